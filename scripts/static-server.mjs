@@ -1,0 +1,93 @@
+// Static file server for the app: correct MIME types, no path traversal, revalidation
+// on every load (no-cache) so a new version shows, and only the app's own folders served.
+import { createServer } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import { dirname, extname, join, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { precacheManifestSource } from './build-manifest.mjs';
+
+export const appRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** @type {Record<string, string>} */
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.webmanifest': 'application/manifest+json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.md': 'text/markdown; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+/** Only these may be served: never node_modules, .git, tests or scripts. */
+const ALLOWED_ROOTS = ['index.html', 'sw.js', 'manifest.webmanifest', 'precache-manifest.js', 'web', 'icons'];
+
+/**
+ * Resolves a URL path to a file under root, or null when it is outside the allowed set.
+ * @param {string} root
+ * @param {string} urlPath
+ */
+export function resolveStaticPath(root, urlPath) {
+  let decoded;
+  try {
+    decoded = decodeURIComponent(urlPath);
+  } catch {
+    return null;
+  }
+  if (decoded.includes('\0') || decoded.includes('\\')) return null;
+  const segments = decoded.split('/').filter(Boolean);
+  if (segments.some((s) => s === '..' || s === '.')) return null;
+  if (segments.length === 0) segments.push('index.html');
+  if (!ALLOWED_ROOTS.includes(segments[0])) return null;
+  const full = normalize(join(root, ...segments));
+  if (!full.startsWith(root + sep)) return null;
+  return full;
+}
+
+/**
+ * @param {{host?: string, port?: number, root?: string}} [options]
+ * @returns {Promise<import('node:http').Server>}
+ */
+export function startServer({ host = '127.0.0.1', port = 0, root = appRoot } = {}) {
+  const server = createServer(async (req, res) => {
+    const send = (/** @type {number} */ status, /** @type {string} */ text) => {
+      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(text);
+    };
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'Method not allowed');
+    const urlPath = new URL(req.url || '/', 'http://x').pathname;
+    const file = resolveStaticPath(root, urlPath);
+    if (!file) return send(404, 'Not found');
+    /** @type {Buffer} */
+    let body;
+    if (file === join(root, 'precache-manifest.js')) {
+      // Always current in development, whatever was edited since the last install.
+      body = Buffer.from(await precacheManifestSource());
+    } else {
+      try {
+        const info = await stat(file);
+        if (!info.isFile()) return send(404, 'Not found');
+        body = await readFile(file);
+      } catch {
+        return send(404, 'Not found');
+      }
+    }
+    res.writeHead(200, {
+      'content-type': MIME[extname(file)] || 'application/octet-stream',
+      'content-length': body.length,
+      // Revalidate on every load so an update is seen at once; the service worker does the offline caching.
+      'cache-control': 'no-cache',
+      'x-content-type-options': 'nosniff',
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
+  });
+}

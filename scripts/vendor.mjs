@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+// Turns each browser dependency into one ES module under web/vendor/ and writes the
+// import map (plus its CSP hash) into index.html. Runs as npm's postinstall step, so a
+// fresh `npm install` / `npm ci` leaves a runnable app with nothing fetched at run time.
+import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writePrecacheManifest } from './build-manifest.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const vendorDir = join(root, 'web', 'vendor');
+
+/**
+ * One entry per bare specifier the app imports. `entry` is the source esbuild bundles;
+ * extra options cover the known quirks of this stack (see docs/architecture.md).
+ * @type {{specifier: string, file: string, entry: string, options?: import('esbuild').BuildOptions}[]}
+ */
+const packages = [
+  { specifier: 'idb-keyval', file: 'idb-keyval.js', entry: "export * from 'idb-keyval';" },
+  { specifier: 'fflate', file: 'fflate.js', entry: "export * from 'fflate';" },
+  { specifier: 'dompurify', file: 'dompurify.js', entry: "export { default } from 'dompurify';" },
+  { specifier: 'croner', file: 'croner.js', entry: "export * from 'croner';" },
+  { specifier: 'zod', file: 'zod.js', entry: "export * from 'zod'; export { z as default } from 'zod';" },
+  { specifier: 'marked', file: 'marked.js', entry: "export * from 'marked';" },
+  {
+    specifier: 'isomorphic-git',
+    file: 'isomorphic-git.js',
+    // isomorphic-git uses a Buffer global: without it, commit fails with "Buffer is not defined".
+    entry: "import { Buffer } from 'buffer'; if (!globalThis.Buffer) globalThis.Buffer = Buffer;\nexport * from 'isomorphic-git'; export { default } from 'isomorphic-git';",
+  },
+  { specifier: 'isomorphic-git/http/web', file: 'isomorphic-git-http.js', entry: "export * from 'isomorphic-git/http/web'; export { default } from 'isomorphic-git/http/web';" },
+  {
+    specifier: 'html2canvas',
+    file: 'html2canvas.js',
+    entry: "export { default } from 'html2canvas';",
+    // Otherwise esbuild follows the `browser` field to the UMD build.
+    options: { mainFields: ['module', 'main'] },
+  },
+  {
+    specifier: '@xenova/transformers',
+    file: 'transformers.js',
+    entry: "export * from '@xenova/transformers'; export * as ort from 'onnxruntime-web';",
+  },
+];
+
+/** onnxruntime-web's wasm: without COOP/COEP only the SIMD build is fetched, so only it is precached. */
+const wasmFiles = ['ort-wasm-simd.wasm'];
+
+async function main() {
+  await rm(vendorDir, { recursive: true, force: true });
+  await mkdir(join(vendorDir, 'ort'), { recursive: true });
+  /** @type {Record<string, string>} */
+  const imports = {};
+  for (const pkg of packages) {
+    await build({
+      stdin: { contents: pkg.entry, resolveDir: root, loader: 'js', sourcefile: `${pkg.file}-entry.js` },
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      target: 'es2022',
+      minify: true,
+      legalComments: 'eof',
+      logLevel: 'error',
+      outfile: join(vendorDir, pkg.file),
+      ...pkg.options,
+    });
+    imports[pkg.specifier] = `./web/vendor/${pkg.file}`;
+  }
+  for (const wasm of wasmFiles) {
+    await copyFile(join(root, 'node_modules', 'onnxruntime-web', 'dist', wasm), join(vendorDir, 'ort', wasm));
+  }
+  await writeImportMap(imports);
+  await writePrecacheManifest();
+  console.log(`vendored ${packages.length} packages into web/vendor/`);
+}
+
+/**
+ * Rewrites the import map between its markers in index.html, and the CSP's hash of it:
+ * the page's CSP forbids inline scripts except this one exact map.
+ * @param {Record<string, string>} imports
+ */
+async function writeImportMap(imports) {
+  const indexPath = join(root, 'index.html');
+  const html = await readFile(indexPath, 'utf8');
+  const json = JSON.stringify({ imports }, null, 2);
+  const hash = createHash('sha256').update(json).digest('base64');
+  const mapBlock = `<script type="importmap">${json}</script>`;
+  let next = html.replace(/<script type="importmap">[\s\S]*?<\/script>/, mapBlock);
+  next = next.replace(/'sha256-[A-Za-z0-9+/=]+'/, `'sha256-${hash}'`);
+  if (!next.includes(mapBlock) || !next.includes(`'sha256-${hash}'`)) {
+    throw new Error('index.html lacks the import map or its CSP hash placeholder');
+  }
+  if (next !== html) await writeFile(indexPath, next);
+}
+
+main().catch((err) => {
+  console.error('vendoring failed:', err);
+  process.exit(1);
+});

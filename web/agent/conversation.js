@@ -1,0 +1,270 @@
+/** @import { ClawserEvent, EventType, EventSource, ConversationMeta, HistorySnapshot, LoadReport, SessionHistory } from './types.d.ts' */
+/** @import { FileSystem } from '../storage/types.d.ts' */
+/** @import { Message } from '../providers/types.d.ts' */
+import { readTextIfExists, writeJson } from '../storage/index.js';
+import { EventLog, applyEventToHistory, isEvent, trimHistory } from './event-log.js';
+
+/** A snapshot every this many events bounds the work of opening a conversation. */
+export const SNAPSHOT_EVERY = 500;
+/** How much of the end of the log is read for the transcript when opening. */
+export const DISPLAY_TAIL_BYTES = 256 * 1024;
+const NEWLINE = 0x0a;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * Splits bytes into complete lines with their byte offsets, plus the unterminated tail.
+ * Works on bytes because "\n" never occurs inside a multi-byte UTF-8 character.
+ * @param {Uint8Array} bytes
+ * @param {number} baseOffset file offset of bytes[0]
+ */
+function splitLines(bytes, baseOffset) {
+  /** @type {{offset: number, text: string}[]} */
+  const lines = [];
+  let start = 0;
+  for (let i = bytes.indexOf(NEWLINE); i !== -1; i = bytes.indexOf(NEWLINE, start)) {
+    lines.push({ offset: baseOffset + start, text: decoder.decode(bytes.subarray(start, i)) });
+    start = i + 1;
+  }
+  return { lines, tail: bytes.subarray(start), tailOffset: baseOffset + start };
+}
+
+/** @param {string} text @returns {ClawserEvent | null} */
+function parseLine(text) {
+  if (!text.trim()) return null;
+  try {
+    const e = JSON.parse(text);
+    return isEvent(e) ? e : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * One persisted conversation: `events.jsonl` (append-only, one event per line),
+ * `meta.json` and a periodic `snapshot.json` of the history window.
+ */
+export class Conversation {
+  /** @type {FileSystem} */ #fs;
+  #dir;
+  /** @type {ConversationMeta} */ #meta;
+  /** @type {Message[]} */ #history;
+  #eventCount;
+  #byteLength;
+  #sinceSnapshot;
+  /** Events read so far for the transcript (a tail of the log plus what was appended). */
+  #log;
+  #displayStart;
+  /** @type {Promise<unknown>} */ #queue = Promise.resolve();
+
+  /**
+   * @param {{fs: FileSystem, dir: string, meta: ConversationMeta, history: Message[], eventCount: number, byteLength: number, sinceSnapshot: number, events: ClawserEvent[], displayStart: number, report: LoadReport}} state
+   */
+  constructor(state) {
+    this.#fs = state.fs;
+    this.#dir = state.dir;
+    this.#meta = state.meta;
+    this.#history = state.history;
+    this.#eventCount = state.eventCount;
+    this.#byteLength = state.byteLength;
+    this.#sinceSnapshot = state.sinceSnapshot;
+    this.#log = new EventLog(state.events);
+    this.#displayStart = state.displayStart;
+    /** What loading found and repaired. */
+    this.report = state.report;
+  }
+
+  get id() { return this.#meta.id; }
+  get meta() { return { ...this.#meta }; }
+  get eventCount() { return this.#eventCount; }
+  /** Events loaded for display, oldest first. */
+  get events() { return this.#log.events; }
+  /** True when older events exist before the loaded ones. */
+  get hasEarlier() { return this.#displayStart > 0; }
+  get #eventsPath() { return `${this.#dir}/events.jsonl`; }
+
+  /**
+   * Opens a conversation: snapshot + tail only, so the cost does not grow with its length.
+   * A torn last line (tab killed mid-write) is cut off and reported; nothing earlier is lost.
+   * @param {FileSystem} fs
+   * @param {string} dir
+   * @param {ConversationMeta} [knownMeta]
+   */
+  static async open(fs, dir, knownMeta) {
+    const eventsPath = `${dir}/events.jsonl`;
+    const metaText = knownMeta ? null : await readTextIfExists(fs, `${dir}/meta.json`);
+    const id = dir.split('/').pop() ?? 'conversation';
+    /** @type {ConversationMeta} */
+    const meta = knownMeta ?? (metaText ? JSON.parse(metaText) : { id, title: 'Recovered conversation', createdAt: Date.now(), updatedAt: Date.now() });
+    const stat = await fs.stat(eventsPath);
+    let size = stat?.kind === 'file' ? stat.size : 0;
+    /** @type {HistorySnapshot | null} */
+    let snapshot = null;
+    const snapText = await readTextIfExists(fs, `${dir}/snapshot.json`);
+    if (snapText) {
+      try {
+        const s = JSON.parse(snapText);
+        if (s.version === 1 && s.byteLength <= size && Array.isArray(s.history)) snapshot = s;
+      } catch {
+        snapshot = null; // unreadable snapshot: replay from the start instead
+      }
+    }
+    const historyStart = snapshot?.byteLength ?? 0;
+    const readStart = Math.min(historyStart, Math.max(0, size - DISPLAY_TAIL_BYTES));
+    // Read one byte earlier to learn whether readStart is on a line boundary.
+    const from = Math.max(0, readStart - 1);
+    const bytes = size > 0 ? await fs.readBytes(eventsPath, { start: from }) : new Uint8Array(0);
+    let body = bytes;
+    let bodyOffset = from;
+    if (readStart > 0) {
+      const firstNl = bytes.indexOf(NEWLINE);
+      body = firstNl === -1 ? new Uint8Array(0) : bytes.subarray(firstNl + 1);
+      bodyOffset = from + (firstNl === -1 ? bytes.length : firstNl + 1);
+    }
+    const { lines, tail, tailOffset } = splitLines(body, bodyOffset);
+    /** @type {Message[]} */
+    const history = snapshot ? snapshot.history.slice() : [];
+    /** @type {ClawserEvent[]} */
+    const events = [];
+    const report = { tornBytes: 0, skippedLines: 0 };
+    let afterSnapshot = 0;
+    const take = (/** @type {ClawserEvent} */ e, /** @type {number} */ offset) => {
+      events.push(e);
+      if (offset >= historyStart) {
+        applyEventToHistory(history, e);
+        afterSnapshot++;
+      }
+    };
+    for (const line of lines) {
+      const e = parseLine(line.text);
+      if (e) take(e, line.offset);
+      else if (line.text.trim()) report.skippedLines++;
+    }
+    if (tail.length > 0) {
+      const e = parseLine(decoder.decode(tail));
+      if (e) {
+        // Complete event whose newline never made it to disk: finish the line.
+        take(e, tailOffset);
+        await fs.append(eventsPath, '\n');
+        size += 1;
+      } else {
+        report.tornBytes = tail.length;
+        await fs.truncate(eventsPath, tailOffset);
+        size = tailOffset;
+      }
+    }
+    trimHistory(history);
+    return new Conversation({
+      fs, dir, meta, history,
+      eventCount: (snapshot?.eventCount ?? 0) + afterSnapshot,
+      byteLength: size,
+      sinceSnapshot: afterSnapshot,
+      events,
+      displayStart: readStart,
+      report,
+    });
+  }
+
+  /**
+   * Appends one event: written as a single line at the end of the file (never a rewrite)
+   * and only then applied in memory, so a failed write (quota) changes nothing.
+   * @param {EventType} type
+   * @param {Record<string, any>} data payload; per-type shapes in types.d.ts
+   * @param {EventSource} [source]
+   * @returns {Promise<ClawserEvent>}
+   */
+  append(type, data, source = 'system') {
+    const event = EventLog.createEvent(type, data, source);
+    const line = encoder.encode(JSON.stringify(event) + '\n');
+    return this.#enqueue(async () => {
+      await this.#fs.append(this.#eventsPath, line);
+      this.#byteLength += line.length;
+      this.#eventCount++;
+      this.#sinceSnapshot++;
+      this.#log.push(event);
+      applyEventToHistory(this.#history, event);
+      trimHistory(this.#history);
+      if (type === 'user_message') await this.#touch(String(data.text ?? ''));
+      if (this.#sinceSnapshot >= SNAPSHOT_EVERY) await this.#writeSnapshot();
+      return event;
+    });
+  }
+
+  /**
+   * @template T
+   * @param {() => Promise<T>} task
+   * @returns {Promise<T>}
+   */
+  #enqueue(task) {
+    const run = this.#queue.then(task, task);
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  async #writeSnapshot() {
+    /** @type {HistorySnapshot} */
+    const snap = { version: 1, eventCount: this.#eventCount, byteLength: this.#byteLength, history: this.#history };
+    try {
+      await this.#fs.write(`${this.#dir}/snapshot.json`, JSON.stringify(snap));
+      this.#sinceSnapshot = 0;
+    } catch {
+      // A snapshot is only a speed-up: the log itself is complete; try again at the next event.
+    }
+  }
+
+  /** @param {string} userText */
+  async #touch(userText) {
+    this.#meta.updatedAt = Date.now();
+    if (!this.#meta.titleSet && (this.#meta.title === 'New conversation' || !this.#meta.title)) {
+      const t = userText.replace(/\s+/g, ' ').trim();
+      if (t) this.#meta.title = t.length > 60 ? t.slice(0, 57) + '…' : t;
+    }
+    await writeJson(this.#fs, `${this.#dir}/meta.json`, this.#meta);
+  }
+
+  /** @param {string} title */
+  async rename(title) {
+    await this.#enqueue(async () => {
+      this.#meta = { ...this.#meta, title, titleSet: true, updatedAt: Date.now() };
+      await writeJson(this.#fs, `${this.#dir}/meta.json`, this.#meta);
+    });
+  }
+
+  /** Waits until every queued write has reached storage. */
+  async flush() {
+    await this.#queue;
+  }
+
+  /**
+   * The history ready for the next provider call.
+   * @param {string} [systemPrompt]
+   * @returns {SessionHistory}
+   */
+  deriveSessionHistory(systemPrompt) {
+    const messages = this.#history.map((m) => ({ ...m }));
+    return systemPrompt ? { system: systemPrompt, messages } : { messages };
+  }
+
+  /**
+   * Loads older events for the transcript ("show earlier"), returning them oldest first.
+   * @param {number} [chunkBytes]
+   */
+  async loadEarlier(chunkBytes = DISPLAY_TAIL_BYTES) {
+    if (this.#displayStart <= 0) return [];
+    const start = Math.max(0, this.#displayStart - chunkBytes);
+    const from = Math.max(0, start - 1);
+    const bytes = await this.#fs.readBytes(this.#eventsPath, { start: from, end: this.#displayStart });
+    let body = bytes;
+    if (start > 0) {
+      const nl = bytes.indexOf(NEWLINE);
+      body = nl === -1 ? new Uint8Array(0) : bytes.subarray(nl + 1);
+    }
+    const consumed = bytes.length - body.length;
+    const { lines } = splitLines(body, from + consumed);
+    const older = /** @type {ClawserEvent[]} */ (lines.map((l) => parseLine(l.text)).filter(Boolean));
+    this.#displayStart = lines.length ? lines[0].offset : start;
+    if (start === 0) this.#displayStart = 0;
+    this.#log = new EventLog([...older, ...this.#log.events]);
+    return older;
+  }
+}

@@ -1,0 +1,195 @@
+/** @import { ClawserEvent, EventType, EventSource, SessionHistory, LoadReport } from './types.d.ts' */
+/** @import { Message } from '../providers/types.d.ts' */
+
+export const EVENT_TYPES = /** @type {const} */ ([
+  'user_message', 'agent_message', 'tool_call', 'tool_result', 'tool_result_truncated', 'error',
+  'autonomy_blocked', 'cache_hit', 'context_compacted', 'memory_stored', 'memory_forgotten',
+  'goal_added', 'goal_updated', 'scheduler_added', 'scheduler_fired', 'scheduler_removed',
+  'safety_input_flag', 'safety_tool_blocked', 'safety_output_blocked', 'safety_output_redacted',
+  'provider_error', 'stream_error',
+]);
+const TYPE_SET = new Set(/** @type {readonly string[]} */ (EVENT_TYPES));
+
+/**
+ * Bounds of the history kept ready for the next turn. Older turns stay in the transcript
+ * (and later issues summarise them through compaction); no model accepts more than this.
+ */
+export const HISTORY_WINDOW = { maxMessages: 400, maxChars: 400_000 };
+
+/**
+ * Applies one event to a provider-message history, in place; the single definition of how
+ * events become model context (used by full derivation and by snapshot fast-forward).
+ * @param {Message[]} history
+ * @param {ClawserEvent} event
+ */
+export function applyEventToHistory(history, event) {
+  const d = event.data;
+  switch (event.type) {
+    case 'user_message':
+      history.push({ role: 'user', content: String(d.text ?? '') });
+      break;
+    case 'agent_message': {
+      /** @type {Message} */
+      const m = { role: 'assistant', content: String(d.text ?? '') };
+      if (Array.isArray(d.toolCalls) && d.toolCalls.length) m.toolCalls = d.toolCalls;
+      if (m.content || m.toolCalls) history.push(m);
+      break;
+    }
+    case 'tool_result':
+      history.push({ role: 'tool', toolCallId: String(d.toolCallId ?? ''), content: typeof d.result === 'string' ? d.result : JSON.stringify(d.result ?? null) });
+      break;
+    case 'context_compacted': {
+      const keep = Math.max(0, Number(d.keptMessages ?? 10));
+      const recent = keep ? history.slice(-keep) : [];
+      history.length = 0;
+      history.push({ role: 'user', content: `Summary of the earlier conversation:\n${d.summary ?? ''}` }, { role: 'assistant', content: 'Understood; continuing from that summary.' }, ...recent);
+      break;
+    }
+    default:
+      break; // other events are records, not model context
+  }
+}
+
+/**
+ * Drops the oldest messages beyond the window, never leaving a tool result or an
+ * assistant tool call without its partner at the front.
+ * @param {Message[]} history
+ * @param {{maxMessages: number, maxChars: number}} [window]
+ */
+export function trimHistory(history, window = HISTORY_WINDOW) {
+  let chars = 0;
+  let keepFrom = history.length;
+  for (let i = history.length - 1; i >= 0; i--) {
+    chars += history[i].content.length;
+    if (history.length - i > window.maxMessages || chars > window.maxChars) break;
+    keepFrom = i;
+  }
+  while (keepFrom < history.length && history[keepFrom].role !== 'user') keepFrom++;
+  if (keepFrom > 0) history.splice(0, keepFrom);
+  return history;
+}
+
+/** @returns {string} */
+function newEventId() {
+  return globalThis.crypto.randomUUID();
+}
+
+/**
+ * Append-only, in-memory list of conversation events with JSONL (de)serialisation.
+ * Persistence lives in Conversation (conversation.js), which appends line by line.
+ */
+export class EventLog {
+  /** @type {ClawserEvent[]} */
+  #events;
+
+  /** @param {ClawserEvent[]} [events] */
+  constructor(events = []) {
+    this.#events = events;
+  }
+
+  /** @returns {readonly ClawserEvent[]} */
+  get events() {
+    return this.#events;
+  }
+
+  get size() {
+    return this.#events.length;
+  }
+
+  /**
+   * Creates (but does not store) an event.
+   * @param {EventType} type
+   * @param {Record<string, any>} data payload; per-type shapes in types.d.ts
+   * @param {EventSource} [source]
+   * @returns {ClawserEvent}
+   */
+  static createEvent(type, data, source = 'system') {
+    if (!TYPE_SET.has(type)) throw new TypeError(`Unknown event type "${type}".`);
+    return { id: newEventId(), type, data, source, timestamp: Date.now() };
+  }
+
+  /**
+   * @param {EventType} type
+   * @param {Record<string, any>} data payload; per-type shapes in types.d.ts
+   * @param {EventSource} [source]
+   */
+  append(type, data, source = 'system') {
+    const event = EventLog.createEvent(type, data, source);
+    this.#events.push(event);
+    return event;
+  }
+
+  /** @param {ClawserEvent} event */
+  push(event) {
+    this.#events.push(event);
+  }
+
+  /**
+   * Rebuilds the provider request's history from the events.
+   * @param {string} [systemPrompt]
+   * @returns {SessionHistory}
+   */
+  deriveSessionHistory(systemPrompt) {
+    /** @type {Message[]} */
+    const messages = [];
+    for (const e of this.#events) applyEventToHistory(messages, e);
+    trimHistory(messages);
+    return systemPrompt ? { system: systemPrompt, messages } : { messages };
+  }
+
+  toJSONL() {
+    return this.#events.map((e) => JSON.stringify(e) + '\n').join('');
+  }
+
+  /**
+   * Parses JSONL; tolerates a torn last line and skips invalid lines, reporting both.
+   * @param {string} text
+   * @returns {{log: EventLog, report: LoadReport}}
+   */
+  static fromJSONL(text) {
+    const { events, report } = parseEventLines(text);
+    return { log: new EventLog(events), report };
+  }
+}
+
+/**
+ * @param {unknown} value
+ * @returns {value is ClawserEvent}
+ */
+export function isEvent(value) {
+  const e = /** @type {ClawserEvent} */ (value);
+  return !!e && typeof e === 'object' && typeof e.id === 'string' && TYPE_SET.has(e.type) && typeof e.timestamp === 'number' && !!e.data && typeof e.data === 'object';
+}
+
+/**
+ * @param {string} text JSONL; the last line may lack its newline (torn write)
+ * @returns {{events: ClawserEvent[], report: LoadReport}}
+ */
+export function parseEventLines(text) {
+  /** @type {ClawserEvent[]} */
+  const events = [];
+  const report = { tornBytes: 0, skippedLines: 0 };
+  const lines = text.split('\n');
+  const last = lines.pop() ?? '';
+  for (const line of lines) {
+    if (!line.trim()) continue;
+    try {
+      const e = JSON.parse(line);
+      if (isEvent(e)) events.push(e);
+      else report.skippedLines++;
+    } catch {
+      report.skippedLines++;
+    }
+  }
+  if (last.trim()) {
+    // A final line without "\n" is complete only if it parses; otherwise it was torn.
+    try {
+      const e = JSON.parse(last);
+      if (isEvent(e)) events.push(e);
+      else report.tornBytes = new TextEncoder().encode(last).length;
+    } catch {
+      report.tornBytes = new TextEncoder().encode(last).length;
+    }
+  }
+  return { events, report };
+}

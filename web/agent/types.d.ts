@@ -1,0 +1,60 @@
+import type { Message, ToolCall } from '../providers/types.d.ts';
+
+export type EventType =
+  | 'user_message' | 'agent_message' | 'tool_call' | 'tool_result' | 'tool_result_truncated' | 'error'
+  | 'autonomy_blocked' | 'cache_hit' | 'context_compacted' | 'memory_stored' | 'memory_forgotten'
+  | 'goal_added' | 'goal_updated' | 'scheduler_added' | 'scheduler_fired' | 'scheduler_removed'
+  | 'safety_input_flag' | 'safety_tool_blocked' | 'safety_output_blocked' | 'safety_output_redacted'
+  | 'provider_error' | 'stream_error';
+
+export type EventSource = 'user' | 'agent' | 'system' | 'tool' | 'provider';
+
+export interface ClawserEvent {
+  id: string;
+  type: EventType;
+  data: Record<string, any>; // event payloads differ per type; readers check the fields they use
+  source: EventSource;
+  timestamp: number;
+}
+
+export interface UserMessageData { text: string }
+export interface AgentMessageData {
+  text: string;
+  toolCalls?: ToolCall[];
+  model?: string;
+  usage?: { inputTokens: number; outputTokens: number };
+  stopReason?: string;
+  /** The user pressed Stop: the text is what arrived until then. */
+  stopped?: boolean;
+}
+
+export interface SessionHistory {
+  system?: string;
+  messages: Message[];
+}
+
+export interface ConversationMeta {
+  id: string;
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+  /** True once the user renamed it (no more automatic titles). */
+  titleSet?: boolean;
+}
+
+/** Fast-forward state written every N events so opening a long conversation costs the same as a short one. */
+export interface HistorySnapshot {
+  version: 1;
+  /** Number of events covered. */
+  eventCount: number;
+  /** Byte length of events.jsonl covered. */
+  byteLength: number;
+  history: Message[];
+}
+
+export interface LoadReport {
+  /** Bytes of an incomplete last line dropped (a tab killed mid-write). */
+  tornBytes: number;
+  /** Complete lines that were not valid events and were skipped. */
+  skippedLines: number;
+}

@@ -1,0 +1,182 @@
+/** @import { ChatRequest, CallOptions, StreamEvent, Provider, StopReason, Message, CatalogEntry } from './types.d.ts' */
+import { ProviderError, droppedError } from './errors.js';
+import { collectStream, guardStream, parseToolArguments, postJson, streamBody } from './http.js';
+
+export const ANTHROPIC_VERSION = '2023-06-01';
+const DEFAULT_MAX_TOKENS = 4096;
+
+/** @type {Record<string, StopReason>} */
+const STOP_REASONS = { end_turn: 'end_turn', tool_use: 'tool_use', max_tokens: 'max_tokens', stop_sequence: 'stop_sequence', refusal: 'refusal', pause_turn: 'end_turn' };
+
+/**
+ * Anthropic Messages wire format, called straight from the browser.
+ * @implements {Provider}
+ */
+export class AnthropicProvider {
+  /** @param {{entry: CatalogEntry, model: string, apiKey?: string, baseUrl?: string, fetchImpl?: typeof fetch}} options */
+  constructor({ entry, model, apiKey, baseUrl, fetchImpl }) {
+    this.id = entry.id;
+    this.model = model;
+    this.supportsNativeTools = true;
+    this.baseUrl = (baseUrl || entry.baseUrl || 'https://api.anthropic.com').replace(/\/+$/, '');
+    this.label = entry.label;
+    this.apiKey = apiKey;
+    this.fetchImpl = fetchImpl;
+  }
+
+  get url() {
+    return `${this.baseUrl}/v1/messages`;
+  }
+
+  buildHeaders() {
+    /** @type {Record<string, string>} */
+    const headers = {
+      'anthropic-version': ANTHROPIC_VERSION,
+      // Required for calls from a web page; the key stays in this browser.
+      'anthropic-dangerous-direct-browser-access': 'true',
+    };
+    if (this.apiKey) headers['x-api-key'] = this.apiKey;
+    return headers;
+  }
+
+  /** @param {ChatRequest} request */
+  buildBody(request) {
+    /** @type {Record<string, unknown>} */
+    const body = {
+      model: this.model,
+      max_tokens: request.maxTokens ?? DEFAULT_MAX_TOKENS,
+      messages: toWireMessages(request.messages),
+      stream: true,
+    };
+    if (request.system) body.system = request.system;
+    if (request.temperature !== undefined) body.temperature = request.temperature;
+    if (request.tools?.length) body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
+    return body;
+  }
+
+  /** @param {ChatRequest} request @param {CallOptions} [options] */
+  chat(request, options) {
+    return collectStream(this.chatStream(request, options), this.model);
+  }
+
+  /** @param {ChatRequest} request @param {CallOptions} [options] @returns {AsyncGenerator<StreamEvent>} */
+  chatStream(request, options = {}) {
+    const signal = options.signal;
+    return guardStream(() => this.#stream(request, signal), { label: this.label, url: this.url, signal });
+  }
+
+  /** @param {ChatRequest} request @param {AbortSignal | undefined} signal @returns {AsyncGenerator<StreamEvent>} */
+  async *#stream(request, signal) {
+    const res = await postJson({
+      url: this.url,
+      headers: this.buildHeaders(),
+      body: this.buildBody(request),
+      signal,
+      label: this.label,
+      model: this.model,
+      secrets: [this.apiKey],
+      fetchImpl: this.fetchImpl,
+    });
+    yield* streamBody(res, signal, this.label, (messages) => assembleAnthropicStream(messages, this.label));
+  }
+}
+
+/**
+ * Messages alternate user/assistant; tool results travel as `tool_result` blocks in a user
+ * message, so consecutive tool messages (parallel calls) merge into one user turn.
+ * @param {Message[]} messages
+ */
+export function toWireMessages(messages) {
+  /** @type {{role: 'user' | 'assistant', content: Record<string, unknown>[]}[]} */
+  const out = [];
+  for (const m of messages) {
+    const role = m.role === 'assistant' ? 'assistant' : 'user';
+    /** @type {Record<string, unknown>[]} */
+    const blocks = [];
+    if (m.role === 'tool') blocks.push({ type: 'tool_result', tool_use_id: m.toolCallId, content: m.content });
+    else {
+      if (m.content) blocks.push({ type: 'text', text: m.content });
+      for (const c of m.toolCalls ?? []) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: c.arguments });
+    }
+    if (blocks.length === 0) continue;
+    const prev = out[out.length - 1];
+    if (prev && prev.role === role) prev.content.push(...blocks);
+    else out.push({ role, content: blocks });
+  }
+  return out;
+}
+
+/**
+ * Turns Anthropic's typed SSE events into stream events.
+ * @param {AsyncIterable<{event: string, data: string}>} messages
+ * @param {string} label
+ * @returns {AsyncGenerator<StreamEvent>}
+ */
+export async function* assembleAnthropicStream(messages, label) {
+  /** @type {Map<number, {kind: string, id: string, name: string, json: string}>} */
+  const blocks = new Map();
+  let inputTokens = 0;
+  let outputTokens = 0;
+  /** @type {StopReason} */
+  let stopReason = 'unknown';
+  let stopped = false;
+  for await (const msg of messages) {
+    if (msg.event === 'ping') continue;
+    let json;
+    try {
+      json = JSON.parse(msg.data);
+    } catch {
+      throw new ProviderError('server', `${label} sent a malformed stream chunk.`);
+    }
+    const type = json.type ?? msg.event;
+    switch (type) {
+      case 'message_start':
+        inputTokens = json.message?.usage?.input_tokens ?? 0;
+        outputTokens = json.message?.usage?.output_tokens ?? 0;
+        break;
+      case 'content_block_start': {
+        const b = json.content_block ?? {};
+        blocks.set(json.index, { kind: b.type, id: b.id ?? '', name: b.name ?? '', json: '' });
+        if (b.type === 'text' && b.text) yield { type: 'text', text: b.text };
+        break;
+      }
+      case 'content_block_delta': {
+        const d = json.delta ?? {};
+        if (d.type === 'text_delta' && d.text) yield { type: 'text', text: d.text };
+        else if (d.type === 'thinking_delta' && d.thinking) yield { type: 'thinking', text: d.thinking };
+        else if (d.type === 'input_json_delta') {
+          const b = blocks.get(json.index);
+          if (b) b.json += d.partial_json ?? '';
+        }
+        break;
+      }
+      case 'content_block_stop': {
+        const b = blocks.get(json.index);
+        if (b && b.kind === 'tool_use') yield { type: 'tool_call', id: b.id, name: b.name, arguments: parseToolArguments(b.json) };
+        blocks.delete(json.index);
+        break;
+      }
+      case 'message_delta':
+        if (json.delta?.stop_reason) stopReason = STOP_REASONS[json.delta.stop_reason] ?? 'unknown';
+        if (json.usage?.output_tokens !== undefined) outputTokens = json.usage.output_tokens;
+        if (json.usage?.input_tokens) inputTokens = json.usage.input_tokens;
+        break;
+      case 'message_stop':
+        stopped = true;
+        break;
+      case 'error': {
+        const errType = json.error?.type ?? '';
+        const message = json.error?.message ?? 'unknown error';
+        const code = errType === 'rate_limit_error' ? 'rate_limit' : errType === 'overloaded_error' || errType === 'api_error' ? 'server' : errType === 'authentication_error' ? 'auth' : 'server';
+        yield { type: 'error', error: new ProviderError(code, `${label} reported an error mid-reply: ${message}`).toJSON() };
+        return;
+      }
+      default:
+        break;
+    }
+    if (stopped) break;
+  }
+  if (!stopped) throw droppedError(label);
+  yield { type: 'usage', inputTokens, outputTokens };
+  yield { type: 'done', stopReason };
+}

@@ -1,0 +1,148 @@
+/** @import { ChatRequest, CallOptions, StreamEvent, Provider, Message } from './types.d.ts' */
+import { ProviderError } from './errors.js';
+import { collectStream } from './http.js';
+
+/** @typedef {'unsupported' | 'unavailable' | 'downloadable' | 'downloading' | 'available'} ChromeAIAvailability */
+
+/**
+ * The two shapes of Chrome's Prompt API: the current global `LanguageModel` and the older
+ * `ai.languageModel` (whose `capabilities().available` said 'readily' / 'after-download' / 'no').
+ * Returns null when the browser has neither.
+ * @param {any} scope the global object (injectable for tests) — untyped because the Prompt API is not in TypeScript's DOM lib
+ */
+export function findPromptApi(scope = globalThis) {
+  if (scope.LanguageModel && typeof scope.LanguageModel.create === 'function') {
+    return { kind: /** @type {const} */ ('current'), api: scope.LanguageModel };
+  }
+  if (scope.ai?.languageModel && typeof scope.ai.languageModel.create === 'function') {
+    return { kind: /** @type {const} */ ('legacy'), api: scope.ai.languageModel };
+  }
+  return null;
+}
+
+/**
+ * What the browser says about the on-device model, without starting a download.
+ * @param {any} [scope] see findPromptApi
+ * @returns {Promise<ChromeAIAvailability>}
+ */
+export async function chromeAIAvailability(scope = globalThis) {
+  const found = findPromptApi(scope);
+  if (!found) return 'unsupported';
+  try {
+    if (found.kind === 'current') {
+      const a = await found.api.availability();
+      if (a === 'readily') return 'available';
+      if (a === 'after-download') return 'downloadable';
+      if (a === 'no') return 'unavailable';
+      return ['unavailable', 'downloadable', 'downloading', 'available'].includes(a) ? a : 'unavailable';
+    }
+    const caps = await found.api.capabilities();
+    return caps.available === 'readily' ? 'available' : caps.available === 'after-download' ? 'downloadable' : 'unavailable';
+  } catch {
+    return 'unavailable';
+  }
+}
+
+/** Human wording for each availability state. */
+export const CHROME_AI_STATES = {
+  unsupported: 'Not in this browser (needs a recent Chrome with built-in AI enabled).',
+  unavailable: 'This device cannot run Chrome\'s on-device model (hardware or settings).',
+  downloadable: 'Available — the on-device model (several GB) downloads on first use.',
+  downloading: 'The on-device model is downloading…',
+  available: 'Ready — runs on this device, no key, nothing leaves the browser.',
+};
+
+/**
+ * Chrome built-in AI (Gemini Nano through the Prompt API). No native tool calling: tools
+ * reach it through the Codex.
+ * @implements {Provider}
+ */
+export class ChromeAIProvider {
+  /** @param {{model?: string, scope?: any}} [options] scope: global object holding the Prompt API (tests inject one) */
+  constructor(options = {}) {
+    this.id = 'chrome-ai';
+    this.model = options.model || 'gemini-nano';
+    this.supportsNativeTools = false;
+    this.scope = options.scope ?? globalThis;
+  }
+
+  /** @param {ChatRequest} request @param {CallOptions} [options] */
+  chat(request, options) {
+    return collectStream(this.chatStream(request, options), this.model);
+  }
+
+  /** @param {ChatRequest} request @param {CallOptions} [options] @returns {AsyncGenerator<StreamEvent>} */
+  async *chatStream(request, options = {}) {
+    const signal = options.signal;
+    const found = findPromptApi(this.scope);
+    if (!found) {
+      yield { type: 'error', error: new ProviderError('client', `Chrome built-in AI is not available in this browser. ${CHROME_AI_STATES.unsupported} Pick another provider in Settings.`, { retryable: false }).toJSON() };
+      return;
+    }
+    const state = await chromeAIAvailability(this.scope);
+    if (state === 'unavailable') {
+      yield { type: 'error', error: new ProviderError('client', `${CHROME_AI_STATES.unavailable} Pick another provider in Settings.`, { retryable: false }).toJSON() };
+      return;
+    }
+    const { initialPrompts, prompt } = splitConversation(request);
+    /** @type {{type: 'status', text: string}[]} */
+    const progress = [];
+    /** @type {any} */ // the Prompt API session object is not typed in TypeScript's DOM lib
+    let session;
+    try {
+      if (state === 'downloadable' || state === 'downloading') yield { type: 'status', text: 'Downloading the on-device model… this happens once.' };
+      session = await found.api.create({
+        initialPrompts: found.kind === 'current' ? initialPrompts : initialPrompts.filter((p) => p.role !== 'system'),
+        systemPrompt: found.kind === 'legacy' ? request.system : undefined,
+        signal,
+        monitor(/** @type {EventTarget} */ m) {
+          m.addEventListener('downloadprogress', (/** @type {any} */ e) => {
+            const pct = e.total ? Math.round((e.loaded / e.total) * 100) : Math.round((e.loaded ?? 0) * 100);
+            progress.push({ type: 'status', text: `Downloading the on-device model… ${pct}%` });
+          });
+        },
+      });
+      yield* progress.splice(0);
+      const stream = session.promptStreaming(prompt, { signal });
+      let seen = '';
+      for await (const chunk of stream) {
+        const text = String(chunk);
+        // Older Chrome versions streamed the whole text so far instead of deltas.
+        const delta = seen && text.startsWith(seen) ? text.slice(seen.length) : text;
+        seen = seen && text.startsWith(seen) ? text : seen + delta;
+        if (delta) yield { type: 'text', text: delta };
+      }
+      yield { type: 'done', stopReason: 'end_turn' };
+    } catch (err) {
+      const e = /** @type {Error} */ (err);
+      if (signal?.aborted || e.name === 'AbortError') {
+        yield { type: 'error', error: { code: 'aborted', retryable: false, message: 'Stopped.' } };
+      } else if (e.name === 'QuotaExceededError') {
+        yield { type: 'error', error: new ProviderError('client', 'The conversation is too long for Chrome\'s on-device model. Start a new conversation.', { retryable: false }).toJSON() };
+      } else {
+        yield { type: 'error', error: new ProviderError('unknown', `Chrome built-in AI failed: ${e.message || e.name}`, { retryable: true }).toJSON() };
+      }
+    } finally {
+      session?.destroy?.();
+    }
+  }
+}
+
+/**
+ * The Prompt API takes history as initialPrompts plus one prompt string.
+ * @param {ChatRequest} request
+ */
+export function splitConversation(request) {
+  /** @type {{role: 'system' | 'user' | 'assistant', content: string}[]} */
+  const initialPrompts = [];
+  if (request.system) initialPrompts.push({ role: 'system', content: request.system });
+  const msgs = request.messages;
+  let lastUser = -1;
+  for (let i = msgs.length - 1; i >= 0; i--) if (msgs[i].role === 'user') { lastUser = i; break; }
+  msgs.forEach((/** @type {Message} */ m, i) => {
+    if (i === lastUser) return;
+    if (m.role === 'tool') initialPrompts.push({ role: 'user', content: `Tool result:\n${m.content}` });
+    else initialPrompts.push({ role: m.role, content: m.content });
+  });
+  return { initialPrompts, prompt: lastUser >= 0 ? msgs[lastUser].content : '' };
+}

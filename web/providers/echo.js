@@ -1,0 +1,39 @@
+/** @import { ChatRequest, CallOptions, StreamEvent, Provider } from './types.d.ts' */
+import { collectStream, lastUserText } from './http.js';
+
+/**
+ * Test provider: no AI, no network. Streams back the last user message word by word so
+ * the whole app can be tried (and tested) offline.
+ * @implements {Provider}
+ */
+export class EchoProvider {
+  /** @param {{model?: string, delayMs?: number}} [options] */
+  constructor(options = {}) {
+    this.id = 'echo';
+    this.model = options.model || 'echo';
+    this.supportsNativeTools = false;
+    this.delayMs = options.delayMs ?? 12;
+  }
+
+  /** @param {ChatRequest} request @param {CallOptions} [options] */
+  chat(request, options) {
+    return collectStream(this.chatStream(request, options), this.model);
+  }
+
+  /** @param {ChatRequest} request @param {CallOptions} [options] @returns {AsyncGenerator<StreamEvent>} */
+  async *chatStream(request, options = {}) {
+    const text = lastUserText(request);
+    const reply = text ? `Echo: ${text}` : 'Echo: (empty message)';
+    const pieces = reply.match(/\S+\s*|\s+/g) ?? [reply];
+    for (const piece of pieces) {
+      if (options.signal?.aborted) {
+        yield { type: 'error', error: { code: 'aborted', retryable: false, message: 'Stopped.' } };
+        return;
+      }
+      if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
+      yield { type: 'text', text: piece };
+    }
+    yield { type: 'usage', inputTokens: Math.ceil(text.length / 4), outputTokens: Math.ceil(reply.length / 4) };
+    yield { type: 'done', stopReason: 'end_turn' };
+  }
+}

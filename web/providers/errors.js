@@ -1,0 +1,115 @@
+/** @import { ProviderErrorCode, ProviderErrorShape } from './types.d.ts' */
+
+/** A provider failure with a stable `code`, a `retryable` flag and an actionable message. */
+export class ProviderError extends Error {
+  /**
+   * @param {ProviderErrorCode} code
+   * @param {string} message
+   * @param {{retryable?: boolean, status?: number, cause?: unknown}} [options]
+   */
+  constructor(code, message, options = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'ProviderError';
+    this.code = code;
+    this.retryable = options.retryable ?? (code === 'rate_limit' || code === 'server' || code === 'network');
+    this.status = options.status;
+  }
+
+  /** @returns {ProviderErrorShape} */
+  toJSON() {
+    /** @type {ProviderErrorShape} */
+    const out = { code: this.code, retryable: this.retryable, message: this.message };
+    if (this.status !== undefined) out.status = this.status;
+    return out;
+  }
+}
+
+/**
+ * Removes every occurrence of the given secrets (and anything shaped like a bearer token
+ * or a known key format) from text that may reach the UI, logs or the event log.
+ * @param {string} text
+ * @param {(string | undefined)[]} [secrets]
+ */
+export function redactSecrets(text, secrets = []) {
+  let out = String(text);
+  for (const s of secrets) {
+    if (s && s.length >= 4) out = out.split(s).join('[redacted]');
+  }
+  return out
+    .replace(/\b(sk-(?:ant-|proj-)?[A-Za-z0-9_-]{8,})/g, '[redacted]')
+    .replace(/\b(gsk_|xai-|pplx-|fw_)[A-Za-z0-9_-]{8,}/g, '[redacted]')
+    .replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, '$1[redacted]');
+}
+
+/**
+ * Pulls a human-readable message out of a provider's error body (OpenAI, Anthropic, Ollama shapes).
+ * @param {string} body
+ */
+export function errorBodyMessage(body) {
+  try {
+    const json = JSON.parse(body);
+    const m = json?.error?.message ?? json?.message ?? (typeof json?.error === 'string' ? json.error : undefined) ?? json?.detail;
+    if (typeof m === 'string' && m) return m;
+  } catch {
+    // not JSON: use the text itself
+  }
+  return body.trim().slice(0, 300);
+}
+
+/**
+ * Maps an HTTP failure to a ProviderError.
+ * @param {{status: number, body: string, label: string, model: string, retryAfter?: string | null, secrets?: (string | undefined)[]}} info
+ */
+export function httpError({ status, body, label, model, retryAfter, secrets }) {
+  const detail = redactSecrets(errorBodyMessage(body), secrets);
+  const suffix = detail ? ` (${label} said: ${detail})` : '';
+  if (status === 401 || status === 403) {
+    return new ProviderError('auth', `${label} rejected the API key. Check the key in Settings${suffix}.`, { status });
+  }
+  if (status === 429) {
+    const wait = retryAfter && /^\d+$/.test(retryAfter) ? ` Try again in ${retryAfter} s.` : ' Wait a moment and retry.';
+    return new ProviderError('rate_limit', `${label} is rate-limiting requests or the account is out of credit.${wait}${suffix}`, { status });
+  }
+  if (status >= 500) {
+    return new ProviderError('server', `${label} had a server error (HTTP ${status}). This is usually temporary; retry shortly${suffix}.`, { status });
+  }
+  if (status === 404 && /model/i.test(detail)) {
+    return new ProviderError('client', `The model "${model}" was not found at ${label}. Pick another model in Settings${suffix}.`, { status, retryable: false });
+  }
+  if (status === 404) {
+    return new ProviderError('client', `${label} answered "not found" (HTTP 404): check the base URL in Settings${suffix}.`, { status, retryable: false });
+  }
+  if (/model/i.test(detail) && /(not exist|not found|unknown|invalid|does not have access|no such)/i.test(detail)) {
+    return new ProviderError('client', `The model "${model}" is not available at ${label}. Pick another model in Settings${suffix}.`, { status, retryable: false });
+  }
+  return new ProviderError('client', `${label} refused the request (HTTP ${status})${suffix}.`, { status, retryable: false });
+}
+
+/**
+ * Classifies a thrown fetch/stream error.
+ * @param {unknown} err
+ * @param {{label: string, url: string, signal?: AbortSignal}} info
+ * @returns {ProviderError}
+ */
+export function fetchError(err, { label, url, signal }) {
+  if (err instanceof ProviderError) return err;
+  if (signal?.aborted || /** @type {Error} */ (err)?.name === 'AbortError') {
+    return new ProviderError('aborted', 'Stopped.', { retryable: false, cause: err });
+  }
+  let host = url;
+  try {
+    host = new URL(url).origin;
+  } catch {
+    // keep the raw value
+  }
+  return new ProviderError(
+    'network',
+    `Could not reach ${label} at ${host}. Check your connection and the base URL; if the server is running, it may be refusing requests from this page (CORS) — use "Test connection" in Settings for a precise diagnosis.`,
+    { cause: err },
+  );
+}
+
+/** The error for a stream that ended before its format's end marker. */
+export function droppedError(/** @type {string} */ label) {
+  return new ProviderError('network', `The connection to ${label} dropped in the middle of the reply. Retry to get a complete answer.`);
+}

@@ -1,0 +1,119 @@
+/** @import { ChatRequest, ChatResult, StreamEvent, CallOptions, StopReason, ToolCall } from './types.d.ts' */
+import { ProviderError, droppedError, fetchError, httpError } from './errors.js';
+import { parseSSE } from './sse.js';
+
+/**
+ * POSTs JSON and returns the streaming response, or throws a classified ProviderError.
+ * @param {{url: string, headers: Record<string, string>, body: unknown, signal?: AbortSignal, label: string, model: string, secrets?: (string | undefined)[], fetchImpl?: typeof fetch}} opts
+ */
+export async function postJson(opts) {
+  const doFetch = opts.fetchImpl ?? globalThis.fetch.bind(globalThis);
+  /** @type {Response} */
+  let res;
+  try {
+    res = await doFetch(opts.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...opts.headers },
+      body: JSON.stringify(opts.body),
+      signal: opts.signal,
+    });
+  } catch (err) {
+    throw fetchError(err, { label: opts.label, url: opts.url, signal: opts.signal });
+  }
+  if (!res.ok) {
+    const body = await res.text().catch(() => '');
+    throw httpError({ status: res.status, body, label: opts.label, model: opts.model, retryAfter: res.headers.get('retry-after'), secrets: opts.secrets });
+  }
+  if (!res.body) throw new ProviderError('server', `${opts.label} sent an empty response.`);
+  return res;
+}
+
+/**
+ * Runs a stream to completion and assembles a ChatResult; the shared implementation of
+ * every provider's `chat()`, so streaming and non-streaming calls can't disagree.
+ * @param {AsyncIterable<StreamEvent>} stream
+ * @param {string} model
+ * @returns {Promise<ChatResult>}
+ */
+export async function collectStream(stream, model) {
+  let content = '';
+  /** @type {ToolCall[]} */
+  const toolCalls = [];
+  const usage = { inputTokens: 0, outputTokens: 0 };
+  /** @type {StopReason} */
+  let stopReason = 'unknown';
+  for await (const ev of stream) {
+    if (ev.type === 'text') content += ev.text;
+    else if (ev.type === 'tool_call') toolCalls.push({ id: ev.id, name: ev.name, arguments: ev.arguments });
+    else if (ev.type === 'usage') {
+      usage.inputTokens = ev.inputTokens;
+      usage.outputTokens = ev.outputTokens;
+    } else if (ev.type === 'done') stopReason = ev.stopReason;
+    else if (ev.type === 'error') {
+      throw new ProviderError(ev.error.code, ev.error.message, { retryable: ev.error.retryable, status: ev.error.status });
+    }
+  }
+  return { content, toolCalls, usage, model, stopReason };
+}
+
+/**
+ * Wraps a provider's event generator so that any thrown error becomes one
+ * `{type:'error'}` event: consumers handle a single shape.
+ * @param {() => AsyncGenerator<StreamEvent>} run
+ * @param {{label: string, url: string, signal?: AbortSignal}} info
+ * @returns {AsyncGenerator<StreamEvent>}
+ */
+export async function* guardStream(run, info) {
+  try {
+    yield* run();
+  } catch (err) {
+    yield { type: 'error', error: fetchError(err, info).toJSON() };
+  }
+}
+
+/**
+ * Parses tool-call arguments sent as a JSON string.
+ * @param {string} raw
+ * @returns {Record<string, unknown>}
+ */
+export function parseToolArguments(raw) {
+  if (!raw || !raw.trim()) return {};
+  try {
+    const v = JSON.parse(raw);
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : { _raw: raw };
+  } catch {
+    return { _raw: raw };
+  }
+}
+
+/**
+ * Runs a response body through a format's assembler; a read failure after the reply
+ * started (socket reset, server gone) is reported as a dropped connection, not as
+ * "could not reach".
+ * @param {Response} res
+ * @param {AbortSignal | undefined} signal
+ * @param {string} label
+ * @param {(messages: AsyncIterable<import('./sse.js').SSEMessage>) => AsyncGenerator<StreamEvent>} assemble
+ * @returns {AsyncGenerator<StreamEvent>}
+ */
+export async function* streamBody(res, signal, label, assemble) {
+  try {
+    yield* assemble(parseSSE(/** @type {ReadableStream<Uint8Array>} */ (res.body), { signal }));
+  } catch (err) {
+    if (err instanceof ProviderError || signal?.aborted || /** @type {Error} */ (err)?.name === 'AbortError') throw err;
+    throw droppedError(label);
+  }
+}
+
+/** @param {CallOptions | undefined} options */
+export function signalOf(options) {
+  return options?.signal;
+}
+
+/** @param {ChatRequest} request */
+export function lastUserText(request) {
+  for (let i = request.messages.length - 1; i >= 0; i--) {
+    if (request.messages[i].role === 'user') return request.messages[i].content;
+  }
+  return '';
+}

@@ -1,0 +1,173 @@
+/** @import { ChatRequest, CallOptions, StreamEvent, Provider, StopReason, Message, CatalogEntry } from './types.d.ts' */
+import { ProviderError, droppedError } from './errors.js';
+import { collectStream, guardStream, parseToolArguments, postJson, streamBody } from './http.js';
+
+/** @type {Record<string, StopReason>} */
+const STOP_REASONS = { stop: 'end_turn', tool_calls: 'tool_use', function_call: 'tool_use', length: 'max_tokens', content_filter: 'refusal' };
+
+/**
+ * Chat Completions wire format: OpenAI itself and every OpenAI-compatible host
+ * (Ollama, LM Studio, Groq, OpenRouter, …), which differ only by catalog entry.
+ * @implements {Provider}
+ */
+export class OpenAIProvider {
+  /**
+   * @param {{entry: CatalogEntry, model: string, apiKey?: string, baseUrl?: string, fetchImpl?: typeof fetch}} options
+   */
+  constructor({ entry, model, apiKey, baseUrl, fetchImpl }) {
+    this.id = entry.id;
+    this.entry = entry;
+    this.model = model;
+    this.supportsNativeTools = true;
+    this.baseUrl = (baseUrl || entry.baseUrl || '').replace(/\/+$/, '');
+    this.label = entry.label;
+    this.apiKey = apiKey;
+    this.fetchImpl = fetchImpl;
+  }
+
+  get url() {
+    return `${this.baseUrl}/chat/completions`;
+  }
+
+  /**
+   * The exact JSON body sent for a request.
+   * @param {ChatRequest} request
+   */
+  buildBody(request) {
+    /** @type {Record<string, unknown>[]} */
+    const messages = [];
+    if (request.system) messages.push({ role: 'system', content: request.system });
+    for (const m of request.messages) messages.push(toWireMessage(m));
+    /** @type {Record<string, unknown>} */
+    const body = { model: this.model, messages, stream: true };
+    if (this.entry.streamUsage) body.stream_options = { include_usage: true };
+    if (request.maxTokens) body[this.entry.id === 'openai' ? 'max_completion_tokens' : 'max_tokens'] = request.maxTokens;
+    if (request.temperature !== undefined) body.temperature = request.temperature;
+    if (request.tools?.length) {
+      body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+    }
+    return body;
+  }
+
+  /** Only the headers every host's CORS preflight accepts: no custom ones. */
+  buildHeaders() {
+    /** @type {Record<string, string>} */
+    const headers = {};
+    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
+    return headers;
+  }
+
+  /** @param {ChatRequest} request @param {CallOptions} [options] */
+  chat(request, options) {
+    return collectStream(this.chatStream(request, options), this.model);
+  }
+
+  /** @param {ChatRequest} request @param {CallOptions} [options] @returns {AsyncGenerator<StreamEvent>} */
+  chatStream(request, options = {}) {
+    const signal = options.signal;
+    return guardStream(() => this.#stream(request, signal), { label: this.label, url: this.url, signal });
+  }
+
+  /** @param {ChatRequest} request @param {AbortSignal | undefined} signal @returns {AsyncGenerator<StreamEvent>} */
+  async *#stream(request, signal) {
+    const res = await postJson({
+      url: this.url,
+      headers: this.buildHeaders(),
+      body: this.buildBody(request),
+      signal,
+      label: this.label,
+      model: this.model,
+      secrets: [this.apiKey],
+      fetchImpl: this.fetchImpl,
+    });
+    yield* streamBody(res, signal, this.label, (messages) => assembleOpenAIStream(messages, this.label));
+  }
+
+  /** Model ids the endpoint offers (GET /models). @param {CallOptions} [options] */
+  async listModels(options = {}) {
+    const doFetch = this.fetchImpl ?? globalThis.fetch.bind(globalThis);
+    const res = await doFetch(`${this.baseUrl}/models`, { headers: this.buildHeaders(), signal: options.signal });
+    if (!res.ok) return [];
+    const json = await res.json().catch(() => null);
+    const data = Array.isArray(json?.data) ? json.data : Array.isArray(json?.models) ? json.models : [];
+    return data.map((/** @type {{id?: string, name?: string}} */ m) => m.id ?? m.name).filter((/** @type {unknown} */ x) => typeof x === 'string');
+  }
+}
+
+/** @param {Message} m */
+function toWireMessage(m) {
+  if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
+  if (m.role === 'assistant' && m.toolCalls?.length) {
+    return {
+      role: 'assistant',
+      content: m.content || null,
+      tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })),
+    };
+  }
+  return { role: m.role, content: m.content };
+}
+
+/**
+ * Turns Chat Completions SSE messages into stream events. Tool calls arrive as fragments
+ * keyed by index and are emitted once complete (at finish or end of stream).
+ * @param {AsyncIterable<{data: string}>} messages
+ * @param {string} label
+ * @returns {AsyncGenerator<StreamEvent>}
+ */
+export async function* assembleOpenAIStream(messages, label) {
+  /** @type {Map<number, {id: string, name: string, args: string}>} */
+  const calls = new Map();
+  /** @type {StopReason | null} */
+  let stopReason = null;
+  let finished = false;
+  const flushCalls = function* () {
+    for (const [index, c] of [...calls].sort((a, b) => a[0] - b[0])) {
+      yield /** @type {StreamEvent} */ ({ type: 'tool_call', id: c.id || `call_${index}`, name: c.name, arguments: parseToolArguments(c.args) });
+    }
+    calls.clear();
+  };
+  for await (const msg of messages) {
+    const data = msg.data.trim();
+    if (data === '[DONE]') {
+      finished = true;
+      break;
+    }
+    if (!data) continue;
+    let json;
+    try {
+      json = JSON.parse(data);
+    } catch {
+      throw new ProviderError('server', `${label} sent a malformed stream chunk.`);
+    }
+    if (json.error) {
+      const message = typeof json.error === 'string' ? json.error : json.error.message || 'unknown error';
+      yield { type: 'error', error: new ProviderError('server', `${label} reported an error mid-reply: ${message}`).toJSON() };
+      return;
+    }
+    const choice = json.choices?.[0];
+    const delta = choice?.delta ?? {};
+    const thinking = delta.reasoning_content ?? delta.reasoning;
+    if (typeof thinking === 'string' && thinking) yield { type: 'thinking', text: thinking };
+    if (typeof delta.content === 'string' && delta.content) yield { type: 'text', text: delta.content };
+    if (Array.isArray(delta.tool_calls)) {
+      for (const tc of delta.tool_calls) {
+        const index = typeof tc.index === 'number' ? tc.index : calls.size;
+        const cur = calls.get(index) ?? { id: '', name: '', args: '' };
+        if (tc.id) cur.id = tc.id;
+        if (tc.function?.name) cur.name += tc.function.name;
+        if (typeof tc.function?.arguments === 'string') cur.args += tc.function.arguments;
+        calls.set(index, cur);
+      }
+    }
+    if (choice?.finish_reason) {
+      stopReason = STOP_REASONS[choice.finish_reason] ?? 'unknown';
+      yield* flushCalls();
+    }
+    if (json.usage) {
+      yield { type: 'usage', inputTokens: json.usage.prompt_tokens ?? 0, outputTokens: json.usage.completion_tokens ?? 0 };
+    }
+  }
+  if (!finished && stopReason === null) throw droppedError(label);
+  yield* flushCalls();
+  yield { type: 'done', stopReason: stopReason ?? 'end_turn' };
+}

@@ -1,0 +1,108 @@
+/** Shapes shared by every provider (one file per wire format implements them). */
+
+export type Role = 'user' | 'assistant' | 'tool';
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** Parsed JSON arguments. When the model sent invalid JSON: `{ _raw: string }`. */
+  arguments: Record<string, unknown>;
+}
+
+export interface Message {
+  role: Role;
+  content: string;
+  toolCalls?: ToolCall[];
+  toolCallId?: string;
+}
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+export interface ChatRequest {
+  messages: Message[];
+  system?: string;
+  tools?: ToolSpec[];
+  maxTokens?: number;
+  temperature?: number;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'aborted' | 'refusal' | 'unknown';
+
+export interface ChatResult {
+  content: string;
+  toolCalls: ToolCall[];
+  usage: Usage;
+  model: string;
+  stopReason: StopReason;
+}
+
+export type ProviderErrorCode = 'auth' | 'rate_limit' | 'server' | 'network' | 'client' | 'cors' | 'aborted' | 'unknown';
+
+export interface ProviderErrorShape {
+  code: ProviderErrorCode;
+  retryable: boolean;
+  message: string;
+  status?: number;
+}
+
+export type StreamEvent =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; text: string }
+  | { type: 'tool_call'; id: string; name: string; arguments: Record<string, unknown> }
+  | { type: 'usage'; inputTokens: number; outputTokens: number }
+  | { type: 'status'; text: string }
+  | { type: 'done'; stopReason: StopReason }
+  | { type: 'error'; error: ProviderErrorShape };
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface Provider {
+  /** Catalog id, e.g. 'openai', 'ollama'. */
+  readonly id: string;
+  readonly model: string;
+  /** False for providers whose tools run through the Codex (code blocks) instead. */
+  readonly supportsNativeTools: boolean;
+  chat(request: ChatRequest, options?: CallOptions): Promise<ChatResult>;
+  chatStream(request: ChatRequest, options?: CallOptions): AsyncIterable<StreamEvent>;
+}
+
+export type WireFormat = 'echo' | 'chrome-ai' | 'openai' | 'anthropic';
+
+export interface CatalogEntry {
+  id: string;
+  label: string;
+  wire: WireFormat;
+  /** Shown next to the label, e.g. "test provider — no AI". */
+  note?: string;
+  baseUrl?: string;
+  needsKey: boolean;
+  /** Runs on this machine (Ollama, LM Studio) or in the browser. */
+  local: boolean;
+  defaultModel: string;
+  models: string[];
+  /** Accepts stream_options.include_usage (OpenAI wire). */
+  streamUsage?: boolean;
+  /** Where to get a key. */
+  keyUrl?: string;
+  /** Extra hint when the browser is blocked by CORS. */
+  corsHelp?: string;
+}
+
+export interface ProviderConfig {
+  provider: string;
+  model?: string;
+  apiKey?: string;
+  baseUrl?: string;
+}

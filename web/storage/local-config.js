@@ -1,0 +1,69 @@
+import { QUOTA_MESSAGE, StorageError, isQuotaError } from './errors.js';
+
+const PREFIX = 'clawser_';
+
+/**
+ * The one module that touches localStorage: small JSON config under `clawser_*` keys.
+ * A full quota surfaces as a StorageError('quota'); nothing is silently dropped.
+ */
+export class LocalConfig {
+  /** @type {Storage} */
+  #storage;
+
+  /** @param {Storage} [storage] defaults to window.localStorage */
+  constructor(storage) {
+    const s = storage ?? globalThis.localStorage;
+    if (!s) throw new StorageError('unavailable', 'localStorage is not available in this browser context.');
+    this.#storage = s;
+  }
+
+  /** @param {string} key */
+  #check(key) {
+    if (!key.startsWith(PREFIX)) throw new StorageError('invalid_path', `Config keys must start with "${PREFIX}" (got "${key}").`);
+    return key;
+  }
+
+  /**
+   * Parsed JSON value, or `fallback` when missing or unreadable.
+   * @template T
+   * @param {string} key
+   * @param {T} fallback
+   * @returns {unknown | T}
+   */
+  get(key, fallback) {
+    const raw = this.#storage.getItem(this.#check(key));
+    if (raw === null) return fallback;
+    try {
+      return JSON.parse(raw);
+    } catch {
+      return fallback;
+    }
+  }
+
+  /** @param {string} key @param {unknown} value */
+  set(key, value) {
+    try {
+      this.#storage.setItem(this.#check(key), JSON.stringify(value));
+    } catch (err) {
+      if (isQuotaError(err)) throw new StorageError('quota', QUOTA_MESSAGE, { cause: err });
+      throw err;
+    }
+  }
+
+  /** @param {string} key */
+  remove(key) {
+    this.#storage.removeItem(this.#check(key));
+  }
+
+  /** @param {string} prefix @returns {string[]} */
+  keys(prefix) {
+    this.#check(prefix);
+    /** @type {string[]} */
+    const out = [];
+    for (let i = 0; i < this.#storage.length; i++) {
+      const k = this.#storage.key(i);
+      if (k && k.startsWith(prefix)) out.push(k);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,216 @@
+// Owns every OPFS handle of one tab. File contents go through synchronous access
+// handles, which only exist in dedicated workers: an append writes just the new bytes
+// (createWritable would copy the whole file to a swap file on every append).
+/// <reference lib="webworker" />
+import { StorageError, splitPath, toStorageError } from './errors.js';
+
+/** @type {DedicatedWorkerGlobalScope} */
+const scope = /** @type {any} */ (self); // `self` is typed as Window under the dom lib; this file runs in a dedicated worker.
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** @type {Promise<FileSystemDirectoryHandle> | null} */
+let rootPromise = null;
+/** @type {Map<string, FileSystemSyncAccessHandle>} */
+const open = new Map();
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let idleTimer;
+/** Handles are exclusive per file; release them when idle so another tab can get them. */
+const IDLE_CLOSE_MS = 800;
+
+function root() {
+  rootPromise ??= navigator.storage.getDirectory();
+  return rootPromise;
+}
+
+/** @param {string[]} parts @param {boolean} create */
+async function dirAt(parts, create) {
+  let dir = await root();
+  for (const p of parts) dir = await dir.getDirectoryHandle(p, { create });
+  return dir;
+}
+
+/** @param {string} path */
+function parentAndName(path) {
+  const parts = splitPath(path);
+  const name = parts.pop();
+  if (!name) throw new StorageError('invalid_path', 'This operation needs a path below the storage root.');
+  return { parts, name };
+}
+
+/** @param {string} prefix */
+function closeUnder(prefix) {
+  for (const [p, h] of open) {
+    if (p === prefix || p.startsWith(prefix + '/')) {
+      h.close();
+      open.delete(p);
+    }
+  }
+}
+
+/** @param {string} path @param {boolean} create */
+async function handleFor(path, create) {
+  const key = splitPath(path).join('/');
+  const existing = open.get(key);
+  if (existing) return existing;
+  const { parts, name } = parentAndName(key);
+  const fileHandle = await (await dirAt(parts, create)).getFileHandle(name, { create });
+  // Another tab may hold the file for a moment; wait briefly before reporting it busy.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const h = await fileHandle.createSyncAccessHandle();
+      open.set(key, h);
+      return h;
+    } catch (err) {
+      if (/** @type {Error} */ (err).name !== 'NoModificationAllowedError' || attempt >= 20) throw err;
+      await new Promise((r) => setTimeout(r, 25 * (attempt + 1)));
+    }
+  }
+}
+
+/** @param {string | Uint8Array} data */
+const bytesOf = (data) => (typeof data === 'string' ? encoder.encode(data) : data);
+
+/** @param {FileSystemSyncAccessHandle} h @param {Uint8Array} bytes @param {number} at */
+function writeAll(h, bytes, at) {
+  let done = 0;
+  while (done < bytes.length) {
+    const n = h.write(bytes.subarray(done), { at: at + done });
+    if (n <= 0) throw new StorageError('io', 'The browser accepted no bytes while writing.');
+    done += n;
+  }
+}
+
+/** @type {Record<string, (...args: any[]) => Promise<unknown>>} */ // args arrive as structured clones checked by each op
+const ops = {
+  async readBytes(/** @type {string} */ path, /** @type {{start?: number, end?: number}} */ range = {}) {
+    const h = await handleFor(path, false);
+    const size = h.getSize();
+    const start = Math.min(range.start ?? 0, size);
+    const end = Math.min(range.end ?? size, size);
+    const buf = new Uint8Array(Math.max(0, end - start));
+    h.read(buf, { at: start });
+    return buf;
+  },
+  async readText(/** @type {string} */ path) {
+    return decoder.decode(/** @type {Uint8Array} */ (await ops.readBytes(path)));
+  },
+  async write(/** @type {string} */ path, /** @type {string | Uint8Array} */ data) {
+    const { parts, name } = parentAndName(path);
+    const dir = await dirAt(parts, true);
+    const tmpName = `.${name}.tmp-${Math.random().toString(36).slice(2)}`;
+    const tmp = await dir.getFileHandle(tmpName, { create: true });
+    const h = await tmp.createSyncAccessHandle();
+    try {
+      writeAll(h, bytesOf(data), 0);
+      h.flush();
+    } catch (err) {
+      h.close();
+      await dir.removeEntry(tmpName).catch(() => {});
+      throw err;
+    }
+    h.close();
+    closeUnder(splitPath(path).join('/'));
+    // The move replaces the old file in one step: a crash leaves either the old or the new content.
+    await /** @type {any} */ (tmp).move(dir, name); // FileSystemHandle.move is not in TypeScript's DOM lib yet
+  },
+  async append(/** @type {string} */ path, /** @type {string | Uint8Array} */ data) {
+    const h = await handleFor(path, true);
+    writeAll(h, bytesOf(data), h.getSize());
+    h.flush();
+  },
+  async truncate(/** @type {string} */ path, /** @type {number} */ size) {
+    const h = await handleFor(path, false);
+    h.truncate(size);
+    h.flush();
+  },
+  async list(/** @type {string} */ path) {
+    const dir = await dirAt(splitPath(path), false);
+    /** @type {{name: string, kind: 'file' | 'directory'}[]} */
+    const out = [];
+    for await (const [name, handle] of /** @type {any} */ (dir).entries()) { // entries() is missing from TypeScript's DOM lib
+      if (name.includes('.tmp-') && name.startsWith('.')) continue; // leftovers of an interrupted atomic write
+      out.push({ name, kind: handle.kind });
+    }
+    return out.sort((a, b) => a.name.localeCompare(b.name));
+  },
+  async stat(/** @type {string} */ path) {
+    const parts = splitPath(path);
+    const name = parts.pop();
+    if (!name) return { kind: 'directory', size: 0 };
+    let dir;
+    try {
+      dir = await dirAt(parts, false);
+    } catch {
+      return null;
+    }
+    const key = splitPath(path).join('/');
+    const h = open.get(key);
+    if (h) return { kind: 'file', size: h.getSize() };
+    try {
+      const file = await (await dir.getFileHandle(name)).getFile();
+      return { kind: 'file', size: file.size };
+    } catch (err) {
+      if (/** @type {Error} */ (err).name !== 'TypeMismatchError' && /** @type {Error} */ (err).name !== 'NotFoundError') throw err;
+    }
+    try {
+      await dir.getDirectoryHandle(name);
+      return { kind: 'directory', size: 0 };
+    } catch {
+      return null;
+    }
+  },
+  async mkdir(/** @type {string} */ path) {
+    await dirAt(splitPath(path), true);
+  },
+  async delete(/** @type {string} */ path) {
+    const { parts, name } = parentAndName(path);
+    closeUnder(splitPath(path).join('/'));
+    let dir;
+    try {
+      dir = await dirAt(parts, false);
+      await dir.removeEntry(name, { recursive: true });
+    } catch (err) {
+      if (/** @type {Error} */ (err).name !== 'NotFoundError') throw err;
+    }
+  },
+  async move(/** @type {string} */ from, /** @type {string} */ to) {
+    const src = parentAndName(from);
+    const dst = parentAndName(to);
+    closeUnder(splitPath(from).join('/'));
+    closeUnder(splitPath(to).join('/'));
+    const srcDir = await dirAt(src.parts, false);
+    const dstDir = await dirAt(dst.parts, true);
+    /** @type {FileSystemHandle} */
+    let handle;
+    try {
+      handle = await srcDir.getFileHandle(src.name);
+    } catch (err) {
+      if (/** @type {Error} */ (err).name !== 'TypeMismatchError') throw err;
+      handle = await srcDir.getDirectoryHandle(src.name);
+    }
+    await /** @type {any} */ (handle).move(dstDir, dst.name); // FileSystemHandle.move is not in TypeScript's DOM lib yet
+  },
+};
+
+/** Operations run one at a time, in arrival order, so appends never interleave. */
+let queue = Promise.resolve();
+
+scope.onmessage = (/** @type {MessageEvent<{id: number, op: string, args: unknown[]}>} */ event) => {
+  const { id, op, args } = event.data;
+  clearTimeout(idleTimer);
+  queue = queue.then(async () => {
+    try {
+      const fn = ops[op];
+      if (!fn) throw new StorageError('io', `Unknown storage operation "${op}".`);
+      const result = await fn(...args);
+      const transfer = result instanceof Uint8Array ? [result.buffer] : [];
+      scope.postMessage({ id, ok: true, result }, transfer);
+    } catch (err) {
+      const e = toStorageError(err, String(args[0]));
+      scope.postMessage({ id, ok: false, error: { code: e.code, message: e.message } });
+    }
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => closeUnder(''), IDLE_CLOSE_MS);
+  });
+};

@@ -1,0 +1,67 @@
+import { createStore, get, set } from 'idb-keyval';
+import { StorageError } from './errors.js';
+
+/**
+ * Encrypts small secrets (API keys) with AES-GCM under a non-extractable key that lives in
+ * IndexedDB: the raw key bytes can never be read by script, so a dump of localStorage or an
+ * export reveals only ciphertext.
+ */
+export class SecretBox {
+  /** @type {Promise<CryptoKey> | null} */
+  #key = null;
+  #store;
+
+  /** @param {{dbName?: string}} [options] */
+  constructor(options = {}) {
+    this.#store = createStore(options.dbName ?? 'clawser_keys', 'keys');
+  }
+
+  #masterKey() {
+    this.#key ??= (async () => {
+      const existing = /** @type {CryptoKey | undefined} */ (await get('master', this.#store));
+      if (existing) return existing;
+      const key = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
+      await set('master', key, this.#store);
+      return key;
+    })();
+    return this.#key;
+  }
+
+  /** @param {string} plaintext @returns {Promise<string>} "v1:" + base64(iv ‖ ciphertext) */
+  async encrypt(plaintext) {
+    const iv = crypto.getRandomValues(new Uint8Array(12));
+    const ct = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, await this.#masterKey(), new TextEncoder().encode(plaintext)));
+    const all = new Uint8Array(iv.length + ct.length);
+    all.set(iv);
+    all.set(ct, iv.length);
+    return 'v1:' + toBase64(all);
+  }
+
+  /** @param {string} sealed @returns {Promise<string>} */
+  async decrypt(sealed) {
+    if (!sealed.startsWith('v1:')) throw new StorageError('io', 'A stored secret has an unknown format; enter the API key again.');
+    const all = fromBase64(sealed.slice(3));
+    try {
+      const pt = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: all.slice(0, 12) }, await this.#masterKey(), all.slice(12));
+      return new TextDecoder().decode(pt);
+    } catch (err) {
+      // Happens when site data was partly cleared (the key in IndexedDB is gone): the ciphertext is unrecoverable.
+      throw new StorageError('io', 'A saved API key could not be decrypted (browser data was partly cleared). Enter the API key again in Settings.', { cause: err });
+    }
+  }
+}
+
+/** @param {Uint8Array} bytes */
+function toBase64(bytes) {
+  let s = '';
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s);
+}
+
+/** @param {string} b64 */
+function fromBase64(b64) {
+  const s = atob(b64);
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
+}

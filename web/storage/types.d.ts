@@ -1,0 +1,41 @@
+/** Shapes shared by the storage layer. */
+
+export type EntryKind = 'file' | 'directory';
+
+export interface FileStat {
+  kind: EntryKind;
+  /** Bytes for files, 0 for directories. */
+  size: number;
+}
+
+export interface DirEntry {
+  name: string;
+  kind: EntryKind;
+}
+
+/**
+ * The one file-system interface of Clawser. Paths are relative, '/'-separated, with no
+ * '.' or '..' segments. Implementations: OPFS (browser) and memory (tests).
+ */
+export interface FileSystem {
+  /** Whole file as UTF-8 text. Rejects with code `not_found` if missing. */
+  readText(path: string): Promise<string>;
+  /** Bytes [start, end) of a file (end defaults to the file's size). */
+  readBytes(path: string, range?: { start?: number; end?: number }): Promise<Uint8Array>;
+  /** Replaces the file atomically (temp file, then move); parents are created. */
+  write(path: string, data: string | Uint8Array): Promise<void>;
+  /** Appends at the end without rewriting what is there; creates the file if needed. */
+  append(path: string, data: string | Uint8Array): Promise<void>;
+  /** Shortens a file to `size` bytes (used to drop a torn last line). */
+  truncate(path: string, size: number): Promise<void>;
+  list(path: string): Promise<DirEntry[]>;
+  /** null when nothing is at `path`. */
+  stat(path: string): Promise<FileStat | null>;
+  mkdir(path: string): Promise<void>;
+  /** Deletes a file or a directory with everything in it; missing paths are fine. */
+  delete(path: string): Promise<void>;
+  /** Moves/renames a file or directory; replaces an existing file at `to`. */
+  move(from: string, to: string): Promise<void>;
+}
+
+export type StorageErrorCode = 'not_found' | 'quota' | 'invalid_path' | 'not_a_directory' | 'busy' | 'unavailable' | 'io';
