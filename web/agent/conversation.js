@@ -160,7 +160,7 @@ export class Conversation {
       byteLength: size,
       sinceSnapshot: afterSnapshot,
       events,
-      displayStart: readStart,
+      displayStart: bodyOffset,
       report,
     });
   }
