@@ -176,4 +176,5 @@ test('ClawserAgent records the turn; stop keeps the partial reply; errors are lo
   const logged = conv.events.at(-1);
   assert.equal(logged?.type, 'provider_error');
   assert.doesNotMatch(JSON.stringify(conv.events), /sk-very-secret-1/);
+  assert.equal(conv.deriveSessionHistory().messages.at(-1)?.role, 'assistant', 'the failed user message left the context');
 });

@@ -45,6 +45,12 @@ export function applyEventToHistory(history, event) {
       history.push({ role: 'user', content: `Summary of the earlier conversation:\n${d.summary ?? ''}` }, { role: 'assistant', content: 'Understood; continuing from that summary.' }, ...recent);
       break;
     }
+    case 'provider_error':
+    case 'stream_error':
+      // The turn failed: its user message goes back to the composer and is re-sent on
+      // retry, so it leaves the model's context instead of appearing twice.
+      if (history.at(-1)?.role === 'user') history.pop();
+      break;
     default:
       break; // other events are records, not model context
   }

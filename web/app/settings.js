@@ -1,0 +1,67 @@
+/** @import { LocalConfig } from '../storage/local-config.js' */
+/** @import { SecretBox } from '../storage/secrets.js' */
+/** @import { ProviderConfig } from '../providers/types.d.ts' */
+import { z } from 'zod';
+import { catalogEntry } from '../providers/catalog.js';
+
+const SettingsSchema = z.object({
+  provider: z.string(),
+  model: z.string().default(''),
+  baseUrl: z.string().default(''),
+});
+/** @typedef {z.infer<typeof SettingsSchema>} WorkspaceSettings */
+
+const settingsKey = (/** @type {string} */ ws) => `clawser_config_${ws}`;
+/** API keys are kept per workspace and per provider, so switching providers loses no key. */
+const secretKey = (/** @type {string} */ ws, /** @type {string} */ provider) => `clawser_secret_${ws}_${provider}`;
+
+/** Per-workspace provider settings; API keys sealed by SecretBox, never stored in clear. */
+export class SettingsStore {
+  /** @param {{config: LocalConfig, secrets: SecretBox}} deps */
+  constructor(deps) {
+    this.config = deps.config;
+    this.secrets = deps.secrets;
+  }
+
+  /** @param {string} workspaceId @returns {WorkspaceSettings | null} null until the user picked a provider */
+  load(workspaceId) {
+    const parsed = SettingsSchema.safeParse(this.config.get(settingsKey(workspaceId), null));
+    return parsed.success && catalogEntry(parsed.data.provider) ? parsed.data : null;
+  }
+
+  /** @param {string} workspaceId @param {string} provider */
+  hasKey(workspaceId, provider) {
+    return this.config.get(secretKey(workspaceId, provider), null) !== null;
+  }
+
+  /**
+   * @param {string} workspaceId
+   * @param {WorkspaceSettings & {apiKey?: string | null}} settings apiKey: undefined keeps the saved key, null removes it
+   */
+  async save(workspaceId, settings) {
+    const { apiKey, ...rest } = settings;
+    const clean = SettingsSchema.parse(rest);
+    if (apiKey === null || apiKey === '') this.config.remove(secretKey(workspaceId, clean.provider));
+    else if (apiKey !== undefined) this.config.set(secretKey(workspaceId, clean.provider), await this.secrets.encrypt(apiKey.trim()));
+    this.config.set(settingsKey(workspaceId), clean);
+  }
+
+  /** The full provider configuration, key decrypted, for createProvider. @param {string} workspaceId @returns {Promise<ProviderConfig | null>} */
+  async providerConfig(workspaceId) {
+    const s = this.load(workspaceId);
+    if (!s) return null;
+    return { provider: s.provider, model: s.model || undefined, baseUrl: s.baseUrl || undefined, apiKey: await this.apiKey(workspaceId, s.provider) };
+  }
+
+  /** @param {string} workspaceId @param {string} provider @returns {Promise<string | undefined>} */
+  async apiKey(workspaceId, provider) {
+    const sealed = this.config.get(secretKey(workspaceId, provider), null);
+    return typeof sealed === 'string' ? this.secrets.decrypt(sealed) : undefined;
+  }
+
+  /** Removes every setting and key of a workspace. @param {string} workspaceId */
+  forget(workspaceId) {
+    this.config.remove(settingsKey(workspaceId));
+    for (const k of this.config.keys(`clawser_secret_${workspaceId}_`)) this.config.remove(k);
+  }
+}

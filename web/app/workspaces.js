@@ -1,0 +1,59 @@
+/** @import { FileSystem } from '../storage/types.d.ts' */
+/** @import { LocalConfig } from '../storage/local-config.js' */
+import { z } from 'zod';
+
+const WorkspaceSchema = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]+$/), name: z.string(), createdAt: z.number() });
+const ListSchema = z.array(WorkspaceSchema);
+/** @typedef {z.infer<typeof WorkspaceSchema>} Workspace */
+
+export const WORKSPACES_KEY = 'clawser_workspaces';
+
+/** @param {string} name */
+function cleanName(name) {
+  const n = name.replace(/\s+/g, ' ').trim();
+  if (!n) throw new Error('A workspace needs a name.');
+  if (n.length > 80) throw new Error('Keep the workspace name under 80 characters.');
+  return n;
+}
+
+/** The workspace list (in config) and each workspace's folder (in the file system). */
+export class WorkspaceStore {
+  /** @param {{config: LocalConfig, fs: FileSystem, onDelete?: (id: string) => void}} deps */
+  constructor(deps) {
+    this.config = deps.config;
+    this.fs = deps.fs;
+    this.onDelete = deps.onDelete;
+  }
+
+  /** @returns {Workspace[]} */
+  list() {
+    const parsed = ListSchema.safeParse(this.config.get(WORKSPACES_KEY, []));
+    return parsed.success ? parsed.data : [];
+  }
+
+  /** @param {string} id */
+  get(id) {
+    return this.list().find((w) => w.id === id);
+  }
+
+  /** @param {string} name @returns {Promise<Workspace>} */
+  async create(name) {
+    const ws = { id: `w${Date.now().toString(36)}${Math.random().toString(36).slice(2, 7)}`, name: cleanName(name), createdAt: Date.now() };
+    await this.fs.mkdir(`clawser_workspaces/${ws.id}`);
+    this.config.set(WORKSPACES_KEY, [...this.list(), ws]);
+    return ws;
+  }
+
+  /** @param {string} id @param {string} name */
+  rename(id, name) {
+    const n = cleanName(name);
+    this.config.set(WORKSPACES_KEY, this.list().map((w) => (w.id === id ? { ...w, name: n } : w)));
+  }
+
+  /** Deletes the workspace's files, conversations and settings. @param {string} id */
+  async delete(id) {
+    await this.fs.delete(`clawser_workspaces/${id}`);
+    this.config.set(WORKSPACES_KEY, this.list().filter((w) => w.id !== id));
+    this.onDelete?.(id);
+  }
+}

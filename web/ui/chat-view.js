@@ -1,0 +1,190 @@
+/** @import { ChatController, ChatState } from '../app/chat-controller.js' */
+/** @import { ClawserEvent } from '../agent/types.d.ts' */
+import { h, clear, formatTime } from './dom.js';
+import { renderMarkdown } from '../safety/markdown.js';
+
+/**
+ * Adds a copy button to each code block of rendered Markdown.
+ * @param {HTMLElement} container
+ */
+function enhanceCodeBlocks(container) {
+  for (const pre of container.querySelectorAll('pre')) {
+    if (pre.parentElement?.classList.contains('code-block')) continue;
+    const lang = pre.querySelector('code')?.className.match(/language-([\w+#-]+)/)?.[1];
+    const button = h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Copy code' }, 'Copy');
+    button.addEventListener('click', async () => {
+      try {
+        await navigator.clipboard.writeText(pre.textContent ?? '');
+        button.textContent = 'Copied';
+      } catch {
+        button.textContent = 'Copy failed';
+      }
+      setTimeout(() => (button.textContent = 'Copy'), 1500);
+    });
+    const wrapper = h('div', { class: 'code-block' }, h('div', { class: 'code-bar' }, h('span', { class: 'small muted' }, lang ?? 'code'), button));
+    pre.replaceWith(wrapper);
+    wrapper.append(pre);
+  }
+}
+
+/** @param {HTMLElement} el @param {string} markdown */
+function setMarkdown(el, markdown) {
+  el.innerHTML = renderMarkdown(markdown); // renderMarkdown's output is sanitized (web/safety/markdown.js)
+  enhanceCodeBlocks(el);
+}
+
+/**
+ * The chat panel: transcript, streaming reply, inline errors, composer.
+ * @param {{controller: ChatController, needsSetup: boolean, setupCard: () => HTMLElement, onOpenSettings: () => void, onConversationChange: (id: string | null) => void}} props
+ */
+export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, onConversationChange }) {
+  const list = h('ol', { class: 'messages', role: 'log', 'aria-label': 'Messages', 'aria-live': 'polite' });
+  const scroller = h('div', { class: 'scroller' }, list);
+  const composer = h('textarea', { class: 'composer-input', 'aria-label': 'Message', placeholder: needsSetup ? 'Choose a provider above to start' : 'Message Clawser…  (Enter to send, Shift+Enter for a new line)', rows: 2, disabled: needsSetup });
+  const send = h('button', { type: 'submit', class: 'send-btn', disabled: needsSetup }, 'Send');
+  const stop = h('button', { type: 'button', class: 'stop-btn danger', hidden: true }, 'Stop');
+  const form = h('form', { class: 'composer', 'aria-label': 'Send a message' }, composer, h('div', { class: 'composer-actions' }, stop, send));
+  const root = h('section', { class: 'chat', 'aria-label': 'Chat' }, scroller, form);
+
+  /** @type {HTMLElement | null} */ let streamBody = null;
+  /** @type {HTMLElement | null} */ let streamStatus = null;
+  let renderQueued = false;
+  /** @type {ChatState | null} */ let last = null;
+  let lastEvents = /** @type {readonly ClawserEvent[] | null} */ (null);
+
+  const nearBottom = () => scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
+  const toBottom = () => { scroller.scrollTop = scroller.scrollHeight; };
+
+  /** @param {'user' | 'assistant' | 'error'} kind @param {string} who @param {number | null} ts */
+  const bubble = (kind, who, ts) => {
+    const body = h('div', { class: 'msg-body' });
+    const li = h('li', { class: `msg ${kind}` }, h('div', { class: 'msg-meta small muted' }, h('span', { class: 'who' }, who), ts ? h('time', { dateTime: new Date(ts).toISOString() }, formatTime(ts)) : null), body);
+    return { li, body };
+  };
+
+  /** @param {ClawserEvent} e */
+  const renderEvent = (e) => {
+    if (e.type === 'user_message') {
+      const { li, body } = bubble('user', 'You', e.timestamp);
+      body.append(h('p', { class: 'plain' }, String(e.data.text ?? '')));
+      return li;
+    }
+    if (e.type === 'agent_message') {
+      const { li, body } = bubble('assistant', String(e.data.model ?? 'Assistant'), e.timestamp);
+      setMarkdown(body, String(e.data.text ?? ''));
+      if (e.data.stopped) li.append(h('p', { class: 'small muted' }, 'Stopped — the reply above is incomplete.'));
+      return li;
+    }
+    if (e.type === 'provider_error' || e.type === 'stream_error') {
+      const { li, body } = bubble('error', 'Error', e.timestamp);
+      if (e.data.partialText) {
+        const partial = h('div', { class: 'partial' });
+        setMarkdown(partial, String(e.data.partialText));
+        body.append(partial);
+      }
+      body.append(h('p', null, String(e.data.message ?? 'The reply failed.')));
+      return li;
+    }
+    return null;
+  };
+
+  const renderTranscript = (/** @type {ChatState} */ s) => {
+    const stick = nearBottom() || lastEvents === null;
+    clear(list);
+    if (needsSetup) list.append(h('li', { class: 'setup' }, setupCard()));
+    if (s.hasEarlier) {
+      list.append(h('li', { class: 'earlier' }, h('button', { type: 'button', class: 'secondary', on: { click: () => controller.loadEarlier() } }, 'Show earlier messages')));
+    }
+    if (s.notice) list.append(h('li', { class: 'notice', role: 'status' }, s.notice));
+    for (const e of s.events) {
+      const el = renderEvent(e);
+      if (el) list.append(el);
+    }
+    if (!needsSetup && s.events.length === 0 && !s.streaming) {
+      list.append(h('li', { class: 'empty muted' }, 'Start the conversation: type a message below.'));
+    }
+    if (stick) toBottom();
+  };
+
+  const renderStreaming = (/** @type {ChatState} */ s) => {
+    if (!s.streaming) {
+      streamBody?.closest('li')?.remove();
+      streamBody = null;
+      streamStatus = null;
+      return;
+    }
+    const stick = nearBottom();
+    if (!streamBody || !streamBody.isConnected) {
+      const { li, body } = bubble('assistant', 'Assistant', null);
+      li.classList.add('streaming');
+      streamStatus = h('p', { class: 'small muted status' });
+      li.append(streamStatus);
+      list.append(li);
+      streamBody = body;
+    }
+    setMarkdown(streamBody, s.streaming.text || '');
+    if (streamStatus) streamStatus.textContent = s.streaming.status || (s.streaming.text ? '' : 'Thinking…');
+    if (stick) toBottom();
+  };
+
+  const renderFailure = (/** @type {ChatState} */ s, /** @type {boolean} */ isNew) => {
+    list.querySelector('.failure')?.remove();
+    if (!s.failure) return;
+    const f = s.failure;
+    const actions = h('div', { class: 'row' });
+    actions.append(h('button', { type: 'button', on: { click: () => { if (composer.value.trim() === f.text.trim()) composer.value = ''; controller.retry(); } } }, 'Retry'));
+    if (f.code === 'auth' || f.code === 'client' || f.code === 'cors' || f.code === 'network') {
+      actions.append(h('button', { type: 'button', class: 'secondary', on: { click: onOpenSettings } }, 'Open settings'));
+    }
+    list.append(h('li', { class: 'failure', role: 'alert' }, h('p', null, h('strong', null, 'The reply failed. '), f.message), actions));
+    // The message the user wrote is kept for them to edit or resend.
+    if (isNew && !composer.value.trim()) composer.value = f.text;
+    toBottom();
+  };
+
+  const render = (/** @type {ChatState} */ s) => {
+    const busy = !!s.streaming;
+    list.setAttribute('aria-busy', busy ? 'true' : 'false');
+    stop.hidden = !busy;
+    send.disabled = busy || needsSetup;
+    let rerendered = false;
+    if (s.events !== lastEvents || s.notice !== last?.notice || s.hasEarlier !== last?.hasEarlier || (last?.streaming && !s.streaming)) {
+      lastEvents = s.events;
+      streamBody = null;
+      renderTranscript(s);
+      rerendered = true;
+    }
+    if (!renderQueued) {
+      renderQueued = true;
+      requestAnimationFrame(() => {
+        renderQueued = false;
+        if (last) renderStreaming(last);
+      });
+    }
+    if (rerendered || s.failure !== last?.failure) renderFailure(s, s.failure !== last?.failure);
+    if (s.activeId !== last?.activeId) onConversationChange(s.activeId);
+    last = s;
+  };
+
+  const submit = () => {
+    const text = composer.value;
+    if (!text.trim() || controller.busy || needsSetup) return;
+    composer.value = '';
+    controller.send(text);
+  };
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    submit();
+  });
+  composer.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      submit();
+    }
+  });
+  stop.addEventListener('click', () => controller.stop());
+
+  const unsubscribe = controller.subscribe(render);
+  if (!needsSetup) queueMicrotask(() => composer.focus());
+  return { root, destroy: unsubscribe, focusComposer: () => composer.focus() };
+}

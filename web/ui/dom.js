@@ -1,0 +1,50 @@
+/**
+ * @typedef {Record<string, unknown> & {class?: string, on?: Record<string, (e: any) => void>}} Props
+ * `on` handlers receive the DOM event of their type; `any` because one map serves every event type.
+ */
+
+/**
+ * Creates an element: `h('button', {class: 'x', on: {click}}, 'Label')`. Text children are
+ * text nodes (never parsed as HTML). Props that are element properties are set as such;
+ * the rest (aria-*, data-*, role, for, …) become attributes.
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Props | null} [props]
+ * @param {...(Node | string | number | false | null | undefined | (Node | string | false | null | undefined)[])} children
+ * @returns {HTMLElementTagNameMap[K]}
+ */
+export function h(tag, props, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(props ?? {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === 'on') {
+      for (const [type, fn] of Object.entries(/** @type {Record<string, (e: Event) => void>} */ (value))) el.addEventListener(type, fn);
+    } else if (key === 'class') {
+      el.className = String(value);
+    } else if (key in el && !key.includes('-') && key !== 'list' && key !== 'form') {
+      /** @type {any} */ (el)[key] = value; // known DOM property of this element
+    } else {
+      el.setAttribute(key, value === true ? '' : String(value));
+    }
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(typeof child === 'number' ? String(child) : child);
+  }
+  return el;
+}
+
+/** @param {Element} el */
+export function clear(el) {
+  el.replaceChildren();
+  return el;
+}
+
+/** @param {number} ts */
+export function formatTime(ts) {
+  const d = new Date(ts);
+  const today = new Date();
+  return d.toDateString() === today.toDateString()
+    ? d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
+    : d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
+}

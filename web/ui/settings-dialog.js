@@ -1,0 +1,146 @@
+/** @import { CatalogEntry, ProviderConfig } from '../providers/types.d.ts' */
+/** @import { WorkspaceSettings } from '../app/settings.js' */
+/** @import { ConnectionReport } from '../providers/connection.js' */
+import { h } from './dom.js';
+
+/**
+ * @typedef {object} SettingsDialogProps
+ * @property {string} workspaceName
+ * @property {CatalogEntry[]} catalog
+ * @property {WorkspaceSettings | null} current
+ * @property {(provider: string) => boolean} hasKey
+ * @property {(provider: string) => Promise<string | null>} describeAvailability e.g. Chrome AI's state, or null
+ * @property {(config: ProviderConfig & {useSavedKey: boolean}) => Promise<ConnectionReport>} onTest
+ * @property {(settings: WorkspaceSettings & {apiKey?: string | null}) => Promise<void>} onSave
+ */
+
+/**
+ * The workspace settings dialog: provider, model, API key, base URL, test connection.
+ * Resolves when closed (true when saved).
+ * @param {SettingsDialogProps} props
+ * @returns {Promise<boolean>}
+ */
+export function openSettingsDialog(props) {
+  const { catalog, current } = props;
+  const ids = { provider: 'set-provider', model: 'set-model', key: 'set-key', base: 'set-base', models: 'set-models', title: 'set-title' };
+  const providerSelect = h('select', { id: ids.provider, name: 'provider' },
+    h('optgroup', { label: 'No API key needed' }, catalog.filter((e) => !e.needsKey && e.id !== 'openai-compatible').map((e) => h('option', { value: e.id }, e.note ? `${e.label} — ${e.note}` : e.label))),
+    h('optgroup', { label: 'Cloud providers (API key)' }, catalog.filter((e) => e.needsKey).map((e) => h('option', { value: e.id }, e.label))),
+    h('optgroup', { label: 'Other' }, catalog.filter((e) => e.id === 'openai-compatible').map((e) => h('option', { value: e.id }, e.label))),
+  );
+  providerSelect.value = current?.provider ?? 'echo';
+  const modelInput = h('input', { id: ids.model, name: 'model', type: 'text', list: ids.models, autocomplete: 'off', spellcheck: false });
+  const modelList = h('datalist', { id: ids.models });
+  const keyInput = h('input', { id: ids.key, name: 'apiKey', type: 'password', autocomplete: 'off', spellcheck: false });
+  const keyHelp = h('p', { class: 'muted small', id: 'set-key-help' });
+  const removeKey = h('button', { type: 'button', class: 'secondary small-btn' }, 'Remove saved key');
+  const baseInput = h('input', { id: ids.base, name: 'baseUrl', type: 'url', autocomplete: 'off', spellcheck: false, placeholder: 'https://…/v1' });
+  const availability = h('p', { class: 'muted small', 'aria-live': 'polite' });
+  const result = h('p', { class: 'test-result', role: 'status', 'aria-live': 'polite' });
+  const testBtn = h('button', { type: 'button', class: 'secondary' }, 'Test connection');
+  const keyRow = h('div', { class: 'field' }, h('label', { for: ids.key }, 'API key'), keyInput, keyHelp, removeKey);
+  const baseRow = h('div', { class: 'field' }, h('label', { for: ids.base }, 'Base URL'), baseInput);
+  let removeRequested = false;
+
+  const entryOf = () => /** @type {CatalogEntry} */ (catalog.find((e) => e.id === providerSelect.value));
+
+  const sync = (/** @type {boolean} */ initial) => {
+    const entry = entryOf();
+    const same = current?.provider === entry.id;
+    if (initial || !same) {
+      modelInput.value = same && current?.model ? current.model : entry.defaultModel;
+      baseInput.value = same && current?.baseUrl ? current.baseUrl : '';
+    }
+    modelList.replaceChildren(...entry.models.map((m) => h('option', { value: m })));
+    baseInput.placeholder = entry.baseUrl || 'https://your-server.example/v1';
+    const saved = props.hasKey(entry.id) && !removeRequested;
+    keyRow.hidden = entry.wire === 'echo' || entry.wire === 'chrome-ai';
+    keyInput.required = entry.needsKey && !saved;
+    keyInput.placeholder = saved ? 'Saved (encrypted) — leave empty to keep it' : entry.needsKey ? 'Required' : 'Optional';
+    keyHelp.textContent = entry.keyUrl ? `Get a key at ${entry.keyUrl}. Keys are encrypted in this browser and sent only to ${entry.label}.` : 'Keys are encrypted in this browser and sent only to this provider.';
+    removeKey.hidden = !saved;
+    baseRow.hidden = entry.wire !== 'openai';
+    baseInput.required = entry.id === 'openai-compatible';
+    result.textContent = '';
+    availability.textContent = '';
+    props.describeAvailability(entry.id).then((text) => {
+      if (entryOf() === entry) availability.textContent = text ?? '';
+    });
+  };
+  providerSelect.addEventListener('change', () => {
+    removeRequested = false;
+    sync(false);
+  });
+  removeKey.addEventListener('click', () => {
+    removeRequested = true;
+    keyInput.value = '';
+    sync(false);
+    keyInput.focus();
+  });
+
+  const form = h('form', { method: 'dialog', class: 'settings-form' },
+    h('h2', { id: ids.title }, `Settings — ${props.workspaceName}`),
+    h('div', { class: 'field' }, h('label', { for: ids.provider }, 'Provider'), providerSelect, availability),
+    h('div', { class: 'field' }, h('label', { for: ids.model }, 'Model'), modelInput, modelList),
+    keyRow,
+    baseRow,
+    h('div', { class: 'row' }, testBtn),
+    result,
+    h('div', { class: 'dialog-actions' },
+      h('button', { type: 'submit', value: 'cancel', class: 'secondary', formNoValidate: true }, 'Cancel'),
+      h('button', { type: 'submit', value: 'save' }, 'Save'),
+    ),
+  );
+  const dialog = h('dialog', { class: 'dialog settings-dialog', 'aria-labelledby': ids.title }, form);
+
+  testBtn.addEventListener('click', async () => {
+    testBtn.disabled = true;
+    result.className = 'test-result';
+    result.textContent = 'Testing…';
+    try {
+      const report = await props.onTest({
+        provider: providerSelect.value,
+        model: modelInput.value.trim() || undefined,
+        baseUrl: baseInput.value.trim() || undefined,
+        apiKey: keyInput.value.trim() || undefined,
+        useSavedKey: !removeRequested,
+      });
+      result.className = `test-result ${report.ok ? 'ok' : 'bad'}`;
+      result.textContent = (report.ok ? '✓ ' : '✗ ') + report.message;
+      if (report.ok && report.models?.length) modelList.replaceChildren(...report.models.map((m) => h('option', { value: m })));
+    } finally {
+      testBtn.disabled = false;
+    }
+  });
+
+  return new Promise((resolve) => {
+    let saved = false;
+    form.addEventListener('submit', async (event) => {
+      const submitter = /** @type {HTMLButtonElement | null} */ (/** @type {SubmitEvent} */ (event).submitter);
+      if (submitter?.value !== 'save') return;
+      event.preventDefault();
+      const key = keyInput.value.trim();
+      try {
+        await props.onSave({
+          provider: providerSelect.value,
+          model: modelInput.value.trim(),
+          baseUrl: baseInput.value.trim(),
+          apiKey: key ? key : removeRequested ? null : undefined,
+        });
+        saved = true;
+        dialog.close('save');
+      } catch (err) {
+        result.className = 'test-result bad';
+        result.textContent = `Could not save: ${/** @type {Error} */ (err).message}`;
+      }
+    });
+    dialog.addEventListener('close', () => {
+      dialog.remove();
+      resolve(saved);
+    });
+    document.body.append(dialog);
+    sync(true);
+    dialog.showModal();
+    providerSelect.focus();
+  });
+}
