@@ -67,7 +67,7 @@ export function startServer({ host = '127.0.0.1', port = 0, root = appRoot } = {
     let body;
     if (file === join(root, 'precache-manifest.js')) {
       // Always current in development, whatever was edited since the last install.
-      body = Buffer.from(await precacheManifestSource());
+      body = Buffer.from(await precacheManifestSource(root));
     } else {
       try {
         const info = await stat(file);

@@ -113,6 +113,7 @@ test('snapshots make reopening read only the tail, with the same history', async
   for (let i = 0; i < n; i++) await conv.append(i % 2 ? 'agent_message' : 'user_message', { text: `message ${i} ${'x'.repeat(300)}` }, i % 2 ? 'agent' : 'user');
   const snap = JSON.parse(await fs.readText(`${store.dirOf(id)}/snapshot.json`));
   assert.equal(snap.eventCount, SNAPSHOT_EVERY * 2);
+  /** @type {any[]} */
   const reads = [];
   /** @type {any} */
   const spy = new Proxy(fs, {

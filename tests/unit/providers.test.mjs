@@ -135,6 +135,7 @@ test('unreachable server is a network error; abort is "aborted"', async () => {
   server.reset();
   server.enqueue({ text: 'a b c d e f g h', delayMs: 30 });
   const ac = new AbortController();
+  /** @type {any[]} */
   const events = [];
   for await (const ev of openai().chatStream({ messages: [{ role: 'user', content: 'x' }] }, { signal: ac.signal })) {
     events.push(ev);

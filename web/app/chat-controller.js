@@ -77,13 +77,13 @@ export class ChatController {
     const notice = conv.report.tornBytes
       ? 'The end of this conversation was being written when the tab closed; the incomplete last entry was removed. Everything before it is intact.'
       : null;
-    this.#set({ activeId: id, events: conv.events, hasEarlier: conv.hasEarlier, streaming: null, failure: null, notice });
+    this.#set({ activeId: id, events: conv.events.slice(), hasEarlier: conv.hasEarlier, streaming: null, failure: null, notice });
   }
 
   async loadEarlier() {
     if (!this.#conversation) return;
     await this.#conversation.loadEarlier();
-    this.#set({ events: this.#conversation.events, hasEarlier: this.#conversation.hasEarlier });
+    this.#set({ events: this.#conversation.events.slice(), hasEarlier: this.#conversation.hasEarlier });
   }
 
   async newConversation() {
@@ -149,7 +149,7 @@ export class ChatController {
       for await (const ev of agent.runStream(message, { signal: abort.signal })) {
         if (first) {
           first = false;
-          this.#set({ events: conv.events, conversations: this.#withMeta(conv.meta) });
+          this.#set({ events: conv.events.slice(), conversations: this.#withMeta(conv.meta) });
         }
         if (ev.type === 'text') streaming.text += ev.text;
         else if (ev.type === 'thinking') streaming.thinking += ev.text;
@@ -165,7 +165,7 @@ export class ChatController {
       if (this.#abort === abort) this.#abort = null;
     }
     if (this.state.activeId === conv.id) {
-      this.#set({ events: conv.events, streaming: null, failure, conversations: this.#withMeta(conv.meta) });
+      this.#set({ events: conv.events.slice(), streaming: null, failure, conversations: this.#withMeta(conv.meta) });
     }
   }
 

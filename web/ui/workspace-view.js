@@ -38,7 +38,7 @@ export function WorkspaceView(props) {
           ),
           h('div', { class: 'conv-actions' },
             h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Rename conversation ${c.title}`, title: 'Rename', on: { click: () => props.onRename(c.id, c.title) } }, '✎'),
-            h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Delete conversation ${c.title}`, title: 'Delete', on: { click: () => props.onDelete(c.id, c.title) } }, '🗑'),
+            h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Delete conversation ${c.title}`, title: 'Delete', on: { click: () => props.onDelete(c.id, c.title) } }, '×'),
           ),
         ),
       );

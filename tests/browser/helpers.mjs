@@ -1,0 +1,77 @@
+// Shared harness of the browser tests: a real Chromium (Debian's, or CHROME_PATH), a fresh
+// profile per test, the app served on 127.0.0.1 and a record of every request.
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../scripts/static-server.mjs';
+
+export function findChromium() {
+  const candidates = [process.env.CHROME_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean);
+  for (const c of candidates) if (c && existsSync(c)) return c;
+  throw new Error('No Chromium found for the browser tests. Install it (Debian: `apt-get install -y chromium`) or set CHROME_PATH to a Chrome/Chromium binary.');
+}
+
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-gpu', '--disable-quic'];
+
+/**
+ * @param {{profileDir?: string, viewport?: {width: number, height: number}, colorScheme?: 'light' | 'dark'}} [options]
+ */
+export async function launchBrowser(options = {}) {
+  const profileDir = options.profileDir ?? (await mkdtemp(join(tmpdir(), 'clawser-profile-')));
+  const context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: findChromium(),
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: options.viewport ?? { width: 1280, height: 800 },
+    colorScheme: options.colorScheme ?? 'light',
+  });
+  /** @type {string[]} */
+  const requests = [];
+  context.on('request', (r) => requests.push(r.url()));
+  /** @type {string[]} */
+  const errors = [];
+  const watch = (/** @type {import('playwright-core').Page} */ page) => {
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+  };
+  context.on('page', watch);
+  context.pages().forEach(watch);
+  return {
+    context,
+    profileDir,
+    requests,
+    errors,
+    async close({ keepProfile = false } = {}) {
+      await context.close();
+      if (!keepProfile) await rm(profileDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function startApp() {
+  const server = await startServer({ host: '127.0.0.1', port: 0 });
+  const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    port,
+    server,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve(undefined)); }),
+  };
+}
+
+/** Every URL must stay on this machine. @param {string[]} urls */
+export function offMachine(urls) {
+  return urls.filter((u) => {
+    if (u.startsWith('data:') || u.startsWith('blob:') || u.startsWith('about:') || u.startsWith('chrome-extension:')) return false;
+    try {
+      const host = new URL(u).hostname;
+      return !['127.0.0.1', 'localhost', '[::1]'].includes(host);
+    } catch {
+      return true;
+    }
+  });
+}
