@@ -30,7 +30,7 @@ export async function chromeAIAvailability(scope = globalThis) {
   if (!found) return 'unsupported';
   try {
     if (found.kind === 'current') {
-      const a = await found.api.availability();
+      const a = await found.api.availability(LANGUAGE_OPTIONS);
       if (a === 'readily') return 'available';
       if (a === 'after-download') return 'downloadable';
       if (a === 'no') return 'unavailable';
@@ -42,6 +42,9 @@ export async function chromeAIAvailability(scope = globalThis) {
     return 'unavailable';
   }
 }
+
+/** The Prompt API asks callers to declare languages up front. */
+const LANGUAGE_OPTIONS = { expectedInputs: [{ type: 'text', languages: ['en'] }], expectedOutputs: [{ type: 'text', languages: ['en'] }] };
 
 /** Human wording for each availability state. */
 export const CHROME_AI_STATES = {
@@ -92,6 +95,7 @@ export class ChromeAIProvider {
     try {
       if (state === 'downloadable' || state === 'downloading') yield { type: 'status', text: 'Downloading the on-device model… this happens once.' };
       session = await found.api.create({
+        ...(found.kind === 'current' ? LANGUAGE_OPTIONS : {}),
         initialPrompts: found.kind === 'current' ? initialPrompts : initialPrompts.filter((p) => p.role !== 'system'),
         systemPrompt: found.kind === 'legacy' ? request.system : undefined,
         signal,

@@ -38,10 +38,10 @@ function parentAndName(path) {
   return { parts, name };
 }
 
-/** @param {string} prefix */
+/** Closes the handles of `prefix` and everything below it ('' closes all). @param {string} prefix */
 function closeUnder(prefix) {
   for (const [p, h] of open) {
-    if (p === prefix || p.startsWith(prefix + '/')) {
+    if (prefix === '' || p === prefix || p.startsWith(prefix + '/')) {
       h.close();
       open.delete(p);
     }

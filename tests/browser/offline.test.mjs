@@ -1,0 +1,107 @@
+// Offline: after the first visit the service worker serves the shell, every module and the
+// vendor files; the app loads and chats (Echo) with the network off and with the server gone.
+// A new version is offered with an in-app prompt and old caches are removed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launchBrowser, offMachine } from './helpers.mjs';
+import { appRoot, startServer } from '../../scripts/static-server.mjs';
+
+/** Serves a private copy of the app, so the test may change files and stop the server. */
+async function serveCopy() {
+  const dir = await mkdtemp(join(tmpdir(), 'clawser-app-'));
+  for (const f of ['index.html', 'sw.js', 'manifest.webmanifest', 'web', 'icons']) await cp(join(appRoot, f), join(dir, f), { recursive: true });
+  const server = await startServer({ host: '127.0.0.1', port: 0, root: dir });
+  const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
+  return {
+    dir,
+    url: `http://127.0.0.1:${port}/`,
+    stop: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve(undefined)); }),
+  };
+}
+
+/** @param {import('playwright-core').Page} page */
+async function waitForServiceWorkerControl(page) {
+  await page.waitForFunction(() => !!navigator.serviceWorker.controller, null, { timeout: 30_000 });
+}
+
+test('after one visit the app loads and chats offline, every file from the service worker', async () => {
+  const site = await serveCopy();
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.context.newPage();
+    page.setDefaultTimeout(20_000);
+    await page.goto(site.url);
+    await waitForServiceWorkerControl(page);
+    await page.getByRole('link', { name: /My workspace/ }).click();
+    await page.getByRole('button', { name: 'Try Echo' }).click();
+    await page.getByRole('textbox', { name: 'Message' }).fill('online hello');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByText('Echo: online hello').waitFor();
+
+    await browser.context.setOffline(true);
+    /** @type {{url: string, fromSW: boolean}[]} */
+    const responses = [];
+    page.on('response', (r) => responses.push({ url: r.url(), fromSW: r.fromServiceWorker() }));
+    await page.reload();
+    await page.getByText('Echo: online hello').waitFor();
+    await page.getByRole('textbox', { name: 'Message' }).fill('offline hello');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByText('Echo: offline hello').waitFor();
+    const local = responses.filter((r) => r.url.startsWith(site.url));
+    assert.ok(local.some((r) => r.url.endsWith('/web/app/main.js')), 'modules were requested');
+    assert.ok(local.some((r) => r.url.includes('/web/vendor/')), 'vendor files were requested');
+    assert.deepEqual(local.filter((r) => !r.fromSW).map((r) => r.url), [], 'every app file came from the service worker');
+
+    // The server is gone entirely: a cold start still works.
+    await browser.context.setOffline(false);
+    await site.stop();
+    const fresh = await browser.context.newPage();
+    await fresh.goto(page.url());
+    await fresh.getByText('Echo: offline hello').waitFor();
+    // The vendored libraries load offline too (not only the ones the chat imports).
+    const loaded = await fresh.evaluate(async () => {
+      const names = ['isomorphic-git', 'fflate', 'croner', 'html2canvas', 'zod', 'idb-keyval'];
+      const out = [];
+      for (const n of names) out.push(Object.keys(await import(n)).length > 0);
+      return out;
+    });
+    assert.deepEqual(loaded, loaded.map(() => true));
+    assert.deepEqual(offMachine(browser.requests), []);
+  } finally {
+    await browser.close();
+    await site.stop().catch(() => {});
+    await rm(site.dir, { recursive: true, force: true });
+  }
+});
+
+test('a new version is offered in the app and old caches are deleted on activate', async () => {
+  const site = await serveCopy();
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.context.newPage();
+    page.setDefaultTimeout(30_000);
+    await page.goto(site.url);
+    await waitForServiceWorkerControl(page);
+    const before = await page.evaluate(() => caches.keys());
+    assert.equal(before.filter((k) => k.startsWith('clawser-app-')).length, 1);
+    const mainPath = join(site.dir, 'web', 'app', 'main.js');
+    await writeFile(mainPath, (await readFile(mainPath, 'utf8')) + '\n// new version\n');
+    await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.update());
+    const banner = page.getByRole('status').filter({ hasText: 'A new version of Clawser is available.' });
+    await banner.waitFor();
+    await Promise.all([page.waitForEvent('load'), banner.getByRole('button', { name: 'Reload' }).click()]);
+    await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
+    await page.waitForFunction(async () => (await caches.keys()).filter((k) => k.startsWith('clawser-app-')).length === 1);
+    const after = await page.evaluate(() => caches.keys());
+    assert.notDeepEqual(after, before);
+    const served = await page.evaluate(async () => (await (await fetch('./web/app/main.js')).text()).includes('// new version'));
+    assert.equal(served, true);
+  } finally {
+    await browser.close();
+    await site.stop();
+    await rm(site.dir, { recursive: true, force: true });
+  }
+});
