@@ -74,7 +74,9 @@ export function renderMarkdown(markdown) {
     ALLOWED_ATTR,
     ALLOW_DATA_ATTR: false,
     ALLOW_ARIA_ATTR: false,
-    ALLOWED_URI_REGEXP: /^(?:(?:https?|mailto):|#|data:image\/(?:png|gif|jpeg|webp);)/i,
+    // Allowed schemes, or values without a scheme (DOMPurify checks plain attributes such as
+    // type="checkbox" against this too); the hook above then keeps only http(s)/mailto/# links.
+    ALLOWED_URI_REGEXP: /^(?:(?:https?|mailto):|#|data:image\/(?:png|gif|jpeg|webp);|[^a-z]|[a-z+.-]+(?:[^a-z+.\-:]|$))/i,
     SANITIZE_DOM: true,
     SANITIZE_NAMED_PROPS: true,
     RETURN_TRUSTED_TYPE: false,

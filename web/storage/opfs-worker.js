@@ -181,17 +181,45 @@ const ops = {
     closeUnder(splitPath(to).join('/'));
     const srcDir = await dirAt(src.parts, false);
     const dstDir = await dirAt(dst.parts, true);
-    /** @type {FileSystemHandle} */
-    let handle;
+    let fileHandle;
     try {
-      handle = await srcDir.getFileHandle(src.name);
+      fileHandle = await srcDir.getFileHandle(src.name);
     } catch (err) {
       if (/** @type {Error} */ (err).name !== 'TypeMismatchError') throw err;
-      handle = await srcDir.getDirectoryHandle(src.name);
     }
-    await /** @type {any} */ (handle).move(dstDir, dst.name); // FileSystemHandle.move is not in TypeScript's DOM lib yet
+    if (fileHandle) {
+      await /** @type {any} */ (fileHandle).move(dstDir, dst.name); // FileSystemHandle.move is not in TypeScript's DOM lib yet
+      return;
+    }
+    // Chromium has no move for directories: copy the tree, then remove the source.
+    const source = await srcDir.getDirectoryHandle(src.name);
+    await dstDir.removeEntry(dst.name, { recursive: true }).catch(() => {});
+    await copyTree(source, await dstDir.getDirectoryHandle(dst.name, { create: true }));
+    await srcDir.removeEntry(src.name, { recursive: true });
   },
 };
+
+/**
+ * @param {FileSystemDirectoryHandle} from
+ * @param {FileSystemDirectoryHandle} to
+ */
+async function copyTree(from, to) {
+  for await (const [name, handle] of /** @type {any} */ (from).entries()) { // entries() is missing from TypeScript's DOM lib
+    if (handle.kind === 'directory') {
+      await copyTree(handle, await to.getDirectoryHandle(name, { create: true }));
+    } else {
+      const data = new Uint8Array(await (await handle.getFile()).arrayBuffer());
+      const out = await (await to.getFileHandle(name, { create: true })).createSyncAccessHandle();
+      try {
+        out.truncate(0);
+        writeAll(out, data, 0);
+        out.flush();
+      } finally {
+        out.close();
+      }
+    }
+  }
+}
 
 /** Operations run one at a time, in arrival order, so appends never interleave. */
 let queue = Promise.resolve();
