@@ -168,7 +168,7 @@ export class ClawserApp {
       workspace: ws,
       controller,
       chat: chat.root,
-      providerLabel: entry ? `${entry.label}${current?.model && entry.wire !== 'echo' ? ` · ${current.model}` : ''}` : 'No provider yet',
+      providerLabel: !entry ? 'No provider yet' : entry.wire === 'echo' ? 'Echo · test provider, no AI' : `${entry.label}${current?.model ? ` · ${current.model}` : ''}`,
       onHome: () => this.router.go({ name: 'home' }),
       onSettings: () => this.#goSettings(workspaceId),
       onSelect: (id) => this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: id }),

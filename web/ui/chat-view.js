@@ -40,7 +40,7 @@ function setMarkdown(el, markdown) {
 export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, onConversationChange }) {
   const list = h('ol', { class: 'messages', role: 'log', 'aria-label': 'Messages', 'aria-live': 'polite' });
   const scroller = h('div', { class: 'scroller' }, list);
-  const composer = h('textarea', { class: 'composer-input', 'aria-label': 'Message', placeholder: needsSetup ? 'Choose a provider above to start' : 'Message Clawser…  (Enter to send, Shift+Enter for a new line)', rows: 2, disabled: needsSetup });
+  const composer = h('textarea', { class: 'composer-input', 'aria-label': 'Message', placeholder: needsSetup ? 'Choose a provider above to start' : 'Message Clawser…', title: 'Enter sends, Shift+Enter starts a new line', rows: 2, disabled: needsSetup });
   const send = h('button', { type: 'submit', class: 'send-btn', disabled: needsSetup }, 'Send');
   const stop = h('button', { type: 'button', class: 'stop-btn danger', hidden: true }, 'Stop');
   const form = h('form', { class: 'composer', 'aria-label': 'Send a message' }, composer, h('div', { class: 'composer-actions' }, stop, send));

@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+// Regenerates the README screenshots (docs/screenshots/) from the real app in Chromium,
+// chatting with the scripted test server. Run: node scripts/screenshots.mjs
+import { launchBrowser, startApp } from '../tests/browser/helpers.mjs';
+import { startLlmServer } from '../tests/fixtures/llm-server.mjs';
+
+const app = await startApp();
+const llm = await startLlmServer();
+const reply =
+  'Here is a small function that debounces calls:\n\n```js\nexport function debounce(fn, ms) {\n  let t;\n  return (...args) => {\n    clearTimeout(t);\n    t = setTimeout(() => fn(...args), ms);\n  };\n}\n```\n\nIt waits **ms** milliseconds after the last call before running `fn`.';
+try {
+  for (const [name, viewport, scheme] of /** @type {const} */ ([
+    ['chat-light', { width: 1280, height: 720 }, 'light'],
+    ['chat-dark', { width: 1280, height: 720 }, 'dark'],
+    ['chat-mobile', { width: 360, height: 740 }, 'light'],
+  ])) {
+    const browser = await launchBrowser({ viewport, colorScheme: scheme });
+    const page = await browser.context.newPage();
+    await page.goto(app.url);
+    await page.getByRole('link', { name: /My workspace/ }).click();
+    if (name === 'chat-light') await page.screenshot({ path: 'docs/screenshots/first-run.png' });
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: /Settings/ });
+    await dialog.getByLabel('Provider').selectOption('ollama');
+    await dialog.getByLabel('Model').fill('llama3.2');
+    await dialog.getByLabel('Base URL').fill(`${llm.url}/v1`);
+    if (name === 'chat-light') {
+      await dialog.getByRole('button', { name: 'Test connection' }).click();
+      await dialog.getByText(/Connected/).waitFor();
+      await page.screenshot({ path: 'docs/screenshots/settings.png' });
+    }
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    llm.enqueue({ text: reply });
+    await page.getByRole('textbox', { name: 'Message' }).fill('Write a debounce helper in JavaScript');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByText('It waits').waitFor();
+    await page.screenshot({ path: `docs/screenshots/${name}.png` });
+    await browser.close();
+  }
+} finally {
+  await app.close();
+  await llm.close();
+}
+console.log('screenshots written to docs/screenshots/');

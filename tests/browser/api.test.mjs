@@ -1,0 +1,37 @@
+// The public module loads in the browser and its pieces work together end to end.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchBrowser, startApp } from './helpers.mjs';
+import { startLlmServer } from '../fixtures/llm-server.mjs';
+
+test('web/clawser.js: provider + EventLog persistence + renderMarkdown, as an embedder uses them', async () => {
+  const app = await startApp();
+  const llm = await startLlmServer();
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(`${app.url}#home`);
+    await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
+    llm.enqueue({ text: 'Hello from **the API**' });
+    const result = await page.evaluate(async (base) => {
+      const api = await import('/web/clawser.js');
+      const fs = new api.OpfsFileSystem();
+      const store = new api.ConversationStore(fs, 'embedder');
+      const conv = await store.open((await store.create('API test')).id);
+      const provider = api.createProvider({ provider: 'openai-compatible', model: 'test-model', baseUrl: `${base}/v1` });
+      const agent = new api.ClawserAgent({ provider, conversation: conv });
+      let text = '';
+      for await (const ev of agent.runStream('hi')) if (ev.type === 'text') text += ev.text;
+      const reopened = await store.open(conv.id);
+      return { text, html: api.renderMarkdown(text), types: reopened.events.map((e) => e.type), exports: Object.keys(api).sort() };
+    }, llm.url);
+    assert.equal(result.text, 'Hello from **the API**');
+    assert.equal(result.html.trim(), '<p>Hello from <strong>the API</strong></p>');
+    assert.deepEqual(result.types, ['user_message', 'agent_message']);
+    for (const name of ['EventLog', 'createProvider', 'parseSSE', 'OpfsFileSystem', 'MemoryFileSystem', 'renderMarkdown', 'ClawserAgent']) assert.ok(result.exports.includes(name), name);
+  } finally {
+    await browser.close();
+    await app.close();
+    await llm.close();
+  }
+});

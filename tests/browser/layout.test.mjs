@@ -1,0 +1,72 @@
+// Works at 360 px and 1920 px, light and dark, by keyboard, with named controls.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchBrowser, startApp } from './helpers.mjs';
+
+/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
+before(async () => {
+  app = await startApp();
+});
+after(() => app?.close());
+
+/** @param {import('playwright-core').Page} page */
+const overflow = (page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+/** Relative luminance of the body background. @param {import('playwright-core').Page} page */
+const bgLuminance = (page) =>
+  page.evaluate(() => {
+    const m = getComputedStyle(document.body).backgroundColor.match(/\d+(\.\d+)?/g)?.map(Number) ?? [0, 0, 0];
+    return (0.2126 * m[0] + 0.7152 * m[1] + 0.0722 * m[2]) / 255;
+  });
+
+for (const [width, height] of [[360, 740], [1920, 1080]]) {
+  for (const scheme of /** @type {const} */ (['light', 'dark'])) {
+    test(`${width}px ${scheme}: no horizontal overflow, named controls, keyboard chat`, async () => {
+      const browser = await launchBrowser({ viewport: { width, height }, colorScheme: scheme });
+      try {
+        const page = await browser.context.newPage();
+        page.setDefaultTimeout(20_000);
+        await page.goto(app.url);
+        await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
+        assert.ok(scheme === 'dark' ? (await bgLuminance(page)) < 0.2 : (await bgLuminance(page)) > 0.8, 'colour scheme followed');
+        assert.equal(await overflow(page), 0, 'home fits');
+        await page.getByRole('link', { name: /My workspace/ }).click();
+        await page.getByRole('button', { name: 'Try Echo' }).waitFor();
+        assert.equal(await overflow(page), 0, 'first run fits');
+        await page.getByRole('button', { name: 'Try Echo' }).click();
+        // Keyboard only: focus the message box, type, Enter sends.
+        const box = page.getByRole('textbox', { name: 'Message' });
+        await box.focus();
+        await page.keyboard.type('typed with the keyboard');
+        await page.keyboard.press('Shift+Enter');
+        await page.keyboard.type('second line');
+        await page.keyboard.press('Enter');
+        await page.getByText('Echo: typed with the keyboard second line').waitFor();
+        for (const name of ['Send', 'Settings', 'New conversation']) {
+          const b = page.getByRole('button', { name, exact: true });
+          if (width < 720 && name === 'New conversation') continue; // inside the drawer, checked below
+          assert.ok(await b.isVisible(), `${name} visible`);
+        }
+        if (width < 720) {
+          const toggle = page.getByRole('button', { name: 'Conversations' });
+          assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+          await toggle.click();
+          assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+          await page.getByRole('button', { name: 'New conversation' }).waitFor();
+          assert.ok(await page.getByRole('navigation', { name: 'Conversations' }).getByRole('link').first().isVisible());
+          await toggle.click();
+        }
+        assert.equal(await overflow(page), 0, 'chat fits');
+        await page.getByRole('button', { name: 'Settings', exact: true }).click();
+        const dialog = page.getByRole('dialog', { name: /Settings/ });
+        await dialog.waitFor();
+        for (const label of ['Provider', 'Model']) assert.ok(await dialog.getByLabel(label).isVisible(), `${label} labelled`);
+        assert.equal(await overflow(page), 0, 'settings fit');
+        await page.keyboard.press('Escape');
+        await dialog.waitFor({ state: 'detached' });
+      } finally {
+        await browser.close();
+      }
+    });
+  }
+}

@@ -1,0 +1,68 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseRoute, formatRoute } from '../../web/app/router.js';
+import { resolveStaticPath, startServer, appRoot } from '../../scripts/static-server.mjs';
+import { buildPrecacheManifest } from '../../scripts/build-manifest.mjs';
+import { readFile } from 'node:fs/promises';
+
+test('routes parse and format both ways', () => {
+  assert.deepEqual(parseRoute(''), { name: 'home' });
+  assert.deepEqual(parseRoute('#home'), { name: 'home' });
+  assert.deepEqual(parseRoute('#workspace/w1'), { name: 'workspace', workspaceId: 'w1', panel: 'chat' });
+  assert.deepEqual(parseRoute('#workspace/w1/settings'), { name: 'workspace', workspaceId: 'w1', panel: 'settings' });
+  assert.deepEqual(parseRoute('#workspace/w1/bogus'), { name: 'workspace', workspaceId: 'w1', panel: 'chat' });
+  assert.deepEqual(parseRoute('#workspace/w1/conversation/c9'), { name: 'workspace', workspaceId: 'w1', panel: 'chat', conversationId: 'c9' });
+  assert.deepEqual(parseRoute('#workspace/%E0%A4%A'), { name: 'workspace', workspaceId: '%E0%A4%A', panel: 'chat' });
+  for (const hash of ['#home', '#workspace/w1', '#workspace/w1/settings', '#workspace/w1/conversation/c9']) assert.equal(formatRoute(parseRoute(hash)), hash);
+});
+
+test('static server: paths outside the app are refused', () => {
+  const root = '/srv/app';
+  assert.equal(resolveStaticPath(root, '/'), '/srv/app/index.html');
+  assert.equal(resolveStaticPath(root, '/web/app/main.js'), '/srv/app/web/app/main.js');
+  for (const bad of ['/../etc/passwd', '/web/../../etc/passwd', '/%2e%2e/etc/passwd', '/web/%2e%2e/%2e%2e/x', '/node_modules/zod/package.json', '/.git/config', '/package.json', '/web\\..\\x', '/web/%00x', '/%E0%A4%A']) {
+    assert.equal(resolveStaticPath(root, bad), null, bad);
+  }
+});
+
+test('static server: MIME types, no-cache, 404 and 405', async () => {
+  const server = await startServer({ port: 0 });
+  const base = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
+  try {
+    const cases = [['/', 'text/html'], ['/web/app/main.js', 'text/javascript'], ['/manifest.webmanifest', 'application/manifest+json'], ['/web/vendor/ort/ort-wasm-simd.wasm', 'application/wasm'], ['/sw.js', 'text/javascript'], ['/precache-manifest.js', 'text/javascript']];
+    for (const [path, type] of cases) {
+      const res = await fetch(base + path);
+      assert.equal(res.status, 200, path);
+      assert.ok((res.headers.get('content-type') ?? '').startsWith(type), path);
+      assert.equal(res.headers.get('cache-control'), 'no-cache', path);
+      await res.arrayBuffer();
+    }
+    assert.equal((await fetch(`${base}/package.json`)).status, 404);
+    assert.equal((await fetch(`${base}/web/nope.js`)).status, 404);
+    assert.equal((await fetch(`${base}/`, { method: 'POST' })).status, 405);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+test('precache manifest lists the shell, every app module and the vendor files', async () => {
+  const { files, version } = await buildPrecacheManifest();
+  assert.match(version, /^[0-9a-f]{16}$/);
+  for (const f of ['./', './index.html', './manifest.webmanifest', './web/app/main.js', './web/storage/opfs-worker.js', './web/vendor/zod.js', './web/vendor/ort/ort-wasm-simd.wasm', './icons/maskable-512.png']) {
+    assert.ok(files.includes(f), f);
+  }
+  // Every import map entry is precached.
+  const html = await readFile(`${appRoot}/index.html`, 'utf8');
+  const map = JSON.parse(/<script type="importmap">([\s\S]*?)<\/script>/.exec(html)?.[1] ?? '{}');
+  for (const url of Object.values(map.imports)) assert.ok(files.includes(String(url)), String(url));
+});
+
+test('web app manifest is installable: standalone, 192/512 icons and maskable', async () => {
+  const m = JSON.parse(await readFile(`${appRoot}/manifest.webmanifest`, 'utf8'));
+  assert.equal(m.display, 'standalone');
+  assert.ok(m.name && m.short_name && m.start_url);
+  const sizes = (/** @type {string} */ purpose) => m.icons.filter((/** @type {any} */ i) => i.purpose === purpose).map((/** @type {any} */ i) => i.sizes);
+  assert.deepEqual(sizes('any'), ['192x192', '512x512']);
+  assert.deepEqual(sizes('maskable'), ['192x192', '512x512']);
+});

@@ -1,0 +1,36 @@
+/**
+ * Clawser's public API: the one module an embedder imports. Everything exported here is
+ * documented in docs/api.md and kept stable; anything else is internal.
+ */
+/** @typedef {import('./providers/types.d.ts').Provider} Provider */
+/** @typedef {import('./providers/types.d.ts').ProviderConfig} ProviderConfig */
+/** @typedef {import('./providers/types.d.ts').ChatRequest} ChatRequest */
+/** @typedef {import('./providers/types.d.ts').ChatResult} ChatResult */
+/** @typedef {import('./providers/types.d.ts').StreamEvent} StreamEvent */
+/** @typedef {import('./providers/types.d.ts').Message} Message */
+/** @typedef {import('./storage/types.d.ts').FileSystem} FileSystem */
+/** @typedef {import('./agent/types.d.ts').ClawserEvent} ClawserEvent */
+
+// Agent core
+export { EventLog, EVENT_TYPES } from './agent/event-log.js';
+export { Conversation } from './agent/conversation.js';
+export { ConversationStore } from './agent/conversation-store.js';
+export { ClawserAgent } from './agent/agent.js';
+
+// Providers
+export { createProvider, ProviderConfigSchema, CATALOG, catalogEntry } from './providers/index.js';
+export { ProviderError } from './providers/errors.js';
+export { parseSSE, SSEParser } from './providers/sse.js';
+export { testConnection } from './providers/connection.js';
+export { discoverNoKeyOptions } from './providers/discovery.js';
+export { chromeAIAvailability } from './providers/chrome-ai.js';
+
+// Storage
+export { OpfsFileSystem } from './storage/opfs-fs.js';
+export { MemoryFileSystem } from './storage/memory-fs.js';
+export { LocalConfig } from './storage/local-config.js';
+export { SecretBox } from './storage/secrets.js';
+export { StorageError } from './storage/errors.js';
+
+// Safety
+export { renderMarkdown } from './safety/markdown.js';
