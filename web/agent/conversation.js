@@ -8,6 +8,12 @@ import { EventLog, applyEventToHistory, isEvent, trimHistory } from './event-log
 export const SNAPSHOT_EVERY = 500;
 /** How much of the end of the log is read for the transcript when opening. */
 export const DISPLAY_TAIL_BYTES = 256 * 1024;
+/**
+ * meta.json is rewritten (an atomic write, a few ms) when the title changes, otherwise at
+ * most this often: the list's "last active" order is exact within the session and within
+ * this margin after a reload.
+ */
+export const META_TOUCH_INTERVAL_MS = 10_000;
 const NEWLINE = 0x0a;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -56,6 +62,7 @@ export class Conversation {
   #log;
   #displayStart;
   /** @type {Promise<unknown>} */ #queue = Promise.resolve();
+  #metaWrittenAt = 0;
 
   /**
    * @param {{fs: FileSystem, dir: string, meta: ConversationMeta, history: Message[], eventCount: number, byteLength: number, sinceSnapshot: number, events: ClawserEvent[], displayStart: number, report: LoadReport}} state
@@ -214,11 +221,18 @@ export class Conversation {
 
   /** @param {string} userText */
   async #touch(userText) {
-    this.#meta.updatedAt = Date.now();
+    const now = Date.now();
+    this.#meta.updatedAt = now;
+    let titleChanged = false;
     if (!this.#meta.titleSet && (this.#meta.title === 'New conversation' || !this.#meta.title)) {
       const t = userText.replace(/\s+/g, ' ').trim();
-      if (t) this.#meta.title = t.length > 60 ? t.slice(0, 57) + '…' : t;
+      if (t) {
+        this.#meta.title = t.length > 60 ? t.slice(0, 57) + '…' : t;
+        titleChanged = true;
+      }
     }
+    if (!titleChanged && now - this.#metaWrittenAt < META_TOUCH_INTERVAL_MS) return;
+    this.#metaWrittenAt = now;
     await writeJson(this.#fs, `${this.#dir}/meta.json`, this.#meta);
   }
 

@@ -64,6 +64,8 @@ export class ClawserApp {
     navigator.storage?.persist?.().catch(() => {});
     this.router.onChange((route) => this.#guard(this.render(route)));
     await this.render(this.router.current);
+    // Benchmarks read this: the first view is on screen and usable.
+    performance.mark('clawser-interactive');
     this.#guard(
       registerServiceWorker({
         onUpdateReady: (apply) => this.banners.show('update', 'A new version of Clawser is available.', { action: { label: 'Reload', run: apply } }),

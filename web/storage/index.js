@@ -4,7 +4,6 @@ export { MemoryFileSystem } from './memory-fs.js';
 export { OpfsFileSystem } from './opfs-fs.js';
 export { LocalConfig } from './local-config.js';
 export { SecretBox } from './secrets.js';
-import { dirname } from './paths.js';
 export { joinPath, dirname, basename } from './paths.js';
 
 /**
@@ -28,6 +27,5 @@ export async function readTextIfExists(fs, path) {
  * @param {unknown} value
  */
 export async function writeJson(fs, path, value) {
-  await fs.mkdir(dirname(path));
-  await fs.write(path, JSON.stringify(value, null, 2));
+  await fs.write(path, JSON.stringify(value, null, 2)); // write() creates missing parent folders
 }

@@ -4,7 +4,8 @@ import { StorageError, splitPath } from './errors.js';
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** @typedef {{kind: 'file', data: Uint8Array} | {kind: 'directory', children: Map<string, Node>}} Node */
+/** Files keep spare capacity so appends are amortised O(1), as on a real file system. */
+/** @typedef {{kind: 'file', buf: Uint8Array, size: number} | {kind: 'directory', children: Map<string, Node>}} Node */
 
 /**
  * In-memory FileSystem for node tests and ephemeral use. Same semantics as the OPFS one.
@@ -55,13 +56,14 @@ export class MemoryFileSystem {
 
   /** @param {string} path */
   async readText(path) {
-    return decoder.decode(this.#file(path).data);
+    const f = this.#file(path);
+    return decoder.decode(f.buf.subarray(0, f.size));
   }
 
   /** @param {string} path @param {{start?: number, end?: number}} [range] */
   async readBytes(path, range = {}) {
-    const data = this.#file(path).data;
-    return data.slice(range.start ?? 0, range.end ?? data.length);
+    const f = this.#file(path);
+    return f.buf.slice(Math.min(range.start ?? 0, f.size), Math.min(range.end ?? f.size, f.size));
   }
 
   /** @param {string} path @param {string | Uint8Array} data */
@@ -73,7 +75,8 @@ export class MemoryFileSystem {
     const dir = this.#dir(parts, true);
     const existing = dir.children.get(name);
     if (existing && existing.kind === 'directory') throw new StorageError('not_a_directory', `"${path}" is a folder.`);
-    dir.children.set(name, { kind: 'file', data: typeof data === 'string' ? encoder.encode(data) : data.slice() });
+    const bytes = typeof data === 'string' ? encoder.encode(data) : data.slice();
+    dir.children.set(name, { kind: 'file', buf: bytes, size: bytes.length });
   }
 
   /** @param {string} path @param {string | Uint8Array} data */
@@ -87,16 +90,20 @@ export class MemoryFileSystem {
       if (/** @type {StorageError} */ (err).code !== 'not_found') throw err;
       return this.write(path, bytes);
     }
-    const next = new Uint8Array(node.data.length + bytes.length);
-    next.set(node.data);
-    next.set(bytes, node.data.length);
-    node.data = next;
+    const needed = node.size + bytes.length;
+    if (needed > node.buf.length) {
+      const grown = new Uint8Array(Math.max(needed, node.buf.length * 2, 1024));
+      grown.set(node.buf.subarray(0, node.size));
+      node.buf = grown;
+    }
+    node.buf.set(bytes, node.size);
+    node.size = needed;
   }
 
   /** @param {string} path @param {number} size */
   async truncate(path, size) {
     const node = this.#file(path);
-    node.data = node.data.slice(0, size);
+    node.size = Math.min(node.size, size);
   }
 
   /** @param {string} path @returns {Promise<DirEntry[]>} */
@@ -118,7 +125,7 @@ export class MemoryFileSystem {
     }
     const node = dir.children.get(name);
     if (!node) return null;
-    return node.kind === 'file' ? { kind: 'file', size: node.data.length } : { kind: 'directory', size: 0 };
+    return node.kind === 'file' ? { kind: 'file', size: node.size } : { kind: 'directory', size: 0 };
   }
 
   /** @param {string} path */

@@ -42,6 +42,7 @@ function parentAndName(path) {
 function closeUnder(prefix) {
   for (const [p, h] of open) {
     if (prefix === '' || p === prefix || p.startsWith(prefix + '/')) {
+      h.flush();
       h.close();
       open.delete(p);
     }
@@ -116,8 +117,10 @@ const ops = {
   },
   async append(/** @type {string} */ path, /** @type {string | Uint8Array} */ data) {
     const h = await handleFor(path, true);
+    // The bytes are in the file once write() returns, so a crashed or closed tab keeps them;
+    // flush() (an fsync, ~ms) only adds power-loss durability and runs when the handle is
+    // released after a short idle time.
     writeAll(h, bytesOf(data), h.getSize());
-    h.flush();
   },
   async truncate(/** @type {string} */ path, /** @type {number} */ size) {
     const h = await handleFor(path, false);

@@ -1,0 +1,120 @@
+#!/usr/bin/env node
+// `npm run bench`: measures load times, EventLog appends and conversation opening on the
+// real OPFS in Chromium, and SSE parsing in Node. Prints one JSON object.
+import { performance } from 'node:perf_hooks';
+import { launchBrowser, startApp } from '../tests/browser/helpers.mjs';
+import { parseSSE } from '../web/providers/sse.js';
+import { assembleOpenAIStream } from '../web/providers/openai.js';
+
+/** @param {number[]} xs */
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const round = (/** @type {number} */ x) => Math.round(x * 100) / 100;
+
+async function sseThroughput() {
+  const enc = new TextEncoder();
+  const piece = `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'token text é ' }, finish_reason: null }] })}\n\n`;
+  const body = enc.encode(piece.repeat(Math.ceil((8 * 1024 * 1024) / piece.length)) + 'data: [DONE]\n\n');
+  /** @type {Uint8Array[]} */
+  const chunks = [];
+  for (let i = 0; i < body.length; i += 16 * 1024) chunks.push(body.subarray(i, i + 16 * 1024));
+  async function* source() {
+    for (const c of chunks) yield c;
+  }
+  const runs = { parse: /** @type {number[]} */ ([]), assemble: /** @type {number[]} */ ([]) };
+  for (let r = 0; r < 5; r++) {
+    let t = performance.now();
+    let n = 0;
+    for await (const _ of parseSSE(source())) n++;
+    runs.parse.push(performance.now() - t);
+    t = performance.now();
+    for await (const _ of assembleOpenAIStream(parseSSE(source()), 'bench')) n++;
+    runs.assemble.push(performance.now() - t);
+  }
+  const mb = body.length / (1024 * 1024);
+  return { sseParseMBps: round(mb / (median(runs.parse) / 1000)), sseParseAndAssembleMBps: round(mb / (median(runs.assemble) / 1000)) };
+}
+
+async function browserBench() {
+  const app = await startApp();
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.context.newPage();
+    const interactive = async () => {
+      await page.waitForFunction(() => performance.getEntriesByName('clawser-interactive').length > 0, null, { timeout: 60_000 });
+      return page.evaluate(() => performance.getEntriesByName('clawser-interactive')[0].startTime);
+    };
+    await page.goto(app.url);
+    const coldLoadMs = await interactive();
+    await page.waitForFunction(() => !!navigator.serviceWorker.controller, null, { timeout: 60_000 });
+    await browser.context.setOffline(true);
+    const warm = [];
+    for (let i = 0; i < 5; i++) {
+      await page.reload();
+      warm.push(await interactive());
+    }
+    await browser.context.setOffline(false);
+    const inPage = await page.evaluate(async () => {
+      const { OpfsFileSystem, MemoryFileSystem, ConversationStore, Conversation } = await import('/web/clawser.js');
+      const opfs = new OpfsFileSystem();
+      /** @param {number} i */
+      const text = (i) => `message ${i} ` + 'lorem ipsum dolor sit amet '.repeat(8 + (i % 20));
+      const out = /** @type {Record<string, number>} */ ({});
+
+      // 10,000 appends, each written as one line to OPFS and awaited.
+      const store = new ConversationStore(opfs, 'bench');
+      const conv = await store.open((await store.create()).id);
+      let t = performance.now();
+      for (let i = 0; i < 10_000; i++) await conv.append(i % 2 ? 'agent_message' : 'user_message', { text: text(i) }, i % 2 ? 'agent' : 'user');
+      out.eventLogAppend10kMs = performance.now() - t;
+      out.eventLogAppendPerEventMs = out.eventLogAppend10kMs / 10_000;
+
+      /** Builds a conversation of n events with the real code in memory, then copies its files to OPFS. @param {number} n */
+      const prepare = async (n) => {
+        const mem = new MemoryFileSystem();
+        const mstore = new ConversationStore(mem, 'src');
+        const meta = await mstore.create();
+        const c = await mstore.open(meta.id);
+        for (let i = 0; i < n; i++) await c.append(i % 2 ? 'agent_message' : 'user_message', { text: text(i) }, i % 2 ? 'agent' : 'user');
+        const dir = `clawser_workspaces/bench/.conversations/open${n}`;
+        for (const f of ['meta.json', 'events.jsonl', 'snapshot.json']) {
+          const bytes = await mem.readBytes(`${mstore.dirOf(meta.id)}/${f}`);
+          await opfs.write(`${dir}/${f}`, bytes);
+        }
+        return { dir, bytes: (await mem.stat(`${mstore.dirOf(meta.id)}/events.jsonl`))?.size ?? 0 };
+      };
+      for (const n of [10_000, 100_000]) {
+        const { dir, bytes } = await prepare(n);
+        const times = [];
+        let messages = 0;
+        for (let r = 0; r < 5; r++) {
+          t = performance.now();
+          const c = await Conversation.open(opfs, dir);
+          messages = c.deriveSessionHistory('system').messages.length;
+          times.push(performance.now() - t);
+        }
+        times.sort((a, b) => a - b);
+        out[`openConversation${n / 1000}kMs`] = times[2];
+        out[`openConversation${n / 1000}kLogMB`] = bytes / 1024 / 1024;
+        out[`openConversation${n / 1000}kHistoryMessages`] = messages;
+        // Without the snapshot: full replay, for comparison.
+        await opfs.delete(`${dir}/snapshot.json`);
+        t = performance.now();
+        await Conversation.open(opfs, dir);
+        out[`openConversation${n / 1000}kWithoutSnapshotMs`] = performance.now() - t;
+      }
+      await opfs.delete('clawser_workspaces/bench');
+      return out;
+    });
+    return { coldLoadMs: round(coldLoadMs), warmOfflineLoadMs: round(median(warm)), ...Object.fromEntries(Object.entries(inPage).map(([k, v]) => [k, round(v)])) };
+  } finally {
+    await browser.close();
+    await app.close();
+  }
+}
+
+const result = {
+  ...(await browserBench()),
+  ...(await sseThroughput()),
+  targets: { openConversation10kMs: 10, openConversation100kMs: 50, warmOfflineLoadMs: 300 },
+};
+console.log(JSON.stringify(result, null, 2));
