@@ -153,9 +153,14 @@ test('a provider error shows inline with Retry; the composer keeps the text', as
 });
 
 test('a connection dropped mid-reply is reported, with the partial text shown', async () => {
-  llm.enqueue({ text: 'alpha beta gamma delta epsilon zeta eta theta', dropAfter: 4 });
+  // The server sends part of the reply, the test waits until the app shows it, then the
+  // connection is cut (a browser discards unread data when a stream errors, so cutting at
+  // once would race with reading).
+  llm.enqueue({ text: 'alpha beta gamma delta epsilon', dropAfter: 4, holdOpen: true });
   await message().fill('drop please');
   await page.getByRole('button', { name: 'Send' }).click();
+  await page.locator('.msg.streaming .msg-body', { hasText: 'gamma' }).waitFor();
+  llm.dropOpen();
   const alert = page.getByRole('alert').filter({ hasText: 'dropped' });
   await alert.waitFor();
   await page.locator('.msg.error .partial', { hasText: 'alpha' }).waitFor();

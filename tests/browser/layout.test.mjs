@@ -34,6 +34,8 @@ for (const [width, height] of [[360, 740], [1920, 1080]]) {
         await page.getByRole('button', { name: 'Try Echo' }).waitFor();
         assert.equal(await overflow(page), 0, 'first run fits');
         await page.getByRole('button', { name: 'Try Echo' }).click();
+        // The workspace view is rebuilt with the new provider: wait for it before typing.
+        await page.getByText('Echo · test provider, no AI').waitFor();
         // Keyboard only: focus the message box, type, Enter sends.
         const box = page.getByRole('textbox', { name: 'Message' });
         await box.focus();

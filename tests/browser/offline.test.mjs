@@ -37,6 +37,8 @@ test('after one visit the app loads and chats offline, every file from the servi
     await waitForServiceWorkerControl(page);
     await page.getByRole('link', { name: /My workspace/ }).click();
     await page.getByRole('button', { name: 'Try Echo' }).click();
+    // The workspace view is rebuilt with the new provider: wait for it before typing.
+    await page.getByText('Echo · test provider, no AI').waitFor();
     await page.getByRole('textbox', { name: 'Message' }).fill('online hello');
     await page.getByRole('button', { name: 'Send' }).click();
     await page.getByText('Echo: online hello').waitFor();

@@ -101,6 +101,8 @@ test('events persist line by line on OPFS and a torn last line is recovered with
   await page.goto(app.url);
   await page.getByRole('link', { name: /My workspace/ }).click();
   await page.getByRole('button', { name: 'Try Echo' }).click();
+  // The workspace view is rebuilt with the new provider: wait for it before typing.
+  await page.getByText('Echo · test provider, no AI').waitFor();
   await page.getByRole('textbox', { name: 'Message' }).fill('keep me');
   await page.getByRole('button', { name: 'Send' }).click();
   await page.getByText('Echo: keep me').waitFor();
@@ -149,7 +151,7 @@ test('a tab closed mid-stream loses no earlier event', async () => {
   await page.getByRole('textbox', { name: 'Message' }).fill('first turn');
   await page.getByRole('button', { name: 'Send' }).click();
   await page.getByText('You said: first turn').waitFor();
-  llm.enqueue({ text: 'this reply never finishes because the tab goes away', delayMs: 100, holdOpen: true });
+  llm.enqueue({ text: 'this reply never finishes because the tab goes away', dropAfter: 4, holdOpen: true });
   await page.getByRole('textbox', { name: 'Message' }).fill('second turn');
   await page.getByRole('button', { name: 'Send' }).click();
   await page.locator('.msg.streaming .msg-body', { hasText: 'reply' }).waitFor();
