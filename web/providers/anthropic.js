@@ -1,6 +1,7 @@
-/** @import { ChatRequest, CallOptions, StreamEvent, Provider, StopReason, Message, CatalogEntry } from './types.d.ts' */
+/** @import { ChatRequest, StreamEvent, StopReason, Message } from './types.d.ts' */
+/** @import { SSEMessage } from './sse.js' */
 import { ProviderError, droppedError } from './errors.js';
-import { collectStream, guardStream, parseToolArguments, postJson, streamBody } from './http.js';
+import { HttpSseProvider, parseToolArguments } from './http.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 const DEFAULT_MAX_TOKENS = 4096;
@@ -10,24 +11,20 @@ const STOP_REASONS = { end_turn: 'end_turn', tool_use: 'tool_use', max_tokens: '
 
 /**
  * Anthropic Messages wire format, called straight from the browser.
- * @implements {Provider}
  */
-export class AnthropicProvider {
-  /** @param {{entry: CatalogEntry, model: string, apiKey?: string, baseUrl?: string, fetchImpl?: typeof fetch}} options */
-  constructor({ entry, model, apiKey, baseUrl, fetchImpl }) {
-    this.id = entry.id;
-    this.model = model;
-    this.supportsNativeTools = true;
-    this.baseUrl = (baseUrl || entry.baseUrl || 'https://api.anthropic.com').replace(/\/+$/, '');
-    this.label = entry.label;
-    this.apiKey = apiKey;
-    this.fetchImpl = fetchImpl;
+export class AnthropicProvider extends HttpSseProvider {
+  /** @param {ConstructorParameters<typeof HttpSseProvider>[0]} options */
+  constructor(options) {
+    super(options);
+    if (!this.baseUrl) this.baseUrl = 'https://api.anthropic.com';
   }
 
+  /** @override */
   get url() {
     return `${this.baseUrl}/v1/messages`;
   }
 
+  /** @override */
   buildHeaders() {
     /** @type {Record<string, string>} */
     const headers = {
@@ -39,7 +36,7 @@ export class AnthropicProvider {
     return headers;
   }
 
-  /** @param {ChatRequest} request */
+  /** @override @param {ChatRequest} request */
   buildBody(request) {
     /** @type {Record<string, unknown>} */
     const body = {
@@ -54,30 +51,9 @@ export class AnthropicProvider {
     return body;
   }
 
-  /** @param {ChatRequest} request @param {CallOptions} [options] */
-  chat(request, options) {
-    return collectStream(this.chatStream(request, options), this.model);
-  }
-
-  /** @param {ChatRequest} request @param {CallOptions} [options] @returns {AsyncGenerator<StreamEvent>} */
-  chatStream(request, options = {}) {
-    const signal = options.signal;
-    return guardStream(() => this.#stream(request, signal), { label: this.label, url: this.url, signal });
-  }
-
-  /** @param {ChatRequest} request @param {AbortSignal | undefined} signal @returns {AsyncGenerator<StreamEvent>} */
-  async *#stream(request, signal) {
-    const res = await postJson({
-      url: this.url,
-      headers: this.buildHeaders(),
-      body: this.buildBody(request),
-      signal,
-      label: this.label,
-      model: this.model,
-      secrets: [this.apiKey],
-      fetchImpl: this.fetchImpl,
-    });
-    yield* streamBody(res, signal, this.label, (messages) => assembleAnthropicStream(messages, this.label));
+  /** @override @param {AsyncIterable<SSEMessage>} messages */
+  assemble(messages) {
+    return assembleAnthropicStream(messages, this.label);
   }
 }
 

@@ -1,4 +1,5 @@
-/** @import { ChatRequest, ChatResult, StreamEvent, CallOptions, StopReason, ToolCall } from './types.d.ts' */
+/** @import { ChatRequest, ChatResult, StreamEvent, CallOptions, StopReason, ToolCall, CatalogEntry, Provider } from './types.d.ts' */
+/** @import { SSEMessage } from './sse.js' */
 import { ProviderError, droppedError, fetchError, httpError } from './errors.js';
 import { parseSSE } from './sse.js';
 
@@ -116,4 +117,74 @@ export function lastUserText(request) {
     if (request.messages[i].role === 'user') return request.messages[i].content;
   }
   return '';
+}
+
+/**
+ * What every HTTP+SSE wire format shares: configuration, the POST, error classification and
+ * `chat()` built on `chatStream()`. A subclass supplies the URL, headers, body and the
+ * assembler that turns its SSE messages into stream events.
+ * @implements {Provider}
+ */
+export class HttpSseProvider {
+  /**
+   * @param {{entry: CatalogEntry, model: string, apiKey?: string, baseUrl?: string, fetchImpl?: typeof fetch}} options
+   */
+  constructor({ entry, model, apiKey, baseUrl, fetchImpl }) {
+    this.id = entry.id;
+    this.entry = entry;
+    this.model = model;
+    this.supportsNativeTools = true;
+    this.baseUrl = (baseUrl || entry.baseUrl || '').replace(/\/+$/, '');
+    this.label = entry.label;
+    this.apiKey = apiKey;
+    this.fetchImpl = fetchImpl;
+  }
+
+  /** @returns {string} */
+  get url() {
+    throw new Error('HttpSseProvider subclasses define url');
+  }
+
+  /** @returns {Record<string, string>} */
+  buildHeaders() {
+    throw new Error('HttpSseProvider subclasses define buildHeaders');
+  }
+
+  /** @param {ChatRequest} request @returns {Record<string, unknown>} */
+  buildBody(request) {
+    void request;
+    throw new Error('HttpSseProvider subclasses define buildBody');
+  }
+
+  /** @param {AsyncIterable<SSEMessage>} messages @returns {AsyncGenerator<StreamEvent>} */
+  assemble(messages) {
+    void messages;
+    throw new Error('HttpSseProvider subclasses define assemble');
+  }
+
+  /** @param {ChatRequest} request @param {CallOptions} [options] */
+  chat(request, options) {
+    return collectStream(this.chatStream(request, options), this.model);
+  }
+
+  /** @param {ChatRequest} request @param {CallOptions} [options] @returns {AsyncGenerator<StreamEvent>} */
+  chatStream(request, options = {}) {
+    const signal = options.signal;
+    return guardStream(() => this.#stream(request, signal), { label: this.label, url: this.url, signal });
+  }
+
+  /** @param {ChatRequest} request @param {AbortSignal | undefined} signal @returns {AsyncGenerator<StreamEvent>} */
+  async *#stream(request, signal) {
+    const res = await postJson({
+      url: this.url,
+      headers: this.buildHeaders(),
+      body: this.buildBody(request),
+      signal,
+      label: this.label,
+      model: this.model,
+      secrets: [this.apiKey],
+      fetchImpl: this.fetchImpl,
+    });
+    yield* streamBody(res, signal, this.label, (messages) => this.assemble(messages));
+  }
 }

@@ -1,6 +1,7 @@
-/** @import { ChatRequest, CallOptions, StreamEvent, Provider, StopReason, Message, CatalogEntry } from './types.d.ts' */
+/** @import { ChatRequest, CallOptions, StreamEvent, StopReason, Message } from './types.d.ts' */
+/** @import { SSEMessage } from './sse.js' */
 import { ProviderError, droppedError } from './errors.js';
-import { collectStream, guardStream, parseToolArguments, postJson, streamBody } from './http.js';
+import { HttpSseProvider, parseToolArguments } from './http.js';
 
 /** @type {Record<string, StopReason>} */
 const STOP_REASONS = { stop: 'end_turn', tool_calls: 'tool_use', function_call: 'tool_use', length: 'max_tokens', content_filter: 'refusal' };
@@ -8,29 +9,16 @@ const STOP_REASONS = { stop: 'end_turn', tool_calls: 'tool_use', function_call: 
 /**
  * Chat Completions wire format: OpenAI itself and every OpenAI-compatible host
  * (Ollama, LM Studio, Groq, OpenRouter, …), which differ only by catalog entry.
- * @implements {Provider}
  */
-export class OpenAIProvider {
-  /**
-   * @param {{entry: CatalogEntry, model: string, apiKey?: string, baseUrl?: string, fetchImpl?: typeof fetch}} options
-   */
-  constructor({ entry, model, apiKey, baseUrl, fetchImpl }) {
-    this.id = entry.id;
-    this.entry = entry;
-    this.model = model;
-    this.supportsNativeTools = true;
-    this.baseUrl = (baseUrl || entry.baseUrl || '').replace(/\/+$/, '');
-    this.label = entry.label;
-    this.apiKey = apiKey;
-    this.fetchImpl = fetchImpl;
-  }
-
+export class OpenAIProvider extends HttpSseProvider {
+  /** @override */
   get url() {
     return `${this.baseUrl}/chat/completions`;
   }
 
   /**
    * The exact JSON body sent for a request.
+   * @override
    * @param {ChatRequest} request
    */
   buildBody(request) {
@@ -49,7 +37,7 @@ export class OpenAIProvider {
     return body;
   }
 
-  /** Only the headers every host's CORS preflight accepts: no custom ones. */
+  /** Only the headers every host's CORS preflight accepts: no custom ones. @override */
   buildHeaders() {
     /** @type {Record<string, string>} */
     const headers = {};
@@ -57,30 +45,9 @@ export class OpenAIProvider {
     return headers;
   }
 
-  /** @param {ChatRequest} request @param {CallOptions} [options] */
-  chat(request, options) {
-    return collectStream(this.chatStream(request, options), this.model);
-  }
-
-  /** @param {ChatRequest} request @param {CallOptions} [options] @returns {AsyncGenerator<StreamEvent>} */
-  chatStream(request, options = {}) {
-    const signal = options.signal;
-    return guardStream(() => this.#stream(request, signal), { label: this.label, url: this.url, signal });
-  }
-
-  /** @param {ChatRequest} request @param {AbortSignal | undefined} signal @returns {AsyncGenerator<StreamEvent>} */
-  async *#stream(request, signal) {
-    const res = await postJson({
-      url: this.url,
-      headers: this.buildHeaders(),
-      body: this.buildBody(request),
-      signal,
-      label: this.label,
-      model: this.model,
-      secrets: [this.apiKey],
-      fetchImpl: this.fetchImpl,
-    });
-    yield* streamBody(res, signal, this.label, (messages) => assembleOpenAIStream(messages, this.label));
+  /** @override @param {AsyncIterable<SSEMessage>} messages */
+  assemble(messages) {
+    return assembleOpenAIStream(messages, this.label);
   }
 
   /** Model ids the endpoint offers (GET /models). @param {CallOptions} [options] */
