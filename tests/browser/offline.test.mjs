@@ -27,7 +27,7 @@ async function waitForServiceWorkerControl(page) {
   await page.waitForFunction(() => !!navigator.serviceWorker.controller, null, { timeout: 30_000 });
 }
 
-test('after one visit the app loads and chats offline, every file from the service worker', async () => {
+test('installable; after one visit the app loads and chats offline, every file from the service worker', async () => {
   const site = await serveCopy();
   const browser = await launchBrowser();
   try {
@@ -35,6 +35,13 @@ test('after one visit the app loads and chats offline, every file from the servi
     page.setDefaultTimeout(20_000);
     await page.goto(site.url);
     await waitForServiceWorkerControl(page);
+    // Chrome's own installability check: manifest, icons, service worker, standalone.
+    const cdp = await browser.context.newCDPSession(page);
+    const { installabilityErrors } = await cdp.send('Page.getInstallabilityErrors');
+    assert.deepEqual(installabilityErrors, []);
+    const { url: manifestUrl, errors: manifestErrors } = await cdp.send('Page.getAppManifest');
+    assert.match(manifestUrl, /manifest\.webmanifest$/);
+    assert.deepEqual(manifestErrors, []);
     await page.getByRole('link', { name: /My workspace/ }).click();
     await page.getByRole('button', { name: 'Try Echo' }).click();
     // The workspace view is rebuilt with the new provider: wait for it before typing.
