@@ -1,0 +1,70 @@
+/** @import { Message, Provider } from '../providers/types.d.ts' */
+
+export const DEFAULT_COMPACTION = { thresholdTokens: 12_000, keepRecent: 10 };
+
+/** The seed's heuristic: about four characters per token. @param {Message[]} messages */
+export function estimateTokens(messages) {
+  let chars = 0;
+  for (const m of messages) {
+    chars += m.content.length;
+    if (m.toolCalls) chars += JSON.stringify(m.toolCalls).length;
+  }
+  return Math.ceil(chars / 4);
+}
+
+/**
+ * Decides whether to compact: past the threshold, everything but the most recent messages
+ * is summarised. The kept part starts at a user message so no tool result loses its call.
+ * @param {Message[]} messages
+ * @param {{thresholdTokens: number, keepRecent: number}} [options]
+ * @returns {{older: Message[], keptMessages: number} | null}
+ */
+export function planCompaction(messages, options = DEFAULT_COMPACTION) {
+  if (estimateTokens(messages) <= options.thresholdTokens) return null;
+  let start = Math.max(0, messages.length - options.keepRecent);
+  while (start > 0 && messages[start].role !== 'user') start--;
+  if (start <= 0) return null;
+  const older = messages.slice(0, start);
+  // Not worth a model call when the older part is small (e.g. just the previous summary).
+  if (estimateTokens(older) < options.thresholdTokens * 0.25) return null;
+  return { older, keptMessages: messages.length - start };
+}
+
+/** @param {Message[]} older */
+function transcript(older) {
+  return older
+    .map((m) => {
+      const who = m.role === 'user' ? 'User' : m.role === 'assistant' ? 'Assistant' : 'Tool result';
+      const calls = m.toolCalls?.length ? ` [called ${m.toolCalls.map((c) => c.name).join(', ')}]` : '';
+      return `${who}${calls}: ${m.content}`;
+    })
+    .join('\n\n');
+}
+
+/**
+ * Summarises older messages with the model; if that call fails, falls back to a truncated
+ * transcript so the conversation can go on.
+ * @param {Provider} provider
+ * @param {Message[]} older
+ * @param {{signal?: AbortSignal, maxFallbackChars?: number}} [options]
+ * @returns {Promise<{summary: string, method: 'model' | 'truncation'}>}
+ */
+export async function summarize(provider, older, options = {}) {
+  const text = transcript(older);
+  try {
+    const result = await provider.chat(
+      {
+        system: 'You compress conversations. Keep facts, decisions, names, file paths, open tasks and user preferences. Be concise.',
+        messages: [{ role: 'user', content: `Summarize this conversation concisely:\n\n${text}` }],
+        maxTokens: 1024,
+      },
+      { signal: options.signal },
+    );
+    if (result.content.trim()) return { summary: result.content.trim(), method: 'model' };
+  } catch {
+    // fall through to truncation
+  }
+  const max = options.maxFallbackChars ?? 6000;
+  const summary = text.length > max ? `(Earlier conversation, truncated to its last ${max} characters.)\n…${text.slice(-max)}` : text;
+  return { summary, method: 'truncation' };
+}

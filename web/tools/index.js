@@ -1,0 +1,35 @@
+/** @import { ToolSettings } from './types.d.ts' */
+/** @import { LocalConfig } from '../storage/local-config.js' */
+import { z } from 'zod';
+import { BrowserToolRegistry } from './registry.js';
+import { FS_TOOLS } from './fs.js';
+import { WEB_TOOLS } from './web.js';
+import { STORAGE_TOOLS } from './page-storage.js';
+import { BROWSER_TOOLS } from './browser.js';
+
+export { BrowserToolRegistry, DEFAULT_POLICY, toJsonSchema } from './registry.js';
+export const BUILTIN_TOOLS = [...FS_TOOLS, ...WEB_TOOLS, ...STORAGE_TOOLS, ...BROWSER_TOOLS];
+
+export const ToolSettingsSchema = z.object({
+  maxReadBytes: z.number().int().min(1).default(50 * 1024 * 1024),
+  maxWriteBytes: z.number().int().min(1).default(10 * 1024 * 1024),
+  maxFetchChars: z.number().int().min(100).default(40_000),
+  fetchAllowlist: z.array(z.string()).default([]),
+  searchEndpoint: z.string().default(''),
+  searchApiKey: z.string().default(''),
+});
+
+/** @param {Partial<ToolSettings>} [partial] @returns {ToolSettings} */
+export function toolSettings(partial = {}) {
+  return ToolSettingsSchema.parse(partial);
+}
+
+/**
+ * A registry with every built-in tool, policies persisted for the workspace.
+ * @param {{config?: LocalConfig, workspaceId?: string}} [options]
+ */
+export function createBuiltinRegistry(options = {}) {
+  const registry = new BrowserToolRegistry(options);
+  for (const tool of BUILTIN_TOOLS) registry.register(tool);
+  return registry;
+}

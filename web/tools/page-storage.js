@@ -1,0 +1,52 @@
+/** @import { ToolDefinition } from './types.d.ts' */
+import { z } from 'zod';
+import { PageStorage } from '../storage/page-storage.js';
+
+const Key = z.string().min(1).max(256);
+/** @type {PageStorage | null} */
+let shared = null;
+const storage = () => (shared ??= new PageStorage());
+
+/** @type {ToolDefinition} */
+export const storageGet = {
+  name: 'storage_get',
+  description: "Read a value from the browser's key-value storage (localStorage). Clawser's own clawser_* keys are not accessible.",
+  permission: 'read',
+  schema: z.object({ key: Key }),
+  async run({ key }) {
+    if (PageStorage.isReserved(key)) return { ok: false, output: 'Keys starting with "clawser_" belong to Clawser and cannot be read by tools.' };
+    const v = storage().get(key);
+    return v === null ? { ok: false, output: `No value stored under "${key}".` } : { ok: true, output: v };
+  },
+};
+
+/** @type {ToolDefinition} */
+export const storageSet = {
+  name: 'storage_set',
+  description: "Store a string value in the browser's key-value storage (localStorage) under a key. Clawser's own clawser_* keys are refused.",
+  permission: 'write',
+  schema: z.object({ key: Key, value: z.string().max(1_000_000) }),
+  async run({ key, value }) {
+    if (PageStorage.isReserved(key)) return { ok: false, output: 'Keys starting with "clawser_" belong to Clawser and cannot be written by tools.' };
+    try {
+      storage().set(key, value);
+    } catch (err) {
+      return { ok: false, output: `Could not store "${key}": ${/** @type {Error} */ (err).name === 'QuotaExceededError' ? 'browser storage is full' : /** @type {Error} */ (err).message}.` };
+    }
+    return { ok: true, output: `Stored "${key}" (${value.length} characters).` };
+  },
+};
+
+/** @type {ToolDefinition} */
+export const storageList = {
+  name: 'storage_list',
+  description: "List the keys in the browser's key-value storage (localStorage), except Clawser's own.",
+  permission: 'read',
+  schema: z.object({}),
+  async run() {
+    const keys = storage().keys();
+    return { ok: true, output: keys.length ? keys.join('\n') : 'No keys stored.' };
+  },
+};
+
+export const STORAGE_TOOLS = [storageGet, storageSet, storageList];

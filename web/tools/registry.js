@@ -1,0 +1,106 @@
+/** @import { ToolDefinition, ToolPolicy, PermissionLevel } from './types.d.ts' */
+/** @import { ToolSpec } from '../providers/types.d.ts' */
+/** @import { LocalConfig } from '../storage/local-config.js' */
+import { z } from 'zod';
+
+/** @type {Record<PermissionLevel, ToolPolicy>} */
+export const DEFAULT_POLICY = { internal: 'auto', read: 'auto', write: 'approve', network: 'approve', browser: 'approve' };
+const PolicySchema = z.record(z.string(), z.enum(['auto', 'approve', 'denied']));
+
+/**
+ * The tools the agent may call, their JSON Schemas for providers, argument validation, and
+ * the per-workspace policy of each (auto / approve / denied) stored under
+ * `clawser_tool_perms_{wsId}`.
+ */
+export class BrowserToolRegistry {
+  /** @type {Map<string, ToolDefinition>} */
+  #tools = new Map();
+
+  /** @param {{config?: LocalConfig, workspaceId?: string}} [options] without config, policies live in memory */
+  constructor(options = {}) {
+    this.config = options.config;
+    this.workspaceId = options.workspaceId ?? 'default';
+    /** @type {Record<string, ToolPolicy>} */
+    this.memoryPolicies = {};
+  }
+
+  /** @param {ToolDefinition} tool */
+  register(tool) {
+    if (!/^[a-z][a-z0-9_]{0,63}$/.test(tool.name)) throw new Error(`Invalid tool name "${tool.name}".`);
+    if (this.#tools.has(tool.name)) throw new Error(`A tool named "${tool.name}" is already registered.`);
+    this.#tools.set(tool.name, tool);
+    return () => this.#tools.delete(tool.name);
+  }
+
+  /** @param {string} name */
+  get(name) {
+    return this.#tools.get(name);
+  }
+
+  list() {
+    return [...this.#tools.values()];
+  }
+
+  /** Provider-facing descriptions of every tool that is not denied. @returns {ToolSpec[]} */
+  specs() {
+    return this.list()
+      .filter((t) => this.policyOf(t.name) !== 'denied')
+      .map((t) => ({ name: t.name, description: t.description, parameters: toJsonSchema(t.schema) }));
+  }
+
+  get #key() {
+    return `clawser_tool_perms_${this.workspaceId}`;
+  }
+
+  /** @returns {Record<string, ToolPolicy>} */
+  overrides() {
+    if (!this.config) return { ...this.memoryPolicies };
+    const parsed = PolicySchema.safeParse(this.config.get(this.#key, {}));
+    return parsed.success ? parsed.data : {};
+  }
+
+  /** @param {string} name @returns {ToolPolicy} */
+  policyOf(name) {
+    const tool = this.#tools.get(name);
+    const override = this.overrides()[name];
+    if (override) return override;
+    return tool ? DEFAULT_POLICY[tool.permission] : 'denied';
+  }
+
+  /** @param {string} name @param {ToolPolicy | null} policy null restores the default */
+  setPolicy(name, policy) {
+    const next = this.overrides();
+    if (policy === null) delete next[name];
+    else next[name] = policy;
+    if (this.config) this.config.set(this.#key, next);
+    else this.memoryPolicies = next;
+  }
+
+  /**
+   * Validates arguments against the tool's schema.
+   * @param {string} name
+   * @param {unknown} args
+   * @returns {{ok: true, value: Record<string, unknown>} | {ok: false, error: string}}
+   */
+  validate(name, args) {
+    const tool = this.#tools.get(name);
+    if (!tool) return { ok: false, error: `There is no tool named "${name}". Available tools: ${this.list().map((t) => t.name).join(', ')}.` };
+    const raw = /** @type {Record<string, unknown>} */ (args ?? {});
+    if (raw && typeof raw === 'object' && '_raw' in raw) return { ok: false, error: `The arguments for ${name} were not valid JSON: ${String(raw._raw).slice(0, 200)}` };
+    const result = tool.schema.safeParse(raw);
+    if (result.success) return { ok: true, value: /** @type {Record<string, unknown>} */ (result.data) };
+    const issues = result.error.issues.map((i) => `${i.path.length ? i.path.join('.') : 'arguments'}: ${i.message}`).join('; ');
+    return { ok: false, error: `Invalid arguments for ${name}: ${issues}. Expected: ${JSON.stringify(toJsonSchema(tool.schema))}` };
+  }
+}
+
+/**
+ * JSON Schema of a zod schema, as providers expect it (no $schema key).
+ * @param {import('zod').ZodType} schema
+ * @returns {Record<string, unknown>}
+ */
+export function toJsonSchema(schema) {
+  const { $schema: _ignored, ...rest } = /** @type {Record<string, unknown>} */ (z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }));
+  void _ignored;
+  return rest;
+}

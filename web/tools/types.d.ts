@@ -1,0 +1,62 @@
+import type { ZodType } from 'zod';
+import type { FileSystem } from '../storage/types.d.ts';
+
+export type PermissionLevel = 'internal' | 'read' | 'write' | 'network' | 'browser';
+export type ToolPolicy = 'auto' | 'approve' | 'denied';
+
+/** Everything a tool may use; nothing else (no globals reached into). */
+export interface ToolContext {
+  workspaceId: string;
+  /** The workspace's files, rooted at clawser_workspaces/{wsId}/. */
+  fs: FileSystem;
+  signal?: AbortSignal;
+  /** UI services the host provides; absent in headless use, and tools then say so. */
+  ui?: ToolUi;
+  /** Tool settings of the workspace (size caps, allowlists, search endpoint). */
+  settings: ToolSettings;
+  /** fetch used by network tools (injectable for tests). */
+  fetch: typeof fetch;
+}
+
+export interface ToolUi {
+  askUser(question: string, options?: { choices?: string[] }): Promise<string | null>;
+  notify(title: string, body: string): Promise<'shown' | 'denied' | 'unsupported'>;
+  openTab(url: string): boolean;
+  clipboardRead(): Promise<string>;
+  clipboardWrite(text: string): Promise<void>;
+  screenInfo(): Record<string, unknown>;
+  screenshot(): Promise<{ dataUrl: string; width: number; height: number }>;
+  artifact: ArtifactPane;
+}
+
+export interface ArtifactPane {
+  setHtml(html: string): Promise<void>;
+  query(selector: string): Promise<{ count: number; items: { tag: string; text: string; html: string }[] }>;
+  modify(selector: string, action: 'set_text' | 'set_html' | 'append_html' | 'remove' | 'set_attribute', value?: string, attribute?: string): Promise<number>;
+}
+
+export interface ToolSettings {
+  maxReadBytes: number;
+  maxWriteBytes: number;
+  maxFetchChars: number;
+  fetchAllowlist: string[];
+  searchEndpoint: string;
+  searchApiKey: string;
+}
+
+export interface ToolResult {
+  ok: boolean;
+  /** Text the model sees. */
+  output: string;
+  /** An image for vision-capable providers. */
+  image?: { mediaType: string; dataUrl: string };
+}
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  permission: PermissionLevel;
+  /** Arguments schema; its JSON Schema is what providers see. */
+  schema: ZodType;
+  run(args: any, ctx: ToolContext): Promise<ToolResult>; // args were validated against `schema`
+}

@@ -1,0 +1,133 @@
+/** @import { ToolDefinition, ToolContext } from './types.d.ts' */
+import { z } from 'zod';
+
+/**
+ * Turns HTML into readable text: drops scripts, styles and navigation chrome, keeps
+ * headings, paragraphs, list items and link targets. Uses DOMParser when present.
+ * @param {string} html
+ */
+export function htmlToText(html) {
+  if (typeof DOMParser !== 'undefined') {
+    const doc = new DOMParser().parseFromString(html, 'text/html');
+    doc.querySelectorAll('script, style, noscript, template, svg, iframe, nav, footer, header[role="banner"], form').forEach((n) => n.remove());
+    const title = doc.title ? `# ${doc.title.trim()}\n\n` : '';
+    const root = doc.querySelector('main, article') ?? doc.body;
+    if (!root) return title.trim();
+    root.querySelectorAll('a[href]').forEach((a) => {
+      const href = a.getAttribute('href') ?? '';
+      if (/^https?:/.test(href) && a.textContent?.trim()) a.append(` (${href})`);
+    });
+    root.querySelectorAll('h1,h2,h3,h4,h5,h6,p,li,tr,br,div,section,pre,blockquote').forEach((el) => el.append('\n'));
+    root.querySelectorAll('li').forEach((el) => el.prepend('- '));
+    return (title + (root.textContent ?? '')).replace(/[ \t\f\v]+/g, ' ').replace(/ *\n */g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+  }
+  return html
+    .replace(/<(script|style|noscript|template|svg)[\s\S]*?<\/\1>/gi, '')
+    .replace(/<br\s*\/?>|<\/(p|div|li|h\d|tr)>/gi, '\n')
+    .replace(/<[^>]+>/g, '')
+    .replace(/&nbsp;/g, ' ').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&')
+    .replace(/[ \t]+/g, ' ').replace(/\n\s*\n\s*\n+/g, '\n\n').trim();
+}
+
+/** @param {string} host @param {string[]} allowlist */
+function hostAllowed(host, allowlist) {
+  if (allowlist.length === 0) return true;
+  const h = host.toLowerCase();
+  return allowlist.some((d) => {
+    const dom = d.toLowerCase().replace(/^\*\./, '');
+    return h === dom || h.endsWith(`.${dom}`);
+  });
+}
+
+/** @type {ToolDefinition} */
+export const webFetch = {
+  name: 'web_fetch',
+  description: 'Fetch a web page or API (http/https) and return its readable text. HTML is reduced to text; JSON is pretty-printed.',
+  permission: 'network',
+  schema: z.object({ url: z.string().max(4096).describe('Absolute http(s) URL'), maxChars: z.number().int().min(100).max(200_000).optional() }),
+  async run({ url, maxChars }, /** @type {ToolContext} */ ctx) {
+    const target = new URL(url);
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') return { ok: false, output: 'Only http and https URLs can be fetched.' };
+    if (!hostAllowed(target.hostname, ctx.settings.fetchAllowlist)) {
+      return { ok: false, output: `${target.hostname} is not in this workspace's fetch allowlist (${ctx.settings.fetchAllowlist.join(', ')}).` };
+    }
+    const cap = Math.min(maxChars ?? ctx.settings.maxFetchChars, ctx.settings.maxFetchChars);
+    /** @type {Response} */
+    let res;
+    const timeout = AbortSignal.timeout(30_000);
+    const signal = ctx.signal ? AbortSignal.any([ctx.signal, timeout]) : timeout;
+    try {
+      res = await ctx.fetch(target.href, { signal, redirect: 'follow', credentials: 'omit', referrerPolicy: 'no-referrer' });
+    } catch (err) {
+      if (timeout.aborted) return { ok: false, output: `${target.host} did not answer within 30 s.` };
+      if (ctx.signal?.aborted) throw err;
+      return { ok: false, output: `Could not fetch ${target.href}: the site is unreachable or does not allow requests from a web page (CORS).` };
+    }
+    const type = (res.headers.get('content-type') ?? '').toLowerCase();
+    const head = `HTTP ${res.status} ${res.statusText} — ${res.url || target.href}\nContent-Type: ${type || 'unknown'}\n\n`;
+    if (!/^(text\/|application\/(json|xml|xhtml\+xml|javascript|ld\+json|rss\+xml|atom\+xml)|image\/svg\+xml)/.test(type) && type) {
+      const len = res.headers.get('content-length');
+      await res.body?.cancel();
+      return { ok: res.ok, output: `${head}Binary content (${type}${len ? `, ${len} bytes` : ''}) is not shown.` };
+    }
+    // Read at most a few times the cap, so a huge page cannot exhaust memory.
+    const reader = res.body?.getReader();
+    let raw = '';
+    if (reader) {
+      const dec = new TextDecoder();
+      while (raw.length < cap * 4) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        raw += dec.decode(value, { stream: true });
+      }
+      reader.cancel().catch(() => {});
+    }
+    let text = raw;
+    if (type.includes('html')) text = htmlToText(raw);
+    else if (type.includes('json')) {
+      try {
+        text = JSON.stringify(JSON.parse(raw), null, 2);
+      } catch {
+        text = raw;
+      }
+    }
+    const cut = text.length > cap ? `${text.slice(0, cap)}\n…[cut at ${cap} characters]` : text;
+    return { ok: res.ok, output: head + cut };
+  },
+};
+
+/** @type {ToolDefinition} */
+export const webSearch = {
+  name: 'web_search',
+  description: 'Search the web through the search service configured in Settings (SearXNG or Brave Search). Returns titles, URLs and snippets.',
+  permission: 'network',
+  schema: z.object({ query: z.string().min(1).max(500), count: z.number().int().min(1).max(20).optional() }),
+  async run({ query, count = 8 }, /** @type {ToolContext} */ ctx) {
+    const endpoint = ctx.settings.searchEndpoint.trim();
+    if (!endpoint) {
+      return { ok: false, output: 'Web search is not configured for this workspace. The user can add a SearXNG URL or a Brave Search API key in Settings → Tools. No results were made up.' };
+    }
+    const isBrave = /api\.search\.brave\.com/.test(endpoint);
+    const url = new URL(isBrave ? endpoint : `${endpoint.replace(/\/+$/, '')}/search`);
+    url.searchParams.set('q', query);
+    if (isBrave) url.searchParams.set('count', String(count));
+    else url.searchParams.set('format', 'json');
+    /** @type {Record<string, string>} */
+    const headers = { accept: 'application/json' };
+    if (isBrave && ctx.settings.searchApiKey) headers['x-subscription-token'] = ctx.settings.searchApiKey;
+    let res;
+    try {
+      res = await ctx.fetch(url.href, { headers, signal: ctx.signal, credentials: 'omit' });
+    } catch {
+      return { ok: false, output: `The search service at ${url.host} could not be reached (or does not allow requests from this page).` };
+    }
+    if (!res.ok) return { ok: false, output: `The search service answered HTTP ${res.status}.` };
+    const json = await res.json().catch(() => null);
+    /** @type {{title: string, url: string, content: string}[]} */
+    const items = (isBrave ? json?.web?.results ?? [] : json?.results ?? []).slice(0, count).map((/** @type {any} */ r) => ({ title: String(r.title ?? ''), url: String(r.url ?? ''), content: String(r.content ?? r.description ?? '') })); // search JSON read defensively
+    if (items.length === 0) return { ok: true, output: `No results for "${query}".` };
+    return { ok: true, output: items.map((r, i) => `${i + 1}. ${r.title}\n   ${r.url}\n   ${htmlToText(r.content).slice(0, 300)}`).join('\n') };
+  },
+};
+
+export const WEB_TOOLS = [webFetch, webSearch];
