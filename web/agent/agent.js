@@ -18,7 +18,7 @@ export const DEFAULT_MAX_ITERATIONS = 20;
  * What the agent yields to its caller (the UI): the provider's stream events, plus
  * `saved` whenever an event reached the log, `tool_start` before a tool runs and
  * `compacting` while older turns are summarised.
- * @typedef {StreamEvent | {type: 'saved', eventId: string} | {type: 'tool_start', id: string, name: string} | {type: 'compacting'}} AgentStreamEvent
+ * @typedef {StreamEvent | {type: 'saved', eventId: string, eventType: string} | {type: 'tool_start', id: string, name: string} | {type: 'compacting'}} AgentStreamEvent
  */
 
 /**
@@ -62,7 +62,7 @@ export class ClawserAgent {
       if (r.blocked) {
         const e = await this.conversation.append('error', { code: 'blocked', message: `Message not sent: ${r.blocked.reason}` }, 'system');
         yield { type: 'error', error: { code: 'client', retryable: false, message: `Message not sent: ${r.blocked.reason}` } };
-        yield { type: 'saved', eventId: e.id };
+        yield { type: 'saved', eventId: e.id, eventType: e.type };
         return;
       }
       input = r.ctx.text;
@@ -103,7 +103,7 @@ export class ClawserAgent {
   /** @param {string} type @param {Record<string, any>} data @param {import('./types.d.ts').EventSource} source */
   async #record(type, data, source) {
     const e = await this.conversation.append(/** @type {import('./types.d.ts').EventType} */ (type), data, source);
-    return /** @type {AgentStreamEvent} */ ({ type: 'saved', eventId: e.id });
+    return /** @type {AgentStreamEvent} */ ({ type: 'saved', eventId: e.id, eventType: e.type });
   }
 
   async *#maybeCompact(/** @type {AbortSignal | undefined} */ signal) {

@@ -13,6 +13,20 @@ import { WorkspaceStore } from './workspaces.js';
 import { SettingsStore } from './settings.js';
 import { ChatController } from './chat-controller.js';
 import { registerServiceWorker } from './sw-client.js';
+import { AgentSettingsStore } from './agent-settings.js';
+import { ArtifactDocument } from './artifact.js';
+import { AppToolUi } from './tool-ui.js';
+import { ClawserAgent } from '../agent/agent.js';
+import { HookPipeline } from '../agent/hooks.js';
+import { AutonomyController } from '../agent/autonomy.js';
+import { ToolRunner } from '../agent/tool-runner.js';
+import { SafetyPipeline } from '../safety/pipeline.js';
+import { LeakDetector } from '../safety/leak-detector.js';
+import { ScopedFileSystem } from '../storage/scoped-fs.js';
+import { createBuiltinRegistry, DEFAULT_POLICY, toolSettings } from '../tools/index.js';
+import { ToolsPanel } from '../ui/tools-panel.js';
+import { ArtifactView } from '../ui/artifact-view.js';
+import { approvalDialog, askUserDialog } from '../ui/approval-dialog.js';
 import { h, clear } from '../ui/dom.js';
 import { HomeView } from '../ui/home-view.js';
 import { WorkspaceView } from '../ui/workspace-view.js';
@@ -27,10 +41,14 @@ import { BannerArea } from '../ui/banners.js';
  * the stores and controllers. Holds no business rules of its own.
  */
 export class ClawserApp {
-  /** @type {{workspaceId: string, controller: ChatController, destroy: () => void} | null} */
+  /** @type {{workspaceId: string, panel: string, controller: ChatController, destroy: () => void} | null} */
   #view = null;
   /** @type {Map<string, ChatController>} */
   #controllers = new Map();
+  /** @type {Map<string, {registry: ReturnType<typeof createBuiltinRegistry>, artifact: ArtifactDocument, toolUi: AppToolUi}>} */
+  #services = new Map();
+  /** Lifecycle hooks shared by every agent run; plugins and skills register here. */
+  hooks = new HookPipeline();
   /** @type {Promise<NoKeyOptions> | null} */
   #discovery = null;
   #settingsOpen = false;
@@ -58,8 +76,20 @@ export class ClawserApp {
       return;
     }
     this.fs = fs;
-    this.settings = new SettingsStore({ config: this.config, secrets: new SecretBox() });
-    this.workspaces = new WorkspaceStore({ config: this.config, fs, onDelete: (id) => { this.settings?.forget(id); this.#controllers.delete(id); } });
+    const secrets = new SecretBox();
+    this.settings = new SettingsStore({ config: this.config, secrets });
+    this.agentSettings = new AgentSettingsStore({ config: this.config, secrets });
+    this.workspaces = new WorkspaceStore({
+      config: this.config,
+      fs,
+      onDelete: (id) => {
+        this.settings?.forget(id);
+        this.agentSettings?.forget(id);
+        this.config?.remove(`clawser_tool_perms_${id}`);
+        this.#controllers.delete(id);
+        this.#services.delete(id);
+      },
+    });
     if (this.workspaces.list().length === 0) await this.workspaces.create('My workspace');
     navigator.storage?.persist?.().catch(() => {});
     this.router.onChange((route) => this.#guard(this.render(route)));
@@ -93,7 +123,8 @@ export class ClawserApp {
       this.banners.show('missing', 'That workspace does not exist (it may have been deleted).', { kind: 'warn' });
       return this.router.go({ name: 'home' }, { replace: true });
     }
-    if (this.#view?.workspaceId !== ws.id) await this.#renderWorkspace(ws.id, route.conversationId);
+    const panel = route.panel === 'tools' ? 'tools' : 'chat';
+    if (this.#view?.workspaceId !== ws.id || this.#view.panel !== panel) await this.#renderWorkspace(ws.id, route.conversationId, panel);
     else if (route.conversationId) await this.#view.controller.select(route.conversationId);
     if (route.panel === 'settings') await this.#openSettings(ws.id);
   }
@@ -134,18 +165,67 @@ export class ClawserApp {
     document.title = 'Clawser';
   }
 
+  /** Tools, artifact and browser services of a workspace, made once. @param {string} workspaceId */
+  #servicesOf(workspaceId) {
+    let s = this.#services.get(workspaceId);
+    if (!s) {
+      const artifact = new ArtifactDocument();
+      s = {
+        registry: createBuiltinRegistry({ config: this.config, workspaceId }),
+        artifact,
+        toolUi: new AppToolUi({ artifact, askUser: askUserDialog, screenshotTarget: () => this.root }),
+      };
+      this.#services.set(workspaceId, s);
+    }
+    return s;
+  }
+
   /** @param {string} workspaceId */
   #controller(workspaceId) {
     let c = this.#controllers.get(workspaceId);
     if (!c) {
-      c = new ChatController({ fs: /** @type {FileSystem} */ (this.fs), workspaceId, settings: /** @type {SettingsStore} */ (this.settings) });
+      const fs = /** @type {FileSystem} */ (this.fs);
+      const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
+      const services = this.#servicesOf(workspaceId);
+      const detector = new LeakDetector();
+      c = new ChatController({
+        fs,
+        workspaceId,
+        settings: /** @type {SettingsStore} */ (this.settings),
+        redact: (text) => detector.scan(text).redacted,
+        buildAgent: async (provider, conversation, secrets) => {
+          const s = agentSettings.load(workspaceId);
+          const safety = new SafetyPipeline({ leakAction: s.leakAction, allowedPrivateHosts: s.allowedPrivateHosts });
+          const autonomy = new AutonomyController({ config: s.autonomy, ...agentSettings.usageStore(workspaceId) });
+          const tools = new ToolRunner({
+            registry: services.registry,
+            context: {
+              workspaceId,
+              fs: new ScopedFileSystem(fs, `clawser_workspaces/${workspaceId}`),
+              settings: toolSettings({ ...s.tools, searchApiKey: await agentSettings.searchApiKey(workspaceId) }),
+              fetch: globalThis.fetch.bind(globalThis),
+              ui: services.toolUi,
+            },
+            hooks: this.hooks,
+            autonomy,
+            safety,
+            approve: approvalDialog,
+            maxResultChars: s.maxToolResultChars,
+          });
+          return new ClawserAgent({
+            provider, conversation, secrets, tools, hooks: this.hooks, autonomy, safety,
+            maxIterations: s.maxIterations,
+            compaction: { thresholdTokens: s.compactionThresholdTokens, keepRecent: 10 },
+          });
+        },
+      });
       this.#controllers.set(workspaceId, c);
     }
     return c;
   }
 
-  /** @param {string} workspaceId @param {string} [conversationId] */
-  async #renderWorkspace(workspaceId, conversationId) {
+  /** @param {string} workspaceId @param {string} [conversationId] @param {'chat' | 'tools'} [panel] */
+  async #renderWorkspace(workspaceId, conversationId, panel = 'chat') {
     this.#view?.destroy();
     const ws = /** @type {import('./workspaces.js').Workspace} */ (this.workspaces?.get(workspaceId));
     const settings = /** @type {SettingsStore} */ (this.settings);
@@ -166,10 +246,23 @@ export class ClawserApp {
         }
       },
     });
+    const services = this.#servicesOf(workspaceId);
+    const side = h('div', { class: 'artifact-slot' });
+    /** @type {{root: HTMLElement, destroy: () => void} | null} */
+    let artifactView = null;
+    const showArtifact = () => {
+      if (artifactView || !services.artifact.html) return;
+      artifactView = ArtifactView({ artifact: services.artifact, onClose: () => { artifactView?.destroy(); artifactView?.root.remove(); artifactView = null; } });
+      side.append(artifactView.root);
+    };
+    const unsubscribeArtifact = services.artifact.subscribe(showArtifact);
+    showArtifact();
     const view = WorkspaceView({
       workspace: ws,
       controller,
-      chat: chat.root,
+      chat: panel === 'tools' ? this.#toolsPanel(workspaceId) : chat.root,
+      side,
+      onTools: () => this.router.go({ name: 'workspace', workspaceId, panel: 'tools' }),
       providerLabel: !entry ? 'No provider yet' : entry.wire === 'echo' ? 'Echo · test provider, no AI' : `${entry.label}${current?.model ? ` · ${current.model}` : ''}`,
       onHome: () => this.router.go({ name: 'home' }),
       onSettings: () => this.#goSettings(workspaceId),
@@ -193,7 +286,27 @@ export class ClawserApp {
     });
     clear(this.main).append(view.root);
     document.title = `${ws.name} — Clawser`;
-    this.#view = { workspaceId, controller, destroy: () => { view.destroy(); chat.destroy(); } };
+    this.#view = { workspaceId, panel, controller, destroy: () => { view.destroy(); chat.destroy(); unsubscribeArtifact(); artifactView?.destroy(); } };
+  }
+
+  /** @param {string} workspaceId */
+  #toolsPanel(workspaceId) {
+    const { registry } = this.#servicesOf(workspaceId);
+    const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
+    return ToolsPanel({
+      tools: registry.list(),
+      policyOf: (name) => registry.policyOf(name),
+      defaultOf: (name) => DEFAULT_POLICY[registry.get(name)?.permission ?? 'write'],
+      onPolicy: (name, policy) => registry.setPolicy(name, policy === DEFAULT_POLICY[registry.get(name)?.permission ?? 'write'] ? null : policy),
+      settings: agentSettings.load(workspaceId),
+      hasSearchKey: agentSettings.hasSearchApiKey(workspaceId),
+      onSaveSettings: async ({ fetchAllowlist, searchEndpoint, searchApiKey }) => {
+        const s = agentSettings.load(workspaceId);
+        agentSettings.save(workspaceId, { ...s, tools: { ...s.tools, fetchAllowlist, searchEndpoint } });
+        if (searchApiKey !== undefined) await agentSettings.setSearchApiKey(workspaceId, searchApiKey);
+      },
+      onBack: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),
+    });
   }
 
   /** @param {string} workspaceId */
@@ -238,13 +351,17 @@ export class ClawserApp {
         workspaceName: ws?.name ?? '',
         catalog: CATALOG,
         current: settings.load(workspaceId),
+        agent: /** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId),
         hasKey: (provider) => settings.hasKey(workspaceId, provider),
         describeAvailability: async (provider) => (provider === 'chrome-ai' ? `On this browser: ${CHROME_AI_STATES[await chromeAIAvailability()]}` : null),
         onTest: async ({ useSavedKey, ...config }) => {
           const apiKey = config.apiKey ?? (useSavedKey ? await settings.apiKey(workspaceId, config.provider).catch(() => undefined) : undefined);
           return testConnection({ ...config, apiKey });
         },
-        onSave: (next) => settings.save(workspaceId, next),
+        onSave: async (next, agent) => {
+          /** @type {AgentSettingsStore} */ (this.agentSettings).save(workspaceId, agent);
+          await settings.save(workspaceId, next);
+        },
       });
     } finally {
       this.#settingsOpen = false;

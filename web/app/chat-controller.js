@@ -2,6 +2,7 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
 /** @import { SettingsStore } from './settings.js' */
 /** @import { Provider, ProviderErrorShape } from '../providers/types.d.ts' */
+/** @typedef {(provider: Provider, conversation: Conversation, secrets: string[]) => ClawserAgent | Promise<ClawserAgent>} AgentBuilder */
 import { ClawserAgent } from '../agent/agent.js';
 import { ConversationStore } from '../agent/conversation-store.js';
 import { Conversation } from '../agent/conversation.js';
@@ -14,7 +15,7 @@ import { createProvider } from '../providers/index.js';
  * @property {readonly ClawserEvent[]} events transcript of the active conversation
  * @property {boolean} hasEarlier
  * @property {{text: string, thinking: string, status: string} | null} streaming reply in progress
- * @property {(ProviderErrorShape & {text: string}) | null} failure last turn's failure, with the text to retry
+ * @property {(ProviderErrorShape & {text: string, resume: boolean}) | null} failure last turn's failure: `text` to re-send, or `resume` to continue after tool results
  * @property {string | null} notice a one-off message (storage repaired, …)
  */
 
@@ -33,13 +34,17 @@ export class ChatController {
   #listeners = new Set();
 
   /**
-   * @param {{fs: FileSystem, workspaceId: string, settings: SettingsStore, providerFactory?: (config: import('../providers/types.d.ts').ProviderConfig) => Provider}} deps
+   * @param {{fs: FileSystem, workspaceId: string, settings: SettingsStore, providerFactory?: (config: import('../providers/types.d.ts').ProviderConfig) => Provider, buildAgent?: AgentBuilder, redact?: (text: string) => string}} deps
    */
   constructor(deps) {
     this.workspaceId = deps.workspaceId;
     this.settings = deps.settings;
     this.store = new ConversationStore(deps.fs, deps.workspaceId);
     this.providerFactory = deps.providerFactory ?? ((c) => createProvider(c));
+    /** @type {AgentBuilder} */
+    this.buildAgent = deps.buildAgent ?? ((provider, conversation, secrets) => new ClawserAgent({ provider, conversation, secrets }));
+    /** Applied to text while it streams, so a leaked secret is never on screen. */
+    this.redact = deps.redact ?? ((t) => t);
   }
 
   /** @param {(state: ChatState) => void} fn */
@@ -115,12 +120,20 @@ export class ChatController {
   }
 
   /**
-   * Sends a message and streams the reply. Resolves when the turn ends.
+   * Sends a message and streams the whole turn. Resolves when the turn ends.
    * @param {string} text
    */
-  async send(text) {
+  send(text) {
     const message = text.trim();
-    if (!message || this.busy) return;
+    if (!message || this.busy) return Promise.resolve();
+    return this.#turn(message, (agent, signal) => agent.runStream(message, { signal }));
+  }
+
+  /**
+   * @param {string} message the user text (for a retry that re-sends it)
+   * @param {(agent: ClawserAgent, signal: AbortSignal) => AsyncIterable<import('../agent/agent.js').AgentStreamEvent>} start
+   */
+  async #turn(message, start) {
     /** @type {Provider} */
     let provider;
     /** @type {string | undefined} */
@@ -132,7 +145,7 @@ export class ChatController {
       provider = this.providerFactory(config);
     } catch (err) {
       const e = /** @type {{code?: string, message: string}} */ (err);
-      this.#set({ failure: { code: /** @type {any} */ (e.code ?? 'client'), retryable: false, message: e.message, text: message } }); // code comes from ProviderError/StorageError
+      this.#set({ failure: { code: /** @type {any} */ (e.code ?? 'client'), retryable: false, message: e.message, text: message, resume: false } }); // code comes from ProviderError/StorageError
       return;
     }
     if (!this.#conversation) await this.newConversation();
@@ -141,38 +154,51 @@ export class ChatController {
     this.#abort = abort;
     const streaming = { text: '', thinking: '', status: '' };
     this.#set({ failure: null, notice: null, streaming: { ...streaming } });
-    const agent = new ClawserAgent({ provider, conversation: conv, secrets: apiKey ? [apiKey] : [] });
-    /** @type {(ProviderErrorShape & {text: string}) | null} */
-    let failure = null;
+    const agent = await this.buildAgent(provider, conv, apiKey ? [apiKey] : []);
+    /** @type {string | null} */
+    let storageError = null;
+    const visible = () => this.state.activeId === conv.id;
     try {
-      let first = true;
-      for await (const ev of agent.runStream(message, { signal: abort.signal })) {
-        if (first) {
-          first = false;
-          this.#set({ events: conv.events.slice(), conversations: this.#withMeta(conv.meta) });
-        }
+      for await (const ev of start(agent, abort.signal)) {
         if (ev.type === 'text') streaming.text += ev.text;
         else if (ev.type === 'thinking') streaming.thinking += ev.text;
         else if (ev.type === 'status') streaming.status = ev.text;
-        else if (ev.type === 'error' && ev.error.code !== 'aborted') failure = { ...ev.error, text: message };
-        if (this.state.activeId === conv.id) this.#set({ streaming: { ...streaming } });
+        else if (ev.type === 'tool_start') streaming.status = `Running ${ev.name}…`;
+        else if (ev.type === 'compacting') streaming.status = 'Summarizing earlier messages to keep the conversation within the model\'s context…';
+        else if (ev.type === 'saved') {
+          if (ev.eventType === 'agent_message' || ev.eventType === 'tool_result') {
+            streaming.text = '';
+            streaming.thinking = '';
+            streaming.status = ev.eventType === 'tool_result' ? 'Thinking…' : '';
+          }
+          if (visible()) this.#set({ events: conv.events.slice(), conversations: this.#withMeta(conv.meta) });
+        }
+        if (visible()) this.#set({ streaming: { ...streaming, text: this.redact(streaming.text) } });
       }
     } catch (err) {
-      // Storage failures (quota) end up here: the message was not recorded.
-      const e = /** @type {{code?: string, message: string}} */ (err);
-      failure = { code: 'client', retryable: true, message: e.message, text: message };
+      // Storage failures (quota) end up here: what failed was not recorded.
+      storageError = /** @type {Error} */ (err).message;
     } finally {
       if (this.#abort === abort) this.#abort = null;
     }
-    if (this.state.activeId === conv.id) {
-      this.#set({ events: conv.events.slice(), streaming: null, failure, conversations: this.#withMeta(conv.meta) });
+    /** @type {ChatState['failure']} */
+    let failure = null;
+    const last = conv.events.at(-1);
+    if (storageError) failure = { code: 'client', retryable: true, message: storageError, text: message, resume: false };
+    else if (last && (last.type === 'provider_error' || last.type === 'stream_error')) {
+      // After tool results the turn continues from where it failed; otherwise the message is re-sent.
+      const resume = conv.deriveSessionHistory().messages.at(-1)?.role === 'tool';
+      failure = { code: last.data.code, retryable: !!last.data.retryable, message: String(last.data.message ?? 'The reply failed.'), text: message, resume };
     }
+    if (visible()) this.#set({ events: conv.events.slice(), streaming: null, failure, conversations: this.#withMeta(conv.meta) });
   }
 
-  /** Re-sends the message of the failed turn. */
+  /** Retries the failed turn: continues it after tool results, or re-sends its message. */
   retry() {
     const f = this.state.failure;
-    if (f) return this.send(f.text);
+    if (!f || this.busy) return Promise.resolve();
+    if (f.resume) return this.#turn(f.text, (agent, signal) => agent.respond({ signal }));
+    return this.send(f.text);
   }
 
   stop() {

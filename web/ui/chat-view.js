@@ -75,6 +75,36 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       if (e.data.stopped) li.append(h('p', { class: 'small muted' }, 'Stopped — the reply above is incomplete.'));
       return li;
     }
+    if (e.type === 'tool_call') {
+      const card = h('details', { class: 'tool-card', 'data-tool-call': String(e.data.id ?? '') },
+        h('summary', null, h('span', { class: 'tool-name' }, String(e.data.name ?? 'tool')), h('span', { class: 'tool-state small muted' }, 'running…')),
+        h('div', { class: 'tool-section' }, h('div', { class: 'small muted' }, 'Arguments'), h('pre', { class: 'tool-args' }, JSON.stringify(e.data.arguments ?? {}, null, 2))),
+      );
+      return h('li', { class: 'msg tool' }, card);
+    }
+    if (e.type === 'tool_result') {
+      const card = list.querySelector(`details[data-tool-call="${CSS.escape(String(e.data.toolCallId ?? ''))}"]`);
+      if (card) {
+        const state = card.querySelector('.tool-state');
+        if (state) {
+          state.textContent = `${e.data.ok ? '✓' : e.data.blocked ? `✗ ${e.data.blocked}` : '✗ failed'} · ${e.data.durationMs ?? 0} ms`;
+          state.classList.toggle('bad', !e.data.ok);
+        }
+        if (e.data.arguments) card.append(h('div', { class: 'tool-section' }, h('div', { class: 'small muted' }, 'Arguments as run (rewritten by a hook)'), h('pre', null, JSON.stringify(e.data.arguments, null, 2))));
+        card.append(h('div', { class: 'tool-section' }, h('div', { class: 'small muted' }, 'Result'), h('pre', { class: 'tool-output' }, String(e.data.result ?? ''))));
+      }
+      return null;
+    }
+    if (e.type === 'autonomy_blocked' || e.type === 'safety_tool_blocked' || e.type === 'error') {
+      if (e.type === 'safety_tool_blocked') return null; // shown on the tool card
+      return h('li', { class: 'notice warn', role: 'status' }, String(e.data.reason ?? e.data.message ?? 'Stopped.'));
+    }
+    if (e.type === 'context_compacted') {
+      return h('li', { class: 'notice small muted' }, `Earlier messages were summarized to keep the conversation within the model's context (${e.data.replacedMessages} messages${e.data.method === 'truncation' ? ', by truncation because the summary call failed' : ''}).`);
+    }
+    if (e.type === 'safety_output_redacted') {
+      return h('li', { class: 'notice small muted' }, `A secret-looking value (${(e.data.kinds ?? []).join(', ')}) was redacted from the reply.`);
+    }
     if (e.type === 'provider_error' || e.type === 'stream_error') {
       const { li, body } = bubble('error', 'Error', e.timestamp);
       if (e.data.partialText) {
@@ -100,6 +130,8 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       const el = renderEvent(e);
       if (el) list.append(el);
     }
+    // Cards whose call never got a result (the tab closed mid-tool) must not spin forever.
+    for (const st of list.querySelectorAll('.tool-state')) if (st.textContent === 'running…' && !s.streaming) st.textContent = 'no result recorded';
     if (!needsSetup && s.events.length === 0 && !s.streaming) {
       list.append(h('li', { class: 'empty muted' }, 'Start the conversation: type a message below.'));
     }
@@ -138,7 +170,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     }
     list.append(h('li', { class: 'failure', role: 'alert' }, h('p', null, h('strong', null, 'The reply failed. '), f.message), actions));
     // The message the user wrote is kept for them to edit or resend.
-    if (isNew && !composer.value.trim()) composer.value = f.text;
+    if (isNew && !f.resume && !composer.value.trim()) composer.value = f.text;
     toBottom();
   };
 

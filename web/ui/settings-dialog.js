@@ -1,6 +1,7 @@
 /** @import { CatalogEntry, ProviderConfig } from '../providers/types.d.ts' */
 /** @import { WorkspaceSettings } from '../app/settings.js' */
 /** @import { ConnectionReport } from '../providers/connection.js' */
+/** @import { AgentSettings } from '../app/agent-settings.js' */
 import { h } from './dom.js';
 
 /**
@@ -11,7 +12,8 @@ import { h } from './dom.js';
  * @property {(provider: string) => boolean} hasKey
  * @property {(provider: string) => Promise<string | null>} describeAvailability e.g. Chrome AI's state, or null
  * @property {(config: ProviderConfig & {useSavedKey: boolean}) => Promise<ConnectionReport>} onTest
- * @property {(settings: WorkspaceSettings & {apiKey?: string | null}) => Promise<void>} onSave
+ * @property {AgentSettings} agent
+ * @property {(settings: WorkspaceSettings & {apiKey?: string | null}, agent: AgentSettings) => Promise<void>} onSave
  */
 
 /**
@@ -38,6 +40,23 @@ export function openSettingsDialog(props) {
   const availability = h('p', { class: 'muted small', 'aria-live': 'polite' });
   const result = h('p', { class: 'test-result', role: 'status', 'aria-live': 'polite' });
   const testBtn = h('button', { type: 'button', class: 'secondary' }, 'Test connection');
+  const a = props.agent;
+  const level = h('select', { id: 'set-autonomy', name: 'autonomy' },
+    h('option', { value: 'readonly' }, 'Read-only — only tools that read'),
+    h('option', { value: 'supervised' }, 'Supervised — anything that changes something asks first'),
+    h('option', { value: 'full' }, 'Full — follow each tool\'s policy'),
+  );
+  level.value = a.autonomy.level;
+  const perHour = h('input', { id: 'set-actions', type: 'number', min: 0, step: 1, value: String(a.autonomy.maxActionsPerHour) });
+  const perDay = h('input', { id: 'set-cost', type: 'number', min: 0, step: 0.01, value: (a.autonomy.maxCostCentsPerDay / 100).toFixed(2) });
+  const compact = h('input', { id: 'set-compact', type: 'number', min: 1000, step: 1000, value: String(a.compactionThresholdTokens) });
+  const agentFields = h('fieldset', null,
+    h('legend', null, 'Agent'),
+    h('div', { class: 'field' }, h('label', { for: 'set-autonomy' }, 'Autonomy'), level),
+    h('div', { class: 'field' }, h('label', { for: 'set-actions' }, 'Tool actions per hour (0 = no limit)'), perHour),
+    h('div', { class: 'field' }, h('label', { for: 'set-cost' }, 'Cost limit per day, USD (0 = no limit)'), perDay),
+    h('div', { class: 'field' }, h('label', { for: 'set-compact' }, 'Summarize older messages past (tokens)'), compact),
+  );
   const keyRow = h('div', { class: 'field' }, h('label', { for: ids.key }, 'API key'), keyInput, keyHelp, removeKey);
   const baseRow = h('div', { class: 'field' }, h('label', { for: ids.base }, 'Base URL'), baseInput);
   let removeRequested = false;
@@ -87,6 +106,7 @@ export function openSettingsDialog(props) {
     baseRow,
     h('div', { class: 'row' }, testBtn),
     result,
+    agentFields,
     h('div', { class: 'dialog-actions' },
       h('button', { type: 'submit', value: 'cancel', class: 'secondary', formNoValidate: true }, 'Cancel'),
       h('button', { type: 'submit', value: 'save' }, 'Save'),
@@ -122,12 +142,23 @@ export function openSettingsDialog(props) {
       event.preventDefault();
       const key = keyInput.value.trim();
       try {
-        await props.onSave({
-          provider: providerSelect.value,
-          model: modelInput.value.trim(),
-          baseUrl: baseInput.value.trim(),
-          apiKey: key ? key : removeRequested ? null : undefined,
-        });
+        await props.onSave(
+          {
+            provider: providerSelect.value,
+            model: modelInput.value.trim(),
+            baseUrl: baseInput.value.trim(),
+            apiKey: key ? key : removeRequested ? null : undefined,
+          },
+          {
+            ...a,
+            autonomy: {
+              level: /** @type {'readonly' | 'supervised' | 'full'} */ (level.value),
+              maxActionsPerHour: Math.max(0, Math.round(Number(perHour.value) || 0)),
+              maxCostCentsPerDay: Math.max(0, Math.round((Number(perDay.value) || 0) * 100)),
+            },
+            compactionThresholdTokens: Math.max(1000, Math.round(Number(compact.value) || 12_000)),
+          },
+        );
         saved = true;
         dialog.close('save');
       } catch (err) {

@@ -1,0 +1,73 @@
+import { h } from './dom.js';
+
+/**
+ * Asks the user whether a tool call may run, showing exactly what will run.
+ * Escape or closing the dialog counts as Deny.
+ * @param {{tool: string, description: string, permission: string, args: Record<string, unknown>, reason: string}} request
+ * @returns {Promise<'once' | 'always' | 'deny'>}
+ */
+export function approvalDialog(request) {
+  return new Promise((resolve) => {
+    const titleId = `appr-${Math.random().toString(36).slice(2)}`;
+    const dialog = h('dialog', { class: 'dialog approval-dialog', 'aria-labelledby': titleId, 'aria-describedby': `${titleId}-d` },
+      h('form', { method: 'dialog' },
+        h('h2', { id: titleId }, `Allow “${request.tool}”?`),
+        h('p', { id: `${titleId}-d` }, request.description),
+        h('p', { class: 'small muted' }, `Permission: ${request.permission}. ${request.reason}`),
+        h('div', { class: 'small muted' }, 'It will run with these arguments:'),
+        h('pre', { class: 'approval-args' }, JSON.stringify(request.args, null, 2)),
+        h('div', { class: 'dialog-actions' },
+          h('button', { type: 'submit', value: 'deny', class: 'secondary' }, 'Deny'),
+          h('button', { type: 'submit', value: 'always', class: 'secondary' }, 'Always allow'),
+          h('button', { type: 'submit', value: 'once' }, 'Allow once'),
+        ),
+      ),
+    );
+    dialog.addEventListener('close', () => {
+      const v = dialog.returnValue;
+      dialog.remove();
+      resolve(v === 'once' || v === 'always' ? v : 'deny');
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    /** @type {HTMLButtonElement | null} */ (dialog.querySelector('button[value="deny"]'))?.focus();
+  });
+}
+
+/**
+ * The agent asks the user a question (ask_user tool).
+ * @param {string} question
+ * @param {string[]} [choices]
+ * @returns {Promise<string | null>}
+ */
+export function askUserDialog(question, choices) {
+  return new Promise((resolve) => {
+    const titleId = `ask-${Math.random().toString(36).slice(2)}`;
+    const input = h('textarea', { id: `${titleId}-a`, rows: 3 });
+    const dialog = h('dialog', { class: 'dialog', 'aria-labelledby': titleId },
+      h('form', { method: 'dialog' },
+        h('h2', { id: titleId }, 'The agent asks'),
+        h('p', { class: 'plain' }, question),
+        choices?.length
+          ? h('div', { class: 'row' }, choices.map((c) => h('button', { type: 'submit', value: `choice:${c}`, class: 'secondary' }, c)))
+          : null,
+        h('label', { for: `${titleId}-a` }, 'Your answer'),
+        input,
+        h('div', { class: 'dialog-actions' },
+          h('button', { type: 'submit', value: 'dismiss', class: 'secondary', formNoValidate: true }, 'Dismiss'),
+          h('button', { type: 'submit', value: 'answer' }, 'Answer'),
+        ),
+      ),
+    );
+    dialog.addEventListener('close', () => {
+      const v = dialog.returnValue;
+      dialog.remove();
+      if (v.startsWith('choice:')) resolve(v.slice(7));
+      else if (v === 'answer' && input.value.trim()) resolve(input.value.trim());
+      else resolve(null);
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    input.focus();
+  });
+}

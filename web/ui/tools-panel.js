@@ -1,0 +1,61 @@
+/** @import { ToolDefinition, ToolPolicy } from '../tools/types.d.ts' */
+/** @import { AgentSettings } from '../app/agent-settings.js' */
+import { h } from './dom.js';
+
+/**
+ * The Tools panel: every tool with its description, permission level and this workspace's
+ * policy, plus the tool settings (fetch allowlist, web search service).
+ * @param {{tools: ToolDefinition[], policyOf: (name: string) => ToolPolicy, defaultOf: (name: string) => ToolPolicy, onPolicy: (name: string, policy: ToolPolicy) => void,
+ *   settings: AgentSettings, hasSearchKey: boolean, onSaveSettings: (s: {fetchAllowlist: string[], searchEndpoint: string, searchApiKey?: string | null}) => Promise<void>, onBack: () => void}} props
+ */
+export function ToolsPanel(props) {
+  const rows = props.tools.map((t) => {
+    const id = `policy-${t.name}`;
+    const select = h('select', { id, 'aria-label': `Policy for ${t.name}` },
+      h('option', { value: 'auto' }, 'Auto (run without asking)'),
+      h('option', { value: 'approve' }, 'Approve (ask each time)'),
+      h('option', { value: 'denied' }, 'Denied (never run)'),
+    );
+    select.value = props.policyOf(t.name);
+    select.addEventListener('change', () => props.onPolicy(t.name, /** @type {ToolPolicy} */ (select.value)));
+    return h('tr', null,
+      h('td', null, h('code', null, t.name)),
+      h('td', null, t.description),
+      h('td', null, h('span', { class: 'perm' }, t.permission)),
+      h('td', null, select, h('div', { class: 'small muted' }, `Default: ${props.defaultOf(t.name)}`)),
+    );
+  });
+  const allow = h('input', { id: 'tool-allowlist', type: 'text', value: props.settings.tools.fetchAllowlist.join(', '), placeholder: 'e.g. wikipedia.org, docs.python.org' });
+  const endpoint = h('input', { id: 'tool-search', type: 'url', value: props.settings.tools.searchEndpoint, placeholder: 'https://searx.example.org or https://api.search.brave.com/res/v1/web/search' });
+  const key = h('input', { id: 'tool-search-key', type: 'password', autocomplete: 'off', placeholder: props.hasSearchKey ? 'Saved (encrypted) — leave empty to keep' : 'Only for Brave Search' });
+  const status = h('p', { role: 'status', class: 'small' });
+  const form = h('form', { class: 'card' },
+    h('fieldset', null,
+      h('legend', null, 'Tool settings'),
+      h('div', { class: 'field' }, h('label', { for: 'tool-allowlist' }, 'web_fetch domain allowlist (empty: any public site)'), allow),
+      h('div', { class: 'field' }, h('label', { for: 'tool-search' }, 'Web search service URL'), endpoint),
+      h('div', { class: 'field' }, h('label', { for: 'tool-search-key' }, 'Web search API key'), key),
+      h('div', { class: 'row' }, h('button', { type: 'submit' }, 'Save tool settings')),
+      status,
+    ),
+  );
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    try {
+      await props.onSaveSettings({
+        fetchAllowlist: allow.value.split(/[\s,]+/).map((d) => d.trim()).filter(Boolean),
+        searchEndpoint: endpoint.value.trim(),
+        searchApiKey: key.value.trim() ? key.value.trim() : undefined,
+      });
+      status.textContent = 'Saved.';
+    } catch (err) {
+      status.textContent = `Could not save: ${/** @type {Error} */ (err).message}`;
+    }
+  });
+  return h('section', { class: 'tools-panel', 'aria-labelledby': 'tools-title' },
+    h('div', { class: 'row spread' }, h('h2', { id: 'tools-title' }, 'Tools'), h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat')),
+    h('p', { class: 'muted' }, 'What the agent may do in this workspace. Read tools run on their own; tools that change files, use the network or the browser ask first unless you allow them.'),
+    h('table', { class: 'tools-table' }, h('thead', null, h('tr', null, h('th', null, 'Tool'), h('th', null, 'What it does'), h('th', null, 'Level'), h('th', null, 'Policy'))), h('tbody', null, rows)),
+    form,
+  );
+}
