@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Regenerates the README screenshots (docs/screenshots/) from the real app in Chromium,
 // chatting with the scripted test server. Run: node scripts/screenshots.mjs
-import { launchBrowser, startApp } from '../tests/browser/helpers.mjs';
+import { launchBrowser, startApp, saveSettings } from '../tests/browser/helpers.mjs';
 import { startLlmServer } from '../tests/fixtures/llm-server.mjs';
 
 const app = await startApp();
@@ -29,7 +29,7 @@ try {
       await dialog.getByText(/Connected/).waitFor();
       await page.screenshot({ path: 'docs/screenshots/settings.png' });
     }
-    await dialog.getByRole('button', { name: 'Save' }).click();
+    await saveSettings(page);
     llm.enqueue({ text: reply });
     await page.getByRole('textbox', { name: 'Message' }).fill('Write a debounce helper in JavaScript');
     await page.getByRole('button', { name: 'Send' }).click();

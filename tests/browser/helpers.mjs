@@ -75,3 +75,15 @@ export function offMachine(urls) {
     }
   });
 }
+
+/**
+ * Saves the open Settings dialog and waits until the workspace view is rebuilt with the new
+ * settings (the route leaves /settings only after that), so the next action hits the new view.
+ * @param {import('playwright-core').Page} page
+ */
+export async function saveSettings(page) {
+  const dialog = page.getByRole('dialog', { name: /Settings/ });
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  await page.waitForURL((u) => !u.hash.endsWith('/settings'));
+}

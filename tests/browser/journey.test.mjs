@@ -4,7 +4,7 @@
 // this machine.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, offMachine } from './helpers.mjs';
+import { launchBrowser, startApp, offMachine, saveSettings } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -83,9 +83,7 @@ test('settings: test connection reports a bad key, a wrong model, then success; 
   await dialog.getByLabel('Model').fill('test-model');
   await dialog.getByRole('button', { name: 'Test connection' }).click();
   await result.filter({ hasText: /Connected to OpenAI/ }).waitFor();
-  await dialog.getByRole('button', { name: 'Save' }).click();
-  await dialog.waitFor({ state: 'detached' });
-  await page.waitForURL((u) => !/settings/.test(u.hash));
+  await saveSettings(page);
   const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }));
   assert.doesNotMatch(stored, new RegExp(KEY));
   assert.match(stored, /clawser_secret_/);
@@ -173,8 +171,7 @@ test('conversations: new, switch, rename, delete; Anthropic works the same', asy
   await dialog.getByLabel('Model').fill('claude-test');
   await dialog.getByLabel('API key').fill(KEY);
   await dialog.getByLabel('Base URL').fill(llm.url);
-  await dialog.getByRole('button', { name: 'Save' }).click();
-  await dialog.waitFor({ state: 'detached' });
+  await saveSettings(page);
   await page.getByRole('button', { name: 'New conversation' }).click();
   await message().fill('Second chat via Anthropic');
   await page.getByRole('button', { name: 'Send' }).click();

@@ -3,7 +3,7 @@
 // is killed mid-write, and a tab closed mid-stream losing no earlier event.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp } from './helpers.mjs';
+import { launchBrowser, startApp, saveSettings } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -145,8 +145,7 @@ test('a tab closed mid-stream loses no earlier event', async () => {
   await dialog.getByLabel('Provider').selectOption('openai-compatible');
   await dialog.getByLabel('Model').fill('test-model');
   await dialog.getByLabel('Base URL').fill(`${llm.url}/v1`);
-  await dialog.getByRole('button', { name: 'Save' }).click();
-  await dialog.waitFor({ state: 'detached' });
+  await saveSettings(page);
   await page.getByRole('button', { name: 'New conversation' }).click();
   await page.getByRole('textbox', { name: 'Message' }).fill('first turn');
   await page.getByRole('button', { name: 'Send' }).click();

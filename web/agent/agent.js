@@ -197,7 +197,7 @@ export class ClawserAgent {
         /** @type {Record<string, any>} */
         const result = { toolCallId: call.id, name: call.name, ok: outcome.ok, result: outcome.output, durationMs: Math.round(outcome.durationMs) };
         if (outcome.blocked) result.blocked = outcome.blocked.kind;
-        if (outcome.args !== call.arguments) result.arguments = outcome.args;
+        if (JSON.stringify(outcome.args) !== JSON.stringify(call.arguments) && !outcome.blocked) result.arguments = outcome.args;
         yield await this.#record('tool_result', result, 'tool');
         const stop = outcome.stopRun || signal?.aborted;
         if (stop) {

@@ -1,0 +1,175 @@
+// The agent journey of issue 3 in a real Chromium against the scripted LLM server:
+// tool calls in OpenAI and Anthropic SSE, approval (allow / deny / always), the policy
+// surviving a reload, files really written to OPFS, a blocked traversal, a leaked key
+// redacted on screen and in the stored log.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchBrowser, startApp, offMachine, saveSettings } from './helpers.mjs';
+import { startLlmServer } from '../fixtures/llm-server.mjs';
+
+/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
+/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
+/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
+/** @type {import('playwright-core').Page} */ let page;
+
+before(async () => {
+  app = await startApp();
+  llm = await startLlmServer();
+  browser = await launchBrowser();
+  page = await browser.context.newPage();
+  page.setDefaultTimeout(20_000);
+  await page.goto(app.url);
+  await page.getByRole('link', { name: /My workspace/ }).click();
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: /Settings/ });
+  await dialog.getByLabel('Provider').selectOption('openai-compatible');
+  await dialog.getByLabel('Model').fill('test-model');
+  await dialog.getByLabel('Base URL').fill(`${llm.url}/v1`);
+  await saveSettings(page);
+});
+after(async () => {
+  await browser?.close();
+  await app?.close();
+  await llm?.close();
+});
+
+const message = () => page.getByRole('textbox', { name: 'Message' });
+const send = async (/** @type {string} */ text) => {
+  await message().fill(text);
+  await page.getByRole('button', { name: 'Send' }).click();
+};
+/** Reads a workspace file from OPFS through the app's own storage module. @param {string} path */
+const readWorkspaceFile = (path) =>
+  page.evaluate(async (p) => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const ws = location.hash.split('/')[1];
+    const fs = new OpfsFileSystem();
+    try {
+      return await fs.readText(`clawser_workspaces/${ws}/${p}`);
+    } catch {
+      return null;
+    } finally {
+      fs.terminate();
+    }
+  }, path);
+const storedEvents = () =>
+  page.evaluate(async () => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const [, ws, , conv] = location.hash.slice(1).split('/');
+    const fs = new OpfsFileSystem();
+    const text = await fs.readText(`clawser_workspaces/${ws}/.conversations/${conv}/events.jsonl`);
+    fs.terminate();
+    return text;
+  });
+
+test('the agent writes a note after approval, lists files, and shows each call as a card', async () => {
+  llm.enqueue(
+    { text: 'I will save it.', toolCalls: [{ id: 'call_w', name: 'fs_write', arguments: { path: 'notes/x.md', content: '# X\nX is a letter.' } }] },
+    { toolCalls: [{ id: 'call_l', name: 'fs_list', arguments: { path: '/', recursive: true } }] },
+    { text: 'Saved **notes/x.md**; your workspace has 1 file.' },
+  );
+  await send('save a note about X to notes/x.md, then list my files');
+  const approval = page.getByRole('dialog', { name: 'Allow “fs_write”?' });
+  await approval.waitFor();
+  assert.match(await approval.locator('pre').innerText(), /"path": "notes\/x.md"/);
+  await approval.getByRole('button', { name: 'Allow once' }).click();
+  await page.locator('.msg.assistant .msg-body', { hasText: 'your workspace has 1 file' }).waitFor();
+  assert.equal(await readWorkspaceFile('notes/x.md'), '# X\nX is a letter.');
+  const cards = page.locator('.tool-card');
+  assert.equal(await cards.count(), 2);
+  await cards.nth(1).locator('summary').click();
+  assert.match(await cards.nth(1).locator('.tool-output').innerText(), /notes\/x\.md \(18 B\)/);
+  assert.match(await cards.nth(0).locator('.tool-state').innerText(), /✓ · \d+ ms/);
+  // The model got the results in the next requests, in the OpenAI wire format.
+  const third = llm.requests.at(-1)?.body;
+  assert.deepEqual(third.messages.slice(-4).map((/** @type {any} */ m) => m.role), ['assistant', 'tool', 'assistant', 'tool']);
+  assert.ok(third.tools.some((/** @type {any} */ t) => t.function.name === 'fs_write'));
+  assert.equal(await cards.nth(1).getByText('rewritten by a hook').count(), 0);
+  await cards.nth(1).locator('summary').click();
+  // A reload shows the same transcript.
+  const before = await page.locator('.messages').innerText();
+  await page.reload();
+  await page.locator('.tool-card').nth(1).waitFor();
+  assert.equal(await page.locator('.messages').innerText(), before);
+});
+
+test('deny never runs the tool and tells the model; always allow persists across reload', async () => {
+  llm.enqueue(
+    { toolCalls: [{ id: 'call_d', name: 'fs_delete', arguments: { path: 'notes/x.md' } }] },
+    { text: 'Understood, I did not delete it.' },
+  );
+  await send('delete my note');
+  const approval = page.getByRole('dialog', { name: 'Allow “fs_delete”?' });
+  await approval.getByRole('button', { name: 'Deny' }).click();
+  await page.getByText('Understood, I did not delete it.').waitFor();
+  assert.equal(await readWorkspaceFile('notes/x.md'), '# X\nX is a letter.');
+  const denied = llm.requests.at(-1)?.body.messages.at(-1);
+  assert.equal(denied.role, 'tool');
+  assert.match(denied.content, /denied/);
+
+  // Full autonomy lets the per-tool policy decide; "Always allow" then stops the questions.
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const settings = page.getByRole('dialog', { name: /Settings/ });
+  await settings.getByLabel('Autonomy').selectOption('full');
+  await saveSettings(page);
+  llm.enqueue({ toolCalls: [{ id: 'a1', name: 'fs_write', arguments: { path: 'a.txt', content: 'one' } }] }, { text: 'first done' });
+  await send('write a');
+  await page.getByRole('dialog', { name: 'Allow “fs_write”?' }).getByRole('button', { name: 'Always allow' }).click();
+  await page.getByText('first done').waitFor();
+  await page.reload();
+  await page.getByRole('button', { name: 'Tools', exact: true }).click();
+  assert.equal(await page.getByRole('combobox', { name: 'Policy for fs_write' }).inputValue(), 'auto');
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  llm.enqueue({ toolCalls: [{ id: 'a2', name: 'fs_write', arguments: { path: 'b.txt', content: 'two' } }] }, { text: 'second done' });
+  await send('write b');
+  await page.getByText('second done').waitFor();
+  assert.equal(await page.getByRole('dialog', { name: /Allow/ }).count(), 0);
+  assert.equal(await readWorkspaceFile('b.txt'), 'two');
+});
+
+test('Tools panel: setting a tool to denied hides it from the model and survives reload', async () => {
+  await page.getByRole('button', { name: 'Tools', exact: true }).click();
+  await page.getByRole('combobox', { name: 'Policy for web_fetch' }).selectOption('denied');
+  await page.reload();
+  assert.equal(await page.getByRole('combobox', { name: 'Policy for web_fetch' }).inputValue(), 'denied');
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  await send('hello');
+  await page.getByText('You said: hello').waitFor();
+  const tools = llm.requests.at(-1)?.body.tools.map((/** @type {any} */ t) => t.function.name);
+  assert.ok(!tools.includes('web_fetch'));
+  assert.ok(tools.includes('fs_read'));
+});
+
+test('a traversal attempt is blocked and shown; a leaked key is redacted on screen and in the stored log', async () => {
+  llm.enqueue({ toolCalls: [{ id: 'tr', name: 'fs_read', arguments: { path: '../%2e%2e/other/secret.md' } }] }, { text: 'Here is a key: sk-ant-api03-FAKEFAKEFAKEFAKEFAKEFAKEFAKE012345 — oops.' });
+  await send('read outside');
+  await page.locator('.msg.assistant .msg-body', { hasText: 'oops' }).waitFor();
+  const card = page.locator('.tool-card').last();
+  assert.match(await card.locator('.tool-state').innerText(), /✗ safety/);
+  const body = await page.locator('.msg.assistant .msg-body').last().innerText();
+  assert.match(body, /\[REDACTED anthropic_key\]/);
+  assert.doesNotMatch(await page.locator('.messages').innerText(), /FAKEFAKE/);
+  const log = await storedEvents();
+  assert.doesNotMatch(log, /FAKEFAKE/);
+  assert.match(log, /"type":"safety_tool_blocked"/);
+  assert.match(log, /"type":"safety_output_redacted"/);
+});
+
+test('Anthropic tool_use streams run tools the same way', async () => {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: /Settings/ });
+  await dialog.getByLabel('Provider').selectOption('anthropic');
+  await dialog.getByLabel('Model').fill('claude-test');
+  await dialog.getByLabel('API key').fill('sk-ant-test-key');
+  await dialog.getByLabel('Base URL').fill(llm.url);
+  await saveSettings(page);
+  llm.enqueue({ text: 'Reading.', toolCalls: [{ id: 'toolu_1', name: 'fs_read', arguments: { path: 'b.txt' } }] }, { text: 'The file says two.' });
+  await send('what is in b.txt');
+  await page.getByText('The file says two.').waitFor();
+  const req = llm.requests.at(-1);
+  assert.equal(req?.path, '/v1/messages');
+  const lastUser = req?.body.messages.at(-1);
+  assert.deepEqual(lastUser.content.map((/** @type {any} */ b) => [b.type, b.tool_use_id, b.content]), [['tool_result', 'toolu_1', 'two']]);
+  assert.ok(req?.body.tools.some((/** @type {any} */ t) => t.name === 'fs_read' && t.input_schema.type === 'object'));
+  assert.deepEqual(offMachine(browser.requests), []);
+});
