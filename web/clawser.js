@@ -16,6 +16,13 @@ export { EventLog, EVENT_TYPES } from './agent/event-log.js';
 export { Conversation } from './agent/conversation.js';
 export { ConversationStore } from './agent/conversation-store.js';
 export { ClawserAgent } from './agent/agent.js';
+export { HookPipeline, HOOK_POINTS } from './agent/hooks.js';
+export { AutonomyController } from './agent/autonomy.js';
+export { ToolRunner } from './agent/tool-runner.js';
+export { planCompaction, estimateTokens } from './agent/compaction.js';
+
+// Tools
+export { BrowserToolRegistry, createBuiltinRegistry, BUILTIN_TOOLS, toolSettings } from './tools/index.js';
 
 // Providers
 export { createProvider, ProviderConfigSchema, CATALOG, catalogEntry } from './providers/index.js';
@@ -34,3 +41,9 @@ export { StorageError } from './storage/errors.js';
 
 // Safety
 export { renderMarkdown } from './safety/markdown.js';
+export { InputSanitizer } from './safety/input-sanitizer.js';
+export { ToolCallValidator } from './safety/tool-call-validator.js';
+export { LeakDetector } from './safety/leak-detector.js';
+export { SafetyPipeline } from './safety/pipeline.js';
+export { estimateCostCents } from './providers/pricing.js';
+export { ScopedFileSystem } from './storage/scoped-fs.js';
