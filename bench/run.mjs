@@ -5,6 +5,17 @@ import { performance } from 'node:perf_hooks';
 import { launchBrowser, startApp } from '../tests/browser/helpers.mjs';
 import { parseSSE } from '../web/providers/sse.js';
 import { assembleOpenAIStream } from '../web/providers/openai.js';
+import { ScriptedProvider } from '../tests/fixtures/scripted-provider.mjs';
+import { ClawserAgent } from '../web/agent/agent.js';
+import { ToolRunner } from '../web/agent/tool-runner.js';
+import { HookPipeline } from '../web/agent/hooks.js';
+import { AutonomyController } from '../web/agent/autonomy.js';
+import { planCompaction } from '../web/agent/compaction.js';
+import { ConversationStore } from '../web/agent/conversation-store.js';
+import { MemoryFileSystem } from '../web/storage/memory-fs.js';
+import { ScopedFileSystem } from '../web/storage/scoped-fs.js';
+import { SafetyPipeline } from '../web/safety/pipeline.js';
+import { createBuiltinRegistry, toolSettings } from '../web/tools/index.js';
 
 /** @param {number[]} xs */
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -112,9 +123,42 @@ async function browserBench() {
   }
 }
 
+/** Agent overhead per tool round trip (gates, events, history), with a model that answers at once. */
+async function agentBench() {
+  const rounds = 500;
+  /** @type {import('../tests/fixtures/scripted-provider.mjs').ScriptedTurn[]} */
+  const turns = Array.from({ length: rounds }, (_, i) => ({ toolCalls: [{ id: `c${i}`, name: 'fs_read', arguments: { path: 'note.md' } }] }));
+  turns.push({ text: 'done' });
+  const fs = new MemoryFileSystem();
+  await fs.write('clawser_workspaces/b/note.md', 'hello');
+  const store = new ConversationStore(fs, 'b');
+  const conversation = await store.open((await store.create()).id);
+  const registry = createBuiltinRegistry();
+  const tools = new ToolRunner({
+    registry,
+    context: { workspaceId: 'b', fs: new ScopedFileSystem(fs, 'clawser_workspaces/b'), settings: toolSettings(), fetch: globalThis.fetch },
+    hooks: new HookPipeline(),
+    autonomy: new AutonomyController({ config: { level: 'full', maxActionsPerHour: 0, maxCostCentsPerDay: 0 } }),
+    safety: new SafetyPipeline(),
+  });
+  const agent = new ClawserAgent({ provider: new ScriptedProvider(turns), conversation, tools, maxIterations: rounds + 1, compaction: { thresholdTokens: 1e9, keepRecent: 10 } });
+  const t = performance.now();
+  await agent.run('go');
+  const perRound = (performance.now() - t) / rounds;
+  const history = Array.from({ length: 1000 }, (_, i) => ({ role: /** @type {'user' | 'assistant'} */ (i % 2 ? 'assistant' : 'user'), content: 'lorem ipsum dolor sit amet '.repeat(20) }));
+  const runs = [];
+  for (let r = 0; r < 20; r++) {
+    const t0 = performance.now();
+    planCompaction(history, { thresholdTokens: 12_000, keepRecent: 10 });
+    runs.push(performance.now() - t0);
+  }
+  return { agentToolRoundTripMs: round(perRound), compactionDecision1000MessagesMs: round(median(runs)) };
+}
+
 const result = {
+  ...(await agentBench()),
   ...(await browserBench()),
   ...(await sseThroughput()),
-  targets: { openConversation10kMs: 10, openConversation100kMs: 50, warmOfflineLoadMs: 300 },
+  targets: { openConversation10kMs: 10, openConversation100kMs: 50, warmOfflineLoadMs: 300, agentToolRoundTripMs: 2 },
 };
 console.log(JSON.stringify(result, null, 2));

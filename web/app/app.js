@@ -231,6 +231,11 @@ export class ClawserApp {
     const settings = /** @type {SettingsStore} */ (this.settings);
     const controller = this.#controller(workspaceId);
     await controller.init(conversationId ?? controller.state.activeId ?? undefined);
+    // Claim the view before building it: building it can change the route (to the active
+    // conversation), and that nested render must see this view, not rebuild it again.
+    /** @type {() => void} */
+    let destroyView = () => {};
+    this.#view = { workspaceId, panel, controller, destroy: () => destroyView() };
     const current = settings.load(workspaceId);
     const entry = current ? catalogEntry(current.provider) : undefined;
     const needsSetup = !current;
@@ -286,7 +291,7 @@ export class ClawserApp {
     });
     clear(this.main).append(view.root);
     document.title = `${ws.name} — Clawser`;
-    this.#view = { workspaceId, panel, controller, destroy: () => { view.destroy(); chat.destroy(); unsubscribeArtifact(); artifactView?.destroy(); } };
+    destroyView = () => { view.destroy(); chat.destroy(); unsubscribeArtifact(); artifactView?.destroy(); };
   }
 
   /** @param {string} workspaceId */
