@@ -122,6 +122,9 @@ export class ClawserAgent {
    */
   async *respond(options = {}) {
     const signal = options.signal;
+    /** Images tools returned in this turn, by tool call id; kept out of the log (they are files too). */
+    /** @type {Map<string, import('../providers/types.d.ts').ImagePart>} */
+    const images = new Map();
     for (let iteration = 0; iteration < this.maxIterations; iteration++) {
       if (signal?.aborted) return;
       yield* this.#maybeCompact(signal);
@@ -133,7 +136,11 @@ export class ClawserAgent {
       }
       const { system, messages } = this.conversation.deriveSessionHistory(this.tools ? `${this.systemPrompt}\n\n${TOOLS_PROMPT}` : this.systemPrompt);
       /** @type {ChatRequest} */
-      let request = { system, messages, maxTokens: this.maxTokens };
+      let request = {
+        system,
+        messages: this.provider.supportsVision && images.size ? messages.map((m) => (m.role === 'tool' && m.toolCallId && images.has(m.toolCallId) ? { ...m, images: [/** @type {import('../providers/types.d.ts').ImagePart} */ (images.get(m.toolCallId))] } : m)) : messages,
+        maxTokens: this.maxTokens,
+      };
       if (this.tools && this.provider.supportsNativeTools) request.tools = this.tools.registry.specs();
       if (this.hooks) request = (await this.hooks.run('beforeOutbound', { request, iteration })).ctx.request;
 
@@ -190,6 +197,7 @@ export class ClawserAgent {
         yield await this.#record('tool_call', { id: call.id, name: call.name, arguments: call.arguments }, 'agent');
         yield { type: 'tool_start', id: call.id, name: call.name };
         const outcome = await this.tools.run(call, { signal });
+        if (outcome.image) images.set(call.id, outcome.image);
         if (outcome.blocked?.kind === 'safety') yield await this.#record('safety_tool_blocked', { toolCallId: call.id, name: call.name, reason: outcome.blocked.reason }, 'system');
         if (outcome.blocked?.kind === 'autonomy') yield await this.#record('autonomy_blocked', { toolCallId: call.id, name: call.name, reason: outcome.blocked.reason }, 'system');
         if (outcome.flags?.length) yield await this.#record('safety_input_flag', { where: 'tool', toolCallId: call.id, flags: outcome.flags }, 'system');

@@ -192,10 +192,15 @@ export class ClawserApp {
         fs,
         workspaceId,
         settings: /** @type {SettingsStore} */ (this.settings),
-        redact: (text) => detector.scan(text).redacted,
+        redact: (text) => (agentSettings.load(workspaceId).safetyEnabled ? detector.scan(text).redacted : text),
         buildAgent: async (provider, conversation, secrets) => {
           const s = agentSettings.load(workspaceId);
           const safety = new SafetyPipeline({ leakAction: s.leakAction, allowedPrivateHosts: s.allowedPrivateHosts });
+          if (!s.safetyEnabled) {
+            // The user confirmed this in the Settings dialog; the pipeline still needs both steps.
+            safety.confirmDisable();
+            safety.setEnabled(false);
+          }
           const autonomy = new AutonomyController({ config: s.autonomy, ...agentSettings.usageStore(workspaceId) });
           const tools = new ToolRunner({
             registry: services.registry,

@@ -69,7 +69,13 @@ export function toWireMessages(messages) {
     const role = m.role === 'assistant' ? 'assistant' : 'user';
     /** @type {Record<string, unknown>[]} */
     const blocks = [];
-    if (m.role === 'tool') blocks.push({ type: 'tool_result', tool_use_id: m.toolCallId, content: m.content });
+    if (m.role === 'tool') {
+      const images = (m.images ?? []).map((i) => {
+        const [head, data] = i.dataUrl.split(',');
+        return { type: 'image', source: { type: 'base64', media_type: /data:([^;]+)/.exec(head)?.[1] ?? i.mediaType, data } };
+      });
+      blocks.push({ type: 'tool_result', tool_use_id: m.toolCallId, content: images.length ? [{ type: 'text', text: m.content }, ...images] : m.content });
+    }
     else {
       if (m.content) blocks.push({ type: 'text', text: m.content });
       for (const c of m.toolCalls ?? []) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: c.arguments });

@@ -134,6 +134,7 @@ export class HttpSseProvider {
     this.entry = entry;
     this.model = model;
     this.supportsNativeTools = true;
+    this.supportsVision = !!entry.vision;
     this.baseUrl = (baseUrl || entry.baseUrl || '').replace(/\/+$/, '');
     this.label = entry.label;
     this.apiKey = apiKey;

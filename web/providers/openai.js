@@ -25,7 +25,20 @@ export class OpenAIProvider extends HttpSseProvider {
     /** @type {Record<string, unknown>[]} */
     const messages = [];
     if (request.system) messages.push({ role: 'system', content: request.system });
-    for (const m of request.messages) messages.push(toWireMessage(m));
+    /** @type {import('./types.d.ts').ImagePart[]} */
+    let pendingImages = [];
+    const flushImages = () => {
+      // Tool messages carry text only: images follow them as one user message.
+      if (!pendingImages.length) return;
+      messages.push({ role: 'user', content: [{ type: 'text', text: 'Images returned by the tool calls above:' }, ...pendingImages.map((i) => ({ type: 'image_url', image_url: { url: i.dataUrl } }))] });
+      pendingImages = [];
+    };
+    for (const m of request.messages) {
+      if (m.role !== 'tool') flushImages();
+      messages.push(toWireMessage(m));
+      if (m.role === 'tool' && m.images?.length) pendingImages.push(...m.images);
+    }
+    flushImages();
     /** @type {Record<string, unknown>} */
     const body = { model: this.model, messages, stream: true };
     if (this.entry.streamUsage) body.stream_options = { include_usage: true };

@@ -9,11 +9,19 @@ export interface ToolCall {
   arguments: Record<string, unknown>;
 }
 
+export interface ImagePart {
+  mediaType: string;
+  /** data: URL (base64). */
+  dataUrl: string;
+}
+
 export interface Message {
   role: Role;
   content: string;
   toolCalls?: ToolCall[];
   toolCallId?: string;
+  /** Images a tool returned (screenshots), sent only to vision-capable providers. */
+  images?: ImagePart[];
 }
 
 export interface ToolSpec {
@@ -74,6 +82,8 @@ export interface Provider {
   readonly model: string;
   /** False for providers whose tools run through the Codex (code blocks) instead. */
   readonly supportsNativeTools: boolean;
+  /** Accepts images in messages. */
+  readonly supportsVision?: boolean;
   chat(request: ChatRequest, options?: CallOptions): Promise<ChatResult>;
   chatStream(request: ChatRequest, options?: CallOptions): AsyncIterable<StreamEvent>;
 }
@@ -98,6 +108,8 @@ export interface CatalogEntry {
   keyUrl?: string;
   /** Extra hint when the browser is blocked by CORS. */
   corsHelp?: string;
+  /** The host accepts images in messages. */
+  vision?: boolean;
 }
 
 export interface ProviderConfig {

@@ -3,6 +3,7 @@
 /** @import { ConnectionReport } from '../providers/connection.js' */
 /** @import { AgentSettings } from '../app/agent-settings.js' */
 import { h } from './dom.js';
+import { confirmDialog } from './dialogs.js';
 
 /**
  * @typedef {object} SettingsDialogProps
@@ -50,12 +51,31 @@ export function openSettingsDialog(props) {
   const perHour = h('input', { id: 'set-actions', type: 'number', min: 0, step: 1, value: String(a.autonomy.maxActionsPerHour) });
   const perDay = h('input', { id: 'set-cost', type: 'number', min: 0, step: 0.01, value: (a.autonomy.maxCostCentsPerDay / 100).toFixed(2) });
   const compact = h('input', { id: 'set-compact', type: 'number', min: 1000, step: 1000, value: String(a.compactionThresholdTokens) });
+  const leak = h('select', { id: 'set-leak' },
+    h('option', { value: 'redact' }, 'Redact them (recommended)'),
+    h('option', { value: 'warn' }, 'Keep them but record a warning'),
+    h('option', { value: 'block' }, 'Withhold the whole reply'),
+  );
+  leak.value = a.leakAction;
+  const safetyOn = h('input', { id: 'set-safety', type: 'checkbox', checked: a.safetyEnabled });
+  safetyOn.addEventListener('change', async () => {
+    if (safetyOn.checked) return;
+    // Turning the safety pipeline off is a two-step decision.
+    const ok = await confirmDialog({
+      title: 'Turn safety checks off?',
+      message: 'Without them, tool calls are not checked for path traversal, private-network requests or dangerous commands, injected instructions in web pages are not marked, and secrets in replies are not redacted. Approvals and autonomy limits still apply.',
+      confirmLabel: 'Turn safety checks off',
+    });
+    if (!ok) safetyOn.checked = true;
+  });
   const agentFields = h('fieldset', null,
     h('legend', null, 'Agent'),
     h('div', { class: 'field' }, h('label', { for: 'set-autonomy' }, 'Autonomy'), level),
     h('div', { class: 'field' }, h('label', { for: 'set-actions' }, 'Tool actions per hour (0 = no limit)'), perHour),
     h('div', { class: 'field' }, h('label', { for: 'set-cost' }, 'Cost limit per day, USD (0 = no limit)'), perDay),
     h('div', { class: 'field' }, h('label', { for: 'set-compact' }, 'Summarize older messages past (tokens)'), compact),
+    h('div', { class: 'field' }, h('label', { for: 'set-leak' }, 'When a reply contains a secret'), leak),
+    h('div', { class: 'row' }, safetyOn, h('label', { for: 'set-safety' }, 'Safety checks (input sanitizer, tool-call validator, leak detector)')),
   );
   const keyRow = h('div', { class: 'field' }, h('label', { for: ids.key }, 'API key'), keyInput, keyHelp, removeKey);
   const baseRow = h('div', { class: 'field' }, h('label', { for: ids.base }, 'Base URL'), baseInput);
@@ -157,6 +177,8 @@ export function openSettingsDialog(props) {
               maxCostCentsPerDay: Math.max(0, Math.round((Number(perDay.value) || 0) * 100)),
             },
             compactionThresholdTokens: Math.max(1000, Math.round(Number(compact.value) || 12_000)),
+            leakAction: /** @type {'redact' | 'warn' | 'block'} */ (leak.value),
+            safetyEnabled: safetyOn.checked,
           },
         );
         saved = true;
