@@ -83,7 +83,7 @@ export function offMachine(urls) {
  */
 export async function saveSettings(page) {
   const dialog = page.getByRole('dialog', { name: /Settings/ });
-  await dialog.getByRole('button', { name: 'Save' }).click();
+  await dialog.getByRole('button', { name: 'Save', exact: true }).click();
   await dialog.waitFor({ state: 'detached' });
   await page.waitForURL((u) => !u.hash.endsWith('/settings'));
 }

@@ -1,6 +1,9 @@
 /** @import { ArtifactPane } from '../tools/types.d.ts' */
 import DOMPurify from 'dompurify';
 
+/** A purifier of its own: the Markdown renderer's hooks (which drop classes) must not apply here. */
+const purifier = DOMPurify(window);
+
 /** Everything allowed in the artifact: document markup, no scripts or frames. */
 const SANITIZE = {
   WHOLE_DOCUMENT: false,
@@ -37,7 +40,7 @@ export class ArtifactDocument {
 
   /** @param {string} html */
   async setHtml(html) {
-    this.#doc.body.innerHTML = /** @type {string} */ (DOMPurify.sanitize(html, SANITIZE));
+    this.#doc.body.innerHTML = /** @type {string} */ (purifier.sanitize(html, SANITIZE));
     this.#changed();
   }
 
@@ -66,8 +69,8 @@ export class ArtifactDocument {
     const els = this.#select(selector);
     for (const el of els) {
       if (action === 'set_text') el.textContent = value;
-      else if (action === 'set_html') el.innerHTML = /** @type {string} */ (DOMPurify.sanitize(value, SANITIZE));
-      else if (action === 'append_html') el.insertAdjacentHTML('beforeend', /** @type {string} */ (DOMPurify.sanitize(value, SANITIZE)));
+      else if (action === 'set_html') el.innerHTML = /** @type {string} */ (purifier.sanitize(value, SANITIZE));
+      else if (action === 'append_html') el.insertAdjacentHTML('beforeend', /** @type {string} */ (purifier.sanitize(value, SANITIZE)));
       else if (action === 'remove') el.remove();
       else if (action === 'set_attribute') {
         if (!attribute || /^on/i.test(attribute) || /^(src|href|srcdoc|action|formaction)$/i.test(attribute) && /^\s*(javascript|data|vbscript):/i.test(value)) {

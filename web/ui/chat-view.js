@@ -70,6 +70,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       return li;
     }
     if (e.type === 'agent_message') {
+      if (!e.data.text && e.data.toolCalls?.length) return null; // only tool calls: their cards follow
       const { li, body } = bubble('assistant', String(e.data.model ?? 'Assistant'), e.timestamp);
       setMarkdown(body, String(e.data.text ?? ''));
       if (e.data.stopped) li.append(h('p', { class: 'small muted' }, 'Stopped — the reply above is incomplete.'));

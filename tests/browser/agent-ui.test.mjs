@@ -1,0 +1,132 @@
+// Agent tools that need the page: ask_user, the artifact pane, a real screenshot sent to a
+// vision model, the safety switch's confirmation, and an autonomy limit stopping a run.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchBrowser, startApp, saveSettings } from './helpers.mjs';
+import { startLlmServer } from '../fixtures/llm-server.mjs';
+
+/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
+/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
+/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
+/** @type {import('playwright-core').Page} */ let page;
+
+before(async () => {
+  app = await startApp();
+  llm = await startLlmServer();
+  browser = await launchBrowser();
+  page = await browser.context.newPage();
+  page.setDefaultTimeout(20_000);
+  await page.goto(app.url);
+  await page.getByRole('link', { name: /My workspace/ }).click();
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: /Settings/ });
+  // OpenAI's wire format through the fixture: this entry is vision-capable.
+  await dialog.getByLabel('Provider').selectOption('openai');
+  await dialog.getByLabel('Model').fill('gpt-4o');
+  await dialog.getByLabel('API key').fill('sk-test-vision-key');
+  await dialog.getByLabel('Base URL').fill(`${llm.url}/v1`);
+  await dialog.getByLabel('Autonomy').selectOption('full');
+  await saveSettings(page);
+});
+after(async () => {
+  await browser?.close();
+  await app?.close();
+  await llm?.close();
+});
+
+const send = async (/** @type {string} */ text) => {
+  await page.getByRole('textbox', { name: 'Message' }).fill(text);
+  await page.getByRole('button', { name: 'Send' }).click();
+};
+
+test('ask_user opens a question dialog and the run waits for the answer', async () => {
+  llm.enqueue({ toolCalls: [{ id: 'q1', name: 'ask_user', arguments: { question: 'Which colour?', choices: ['Red', 'Blue'] } }] }, { text: 'Blue it is.' });
+  await send('pick a colour with me');
+  const dialog = page.getByRole('dialog', { name: 'The agent asks' });
+  await dialog.getByText('Which colour?').waitFor();
+  await dialog.getByRole('button', { name: 'Blue' }).click();
+  await page.getByText('Blue it is.').waitFor();
+  assert.equal(llm.requests.at(-1)?.body.messages.at(-1).content, 'Blue');
+});
+
+test('the artifact pane shows sanitized agent HTML in a sandboxed frame; dom_query reads it', async () => {
+  llm.enqueue(
+    { toolCalls: [{ id: 'd1', name: 'dom_modify', arguments: { selector: 'document', action: 'set_html', value: '<h1 id="t">Report</h1><p class="x">draft</p><script>parent.document.title="pwned"</script><img src=x onerror="parent.document.title=1">' } }] },
+    { toolCalls: [{ id: 'd2', name: 'dom_modify', arguments: { selector: 'p.x', action: 'set_text', value: 'final' } }, { id: 'd3', name: 'dom_query', arguments: { selector: 'h1, p' } }] },
+    { text: 'Artifact ready.' },
+  );
+  await send('make a report artifact');
+  await page.getByText('Artifact ready.').waitFor();
+  const pane = page.getByRole('complementary', { name: 'Artifact' });
+  await pane.waitFor();
+  const frame = pane.locator('iframe');
+  assert.equal(await frame.getAttribute('sandbox'), '');
+  const inner = page.frameLocator('iframe[title="Agent artifact"]');
+  await inner.getByText('final').waitFor();
+  assert.equal(await inner.locator('script, [onerror]').count(), 0);
+  assert.notEqual(await page.title(), 'pwned');
+  const query = llm.requests.at(-1)?.body.messages.at(-1).content;
+  assert.match(query, /"tag": "h1"[\s\S]*"text": "Report"[\s\S]*"text": "final"/);
+  await pane.getByRole('button', { name: 'Close artifact' }).click();
+  await pane.waitFor({ state: 'detached' });
+});
+
+test('screenshot captures the app with html2canvas, saves a PNG, and a vision model receives it', async () => {
+  llm.enqueue({ toolCalls: [{ id: 's1', name: 'screenshot', arguments: { path: 'shots/app.png' } }] }, { text: 'I can see the chat.' });
+  await send('take a screenshot');
+  const approval = page.getByRole('dialog', { name: 'Allow “screenshot”?' });
+  await approval.getByRole('button', { name: 'Allow once' }).click();
+  await page.getByText('I can see the chat.').waitFor();
+  const png = await page.evaluate(async () => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const ws = location.hash.split('/')[1];
+    const fs = new OpfsFileSystem();
+    const bytes = await fs.readBytes(`clawser_workspaces/${ws}/shots/app.png`);
+    fs.terminate();
+    return { size: bytes.length, magic: [...bytes.slice(0, 4)] };
+  });
+  assert.deepEqual(png.magic, [0x89, 0x50, 0x4e, 0x47]);
+  assert.ok(png.size > 1000);
+  const msgs = llm.requests.at(-1)?.body.messages;
+  const imageMsg = msgs.at(-1);
+  assert.equal(imageMsg.role, 'user');
+  assert.match(imageMsg.content[1].image_url.url, /^data:image\/png;base64,/);
+  // The image is not stored in the event log (the PNG file is).
+  const log = await page.evaluate(async () => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const [, ws, , conv] = location.hash.slice(1).split('/');
+    const fs = new OpfsFileSystem();
+    const t = await fs.readText(`clawser_workspaces/${ws}/.conversations/${conv}/events.jsonl`);
+    fs.terminate();
+    return t;
+  });
+  assert.doesNotMatch(log, /data:image\/png;base64/);
+});
+
+test('turning safety checks off needs a confirmation; cancelling keeps them on', async () => {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: /Settings/ });
+  const box = dialog.getByRole('checkbox', { name: /Safety checks/ });
+  assert.equal(await box.isChecked(), true);
+  await box.uncheck();
+  const confirm = page.getByRole('dialog', { name: 'Turn safety checks off?' });
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  assert.equal(await box.isChecked(), true);
+  await box.uncheck();
+  await confirm.getByRole('button', { name: 'Turn safety checks off' }).click();
+  assert.equal(await box.isChecked(), false);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await dialog.waitFor({ state: 'detached' });
+});
+
+test('hitting the actions-per-hour limit stops the run with a clear message', async () => {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: /Settings/ });
+  await dialog.getByLabel('Tool actions per hour (0 = no limit)').fill('1');
+  await saveSettings(page);
+  // ask_user, dom_modify and screenshot already used 4 actions this hour.
+  llm.enqueue({ toolCalls: [{ id: 'l1', name: 'fs_list', arguments: {} }] }, { text: 'never' });
+  await send('list files');
+  await page.locator('.notice', { hasText: 'limit of 1 tool actions per hour' }).first().waitFor();
+  assert.equal(await page.getByText('never', { exact: true }).count(), 0);
+});
