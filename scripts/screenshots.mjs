@@ -35,6 +35,21 @@ try {
     await page.getByRole('button', { name: 'Send' }).click();
     await page.getByText('It waits').waitFor();
     await page.screenshot({ path: `docs/screenshots/${name}.png` });
+    if (name === 'chat-light') {
+      llm.enqueue(
+        { text: 'Saving the note first.', toolCalls: [{ id: 'w1', name: 'fs_write', arguments: { path: 'notes/x.md', content: '# X\nX is the 24th letter.' } }] },
+        { toolCalls: [{ id: 'l1', name: 'fs_list', arguments: { path: '/', recursive: true } }] },
+        { text: 'Saved **notes/x.md**. Your workspace now has one note.' },
+      );
+      await page.getByRole('textbox', { name: 'Message' }).fill('Save a note about X to notes/x.md, then list my files');
+      await page.getByRole('button', { name: 'Send' }).click();
+      await page.getByRole('dialog', { name: /Allow/ }).waitFor();
+      await page.screenshot({ path: 'docs/screenshots/approval.png' });
+      await page.getByRole('button', { name: 'Allow once' }).click();
+      await page.getByText('Your workspace now has one note.').waitFor();
+      await page.locator('.tool-card summary').last().click();
+      await page.screenshot({ path: 'docs/screenshots/tools.png' });
+    }
     await browser.close();
   }
 } finally {
