@@ -62,7 +62,9 @@ test('the artifact pane shows sanitized agent HTML in a sandboxed frame; dom_que
   const frame = pane.locator('iframe');
   assert.equal(await frame.getAttribute('sandbox'), '');
   const inner = page.frameLocator('iframe[title="Agent artifact"]');
-  await inner.getByText('final').waitFor();
+  // The frame is an out-of-process, opaque-origin document: check its DOM, not its paint.
+  await inner.locator('p.x', { hasText: 'final' }).waitFor({ state: 'attached' });
+  assert.equal(await inner.locator('h1').textContent(), 'Report');
   assert.equal(await inner.locator('script, [onerror]').count(), 0);
   assert.notEqual(await page.title(), 'pwned');
   const query = llm.requests.at(-1)?.body.messages.at(-1).content;
