@@ -4,7 +4,7 @@
 // redacted on screen and in the stored log.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, offMachine, saveSettings } from './helpers.mjs';
+import { launchBrowser, startApp, offMachine, saveSettings, openWorkspace, readWorkspaceFile } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -16,16 +16,7 @@ before(async () => {
   app = await startApp();
   llm = await startLlmServer();
   browser = await launchBrowser();
-  page = await browser.context.newPage();
-  page.setDefaultTimeout(20_000);
-  await page.goto(app.url);
-  await page.getByRole('link', { name: /My workspace/ }).click();
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  const dialog = page.getByRole('dialog', { name: /Settings/ });
-  await dialog.getByLabel('Provider').selectOption('openai-compatible');
-  await dialog.getByLabel('Model').fill('test-model');
-  await dialog.getByLabel('Base URL').fill(`${llm.url}/v1`);
-  await saveSettings(page);
+  page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
 });
 after(async () => {
   await browser?.close();
@@ -38,29 +29,7 @@ const send = async (/** @type {string} */ text) => {
   await message().fill(text);
   await page.getByRole('button', { name: 'Send' }).click();
 };
-/** Reads a workspace file from OPFS through the app's own storage module. @param {string} path */
-const readWorkspaceFile = (path) =>
-  page.evaluate(async (p) => {
-    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
-    const ws = location.hash.split('/')[1];
-    const fs = new OpfsFileSystem();
-    try {
-      return await fs.readText(`clawser_workspaces/${ws}/${p}`);
-    } catch {
-      return null;
-    } finally {
-      fs.terminate();
-    }
-  }, path);
-const storedEvents = () =>
-  page.evaluate(async () => {
-    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
-    const [, ws, , conv] = location.hash.slice(1).split('/');
-    const fs = new OpfsFileSystem();
-    const text = await fs.readText(`clawser_workspaces/${ws}/.conversations/${conv}/events.jsonl`);
-    fs.terminate();
-    return text;
-  });
+const storedEvents = async () => /** @type {string} */ (await readWorkspaceFile(page, '{conversation}/events.jsonl'));
 
 test('the agent writes a note after approval, lists files, and shows each call as a card', async () => {
   llm.enqueue(
@@ -74,7 +43,7 @@ test('the agent writes a note after approval, lists files, and shows each call a
   assert.match(await approval.locator('pre').innerText(), /"path": "notes\/x.md"/);
   await approval.getByRole('button', { name: 'Allow once' }).click();
   await page.locator('.msg.assistant .msg-body', { hasText: 'your workspace has 1 file' }).waitFor();
-  assert.equal(await readWorkspaceFile('notes/x.md'), '# X\nX is a letter.');
+  assert.equal(await readWorkspaceFile(page, 'notes/x.md'), '# X\nX is a letter.');
   const cards = page.locator('.tool-card');
   assert.equal(await cards.count(), 2);
   await cards.nth(1).locator('summary').click();
@@ -102,7 +71,7 @@ test('deny never runs the tool and tells the model; always allow persists across
   const approval = page.getByRole('dialog', { name: 'Allow “fs_delete”?' });
   await approval.getByRole('button', { name: 'Deny' }).click();
   await page.getByText('Understood, I did not delete it.').waitFor();
-  assert.equal(await readWorkspaceFile('notes/x.md'), '# X\nX is a letter.');
+  assert.equal(await readWorkspaceFile(page, 'notes/x.md'), '# X\nX is a letter.');
   const denied = llm.requests.at(-1)?.body.messages.at(-1);
   assert.equal(denied.role, 'tool');
   assert.match(denied.content, /denied/);
@@ -124,7 +93,7 @@ test('deny never runs the tool and tells the model; always allow persists across
   await send('write b');
   await page.getByText('second done').waitFor();
   assert.equal(await page.getByRole('dialog', { name: /Allow/ }).count(), 0);
-  assert.equal(await readWorkspaceFile('b.txt'), 'two');
+  assert.equal(await readWorkspaceFile(page, 'b.txt'), 'two');
 });
 
 test('Tools panel: setting a tool to denied hides it from the model and survives reload', async () => {

@@ -2,7 +2,7 @@
 // vision model, the safety switch's confirmation, and an autonomy limit stopping a run.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, saveSettings } from './helpers.mjs';
+import { launchBrowser, startApp, saveSettings, openWorkspace, readWorkspaceFile } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -14,19 +14,8 @@ before(async () => {
   app = await startApp();
   llm = await startLlmServer();
   browser = await launchBrowser();
-  page = await browser.context.newPage();
-  page.setDefaultTimeout(20_000);
-  await page.goto(app.url);
-  await page.getByRole('link', { name: /My workspace/ }).click();
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  const dialog = page.getByRole('dialog', { name: /Settings/ });
-  // OpenAI's wire format through the fixture: this entry is vision-capable.
-  await dialog.getByLabel('Provider').selectOption('openai');
-  await dialog.getByLabel('Model').fill('gpt-4o');
-  await dialog.getByLabel('API key').fill('sk-test-vision-key');
-  await dialog.getByLabel('Base URL').fill(`${llm.url}/v1`);
-  await dialog.getByLabel('Autonomy').selectOption('full');
-  await saveSettings(page);
+  // OpenAI's wire format through the fixture: this catalog entry is vision-capable.
+  page = await openWorkspace(browser.context, app.url, { provider: 'openai', model: 'gpt-4o', apiKey: 'sk-test-vision-key', baseUrl: `${llm.url}/v1`, autonomy: 'full' });
 });
 after(async () => {
   await browser?.close();
@@ -83,7 +72,7 @@ test('screenshot captures the app with html2canvas, saves a PNG, and a vision mo
     const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
     const ws = location.hash.split('/')[1];
     const fs = new OpfsFileSystem();
-    const bytes = await fs.readBytes(`clawser_workspaces/${ws}/shots/app.png`);
+    const bytes = await fs.readBytes(`clawser_workspaces/${ws}/shots/app.png`); // binary: not readWorkspaceFile
     fs.terminate();
     return { size: bytes.length, magic: [...bytes.slice(0, 4)] };
   });
@@ -94,14 +83,7 @@ test('screenshot captures the app with html2canvas, saves a PNG, and a vision mo
   assert.equal(imageMsg.role, 'user');
   assert.match(imageMsg.content[1].image_url.url, /^data:image\/png;base64,/);
   // The image is not stored in the event log (the PNG file is).
-  const log = await page.evaluate(async () => {
-    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
-    const [, ws, , conv] = location.hash.slice(1).split('/');
-    const fs = new OpfsFileSystem();
-    const t = await fs.readText(`clawser_workspaces/${ws}/.conversations/${conv}/events.jsonl`);
-    fs.terminate();
-    return t;
-  });
+  const log = (await readWorkspaceFile(page, '{conversation}/events.jsonl')) ?? '';
   assert.doesNotMatch(log, /data:image\/png;base64/);
 });
 

@@ -6,7 +6,7 @@ import { chromium } from 'playwright-core';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CHROMIUM_ARGS, findChromium, launchBrowser, startApp } from './helpers.mjs';
+import { CHROMIUM_ARGS, findChromium, launchBrowser, startApp, openWorkspace } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -23,10 +23,7 @@ after(async () => {
 test('test connection: CORS refusal names the OLLAMA_ORIGINS fix; a stopped server is "not running"', async () => {
   const browser = await launchBrowser();
   try {
-    const page = await browser.context.newPage();
-    page.setDefaultTimeout(20_000);
-    await page.goto(app.url);
-    await page.getByRole('link', { name: /My workspace/ }).click();
+    const page = await openWorkspace(browser.context, app.url);
     await page.getByRole('button', { name: 'Settings', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: /Settings/ });
     await dialog.getByLabel('Provider').selectOption('ollama');

@@ -87,3 +87,49 @@ export async function saveSettings(page) {
   await dialog.waitFor({ state: 'detached' });
   await page.waitForURL((u) => !u.hash.endsWith('/settings'));
 }
+
+/**
+ * Opens the default workspace in a new page and, when `provider` is given, saves those
+ * provider settings through the Settings dialog. Returns the page.
+ * @param {import('playwright-core').BrowserContext} context
+ * @param {string} appUrl
+ * @param {{provider?: string, model?: string, apiKey?: string, baseUrl?: string, autonomy?: 'readonly' | 'supervised' | 'full'}} [settings]
+ */
+export async function openWorkspace(context, appUrl, settings = {}) {
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  await page.goto(appUrl);
+  await page.getByRole('link', { name: /My workspace/ }).click();
+  if (!settings.provider) return page;
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: /Settings/ });
+  await dialog.getByLabel('Provider').selectOption(settings.provider);
+  if (settings.model) await dialog.getByLabel('Model').fill(settings.model);
+  if (settings.apiKey) await dialog.getByLabel('API key').fill(settings.apiKey);
+  if (settings.baseUrl) await dialog.getByLabel('Base URL').fill(settings.baseUrl);
+  if (settings.autonomy) await dialog.getByLabel('Autonomy').selectOption(settings.autonomy);
+  await saveSettings(page);
+  return page;
+}
+
+/**
+ * Reads a file of the open workspace from OPFS through the app's own storage module.
+ * `{conversation}` in the path stands for the open conversation's folder.
+ * @param {import('playwright-core').Page} page
+ * @param {string} path relative to the workspace folder
+ * @returns {Promise<string | null>}
+ */
+export function readWorkspaceFile(page, path) {
+  return page.evaluate(async (p) => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const [, ws, , conv] = location.hash.slice(1).split('/');
+    const fs = new OpfsFileSystem();
+    try {
+      return await fs.readText(`clawser_workspaces/${ws}/${p.replace('{conversation}', `.conversations/${conv}`)}`);
+    } catch {
+      return null;
+    } finally {
+      fs.terminate();
+    }
+  }, path);
+}

@@ -3,7 +3,7 @@
 // is killed mid-write, and a tab closed mid-stream losing no earlier event.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, saveSettings } from './helpers.mjs';
+import { launchBrowser, startApp, openWorkspace } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -136,16 +136,7 @@ test('events persist line by line on OPFS and a torn last line is recovered with
 });
 
 test('a tab closed mid-stream loses no earlier event', async () => {
-  const page = await browser.context.newPage();
-  page.setDefaultTimeout(20_000);
-  await page.goto(app.url);
-  await page.getByRole('link', { name: /My workspace/ }).click();
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  const dialog = page.getByRole('dialog', { name: /Settings/ });
-  await dialog.getByLabel('Provider').selectOption('openai-compatible');
-  await dialog.getByLabel('Model').fill('test-model');
-  await dialog.getByLabel('Base URL').fill(`${llm.url}/v1`);
-  await saveSettings(page);
+  const page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
   await page.getByRole('button', { name: 'New conversation' }).click();
   await page.getByRole('textbox', { name: 'Message' }).fill('first turn');
   await page.getByRole('button', { name: 'Send' }).click();
