@@ -46,7 +46,9 @@ sw.addEventListener('fetch', (event) => {
   const url = new URL(request.url);
   if (url.origin !== sw.location.origin) return; // provider APIs etc. go straight to the network
   url.hash = '';
-  const key = request.mode === 'navigate' ? SHELL_URL : url.origin + url.pathname;
+  const path = url.origin + url.pathname;
+  // Navigations get their own precached document (e.g. the sandbox frame), else the app shell.
+  const key = request.mode === 'navigate' ? (PRECACHED.has(path) && path.endsWith('.html') ? path : SHELL_URL) : path;
   if (!PRECACHED.has(key) && request.mode !== 'navigate') return;
   event.respondWith(
     (async () => {

@@ -66,3 +66,11 @@ test('web app manifest is installable: standalone, 192/512 icons and maskable', 
   assert.deepEqual(sizes('any'), ['192x192', '512x512']);
   assert.deepEqual(sizes('maskable'), ['192x192', '512x512']);
 });
+
+test('andbox frame.html is generated from frame-script.txt with a matching CSP hash', async () => {
+  const { andboxFrameHtml } = await import('../../scripts/andbox-frame.mjs');
+  const onDisk = await readFile(`${appRoot}/web/packages/andbox/frame.html`, 'utf8');
+  assert.equal(onDisk, await andboxFrameHtml(), 'run: node scripts/andbox-frame.mjs');
+  assert.match(onDisk, /connect-src 'none'/);
+  assert.match(onDisk, /worker-src blob:/);
+});

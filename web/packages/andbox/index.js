@@ -1,0 +1,208 @@
+/**
+ * andbox — run untrusted JavaScript in a browser with only the capabilities you grant.
+ *
+ * Code runs in a dedicated Worker inside an `<iframe sandbox="allow-scripts">` (opaque
+ * origin) whose own CSP forbids all network access; it cannot reach the host page, its
+ * storage, cookies or the network. The host grants named async capabilities that the code
+ * calls with `await host.call(name, args)` (or the matching global function).
+ */
+
+/** @typedef {(args: any) => unknown | Promise<unknown>} Capability  args are whatever the sandboxed code passed (structured clone) */
+/** @typedef {{name: string, message: string, stack: string}} SandboxError */
+/** @typedef {{value: unknown, logs: string[], error: SandboxError | null, durationMs: number}} EvaluateResult */
+/** @typedef {{name: string, args: unknown, ok: boolean, durationMs: number, error?: string}} CapabilityCall */
+
+const here = new URL('.', import.meta.url);
+
+/** @type {Promise<string> | null} */
+let runtimeSource = null;
+
+/**
+ * @param {object} [options]
+ * @param {Record<string, Capability>} [options.capabilities] functions the code may call
+ * @param {number} [options.timeoutMs] default wall-clock limit per evaluation (30 s)
+ * @param {number} [options.memoryLimitHint] advisory only: browsers expose no per-worker memory cap
+ * @param {Record<string, string>} [options.imports] module name → URL of an ES module the code may import
+ * @param {(call: {name: string, args: unknown}) => Promise<boolean> | boolean} [options.allowCall] permission check before each capability call
+ * @param {(call: CapabilityCall) => void} [options.onCall] log of every capability call
+ * @param {HTMLElement} [options.container] where the hidden iframe goes (document.body)
+ */
+export async function createSandbox(options = {}) {
+  const sandbox = new Sandbox(options);
+  await sandbox.start();
+  return sandbox;
+}
+
+export class Sandbox {
+  /** @type {HTMLIFrameElement | null} */ #frame = null;
+  /** @type {MessagePort | null} */ #control = null;
+  /** @type {MessagePort | null} */ #data = null;
+  /** @type {Promise<void> | null} */ #workerReady = null;
+  /** @type {Record<string, string>} */ #modules = {};
+  #nextId = 1;
+  /** @type {Map<number, (r: EvaluateResult) => void>} */ #waiting = new Map();
+  /** @type {Promise<unknown>} */ #queue = Promise.resolve();
+  #disposed = false;
+  /** Capability calls, newest last (bounded). @type {CapabilityCall[]} */
+  calls = [];
+
+  /** @param {Parameters<typeof createSandbox>[0]} options */
+  constructor(options = {}) {
+    this.capabilities = { ...(options.capabilities ?? {}) };
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.memoryLimitHint = options.memoryLimitHint;
+    this.imports = options.imports ?? {};
+    this.allowCall = options.allowCall;
+    this.onCall = options.onCall;
+    this.container = options.container;
+  }
+
+  async start() {
+    runtimeSource ??= fetch(new URL('runtime.js', here)).then((r) => {
+      if (!r.ok) throw new Error(`Could not load the sandbox runtime (HTTP ${r.status}).`);
+      return r.text();
+    });
+    const [source] = await Promise.all([runtimeSource, this.#loadModules()]);
+    this.source = source;
+    const frame = document.createElement('iframe');
+    frame.setAttribute('sandbox', 'allow-scripts');
+    frame.setAttribute('aria-hidden', 'true');
+    frame.tabIndex = -1;
+    frame.title = 'andbox sandbox';
+    frame.style.display = 'none';
+    frame.src = new URL('frame.html', here).href;
+    const loaded = new Promise((resolve, reject) => {
+      frame.addEventListener('load', resolve, { once: true });
+      frame.addEventListener('error', () => reject(new Error('The sandbox frame failed to load.')), { once: true });
+    });
+    (this.container ?? document.body).append(frame);
+    this.#frame = frame;
+    await loaded;
+    const channel = new MessageChannel();
+    this.#control = channel.port1;
+    const frameReady = new Promise((resolve) => {
+      /** @type {MessagePort} */ (this.#control).onmessage = (e) => {
+        if (e.data?.type === 'frame-ready') resolve(undefined);
+      };
+    });
+    // The frame's origin is opaque ("null"), so "*" is the only target; only ports cross.
+    frame.contentWindow?.postMessage({ type: 'andbox:init' }, '*', [channel.port2]);
+    await frameReady;
+    await this.#startWorker();
+  }
+
+  async #loadModules() {
+    const entries = await Promise.all(
+      Object.entries(this.imports).map(async ([name, url]) => {
+        const r = await fetch(url);
+        if (!r.ok) throw new Error(`Could not load module "${name}" for the sandbox (HTTP ${r.status}).`);
+        return [name, await r.text()];
+      }),
+    );
+    this.#modules = Object.fromEntries(entries);
+  }
+
+  #startWorker() {
+    const channel = new MessageChannel();
+    this.#data = channel.port1;
+    this.#workerReady = new Promise((resolve) => {
+      channel.port1.onmessage = (e) => {
+        const m = e.data;
+        if (m.type === 'ready') resolve();
+        else if (m.type === 'result') this.#waiting.get(m.id)?.(m);
+        else if (m.type === 'call') this.#handleCall(channel.port1, m);
+      };
+    });
+    /** @type {MessagePort} */ (this.#control).postMessage({ type: 'start', source: this.source, modules: this.#modules }, [channel.port2]);
+    return this.#workerReady;
+  }
+
+  /** @param {MessagePort} port @param {{callId: number, name: string, args: unknown}} m */
+  async #handleCall(port, m) {
+    const started = performance.now();
+    const fn = Object.hasOwn(this.capabilities, m.name) ? this.capabilities[m.name] : undefined;
+    /** @type {CapabilityCall} */
+    const record = { name: m.name, args: m.args, ok: false, durationMs: 0 };
+    try {
+      if (!fn) throw Object.assign(new Error(`The capability "${m.name}" is not granted to this sandbox.`), { name: 'CapabilityError' });
+      if (this.allowCall && !(await this.allowCall({ name: m.name, args: m.args }))) {
+        throw Object.assign(new Error(`The call to "${m.name}" was denied.`), { name: 'PermissionDenied' });
+      }
+      const value = await fn(m.args);
+      record.ok = true;
+      port.postMessage({ type: 'callResult', callId: m.callId, ok: true, value });
+    } catch (err) {
+      const e = /** @type {Error} */ (err);
+      record.error = e?.message ?? String(err);
+      try {
+        port.postMessage({ type: 'callResult', callId: m.callId, ok: false, error: { name: e?.name ?? 'Error', message: record.error } });
+      } catch {
+        // the worker was reset meanwhile
+      }
+    } finally {
+      record.durationMs = performance.now() - started;
+      this.calls.push(record);
+      if (this.calls.length > 500) this.calls.shift();
+      this.onCall?.(record);
+    }
+  }
+
+  /**
+   * Evaluates code. The value of a final expression is returned; `print()` / `console.log()`
+   * output is collected. Never rejects for errors in the code: they come back in `error`.
+   * @param {string} code
+   * @param {{timeoutMs?: number, signal?: AbortSignal}} [options]
+   * @returns {Promise<EvaluateResult>}
+   */
+  evaluate(code, options = {}) {
+    const run = this.#queue.then(() => this.#evaluate(code, options));
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  /** @param {string} code @param {{timeoutMs?: number, signal?: AbortSignal}} options @returns {Promise<EvaluateResult>} */
+  async #evaluate(code, options) {
+    if (this.#disposed) throw new Error('This sandbox was disposed.');
+    await this.#workerReady;
+    const id = this.#nextId++;
+    const limit = options.timeoutMs ?? this.timeoutMs;
+    const started = performance.now();
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    let timer;
+    /** @type {() => void} */
+    let onAbort = () => {};
+    const result = await new Promise((resolve) => {
+      this.#waiting.set(id, resolve);
+      const stop = (/** @type {string} */ name, /** @type {string} */ message) => {
+        // Terminating the worker is the only way to stop a loop; a fresh one takes its place.
+        this.#waiting.delete(id);
+        this.#restartWorker();
+        resolve({ value: undefined, logs: [], error: { name, message, stack: '' }, durationMs: performance.now() - started });
+      };
+      timer = setTimeout(() => stop('TimeoutError', `The code ran longer than ${limit} ms and was stopped.`), limit);
+      onAbort = () => stop('AbortError', 'The run was cancelled.');
+      if (options.signal?.aborted) return onAbort();
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      /** @type {MessagePort} */ (this.#data).postMessage({ type: 'eval', id, code, capabilities: Object.keys(this.capabilities) });
+    });
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+    this.#waiting.delete(id);
+    const r = /** @type {EvaluateResult} */ (result);
+    return { value: r.value, logs: r.logs ?? [], error: r.error ?? null, durationMs: r.durationMs ?? performance.now() - started };
+  }
+
+  #restartWorker() {
+    this.#data?.close();
+    this.#startWorker();
+  }
+
+  dispose() {
+    this.#disposed = true;
+    this.#control?.postMessage({ type: 'stop' });
+    this.#data?.close();
+    this.#control?.close();
+    this.#frame?.remove();
+    this.#frame = null;
+  }
+}
