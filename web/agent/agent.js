@@ -7,6 +7,8 @@
 import { redactSecrets } from '../providers/errors.js';
 import { estimateCostCents } from '../providers/pricing.js';
 import { DEFAULT_COMPACTION, planCompaction, summarize } from './compaction.js';
+import { codexPrompt, extractCodeBlocks } from './codex.js';
+/** @import { Codex } from './codex.js' */
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are Clawser, a helpful assistant running inside the user\'s browser. Answer clearly; use Markdown for structure and fenced code blocks for code.';
@@ -31,7 +33,7 @@ export const DEFAULT_MAX_ITERATIONS = 20;
 export class ClawserAgent {
   /**
    * @param {{provider: Provider, conversation: Conversation, systemPrompt?: string, maxTokens?: number, secrets?: string[],
-   *   tools?: ToolRunner, hooks?: HookPipeline, autonomy?: AutonomyController, safety?: SafetyPipeline,
+   *   tools?: ToolRunner, codex?: Codex, hooks?: HookPipeline, autonomy?: AutonomyController, safety?: SafetyPipeline,
    *   maxIterations?: number, compaction?: {thresholdTokens: number, keepRecent: number}}} options
    */
   constructor(options) {
@@ -42,6 +44,7 @@ export class ClawserAgent {
     /** Values that must never be written to the log (API keys). */
     this.secrets = options.secrets ?? [];
     this.tools = options.tools;
+    this.codex = options.codex;
     this.hooks = options.hooks;
     this.autonomy = options.autonomy;
     this.safety = options.safety;
@@ -134,7 +137,12 @@ export class ClawserAgent {
         yield { type: 'error', error: { code: 'client', retryable: false, message: limit } };
         return;
       }
-      const { system, messages } = this.conversation.deriveSessionHistory(this.tools ? `${this.systemPrompt}\n\n${TOOLS_PROMPT}` : this.systemPrompt);
+      // Providers without native tool calling use tools through code (the Codex).
+      const codexMode = !!(this.tools && this.codex && !this.provider.supportsNativeTools);
+      const toolsSection = !this.tools ? '' : codexMode
+        ? `\n\n${TOOLS_PROMPT}\n\n${codexPrompt(this.tools.registry.list().filter((t) => t.name !== 'run_js' && this.tools?.registry.policyOf(t.name) !== 'denied'))}`
+        : this.codex || this.provider.supportsNativeTools ? `\n\n${TOOLS_PROMPT}` : '';
+      const { system, messages } = this.conversation.deriveSessionHistory(`${this.systemPrompt}${toolsSection}`);
       /** @type {ChatRequest} */
       let request = {
         system,
@@ -188,9 +196,25 @@ export class ClawserAgent {
       /** @type {Record<string, any>} */
       const data = { text, model: this.provider.model, stopReason };
       if (usage) data.usage = usage;
+      if (codexMode) {
+        const stamp = Date.now().toString(36);
+        for (const [i, block] of extractCodeBlocks(text).entries()) toolCalls.push({ id: `code_${stamp}_${iteration}_${i}`, name: 'run_js', arguments: { code: block.code } });
+      }
       if (toolCalls.length && this.tools) data.toolCalls = toolCalls;
       yield await this.#record('agent_message', data, 'agent');
       if (!toolCalls.length || !this.tools) return;
+      if (codexMode) {
+        for (const call of toolCalls) {
+          yield await this.#record('tool_call', { id: call.id, name: call.name, arguments: call.arguments, codex: true }, 'agent');
+          yield { type: 'tool_start', id: call.id, name: call.name };
+          const r = await /** @type {Codex} */ (this.codex).run(String(call.arguments.code), { tools: this.tools, signal });
+          const checked = this.safety ? this.safety.checkToolResult(r.output, 'code output') : { text: r.output, flags: [] };
+          if (checked.flags.length) yield await this.#record('safety_input_flag', { where: 'tool', toolCallId: call.id, flags: checked.flags }, 'system');
+          yield await this.#record('tool_result', { toolCallId: call.id, name: call.name, ok: r.ok, result: checked.text, durationMs: Math.round(r.durationMs) }, 'tool');
+          if (signal?.aborted) return;
+        }
+        continue;
+      }
 
       for (let i = 0; i < toolCalls.length; i++) {
         const call = toolCalls[i];

@@ -24,7 +24,7 @@ export const CATALOG = [
   { id: 'mistral', label: 'Mistral', wire: 'openai', baseUrl: 'https://api.mistral.ai/v1', needsKey: true, local: false, defaultModel: 'mistral-small-latest', models: ['mistral-small-latest', 'mistral-large-latest'], streamUsage: false, keyUrl: 'https://console.mistral.ai/api-keys' },
   { id: 'deepseek', label: 'DeepSeek', wire: 'openai', baseUrl: 'https://api.deepseek.com/v1', needsKey: true, local: false, defaultModel: 'deepseek-chat', models: ['deepseek-chat', 'deepseek-reasoner'], streamUsage: true, keyUrl: 'https://platform.deepseek.com/api_keys' },
   { id: 'xai', label: 'xAI', wire: 'openai', baseUrl: 'https://api.x.ai/v1', needsKey: true, local: false, defaultModel: 'grok-3-mini', models: ['grok-3-mini', 'grok-4'], streamUsage: true, keyUrl: 'https://console.x.ai/' },
-  { id: 'perplexity', label: 'Perplexity', wire: 'openai', baseUrl: 'https://api.perplexity.ai', needsKey: true, local: false, defaultModel: 'sonar', models: ['sonar', 'sonar-pro'], streamUsage: false, keyUrl: 'https://www.perplexity.ai/settings/api' },
+  { id: 'perplexity', label: 'Perplexity', wire: 'openai', baseUrl: 'https://api.perplexity.ai', needsKey: true, local: false, defaultModel: 'sonar', models: ['sonar', 'sonar-pro'], streamUsage: false, nativeTools: false, keyUrl: 'https://www.perplexity.ai/settings/api' },
 ];
 
 /** @param {string} id @returns {CatalogEntry | undefined} */

@@ -133,7 +133,7 @@ export class HttpSseProvider {
     this.id = entry.id;
     this.entry = entry;
     this.model = model;
-    this.supportsNativeTools = true;
+    this.supportsNativeTools = entry.nativeTools !== false;
     this.supportsVision = !!entry.vision;
     this.baseUrl = (baseUrl || entry.baseUrl || '').replace(/\/+$/, '');
     this.label = entry.label;

@@ -35,6 +35,12 @@ export class OpenAIProvider extends HttpSseProvider {
     };
     for (const m of request.messages) {
       if (m.role !== 'tool') flushImages();
+      if (!this.supportsNativeTools) {
+        // No tool calling on this host (the Codex path): code output goes back as user text.
+        if (m.role === 'tool') messages.push({ role: 'user', content: `Output of your code:\n${m.content}` });
+        else messages.push({ role: m.role, content: m.content });
+        continue;
+      }
       messages.push(toWireMessage(m));
       if (m.role === 'tool' && m.images?.length) pendingImages.push(...m.images);
     }

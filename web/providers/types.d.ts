@@ -110,6 +110,8 @@ export interface CatalogEntry {
   corsHelp?: string;
   /** The host accepts images in messages. */
   vision?: boolean;
+  /** false: no native tool calling (tools go through the Codex). Default true for HTTP wires. */
+  nativeTools?: boolean;
 }
 
 export interface ProviderConfig {

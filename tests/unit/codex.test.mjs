@@ -1,0 +1,118 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { extractCodeBlocks, adaptPythonisms, Codex, codexPrompt } from '../../web/agent/codex.js';
+import { ClawserAgent } from '../../web/agent/agent.js';
+import { ToolRunner } from '../../web/agent/tool-runner.js';
+import { ConversationStore } from '../../web/agent/conversation-store.js';
+import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
+import { ScopedFileSystem } from '../../web/storage/scoped-fs.js';
+import { SafetyPipeline } from '../../web/safety/pipeline.js';
+import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
+import { ScriptedProvider } from '../fixtures/scripted-provider.mjs';
+
+test('extracts js blocks from real-looking replies', () => {
+  const cases = [
+    ['Sure!\n```js\nprint(1)\n```\nDone.', ['print(1)']],
+    ['```javascript\nconst a = 1;\n```\ntext\n```JS\na + 1\n```', ['const a = 1;', 'a + 1']],
+    ['Python first:\n```python\nprint(1)\n```\nthen\n```js\nprint(2)\n```', ['print(2)']],
+    ['No code here, just `inline()` code.', []],
+    ['```\nplain fence without language\n```', []],
+    ['Start:\n```js\nawait fs_list({})\nprint("unterminated")', ['await fs_list({})\nprint("unterminated")']],
+    ['~~~javascript\nlet x = 2\n~~~', ['let x = 2']],
+    ['````js\nconst s = "```";\n````', ['const s = "```";']],
+    ['  ```js\n  indented()\n  ```', ['  indented()']],
+    ['```js\n\n```\n```ts\nconst n: number = 1\n```', ['const n: number = 1']],
+    ['```json\n{"a":1}\n```', []],
+  ];
+  for (const [reply, expected] of cases) assert.deepEqual(extractCodeBlocks(/** @type {string} */ (reply)).map((b) => b.code), expected, String(reply));
+  assert.equal(extractCodeBlocks('```js\nx\n```')[0].closed, true);
+  assert.equal(extractCodeBlocks('```js\nx')[0].closed, false);
+});
+
+test('adapts Python-isms but leaves strings and comments alone', () => {
+  const cases = [
+    ['print "hello"', 'print("hello");'],
+    ['  print x', '  print(x);'],
+    ['x = True\ny = False\nz = None', 'x = true\ny = false\nz = null'],
+    ['print(f"Hello {name}!")', 'print(`Hello ${name}!`)'],
+    ["msg = f'{a} and {{b}}'", 'msg = `${a} and {b}`'],
+    ['# a comment\nprint(1)', '// a comment\nprint(1)'],
+    ['s = "True stays True"; t = \'None\'', 's = "True stays True"; t = \'None\''],
+    ['// True in a comment\nobj.True = 1', '// True in a comment\nobj.True = 1'],
+    ['const url = "http://x/#anchor"', 'const url = "http://x/#anchor"'],
+    ['print(x)', 'print(x)'],
+    ['const printer = 1', 'const printer = 1'],
+    ['TrueValue = 1', 'TrueValue = 1'],
+    ['`${True}`', '`${True}`'],
+  ];
+  for (const [input, expected] of cases) assert.equal(adaptPythonisms(input), expected, input);
+});
+
+test('codexPrompt lists tools as async functions', () => {
+  const p = codexPrompt(createBuiltinRegistry().list().filter((t) => t.name === 'fs_write'));
+  assert.match(p, /await fs_write\(\{ path: string, content: string, mode\?: string \}\)/);
+  assert.match(p, /```js/);
+});
+
+/** A stand-in for andbox in Node: same contract, no isolation (the browser tests cover that). */
+function fakeSandbox() {
+  const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
+  const sb = {
+    /** @type {Record<string, (args: any) => unknown>} */
+    capabilities: {},
+    /** @param {string} code */
+    async evaluate(code) {
+      const logs = /** @type {string[]} */ ([]);
+      const names = Object.keys(sb.capabilities);
+      const started = performance.now();
+      try {
+        const fn = new AsyncFunction('print', ...names, code);
+        const value = await fn((/** @type {unknown[]} */ ...a) => logs.push(a.join(' ')), ...names.map((n) => sb.capabilities[n]));
+        return { value, logs, error: null, durationMs: performance.now() - started };
+      } catch (err) {
+        const e = /** @type {Error} */ (err);
+        return { value: undefined, logs, error: { name: e.name, message: e.message, stack: '' }, durationMs: performance.now() - started };
+      }
+    },
+  };
+  return sb;
+}
+
+test('a Codex turn: the model writes code, tools run through the gates (approval), output goes back', async () => {
+  const fs = new MemoryFileSystem();
+  const store = new ConversationStore(fs, 'w');
+  const conversation = await store.open((await store.create()).id);
+  /** @type {string[]} */
+  const approvals = [];
+  const registry = createBuiltinRegistry();
+  const tools = new ToolRunner({
+    registry,
+    context: { workspaceId: 'w', fs: new ScopedFileSystem(fs, 'clawser_workspaces/w'), settings: toolSettings(), fetch: globalThis.fetch },
+    safety: new SafetyPipeline(),
+    approve: async ({ tool }) => (approvals.push(tool), 'once'),
+  });
+  const sandbox = fakeSandbox();
+  const codex = new Codex({ getSandbox: async () => sandbox });
+  const provider = new ScriptedProvider(
+    [
+      { text: 'Writing it.\n```js\nawait fs_write({ path: "notes/c.md", content: "from code" })\nprint(await fs_list({ path: "notes" }))\n```' },
+      { text: 'Trying the forbidden.\n```js\nawait fs_read({ path: "../../x" })\n```' },
+      { text: 'All done, notes/c.md exists.' },
+    ],
+    { nativeTools: false },
+  );
+  const agent = new ClawserAgent({ provider, conversation, tools, codex, safety: new SafetyPipeline() });
+  const { text } = await agent.run('save a note with code');
+  assert.equal(text, 'All done, notes/c.md exists.');
+  assert.equal(await fs.readText('clawser_workspaces/w/notes/c.md'), 'from code');
+  assert.deepEqual(approvals, ['fs_write']);
+  const results = conversation.events.filter((e) => e.type === 'tool_result');
+  assert.equal(results.length, 2);
+  assert.match(results[0].data.result, /c\.md \(9 B\)/);
+  assert.equal(results[1].data.ok, false);
+  assert.match(results[1].data.result, /ToolBlocked: Blocked by the safety check: Path traversal/);
+  assert.match(provider.requests[0].system ?? '', /await fs_write\(/);
+  assert.equal(provider.requests[0].tools, undefined, 'no native tools offered');
+  const h = provider.requests[1].messages;
+  assert.deepEqual(h.map((m) => m.role), ['user', 'assistant', 'tool']);
+});
