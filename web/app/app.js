@@ -20,6 +20,8 @@ import { ClawserAgent } from '../agent/agent.js';
 import { HookPipeline } from '../agent/hooks.js';
 import { AutonomyController } from '../agent/autonomy.js';
 import { ToolRunner } from '../agent/tool-runner.js';
+import { Codex } from '../agent/codex.js';
+import { createSandbox } from '../packages/andbox/index.js';
 import { SafetyPipeline } from '../safety/pipeline.js';
 import { LeakDetector } from '../safety/leak-detector.js';
 import { ScopedFileSystem } from '../storage/scoped-fs.js';
@@ -180,13 +182,75 @@ export class ClawserApp {
     return s;
   }
 
+  /**
+   * The pieces of an agent run for a workspace, built from its current settings: safety,
+   * autonomy, the gated tool runner and the Codex with the conversation's warm sandbox.
+   * @param {string} workspaceId
+   * @param {string} conversationId
+   */
+  async #agentParts(workspaceId, conversationId) {
+    const fs = /** @type {FileSystem} */ (this.fs);
+    const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
+    const services = this.#servicesOf(workspaceId);
+    const s = agentSettings.load(workspaceId);
+    const safety = new SafetyPipeline({ leakAction: s.leakAction, allowedPrivateHosts: s.allowedPrivateHosts });
+    if (!s.safetyEnabled) {
+      // The user confirmed this in the Settings dialog; the pipeline still needs both steps.
+      safety.confirmDisable();
+      safety.setEnabled(false);
+    }
+    const autonomy = new AutonomyController({ config: s.autonomy, ...agentSettings.usageStore(workspaceId) });
+    const tools = new ToolRunner({
+      registry: services.registry,
+      context: {
+        workspaceId,
+        fs: new ScopedFileSystem(fs, `clawser_workspaces/${workspaceId}`),
+        settings: toolSettings({ ...s.tools, searchApiKey: await agentSettings.searchApiKey(workspaceId) }),
+        fetch: globalThis.fetch.bind(globalThis),
+        ui: services.toolUi,
+      },
+      hooks: this.hooks,
+      autonomy,
+      safety,
+      approve: approvalDialog,
+      maxResultChars: s.maxToolResultChars,
+    });
+    const codex = new Codex({ getSandbox: () => this.#sandboxFor(conversationId) });
+    tools.context.runCode = (code, signal) => codex.run(code, { tools, signal });
+    return { settings: s, safety, autonomy, tools, codex };
+  }
+
+  /** @type {Map<string, Promise<import('../packages/andbox/index.js').Sandbox>>} */
+  #sandboxes = new Map();
+
+  /**
+   * One warm sandbox per conversation (reused between its runs); the three most recent stay.
+   * @param {string} conversationId
+   */
+  #sandboxFor(conversationId) {
+    let sb = this.#sandboxes.get(conversationId);
+    if (sb) {
+      this.#sandboxes.delete(conversationId);
+      this.#sandboxes.set(conversationId, sb);
+      return sb;
+    }
+    sb = createSandbox({ timeoutMs: 300_000, imports: { fflate: new URL('../vendor/fflate.js', import.meta.url).href } });
+    sb.catch(() => this.#sandboxes.delete(conversationId));
+    this.#sandboxes.set(conversationId, sb);
+    while (this.#sandboxes.size > 3) {
+      const [oldest, p] = /** @type {[string, Promise<import('../packages/andbox/index.js').Sandbox>]} */ (this.#sandboxes.entries().next().value);
+      this.#sandboxes.delete(oldest);
+      p.then((x) => x.dispose(), () => {});
+    }
+    return sb;
+  }
+
   /** @param {string} workspaceId */
   #controller(workspaceId) {
     let c = this.#controllers.get(workspaceId);
     if (!c) {
       const fs = /** @type {FileSystem} */ (this.fs);
       const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
-      const services = this.#servicesOf(workspaceId);
       const detector = new LeakDetector();
       c = new ChatController({
         fs,
@@ -194,34 +258,16 @@ export class ClawserApp {
         settings: /** @type {SettingsStore} */ (this.settings),
         redact: (text) => (agentSettings.load(workspaceId).safetyEnabled ? detector.scan(text).redacted : text),
         buildAgent: async (provider, conversation, secrets) => {
-          const s = agentSettings.load(workspaceId);
-          const safety = new SafetyPipeline({ leakAction: s.leakAction, allowedPrivateHosts: s.allowedPrivateHosts });
-          if (!s.safetyEnabled) {
-            // The user confirmed this in the Settings dialog; the pipeline still needs both steps.
-            safety.confirmDisable();
-            safety.setEnabled(false);
-          }
-          const autonomy = new AutonomyController({ config: s.autonomy, ...agentSettings.usageStore(workspaceId) });
-          const tools = new ToolRunner({
-            registry: services.registry,
-            context: {
-              workspaceId,
-              fs: new ScopedFileSystem(fs, `clawser_workspaces/${workspaceId}`),
-              settings: toolSettings({ ...s.tools, searchApiKey: await agentSettings.searchApiKey(workspaceId) }),
-              fetch: globalThis.fetch.bind(globalThis),
-              ui: services.toolUi,
-            },
-            hooks: this.hooks,
-            autonomy,
-            safety,
-            approve: approvalDialog,
-            maxResultChars: s.maxToolResultChars,
-          });
+          const parts = await this.#agentParts(workspaceId, conversation.id);
           return new ClawserAgent({
-            provider, conversation, secrets, tools, hooks: this.hooks, autonomy, safety,
-            maxIterations: s.maxIterations,
-            compaction: { thresholdTokens: s.compactionThresholdTokens, keepRecent: 10 },
+            provider, conversation, secrets, tools: parts.tools, codex: parts.codex, hooks: this.hooks, autonomy: parts.autonomy, safety: parts.safety,
+            maxIterations: parts.settings.maxIterations,
+            compaction: { thresholdTokens: parts.settings.compactionThresholdTokens, keepRecent: 10 },
           });
+        },
+        runCode: async (conversationId, code) => {
+          const parts = await this.#agentParts(workspaceId, conversationId);
+          return parts.codex.run(code, { tools: parts.tools });
         },
       });
       this.#controllers.set(workspaceId, c);

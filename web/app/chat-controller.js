@@ -34,7 +34,8 @@ export class ChatController {
   #listeners = new Set();
 
   /**
-   * @param {{fs: FileSystem, workspaceId: string, settings: SettingsStore, providerFactory?: (config: import('../providers/types.d.ts').ProviderConfig) => Provider, buildAgent?: AgentBuilder, redact?: (text: string) => string}} deps
+   * @param {{fs: FileSystem, workspaceId: string, settings: SettingsStore, providerFactory?: (config: import('../providers/types.d.ts').ProviderConfig) => Provider, buildAgent?: AgentBuilder, redact?: (text: string) => string,
+   *   runCode?: (conversationId: string, code: string) => Promise<{ok: boolean, output: string, durationMs: number}>}} deps
    */
   constructor(deps) {
     this.workspaceId = deps.workspaceId;
@@ -45,6 +46,7 @@ export class ChatController {
     this.buildAgent = deps.buildAgent ?? ((provider, conversation, secrets) => new ClawserAgent({ provider, conversation, secrets }));
     /** Applied to text while it streams, so a leaked secret is never on screen. */
     this.redact = deps.redact ?? ((t) => t);
+    this.runCodeImpl = deps.runCode;
   }
 
   /** @param {(state: ChatState) => void} fn */
@@ -199,6 +201,16 @@ export class ChatController {
     if (!f || this.busy) return Promise.resolve();
     if (f.resume) return this.#turn(f.text, (agent, signal) => agent.respond({ signal }));
     return this.send(f.text);
+  }
+
+  /**
+   * Runs a code block again ("Run again" on a code card) in the conversation's sandbox, with
+   * tools through the same gates. The output is shown, not added to the conversation.
+   * @param {string} code
+   */
+  async runAgain(code) {
+    if (!this.runCodeImpl || !this.state.activeId) return { ok: false, output: 'Code cannot run here.', durationMs: 0 };
+    return this.runCodeImpl(this.state.activeId, code);
   }
 
   stop() {

@@ -22,8 +22,11 @@ export class EchoProvider {
 
   /** @param {ChatRequest} request @param {CallOptions} [options] @returns {AsyncGenerator<StreamEvent>} */
   async *chatStream(request, options = {}) {
-    const text = lastUserText(request);
-    const reply = text ? `Echo: ${text}` : 'Echo: (empty message)';
+    const last = request.messages.at(-1);
+    // After code ran (the Codex path) the last message is its output: echo that, without code.
+    const text = last?.role === 'tool' ? last.content : lastUserText(request);
+    // Multi-line messages start on their own line, so a fenced code block stays a block.
+    const reply = last?.role === 'tool' ? `Echo: your code printed: ${text}` : text ? `Echo:${text.includes('\n') ? '\n' : ' '}${text}` : 'Echo: (empty message)';
     const pieces = reply.match(/\S+\s*|\s+/g) ?? [reply];
     for (const piece of pieces) {
       if (options.signal?.aborted) {

@@ -62,6 +62,26 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     return { li, body };
   };
 
+  /** "Run again" on a code card: runs through the same gates; the output is shown, not recorded. @param {string} code */
+  const runAgainButton = (code) => {
+    const out = h('pre', { class: 'tool-output', hidden: true, 'aria-live': 'polite' });
+    const button = h('button', { type: 'button', class: 'secondary small-btn' }, 'Run again');
+    button.addEventListener('click', async () => {
+      button.disabled = true;
+      out.hidden = false;
+      out.textContent = 'Running…';
+      try {
+        const r = await controller.runAgain(code);
+        out.textContent = `${r.ok ? '✓' : '✗'} ${Math.round(r.durationMs)} ms (not added to the conversation)\n${r.output}`;
+      } catch (err) {
+        out.textContent = `✗ ${/** @type {Error} */ (err).message}`;
+      } finally {
+        button.disabled = false;
+      }
+    });
+    return h('div', { class: 'run-again' }, button, out);
+  };
+
   /** @param {ClawserEvent} e */
   const renderEvent = (e) => {
     if (e.type === 'user_message') {
@@ -77,9 +97,12 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       return li;
     }
     if (e.type === 'tool_call') {
-      const card = h('details', { class: 'tool-card', 'data-tool-call': String(e.data.id ?? '') },
-        h('summary', null, h('span', { class: 'tool-name' }, String(e.data.name ?? 'tool')), h('span', { class: 'tool-state small muted' }, 'running…')),
-        h('div', { class: 'tool-section' }, h('div', { class: 'small muted' }, 'Arguments'), h('pre', { class: 'tool-args' }, JSON.stringify(e.data.arguments ?? {}, null, 2))),
+      const isCode = e.data.name === 'run_js' && typeof e.data.arguments?.code === 'string';
+      const card = h('details', { class: `tool-card${isCode ? ' code-card' : ''}`, 'data-tool-call': String(e.data.id ?? ''), open: isCode },
+        h('summary', null, h('span', { class: 'tool-name' }, isCode ? (e.data.codex ? 'code' : 'run_js') : String(e.data.name ?? 'tool')), h('span', { class: 'tool-state small muted' }, 'running…')),
+        isCode
+          ? h('div', { class: 'tool-section' }, h('pre', { class: 'tool-code' }, h('code', { class: 'language-js' }, String(e.data.arguments.code))), runAgainButton(String(e.data.arguments.code)))
+          : h('div', { class: 'tool-section' }, h('div', { class: 'small muted' }, 'Arguments'), h('pre', { class: 'tool-args' }, JSON.stringify(e.data.arguments ?? {}, null, 2))),
       );
       return h('li', { class: 'msg tool' }, card);
     }

@@ -1,0 +1,84 @@
+// The Codex end to end in Chromium: model-written code runs in andbox, its tool calls go
+// through approval, and the chat shows the code with its output, timing and "Run again".
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchBrowser, startApp, openWorkspace, readWorkspaceFile, saveSettings } from './helpers.mjs';
+import { startLlmServer } from '../fixtures/llm-server.mjs';
+
+/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
+/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
+/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
+/** @type {import('playwright-core').Page} */ let page;
+
+before(async () => {
+  app = await startApp();
+  llm = await startLlmServer();
+  browser = await launchBrowser();
+  page = await openWorkspace(browser.context, app.url);
+  await page.getByRole('button', { name: 'Try Echo' }).click();
+  await page.getByText('Echo · test provider, no AI').waitFor();
+});
+after(async () => {
+  await browser?.close();
+  await app?.close();
+  await llm?.close();
+});
+
+const send = async (/** @type {string} */ text) => {
+  await page.getByRole('textbox', { name: 'Message' }).fill(text);
+  await page.getByRole('button', { name: 'Send' }).click();
+};
+
+test('Echo (no native tools): a code block writes a file through fs_write after approval', async () => {
+  await send('```js\nawait fs_write({ path: "codex/hello.md", content: "written by code" })\nprint(await fs_read({ path: "codex/hello.md" }))\n```');
+  const approval = page.getByRole('dialog', { name: 'Allow “fs_write”?' });
+  await approval.waitFor();
+  assert.match(await approval.locator('pre').innerText(), /"path": "codex\/hello.md"/);
+  await approval.getByRole('button', { name: 'Allow once' }).click();
+  await page.getByText('Echo: your code printed: written by code').waitFor();
+  assert.equal(await readWorkspaceFile(page, 'codex/hello.md'), 'written by code');
+  const card = page.locator('.code-card').last();
+  assert.match(await card.locator('.tool-code').innerText(), /await fs_write/);
+  assert.match(await card.locator('.tool-state').innerText(), /✓ · \d+ ms/);
+  assert.match(await card.locator('.tool-output').last().innerText(), /written by code/);
+  // Run again: same gates (approval again), output shown on the card.
+  await card.getByRole('button', { name: 'Run again' }).click();
+  await page.getByRole('dialog', { name: 'Allow “fs_write”?' }).getByRole('button', { name: 'Deny' }).click();
+  await card.locator('.run-again .tool-output', { hasText: 'denied' }).waitFor();
+});
+
+test('escape attempts from model code fail inside the sandbox and are reported to the model', async () => {
+  await send('```js\nlet out = [];\ntry { await self.fetch("https://example.com/") } catch (e) { out.push("fetch: " + e.name) }\ntry { indexedDB.open("x") } catch (e) { out.push("idb: " + e.name) }\nout.push("document: " + typeof document)\nprint(out.join(", "))\n```');
+  await page.getByText(/Echo: your code printed: fetch: TypeError, idb: SecurityError, document: undefined/).waitFor();
+});
+
+test('a provider without native tools (Perplexity preset) uses the Codex; run_js works as a native tool elsewhere', async () => {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: /Settings/ });
+  await dialog.getByLabel('Provider').selectOption('perplexity');
+  await dialog.getByLabel('API key').fill('pplx-test-key');
+  await dialog.getByLabel('Base URL').fill(`${llm.url}/v1`);
+  await dialog.getByLabel('Autonomy').selectOption('full');
+  await saveSettings(page);
+  llm.enqueue({ text: 'Let me compute.\n```javascript\nconst r = [1, 2, 3].map((x) => x * 2)\nprint(r)\nr.length\n```' }, { text: 'The doubled list has 3 items.' });
+  await send('double 1 2 3');
+  await page.getByText('The doubled list has 3 items.').waitFor();
+  const req = llm.requests.at(-1)?.body;
+  assert.equal(req.tools, undefined);
+  assert.match(req.messages[0].content, /await fs_write\(/);
+  assert.equal(req.messages.at(-1).role, 'user');
+  assert.match(req.messages.at(-1).content, /^Output of your code:\n\[\n {2}2,\n {2}4,\n {2}6\n\]\n=> 3/);
+
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  await dialog.getByLabel('Provider').selectOption('openai-compatible');
+  await dialog.getByLabel('Model').fill('test-model');
+  await dialog.getByLabel('Base URL').fill(`${llm.url}/v1`);
+  await saveSettings(page);
+  llm.enqueue({ toolCalls: [{ id: 'rj', name: 'run_js', arguments: { code: 'print("hi from run_js"); 6 * 7' } }] }, { text: 'It printed and returned 42.' });
+  await send('use run_js');
+  await page.getByRole('dialog', { name: 'Allow “run_js”?' }).getByRole('button', { name: 'Allow once' }).click();
+  await page.getByText('It printed and returned 42.').waitFor();
+  const toolMsg = llm.requests.at(-1)?.body.messages.at(-1);
+  assert.equal(toolMsg.role, 'tool');
+  assert.equal(toolMsg.content, 'hi from run_js\n=> 42');
+});
