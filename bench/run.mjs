@@ -114,6 +114,32 @@ async function browserBench() {
         out[`openConversation${n / 1000}kWithoutSnapshotMs`] = performance.now() - t;
       }
       await opfs.delete('clawser_workspaces/bench');
+
+      // andbox: cold start, warm evaluate, host-call round trip.
+      const { createSandbox } = await import('/web/packages/andbox/index.js');
+      const colds = [];
+      for (let i = 0; i < 5; i++) {
+        t = performance.now();
+        const sb = await createSandbox({ capabilities: { ping: () => 1 } });
+        colds.push(performance.now() - t);
+        if (i < 4) sb.dispose();
+        else {
+          for (let w = 0; w < 20; w++) await sb.evaluate('1+1');
+          const warm = [];
+          for (let w = 0; w < 200; w++) {
+            const t0 = performance.now();
+            await sb.evaluate('1+1');
+            warm.push(performance.now() - t0);
+          }
+          warm.sort((a, b) => a - b);
+          out.andboxWarmEvaluateMs = warm[100];
+          const r = await sb.evaluate('const t0 = performance.now(); for (let k = 0; k < 1000; k++) await ping(); (performance.now() - t0) / 1000');
+          out.andboxHostCallRoundTripMs = /** @type {number} */ (r.value);
+          sb.dispose();
+        }
+      }
+      colds.sort((a, b) => a - b);
+      out.andboxColdStartMs = colds[2];
       return out;
     });
     return { coldLoadMs: round(coldLoadMs), warmOfflineLoadMs: round(median(warm)), ...Object.fromEntries(Object.entries(inPage).map(([k, v]) => [k, round(v)])) };
@@ -159,6 +185,6 @@ const result = {
   ...(await agentBench()),
   ...(await browserBench()),
   ...(await sseThroughput()),
-  targets: { openConversation10kMs: 10, openConversation100kMs: 50, warmOfflineLoadMs: 300, agentToolRoundTripMs: 2 },
+  targets: { openConversation10kMs: 10, openConversation100kMs: 50, warmOfflineLoadMs: 300, agentToolRoundTripMs: 2, andboxColdStartMs: 50, andboxWarmEvaluateMs: 2, andboxHostCallRoundTripMs: 0.5 },
 };
 console.log(JSON.stringify(result, null, 2));

@@ -3,11 +3,11 @@
 // import map (plus its CSP hash) into index.html. Runs as npm's postinstall step, so a
 // fresh `npm install` / `npm ci` leaves a runnable app with nothing fetched at run time.
 import { build } from 'esbuild';
-import { createHash } from 'node:crypto';
-import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writePrecacheManifest } from './build-manifest.mjs';
+import { writeIndexHtml } from './index-html.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const vendorDir = join(root, 'web', 'vendor');
@@ -71,28 +71,9 @@ async function main() {
   for (const wasm of wasmFiles) {
     await copyFile(join(root, 'node_modules', 'onnxruntime-web', 'dist', wasm), join(vendorDir, 'ort', wasm));
   }
-  await writeImportMap(imports);
+  await writeIndexHtml(imports);
   await writePrecacheManifest();
   console.log(`vendored ${packages.length} packages into web/vendor/`);
-}
-
-/**
- * Rewrites the import map between its markers in index.html, and the CSP's hash of it:
- * the page's CSP forbids inline scripts except this one exact map.
- * @param {Record<string, string>} imports
- */
-async function writeImportMap(imports) {
-  const indexPath = join(root, 'index.html');
-  const html = await readFile(indexPath, 'utf8');
-  const json = JSON.stringify({ imports }, null, 2);
-  const hash = createHash('sha256').update(json).digest('base64');
-  const mapBlock = `<script type="importmap">${json}</script>`;
-  let next = html.replace(/<script type="importmap">[\s\S]*?<\/script>/, mapBlock);
-  next = next.replace(/'sha256-[A-Za-z0-9+/=]+'/, `'sha256-${hash}'`);
-  if (!next.includes(mapBlock) || !next.includes(`'sha256-${hash}'`)) {
-    throw new Error('index.html lacks the import map or its CSP hash placeholder');
-  }
-  if (next !== html) await writeFile(indexPath, next);
 }
 
 main().catch((err) => {

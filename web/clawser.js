@@ -20,6 +20,10 @@ export { HookPipeline, HOOK_POINTS } from './agent/hooks.js';
 export { AutonomyController } from './agent/autonomy.js';
 export { ToolRunner } from './agent/tool-runner.js';
 export { planCompaction, estimateTokens } from './agent/compaction.js';
+export { Codex, extractCodeBlocks, adaptPythonisms } from './agent/codex.js';
+
+// Sandbox
+export { createSandbox } from './packages/andbox/index.js';
 
 // Tools
 export { BrowserToolRegistry, createBuiltinRegistry, BUILTIN_TOOLS, toolSettings } from './tools/index.js';

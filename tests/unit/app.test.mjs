@@ -74,3 +74,10 @@ test('andbox frame.html is generated from frame-script.txt with a matching CSP h
   assert.match(onDisk, /connect-src 'none'/);
   assert.match(onDisk, /worker-src blob:/);
 });
+
+test('index.html is current: import map, its CSP hash and modulepreload of the whole static graph', async () => {
+  const { renderIndexHtml, currentImports } = await import('../../scripts/index-html.mjs');
+  const onDisk = await readFile(`${appRoot}/index.html`, 'utf8');
+  assert.equal(onDisk, await renderIndexHtml(await currentImports()), 'run: node scripts/index-html.mjs');
+  assert.match(onDisk, /<link rel="modulepreload" href="\.\/web\/agent\/agent\.js">/);
+});

@@ -21,7 +21,6 @@ import { HookPipeline } from '../agent/hooks.js';
 import { AutonomyController } from '../agent/autonomy.js';
 import { ToolRunner } from '../agent/tool-runner.js';
 import { Codex } from '../agent/codex.js';
-import { createSandbox } from '../packages/andbox/index.js';
 import { SafetyPipeline } from '../safety/pipeline.js';
 import { LeakDetector } from '../safety/leak-detector.js';
 import { ScopedFileSystem } from '../storage/scoped-fs.js';
@@ -234,7 +233,8 @@ export class ClawserApp {
       this.#sandboxes.set(conversationId, sb);
       return sb;
     }
-    sb = createSandbox({ timeoutMs: 300_000, imports: { fflate: new URL('../vendor/fflate.js', import.meta.url).href } });
+    // Loaded on first use: most turns never run code.
+    sb = import('../packages/andbox/index.js').then(({ createSandbox }) => createSandbox({ timeoutMs: 300_000, imports: { fflate: new URL('../vendor/fflate.js', import.meta.url).href } }));
     sb.catch(() => this.#sandboxes.delete(conversationId));
     this.#sandboxes.set(conversationId, sb);
     while (this.#sandboxes.size > 3) {
