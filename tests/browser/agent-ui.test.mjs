@@ -95,9 +95,12 @@ test('turning safety checks off needs a confirmation; cancelling keeps them on',
   await box.uncheck();
   const confirm = page.getByRole('dialog', { name: 'Turn safety checks off?' });
   await confirm.getByRole('button', { name: 'Cancel' }).click();
-  assert.equal(await box.isChecked(), true);
+  // The dialog's close event restores the box: wait for it rather than read at once.
+  await page.waitForFunction(() => /** @type {HTMLInputElement} */ (document.getElementById('set-safety')).checked === true);
+  await confirm.waitFor({ state: 'detached' });
   await box.uncheck();
   await confirm.getByRole('button', { name: 'Turn safety checks off' }).click();
+  await confirm.waitFor({ state: 'detached' });
   assert.equal(await box.isChecked(), false);
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await dialog.waitFor({ state: 'detached' });

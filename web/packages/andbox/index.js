@@ -62,8 +62,8 @@ export class Sandbox {
       if (!r.ok) throw new Error(`Could not load the sandbox runtime (HTTP ${r.status}).`);
       return r.text();
     });
-    const [source] = await Promise.all([runtimeSource, this.#loadModules()]);
-    this.source = source;
+    // The frame loads while the runtime and modules are fetched.
+    const fetched = Promise.all([runtimeSource, this.#loadModules()]);
     const frame = document.createElement('iframe');
     frame.setAttribute('sandbox', 'allow-scripts');
     frame.setAttribute('aria-hidden', 'true');
@@ -77,7 +77,8 @@ export class Sandbox {
     });
     (this.container ?? document.body).append(frame);
     this.#frame = frame;
-    await loaded;
+    const [[source]] = await Promise.all([fetched, loaded]);
+    this.source = source;
     const channel = new MessageChannel();
     this.#control = channel.port1;
     const frameReady = new Promise((resolve) => {
