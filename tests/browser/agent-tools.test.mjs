@@ -4,7 +4,7 @@
 // redacted on screen and in the stored log.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, offMachine, saveSettings, openWorkspace, readWorkspaceFile } from './helpers.mjs';
+import { launchBrowser, startApp, offMachine, saveSettings, openWorkspace, readWorkspaceFile, sendMessage } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -24,11 +24,7 @@ after(async () => {
   await llm?.close();
 });
 
-const message = () => page.getByRole('textbox', { name: 'Message' });
-const send = async (/** @type {string} */ text) => {
-  await message().fill(text);
-  await page.getByRole('button', { name: 'Send' }).click();
-};
+const send = (/** @type {string} */ text) => sendMessage(page, text);
 const storedEvents = async () => /** @type {string} */ (await readWorkspaceFile(page, '{conversation}/events.jsonl'));
 
 test('the agent writes a note after approval, lists files, and shows each call as a card', async () => {

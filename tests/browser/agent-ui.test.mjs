@@ -2,7 +2,7 @@
 // vision model, the safety switch's confirmation, and an autonomy limit stopping a run.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, saveSettings, openWorkspace, readWorkspaceFile } from './helpers.mjs';
+import { launchBrowser, startApp, saveSettings, openWorkspace, readWorkspaceFile, sendMessage } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -23,10 +23,7 @@ after(async () => {
   await llm?.close();
 });
 
-const send = async (/** @type {string} */ text) => {
-  await page.getByRole('textbox', { name: 'Message' }).fill(text);
-  await page.getByRole('button', { name: 'Send' }).click();
-};
+const send = (/** @type {string} */ text) => sendMessage(page, text);
 
 test('ask_user opens a question dialog and the run waits for the answer', async () => {
   llm.enqueue({ toolCalls: [{ id: 'q1', name: 'ask_user', arguments: { question: 'Which colour?', choices: ['Red', 'Blue'] } }] }, { text: 'Blue it is.' });

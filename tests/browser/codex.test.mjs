@@ -2,7 +2,7 @@
 // through approval, and the chat shows the code with its output, timing and "Run again".
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, readWorkspaceFile, saveSettings } from './helpers.mjs';
+import { launchBrowser, startApp, openWorkspace, readWorkspaceFile, saveSettings, sendMessage } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -24,10 +24,7 @@ after(async () => {
   await llm?.close();
 });
 
-const send = async (/** @type {string} */ text) => {
-  await page.getByRole('textbox', { name: 'Message' }).fill(text);
-  await page.getByRole('button', { name: 'Send' }).click();
-};
+const send = (/** @type {string} */ text) => sendMessage(page, text);
 
 test('Echo (no native tools): a code block writes a file through fs_write after approval', async () => {
   await send('```js\nawait fs_write({ path: "codex/hello.md", content: "written by code" })\nprint(await fs_read({ path: "codex/hello.md" }))\n```');
