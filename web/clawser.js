@@ -43,6 +43,9 @@ export { LocalConfig } from './storage/local-config.js';
 export { SecretBox } from './storage/secrets.js';
 export { StorageError } from './storage/errors.js';
 
+// Files
+export { zipFolder, importZip, readZip, ZipError, ZIP_LIMITS } from './files/zip.js';
+
 // Safety
 export { renderMarkdown } from './safety/markdown.js';
 export { InputSanitizer } from './safety/input-sanitizer.js';
