@@ -115,6 +115,23 @@ async function browserBench() {
       }
       await opfs.delete('clawser_workspaces/bench');
 
+      // git on OPFS: init + add 100 files + commit; status of a 1,000-file tree.
+      const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
+      const { WorkspaceGit } = await import('/web/git/git.js');
+      const gws = new ScopedFileSystem(opfs, 'clawser_workspaces/benchgit');
+      await opfs.delete('clawser_workspaces/benchgit');
+      for (let i = 0; i < 100; i++) await gws.write(`f/${i}.txt`, `file ${i}\n`);
+      const repo = new WorkspaceGit(gws);
+      t = performance.now();
+      await repo.commitAll({ message: 'bench' });
+      out.gitInitAdd100CommitMs = performance.now() - t;
+      for (let i = 100; i < 1000; i++) await gws.write(`f/${i}.txt`, `file ${i}\n`);
+      await repo.commitAll({ message: 'bench 1000' });
+      t = performance.now();
+      await repo.status();
+      out.gitStatus1000FilesMs = performance.now() - t;
+      await opfs.delete('clawser_workspaces/benchgit');
+
       // andbox: cold start, warm evaluate, host-call round trip.
       const { createSandbox } = await import('/web/packages/andbox/index.js');
       const colds = [];
@@ -185,6 +202,6 @@ const result = {
   ...(await agentBench()),
   ...(await browserBench()),
   ...(await sseThroughput()),
-  targets: { openConversation10kMs: 10, openConversation100kMs: 50, warmOfflineLoadMs: 300, agentToolRoundTripMs: 2, andboxColdStartMs: 50, andboxWarmEvaluateMs: 2, andboxHostCallRoundTripMs: 0.5 },
+  targets: { openConversation10kMs: 10, openConversation100kMs: 50, warmOfflineLoadMs: 300, agentToolRoundTripMs: 2, andboxColdStartMs: 50, andboxWarmEvaluateMs: 2, andboxHostCallRoundTripMs: 0.5, gitInitAdd100CommitMs: 600, gitStatus1000FilesMs: 1000 },
 };
 console.log(JSON.stringify(result, null, 2));

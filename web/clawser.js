@@ -43,7 +43,9 @@ export { LocalConfig } from './storage/local-config.js';
 export { SecretBox } from './storage/secrets.js';
 export { StorageError } from './storage/errors.js';
 
-// Files
+// Files and git
+export { WorkspaceGit, DEFAULT_AUTHOR } from './git/git.js';
+export { createGitFs } from './git/git-fs.js';
 export { zipFolder, importZip, readZip, ZipError, ZIP_LIMITS } from './files/zip.js';
 
 // Safety

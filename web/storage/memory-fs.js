@@ -5,7 +5,7 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** Files keep spare capacity so appends are amortised O(1), as on a real file system. */
-/** @typedef {{kind: 'file', buf: Uint8Array, size: number} | {kind: 'directory', children: Map<string, Node>}} Node */
+/** @typedef {{kind: 'file', buf: Uint8Array, size: number, mtimeMs: number} | {kind: 'directory', children: Map<string, Node>}} Node */
 
 /**
  * In-memory FileSystem for node tests and ephemeral use. Same semantics as the OPFS one.
@@ -76,7 +76,7 @@ export class MemoryFileSystem {
     const existing = dir.children.get(name);
     if (existing && existing.kind === 'directory') throw new StorageError('not_a_directory', `"${path}" is a folder.`);
     const bytes = typeof data === 'string' ? encoder.encode(data) : data.slice();
-    dir.children.set(name, { kind: 'file', buf: bytes, size: bytes.length });
+    dir.children.set(name, { kind: 'file', buf: bytes, size: bytes.length, mtimeMs: Date.now() });
   }
 
   /** @param {string} path @param {string | Uint8Array} data */
@@ -98,12 +98,14 @@ export class MemoryFileSystem {
     }
     node.buf.set(bytes, node.size);
     node.size = needed;
+    node.mtimeMs = Date.now();
   }
 
   /** @param {string} path @param {number} size */
   async truncate(path, size) {
     const node = this.#file(path);
     node.size = Math.min(node.size, size);
+    node.mtimeMs = Date.now();
   }
 
   /** @param {string} path @returns {Promise<DirEntry[]>} */
@@ -125,7 +127,7 @@ export class MemoryFileSystem {
     }
     const node = dir.children.get(name);
     if (!node) return null;
-    return node.kind === 'file' ? { kind: 'file', size: node.size } : { kind: 'directory', size: 0 };
+    return node.kind === 'file' ? { kind: 'file', size: node.size, mtimeMs: node.mtimeMs } : { kind: 'directory', size: 0 };
   }
 
   /** @param {string} path */

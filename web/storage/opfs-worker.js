@@ -23,10 +23,32 @@ function root() {
   return rootPromise;
 }
 
+/** Directory handles by path: walking from the root on every call dominates small-file work. */
+/** @type {Map<string, FileSystemDirectoryHandle>} */
+const dirCache = new Map();
+
+/** @param {string} prefix */
+function forgetDirs(prefix) {
+  for (const key of dirCache.keys()) if (prefix === '' || key === prefix || key.startsWith(prefix + '/')) dirCache.delete(key);
+}
+
 /** @param {string[]} parts @param {boolean} create */
 async function dirAt(parts, create) {
+  const key = parts.join('/');
+  const hit = dirCache.get(key);
+  if (hit) return hit;
   let dir = await root();
-  for (const p of parts) dir = await dir.getDirectoryHandle(p, { create });
+  let path = '';
+  for (const p of parts) {
+    path = path ? `${path}/${p}` : p;
+    const cached = dirCache.get(path);
+    if (cached) {
+      dir = cached;
+      continue;
+    }
+    dir = await dir.getDirectoryHandle(p, { create });
+    dirCache.set(path, dir);
+  }
   return dir;
 }
 
@@ -149,10 +171,11 @@ const ops = {
     }
     const key = splitPath(path).join('/');
     const h = open.get(key);
-    if (h) return { kind: 'file', size: h.getSize() };
+    // An open handle hides lastModified; it is being written right now.
+    if (h) return { kind: 'file', size: h.getSize(), mtimeMs: Date.now() };
     try {
       const file = await (await dir.getFileHandle(name)).getFile();
-      return { kind: 'file', size: file.size };
+      return { kind: 'file', size: file.size, mtimeMs: file.lastModified };
     } catch (err) {
       if (/** @type {Error} */ (err).name !== 'TypeMismatchError' && /** @type {Error} */ (err).name !== 'NotFoundError') throw err;
     }
@@ -169,6 +192,7 @@ const ops = {
   async delete(/** @type {string} */ path) {
     const { parts, name } = parentAndName(path);
     closeUnder(splitPath(path).join('/'));
+    forgetDirs(splitPath(path).join('/'));
     let dir;
     try {
       dir = await dirAt(parts, false);
@@ -182,6 +206,8 @@ const ops = {
     const dst = parentAndName(to);
     closeUnder(splitPath(from).join('/'));
     closeUnder(splitPath(to).join('/'));
+    forgetDirs(splitPath(from).join('/'));
+    forgetDirs(splitPath(to).join('/'));
     const srcDir = await dirAt(src.parts, false);
     const dstDir = await dirAt(dst.parts, true);
     let fileHandle;
@@ -234,7 +260,14 @@ scope.onmessage = (/** @type {MessageEvent<{id: number, op: string, args: unknow
     try {
       const fn = ops[op];
       if (!fn) throw new StorageError('io', `Unknown storage operation "${op}".`);
-      const result = await fn(...args);
+      let result;
+      try {
+        result = await fn(...args);
+      } catch (err) {
+        if (/** @type {Error} */ (err).name !== 'NotFoundError' || dirCache.size === 0) throw err;
+        forgetDirs('');
+        result = await fn(...args);
+      }
       const transfer = result instanceof Uint8Array ? [result.buffer] : [];
       scope.postMessage({ id, ok: true, result }, transfer);
     } catch (err) {

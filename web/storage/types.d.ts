@@ -6,6 +6,8 @@ export interface FileStat {
   kind: EntryKind;
   /** Bytes for files, 0 for directories. */
   size: number;
+  /** Last modification time (ms since epoch) when known. */
+  mtimeMs?: number;
 }
 
 export interface DirEntry {
