@@ -107,6 +107,16 @@ function writeAll(h, bytes, at) {
 /** @type {Record<string, (...args: any[]) => Promise<unknown>>} */ // args arrive as structured clones checked by each op
 const ops = {
   async readBytes(/** @type {string} */ path, /** @type {{start?: number, end?: number}} */ range = {}) {
+    const key = splitPath(path).join('/');
+    if (!open.has(key)) {
+      // Reading through a File snapshot takes no lock and is much cheaper than opening a
+      // sync access handle (which git's many small reads would pay each time).
+      const { parts, name } = parentAndName(key);
+      const file = await (await (await dirAt(parts, false)).getFileHandle(name)).getFile();
+      const start = Math.min(range.start ?? 0, file.size);
+      const end = Math.min(range.end ?? file.size, file.size);
+      return new Uint8Array(await file.slice(start, Math.max(start, end)).arrayBuffer());
+    }
     const h = await handleFor(path, false);
     const size = h.getSize();
     const start = Math.min(range.start ?? 0, size);
