@@ -252,13 +252,16 @@ export class ClawserApp {
       const fs = /** @type {FileSystem} */ (this.fs);
       const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
       const detector = new LeakDetector();
+      // Read once per turn (in buildAgent), not on every streamed chunk.
+      let redactOn = agentSettings.load(workspaceId).safetyEnabled;
       c = new ChatController({
         fs,
         workspaceId,
         settings: /** @type {SettingsStore} */ (this.settings),
-        redact: (text) => (agentSettings.load(workspaceId).safetyEnabled ? detector.scan(text).redacted : text),
+        redact: (text) => (redactOn ? detector.scan(text).redacted : text),
         buildAgent: async (provider, conversation, secrets) => {
           const parts = await this.#agentParts(workspaceId, conversation.id);
+          redactOn = parts.settings.safetyEnabled;
           return new ClawserAgent({
             provider, conversation, secrets, tools: parts.tools, codex: parts.codex, hooks: this.hooks, autonomy: parts.autonomy, safety: parts.safety,
             maxIterations: parts.settings.maxIterations,

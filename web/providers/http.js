@@ -106,11 +106,6 @@ export async function* streamBody(res, signal, label, assemble) {
   }
 }
 
-/** @param {CallOptions | undefined} options */
-export function signalOf(options) {
-  return options?.signal;
-}
-
 /** @param {ChatRequest} request */
 export function lastUserText(request) {
   for (let i = request.messages.length - 1; i >= 0; i--) {

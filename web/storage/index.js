@@ -4,7 +4,6 @@ export { MemoryFileSystem } from './memory-fs.js';
 export { OpfsFileSystem } from './opfs-fs.js';
 export { LocalConfig } from './local-config.js';
 export { SecretBox } from './secrets.js';
-export { joinPath, dirname, basename } from './paths.js';
 
 /**
  * Reads a whole text file, or returns null when it does not exist.
