@@ -23,7 +23,7 @@ export { planCompaction, estimateTokens } from './agent/compaction.js';
 export { Codex, extractCodeBlocks, adaptPythonisms } from './agent/codex.js';
 
 // Sandbox
-export { createSandbox } from './packages/andbox/index.js';
+export { createSandbox, prewarmSandbox, discardSpareSandbox } from './packages/andbox/index.js';
 
 // Tools
 export { BrowserToolRegistry, createBuiltinRegistry, BUILTIN_TOOLS, toolSettings } from './tools/index.js';

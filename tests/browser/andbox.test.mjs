@@ -124,3 +124,40 @@ test('errors carry the user code location, not the sandbox plumbing; output is c
   const unclonable = await run('({ fn() {}, n: 1 })');
   assert.equal(typeof unclonable.value, 'string');
 });
+
+test('a sandbox taken from the pre-warmed spare frame works, is as isolated, and the spare refills', async () => {
+  const r = await page.evaluate(async () => {
+    const { createSandbox, prewarmSandbox, discardSpareSandbox } = await import('/web/packages/andbox/index.js');
+    const framesBefore = document.querySelectorAll('iframe[title="andbox sandbox"]').length;
+    await prewarmSandbox();
+    const spareFrame = [...document.querySelectorAll('iframe[title="andbox sandbox"]')].at(-1);
+    const sb = await createSandbox({ capabilities: { twice: (/** @type {number} */ n) => n * 2 }, imports: { fflate: '/web/vendor/fflate.js' }, timeoutMs: 2000 });
+    const usedSpare = sb.frameElement === spareFrame;
+    const results = {
+      value: (await sb.evaluate('await twice(21)')).value,
+      module: (await sb.evaluate('import { strToU8 } from "fflate";\nstrToU8("ab").length')).value,
+      idb: (await sb.evaluate('await new Promise((res, rej) => { const r = indexedDB.open("x"); r.onsuccess = () => res("opened"); r.onerror = () => rej(r.error); })')).error?.name,
+      fetch: (await sb.evaluate('await self.fetch(location.origin)')).error != null,
+      parent: (await sb.evaluate('parent.document.title')).error != null,
+      loopStopped: (await sb.evaluate('while (true) {}', { timeoutMs: 200 })).error?.name,
+      after: (await sb.evaluate('"fresh worker"')).value,
+    };
+    // The taken spare is replaced by a new one in the background.
+    await prewarmSandbox();
+    const framesWithRefill = document.querySelectorAll('iframe[title="andbox sandbox"]').length;
+    sb.dispose();
+    await discardSpareSandbox();
+    const framesAfter = document.querySelectorAll('iframe[title="andbox sandbox"]').length;
+    return { ...results, usedSpare, framesBefore, framesWithRefill, framesAfter };
+  });
+  assert.equal(r.usedSpare, true);
+  assert.equal(r.value, 42);
+  assert.equal(r.module, 2);
+  assert.equal(r.idb, 'SecurityError');
+  assert.equal(r.fetch, true);
+  assert.equal(r.parent, true);
+  assert.equal(r.loopStopped, 'TimeoutError');
+  assert.equal(r.after, 'fresh worker');
+  assert.equal(r.framesWithRefill, r.framesBefore + 2);
+  assert.equal(r.framesAfter, r.framesBefore);
+});

@@ -245,6 +245,17 @@ export class ClawserApp {
     return sb;
   }
 
+  #sandboxPrewarmed = false;
+
+  /** When the page is idle, keeps one sandbox frame + worker ready so a conversation's first code run starts fast. */
+  #prewarmSandbox() {
+    if (this.#sandboxPrewarmed) return;
+    this.#sandboxPrewarmed = true;
+    const warm = () => import('../packages/andbox/index.js').then((m) => m.prewarmSandbox()).catch(() => {});
+    if ('requestIdleCallback' in globalThis) requestIdleCallback(warm, { timeout: 5000 });
+    else setTimeout(warm, 1000);
+  }
+
   /** @param {string} workspaceId */
   #controller(workspaceId) {
     let c = this.#controllers.get(workspaceId);
@@ -281,6 +292,7 @@ export class ClawserApp {
   /** @param {string} workspaceId @param {string} [conversationId] @param {'chat' | 'tools'} [panel] */
   async #renderWorkspace(workspaceId, conversationId, panel = 'chat') {
     this.#view?.destroy();
+    this.#prewarmSandbox();
     const ws = /** @type {import('./workspaces.js').Workspace} */ (this.workspaces?.get(workspaceId));
     const settings = /** @type {SettingsStore} */ (this.settings);
     const controller = this.#controller(workspaceId);

@@ -17,6 +17,93 @@ const here = new URL('.', import.meta.url);
 /** @type {Promise<string> | null} */
 let runtimeSource = null;
 
+function fetchRuntime() {
+  return fetch(new URL('runtime.js', here)).then((r) => {
+    if (!r.ok) throw new Error(`Could not load the sandbox runtime (HTTP ${r.status}).`);
+    return r.text();
+  });
+}
+
+/** @typedef {{frame: HTMLIFrameElement, control: MessagePort}} ReadyFrame */
+
+/**
+ * Loads the sandbox frame document and connects its control port. Most of a cold start is
+ * Chromium loading this opaque-origin document (in its own process), not our code.
+ * @param {HTMLElement} [container]
+ * @returns {Promise<ReadyFrame>}
+ */
+async function loadFrame(container) {
+  const frame = document.createElement('iframe');
+  frame.setAttribute('sandbox', 'allow-scripts');
+  frame.setAttribute('aria-hidden', 'true');
+  frame.tabIndex = -1;
+  frame.title = 'andbox sandbox';
+  frame.style.display = 'none';
+  frame.src = new URL('frame.html', here).href;
+  const loaded = new Promise((resolve, reject) => {
+    frame.addEventListener('load', resolve, { once: true });
+    frame.addEventListener('error', () => reject(new Error('The sandbox frame failed to load.')), { once: true });
+  });
+  (container ?? document.body).append(frame);
+  await loaded;
+  const channel = new MessageChannel();
+  const control = channel.port1;
+  const frameReady = new Promise((resolve) => {
+    control.onmessage = (e) => {
+      if (e.data?.type === 'frame-ready') resolve(undefined);
+    };
+  });
+  // The frame's origin is opaque ("null"), so "*" is the only target; only ports cross.
+  frame.contentWindow?.postMessage({ type: 'andbox:init' }, '*', [channel.port2]);
+  await frameReady;
+  return { frame, control };
+}
+
+/** One loaded, unused frame kept ready so that the next sandbox starts without the frame load. @type {Promise<ReadyFrame> | null} */
+let spare = null;
+
+/**
+ * Keeps one sandbox frame loaded in the background (in `document.body`), so the next
+ * `createSandbox()` skips the frame load. Call it when the page is idle; it is refilled each
+ * time a sandbox takes it. Costs one hidden, empty frame.
+ * @returns {Promise<void>}
+ */
+export function prewarmSandbox() {
+  spare ??= loadSpare();
+  return spare.then(() => undefined);
+}
+
+/** A loaded frame with a worker already started from the runtime (not yet connected). */
+function loadSpare() {
+  runtimeSource ??= fetchRuntime();
+  const source = runtimeSource;
+  const ready = loadFrame().then(async (r) => {
+    r.control.postMessage({ type: 'prestart', source: await source });
+    return r;
+  });
+  ready.catch(() => { if (spare === ready) spare = null; });
+  return ready;
+}
+
+/** Removes the pre-warmed frame, if any (e.g. before a page tears down its sandboxes). */
+export async function discardSpareSandbox() {
+  const s = spare;
+  spare = null;
+  const ready = await s?.catch(() => null);
+  ready?.control.close();
+  ready?.frame.remove();
+}
+
+/** @param {HTMLElement | undefined} container */
+function takeSpareFrame(container) {
+  // A frame that moves in the DOM reloads, so only a body-level sandbox can use the spare.
+  if (!spare || (container && container !== document.body)) return null;
+  const taken = spare;
+  spare = null;
+  taken.then(() => { spare ??= loadSpare(); }, () => {});
+  return taken;
+}
+
 /**
  * @param {object} [options]
  * @param {Record<string, Capability>} [options.capabilities] functions the code may call
@@ -58,37 +145,15 @@ export class Sandbox {
   }
 
   async start() {
-    runtimeSource ??= fetch(new URL('runtime.js', here)).then((r) => {
-      if (!r.ok) throw new Error(`Could not load the sandbox runtime (HTTP ${r.status}).`);
-      return r.text();
-    });
-    // The frame loads while the runtime and modules are fetched.
+    runtimeSource ??= fetchRuntime();
+    // The frame loads (or a pre-warmed one is taken) while the runtime and modules are fetched.
     const fetched = Promise.all([runtimeSource, this.#loadModules()]);
-    const frame = document.createElement('iframe');
-    frame.setAttribute('sandbox', 'allow-scripts');
-    frame.setAttribute('aria-hidden', 'true');
-    frame.tabIndex = -1;
-    frame.title = 'andbox sandbox';
-    frame.style.display = 'none';
-    frame.src = new URL('frame.html', here).href;
-    const loaded = new Promise((resolve, reject) => {
-      frame.addEventListener('load', resolve, { once: true });
-      frame.addEventListener('error', () => reject(new Error('The sandbox frame failed to load.')), { once: true });
-    });
-    (this.container ?? document.body).append(frame);
-    this.#frame = frame;
-    const [[source]] = await Promise.all([fetched, loaded]);
+    const framePromise = takeSpareFrame(this.container) ?? loadFrame(this.container);
+    const [[source], { frame, control }] = await Promise.all([fetched, framePromise]);
     this.source = source;
-    const channel = new MessageChannel();
-    this.#control = channel.port1;
-    const frameReady = new Promise((resolve) => {
-      /** @type {MessagePort} */ (this.#control).onmessage = (e) => {
-        if (e.data?.type === 'frame-ready') resolve(undefined);
-      };
-    });
-    // The frame's origin is opaque ("null"), so "*" is the only target; only ports cross.
-    frame.contentWindow?.postMessage({ type: 'andbox:init' }, '*', [channel.port2]);
-    await frameReady;
+    this.#frame = frame;
+    this.#control = control;
+    if (this.#disposed) return this.dispose();
     await this.#startWorker();
   }
 
@@ -191,6 +256,11 @@ export class Sandbox {
     this.#waiting.delete(id);
     const r = /** @type {EvaluateResult} */ (result);
     return { value: r.value, logs: r.logs ?? [], error: r.error ?? null, durationMs: r.durationMs ?? performance.now() - started };
+  }
+
+  /** The hidden iframe this sandbox runs in (null once disposed). */
+  get frameElement() {
+    return this.#frame;
   }
 
   #restartWorker() {
