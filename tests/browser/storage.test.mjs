@@ -80,6 +80,51 @@ test('OPFS file system: atomic replace, append, ranges, truncate, list, move, de
   await page.close();
 });
 
+test('OPFS concurrency: overlapping operations keep their order, others overlap; a folder deleted by another tab is recovered', async () => {
+  const page = await blankPage();
+  const other = await blankPage();
+  const result = await page.evaluate(async () => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const fs = new OpfsFileSystem();
+    /** @type {any} */ (window).__fs = fs;
+    await fs.delete('c');
+    // 200 appends issued at once land in issue order.
+    await Promise.all(Array.from({ length: 200 }, (_, i) => fs.append('c/log.txt', `${i}\n`)));
+    const log = (await fs.readText('c/log.txt')).trim().split('\n').map(Number);
+    // Writes to 100 files in 10 new folders at once, interleaved with reads of the same files.
+    const writes = Array.from({ length: 100 }, (_, i) => fs.write(`c/d${i % 10}/f${i}.txt`, `v${i}`));
+    const reads = Array.from({ length: 100 }, (_, i) => fs.readText(`c/d${i % 10}/f${i}.txt`));
+    await Promise.all(writes);
+    const readBack = await Promise.all(reads);
+    // A write then a move then a read of the same path, issued together, run in that order.
+    const [, , moved] = await Promise.all([fs.write('c/a.txt', 'A'), fs.move('c/a.txt', 'c/b.txt'), fs.readText('c/b.txt')]);
+    // Non-atomic write (content-addressed data) and replacing it.
+    await fs.write('c/obj', 'first', { atomic: false });
+    await fs.write('c/obj', 'xy', { atomic: false });
+    return { inOrder: log.every((n, i) => n === i) && log.length === 200, readBack, moved, obj: await fs.readText('c/obj') };
+  });
+  assert.equal(result.inOrder, true);
+  assert.deepEqual(result.readBack, Array.from({ length: 100 }, (_, i) => `v${i}`));
+  assert.equal(result.moved, 'A');
+  assert.equal(result.obj, 'xy');
+  // This tab's storage worker has the folder "c/d1" cached; another tab deletes and recreates it.
+  await other.evaluate(async () => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const fs = new OpfsFileSystem();
+    await fs.delete('c/d1');
+    await fs.write('c/d1/new.txt', 'from the other tab');
+  });
+  const afterOther = await page.evaluate(async () => {
+    const fs = /** @type {any} */ (window).__fs;
+    const text = await fs.readText('c/d1/new.txt');
+    await fs.write('c/d1/mine.txt', 'written through the recovered folder');
+    return text + ' | ' + (await fs.list('c/d1')).map((/** @type {{name: string}} */ e) => e.name).join(',');
+  });
+  assert.equal(afterOther, 'from the other tab | mine.txt,new.txt');
+  await page.close();
+  await other.close();
+});
+
 test('secrets: AES-GCM under a non-extractable key kept in IndexedDB', async () => {
   const page = await blankPage();
   const r = await page.evaluate(async () => {

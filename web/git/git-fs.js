@@ -49,52 +49,98 @@ function toStat(s) {
 
 /**
  * @param {FileSystem} fs the workspace file system (e.g. a ScopedFileSystem)
+ * @param {{commandCache?: boolean}} [adapterOptions] commandCache: for the adapter of ONE git command,
+ *   remember stats of `.git/…` paths and which files are missing until this adapter writes
+ *   them — isomorphic-git re-checks `.git/index` and every folder's `.gitignore` once per file
+ *   (thousands of round trips for a thousand-file status).
  */
-export function createGitFs(fs) {
+export function createGitFs(fs, adapterOptions = {}) {
+  const commandCache = !!adapterOptions.commandCache;
   const decoder = new TextDecoder();
+  /** @type {Map<string, Promise<import('../storage/types.d.ts').FileStat | null>>} */
+  const stats = new Map();
+  /** Paths known to be missing (commandCache only). @type {Set<string>} */
+  const missing = new Set();
+  /** @param {string} p */
+  const statOf = (p) => {
+    if (!commandCache || !(p === '.git' || p.startsWith('.git/'))) return fs.stat(p);
+    let s = stats.get(p);
+    if (!s) {
+      s = fs.stat(p);
+      stats.set(p, s);
+      s.catch(() => stats.delete(p));
+    }
+    return s;
+  };
+  /** @param {string} p */
+  const changed = (p) => {
+    stats.delete(p);
+    missing.delete(p);
+    for (const key of stats.keys()) if (key.startsWith(p + '/')) stats.delete(key);
+  };
   const promises = {
     async readFile(/** @type {string} */ path, /** @type {string | {encoding?: string}} */ options) {
       const encoding = typeof options === 'string' ? options : options?.encoding;
+      const p = clean(path);
+      if (missing.has(p)) throw coded('ENOENT', path);
       try {
-        const bytes = await fs.readBytes(clean(path));
+        const bytes = await fs.readBytes(p);
         return encoding === 'utf8' ? decoder.decode(bytes) : bytes;
       } catch (err) {
-        throw nodeError(err, path);
+        const e = nodeError(err, path);
+        if (commandCache && e.code === 'ENOENT') missing.add(p);
+        throw e;
       }
     },
     async writeFile(/** @type {string} */ path, /** @type {string | Uint8Array} */ data) {
+      const p = clean(path);
+      changed(p);
       try {
-        await fs.write(clean(path), typeof data === 'string' ? data : new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+        // Objects are content-addressed and isomorphic-git checks their hash when reading them,
+        // so they skip the atomic temp-file-and-move (a third of the cost of a commit).
+        const atomic = !p.startsWith('.git/objects/');
+        await fs.write(p, typeof data === 'string' ? data : new Uint8Array(data.buffer, data.byteOffset, data.byteLength), { atomic });
       } catch (err) {
         throw nodeError(err, path);
+      } finally {
+        changed(p);
       }
     },
     async unlink(/** @type {string} */ path) {
-      const s = await fs.stat(clean(path));
+      const p = clean(path);
+      const s = await statOf(p);
       if (!s) throw coded('ENOENT', path);
       if (s.kind === 'directory') throw coded('EISDIR', path);
-      await fs.delete(clean(path));
+      changed(p);
+      await fs.delete(p);
+      changed(p);
     },
     async readdir(/** @type {string} */ path) {
-      const s = await fs.stat(clean(path));
+      const s = await statOf(clean(path));
       if (!s) throw coded('ENOENT', path);
       if (s.kind !== 'directory') throw coded('ENOTDIR', path);
       return (await fs.list(clean(path))).map((e) => e.name);
     },
     async mkdir(/** @type {string} */ path) {
-      const s = await fs.stat(clean(path));
+      const p = clean(path);
+      const s = await statOf(p);
       if (s) throw coded('EEXIST', path);
-      await fs.mkdir(clean(path));
+      changed(p);
+      await fs.mkdir(p);
+      changed(p);
     },
     async rmdir(/** @type {string} */ path) {
-      const s = await fs.stat(clean(path));
+      const p = clean(path);
+      const s = await statOf(p);
       if (!s) throw coded('ENOENT', path);
       if (s.kind !== 'directory') throw coded('ENOTDIR', path);
-      if ((await fs.list(clean(path))).length) throw coded('ENOTEMPTY', path);
-      await fs.delete(clean(path));
+      if ((await fs.list(p)).length) throw coded('ENOTEMPTY', path);
+      changed(p);
+      await fs.delete(p);
+      changed(p);
     },
     async stat(/** @type {string} */ path) {
-      const s = await fs.stat(clean(path));
+      const s = await statOf(clean(path));
       if (!s) throw coded('ENOENT', path);
       return toStat(s);
     },

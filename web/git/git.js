@@ -33,7 +33,7 @@ export class WorkspaceGit {
 
   /** @returns {Promise<{path: string, state: 'new' | 'modified' | 'deleted' | 'unchanged', staged: boolean}[]>} */
   async status() {
-    const matrix = await git.statusMatrix({ fs: this.fs, dir: DIR, filter: isTracked });
+    const matrix = await git.statusMatrix({ fs: createGitFs(this.raw, { commandCache: true }), dir: DIR, filter: isTracked, cache: {} });
     return matrix.map(([path, head, workdir, stage]) => ({
       path,
       state: head === 0 ? 'new' : workdir === 0 ? 'deleted' : head === 1 && workdir === 1 ? 'unchanged' : 'modified',
@@ -48,16 +48,17 @@ export class WorkspaceGit {
    */
   async commitAll({ message, author = DEFAULT_AUTHOR }) {
     await this.ensureRepo();
-    const matrix = await git.statusMatrix({ fs: this.fs, dir: DIR, filter: isTracked });
-    let changed = false;
-    for (const [filepath, head, workdir, stage] of matrix) {
-      if (head === 1 && workdir === 1 && stage === 1) continue;
-      changed = true;
-      if (workdir === 0) await git.remove({ fs: this.fs, dir: DIR, filepath });
-      else await git.add({ fs: this.fs, dir: DIR, filepath });
-    }
-    if (!changed) return null;
-    return git.commit({ fs: this.fs, dir: DIR, message, author });
+    // One cache for the whole operation: isomorphic-git keeps the parsed index and packs in it.
+    const cache = {};
+    const fs = createGitFs(this.raw, { commandCache: true });
+    const matrix = await git.statusMatrix({ fs, dir: DIR, filter: isTracked, cache });
+    const changed = matrix.filter(([, head, workdir, stage]) => !(head === 1 && workdir === 1 && stage === 1));
+    if (!changed.length) return null;
+    const toAdd = changed.filter(([, , workdir]) => workdir !== 0).map(([filepath]) => filepath);
+    // One add of many paths: the files are hashed and written concurrently, the index once.
+    if (toAdd.length) await git.add({ fs, dir: DIR, filepath: toAdd, cache });
+    for (const [filepath] of changed.filter(([, , workdir]) => workdir === 0)) await git.remove({ fs, dir: DIR, filepath, cache });
+    return git.commit({ fs, dir: DIR, message, author, cache });
   }
 
   /** @param {number} [depth] */

@@ -56,8 +56,8 @@ export class OpfsFileSystem {
   readText(path) { return this.#call('readText', [path]); }
   /** @param {string} path @param {{start?: number, end?: number}} [range] @returns {Promise<Uint8Array>} */
   readBytes(path, range) { return this.#call('readBytes', [path, range]); }
-  /** @param {string} path @param {string | Uint8Array} data @returns {Promise<void>} */
-  write(path, data) { return this.#call('write', [path, data]); }
+  /** @param {string} path @param {string | Uint8Array} data @param {import('./types.d.ts').WriteOptions} [options] @returns {Promise<void>} */
+  write(path, data, options) { return this.#call('write', [path, data, options]); }
   /** @param {string} path @param {string | Uint8Array} data @returns {Promise<void>} */
   append(path, data) { return this.#call('append', [path, data]); }
   /** @param {string} path @param {number} size @returns {Promise<void>} */

@@ -23,8 +23,11 @@ function root() {
   return rootPromise;
 }
 
-/** Directory handles by path: walking from the root on every call dominates small-file work. */
-/** @type {Map<string, FileSystemDirectoryHandle>} */
+/**
+ * Directory handles by path, as promises so concurrent operations in a new folder share one
+ * lookup/creation: walking from the root on every call dominates small-file work.
+ * @type {Map<string, Promise<FileSystemDirectoryHandle>>}
+ */
 const dirCache = new Map();
 
 /** @param {string} prefix */
@@ -32,24 +35,31 @@ function forgetDirs(prefix) {
   for (const key of dirCache.keys()) if (prefix === '' || key === prefix || key.startsWith(prefix + '/')) dirCache.delete(key);
 }
 
-/** @param {string[]} parts @param {boolean} create */
-async function dirAt(parts, create) {
+/**
+ * Forgets the cached folders on the way to each path; true if any was cached.
+ * @param {string[]} paths
+ */
+function forgetAncestors(paths) {
+  let any = false;
+  for (const path of paths) {
+    const parts = path.split('/');
+    for (let i = 1; i <= parts.length; i++) any = dirCache.delete(parts.slice(0, i).join('/')) || any;
+  }
+  return any;
+}
+
+/** @param {string[]} parts @param {boolean} create @returns {Promise<FileSystemDirectoryHandle>} */
+function dirAt(parts, create) {
+  if (parts.length === 0) return root();
   const key = parts.join('/');
   const hit = dirCache.get(key);
   if (hit) return hit;
-  let dir = await root();
-  let path = '';
-  for (const p of parts) {
-    path = path ? `${path}/${p}` : p;
-    const cached = dirCache.get(path);
-    if (cached) {
-      dir = cached;
-      continue;
-    }
-    dir = await dir.getDirectoryHandle(p, { create });
-    dirCache.set(path, dir);
-  }
-  return dir;
+  const name = /** @type {string} */ (parts.at(-1));
+  const lookup = dirAt(parts.slice(0, -1), create).then((parent) => parent.getDirectoryHandle(name, { create }));
+  dirCache.set(key, lookup);
+  // A failed lookup (missing folder) is not remembered: the folder may be created later.
+  lookup.catch(() => { if (dirCache.get(key) === lookup) dirCache.delete(key); });
+  return lookup;
 }
 
 /** @param {string} path */
@@ -128,9 +138,20 @@ const ops = {
   async readText(/** @type {string} */ path) {
     return decoder.decode(/** @type {Uint8Array} */ (await ops.readBytes(path)));
   },
-  async write(/** @type {string} */ path, /** @type {string | Uint8Array} */ data) {
+  async write(/** @type {string} */ path, /** @type {string | Uint8Array} */ data, /** @type {{atomic?: boolean} | undefined} */ options) {
     const { parts, name } = parentAndName(path);
     const dir = await dirAt(parts, true);
+    if (options?.atomic === false) {
+      closeUnder(splitPath(path).join('/'));
+      const h = await (await dir.getFileHandle(name, { create: true })).createSyncAccessHandle();
+      try {
+        h.truncate(0);
+        writeAll(h, bytesOf(data), 0);
+      } finally {
+        h.close();
+      }
+      return;
+    }
     const tmpName = `.${name}.tmp-${Math.random().toString(36).slice(2)}`;
     const tmp = await dir.getFileHandle(tmpName, { create: true });
     const h = await tmp.createSyncAccessHandle();
@@ -260,31 +281,67 @@ async function copyTree(from, to) {
   }
 }
 
-/** Operations run one at a time, in arrival order, so appends never interleave. */
-let queue = Promise.resolve();
+/**
+ * Paths an operation touches. Operations on overlapping paths (equal, or one inside the
+ * other) run one after another in arrival order, so appends never interleave and a read
+ * never sees half a move; all others run concurrently — OPFS calls are round trips to the
+ * browser process, and overlapping many of them is what makes git's bursts of small files fast.
+ * @param {string} op @param {unknown[]} args
+ */
+function pathsOf(op, args) {
+  const norm = (/** @type {unknown} */ p) => splitPath(String(p ?? '')).join('/');
+  return op === 'move' ? [norm(args[0]), norm(args[1])] : [norm(args[0])];
+}
+
+/** @param {string} a @param {string} b */
+const overlaps = (a, b) => a === '' || b === '' || a === b || a.startsWith(b + '/') || b.startsWith(a + '/');
+
+/** Operations that change nothing: they may overlap one another, never a change. */
+const READS = new Set(['readBytes', 'readText', 'list', 'stat']);
+
+/** @type {{paths: string[], read: boolean, done: Promise<void>}[]} operations not finished yet, in arrival order */
+const active = [];
+
+/** @param {number} id @param {string} op @param {unknown[]} args */
+async function runOp(id, op, args) {
+  try {
+    const fn = ops[op];
+    if (!fn) throw new StorageError('io', `Unknown storage operation "${op}".`);
+    let result;
+    try {
+      result = await fn(...args);
+    } catch (err) {
+      // A cached directory handle goes stale when another tab deletes or moves that folder:
+      // forget this path's folders (only those, other operations keep theirs) and retry once.
+      if (/** @type {Error} */ (err).name !== 'NotFoundError' || !forgetAncestors(pathsOf(op, args))) throw err;
+      result = await fn(...args);
+    }
+    const transfer = result instanceof Uint8Array ? [result.buffer] : [];
+    scope.postMessage({ id, ok: true, result }, transfer);
+  } catch (err) {
+    const e = toStorageError(err, String(args[0]));
+    scope.postMessage({ id, ok: false, error: { code: e.code, message: e.message } });
+  }
+}
 
 scope.onmessage = (/** @type {MessageEvent<{id: number, op: string, args: unknown[]}>} */ event) => {
   const { id, op, args } = event.data;
   clearTimeout(idleTimer);
-  queue = queue.then(async () => {
-    try {
-      const fn = ops[op];
-      if (!fn) throw new StorageError('io', `Unknown storage operation "${op}".`);
-      let result;
-      try {
-        result = await fn(...args);
-      } catch (err) {
-        if (/** @type {Error} */ (err).name !== 'NotFoundError' || dirCache.size === 0) throw err;
-        forgetDirs('');
-        result = await fn(...args);
-      }
-      const transfer = result instanceof Uint8Array ? [result.buffer] : [];
-      scope.postMessage({ id, ok: true, result }, transfer);
-    } catch (err) {
-      const e = toStorageError(err, String(args[0]));
-      scope.postMessage({ id, ok: false, error: { code: e.code, message: e.message } });
+  let paths;
+  try {
+    paths = pathsOf(op, args);
+  } catch {
+    paths = [''];
+  }
+  const read = READS.has(op);
+  const before = active.filter((a) => !(read && a.read) && a.paths.some((p) => paths.some((q) => overlaps(p, q)))).map((a) => a.done);
+  const entry = { paths, read, done: Promise.resolve() };
+  entry.done = Promise.all(before).then(() => runOp(id, op, args)).finally(() => {
+    active.splice(active.indexOf(entry), 1);
+    if (active.length === 0) {
+      clearTimeout(idleTimer);
+      idleTimer = setTimeout(() => closeUnder(''), IDLE_CLOSE_MS);
     }
-    clearTimeout(idleTimer);
-    idleTimer = setTimeout(() => closeUnder(''), IDLE_CLOSE_MS);
   });
+  active.push(entry);
 };

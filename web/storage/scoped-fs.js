@@ -21,7 +21,7 @@ export class ScopedFileSystem {
 
   /** @param {string} p */ readText(p) { return this.inner.readText(this.resolve(p)); }
   /** @param {string} p @param {{start?: number, end?: number}} [r] */ readBytes(p, r) { return this.inner.readBytes(this.resolve(p), r); }
-  /** @param {string} p @param {string | Uint8Array} d */ write(p, d) { return this.inner.write(this.resolve(p), d); }
+  /** @param {string} p @param {string | Uint8Array} d @param {import('./types.d.ts').WriteOptions} [o] */ write(p, d, o) { return this.inner.write(this.resolve(p), d, o); }
   /** @param {string} p @param {string | Uint8Array} d */ append(p, d) { return this.inner.append(this.resolve(p), d); }
   /** @param {string} p @param {number} n */ truncate(p, n) { return this.inner.truncate(this.resolve(p), n); }
   /** @param {string} p @returns {Promise<DirEntry[]>} */ list(p) { return this.inner.list(this.resolve(p)); }
