@@ -24,6 +24,25 @@ const packages = [
   { specifier: 'croner', file: 'croner.js', entry: "export * from 'croner';" },
   { specifier: 'zod', file: 'zod.js', entry: "export * from 'zod'; export { z as default } from 'zod';" },
   { specifier: 'marked', file: 'marked.js', entry: "export * from 'marked';" },
+  { specifier: 'diff', file: 'diff.js', entry: "export * from 'diff';" },
+  {
+    // The file editor: one bundle so CodeMirror's packages share a single @codemirror/state.
+    // Its types: web/types/editor-bundle.d.ts.
+    specifier: '@clawser/editor',
+    file: 'codemirror.js',
+    entry: [
+      "export { basicSetup } from 'codemirror';",
+      "export { EditorView, keymap } from '@codemirror/view';",
+      "export { EditorState, Compartment } from '@codemirror/state';",
+      "export { HighlightStyle, syntaxHighlighting, defaultHighlightStyle } from '@codemirror/language';",
+      "export { javascript } from '@codemirror/lang-javascript';",
+      "export { markdown } from '@codemirror/lang-markdown';",
+      "export { json } from '@codemirror/lang-json';",
+      "export { html } from '@codemirror/lang-html';",
+      "export { css } from '@codemirror/lang-css';",
+      "export { python } from '@codemirror/lang-python';",
+    ].join('\n'),
+  },
   {
     specifier: 'isomorphic-git',
     file: 'isomorphic-git.js',

@@ -59,3 +59,102 @@ test('git on the workspace files: commit, status (same-size edits too), delete, 
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('stage, unstage and commit what is staged; status tells staged from unstaged', async () => {
+  const ws = new ScopedFileSystem(new MemoryFileSystem(), 'w');
+  const repo = new WorkspaceGit(ws);
+  await ws.write('a.txt', 'one\n');
+  await ws.write('b.txt', 'two\n');
+  await repo.commitAll({ message: 'base' });
+  await new Promise((r) => setTimeout(r, 5));
+  await ws.write('a.txt', 'one changed\n');
+  await ws.write('c.txt', 'new\n');
+  await ws.delete('b.txt');
+  await repo.stage(['a.txt', 'b.txt']);
+  const st = Object.fromEntries((await repo.status()).map((s) => [s.path, s]));
+  assert.deepEqual([st['a.txt'].staged, st['a.txt'].unstaged], [true, false]);
+  assert.deepEqual([st['b.txt'].state, st['b.txt'].staged], ['deleted', true]);
+  assert.deepEqual([st['c.txt'].state, st['c.txt'].staged, st['c.txt'].unstaged], ['new', false, true]);
+  await repo.unstage(['a.txt']);
+  assert.equal((await repo.status()).find((s) => s.path === 'a.txt')?.staged, false);
+  await repo.stage(['a.txt']);
+  await assert.rejects(repo.commit({ message: '  ' }), { code: 'invalid_message' });
+  const oid = await repo.commit({ message: 'staged only' });
+  assert.match(oid ?? '', /^[0-9a-f]{40}$/);
+  const after = Object.fromEntries((await repo.status()).map((s) => [s.path, s.state]));
+  assert.deepEqual(after, { 'a.txt': 'unchanged', 'c.txt': 'new' }, 'c.txt was not staged, so not committed');
+  assert.equal(await repo.commit({ message: 'nothing staged' }), null);
+});
+
+test('diffs: a file against HEAD / index, a commit against its parent; binary files are not diffed', async () => {
+  const ws = new ScopedFileSystem(new MemoryFileSystem(), 'w');
+  const repo = new WorkspaceGit(ws);
+  await ws.write('doc.md', 'line 1\nline 2\nline 3\n');
+  await ws.write('img.bin', new Uint8Array([0, 1, 2, 3]));
+  const first = /** @type {string} */ (await repo.commitAll({ message: 'first' }));
+  const firstDiff = await repo.diffCommit(first);
+  assert.deepEqual(firstDiff.map((d) => [d.path, d.change, d.binary]), [['doc.md', 'added', false], ['img.bin', 'added', true]]);
+  await new Promise((r) => setTimeout(r, 5));
+  await ws.write('doc.md', 'line 1\nline two\nline 3\nline 4\n');
+  const d = await repo.diffFile('doc.md');
+  assert.equal(d.change, 'modified');
+  assert.deepEqual(d.hunks[0].lines, [' line 1', '-line 2', '+line two', ' line 3', '+line 4']);
+  assert.equal((await repo.diffFile('doc.md', { from: 'INDEX', to: 'WORKDIR' })).hunks.length, 1);
+  await repo.stage(['doc.md']);
+  assert.equal((await repo.diffFile('doc.md', { from: 'INDEX', to: 'WORKDIR' })).hunks.length, 0, 'staged: index = workdir');
+  await ws.delete('img.bin');
+  const second = /** @type {string} */ (await repo.commitAll({ message: 'second' }));
+  const secondDiff = await repo.diffCommit(second);
+  assert.deepEqual(secondDiff.map((x) => [x.path, x.change]), [['doc.md', 'modified'], ['img.bin', 'deleted']]);
+  const { formatDiff } = await import('../../web/git/git.js');
+  assert.match(formatDiff(secondDiff), /--- a\/doc.md\n\+\+\+ b\/doc.md\n@@ -1,3 \+1,4 @@/);
+  assert.equal(new TextDecoder().decode(/** @type {Uint8Array} */ (await repo.readFileAt(first, 'doc.md'))), 'line 1\nline 2\nline 3\n');
+  assert.equal(await repo.readFileAt(second, 'img.bin'), null);
+});
+
+test('branches: create, switch (refused with uncommitted changes), delete; names validated', async () => {
+  const ws = new ScopedFileSystem(new MemoryFileSystem(), 'w');
+  const repo = new WorkspaceGit(ws);
+  await ws.write('a.txt', 'main\n');
+  await assert.rejects(repo.createBranch('early'), { code: 'no_commits' });
+  await repo.commitAll({ message: 'on main' });
+  await assert.rejects(repo.createBranch('bad name'), { code: 'invalid_name' });
+  await assert.rejects(repo.createBranch('../x'), { code: 'invalid_name' });
+  await repo.createBranch('feature', { checkout: true });
+  assert.deepEqual(await repo.branches(), { current: 'feature', branches: ['feature', 'main'] });
+  await assert.rejects(repo.createBranch('feature'), { code: 'branch_exists' });
+  await new Promise((r) => setTimeout(r, 5));
+  await ws.write('a.txt', 'feature\n');
+  await ws.write('f.txt', 'only on feature\n');
+  await assert.rejects(repo.switchBranch('main'), { code: 'dirty_worktree' });
+  await repo.commitAll({ message: 'on feature' });
+  await repo.switchBranch('main');
+  assert.equal(await ws.readText('a.txt'), 'main\n');
+  assert.equal(await ws.stat('f.txt'), null);
+  await assert.rejects(repo.deleteBranch('main'), { code: 'current_branch' });
+  await assert.rejects(repo.switchBranch('nope'), { code: 'branch_not_found' });
+  await repo.deleteBranch('feature');
+  assert.deepEqual((await repo.branches()).branches, ['main']);
+});
+
+test('restore a file or the whole tree to a commit without moving HEAD', async () => {
+  const ws = new ScopedFileSystem(new MemoryFileSystem(), 'w');
+  const repo = new WorkspaceGit(ws);
+  await ws.write('a.txt', 'v1\n');
+  await ws.write('b.txt', 'b1\n');
+  const v1 = /** @type {string} */ (await repo.commitAll({ message: 'v1' }));
+  await new Promise((r) => setTimeout(r, 5));
+  await ws.write('a.txt', 'v2\n');
+  await ws.write('c.txt', 'added later\n');
+  await ws.delete('b.txt');
+  const v2 = await repo.commitAll({ message: 'v2' });
+  assert.deepEqual(await repo.restore(v1, { filepath: 'a.txt' }), ['a.txt']);
+  assert.equal(await ws.readText('a.txt'), 'v1\n');
+  assert.equal((await repo.log())[0].oid, v2, 'HEAD did not move');
+  const changed = await repo.restore(v1);
+  assert.deepEqual(changed.sort(), ['b.txt', 'c.txt']);
+  assert.equal(await ws.readText('b.txt'), 'b1\n');
+  assert.equal(await ws.stat('c.txt'), null);
+  await repo.commitAll({ message: 'back to v1' });
+  assert.deepEqual((await repo.diffCommit((await repo.log())[0].oid)).map((d) => d.path), ['a.txt', 'b.txt', 'c.txt']);
+});

@@ -76,6 +76,8 @@ export function createGitFs(fs, adapterOptions = {}) {
   const changed = (p) => {
     stats.delete(p);
     missing.delete(p);
+    // Writing a file creates its folders, so cached "missing" parents are wrong now.
+    for (let i = p.lastIndexOf('/'); i > 0; i = p.lastIndexOf('/', i - 1)) stats.delete(p.slice(0, i));
     for (const key of stats.keys()) if (key.startsWith(p + '/')) stats.delete(key);
   };
   const promises = {

@@ -1,6 +1,9 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
 import git from 'isomorphic-git';
+import http from 'isomorphic-git/http/web';
+import { structuredPatch } from 'diff';
 import { createGitFs } from './git-fs.js';
+import { GitError, toGitError } from './errors.js';
 import { PROTECTED_SEGMENTS } from '../safety/tool-call-validator.js';
 
 /** Clawser's own folders never enter the repository. @param {string} filepath */
@@ -11,34 +14,120 @@ export function isTracked(filepath) {
 
 const DIR = '/';
 export const DEFAULT_AUTHOR = { name: 'Clawser', email: 'clawser@localhost' };
+/** Files larger than this are not diffed line by line. */
+const MAX_DIFF_BYTES = 512 * 1024;
+const decoder = new TextDecoder('utf-8', { fatal: false });
 
 /**
- * Git on a workspace: every call runs isomorphic-git on the workspace's own files.
+ * @typedef {{path: string, state: 'new' | 'modified' | 'deleted' | 'unchanged', staged: boolean, unstaged: boolean}} FileStatus
+ *   state compares the working copy with the last commit; staged: the index differs from the
+ *   last commit; unstaged: the working copy differs from the index.
+ * @typedef {{oid: string, message: string, author: string, email: string, timestamp: number, parents: string[]}} CommitInfo
+ * @typedef {{oldStart: number, oldLines: number, newStart: number, newLines: number, lines: string[]}} Hunk
+ * @typedef {{path: string, change: 'added' | 'modified' | 'deleted', binary: boolean, hunks: Hunk[], tooLarge?: boolean}} FileDiff
+ */
+
+/** @param {string} name */
+function checkBranchName(name) {
+  // git check-ref-format, the rules a user can break by typing.
+  if (!name || name.length > 200 || /(^[-./])|([./]$)|\.\.|[\s~^:?*[\\\x00-\x1f\x7f]|@\{|\.lock$|\/\//.test(name) || name === '@') {
+    throw new GitError('invalid_name', `"${name}" is not a valid branch name: use letters, digits, "-", "_", "/" and "." (no spaces, no "..", not starting with "-").`);
+  }
+}
+
+/** @param {Uint8Array | null} bytes */
+const isBinary = (bytes) => !!bytes && bytes.subarray(0, 8000).includes(0);
+
+/**
+ * Git on a workspace: every call runs isomorphic-git on the workspace's own files (the same
+ * files the agent and the files panel see). Commands on one repository run one at a time.
  */
 export class WorkspaceGit {
-  /** @param {FileSystem} fs the workspace file system */
-  constructor(fs) {
-    this.fs = createGitFs(fs);
+  /** @type {Promise<unknown>} */
+  #queue = Promise.resolve();
+
+  /** @param {FileSystem} fs the workspace file system @param {{author?: {name: string, email: string}}} [options] */
+  constructor(fs, options = {}) {
     this.raw = fs;
+    /** isomorphic-git's promise fs over the workspace (no command cache: safe to keep). */
+    this.fs = createGitFs(fs);
+    this.author = options.author ?? DEFAULT_AUTHOR;
+  }
+
+  /**
+   * Runs one git command with a fresh per-command adapter and cache, after the previous one.
+   * @template T @param {(ctx: {fs: ReturnType<typeof createGitFs>, cache: object}) => Promise<T>} fn @returns {Promise<T>}
+   */
+  #run(fn) {
+    const run = this.#queue.then(() => fn({ fs: createGitFs(this.raw, { commandCache: true }), cache: {} })).catch((err) => {
+      throw toGitError(err);
+    });
+    this.#queue = run.catch(() => {});
+    return run;
   }
 
   async isRepo() {
     return !!(await this.raw.stat('.git/HEAD'));
   }
 
-  /** Creates the repository if there is none. */
-  async ensureRepo() {
-    if (!(await this.isRepo())) await git.init({ fs: this.fs, dir: DIR, defaultBranch: 'main' });
+  /** Creates the repository (branch "main") if there is none. */
+  ensureRepo() {
+    return this.#run(({ fs }) => this.#ensure(fs));
   }
 
-  /** @returns {Promise<{path: string, state: 'new' | 'modified' | 'deleted' | 'unchanged', staged: boolean}[]>} */
-  async status() {
-    const matrix = await git.statusMatrix({ fs: createGitFs(this.raw, { commandCache: true }), dir: DIR, filter: isTracked, cache: {} });
-    return matrix.map(([path, head, workdir, stage]) => ({
-      path,
-      state: head === 0 ? 'new' : workdir === 0 ? 'deleted' : head === 1 && workdir === 1 ? 'unchanged' : 'modified',
-      staged: stage !== head && (stage === workdir || (workdir === 0 && stage === 0)),
-    }));
+  /** @param {ReturnType<typeof createGitFs>} fs */
+  async #ensure(fs) {
+    if (!(await this.isRepo())) await git.init({ fs, dir: DIR, defaultBranch: 'main' });
+  }
+
+  /** @returns {Promise<FileStatus[]>} every tracked or untracked (not ignored) file, sorted by path */
+  status() {
+    return this.#run(async ({ fs, cache }) => {
+      if (!(await this.isRepo())) return [];
+      const matrix = await git.statusMatrix({ fs, dir: DIR, filter: isTracked, cache });
+      return matrix.map(([path, head, workdir, stage]) => ({
+        path,
+        state: head === 0 ? 'new' : workdir === 0 ? 'deleted' : workdir === 1 ? 'unchanged' : 'modified',
+        // stage: 0 absent, 1 same as HEAD, 2 same as workdir, 3 differs from both.
+        staged: head === 1 ? stage !== 1 : stage !== 0,
+        unstaged: workdir === 0 ? stage !== 0 : !(stage === 2 || (stage === 1 && workdir === 1)),
+      }));
+    });
+  }
+
+  /** Stages files: their current content, or their deletion. @param {string[]} paths */
+  stage(paths) {
+    return this.#run(async ({ fs, cache }) => {
+      await this.#ensure(fs);
+      const present = [];
+      for (const filepath of paths) {
+        if (await this.raw.stat(filepath)) present.push(filepath);
+        else await git.remove({ fs, dir: DIR, filepath, cache });
+      }
+      if (present.length) await git.add({ fs, dir: DIR, filepath: present, cache });
+    });
+  }
+
+  /** Takes files out of the next commit (back to their last committed state in the index). @param {string[]} paths */
+  unstage(paths) {
+    return this.#run(async ({ fs, cache }) => {
+      for (const filepath of paths) await git.resetIndex({ fs, dir: DIR, filepath, cache });
+    });
+  }
+
+  /**
+   * Commits what is staged. Returns the commit id, or null when nothing is staged.
+   * @param {{message: string, author?: {name: string, email: string}}} options
+   */
+  commit({ message, author = this.author }) {
+    if (!message.trim()) return Promise.reject(new GitError('invalid_message', 'Write a commit message first.'));
+    return this.#run(async ({ fs, cache }) => {
+      await this.#ensure(fs);
+      const matrix = await git.statusMatrix({ fs, dir: DIR, filter: isTracked, cache });
+      const anyStaged = matrix.some(([, head, , stage]) => (head === 1 ? stage !== 1 : stage !== 0));
+      if (!anyStaged) return null;
+      return git.commit({ fs, dir: DIR, message, author, cache });
+    });
   }
 
   /**
@@ -46,29 +135,366 @@ export class WorkspaceGit {
    * or null when there was nothing to commit.
    * @param {{message: string, author?: {name: string, email: string}}} options
    */
-  async commitAll({ message, author = DEFAULT_AUTHOR }) {
-    await this.ensureRepo();
-    // One cache for the whole operation: isomorphic-git keeps the parsed index and packs in it.
-    const cache = {};
-    const fs = createGitFs(this.raw, { commandCache: true });
-    const matrix = await git.statusMatrix({ fs, dir: DIR, filter: isTracked, cache });
-    const changed = matrix.filter(([, head, workdir, stage]) => !(head === 1 && workdir === 1 && stage === 1));
-    if (!changed.length) return null;
-    const toAdd = changed.filter(([, , workdir]) => workdir !== 0).map(([filepath]) => filepath);
-    // One add of many paths: the files are hashed and written concurrently, the index once.
-    if (toAdd.length) await git.add({ fs, dir: DIR, filepath: toAdd, cache });
-    for (const [filepath] of changed.filter(([, , workdir]) => workdir === 0)) await git.remove({ fs, dir: DIR, filepath, cache });
-    return git.commit({ fs, dir: DIR, message, author, cache });
+  commitAll({ message, author = this.author }) {
+    return this.#run(async ({ fs, cache }) => {
+      await this.#ensure(fs);
+      const matrix = await git.statusMatrix({ fs, dir: DIR, filter: isTracked, cache });
+      const changed = matrix.filter(([, head, workdir, stage]) => !(head === 1 && workdir === 1 && stage === 1));
+      if (!changed.length) return null;
+      const toAdd = changed.filter(([, , workdir]) => workdir !== 0).map(([filepath]) => filepath);
+      // One add of many paths: the files are hashed and written concurrently, the index once.
+      if (toAdd.length) await git.add({ fs, dir: DIR, filepath: toAdd, cache });
+      for (const [filepath] of changed.filter(([, , workdir]) => workdir === 0)) await git.remove({ fs, dir: DIR, filepath, cache });
+      return git.commit({ fs, dir: DIR, message, author, cache });
+    });
   }
 
-  /** @param {number} [depth] */
-  async log(depth = 50) {
+  /**
+   * Commits, newest first. `filepath` limits to commits that changed that file.
+   * @param {{depth?: number, ref?: string, filepath?: string}} [options]
+   * @returns {Promise<CommitInfo[]>}
+   */
+  log({ depth = 50, ref = 'HEAD', filepath } = {}) {
+    return this.#run(async ({ fs, cache }) => {
+      try {
+        const commits = await git.log({ fs, dir: DIR, depth, ref, filepath, cache });
+        return commits.map((c) => ({
+          oid: c.oid,
+          message: c.commit.message.trim(),
+          author: c.commit.author.name,
+          email: c.commit.author.email,
+          timestamp: c.commit.author.timestamp * 1000,
+          parents: c.commit.parent,
+        }));
+      } catch (err) {
+        if (/** @type {{code?: string}} */ (err).code === 'NotFoundError') return [];
+        throw err;
+      }
+    });
+  }
+
+  /**
+   * A file's bytes at a commit (or branch), null when it did not exist there.
+   * @param {string} ref commit id or branch @param {string} filepath
+   */
+  readFileAt(ref, filepath) {
+    return this.#run(({ fs, cache }) => this.#blobAt(fs, cache, ref, filepath));
+  }
+
+  /**
+   * A branch, tag, HEAD, full or abbreviated commit id → full commit id.
+   * @param {ReturnType<typeof createGitFs>} fs @param {object} cache @param {string} ref
+   */
+  async #resolve(fs, cache, ref) {
     try {
-      const commits = await git.log({ fs: this.fs, dir: DIR, depth });
-      return commits.map((c) => ({ oid: c.oid, message: c.commit.message.trim(), author: c.commit.author.name, timestamp: c.commit.author.timestamp * 1000 }));
+      return await git.resolveRef({ fs, dir: DIR, ref });
+    } catch {
+      if (!/^[0-9a-f]{4,40}$/i.test(ref)) throw new GitError('not_found', `There is no commit or branch "${ref}".`);
+      try {
+        return await git.expandOid({ fs, dir: DIR, oid: ref.toLowerCase(), cache });
+      } catch (err) {
+        const code = /** @type {{code?: string}} */ (err).code;
+        if (code === 'AmbiguousError') throw new GitError('not_found', `"${ref}" matches several commits; give more characters of its id.`);
+        throw new GitError('not_found', `There is no commit "${ref}".`);
+      }
+    }
+  }
+
+  /** @param {ReturnType<typeof createGitFs>} fs @param {object} cache @param {string} ref @param {string} filepath */
+  async #blobAt(fs, cache, ref, filepath) {
+    // Before the first commit HEAD names nothing: every file is new.
+    const oid = await this.#resolve(fs, cache, ref).catch((err) => {
+      if (ref === 'HEAD') return null;
+      throw err;
+    });
+    if (!oid) return null;
+    try {
+      return (await git.readBlob({ fs, dir: DIR, oid, filepath, cache })).blob;
     } catch (err) {
-      if (/** @type {{code?: string}} */ (err).code === 'NotFoundError') return [];
+      const code = /** @type {{code?: string}} */ (err).code;
+      if (code === 'NotFoundError' || code === 'ObjectTypeError') return null;
       throw err;
     }
   }
+
+  /** @param {ReturnType<typeof createGitFs>} fs @param {object} cache @param {string} filepath */
+  async #indexBlob(fs, cache, filepath) {
+    /** @type {Uint8Array | null} */
+    let found = null;
+    await git.walk({
+      fs,
+      dir: DIR,
+      cache,
+      trees: [git.STAGE()],
+      map: async (path, [entry]) => {
+        if (path === '.' || filepath === path || filepath.startsWith(path + '/')) {
+          // Index entries carry an object id, not content.
+          if (path === filepath && entry && (await entry.type()) === 'blob') found = (await git.readBlob({ fs, dir: DIR, oid: await entry.oid(), cache })).blob;
+          return true;
+        }
+        return null;
+      },
+    });
+    return found;
+  }
+
+  /**
+   * Line diff of one file. `from`: 'HEAD' (default), 'INDEX' or a commit id; `to`: 'WORKDIR'
+   * (default), 'INDEX' or a commit id.
+   * @param {string} filepath @param {{from?: string, to?: string}} [options]
+   * @returns {Promise<FileDiff>}
+   */
+  diffFile(filepath, { from = 'HEAD', to = 'WORKDIR' } = {}) {
+    return this.#run(async ({ fs, cache }) => {
+      const side = async (/** @type {string} */ which) => {
+        if (which === 'WORKDIR') return this.raw.readBytes(filepath).catch(() => null);
+        if (which === 'INDEX') return this.#indexBlob(fs, cache, filepath);
+        return this.#blobAt(fs, cache, which, filepath);
+      };
+      const [a, b] = await Promise.all([side(from), side(to)]);
+      return fileDiff(filepath, a, b);
+    });
+  }
+
+  /**
+   * What a commit changed compared with its first parent (everything, for the first commit).
+   * @param {string} ref commit id (may be abbreviated) or branch @returns {Promise<FileDiff[]>}
+   */
+  diffCommit(ref) {
+    return this.#run(async ({ fs, cache }) => {
+      const oid = await this.#resolve(fs, cache, ref);
+      const { commit } = await git.readCommit({ fs, dir: DIR, oid, cache });
+      const parent = commit.parent[0];
+      const trees = parent ? [git.TREE({ ref: parent }), git.TREE({ ref: oid })] : [git.TREE({ ref: oid })];
+      /** @type {FileDiff[]} */
+      const out = [];
+      await git.walk({
+        fs,
+        dir: DIR,
+        cache,
+        trees,
+        map: async (path, entries) => {
+          if (path === '.') return true;
+          const [before, after] = parent ? entries : [null, entries[0]];
+          const [tb, ta] = await Promise.all([before?.type(), after?.type()]);
+          if (tb === 'tree' || ta === 'tree') return true;
+          const [ob, oa] = await Promise.all([before?.oid(), after?.oid()]);
+          if (ob === oa) return null;
+          const [cb, ca] = await Promise.all([before ? before.content() : null, after ? after.content() : null]);
+          out.push(fileDiff(path, cb ?? null, ca ?? null));
+          return null;
+        },
+      });
+      return out.sort((x, y) => x.path.localeCompare(y.path));
+    });
+  }
+
+  /** @returns {Promise<{current: string | null, branches: string[]}>} */
+  branches() {
+    return this.#run(async ({ fs }) => {
+      if (!(await this.isRepo())) return { current: null, branches: [] };
+      const [current, branches] = await Promise.all([git.currentBranch({ fs, dir: DIR }), git.listBranches({ fs, dir: DIR })]);
+      return { current: current ?? null, branches: branches.sort() };
+    });
+  }
+
+  /**
+   * Creates a branch at the current commit (or `from`); `checkout` switches to it.
+   * @param {string} name @param {{checkout?: boolean, from?: string}} [options]
+   */
+  async createBranch(name, { checkout = false, from } = {}) {
+    checkBranchName(name);
+    return this.#run(async ({ fs }) => {
+      const existing = await git.listBranches({ fs, dir: DIR });
+      if (existing.includes(name)) throw new GitError('branch_exists', `A branch named "${name}" already exists.`);
+      const object = from ? await this.#resolve(fs, {}, from) : await git.resolveRef({ fs, dir: DIR, ref: 'HEAD' }).catch(() => null);
+      if (!object) throw new GitError('no_commits', 'Make a first commit before creating branches.');
+      await git.branch({ fs, dir: DIR, ref: name, object, checkout: false });
+      if (checkout) await this.#switch(fs, name, false);
+    });
+  }
+
+  /** @param {string} name */
+  deleteBranch(name) {
+    return this.#run(async ({ fs }) => {
+      if ((await git.currentBranch({ fs, dir: DIR })) === name) throw new GitError('current_branch', `"${name}" is the current branch; switch to another branch before deleting it.`);
+      if (!(await git.listBranches({ fs, dir: DIR })).includes(name)) throw new GitError('branch_not_found', `There is no branch named "${name}".`);
+      await git.deleteBranch({ fs, dir: DIR, ref: name });
+    });
+  }
+
+  /**
+   * Switches the working copy to a branch. Refuses when files have uncommitted changes,
+   * unless `force` (which discards them).
+   * @param {string} name @param {{force?: boolean}} [options]
+   */
+  switchBranch(name, { force = false } = {}) {
+    return this.#run(async ({ fs }) => this.#switch(fs, name, force));
+  }
+
+  /** @param {ReturnType<typeof createGitFs>} fs @param {string} name @param {boolean} force */
+  async #switch(fs, name, force) {
+    if (!(await git.listBranches({ fs, dir: DIR })).includes(name)) throw new GitError('branch_not_found', `There is no branch named "${name}".`);
+    if (!force) {
+      const matrix = await git.statusMatrix({ fs, dir: DIR, filter: isTracked });
+      const dirty = matrix.filter(([, head, workdir, stage]) => head !== 0 && !(head === 1 && workdir === 1 && stage === 1)).map(([p]) => p);
+      if (dirty.length) {
+        throw new GitError('dirty_worktree', `Commit or discard the changes to ${dirty.slice(0, 3).join(', ')}${dirty.length > 3 ? ` and ${dirty.length - 3} more` : ''} before switching branches.`);
+      }
+    }
+    await git.checkout({ fs, dir: DIR, ref: name, force, filepaths: undefined });
+  }
+
+  /** @returns {Promise<{remote: string, url: string}[]>} */
+  remotes() {
+    return this.#run(async ({ fs }) => ((await this.isRepo()) ? git.listRemotes({ fs, dir: DIR }) : []));
+  }
+
+  /** Sets the URL of a remote ("origin" by default), replacing it. @param {string} url @param {string} [remote] */
+  setRemote(url, remote = 'origin') {
+    if (!/^https?:\/\/[^\s]+$/.test(url.trim())) return Promise.reject(new GitError('invalid_name', 'The remote must be an http(s) URL of a git repository.'));
+    return this.#run(async ({ fs }) => {
+      await this.#ensure(fs);
+      await git.addRemote({ fs, dir: DIR, remote, url: url.trim(), force: true });
+    });
+  }
+
+  /** @param {ReturnType<typeof createGitFs>} fs @param {string} remote */
+  async #remoteUrl(fs, remote) {
+    const found = (await git.listRemotes({ fs, dir: DIR })).find((r) => r.remote === remote);
+    if (!found) throw new GitError('no_remote', 'This workspace has no remote yet: set its URL in the git panel.');
+    return found.url;
+  }
+
+  /**
+   * Fetches the current branch from the remote and merges it (fast-forward, or a merge commit
+   * when histories diverged without conflicts). Refuses with uncommitted changes.
+   * @param {RemoteOptions & {remote?: string, author?: {name: string, email: string}}} [options]
+   */
+  pull(options = {}) {
+    return this.#run(async ({ fs, cache }) => {
+      const url = await this.#remoteUrl(fs, options.remote ?? 'origin');
+      const matrix = await git.statusMatrix({ fs, dir: DIR, filter: isTracked, cache });
+      const dirty = matrix.filter(([, head, workdir, stage]) => head !== 0 && !(head === 1 && workdir === 1 && stage === 1));
+      if (dirty.length) throw new GitError('dirty_worktree', 'Commit your changes before pulling.');
+      const ref = (await git.currentBranch({ fs, dir: DIR })) ?? 'main';
+      try {
+        await git.pull({ fs, dir: DIR, ...remoteArgs(options, url), url: undefined, remote: options.remote ?? 'origin', ref, singleBranch: true, author: options.author ?? this.author, cache });
+      } catch (err) {
+        throw remoteError(err, url, options);
+      }
+    });
+  }
+
+  /** Pushes the current branch. @param {RemoteOptions & {remote?: string, force?: boolean}} [options] */
+  push(options = {}) {
+    return this.#run(async ({ fs }) => {
+      const url = await this.#remoteUrl(fs, options.remote ?? 'origin');
+      const ref = (await git.currentBranch({ fs, dir: DIR })) ?? 'main';
+      try {
+        const result = await git.push({ fs, dir: DIR, ...remoteArgs(options, url), url: undefined, remote: options.remote ?? 'origin', ref, force: options.force });
+        if (!result.ok) throw new GitError('non_fast_forward', `The remote refused the push: ${result.error ?? 'unknown reason'}. Pull first, then push again.`);
+        return result;
+      } catch (err) {
+        throw remoteError(err, url, options);
+      }
+    });
+  }
+
+  /**
+   * Restores files of the working copy to their content at a commit: one file (`filepath`),
+   * or the whole tree (tracked files absent from that commit are deleted). HEAD does not move:
+   * the restored state shows as changes to commit, so nothing in history is lost.
+   * @param {string} ref commit id or branch @param {{filepath?: string}} [options]
+   * @returns {Promise<string[]>} the paths that changed
+   */
+  restore(ref, { filepath } = {}) {
+    return this.#run(async ({ fs, cache }) => {
+      const oid = await this.#resolve(fs, cache, ref);
+      const target = new Map(
+        (await git.listFiles({ fs, dir: DIR, ref: oid, cache })).filter((p) => !filepath || p === filepath).map((p) => [p, true]),
+      );
+      const current = filepath ? [filepath] : (await git.statusMatrix({ fs, dir: DIR, filter: isTracked, cache })).map(([p]) => p);
+      /** @type {string[]} */
+      const changed = [];
+      for (const path of new Set([...target.keys(), ...current])) {
+        const wanted = target.has(path) ? await this.#blobAt(fs, cache, oid, path) : null;
+        const now = await this.raw.readBytes(path).catch(() => null);
+        if (wanted === null && now === null) continue;
+        if (wanted && now && wanted.length === now.length && wanted.every((b, i) => b === now[i])) continue;
+        if (wanted) await this.raw.write(path, wanted);
+        else await this.raw.delete(path);
+        changed.push(path);
+      }
+      if (filepath && !target.size && !changed.length) throw new GitError('not_found', `"${filepath}" is not in that commit.`);
+      return changed;
+    });
+  }
+}
+
+/**
+ * @typedef {{token?: string, corsProxy?: string, onProgress?: (p: {phase: string, loaded: number, total?: number}) => void}} RemoteOptions
+ *   token: an access token sent as HTTP Basic password (GitHub, GitLab, Gitea accept this);
+ *   corsProxy: a URL prefix that relays git's requests for servers that do not allow browsers.
+ */
+
+/** @param {RemoteOptions} options @param {string} url */
+function remoteArgs(options, url) {
+  const token = options.token?.trim();
+  return {
+    http,
+    corsProxy: options.corsProxy?.trim() || undefined,
+    onAuth: () => (token ? { username: 'x-access-token', password: token } : { cancel: true }),
+    // A refused token is not retried: it would only be refused again.
+    onAuthFailure: () => ({ cancel: true }),
+    onProgress: options.onProgress ? (/** @type {{phase: string, loaded: number, total?: number}} */ p) => options.onProgress?.({ phase: p.phase, loaded: p.loaded, total: p.total }) : undefined,
+    url,
+  };
+}
+
+/** @param {unknown} err @param {string} url @param {RemoteOptions} options */
+function remoteError(err, url, options) {
+  const e = toGitError(err, { url, corsProxy: options.corsProxy });
+  if (e instanceof GitError && e.code === 'auth_failed' && !options.token) {
+    return new GitError('auth_failed', `The server asks for credentials (${url}): add an access token in the git settings.`, { cause: err });
+  }
+  return e;
+}
+
+/**
+ * Clones a repository into an empty workspace file system.
+ * @param {FileSystem} fs @param {string} url @param {RemoteOptions & {ref?: string, depth?: number}} [options]
+ */
+export async function cloneInto(fs, url, options = {}) {
+  const gfs = createGitFs(fs);
+  try {
+    await git.clone({ fs: gfs, dir: DIR, ...remoteArgs(options, url), ref: options.ref, singleBranch: true, depth: options.depth });
+  } catch (err) {
+    throw remoteError(err, url, options);
+  }
+  return new WorkspaceGit(fs);
+}
+
+/**
+ * @param {string} path @param {Uint8Array | null} a @param {Uint8Array | null} b
+ * @returns {FileDiff}
+ */
+export function fileDiff(path, a, b) {
+  const change = a === null ? 'added' : b === null ? 'deleted' : 'modified';
+  if (isBinary(a) || isBinary(b)) return { path, change, binary: true, hunks: [] };
+  if ((a?.length ?? 0) > MAX_DIFF_BYTES || (b?.length ?? 0) > MAX_DIFF_BYTES) return { path, change, binary: false, hunks: [], tooLarge: true };
+  const patch = structuredPatch(path, path, a ? decoder.decode(a) : '', b ? decoder.decode(b) : '', '', '', { context: 3 });
+  return { path, change, binary: false, hunks: patch.hunks.map((h) => ({ oldStart: h.oldStart, oldLines: h.oldLines, newStart: h.newStart, newLines: h.newLines, lines: h.lines })) };
+}
+
+/** A unified-diff text of file diffs (for the agent's git_diff tool). @param {FileDiff[]} diffs */
+export function formatDiff(diffs) {
+  return diffs
+    .map((d) => {
+      const head = `--- ${d.change === 'added' ? '/dev/null' : `a/${d.path}`}\n+++ ${d.change === 'deleted' ? '/dev/null' : `b/${d.path}`}`;
+      if (d.binary) return `${head}\nBinary file ${d.change}`;
+      if (d.tooLarge) return `${head}\nFile too large to diff`;
+      return [head, ...d.hunks.map((h) => `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@\n${h.lines.join('\n')}`)].join('\n');
+    })
+    .join('\n');
 }

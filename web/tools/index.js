@@ -7,9 +7,10 @@ import { WEB_TOOLS } from './web.js';
 import { STORAGE_TOOLS } from './page-storage.js';
 import { BROWSER_TOOLS } from './browser.js';
 import { CODE_TOOLS } from './code.js';
+import { GIT_TOOLS } from './git.js';
 
 export { BrowserToolRegistry, DEFAULT_POLICY, toJsonSchema } from './registry.js';
-export const BUILTIN_TOOLS = [...FS_TOOLS, ...WEB_TOOLS, ...STORAGE_TOOLS, ...BROWSER_TOOLS, ...CODE_TOOLS];
+export const BUILTIN_TOOLS = [...FS_TOOLS, ...WEB_TOOLS, ...STORAGE_TOOLS, ...BROWSER_TOOLS, ...CODE_TOOLS, ...GIT_TOOLS];
 
 export const ToolSettingsSchema = z.object({
   maxReadBytes: z.number().int().min(1).default(50 * 1024 * 1024),

@@ -16,6 +16,8 @@ export interface ToolContext {
   settings: ToolSettings;
   /** fetch used by network tools (injectable for tests). */
   fetch: typeof fetch;
+  /** The workspace repository shared with the git panel (one command queue); tools make one from `fs` otherwise. */
+  git?: import('../git/git.js').WorkspaceGit;
   /** Runs JavaScript in the conversation's sandbox, tools granted through the same gates (run_js). */
   runCode?: (code: string, signal?: AbortSignal) => Promise<{ ok: boolean; output: string }>;
 }

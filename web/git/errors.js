@@ -1,0 +1,56 @@
+/**
+ * @typedef {'invalid_name' | 'invalid_message' | 'branch_exists' | 'branch_not_found' | 'current_branch' | 'dirty_worktree'
+ *   | 'no_commits' | 'not_found' | 'auth_failed' | 'cors' | 'network' | 'non_fast_forward' | 'merge_conflict'
+ *   | 'remote_not_found' | 'no_remote' | 'git'} GitErrorCode
+ */
+
+/** A git failure with a stable code and a message a user can act on. */
+export class GitError extends Error {
+  /** @param {GitErrorCode} code @param {string} message @param {{cause?: unknown}} [options] */
+  constructor(code, message, options) {
+    super(message, options);
+    this.name = 'GitError';
+    this.code = code;
+  }
+}
+
+/**
+ * Maps isomorphic-git's and fetch's errors to GitErrors. `url`/`corsProxy` make network
+ * messages specific.
+ * @param {unknown} err @param {{url?: string, corsProxy?: string}} [context]
+ * @returns {Error}
+ */
+export function toGitError(err, context = {}) {
+  if (err instanceof GitError) return err;
+  const e = /** @type {Error & {code?: string, data?: any}} */ (err); // isomorphic-git errors carry code + data
+  const code = e?.code;
+  const where = context.url ? ` (${context.url})` : '';
+  if (code === 'HttpError') {
+    const status = e.data?.statusCode;
+    if (status === 401 || status === 403) return new GitError('auth_failed', `The server refused the credentials${where}: check the access token and that it may ${status === 403 ? 'write to' : 'read'} this repository.`, { cause: err });
+    if (status === 404) return new GitError('remote_not_found', `No repository at that address${where} (HTTP 404). Check the URL.`, { cause: err });
+    return new GitError('network', `The git server answered HTTP ${status ?? '?'} ${e.data?.statusMessage ?? ''}${where}.`, { cause: err });
+  }
+  if (code === 'PushRejectedError' || code === 'FastForwardError') {
+    return new GitError('non_fast_forward', 'The remote has commits you do not have yet. Pull first, then push again.', { cause: err });
+  }
+  if (code === 'MergeConflictError' || code === 'MergeNotSupportedError') {
+    return new GitError('merge_conflict', `Your changes and the remote's conflict${e.data?.filepaths ? ` in ${e.data.filepaths.join(', ')}` : ''}. Clawser can only fast-forward or merge without conflicts; resolve it on another machine or start a branch.`, { cause: err });
+  }
+  if (code === 'CheckoutConflictError') {
+    return new GitError('dirty_worktree', `Commit or discard your changes to ${(e.data?.filepaths ?? []).slice(0, 3).join(', ')} first.`, { cause: err });
+  }
+  if (code === 'NotFoundError') return new GitError('not_found', `Not found: ${e.data?.what ?? e.message}.`, { cause: err });
+  if (code === 'UserCanceledError') return new GitError('auth_failed', `Authentication was needed${where} and no token was given.`, { cause: err });
+  // fetch() rejects with a TypeError and no detail when CORS blocks the response or the host is unreachable.
+  if (e instanceof TypeError && /fetch|network/i.test(e.message)) {
+    return new GitError(
+      'cors',
+      context.corsProxy
+        ? `Could not reach the git server through the CORS proxy ${context.corsProxy}${where}. Check that the proxy is running and allows this page's origin.`
+        : `The browser could not reach the git server${where}: it is offline, or it does not allow requests from web pages (CORS). Set a CORS proxy in the workspace's git settings.`,
+      { cause: err },
+    );
+  }
+  return err instanceof Error ? err : new GitError('git', String(err));
+}
