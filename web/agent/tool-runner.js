@@ -41,6 +41,8 @@ export class ToolRunner {
     this.safety = deps.safety;
     this.approve = deps.approve;
     this.maxResultChars = deps.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
+    /** Names of the write-permission tools that ran successfully (e.g. to auto-commit after a turn). @type {string[]} */
+    this.writes = [];
   }
 
   /**
@@ -96,6 +98,7 @@ export class ToolRunner {
       if (signal?.aborted) return refuse({ kind: 'cancelled', reason: 'Cancelled by the user while it was running.' }, args);
       result = { ok: false, output: `${tool.name} failed: ${e?.message ?? String(err)}` };
     }
+    if (tool.permission === 'write' && result.ok) this.writes.push(tool.name);
     let output = String(result.output ?? '');
     /** @type {ToolOutcome['flags']} */
     let flags = [];

@@ -14,12 +14,23 @@ export const AgentSettingsSchema = z.object({
   /** Off only after the user confirmed it in a dialog (see SafetyPipeline.confirmDisable). */
   safetyEnabled: z.boolean().default(true),
   allowedPrivateHosts: z.array(z.string()).default([]),
+  git: z.object({
+    /** Make the workspace a git repository when it is first opened. */
+    autoInit: z.boolean().default(true),
+    /** Commit after each agent turn that changed files, so any agent edit can be rolled back. */
+    autoCommit: z.boolean().default(true),
+    /** Prefix for git's HTTP requests, for servers that do not allow browsers (CORS). */
+    corsProxy: z.string().max(2000).default(''),
+    authorName: z.string().max(200).default('Clawser'),
+    authorEmail: z.string().max(200).default('clawser@localhost'),
+  }).default({ autoInit: true, autoCommit: true, corsProxy: '', authorName: 'Clawser', authorEmail: 'clawser@localhost' }),
 });
 /** @typedef {z.infer<typeof AgentSettingsSchema>} AgentSettings */
 
 const key = (/** @type {string} */ ws) => `clawser_agent_${ws}`;
 const usageKey = (/** @type {string} */ ws) => `clawser_autonomy_usage_${ws}`;
 const searchKey = (/** @type {string} */ ws) => `clawser_secret_${ws}_search`;
+const gitTokenKey = (/** @type {string} */ ws) => `clawser_secret_${ws}_git`;
 
 /** Per-workspace agent settings: autonomy, limits, compaction, tool settings. */
 export class AgentSettingsStore {
@@ -52,6 +63,23 @@ export class AgentSettingsStore {
   async setSearchApiKey(ws, apiKey) {
     if (!apiKey) this.config.remove(searchKey(ws));
     else this.config.set(searchKey(ws), await this.secrets.encrypt(apiKey));
+  }
+
+  /** The git access token (sealed at rest). @param {string} ws */
+  async gitToken(ws) {
+    const sealed = this.config.get(gitTokenKey(ws), null);
+    return typeof sealed === 'string' ? this.secrets.decrypt(sealed).catch(() => '') : '';
+  }
+
+  /** @param {string} ws @param {string | null} token */
+  async setGitToken(ws, token) {
+    if (!token) this.config.remove(gitTokenKey(ws));
+    else this.config.set(gitTokenKey(ws), await this.secrets.encrypt(token));
+  }
+
+  /** @param {string} ws */
+  hasGitToken(ws) {
+    return this.config.get(gitTokenKey(ws), null) !== null;
   }
 
   /** @param {string} ws */

@@ -26,6 +26,10 @@ import { LeakDetector } from '../safety/leak-detector.js';
 import { ScopedFileSystem } from '../storage/scoped-fs.js';
 import { createBuiltinRegistry, DEFAULT_POLICY, toolSettings } from '../tools/index.js';
 import { ToolsPanel } from '../ui/tools-panel.js';
+import { FilesPanel } from '../ui/files-panel.js';
+import { GitPanel } from '../ui/git-panel.js';
+import { FilesController } from './files-controller.js';
+import { GitController } from './git-controller.js';
 import { ArtifactView } from '../ui/artifact-view.js';
 import { approvalDialog, askUserDialog } from '../ui/approval-dialog.js';
 import { h, clear } from '../ui/dom.js';
@@ -46,7 +50,7 @@ export class ClawserApp {
   #view = null;
   /** @type {Map<string, ChatController>} */
   #controllers = new Map();
-  /** @type {Map<string, {registry: ReturnType<typeof createBuiltinRegistry>, artifact: ArtifactDocument, toolUi: AppToolUi}>} */
+  /** @type {Map<string, {registry: ReturnType<typeof createBuiltinRegistry>, artifact: ArtifactDocument, toolUi: AppToolUi, files: FilesController, git: () => Promise<import('../git/git.js').WorkspaceGit>}>} */
   #services = new Map();
   /** Lifecycle hooks shared by every agent run; plugins and skills register here. */
   hooks = new HookPipeline();
@@ -124,7 +128,7 @@ export class ClawserApp {
       this.banners.show('missing', 'That workspace does not exist (it may have been deleted).', { kind: 'warn' });
       return this.router.go({ name: 'home' }, { replace: true });
     }
-    const panel = route.panel === 'tools' ? 'tools' : 'chat';
+    const panel = /** @type {'chat' | 'tools' | 'files' | 'git'} */ (['tools', 'files', 'git'].includes(route.panel) ? route.panel : 'chat');
     if (this.#view?.workspaceId !== ws.id || this.#view.panel !== panel) await this.#renderWorkspace(ws.id, route.conversationId, panel);
     else if (route.conversationId) await this.#view.controller.select(route.conversationId);
     if (route.panel === 'settings') await this.#openSettings(ws.id);
@@ -171,14 +175,29 @@ export class ClawserApp {
     let s = this.#services.get(workspaceId);
     if (!s) {
       const artifact = new ArtifactDocument();
+      const wsFs = this.workspaceFs(workspaceId);
+      /** @type {Promise<import('../git/git.js').WorkspaceGit> | null} */
+      let repo = null;
       s = {
         registry: createBuiltinRegistry({ config: this.config, workspaceId }),
         artifact,
         toolUi: new AppToolUi({ artifact, askUser: askUserDialog, screenshotTarget: () => this.root }),
+        files: new FilesController({ fs: wsFs }),
+        // isomorphic-git is large: loaded when git is first needed. One instance per workspace,
+        // so the agent's git tools, auto-commit and the panel share one command queue.
+        git: () => (repo ??= import('../git/git.js').then(({ WorkspaceGit }) => {
+          const g = /** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId).git;
+          return new WorkspaceGit(wsFs, { author: { name: g.authorName, email: g.authorEmail } });
+        })),
       };
       this.#services.set(workspaceId, s);
     }
     return s;
+  }
+
+  /** A workspace's files (what the agent, the files panel and git see). @param {string} workspaceId */
+  workspaceFs(workspaceId) {
+    return new ScopedFileSystem(/** @type {FileSystem} */ (this.fs), `clawser_workspaces/${workspaceId}`);
   }
 
   /**
@@ -188,7 +207,6 @@ export class ClawserApp {
    * @param {string} conversationId
    */
   async #agentParts(workspaceId, conversationId) {
-    const fs = /** @type {FileSystem} */ (this.fs);
     const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
     const services = this.#servicesOf(workspaceId);
     const s = agentSettings.load(workspaceId);
@@ -203,7 +221,8 @@ export class ClawserApp {
       registry: services.registry,
       context: {
         workspaceId,
-        fs: new ScopedFileSystem(fs, `clawser_workspaces/${workspaceId}`),
+        fs: this.workspaceFs(workspaceId),
+        git: await services.git(),
         settings: toolSettings({ ...s.tools, searchApiKey: await agentSettings.searchApiKey(workspaceId) }),
         fetch: globalThis.fetch.bind(globalThis),
         ui: services.toolUi,
@@ -279,6 +298,7 @@ export class ClawserApp {
             compaction: { thresholdTokens: parts.settings.compactionThresholdTokens, keepRecent: 10 },
           });
         },
+        afterTurn: (agent, turn) => this.#autoCommit(workspaceId, agent, turn),
         runCode: async (conversationId, code) => {
           const parts = await this.#agentParts(workspaceId, conversationId);
           return parts.codex.run(code, { tools: parts.tools });
@@ -289,7 +309,7 @@ export class ClawserApp {
     return c;
   }
 
-  /** @param {string} workspaceId @param {string} [conversationId] @param {'chat' | 'tools'} [panel] */
+  /** @param {string} workspaceId @param {string} [conversationId] @param {'chat' | 'tools' | 'files' | 'git'} [panel] */
   async #renderWorkspace(workspaceId, conversationId, panel = 'chat') {
     this.#view?.destroy();
     this.#prewarmSandbox();
@@ -328,12 +348,16 @@ export class ClawserApp {
     };
     const unsubscribeArtifact = services.artifact.subscribe(showArtifact);
     showArtifact();
+    /** @type {{root: HTMLElement, destroy: () => void} | null} */
+    const sub = panel === 'files' ? this.#filesPanel(workspaceId) : panel === 'git' ? await this.#gitPanel(workspaceId) : null;
     const view = WorkspaceView({
       workspace: ws,
       controller,
-      chat: panel === 'tools' ? this.#toolsPanel(workspaceId) : chat.root,
+      chat: panel === 'tools' ? this.#toolsPanel(workspaceId) : sub ? sub.root : chat.root,
       side,
       onTools: () => this.router.go({ name: 'workspace', workspaceId, panel: 'tools' }),
+      onFiles: () => this.router.go({ name: 'workspace', workspaceId, panel: 'files' }),
+      onGit: () => this.router.go({ name: 'workspace', workspaceId, panel: 'git' }),
       providerLabel: !entry ? 'No provider yet' : entry.wire === 'echo' ? 'Echo · test provider, no AI' : `${entry.label}${current?.model ? ` · ${current.model}` : ''}`,
       onHome: () => this.router.go({ name: 'home' }),
       onSettings: () => this.#goSettings(workspaceId),
@@ -357,7 +381,8 @@ export class ClawserApp {
     });
     clear(this.main).append(view.root);
     document.title = `${ws.name} — Clawser`;
-    destroyView = () => { view.destroy(); chat.destroy(); unsubscribeArtifact(); artifactView?.destroy(); };
+    destroyView = () => { view.destroy(); chat.destroy(); sub?.destroy(); unsubscribeArtifact(); artifactView?.destroy(); };
+    this.#autoInitGit(workspaceId);
   }
 
   /** @param {string} workspaceId */
@@ -378,6 +403,64 @@ export class ClawserApp {
       },
       onBack: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),
     });
+  }
+
+  /** @param {string} workspaceId */
+  #filesPanel(workspaceId) {
+    const back = () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' });
+    return FilesPanel({
+      files: this.#servicesOf(workspaceId).files,
+      onError: (err) => this.#showError(err),
+      onBack: back,
+      onGit: () => this.router.go({ name: 'workspace', workspaceId, panel: 'git' }),
+    });
+  }
+
+  /** @param {string} workspaceId */
+  async #gitPanel(workspaceId) {
+    const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
+    const repo = await this.#servicesOf(workspaceId).git();
+    const s = agentSettings.load(workspaceId);
+    if (s.git.autoInit) await repo.ensureRepo();
+    const git = new GitController({ repo, settings: agentSettings, workspaceId });
+    return GitPanel({
+      git,
+      hasToken: agentSettings.hasGitToken(workspaceId),
+      corsProxy: s.git.corsProxy,
+      autoCommit: s.git.autoCommit,
+      onAutoCommit: (on) => {
+        const cur = agentSettings.load(workspaceId);
+        agentSettings.save(workspaceId, { ...cur, git: { ...cur.git, autoCommit: on } });
+      },
+      onError: (err) => this.#showError(err),
+      onBack: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),
+      onFiles: () => this.router.go({ name: 'workspace', workspaceId, panel: 'files' }),
+    });
+  }
+
+  /** Makes the workspace a repository in the background when the setting says so. @param {string} workspaceId */
+  #autoInitGit(workspaceId) {
+    if (!(/** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId).git.autoInit)) return;
+    const run = () => this.#guard(this.#servicesOf(workspaceId).git().then((repo) => repo.ensureRepo()));
+    if ('requestIdleCallback' in globalThis) requestIdleCallback(run, { timeout: 5000 });
+    else setTimeout(run, 1000);
+  }
+
+  /**
+   * After an agent turn that changed files: one commit naming the turn, so the edit can be
+   * reviewed and rolled back in the Git panel.
+   * @param {string} workspaceId @param {ClawserAgent} agent @param {{title: string, text: string}} turn
+   */
+  async #autoCommit(workspaceId, agent, turn) {
+    const writes = agent.tools?.writes ?? [];
+    const s = /** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId).git;
+    if (!writes.length || !s.autoCommit) return null;
+    const counts = [...new Set(writes)].map((n) => `${n}${writes.filter((w) => w === n).length > 1 ? ` ×${writes.filter((w) => w === n).length}` : ''}`);
+    const firstLine = turn.text.replace(/\s+/g, ' ').trim();
+    const message = `Agent: ${firstLine.length > 60 ? `${firstLine.slice(0, 57)}…` : firstLine || 'turn'}\n\nConversation: ${turn.title}\nTools: ${counts.join(', ')}`;
+    const repo = await this.#servicesOf(workspaceId).git();
+    const oid = await repo.commitAll({ message, author: { name: s.authorName, email: s.authorEmail } });
+    return oid ? `The agent's file changes were committed (${oid.slice(0, 7)}); review or undo them in the Git panel.` : null;
   }
 
   /** @param {string} workspaceId */

@@ -35,7 +35,9 @@ export class ChatController {
 
   /**
    * @param {{fs: FileSystem, workspaceId: string, settings: SettingsStore, providerFactory?: (config: import('../providers/types.d.ts').ProviderConfig) => Provider, buildAgent?: AgentBuilder, redact?: (text: string) => string,
-   *   runCode?: (conversationId: string, code: string) => Promise<{ok: boolean, output: string, durationMs: number}>}} deps
+   *   runCode?: (conversationId: string, code: string) => Promise<{ok: boolean, output: string, durationMs: number}>,
+   *   afterTurn?: (agent: ClawserAgent, turn: {conversationId: string, title: string, text: string}) => Promise<string | null>}} deps
+   *   afterTurn: runs when a turn ends (also after a failure or Stop); a returned string is shown as a notice.
    */
   constructor(deps) {
     this.workspaceId = deps.workspaceId;
@@ -44,6 +46,7 @@ export class ChatController {
     this.providerFactory = deps.providerFactory ?? ((c) => createProvider(c));
     /** @type {AgentBuilder} */
     this.buildAgent = deps.buildAgent ?? ((provider, conversation, secrets) => new ClawserAgent({ provider, conversation, secrets }));
+    this.afterTurn = deps.afterTurn;
     /** Applied to text while it streams, so a leaked secret is never on screen. */
     this.redact = deps.redact ?? ((t) => t);
     this.runCodeImpl = deps.runCode;
@@ -193,6 +196,15 @@ export class ChatController {
       failure = { code: last.data.code, retryable: !!last.data.retryable, message: String(last.data.message ?? 'The reply failed.'), text: message, resume };
     }
     if (visible()) this.#set({ events: conv.events.slice(), streaming: null, failure, conversations: this.#withMeta(conv.meta) });
+    if (this.afterTurn) {
+      let notice = null;
+      try {
+        notice = await this.afterTurn(agent, { conversationId: conv.id, title: conv.meta.title, text: message });
+      } catch (err) {
+        notice = `After the turn: ${/** @type {Error} */ (err).message}`;
+      }
+      if (notice && visible()) this.#set({ notice });
+    }
   }
 
   /** Retries the failed turn: continues it after tool results, or re-sends its message. */

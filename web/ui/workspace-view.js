@@ -5,7 +5,7 @@ import { h, clear, formatTime } from './dom.js';
 /**
  * The workspace screen: header, conversation list (a drawer on narrow screens) and the
  * chat panel passed in.
- * @param {{workspace: Workspace, controller: ChatController, chat: HTMLElement, side?: HTMLElement, providerLabel: string, onHome: () => void, onSettings: () => void, onTools: () => void, onSelect: (id: string) => void, onNew: () => void, onRename: (id: string, title: string) => void, onDelete: (id: string, title: string) => void}} props
+ * @param {{workspace: Workspace, controller: ChatController, chat: HTMLElement, side?: HTMLElement, providerLabel: string, onHome: () => void, onSettings: () => void, onTools: () => void, onFiles: () => void, onGit: () => void, onSelect: (id: string) => void, onNew: () => void, onRename: (id: string, title: string) => void, onDelete: (id: string, title: string) => void}} props
  */
 export function WorkspaceView(props) {
   const { workspace, controller } = props;
@@ -52,7 +52,11 @@ export function WorkspaceView(props) {
       h('h1', { class: 'ws-title' }, workspace.name),
       h('span', { class: 'provider-badge small', title: 'Current provider' }, props.providerLabel),
       drawerToggle,
-      h('button', { type: 'button', class: 'secondary', on: { click: props.onTools } }, 'Tools'),
+      h('nav', { class: 'ws-nav', 'aria-label': 'Workspace panels' },
+        h('button', { type: 'button', class: 'secondary', on: { click: props.onFiles } }, 'Files'),
+        h('button', { type: 'button', class: 'secondary', on: { click: props.onGit } }, 'Git'),
+        h('button', { type: 'button', class: 'secondary', on: { click: props.onTools } }, 'Tools'),
+      ),
       h('button', { type: 'button', class: 'secondary', on: { click: props.onSettings } }, 'Settings'),
     ),
     h('div', { class: 'workspace-body' }, sidebar, h('main', { class: 'panel', id: 'main' }, props.chat), props.side ?? null),
