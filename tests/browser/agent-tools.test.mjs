@@ -40,6 +40,21 @@ test('the agent writes a note after approval, lists files, and shows each call a
   await approval.getByRole('button', { name: 'Allow once' }).click();
   await page.locator('.msg.assistant .msg-body', { hasText: 'your workspace has 1 file' }).waitFor();
   assert.equal(await readWorkspaceFile(page, 'notes/x.md'), '# X\nX is a letter.');
+  // The turn changed a file, so it was committed (auto-commit is on by default), named after the turn.
+  await page.getByText(/The agent's file changes were committed \([0-9a-f]{7}\)/).waitFor();
+  const log = await page.evaluate(async () => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
+    const { WorkspaceGit } = await import('/web/git/git.js');
+    const fs = new OpfsFileSystem();
+    const repo = new WorkspaceGit(new ScopedFileSystem(fs, `clawser_workspaces/${location.hash.split('/')[1]}`));
+    const commits = await repo.log();
+    const files = commits[0] ? (await repo.diffCommit(commits[0].oid)).map((d) => d.path) : [];
+    fs.terminate();
+    return { messages: commits.map((c) => c.message), files };
+  });
+  assert.match(log.messages[0], /^Agent: save a note about X to notes\/x\.md, then list my files\n\nConversation: .+\nTools: fs_write$/);
+  assert.deepEqual(log.files, ['notes/x.md']);
   const cards = page.locator('.tool-card');
   assert.equal(await cards.count(), 2);
   await cards.nth(1).locator('summary').click();
@@ -52,7 +67,8 @@ test('the agent writes a note after approval, lists files, and shows each call a
   assert.equal(await cards.nth(1).getByText('rewritten by a hook').count(), 0);
   await cards.nth(1).locator('summary').click();
   // A reload shows the same transcript.
-  const before = await page.locator('.messages').innerText();
+  // (The auto-commit notice is a one-off status line, not part of the transcript.)
+  const before = (await page.locator('.messages').innerText()).replace(/^The agent's file changes were committed.*\n/, '');
   await page.reload();
   await page.locator('.tool-card').nth(1).waitFor();
   assert.equal(await page.locator('.messages').innerText(), before);
