@@ -81,3 +81,10 @@ test('index.html is current: import map, its CSP hash and modulepreload of the w
   assert.equal(onDisk, await renderIndexHtml(await currentImports()), 'run: node scripts/index-html.mjs');
   assert.match(onDisk, /<link rel="modulepreload" href="\.\/web\/agent\/agent\.js">/);
 });
+
+test('APP_VERSION matches package.json (it is recorded in backups)', async () => {
+  const { APP_VERSION } = await import('../../web/app/version.js');
+  const { readFile } = await import('node:fs/promises');
+  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'));
+  assert.equal(APP_VERSION, pkg.version);
+});

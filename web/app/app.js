@@ -30,6 +30,7 @@ import { FilesPanel } from '../ui/files-panel.js';
 import { GitPanel } from '../ui/git-panel.js';
 import { FilesController } from './files-controller.js';
 import { GitController } from './git-controller.js';
+import { DataActions } from './data-actions.js';
 import { ArtifactView } from '../ui/artifact-view.js';
 import { approvalDialog, askUserDialog } from '../ui/approval-dialog.js';
 import { h, clear } from '../ui/dom.js';
@@ -82,6 +83,7 @@ export class ClawserApp {
     }
     this.fs = fs;
     const secrets = new SecretBox();
+    await this.#recoverRestore(fs);
     this.settings = new SettingsStore({ config: this.config, secrets });
     this.agentSettings = new AgentSettingsStore({ config: this.config, secrets });
     this.workspaces = new WorkspaceStore({
@@ -95,6 +97,13 @@ export class ClawserApp {
         this.#services.delete(id);
       },
     });
+    this.data = new DataActions({
+      fs,
+      secrets,
+      workspaces: this.workspaces,
+      agentSettings: this.agentSettings,
+      status: (text) => (text ? this.banners.show('progress', text, { dismissible: false }) : this.banners.hide('progress')),
+    });
     if (this.workspaces.list().length === 0) await this.workspaces.create('My workspace');
     navigator.storage?.persist?.().catch(() => {});
     this.router.onChange((route) => this.#guard(this.render(route)));
@@ -107,6 +116,19 @@ export class ClawserApp {
       }),
     );
     addEventListener('unhandledrejection', (e) => this.#showError(e.reason));
+  }
+
+  /**
+   * Finishes or rolls back a restore that a closed tab interrupted, before anything reads
+   * storage. Only loads the backup module when a restore marker exists.
+   * @param {FileSystem} fs
+   */
+  async #recoverRestore(fs) {
+    if (!(await fs.stat('.restore-state.json').catch(() => null))) return;
+    const { recoverInterruptedRestore, localStorageConfig } = await import('../backup/backup.js');
+    const outcome = await recoverInterruptedRestore({ fs, config: localStorageConfig() });
+    if (outcome === 'rolled_back') this.banners.show('restore', 'A restore was interrupted (the tab closed); your previous data was kept.', { kind: 'warn' });
+    if (outcome === 'completed') this.banners.show('restore', 'An interrupted restore was completed.', { kind: 'warn' });
   }
 
   /** @param {Promise<unknown>} p */
@@ -149,6 +171,14 @@ export class ClawserApp {
             const ws = await stores.create(name);
             this.router.go({ name: 'workspace', workspaceId: ws.id, panel: 'chat' });
           },
+          onClone: () => this.#guard((async () => {
+            const id = await this.data?.cloneRepository();
+            if (id) this.router.go({ name: 'workspace', workspaceId: id, panel: 'files' });
+          })()),
+          onBackup: () => this.#guard(this.data?.exportEverything() ?? Promise.resolve()),
+          onRestore: (file) => this.#guard((async () => {
+            if (await this.data?.restore(file)) location.reload();
+          })()),
           onRename: async (w) => {
             const name = await promptDialog({ title: 'Rename workspace', label: 'Workspace name', value: w.name, submitLabel: 'Rename' });
             if (name) {

@@ -18,5 +18,7 @@ export function BannerArea() {
     if (options.dismissible !== false) el.append(h('button', { type: 'button', class: 'secondary', 'aria-label': 'Dismiss', on: { click: () => el.remove() } }, '×'));
     root.append(el);
   };
-  return { root, show };
+  /** @param {string} id */
+  const hide = (id) => root.querySelector(`[data-banner="${id}"]`)?.remove();
+  return { root, show, hide };
 }

@@ -57,3 +57,44 @@ export function promptDialog({ title, label, value = '', submitLabel }) {
     input.select();
   });
 }
+
+/**
+ * @typedef {{name: string, label: string, type?: 'text' | 'url' | 'password' | 'checkbox', value?: string, checked?: boolean, required?: boolean, placeholder?: string, hint?: string}} FormField
+ */
+
+/**
+ * A modal <dialog> with several labelled fields.
+ * @param {{title: string, description?: string, fields: FormField[], submitLabel: string}} options
+ * @returns {Promise<Record<string, string | boolean> | null>} values by field name (checkboxes as booleans), or null when cancelled
+ */
+export function formDialog({ title, description, fields, submitLabel }) {
+  return new Promise((resolve) => {
+    const titleId = `dlg-${Math.random().toString(36).slice(2)}`;
+    const inputs = fields.map((f, i) => {
+      const id = `${titleId}-${i}`;
+      const input = h('input', { id, name: f.name, type: f.type ?? 'text', value: f.type === 'checkbox' ? undefined : f.value ?? '', checked: f.checked, required: f.required, placeholder: f.placeholder, autocomplete: 'off', 'aria-describedby': f.hint ? `${id}-hint` : undefined });
+      const hint = f.hint ? h('p', { id: `${id}-hint`, class: 'small muted' }, f.hint) : null;
+      const row = f.type === 'checkbox'
+        ? h('div', { class: 'row' }, input, h('label', { for: id }, f.label))
+        : h('div', { class: 'field' }, h('label', { for: id }, f.label), input);
+      return { f, input, el: h('div', null, row, hint) };
+    });
+    const dialog = h('dialog', { class: 'dialog', 'aria-labelledby': titleId },
+      h('form', { method: 'dialog' },
+        h('h2', { id: titleId }, title),
+        description ? h('p', null, description) : null,
+        ...inputs.map((x) => x.el),
+        h('div', { class: 'dialog-actions' },
+          h('button', { type: 'submit', value: 'cancel', class: 'secondary', formNoValidate: true }, 'Cancel'),
+          h('button', { type: 'submit', value: 'ok' }, submitLabel),
+        ),
+      ),
+    );
+    dialog.addEventListener('close', () => {
+      resolve(dialog.returnValue === 'ok' ? Object.fromEntries(inputs.map(({ f, input }) => [f.name, f.type === 'checkbox' ? input.checked : input.value.trim()])) : null);
+      dialog.remove();
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+  });
+}

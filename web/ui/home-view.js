@@ -3,9 +3,16 @@ import { h, formatTime } from './dom.js';
 
 /**
  * The home screen: the list of workspaces.
- * @param {{workspaces: Workspace[], onOpen: (id: string) => void, onCreate: () => void, onRename: (w: Workspace) => void, onDelete: (w: Workspace) => void}} props
+ * @param {{workspaces: Workspace[], onOpen: (id: string) => void, onCreate: () => void, onClone: () => void, onRename: (w: Workspace) => void, onDelete: (w: Workspace) => void,
+ *   onBackup: () => void, onRestore: (file: File) => void}} props
  */
-export function HomeView({ workspaces, onOpen, onCreate, onRename, onDelete }) {
+export function HomeView({ workspaces, onOpen, onCreate, onClone, onRename, onDelete, onBackup, onRestore }) {
+  const restorePicker = h('input', { type: 'file', accept: '.zip,application/zip', hidden: true, 'aria-label': 'Choose a backup file to restore' });
+  restorePicker.addEventListener('change', () => {
+    const file = restorePicker.files?.[0];
+    restorePicker.value = '';
+    if (file) onRestore(file);
+  });
   return h('main', { class: 'home', id: 'main' },
     h('header', { class: 'home-header' },
       h('img', { src: './icons/icon-192.png', alt: '', width: 48, height: 48 }),
@@ -17,7 +24,10 @@ export function HomeView({ workspaces, onOpen, onCreate, onRename, onDelete }) {
     h('section', { 'aria-labelledby': 'ws-heading', class: 'card' },
       h('div', { class: 'row spread' },
         h('h2', { id: 'ws-heading' }, 'Workspaces'),
-        h('button', { type: 'button', on: { click: onCreate } }, 'New workspace'),
+        h('div', { class: 'row' },
+          h('button', { type: 'button', class: 'secondary', on: { click: onClone } }, 'Clone a git repository'),
+          h('button', { type: 'button', on: { click: onCreate } }, 'New workspace'),
+        ),
       ),
       workspaces.length === 0
         ? h('p', { class: 'muted' }, 'No workspaces yet.')
@@ -33,6 +43,15 @@ export function HomeView({ workspaces, onOpen, onCreate, onRename, onDelete }) {
               ),
             ),
           ),
+    ),
+    h('section', { 'aria-labelledby': 'backup-heading', class: 'card' },
+      h('h2', { id: 'backup-heading' }, 'Backup'),
+      h('p', { class: 'small muted' }, 'One file with all workspaces, conversations, files and settings. API keys are left out unless you protect them with a passphrase.'),
+      h('div', { class: 'row' },
+        h('button', { type: 'button', class: 'secondary', on: { click: onBackup } }, 'Export everything'),
+        h('button', { type: 'button', class: 'secondary', on: { click: () => restorePicker.click() } }, 'Restore from a backup'),
+        restorePicker,
+      ),
     ),
   );
 }

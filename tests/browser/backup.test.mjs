@@ -1,0 +1,139 @@
+// Backup → wipe all site data → restore, in a real Chromium: everything comes back byte for
+// byte (OPFS files incl. conversations and the git repository, settings), API keys only with
+// the passphrase; a damaged backup is refused before anything is touched.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { launchBrowser, startApp, openWorkspace, sendMessage, saveSettings } from './helpers.mjs';
+
+/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
+/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
+
+before(async () => {
+  app = await startApp();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+/**
+ * Every OPFS file (path → SHA-256) and every clawser_* localStorage entry, with sealed
+ * secrets replaced by their decrypted value (ciphertexts differ after re-sealing).
+ * @param {import('playwright-core').Page} page
+ */
+function snapshot(page) {
+  return page.evaluate(async () => {
+    const { SecretBox } = await import('/web/storage/secrets.js');
+    /** @type {Record<string, string>} */
+    const files = {};
+    /** @param {FileSystemDirectoryHandle} dir @param {string} prefix */
+    const walk = async (dir, prefix) => {
+      for await (const [name, handle] of /** @type {any} */ (dir).entries()) {
+        if (handle.kind === 'directory') await walk(handle, `${prefix}${name}/`);
+        else {
+          const bytes = await (await handle.getFile()).arrayBuffer();
+          files[`${prefix}${name}`] = [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
+        }
+      }
+    };
+    await walk(await navigator.storage.getDirectory(), '');
+    const box = new SecretBox();
+    /** @type {Record<string, string>} */
+    const config = {};
+    for (const key of Object.keys(localStorage).filter((k) => k.startsWith('clawser_')).sort()) {
+      const raw = /** @type {string} */ (localStorage.getItem(key));
+      const value = JSON.parse(raw);
+      config[key] = typeof value === 'string' && value.startsWith('v1:') ? `secret:${await box.decrypt(value)}` : raw;
+    }
+    return { files, config };
+  });
+}
+
+test('export everything, wipe the site, restore: files, conversations, git and settings come back byte for byte', async () => {
+  const page = await openWorkspace(browser.context, app.url, { provider: 'openai', model: 'gpt-4o-mini', apiKey: 'sk-test-backup-key-0123456789' });
+  // A conversation (Echo), files, a git commit, a second workspace.
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: /Settings/ });
+  await dialog.getByLabel('Provider').selectOption('echo');
+  await saveSettings(page);
+  await page.getByText('Echo · test provider, no AI').waitFor();
+  await sendMessage(page, 'remember this conversation');
+  await page.locator('.msg.assistant', { hasText: 'remember this conversation' }).waitFor();
+  await page.evaluate(async () => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
+    const { WorkspaceGit } = await import('/web/git/git.js');
+    const ws = new ScopedFileSystem(new OpfsFileSystem(), `clawser_workspaces/${location.hash.split('/')[1]}`);
+    await ws.write('notes/plan.md', '# Plan\n');
+    await ws.write('bin/data.bin', new Uint8Array([0, 255, 1, 254, 2]));
+    await new WorkspaceGit(ws).commitAll({ message: 'Before backup' });
+    await ws.write('notes/uncommitted.md', 'not committed yet\n');
+  });
+  await page.goto(`${app.url}#home`);
+  await page.getByRole('button', { name: 'New workspace' }).click();
+  await page.getByRole('dialog').getByLabel('Workspace name').fill('Second');
+  await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click();
+  await page.getByRole('heading', { name: 'Second' }).waitFor();
+  // Opening a workspace makes it a git repository in the background: let that finish first.
+  await page.waitForFunction(async () => {
+    const root = await navigator.storage.getDirectory();
+    const ws = await (await root.getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(location.hash.split('/')[1]);
+    try {
+      await (await ws.getDirectoryHandle('.git')).getFileHandle('HEAD');
+      return true;
+    } catch {
+      return false;
+    }
+  }, null, { polling: 100 });
+  await page.goto(`${app.url}#home`);
+  await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
+  const beforeBackup = await snapshot(page);
+  assert.ok(Object.keys(beforeBackup.files).some((p) => p.includes('/.conversations/')));
+  assert.ok(Object.keys(beforeBackup.files).some((p) => p.includes('/.git/objects/')));
+
+  // Export with the API key, protected by a passphrase.
+  await page.getByRole('button', { name: 'Export everything' }).click();
+  const exportDialog = page.getByRole('dialog', { name: 'Export everything' });
+  await exportDialog.getByLabel(/Include API keys/).check();
+  await exportDialog.getByLabel(/Passphrase/).fill('correct horse battery');
+  const [download] = await Promise.all([page.waitForEvent('download'), exportDialog.getByRole('button', { name: 'Export' }).click()]);
+  assert.match(download.suggestedFilename(), /^clawser-backup-\d{4}-\d\d-\d\d\.zip$/);
+  const backupBytes = await readFile(/** @type {string} */ (await download.path()));
+  assert.ok(!backupBytes.includes(Buffer.from('sk-test-backup-key')), 'the key is not in the file in clear');
+
+  // Wipe all site data (OPFS, localStorage, IndexedDB with the key-sealing key, service worker).
+  const cdp = await browser.context.newCDPSession(page);
+  await cdp.send('Storage.clearDataForOrigin', { origin: app.url.replace(/\/$/, ''), storageTypes: 'all' });
+  await page.goto(`${app.url}#home`);
+  await page.reload();
+  await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
+  assert.equal(await page.getByRole('link', { name: /Second/ }).count(), 0, 'the wipe removed everything');
+
+  // A damaged backup is refused before anything changes.
+  const damaged = Buffer.from(backupBytes);
+  damaged[Math.floor(damaged.length / 2)] ^= 0xff;
+  const beforeDamaged = await snapshot(page);
+  await page.locator('input[aria-label="Choose a backup file to restore"]').setInputFiles({ name: 'bad.zip', mimeType: 'application/zip', buffer: damaged });
+  await page.getByRole('alert').filter({ hasText: /backup|archive|damaged|corrupt/i }).waitFor();
+  assert.deepEqual(await snapshot(page), beforeDamaged);
+  await page.getByRole('alert').getByRole('button', { name: 'Dismiss' }).click();
+
+  // Restore: the passphrase unlocks the key; the summary says what is replaced.
+  await page.locator('input[aria-label="Choose a backup file to restore"]').setInputFiles({ name: 'backup.zip', mimeType: 'application/zip', buffer: backupBytes });
+  const pass = page.getByRole('dialog', { name: 'This backup includes API keys' });
+  await pass.getByLabel('Passphrase').fill('correct horse battery');
+  await pass.getByRole('button', { name: 'Continue' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Replace everything with this backup?' });
+  await confirm.waitFor();
+  assert.match(await confirm.innerText(), /2 workspace\(s\) \(My workspace, Second\).*1 API key/s);
+  await Promise.all([page.waitForEvent('load'), confirm.getByRole('button', { name: 'Replace everything' }).click()]);
+  await page.getByRole('link', { name: /Second/ }).waitFor();
+  const restored = await snapshot(page);
+  assert.deepEqual(restored.files, beforeBackup.files);
+  assert.deepEqual(restored.config, beforeBackup.config);
+  // And the app uses it: the conversation is there.
+  await page.getByRole('link', { name: /My workspace/ }).click();
+  await page.locator('.msg.user', { hasText: 'remember this conversation' }).waitFor();
+});

@@ -1,0 +1,133 @@
+/** @import { FileSystem } from '../storage/types.d.ts' */
+/** @import { SecretBox } from '../storage/secrets.js' */
+/** @import { WorkspaceStore } from './workspaces.js' */
+/** @import { AgentSettingsStore } from './agent-settings.js' */
+import { ScopedFileSystem } from '../storage/scoped-fs.js';
+import { formDialog, confirmDialog } from '../ui/dialogs.js';
+import { APP_VERSION } from './version.js';
+
+/** @param {number} n */
+const sizeText = (n) => (n < 1024 * 1024 ? `${Math.max(1, Math.round(n / 1024))} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
+
+/** @param {Uint8Array} bytes @param {string} name */
+function download(bytes, name) {
+  const url = URL.createObjectURL(new Blob([/** @type {BlobPart} */ (bytes)], { type: 'application/zip' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.hidden = true;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 30_000);
+}
+
+/** A workspace name from a repository URL ("…/team/notes.git" → "notes"). @param {string} url */
+export function repoName(url) {
+  const last = url.replace(/[?#].*$/, '').replace(/\/+$/, '').split('/').pop() ?? '';
+  return decodeURIComponent(last.replace(/\.git$/i, '')) || 'Cloned repository';
+}
+
+/**
+ * The app's whole-data actions: cloning a repository into a new workspace, exporting a
+ * backup of everything and restoring one. Dialogs here, rules in web/git and web/backup.
+ */
+export class DataActions {
+  /** @param {{fs: FileSystem, secrets: SecretBox, workspaces: WorkspaceStore, agentSettings: AgentSettingsStore, status: (text: string | null) => void}} deps */
+  constructor(deps) {
+    this.deps = deps;
+  }
+
+  /** @returns {Promise<string | null>} the new workspace's id */
+  async cloneRepository() {
+    const v = await formDialog({
+      title: 'Clone a git repository',
+      description: 'The repository becomes a new workspace. Private repositories need an access token; servers that do not allow web pages need a CORS proxy.',
+      fields: [
+        { name: 'url', label: 'Repository URL', type: 'url', required: true, placeholder: 'https://github.com/you/notes.git' },
+        { name: 'token', label: 'Access token (optional)', type: 'password' },
+        { name: 'corsProxy', label: 'CORS proxy (optional)', type: 'url', placeholder: 'https://cors.isomorphic-git.org' },
+      ],
+      submitLabel: 'Clone',
+    });
+    if (!v) return null;
+    const url = String(v.url);
+    const { cloneInto } = await import('../git/git.js');
+    const ws = await this.deps.workspaces.create(repoName(url));
+    this.deps.status(`Cloning ${url}…`);
+    try {
+      await cloneInto(new ScopedFileSystem(this.deps.fs, `clawser_workspaces/${ws.id}`), url, { token: String(v.token), corsProxy: String(v.corsProxy) });
+      const s = this.deps.agentSettings.load(ws.id);
+      this.deps.agentSettings.save(ws.id, { ...s, git: { ...s.git, corsProxy: String(v.corsProxy) } });
+      if (v.token) await this.deps.agentSettings.setGitToken(ws.id, String(v.token));
+    } catch (err) {
+      // Nothing half-cloned is left behind.
+      await this.deps.workspaces.delete(ws.id).catch(() => {});
+      throw err;
+    } finally {
+      this.deps.status(null);
+    }
+    return ws.id;
+  }
+
+  async exportEverything() {
+    const v = await formDialog({
+      title: 'Export everything',
+      description: 'Downloads one file with all workspaces, conversations, files, memories, goals, schedules and settings.',
+      fields: [
+        { name: 'withKeys', label: 'Include API keys and tokens (protected by a passphrase)', type: 'checkbox' },
+        { name: 'passphrase', label: 'Passphrase (only with API keys; at least 8 characters)', type: 'password', hint: 'Without it the keys in the file cannot be recovered. It is not stored anywhere.' },
+      ],
+      submitLabel: 'Export',
+    });
+    if (!v) return;
+    const passphrase = v.withKeys ? String(v.passphrase) : undefined;
+    if (v.withKeys && (passphrase ?? '').length < 8) throw new Error('Choose a passphrase of at least 8 characters to include API keys, or export without them.');
+    const { createBackup, localStorageConfig } = await import('../backup/backup.js');
+    this.deps.status('Preparing the backup…');
+    try {
+      const bytes = await createBackup({ fs: this.deps.fs, config: localStorageConfig(), secrets: this.deps.secrets, passphrase, appVersion: APP_VERSION });
+      download(bytes, `clawser-backup-${new Date().toISOString().slice(0, 10)}.zip`);
+    } finally {
+      this.deps.status(null);
+    }
+  }
+
+  /**
+   * Validates a backup completely, shows what will be replaced, and restores it; the page
+   * reloads afterwards so every view reads the restored data.
+   * @param {File} file
+   */
+  async restore(file) {
+    const { readBackup, restoreBackup, localStorageConfig } = await import('../backup/backup.js');
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    let contents;
+    try {
+      contents = await readBackup(bytes);
+    } catch (err) {
+      if (/** @type {{code?: string}} */ (err).code !== 'wrong_passphrase') throw err;
+      const v = await formDialog({
+        title: 'This backup includes API keys',
+        description: 'Enter the passphrase it was made with. Leave it empty to restore everything except the keys.',
+        fields: [{ name: 'passphrase', label: 'Passphrase', type: 'password' }],
+        submitLabel: 'Continue',
+      });
+      if (!v) return false;
+      contents = v.passphrase ? await readBackup(bytes, { passphrase: String(v.passphrase) }) : await readBackup(bytes, { ignoreSecrets: true });
+    }
+    const s = contents.summary;
+    const names = s.workspaces.map((w) => w.name).join(', ');
+    const ok = await confirmDialog({
+      title: 'Replace everything with this backup?',
+      message: `Backup of ${new Date(s.createdAt).toLocaleString()}: ${s.workspaces.length} workspace(s)${names ? ` (${names})` : ''}, ${s.files} files (${sizeText(s.bytes)}), ${s.config} settings, ${s.secretsIncluded ? `${s.secretCount} API key(s)` : 'no API keys'}. Everything Clawser keeps in this browser now is replaced. If the restore fails, nothing changes.`,
+      confirmLabel: 'Replace everything',
+    });
+    if (!ok) return false;
+    this.deps.status('Restoring…');
+    const run = () => restoreBackup(contents, { fs: this.deps.fs, config: localStorageConfig(), secrets: this.deps.secrets });
+    // One restore at a time across tabs.
+    if (navigator.locks) await navigator.locks.request('clawser-restore', run);
+    else await run();
+    return true;
+  }
+}
