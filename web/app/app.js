@@ -442,7 +442,6 @@ export class ClawserApp {
       files: this.#servicesOf(workspaceId).files,
       onError: (err) => this.#showError(err),
       onBack: back,
-      onGit: () => this.router.go({ name: 'workspace', workspaceId, panel: 'git' }),
     });
   }
 
@@ -464,7 +463,6 @@ export class ClawserApp {
       },
       onError: (err) => this.#showError(err),
       onBack: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),
-      onFiles: () => this.router.go({ name: 'workspace', workspaceId, panel: 'files' }),
     });
   }
 

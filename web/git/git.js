@@ -454,6 +454,10 @@ function remoteArgs(options, url) {
 
 /** @param {unknown} err @param {string} url @param {RemoteOptions} options */
 function remoteError(err, url, options) {
+  // A cancelled authentication: onAuthFailure gave up after the server refused the token.
+  if (/** @type {{code?: string}} */ (err)?.code === 'UserCanceledError' && options.token) {
+    return new GitError('auth_failed', `The server refused the credentials (${url}): check the access token and that it may read and write this repository.`, { cause: err });
+  }
   const e = toGitError(err, { url, corsProxy: options.corsProxy });
   if (e instanceof GitError && e.code === 'auth_failed' && !options.token) {
     return new GitError('auth_failed', `The server asks for credentials (${url}): add an access token in the git settings.`, { cause: err });

@@ -84,7 +84,7 @@ function languageFor(cm, path) {
  * The Files panel: the workspace tree, an editor with syntax colouring, previews of images
  * and Markdown, and create / rename / move / delete / upload / download / ZIP.
  * @param {{files: FilesController, onError: (err: unknown) => void, mount?: {supported: boolean, reason?: string, mounted: string | null, needsPermission: boolean, onMount: () => Promise<void>, onReconnect: () => Promise<void>, onUnmount: () => Promise<void>},
- *   onBack: () => void, onGit: () => void}} props
+ *   onBack: () => void}} props
  */
 export function FilesPanel(props) {
   const { files } = props;
@@ -341,7 +341,6 @@ export function FilesPanel(props) {
     h('div', { class: 'panel-head row' },
       h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
       h('h2', null, 'Files'),
-      h('button', { type: 'button', class: 'secondary', on: { click: props.onGit } }, 'Git'),
     ),
     mountControls,
     toolbar,

@@ -38,7 +38,7 @@ export function DiffView(d, options = {}) {
 /**
  * The Git panel: branch, changes with stage/unstage, commit, history with commit diffs and
  * restore, and the remote (URL, token, CORS proxy, pull, push).
- * @param {{git: GitController, hasToken: boolean, corsProxy: string, autoCommit: boolean, onAutoCommit: (on: boolean) => void, onError: (err: unknown) => void, onBack: () => void, onFiles: () => void}} props
+ * @param {{git: GitController, hasToken: boolean, corsProxy: string, autoCommit: boolean, onAutoCommit: (on: boolean) => void, onError: (err: unknown) => void, onBack: () => void}} props
  */
 export function GitPanel(props) {
   const { git } = props;
@@ -191,7 +191,6 @@ export function GitPanel(props) {
     h('div', { class: 'panel-head row' },
       h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
       h('h2', null, 'Git'),
-      h('button', { type: 'button', class: 'secondary', on: { click: props.onFiles } }, 'Files'),
       h('button', { type: 'button', class: 'secondary', on: { click: () => guarded(() => git.refresh()) } }, 'Refresh'),
     ),
     status,
