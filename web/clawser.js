@@ -44,8 +44,11 @@ export { SecretBox } from './storage/secrets.js';
 export { StorageError } from './storage/errors.js';
 
 // Files and git
-export { WorkspaceGit, DEFAULT_AUTHOR } from './git/git.js';
+export { WorkspaceGit, DEFAULT_AUTHOR, cloneInto, fileDiff, formatDiff, isTracked } from './git/git.js';
+export { GitError } from './git/errors.js';
 export { createGitFs } from './git/git-fs.js';
+export { workspaceFs } from './files/workspace-fs.js';
+export { createBackup, readBackup, restoreBackup, recoverInterruptedRestore, localStorageConfig, BackupError } from './backup/backup.js';
 export { zipFolder, importZip, readZip, ZipError, ZIP_LIMITS } from './files/zip.js';
 
 // Safety
