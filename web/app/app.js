@@ -31,6 +31,9 @@ import { GitPanel } from '../ui/git-panel.js';
 import { FilesController } from './files-controller.js';
 import { GitController } from './git-controller.js';
 import { DataActions } from './data-actions.js';
+import { MountStore } from '../storage/mounts.js';
+import { MountedFileSystem } from '../storage/mounted-fs.js';
+import { DirectoryHandleFileSystem } from '../storage/handle-fs.js';
 import { ArtifactView } from '../ui/artifact-view.js';
 import { approvalDialog, askUserDialog } from '../ui/approval-dialog.js';
 import { h, clear } from '../ui/dom.js';
@@ -55,6 +58,9 @@ export class ClawserApp {
   #services = new Map();
   /** Lifecycle hooks shared by every agent run; plugins and skills register here. */
   hooks = new HookPipeline();
+  mounts = new MountStore();
+  /** Folders opened from the computer, by workspace (loaded when the workspace is first shown). @type {Map<string, {handle: FileSystemDirectoryHandle, granted: boolean} | null>} */
+  #mounted = new Map();
   /** @type {Promise<NoKeyOptions> | null} */
   #discovery = null;
   #settingsOpen = false;
@@ -205,29 +211,96 @@ export class ClawserApp {
     let s = this.#services.get(workspaceId);
     if (!s) {
       const artifact = new ArtifactDocument();
-      const wsFs = this.workspaceFs(workspaceId);
-      /** @type {Promise<import('../git/git.js').WorkspaceGit> | null} */
-      let repo = null;
       s = {
         registry: createBuiltinRegistry({ config: this.config, workspaceId }),
         artifact,
         toolUi: new AppToolUi({ artifact, askUser: askUserDialog, screenshotTarget: () => this.root }),
-        files: new FilesController({ fs: wsFs }),
-        // isomorphic-git is large: loaded when git is first needed. One instance per workspace,
-        // so the agent's git tools, auto-commit and the panel share one command queue.
-        git: () => (repo ??= import('../git/git.js').then(({ WorkspaceGit }) => {
-          const g = /** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId).git;
-          return new WorkspaceGit(wsFs, { author: { name: g.authorName, email: g.authorEmail } });
-        })),
+        ...this.#fileServices(workspaceId),
       };
       this.#services.set(workspaceId, s);
     }
     return s;
   }
 
-  /** A workspace's files (what the agent, the files panel and git see). @param {string} workspaceId */
+  /** The files panel's controller and the repository, over the workspace's current files. @param {string} workspaceId */
+  #fileServices(workspaceId) {
+    const wsFs = this.workspaceFs(workspaceId);
+    /** @type {Promise<import('../git/git.js').WorkspaceGit> | null} */
+    let repo = null;
+    return {
+      files: new FilesController({ fs: wsFs }),
+      // isomorphic-git is large: loaded when git is first needed. One instance per workspace,
+      // so the agent's git tools, auto-commit and the panel share one command queue.
+      git: () => (repo ??= import('../git/git.js').then(({ WorkspaceGit }) => {
+        const g = /** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId).git;
+        return new WorkspaceGit(wsFs, { author: { name: g.authorName, email: g.authorEmail } });
+      })),
+    };
+  }
+
+  /**
+   * A workspace's files (what the agent, the files panel and git see): its OPFS folder, or the
+   * folder opened from the computer with Clawser's internal folders kept in OPFS.
+   * @param {string} workspaceId
+   * @returns {FileSystem}
+   */
   workspaceFs(workspaceId) {
-    return new ScopedFileSystem(/** @type {FileSystem} */ (this.fs), `clawser_workspaces/${workspaceId}`);
+    const own = new ScopedFileSystem(/** @type {FileSystem} */ (this.fs), `clawser_workspaces/${workspaceId}`);
+    const mount = this.#mounted.get(workspaceId);
+    if (!mount) return own;
+    return new MountedFileSystem({ internal: own, mounted: mount.granted ? new DirectoryHandleFileSystem(mount.handle) : null, folderName: mount.handle.name });
+  }
+
+  /** Reads the workspace's remembered folder and its permission, once per page. @param {string} workspaceId */
+  async #loadMount(workspaceId) {
+    if (this.#mounted.has(workspaceId)) return;
+    const handle = await this.mounts.get(workspaceId).catch(() => null);
+    this.#mounted.set(workspaceId, handle ? { handle, granted: (await MountStore.permission(handle).catch(() => 'denied')) === 'granted' } : null);
+  }
+
+  /** After the workspace's folder changed: new file services, and the view rebuilt. @param {string} workspaceId */
+  async #mountChanged(workspaceId) {
+    const s = this.#services.get(workspaceId);
+    if (s) Object.assign(s, this.#fileServices(workspaceId));
+    await this.#renderWorkspace(workspaceId, undefined, 'files');
+  }
+
+  /** The files panel's "open a folder" controls. @param {string} workspaceId */
+  #mountProps(workspaceId) {
+    const mount = this.#mounted.get(workspaceId);
+    return {
+      ...MountStore.support(),
+      mounted: mount ? mount.handle.name : null,
+      needsPermission: !!mount && !mount.granted,
+      onMount: async () => {
+        const picker = /** @type {any} */ (globalThis).showDirectoryPicker; // not in TypeScript's DOM lib yet
+        let handle;
+        try {
+          handle = /** @type {FileSystemDirectoryHandle} */ (await picker({ mode: 'readwrite', id: `clawser-${workspaceId}`.slice(0, 32) }));
+        } catch (err) {
+          if (/** @type {Error} */ (err).name === 'AbortError') return;
+          throw err;
+        }
+        const granted = (await MountStore.permission(handle, true)) === 'granted';
+        if (!granted) throw new Error(`Clawser needs permission to read and change “${handle.name}” to use it as the workspace.`);
+        await this.mounts.set(workspaceId, handle);
+        this.#mounted.set(workspaceId, { handle, granted });
+        await this.#mountChanged(workspaceId);
+      },
+      onReconnect: async () => {
+        if (!mount) return;
+        mount.granted = (await MountStore.permission(mount.handle, true)) === 'granted';
+        if (!mount.granted) throw new Error(`Access to “${mount.handle.name}” was not allowed; the workspace cannot show its files until it is.`);
+        await this.#mountChanged(workspaceId);
+      },
+      onUnmount: async () => {
+        const ok = await confirmDialog({ title: `Stop using “${mount?.handle.name}”?`, message: 'The folder on your computer is not changed. The workspace shows its own browser-stored files again.', confirmLabel: 'Stop using the folder' });
+        if (!ok) return;
+        await this.mounts.remove(workspaceId);
+        this.#mounted.set(workspaceId, null);
+        await this.#mountChanged(workspaceId);
+      },
+    };
   }
 
   /**
@@ -341,6 +414,7 @@ export class ClawserApp {
 
   /** @param {string} workspaceId @param {string} [conversationId] @param {'chat' | 'tools' | 'files' | 'git'} [panel] */
   async #renderWorkspace(workspaceId, conversationId, panel = 'chat') {
+    await this.#loadMount(workspaceId);
     this.#view?.destroy();
     this.#prewarmSandbox();
     const ws = /** @type {import('./workspaces.js').Workspace} */ (this.workspaces?.get(workspaceId));
@@ -440,6 +514,7 @@ export class ClawserApp {
     const back = () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' });
     return FilesPanel({
       files: this.#servicesOf(workspaceId).files,
+      mount: this.#mountProps(workspaceId),
       onError: (err) => this.#showError(err),
       onBack: back,
     });
@@ -450,7 +525,7 @@ export class ClawserApp {
     const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
     const repo = await this.#servicesOf(workspaceId).git();
     const s = agentSettings.load(workspaceId);
-    if (s.git.autoInit) await repo.ensureRepo();
+    if (s.git.autoInit && !this.#mounted.get(workspaceId)) await repo.ensureRepo();
     const git = new GitController({ repo, settings: agentSettings, workspaceId });
     return GitPanel({
       git,
@@ -468,7 +543,8 @@ export class ClawserApp {
 
   /** Makes the workspace a repository in the background when the setting says so. @param {string} workspaceId */
   #autoInitGit(workspaceId) {
-    if (!(/** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId).git.autoInit)) return;
+    // A folder opened from the computer is never turned into a repository behind the user's back.
+    if (!(/** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId).git.autoInit) || this.#mounted.get(workspaceId)) return;
     const run = () => this.#guard(this.#servicesOf(workspaceId).git().then((repo) => repo.ensureRepo()));
     if ('requestIdleCallback' in globalThis) requestIdleCallback(run, { timeout: 5000 });
     else setTimeout(run, 1000);
@@ -487,6 +563,7 @@ export class ClawserApp {
     const firstLine = turn.text.replace(/\s+/g, ' ').trim();
     const message = `Agent: ${firstLine.length > 60 ? `${firstLine.slice(0, 57)}…` : firstLine || 'turn'}\n\nConversation: ${turn.title}\nTools: ${counts.join(', ')}`;
     const repo = await this.#servicesOf(workspaceId).git();
+    if (this.#mounted.get(workspaceId) && !(await repo.isRepo())) return null;
     const oid = await repo.commitAll({ message, author: { name: s.authorName, email: s.authorEmail } });
     return oid ? `The agent's file changes were committed (${oid.slice(0, 7)}); review or undo them in the Git panel.` : null;
   }

@@ -5,8 +5,10 @@
  * loopback or link-local addresses (unless allow-listed). Pure logic.
  */
 
-/** Folders of the workspace that belong to Clawser itself or hold secrets. */
-export const PROTECTED_SEGMENTS = ['.conversations', '.checkpoints', '.memory', '.vault', '.secrets', '.skills', '.git', 'clawser_keys'];
+import { INTERNAL_FOLDERS } from '../storage/mounted-fs.js';
+
+/** Folders of the workspace that belong to Clawser itself or hold secrets (tools never touch them; git only through the git tools). */
+export const PROTECTED_SEGMENTS = [...INTERNAL_FOLDERS, '.git', 'clawser_keys'];
 
 /** Argument names treated as paths / URLs / shell commands. */
 const PATH_KEYS = new Set(['path', 'paths', 'from', 'to', 'file', 'dir', 'directory', 'target', 'source', 'destination']);
