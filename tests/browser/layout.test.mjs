@@ -66,6 +66,28 @@ for (const [width, height] of [[360, 740], [1920, 1080]]) {
         assert.equal(await overflow(page), 0, 'settings fit');
         await page.keyboard.press('Escape');
         await dialog.waitFor({ state: 'detached' });
+        // The Files panel with a file open in the editor, and the Git panel with a diff.
+        await page.evaluate(async () => {
+          const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+          const fs = new OpfsFileSystem();
+          await fs.write(`clawser_workspaces/${location.hash.split('/')[1]}/docs/a-rather-long-file-name-for-narrow-screens.md`, '# Heading\n\nA long line of text that should wrap inside the editor rather than push the page wider than the screen at all.\n');
+          fs.terminate();
+        });
+        await page.getByRole('button', { name: 'Files', exact: true }).click();
+        await page.getByRole('button', { name: 'docs', exact: true }).click();
+        await page.getByRole('button', { name: 'a-rather-long-file-name-for-narrow-screens.md', exact: true }).click();
+        await page.getByRole('textbox', { name: /Contents of/ }).waitFor();
+        assert.equal(await overflow(page), 0, 'files panel fits');
+        await page.getByRole('button', { name: 'Git', exact: true }).click();
+        await page.getByRole('button', { name: /^untracked docs\/a-rather-long/ }).click();
+        await page.locator('.diff-table').waitFor();
+        assert.equal(await overflow(page), 0, 'git panel fits');
+        const unnamed = await page.evaluate(() => [...document.querySelectorAll('button, input:not([type=hidden]):not([hidden]), select, textarea')].filter((el) => {
+          const e = /** @type {HTMLInputElement} */ (el);
+          const name = e.getAttribute('aria-label') || e.labels?.[0]?.textContent || (e.tagName === 'BUTTON' ? e.textContent : '') || e.getAttribute('aria-labelledby') || e.title;
+          return !name?.trim();
+        }).map((el) => el.outerHTML.slice(0, 80)));
+        assert.deepEqual(unnamed, [], 'every control has an accessible name');
       } finally {
         await browser.close();
       }
