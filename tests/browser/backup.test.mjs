@@ -31,6 +31,7 @@ function snapshot(page) {
     /** @param {FileSystemDirectoryHandle} dir @param {string} prefix */
     const walk = async (dir, prefix) => {
       for await (const [name, handle] of /** @type {any} */ (dir).entries()) {
+        if (name.includes('.tmp-')) continue; // an atomic write in progress
         if (handle.kind === 'directory') await walk(handle, `${prefix}${name}/`);
         else {
           const bytes = await (await handle.getFile()).arrayBuffer();
@@ -49,6 +50,20 @@ function snapshot(page) {
     }
     return { files, config };
   });
+}
+
+/** Waits until the open workspace's background `git init` has written .git/HEAD. @param {import('playwright-core').Page} page */
+function waitForRepo(page) {
+  return page.waitForFunction(async () => {
+    const root = await navigator.storage.getDirectory();
+    try {
+      const ws = await (await root.getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(location.hash.split('/')[1]);
+      await (await ws.getDirectoryHandle('.git')).getFileHandle('HEAD');
+      return true;
+    } catch {
+      return false;
+    }
+  }, null, { polling: 100 });
 }
 
 test('export everything, wipe the site, restore: files, conversations, git and settings come back byte for byte', async () => {
@@ -77,16 +92,7 @@ test('export everything, wipe the site, restore: files, conversations, git and s
   await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click();
   await page.getByRole('heading', { name: 'Second' }).waitFor();
   // Opening a workspace makes it a git repository in the background: let that finish first.
-  await page.waitForFunction(async () => {
-    const root = await navigator.storage.getDirectory();
-    const ws = await (await root.getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(location.hash.split('/')[1]);
-    try {
-      await (await ws.getDirectoryHandle('.git')).getFileHandle('HEAD');
-      return true;
-    } catch {
-      return false;
-    }
-  }, null, { polling: 100 });
+  await waitForRepo(page);
   await page.goto(`${app.url}#home`);
   await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
   const beforeBackup = await snapshot(page);
@@ -110,6 +116,11 @@ test('export everything, wipe the site, restore: files, conversations, git and s
   await page.reload();
   await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
   assert.equal(await page.getByRole('link', { name: /Second/ }).count(), 0, 'the wipe removed everything');
+  // The fresh start creates a workspace; let its background git init finish before comparing.
+  await page.getByRole('link', { name: /My workspace/ }).click();
+  await waitForRepo(page);
+  await page.goto(`${app.url}#home`);
+  await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
 
   // A damaged backup is refused before anything changes.
   const damaged = Buffer.from(backupBytes);

@@ -44,7 +44,10 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   const send = h('button', { type: 'submit', class: 'send-btn', disabled: needsSetup }, 'Send');
   const stop = h('button', { type: 'button', class: 'stop-btn danger', hidden: true }, 'Stop');
   const form = h('form', { class: 'composer', 'aria-label': 'Send a message' }, composer, h('div', { class: 'composer-actions' }, stop, send));
-  const root = h('section', { class: 'chat', 'aria-label': 'Chat' }, scroller, form);
+  // One-off notices (storage repaired, changes committed) live outside the transcript, so one
+  // arriving late never rebuilds the messages (and loses e.g. a "Run again" output).
+  const noticeBar = h('p', { class: 'notice chat-notice', role: 'status', hidden: true });
+  const root = h('section', { class: 'chat', 'aria-label': 'Chat' }, scroller, noticeBar, form);
 
   /** @type {HTMLElement | null} */ let streamBody = null;
   /** @type {HTMLElement | null} */ let streamStatus = null;
@@ -149,7 +152,6 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     if (s.hasEarlier) {
       list.append(h('li', { class: 'earlier' }, h('button', { type: 'button', class: 'secondary', on: { click: () => controller.loadEarlier() } }, 'Show earlier messages')));
     }
-    if (s.notice) list.append(h('li', { class: 'notice', role: 'status' }, s.notice));
     for (const e of s.events) {
       const el = renderEvent(e);
       if (el) list.append(el);
@@ -204,7 +206,11 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     stop.hidden = !busy;
     send.disabled = busy || needsSetup;
     let rerendered = false;
-    if (s.events !== lastEvents || s.notice !== last?.notice || s.hasEarlier !== last?.hasEarlier || (last?.streaming && !s.streaming)) {
+    if (s.notice !== last?.notice) {
+      noticeBar.textContent = s.notice ?? '';
+      noticeBar.hidden = !s.notice;
+    }
+    if (s.events !== lastEvents || s.hasEarlier !== last?.hasEarlier || (last?.streaming && !s.streaming)) {
       lastEvents = s.events;
       streamBody = null;
       renderTranscript(s);
