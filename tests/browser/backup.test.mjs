@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { launchBrowser, startApp, openWorkspace, sendMessage, saveSettings } from './helpers.mjs';
+import { launchBrowser, startApp, openWorkspace, sendMessage, saveSettings, waitInPage } from './helpers.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
 /** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
@@ -54,7 +54,7 @@ function snapshot(page) {
 
 /** Waits until the open workspace's background `git init` has written .git/HEAD. @param {import('playwright-core').Page} page */
 function waitForRepo(page) {
-  return page.waitForFunction(async () => {
+  return waitInPage(page, async () => {
     const root = await navigator.storage.getDirectory();
     try {
       const ws = await (await root.getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(location.hash.split('/')[1]);
@@ -63,7 +63,7 @@ function waitForRepo(page) {
     } catch {
       return false;
     }
-  }, null, { polling: 100 });
+  }, undefined, { what: 'the workspace\'s git init' });
 }
 
 test('export everything, wipe the site, restore: files, conversations, git and settings come back byte for byte', async () => {

@@ -139,3 +139,21 @@ export async function sendMessage(page, text) {
   await page.getByRole('textbox', { name: 'Message' }).fill(text);
   await page.getByRole('button', { name: 'Send' }).click();
 }
+
+/**
+ * Waits until an async check in the page returns true (Playwright's waitForFunction does not
+ * await a returned promise: a pending promise counts as truthy).
+ * @template A
+ * @param {import('playwright-core').Page} page
+ * @param {(arg: A) => Promise<boolean>} check
+ * @param {A} [arg]
+ * @param {{timeoutMs?: number, what?: string}} [options]
+ */
+export async function waitInPage(page, check, arg, options = {}) {
+  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
+  for (;;) {
+    if (await page.evaluate(/** @type {(arg: A) => Promise<boolean>} */ (check), /** @type {any} */ (arg))) return; // any: evaluate's overloads cannot follow a generic argument
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${options.what ?? 'a condition in the page'}.`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchBrowser, offMachine } from './helpers.mjs';
+import { launchBrowser, offMachine, waitInPage } from './helpers.mjs';
 import { appRoot, startServer } from '../../scripts/static-server.mjs';
 
 /** Serves a private copy of the app, so the test may change files and stop the server. */
@@ -103,7 +103,7 @@ test('a new version is offered in the app and old caches are deleted on activate
     await banner.waitFor();
     await Promise.all([page.waitForEvent('load'), banner.getByRole('button', { name: 'Reload' }).click()]);
     await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
-    await page.waitForFunction(async () => (await caches.keys()).filter((k) => k.startsWith('clawser-app-')).length === 1);
+    await waitInPage(page, async () => (await caches.keys()).filter((k) => k.startsWith('clawser-app-')).length === 1, undefined, { what: 'the old cache to be deleted' });
     const after = await page.evaluate(() => caches.keys());
     assert.notDeepEqual(after, before);
     const served = await page.evaluate(async () => (await (await fetch('./web/app/main.js')).text()).includes('// new version'));

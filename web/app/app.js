@@ -26,14 +26,9 @@ import { LeakDetector } from '../safety/leak-detector.js';
 import { ScopedFileSystem } from '../storage/scoped-fs.js';
 import { createBuiltinRegistry, DEFAULT_POLICY, toolSettings } from '../tools/index.js';
 import { ToolsPanel } from '../ui/tools-panel.js';
-import { FilesPanel } from '../ui/files-panel.js';
-import { GitPanel } from '../ui/git-panel.js';
-import { FilesController } from './files-controller.js';
-import { GitController } from './git-controller.js';
-import { DataActions } from './data-actions.js';
+import { RESTORE_FLAG } from './flags.js';
 import { MountStore } from '../storage/mounts.js';
 import { MountedFileSystem } from '../storage/mounted-fs.js';
-import { DirectoryHandleFileSystem } from '../storage/handle-fs.js';
 import { ArtifactView } from '../ui/artifact-view.js';
 import { approvalDialog, askUserDialog } from '../ui/approval-dialog.js';
 import { h, clear } from '../ui/dom.js';
@@ -54,7 +49,7 @@ export class ClawserApp {
   #view = null;
   /** @type {Map<string, ChatController>} */
   #controllers = new Map();
-  /** @type {Map<string, {registry: ReturnType<typeof createBuiltinRegistry>, artifact: ArtifactDocument, toolUi: AppToolUi, files: FilesController, git: () => Promise<import('../git/git.js').WorkspaceGit>}>} */
+  /** @type {Map<string, {registry: ReturnType<typeof createBuiltinRegistry>, artifact: ArtifactDocument, toolUi: AppToolUi, files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>}>} */
   #services = new Map();
   /** Lifecycle hooks shared by every agent run; plugins and skills register here. */
   hooks = new HookPipeline();
@@ -103,13 +98,16 @@ export class ClawserApp {
         this.#services.delete(id);
       },
     });
-    this.data = new DataActions({
+    // Clone, backup and restore are loaded when first used (not on the start-up path).
+    /** @type {Promise<import('./data-actions.js').DataActions> | null} */
+    let data = null;
+    this.data = () => (data ??= import('./data-actions.js').then(({ DataActions }) => new DataActions({
       fs,
       secrets,
-      workspaces: this.workspaces,
-      agentSettings: this.agentSettings,
+      workspaces: /** @type {WorkspaceStore} */ (this.workspaces),
+      agentSettings: /** @type {AgentSettingsStore} */ (this.agentSettings),
       status: (text) => (text ? this.banners.show('progress', text, { dismissible: false }) : this.banners.hide('progress')),
-    });
+    })));
     if (this.workspaces.list().length === 0) await this.workspaces.create('My workspace');
     navigator.storage?.persist?.().catch(() => {});
     this.router.onChange((route) => this.#guard(this.render(route)));
@@ -130,11 +128,14 @@ export class ClawserApp {
    * @param {FileSystem} fs
    */
   async #recoverRestore(fs) {
-    if (!(await fs.stat('.restore-state.json').catch(() => null))) return;
+    // The flag (set while a restore runs) spares every normal start a storage round trip.
+    if (!this.config?.get(RESTORE_FLAG, false)) return;
+    if (!(await fs.stat('.restore-state.json').catch(() => null))) return this.config.remove(RESTORE_FLAG);
     const { recoverInterruptedRestore, localStorageConfig } = await import('../backup/backup.js');
     const outcome = await recoverInterruptedRestore({ fs, config: localStorageConfig() });
     if (outcome === 'rolled_back') this.banners.show('restore', 'A restore was interrupted (the tab closed); your previous data was kept.', { kind: 'warn' });
     if (outcome === 'completed') this.banners.show('restore', 'An interrupted restore was completed.', { kind: 'warn' });
+    this.config?.remove(RESTORE_FLAG);
   }
 
   /** @param {Promise<unknown>} p */
@@ -178,12 +179,18 @@ export class ClawserApp {
             this.router.go({ name: 'workspace', workspaceId: ws.id, panel: 'chat' });
           },
           onClone: () => this.#guard((async () => {
-            const id = await this.data?.cloneRepository();
+            const id = await (await this.data?.())?.cloneRepository();
             if (id) this.router.go({ name: 'workspace', workspaceId: id, panel: 'files' });
           })()),
-          onBackup: () => this.#guard(this.data?.exportEverything() ?? Promise.resolve()),
+          onBackup: () => this.#guard((async () => (await this.data?.())?.exportEverything())()),
           onRestore: (file) => this.#guard((async () => {
-            if (await this.data?.restore(file)) location.reload();
+            // Background writers (git auto-init) stand still while a restore may replace everything.
+            this.#quiet = true;
+            try {
+              if (await (await this.data?.())?.restore(file)) return location.reload();
+            } finally {
+              this.#quiet = false;
+            }
           })()),
           onRename: async (w) => {
             const name = await promptDialog({ title: 'Rename workspace', label: 'Workspace name', value: w.name, submitLabel: 'Rename' });
@@ -227,8 +234,11 @@ export class ClawserApp {
     const wsFs = this.workspaceFs(workspaceId);
     /** @type {Promise<import('../git/git.js').WorkspaceGit> | null} */
     let repo = null;
+    /** @type {Promise<import('./files-controller.js').FilesController> | null} */
+    let files = null;
     return {
-      files: new FilesController({ fs: wsFs }),
+      // Loaded with the Files panel (it brings the ZIP code), not at start-up.
+      files: () => (files ??= import('./files-controller.js').then(({ FilesController }) => new FilesController({ fs: wsFs }))),
       // isomorphic-git is large: loaded when git is first needed. One instance per workspace,
       // so the agent's git tools, auto-commit and the panel share one command queue.
       git: () => (repo ??= import('../git/git.js').then(({ WorkspaceGit }) => {
@@ -248,13 +258,17 @@ export class ClawserApp {
     const own = new ScopedFileSystem(/** @type {FileSystem} */ (this.fs), `clawser_workspaces/${workspaceId}`);
     const mount = this.#mounted.get(workspaceId);
     if (!mount) return own;
-    return new MountedFileSystem({ internal: own, mounted: mount.granted ? new DirectoryHandleFileSystem(mount.handle) : null, folderName: mount.handle.name });
+    return new MountedFileSystem({ internal: own, mounted: mount.granted && this.#HandleFs ? new this.#HandleFs(mount.handle) : null, folderName: mount.handle.name });
   }
+
+  /** The folder-handle FileSystem class, loaded only when a folder is opened. @type {typeof import('../storage/handle-fs.js').DirectoryHandleFileSystem | null} */
+  #HandleFs = null;
 
   /** Reads the workspace's remembered folder and its permission, once per page. @param {string} workspaceId */
   async #loadMount(workspaceId) {
     if (this.#mounted.has(workspaceId)) return;
     const handle = await this.mounts.get(workspaceId).catch(() => null);
+    if (handle) this.#HandleFs ??= (await import('../storage/handle-fs.js')).DirectoryHandleFileSystem;
     this.#mounted.set(workspaceId, handle ? { handle, granted: (await MountStore.permission(handle).catch(() => 'denied')) === 'granted' } : null);
   }
 
@@ -283,6 +297,7 @@ export class ClawserApp {
         }
         const granted = (await MountStore.permission(handle, true)) === 'granted';
         if (!granted) throw new Error(`Clawser needs permission to read and change “${handle.name}” to use it as the workspace.`);
+        this.#HandleFs ??= (await import('../storage/handle-fs.js')).DirectoryHandleFileSystem;
         await this.mounts.set(workspaceId, handle);
         this.#mounted.set(workspaceId, { handle, granted });
         await this.#mountChanged(workspaceId);
@@ -368,6 +383,8 @@ export class ClawserApp {
   }
 
   #sandboxPrewarmed = false;
+  /** True while a restore runs: background tasks that write must not start. */
+  #quiet = false;
 
   /** When the page is idle, keeps one sandbox frame + worker ready so a conversation's first code run starts fast. */
   #prewarmSandbox() {
@@ -453,7 +470,7 @@ export class ClawserApp {
     const unsubscribeArtifact = services.artifact.subscribe(showArtifact);
     showArtifact();
     /** @type {{root: HTMLElement, destroy: () => void} | null} */
-    const sub = panel === 'files' ? this.#filesPanel(workspaceId) : panel === 'git' ? await this.#gitPanel(workspaceId) : null;
+    const sub = panel === 'files' ? await this.#filesPanel(workspaceId) : panel === 'git' ? await this.#gitPanel(workspaceId) : null;
     const view = WorkspaceView({
       workspace: ws,
       controller,
@@ -510,10 +527,11 @@ export class ClawserApp {
   }
 
   /** @param {string} workspaceId */
-  #filesPanel(workspaceId) {
+  async #filesPanel(workspaceId) {
     const back = () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' });
+    const [{ FilesPanel }, files] = await Promise.all([import('../ui/files-panel.js'), this.#servicesOf(workspaceId).files()]);
     return FilesPanel({
-      files: this.#servicesOf(workspaceId).files,
+      files,
       mount: this.#mountProps(workspaceId),
       onError: (err) => this.#showError(err),
       onBack: back,
@@ -526,6 +544,7 @@ export class ClawserApp {
     const repo = await this.#servicesOf(workspaceId).git();
     const s = agentSettings.load(workspaceId);
     if (s.git.autoInit && !this.#mounted.get(workspaceId)) await repo.ensureRepo();
+    const [{ GitPanel }, { GitController }] = await Promise.all([import('../ui/git-panel.js'), import('./git-controller.js')]);
     const git = new GitController({ repo, settings: agentSettings, workspaceId });
     return GitPanel({
       git,
@@ -545,7 +564,9 @@ export class ClawserApp {
   #autoInitGit(workspaceId) {
     // A folder opened from the computer is never turned into a repository behind the user's back.
     if (!(/** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId).git.autoInit) || this.#mounted.get(workspaceId)) return;
-    const run = () => this.#guard(this.#servicesOf(workspaceId).git().then((repo) => repo.ensureRepo()));
+    const run = () => {
+      if (!this.#quiet) this.#guard(this.#servicesOf(workspaceId).git().then((repo) => repo.ensureRepo()));
+    };
     if ('requestIdleCallback' in globalThis) requestIdleCallback(run, { timeout: 5000 });
     else setTimeout(run, 1000);
   }

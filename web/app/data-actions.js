@@ -5,6 +5,7 @@
 import { ScopedFileSystem } from '../storage/scoped-fs.js';
 import { formDialog, confirmDialog } from '../ui/dialogs.js';
 import { APP_VERSION } from './version.js';
+import { RESTORE_FLAG } from './flags.js';
 
 /** @param {number} n */
 const sizeText = (n) => (n < 1024 * 1024 ? `${Math.max(1, Math.round(n / 1024))} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
@@ -124,7 +125,12 @@ export class DataActions {
     });
     if (!ok) return false;
     this.deps.status('Restoring…');
-    const run = () => restoreBackup(contents, { fs: this.deps.fs, config: localStorageConfig(), secrets: this.deps.secrets });
+    const config = localStorageConfig();
+    const run = async () => {
+      config.setRaw(RESTORE_FLAG, 'true');
+      await restoreBackup(contents, { fs: this.deps.fs, config, secrets: this.deps.secrets, keepConfigKeys: [RESTORE_FLAG] });
+      config.remove(RESTORE_FLAG);
+    };
     // One restore at a time across tabs.
     if (navigator.locks) await navigator.locks.request('clawser-restore', run);
     else await run();

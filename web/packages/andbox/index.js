@@ -78,7 +78,13 @@ function loadSpare() {
   runtimeSource ??= fetchRuntime();
   const source = runtimeSource;
   const ready = loadFrame().then(async (r) => {
+    const booted = new Promise((resolve) => {
+      r.control.onmessage = (e) => {
+        if (e.data?.type === 'prestarted') resolve(undefined);
+      };
+    });
     r.control.postMessage({ type: 'prestart', source: await source });
+    await booted;
     return r;
   });
   ready.catch(() => { if (spare === ready) spare = null; });
@@ -100,7 +106,9 @@ function takeSpareFrame(container) {
   if (!spare || (container && container !== document.body)) return null;
   const taken = spare;
   spare = null;
-  taken.then(() => { spare ??= loadSpare(); }, () => {});
+  // The refill waits for an idle moment, so it does not compete with the sandbox starting now.
+  const refill = () => { spare ??= loadSpare(); };
+  taken.then(() => ('requestIdleCallback' in globalThis ? requestIdleCallback(refill, { timeout: 2000 }) : setTimeout(refill, 200)), () => {});
   return taken;
 }
 

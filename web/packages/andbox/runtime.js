@@ -179,4 +179,6 @@
     };
     port.postMessage({ type: 'ready' });
   };
+  // Tells the frame this thread is up (a pre-started worker is then warm).
+  scope.postMessage({ type: 'booted' });
 })();
