@@ -193,6 +193,11 @@ test('git panel: status, stage, commit, history, diff, branches, restore', async
       return (await repo.log()).map((c) => c.message);
     });
     assert.deepEqual(log, ['Back to the first plan', 'Second version', 'Add the plan']);
+    // Both automations are settings of the workspace.
+    await page.getByLabel(/Keep this workspace a git repository/).uncheck();
+    await page.getByLabel(/Commit automatically after each agent turn/).uncheck();
+    const git = await page.evaluate(() => JSON.parse(localStorage.getItem(`clawser_agent_${location.hash.split('/')[1]}`) ?? '{}').git);
+    assert.deepEqual([git.autoInit, git.autoCommit], [false, false]);
   } finally {
     await own.close();
   }

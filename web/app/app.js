@@ -555,6 +555,11 @@ export class ClawserApp {
         const cur = agentSettings.load(workspaceId);
         agentSettings.save(workspaceId, { ...cur, git: { ...cur.git, autoCommit: on } });
       },
+      autoInit: s.git.autoInit,
+      onAutoInit: (on) => {
+        const cur = agentSettings.load(workspaceId);
+        agentSettings.save(workspaceId, { ...cur, git: { ...cur.git, autoInit: on } });
+      },
       onError: (err) => this.#showError(err),
       onBack: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),
     });

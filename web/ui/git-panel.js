@@ -38,7 +38,7 @@ export function DiffView(d, options = {}) {
 /**
  * The Git panel: branch, changes with stage/unstage, commit, history with commit diffs and
  * restore, and the remote (URL, token, CORS proxy, pull, push).
- * @param {{git: GitController, hasToken: boolean, corsProxy: string, autoCommit: boolean, onAutoCommit: (on: boolean) => void, onError: (err: unknown) => void, onBack: () => void}} props
+ * @param {{git: GitController, hasToken: boolean, corsProxy: string, autoCommit: boolean, onAutoCommit: (on: boolean) => void, autoInit: boolean, onAutoInit: (on: boolean) => void, onError: (err: unknown) => void, onBack: () => void}} props
  */
 export function GitPanel(props) {
   const { git } = props;
@@ -152,6 +152,8 @@ export function GitPanel(props) {
     });
     const autoCommit = h('input', { id: 'git-auto', type: 'checkbox', checked: props.autoCommit });
     autoCommit.addEventListener('change', () => props.onAutoCommit(autoCommit.checked));
+    const autoInit = h('input', { id: 'git-auto-init', type: 'checkbox', checked: props.autoInit });
+    autoInit.addEventListener('change', () => props.onAutoInit(autoInit.checked));
     clear(body).append(
       h('div', { class: 'row branch-row' },
         h('label', { for: 'git-branch' }, 'Branch'), branchSelect,
@@ -166,6 +168,7 @@ export function GitPanel(props) {
         }) } }, 'Delete branch…') : null,
       ),
       h('div', { class: 'row' }, autoCommit, h('label', { for: 'git-auto' }, 'Commit automatically after each agent turn that changed files')),
+      h('div', { class: 'row' }, autoInit, h('label', { for: 'git-auto-init' }, 'Keep this workspace a git repository (create it when the workspace opens)')),
       h('section', { class: 'changes', 'aria-label': 'Changes' },
         h('div', { class: 'row' }, h('h3', null, `Staged (${staged.length})`), staged.length ? h('button', { type: 'button', class: 'secondary small-btn', on: { click: () => guarded(() => git.unstage(staged.map((c) => c.path))) } }, 'Unstage all') : null),
         staged.length ? h('ul', { class: 'change-list' }, ...staged.map((c) => changeRow(c, true))) : h('p', { class: 'muted small' }, 'Nothing staged.'),
