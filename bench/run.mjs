@@ -118,18 +118,29 @@ async function browserBench() {
       // git on OPFS: init + add 100 files + commit; status of a 1,000-file tree.
       const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
       const { WorkspaceGit } = await import('/web/git/git.js');
-      const gws = new ScopedFileSystem(opfs, 'clawser_workspaces/benchgit');
-      await opfs.delete('clawser_workspaces/benchgit');
-      for (let i = 0; i < 100; i++) await gws.write(`f/${i}.txt`, `file ${i}\n`);
-      const repo = new WorkspaceGit(gws);
-      t = performance.now();
-      await repo.commitAll({ message: 'bench' });
-      out.gitInitAdd100CommitMs = performance.now() - t;
-      for (let i = 100; i < 1000; i++) await gws.write(`f/${i}.txt`, `file ${i}\n`);
-      await repo.commitAll({ message: 'bench 1000' });
-      t = performance.now();
-      await repo.status();
-      out.gitStatus1000FilesMs = performance.now() - t;
+      // Median of three fresh repositories: OPFS timings on a shared machine vary a lot.
+      const commits = [];
+      const statuses = [];
+      for (let run = 0; run < 3; run++) {
+        const gws = new ScopedFileSystem(opfs, 'clawser_workspaces/benchgit');
+        await opfs.delete('clawser_workspaces/benchgit');
+        await Promise.all(Array.from({ length: 100 }, (_, i) => gws.write(`f/${i}.txt`, `file ${i}\n`)));
+        const repo = new WorkspaceGit(gws);
+        t = performance.now();
+        await repo.commitAll({ message: 'bench' });
+        commits.push(performance.now() - t);
+        if (run === 0) {
+          await Promise.all(Array.from({ length: 900 }, (_, i) => gws.write(`f/${i + 100}.txt`, `file ${i + 100}\n`)));
+          await repo.commitAll({ message: 'bench 1000' });
+          for (let k = 0; k < 3; k++) {
+            t = performance.now();
+            await repo.status();
+            statuses.push(performance.now() - t);
+          }
+        }
+      }
+      out.gitInitAdd100CommitMs = commits.sort((a, b) => a - b)[1];
+      out.gitStatus1000FilesMs = statuses.sort((a, b) => a - b)[1];
       await opfs.delete('clawser_workspaces/benchgit');
 
       // andbox: cold start, warm evaluate, host-call round trip.

@@ -3,7 +3,7 @@
 // import map (plus its CSP hash) into index.html. Runs as npm's postinstall step, so a
 // fresh `npm install` / `npm ci` leaves a runnable app with nothing fetched at run time.
 import { build } from 'esbuild';
-import { copyFile, mkdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writePrecacheManifest } from './build-manifest.mjs';
@@ -49,6 +49,7 @@ const packages = [
     file: 'isomorphic-git.js',
     // isomorphic-git uses a Buffer global: without it, commit fails with "Buffer is not defined".
     entry: "import { Buffer } from 'buffer'; if (!globalThis.Buffer) globalThis.Buffer = Buffer;\nexport * from 'isomorphic-git'; export { default } from 'isomorphic-git';",
+    options: { plugins: [patchIsomorphicGitDeflate()] },
   },
   { specifier: 'isomorphic-git/http/web', file: 'isomorphic-git-http.js', entry: "export * from 'isomorphic-git/http/web'; export { default } from 'isomorphic-git/http/web';" },
   {
@@ -64,6 +65,28 @@ const packages = [
     entry: "export * from '@xenova/transformers'; export * as ort from 'onnxruntime-web';",
   },
 ];
+
+/**
+ * isomorphic-git compresses each object through `new Blob([buffer]).stream()`: creating a
+ * Blob is a round trip to the browser process, about half the CPU time of a commit of many
+ * small files. The same CompressionStream is fed through its writer instead (same output).
+ * Vendoring fails loudly if the code to patch is not found (e.g. after an update).
+ * @returns {import('esbuild').Plugin}
+ */
+function patchIsomorphicGitDeflate() {
+  const before = 'const c = new Blob([buffer]).stream().pipeThrough(cs);\n  return new Uint8Array(await new Response(c).arrayBuffer())';
+  const after = 'const writer = cs.writable.getWriter();\n  writer.write(buffer).catch(() => {});\n  writer.close().catch(() => {});\n  return new Uint8Array(await new Response(cs.readable).arrayBuffer())';
+  return {
+    name: 'patch-isomorphic-git-deflate',
+    setup(b) {
+      b.onLoad({ filter: /isomorphic-git[\\/]index\.js$/ }, async (args) => {
+        const source = await readFile(args.path, 'utf8');
+        if (!source.includes(before)) throw new Error(`isomorphic-git's deflate changed; update patchIsomorphicGitDeflate in scripts/vendor.mjs (${args.path})`);
+        return { contents: source.replace(before, after), loader: 'js' };
+      });
+    },
+  };
+}
 
 /** onnxruntime-web's wasm: without COOP/COEP only the SIMD build is fetched, so only it is precached. */
 const wasmFiles = ['ort-wasm-simd.wasm'];
