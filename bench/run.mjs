@@ -50,10 +50,13 @@ async function browserBench() {
   const browser = await launchBrowser();
   try {
     const page = await browser.context.newPage();
+    // Progress on stderr (stdout is the JSON), so a stall shows where it is.
+    page.on('console', (m) => { if (m.text().startsWith('bench:')) process.stderr.write(`${m.text()}\n`); });
     const interactive = async () => {
       await page.waitForFunction(() => performance.getEntriesByName('clawser-interactive').length > 0, null, { timeout: 60_000 });
       return page.evaluate(() => performance.getEntriesByName('clawser-interactive')[0].startTime);
     };
+    process.stderr.write('bench: load\n');
     await page.goto(app.url);
     const coldLoadMs = await interactive();
     await page.waitForFunction(() => !!navigator.serviceWorker.controller, null, { timeout: 60_000 });
@@ -71,6 +74,7 @@ async function browserBench() {
       const text = (i) => `message ${i} ` + 'lorem ipsum dolor sit amet '.repeat(8 + (i % 20));
       const out = /** @type {Record<string, number>} */ ({});
 
+      console.log('bench: appends');
       // 10,000 appends, each written as one line to OPFS and awaited.
       const store = new ConversationStore(opfs, 'bench');
       const conv = await store.open((await store.create()).id);
@@ -94,6 +98,7 @@ async function browserBench() {
         return { dir, bytes: (await mem.stat(`${mstore.dirOf(meta.id)}/events.jsonl`))?.size ?? 0 };
       };
       for (const n of [10_000, 100_000]) {
+        console.log(`bench: open ${n}`);
         const { dir, bytes } = await prepare(n);
         const times = [];
         let messages = 0;
@@ -115,6 +120,7 @@ async function browserBench() {
       }
       await opfs.delete('clawser_workspaces/bench');
 
+      console.log('bench: git');
       // git on OPFS: init + add 100 files + commit; status of a 1,000-file tree.
       const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
       const { WorkspaceGit } = await import('/web/git/git.js');
@@ -143,6 +149,7 @@ async function browserBench() {
       out.gitStatus1000FilesMs = statuses.sort((a, b) => a - b)[1];
       await opfs.delete('clawser_workspaces/benchgit');
 
+      console.log('bench: andbox');
       // andbox: cold start, warm evaluate, host-call round trip.
       const { createSandbox, prewarmSandbox, discardSpareSandbox } = await import('/web/packages/andbox/index.js');
       const coldsNoSpare = [];
