@@ -49,6 +49,23 @@ try {
       await page.getByText('Your workspace now has one note.').waitFor();
       await page.locator('.tool-card summary').last().click();
       await page.screenshot({ path: 'docs/screenshots/tools.png' });
+      // Files: the note the agent wrote, open in the editor.
+      await page.getByRole('button', { name: 'Files', exact: true }).click();
+      await page.getByRole('button', { name: 'notes', exact: true }).click();
+      await page.getByRole('button', { name: 'x.md', exact: true }).click();
+      await page.getByRole('textbox', { name: 'Contents of notes/x.md' }).waitFor();
+      await page.screenshot({ path: 'docs/screenshots/files.png' });
+      // Git: the agent's turn was committed; an edit shows as a diff.
+      await page.evaluate(async () => {
+        const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+        const fs = new OpfsFileSystem();
+        await fs.write(`clawser_workspaces/${location.hash.split('/')[1]}/notes/x.md`, '# X\nX is the 24th letter of the Latin alphabet.\n');
+        fs.terminate();
+      });
+      await page.getByRole('button', { name: 'Git', exact: true }).click();
+      await page.getByRole('button', { name: /^modified notes\/x\.md/ }).click();
+      await page.locator('.diff-table').waitFor();
+      await page.screenshot({ path: 'docs/screenshots/git.png' });
     }
     await browser.close();
   }
