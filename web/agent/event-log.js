@@ -3,7 +3,7 @@
 
 export const EVENT_TYPES = /** @type {const} */ ([
   'user_message', 'agent_message', 'tool_call', 'tool_result', 'tool_result_truncated', 'error',
-  'autonomy_blocked', 'cache_hit', 'context_compacted', 'memory_stored', 'memory_forgotten',
+  'autonomy_blocked', 'cache_hit', 'context_compacted', 'memory_stored', 'memory_forgotten', 'memory_recalled',
   'goal_added', 'goal_updated', 'scheduler_added', 'scheduler_fired', 'scheduler_removed',
   'safety_input_flag', 'safety_tool_blocked', 'safety_output_blocked', 'safety_output_redacted',
   'provider_error', 'stream_error',

@@ -14,6 +14,11 @@ export const AgentSettingsSchema = z.object({
   /** Off only after the user confirmed it in a dialog (see SafetyPipeline.confirmDisable). */
   safetyEnabled: z.boolean().default(true),
   allowedPrivateHosts: z.array(z.string()).default([]),
+  memory: z.object({
+    /** Put the memories most relevant to each message into the turn's context. */
+    autoRecall: z.boolean().default(true),
+    recallLimit: z.number().int().min(1).max(20).default(5),
+  }).default({ autoRecall: true, recallLimit: 5 }),
   git: z.object({
     /** Make the workspace a git repository when it is first opened. */
     autoInit: z.boolean().default(true),

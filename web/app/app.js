@@ -49,7 +49,7 @@ export class ClawserApp {
   #view = null;
   /** @type {Map<string, ChatController>} */
   #controllers = new Map();
-  /** @type {Map<string, {registry: ReturnType<typeof createBuiltinRegistry>, artifact: ArtifactDocument, toolUi: AppToolUi, files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>}>} */
+  /** @type {Map<string, {registry: ReturnType<typeof createBuiltinRegistry>, artifact: ArtifactDocument, toolUi: AppToolUi, files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>}>} */
   #services = new Map();
   /** Lifecycle hooks shared by every agent run; plugins and skills register here. */
   hooks = new HookPipeline();
@@ -218,11 +218,14 @@ export class ClawserApp {
     let s = this.#services.get(workspaceId);
     if (!s) {
       const artifact = new ArtifactDocument();
+      /** @type {Promise<import('../memory/store.js').MemoryStore> | null} */
+      let memory = null;
       s = {
         registry: createBuiltinRegistry({ config: this.config, workspaceId }),
         artifact,
         toolUi: new AppToolUi({ artifact, askUser: askUserDialog, screenshotTarget: () => this.root }),
         ...this.#fileServices(workspaceId),
+        memory: () => (memory ??= import('../memory/store.js').then(({ MemoryStore }) => new MemoryStore({ fs: this.workspaceFs(workspaceId) }))),
       };
       this.#services.set(workspaceId, s);
     }
@@ -341,6 +344,7 @@ export class ClawserApp {
         workspaceId,
         fs: this.workspaceFs(workspaceId),
         git: await services.git(),
+        memory: await services.memory(),
         settings: toolSettings({ ...s.tools, searchApiKey: await agentSettings.searchApiKey(workspaceId) }),
         fetch: globalThis.fetch.bind(globalThis),
         ui: services.toolUi,
@@ -416,6 +420,9 @@ export class ClawserApp {
             provider, conversation, secrets, tools: parts.tools, codex: parts.codex, hooks: this.hooks, autonomy: parts.autonomy, safety: parts.safety,
             maxIterations: parts.settings.maxIterations,
             compaction: { thresholdTokens: parts.settings.compactionThresholdTokens, keepRecent: 10 },
+            recall: parts.settings.memory.autoRecall && parts.tools.context.memory
+              ? (text) => /** @type {import('../memory/store.js').MemoryStore} */ (parts.tools.context.memory).recall(text, { limit: parts.settings.memory.recallLimit })
+              : undefined,
           });
         },
         afterTurn: (agent, turn) => this.#autoCommit(workspaceId, agent, turn),

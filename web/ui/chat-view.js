@@ -126,6 +126,10 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       if (e.type === 'safety_tool_blocked') return null; // shown on the tool card
       return h('li', { class: 'notice warn', role: 'status' }, String(e.data.reason ?? e.data.message ?? 'Stopped.'));
     }
+    if (e.type === 'memory_recalled') {
+      const keys = (e.data.memories ?? []).map((/** @type {{key: string}} */ m) => m.key);
+      return h('li', { class: 'notice small muted' }, `Memories used: ${keys.join(', ')}`);
+    }
     if (e.type === 'context_compacted') {
       return h('li', { class: 'notice small muted' }, `Earlier messages were summarized to keep the conversation within the model's context (${e.data.replacedMessages} messages${e.data.method === 'truncation' ? ', by truncation because the summary call failed' : ''}).`);
     }

@@ -1,0 +1,66 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { MemoryStore } from '../../web/memory/store.js';
+import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
+import { ScopedFileSystem } from '../../web/storage/scoped-fs.js';
+import { memoryStore, memoryRecall, memoryForget } from '../../web/tools/memory.js';
+import { toolSettings } from '../../web/tools/index.js';
+
+test('memory store: same-key merge (newer wins), recall, forget, survives a reload from the log', async () => {
+  const fs = new ScopedFileSystem(new MemoryFileSystem(), 'ws');
+  let clock = 1000;
+  const store = new MemoryStore({ fs, now: () => clock++ });
+  await store.store({ key: 'Preferred language', content: 'The user writes TypeScript.', category: 'user' });
+  await store.store({ key: 'project', content: 'Clawser is a browser agent workspace.', category: 'core' });
+  const merged = await store.store({ key: 'preferred  LANGUAGE', content: 'The user prefers Rust now.', category: 'user' });
+  assert.equal(store.size, 2, 'same key (case and spaces ignored) merged');
+  assert.equal((await store.recall('which language does the user prefer'))[0].content, 'The user prefers Rust now.');
+  assert.deepEqual((await store.recall('typescript')).map((h) => h.id), [], 'the replaced content is no longer indexed');
+  // A reload reads the append-only log and ends in the same state.
+  const again = new MemoryStore({ fs });
+  await again.load();
+  assert.equal(again.size, 2);
+  assert.equal((await again.list({ category: 'user' }))[0].id, merged.id);
+  assert.equal(await again.forget('project'), true);
+  assert.equal(await again.forget('project'), false);
+  const third = new MemoryStore({ fs });
+  assert.deepEqual((await third.list()).map((e) => e.key), ['preferred  LANGUAGE'.trim()]);
+  // A torn last line (tab closed mid-write) is skipped, the rest loads.
+  await fs.append('.memory/entries.jsonl', '{"op":"put","entry":{"id":"x","key":');
+  const fourth = new MemoryStore({ fs });
+  assert.equal((await fourth.load()).skipped, 1);
+  assert.equal(fourth.size, 1);
+});
+
+test('memory store: many stores in a burst are batched into few appends; export/import merges by key', async () => {
+  const mem = new MemoryFileSystem();
+  const fs = new ScopedFileSystem(mem, 'ws');
+  let appends = 0;
+  const realAppend = fs.append.bind(fs);
+  fs.append = async (p, d) => {
+    appends++;
+    return realAppend(p, d);
+  };
+  const store = new MemoryStore({ fs });
+  await Promise.all(Array.from({ length: 200 }, (_, i) => store.store({ key: `fact ${i}`, content: `Fact number ${i} about topic ${i % 7}` })));
+  assert.equal(store.size, 200);
+  assert.ok(appends < 200, `batched (${appends} appends)`);
+  const exported = await store.exportJson();
+  const other = new MemoryStore({ fs: new ScopedFileSystem(new MemoryFileSystem(), 'ws2') });
+  await other.store({ key: 'fact 1', content: 'newer local version' });
+  const result = await other.importJson(exported);
+  assert.equal(result.imported, 199, 'the newer local "fact 1" is kept');
+  assert.equal((await other.list()).find((e) => e.key === 'fact 1')?.content, 'newer local version');
+  await assert.rejects(other.importJson({ format: 'something-else', entries: [] }));
+});
+
+test('memory tools: store, recall, forget through the tool interface', async () => {
+  const memory = new MemoryStore({ fs: new ScopedFileSystem(new MemoryFileSystem(), 'ws') });
+  const ctx = { workspaceId: 'w', fs: new MemoryFileSystem(), settings: toolSettings(), fetch: globalThis.fetch, memory };
+  assert.match((await memoryStore.run({ key: 'deadline', content: 'The report is due on Friday.', category: 'context' }, ctx)).output, /Remembered "deadline" \(context\)/);
+  assert.match((await memoryRecall.run({ query: 'when is the report due' }, ctx)).output, /\[context\] deadline: The report is due on Friday\./);
+  assert.equal((await memoryRecall.run({ query: 'bananas' }, ctx)).output, 'No matching memories.');
+  assert.equal((await memoryForget.run({ key: 'deadline' }, ctx)).ok, true);
+  assert.equal((await memoryForget.run({ key: 'deadline' }, ctx)).ok, false);
+  assert.equal(memoryForget.permission, 'write');
+});
