@@ -393,3 +393,22 @@ test('localStorageConfig sees and changes only clawser_ keys', () => {
   assert.throws(() => config.setRaw('clawser_c', '1'), (err) => err instanceof StorageError && err.code === 'quota');
   assert.deepEqual(storage.dump(), { clawser_b: '"x"', other: '2' });
 });
+
+test('damage to the config or the sealed API keys is reported as damage, before any passphrase is asked', async () => {
+  const { createBackup, readBackup } = await import('../../web/backup/backup.js');
+  const { MemoryFileSystem } = await import('../../web/storage/memory-fs.js');
+  const { unzipSync, zipSync, strToU8 } = await import('fflate');
+  const fs = new MemoryFileSystem();
+  await fs.write('clawser_workspaces/w/a.txt', 'a');
+  /** @type {Map<string, string>} */
+  const store = new Map([['clawser_workspaces', '[]'], ['clawser_secret_w_openai', JSON.stringify('v1:sealed')]]);
+  const config = { entries: () => [...store.entries()], setRaw: (/** @type {string} */ k, /** @type {string} */ v) => void store.set(k, v), remove: (/** @type {string} */ k) => void store.delete(k) };
+  const secrets = { encrypt: async (/** @type {string} */ s) => `v1:${s}`, decrypt: async (/** @type {string} */ s) => s.slice(3) };
+  const bytes = await createBackup({ fs, config, secrets, passphrase: 'correct horse', appVersion: 'test' });
+  for (const name of ['secrets.json', 'config.json']) {
+    const entries = unzipSync(bytes);
+    const text = new TextDecoder().decode(entries[name]);
+    entries[name] = strToU8(text.replace(/"[A-Za-z0-9+/]{8}/, (m) => m.slice(0, 4) + 'AAAA' + m.slice(8)).replace('"[]"', '"[ ]"'));
+    await assert.rejects(readBackup(zipSync(entries)), (/** @type {any} */ err) => err.code === 'corrupt' && new RegExp(`${name} was changed or damaged`).test(err.message), name);
+  }
+});

@@ -131,6 +131,8 @@ export async function createBackup({ fs, config, secrets, passphrase, appVersion
     }
   }
 
+  const configBytes = strToU8(JSON.stringify(plain, null, 2));
+  const secretsBytes = passphrase ? strToU8(JSON.stringify(await sealSecrets(clear, passphrase), null, 2)) : null;
   /** @type {BackupManifest} */
   const manifest = {
     format: BACKUP_FORMAT,
@@ -141,13 +143,15 @@ export async function createBackup({ fs, config, secrets, passphrase, appVersion
     dirs,
     config: Object.keys(plain).length,
     secrets: passphrase ? 'passphrase' : 'none',
+    // Damage anywhere is reported as damage (not as a wrong passphrase) before anything else.
+    checksums: { config: await sha256(configBytes), ...(secretsBytes ? { secrets: await sha256(secretsBytes) } : {}) },
   };
   /** @type {Record<string, Uint8Array>} */
   const zip = {
     'manifest.json': strToU8(JSON.stringify(manifest, null, 2)),
-    'config.json': strToU8(JSON.stringify(plain, null, 2)),
+    'config.json': configBytes,
   };
-  if (passphrase) zip['secrets.json'] = strToU8(JSON.stringify(await sealSecrets(clear, passphrase), null, 2));
+  if (secretsBytes) zip['secrets.json'] = secretsBytes;
   for (const data of Object.values(zip)) count(data.length);
   return zipSync({ ...zip, ...fileEntries }, { level: 6, mtime: now });
 }
@@ -182,6 +186,7 @@ const ManifestSchema = z.object({
   dirs: z.array(z.string()),
   config: z.number().int().nonnegative(),
   secrets: z.enum(['none', 'passphrase']),
+  checksums: z.object({ config: Sha256, secrets: Sha256.optional() }).optional(),
 });
 const ConfigKey = z.string().startsWith(PREFIX);
 const ConfigSchema = z.record(ConfigKey, z.string().refine((raw) => parseJson(raw) !== undefined, 'not valid JSON'));
@@ -231,6 +236,10 @@ export async function readBackup(bytes, { passphrase, ignoreSecrets = false, lim
     if (!known) throw corrupt(`it contains "${name}", which the manifest does not list`);
   }
 
+  for (const [name, expected] of Object.entries(manifest.checksums ?? {})) {
+    const data = entries.get(`${name}.json`);
+    if (data && (await sha256(data)) !== expected) throw corrupt(`${name}.json was changed or damaged`);
+  }
   const config = parseEntry(entries, 'config.json', ConfigSchema);
   if (Object.keys(config).length !== manifest.config) throw corrupt('config.json does not have the number of entries the manifest says');
   if (Object.values(config).some((raw) => isSealed(parseJson(raw)))) throw corrupt('config.json contains a sealed API key');

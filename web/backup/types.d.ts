@@ -36,6 +36,8 @@ export interface BackupManifest {
   /** Number of entries in config.json. */
   config: number;
   secrets: 'none' | 'passphrase';
+  /** SHA-256 of config.json and secrets.json (absent in older backups). */
+  checksums?: { config: string; secrets?: string };
 }
 
 /** For a "this will replace everything" confirmation screen. */
