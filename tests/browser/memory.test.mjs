@@ -47,3 +47,28 @@ test('the agent remembers across conversations and reloads; the turn shows which
   await page.locator('.msg.assistant', { hasText: 'Hello!' }).waitFor();
   assert.doesNotMatch(llm.requests.at(-1)?.body.messages[0].content, /Relevant long-term memories/);
 });
+
+test('goals: the agent adds one, its Markdown mirror appears, and later turns carry it in the system prompt', async () => {
+  const page = await openWorkspace(browser.context, app.url);
+  llm.enqueue(
+    { toolCalls: [{ id: 'g1', name: 'goal_add', arguments: { description: 'Write the launch blog post' } }] },
+    { text: 'Goal added.' },
+  );
+  await sendMessage(page, 'make writing the launch blog post a goal');
+  await page.locator('.msg.assistant', { hasText: 'Goal added.' }).waitFor();
+  const mirror = await page.evaluate(async () => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const fs = new OpfsFileSystem();
+    const base = `clawser_workspaces/${location.hash.split('/')[1]}/goals/active`;
+    const [entry] = await fs.list(base);
+    const text = await fs.readText(`${base}/${entry.name}`);
+    fs.terminate();
+    return { name: entry.name, text };
+  });
+  assert.match(mirror.name, /^write-the-launch-blog-post-g[0-9a-z]+\.md$/);
+  assert.match(mirror.text, /^# Write the launch blog post\n\n- Status: active/);
+  llm.enqueue({ text: 'Working on it.' });
+  await sendMessage(page, 'what next?');
+  await page.locator('.msg.assistant', { hasText: 'Working on it.' }).waitFor();
+  assert.match(llm.requests.at(-1)?.body.messages[0].content, /Active goals of this workspace[\s\S]*Write the launch blog post/);
+});

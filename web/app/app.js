@@ -16,11 +16,12 @@ import { registerServiceWorker } from './sw-client.js';
 import { AgentSettingsStore } from './agent-settings.js';
 import { ArtifactDocument } from './artifact.js';
 import { AppToolUi } from './tool-ui.js';
-import { ClawserAgent } from '../agent/agent.js';
+import { ClawserAgent, DEFAULT_SYSTEM_PROMPT } from '../agent/agent.js';
 import { HookPipeline } from '../agent/hooks.js';
 import { AutonomyController } from '../agent/autonomy.js';
 import { ToolRunner } from '../agent/tool-runner.js';
 import { Codex } from '../agent/codex.js';
+import { GoalStore } from '../agent/goals.js';
 import { SafetyPipeline } from '../safety/pipeline.js';
 import { LeakDetector } from '../safety/leak-detector.js';
 import { ScopedFileSystem } from '../storage/scoped-fs.js';
@@ -49,7 +50,7 @@ export class ClawserApp {
   #view = null;
   /** @type {Map<string, ChatController>} */
   #controllers = new Map();
-  /** @type {Map<string, {registry: ReturnType<typeof createBuiltinRegistry>, artifact: ArtifactDocument, toolUi: AppToolUi, files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>}>} */
+  /** @type {Map<string, {registry: ReturnType<typeof createBuiltinRegistry>, artifact: ArtifactDocument, toolUi: AppToolUi, files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, goals: GoalStore}>} */
   #services = new Map();
   /** Lifecycle hooks shared by every agent run; plugins and skills register here. */
   hooks = new HookPipeline();
@@ -226,6 +227,7 @@ export class ClawserApp {
         toolUi: new AppToolUi({ artifact, askUser: askUserDialog, screenshotTarget: () => this.root }),
         ...this.#fileServices(workspaceId),
         memory: () => (memory ??= import('../memory/store.js').then(({ MemoryStore }) => new MemoryStore({ fs: this.workspaceFs(workspaceId) }))),
+        goals: new GoalStore({ fs: this.workspaceFs(workspaceId) }),
       };
       this.#services.set(workspaceId, s);
     }
@@ -345,6 +347,7 @@ export class ClawserApp {
         fs: this.workspaceFs(workspaceId),
         git: await services.git(),
         memory: await services.memory(),
+        goals: services.goals,
         settings: toolSettings({ ...s.tools, searchApiKey: await agentSettings.searchApiKey(workspaceId) }),
         fetch: globalThis.fetch.bind(globalThis),
         ui: services.toolUi,
@@ -416,8 +419,11 @@ export class ClawserApp {
         buildAgent: async (provider, conversation, secrets) => {
           const parts = await this.#agentParts(workspaceId, conversation.id);
           redactOn = parts.settings.safetyEnabled;
+          // Active goals ride along in the system prompt so the agent keeps pursuing them.
+          const goals = await this.#servicesOf(workspaceId).goals.summary().catch(() => '');
           return new ClawserAgent({
             provider, conversation, secrets, tools: parts.tools, codex: parts.codex, hooks: this.hooks, autonomy: parts.autonomy, safety: parts.safety,
+            systemPrompt: `${DEFAULT_SYSTEM_PROMPT}${goals}`,
             maxIterations: parts.settings.maxIterations,
             compaction: { thresholdTokens: parts.settings.compactionThresholdTokens, keepRecent: 10 },
             recall: parts.settings.memory.autoRecall && parts.tools.context.memory

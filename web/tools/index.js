@@ -9,9 +9,10 @@ import { BROWSER_TOOLS } from './browser.js';
 import { CODE_TOOLS } from './code.js';
 import { GIT_TOOLS } from './git.js';
 import { MEMORY_TOOLS } from './memory.js';
+import { GOAL_TOOLS } from './goals.js';
 
 export { BrowserToolRegistry, DEFAULT_POLICY, toJsonSchema } from './registry.js';
-export const BUILTIN_TOOLS = [...FS_TOOLS, ...WEB_TOOLS, ...STORAGE_TOOLS, ...BROWSER_TOOLS, ...CODE_TOOLS, ...GIT_TOOLS, ...MEMORY_TOOLS];
+export const BUILTIN_TOOLS = [...FS_TOOLS, ...WEB_TOOLS, ...STORAGE_TOOLS, ...BROWSER_TOOLS, ...CODE_TOOLS, ...GIT_TOOLS, ...MEMORY_TOOLS, ...GOAL_TOOLS];
 
 export const ToolSettingsSchema = z.object({
   maxReadBytes: z.number().int().min(1).default(50 * 1024 * 1024),

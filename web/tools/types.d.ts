@@ -18,6 +18,8 @@ export interface ToolContext {
   fetch: typeof fetch;
   /** The workspace repository shared with the git panel (one command queue); tools make one from `fs` otherwise. */
   git?: import('../git/git.js').WorkspaceGit;
+  /** The workspace's goals (goal_* tools), shared with the goals panel. */
+  goals?: import('../agent/goals.js').GoalStore;
   /** The workspace's long-term memory (memory_* tools). */
   memory?: import('../memory/store.js').MemoryStore;
   /** Runs JavaScript in the conversation's sandbox, tools granted through the same gates (run_js). */

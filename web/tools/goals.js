@@ -1,0 +1,49 @@
+/** @import { ToolDefinition, ToolContext } from './types.d.ts' */
+import { z } from 'zod';
+
+const Status = z.enum(['active', 'paused', 'completed', 'failed']);
+
+/** @param {ToolContext} ctx */
+function goalsOf(ctx) {
+  if (!ctx.goals) throw new Error('Goals are not available in this workspace.');
+  return ctx.goals;
+}
+
+/** @type {ToolDefinition} */
+export const goalAdd = {
+  name: 'goal_add',
+  description: 'Add a goal (or a sub-goal with parentId) for this workspace. Goals persist across conversations and are shown to you in every turn until completed.',
+  permission: 'internal',
+  schema: z.object({ description: z.string().min(1).max(2000), parentId: z.string().max(64).optional() }),
+  async run({ description, parentId }, /** @type {ToolContext} */ ctx) {
+    const g = await goalsOf(ctx).add({ description, parentId });
+    return { ok: true, output: `Added goal ${g.id}: ${g.description}` };
+  },
+};
+
+/** @type {ToolDefinition} */
+export const goalUpdate = {
+  name: 'goal_update',
+  description: 'Update a goal: change its status (active, paused, completed, failed), add a progress note, link files it produced.',
+  permission: 'internal',
+  schema: z.object({ id: z.string().min(1).max(64), status: Status.optional(), progress: z.string().max(4000).optional(), artifacts: z.array(z.string().max(1024)).max(50).optional() }),
+  async run({ id, status, progress, artifacts }, /** @type {ToolContext} */ ctx) {
+    const g = await goalsOf(ctx).update(id, { status, progress, artifacts });
+    return { ok: true, output: `Goal ${g.id} is ${g.status}${progress ? `; noted: ${progress}` : ''}.` };
+  },
+};
+
+/** @type {ToolDefinition} */
+export const goalList = {
+  name: 'goal_list',
+  description: 'List the goals of this workspace with their status, sub-goals and latest progress.',
+  permission: 'read',
+  schema: z.object({ status: Status.optional() }),
+  async run({ status }, /** @type {ToolContext} */ ctx) {
+    const goals = await goalsOf(ctx).list({ status });
+    if (!goals.length) return { ok: true, output: status ? `No ${status} goals.` : 'No goals yet.' };
+    return { ok: true, output: goals.map((g) => `- [${g.id}] (${g.status}) ${g.parentId ? `↳ ` : ''}${g.description}${g.progress.length ? ` — ${g.progress.at(-1)?.note}` : ''}`).join('\n') };
+  },
+};
+
+export const GOAL_TOOLS = [goalAdd, goalUpdate, goalList];
