@@ -133,12 +133,14 @@ async function browserBench() {
         await opfs.delete('clawser_workspaces/benchgit');
         await Promise.all(Array.from({ length: 100 }, (_, i) => gws.write(`f/${i}.txt`, `file ${i}\n`)));
         const repo = new WorkspaceGit(gws);
+        console.log(`bench: git commit ${run}`);
         t = performance.now();
         await repo.commitAll({ message: 'bench' });
         commits.push(performance.now() - t);
         if (run === 0) {
           await Promise.all(Array.from({ length: 900 }, (_, i) => gws.write(`f/${i + 100}.txt`, `file ${i + 100}\n`)));
           await repo.commitAll({ message: 'bench 1000' });
+          console.log('bench: git status');
           for (let k = 0; k < 3; k++) {
             t = performance.now();
             await repo.status();

@@ -125,6 +125,23 @@ test('OPFS concurrency: overlapping operations keep their order, others overlap;
   await other.close();
 });
 
+test('a storage worker that dies fails its waiting calls clearly, and the next call gets a fresh worker', async () => {
+  const page = await blankPage();
+  const result = await page.evaluate(async () => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    // A worker that crashes on its first message stands in for one killed mid-operation.
+    const url = URL.createObjectURL(new Blob(['let n = 0; onmessage = (e) => { if (n++ === 0 && !globalThis.__ok) throw new Error("boom"); postMessage({ id: e.data.id, ok: true, result: "alive" }); };'], { type: 'text/javascript' }));
+    const fs = new OpfsFileSystem({ workerUrl: url });
+    const first = await fs.stat('x').then(() => 'resolved', (err) => err.message);
+    const second = await Promise.race([fs.stat('x').then(() => 'resolved', (err) => err.message), new Promise((r) => setTimeout(() => r('hung'), 10_000))]);
+    return { first, second };
+  });
+  assert.match(result.first, /The storage worker failed/);
+  // The fresh worker's first message crashes it too (same script): a clear error again, not a hang.
+  assert.match(result.second, /The storage worker failed/);
+  await page.close();
+});
+
 test('secrets: AES-GCM under a non-extractable key kept in IndexedDB', async () => {
   const page = await blankPage();
   const r = await page.evaluate(async () => {

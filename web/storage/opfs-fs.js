@@ -7,7 +7,7 @@ import { StorageError } from './errors.js';
  * @implements {FileSystem}
  */
 export class OpfsFileSystem {
-  /** @type {Worker} */
+  /** @type {Worker | null} */
   #worker;
   #nextId = 1;
   /** @type {Map<number, {resolve: (v: any) => void, reject: (e: Error) => void}>} */ // results are typed per method below
@@ -18,8 +18,17 @@ export class OpfsFileSystem {
     if (!OpfsFileSystem.isAvailable()) {
       throw new StorageError('unavailable', 'Browser storage (OPFS) is not available here. Open Clawser over https or http://localhost in a current Chrome, Edge or Firefox.');
     }
-    this.#worker = new Worker(options.workerUrl ?? new URL('./opfs-worker.js', import.meta.url), { type: 'module', name: 'clawser-opfs' });
-    this.#worker.onmessage = (event) => {
+    this.workerUrl = options.workerUrl ?? new URL('./opfs-worker.js', import.meta.url);
+    this.#worker = this.#spawn();
+  }
+
+  /**
+   * Starts the storage worker. If it dies (crash, out of memory), waiting calls fail with a
+   * clear error and the next call starts a fresh worker instead of waiting forever.
+   */
+  #spawn() {
+    const worker = new Worker(this.workerUrl, { type: 'module', name: 'clawser-opfs' });
+    worker.onmessage = (event) => {
       const { id, ok, result, error } = event.data;
       const p = this.#pending.get(id);
       if (!p) return;
@@ -27,11 +36,14 @@ export class OpfsFileSystem {
       if (ok) p.resolve(result);
       else p.reject(new StorageError(/** @type {StorageErrorCode} */ (error.code), error.message));
     };
-    this.#worker.onerror = (event) => {
-      const err = new StorageError('io', `The storage worker failed: ${event.message || 'unknown error'}`);
+    worker.onerror = (event) => {
+      const err = new StorageError('io', `The storage worker failed: ${event.message || 'unknown error'}. Try again.`);
       for (const p of this.#pending.values()) p.reject(err);
       this.#pending.clear();
+      worker.terminate();
+      if (this.#worker === worker) this.#worker = null;
     };
+    return worker;
   }
 
   static isAvailable() {
@@ -48,6 +60,7 @@ export class OpfsFileSystem {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
+      this.#worker ??= this.#spawn();
       this.#worker.postMessage({ id, op, args }, transfer);
     });
   }
@@ -74,6 +87,7 @@ export class OpfsFileSystem {
   move(from, to) { return this.#call('move', [from, to]); }
 
   terminate() {
-    this.#worker.terminate();
+    this.#worker?.terminate();
+    this.#worker = null;
   }
 }
