@@ -4,6 +4,7 @@ import { Unzip, UnzipInflate, strFromU8, strToU8, zipSync } from 'fflate';
 import { z } from 'zod';
 import { QUOTA_MESSAGE, StorageError, isQuotaError } from '../storage/errors.js';
 import { normalizePathForCheck } from '../safety/tool-call-validator.js';
+import { toBase64, fromBase64 } from '../storage/base64.js';
 
 /**
  * "Export everything / Restore": one ZIP with every file of the app's storage and every
@@ -684,20 +685,5 @@ function concat(chunks, size) {
     out.set(c, offset);
     offset += c.length;
   }
-  return out;
-}
-
-/** @param {Uint8Array} bytes */
-function toBase64(bytes) {
-  let s = '';
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s);
-}
-
-/** @param {string} b64 */
-function fromBase64(b64) {
-  const s = atob(b64);
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
   return out;
 }

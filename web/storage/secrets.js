@@ -1,5 +1,6 @@
 import { createStore, get, set } from 'idb-keyval';
 import { StorageError } from './errors.js';
+import { toBase64, fromBase64 } from './base64.js';
 
 /**
  * Encrypts small secrets (API keys) with AES-GCM under a non-extractable key that lives in
@@ -49,19 +50,4 @@ export class SecretBox {
       throw new StorageError('io', 'A saved API key could not be decrypted (browser data was partly cleared). Enter the API key again in Settings.', { cause: err });
     }
   }
-}
-
-/** @param {Uint8Array} bytes */
-function toBase64(bytes) {
-  let s = '';
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s);
-}
-
-/** @param {string} b64 */
-function fromBase64(b64) {
-  const s = atob(b64);
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-  return out;
 }
