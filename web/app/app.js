@@ -390,6 +390,8 @@ export class ClawserApp {
   }
 
   #sandboxPrewarmed = false;
+  /** Workspaces whose repository was ensured on this page (once is enough; every panel switch re-renders). */
+  #gitChecked = new Set();
   /** True while a restore runs: background tasks that write must not start. */
   #quiet = false;
 
@@ -581,7 +583,8 @@ export class ClawserApp {
   /** Makes the workspace a repository in the background when the setting says so. @param {string} workspaceId */
   #autoInitGit(workspaceId) {
     // A folder opened from the computer is never turned into a repository behind the user's back.
-    if (!(/** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId).git.autoInit) || this.#mounted.get(workspaceId)) return;
+    if (this.#gitChecked.has(workspaceId) || !(/** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId).git.autoInit) || this.#mounted.get(workspaceId)) return;
+    this.#gitChecked.add(workspaceId);
     const run = () => {
       if (!this.#quiet) this.#guard(this.#servicesOf(workspaceId).git().then((repo) => repo.ensureRepo()));
     };

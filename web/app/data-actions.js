@@ -4,24 +4,12 @@
 /** @import { AgentSettingsStore } from './agent-settings.js' */
 import { ScopedFileSystem } from '../storage/scoped-fs.js';
 import { formDialog, confirmDialog } from '../ui/dialogs.js';
+import { downloadBlob } from '../ui/dom.js';
 import { APP_VERSION } from './version.js';
 import { RESTORE_FLAG } from './flags.js';
 
 /** @param {number} n */
 const sizeText = (n) => (n < 1024 * 1024 ? `${Math.max(1, Math.round(n / 1024))} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
-
-/** @param {Uint8Array} bytes @param {string} name */
-function download(bytes, name) {
-  const url = URL.createObjectURL(new Blob([/** @type {BlobPart} */ (bytes)], { type: 'application/zip' }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  a.hidden = true;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 30_000);
-}
 
 /** A workspace name from a repository URL ("…/team/notes.git" → "notes"). @param {string} url */
 export function repoName(url) {
@@ -88,7 +76,7 @@ export class DataActions {
     this.deps.status('Preparing the backup…');
     try {
       const bytes = await createBackup({ fs: this.deps.fs, config: localStorageConfig(), secrets: this.deps.secrets, passphrase, appVersion: APP_VERSION });
-      download(bytes, `clawser-backup-${new Date().toISOString().slice(0, 10)}.zip`);
+      downloadBlob(new Blob([/** @type {BlobPart} */ (bytes)], { type: 'application/zip' }), `clawser-backup-${new Date().toISOString().slice(0, 10)}.zip`);
     } finally {
       this.deps.status(null);
     }

@@ -16,8 +16,8 @@ export class GitError extends Error {
 
 /**
  * Maps isomorphic-git's and fetch's errors to GitErrors. `url`/`corsProxy` make network
- * messages specific.
- * @param {unknown} err @param {{url?: string, corsProxy?: string}} [context]
+ * messages specific; `hasToken` tells a refused token from a missing one.
+ * @param {unknown} err @param {{url?: string, corsProxy?: string, hasToken?: boolean}} [context]
  * @returns {Error}
  */
 export function toGitError(err, context = {}) {
@@ -27,6 +27,7 @@ export function toGitError(err, context = {}) {
   const where = context.url ? ` (${context.url})` : '';
   if (code === 'HttpError') {
     const status = e.data?.statusCode;
+    if ((status === 401 || status === 403) && context.hasToken === false) return noToken(where, err);
     if (status === 401 || status === 403) return new GitError('auth_failed', `The server refused the credentials${where}: check the access token and that it may ${status === 403 ? 'write to' : 'read'} this repository.`, { cause: err });
     if (status === 404) return new GitError('remote_not_found', `No repository at that address${where} (HTTP 404). Check the URL.`, { cause: err });
     return new GitError('network', `The git server answered HTTP ${status ?? '?'} ${e.data?.statusMessage ?? ''}${where}.`, { cause: err });
@@ -41,7 +42,12 @@ export function toGitError(err, context = {}) {
     return new GitError('dirty_worktree', `Commit or discard your changes to ${(e.data?.filepaths ?? []).slice(0, 3).join(', ')} first.`, { cause: err });
   }
   if (code === 'NotFoundError') return new GitError('not_found', `Not found: ${e.data?.what ?? e.message}.`, { cause: err });
-  if (code === 'UserCanceledError') return new GitError('auth_failed', `Authentication was needed${where} and no token was given.`, { cause: err });
+  // onAuthFailure cancels after the server refused the token; onAuth cancels when there is none.
+  if (code === 'UserCanceledError') {
+    return context.hasToken
+      ? new GitError('auth_failed', `The server refused the credentials${where}: check the access token and that it may read and write this repository.`, { cause: err })
+      : noToken(where, err);
+  }
   // fetch() rejects with a TypeError and no detail when CORS blocks the response or the host is unreachable.
   if (e instanceof TypeError && /fetch|network/i.test(e.message)) {
     return new GitError(
@@ -54,3 +60,6 @@ export function toGitError(err, context = {}) {
   }
   return err instanceof Error ? err : new GitError('git', String(err));
 }
+
+/** @param {string} where @param {unknown} cause */
+const noToken = (where, cause) => new GitError('auth_failed', `The server asks for credentials${where}: add an access token in the git settings.`, { cause });

@@ -332,12 +332,20 @@ export class WorkspaceGit {
     return this.#run(async ({ fs }) => this.#switch(fs, name, force));
   }
 
+  /**
+   * Tracked files with uncommitted changes (untracked files do not count: checkout and pull keep them).
+   * @param {ReturnType<typeof createGitFs>} fs @param {object} cache
+   */
+  async #dirtyPaths(fs, cache) {
+    const matrix = await git.statusMatrix({ fs, dir: DIR, filter: isTracked, cache });
+    return matrix.filter(([, head, workdir, stage]) => head !== 0 && !(head === 1 && workdir === 1 && stage === 1)).map(([p]) => p);
+  }
+
   /** @param {ReturnType<typeof createGitFs>} fs @param {string} name @param {boolean} force */
   async #switch(fs, name, force) {
     if (!(await git.listBranches({ fs, dir: DIR })).includes(name)) throw new GitError('branch_not_found', `There is no branch named "${name}".`);
     if (!force) {
-      const matrix = await git.statusMatrix({ fs, dir: DIR, filter: isTracked });
-      const dirty = matrix.filter(([, head, workdir, stage]) => head !== 0 && !(head === 1 && workdir === 1 && stage === 1)).map(([p]) => p);
+      const dirty = await this.#dirtyPaths(fs, {});
       if (dirty.length) {
         throw new GitError('dirty_worktree', `Commit or discard the changes to ${dirty.slice(0, 3).join(', ')}${dirty.length > 3 ? ` and ${dirty.length - 3} more` : ''} before switching branches.`);
       }
@@ -374,9 +382,7 @@ export class WorkspaceGit {
   pull(options = {}) {
     return this.#run(async ({ fs, cache }) => {
       const url = await this.#remoteUrl(fs, options.remote ?? 'origin');
-      const matrix = await git.statusMatrix({ fs, dir: DIR, filter: isTracked, cache });
-      const dirty = matrix.filter(([, head, workdir, stage]) => head !== 0 && !(head === 1 && workdir === 1 && stage === 1));
-      if (dirty.length) throw new GitError('dirty_worktree', 'Commit your changes before pulling.');
+      if ((await this.#dirtyPaths(fs, cache)).length) throw new GitError('dirty_worktree', 'Commit your changes before pulling.');
       const ref = (await git.currentBranch({ fs, dir: DIR })) ?? 'main';
       try {
         await git.pull({ fs, dir: DIR, ...remoteArgs(options, url), url: undefined, remote: options.remote ?? 'origin', ref, singleBranch: true, author: options.author ?? this.author, cache });
@@ -453,17 +459,7 @@ function remoteArgs(options, url) {
 }
 
 /** @param {unknown} err @param {string} url @param {RemoteOptions} options */
-function remoteError(err, url, options) {
-  // A cancelled authentication: onAuthFailure gave up after the server refused the token.
-  if (/** @type {{code?: string}} */ (err)?.code === 'UserCanceledError' && options.token) {
-    return new GitError('auth_failed', `The server refused the credentials (${url}): check the access token and that it may read and write this repository.`, { cause: err });
-  }
-  const e = toGitError(err, { url, corsProxy: options.corsProxy });
-  if (e instanceof GitError && e.code === 'auth_failed' && !options.token) {
-    return new GitError('auth_failed', `The server asks for credentials (${url}): add an access token in the git settings.`, { cause: err });
-  }
-  return e;
-}
+const remoteError = (err, url, options) => toGitError(err, { url, corsProxy: options.corsProxy, hasToken: !!options.token?.trim() });
 
 /**
  * Clones a repository into an empty workspace file system.

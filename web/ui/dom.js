@@ -48,3 +48,17 @@ export function formatTime(ts) {
     ? d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
     : d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
 }
+
+/**
+ * Offers a Blob as a download under `name` (a temporary object URL on a hidden link).
+ * @param {Blob} blob @param {string} name
+ */
+export function downloadBlob(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const a = h('a', { href: url, download: name, hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  // Revoked later: the browser reads the URL after click() returns.
+  setTimeout(() => URL.revokeObjectURL(url), 30_000);
+}

@@ -1,5 +1,5 @@
 /** @import { FilesController } from '../app/files-controller.js' */
-import { h, clear } from './dom.js';
+import { h, clear, downloadBlob } from './dom.js';
 import { confirmDialog, promptDialog } from './dialogs.js';
 import { renderMarkdown } from '../safety/markdown.js';
 import { extensionOf } from '../app/files-controller.js';
@@ -10,16 +10,6 @@ const size = (n) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFix
 const baseName = (path) => path.split('/').pop() ?? path;
 /** @param {string} path */
 const parentOf = (path) => path.split('/').slice(0, -1).join('/');
-
-/** @param {Blob} blob @param {string} name */
-function saveBlob(blob, name) {
-  const url = URL.createObjectURL(blob);
-  const a = h('a', { href: url, download: name, hidden: true });
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
 
 /** @param {File} file */
 const fileSource = (file) => ({ name: file.name, bytes: async () => new Uint8Array(await file.arrayBuffer()) });
@@ -111,6 +101,10 @@ export function FilesPanel(props) {
     }
   };
 
+  const downloadFile = async (/** @type {string} */ path) => downloadBlob(new Blob([/** @type {BlobPart} */ (await files.readBytes(path))]), baseName(path));
+  /** A folder ('' = the whole workspace) as a ZIP. */
+  const downloadZip = async (/** @type {string} */ dir) => downloadBlob(new Blob([/** @type {BlobPart} */ (await files.exportZip(dir))], { type: 'application/zip' }), `${dir ? baseName(dir) : 'workspace'}.zip`);
+
   const selectDir = (/** @type {string} */ dir) => {
     selectedDir = dir;
     dirLabel.textContent = `in /${dir}`;
@@ -142,8 +136,8 @@ export function FilesPanel(props) {
         },
       }, h('span', { 'aria-hidden': 'true', class: 'file-icon' }, isDir ? (open ? '▾ ' : '▸ ') : '· '), e.name);
       const actions = h('span', { class: 'file-actions' },
-        !isDir ? h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Download ${e.path}`, title: 'Download', on: { click: () => guarded(async () => saveBlob(new Blob([/** @type {BlobPart} */ (await files.readBytes(e.path))]), e.name)) } }, '⤓') : null,
-        isDir ? h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Export ${e.path} as ZIP`, title: 'Export as ZIP', on: { click: () => guarded(async () => saveBlob(new Blob([/** @type {BlobPart} */ (await files.exportZip(e.path))], { type: 'application/zip' }), `${e.name}.zip`)) } }, '⇩') : null,
+        !isDir ? h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Download ${e.path}`, title: 'Download', on: { click: () => guarded(() => downloadFile(e.path)) } }, '⤓') : null,
+        isDir ? h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Export ${e.path} as ZIP`, title: 'Export as ZIP', on: { click: () => guarded(() => downloadZip(e.path)) } }, '⇩') : null,
         h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Rename or move ${e.path}`, title: 'Rename / move', on: { click: () => guarded(() => renameEntry(e.path)) } }, '✎'),
         h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Delete ${e.path}`, title: 'Delete', on: { click: () => guarded(() => deleteEntry(e.path, isDir)) } }, '×'),
       );
@@ -188,7 +182,7 @@ export function FilesPanel(props) {
     selectDir(parentOf(file.path));
     const title = h('h2', { class: 'file-title' }, file.path);
     const meta = h('span', { class: 'small muted' }, size(file.size));
-    const download = h('button', { type: 'button', class: 'secondary', on: { click: () => guarded(async () => saveBlob(new Blob([/** @type {BlobPart} */ (await files.readBytes(file.path))]), baseName(file.path))) } }, 'Download');
+    const download = h('button', { type: 'button', class: 'secondary', on: { click: () => guarded(() => downloadFile(file.path)) } }, 'Download');
     const head = h('div', { class: 'file-head' }, title, meta, download);
     clear(view).append(head);
     if (file.kind === 'image') {
@@ -331,7 +325,7 @@ export function FilesPanel(props) {
     h('button', { type: 'button', class: 'secondary', on: { click: () => guarded(() => createEntry('directory')) } }, 'New folder'),
     h('button', { type: 'button', class: 'secondary', on: { click: () => picker.click() } }, 'Upload files'),
     h('button', { type: 'button', class: 'secondary', on: { click: () => zipPicker.click() } }, 'Import ZIP'),
-    h('button', { type: 'button', class: 'secondary', on: { click: () => guarded(async () => saveBlob(new Blob([/** @type {BlobPart} */ (await files.exportZip(''))], { type: 'application/zip' }), 'workspace.zip')) } }, 'Export workspace as ZIP'),
+    h('button', { type: 'button', class: 'secondary', on: { click: () => guarded(() => downloadZip('')) } }, 'Export workspace as ZIP'),
     dirLabel,
     picker,
     zipPicker,
