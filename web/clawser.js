@@ -22,6 +22,13 @@ export { ToolRunner } from './agent/tool-runner.js';
 export { planCompaction, estimateTokens } from './agent/compaction.js';
 export { Codex, extractCodeBlocks, adaptPythonisms } from './agent/codex.js';
 
+// Memory, goals, scheduler
+export { MemoryStore, CATEGORIES as MEMORY_CATEGORIES } from './memory/store.js';
+export { MemoryIndex, tokenize } from './memory/search.js';
+export { GoalStore, GoalStore as GoalManager, GOAL_STATUSES } from './agent/goals.js';
+export { Scheduler, SchedulerError, describeTrigger } from './agent/scheduler.js';
+export { nextRunDates as nextRuns, parseSchedulePhrase, ScheduleError } from './agent/schedule.js';
+
 // Sandbox
 export { createSandbox, prewarmSandbox, discardSpareSandbox } from './packages/andbox/index.js';
 

@@ -72,3 +72,90 @@ test('goals: the agent adds one, its Markdown mirror appears, and later turns ca
   await page.locator('.msg.assistant', { hasText: 'Working on it.' }).waitFor();
   assert.match(llm.requests.at(-1)?.body.messages[0].content, /Active goals of this workspace[\s\S]*Write the launch blog post/);
 });
+
+test('goals panel: the agent\'s goal is there; sub-goals, progress and status changes from the panel move the Markdown mirror; all survives a reload', async () => {
+  const page = await openWorkspace(browser.context, app.url);
+  await page.getByRole('button', { name: 'Goals', exact: true }).click();
+  const parent = page.locator('.goal', { hasText: 'Write the launch blog post' }).first();
+  await parent.waitFor();
+  await page.getByLabel('New goal').fill('Draft the outline');
+  await page.getByLabel('Part of').selectOption({ label: 'Write the launch blog post' });
+  await page.getByRole('button', { name: 'Add goal' }).click();
+  const sub = page.getByRole('list', { name: 'Sub-goals of Write the launch blog post' }).locator('.goal', { hasText: 'Draft the outline' });
+  await sub.waitFor();
+  await sub.getByRole('button', { name: 'Add progress to Draft the outline' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add progress' });
+  await dialog.getByLabel('Progress note').fill('Five sections agreed');
+  await dialog.getByLabel(/Linked files/).fill('drafts/outline.md');
+  await dialog.getByRole('button', { name: 'Save progress' }).click();
+  await sub.getByText('Latest: Five sections agreed').waitFor();
+  await sub.getByLabel('Status of Draft the outline').selectOption('completed');
+  await sub.locator('code', { hasText: /^goals\/completed\/draft-the-outline-g[0-9a-z]+\.md$/ }).waitFor();
+  const files = await page.evaluate(async () => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const fs = new OpfsFileSystem();
+    const base = `clawser_workspaces/${location.hash.split('/')[1]}/goals`;
+    const [active, completed] = [(await fs.list(`${base}/active`)).map((e) => e.name), (await fs.list(`${base}/completed`)).map((e) => e.name)];
+    const text = await fs.readText(`${base}/completed/${completed[0]}`);
+    fs.terminate();
+    return { active, completed, text };
+  });
+  assert.equal(files.completed.length, 1);
+  assert.ok(files.active.every((n) => !n.startsWith('draft-the-outline')), 'moved out of goals/active/');
+  assert.match(files.text, /- Status: completed[\s\S]*drafts\/outline\.md[\s\S]*Five sections agreed/);
+  await page.reload();
+  await page.locator('.goal', { hasText: 'Draft the outline' }).getByLabel('Status of Draft the outline').waitFor();
+  assert.equal(await page.getByLabel('Status of Draft the outline').inputValue(), 'completed');
+  await page.getByLabel('Show goals').selectOption('completed');
+  await page.locator('.goal', { hasText: 'Write the launch blog post' }).waitFor({ state: 'detached' });
+  await page.locator('.goal', { hasText: 'Draft the outline' }).waitFor();
+  await page.close();
+});
+
+test('memory panel: search, filter, add, edit, pin, delete, export and import', async () => {
+  const page = await openWorkspace(browser.context, app.url);
+  await page.getByRole('button', { name: 'Memory', exact: true }).click();
+  const helix = page.locator('.memory', { hasText: 'favourite editor' });
+  await helix.waitFor();
+  await page.getByRole('button', { name: 'Add memory' }).click();
+  let dialog = page.getByRole('dialog', { name: 'New memory' });
+  await dialog.getByLabel(/^Key/).fill('deploy day');
+  await dialog.getByLabel('Content').fill('Releases go out on Thursdays after the standup.');
+  await dialog.getByLabel('Category').selectOption('core');
+  await dialog.getByRole('button', { name: 'Remember' }).click();
+  const deploy = page.locator('.memory', { hasText: 'deploy day' });
+  await deploy.waitFor();
+  // Search ranks by the same index the agent's recall uses.
+  await page.getByRole('searchbox', { name: 'Search memories' }).fill('when do releases go out');
+  await page.getByText('1 best match').waitFor();
+  await deploy.waitFor();
+  assert.equal(await helix.count(), 0);
+  await page.getByRole('searchbox', { name: 'Search memories' }).fill('');
+  await page.getByLabel('Category').selectOption('user');
+  await deploy.waitFor({ state: 'detached' });
+  await helix.waitFor();
+  await page.getByLabel('Category').selectOption('');
+  // Edit, pin (pinned first), delete.
+  await deploy.getByRole('button', { name: 'Edit deploy day' }).click();
+  dialog = page.getByRole('dialog', { name: 'Edit memory' });
+  await dialog.getByLabel('Content').fill('Releases go out on Wednesdays.');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await deploy.getByText('Releases go out on Wednesdays.').waitFor();
+  await helix.getByRole('button', { name: 'Pin favourite editor' }).click();
+  await helix.getByRole('button', { name: 'Unpin favourite editor' }).waitFor();
+  assert.match(await page.locator('.memory').first().innerText(), /favourite editor/);
+  // Export, then delete, then import brings it back.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export', exact: true }).click()]);
+  const exported = JSON.parse(await (await import('node:fs/promises')).readFile(/** @type {string} */ (await download.path()), 'utf8'));
+  assert.equal(exported.format, 'clawser-memory');
+  assert.deepEqual(exported.entries.map((/** @type {{key: string}} */ e) => e.key).sort(), ['deploy day', 'favourite editor']);
+  await deploy.getByRole('button', { name: 'Delete deploy day' }).click();
+  await page.getByRole('dialog', { name: 'Forget “deploy day”?' }).getByRole('button', { name: 'Forget' }).click();
+  await deploy.waitFor({ state: 'detached' });
+  await page.getByLabel('Import memories file').setInputFiles({ name: 'memories.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(exported)) });
+  await page.getByText('Imported 1 memory; 1 skipped').waitFor();
+  await deploy.getByText('Releases go out on Wednesdays.').waitFor();
+  await page.getByLabel('Import memories file').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"format":"something else"}') });
+  await page.locator('.banner.error', { hasText: '“bad.json” is not a valid memory export (nothing was imported)' }).waitFor();
+  await page.close();
+});

@@ -244,6 +244,7 @@ export class ClawserAgent {
         if (outcome.blocked) result.blocked = outcome.blocked.kind;
         if (JSON.stringify(outcome.args) !== JSON.stringify(call.arguments) && !outcome.blocked) result.arguments = outcome.args;
         yield await this.#record('tool_result', result, 'tool');
+        for (const ev of outcome.events ?? []) yield await this.#record(ev.type, ev.data, 'tool');
         const stop = outcome.stopRun || signal?.aborted;
         if (stop) {
           // Every call gets a result, so the log stays consistent and the next request valid.

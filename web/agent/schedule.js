@@ -163,3 +163,15 @@ export function parseSchedulePhrase(phrase, { now, timezone }) {
 function startOfNextDay(now, timezone) {
   return cronOf('0 0 * * *', timezone).nextRun(new Date(now))?.getTime() ?? now + 86_400_000;
 }
+
+/**
+ * The next run times of a cron expression (or a phrase), as dates — the public helper.
+ * @param {string} expression 5-field cron ("0 9 * * 1-5") or a phrase ("every weekday at 9am")
+ * @param {{from?: Date | number, timezone?: string, count?: number}} [options]
+ * @returns {Date[]}
+ */
+export function nextRunDates(expression, options = {}) {
+  const from = options.from === undefined ? Date.now() : +options.from;
+  const trigger = parseSchedulePhrase(expression, { now: from, timezone: options.timezone });
+  return nextRuns(trigger, from, options.count ?? 5).map((t) => new Date(t));
+}

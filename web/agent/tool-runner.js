@@ -19,6 +19,7 @@
  * @property {import('../safety/input-sanitizer.js').InputFlag[]} [flags] injection-like text found in the result
  * @property {ToolResult['image']} [image]
  * @property {boolean} [stopRun] autonomy limit: the run must end
+ * @property {ToolResult['events']} [events] events the tool asks to record (after its result)
  */
 
 export const DEFAULT_MAX_RESULT_CHARS = 50_000;
@@ -113,6 +114,6 @@ export class ToolRunner {
       truncated = { originalChars: output.length, keptChars: this.maxResultChars };
       output = `${output.slice(0, this.maxResultChars)}\n…[truncated: ${output.length - this.maxResultChars} more characters not shown]`;
     }
-    return { ok: result.ok, output, args, durationMs: performance.now() - started, truncated, flags, image: result.image };
+    return { ok: result.ok, output, args, durationMs: performance.now() - started, truncated, flags, image: result.image, events: result.ok ? result.events : undefined };
   }
 }

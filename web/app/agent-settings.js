@@ -19,6 +19,10 @@ export const AgentSettingsSchema = z.object({
     autoRecall: z.boolean().default(true),
     recallLimit: z.number().int().min(1).max(20).default(5),
   }).default({ autoRecall: true, recallLimit: 5 }),
+  scheduler: z.object({
+    /** A job due while the app was closed: run it once on the next open, or skip it. */
+    missedPolicy: z.enum(['once', 'skip']).default('once'),
+  }).default({ missedPolicy: 'once' }),
   git: z.object({
     /** Make the workspace a git repository when it is first opened. */
     autoInit: z.boolean().default(true),

@@ -22,6 +22,7 @@ import { AutonomyController } from '../agent/autonomy.js';
 import { ToolRunner } from '../agent/tool-runner.js';
 import { Codex } from '../agent/codex.js';
 import { GoalStore } from '../agent/goals.js';
+import { Scheduler, shouldDeliver } from '../agent/scheduler.js';
 import { SafetyPipeline } from '../safety/pipeline.js';
 import { LeakDetector } from '../safety/leak-detector.js';
 import { ScopedFileSystem } from '../storage/scoped-fs.js';
@@ -41,6 +42,17 @@ import { openSettingsDialog } from '../ui/settings-dialog.js';
 import { confirmDialog, promptDialog } from '../ui/dialogs.js';
 import { BannerArea } from '../ui/banners.js';
 
+/** The workspace's panels besides the chat, in the order of its navigation. */
+const PANELS = /** @type {const} */ ([
+  { name: 'files', label: 'Files' },
+  { name: 'git', label: 'Git' },
+  { name: 'memory', label: 'Memory' },
+  { name: 'goals', label: 'Goals' },
+  { name: 'schedule', label: 'Schedule' },
+  { name: 'tools', label: 'Tools' },
+]);
+/** @typedef {'chat' | (typeof PANELS)[number]['name']} PanelName */
+
 /**
  * The orchestrator: builds the services once, maps routes to views, and wires UI events to
  * the stores and controllers. Holds no business rules of its own.
@@ -50,7 +62,7 @@ export class ClawserApp {
   #view = null;
   /** @type {Map<string, ChatController>} */
   #controllers = new Map();
-  /** @type {Map<string, {registry: ReturnType<typeof createBuiltinRegistry>, artifact: ArtifactDocument, toolUi: AppToolUi, files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, goals: GoalStore}>} */
+  /** @type {Map<string, {registry: ReturnType<typeof createBuiltinRegistry>, artifact: ArtifactDocument, toolUi: AppToolUi, files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, goals: GoalStore, scheduler: Scheduler}>} */
   #services = new Map();
   /** Lifecycle hooks shared by every agent run; plugins and skills register here. */
   hooks = new HookPipeline();
@@ -96,6 +108,7 @@ export class ClawserApp {
         this.agentSettings?.forget(id);
         this.config?.remove(`clawser_tool_perms_${id}`);
         this.#controllers.delete(id);
+        this.#services.get(id)?.scheduler.stop();
         this.#services.delete(id);
       },
     });
@@ -115,6 +128,7 @@ export class ClawserApp {
     await this.render(this.router.current);
     // Benchmarks read this: the first view is on screen and usable.
     performance.mark('clawser-interactive');
+    this.#whenIdle(() => this.#startSchedulers());
     this.#guard(
       registerServiceWorker({
         onUpdateReady: (apply) => this.banners.show('update', 'A new version of Clawser is available.', { action: { label: 'Reload', run: apply } }),
@@ -158,7 +172,7 @@ export class ClawserApp {
       this.banners.show('missing', 'That workspace does not exist (it may have been deleted).', { kind: 'warn' });
       return this.router.go({ name: 'home' }, { replace: true });
     }
-    const panel = /** @type {'chat' | 'tools' | 'files' | 'git'} */ (['tools', 'files', 'git'].includes(route.panel) ? route.panel : 'chat');
+    const panel = /** @type {PanelName} */ (PANELS.find((p) => p.name === route.panel)?.name ?? 'chat');
     if (this.#view?.workspaceId !== ws.id || this.#view.panel !== panel) await this.#renderWorkspace(ws.id, route.conversationId, panel);
     else if (route.conversationId) await this.#view.controller.select(route.conversationId);
     if (route.panel === 'settings') await this.#openSettings(ws.id);
@@ -228,8 +242,14 @@ export class ClawserApp {
         ...this.#fileServices(workspaceId),
         memory: () => (memory ??= import('../memory/store.js').then(({ MemoryStore }) => new MemoryStore({ fs: this.workspaceFs(workspaceId) }))),
         goals: new GoalStore({ fs: this.workspaceFs(workspaceId) }),
+        scheduler: new Scheduler({
+          fs: this.workspaceFs(workspaceId),
+          execute: (job, run) => this.#runJob(workspaceId, job, run),
+          missedPolicy: () => /** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId).scheduler.missedPolicy,
+        }),
       };
       this.#services.set(workspaceId, s);
+      if (this.#schedulersOn) this.#guard(s.scheduler.start());
     }
     return s;
   }
@@ -348,6 +368,9 @@ export class ClawserApp {
         git: await services.git(),
         memory: await services.memory(),
         goals: services.goals,
+        scheduler: services.scheduler,
+        conversationId,
+        toolNames: services.registry.list().map((t) => t.name),
         settings: toolSettings({ ...s.tools, searchApiKey: await agentSettings.searchApiKey(workspaceId) }),
         fetch: globalThis.fetch.bind(globalThis),
         ui: services.toolUi,
@@ -444,7 +467,7 @@ export class ClawserApp {
     return c;
   }
 
-  /** @param {string} workspaceId @param {string} [conversationId] @param {'chat' | 'tools' | 'files' | 'git'} [panel] */
+  /** @param {string} workspaceId @param {string} [conversationId] @param {PanelName} [panel] */
   async #renderWorkspace(workspaceId, conversationId, panel = 'chat') {
     await this.#loadMount(workspaceId);
     this.#view?.destroy();
@@ -485,15 +508,18 @@ export class ClawserApp {
     const unsubscribeArtifact = services.artifact.subscribe(showArtifact);
     showArtifact();
     /** @type {{root: HTMLElement, destroy: () => void} | null} */
-    const sub = panel === 'files' ? await this.#filesPanel(workspaceId) : panel === 'git' ? await this.#gitPanel(workspaceId) : null;
+    const sub = panel === 'files' ? await this.#filesPanel(workspaceId)
+      : panel === 'git' ? await this.#gitPanel(workspaceId)
+      : panel === 'memory' ? await this.#memoryPanel(workspaceId)
+      : panel === 'goals' ? await this.#goalsPanel(workspaceId)
+      : panel === 'schedule' ? await this.#schedulePanel(workspaceId)
+      : null;
     const view = WorkspaceView({
       workspace: ws,
       controller,
       chat: panel === 'tools' ? this.#toolsPanel(workspaceId) : sub ? sub.root : chat.root,
       side,
-      onTools: () => this.router.go({ name: 'workspace', workspaceId, panel: 'tools' }),
-      onFiles: () => this.router.go({ name: 'workspace', workspaceId, panel: 'files' }),
-      onGit: () => this.router.go({ name: 'workspace', workspaceId, panel: 'git' }),
+      panels: PANELS.map((p) => ({ label: p.label, current: p.name === panel, onOpen: () => this.router.go({ name: 'workspace', workspaceId, panel: p.name }) })),
       providerLabel: !entry ? 'No provider yet' : entry.wire === 'echo' ? 'Echo · test provider, no AI' : `${entry.label}${current?.model ? ` · ${current.model}` : ''}`,
       onHome: () => this.router.go({ name: 'home' }),
       onSettings: () => this.#goSettings(workspaceId),
@@ -608,6 +634,104 @@ export class ClawserApp {
     if (this.#mounted.get(workspaceId) && !(await repo.isRepo())) return null;
     const oid = await repo.commitAll({ message, author: { name: s.authorName, email: s.authorEmail } });
     return oid ? `The agent's file changes were committed (${oid.slice(0, 7)}); review or undo them in the Git panel.` : null;
+  }
+
+  /** True once this tab runs the workspaces' scheduled jobs. */
+  #schedulersOn = false;
+
+  /** @param {() => void} fn */
+  #whenIdle(fn) {
+    if ('requestIdleCallback' in globalThis) requestIdleCallback(fn, { timeout: 3000 });
+    else setTimeout(fn, 500);
+  }
+
+  /** Starts every workspace's scheduler: jobs run whichever workspace is on screen. */
+  #startSchedulers() {
+    if (this.#schedulersOn || this.#quiet) return;
+    this.#schedulersOn = true;
+    for (const ws of this.workspaces?.list() ?? []) this.#guard(this.#servicesOf(ws.id).scheduler.start());
+  }
+
+  /**
+   * Runs one occurrence of a job: a prompt becomes a turn in the job's conversation (through
+   * the one agent loop, with every gate); a tool call goes through the same ToolRunner gates.
+   * The result is delivered (chat message + notification) as the job's delivery setting says.
+   * @param {string} workspaceId @param {import('../agent/scheduler.js').Job} job @param {{scheduledFor: number, missed: number, manual: boolean}} run
+   */
+  async #runJob(workspaceId, job, run) {
+    const controller = this.#controller(workspaceId);
+    const title = `⏰ ${job.name}`;
+    const fired = { jobId: job.id, name: job.name, kind: job.action.kind, scheduledFor: run.scheduledFor, missed: run.missed, manual: run.manual || undefined };
+    /** @type {{ok: boolean, summary: string, conversationId?: string}} */
+    let result;
+    if (job.action.kind === 'prompt') {
+      result = await controller.runScheduled({ conversationId: job.conversationId, title, text: job.action.prompt, before: (conv) => conv.append('scheduler_fired', fired, 'system') });
+    } else {
+      const parts = await this.#agentParts(workspaceId, job.conversationId ?? `job-${job.id}`);
+      const outcome = await parts.tools.run({ id: `job_${job.id}_${run.scheduledFor.toString(36)}`, name: job.action.tool, arguments: job.action.args });
+      result = { ok: outcome.ok, summary: outcome.output };
+      if (shouldDeliver(job.delivery, outcome.ok)) {
+        result.conversationId = await controller.record(job.conversationId, title, 'scheduler_fired', { ...fired, ok: outcome.ok, summary: outcome.output.slice(0, 4000) });
+      }
+    }
+    if (shouldDeliver(job.delivery, result.ok)) this.#deliver(workspaceId, job.name, result);
+    return result;
+  }
+
+  /** A finished job's result: a notification when allowed, and a banner when its conversation is not on screen. @param {string} workspaceId @param {string} name @param {{ok: boolean, summary: string, conversationId?: string}} result */
+  #deliver(workspaceId, name, result) {
+    const headline = `Scheduled job “${name}” ${result.ok ? 'finished' : 'failed'}`;
+    const body = result.summary.replace(/\s+/g, ' ').trim().slice(0, 240);
+    if (typeof Notification !== 'undefined' && Notification.permission === 'granted') this.#guard(this.#servicesOf(workspaceId).toolUi.notify(headline, body || headline));
+    const onScreen = this.#view?.workspaceId === workspaceId && this.#view.panel === 'chat' && this.#view.controller.state.activeId === result.conversationId;
+    if (!onScreen && result.conversationId) {
+      const conversationId = result.conversationId;
+      this.banners.show('job', `${headline}.`, { kind: result.ok ? 'info' : 'warn', action: { label: 'Open', run: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId }) } });
+    }
+  }
+
+  /** @param {string} workspaceId */
+  async #schedulePanel(workspaceId) {
+    const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
+    const services = this.#servicesOf(workspaceId);
+    const [{ SchedulePanel }, { backgroundMode }] = await Promise.all([import('../ui/schedule-panel.js'), import('./background.js')]);
+    return SchedulePanel({
+      scheduler: services.scheduler,
+      conversations: this.#controller(workspaceId).state.conversations,
+      toolNames: services.registry.list().map((t) => t.name),
+      timezone: services.scheduler.timezone,
+      missedPolicy: agentSettings.load(workspaceId).scheduler.missedPolicy,
+      onMissedPolicy: (missedPolicy) => {
+        const cur = agentSettings.load(workspaceId);
+        agentSettings.save(workspaceId, { ...cur, scheduler: { ...cur.scheduler, missedPolicy } });
+      },
+      background: await backgroundMode(),
+      notifications: typeof Notification === 'undefined' ? 'unsupported' : Notification.permission,
+      onAllowNotifications: async () => (typeof Notification === 'undefined' ? 'unsupported' : Notification.requestPermission()),
+      onOpenConversation: (id) => this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: id }),
+      onError: (err) => this.#showError(err),
+      onBack: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),
+    });
+  }
+
+  /** @param {string} workspaceId */
+  async #goalsPanel(workspaceId) {
+    const { GoalsPanel } = await import('../ui/goals-panel.js');
+    return GoalsPanel({
+      goals: this.#servicesOf(workspaceId).goals,
+      onError: (err) => this.#showError(err),
+      onBack: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),
+    });
+  }
+
+  /** @param {string} workspaceId */
+  async #memoryPanel(workspaceId) {
+    const [{ MemoryPanel }, memory] = await Promise.all([import('../ui/memory-panel.js'), this.#servicesOf(workspaceId).memory()]);
+    return MemoryPanel({
+      memory,
+      onError: (err) => this.#showError(err),
+      onBack: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),
+    });
   }
 
   /** @param {string} workspaceId */

@@ -28,8 +28,8 @@ export class ChatController {
   state = { conversations: [], activeId: null, events: [], hasEarlier: false, streaming: null, failure: null, notice: null };
   /** @type {Conversation | null} */
   #conversation = null;
-  /** @type {AbortController | null} */
-  #abort = null;
+  /** Turns in progress, by conversation (a scheduled turn may run in one the user is not viewing). @type {Map<string, {abort: AbortController, scheduled: boolean, conversation: Conversation, done: Promise<unknown>, streaming: {text: string, thinking: string, status: string}}>} */
+  #runs = new Map();
   /** @type {Set<(state: ChatState) => void>} */
   #listeners = new Set();
 
@@ -65,8 +65,15 @@ export class ChatController {
     for (const fn of this.#listeners) fn(this.state);
   }
 
+  /** A turn is running in the conversation on screen. */
   get busy() {
-    return this.#abort !== null;
+    return !!this.state.activeId && this.#runs.has(this.state.activeId);
+  }
+
+  /** Leaving the conversation on screen stops the user's own turn in it (not a scheduled one). */
+  #leave() {
+    const run = this.state.activeId ? this.#runs.get(this.state.activeId) : undefined;
+    if (run && !run.scheduled) run.abort.abort();
   }
 
   /** Loads the conversation list and opens `conversationId` (or the most recent). @param {string} [conversationId] */
@@ -81,13 +88,15 @@ export class ChatController {
   /** @param {string} id */
   async select(id) {
     if (this.state.activeId === id && this.#conversation) return;
-    this.stop();
-    const conv = await this.store.open(id);
+    this.#leave();
+    // A conversation with a turn running keeps its one open instance (one writer per log).
+    const run = this.#runs.get(id);
+    const conv = run?.conversation ?? (await this.store.open(id));
     this.#conversation = conv;
     const notice = conv.report.tornBytes
       ? 'The end of this conversation was being written when the tab closed; the incomplete last entry was removed. Everything before it is intact.'
       : null;
-    this.#set({ activeId: id, events: conv.events.slice(), hasEarlier: conv.hasEarlier, streaming: null, failure: null, notice });
+    this.#set({ activeId: id, events: conv.events.slice(), hasEarlier: conv.hasEarlier, streaming: run ? { ...run.streaming } : null, failure: null, notice });
   }
 
   async loadEarlier() {
@@ -97,7 +106,7 @@ export class ChatController {
   }
 
   async newConversation() {
-    this.stop();
+    this.#leave();
     const meta = await this.store.create();
     this.#set({ conversations: [meta, ...this.state.conversations] });
     await this.select(meta.id);
@@ -115,8 +124,8 @@ export class ChatController {
 
   /** @param {string} id */
   async remove(id) {
+    this.#runs.get(id)?.abort.abort();
     if (this.state.activeId === id) {
-      this.stop();
       this.#conversation = null;
       this.#set({ activeId: null, events: [], hasEarlier: false, failure: null, streaming: null });
     }
@@ -135,10 +144,52 @@ export class ChatController {
   }
 
   /**
+   * Runs a scheduled prompt as a turn in `conversationId` (created when absent or deleted),
+   * whether or not that conversation is on screen; it waits for a turn already running there.
+   * @param {{conversationId?: string, title: string, text: string, before?: (conversation: Conversation) => Promise<unknown>}} job
+   *   before: records what introduces the turn (the "scheduled job ran" line)
+   * @returns {Promise<{ok: boolean, summary: string, conversationId: string}>}
+   */
+  async runScheduled(job) {
+    const conv = await this.#openForBackground(job.conversationId, job.title);
+    while (this.#runs.has(conv.id)) await this.#runs.get(conv.id)?.done;
+    if (job.before) await job.before(conv);
+    const r = await this.#turn(job.text, (agent, signal) => agent.runStream(job.text, { signal }), { conversation: conv, scheduled: true });
+    return { ...r, conversationId: conv.id };
+  }
+
+  /**
+   * Appends an event to a conversation (e.g. a scheduled tool job's result) through its one open
+   * instance, and shows it when the conversation is on screen.
+   * @param {string | undefined} conversationId @param {string} title for a new conversation
+   * @param {import('../agent/types.d.ts').EventType} type @param {Record<string, unknown>} data
+   */
+  async record(conversationId, title, type, data) {
+    const conv = await this.#openForBackground(conversationId, title);
+    await conv.append(type, data, 'system');
+    if (this.state.activeId === conv.id) this.#set({ events: conv.events.slice(), conversations: this.#withMeta(conv.meta) });
+    else this.#set({ conversations: this.#withMeta(conv.meta) });
+    return conv.id;
+  }
+
+  /** @param {string | undefined} id @param {string} title */
+  async #openForBackground(id, title) {
+    if (id && this.#conversation?.id === id) return this.#conversation;
+    const running = id ? this.#runs.get(id)?.conversation : undefined;
+    if (running) return running;
+    if (id && (await this.store.list()).some((c) => c.id === id)) return this.store.open(id);
+    const meta = await this.store.create(title.slice(0, 120));
+    this.#set({ conversations: [meta, ...this.state.conversations] });
+    return this.store.open(meta.id);
+  }
+
+  /**
    * @param {string} message the user text (for a retry that re-sends it)
    * @param {(agent: ClawserAgent, signal: AbortSignal) => AsyncIterable<import('../agent/agent.js').AgentStreamEvent>} start
+   * @param {{conversation?: Conversation, scheduled?: boolean}} [target] default: the conversation on screen
+   * @returns {Promise<{ok: boolean, summary: string}>} the final reply, or what failed
    */
-  async #turn(message, start) {
+  async #turn(message, start, target = {}) {
     /** @type {Provider} */
     let provider;
     /** @type {string | undefined} */
@@ -150,19 +201,31 @@ export class ChatController {
       provider = this.providerFactory(config);
     } catch (err) {
       const e = /** @type {{code?: string, message: string}} */ (err);
-      this.#set({ failure: { code: /** @type {any} */ (e.code ?? 'client'), retryable: false, message: e.message, text: message, resume: false } }); // code comes from ProviderError/StorageError
-      return;
+      if (!target.scheduled) this.#set({ failure: { code: /** @type {any} */ (e.code ?? 'client'), retryable: false, message: e.message, text: message, resume: false } }); // code comes from ProviderError/StorageError
+      return { ok: false, summary: e.message };
     }
-    if (!this.#conversation) await this.newConversation();
-    const conv = /** @type {Conversation} */ (this.#conversation);
+    if (!target.conversation && !this.#conversation) await this.newConversation();
+    const conv = /** @type {Conversation} */ (target.conversation ?? this.#conversation);
     const abort = new AbortController();
-    this.#abort = abort;
     const streaming = { text: '', thinking: '', status: '' };
-    this.#set({ failure: null, notice: null, streaming: { ...streaming } });
-    const agent = await this.buildAgent(provider, conv, apiKey ? [apiKey] : []);
+    /** @type {() => void} */
+    let finished = () => {};
+    const run = { abort, scheduled: !!target.scheduled, conversation: conv, streaming, done: new Promise((r) => { finished = () => r(undefined); }) };
+    this.#runs.set(conv.id, run);
+    const visible = () => this.state.activeId === conv.id;
+    if (visible()) this.#set({ failure: null, notice: null, streaming: { ...streaming } });
+    /** @type {ClawserAgent} */
+    let agent;
+    try {
+      agent = await this.buildAgent(provider, conv, apiKey ? [apiKey] : []);
+    } catch (err) {
+      this.#runs.delete(conv.id);
+      finished();
+      if (visible()) this.#set({ streaming: null });
+      throw err;
+    }
     /** @type {string | null} */
     let storageError = null;
-    const visible = () => this.state.activeId === conv.id;
     try {
       for await (const ev of start(agent, abort.signal)) {
         if (ev.type === 'text') streaming.text += ev.text;
@@ -184,7 +247,8 @@ export class ChatController {
       // Storage failures (quota) end up here: what failed was not recorded.
       storageError = /** @type {Error} */ (err).message;
     } finally {
-      if (this.#abort === abort) this.#abort = null;
+      this.#runs.delete(conv.id);
+      finished();
     }
     /** @type {ChatState['failure']} */
     let failure = null;
@@ -205,6 +269,9 @@ export class ChatController {
       }
       if (notice && visible()) this.#set({ notice });
     }
+    if (failure) return { ok: false, summary: failure.message };
+    const reply = conv.events.findLast((e) => e.type === 'agent_message' || e.type === 'user_message');
+    return { ok: reply?.type === 'agent_message' && !reply.data.stopped, summary: reply?.type === 'agent_message' ? String(reply.data.text ?? '') : 'No reply.' };
   }
 
   /** Retries the failed turn: continues it after tool results, or re-sends its message. */
@@ -225,8 +292,9 @@ export class ChatController {
     return this.runCodeImpl(this.state.activeId, code);
   }
 
+  /** Stops the turn running in the conversation on screen. */
   stop() {
-    this.#abort?.abort();
+    if (this.state.activeId) this.#runs.get(this.state.activeId)?.abort.abort();
   }
 
   /** @param {ConversationMeta} meta */

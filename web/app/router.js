@@ -1,6 +1,6 @@
 /** @typedef {{name: 'home'} | {name: 'workspace', workspaceId: string, panel: string, conversationId?: string}} Route */
 
-export const PANELS = ['chat', 'settings', 'tools', 'files', 'git'];
+export const PANELS = ['chat', 'settings', 'tools', 'files', 'git', 'memory', 'goals', 'schedule'];
 
 /**
  * Parses a location hash into a route. Unknown hashes go home.

@@ -17,7 +17,7 @@ export const goalAdd = {
   schema: z.object({ description: z.string().min(1).max(2000), parentId: z.string().max(64).optional() }),
   async run({ description, parentId }, /** @type {ToolContext} */ ctx) {
     const g = await goalsOf(ctx).add({ description, parentId });
-    return { ok: true, output: `Added goal ${g.id}: ${g.description}` };
+    return { ok: true, output: `Added goal ${g.id}: ${g.description}`, events: [{ type: 'goal_added', data: { id: g.id, description: g.description, parentId: g.parentId } }] };
   },
 };
 
@@ -29,7 +29,7 @@ export const goalUpdate = {
   schema: z.object({ id: z.string().min(1).max(64), status: Status.optional(), progress: z.string().max(4000).optional(), artifacts: z.array(z.string().max(1024)).max(50).optional() }),
   async run({ id, status, progress, artifacts }, /** @type {ToolContext} */ ctx) {
     const g = await goalsOf(ctx).update(id, { status, progress, artifacts });
-    return { ok: true, output: `Goal ${g.id} is ${g.status}${progress ? `; noted: ${progress}` : ''}.` };
+    return { ok: true, output: `Goal ${g.id} is ${g.status}${progress ? `; noted: ${progress}` : ''}.`, events: [{ type: 'goal_updated', data: { id: g.id, status: g.status, progress } }] };
   },
 };
 

@@ -17,7 +17,7 @@ export const memoryStore = {
   schema: z.object({ key: z.string().min(1).max(200).describe('Short unique name, e.g. "preferred language"'), content: z.string().min(1).max(20_000), category: Category.optional() }),
   async run({ key, content, category }, /** @type {ToolContext} */ ctx) {
     const entry = await memoryOf(ctx).store({ key, content, category, source: 'agent' });
-    return { ok: true, output: `Remembered "${entry.key}" (${entry.category}).` };
+    return { ok: true, output: `Remembered "${entry.key}" (${entry.category}).`, events: [{ type: 'memory_stored', data: { id: entry.id, key: entry.key, category: entry.category } }] };
   },
 };
 
@@ -42,7 +42,7 @@ export const memoryForget = {
   schema: z.object({ key: z.string().min(1).max(200) }),
   async run({ key }, /** @type {ToolContext} */ ctx) {
     const done = await memoryOf(ctx).forget(key);
-    return done ? { ok: true, output: `Forgot "${key}".` } : { ok: false, output: `No memory with the key "${key}".` };
+    return done ? { ok: true, output: `Forgot "${key}".`, events: [{ type: 'memory_forgotten', data: { key } }] } : { ok: false, output: `No memory with the key "${key}".` };
   },
 };
 

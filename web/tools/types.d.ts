@@ -22,6 +22,12 @@ export interface ToolContext {
   goals?: import('../agent/goals.js').GoalStore;
   /** The workspace's long-term memory (memory_* tools). */
   memory?: import('../memory/store.js').MemoryStore;
+  /** The workspace's scheduled jobs (schedule_* tools), shared with the scheduler panel. */
+  scheduler?: import('../agent/scheduler.js').Scheduler;
+  /** The conversation the call comes from (where scheduled prompts run by default). */
+  conversationId?: string;
+  /** Names of the tools registered (to check a scheduled tool call). */
+  toolNames?: string[];
   /** Runs JavaScript in the conversation's sandbox, tools granted through the same gates (run_js). */
   runCode?: (code: string, signal?: AbortSignal) => Promise<{ ok: boolean; output: string }>;
 }
@@ -58,6 +64,8 @@ export interface ToolResult {
   output: string;
   /** An image for vision-capable providers. */
   image?: { mediaType: string; dataUrl: string };
+  /** Events for the conversation's log (memory_stored, goal_added, scheduler_added, …). */
+  events?: { type: import('../agent/types.d.ts').EventType; data: Record<string, unknown> }[];
 }
 
 export interface ToolDefinition {

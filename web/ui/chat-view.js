@@ -130,6 +130,20 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       const keys = (e.data.memories ?? []).map((/** @type {{key: string}} */ m) => m.key);
       return h('li', { class: 'notice small muted' }, `Memories used: ${keys.join(', ')}`);
     }
+    if (e.type === 'memory_stored' || e.type === 'memory_forgotten') {
+      return h('li', { class: 'notice small muted' }, `${e.type === 'memory_stored' ? 'Remembered' : 'Forgot'}: ${String(e.data.key ?? '')}`);
+    }
+    if (e.type === 'goal_added' || e.type === 'goal_updated') {
+      return h('li', { class: 'notice small muted' }, e.type === 'goal_added' ? `Goal added: ${String(e.data.description ?? '')}` : `Goal ${String(e.data.id ?? '')} is now ${String(e.data.status ?? '')}${e.data.progress ? ` — ${String(e.data.progress)}` : ''}`);
+    }
+    if (e.type === 'scheduler_added' || e.type === 'scheduler_removed') {
+      return h('li', { class: 'notice small muted' }, `${e.type === 'scheduler_added' ? 'Scheduled' : 'Deleted the scheduled job'}: ${String(e.data.name ?? '')}`);
+    }
+    if (e.type === 'scheduler_fired') {
+      const head = `Scheduled job “${String(e.data.name ?? '')}” ${e.data.manual ? 'run now' : 'ran'}${e.data.missed ? ` (it was due while Clawser was closed; ${Number(e.data.missed) + 1} runs were missed, run once)` : ''}`;
+      if (e.data.kind === 'prompt' && e.data.ok === undefined) return h('li', { class: 'notice small muted scheduled' }, `⏰ ${head}.`);
+      return h('li', { class: `notice scheduled${e.data.ok === false ? ' warn' : ''}`, role: 'status' }, h('div', null, `⏰ ${head}: ${e.data.ok ? 'done' : 'failed'}.`), e.data.summary ? h('pre', { class: 'tool-output' }, String(e.data.summary)) : '');
+    }
     if (e.type === 'context_compacted') {
       return h('li', { class: 'notice small muted' }, `Earlier messages were summarized to keep the conversation within the model's context (${e.data.replacedMessages} messages${e.data.method === 'truncation' ? ', by truncation because the summary call failed' : ''}).`);
     }

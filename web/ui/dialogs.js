@@ -59,7 +59,7 @@ export function promptDialog({ title, label, value = '', submitLabel }) {
 }
 
 /**
- * @typedef {{name: string, label: string, type?: 'text' | 'url' | 'password' | 'checkbox', value?: string, checked?: boolean, required?: boolean, placeholder?: string, hint?: string}} FormField
+ * @typedef {{name: string, label: string, type?: 'text' | 'url' | 'password' | 'checkbox', value?: string, checked?: boolean, required?: boolean, placeholder?: string, hint?: string, multiline?: boolean, options?: string[]}} FormField
  */
 
 /**
@@ -72,7 +72,12 @@ export function formDialog({ title, description, fields, submitLabel }) {
     const titleId = `dlg-${Math.random().toString(36).slice(2)}`;
     const inputs = fields.map((f, i) => {
       const id = `${titleId}-${i}`;
-      const input = h('input', { id, name: f.name, type: f.type ?? 'text', value: f.type === 'checkbox' ? undefined : f.value ?? '', checked: f.checked, required: f.required, placeholder: f.placeholder, autocomplete: 'off', 'aria-describedby': f.hint ? `${id}-hint` : undefined });
+      const common = { id, name: f.name, required: f.required, placeholder: f.placeholder, 'aria-describedby': f.hint ? `${id}-hint` : undefined };
+      const input = f.options
+        ? h('select', common, ...f.options.map((o) => h('option', { value: o, selected: o === f.value }, o)))
+        : f.multiline
+        ? h('textarea', { ...common, rows: 4, value: f.value ?? '' })
+        : h('input', { ...common, type: f.type ?? 'text', value: f.type === 'checkbox' ? undefined : f.value ?? '', checked: f.checked, autocomplete: 'off' });
       const hint = f.hint ? h('p', { id: `${id}-hint`, class: 'small muted' }, f.hint) : null;
       const row = f.type === 'checkbox'
         ? h('div', { class: 'row' }, input, h('label', { for: id }, f.label))
@@ -91,7 +96,7 @@ export function formDialog({ title, description, fields, submitLabel }) {
       ),
     );
     dialog.addEventListener('close', () => {
-      resolve(dialog.returnValue === 'ok' ? Object.fromEntries(inputs.map(({ f, input }) => [f.name, f.type === 'checkbox' ? input.checked : input.value.trim()])) : null);
+      resolve(dialog.returnValue === 'ok' ? Object.fromEntries(inputs.map(({ f, input }) => [f.name, f.type === 'checkbox' && input instanceof HTMLInputElement ? input.checked : input.value.trim()])) : null);
       dialog.remove();
     });
     document.body.append(dialog);

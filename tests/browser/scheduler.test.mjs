@@ -1,0 +1,122 @@
+// Scheduled jobs in a real Chromium with the scripted LLM and Playwright's fake clock: a job
+// created in the Schedule panel (after its next five runs are shown) fires at its time, runs a
+// turn in its own conversation, and is delivered as a chat message and a notification; the
+// agent's schedule_add needs the user's approval; jobs survive a reload.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchBrowser, startApp, openWorkspace, sendMessage, waitInPage } from './helpers.mjs';
+import { startLlmServer } from '../fixtures/llm-server.mjs';
+
+/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
+/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
+/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
+
+before(async () => {
+  app = await startApp();
+  llm = await startLlmServer();
+  browser = await launchBrowser();
+  // Notifications are recorded instead of shown (headless Chromium has no notification centre).
+  await browser.context.addInitScript(() => {
+    /** @type {{title: string, body: string}[]} */
+    const shown = [];
+    Object.defineProperty(window, '__notifications', { value: shown });
+    class RecordingNotification {
+      static permission = 'granted';
+      static requestPermission() { return Promise.resolve('granted'); }
+      /** @param {string} title @param {{body?: string}} [options] */
+      constructor(title, options = {}) { shown.push({ title, body: options.body ?? '' }); }
+      close() {}
+    }
+    Object.defineProperty(window, 'Notification', { value: RecordingNotification, configurable: true });
+  });
+  await browser.context.clock.install();
+});
+after(async () => {
+  await browser?.close();
+  await app?.close();
+  await llm?.close();
+});
+
+test('a job from the Schedule panel fires at its time: a turn in its conversation, a chat message and a notification', async () => {
+  const page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
+  await page.getByRole('button', { name: 'Schedule', exact: true }).click();
+  await page.getByRole('heading', { name: 'Schedule', exact: true }).waitFor();
+  assert.match(await page.locator('#job-mode').innerText(), /Jobs run while Clawser is open in a tab/);
+  // A phrase that is not understood says so, and nothing can be created.
+  await page.getByLabel('When', { exact: true }).fill('whenever it suits you');
+  await page.getByRole('alert').filter({ hasText: 'is not a schedule I understand' }).waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Create job' }).isDisabled(), true);
+  // The confirmation: what it means and the next five runs.
+  await page.getByLabel('When', { exact: true }).fill('every 15 minutes');
+  await page.getByText('Means: every 15 minute(s). Next 5 runs:').waitFor();
+  assert.equal(await page.locator('.next-runs li').count(), 5);
+  await page.getByLabel('Prompt for the agent').fill('Give me the weather summary');
+  await page.getByRole('button', { name: 'Create job' }).click();
+  const job = page.locator('.job', { hasText: 'Give me the weather summary' });
+  await job.getByText(/Next: .* · Not run yet/).waitFor();
+
+  llm.enqueue({ text: 'Sunny all day, 21 °C.' });
+  const before = llm.requests.length;
+  await browser.context.clock.fastForward('16:00');
+  await job.getByText(/Last run .*: succeeded/).waitFor();
+  assert.equal(llm.requests.length, before + 1, 'the job ran exactly one turn');
+  assert.equal(llm.requests.at(-1)?.body.messages.at(-1).content, 'Give me the weather summary');
+  // Delivered: a notification and, since the job's conversation is not on screen, a banner.
+  const notes = await page.evaluate(() => /** @type {any} */ (window).__notifications); // set by the init script
+  assert.deepEqual(notes, [{ title: 'Scheduled job “Give me the weather summary” finished', body: 'Sunny all day, 21 °C.' }]);
+  await page.locator('.banner', { hasText: 'Scheduled job “Give me the weather summary” finished.' }).getByRole('button', { name: 'Open' }).click();
+  await page.locator('.msg.assistant', { hasText: 'Sunny all day, 21 °C.' }).waitFor();
+  await page.getByText('⏰ Scheduled job “Give me the weather summary” ran.').waitFor();
+  assert.match(await page.locator('.conv-item.active').innerText(), /⏰ Give me the weather summary/);
+
+  // Pause: its time passes without a run. Resume and "Run now" work from the panel.
+  await page.getByRole('button', { name: 'Schedule', exact: true }).click();
+  await job.getByRole('button', { name: 'Pause Give me the weather summary' }).click();
+  await job.getByText(/Paused/).waitFor();
+  await browser.context.clock.fastForward('31:00');
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 0)));
+  assert.equal(llm.requests.length, before + 1, 'a paused job does not run');
+  await job.getByRole('button', { name: 'Resume Give me the weather summary' }).click();
+  llm.enqueue({ text: 'Still sunny.' });
+  await job.getByRole('button', { name: 'Run Give me the weather summary now' }).click();
+  await page.getByRole('status').filter({ hasText: '“Give me the weather summary” finished.' }).waitFor();
+  await job.getByText('History (2)').click();
+  await job.getByText(/— ok \(run now\)/).waitFor();
+
+  // Jobs persist per workspace: after a reload the job and its history are there.
+  await page.reload();
+  await page.getByRole('heading', { name: 'Schedule', exact: true }).waitFor();
+  await page.locator('.job', { hasText: 'Give me the weather summary' }).getByText('History (2)').waitFor();
+  await page.locator('.job', { hasText: 'Give me the weather summary' }).getByRole('button', { name: 'Delete Give me the weather summary' }).click();
+  await page.getByRole('dialog', { name: /Delete “Give me the weather summary”/ }).getByRole('button', { name: 'Delete job' }).click();
+  await page.getByText('No scheduled jobs yet.').waitFor();
+  await page.close();
+});
+
+test('the agent schedules a job only with the user\'s approval; the chat records it', async () => {
+  const page = await openWorkspace(browser.context, app.url);
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  llm.enqueue(
+    { toolCalls: [{ id: 's1', name: 'schedule_add', arguments: { when: 'every weekday at 9am', prompt: 'Check my calendar for today', timezone: 'Europe/Berlin' } }] },
+    { text: 'I will check your calendar every weekday at 9.' },
+  );
+  await sendMessage(page, 'check my calendar every weekday morning at 9');
+  const approval = page.getByRole('dialog', { name: 'Allow “schedule_add”?' });
+  await approval.waitFor();
+  assert.match(await approval.locator('pre').innerText(), /"when": "every weekday at 9am"/);
+  await approval.getByRole('button', { name: 'Allow once' }).click();
+  await page.locator('.msg.assistant', { hasText: 'I will check your calendar every weekday at 9.' }).waitFor();
+  await page.getByText('Scheduled: Check my calendar for today').waitFor();
+  const toolResult = llm.requests.at(-1)?.body.messages.at(-1).content;
+  assert.match(toolResult, /Scheduled job j\w+ "Check my calendar for today" \(cron 0 9 \* \* 1-5 \(Europe\/Berlin\)\); next run \d{4}-\d\d-\d\dT0[78]:00Z\./);
+  await page.getByRole('button', { name: 'Schedule', exact: true }).click();
+  const job = page.locator('.job', { hasText: 'Check my calendar for today' });
+  await job.getByText(/created by the agent/).waitFor();
+  assert.ok(await job.getByRole('button', { name: 'Open the conversation of Check my calendar for today' }).isVisible(), 'it runs in the conversation that created it');
+  await waitInPage(page, async () => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const text = await new OpfsFileSystem().readText(`clawser_workspaces/${location.hash.split('/')[1]}/.scheduler/jobs.json`).catch(() => '');
+    return /"createdBy": "agent"/.test(text);
+  }, undefined, { what: 'the job saved in .scheduler/jobs.json' });
+  await page.close();
+});

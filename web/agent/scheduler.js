@@ -1,0 +1,421 @@
+/** @import { FileSystem } from '../storage/types.d.ts' */
+/** @import { Trigger } from './schedule.js' */
+import { z } from 'zod';
+import { readTextIfExists } from '../storage/index.js';
+import { TriggerSchema, ScheduleError, dueJobs, nextRun, nextRuns, parseSchedulePhrase } from './schedule.js';
+
+export const DELIVERY = /** @type {const} */ (['always', 'success', 'error', 'never']);
+/** Runs kept per job (newest last). */
+export const RUN_HISTORY = 20;
+
+const ActionSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('prompt'), prompt: z.string().min(1).max(20_000) }),
+  z.object({ kind: z.literal('tool'), tool: z.string().min(1).max(100), args: z.record(z.string(), z.unknown()).default({}) }),
+]);
+/** @typedef {z.infer<typeof ActionSchema>} JobAction */
+
+const RunSchema = z.object({
+  at: z.number(),
+  scheduledFor: z.number(),
+  status: z.enum(['running', 'ok', 'error', 'interrupted']),
+  /** What the run produced (reply or tool output), shortened. */
+  summary: z.string().max(2000).default(''),
+  missed: z.number().int().min(0).default(0),
+  manual: z.boolean().optional(),
+  durationMs: z.number().optional(),
+});
+/** @typedef {z.infer<typeof RunSchema>} JobRun */
+
+export const JobSchema = z.object({
+  id: z.string().min(1).max(64),
+  name: z.string().min(1).max(200),
+  trigger: TriggerSchema,
+  action: ActionSchema,
+  delivery: z.enum(DELIVERY).default('always'),
+  /** Where prompts run and results are posted; created on the first run when absent. */
+  conversationId: z.string().max(64).optional(),
+  paused: z.boolean().default(false),
+  /** A one-off that has run. */
+  done: z.boolean().default(false),
+  createdAt: z.number(),
+  createdBy: z.enum(['user', 'agent']).default('user'),
+  /** Slots up to this time are settled (run, skipped or before the job existed). */
+  lastCheckedAt: z.number(),
+  runs: z.array(RunSchema).default([]),
+});
+/** @typedef {z.infer<typeof JobSchema>} Job */
+
+const FileSchema = z.object({ version: z.literal(1), jobs: z.array(JobSchema) });
+const STORE = '.scheduler/jobs.json';
+
+/**
+ * @typedef {object} JobInput
+ * @property {string} [name]
+ * @property {Trigger} [trigger] or `when`, a phrase ("every weekday at 9am") or cron expression
+ * @property {string} [when]
+ * @property {JobAction} action
+ * @property {Job['delivery']} [delivery]
+ * @property {string} [conversationId]
+ * @property {'user' | 'agent'} [createdBy]
+ * @property {string} [timezone] for phrases and cron (default: the browser's)
+ */
+
+/** @typedef {(job: Job, run: {scheduledFor: number, missed: number, manual: boolean}) => Promise<{ok: boolean, summary: string, conversationId?: string}>} JobExecutor */
+/** @typedef {(name: string, fn: () => Promise<any>) => Promise<any>} LockFn */
+
+export class SchedulerError extends Error {
+  /** @param {'not_found' | 'invalid_job'} code @param {string} message */
+  constructor(code, message) {
+    super(message);
+    this.name = 'SchedulerError';
+    this.code = code;
+  }
+}
+
+/** In-process lock (one tab, or tests): a promise chain per name. @returns {LockFn} */
+export function localLock() {
+  /** @type {Map<string, Promise<unknown>>} */
+  const chains = new Map();
+  return (name, fn) => {
+    const run = (chains.get(name) ?? Promise.resolve()).then(fn, fn);
+    chains.set(name, run.catch(() => {}));
+    return run;
+  };
+}
+
+/**
+ * The scheduled jobs of one workspace and the clock that runs them. Jobs live in
+ * `.scheduler/jobs.json`; every change re-reads the file under a lock (another tab may have
+ * changed it) and writes it atomically. A due occurrence is claimed under the same lock
+ * before it runs, so it fires exactly once even with several tabs or a crash mid-run
+ * (a run left "running" by a closed tab is marked interrupted, not repeated).
+ */
+export class Scheduler {
+  /** @type {Job[]} */
+  #jobs = [];
+  #loaded = false;
+  /** @type {ReturnType<typeof setTimeout> | null} */
+  #timer = null;
+  #running = false;
+  /** @type {Set<() => void>} */
+  #listeners = new Set();
+  /** Occurrences being executed by this tab (job id). */
+  #busy = new Set();
+
+  /**
+   * @param {{fs: FileSystem, execute: JobExecutor, now?: () => number, lock?: LockFn, missedPolicy?: () => 'once' | 'skip',
+   *   timers?: {set: (fn: () => void, ms: number) => ReturnType<typeof setTimeout>, clear: (t: ReturnType<typeof setTimeout>) => void},
+   *   timezone?: string, maxDelayMs?: number, onChange?: () => void}} deps
+   *   lock: cross-tab lock (TabCoordinator.withLock); onChange: after this tab changed jobs (e.g. tell other tabs)
+   */
+  constructor(deps) {
+    this.fs = deps.fs;
+    this.execute = deps.execute;
+    this.now = deps.now ?? Date.now;
+    this.lock = deps.lock ?? localLock();
+    this.missedPolicy = deps.missedPolicy ?? (() => 'once');
+    this.timers = deps.timers ?? { set: (fn, ms) => setTimeout(fn, ms), clear: (t) => clearTimeout(t) };
+    this.timezone = deps.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+    /** Re-check at least this often (the computer may have slept; timers drift). */
+    this.maxDelayMs = deps.maxDelayMs ?? 60_000;
+    this.onChange = deps.onChange;
+  }
+
+  get running() { return this.#running; }
+
+  /** @param {() => void} fn called after any change (this tab's or a reload) */
+  subscribe(fn) {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+
+  #emit() {
+    for (const fn of this.#listeners) fn();
+  }
+
+  async #read() {
+    const text = await readTextIfExists(this.fs, STORE);
+    if (!text) return [];
+    try {
+      return FileSchema.parse(JSON.parse(text)).jobs;
+    } catch (err) {
+      throw new SchedulerError('invalid_job', `The scheduled jobs file (${STORE}) is damaged and was not changed: ${/** @type {Error} */ (err).message}`);
+    }
+  }
+
+  /**
+   * Re-reads the jobs under the lock, applies `fn` (which may change them in place and return
+   * a result), writes them back when `fn` says so, and refreshes this tab's view.
+   * @template T
+   * @param {(jobs: Job[]) => {result: T, changed: boolean}} fn
+   * @returns {Promise<T>}
+   */
+  async #mutate(fn) {
+    const out = await this.lock('scheduler', async () => {
+      const jobs = await this.#read();
+      const r = fn(jobs);
+      if (r.changed) await this.fs.write(STORE, JSON.stringify({ version: 1, jobs }, null, 1));
+      this.#jobs = jobs;
+      this.#loaded = true;
+      return r;
+    });
+    this.#emit();
+    if (out.changed) this.onChange?.();
+    return out.result;
+  }
+
+  /** Reads the jobs from storage (after another tab changed them). */
+  async reload() {
+    this.#jobs = await this.#read();
+    this.#loaded = true;
+    this.#emit();
+    if (this.#running) this.#arm();
+    return this.#jobs;
+  }
+
+  async list() {
+    if (!this.#loaded) await this.reload();
+    return this.#jobs.map((j) => ({ ...j, nextRunAt: this.nextRunOf(j) }));
+  }
+
+  /** @param {string} id */
+  async get(id) {
+    return (await this.list()).find((j) => j.id === id) ?? null;
+  }
+
+  /** When the job runs next (null: paused, done or no more runs). @param {Job} job */
+  nextRunOf(job) {
+    if (job.paused || job.done) return null;
+    return nextRun(job.trigger, Math.max(job.lastCheckedAt, this.now() - 1));
+  }
+
+  /**
+   * The trigger a phrase or expression means, with its next run times, without saving anything
+   * (the confirmation shown before a job is created).
+   * @param {string | Trigger} when @param {{count?: number, timezone?: string}} [options]
+   */
+  preview(when, options = {}) {
+    const now = this.now();
+    const trigger = typeof when === 'string' ? parseSchedulePhrase(when, { now, timezone: options.timezone ?? this.timezone }) : TriggerSchema.parse(when);
+    const next = nextRuns(trigger, now, options.count ?? 5);
+    if (!next.length) throw new ScheduleError('in_the_past', 'That time has already passed; choose a time in the future.');
+    return { trigger, next, description: describeTrigger(trigger) };
+  }
+
+  /** @param {JobInput} input */
+  async add(input) {
+    const { trigger } = this.preview(input.trigger ?? input.when ?? '', { timezone: input.timezone });
+    const now = this.now();
+    const parsed = JobSchema.safeParse({
+      id: `j${now.toString(36)}${Math.random().toString(36).slice(2, 6)}`,
+      name: (input.name?.trim() || defaultName(input.action)).slice(0, 200),
+      trigger,
+      action: input.action,
+      delivery: input.delivery ?? 'always',
+      conversationId: input.conversationId,
+      createdAt: now,
+      createdBy: input.createdBy ?? 'user',
+      lastCheckedAt: now,
+      runs: [],
+    });
+    if (!parsed.success) throw new SchedulerError('invalid_job', `The job is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'job'}: ${i.message}`).join('; ')}`);
+    const job = parsed.data;
+    await this.#mutate((jobs) => {
+      jobs.push(job);
+      return { result: null, changed: true };
+    });
+    if (this.#running) this.#arm();
+    return job;
+  }
+
+  /** @param {string} id @param {(job: Job) => void} change */
+  async #change(id, change) {
+    const job = await this.#mutate((jobs) => {
+      const j = jobs.find((x) => x.id === id);
+      if (!j) return { result: null, changed: false };
+      change(j);
+      return { result: { ...j }, changed: true };
+    });
+    if (!job) throw new SchedulerError('not_found', `There is no scheduled job with the id "${id}". schedule_list shows them.`);
+    if (this.#running) this.#arm();
+    return job;
+  }
+
+  /** @param {string} id */
+  pause(id) {
+    return this.#change(id, (j) => { j.paused = true; });
+  }
+
+  /** Resumes from now: runs missed while paused are not made up. @param {string} id */
+  resume(id) {
+    return this.#change(id, (j) => {
+      j.paused = false;
+      j.lastCheckedAt = Math.max(j.lastCheckedAt, this.now());
+    });
+  }
+
+  /** @param {string} id @param {{name?: string, delivery?: Job['delivery'], conversationId?: string}} patch */
+  update(id, patch) {
+    return this.#change(id, (j) => {
+      if (patch.name?.trim()) j.name = patch.name.trim().slice(0, 200);
+      if (patch.delivery) j.delivery = z.enum(DELIVERY).parse(patch.delivery);
+      if (patch.conversationId) j.conversationId = patch.conversationId;
+    });
+  }
+
+  /** @param {string} id @returns {Promise<Job>} the removed job */
+  async remove(id) {
+    const job = await this.#mutate((jobs) => {
+      const i = jobs.findIndex((x) => x.id === id);
+      if (i === -1) return { result: null, changed: false };
+      const [removed] = jobs.splice(i, 1);
+      return { result: removed, changed: true };
+    });
+    if (!job) throw new SchedulerError('not_found', `There is no scheduled job with the id "${id}". schedule_list shows them.`);
+    if (this.#running) this.#arm();
+    return job;
+  }
+
+  /**
+   * Starts the clock: runs left "running" by a closed tab are marked interrupted, jobs missed
+   * while the app was closed run (once each, or are skipped, per the policy), then a timer
+   * waits for the next one. Call in one tab only (the leader).
+   */
+  async start() {
+    if (this.#running) return;
+    this.#running = true;
+    await this.#mutate((jobs) => {
+      let changed = false;
+      for (const j of jobs) {
+        for (const r of j.runs) {
+          if (r.status === 'running' && !this.#busy.has(j.id)) {
+            r.status = 'interrupted';
+            r.summary ||= 'The tab running this job was closed before it finished.';
+            changed = true;
+          }
+        }
+      }
+      return { result: null, changed };
+    });
+    await this.tick();
+  }
+
+  stop() {
+    this.#running = false;
+    if (this.#timer) this.timers.clear(this.#timer);
+    this.#timer = null;
+  }
+
+  #arm() {
+    if (this.#timer) this.timers.clear(this.#timer);
+    this.#timer = null;
+    if (!this.#running) return;
+    const now = this.now();
+    let next = now + this.maxDelayMs;
+    for (const j of this.#jobs) {
+      const n = this.nextRunOf(j);
+      if (n !== null && n < next) next = n;
+    }
+    this.#timer = this.timers.set(() => {
+      this.#timer = null;
+      this.tick().catch(() => {});
+    }, Math.max(0, next - now));
+  }
+
+  /** Runs whatever is due now (the timer calls this; tests call it with an injected clock). */
+  async tick() {
+    try {
+      const now = this.now();
+      const policy = this.missedPolicy();
+      // Claim under the lock: another tab (or a crashed run) may have settled these already.
+      const claimed = await this.#mutate((jobs) => {
+        const active = jobs.filter((j) => !j.done && !this.#busy.has(j.id));
+        const due = dueJobs(active, now, policy);
+        let changed = false;
+        for (const j of active) {
+          const first = j.paused ? null : nextRun(j.trigger, j.lastCheckedAt);
+          if (first !== null && first <= now) {
+            // Due or skipped: either way these slots are settled.
+            j.lastCheckedAt = now;
+            if (j.trigger.kind === 'once') j.done = true;
+            changed = true;
+          }
+        }
+        /** @type {{job: Job, scheduledFor: number, missed: number}[]} */
+        const out = [];
+        for (const d of due) {
+          d.job.runs.push({ at: now, scheduledFor: d.scheduledFor, status: 'running', summary: '', missed: d.missed });
+          d.job.runs = d.job.runs.slice(-RUN_HISTORY);
+          this.#busy.add(d.job.id);
+          out.push({ job: { ...d.job }, scheduledFor: d.scheduledFor, missed: d.missed });
+        }
+        return { result: out, changed };
+      });
+      for (const c of claimed) await this.#execute(c.job, c.scheduledFor, c.missed, false);
+    } finally {
+      this.#arm();
+    }
+  }
+
+  /** Runs a job now, outside its schedule (its schedule is unchanged). @param {string} id */
+  async runNow(id) {
+    const now = this.now();
+    const job = await this.#mutate((jobs) => {
+      const j = jobs.find((x) => x.id === id);
+      if (!j || this.#busy.has(id)) return { result: j ? { ...j, busy: true } : null, changed: false };
+      j.runs.push({ at: now, scheduledFor: now, status: 'running', summary: '', missed: 0, manual: true });
+      j.runs = j.runs.slice(-RUN_HISTORY);
+      this.#busy.add(id);
+      return { result: { ...j, busy: false }, changed: true };
+    });
+    if (!job) throw new SchedulerError('not_found', `There is no scheduled job with the id "${id}".`);
+    if (job.busy) return null;
+    return this.#execute(job, now, 0, true);
+  }
+
+  /** @param {Job} job @param {number} scheduledFor @param {number} missed @param {boolean} manual */
+  async #execute(job, scheduledFor, missed, manual) {
+    const started = this.now();
+    /** @type {{ok: boolean, summary: string, conversationId?: string}} */
+    let outcome;
+    try {
+      outcome = await this.execute(job, { scheduledFor, missed, manual });
+    } catch (err) {
+      outcome = { ok: false, summary: /** @type {Error} */ (err)?.message ?? String(err) };
+    } finally {
+      this.#busy.delete(job.id);
+    }
+    const status = outcome.ok ? 'ok' : 'error';
+    await this.#mutate((jobs) => {
+      const j = jobs.find((x) => x.id === job.id);
+      if (!j) return { result: null, changed: false }; // deleted while it ran
+      const run = j.runs.findLast((r) => r.status === 'running' && r.scheduledFor === scheduledFor);
+      if (run) Object.assign(run, { status, summary: outcome.summary.slice(0, 2000), durationMs: this.now() - started });
+      if (outcome.conversationId && !j.conversationId) j.conversationId = outcome.conversationId;
+      return { result: null, changed: true };
+    });
+    return { ok: outcome.ok, summary: outcome.summary };
+  }
+}
+
+/** Whether a run's result is delivered (notification + chat message). @param {Job['delivery']} delivery @param {boolean} ok */
+export function shouldDeliver(delivery, ok) {
+  return delivery === 'always' || (delivery === 'success' && ok) || (delivery === 'error' && !ok);
+}
+
+/** @param {JobAction} action */
+function defaultName(action) {
+  const text = action.kind === 'prompt' ? action.prompt : `${action.tool}`;
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 60 ? `${line.slice(0, 57)}…` : line;
+}
+
+/** A short human description of a trigger ("cron 0 9 * * 1-5 (Europe/Berlin)"). @param {Trigger} t */
+export function describeTrigger(t) {
+  if (t.kind === 'once') return `once, ${new Date(t.at).toLocaleString()}`;
+  if (t.kind === 'interval') {
+    const mins = Math.round(t.everyMs / 60_000);
+    return mins % 1440 === 0 ? `every ${mins / 1440} day(s)` : mins % 60 === 0 ? `every ${mins / 60} hour(s)` : `every ${mins} minute(s)`;
+  }
+  return `cron ${t.expression}${t.timezone ? ` (${t.timezone})` : ''}`;
+}

@@ -1,0 +1,75 @@
+/** @import { ToolDefinition, ToolContext } from './types.d.ts' */
+import { z } from 'zod';
+import { describeTrigger } from '../agent/scheduler.js';
+
+/** @param {ToolContext} ctx */
+function schedulerOf(ctx) {
+  if (!ctx.scheduler) throw new Error('Scheduling is not available in this workspace.');
+  return ctx.scheduler;
+}
+
+/** @param {number} t */
+const when = (t) => new Date(t).toISOString().replace(/:\d\d\.\d+Z$/, 'Z');
+
+/** @type {ToolDefinition} */
+export const scheduleAdd = {
+  name: 'schedule_add',
+  description: 'Schedule a job for this workspace: a prompt you will run as a new turn at the time (in this conversation), or a direct tool call. `when` is a phrase ("every weekday at 9am", "every 2 hours", "in 3 days", "tomorrow at 8:30") or a 5-field cron expression ("0 9 * * 1-5"). The user is asked to approve it.',
+  // A job acts later without the user present: creating one is a change that needs approval.
+  permission: 'write',
+  schema: z.object({
+    when: z.string().min(1).max(200),
+    prompt: z.string().min(1).max(20_000).optional().describe('What to do when it runs (a prompt to yourself)'),
+    tool: z.string().min(1).max(100).optional().describe('Or: a tool to call directly'),
+    args: z.record(z.string(), z.unknown()).optional(),
+    name: z.string().max(200).optional(),
+    delivery: z.enum(['always', 'success', 'error', 'never']).optional().describe('When to notify the user of the result (default always)'),
+    timezone: z.string().max(100).optional(),
+  }).refine((a) => !!a.prompt !== !!a.tool, { message: 'Give either `prompt` or `tool` (not both).' }),
+  async run(args, /** @type {ToolContext} */ ctx) {
+    const scheduler = schedulerOf(ctx);
+    const action = args.prompt ? { kind: /** @type {const} */ ('prompt'), prompt: args.prompt } : { kind: /** @type {const} */ ('tool'), tool: args.tool, args: args.args ?? {} };
+    if (action.kind === 'tool' && ctx.toolNames && !ctx.toolNames.includes(action.tool)) return { ok: false, output: `There is no tool named "${action.tool}".` };
+    const job = await scheduler.add({ when: args.when, action, name: args.name, delivery: args.delivery, timezone: args.timezone, conversationId: ctx.conversationId, createdBy: 'agent' });
+    const next = (await scheduler.get(job.id))?.nextRunAt;
+    return {
+      ok: true,
+      output: `Scheduled job ${job.id} "${job.name}" (${describeTrigger(job.trigger)}); next run ${next ? when(next) : 'none'}.`,
+      events: [{ type: 'scheduler_added', data: { jobId: job.id, name: job.name, trigger: job.trigger, createdBy: 'agent' } }],
+    };
+  },
+};
+
+/** @type {ToolDefinition} */
+export const scheduleList = {
+  name: 'schedule_list',
+  description: 'List the scheduled jobs of this workspace with their next run and last result.',
+  permission: 'read',
+  schema: z.object({}),
+  async run(_args, /** @type {ToolContext} */ ctx) {
+    const jobs = await schedulerOf(ctx).list();
+    if (!jobs.length) return { ok: true, output: 'No scheduled jobs.' };
+    return {
+      ok: true,
+      output: jobs.map((j) => {
+        const last = j.runs.at(-1);
+        const state = j.done ? 'done' : j.paused ? 'paused' : `next ${j.nextRunAt ? when(j.nextRunAt) : 'none'}`;
+        return `- [${j.id}] ${j.name} — ${describeTrigger(j.trigger)}; ${state}${last ? `; last run ${when(last.at)}: ${last.status}` : ''}`;
+      }).join('\n'),
+    };
+  },
+};
+
+/** @type {ToolDefinition} */
+export const scheduleRemove = {
+  name: 'schedule_remove',
+  description: 'Delete a scheduled job by its id (schedule_list shows ids).',
+  permission: 'write',
+  schema: z.object({ id: z.string().min(1).max(64) }),
+  async run({ id }, /** @type {ToolContext} */ ctx) {
+    const job = await schedulerOf(ctx).remove(id);
+    return { ok: true, output: `Deleted the scheduled job "${job.name}".`, events: [{ type: 'scheduler_removed', data: { jobId: job.id, name: job.name } }] };
+  },
+};
+
+export const SCHEDULER_TOOLS = [scheduleAdd, scheduleList, scheduleRemove];

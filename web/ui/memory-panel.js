@@ -1,0 +1,142 @@
+/** @import { MemoryStore, MemoryEntry } from '../memory/store.js' */
+import { h, clear, downloadBlob } from './dom.js';
+import { confirmDialog, formDialog } from './dialogs.js';
+import { CATEGORIES } from '../memory/store.js';
+
+/** Entries drawn at once; "Show more" adds as many again (100,000 entries stay responsive). */
+const PAGE = 100;
+
+/**
+ * The Memory panel: search (the same ranking the agent's recall uses), filter by category,
+ * add, edit, pin, delete, import and export the workspace's long-term memories.
+ * @param {{memory: MemoryStore, semantic?: HTMLElement, onError: (err: unknown) => void, onBack: () => void}} props
+ *   semantic: the semantic-search (embedding model) section, when the host provides one
+ */
+export function MemoryPanel(props) {
+  const { memory } = props;
+  const status = h('p', { class: 'small', role: 'status', 'aria-live': 'polite' });
+  const list = h('div', { class: 'memory-list' });
+  const search = h('input', { id: 'memory-search', type: 'search', autocomplete: 'off', placeholder: 'Search memories' });
+  const category = h('select', { id: 'memory-category', 'aria-label': 'Category' }, h('option', { value: '' }, 'All categories'), ...CATEGORIES.map((c) => h('option', { value: c }, c)));
+  const importPicker = h('input', { type: 'file', accept: 'application/json,.json', hidden: true, 'aria-label': 'Import memories file' });
+  let shown = PAGE;
+
+  /** @param {() => Promise<unknown>} fn */
+  const guarded = async (fn) => {
+    try {
+      await fn();
+    } catch (err) {
+      props.onError(err);
+    }
+  };
+
+  /** @param {Partial<MemoryEntry>} [entry] */
+  const editForm = (entry) => formDialog({
+    title: entry ? 'Edit memory' : 'New memory',
+    fields: [
+      { name: 'key', label: 'Key (a short name; the same key replaces an older memory)', value: entry?.key ?? '', required: true },
+      { name: 'content', label: 'Content', value: entry?.content ?? '', multiline: true, required: true },
+      { name: 'category', label: 'Category', value: entry?.category ?? 'user', options: [...CATEGORIES] },
+    ],
+    submitLabel: entry ? 'Save' : 'Remember',
+  });
+
+  /** @param {MemoryEntry & {score?: number}} m */
+  const item = (m) => h('li', { class: `memory card${m.pinned ? ' pinned' : ''}`, 'data-memory': m.id },
+    h('div', { class: 'row memory-head' },
+      h('h4', null, m.pinned ? h('span', { 'aria-label': 'Pinned', title: 'Pinned: always given to the agent' }, '📌 ') : null, m.key),
+      h('span', { class: 'small muted' }, `${m.category} · ${m.source} · ${new Date(m.timestamp).toLocaleString()}${m.score !== undefined ? ` · score ${m.score.toFixed(2)}` : ''}`),
+    ),
+    h('p', { class: 'memory-content' }, m.content),
+    h('div', { class: 'row' },
+      h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `${m.pinned ? 'Unpin' : 'Pin'} ${m.key}`, on: { click: () => guarded(async () => {
+        await memory.update(m.id, { pinned: !m.pinned });
+        await draw();
+      }) } }, m.pinned ? 'Unpin' : 'Pin'),
+      h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Edit ${m.key}`, on: { click: () => guarded(async () => {
+        const r = await editForm(m);
+        if (!r) return;
+        await memory.update(m.id, { key: String(r.key), content: String(r.content), category: /** @type {MemoryEntry['category']} */ (String(r.category)) });
+        status.textContent = `Saved “${r.key}”.`;
+        await draw();
+      }) } }, 'Edit'),
+      h('button', { type: 'button', class: 'secondary small-btn danger', 'aria-label': `Delete ${m.key}`, on: { click: () => guarded(async () => {
+        const ok = await confirmDialog({ title: `Forget “${m.key}”?`, message: 'The agent will no longer recall this memory. This cannot be undone (unless you exported it).', confirmLabel: 'Forget' });
+        if (!ok) return;
+        await memory.forget(m.id);
+        status.textContent = `Forgot “${m.key}”.`;
+        await draw();
+      }) } }, 'Delete'),
+    ),
+  );
+
+  const draw = async () => {
+    const query = search.value.trim();
+    const categories = category.value ? [category.value] : undefined;
+    /** @type {(MemoryEntry & {score?: number})[]} */
+    const entries = query
+      ? await memory.recall(query, { limit: shown, categories })
+      : (await memory.list({ category: category.value || undefined })).sort((a, b) => Number(!!b.pinned) - Number(!!a.pinned));
+    const page = entries.slice(0, shown);
+    clear(list).append(
+      h('p', { class: 'small muted' }, query ? `${entries.length} best match${entries.length === 1 ? '' : 'es'}` : `${entries.length} memor${entries.length === 1 ? 'y' : 'ies'}`),
+      page.length ? h('ul', { class: 'memories' }, ...page.map(item)) : h('p', { class: 'muted small' }, query ? 'No memory matches.' : 'No memories yet. The agent stores what it learns; you can add memories here too.'),
+      !query && entries.length > shown ? h('button', { type: 'button', class: 'secondary', on: { click: () => { shown += PAGE; guarded(draw); } } }, `Show more (${entries.length - shown} more)`) : '',
+    );
+  };
+  let searchTimer = 0;
+  search.addEventListener('input', () => {
+    clearTimeout(searchTimer);
+    // Typing is not blocked by searching 100,000 entries on every key.
+    searchTimer = /** @type {any} */ (setTimeout(() => { shown = PAGE; guarded(draw); }, 120)); // timer id (number in browsers)
+  });
+  category.addEventListener('change', () => { shown = PAGE; guarded(draw); });
+  importPicker.addEventListener('change', () => guarded(async () => {
+    const file = importPicker.files?.[0];
+    importPicker.value = '';
+    if (!file) return;
+    let data;
+    try {
+      data = JSON.parse(await file.text());
+    } catch {
+      throw new Error(`“${file.name}” is not a JSON file exported from Clawser's memory.`);
+    }
+    let r;
+    try {
+      r = await memory.importJson(data);
+    } catch (err) {
+      throw new Error(`“${file.name}” is not a valid memory export (nothing was imported): ${/** @type {Error} */ (err).message.slice(0, 300)}`);
+    }
+    status.textContent = `Imported ${r.imported} memor${r.imported === 1 ? 'y' : 'ies'}${r.skipped ? `; ${r.skipped} skipped (a newer memory with the same key exists)` : ''}.`;
+    await draw();
+  }));
+
+  const root = h('section', { class: 'memory-panel', 'aria-label': 'Memory' },
+    h('div', { class: 'panel-head row' },
+      h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
+      h('h2', null, 'Memory'),
+    ),
+    h('div', { class: 'row memory-tools' },
+      h('label', { for: 'memory-search', class: 'sr-only' }, 'Search memories'), search, category,
+      h('button', { type: 'button', on: { click: () => guarded(async () => {
+        const r = await editForm();
+        if (!r) return;
+        const e = await memory.store({ key: String(r.key), content: String(r.content), category: /** @type {MemoryEntry['category']} */ (String(r.category)), source: 'user' });
+        status.textContent = `Remembered “${e.key}”.`;
+        await draw();
+      }) } }, 'Add memory'),
+      h('button', { type: 'button', class: 'secondary', on: { click: () => importPicker.click() } }, 'Import'),
+      h('button', { type: 'button', class: 'secondary', on: { click: () => guarded(async () => {
+        const data = await memory.exportJson();
+        downloadBlob(new Blob([JSON.stringify(data, null, 1)], { type: 'application/json' }), `clawser-memory-${new Date().toISOString().slice(0, 10)}.json`);
+        status.textContent = `Exported ${data.entries.length} memories.`;
+      }) } }, 'Export'),
+      importPicker,
+    ),
+    props.semantic ?? null,
+    status,
+    list,
+  );
+  guarded(draw);
+  return { root, destroy: () => clearTimeout(searchTimer) };
+}

@@ -1,0 +1,215 @@
+/** @import { Scheduler, Job } from '../agent/scheduler.js' */
+/** @import { ConversationMeta } from '../agent/types.d.ts' */
+import { h, clear } from './dom.js';
+import { confirmDialog } from './dialogs.js';
+import { describeTrigger } from '../agent/scheduler.js';
+
+/** @param {number} t */
+const dateTime = (t) => new Date(t).toLocaleString(undefined, { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+
+/**
+ * The Schedule panel: a form that turns a phrase or cron expression into a job after showing
+ * its next five run times, and the jobs with their next run, last result, history and
+ * pause / resume / run now / delete.
+ * @param {{scheduler: Scheduler, conversations: ConversationMeta[], toolNames: string[], timezone: string,
+ *   missedPolicy: 'once' | 'skip', onMissedPolicy: (p: 'once' | 'skip') => void,
+ *   background: {mode: 'background' | 'foreground', text: string},
+ *   notifications: NotificationPermission | 'unsupported', onAllowNotifications: () => Promise<NotificationPermission | 'unsupported'>,
+ *   onOpenConversation: (id: string) => void, onError: (err: unknown) => void, onBack: () => void}} props
+ */
+export function SchedulePanel(props) {
+  const { scheduler } = props;
+  const status = h('p', { class: 'small', role: 'status', 'aria-live': 'polite' });
+  const list = h('div', { class: 'job-list' });
+
+  /** @param {() => Promise<unknown>} fn */
+  const guarded = async (fn) => {
+    try {
+      await fn();
+    } catch (err) {
+      props.onError(err);
+    }
+  };
+
+  // ── New job form ──
+  const when = h('input', { id: 'job-when', type: 'text', required: true, autocomplete: 'off', placeholder: 'every weekday at 9am · every 2 hours · in 3 days · 0 9 * * 1-5' });
+  const tz = h('input', { id: 'job-tz', type: 'text', value: props.timezone, autocomplete: 'off' });
+  const name = h('input', { id: 'job-name', type: 'text', autocomplete: 'off', placeholder: 'Optional' });
+  const kindPrompt = h('input', { type: 'radio', name: 'job-kind', id: 'job-kind-prompt', value: 'prompt', checked: true });
+  const kindTool = h('input', { type: 'radio', name: 'job-kind', id: 'job-kind-tool', value: 'tool' });
+  const prompt = h('textarea', { id: 'job-prompt', rows: 3, placeholder: 'e.g. Summarize what changed in my notes today' });
+  const tool = h('select', { id: 'job-tool' }, ...props.toolNames.map((n) => h('option', { value: n }, n)));
+  const args = h('textarea', { id: 'job-args', rows: 3, value: '{}', spellcheck: false });
+  const delivery = h('select', { id: 'job-delivery' },
+    h('option', { value: 'always' }, 'Always'),
+    h('option', { value: 'success' }, 'Only when it succeeds'),
+    h('option', { value: 'error' }, 'Only when it fails'),
+    h('option', { value: 'never' }, 'Never (see the history here)'),
+  );
+  const conversation = h('select', { id: 'job-conv' },
+    h('option', { value: '' }, 'A new conversation for this job'),
+    ...props.conversations.map((c) => h('option', { value: c.id }, c.title)),
+  );
+  const promptField = h('div', { class: 'field' }, h('label', { for: 'job-prompt' }, 'Prompt for the agent'), prompt);
+  const toolFields = h('div', { class: 'field-group', hidden: true },
+    h('div', { class: 'field' }, h('label', { for: 'job-tool' }, 'Tool'), tool),
+    h('div', { class: 'field' }, h('label', { for: 'job-args' }, 'Arguments (JSON)'), args),
+  );
+  const preview = h('div', { class: 'job-preview', 'aria-live': 'polite', id: 'job-preview' });
+  const create = h('button', { type: 'submit', disabled: true }, 'Create job');
+  const syncKind = () => {
+    promptField.hidden = !kindPrompt.checked;
+    toolFields.hidden = !kindTool.checked;
+  };
+  kindPrompt.addEventListener('change', syncKind);
+  kindTool.addEventListener('change', syncKind);
+
+  /** The confirmation: what the phrase means and its next five runs, before anything is saved. */
+  const updatePreview = () => {
+    clear(preview);
+    create.disabled = true;
+    if (!when.value.trim()) return;
+    try {
+      const p = scheduler.preview(when.value, { timezone: tz.value.trim() || undefined });
+      preview.append(
+        h('p', { class: 'small' }, `Means: ${describeTrigger(p.trigger)}. Next ${p.next.length === 1 ? 'run' : `${p.next.length} runs`}:`),
+        h('ol', { class: 'next-runs small' }, ...p.next.map((t) => h('li', null, h('time', { dateTime: new Date(t).toISOString() }, dateTime(t))))),
+      );
+      create.disabled = false;
+    } catch (err) {
+      preview.append(h('p', { class: 'small bad', role: 'alert' }, /** @type {Error} */ (err).message));
+    }
+  };
+  when.addEventListener('input', updatePreview);
+  tz.addEventListener('input', updatePreview);
+
+  const form = h('form', { class: 'card job-form', 'aria-labelledby': 'job-form-title' },
+    h('h3', { id: 'job-form-title' }, 'New scheduled job'),
+    h('div', { class: 'field' }, h('label', { for: 'job-when' }, 'When'), when),
+    h('div', { class: 'field' }, h('label', { for: 'job-tz' }, 'Time zone'), tz),
+    preview,
+    h('fieldset', { class: 'row' }, h('legend', null, 'What it does'),
+      kindPrompt, h('label', { for: 'job-kind-prompt' }, 'Run a prompt'),
+      kindTool, h('label', { for: 'job-kind-tool' }, 'Call a tool'),
+    ),
+    promptField,
+    toolFields,
+    h('div', { class: 'field' }, h('label', { for: 'job-conv' }, 'Conversation (where it runs and reports)'), conversation),
+    h('div', { class: 'field' }, h('label', { for: 'job-delivery' }, 'Notify me'), delivery),
+    h('div', { class: 'field' }, h('label', { for: 'job-name' }, 'Name'), name),
+    h('div', { class: 'row' }, create),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    guarded(async () => {
+      /** @type {import('../agent/scheduler.js').JobAction} */
+      let action;
+      if (kindPrompt.checked) {
+        if (!prompt.value.trim()) {
+          prompt.focus();
+          throw new Error('Write the prompt the agent should run.');
+        }
+        action = { kind: 'prompt', prompt: prompt.value.trim() };
+      } else {
+        let parsed;
+        try {
+          parsed = JSON.parse(args.value || '{}');
+        } catch {
+          args.focus();
+          throw new Error('The tool arguments are not valid JSON, e.g. {"url": "https://example.com"}.');
+        }
+        action = { kind: 'tool', tool: tool.value, args: parsed };
+      }
+      const job = await scheduler.add({
+        when: when.value,
+        timezone: tz.value.trim() || undefined,
+        action,
+        name: name.value,
+        delivery: /** @type {Job['delivery']} */ (delivery.value),
+        conversationId: conversation.value || undefined,
+      });
+      status.textContent = `Created “${job.name}”.`;
+      when.value = '';
+      prompt.value = '';
+      name.value = '';
+      updatePreview();
+    });
+  });
+
+  // ── Settings: missed runs, background mode, notifications ──
+  const missed = h('select', { id: 'job-missed' },
+    h('option', { value: 'once', selected: props.missedPolicy === 'once' }, 'Run it once when Clawser opens'),
+    h('option', { value: 'skip', selected: props.missedPolicy === 'skip' }, 'Skip it'),
+  );
+  missed.addEventListener('change', () => props.onMissedPolicy(/** @type {'once' | 'skip'} */ (missed.value)));
+  const notifyLine = h('p', { class: 'small' });
+  const drawNotify = (/** @type {NotificationPermission | 'unsupported'} */ state) => {
+    clear(notifyLine).append(
+      state === 'granted' ? 'Results are shown as notifications and in the job\'s conversation.'
+        : state === 'denied' ? 'Notifications are blocked for this site (change it in the browser\'s site settings); results appear in the job\'s conversation.'
+        : state === 'unsupported' ? 'This browser has no notifications; results appear in the job\'s conversation.'
+        : 'Results appear in the job\'s conversation. ',
+      state === 'default' ? h('button', { type: 'button', class: 'secondary small-btn', on: { click: () => guarded(async () => drawNotify(await props.onAllowNotifications())) } }, 'Allow notifications') : '',
+    );
+  };
+  drawNotify(props.notifications);
+  const settings = h('section', { class: 'card job-settings', 'aria-label': 'How jobs run' },
+    h('p', { class: 'small', id: 'job-mode' }, props.background.text),
+    h('div', { class: 'field' }, h('label', { for: 'job-missed' }, 'When a job was due while Clawser was closed'), missed),
+    notifyLine,
+  );
+
+  // ── Jobs ──
+  /** Histories the user opened stay open when the list redraws. */
+  const openHistories = new Set();
+  /** @param {Job & {nextRunAt: number | null}} j */
+  const jobItem = (j) => {
+    const last = j.runs.at(-1);
+    const state = j.done ? 'Done' : j.paused ? 'Paused' : j.nextRunAt ? `Next: ${dateTime(j.nextRunAt)}` : 'No more runs';
+    const actions = h('div', { class: 'row job-actions' },
+      !j.done ? h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `${j.paused ? 'Resume' : 'Pause'} ${j.name}`, on: { click: () => guarded(() => (j.paused ? scheduler.resume(j.id) : scheduler.pause(j.id))) } }, j.paused ? 'Resume' : 'Pause') : null,
+      h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Run ${j.name} now`, on: { click: () => guarded(async () => {
+        status.textContent = `Running “${j.name}”…`;
+        const r = await scheduler.runNow(j.id);
+        status.textContent = r ? `“${j.name}” ${r.ok ? 'finished' : 'failed'}.` : `“${j.name}” is already running.`;
+      }) } }, 'Run now'),
+      j.conversationId ? h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Open the conversation of ${j.name}`, on: { click: () => props.onOpenConversation(/** @type {string} */ (j.conversationId)) } }, 'Open conversation') : null,
+      h('button', { type: 'button', class: 'secondary small-btn danger', 'aria-label': `Delete ${j.name}`, on: { click: () => guarded(async () => {
+        const ok = await confirmDialog({ title: `Delete “${j.name}”?`, message: 'The job stops running; its history is removed. Conversations it wrote to are kept.', confirmLabel: 'Delete job' });
+        if (ok) await scheduler.remove(j.id);
+      }) } }, 'Delete'),
+    );
+    return h('li', { class: 'job card', 'data-job': j.id },
+      h('div', { class: 'row job-head' }, h('h4', null, j.name), h('span', { class: 'small muted' }, `${j.action.kind === 'prompt' ? 'Prompt' : `Tool ${j.action.tool}`} · ${describeTrigger(j.trigger)}${j.createdBy === 'agent' ? ' · created by the agent' : ''}`)),
+      h('p', { class: 'small job-state' }, state, last ? ` · Last run ${dateTime(last.at)}: ${last.status === 'ok' ? 'succeeded' : last.status === 'error' ? 'failed' : last.status}` : ' · Not run yet'),
+      last?.summary ? h('p', { class: `small job-summary${last.status === 'error' ? ' bad' : ''}` }, last.summary.length > 300 ? `${last.summary.slice(0, 297)}…` : last.summary) : null,
+      actions,
+      j.runs.length ? h('details', { class: 'job-history', open: openHistories.has(j.id), on: { toggle: (/** @type {Event} */ e) => { if (/** @type {HTMLDetailsElement} */ (e.target).open) openHistories.add(j.id); else openHistories.delete(j.id); } } },
+        h('summary', { class: 'small' }, `History (${j.runs.length})`),
+        h('ol', { class: 'small', reversed: true }, ...j.runs.slice().reverse().map((r) => h('li', null,
+          `${dateTime(r.at)} — ${r.status}${r.manual ? ' (run now)' : ''}${r.missed ? ` (caught up; ${r.missed + 1} slots missed)` : ''}${r.durationMs !== undefined ? ` · ${Math.round(r.durationMs / 100) / 10} s` : ''}${r.summary ? `: ${r.summary.slice(0, 200)}` : ''}`,
+        ))),
+      ) : null,
+    );
+  };
+  const draw = async () => {
+    const jobs = await scheduler.list();
+    clear(list).append(
+      h('h3', null, `Jobs (${jobs.length})`),
+      jobs.length ? h('ul', { class: 'jobs' }, ...jobs.map(jobItem)) : h('p', { class: 'muted small' }, 'No scheduled jobs yet. Create one here, or ask the agent (it asks you to approve each job).'),
+    );
+  };
+  const unsubscribe = scheduler.subscribe(() => guarded(draw));
+  guarded(draw);
+
+  const root = h('section', { class: 'schedule-panel', 'aria-label': 'Schedule' },
+    h('div', { class: 'panel-head row' },
+      h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
+      h('h2', null, 'Schedule'),
+    ),
+    status,
+    settings,
+    h('div', { class: 'schedule-layout' }, form, list),
+  );
+  return { root, destroy: () => { unsubscribe(); } };
+}
