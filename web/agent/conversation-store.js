@@ -1,4 +1,4 @@
-/** @import { ConversationMeta } from './types.d.ts' */
+/** @import { ConversationMeta, Coordination } from './types.d.ts' */
 /** @import { FileSystem } from '../storage/types.d.ts' */
 import { readTextIfExists, writeJson } from '../storage/index.js';
 import { Conversation } from './conversation.js';
@@ -8,9 +8,12 @@ export class ConversationStore {
   /** @type {FileSystem} */ #fs;
   #base;
 
-  /** @param {FileSystem} fs @param {string} workspaceId */
-  constructor(fs, workspaceId) {
+  /** @type {Coordination | undefined} */ #coordination;
+
+  /** @param {FileSystem} fs @param {string} workspaceId @param {Coordination} [coordination] shared with other tabs */
+  constructor(fs, workspaceId, coordination) {
     this.#fs = fs;
+    this.#coordination = coordination;
     this.#base = `clawser_workspaces/${workspaceId}/.conversations`;
   }
 
@@ -50,7 +53,10 @@ export class ConversationStore {
 
   /** @param {string} id */
   open(id) {
-    return Conversation.open(this.#fs, this.dirOf(id));
+    const dir = this.dirOf(id);
+    const c = this.#coordination;
+    // Opening repairs a torn last line: under the lock, a line another tab is writing is never taken for one.
+    return c ? c.withLock(Conversation.topic(dir), () => Conversation.open(this.#fs, dir, undefined, c)) : Conversation.open(this.#fs, dir);
   }
 
   /** @param {string} id @param {string} title */

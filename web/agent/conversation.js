@@ -1,4 +1,4 @@
-/** @import { ClawserEvent, EventType, EventSource, ConversationMeta, HistorySnapshot, LoadReport, SessionHistory } from './types.d.ts' */
+/** @import { ClawserEvent, EventType, EventSource, ConversationMeta, HistorySnapshot, LoadReport, SessionHistory, Coordination } from './types.d.ts' */
 /** @import { FileSystem } from '../storage/types.d.ts' */
 /** @import { Message } from '../providers/types.d.ts' */
 import { readTextIfExists, writeJson } from '../storage/index.js';
@@ -63,11 +63,13 @@ export class Conversation {
   #displayStart;
   /** @type {Promise<unknown>} */ #queue = Promise.resolve();
   #metaWrittenAt = 0;
+  /** @type {Coordination | undefined} */ #coordination;
 
   /**
-   * @param {{fs: FileSystem, dir: string, meta: ConversationMeta, history: Message[], eventCount: number, byteLength: number, sinceSnapshot: number, events: ClawserEvent[], displayStart: number, report: LoadReport}} state
+   * @param {{fs: FileSystem, dir: string, meta: ConversationMeta, history: Message[], eventCount: number, byteLength: number, sinceSnapshot: number, events: ClawserEvent[], displayStart: number, report: LoadReport, coordination?: Coordination}} state
    */
   constructor(state) {
+    this.#coordination = state.coordination;
     this.#fs = state.fs;
     this.#dir = state.dir;
     this.#meta = state.meta;
@@ -96,8 +98,10 @@ export class Conversation {
    * @param {FileSystem} fs
    * @param {string} dir
    * @param {ConversationMeta} [knownMeta]
+   * @param {Coordination} [coordination] other tabs may write the same conversation: appends are
+   *   serialized with them and they are told (topic `Conversation.topic(dir)`)
    */
-  static async open(fs, dir, knownMeta) {
+  static async open(fs, dir, knownMeta, coordination) {
     const eventsPath = `${dir}/events.jsonl`;
     const metaText = knownMeta ? null : await readTextIfExists(fs, `${dir}/meta.json`);
     const id = dir.split('/').pop() ?? 'conversation';
@@ -169,7 +173,13 @@ export class Conversation {
       events,
       displayStart: bodyOffset,
       report,
+      coordination,
     });
+  }
+
+  /** The cross-tab message topic announcing appends to the conversation in `dir`. @param {string} dir */
+  static topic(dir) {
+    return `conv:${dir}`;
   }
 
   /**
@@ -183,7 +193,10 @@ export class Conversation {
   append(type, data, source = 'system') {
     const event = EventLog.createEvent(type, data, source);
     const line = encoder.encode(JSON.stringify(event) + '\n');
-    return this.#enqueue(async () => {
+    const write = async () => {
+      // Another tab may have appended since: take its events first, so history and byte
+      // offsets stay exact, then append after them.
+      if (this.#coordination) await this.#catchUp();
       await this.#fs.append(this.#eventsPath, line);
       this.#byteLength += line.length;
       this.#eventCount++;
@@ -194,7 +207,45 @@ export class Conversation {
       if (type === 'user_message') await this.#touch(String(data.text ?? ''));
       if (this.#sinceSnapshot >= SNAPSHOT_EVERY) await this.#writeSnapshot();
       return event;
+    };
+    const coordination = this.#coordination;
+    if (!coordination) return this.#enqueue(write);
+    return this.#enqueue(async () => {
+      const e = await coordination.withLock(Conversation.topic(this.#dir), write);
+      coordination.publish(Conversation.topic(this.#dir), { bytes: this.#byteLength });
+      return e;
     });
+  }
+
+  /**
+   * Reads events other tabs appended (complete lines only) into the transcript and history.
+   * @returns {Promise<ClawserEvent[]>} the new events
+   */
+  async #catchUp() {
+    const stat = await this.#fs.stat(this.#eventsPath);
+    const size = stat?.kind === 'file' ? stat.size : 0;
+    if (size <= this.#byteLength) return [];
+    const bytes = await this.#fs.readBytes(this.#eventsPath, { start: this.#byteLength, end: size });
+    const { lines, tailOffset } = splitLines(bytes, this.#byteLength);
+    /** @type {ClawserEvent[]} */
+    const added = [];
+    for (const l of lines) {
+      const e = parseLine(l.text);
+      if (!e) continue;
+      added.push(e);
+      this.#log.push(e);
+      applyEventToHistory(this.#history, e);
+      this.#eventCount++;
+      this.#sinceSnapshot++;
+    }
+    trimHistory(this.#history);
+    this.#byteLength = tailOffset;
+    return added;
+  }
+
+  /** After another tab appended: reads its events. Resolves to the new events (maybe none). */
+  refresh() {
+    return this.#enqueue(() => this.#catchUp());
   }
 
   /**

@@ -57,10 +57,36 @@ export class GoalStore {
   /** @type {Set<() => void>} */
   #listeners = new Set();
 
-  /** @param {{fs: FileSystem, now?: () => number}} deps the workspace file system */
+  /**
+   * @param {{fs: FileSystem, now?: () => number, coordination?: import('./types.d.ts').Coordination, key?: string}} deps
+   *   fs: the workspace file system; coordination + key (the workspace id): other tabs change the same goals
+   */
   constructor(deps) {
     this.fs = deps.fs;
     this.now = deps.now ?? Date.now;
+    this.coordination = deps.coordination;
+    this.topic = `goals:${deps.key ?? ''}`;
+    // Another tab changed the goals: read them again when next asked, and redraw.
+    this.coordination?.subscribe(this.topic, () => {
+      this.#goals = null;
+      for (const fn of this.#listeners) fn();
+    });
+  }
+
+  /**
+   * A change: under the cross-tab lock, from the goals as stored now (another tab may have
+   * changed them), then the other tabs are told.
+   * @template T @param {() => Promise<T>} fn @returns {Promise<T>}
+   */
+  async #change(fn) {
+    if (!this.coordination) return fn();
+    const c = this.coordination;
+    const out = await c.withLock(this.topic, async () => {
+      this.#goals = null;
+      return fn();
+    });
+    c.publish(this.topic, {});
+    return out;
   }
 
   /** @param {() => void} fn */
@@ -95,7 +121,12 @@ export class GoalStore {
   }
 
   /** @param {{description: string, parentId?: string}} input */
-  async add(input) {
+  add(input) {
+    return this.#change(() => this.#add(input));
+  }
+
+  /** @param {{description: string, parentId?: string}} input */
+  async #add(input) {
     const goals = await this.#load();
     if (input.parentId && !goals.some((g) => g.id === input.parentId)) throw new Error(`There is no goal with the id "${input.parentId}".`);
     const now = this.now();
@@ -109,7 +140,12 @@ export class GoalStore {
    * @param {string} id
    * @param {{status?: Goal['status'], progress?: string, artifacts?: string[], description?: string}} patch progress: a note appended
    */
-  async update(id, patch) {
+  update(id, patch) {
+    return this.#change(() => this.#update(id, patch));
+  }
+
+  /** @param {string} id @param {{status?: Goal['status'], progress?: string, artifacts?: string[], description?: string}} patch */
+  async #update(id, patch) {
     const goals = await this.#load();
     const current = goals.find((g) => g.id === id);
     if (!current) throw new Error(`There is no goal with the id "${id}". Use goal_list to see them.`);

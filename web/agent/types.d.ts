@@ -58,3 +58,13 @@ export interface LoadReport {
   /** Complete lines that were not valid events and were skipped. */
   skippedLines: number;
 }
+
+/**
+ * What stores need to stay consistent across tabs (TabCoordinator provides it): an exclusive
+ * lock around each read-modify-write, and a message to the other tabs after a change.
+ */
+export interface Coordination {
+  withLock<T>(key: string, fn: () => Promise<T>): Promise<T>;
+  publish(topic: string, data: unknown): void;
+  subscribe(topic: string, fn: (data: unknown, from: string) => void): () => void;
+}

@@ -23,6 +23,7 @@ import { ToolRunner } from '../agent/tool-runner.js';
 import { Codex } from '../agent/codex.js';
 import { GoalStore } from '../agent/goals.js';
 import { Scheduler, shouldDeliver } from '../agent/scheduler.js';
+import { TabCoordinator } from '../agent/tabs.js';
 import { SafetyPipeline } from '../safety/pipeline.js';
 import { LeakDetector } from '../safety/leak-detector.js';
 import { ScopedFileSystem } from '../storage/scoped-fs.js';
@@ -96,6 +97,8 @@ export class ClawserApp {
       return;
     }
     this.fs = fs;
+    // One tab of the origin leads (runs scheduled jobs); all share locks and live updates.
+    this.tabs = new TabCoordinator({ label: document.title });
     const secrets = new SecretBox();
     await this.#recoverRestore(fs);
     this.settings = new SettingsStore({ config: this.config, secrets });
@@ -128,7 +131,9 @@ export class ClawserApp {
     await this.render(this.router.current);
     // Benchmarks read this: the first view is on screen and usable.
     performance.mark('clawser-interactive');
-    this.#whenIdle(() => this.#startSchedulers());
+    // Only the leader tab runs scheduled jobs; when it closes, the next tab takes over.
+    this.tabs.onLeaderChange((leader) => (leader ? this.#whenIdle(() => this.#startSchedulers()) : this.#stopSchedulers()));
+    if (this.tabs.isLeader) this.#whenIdle(() => this.#startSchedulers());
     this.#guard(
       registerServiceWorker({
         onUpdateReady: (apply) => this.banners.show('update', 'A new version of Clawser is available.', { action: { label: 'Reload', run: apply } }),
@@ -199,8 +204,9 @@ export class ClawserApp {
           })()),
           onBackup: () => this.#guard((async () => (await this.data?.())?.exportEverything())()),
           onRestore: (file) => this.#guard((async () => {
-            // Background writers (git auto-init) stand still while a restore may replace everything.
+            // Background writers (git auto-init, jobs) stand still while a restore may replace everything.
             this.#quiet = true;
+            this.#stopSchedulers();
             try {
               if (await (await this.data?.())?.restore(file)) return location.reload();
             } finally {
@@ -241,15 +247,20 @@ export class ClawserApp {
         toolUi: new AppToolUi({ artifact, askUser: askUserDialog, screenshotTarget: () => this.root }),
         ...this.#fileServices(workspaceId),
         memory: () => (memory ??= import('../memory/store.js').then(({ MemoryStore }) => new MemoryStore({ fs: this.workspaceFs(workspaceId) }))),
-        goals: new GoalStore({ fs: this.workspaceFs(workspaceId) }),
+        goals: new GoalStore({ fs: this.workspaceFs(workspaceId), coordination: this.tabs, key: workspaceId }),
         scheduler: new Scheduler({
           fs: this.workspaceFs(workspaceId),
           execute: (job, run) => this.#runJob(workspaceId, job, run),
           missedPolicy: () => /** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId).scheduler.missedPolicy,
+          // Jobs are claimed under a cross-tab lock, so an occurrence runs once however many tabs are open.
+          lock: this.tabs ? (name, fn) => /** @type {TabCoordinator} */ (this.tabs).withLock(`sched:${workspaceId}:${name}`, fn) : undefined,
+          onChange: () => this.tabs?.publish(`scheduler:${workspaceId}`, {}),
         }),
       };
       this.#services.set(workspaceId, s);
-      if (this.#schedulersOn) this.#guard(s.scheduler.start());
+      const scheduler = s.scheduler;
+      this.tabs?.subscribe(`scheduler:${workspaceId}`, () => this.#guard(scheduler.reload()));
+      if (this.#schedulersOn) this.#guard(scheduler.start());
     }
     return s;
   }
@@ -439,6 +450,7 @@ export class ClawserApp {
       c = new ChatController({
         fs,
         workspaceId,
+        coordination: this.tabs,
         settings: /** @type {SettingsStore} */ (this.settings),
         redact: (text) => (redactOn ? detector.scan(text).redacted : text),
         buildAgent: async (provider, conversation, secrets) => {
@@ -647,9 +659,14 @@ export class ClawserApp {
 
   /** Starts every workspace's scheduler: jobs run whichever workspace is on screen. */
   #startSchedulers() {
-    if (this.#schedulersOn || this.#quiet) return;
+    if (this.#schedulersOn || this.#quiet || !this.tabs?.isLeader) return;
     this.#schedulersOn = true;
     for (const ws of this.workspaces?.list() ?? []) this.#guard(this.#servicesOf(ws.id).scheduler.start());
+  }
+
+  #stopSchedulers() {
+    this.#schedulersOn = false;
+    for (const s of this.#services.values()) s.scheduler.stop();
   }
 
   /**
@@ -705,7 +722,15 @@ export class ClawserApp {
         const cur = agentSettings.load(workspaceId);
         agentSettings.save(workspaceId, { ...cur, scheduler: { ...cur.scheduler, missedPolicy } });
       },
-      background: await backgroundMode(),
+      background: await backgroundMode({ leader: !!this.tabs?.isLeader, tabs: (this.tabs?.peers().length ?? 0) + 1 }),
+      // Which tab runs the jobs changes as tabs open and close: the panel's line follows.
+      watchBackground: (fn) => {
+        const tabs = this.tabs;
+        if (!tabs) return () => {};
+        const update = () => { backgroundMode({ leader: tabs.isLeader, tabs: tabs.peers().length + 1 }).then(fn, () => {}); };
+        const offs = [tabs.onLeaderChange(update), tabs.onPeersChange(update)];
+        return () => offs.forEach((off) => off());
+      },
       notifications: typeof Notification === 'undefined' ? 'unsupported' : Notification.permission,
       onAllowNotifications: async () => (typeof Notification === 'undefined' ? 'unsupported' : Notification.requestPermission()),
       onOpenConversation: (id) => this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: id }),

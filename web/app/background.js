@@ -4,9 +4,10 @@
  * next (or are skipped, as the user chose). Running jobs from the service worker with
  * Periodic Background Sync is not done: the agent needs the storage worker and the page's
  * tools, which a service worker cannot host — so it is never claimed, whatever the browser grants.
+ * @param {{leader: boolean, tabs: number}} here whether this tab runs the jobs, and how many Clawser tabs are open
  * @returns {Promise<{mode: 'background' | 'foreground', text: string}>}
  */
-export async function backgroundMode() {
+export async function backgroundMode(here) {
   const reg = await navigator.serviceWorker?.getRegistration?.().catch(() => undefined);
   const hasPeriodicSync = !!reg && 'periodicSync' in reg;
   const installed = typeof matchMedia === 'function' && matchMedia('(display-mode: standalone)').matches;
@@ -14,5 +15,6 @@ export async function backgroundMode() {
   const note = hasPeriodicSync
     ? ` This browser offers Periodic Background Sync${installed ? '' : ' to installed apps'}, but Clawser does not run jobs from the background: the browser decides when such syncs happen, and the agent needs an open tab.`
     : ' This browser does not offer background runs for web apps.';
-  return { mode: 'foreground', text: `${base}${note}` };
+  const who = here.tabs > 1 ? ` ${here.tabs} Clawser tabs are open; ${here.leader ? 'this one' : 'another one'} runs the jobs.` : '';
+  return { mode: 'foreground', text: `${base}${who}${note}` };
 }

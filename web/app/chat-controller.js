@@ -36,13 +36,20 @@ export class ChatController {
   /**
    * @param {{fs: FileSystem, workspaceId: string, settings: SettingsStore, providerFactory?: (config: import('../providers/types.d.ts').ProviderConfig) => Provider, buildAgent?: AgentBuilder, redact?: (text: string) => string,
    *   runCode?: (conversationId: string, code: string) => Promise<{ok: boolean, output: string, durationMs: number}>,
-   *   afterTurn?: (agent: ClawserAgent, turn: {conversationId: string, title: string, text: string}) => Promise<string | null>}} deps
+   *   afterTurn?: (agent: ClawserAgent, turn: {conversationId: string, title: string, text: string}) => Promise<string | null>,
+   *   coordination?: import('../agent/types.d.ts').Coordination}} deps
+   *   coordination: other tabs of this workspace (their appends show live; conversation list changes too)
    *   afterTurn: runs when a turn ends (also after a failure or Stop); a returned string is shown as a notice.
    */
   constructor(deps) {
     this.workspaceId = deps.workspaceId;
     this.settings = deps.settings;
-    this.store = new ConversationStore(deps.fs, deps.workspaceId);
+    this.store = new ConversationStore(deps.fs, deps.workspaceId, deps.coordination);
+    this.coordination = deps.coordination;
+    // Another tab created, renamed or deleted a conversation.
+    this.coordination?.subscribe(`convs:${deps.workspaceId}`, () => {
+      this.store.list().then((conversations) => this.#set({ conversations }), () => {});
+    });
     this.providerFactory = deps.providerFactory ?? ((c) => createProvider(c));
     /** @type {AgentBuilder} */
     this.buildAgent = deps.buildAgent ?? ((provider, conversation, secrets) => new ClawserAgent({ provider, conversation, secrets }));
@@ -93,10 +100,31 @@ export class ChatController {
     const run = this.#runs.get(id);
     const conv = run?.conversation ?? (await this.store.open(id));
     this.#conversation = conv;
+    this.#watch(conv);
     const notice = conv.report.tornBytes
       ? 'The end of this conversation was being written when the tab closed; the incomplete last entry was removed. Everything before it is intact.'
       : null;
     this.#set({ activeId: id, events: conv.events.slice(), hasEarlier: conv.hasEarlier, streaming: run ? { ...run.streaming } : null, failure: null, notice });
+  }
+
+  /** @type {(() => void) | null} */
+  #unwatch = null;
+
+  /** Shows what other tabs append to the conversation on screen, as it is written. @param {Conversation} conv */
+  #watch(conv) {
+    this.#unwatch?.();
+    this.#unwatch = null;
+    if (!this.coordination) return;
+    const dir = this.store.dirOf(conv.id);
+    this.#unwatch = this.coordination.subscribe(Conversation.topic(dir), () => {
+      conv.refresh().then((added) => {
+        if (added.length && this.#conversation === conv) this.#set({ events: conv.events.slice(), conversations: this.#withMeta(conv.meta) });
+      }, () => {});
+    });
+  }
+
+  #announceList() {
+    this.coordination?.publish(`convs:${this.workspaceId}`, {});
   }
 
   async loadEarlier() {
@@ -109,6 +137,7 @@ export class ChatController {
     this.#leave();
     const meta = await this.store.create();
     this.#set({ conversations: [meta, ...this.state.conversations] });
+    this.#announceList();
     await this.select(meta.id);
     return meta;
   }
@@ -120,6 +149,7 @@ export class ChatController {
     if (this.#conversation?.id === id) await this.#conversation.rename(t);
     else await this.store.rename(id, t);
     this.#set({ conversations: this.state.conversations.map((c) => (c.id === id ? { ...c, title: t, titleSet: true } : c)) });
+    this.#announceList();
   }
 
   /** @param {string} id */
@@ -131,6 +161,7 @@ export class ChatController {
     }
     await this.store.delete(id);
     this.#set({ conversations: this.state.conversations.filter((c) => c.id !== id) });
+    this.#announceList();
   }
 
   /**
@@ -180,6 +211,7 @@ export class ChatController {
     if (id && (await this.store.list()).some((c) => c.id === id)) return this.store.open(id);
     const meta = await this.store.create(title.slice(0, 120));
     this.#set({ conversations: [meta, ...this.state.conversations] });
+    this.#announceList();
     return this.store.open(meta.id);
   }
 

@@ -13,7 +13,7 @@ const dateTime = (t) => new Date(t).toLocaleString(undefined, { weekday: 'short'
  * pause / resume / run now / delete.
  * @param {{scheduler: Scheduler, conversations: ConversationMeta[], toolNames: string[], timezone: string,
  *   missedPolicy: 'once' | 'skip', onMissedPolicy: (p: 'once' | 'skip') => void,
- *   background: {mode: 'background' | 'foreground', text: string},
+ *   background: {mode: 'background' | 'foreground', text: string}, watchBackground?: (fn: (b: {mode: 'background' | 'foreground', text: string}) => void) => () => void,
  *   notifications: NotificationPermission | 'unsupported', onAllowNotifications: () => Promise<NotificationPermission | 'unsupported'>,
  *   onOpenConversation: (id: string) => void, onError: (err: unknown) => void, onBack: () => void}} props
  */
@@ -153,8 +153,10 @@ export function SchedulePanel(props) {
     );
   };
   drawNotify(props.notifications);
+  const mode = h('p', { class: 'small', id: 'job-mode' }, props.background.text);
+  const unwatch = props.watchBackground?.((b) => { mode.textContent = b.text; }) ?? (() => {});
   const settings = h('section', { class: 'card job-settings', 'aria-label': 'How jobs run' },
-    h('p', { class: 'small', id: 'job-mode' }, props.background.text),
+    mode,
     h('div', { class: 'field' }, h('label', { for: 'job-missed' }, 'When a job was due while Clawser was closed'), missed),
     notifyLine,
   );
@@ -211,5 +213,5 @@ export function SchedulePanel(props) {
     settings,
     h('div', { class: 'schedule-layout' }, form, list),
   );
-  return { root, destroy: () => { unsubscribe(); } };
+  return { root, destroy: () => { unsubscribe(); unwatch(); } };
 }
