@@ -3,7 +3,7 @@
 // is killed mid-write, and a tab closed mid-stream losing no earlier event.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace } from './helpers.mjs';
+import { waitInPage, launchBrowser, startApp, openWorkspace } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -208,6 +208,15 @@ test('a tab closed mid-stream loses no earlier event', async () => {
   await page.getByRole('textbox', { name: 'Message' }).fill('second turn');
   await page.getByRole('button', { name: 'Send' }).click();
   await page.locator('.msg.streaming .msg-body', { hasText: 'reply' }).waitFor();
+  // The daemon's checkpoint of the turn in flight is on disk.
+  await waitInPage(page, async () => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
+    const { CheckpointManager } = await import('/web/agent/checkpoint.js');
+    const cm = new CheckpointManager({ fs: new ScopedFileSystem(new OpfsFileSystem(), `clawser_workspaces/${location.hash.split('/')[1]}`) });
+    const { checkpoint } = await cm.latest();
+    return checkpoint?.state.turn?.status === 'running' && checkpoint.state.turn.userText === 'second turn';
+  }, undefined, { what: 'a checkpoint of the running turn' });
   const url = page.url();
   await page.close({ runBeforeUnload: false });
   const again = await browser.context.newPage();
@@ -217,5 +226,10 @@ test('a tab closed mid-stream loses no earlier event', async () => {
   const users = await again.locator('.msg.user').allInnerTexts();
   assert.ok(users.some((t) => t.includes('first turn')));
   assert.ok(users.some((t) => t.includes('second turn')), 'the message sent before the tab closed is kept');
+  // The interrupted request is offered again; Retry answers it (without sending it twice).
+  await again.getByText('Your last request was interrupted: the tab closed before the reply finished.').waitFor();
+  await again.getByRole('button', { name: 'Retry' }).click();
+  await again.getByText('You said: second turn').waitFor();
+  assert.equal((await again.locator('.msg.user').allInnerTexts()).filter((t) => t.includes('second turn')).length, 1);
   await again.close();
 });

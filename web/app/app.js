@@ -24,6 +24,8 @@ import { Codex } from '../agent/codex.js';
 import { GoalStore } from '../agent/goals.js';
 import { Scheduler, shouldDeliver } from '../agent/scheduler.js';
 import { TabCoordinator } from '../agent/tabs.js';
+import { CheckpointManager } from '../agent/checkpoint.js';
+import { Daemon } from '../agent/daemon.js';
 import { SafetyPipeline } from '../safety/pipeline.js';
 import { LeakDetector } from '../safety/leak-detector.js';
 import { ScopedFileSystem } from '../storage/scoped-fs.js';
@@ -488,6 +490,7 @@ export class ClawserApp {
     const settings = /** @type {SettingsStore} */ (this.settings);
     const controller = this.#controller(workspaceId);
     await controller.init(conversationId ?? controller.state.activeId ?? undefined);
+    await this.#startDaemon(workspaceId, controller);
     // Claim the view before building it: building it can change the route (to the active
     // conversation), and that nested render must see this view, not rebuild it again.
     /** @type {() => void} */
@@ -646,6 +649,52 @@ export class ClawserApp {
     if (this.#mounted.get(workspaceId) && !(await repo.isRepo())) return null;
     const oid = await repo.commitAll({ message, author: { name: s.authorName, email: s.authorEmail } });
     return oid ? `The agent's file changes were committed (${oid.slice(0, 7)}); review or undo them in the Git panel.` : null;
+  }
+
+  /** @type {Map<string, Daemon>} */
+  #daemons = new Map();
+
+  /**
+   * The workspace's daemon: checkpoints the agent state (active conversation, its history, the
+   * turn in flight) when a turn starts and ends and when the tab is hidden; at the first start
+   * it restores the newest checkpoint, and a turn that was cut off by a closed tab is offered
+   * for retry.
+   * @param {string} workspaceId @param {ChatController} controller
+   */
+  async #startDaemon(workspaceId, controller) {
+    if (this.#daemons.has(workspaceId)) return;
+    /** @type {{status: 'running' | 'idle', userText?: string, startedAt?: number, conversationId?: string}} */
+    let turn = { status: 'idle' };
+    const daemon = new Daemon({
+      checkpoints: new CheckpointManager({ fs: this.workspaceFs(workspaceId) }),
+      collect: () => ({
+        workspaceId,
+        conversationId: turn.conversationId ?? controller.state.activeId ?? undefined,
+        session: { messages: controller.sessionMessages() },
+        turn: { status: turn.status, userText: turn.userText, startedAt: turn.startedAt },
+      }),
+      // The event logs are the truth of conversations; what a checkpoint adds is the turn in flight.
+      restore: () => {},
+    });
+    this.#daemons.set(workspaceId, daemon);
+    const save = (/** @type {string} */ reason) => daemon.checkpoint({ reason }).then(() => {}, (err) => {
+      this.banners.show(`daemon-${workspaceId}`, `The agent's state could not be saved: ${/** @type {Error} */ (err).message}`, { kind: 'warn' });
+      // From ERROR, the next start resumes (without restoring over what is in memory).
+      daemon.start().catch(() => {});
+    });
+    controller.onTurn = (phase, info) => {
+      if (info.scheduled) return;
+      turn = phase === 'start' ? { status: 'running', userText: info.text, startedAt: Date.now(), conversationId: info.conversationId } : { status: 'idle' };
+      save(`turn ${phase}`);
+    };
+    addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden' && daemon.state === 'running') save('hidden'); });
+    const started = await daemon.start().catch((err) => {
+      this.banners.show(`daemon-${workspaceId}`, /** @type {Error} */ (err).message, { kind: 'warn' });
+      return null;
+    });
+    if (started?.skipped.length) this.banners.show(`daemon-${workspaceId}`, `${started.skipped.length} damaged checkpoint file(s) were set aside (in .checkpoints/damaged/); an older one was used.`, { kind: 'warn' });
+    const convId = started?.restored?.conversationId;
+    if (started?.interrupted && convId) await controller.markInterrupted(convId, started.interrupted.userText ?? '');
   }
 
   /** True once this tab runs the workspaces' scheduled jobs. */

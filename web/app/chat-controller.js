@@ -57,6 +57,36 @@ export class ChatController {
     /** Applied to text while it streams, so a leaked secret is never on screen. */
     this.redact = deps.redact ?? ((t) => t);
     this.runCodeImpl = deps.runCode;
+    /** Told when a turn starts and ends (the app checkpoints then). @type {((phase: 'start' | 'end', turn: {conversationId: string, text: string, scheduled: boolean}) => void) | null} */
+    this.onTurn = null;
+  }
+
+  /** Requests that were cut off by a closed tab, by conversation: offered for retry when shown. @type {Map<string, string>} */
+  #interrupted = new Map();
+
+  /**
+   * A turn was running when the tab closed (the last checkpoint says so): when its conversation
+   * is on screen and has no reply after that request, the user is offered to retry it.
+   * @param {string} conversationId @param {string} text
+   */
+  async markInterrupted(conversationId, text) {
+    this.#interrupted.set(conversationId, text);
+    if (this.state.activeId === conversationId) this.#offerInterrupted();
+  }
+
+  #offerInterrupted() {
+    const conv = this.#conversation;
+    const text = conv ? this.#interrupted.get(conv.id) : undefined;
+    if (!conv || text === undefined || this.#runs.has(conv.id)) return;
+    this.#interrupted.delete(conv.id);
+    // Only when nothing answered it since (another tab may have retried already).
+    if (conv.deriveSessionHistory().messages.at(-1)?.role !== 'user') return;
+    this.#set({ failure: { code: 'network', retryable: true, message: 'Your last request was interrupted: the tab closed before the reply finished. Retry to get the answer.', text, resume: true } });
+  }
+
+  /** The active conversation's history, as the next turn would send it (for checkpoints). */
+  sessionMessages() {
+    return this.#conversation?.deriveSessionHistory().messages ?? [];
   }
 
   /** @param {(state: ChatState) => void} fn */
@@ -105,6 +135,7 @@ export class ChatController {
       ? 'The end of this conversation was being written when the tab closed; the incomplete last entry was removed. Everything before it is intact.'
       : null;
     this.#set({ activeId: id, events: conv.events.slice(), hasEarlier: conv.hasEarlier, streaming: run ? { ...run.streaming } : null, failure: null, notice });
+    this.#offerInterrupted();
   }
 
   /** @type {(() => void) | null} */
@@ -244,6 +275,9 @@ export class ChatController {
     let finished = () => {};
     const run = { abort, scheduled: !!target.scheduled, conversation: conv, streaming, done: new Promise((r) => { finished = () => r(undefined); }) };
     this.#runs.set(conv.id, run);
+    this.#interrupted.delete(conv.id);
+    const turnInfo = { conversationId: conv.id, text: message, scheduled: !!target.scheduled };
+    this.onTurn?.('start', turnInfo);
     const visible = () => this.state.activeId === conv.id;
     if (visible()) this.#set({ failure: null, notice: null, streaming: { ...streaming } });
     /** @type {ClawserAgent} */
@@ -253,6 +287,7 @@ export class ChatController {
     } catch (err) {
       this.#runs.delete(conv.id);
       finished();
+      this.onTurn?.('end', turnInfo);
       if (visible()) this.#set({ streaming: null });
       throw err;
     }
@@ -281,6 +316,7 @@ export class ChatController {
     } finally {
       this.#runs.delete(conv.id);
       finished();
+      this.onTurn?.('end', turnInfo);
     }
     /** @type {ChatState['failure']} */
     let failure = null;
