@@ -42,6 +42,11 @@ export const JobSchema = z.object({
   /** Slots up to this time are settled (run, skipped or before the job existed). */
   lastCheckedAt: z.number(),
   runs: z.array(RunSchema).default([]),
+  /**
+   * When it is due next, as last written (null: never). Written for readers that cannot compute
+   * cron times themselves (the service worker's background check); the trigger is the truth.
+   */
+  nextDueAt: z.number().nullable().optional(),
 });
 /** @typedef {z.infer<typeof JobSchema>} Job */
 
@@ -154,7 +159,10 @@ export class Scheduler {
     const out = await this.lock('scheduler', async () => {
       const jobs = await this.#read();
       const r = fn(jobs);
-      if (r.changed) await this.fs.write(STORE, JSON.stringify({ version: 1, jobs }, null, 1));
+      if (r.changed) {
+        for (const j of jobs) j.nextDueAt = j.paused || j.done ? null : nextRun(j.trigger, j.lastCheckedAt);
+        await this.fs.write(STORE, JSON.stringify({ version: 1, jobs }, null, 1));
+      }
       this.#jobs = jobs;
       this.#loaded = true;
       return r;
