@@ -28,6 +28,12 @@ export { MemoryIndex, tokenize } from './memory/search.js';
 export { GoalStore, GoalStore as GoalManager, GOAL_STATUSES } from './agent/goals.js';
 export { Scheduler, SchedulerError, describeTrigger } from './agent/scheduler.js';
 export { nextRunDates as nextRuns, parseSchedulePhrase, ScheduleError } from './agent/schedule.js';
+export { shouldDeliver } from './agent/scheduler.js';
+
+// Daemon, checkpoints, tabs
+export { CheckpointManager, CheckpointError } from './agent/checkpoint.js';
+export { Daemon, DaemonState, DaemonStateMachine, DaemonError, DAEMON_TRANSITIONS } from './agent/daemon.js';
+export { TabCoordinator, TabError } from './agent/tabs.js';
 
 // Sandbox
 export { createSandbox, prewarmSandbox, discardSpareSandbox } from './packages/andbox/index.js';
