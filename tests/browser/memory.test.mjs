@@ -157,5 +157,12 @@ test('memory panel: search, filter, add, edit, pin, delete, export and import', 
   await deploy.getByText('Releases go out on Wednesdays.').waitFor();
   await page.getByLabel('Import memories file').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"format":"something else"}') });
   await page.locator('.banner.error', { hasText: '“bad.json” is not a valid memory export (nothing was imported)' }).waitFor();
+  // Automatic recall can be turned off: the next turn carries no memories.
+  await page.getByLabel('Give the agent the most relevant memories with each message').uncheck();
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  llm.enqueue({ text: 'No memories then.' });
+  await sendMessage(page, 'which code editor do I use?');
+  await page.locator('.msg.assistant', { hasText: 'No memories then.' }).waitFor();
+  assert.doesNotMatch(llm.requests.at(-1)?.body.messages[0].content, /Relevant long-term memories/);
   await page.close();
 });

@@ -801,8 +801,14 @@ export class ClawserApp {
   /** @param {string} workspaceId */
   async #memoryPanel(workspaceId) {
     const [{ MemoryPanel }, memory] = await Promise.all([import('../ui/memory-panel.js'), this.#servicesOf(workspaceId).memory()]);
+    const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
     return MemoryPanel({
       memory,
+      recall: agentSettings.load(workspaceId).memory,
+      onRecall: (r) => {
+        const cur = agentSettings.load(workspaceId);
+        agentSettings.save(workspaceId, { ...cur, memory: { ...cur.memory, ...r } });
+      },
       onError: (err) => this.#showError(err),
       onBack: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),
     });

@@ -9,7 +9,7 @@ const PAGE = 100;
 /**
  * The Memory panel: search (the same ranking the agent's recall uses), filter by category,
  * add, edit, pin, delete, import and export the workspace's long-term memories.
- * @param {{memory: MemoryStore, semantic?: HTMLElement, onError: (err: unknown) => void, onBack: () => void}} props
+ * @param {{memory: MemoryStore, semantic?: HTMLElement, recall: {autoRecall: boolean, recallLimit: number}, onRecall: (r: {autoRecall: boolean, recallLimit: number}) => void, onError: (err: unknown) => void, onBack: () => void}} props
  *   semantic: the semantic-search (embedding model) section, when the host provides one
  */
 export function MemoryPanel(props) {
@@ -111,6 +111,21 @@ export function MemoryPanel(props) {
     await draw();
   }));
 
+  const autoRecall = h('input', { id: 'memory-auto', type: 'checkbox', checked: props.recall.autoRecall });
+  const recallLimit = h('input', { id: 'memory-limit', type: 'number', min: 1, max: 20, value: String(props.recall.recallLimit), disabled: !props.recall.autoRecall });
+  const saveRecall = () => {
+    const n = Math.min(20, Math.max(1, Math.round(Number(recallLimit.value) || 5)));
+    recallLimit.value = String(n);
+    recallLimit.disabled = !autoRecall.checked;
+    props.onRecall({ autoRecall: autoRecall.checked, recallLimit: n });
+  };
+  autoRecall.addEventListener('change', saveRecall);
+  recallLimit.addEventListener('change', saveRecall);
+  const recallSettings = h('div', { class: 'row memory-recall' },
+    autoRecall, h('label', { for: 'memory-auto' }, 'Give the agent the most relevant memories with each message'),
+    h('label', { for: 'memory-limit' }, 'At most'), recallLimit,
+  );
+
   const root = h('section', { class: 'memory-panel', 'aria-label': 'Memory' },
     h('div', { class: 'panel-head row' },
       h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
@@ -133,6 +148,7 @@ export function MemoryPanel(props) {
       }) } }, 'Export'),
       importPicker,
     ),
+    recallSettings,
     props.semantic ?? null,
     status,
     list,
