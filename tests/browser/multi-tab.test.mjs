@@ -68,7 +68,7 @@ test('two tabs on one conversation: each sees the other\'s messages live, and th
     }
   }, i === 0 ? 'A' : 'B')));
   for (const page of [a, b]) {
-    await waitInPage(page, () => document.querySelectorAll('.goal').length === 10, undefined, { what: 'all ten goals listed' });
+    await waitInPage(page, async () => document.querySelectorAll('.goal').length === 10, undefined, { what: 'all ten goals listed' });
   }
   await a.close();
   await b.close();

@@ -64,3 +64,56 @@ test('memory tools: store, recall, forget through the tool interface', async () 
   assert.equal((await memoryForget.run({ key: 'deadline' }, ctx)).ok, false);
   assert.equal(memoryForget.permission, 'write');
 });
+
+test('two tabs on one memory log: appends serialized, each reads the other\'s, compaction keeps both, deletions carry over', async () => {
+  const { localLock } = await import('../../web/agent/scheduler.js');
+  const fs = new MemoryFileSystem();
+  const lock = localLock();
+  /** @type {Set<{topic: string, fn: (data: unknown, from: string) => void, tab: string}>} */
+  const subs = new Set();
+  const settle = () => new Promise((r) => setTimeout(r, 0));
+  /** An in-process stand-in for TabCoordinator: a shared lock and a bus to the other tab. @param {string} tab */
+  const tabOf = (tab) => ({
+    withLock: (/** @type {string} */ key, /** @type {() => Promise<any>} */ fn) => lock(key, fn),
+    publish: (/** @type {string} */ topic, /** @type {unknown} */ data) => { for (const s of subs) if (s.topic === topic && s.tab !== tab) queueMicrotask(() => s.fn(data, tab)); },
+    subscribe: (/** @type {string} */ topic, /** @type {(data: unknown, from: string) => void} */ fn) => { const s = { topic, fn, tab }; subs.add(s); return () => subs.delete(s); },
+  });
+  let clock = 1000;
+  const a = new MemoryStore({ fs, coordination: tabOf('a'), key: 'ws', now: () => clock++ });
+  const b = new MemoryStore({ fs, coordination: tabOf('b'), key: 'ws', now: () => clock++ });
+  await Promise.all([a.load(), b.load()]);
+  let bChanged = 0;
+  b.subscribe(() => bChanged++);
+  await Promise.all([
+    ...Array.from({ length: 20 }, (_, i) => a.store({ key: `a${i}`, content: `from tab a ${i}` })),
+    ...Array.from({ length: 20 }, (_, i) => b.store({ key: `b${i}`, content: `from tab b ${i}` })),
+  ]);
+  for (let i = 0; i < 5; i++) await settle();
+  assert.equal(a.size, 40);
+  assert.equal(b.size, 40);
+  assert.ok(bChanged > 0, 'b was told');
+  // The same key from both tabs: the newer one wins everywhere, and after a reload.
+  await a.store({ key: 'shared', content: 'older' });
+  await b.store({ key: 'shared', content: 'newer' });
+  for (let i = 0; i < 5; i++) await settle();
+  assert.equal((await a.recall('shared'))[0].content, 'newer');
+  const fresh = new MemoryStore({ fs });
+  await fresh.load();
+  assert.equal(fresh.size, 41);
+  assert.equal((await fresh.recall('shared'))[0].content, 'newer');
+  // Many changes in a: its compaction rewrites the log and keeps b's memories; b sees a's deletions.
+  for (let r = 0; r < 50; r++) for (let i = 0; i < 20; i++) await a.update((await a.recall(`a${i}`))[0].id, { content: `from tab a ${i} rev ${r}` });
+  for (let i = 10; i < 20; i++) await a.forget(`a${i}`);
+  for (let i = 0; i < 5; i++) await settle();
+  const log = await fs.readText('.memory/entries.jsonl');
+  assert.ok(log.split('\n').length < 200, 'the log was compacted');
+  await b.store({ key: 'after compaction', content: 'still here' });
+  for (let i = 0; i < 5; i++) await settle();
+  assert.deepEqual((await b.list()).map((e) => e.key).sort(), (await a.list()).map((e) => e.key).sort());
+  assert.equal(b.size, 32);
+  assert.equal(a.size, 32);
+  const reloaded = new MemoryStore({ fs });
+  await reloaded.load();
+  assert.deepEqual((await reloaded.list()).map((e) => e.key).sort(), [...(await a.list()).map((e) => e.key)].sort());
+  assert.equal((await reloaded.recall('a3'))[0].content, 'from tab a 3 rev 49');
+});

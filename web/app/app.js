@@ -45,6 +45,23 @@ import { openSettingsDialog } from '../ui/settings-dialog.js';
 import { confirmDialog, promptDialog } from '../ui/dialogs.js';
 import { BannerArea } from '../ui/banners.js';
 
+/** Where the embedding model is downloaded from (a mirror on corporate networks); per origin. */
+const MODEL_HUB_KEY = 'clawser_model_hub';
+
+/** At most this many pinned memories ride along with every turn. */
+const MAX_PINNED = 10;
+
+/**
+ * The memories a turn gets: pinned ones always (bounded), then the best matches for the message.
+ * @param {import('../memory/store.js').MemoryStore} memory @param {string} text @param {number} limit
+ */
+async function recallForTurn(memory, text, limit) {
+  const [pinned, hits] = await Promise.all([memory.pinned(), memory.recall(text, { limit })]);
+  const first = pinned.slice(0, MAX_PINNED);
+  const ids = new Set(first.map((m) => m.id));
+  return [...first, ...hits.filter((m) => !ids.has(m.id))];
+}
+
 /** The workspace's panels besides the chat, in the order of its navigation. */
 const PANELS = /** @type {const} */ ([
   { name: 'files', label: 'Files' },
@@ -248,7 +265,7 @@ export class ClawserApp {
         artifact,
         toolUi: new AppToolUi({ artifact, askUser: askUserDialog, screenshotTarget: () => this.root }),
         ...this.#fileServices(workspaceId),
-        memory: () => (memory ??= import('../memory/store.js').then(({ MemoryStore }) => new MemoryStore({ fs: this.workspaceFs(workspaceId) }))),
+        memory: () => (memory ??= Promise.all([import('../memory/store.js'), this.#semantic()]).then(([{ MemoryStore }, { embedder }]) => new MemoryStore({ fs: this.workspaceFs(workspaceId), embedder, coordination: this.tabs, key: workspaceId }))),
         goals: new GoalStore({ fs: this.workspaceFs(workspaceId), coordination: this.tabs, key: workspaceId }),
         scheduler: new Scheduler({
           fs: this.workspaceFs(workspaceId),
@@ -466,7 +483,7 @@ export class ClawserApp {
             maxIterations: parts.settings.maxIterations,
             compaction: { thresholdTokens: parts.settings.compactionThresholdTokens, keepRecent: 10 },
             recall: parts.settings.memory.autoRecall && parts.tools.context.memory
-              ? (text) => /** @type {import('../memory/store.js').MemoryStore} */ (parts.tools.context.memory).recall(text, { limit: parts.settings.memory.recallLimit })
+              ? (text) => recallForTurn(/** @type {import('../memory/store.js').MemoryStore} */ (parts.tools.context.memory), text, parts.settings.memory.recallLimit)
               : undefined,
           });
         },
@@ -697,6 +714,27 @@ export class ClawserApp {
     if (started?.interrupted && convId) await controller.markInterrupted(convId, started.interrupted.userText ?? '');
   }
 
+  /** @type {Promise<{embedder: import('../memory/embedder.js').Embedder, installer: () => import('../memory/model-install.js').ModelInstaller}> | null} */
+  #semanticParts = null;
+
+  /**
+   * The page's embedding model (one for every workspace), loaded when memory is first used;
+   * without an installed model, loading fails fast, makes no request, and keyword search works.
+   */
+  #semantic() {
+    return (this.#semanticParts ??= Promise.all([import('../memory/embedder.js'), import('../memory/model-install.js')]).then(([{ Embedder }, { ModelInstaller }]) => {
+      const embedder = new Embedder();
+      this.#whenIdle(() => { embedder.load().catch(() => {}); });
+      return { embedder, installer: () => new ModelInstaller({ hubUrl: this.#modelHub() || undefined }) };
+    }));
+  }
+
+  /** The model download source the user set, or '' (the Hugging Face hub). */
+  #modelHub() {
+    const v = this.config?.get(MODEL_HUB_KEY, '');
+    return typeof v === 'string' ? v : '';
+  }
+
   /** True once this tab runs the workspaces' scheduled jobs. */
   #schedulersOn = false;
 
@@ -800,10 +838,38 @@ export class ClawserApp {
 
   /** @param {string} workspaceId */
   async #memoryPanel(workspaceId) {
-    const [{ MemoryPanel }, memory] = await Promise.all([import('../ui/memory-panel.js'), this.#servicesOf(workspaceId).memory()]);
+    const [{ MemoryPanel }, { SemanticSection }, memory, { embedder, installer }] = await Promise.all([import('../ui/memory-panel.js'), import('../ui/semantic-section.js'), this.#servicesOf(workspaceId).memory(), this.#semantic()]);
     const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
+    const config = /** @type {LocalConfig} */ (this.config);
+    const semantic = SemanticSection({
+      subscribeQueue: (fn) => memory.subscribeEmbedding(fn),
+      describe: () => installer().status(),
+      hubUrl: this.#modelHub() || 'https://huggingface.co',
+      onHubUrl: (url) => (url && url !== 'https://huggingface.co' ? config.set(MODEL_HUB_KEY, url) : config.remove(MODEL_HUB_KEY)),
+      download: async (onProgress, signal) => {
+        await installer().download({ onProgress, signal });
+        // An installed model is worth keeping: ask the browser not to evict this origin's data.
+        navigator.storage?.persist?.().catch(() => {});
+        await embedder.reload();
+      },
+      importFiles: async (files) => {
+        await installer().importFiles(files);
+        await embedder.reload();
+      },
+      importZip: async (zip) => {
+        await installer().importZip(zip);
+        await embedder.reload();
+      },
+      remove: async () => {
+        await installer().remove();
+        // Loading again finds no model: the status says semantic search is off.
+        await embedder.reload().catch(() => {});
+      },
+      onError: (err) => this.#showError(err),
+    });
     return MemoryPanel({
       memory,
+      semantic,
       recall: agentSettings.load(workspaceId).memory,
       onRecall: (r) => {
         const cur = agentSettings.load(workspaceId);

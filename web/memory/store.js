@@ -1,7 +1,9 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
+/** @import { EmbedderStatus } from './embed-core.js' */
 import { z } from 'zod';
 import { readTextIfExists } from '../storage/index.js';
 import { MemoryIndex } from './search.js';
+import { concatBytes, decodeVectorFile, encodeVectorHeader, encodeVectorRecord, textHash } from './vectors.js';
 
 export const CATEGORIES = /** @type {const} */ (['core', 'learned', 'user', 'context']);
 
@@ -26,15 +28,61 @@ const LogLineSchema = z.union([
 export const MEMORY_FORMAT = 1;
 const LOG = 'entries.jsonl';
 const META = 'meta.json';
+export const VECTORS_FILE = 'vectors.bin';
+
+/**
+ * What the store needs from an embedder (web/memory/embedder.js's Embedder). `subscribe`
+ * calls back at once with the current status.
+ * @typedef {{
+ *   status: EmbedderStatus,
+ *   subscribe(fn: (status: EmbedderStatus) => void): () => void,
+ *   embed(texts: string[], options?: {priority?: 'high' | 'low', timeoutMs?: number, signal?: AbortSignal}): Promise<Float32Array[]>,
+ * }} EmbedderLike
+ */
+
+/**
+ * @typedef {object} EmbeddingState
+ * @property {'off' | 'waiting' | 'running' | 'idle'} state off: no embedder attached; waiting:
+ *   the embedder is not ready (no model, loading, failed); running: embedding in the background
+ * @property {number} pending memories without an embedding yet
+ * @property {number} done embedded in the current run ("embedding done of total")
+ * @property {number} total done + pending
+ * @property {number} failed memories the model could not embed (retried when they change)
+ * @property {number} vectors memories with an embedding
+ * @property {import('./embed-core.js').EmbedderState | null} embedder the embedder's state
+ * @property {string} message for people
+ */
+
+/**
+ * @typedef {object} RecallInfo how the last recall ranked
+ * @property {'hybrid' | 'keyword'} mode
+ * @property {'given' | 'embedded' | 'cached' | 'disabled' | 'off' | 'not_ready' | 'no_vectors' | 'timeout' | 'error'} reason
+ */
+
+/**
+ * Embedder failures after which the queue stops until the embedder reports ready again
+ * (anything else is a problem with particular texts).
+ */
+const UNAVAILABLE = new Set(['not_ready', 'model_missing', 'load_failed', 'wrong_dimensions', 'worker_failed', 'aborted', 'unsupported']);
 
 /** @param {string} key */
 const normKey = (key) => key.trim().toLowerCase().replace(/\s+/g, ' ');
+/** The text indexed and embedded for an entry. @param {MemoryEntry} e */
+const entryText = (e) => `${e.key}\n${e.content}`;
+const encoder = new TextEncoder();
 
 /**
  * The agent's long-term memory of one workspace: entries in an append-only JSON-lines log
  * under `.memory/` (one line per change: storing 100,000 entries never rewrites the file;
  * a rewrite happens only when most lines are stale), searched through a MemoryIndex.
  * Entries with the same key merge: the newer one wins.
+ *
+ * Embeddings: with an embedder attached (attachEmbedder) and ready, memories without a
+ * vector are embedded in the background, in small batches that never hold up store() or
+ * recall(); vectors go to `.memory/vectors.bin` (see vectors.js) and are loaded back by
+ * load(). A memory whose text changes loses its vector and is queued again. recall() embeds
+ * the query when the embedder is ready, but waits at most `queryTimeoutMs` for it and
+ * otherwise ranks by keywords alone (the late vector is cached for the next recall).
  */
 export class MemoryStore {
   /** @type {Map<string, MemoryEntry>} */
@@ -47,24 +95,107 @@ export class MemoryStore {
   /** @type {Promise<void> | null} */
   #flushing = null;
   #loaded = false;
+  /** @type {Promise<{skipped: number, vectors: {loaded: number, stale: number, torn: boolean}}> | null} */
+  #loading = null;
+  /** Bytes of entries.jsonl this store has read or written (other tabs append after them). */
+  #logBytes = 0;
+  /** @type {Set<() => void>} */
+  #changeListeners = new Set();
+
+  // --- Embeddings
+  /** @type {EmbedderLike | null} */
+  #embedder = null;
+  /** @type {(() => void) | null} */
+  #unsubscribeEmbedder = null;
+  /** Ids of entries without a vector, in the order they will be embedded. @type {Set<string>} */
+  #unembedded = new Set();
+  /** Ids to embed one at a time (their batch failed). @type {Set<string>} */
+  #single = new Set();
+  /** Ids the model failed on; retried when their text changes. @type {Set<string>} */
+  #failed = new Set();
+  #running = false;
+  #runScheduled = false;
+  #done = 0;
+  /** @type {Set<(state: EmbeddingState) => void>} */
+  #listeners = new Set();
+  #notifyScheduled = false;
+  /** Query embeddings, most recent last (recall of the same text skips the model). @type {Map<string, Float32Array>} */
+  #queryCache = new Map();
+  /**
+   * State of vectors.bin: valid — its header is usable and appends can follow; model — the
+   * tag in (or for) its header; records — records in it; repair — an append failed, so the
+   * tail must be checked before the next one; disabled — unreadable: never overwritten.
+   */
+  #vec = { valid: false, model: /** @type {string | null} */ (null), records: 0, repair: false, disabled: false };
+  #vecChain = Promise.resolve();
 
   /**
-   * @param {{fs: FileSystem, dir?: string, index?: MemoryIndex, now?: () => number}} deps
-   *   fs: the workspace file system; dir: the memory folder (".memory")
+   * @param {{fs: FileSystem, dir?: string, index?: MemoryIndex, now?: () => number, embedder?: EmbedderLike | null,
+   *   batchSize?: number, batchChars?: number, queryTimeoutMs?: number, coordination?: import('../agent/types.d.ts').Coordination, key?: string}} deps
+   *   fs: the workspace file system; dir: the memory folder (".memory"); embedder: see
+   *   attachEmbedder; batchSize/batchChars: background batch limits (8 texts, 4,000
+   *   characters: short batches let a query overtake them quickly); queryTimeoutMs: how
+   *   long recall() waits for the query's embedding (300 ms); coordination + key (the workspace
+   *   id): other tabs change the same memories — appends are serialized with theirs, and what
+   *   they append is read in
    */
   constructor(deps) {
+    this.coordination = deps.coordination;
+    this.topic = `memory:${deps.key ?? ''}`;
+    this.coordination?.subscribe(this.topic, () => {
+      if (!this.#loaded) return;
+      this.#enqueueLog(() => this.#catchUp()).then((n) => { if (n) this.#changed(); }, () => {});
+    });
     this.fs = deps.fs;
     this.dir = deps.dir ?? '.memory';
     this.index = deps.index ?? new MemoryIndex();
     this.now = deps.now ?? Date.now;
+    this.batchSize = deps.batchSize ?? 8;
+    this.batchChars = deps.batchChars ?? 4000;
+    // A query overtakes queued batches, so it waits for at most one small batch plus itself;
+    // 300 ms bounds what semantic recall may add to a chat turn (not yet measured with the
+    // real MiniLM here: tune it with figures from a real install).
+    this.queryTimeoutMs = deps.queryTimeoutMs ?? 300;
+    /** @type {RecallInfo | null} */
+    this.lastRecall = null;
+    if (deps.embedder) this.attachEmbedder(deps.embedder);
   }
 
-  /** Reads the log once; later calls return at once. Torn or invalid lines are skipped and counted. */
-  async load() {
-    if (this.#loaded) return { skipped: 0 };
+  /**
+   * Reads the log and the vectors once; later calls return the same result. Torn or invalid
+   * lines are skipped and counted; a torn end of vectors.bin is cut off.
+   */
+  load() {
+    this.#loading ??= this.#load().catch((err) => {
+      this.#loading = null;
+      throw err;
+    });
+    return this.#loading;
+  }
+
+  async #load() {
     const text = await readTextIfExists(this.fs, `${this.dir}/${LOG}`);
+    this.#logBytes = text ? encoder.encode(text).length : 0;
+    const { skipped } = this.#applyLines(text ?? '', false);
+    if (text === null) await this.fs.write(`${this.dir}/${META}`, JSON.stringify({ format: MEMORY_FORMAT }));
+    const vectors = await this.#loadVectors();
+    this.#loaded = true;
+    const status = this.#embedder?.status;
+    if (status?.state === 'ready' && status.model) this.#adoptModel(status.model.fingerprint);
+    this.#scheduleEmbedding();
+    this.#notify();
+    return { skipped, vectors };
+  }
+
+  /**
+   * Applies log lines. From another tab (`merge`), a put does not replace a newer entry with
+   * the same key this tab holds (newer wins, as when loading the file in order).
+   * @param {string} text @param {boolean} merge
+   */
+  #applyLines(text, merge) {
     let skipped = 0;
-    for (const line of (text ?? '').split('\n')) {
+    let applied = 0;
+    for (const line of text.split('\n')) {
       if (!line.trim()) continue;
       this.#logLines++;
       let parsed;
@@ -78,12 +209,77 @@ export class MemoryStore {
         skipped++;
         continue;
       }
-      if (parsed.data.op === 'put') this.#apply(parsed.data.entry);
-      else this.#drop(parsed.data.id);
+      if (parsed.data.op === 'put') {
+        const e = parsed.data.entry;
+        const mine = this.#entries.get(this.#byKey.get(normKey(e.key)) ?? '');
+        if (merge && mine && mine.timestamp > e.timestamp) continue;
+        this.#apply(e);
+      } else this.#drop(parsed.data.id);
+      applied++;
     }
-    if (text === null) await this.fs.write(`${this.dir}/${META}`, JSON.stringify({ format: MEMORY_FORMAT }));
-    this.#loaded = true;
-    return { skipped };
+    return { skipped, applied };
+  }
+
+  /**
+   * Reads what other tabs appended to the log since this store last read or wrote it.
+   * @param {string[]} [ownLines] this tab's lines about to be written (kept if the file was rewritten)
+   */
+  async #catchUp(ownLines = [...this.#pending]) {
+    const path = `${this.dir}/${LOG}`;
+    const stat = await this.fs.stat(path);
+    const size = stat?.kind === 'file' ? stat.size : 0;
+    if (size < this.#logBytes) {
+      // Another tab compacted (rewrote) the log: it is the whole truth now, except for this
+      // tab's lines not written yet. Entries missing from it were deleted there.
+      const text = (await readTextIfExists(this.fs, path)) ?? '';
+      this.#logBytes = encoder.encode(text).length;
+      this.#logLines = 0;
+      const inFile = new Set();
+      /** @param {string} line */
+      const idOf = (line) => {
+        try {
+          return JSON.parse(line)?.entry?.id;
+        } catch {
+          return undefined;
+        }
+      };
+      for (const line of text.split('\n')) inFile.add(idOf(line));
+      const ownIds = new Set(ownLines.map(idOf));
+      for (const id of [...this.#entries.keys()]) if (!inFile.has(id) && !ownIds.has(id)) this.#drop(id);
+      const applied = this.#applyLines(text, false).applied;
+      this.#applyLines(ownLines.join('\n'), false);
+      return applied;
+    }
+    if (size === this.#logBytes) return 0;
+    const bytes = await this.fs.readBytes(path, { start: this.#logBytes, end: size });
+    const end = bytes.lastIndexOf(0x0a) + 1; // complete lines only
+    this.#logBytes += end;
+    return this.#applyLines(new TextDecoder().decode(bytes.subarray(0, end)), true).applied;
+  }
+
+  /** Log reads and writes of this store, one at a time. @type {Promise<unknown>} */
+  #logChain = Promise.resolve();
+  /** @template T @param {() => Promise<T>} task @returns {Promise<T>} */
+  #enqueueLog(task) {
+    const run = this.#logChain.then(task, task);
+    this.#logChain = run.catch(() => {});
+    return run;
+  }
+
+  /** Called after entries changed (here or in another tab). @param {() => void} fn */
+  subscribe(fn) {
+    this.#changeListeners.add(fn);
+    return () => this.#changeListeners.delete(fn);
+  }
+
+  #changed() {
+    for (const fn of this.#changeListeners) fn();
+  }
+
+  /** Pinned memories, newest first: always given to the agent with automatic recall. */
+  async pinned() {
+    await this.load();
+    return [...this.#entries.values()].filter((e) => e.pinned).sort((a, b) => b.timestamp - a.timestamp);
   }
 
   /** @param {MemoryEntry} entry */
@@ -91,9 +287,17 @@ export class MemoryStore {
     const k = normKey(entry.key);
     const previous = this.#byKey.get(k);
     if (previous && previous !== entry.id) this.#drop(previous);
+    const old = this.#entries.get(entry.id);
+    if (old && normKey(old.key) !== k && this.#byKey.get(normKey(old.key)) === entry.id) this.#byKey.delete(normKey(old.key));
     this.#entries.set(entry.id, entry);
     this.#byKey.set(k, entry.id);
-    this.index.upsert(entry.id, { text: `${entry.key}\n${entry.content}`, category: entry.category });
+    // Same text and category (a pin, a timestamp): the index — and the vector — stay.
+    if (old && old.key === entry.key && old.content === entry.content && old.category === entry.category && this.index.has(entry.id)) return;
+    this.index.upsert(entry.id, { text: entryText(entry), category: entry.category });
+    // upsert dropped any vector: the new text needs a new one.
+    this.#failed.delete(entry.id);
+    this.#unembedded.add(entry.id);
+    this.#scheduleEmbedding();
   }
 
   /** @param {string} id */
@@ -103,6 +307,9 @@ export class MemoryStore {
     this.#entries.delete(id);
     if (this.#byKey.get(normKey(e.key)) === id) this.#byKey.delete(normKey(e.key));
     this.index.remove(id);
+    this.#unembedded.delete(id);
+    this.#single.delete(id);
+    this.#failed.delete(id);
     return true;
   }
 
@@ -114,15 +321,29 @@ export class MemoryStore {
 
   /** Writes pending lines in one append. Resolves when they are on disk. */
   flush() {
+    if (!this.#flushing && !this.#pending.length) return Promise.resolve();
     this.#flushing ??= (async () => {
+      // Yield first: were the body to finish synchronously, its `finally` would clear
+      // #flushing before `??=` stores the (then settled) promise — and no flush would run again.
+      await null;
       try {
         while (this.#pending.length) {
           const lines = this.#pending.splice(0);
-          await this.fs.append(`${this.dir}/${LOG}`, `${lines.join('\n')}\n`);
+          const data = encoder.encode(`${lines.join('\n')}\n`);
+          const write = async () => {
+            // Another tab's lines first, so byte offsets stay exact; then ours after them.
+            if (this.coordination) await this.#catchUp([...lines, ...this.#pending]);
+            await this.fs.append(`${this.dir}/${LOG}`, data);
+            this.#logBytes += data.length;
+          };
+          const c = this.coordination;
+          await this.#enqueueLog(() => (c ? c.withLock(this.topic, write) : write()));
+          c?.publish(this.topic, {});
         }
       } finally {
         this.#flushing = null;
       }
+      this.#changed();
     })();
     return this.#flushing;
   }
@@ -157,7 +378,6 @@ export class MemoryStore {
     const current = this.#entries.get(id);
     if (!current) return null;
     const entry = MemoryEntrySchema.parse({ ...current, ...patch, timestamp: this.now() });
-    this.#drop(id);
     this.#apply(entry);
     this.#log({ op: 'put', entry });
     await this.flush();
@@ -172,17 +392,73 @@ export class MemoryStore {
     this.#log({ op: 'del', id });
     await this.flush();
     await this.#compactIfStale();
+    this.#notify();
     return true;
   }
 
   /**
+   * Ranks memories for a query: hybrid (0.7 · cosine + 0.3 · BM25, see MemoryIndex) when the
+   * query vector is given or the embedder produces it within `semanticTimeoutMs`, else
+   * keywords alone. `lastRecall` tells which happened.
    * @param {string} query
-   * @param {{limit?: number, categories?: string[], queryVector?: Float32Array}} [options]
+   * @param {{limit?: number, categories?: string[], minScore?: number, queryVector?: ArrayLike<number>, semantic?: boolean, semanticTimeoutMs?: number}} [options]
+   *   semantic: false ranks by keywords only
    * @returns {Promise<(MemoryEntry & {score: number})[]>}
    */
   async recall(query, options = {}) {
     await this.load();
-    return this.index.search(query, options).map((hit) => ({ ...(/** @type {MemoryEntry} */ (this.#entries.get(hit.id))), score: hit.score }));
+    const { semantic, semanticTimeoutMs, ...searchOptions } = options;
+    /** @type {RecallInfo} */
+    let info;
+    if (searchOptions.queryVector) info = { mode: 'hybrid', reason: 'given' };
+    else if (semantic === false) info = { mode: 'keyword', reason: 'disabled' };
+    else {
+      const q = await this.#queryVector(query, semanticTimeoutMs ?? this.queryTimeoutMs);
+      if (q.vector) searchOptions.queryVector = q.vector;
+      info = { mode: q.vector ? 'hybrid' : 'keyword', reason: q.reason };
+    }
+    this.lastRecall = info;
+    return this.index.search(query, searchOptions).map((hit) => ({ ...(/** @type {MemoryEntry} */ (this.#entries.get(hit.id))), score: hit.score }));
+  }
+
+  /**
+   * The query's embedding, or null (with why) when there is none in time.
+   * @param {string} query
+   * @param {number} timeoutMs
+   * @returns {Promise<{vector: Float32Array | null, reason: RecallInfo['reason']}>}
+   */
+  async #queryVector(query, timeoutMs) {
+    const embedder = this.#embedder;
+    if (!embedder) return { vector: null, reason: 'off' };
+    if (!this.#embedderReady()) return { vector: null, reason: 'not_ready' };
+    if (this.index.vectorCount === 0) return { vector: null, reason: 'no_vectors' };
+    const key = query.trim();
+    if (!key) return { vector: null, reason: 'disabled' };
+    const cached = this.#queryCache.get(key);
+    if (cached) {
+      this.#queryCache.delete(key); // most recent last
+      this.#queryCache.set(key, cached);
+      return { vector: cached, reason: 'cached' };
+    }
+    const work = embedder.embed([key], { priority: 'high', timeoutMs: 30_000 }).then(([v]) => {
+      // The index rejects such vectors; better keyword-only than a failed recall.
+      if (!v || v.length !== this.index.dimensions || !v.every(Number.isFinite) || !v.some((x) => x !== 0)) throw new RangeError('unusable query vector');
+      this.#queryCache.set(key, v);
+      if (this.#queryCache.size > 64) this.#queryCache.delete(/** @type {string} */ (this.#queryCache.keys().next().value));
+      return v;
+    });
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    let timer;
+    const timeout = new Promise((resolve) => { timer = setTimeout(() => resolve('timeout'), timeoutMs); });
+    try {
+      const result = await Promise.race([work, timeout]);
+      return result === 'timeout' ? { vector: null, reason: 'timeout' } : { vector: /** @type {Float32Array} */ (result), reason: 'embedded' };
+    } catch {
+      return { vector: null, reason: 'error' };
+    } finally {
+      clearTimeout(timer);
+      work.catch(() => {}); // a late failure after the timeout is not an unhandled rejection
+    }
   }
 
   /** Newest first. @param {{category?: string}} [filter] */
@@ -199,12 +475,21 @@ export class MemoryStore {
   async #compactIfStale() {
     if (this.#logLines < 1000 || this.#logLines < this.#entries.size * 2) return;
     await this.flush();
-    const lines = [...this.#entries.values()].map((entry) => JSON.stringify({ op: 'put', entry }));
-    await this.fs.write(`${this.dir}/${LOG}`, lines.length ? `${lines.join('\n')}\n` : '');
-    this.#logLines = lines.length;
+    const rewrite = async () => {
+      // Under the lock and after reading other tabs' lines: the rewrite keeps their changes.
+      if (this.coordination) await this.#catchUp();
+      const lines = [...this.#entries.values()].map((entry) => JSON.stringify({ op: 'put', entry }));
+      const data = encoder.encode(lines.length ? `${lines.join('\n')}\n` : '');
+      await this.fs.write(`${this.dir}/${LOG}`, data);
+      this.#logLines = lines.length;
+      this.#logBytes = data.length;
+    };
+    const c = this.coordination;
+    await this.#enqueueLog(() => (c ? c.withLock(this.topic, rewrite) : rewrite()));
+    c?.publish(this.topic, {});
   }
 
-  /** All entries as a JSON document (export). */
+  /** All entries as a JSON document (export). Embeddings are not included: they are recomputed. */
   async exportJson() {
     await this.load();
     return { format: 'clawser-memory', version: MEMORY_FORMAT, entries: [...this.#entries.values()] };
@@ -228,5 +513,335 @@ export class MemoryStore {
     }
     await this.flush();
     return { imported, skipped: parsed.entries.length - imported };
+  }
+
+  // --- Embeddings ------------------------------------------------------------------------
+
+  /**
+   * Uses `embedder` for background embedding and query vectors (null detaches). Loading the
+   * model is the embedder owner's business (Embedder.load()); the queue starts when the
+   * embedder reports ready, and pauses when it stops being ready.
+   * @param {EmbedderLike | null} embedder
+   */
+  attachEmbedder(embedder) {
+    this.#unsubscribeEmbedder?.();
+    this.#unsubscribeEmbedder = null;
+    this.#embedder = embedder;
+    this.#queryCache.clear();
+    if (embedder) this.#unsubscribeEmbedder = embedder.subscribe((status) => this.#onEmbedderStatus(status));
+    this.#notify();
+  }
+
+  /** @param {EmbedderStatus} status */
+  #onEmbedderStatus(status) {
+    if (status.state === 'ready' && status.model && this.#loaded) this.#adoptModel(status.model.fingerprint);
+    this.#scheduleEmbedding();
+    this.#notify();
+  }
+
+  #embedderReady() {
+    const status = this.#embedder?.status;
+    return status?.state === 'ready' && (!status.model || status.model.dimensions === this.index.dimensions);
+  }
+
+  /**
+   * Vectors of another model are not comparable with this one's: when the embedder's model
+   * differs from the one that made the stored vectors, they are dropped and recomputed.
+   * @param {string} tag
+   */
+  #adoptModel(tag) {
+    if (this.#vec.model === tag) return;
+    if (this.#vec.model !== null && this.index.vectorCount > 0) {
+      for (const e of this.#entries.values()) {
+        this.index.upsert(e.id, { text: entryText(e), category: e.category });
+        this.#unembedded.add(e.id);
+      }
+      this.#failed.clear();
+      this.#single.clear();
+    }
+    this.#queryCache.clear();
+    this.#vec.model = tag;
+    this.#vec.valid = false; // the next write starts a new file with this model's header
+  }
+
+  /** The background queue's state, for a "embedding 12 of 40" line. @returns {EmbeddingState} */
+  get embedding() {
+    const pending = this.#unembedded.size;
+    const embedder = this.#embedder;
+    const vectors = this.index.vectorCount;
+    const base = { pending, done: this.#done, total: this.#done + pending, failed: this.#failed.size, vectors, embedder: embedder?.status.state ?? null };
+    if (!embedder) return { ...base, state: 'off', message: 'Semantic search is off.' };
+    if (!this.#embedderReady()) {
+      const status = embedder.status;
+      const message = status.state === 'ready' ? `The embedding model makes ${status.model?.dimensions}-dimensional vectors; memory needs ${this.index.dimensions}.` : status.message;
+      return { ...base, state: 'waiting', message };
+    }
+    if (pending > 0 || this.#running) return { ...base, state: 'running', message: `Embedding ${this.#done} of ${this.#done + pending} memories…` };
+    return { ...base, state: 'idle', message: `Semantic search is on (${vectors} ${vectors === 1 ? 'memory' : 'memories'} embedded${this.#failed.size ? `, ${this.#failed.size} failed` : ''}).` };
+  }
+
+  /**
+   * Calls `fn` with the queue state now and after every change (coalesced per microtask).
+   * @param {(state: EmbeddingState) => void} fn
+   * @returns {() => void} unsubscribe
+   */
+  subscribeEmbedding(fn) {
+    this.#listeners.add(fn);
+    fn(this.embedding);
+    return () => { this.#listeners.delete(fn); };
+  }
+
+  /**
+   * Resolves once the queue is not running (everything embedded, or the embedder not
+   * ready) and the vectors computed so far are on disk.
+   * @returns {Promise<EmbeddingState>}
+   */
+  async whenEmbedded() {
+    await this.load();
+    await new Promise((resolve) => {
+      const check = () => {
+        if (this.embedding.state !== 'running') {
+          this.#listeners.delete(check);
+          resolve(undefined);
+        }
+      };
+      this.#listeners.add(check);
+      check();
+    });
+    await this.#vecChain;
+    return this.embedding;
+  }
+
+  #notify() {
+    if (this.#notifyScheduled || this.#listeners.size === 0) return;
+    this.#notifyScheduled = true;
+    queueMicrotask(() => {
+      this.#notifyScheduled = false;
+      const state = this.embedding;
+      for (const fn of [...this.#listeners]) {
+        try {
+          fn(state);
+        } catch (err) {
+          console.error('Embedding listener failed', err);
+        }
+      }
+    });
+  }
+
+  #scheduleEmbedding() {
+    if (this.#listeners.size) this.#notify();
+    if (this.#runScheduled || this.#running || !this.#loaded || this.#unembedded.size === 0 || !this.#embedderReady()) return;
+    this.#runScheduled = true;
+    // A macrotask later: the store() that queued the entry finishes (and writes) first.
+    setTimeout(() => {
+      this.#runScheduled = false;
+      void this.#run();
+    }, 0);
+  }
+
+  /** Next ids to embed: up to batchSize texts within batchChars (at least one). */
+  #nextBatch() {
+    for (const id of this.#single) {
+      if (this.#unembedded.has(id)) return [id];
+      this.#single.delete(id);
+    }
+    /** @type {string[]} */
+    const ids = [];
+    let chars = 0;
+    for (const id of this.#unembedded) {
+      const e = /** @type {MemoryEntry} */ (this.#entries.get(id));
+      const len = Math.min(entryText(e).length, 4000);
+      if (ids.length > 0 && (ids.length >= this.batchSize || chars + len > this.batchChars)) break;
+      ids.push(id);
+      chars += len;
+    }
+    return ids;
+  }
+
+  async #run() {
+    if (this.#running) return;
+    this.#running = true;
+    this.#done = 0;
+    this.#notify();
+    try {
+      while (this.#unembedded.size > 0 && this.#embedderReady()) {
+        const embedder = /** @type {EmbedderLike} */ (this.#embedder);
+        const ids = this.#nextBatch();
+        const texts = ids.map((id) => entryText(/** @type {MemoryEntry} */ (this.#entries.get(id))));
+        /** @type {Float32Array[]} */
+        let vectors;
+        try {
+          vectors = await embedder.embed(texts, { priority: 'low', timeoutMs: 120_000 });
+        } catch (err) {
+          const code = /** @type {{code?: string}} */ (err)?.code ?? '';
+          if (UNAVAILABLE.has(code) || embedder !== this.#embedder) break; // resumes on the next 'ready'
+          // A problem with these texts: retry them one by one, then give up on the culprit.
+          if (ids.length > 1) for (const id of ids) this.#single.add(id);
+          else this.#markFailed(ids[0]);
+          continue;
+        }
+        if (embedder !== this.#embedder) break;
+        const dims = this.index.dimensions;
+        /** @type {Uint8Array[]} */
+        const records = [];
+        for (let i = 0; i < ids.length; i++) {
+          const e = this.#entries.get(ids[i]);
+          if (!e || entryText(e) !== texts[i]) continue; // changed meanwhile: queued again
+          try {
+            this.index.setVector(e.id, vectors[i]);
+            records.push(encodeVectorRecord(e.id, texts[i], vectors[i], dims));
+          } catch {
+            this.#markFailed(e.id); // e.g. a zero vector
+            continue;
+          }
+          this.#unembedded.delete(e.id);
+          this.#single.delete(e.id);
+          this.#done++;
+        }
+        if (records.length) this.#persistVectors(records);
+        this.#notify();
+        // Let the page breathe between batches.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+    } finally {
+      this.#running = false;
+      if (this.#unembedded.size === 0) this.#done = 0;
+      this.#notify();
+      this.#scheduleEmbedding(); // entries stored during the last batch
+    }
+  }
+
+  /** @param {string} id */
+  #markFailed(id) {
+    this.#unembedded.delete(id);
+    this.#single.delete(id);
+    this.#failed.add(id);
+  }
+
+  // --- vectors.bin -------------------------------------------------------------------------
+
+  get #vectorsPath() {
+    return `${this.dir}/${VECTORS_FILE}`;
+  }
+
+  /** Reads vectors.bin into the index: vectors of entries whose text is unchanged. */
+  async #loadVectors() {
+    const none = { loaded: 0, stale: 0, torn: false };
+    /** @type {Uint8Array} */
+    let bytes;
+    try {
+      bytes = await this.fs.readBytes(this.#vectorsPath);
+    } catch (err) {
+      if (/** @type {{code?: string}} */ (err)?.code !== 'not_found') {
+        // Memory still works (keywords, and vectors computed again); the file is left alone.
+        console.warn('Memory vectors could not be read; they are recomputed this session', err);
+        this.#vec.disabled = true;
+      }
+      return none;
+    }
+    const dims = this.index.dimensions;
+    const result = decodeVectorFile(bytes, (r) => {
+      if (r.vector.length !== dims) return;
+      const e = this.#entries.get(r.id);
+      if (!e) return;
+      const text = entryText(e);
+      if (text.length !== r.textLength || textHash(text) !== r.textHash) return;
+      try {
+        this.index.setVector(r.id, r.vector);
+        this.#unembedded.delete(r.id);
+      } catch {
+        // a damaged vector: computed again
+      }
+    });
+    if (!result.header || result.header.dimensions !== dims) {
+      // Not ours, another format or another size: replaced by the next write.
+      this.#vec = { valid: false, model: null, records: 0, repair: false, disabled: false };
+      return { ...none, torn: bytes.length > 0 };
+    }
+    this.#vec = { valid: true, model: result.header.modelTag, records: result.records, repair: false, disabled: false };
+    if (result.torn) {
+      // A tab closed mid-append: cut the partial record so later appends stay aligned.
+      try {
+        await this.fs.truncate(this.#vectorsPath, result.validBytes);
+      } catch {
+        this.#vec.repair = true;
+      }
+    }
+    const loaded = this.index.vectorCount;
+    if (this.#vectorsStale()) this.#vecChain = this.#vecChain.then(() => this.#compactVectors()).catch((err) => console.warn('Memory vectors compaction failed', err));
+    return { loaded, stale: result.records - loaded, torn: result.torn };
+  }
+
+  #vectorsStale() {
+    return this.#vec.records >= 1000 && this.#vec.records > this.index.vectorCount * 2;
+  }
+
+  /**
+   * Appends records (after any earlier write). Failures are logged, not thrown: the vectors
+   * are in the index already and are computed again after a reload if they were not saved.
+   * @param {Uint8Array[]} records
+   */
+  #persistVectors(records) {
+    this.#vecChain = this.#vecChain.then(async () => {
+      if (this.#vec.disabled) return;
+      const path = this.#vectorsPath;
+      if (!this.#vec.valid) {
+        const header = encodeVectorHeader(this.index.dimensions, this.#vec.model ?? this.#embedder?.status.model?.fingerprint ?? 'unknown');
+        await this.fs.write(path, concatBytes([header, ...records]));
+        this.#vec.valid = true;
+        this.#vec.repair = false;
+        this.#vec.records = records.length;
+        return;
+      }
+      if (this.#vec.repair) {
+        // An earlier append may have left a partial record: cut back to the last whole one.
+        const result = decodeVectorFile(await this.fs.readBytes(path), () => {});
+        if (!result.header) {
+          this.#vec.valid = false;
+          this.#vec.records = 0;
+        } else {
+          if (result.torn) await this.fs.truncate(path, result.validBytes);
+          this.#vec.records = result.records;
+        }
+        this.#vec.repair = false;
+        if (!this.#vec.valid) return this.#persistNow(records);
+      }
+      try {
+        await this.fs.append(path, concatBytes(records));
+      } catch (err) {
+        this.#vec.repair = true;
+        throw err;
+      }
+      this.#vec.records += records.length;
+      if (this.#vectorsStale()) await this.#compactVectors();
+    }).catch((err) => console.warn('Memory vectors could not be saved; they are recomputed after a reload', err));
+  }
+
+  /** Writes a new file with these records (used when the old one turned out unusable). @param {Uint8Array[]} records */
+  async #persistNow(records) {
+    const header = encodeVectorHeader(this.index.dimensions, this.#vec.model ?? 'unknown');
+    await this.fs.write(this.#vectorsPath, concatBytes([header, ...records]));
+    this.#vec.valid = true;
+    this.#vec.records = records.length;
+  }
+
+  /** Rewrites vectors.bin (atomically) with one record per entry whose text it matches. */
+  async #compactVectors() {
+    if (this.#vec.disabled || !this.#vec.valid) return;
+    const bytes = await this.fs.readBytes(this.#vectorsPath);
+    /** @type {Map<string, [number, number]>} */
+    const latest = new Map();
+    const result = decodeVectorFile(bytes, (r) => {
+      const e = this.#entries.get(r.id);
+      if (!e) return;
+      const text = entryText(e);
+      if (text.length === r.textLength && textHash(text) === r.textHash) latest.set(r.id, [r.start, r.end]);
+    });
+    if (!result.header) return;
+    const parts = [bytes.subarray(0, result.header.size)];
+    for (const [start, end] of latest.values()) parts.push(bytes.subarray(start, end));
+    await this.fs.write(this.#vectorsPath, concatBytes(parts));
+    this.#vec.records = latest.size;
+    this.#vec.repair = false;
   }
 }

@@ -9,7 +9,7 @@ const PAGE = 100;
 /**
  * The Memory panel: search (the same ranking the agent's recall uses), filter by category,
  * add, edit, pin, delete, import and export the workspace's long-term memories.
- * @param {{memory: MemoryStore, semantic?: HTMLElement, recall: {autoRecall: boolean, recallLimit: number}, onRecall: (r: {autoRecall: boolean, recallLimit: number}) => void, onError: (err: unknown) => void, onBack: () => void}} props
+ * @param {{memory: MemoryStore, semantic?: {root: HTMLElement, destroy: () => void}, recall: {autoRecall: boolean, recallLimit: number}, onRecall: (r: {autoRecall: boolean, recallLimit: number}) => void, onError: (err: unknown) => void, onBack: () => void}} props
  *   semantic: the semantic-search (embedding model) section, when the host provides one
  */
 export function MemoryPanel(props) {
@@ -149,10 +149,16 @@ export function MemoryPanel(props) {
       importPicker,
     ),
     recallSettings,
-    props.semantic ?? null,
+    props.semantic?.root ?? null,
     status,
     list,
   );
   guarded(draw);
-  return { root, destroy: () => clearTimeout(searchTimer) };
+  // Changes from the agent or another tab show without leaving the panel.
+  let redraw = 0;
+  const unsubscribe = memory.subscribe(() => {
+    cancelAnimationFrame(redraw);
+    redraw = requestAnimationFrame(() => guarded(draw));
+  });
+  return { root, destroy: () => { clearTimeout(searchTimer); cancelAnimationFrame(redraw); unsubscribe(); props.semantic?.destroy(); } };
 }
