@@ -1,5 +1,6 @@
 // Clawser service worker: precaches the whole app (shell, every module, vendor files)
-// under a versioned cache so the app loads with the network off after the first visit.
+// under a versioned cache so the app loads with the network off after the first visit, and,
+// where the browser grants Periodic Background Sync, checks for due jobs and notifies.
 /// <reference lib="webworker" />
 // @ts-check
 /** @type {ServiceWorkerGlobalScope} */
@@ -64,3 +65,151 @@ sw.addEventListener('fetch', (event) => {
 /** @type {Promise<Cache> | null} the opened cache, kept for the worker's life */
 let openedCache = null;
 const appCache = () => (openedCache ??= caches.open(CACHE_NAME));
+
+// ── Background check for due scheduled jobs ──
+// The agent cannot run here (provider keys are sealed by a key the page holds, storage needs a
+// dedicated worker, tools need the page), so when the browser grants Periodic Background Sync
+// this worker only looks for due jobs and notifies; the jobs run when Clawser is opened.
+const JOBS_SYNC_TAG = 'clawser-jobs'; // registered by web/app/background.js
+const DUE_NOTIFICATION_TAG = 'clawser-due';
+// Outside the clawser-app- prefix so a new version's activate keeps it.
+const CHECK_CACHE = 'clawser-background';
+const CHECK_STATE_URL = new URL('./clawser-background-check.json', sw.registration.scope).href; // also read by background.js
+const MAX_JOBS_FILE = 4 * 1024 * 1024;
+const MAX_NAMES = 5;
+
+/** @typedef {{wsId: string, id: string, name: string, dueAt: number}} DueJob */
+/**
+ * What the last check found; `notified` holds the occurrences already announced, so a job that
+ * stays due is not announced again on every check.
+ * @typedef {{version: 1, at: number, outcome: 'app-open' | 'nothing-due' | 'notified' | 'already-notified' | 'cannot-notify', due: number, notified: string[]}} CheckState
+ */
+
+/** @param {DueJob} j an occurrence: a job and the time it fell due */
+const occurrence = (j) => `${j.wsId}/${j.id}@${j.dueAt}`;
+
+/**
+ * Due jobs of every workspace, from each `clawser_workspaces/{wsId}/.scheduler/jobs.json`
+ * (the workspace list is in localStorage, which a service worker cannot read). Read only; a
+ * missing, huge or damaged file is skipped.
+ * @param {number} now
+ * @returns {Promise<DueJob[]>}
+ */
+async function findDueJobs(now) {
+  /** @type {DueJob[]} */
+  const due = [];
+  /** @type {FileSystemDirectoryHandle} */
+  let root;
+  try {
+    root = await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces');
+  } catch {
+    return due; // no workspaces yet
+  }
+  /** @type {[string, FileSystemDirectoryHandle][]} */
+  const workspaces = [];
+  try {
+    for await (const [wsId, handle] of root.entries()) if (handle.kind === 'directory') workspaces.push([wsId, /** @type {FileSystemDirectoryHandle} */ (handle)]);
+  } catch {
+    // A workspace deleted while listing: check the ones listed so far.
+  }
+  for (const [wsId, handle] of workspaces) {
+    try {
+      const dir = await handle.getDirectoryHandle('.scheduler');
+      const file = await (await dir.getFileHandle('jobs.json')).getFile();
+      if (file.size > MAX_JOBS_FILE) continue;
+      const data = JSON.parse(await file.text());
+      if (data?.version !== 1 || !Array.isArray(data.jobs)) continue;
+      for (const j of data.jobs) {
+        // nextDueAt is written by the scheduler for this reader (it cannot evaluate cron here).
+        if (!j || typeof j.id !== 'string' || j.paused || j.done || typeof j.nextDueAt !== 'number' || j.nextDueAt > now) continue;
+        due.push({ wsId, id: j.id, name: typeof j.name === 'string' && j.name ? j.name.slice(0, 200) : j.id, dueAt: j.nextDueAt });
+      }
+    } catch {
+      // No jobs in this workspace, or a damaged file: the app reports that when opened.
+    }
+  }
+  return due.sort((a, b) => a.dueAt - b.dueAt);
+}
+
+/** @returns {Promise<CheckState | null>} */
+async function readCheckState() {
+  try {
+    const hit = await (await caches.open(CHECK_CACHE)).match(CHECK_STATE_URL);
+    return hit ? await hit.json() : null;
+  } catch {
+    return null;
+  }
+}
+
+/** @param {CheckState} state */
+async function writeCheckState(state) {
+  const cache = await caches.open(CHECK_CACHE);
+  await cache.put(CHECK_STATE_URL, new Response(JSON.stringify(state), { headers: { 'content-type': 'application/json' } }));
+}
+
+async function closeDueNotifications() {
+  for (const n of await sw.registration.getNotifications({ tag: DUE_NOTIFICATION_TAG })) n.close();
+}
+
+/**
+ * One background check: with a Clawser window open nothing is done (that tab runs the jobs);
+ * otherwise due jobs not announced before are announced in one notification.
+ * @param {number} now
+ */
+async function checkDueJobs(now) {
+  /** @param {Omit<CheckState, 'version' | 'at'>} s */
+  const save = (s) => writeCheckState({ version: 1, at: now, ...s });
+  const windows = await sw.clients.matchAll({ type: 'window', includeUncontrolled: true });
+  if (windows.length) {
+    // The open tab handles due jobs, so an earlier reminder is stale; a job still due once
+    // that tab has closed (it closed too soon to run it) is announced again.
+    await closeDueNotifications().catch(() => {});
+    return save({ outcome: 'app-open', due: 0, notified: [] });
+  }
+  const due = await findDueJobs(now);
+  if (!due.length) {
+    await closeDueNotifications().catch(() => {});
+    return save({ outcome: 'nothing-due', due: 0, notified: [] });
+  }
+  const keys = due.map(occurrence);
+  const known = new Set((await readCheckState())?.notified ?? []);
+  if (keys.every((k) => known.has(k))) return save({ outcome: 'already-notified', due: due.length, notified: keys });
+  const names = due.slice(0, MAX_NAMES).map((j) => `• ${j.name}`);
+  if (due.length > MAX_NAMES) names.push(`…and ${due.length - MAX_NAMES} more`);
+  const workspaces = [...new Set(due.map((j) => j.wsId))];
+  try {
+    await sw.registration.showNotification(`Clawser: ${due.length} scheduled job${due.length === 1 ? '' : 's'} due`, {
+      body: `${names.join('\n')}\nThey run when you open Clawser (unless you chose to skip missed jobs).`,
+      tag: DUE_NOTIFICATION_TAG,
+      icon: new URL('./icons/icon-192.png', sw.registration.scope).href,
+      data: { checkedAt: now, occurrences: keys, workspaces },
+    });
+  } catch {
+    // Notifications not allowed: nothing was announced, so a later check tries again.
+    return save({ outcome: 'cannot-notify', due: due.length, notified: [] });
+  }
+  return save({ outcome: 'notified', due: due.length, notified: keys });
+}
+
+sw.addEventListener('periodicsync', (event) => {
+  // The DOM lib has no PeriodicSyncEvent type: it is an ExtendableEvent with a tag.
+  const e = /** @type {ExtendableEvent & {tag?: string}} */ (event);
+  if (e.tag !== JOBS_SYNC_TAG) return;
+  e.waitUntil(checkDueJobs(Date.now()).catch(() => {}));
+});
+
+sw.addEventListener('notificationclick', (event) => {
+  if (event.notification.tag !== DUE_NOTIFICATION_TAG) return;
+  event.notification.close();
+  /** @type {string[]} */
+  const workspaces = Array.isArray(event.notification.data?.workspaces) ? event.notification.data.workspaces : [];
+  // One workspace: straight to its Schedule panel; several: the workspace list.
+  const url = new URL(workspaces.length === 1 ? `./#workspace/${encodeURIComponent(workspaces[0])}/schedule` : './', sw.registration.scope).href;
+  event.waitUntil(
+    (async () => {
+      const windows = await sw.clients.matchAll({ type: 'window', includeUncontrolled: true });
+      if (windows.length) await windows[0].focus();
+      else await sw.clients.openWindow(url);
+    })().catch(() => {}),
+  );
+});

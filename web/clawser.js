@@ -25,6 +25,8 @@ export { Codex, extractCodeBlocks, adaptPythonisms } from './agent/codex.js';
 // Memory, goals, scheduler
 export { MemoryStore, CATEGORIES as MEMORY_CATEGORIES } from './memory/store.js';
 export { MemoryIndex, tokenize } from './memory/search.js';
+export { Embedder, EmbedderError } from './memory/embedder.js';
+export { ModelInstaller, ModelInstallError } from './memory/model-install.js';
 export { GoalStore, GoalStore as GoalManager, GOAL_STATUSES } from './agent/goals.js';
 export { Scheduler, SchedulerError, describeTrigger } from './agent/scheduler.js';
 export { nextRunDates as nextRuns, parseSchedulePhrase, ScheduleError } from './agent/schedule.js';

@@ -293,7 +293,8 @@ export class Scheduler {
     if (this.#running) return;
     this.#running = true;
     await this.#mutate((jobs) => {
-      let changed = false;
+      // Files written before `nextDueAt` existed get it now (the background check reads it).
+      let changed = jobs.some((j) => j.nextDueAt === undefined);
       for (const j of jobs) {
         for (const r of j.runs) {
           if (r.status === 'running' && !this.#busy.has(j.id)) {

@@ -24,6 +24,8 @@ export async function registerServiceWorker({ onUpdateReady }) {
   navigator.serviceWorker.addEventListener('controllerchange', () => {
     if (accepted) location.reload();
   });
+  // Keep the background check for due jobs registered, or removed, as the browser allows it.
+  navigator.serviceWorker.ready.then(async (ready) => (await import('./background.js')).syncBackgroundCheck(ready)).catch(() => {});
   // Look for a new version when the user comes back to the tab.
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'visible') reg.update().catch(() => {});
