@@ -79,7 +79,7 @@ test('a job from the Schedule panel fires at its time: a turn in its conversatio
   await job.getByRole('button', { name: 'Resume Give me the weather summary' }).click();
   llm.enqueue({ text: 'Still sunny.' });
   await job.getByRole('button', { name: 'Run Give me the weather summary now' }).click();
-  await page.getByRole('status').filter({ hasText: '“Give me the weather summary” finished.' }).waitFor();
+  await page.getByText('“Give me the weather summary” finished.', { exact: true }).waitFor();
   await job.getByText('History (2)').click();
   await job.getByText(/— ok \(run now\)/).waitFor();
 
@@ -104,6 +104,10 @@ test('the agent schedules a job only with the user\'s approval; the chat records
   const approval = page.getByRole('dialog', { name: 'Allow “schedule_add”?' });
   await approval.waitFor();
   assert.match(await approval.locator('pre').innerText(), /"when": "every weekday at 9am"/);
+  // The confirmation shows what the phrase means and the next five runs.
+  const preview = await approval.locator('.approval-preview').innerText();
+  assert.match(preview, /^Means: cron 0 9 \* \* 1-5 \(Europe\/Berlin\)\. Next 5 runs:/);
+  assert.equal(preview.split('\n').filter((l) => l.startsWith('• ')).length, 5);
   await approval.getByRole('button', { name: 'Allow once' }).click();
   await page.locator('.msg.assistant', { hasText: 'I will check your calendar every weekday at 9.' }).waitFor();
   await page.getByText('Scheduled: Check my calendar for today').waitFor();

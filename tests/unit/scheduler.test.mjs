@@ -141,6 +141,9 @@ test('schedule tools: add (with an event), list, remove', async () => {
   const { scheduler } = setup();
   const ctx = { workspaceId: 'w', fs: new MemoryFileSystem(), settings: toolSettings(), fetch: globalThis.fetch, scheduler, conversationId: 'conv1', toolNames: ['fetch'] };
   assert.equal(scheduleAdd.permission, 'write', 'creating a job needs approval by default');
+  const preview = await scheduleAdd.preview?.({ when: 'every day at 7:30', prompt: 'Good morning briefing' }, ctx);
+  assert.match(String(preview), /^Means: cron 30 7 \* \* \* \(UTC\)\. Next 5 runs:\n(• .+\n){4}• .+$/);
+  assert.deepEqual(await scheduler.list(), [], 'a preview saves nothing');
   const added = await scheduleAdd.run({ when: 'every day at 7:30', prompt: 'Good morning briefing' }, ctx);
   assert.match(added.output, /Scheduled job j\w+ "Good morning briefing" \(cron 30 7 \* \* \* \(UTC\)\); next run 2026-11-24T07:30Z\./);
   assert.equal(added.events?.[0].type, 'scheduler_added');

@@ -6,7 +6,7 @@
 /** @import { SafetyPipeline } from '../safety/pipeline.js' */
 
 /** @typedef {'once' | 'always' | 'deny'} ApprovalAnswer */
-/** @typedef {(request: {tool: string, description: string, permission: string, args: Record<string, unknown>, reason: string}) => Promise<ApprovalAnswer>} ApproveFn */
+/** @typedef {(request: {tool: string, description: string, permission: string, args: Record<string, unknown>, reason: string, preview?: string}) => Promise<ApprovalAnswer>} ApproveFn */
 
 /**
  * @typedef {object} ToolOutcome
@@ -83,7 +83,16 @@ export class ToolRunner {
     if (policy === 'denied') return refuse({ kind: 'denied', reason: `The user has turned the tool "${tool.name}" off for this workspace.` }, args);
     if (policy === 'approve' || forceApproval) {
       if (!this.approve) return refuse({ kind: 'denied', reason: `"${tool.name}" needs the user's approval, and no one is there to approve it.` }, args);
-      const answer = await this.approve({ tool: tool.name, description: tool.description, permission: tool.permission, args, reason: policy === 'approve' ? 'This tool needs approval in this workspace.' : 'Supervised autonomy: actions that change something need approval.' });
+      /** @type {string | undefined} */
+      let preview;
+      if (tool.preview) {
+        try {
+          preview = await tool.preview(args, this.context);
+        } catch (err) {
+          preview = `(${/** @type {Error} */ (err)?.message ?? String(err)})`;
+        }
+      }
+      const answer = await this.approve({ tool: tool.name, description: tool.description, permission: tool.permission, args, preview, reason: policy === 'approve' ? 'This tool needs approval in this workspace.' : 'Supervised autonomy: actions that change something need approval.' });
       if (signal?.aborted) return refuse({ kind: 'cancelled', reason: 'Cancelled by the user before it ran.' }, args);
       if (answer === 'deny') return refuse({ kind: 'denied', reason: `The user denied this call to ${tool.name}. Do not retry it; ask the user or choose another approach.` }, args);
       if (answer === 'always') this.registry.setPolicy(tool.name, 'auto');

@@ -26,6 +26,12 @@ export const scheduleAdd = {
     delivery: z.enum(['always', 'success', 'error', 'never']).optional().describe('When to notify the user of the result (default always)'),
     timezone: z.string().max(100).optional(),
   }).refine((a) => !!a.prompt !== !!a.tool, { message: 'Give either `prompt` or `tool` (not both).' }),
+  // The confirmation: what the phrase means and its next five runs, in the user's local time.
+  preview(args, /** @type {ToolContext} */ ctx) {
+    const p = schedulerOf(ctx).preview(args.when, { timezone: args.timezone });
+    const fmt = (/** @type {number} */ t) => new Date(t).toLocaleString(undefined, { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+    return `Means: ${p.description}. Next ${p.next.length === 1 ? 'run' : `${p.next.length} runs`}:\n${p.next.map((t) => `• ${fmt(t)}`).join('\n')}`;
+  },
   async run(args, /** @type {ToolContext} */ ctx) {
     const scheduler = schedulerOf(ctx);
     const action = args.prompt ? { kind: /** @type {const} */ ('prompt'), prompt: args.prompt } : { kind: /** @type {const} */ ('tool'), tool: args.tool, args: args.args ?? {} };

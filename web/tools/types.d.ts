@@ -75,4 +75,9 @@ export interface ToolDefinition {
   /** Arguments schema; its JSON Schema is what providers see. */
   schema: ZodType;
   run(args: any, ctx: ToolContext): Promise<ToolResult>; // args were validated against `schema`
+  /**
+   * What a call will do, in words, shown when the user is asked to approve it (e.g. the next run
+   * times of a schedule). A thrown error is shown instead (the call may still be approved).
+   */
+  preview?(args: any, ctx: ToolContext): string | Promise<string>; // args were validated against `schema`
 }

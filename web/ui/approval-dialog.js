@@ -3,7 +3,7 @@ import { h } from './dom.js';
 /**
  * Asks the user whether a tool call may run, showing exactly what will run.
  * Escape or closing the dialog counts as Deny.
- * @param {{tool: string, description: string, permission: string, args: Record<string, unknown>, reason: string}} request
+ * @param {{tool: string, description: string, permission: string, args: Record<string, unknown>, reason: string, preview?: string}} request
  * @returns {Promise<'once' | 'always' | 'deny'>}
  */
 export function approvalDialog(request) {
@@ -16,6 +16,7 @@ export function approvalDialog(request) {
         h('p', { class: 'small muted' }, `Permission: ${request.permission}. ${request.reason}`),
         h('div', { class: 'small muted' }, 'It will run with these arguments:'),
         h('pre', { class: 'approval-args' }, JSON.stringify(request.args, null, 2)),
+        request.preview ? h('p', { class: 'approval-preview plain' }, request.preview) : null,
         h('div', { class: 'dialog-actions' },
           h('button', { type: 'submit', value: 'deny', class: 'secondary' }, 'Deny'),
           h('button', { type: 'submit', value: 'always', class: 'secondary' }, 'Always allow'),
