@@ -66,6 +66,34 @@ try {
       await page.getByRole('button', { name: /^modified notes\/x\.md/ }).click();
       await page.locator('.diff-table').waitFor();
       await page.screenshot({ path: 'docs/screenshots/git.png' });
+      // Memory, goals and a scheduled job, made through the panels.
+      await page.getByRole('button', { name: 'Memory', exact: true }).click();
+      for (const [key, content] of [['favourite editor', 'The user edits code in Helix.'], ['deploy day', 'Releases go out on Thursdays after the standup.']]) {
+        await page.getByRole('button', { name: 'Add memory' }).click();
+        const d = page.getByRole('dialog', { name: 'New memory' });
+        await d.getByLabel(/^Key/).fill(key);
+        await d.getByLabel('Content').fill(content);
+        await d.getByRole('button', { name: 'Remember' }).click();
+        await page.locator('.memory', { hasText: key }).waitFor();
+      }
+      await page.screenshot({ path: 'docs/screenshots/memory.png' });
+      await page.getByRole('button', { name: 'Goals', exact: true }).click();
+      await page.getByLabel('New goal').fill('Publish the launch blog post');
+      await page.getByRole('button', { name: 'Add goal' }).click();
+      await page.locator('.goal', { hasText: 'Publish the launch blog post' }).waitFor();
+      await page.getByLabel('New goal').fill('Draft the outline');
+      await page.getByLabel('Part of').selectOption({ label: 'Publish the launch blog post' });
+      await page.getByRole('button', { name: 'Add goal' }).click();
+      await page.locator('.sub-goals .goal', { hasText: 'Draft the outline' }).waitFor();
+      await page.screenshot({ path: 'docs/screenshots/goals.png' });
+      await page.getByRole('button', { name: 'Schedule', exact: true }).click();
+      await page.getByLabel('When', { exact: true }).fill('every weekday at 9am');
+      await page.getByLabel('Prompt for the agent').fill('Summarize what changed in my notes yesterday');
+      await page.getByRole('button', { name: 'Create job' }).click();
+      await page.locator('.job', { hasText: 'Summarize what changed' }).waitFor();
+      await page.getByLabel('When', { exact: true }).fill('every 2 hours');
+      await page.locator('.next-runs li').first().waitFor();
+      await page.screenshot({ path: 'docs/screenshots/schedule.png' });
     }
     await browser.close();
   }

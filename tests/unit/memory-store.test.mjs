@@ -117,3 +117,13 @@ test('two tabs on one memory log: appends serialized, each reads the other\'s, c
   assert.deepEqual((await reloaded.list()).map((e) => e.key).sort(), [...(await a.list()).map((e) => e.key)].sort());
   assert.equal((await reloaded.recall('a3'))[0].content, 'from tab a 3 rev 49');
 });
+
+test('a memory folder written by a newer version is left alone with a clear error', async () => {
+  const fs = new MemoryFileSystem();
+  await fs.write('.memory/meta.json', JSON.stringify({ format: 99 }));
+  await fs.write('.memory/entries.jsonl', '{"future":"line"}\n');
+  const store = new MemoryStore({ fs });
+  await assert.rejects(store.load(), { code: 'newer_format', message: /newer version of Clawser \(format 99\); update Clawser/ });
+  assert.equal(await fs.readText('.memory/entries.jsonl'), '{"future":"line"}\n');
+  assert.equal(await fs.readText('.memory/meta.json'), '{"format":99}');
+});

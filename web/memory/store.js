@@ -26,6 +26,21 @@ const LogLineSchema = z.union([
 
 /** Log format version, for migrations of `.memory/`. */
 export const MEMORY_FORMAT = 1;
+/**
+ * Upgrades of `.memory/`: MIGRATIONS[n] turns format n into n + 1 (none yet: format 1 is the
+ * first). Each must be safe to run again if a tab closes halfway.
+ * @type {Record<number, (fs: FileSystem, dir: string) => Promise<void>>}
+ */
+const MIGRATIONS = {};
+
+export class MemoryError extends Error {
+  /** @param {'newer_format'} code @param {string} message */
+  constructor(code, message) {
+    super(message);
+    this.name = 'MemoryError';
+    this.code = code;
+  }
+}
 const LOG = 'entries.jsonl';
 const META = 'meta.json';
 export const VECTORS_FILE = 'vectors.bin';
@@ -174,6 +189,18 @@ export class MemoryStore {
   }
 
   async #load() {
+    // The folder's format: a newer one is left alone (this version would misread it); older
+    // ones are upgraded here, one step per version, before anything is read.
+    const metaText = await readTextIfExists(this.fs, `${this.dir}/${META}`);
+    let format = MEMORY_FORMAT;
+    try {
+      format = metaText ? Number(JSON.parse(metaText).format) || MEMORY_FORMAT : MEMORY_FORMAT;
+    } catch {
+      format = MEMORY_FORMAT; // a damaged meta.json: the log itself says what it holds
+    }
+    if (format > MEMORY_FORMAT) throw new MemoryError('newer_format', `These memories were saved by a newer version of Clawser (format ${format}); update Clawser to use them. Nothing was changed.`);
+    for (let f = format; f < MEMORY_FORMAT; f++) await MIGRATIONS[f]?.(this.fs, this.dir);
+    if (format < MEMORY_FORMAT) await this.fs.write(`${this.dir}/${META}`, JSON.stringify({ format: MEMORY_FORMAT }));
     const text = await readTextIfExists(this.fs, `${this.dir}/${LOG}`);
     this.#logBytes = text ? encoder.encode(text).length : 0;
     const { skipped } = this.#applyLines(text ?? '', false);
