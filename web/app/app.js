@@ -144,10 +144,15 @@ export class ClawserApp {
       agentSettings: /** @type {AgentSettingsStore} */ (this.agentSettings),
       status: (text) => (text ? this.banners.show('progress', text, { dismissible: false }) : this.banners.hide('progress')),
     })));
+    // Browser storage that never answers (it happens, e.g. after site data was cleared while a
+    // tab was closing) must not look like a blank page.
+    const stalled = setTimeout(() => this.banners.show('storage-stalled', 'The browser\'s storage is not responding, so Clawser cannot open your workspaces yet. Close every Clawser tab and open it again; if that does not help, restart the browser.', { kind: 'warn', dismissible: false }), 10_000);
     if (this.workspaces.list().length === 0) await this.workspaces.create('My workspace');
     navigator.storage?.persist?.().catch(() => {});
     this.router.onChange((route) => this.#guard(this.render(route)));
     await this.render(this.router.current);
+    clearTimeout(stalled);
+    this.banners.hide('storage-stalled');
     // Benchmarks read this: the first view is on screen and usable.
     performance.mark('clawser-interactive');
     // Only the leader tab runs scheduled jobs; when it closes, the next tab takes over.
@@ -673,7 +678,7 @@ export class ClawserApp {
 
   /**
    * The workspace's daemon: checkpoints the agent state (active conversation, its history, the
-   * turn in flight) when a turn starts and ends and when the tab is hidden; at the first start
+   * turn in flight) when a turn starts and ends; at the first start
    * it restores the newest checkpoint, and a turn that was cut off by a closed tab is offered
    * for retry.
    * @param {string} workspaceId @param {ChatController} controller
@@ -704,7 +709,9 @@ export class ClawserApp {
       turn = phase === 'start' ? { status: 'running', userText: info.text, startedAt: Date.now(), conversationId: info.conversationId } : { status: 'idle' };
       save(`turn ${phase}`);
     };
-    addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden' && daemon.state === 'running') save('hidden'); });
+    // No checkpoint when the tab is hidden: that fires while the page unloads too, and a write
+    // cut off there right after the site's data was cleared leaves Chromium's OPFS hanging for
+    // the next page. Turn start and end are the moments that matter for recovery.
     const started = await daemon.start().catch((err) => {
       this.banners.show(`daemon-${workspaceId}`, /** @type {Error} */ (err).message, { kind: 'warn' });
       return null;
