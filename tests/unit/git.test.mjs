@@ -158,3 +158,20 @@ test('restore a file or the whole tree to a commit without moving HEAD', async (
   await repo.commitAll({ message: 'back to v1' });
   assert.deepEqual((await repo.diffCommit((await repo.log())[0].oid)).map((d) => d.path), ['a.txt', 'b.txt', 'c.txt']);
 });
+
+test('the first commit of a workspace takes every file except ignored ones and Clawser\'s own folders', async () => {
+  const ws = new ScopedFileSystem(new MemoryFileSystem(), 'clawser_workspaces/w');
+  await ws.write('.gitignore', 'build/\n*.log\n');
+  await ws.write('src/app.js', 'app');
+  await ws.write('src/deep/er/util.js', 'util');
+  await ws.write('build/out.js', 'generated');
+  await ws.write('debug.log', 'noise');
+  await ws.write('.memory/entries.jsonl', '{}');
+  await ws.write('goals/active/g.md', '# G');
+  const repo = new WorkspaceGit(ws);
+  assert.match((await repo.commitAll({ message: 'First' })) ?? '', /^[0-9a-f]{40}$/);
+  const st = await repo.status();
+  assert.deepEqual(st.filter((s) => s.state !== 'unchanged'), [], 'everything not ignored was committed');
+  assert.deepEqual(st.map((s) => s.path).sort(), ['.gitignore', 'goals/active/g.md', 'src/app.js', 'src/deep/er/util.js']);
+  assert.equal(await new WorkspaceGit(new ScopedFileSystem(new MemoryFileSystem(), 'x')).commitAll({ message: 'empty' }), null, 'an empty workspace makes no commit');
+});

@@ -138,6 +138,14 @@ export class WorkspaceGit {
   commitAll({ message, author = this.author }) {
     return this.#run(async ({ fs, cache }) => {
       await this.#ensure(fs);
+      if (!(await this.raw.stat('.git/index'))) {
+        // Nothing staged or committed yet: every file is new, so a listing replaces the status
+        // walk (which stats and checks each file). add() still skips ignored files.
+        const files = await this.#listFiles('');
+        if (!files.length) return null;
+        await git.add({ fs, dir: DIR, filepath: files, cache });
+        return git.commit({ fs, dir: DIR, message, author, cache });
+      }
       const matrix = await git.statusMatrix({ fs, dir: DIR, filter: isTracked, cache });
       const changed = matrix.filter(([, head, workdir, stage]) => !(head === 1 && workdir === 1 && stage === 1));
       if (!changed.length) return null;
@@ -147,6 +155,17 @@ export class WorkspaceGit {
       for (const [filepath] of changed.filter(([, , workdir]) => workdir === 0)) await git.remove({ fs, dir: DIR, filepath, cache });
       return git.commit({ fs, dir: DIR, message, author, cache });
     });
+  }
+
+  /** Every tracked file under `dir` (not .git or Clawser's own folders), folders listed concurrently. @param {string} dir @returns {Promise<string[]>} */
+  async #listFiles(dir) {
+    const entries = await this.raw.list(dir);
+    const nested = await Promise.all(entries.map(async (e) => {
+      const path = dir ? `${dir}/${e.name}` : e.name;
+      if (!isTracked(path)) return [];
+      return e.kind === 'directory' ? this.#listFiles(path) : [path];
+    }));
+    return nested.flat();
   }
 
   /**
