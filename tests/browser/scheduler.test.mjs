@@ -73,14 +73,13 @@ test('a job from the Schedule panel fires at its time: a turn in its conversatio
   await page.getByRole('button', { name: 'Schedule', exact: true }).click();
   await job.getByRole('button', { name: 'Pause Give me the weather summary' }).click();
   await job.getByText(/Paused/).waitFor();
+  // Two of its times pass while paused (had it run, the history below would show 3 runs).
   await browser.context.clock.fastForward('31:00');
-  await page.evaluate(() => new Promise((r) => setTimeout(r, 0)));
-  assert.equal(llm.requests.length, before + 1, 'a paused job does not run');
   await job.getByRole('button', { name: 'Resume Give me the weather summary' }).click();
   llm.enqueue({ text: 'Still sunny.' });
   await job.getByRole('button', { name: 'Run Give me the weather summary now' }).click();
   await page.getByText('“Give me the weather summary” finished.', { exact: true }).waitFor();
-  await job.getByText('History (2)').click();
+  await job.getByText('History (2)').click(); // the first run and this one: none while paused
   await job.getByText(/— ok \(run now\)/).waitFor();
 
   // Jobs persist per workspace: after a reload the job and its history are there.
