@@ -42,6 +42,13 @@ test('a job from the Schedule panel fires at its time: a turn in its conversatio
   await page.getByRole('button', { name: 'Schedule', exact: true }).click();
   await page.getByRole('heading', { name: 'Schedule', exact: true }).waitFor();
   assert.match(await page.locator('#job-mode').innerText(), /Jobs run while Clawser is open in a tab/);
+  // The Settings dialog says the same.
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const settings = page.getByRole('dialog', { name: /Settings/ });
+  await settings.locator('#set-jobs-mode').getByText('Jobs run while Clawser is open in a tab', { exact: false }).waitFor();
+  await settings.getByRole('button', { name: 'Cancel' }).click();
+  await page.getByRole('button', { name: 'Schedule', exact: true }).click();
+  await page.getByRole('heading', { name: 'Schedule', exact: true }).waitFor();
   // A phrase that is not understood says so, and nothing can be created.
   await page.getByLabel('When', { exact: true }).fill('whenever it suits you');
   await page.getByRole('alert').filter({ hasText: 'is not a schedule I understand' }).waitFor();

@@ -930,6 +930,7 @@ export class ClawserApp {
         catalog: CATALOG,
         current: settings.load(workspaceId),
         agent: /** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId),
+        describeBackground: async () => (await (await import('./background.js')).backgroundMode({ leader: !!this.tabs?.isLeader, tabs: (this.tabs?.peers().length ?? 0) + 1 })).text,
         hasKey: (provider) => settings.hasKey(workspaceId, provider),
         describeAvailability: async (provider) => (provider === 'chrome-ai' ? `On this browser: ${CHROME_AI_STATES[await chromeAIAvailability()]}` : null),
         onTest: async ({ useSavedKey, ...config }) => {

@@ -15,6 +15,7 @@ import { confirmDialog } from './dialogs.js';
  * @property {(config: ProviderConfig & {useSavedKey: boolean}) => Promise<ConnectionReport>} onTest
  * @property {AgentSettings} agent
  * @property {(settings: WorkspaceSettings & {apiKey?: string | null}, agent: AgentSettings) => Promise<void>} onSave
+ * @property {() => Promise<string>} [describeBackground] how scheduled jobs run in this browser (tab only, or background checks too)
  */
 
 /**
@@ -118,6 +119,8 @@ export function openSettingsDialog(props) {
     keyInput.focus();
   });
 
+  const backgroundLine = h('p', { id: 'set-jobs-mode' }, '…');
+  props.describeBackground?.().then((text) => { backgroundLine.textContent = text; }, () => { backgroundLine.textContent = ''; });
   const form = h('form', { method: 'dialog', class: 'settings-form' },
     h('h2', { id: ids.title }, `Settings — ${props.workspaceName}`),
     h('div', { class: 'field' }, h('label', { for: ids.provider }, 'Provider'), providerSelect, availability),
@@ -127,6 +130,7 @@ export function openSettingsDialog(props) {
     h('div', { class: 'row' }, testBtn),
     result,
     agentFields,
+    props.describeBackground ? h('section', { class: 'small', 'aria-labelledby': 'set-jobs-title' }, h('h3', { id: 'set-jobs-title' }, 'Scheduled jobs'), backgroundLine) : null,
     h('div', { class: 'dialog-actions' },
       h('button', { type: 'submit', value: 'cancel', class: 'secondary', formNoValidate: true }, 'Cancel'),
       h('button', { type: 'submit', value: 'save' }, 'Save'),
