@@ -82,6 +82,25 @@ for (const [width, height] of [[360, 740], [1920, 1080]]) {
         await page.getByRole('button', { name: /^untracked docs\/a-rather-long/ }).click();
         await page.locator('.diff-table').waitFor();
         assert.equal(await overflow(page), 0, 'git panel fits');
+        // Memory, Goals and Schedule: each fits, and every control is named (checked below per panel).
+        /** @type {string[]} */
+        const unnamedInPanels = [];
+        const namelessControls = () => page.evaluate(() => [...document.querySelectorAll('button, input:not([type=hidden]):not([hidden]), select, textarea')].filter((el) => {
+          const e = /** @type {HTMLInputElement} */ (el);
+          const name = e.getAttribute('aria-label') || e.labels?.[0]?.textContent || (e.tagName === 'BUTTON' ? e.textContent : '') || e.getAttribute('aria-labelledby') || e.title;
+          return !name?.trim();
+        }).map((el) => el.outerHTML.slice(0, 80)));
+        for (const [panel, ready] of /** @type {const} */ ([['Memory', 'Semantic search'], ['Goals', 'New goal'], ['Schedule', 'New scheduled job']])) {
+          await page.getByRole('button', { name: panel, exact: true }).click();
+          await page.getByText(ready, { exact: true }).first().waitFor();
+          if (panel === 'Schedule') {
+            await page.getByLabel('When', { exact: true }).fill('every weekday at 9am');
+            await page.locator('.next-runs li').first().waitFor();
+          }
+          assert.equal(await overflow(page), 0, `${panel} panel fits`);
+          unnamedInPanels.push(...await namelessControls());
+        }
+        assert.deepEqual(unnamedInPanels, [], 'every control of the memory, goals and schedule panels has an accessible name');
         const unnamed = await page.evaluate(() => [...document.querySelectorAll('button, input:not([type=hidden]):not([hidden]), select, textarea')].filter((el) => {
           const e = /** @type {HTMLInputElement} */ (el);
           const name = e.getAttribute('aria-label') || e.labels?.[0]?.textContent || (e.tagName === 'BUTTON' ? e.textContent : '') || e.getAttribute('aria-labelledby') || e.title;
