@@ -7,18 +7,9 @@
 // checkpointBench() instead.
 import { pathToFileURL } from 'node:url';
 import { launchBrowser, startApp } from '../tests/browser/helpers.mjs';
+import { rng } from './rng.mjs';
 
 const round = (/** @type {number} */ x) => Math.round(x * 100) / 100;
-
-/** Deterministic PRNG (mulberry32), so every run saves the same session. @param {number} seed */
-function rng(seed) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A realistic 50-message session: prose of 300–2,000 chars, every few turns a tool call and its result. */
 export function benchSession(count = 50) {

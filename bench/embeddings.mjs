@@ -11,18 +11,9 @@ import { pathToFileURL } from 'node:url';
 import { MemoryStore } from '../web/memory/store.js';
 import { MemoryFileSystem } from '../web/storage/memory-fs.js';
 import { concatBytes, encodeVectorHeader, encodeVectorRecord } from '../web/memory/vectors.js';
+import { rng } from './rng.mjs';
 
 const DIMS = 384;
-
-/** @param {number} seed */
-function rng(seed) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** @param {number} x */
 const round = (x) => Math.round(x * 100) / 100;

@@ -9,21 +9,12 @@ import { pathToFileURL } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { MemoryIndex } from '../web/memory/search.js';
+import { rng } from './rng.mjs';
 
 const DIMS = 384;
 const VOCABULARY = 4000;
 const QUERIES = 50;
 const CATEGORIES = ['core', 'learned', 'user', 'context'];
-
-/** Deterministic PRNG (mulberry32), so every run indexes the same corpus. @param {number} seed */
-function rng(seed) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** @param {() => number} random */
 function makeVocabulary(random) {
