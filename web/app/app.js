@@ -24,8 +24,8 @@ import { Codex } from '../agent/codex.js';
 import { GoalStore } from '../agent/goals.js';
 import { Scheduler, shouldDeliver } from '../agent/scheduler.js';
 import { TabCoordinator } from '../agent/tabs.js';
-import { CheckpointManager } from '../agent/checkpoint.js';
-import { Daemon } from '../agent/daemon.js';
+import { startWorkspaceDaemon } from './daemon-wiring.js';
+import { SemanticSearch } from './semantic.js';
 import { SafetyPipeline } from '../safety/pipeline.js';
 import { LeakDetector } from '../safety/leak-detector.js';
 import { ScopedFileSystem } from '../storage/scoped-fs.js';
@@ -44,9 +44,6 @@ import { FirstRunCard } from '../ui/first-run.js';
 import { openSettingsDialog } from '../ui/settings-dialog.js';
 import { confirmDialog, promptDialog } from '../ui/dialogs.js';
 import { BannerArea } from '../ui/banners.js';
-
-/** Where the embedding model is downloaded from (a mirror on corporate networks); per origin. */
-const MODEL_HUB_KEY = 'clawser_model_hub';
 
 /** At most this many pinned memories ride along with every turn. */
 const MAX_PINNED = 10;
@@ -116,6 +113,7 @@ export class ClawserApp {
       return;
     }
     this.fs = fs;
+    this.semantic = new SemanticSearch({ config: this.config, whenIdle: (fn) => this.#whenIdle(fn) });
     // One tab of the origin leads (runs scheduled jobs); all share locks and live updates.
     this.tabs = new TabCoordinator({ label: document.title });
     const secrets = new SecretBox();
@@ -270,7 +268,7 @@ export class ClawserApp {
         artifact,
         toolUi: new AppToolUi({ artifact, askUser: askUserDialog, screenshotTarget: () => this.root }),
         ...this.#fileServices(workspaceId),
-        memory: () => (memory ??= Promise.all([import('../memory/store.js'), this.#semantic()]).then(([{ MemoryStore }, { embedder }]) => new MemoryStore({ fs: this.workspaceFs(workspaceId), embedder, coordination: this.tabs, key: workspaceId }))),
+        memory: () => (memory ??= Promise.all([import('../memory/store.js'), /** @type {SemanticSearch} */ (this.semantic).embedder()]).then(([{ MemoryStore }, embedder]) => new MemoryStore({ fs: this.workspaceFs(workspaceId), embedder, coordination: this.tabs, key: workspaceId }))),
         goals: new GoalStore({ fs: this.workspaceFs(workspaceId), coordination: this.tabs, key: workspaceId }),
         scheduler: new Scheduler({
           fs: this.workspaceFs(workspaceId),
@@ -673,73 +671,14 @@ export class ClawserApp {
     return oid ? `The agent's file changes were committed (${oid.slice(0, 7)}); review or undo them in the Git panel.` : null;
   }
 
-  /** @type {Map<string, Daemon>} */
-  #daemons = new Map();
+  /** Workspaces whose daemon started on this page. @type {Set<string>} */
+  #daemons = new Set();
 
-  /**
-   * The workspace's daemon: checkpoints the agent state (active conversation, its history, the
-   * turn in flight) when a turn starts and ends; at the first start
-   * it restores the newest checkpoint, and a turn that was cut off by a closed tab is offered
-   * for retry.
-   * @param {string} workspaceId @param {ChatController} controller
-   */
+  /** @param {string} workspaceId @param {ChatController} controller */
   async #startDaemon(workspaceId, controller) {
     if (this.#daemons.has(workspaceId)) return;
-    /** @type {{status: 'running' | 'idle', userText?: string, startedAt?: number, conversationId?: string}} */
-    let turn = { status: 'idle' };
-    const daemon = new Daemon({
-      checkpoints: new CheckpointManager({ fs: this.workspaceFs(workspaceId) }),
-      collect: () => ({
-        workspaceId,
-        conversationId: turn.conversationId ?? controller.state.activeId ?? undefined,
-        session: { messages: controller.sessionMessages() },
-        turn: { status: turn.status, userText: turn.userText, startedAt: turn.startedAt },
-      }),
-      // The event logs are the truth of conversations; what a checkpoint adds is the turn in flight.
-      restore: () => {},
-    });
-    this.#daemons.set(workspaceId, daemon);
-    const save = (/** @type {string} */ reason) => daemon.checkpoint({ reason }).then(() => {}, (err) => {
-      this.banners.show(`daemon-${workspaceId}`, `The agent's state could not be saved: ${/** @type {Error} */ (err).message}`, { kind: 'warn' });
-      // From ERROR, the next start resumes (without restoring over what is in memory).
-      daemon.start().catch(() => {});
-    });
-    controller.onTurn = (phase, info) => {
-      if (info.scheduled) return;
-      turn = phase === 'start' ? { status: 'running', userText: info.text, startedAt: Date.now(), conversationId: info.conversationId } : { status: 'idle' };
-      save(`turn ${phase}`);
-    };
-    // No checkpoint when the tab is hidden: that fires while the page unloads too, and a write
-    // cut off there right after the site's data was cleared leaves Chromium's OPFS hanging for
-    // the next page. Turn start and end are the moments that matter for recovery.
-    const started = await daemon.start().catch((err) => {
-      this.banners.show(`daemon-${workspaceId}`, /** @type {Error} */ (err).message, { kind: 'warn' });
-      return null;
-    });
-    if (started?.skipped.length) this.banners.show(`daemon-${workspaceId}`, `${started.skipped.length} damaged checkpoint file(s) were set aside (in .checkpoints/damaged/); an older one was used.`, { kind: 'warn' });
-    const convId = started?.restored?.conversationId;
-    if (started?.interrupted && convId) await controller.markInterrupted(convId, started.interrupted.userText ?? '');
-  }
-
-  /** @type {Promise<{embedder: import('../memory/embedder.js').Embedder, installer: () => import('../memory/model-install.js').ModelInstaller}> | null} */
-  #semanticParts = null;
-
-  /**
-   * The page's embedding model (one for every workspace), loaded when memory is first used;
-   * without an installed model, loading fails fast, makes no request, and keyword search works.
-   */
-  #semantic() {
-    return (this.#semanticParts ??= Promise.all([import('../memory/embedder.js'), import('../memory/model-install.js')]).then(([{ Embedder }, { ModelInstaller }]) => {
-      const embedder = new Embedder();
-      this.#whenIdle(() => { embedder.load().catch(() => {}); });
-      return { embedder, installer: () => new ModelInstaller({ hubUrl: this.#modelHub() || undefined }) };
-    }));
-  }
-
-  /** The model download source the user set, or '' (the Hugging Face hub). */
-  #modelHub() {
-    const v = this.config?.get(MODEL_HUB_KEY, '');
-    return typeof v === 'string' ? v : '';
+    this.#daemons.add(workspaceId);
+    await startWorkspaceDaemon({ workspaceId, fs: this.workspaceFs(workspaceId), controller, warn: (message) => this.banners.show(`daemon-${workspaceId}`, message, { kind: 'warn' }) });
   }
 
   /** True once this tab runs the workspaces' scheduled jobs. */
@@ -845,35 +784,9 @@ export class ClawserApp {
 
   /** @param {string} workspaceId */
   async #memoryPanel(workspaceId) {
-    const [{ MemoryPanel }, { SemanticSection }, memory, { embedder, installer }] = await Promise.all([import('../ui/memory-panel.js'), import('../ui/semantic-section.js'), this.#servicesOf(workspaceId).memory(), this.#semantic()]);
+    const [{ MemoryPanel }, { SemanticSection }, memory] = await Promise.all([import('../ui/memory-panel.js'), import('../ui/semantic-section.js'), this.#servicesOf(workspaceId).memory()]);
     const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
-    const config = /** @type {LocalConfig} */ (this.config);
-    const semantic = SemanticSection({
-      subscribeQueue: (fn) => memory.subscribeEmbedding(fn),
-      describe: () => installer().status(),
-      hubUrl: this.#modelHub() || 'https://huggingface.co',
-      onHubUrl: (url) => (url && url !== 'https://huggingface.co' ? config.set(MODEL_HUB_KEY, url) : config.remove(MODEL_HUB_KEY)),
-      download: async (onProgress, signal) => {
-        await installer().download({ onProgress, signal });
-        // An installed model is worth keeping: ask the browser not to evict this origin's data.
-        navigator.storage?.persist?.().catch(() => {});
-        await embedder.reload();
-      },
-      importFiles: async (files) => {
-        await installer().importFiles(files);
-        await embedder.reload();
-      },
-      importZip: async (zip) => {
-        await installer().importZip(zip);
-        await embedder.reload();
-      },
-      remove: async () => {
-        await installer().remove();
-        // Loading again finds no model: the status says semantic search is off.
-        await embedder.reload().catch(() => {});
-      },
-      onError: (err) => this.#showError(err),
-    });
+    const semantic = SemanticSection(await /** @type {SemanticSearch} */ (this.semantic).sectionProps(memory, (err) => this.#showError(err)));
     return MemoryPanel({
       memory,
       semantic,
