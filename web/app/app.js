@@ -26,6 +26,7 @@ import { Scheduler, shouldDeliver } from '../agent/scheduler.js';
 import { TabCoordinator } from '../agent/tabs.js';
 import { startWorkspaceDaemon } from './daemon-wiring.js';
 import { SemanticSearch } from './semantic.js';
+import { runJob } from './job-runner.js';
 import { SafetyPipeline } from '../safety/pipeline.js';
 import { LeakDetector } from '../safety/leak-detector.js';
 import { ScopedFileSystem } from '../storage/scoped-fs.js';
@@ -703,27 +704,17 @@ export class ClawserApp {
   }
 
   /**
-   * Runs one occurrence of a job: a prompt becomes a turn in the job's conversation (through
-   * the one agent loop, with every gate); a tool call goes through the same ToolRunner gates.
-   * The result is delivered (chat message + notification) as the job's delivery setting says.
-   * @param {string} workspaceId @param {import('../agent/scheduler.js').Job} job @param {{scheduledFor: number, missed: number, manual: boolean}} run
+   * Runs one occurrence of a job and delivers its result (notification, banner) as the job's
+   * delivery setting says. @param {string} workspaceId @param {import('../agent/scheduler.js').Job} job
+   * @param {{scheduledFor: number, missed: number, manual: boolean}} run
    */
   async #runJob(workspaceId, job, run) {
-    const controller = this.#controller(workspaceId);
-    const title = `⏰ ${job.name}`;
-    const fired = { jobId: job.id, name: job.name, kind: job.action.kind, scheduledFor: run.scheduledFor, missed: run.missed, manual: run.manual || undefined };
-    /** @type {{ok: boolean, summary: string, conversationId?: string}} */
-    let result;
-    if (job.action.kind === 'prompt') {
-      result = await controller.runScheduled({ conversationId: job.conversationId, title, text: job.action.prompt, before: (conv) => conv.append('scheduler_fired', fired, 'system') });
-    } else {
-      const parts = await this.#agentParts(workspaceId, job.conversationId ?? `job-${job.id}`);
-      const outcome = await parts.tools.run({ id: `job_${job.id}_${run.scheduledFor.toString(36)}`, name: job.action.tool, arguments: job.action.args });
-      result = { ok: outcome.ok, summary: outcome.output };
-      if (shouldDeliver(job.delivery, outcome.ok)) {
-        result.conversationId = await controller.record(job.conversationId, title, 'scheduler_fired', { ...fired, ok: outcome.ok, summary: outcome.output.slice(0, 4000) });
-      }
-    }
+    const result = await runJob({
+      job,
+      run,
+      controller: this.#controller(workspaceId),
+      tools: async () => (await this.#agentParts(workspaceId, job.conversationId ?? `job-${job.id}`)).tools,
+    });
     if (shouldDeliver(job.delivery, result.ok)) this.#deliver(workspaceId, job.name, result);
     return result;
   }

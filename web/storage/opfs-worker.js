@@ -120,12 +120,20 @@ const ops = {
     const key = splitPath(path).join('/');
     if (!open.has(key)) {
       // Reading through a File snapshot takes no lock and is much cheaper than opening a
-      // sync access handle (which git's many small reads would pay each time).
+      // sync access handle (which git's many small reads would pay each time). A snapshot
+      // goes unreadable when another tab replaces the file meanwhile: take a fresh one.
       const { parts, name } = parentAndName(key);
-      const file = await (await (await dirAt(parts, false)).getFileHandle(name)).getFile();
-      const start = Math.min(range.start ?? 0, file.size);
-      const end = Math.min(range.end ?? file.size, file.size);
-      return new Uint8Array(await file.slice(start, Math.max(start, end)).arrayBuffer());
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const file = await (await (await dirAt(parts, false)).getFileHandle(name)).getFile();
+          const start = Math.min(range.start ?? 0, file.size);
+          const end = Math.min(range.end ?? file.size, file.size);
+          return new Uint8Array(await file.slice(start, Math.max(start, end)).arrayBuffer());
+        } catch (err) {
+          if (/** @type {Error} */ (err).name !== 'NotReadableError' || attempt >= 5) throw err;
+          await new Promise((r) => setTimeout(r, 10 * (attempt + 1)));
+        }
+      }
     }
     const h = await handleFor(path, false);
     const size = h.getSize();
