@@ -3,7 +3,7 @@
 // next start; keep-10 pruning and damaged files on OPFS.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, waitInPage } from './helpers.mjs';
+import { launchBrowser, startApp, waitInPage, openHome } from './helpers.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
 /** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
@@ -17,14 +17,7 @@ after(async () => {
   await app?.close();
 });
 
-async function blankPage() {
-  const page = await browser.context.newPage();
-  page.setDefaultTimeout(20_000);
-  // The app's page: its import map resolves the vendored packages (zod) the modules import.
-  await page.goto(`${app.url}#home`);
-  await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
-  return page;
-}
+const blankPage = () => openHome(browser.context, app.url);
 
 /** A 50-message session with tool calls, tool results and non-ASCII text. */
 function session50() {

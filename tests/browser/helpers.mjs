@@ -113,6 +113,19 @@ export async function openWorkspace(context, appUrl, settings = {}) {
 }
 
 /**
+ * A new page on the app's home view: its import map resolves the vendored packages the app's
+ * modules import, so tests can load those modules in it.
+ * @param {import('playwright-core').BrowserContext} context @param {string} appUrl
+ */
+export async function openHome(context, appUrl) {
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  await page.goto(`${appUrl}#home`);
+  await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
+  return page;
+}
+
+/**
  * Reads a file of the open workspace from OPFS through the app's own storage module.
  * `{conversation}` in the path stands for the open conversation's folder.
  * @param {import('playwright-core').Page} page

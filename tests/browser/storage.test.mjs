@@ -3,7 +3,7 @@
 // is killed mid-write, and a tab closed mid-stream losing no earlier event.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { waitInPage, launchBrowser, startApp, openWorkspace } from './helpers.mjs';
+import { waitInPage, launchBrowser, startApp, openWorkspace, openHome } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -21,14 +21,7 @@ after(async () => {
   await llm?.close();
 });
 
-async function blankPage() {
-  const page = await browser.context.newPage();
-  page.setDefaultTimeout(20_000);
-  // The app's page: its import map resolves the vendored packages the modules import.
-  await page.goto(`${app.url}#home`);
-  await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
-  return page;
-}
+const blankPage = () => openHome(browser.context, app.url);
 
 test('OPFS file system: atomic replace, append, ranges, truncate, list, move, delete, errors', async () => {
   const page = await blankPage();

@@ -2,6 +2,7 @@
 /** @import { Trigger } from './schedule.js' */
 import { z } from 'zod';
 import { readTextIfExists } from '../storage/index.js';
+import { LocalLocks } from './tabs.js';
 import { TriggerSchema, ScheduleError, dueJobs, nextRun, nextRuns, parseSchedulePhrase } from './schedule.js';
 
 export const DELIVERY = /** @type {const} */ (['always', 'success', 'error', 'never']);
@@ -77,15 +78,10 @@ export class SchedulerError extends Error {
   }
 }
 
-/** In-process lock (one tab, or tests): a promise chain per name. @returns {LockFn} */
+/** An in-process lock (one tab, or tests): TabCoordinator's single-tab locks. @returns {LockFn} */
 export function localLock() {
-  /** @type {Map<string, Promise<unknown>>} */
-  const chains = new Map();
-  return (name, fn) => {
-    const run = (chains.get(name) ?? Promise.resolve()).then(fn, fn);
-    chains.set(name, run.catch(() => {}));
-    return run;
-  };
+  const locks = new LocalLocks();
+  return (name, fn) => locks.request(name, {}, fn);
 }
 
 /**

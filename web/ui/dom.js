@@ -62,3 +62,19 @@ export function downloadBlob(blob, name) {
   // Revoked later: the browser reads the URL after click() returns.
   setTimeout(() => URL.revokeObjectURL(url), 30_000);
 }
+
+/**
+ * Runs UI actions so that a failure reaches `onError` (a banner) instead of being lost in a
+ * rejected promise: `const guarded = guard(props.onError); button.onclick = () => guarded(save)`.
+ * @param {(err: unknown) => void} onError
+ * @returns {(fn: () => Promise<unknown>) => Promise<void>}
+ */
+export function guard(onError) {
+  return async (fn) => {
+    try {
+      await fn();
+    } catch (err) {
+      onError(err);
+    }
+  };
+}

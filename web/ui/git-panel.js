@@ -1,6 +1,6 @@
 /** @import { GitController, GitState } from '../app/git-controller.js' */
 /** @import { FileDiff } from '../git/git.js' */
-import { h, clear, formatTime } from './dom.js';
+import { h, clear, formatTime, guard } from './dom.js';
 import { confirmDialog, promptDialog } from './dialogs.js';
 
 /**
@@ -47,14 +47,7 @@ export function GitPanel(props) {
   const detail = h('section', { class: 'git-detail', 'aria-label': 'Diff', tabIndex: -1 });
   const message = h('textarea', { id: 'commit-message', rows: 3, placeholder: 'Describe the change' });
 
-  /** @param {() => Promise<unknown>} fn */
-  const guarded = async (fn) => {
-    try {
-      await fn();
-    } catch (err) {
-      props.onError(err);
-    }
-  };
+  const guarded = guard(props.onError);
 
   /** @param {string} path */
   const showFileDiff = (path) => guarded(async () => {

@@ -1,5 +1,5 @@
 /** @import { GoalStore, Goal } from '../agent/goals.js' */
-import { h, clear, formatTime } from './dom.js';
+import { h, clear, formatTime, guard } from './dom.js';
 import { formDialog } from './dialogs.js';
 import { GOAL_STATUSES, goalPath } from '../agent/goals.js';
 
@@ -17,14 +17,7 @@ export function GoalsPanel(props) {
     ...GOAL_STATUSES.map((s) => h('option', { value: s }, s[0].toUpperCase() + s.slice(1))),
   );
 
-  /** @param {() => Promise<unknown>} fn */
-  const guarded = async (fn) => {
-    try {
-      await fn();
-    } catch (err) {
-      props.onError(err);
-    }
-  };
+  const guarded = guard(props.onError);
 
   const description = h('input', { id: 'goal-new', type: 'text', required: true, maxLength: 2000, autocomplete: 'off', placeholder: 'e.g. Publish the launch blog post' });
   const parent = h('select', { id: 'goal-parent' });

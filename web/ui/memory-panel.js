@@ -1,5 +1,5 @@
 /** @import { MemoryStore, MemoryEntry } from '../memory/store.js' */
-import { h, clear, downloadBlob } from './dom.js';
+import { h, clear, downloadBlob, guard } from './dom.js';
 import { confirmDialog, formDialog } from './dialogs.js';
 import { CATEGORIES } from '../memory/store.js';
 
@@ -21,14 +21,7 @@ export function MemoryPanel(props) {
   const importPicker = h('input', { type: 'file', accept: 'application/json,.json', hidden: true, 'aria-label': 'Import memories file' });
   let shown = PAGE;
 
-  /** @param {() => Promise<unknown>} fn */
-  const guarded = async (fn) => {
-    try {
-      await fn();
-    } catch (err) {
-      props.onError(err);
-    }
-  };
+  const guarded = guard(props.onError);
 
   /** @param {Partial<MemoryEntry>} [entry] */
   const editForm = (entry) => formDialog({

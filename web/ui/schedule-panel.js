@@ -1,6 +1,6 @@
 /** @import { Scheduler, Job } from '../agent/scheduler.js' */
 /** @import { ConversationMeta } from '../agent/types.d.ts' */
-import { h, clear } from './dom.js';
+import { h, clear, guard } from './dom.js';
 import { confirmDialog } from './dialogs.js';
 import { describeTrigger } from '../agent/scheduler.js';
 
@@ -22,14 +22,7 @@ export function SchedulePanel(props) {
   const status = h('p', { class: 'small', role: 'status', 'aria-live': 'polite' });
   const list = h('div', { class: 'job-list' });
 
-  /** @param {() => Promise<unknown>} fn */
-  const guarded = async (fn) => {
-    try {
-      await fn();
-    } catch (err) {
-      props.onError(err);
-    }
-  };
+  const guarded = guard(props.onError);
 
   // ── New job form ──
   const when = h('input', { id: 'job-when', type: 'text', required: true, autocomplete: 'off', placeholder: 'every weekday at 9am · every 2 hours · in 3 days · 0 9 * * 1-5' });

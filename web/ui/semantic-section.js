@@ -1,4 +1,4 @@
-import { h, clear } from './dom.js';
+import { h, clear, guard } from './dom.js';
 import { confirmDialog } from './dialogs.js';
 
 /** @param {number} n */
@@ -34,14 +34,7 @@ export function SemanticSection(props) {
   /** @type {AbortController | null} */
   let downloading = null;
 
-  /** @param {() => Promise<unknown>} fn */
-  const guarded = async (fn) => {
-    try {
-      await fn();
-    } catch (err) {
-      props.onError(err);
-    }
-  };
+  const guarded = guard(props.onError);
 
   const draw = async () => {
     const d = await props.describe();
