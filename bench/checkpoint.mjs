@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Checkpoint benchmark in a real Chromium on OPFS (web/agent/checkpoint.js): saving a
-// 50-message session (messages of 300–2,000 characters, some tool calls and results) and
-// restoring it (latest(): list, read, parse, validate) with the storage worker running, as at
+// Checkpoint benchmark in a real Chromium on OPFS (web/agent/checkpoint.js): saving the
+// checkpoint of a turn in a 50-message session and restoring it. Since issue 11 a checkpoint
+// holds ids and log offsets only, no copy of the messages, so the size no longer depends on the
+// conversation (the metric names keep "50" for comparison with earlier runs). Restoring it (latest(): list, read, parse, validate) with the storage worker running, as at
 // app start, and after a reload (storage worker started cold). Medians of several runs.
 // Run directly (`node bench/checkpoint.mjs`) it prints one JSON object; bench/run.mjs imports
 // checkpointBench() instead.
@@ -44,7 +45,7 @@ export async function checkpointBench() {
     // The app's page, for its import map (zod).
     await page.goto(`${app.url}#home`);
     await page.getByRole('heading', { name: 'Workspaces' }).waitFor({ timeout: 60_000 });
-    const input = { workspaceId: 'benchckpt', conversationId: 'c1', session: benchSession(), turn: { status: /** @type {const} */ ('idle') } };
+    const input = { workspaceId: 'benchckpt', conversationId: 'c1', turn: { status: /** @type {const} */ ('running'), startedAt: 1, bytes: 50 * 1200 } };
     const warm = await page.evaluate(async (input) => {
       const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
       const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
@@ -75,7 +76,7 @@ export async function checkpointBench() {
         // A fresh manager each time: nothing cached from the saves above.
         const { checkpoint } = await new CheckpointManager({ fs }).latest();
         restores.push(performance.now() - t);
-        if (checkpoint?.state.session.messages.length !== 50) throw new Error('bench: restore returned the wrong state');
+        if (checkpoint?.state.turn?.bytes !== 50 * 1200) throw new Error('bench: restore returned the wrong state');
       }
       return { save: median(saves), withHousekeeping: median(withHousekeeping), restore: median(restores), bytes };
     }, input);

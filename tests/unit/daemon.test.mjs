@@ -74,23 +74,21 @@ test('state machine: listeners get {from, to, reason, at}, can unsubscribe, a th
   assert.equal(m.history.length, 3, 'history is a copy');
 });
 
-/** @param {number} n */
-const messages = (n) => Array.from({ length: n }, (_, i) => ({ role: /** @type {'assistant' | 'user'} */ (i % 2 ? 'assistant' : 'user'), content: `message ${i}` }));
-
 /**
- * @param {{fs?: MemoryFileSystem, session?: {messages: any[]}, turn?: any}} [options]
+ * The app's state here is a log offset (`app.log`, what a checkpoint keeps of a conversation).
+ * @param {{fs?: MemoryFileSystem, log?: number, turn?: any}} [options]
  */
 function setup(options = {}) {
   const fs = options.fs ?? new MemoryFileSystem();
   let clock = Date.UTC(2026, 0, 1);
   const now = () => (clock += 1000);
   const checkpoints = new CheckpointManager({ fs, now });
-  const app = { session: options.session ?? { messages: messages(4) }, turn: options.turn, restored: /** @type {any[]} */ ([]) };
+  const app = { log: options.log ?? 4, turn: options.turn, restored: /** @type {any[]} */ ([]) };
   const daemon = new Daemon({
     checkpoints,
     now,
-    collect: () => ({ workspaceId: 'ws', conversationId: 'c1', session: app.session, ...(app.turn ? { turn: app.turn } : {}) }),
-    restore: (state, info) => { app.restored.push({ state, info }); app.session = state.session; },
+    collect: () => ({ workspaceId: 'ws', conversationId: 'c1', turn: app.turn ?? { status: 'idle', bytes: app.log } }),
+    restore: (state, info) => { app.restored.push({ state, info }); app.log = state.turn?.bytes ?? 0; },
   });
   /** @type {string[]} */
   const path = [];
@@ -105,7 +103,7 @@ test('Daemon: start without a checkpoint goes STARTING → RUNNING; checkpoint g
   assert.deepEqual(path, ['starting', 'running']);
   assert.equal(app.restored.length, 0);
   const info = await daemon.checkpoint({ reason: 'turn finished' });
-  assert.equal(info.messages, 4);
+  assert.equal((await checkpoints.load(info.id)).state.turn?.bytes, 4);
   assert.deepEqual(daemon.lastCheckpoint, info);
   assert.deepEqual(path.slice(2), ['checkpointing', 'running']);
   assert.equal(daemon.machine.history.find((t) => t.to === 'checkpointing')?.reason, 'turn finished');
@@ -122,17 +120,17 @@ test('Daemon: start without a checkpoint goes STARTING → RUNNING; checkpoint g
 
 test('Daemon: start with a checkpoint goes through RECOVERING and restores it; an interrupted turn is reported', async () => {
   const fs = new MemoryFileSystem();
-  const first = setup({ fs, session: { messages: messages(6) }, turn: { status: 'running', userText: 'summarise the report', startedAt: 42 } });
+  const first = setup({ fs, turn: { status: 'running', startedAt: 42, bytes: 6 } });
   await first.daemon.start();
   const saved = await first.daemon.checkpoint();
   // The tab is killed here (no stop): the next start finds the turn still running.
-  const second = setup({ fs, session: { messages: [] } });
+  const second = setup({ fs, log: 0 });
   const result = await second.daemon.start();
   assert.deepEqual(second.path, ['starting', 'recovering', 'running']);
   assert.deepEqual(result.restored, saved);
-  assert.deepEqual(result.interrupted, { userText: 'summarise the report', startedAt: 42 });
+  assert.deepEqual(result.interrupted, { startedAt: 42, bytes: 6 });
   assert.equal(second.app.restored.length, 1);
-  assert.deepEqual(second.app.session.messages, messages(6));
+  assert.equal(second.app.log, 6);
   assert.equal(second.app.restored[0].state.workspaceId, 'ws');
   // An idle turn is not an interruption.
   first.app.turn = { status: 'idle' };
@@ -148,21 +146,21 @@ test('Daemon: a failed checkpoint moves to ERROR with the message, keeps the pre
   const { fs, daemon, app, path, checkpoints } = setup();
   await daemon.start();
   const good = await daemon.checkpoint();
-  app.session = { messages: messages(8) };
+  app.log = 8;
   fs.failNextWrite = new StorageError('quota', QUOTA_MESSAGE);
   await assert.rejects(daemon.checkpoint(), (/** @type {any} */ err) => err.name === 'CheckpointError' && err.code === 'quota' && /storage is full/.test(err.message));
   assert.equal(daemon.state, S.ERROR);
   assert.match(daemon.error?.message ?? '', /storage is full/);
   assert.match(daemon.machine.history.at(-1)?.reason ?? '', /storage is full/);
   assert.deepEqual((await checkpoints.list()).map((c) => c.id), [good.id], 'the previous checkpoint is intact');
-  assert.equal((await checkpoints.latest()).checkpoint?.state.session.messages.length, 4);
+  assert.equal((await checkpoints.latest()).checkpoint?.state.turn?.bytes, 4);
   await assert.rejects(daemon.checkpoint(), { code: 'invalid_transition' });
-  // Restart: the live 8-message session must not be replaced by the older 4-message checkpoint.
+  // Restart: the live state (8) must not be replaced by the older checkpoint (4).
   const result = await daemon.start();
   assert.equal(result.restored, null);
   assert.equal(app.restored.length, 0);
   assert.equal(daemon.error, null);
-  assert.equal((await daemon.checkpoint()).messages, 8);
+  assert.equal((await checkpoints.load((await daemon.checkpoint()).id)).state.turn?.bytes, 8);
   assert.deepEqual(path, ['starting', 'running', 'checkpointing', 'running', 'checkpointing', 'error', 'starting', 'running', 'checkpointing', 'running']);
 });
 
@@ -170,7 +168,7 @@ test('Daemon: collect and restore failures are typed; storage failure at start g
   const fs = new MemoryFileSystem();
   const a = setup({ fs });
   await a.daemon.start();
-  a.app.session = /** @type {any} */ ({ messages: [{ role: 'robot', content: 1 }] });
+  a.app.turn = { status: 'robot' };
   await assert.rejects(a.daemon.checkpoint(), { name: 'CheckpointError', code: 'invalid_state' });
   assert.equal(a.daemon.state, S.ERROR);
   await a.daemon.stop();
@@ -184,7 +182,8 @@ test('Daemon: collect and restore failures are typed; storage failure at start g
   await assert.rejects(broken.checkpoint(), { name: 'DaemonError', code: 'collect_failed', message: /no conversation open/ });
   await broken.stop();
   // Give it a checkpoint to restore, then the restore callback fails.
-  a.app.session = { messages: messages(2) };
+  a.app.turn = undefined;
+  a.app.log = 2;
   await a.daemon.start();
   await a.daemon.checkpoint();
   await assert.rejects(broken.start(), { name: 'DaemonError', code: 'restore_failed', message: /unknown conversation/ });
@@ -193,7 +192,7 @@ test('Daemon: collect and restore failures are typed; storage failure at start g
 
   const failing = new Daemon({
     checkpoints: { latest: async () => { throw new StorageError('unavailable', 'Browser storage is not available here.'); }, save: async () => { throw new Error('unused'); } },
-    collect: () => ({ workspaceId: 'w', session: { messages: [] } }),
+    collect: () => ({ workspaceId: 'w' }),
     restore: () => {},
   });
   await assert.rejects(failing.start(), { code: 'unavailable' });
@@ -214,13 +213,13 @@ test('Daemon: checkpoints requested while one is written are coalesced into one 
   const { daemon, app, checkpoints } = setup();
   await daemon.start();
   const p1 = daemon.checkpoint();
-  app.session = { messages: messages(5) };
+  app.log = 5;
   const p2 = daemon.checkpoint();
   const p3 = daemon.checkpoint();
   assert.equal(p2, p3, 'calls while one is in flight share the next one');
   const [a, b] = await Promise.all([p1, p2]);
   assert.notEqual(a.id, b.id);
-  assert.equal(b.messages, 5, 'the queued one saved the newest state');
+  assert.equal((await checkpoints.load(b.id)).state.turn?.bytes, 5, 'the queued one saved the newest state');
   assert.equal((await checkpoints.list()).length, 2);
   daemon.checkpoint();
   await daemon.pause();
@@ -232,7 +231,7 @@ test('Daemon: checkpoints requested while one is written are coalesced into one 
   assert.equal(daemon.state, S.STOPPED);
   assert.equal((await checkpoints.list()).length, 4);
   // When the one being written fails, the queued callers get its error.
-  app.session = { messages: messages(1) };
+  app.log = 1;
   await daemon.start();
   daemon.checkpoints = { latest: checkpoints.latest.bind(checkpoints), save: async () => { throw new StorageError('quota', QUOTA_MESSAGE); } };
   const failing = daemon.checkpoint();

@@ -10,32 +10,44 @@ import { isQuotaError } from '../storage/errors.js';
  * two loses nothing, and `latest()` never reads the index. Damaged files go to `damaged/`.
  */
 
-// Provider messages (web/providers/types.d.ts: Message), as read back from storage.
-const ToolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()) });
-const ImagePartSchema = z.object({ mediaType: z.string(), dataUrl: z.string() });
-export const MessageSchema = z.object({
-  role: z.enum(['user', 'assistant', 'tool']),
-  content: z.string(),
-  toolCalls: z.array(ToolCallSchema).optional(),
-  toolCallId: z.string().optional(),
-  images: z.array(ImagePartSchema).optional(),
-});
-
-export const CheckpointStateSchema = z.object({
-  version: z.literal(1),
+/**
+ * What a checkpoint holds: which conversation a turn was running in and where that
+ * conversation's log stood when the turn started (a byte offset of its `events.jsonl`), never a
+ * copy of a conversation's messages. The event logs are the truth; the offset lets a restore
+ * find the cut-off turn's request in the log (web/app/daemon-wiring.js). Strict: anything
+ * else (such as a copy of the history) is refused, so no write-only data creeps in.
+ */
+export const CheckpointStateSchema = z.strictObject({
+  version: z.literal(2),
   workspaceId: z.string().min(1),
   conversationId: z.string().optional(),
   savedAt: z.number(),
-  // Loose: the app may keep more of its session here (e.g. the system prompt, usage).
-  session: z.looseObject({ messages: z.array(MessageSchema) }),
   // A turn still 'running' in the newest checkpoint was interrupted (tab killed mid-turn).
-  turn: z.looseObject({ status: z.enum(['running', 'idle']), userText: z.string().optional(), startedAt: z.number().optional() }).optional(),
-  extra: z.record(z.string(), z.unknown()).optional(),
+  turn: z.strictObject({
+    status: z.enum(['running', 'idle']),
+    startedAt: z.number().optional(),
+    // Length of the conversation's events.jsonl when the turn started.
+    bytes: z.number().int().nonnegative().optional(),
+  }).optional(),
 });
 /** @typedef {z.infer<typeof CheckpointStateSchema>} CheckpointState */
 /** What `save()` takes: the state without `version` and `savedAt`, which it fills in. @typedef {Omit<CheckpointState, 'version' | 'savedAt'>} CheckpointInput */
 
+/**
+ * Format 1 (before issue 11) kept a copy of the conversation's history in `session`. Such a
+ * file is still read — only its ids and turn status, the copy is dropped — until pruning or a
+ * conversation delete (`forget`) removes it.
+ */
+const LegacyStateSchema = z.looseObject({
+  version: z.literal(1),
+  workspaceId: z.string().min(1),
+  conversationId: z.string().optional(),
+  savedAt: z.number(),
+  turn: z.looseObject({ status: z.enum(['running', 'idle']), startedAt: z.number().optional() }).optional(),
+});
+
 const FileSchema = z.object({ id: z.string(), at: z.number(), state: CheckpointStateSchema });
+const LegacyFileSchema = z.object({ id: z.string(), at: z.number(), state: LegacyStateSchema });
 
 const InfoSchema = z.object({
   id: z.string(),
@@ -43,7 +55,6 @@ const InfoSchema = z.object({
   bytes: z.number(),
   conversationId: z.string().optional(),
   turnStatus: z.enum(['running', 'idle']).optional(),
-  messages: z.number().optional(),
 });
 /** @typedef {z.infer<typeof InfoSchema>} CheckpointInfo */
 const IndexSchema = z.object({ version: z.literal(1), checkpoints: z.array(InfoSchema) });
@@ -80,6 +91,19 @@ const describeIssue = (err) => {
   const issue = err.issues[0];
   return issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : err.message;
 };
+
+/**
+ * A format-1 state without its copy of the history (and without the turn's request text: the
+ * log has it).
+ * @param {z.infer<typeof LegacyStateSchema>} old @returns {CheckpointState}
+ */
+function fromLegacy(old) {
+  /** @type {CheckpointState} */
+  const state = { version: 2, workspaceId: old.workspaceId, savedAt: old.savedAt };
+  if (old.conversationId !== undefined) state.conversationId = old.conversationId;
+  if (old.turn) state.turn = old.turn.startedAt === undefined ? { status: old.turn.status } : { status: old.turn.status, startedAt: old.turn.startedAt };
+  return state;
+}
 
 export class CheckpointManager {
   /**
@@ -175,7 +199,7 @@ export class CheckpointManager {
    */
   async save(input) {
     const at = Math.max(this.now(), this.#lastAt + 1); // monotonic, so ids keep their order
-    const parsed = CheckpointStateSchema.safeParse({ ...input, version: 1, savedAt: at });
+    const parsed = CheckpointStateSchema.safeParse({ ...input, version: 2, savedAt: at });
     if (!parsed.success) throw new CheckpointError('invalid_state', `The agent state cannot be checkpointed: ${describeIssue(parsed.error)}`, { cause: parsed.error });
     const state = parsed.data;
     const id = newId(at);
@@ -196,7 +220,7 @@ export class CheckpointManager {
       throw new CheckpointError('io', `The checkpoint was not saved: ${messageOf(err)}. Earlier checkpoints were kept.`, { cause: err });
     }
     /** @type {CheckpointInfo} */
-    const info = { id, at, bytes: bytes.length, messages: state.session.messages.length };
+    const info = { id, at, bytes: bytes.length };
     if (state.conversationId !== undefined) info.conversationId = state.conversationId;
     if (state.turn) info.turnStatus = state.turn.status;
     this.#newInfos.push(info);
@@ -260,6 +284,35 @@ export class CheckpointManager {
   }
 
   /**
+   * Deletes every checkpoint file that mentions a conversation, because it was deleted: no
+   * trace of it may stay, also not in a backup taken afterwards. Checkpoints are small, so each
+   * file of the folder (damaged ones and leftovers of cut-off writes too, whose shape cannot
+   * be trusted) is read and searched for the id; the index is rewritten without them.
+   * @param {string} conversationId
+   * @returns {Promise<number>} how many files were deleted
+   */
+  forget(conversationId) {
+    if (!conversationId) return Promise.resolve(0);
+    return this.#afterHousekeeping(async () => {
+      /** @type {string[]} */
+      const paths = [];
+      for (const dir of [this.dir, `${this.dir}/${DAMAGED}`]) {
+        const entries = await this.fs.list(dir).catch(() => []);
+        for (const e of entries) if (e.kind === 'file' && e.name !== INDEX) paths.push(`${dir}/${e.name}`);
+      }
+      let deleted = 0;
+      for (const path of paths) {
+        const text = await this.fs.readText(path).catch(() => '');
+        if (!text.includes(conversationId)) continue;
+        await this.fs.delete(path);
+        deleted++;
+      }
+      if (deleted) await this.#prune(this.keep);
+      return deleted;
+    });
+  }
+
+  /**
    * Summaries of the checkpoints on disk, newest first, from the index. A file the index does
    * not know — another tab's, or a tab closed before its index update — is read for its
    * summary (a damaged one is listed from its name and size).
@@ -302,15 +355,17 @@ export class CheckpointManager {
     } catch (err) {
       throw new CheckpointError('corrupt', `Checkpoint "${id}" is not valid JSON (${text.length ? 'cut off or damaged' : 'empty'}).`, { cause: err });
     }
-    if (json?.state?.version !== undefined && json.state.version !== 1) {
-      throw new CheckpointError('corrupt', `Checkpoint "${id}" was written by a newer version of Clawser (format ${String(json.state.version)}).`);
+    const version = json?.state?.version;
+    if (version !== undefined && version !== 1 && version !== 2) {
+      throw new CheckpointError('corrupt', `Checkpoint "${id}" was written by a newer version of Clawser (format ${String(version)}).`);
     }
-    const parsed = FileSchema.safeParse(json);
+    const parsed = version === 1 ? LegacyFileSchema.safeParse(json) : FileSchema.safeParse(json);
     if (!parsed.success) throw new CheckpointError('corrupt', `Checkpoint "${id}" does not have the expected shape (${describeIssue(parsed.error)}).`, { cause: parsed.error });
     if (parsed.data.id !== id) throw new CheckpointError('corrupt', `Checkpoint file "${id}" holds checkpoint "${parsed.data.id}".`);
-    const { state, at } = parsed.data;
+    const { at } = parsed.data;
+    const state = parsed.data.state.version === 1 ? fromLegacy(parsed.data.state) : parsed.data.state;
     /** @type {CheckpointInfo} */
-    const info = { id, at, bytes: encoder.encode(text).length, messages: state.session.messages.length };
+    const info = { id, at, bytes: encoder.encode(text).length };
     if (state.conversationId !== undefined) info.conversationId = state.conversationId;
     if (state.turn) info.turnStatus = state.turn.status;
     return { info, state };

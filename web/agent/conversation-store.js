@@ -70,6 +70,11 @@ export class ConversationStore {
 
   /** @param {string} id */
   async delete(id) {
-    await this.#fs.delete(this.dirOf(id));
+    const dir = this.dirOf(id);
+    const c = this.#coordination;
+    // Under the conversation's lock: another tab's append is complete before, or refused after
+    // (meta.json is gone), so no events.jsonl is left without its meta.json.
+    if (c) await c.withLock(Conversation.topic(dir), () => this.#fs.delete(dir));
+    else await this.#fs.delete(dir);
   }
 }

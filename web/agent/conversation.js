@@ -46,6 +46,15 @@ function parseLine(text) {
   }
 }
 
+/** An append to a conversation that was deleted (e.g. in another tab); code `conversation_deleted`. */
+export class ConversationDeletedError extends Error {
+  constructor() {
+    super('This conversation was deleted, so nothing more is saved to it. Start a new conversation to continue.');
+    this.name = 'ConversationDeletedError';
+    this.code = 'conversation_deleted';
+  }
+}
+
 /**
  * One persisted conversation: `events.jsonl` (append-only, one event per line),
  * `meta.json` and a periodic `snapshot.json` of the history window.
@@ -91,6 +100,8 @@ export class Conversation {
   /** True when older events exist before the loaded ones. */
   get hasEarlier() { return this.#displayStart > 0; }
   get #eventsPath() { return `${this.#dir}/events.jsonl`; }
+  /** Length of `events.jsonl` as far as this instance has read or written it (an offset for checkpoints). */
+  get byteLength() { return this.#byteLength; }
 
   /**
    * Opens a conversation: snapshot + tail only, so the cost does not grow with its length.
@@ -194,6 +205,9 @@ export class Conversation {
     const event = EventLog.createEvent(type, data, source);
     const line = encoder.encode(JSON.stringify(event) + '\n');
     const write = async () => {
+      // Deleted (here or in another tab): appending would leave an events.jsonl without its
+      // meta.json behind. Checked under the conversation's lock, which the delete takes too.
+      if (this.#deleted || (this.#coordination && !(await this.#fs.stat(`${this.#dir}/meta.json`)))) throw new ConversationDeletedError();
       // Another tab may have appended since: take its events first, so history and byte
       // offsets stay exact, then append after them.
       if (this.#coordination) await this.#catchUp();
@@ -241,6 +255,32 @@ export class Conversation {
     trimHistory(this.#history);
     this.#byteLength = tailOffset;
     return added;
+  }
+
+  #deleted = false;
+
+  /** This conversation is being deleted: every later append is refused. Resolves when the writes queued before it are done. */
+  markDeleted() {
+    this.#deleted = true;
+    return this.flush();
+  }
+
+  /**
+   * The request of a turn that started when the log was `bytes` long: the first user message
+   * after that offset, and whether a reply followed it. Null when the log is shorter than that
+   * (it is not the log the offset was taken from) or holds no request there.
+   * @param {number} bytes
+   * @returns {Promise<{text: string, answered: boolean} | null>}
+   */
+  async requestAfter(bytes) {
+    const stat = await this.#fs.stat(this.#eventsPath);
+    const size = stat?.kind === 'file' ? stat.size : 0;
+    if (bytes > size) return null;
+    const { lines } = splitLines(await this.#fs.readBytes(this.#eventsPath, { start: bytes, end: size }), bytes);
+    const events = /** @type {ClawserEvent[]} */ (lines.map((l) => parseLine(l.text)).filter(Boolean));
+    const at = events.findIndex((e) => e.type === 'user_message');
+    if (at === -1) return null;
+    return { text: String(events[at].data.text ?? ''), answered: events.slice(at + 1).some((e) => e.type === 'agent_message') };
   }
 
   /** After another tab appended: reads its events. Resolves to the new events (maybe none). */

@@ -119,8 +119,9 @@ export class DaemonStateMachine {
 /**
  * What `start()` found: the checkpoint restored (if any), the turn that was running when the
  * previous tab stopped (so the app can say "your last request was interrupted" and offer
- * Retry), and damaged checkpoint files that were skipped.
- * @typedef {{restored: CheckpointInfo | null, interrupted: {userText?: string, startedAt?: number} | null, skipped: SkippedCheckpoint[]}} StartResult
+ * Retry: `bytes` is where the conversation's log stood when it started, so its request is the
+ * first user message after that offset), and damaged checkpoint files that were skipped.
+ * @typedef {{restored: CheckpointInfo | null, interrupted: {startedAt?: number, bytes?: number} | null, skipped: SkippedCheckpoint[]}} StartResult
  */
 
 /**
@@ -218,7 +219,13 @@ export class Daemon {
         result.restored = cp.info;
         this.lastCheckpoint = cp.info;
         const turn = cp.state.turn;
-        if (turn?.status === 'running') result.interrupted = { userText: turn.userText, startedAt: turn.startedAt };
+        if (turn?.status === 'running') {
+          /** @type {NonNullable<StartResult['interrupted']>} */
+          const interrupted = {};
+          if (turn.startedAt !== undefined) interrupted.startedAt = turn.startedAt;
+          if (turn.bytes !== undefined) interrupted.bytes = turn.bytes;
+          result.interrupted = interrupted;
+        }
       }
     }
     this.#live = true;

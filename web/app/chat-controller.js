@@ -59,29 +59,41 @@ export class ChatController {
     this.runCodeImpl = deps.runCode;
     /** Told when a turn starts and ends (the app checkpoints then). @type {((phase: 'start' | 'end', turn: {conversationId: string, text: string, scheduled: boolean}) => void) | null} */
     this.onTurn = null;
+    /** Told after a conversation was deleted, to delete its other copies (the app's checkpoints); awaited. @type {((conversationId: string) => Promise<void>) | null} */
+    this.onRemoved = null;
   }
 
-  /** Requests that were cut off by a closed tab, by conversation: offered for retry when shown. @type {Map<string, string>} */
+  /** Turns that were cut off by a closed tab, by conversation: where its log stood when each started. @type {Map<string, number>} */
   #interrupted = new Map();
 
   /**
-   * A turn was running when the tab closed (the last checkpoint says so): when its conversation
-   * is on screen and has no reply after that request, the user is offered to retry it.
-   * @param {string} conversationId @param {string} text
+   * A turn was running when the tab closed (the last checkpoint says so, with the length of the
+   * conversation's log when it started): when its conversation is on screen and the request
+   * found after that offset got no reply, the user is offered to retry it.
+   * @param {string} conversationId @param {number} bytes
    */
-  async markInterrupted(conversationId, text) {
-    this.#interrupted.set(conversationId, text);
-    if (this.state.activeId === conversationId) this.#offerInterrupted();
+  async markInterrupted(conversationId, bytes) {
+    this.#interrupted.set(conversationId, bytes);
+    if (this.state.activeId === conversationId) await this.#offerInterrupted();
   }
 
-  #offerInterrupted() {
+  async #offerInterrupted() {
     const conv = this.#conversation;
-    const text = conv ? this.#interrupted.get(conv.id) : undefined;
-    if (!conv || text === undefined || this.#runs.has(conv.id)) return;
+    const bytes = conv ? this.#interrupted.get(conv.id) : undefined;
+    if (!conv || bytes === undefined || this.#runs.has(conv.id)) return;
     this.#interrupted.delete(conv.id);
-    // Only when nothing answered it since (another tab may have retried already).
+    // The request is read from the log (the checkpoint keeps no copy of it); only offered when
+    // nothing answered it since (another tab may have retried already).
+    const request = await conv.requestAfter(bytes).catch(() => null);
+    if (!request || request.answered || this.#conversation !== conv) return;
     if (conv.deriveSessionHistory().messages.at(-1)?.role !== 'user') return;
-    this.#set({ failure: { code: 'network', retryable: true, message: 'Your last request was interrupted: the tab closed before the reply finished. Retry to get the answer.', text, resume: true } });
+    this.#set({ failure: { code: 'network', retryable: true, message: 'Your last request was interrupted: the tab closed before the reply finished. Retry to get the answer.', text: request.text, resume: true } });
+  }
+
+  /** The conversation a turn runs in, or the one on screen, and its log length now (for checkpoints). @param {string} [conversationId] */
+  logPosition(conversationId) {
+    const conv = (conversationId ? this.#runs.get(conversationId)?.conversation : undefined) ?? this.#conversation;
+    return conv ? { conversationId: conv.id, bytes: conv.byteLength } : null;
   }
 
   /** The active conversation's history, as the next turn would send it (for checkpoints). */
@@ -135,7 +147,7 @@ export class ChatController {
       ? 'The end of this conversation was being written when the tab closed; the incomplete last entry was removed. Everything before it is intact.'
       : null;
     this.#set({ activeId: id, events: conv.events.slice(), hasEarlier: conv.hasEarlier, streaming: run ? { ...run.streaming } : null, failure: null, notice });
-    this.#offerInterrupted();
+    await this.#offerInterrupted();
   }
 
   /** @type {(() => void) | null} */
@@ -183,16 +195,27 @@ export class ChatController {
     this.#announceList();
   }
 
-  /** @param {string} id */
+  /**
+   * Deletes a conversation. A turn running in it is stopped and its end awaited first, and the
+   * conversation then refuses appends: deleting under a running turn would leave an
+   * `events.jsonl` without `meta.json` behind. Then `onRemoved` deletes the other copies (checkpoints).
+   * @param {string} id
+   */
   async remove(id) {
-    this.#runs.get(id)?.abort.abort();
+    const run = this.#runs.get(id);
+    run?.abort.abort();
+    const open = run?.conversation ?? (this.#conversation?.id === id ? this.#conversation : null);
     if (this.state.activeId === id) {
       this.#conversation = null;
       this.#set({ activeId: null, events: [], hasEarlier: false, failure: null, streaming: null });
     }
+    this.#interrupted.delete(id);
+    if (run) await run.done;
+    await open?.markDeleted();
     await this.store.delete(id);
     this.#set({ conversations: this.state.conversations.filter((c) => c.id !== id) });
     this.#announceList();
+    await this.onRemoved?.(id);
   }
 
   /**
