@@ -35,6 +35,7 @@ import { ToolsPanel } from '../ui/tools-panel.js';
 import { RESTORE_FLAG } from './flags.js';
 import { MountStore } from '../storage/mounts.js';
 import { MountedFileSystem } from '../storage/mounted-fs.js';
+import { ProtectedFileSystem } from '../storage/protected-fs.js';
 import { ArtifactView } from '../ui/artifact-view.js';
 import { approvalDialog, askUserDialog } from '../ui/approval-dialog.js';
 import { h, clear } from '../ui/dom.js';
@@ -142,6 +143,7 @@ export class ClawserApp {
       workspaces: /** @type {WorkspaceStore} */ (this.workspaces),
       agentSettings: /** @type {AgentSettingsStore} */ (this.agentSettings),
       status: (text) => (text ? this.banners.show('progress', text, { dismissible: false }) : this.banners.hide('progress')),
+      notify: (text) => this.banners.show('clone-skipped', text),
     })));
     // Browser storage that never answers (it happens, e.g. after site data was cleared while a
     // tab was closing) must not look like a blank page.
@@ -297,7 +299,8 @@ export class ClawserApp {
     let files = null;
     return {
       // Loaded with the Files panel (it brings the ZIP code), not at start-up.
-      files: () => (files ??= import('./files-controller.js').then(({ FilesController }) => new FilesController({ fs: wsFs }))),
+      // The panel (uploads, ZIP import, edits) never changes Clawser's own folders; neither does git (WorkspaceGit guards itself).
+      files: () => (files ??= import('./files-controller.js').then(({ FilesController }) => new FilesController({ fs: new ProtectedFileSystem(wsFs) }))),
       // isomorphic-git is large: loaded when git is first needed. One instance per workspace,
       // so the agent's git tools, auto-commit and the panel share one command queue.
       git: () => (repo ??= import('../git/git.js').then(({ WorkspaceGit }) => {
@@ -398,7 +401,8 @@ export class ClawserApp {
       registry: services.registry,
       context: {
         workspaceId,
-        fs: this.workspaceFs(workspaceId),
+        // Tools change files, never Clawser's own folders — enforced in storage, so the safety switch cannot lift it.
+        fs: new ProtectedFileSystem(this.workspaceFs(workspaceId)),
         git: await services.git(),
         memory: await services.memory(),
         goals: services.goals,
