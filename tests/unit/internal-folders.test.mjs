@@ -159,6 +159,7 @@ test('a repository carrying every internal folder: clone, pull, branch switch an
   // neither deletes nor replaces the repository's copies.
   await assert.rejects(repo.stage(['.goals/goals.json']), { code: 'protected' });
   await assert.rejects(repo.stage(['.scheduler/jobs.json']), { code: 'protected' });
+  await assert.rejects(repo.stage(['./.Memory/entries.jsonl']), { code: 'protected' });
   await repo.commitAll({ message: 'Back to guide v1' });
   await repo.push();
   const tree = (await server.git('planted', 'ls-tree', '-r', '--name-only', 'main')).split('\n');

@@ -13,7 +13,8 @@ import { gitFileSystem } from '../storage/protected-fs.js';
  * memories). @param {string} filepath
  */
 export function isTracked(filepath) {
-  const first = filepath.split('/')[0]?.toLowerCase() ?? '';
+  // "./.memory/x" and "/.memory/x" name the same folder.
+  const first = filepath.split('/').find((p) => p && p !== '.')?.toLowerCase() ?? '';
   return !PROTECTED_SEGMENTS.includes(first);
 }
 
