@@ -121,6 +121,10 @@ test('a repository carrying every internal folder: clone, pull, branch switch an
   // Only the user's own goal's Markdown mirror (goals/, a normal folder) is new; nothing else changed.
   assert.deepEqual((await repo.status()).filter((s) => s.state !== 'unchanged' || s.staged || s.unstaged).map((s) => s.path.split('/')[0]), ['goals']);
   const first = (await repo.log())[0].oid;
+  // Below git itself: its file system adapter cannot write there either.
+  await assert.rejects(repo.fs.promises.writeFile('/.scheduler/jobs.json', '{}'), { code: 'EPERM' });
+  await repo.fs.promises.writeFile('/.git/clawser-probe', 'x'); // the control: .git is git's own
+  await repo.fs.promises.unlink('/.git/clawser-probe');
 
   // Someone changes every internal file and a normal one; pull.
   const other = join(work, 'other');

@@ -60,7 +60,7 @@ export class WorkspaceGit {
     // Git writes its own .git and the user's files, never Clawser's other folders (enforced below git, in storage).
     this.raw = gitFileSystem(fs);
     /** isomorphic-git's promise fs over the workspace (no command cache: safe to keep). */
-    this.fs = createGitFs(fs);
+    this.fs = createGitFs(this.raw);
     this.author = options.author ?? DEFAULT_AUTHOR;
   }
 
