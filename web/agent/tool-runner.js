@@ -48,7 +48,8 @@ export class ToolRunner {
 
   /**
    * @param {ToolCall} call
-   * @param {{signal?: AbortSignal}} [options]
+   * @param {{signal?: AbortSignal, context?: Partial<ToolContext>}} [options]
+   *   context: added to the tool's context for this call only (e.g. the Codex's runCode for a code block)
    * @returns {Promise<ToolOutcome>}
    */
   async run(call, options = {}) {
@@ -102,7 +103,7 @@ export class ToolRunner {
     /** @type {ToolResult} */
     let result;
     try {
-      result = await tool.run(args, { ...this.context, signal });
+      result = await tool.run(args, { ...this.context, ...options.context, signal });
     } catch (err) {
       const e = /** @type {Error} */ (err);
       if (signal?.aborted) return refuse({ kind: 'cancelled', reason: 'Cancelled by the user while it was running.' }, args);
