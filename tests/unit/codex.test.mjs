@@ -120,7 +120,7 @@ test('a Codex turn: the model writes code, tools run through the gates (approval
   assert.deepEqual(h.map((m) => m.role), ['user', 'assistant', 'tool']);
 });
 
-/** A Codex agent over a fresh workspace; `code` is the block the model writes. @param {{code: string, policy?: 'auto' | 'approve' | 'denied', level?: string, hooks?: HookPipeline, approve?: (r: any) => Promise<'once' | 'always' | 'deny'>}} o */
+/** A Codex agent over a fresh workspace; `code` is the block the model writes. @param {{code: string, policy?: 'auto' | 'approve' | 'denied', level?: 'full' | 'readonly' | 'supervised', hooks?: HookPipeline, approve?: (r: any) => Promise<'once' | 'always' | 'deny'>}} o */
 async function codexGateSetup(o) {
   const fs = new MemoryFileSystem();
   const store = new ConversationStore(fs, 'w');
