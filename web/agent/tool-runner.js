@@ -9,9 +9,10 @@
 /**
  * job/workspace/timeoutMs/signal are set when a scheduled job asks (see job-approval.js): the
  * dialog names them, and closes itself when `signal` aborts (the time-out passed).
- * @typedef {(request: {tool: string, description: string, permission: string, args: Record<string, unknown>, reason: string, preview?: string,
- *   job?: {id: string, name: string}, workspace?: {id: string, name: string}, timeoutMs?: number, signal?: AbortSignal}) => Promise<ApprovalAnswer>} ApproveFn
+ * @typedef {{tool: string, description: string, permission: string, args: Record<string, unknown>, reason: string, preview?: string,
+ *   job?: {id: string, name: string}, workspace?: {id: string, name: string}, timeoutMs?: number, signal?: AbortSignal}} ApprovalRequest
  */
+/** @typedef {(request: ApprovalRequest) => Promise<ApprovalAnswer>} ApproveFn */
 
 /**
  * @typedef {object} ToolOutcome

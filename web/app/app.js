@@ -765,6 +765,11 @@ export class ClawserApp {
         const cur = agentSettings.load(workspaceId);
         agentSettings.save(workspaceId, { ...cur, scheduler: { ...cur.scheduler, missedPolicy } });
       },
+      approvalTimeoutMinutes: agentSettings.load(workspaceId).scheduler.approvalTimeoutMinutes,
+      onApprovalTimeout: (approvalTimeoutMinutes) => {
+        const cur = agentSettings.load(workspaceId);
+        agentSettings.save(workspaceId, { ...cur, scheduler: { ...cur.scheduler, approvalTimeoutMinutes } });
+      },
       background: await backgroundMode({ leader: !!this.tabs?.isLeader, tabs: (this.tabs?.peers().length ?? 0) + 1 }),
       // Which tab runs the jobs changes as tabs open and close: the panel's line follows.
       watchBackground: (fn) => {
