@@ -28,6 +28,11 @@ const send = (/** @type {string} */ text) => sendMessage(page, text);
 
 test('Echo (no native tools): a code block writes a file through fs_write after approval', async () => {
   await send('```js\nawait fs_write({ path: "codex/hello.md", content: "written by code" })\nprint(await fs_read({ path: "codex/hello.md" }))\n```');
+  // The block itself is a run_js call: approved like one, showing the code (then the write inside asks too).
+  const code = page.getByRole('dialog', { name: 'Allow “run_js”?' });
+  await code.waitFor();
+  assert.match(await code.locator('pre').innerText(), /await fs_write\(\{ path: \\"codex\/hello.md\\"/);
+  await code.getByRole('button', { name: 'Allow once' }).click();
   const approval = page.getByRole('dialog', { name: 'Allow “fs_write”?' });
   await approval.waitFor();
   assert.match(await approval.locator('pre').innerText(), /"path": "codex\/hello.md"/);
@@ -46,6 +51,7 @@ test('Echo (no native tools): a code block writes a file through fs_write after 
 
 test('escape attempts from model code fail inside the sandbox and are reported to the model', async () => {
   await send('```js\nlet out = [];\ntry { await self.fetch("https://example.com/") } catch (e) { out.push("fetch: " + e.name) }\ntry { indexedDB.open("x") } catch (e) { out.push("idb: " + e.name) }\nout.push("document: " + typeof document)\nprint(out.join(", "))\n```');
+  await page.getByRole('dialog', { name: 'Allow “run_js”?' }).getByRole('button', { name: 'Allow once' }).click();
   await page.getByText(/Echo: your code printed: fetch: TypeError, idb: SecurityError, document: undefined/).waitFor();
 });
 
@@ -59,6 +65,8 @@ test('a provider without native tools (Perplexity preset) uses the Codex; run_js
   await saveSettings(page);
   llm.enqueue({ text: 'Let me compute.\n```javascript\nconst r = [1, 2, 3].map((x) => x * 2)\nprint(r)\nr.length\n```' }, { text: 'The doubled list has 3 items.' });
   await send('double 1 2 3');
+  // run_js needs approval by default (its workspace policy), at full autonomy as for a native call.
+  await page.getByRole('dialog', { name: 'Allow “run_js”?' }).getByRole('button', { name: 'Allow once' }).click();
   await page.getByText('The doubled list has 3 items.').waitFor();
   const req = llm.requests.at(-1)?.body;
   assert.equal(req.tools, undefined);
