@@ -194,3 +194,30 @@ test('Codex block under the default policy asks for approval showing the code; a
   assert.deepEqual(r.ran, []);
   assert.equal(r.result?.data.blocked, 'denied');
 });
+
+test('two Codex runs sharing a sandbox never swap each other\'s capabilities (a Run again during a turn); control: each sees its own runner', async () => {
+  // Like andbox, this sandbox looks a capability up when the code calls it, not when it starts.
+  const sb = {
+    /** @type {Record<string, (args: any) => unknown>} */
+    capabilities: {},
+    /** @param {string} code */
+    async evaluate(code) {
+      const logs = /** @type {string[]} */ ([]);
+      const fn = new (Object.getPrototypeOf(async function () {}).constructor)('print', 'probe', 'gate', code);
+      const value = await fn((/** @type {unknown} */ x) => logs.push(String(x)), (/** @type {any} */ a) => sb.capabilities.probe(a), () => /** @type {any} */ (globalThis).__codexGate);
+      return { value, logs, error: null, durationMs: 0 };
+    },
+  };
+  /** @param {string} who */
+  const runner = (who) => /** @type {any} */ ({ registry: { list: () => [{ name: 'probe' }] }, run: async () => ({ ok: true, output: who }) }); // a stand-in ToolRunner
+  /** @type {() => void} */
+  let open = () => {};
+  /** @type {any} */ (globalThis).__codexGate = new Promise((r) => { open = () => r(undefined); });
+  const codex = new Codex({ getSandbox: async () => sb });
+  const turn = codex.run('await gate(); print(await probe({}))', { tools: runner('turn') });
+  const again = codex.run('print(await probe({}))', { tools: runner('run again') });
+  open();
+  const [a, b] = await Promise.all([turn, again]);
+  assert.equal(a.output, 'turn', 'the turn\'s code still calls the turn\'s runner');
+  assert.equal(b.output, 'run again');
+});
