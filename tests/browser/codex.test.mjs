@@ -87,3 +87,31 @@ test('a provider without native tools (Perplexity preset) uses the Codex; run_js
   assert.equal(toolMsg.role, 'tool');
   assert.equal(toolMsg.content, 'hi from run_js\n=> 42');
 });
+
+test('"Run again" runs in a sandbox of its own with its own Stop; the conversation\'s turns keep theirs', async () => {
+  // A turn whose code never ends; the chat's Stop ends it.
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: /Settings/ });
+  await dialog.getByLabel('Provider').selectOption('echo');
+  await saveSettings(page);
+  await send('```js\nprint("looping"); for (;;) {}\n```');
+  await page.getByRole('dialog', { name: 'Allow “run_js”?' }).getByRole('button', { name: 'Allow once' }).click();
+  await page.locator('.code-card', { hasText: 'for (;;)' }).waitFor();
+  await page.getByRole('button', { name: 'Stop', exact: true }).click();
+  const card = page.locator('.code-card', { hasText: 'for (;;)' }).last();
+  const frames = () => page.evaluate(() => document.querySelectorAll('iframe').length);
+  const idle = await frames();
+  await card.getByRole('button', { name: 'Run again' }).click();
+  // Its own sandbox: one more sandbox frame while it runs, gone when it ends.
+  await page.waitForFunction((n) => document.querySelectorAll('iframe').length === n + 1, idle);
+  await card.getByRole('button', { name: 'Stop this run' }).click();
+  await card.locator('.run-again .tool-output', { hasText: 'AbortError: The run was cancelled.' }).waitFor();
+  await page.waitForFunction((n) => document.querySelectorAll('iframe').length === n, idle);
+  assert.equal(await card.getByRole('button', { name: 'Stop this run' }).isHidden(), true);
+  // Control: the conversation's own sandbox still runs the next turn's code with its tools.
+  const printed = page.getByText('Echo: your code printed: written by code');
+  const seen = await printed.count();
+  await send('```js\nprint(await fs_read({ path: "codex/hello.md" }))\n```');
+  await page.getByRole('dialog', { name: 'Allow “run_js”?' }).getByRole('button', { name: 'Allow once' }).click();
+  await printed.nth(seen).waitFor();
+});

@@ -494,9 +494,16 @@ export class ClawserApp {
           });
         },
         afterTurn: (agent, turn) => this.#autoCommit(workspaceId, agent, turn),
-        runCode: async (conversationId, code) => {
+        // "Run again": its own runner and abort signal, and a sandbox of its own (created for this
+        // run, disposed after) — never the warm one a turn of this conversation may be using.
+        runCode: async (conversationId, code, signal) => {
           const parts = await this.#agentParts(workspaceId, conversationId);
-          return parts.codex.run(code, { tools: parts.tools });
+          const sandbox = import('../packages/andbox/index.js').then(({ createSandbox }) => createSandbox({ timeoutMs: 300_000, imports: { fflate: new URL('../vendor/fflate.js', import.meta.url).href } }));
+          try {
+            return await new Codex({ getSandbox: () => sandbox }).run(code, { tools: parts.tools, signal });
+          } finally {
+            sandbox.then((sb) => sb.dispose(), () => {});
+          }
         },
       });
       this.#controllers.set(workspaceId, c);

@@ -38,7 +38,7 @@ export class ChatController {
 
   /**
    * @param {{fs: FileSystem, workspaceId: string, settings: SettingsStore, providerFactory?: (config: import('../providers/types.d.ts').ProviderConfig) => Provider, buildAgent?: AgentBuilder, redact?: (text: string) => string,
-   *   runCode?: (conversationId: string, code: string) => Promise<{ok: boolean, output: string, durationMs: number}>,
+   *   runCode?: (conversationId: string, code: string, signal?: AbortSignal) => Promise<{ok: boolean, output: string, durationMs: number}>,
    *   afterTurn?: (agent: ClawserAgent, turn: {conversationId: string, title: string, text: string}) => Promise<string | null>,
    *   coordination?: import('../agent/types.d.ts').Coordination}} deps
    *   coordination: other tabs of this workspace (their appends show live; conversation list changes too)
@@ -354,13 +354,14 @@ export class ChatController {
   }
 
   /**
-   * Runs a code block again ("Run again" on a code card) in the conversation's sandbox, with
-   * tools through the same gates. The output is shown, not added to the conversation.
-   * @param {string} code
+   * Runs a code block again ("Run again" on a code card) in a sandbox of its own, with tools
+   * through the same gates; `signal` stops it (the card's Stop button). The output is shown,
+   * not added to the conversation.
+   * @param {string} code @param {AbortSignal} [signal]
    */
-  async runAgain(code) {
+  async runAgain(code, signal) {
     if (!this.runCodeImpl || !this.state.activeId) return { ok: false, output: 'Code cannot run here.', durationMs: 0 };
-    return this.runCodeImpl(this.state.activeId, code);
+    return this.runCodeImpl(this.state.activeId, code, signal);
   }
 
   /** Stops the turn running in the conversation on screen. */
