@@ -230,6 +230,7 @@ export class ClawserAgent {
           if (outcome.blocked?.kind === 'safety') yield await this.#record('safety_tool_blocked', { toolCallId: call.id, name: call.name, reason: outcome.blocked.reason }, 'system');
           if (outcome.blocked?.kind === 'autonomy') yield await this.#record('autonomy_blocked', { toolCallId: call.id, name: call.name, reason: outcome.blocked.reason }, 'system');
           if (outcome.flags?.length) yield await this.#record('safety_input_flag', { where: 'tool', toolCallId: call.id, flags: outcome.flags }, 'system');
+          if (outcome.truncated) yield await this.#record('tool_result_truncated', { toolCallId: call.id, name: call.name, ...outcome.truncated }, 'system');
           /** @type {Record<string, any>} */
           const result = { toolCallId: call.id, name: call.name, ok: outcome.ok, result: outcome.output, durationMs: Math.round(outcome.durationMs) };
           if (outcome.blocked) result.blocked = outcome.blocked.kind;
