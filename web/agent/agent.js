@@ -217,14 +217,33 @@ export class ClawserAgent {
       yield await this.#record('agent_message', data, 'agent');
       if (!toolCalls.length || !this.tools) return;
       if (codexMode) {
-        for (const call of toolCalls) {
+        const codex = /** @type {Codex} */ (this.codex);
+        const runner = this.tools;
+        // Each block is a run_js call: it passes run_js's gates (hooks, safety, autonomy, policy and
+        // approval, action count) before it runs; the tools it calls inside pass their own gates.
+        const runCode = (/** @type {string} */ code, /** @type {AbortSignal | undefined} */ s) => codex.run(code, { tools: runner, signal: s });
+        for (let i = 0; i < toolCalls.length; i++) {
+          const call = toolCalls[i];
           yield await this.#record('tool_call', { id: call.id, name: call.name, arguments: call.arguments, codex: true }, 'agent');
           yield { type: 'tool_start', id: call.id, name: call.name };
-          const r = await /** @type {Codex} */ (this.codex).run(String(call.arguments.code), { tools: this.tools, signal });
-          const checked = this.safety ? this.safety.checkToolResult(r.output, 'code output') : { text: r.output, flags: [] };
-          if (checked.flags.length) yield await this.#record('safety_input_flag', { where: 'tool', toolCallId: call.id, flags: checked.flags }, 'system');
-          yield await this.#record('tool_result', { toolCallId: call.id, name: call.name, ok: r.ok, result: checked.text, durationMs: Math.round(r.durationMs) }, 'tool');
-          if (signal?.aborted) return;
+          const outcome = await runner.run(call, { signal, context: { runCode } });
+          if (outcome.blocked?.kind === 'safety') yield await this.#record('safety_tool_blocked', { toolCallId: call.id, name: call.name, reason: outcome.blocked.reason }, 'system');
+          if (outcome.blocked?.kind === 'autonomy') yield await this.#record('autonomy_blocked', { toolCallId: call.id, name: call.name, reason: outcome.blocked.reason }, 'system');
+          if (outcome.flags?.length) yield await this.#record('safety_input_flag', { where: 'tool', toolCallId: call.id, flags: outcome.flags }, 'system');
+          if (outcome.truncated) yield await this.#record('tool_result_truncated', { toolCallId: call.id, name: call.name, ...outcome.truncated }, 'system');
+          /** @type {Record<string, any>} */
+          const result = { toolCallId: call.id, name: call.name, ok: outcome.ok, result: outcome.output, durationMs: Math.round(outcome.durationMs) };
+          if (outcome.blocked) result.blocked = outcome.blocked.kind;
+          yield await this.#record('tool_result', result, 'tool');
+          if (outcome.stopRun || signal?.aborted) {
+            const why = signal?.aborted ? 'Cancelled by the user.' : 'Not run: an autonomy limit was reached.';
+            for (const rest of toolCalls.slice(i + 1)) {
+              yield await this.#record('tool_call', { id: rest.id, name: rest.name, arguments: rest.arguments, codex: true }, 'agent');
+              yield await this.#record('tool_result', { toolCallId: rest.id, name: rest.name, ok: false, result: why, blocked: 'cancelled', durationMs: 0 }, 'tool');
+            }
+            if (outcome.stopRun) yield { type: 'error', error: { code: 'client', retryable: false, message: outcome.output } };
+            return;
+          }
         }
         continue;
       }

@@ -22,7 +22,9 @@ export const AgentSettingsSchema = z.object({
   scheduler: z.object({
     /** A job due while the app was closed: run it once on the next open, or skip it. */
     missedPolicy: z.enum(['once', 'skip']).default('once'),
-  }).default({ missedPolicy: 'once' }),
+    /** How long a job's approval waits for an answer before the call is refused and the run marked "needs approval". */
+    approvalTimeoutMinutes: z.number().int().min(1).max(1440).default(10),
+  }).default({ missedPolicy: 'once', approvalTimeoutMinutes: 10 }),
   git: z.object({
     /** Make the workspace a git repository when it is first opened. */
     autoInit: z.boolean().default(true),

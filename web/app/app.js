@@ -21,6 +21,7 @@ import { HookPipeline } from '../agent/hooks.js';
 import { AutonomyController } from '../agent/autonomy.js';
 import { ToolRunner } from '../agent/tool-runner.js';
 import { Codex } from '../agent/codex.js';
+import { jobApprover } from '../agent/job-approval.js';
 import { GoalStore } from '../agent/goals.js';
 import { Scheduler, shouldDeliver } from '../agent/scheduler.js';
 import { TabCoordinator } from '../agent/tabs.js';
@@ -385,8 +386,9 @@ export class ClawserApp {
    * autonomy, the gated tool runner and the Codex with the conversation's warm sandbox.
    * @param {string} workspaceId
    * @param {string} conversationId
+   * @param {{approve?: import('../agent/tool-runner.js').ApproveFn}} [options] approve: a scheduled job's (names the job, times out)
    */
-  async #agentParts(workspaceId, conversationId) {
+  async #agentParts(workspaceId, conversationId, options = {}) {
     const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
     const services = this.#servicesOf(workspaceId);
     const s = agentSettings.load(workspaceId);
@@ -416,7 +418,7 @@ export class ClawserApp {
       hooks: this.hooks,
       autonomy,
       safety,
-      approve: approvalDialog,
+      approve: options.approve ?? approvalDialog,
       maxResultChars: s.maxToolResultChars,
     });
     const codex = new Codex({ getSandbox: () => this.#sandboxFor(conversationId) });
@@ -480,8 +482,8 @@ export class ClawserApp {
         coordination: this.tabs,
         settings: /** @type {SettingsStore} */ (this.settings),
         redact: (text) => (redactOn ? detector.scan(text).redacted : text),
-        buildAgent: async (provider, conversation, secrets) => {
-          const parts = await this.#agentParts(workspaceId, conversation.id);
+        buildAgent: async (provider, conversation, secrets, options) => {
+          const parts = await this.#agentParts(workspaceId, conversation.id, options);
           redactOn = parts.settings.safetyEnabled;
           // Active goals ride along in the system prompt so the agent keeps pursuing them.
           const goals = await this.#servicesOf(workspaceId).goals.summary().catch(() => '');
@@ -496,9 +498,16 @@ export class ClawserApp {
           });
         },
         afterTurn: (agent, turn) => this.#autoCommit(workspaceId, agent, turn),
-        runCode: async (conversationId, code) => {
+        // "Run again": its own runner and abort signal, and a sandbox of its own (created for this
+        // run, disposed after) — never the warm one a turn of this conversation may be using.
+        runCode: async (conversationId, code, signal) => {
           const parts = await this.#agentParts(workspaceId, conversationId);
-          return parts.codex.run(code, { tools: parts.tools });
+          const sandbox = import('../packages/andbox/index.js').then(({ createSandbox }) => createSandbox({ timeoutMs: 300_000, imports: { fflate: new URL('../vendor/fflate.js', import.meta.url).href } }));
+          try {
+            return await new Codex({ getSandbox: () => sandbox }).run(code, { tools: parts.tools, signal });
+          } finally {
+            sandbox.then((sb) => sb.dispose(), () => {});
+          }
         },
       });
       this.#controllers.set(workspaceId, c);
@@ -713,14 +722,31 @@ export class ClawserApp {
    * @param {{scheduledFor: number, missed: number, manual: boolean}} run
    */
   async #runJob(workspaceId, job, run) {
+    const settings = /** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId).scheduler;
+    const workspace = { id: workspaceId, name: /** @type {WorkspaceStore} */ (this.workspaces).list().find((w) => w.id === workspaceId)?.name ?? workspaceId };
+    // Nobody may be watching: the dialog names the job and workspace, and an unanswered one is refused.
+    const approver = jobApprover({ approve: approvalDialog, job, workspace, timeoutMs: settings.approvalTimeoutMinutes * 60_000 });
     const result = await runJob({
       job,
       run,
+      approver,
       controller: this.#controller(workspaceId),
-      tools: async () => (await this.#agentParts(workspaceId, job.conversationId ?? `job-${job.id}`)).tools,
+      tools: async () => (await this.#agentParts(workspaceId, job.conversationId ?? `job-${job.id}`, { approve: approver.approve })).tools,
     });
-    if (shouldDeliver(job.delivery, result.ok)) this.#deliver(workspaceId, job.name, result);
+    if (result.needsApproval) this.#needsApproval(workspace, job.name, result);
+    else if (shouldDeliver(job.delivery, result.ok)) this.#deliver(workspaceId, job.name, result);
     return result;
+  }
+
+  /**
+   * A run refused because nobody answered its approval: always told (whatever the delivery
+   * setting), as a notification when allowed and a banner that opens the schedule.
+   * @param {{id: string, name: string}} workspace @param {string} name @param {{summary: string}} result
+   */
+  #needsApproval(workspace, name, result) {
+    const headline = `Scheduled job “${name}” in workspace “${workspace.name}” needs approval`;
+    if (typeof Notification !== 'undefined' && Notification.permission === 'granted') this.#guard(this.#servicesOf(workspace.id).toolUi.notify(headline, result.summary.slice(0, 240)));
+    this.banners.show(`job-approval-${workspace.id}`, `${headline}: ${result.summary}`, { kind: 'warn', action: { label: 'Open schedule', run: () => this.router.go({ name: 'workspace', workspaceId: workspace.id, panel: 'schedule' }) } });
   }
 
   /** A finished job's result: a notification when allowed, and a banner when its conversation is not on screen. @param {string} workspaceId @param {string} name @param {{ok: boolean, summary: string, conversationId?: string}} result */
@@ -749,6 +775,11 @@ export class ClawserApp {
       onMissedPolicy: (missedPolicy) => {
         const cur = agentSettings.load(workspaceId);
         agentSettings.save(workspaceId, { ...cur, scheduler: { ...cur.scheduler, missedPolicy } });
+      },
+      approvalTimeoutMinutes: agentSettings.load(workspaceId).scheduler.approvalTimeoutMinutes,
+      onApprovalTimeout: (approvalTimeoutMinutes) => {
+        const cur = agentSettings.load(workspaceId);
+        agentSettings.save(workspaceId, { ...cur, scheduler: { ...cur.scheduler, approvalTimeoutMinutes } });
       },
       background: await backgroundMode({ leader: !!this.tabs?.isLeader, tabs: (this.tabs?.peers().length ?? 0) + 1 }),
       // Which tab runs the jobs changes as tabs open and close: the panel's line follows.
