@@ -9,7 +9,7 @@ export const AgentSettingsSchema = z.object({
   compactionThresholdTokens: z.number().int().min(1000).max(1_000_000).default(12_000),
   maxIterations: z.number().int().min(1).max(100).default(20),
   maxToolResultChars: z.number().int().min(1000).max(1_000_000).default(50_000),
-  tools: ToolSettingsSchema.omit({ searchApiKey: true }).default({ maxReadBytes: 50 * 1024 * 1024, maxWriteBytes: 10 * 1024 * 1024, maxFetchChars: 40_000, fetchAllowlist: [], searchEndpoint: '' }),
+  tools: ToolSettingsSchema.omit({ searchApiKey: true, allowedPrivateHosts: true }).default({ maxReadBytes: 50 * 1024 * 1024, maxWriteBytes: 10 * 1024 * 1024, maxFetchChars: 40_000, fetchAllowlist: [], searchEndpoint: '' }),
   leakAction: z.enum(['redact', 'warn', 'block']).default('redact'),
   /** Off only after the user confirmed it in a dialog (see SafetyPipeline.confirmDisable). */
   safetyEnabled: z.boolean().default(true),
