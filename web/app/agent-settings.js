@@ -1,7 +1,7 @@
 /** @import { LocalConfig } from '../storage/local-config.js' */
 /** @import { SecretBox } from '../storage/secrets.js' */
 import { z } from 'zod';
-import { AutonomySchema } from '../agent/autonomy.js';
+import { AutonomySchema, mergeUsage, normalizeUsage } from '../agent/autonomy.js';
 import { ToolSettingsSchema } from '../tools/index.js';
 
 export const AgentSettingsSchema = z.object({
@@ -41,12 +41,24 @@ const usageKey = (/** @type {string} */ ws) => `clawser_autonomy_usage_${ws}`;
 const searchKey = (/** @type {string} */ ws) => `clawser_secret_${ws}_search`;
 const gitTokenKey = (/** @type {string} */ ws) => `clawser_secret_${ws}_git`;
 
+const DAY = 86_400_000;
+
 /** Per-workspace agent settings: autonomy, limits, compaction, tool settings. */
 export class AgentSettingsStore {
+  /** This page's share of the autonomy usage is kept under its own key (see usageStore). */
+  // getRandomValues, not randomUUID: the latter is missing outside secure contexts.
+  #writer = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, '0')).join('');
+
   /** @param {{config: LocalConfig, secrets: SecretBox}} deps */
   constructor(deps) {
     this.config = deps.config;
     this.secrets = deps.secrets;
+  }
+
+  /** The usage records of a workspace: the shared key of older versions and one key per page. @param {string} ws */
+  #usageKeys(ws) {
+    const base = usageKey(ws);
+    return this.config.keys(base).filter((k) => k === base || k.startsWith(`${base}~`));
   }
 
   /** @param {string} ws @returns {AgentSettings} */
@@ -96,16 +108,38 @@ export class AgentSettingsStore {
     return this.config.get(searchKey(ws), null) !== null;
   }
 
-  /** Persistence of autonomy usage (actions, cost) so a reload keeps the limits. @param {string} ws */
+  /**
+   * Autonomy usage (actions, cost) of a workspace, shared by every turn, job and tab and kept
+   * across reloads. Each page writes only its own record (`update`, a synchronous
+   * read-modify-write, so turns and jobs of one page never lose a count) and every check reads
+   * the sum of all records (`load`), so tabs add up instead of overwriting each other. Records of
+   * pages that have been idle for more than a day are removed as they are read.
+   * @param {string} ws
+   */
   usageStore(ws) {
+    const own = `${usageKey(ws)}~${this.#writer}`;
     return {
-      load: () => /** @type {import('../agent/autonomy.js').AutonomyUsage | null} */ (this.config.get(usageKey(ws), null)),
-      save: (/** @type {import('../agent/autonomy.js').AutonomyUsage} */ u) => this.config.set(usageKey(ws), u),
+      load: () => {
+        const stale = new Date(Date.now() - DAY).toISOString().slice(0, 10);
+        const parts = [];
+        for (const k of this.#usageKeys(ws)) {
+          const u = normalizeUsage(this.config.get(k, null));
+          const idle = k !== own && u.costDay < stale && u.actions.every((t) => t < Date.now() - DAY);
+          if (idle) this.config.remove(k);
+          else parts.push(u);
+        }
+        return mergeUsage(parts);
+      },
+      update: (/** @type {(own: import('../agent/autonomy.js').AutonomyUsage) => void} */ change) => {
+        const u = normalizeUsage(this.config.get(own, null));
+        change(u);
+        this.config.set(own, u);
+      },
     };
   }
 
   /** @param {string} ws */
   forget(ws) {
-    for (const k of [key(ws), usageKey(ws), searchKey(ws)]) this.config.remove(k);
+    for (const k of [key(ws), searchKey(ws), ...this.#usageKeys(ws)]) this.config.remove(k);
   }
 }
