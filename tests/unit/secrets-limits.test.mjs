@@ -336,3 +336,26 @@ test('two SecretBoxes racing a first seal create one master key: each unseals th
   const three = new SecretBox({ dbName });
   assert.deepEqual([await three.decrypt(s1), await three.decrypt(s2)], ['from tab one', 'from tab two']);
 });
+
+// ---------------------------------------------------------------------------------------------
+// The limits that existed only in code: validated as the Settings dialog submits them
+
+test('the Settings limits parse with a clear message per wrong field', async () => {
+  const { parseLimitFields } = await import('../../web/app/agent-settings.js');
+  const good = parseLimitFields({ allowedPrivateHosts: '127.0.0.1:8080, LOCALHOST\n[::1]:11434', maxIterations: '7', maxToolResultChars: '2000', maxReadKiB: '64', maxWriteKiB: '1' });
+  assert.deepEqual(good, { ok: true, value: { allowedPrivateHosts: ['127.0.0.1:8080', 'localhost', '[::1]:11434'], maxIterations: 7, maxToolResultChars: 2000, maxReadBytes: 65536, maxWriteBytes: 1024 } });
+  const bad = parseLimitFields({ allowedPrivateHosts: 'http://127.0.0.1/', maxIterations: '0', maxToolResultChars: 'lots', maxReadKiB: '1.5', maxWriteKiB: '' });
+  assert.equal(bad.ok, false);
+  if (bad.ok) return;
+  assert.match(bad.errors.allowedPrivateHosts ?? '', /host or host:port/);
+  assert.match(bad.errors.maxIterations ?? '', /Steps per turn must be a whole number from 1 to 100/);
+  assert.match(bad.errors.maxToolResultChars ?? '', /Tool result cap/);
+  assert.match(bad.errors.maxReadKiB ?? '', /whole number/);
+  assert.match(bad.errors.maxWriteKiB ?? '', /whole number/);
+  // The saved settings round-trip through the store's schema.
+  const store = new AgentSettingsStore({ config: new LocalConfig(memoryStorage()), secrets: /** @type {any} */ (null) });
+  const cur = store.load('ws');
+  const v = good.value;
+  const saved = store.save('ws', { ...cur, allowedPrivateHosts: v.allowedPrivateHosts, maxIterations: v.maxIterations, maxToolResultChars: v.maxToolResultChars, tools: { ...cur.tools, maxReadBytes: v.maxReadBytes, maxWriteBytes: v.maxWriteBytes } });
+  assert.deepEqual([saved.maxIterations, saved.tools.maxReadBytes, store.load('ws').allowedPrivateHosts], [7, 65536, ['127.0.0.1:8080', 'localhost', '[::1]:11434']]);
+});

@@ -36,6 +36,49 @@ export const AgentSettingsSchema = z.object({
 });
 /** @typedef {z.infer<typeof AgentSettingsSchema>} AgentSettings */
 
+/** A host or host:port (IPv6 in brackets), the form web_fetch and the validator compare with. */
+const HOST_RE = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+const KIB = 1024;
+/** @param {string} label @param {number} min @param {number} max */
+const whole = (label, min, max) => {
+  const message = `${label} must be a whole number from ${min.toLocaleString('en')} to ${max.toLocaleString('en')}.`;
+  return z.coerce.number({ error: message }).int({ error: message }).min(min, { error: message }).max(max, { error: message });
+};
+
+/**
+ * The limits of the Settings dialog as typed (strings), with a message a user can act on per
+ * field. Sizes are entered in KiB.
+ */
+export const LimitFieldsSchema = z.object({
+  allowedPrivateHosts: z.string().max(2000, { error: 'Private hosts: the list is too long.' })
+    .transform((v) => [...new Set(v.split(/[\s,]+/).map((h) => h.trim().toLowerCase()).filter(Boolean))])
+    .pipe(z.array(z.string().regex(HOST_RE, { error: 'Private hosts: write each as a host or host:port (e.g. 127.0.0.1:11434), without http:// or a path.' }))
+      .max(50, { error: 'Private hosts: at most 50.' })),
+  maxIterations: whole('Steps per turn', 1, 100),
+  maxToolResultChars: whole('Tool result cap', 1000, 1_000_000),
+  maxReadKiB: whole('Largest file a tool reads', 1, 1024 * 1024),
+  maxWriteKiB: whole('Largest file a tool writes', 1, 1024 * 1024),
+});
+
+/**
+ * @param {Record<keyof z.input<typeof LimitFieldsSchema>, string>} raw the dialog's fields
+ * @returns {{ok: true, value: {allowedPrivateHosts: string[], maxIterations: number, maxToolResultChars: number, maxReadBytes: number, maxWriteBytes: number}} | {ok: false, errors: Partial<Record<keyof z.input<typeof LimitFieldsSchema>, string>>}}
+ */
+export function parseLimitFields(raw) {
+  const parsed = LimitFieldsSchema.safeParse(raw);
+  if (!parsed.success) {
+    /** @type {Partial<Record<keyof z.input<typeof LimitFieldsSchema>, string>>} */
+    const errors = {};
+    for (const issue of parsed.error.issues) {
+      const field = /** @type {keyof z.input<typeof LimitFieldsSchema>} */ (issue.path[0]);
+      errors[field] ??= issue.message;
+    }
+    return { ok: false, errors };
+  }
+  const { maxReadKiB, maxWriteKiB, ...rest } = parsed.data;
+  return { ok: true, value: { ...rest, maxReadBytes: maxReadKiB * KIB, maxWriteBytes: maxWriteKiB * KIB } };
+}
+
 const key = (/** @type {string} */ ws) => `clawser_agent_${ws}`;
 const usageKey = (/** @type {string} */ ws) => `clawser_autonomy_usage_${ws}`;
 const searchKey = (/** @type {string} */ ws) => `clawser_secret_${ws}_search`;
