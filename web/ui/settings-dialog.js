@@ -97,7 +97,7 @@ export function openSettingsDialog(props) {
     // Turning the safety pipeline off is a two-step decision.
     const ok = await confirmDialog({
       title: 'Turn safety checks off?',
-      message: 'Without them, tool calls are not checked for path traversal, private-network requests or dangerous commands, injected instructions in web pages are not marked, and secrets in replies are not redacted. Approvals and autonomy limits still apply.',
+      message: 'Without them, tool calls are not checked for path traversal, private-network requests (web_fetch still checks its own addresses) or dangerous commands, injected instructions in web pages are not marked, and secrets in replies are not redacted. Approvals and autonomy limits still apply.',
       confirmLabel: 'Turn safety checks off',
     });
     if (!ok) safetyOn.checked = true;
