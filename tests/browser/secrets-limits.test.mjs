@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { launchBrowser, startApp, saveSettings, openWorkspace, openHome, readWorkspaceFile, sendMessage } from './helpers.mjs';
+import { launchBrowser, startApp, saveSettings, openWorkspace, openHome, readWorkspaceFile, sendMessage, waitInPage } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -158,4 +158,30 @@ test('two tabs racing a first seal create one master key: each unseals the other
   assert.match(await unseal(b, sa), /^secret 0\./, 'tab two reads what tab one sealed');
   assert.match(await unseal(a, sb), /^secret 0\./, 'tab one reads what tab two sealed');
   await Promise.all([a.close(), b.close()]);
+});
+
+test('two tabs share one autonomy count per workspace: neither overwrites the other', async () => {
+  const ws = `usage_${Date.now()}`;
+  const tabs = [await openHome(browser.context, app.url), await openHome(browser.context, app.url)];
+  // Each tab builds its controller first (as a tab does when a turn starts), then records.
+  for (const p of tabs) {
+    await p.evaluate(async (w) => {
+      const { AgentSettingsStore } = await import('/web/app/agent-settings.js');
+      const { LocalConfig } = await import('/web/storage/local-config.js');
+      const { AutonomyController } = await import('/web/agent/autonomy.js');
+      const store = new AgentSettingsStore({ config: new LocalConfig(), secrets: /** @type {any} */ (null) });
+      /** @type {any} */ (globalThis).__autonomy = new AutonomyController({ config: { level: 'full', maxActionsPerHour: 4, maxCostCentsPerDay: 0 }, ...store.usageStore(w) });
+    }, ws);
+  }
+  const record = (/** @type {import('playwright-core').Page} */ p) => p.evaluate(() => /** @type {any} */ (globalThis).__autonomy.recordAction());
+  await record(tabs[0]);
+  await record(tabs[1]);
+  await record(tabs[0]);
+  // Control: 3 of 4 — not yet at the limit in either tab.
+  await waitInPage(tabs[1], async () => /** @type {any} */ (globalThis).__autonomy.usage.actions.length === 3, undefined, { what: 'tab two to see 3 actions' });
+  assert.equal(await tabs[1].evaluate(() => /** @type {any} */ (globalThis).__autonomy.checkLimits()), null);
+  await record(tabs[1]);
+  await waitInPage(tabs[0], async () => /** @type {any} */ (globalThis).__autonomy.usage.actions.length === 4, undefined, { what: 'tab one to see all 4 actions' });
+  assert.match(await tabs[0].evaluate(() => /** @type {any} */ (globalThis).__autonomy.checkLimits()) ?? '', /4 tool actions per hour/);
+  await Promise.all(tabs.map((p) => p.close()));
 });
