@@ -411,7 +411,7 @@ export class ClawserApp {
         scheduler: services.scheduler,
         conversationId,
         toolNames: services.registry.list().map((t) => t.name),
-        settings: toolSettings({ ...s.tools, searchApiKey: await agentSettings.searchApiKey(workspaceId) }),
+        settings: toolSettings({ ...s.tools, allowedPrivateHosts: s.allowedPrivateHosts, searchApiKey: await agentSettings.searchApiKey(workspaceId) }),
         fetch: globalThis.fetch.bind(globalThis),
         ui: services.toolUi,
       },
