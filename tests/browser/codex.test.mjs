@@ -28,6 +28,11 @@ const send = (/** @type {string} */ text) => sendMessage(page, text);
 
 test('Echo (no native tools): a code block writes a file through fs_write after approval', async () => {
   await send('```js\nawait fs_write({ path: "codex/hello.md", content: "written by code" })\nprint(await fs_read({ path: "codex/hello.md" }))\n```');
+  // The block itself is a run_js call: approved like one, showing the code (then the write inside asks too).
+  const code = page.getByRole('dialog', { name: 'Allow “run_js”?' });
+  await code.waitFor();
+  assert.match(await code.locator('pre').innerText(), /await fs_write\(\{ path: \\"codex\/hello.md\\"/);
+  await code.getByRole('button', { name: 'Allow once' }).click();
   const approval = page.getByRole('dialog', { name: 'Allow “fs_write”?' });
   await approval.waitFor();
   assert.match(await approval.locator('pre').innerText(), /"path": "codex\/hello.md"/);
@@ -46,6 +51,7 @@ test('Echo (no native tools): a code block writes a file through fs_write after 
 
 test('escape attempts from model code fail inside the sandbox and are reported to the model', async () => {
   await send('```js\nlet out = [];\ntry { await self.fetch("https://example.com/") } catch (e) { out.push("fetch: " + e.name) }\ntry { indexedDB.open("x") } catch (e) { out.push("idb: " + e.name) }\nout.push("document: " + typeof document)\nprint(out.join(", "))\n```');
+  await page.getByRole('dialog', { name: 'Allow “run_js”?' }).getByRole('button', { name: 'Allow once' }).click();
   await page.getByText(/Echo: your code printed: fetch: TypeError, idb: SecurityError, document: undefined/).waitFor();
 });
 
@@ -59,6 +65,8 @@ test('a provider without native tools (Perplexity preset) uses the Codex; run_js
   await saveSettings(page);
   llm.enqueue({ text: 'Let me compute.\n```javascript\nconst r = [1, 2, 3].map((x) => x * 2)\nprint(r)\nr.length\n```' }, { text: 'The doubled list has 3 items.' });
   await send('double 1 2 3');
+  // run_js needs approval by default (its workspace policy), at full autonomy as for a native call.
+  await page.getByRole('dialog', { name: 'Allow “run_js”?' }).getByRole('button', { name: 'Allow once' }).click();
   await page.getByText('The doubled list has 3 items.').waitFor();
   const req = llm.requests.at(-1)?.body;
   assert.equal(req.tools, undefined);
@@ -78,4 +86,32 @@ test('a provider without native tools (Perplexity preset) uses the Codex; run_js
   const toolMsg = llm.requests.at(-1)?.body.messages.at(-1);
   assert.equal(toolMsg.role, 'tool');
   assert.equal(toolMsg.content, 'hi from run_js\n=> 42');
+});
+
+test('"Run again" runs in a sandbox of its own with its own Stop; the conversation\'s turns keep theirs', async () => {
+  // A turn whose code never ends; the chat's Stop ends it.
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: /Settings/ });
+  await dialog.getByLabel('Provider').selectOption('echo');
+  await saveSettings(page);
+  await send('```js\nprint("looping"); for (;;) {}\n```');
+  await page.getByRole('dialog', { name: 'Allow “run_js”?' }).getByRole('button', { name: 'Allow once' }).click();
+  await page.locator('.code-card', { hasText: 'for (;;)' }).waitFor();
+  await page.getByRole('button', { name: 'Stop', exact: true }).click();
+  const card = page.locator('.code-card', { hasText: 'for (;;)' }).last();
+  const frames = () => page.evaluate(() => document.querySelectorAll('iframe').length);
+  const idle = await frames();
+  await card.getByRole('button', { name: 'Run again' }).click();
+  // Its own sandbox: one more sandbox frame while it runs, gone when it ends.
+  await page.waitForFunction((n) => document.querySelectorAll('iframe').length === n + 1, idle);
+  await card.getByRole('button', { name: 'Stop this run' }).click();
+  await card.locator('.run-again .tool-output', { hasText: 'AbortError: The run was cancelled.' }).waitFor();
+  await page.waitForFunction((n) => document.querySelectorAll('iframe').length === n, idle);
+  assert.equal(await card.getByRole('button', { name: 'Stop this run' }).isHidden(), true);
+  // Control: the conversation's own sandbox still runs the next turn's code with its tools.
+  const printed = page.getByText('Echo: your code printed: written by code');
+  const seen = await printed.count();
+  await send('```js\nprint(await fs_read({ path: "codex/hello.md" }))\n```');
+  await page.getByRole('dialog', { name: 'Allow “run_js”?' }).getByRole('button', { name: 'Allow once' }).click();
+  await printed.nth(seen).waitFor();
 });

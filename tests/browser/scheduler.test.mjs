@@ -67,7 +67,10 @@ test('a job from the Schedule panel fires at its time: a turn in its conversatio
   await browser.context.clock.fastForward('16:00');
   await job.getByText(/Last run .*: succeeded/).waitFor();
   assert.equal(llm.requests.length, before + 1, 'the job ran exactly one turn');
-  assert.equal(llm.requests.at(-1)?.body.messages.at(-1).content, 'Give me the weather summary');
+  // The prompt reaches the model as a task the user set up earlier, not as a message of this moment.
+  const sent = String(llm.requests.at(-1)?.body.messages.at(-1).content);
+  assert.match(sent, /^\[Scheduled task “Give me the weather summary”, set up by the user on /);
+  assert.match(sent, /<<<scheduled-task>>>\nGive me the weather summary\n<<<end-scheduled-task>>>$/);
   // Delivered: a notification and, since the job's conversation is not on screen, a banner.
   const notes = await page.evaluate(() => /** @type {any} */ (window).__notifications); // set by the init script
   assert.deepEqual(notes, [{ title: 'Scheduled job “Give me the weather summary” finished', body: 'Sunny all day, 21 °C.' }]);
@@ -128,5 +131,50 @@ test('the agent schedules a job only with the user\'s approval; the chat records
     const text = await new OpfsFileSystem().readText(`clawser_workspaces/${location.hash.split('/')[1]}/.scheduler/jobs.json`).catch(() => '');
     return /"createdBy": "agent"/.test(text);
   }, undefined, { what: 'the job saved in .scheduler/jobs.json' });
+  await page.close();
+});
+
+test('a job\'s approval names the job and workspace; unanswered, it closes after the time-out, the run needs approval and the user is told', async () => {
+  const page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
+  await page.getByRole('button', { name: 'Schedule', exact: true }).click();
+  await page.getByRole('heading', { name: 'Schedule', exact: true }).waitFor();
+  assert.equal(await page.getByLabel('Minutes a job waits for an approval').inputValue(), '10', 'the default is 10 minutes');
+  /** Creates a tool job that writes a file (fs_write needs approval by default). @param {string} name */
+  const addJob = async (name) => {
+    await page.getByLabel('When', { exact: true }).fill('every 2 hours');
+    await page.locator('#job-name').fill(name);
+    await page.getByLabel('Call a tool').check();
+    await page.locator('#job-tool').selectOption('fs_write');
+    await page.getByLabel('Arguments (JSON)').fill(JSON.stringify({ path: `${name}.md`, content: 'x' }));
+    await page.getByRole('button', { name: 'Create job' }).click();
+    await page.locator('.job', { hasText: name }).waitFor();
+  };
+  await addJob('Daily report');
+  await addJob('Nightly notes');
+  await browser.context.clock.fastForward('02:00:00');
+  // Both jobs wait at once: two stacked dialogs, each naming its job and the workspace.
+  const first = page.getByRole('dialog', { name: 'Allow “fs_write” for job “Daily report”?' });
+  const second = page.getByRole('dialog', { name: 'Allow “fs_write” for job “Nightly notes”?' });
+  await first.waitFor({ state: 'attached' });
+  await second.waitFor({ state: 'attached' });
+  assert.match(await first.locator('.approval-job').innerText(), /Scheduled job “Daily report” in workspace “.+” wants to run this\./);
+  assert.match(await first.innerText(), /Unanswered within 10 minutes/);
+  // Control: one answered job runs.
+  await second.getByRole('button', { name: 'Allow once' }).click();
+  await page.locator('.job', { hasText: 'Nightly notes' }).getByText(/Last run .*: succeeded/).waitFor();
+  // The other is not answered: after 10 minutes its dialog closes and the run needs approval.
+  await browser.context.clock.fastForward('10:01');
+  await first.waitFor({ state: 'detached' });
+  await page.locator('.job', { hasText: 'Daily report' }).getByText(/Last run .*: needs approval/).waitFor();
+  await page.locator('.banner', { hasText: /Scheduled job “Daily report” in workspace “.+” needs approval/ }).waitFor();
+  const notes = await page.evaluate(() => /** @type {any} */ (window).__notifications); // set by the init script
+  assert.ok(notes.some((/** @type {{title: string}} */ n) => /^Scheduled job “Daily report” in workspace “.+” needs approval$/.test(n.title)));
+  const written = await page.evaluate(async () => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const fs = new OpfsFileSystem();
+    const ws = `clawser_workspaces/${location.hash.split('/')[1]}`;
+    return { answered: await fs.readText(`${ws}/Nightly notes.md`).catch(() => null), unanswered: await fs.readText(`${ws}/Daily report.md`).catch(() => null) };
+  });
+  assert.deepEqual(written, { answered: 'x', unanswered: null }, 'only the approved call ran');
   await page.close();
 });

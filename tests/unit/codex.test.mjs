@@ -9,6 +9,8 @@ import { ScopedFileSystem } from '../../web/storage/scoped-fs.js';
 import { SafetyPipeline } from '../../web/safety/pipeline.js';
 import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
 import { ScriptedProvider } from '../fixtures/scripted-provider.mjs';
+import { HookPipeline } from '../../web/agent/hooks.js';
+import { AutonomyController } from '../../web/agent/autonomy.js';
 
 test('extracts js blocks from real-looking replies', () => {
   const cases = [
@@ -105,7 +107,8 @@ test('a Codex turn: the model writes code, tools run through the gates (approval
   const { text } = await agent.run('save a note with code');
   assert.equal(text, 'All done, notes/c.md exists.');
   assert.equal(await fs.readText('clawser_workspaces/w/notes/c.md'), 'from code');
-  assert.deepEqual(approvals, ['fs_write']);
+  // Each block is a run_js call (approved like one), and the write inside asks too.
+  assert.deepEqual(approvals, ['run_js', 'fs_write', 'run_js']);
   const results = conversation.events.filter((e) => e.type === 'tool_result');
   assert.equal(results.length, 2);
   assert.match(results[0].data.result, /c\.md \(9 B\)/);
@@ -115,4 +118,106 @@ test('a Codex turn: the model writes code, tools run through the gates (approval
   assert.equal(provider.requests[0].tools, undefined, 'no native tools offered');
   const h = provider.requests[1].messages;
   assert.deepEqual(h.map((m) => m.role), ['user', 'assistant', 'tool']);
+});
+
+/** A Codex agent over a fresh workspace; `code` is the block the model writes. @param {{code: string, policy?: 'auto' | 'approve' | 'denied', level?: 'full' | 'readonly' | 'supervised', hooks?: HookPipeline, approve?: (r: any) => Promise<'once' | 'always' | 'deny'>}} o */
+async function codexGateSetup(o) {
+  const fs = new MemoryFileSystem();
+  const store = new ConversationStore(fs, 'w');
+  const conversation = await store.open((await store.create()).id);
+  const registry = createBuiltinRegistry();
+  if (o.policy) registry.setPolicy('run_js', o.policy);
+  registry.setPolicy('fs_write', 'auto');
+  const autonomy = o.level ? new AutonomyController({ config: { level: o.level } }) : undefined;
+  const tools = new ToolRunner({
+    registry,
+    context: { workspaceId: 'w', fs: new ScopedFileSystem(fs, 'clawser_workspaces/w'), settings: toolSettings(), fetch: globalThis.fetch },
+    hooks: o.hooks, autonomy, approve: o.approve,
+  });
+  const sandbox = fakeSandbox();
+  /** @type {string[]} */
+  const ran = [];
+  const codex = new Codex({ getSandbox: async () => (ran.push('sandbox'), sandbox) });
+  const provider = new ScriptedProvider([{ text: `Code:\n\`\`\`js\n${o.code}\n\`\`\`` }, { text: 'Done.' }], { nativeTools: false });
+  const agent = new ClawserAgent({ provider, conversation, tools, codex, hooks: o.hooks, autonomy });
+  await agent.run('go');
+  return { fs, conversation, ran, autonomy, result: conversation.events.find((e) => e.type === 'tool_result') };
+}
+
+const WRITE = 'await fs_write({ path: "g.md", content: "x" })';
+
+test('Codex block: run_js turned off (policy denied) → the block does not run; control: policy auto runs it', async () => {
+  const denied = await codexGateSetup({ code: WRITE, policy: 'denied' });
+  assert.deepEqual(denied.ran, [], 'the sandbox was never used');
+  assert.equal(await denied.fs.readText('clawser_workspaces/w/g.md').catch(() => null), null);
+  assert.equal(denied.result?.data.ok, false);
+  assert.equal(denied.result?.data.blocked, 'denied');
+  const auto = await codexGateSetup({ code: WRITE, policy: 'auto' });
+  assert.equal(await auto.fs.readText('clawser_workspaces/w/g.md'), 'x');
+  assert.equal(auto.result?.data.ok, true);
+});
+
+test('Codex block: read-only autonomy refuses the code (run_js is a write tool); control: full autonomy runs it and counts one action per block', async () => {
+  const ro = await codexGateSetup({ code: 'print(1)', policy: 'auto', level: 'readonly' });
+  assert.deepEqual(ro.ran, []);
+  assert.equal(ro.result?.data.blocked, 'autonomy');
+  assert.ok(ro.conversation.events.some((e) => e.type === 'autonomy_blocked'));
+  const full = await codexGateSetup({ code: 'print(1)', policy: 'auto', level: 'full' });
+  assert.equal(full.result?.data.ok, true);
+  assert.equal(full.autonomy?.usage.actions.length, 1, 'the block counts as an action');
+});
+
+test('Codex block: beforeToolCall hooks see it as a run_js call and can block it; control: an allowing hook lets it run', async () => {
+  const hooks = new HookPipeline();
+  /** @type {string[]} */
+  const seen = [];
+  hooks.register('beforeToolCall', (ctx) => {
+    seen.push(ctx.name);
+    return ctx.name === 'run_js' && String(ctx.args.code).includes('forbidden') ? { block: 'no code today' } : undefined;
+  });
+  const blocked = await codexGateSetup({ code: 'print("forbidden")', policy: 'auto', hooks });
+  assert.deepEqual(seen, ['run_js']);
+  assert.deepEqual(blocked.ran, []);
+  assert.equal(blocked.result?.data.blocked, 'hook');
+  seen.length = 0;
+  const ok = await codexGateSetup({ code: WRITE, policy: 'auto', hooks });
+  assert.deepEqual(seen, ['run_js', 'fs_write'], 'the inner tool call still passes the gates');
+  assert.equal(ok.result?.data.ok, true);
+});
+
+test('Codex block under the default policy asks for approval showing the code; a denial means it does not run', async () => {
+  /** @type {any[]} */
+  const asked = [];
+  const r = await codexGateSetup({ code: WRITE, approve: async (req) => (asked.push(req), 'deny') });
+  assert.equal(asked[0].tool, 'run_js');
+  assert.equal(asked[0].args.code, WRITE);
+  assert.deepEqual(r.ran, []);
+  assert.equal(r.result?.data.blocked, 'denied');
+});
+
+test('two Codex runs sharing a sandbox never swap each other\'s capabilities (a Run again during a turn); control: each sees its own runner', async () => {
+  // Like andbox, this sandbox looks a capability up when the code calls it, not when it starts.
+  const sb = {
+    /** @type {Record<string, (args: any) => unknown>} */
+    capabilities: {},
+    /** @param {string} code */
+    async evaluate(code) {
+      const logs = /** @type {string[]} */ ([]);
+      const fn = new (Object.getPrototypeOf(async function () {}).constructor)('print', 'probe', 'gate', code);
+      const value = await fn((/** @type {unknown} */ x) => logs.push(String(x)), (/** @type {any} */ a) => sb.capabilities.probe(a), () => /** @type {any} */ (globalThis).__codexGate);
+      return { value, logs, error: null, durationMs: 0 };
+    },
+  };
+  /** @param {string} who */
+  const runner = (who) => /** @type {any} */ ({ registry: { list: () => [{ name: 'probe' }] }, run: async () => ({ ok: true, output: who }) }); // a stand-in ToolRunner
+  /** @type {() => void} */
+  let open = () => {};
+  /** @type {any} */ (globalThis).__codexGate = new Promise((r) => { open = () => r(undefined); });
+  const codex = new Codex({ getSandbox: async () => sb });
+  const turn = codex.run('await gate(); print(await probe({}))', { tools: runner('turn') });
+  const again = codex.run('print(await probe({}))', { tools: runner('run again') });
+  open();
+  const [a, b] = await Promise.all([turn, again]);
+  assert.equal(a.output, 'turn', 'the turn\'s code still calls the turn\'s runner');
+  assert.equal(b.output, 'run again');
 });

@@ -148,10 +148,10 @@ test('restore a file or the whole tree to a commit without moving HEAD', async (
   await ws.write('c.txt', 'added later\n');
   await ws.delete('b.txt');
   const v2 = await repo.commitAll({ message: 'v2' });
-  assert.deepEqual(await repo.restore(v1, { filepath: 'a.txt' }), ['a.txt']);
+  assert.deepEqual(await repo.restore(v1, { filepath: 'a.txt' }), { changed: ['a.txt'], skipped: 0 });
   assert.equal(await ws.readText('a.txt'), 'v1\n');
   assert.equal((await repo.log())[0].oid, v2, 'HEAD did not move');
-  const changed = await repo.restore(v1);
+  const { changed } = await repo.restore(v1);
   assert.deepEqual(changed.sort(), ['b.txt', 'c.txt']);
   assert.equal(await ws.readText('b.txt'), 'b1\n');
   assert.equal(await ws.stat('c.txt'), null);

@@ -168,3 +168,56 @@ test('public API: nextRuns(expression, {from, timezone, count}) gives Dates, acr
   assert.deepEqual(dates.map((d) => d.toISOString()), ['2026-10-24T07:00:00.000Z', '2026-10-25T08:00:00.000Z', '2026-10-26T08:00:00.000Z']);
   assert.equal(nextRuns('every weekday at 9am', { from: Date.UTC(2026, 10, 21), timezone: 'UTC', count: 1 })[0].toISOString(), '2026-11-23T09:00:00.000Z');
 });
+
+test('scheduler: a job waiting (e.g. for an approval) never stalls the workspace\'s other jobs', async () => {
+  const clock = { now: Date.UTC(2026, 10, 23, 8, 0) };
+  /** @type {(() => void)[]} */
+  const armed = [];
+  /** @type {(v: {ok: boolean, summary: string}) => void} */
+  let answerSlow = () => {};
+  /** @type {(name: string) => void} */
+  let finished = () => {};
+  const fastDone = new Promise((r) => { finished = r; });
+  const scheduler = new Scheduler({
+    fs: new MemoryFileSystem(),
+    now: () => clock.now,
+    timezone: 'UTC',
+    timers: { set: (fn) => { armed.push(fn); return /** @type {any} */ (armed.length); }, clear: () => {} }, // fake handle
+    execute: (job) => {
+      if (job.name === 'slow') return new Promise((r) => { answerSlow = r; });
+      finished(job.name);
+      return Promise.resolve({ ok: true, summary: `did ${job.name}` });
+    },
+  });
+  await scheduler.add({ name: 'slow', when: 'every 1 hour', action: { kind: 'prompt', prompt: 'waits for an approval' } });
+  await scheduler.add({ name: 'fast', when: 'every 1 hour', action: { kind: 'prompt', prompt: 'quick' } });
+  await scheduler.start();
+  const armedBefore = armed.length;
+  clock.now = Date.UTC(2026, 10, 23, 9, 0, 1);
+  const tick = scheduler.tick();
+  assert.equal(await fastDone, 'fast', 'the second due job ran while the first waits');
+  // The result of the fast job is recorded while the slow one still waits.
+  while ((await scheduler.list()).find((j) => j.name === 'fast')?.runs.at(-1)?.status !== 'ok') await new Promise((r) => setImmediate(r));
+  assert.equal((await scheduler.list()).find((j) => j.name === 'slow')?.runs.at(-1)?.status, 'running');
+  assert.ok(armed.length > armedBefore, 'the clock is re-armed for later jobs while one still waits');
+  answerSlow({ ok: true, summary: 'approved at last' });
+  await tick;
+  assert.equal((await scheduler.list()).find((j) => j.name === 'slow')?.runs.at(-1)?.status, 'ok');
+});
+
+test('scheduler: a run whose approval nobody answered is recorded as "needs approval"; control: a refused-by-error run is "error"', async () => {
+  const clock = { now: Date.UTC(2026, 10, 23, 8, 0) };
+  const scheduler = new Scheduler({
+    fs: new MemoryFileSystem(),
+    now: () => clock.now,
+    timezone: 'UTC',
+    timers: { set: () => /** @type {any} */ (1), clear: () => {} }, // fake handle
+    execute: async (job) => (job.name === 'unanswered' ? { ok: false, summary: 'No one answered', needsApproval: true } : { ok: false, summary: 'broke' }),
+  });
+  const a = await scheduler.add({ name: 'unanswered', when: 'every 1 hour', action: { kind: 'tool', tool: 'fs_write', args: {} } });
+  const b = await scheduler.add({ name: 'broken', when: 'every 1 hour', action: { kind: 'tool', tool: 'fs_write', args: {} } });
+  await scheduler.runNow(a.id);
+  await scheduler.runNow(b.id);
+  assert.equal((await scheduler.get(a.id))?.runs.at(-1)?.status, 'needs_approval');
+  assert.equal((await scheduler.get(b.id))?.runs.at(-1)?.status, 'error');
+});

@@ -17,6 +17,18 @@ export const TOOLS_PROMPT =
 export const DEFAULT_MAX_ITERATIONS = 20;
 
 /**
+ * Tool-call arguments as they are stored: every string scanned for secrets (the API keys in
+ * use and anything shaped like a key) and redacted. The call itself runs with the real ones.
+ * @param {unknown} value @param {string[]} secrets @returns {any} same shape as value
+ */
+function redactArgs(value, secrets) {
+  if (typeof value === 'string') return redactSecrets(value, secrets);
+  if (Array.isArray(value)) return value.map((v) => redactArgs(v, secrets));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactArgs(v, secrets)]));
+  return value;
+}
+
+/**
  * What the agent yields to its caller (the UI): the provider's stream events, plus
  * `saved` whenever an event reached the log, `tool_start` before a tool runs and
  * `compacting` while older turns are summarised.
@@ -213,25 +225,44 @@ export class ClawserAgent {
         const stamp = Date.now().toString(36);
         for (const [i, block] of extractCodeBlocks(text).entries()) toolCalls.push({ id: `code_${stamp}_${iteration}_${i}`, name: 'run_js', arguments: { code: block.code } });
       }
-      if (toolCalls.length && this.tools) data.toolCalls = toolCalls;
+      if (toolCalls.length && this.tools) data.toolCalls = toolCalls.map((c) => ({ ...c, arguments: redactArgs(c.arguments, this.secrets) }));
       yield await this.#record('agent_message', data, 'agent');
       if (!toolCalls.length || !this.tools) return;
       if (codexMode) {
-        for (const call of toolCalls) {
-          yield await this.#record('tool_call', { id: call.id, name: call.name, arguments: call.arguments, codex: true }, 'agent');
+        const codex = /** @type {Codex} */ (this.codex);
+        const runner = this.tools;
+        // Each block is a run_js call: it passes run_js's gates (hooks, safety, autonomy, policy and
+        // approval, action count) before it runs; the tools it calls inside pass their own gates.
+        const runCode = (/** @type {string} */ code, /** @type {AbortSignal | undefined} */ s) => codex.run(code, { tools: runner, signal: s });
+        for (let i = 0; i < toolCalls.length; i++) {
+          const call = toolCalls[i];
+          yield await this.#record('tool_call', { id: call.id, name: call.name, arguments: redactArgs(call.arguments, this.secrets), codex: true }, 'agent');
           yield { type: 'tool_start', id: call.id, name: call.name };
-          const r = await /** @type {Codex} */ (this.codex).run(String(call.arguments.code), { tools: this.tools, signal });
-          const checked = this.safety ? this.safety.checkToolResult(r.output, 'code output') : { text: r.output, flags: [] };
-          if (checked.flags.length) yield await this.#record('safety_input_flag', { where: 'tool', toolCallId: call.id, flags: checked.flags }, 'system');
-          yield await this.#record('tool_result', { toolCallId: call.id, name: call.name, ok: r.ok, result: checked.text, durationMs: Math.round(r.durationMs) }, 'tool');
-          if (signal?.aborted) return;
+          const outcome = await runner.run(call, { signal, context: { runCode } });
+          if (outcome.blocked?.kind === 'safety') yield await this.#record('safety_tool_blocked', { toolCallId: call.id, name: call.name, reason: outcome.blocked.reason }, 'system');
+          if (outcome.blocked?.kind === 'autonomy') yield await this.#record('autonomy_blocked', { toolCallId: call.id, name: call.name, reason: outcome.blocked.reason }, 'system');
+          if (outcome.flags?.length) yield await this.#record('safety_input_flag', { where: 'tool', toolCallId: call.id, flags: outcome.flags }, 'system');
+          if (outcome.truncated) yield await this.#record('tool_result_truncated', { toolCallId: call.id, name: call.name, ...outcome.truncated }, 'system');
+          /** @type {Record<string, any>} */
+          const result = { toolCallId: call.id, name: call.name, ok: outcome.ok, result: outcome.output, durationMs: Math.round(outcome.durationMs) };
+          if (outcome.blocked) result.blocked = outcome.blocked.kind;
+          yield await this.#record('tool_result', result, 'tool');
+          if (outcome.stopRun || signal?.aborted) {
+            const why = signal?.aborted ? 'Cancelled by the user.' : 'Not run: an autonomy limit was reached.';
+            for (const rest of toolCalls.slice(i + 1)) {
+              yield await this.#record('tool_call', { id: rest.id, name: rest.name, arguments: redactArgs(rest.arguments, this.secrets), codex: true }, 'agent');
+              yield await this.#record('tool_result', { toolCallId: rest.id, name: rest.name, ok: false, result: why, blocked: 'cancelled', durationMs: 0 }, 'tool');
+            }
+            if (outcome.stopRun) yield { type: 'error', error: { code: 'client', retryable: false, message: outcome.output } };
+            return;
+          }
         }
         continue;
       }
 
       for (let i = 0; i < toolCalls.length; i++) {
         const call = toolCalls[i];
-        yield await this.#record('tool_call', { id: call.id, name: call.name, arguments: call.arguments }, 'agent');
+        yield await this.#record('tool_call', { id: call.id, name: call.name, arguments: redactArgs(call.arguments, this.secrets) }, 'agent');
         yield { type: 'tool_start', id: call.id, name: call.name };
         const outcome = await this.tools.run(call, { signal });
         if (outcome.image) images.set(call.id, outcome.image);
@@ -242,7 +273,7 @@ export class ClawserAgent {
         /** @type {Record<string, any>} */
         const result = { toolCallId: call.id, name: call.name, ok: outcome.ok, result: outcome.output, durationMs: Math.round(outcome.durationMs) };
         if (outcome.blocked) result.blocked = outcome.blocked.kind;
-        if (JSON.stringify(outcome.args) !== JSON.stringify(call.arguments) && !outcome.blocked) result.arguments = outcome.args;
+        if (JSON.stringify(outcome.args) !== JSON.stringify(call.arguments) && !outcome.blocked) result.arguments = redactArgs(outcome.args, this.secrets);
         yield await this.#record('tool_result', result, 'tool');
         for (const ev of outcome.events ?? []) yield await this.#record(ev.type, ev.data, 'tool');
         const stop = outcome.stopRun || signal?.aborted;
@@ -250,7 +281,7 @@ export class ClawserAgent {
           // Every call gets a result, so the log stays consistent and the next request valid.
           const why = signal?.aborted ? 'Cancelled by the user.' : 'Not run: an autonomy limit was reached.';
           for (const rest of toolCalls.slice(i + 1)) {
-            yield await this.#record('tool_call', { id: rest.id, name: rest.name, arguments: rest.arguments }, 'agent');
+            yield await this.#record('tool_call', { id: rest.id, name: rest.name, arguments: redactArgs(rest.arguments, this.secrets) }, 'agent');
             yield await this.#record('tool_result', { toolCallId: rest.id, name: rest.name, ok: false, result: why, blocked: 'cancelled', durationMs: 0 }, 'tool');
           }
           if (outcome.stopRun) yield { type: 'error', error: { code: 'client', retryable: false, message: outcome.output } };

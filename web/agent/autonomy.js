@@ -14,33 +14,99 @@ export const AutonomySchema = z.object({
 const HOUR = 3_600_000;
 
 /**
+ * @param {unknown} u a stored record, possibly malformed
+ * @returns {AutonomyUsage} a fresh copy
+ */
+export function normalizeUsage(u) {
+  const v = /** @type {Partial<AutonomyUsage> | null} */ (u && typeof u === 'object' ? u : null);
+  return {
+    actions: Array.isArray(v?.actions) ? v.actions.filter((t) => typeof t === 'number') : [],
+    costDay: typeof v?.costDay === 'string' ? v.costDay : '',
+    costCents: typeof v?.costCents === 'number' && Number.isFinite(v.costCents) ? v.costCents : 0,
+  };
+}
+
+/**
+ * The sum of several records (one per tab): every action, and the cost of the latest day.
+ * @param {unknown[]} parts
+ * @returns {AutonomyUsage}
+ */
+export function mergeUsage(parts) {
+  const all = parts.map(normalizeUsage);
+  const costDay = all.reduce((d, u) => (u.costDay > d ? u.costDay : d), '');
+  return {
+    actions: all.flatMap((u) => u.actions).sort((a, b) => a - b),
+    costDay,
+    costCents: all.filter((u) => u.costDay === costDay).reduce((sum, u) => sum + u.costCents, 0),
+  };
+}
+
+/**
  * Capability boundaries and rate limits, checked before every tool execution (and the cost
- * limit before every model call). Usage persists through the injected load/save so a reload
- * does not reset the limits. Pure logic: clock and storage are injected.
+ * limit before every model call). Pure logic: clock and storage are injected.
+ *
+ * Usage is one shared count per workspace, not a copy per controller: every check reads the
+ * stored total (`load`) and every record is a read-modify-write of the stored value, so
+ * concurrent turns, jobs and tabs add up. `update` (when given) changes this page's own share
+ * in one synchronous step while `load` returns the total of all shares — each tab writes only
+ * its own record, so no tab can overwrite another's count. Without `update`, `load`/`save`
+ * are one shared record.
  */
 export class AutonomyController {
+  /** @type {(() => AutonomyUsage | null) | null} */
+  #load;
+  /** @type {(u: AutonomyUsage) => void} */
+  #save;
+  /** @type {((change: (own: AutonomyUsage) => void) => void) | undefined} */
+  #update;
+  /** Usage when nothing is stored (no `load`). @type {AutonomyUsage} */
+  #local = normalizeUsage(null);
+
   /**
-   * @param {{config?: Partial<AutonomyConfig>, now?: () => number, load?: () => AutonomyUsage | null, save?: (u: AutonomyUsage) => void}} [options]
+   * @param {{config?: Partial<AutonomyConfig>, now?: () => number, load?: () => AutonomyUsage | null, save?: (u: AutonomyUsage) => void,
+   *   update?: (change: (own: AutonomyUsage) => void) => void}} [options]
    */
   constructor(options = {}) {
     this.config = AutonomySchema.parse(options.config ?? {});
     this.now = options.now ?? Date.now;
-    this.save = options.save ?? (() => {});
-    const loaded = options.load?.();
-    /** @type {AutonomyUsage} */
-    this.usage = loaded && Array.isArray(loaded.actions) ? loaded : { actions: [], costDay: '', costCents: 0 };
+    this.#load = options.load ?? null;
+    this.#save = options.save ?? (() => {});
+    this.#update = options.update;
+  }
+
+  /** The workspace's current usage (all turns, jobs and tabs), pruned to the last hour and today. */
+  get usage() {
+    const u = this.#load ? normalizeUsage(this.#load()) : this.#local;
+    this.#prune(u);
+    return u;
+  }
+
+  /** Read-modify-write of the stored usage. @param {(u: AutonomyUsage) => void} change */
+  #change(change) {
+    if (this.#update) {
+      this.#update((own) => {
+        this.#prune(own);
+        change(own);
+      });
+      return;
+    }
+    const u = this.usage;
+    change(u);
+    if (!this.#load) this.#local = u;
+    this.#save(u);
   }
 
   #day() {
     return new Date(this.now()).toISOString().slice(0, 10);
   }
 
-  #prune() {
+  /** @param {AutonomyUsage} u */
+  #prune(u) {
     const cutoff = this.now() - HOUR;
-    this.usage.actions = this.usage.actions.filter((t) => t > cutoff);
-    if (this.usage.costDay !== this.#day()) {
-      this.usage.costDay = this.#day();
-      this.usage.costCents = 0;
+    u.actions = u.actions.filter((t) => t > cutoff);
+    if (u.costDay !== this.#day()) {
+      u.costDay = this.#day();
+      u.costCents = 0;
     }
   }
 
@@ -61,29 +127,24 @@ export class AutonomyController {
 
   /** @returns {string | null} why the run must stop, or null */
   checkLimits() {
-    this.#prune();
+    const usage = this.usage;
     const { maxActionsPerHour, maxCostCentsPerDay } = this.config;
-    if (maxActionsPerHour > 0 && this.usage.actions.length >= maxActionsPerHour) {
+    if (maxActionsPerHour > 0 && usage.actions.length >= maxActionsPerHour) {
       return `The limit of ${maxActionsPerHour} tool actions per hour is reached. It frees up as older actions age out, or raise it in Settings.`;
     }
-    if (maxCostCentsPerDay > 0 && this.usage.costCents >= maxCostCentsPerDay) {
-      return `Today's cost limit of ${(maxCostCentsPerDay / 100).toFixed(2)} USD is reached (${(this.usage.costCents / 100).toFixed(2)} USD spent). Raise it in Settings or continue tomorrow.`;
+    if (maxCostCentsPerDay > 0 && usage.costCents >= maxCostCentsPerDay) {
+      return `Today's cost limit of ${(maxCostCentsPerDay / 100).toFixed(2)} USD is reached (${(usage.costCents / 100).toFixed(2)} USD spent). Raise it in Settings or continue tomorrow.`;
     }
     return null;
   }
 
   recordAction() {
-    this.#prune();
-    this.usage.actions.push(this.now());
-    this.save(this.usage);
+    const at = this.now();
+    this.#change((u) => u.actions.push(at));
   }
 
   /** @param {number} cents */
   recordCost(cents) {
-    this.#prune();
-    if (cents > 0) {
-      this.usage.costCents += cents;
-      this.save(this.usage);
-    }
+    if (cents > 0) this.#change((u) => { u.costCents += cents; });
   }
 }

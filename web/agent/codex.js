@@ -177,6 +177,15 @@ export function codexPrompt(tools) {
 }
 
 /**
+ * The run holding each sandbox. A sandbox has one set of capabilities, looked up when code
+ * calls them: a second run setting its own while the first is still running would hand the
+ * first run's code another runner (other approvals, another abort signal). Runs on one
+ * sandbox therefore take turns, capabilities and evaluation together.
+ * @type {WeakMap<object, Promise<unknown>>}
+ */
+const holders = new WeakMap();
+
+/**
  * Runs code in a sandbox with every tool of the runner granted as a gated capability.
  */
 export class Codex {
@@ -197,6 +206,15 @@ export class Codex {
    */
   async run(code, options = {}) {
     const sandbox = await this.getSandbox();
+    const before = holders.get(sandbox) ?? Promise.resolve();
+    const mine = before.then(() => this.#runIn(sandbox, code, options));
+    holders.set(sandbox, mine.catch(() => {}));
+    return mine;
+  }
+
+  /** @param {SandboxLike} sandbox @param {string} code @param {{tools?: ToolRunner, signal?: AbortSignal}} options */
+  async #runIn(sandbox, code, options) {
+    if (options.signal?.aborted) return { ok: false, output: 'Cancelled by the user before it ran.', durationMs: 0, value: undefined, logs: [], error: 'cancelled' };
     /** @type {Record<string, (args: any) => Promise<string>>} */ // args come from sandboxed code; the runner validates them
     const caps = {};
     const runner = options.tools;

@@ -18,7 +18,8 @@ const ActionSchema = z.discriminatedUnion('kind', [
 const RunSchema = z.object({
   at: z.number(),
   scheduledFor: z.number(),
-  status: z.enum(['running', 'ok', 'error', 'interrupted']),
+  /** needs_approval: an approval the run asked for was not answered in time, so it was refused. */
+  status: z.enum(['running', 'ok', 'error', 'interrupted', 'needs_approval']),
   /** What the run produced (reply or tool output), shortened. */
   summary: z.string().max(2000).default(''),
   missed: z.number().int().min(0).default(0),
@@ -66,7 +67,11 @@ const STORE = '.scheduler/jobs.json';
  * @property {string} [timezone] for phrases and cron (default: the browser's)
  */
 
-/** @typedef {(job: Job, run: {scheduledFor: number, missed: number, manual: boolean}) => Promise<{ok: boolean, summary: string, conversationId?: string}>} JobExecutor */
+/**
+ * needsApproval: the run was refused because nobody answered an approval in time.
+ * @typedef {{ok: boolean, summary: string, conversationId?: string, needsApproval?: boolean}} JobOutcome
+ */
+/** @typedef {(job: Job, run: {scheduledFor: number, missed: number, manual: boolean}) => Promise<JobOutcome>} JobExecutor */
 /** @typedef {(name: string, fn: () => Promise<any>) => Promise<any>} LockFn */
 
 export class SchedulerError extends Error {
@@ -356,7 +361,11 @@ export class Scheduler {
         }
         return { result: out, changed };
       });
-      for (const c of claimed) await this.#execute(c.job, c.scheduledFor, c.missed, false);
+      // Due jobs run side by side, and the clock is re-armed before they finish: a job waiting
+      // for an approval (up to its time-out) must not hold back the workspace's other jobs.
+      const runs = claimed.map((c) => this.#execute(c.job, c.scheduledFor, c.missed, false));
+      this.#arm();
+      await Promise.all(runs);
     } finally {
       this.#arm();
     }
@@ -381,7 +390,7 @@ export class Scheduler {
   /** @param {Job} job @param {number} scheduledFor @param {number} missed @param {boolean} manual */
   async #execute(job, scheduledFor, missed, manual) {
     const started = this.now();
-    /** @type {{ok: boolean, summary: string, conversationId?: string}} */
+    /** @type {JobOutcome} */
     let outcome;
     try {
       outcome = await this.execute(job, { scheduledFor, missed, manual });
@@ -390,7 +399,7 @@ export class Scheduler {
     } finally {
       this.#busy.delete(job.id);
     }
-    const status = outcome.ok ? 'ok' : 'error';
+    const status = outcome.ok ? 'ok' : outcome.needsApproval ? 'needs_approval' : 'error';
     await this.#mutate((jobs) => {
       const j = jobs.find((x) => x.id === job.id);
       if (!j) return { result: null, changed: false }; // deleted while it ran
@@ -399,7 +408,7 @@ export class Scheduler {
       if (outcome.conversationId && !j.conversationId) j.conversationId = outcome.conversationId;
       return { result: null, changed: true };
     });
-    return { ok: outcome.ok, summary: outcome.summary };
+    return { ok: outcome.ok, summary: outcome.summary, ...(outcome.needsApproval ? { needsApproval: true } : {}) };
   }
 }
 

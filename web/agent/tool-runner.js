@@ -6,7 +6,13 @@
 /** @import { SafetyPipeline } from '../safety/pipeline.js' */
 
 /** @typedef {'once' | 'always' | 'deny'} ApprovalAnswer */
-/** @typedef {(request: {tool: string, description: string, permission: string, args: Record<string, unknown>, reason: string, preview?: string}) => Promise<ApprovalAnswer>} ApproveFn */
+/**
+ * job/workspace/timeoutMs/signal are set when a scheduled job asks (see job-approval.js): the
+ * dialog names them, and closes itself when `signal` aborts (the time-out passed).
+ * @typedef {{tool: string, description: string, permission: string, args: Record<string, unknown>, reason: string, preview?: string,
+ *   job?: {id: string, name: string}, workspace?: {id: string, name: string}, timeoutMs?: number, signal?: AbortSignal}} ApprovalRequest
+ */
+/** @typedef {(request: ApprovalRequest) => Promise<ApprovalAnswer>} ApproveFn */
 
 /**
  * @typedef {object} ToolOutcome
@@ -48,7 +54,8 @@ export class ToolRunner {
 
   /**
    * @param {ToolCall} call
-   * @param {{signal?: AbortSignal}} [options]
+   * @param {{signal?: AbortSignal, context?: Partial<ToolContext>}} [options]
+   *   context: added to the tool's context for this call only (e.g. the Codex's runCode for a code block)
    * @returns {Promise<ToolOutcome>}
    */
   async run(call, options = {}) {
@@ -102,7 +109,7 @@ export class ToolRunner {
     /** @type {ToolResult} */
     let result;
     try {
-      result = await tool.run(args, { ...this.context, signal });
+      result = await tool.run(args, { ...this.context, ...options.context, signal });
     } catch (err) {
       const e = /** @type {Error} */ (err);
       if (signal?.aborted) return refuse({ kind: 'cancelled', reason: 'Cancelled by the user while it was running.' }, args);

@@ -1,7 +1,7 @@
 /** @import { LocalConfig } from '../storage/local-config.js' */
 /** @import { SecretBox } from '../storage/secrets.js' */
 import { z } from 'zod';
-import { AutonomySchema } from '../agent/autonomy.js';
+import { AutonomySchema, mergeUsage, normalizeUsage } from '../agent/autonomy.js';
 import { ToolSettingsSchema } from '../tools/index.js';
 
 export const AgentSettingsSchema = z.object({
@@ -9,7 +9,7 @@ export const AgentSettingsSchema = z.object({
   compactionThresholdTokens: z.number().int().min(1000).max(1_000_000).default(12_000),
   maxIterations: z.number().int().min(1).max(100).default(20),
   maxToolResultChars: z.number().int().min(1000).max(1_000_000).default(50_000),
-  tools: ToolSettingsSchema.omit({ searchApiKey: true }).default({ maxReadBytes: 50 * 1024 * 1024, maxWriteBytes: 10 * 1024 * 1024, maxFetchChars: 40_000, fetchAllowlist: [], searchEndpoint: '' }),
+  tools: ToolSettingsSchema.omit({ searchApiKey: true, allowedPrivateHosts: true }).default({ maxReadBytes: 50 * 1024 * 1024, maxWriteBytes: 10 * 1024 * 1024, maxFetchChars: 40_000, fetchAllowlist: [], searchEndpoint: '' }),
   leakAction: z.enum(['redact', 'warn', 'block']).default('redact'),
   /** Off only after the user confirmed it in a dialog (see SafetyPipeline.confirmDisable). */
   safetyEnabled: z.boolean().default(true),
@@ -22,7 +22,9 @@ export const AgentSettingsSchema = z.object({
   scheduler: z.object({
     /** A job due while the app was closed: run it once on the next open, or skip it. */
     missedPolicy: z.enum(['once', 'skip']).default('once'),
-  }).default({ missedPolicy: 'once' }),
+    /** How long a job's approval waits for an answer before the call is refused and the run marked "needs approval". */
+    approvalTimeoutMinutes: z.number().int().min(1).max(1440).default(10),
+  }).default({ missedPolicy: 'once', approvalTimeoutMinutes: 10 }),
   git: z.object({
     /** Make the workspace a git repository when it is first opened. */
     autoInit: z.boolean().default(true),
@@ -36,17 +38,72 @@ export const AgentSettingsSchema = z.object({
 });
 /** @typedef {z.infer<typeof AgentSettingsSchema>} AgentSettings */
 
+/** A host or host:port (IPv6 in brackets), the form web_fetch and the validator compare with. */
+const HOST_RE = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+const KIB = 1024;
+/** @param {string} label @param {number} min @param {number} max */
+const whole = (label, min, max) => {
+  const message = `${label} must be a whole number from ${min.toLocaleString('en')} to ${max.toLocaleString('en')}.`;
+  return z.coerce.number({ error: message }).int({ error: message }).min(min, { error: message }).max(max, { error: message });
+};
+
+/**
+ * The limits of the Settings dialog as typed (strings), with a message a user can act on per
+ * field. Sizes are entered in KiB.
+ */
+export const LimitFieldsSchema = z.object({
+  allowedPrivateHosts: z.string().max(2000, { error: 'Private hosts: the list is too long.' })
+    .transform((v) => [...new Set(v.split(/[\s,]+/).map((h) => h.trim().toLowerCase()).filter(Boolean))])
+    .pipe(z.array(z.string().regex(HOST_RE, { error: 'Private hosts: write each as a host or host:port (e.g. 127.0.0.1:11434), without http:// or a path.' }))
+      .max(50, { error: 'Private hosts: at most 50.' })),
+  maxIterations: whole('Steps per turn', 1, 100),
+  maxToolResultChars: whole('Tool result cap', 1000, 1_000_000),
+  maxReadKiB: whole('Largest file a tool reads', 1, 1024 * 1024),
+  maxWriteKiB: whole('Largest file a tool writes', 1, 1024 * 1024),
+});
+
+/**
+ * @param {Record<keyof z.input<typeof LimitFieldsSchema>, string>} raw the dialog's fields
+ * @returns {{ok: true, value: {allowedPrivateHosts: string[], maxIterations: number, maxToolResultChars: number, maxReadBytes: number, maxWriteBytes: number}} | {ok: false, errors: Partial<Record<keyof z.input<typeof LimitFieldsSchema>, string>>}}
+ */
+export function parseLimitFields(raw) {
+  const parsed = LimitFieldsSchema.safeParse(raw);
+  if (!parsed.success) {
+    /** @type {Partial<Record<keyof z.input<typeof LimitFieldsSchema>, string>>} */
+    const errors = {};
+    for (const issue of parsed.error.issues) {
+      const field = /** @type {keyof z.input<typeof LimitFieldsSchema>} */ (issue.path[0]);
+      errors[field] ??= issue.message;
+    }
+    return { ok: false, errors };
+  }
+  const { maxReadKiB, maxWriteKiB, ...rest } = parsed.data;
+  return { ok: true, value: { ...rest, maxReadBytes: maxReadKiB * KIB, maxWriteBytes: maxWriteKiB * KIB } };
+}
+
 const key = (/** @type {string} */ ws) => `clawser_agent_${ws}`;
 const usageKey = (/** @type {string} */ ws) => `clawser_autonomy_usage_${ws}`;
 const searchKey = (/** @type {string} */ ws) => `clawser_secret_${ws}_search`;
 const gitTokenKey = (/** @type {string} */ ws) => `clawser_secret_${ws}_git`;
 
+const DAY = 86_400_000;
+
 /** Per-workspace agent settings: autonomy, limits, compaction, tool settings. */
 export class AgentSettingsStore {
+  /** This page's share of the autonomy usage is kept under its own key (see usageStore). */
+  // getRandomValues, not randomUUID: the latter is missing outside secure contexts.
+  #writer = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, '0')).join('');
+
   /** @param {{config: LocalConfig, secrets: SecretBox}} deps */
   constructor(deps) {
     this.config = deps.config;
     this.secrets = deps.secrets;
+  }
+
+  /** The usage records of a workspace: the shared key of older versions and one key per page. @param {string} ws */
+  #usageKeys(ws) {
+    const base = usageKey(ws);
+    return this.config.keys(base).filter((k) => k === base || k.startsWith(`${base}~`));
   }
 
   /** @param {string} ws @returns {AgentSettings} */
@@ -96,16 +153,38 @@ export class AgentSettingsStore {
     return this.config.get(searchKey(ws), null) !== null;
   }
 
-  /** Persistence of autonomy usage (actions, cost) so a reload keeps the limits. @param {string} ws */
+  /**
+   * Autonomy usage (actions, cost) of a workspace, shared by every turn, job and tab and kept
+   * across reloads. Each page writes only its own record (`update`, a synchronous
+   * read-modify-write, so turns and jobs of one page never lose a count) and every check reads
+   * the sum of all records (`load`), so tabs add up instead of overwriting each other. Records of
+   * pages that have been idle for more than a day are removed as they are read.
+   * @param {string} ws
+   */
   usageStore(ws) {
+    const own = `${usageKey(ws)}~${this.#writer}`;
     return {
-      load: () => /** @type {import('../agent/autonomy.js').AutonomyUsage | null} */ (this.config.get(usageKey(ws), null)),
-      save: (/** @type {import('../agent/autonomy.js').AutonomyUsage} */ u) => this.config.set(usageKey(ws), u),
+      load: () => {
+        const stale = new Date(Date.now() - DAY).toISOString().slice(0, 10);
+        const parts = [];
+        for (const k of this.#usageKeys(ws)) {
+          const u = normalizeUsage(this.config.get(k, null));
+          const idle = k !== own && u.costDay < stale && u.actions.every((t) => t < Date.now() - DAY);
+          if (idle) this.config.remove(k);
+          else parts.push(u);
+        }
+        return mergeUsage(parts);
+      },
+      update: (/** @type {(own: import('../agent/autonomy.js').AutonomyUsage) => void} */ change) => {
+        const u = normalizeUsage(this.config.get(own, null));
+        change(u);
+        this.config.set(own, u);
+      },
     };
   }
 
   /** @param {string} ws */
   forget(ws) {
-    for (const k of [key(ws), usageKey(ws), searchKey(ws)]) this.config.remove(k);
+    for (const k of [key(ws), searchKey(ws), ...this.#usageKeys(ws)]) this.config.remove(k);
   }
 }

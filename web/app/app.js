@@ -21,6 +21,7 @@ import { HookPipeline } from '../agent/hooks.js';
 import { AutonomyController } from '../agent/autonomy.js';
 import { ToolRunner } from '../agent/tool-runner.js';
 import { Codex } from '../agent/codex.js';
+import { jobApprover } from '../agent/job-approval.js';
 import { GoalStore } from '../agent/goals.js';
 import { Scheduler, shouldDeliver } from '../agent/scheduler.js';
 import { TabCoordinator } from '../agent/tabs.js';
@@ -35,6 +36,7 @@ import { ToolsPanel } from '../ui/tools-panel.js';
 import { RESTORE_FLAG } from './flags.js';
 import { MountStore } from '../storage/mounts.js';
 import { MountedFileSystem } from '../storage/mounted-fs.js';
+import { ProtectedFileSystem } from '../storage/protected-fs.js';
 import { ArtifactView } from '../ui/artifact-view.js';
 import { approvalDialog, askUserDialog } from '../ui/approval-dialog.js';
 import { h, clear } from '../ui/dom.js';
@@ -142,6 +144,7 @@ export class ClawserApp {
       workspaces: /** @type {WorkspaceStore} */ (this.workspaces),
       agentSettings: /** @type {AgentSettingsStore} */ (this.agentSettings),
       status: (text) => (text ? this.banners.show('progress', text, { dismissible: false }) : this.banners.hide('progress')),
+      notify: (text) => this.banners.show('clone-skipped', text),
     })));
     // Browser storage that never answers (it happens, e.g. after site data was cleared while a
     // tab was closing) must not look like a blank page.
@@ -297,7 +300,8 @@ export class ClawserApp {
     let files = null;
     return {
       // Loaded with the Files panel (it brings the ZIP code), not at start-up.
-      files: () => (files ??= import('./files-controller.js').then(({ FilesController }) => new FilesController({ fs: wsFs }))),
+      // The panel (uploads, ZIP import, edits) never changes Clawser's own folders; neither does git (WorkspaceGit guards itself).
+      files: () => (files ??= import('./files-controller.js').then(({ FilesController }) => new FilesController({ fs: new ProtectedFileSystem(wsFs) }))),
       // isomorphic-git is large: loaded when git is first needed. One instance per workspace,
       // so the agent's git tools, auto-commit and the panel share one command queue.
       git: () => (repo ??= import('../git/git.js').then(({ WorkspaceGit }) => {
@@ -382,8 +386,9 @@ export class ClawserApp {
    * autonomy, the gated tool runner and the Codex with the conversation's warm sandbox.
    * @param {string} workspaceId
    * @param {string} conversationId
+   * @param {{approve?: import('../agent/tool-runner.js').ApproveFn}} [options] approve: a scheduled job's (names the job, times out)
    */
-  async #agentParts(workspaceId, conversationId) {
+  async #agentParts(workspaceId, conversationId, options = {}) {
     const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
     const services = this.#servicesOf(workspaceId);
     const s = agentSettings.load(workspaceId);
@@ -398,21 +403,22 @@ export class ClawserApp {
       registry: services.registry,
       context: {
         workspaceId,
-        fs: this.workspaceFs(workspaceId),
+        // Tools change files, never Clawser's own folders — enforced in storage, so the safety switch cannot lift it.
+        fs: new ProtectedFileSystem(this.workspaceFs(workspaceId)),
         git: await services.git(),
         memory: await services.memory(),
         goals: services.goals,
         scheduler: services.scheduler,
         conversationId,
         toolNames: services.registry.list().map((t) => t.name),
-        settings: toolSettings({ ...s.tools, searchApiKey: await agentSettings.searchApiKey(workspaceId) }),
+        settings: toolSettings({ ...s.tools, allowedPrivateHosts: s.allowedPrivateHosts, searchApiKey: await agentSettings.searchApiKey(workspaceId) }),
         fetch: globalThis.fetch.bind(globalThis),
         ui: services.toolUi,
       },
       hooks: this.hooks,
       autonomy,
       safety,
-      approve: approvalDialog,
+      approve: options.approve ?? approvalDialog,
       maxResultChars: s.maxToolResultChars,
     });
     const codex = new Codex({ getSandbox: () => this.#sandboxFor(conversationId) });
@@ -476,8 +482,8 @@ export class ClawserApp {
         coordination: this.tabs,
         settings: /** @type {SettingsStore} */ (this.settings),
         redact: (text) => (redactOn ? detector.scan(text).redacted : text),
-        buildAgent: async (provider, conversation, secrets) => {
-          const parts = await this.#agentParts(workspaceId, conversation.id);
+        buildAgent: async (provider, conversation, secrets, options) => {
+          const parts = await this.#agentParts(workspaceId, conversation.id, options);
           redactOn = parts.settings.safetyEnabled;
           // Active goals ride along in the system prompt so the agent keeps pursuing them.
           const goals = await this.#servicesOf(workspaceId).goals.summary().catch(() => '');
@@ -492,9 +498,16 @@ export class ClawserApp {
           });
         },
         afterTurn: (agent, turn) => this.#autoCommit(workspaceId, agent, turn),
-        runCode: async (conversationId, code) => {
+        // "Run again": its own runner and abort signal, and a sandbox of its own (created for this
+        // run, disposed after) — never the warm one a turn of this conversation may be using.
+        runCode: async (conversationId, code, signal) => {
           const parts = await this.#agentParts(workspaceId, conversationId);
-          return parts.codex.run(code, { tools: parts.tools });
+          const sandbox = import('../packages/andbox/index.js').then(({ createSandbox }) => createSandbox({ timeoutMs: 300_000, imports: { fflate: new URL('../vendor/fflate.js', import.meta.url).href } }));
+          try {
+            return await new Codex({ getSandbox: () => sandbox }).run(code, { tools: parts.tools, signal });
+          } finally {
+            sandbox.then((sb) => sb.dispose(), () => {});
+          }
         },
       });
       this.#controllers.set(workspaceId, c);
@@ -709,14 +722,31 @@ export class ClawserApp {
    * @param {{scheduledFor: number, missed: number, manual: boolean}} run
    */
   async #runJob(workspaceId, job, run) {
+    const settings = /** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId).scheduler;
+    const workspace = { id: workspaceId, name: /** @type {WorkspaceStore} */ (this.workspaces).list().find((w) => w.id === workspaceId)?.name ?? workspaceId };
+    // Nobody may be watching: the dialog names the job and workspace, and an unanswered one is refused.
+    const approver = jobApprover({ approve: approvalDialog, job, workspace, timeoutMs: settings.approvalTimeoutMinutes * 60_000 });
     const result = await runJob({
       job,
       run,
+      approver,
       controller: this.#controller(workspaceId),
-      tools: async () => (await this.#agentParts(workspaceId, job.conversationId ?? `job-${job.id}`)).tools,
+      tools: async () => (await this.#agentParts(workspaceId, job.conversationId ?? `job-${job.id}`, { approve: approver.approve })).tools,
     });
-    if (shouldDeliver(job.delivery, result.ok)) this.#deliver(workspaceId, job.name, result);
+    if (result.needsApproval) this.#needsApproval(workspace, job.name, result);
+    else if (shouldDeliver(job.delivery, result.ok)) this.#deliver(workspaceId, job.name, result);
     return result;
+  }
+
+  /**
+   * A run refused because nobody answered its approval: always told (whatever the delivery
+   * setting), as a notification when allowed and a banner that opens the schedule.
+   * @param {{id: string, name: string}} workspace @param {string} name @param {{summary: string}} result
+   */
+  #needsApproval(workspace, name, result) {
+    const headline = `Scheduled job “${name}” in workspace “${workspace.name}” needs approval`;
+    if (typeof Notification !== 'undefined' && Notification.permission === 'granted') this.#guard(this.#servicesOf(workspace.id).toolUi.notify(headline, result.summary.slice(0, 240)));
+    this.banners.show(`job-approval-${workspace.id}`, `${headline}: ${result.summary}`, { kind: 'warn', action: { label: 'Open schedule', run: () => this.router.go({ name: 'workspace', workspaceId: workspace.id, panel: 'schedule' }) } });
   }
 
   /** A finished job's result: a notification when allowed, and a banner when its conversation is not on screen. @param {string} workspaceId @param {string} name @param {{ok: boolean, summary: string, conversationId?: string}} result */
@@ -745,6 +775,11 @@ export class ClawserApp {
       onMissedPolicy: (missedPolicy) => {
         const cur = agentSettings.load(workspaceId);
         agentSettings.save(workspaceId, { ...cur, scheduler: { ...cur.scheduler, missedPolicy } });
+      },
+      approvalTimeoutMinutes: agentSettings.load(workspaceId).scheduler.approvalTimeoutMinutes,
+      onApprovalTimeout: (approvalTimeoutMinutes) => {
+        const cur = agentSettings.load(workspaceId);
+        agentSettings.save(workspaceId, { ...cur, scheduler: { ...cur.scheduler, approvalTimeoutMinutes } });
       },
       background: await backgroundMode({ leader: !!this.tabs?.isLeader, tabs: (this.tabs?.peers().length ?? 0) + 1 }),
       // Which tab runs the jobs changes as tabs open and close: the panel's line follows.

@@ -2,7 +2,10 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
 /** @import { SettingsStore } from './settings.js' */
 /** @import { Provider, ProviderErrorShape } from '../providers/types.d.ts' */
-/** @typedef {(provider: Provider, conversation: Conversation, secrets: string[]) => ClawserAgent | Promise<ClawserAgent>} AgentBuilder */
+/**
+ * options.approve: the approval function of a scheduled job's turn (names the job, times out) instead of the dialog's default.
+ * @typedef {(provider: Provider, conversation: Conversation, secrets: string[], options?: {approve?: import('../agent/tool-runner.js').ApproveFn}) => ClawserAgent | Promise<ClawserAgent>} AgentBuilder
+ */
 import { ClawserAgent } from '../agent/agent.js';
 import { ConversationStore } from '../agent/conversation-store.js';
 import { Conversation } from '../agent/conversation.js';
@@ -35,7 +38,7 @@ export class ChatController {
 
   /**
    * @param {{fs: FileSystem, workspaceId: string, settings: SettingsStore, providerFactory?: (config: import('../providers/types.d.ts').ProviderConfig) => Provider, buildAgent?: AgentBuilder, redact?: (text: string) => string,
-   *   runCode?: (conversationId: string, code: string) => Promise<{ok: boolean, output: string, durationMs: number}>,
+   *   runCode?: (conversationId: string, code: string, signal?: AbortSignal) => Promise<{ok: boolean, output: string, durationMs: number}>,
    *   afterTurn?: (agent: ClawserAgent, turn: {conversationId: string, title: string, text: string}) => Promise<string | null>,
    *   coordination?: import('../agent/types.d.ts').Coordination}} deps
    *   coordination: other tabs of this workspace (their appends show live; conversation list changes too)
@@ -231,15 +234,15 @@ export class ChatController {
   /**
    * Runs a scheduled prompt as a turn in `conversationId` (created when absent or deleted),
    * whether or not that conversation is on screen; it waits for a turn already running there.
-   * @param {{conversationId?: string, title: string, text: string, before?: (conversation: Conversation) => Promise<unknown>}} job
-   *   before: records what introduces the turn (the "scheduled job ran" line)
+   * @param {{conversationId?: string, title: string, text: string, before?: (conversation: Conversation) => Promise<unknown>, approve?: import('../agent/tool-runner.js').ApproveFn}} job
+   *   before: records what introduces the turn (the "scheduled job ran" line); approve: the job's approval function
    * @returns {Promise<{ok: boolean, summary: string, conversationId: string}>}
    */
   async runScheduled(job) {
     const conv = await this.#openForBackground(job.conversationId, job.title);
     while (this.#runs.has(conv.id)) await this.#runs.get(conv.id)?.done;
     if (job.before) await job.before(conv);
-    const r = await this.#turn(job.text, (agent, signal) => agent.runStream(job.text, { signal }), { conversation: conv, scheduled: true });
+    const r = await this.#turn(job.text, (agent, signal) => agent.runStream(job.text, { signal }), { conversation: conv, scheduled: true, approve: job.approve });
     return { ...r, conversationId: conv.id };
   }
 
@@ -272,7 +275,7 @@ export class ChatController {
   /**
    * @param {string} message the user text (for a retry that re-sends it)
    * @param {(agent: ClawserAgent, signal: AbortSignal) => AsyncIterable<import('../agent/agent.js').AgentStreamEvent>} start
-   * @param {{conversation?: Conversation, scheduled?: boolean}} [target] default: the conversation on screen
+   * @param {{conversation?: Conversation, scheduled?: boolean, approve?: import('../agent/tool-runner.js').ApproveFn}} [target] default: the conversation on screen
    * @returns {Promise<{ok: boolean, summary: string}>} the final reply, or what failed
    */
   async #turn(message, start, target = {}) {
@@ -306,7 +309,7 @@ export class ChatController {
     /** @type {ClawserAgent} */
     let agent;
     try {
-      agent = await this.buildAgent(provider, conv, apiKey ? [apiKey] : []);
+      agent = await this.buildAgent(provider, conv, apiKey ? [apiKey] : [], target.approve ? { approve: target.approve } : undefined);
     } catch (err) {
       this.#runs.delete(conv.id);
       finished();
@@ -374,13 +377,14 @@ export class ChatController {
   }
 
   /**
-   * Runs a code block again ("Run again" on a code card) in the conversation's sandbox, with
-   * tools through the same gates. The output is shown, not added to the conversation.
-   * @param {string} code
+   * Runs a code block again ("Run again" on a code card) in a sandbox of its own, with tools
+   * through the same gates; `signal` stops it (the card's Stop button). The output is shown,
+   * not added to the conversation.
+   * @param {string} code @param {AbortSignal} [signal]
    */
-  async runAgain(code) {
+  async runAgain(code, signal) {
     if (!this.runCodeImpl || !this.state.activeId) return { ok: false, output: 'Code cannot run here.', durationMs: 0 };
-    return this.runCodeImpl(this.state.activeId, code);
+    return this.runCodeImpl(this.state.activeId, code, signal);
   }
 
   /** Stops the turn running in the conversation on screen. */

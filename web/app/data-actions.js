@@ -3,6 +3,7 @@
 /** @import { WorkspaceStore } from './workspaces.js' */
 /** @import { AgentSettingsStore } from './agent-settings.js' */
 import { ScopedFileSystem } from '../storage/scoped-fs.js';
+import { skippedNote } from '../git/errors.js';
 import { formDialog, confirmDialog } from '../ui/dialogs.js';
 import { downloadBlob } from '../ui/dom.js';
 import { APP_VERSION } from './version.js';
@@ -22,7 +23,8 @@ export function repoName(url) {
  * backup of everything and restoring one. Dialogs here, rules in web/git and web/backup.
  */
 export class DataActions {
-  /** @param {{fs: FileSystem, secrets: SecretBox, workspaces: WorkspaceStore, agentSettings: AgentSettingsStore, status: (text: string | null) => void}} deps */
+  /** @param {{fs: FileSystem, secrets: SecretBox, workspaces: WorkspaceStore, agentSettings: AgentSettingsStore, status: (text: string | null) => void, notify: (text: string) => void}} deps
+   *   notify: a lasting message for the user (what a clone left out) */
   constructor(deps) {
     this.deps = deps;
   }
@@ -44,8 +46,10 @@ export class DataActions {
     const { cloneInto } = await import('../git/git.js');
     const ws = await this.deps.workspaces.create(repoName(url));
     this.deps.status(`Cloning ${url}…`);
+    let skipped = 0;
     try {
-      await cloneInto(new ScopedFileSystem(this.deps.fs, `clawser_workspaces/${ws.id}`), url, { token: String(v.token), corsProxy: String(v.corsProxy) });
+      // cloneInto writes through git's protected view: a repository's copies of Clawser's own folders are never written.
+      ({ skipped } = await cloneInto(new ScopedFileSystem(this.deps.fs, `clawser_workspaces/${ws.id}`), url, { token: String(v.token), corsProxy: String(v.corsProxy) }));
       const s = this.deps.agentSettings.load(ws.id);
       this.deps.agentSettings.save(ws.id, { ...s, git: { ...s.git, corsProxy: String(v.corsProxy) } });
       if (v.token) await this.deps.agentSettings.setGitToken(ws.id, String(v.token));
@@ -56,6 +60,7 @@ export class DataActions {
     } finally {
       this.deps.status(null);
     }
+    if (skipped) this.deps.notify(`Cloned ${repoName(url)}. ${skippedNote(skipped)} They would have been jobs, goals, memories or other state of Clawser that you did not make.`);
     return ws.id;
   }
 

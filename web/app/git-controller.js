@@ -1,5 +1,9 @@
 /** @import { WorkspaceGit, FileStatus, CommitInfo, FileDiff } from '../git/git.js' */
 /** @import { AgentSettingsStore } from './agent-settings.js' */
+import { skippedNote } from '../git/errors.js';
+
+/** An outcome plus, when a checkout left files of Clawser's own folders out, the count. @param {string} text @param {number} skipped */
+const withSkipped = (text, skipped) => (skipped ? `${text} ${skippedNote(skipped)}` : text);
 
 /**
  * @typedef {object} GitState
@@ -107,12 +111,12 @@ export class GitController {
 
   /** @param {string} name @param {boolean} checkout */
   createBranch(name, checkout) {
-    return this.#act('Creating the branch…', () => this.repo.createBranch(name, { checkout }), () => `Created branch ${name}${checkout ? ' and switched to it' : ''}.`);
+    return this.#act('Creating the branch…', () => this.repo.createBranch(name, { checkout }), (r) => withSkipped(`Created branch ${name}${checkout ? ' and switched to it' : ''}.`, r.skipped));
   }
 
   /** @param {string} name @param {boolean} [force] */
   switchBranch(name, force = false) {
-    return this.#act(`Switching to ${name}…`, () => this.repo.switchBranch(name, { force }), () => `Switched to ${name}.`);
+    return this.#act(`Switching to ${name}…`, () => this.repo.switchBranch(name, { force }), (r) => withSkipped(`Switched to ${name}.`, r.skipped));
   }
 
   /** @param {string} name */
@@ -122,7 +126,7 @@ export class GitController {
 
   /** @param {string} oid @param {string} [filepath] */
   restore(oid, filepath) {
-    return this.#act('Restoring…', () => this.repo.restore(oid, { filepath }), (changed) => (changed.length ? `Restored ${changed.length} file(s) from ${oid.slice(0, 7)}; review and commit them.` : 'Already identical; nothing to restore.'));
+    return this.#act('Restoring…', () => this.repo.restore(oid, { filepath }), ({ changed, skipped }) => withSkipped(changed.length ? `Restored ${changed.length} file(s) from ${oid.slice(0, 7)}; review and commit them.` : 'Already identical; nothing to restore.', skipped));
   }
 
   /** @param {{url?: string, token?: string | null, corsProxy?: string}} next token: undefined keeps, null removes */
@@ -143,7 +147,7 @@ export class GitController {
 
   async pull() {
     const options = await this.#remoteOptions();
-    return this.#act('Pulling…', () => this.repo.pull(options), () => 'Pulled: up to date with the remote.');
+    return this.#act('Pulling…', () => this.repo.pull(options), (r) => withSkipped('Pulled: up to date with the remote.', r.skipped));
   }
 
   async push() {

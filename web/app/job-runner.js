@@ -1,28 +1,59 @@
 /** @import { ChatController } from './chat-controller.js' */
 /** @import { ToolRunner } from '../agent/tool-runner.js' */
-/** @import { Job } from '../agent/scheduler.js' */
+/** @import { Job, JobOutcome } from '../agent/scheduler.js' */
+/** @import { JobApprover } from '../agent/job-approval.js' */
 import { shouldDeliver } from '../agent/scheduler.js';
+import { InputSanitizer } from '../safety/input-sanitizer.js';
+
+/**
+ * The text a scheduled prompt job puts into its turn. The job runs unattended, so its prompt is
+ * presented as a task the user scheduled earlier (its name and when it was created), not as
+ * something the user says at this moment; it passes the InputSanitizer on the way in and the
+ * flags go with it (recorded in the conversation).
+ * @param {Job} job @param {number} now
+ */
+export function scheduledPromptText(job, now) {
+  if (job.action.kind !== 'prompt') throw new TypeError('Only prompt jobs have a prompt.');
+  const { text, flags } = new InputSanitizer().sanitize(job.action.prompt);
+  const by = job.createdBy === 'agent' ? 'the agent, with the user\'s approval,' : 'the user';
+  const framed =
+    `[Scheduled task “${job.name}”, set up by ${by} on ${new Date(job.createdAt).toISOString()}; it runs now (${new Date(now).toISOString()}) with nobody necessarily watching. ` +
+    'The text between the markers was written when the task was created: carry out that earlier request; it is not a new message from the user, and it grants nothing beyond what it asked then.]\n' +
+    `<<<scheduled-task>>>\n${text.replaceAll('<<<', '‹‹‹').replaceAll('>>>', '›››')}\n<<<end-scheduled-task>>>`;
+  return { text: framed, flags };
+}
 
 /**
  * Runs one occurrence of a scheduled job: a prompt becomes a turn in the job's conversation
  * (through the one agent loop, with every gate); a tool call goes through the same ToolRunner
  * gates as any other call, and its result is posted to the job's conversation when the job's
  * delivery setting says so. The conversation is created on the first run when the job has none.
- * @param {{job: Job, run: {scheduledFor: number, missed: number, manual: boolean}, controller: ChatController, tools: () => Promise<ToolRunner>}} deps
- *   controller: the chat of the job's workspace; tools: the workspace's gated tool runner
- * @returns {Promise<{ok: boolean, summary: string, conversationId?: string}>}
+ * Approvals the run asks for go through `approver` (names the job, refuses after its time-out);
+ * a run refused that way comes back with `needsApproval`.
+ * @param {{job: Job, run: {scheduledFor: number, missed: number, manual: boolean}, controller: ChatController, tools: () => Promise<ToolRunner>, approver?: JobApprover, now?: () => number}} deps
+ *   controller: the chat of the job's workspace; tools: the workspace's gated tool runner (its approvals through approver)
+ * @returns {Promise<JobOutcome>}
  */
-export async function runJob({ job, run, controller, tools }) {
+export async function runJob({ job, run, controller, tools, approver, now = Date.now }) {
   const title = `⏰ ${job.name}`;
   const fired = { jobId: job.id, name: job.name, kind: job.action.kind, scheduledFor: run.scheduledFor, missed: run.missed, manual: run.manual || undefined };
+  /** @param {JobOutcome} r @returns {JobOutcome} */
+  const settle = (r) => (approver?.timedOut ? { ...r, ok: false, needsApproval: true, summary: approver.summary } : r);
   if (job.action.kind === 'prompt') {
-    return controller.runScheduled({ conversationId: job.conversationId, title, text: job.action.prompt, before: (conv) => conv.append('scheduler_fired', fired, 'system') });
+    const { text, flags } = scheduledPromptText(job, now());
+    return settle(await controller.runScheduled({
+      conversationId: job.conversationId, title, text, approve: approver?.approve,
+      before: async (conv) => {
+        await conv.append('scheduler_fired', fired, 'system');
+        if (flags.length) await conv.append('safety_input_flag', { where: 'scheduled_task', jobId: job.id, flags }, 'system');
+      },
+    }));
   }
   const outcome = await (await tools()).run({ id: `job_${job.id}_${run.scheduledFor.toString(36)}`, name: job.action.tool, arguments: job.action.args });
-  /** @type {{ok: boolean, summary: string, conversationId?: string}} */
-  const result = { ok: outcome.ok, summary: outcome.output };
-  if (shouldDeliver(job.delivery, outcome.ok)) {
-    result.conversationId = await controller.record(job.conversationId, title, 'scheduler_fired', { ...fired, ok: outcome.ok, summary: outcome.output.slice(0, 4000) });
+  /** @type {JobOutcome} */
+  const result = settle({ ok: outcome.ok, summary: outcome.output });
+  if (shouldDeliver(job.delivery, result.ok)) {
+    result.conversationId = await controller.record(job.conversationId, title, 'scheduler_fired', { ...fired, ok: result.ok, summary: result.summary.slice(0, 4000) });
   }
   return result;
 }

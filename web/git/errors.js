@@ -1,7 +1,7 @@
 /**
  * @typedef {'invalid_name' | 'invalid_message' | 'branch_exists' | 'branch_not_found' | 'current_branch' | 'dirty_worktree'
  *   | 'no_commits' | 'not_found' | 'auth_failed' | 'cors' | 'network' | 'non_fast_forward' | 'merge_conflict'
- *   | 'remote_not_found' | 'no_remote' | 'git'} GitErrorCode
+ *   | 'remote_not_found' | 'no_remote' | 'protected' | 'git'} GitErrorCode
  */
 
 /** A git failure with a stable code and a message a user can act on. */
@@ -63,3 +63,9 @@ export function toGitError(err, context = {}) {
 
 /** @param {string} where @param {unknown} cause */
 const noToken = (where, cause) => new GitError('auth_failed', `The server asks for credentials${where}: add an access token in the git settings.`, { cause });
+
+/** The user-facing note about what a checkout left out ('' when nothing was). @param {number} skipped */
+export function skippedNote(skipped) {
+  if (!skipped) return '';
+  return `${skipped} ${skipped === 1 ? "file of Clawser's own folders in this repository was" : "files of Clawser's own folders in this repository were"} not checked out.`;
+}

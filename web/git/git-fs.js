@@ -14,7 +14,7 @@ function clean(path) {
 /** @param {unknown} err @param {string} path */
 function nodeError(err, path) {
   const code = /** @type {{code?: string}} */ (err)?.code;
-  const map = { not_found: 'ENOENT', not_a_directory: 'ENOTDIR', invalid_path: 'EINVAL', quota: 'ENOSPC', busy: 'EBUSY' };
+  const map = { not_found: 'ENOENT', not_a_directory: 'ENOTDIR', invalid_path: 'EINVAL', quota: 'ENOSPC', busy: 'EBUSY', protected: 'EPERM' };
   const e = /** @type {Error & {code?: string}} */ (new Error(`${/** @type {Error} */ (err)?.message ?? err} (${path})`));
   e.code = map[/** @type {keyof typeof map} */ (code)] ?? 'EIO';
   return e;

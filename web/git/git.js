@@ -5,12 +5,21 @@ import { structuredPatch } from 'diff';
 import { createGitFs } from './git-fs.js';
 import { GitError, toGitError } from './errors.js';
 import { PROTECTED_SEGMENTS } from '../safety/tool-call-validator.js';
+import { gitFileSystem } from '../storage/protected-fs.js';
 
-/** Clawser's own folders never enter the repository. @param {string} filepath */
+/**
+ * Clawser's own folders never enter the repository, and never leave it: git neither stages the
+ * workspace's copies nor checks a repository's copies out (they would plant jobs, goals and
+ * memories). @param {string} filepath
+ */
 export function isTracked(filepath) {
-  const first = filepath.split('/')[0]?.toLowerCase() ?? '';
+  // "./.memory/x" and "/.memory/x" name the same folder.
+  const first = filepath.split('/').find((p) => p && p !== '.')?.toLowerCase() ?? '';
   return !PROTECTED_SEGMENTS.includes(first);
 }
+
+/** The refusal for a path in Clawser's own folders. @param {string} filepath */
+const protectedPath = (filepath) => new GitError('protected', `"${filepath}" is in Clawser's own folders, which git never stages, commits, checks out or restores.`);
 
 const DIR = '/';
 export const DEFAULT_AUTHOR = { name: 'Clawser', email: 'clawser@localhost' };
@@ -48,9 +57,10 @@ export class WorkspaceGit {
 
   /** @param {FileSystem} fs the workspace file system @param {{author?: {name: string, email: string}}} [options] */
   constructor(fs, options = {}) {
-    this.raw = fs;
+    // Git writes its own .git and the user's files, never Clawser's other folders (enforced below git, in storage).
+    this.raw = gitFileSystem(fs);
     /** isomorphic-git's promise fs over the workspace (no command cache: safe to keep). */
-    this.fs = createGitFs(fs);
+    this.fs = createGitFs(this.raw);
     this.author = options.author ?? DEFAULT_AUTHOR;
   }
 
@@ -99,6 +109,8 @@ export class WorkspaceGit {
   stage(paths) {
     return this.#run(async ({ fs, cache }) => {
       await this.#ensure(fs);
+      const refused = paths.find((p) => !isTracked(p));
+      if (refused) throw protectedPath(refused);
       const present = [];
       for (const filepath of paths) {
         if (await this.raw.stat(filepath)) present.push(filepath);
@@ -320,6 +332,7 @@ export class WorkspaceGit {
   /**
    * Creates a branch at the current commit (or `from`); `checkout` switches to it.
    * @param {string} name @param {{checkout?: boolean, from?: string}} [options]
+   * @returns {Promise<{skipped: number}>} skipped: files of Clawser's own folders the checkout left out
    */
   async createBranch(name, { checkout = false, from } = {}) {
     checkBranchName(name);
@@ -329,7 +342,7 @@ export class WorkspaceGit {
       const object = from ? await this.#resolve(fs, {}, from) : await git.resolveRef({ fs, dir: DIR, ref: 'HEAD' }).catch(() => null);
       if (!object) throw new GitError('no_commits', 'Make a first commit before creating branches.');
       await git.branch({ fs, dir: DIR, ref: name, object, checkout: false });
-      if (checkout) await this.#switch(fs, name, false);
+      return checkout ? this.#switch(fs, name, false) : { skipped: 0 };
     });
   }
 
@@ -346,6 +359,7 @@ export class WorkspaceGit {
    * Switches the working copy to a branch. Refuses when files have uncommitted changes,
    * unless `force` (which discards them).
    * @param {string} name @param {{force?: boolean}} [options]
+   * @returns {Promise<{skipped: number}>} skipped: files of Clawser's own folders left out
    */
   switchBranch(name, { force = false } = {}) {
     return this.#run(async ({ fs }) => this.#switch(fs, name, force));
@@ -369,7 +383,61 @@ export class WorkspaceGit {
         throw new GitError('dirty_worktree', `Commit or discard the changes to ${dirty.slice(0, 3).join(', ')}${dirty.length > 3 ? ` and ${dirty.length - 3} more` : ''} before switching branches.`);
       }
     }
-    await git.checkout({ fs, dir: DIR, ref: name, force, filepaths: undefined });
+    return { skipped: await this.#checkout(fs, {}, name, force) };
+  }
+
+  /**
+   * Checks `ref` out into the working tree, except Clawser's own folders: only the top-level
+   * entries git may write are walked, and the index copies the commit's entries for the left-out
+   * files without touching the working tree (like git's skip-worktree), so the next commit
+   * keeps the repository's copies instead of deleting them. Returns how many were left out.
+   * @param {ReturnType<typeof createGitFs>} fs @param {object} cache @param {string} ref @param {boolean} force
+   */
+  async #checkout(fs, cache, ref, force) {
+    const oid = await git.resolveRef({ fs, dir: DIR, ref });
+    const [{ tree }, indexed] = await Promise.all([git.readTree({ fs, dir: DIR, oid, cache }), git.listFiles({ fs, dir: DIR, cache })]);
+    const tops = new Set([...tree.map((e) => e.path), ...indexed.map((p) => p.split('/')[0])].filter((p) => isTracked(p)));
+    await git.checkout({ fs, dir: DIR, ref, force, filepaths: [...tops], cache });
+    return this.#indexInternal(fs, cache, oid);
+  }
+
+  /**
+   * Points the index entries of Clawser's own folders at commit `oid`'s (adding, changing,
+   * removing entries; the working tree is not touched). Returns how many files the commit has there.
+   * @param {ReturnType<typeof createGitFs>} fs @param {object} cache @param {string} oid
+   */
+  async #indexInternal(fs, cache, oid) {
+    /** @type {{filepath: string, oid: string, mode: number}[]} */
+    const put = [];
+    /** @type {string[]} */
+    const drop = [];
+    let count = 0;
+    await git.walk({
+      fs,
+      dir: DIR,
+      cache,
+      trees: [git.TREE({ ref: oid }), git.STAGE()],
+      map: async (path, [inTree, inIndex]) => {
+        if (path === '.') return true;
+        if (isTracked(path)) return null;
+        const [tt, it] = await Promise.all([inTree?.type(), inIndex?.type()]);
+        if (tt === 'tree' || it === 'tree') return true;
+        if (inTree && tt === 'blob') {
+          count++;
+          const [want, have] = await Promise.all([inTree.oid(), inIndex?.oid()]);
+          if (want !== have) put.push({ filepath: path, oid: want, mode: await inTree.mode() });
+        } else if (inIndex) drop.push(path);
+        return null;
+      },
+    });
+    for (const e of put) await git.updateIndex({ fs, dir: DIR, cache, filepath: e.filepath, oid: e.oid, mode: e.mode, add: true });
+    for (const filepath of drop) await git.updateIndex({ fs, dir: DIR, cache, filepath, remove: true, force: true });
+    return count;
+  }
+
+  /** Checks the current branch out into the working tree (after a clone without checkout). Returns how many files were left out. */
+  checkoutHead() {
+    return this.#run(async ({ fs, cache }) => this.#checkout(fs, cache, (await git.currentBranch({ fs, dir: DIR })) ?? 'HEAD', false));
   }
 
   /** @returns {Promise<{remote: string, url: string}[]>} */
@@ -397,14 +465,20 @@ export class WorkspaceGit {
    * Fetches the current branch from the remote and merges it (fast-forward, or a merge commit
    * when histories diverged without conflicts). Refuses with uncommitted changes.
    * @param {RemoteOptions & {remote?: string, author?: {name: string, email: string}}} [options]
+   * @returns {Promise<{skipped: number}>} skipped: files of Clawser's own folders left out
    */
   pull(options = {}) {
     return this.#run(async ({ fs, cache }) => {
       const url = await this.#remoteUrl(fs, options.remote ?? 'origin');
       if ((await this.#dirtyPaths(fs, cache)).length) throw new GitError('dirty_worktree', 'Commit your changes before pulling.');
       const ref = (await git.currentBranch({ fs, dir: DIR })) ?? 'main';
+      const remote = options.remote ?? 'origin';
       try {
-        await git.pull({ fs, dir: DIR, ...remoteArgs(options, url), url: undefined, remote: options.remote ?? 'origin', ref, singleBranch: true, author: options.author ?? this.author, cache });
+        // git.pull's own checkout would write every path: fetch and merge, then check out through #checkout.
+        const { fetchHead, fetchHeadDescription } = await git.fetch({ fs, dir: DIR, ...remoteArgs(options, url), url: undefined, remote, ref, singleBranch: true, cache });
+        if (!fetchHead) return { skipped: 0 };
+        await git.merge({ fs, dir: DIR, ours: ref, theirs: fetchHead, fastForward: true, message: `Merge ${fetchHeadDescription}`, author: options.author ?? this.author, cache });
+        return { skipped: await this.#checkout(fs, cache, ref, false) };
       } catch (err) {
         throw remoteError(err, url, options);
       }
@@ -429,16 +503,18 @@ export class WorkspaceGit {
   /**
    * Restores files of the working copy to their content at a commit: one file (`filepath`),
    * or the whole tree (tracked files absent from that commit are deleted). HEAD does not move:
-   * the restored state shows as changes to commit, so nothing in history is lost.
+   * the restored state shows as changes to commit, so nothing in history is lost. Files of
+   * Clawser's own folders in the commit are left out (and counted).
    * @param {string} ref commit id or branch @param {{filepath?: string}} [options]
-   * @returns {Promise<string[]>} the paths that changed
+   * @returns {Promise<{changed: string[], skipped: number}>} the paths that changed; how many were left out
    */
   restore(ref, { filepath } = {}) {
+    if (filepath && !isTracked(filepath)) return Promise.reject(protectedPath(filepath));
     return this.#run(async ({ fs, cache }) => {
       const oid = await this.#resolve(fs, cache, ref);
-      const target = new Map(
-        (await git.listFiles({ fs, dir: DIR, ref: oid, cache })).filter((p) => !filepath || p === filepath).map((p) => [p, true]),
-      );
+      const files = (await git.listFiles({ fs, dir: DIR, ref: oid, cache })).filter((p) => !filepath || p === filepath);
+      const skipped = files.filter((p) => !isTracked(p)).length;
+      const target = new Map(files.filter((p) => isTracked(p)).map((p) => [p, true]));
       const current = filepath ? [filepath] : (await git.statusMatrix({ fs, dir: DIR, filter: isTracked, cache })).map(([p]) => p);
       /** @type {string[]} */
       const changed = [];
@@ -452,7 +528,7 @@ export class WorkspaceGit {
         changed.push(path);
       }
       if (filepath && !target.size && !changed.length) throw new GitError('not_found', `"${filepath}" is not in that commit.`);
-      return changed;
+      return { changed, skipped };
     });
   }
 }
@@ -481,17 +557,24 @@ function remoteArgs(options, url) {
 const remoteError = (err, url, options) => toGitError(err, { url, corsProxy: options.corsProxy, hasToken: !!options.token?.trim() });
 
 /**
- * Clones a repository into an empty workspace file system.
+ * Clones a repository into an empty workspace file system, leaving Clawser's own folders out
+ * of the working tree (`skipped` counts those files, for the user).
  * @param {FileSystem} fs @param {string} url @param {RemoteOptions & {ref?: string, depth?: number}} [options]
+ * @returns {Promise<{repo: WorkspaceGit, skipped: number}>}
  */
 export async function cloneInto(fs, url, options = {}) {
-  const gfs = createGitFs(fs);
+  const repo = new WorkspaceGit(fs);
+  const gfs = createGitFs(repo.raw);
   try {
-    await git.clone({ fs: gfs, dir: DIR, ...remoteArgs(options, url), ref: options.ref, singleBranch: true, depth: options.depth });
+    // git.clone's checkout would write every path: fetch only, then check out through the filter.
+    await git.clone({ fs: gfs, dir: DIR, ...remoteArgs(options, url), ref: options.ref, singleBranch: true, depth: options.depth, noCheckout: true });
   } catch (err) {
     throw remoteError(err, url, options);
   }
-  return new WorkspaceGit(fs);
+  const head = await git.currentBranch({ fs: gfs, dir: DIR }).catch(() => undefined);
+  // An empty repository has no commit to check out.
+  if (!head || !(await git.resolveRef({ fs: gfs, dir: DIR, ref: head }).catch(() => null))) return { repo, skipped: 0 };
+  return { repo, skipped: await repo.checkoutHead() };
 }
 
 /**

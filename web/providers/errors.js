@@ -1,4 +1,8 @@
 /** @import { ProviderErrorCode, ProviderErrorShape } from './types.d.ts' */
+import { LeakDetector } from '../safety/leak-detector.js';
+
+// The key shapes live in one place (the LeakDetector's rules), shared with the safety pipeline.
+const detector = new LeakDetector();
 
 /** A provider failure with a stable `code`, a `retryable` flag and an actionable message. */
 export class ProviderError extends Error {
@@ -25,8 +29,9 @@ export class ProviderError extends Error {
 }
 
 /**
- * Removes every occurrence of the given secrets (and anything shaped like a bearer token
- * or a known key format) from text that may reach the UI, logs or the event log.
+ * Removes every occurrence of the given secrets (and anything the LeakDetector recognises as a
+ * key, token, private key or password-bearing URL) from text that may reach the UI, logs or
+ * the event log.
  * @param {string} text
  * @param {(string | undefined)[]} [secrets]
  */
@@ -35,10 +40,7 @@ export function redactSecrets(text, secrets = []) {
   for (const s of secrets) {
     if (s && s.length >= 4) out = out.split(s).join('[redacted]');
   }
-  return out
-    .replace(/\b(sk-(?:ant-|proj-)?[A-Za-z0-9_-]{8,})/g, '[redacted]')
-    .replace(/\b(gsk_|xai-|pplx-|fw_)[A-Za-z0-9_-]{8,}/g, '[redacted]')
-    .replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, '$1[redacted]');
+  return detector.scan(out).redacted;
 }
 
 /**

@@ -2,6 +2,9 @@
  * Last stage of the safety pipeline: finds secrets in model output and tool output (API keys
  * of the major providers, bearer tokens, private keys, JWTs, connection strings with
  * passwords) and redacts them. Pure logic.
+ *
+ * The one place that knows what a secret looks like: provider error messages
+ * (`redactSecrets`), stored tool-call arguments and scheduled jobs use these same rules.
  */
 
 /** @typedef {{type: string, index: number, preview: string}} LeakFinding */
@@ -22,10 +25,11 @@ export const LEAK_RULES = [
   { type: 'xai_key', re: /\bxai-[A-Za-z0-9]{20,}\b/g },
   { type: 'huggingface_token', re: /\bhf_[A-Za-z0-9]{30,}\b/g },
   { type: 'perplexity_key', re: /\bpplx-[A-Za-z0-9]{20,}\b/g },
+  { type: 'fireworks_key', re: /\bfw_[A-Za-z0-9]{20,}\b/g },
   { type: 'openrouter_key', re: /\bsk-or-v1-[a-f0-9]{40,}\b/g },
   { type: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/g },
   { type: 'connection_string', re: /\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|sqlserver):\/\/[^\s:@/]+:[^\s@/]+@[^\s]+/gi },
-  { type: 'bearer_token', re: /\bBearer\s+[A-Za-z0-9._~+/=-]{20,}/g },
+  { type: 'bearer_token', re: /\bBearer\s+[A-Za-z0-9._~+/=-]{20,}/gi },
   { type: 'basic_auth_url', re: /\bhttps?:\/\/[^\s:@/]+:[^\s@/]{6,}@[^\s]+/gi },
 ];
 
@@ -65,5 +69,10 @@ export class LeakDetector {
     }
     redacted += input.slice(pos);
     return { findings, redacted };
+  }
+
+  /** True when the text contains something shaped like a secret. @param {string} text */
+  has(text) {
+    return this.scan(text).findings.length > 0;
   }
 }

@@ -1,4 +1,4 @@
-import { createStore, get, set } from 'idb-keyval';
+import { createStore, get, update } from 'idb-keyval';
 import { StorageError } from './errors.js';
 import { toBase64, fromBase64 } from './base64.js';
 
@@ -11,20 +11,31 @@ export class SecretBox {
   /** @type {Promise<CryptoKey> | null} */
   #key = null;
   #store;
+  #lockName;
 
   /** @param {{dbName?: string}} [options] */
   constructor(options = {}) {
-    this.#store = createStore(options.dbName ?? 'clawser_keys', 'keys');
+    const dbName = options.dbName ?? 'clawser_keys';
+    this.#store = createStore(dbName, 'keys');
+    this.#lockName = `${dbName}:master`;
   }
 
+  /**
+   * The master key, created once per origin: two tabs on a first run must not each make one (a
+   * secret sealed under the key that lost would be unreadable). The key is looked up again and
+   * created under a Web Lock, and stored only if still absent, in one IndexedDB transaction —
+   * which alone keeps the first key where Web Locks are missing.
+   */
   #masterKey() {
-    this.#key ??= (async () => {
+    const getOrCreate = async () => {
       const existing = /** @type {CryptoKey | undefined} */ (await get('master', this.#store));
       if (existing) return existing;
-      const key = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
-      await set('master', key, this.#store);
-      return key;
-    })();
+      const candidate = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
+      await update('master', (/** @type {CryptoKey | undefined} */ old) => old ?? candidate, this.#store);
+      return /** @type {CryptoKey} */ (await get('master', this.#store));
+    };
+    const locks = globalThis.navigator?.locks;
+    this.#key ??= locks ? locks.request(this.#lockName, getOrCreate) : getOrCreate();
     return this.#key;
   }
 

@@ -48,4 +48,5 @@ export interface FileSystem {
   move(from: string, to: string): Promise<void>;
 }
 
-export type StorageErrorCode = 'not_found' | 'quota' | 'invalid_path' | 'not_a_directory' | 'busy' | 'unavailable' | 'io';
+/** `protected`: a write into one of Clawser's own folders through a view that may not change them. */
+export type StorageErrorCode = 'not_found' | 'quota' | 'invalid_path' | 'not_a_directory' | 'busy' | 'unavailable' | 'io' | 'protected';

@@ -1,6 +1,6 @@
 /** @import { ToolDefinition, ToolContext } from './types.d.ts' */
 import { z } from 'zod';
-import { GitError } from '../git/errors.js';
+import { GitError, skippedNote } from '../git/errors.js';
 
 // isomorphic-git is large: loaded on the first git tool call, not with the app.
 const gitModule = () => import('../git/git.js');
@@ -8,6 +8,8 @@ const gitModule = () => import('../git/git.js');
 /** Output the model sees is capped: a big diff is cut with a note rather than flooding the context. */
 const MAX_OUTPUT = 30_000;
 const Ref = z.string().min(1).max(200);
+/** A result plus how many files of Clawser's own folders the checkout left out. @param {string} text @param {number} skipped */
+const withSkipped = (text, skipped) => (skipped ? `${text} ${skippedNote(skipped)}` : text);
 
 /**
  * The workspace's repository: the app's shared instance (one command queue), else a fresh one.
@@ -124,12 +126,12 @@ export const gitCheckout = {
       const repo = await repoOf(ctx);
       if (branch && restore) throw new GitError('git', 'Give either branch or restore, not both.');
       if (branch) {
-        await repo.switchBranch(branch);
-        return `Switched to branch ${branch}.`;
+        const { skipped } = await repo.switchBranch(branch);
+        return withSkipped(`Switched to branch ${branch}.`, skipped);
       }
       if (!restore) throw new GitError('git', 'Give a branch to switch to, or a commit to restore from.');
-      const changed = await repo.restore(restore, { filepath: path });
-      return changed.length ? `Restored ${changed.length} file(s) from ${restore.slice(0, 10)}: ${changed.slice(0, 20).join(', ')}${changed.length > 20 ? ', …' : ''}` : 'Already identical; nothing restored.';
+      const { changed, skipped } = await repo.restore(restore, { filepath: path });
+      return withSkipped(changed.length ? `Restored ${changed.length} file(s) from ${restore.slice(0, 10)}: ${changed.slice(0, 20).join(', ')}${changed.length > 20 ? ', …' : ''}` : 'Already identical; nothing restored.', skipped);
     }),
 };
 
@@ -148,8 +150,8 @@ export const gitBranch = {
       }
       if (!name) throw new GitError('invalid_name', `Give the name of the branch to ${action}.`);
       if (action === 'create') {
-        await repo.createBranch(name, { checkout });
-        return `Created branch ${name}${checkout ? ' and switched to it' : ''}.`;
+        const { skipped } = await repo.createBranch(name, { checkout });
+        return withSkipped(`Created branch ${name}${checkout ? ' and switched to it' : ''}.`, skipped);
       }
       await repo.deleteBranch(name);
       return `Deleted branch ${name}.`;

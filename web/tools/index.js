@@ -20,6 +20,7 @@ export const ToolSettingsSchema = z.object({
   maxWriteBytes: z.number().int().min(1).default(10 * 1024 * 1024),
   maxFetchChars: z.number().int().min(100).default(40_000),
   fetchAllowlist: z.array(z.string()).default([]),
+  allowedPrivateHosts: z.array(z.string()).default([]),
   searchEndpoint: z.string().default(''),
   searchApiKey: z.string().default(''),
 });

@@ -1,6 +1,9 @@
 /** @import { ToolDefinition, ToolContext } from './types.d.ts' */
 import { z } from 'zod';
 import { describeTrigger } from '../agent/scheduler.js';
+import { LeakDetector } from '../safety/leak-detector.js';
+
+const detector = new LeakDetector();
 
 /** @param {ToolContext} ctx */
 function schedulerOf(ctx) {
@@ -36,6 +39,9 @@ export const scheduleAdd = {
     const scheduler = schedulerOf(ctx);
     const action = args.prompt ? { kind: /** @type {const} */ ('prompt'), prompt: args.prompt } : { kind: /** @type {const} */ ('tool'), tool: args.tool, args: args.args ?? {} };
     if (action.kind === 'tool' && ctx.toolNames && !ctx.toolNames.includes(action.tool)) return { ok: false, output: `There is no tool named "${action.tool}".` };
+    // A job is stored as written and runs later: a key in it would sit in storage in plain text.
+    const kinds = detector.scan(JSON.stringify(action)).findings.map((f) => f.type);
+    if (kinds.length) return { ok: false, output: `Not scheduled: the job contains what looks like a secret (${[...new Set(kinds)].join(', ')}), and jobs are stored unencrypted. Leave the secret out of the job.` };
     const job = await scheduler.add({ when: args.when, action, name: args.name, delivery: args.delivery, timezone: args.timezone, conversationId: ctx.conversationId, createdBy: 'agent' });
     const next = (await scheduler.get(job.id))?.nextRunAt;
     return {

@@ -54,6 +54,8 @@ export interface ToolSettings {
   maxWriteBytes: number;
   maxFetchChars: number;
   fetchAllowlist: string[];
+  /** Private / loopback hosts (host or host:port) network tools may reach, from the agent settings. */
+  allowedPrivateHosts: string[];
   searchEndpoint: string;
   searchApiKey: string;
 }

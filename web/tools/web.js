@@ -1,5 +1,10 @@
 /** @import { ToolDefinition, ToolContext } from './types.d.ts' */
 import { z } from 'zod';
+import { checkUrl } from '../safety/tool-call-validator.js';
+
+/** Redirects web_fetch follows at most (each one checked like the first address). */
+export const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = [301, 302, 303, 307, 308];
 
 /**
  * Turns HTML into readable text: drops scripts, styles and navigation chrome, keeps
@@ -46,25 +51,54 @@ export const webFetch = {
   permission: 'network',
   schema: z.object({ url: z.string().max(4096).describe('Absolute http(s) URL'), maxChars: z.number().int().min(100).max(200_000).optional() }),
   async run({ url, maxChars }, /** @type {ToolContext} */ ctx) {
-    const target = new URL(url);
-    if (target.protocol !== 'http:' && target.protocol !== 'https:') return { ok: false, output: 'Only http and https URLs can be fetched.' };
-    if (!hostAllowed(target.hostname, ctx.settings.fetchAllowlist)) {
-      return { ok: false, output: `${target.hostname} is not in this workspace's fetch allowlist (${ctx.settings.fetchAllowlist.join(', ')}).` };
+    /** Scheme, private-address and allowlist rules, applied to the first address and to every redirect. @param {URL} u */
+    const refusal = (u) => {
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'Only http and https URLs can be fetched.';
+      const bad = checkUrl(u.href, { allowedPrivateHosts: ctx.settings.allowedPrivateHosts });
+      if (bad) return bad;
+      if (!hostAllowed(u.hostname, ctx.settings.fetchAllowlist)) return `${u.hostname} is not in this workspace's fetch allowlist (${ctx.settings.fetchAllowlist.join(', ')}).`;
+      return null;
+    };
+    /** @type {URL} */
+    let current;
+    try {
+      current = new URL(url);
+    } catch {
+      return { ok: false, output: `"${url.slice(0, 100)}" is not a valid absolute URL.` };
     }
     const cap = Math.min(maxChars ?? ctx.settings.maxFetchChars, ctx.settings.maxFetchChars);
     /** @type {Response} */
     let res;
     const timeout = AbortSignal.timeout(30_000);
     const signal = ctx.signal ? AbortSignal.any([ctx.signal, timeout]) : timeout;
-    try {
-      res = await ctx.fetch(target.href, { signal, redirect: 'follow', credentials: 'omit', referrerPolicy: 'no-referrer' });
-    } catch (err) {
-      if (timeout.aborted) return { ok: false, output: `${target.host} did not answer within 30 s.` };
-      if (ctx.signal?.aborted) throw err;
-      return { ok: false, output: `Could not fetch ${target.href}: the site is unreachable or does not allow requests from a web page (CORS).` };
+    // Redirects are followed here, not by fetch, so each hop passes the same checks before it is requested.
+    for (let hop = 0; ; hop++) {
+      const refused = refusal(current);
+      if (refused) return { ok: false, output: hop === 0 ? refused : `The site redirected to ${current.href}, which is refused: ${refused}` };
+      try {
+        res = await ctx.fetch(current.href, { signal, redirect: 'manual', credentials: 'omit', referrerPolicy: 'no-referrer' });
+      } catch (err) {
+        if (timeout.aborted) return { ok: false, output: `${current.host} did not answer within 30 s.` };
+        if (ctx.signal?.aborted) throw err;
+        return { ok: false, output: `Could not fetch ${current.href}: the site is unreachable or does not allow requests from a web page (CORS).` };
+      }
+      if (res.type === 'opaqueredirect') {
+        // Browsers hide a redirect's target from the page: the next hop cannot be checked, so it is not followed.
+        return { ok: false, output: `${current.host} answered with a redirect, and the browser does not let Clawser see where it leads, so the next address cannot be checked and is not followed. If you know the page's final address, fetch that directly.` };
+      }
+      if (!REDIRECT_STATUSES.includes(res.status)) break;
+      const location = res.headers.get('location');
+      await res.body?.cancel();
+      if (!location) return { ok: false, output: `${current.host} answered HTTP ${res.status} (a redirect) without saying where to.` };
+      if (hop >= MAX_REDIRECTS) return { ok: false, output: `Stopped: ${url} led through more than ${MAX_REDIRECTS} redirects.` };
+      try {
+        current = new URL(location, current);
+      } catch {
+        return { ok: false, output: `${current.host} redirected to an invalid address.` };
+      }
     }
     const type = (res.headers.get('content-type') ?? '').toLowerCase();
-    const head = `HTTP ${res.status} ${res.statusText} — ${res.url || target.href}\nContent-Type: ${type || 'unknown'}\n\n`;
+    const head = `HTTP ${res.status} ${res.statusText} — ${current.href}\nContent-Type: ${type || 'unknown'}\n\n`;
     if (!/^(text\/|application\/(json|xml|xhtml\+xml|javascript|ld\+json|rss\+xml|atom\+xml)|image\/svg\+xml)/.test(type) && type) {
       const len = res.headers.get('content-length');
       await res.body?.cancel();

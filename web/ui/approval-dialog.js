@@ -2,21 +2,27 @@ import { h } from './dom.js';
 
 /**
  * Asks the user whether a tool call may run, showing exactly what will run.
- * Escape or closing the dialog counts as Deny.
- * @param {{tool: string, description: string, permission: string, args: Record<string, unknown>, reason: string, preview?: string}} request
+ * Escape or closing the dialog counts as Deny. A scheduled job's request names the job and its
+ * workspace, says how long it waits, and closes itself (Deny) when `signal` aborts; several
+ * waiting jobs stack their dialogs, the newest on top, each answerable in turn.
+ * @param {import('../agent/tool-runner.js').ApprovalRequest} request
  * @returns {Promise<'once' | 'always' | 'deny'>}
  */
 export function approvalDialog(request) {
   return new Promise((resolve) => {
+    if (request.signal?.aborted) return resolve('deny');
     const titleId = `appr-${Math.random().toString(36).slice(2)}`;
+    const mins = request.timeoutMs ? Math.round(request.timeoutMs / 60_000) : 0;
     const dialog = h('dialog', { class: 'dialog approval-dialog', 'aria-labelledby': titleId, 'aria-describedby': `${titleId}-d` },
       h('form', { method: 'dialog' },
-        h('h2', { id: titleId }, `Allow “${request.tool}”?`),
+        request.job ? h('p', { class: 'approval-job' }, `Scheduled job “${request.job.name}” in workspace “${request.workspace?.name ?? ''}” wants to run this.`) : null,
+        h('h2', { id: titleId }, request.job ? `Allow “${request.tool}” for job “${request.job.name}”?` : `Allow “${request.tool}”?`),
         h('p', { id: `${titleId}-d` }, request.description),
         h('p', { class: 'small muted' }, `Permission: ${request.permission}. ${request.reason}`),
         h('div', { class: 'small muted' }, 'It will run with these arguments:'),
         h('pre', { class: 'approval-args' }, JSON.stringify(request.args, null, 2)),
         request.preview ? h('p', { class: 'approval-preview plain' }, request.preview) : null,
+        request.job && mins ? h('p', { class: 'small muted' }, `Unanswered within ${mins} minute${mins === 1 ? '' : 's'}, the call is refused and the run is marked “needs approval”.`) : null,
         h('div', { class: 'dialog-actions' },
           h('button', { type: 'submit', value: 'deny', class: 'secondary' }, 'Deny'),
           h('button', { type: 'submit', value: 'always', class: 'secondary' }, 'Always allow'),
@@ -24,7 +30,10 @@ export function approvalDialog(request) {
         ),
       ),
     );
+    const timedOut = () => dialog.close('deny');
+    request.signal?.addEventListener('abort', timedOut, { once: true });
     dialog.addEventListener('close', () => {
+      request.signal?.removeEventListener('abort', timedOut);
       const v = dialog.returnValue;
       dialog.remove();
       resolve(v === 'once' || v === 'always' ? v : 'deny');

@@ -65,24 +65,32 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     return { li, body };
   };
 
-  /** "Run again" on a code card: runs through the same gates; the output is shown, not recorded. @param {string} code */
+  /** "Run again" on a code card: runs through the same gates, with a Stop of its own; the output is shown, not recorded. @param {string} code */
   const runAgainButton = (code) => {
     const out = h('pre', { class: 'tool-output', hidden: true, 'aria-live': 'polite' });
     const button = h('button', { type: 'button', class: 'secondary small-btn' }, 'Run again');
+    const stop = h('button', { type: 'button', class: 'secondary small-btn', hidden: true, 'aria-label': 'Stop this run' }, 'Stop');
+    /** @type {AbortController | null} */
+    let abort = null;
+    stop.addEventListener('click', () => abort?.abort());
     button.addEventListener('click', async () => {
       button.disabled = true;
+      stop.hidden = false;
+      abort = new AbortController();
       out.hidden = false;
       out.textContent = 'Running…';
       try {
-        const r = await controller.runAgain(code);
+        const r = await controller.runAgain(code, abort.signal);
         out.textContent = `${r.ok ? '✓' : '✗'} ${Math.round(r.durationMs)} ms (not added to the conversation)\n${r.output}`;
       } catch (err) {
         out.textContent = `✗ ${/** @type {Error} */ (err).message}`;
       } finally {
+        abort = null;
+        stop.hidden = true;
         button.disabled = false;
       }
     });
-    return h('div', { class: 'run-again' }, button, out);
+    return h('div', { class: 'run-again' }, button, stop, out);
   };
 
   /** @param {ClawserEvent} e */

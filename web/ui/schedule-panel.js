@@ -13,6 +13,7 @@ const dateTime = (t) => new Date(t).toLocaleString(undefined, { weekday: 'short'
  * pause / resume / run now / delete.
  * @param {{scheduler: Scheduler, conversations: ConversationMeta[], toolNames: string[], timezone: string,
  *   missedPolicy: 'once' | 'skip', onMissedPolicy: (p: 'once' | 'skip') => void,
+ *   approvalTimeoutMinutes: number, onApprovalTimeout: (minutes: number) => void,
  *   background: {mode: 'background' | 'foreground', text: string}, watchBackground?: (fn: (b: {mode: 'background' | 'foreground', text: string}) => void) => () => void,
  *   notifications: NotificationPermission | 'unsupported', onAllowNotifications: () => Promise<NotificationPermission | 'unsupported'>,
  *   onOpenConversation: (id: string) => void, onError: (err: unknown) => void, onBack: () => void}} props
@@ -135,6 +136,12 @@ export function SchedulePanel(props) {
     h('option', { value: 'skip', selected: props.missedPolicy === 'skip' }, 'Skip it'),
   );
   missed.addEventListener('change', () => props.onMissedPolicy(/** @type {'once' | 'skip'} */ (missed.value)));
+  const approvalWait = h('input', { id: 'job-approval-timeout', type: 'number', min: '1', max: '1440', step: '1', value: String(props.approvalTimeoutMinutes), 'aria-describedby': 'job-approval-timeout-d' });
+  approvalWait.addEventListener('change', () => {
+    const v = Math.round(Number(approvalWait.value));
+    if (Number.isFinite(v) && v >= 1 && v <= 1440) props.onApprovalTimeout(v);
+    else approvalWait.value = String(props.approvalTimeoutMinutes);
+  });
   const notifyLine = h('p', { class: 'small' });
   const drawNotify = (/** @type {NotificationPermission | 'unsupported'} */ state) => {
     clear(notifyLine).append(
@@ -151,6 +158,8 @@ export function SchedulePanel(props) {
   const settings = h('section', { class: 'card job-settings', 'aria-label': 'How jobs run' },
     mode,
     h('div', { class: 'field' }, h('label', { for: 'job-missed' }, 'When a job was due while Clawser was closed'), missed),
+    h('div', { class: 'field' }, h('label', { for: 'job-approval-timeout' }, 'Minutes a job waits for an approval'), approvalWait,
+      h('p', { class: 'small muted', id: 'job-approval-timeout-d' }, 'Unanswered by then, the call is refused, the run is marked “needs approval” and you are notified. Other jobs keep running meanwhile.')),
     notifyLine,
   );
 
@@ -166,7 +175,7 @@ export function SchedulePanel(props) {
       h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Run ${j.name} now`, on: { click: () => guarded(async () => {
         status.textContent = `Running “${j.name}”…`;
         const r = await scheduler.runNow(j.id);
-        status.textContent = r ? `“${j.name}” ${r.ok ? 'finished' : 'failed'}.` : `“${j.name}” is already running.`;
+        status.textContent = r ? `“${j.name}” ${r.ok ? 'finished' : r.needsApproval ? 'needs approval' : 'failed'}.` : `“${j.name}” is already running.`;
       }) } }, 'Run now'),
       j.conversationId ? h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Open the conversation of ${j.name}`, on: { click: () => props.onOpenConversation(/** @type {string} */ (j.conversationId)) } }, 'Open conversation') : null,
       h('button', { type: 'button', class: 'secondary small-btn danger', 'aria-label': `Delete ${j.name}`, on: { click: () => guarded(async () => {
@@ -176,13 +185,13 @@ export function SchedulePanel(props) {
     );
     return h('li', { class: 'job card', 'data-job': j.id },
       h('div', { class: 'row job-head' }, h('h4', null, j.name), h('span', { class: 'small muted' }, `${j.action.kind === 'prompt' ? 'Prompt' : `Tool ${j.action.tool}`} · ${describeTrigger(j.trigger)}${j.createdBy === 'agent' ? ' · created by the agent' : ''}`)),
-      h('p', { class: 'small job-state' }, state, last ? ` · Last run ${dateTime(last.at)}: ${last.status === 'ok' ? 'succeeded' : last.status === 'error' ? 'failed' : last.status}` : ' · Not run yet'),
-      last?.summary ? h('p', { class: `small job-summary${last.status === 'error' ? ' bad' : ''}` }, last.summary.length > 300 ? `${last.summary.slice(0, 297)}…` : last.summary) : null,
+      h('p', { class: 'small job-state' }, state, last ? ` · Last run ${dateTime(last.at)}: ${last.status === 'ok' ? 'succeeded' : last.status === 'error' ? 'failed' : last.status === 'needs_approval' ? 'needs approval (nobody answered in time)' : last.status}` : ' · Not run yet'),
+      last?.summary ? h('p', { class: `small job-summary${last.status === 'error' || last.status === 'needs_approval' ? ' bad' : ''}` }, last.summary.length > 300 ? `${last.summary.slice(0, 297)}…` : last.summary) : null,
       actions,
       j.runs.length ? h('details', { class: 'job-history', open: openHistories.has(j.id), on: { toggle: (/** @type {Event} */ e) => { if (/** @type {HTMLDetailsElement} */ (e.target).open) openHistories.add(j.id); else openHistories.delete(j.id); } } },
         h('summary', { class: 'small' }, `History (${j.runs.length})`),
         h('ol', { class: 'small', reversed: true }, ...j.runs.slice().reverse().map((r) => h('li', null,
-          `${dateTime(r.at)} — ${r.status}${r.manual ? ' (run now)' : ''}${r.missed ? ` (caught up; ${r.missed + 1} slots missed)` : ''}${r.durationMs !== undefined ? ` · ${Math.round(r.durationMs / 100) / 10} s` : ''}${r.summary ? `: ${r.summary.slice(0, 200)}` : ''}`,
+          `${dateTime(r.at)} — ${r.status === 'needs_approval' ? 'needs approval' : r.status}${r.manual ? ' (run now)' : ''}${r.missed ? ` (caught up; ${r.missed + 1} slots missed)` : ''}${r.durationMs !== undefined ? ` · ${Math.round(r.durationMs / 100) / 10} s` : ''}${r.summary ? `: ${r.summary.slice(0, 200)}` : ''}`,
         ))),
       ) : null,
     );

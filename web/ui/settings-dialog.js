@@ -4,6 +4,7 @@
 /** @import { AgentSettings } from '../app/agent-settings.js' */
 import { h } from './dom.js';
 import { confirmDialog } from './dialogs.js';
+import { parseLimitFields } from '../app/agent-settings.js';
 
 /**
  * @typedef {object} SettingsDialogProps
@@ -52,6 +53,38 @@ export function openSettingsDialog(props) {
   const perHour = h('input', { id: 'set-actions', type: 'number', min: 0, step: 1, value: String(a.autonomy.maxActionsPerHour) });
   const perDay = h('input', { id: 'set-cost', type: 'number', min: 0, step: 0.01, value: (a.autonomy.maxCostCentsPerDay / 100).toFixed(2) });
   const compact = h('input', { id: 'set-compact', type: 'number', min: 1000, step: 1000, value: String(a.compactionThresholdTokens) });
+  // Limits that used to exist only in code. Each field has its own error line (aria-describedby);
+  // zod checks them on Save (no min/max/step attributes, so the browser's own check does not preempt it).
+  /** @type {{name: 'allowedPrivateHosts' | 'maxIterations' | 'maxToolResultChars' | 'maxReadKiB' | 'maxWriteKiB', label: string, help: string, input: HTMLInputElement}[]} */
+  const limits = [
+    { name: 'allowedPrivateHosts', label: 'Private hosts the agent may reach', help: 'Host or host:port, separated by commas (e.g. 127.0.0.1:11434). Loopback, local-network and cloud-metadata addresses are refused unless listed here.',
+      input: h('input', { id: 'set-private-hosts', type: 'text', autocomplete: 'off', spellcheck: false, value: a.allowedPrivateHosts.join(', ') }) },
+    { name: 'maxIterations', label: 'Steps per turn, at most (1–100)', help: 'Model calls in one turn before the agent stops and asks to continue.',
+      input: h('input', { id: 'set-iterations', type: 'number', step: 'any', value: String(a.maxIterations) }) },
+    { name: 'maxToolResultChars', label: 'Tool result cap (characters)', help: 'Longer tool output is cut before the model sees it.',
+      input: h('input', { id: 'set-result-cap', type: 'number', step: 'any', value: String(a.maxToolResultChars) }) },
+    { name: 'maxReadKiB', label: 'Largest file a tool reads (KiB)', help: '',
+      input: h('input', { id: 'set-read-cap', type: 'number', step: 'any', value: String(Math.max(1, Math.round(a.tools.maxReadBytes / 1024))) }) },
+    { name: 'maxWriteKiB', label: 'Largest file a tool writes (KiB)', help: '',
+      input: h('input', { id: 'set-write-cap', type: 'number', step: 'any', value: String(Math.max(1, Math.round(a.tools.maxWriteBytes / 1024))) }) },
+  ];
+  const limitRows = limits.map((f) => {
+    const error = h('p', { id: `${f.input.id}-error`, class: 'field-error', role: 'alert' });
+    const help = f.help ? h('p', { id: `${f.input.id}-help`, class: 'muted small' }, f.help) : null;
+    f.input.setAttribute('aria-describedby', [help ? help.id : '', error.id].filter(Boolean).join(' '));
+    return { ...f, error, row: h('div', { class: 'field' }, h('label', { for: f.input.id }, f.label), f.input, help, error) };
+  });
+  /** @returns {ReturnType<typeof parseLimitFields>} */
+  const readLimits = () => {
+    const parsed = parseLimitFields(/** @type {Record<(typeof limits)[number]['name'], string>} */ (Object.fromEntries(limits.map((f) => [f.name, f.input.value]))));
+    for (const f of limitRows) {
+      const message = parsed.ok ? '' : parsed.errors[f.name] ?? '';
+      f.error.textContent = message;
+      if (message) f.input.setAttribute('aria-invalid', 'true');
+      else f.input.removeAttribute('aria-invalid');
+    }
+    return parsed;
+  };
   const leak = h('select', { id: 'set-leak' },
     h('option', { value: 'redact' }, 'Redact them (recommended)'),
     h('option', { value: 'warn' }, 'Keep them but record a warning'),
@@ -64,7 +97,7 @@ export function openSettingsDialog(props) {
     // Turning the safety pipeline off is a two-step decision.
     const ok = await confirmDialog({
       title: 'Turn safety checks off?',
-      message: 'Without them, tool calls are not checked for path traversal, private-network requests or dangerous commands, injected instructions in web pages are not marked, and secrets in replies are not redacted. Approvals and autonomy limits still apply.',
+      message: 'Without them, tool calls are not checked for path traversal, private-network requests (web_fetch still checks its own addresses) or dangerous commands, injected instructions in web pages are not marked, and secrets in replies are not redacted. Approvals and autonomy limits still apply.',
       confirmLabel: 'Turn safety checks off',
     });
     if (!ok) safetyOn.checked = true;
@@ -75,6 +108,7 @@ export function openSettingsDialog(props) {
     h('div', { class: 'field' }, h('label', { for: 'set-actions' }, 'Tool actions per hour (0 = no limit)'), perHour),
     h('div', { class: 'field' }, h('label', { for: 'set-cost' }, 'Cost limit per day, USD (0 = no limit)'), perDay),
     h('div', { class: 'field' }, h('label', { for: 'set-compact' }, 'Summarize older messages past (tokens)'), compact),
+    ...limitRows.map((f) => f.row),
     h('div', { class: 'field' }, h('label', { for: 'set-leak' }, 'When a reply contains a secret'), leak),
     h('div', { class: 'row' }, safetyOn, h('label', { for: 'set-safety' }, 'Safety checks (input sanitizer, tool-call validator, leak detector)')),
   );
@@ -165,6 +199,12 @@ export function openSettingsDialog(props) {
       if (submitter?.value !== 'save') return;
       event.preventDefault();
       const key = keyInput.value.trim();
+      const checked = readLimits();
+      if (!checked.ok) {
+        limitRows.find((f) => f.error.textContent)?.input.focus();
+        return;
+      }
+      const lim = checked.value;
       try {
         await props.onSave(
           {
@@ -181,6 +221,10 @@ export function openSettingsDialog(props) {
               maxCostCentsPerDay: Math.max(0, Math.round((Number(perDay.value) || 0) * 100)),
             },
             compactionThresholdTokens: Math.max(1000, Math.round(Number(compact.value) || 12_000)),
+            allowedPrivateHosts: lim.allowedPrivateHosts,
+            maxIterations: lim.maxIterations,
+            maxToolResultChars: lim.maxToolResultChars,
+            tools: { ...a.tools, maxReadBytes: lim.maxReadBytes, maxWriteBytes: lim.maxWriteBytes },
             leakAction: /** @type {'redact' | 'warn' | 'block'} */ (leak.value),
             safetyEnabled: safetyOn.checked,
           },
