@@ -184,3 +184,15 @@ test('SafetyPipeline: redact / warn / block, and disabling needs a confirm step'
   assert.match(tool.text, /UNTRUSTED DATA/);
   assert.doesNotMatch(tool.text, /sk-ant-api03/);
 });
+
+test('overlong UTF-8 encodings of dots, slashes and backslashes are traversal too; control: the same shapes without them pass', () => {
+  const bad = [
+    '%c0%ae%c0%ae/secret', '%C0%AE%C0%AE%C0%AFsecret', 'notes/%c0%ae%c0%ae%c0%afsecret', '%e0%80%ae%e0%80%ae/secret',
+    '%25c0%25ae%25c0%25ae/secret', '%2525c0%2525ae%2525c0%2525ae%2525c0%2525afsecret', '%f0%80%80%ae%f0%80%80%ae/secret',
+    '..%c0%afsecret', '..%c1%9csecret', '%c0%ae%c0%ae%e0%80%afsecret',
+  ];
+  for (const p of bad) assert.ok(checkPath(p), `allowed: ${JSON.stringify(p)}`);
+  // Control: valid UTF-8 in a name, and a single overlong dot inside a name, do not make a path traversal.
+  assert.equal(checkPath('notes/caf%c3%a9.md'), null);
+  assert.equal(checkPath('notes/a%c0%aeb.md'), null);
+});

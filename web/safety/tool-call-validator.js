@@ -32,6 +32,11 @@ export const SHELL_RULES = [
 
 const BLOCKED_SCHEMES = ['file:', 'data:', 'javascript:', 'blob:', 'vbscript:', 'filesystem:', 'chrome:', 'chrome-extension:', 'about:', 'view-source:', 'ftp:', 'ws:', 'wss:', 'jar:'];
 
+/** Overlong UTF-8 spellings (2, 3 and 4 bytes) of ".", "/" and "\\" — traversal in disguise. */
+const OVERLONG = /%c0%(?:ae|af)|%c1%9c|%e0%80%(?:ae|af)|%e0%81%9c|%f0%80%80%(?:ae|af)|%f0%80%81%9c/gi;
+/** @type {Record<string, string>} the last byte of an overlong form → the character */
+const OVERLONG_CHARS = { ae: '.', af: '/', '9c': '\\' };
+
 /**
  * Decodes percent-encoding repeatedly (double-encoding is a classic bypass) and normalises
  * look-alike Unicode (full-width dots and slashes) with NFKC.
@@ -44,7 +49,10 @@ export function normalizePathForCheck(value) {
     try {
       next = decodeURIComponent(v);
     } catch {
-      next = v.replace(/%2e/gi, '.').replace(/%2f/gi, '/').replace(/%5c/gi, '\\');
+      // Invalid UTF-8 (e.g. overlong forms like %c0%ae, which old decoders read as ".") does
+      // not decode: map the path characters in every spelling and keep decoding what is left.
+      next = v.replace(OVERLONG, (m) => OVERLONG_CHARS[m.toLowerCase().replace(/%/g, '').slice(-2)] ?? m)
+        .replace(/%2e/gi, '.').replace(/%2f/gi, '/').replace(/%5c/gi, '\\');
     }
     if (next === v) break;
     v = next;
