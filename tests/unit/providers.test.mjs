@@ -63,6 +63,18 @@ test('OpenAI stream assembles text, usage and fragmented parallel tool calls', a
   assert.deepEqual(events.at(-1), { type: 'done', stopReason: 'tool_use' });
 });
 
+test('OpenAI refusals (delta.refusal with content null) reach the reply as text, marked as a refusal', async () => {
+  server.reset();
+  const chunk = (delta, finish = null) => `data: ${JSON.stringify({ id: 'r', object: 'chat.completion.chunk', model: 'test-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  server.enqueue({ rawEvents: [chunk({ role: 'assistant', content: null, refusal: '' }), chunk({ content: null, refusal: "I'm sorry, " }), chunk({ content: null, refusal: 'I cannot help with that.' }), chunk({}, 'stop'), 'data: [DONE]\n\n'] });
+  const events = await all(openai().chatStream({ messages: [{ role: 'user', content: 'hi' }] }));
+  assert.equal(events.filter((e) => e.type === 'text').map((e) => e.text).join(''), "I'm sorry, I cannot help with that.");
+  assert.deepEqual(events.at(-1), { type: 'done', stopReason: 'refusal' });
+  // Control: an ordinary reply ends as end_turn.
+  server.enqueue({ text: 'Sure.' });
+  assert.deepEqual((await all(openai().chatStream({ messages: [{ role: 'user', content: 'hi' }] }))).at(-1), { type: 'done', stopReason: 'end_turn' });
+});
+
 test('Anthropic request uses the browser header and merges tool results', async () => {
   server.reset();
   await anthropic().chat({

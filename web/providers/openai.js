@@ -105,6 +105,7 @@ export async function* assembleOpenAIStream(messages, label) {
   const calls = new Map();
   /** @type {StopReason | null} */
   let stopReason = null;
+  let refused = false;
   let finished = false;
   const flushCalls = function* () {
     for (const [index, c] of [...calls].sort((a, b) => a[0] - b[0])) {
@@ -135,6 +136,11 @@ export async function* assembleOpenAIStream(messages, label) {
     const thinking = delta.reasoning_content ?? delta.reasoning;
     if (typeof thinking === 'string' && thinking) yield { type: 'thinking', text: thinking };
     if (typeof delta.content === 'string' && delta.content) yield { type: 'text', text: delta.content };
+    // A refusal comes in its own field with content null: it is the reply the user must see.
+    if (typeof delta.refusal === 'string' && delta.refusal) {
+      refused = true;
+      yield { type: 'text', text: delta.refusal };
+    }
     if (Array.isArray(delta.tool_calls)) {
       for (const tc of delta.tool_calls) {
         const index = typeof tc.index === 'number' ? tc.index : calls.size;
@@ -155,5 +161,5 @@ export async function* assembleOpenAIStream(messages, label) {
   }
   if (!finished && stopReason === null) throw droppedError(label);
   yield* flushCalls();
-  yield { type: 'done', stopReason: stopReason ?? 'end_turn' };
+  yield { type: 'done', stopReason: refused ? 'refusal' : stopReason ?? 'end_turn' };
 }

@@ -105,6 +105,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       const { li, body } = bubble('assistant', String(e.data.model ?? 'Assistant'), e.timestamp);
       setMarkdown(body, String(e.data.text ?? ''));
       if (e.data.stopped) li.append(h('p', { class: 'small muted' }, 'Stopped — the reply above is incomplete.'));
+      if (e.data.stopReason === 'refusal') li.append(h('p', { class: 'small muted' }, 'Refusal — the model declined this request.'));
       return li;
     }
     if (e.type === 'tool_call') {
