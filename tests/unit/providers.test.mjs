@@ -65,7 +65,7 @@ test('OpenAI stream assembles text, usage and fragmented parallel tool calls', a
 
 test('OpenAI refusals (delta.refusal with content null) reach the reply as text, marked as a refusal', async () => {
   server.reset();
-  const chunk = (delta, finish = null) => `data: ${JSON.stringify({ id: 'r', object: 'chat.completion.chunk', model: 'test-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const chunk = (/** @type {Record<string, unknown>} */ delta, /** @type {string | null} */ finish = null) => `data: ${JSON.stringify({ id: 'r', object: 'chat.completion.chunk', model: 'test-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
   server.enqueue({ rawEvents: [chunk({ role: 'assistant', content: null, refusal: '' }), chunk({ content: null, refusal: "I'm sorry, " }), chunk({ content: null, refusal: 'I cannot help with that.' }), chunk({}, 'stop'), 'data: [DONE]\n\n'] });
   const events = await all(openai().chatStream({ messages: [{ role: 'user', content: 'hi' }] }));
   assert.equal(events.filter((e) => e.type === 'text').map((e) => e.text).join(''), "I'm sorry, I cannot help with that.");
