@@ -134,6 +134,24 @@ export class ClawserAgent {
     return /** @type {AgentStreamEvent} */ ({ type: 'saved', eventId: e.id, eventType: e.type });
   }
 
+  /**
+   * Records what the gates and the tool made of one call: blocks, flags, truncation, the result
+   * (with the arguments as run when a hook rewrote them, if `withArgs`).
+   * @param {ToolCall} call @param {import('./tool-runner.js').ToolOutcome} outcome @param {boolean} withArgs
+   * @returns {AsyncGenerator<AgentStreamEvent>}
+   */
+  async *#recordOutcome(call, outcome, withArgs) {
+    if (outcome.blocked?.kind === 'safety') yield await this.#record('safety_tool_blocked', { toolCallId: call.id, name: call.name, reason: outcome.blocked.reason }, 'system');
+    if (outcome.blocked?.kind === 'autonomy') yield await this.#record('autonomy_blocked', { toolCallId: call.id, name: call.name, reason: outcome.blocked.reason }, 'system');
+    if (outcome.flags?.length) yield await this.#record('safety_input_flag', { where: 'tool', toolCallId: call.id, flags: outcome.flags }, 'system');
+    if (outcome.truncated) yield await this.#record('tool_result_truncated', { toolCallId: call.id, name: call.name, ...outcome.truncated }, 'system');
+    /** @type {Record<string, any>} */
+    const result = { toolCallId: call.id, name: call.name, ok: outcome.ok, result: outcome.output, durationMs: Math.round(outcome.durationMs) };
+    if (outcome.blocked) result.blocked = outcome.blocked.kind;
+    if (withArgs && JSON.stringify(outcome.args) !== JSON.stringify(call.arguments) && !outcome.blocked) result.arguments = redactArgs(outcome.args, this.secrets);
+    yield await this.#record('tool_result', result, 'tool');
+  }
+
   async *#maybeCompact(/** @type {AbortSignal | undefined} */ signal) {
     const { messages } = this.conversation.deriveSessionHistory();
     const plan = planCompaction(messages, this.compaction);
@@ -239,14 +257,7 @@ export class ClawserAgent {
           yield await this.#record('tool_call', { id: call.id, name: call.name, arguments: redactArgs(call.arguments, this.secrets), codex: true }, 'agent');
           yield { type: 'tool_start', id: call.id, name: call.name };
           const outcome = await runner.run(call, { signal, context: { runCode } });
-          if (outcome.blocked?.kind === 'safety') yield await this.#record('safety_tool_blocked', { toolCallId: call.id, name: call.name, reason: outcome.blocked.reason }, 'system');
-          if (outcome.blocked?.kind === 'autonomy') yield await this.#record('autonomy_blocked', { toolCallId: call.id, name: call.name, reason: outcome.blocked.reason }, 'system');
-          if (outcome.flags?.length) yield await this.#record('safety_input_flag', { where: 'tool', toolCallId: call.id, flags: outcome.flags }, 'system');
-          if (outcome.truncated) yield await this.#record('tool_result_truncated', { toolCallId: call.id, name: call.name, ...outcome.truncated }, 'system');
-          /** @type {Record<string, any>} */
-          const result = { toolCallId: call.id, name: call.name, ok: outcome.ok, result: outcome.output, durationMs: Math.round(outcome.durationMs) };
-          if (outcome.blocked) result.blocked = outcome.blocked.kind;
-          yield await this.#record('tool_result', result, 'tool');
+          yield* this.#recordOutcome(call, outcome, false);
           if (outcome.stopRun || signal?.aborted) {
             const why = signal?.aborted ? 'Cancelled by the user.' : 'Not run: an autonomy limit was reached.';
             for (const rest of toolCalls.slice(i + 1)) {
@@ -266,15 +277,7 @@ export class ClawserAgent {
         yield { type: 'tool_start', id: call.id, name: call.name };
         const outcome = await this.tools.run(call, { signal });
         if (outcome.image) images.set(call.id, outcome.image);
-        if (outcome.blocked?.kind === 'safety') yield await this.#record('safety_tool_blocked', { toolCallId: call.id, name: call.name, reason: outcome.blocked.reason }, 'system');
-        if (outcome.blocked?.kind === 'autonomy') yield await this.#record('autonomy_blocked', { toolCallId: call.id, name: call.name, reason: outcome.blocked.reason }, 'system');
-        if (outcome.flags?.length) yield await this.#record('safety_input_flag', { where: 'tool', toolCallId: call.id, flags: outcome.flags }, 'system');
-        if (outcome.truncated) yield await this.#record('tool_result_truncated', { toolCallId: call.id, name: call.name, ...outcome.truncated }, 'system');
-        /** @type {Record<string, any>} */
-        const result = { toolCallId: call.id, name: call.name, ok: outcome.ok, result: outcome.output, durationMs: Math.round(outcome.durationMs) };
-        if (outcome.blocked) result.blocked = outcome.blocked.kind;
-        if (JSON.stringify(outcome.args) !== JSON.stringify(call.arguments) && !outcome.blocked) result.arguments = redactArgs(outcome.args, this.secrets);
-        yield await this.#record('tool_result', result, 'tool');
+        yield* this.#recordOutcome(call, outcome, true);
         for (const ev of outcome.events ?? []) yield await this.#record(ev.type, ev.data, 'tool');
         const stop = outcome.stopRun || signal?.aborted;
         if (stop) {
