@@ -211,10 +211,9 @@ test('autonomy: readonly blocks non-read tools; supervised forces approval; limi
   let asked = 0;
   const sup = new AutonomyController({ config: { level: 'supervised' } });
   const registry = createBuiltinRegistry();
-  registry.setPolicy('fs_write', 'auto');
-  const s = await setup([{ toolCalls: [{ id: 'w', name: 'fs_write', arguments: { path: 'x', content: '1' } }] }, { text: 'ok' }], { autonomy: sup, registry, approve: async () => { asked++; return 'once'; } });
+  const s = await setup([{ toolCalls: [{ id: 'w', name: 'fs_write', arguments: { path: 'x', content: '1' } }, { id: 'm', name: 'memory_store', arguments: { key: 'k', content: 'v' } }] }, { text: 'ok' }], { autonomy: sup, registry, approve: async () => { asked++; return 'once'; } });
   await s.agent.run('x');
-  assert.equal(asked, 1, 'supervised asks even when the policy is auto');
+  assert.equal(asked, 2, 'supervised asks for every change, a memory too (its default policy is auto)');
 
   let now = Date.parse('2026-11-21T10:00:00Z');
   /** @type {any} */

@@ -111,18 +111,28 @@ export class AutonomyController {
   }
 
   /**
-   * What the autonomy level says about a tool of this permission level.
-   * @param {PermissionLevel} permission
+   * What the autonomy level says about a tool. Read-only: only read tools and internal ones
+   * that change nothing lasting (ask_user, the artifact pane); a tool that creates standing
+   * state (memory, goals, jobs) is refused like any write. Supervised: everything that changes
+   * something asks (`forceApproval`), standing-state tools included; the runner lifts that for
+   * a tool the user chose "Always allow" for. Full: each tool's policy decides.
+   * @param {PermissionLevel | {permission: PermissionLevel, standing?: boolean}} tool
    * @returns {{allowed: false, reason: string} | {allowed: true, forceApproval: boolean}}
    */
-  checkTool(permission) {
-    const readLike = permission === 'read' || permission === 'internal';
-    if (this.config.level === 'readonly' && !readLike) {
-      return { allowed: false, reason: `Autonomy is set to read-only: the agent may only use read tools (this one is "${permission}"). Change it in Settings to allow more.` };
+  checkTool(tool) {
+    const { permission, standing = false } = typeof tool === 'string' ? { permission: tool } : tool;
+    const changes = standing || !(permission === 'read' || permission === 'internal');
+    if (this.config.level === 'readonly' && changes) {
+      return {
+        allowed: false,
+        reason: standing
+          ? 'Autonomy is set to read-only: the agent changes nothing that persists, and this tool changes memory, goals or scheduled jobs. Change it in Settings to allow more.'
+          : `Autonomy is set to read-only: the agent may only use read tools (this one is "${permission}"). Change it in Settings to allow more.`,
+      };
     }
     const limit = this.checkLimits();
     if (limit) return { allowed: false, reason: limit };
-    return { allowed: true, forceApproval: this.config.level === 'supervised' && !readLike };
+    return { allowed: true, forceApproval: this.config.level === 'supervised' && changes };
   }
 
   /** @returns {string | null} why the run must stop, or null */

@@ -16,6 +16,8 @@ const TYPE_SET = new Set(/** @type {readonly string[]} */ (EVENT_TYPES));
  */
 export const HISTORY_WINDOW = { maxMessages: 400, maxChars: 400_000 };
 
+const SUMMARIZED = ', in the summary of the earlier conversation';
+
 /**
  * Applies one event to a provider-message history, in place; the single definition of how
  * events become model context (used by full derivation and by snapshot fast-forward).
@@ -35,14 +37,23 @@ export function applyEventToHistory(history, event) {
       if (m.content || m.toolCalls) history.push(m);
       break;
     }
-    case 'tool_result':
-      history.push({ role: 'tool', toolCallId: String(d.toolCallId ?? ''), content: typeof d.result === 'string' ? d.result : JSON.stringify(d.result ?? null) });
+    case 'tool_result': {
+      /** @type {Message} */
+      const m = { role: 'tool', toolCallId: String(d.toolCallId ?? ''), content: typeof d.result === 'string' ? d.result : JSON.stringify(d.result ?? null) };
+      if (typeof d.untrusted === 'string' && d.untrusted) m.untrusted = d.untrusted;
+      history.push(m);
       break;
+    }
     case 'context_compacted': {
       const keep = Math.max(0, Number(d.keptMessages ?? 10));
       const recent = keep ? history.slice(-keep) : [];
+      // A summary of untrusted content is untrusted content: the taint outlives compaction.
+      const untrusted = history.slice(0, history.length - recent.length).find((m) => m.untrusted)?.untrusted;
       history.length = 0;
-      history.push({ role: 'user', content: `Summary of the earlier conversation:\n${d.summary ?? ''}` }, { role: 'assistant', content: 'Understood; continuing from that summary.' }, ...recent);
+      /** @type {Message} */
+      const summary = { role: 'user', content: `Summary of the earlier conversation:\n${d.summary ?? ''}` };
+      if (untrusted) summary.untrusted = untrusted.endsWith(SUMMARIZED) ? untrusted : `${untrusted}${SUMMARIZED}`;
+      history.push(summary, { role: 'assistant', content: 'Understood; continuing from that summary.' }, ...recent);
       break;
     }
     case 'provider_error':

@@ -1,6 +1,7 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
 import { z } from 'zod';
 import { readTextIfExists } from '../storage/index.js';
+import { frameStandingData, framingSize } from '../safety/standing-data.js';
 
 export const GOAL_STATUSES = /** @type {const} */ (['active', 'paused', 'completed', 'failed']);
 
@@ -166,20 +167,29 @@ export class GoalStore {
     return next;
   }
 
-  /** Active goals for the system prompt, so the agent keeps pursuing them (bounded). */
-  async summary(maxChars = 2000) {
+  /**
+   * Active goals for the system prompt, so the agent keeps pursuing them (bounded): framed as
+   * data written earlier, each entry through the sanitizer (see safety/standing-data.js).
+   * @param {number} [maxChars]
+   * @param {import('../safety/input-sanitizer.js').InputSanitizer | null} [sanitizer]
+   */
+  async summary(maxChars = 2000, sanitizer = null) {
     const active = (await this.#load()).filter((g) => g.status === 'active');
-    if (!active.length) return '';
-    let text = '\n\nActive goals of this workspace (keep working toward them; update them with goal_update):';
+    /** @type {{label: string, text: string}[]} */
+    const entries = [];
+    let used = framingSize('goals');
+    /** @type {string | undefined} */
+    let footer;
     for (const g of active) {
       const last = g.progress.at(-1);
-      const line = `\n- [${g.id}] ${g.description}${last ? ` — last progress: ${last.note}` : ''}`;
-      if (text.length + line.length > maxChars) {
-        text += `\n- …and ${active.length - active.indexOf(g)} more (goal_list shows all)`;
+      const entry = { label: `[${g.id}]`, text: `${g.description}${last ? ` — last progress: ${last.note}` : ''}`.slice(0, maxChars) };
+      used += entry.label.length + entry.text.length + 4;
+      if (used > maxChars && entries.length) {
+        footer = `…and ${active.length - entries.length} more (goal_list shows all)`;
         break;
       }
-      text += line;
+      entries.push(entry);
     }
-    return text;
+    return frameStandingData('goals', entries, sanitizer, footer).text;
   }
 }

@@ -7,10 +7,19 @@
 
 /** @typedef {'once' | 'always' | 'deny'} ApprovalAnswer */
 /**
+ * Untrusted content the conversation took in: which tool brought it, what it is in words, and
+ * a detail (the URL, path or query); `earlier` when it came in a previous turn and is still in
+ * the model's context.
+ * @typedef {{tool: string, what: string, detail?: string, earlier?: boolean}} TaintSource
+ */
+/**
  * job/workspace/timeoutMs/signal are set when a scheduled job asks (see job-approval.js): the
- * dialog names them, and closes itself when `signal` aborts (the time-out passed).
+ * dialog names them, and closes itself when `signal` aborts (the time-out passed). `taint` is
+ * set when a standing-state tool asks because the conversation took in untrusted content: the
+ * dialog says so, and `allowAlways` is false (the answer counts once, whatever it is).
  * @typedef {{tool: string, description: string, permission: string, args: Record<string, unknown>, reason: string, preview?: string,
- *   job?: {id: string, name: string}, workspace?: {id: string, name: string}, timeoutMs?: number, signal?: AbortSignal}} ApprovalRequest
+ *   job?: {id: string, name: string}, workspace?: {id: string, name: string}, timeoutMs?: number, signal?: AbortSignal,
+ *   taint?: TaintSource[], allowAlways?: boolean}} ApprovalRequest
  */
 /** @typedef {(request: ApprovalRequest) => Promise<ApprovalAnswer>} ApproveFn */
 
@@ -26,15 +35,44 @@
  * @property {ToolResult['image']} [image]
  * @property {boolean} [stopRun] autonomy limit: the run must end
  * @property {ToolResult['events']} [events] events the tool asks to record (after its result)
+ * @property {TaintSource} [untrusted] the result is untrusted content from outside: the conversation is now tainted
  */
 
 export const DEFAULT_MAX_RESULT_CHARS = 50_000;
+
+/** The argument that says best where a tool's content came from (for the approval dialog). @param {Record<string, unknown>} args */
+function detailOf(args) {
+  const v = args.url ?? args.path ?? args.query;
+  return typeof v === 'string' && v ? v.slice(0, 200) : undefined;
+}
+
+/** "a web page (https://…)" @param {TaintSource} t */
+export function describeTaint(t) {
+  return `${t.what}${t.detail ? ` (${t.detail})` : ''}`;
+}
+
+/**
+ * Why a standing-state call needs the user now, in words the dialog shows.
+ * @param {TaintSource[]} taint @param {string} toolName
+ */
+function taintReason(taint, toolName) {
+  const now = taint.filter((t) => !t.earlier);
+  const list = (now.length ? now : taint).slice(0, 3).map(describeTaint).join(', ') + (taint.length > 3 ? ` and ${taint.length - 3} more` : '');
+  const when = now.length ? 'This turn read' : 'This conversation read earlier';
+  const does = /^memory/.test(toolName) ? 'remember something for later conversations' : /^goal/.test(toolName) ? 'set or change a goal that rides along with every turn' : /^schedule/.test(toolName) ? 'schedule a job that runs later without you' : 'change what later turns are told or do';
+  return `${when} ${list}. Text from outside can try to plant instructions, so the agent may not ${does} unless you approve it — allow it only if it is what you asked for.`;
+}
 
 /**
  * Every tool call goes through the same gates, in this order: the tool exists and its
  * arguments validate (zod) → beforeToolCall hooks (may block or rewrite) → the safety
  * validator → autonomy level and limits → the workspace policy, asking the user when it
  * says so → run → the result is sanitised, scanned for secrets and capped.
+ *
+ * Taint: one runner serves one turn (the agent seeds it with what earlier turns left in the
+ * context). Once a result brings in untrusted content (a tool marked `untrusted`, a result
+ * the tool marks so, or one the InputSanitizer flags), every later call of a `standing` tool
+ * asks the user — over "Always allow", full autonomy and a default "auto" policy.
  */
 export class ToolRunner {
   /**
@@ -50,6 +88,13 @@ export class ToolRunner {
     this.maxResultChars = deps.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
     /** Names of the write-permission tools that ran successfully (e.g. to auto-commit after a turn). @type {string[]} */
     this.writes = [];
+    /** Untrusted content the conversation has taken in so far. @type {TaintSource[]} */
+    this.taint = [];
+  }
+
+  /** Marks the conversation as having taken in untrusted content. @param {TaintSource} source */
+  addTaint(source) {
+    if (!this.taint.some((t) => t.tool === source.tool && t.what === source.what && t.detail === source.detail && !!t.earlier === !!source.earlier)) this.taint.push(source);
   }
 
   /**
@@ -82,13 +127,15 @@ export class ToolRunner {
     if (verdict && !verdict.ok) return refuse({ kind: 'safety', reason: `Blocked by the safety check: ${verdict.reason}` }, args);
     let forceApproval = false;
     if (this.autonomy) {
-      const a = this.autonomy.checkTool(tool.permission);
+      const a = this.autonomy.checkTool(tool);
       if (!a.allowed) return refuse({ kind: 'autonomy', reason: a.reason }, args, /^The limit|^Today's cost/.test(a.reason));
-      forceApproval = a.forceApproval;
+      // Supervised asks for every change, but "Always allow" is the user's word for this tool.
+      forceApproval = a.forceApproval && this.registry.userPolicyOf(tool.name) !== 'auto';
     }
     const policy = this.registry.policyOf(tool.name);
     if (policy === 'denied') return refuse({ kind: 'denied', reason: `The user has turned the tool "${tool.name}" off for this workspace.` }, args);
-    if (policy === 'approve' || forceApproval) {
+    const tainted = !!tool.standing && this.taint.length > 0;
+    if (policy === 'approve' || forceApproval || tainted) {
       if (!this.approve) return refuse({ kind: 'denied', reason: `"${tool.name}" needs the user's approval, and no one is there to approve it.` }, args);
       /** @type {string | undefined} */
       let preview;
@@ -99,10 +146,15 @@ export class ToolRunner {
           preview = `(${/** @type {Error} */ (err)?.message ?? String(err)})`;
         }
       }
-      const answer = await this.approve({ tool: tool.name, description: tool.description, permission: tool.permission, args, preview, reason: policy === 'approve' ? 'This tool needs approval in this workspace.' : 'Supervised autonomy: actions that change something need approval.' });
+      const reason = tainted ? taintReason(this.taint, tool.name) : policy === 'approve' ? 'This tool needs approval in this workspace.' : 'Supervised autonomy: actions that change something need approval.';
+      /** @type {ApprovalRequest} */
+      const request = { tool: tool.name, description: tool.description, permission: tool.permission, args, preview, reason };
+      if (tainted) Object.assign(request, { taint: this.taint.map((t) => ({ ...t })), allowAlways: false });
+      const answer = await this.approve(request);
       if (signal?.aborted) return refuse({ kind: 'cancelled', reason: 'Cancelled by the user before it ran.' }, args);
       if (answer === 'deny') return refuse({ kind: 'denied', reason: `The user denied this call to ${tool.name}. Do not retry it; ask the user or choose another approach.` }, args);
-      if (answer === 'always') this.registry.setPolicy(tool.name, 'auto');
+      // A tainted request counts once: "always" must not turn into a standing yes.
+      if (answer === 'always' && !tainted) this.registry.setPolicy(tool.name, 'auto');
     }
     if (signal?.aborted) return refuse({ kind: 'cancelled', reason: 'Cancelled by the user before it ran.' }, args);
     this.autonomy?.recordAction();
@@ -124,12 +176,19 @@ export class ToolRunner {
       output = checkedOut.text;
       flags = checkedOut.flags;
     }
+    /** @type {TaintSource | undefined} */
+    let untrusted;
+    const what = result.untrusted ?? tool.untrusted ?? (flags.length ? `${tool.name} output that looks like instructions (${flags.map((f) => f.rule).join(', ')})` : undefined);
+    if (what) {
+      untrusted = { tool: tool.name, what, detail: detailOf(args) };
+      this.addTaint(untrusted);
+    }
     /** @type {ToolOutcome['truncated']} */
     let truncated;
     if (output.length > this.maxResultChars) {
       truncated = { originalChars: output.length, keptChars: this.maxResultChars };
       output = `${output.slice(0, this.maxResultChars)}\n…[truncated: ${output.length - this.maxResultChars} more characters not shown]`;
     }
-    return { ok: result.ok, output, args, durationMs: performance.now() - started, truncated, flags, image: result.image, events: result.ok ? result.events : undefined };
+    return { ok: result.ok, output, args, durationMs: performance.now() - started, truncated, flags, image: result.image, events: result.ok ? result.events : undefined, untrusted };
   }
 }

@@ -410,6 +410,7 @@ export class ClawserApp {
         goals: services.goals,
         scheduler: services.scheduler,
         conversationId,
+        contentOrigin: this.#contentOrigin(workspaceId),
         toolNames: services.registry.list().map((t) => t.name),
         settings: toolSettings({ ...s.tools, allowedPrivateHosts: s.allowedPrivateHosts, searchApiKey: await agentSettings.searchApiKey(workspaceId) }),
         fetch: globalThis.fetch.bind(globalThis),
@@ -424,6 +425,32 @@ export class ClawserApp {
     const codex = new Codex({ getSandbox: () => this.#sandboxFor(conversationId) });
     tools.context.runCode = (code, signal) => codex.run(code, { tools, signal });
     return { settings: s, safety, autonomy, tools, codex };
+  }
+
+  /**
+   * Where the workspace's files come from when it is outside content (the taint of issue 11):
+   * a folder opened from the computer, or a repository with a remote (cloned, or pulled from).
+   * Conservative: every file of such a workspace counts, the user's own edits included.
+   * @param {string} workspaceId
+   * @returns {(path?: string) => Promise<string | null>}
+   */
+  #contentOrigin(workspaceId) {
+    return async (path) => {
+      const mount = this.#mounted.get(workspaceId);
+      if (mount) return `${path === undefined ? 'content' : 'a file'} of the folder “${mount.handle.name}” opened from the computer`;
+      const remotes = await (await this.#servicesOf(workspaceId).git()).remotes().catch(() => []);
+      if (!remotes.length) return null;
+      let url = remotes[0].url;
+      try {
+        const u = new URL(url);
+        u.username = '';
+        u.password = '';
+        url = u.href;
+      } catch {
+        url = 'elsewhere';
+      }
+      return `${path === undefined ? 'the history' : 'a file'} of the repository cloned from ${url}`;
+    };
   }
 
   /** @type {Map<string, Promise<import('../packages/andbox/index.js').Sandbox>>} */
@@ -486,7 +513,7 @@ export class ClawserApp {
           const parts = await this.#agentParts(workspaceId, conversation.id, options);
           redactOn = parts.settings.safetyEnabled;
           // Active goals ride along in the system prompt so the agent keeps pursuing them.
-          const goals = await this.#servicesOf(workspaceId).goals.summary().catch(() => '');
+          const goals = await this.#servicesOf(workspaceId).goals.summary(2000, parts.safety.enabled ? parts.safety.sanitizer : null).catch(() => '');
           return new ClawserAgent({
             provider, conversation, secrets, tools: parts.tools, codex: parts.codex, hooks: this.hooks, autonomy: parts.autonomy, safety: parts.safety,
             systemPrompt: `${DEFAULT_SYSTEM_PROMPT}${goals}`,

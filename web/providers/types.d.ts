@@ -22,6 +22,12 @@ export interface Message {
   toolCallId?: string;
   /** Images a tool returned (screenshots), sent only to vision-capable providers. */
   images?: ImagePart[];
+  /**
+   * The message carries untrusted content from outside (a web page, a cloned repository's file),
+   * in words. Kept with the history so the conversation stays tainted while it is in context;
+   * never sent to a provider.
+   */
+  untrusted?: string;
 }
 
 export interface ToolSpec {

@@ -12,6 +12,7 @@ export const clipboardRead = {
   name: 'clipboard_read',
   description: "Read the text on the user's clipboard.",
   permission: 'browser',
+  untrusted: 'clipboard text',
   schema: z.object({}),
   async run(_args, /** @type {ToolContext} */ ctx) {
     try {

@@ -31,7 +31,8 @@ export const fsRead = {
     const bytes = await ctx.fs.readBytes(path, { start: offset, end });
     if (bytes.subarray(0, 8192).includes(0)) return { ok: true, output: `"${path}" is a binary file (${formatBytes(stat.size)}); its content is not shown as text.` };
     const more = end < stat.size ? `\n…[${formatBytes(stat.size - end)} more; read on with offset ${end}]` : '';
-    return { ok: true, output: decoder.decode(bytes) + more };
+    const untrusted = (await ctx.contentOrigin?.(path)) ?? undefined;
+    return { ok: true, output: decoder.decode(bytes) + more, untrusted };
   },
 };
 

@@ -33,6 +33,16 @@ async function gitResult(fn) {
   }
 }
 
+/**
+ * Commit messages and diffs of a repository cloned from elsewhere are outside content.
+ * @param {ToolContext} ctx @param {Promise<import('./types.d.ts').ToolResult>} result
+ */
+async function fromOutside(ctx, result) {
+  const r = await result;
+  const origin = r.ok ? await ctx.contentOrigin?.() : null;
+  return origin ? { ...r, untrusted: origin } : r;
+}
+
 /** @type {ToolDefinition} */
 export const gitStatus = {
   name: 'git_status',
@@ -66,7 +76,7 @@ export const gitDiff = {
   permission: 'read',
   schema: z.object({ path: z.string().max(1024).optional().describe('Only this file'), commit: Ref.optional().describe('Show what this commit changed') }),
   run: ({ path, commit }, /** @type {ToolContext} */ ctx) =>
-    gitResult(async () => {
+    fromOutside(ctx, gitResult(async () => {
       const repo = await repoOf(ctx);
       if (commit) {
         const diffs = (await repo.diffCommit(commit)).filter((d) => !path || d.path === path);
@@ -76,7 +86,7 @@ export const gitDiff = {
       const diffs = await Promise.all(paths.map((p) => repo.diffFile(p)));
       const text = (await gitModule()).formatDiff(diffs.filter((d) => d.binary || d.tooLarge || d.hunks.length));
       return text || 'No changes.';
-    }),
+    })),
 };
 
 /** @type {ToolDefinition} */
@@ -86,11 +96,11 @@ export const gitLog = {
   permission: 'read',
   schema: z.object({ limit: z.number().int().min(1).max(200).optional(), path: z.string().max(1024).optional().describe('Only commits that changed this file') }),
   run: ({ limit = 20, path }, /** @type {ToolContext} */ ctx) =>
-    gitResult(async () => {
+    fromOutside(ctx, gitResult(async () => {
       const log = await (await repoOf(ctx)).log({ depth: limit, filepath: path });
       if (!log.length) return 'No commits yet.';
       return log.map((c) => `${c.oid.slice(0, 10)} ${new Date(c.timestamp).toISOString().slice(0, 16).replace('T', ' ')} ${c.author}: ${c.message.split('\n')[0]}`).join('\n');
-    }),
+    })),
 };
 
 /** @type {ToolDefinition} */

@@ -14,10 +14,14 @@ export const goalAdd = {
   name: 'goal_add',
   description: 'Add a goal (or a sub-goal with parentId) for this workspace. Goals persist across conversations and are shown to you in every turn until completed.',
   permission: 'internal',
+  standing: true,
   schema: z.object({ description: z.string().min(1).max(2000), parentId: z.string().max(64).optional() }),
   async run({ description, parentId }, /** @type {ToolContext} */ ctx) {
     const g = await goalsOf(ctx).add({ description, parentId });
     return { ok: true, output: `Added goal ${g.id}: ${g.description}`, events: [{ type: 'goal_added', data: { id: g.id, description: g.description, parentId: g.parentId } }] };
+  },
+  preview({ description, parentId }) {
+    return `Add the goal${parentId ? ` (under ${parentId})` : ''}, shown to the agent in every turn until it is done: ${description}`;
   },
 };
 
@@ -26,6 +30,7 @@ export const goalUpdate = {
   name: 'goal_update',
   description: 'Update a goal: change its status (active, paused, completed, failed), add a progress note, link files it produced.',
   permission: 'internal',
+  standing: true,
   schema: z.object({ id: z.string().min(1).max(64), status: Status.optional(), progress: z.string().max(4000).optional(), artifacts: z.array(z.string().max(1024)).max(50).optional() }),
   async run({ id, status, progress, artifacts }, /** @type {ToolContext} */ ctx) {
     const g = await goalsOf(ctx).update(id, { status, progress, artifacts });

@@ -14,10 +14,14 @@ export const memoryStore = {
   name: 'memory_store',
   description: 'Remember something for later conversations. A memory with the same key is replaced (newer wins). Categories: core (facts about the user or project that always matter), user (preferences), learned (things found out), context (current situation).',
   permission: 'internal',
+  standing: true,
   schema: z.object({ key: z.string().min(1).max(200).describe('Short unique name, e.g. "preferred language"'), content: z.string().min(1).max(20_000), category: Category.optional() }),
   async run({ key, content, category }, /** @type {ToolContext} */ ctx) {
     const entry = await memoryOf(ctx).store({ key, content, category, source: 'agent' });
     return { ok: true, output: `Remembered "${entry.key}" (${entry.category}).`, events: [{ type: 'memory_stored', data: { id: entry.id, key: entry.key, category: entry.category } }] };
+  },
+  preview({ key, content, category }) {
+    return `Remember “${key}”${category ? ` (${category})` : ''} for later conversations: ${content.length > 600 ? `${content.slice(0, 600)}…` : content}`;
   },
 };
 

@@ -67,6 +67,15 @@ export class BrowserToolRegistry {
     return tool ? DEFAULT_POLICY[tool.permission] : 'denied';
   }
 
+  /**
+   * The policy the user chose for a tool ("Always allow", or in the Tools panel), or null when
+   * it follows its default. Supervised autonomy honours a user's "auto" but not a default one.
+   * @param {string} name @returns {ToolPolicy | null}
+   */
+  userPolicyOf(name) {
+    return this.overrides()[name] ?? null;
+  }
+
   /** @param {string} name @param {ToolPolicy | null} policy null restores the default */
   setPolicy(name, policy) {
     const next = this.overrides();

@@ -20,6 +20,7 @@ export const scheduleAdd = {
   description: 'Schedule a job for this workspace: a prompt you will run as a new turn at the time (in this conversation), or a direct tool call. `when` is a phrase ("every weekday at 9am", "every 2 hours", "in 3 days", "tomorrow at 8:30") or a 5-field cron expression ("0 9 * * 1-5"). The user is asked to approve it.',
   // A job acts later without the user present: creating one is a change that needs approval.
   permission: 'write',
+  standing: true,
   schema: z.object({
     when: z.string().min(1).max(200),
     prompt: z.string().min(1).max(20_000).optional().describe('What to do when it runs (a prompt to yourself)'),

@@ -28,6 +28,13 @@ export interface ToolContext {
   conversationId?: string;
   /** Names of the tools registered (to check a scheduled tool call). */
   toolNames?: string[];
+  /**
+   * Where a workspace file's content came from when it came from outside (a cloned repository,
+   * a folder opened from the computer): a phrase such as "a file of the repository cloned from
+   * https://…", or null for the user's own files. `path` omitted: the workspace as a whole
+   * (commit messages, diffs). Absent: no file counts as outside content.
+   */
+  contentOrigin?: (path?: string) => Promise<string | null>;
   /** Runs JavaScript in the conversation's sandbox, tools granted through the same gates (run_js). */
   runCode?: (code: string, signal?: AbortSignal) => Promise<{ ok: boolean; output: string }>;
 }
@@ -66,6 +73,11 @@ export interface ToolResult {
   output: string;
   /** An image for vision-capable providers. */
   image?: { mediaType: string; dataUrl: string };
+  /**
+   * The result carries untrusted content from outside, in words ("a file of the repository cloned
+   * from …"), when the tool knows it only at run time (see ToolDefinition.untrusted).
+   */
+  untrusted?: string;
   /** Events for the conversation's log (memory_stored, goal_added, scheduler_added, …). */
   events?: { type: import('../agent/types.d.ts').EventType; data: Record<string, unknown> }[];
 }
@@ -74,6 +86,20 @@ export interface ToolDefinition {
   name: string;
   description: string;
   permission: PermissionLevel;
+  /**
+   * The tool creates or changes standing state: something that outlives the turn and enters
+   * later prompts or runs without the user (memories, goals, scheduled jobs, skills). Such a
+   * tool is refused at read-only autonomy, asks at supervised autonomy unless the user chose
+   * "Always allow" for it, and always asks — whatever the policy — in a conversation that has
+   * taken in untrusted content (see `untrusted`).
+   */
+  standing?: boolean;
+  /**
+   * Every result of this tool is untrusted content from outside, in words ("a web page",
+   * "clipboard text"): it taints the conversation (see `standing`). MCP tools and skill scripts
+   * carry it too.
+   */
+  untrusted?: string;
   /** Arguments schema; its JSON Schema is what providers see. */
   schema: ZodType;
   run(args: any, ctx: ToolContext): Promise<ToolResult>; // args were validated against `schema`

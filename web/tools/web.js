@@ -49,6 +49,7 @@ export const webFetch = {
   name: 'web_fetch',
   description: 'Fetch a web page or API (http/https) and return its readable text. HTML is reduced to text; JSON is pretty-printed.',
   permission: 'network',
+  untrusted: 'a web page',
   schema: z.object({ url: z.string().max(4096).describe('Absolute http(s) URL'), maxChars: z.number().int().min(100).max(200_000).optional() }),
   async run({ url, maxChars }, /** @type {ToolContext} */ ctx) {
     /** Scheme, private-address and allowlist rules, applied to the first address and to every redirect. @param {URL} u */
@@ -135,6 +136,7 @@ export const webSearch = {
   name: 'web_search',
   description: 'Search the web through the search service configured in Settings (SearXNG or Brave Search). Returns titles, URLs and snippets.',
   permission: 'network',
+  untrusted: 'web search results',
   schema: z.object({ query: z.string().min(1).max(500), count: z.number().int().min(1).max(20).optional() }),
   async run({ query, count = 8 }, /** @type {ToolContext} */ ctx) {
     const endpoint = ctx.settings.searchEndpoint.trim();

@@ -18,14 +18,17 @@ export function approvalDialog(request) {
         request.job ? h('p', { class: 'approval-job' }, `Scheduled job “${request.job.name}” in workspace “${request.workspace?.name ?? ''}” wants to run this.`) : null,
         h('h2', { id: titleId }, request.job ? `Allow “${request.tool}” for job “${request.job.name}”?` : `Allow “${request.tool}”?`),
         h('p', { id: `${titleId}-d` }, request.description),
-        h('p', { class: 'small muted' }, `Permission: ${request.permission}. ${request.reason}`),
+        request.taint?.length
+          ? h('p', { class: 'approval-taint', role: 'note' }, h('strong', null, 'Untrusted content. '), request.reason)
+          : h('p', { class: 'small muted' }, `Permission: ${request.permission}. ${request.reason}`),
         h('div', { class: 'small muted' }, 'It will run with these arguments:'),
         h('pre', { class: 'approval-args' }, JSON.stringify(request.args, null, 2)),
         request.preview ? h('p', { class: 'approval-preview plain' }, request.preview) : null,
         request.job && mins ? h('p', { class: 'small muted' }, `Unanswered within ${mins} minute${mins === 1 ? '' : 's'}, the call is refused and the run is marked “needs approval”.`) : null,
         h('div', { class: 'dialog-actions' },
           h('button', { type: 'submit', value: 'deny', class: 'secondary' }, 'Deny'),
-          h('button', { type: 'submit', value: 'always', class: 'secondary' }, 'Always allow'),
+          // A yes given because of untrusted content counts once: no standing "always".
+          request.allowAlways === false ? null : h('button', { type: 'submit', value: 'always', class: 'secondary' }, 'Always allow'),
           h('button', { type: 'submit', value: 'once' }, 'Allow once'),
         ),
       ),
