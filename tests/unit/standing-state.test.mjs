@@ -52,7 +52,7 @@ async function workspace(opts = {}) {
   registry.setPolicy('web_fetch', 'auto'); // the user allowed fetching: the taint, not the fetch, is what asks
   const memory = new MemoryStore({ fs: wsFs });
   const goals = new GoalStore({ fs: wsFs });
-  const scheduler = new Scheduler({ fs: wsFs, execute: async () => ({ ok: true, summary: '' }), timers: { set: () => 0, clear: () => {} } });
+  const scheduler = new Scheduler({ fs: wsFs, execute: async () => ({ ok: true, summary: '' }), timers: { set: () => /** @type {any} */ (0), clear: () => {} } }); // any: a timer handle nobody reads
   const store = new ConversationStore(fs, 'ws');
   const conversationId = (await store.create()).id;
   /** @type {ApprovalRequest[]} */
