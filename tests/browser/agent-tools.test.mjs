@@ -88,11 +88,7 @@ test('deny never runs the tool and tells the model; always allow persists across
   assert.equal(denied.role, 'tool');
   assert.match(denied.content, /denied/);
 
-  // Full autonomy lets the per-tool policy decide; "Always allow" then stops the questions.
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  const settings = page.getByRole('dialog', { name: /Settings/ });
-  await settings.getByLabel('Autonomy').selectOption('full');
-  await saveSettings(page);
+  // "Always allow" stops the questions for that tool, under the default (supervised) autonomy too.
   llm.enqueue({ toolCalls: [{ id: 'a1', name: 'fs_write', arguments: { path: 'a.txt', content: 'one' } }] }, { text: 'first done' });
   await send('write a');
   await page.getByRole('dialog', { name: 'Allow “fs_write”?' }).getByRole('button', { name: 'Always allow' }).click();
@@ -100,6 +96,7 @@ test('deny never runs the tool and tells the model; always allow persists across
   await page.reload();
   await page.getByRole('button', { name: 'Tools', exact: true }).click();
   assert.equal(await page.getByRole('combobox', { name: 'Policy for fs_write' }).inputValue(), 'auto');
+  await page.locator('#policy-fs_write-d', { hasText: 'Your choice for this workspace.' }).waitFor();
   await page.getByRole('button', { name: 'Back to chat' }).click();
   llm.enqueue({ toolCalls: [{ id: 'a2', name: 'fs_write', arguments: { path: 'b.txt', content: 'two' } }] }, { text: 'second done' });
   await send('write b');

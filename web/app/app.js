@@ -62,6 +62,19 @@ async function recallForTurn(memory, text, limit) {
   return [...first, ...hits.filter((m) => !ids.has(m.id))];
 }
 
+/**
+ * What a tool does by default at an autonomy level, in words (the Tools panel's "Default" option).
+ * @param {import('../tools/types.d.ts').ToolDefinition | undefined} tool
+ * @param {'readonly' | 'supervised' | 'full'} level
+ */
+function defaultBehaviour(tool, level) {
+  if (!tool) return 'never run';
+  const changes = !!tool.standing || !(tool.permission === 'read' || tool.permission === 'internal');
+  if (level === 'readonly' && changes) return 'refused (read-only autonomy)';
+  if (level === 'supervised' && changes) return 'ask each time (supervised autonomy)';
+  return DEFAULT_POLICY[tool.permission] === 'auto' ? 'run without asking' : 'ask each time';
+}
+
 /** The workspace's panels besides the chat, in the order of its navigation. */
 const PANELS = /** @type {const} */ ([
   { name: 'files', label: 'Files' },
@@ -629,9 +642,9 @@ export class ClawserApp {
     const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
     return ToolsPanel({
       tools: registry.list(),
-      policyOf: (name) => registry.policyOf(name),
-      defaultOf: (name) => DEFAULT_POLICY[registry.get(name)?.permission ?? 'write'],
-      onPolicy: (name, policy) => registry.setPolicy(name, policy === DEFAULT_POLICY[registry.get(name)?.permission ?? 'write'] ? null : policy),
+      userPolicyOf: (name) => registry.userPolicyOf(name),
+      defaultOf: (name) => defaultBehaviour(registry.get(name), agentSettings.load(workspaceId).autonomy.level),
+      onPolicy: (name, policy) => registry.setPolicy(name, policy),
       settings: agentSettings.load(workspaceId),
       hasSearchKey: agentSettings.hasSearchApiKey(workspaceId),
       onSaveSettings: async ({ fetchAllowlist, searchEndpoint, searchApiKey }) => {

@@ -4,25 +4,38 @@ import { h } from './dom.js';
 
 /**
  * The Tools panel: every tool with its description, permission level and this workspace's
- * policy, plus the tool settings (fetch allowlist, web search service).
- * @param {{tools: ToolDefinition[], policyOf: (name: string) => ToolPolicy, defaultOf: (name: string) => ToolPolicy, onPolicy: (name: string, policy: ToolPolicy) => void,
+ * policy — the default (what the autonomy level does with it, in words) or the user's own
+ * choice ("Always allow" from a dialog lands here) — plus the tool settings (fetch allowlist,
+ * web search service).
+ * @param {{tools: ToolDefinition[], userPolicyOf: (name: string) => ToolPolicy | null, defaultOf: (name: string) => string, onPolicy: (name: string, policy: ToolPolicy | null) => void,
  *   settings: AgentSettings, hasSearchKey: boolean, onSaveSettings: (s: {fetchAllowlist: string[], searchEndpoint: string, searchApiKey?: string | null}) => Promise<void>, onBack: () => void}} props
  */
 export function ToolsPanel(props) {
   const rows = props.tools.map((t) => {
     const id = `policy-${t.name}`;
-    const select = h('select', { id, 'aria-label': `Policy for ${t.name}` },
-      h('option', { value: 'auto' }, 'Auto (run without asking)'),
+    const select = h('select', { id, 'aria-label': `Policy for ${t.name}`, 'aria-describedby': `${id}-d` },
+      h('option', { value: '' }, `Default: ${props.defaultOf(t.name)}`),
+      h('option', { value: 'auto' }, 'Always allow (run without asking)'),
       h('option', { value: 'approve' }, 'Approve (ask each time)'),
       h('option', { value: 'denied' }, 'Denied (never run)'),
     );
-    select.value = props.policyOf(t.name);
-    select.addEventListener('change', () => props.onPolicy(t.name, /** @type {ToolPolicy} */ (select.value)));
+    const note = h('div', { id: `${id}-d`, class: 'small muted' });
+    const show = () => {
+      const user = props.userPolicyOf(t.name);
+      select.value = user ?? '';
+      note.textContent = user ? 'Your choice for this workspace.' : '';
+      if (t.standing) note.textContent += `${note.textContent ? ' ' : ''}Changes what later turns see or do: asks whenever the conversation has read untrusted content.`;
+    };
+    show();
+    select.addEventListener('change', () => {
+      props.onPolicy(t.name, select.value ? /** @type {ToolPolicy} */ (select.value) : null);
+      show();
+    });
     return h('tr', null,
       h('td', null, h('code', null, t.name)),
       h('td', null, t.description),
-      h('td', null, h('span', { class: 'perm' }, t.permission)),
-      h('td', null, select, h('div', { class: 'small muted' }, `Default: ${props.defaultOf(t.name)}`)),
+      h('td', null, h('span', { class: 'perm' }, t.standing ? `${t.permission}, standing` : t.permission)),
+      h('td', null, select, note),
     );
   });
   const allow = h('input', { id: 'tool-allowlist', type: 'text', value: props.settings.tools.fetchAllowlist.join(', '), placeholder: 'e.g. wikipedia.org, docs.python.org' });
@@ -54,7 +67,7 @@ export function ToolsPanel(props) {
   });
   return h('section', { class: 'tools-panel', 'aria-labelledby': 'tools-title' },
     h('div', { class: 'row spread' }, h('h2', { id: 'tools-title' }, 'Tools'), h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat')),
-    h('p', { class: 'muted' }, 'What the agent may do in this workspace. Read tools run on their own; tools that change files, use the network or the browser ask first unless you allow them.'),
+    h('p', { class: 'muted' }, 'What the agent may do in this workspace. Read tools run on their own; tools that change files, memory, goals or jobs, use the network or the browser ask first unless you choose “Always allow” (here or in the approval dialog). Read-only autonomy refuses every change.'),
     h('table', { class: 'tools-table' }, h('thead', null, h('tr', null, h('th', null, 'Tool'), h('th', null, 'What it does'), h('th', null, 'Level'), h('th', null, 'Policy'))), h('tbody', null, rows)),
     form,
   );
