@@ -50,6 +50,11 @@ test('the agent remembers across conversations and reloads; the turn shows which
   await sendMessage(page, 'hello there');
   await page.locator('.msg.assistant', { hasText: 'Hello!' }).waitFor();
   assert.doesNotMatch(llm.requests.at(-1)?.body.messages[0].content, /Relevant long-term memories/);
+  // One shared word in a long message is below the relevance floor: not "the best match, whatever it is".
+  llm.enqueue({ text: 'Pasta, probably.' });
+  await sendMessage(page, 'what would be a favourite food for the team lunch on friday near the office');
+  await page.locator('.msg.assistant', { hasText: 'Pasta, probably.' }).waitFor();
+  assert.doesNotMatch(llm.requests.at(-1)?.body.messages[0].content, /Relevant long-term memories/);
 });
 
 test('goals: the agent adds one, its Markdown mirror appears, and later turns carry it in the system prompt', async () => {

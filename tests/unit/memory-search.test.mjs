@@ -454,3 +454,27 @@ test('20k entries: every entry stays searchable; rankings match a reference impl
     });
   }
 });
+
+test('relevance floor: a weak match (one common word of a long message, a distant vector) is not recalled; a real match is', () => {
+  const dims = 4;
+  const index = new MemoryIndex({ dimensions: dims });
+  index.upsert('editor', { text: 'The user edits code in the Helix editor', category: 'user', vector: axis(dims, 0) });
+  index.upsert('tea', { text: 'The user likes green tea in the morning', category: 'user', vector: axis(dims, 1) });
+  index.upsert('car', { text: 'The user drives a red car to work', category: 'user', vector: axis(dims, 2) });
+  const floor = { cosine: 0.3, keyword: 1 / 3 };
+  const message = 'what will the weather be like tomorrow afternoon in Lisbon for the concert';
+  // Control: without the floor the relative scores recall the best weak match anyway.
+  assert.deepEqual(index.search(message).map((h) => h.id), ['tea']);
+  assert.ok(index.search(message)[0].keyword > 0.999, 'relative scores make the best candidate look perfect');
+  assert.deepEqual(index.search(message, { relevance: floor }), [], 'one shared common word is below the floor');
+  const hit = index.search('which editor do I use for code?', { relevance: floor });
+  assert.deepEqual(hit.map((h) => h.id), ['editor']);
+  assert.ok(hit[0].coverage >= 1 / 3 && hit[0].coverage <= 1);
+
+  // Hybrid: everything with a vector gets a score; the floor keeps only the close ones.
+  const unrelated = Float32Array.from([0.1, 0.1, 0.1, 0.98]);
+  assert.equal(index.search('', { queryVector: unrelated }).length, 3, 'control: without the floor every entry is ranked');
+  assert.deepEqual(index.search('', { queryVector: unrelated, relevance: floor }), []);
+  const close = Float32Array.from([0.9, 0.1, 0, 0.2]);
+  assert.deepEqual(index.search('', { queryVector: close, relevance: floor }).map((h) => h.id), ['editor']);
+});

@@ -52,11 +52,13 @@ import { BannerArea } from '../ui/banners.js';
 const MAX_PINNED = 10;
 
 /**
- * The memories a turn gets: pinned ones always (bounded), then the best matches for the message.
+ * The memories a turn gets: pinned ones always (bounded), then the best matches for the message
+ * that reach the relevance floor.
  * @param {import('../memory/store.js').MemoryStore} memory @param {string} text @param {number} limit
  */
 async function recallForTurn(memory, text, limit) {
-  const [pinned, hits] = await Promise.all([memory.pinned(), memory.recall(text, { limit })]);
+  const { RECALL_FLOOR } = await import('../memory/store.js');
+  const [pinned, hits] = await Promise.all([memory.pinned(), memory.recall(text, { limit, relevance: RECALL_FLOOR })]);
   const first = pinned.slice(0, MAX_PINNED);
   const ids = new Set(first.map((m) => m.id));
   return [...first, ...hits.filter((m) => !ids.has(m.id))];

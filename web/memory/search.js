@@ -344,6 +344,9 @@ const MAX_CATEGORIES = 256;
  * @property {ArrayLike<number>} [queryVector] embedding of the query (`dimensions` long)
  * @property {string[]} [categories] only entries in these categories
  * @property {number} [minScore] drop hits scoring below
+ * @property {{cosine: number, keyword: number}} [relevance] a floor in absolute terms (scores are
+ *   relative to the best candidate, so the best always scores high): keep a hit only if its
+ *   cosine similarity reaches `cosine` or its keyword `coverage` reaches `keyword`
  */
 
 /**
@@ -352,6 +355,9 @@ const MAX_CATEGORIES = 256;
  * @property {number} score weights.vector·vector + weights.keyword·keyword, or keyword alone
  *   when the query or the entry has no vector
  * @property {number} keyword BM25 divided by the best BM25 among this query's candidates, [0, 1]
+ * @property {number} coverage how much of the query's keyword weight the entry matches, in
+ *   absolute terms: its BM25 over the sum of the query terms' IDF (a term no entry has counts like
+ *   one only a single entry has), capped at 1 — about the IDF-weighted share of the query's words it contains
  * @property {number | undefined} vector cosine in [-1, 1] when both vectors exist
  */
 
@@ -509,6 +515,9 @@ export class MemoryIndex {
 
     const acc = this.#acc, touched = this.#touched;
     const nTouched = this.#accumulateBM25(query, mask);
+    const idfSum = this.#queryIdf;
+    const floor = options.relevance;
+    const coverageOf = (/** @type {number} */ s) => (idfSum > 0 ? Math.min(1, acc[s] / idfSum) : 0);
     let maxBM25 = 0;
     for (let i = 0; i < nTouched; i++) if (acc[touched[i]] > maxBM25) maxBM25 = acc[touched[i]];
     const kwNorm = maxBM25 > 0 ? 1 / maxBM25 : 0;
@@ -525,18 +534,21 @@ export class MemoryIndex {
       for (let s = 0, n = this.#highWater; s < n; s++) {
         if (state[s] !== LIVE || (mask && !mask[cat[s]])) continue;
         let score;
+        let cos = -1;
         if (hasVec[s]) {
-          let cos = dots[s] * qScale * vecScale[s];
+          cos = dots[s] * qScale * vecScale[s];
           cos = cos > 1 ? 1 : cos < -1 ? -1 : cos; // quantization can overshoot by ~1e-3
           score = wv * cos + wk * acc[s] * kwNorm;
         } else if (acc[s] > 0) score = acc[s] * kwNorm;
         else continue;
+        if (floor && cos < floor.cosine && coverageOf(s) < floor.keyword) continue;
         if (score >= minScore) top.push(s, score);
       }
     } else {
       for (let i = 0; i < nTouched; i++) {
         const s = touched[i];
         const score = acc[s] * kwNorm;
+        if (floor && coverageOf(s) < floor.keyword) continue;
         if (score >= minScore) top.push(s, score);
       }
     }
@@ -548,6 +560,7 @@ export class MemoryIndex {
         id: /** @type {string} */ (this.#ids[slot]),
         score,
         keyword: acc[slot] * kwNorm,
+        coverage: coverageOf(slot),
         vector: dots && this.#hasVec[slot] ? Math.max(-1, Math.min(1, dots[slot] * qScale * this.#vecScale[slot])) : undefined,
       });
     }
@@ -587,17 +600,27 @@ export class MemoryIndex {
     const normA = k1 * (1 - this.#b);
     const normB = (k1 * this.#b) / (this.#totalLen / n || 1);
     let nTouched = 0;
+    // A word no entry has weighs like the rarest word an entry can have (df = 1).
+    const idfMax = Math.log(1 + (n - 0.5) / 1.5);
+    let idfSum = 0;
     for (const token of new Set(tokenize(query))) {
       const t = this.#termId.get(token);
-      if (t === undefined) continue;
+      if (t === undefined) {
+        idfSum += idfMax;
+        continue;
+      }
       const start = this.#pOff[t], end = start + this.#pLen[t];
       let df = end - start;
       if (this.#deadDocs > 0) {
         df = 0;
         for (let i = start; i < end; i++) if (state[pool[i] >>> 8] === LIVE) df++;
       }
-      if (df === 0) continue;
+      if (df === 0) {
+        idfSum += idfMax;
+        continue;
+      }
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      idfSum += idf;
       const idfK = idf * (k1 + 1);
       for (let i = start; i < end; i++) {
         const p = pool[i];
@@ -608,8 +631,12 @@ export class MemoryIndex {
         acc[s] += (idfK * tf) / (tf + normA + normB * docLen[s]);
       }
     }
+    this.#queryIdf = idfSum;
     return nTouched;
   }
+
+  /** The sum of the last query's term IDFs (see SearchHit.coverage). */
+  #queryIdf = 0;
 
   // --- Slots
 
