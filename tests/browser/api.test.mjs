@@ -7,8 +7,9 @@ import { startLlmServer } from '../fixtures/llm-server.mjs';
 test('web/clawser.js: provider + EventLog persistence + renderMarkdown, as an embedder uses them', async () => {
   const app = await startApp();
   const llm = await startLlmServer();
-  const browser = await launchBrowser();
+  /** @type {Awaited<ReturnType<typeof launchBrowser>> | undefined} */ let browser;
   try {
+    browser = await launchBrowser();
     const page = await browser.context.newPage();
     await page.goto(`${app.url}#home`);
     await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
@@ -43,7 +44,7 @@ test('web/clawser.js: provider + EventLog persistence + renderMarkdown, as an em
     assert.deepEqual(result.listed, ['.git', 'hello.txt']);
     for (const name of ['workspaceFs', 'WorkspaceGit', 'createBackup', 'EventLog', 'createProvider', 'parseSSE', 'OpfsFileSystem', 'MemoryFileSystem', 'renderMarkdown', 'ClawserAgent']) assert.ok(result.exports.includes(name), name);
   } finally {
-    await browser.close();
+    await browser?.close();
     await app.close();
     await llm.close();
   }

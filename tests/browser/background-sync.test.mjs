@@ -112,8 +112,9 @@ async function openSchedulePanel(page) {
 
 test('granted: the service worker notifies of due jobs while no Clawser window is open, once, and never while one is', async () => {
   const app = await startApp();
-  const browser = await launchBrowser();
+  /** @type {Awaited<ReturnType<typeof launchBrowser>> | undefined} */ let browser;
   try {
+    browser = await launchBrowser();
     await (await permissionsOf(browser, new URL(app.url).origin)).grant(['periodicBackgroundSync', 'notifications']);
     await browser.context.clock.install({ time: Date.now() - 2 * HOUR });
     const page = await openWorkspace(browser.context, app.url);
@@ -178,16 +179,17 @@ test('granted: the service worker notifies of due jobs while no Clawser window i
     assert.deepEqual(await inServiceWorker(browser.context, app.url, dueNotifications, () => true, 'the notifications'), []);
     assert.deepEqual(pageErrors(browser), []);
   } finally {
-    await browser.close();
+    await browser?.close();
     await app.close();
   }
 });
 
 test('not granted: the panel says jobs only run while Clawser is open; granted later it registers the check, withdrawn it removes it', async () => {
   const app = await startApp();
-  const browser = await launchBrowser();
+  /** @type {Awaited<ReturnType<typeof launchBrowser>> | undefined} */ let browser;
   const foreground = 'Jobs run while Clawser is open in a tab (one tab runs them when several are open). Jobs that fall due while it is closed are handled when you next open it, as chosen below. The browser has not allowed Clawser background checks (Periodic Background Sync), so nothing checks for due jobs while Clawser is closed. Installing Clawser as an app may let the browser allow them.';
   try {
+    browser = await launchBrowser();
     const page = await openWorkspace(browser.context, app.url);
     const mode = await openSchedulePanel(page);
     assert.equal(await mode.innerText(), foreground);
@@ -209,7 +211,7 @@ test('not granted: the panel says jobs only run while Clawser is open; granted l
     assert.deepEqual(await tags(), [], 'the check registered earlier was removed');
     assert.deepEqual(pageErrors(browser), []);
   } finally {
-    await browser.close();
+    await browser?.close();
     await app.close();
   }
 });

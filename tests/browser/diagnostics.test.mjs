@@ -44,7 +44,7 @@ test('an insecure origin (LAN-style host over http) gets a clear explanation, no
   const profile = await mkdtemp(join(tmpdir(), 'clawser-insecure-'));
   // A hostname that is not localhost, mapped to this machine: the page is not a secure context.
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: findChromium(),
+    executablePath: await findChromium(),
     headless: true,
     args: [...CHROMIUM_ARGS, '--host-resolver-rules=MAP lan-host.test 127.0.0.1'],
   });

@@ -9,9 +9,10 @@ import { launchBrowser, startApp } from './helpers.mjs';
 
 test('commit 100 files in OPFS, edit and delete, and the real git accepts the repository', async () => {
   const app = await startApp();
-  const browser = await launchBrowser();
+  /** @type {Awaited<ReturnType<typeof launchBrowser>> | undefined} */ let browser;
   const dir = await mkdtemp(join(tmpdir(), 'clawser-opfs-git-'));
   try {
+    browser = await launchBrowser();
     const page = await browser.context.newPage();
     await page.goto(`${app.url}#home`);
     await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
@@ -62,7 +63,7 @@ test('commit 100 files in OPFS, edit and delete, and the real git accepts the re
     assert.equal(git('show', 'HEAD:src/file1.txt'), 'changed\n');
     assert.ok(result.commitMs > 0);
   } finally {
-    await browser.close();
+    await browser?.close();
     await app.close();
     await rm(dir, { recursive: true, force: true });
   }

@@ -1,32 +1,42 @@
-// Shared harness of the browser tests: a real Chromium (Debian's, or CHROME_PATH), a fresh
-// profile per test, the app served on 127.0.0.1 and a record of every request.
-import { existsSync } from 'node:fs';
+// Shared harness of the browser tests: a real Chromium (CHROME_PATH, the system's, or the one
+// npm provides — see scripts/chromium.mjs), a fresh profile per test, the app served on
+// 127.0.0.1 and a record of every request.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startServer } from '../../scripts/static-server.mjs';
+import { CHROMIUM_ARGS, findChromium as locateChromium, BrowserUnavailableError } from '../../scripts/chromium.mjs';
 
-export function findChromium() {
-  const candidates = [process.env.CHROME_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean);
-  for (const c of candidates) if (c && existsSync(c)) return c;
-  throw new Error('No Chromium found for the browser tests. Install it (Debian: `apt-get install -y chromium`) or set CHROME_PATH to a Chrome/Chromium binary.');
+/** The Chromium binary the tests drive. @returns {Promise<string>} */
+export async function findChromium() {
+  return (await locateChromium()).path;
 }
 
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-gpu', '--disable-quic'];
+export { CHROMIUM_ARGS };
 
 /**
  * @param {{profileDir?: string, viewport?: {width: number, height: number}, colorScheme?: 'light' | 'dark'}} [options]
  */
 export async function launchBrowser(options = {}) {
+  const { path, source } = await locateChromium();
   const profileDir = options.profileDir ?? (await mkdtemp(join(tmpdir(), 'clawser-profile-')));
-  const context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: findChromium(),
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: options.viewport ?? { width: 1280, height: 800 },
-    colorScheme: options.colorScheme ?? 'light',
-  });
+  /** @type {import('playwright-core').BrowserContext} */
+  let context;
+  try {
+    context = await chromium.launchPersistentContext(profileDir, {
+      executablePath: path,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: options.viewport ?? { width: 1280, height: 800 },
+      colorScheme: options.colorScheme ?? 'light',
+      timeout: 60_000,
+    });
+  } catch (err) {
+    if (!options.profileDir) await rm(profileDir, { recursive: true, force: true });
+    const first = String(/** @type {Error} */ (err)?.message ?? err).split('\n').find((l) => l.trim()) ?? 'unknown error';
+    throw new BrowserUnavailableError(`Chromium (${source}: ${path}) did not start: ${first}`);
+  }
   /** @type {string[]} */
   const requests = [];
   context.on('request', (r) => requests.push(r.url()));

@@ -29,8 +29,9 @@ async function waitForServiceWorkerControl(page) {
 
 test('installable; after one visit the app loads and chats offline, every file from the service worker', async () => {
   const site = await serveCopy();
-  const browser = await launchBrowser();
+  /** @type {Awaited<ReturnType<typeof launchBrowser>> | undefined} */ let browser;
   try {
+    browser = await launchBrowser();
     const page = await browser.context.newPage();
     page.setDefaultTimeout(20_000);
     await page.goto(site.url);
@@ -80,7 +81,7 @@ test('installable; after one visit the app loads and chats offline, every file f
     assert.deepEqual(loaded, loaded.map(() => true));
     assert.deepEqual(offMachine(browser.requests), []);
   } finally {
-    await browser.close();
+    await browser?.close();
     await site.stop().catch(() => {});
     await rm(site.dir, { recursive: true, force: true });
   }
@@ -88,8 +89,9 @@ test('installable; after one visit the app loads and chats offline, every file f
 
 test('a new version is offered in the app and old caches are deleted on activate', async () => {
   const site = await serveCopy();
-  const browser = await launchBrowser();
+  /** @type {Awaited<ReturnType<typeof launchBrowser>> | undefined} */ let browser;
   try {
+    browser = await launchBrowser();
     const page = await browser.context.newPage();
     page.setDefaultTimeout(30_000);
     await page.goto(site.url);
@@ -109,7 +111,7 @@ test('a new version is offered in the app and old caches are deleted on activate
     const served = await page.evaluate(async () => (await (await fetch('./web/app/main.js')).text()).includes('// new version'));
     assert.equal(served, true);
   } finally {
-    await browser.close();
+    await browser?.close();
     await site.stop();
     await rm(site.dir, { recursive: true, force: true });
   }
