@@ -18,11 +18,14 @@ const ALLOWED_TAGS = [
 ];
 const ALLOWED_ATTR = ['href', 'title', 'alt', 'src', 'class', 'colspan', 'rowspan', 'align', 'start', 'type', 'checked', 'disabled', 'open'];
 
-let hooksInstalled = false;
-function installHooks() {
-  if (hooksInstalled) return;
-  hooksInstalled = true;
-  DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+/**
+ * A DOMPurify instance of this module's own (never the shared default one, whose hooks would
+ * apply to every other user of it), with the link/image/input/class rules as its hook.
+ * @returns {import('dompurify').DOMPurify}
+ */
+function createPurifier() {
+  const purifier = DOMPurify(/** @type {any} */ (globalThis.window)); // any: DOMPurify's WindowLike is narrower than a real Window
+  purifier.addHook('afterSanitizeAttributes', (node) => {
     const el = /** @type {Element} */ (node);
     if (el.tagName === 'A') {
       const href = el.getAttribute('href') ?? '';
@@ -48,7 +51,11 @@ function installHooks() {
       else el.removeAttribute('class');
     }
   });
+  return purifier;
 }
+
+// Outside a page (Node, a worker) there is no DOM to sanitize with: renderMarkdown says so.
+const purifier = globalThis.window?.document ? createPurifier() : null;
 
 /** @param {string} text */
 function escapeHtml(text) {
@@ -61,7 +68,6 @@ function escapeHtml(text) {
  * @returns {string}
  */
 export function renderMarkdown(markdown) {
-  installHooks();
   const source = String(markdown ?? '').replace(/!\[([^\]]*)\]\(\s*<?(https?:[^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/gi, (_m, alt, url) => `[🖼 ${alt || 'image'}](${url})`);
   let html;
   try {
@@ -69,7 +75,8 @@ export function renderMarkdown(markdown) {
   } catch {
     html = `<p>${escapeHtml(source)}</p>`;
   }
-  return DOMPurify.sanitize(html, {
+  if (!purifier) throw new Error('renderMarkdown needs a page with a DOM (it sanitizes with DOMPurify).');
+  return purifier.sanitize(html, {
     ALLOWED_TAGS,
     ALLOWED_ATTR,
     ALLOW_DATA_ATTR: false,

@@ -1,11 +1,10 @@
-/** @import { ToolDefinition } from './types.d.ts' */
+/** @import { ToolDefinition, ToolContext } from './types.d.ts' */
 import { z } from 'zod';
 import { PageStorage } from '../storage/page-storage.js';
 
 const Key = z.string().min(1).max(256);
-/** @type {PageStorage | null} */
-let shared = null;
-const storage = () => (shared ??= new PageStorage());
+/** The context's page storage (tests give their own), else the page's localStorage. @param {ToolContext} ctx */
+const storage = (ctx) => ctx.pageStorage ?? new PageStorage();
 
 /** @type {ToolDefinition} */
 export const storageGet = {
@@ -13,9 +12,9 @@ export const storageGet = {
   description: "Read a value from the browser's key-value storage (localStorage). Clawser's own clawser_* keys are not accessible.",
   permission: 'read',
   schema: z.object({ key: Key }),
-  async run({ key }) {
+  async run({ key }, /** @type {ToolContext} */ ctx) {
     if (PageStorage.isReserved(key)) return { ok: false, output: 'Keys starting with "clawser_" belong to Clawser and cannot be read by tools.' };
-    const v = storage().get(key);
+    const v = storage(ctx).get(key);
     return v === null ? { ok: false, output: `No value stored under "${key}".` } : { ok: true, output: v };
   },
 };
@@ -26,10 +25,10 @@ export const storageSet = {
   description: "Store a string value in the browser's key-value storage (localStorage) under a key. Clawser's own clawser_* keys are refused.",
   permission: 'write',
   schema: z.object({ key: Key, value: z.string().max(1_000_000) }),
-  async run({ key, value }) {
+  async run({ key, value }, /** @type {ToolContext} */ ctx) {
     if (PageStorage.isReserved(key)) return { ok: false, output: 'Keys starting with "clawser_" belong to Clawser and cannot be written by tools.' };
     try {
-      storage().set(key, value);
+      storage(ctx).set(key, value);
     } catch (err) {
       return { ok: false, output: `Could not store "${key}": ${/** @type {Error} */ (err).name === 'QuotaExceededError' ? 'browser storage is full' : /** @type {Error} */ (err).message}.` };
     }
@@ -43,8 +42,8 @@ export const storageList = {
   description: "List the keys in the browser's key-value storage (localStorage), except Clawser's own.",
   permission: 'read',
   schema: z.object({}),
-  async run() {
-    const keys = storage().keys();
+  async run(_args, /** @type {ToolContext} */ ctx) {
+    const keys = storage(ctx).keys();
     return { ok: true, output: keys.length ? keys.join('\n') : 'No keys stored.' };
   },
 };

@@ -35,6 +35,8 @@ export interface ToolContext {
    * (commit messages, diffs). Absent: no file counts as outside content.
    */
   contentOrigin?: (path?: string) => Promise<string | null>;
+  /** The page's key-value storage without Clawser's keys (storage_* tools); default: localStorage. */
+  pageStorage?: import('../storage/page-storage.js').PageStorage;
   /** Runs JavaScript in the conversation's sandbox, tools granted through the same gates (run_js). */
   runCode?: (code: string, signal?: AbortSignal) => Promise<{ ok: boolean; output: string }>;
 }
