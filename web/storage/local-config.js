@@ -55,6 +55,28 @@ export class LocalConfig {
     this.#storage.removeItem(this.#check(key));
   }
 
+  /** Every `clawser_*` entry as [key, raw JSON text] (what a backup stores). @returns {Array<[string, string]>} */
+  entries() {
+    /** @type {Array<[string, string]>} */
+    const out = [];
+    for (let i = 0; i < this.#storage.length; i++) {
+      const key = this.#storage.key(i);
+      const raw = key?.startsWith(PREFIX) ? this.#storage.getItem(key) : null;
+      if (key && raw !== null) out.push([key, raw]);
+    }
+    return out;
+  }
+
+  /** Writes raw JSON text as it is (a restore). @param {string} key @param {string} raw */
+  setRaw(key, raw) {
+    try {
+      this.#storage.setItem(this.#check(key), raw);
+    } catch (err) {
+      if (isQuotaError(err)) throw new StorageError('quota', QUOTA_MESSAGE, { cause: err });
+      throw err;
+    }
+  }
+
   /** @param {string} prefix @returns {string[]} */
   keys(prefix) {
     this.#check(prefix);
