@@ -24,6 +24,14 @@ const MIME = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
+/**
+ * On every response: no page of another origin may frame Clawser's documents — above all the
+ * sandbox frame, which a page of another port of this site could otherwise embed without the
+ * sandbox attribute (the frame refuses to run then too; this stops the load itself).
+ * frame-ancestors only works as a header; X-Frame-Options is for older browsers.
+ */
+export const FRAMING_HEADERS = Object.freeze({ 'content-security-policy': "frame-ancestors 'self'", 'x-frame-options': 'SAMEORIGIN' });
+
 /** Only these may be served: never node_modules, .git, tests or scripts. */
 const ALLOWED_ROOTS = ['index.html', 'sw.js', 'manifest.webmanifest', 'precache-manifest.js', 'web', 'icons'];
 
@@ -50,13 +58,15 @@ export function resolveStaticPath(root, urlPath) {
 }
 
 /**
- * @param {{host?: string, port?: number, root?: string}} [options]
+ * @param {{host?: string, port?: number, root?: string, framingHeaders?: boolean}} [options]
+ *   framingHeaders: false leaves FRAMING_HEADERS out — only for the tests' control runs
  * @returns {Promise<import('node:http').Server>}
  */
-export function startServer({ host = '127.0.0.1', port = 0, root = appRoot } = {}) {
+export function startServer({ host = '127.0.0.1', port = 0, root = appRoot, framingHeaders = true } = {}) {
+  const framing = framingHeaders ? FRAMING_HEADERS : {};
   const server = createServer(async (req, res) => {
     const send = (/** @type {number} */ status, /** @type {string} */ text) => {
-      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', ...framing });
       res.end(text);
     };
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'Method not allowed');
@@ -83,6 +93,7 @@ export function startServer({ host = '127.0.0.1', port = 0, root = appRoot } = {
       // Revalidate on every load so an update is seen at once; the service worker does the offline caching.
       'cache-control': 'no-cache',
       'x-content-type-options': 'nosniff',
+      ...framing,
     });
     res.end(req.method === 'HEAD' ? undefined : body);
   });

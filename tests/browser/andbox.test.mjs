@@ -1,14 +1,61 @@
 // andbox in a real Chromium: benign code runs; every escape route fails; limits hold.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { createHash } from 'node:crypto';
 import { launchBrowser, startApp } from './helpers.mjs';
 
+/**
+ * Another origin of the same site (127.0.0.1, another port): a page that tries to borrow the
+ * sandbox frame, and endpoints every worker may reach when nothing stops it — a CORS text, an
+ * event stream and a WebSocket (a bare handshake).
+ */
+async function startOtherOrigin() {
+  /** @type {Set<import('node:stream').Duplex>} */
+  const sockets = new Set();
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path === '/attack.html') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<!doctype html><html><head><title>another site</title></head><body></body></html>');
+    } else if (path === '/cors') {
+      res.writeHead(200, { 'content-type': 'text/plain', 'access-control-allow-origin': '*' });
+      res.end('cross-origin data');
+    } else if (path === '/events') {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'access-control-allow-origin': '*' });
+      res.write('data: hello\n\n');
+    } else {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  server.on('upgrade', (req, socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    const accept = createHash('sha1').update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    wsUrl: `ws://127.0.0.1:${port}/ws`,
+    close: () => new Promise((resolve) => {
+      for (const s of sockets) s.destroy();
+      server.closeAllConnections();
+      server.close(() => resolve(undefined));
+    }),
+  };
+}
+
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
+/** @type {Awaited<ReturnType<typeof startOtherOrigin>>} */ let other;
 /** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
 /** @type {import('playwright-core').Page} */ let page;
 
 before(async () => {
   app = await startApp();
+  other = await startOtherOrigin();
   browser = await launchBrowser();
   page = await browser.context.newPage();
   page.setDefaultTimeout(30_000);
@@ -36,6 +83,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await app?.close();
+  await other?.close();
 });
 
 /** @param {string} code @param {{timeoutMs?: number}} [opts] */
@@ -72,34 +120,157 @@ test('allow-listed vendored modules can be imported; others cannot', async () =>
   assert.match((await run('await import("zod")')).error?.message ?? '', /not available in the sandbox/);
 });
 
-test('every escape route fails', async () => {
-  const attempts = {
-    indexedDB: 'await new Promise((res, rej) => { const r = indexedDB.open("x"); r.onsuccess = () => res("opened"); r.onerror = () => rej(r.error); })',
-    opfs: 'await navigator.storage.getDirectory()',
-    caches: 'await caches.open("x")',
-    fetchRemote: 'await self.fetch("https://example.com/")',
-    fetchHostOrigin: `await self.fetch(${JSON.stringify(app.url)})`,
-    xhr: `const x = new XMLHttpRequest(); x.open("GET", ${JSON.stringify(app.url)}, false); x.send(); x.status`,
-    websocket: 'await new Promise((res, rej) => { const ws = new WebSocket("ws://127.0.0.1:9/"); ws.onopen = () => res("open"); ws.onerror = () => rej(new Error("websocket blocked")); })',
-    importScripts: `importScripts(${JSON.stringify(`${app.url}web/app/main.js`)})`,
-    dynamicImportRemote: `await import(${JSON.stringify(`${app.url}web/app/main.js`)})`,
-    dynamicImportData: 'await import("data:text/javascript,export default 1")',
-    parent: 'parent.document.title',
-    top: 'top.location.href',
-    hostDom: 'document.cookie',
-    localStorage: 'localStorage.getItem("host_value")',
-    eventSource: `await new Promise((res, rej) => { const es = new EventSource(${JSON.stringify(app.url)}); es.onopen = () => res("open"); es.onerror = () => rej(new Error("eventsource blocked")); })`,
-    beacon: `navigator.sendBeacon ? navigator.sendBeacon(${JSON.stringify(app.url)}, "x") : (() => { throw new Error("no beacon") })()`,
+/**
+ * Each escape probe as an expression: run in the sandbox it must fail, and the same text run
+ * in a plain worker of the app's origin (the control) must succeed — so a probe cannot pass
+ * for the wrong reason (an API missing in every worker, a URL nothing answers). Probes of
+ * `parent`, `top`, `document.cookie`, `localStorage` and `navigator.sendBeacon` are gone: those
+ * do not exist in any worker. Dynamic import uses a variable, so the runtime's allow-list of
+ * literal module names is not what stops it — the frame's CSP is.
+ * @param {{app: string, other: string, otherWs: string}} urls
+ */
+function escapeProbes({ app: APP, other: OTHER, otherWs: OTHER_WS }) {
+  const q = JSON.stringify;
+  return {
+    indexedDB: 'await new Promise((res, rej) => { const r = indexedDB.open("andbox-probe"); r.onsuccess = () => { r.result.close(); res("opened"); }; r.onerror = () => rej(r.error); })',
+    opfs: '(await navigator.storage.getDirectory()).kind',
+    caches: 'typeof (await caches.open("andbox-probe")).match',
+    fetchAppOrigin: `(await self.fetch(${q(APP)})).status`,
+    fetchOtherOrigin: `await (await self.fetch(${q(`${OTHER}cors`)})).text()`,
+    syncXhr: `(() => { const x = new XMLHttpRequest(); x.open("GET", ${q(APP)}, false); x.send(); return x.status; })()`,
+    websocket: `await new Promise((res, rej) => { const ws = new WebSocket(${q(OTHER_WS)}); ws.onopen = () => { ws.close(); res("open"); }; ws.onerror = () => rej(new Error("websocket failed")); })`,
+    eventSource: `await new Promise((res, rej) => { const es = new EventSource(${q(`${OTHER}events`)}); es.onmessage = (e) => { es.close(); res(e.data); }; es.onerror = () => { es.close(); rej(new Error("eventsource failed")); }; })`,
+    importScripts: `(importScripts(${q(`${APP}precache-manifest.js`)}), typeof self.CLAWSER_PRECACHE)`,
+    importVariable: `await (async () => { const url = ${q(`${APP}web/storage/errors.js`)}; return Object.keys(await import(url)).length; })()`,
   };
-  for (const [name, code] of Object.entries(attempts)) {
+}
+
+/**
+ * Runs probes in a plain dedicated worker of the app's origin (a blob worker of the app page:
+ * the app's CSP, the app's storage) — what sandboxed code would get without the sandbox.
+ * @param {import('playwright-core').Page} p @param {Record<string, string>} probes
+ * @returns {Promise<Record<string, {ok: boolean, value?: unknown, error?: string}>>}
+ */
+function inPlainWorker(p, probes) {
+  const source = `const probes = {${Object.entries(probes).map(([n, code]) => `${JSON.stringify(n)}: async () => (${code})`).join(',\n')}};
+(async () => { const out = {}; for (const [n, f] of Object.entries(probes)) { try { out[n] = { ok: true, value: await f() }; } catch (e) { out[n] = { ok: false, error: String(e) }; } } postMessage(out); })();`;
+  return p.evaluate((src) => new Promise((resolve) => {
+    const w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));
+    w.onmessage = (e) => { w.terminate(); resolve(e.data); };
+  }), source);
+}
+
+test('every escape route fails in the sandbox, and works from a plain worker of the app (the control)', async () => {
+  const probes = escapeProbes({ app: app.url, other: other.url, otherWs: other.wsUrl });
+  const control = await inPlainWorker(page, probes);
+  for (const [name, r] of Object.entries(control)) assert.equal(r.ok, true, `control: ${name} must work in a plain worker of the app's origin (${r.error})`);
+  for (const [name, code] of Object.entries(probes)) {
     const r = await run(code);
-    assert.ok(r.error, `${name} did not fail: ${JSON.stringify(r.value)}`);
+    assert.ok(r.error, `${name} did not fail in the sandbox: ${JSON.stringify(r.value)}`);
     assert.ok(r.error.message.length > 0, `${name} has a message`);
   }
-  const idb = await run(attempts.indexedDB);
-  assert.equal(idb.error?.name, 'SecurityError');
+  assert.equal((await run(probes.indexedDB)).error?.name, 'SecurityError');
+  // The frame document itself is of another (opaque) origin than the app: the app cannot
+  // reach into it, nor it into the app. Control: a plain same-origin frame is reachable.
+  const frames = await page.evaluate(async () => {
+    const sandboxed = /** @type {HTMLIFrameElement} */ (document.querySelector('iframe[title="andbox sandbox"]'));
+    const plain = document.createElement('iframe');
+    plain.src = '/web/packages/andbox/README.md';
+    await new Promise((r) => { plain.onload = r; document.body.append(plain); });
+    const result = { sandboxed: sandboxed.contentDocument === null, plain: plain.contentDocument !== null };
+    plain.remove();
+    return result;
+  });
+  assert.deepEqual(frames, { sandboxed: true, plain: true });
   // The host page kept its data and nothing in it changed.
   assert.equal(await page.evaluate(() => localStorage.getItem('host_value')), 'secret-local');
+});
+
+/** Worker source an attacker would send the frame: it reads the app's OPFS and reports. */
+const STEAL = `onmessage = async (e) => {
+  const port = e.ports[0];
+  if (!port) return;
+  try {
+    const root = await navigator.storage.getDirectory();
+    const file = await (await root.getFileHandle('andbox-probe-marker.txt')).getFile();
+    port.postMessage({ stolen: await file.text() });
+  } catch (err) {
+    port.postMessage({ error: String(err) });
+  }
+};`;
+
+/** In the page: embeds the frame (given URL, no sandbox attribute), asks it to run STEAL, reports. */
+function attackScript() {
+  /** @param {[string, string]} args frame URL, worker source */
+  return async ([frameUrl, steal]) => {
+    const frame = document.createElement('iframe');
+    frame.src = frameUrl;
+    await new Promise((r) => { frame.onload = r; document.body.append(frame); });
+    const channel = new MessageChannel();
+    const data = new MessageChannel();
+    /** @type {unknown[]} */
+    const seen = [];
+    return new Promise((resolve) => {
+      channel.port1.onmessage = (e) => {
+        seen.push(e.data);
+        if (e.data?.type === 'frame-ready') channel.port1.postMessage({ type: 'start', source: steal, modules: {} }, [data.port2]);
+        if (e.data?.type === 'refused' && seen.length === 1) channel.port1.postMessage({ type: 'start', source: steal, modules: {} }, [data.port2]);
+        if (e.data?.type === 'refused' && seen.length === 2) resolve({ outcome: 'refused', seen });
+      };
+      data.port1.onmessage = (e) => resolve({ outcome: 'ran', stolen: e.data, seen });
+      frame.contentWindow?.postMessage({ type: 'andbox:init' }, '*', [channel.port2]);
+    });
+  };
+}
+
+test('the frame refuses to run unless it is really sandboxed: embedded without the sandbox attribute it runs nothing (control: the same worker code in a plain worker reads the storage)', async () => {
+  await page.evaluate(async () => {
+    const root = await navigator.storage.getDirectory();
+    const w = await (await root.getFileHandle('andbox-probe-marker.txt', { create: true })).createWritable();
+    await w.write('app secret');
+    await w.close();
+  });
+  // Control: the attacker's worker code, run as a plain worker of the app's origin, gets the data.
+  const control = await page.evaluate((src) => new Promise((resolve) => {
+    const w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));
+    const ch = new MessageChannel();
+    ch.port1.onmessage = (e) => { w.terminate(); resolve(e.data); };
+    w.postMessage({ type: 'connect' }, [ch.port2]);
+  }), STEAL);
+  assert.deepEqual(control, { stolen: 'app secret' });
+  // A page of the app's own origin (so frame-ancestors 'self' lets it) embeds the frame without
+  // the sandbox attribute: the frame has a real origin and refuses, then refuses "start" too.
+  const attack = await page.evaluate(attackScript(), /** @type {[string, string]} */ ([`${app.url}web/packages/andbox/frame.html`, STEAL]));
+  assert.deepEqual(attack, { outcome: 'refused', seen: [{ type: 'refused', code: 'sandbox_not_isolated' }, { type: 'refused', code: 'sandbox_not_isolated' }] });
+});
+
+test('a page of another port of the same site cannot borrow the frame: the headers stop the load; without them (control) the frame itself refuses', async () => {
+  const attacker = await browser.context.newPage();
+  try {
+    await attacker.goto(`${other.url}attack.html`);
+    const frameUrl = `${app.url}web/packages/andbox/frame.html`;
+    // With the app's headers (frame-ancestors 'self'): the browser does not load the frame, it
+    // shows an error page in its place.
+    const refused = attacker.waitForEvent('framenavigated', { predicate: (f) => f !== attacker.mainFrame() && f.url().startsWith('chrome-error://') });
+    await attacker.evaluate((url) => {
+      const frame = document.createElement('iframe');
+      frame.src = url;
+      document.body.append(frame);
+    }, frameUrl);
+    await refused;
+    assert.equal(attacker.frames().filter((f) => f.url() === frameUrl).length, 0, 'the sandbox document never loaded in the other site\'s page');
+    // Control: the same attack against a server without the headers loads the frame — and the
+    // frame's own check refuses to run the attacker's worker.
+    const bare = await startApp({ framingHeaders: false });
+    try {
+      const r = await attacker.evaluate(attackScript(), /** @type {[string, string]} */ ([`${bare.url}web/packages/andbox/frame.html`, STEAL]));
+      assert.deepEqual(r, { outcome: 'refused', seen: [{ type: 'refused', code: 'sandbox_not_isolated' }, { type: 'refused', code: 'sandbox_not_isolated' }] });
+    } finally {
+      await bare.close();
+    }
+  } finally {
+    await attacker.close();
+  }
 });
 
 test('infinite loops and never-resolving promises time out; the next evaluation works', async () => {

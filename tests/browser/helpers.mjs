@@ -62,8 +62,9 @@ export async function launchBrowser(options = {}) {
   };
 }
 
-export async function startApp() {
-  const server = await startServer({ host: '127.0.0.1', port: 0 });
+/** @param {{framingHeaders?: boolean}} [options] framingHeaders: false only for control runs */
+export async function startApp(options = {}) {
+  const server = await startServer({ host: '127.0.0.1', port: 0, ...options });
   const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
   return {
     url: `http://127.0.0.1:${port}/`,

@@ -46,6 +46,23 @@ test('static server: MIME types, no-cache, 404 and 405', async () => {
   }
 });
 
+test('static server: every response, errors included, forbids framing by other origins', async () => {
+  const server = await startServer({ port: 0 });
+  const base = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
+  try {
+    for (const [path, method, status] of /** @type {const} */ ([['/', 'GET', 200], ['/web/packages/andbox/frame.html', 'GET', 200], ['/sw.js', 'HEAD', 200], ['/package.json', 'GET', 404], ['/', 'POST', 405]])) {
+      const res = await fetch(base + path, { method });
+      assert.equal(res.status, status, path);
+      assert.equal(res.headers.get('content-security-policy'), "frame-ancestors 'self'", `${method} ${path}`);
+      assert.equal(res.headers.get('x-frame-options'), 'SAMEORIGIN', `${method} ${path}`);
+      await res.arrayBuffer();
+    }
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
 test('precache manifest lists the shell, every app module and the vendor files', async () => {
   const { files, version } = await buildPrecacheManifest();
   assert.match(version, /^[0-9a-f]{16}$/);

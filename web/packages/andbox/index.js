@@ -26,6 +26,15 @@ function fetchRuntime() {
 
 /** @typedef {{frame: HTMLIFrameElement, control: MessagePort}} ReadyFrame */
 
+/** The frame found itself with a real origin (not sandboxed), so it refused to run code. */
+export class SandboxNotIsolatedError extends Error {
+  constructor() {
+    super('The sandbox frame is not isolated (its origin is not opaque), so it refused to run code. The browser may not support sandboxed frames here.');
+    this.name = 'SandboxNotIsolatedError';
+    this.code = 'sandbox_not_isolated';
+  }
+}
+
 /**
  * Loads the sandbox frame document and connects its control port. Most of a cold start is
  * Chromium loading this opaque-origin document (in its own process), not our code.
@@ -48,9 +57,13 @@ async function loadFrame(container) {
   await loaded;
   const channel = new MessageChannel();
   const control = channel.port1;
-  const frameReady = new Promise((resolve) => {
+  const frameReady = new Promise((resolve, reject) => {
     control.onmessage = (e) => {
       if (e.data?.type === 'frame-ready') resolve(undefined);
+      else if (e.data?.type === 'refused') {
+        frame.remove();
+        reject(new SandboxNotIsolatedError());
+      }
     };
   });
   // The frame's origin is opaque ("null"), so "*" is the only target; only ports cross.
