@@ -25,6 +25,7 @@ import { jobApprover } from '../agent/job-approval.js';
 import { GoalStore } from '../agent/goals.js';
 import { Scheduler, shouldDeliver } from '../agent/scheduler.js';
 import { TabCoordinator } from '../agent/tabs.js';
+import { RestoreGate, gatedCoordination } from '../agent/restore-gate.js';
 import { startWorkspaceDaemon } from './daemon-wiring.js';
 import { SemanticSearch } from './semantic.js';
 import { runJob } from './job-runner.js';
@@ -134,8 +135,14 @@ export class ClawserApp {
     this.semantic = new SemanticSearch({ config: this.config, whenIdle: (fn) => this.#whenIdle(fn) });
     // One tab of the origin leads (runs scheduled jobs); all share locks and live updates.
     this.tabs = new TabCoordinator({ label: document.title });
+    // A backup restore is exclusive across tabs: every store write of this tab goes through
+    // the gate (shared), the restore holds it exclusively, and other tabs stand still meanwhile.
+    this.restoreGate = new RestoreGate({ channel: this.tabs });
+    this.coordination = gatedCoordination(this.tabs, this.restoreGate);
+    this.restoreGate.subscribe((notice) => this.#onRestoreElsewhere(notice));
     const secrets = new SecretBox();
-    await this.#recoverRestore(fs);
+    // A restore running in another tab finishes before this one reads anything.
+    await this.restoreGate.quietly(() => this.#recoverRestore(fs));
     this.settings = new SettingsStore({ config: this.config, secrets });
     this.agentSettings = new AgentSettingsStore({ config: this.config, secrets });
     this.workspaces = new WorkspaceStore({
@@ -160,6 +167,7 @@ export class ClawserApp {
       agentSettings: /** @type {AgentSettingsStore} */ (this.agentSettings),
       status: (text) => (text ? this.banners.show('progress', text, { dismissible: false }) : this.banners.hide('progress')),
       notify: (text) => this.banners.show('clone-skipped', text),
+      exclusive: (fn) => /** @type {RestoreGate} */ (this.restoreGate).exclusive(fn),
     })));
     // Browser storage that never answers (it happens, e.g. after site data was cleared while a
     // tab was closing) must not look like a blank page.
@@ -197,6 +205,29 @@ export class ClawserApp {
     if (outcome === 'rolled_back') this.banners.show('restore', 'A restore was interrupted (the tab closed); your previous data was kept.', { kind: 'warn' });
     if (outcome === 'completed') this.banners.show('restore', 'An interrupted restore was completed.', { kind: 'warn' });
     this.config?.remove(RESTORE_FLAG);
+  }
+
+  /**
+   * Another tab began or ended a backup restore: stop every writer here (schedulers, the
+   * daemon's checkpoints, turns — their next store write is refused) and say so in a banner
+   * that cannot be dismissed; reload when the restore succeeded, resume when it failed.
+   * @param {import('../agent/restore-gate.js').RestoreNotice} notice
+   */
+  #onRestoreElsewhere(notice) {
+    if (notice.phase === 'begin') {
+      this.#quiet = true;
+      this.#stopSchedulers();
+      for (const c of this.#controllers.values()) c.stop();
+      this.banners.show('restore-elsewhere', 'A backup is being restored in another tab. Nothing is saved here until it has finished; this tab reloads then.', { kind: 'warn', dismissible: false });
+      return;
+    }
+    if (notice.ok) {
+      location.reload();
+      return;
+    }
+    this.#quiet = false;
+    this.banners.show('restore-elsewhere', 'The restore in another tab failed and changed nothing; this tab works again.', { kind: 'warn' });
+    if (this.tabs?.isLeader) this.#whenIdle(() => this.#startSchedulers());
   }
 
   /** @param {Promise<unknown>} p */
@@ -287,14 +318,14 @@ export class ClawserApp {
         artifact,
         toolUi: new AppToolUi({ artifact, askUser: askUserDialog, screenshotTarget: () => this.root }),
         ...this.#fileServices(workspaceId),
-        memory: () => (memory ??= Promise.all([import('../memory/store.js'), /** @type {SemanticSearch} */ (this.semantic).embedder()]).then(([{ MemoryStore }, embedder]) => new MemoryStore({ fs: this.workspaceFs(workspaceId), embedder, coordination: this.tabs, key: workspaceId }))),
-        goals: new GoalStore({ fs: this.workspaceFs(workspaceId), coordination: this.tabs, key: workspaceId }),
+        memory: () => (memory ??= Promise.all([import('../memory/store.js'), /** @type {SemanticSearch} */ (this.semantic).embedder()]).then(([{ MemoryStore }, embedder]) => new MemoryStore({ fs: this.workspaceFs(workspaceId), embedder, coordination: this.coordination, key: workspaceId }))),
+        goals: new GoalStore({ fs: this.workspaceFs(workspaceId), coordination: this.coordination, key: workspaceId }),
         scheduler: new Scheduler({
           fs: this.workspaceFs(workspaceId),
           execute: (job, run) => this.#runJob(workspaceId, job, run),
           missedPolicy: () => /** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId).scheduler.missedPolicy,
           // Jobs are claimed under a cross-tab lock, so an occurrence runs once however many tabs are open.
-          lock: this.tabs ? (name, fn) => /** @type {TabCoordinator} */ (this.tabs).withLock(`sched:${workspaceId}:${name}`, fn) : undefined,
+          lock: this.tabs ? (name, fn) => /** @type {RestoreGate} */ (this.restoreGate).write(() => /** @type {TabCoordinator} */ (this.tabs).withLock(`sched:${workspaceId}:${name}`, fn)) : undefined,
           onChange: () => this.tabs?.publish(`scheduler:${workspaceId}`, {}),
         }),
       };
@@ -521,7 +552,7 @@ export class ClawserApp {
       c = new ChatController({
         fs,
         workspaceId,
-        coordination: this.tabs,
+        coordination: this.coordination,
         settings: /** @type {SettingsStore} */ (this.settings),
         redact: (text) => (redactOn ? detector.scan(text).redacted : text),
         buildAgent: async (provider, conversation, secrets, options) => {
@@ -734,7 +765,8 @@ export class ClawserApp {
   async #startDaemon(workspaceId, controller) {
     if (this.#daemons.has(workspaceId)) return;
     this.#daemons.add(workspaceId);
-    await startWorkspaceDaemon({ workspaceId, fs: this.workspaceFs(workspaceId), controller, warn: (message) => this.banners.show(`daemon-${workspaceId}`, message, { kind: 'warn' }) });
+    const gate = /** @type {RestoreGate} */ (this.restoreGate);
+    await startWorkspaceDaemon({ workspaceId, fs: this.workspaceFs(workspaceId), controller, warn: (message) => this.banners.show(`daemon-${workspaceId}`, message, { kind: 'warn' }), write: (fn) => gate.write(fn) });
   }
 
   /** True once this tab runs the workspaces' scheduled jobs. */

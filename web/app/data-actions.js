@@ -23,7 +23,8 @@ export function repoName(url) {
  * backup of everything and restoring one. Dialogs here, rules in web/git and web/backup.
  */
 export class DataActions {
-  /** @param {{fs: FileSystem, secrets: SecretBox, workspaces: WorkspaceStore, agentSettings: AgentSettingsStore, status: (text: string | null) => void, notify: (text: string) => void}} deps
+  /** @param {{fs: FileSystem, secrets: SecretBox, workspaces: WorkspaceStore, agentSettings: AgentSettingsStore, status: (text: string | null) => void, notify: (text: string) => void,
+   *   exclusive: (fn: () => Promise<void>) => Promise<void>}} deps exclusive: runs the restore with every other tab held back (RestoreGate)
    *   notify: a lasting message for the user (what a clone left out) */
   constructor(deps) {
     this.deps = deps;
@@ -124,9 +125,8 @@ export class DataActions {
       await restoreBackup(contents, { fs: this.deps.fs, config, secrets: this.deps.secrets, keepConfigKeys: [RESTORE_FLAG] });
       config.remove(RESTORE_FLAG);
     };
-    // One restore at a time across tabs.
-    if (navigator.locks) await navigator.locks.request('clawser-restore', run);
-    else await run();
+    // Exclusive across tabs: the others stop writing and wait (see RestoreGate).
+    await this.deps.exclusive(run);
     return true;
   }
 }
