@@ -263,6 +263,36 @@ async function agentBench() {
   return { agentToolRoundTripMs: round(perRound), compactionDecision1000MessagesMs: round(median(runs)) };
 }
 
+/** InputSanitizer: time per 50 KB tool result (the decoding passes included), and its rates on the corpus. */
+async function sanitizerBench() {
+  const { InputSanitizer } = await import('../web/safety/input-sanitizer.js');
+  const { ATTACKS, BENIGN } = await import('../tests/fixtures/injection-corpus.mjs');
+  const sanitizer = new InputSanitizer();
+  const text = BENIGN.map((s) => s.text).join('\n\n');
+  const page = text.repeat(Math.ceil(50_000 / text.length)).slice(0, 50_000);
+  const times = [];
+  for (let i = 0; i < 21; i++) {
+    const t = performance.now();
+    sanitizer.sanitize(page);
+    times.push(performance.now() - t);
+  }
+  const flagged = (/** @type {string} */ t) => sanitizer.sanitize(t).flags.length > 0;
+  /** @param {string} split */
+  const rate = (split) => ({
+    detection: round((ATTACKS.filter((s) => s.split === split && flagged(s.text)).length / ATTACKS.filter((s) => s.split === split).length) * 100),
+    falsePositives: round((BENIGN.filter((s) => s.split === split && flagged(s.text)).length / BENIGN.filter((s) => s.split === split).length) * 100),
+  });
+  const dev = rate('dev');
+  const heldout = rate('heldout');
+  return {
+    sanitizer50KBMs: round(median(times)),
+    sanitizerDevDetectionPct: dev.detection,
+    sanitizerDevFalsePositivePct: dev.falsePositives,
+    sanitizerHeldoutDetectionPct: heldout.detection,
+    sanitizerHeldoutFalsePositivePct: heldout.falsePositives,
+  };
+}
+
 const result = {
   ...(await agentBench()),
   ...(await browserBench()),
@@ -273,11 +303,17 @@ const result = {
   ...(await embeddingsBench()),
   // Agent checkpoints (web/agent/checkpoint.js) on OPFS in Chromium.
   ...(await checkpointBench()),
-  targets: { coldLoadMs: 600, openConversation10kMs: 10, openConversation100kMs: 50, warmOfflineLoadMs: 300, agentToolRoundTripMs: 2, andboxColdStartMs: 50, andboxWarmEvaluateMs: 2, andboxHostCallRoundTripMs: 0.5, gitInitAdd100CommitMs: 600, gitStatus1000FilesMs: 1000, memoryRecall10kMs: 5, memoryRecall10kHybridMs: 5, memoryRecall100kMs: 30, memoryRecall100kHybridMs: 30, memoryIndex100kMs: 5000, memoryHeap100kMB: 200, memoryStore100kMs: 5000, checkpointSave50Ms: 20, checkpointRestore50Ms: 40 },
+  // InputSanitizer (web/safety/input-sanitizer.js) in Node, on the prompt-injection corpus.
+  ...(await sanitizerBench()),
+  targets: { coldLoadMs: 600, openConversation10kMs: 10, openConversation100kMs: 50, warmOfflineLoadMs: 300, agentToolRoundTripMs: 2, andboxColdStartMs: 50, andboxWarmEvaluateMs: 2, andboxHostCallRoundTripMs: 0.5, gitInitAdd100CommitMs: 600, gitStatus1000FilesMs: 1000, memoryRecall10kMs: 5, memoryRecall10kHybridMs: 5, memoryRecall100kMs: 30, memoryRecall100kHybridMs: 30, memoryIndex100kMs: 5000, memoryHeap100kMB: 200, memoryStore100kMs: 5000, checkpointSave50Ms: 20, checkpointRestore50Ms: 40, sanitizer50KBMs: 50 },
+  // Detection rates must reach their floor; false-positive rates stay under their ceiling.
+  floors: { sanitizerDevDetectionPct: 90, sanitizerHeldoutDetectionPct: 90 },
+  ceilings: { sanitizerDevFalsePositivePct: 5, sanitizerHeldoutFalsePositivePct: 5 },
 };
 // Targets are upper bounds; `missed` lists every measurement above its target.
 const measured = /** @type {Record<string, number>} */ (/** @type {unknown} */ (result));
 /** @type {Record<string, {measured: number, target: number}>} */
 const missed = {};
-for (const [key, target] of Object.entries(result.targets)) if (!(measured[key] <= target)) missed[key] = { measured: measured[key], target };
+for (const [key, target] of Object.entries({ ...result.targets, ...result.ceilings })) if (!(measured[key] <= target)) missed[key] = { measured: measured[key], target };
+for (const [key, floor] of Object.entries(result.floors)) if (!(measured[key] >= floor)) missed[key] = { measured: measured[key], target: floor };
 console.log(JSON.stringify({ ...result, missed }, null, 2));
