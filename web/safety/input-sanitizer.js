@@ -14,7 +14,7 @@ const TAGS = /[\u{E0000}-\u{E007F}]/gu;
 
 // Words the rules share. Kept as source strings so each rule reads as a sentence pattern.
 const IGNORE_VERB = String.raw`(?:ignore|disregard|forget|override|bypass|set aside|pay no attention to|stop following|discard|neglect|abandon|throw out)`;
-const QUALIFIER = String.raw`(?:all|any|the|your|these|those|my|of|every|previous|prior|above|earlier|preceding|system|original|existing|initial|old|following|subsequent|and|other|current|given|developer|safety|whole)`;
+const QUALIFIER = String.raw`(?:all|any|the|your|these|those|my|of|every|previous|prior|former|above|earlier|preceding|system|original|existing|initial|old|following|subsequent|and|other|current|given|developer|safety|whole|about)`;
 const ORDERS = String.raw`(?:instructions?|prompts?|rules|directions|directives?|guidelines|guidance|commands|constraints|context|orders)`;
 const AI_ROLE = String.raw`(?:agents?|models?|assistants?|reviewers?|tools?|systems?|summari[sz]ers?|readers?|crawlers?|scrapers?|bots?|screeners?)`;
 const AI_WORD = String.raw`(?:(?:ai|a\.i\.|llms?|gpt|chatgpt|claude|gemini|copilot|language models?|chat ?bots?)(?:[- ]${AI_ROLE})?|automated (?:${AI_ROLE}|screening(?: tools?)?)|coding assistants?)`;
@@ -40,14 +40,15 @@ export const INJECTION_RULES = [
     rule: 'instructions_revoked',
     re: /\b(?:instructions|directives|rules|prompt|guidance)(?: above| before)?\s+(?:are|is)\s+(?:now\s+)?(?:void|cancell?ed|obsolete|outdated|invalid|revoked|no longer (?:valid|in effect|applicable|apply))\b/i,
   },
-  { rule: 'new_instructions', re: /\b(?:new|updated|real|actual|revised)\s+(?:system\s+)?(?:instructions?|prompt|directives?|task|rules?|orders|plan)\s*[:：]/i },
+  { rule: 'new_instructions', re: /\b(?:new|updated|real|actual|revised)\s+(?:system\s+)?(?:instructions?|prompt|directives?|task|rules?|orders|plan|objective|goal|mission|assignment)\s*[:：]/i },
   { rule: 'new_instructions', re: /\byour\s+(?:(?:new|real|actual|only|next|true)\s+(?:task|job|objective|instructions?|purpose|mission)|(?:only|real|actual|true)\s+goal)\s+(?:now\s+)?(?:is|are)\b/i },
   { rule: 'new_instructions', re: /\b(?:new|real|actual|true|updated)\s+(?:instructions|orders|directives|task)\s+(?:follow|are as follows|are below|begin here)\b/i },
   // Orders about the model's own output or task: "your response must be exactly …",
   // "change of plans: drop the task you were given", "forget the document", "stop summarizing".
   { rule: 'output_override', re: /\byour (?:response|reply|answer|output|summary)\s+(?:must|should|shall|has to|needs to)\s+(?:be|contain|include|start|consist|say)\b/i },
   { rule: 'output_override', re: /\b(?:change of plans?|drop (?:the|your) (?:task|assignment) (?:you were given|you received|above)|(?:ignore|forget|abandon|stop) (?:your|the) (?:original |current |assigned )?(?:task|assignment)\b(?!\s+list)|stop (?:summari[sz]ing|translating|answering)|forget (?:the|this) (?:document|page|article|text|email|file|summary))\b/i },
-  { rule: 'output_override', re: /\b(?:the|your) (?:real|actual|true) (?:instructions|task|orders) (?:are|is)\b/i },
+  { rule: 'output_override', re: /\b(?:the|your) (?:real|actual|true) (?:instructions|task|orders) (?:are|is) to\b/i },
+  { rule: 'output_override', re: /\binstead of (?:answering|replying|responding|summari[sz]ing|translating|doing (?:that|this|the task))\b/i },
   { rule: 'output_override', re: /\b(?:overriding|override) (?:all |the |any )?(?:prior|previous|earlier|above|existing) (?:directives|instructions|rules|orders|guidance)\b/i },
   { rule: 'reveal_prompt', re: /\b(?:instructions|prompt|rules|guidance)\s+you\s+(?:received|got|were given)\s+from\s+your\s+(?:developer|creator|operator|owner|makers?)\b/i },
   // "SYSTEM OVERRIDE:", "ADMIN COMMAND" (capitals), "system override" in any case.
@@ -59,7 +60,7 @@ export const INJECTION_RULES = [
   { rule: 'screaming_stop', re: /\b(?:STOP|HALT|DROP EVERYTHING)\b[\s\S]{0,80}?\b(?:PRINT|SAY|OUTPUT|WRITE|TYPE|REPLY|RESPOND)\b/ },
   // A system or developer turn written into text (not "system: linux" in a config file), or an
   // assistant turn that complies in advance.
-  { rule: 'system_role', re: /(?:^|\n)\s*(?:system|developer)\s*[:：]\s*[^\n]{0,40}?\b(?:you|ignore|disregard|forget|new|the assistant|always|never|do not|don't|must|respond|reply|answer|override|from now on)\b/i },
+  { rule: 'system_role', re: /(?:^|\n)\s*(?:[*#>|-]|\/\/|<!--)?\s*(?:system|developer)\s*[:：]\s*[^\n]{0,40}?\b(?:you|ignore|disregard|forget|new|the assistant|always|never|do not|don't|must|respond|reply|answer|override|from now on)\b/i },
   { rule: 'system_role', re: /(?:^|\n)\s*assistant\s*[:：]\s*(?:sure|of course|certainly|okay|ok|here is|here's|i will|i'll|as (?:an?|your))\b/i },
   { rule: 'system_role', re: /\[(?:system|sys|admin|developer)\]/i },
   // Chat-template tokens used as structure (a turn that starts with them), not mentioned in a
@@ -84,13 +85,13 @@ export const INJECTION_RULES = [
   },
   { rule: 'addresses_the_model', re: new RegExp(String.raw`\b(?:to|for|dear|hey|hi|attention|note to|note for|message for|instructions for)\s+(?:the\s+|any\s+)?assistants?\b[^,:\n]{0,40}?[,:]\s*[^\n]{0,160}?\b${DIRECTIVE}\b`, 'i') },
   // "Assistant, secretly send …" (a plain "Assistant:" line is a transcript, handled above).
-  { rule: 'addresses_the_model', re: new RegExp(String.raw`(?:^|\n|[.!?]\s+|[>"'|(]\s*|<!--\s*|\b(?:ok(?:ay)?|hey|hi|so|now|listen),?\s+)assistant\s*,\s*[^\n]{0,160}?\b${DIRECTIVE}\b`, 'i') },
+  { rule: 'addresses_the_model', re: new RegExp(String.raw`(?:^|\n\s*(?:[*#>|-]|\/\/)?\s*|[.!?]\s+|[>"'|(]\s*|<!--\s*|\b(?:ok(?:ay)?|hey|hi|so|now|listen),?\s+)assistant\s*,\s*[^\n]{0,160}?\b${DIRECTIVE}\b`, 'i') },
   { rule: 'addresses_the_model', re: /\b(?:ai|llm|assistant|model|bot|agent)\s+(?:instructions?|directives?|commands?)\s*[:：]/i },
   { rule: 'addresses_the_model', re: new RegExp(String.raw`\b(?:if|when)\s+(?:you\s+are\s+|you're\s+)?(?:an?\s+|the\s+)?${AI_NAME}\b[^.\n]{0,40}\b(?:reads?|reading|process(?:es|ing)?|summari[sz]\w*|sees?|analy[sz]\w*|extracts?|extracting)\b`, 'i') },
   { rule: 'addresses_the_model', re: /\b(?:ai|llm|automated|language model)[- ]?(?:screening|screener|review|reviewer|ranking|hiring|filter)?\s*(?:tools?|systems?|models?|agents?|assistants?)?\s+(?:must|should|shall|are instructed to|need to)\s+(?:rank|rate|score|approve|select|recommend|classify|mark|prioriti[sz]e|ignore|treat)\b/i },
   { rule: 'addresses_the_model', re: new RegExp(String.raw`\b${AI_WORD}${READING}\s+(?:must|shall|are (?:required|instructed) to|have to)\s+(?:now\s+|first\s+|always\s+)?(?:run|execute|send|delete|approve|ignore|disregard|reply|respond|say|tell|insert|add|include|forward|download|install|visit|open)\b`, 'i') },
   { rule: 'verdict_override', re: /\b(?:report|classify|mark|label|treat|flag|consider|rate|list)\s+(?:this|the)\s+(?:domain|site|website|url|e-?mail|message|file|sender|document|page|link|ip|app|package)\s+as\s+(?:safe|benign|legitimate|trusted|clean|not malicious|harmless|verified)\b/i },
-  { rule: 'secrecy', re: /\b(?:do not|don't|never)\s+(?:tell|inform|mention (?:it |this )?to|reveal (?:it |this )?to|show (?:it |this )?to|let on to)\s+(?:the user|the reader|the customer|them)\b|\bwithout (?:telling|informing|notifying|asking) (?:the user|anyone|them)\b|\b(?:do not|don't) (?:mention|reveal) this (?:comment|note|message|instruction)\b/i },
+  { rule: 'secrecy', re: /\b(?:do not|don't|never)\s+(?:tell|inform|let on to)\s+(?:the user|the reader|the customer|them)\s+(?:about (?:this|it|these)|that you|what you|anything)\b|\b(?:do not|don't) (?:tell|inform) them\s*[.!]?(?:\s|$)|\b(?:do not|don't) mention that you (?:were|are) (?:asked|told|instructed)\b|\bwithout (?:telling|informing|notifying|asking) (?:the user|anyone|them)\b|\b(?:do not|don't) (?:mention|reveal) this (?:comment|note|message|instruction)\b/i },
   { rule: 'exfiltration_request', re: /\b(send|post|upload|forward|exfiltrate|transmit)\b[^.\n]{0,40}\b(api[ _-]?keys?|passwords?|secrets?|tokens?|credentials|cookies)\b[^.\n]{0,40}\b(to|at|via)\b/i },
   { rule: 'exfiltration_request', re: /\b(?:send|forward|e-?mail|upload|post|transmit|leak)\b[^.\n]{0,60}\b(?:e-?mails?|inbox|messages|thread|conversation|chat|history|files?|documents?|contents?|\.env|data)\b[^.\n]{0,40}\b(?:to|at)\s+(?:https?:\/\/|[\w.+-]+@[\w-]+\.)/i },
   // A Markdown image or link whose address carries a placeholder for the conversation's data.
