@@ -169,7 +169,8 @@ export class InputSanitizer {
     const check = (text, via) => {
       for (const { rule, re } of this.rules) {
         const name = via ? `encoded_${rule}` : rule;
-        if (seen.has(name)) continue;
+        // Decoded text says the same as the plain text where nothing was encoded: report once.
+        if (seen.has(name) || seen.has(rule)) continue;
         const m = re.exec(text);
         if (m) {
           seen.add(name);
