@@ -17,13 +17,14 @@ const PASS = 'correct horse battery staple';
  * 'hang-after' (the call completes, then never settles: the tab closed right after it).
  */
 class FaultyFs extends MemoryFileSystem {
-  /** @type {((op: string, path: string) => 'fail' | 'hang' | 'hang-after' | undefined) | null} */
+  /** @type {((op: string, path: string) => 'fail' | 'busy' | 'hang' | 'hang-after' | undefined) | null} */
   fault = null;
 
   /** @param {string} op @param {string} path @param {() => Promise<void>} run */
   async #gated(op, path, run) {
     const what = this.fault?.(op, path);
     if (what === 'hang') await new Promise(() => {});
+    if (what === 'busy') throw new StorageError('busy', `"${path}" is in use by another Clawser tab; try again in a moment.`);
     if (what === 'fail') {
       if (op !== 'write') throw new StorageError('io', `Injected failure on ${op} "${path}".`);
       this.failNextWrite = new StorageError('quota', QUOTA_MESSAGE);
@@ -319,6 +320,18 @@ test('a failure while staging leaves files and config exactly as they were', asy
   p.dst.fs.fault = nth('write', '.restore-staging/', 3, 'fail');
   await assert.rejects(restore(p), (err) => isCode('restore_failed')(err) && /left as it was/.test(/** @type {Error} */ (err).message));
   await assertUnchanged(p);
+});
+
+test('a file another tab still holds open (busy) is tried again until it is let go; the restore completes', async () => {
+  const p = await prepared();
+  let busy = 0;
+  // The first three moves of the current data find it still open in another tab.
+  p.dst.fs.fault = (op, path) => (op === 'move' && path.startsWith('clawser_workspaces') && busy < 3 ? (busy++, 'busy') : undefined);
+  await restore(p);
+  assert.equal(busy, 3);
+  // Everything of the backup is in place (leftovers of interrupted writes are never backed up).
+  const expected = Object.fromEntries(Object.entries(await snapshot(p.src.fs)).filter(([k]) => !k.includes('.tmp-')));
+  assert.deepEqual(await snapshot(p.dst.fs), expected);
 });
 
 test('a failure while swapping folders rolls back', async () => {

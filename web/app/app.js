@@ -218,6 +218,8 @@ export class ClawserApp {
       this.#quiet = true;
       this.#stopSchedulers();
       for (const c of this.#controllers.values()) c.stop();
+      // Let go of every file this tab holds open: the restore moves them (OPFS handles are exclusive).
+      /** @type {{terminate?: () => void} | undefined} */ (this.fs)?.terminate?.();
       this.banners.show('restore-elsewhere', 'A backup is being restored in another tab. Nothing is saved here until it has finished; this tab reloads then.', { kind: 'warn', dismissible: false });
       return;
     }

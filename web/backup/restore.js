@@ -24,6 +24,39 @@ import { STAGING, PREVIOUS, STATE, RESERVED, BackupError, listIfExists, join, er
  * (re)apply the config from the marker (idempotent), then delete the leftovers.
  */
 
+/**
+ * The file system a restore works through: an operation refused because another tab still
+ * holds the file open (`busy` — OPFS access handles are exclusive, and tabs let go of idle ones
+ * within a second) is tried again for a few seconds before the restore gives up and rolls back.
+ * @param {FileSystem} fs
+ * @returns {FileSystem}
+ */
+function patientFs(fs) {
+  /** @template T @param {() => Promise<T>} op @returns {Promise<T>} */
+  const patiently = async (op) => {
+    for (let wait = 50; ; wait *= 2) {
+      try {
+        return await op();
+      } catch (err) {
+        if (/** @type {{code?: string}} */ (err)?.code !== 'busy' || wait > 3200) throw err;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+  };
+  return {
+    readText: (p) => patiently(() => fs.readText(p)),
+    readBytes: (p, r) => patiently(() => fs.readBytes(p, r)),
+    write: (p, d, o) => patiently(() => fs.write(p, d, o)),
+    append: (p, d) => patiently(() => fs.append(p, d)),
+    truncate: (p, n) => patiently(() => fs.truncate(p, n)),
+    list: (p) => patiently(() => fs.list(p)),
+    stat: (p) => patiently(() => fs.stat(p)),
+    mkdir: (p) => patiently(() => fs.mkdir(p)),
+    delete: (p) => patiently(() => fs.delete(p)),
+    move: (a, b) => patiently(() => fs.move(a, b)),
+  };
+}
+
 /** @typedef {'staging' | 'aside' | 'placing' | 'committed' | 'cleanup'} Phase */
 const StateSchema = z.union([
   z.object({ phase: z.enum(['staging', 'aside', 'placing', 'cleanup']) }),
@@ -40,7 +73,8 @@ const StateSchema = z.union([
  *   keepConfigKeys: current keys not removed even though the backup lacks them (a backup value
  *   for such a key is still applied).
  */
-export async function restoreBackup(contents, { fs, config, secrets, keepConfigKeys = [] }) {
+export async function restoreBackup(contents, { fs: storage, config, secrets, keepConfigKeys = [] }) {
+  const fs = patientFs(storage);
   await recoverInterruptedRestore({ fs, config });
   /** @type {Record<string, string>} */
   const finalConfig = { ...contents.config };

@@ -86,8 +86,15 @@ export class OpfsFileSystem {
   /** @param {string} from @param {string} to @returns {Promise<void>} */
   move(from, to) { return this.#call('move', [from, to]); }
 
+  /**
+   * Stops the storage worker, which releases every file it holds open (another tab's restore
+   * needs them). Calls still waiting fail; the next call starts a fresh worker.
+   */
   terminate() {
     this.#worker?.terminate();
     this.#worker = null;
+    const err = new StorageError('io', 'The storage worker was stopped before this finished. Try again.');
+    for (const p of this.#pending.values()) p.reject(err);
+    this.#pending.clear();
   }
 }
