@@ -87,11 +87,15 @@ export function startServer({ host = '127.0.0.1', port = 0, root = appRoot, fram
         return send(404, 'Not found');
       }
     }
+    // The sandbox frame's navigation never reaches the service worker (its origin is opaque), so
+    // the versioned frame (frame.html?v=<hash>) is kept by the browser's own cache instead: its
+    // URL changes with every new version, so a cached copy is never stale.
+    const immutable = urlPath.endsWith('/andbox/frame.html') && new URL(req.url || '/', 'http://x').searchParams.has('v');
     res.writeHead(200, {
       'content-type': MIME[extname(file)] || 'application/octet-stream',
       'content-length': body.length,
       // Revalidate on every load so an update is seen at once; the service worker does the offline caching.
-      'cache-control': 'no-cache',
+      'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
       'x-content-type-options': 'nosniff',
       ...framing,
     });

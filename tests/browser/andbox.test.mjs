@@ -297,7 +297,10 @@ test('errors carry the user code location, not the sandbox plumbing; output is c
 });
 
 test('a sandbox taken from the pre-warmed spare frame works, is as isolated, and the spare refills', async () => {
-  const r = await page.evaluate(async () => {
+  // A page of the origin without the app (which keeps a spare of its own once idle).
+  const q = await browser.context.newPage();
+  await q.goto(`${app.url}web/packages/andbox/README.md`);
+  const r = await q.evaluate(async () => {
     const { createSandbox, prewarmSandbox, discardSpareSandbox } = await import('/web/packages/andbox/index.js');
     const framesBefore = document.querySelectorAll('iframe[title="andbox sandbox"]').length;
     await prewarmSandbox();
@@ -321,6 +324,7 @@ test('a sandbox taken from the pre-warmed spare frame works, is as isolated, and
     const framesAfter = document.querySelectorAll('iframe[title="andbox sandbox"]').length;
     return { ...results, usedSpare, framesBefore, framesWithRefill, framesAfter };
   });
+  await q.close();
   assert.equal(r.usedSpare, true);
   assert.equal(r.value, 42);
   assert.equal(r.module, 2);
@@ -331,4 +335,33 @@ test('a sandbox taken from the pre-warmed spare frame works, is as isolated, and
   assert.equal(r.after, 'fresh worker');
   assert.equal(r.framesWithRefill, r.framesBefore + 2);
   assert.equal(r.framesAfter, r.framesBefore);
+});
+
+test('a sandbox whose frame cannot load fails within seconds with a clear error (control: the same start with the frame reachable works)', async () => {
+  const p = await browser.context.newPage();
+  try {
+    await p.goto(`${app.url}#home`);
+    await p.getByRole('heading', { name: 'Workspaces' }).waitFor();
+    const start = () => p.evaluate(async () => {
+      const { createSandbox, discardSpareSandbox } = await import('/web/packages/andbox/index.js');
+      await discardSpareSandbox();
+      try {
+        const sb = await createSandbox({});
+        const value = (await sb.evaluate('6 * 7')).value;
+        sb.dispose();
+        return { value };
+      } catch (err) {
+        return { name: /** @type {Error} */ (err).name, code: /** @type {any} */ (err).code, message: /** @type {Error} */ (err).message }; // any: the error's code
+      }
+    });
+    assert.deepEqual(await start(), { value: 42 });
+    // The frame's document cannot be fetched (as offline before it was ever cached).
+    await p.route('**/andbox/frame.html*', (route) => route.abort('internetdisconnected'));
+    const failed = await start();
+    assert.equal(failed.name, 'SandboxStartError');
+    assert.equal(failed.code, 'sandbox_unavailable');
+    assert.match(String(failed.message), /could not start: its frame did not load/);
+  } finally {
+    await p.close();
+  }
 });

@@ -22,6 +22,18 @@ async function serveCopy() {
   };
 }
 
+/**
+ * A Codex turn with Echo: the message is a code block that calls a tool; its run is approved
+ * and its output echoed back.
+ * @param {import('playwright-core').Page} page @param {string} label
+ */
+async function runCodeTurn(page, label) {
+  await page.getByRole('textbox', { name: 'Message' }).fill(`\`\`\`js\nconst listing = await fs_list({});\nprint("${label}:", typeof listing, 6 * 7)\n\`\`\``);
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.getByRole('dialog', { name: 'Allow “run_js”?' }).getByRole('button', { name: 'Allow once' }).click();
+  await page.getByText(`Echo: your code printed: ${label}: string 42`).waitFor();
+}
+
 /** @param {import('playwright-core').Page} page */
 async function waitForServiceWorkerControl(page) {
   await page.waitForFunction(() => !!navigator.serviceWorker.controller, null, { timeout: 30_000 });
@@ -50,27 +62,40 @@ test('installable; after one visit the app loads and chats offline, every file f
     await page.getByRole('textbox', { name: 'Message' }).fill('online hello');
     await page.getByRole('button', { name: 'Send' }).click();
     await page.getByText('Echo: online hello').waitFor();
+    // The idle page loads the sandbox frame once (the browser keeps it for offline use).
+    await page.waitForFunction(() => document.querySelector('iframe[title="andbox sandbox"]') !== null);
 
     await browser.context.setOffline(true);
     /** @type {{url: string, fromSW: boolean}[]} */
     const responses = [];
+    /** @type {string[]} */
+    const failed = [];
     page.on('response', (r) => responses.push({ url: r.url(), fromSW: r.fromServiceWorker() }));
+    page.on('requestfailed', (r) => failed.push(`${r.url()} ${r.failure()?.errorText}`));
     await page.reload();
     await page.getByText('Echo: online hello').waitFor();
     await page.getByRole('textbox', { name: 'Message' }).fill('offline hello');
     await page.getByRole('button', { name: 'Send' }).click();
     await page.getByText('Echo: offline hello').waitFor();
+    // Code runs offline too — in the sandbox, calling a tool (a Codex turn: Echo has no native tools).
+    await runCodeTurn(page, 'offline');
     const local = responses.filter((r) => r.url.startsWith(site.url));
     assert.ok(local.some((r) => r.url.endsWith('/web/app/main.js')), 'modules were requested');
     assert.ok(local.some((r) => r.url.includes('/web/vendor/')), 'vendor files were requested');
-    assert.deepEqual(local.filter((r) => !r.fromSW).map((r) => r.url), [], 'every app file came from the service worker');
+    assert.deepEqual(failed.filter((f) => f.startsWith(site.url)), [], 'no request of the app failed');
+    // Every app file came from the service worker, but the sandbox frame: a sandboxed frame's
+    // navigation never reaches it, so the browser's cache serves the versioned frame.
+    assert.deepEqual(local.filter((r) => !r.fromSW).map((r) => new URL(r.url).pathname), local.filter((r) => !r.fromSW).map(() => '/web/packages/andbox/frame.html'));
+    assert.ok(local.every((r) => r.fromSW || /frame\.html\?v=[0-9a-f]{16}$/.test(r.url)));
 
     // The server is gone entirely: a cold start still works.
     await browser.context.setOffline(false);
     await site.stop();
     const fresh = await browser.context.newPage();
+    fresh.setDefaultTimeout(20_000);
     await fresh.goto(page.url());
     await fresh.getByText('Echo: offline hello').waitFor();
+    await runCodeTurn(fresh, 'server gone');
     // The vendored libraries load offline too (not only the ones the chat imports).
     const loaded = await fresh.evaluate(async () => {
       const names = ['isomorphic-git', 'fflate', 'croner', 'html2canvas', 'zod', 'idb-keyval'];

@@ -85,11 +85,31 @@ test('web app manifest is installable: standalone, 192/512 icons and maskable', 
 });
 
 test('andbox frame.html is generated from frame-script.txt with a matching CSP hash', async () => {
-  const { andboxFrameHtml } = await import('../../scripts/andbox-frame.mjs');
+  const { andboxFrameHtml, andboxFrameVersion, andboxFrameVersionModule } = await import('../../scripts/andbox-frame.mjs');
   const onDisk = await readFile(`${appRoot}/web/packages/andbox/frame.html`, 'utf8');
   assert.equal(onDisk, await andboxFrameHtml(), 'run: node scripts/andbox-frame.mjs');
   assert.match(onDisk, /connect-src 'none'/);
   assert.match(onDisk, /worker-src blob:/);
+  // Its version (in the URL the client loads) is the hash of exactly these bytes.
+  assert.equal(await readFile(`${appRoot}/web/packages/andbox/frame-version.js`, 'utf8'), andboxFrameVersionModule(andboxFrameVersion(onDisk)), 'run: node scripts/andbox-frame.mjs');
+});
+
+test('static server: the versioned sandbox frame is cacheable for a year (its navigation never reaches the service worker); everything else revalidates', async () => {
+  const server = await startServer({ port: 0 });
+  const base = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
+  try {
+    const versioned = await fetch(`${base}/web/packages/andbox/frame.html?v=abc`);
+    assert.equal(versioned.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+    await versioned.arrayBuffer();
+    for (const path of ['/web/packages/andbox/frame.html', '/web/packages/andbox/index.js', '/']) {
+      const res = await fetch(base + path);
+      assert.equal(res.headers.get('cache-control'), 'no-cache', path);
+      await res.arrayBuffer();
+    }
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
 });
 
 test('index.html is current: import map, its CSP hash and modulepreload of the whole static graph', async () => {

@@ -221,3 +221,22 @@ test('two Codex runs sharing a sandbox never swap each other\'s capabilities (a 
   assert.equal(a.output, 'turn', 'the turn\'s code still calls the turn\'s runner');
   assert.equal(b.output, 'run again');
 });
+
+test('Stop ends a run whose sandbox is still starting, and a sandbox that fails to start is a clear failed run, not a hang', async () => {
+  // A sandbox that never starts (its frame never loads): Stop returns at once.
+  const stuck = new Codex({ getSandbox: () => new Promise(() => {}) });
+  const controller = new AbortController();
+  const run = stuck.run('print(1)', { signal: controller.signal });
+  controller.abort();
+  const stopped = await run;
+  assert.equal(stopped.ok, false);
+  assert.equal(stopped.error, 'cancelled');
+  // Control: a sandbox that starts runs the code.
+  const ok = await new Codex({ getSandbox: async () => ({ capabilities: {}, evaluate: async () => ({ value: 2, logs: ['hi'], error: null, durationMs: 1 }) }) }).run('print("hi"); 2');
+  assert.equal(ok.ok, true);
+  // A sandbox that cannot start: the run fails with the reason.
+  const broken = new Codex({ getSandbox: async () => { throw Object.assign(new Error('The code sandbox could not start: its frame did not load.'), { code: 'sandbox_unavailable' }); } });
+  const failed = await broken.run('print(1)');
+  assert.equal(failed.ok, false);
+  assert.match(failed.output, /^The code did not run: The code sandbox could not start/);
+});

@@ -205,7 +205,27 @@ export class Codex {
    * @returns {Promise<{ok: boolean, output: string, durationMs: number, value: unknown, logs: string[], error: string | null}>}
    */
   async run(code, options = {}) {
-    const sandbox = await this.getSandbox();
+    // Stop ends a run even while its sandbox is still starting.
+    const signal = options.signal;
+    if (signal?.aborted) return { ok: false, output: 'Cancelled by the user before it ran.', durationMs: 0, value: undefined, logs: [], error: 'cancelled' };
+    /** @type {(() => void) | undefined} */
+    let unlisten;
+    const stopped = new Promise((resolve) => {
+      const onAbort = () => resolve(null);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      unlisten = () => signal?.removeEventListener('abort', onAbort);
+    });
+    /** @type {SandboxLike | null} */
+    let sandbox;
+    try {
+      sandbox = /** @type {SandboxLike | null} */ (await Promise.race([this.getSandbox(), stopped]));
+    } catch (err) {
+      const message = /** @type {Error} */ (err)?.message ?? String(err);
+      return { ok: false, output: `The code did not run: ${message}`, durationMs: 0, value: undefined, logs: [], error: message };
+    } finally {
+      unlisten?.();
+    }
+    if (!sandbox) return { ok: false, output: 'Cancelled by the user before it ran.', durationMs: 0, value: undefined, logs: [], error: 'cancelled' };
     const before = holders.get(sandbox) ?? Promise.resolve();
     const mine = before.then(() => this.#runIn(sandbox, code, options));
     holders.set(sandbox, mine.catch(() => {}));

@@ -180,6 +180,9 @@ export class ClawserApp {
     this.banners.hide('storage-stalled');
     // Benchmarks read this: the first view is on screen and usable.
     performance.mark('clawser-interactive');
+    // Whatever the first view, load the sandbox frame once while idle: the browser keeps it, so
+    // code runs offline later (its navigation never reaches the service worker).
+    this.#prewarmSandbox();
     // Only the leader tab runs scheduled jobs; when it closes, the next tab takes over.
     this.tabs.onLeaderChange((leader) => (leader ? this.#whenIdle(() => this.#startSchedulers()) : this.#stopSchedulers()));
     if (this.tabs.isLeader) this.#whenIdle(() => this.#startSchedulers());

@@ -12,6 +12,8 @@
 /** @typedef {{value: unknown, logs: string[], error: SandboxError | null, durationMs: number}} EvaluateResult */
 /** @typedef {{name: string, args: unknown, ok: boolean, durationMs: number, error?: string}} CapabilityCall */
 
+import { FRAME_VERSION } from './frame-version.js';
+
 const here = new URL('.', import.meta.url);
 
 /** @type {Promise<string> | null} */
@@ -25,6 +27,18 @@ function fetchRuntime() {
 }
 
 /** @typedef {{frame: HTMLIFrameElement, control: MessagePort}} ReadyFrame */
+
+/** How long a sandbox frame may take to load and answer before the start counts as failed. */
+const FRAME_START_TIMEOUT_MS = 10_000;
+
+/** The sandbox frame did not load or answer in time (e.g. offline before Clawser cached it). */
+export class SandboxStartError extends Error {
+  constructor() {
+    super('The code sandbox could not start: its frame did not load. If you are offline, connect once so Clawser can keep a copy, then try again.');
+    this.name = 'SandboxStartError';
+    this.code = 'sandbox_unavailable';
+  }
+}
 
 /** The frame found itself with a real origin (not sandboxed), so it refused to run code. */
 export class SandboxNotIsolatedError extends Error {
@@ -48,12 +62,34 @@ async function loadFrame(container) {
   frame.tabIndex = -1;
   frame.title = 'andbox sandbox';
   frame.style.display = 'none';
-  frame.src = new URL('frame.html', here).href;
+  frame.src = new URL(`frame.html?v=${FRAME_VERSION}`, here).href;
   const loaded = new Promise((resolve, reject) => {
     frame.addEventListener('load', resolve, { once: true });
     frame.addEventListener('error', () => reject(new Error('The sandbox frame failed to load.')), { once: true });
   });
   (container ?? document.body).append(frame);
+  // A frame that cannot load (offline before it was ever cached) shows the browser's error page,
+  // which never answers: give up after a few seconds with an error that says so.
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => {
+      frame.remove();
+      reject(new SandboxStartError());
+    }, FRAME_START_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([connectFrame(frame, loaded), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * @param {HTMLIFrameElement} frame @param {Promise<unknown>} loaded
+ * @returns {Promise<ReadyFrame>}
+ */
+async function connectFrame(frame, loaded) {
   await loaded;
   const channel = new MessageChannel();
   const control = channel.port1;
