@@ -34,6 +34,20 @@ async function runCodeTurn(page, label) {
   await page.getByText(`Echo: your code printed: ${label}: string 42`).waitFor();
 }
 
+/**
+ * Opens each panel of the workspace and back: its heading shows and no error banner appears.
+ * @param {import('playwright-core').Page} page
+ */
+async function everyPanel(page) {
+  for (const name of ['Files', 'Git', 'Memory', 'Goals', 'Schedule', 'Tools']) {
+    await page.getByRole('button', { name, exact: true }).click();
+    await page.getByRole('heading', { name, exact: true }).waitFor();
+    assert.equal(await page.locator('[role="alert"]').filter({ hasText: /\S/ }).count(), 0, `${name} panel offline: no error`);
+    await page.getByRole('button', { name: 'Back to chat' }).click();
+    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  }
+}
+
 /** @param {import('playwright-core').Page} page */
 async function waitForServiceWorkerControl(page) {
   await page.waitForFunction(() => !!navigator.serviceWorker.controller, null, { timeout: 30_000 });
@@ -79,6 +93,8 @@ test('installable; after one visit the app loads and chats offline, every file f
     await page.getByText('Echo: offline hello').waitFor();
     // Code runs offline too — in the sandbox, calling a tool (a Codex turn: Echo has no native tools).
     await runCodeTurn(page, 'offline');
+    // Every panel opens and shows its content offline, with no error.
+    await everyPanel(page);
     const local = responses.filter((r) => r.url.startsWith(site.url));
     assert.ok(local.some((r) => r.url.endsWith('/web/app/main.js')), 'modules were requested');
     assert.ok(local.some((r) => r.url.includes('/web/vendor/')), 'vendor files were requested');
@@ -96,6 +112,7 @@ test('installable; after one visit the app loads and chats offline, every file f
     await fresh.goto(page.url());
     await fresh.getByText('Echo: offline hello').waitFor();
     await runCodeTurn(fresh, 'server gone');
+    await everyPanel(fresh);
     // The vendored libraries load offline too (not only the ones the chat imports).
     const loaded = await fresh.evaluate(async () => {
       const names = ['isomorphic-git', 'fflate', 'croner', 'html2canvas', 'zod', 'idb-keyval'];

@@ -53,6 +53,16 @@ export const goalPath = (g) => `goals/${g.status === 'completed' || g.status ===
  * Markdown mirror and moves it between goals/active/ and goals/completed/.
  */
 export class GoalStore {
+  /** The states a goal can be in (for pickers). */
+  get statuses() {
+    return GOAL_STATUSES;
+  }
+
+  /** Where a goal's Markdown mirror lives. @param {Goal} g */
+  mirrorPathOf(g) {
+    return goalPath(g);
+  }
+
   /** @type {Goal[] | null} */
   #goals = null;
   /** @type {Set<() => void>} */

@@ -97,6 +97,11 @@ export function localLock() {
  * (a run left "running" by a closed tab is marked interrupted, not repeated).
  */
 export class Scheduler {
+  /** A trigger in words ("every weekday at 09:00"). @param {Trigger} t */
+  describe(t) {
+    return describeTrigger(t);
+  }
+
   /** @type {Job[]} */
   #jobs = [];
   #loaded = false;

@@ -13,7 +13,7 @@ import { WorkspaceStore } from './workspaces.js';
 import { SettingsStore } from './settings.js';
 import { ChatController } from './chat-controller.js';
 import { registerServiceWorker } from './sw-client.js';
-import { AgentSettingsStore } from './agent-settings.js';
+import { AgentSettingsStore, parseLimitFields } from './agent-settings.js';
 import { ArtifactDocument } from './artifact.js';
 import { AppToolUi } from './tool-ui.js';
 import { ClawserAgent, DEFAULT_SYSTEM_PROMPT } from '../agent/agent.js';
@@ -918,6 +918,7 @@ export class ClawserApp {
       holder.replaceChildren(
         FirstRunCard({
           options,
+          describeChromeAI: (state) => CHROME_AI_STATES[/** @type {keyof typeof CHROME_AI_STATES} */ (state)] ?? CHROME_AI_STATES.unsupported,
           onChoose: (choice) => this.#guard(this.#applyChoice(workspaceId, choice)),
           onAddKey: () => this.#goSettings(workspaceId),
         }),
@@ -944,6 +945,7 @@ export class ClawserApp {
     let saved = false;
     try {
       saved = await openSettingsDialog({
+        parseLimits: parseLimitFields,
         workspaceName: ws?.name ?? '',
         catalog: CATALOG,
         current: settings.load(workspaceId),

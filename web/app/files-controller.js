@@ -33,6 +33,11 @@ export class FilesController {
   /** @type {Set<() => void>} */
   #listeners = new Set();
 
+  /** A path's extension, lowercase ("md"), or "". @param {string} path */
+  extensionOf(path) {
+    return extensionOf(path);
+  }
+
   /** @param {{fs: FileSystem}} deps the workspace file system */
   constructor(deps) {
     this.fs = deps.fs;

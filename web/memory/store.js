@@ -109,6 +109,11 @@ const encoder = new TextEncoder();
  * otherwise ranks by keywords alone (the late vector is cached for the next recall).
  */
 export class MemoryStore {
+  /** The categories a memory can have (for pickers). */
+  get categories() {
+    return CATEGORIES;
+  }
+
   /** @type {Map<string, MemoryEntry>} */
   #entries = new Map();
   /** @type {Map<string, string>} normalized key → id */

@@ -2,7 +2,6 @@
 import { h, clear, downloadBlob } from './dom.js';
 import { confirmDialog, promptDialog } from './dialogs.js';
 import { renderMarkdown } from '../safety/markdown.js';
-import { extensionOf } from '../app/files-controller.js';
 
 /** @param {number} n */
 const size = (n) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
@@ -57,9 +56,8 @@ function editorLook(cm) {
   return [theme, cm.syntaxHighlighting(highlight)];
 }
 
-/** @param {typeof import('@clawser/editor')} cm @param {string} path */
-function languageFor(cm, path) {
-  const ext = extensionOf(path);
+/** @param {typeof import('@clawser/editor')} cm @param {string} ext the file's extension */
+function languageFor(cm, ext) {
   if (['js', 'mjs', 'cjs', 'jsx'].includes(ext)) return cm.javascript({ jsx: ext === 'jsx' });
   if (['ts', 'tsx', 'mts'].includes(ext)) return cm.javascript({ typescript: true, jsx: ext === 'tsx' });
   if (['md', 'markdown'].includes(ext)) return cm.markdown();
@@ -191,7 +189,7 @@ export function FilesPanel(props) {
     } else if (file.kind === 'binary') {
       view.append(h('p', { class: 'muted' }, 'This is a binary file; it cannot be shown as text. Download it to open it with another program.'));
     } else {
-      const isMarkdown = ['md', 'markdown'].includes(extensionOf(file.path));
+      const isMarkdown = ['md', 'markdown'].includes(props.files.extensionOf(file.path));
       const holder = h('div', { class: 'editor-holder' });
       const preview = h('div', { class: 'markdown file-preview', hidden: true });
       const save = h('button', { type: 'button', disabled: true, on: { click: () => guarded(saveFile) } }, 'Save');
@@ -229,7 +227,7 @@ export function FilesPanel(props) {
           doc: file.text,
           extensions: [
             cm.basicSetup,
-            languageFor(cm, file.path),
+            languageFor(cm, props.files.extensionOf(file.path)),
             editorLook(cm),
             cm.EditorView.lineWrapping,
             cm.EditorState.readOnly.of(!file.editable),

@@ -1,13 +1,13 @@
 /** @import { NoKeyOptions } from '../providers/discovery.js' */
 import { h } from './dom.js';
-import { CHROME_AI_STATES } from '../providers/chrome-ai.js';
 
 /**
  * Shown in a workspace with no provider yet: what this machine offers without a key,
  * and the way to add one. A newcomer never faces an empty chat that errors.
- * @param {{options: NoKeyOptions | null, onChoose: (choice: {provider: string, model?: string}) => void, onAddKey: () => void}} props
+ * @param {{options: NoKeyOptions | null, describeChromeAI: (state: string) => string, onChoose: (choice: {provider: string, model?: string}) => void, onAddKey: () => void}} props
+ *   describeChromeAI: Chrome's built-in AI state in words
  */
-export function FirstRunCard({ options, onChoose, onAddKey }) {
+export function FirstRunCard({ options, describeChromeAI, onChoose, onAddKey }) {
   /** @param {string} label @param {boolean | null} ok @param {string} detail @param {HTMLElement | null} action */
   const item = (label, ok, detail, action) =>
     h('li', { class: 'option' },
@@ -22,7 +22,7 @@ export function FirstRunCard({ options, onChoose, onAddKey }) {
     h('h2', { id: 'fr-title' }, 'Choose how Clawser thinks'),
     h('p', null, 'Pick a model provider for this workspace. These options need no API key on this machine:'),
     h('ul', { class: 'options', 'aria-busy': checking ? 'true' : 'false' },
-      item('Chrome built-in AI', checking ? null : chromeUsable, checking ? 'Checking…' : CHROME_AI_STATES[chrome ?? 'unsupported'],
+      item('Chrome built-in AI', checking ? null : chromeUsable, checking ? 'Checking…' : describeChromeAI(chrome ?? 'unsupported'),
         chromeUsable ? h('button', { type: 'button', on: { click: () => onChoose({ provider: 'chrome-ai' }) } }, 'Use Chrome built-in AI') : null),
       item('Ollama on this computer', checking ? null : !!options?.ollama.found,
         checking ? 'Looking on localhost:11434…' : options?.ollama.found ? `Found, with ${options.ollama.models.length || 'no'} model${options.ollama.models.length === 1 ? '' : 's'}${options.ollama.models.length ? ': ' + options.ollama.models.slice(0, 3).join(', ') : ' — run `ollama pull llama3.2`'}.` : 'Not found on localhost:11434. Install it from ollama.com to run models locally.',

@@ -1,7 +1,6 @@
 /** @import { GoalStore, Goal } from '../agent/goals.js' */
 import { h, clear, formatTime, guard } from './dom.js';
 import { formDialog } from './dialogs.js';
-import { GOAL_STATUSES, goalPath } from '../agent/goals.js';
 
 /**
  * The Goals panel: the same store the agent's goal tools use. Add goals and sub-goals, change
@@ -14,7 +13,7 @@ export function GoalsPanel(props) {
   const list = h('div', { class: 'goal-list' });
   const filter = h('select', { id: 'goal-filter', 'aria-label': 'Show goals' },
     h('option', { value: '' }, 'All goals'),
-    ...GOAL_STATUSES.map((s) => h('option', { value: s }, s[0].toUpperCase() + s.slice(1))),
+    ...props.goals.statuses.map((s) => h('option', { value: s }, s[0].toUpperCase() + s.slice(1))),
   );
 
   const guarded = guard(props.onError);
@@ -39,7 +38,7 @@ export function GoalsPanel(props) {
   /** @param {Goal} g @param {Goal[]} all @returns {HTMLLIElement} */
   const goalItem = (g, all) => {
     const subs = all.filter((x) => x.parentId === g.id);
-    const select = h('select', { 'aria-label': `Status of ${g.description}` }, ...GOAL_STATUSES.map((s) => h('option', { value: s, selected: s === g.status }, s)));
+    const select = h('select', { 'aria-label': `Status of ${g.description}` }, ...props.goals.statuses.map((s) => h('option', { value: s, selected: s === g.status }, s)));
     select.addEventListener('change', () => guarded(async () => {
       await goals.update(g.id, { status: /** @type {Goal['status']} */ (select.value) });
       status.textContent = `“${g.description}” is now ${select.value}.`;
@@ -50,7 +49,7 @@ export function GoalsPanel(props) {
         h('h4', null, g.description),
         select,
       ),
-      h('p', { class: 'small muted' }, `Updated ${formatTime(g.updatedAt)} · `, h('code', null, goalPath(g))),
+      h('p', { class: 'small muted' }, `Updated ${formatTime(g.updatedAt)} · `, h('code', null, props.goals.mirrorPathOf(g))),
       last ? h('p', { class: 'small' }, `Latest: ${last.note}`) : null,
       g.artifacts.length ? h('p', { class: 'small' }, 'Files: ', ...g.artifacts.flatMap((a, i) => [i ? ', ' : '', h('code', null, a)])) : null,
       h('div', { class: 'row' },

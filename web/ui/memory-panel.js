@@ -1,7 +1,6 @@
 /** @import { MemoryStore, MemoryEntry } from '../memory/store.js' */
 import { h, clear, downloadBlob, guard } from './dom.js';
 import { confirmDialog, formDialog } from './dialogs.js';
-import { CATEGORIES } from '../memory/store.js';
 
 /** Entries drawn at once; "Show more" adds as many again (100,000 entries stay responsive). */
 const PAGE = 100;
@@ -17,7 +16,7 @@ export function MemoryPanel(props) {
   const status = h('p', { class: 'small', role: 'status', 'aria-live': 'polite' });
   const list = h('div', { class: 'memory-list' });
   const search = h('input', { id: 'memory-search', type: 'search', autocomplete: 'off', placeholder: 'Search memories' });
-  const category = h('select', { id: 'memory-category', 'aria-label': 'Category' }, h('option', { value: '' }, 'All categories'), ...CATEGORIES.map((c) => h('option', { value: c }, c)));
+  const category = h('select', { id: 'memory-category', 'aria-label': 'Category' }, h('option', { value: '' }, 'All categories'), ...props.memory.categories.map((c) => h('option', { value: c }, c)));
   const importPicker = h('input', { type: 'file', accept: 'application/json,.json', hidden: true, 'aria-label': 'Import memories file' });
   let shown = PAGE;
 
@@ -29,7 +28,7 @@ export function MemoryPanel(props) {
     fields: [
       { name: 'key', label: 'Key (a short name; the same key replaces an older memory)', value: entry?.key ?? '', required: true },
       { name: 'content', label: 'Content', value: entry?.content ?? '', multiline: true, required: true },
-      { name: 'category', label: 'Category', value: entry?.category ?? 'user', options: [...CATEGORIES] },
+      { name: 'category', label: 'Category', value: entry?.category ?? 'user', options: [...props.memory.categories] },
     ],
     submitLabel: entry ? 'Save' : 'Remember',
   });

@@ -2,7 +2,6 @@
 /** @import { ConversationMeta } from '../agent/types.d.ts' */
 import { h, clear, guard } from './dom.js';
 import { confirmDialog } from './dialogs.js';
-import { describeTrigger } from '../agent/scheduler.js';
 
 /** @param {number} t */
 const dateTime = (t) => new Date(t).toLocaleString(undefined, { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
@@ -66,7 +65,7 @@ export function SchedulePanel(props) {
     try {
       const p = scheduler.preview(when.value, { timezone: tz.value.trim() || undefined });
       preview.append(
-        h('p', { class: 'small' }, `Means: ${describeTrigger(p.trigger)}. Next ${p.next.length === 1 ? 'run' : `${p.next.length} runs`}:`),
+        h('p', { class: 'small' }, `Means: ${props.scheduler.describe(p.trigger)}. Next ${p.next.length === 1 ? 'run' : `${p.next.length} runs`}:`),
         h('ol', { class: 'next-runs small' }, ...p.next.map((t) => h('li', null, h('time', { dateTime: new Date(t).toISOString() }, dateTime(t))))),
       );
       create.disabled = false;
@@ -184,7 +183,7 @@ export function SchedulePanel(props) {
       }) } }, 'Delete'),
     );
     return h('li', { class: 'job card', 'data-job': j.id },
-      h('div', { class: 'row job-head' }, h('h4', null, j.name), h('span', { class: 'small muted' }, `${j.action.kind === 'prompt' ? 'Prompt' : `Tool ${j.action.tool}`} · ${describeTrigger(j.trigger)}${j.createdBy === 'agent' ? ' · created by the agent' : ''}`)),
+      h('div', { class: 'row job-head' }, h('h4', null, j.name), h('span', { class: 'small muted' }, `${j.action.kind === 'prompt' ? 'Prompt' : `Tool ${j.action.tool}`} · ${props.scheduler.describe(j.trigger)}${j.createdBy === 'agent' ? ' · created by the agent' : ''}`)),
       h('p', { class: 'small job-state' }, state, last ? ` · Last run ${dateTime(last.at)}: ${last.status === 'ok' ? 'succeeded' : last.status === 'error' ? 'failed' : last.status === 'needs_approval' ? 'needs approval (nobody answered in time)' : last.status}` : ' · Not run yet'),
       last?.summary ? h('p', { class: `small job-summary${last.status === 'error' || last.status === 'needs_approval' ? ' bad' : ''}` }, last.summary.length > 300 ? `${last.summary.slice(0, 297)}…` : last.summary) : null,
       actions,

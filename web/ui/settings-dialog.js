@@ -4,7 +4,6 @@
 /** @import { AgentSettings } from '../app/agent-settings.js' */
 import { h } from './dom.js';
 import { confirmDialog } from './dialogs.js';
-import { parseLimitFields } from '../app/agent-settings.js';
 
 /**
  * @typedef {object} SettingsDialogProps
@@ -17,6 +16,7 @@ import { parseLimitFields } from '../app/agent-settings.js';
  * @property {AgentSettings} agent
  * @property {(settings: WorkspaceSettings & {apiKey?: string | null}, agent: AgentSettings) => Promise<void>} onSave
  * @property {() => Promise<string>} [describeBackground] how scheduled jobs run in this browser (tab only, or background checks too)
+ * @property {typeof import('../app/agent-settings.js').parseLimitFields} parseLimits checks the limit fields (messages per field)
  */
 
 /**
@@ -74,9 +74,9 @@ export function openSettingsDialog(props) {
     f.input.setAttribute('aria-describedby', [help ? help.id : '', error.id].filter(Boolean).join(' '));
     return { ...f, error, row: h('div', { class: 'field' }, h('label', { for: f.input.id }, f.label), f.input, help, error) };
   });
-  /** @returns {ReturnType<typeof parseLimitFields>} */
+  /** @returns {ReturnType<SettingsDialogProps['parseLimits']>} */
   const readLimits = () => {
-    const parsed = parseLimitFields(/** @type {Record<(typeof limits)[number]['name'], string>} */ (Object.fromEntries(limits.map((f) => [f.name, f.input.value]))));
+    const parsed = props.parseLimits(/** @type {Record<(typeof limits)[number]['name'], string>} */ (Object.fromEntries(limits.map((f) => [f.name, f.input.value]))));
     for (const f of limitRows) {
       const message = parsed.ok ? '' : parsed.errors[f.name] ?? '';
       f.error.textContent = message;
