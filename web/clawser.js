@@ -38,7 +38,7 @@ export { Daemon, DaemonState, DaemonStateMachine, DaemonError, DAEMON_TRANSITION
 export { TabCoordinator, TabError } from './agent/tabs.js';
 
 // Sandbox
-export { createSandbox, prewarmSandbox, discardSpareSandbox, SandboxNotIsolatedError } from './packages/andbox/index.js';
+export { createSandbox, prewarmSandbox, discardSpareSandbox, SandboxPool, SandboxNotIsolatedError, SandboxStartError } from './packages/andbox/index.js';
 
 // Tools
 export { BrowserToolRegistry, createBuiltinRegistry, BUILTIN_TOOLS, toolSettings } from './tools/index.js';

@@ -365,3 +365,26 @@ test('a sandbox whose frame cannot load fails within seconds with a clear error 
     await p.close();
   }
 });
+
+test('a pool of one\'s own: its spare frame serves its sandboxes, not the page\'s default ones', async () => {
+  const q = await browser.context.newPage();
+  try {
+    await q.goto(`${app.url}web/packages/andbox/README.md`);
+    const r = await q.evaluate(async () => {
+      const { createSandbox, SandboxPool } = await import('/web/packages/andbox/index.js');
+      const pool = new SandboxPool();
+      await pool.prewarm();
+      const spare = [...document.querySelectorAll('iframe[title="andbox sandbox"]')].at(-1);
+      const other = await createSandbox({});
+      const mine = await createSandbox({ pool });
+      const result = { otherTookIt: other.frameElement === spare, mineTookIt: mine.frameElement === spare, value: (await mine.evaluate('6 * 7')).value };
+      other.dispose();
+      mine.dispose();
+      await pool.discard();
+      return result;
+    });
+    assert.deepEqual(r, { otherTookIt: false, mineTookIt: true, value: 42 });
+  } finally {
+    await q.close();
+  }
+});

@@ -16,9 +16,6 @@ import { FRAME_VERSION } from './frame-version.js';
 
 const here = new URL('.', import.meta.url);
 
-/** @type {Promise<string> | null} */
-let runtimeSource = null;
-
 function fetchRuntime() {
   return fetch(new URL('runtime.js', here)).then((r) => {
     if (!r.ok) throw new Error(`Could not load the sandbox runtime (HTTP ${r.status}).`);
@@ -108,57 +105,94 @@ async function connectFrame(frame, loaded) {
   return { frame, control };
 }
 
-/** One loaded, unused frame kept ready so that the next sandbox starts without the frame load. @type {Promise<ReadyFrame> | null} */
-let spare = null;
+/**
+ * What sandboxes of a page share: the runtime's source (fetched once) and one spare frame with
+ * a started worker, so the next sandbox skips the frame load. An owned object: the module's
+ * functions use one default pool; an embedder may make its own.
+ */
+export class SandboxPool {
+  /** @type {Promise<string> | null} */
+  #runtime = null;
+  /** One loaded, unused frame kept ready. @type {Promise<ReadyFrame> | null} */
+  #spare = null;
+
+  /** The worker runtime's source (fetched once; a failed fetch is tried again next time). */
+  runtime() {
+    if (!this.#runtime) {
+      const p = fetchRuntime();
+      p.catch(() => { if (this.#runtime === p) this.#runtime = null; });
+      this.#runtime = p;
+    }
+    return this.#runtime;
+  }
+
+  /**
+   * Keeps one sandbox frame loaded in the background (in `document.body`); refilled each time
+   * a sandbox takes it. Costs one hidden, empty frame.
+   * @returns {Promise<void>}
+   */
+  prewarm() {
+    this.#spare ??= this.#loadSpare();
+    return this.#spare.then(() => undefined);
+  }
+
+  /** A loaded frame with a worker already started from the runtime (not yet connected). */
+  #loadSpare() {
+    const source = this.runtime();
+    const ready = loadFrame().then(async (r) => {
+      const booted = new Promise((resolve) => {
+        r.control.onmessage = (e) => {
+          if (e.data?.type === 'prestarted') resolve(undefined);
+        };
+      });
+      r.control.postMessage({ type: 'prestart', source: await source });
+      await booted;
+      return r;
+    });
+    ready.catch(() => { if (this.#spare === ready) this.#spare = null; });
+    return ready;
+  }
+
+  /** Removes the pre-warmed frame, if any. */
+  async discard() {
+    const s = this.#spare;
+    this.#spare = null;
+    const ready = await s?.catch(() => null);
+    ready?.control.close();
+    ready?.frame.remove();
+  }
+
+  /**
+   * The spare frame, for a sandbox starting now (then refilled when idle), or null.
+   * @param {HTMLElement | undefined} container
+   */
+  takeSpare(container) {
+    // A frame that moves in the DOM reloads, so only a body-level sandbox can use the spare.
+    if (!this.#spare || (container && container !== document.body)) return null;
+    const taken = this.#spare;
+    this.#spare = null;
+    // The refill waits for an idle moment, so it does not compete with the sandbox starting now.
+    const refill = () => { this.#spare ??= this.#loadSpare(); };
+    taken.then(() => ('requestIdleCallback' in globalThis ? requestIdleCallback(refill, { timeout: 2000 }) : setTimeout(refill, 200)), () => {});
+    return taken;
+  }
+}
+
+/** The page's default pool (what createSandbox and prewarmSandbox use). */
+const defaultPool = new SandboxPool();
 
 /**
  * Keeps one sandbox frame loaded in the background (in `document.body`), so the next
- * `createSandbox()` skips the frame load. Call it when the page is idle; it is refilled each
- * time a sandbox takes it. Costs one hidden, empty frame.
+ * `createSandbox()` skips the frame load. Call it when the page is idle.
  * @returns {Promise<void>}
  */
 export function prewarmSandbox() {
-  spare ??= loadSpare();
-  return spare.then(() => undefined);
-}
-
-/** A loaded frame with a worker already started from the runtime (not yet connected). */
-function loadSpare() {
-  runtimeSource ??= fetchRuntime();
-  const source = runtimeSource;
-  const ready = loadFrame().then(async (r) => {
-    const booted = new Promise((resolve) => {
-      r.control.onmessage = (e) => {
-        if (e.data?.type === 'prestarted') resolve(undefined);
-      };
-    });
-    r.control.postMessage({ type: 'prestart', source: await source });
-    await booted;
-    return r;
-  });
-  ready.catch(() => { if (spare === ready) spare = null; });
-  return ready;
+  return defaultPool.prewarm();
 }
 
 /** Removes the pre-warmed frame, if any (e.g. before a page tears down its sandboxes). */
-export async function discardSpareSandbox() {
-  const s = spare;
-  spare = null;
-  const ready = await s?.catch(() => null);
-  ready?.control.close();
-  ready?.frame.remove();
-}
-
-/** @param {HTMLElement | undefined} container */
-function takeSpareFrame(container) {
-  // A frame that moves in the DOM reloads, so only a body-level sandbox can use the spare.
-  if (!spare || (container && container !== document.body)) return null;
-  const taken = spare;
-  spare = null;
-  // The refill waits for an idle moment, so it does not compete with the sandbox starting now.
-  const refill = () => { spare ??= loadSpare(); };
-  taken.then(() => ('requestIdleCallback' in globalThis ? requestIdleCallback(refill, { timeout: 2000 }) : setTimeout(refill, 200)), () => {});
-  return taken;
+export function discardSpareSandbox() {
+  return defaultPool.discard();
 }
 
 /**
@@ -170,6 +204,7 @@ function takeSpareFrame(container) {
  * @param {(call: {name: string, args: unknown}) => Promise<boolean> | boolean} [options.allowCall] permission check before each capability call
  * @param {(call: CapabilityCall) => void} [options.onCall] log of every capability call
  * @param {HTMLElement} [options.container] where the hidden iframe goes (document.body)
+ * @param {SandboxPool} [options.pool] shares the runtime and a spare frame (default: the page's)
  */
 export async function createSandbox(options = {}) {
   const sandbox = new Sandbox(options);
@@ -199,13 +234,13 @@ export class Sandbox {
     this.allowCall = options.allowCall;
     this.onCall = options.onCall;
     this.container = options.container;
+    this.pool = options.pool ?? defaultPool;
   }
 
   async start() {
-    runtimeSource ??= fetchRuntime();
     // The frame loads (or a pre-warmed one is taken) while the runtime and modules are fetched.
-    const fetched = Promise.all([runtimeSource, this.#loadModules()]);
-    const framePromise = takeSpareFrame(this.container) ?? loadFrame(this.container);
+    const fetched = Promise.all([this.pool.runtime(), this.#loadModules()]);
+    const framePromise = this.pool.takeSpare(this.container) ?? loadFrame(this.container);
     const [[source], { frame, control }] = await Promise.all([fetched, framePromise]);
     this.source = source;
     this.#frame = frame;
