@@ -113,3 +113,25 @@ for (const [width, height] of [[360, 740], [1920, 1080]]) {
     });
   }
 }
+
+test('every panel has a keyboard shortcut (Alt+1…Alt+6), announced on its button', async () => {
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.context.newPage();
+    page.setDefaultTimeout(20_000);
+    await page.goto(app.url);
+    await page.getByRole('link', { name: /My workspace/ }).click();
+    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    const panels = [['1', 'Files'], ['2', 'Git'], ['3', 'Memory'], ['4', 'Goals'], ['5', 'Schedule'], ['6', 'Tools']];
+    for (const [key, name] of panels) {
+      assert.equal(await page.getByRole('button', { name, exact: true }).getAttribute('aria-keyshortcuts'), `Alt+${key}`);
+      await page.keyboard.press(`Alt+${key}`);
+      await page.getByRole('heading', { name, exact: true }).waitFor();
+      assert.match(page.url(), new RegExp(`/${name.toLowerCase()}$`));
+      await page.getByRole('button', { name: 'Back to chat' }).click();
+      await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    }
+  } finally {
+    await browser.close();
+  }
+});

@@ -125,3 +125,23 @@ test('APP_VERSION matches package.json (it is recorded in backups)', async () =>
   const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'));
   assert.equal(APP_VERSION, pkg.version);
 });
+
+test('panel registry: a panel is one entry (name, label, icon, shortcut, view); the router knows the registered names', async () => {
+  const { PanelRegistry, BUILTIN_PANELS } = await import('../../web/app/panels.js');
+  const registry = new PanelRegistry();
+  for (const p of BUILTIN_PANELS) registry.register(p);
+  assert.deepEqual(registry.list().map((p) => p.name), ['files', 'git', 'memory', 'goals', 'schedule', 'tools']);
+  assert.deepEqual(registry.list().map((p) => p.shortcut), ['Alt+1', 'Alt+2', 'Alt+3', 'Alt+4', 'Alt+5', 'Alt+6']);
+  for (const p of registry.list()) assert.ok(p.label && p.icon && typeof p.open === 'function', p.name);
+  const view = { root: /** @type {any} */ ({}) }; // any: a stand-in element, never rendered here
+  const off = registry.register({ name: 'skills', label: 'Skills', icon: '🧩', shortcut: 'Alt+7', open: () => view });
+  assert.equal(registry.get('skills')?.label, 'Skills');
+  assert.throws(() => registry.register({ name: 'skills', label: 'Again', icon: '', shortcut: '', open: () => view }), /already registered/);
+  for (const name of ['chat', 'settings', 'Bad Name', '']) assert.throws(() => registry.register({ name, label: 'x', icon: '', shortcut: '', open: () => view }), /Invalid panel name/);
+  // The router accepts any registered panel, and sends unknown ones to the chat.
+  const names = registry.list().map((p) => p.name);
+  assert.deepEqual(parseRoute('#workspace/w1/skills', names), { name: 'workspace', workspaceId: 'w1', panel: 'skills' });
+  assert.deepEqual(parseRoute('#workspace/w1/settings', names), { name: 'workspace', workspaceId: 'w1', panel: 'settings' });
+  off();
+  assert.deepEqual(parseRoute('#workspace/w1/skills', registry.list().map((p) => p.name)), { name: 'workspace', workspaceId: 'w1', panel: 'chat' });
+});

@@ -32,8 +32,7 @@ import { runJob } from './job-runner.js';
 import { SafetyPipeline } from '../safety/pipeline.js';
 import { LeakDetector } from '../safety/leak-detector.js';
 import { ScopedFileSystem } from '../storage/scoped-fs.js';
-import { createBuiltinRegistry, DEFAULT_POLICY, toolSettings } from '../tools/index.js';
-import { ToolsPanel } from '../ui/tools-panel.js';
+import { createBuiltinRegistry, toolSettings } from '../tools/index.js';
 import { RESTORE_FLAG } from './flags.js';
 import { MountStore } from '../storage/mounts.js';
 import { MountedFileSystem } from '../storage/mounted-fs.js';
@@ -48,46 +47,10 @@ import { FirstRunCard } from '../ui/first-run.js';
 import { openSettingsDialog } from '../ui/settings-dialog.js';
 import { confirmDialog, promptDialog } from '../ui/dialogs.js';
 import { BannerArea } from '../ui/banners.js';
+import { PanelRegistry, BUILTIN_PANELS } from './panels.js';
+import { recallForTurn } from '../memory/recall.js';
 
-/** At most this many pinned memories ride along with every turn. */
-const MAX_PINNED = 10;
-
-/**
- * The memories a turn gets: pinned ones always (bounded), then the best matches for the message
- * that reach the relevance floor.
- * @param {import('../memory/store.js').MemoryStore} memory @param {string} text @param {number} limit
- */
-async function recallForTurn(memory, text, limit) {
-  const { RECALL_FLOOR } = await import('../memory/store.js');
-  const [pinned, hits] = await Promise.all([memory.pinned(), memory.recall(text, { limit, relevance: RECALL_FLOOR })]);
-  const first = pinned.slice(0, MAX_PINNED);
-  const ids = new Set(first.map((m) => m.id));
-  return [...first, ...hits.filter((m) => !ids.has(m.id))];
-}
-
-/**
- * What a tool does by default at an autonomy level, in words (the Tools panel's "Default" option).
- * @param {import('../tools/types.d.ts').ToolDefinition | undefined} tool
- * @param {'readonly' | 'supervised' | 'full'} level
- */
-function defaultBehaviour(tool, level) {
-  if (!tool) return 'never run';
-  const changes = !!tool.standing || !(tool.permission === 'read' || tool.permission === 'internal');
-  if (level === 'readonly' && changes) return 'refused (read-only autonomy)';
-  if (level === 'supervised' && changes) return 'ask each time (supervised autonomy)';
-  return DEFAULT_POLICY[tool.permission] === 'auto' ? 'run without asking' : 'ask each time';
-}
-
-/** The workspace's panels besides the chat, in the order of its navigation. */
-const PANELS = /** @type {const} */ ([
-  { name: 'files', label: 'Files' },
-  { name: 'git', label: 'Git' },
-  { name: 'memory', label: 'Memory' },
-  { name: 'goals', label: 'Goals' },
-  { name: 'schedule', label: 'Schedule' },
-  { name: 'tools', label: 'Tools' },
-]);
-/** @typedef {'chat' | (typeof PANELS)[number]['name']} PanelName */
+/** A workspace route's panel: 'chat' or a name of the panel registry. @typedef {string} PanelName */
 
 /**
  * The orchestrator: builds the services once, maps routes to views, and wires UI events to
@@ -114,7 +77,10 @@ export class ClawserApp {
     this.root = root;
     this.banners = BannerArea();
     this.main = h('div', { class: 'view' });
-    this.router = new Router();
+    /** The workspace panels besides the chat. */
+    this.panels = new PanelRegistry();
+    for (const p of BUILTIN_PANELS) this.panels.register(p);
+    this.router = new Router({ panels: () => this.panels.list().map((p) => p.name) });
   }
 
   async start() {
@@ -192,6 +158,15 @@ export class ClawserApp {
       }),
     );
     addEventListener('unhandledrejection', (e) => this.#showError(e.reason));
+    // Each panel's keyboard shortcut (Alt+1…), in the open workspace.
+    window.addEventListener('keydown', (e) => {
+      const route = this.router.current;
+      if (route.name !== 'workspace' || !e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+      const entry = this.panels.list().find((p) => p.shortcut === `Alt+${e.key}`);
+      if (!entry) return;
+      e.preventDefault();
+      this.router.go({ name: 'workspace', workspaceId: route.workspaceId, panel: entry.name });
+    });
   }
 
   /**
@@ -254,7 +229,7 @@ export class ClawserApp {
       this.banners.show('missing', 'That workspace does not exist (it may have been deleted).', { kind: 'warn' });
       return this.router.go({ name: 'home' }, { replace: true });
     }
-    const panel = /** @type {PanelName} */ (PANELS.find((p) => p.name === route.panel)?.name ?? 'chat');
+    const panel = this.panels.get(route.panel) ? route.panel : 'chat';
     if (this.#view?.workspaceId !== ws.id || this.#view.panel !== panel) await this.#renderWorkspace(ws.id, route.conversationId, panel);
     else if (route.conversationId) await this.#view.controller.select(route.conversationId);
     if (route.panel === 'settings') await this.#openSettings(ws.id);
@@ -634,19 +609,15 @@ export class ClawserApp {
     };
     const unsubscribeArtifact = services.artifact.subscribe(showArtifact);
     showArtifact();
-    /** @type {{root: HTMLElement, destroy: () => void} | null} */
-    const sub = panel === 'files' ? await this.#filesPanel(workspaceId)
-      : panel === 'git' ? await this.#gitPanel(workspaceId)
-      : panel === 'memory' ? await this.#memoryPanel(workspaceId)
-      : panel === 'goals' ? await this.#goalsPanel(workspaceId)
-      : panel === 'schedule' ? await this.#schedulePanel(workspaceId)
-      : null;
+    const panelEntry = panel === 'chat' ? undefined : this.panels.get(panel);
+    /** @type {import('./panels.js').PanelView | null} */
+    const sub = panelEntry ? await panelEntry.open(this.#panelContext(workspaceId)) : null;
     const view = WorkspaceView({
       workspace: ws,
       controller,
-      chat: panel === 'tools' ? this.#toolsPanel(workspaceId) : sub ? sub.root : chat.root,
+      chat: sub ? sub.root : chat.root,
       side,
-      panels: PANELS.map((p) => ({ label: p.label, current: p.name === panel, onOpen: () => this.router.go({ name: 'workspace', workspaceId, panel: p.name }) })),
+      panels: this.panels.list().map((p) => ({ label: p.label, shortcut: p.shortcut, current: p.name === panel, onOpen: () => this.router.go({ name: 'workspace', workspaceId, panel: p.name }) })),
       providerLabel: !entry ? 'No provider yet' : entry.wire === 'echo' ? 'Echo · test provider, no AI' : `${entry.label}${current?.model ? ` · ${current.model}` : ''}`,
       onHome: () => this.router.go({ name: 'home' }),
       onSettings: () => this.#goSettings(workspaceId),
@@ -670,68 +641,12 @@ export class ClawserApp {
     });
     clear(this.main).append(view.root);
     document.title = `${ws.name} — Clawser`;
-    destroyView = () => { view.destroy(); chat.destroy(); sub?.destroy(); unsubscribeArtifact(); artifactView?.destroy(); };
+    destroyView = () => { view.destroy(); chat.destroy(); sub?.destroy?.(); unsubscribeArtifact(); artifactView?.destroy(); };
     this.#autoInitGit(workspaceId);
   }
 
-  /** @param {string} workspaceId */
-  #toolsPanel(workspaceId) {
-    const { registry } = this.#servicesOf(workspaceId);
-    const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
-    return ToolsPanel({
-      tools: registry.list(),
-      userPolicyOf: (name) => registry.userPolicyOf(name),
-      defaultOf: (name) => defaultBehaviour(registry.get(name), agentSettings.load(workspaceId).autonomy.level),
-      onPolicy: (name, policy) => registry.setPolicy(name, policy),
-      settings: agentSettings.load(workspaceId),
-      hasSearchKey: agentSettings.hasSearchApiKey(workspaceId),
-      onSaveSettings: async ({ fetchAllowlist, searchEndpoint, searchApiKey }) => {
-        const s = agentSettings.load(workspaceId);
-        agentSettings.save(workspaceId, { ...s, tools: { ...s.tools, fetchAllowlist, searchEndpoint } });
-        if (searchApiKey !== undefined) await agentSettings.setSearchApiKey(workspaceId, searchApiKey);
-      },
-      onBack: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),
-    });
-  }
 
-  /** @param {string} workspaceId */
-  async #filesPanel(workspaceId) {
-    const back = () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' });
-    const [{ FilesPanel }, files] = await Promise.all([import('../ui/files-panel.js'), this.#servicesOf(workspaceId).files()]);
-    return FilesPanel({
-      files,
-      mount: this.#mountProps(workspaceId),
-      onError: (err) => this.#showError(err),
-      onBack: back,
-    });
-  }
 
-  /** @param {string} workspaceId */
-  async #gitPanel(workspaceId) {
-    const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
-    const repo = await this.#servicesOf(workspaceId).git();
-    const s = agentSettings.load(workspaceId);
-    if (s.git.autoInit && !this.#mounted.get(workspaceId)) await repo.ensureRepo();
-    const [{ GitPanel }, { GitController }] = await Promise.all([import('../ui/git-panel.js'), import('./git-controller.js')]);
-    const git = new GitController({ repo, settings: agentSettings, workspaceId });
-    return GitPanel({
-      git,
-      hasToken: agentSettings.hasGitToken(workspaceId),
-      corsProxy: s.git.corsProxy,
-      autoCommit: s.git.autoCommit,
-      onAutoCommit: (on) => {
-        const cur = agentSettings.load(workspaceId);
-        agentSettings.save(workspaceId, { ...cur, git: { ...cur.git, autoCommit: on } });
-      },
-      autoInit: s.git.autoInit,
-      onAutoInit: (on) => {
-        const cur = agentSettings.load(workspaceId);
-        agentSettings.save(workspaceId, { ...cur, git: { ...cur.git, autoInit: on } });
-      },
-      onError: (err) => this.#showError(err),
-      onBack: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),
-    });
-  }
 
   /** Makes the workspace a repository in the background when the setting says so. @param {string} workspaceId */
   #autoInitGit(workspaceId) {
@@ -840,69 +755,28 @@ export class ClawserApp {
     }
   }
 
-  /** @param {string} workspaceId */
-  async #schedulePanel(workspaceId) {
-    const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
-    const services = this.#servicesOf(workspaceId);
-    const [{ SchedulePanel }, { backgroundMode }] = await Promise.all([import('../ui/schedule-panel.js'), import('./background.js')]);
-    return SchedulePanel({
-      scheduler: services.scheduler,
-      conversations: this.#controller(workspaceId).state.conversations,
-      toolNames: services.registry.list().map((t) => t.name),
-      timezone: services.scheduler.timezone,
-      missedPolicy: agentSettings.load(workspaceId).scheduler.missedPolicy,
-      onMissedPolicy: (missedPolicy) => {
-        const cur = agentSettings.load(workspaceId);
-        agentSettings.save(workspaceId, { ...cur, scheduler: { ...cur.scheduler, missedPolicy } });
-      },
-      approvalTimeoutMinutes: agentSettings.load(workspaceId).scheduler.approvalTimeoutMinutes,
-      onApprovalTimeout: (approvalTimeoutMinutes) => {
-        const cur = agentSettings.load(workspaceId);
-        agentSettings.save(workspaceId, { ...cur, scheduler: { ...cur.scheduler, approvalTimeoutMinutes } });
-      },
-      background: await backgroundMode({ leader: !!this.tabs?.isLeader, tabs: (this.tabs?.peers().length ?? 0) + 1 }),
-      // Which tab runs the jobs changes as tabs open and close: the panel's line follows.
-      watchBackground: (fn) => {
-        const tabs = this.tabs;
-        if (!tabs) return () => {};
-        const update = () => { backgroundMode({ leader: tabs.isLeader, tabs: tabs.peers().length + 1 }).then(fn, () => {}); };
-        const offs = [tabs.onLeaderChange(update), tabs.onPeersChange(update)];
-        return () => offs.forEach((off) => off());
-      },
-      notifications: typeof Notification === 'undefined' ? 'unsupported' : Notification.permission,
-      onAllowNotifications: async () => (typeof Notification === 'undefined' ? 'unsupported' : Notification.requestPermission()),
-      onOpenConversation: (id) => this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: id }),
-      onError: (err) => this.#showError(err),
-      onBack: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),
-    });
-  }
 
-  /** @param {string} workspaceId */
-  async #goalsPanel(workspaceId) {
-    const { GoalsPanel } = await import('../ui/goals-panel.js');
-    return GoalsPanel({
-      goals: this.#servicesOf(workspaceId).goals,
-      onError: (err) => this.#showError(err),
-      onBack: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),
-    });
-  }
 
-  /** @param {string} workspaceId */
-  async #memoryPanel(workspaceId) {
-    const [{ MemoryPanel }, { SemanticSection }, memory] = await Promise.all([import('../ui/memory-panel.js'), import('../ui/semantic-section.js'), this.#servicesOf(workspaceId).memory()]);
-    const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
-    const semantic = SemanticSection(await /** @type {SemanticSearch} */ (this.semantic).sectionProps(memory, (err) => this.#showError(err)));
-    return MemoryPanel({
-      memory,
-      semantic,
-      recall: agentSettings.load(workspaceId).memory,
-      onRecall: (r) => {
-        const cur = agentSettings.load(workspaceId);
-        agentSettings.save(workspaceId, { ...cur, memory: { ...cur.memory, ...r } });
-      },
-      onError: (err) => this.#showError(err),
-      onBack: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),
-    });
+
+  /**
+   * What a panel of the registry gets for a workspace.
+   * @param {string} workspaceId
+   * @returns {import('./panels.js').PanelContext}
+   */
+  #panelContext(workspaceId) {
+    return {
+      workspaceId,
+      services: this.#servicesOf(workspaceId),
+      agentSettings: /** @type {AgentSettingsStore} */ (this.agentSettings),
+      semantic: /** @type {SemanticSearch} */ (this.semantic),
+      tabs: this.tabs,
+      mounted: !!this.#mounted.get(workspaceId),
+      mount: this.#mountProps(workspaceId),
+      conversations: () => this.#controller(workspaceId).state.conversations,
+      openConversation: (id) => this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: id }),
+      back: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),
+      showError: (err) => this.#showError(err),
+    };
   }
 
   /** @param {string} workspaceId */

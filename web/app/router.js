@@ -1,13 +1,17 @@
 /** @typedef {{name: 'home'} | {name: 'workspace', workspaceId: string, panel: string, conversationId?: string}} Route */
 
-export const PANELS = ['chat', 'settings', 'tools', 'files', 'git', 'memory', 'goals', 'schedule'];
+/** The routes of a workspace that are not panels of the registry. */
+const BASE_ROUTES = ['chat', 'settings'];
+/** The built-in panels (the app passes its registry's names). */
+export const PANELS = [...BASE_ROUTES, 'tools', 'files', 'git', 'memory', 'goals', 'schedule'];
 
 /**
- * Parses a location hash into a route. Unknown hashes go home.
+ * Parses a location hash into a route. Unknown hashes go home; unknown panels to the chat.
  * @param {string} hash e.g. "#workspace/abc/conversation/c1"
+ * @param {readonly string[]} [panels] the panel names there are (default: the built-in ones)
  * @returns {Route}
  */
-export function parseRoute(hash) {
+export function parseRoute(hash, panels = PANELS) {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map((p) => {
     try {
       return decodeURIComponent(p);
@@ -18,7 +22,7 @@ export function parseRoute(hash) {
   if (parts[0] !== 'workspace' || !parts[1]) return { name: 'home' };
   const workspaceId = parts[1];
   if (parts[2] === 'conversation' && parts[3]) return { name: 'workspace', workspaceId, panel: 'chat', conversationId: parts[3] };
-  return { name: 'workspace', workspaceId, panel: parts[2] && PANELS.includes(parts[2]) ? parts[2] : 'chat' };
+  return { name: 'workspace', workspaceId, panel: parts[2] && (BASE_ROUTES.includes(parts[2]) || panels.includes(parts[2])) ? parts[2] : 'chat' };
 }
 
 /**
@@ -37,12 +41,14 @@ export class Router {
   /** @type {Set<(route: Route) => void>} */
   #listeners = new Set();
 
-  constructor() {
+  /** @param {{panels?: () => readonly string[]}} [options] panels: the names of the panels there are */
+  constructor(options = {}) {
+    this.panels = options.panels ?? (() => PANELS);
     addEventListener('hashchange', () => this.#emit());
   }
 
   get current() {
-    return parseRoute(location.hash);
+    return parseRoute(location.hash, this.panels());
   }
 
   /** @param {(route: Route) => void} fn */

@@ -68,14 +68,7 @@ export const VECTORS_FILE = 'vectors.bin';
  * @property {string} message for people
  */
 
-/**
- * The floor a memory must reach to ride along with a turn on its own (automatic recall): a
- * cosine similarity of 0.3 with the message (all-MiniLM-L6-v2 puts unrelated sentences around
- * 0–0.15 and paraphrases above 0.5), or a third of the message's keyword weight (IDF-weighted
- * share of its words, see SearchHit.coverage). Below it, nothing is recalled — never "the best
- * five, whatever they are".
- */
-export const RECALL_FLOOR = Object.freeze({ cosine: 0.3, keyword: 1 / 3 });
+export { RECALL_FLOOR } from './recall.js';
 
 /**
  * @typedef {object} RecallInfo how the last recall ranked
@@ -443,7 +436,7 @@ export class MemoryStore {
    * keywords alone. `lastRecall` tells which happened.
    * @param {string} query
    * @param {{limit?: number, categories?: string[], minScore?: number, relevance?: {cosine: number, keyword: number}, queryVector?: ArrayLike<number>, semantic?: boolean, semanticTimeoutMs?: number}} [options]
-   *   semantic: false ranks by keywords only; relevance: an absolute floor (RECALL_FLOOR for automatic recall)
+   *   semantic: false ranks by keywords only; relevance: an absolute floor (RECALL_FLOOR of recall.js for automatic recall)
    * @returns {Promise<(MemoryEntry & {score: number})[]>}
    */
   async recall(query, options = {}) {

@@ -5,7 +5,7 @@ import { h, clear, formatTime } from './dom.js';
 /**
  * The workspace screen: header, conversation list (a drawer on narrow screens) and the
  * chat panel passed in.
- * @param {{workspace: Workspace, controller: ChatController, chat: HTMLElement, side?: HTMLElement, providerLabel: string, onHome: () => void, onSettings: () => void, panels: {label: string, current: boolean, onOpen: () => void}[], onSelect: (id: string) => void, onNew: () => void, onRename: (id: string, title: string) => void, onDelete: (id: string, title: string) => void}} props
+ * @param {{workspace: Workspace, controller: ChatController, chat: HTMLElement, side?: HTMLElement, providerLabel: string, onHome: () => void, onSettings: () => void, panels: {label: string, shortcut?: string, current: boolean, onOpen: () => void}[], onSelect: (id: string) => void, onNew: () => void, onRename: (id: string, title: string) => void, onDelete: (id: string, title: string) => void}} props
  */
 export function WorkspaceView(props) {
   const { workspace, controller } = props;
@@ -53,7 +53,7 @@ export function WorkspaceView(props) {
       h('span', { class: 'provider-badge small', title: 'Current provider' }, props.providerLabel),
       drawerToggle,
       h('nav', { class: 'ws-nav', 'aria-label': 'Workspace panels' },
-        ...props.panels.map((p) => h('button', { type: 'button', class: 'secondary', 'aria-current': p.current ? 'page' : undefined, on: { click: p.onOpen } }, p.label)),
+        ...props.panels.map((p) => h('button', { type: 'button', class: 'secondary', 'aria-current': p.current ? 'page' : undefined, 'aria-keyshortcuts': p.shortcut, title: p.shortcut ? `${p.label} (${p.shortcut})` : undefined, on: { click: p.onOpen } }, p.label)),
       ),
       h('button', { type: 'button', class: 'secondary', on: { click: props.onSettings } }, 'Settings'),
     ),

@@ -1,0 +1,184 @@
+/** @import { BrowserToolRegistry } from '../tools/registry.js' */
+/** @import { ToolDefinition } from '../tools/types.d.ts' */
+/** @import { AgentSettingsStore } from './agent-settings.js' */
+/** @import { GoalStore } from '../agent/goals.js' */
+/** @import { Scheduler } from '../agent/scheduler.js' */
+/** @import { TabCoordinator } from '../agent/tabs.js' */
+/** @import { ConversationMeta } from '../agent/types.d.ts' */
+/** @import { SemanticSearch } from './semantic.js' */
+import { DEFAULT_POLICY } from '../tools/index.js';
+import { ToolsPanel } from '../ui/tools-panel.js';
+
+/**
+ * The workspace panels besides the chat. A panel is one entry — name (its route:
+ * `#workspace/{id}/{name}`), label, icon, keyboard shortcut and a view factory — so a new panel
+ * is registered here (or by `PanelRegistry.register`) without touching the orchestrator, which
+ * only looks entries up and gives them a `PanelContext`.
+ */
+
+/**
+ * What a panel's view gets: its workspace's services and settings, and the app's ways back.
+ * @typedef {object} PanelContext
+ * @property {string} workspaceId
+ * @property {{registry: BrowserToolRegistry, files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, goals: GoalStore, scheduler: Scheduler}} services
+ * @property {AgentSettingsStore} agentSettings
+ * @property {SemanticSearch} semantic
+ * @property {TabCoordinator | undefined} tabs
+ * @property {boolean} mounted the workspace is a folder opened from the computer
+ * @property {NonNullable<Parameters<typeof import('../ui/files-panel.js').FilesPanel>[0]['mount']>} mount the open-folder controls
+ * @property {() => ConversationMeta[]} conversations the workspace's conversations
+ * @property {(conversationId: string) => void} openConversation
+ * @property {() => void} back to the chat
+ * @property {(err: unknown) => void} showError
+ */
+
+/** @typedef {{root: HTMLElement, destroy?: () => void}} PanelView */
+/** @typedef {{name: string, label: string, icon: string, shortcut: string, open: (ctx: PanelContext) => Promise<PanelView> | PanelView}} PanelEntry */
+
+export class PanelRegistry {
+  /** @type {Map<string, PanelEntry>} */
+  #panels = new Map();
+
+  /** @param {PanelEntry} entry */
+  register(entry) {
+    if (!/^[a-z][a-z0-9-]{0,31}$/.test(entry.name) || entry.name === 'chat' || entry.name === 'settings') throw new Error(`Invalid panel name "${entry.name}".`);
+    if (this.#panels.has(entry.name)) throw new Error(`A panel named "${entry.name}" is already registered.`);
+    this.#panels.set(entry.name, entry);
+    return () => { this.#panels.delete(entry.name); };
+  }
+
+  /** @param {string} name */
+  get(name) {
+    return this.#panels.get(name);
+  }
+
+  /** In the order of the navigation. */
+  list() {
+    return [...this.#panels.values()];
+  }
+}
+
+/**
+ * What a tool does by default at an autonomy level, in words (the Tools panel's "Default" option).
+ * @param {ToolDefinition | undefined} tool
+ * @param {'readonly' | 'supervised' | 'full'} level
+ */
+export function defaultBehaviour(tool, level) {
+  if (!tool) return 'never run';
+  const changes = !!tool.standing || !(tool.permission === 'read' || tool.permission === 'internal');
+  if (level === 'readonly' && changes) return 'refused (read-only autonomy)';
+  if (level === 'supervised' && changes) return 'ask each time (supervised autonomy)';
+  return DEFAULT_POLICY[tool.permission] === 'auto' ? 'run without asking' : 'ask each time';
+}
+
+/** Changes one section of a workspace's agent settings. @template {'git' | 'memory' | 'scheduler'} K @param {PanelContext} ctx @param {K} section @param {Partial<import('./agent-settings.js').AgentSettings[K]>} change */
+function saveSection(ctx, section, change) {
+  const cur = ctx.agentSettings.load(ctx.workspaceId);
+  ctx.agentSettings.save(ctx.workspaceId, { ...cur, [section]: { ...cur[section], ...change } });
+}
+
+/** @type {PanelEntry[]} */
+export const BUILTIN_PANELS = [
+  {
+    name: 'files', label: 'Files', icon: '📁', shortcut: 'Alt+1',
+    async open(ctx) {
+      const [{ FilesPanel }, files] = await Promise.all([import('../ui/files-panel.js'), ctx.services.files()]);
+      return FilesPanel({ files, mount: ctx.mount, onError: ctx.showError, onBack: ctx.back });
+    },
+  },
+  {
+    name: 'git', label: 'Git', icon: '🌿', shortcut: 'Alt+2',
+    async open(ctx) {
+      const repo = await ctx.services.git();
+      const s = ctx.agentSettings.load(ctx.workspaceId);
+      if (s.git.autoInit && !ctx.mounted) await repo.ensureRepo();
+      const [{ GitPanel }, { GitController }] = await Promise.all([import('../ui/git-panel.js'), import('./git-controller.js')]);
+      return GitPanel({
+        git: new GitController({ repo, settings: ctx.agentSettings, workspaceId: ctx.workspaceId }),
+        hasToken: ctx.agentSettings.hasGitToken(ctx.workspaceId),
+        corsProxy: s.git.corsProxy,
+        autoCommit: s.git.autoCommit,
+        onAutoCommit: (on) => saveSection(ctx, 'git', { autoCommit: on }),
+        autoInit: s.git.autoInit,
+        onAutoInit: (on) => saveSection(ctx, 'git', { autoInit: on }),
+        onError: ctx.showError,
+        onBack: ctx.back,
+      });
+    },
+  },
+  {
+    name: 'memory', label: 'Memory', icon: '🧠', shortcut: 'Alt+3',
+    async open(ctx) {
+      const [{ MemoryPanel }, { SemanticSection }, memory] = await Promise.all([import('../ui/memory-panel.js'), import('../ui/semantic-section.js'), ctx.services.memory()]);
+      const semantic = SemanticSection(await ctx.semantic.sectionProps(memory, ctx.showError));
+      return MemoryPanel({
+        memory,
+        semantic,
+        recall: ctx.agentSettings.load(ctx.workspaceId).memory,
+        onRecall: (r) => saveSection(ctx, 'memory', r),
+        onError: ctx.showError,
+        onBack: ctx.back,
+      });
+    },
+  },
+  {
+    name: 'goals', label: 'Goals', icon: '🎯', shortcut: 'Alt+4',
+    async open(ctx) {
+      const { GoalsPanel } = await import('../ui/goals-panel.js');
+      return GoalsPanel({ goals: ctx.services.goals, onError: ctx.showError, onBack: ctx.back });
+    },
+  },
+  {
+    name: 'schedule', label: 'Schedule', icon: '⏰', shortcut: 'Alt+5',
+    async open(ctx) {
+      const [{ SchedulePanel }, { backgroundMode }] = await Promise.all([import('../ui/schedule-panel.js'), import('./background.js')]);
+      const settings = ctx.agentSettings.load(ctx.workspaceId).scheduler;
+      const tabs = ctx.tabs;
+      return SchedulePanel({
+        scheduler: ctx.services.scheduler,
+        conversations: ctx.conversations(),
+        toolNames: ctx.services.registry.list().map((t) => t.name),
+        timezone: ctx.services.scheduler.timezone,
+        missedPolicy: settings.missedPolicy,
+        onMissedPolicy: (missedPolicy) => saveSection(ctx, 'scheduler', { missedPolicy }),
+        approvalTimeoutMinutes: settings.approvalTimeoutMinutes,
+        onApprovalTimeout: (approvalTimeoutMinutes) => saveSection(ctx, 'scheduler', { approvalTimeoutMinutes }),
+        background: await backgroundMode({ leader: !!tabs?.isLeader, tabs: (tabs?.peers().length ?? 0) + 1 }),
+        // Which tab runs the jobs changes as tabs open and close: the panel's line follows.
+        watchBackground: (fn) => {
+          if (!tabs) return () => {};
+          const update = () => { backgroundMode({ leader: tabs.isLeader, tabs: tabs.peers().length + 1 }).then(fn, () => {}); };
+          const offs = [tabs.onLeaderChange(update), tabs.onPeersChange(update)];
+          return () => offs.forEach((off) => off());
+        },
+        notifications: typeof Notification === 'undefined' ? 'unsupported' : Notification.permission,
+        onAllowNotifications: async () => (typeof Notification === 'undefined' ? 'unsupported' : Notification.requestPermission()),
+        onOpenConversation: ctx.openConversation,
+        onError: ctx.showError,
+        onBack: ctx.back,
+      });
+    },
+  },
+  {
+    name: 'tools', label: 'Tools', icon: '🛠️', shortcut: 'Alt+6',
+    open(ctx) {
+      const { registry } = ctx.services;
+      const { agentSettings, workspaceId } = ctx;
+      const root = ToolsPanel({
+        tools: registry.list(),
+        userPolicyOf: (name) => registry.userPolicyOf(name),
+        defaultOf: (name) => defaultBehaviour(registry.get(name), agentSettings.load(workspaceId).autonomy.level),
+        onPolicy: (name, policy) => registry.setPolicy(name, policy),
+        settings: agentSettings.load(workspaceId),
+        hasSearchKey: agentSettings.hasSearchApiKey(workspaceId),
+        onSaveSettings: async ({ fetchAllowlist, searchEndpoint, searchApiKey }) => {
+          const s = agentSettings.load(workspaceId);
+          agentSettings.save(workspaceId, { ...s, tools: { ...s.tools, fetchAllowlist, searchEndpoint } });
+          if (searchApiKey !== undefined) await agentSettings.setSearchApiKey(workspaceId, searchApiKey);
+        },
+        onBack: ctx.back,
+      });
+      return { root };
+    },
+  },
+];
