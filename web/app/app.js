@@ -16,11 +16,8 @@ import { registerServiceWorker } from './sw-client.js';
 import { AgentSettingsStore, parseLimitFields } from './agent-settings.js';
 import { ArtifactDocument } from './artifact.js';
 import { AppToolUi } from './tool-ui.js';
-import { ClawserAgent, DEFAULT_SYSTEM_PROMPT } from '../agent/agent.js';
+/** @import { ClawserAgent } from '../agent/agent.js' */
 import { HookPipeline } from '../agent/hooks.js';
-import { AutonomyController } from '../agent/autonomy.js';
-import { ToolRunner } from '../agent/tool-runner.js';
-import { Codex } from '../agent/codex.js';
 import { jobApprover } from '../agent/job-approval.js';
 import { GoalStore } from '../agent/goals.js';
 import { Scheduler, shouldDeliver } from '../agent/scheduler.js';
@@ -29,10 +26,9 @@ import { RestoreGate, gatedCoordination } from '../agent/restore-gate.js';
 import { startWorkspaceDaemon } from './daemon-wiring.js';
 import { SemanticSearch } from './semantic.js';
 import { runJob } from './job-runner.js';
-import { SafetyPipeline } from '../safety/pipeline.js';
 import { LeakDetector } from '../safety/leak-detector.js';
 import { ScopedFileSystem } from '../storage/scoped-fs.js';
-import { createBuiltinRegistry, toolSettings } from '../tools/index.js';
+import { createBuiltinRegistry } from '../tools/index.js';
 import { RESTORE_FLAG } from './flags.js';
 import { MountStore } from '../storage/mounts.js';
 import { MountedFileSystem } from '../storage/mounted-fs.js';
@@ -47,8 +43,8 @@ import { FirstRunCard } from '../ui/first-run.js';
 import { openSettingsDialog } from '../ui/settings-dialog.js';
 import { confirmDialog, promptDialog } from '../ui/dialogs.js';
 import { BannerArea } from '../ui/banners.js';
+import { AgentFactory } from './agent-factory.js';
 import { PanelRegistry, BUILTIN_PANELS } from './panels.js';
-import { recallForTurn } from '../memory/recall.js';
 
 /** A workspace route's panel: 'chat' or a name of the panel registry. @typedef {string} PanelName */
 
@@ -111,6 +107,13 @@ export class ClawserApp {
     await this.restoreGate.quietly(() => this.#recoverRestore(fs));
     this.settings = new SettingsStore({ config: this.config, secrets });
     this.agentSettings = new AgentSettingsStore({ config: this.config, secrets });
+    this.agents = new AgentFactory({
+      agentSettings: this.agentSettings,
+      hooks: this.hooks,
+      services: (workspaceId) => this.#servicesOf(workspaceId),
+      workspaceFs: (workspaceId) => this.workspaceFs(workspaceId),
+      mountedFolder: (workspaceId) => this.#mounted.get(workspaceId)?.handle.name ?? null,
+    });
     this.workspaces = new WorkspaceStore({
       config: this.config,
       fs,
@@ -148,7 +151,7 @@ export class ClawserApp {
     performance.mark('clawser-interactive');
     // Whatever the first view, load the sandbox frame once while idle: the browser keeps it, so
     // code runs offline later (its navigation never reaches the service worker).
-    this.#prewarmSandbox();
+    /** @type {AgentFactory} */ (this.agents).prewarm();
     // Only the leader tab runs scheduled jobs; when it closes, the next tab takes over.
     this.tabs.onLeaderChange((leader) => (leader ? this.#whenIdle(() => this.#startSchedulers()) : this.#stopSchedulers()));
     if (this.tabs.isLeader) this.#whenIdle(() => this.#startSchedulers());
@@ -407,118 +410,10 @@ export class ClawserApp {
     };
   }
 
-  /**
-   * The pieces of an agent run for a workspace, built from its current settings: safety,
-   * autonomy, the gated tool runner and the Codex with the conversation's warm sandbox.
-   * @param {string} workspaceId
-   * @param {string} conversationId
-   * @param {{approve?: import('../agent/tool-runner.js').ApproveFn}} [options] approve: a scheduled job's (names the job, times out)
-   */
-  async #agentParts(workspaceId, conversationId, options = {}) {
-    const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
-    const services = this.#servicesOf(workspaceId);
-    const s = agentSettings.load(workspaceId);
-    const safety = new SafetyPipeline({ leakAction: s.leakAction, allowedPrivateHosts: s.allowedPrivateHosts });
-    if (!s.safetyEnabled) {
-      // The user confirmed this in the Settings dialog; the pipeline still needs both steps.
-      safety.confirmDisable();
-      safety.setEnabled(false);
-    }
-    const autonomy = new AutonomyController({ config: s.autonomy, ...agentSettings.usageStore(workspaceId) });
-    const tools = new ToolRunner({
-      registry: services.registry,
-      context: {
-        workspaceId,
-        // Tools change files, never Clawser's own folders — enforced in storage, so the safety switch cannot lift it.
-        fs: new ProtectedFileSystem(this.workspaceFs(workspaceId)),
-        git: await services.git(),
-        memory: await services.memory(),
-        goals: services.goals,
-        scheduler: services.scheduler,
-        conversationId,
-        contentOrigin: this.#contentOrigin(workspaceId),
-        toolNames: services.registry.list().map((t) => t.name),
-        settings: toolSettings({ ...s.tools, allowedPrivateHosts: s.allowedPrivateHosts, searchApiKey: await agentSettings.searchApiKey(workspaceId) }),
-        fetch: globalThis.fetch.bind(globalThis),
-        ui: services.toolUi,
-      },
-      hooks: this.hooks,
-      autonomy,
-      safety,
-      approve: options.approve ?? approvalDialog,
-      maxResultChars: s.maxToolResultChars,
-    });
-    const codex = new Codex({ getSandbox: () => this.#sandboxFor(conversationId) });
-    tools.context.runCode = (code, signal) => codex.run(code, { tools, signal });
-    return { settings: s, safety, autonomy, tools, codex };
-  }
-
-  /**
-   * Where the workspace's files come from when it is outside content (the taint of issue 11):
-   * a folder opened from the computer, or a repository with a remote (cloned, or pulled from).
-   * Conservative: every file of such a workspace counts, the user's own edits included.
-   * @param {string} workspaceId
-   * @returns {(path?: string) => Promise<string | null>}
-   */
-  #contentOrigin(workspaceId) {
-    return async (path) => {
-      const mount = this.#mounted.get(workspaceId);
-      if (mount) return `${path === undefined ? 'content' : 'a file'} of the folder “${mount.handle.name}” opened from the computer`;
-      const remotes = await (await this.#servicesOf(workspaceId).git()).remotes().catch(() => []);
-      if (!remotes.length) return null;
-      let url = remotes[0].url;
-      try {
-        const u = new URL(url);
-        u.username = '';
-        u.password = '';
-        url = u.href;
-      } catch {
-        url = 'elsewhere';
-      }
-      return `${path === undefined ? 'the history' : 'a file'} of the repository cloned from ${url}`;
-    };
-  }
-
-  /** @type {Map<string, Promise<import('../packages/andbox/index.js').Sandbox>>} */
-  #sandboxes = new Map();
-
-  /**
-   * One warm sandbox per conversation (reused between its runs); the three most recent stay.
-   * @param {string} conversationId
-   */
-  #sandboxFor(conversationId) {
-    let sb = this.#sandboxes.get(conversationId);
-    if (sb) {
-      this.#sandboxes.delete(conversationId);
-      this.#sandboxes.set(conversationId, sb);
-      return sb;
-    }
-    // Loaded on first use: most turns never run code.
-    sb = import('../packages/andbox/index.js').then(({ createSandbox }) => createSandbox({ timeoutMs: 300_000, imports: { fflate: new URL('../vendor/fflate.js', import.meta.url).href } }));
-    sb.catch(() => this.#sandboxes.delete(conversationId));
-    this.#sandboxes.set(conversationId, sb);
-    while (this.#sandboxes.size > 3) {
-      const [oldest, p] = /** @type {[string, Promise<import('../packages/andbox/index.js').Sandbox>]} */ (this.#sandboxes.entries().next().value);
-      this.#sandboxes.delete(oldest);
-      p.then((x) => x.dispose(), () => {});
-    }
-    return sb;
-  }
-
-  #sandboxPrewarmed = false;
   /** Workspaces whose repository was ensured on this page (once is enough; every panel switch re-renders). */
   #gitChecked = new Set();
   /** True while a restore runs: background tasks that write must not start. */
   #quiet = false;
-
-  /** When the page is idle, keeps one sandbox frame + worker ready so a conversation's first code run starts fast. */
-  #prewarmSandbox() {
-    if (this.#sandboxPrewarmed) return;
-    this.#sandboxPrewarmed = true;
-    const warm = () => import('../packages/andbox/index.js').then((m) => m.prewarmSandbox()).catch(() => {});
-    if ('requestIdleCallback' in globalThis) requestIdleCallback(warm, { timeout: 5000 });
-    else setTimeout(warm, 1000);
-  }
 
   /** @param {string} workspaceId */
   #controller(workspaceId) {
@@ -536,32 +431,12 @@ export class ClawserApp {
         settings: /** @type {SettingsStore} */ (this.settings),
         redact: (text) => (redactOn ? detector.scan(text).redacted : text),
         buildAgent: async (provider, conversation, secrets, options) => {
-          const parts = await this.#agentParts(workspaceId, conversation.id, options);
-          redactOn = parts.settings.safetyEnabled;
-          // Active goals ride along in the system prompt so the agent keeps pursuing them.
-          const goals = await this.#servicesOf(workspaceId).goals.summary(2000, parts.safety.enabled ? parts.safety.sanitizer : null).catch(() => '');
-          return new ClawserAgent({
-            provider, conversation, secrets, tools: parts.tools, codex: parts.codex, hooks: this.hooks, autonomy: parts.autonomy, safety: parts.safety,
-            systemPrompt: `${DEFAULT_SYSTEM_PROMPT}${goals}`,
-            maxIterations: parts.settings.maxIterations,
-            compaction: { thresholdTokens: parts.settings.compactionThresholdTokens, keepRecent: 10 },
-            recall: parts.settings.memory.autoRecall && parts.tools.context.memory
-              ? (text) => recallForTurn(/** @type {import('../memory/store.js').MemoryStore} */ (parts.tools.context.memory), text, parts.settings.memory.recallLimit)
-              : undefined,
-          });
+          const { agent, settings } = await /** @type {AgentFactory} */ (this.agents).agent(workspaceId, provider, conversation, secrets, options);
+          redactOn = settings.safetyEnabled;
+          return agent;
         },
         afterTurn: (agent, turn) => this.#autoCommit(workspaceId, agent, turn),
-        // "Run again": its own runner and abort signal, and a sandbox of its own (created for this
-        // run, disposed after) — never the warm one a turn of this conversation may be using.
-        runCode: async (conversationId, code, signal) => {
-          const parts = await this.#agentParts(workspaceId, conversationId);
-          const sandbox = import('../packages/andbox/index.js').then(({ createSandbox }) => createSandbox({ timeoutMs: 300_000, imports: { fflate: new URL('../vendor/fflate.js', import.meta.url).href } }));
-          try {
-            return await new Codex({ getSandbox: () => sandbox }).run(code, { tools: parts.tools, signal });
-          } finally {
-            sandbox.then((sb) => sb.dispose(), () => {});
-          }
-        },
+        runCode: (conversationId, code, signal) => /** @type {AgentFactory} */ (this.agents).runAgain(workspaceId, conversationId, code, signal),
       });
       this.#controllers.set(workspaceId, c);
     }
@@ -572,7 +447,7 @@ export class ClawserApp {
   async #renderWorkspace(workspaceId, conversationId, panel = 'chat') {
     await this.#loadMount(workspaceId);
     this.#view?.destroy();
-    this.#prewarmSandbox();
+    /** @type {AgentFactory} */ (this.agents).prewarm();
     const ws = /** @type {import('./workspaces.js').Workspace} */ (this.workspaces?.get(workspaceId));
     const settings = /** @type {SettingsStore} */ (this.settings);
     const controller = this.#controller(workspaceId);
@@ -725,7 +600,7 @@ export class ClawserApp {
       run,
       approver,
       controller: this.#controller(workspaceId),
-      tools: async () => (await this.#agentParts(workspaceId, job.conversationId ?? `job-${job.id}`, { approve: approver.approve })).tools,
+      tools: async () => (await /** @type {AgentFactory} */ (this.agents).parts(workspaceId, job.conversationId ?? `job-${job.id}`, { approve: approver.approve })).tools,
     });
     if (result.needsApproval) this.#needsApproval(workspace, job.name, result);
     else if (shouldDeliver(job.delivery, result.ok)) this.#deliver(workspaceId, job.name, result);

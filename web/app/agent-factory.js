@@ -1,0 +1,190 @@
+/** @import { FileSystem } from '../storage/types.d.ts' */
+/** @import { AgentSettingsStore } from './agent-settings.js' */
+/** @import { HookPipeline } from '../agent/hooks.js' */
+/** @import { BrowserToolRegistry } from '../tools/registry.js' */
+/** @import { GoalStore } from '../agent/goals.js' */
+/** @import { Scheduler } from '../agent/scheduler.js' */
+/** @import { AppToolUi } from './tool-ui.js' */
+/** @import { Provider } from '../providers/types.d.ts' */
+/** @import { Conversation } from '../agent/conversation.js' */
+import { ClawserAgent, DEFAULT_SYSTEM_PROMPT } from '../agent/agent.js';
+import { AutonomyController } from '../agent/autonomy.js';
+import { ToolRunner } from '../agent/tool-runner.js';
+import { Codex } from '../agent/codex.js';
+import { SafetyPipeline } from '../safety/pipeline.js';
+import { ProtectedFileSystem } from '../storage/protected-fs.js';
+import { toolSettings } from '../tools/index.js';
+import { approvalDialog } from '../ui/approval-dialog.js';
+import { recallForTurn } from '../memory/recall.js';
+
+/**
+ * Turn assembly: what an agent run of a workspace is made of, from its current settings —
+ * safety, autonomy, the gated tool runner (one per turn), the Codex with the conversation's
+ * warm sandbox (a pool of the three most recent), the system prompt with the active goals, and
+ * memory recall. The orchestrator asks it for a turn's agent, a job's tools and "Run again".
+ */
+
+/**
+ * What the factory needs of the app.
+ * @typedef {object} AgentFactoryDeps
+ * @property {AgentSettingsStore} agentSettings
+ * @property {HookPipeline} hooks
+ * @property {(workspaceId: string) => {registry: BrowserToolRegistry, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, goals: GoalStore, scheduler: Scheduler, toolUi: AppToolUi}} services
+ * @property {(workspaceId: string) => FileSystem} workspaceFs the workspace's files
+ * @property {(workspaceId: string) => string | null} mountedFolder the name of the folder opened from the computer, if any
+ */
+
+export class AgentFactory {
+  /** @type {AgentFactoryDeps} */
+  #deps;
+
+  /** @param {AgentFactoryDeps} deps */
+  constructor(deps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * A turn's agent: its parts, the system prompt with the active goals (framed as data), and
+   * automatic recall when on.
+   * @param {string} workspaceId @param {Provider} provider @param {Conversation} conversation @param {string[]} secrets
+   * @param {{approve?: import('../agent/tool-runner.js').ApproveFn}} [options]
+   */
+  async agent(workspaceId, provider, conversation, secrets, options) {
+    const parts = await this.parts(workspaceId, conversation.id, options);
+    // Active goals ride along in the system prompt so the agent keeps pursuing them.
+    const goals = await this.#deps.services(workspaceId).goals.summary(2000, parts.safety.enabled ? parts.safety.sanitizer : null).catch(() => '');
+    const memory = parts.tools.context.memory;
+    const agent = new ClawserAgent({
+      provider, conversation, secrets, tools: parts.tools, codex: parts.codex, hooks: this.#deps.hooks, autonomy: parts.autonomy, safety: parts.safety,
+      systemPrompt: `${DEFAULT_SYSTEM_PROMPT}${goals}`,
+      maxIterations: parts.settings.maxIterations,
+      compaction: { thresholdTokens: parts.settings.compactionThresholdTokens, keepRecent: 10 },
+      recall: parts.settings.memory.autoRecall && memory ? (text) => recallForTurn(memory, text, parts.settings.memory.recallLimit) : undefined,
+    });
+    return { agent, settings: parts.settings };
+  }
+
+  /**
+   * "Run again" of a code card: its own runner and abort signal, and a sandbox of its own
+   * (created for this run, disposed after) — never the warm one a turn may be using.
+   * @param {string} workspaceId @param {string} conversationId @param {string} code @param {AbortSignal} [signal]
+   */
+  async runAgain(workspaceId, conversationId, code, signal) {
+    const parts = await this.parts(workspaceId, conversationId);
+    const sandbox = import('../packages/andbox/index.js').then(({ createSandbox }) => createSandbox({ timeoutMs: 300_000, imports: { fflate: new URL('../vendor/fflate.js', import.meta.url).href } }));
+    try {
+      return await new Codex({ getSandbox: () => sandbox }).run(code, { tools: parts.tools, signal });
+    } finally {
+      sandbox.then((sb) => sb.dispose(), () => {});
+    }
+  }
+
+  /**
+   * The pieces of an agent run for a workspace, built from its current settings: safety,
+   * autonomy, the gated tool runner and the Codex with the conversation's warm sandbox.
+   * @param {string} workspaceId
+   * @param {string} conversationId
+   * @param {{approve?: import('../agent/tool-runner.js').ApproveFn}} [options] approve: a scheduled job's (names the job, times out)
+   */
+  async parts(workspaceId, conversationId, options = {}) {
+    const agentSettings = this.#deps.agentSettings;
+    const services = this.#deps.services(workspaceId);
+    const s = agentSettings.load(workspaceId);
+    const safety = new SafetyPipeline({ leakAction: s.leakAction, allowedPrivateHosts: s.allowedPrivateHosts });
+    if (!s.safetyEnabled) {
+      // The user confirmed this in the Settings dialog; the pipeline still needs both steps.
+      safety.confirmDisable();
+      safety.setEnabled(false);
+    }
+    const autonomy = new AutonomyController({ config: s.autonomy, ...agentSettings.usageStore(workspaceId) });
+    const tools = new ToolRunner({
+      registry: services.registry,
+      context: {
+        workspaceId,
+        // Tools change files, never Clawser's own folders — enforced in storage, so the safety switch cannot lift it.
+        fs: new ProtectedFileSystem(this.#deps.workspaceFs(workspaceId)),
+        git: await services.git(),
+        memory: await services.memory(),
+        goals: services.goals,
+        scheduler: services.scheduler,
+        conversationId,
+        contentOrigin: this.contentOrigin(workspaceId),
+        toolNames: services.registry.list().map((t) => t.name),
+        settings: toolSettings({ ...s.tools, allowedPrivateHosts: s.allowedPrivateHosts, searchApiKey: await agentSettings.searchApiKey(workspaceId) }),
+        fetch: globalThis.fetch.bind(globalThis),
+        ui: services.toolUi,
+      },
+      hooks: this.#deps.hooks,
+      autonomy,
+      safety,
+      approve: options.approve ?? approvalDialog,
+      maxResultChars: s.maxToolResultChars,
+    });
+    const codex = new Codex({ getSandbox: () => this.#sandboxFor(conversationId) });
+    tools.context.runCode = (code, signal) => codex.run(code, { tools, signal });
+    return { settings: s, safety, autonomy, tools, codex };
+  }
+
+  /**
+   * Where the workspace's files come from when it is outside content (the taint of issue 11):
+   * a folder opened from the computer, or a repository with a remote (cloned, or pulled from).
+   * Conservative: every file of such a workspace counts, the user's own edits included.
+   * @param {string} workspaceId
+   * @returns {(path?: string) => Promise<string | null>}
+   */
+  contentOrigin(workspaceId) {
+    return async (path) => {
+      const folder = this.#deps.mountedFolder(workspaceId);
+      if (folder) return `${path === undefined ? 'content' : 'a file'} of the folder “${folder}” opened from the computer`;
+      const remotes = await (await this.#deps.services(workspaceId).git()).remotes().catch(() => []);
+      if (!remotes.length) return null;
+      let url = remotes[0].url;
+      try {
+        const u = new URL(url);
+        u.username = '';
+        u.password = '';
+        url = u.href;
+      } catch {
+        url = 'elsewhere';
+      }
+      return `${path === undefined ? 'the history' : 'a file'} of the repository cloned from ${url}`;
+    };
+  }
+
+  /** @type {Map<string, Promise<import('../packages/andbox/index.js').Sandbox>>} */
+  #sandboxes = new Map();
+
+  /**
+   * One warm sandbox per conversation (reused between its runs); the three most recent stay.
+   * @param {string} conversationId
+   */
+  #sandboxFor(conversationId) {
+    let sb = this.#sandboxes.get(conversationId);
+    if (sb) {
+      this.#sandboxes.delete(conversationId);
+      this.#sandboxes.set(conversationId, sb);
+      return sb;
+    }
+    // Loaded on first use: most turns never run code.
+    sb = import('../packages/andbox/index.js').then(({ createSandbox }) => createSandbox({ timeoutMs: 300_000, imports: { fflate: new URL('../vendor/fflate.js', import.meta.url).href } }));
+    sb.catch(() => this.#sandboxes.delete(conversationId));
+    this.#sandboxes.set(conversationId, sb);
+    while (this.#sandboxes.size > 3) {
+      const [oldest, p] = /** @type {[string, Promise<import('../packages/andbox/index.js').Sandbox>]} */ (this.#sandboxes.entries().next().value);
+      this.#sandboxes.delete(oldest);
+      p.then((x) => x.dispose(), () => {});
+    }
+    return sb;
+  }
+
+  #sandboxPrewarmed = false;
+
+  /** When the page is idle, keeps one sandbox frame + worker ready so a conversation's first code run starts fast. */
+  prewarm() {
+    if (this.#sandboxPrewarmed) return;
+    this.#sandboxPrewarmed = true;
+    const warm = () => import('../packages/andbox/index.js').then((m) => m.prewarmSandbox()).catch(() => {});
+    if ('requestIdleCallback' in globalThis) requestIdleCallback(warm, { timeout: 5000 });
+    else setTimeout(warm, 1000);
+  }
+}
