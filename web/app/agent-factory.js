@@ -176,15 +176,4 @@ export class AgentFactory {
     }
     return sb;
   }
-
-  #sandboxPrewarmed = false;
-
-  /** When the page is idle, keeps one sandbox frame + worker ready so a conversation's first code run starts fast. */
-  prewarm() {
-    if (this.#sandboxPrewarmed) return;
-    this.#sandboxPrewarmed = true;
-    const warm = () => import('../packages/andbox/index.js').then((m) => m.prewarmSandbox()).catch(() => {});
-    if ('requestIdleCallback' in globalThis) requestIdleCallback(warm, { timeout: 5000 });
-    else setTimeout(warm, 1000);
-  }
 }

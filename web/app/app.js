@@ -43,7 +43,6 @@ import { FirstRunCard } from '../ui/first-run.js';
 import { openSettingsDialog } from '../ui/settings-dialog.js';
 import { confirmDialog, promptDialog } from '../ui/dialogs.js';
 import { BannerArea } from '../ui/banners.js';
-import { AgentFactory } from './agent-factory.js';
 import { PanelRegistry, BUILTIN_PANELS } from './panels.js';
 
 /** A workspace route's panel: 'chat' or a name of the panel registry. @typedef {string} PanelName */
@@ -107,13 +106,18 @@ export class ClawserApp {
     await this.restoreGate.quietly(() => this.#recoverRestore(fs));
     this.settings = new SettingsStore({ config: this.config, secrets });
     this.agentSettings = new AgentSettingsStore({ config: this.config, secrets });
-    this.agents = new AgentFactory({
-      agentSettings: this.agentSettings,
+    const agentSettings = this.agentSettings;
+    // Turn assembly (the agent, its tools, the sandbox) is loaded on first use: the first view
+    // shows without it, which keeps the start-up path short.
+    /** @type {Promise<import('./agent-factory.js').AgentFactory> | null} */
+    let agents = null;
+    this.agents = () => (agents ??= import('./agent-factory.js').then(({ AgentFactory }) => new AgentFactory({
+      agentSettings,
       hooks: this.hooks,
       services: (workspaceId) => this.#servicesOf(workspaceId),
       workspaceFs: (workspaceId) => this.workspaceFs(workspaceId),
       mountedFolder: (workspaceId) => this.#mounted.get(workspaceId)?.handle.name ?? null,
-    });
+    })));
     this.workspaces = new WorkspaceStore({
       config: this.config,
       fs,
@@ -151,7 +155,7 @@ export class ClawserApp {
     performance.mark('clawser-interactive');
     // Whatever the first view, load the sandbox frame once while idle: the browser keeps it, so
     // code runs offline later (its navigation never reaches the service worker).
-    /** @type {AgentFactory} */ (this.agents).prewarm();
+    this.#prewarmSandbox();
     // Only the leader tab runs scheduled jobs; when it closes, the next tab takes over.
     this.tabs.onLeaderChange((leader) => (leader ? this.#whenIdle(() => this.#startSchedulers()) : this.#stopSchedulers()));
     if (this.tabs.isLeader) this.#whenIdle(() => this.#startSchedulers());
@@ -212,6 +216,23 @@ export class ClawserApp {
     this.banners.show('restore-elsewhere', 'The restore in another tab failed and changed nothing; this tab works again.', { kind: 'warn' });
     if (this.tabs?.isLeader) this.#whenIdle(() => this.#startSchedulers());
   }
+
+  /** The agent factory, loaded on first use. */
+  #agentFactory() {
+    if (!this.agents) throw new Error('Clawser has not started.');
+    return this.agents();
+  }
+
+  /** When the page is idle, keeps one sandbox frame ready (and cached by the browser for offline use). */
+  #prewarmSandbox() {
+    if (this.#sandboxWarmed) return;
+    this.#sandboxWarmed = true;
+    const warm = () => import('../packages/andbox/index.js').then((m) => m.prewarmSandbox()).catch(() => {});
+    if ('requestIdleCallback' in globalThis) requestIdleCallback(warm, { timeout: 5000 });
+    else setTimeout(warm, 1000);
+  }
+
+  #sandboxWarmed = false;
 
   /** @param {Promise<unknown>} p */
   #guard(p) {
@@ -431,12 +452,12 @@ export class ClawserApp {
         settings: /** @type {SettingsStore} */ (this.settings),
         redact: (text) => (redactOn ? detector.scan(text).redacted : text),
         buildAgent: async (provider, conversation, secrets, options) => {
-          const { agent, settings } = await /** @type {AgentFactory} */ (this.agents).agent(workspaceId, provider, conversation, secrets, options);
+          const { agent, settings } = await (await this.#agentFactory()).agent(workspaceId, provider, conversation, secrets, options);
           redactOn = settings.safetyEnabled;
           return agent;
         },
         afterTurn: (agent, turn) => this.#autoCommit(workspaceId, agent, turn),
-        runCode: (conversationId, code, signal) => /** @type {AgentFactory} */ (this.agents).runAgain(workspaceId, conversationId, code, signal),
+        runCode: (conversationId, code, signal) => this.#agentFactory().then((f) => f.runAgain(workspaceId, conversationId, code, signal)),
       });
       this.#controllers.set(workspaceId, c);
     }
@@ -447,7 +468,7 @@ export class ClawserApp {
   async #renderWorkspace(workspaceId, conversationId, panel = 'chat') {
     await this.#loadMount(workspaceId);
     this.#view?.destroy();
-    /** @type {AgentFactory} */ (this.agents).prewarm();
+    this.#prewarmSandbox();
     const ws = /** @type {import('./workspaces.js').Workspace} */ (this.workspaces?.get(workspaceId));
     const settings = /** @type {SettingsStore} */ (this.settings);
     const controller = this.#controller(workspaceId);
@@ -600,7 +621,7 @@ export class ClawserApp {
       run,
       approver,
       controller: this.#controller(workspaceId),
-      tools: async () => (await /** @type {AgentFactory} */ (this.agents).parts(workspaceId, job.conversationId ?? `job-${job.id}`, { approve: approver.approve })).tools,
+      tools: async () => (await (await this.#agentFactory()).parts(workspaceId, job.conversationId ?? `job-${job.id}`, { approve: approver.approve })).tools,
     });
     if (result.needsApproval) this.#needsApproval(workspace, job.name, result);
     else if (shouldDeliver(job.delivery, result.ok)) this.#deliver(workspaceId, job.name, result);
