@@ -70,6 +70,23 @@ test('install the model from the Memory panel, then search and recall by meaning
   await page.locator('.msg.assistant', { hasText: 'Hello again.' }).waitFor();
   assert.match(llm.requests.at(-1)?.body.messages[0].content, /\[user\] dinner: i like pizza for dinner/);
 
+  // Offline (network off, the hub gone): the page, the embedding worker and the model all load
+  // from this browser, and search by meaning still works.
+  await page.waitForFunction(() => !!navigator.serviceWorker.controller, null, { timeout: 30_000 });
+  await page.waitForFunction(async () => (await caches.keys()).some((k) => k.startsWith('clawser-app-')));
+  await hub.close();
+  await browser.context.setOffline(true);
+  try {
+    await page.reload();
+    await page.getByRole('button', { name: 'Memory', exact: true }).click();
+    await state.getByText('Semantic search is on (2 memories embedded).').waitFor({ timeout: 60_000 });
+    await page.getByRole('searchbox', { name: 'Search memories' }).fill('automobile');
+    await page.locator('.memory').first().filter({ hasText: 'my car is a red sedan' }).waitFor();
+  } finally {
+    await browser.context.setOffline(false);
+  }
+  await page.getByRole('searchbox', { name: 'Search memories' }).fill('');
+
   // Removing the model: semantic search is off again, keyword search still works.
   await page.getByRole('button', { name: 'Memory', exact: true }).click();
   await page.getByRole('button', { name: 'Remove the model' }).click();
