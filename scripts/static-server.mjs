@@ -77,7 +77,13 @@ export function startServer({ host = '127.0.0.1', port = 0, root = appRoot, fram
     let body;
     if (file === join(root, 'precache-manifest.js')) {
       // Always current in development, whatever was edited since the last install.
-      body = Buffer.from(await precacheManifestSource(root));
+      try {
+        body = Buffer.from(await precacheManifestSource(root));
+      } catch (err) {
+        // An answer, not a request left hanging (no details: they are the server's business).
+        console.error(`static server: ${urlPath}:`, err);
+        return send(500, 'Internal server error');
+      }
     } else {
       try {
         const info = await stat(file);

@@ -73,7 +73,12 @@ test('while one tab restores a backup, another stops writing, shows a banner, re
   await banner.waitFor();
   const bannerBox = b.locator('.banner, [role="status"], [role="alert"]').filter({ hasText: 'A backup is being restored in another tab. Nothing is saved' });
   assert.equal(await bannerBox.getByRole('button', { name: 'Dismiss' }).count(), 0);
-  // A message sent now is refused, and says so.
+  // The view cannot be used meanwhile (no new conversation, rename or message from here)…
+  assert.equal(await b.locator('.view').evaluate((el) => /** @type {HTMLElement} */ (el).inert), true);
+  assert.equal(await b.getByRole('button', { name: 'New conversation' }).evaluate((el) => !!el.closest('[inert]')), true, 'its controls are inert');
+  // …and a write that comes anyway (here: the app's own send, as a scheduled job would) is
+  // refused with a message that says so.
+  await b.evaluate(() => { /** @type {HTMLElement} */ (document.querySelector('.view')).inert = false; });
   await sendMessage(b, 'during the restore');
   await b.getByText(/A backup is being restored in another tab: this change was not saved/).first().waitFor();
   assert.doesNotMatch(await eventLog(b, ws, conv), /during the restore/);

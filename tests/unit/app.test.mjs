@@ -94,6 +94,27 @@ test('andbox frame.html is generated from frame-script.txt with a matching CSP h
   assert.equal(await readFile(`${appRoot}/web/packages/andbox/frame-version.js`, 'utf8'), andboxFrameVersionModule(andboxFrameVersion(onDisk)), 'run: node scripts/andbox-frame.mjs');
 });
 
+test('static server: an internal error is a 500 with the framing headers, not a request left hanging', async () => {
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const empty = await mkdtemp(`${tmpdir()}/clawser-empty-`);
+  const server = await startServer({ port: 0, root: empty });
+  const base = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
+  const quiet = console.error;
+  console.error = () => {}; // the server logs the error; the test does not need it on screen
+  try {
+    const res = await fetch(`${base}/precache-manifest.js`);
+    assert.equal(res.status, 500);
+    assert.equal(await res.text(), 'Internal server error');
+    assert.equal(res.headers.get('content-security-policy'), "frame-ancestors 'self'");
+  } finally {
+    console.error = quiet;
+    server.closeAllConnections();
+    server.close();
+    await rm(empty, { recursive: true, force: true });
+  }
+});
+
 test('static server: the versioned sandbox frame is cacheable for a year (its navigation never reaches the service worker); everything else revalidates', async () => {
   const server = await startServer({ port: 0 });
   const base = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;

@@ -205,6 +205,9 @@ export class ClawserApp {
       for (const c of this.#controllers.values()) c.stop();
       // Let go of every file this tab holds open: the restore moves them (OPFS handles are exclusive).
       /** @type {{terminate?: () => void} | undefined} */ (this.fs)?.terminate?.();
+      // Nothing here can be used meanwhile (new conversations, renames, settings would be written
+      // into the data being replaced): the view is inert until the reload.
+      this.main.inert = true;
       this.banners.show('restore-elsewhere', 'A backup is being restored in another tab. Nothing is saved here until it has finished; this tab reloads then.', { kind: 'warn', dismissible: false });
       return;
     }
@@ -213,6 +216,7 @@ export class ClawserApp {
       return;
     }
     this.#quiet = false;
+    this.main.inert = false;
     this.banners.show('restore-elsewhere', 'The restore in another tab failed and changed nothing; this tab works again.', { kind: 'warn' });
     if (this.tabs?.isLeader) this.#whenIdle(() => this.#startSchedulers());
   }
