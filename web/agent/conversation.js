@@ -2,6 +2,7 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
 /** @import { Message } from '../providers/types.d.ts' */
 import { readTextIfExists, writeJson } from '../storage/index.js';
+import { readAppended, splitLines } from '../storage/append-log.js';
 import { EventLog, applyEventToHistory, isEvent, trimHistory } from './event-log.js';
 
 /** A snapshot every this many events bounds the work of opening a conversation. */
@@ -17,23 +18,6 @@ export const META_TOUCH_INTERVAL_MS = 10_000;
 const NEWLINE = 0x0a;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-/**
- * Splits bytes into complete lines with their byte offsets, plus the unterminated tail.
- * Works on bytes because "\n" never occurs inside a multi-byte UTF-8 character.
- * @param {Uint8Array} bytes
- * @param {number} baseOffset file offset of bytes[0]
- */
-function splitLines(bytes, baseOffset) {
-  /** @type {{offset: number, text: string}[]} */
-  const lines = [];
-  let start = 0;
-  for (let i = bytes.indexOf(NEWLINE); i !== -1; i = bytes.indexOf(NEWLINE, start)) {
-    lines.push({ offset: baseOffset + start, text: decoder.decode(bytes.subarray(start, i)) });
-    start = i + 1;
-  }
-  return { lines, tail: bytes.subarray(start), tailOffset: baseOffset + start };
-}
 
 /** @param {string} text @returns {ClawserEvent | null} */
 function parseLine(text) {
@@ -236,11 +220,8 @@ export class Conversation {
    * @returns {Promise<ClawserEvent[]>} the new events
    */
   async #catchUp() {
-    const stat = await this.#fs.stat(this.#eventsPath);
-    const size = stat?.kind === 'file' ? stat.size : 0;
-    if (size <= this.#byteLength) return [];
-    const bytes = await this.#fs.readBytes(this.#eventsPath, { start: this.#byteLength, end: size });
-    const { lines, tailOffset } = splitLines(bytes, this.#byteLength);
+    // The event log is never rewritten in place, so a shorter file has nothing new for us.
+    const { lines, next } = await readAppended(this.#fs, this.#eventsPath, this.#byteLength);
     /** @type {ClawserEvent[]} */
     const added = [];
     for (const l of lines) {
@@ -253,7 +234,7 @@ export class Conversation {
       this.#sinceSnapshot++;
     }
     trimHistory(this.#history);
-    this.#byteLength = tailOffset;
+    this.#byteLength = next;
     return added;
   }
 

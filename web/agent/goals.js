@@ -1,6 +1,7 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
 import { z } from 'zod';
-import { readTextIfExists } from '../storage/index.js';
+import { LockedJsonFile } from '../storage/locked-json.js';
+import { LocalLocks } from './tabs.js';
 import { frameStandingData, framingSize } from '../safety/standing-data.js';
 
 export const GOAL_STATUSES = /** @type {const} */ (['active', 'paused', 'completed', 'failed']);
@@ -67,6 +68,9 @@ export class GoalStore {
   #goals = null;
   /** @type {Set<() => void>} */
   #listeners = new Set();
+  /** @type {LockedJsonFile<z.infer<typeof FileSchema>> | null} */
+  #goalsFile = null;
+  #localLocks = new LocalLocks();
 
   /**
    * @param {{fs: FileSystem, now?: () => number, coordination?: import('./types.d.ts').Coordination, key?: string}} deps
@@ -84,20 +88,47 @@ export class GoalStore {
     });
   }
 
+  /** `.goals/goals.json`, changed under the cross-tab lock (in-process when there are no tabs to share with). */
+  get #file() {
+    const c = this.coordination;
+    return (this.#goalsFile ??= new LockedJsonFile({
+      fs: this.fs,
+      path: STORE,
+      name: this.topic,
+      lock: c ? (name, fn) => c.withLock(name, fn) : (name, fn) => this.#localLocks.request(name, {}, fn),
+      empty: () => ({ version: /** @type {const} */ (1), goals: /** @type {Goal[]} */ ([]) }),
+      parse: (text) => FileSchema.parse(JSON.parse(text)),
+      onWritten: () => c?.publish(this.topic, {}),
+    }));
+  }
+
   /**
-   * A change: under the cross-tab lock, from the goals as stored now (another tab may have
-   * changed them), then the other tabs are told.
-   * @template T @param {() => Promise<T>} fn @returns {Promise<T>}
+   * A change, made to the goals as stored now (another tab may have changed them) under the
+   * cross-tab lock: the file first, then the Markdown mirrors of the goals it touched.
+   * @template T
+   * @param {(goals: Goal[]) => {goals: Goal[], touched: Goal[], oldPaths: Map<string, string>, result: T}} fn
+   * @returns {Promise<T>}
    */
   async #change(fn) {
-    if (!this.coordination) return fn();
-    const c = this.coordination;
-    const out = await c.withLock(this.topic, async () => {
-      this.#goals = null;
-      return fn();
+    const out = await this.#file.update((stored) => {
+      const r = fn(stored.goals);
+      return {
+        result: r.result,
+        changed: true,
+        value: { version: /** @type {const} */ (1), goals: r.goals },
+        afterWrite: async () => {
+          this.#goals = r.goals;
+          for (const g of r.touched) {
+            const path = goalPath(g);
+            const old = r.oldPaths.get(g.id);
+            if (old && old !== path) await this.fs.delete(old);
+            await this.fs.write(path, goalMarkdown(g, r.goals));
+          }
+        },
+      };
     });
-    c.publish(this.topic, {});
-    return out;
+    for (const fn of this.#listeners) fn();
+    return out.result;
   }
 
   /** @param {() => void} fn */
@@ -107,10 +138,7 @@ export class GoalStore {
   }
 
   async #load() {
-    if (this.#goals) return this.#goals;
-    const text = await readTextIfExists(this.fs, STORE);
-    this.#goals = text ? FileSchema.parse(JSON.parse(text)).goals : [];
-    return this.#goals;
+    return (this.#goals ??= (await this.#file.read()).goals);
   }
 
   /** @param {{status?: Goal['status']}} [filter] */
@@ -118,33 +146,18 @@ export class GoalStore {
     return (await this.#load()).filter((g) => !filter.status || g.status === filter.status);
   }
 
-  /** @param {Goal[]} goals @param {Goal[]} touched @param {Map<string, string>} oldPaths */
-  async #save(goals, touched, oldPaths) {
-    await this.fs.write(STORE, JSON.stringify({ version: 1, goals }, null, 2));
-    this.#goals = goals;
-    for (const g of touched) {
-      const path = goalPath(g);
-      const old = oldPaths.get(g.id);
-      if (old && old !== path) await this.fs.delete(old);
-      await this.fs.write(path, goalMarkdown(g, goals));
-    }
-    for (const fn of this.#listeners) fn();
-  }
-
   /** @param {{description: string, parentId?: string}} input */
   add(input) {
-    return this.#change(() => this.#add(input));
+    return this.#change((goals) => this.#add(input, goals));
   }
 
-  /** @param {{description: string, parentId?: string}} input */
-  async #add(input) {
-    const goals = await this.#load();
+  /** @param {{description: string, parentId?: string}} input @param {Goal[]} goals */
+  #add(input, goals) {
     if (input.parentId && !goals.some((g) => g.id === input.parentId)) throw new Error(`There is no goal with the id "${input.parentId}".`);
     const now = this.now();
     const goal = GoalSchema.parse({ id: `g${now.toString(36)}${Math.random().toString(36).slice(2, 6)}`, description: input.description.trim(), status: 'active', parentId: input.parentId, progress: [], artifacts: [], createdAt: now, updatedAt: now });
     const parent = goals.find((g) => g.id === input.parentId);
-    await this.#save([...goals, goal], parent ? [goal, parent] : [goal], new Map());
-    return goal;
+    return { goals: [...goals, goal], touched: parent ? [goal, parent] : [goal], oldPaths: new Map(), result: goal };
   }
 
   /**
@@ -152,12 +165,11 @@ export class GoalStore {
    * @param {{status?: Goal['status'], progress?: string, artifacts?: string[], description?: string}} patch progress: a note appended
    */
   update(id, patch) {
-    return this.#change(() => this.#update(id, patch));
+    return this.#change((goals) => this.#update(id, patch, goals));
   }
 
-  /** @param {string} id @param {{status?: Goal['status'], progress?: string, artifacts?: string[], description?: string}} patch */
-  async #update(id, patch) {
-    const goals = await this.#load();
+  /** @param {string} id @param {{status?: Goal['status'], progress?: string, artifacts?: string[], description?: string}} patch @param {Goal[]} goals */
+  #update(id, patch, goals) {
     const current = goals.find((g) => g.id === id);
     if (!current) throw new Error(`There is no goal with the id "${id}". Use goal_list to see them.`);
     const now = this.now();
@@ -173,8 +185,7 @@ export class GoalStore {
     const parent = all.find((g) => g.id === next.parentId);
     const oldPaths = new Map([[current.id, goalPath(current)]]);
     if (parent) oldPaths.set(parent.id, goalPath(parent));
-    await this.#save(all, parent ? [next, parent] : [next], oldPaths);
-    return next;
+    return { goals: all, touched: parent ? [next, parent] : [next], oldPaths, result: next };
   }
 
   /**

@@ -1,7 +1,7 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
 /** @import { Trigger } from './schedule.js' */
 import { z } from 'zod';
-import { readTextIfExists } from '../storage/index.js';
+import { LockedJsonFile } from '../storage/locked-json.js';
 import { LocalLocks } from './tabs.js';
 import { TriggerSchema, ScheduleError, dueJobs, nextRun, nextRuns, parseSchedulePhrase } from './schedule.js';
 
@@ -105,6 +105,8 @@ export class Scheduler {
   /** @type {Job[]} */
   #jobs = [];
   #loaded = false;
+  /** @type {LockedJsonFile<z.infer<typeof FileSchema>> | null} */
+  #jobsFile = null;
   /** @type {ReturnType<typeof setTimeout> | null} */
   #timer = null;
   #running = false;
@@ -145,13 +147,26 @@ export class Scheduler {
   }
 
   async #read() {
-    const text = await readTextIfExists(this.fs, STORE);
-    if (!text) return [];
-    try {
-      return FileSchema.parse(JSON.parse(text)).jobs;
-    } catch (err) {
-      throw new SchedulerError('invalid_job', `The scheduled jobs file (${STORE}) is damaged and was not changed: ${/** @type {Error} */ (err).message}`);
-    }
+    return (await this.#file.read()).jobs;
+  }
+
+  /** `.scheduler/jobs.json`, changed under the cross-tab lock. */
+  get #file() {
+    return (this.#jobsFile ??= new LockedJsonFile({
+      fs: this.fs,
+      path: STORE,
+      name: 'scheduler',
+      lock: this.lock,
+      empty: () => ({ version: /** @type {const} */ (1), jobs: /** @type {Job[]} */ ([]) }),
+      serialize: (value) => JSON.stringify(value, null, 1),
+      parse: (text) => {
+        try {
+          return FileSchema.parse(JSON.parse(text));
+        } catch (err) {
+          throw new SchedulerError('invalid_job', `The scheduled jobs file (${STORE}) is damaged and was not changed: ${/** @type {Error} */ (err).message}`);
+        }
+      },
+    }));
   }
 
   /**
@@ -162,14 +177,10 @@ export class Scheduler {
    * @returns {Promise<T>}
    */
   async #mutate(fn) {
-    const out = await this.lock('scheduler', async () => {
-      const jobs = await this.#read();
-      const r = fn(jobs);
-      if (r.changed) {
-        for (const j of jobs) j.nextDueAt = j.paused || j.done ? null : nextRun(j.trigger, j.lastCheckedAt);
-        await this.fs.write(STORE, JSON.stringify({ version: 1, jobs }, null, 1));
-      }
-      this.#jobs = jobs;
+    const out = await this.#file.update((stored) => {
+      const r = fn(stored.jobs);
+      if (r.changed) for (const j of stored.jobs) j.nextDueAt = j.paused || j.done ? null : nextRun(j.trigger, j.lastCheckedAt);
+      this.#jobs = stored.jobs;
       this.#loaded = true;
       return r;
     });

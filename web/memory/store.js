@@ -2,6 +2,7 @@
 /** @import { EmbedderStatus } from './embed-core.js' */
 import { z } from 'zod';
 import { readTextIfExists } from '../storage/index.js';
+import { readAppended } from '../storage/append-log.js';
 import { MemoryIndex } from './search.js';
 import { concatBytes, decodeVectorFile, encodeVectorHeader, encodeVectorRecord, textHash } from './vectors.js';
 
@@ -260,9 +261,8 @@ export class MemoryStore {
    */
   async #catchUp(ownLines = [...this.#pending]) {
     const path = `${this.dir}/${LOG}`;
-    const stat = await this.fs.stat(path);
-    const size = stat?.kind === 'file' ? stat.size : 0;
-    if (size < this.#logBytes) {
+    const appended = await readAppended(this.fs, path, this.#logBytes);
+    if (appended.shrunk) {
       // Another tab compacted (rewrote) the log: it is the whole truth now, except for this
       // tab's lines not written yet. Entries missing from it were deleted there.
       const text = (await readTextIfExists(this.fs, path)) ?? '';
@@ -284,11 +284,8 @@ export class MemoryStore {
       this.#applyLines(ownLines.join('\n'), false);
       return applied;
     }
-    if (size === this.#logBytes) return 0;
-    const bytes = await this.fs.readBytes(path, { start: this.#logBytes, end: size });
-    const end = bytes.lastIndexOf(0x0a) + 1; // complete lines only
-    this.#logBytes += end;
-    return this.#applyLines(new TextDecoder().decode(bytes.subarray(0, end)), true).applied;
+    this.#logBytes = appended.next;
+    return appended.lines.length ? this.#applyLines(appended.lines.map((l) => l.text).join('\n'), true).applied : 0;
   }
 
   /** Log reads and writes of this store, one at a time. @type {Promise<unknown>} */

@@ -1,0 +1,103 @@
+// The two shared storage helpers (issue 12 §3): a JSON file changed under a cross-tab lock
+// (goals, scheduled jobs) and catching up on an append-only log another tab appended to
+// (conversation events, memory log).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
+import { LockedJsonFile } from '../../web/storage/locked-json.js';
+import { readAppended, splitLines } from '../../web/storage/append-log.js';
+import { LocalLocks } from '../../web/agent/tabs.js';
+
+/** Two "tabs": two LockedJsonFile instances on one file system, sharing one lock. */
+function twoTabs() {
+  const fs = new MemoryFileSystem();
+  const locks = new LocalLocks();
+  /** @type {string[]} */
+  const told = [];
+  const make = (/** @type {string} */ tab) => new LockedJsonFile({
+    fs, path: 'state/list.json', name: 'list',
+    lock: (name, fn) => locks.request(name, {}, fn),
+    empty: () => ({ items: /** @type {string[]} */ ([]) }),
+    parse: (text) => {
+      const v = JSON.parse(text);
+      if (!Array.isArray(v.items)) throw new Error('list.json is damaged: "items" is not a list');
+      return /** @type {{items: string[]}} */ (v);
+    },
+    onWritten: () => told.push(tab),
+  });
+  return { fs, a: make('a'), b: make('b'), told };
+}
+
+test('LockedJsonFile: concurrent changes from two tabs are both kept (each re-reads under the lock)', async () => {
+  const { fs, a, b, told } = twoTabs();
+  await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).update((v) => {
+    v.items.push(`item ${i}`);
+    return { result: v.items.length, changed: true };
+  })));
+  const stored = JSON.parse(await fs.readText('state/list.json'));
+  assert.equal(stored.items.length, 20);
+  assert.equal(new Set(stored.items).size, 20);
+  assert.equal(told.length, 20, 'the other tabs are told after every write');
+  // Control: without the lock, the same read-change-write loses updates.
+  const racy = async (/** @type {number} */ i) => {
+    const v = JSON.parse(await fs.readText('state/list.json'));
+    await null;
+    v.items.push(`racy ${i}`);
+    await fs.write('state/list.json', JSON.stringify(v));
+  };
+  await Promise.all(Array.from({ length: 10 }, (_, i) => racy(i)));
+  assert.ok(JSON.parse(await fs.readText('state/list.json')).items.length < 30, 'unlocked writers overwrite each other');
+});
+
+test('LockedJsonFile: a change that throws or says "unchanged" writes nothing and tells no one', async () => {
+  const { fs, a, told } = twoTabs();
+  await a.update((v) => { v.items.push('kept'); return { result: null, changed: true }; });
+  const before = await fs.readText('state/list.json');
+  await assert.rejects(a.update((v) => { v.items.push('lost'); throw new Error('refused'); }), /refused/);
+  const r = await a.update((v) => ({ result: v.items.length, changed: false }));
+  assert.equal(r.result, 1);
+  assert.equal(await fs.readText('state/list.json'), before);
+  assert.deepEqual(told, ['a']);
+});
+
+test('LockedJsonFile: a damaged file is reported and left as it was', async () => {
+  const { fs, a } = twoTabs();
+  await fs.write('state/list.json', '{"items": 5}');
+  await assert.rejects(a.update((v) => { v.items.push('x'); return { result: null, changed: true }; }), /damaged/);
+  assert.equal(await fs.readText('state/list.json'), '{"items": 5}');
+});
+
+test('LockedJsonFile: files derived from the value are written under the same lock, after it', async () => {
+  const { fs, a, b } = twoTabs();
+  /** @type {string[]} */
+  const order = [];
+  await Promise.all([
+    a.update((v) => ({ result: null, changed: true, value: { items: ['a'] }, afterWrite: async () => { order.push('a: mirror start'); await fs.write('state/mirror.txt', 'a'); await null; order.push('a: mirror end'); } })),
+    b.update((v) => ({ result: null, changed: true, value: { items: [...v.items, 'b'] }, afterWrite: async () => { order.push('b: mirror'); await fs.write('state/mirror.txt', v.items.join(',')); } })),
+  ]);
+  assert.deepEqual(order, ['a: mirror start', 'a: mirror end', 'b: mirror']);
+  assert.deepEqual(JSON.parse(await fs.readText('state/list.json')).items, ['a', 'b']);
+});
+
+test('readAppended: complete lines with exact byte offsets; a half-written line waits; a rewrite is reported', async () => {
+  const fs = new MemoryFileSystem();
+  const enc = new TextEncoder();
+  await fs.append('log.jsonl', enc.encode('{"n":1,"t":"é"}\n{"n":2}\n'));
+  let r = await readAppended(fs, 'log.jsonl', 0);
+  assert.deepEqual(r.lines.map((l) => l.text), ['{"n":1,"t":"é"}', '{"n":2}']);
+  assert.equal(r.lines[1].offset, enc.encode('{"n":1,"t":"é"}\n').length, 'offsets count bytes, not characters');
+  const from = r.next;
+  await fs.append('log.jsonl', enc.encode('{"n":3}\n{"n":'));
+  r = await readAppended(fs, 'log.jsonl', from);
+  assert.deepEqual(r.lines.map((l) => l.text), ['{"n":3}']);
+  const afterThree = r.next;
+  assert.equal(afterThree, from + enc.encode('{"n":3}\n').length, 'the unfinished line is left for next time');
+  await fs.append('log.jsonl', enc.encode('4}\n'));
+  r = await readAppended(fs, 'log.jsonl', afterThree);
+  assert.deepEqual(r.lines.map((l) => l.text), ['{"n":4}']);
+  assert.equal((await readAppended(fs, 'log.jsonl', r.next)).lines.length, 0);
+  await fs.write('log.jsonl', '{"n":9}\n');
+  assert.equal((await readAppended(fs, 'log.jsonl', r.next)).shrunk, true);
+  assert.equal((await readAppended(fs, 'missing.jsonl', 0)).lines.length, 0);
+  assert.deepEqual(splitLines(enc.encode('a\nb'), 10), { lines: [{ offset: 10, text: 'a' }], tail: enc.encode('b'), tailOffset: 12 });
+});
