@@ -5,6 +5,9 @@
  * as untrusted data. Pure logic: no DOM, no storage.
  */
 
+import { findInstructionCues } from './instruction-cues.js';
+import { readDisguises } from './disguises.js';
+
 /** Zero-width characters and bidirectional controls (used to hide or reorder text). */
 const INVISIBLE = /[\u200B-\u200D\u2060-\u2064\uFEFF\u180E\u00AD\u034F\u115F\u1160\u17B4\u17B5\u3164\uFFA0\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g;
 /** Unicode tag characters (U+E0000–U+E007F) can smuggle invisible ASCII. */
@@ -28,7 +31,7 @@ export const INJECTION_RULES = [
   {
     // "ignore any previous and following instructions", "set aside the rules you were given"
     rule: 'ignore_instructions',
-    re: new RegExp(String.raw`\b${IGNORE_VERB}\s+(?:${QUALIFIER}\s+){0,6}${ORDERS}\b`, 'i'),
+    re: new RegExp(String.raw`(?<!\b(?:the|specified|git|npm|custom|default|these|those|its|their|same|with|of|your|our|an?|any|by|no|more|other|multiple|global|local)\s+)(?<![\`'"])\b${IGNORE_VERB}\s+(?:${QUALIFIER}\s+){0,6}${ORDERS}\b`, 'i'),
   },
   {
     // "forget everything you were told", "ignore all of the above", "IGNORE THE ABOVE AND SAY"
@@ -95,7 +98,7 @@ export const INJECTION_RULES = [
   { rule: 'exfiltration_request', re: /\b(send|post|upload|forward|exfiltrate|transmit)\b[^.\n]{0,40}\b(api[ _-]?keys?|passwords?|secrets?|tokens?|credentials|cookies)\b[^.\n]{0,40}\b(to|at|via)\b/i },
   { rule: 'exfiltration_request', re: /\b(?:send|forward|e-?mail|upload|post|transmit|leak)\b[^.\n]{0,60}\b(?:e-?mails?|inbox|messages|thread|conversation|chat|history|files?|documents?|contents?|\.env|data)\b[^.\n]{0,40}\b(?:to|at)\s+(?:https?:\/\/|[\w.+-]+@[\w-]+\.)/i },
   // A Markdown image or link whose address carries a placeholder for the conversation's data.
-  { rule: 'markdown_exfiltration', re: /!?\[[^\]\n]*\]\(\s*<?https?:\/\/[^)\n]*[?&#=/][^)\n]*(?:\[[A-Z_ ]{3,}\]|\{\{?[^}\n]+\}\}?|<[^>\n]{3,}>|%[A-Z_]{3,}%|\$[A-Z_]{3,}|\b(?:[A-Z]{2,}_)+[A-Z]{2,}\b|=DATA\b|\bINSERT\b|\bPUT_)/ },
+  { rule: 'markdown_exfiltration', re: /!?\[[^\]\n]*\]\(\s*<?https?:\/\/[^)\n]*[?&#=/][^)\n]*(?:\[[A-Z_ ]{3,}\]|\{\{?[^}\n]+\}\}?|<[^>\n]{3,}>|%[A-Z_]{3,}%|\$[A-Z_]{3,}|=(?:[A-Z]{2,}_)+[A-Z]{2,}\b|=DATA\b|\bINSERT\b|\bPUT_)/ },
   { rule: 'markdown_exfiltration', re: /\b(?:append|add|include|render|insert|output|end (?:your )?(?:answer|reply|response) with|finish with)\b[^.\n]{0,80}!?\[[^\]\n]*\]\(\s*<?https?:[^)\n]*[?&]/i },
   // Encoded or disguised tasks: the instruction to decode and obey.
   { rule: 'decode_and_obey', re: /\b(?:decode|decipher|decrypt|translate|reverse|unscramble|base64-decode|shift (?:it |each letter |the letters )?back|replace the emoji|read\b[^.\n]{0,30}\bbackwards)\b[^.\n]{0,80}\b(?:follow|execute|obey|do (?:what|as) it says|do it|carry (?:it )?out|act on|perform|comply)\b/i },
@@ -108,48 +111,17 @@ export const INJECTION_RULES = [
   { rule: 'ignore_instructions', re: /(?:忽略|无视|無視|忘记|忘記|不要理会)[^。\n]{0,20}(?:指令|指示|说明|提示|规则|規則)|(?:指示|命令|プロンプト|ルール)[^。\n]{0,20}(?:無視|忘れ)/ },
 ];
 
-/** Cipher keywords: every Caesar shift of these words finds the shift a text was written with. */
-const CIPHER_WORDS = ['ignore', 'disregard', 'instructions', 'previous', 'forget'];
-
-/** @param {string} s @param {number} n */
-function shift(s, n) {
-  return s.replace(/[a-z]/gi, (c) => {
-    const base = c <= 'Z' ? 65 : 97;
-    return String.fromCharCode(((c.charCodeAt(0) - base + n + 26) % 26) + base);
-  });
-}
-
-/** One pass finds any shifted keyword: its shift is how far the text must be shifted back. */
-const CIPHER = new RegExp(`\\b(${Array.from({ length: 25 }, (_, i) => CIPHER_WORDS.map((w) => shift(w, i + 1))).flat().join('|')})\\b`, 'i');
-
-/** Leetspeak digits inside words, as letters. @param {string} s */
-const unleet = (s) => s.replace(/[a-z]*[013457@$][a-z0-9@$]*/gi, (w) => (/[a-z]/i.test(w) ? w.replace(/[013457@$]/g, (d) => ({ 0: 'o', 1: 'i', 3: 'e', 4: 'a', 5: 's', 7: 't', '@': 'a', $: 's' })[/** @type {'0'} */ (d)] ?? d) : w));
-
-/** Base64 runs long enough to hide a sentence. */
-const BASE64_RUN = /[A-Za-z0-9+/]{20,}={0,2}/g;
-
-/** The UTF-8 text a base64 run decodes to, when it is text. @param {string} run */
-function base64Text(run) {
-  try {
-    const bin = atob(run.length % 4 ? run + '='.repeat(4 - (run.length % 4)) : run);
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
-    // Mostly letters and spaces: a sentence, not binary data or a key.
-    const letters = text.match(/[\p{L}\s.,!?'"-]/gu)?.length ?? 0;
-    return text.length >= 12 && letters / text.length > 0.85 && /\s/.test(text) ? text : null;
-  } catch {
-    return null;
-  }
-}
-
 /** How much of a text the decoding passes look at (they run the rules again on it). */
 const DECODE_LIMIT = 20_000;
 
 export class InputSanitizer {
   /**
-   * @param {{rules?: {rule: string, re: RegExp}[]}} [options]
+   * @param {{rules?: {rule: string, re: RegExp}[], cues?: boolean}} [options] `cues: false` turns
+   *   off the second detector (instruction-cues.js), leaving the sentence patterns alone
    */
   constructor(options = {}) {
     this.rules = options.rules ?? INJECTION_RULES;
+    this.cues = options.cues ?? true;
   }
 
   /**
@@ -177,24 +149,24 @@ export class InputSanitizer {
           flags.push({ rule: name, match: `${via ? `${via}: ` : ''}${m[0].trim()}`.slice(0, 120) });
         }
       }
+      if (!this.cues) return;
+      for (const { rule, match } of findInstructionCues(text)) {
+        const name = via ? `encoded_${rule}` : rule;
+        if (seen.has(name) || seen.has(rule)) continue;
+        seen.add(name);
+        flags.push({ rule: name, match: `${via ? `${via}: ` : ''}${match}`.slice(0, 120) });
+      }
     };
     check(probe);
     // Disguised tasks: the rules again on what the text says once decoded. Bounded: the first
     // DECODE_LIMIT characters, a few linear passes.
     const head = probe.slice(0, DECODE_LIMIT);
-    check([...head].reverse().join(''), 'reversed');
-    const leet = unleet(head);
-    if (leet !== head) check(leet, 'leetspeak');
-    const cipher = CIPHER.exec(head);
-    if (cipher) {
-      const word = cipher[1].toLowerCase();
-      for (const w of CIPHER_WORDS) {
-        for (let n = 1; n < 26; n++) if (shift(w, n) === word) check(shift(head, 26 - n), `caesar shift ${n}`);
+    for (const reading of readDisguises(head)) {
+      if (!reading.matched) check(reading.text, reading.via);
+      else if (!seen.has('encoded_ignore_instructions')) {
+        seen.add('encoded_ignore_instructions');
+        flags.push({ rule: 'encoded_ignore_instructions', match: `${reading.via}: ${reading.text}`.slice(0, 120) });
       }
-    }
-    for (const run of head.match(BASE64_RUN) ?? []) {
-      const decoded = base64Text(run);
-      if (decoded) check(decoded.normalize('NFKC'), 'base64');
     }
     return { text: cleaned, flags, stripped: [...input].length - [...cleaned].length };
   }
