@@ -14,27 +14,15 @@ import { SettingsStore } from './settings.js';
 import { ChatController } from './chat-controller.js';
 import { registerServiceWorker } from './sw-client.js';
 import { AgentSettingsStore, parseLimitFields } from './agent-settings.js';
-import { ArtifactDocument } from './artifact.js';
-import { AppToolUi } from './tool-ui.js';
-/** @import { ClawserAgent } from '../agent/agent.js' */
 import { HookPipeline } from '../agent/hooks.js';
-import { jobApprover } from '../agent/job-approval.js';
-import { GoalStore } from '../agent/goals.js';
-import { Scheduler, shouldDeliver } from '../agent/scheduler.js';
 import { TabCoordinator } from '../agent/tabs.js';
 import { RestoreGate, gatedCoordination } from '../agent/restore-gate.js';
 import { startWorkspaceDaemon } from './daemon-wiring.js';
 import { SemanticSearch } from './semantic.js';
-import { runJob } from './job-runner.js';
 import { LeakDetector } from '../safety/leak-detector.js';
-import { ScopedFileSystem } from '../storage/scoped-fs.js';
-import { createBuiltinRegistry } from '../tools/index.js';
 import { RESTORE_FLAG } from './flags.js';
 import { MountStore } from '../storage/mounts.js';
-import { MountedFileSystem } from '../storage/mounted-fs.js';
-import { ProtectedFileSystem } from '../storage/protected-fs.js';
 import { ArtifactView } from '../ui/artifact-view.js';
-import { approvalDialog, askUserDialog } from '../ui/approval-dialog.js';
 import { h, clear } from '../ui/dom.js';
 import { HomeView } from '../ui/home-view.js';
 import { WorkspaceView } from '../ui/workspace-view.js';
@@ -44,6 +32,8 @@ import { openSettingsDialog } from '../ui/settings-dialog.js';
 import { confirmDialog, promptDialog } from '../ui/dialogs.js';
 import { BannerArea } from '../ui/banners.js';
 import { PanelRegistry, BUILTIN_PANELS } from './panels.js';
+import { WorkspaceServices } from './workspace-services.js';
+import { JobDelivery } from './job-delivery.js';
 
 /** A workspace route's panel: 'chat' or a name of the panel registry. @typedef {string} PanelName */
 
@@ -56,13 +46,11 @@ export class ClawserApp {
   #view = null;
   /** @type {Map<string, ChatController>} */
   #controllers = new Map();
-  /** @type {Map<string, {registry: ReturnType<typeof createBuiltinRegistry>, artifact: ArtifactDocument, toolUi: AppToolUi, files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, goals: GoalStore, scheduler: Scheduler}>} */
-  #services = new Map();
   /** Lifecycle hooks shared by every agent run; plugins and skills register here. */
   hooks = new HookPipeline();
   mounts = new MountStore();
-  /** Folders opened from the computer, by workspace (loaded when the workspace is first shown). @type {Map<string, {handle: FileSystemDirectoryHandle, granted: boolean} | null>} */
-  #mounted = new Map();
+  /** The per-workspace services (made at start). @type {WorkspaceServices | undefined} */
+  services;
   /** @type {Promise<NoKeyOptions> | null} */
   #discovery = null;
   #settingsOpen = false;
@@ -107,6 +95,20 @@ export class ClawserApp {
     this.settings = new SettingsStore({ config: this.config, secrets });
     this.agentSettings = new AgentSettingsStore({ config: this.config, secrets });
     const agentSettings = this.agentSettings;
+    this.services = new WorkspaceServices({
+      fs,
+      config: this.config,
+      coordination: this.coordination,
+      tabs: this.tabs,
+      restoreGate: this.restoreGate,
+      agentSettings,
+      semantic: this.semantic,
+      mounts: this.mounts,
+      screenshotTarget: () => this.root,
+      runJob: (workspaceId, job, run) => this.#jobs().run(workspaceId, job, run),
+      quiet: () => this.#quiet,
+      guard: (p) => this.#guard(p),
+    });
     // Turn assembly (the agent, its tools, the sandbox) is loaded on first use: the first view
     // shows without it, which keeps the start-up path short.
     /** @type {Promise<import('./agent-factory.js').AgentFactory> | null} */
@@ -116,7 +118,7 @@ export class ClawserApp {
       hooks: this.hooks,
       services: (workspaceId) => this.#servicesOf(workspaceId),
       workspaceFs: (workspaceId) => this.workspaceFs(workspaceId),
-      mountedFolder: (workspaceId) => this.#mounted.get(workspaceId)?.handle.name ?? null,
+      mountedFolder: (workspaceId) => this.services?.mountOf(workspaceId)?.handle.name ?? null,
     })));
     this.workspaces = new WorkspaceStore({
       config: this.config,
@@ -126,8 +128,7 @@ export class ClawserApp {
         this.agentSettings?.forget(id);
         this.config?.remove(`clawser_tool_perms_${id}`);
         this.#controllers.delete(id);
-        this.#services.get(id)?.scheduler.stop();
-        this.#services.delete(id);
+        this.services?.forget(id);
       },
     });
     // Clone, backup and restore are loaded when first used (not on the start-up path).
@@ -314,91 +315,46 @@ export class ClawserApp {
     document.title = 'Clawser';
   }
 
-  /** Tools, artifact and browser services of a workspace, made once. @param {string} workspaceId */
+  /** The services of a workspace, made once. @param {string} workspaceId @returns {import('./workspace-services.js').Services} */
   #servicesOf(workspaceId) {
-    let s = this.#services.get(workspaceId);
-    if (!s) {
-      const artifact = new ArtifactDocument();
-      /** @type {Promise<import('../memory/store.js').MemoryStore> | null} */
-      let memory = null;
-      s = {
-        registry: createBuiltinRegistry({ config: this.config, workspaceId }),
-        artifact,
-        toolUi: new AppToolUi({ artifact, askUser: askUserDialog, screenshotTarget: () => this.root }),
-        ...this.#fileServices(workspaceId),
-        memory: () => (memory ??= Promise.all([import('../memory/store.js'), /** @type {SemanticSearch} */ (this.semantic).embedder()]).then(([{ MemoryStore }, embedder]) => new MemoryStore({ fs: this.workspaceFs(workspaceId), embedder, coordination: this.coordination, key: workspaceId }))),
-        goals: new GoalStore({ fs: this.workspaceFs(workspaceId), coordination: this.coordination, key: workspaceId }),
-        scheduler: new Scheduler({
-          fs: this.workspaceFs(workspaceId),
-          execute: (job, run) => this.#runJob(workspaceId, job, run),
-          missedPolicy: () => /** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId).scheduler.missedPolicy,
-          // Jobs are claimed under a cross-tab lock, so an occurrence runs once however many tabs are open.
-          lock: this.tabs ? (name, fn) => /** @type {RestoreGate} */ (this.restoreGate).write(() => /** @type {TabCoordinator} */ (this.tabs).withLock(`sched:${workspaceId}:${name}`, fn)) : undefined,
-          onChange: () => this.tabs?.publish(`scheduler:${workspaceId}`, {}),
-        }),
-      };
-      this.#services.set(workspaceId, s);
-      const scheduler = s.scheduler;
-      this.tabs?.subscribe(`scheduler:${workspaceId}`, () => this.#guard(scheduler.reload()));
-      if (this.#schedulersOn) this.#guard(scheduler.start());
-    }
-    return s;
-  }
-
-  /** The files panel's controller and the repository, over the workspace's current files. @param {string} workspaceId */
-  #fileServices(workspaceId) {
-    const wsFs = this.workspaceFs(workspaceId);
-    /** @type {Promise<import('../git/git.js').WorkspaceGit> | null} */
-    let repo = null;
-    /** @type {Promise<import('./files-controller.js').FilesController> | null} */
-    let files = null;
-    return {
-      // Loaded with the Files panel (it brings the ZIP code), not at start-up.
-      // The panel (uploads, ZIP import, edits) never changes Clawser's own folders; neither does git (WorkspaceGit guards itself).
-      files: () => (files ??= import('./files-controller.js').then(({ FilesController }) => new FilesController({ fs: new ProtectedFileSystem(wsFs) }))),
-      // isomorphic-git is large: loaded when git is first needed. One instance per workspace,
-      // so the agent's git tools, auto-commit and the panel share one command queue.
-      git: () => (repo ??= import('../git/git.js').then(({ WorkspaceGit }) => {
-        const g = /** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId).git;
-        return new WorkspaceGit(wsFs, { author: { name: g.authorName, email: g.authorEmail } });
-      })),
-    };
+    return /** @type {WorkspaceServices} */ (this.services).of(workspaceId);
   }
 
   /**
-   * A workspace's files (what the agent, the files panel and git see): its OPFS folder, or the
-   * folder opened from the computer with Clawser's internal folders kept in OPFS.
+   * A workspace's files (its OPFS folder, or the folder opened from the computer).
    * @param {string} workspaceId
    * @returns {FileSystem}
    */
   workspaceFs(workspaceId) {
-    const own = new ScopedFileSystem(/** @type {FileSystem} */ (this.fs), `clawser_workspaces/${workspaceId}`);
-    const mount = this.#mounted.get(workspaceId);
-    if (!mount) return own;
-    return new MountedFileSystem({ internal: own, mounted: mount.granted && this.#HandleFs ? new this.#HandleFs(mount.handle) : null, folderName: mount.handle.name });
+    return /** @type {WorkspaceServices} */ (this.services).workspaceFs(workspaceId);
   }
 
-  /** The folder-handle FileSystem class, loaded only when a folder is opened. @type {typeof import('../storage/handle-fs.js').DirectoryHandleFileSystem | null} */
-  #HandleFs = null;
-
-  /** Reads the workspace's remembered folder and its permission, once per page. @param {string} workspaceId */
-  async #loadMount(workspaceId) {
-    if (this.#mounted.has(workspaceId)) return;
-    const handle = await this.mounts.get(workspaceId).catch(() => null);
-    if (handle) this.#HandleFs ??= (await import('../storage/handle-fs.js')).DirectoryHandleFileSystem;
-    this.#mounted.set(workspaceId, handle ? { handle, granted: (await MountStore.permission(handle).catch(() => 'denied')) === 'granted' } : null);
+  /** Running and delivering scheduled jobs, made on first use. @type {JobDelivery | null} */
+  #jobDelivery = null;
+  /** @returns {JobDelivery} */
+  #jobs() {
+    return (this.#jobDelivery ??= new JobDelivery({
+      agentSettings: /** @type {AgentSettingsStore} */ (this.agentSettings),
+      workspaceName: (id) => /** @type {WorkspaceStore} */ (this.workspaces).list().find((w) => w.id === id)?.name ?? id,
+      controller: (id) => this.#controller(id),
+      tools: async (id, conversationId, approve) => (await (await this.#agentFactory()).parts(id, conversationId, { approve })).tools,
+      notify: (id, title, body) => this.#servicesOf(id).toolUi.notify(title, body),
+      banners: this.banners,
+      open: (route) => this.router.go(route),
+      onScreen: (id, conversationId) => this.#view?.workspaceId === id && this.#view.panel === 'chat' && this.#view.controller.state.activeId === conversationId,
+      guard: (p) => this.#guard(p),
+    }));
   }
 
-  /** After the workspace's folder changed: new file services, and the view rebuilt. @param {string} workspaceId */
+  /** After the workspace's folder changed: the view rebuilt over the new files. @param {string} workspaceId */
   async #mountChanged(workspaceId) {
-    const s = this.#services.get(workspaceId);
-    if (s) Object.assign(s, this.#fileServices(workspaceId));
     await this.#renderWorkspace(workspaceId, undefined, 'files');
   }
 
   /** The files panel's "open a folder" controls. @param {string} workspaceId */
   #mountProps(workspaceId) {
-    const mount = this.#mounted.get(workspaceId);
+    const services = /** @type {WorkspaceServices} */ (this.services);
+    const mount = services.mountOf(workspaceId);
     return {
       ...MountStore.support(),
       mounted: mount ? mount.handle.name : null,
@@ -414,29 +370,25 @@ export class ClawserApp {
         }
         const granted = (await MountStore.permission(handle, true)) === 'granted';
         if (!granted) throw new Error(`Clawser needs permission to read and change “${handle.name}” to use it as the workspace.`);
-        this.#HandleFs ??= (await import('../storage/handle-fs.js')).DirectoryHandleFileSystem;
-        await this.mounts.set(workspaceId, handle);
-        this.#mounted.set(workspaceId, { handle, granted });
+        await services.setMount(workspaceId, { handle, granted });
         await this.#mountChanged(workspaceId);
       },
       onReconnect: async () => {
         if (!mount) return;
         mount.granted = (await MountStore.permission(mount.handle, true)) === 'granted';
         if (!mount.granted) throw new Error(`Access to “${mount.handle.name}” was not allowed; the workspace cannot show its files until it is.`);
+        services.refreshFiles(workspaceId);
         await this.#mountChanged(workspaceId);
       },
       onUnmount: async () => {
         const ok = await confirmDialog({ title: `Stop using “${mount?.handle.name}”?`, message: 'The folder on your computer is not changed. The workspace shows its own browser-stored files again.', confirmLabel: 'Stop using the folder' });
         if (!ok) return;
-        await this.mounts.remove(workspaceId);
-        this.#mounted.set(workspaceId, null);
+        await services.setMount(workspaceId, null);
         await this.#mountChanged(workspaceId);
       },
     };
   }
 
-  /** Workspaces whose repository was ensured on this page (once is enough; every panel switch re-renders). */
-  #gitChecked = new Set();
   /** True while a restore runs: background tasks that write must not start. */
   #quiet = false;
 
@@ -460,7 +412,7 @@ export class ClawserApp {
           redactOn = settings.safetyEnabled;
           return agent;
         },
-        afterTurn: (agent, turn) => this.#autoCommit(workspaceId, agent, turn),
+        afterTurn: (agent, turn) => /** @type {WorkspaceServices} */ (this.services).autoCommit(workspaceId, agent, turn),
         runCode: (conversationId, code, signal) => this.#agentFactory().then((f) => f.runAgain(workspaceId, conversationId, code, signal)),
       });
       this.#controllers.set(workspaceId, c);
@@ -470,7 +422,7 @@ export class ClawserApp {
 
   /** @param {string} workspaceId @param {string} [conversationId] @param {PanelName} [panel] */
   async #renderWorkspace(workspaceId, conversationId, panel = 'chat') {
-    await this.#loadMount(workspaceId);
+    await /** @type {WorkspaceServices} */ (this.services).loadMount(workspaceId);
     this.#view?.destroy();
     this.#prewarmSandbox();
     const ws = /** @type {import('./workspaces.js').Workspace} */ (this.workspaces?.get(workspaceId));
@@ -542,41 +494,11 @@ export class ClawserApp {
     clear(this.main).append(view.root);
     document.title = `${ws.name} — Clawser`;
     destroyView = () => { view.destroy(); chat.destroy(); sub?.destroy?.(); unsubscribeArtifact(); artifactView?.destroy(); };
-    this.#autoInitGit(workspaceId);
+    /** @type {WorkspaceServices} */ (this.services).autoInitGit(workspaceId);
   }
 
 
 
-
-  /** Makes the workspace a repository in the background when the setting says so. @param {string} workspaceId */
-  #autoInitGit(workspaceId) {
-    // A folder opened from the computer is never turned into a repository behind the user's back.
-    if (this.#gitChecked.has(workspaceId) || !(/** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId).git.autoInit) || this.#mounted.get(workspaceId)) return;
-    this.#gitChecked.add(workspaceId);
-    const run = () => {
-      if (!this.#quiet) this.#guard(this.#servicesOf(workspaceId).git().then((repo) => repo.ensureRepo()));
-    };
-    if ('requestIdleCallback' in globalThis) requestIdleCallback(run, { timeout: 5000 });
-    else setTimeout(run, 1000);
-  }
-
-  /**
-   * After an agent turn that changed files: one commit naming the turn, so the edit can be
-   * reviewed and rolled back in the Git panel.
-   * @param {string} workspaceId @param {ClawserAgent} agent @param {{title: string, text: string}} turn
-   */
-  async #autoCommit(workspaceId, agent, turn) {
-    const writes = agent.tools?.writes ?? [];
-    const s = /** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId).git;
-    if (!writes.length || !s.autoCommit) return null;
-    const counts = [...new Set(writes)].map((n) => `${n}${writes.filter((w) => w === n).length > 1 ? ` ×${writes.filter((w) => w === n).length}` : ''}`);
-    const firstLine = turn.text.replace(/\s+/g, ' ').trim();
-    const message = `Agent: ${firstLine.length > 60 ? `${firstLine.slice(0, 57)}…` : firstLine || 'turn'}\n\nConversation: ${turn.title}\nTools: ${counts.join(', ')}`;
-    const repo = await this.#servicesOf(workspaceId).git();
-    if (this.#mounted.get(workspaceId) && !(await repo.isRepo())) return null;
-    const oid = await repo.commitAll({ message, author: { name: s.authorName, email: s.authorEmail } });
-    return oid ? `The agent's file changes were committed (${oid.slice(0, 7)}); review or undo them in the Git panel.` : null;
-  }
 
   /** Workspaces whose daemon started on this page. @type {Set<string>} */
   #daemons = new Set();
@@ -589,8 +511,6 @@ export class ClawserApp {
     await startWorkspaceDaemon({ workspaceId, fs: this.workspaceFs(workspaceId), controller, warn: (message) => this.banners.show(`daemon-${workspaceId}`, message, { kind: 'warn' }), write: (fn) => gate.write(fn) });
   }
 
-  /** True once this tab runs the workspaces' scheduled jobs. */
-  #schedulersOn = false;
 
   /** @param {() => void} fn */
   #whenIdle(fn) {
@@ -600,63 +520,13 @@ export class ClawserApp {
 
   /** Starts every workspace's scheduler: jobs run whichever workspace is on screen. */
   #startSchedulers() {
-    if (this.#schedulersOn || this.#quiet || !this.tabs?.isLeader) return;
-    this.#schedulersOn = true;
-    for (const ws of this.workspaces?.list() ?? []) this.#guard(this.#servicesOf(ws.id).scheduler.start());
+    if (this.#quiet || !this.tabs?.isLeader) return;
+    this.services?.startSchedulers((this.workspaces?.list() ?? []).map((ws) => ws.id));
   }
 
   #stopSchedulers() {
-    this.#schedulersOn = false;
-    for (const s of this.#services.values()) s.scheduler.stop();
+    this.services?.stopSchedulers();
   }
-
-  /**
-   * Runs one occurrence of a job and delivers its result (notification, banner) as the job's
-   * delivery setting says. @param {string} workspaceId @param {import('../agent/scheduler.js').Job} job
-   * @param {{scheduledFor: number, missed: number, manual: boolean}} run
-   */
-  async #runJob(workspaceId, job, run) {
-    const settings = /** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId).scheduler;
-    const workspace = { id: workspaceId, name: /** @type {WorkspaceStore} */ (this.workspaces).list().find((w) => w.id === workspaceId)?.name ?? workspaceId };
-    // Nobody may be watching: the dialog names the job and workspace, and an unanswered one is refused.
-    const approver = jobApprover({ approve: approvalDialog, job, workspace, timeoutMs: settings.approvalTimeoutMinutes * 60_000 });
-    const result = await runJob({
-      job,
-      run,
-      approver,
-      controller: this.#controller(workspaceId),
-      tools: async () => (await (await this.#agentFactory()).parts(workspaceId, job.conversationId ?? `job-${job.id}`, { approve: approver.approve })).tools,
-    });
-    if (result.needsApproval) this.#needsApproval(workspace, job.name, result);
-    else if (shouldDeliver(job.delivery, result.ok)) this.#deliver(workspaceId, job.name, result);
-    return result;
-  }
-
-  /**
-   * A run refused because nobody answered its approval: always told (whatever the delivery
-   * setting), as a notification when allowed and a banner that opens the schedule.
-   * @param {{id: string, name: string}} workspace @param {string} name @param {{summary: string}} result
-   */
-  #needsApproval(workspace, name, result) {
-    const headline = `Scheduled job “${name}” in workspace “${workspace.name}” needs approval`;
-    if (typeof Notification !== 'undefined' && Notification.permission === 'granted') this.#guard(this.#servicesOf(workspace.id).toolUi.notify(headline, result.summary.slice(0, 240)));
-    this.banners.show(`job-approval-${workspace.id}`, `${headline}: ${result.summary}`, { kind: 'warn', action: { label: 'Open schedule', run: () => this.router.go({ name: 'workspace', workspaceId: workspace.id, panel: 'schedule' }) } });
-  }
-
-  /** A finished job's result: a notification when allowed, and a banner when its conversation is not on screen. @param {string} workspaceId @param {string} name @param {{ok: boolean, summary: string, conversationId?: string}} result */
-  #deliver(workspaceId, name, result) {
-    const headline = `Scheduled job “${name}” ${result.ok ? 'finished' : 'failed'}`;
-    const body = result.summary.replace(/\s+/g, ' ').trim().slice(0, 240);
-    if (typeof Notification !== 'undefined' && Notification.permission === 'granted') this.#guard(this.#servicesOf(workspaceId).toolUi.notify(headline, body || headline));
-    const onScreen = this.#view?.workspaceId === workspaceId && this.#view.panel === 'chat' && this.#view.controller.state.activeId === result.conversationId;
-    if (!onScreen && result.conversationId) {
-      const conversationId = result.conversationId;
-      this.banners.show('job', `${headline}.`, { kind: result.ok ? 'info' : 'warn', action: { label: 'Open', run: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId }) } });
-    }
-  }
-
-
-
 
   /**
    * What a panel of the registry gets for a workspace.
@@ -670,7 +540,7 @@ export class ClawserApp {
       agentSettings: /** @type {AgentSettingsStore} */ (this.agentSettings),
       semantic: /** @type {SemanticSearch} */ (this.semantic),
       tabs: this.tabs,
-      mounted: !!this.#mounted.get(workspaceId),
+      mounted: !!this.services?.mountOf(workspaceId),
       mount: this.#mountProps(workspaceId),
       conversations: () => this.#controller(workspaceId).state.conversations,
       openConversation: (id) => this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: id }),

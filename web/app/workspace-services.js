@@ -1,0 +1,200 @@
+/** @import { FileSystem } from '../storage/types.d.ts' */
+/** @import { ClawserAgent } from '../agent/agent.js' */
+/** @import { Coordination } from '../agent/types.d.ts' */
+import { ArtifactDocument } from './artifact.js';
+import { AppToolUi } from './tool-ui.js';
+import { GoalStore } from '../agent/goals.js';
+import { Scheduler } from '../agent/scheduler.js';
+import { createBuiltinRegistry } from '../tools/index.js';
+import { ScopedFileSystem } from '../storage/scoped-fs.js';
+import { MountStore } from '../storage/mounts.js';
+import { MountedFileSystem } from '../storage/mounted-fs.js';
+import { ProtectedFileSystem } from '../storage/protected-fs.js';
+import { askUserDialog } from '../ui/approval-dialog.js';
+
+/**
+ * What one workspace has besides its conversations, made once per page.
+ * @typedef {{registry: ReturnType<typeof createBuiltinRegistry>, artifact: ArtifactDocument, toolUi: AppToolUi,
+ *   files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>,
+ *   memory: () => Promise<import('../memory/store.js').MemoryStore>, goals: GoalStore, scheduler: Scheduler}} Services
+ */
+
+/** A folder opened from the computer for a workspace, and whether the page may use it now. @typedef {{handle: FileSystemDirectoryHandle, granted: boolean}} Mount */
+
+/**
+ * The per-workspace services: the tool registry, stores (memory, goals, scheduled jobs), the
+ * files controller and repository over the workspace's files (its OPFS folder or a folder
+ * opened from the computer), git's automatic init and commit, and the schedulers of every
+ * workspace. No UI: the orchestrator shows what these do.
+ */
+export class WorkspaceServices {
+  /** @type {Map<string, Services>} */
+  #services = new Map();
+  /** Folders opened from the computer, by workspace (loaded when the workspace is first shown). @type {Map<string, Mount | null>} */
+  #mounted = new Map();
+  /** The folder-handle FileSystem class, loaded only when a folder is opened. @type {typeof import('../storage/handle-fs.js').DirectoryHandleFileSystem | null} */
+  #HandleFs = null;
+  /** Workspaces whose repository was ensured on this page (once is enough). */
+  #gitChecked = new Set();
+  /** True once this tab runs the workspaces' scheduled jobs. */
+  #schedulersOn = false;
+
+  /**
+   * @param {{fs: FileSystem, config: import('../storage/local-config.js').LocalConfig, coordination: Coordination,
+   *   tabs: import('../agent/tabs.js').TabCoordinator, restoreGate: import('../agent/restore-gate.js').RestoreGate,
+   *   agentSettings: import('./agent-settings.js').AgentSettingsStore, semantic: import('./semantic.js').SemanticSearch,
+   *   mounts: MountStore, screenshotTarget: () => HTMLElement,
+   *   runJob: (workspaceId: string, job: import('../agent/scheduler.js').Job, run: {scheduledFor: number, missed: number, manual: boolean}) => Promise<any>,
+   *   quiet: () => boolean, guard: (p: Promise<unknown>) => void}} deps
+   *   runJob: runs one occurrence of a scheduled job (job delivery); quiet: a restore runs, background writers must not start
+   */
+  constructor(deps) {
+    this.deps = deps;
+  }
+
+  /** @param {string} workspaceId @returns {Services} */
+  of(workspaceId) {
+    let s = this.#services.get(workspaceId);
+    if (!s) {
+      const d = this.deps;
+      const artifact = new ArtifactDocument();
+      /** @type {Promise<import('../memory/store.js').MemoryStore> | null} */
+      let memory = null;
+      s = {
+        registry: createBuiltinRegistry({ config: d.config, workspaceId }),
+        artifact,
+        toolUi: new AppToolUi({ artifact, askUser: askUserDialog, screenshotTarget: d.screenshotTarget }),
+        ...this.#fileServices(workspaceId),
+        memory: () => (memory ??= Promise.all([import('../memory/store.js'), d.semantic.embedder()]).then(([{ MemoryStore }, embedder]) => new MemoryStore({ fs: this.workspaceFs(workspaceId), embedder, coordination: d.coordination, key: workspaceId }))),
+        goals: new GoalStore({ fs: this.workspaceFs(workspaceId), coordination: d.coordination, key: workspaceId }),
+        scheduler: new Scheduler({
+          fs: this.workspaceFs(workspaceId),
+          execute: (job, run) => d.runJob(workspaceId, job, run),
+          missedPolicy: () => d.agentSettings.load(workspaceId).scheduler.missedPolicy,
+          // Jobs are claimed under a cross-tab lock, so an occurrence runs once however many tabs are open.
+          lock: (name, fn) => d.restoreGate.write(() => d.tabs.withLock(`sched:${workspaceId}:${name}`, fn)),
+          onChange: () => d.tabs.publish(`scheduler:${workspaceId}`, {}),
+        }),
+      };
+      this.#services.set(workspaceId, s);
+      const scheduler = s.scheduler;
+      d.tabs.subscribe(`scheduler:${workspaceId}`, () => d.guard(scheduler.reload()));
+      if (this.#schedulersOn) d.guard(scheduler.start());
+    }
+    return s;
+  }
+
+  /** A workspace was deleted: its scheduler stops and its services go. @param {string} workspaceId */
+  forget(workspaceId) {
+    this.#services.get(workspaceId)?.scheduler.stop();
+    this.#services.delete(workspaceId);
+  }
+
+  /** The files panel's controller and the repository, over the workspace's current files. @param {string} workspaceId */
+  #fileServices(workspaceId) {
+    const wsFs = this.workspaceFs(workspaceId);
+    /** @type {Promise<import('../git/git.js').WorkspaceGit> | null} */
+    let repo = null;
+    /** @type {Promise<import('./files-controller.js').FilesController> | null} */
+    let files = null;
+    return {
+      // Loaded with the Files panel (it brings the ZIP code), not at start-up.
+      // The panel (uploads, ZIP import, edits) never changes Clawser's own folders; neither does git (WorkspaceGit guards itself).
+      files: () => (files ??= import('./files-controller.js').then(({ FilesController }) => new FilesController({ fs: new ProtectedFileSystem(wsFs) }))),
+      // isomorphic-git is large: loaded when git is first needed. One instance per workspace,
+      // so the agent's git tools, auto-commit and the panel share one command queue.
+      git: () => (repo ??= import('../git/git.js').then(({ WorkspaceGit }) => {
+        const g = this.deps.agentSettings.load(workspaceId).git;
+        return new WorkspaceGit(wsFs, { author: { name: g.authorName, email: g.authorEmail } });
+      })),
+    };
+  }
+
+  /**
+   * A workspace's files (what the agent, the files panel and git see): its OPFS folder, or the
+   * folder opened from the computer with Clawser's internal folders kept in OPFS.
+   * @param {string} workspaceId
+   * @returns {FileSystem}
+   */
+  workspaceFs(workspaceId) {
+    const own = new ScopedFileSystem(this.deps.fs, `clawser_workspaces/${workspaceId}`);
+    const mount = this.#mounted.get(workspaceId);
+    if (!mount) return own;
+    return new MountedFileSystem({ internal: own, mounted: mount.granted && this.#HandleFs ? new this.#HandleFs(mount.handle) : null, folderName: mount.handle.name });
+  }
+
+  /** The workspace's folder from the computer (null: none; undefined: not loaded yet). @param {string} workspaceId */
+  mountOf(workspaceId) {
+    return this.#mounted.get(workspaceId);
+  }
+
+  /** Reads the workspace's remembered folder and its permission, once per page. @param {string} workspaceId */
+  async loadMount(workspaceId) {
+    if (this.#mounted.has(workspaceId)) return;
+    const handle = await this.deps.mounts.get(workspaceId).catch(() => null);
+    if (handle) this.#HandleFs ??= (await import('../storage/handle-fs.js')).DirectoryHandleFileSystem;
+    this.#mounted.set(workspaceId, handle ? { handle, granted: (await MountStore.permission(handle).catch(() => 'denied')) === 'granted' } : null);
+  }
+
+  /**
+   * The workspace now works in `mount` (or its own files again, null): remembered, and its
+   * files controller and repository rebuilt over the new files.
+   * @param {string} workspaceId @param {Mount | null} mount
+   */
+  async setMount(workspaceId, mount) {
+    if (mount) {
+      this.#HandleFs ??= (await import('../storage/handle-fs.js')).DirectoryHandleFileSystem;
+      await this.deps.mounts.set(workspaceId, mount.handle);
+    } else await this.deps.mounts.remove(workspaceId);
+    this.#mounted.set(workspaceId, mount);
+    this.refreshFiles(workspaceId);
+  }
+
+  /** After the folder's permission changed: its files controller and repository are rebuilt. @param {string} workspaceId */
+  refreshFiles(workspaceId) {
+    const s = this.#services.get(workspaceId);
+    if (s) Object.assign(s, this.#fileServices(workspaceId));
+  }
+
+  /** Makes the workspace a repository in the background when the setting says so. @param {string} workspaceId */
+  autoInitGit(workspaceId) {
+    // A folder opened from the computer is never turned into a repository behind the user's back.
+    if (this.#gitChecked.has(workspaceId) || !this.deps.agentSettings.load(workspaceId).git.autoInit || this.#mounted.get(workspaceId)) return;
+    this.#gitChecked.add(workspaceId);
+    const run = () => {
+      if (!this.deps.quiet()) this.deps.guard(this.of(workspaceId).git().then((repo) => repo.ensureRepo()));
+    };
+    if ('requestIdleCallback' in globalThis) requestIdleCallback(run, { timeout: 5000 });
+    else setTimeout(run, 1000);
+  }
+
+  /**
+   * After an agent turn that changed files: one commit naming the turn, so the edit can be
+   * reviewed and rolled back in the Git panel. Resolves to a sentence for the user, or null.
+   * @param {string} workspaceId @param {ClawserAgent} agent @param {{title: string, text: string}} turn
+   */
+  async autoCommit(workspaceId, agent, turn) {
+    const writes = agent.tools?.writes ?? [];
+    const s = this.deps.agentSettings.load(workspaceId).git;
+    if (!writes.length || !s.autoCommit) return null;
+    const counts = [...new Set(writes)].map((n) => `${n}${writes.filter((w) => w === n).length > 1 ? ` ×${writes.filter((w) => w === n).length}` : ''}`);
+    const firstLine = turn.text.replace(/\s+/g, ' ').trim();
+    const message = `Agent: ${firstLine.length > 60 ? `${firstLine.slice(0, 57)}…` : firstLine || 'turn'}\n\nConversation: ${turn.title}\nTools: ${counts.join(', ')}`;
+    const repo = await this.of(workspaceId).git();
+    if (this.#mounted.get(workspaceId) && !(await repo.isRepo())) return null;
+    const oid = await repo.commitAll({ message, author: { name: s.authorName, email: s.authorEmail } });
+    return oid ? `The agent's file changes were committed (${oid.slice(0, 7)}); review or undo them in the Git panel.` : null;
+  }
+
+  /** Starts the scheduler of each workspace: jobs run whichever workspace is on screen. @param {string[]} workspaceIds */
+  startSchedulers(workspaceIds) {
+    if (this.#schedulersOn) return;
+    this.#schedulersOn = true;
+    for (const id of workspaceIds) this.deps.guard(this.of(id).scheduler.start());
+  }
+
+  stopSchedulers() {
+    this.#schedulersOn = false;
+    for (const s of this.#services.values()) s.scheduler.stop();
+  }
+}
