@@ -70,7 +70,10 @@ const SPACED_RUN = /(?<![\p{L}\p{N}])(?:\p{L}[ .\-_*|/,·•]{1,3}){5,}\p{L}(?![
 const LEGEND = /((?:\p{Extended_Pictographic}|\p{So})[\uFE0F\u20E3]?(?:(?:\p{Extended_Pictographic}|\p{So})[\uFE0F\u20E3]?){0,2})\s*(?:=|→|->|means|stands for)\s*["'“]?(\p{L}+)/gu;
 
 /** Latin look-alikes from Cyrillic and Greek. */
-const CONFUSABLES = /** @type {Record<string, string>} */ ({ а: 'a', е: 'e', о: 'o', р: 'p', с: 'c', у: 'y', х: 'x', і: 'i', ј: 'j', ѕ: 's', ԁ: 'd', һ: 'h', ӏ: 'l', ԛ: 'q', ԝ: 'w', ɡ: 'g', ո: 'n', А: 'A', В: 'B', Е: 'E', К: 'K', М: 'M', Н: 'H', О: 'O', Р: 'P', С: 'C', Т: 'T', Х: 'X', І: 'I', Ј: 'J', Ѕ: 'S', α: 'a', ε: 'e', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', τ: 't', υ: 'u', χ: 'x', Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X' });
+const CONFUSABLES = /** @type {Record<string, string>} */ ({ ᴀ: 'a', ʙ: 'b', ᴄ: 'c', ᴅ: 'd', ᴇ: 'e', ꜰ: 'f', ɢ: 'g', ʜ: 'h', ɪ: 'i', ᴊ: 'j', ᴋ: 'k', ʟ: 'l', ᴍ: 'm', ɴ: 'n', ᴏ: 'o', ᴘ: 'p', ǫ: 'q', ʀ: 'r', ꜱ: 's', ᴛ: 't', ᴜ: 'u', ᴠ: 'v', ᴡ: 'w', ʏ: 'y', ᴢ: 'z', а: 'a', е: 'e', о: 'o', р: 'p', с: 'c', у: 'y', х: 'x', і: 'i', ј: 'j', ѕ: 's', ԁ: 'd', һ: 'h', ӏ: 'l', ԛ: 'q', ԝ: 'w', ɡ: 'g', ո: 'n', А: 'A', В: 'B', Е: 'E', К: 'K', М: 'M', Н: 'H', О: 'O', Р: 'P', С: 'C', Т: 'T', Х: 'X', І: 'I', Ј: 'J', Ѕ: 'S', α: 'a', ε: 'e', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', τ: 't', υ: 'u', χ: 'x', Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X' });
+/** Small capitals (ᴀ ʙ ᴄ …) are Latin letters NFKC leaves alone. */
+const SMALL_CAPS = /[ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘǫʀꜱᴛᴜᴠᴡʏᴢ]{3,}/u;
+const LOOKALIKE = /[\p{Script=Cyrillic}\p{Script=Greek}ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘǫʀꜱᴛᴜᴠᴡʏᴢ]/gu;
 const MIXED_SCRIPT = /(?=[\p{L}]*\p{Script=Latin})(?=[\p{L}]*[\p{Script=Cyrillic}\p{Script=Greek}])\p{L}{3,}/u;
 
 /** Spaced-out instructions read with their letters run together (word breaks are lost). */
@@ -137,7 +140,7 @@ export function readDisguises(text) {
     const m = COMPACT.exec(compact);
     if (m) out.push({ text: m[0], via: 'spaced letters', matched: true });
   }
-  if (MIXED_SCRIPT.test(text)) out.push({ text: text.replace(/[\p{Script=Cyrillic}\p{Script=Greek}]/gu, (c) => CONFUSABLES[c] ?? c), via: 'look-alike letters' });
+  if (MIXED_SCRIPT.test(text) || SMALL_CAPS.test(text)) out.push({ text: text.replace(LOOKALIKE, (c) => CONFUSABLES[c] ?? c), via: 'look-alike letters' });
   /** @type {Map<string, string>} */
   const legend = new Map();
   for (const m of text.matchAll(LEGEND)) legend.set(m[1], m[2]);

@@ -63,7 +63,7 @@ export const INJECTION_RULES = [
   { rule: 'screaming_stop', re: /\b(?:STOP|HALT|DROP EVERYTHING)\b[\s\S]{0,80}?\b(?:PRINT|SAY|OUTPUT|WRITE|TYPE|REPLY|RESPOND)\b/ },
   // A system or developer turn written into text (not "system: linux" in a config file), or an
   // assistant turn that complies in advance.
-  { rule: 'system_role', re: /(?:^|\n)\s*(?:[*#>|-]|\/\/|<!--)?\s*(?:system|developer)\s*[:：]\s*[^\n]{0,40}?\b(?:you|ignore|disregard|forget|new|the assistant|always|never|do not|don't|must|respond|reply|answer|override|from now on)\b/i },
+  { rule: 'system_role', re: /(?:^|\n)\s*(?:[*#>|-]|\/\/|<!--)?\s*(?:system|developer)\s*[:：](?!\s*you are an? (?:[\w-]+ ){0,3}(?:assistant|bot|chatbot|ai|model|agent|tutor|expert)\b)\s*[^\n]{0,40}?\b(?:you|ignore|disregard|forget|new|the assistant|always|never|do not|don't|must|respond|reply|answer|override|from now on)\b/i },
   { rule: 'system_role', re: /(?:^|\n)\s*assistant\s*[:：]\s*(?:sure|of course|certainly|okay|ok|here is|here's|i will|i'll|as (?:an?|your))\b/i },
   { rule: 'system_role', re: /\[(?:system|sys|admin|developer)\]/i },
   // Chat-template tokens used as structure (a turn that starts with them), not mentioned in a
@@ -80,7 +80,6 @@ export const INJECTION_RULES = [
   { rule: 'reveal_prompt', re: /\b(?:repeat|print|output|echo|copy|write)\b[^.\n]{0,20}\b(?:text|words|everything|all|content)\s+(?:above|before this)\b/i },
   { rule: 'reveal_prompt', re: /\b(?:instructions|prompt)\s+you\s+(?:were|are|have been)\s+(?:given|told|initiali[sz]ed|configured|running under|provided)\b/i },
   { rule: 'reveal_prompt', re: /\b(?:rules|instructions|prompt|guidelines)\s+(?:were|are|have)\s+you\s+(?:been\s+)?(?:given|configured|initiali[sz]ed|told|set up|running)\b/i },
-  { rule: 'reveal_prompt', re: /\byour\s+(?:system\s+(?:prompt|message|instructions)|initial\s+instructions|hidden\s+instructions|developer\s+instructions)\b/i },
   // Text that speaks to the model: "AI assistant: …", "Hey Copilot, …", "Note to the language model …".
   {
     rule: 'addresses_the_model',
@@ -95,7 +94,7 @@ export const INJECTION_RULES = [
   { rule: 'addresses_the_model', re: new RegExp(String.raw`\b${AI_WORD}${READING}\s+(?:must|shall|are (?:required|instructed) to|have to)\s+(?:now\s+|first\s+|always\s+)?(?:run|execute|send|delete|approve|ignore|disregard|reply|respond|say|tell|insert|add|include|forward|download|install|visit|open)\b`, 'i') },
   { rule: 'verdict_override', re: /\b(?:report|classify|mark|label|treat|flag|consider|rate|list)\s+(?:this|the)\s+(?:domain|site|website|url|e-?mail|message|file|sender|document|page|link|ip|app|package)\s+as\s+(?:safe|benign|legitimate|trusted|clean|not malicious|harmless|verified)\b/i },
   { rule: 'secrecy', re: /\b(?:do not|don't|never)\s+(?:tell|inform|let on to)\s+(?:the user|the reader|the customer|them)\s+(?:about (?:this|it|these)|that you|what you|anything)\b|\b(?:do not|don't) (?:tell|inform) them\s*[.!]?(?:\s|$)|\b(?:do not|don't) mention that you (?:were|are) (?:asked|told|instructed)\b|\bwithout (?:telling|informing|notifying|asking) (?:the user|anyone|them)\b|\b(?:do not|don't) (?:mention|reveal) this (?:comment|note|message|instruction)\b/i },
-  { rule: 'exfiltration_request', re: /\b(send|post|upload|forward|exfiltrate|transmit)\b[^.\n]{0,40}\b(api[ _-]?keys?|passwords?|secrets?|tokens?|credentials|cookies)\b[^.\n]{0,40}\b(to|at|via)\b/i },
+  { rule: 'exfiltration_request', re: /\b(send|post|upload|forward|exfiltrate|transmit)\b[^.\n]{0,40}\b(api[ _-]?keys?|passwords?|secrets?|tokens?|credentials|cookies)\b(?!\s*(?:reset|policy|policies|manager|field|strength|requirements?|rules|link|change|expir\w*|hint))[^.\n]{0,40}\b(to|at|via)\b/i },
   { rule: 'exfiltration_request', re: /\b(?:send|forward|e-?mail|upload|post|transmit|leak)\b[^.\n]{0,60}\b(?:e-?mails?|inbox|messages|thread|conversation|chat|history|files?|documents?|contents?|\.env|data)\b[^.\n]{0,40}\b(?:to|at)\s+(?:https?:\/\/|[\w.+-]+@[\w-]+\.)/i },
   // A Markdown image or link whose address carries a placeholder for the conversation's data.
   { rule: 'markdown_exfiltration', re: /!?\[[^\]\n]*\]\(\s*<?https?:\/\/[^)\n]*[?&#=/][^)\n]*(?:\[[A-Z_ ]{3,}\]|\{\{?[^}\n]+\}\}?|<[^>\n]{3,}>|%[A-Z_]{3,}%|\$[A-Z_]{3,}|=(?:[A-Z]{2,}_)+[A-Z]{2,}\b|=DATA\b|\bINSERT\b|\bPUT_)/ },
