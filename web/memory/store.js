@@ -4,7 +4,9 @@ import { z } from 'zod';
 import { readTextIfExists } from '../storage/index.js';
 import { readAppended } from '../storage/append-log.js';
 import { MemoryIndex } from './search.js';
-import { concatBytes, decodeVectorFile, encodeVectorHeader, encodeVectorRecord, textHash } from './vectors.js';
+import { encodeVectorRecord, textHash } from './vectors.js';
+import { VectorFile } from './vector-file.js';
+import { EmbeddingQueue } from './embedding-queue.js';
 
 export const CATEGORIES = /** @type {const} */ (['core', 'learned', 'user', 'context']);
 
@@ -77,12 +79,6 @@ export { RECALL_FLOOR } from './recall.js';
  * @property {'given' | 'embedded' | 'cached' | 'disabled' | 'off' | 'not_ready' | 'no_vectors' | 'timeout' | 'error'} reason
  */
 
-/**
- * Embedder failures after which the queue stops until the embedder reports ready again
- * (anything else is a problem with particular texts).
- */
-const UNAVAILABLE = new Set(['not_ready', 'model_missing', 'load_failed', 'wrong_dimensions', 'worker_failed', 'aborted', 'unsupported']);
-
 /** @param {string} key */
 const normKey = (key) => key.trim().toLowerCase().replace(/\s+/g, ' ');
 /** The text indexed and embedded for an entry. @param {MemoryEntry} e */
@@ -125,33 +121,8 @@ export class MemoryStore {
   /** @type {Set<() => void>} */
   #changeListeners = new Set();
 
-  // --- Embeddings
-  /** @type {EmbedderLike | null} */
-  #embedder = null;
-  /** @type {(() => void) | null} */
-  #unsubscribeEmbedder = null;
-  /** Ids of entries without a vector, in the order they will be embedded. @type {Set<string>} */
-  #unembedded = new Set();
-  /** Ids to embed one at a time (their batch failed). @type {Set<string>} */
-  #single = new Set();
-  /** Ids the model failed on; retried when their text changes. @type {Set<string>} */
-  #failed = new Set();
-  #running = false;
-  #runScheduled = false;
-  #done = 0;
-  /** @type {Set<(state: EmbeddingState) => void>} */
-  #listeners = new Set();
-  #notifyScheduled = false;
   /** Query embeddings, most recent last (recall of the same text skips the model). @type {Map<string, Float32Array>} */
   #queryCache = new Map();
-  /**
-   * State of vectors.bin: valid — its header is usable and appends can follow; model — the
-   * tag in (or for) its header; records — records in it; repair — an append failed, so the
-   * tail must be checked before the next one; disabled — unreadable: never overwritten.
-   */
-  #vec = { valid: false, model: /** @type {string | null} */ (null), records: 0, repair: false, disabled: false };
-  #vecChain = Promise.resolve();
-
   /**
    * @param {{fs: FileSystem, dir?: string, index?: MemoryIndex, now?: () => number, embedder?: EmbedderLike | null,
    *   batchSize?: number, batchChars?: number, queryTimeoutMs?: number, coordination?: import('../agent/types.d.ts').Coordination, key?: string}} deps
@@ -181,6 +152,21 @@ export class MemoryStore {
     this.queryTimeoutMs = deps.queryTimeoutMs ?? 300;
     /** @type {RecallInfo | null} */
     this.lastRecall = null;
+    this.vectors = new VectorFile({ fs: this.fs, path: `${this.dir}/${VECTORS_FILE}`, dimensions: this.index.dimensions, modelTag: () => this.queue.embedder?.status.model?.fingerprint });
+    this.queue = new EmbeddingQueue({
+      textOf: (id) => { const e = this.#entries.get(id); return e ? entryText(e) : null; },
+      dimensions: this.index.dimensions,
+      batchSize: this.batchSize,
+      batchChars: this.batchChars,
+      started: () => this.#loaded,
+      vectors: () => this.index.vectorCount,
+      accept: (id, text, vector) => {
+        this.index.setVector(id, vector);
+        return encodeVectorRecord(id, text, vector, this.index.dimensions);
+      },
+      persist: (records) => this.vectors.append(records, { live: () => this.index.vectorCount, keep: (r) => this.#isCurrent(r) }),
+      onReady: (status) => { if (this.#loaded && status.model) this.#adoptModel(status.model.fingerprint); },
+    });
     if (deps.embedder) this.attachEmbedder(deps.embedder);
   }
 
@@ -215,10 +201,10 @@ export class MemoryStore {
     if (text === null) await this.fs.write(`${this.dir}/${META}`, JSON.stringify({ format: MEMORY_FORMAT }));
     const vectors = await this.#loadVectors();
     this.#loaded = true;
-    const status = this.#embedder?.status;
+    const status = this.queue.embedder?.status;
     if (status?.state === 'ready' && status.model) this.#adoptModel(status.model.fingerprint);
-    this.#scheduleEmbedding();
-    this.#notify();
+    this.queue.schedule();
+    this.queue.notify();
     return { skipped, vectors };
   }
 
@@ -326,9 +312,8 @@ export class MemoryStore {
     if (old && old.key === entry.key && old.content === entry.content && old.category === entry.category && this.index.has(entry.id)) return;
     this.index.upsert(entry.id, { text: entryText(entry), category: entry.category });
     // upsert dropped any vector: the new text needs a new one.
-    this.#failed.delete(entry.id);
-    this.#unembedded.add(entry.id);
-    this.#scheduleEmbedding();
+    this.queue.add(entry.id);
+    this.queue.schedule();
   }
 
   /** @param {string} id */
@@ -338,9 +323,7 @@ export class MemoryStore {
     this.#entries.delete(id);
     if (this.#byKey.get(normKey(e.key)) === id) this.#byKey.delete(normKey(e.key));
     this.index.remove(id);
-    this.#unembedded.delete(id);
-    this.#single.delete(id);
-    this.#failed.delete(id);
+    this.queue.remove(id);
     return true;
   }
 
@@ -423,7 +406,7 @@ export class MemoryStore {
     this.#log({ op: 'del', id });
     await this.flush();
     await this.#compactIfStale();
-    this.#notify();
+    this.queue.notify();
     return true;
   }
 
@@ -459,9 +442,9 @@ export class MemoryStore {
    * @returns {Promise<{vector: Float32Array | null, reason: RecallInfo['reason']}>}
    */
   async #queryVector(query, timeoutMs) {
-    const embedder = this.#embedder;
+    const embedder = this.queue.embedder;
     if (!embedder) return { vector: null, reason: 'off' };
-    if (!this.#embedderReady()) return { vector: null, reason: 'not_ready' };
+    if (!this.queue.ready()) return { vector: null, reason: 'not_ready' };
     if (this.index.vectorCount === 0) return { vector: null, reason: 'no_vectors' };
     const key = query.trim();
     if (!key) return { vector: null, reason: 'disabled' };
@@ -555,24 +538,8 @@ export class MemoryStore {
    * @param {EmbedderLike | null} embedder
    */
   attachEmbedder(embedder) {
-    this.#unsubscribeEmbedder?.();
-    this.#unsubscribeEmbedder = null;
-    this.#embedder = embedder;
     this.#queryCache.clear();
-    if (embedder) this.#unsubscribeEmbedder = embedder.subscribe((status) => this.#onEmbedderStatus(status));
-    this.#notify();
-  }
-
-  /** @param {EmbedderStatus} status */
-  #onEmbedderStatus(status) {
-    if (status.state === 'ready' && status.model && this.#loaded) this.#adoptModel(status.model.fingerprint);
-    this.#scheduleEmbedding();
-    this.#notify();
-  }
-
-  #embedderReady() {
-    const status = this.#embedder?.status;
-    return status?.state === 'ready' && (!status.model || status.model.dimensions === this.index.dimensions);
+    this.queue.attach(embedder);
   }
 
   /**
@@ -581,34 +548,18 @@ export class MemoryStore {
    * @param {string} tag
    */
   #adoptModel(tag) {
-    if (this.#vec.model === tag) return;
-    if (this.#vec.model !== null && this.index.vectorCount > 0) {
-      for (const e of this.#entries.values()) {
-        this.index.upsert(e.id, { text: entryText(e), category: e.category });
-        this.#unembedded.add(e.id);
-      }
-      this.#failed.clear();
-      this.#single.clear();
+    if (this.vectors.model === tag) return;
+    if (this.vectors.model !== null && this.index.vectorCount > 0) {
+      for (const e of this.#entries.values()) this.index.upsert(e.id, { text: entryText(e), category: e.category });
+      this.queue.redoAll(this.#entries.keys());
     }
     this.#queryCache.clear();
-    this.#vec.model = tag;
-    this.#vec.valid = false; // the next write starts a new file with this model's header
+    this.vectors.adopt(tag); // the next write starts a new file with this model's header
   }
 
   /** The background queue's state, for a "embedding 12 of 40" line. @returns {EmbeddingState} */
   get embedding() {
-    const pending = this.#unembedded.size;
-    const embedder = this.#embedder;
-    const vectors = this.index.vectorCount;
-    const base = { pending, done: this.#done, total: this.#done + pending, failed: this.#failed.size, vectors, embedder: embedder?.status.state ?? null };
-    if (!embedder) return { ...base, state: 'off', message: 'Semantic search is off.' };
-    if (!this.#embedderReady()) {
-      const status = embedder.status;
-      const message = status.state === 'ready' ? `The embedding model makes ${status.model?.dimensions}-dimensional vectors; memory needs ${this.index.dimensions}.` : status.message;
-      return { ...base, state: 'waiting', message };
-    }
-    if (pending > 0 || this.#running) return { ...base, state: 'running', message: `Embedding ${this.#done} of ${this.#done + pending} memories…` };
-    return { ...base, state: 'idle', message: `Semantic search is on (${vectors} ${vectors === 1 ? 'memory' : 'memories'} embedded${this.#failed.size ? `, ${this.#failed.size} failed` : ''}).` };
+    return this.queue.state;
   }
 
   /**
@@ -617,9 +568,7 @@ export class MemoryStore {
    * @returns {() => void} unsubscribe
    */
   subscribeEmbedding(fn) {
-    this.#listeners.add(fn);
-    fn(this.embedding);
-    return () => { this.#listeners.delete(fn); };
+    return this.queue.subscribe(fn);
   }
 
   /**
@@ -629,250 +578,34 @@ export class MemoryStore {
    */
   async whenEmbedded() {
     await this.load();
-    await new Promise((resolve) => {
-      const check = () => {
-        if (this.embedding.state !== 'running') {
-          this.#listeners.delete(check);
-          resolve(undefined);
-        }
-      };
-      this.#listeners.add(check);
-      check();
-    });
-    await this.#vecChain;
+    await this.queue.idle();
+    await this.vectors.settled();
     return this.embedding;
-  }
-
-  #notify() {
-    if (this.#notifyScheduled || this.#listeners.size === 0) return;
-    this.#notifyScheduled = true;
-    queueMicrotask(() => {
-      this.#notifyScheduled = false;
-      const state = this.embedding;
-      for (const fn of [...this.#listeners]) {
-        try {
-          fn(state);
-        } catch (err) {
-          console.error('Embedding listener failed', err);
-        }
-      }
-    });
-  }
-
-  #scheduleEmbedding() {
-    if (this.#listeners.size) this.#notify();
-    if (this.#runScheduled || this.#running || !this.#loaded || this.#unembedded.size === 0 || !this.#embedderReady()) return;
-    this.#runScheduled = true;
-    // A macrotask later: the store() that queued the entry finishes (and writes) first.
-    setTimeout(() => {
-      this.#runScheduled = false;
-      void this.#run();
-    }, 0);
-  }
-
-  /** Next ids to embed: up to batchSize texts within batchChars (at least one). */
-  #nextBatch() {
-    for (const id of this.#single) {
-      if (this.#unembedded.has(id)) return [id];
-      this.#single.delete(id);
-    }
-    /** @type {string[]} */
-    const ids = [];
-    let chars = 0;
-    for (const id of this.#unembedded) {
-      const e = /** @type {MemoryEntry} */ (this.#entries.get(id));
-      const len = Math.min(entryText(e).length, 4000);
-      if (ids.length > 0 && (ids.length >= this.batchSize || chars + len > this.batchChars)) break;
-      ids.push(id);
-      chars += len;
-    }
-    return ids;
-  }
-
-  async #run() {
-    if (this.#running) return;
-    this.#running = true;
-    this.#done = 0;
-    this.#notify();
-    try {
-      while (this.#unembedded.size > 0 && this.#embedderReady()) {
-        const embedder = /** @type {EmbedderLike} */ (this.#embedder);
-        const ids = this.#nextBatch();
-        const texts = ids.map((id) => entryText(/** @type {MemoryEntry} */ (this.#entries.get(id))));
-        /** @type {Float32Array[]} */
-        let vectors;
-        try {
-          vectors = await embedder.embed(texts, { priority: 'low', timeoutMs: 120_000 });
-        } catch (err) {
-          const code = /** @type {{code?: string}} */ (err)?.code ?? '';
-          if (UNAVAILABLE.has(code) || embedder !== this.#embedder) break; // resumes on the next 'ready'
-          // A problem with these texts: retry them one by one, then give up on the culprit.
-          if (ids.length > 1) for (const id of ids) this.#single.add(id);
-          else this.#markFailed(ids[0]);
-          continue;
-        }
-        if (embedder !== this.#embedder) break;
-        const dims = this.index.dimensions;
-        /** @type {Uint8Array[]} */
-        const records = [];
-        for (let i = 0; i < ids.length; i++) {
-          const e = this.#entries.get(ids[i]);
-          if (!e || entryText(e) !== texts[i]) continue; // changed meanwhile: queued again
-          try {
-            this.index.setVector(e.id, vectors[i]);
-            records.push(encodeVectorRecord(e.id, texts[i], vectors[i], dims));
-          } catch {
-            this.#markFailed(e.id); // e.g. a zero vector
-            continue;
-          }
-          this.#unembedded.delete(e.id);
-          this.#single.delete(e.id);
-          this.#done++;
-        }
-        if (records.length) this.#persistVectors(records);
-        this.#notify();
-        // Let the page breathe between batches.
-        await new Promise((resolve) => setTimeout(resolve, 0));
-      }
-    } finally {
-      this.#running = false;
-      if (this.#unembedded.size === 0) this.#done = 0;
-      this.#notify();
-      this.#scheduleEmbedding(); // entries stored during the last batch
-    }
-  }
-
-  /** @param {string} id */
-  #markFailed(id) {
-    this.#unembedded.delete(id);
-    this.#single.delete(id);
-    this.#failed.add(id);
   }
 
   // --- vectors.bin -------------------------------------------------------------------------
 
-  get #vectorsPath() {
-    return `${this.dir}/${VECTORS_FILE}`;
+  /** A record of vectors.bin is the vector of a memory as its text is now. @param {import('./vector-file.js').VectorRecord} r */
+  #isCurrent(r) {
+    const e = this.#entries.get(r.id);
+    if (!e) return false;
+    const text = entryText(e);
+    return text.length === r.textLength && textHash(text) === r.textHash;
   }
 
   /** Reads vectors.bin into the index: vectors of entries whose text is unchanged. */
   async #loadVectors() {
-    const none = { loaded: 0, stale: 0, torn: false };
-    /** @type {Uint8Array} */
-    let bytes;
-    try {
-      bytes = await this.fs.readBytes(this.#vectorsPath);
-    } catch (err) {
-      if (/** @type {{code?: string}} */ (err)?.code !== 'not_found') {
-        // Memory still works (keywords, and vectors computed again); the file is left alone.
-        console.warn('Memory vectors could not be read; they are recomputed this session', err);
-        this.#vec.disabled = true;
-      }
-      return none;
-    }
-    const dims = this.index.dimensions;
-    const result = decodeVectorFile(bytes, (r) => {
-      if (r.vector.length !== dims) return;
-      const e = this.#entries.get(r.id);
-      if (!e) return;
-      const text = entryText(e);
-      if (text.length !== r.textLength || textHash(text) !== r.textHash) return;
+    const result = await this.vectors.load((r) => {
+      if (!this.#isCurrent(r)) return;
       try {
         this.index.setVector(r.id, r.vector);
-        this.#unembedded.delete(r.id);
+        this.queue.satisfied(r.id);
       } catch {
         // a damaged vector: computed again
       }
     });
-    if (!result.header || result.header.dimensions !== dims) {
-      // Not ours, another format or another size: replaced by the next write.
-      this.#vec = { valid: false, model: null, records: 0, repair: false, disabled: false };
-      return { ...none, torn: bytes.length > 0 };
-    }
-    this.#vec = { valid: true, model: result.header.modelTag, records: result.records, repair: false, disabled: false };
-    if (result.torn) {
-      // A tab closed mid-append: cut the partial record so later appends stay aligned.
-      try {
-        await this.fs.truncate(this.#vectorsPath, result.validBytes);
-      } catch {
-        this.#vec.repair = true;
-      }
-    }
     const loaded = this.index.vectorCount;
-    if (this.#vectorsStale()) this.#vecChain = this.#vecChain.then(() => this.#compactVectors()).catch((err) => console.warn('Memory vectors compaction failed', err));
+    if (this.vectors.isStale(loaded)) void this.vectors.compact((r) => this.#isCurrent(r));
     return { loaded, stale: result.records - loaded, torn: result.torn };
-  }
-
-  #vectorsStale() {
-    return this.#vec.records >= 1000 && this.#vec.records > this.index.vectorCount * 2;
-  }
-
-  /**
-   * Appends records (after any earlier write). Failures are logged, not thrown: the vectors
-   * are in the index already and are computed again after a reload if they were not saved.
-   * @param {Uint8Array[]} records
-   */
-  #persistVectors(records) {
-    this.#vecChain = this.#vecChain.then(async () => {
-      if (this.#vec.disabled) return;
-      const path = this.#vectorsPath;
-      if (!this.#vec.valid) {
-        const header = encodeVectorHeader(this.index.dimensions, this.#vec.model ?? this.#embedder?.status.model?.fingerprint ?? 'unknown');
-        await this.fs.write(path, concatBytes([header, ...records]));
-        this.#vec.valid = true;
-        this.#vec.repair = false;
-        this.#vec.records = records.length;
-        return;
-      }
-      if (this.#vec.repair) {
-        // An earlier append may have left a partial record: cut back to the last whole one.
-        const result = decodeVectorFile(await this.fs.readBytes(path), () => {});
-        if (!result.header) {
-          this.#vec.valid = false;
-          this.#vec.records = 0;
-        } else {
-          if (result.torn) await this.fs.truncate(path, result.validBytes);
-          this.#vec.records = result.records;
-        }
-        this.#vec.repair = false;
-        if (!this.#vec.valid) return this.#persistNow(records);
-      }
-      try {
-        await this.fs.append(path, concatBytes(records));
-      } catch (err) {
-        this.#vec.repair = true;
-        throw err;
-      }
-      this.#vec.records += records.length;
-      if (this.#vectorsStale()) await this.#compactVectors();
-    }).catch((err) => console.warn('Memory vectors could not be saved; they are recomputed after a reload', err));
-  }
-
-  /** Writes a new file with these records (used when the old one turned out unusable). @param {Uint8Array[]} records */
-  async #persistNow(records) {
-    const header = encodeVectorHeader(this.index.dimensions, this.#vec.model ?? 'unknown');
-    await this.fs.write(this.#vectorsPath, concatBytes([header, ...records]));
-    this.#vec.valid = true;
-    this.#vec.records = records.length;
-  }
-
-  /** Rewrites vectors.bin (atomically) with one record per entry whose text it matches. */
-  async #compactVectors() {
-    if (this.#vec.disabled || !this.#vec.valid) return;
-    const bytes = await this.fs.readBytes(this.#vectorsPath);
-    /** @type {Map<string, [number, number]>} */
-    const latest = new Map();
-    const result = decodeVectorFile(bytes, (r) => {
-      const e = this.#entries.get(r.id);
-      if (!e) return;
-      const text = entryText(e);
-      if (text.length === r.textLength && textHash(text) === r.textHash) latest.set(r.id, [r.start, r.end]);
-    });
-    if (!result.header) return;
-    const parts = [bytes.subarray(0, result.header.size)];
-    for (const [start, end] of latest.values()) parts.push(bytes.subarray(start, end));
-    await this.fs.write(this.#vectorsPath, concatBytes(parts));
-    this.#vec.records = latest.size;
-    this.#vec.repair = false;
   }
 }
