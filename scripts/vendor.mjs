@@ -13,7 +13,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const vendorDir = join(root, 'web', 'vendor');
 
 /** The zod functions and classes the app uses as `z.name` (and a few close relatives). */
-export const ZOD_FUNCTIONS = ['string', 'object', 'number', 'enum', 'array', 'literal', 'boolean', 'record', 'looseObject', 'strictObject', 'unknown', 'any', 'union', 'discriminatedUnion', 'intersection', 'tuple', 'optional', 'nullable', 'lazy', 'null', 'undefined', 'never', 'instanceof', 'custom', 'preprocess', 'int', 'coerce', 'iso', 'toJSONSchema', 'ZodType', 'ZodError'];
+const ZOD_FUNCTIONS = ['string', 'object', 'number', 'enum', 'array', 'literal', 'boolean', 'record', 'looseObject', 'strictObject', 'unknown', 'any', 'union', 'discriminatedUnion', 'intersection', 'tuple', 'optional', 'nullable', 'lazy', 'null', 'undefined', 'never', 'instanceof', 'custom', 'preprocess', 'int', 'coerce', 'iso', 'toJSONSchema', 'ZodType', 'ZodError'];
 /** Names that are reserved words, imported under another name. */
 const RESERVED = new Set(['enum', 'null', 'undefined', 'instanceof']);
 

@@ -136,25 +136,21 @@ export class InputSanitizer {
     // Check a compatibility-normalised copy, so full-width or styled letters don't hide a pattern.
     const probe = cleaned.normalize('NFKC');
     const seen = new Set();
-    /** @param {string} text @param {string} [via] how the text was decoded */
+    /** Reports a rule once: decoded text says the same as the plain text where nothing was encoded. @param {string} rule @param {string} match @param {string} [via] */
+    const report = (rule, match, via) => {
+      const name = via ? `encoded_${rule}` : rule;
+      if (seen.has(name) || seen.has(rule)) return;
+      seen.add(name);
+      flags.push({ rule: name, match: `${via ? `${via}: ` : ''}${match}`.slice(0, 120) });
+    };
+    /** Both detectors on `text`. @param {string} text @param {string} [via] how the text was decoded */
     const check = (text, via) => {
       for (const { rule, re } of this.rules) {
-        const name = via ? `encoded_${rule}` : rule;
-        // Decoded text says the same as the plain text where nothing was encoded: report once.
-        if (seen.has(name) || seen.has(rule)) continue;
+        if (seen.has(rule) || seen.has(via ? `encoded_${rule}` : rule)) continue; // reported already: skip the regex
         const m = re.exec(text);
-        if (m) {
-          seen.add(name);
-          flags.push({ rule: name, match: `${via ? `${via}: ` : ''}${m[0].trim()}`.slice(0, 120) });
-        }
+        if (m) report(rule, m[0].trim(), via);
       }
-      if (!this.cues) return;
-      for (const { rule, match } of findInstructionCues(text)) {
-        const name = via ? `encoded_${rule}` : rule;
-        if (seen.has(name) || seen.has(rule)) continue;
-        seen.add(name);
-        flags.push({ rule: name, match: `${via ? `${via}: ` : ''}${match}`.slice(0, 120) });
-      }
+      if (this.cues) for (const { rule, match } of findInstructionCues(text)) report(rule, match, via);
     };
     check(probe);
     // Disguised tasks: the rules again on what the text says once decoded. Bounded: the first
