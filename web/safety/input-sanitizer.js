@@ -7,6 +7,7 @@
 
 import { findInstructionCues } from './instruction-cues.js';
 import { readDisguises } from './disguises.js';
+import { scoreInjection } from './injection-model.js';
 
 /** Zero-width characters and bidirectional controls (used to hide or reorder text). */
 const INVISIBLE = /[\u200B-\u200D\u2060-\u2064\uFEFF\u180E\u00AD\u034F\u115F\u1160\u17B4\u17B5\u3164\uFFA0\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g;
@@ -64,18 +65,18 @@ export const INJECTION_RULES = [
   // A system or developer turn written into text (not "system: linux" in a config file), or an
   // assistant turn that complies in advance.
   { rule: 'system_role', re: /(?:^|\n)\s*(?:[*#>|-]|\/\/|<!--)?\s*(?:system|developer)\s*[:：](?!\s*you are an? (?:[\w-]+ ){0,3}(?:assistant|bot|chatbot|ai|model|agent|tutor|expert)\b)\s*[^\n]{0,40}?\b(?:you|ignore|disregard|forget|new|the assistant|always|never|do not|don't|must|respond|reply|answer|override|from now on)\b/i },
-  { rule: 'system_role', re: /(?:^|\n)\s*assistant\s*[:：]\s*(?:sure|of course|certainly|okay|ok|here is|here's|i will|i'll|as (?:an?|your))\b/i },
+  { rule: 'system_role', re: /(?:^|\n)\s*assistant\s*[:：]\s*(?:sure|of course|certainly|okay|ok|here is|here's|as (?:an?|your))\b/i },
   { rule: 'system_role', re: /\[(?:system|sys|admin|developer)\]/i },
   // Chat-template tokens used as structure (a turn that starts with them), not mentioned in a
   // question about them ("how do I format the [INST] tokens?").
-  { rule: 'chat_template_token', re: /(?:^|\n|<s>)\s*\[INST\]|<<SYS>>\s*\S[\s\S]{0,2000}?<<\/SYS>>|<\|im_start\|>\s*(?:system|user|assistant)\b|<\|(?:start_header_id|system|user|assistant)\|>\s*(?:system|user|assistant)?\s*\S|<(system|instructions)>[\s\S]{1,2000}?<\/\1>/i },
+  { rule: 'chat_template_token', re: /(?:^|\n|<s>)\s*\[INST\]|<<SYS>>\s*\S[\s\S]{0,2000}?<<\/SYS>>|<\|im_start\|>\s*(?:system|user|assistant)\b|(?:^|\n)\s*<\|(?:start_header_id|system|user|assistant)\|>\s*(?:system|user|assistant)?\s*\S|<(system|instructions)>[\s\S]{1,2000}?<\/\1>/i },
   { rule: 'roleplay_jailbreak', re: /\b(you are now|from now on,? you (are|will)|pretend (to be|you are)|act as (if you (are|were)|an?)|roleplay as|simulate being)\b[^.\n]{0,60}\b(DAN|unrestricted|unfiltered|uncensored|jailbr[eo]ak|without (any )?(rules|restrictions|limits|filters)|no (rules|restrictions|limits|filters)|evil|developer mode)\b/i },
   { rule: 'roleplay_jailbreak', re: /\b(?:as|like) an? (?:unfiltered|uncensored|unrestricted|jailbroken) (?:model|ai|assistant)\b/i },
   { rule: 'developer_mode', re: /\b(developer|god|sudo|admin|debug) mode (enabled|activated|on)(?=\s*(?:[.!:;,\n]|$))|\benable (developer|god|sudo|admin) mode\b|\bDAN mode\b|\bdo anything now\b/i },
   {
     // Prompt leaking: "print your initial instructions", "spell check the previous instructions"
     rule: 'reveal_prompt',
-    re: /\b(?:reveal|print|show|repeat|output|leak|tell me|display|echo(?: back)?|quote|spell ?check|translate|summari[sz]e|dump|write out|give me)\b[^.\n]{0,40}\b(?:system (?:prompt|message|instructions)|initial (?:instructions|prompt)|hidden (?:instructions|prompt)|your (?:instructions|prompt|configuration|rules)|developer instructions|(?:the )?(?:previous|above|preceding) instructions|(?:confidential|secret) instructions|context window)\b/i,
+    re: /\b(?:reveal|print|show|repeat|output|leak|tell me|display|echo(?: back)?|quote|spell ?check|translate|summari[sz]e|dump|write out|give me)\b[^.\n]{0,40}(?<!\b(?:its|their|his|her|my|our|a|an)\s+)\b(?:system (?:prompt|message|instructions)|initial (?:instructions|prompt)|hidden (?:instructions|prompt)|your (?:instructions|prompt|configuration|rules)|developer instructions|(?:the )?(?:previous|above|preceding) instructions|(?:confidential|secret) instructions|context window)\b/i,
   },
   { rule: 'reveal_prompt', re: /\b(?:repeat|print|output|echo|copy|write)\b[^.\n]{0,20}\b(?:text|words|everything|all|content)\s+(?:above|before this)\b/i },
   { rule: 'reveal_prompt', re: /\b(?:instructions|prompt)\s+you\s+(?:were|are|have been)\s+(?:given|told|initiali[sz]ed|configured|running under|provided)\b/i },
@@ -113,14 +114,31 @@ export const INJECTION_RULES = [
 /** How much of a text the decoding passes look at (they run the rules again on it). */
 const DECODE_LIMIT = 20_000;
 
+/** @param {string} text */
+const stripInvisible = (text) => text.replace(INVISIBLE, '').replace(TAGS, '');
+
+/**
+ * The texts the detectors read: a compatibility-normalised copy of the text (so full-width or
+ * styled letters don't hide a pattern), then what its disguises say once decoded (bounded: the
+ * first DECODE_LIMIT characters, a few linear passes).
+ * @param {string} text
+ * @returns {[{text: string}, ...import('./disguises.js').Reading[]]}
+ */
+export function readingsOf(text) {
+  const probe = stripInvisible(text).normalize('NFKC');
+  return [{ text: probe }, ...readDisguises(probe.slice(0, DECODE_LIMIT))];
+}
+
 export class InputSanitizer {
   /**
-   * @param {{rules?: {rule: string, re: RegExp}[], cues?: boolean}} [options] `cues: false` turns
-   *   off the second detector (instruction-cues.js), leaving the sentence patterns alone
+   * @param {{rules?: {rule: string, re: RegExp}[], cues?: boolean, model?: boolean}} [options]
+   *   `cues: false` turns off the second detector (instruction-cues.js), `model: false` the third
+   *   (injection-model.js), leaving the sentence patterns alone
    */
   constructor(options = {}) {
     this.rules = options.rules ?? INJECTION_RULES;
     this.cues = options.cues ?? true;
+    this.model = options.model ?? true;
   }
 
   /**
@@ -130,11 +148,9 @@ export class InputSanitizer {
    */
   sanitize(text) {
     const input = String(text ?? '');
-    const cleaned = input.replace(INVISIBLE, '').replace(TAGS, '');
+    const cleaned = stripInvisible(input);
     /** @type {InputFlag[]} */
     const flags = [];
-    // Check a compatibility-normalised copy, so full-width or styled letters don't hide a pattern.
-    const probe = cleaned.normalize('NFKC');
     const seen = new Set();
     /** Reports a rule once: decoded text says the same as the plain text where nothing was encoded. @param {string} rule @param {string} match @param {string} [via] */
     const report = (rule, match, via) => {
@@ -151,12 +167,14 @@ export class InputSanitizer {
         if (m) report(rule, m[0].trim(), via);
       }
       if (this.cues) for (const { rule, match } of findInstructionCues(text)) report(rule, match, via);
+      if (this.model && !seen.has(via ? 'encoded_learned_model' : 'learned_model')) {
+        const verdict = scoreInjection(text);
+        if (verdict.flagged) report('learned_model', verdict.unit, via);
+      }
     };
-    check(probe);
-    // Disguised tasks: the rules again on what the text says once decoded. Bounded: the first
-    // DECODE_LIMIT characters, a few linear passes.
-    const head = probe.slice(0, DECODE_LIMIT);
-    for (const reading of readDisguises(head)) {
+    const [plain, ...disguised] = readingsOf(cleaned);
+    check(plain.text);
+    for (const reading of disguised) {
       if (!reading.matched) check(reading.text, reading.via);
       else if (!seen.has('encoded_ignore_instructions')) {
         seen.add('encoded_ignore_instructions');

@@ -118,9 +118,14 @@ const PERSONA = re(String.raw`\b(?:only|every|each|always|never|as (?:an?|my|if)
 /** Claims to speak for whoever runs the AI: "Message from the administrators:", "Priority notice from OpenAI". */
 const AUTHORITY = re(String.raw`\b(?:messages?|notices?|updates?|directives?|orders?|instructions?|alerts?|communications?|notes?|overrides?)\s+from\s+(?:the\s+|your\s+)?(?:administrators?|admins?|developers?|system|operators?|openai|anthropic|google|microsoft|(?:your|the) (?:creators?|owners?|makers?)|(?:ai|model|platform|trust (?:and|&) safety|safety) team)\b`);
 
+/** The text's sentences (lines, clauses after ";", HTML comments on their own). @param {string} text */
+export function sentenceParts(text) {
+  return text.split(/(?<=[.!?。！？])\s+|[\n\r]+|(?<=[;|])\s*|(?<=-->)|(?=<!--)/u).map((s) => s.trim()).filter(Boolean);
+}
+
 /** Sentences, each with the one after it (cues that support a verdict may sit next door). */
 function sentences(/** @type {string} */ text) {
-  const parts = text.split(/(?<=[.!?。！？])\s+|[\n\r]+|(?<=[;|])\s*|(?<=-->)|(?=<!--)/u).map((s) => s.trim()).filter(Boolean);
+  const parts = sentenceParts(text);
   return parts.map((s, i) => ({ s, next: parts[i + 1] ?? '', window: parts[i + 1] ? `${s} ${parts[i + 1]}` : s }));
 }
 
@@ -172,3 +177,6 @@ export function findInstructionCues(text) {
   }
   return [...found].map(([rule, match]) => ({ rule, match }));
 }
+
+/** The lexicons, by name: each is one idea, used as a feature by the learned detector. */
+export const CUE_LEXICONS = { DISMISS, TARGET, PRIOR, REVOKED, PRECEDENCE, YOU, OUTPUT, SHAPE, FORCE, AI_WORD, NAMES_AI, ADDRESS, IF_AI, AI_SUBJECT, ORDERED, DIRECTED, WHEN_WORKING, STOP_WHAT, NEW_TASK, THAT_WAS, IMPERATIVE_START, STRONG_FORCE, FORCED_OUTPUT, ACTIVATED, OPEN_PARAM_URL, LINK_WORD, CONVERSATION_DATA, VOCATIVE, CORRECT_ANSWER, TOOL_CALL, TOOL_URGE, SAFETY_TARGET, DISABLE, JAILBREAK_PERSONA, HEADING_TURN, FAKE_CONSENT, DANGEROUS_COMMAND, VISIT_AND_REPORT, SECRET_FILE, EXFIL_VERB, NEGATION, JAILBREAK_MODE, SAFETY_OFF, SESSION_SCOPE, IDENTITY_CLAIM, LEAK_VERB, LEAK_VERB_STRICT, LEAK_OBJ_YOURS, LEAK_OBJ_THE, SECRECY, ROLE, UNBOUND, DISMISS_ML, TARGET_ML, PRIOR_ML, FORCE_ML, LEAK_OBJ_ML, LEAK_VERB_ML, DISMISS_THEN_TARGET, SECRET_ABOUT_AI, TIME_SWITCH, BEHAVE, PERSONA, AUTHORITY };
