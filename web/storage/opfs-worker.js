@@ -3,6 +3,7 @@
 // (createWritable would copy the whole file to a swap file on every append).
 /// <reference lib="webworker" />
 import { StorageError, splitPath, toStorageError } from './errors.js';
+import { retryStalled } from './stall-retry.js';
 
 /** @type {DedicatedWorkerGlobalScope} */
 const scope = /** @type {any} */ (self); // `self` is typed as Window under the dom lib; this file runs in a dedicated worker.
@@ -87,18 +88,34 @@ async function handleFor(path, create) {
   const existing = open.get(key);
   if (existing) return existing;
   const { parts, name } = parentAndName(key);
-  const fileHandle = await (await dirAt(parts, create)).getFileHandle(name, { create });
-  // Another tab may hold the file for a moment; wait briefly before reporting it busy.
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const h = await fileHandle.createSyncAccessHandle();
-      open.set(key, h);
-      return h;
-    } catch (err) {
-      if (/** @type {Error} */ (err).name !== 'NoModificationAllowedError' || attempt >= 20) throw err;
-      await new Promise((r) => setTimeout(r, 25 * (attempt + 1)));
-    }
-  }
+  const h = await openSync(await dirAt(parts, create), name, create);
+  open.set(key, h);
+  return h;
+}
+
+/**
+ * How long one browser file open may take before it counts as stalled: under a burst of file
+ * creations (git writing a hundred objects) right after a large delete, Chromium has been seen
+ * to leave an open unanswered for good (see stall-retry.js).
+ */
+const STALL_MS = 4000;
+
+/**
+ * Opens (creating it if asked) `name` in `dir` for synchronous access. An open the browser leaves
+ * unanswered is made again (a late handle is closed at once); a file another tab holds for a
+ * moment is waited for, briefly, before it is reported busy.
+ * @param {FileSystemDirectoryHandle} dir @param {string} name @param {boolean} create
+ * @returns {Promise<FileSystemSyncAccessHandle>}
+ */
+function openSync(dir, name, create) {
+  return retryStalled(() => dir.getFileHandle(name, { create }).then((file) => file.createSyncAccessHandle()), {
+    stallMs: STALL_MS,
+    attempts: 20,
+    pauseMs: 25,
+    retryOn: ['NoModificationAllowedError'],
+    release: (late) => late.close(),
+    stalledError: () => new StorageError('busy', `The browser's storage did not answer while opening "${name}". Try again; if it keeps happening, reload the tab.`),
+  });
 }
 
 /** @param {string | Uint8Array} data */
@@ -151,7 +168,7 @@ const ops = {
     const dir = await dirAt(parts, true);
     if (options?.atomic === false) {
       closeUnder(splitPath(path).join('/'));
-      const h = await (await dir.getFileHandle(name, { create: true })).createSyncAccessHandle();
+      const h = await openSync(dir, name, true);
       try {
         h.truncate(0);
         writeAll(h, bytesOf(data), 0);
@@ -161,8 +178,8 @@ const ops = {
       return;
     }
     const tmpName = `.${name}.tmp-${Math.random().toString(36).slice(2)}`;
-    const tmp = await dir.getFileHandle(tmpName, { create: true });
-    const h = await tmp.createSyncAccessHandle();
+    const h = await openSync(dir, tmpName, true);
+    const tmp = await dir.getFileHandle(tmpName);
     try {
       writeAll(h, bytesOf(data), 0);
       h.flush();
