@@ -173,7 +173,9 @@ test('ClawserAgent records the turn; stop keeps the partial reply; errors are lo
   });
   const evs = [];
   for await (const ev of failing.runStream('x')) evs.push(ev);
-  assert.equal(evs[0].type, 'error');
+  // The user's message is announced as saved first (the view shows it at once), then the error.
+  assert.deepEqual(evs.slice(0, 2).map((e) => e.type), ['saved', 'error']);
+  assert.equal(/** @type {{eventType?: string}} */ (evs[0]).eventType, 'user_message');
   const logged = conv.events.at(-1);
   assert.equal(logged?.type, 'provider_error');
   assert.doesNotMatch(JSON.stringify(conv.events), /sk-very-secret-1/);

@@ -91,8 +91,9 @@ export class ClawserAgent {
     }
     const checked = this.safety?.checkInput(input);
     if (checked) input = checked.text;
-    await this.conversation.append('user_message', { text: input }, 'user');
-    if (checked?.flags.length) await this.conversation.append('safety_input_flag', { where: 'user', flags: checked.flags }, 'system');
+    // Each record is announced at once, so the sender sees their message while the reply is on its way.
+    yield await this.#record('user_message', { text: input }, 'user');
+    if (checked?.flags.length) yield await this.#record('safety_input_flag', { where: 'user', flags: checked.flags }, 'system');
     if (this.recall) {
       // A failing memory search must not cost the user their turn.
       const memories = await this.recall(input).catch(() => []);
@@ -102,7 +103,7 @@ export class ClawserAgent {
         /** @type {Record<string, unknown>} */
         const data = { memories: memories.map((m) => ({ id: m.id, key: m.key })) };
         if (framed.flagged.length) data.flagged = framed.flagged;
-        await this.conversation.append('memory_recalled', data, 'system');
+        yield await this.#record('memory_recalled', data, 'system');
       }
     }
     await this.hooks?.run('onSessionStart', { conversationId: this.conversation.id });

@@ -27,6 +27,31 @@ function enhanceCodeBlocks(container) {
   }
 }
 
+/**
+ * Events of failed attempts the user retried: a message whose reply failed, followed by the same
+ * message sent again. The transcript shows the attempt that counts, not both (the model never
+ * sees the failed one either).
+ * @param {readonly ClawserEvent[]} events
+ * @returns {Set<string>} ids of the events to leave out
+ */
+export function retriedAttempts(events) {
+  /** @type {Set<string>} */
+  const hidden = new Set();
+  let start = -1;
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i];
+    if (e.type !== 'user_message') continue;
+    if (start >= 0) {
+      const attempt = events.slice(start, i);
+      const failed = attempt.some((x) => x.type === 'provider_error' || x.type === 'stream_error');
+      const replied = attempt.some((x) => x.type === 'agent_message' || x.type === 'tool_call');
+      if (failed && !replied && String(events[start].data.text ?? '') === String(e.data.text ?? '')) for (const x of attempt) hidden.add(x.id);
+    }
+    start = i;
+  }
+  return hidden;
+}
+
 /** @param {HTMLElement} el @param {string} markdown */
 function setMarkdown(el, markdown) {
   el.innerHTML = renderMarkdown(markdown); // renderMarkdown's output is sanitized (web/safety/markdown.js)
@@ -56,7 +81,11 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   let lastEvents = /** @type {readonly ClawserEvent[] | null} */ (null);
 
   const nearBottom = () => scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
-  const toBottom = () => { scroller.scrollTop = scroller.scrollHeight; };
+  // Again after layout: the view may not be in the document yet, or images and code still settling.
+  const toBottom = () => {
+    scroller.scrollTop = scroller.scrollHeight;
+    requestAnimationFrame(() => { scroller.scrollTop = scroller.scrollHeight; });
+  };
 
   /** @param {'user' | 'assistant' | 'error'} kind @param {string} who @param {number | null} ts */
   const bubble = (kind, who, ts) => {
@@ -161,25 +190,29 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     }
     if (e.type === 'provider_error' || e.type === 'stream_error') {
       const { li, body } = bubble('error', 'Error', e.timestamp);
+      li.dataset.eventId = e.id;
       if (e.data.partialText) {
         const partial = h('div', { class: 'partial' });
         setMarkdown(partial, String(e.data.partialText));
         body.append(partial);
       }
-      body.append(h('p', null, String(e.data.message ?? 'The reply failed.')));
+      body.append(h('p', null, h('strong', null, 'The reply failed. '), String(e.data.message ?? '')));
       return li;
     }
     return null;
   };
 
   const renderTranscript = (/** @type {ChatState} */ s) => {
-    const stick = nearBottom() || lastEvents === null;
+    // A conversation opened (or reloaded) shows its latest message; one being read stays put.
+    const stick = nearBottom() || lastEvents === null || s.activeId !== last?.activeId;
     clear(list);
     if (needsSetup) list.append(h('li', { class: 'setup' }, setupCard()));
     if (s.hasEarlier) {
       list.append(h('li', { class: 'earlier' }, h('button', { type: 'button', class: 'secondary', on: { click: () => controller.loadEarlier() } }, 'Show earlier messages')));
     }
+    const retried = retriedAttempts(s.events);
     for (const e of s.events) {
+      if (retried.has(e.id)) continue;
       const el = renderEvent(e);
       if (el) list.append(el);
     }
@@ -213,15 +246,32 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   };
 
   const renderFailure = (/** @type {ChatState} */ s, /** @type {boolean} */ isNew) => {
-    list.querySelector('.failure')?.remove();
+    // One display per failure: the failed turn's error message carries the actions, or (when
+    // nothing was recorded, e.g. no provider configured) a notice of its own does.
+    list.querySelector('li.failure:not(.msg)')?.remove();
+    for (const el of list.querySelectorAll('li.msg.failure')) {
+      el.classList.remove('failure');
+      el.removeAttribute('role');
+      el.querySelector('.failure-actions')?.remove();
+    }
     if (!s.failure) return;
     const f = s.failure;
-    const actions = h('div', { class: 'row' });
+    const actions = h('div', { class: 'row failure-actions' });
     actions.append(h('button', { type: 'button', on: { click: () => { if (composer.value.trim() === f.text.trim()) composer.value = ''; controller.retry(); } } }, 'Retry'));
     if (f.code === 'auth' || f.code === 'client' || f.code === 'cors' || f.code === 'network') {
       actions.append(h('button', { type: 'button', class: 'secondary', on: { click: onOpenSettings } }, 'Open settings'));
     }
-    list.append(h('li', { class: 'failure', role: 'alert' }, h('p', null, h('strong', null, 'The reply failed. '), f.message), actions));
+    const lastEvent = s.events.at(-1);
+    const recorded = lastEvent && (lastEvent.type === 'provider_error' || lastEvent.type === 'stream_error')
+      ? list.querySelector(`li.msg.error[data-event-id="${CSS.escape(lastEvent.id)}"]`)
+      : null;
+    if (recorded) {
+      recorded.classList.add('failure');
+      recorded.setAttribute('role', 'alert');
+      recorded.querySelector('.msg-body')?.append(actions);
+    } else {
+      list.append(h('li', { class: 'failure', role: 'alert' }, h('p', null, h('strong', null, 'The reply failed. '), f.message), actions));
+    }
     // The message the user wrote is kept for them to edit or resend.
     if (isNew && !f.resume && !composer.value.trim()) composer.value = f.text;
     toBottom();
@@ -237,7 +287,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       noticeBar.textContent = s.notice ?? '';
       noticeBar.hidden = !s.notice;
     }
-    if (s.events !== lastEvents || s.hasEarlier !== last?.hasEarlier || (last?.streaming && !s.streaming)) {
+    if (s.events !== lastEvents || s.hasEarlier !== last?.hasEarlier || !!last?.streaming !== !!s.streaming) {
       lastEvents = s.events;
       streamBody = null;
       renderTranscript(s);

@@ -43,7 +43,8 @@ export function promptDialog({ title, label, value = '', submitLabel }) {
         h('label', { for: inputId }, label),
         input,
         h('div', { class: 'dialog-actions' },
-          h('button', { type: 'submit', value: 'cancel', class: 'secondary', formNoValidate: true }, 'Cancel'),
+          // Not a submit button: Enter in a field submits with the first submit button, which must be OK.
+          h('button', { type: 'button', class: 'secondary', on: { click: (/** @type {Event} */ e) => /** @type {HTMLElement} */ (e.currentTarget).closest('dialog')?.close('cancel') } }, 'Cancel'),
           h('button', { type: 'submit', value: 'ok' }, submitLabel),
         ),
       ),
@@ -90,7 +91,8 @@ export function formDialog({ title, description, fields, submitLabel }) {
         description ? h('p', null, description) : null,
         ...inputs.map((x) => x.el),
         h('div', { class: 'dialog-actions' },
-          h('button', { type: 'submit', value: 'cancel', class: 'secondary', formNoValidate: true }, 'Cancel'),
+          // Not a submit button: Enter in a field submits with the first submit button, which must be OK.
+          h('button', { type: 'button', class: 'secondary', on: { click: (/** @type {Event} */ e) => /** @type {HTMLElement} */ (e.currentTarget).closest('dialog')?.close('cancel') } }, 'Cancel'),
           h('button', { type: 'submit', value: 'ok' }, submitLabel),
         ),
       ),

@@ -1,0 +1,119 @@
+// Chat as people expect it (issue 13): the sent message shows at once, one error display per
+// failure, a retry that leaves no duplicate behind, Enter in a dialog submits it, and a reopened
+// or reloaded conversation shows its latest message.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchBrowser, startApp, openWorkspace } from './helpers.mjs';
+import { startLlmServer } from '../fixtures/llm-server.mjs';
+
+/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
+/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
+/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
+/** @type {import('playwright-core').Page} */ let page;
+const KEY = 'sk-test-chat-ux-0123456789';
+
+before(async () => {
+  app = await startApp();
+  llm = await startLlmServer({ apiKey: KEY, models: ['test-model'] });
+  browser = await launchBrowser();
+  page = await openWorkspace(browser.context, app.url, { provider: 'openai', model: 'test-model', apiKey: KEY, baseUrl: `${llm.url}/v1` });
+  page.setDefaultTimeout(15_000);
+});
+after(async () => {
+  await browser?.close();
+  await app?.close();
+  await llm?.close();
+});
+
+const message = () => page.getByRole('textbox', { name: 'Message' });
+const send = async (/** @type {string} */ text) => {
+  await message().fill(text);
+  await page.getByRole('button', { name: 'Send' }).click();
+};
+
+test('the message you send shows at once, while the reply is still streaming, with no "Start the conversation" note', async () => {
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await page.getByText('Start the conversation: type a message below.').waitFor();
+  llm.enqueue({ text: 'one two three four five six seven', dropAfter: 3, holdOpen: true });
+  await send('Shown right away please');
+  await page.locator('.msg.streaming .msg-body', { hasText: 'one' }).waitFor();
+  // The reply is mid-stream (the server holds the connection open): the user's message is there.
+  await page.locator('.msg.user', { hasText: 'Shown right away please' }).waitFor();
+  assert.equal(await page.locator('.msg.streaming').count(), 1);
+  assert.equal(await page.getByText('Start the conversation: type a message below.').count(), 0);
+  llm.dropOpen();
+  await page.getByRole('alert').filter({ hasText: 'The reply failed' }).waitFor();
+});
+
+test('one display per failure: the failed reply carries the message and Retry; a retry that succeeds leaves no duplicate', async () => {
+  // The failure of the previous test: shown once, in the failed reply, with its partial text.
+  const alerts = page.getByRole('alert');
+  assert.equal(await alerts.count(), 1);
+  assert.equal(await page.locator('.msg.error').count(), 1);
+  const alert = alerts.first();
+  assert.match(await alert.innerText(), /one/);
+  assert.equal(await page.getByText(/The reply failed/).count(), 1, 'the failure is not shown twice');
+  // Retry: the answer arrives; the failed attempt and its message are not left behind.
+  await alert.getByRole('button', { name: 'Retry' }).click();
+  await page.locator('.msg.assistant:not(.streaming) .msg-body', { hasText: 'You said: Shown right away please' }).waitFor();
+  assert.equal(await page.locator('.msg.user', { hasText: 'Shown right away please' }).count(), 1);
+  assert.equal(await page.locator('.msg.error').count(), 0);
+  assert.equal(await page.getByRole('alert').count(), 0);
+  // Control: the failed attempt is still in the log (nothing is lost), only not shown twice.
+  await page.reload();
+  await page.locator('.msg.assistant .msg-body', { hasText: 'You said: Shown right away please' }).waitFor();
+  assert.equal(await page.locator('.msg.user', { hasText: 'Shown right away please' }).count(), 1);
+});
+
+test('a server error (HTTP 500) is shown once too, and its retry leaves no duplicate', async () => {
+  llm.enqueue({ status: 500, body: { error: { message: 'boom' } } });
+  await send('fail once');
+  const alert = page.getByRole('alert').filter({ hasText: 'The reply failed' });
+  await alert.waitFor();
+  assert.equal(await page.getByRole('alert').count(), 1);
+  assert.equal(await page.getByText(/The reply failed/).count(), 1);
+  await alert.getByRole('button', { name: 'Retry' }).click();
+  await page.locator('.msg.assistant:not(.streaming) .msg-body', { hasText: 'You said: fail once' }).waitFor();
+  assert.equal(await page.locator('.msg.user', { hasText: 'fail once' }).count(), 1);
+});
+
+test('a reloaded or reopened conversation shows its latest message', async () => {
+  llm.enqueue({ text: Array.from({ length: 120 }, (_, i) => `Line ${i + 1} of a long answer.`).join('\n\n') });
+  await send('a long answer please');
+  await page.locator('.msg.assistant:not(.streaming) .msg-body', { hasText: 'Line 120 of a long answer.' }).waitFor();
+  const atBottom = () => page.locator('.scroller').evaluate((el) => el.scrollHeight > el.clientHeight * 2 && el.scrollHeight - el.scrollTop - el.clientHeight < 4);
+  await page.waitForFunction(() => { const el = document.querySelector('.scroller'); return !!el && el.scrollHeight - el.scrollTop - el.clientHeight < 4; });
+  // Scroll up to read, then reload: the latest message is in view again.
+  await page.locator('.scroller').evaluate((el) => { el.scrollTop = 0; });
+  assert.equal(await atBottom(), false, 'control: scrolled up');
+  await page.reload();
+  await page.locator('.msg.assistant .msg-body', { hasText: 'Line 120 of a long answer.' }).waitFor();
+  await page.waitForFunction(() => { const el = document.querySelector('.scroller'); return !!el && el.scrollHeight > el.clientHeight * 2 && el.scrollHeight - el.scrollTop - el.clientHeight < 4; });
+  // Another conversation, then back: again at the latest message.
+  await page.locator('.scroller').evaluate((el) => { el.scrollTop = 0; });
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await page.getByText('Start the conversation: type a message below.').waitFor();
+  await page.getByRole('link', { name: /Shown right away please/ }).click();
+  await page.locator('.msg.assistant .msg-body', { hasText: 'Line 120 of a long answer.' }).waitFor();
+  await page.waitForFunction(() => { const el = document.querySelector('.scroller'); return !!el && el.scrollHeight > el.clientHeight * 2 && el.scrollHeight - el.scrollTop - el.clientHeight < 4; });
+});
+
+test('Enter in the "New workspace" dialog creates the workspace; Escape and Cancel do not', async () => {
+  await page.goto(app.url);
+  await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
+  await page.getByRole('button', { name: 'New workspace' }).click();
+  await page.getByRole('dialog').getByLabel('Workspace name').fill('Made with Enter');
+  await page.getByRole('dialog').getByLabel('Workspace name').press('Enter');
+  await page.getByRole('heading', { name: 'Made with Enter', level: 1 }).waitFor();
+  await page.goto(app.url);
+  await page.getByRole('button', { name: 'New workspace' }).click();
+  await page.getByRole('dialog').getByLabel('Workspace name').fill('Not this one');
+  await page.getByRole('dialog').getByLabel('Workspace name').press('Escape');
+  await page.getByRole('dialog').waitFor({ state: 'detached' });
+  await page.getByRole('button', { name: 'New workspace' }).click();
+  await page.getByRole('dialog').getByLabel('Workspace name').fill('Nor this one');
+  await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+  await page.getByRole('dialog').waitFor({ state: 'detached' });
+  assert.equal(await page.getByRole('link', { name: /Not this one|Nor this one/ }).count(), 0);
+  assert.equal(await page.getByRole('link', { name: /Made with Enter/ }).count(), 1);
+});
