@@ -3,7 +3,8 @@
 // or reloaded conversation shows its latest message.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace } from './helpers.mjs';
+import { launchBrowser, startApp, openWorkspace, saveSettings } from './helpers.mjs';
+import { createServer } from 'node:net';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -96,6 +97,39 @@ test('a reloaded or reopened conversation shows its latest message', async () =>
   await page.getByRole('link', { name: /Shown right away please/ }).click();
   await page.locator('.msg.assistant .msg-body', { hasText: 'Line 120 of a long answer.' }).waitFor();
   await page.waitForFunction(() => { const el = document.querySelector('.scroller'); return !!el && el.scrollHeight > el.clientHeight * 2 && el.scrollHeight - el.scrollTop - el.clientHeight < 4; });
+});
+
+/** A port on 127.0.0.1 where nothing listens (taken, then released). */
+async function closedPort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
+  await new Promise((resolve) => server.close(() => resolve(undefined)));
+  return port;
+}
+
+/** @param {string} baseUrl */
+async function setBaseUrl(baseUrl) {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  await page.getByRole('dialog', { name: /Settings/ }).getByLabel('Base URL').fill(baseUrl);
+  await saveSettings(page);
+}
+
+test('errors for local addresses: a server that is not running is named as such; a base URL without /v1 is suggested the fix', async () => {
+  await setBaseUrl(`http://127.0.0.1:${await closedPort()}/v1`);
+  await send('anyone there?');
+  const down = page.getByRole('alert').filter({ hasText: 'The reply failed' });
+  await down.waitFor();
+  const text = await down.innerText();
+  assert.match(text, /Nothing answered at http:\/\/127\.0\.0\.1:\d+\. Is the .* server running\? Start it and retry\./);
+  assert.doesNotMatch(text, /internet|your connection/i);
+  // The scripted server without "/v1": it answers 404, and the error names the likely fix.
+  await setBaseUrl(llm.url);
+  await send('wrong path');
+  const missing = page.getByRole('alert').filter({ hasText: 'HTTP 404' });
+  await missing.waitFor();
+  assert.match(await missing.innerText(), new RegExp(`missing "/v1": try ${llm.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/v1`));
+  await setBaseUrl(`${llm.url}/v1`);
 });
 
 test('Enter in the "New workspace" dialog creates the workspace; Escape and Cancel do not', async () => {

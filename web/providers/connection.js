@@ -1,7 +1,7 @@
 /** @import { ProviderConfig, CatalogEntry } from './types.d.ts' */
 import { catalogEntry } from './catalog.js';
 import { chromeAIAvailability, CHROME_AI_STATES } from './chrome-ai.js';
-import { ProviderError } from './errors.js';
+import { ProviderError, isLocalAddress } from './errors.js';
 import { createProvider } from './index.js';
 
 /** @typedef {{ok: true, message: string, models?: string[]} | {ok: false, code: string, message: string}} ConnectionReport */
@@ -49,7 +49,7 @@ export async function testConnection(config, deps = {}) {
  * `no-cors` request tells them apart: it succeeds (opaque) when a server answered.
  * @param {CatalogEntry} entry
  * @param {ProviderConfig} config
- * @param {{fetchImpl?: typeof fetch, origin?: string}} deps
+ * @param {{fetchImpl?: typeof fetch, origin?: string, online?: boolean}} deps online: default navigator.onLine
  * @returns {Promise<ConnectionReport>}
  */
 export async function diagnoseNetworkFailure(entry, config, deps) {
@@ -71,8 +71,12 @@ export async function diagnoseNetworkFailure(entry, config, deps) {
     const keyHint = entry.id === 'openai' ? ' If you use OpenAI directly, this can also mean the API key is wrong: check it.' : '';
     return { ok: false, code: 'cors', message: help + keyHint };
   }
-  const localHint = entry.local
+  const hint = entry.local
     ? ` Is ${entry.label.replace(' (local)', '')} running? Start it and retry.`
-    : ' Check your internet connection and the base URL.';
-  return { ok: false, code: 'network', message: `Could not reach ${entry.label} at ${base}.${localHint}` };
+    : isLocalAddress(base)
+    ? ` Is the server at ${base} running? Start it and retry.`
+    : (deps.online ?? globalThis.navigator?.onLine ?? true)
+    ? ' Check your internet connection and the base URL.'
+    : ' You are offline: reconnect and retry.';
+  return { ok: false, code: 'network', message: `Could not reach ${entry.label} at ${base}.${hint}` };
 }

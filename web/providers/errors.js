@@ -59,10 +59,36 @@ export function errorBodyMessage(body) {
 }
 
 /**
- * Maps an HTTP failure to a ProviderError.
- * @param {{status: number, body: string, label: string, model: string, retryAfter?: string | null, secrets?: (string | undefined)[]}} info
+ * Whether a URL points at this machine or a private network (a local model server), where
+ * "nothing answered" means the server is not running, not that the internet is down.
+ * @param {string} url
  */
-export function httpError({ status, body, label, model, retryAfter, secrets }) {
+export function isLocalAddress(url) {
+  let host;
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return false;
+  }
+  return host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host === '::1' || host === '0.0.0.0'
+    || /^127\./.test(host) || /^10\./.test(host) || /^192\.168\./.test(host) || /^172\.(?:1[6-9]|2\d|3[01])\./.test(host);
+}
+
+/** @param {string} url */
+const originOf = (url) => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+};
+
+/**
+ * Maps an HTTP failure to a ProviderError.
+ * @param {{status: number, body: string, label: string, model: string, url?: string, retryAfter?: string | null, secrets?: (string | undefined)[]}} info
+ *   url: the request's address (a 404 from an address without a version segment suggests "/v1")
+ */
+export function httpError({ status, body, label, model, url, retryAfter, secrets }) {
   const detail = redactSecrets(errorBodyMessage(body), secrets);
   const suffix = detail ? ` (${label} said: ${detail})` : '';
   if (status === 401 || status === 403) {
@@ -79,7 +105,11 @@ export function httpError({ status, body, label, model, retryAfter, secrets }) {
     return new ProviderError('client', `The model "${model}" was not found at ${label}. Pick another model in Settings${suffix}.`, { status, retryable: false });
   }
   if (status === 404) {
-    return new ProviderError('client', `${label} answered "not found" (HTTP 404): check the base URL in Settings${suffix}.`, { status, retryable: false });
+    // Most OpenAI-compatible servers (Ollama, LM Studio, llama.cpp, vLLM) serve under /v1; a base URL typed without it answers 404.
+    const missingVersion = url && !/\/v\d+(?:beta\d*|alpha\d*)?(?:\/|$)/.test(new URL(url, 'http://x').pathname)
+      ? ` The base URL may be missing "/v1": try ${originOf(url)}/v1.`
+      : '';
+    return new ProviderError('client', `${label} answered "not found" (HTTP 404): check the base URL in Settings${suffix}.${missingVersion}`, { status, retryable: false });
   }
   if (/model/i.test(detail) && /(not exist|not found|unknown|invalid|does not have access|no such)/i.test(detail)) {
     return new ProviderError('client', `The model "${model}" is not available at ${label}. Pick another model in Settings${suffix}.`, { status, retryable: false });
@@ -90,20 +120,19 @@ export function httpError({ status, body, label, model, retryAfter, secrets }) {
 /**
  * Classifies a thrown fetch/stream error.
  * @param {unknown} err
- * @param {{label: string, url: string, signal?: AbortSignal}} info
+ * @param {{label: string, url: string, signal?: AbortSignal, online?: boolean}} info online: default navigator.onLine
  * @returns {ProviderError}
  */
-export function fetchError(err, { label, url, signal }) {
+export function fetchError(err, { label, url, signal, online = globalThis.navigator?.onLine ?? true }) {
   if (err instanceof ProviderError) return err;
   if (signal?.aborted || /** @type {Error} */ (err)?.name === 'AbortError') {
     return new ProviderError('aborted', 'Stopped.', { retryable: false, cause: err });
   }
-  let host = url;
-  try {
-    host = new URL(url).origin;
-  } catch {
-    // keep the raw value
+  const host = originOf(url);
+  if (isLocalAddress(url)) {
+    return new ProviderError('network', `Nothing answered at ${host}. Is the ${label.replace(/ \(local\)$/, '')} server running? Start it and retry.`, { cause: err });
   }
+  if (!online) return new ProviderError('network', `You are offline. Reconnect and retry (${label} at ${host} could not be reached).`, { cause: err });
   return new ProviderError(
     'network',
     `Could not reach ${label} at ${host}. Check your connection and the base URL; if the server is running, it may be refusing requests from this page (CORS) — use "Test connection" in Settings for a precise diagnosis.`,

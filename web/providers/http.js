@@ -23,7 +23,7 @@ export async function postJson(opts) {
   }
   if (!res.ok) {
     const body = await res.text().catch(() => '');
-    throw httpError({ status: res.status, body, label: opts.label, model: opts.model, retryAfter: res.headers.get('retry-after'), secrets: opts.secrets });
+    throw httpError({ status: res.status, body, label: opts.label, model: opts.model, url: opts.url, retryAfter: res.headers.get('retry-after'), secrets: opts.secrets });
   }
   if (!res.body) throw new ProviderError('server', `${opts.label} sent an empty response.`);
   return res;
