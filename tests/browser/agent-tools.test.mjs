@@ -59,7 +59,9 @@ test('the agent writes a note after approval, lists files, and shows each call a
   assert.equal(await cards.count(), 2);
   await cards.nth(1).locator('summary').click();
   assert.match(await cards.nth(1).locator('.tool-output').innerText(), /notes\/x\.md \(18 B\)/);
-  assert.match(await cards.nth(0).locator('.tool-state').innerText(), /✓ · \d+ ms/);
+  // The approved call's time is its own; the time the dialog waited for the user is shown apart.
+  assert.match(await cards.nth(0).locator('.tool-state').innerText(), /^✓ · [\d.]+ (?:ms|s) \(after [\d.]+ (?:ms|s|min \d+ s) waiting for approval\)$/);
+  assert.match(await cards.nth(1).locator('.tool-state').innerText(), /^✓ · [\d.]+ (?:ms|s)$/, 'control: a call that needed no approval shows no wait');
   // The model got the results in the next requests, in the OpenAI wire format.
   const third = llm.requests.at(-1)?.body;
   assert.deepEqual(third.messages.slice(-4).map((/** @type {any} */ m) => m.role), ['assistant', 'tool', 'assistant', 'tool']);

@@ -41,7 +41,7 @@ test('Echo (no native tools): a code block writes a file through fs_write after 
   assert.equal(await readWorkspaceFile(page, 'codex/hello.md'), 'written by code');
   const card = page.locator('.code-card').last();
   assert.match(await card.locator('.tool-code').innerText(), /await fs_write/);
-  assert.match(await card.locator('.tool-state').innerText(), /✓ · \d+ ms/);
+  assert.match(await card.locator('.tool-state').innerText(), /✓ · [\d.]+ (?:ms|s)/);
   assert.match(await card.locator('.tool-output').last().innerText(), /written by code/);
   // Run again: same gates (approval again), output shown on the card.
   await card.getByRole('button', { name: 'Run again' }).click();

@@ -304,3 +304,23 @@ test('registry: JSON Schema for providers, unique names', () => {
   assert.deepEqual(/** @type {any} */ (spec.parameters).required, ['a']);
   assert.equal('$schema' in spec.parameters, false);
 });
+
+test("a tool call's time is its own: the wait for the user's approval is recorded apart", async () => {
+  // A clock the test moves: the approval takes 5 s, nothing else takes time.
+  let clock = 1000;
+  const realNow = performance.now;
+  performance.now = () => clock;
+  try {
+    const { agent, conversation } = await setup(
+      [{ toolCalls: [{ id: 'w1', name: 'fs_write', arguments: { path: 'x', content: '1' } }] }, { text: 'done' }],
+      { approve: async () => { clock += 5000; return 'once'; } },
+    );
+    await drain(agent.runStream('write a file'));
+    const result = conversation.events.find((e) => e.type === 'tool_result');
+    assert.equal(result?.data.ok, true);
+    assert.equal(result?.data.approvalMs, 5000);
+    assert.equal(result?.data.durationMs, 0);
+  } finally {
+    performance.now = realNow;
+  }
+});

@@ -168,7 +168,7 @@ export class ClawserAgent {
     if (outcome.flags?.length) yield await this.#record('safety_input_flag', { where: 'tool', toolCallId: call.id, flags: outcome.flags }, 'system');
     if (outcome.truncated) yield await this.#record('tool_result_truncated', { toolCallId: call.id, name: call.name, ...outcome.truncated }, 'system');
     /** @type {Record<string, any>} */
-    const result = { toolCallId: call.id, name: call.name, ok: outcome.ok, result: outcome.output, durationMs: Math.round(outcome.durationMs) };
+    const result = { toolCallId: call.id, name: call.name, ok: outcome.ok, result: outcome.output, durationMs: Math.round(outcome.durationMs), ...(outcome.approvalMs ? { approvalMs: Math.round(outcome.approvalMs) } : {}) };
     if (outcome.blocked) result.blocked = outcome.blocked.kind;
     if (withArgs && JSON.stringify(outcome.args) !== JSON.stringify(call.arguments) && !outcome.blocked) result.arguments = redactArgs(outcome.args, this.secrets);
     if (brought.length) result.untrusted = redactSecrets(brought.map(describeTaint).join('; ').slice(0, 500), this.secrets);

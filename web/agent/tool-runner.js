@@ -27,7 +27,8 @@
  * @typedef {object} ToolOutcome
  * @property {boolean} ok
  * @property {string} output what the model is told
- * @property {number} durationMs
+ * @property {number} durationMs the call's own time (checks and the tool's run), without the wait for approval
+ * @property {number} [approvalMs] how long the approval dialog waited for the user, when one was shown
  * @property {Record<string, unknown>} args the arguments as run (after hooks)
  * @property {{kind: 'unknown' | 'validation' | 'hook' | 'safety' | 'autonomy' | 'denied' | 'cancelled', reason: string}} [blocked]
  * @property {{originalChars: number, keptChars: number}} [truncated]
@@ -105,9 +106,12 @@ export class ToolRunner {
    */
   async run(call, options = {}) {
     const started = performance.now();
+    /** Time spent waiting for the user's answer: not the tool's time. */
+    let approvalMs = 0;
+    const ranFor = () => performance.now() - started - approvalMs;
     const signal = options.signal;
     /** @param {NonNullable<ToolOutcome['blocked']>} blocked @param {Record<string, unknown>} args @param {boolean} [stopRun] */
-    const refuse = (blocked, args, stopRun = false) => ({ ok: false, output: blocked.reason, blocked, args, durationMs: performance.now() - started, stopRun });
+    const refuse = (blocked, args, stopRun = false) => ({ ok: false, output: blocked.reason, blocked, args, durationMs: ranFor(), ...(approvalMs ? { approvalMs } : {}), stopRun });
     const tool = this.registry.get(call.name);
     const firstArgs = call.arguments;
     if (!tool) return refuse({ kind: 'unknown', reason: `There is no tool named "${call.name}". Available tools: ${this.registry.list().map((t) => t.name).join(', ')}.` }, firstArgs);
@@ -150,7 +154,9 @@ export class ToolRunner {
       /** @type {ApprovalRequest} */
       const request = { tool: tool.name, description: tool.description, permission: tool.permission, args, preview, reason };
       if (tainted) Object.assign(request, { taint: this.taint.map((t) => ({ ...t })), allowAlways: false });
+      const asked = performance.now();
       const answer = await this.approve(request);
+      approvalMs = performance.now() - asked;
       if (signal?.aborted) return refuse({ kind: 'cancelled', reason: 'Cancelled by the user before it ran.' }, args);
       if (answer === 'deny') return refuse({ kind: 'denied', reason: `The user denied this call to ${tool.name}. Do not retry it; ask the user or choose another approach.` }, args);
       // A tainted request counts once: "always" must not turn into a standing yes.
@@ -189,6 +195,6 @@ export class ToolRunner {
       truncated = { originalChars: output.length, keptChars: this.maxResultChars };
       output = `${output.slice(0, this.maxResultChars)}\n…[truncated: ${output.length - this.maxResultChars} more characters not shown]`;
     }
-    return { ok: result.ok, output, args, durationMs: performance.now() - started, truncated, flags, image: result.image, events: result.ok ? result.events : undefined, untrusted };
+    return { ok: result.ok, output, args, durationMs: ranFor(), ...(approvalMs ? { approvalMs } : {}), truncated, flags, image: result.image, events: result.ok ? result.events : undefined, untrusted };
   }
 }

@@ -52,6 +52,13 @@ export function retriedAttempts(events) {
   return hidden;
 }
 
+/** "840 ms", "12.4 s", "3 min 5 s". @param {number} ms */
+export function formatDuration(ms) {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${Math.round(ms / 100) / 10} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
 /** @param {HTMLElement} el @param {string} markdown */
 function setMarkdown(el, markdown) {
   el.innerHTML = renderMarkdown(markdown); // renderMarkdown's output is sanitized (web/safety/markdown.js)
@@ -152,7 +159,8 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       if (card) {
         const state = card.querySelector('.tool-state');
         if (state) {
-          state.textContent = `${e.data.ok ? '✓' : e.data.blocked ? `✗ ${e.data.blocked}` : '✗ failed'} · ${e.data.durationMs ?? 0} ms`;
+          const waited = e.data.approvalMs ? ` (after ${formatDuration(Number(e.data.approvalMs))} waiting for approval)` : '';
+          state.textContent = `${e.data.ok ? '✓' : e.data.blocked ? `✗ ${e.data.blocked}` : '✗ failed'} · ${formatDuration(Number(e.data.durationMs ?? 0))}${waited}`;
           state.classList.toggle('bad', !e.data.ok);
         }
         if (e.data.arguments) card.append(h('div', { class: 'tool-section' }, h('div', { class: 'small muted' }, 'Arguments as run (rewritten by a hook)'), h('pre', null, JSON.stringify(e.data.arguments, null, 2))));
