@@ -1,5 +1,6 @@
 // Chat as people expect it (issue 13): the sent message shows at once, one error display per
-// failure, a retry that leaves no duplicate behind, Enter in a dialog submits it, and a reopened
+// failure, a retry that leaves no duplicate behind, errors that name a local server that is not
+// running, Esc stops a reply, an offline indicator, Enter in a dialog submits it, and a reopened
 // or reloaded conversation shows its latest message.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -130,6 +131,30 @@ test('errors for local addresses: a server that is not running is named as such;
   await missing.waitFor();
   assert.match(await missing.innerText(), new RegExp(`missing "/v1": try ${llm.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/v1`));
   await setBaseUrl(`${llm.url}/v1`);
+});
+
+test('Esc stops a streaming reply; the partial text is kept', async () => {
+  llm.enqueue({ text: 'alpha beta gamma delta epsilon zeta', dropAfter: 3, holdOpen: true });
+  await send('stream and be stopped');
+  await page.locator('.msg.streaming .msg-body', { hasText: 'alpha' }).waitFor();
+  await page.keyboard.press('Escape');
+  await page.getByText('Stopped — the reply above is incomplete.').waitFor();
+  await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' });
+  assert.equal(await page.getByRole('button', { name: 'Send' }).isEnabled(), true);
+  llm.dropOpen();
+});
+
+test('an offline indicator appears with the network gone and leaves when it is back', async () => {
+  const banner = page.getByRole('status').filter({ hasText: 'You are offline' });
+  assert.equal(await banner.count(), 0, 'control: online, no indicator');
+  await browser.context.setOffline(true);
+  try {
+    await banner.waitFor();
+    assert.match(await banner.innerText(), /keep working/);
+  } finally {
+    await browser.context.setOffline(false);
+  }
+  await banner.waitFor({ state: 'detached' });
 });
 
 test('Enter in the "New workspace" dialog creates the workspace; Escape and Cancel do not', async () => {

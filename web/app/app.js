@@ -166,6 +166,14 @@ export class ClawserApp {
       }),
     );
     addEventListener('unhandledrejection', (e) => this.#showError(e.reason));
+    // Offline is a normal state here (everything is stored in the browser): say so, and what still works.
+    const showConnectivity = () => {
+      if (navigator.onLine) this.banners.hide('offline');
+      else this.banners.show('offline', 'You are offline. Your workspaces, files, memory and local models keep working; cloud providers answer again once you reconnect.', { kind: 'warn', dismissible: false });
+    };
+    addEventListener('online', showConnectivity);
+    addEventListener('offline', showConnectivity);
+    showConnectivity();
     // Each panel's keyboard shortcut (Alt+1…), in the open workspace.
     window.addEventListener('keydown', (e) => {
       const route = this.router.current;

@@ -74,7 +74,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   const scroller = h('div', { class: 'scroller' }, list);
   const composer = h('textarea', { class: 'composer-input', 'aria-label': 'Message', placeholder: needsSetup ? 'Choose a provider above to start' : 'Message Clawser…', title: 'Enter sends, Shift+Enter starts a new line', rows: 2, disabled: needsSetup });
   const send = h('button', { type: 'submit', class: 'send-btn', disabled: needsSetup }, 'Send');
-  const stop = h('button', { type: 'button', class: 'stop-btn danger', hidden: true }, 'Stop');
+  const stop = h('button', { type: 'button', class: 'stop-btn danger', hidden: true, title: 'Stop the reply (Esc)', 'aria-keyshortcuts': 'Escape' }, 'Stop');
   const form = h('form', { class: 'composer', 'aria-label': 'Send a message' }, composer, h('div', { class: 'composer-actions' }, stop, send));
   // One-off notices (storage repaired, changes committed) live outside the transcript, so one
   // arriving late never rebuilds the messages (and loses e.g. a "Run again" output).
@@ -330,8 +330,16 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     }
   });
   stop.addEventListener('click', () => controller.stop());
+  // Esc stops a streaming reply, wherever the focus is in the chat — unless a dialog is open (Esc closes that).
+  /** @param {KeyboardEvent} e */
+  const onKey = (e) => {
+    if (e.key !== 'Escape' || !last?.streaming || !root.isConnected || document.querySelector('dialog[open]')) return;
+    e.preventDefault();
+    controller.stop();
+  };
+  document.addEventListener('keydown', onKey);
 
   const unsubscribe = controller.subscribe(render);
   if (!needsSetup) queueMicrotask(() => composer.focus());
-  return { root, destroy: unsubscribe, focusComposer: () => composer.focus() };
+  return { root, destroy: () => { unsubscribe(); document.removeEventListener('keydown', onKey); }, focusComposer: () => composer.focus() };
 }
