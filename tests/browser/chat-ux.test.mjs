@@ -157,7 +157,7 @@ test('an offline indicator appears with the network gone and leaves when it is b
   await banner.waitFor({ state: 'detached' });
 });
 
-test('Enter in the "New workspace" dialog creates the workspace; Escape and Cancel do not', async () => {
+test('Enter in the "New workspace" dialog creates the workspace; Escape and Cancel do not; rows show dates and provider', async () => {
   await page.goto(app.url);
   await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
   await page.getByRole('button', { name: 'New workspace' }).click();
@@ -175,4 +175,8 @@ test('Enter in the "New workspace" dialog creates the workspace; Escape and Canc
   await page.getByRole('dialog').waitFor({ state: 'detached' });
   assert.equal(await page.getByRole('link', { name: /Not this one|Nor this one/ }).count(), 0);
   assert.equal(await page.getByRole('link', { name: /Made with Enter/ }).count(), 1);
+  // Each row says when it was made, when it was last used and which provider it talks to.
+  const made = await page.getByRole('link', { name: /Made with Enter/ }).innerText();
+  assert.match(made, /Created .+ · last used .+ · No provider yet/);
+  assert.match(await page.getByRole('link', { name: /My workspace/ }).innerText(), /last used .+ · OpenAI.* · test-model/);
 });

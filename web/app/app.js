@@ -272,6 +272,13 @@ export class ClawserApp {
     if (route.panel === 'settings') await this.#openSettings(ws.id);
   }
 
+  /** "OpenAI · gpt-4o-mini", "No provider yet". @param {string} workspaceId */
+  #providerLabel(workspaceId) {
+    const current = this.settings?.load(workspaceId);
+    const entry = current ? catalogEntry(current.provider) : undefined;
+    return !entry ? 'No provider yet' : entry.wire === 'echo' ? 'Echo · test provider, no AI' : `${entry.label}${current?.model ? ` · ${current.model}` : ''}`;
+  }
+
   #renderHome() {
     this.#view?.destroy();
     this.#view = null;
@@ -280,6 +287,7 @@ export class ClawserApp {
       clear(this.main).append(
         HomeView({
           workspaces: stores.list(),
+          providerOf: (id) => this.#providerLabel(id),
           onOpen: (id) => this.router.go({ name: 'workspace', workspaceId: id, panel: 'chat' }),
           onCreate: async () => {
             const name = await promptDialog({ title: 'New workspace', label: 'Workspace name', submitLabel: 'Create' });
@@ -443,8 +451,8 @@ export class ClawserApp {
     /** @type {() => void} */
     let destroyView = () => {};
     this.#view = { workspaceId, panel, controller, destroy: () => destroyView() };
+    this.workspaces?.touch(workspaceId);
     const current = settings.load(workspaceId);
-    const entry = current ? catalogEntry(current.provider) : undefined;
     const needsSetup = !current;
     const chat = ChatView({
       controller,
@@ -478,7 +486,7 @@ export class ClawserApp {
       chat: sub ? sub.root : chat.root,
       side,
       panels: this.panels.list().map((p) => ({ label: p.label, shortcut: p.shortcut, current: p.name === panel, onOpen: () => this.router.go({ name: 'workspace', workspaceId, panel: p.name }) })),
-      providerLabel: !entry ? 'No provider yet' : entry.wire === 'echo' ? 'Echo · test provider, no AI' : `${entry.label}${current?.model ? ` · ${current.model}` : ''}`,
+      providerLabel: this.#providerLabel(workspaceId),
       onHome: () => this.router.go({ name: 'home' }),
       onSettings: () => this.#goSettings(workspaceId),
       onSelect: (id) => this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: id }),

@@ -2,7 +2,7 @@
 /** @import { LocalConfig } from '../storage/local-config.js' */
 import { z } from 'zod';
 
-const WorkspaceSchema = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]+$/), name: z.string(), createdAt: z.number() });
+const WorkspaceSchema = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]+$/), name: z.string(), createdAt: z.number(), lastUsedAt: z.number().optional() });
 const ListSchema = z.array(WorkspaceSchema);
 /** @typedef {z.infer<typeof WorkspaceSchema>} Workspace */
 
@@ -42,6 +42,12 @@ export class WorkspaceStore {
     await this.fs.mkdir(`clawser_workspaces/${ws.id}`);
     this.config.set(WORKSPACES_KEY, [...this.list(), ws]);
     return ws;
+  }
+
+  /** Records that the workspace was opened now (shown on the home screen). @param {string} id */
+  touch(id) {
+    const now = Date.now();
+    this.config.set(WORKSPACES_KEY, this.list().map((w) => (w.id === id ? { ...w, lastUsedAt: now } : w)));
   }
 
   /** @param {string} id @param {string} name */

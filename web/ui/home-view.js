@@ -3,10 +3,10 @@ import { h, formatTime } from './dom.js';
 
 /**
  * The home screen: the list of workspaces.
- * @param {{workspaces: Workspace[], onOpen: (id: string) => void, onCreate: () => void, onClone: () => void, onRename: (w: Workspace) => void, onDelete: (w: Workspace) => void,
+ * @param {{workspaces: Workspace[], providerOf: (id: string) => string, onOpen: (id: string) => void, onCreate: () => void, onClone: () => void, onRename: (w: Workspace) => void, onDelete: (w: Workspace) => void,
  *   onBackup: () => void, onRestore: (file: File) => void}} props
  */
-export function HomeView({ workspaces, onOpen, onCreate, onClone, onRename, onDelete, onBackup, onRestore }) {
+export function HomeView({ workspaces, providerOf, onOpen, onCreate, onClone, onRename, onDelete, onBackup, onRestore }) {
   const restorePicker = h('input', { type: 'file', accept: '.zip,application/zip', hidden: true, 'aria-label': 'Choose a backup file to restore' });
   restorePicker.addEventListener('change', () => {
     const file = restorePicker.files?.[0];
@@ -36,7 +36,7 @@ export function HomeView({ workspaces, onOpen, onCreate, onClone, onRename, onDe
               h('li', { class: 'ws-item' },
                 h('a', { href: `#workspace/${encodeURIComponent(w.id)}`, class: 'ws-open', on: { click: (/** @type {MouseEvent} */ e) => { e.preventDefault(); onOpen(w.id); } } },
                   h('span', { class: 'ws-name' }, w.name),
-                  h('span', { class: 'muted small' }, `Created ${formatTime(w.createdAt)}`),
+                  h('span', { class: 'muted small ws-facts' }, [`Created ${formatTime(w.createdAt)}`, w.lastUsedAt ? `last used ${formatTime(w.lastUsedAt)}` : 'not opened yet', providerOf(w.id)].join(' · ')),
                 ),
                 h('button', { type: 'button', class: 'secondary', 'aria-label': `Rename workspace ${w.name}`, on: { click: () => onRename(w) } }, 'Rename'),
                 h('button', { type: 'button', class: 'secondary danger-text', 'aria-label': `Delete workspace ${w.name}`, on: { click: () => onDelete(w) } }, 'Delete'),
