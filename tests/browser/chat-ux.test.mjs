@@ -34,7 +34,7 @@ const send = async (/** @type {string} */ text) => {
 };
 
 test('the message you send shows at once, while the reply is still streaming, with no "Start the conversation" note', async () => {
-  await page.getByRole('button', { name: 'New conversation' }).click();
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
   await page.getByText('Start the conversation: type a message below.').waitFor();
   llm.enqueue({ text: 'one two three four five six seven', dropAfter: 3, holdOpen: true });
   await send('Shown right away please');
@@ -93,11 +93,20 @@ test('a reloaded or reopened conversation shows its latest message', async () =>
   await page.waitForFunction(() => { const el = document.querySelector('.scroller'); return !!el && el.scrollHeight > el.clientHeight * 2 && el.scrollHeight - el.scrollTop - el.clientHeight < 4; });
   // Another conversation, then back: again at the latest message.
   await page.locator('.scroller').evaluate((el) => { el.scrollTop = 0; });
-  await page.getByRole('button', { name: 'New conversation' }).click();
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
   await page.getByText('Start the conversation: type a message below.').waitFor();
   await page.getByRole('link', { name: /Shown right away please/ }).click();
   await page.locator('.msg.assistant .msg-body', { hasText: 'Line 120 of a long answer.' }).waitFor();
   await page.waitForFunction(() => { const el = document.querySelector('.scroller'); return !!el && el.scrollHeight > el.clientHeight * 2 && el.scrollHeight - el.scrollTop - el.clientHeight < 4; });
+});
+
+test('a new conversation is titled by its first message as plain text, Markdown stripped', async () => {
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  await send('**Why** does `parse()` fail on [this file](https://example.com/a.txt)?');
+  await page.locator('.msg.assistant:not(.streaming) .msg-body', { hasText: 'You said:' }).last().waitFor();
+  await page.getByRole('link', { name: 'Why does parse() fail on this file?' }).waitFor();
+  await page.reload();
+  await page.getByRole('link', { name: 'Why does parse() fail on this file?' }).waitFor();
 });
 
 /** A port on 127.0.0.1 where nothing listens (taken, then released). */

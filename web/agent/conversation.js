@@ -4,6 +4,7 @@
 import { readTextIfExists, writeJson } from '../storage/index.js';
 import { readAppended, splitLines } from '../storage/append-log.js';
 import { EventLog, applyEventToHistory, isEvent, trimHistory } from './event-log.js';
+import { plainTitle } from './title.js';
 
 /** A snapshot every this many events bounds the work of opening a conversation. */
 export const SNAPSHOT_EVERY = 500;
@@ -297,9 +298,9 @@ export class Conversation {
     this.#meta.updatedAt = now;
     let titleChanged = false;
     if (!this.#meta.titleSet && (this.#meta.title === 'New conversation' || !this.#meta.title)) {
-      const t = userText.replace(/\s+/g, ' ').trim();
+      const t = plainTitle(userText);
       if (t) {
-        this.#meta.title = t.length > 60 ? t.slice(0, 57) + '…' : t;
+        this.#meta.title = t;
         titleChanged = true;
       }
     }
