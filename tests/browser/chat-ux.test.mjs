@@ -4,7 +4,7 @@
 // or reloaded conversation shows its latest message.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, saveSettings } from './helpers.mjs';
+import { launchBrowser, startApp, openWorkspace, saveSettings, readWorkspaceFile } from './helpers.mjs';
 import { createServer } from 'node:net';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 
@@ -107,6 +107,36 @@ test('a new conversation is titled by its first message as plain text, Markdown 
   await page.getByRole('link', { name: 'Why does parse() fail on this file?' }).waitFor();
   await page.reload();
   await page.getByRole('link', { name: 'Why does parse() fail on this file?' }).waitFor();
+});
+
+test('code blocks of a reply are highlighted and can be saved to the workspace (never into Clawser\'s own folders)', async () => {
+  llm.enqueue({ text: 'Here:\n\n```js\nconst greeting = "hi"; // say it\n```\n' });
+  await send('show me some code');
+  const block = page.locator('.msg.assistant:not(.streaming) .code-block').last();
+  await block.locator('.tok-keyword', { hasText: 'const' }).waitFor();
+  await block.locator('.tok-string', { hasText: '"hi"' }).waitFor();
+  await block.locator('.tok-comment', { hasText: '// say it' }).waitFor();
+  assert.equal(await block.locator('code').evaluate((el) => el.textContent), 'const greeting = "hi"; // say it\n', 'highlighting keeps the text as written');
+  // Save: asks for the path (a name from the language), writes the file.
+  const save = block.getByRole('button', { name: 'Save code to the workspace' });
+  await save.click();
+  const dialog = page.getByRole('dialog', { name: 'Save code to the workspace' });
+  assert.equal(await dialog.getByLabel('File path').inputValue(), 'snippet.js');
+  await dialog.getByLabel('File path').fill('code/hello.js');
+  await dialog.getByLabel('File path').press('Enter');
+  await block.getByText('Saved to code/hello.js').waitFor();
+  assert.equal(await readWorkspaceFile(page, 'code/hello.js'), 'const greeting = "hi"; // say it\n');
+  // The same path again asks before replacing.
+  await save.click();
+  await dialog.getByLabel('File path').fill('code/hello.js');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('dialog', { name: 'Replace the file?' }).getByRole('button', { name: 'Cancel' }).click();
+  await page.getByRole('dialog').waitFor({ state: 'detached' });
+  // Clawser's own folders are refused.
+  await save.click();
+  await dialog.getByLabel('File path').fill('.scheduler/jobs.json');
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await block.getByText(/^Not saved: /).waitFor();
 });
 
 /** A port on 127.0.0.1 where nothing listens (taken, then released). */

@@ -272,6 +272,20 @@ export class ClawserApp {
     if (route.panel === 'settings') await this.#openSettings(ws.id);
   }
 
+  /**
+   * Saves a code block from the chat as a workspace file, asking for its path (and before
+   * replacing a file). Resolves to the path, or null when the user cancelled.
+   * @param {string} workspaceId @param {string} code @param {string} ext
+   */
+  async #saveCode(workspaceId, code, ext) {
+    const path = await promptDialog({ title: 'Save code to the workspace', label: 'File path', value: `snippet.${ext}`, submitLabel: 'Save' });
+    if (!path) return null;
+    const files = await this.#servicesOf(workspaceId).files();
+    if (await files.exists(path) && !(await confirmDialog({ title: 'Replace the file?', message: `"${path}" exists. Replace its content with this code?`, confirmLabel: 'Replace' }))) return null;
+    await files.save(path, code.endsWith('\n') ? code : `${code}\n`);
+    return files.check(path);
+  }
+
   /** "OpenAI · gpt-4o-mini", "No provider yet". @param {string} workspaceId */
   #providerLabel(workspaceId) {
     const current = this.settings?.load(workspaceId);
@@ -457,6 +471,7 @@ export class ClawserApp {
     const chat = ChatView({
       controller,
       needsSetup,
+      onSaveCode: (code, ext) => this.#saveCode(workspaceId, code, ext),
       setupCard: () => this.#setupCard(workspaceId),
       onOpenSettings: () => this.#goSettings(workspaceId),
       onConversationChange: (id) => {

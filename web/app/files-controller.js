@@ -94,6 +94,11 @@ export class FilesController {
     return this.fs.readBytes(this.check(path));
   }
 
+  /** Whether something exists at `path`. @param {string} path */
+  async exists(path) {
+    return (await this.fs.stat(this.check(path))) !== null;
+  }
+
   /** Saves text (atomic replace). @param {string} path @param {string} text */
   async save(path, text) {
     await this.fs.write(this.check(path), text);

@@ -10,5 +10,5 @@ declare module '@clawser/editor' {
   export { html } from '@codemirror/lang-html';
   export { css } from '@codemirror/lang-css';
   export { python } from '@codemirror/lang-python';
-  export { tags } from '@lezer/highlight';
+  export { tags, highlightCode, classHighlighter } from '@lezer/highlight';
 }

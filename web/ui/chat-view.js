@@ -2,28 +2,52 @@
 /** @import { ClawserEvent } from '../agent/types.d.ts' */
 import { h, clear, formatTime } from './dom.js';
 import { renderMarkdown } from '../safety/markdown.js';
+import { extensionForFence, highlightElement } from './editor-module.js';
 
 /**
- * Adds a copy button to each code block of rendered Markdown.
+ * Adds a bar to each code block of rendered Markdown: its language, Copy, and (when the chat can
+ * save files) Save to workspace; a finished reply's code is also highlighted.
  * @param {HTMLElement} container
+ * @param {{highlight: boolean, onSave?: (code: string, ext: string) => Promise<string | null>}} options
+ *   onSave: resolves to the saved path, or null when the user cancelled
  */
-function enhanceCodeBlocks(container) {
+function enhanceCodeBlocks(container, { highlight, onSave }) {
   for (const pre of container.querySelectorAll('pre')) {
     if (pre.parentElement?.classList.contains('code-block')) continue;
-    const lang = pre.querySelector('code')?.className.match(/language-([\w+#-]+)/)?.[1];
-    const button = h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Copy code' }, 'Copy');
-    button.addEventListener('click', async () => {
+    const code = pre.querySelector('code');
+    const lang = code?.className.match(/language-([\w+#-]+)/)?.[1];
+    const ext = extensionForFence(lang);
+    /** Shows a short result on a button, then its label again. @param {HTMLButtonElement} button @param {string} text @param {string} label */
+    const flash = (button, text, label) => {
+      button.textContent = text;
+      setTimeout(() => (button.textContent = label), 1500);
+    };
+    const copy = /** @type {HTMLButtonElement} */ (h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Copy code' }, 'Copy'));
+    copy.addEventListener('click', async () => {
       try {
         await navigator.clipboard.writeText(pre.textContent ?? '');
-        button.textContent = 'Copied';
+        flash(copy, 'Copied', 'Copy');
       } catch {
-        button.textContent = 'Copy failed';
+        flash(copy, 'Copy failed', 'Copy');
       }
-      setTimeout(() => (button.textContent = 'Copy'), 1500);
     });
-    const wrapper = h('div', { class: 'code-block' }, h('div', { class: 'code-bar' }, h('span', { class: 'small muted' }, lang ?? 'code'), button));
+    const buttons = h('span', { class: 'row code-actions' }, copy);
+    if (onSave) {
+      const save = /** @type {HTMLButtonElement} */ (h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Save code to the workspace' }, 'Save'));
+      save.addEventListener('click', async () => {
+        try {
+          const path = await onSave(pre.textContent ?? '', ext);
+          if (path) flash(save, `Saved to ${path}`, 'Save');
+        } catch (err) {
+          flash(save, `Not saved: ${/** @type {Error} */ (err).message}`, 'Save');
+        }
+      });
+      buttons.append(save);
+    }
+    const wrapper = h('div', { class: 'code-block' }, h('div', { class: 'code-bar' }, h('span', { class: 'small muted' }, lang ?? 'code'), buttons));
     pre.replaceWith(wrapper);
     wrapper.append(pre);
+    if (highlight && code) highlightElement(code, ext).catch(() => {}); // plain text stays when the bundle cannot load
   }
 }
 
@@ -59,17 +83,18 @@ export function formatDuration(ms) {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
-/** @param {HTMLElement} el @param {string} markdown */
-function setMarkdown(el, markdown) {
-  el.innerHTML = renderMarkdown(markdown); // renderMarkdown's output is sanitized (web/safety/markdown.js)
-  enhanceCodeBlocks(el);
-}
 
 /**
  * The chat panel: transcript, streaming reply, inline errors, composer.
- * @param {{controller: ChatController, needsSetup: boolean, setupCard: () => HTMLElement, onOpenSettings: () => void, onConversationChange: (id: string | null) => void}} props
+ * @param {{controller: ChatController, needsSetup: boolean, setupCard: () => HTMLElement, onOpenSettings: () => void, onConversationChange: (id: string | null) => void, onSaveCode?: (code: string, ext: string) => Promise<string | null>}} props
+ *   onSaveCode: saves a code block as a workspace file; resolves to its path, or null when cancelled
  */
-export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, onConversationChange }) {
+export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, onConversationChange, onSaveCode }) {
+  /** Renders sanitized Markdown into `el`; `final` text (not a reply still streaming) gets highlighted code. @param {HTMLElement} el @param {string} markdown @param {boolean} [final] */
+  const setMarkdown = (el, markdown, final = true) => {
+    el.innerHTML = renderMarkdown(markdown); // renderMarkdown's output is sanitized (web/safety/markdown.js)
+    enhanceCodeBlocks(el, { highlight: final, onSave: onSaveCode });
+  };
   const list = h('ol', { class: 'messages', role: 'log', 'aria-label': 'Messages', 'aria-live': 'polite' });
   const scroller = h('div', { class: 'scroller' }, list);
   const composer = h('textarea', { class: 'composer-input', 'aria-label': 'Message', placeholder: needsSetup ? 'Choose a provider above to start' : 'Message Clawser…', title: 'Enter sends, Shift+Enter starts a new line', rows: 2, disabled: needsSetup });
@@ -248,7 +273,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       list.append(li);
       streamBody = body;
     }
-    setMarkdown(streamBody, s.streaming.text || '');
+    setMarkdown(streamBody, s.streaming.text || '', false);
     if (streamStatus) streamStatus.textContent = s.streaming.status || (s.streaming.text ? '' : 'Thinking…');
     if (stick) toBottom();
   };

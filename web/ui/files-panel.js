@@ -2,6 +2,7 @@
 import { h, clear, downloadBlob } from './dom.js';
 import { confirmDialog, promptDialog } from './dialogs.js';
 import { renderMarkdown } from '../safety/markdown.js';
+import { loadEditor, languageFor } from './editor-module.js';
 
 /** @param {number} n */
 const size = (n) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
@@ -12,12 +13,6 @@ const parentOf = (path) => path.split('/').slice(0, -1).join('/');
 
 /** @param {File} file */
 const fileSource = (file) => ({ name: file.name, bytes: async () => new Uint8Array(await file.arrayBuffer()) });
-
-/**
- * Loads the editor bundle (CodeMirror) on first use: most visits never open a file.
- * @type {Promise<typeof import('@clawser/editor')> | null}
- */
-let editorModule = null;
 
 /**
  * Colours and chrome of the editor from the app's CSS variables, so light and dark follow the
@@ -56,17 +51,6 @@ function editorLook(cm) {
   return [theme, cm.syntaxHighlighting(highlight)];
 }
 
-/** @param {typeof import('@clawser/editor')} cm @param {string} ext the file's extension */
-function languageFor(cm, ext) {
-  if (['js', 'mjs', 'cjs', 'jsx'].includes(ext)) return cm.javascript({ jsx: ext === 'jsx' });
-  if (['ts', 'tsx', 'mts'].includes(ext)) return cm.javascript({ typescript: true, jsx: ext === 'tsx' });
-  if (['md', 'markdown'].includes(ext)) return cm.markdown();
-  if (['json', 'jsonl', 'webmanifest'].includes(ext)) return cm.json();
-  if (['html', 'htm', 'svg', 'xml'].includes(ext)) return cm.html();
-  if (ext === 'css') return cm.css();
-  if (ext === 'py') return cm.python();
-  return [];
-}
 
 /**
  * The Files panel: the workspace tree, an editor with syntax colouring, previews of images
@@ -215,8 +199,7 @@ export function FilesPanel(props) {
         setDirty(false);
         status.textContent = `Saved ${openPath}.`;
       };
-      editorModule ??= import('@clawser/editor');
-      const cm = await editorModule;
+      const cm = await loadEditor();
       if (openPath !== file.path) return; // another file was opened meanwhile
       // In a shadow root, CodeMirror's styles are constructed stylesheets, which the CSP allows.
       const shadow = holder.shadowRoot ?? holder.attachShadow({ mode: 'open' });
