@@ -172,7 +172,7 @@ test('conversations: new, switch, rename, delete; Anthropic works the same', asy
   await dialog.getByLabel('API key').fill(KEY);
   await dialog.getByLabel('Base URL').fill(llm.url);
   await saveSettings(page);
-  await page.getByRole('button', { name: 'New conversation' }).click();
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
   await message().fill('Second chat via Anthropic');
   await page.getByRole('button', { name: 'Send' }).click();
   await lastAssistant().getByText('You said: Second chat via Anthropic').waitFor();

@@ -54,7 +54,7 @@ for (const [width, height] of [[360, 740], [1920, 1080]]) {
           assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
           await toggle.click();
           assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
-          await page.getByRole('button', { name: 'New conversation' }).waitFor();
+          await page.getByRole('button', { name: 'New conversation', exact: true }).waitFor();
           assert.ok(await page.getByRole('navigation', { name: 'Conversations' }).getByRole('link').first().isVisible());
           await toggle.click();
         }

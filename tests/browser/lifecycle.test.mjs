@@ -57,7 +57,7 @@ const conversationId = (page) => page.evaluate(() => location.hash.split('/')[3]
 
 /** @param {import('playwright-core').Page} page */
 async function openLlmWorkspace(page) {
-  await page.getByRole('button', { name: 'New conversation' }).click();
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
   await page.waitForURL((u) => u.hash.split('/').length > 3);
 }
 

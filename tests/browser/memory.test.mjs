@@ -37,7 +37,7 @@ test('the agent remembers across conversations and reloads; the turn shows which
 
   // A new conversation after a reload: the memory is recalled into the system prompt.
   await page.reload();
-  await page.getByRole('button', { name: 'New conversation' }).click();
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
   llm.enqueue({ text: 'Use Helix keybindings then.' });
   await sendMessage(page, 'which code editor should the shortcuts be for?');
   await page.locator('.msg.assistant', { hasText: 'Use Helix keybindings then.' }).waitFor();
@@ -183,7 +183,7 @@ test('untrusted content: after reading a file that carries instructions, a memor
   await page.getByRole('combobox', { name: 'Policy for memory_store' }).selectOption('auto');
   await page.locator('#policy-memory_store-d', { hasText: 'Your choice for this workspace.' }).waitFor();
   await page.getByRole('button', { name: 'Back to chat' }).click();
-  await page.getByRole('button', { name: 'New conversation' }).click();
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
 
   // Control: nothing untrusted read yet, so the always-allowed memory is kept without a question.
   llm.enqueue({ toolCalls: [{ id: 'c1', name: 'memory_store', arguments: { key: 'tea', content: 'The user drinks green tea.' } }] }, { text: 'Noted the tea.' });

@@ -75,7 +75,7 @@ test('while one tab restores a backup, another stops writing, shows a banner, re
   assert.equal(await bannerBox.getByRole('button', { name: 'Dismiss' }).count(), 0);
   // The view cannot be used meanwhile (no new conversation, rename or message from here)…
   assert.equal(await b.locator('.view').evaluate((el) => /** @type {HTMLElement} */ (el).inert), true);
-  assert.equal(await b.getByRole('button', { name: 'New conversation' }).evaluate((el) => !!el.closest('[inert]')), true, 'its controls are inert');
+  assert.equal(await b.getByRole('button', { name: 'New conversation', exact: true }).evaluate((el) => !!el.closest('[inert]')), true, 'its controls are inert');
   // …and a write that comes anyway (here: the app's own send, as a scheduled job would) is
   // refused with a message that says so.
   await b.evaluate(() => { /** @type {HTMLElement} */ (document.querySelector('.view')).inert = false; });

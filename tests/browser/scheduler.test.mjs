@@ -104,7 +104,7 @@ test('a job from the Schedule panel fires at its time: a turn in its conversatio
 
 test('the agent schedules a job only with the user\'s approval; the chat records it', async () => {
   const page = await openWorkspace(browser.context, app.url);
-  await page.getByRole('button', { name: 'New conversation' }).click();
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
   llm.enqueue(
     { toolCalls: [{ id: 's1', name: 'schedule_add', arguments: { when: 'every weekday at 9am', prompt: 'Check my calendar for today', timezone: 'Europe/Berlin' } }] },
     { text: 'I will check your calendar every weekday at 9.' },

@@ -193,7 +193,7 @@ test('events persist line by line on OPFS and a torn last line is recovered with
 
 test('a tab closed mid-stream loses no earlier event', async () => {
   const page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
-  await page.getByRole('button', { name: 'New conversation' }).click();
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
   await page.getByRole('textbox', { name: 'Message' }).fill('first turn');
   await page.getByRole('button', { name: 'Send' }).click();
   await page.getByText('You said: first turn').waitFor();
