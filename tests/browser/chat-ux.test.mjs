@@ -139,6 +139,24 @@ test('code blocks of a reply are highlighted and can be saved to the workspace (
   await block.getByText(/^Not saved: /).waitFor();
 });
 
+test('a message copies as written (Markdown) or as the plain text on screen', async () => {
+  await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(app.url).origin });
+  llm.enqueue({ text: '**Bold** point:\n\n- one\n- `two`\n' });
+  await send('list two things');
+  const reply = page.locator('.msg.assistant:not(.streaming)').last();
+  await reply.locator('.msg-body', { hasText: 'Bold' }).waitFor();
+  const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
+  await reply.getByRole('button', { name: 'Copy message as Markdown' }).click();
+  await reply.getByText('Copied').waitFor();
+  assert.equal(await clipboard(), '**Bold** point:\n\n- one\n- `two`\n');
+  await reply.getByRole('button', { name: 'Copy message as plain text' }).click();
+  await page.waitForFunction(() => navigator.clipboard.readText().then((t) => !t.includes('**')));
+  assert.match(await clipboard(), /^Bold point:\n+one\n+two$/);
+  const mine = page.locator('.msg.user', { hasText: 'list two things' }).last();
+  await mine.getByRole('button', { name: 'Copy message as Markdown' }).click();
+  await page.waitForFunction(() => navigator.clipboard.readText().then((t) => t === 'list two things'));
+});
+
 /** A port on 127.0.0.1 where nothing listens (taken, then released). */
 async function closedPort() {
   const server = createServer();

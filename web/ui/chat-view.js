@@ -52,6 +52,18 @@ function enhanceCodeBlocks(container, { highlight, onSave }) {
 }
 
 /**
+ * The text a message shows, without the code blocks' bars (their language name and buttons).
+ * @param {HTMLElement} body
+ */
+function plainTextOf(body) {
+  const copy = /** @type {HTMLElement} */ (body.cloneNode(true));
+  for (const bar of copy.querySelectorAll('.code-bar')) bar.remove();
+  // A detached copy has no layout, so mark where blocks end (what innerText would do on screen).
+  for (const block of copy.querySelectorAll('p, li, pre, h1, h2, h3, h4, h5, h6, blockquote, tr')) block.append('\n');
+  return (copy.textContent ?? '').replace(/\n{3,}/g, '\n\n').trim();
+}
+
+/**
  * Events of failed attempts the user retried: a message whose reply failed, followed by the same
  * message sent again. The transcript shows the attempt that counts, not both (the model never
  * sees the failed one either).
@@ -126,6 +138,31 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     return { li, body };
   };
 
+  /**
+   * Copy a message as written (Markdown) or as the plain text on screen.
+   * @param {string} markdown @param {HTMLElement} body
+   */
+  const messageActions = (markdown, body) => {
+    /** @param {string} label @param {string} name @param {() => string} text */
+    const copyButton = (label, name, text) => {
+      const button = h('button', { type: 'button', class: 'copy-btn', 'aria-label': name }, label);
+      button.addEventListener('click', async () => {
+        try {
+          await navigator.clipboard.writeText(text());
+          button.textContent = 'Copied';
+        } catch {
+          button.textContent = 'Copy failed';
+        }
+        setTimeout(() => (button.textContent = label), 1500);
+      });
+      return button;
+    };
+    return h('div', { class: 'row msg-actions' },
+      copyButton('Copy', 'Copy message as Markdown', () => markdown),
+      copyButton('Copy text', 'Copy message as plain text', () => plainTextOf(body)),
+    );
+  };
+
   /** "Run again" on a code card: runs through the same gates, with a Stop of its own; the output is shown, not recorded. @param {string} code */
   const runAgainButton = (code) => {
     const out = h('pre', { class: 'tool-output', hidden: true, 'aria-live': 'polite' });
@@ -159,12 +196,14 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     if (e.type === 'user_message') {
       const { li, body } = bubble('user', 'You', e.timestamp);
       body.append(h('p', { class: 'plain' }, String(e.data.text ?? '')));
+      li.append(messageActions(String(e.data.text ?? ''), body));
       return li;
     }
     if (e.type === 'agent_message') {
       if (!e.data.text && e.data.toolCalls?.length) return null; // only tool calls: their cards follow
       const { li, body } = bubble('assistant', String(e.data.model ?? 'Assistant'), e.timestamp);
       setMarkdown(body, String(e.data.text ?? ''));
+      li.append(messageActions(String(e.data.text ?? ''), body));
       if (e.data.stopped) li.append(h('p', { class: 'small muted' }, 'Stopped — the reply above is incomplete.'));
       if (e.data.stopReason === 'refusal') li.append(h('p', { class: 'small muted' }, 'Refusal — the model declined this request.'));
       return li;
