@@ -6,6 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchBrowser, startApp, openWorkspace, saveSettings, readWorkspaceFile } from './helpers.mjs';
 import { createServer } from 'node:net';
+import { readFile } from 'node:fs/promises';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -155,6 +156,42 @@ test('a message copies as written (Markdown) or as the plain text on screen', as
   const mine = page.locator('.msg.user', { hasText: 'list two things' }).last();
   await mine.getByRole('button', { name: 'Copy message as Markdown' }).click();
   await page.waitForFunction(() => navigator.clipboard.readText().then((t) => t === 'list two things'));
+});
+
+test('export a conversation as Markdown, JSONL and HTML; the JSONL imports back whole; a bad file changes nothing', async () => {
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  await send('export me please');
+  await page.locator('.msg.assistant:not(.streaming) .msg-body', { hasText: 'You said: export me please' }).waitFor();
+  /** @param {string} format @returns {Promise<{name: string, text: string}>} */
+  const exportAs = async (format) => {
+    await page.getByRole('button', { name: 'Export conversation export me please' }).click();
+    const dialog = page.getByRole('dialog', { name: /Export/ });
+    await dialog.getByLabel('Format').selectOption(format);
+    const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Export' }).click()]);
+    return { name: download.suggestedFilename(), text: await readFile(/** @type {string} */ (await download.path()), 'utf8') };
+  };
+  const md = await exportAs('Markdown');
+  assert.equal(md.name, 'export-me-please.md');
+  assert.match(md.text, /^# export me please\n[\s\S]*## You · [^\n]+\n\nexport me please\n[\s\S]*You said: export me please/);
+  const html = await exportAs('HTML page');
+  assert.match(html.text, /^<!doctype html>/);
+  assert.match(html.text, /You said: export me please/);
+  assert.doesNotMatch(html.text, /<script/);
+  const jsonl = await exportAs('JSONL (event log, can be imported)');
+  const lines = jsonl.text.trim().split('\n').map((l) => JSON.parse(l));
+  assert.ok(lines.some((e) => e.type === 'user_message' && e.data.text === 'export me please'));
+  // Import it back: a new conversation with the same messages.
+  const before = await page.locator('.conv-item').count();
+  await page.getByLabel('Choose a conversation file (JSONL) to import').setInputFiles({ name: 'imported-chat.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(jsonl.text) });
+  await page.getByRole('link', { name: /imported chat/ }).waitFor();
+  await page.locator('.msg.user', { hasText: 'export me please' }).waitFor();
+  await page.locator('.msg.assistant .msg-body', { hasText: 'You said: export me please' }).waitFor();
+  assert.equal(await page.locator('.conv-item').count(), before + 1);
+  // A damaged file: a clear error, no conversation added.
+  await page.getByLabel('Choose a conversation file (JSONL) to import').setInputFiles({ name: 'broken.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(`${jsonl.text}{oops\n`) });
+  await page.getByRole('alert').filter({ hasText: /Not imported: Line \d+ is not JSON/ }).waitFor();
+  assert.equal(await page.locator('.conv-item').count(), before + 1);
+  await page.getByRole('alert').filter({ hasText: /Not imported/ }).getByRole('button', { name: 'Dismiss' }).click();
 });
 
 /** A port on 127.0.0.1 where nothing listens (taken, then released). */

@@ -1,7 +1,9 @@
-/** @import { ConversationMeta, Coordination } from './types.d.ts' */
+/** @import { ConversationMeta, Coordination, ClawserEvent } from './types.d.ts' */
 /** @import { FileSystem } from '../storage/types.d.ts' */
 import { readTextIfExists, writeJson } from '../storage/index.js';
 import { Conversation } from './conversation.js';
+import { parseEventLines } from './event-log.js';
+import { toJsonl } from './conversation-export.js';
 
 /** Lists, creates, renames, deletes and opens the conversations of one workspace. */
 export class ConversationStore {
@@ -57,6 +59,29 @@ export class ConversationStore {
     const c = this.#coordination;
     // Opening repairs a torn last line: under the lock, a line another tab is writing is never taken for one.
     return c ? c.withLock(Conversation.topic(dir), () => Conversation.open(this.#fs, dir, undefined, c)) : Conversation.open(this.#fs, dir);
+  }
+
+  /**
+   * Every event of a conversation, from its log (an open Conversation shows only a tail).
+   * @param {string} id @returns {Promise<ClawserEvent[]>}
+   */
+  async allEvents(id) {
+    return parseEventLines((await readTextIfExists(this.#fs, `${this.dirOf(id)}/events.jsonl`)) ?? '').events;
+  }
+
+  /**
+   * A new conversation holding `events` as they are (ids and times kept), e.g. from an imported
+   * file the caller validated. The log is written before the conversation is listed.
+   * @param {string} title @param {ClawserEvent[]} events @returns {Promise<ConversationMeta>}
+   */
+  async createFrom(title, events) {
+    const now = Date.now();
+    const id = `c${now.toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+    await this.#fs.write(`${this.dirOf(id)}/events.jsonl`, toJsonl(events));
+    /** @type {ConversationMeta} */
+    const meta = { id, title, createdAt: events[0]?.timestamp ?? now, updatedAt: events.at(-1)?.timestamp ?? now, titleSet: true };
+    await writeJson(this.#fs, `${this.dirOf(id)}/meta.json`, meta);
+    return meta;
   }
 
   /** @param {string} id @param {string} title */

@@ -27,12 +27,17 @@ const SUMMARIZED = ', in the summary of the earlier conversation';
 export function applyEventToHistory(history, event) {
   const d = event.data;
   switch (event.type) {
-    case 'user_message':
-      history.push({ role: 'user', content: String(d.text ?? '') });
+    case 'user_message': {
+      /** @type {Message} */
+      const m = { role: 'user', content: String(d.text ?? '') };
+      if (typeof d.untrusted === 'string' && d.untrusted) m.untrusted = d.untrusted; // e.g. an imported conversation
+      history.push(m);
       break;
+    }
     case 'agent_message': {
       /** @type {Message} */
       const m = { role: 'assistant', content: String(d.text ?? '') };
+      if (typeof d.untrusted === 'string' && d.untrusted) m.untrusted = d.untrusted;
       if (Array.isArray(d.toolCalls) && d.toolCalls.length) m.toolCalls = d.toolCalls;
       if (m.content || m.toolCalls) history.push(m);
       break;

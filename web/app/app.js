@@ -23,13 +23,13 @@ import { LeakDetector } from '../safety/leak-detector.js';
 import { RESTORE_FLAG } from './flags.js';
 import { MountStore } from '../storage/mounts.js';
 import { ArtifactView } from '../ui/artifact-view.js';
-import { h, clear } from '../ui/dom.js';
+import { h, clear, downloadBlob } from '../ui/dom.js';
 import { HomeView } from '../ui/home-view.js';
 import { WorkspaceView } from '../ui/workspace-view.js';
 import { ChatView } from '../ui/chat-view.js';
 import { FirstRunCard } from '../ui/first-run.js';
 import { openSettingsDialog } from '../ui/settings-dialog.js';
-import { confirmDialog, promptDialog } from '../ui/dialogs.js';
+import { confirmDialog, formDialog, promptDialog } from '../ui/dialogs.js';
 import { BannerArea } from '../ui/banners.js';
 import { PanelRegistry, BUILTIN_PANELS } from './panels.js';
 import { WorkspaceServices } from './workspace-services.js';
@@ -514,6 +514,21 @@ export class ClawserApp {
         const next = await promptDialog({ title: 'Rename conversation', label: 'Conversation title', value: title, submitLabel: 'Rename' });
         if (next) await controller.rename(id, next);
       },
+      onExport: async (id, title) => {
+        const choice = await formDialog({ title: `Export “${title}”`, fields: [{ name: 'format', label: 'Format', options: ['Markdown', 'JSONL (event log, can be imported)', 'HTML page'], value: 'Markdown' }], submitLabel: 'Export' });
+        if (!choice) return;
+        const format = String(choice.format).startsWith('JSONL') ? 'jsonl' : String(choice.format).startsWith('HTML') ? 'html' : 'markdown';
+        const file = await controller.exportConversation(id, format);
+        downloadBlob(new Blob([file.text], { type: file.type }), file.name);
+      },
+      onImport: (file) => this.#guard((async () => {
+        try {
+          const meta = await controller.importConversation(file.name, await file.text());
+          this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: meta.id });
+        } catch (err) {
+          this.banners.show('import', /** @type {Error} */ (err).message, { kind: 'error' });
+        }
+      })()),
       onDelete: async (id, title) => {
         const ok = await confirmDialog({ title: `Delete “${title}”?`, message: 'The whole conversation is removed from this browser. This cannot be undone.', confirmLabel: 'Delete conversation' });
         if (!ok) return;

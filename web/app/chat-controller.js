@@ -9,6 +9,8 @@
 import { ClawserAgent } from '../agent/agent.js';
 import { ConversationStore } from '../agent/conversation-store.js';
 import { Conversation } from '../agent/conversation.js';
+import { toHtml, toJsonl, toMarkdown, parseImport, markImported } from '../agent/conversation-export.js';
+import { plainTitle } from '../agent/title.js';
 import { createProvider } from '../providers/index.js';
 
 /**
@@ -196,6 +198,39 @@ export class ChatController {
     else await this.store.rename(id, t);
     this.#set({ conversations: this.state.conversations.map((c) => (c.id === id ? { ...c, title: t, titleSet: true } : c)) });
     this.#announceList();
+  }
+
+  /**
+   * A conversation as a file to download: Markdown, the JSONL event log, or a self-contained
+   * HTML page (messages through the sanitizing Markdown renderer).
+   * @param {string} id @param {'markdown' | 'jsonl' | 'html'} format
+   * @returns {Promise<{name: string, type: string, text: string}>}
+   */
+  async exportConversation(id, format) {
+    const meta = this.state.conversations.find((c) => c.id === id) ?? { title: 'Conversation' };
+    const events = await this.store.allEvents(id);
+    const base = meta.title.replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'conversation';
+    if (format === 'jsonl') return { name: `${base}.jsonl`, type: 'application/x-ndjson', text: toJsonl(events) };
+    if (format === 'markdown') return { name: `${base}.md`, type: 'text/markdown', text: toMarkdown(meta, events) };
+    const { renderMarkdown } = await import('../safety/markdown.js');
+    return { name: `${base}.html`, type: 'text/html', text: toHtml(meta, events, renderMarkdown) };
+  }
+
+  /**
+   * Imports a conversation exported as JSONL: validated whole first (a bad file changes
+   * nothing), then added as a new conversation and opened.
+   * @param {string} fileName @param {string} text
+   */
+  async importConversation(fileName, text) {
+    const parsed = parseImport(text);
+    if (!parsed.ok) throw Object.assign(new Error(`Not imported: ${parsed.error}`), { code: 'invalid' });
+    const first = parsed.events.find((e) => e.type === 'user_message');
+    const title = plainTitle(fileName.replace(/\.jsonl?$/i, '').replace(/[-_]+/g, ' ')) || plainTitle(String(first?.data.text ?? '')) || 'Imported conversation';
+    const meta = await this.store.createFrom(title, markImported(parsed.events, fileName));
+    this.#set({ conversations: [meta, ...this.state.conversations] });
+    this.#announceList();
+    await this.select(meta.id);
+    return meta;
   }
 
   /**

@@ -5,14 +5,24 @@ import { h, clear, formatTime } from './dom.js';
 /**
  * The workspace screen: header, conversation list (a drawer on narrow screens) and the
  * chat panel passed in.
- * @param {{workspace: Workspace, controller: ChatController, chat: HTMLElement, side?: HTMLElement, providerLabel: string, onHome: () => void, onSettings: () => void, panels: {label: string, shortcut?: string, current: boolean, onOpen: () => void}[], onSelect: (id: string) => void, onNew: () => void, onRename: (id: string, title: string) => void, onDelete: (id: string, title: string) => void}} props
+ * @param {{workspace: Workspace, controller: ChatController, chat: HTMLElement, side?: HTMLElement, providerLabel: string, onHome: () => void, onSettings: () => void, panels: {label: string, shortcut?: string, current: boolean, onOpen: () => void}[], onSelect: (id: string) => void, onNew: () => void, onRename: (id: string, title: string) => void, onDelete: (id: string, title: string) => void, onExport: (id: string, title: string) => void, onImport: (file: File) => void}} props
  */
 export function WorkspaceView(props) {
   const { workspace, controller } = props;
   const convList = h('ul', { class: 'conv-list' });
   const drawerToggle = h('button', { type: 'button', class: 'secondary drawer-toggle', 'aria-expanded': 'false', 'aria-controls': 'conv-drawer' }, 'Conversations');
+  const importPicker = /** @type {HTMLInputElement} */ (h('input', { type: 'file', accept: '.jsonl,.json,application/x-ndjson', hidden: true, 'aria-label': 'Choose a conversation file (JSONL) to import' }));
+  importPicker.addEventListener('change', () => {
+    const file = importPicker.files?.[0];
+    importPicker.value = '';
+    if (file) props.onImport(file);
+  });
   const sidebar = h('nav', { class: 'sidebar', id: 'conv-drawer', 'aria-label': 'Conversations' },
-    h('button', { type: 'button', class: 'new-conv', on: { click: () => { closeDrawer(); props.onNew(); } } }, 'New conversation'),
+    h('div', { class: 'row' },
+      h('button', { type: 'button', class: 'new-conv', on: { click: () => { closeDrawer(); props.onNew(); } } }, 'New conversation'),
+      h('button', { type: 'button', class: 'secondary', title: 'Import a conversation exported as JSONL', on: { click: () => importPicker.click() } }, 'Import'),
+      importPicker,
+    ),
     convList,
   );
   const closeDrawer = () => {
@@ -38,6 +48,7 @@ export function WorkspaceView(props) {
           ),
           h('div', { class: 'conv-actions' },
             h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Rename conversation ${c.title}`, title: 'Rename', on: { click: () => props.onRename(c.id, c.title) } }, '✎'),
+            h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Export conversation ${c.title}`, title: 'Export', on: { click: () => props.onExport(c.id, c.title) } }, '⤓'),
             h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Delete conversation ${c.title}`, title: 'Delete', on: { click: () => props.onDelete(c.id, c.title) } }, '×'),
           ),
         ),
