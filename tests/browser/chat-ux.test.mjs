@@ -251,6 +251,22 @@ test('an offline indicator appears with the network gone and leaves when it is b
   await banner.waitFor({ state: 'detached' });
 });
 
+test('"?" lists every keyboard shortcut, the panels\' included; typing "?" in the message does not', async () => {
+  await message().fill('');
+  await message().pressSequentially('why?');
+  assert.equal(await message().inputValue(), 'why?');
+  assert.equal(await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).count(), 0, 'control: "?" typed into the message box');
+  await message().fill('');
+  await page.locator('.scroller').click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press('?');
+  const dialog = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+  await dialog.waitFor();
+  const text = await dialog.innerText();
+  for (const want of [/Esc\s+Stop the reply/, /Enter\s+Send the message/, /Alt\s*\+\s*\d\s+Open Files/]) assert.match(text, want);
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
+});
+
 test('Enter in the "New workspace" dialog creates the workspace; Escape and Cancel do not; rows show dates and provider', async () => {
   await page.goto(app.url);
   await page.getByRole('heading', { name: 'Workspaces' }).waitFor();

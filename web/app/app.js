@@ -29,7 +29,7 @@ import { WorkspaceView } from '../ui/workspace-view.js';
 import { ChatView } from '../ui/chat-view.js';
 import { FirstRunCard } from '../ui/first-run.js';
 import { openSettingsDialog } from '../ui/settings-dialog.js';
-import { confirmDialog, formDialog, promptDialog } from '../ui/dialogs.js';
+import { confirmDialog, formDialog, promptDialog, shortcutsDialog } from '../ui/dialogs.js';
 import { BannerArea } from '../ui/banners.js';
 import { PanelRegistry, BUILTIN_PANELS } from './panels.js';
 import { WorkspaceServices } from './workspace-services.js';
@@ -174,6 +174,20 @@ export class ClawserApp {
     addEventListener('online', showConnectivity);
     addEventListener('offline', showConnectivity);
     showConnectivity();
+    // "?" lists every keyboard shortcut (not while typing, not over another dialog).
+    window.addEventListener('keydown', (e) => {
+      if (e.key !== '?' || e.ctrlKey || e.metaKey || e.altKey || document.querySelector('dialog[open]')) return;
+      const target = /** @type {HTMLElement | null} */ (e.target);
+      if (target?.closest('input, textarea, select, [contenteditable]:not([contenteditable="false"])')) return;
+      e.preventDefault();
+      shortcutsDialog([
+        { keys: '?', action: 'Show this list' },
+        { keys: 'Enter', action: 'Send the message' },
+        { keys: 'Shift+Enter', action: 'New line in the message' },
+        { keys: 'Esc', action: 'Stop the reply being written; close a dialog' },
+        ...this.panels.list().filter((p) => p.shortcut).map((p) => ({ keys: /** @type {string} */ (p.shortcut), action: `Open ${p.label}` })),
+      ]);
+    });
     // Each panel's keyboard shortcut (Alt+1…), in the open workspace.
     window.addEventListener('keydown', (e) => {
       const route = this.router.current;

@@ -105,3 +105,30 @@ export function formDialog({ title, description, fields, submitLabel }) {
     dialog.showModal();
   });
 }
+
+/**
+ * The list of keyboard shortcuts, as a modal dialog (opened with "?").
+ * @param {{keys: string, action: string}[]} rows
+ * @returns {Promise<void>} when closed
+ */
+export function shortcutsDialog(rows) {
+  return new Promise((resolve) => {
+    const titleId = `dlg-${Math.random().toString(36).slice(2)}`;
+    const dialog = h('dialog', { class: 'dialog', 'aria-labelledby': titleId },
+      h('form', { method: 'dialog' },
+        h('h2', { id: titleId }, 'Keyboard shortcuts'),
+        h('table', { class: 'shortcuts' },
+          h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Keys'), h('th', { scope: 'col' }, 'Action'))),
+          h('tbody', null, ...rows.map((r) => h('tr', null, h('td', null, ...r.keys.split('+').flatMap((k, i) => (i ? ['+', h('kbd', null, k)] : [h('kbd', null, k)]))), h('td', null, r.action)))),
+        ),
+        h('div', { class: 'dialog-actions' }, h('button', { type: 'submit', value: 'ok' }, 'Close')),
+      ),
+    );
+    dialog.addEventListener('close', () => {
+      dialog.remove();
+      resolve();
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+  });
+}
