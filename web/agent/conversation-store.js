@@ -5,6 +5,9 @@ import { Conversation } from './conversation.js';
 import { parseEventLines } from './event-log.js';
 import { toJsonl } from './conversation-export.js';
 
+/** @param {number} now */
+const newConversationId = (now) => `c${now.toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+
 /** Lists, creates, renames, deletes and opens the conversations of one workspace. */
 export class ConversationStore {
   /** @type {FileSystem} */ #fs;
@@ -46,7 +49,7 @@ export class ConversationStore {
   /** @param {string} [title] @returns {Promise<ConversationMeta>} */
   async create(title = 'New conversation') {
     const now = Date.now();
-    const id = `c${now.toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+    const id = newConversationId(now);
     /** @type {ConversationMeta} */
     const meta = { id, title, createdAt: now, updatedAt: now };
     await writeJson(this.#fs, `${this.dirOf(id)}/meta.json`, meta);
@@ -76,7 +79,7 @@ export class ConversationStore {
    */
   async createFrom(title, events) {
     const now = Date.now();
-    const id = `c${now.toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+    const id = newConversationId(now);
     await this.#fs.write(`${this.dirOf(id)}/events.jsonl`, toJsonl(events));
     /** @type {ConversationMeta} */
     const meta = { id, title, createdAt: events[0]?.timestamp ?? now, updatedAt: events.at(-1)?.timestamp ?? now, titleSet: true };

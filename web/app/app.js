@@ -529,10 +529,11 @@ export class ClawserApp {
         if (next) await controller.rename(id, next);
       },
       onExport: async (id, title) => {
-        const choice = await formDialog({ title: `Export “${title}”`, fields: [{ name: 'format', label: 'Format', options: ['Markdown', 'JSONL (event log, can be imported)', 'HTML page'], value: 'Markdown' }], submitLabel: 'Export' });
+        /** @type {Record<string, 'markdown' | 'jsonl' | 'html'>} */
+        const formats = { Markdown: 'markdown', 'JSONL (event log, can be imported)': 'jsonl', 'HTML page': 'html' };
+        const choice = await formDialog({ title: `Export “${title}”`, fields: [{ name: 'format', label: 'Format', options: Object.keys(formats), value: 'Markdown' }], submitLabel: 'Export' });
         if (!choice) return;
-        const format = String(choice.format).startsWith('JSONL') ? 'jsonl' : String(choice.format).startsWith('HTML') ? 'html' : 'markdown';
-        const file = await controller.exportConversation(id, format);
+        const file = await controller.exportConversation(id, formats[String(choice.format)] ?? 'markdown');
         downloadBlob(new Blob([file.text], { type: file.type }), file.name);
       },
       onImport: (file) => this.#guard((async () => {

@@ -88,9 +88,9 @@ async function handleFor(path, create) {
   const existing = open.get(key);
   if (existing) return existing;
   const { parts, name } = parentAndName(key);
-  const h = await openSync(await dirAt(parts, create), name, create);
-  open.set(key, h);
-  return h;
+  const { handle } = await openSync(await dirAt(parts, create), name, create);
+  open.set(key, handle);
+  return handle;
 }
 
 /**
@@ -105,15 +105,15 @@ const STALL_MS = 4000;
  * unanswered is made again (a late handle is closed at once); a file another tab holds for a
  * moment is waited for, briefly, before it is reported busy.
  * @param {FileSystemDirectoryHandle} dir @param {string} name @param {boolean} create
- * @returns {Promise<FileSystemSyncAccessHandle>}
+ * @returns {Promise<{file: FileSystemFileHandle, handle: FileSystemSyncAccessHandle}>}
  */
 function openSync(dir, name, create) {
-  return retryStalled(() => dir.getFileHandle(name, { create }).then((file) => file.createSyncAccessHandle()), {
+  return retryStalled(() => dir.getFileHandle(name, { create }).then(async (file) => ({ file, handle: await file.createSyncAccessHandle() })), {
     stallMs: STALL_MS,
     attempts: 20,
     pauseMs: 25,
     retryOn: ['NoModificationAllowedError'],
-    release: (late) => late.close(),
+    release: (late) => late.handle.close(),
     stalledError: () => new StorageError('busy', `The browser's storage did not answer while opening "${name}". Try again; if it keeps happening, reload the tab.`),
   });
 }
@@ -168,7 +168,7 @@ const ops = {
     const dir = await dirAt(parts, true);
     if (options?.atomic === false) {
       closeUnder(splitPath(path).join('/'));
-      const h = await openSync(dir, name, true);
+      const { handle: h } = await openSync(dir, name, true);
       try {
         h.truncate(0);
         writeAll(h, bytesOf(data), 0);
@@ -178,8 +178,7 @@ const ops = {
       return;
     }
     const tmpName = `.${name}.tmp-${Math.random().toString(36).slice(2)}`;
-    const h = await openSync(dir, tmpName, true);
-    const tmp = await dir.getFileHandle(tmpName);
+    const { file: tmp, handle: h } = await openSync(dir, tmpName, true);
     try {
       writeAll(h, bytesOf(data), 0);
       h.flush();

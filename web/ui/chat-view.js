@@ -4,6 +4,29 @@ import { h, clear, formatTime } from './dom.js';
 import { renderMarkdown } from '../safety/markdown.js';
 import { extensionForFence, highlightElement } from './editor-module.js';
 
+/** Shows a short result on a button, then its label again. @param {HTMLElement} button @param {string} text @param {string} label */
+function flash(button, text, label) {
+  button.textContent = text;
+  setTimeout(() => (button.textContent = label), 1500);
+}
+
+/**
+ * A button that copies `text()` to the clipboard and says whether it worked.
+ * @param {string} label @param {string} name its accessible name @param {() => string} text
+ */
+function copyButton(label, name, text) {
+  const button = h('button', { type: 'button', class: 'copy-btn', 'aria-label': name }, label);
+  button.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(text());
+      flash(button, 'Copied', label);
+    } catch {
+      flash(button, 'Copy failed', label);
+    }
+  });
+  return button;
+}
+
 /**
  * Adds a bar to each code block of rendered Markdown: its language, Copy, and (when the chat can
  * save files) Save to workspace; a finished reply's code is also highlighted.
@@ -17,23 +40,9 @@ function enhanceCodeBlocks(container, { highlight, onSave }) {
     const code = pre.querySelector('code');
     const lang = code?.className.match(/language-([\w+#-]+)/)?.[1];
     const ext = extensionForFence(lang);
-    /** Shows a short result on a button, then its label again. @param {HTMLButtonElement} button @param {string} text @param {string} label */
-    const flash = (button, text, label) => {
-      button.textContent = text;
-      setTimeout(() => (button.textContent = label), 1500);
-    };
-    const copy = /** @type {HTMLButtonElement} */ (h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Copy code' }, 'Copy'));
-    copy.addEventListener('click', async () => {
-      try {
-        await navigator.clipboard.writeText(pre.textContent ?? '');
-        flash(copy, 'Copied', 'Copy');
-      } catch {
-        flash(copy, 'Copy failed', 'Copy');
-      }
-    });
-    const buttons = h('span', { class: 'row code-actions' }, copy);
+    const buttons = h('span', { class: 'row code-actions' }, copyButton('Copy', 'Copy code', () => pre.textContent ?? ''));
     if (onSave) {
-      const save = /** @type {HTMLButtonElement} */ (h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Save code to the workspace' }, 'Save'));
+      const save = h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Save code to the workspace' }, 'Save');
       save.addEventListener('click', async () => {
         try {
           const path = await onSave(pre.textContent ?? '', ext);
@@ -95,7 +104,6 @@ export function formatDuration(ms) {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
-
 /**
  * The chat panel: transcript, streaming reply, inline errors, composer.
  * @param {{controller: ChatController, needsSetup: boolean, setupCard: () => HTMLElement, onOpenSettings: () => void, onConversationChange: (id: string | null) => void, onSaveCode?: (code: string, ext: string) => Promise<string | null>}} props
@@ -142,26 +150,10 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
    * Copy a message as written (Markdown) or as the plain text on screen.
    * @param {string} markdown @param {HTMLElement} body
    */
-  const messageActions = (markdown, body) => {
-    /** @param {string} label @param {string} name @param {() => string} text */
-    const copyButton = (label, name, text) => {
-      const button = h('button', { type: 'button', class: 'copy-btn', 'aria-label': name }, label);
-      button.addEventListener('click', async () => {
-        try {
-          await navigator.clipboard.writeText(text());
-          button.textContent = 'Copied';
-        } catch {
-          button.textContent = 'Copy failed';
-        }
-        setTimeout(() => (button.textContent = label), 1500);
-      });
-      return button;
-    };
-    return h('div', { class: 'row msg-actions' },
-      copyButton('Copy', 'Copy message as Markdown', () => markdown),
-      copyButton('Copy text', 'Copy message as plain text', () => plainTextOf(body)),
-    );
-  };
+  const messageActions = (markdown, body) => h('div', { class: 'row msg-actions' },
+    copyButton('Copy', 'Copy message as Markdown', () => markdown),
+    copyButton('Copy text', 'Copy message as plain text', () => plainTextOf(body)),
+  );
 
   /** "Run again" on a code card: runs through the same gates, with a Stop of its own; the output is shown, not recorded. @param {string} code */
   const runAgainButton = (code) => {
