@@ -90,7 +90,8 @@ test('settings: test connection reports a bad key, a wrong model, then success; 
 });
 
 test('chat streams token by token as Markdown, sanitized, with copy buttons', async () => {
-  llm.enqueue({ text: 'Streaming **bold** words arrive one by one and then a code block:\n\n```js\nconsole.log("hi")\n```\n', delayMs: 40 });
+  // Paused after "Streaming **bold** words" (the role piece, then three words) until the test has looked.
+  llm.enqueue({ text: 'Streaming **bold** words arrive one by one and then a code block:\n\n```js\nconsole.log("hi")\n```\n', pauseAfter: 4 });
   await message().fill('Hello Clawser');
   await page.getByRole('button', { name: 'Send' }).click();
   // Mid-stream: Stop is offered and only part of the text is there.
@@ -98,6 +99,7 @@ test('chat streams token by token as Markdown, sanitized, with copy buttons', as
   await page.locator('.msg.streaming .msg-body strong', { hasText: 'bold' }).waitFor();
   const partial = await page.locator('.msg.streaming .msg-body').innerText();
   assert.doesNotMatch(partial, /console\.log/);
+  llm.resume();
   await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' });
   await lastAssistant().locator('code', { hasText: 'console.log("hi")' }).waitFor();
   assert.equal(await lastAssistant().getByRole('button', { name: 'Copy code' }).count(), 1);
@@ -123,12 +125,14 @@ test('model output cannot inject scripts, handlers, forms, frames or remote imag
 });
 
 test('Stop cancels a reply; the partial text is kept and marked', async () => {
-  llm.enqueue({ text: 'one two three four five six seven eight nine ten eleven twelve', delayMs: 120 });
+  // Paused after "one two" until the test has pressed Stop (no race with a timer).
+  llm.enqueue({ text: 'one two three four five six seven eight nine ten eleven twelve', pauseAfter: 3 });
   await message().fill('count slowly');
   await page.getByRole('button', { name: 'Send' }).click();
   await page.locator('.msg.streaming .msg-body', { hasText: 'two' }).waitFor();
   await page.getByRole('button', { name: 'Stop' }).click();
   await page.getByText('Stopped — the reply above is incomplete.').waitFor();
+  llm.resume(); // the aborted connection is gone; nothing more reaches the page
   assert.doesNotMatch(await lastAssistant().innerText(), /twelve/);
   assert.equal(await page.getByRole('button', { name: 'Send' }).isEnabled(), true);
 });
