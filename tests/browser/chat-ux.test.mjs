@@ -238,6 +238,69 @@ test('Esc stops a streaming reply; the partial text is kept', async () => {
   llm.dropOpen();
 });
 
+test('edit and resend makes a version (‹ 1/2 ›) the model sees alone; switching and reloading keep it; regenerate adds a reply version', async () => {
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  await send('What is two plus two?');
+  await page.locator('.msg.assistant', { hasText: 'You said: What is two plus two?' }).waitFor();
+  const first = page.locator('.msg.user', { hasText: 'What is two plus two?' });
+  await first.getByRole('button', { name: 'Edit this message' }).click();
+  const editor = page.getByRole('textbox', { name: 'Edit message' });
+  await editor.fill('What is three plus three?');
+  await editor.press('Enter');
+  await page.locator('.msg.assistant', { hasText: 'You said: What is three plus three?' }).waitFor();
+  // The model got the edited message only, not both versions.
+  const sent = llm.requests.at(-1)?.body.messages.map((/** @type {any} */ m) => m.content);
+  assert.ok(sent.includes('What is three plus three?'));
+  assert.ok(!sent.some((/** @type {string} */ c) => c.includes('two plus two')));
+  assert.equal(await page.locator('.msg.user', { hasText: 'two plus two' }).count(), 0, 'the first version is not shown beside it');
+  const versions = page.getByRole('group', { name: 'Versions of this message' });
+  assert.equal(await versions.innerText().then((t) => t.replace(/\s+/g, '')), '‹2/2›');
+  await versions.getByRole('button', { name: 'Previous version of this message' }).click();
+  await page.locator('.msg.assistant', { hasText: 'You said: What is two plus two?' }).waitFor();
+  assert.equal(await page.locator('.msg.user', { hasText: 'three plus three' }).count(), 0);
+  await page.reload();
+  await page.locator('.msg.assistant', { hasText: 'You said: What is two plus two?' }).waitFor();
+  assert.equal((await page.getByRole('group', { name: 'Versions of this message' }).innerText()).replace(/\s+/g, ''), '‹1/2›', 'the version shown survives a reload');
+  // The next message continues the version on screen.
+  await send('And then?');
+  await page.locator('.msg.assistant', { hasText: 'You said: And then?' }).waitFor();
+  const history = llm.requests.at(-1)?.body.messages.map((/** @type {any} */ m) => m.content);
+  assert.ok(history.includes('What is two plus two?') && !history.includes('What is three plus three?'));
+
+  // Regenerate: another reply to the same message, the first kept as a version.
+  llm.enqueue({ text: 'A second answer.' });
+  await page.locator('.msg.assistant', { hasText: 'You said: And then?' }).getByRole('button', { name: /Regenerate this reply/ }).click();
+  await page.locator('.msg.assistant', { hasText: 'A second answer.' }).waitFor();
+  assert.equal(await page.locator('.msg.assistant', { hasText: 'You said: And then?' }).count(), 0);
+  assert.equal(await page.locator('.msg.user', { hasText: 'And then?' }).count(), 1, 'no second copy of the message');
+  const replyVersions = page.getByRole('group', { name: 'Versions of this reply' });
+  assert.equal((await replyVersions.innerText()).replace(/\s+/g, ''), '‹2/2›');
+  await replyVersions.getByRole('button', { name: 'Previous version of this reply' }).click();
+  await page.locator('.msg.assistant', { hasText: 'You said: And then?' }).waitFor();
+
+  // Every version is in the exported event log.
+  const events = /** @type {string} */ (await readWorkspaceFile(page, '{conversation}/events.jsonl'));
+  for (const text of ['two plus two', 'three plus three', 'A second answer.']) assert.ok(events.includes(text), text);
+  assert.ok(events.includes('"type":"branch"'));
+});
+
+test('continue after Stop: the model is asked to go on and the reply continues below', async () => {
+  llm.enqueue({ text: 'The first half of a long', dropAfter: 3, holdOpen: true });
+  await send('tell me a long story');
+  await page.locator('.msg.streaming .msg-body', { hasText: 'first' }).waitFor();
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await page.getByText('Stopped — the reply above is incomplete.').waitFor();
+  llm.dropOpen();
+  llm.enqueue({ text: 'story, and its second half.' });
+  await page.getByRole('button', { name: 'Continue the stopped reply' }).click();
+  await page.locator('.msg.assistant', { hasText: 'its second half' }).waitFor();
+  await page.getByText('You asked the model to continue its stopped reply.').waitFor();
+  const req = llm.requests.at(-1)?.body.messages;
+  assert.match(req.at(-2).content, /^The first/);
+  assert.match(req.at(-1).content, /^Continue your previous reply/);
+  assert.equal(await page.getByRole('button', { name: 'Continue the stopped reply' }).count(), 0, 'only the last stopped reply offers it');
+});
+
 test('an offline indicator appears with the network gone and leaves when it is back', async () => {
   const banner = page.getByRole('status').filter({ hasText: 'You are offline' });
   assert.equal(await banner.count(), 0, 'control: online, no indicator');

@@ -74,7 +74,8 @@ export class ClawserAgent {
   /**
    * Sends a user message and streams the whole turn.
    * @param {string} text
-   * @param {{signal?: AbortSignal}} [options]
+   * @param {{signal?: AbortSignal, continues?: boolean}} [options] continues: the message asks
+   *   the model to go on with a reply the user stopped (recorded as such, shown as a note)
    * @returns {AsyncGenerator<AgentStreamEvent>}
    */
   async *runStream(text, options = {}) {
@@ -92,8 +93,28 @@ export class ClawserAgent {
     const checked = this.safety?.checkInput(input);
     if (checked) input = checked.text;
     // Each record is announced at once, so the sender sees their message while the reply is on its way.
-    yield await this.#record('user_message', { text: input }, 'user');
+    yield await this.#record('user_message', options.continues ? { text: input, continues: true } : { text: input }, 'user');
     if (checked?.flags.length) yield await this.#record('safety_input_flag', { where: 'user', flags: checked.flags }, 'system');
+    yield* this.#answer(input, options);
+  }
+
+  /**
+   * Another reply to the user message the conversation ends with (the caller moved the head
+   * there: a regenerated reply is a branch). Memories are recalled again, as for a new message.
+   * @param {string} text that message's text
+   * @param {{signal?: AbortSignal}} [options]
+   * @returns {AsyncGenerator<AgentStreamEvent>}
+   */
+  async *regenerateStream(text, options = {}) {
+    yield* this.#answer(text, options);
+  }
+
+  /**
+   * Recalls memories for `input`, then calls the model until the turn ends.
+   * @param {string} input @param {{signal?: AbortSignal}} options
+   * @returns {AsyncGenerator<AgentStreamEvent>}
+   */
+  async *#answer(input, options) {
     if (this.recall) {
       // A failing memory search must not cost the user their turn.
       const memories = await this.recall(input).catch(() => []);

@@ -83,6 +83,7 @@ export class ConversationStore {
     await this.#fs.write(`${this.dirOf(id)}/events.jsonl`, toJsonl(events));
     /** @type {ConversationMeta} */
     const meta = { id, title, createdAt: events[0]?.timestamp ?? now, updatedAt: events.at(-1)?.timestamp ?? now, titleSet: true };
+    if (events.some((e) => e.type === 'branch')) meta.branched = true;
     await writeJson(this.#fs, `${this.dirOf(id)}/meta.json`, meta);
     return meta;
   }

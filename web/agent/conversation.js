@@ -5,6 +5,7 @@ import { readTextIfExists, writeJson } from '../storage/index.js';
 import { readAppended, splitLines } from '../storage/append-log.js';
 import { EventLog, applyEventToHistory, isEvent, trimHistory } from './event-log.js';
 import { plainTitle } from './title.js';
+import { BranchTree } from './branches.js';
 
 /** A snapshot every this many events bounds the work of opening a conversation. */
 export const SNAPSHOT_EVERY = 500;
@@ -58,9 +59,17 @@ export class Conversation {
   /** @type {Promise<unknown>} */ #queue = Promise.resolve();
   #metaWrittenAt = 0;
   /** @type {Coordination | undefined} */ #coordination;
+  /**
+   * The branches, once the log holds a `branch` event (then the whole log is loaded); null for
+   * a conversation that was never edited or regenerated, which keeps the tail-only fast path.
+   * @type {BranchTree | null}
+   */
+  #tree = null;
+  /** The active path when branched. @type {ClawserEvent[]} */
+  #path = [];
 
   /**
-   * @param {{fs: FileSystem, dir: string, meta: ConversationMeta, history: Message[], eventCount: number, byteLength: number, sinceSnapshot: number, events: ClawserEvent[], displayStart: number, report: LoadReport, coordination?: Coordination}} state
+   * @param {{fs: FileSystem, dir: string, meta: ConversationMeta, history: Message[], eventCount: number, byteLength: number, sinceSnapshot: number, events: ClawserEvent[], displayStart: number, report: LoadReport, coordination?: Coordination, branched?: boolean}} state
    */
   constructor(state) {
     this.#coordination = state.coordination;
@@ -75,13 +84,32 @@ export class Conversation {
     this.#displayStart = state.displayStart;
     /** What loading found and repaired. */
     this.report = state.report;
+    if (state.branched) this.#useBranches();
+  }
+
+  /** Builds the branch tree from the (whole) log and takes its path and history. */
+  #useBranches() {
+    this.#tree = new BranchTree(this.#log.events);
+    this.#followPath();
+  }
+
+  /** The path changed: what is shown and what the model gets follow the tree's head. */
+  #followPath() {
+    const tree = /** @type {BranchTree} */ (this.#tree);
+    this.#path = tree.path();
+    /** @type {Message[]} */
+    const history = [];
+    for (const e of this.#path) applyEventToHistory(history, e);
+    this.#history = trimHistory(history);
   }
 
   get id() { return this.#meta.id; }
   get meta() { return { ...this.#meta }; }
   get eventCount() { return this.#eventCount; }
-  /** Events loaded for display, oldest first. */
-  get events() { return this.#log.events; }
+  /** Events loaded for display, oldest first: the active path when the conversation has branches. */
+  get events() { return this.#tree ? this.#path : this.#log.events; }
+  /** True once a message was edited or a reply regenerated (the log holds several versions). */
+  get branched() { return !!this.#tree; }
   /** True when older events exist before the loaded ones. */
   get hasEarlier() { return this.#displayStart > 0; }
   get #eventsPath() { return `${this.#dir}/events.jsonl`; }
@@ -96,8 +124,11 @@ export class Conversation {
    * @param {ConversationMeta} [knownMeta]
    * @param {Coordination} [coordination] other tabs may write the same conversation: appends are
    *   serialized with them and they are told (topic `Conversation.topic(dir)`)
+   * @param {boolean} [whole] read the whole log, ignoring the snapshot (a branched conversation:
+   *   its active path may leave the tail)
+   * @returns {Promise<Conversation>}
    */
-  static async open(fs, dir, knownMeta, coordination) {
+  static async open(fs, dir, knownMeta, coordination, whole = false) {
     const eventsPath = `${dir}/events.jsonl`;
     const metaText = knownMeta ? null : await readTextIfExists(fs, `${dir}/meta.json`);
     const id = dir.split('/').pop() ?? 'conversation';
@@ -107,7 +138,7 @@ export class Conversation {
     let size = stat?.kind === 'file' ? stat.size : 0;
     /** @type {HistorySnapshot | null} */
     let snapshot = null;
-    const snapText = await readTextIfExists(fs, `${dir}/snapshot.json`);
+    const snapText = whole ? null : await readTextIfExists(fs, `${dir}/snapshot.json`);
     if (snapText) {
       try {
         const s = JSON.parse(snapText);
@@ -117,7 +148,7 @@ export class Conversation {
       }
     }
     const historyStart = snapshot?.byteLength ?? 0;
-    const readStart = Math.min(historyStart, Math.max(0, size - DISPLAY_TAIL_BYTES));
+    const readStart = whole ? 0 : Math.min(historyStart, Math.max(0, size - DISPLAY_TAIL_BYTES));
     // Read one byte earlier to learn whether readStart is on a line boundary.
     const from = Math.max(0, readStart - 1);
     const bytes = size > 0 ? await fs.readBytes(eventsPath, { start: from }) : new Uint8Array(0);
@@ -160,8 +191,11 @@ export class Conversation {
         size = tailOffset;
       }
     }
+    const branched = !!meta.branched || events.some((e) => e.type === 'branch');
+    if (branched && !whole && (readStart > 0 || snapshot)) return Conversation.open(fs, dir, meta, coordination, true);
     trimHistory(history);
     return new Conversation({
+      branched,
       fs, dir, meta, history,
       eventCount: (snapshot?.eventCount ?? 0) + afterSnapshot,
       byteLength: size,
@@ -196,15 +230,27 @@ export class Conversation {
       // Another tab may have appended since: take its events first, so history and byte
       // offsets stay exact, then append after them.
       if (this.#coordination) await this.#catchUp();
+      if (type === 'branch') await this.#prepareBranches();
       await this.#fs.append(this.#eventsPath, line);
       this.#byteLength += line.length;
       this.#eventCount++;
       this.#sinceSnapshot++;
       this.#log.push(event);
-      applyEventToHistory(this.#history, event);
-      trimHistory(this.#history);
+      if (this.#tree) {
+        this.#tree.add(event);
+        if (type === 'branch') this.#followPath();
+        else {
+          this.#path.push(event);
+          applyEventToHistory(this.#history, event);
+          trimHistory(this.#history);
+        }
+      } else {
+        applyEventToHistory(this.#history, event);
+        trimHistory(this.#history);
+      }
       if (type === 'user_message') await this.#touch(String(data.text ?? ''));
-      if (this.#sinceSnapshot >= SNAPSHOT_EVERY) await this.#writeSnapshot();
+      // A snapshot holds one path's history: a branched conversation is read whole instead.
+      if (!this.#tree && this.#sinceSnapshot >= SNAPSHOT_EVERY) await this.#writeSnapshot();
       return event;
     };
     const coordination = this.#coordination;
@@ -230,13 +276,73 @@ export class Conversation {
       if (!e) continue;
       added.push(e);
       this.#log.push(e);
-      applyEventToHistory(this.#history, e);
+      if (!this.#tree) applyEventToHistory(this.#history, e);
       this.#eventCount++;
       this.#sinceSnapshot++;
     }
     trimHistory(this.#history);
     this.#byteLength = next;
+    if (this.#tree && added.length) {
+      for (const e of added) this.#tree.add(e);
+      this.#followPath();
+    } else if (added.some((e) => e.type === 'branch')) {
+      // Another tab branched this conversation: from now on it is read whole.
+      this.#meta = { ...this.#meta, branched: true };
+      await this.#loadAllEarlier();
+      this.#useBranches();
+    }
     return added;
+  }
+
+  /** Before the first `branch` event: the whole log in memory, and meta.json saying so (written first, so a reload never misses it). */
+  async #prepareBranches() {
+    if (this.#tree) return;
+    await this.#loadAllEarlier();
+    if (!this.#meta.branched) {
+      this.#meta = { ...this.#meta, branched: true };
+      await writeJson(this.#fs, `${this.#dir}/meta.json`, this.#meta);
+    }
+    this.#useBranches();
+  }
+
+  async #loadAllEarlier() {
+    if (this.#displayStart > 0) await this.loadEarlier(this.#displayStart);
+  }
+
+  /**
+   * The version of the conversation that continues from another point: the next event follows
+   * the one before `eventId` (`'replace'`: an edited message, a whole turn again) or `eventId`
+   * itself (`'after'`: another reply to that message). Nothing is deleted: what followed stays
+   * as an alternative version.
+   * @param {string} eventId @param {'replace' | 'after'} where
+   */
+  async fork(eventId, where) {
+    await this.#enqueue(() => this.#prepareBranches());
+    const tree = /** @type {BranchTree} */ (this.#tree);
+    if (!tree.has(eventId)) throw new Error('That message is not in this conversation.');
+    const head = where === 'after' ? eventId : tree.parentOf(eventId) ?? null;
+    return this.append('branch', { head }, 'user');
+  }
+
+  /**
+   * Shows the alternative version `eventId` (one of the siblings `alternatives()` lists) as it was
+   * last continued.
+   * @param {string} eventId
+   */
+  async switchTo(eventId) {
+    await this.#enqueue(() => this.#prepareBranches());
+    const head = /** @type {BranchTree} */ (this.#tree).latestIn(eventId);
+    if (!head) throw new Error('That version is not in this conversation.');
+    return this.append('branch', { head }, 'user');
+  }
+
+  /**
+   * Events of the active path that have other versions: which one is shown and the siblings'
+   * ids, oldest first (for the ‹ 1/2 › switcher).
+   * @returns {Map<string, {index: number, count: number, siblings: string[]}>}
+   */
+  alternatives() {
+    return this.#tree ? this.#tree.alternativesOnPath() : new Map();
   }
 
   #deleted = false;

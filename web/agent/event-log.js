@@ -1,12 +1,13 @@
 /** @import { ClawserEvent, EventType, EventSource, SessionHistory, LoadReport } from './types.d.ts' */
 /** @import { Message } from '../providers/types.d.ts' */
+import { activePath } from './branches.js';
 
 export const EVENT_TYPES = /** @type {const} */ ([
   'user_message', 'agent_message', 'tool_call', 'tool_result', 'tool_result_truncated', 'error',
   'autonomy_blocked', 'cache_hit', 'context_compacted', 'memory_stored', 'memory_forgotten', 'memory_recalled',
   'goal_added', 'goal_updated', 'scheduler_added', 'scheduler_fired', 'scheduler_removed',
   'safety_input_flag', 'safety_tool_blocked', 'safety_output_blocked', 'safety_output_redacted',
-  'provider_error', 'stream_error',
+  'provider_error', 'stream_error', 'branch',
 ]);
 const TYPE_SET = new Set(/** @type {readonly string[]} */ (EVENT_TYPES));
 
@@ -68,7 +69,7 @@ export function applyEventToHistory(history, event) {
       if (history.at(-1)?.role === 'user') history.pop();
       break;
     default:
-      break; // other events are records, not model context
+      break; // other events are records, not model context (a `branch` moves the path: see branches.js)
   }
 }
 
@@ -154,7 +155,7 @@ export class EventLog {
   deriveSessionHistory(systemPrompt) {
     /** @type {Message[]} */
     const messages = [];
-    for (const e of this.#events) applyEventToHistory(messages, e);
+    for (const e of activePath(this.#events)) applyEventToHistory(messages, e);
     trimHistory(messages);
     return systemPrompt ? { system: systemPrompt, messages } : { messages };
   }

@@ -5,7 +5,7 @@ export type EventType =
   | 'autonomy_blocked' | 'cache_hit' | 'context_compacted' | 'memory_stored' | 'memory_forgotten' | 'memory_recalled'
   | 'goal_added' | 'goal_updated' | 'scheduler_added' | 'scheduler_fired' | 'scheduler_removed'
   | 'safety_input_flag' | 'safety_tool_blocked' | 'safety_output_blocked' | 'safety_output_redacted'
-  | 'provider_error' | 'stream_error';
+  | 'provider_error' | 'stream_error' | 'branch';
 
 export type EventSource = 'user' | 'agent' | 'system' | 'tool' | 'provider';
 
@@ -28,6 +28,12 @@ export interface AgentMessageData {
   stopped?: boolean;
 }
 
+/**
+ * Moves the conversation's head: the next event follows `head` (null: it starts the
+ * conversation), so what came after `head` on the old path becomes an alternative version.
+ */
+export interface BranchData { head: string | null }
+
 export interface SessionHistory {
   system?: string;
   messages: Message[];
@@ -40,6 +46,8 @@ export interface ConversationMeta {
   updatedAt: number;
   /** True once the user renamed it (no more automatic titles). */
   titleSet?: boolean;
+  /** The log holds `branch` events: opening it reads the whole log to find the active path. */
+  branched?: boolean;
 }
 
 /** Fast-forward state written every N events so opening a long conversation costs the same as a short one. */

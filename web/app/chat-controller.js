@@ -11,13 +11,19 @@ import { ConversationStore } from '../agent/conversation-store.js';
 import { Conversation } from '../agent/conversation.js';
 import { toHtml, toJsonl, toMarkdown, parseImport, markImported } from '../agent/conversation-export.js';
 import { plainTitle } from '../agent/title.js';
+import { activePath } from '../agent/branches.js';
 import { createProvider } from '../providers/index.js';
+
+/** What "Continue" sends after the user stopped a reply (recorded as such, shown as a note). */
+export const CONTINUE_TEXT = 'Continue your previous reply from exactly where it stopped, without repeating what you already wrote.';
 
 /**
  * @typedef {object} ChatState
  * @property {ConversationMeta[]} conversations
  * @property {string | null} activeId
- * @property {readonly ClawserEvent[]} events transcript of the active conversation
+ * @property {readonly ClawserEvent[]} events transcript of the active conversation (its active version)
+ * @property {ReadonlyMap<string, {index: number, count: number, siblings: string[]}>} versions events of the
+ *   transcript that have other versions (an edited message, a regenerated reply): for ‹ 1/2 ›
  * @property {boolean} hasEarlier
  * @property {{text: string, thinking: string, status: string} | null} streaming reply in progress
  * @property {(ProviderErrorShape & {text: string, resume: boolean}) | null} failure last turn's failure: `text` to re-send, or `resume` to continue after tool results
@@ -30,7 +36,7 @@ import { createProvider } from '../providers/index.js';
  */
 export class ChatController {
   /** @type {ChatState} */
-  state = { conversations: [], activeId: null, events: [], hasEarlier: false, streaming: null, failure: null, notice: null };
+  state = { conversations: [], activeId: null, events: [], versions: new Map(), hasEarlier: false, streaming: null, failure: null, notice: null };
   /** @type {Conversation | null} */
   #conversation = null;
   /** Turns in progress, by conversation (a scheduled turn may run in one the user is not viewing). @type {Map<string, {abort: AbortController, scheduled: boolean, conversation: Conversation, done: Promise<unknown>, streaming: {text: string, thinking: string, status: string}}>} */
@@ -136,7 +142,7 @@ export class ChatController {
     this.#set({ conversations });
     const target = conversationId && conversations.some((c) => c.id === conversationId) ? conversationId : conversations[0]?.id;
     if (target) await this.select(target);
-    else this.#set({ activeId: null, events: [], hasEarlier: false });
+    else this.#set({ activeId: null, events: [], versions: new Map(), hasEarlier: false });
   }
 
   /** @param {string} id */
@@ -151,7 +157,7 @@ export class ChatController {
     const notice = conv.report.tornBytes
       ? 'The end of this conversation was being written when the tab closed; the incomplete last entry was removed. Everything before it is intact.'
       : null;
-    this.#set({ activeId: id, events: conv.events.slice(), hasEarlier: conv.hasEarlier, streaming: run ? { ...run.streaming } : null, failure: null, notice });
+    this.#set({ activeId: id, ...this.#transcript(conv), hasEarlier: conv.hasEarlier, streaming: run ? { ...run.streaming } : null, failure: null, notice });
     await this.#offerInterrupted();
   }
 
@@ -166,7 +172,7 @@ export class ChatController {
     const dir = this.store.dirOf(conv.id);
     this.#unwatch = this.coordination.subscribe(Conversation.topic(dir), () => {
       conv.refresh().then((added) => {
-        if (added.length && this.#conversation === conv) this.#set({ events: conv.events.slice(), conversations: this.#withMeta(conv.meta) });
+        if (added.length && this.#conversation === conv) this.#set({ ...this.#transcript(conv), conversations: this.#withMeta(conv.meta) });
       }, () => {});
     });
   }
@@ -178,7 +184,7 @@ export class ChatController {
   async loadEarlier() {
     if (!this.#conversation) return;
     await this.#conversation.loadEarlier();
-    this.#set({ events: this.#conversation.events.slice(), hasEarlier: this.#conversation.hasEarlier });
+    this.#set({ ...this.#transcript(this.#conversation), hasEarlier: this.#conversation.hasEarlier });
   }
 
   async newConversation() {
@@ -211,9 +217,11 @@ export class ChatController {
     const events = await this.store.allEvents(id);
     const base = meta.title.replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'conversation';
     if (format === 'jsonl') return { name: `${base}.jsonl`, type: 'application/x-ndjson', text: toJsonl(events) };
-    if (format === 'markdown') return { name: `${base}.md`, type: 'text/markdown', text: toMarkdown(meta, events) };
+    // A page shows the version on screen; the JSONL log above keeps every version.
+    const shown = activePath(events);
+    if (format === 'markdown') return { name: `${base}.md`, type: 'text/markdown', text: toMarkdown(meta, shown) };
     const { renderMarkdown } = await import('../safety/markdown.js');
-    return { name: `${base}.html`, type: 'text/html', text: toHtml(meta, events, renderMarkdown) };
+    return { name: `${base}.html`, type: 'text/html', text: toHtml(meta, shown, renderMarkdown) };
   }
 
   /**
@@ -245,7 +253,7 @@ export class ChatController {
     const open = run?.conversation ?? (this.#conversation?.id === id ? this.#conversation : null);
     if (this.state.activeId === id) {
       this.#conversation = null;
-      this.#set({ activeId: null, events: [], hasEarlier: false, failure: null, streaming: null });
+      this.#set({ activeId: null, events: [], versions: new Map(), hasEarlier: false, failure: null, streaming: null });
     }
     this.#interrupted.delete(id);
     if (run) await run.done;
@@ -290,7 +298,7 @@ export class ChatController {
   async record(conversationId, title, type, data) {
     const conv = await this.#openForBackground(conversationId, title);
     await conv.append(type, data, 'system');
-    if (this.state.activeId === conv.id) this.#set({ events: conv.events.slice(), conversations: this.#withMeta(conv.meta) });
+    if (this.state.activeId === conv.id) this.#set({ ...this.#transcript(conv), conversations: this.#withMeta(conv.meta) });
     else this.#set({ conversations: this.#withMeta(conv.meta) });
     return conv.id;
   }
@@ -367,7 +375,7 @@ export class ChatController {
             streaming.thinking = '';
             streaming.status = ev.eventType === 'tool_result' ? 'Thinking…' : '';
           }
-          if (visible()) this.#set({ events: conv.events.slice(), conversations: this.#withMeta(conv.meta) });
+          if (visible()) this.#set({ ...this.#transcript(conv), conversations: this.#withMeta(conv.meta) });
         }
         if (visible()) this.#set({ streaming: { ...streaming, text: this.redact(streaming.text) } });
       }
@@ -388,7 +396,7 @@ export class ChatController {
       const resume = conv.deriveSessionHistory().messages.at(-1)?.role === 'tool';
       failure = { code: last.data.code, retryable: !!last.data.retryable, message: String(last.data.message ?? 'The reply failed.'), text: message, resume };
     }
-    if (visible()) this.#set({ events: conv.events.slice(), streaming: null, failure, conversations: this.#withMeta(conv.meta) });
+    if (visible()) this.#set({ ...this.#transcript(conv), streaming: null, failure, conversations: this.#withMeta(conv.meta) });
     if (this.afterTurn) {
       let notice = null;
       try {
@@ -425,6 +433,71 @@ export class ChatController {
   /** Stops the turn running in the conversation on screen. */
   stop() {
     if (this.state.activeId) this.#runs.get(this.state.activeId)?.abort.abort();
+  }
+
+  /** What the chat shows of `conv`. @param {Conversation} conv */
+  #transcript(conv) {
+    return { events: conv.events.slice(), versions: conv.alternatives() };
+  }
+
+  /**
+   * Sends an edited version of the user message `eventId`: a new version of the conversation
+   * from that point (the earlier one stays, switchable).
+   * @param {string} eventId @param {string} text
+   */
+  edit(eventId, text) {
+    const message = text.trim();
+    const conv = this.#conversation;
+    if (!message || !conv || this.busy) return Promise.resolve();
+    return this.#turn(message, (agent, signal) => this.#afterFork(conv, eventId, 'replace', () => agent.runStream(message, { signal })));
+  }
+
+  /**
+   * Another answer to the turn that `eventId` (a reply, or the user message) belongs to: a new
+   * version of the reply, next to the earlier ones.
+   * @param {string} eventId
+   */
+  regenerate(eventId) {
+    const conv = this.#conversation;
+    if (!conv || this.busy) return Promise.resolve();
+    const events = conv.events;
+    const at = events.findIndex((e) => e.id === eventId);
+    const ask = events.slice(0, at + 1).findLast((e) => e.type === 'user_message');
+    if (at === -1 || !ask) return Promise.resolve();
+    const text = String(ask.data.text ?? '');
+    return this.#turn(text, (agent, signal) => this.#afterFork(conv, ask.id, 'after', () => agent.regenerateStream(text, { signal })));
+  }
+
+  /** Asks the model to go on with the reply the user stopped. */
+  continueReply() {
+    if (!this.#conversation || this.busy) return Promise.resolve();
+    return this.#turn(CONTINUE_TEXT, (agent, signal) => agent.runStream(CONTINUE_TEXT, { signal, continues: true }));
+  }
+
+  /**
+   * Shows another version at `eventId`'s place: `step` -1 the previous, +1 the next.
+   * @param {string} eventId @param {-1 | 1} step
+   */
+  async switchVersion(eventId, step) {
+    const conv = this.#conversation;
+    const v = this.state.versions.get(eventId);
+    if (!conv || !v || this.busy) return;
+    const target = v.siblings[v.index + step];
+    if (!target) return;
+    await conv.switchTo(target);
+    if (this.#conversation === conv) this.#set({ ...this.#transcript(conv), failure: null, conversations: this.#withMeta(conv.meta) });
+  }
+
+  /**
+   * Moves the conversation's head, shows that at once, then streams the turn `start` gives.
+   * @param {Conversation} conv @param {string} eventId @param {'replace' | 'after'} where
+   * @param {() => AsyncIterable<import('../agent/agent.js').AgentStreamEvent>} start
+   * @returns {AsyncGenerator<import('../agent/agent.js').AgentStreamEvent>}
+   */
+  async *#afterFork(conv, eventId, where, start) {
+    const e = await conv.fork(eventId, where);
+    yield { type: 'saved', eventId: e.id, eventType: e.type };
+    yield* start();
   }
 
   /** @param {ConversationMeta} meta */

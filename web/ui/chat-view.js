@@ -183,19 +183,79 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     return h('div', { class: 'run-again' }, button, stop, out);
   };
 
-  /** @param {ClawserEvent} e */
-  const renderEvent = (e) => {
+  /**
+   * ‹ 2/3 ›: which version of a message or reply is shown, and the way to the others.
+   * @param {string} eventId @param {{index: number, count: number}} v @param {string} what "message" or "reply"
+   */
+  const versionSwitcher = (eventId, v, what) => h('span', { class: 'row versions', role: 'group', 'aria-label': `Versions of this ${what}` },
+    h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Previous version of this ${what}`, disabled: v.index === 0, on: { click: () => controller.switchVersion(eventId, -1) } }, '‹'),
+    h('span', { class: 'small', 'aria-live': 'polite' }, `${v.index + 1}/${v.count}`),
+    h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Next version of this ${what}`, disabled: v.index === v.count - 1, on: { click: () => controller.switchVersion(eventId, 1) } }, '›'),
+  );
+
+  /** Turns a sent message's bubble into an editor; sending the edit makes a new version. @param {ClawserEvent} e @param {HTMLElement} li */
+  const startEdit = (e, li) => {
+    const original = String(e.data.text ?? '');
+    const field = /** @type {HTMLTextAreaElement} */ (h('textarea', { class: 'composer-input', 'aria-label': 'Edit message', rows: 3 }));
+    field.value = original;
+    const restore = () => renderTranscript(/** @type {ChatState} */ (last));
+    const submitEdit = () => {
+      if (!field.value.trim()) return;
+      controller.edit(e.id, field.value);
+    };
+    const editor = h('form', { class: 'edit-form', 'aria-label': 'Edit message' }, field,
+      h('div', { class: 'row' },
+        h('button', { type: 'submit' }, 'Send edited message'),
+        h('button', { type: 'button', class: 'secondary', on: { click: restore } }, 'Cancel'),
+      ),
+      h('p', { class: 'small muted' }, 'The conversation continues from the edited message; the earlier version is kept (‹ › switches).'),
+    );
+    editor.addEventListener('submit', (ev) => { ev.preventDefault(); submitEdit(); });
+    field.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) { ev.preventDefault(); submitEdit(); }
+      else if (ev.key === 'Escape') { ev.preventDefault(); ev.stopPropagation(); restore(); }
+    });
+    li.querySelector('.msg-body')?.replaceChildren(editor);
+    li.querySelector('.msg-actions')?.remove();
+    field.focus();
+  };
+
+  /** @param {ClawserEvent} e @param {ChatState} s @param {boolean} isLastReply */
+  const renderEvent = (e, s, isLastReply) => {
+    const idle = !s.streaming;
+    const versions = s.versions.get(e.id);
     if (e.type === 'user_message') {
+      if (e.data.continues) {
+        return h('li', { class: 'notice small muted' }, 'You asked the model to continue its stopped reply.', versions ? versionSwitcher(e.id, versions, 'message') : '');
+      }
       const { li, body } = bubble('user', 'You', e.timestamp);
       body.append(h('p', { class: 'plain' }, String(e.data.text ?? '')));
-      li.append(messageActions(String(e.data.text ?? ''), body));
+      const actions = messageActions(String(e.data.text ?? ''), body);
+      if (idle) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Edit this message', title: 'Edit and send again (the current version is kept)', on: { click: () => startEdit(e, li) } }, 'Edit'));
+      if (versions) actions.append(versionSwitcher(e.id, versions, 'message'));
+      li.append(actions);
       return li;
     }
+    // Another version of a reply starts here (whatever the turn shows first).
+    const replyVersions = versions ? h('li', { class: 'notice small muted versions-row' }, versionSwitcher(e.id, versions, 'reply')) : null;
+    const shown = renderRecord(e, s, idle, isLastReply);
+    if (!replyVersions) return shown;
+    const group = document.createDocumentFragment();
+    group.append(replyVersions);
+    if (shown) group.append(shown);
+    return group;
+  };
+
+  /** @param {ClawserEvent} e @param {ChatState} s @param {boolean} idle @param {boolean} isLastReply */
+  const renderRecord = (e, s, idle, isLastReply) => {
     if (e.type === 'agent_message') {
       if (!e.data.text && e.data.toolCalls?.length) return null; // only tool calls: their cards follow
       const { li, body } = bubble('assistant', String(e.data.model ?? 'Assistant'), e.timestamp);
       setMarkdown(body, String(e.data.text ?? ''));
-      li.append(messageActions(String(e.data.text ?? ''), body));
+      const actions = messageActions(String(e.data.text ?? ''), body);
+      if (idle && !e.data.toolCalls?.length) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Regenerate this reply (the current one is kept as a version)', on: { click: () => controller.regenerate(e.id) } }, 'Regenerate'));
+      if (idle && e.data.stopped && isLastReply) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Continue the stopped reply', on: { click: () => controller.continueReply() } }, 'Continue'));
+      li.append(actions);
       if (e.data.stopped) li.append(h('p', { class: 'small muted' }, 'Stopped — the reply above is incomplete.'));
       if (e.data.stopReason === 'refusal') li.append(h('p', { class: 'small muted' }, 'Refusal — the model declined this request.'));
       return li;
@@ -275,9 +335,10 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       list.append(h('li', { class: 'earlier' }, h('button', { type: 'button', class: 'secondary', on: { click: () => controller.loadEarlier() } }, 'Show earlier messages')));
     }
     const retried = retriedAttempts(s.events);
+    const lastReply = s.events.findLast((e) => e.type === 'agent_message' || e.type === 'user_message');
     for (const e of s.events) {
       if (retried.has(e.id)) continue;
-      const el = renderEvent(e);
+      const el = renderEvent(e, s, e === lastReply);
       if (el) list.append(el);
     }
     // Cards whose call never got a result (the tab closed mid-tool) must not spin forever.
