@@ -35,7 +35,7 @@ for (const [width, height] of [[360, 740], [1920, 1080]]) {
         assert.equal(await overflow(page), 0, 'first run fits');
         await page.getByRole('button', { name: 'Try Echo' }).click();
         // The workspace view is rebuilt with the new provider: wait for it before typing.
-        await page.getByText('Echo · test provider, no AI').waitFor();
+        await page.getByText('Echo · test provider, no AI').waitFor({ state: 'attached' }); // in the top bar, hidden on phones (the Menu shows it)
         // Keyboard only: focus the message box, type, Enter sends.
         const box = page.getByRole('textbox', { name: 'Message' });
         await box.focus();
@@ -59,6 +59,19 @@ for (const [width, height] of [[360, 740], [1920, 1080]]) {
           await toggle.click();
         }
         assert.equal(await overflow(page), 0, 'chat fits');
+        const header = await page.locator('.topbar').boundingBox();
+        if (width < 720) assert.ok(header && header.height <= 56, `the header at ${width} px is at most 56 px tall (${header?.height})`);
+        // Panels: the rail on wide screens; on phones behind the Menu button (a drawer).
+        const openPanel = async (/** @type {string} */ name) => {
+          if (width < 720) {
+            const menu = page.getByRole('button', { name: 'Menu' });
+            assert.equal(await page.getByRole('button', { name, exact: true }).isVisible(), false, 'panels are in the drawer');
+            await menu.click();
+            assert.equal(await menu.getAttribute('aria-expanded'), 'true');
+          }
+          await page.getByRole('navigation', { name: 'Workspace panels' }).getByRole('button', { name, exact: true }).click();
+          if (width < 720) assert.equal(await page.getByRole('button', { name: 'Menu' }).getAttribute('aria-expanded'), 'false', 'the drawer closes');
+        };
         await page.getByRole('button', { name: 'Settings', exact: true }).click();
         const dialog = page.getByRole('dialog', { name: /Settings/ });
         await dialog.waitFor();
@@ -73,12 +86,12 @@ for (const [width, height] of [[360, 740], [1920, 1080]]) {
           await fs.write(`clawser_workspaces/${location.hash.split('/')[1]}/docs/a-rather-long-file-name-for-narrow-screens.md`, '# Heading\n\nA long line of text that should wrap inside the editor rather than push the page wider than the screen at all.\n');
           fs.terminate();
         });
-        await page.getByRole('button', { name: 'Files', exact: true }).click();
+        await openPanel('Files');
         await page.getByRole('button', { name: 'docs', exact: true }).click();
         await page.getByRole('button', { name: 'a-rather-long-file-name-for-narrow-screens.md', exact: true }).click();
         await page.getByRole('textbox', { name: /Contents of/ }).waitFor();
         assert.equal(await overflow(page), 0, 'files panel fits');
-        await page.getByRole('button', { name: 'Git', exact: true }).click();
+        await openPanel('Git');
         await page.getByRole('button', { name: /^untracked docs\/a-rather-long/ }).click();
         await page.locator('.diff-table').waitFor();
         assert.equal(await overflow(page), 0, 'git panel fits');
@@ -91,7 +104,7 @@ for (const [width, height] of [[360, 740], [1920, 1080]]) {
           return !name?.trim();
         }).map((el) => el.outerHTML.slice(0, 80)));
         for (const [panel, ready] of /** @type {const} */ ([['Memory', 'Semantic search'], ['Goals', 'New goal'], ['Schedule', 'New scheduled job']])) {
-          await page.getByRole('button', { name: panel, exact: true }).click();
+          await openPanel(panel);
           await page.getByText(ready, { exact: true }).first().waitFor();
           if (panel === 'Schedule') {
             await page.getByLabel('When', { exact: true }).fill('every weekday at 9am');

@@ -35,6 +35,9 @@ import { PanelRegistry, BUILTIN_PANELS } from './panels.js';
 import { WorkspaceServices } from './workspace-services.js';
 import { JobDelivery } from './job-delivery.js';
 
+/** Whether the panel rail shows icons only (remembered across visits). */
+const RAIL_COLLAPSED_KEY = 'clawser_ui_rail_collapsed';
+
 /** A workspace route's panel: 'chat' or a name of the panel registry. @typedef {string} PanelName */
 
 /**
@@ -180,19 +183,19 @@ export class ClawserApp {
       const target = /** @type {HTMLElement | null} */ (e.target);
       if (target?.closest('input, textarea, select, [contenteditable]:not([contenteditable="false"])')) return;
       e.preventDefault();
-      shortcutsDialog([
-        { keys: '?', action: 'Show this list' },
-        { keys: 'Enter', action: 'Send the message' },
-        { keys: 'Shift+Enter', action: 'New line in the message' },
-        { keys: 'Esc', action: 'Stop the reply being written; close a dialog' },
-        ...this.panels.list().filter((p) => p.shortcut).map((p) => ({ keys: /** @type {string} */ (p.shortcut), action: `Open ${p.label}` })),
-      ]);
+      this.#showShortcuts();
+    });
+    // Ctrl/Cmd+K: the command palette, from anywhere (also while typing).
+    window.addEventListener('keydown', (e) => {
+      if (e.key.toLowerCase() !== 'k' || !(e.ctrlKey || e.metaKey) || e.altKey || e.shiftKey) return;
+      e.preventDefault();
+      this.#guard(this.#openPalette());
     });
     // Each panel's keyboard shortcut (Alt+1…), in the open workspace.
     window.addEventListener('keydown', (e) => {
       const route = this.router.current;
       if (route.name !== 'workspace' || !e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
-      const entry = this.panels.list().find((p) => p.shortcut === `Alt+${e.key}`);
+      const entry = e.key === '0' ? { name: 'chat' } : this.panels.list().find((p) => p.shortcut === `Alt+${e.key}`);
       if (!entry) return;
       e.preventDefault();
       this.router.go({ name: 'workspace', workspaceId: route.workspaceId, panel: entry.name });
@@ -261,6 +264,18 @@ export class ClawserApp {
 
   #sandboxWarmed = false;
 
+  #showShortcuts() {
+    shortcutsDialog([
+      { keys: '?', action: 'Show this list' },
+      { keys: 'Ctrl+K / ⌘K', action: 'Command palette: every action, panel, conversation and workspace' },
+      { keys: 'Enter', action: 'Send the message' },
+      { keys: 'Shift+Enter', action: 'New line in the message' },
+      { keys: 'Esc', action: 'Stop the reply being written; close a dialog' },
+      { keys: 'Alt+0', action: 'Open Chat' },
+      ...this.panels.list().filter((p) => p.shortcut).map((p) => ({ keys: /** @type {string} */ (p.shortcut), action: `Open ${p.label}` })),
+    ]);
+  }
+
   /** @param {Promise<unknown>} p */
   #guard(p) {
     p.catch((err) => this.#showError(err));
@@ -317,12 +332,7 @@ export class ClawserApp {
           workspaces: stores.list(),
           providerOf: (id) => this.#providerLabel(id),
           onOpen: (id) => this.router.go({ name: 'workspace', workspaceId: id, panel: 'chat' }),
-          onCreate: async () => {
-            const name = await promptDialog({ title: 'New workspace', label: 'Workspace name', submitLabel: 'Create' });
-            if (!name) return;
-            const ws = await stores.create(name);
-            this.router.go({ name: 'workspace', workspaceId: ws.id, panel: 'chat' });
-          },
+          onCreate: () => this.#guard(this.#newWorkspace()),
           onClone: () => this.#guard((async () => {
             const id = await (await this.data?.())?.cloneRepository();
             if (id) this.router.go({ name: 'workspace', workspaceId: id, panel: 'files' });
@@ -514,7 +524,13 @@ export class ClawserApp {
       controller,
       chat: sub ? sub.root : chat.root,
       side,
-      panels: this.panels.list().map((p) => ({ label: p.label, shortcut: p.shortcut, current: p.name === panel, onOpen: () => this.router.go({ name: 'workspace', workspaceId, panel: p.name }) })),
+      panels: [
+        { label: 'Chat', icon: '💬', shortcut: 'Alt+0', current: panel === 'chat', onOpen: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }) },
+        ...this.panels.list().map((p) => ({ label: p.label, icon: p.icon, shortcut: p.shortcut, current: p.name === panel, onOpen: () => this.router.go({ name: 'workspace', workspaceId, panel: p.name }) })),
+      ],
+      railCollapsed: this.config?.get(RAIL_COLLAPSED_KEY, false) === true,
+      onRailToggle: (collapsed) => this.#guard((async () => this.config?.set(RAIL_COLLAPSED_KEY, collapsed))()),
+      onPalette: () => this.#guard(this.#openPalette()),
       providerLabel: this.#providerLabel(workspaceId),
       onHome: () => this.router.go({ name: 'home' }),
       onSettings: () => this.#goSettings(workspaceId),
@@ -524,26 +540,9 @@ export class ClawserApp {
         this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: meta.id });
         chat.focusComposer();
       },
-      onRename: async (id, title) => {
-        const next = await promptDialog({ title: 'Rename conversation', label: 'Conversation title', value: title, submitLabel: 'Rename' });
-        if (next) await controller.rename(id, next);
-      },
-      onExport: async (id, title) => {
-        /** @type {Record<string, 'markdown' | 'jsonl' | 'html'>} */
-        const formats = { Markdown: 'markdown', 'JSONL (event log, can be imported)': 'jsonl', 'HTML page': 'html' };
-        const choice = await formDialog({ title: `Export “${title}”`, fields: [{ name: 'format', label: 'Format', options: Object.keys(formats), value: 'Markdown' }], submitLabel: 'Export' });
-        if (!choice) return;
-        const file = await controller.exportConversation(id, formats[String(choice.format)] ?? 'markdown');
-        downloadBlob(new Blob([file.text], { type: file.type }), file.name);
-      },
-      onImport: (file) => this.#guard((async () => {
-        try {
-          const meta = await controller.importConversation(file.name, await file.text());
-          this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: meta.id });
-        } catch (err) {
-          this.banners.show('import', /** @type {Error} */ (err).message, { kind: 'error' });
-        }
-      })()),
+      onRename: (id, title) => this.#guard(this.#renameConversation(controller, id, title)),
+      onExport: (id, title) => this.#guard(this.#exportConversation(controller, id, title)),
+      onImport: (file) => this.#guard(this.#importConversation(workspaceId, file)),
       onDelete: async (id, title) => {
         const ok = await confirmDialog({ title: `Delete “${title}”?`, message: 'The whole conversation is removed from this browser. This cannot be undone.', confirmLabel: 'Delete conversation' });
         if (!ok) return;
@@ -560,6 +559,93 @@ export class ClawserApp {
 
 
 
+
+  /** @param {ChatController} controller @param {string} id @param {string} title */
+  async #renameConversation(controller, id, title) {
+    const next = await promptDialog({ title: 'Rename conversation', label: 'Conversation title', value: title, submitLabel: 'Rename' });
+    if (next) await controller.rename(id, next);
+  }
+
+  /** @param {ChatController} controller @param {string} id @param {string} title */
+  async #exportConversation(controller, id, title) {
+    /** @type {Record<string, 'markdown' | 'jsonl' | 'html'>} */
+    const formats = { Markdown: 'markdown', 'JSONL (event log with every version, can be imported)': 'jsonl', 'HTML page': 'html' };
+    const choice = await formDialog({ title: `Export “${title}”`, fields: [{ name: 'format', label: 'Format', options: Object.keys(formats), value: 'Markdown' }], submitLabel: 'Export' });
+    if (!choice) return;
+    const file = await controller.exportConversation(id, formats[String(choice.format)] ?? 'markdown');
+    downloadBlob(new Blob([file.text], { type: file.type }), file.name);
+  }
+
+  /** @param {string} workspaceId @param {File} file */
+  async #importConversation(workspaceId, file) {
+    try {
+      const meta = await this.#controller(workspaceId).importConversation(file.name, await file.text());
+      this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: meta.id });
+    } catch (err) {
+      this.banners.show('import', /** @type {Error} */ (err).message, { kind: 'error' });
+    }
+  }
+
+  async #newWorkspace() {
+    const name = await promptDialog({ title: 'New workspace', label: 'Workspace name', submitLabel: 'Create' });
+    if (!name) return;
+    const ws = await /** @type {WorkspaceStore} */ (this.workspaces).create(name);
+    this.router.go({ name: 'workspace', workspaceId: ws.id, panel: 'chat' });
+  }
+
+  /** The command palette, with every action that applies where the user is. */
+  async #openPalette() {
+    if (document.querySelector('dialog[open]')) return;
+    const route = this.router.current;
+    const view = route.name === 'workspace' ? this.#view : null;
+    const workspaceId = view?.workspaceId ?? null;
+    const controller = view?.controller ?? null;
+    const ws = workspaceId ? this.workspaces?.get(workspaceId) ?? null : null;
+    const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
+    /** @param {string} panel */
+    const go = (panel) => workspaceId && this.router.go({ name: 'workspace', workspaceId, panel: /** @type {PanelName} */ (panel) });
+    const { buildCommands } = await import('./commands.js');
+    const { openCommandPalette } = await import('../ui/command-palette.js');
+    const commands = buildCommands({
+      workspaces: this.workspaces?.list() ?? [],
+      workspace: ws ? { id: ws.id, name: ws.name } : null,
+      conversations: controller?.state.conversations ?? [],
+      conversationId: controller?.state.activeId ?? null,
+      panels: this.panels.list(),
+      panel: view?.panel ?? 'chat',
+      autonomy: workspaceId ? agentSettings.load(workspaceId).autonomy.level : null,
+      streaming: !!controller?.state.streaming,
+      act: {
+        home: () => this.router.go({ name: 'home' }),
+        openWorkspace: (id) => this.router.go({ name: 'workspace', workspaceId: id, panel: 'chat' }),
+        newWorkspace: () => this.#guard(this.#newWorkspace()),
+        newConversation: () => this.#guard((async () => {
+          if (!controller || !workspaceId) return;
+          const meta = await controller.newConversation();
+          this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: meta.id });
+        })()),
+        openConversation: (id) => workspaceId && this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: id }),
+        openPanel: go,
+        setAutonomy: (level) => {
+          if (!workspaceId) return;
+          const cur = agentSettings.load(workspaceId);
+          agentSettings.save(workspaceId, { ...cur, autonomy: { ...cur.autonomy, level } });
+          this.banners.show('autonomy', `Autonomy is now ${level === 'readonly' ? 'read-only' : level} in this workspace (from the next step of the agent).`, { kind: 'info' });
+        },
+        exportConversation: (id) => controller && this.#guard(this.#exportConversation(controller, id, controller.state.conversations.find((c) => c.id === id)?.title ?? 'Conversation')),
+        renameConversation: (id) => controller && this.#guard(this.#renameConversation(controller, id, controller.state.conversations.find((c) => c.id === id)?.title ?? '')),
+        importConversation: () => {
+          if (!workspaceId) return;
+          const picker = /** @type {HTMLInputElement} */ (h('input', { type: 'file', accept: '.jsonl,.json,application/x-ndjson' }));
+          picker.addEventListener('change', () => { if (picker.files?.[0]) this.#guard(this.#importConversation(workspaceId, picker.files[0])); });
+          picker.click();
+        },
+        stop: () => controller?.stop(),
+        shortcuts: () => this.#showShortcuts(),
+      },
+    });
+    await openCommandPalette(commands);
+  }
 
   /** Workspaces whose daemon started on this page. @type {Set<string>} */
   #daemons = new Set();

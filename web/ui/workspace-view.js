@@ -3,14 +3,61 @@
 import { h, clear, formatTime } from './dom.js';
 
 /**
- * The workspace screen: header, conversation list (a drawer on narrow screens) and the
- * chat panel passed in.
- * @param {{workspace: Workspace, controller: ChatController, chat: HTMLElement, side?: HTMLElement, providerLabel: string, onHome: () => void, onSettings: () => void, panels: {label: string, shortcut?: string, current: boolean, onOpen: () => void}[], onSelect: (id: string) => void, onNew: () => void, onRename: (id: string, title: string) => void, onDelete: (id: string, title: string) => void, onExport: (id: string, title: string) => void, onImport: (file: File) => void}} props
+ * The workspace screen: a compact top bar, the panel navigation (a labelled icon rail on wide
+ * screens, collapsible and remembered; a drawer behind the Menu button on phones), the
+ * conversation list (a drawer on phones) and the panel passed in.
+ * @param {{workspace: Workspace, controller: ChatController, chat: HTMLElement, side?: HTMLElement, providerLabel: string, onHome: () => void, onSettings: () => void, onPalette: () => void,
+ *   panels: {label: string, icon: string, shortcut?: string, current: boolean, onOpen: () => void}[], railCollapsed: boolean, onRailToggle: (collapsed: boolean) => void,
+ *   onSelect: (id: string) => void, onNew: () => void, onRename: (id: string, title: string) => void, onDelete: (id: string, title: string) => void, onExport: (id: string, title: string) => void, onImport: (file: File) => void}} props
+ *   panels: Chat first, in the navigation's order
  */
 export function WorkspaceView(props) {
   const { workspace, controller } = props;
   const convList = h('ul', { class: 'conv-list' });
-  const drawerToggle = h('button', { type: 'button', class: 'secondary drawer-toggle', 'aria-expanded': 'false', 'aria-controls': 'conv-drawer' }, 'Conversations');
+  const drawerToggle = h('button', { type: 'button', class: 'secondary drawer-toggle icon-only', 'aria-expanded': 'false', 'aria-controls': 'conv-drawer', title: 'Conversations' },
+    h('span', { 'aria-hidden': 'true' }, '💬'), h('span', { class: 'sr-only' }, 'Conversations'));
+  const menuToggle = h('button', { type: 'button', class: 'secondary menu-toggle icon-only', 'aria-expanded': 'false', 'aria-controls': 'ws-rail', title: 'Menu: panels and workspaces' },
+    h('span', { 'aria-hidden': 'true' }, '☰'), h('span', { class: 'sr-only' }, 'Menu'));
+  let collapsed = props.railCollapsed;
+  const railToggle = h('button', { type: 'button', class: 'icon-btn rail-toggle', 'aria-expanded': String(!collapsed), 'aria-controls': 'ws-rail', 'aria-label': 'Show panel names', title: 'Show or hide the panel names' },
+    h('span', { 'aria-hidden': 'true' }, collapsed ? '»' : '«'));
+  const rail = h('nav', { class: 'ws-rail', id: 'ws-rail', 'aria-label': 'Workspace panels' },
+    h('a', { href: '#home', class: 'home-link rail-only-narrow', on: { click: (/** @type {MouseEvent} */ e) => { e.preventDefault(); props.onHome(); } } }, h('span', { 'aria-hidden': 'true' }, '‹ '), 'All workspaces'),
+    // The same badge as the top bar's (hidden on phones), drawn by CSS from the attribute so the
+    // page holds the provider's name as text once.
+    h('span', { class: 'provider-badge small rail-only-narrow provider-copy', title: 'Current provider', 'data-provider': props.providerLabel }),
+    h('ul', { class: 'rail-list' },
+      ...props.panels.map((p) => h('li', null,
+        h('button', { type: 'button', class: 'rail-btn', 'aria-current': p.current ? 'page' : undefined, 'aria-keyshortcuts': p.shortcut, title: p.shortcut ? `${p.label} (${p.shortcut})` : p.label,
+          on: { click: () => { closeMenu(); p.onOpen(); } } },
+        h('span', { class: 'rail-icon', 'aria-hidden': 'true' }, p.icon), h('span', { class: 'rail-label' }, p.label)))),
+    ),
+    railToggle,
+  );
+  const root = h('div', { class: `workspace${collapsed ? ' rail-collapsed' : ''}` });
+  railToggle.addEventListener('click', () => {
+    collapsed = !collapsed;
+    root.classList.toggle('rail-collapsed', collapsed);
+    railToggle.setAttribute('aria-expanded', String(!collapsed));
+    /** @type {HTMLElement} */ (railToggle.firstElementChild).textContent = collapsed ? '»' : '«';
+    props.onRailToggle(collapsed);
+  });
+  const closeMenu = () => {
+    rail.classList.remove('open');
+    menuToggle.setAttribute('aria-expanded', 'false');
+  };
+  menuToggle.addEventListener('click', () => {
+    const open = !rail.classList.contains('open');
+    rail.classList.toggle('open', open);
+    menuToggle.setAttribute('aria-expanded', String(open));
+    if (open) closeDrawer();
+  });
+  rail.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && rail.classList.contains('open')) {
+      closeMenu();
+      menuToggle.focus();
+    }
+  });
   const importPicker = /** @type {HTMLInputElement} */ (h('input', { type: 'file', accept: '.jsonl,.json,application/x-ndjson', hidden: true, 'aria-label': 'Choose a conversation file (JSONL) to import' }));
   importPicker.addEventListener('change', () => {
     const file = importPicker.files?.[0];
@@ -33,6 +80,7 @@ export function WorkspaceView(props) {
     const open = !sidebar.classList.contains('open');
     sidebar.classList.toggle('open', open);
     drawerToggle.setAttribute('aria-expanded', String(open));
+    if (open) closeMenu();
   });
 
   const renderList = (/** @type {ChatState} */ s) => {
@@ -57,18 +105,18 @@ export function WorkspaceView(props) {
   };
   const unsubscribe = controller.subscribe(renderList);
 
-  const root = h('div', { class: 'workspace' },
+  root.append(
     h('header', { class: 'topbar' },
-      h('a', { href: '#home', class: 'home-link', on: { click: (/** @type {MouseEvent} */ e) => { e.preventDefault(); props.onHome(); } } }, h('span', { 'aria-hidden': 'true' }, '‹ '), 'Workspaces'),
+      menuToggle,
+      h('a', { href: '#home', class: 'home-link wide-only', on: { click: (/** @type {MouseEvent} */ e) => { e.preventDefault(); props.onHome(); } } }, h('span', { 'aria-hidden': 'true' }, '‹ '), 'Workspaces'),
       h('h1', { class: 'ws-title' }, workspace.name),
-      h('span', { class: 'provider-badge small', title: 'Current provider' }, props.providerLabel),
+      h('span', { class: 'provider-badge small wide-only', title: 'Current provider' }, props.providerLabel),
       drawerToggle,
-      h('nav', { class: 'ws-nav', 'aria-label': 'Workspace panels' },
-        ...props.panels.map((p) => h('button', { type: 'button', class: 'secondary', 'aria-current': p.current ? 'page' : undefined, 'aria-keyshortcuts': p.shortcut, title: p.shortcut ? `${p.label} (${p.shortcut})` : undefined, on: { click: p.onOpen } }, p.label)),
-      ),
-      h('button', { type: 'button', class: 'secondary', on: { click: props.onSettings } }, 'Settings'),
+      h('button', { type: 'button', class: 'secondary icon-only palette-btn', 'aria-keyshortcuts': 'Control+K Meta+K', title: 'Command palette (Ctrl+K)', on: { click: props.onPalette } },
+        h('span', { 'aria-hidden': 'true' }, '⌘K'), h('span', { class: 'sr-only' }, 'Commands')),
+      h('button', { type: 'button', class: 'secondary settings-btn', title: 'Settings', on: { click: props.onSettings } }, h('span', { class: 'settings-icon', 'aria-hidden': 'true' }, '⚙'), h('span', { class: 'settings-label' }, 'Settings')),
     ),
-    h('div', { class: 'workspace-body' }, sidebar, h('main', { class: 'panel', id: 'main' }, props.chat), props.side ?? null),
+    h('div', { class: 'workspace-body' }, rail, sidebar, h('main', { class: 'panel', id: 'main' }, props.chat), props.side ?? null),
   );
   return { root, destroy: unsubscribe };
 }

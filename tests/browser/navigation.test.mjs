@@ -1,0 +1,99 @@
+// Navigation that scales (issue 13): the labelled panel rail (collapsible, remembered), Alt+0 for
+// the chat, and the command palette (Ctrl/Cmd+K) running actions found by fuzzy search.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchBrowser, startApp, openWorkspace } from './helpers.mjs';
+
+/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
+/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
+/** @type {import('playwright-core').Page} */ let page;
+
+before(async () => {
+  app = await startApp();
+  browser = await launchBrowser();
+  page = await openWorkspace(browser.context, app.url, { provider: 'echo' });
+});
+after(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+const palette = () => page.getByRole('dialog', { name: 'Command palette' });
+const search = () => palette().getByRole('combobox', { name: 'Search actions' });
+
+test('the rail lists every panel with its label; collapsing keeps the names for assistive tech and is remembered', async () => {
+  const rail = page.getByRole('navigation', { name: 'Workspace panels' });
+  for (const name of ['Chat', 'Files', 'Git', 'Memory', 'Goals', 'Schedule', 'Tools']) await rail.getByRole('button', { name, exact: true }).waitFor();
+  assert.equal(await rail.getByRole('button', { name: 'Chat', exact: true }).getAttribute('aria-current'), 'page');
+  const wide = /** @type {{width: number}} */ (await rail.boundingBox()).width;
+  const toggle = rail.getByRole('button', { name: 'Show panel names' });
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+  await toggle.click();
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+  const narrow = /** @type {{width: number}} */ (await rail.boundingBox()).width;
+  assert.ok(narrow < wide / 2, `collapsed to icons (${narrow} < ${wide} / 2)`);
+  await page.reload();
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Show panel names' }).getAttribute('aria-expanded'), 'false', 'remembered');
+  // Still named and usable while collapsed.
+  await page.getByRole('navigation', { name: 'Workspace panels' }).getByRole('button', { name: 'Files', exact: true }).click();
+  await page.getByRole('heading', { name: 'Files', exact: true }).waitFor();
+  await page.keyboard.press('Alt+0');
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  assert.match(page.url(), /#workspace\/[^/]+(\/chat|\/conversation\/[^/]+)?$/, 'the chat route');
+  await page.getByRole('button', { name: 'Show panel names' }).click();
+});
+
+test('Ctrl+K opens the palette; typing filters fuzzily; Enter runs the action; Escape closes it', async () => {
+  await page.getByRole('textbox', { name: 'Message' }).focus();
+  await page.keyboard.press('Control+k');
+  await search().waitFor();
+  assert.ok(await search().evaluate((el) => el === document.activeElement), 'the search field has the focus');
+  await search().fill('sched');
+  assert.equal(await palette().getByRole('option').first().innerText().then((t) => t.split('\n')[0]), 'Open Schedule');
+  await page.keyboard.press('Enter');
+  await palette().waitFor({ state: 'detached' });
+  await page.getByRole('heading', { name: 'Schedule', exact: true }).waitFor();
+  assert.match(page.url(), /\/schedule$/);
+
+  await page.keyboard.press('Control+k');
+  await search().fill('zzzqqq');
+  await palette().getByText('No action matches.').waitFor();
+  await page.keyboard.press('Escape');
+  await palette().waitFor({ state: 'detached' });
+  assert.match(page.url(), /\/schedule$/, 'Escape runs nothing');
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+});
+
+test('the palette switches conversations, starts a new one and sets the autonomy; arrows choose', async () => {
+  await page.getByRole('textbox', { name: 'Message' }).fill('Plan the garden party');
+  await page.keyboard.press('Enter');
+  await page.getByText('Echo: Plan the garden party').waitFor();
+  await page.getByRole('button', { name: 'Commands' }).click(); // the top bar's button does the same as Ctrl+K
+  await search().fill('new conv');
+  await page.keyboard.press('Enter');
+  await page.getByText('Start the conversation: type a message below.').waitFor();
+
+  await page.keyboard.press('Control+k');
+  await search().fill('garden');
+  await page.keyboard.press('Enter');
+  await page.getByText('Echo: Plan the garden party').waitFor();
+
+  await page.keyboard.press('Control+k');
+  await search().fill('autonomy');
+  const options = palette().getByRole('option');
+  assert.equal(await options.count(), 2, 'the two levels other than the current one');
+  await page.keyboard.press('ArrowDown');
+  const chosen = (await palette().locator('[role="option"][aria-selected="true"]').innerText()).split('\n')[0];
+  assert.equal(chosen, (await options.nth(1).innerText()).split('\n')[0]);
+  assert.equal(await search().getAttribute('aria-activedescendant'), await options.nth(1).getAttribute('id'));
+  await page.keyboard.press('Enter');
+  const level = /Set autonomy to (.+)$/.exec(chosen)?.[1];
+  await page.getByRole('status').filter({ hasText: `Autonomy is now ${level}` }).waitFor();
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: /Settings/ });
+  const value = await dialog.getByLabel('Autonomy').inputValue();
+  assert.equal(value === 'readonly' ? 'read-only' : value, level, 'the setting changed where the Settings dialog reads it');
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
+});

@@ -1,0 +1,68 @@
+/**
+ * Every action of the app as one list, for the command palette (Ctrl/Cmd+K): built fresh each
+ * time it opens from what exists now (workspaces, conversations, panels). No DOM; the app
+ * passes the ways to act.
+ */
+/** @import { Command } from '../ui/command-palette.js' */
+
+const LEVELS = /** @type {const} */ ([['readonly', 'read-only'], ['supervised', 'supervised'], ['full', 'full']]);
+
+/**
+ * @param {object} ctx
+ * @param {{id: string, name: string}[]} ctx.workspaces
+ * @param {{id: string, name: string} | null} ctx.workspace the open one
+ * @param {{id: string, title: string}[]} ctx.conversations of the open workspace
+ * @param {string | null} ctx.conversationId the one on screen
+ * @param {{name: string, label: string, shortcut?: string}[]} ctx.panels besides the chat
+ * @param {string} ctx.panel the one on screen
+ * @param {'readonly' | 'supervised' | 'full' | null} ctx.autonomy the open workspace's level
+ * @param {boolean} ctx.streaming a reply is being written
+ * @param {object} ctx.act
+ * @param {() => void} ctx.act.home
+ * @param {(workspaceId: string) => void} ctx.act.openWorkspace
+ * @param {() => void} ctx.act.newWorkspace
+ * @param {() => void} ctx.act.newConversation
+ * @param {(conversationId: string) => void} ctx.act.openConversation
+ * @param {(panel: string) => void} ctx.act.openPanel 'chat', 'settings' or a registered panel
+ * @param {(level: 'readonly' | 'supervised' | 'full') => void} ctx.act.setAutonomy
+ * @param {(conversationId: string) => void} ctx.act.exportConversation
+ * @param {() => void} ctx.act.importConversation
+ * @param {(conversationId: string) => void} ctx.act.renameConversation
+ * @param {() => void} ctx.act.stop
+ * @param {() => void} ctx.act.shortcuts
+ * @returns {Command[]}
+ */
+export function buildCommands(ctx) {
+  const { act } = ctx;
+  /** @type {Command[]} */
+  const out = [];
+  const ws = ctx.workspace;
+  if (ws) {
+    if (ctx.streaming) out.push({ id: 'stop', label: 'Stop the reply', shortcut: 'Esc', run: act.stop });
+    out.push({ id: 'new-conversation', label: 'New conversation', keywords: 'chat start', run: act.newConversation });
+    if (ctx.panel !== 'chat') out.push({ id: 'panel:chat', label: 'Open Chat', group: 'Panel', keywords: 'back conversation messages', run: () => act.openPanel('chat') });
+    for (const p of ctx.panels) {
+      if (p.name !== ctx.panel) out.push({ id: `panel:${p.name}`, label: `Open ${p.label}`, group: 'Panel', shortcut: p.shortcut, run: () => act.openPanel(p.name) });
+    }
+    out.push({ id: 'settings', label: 'Change provider or model…', group: 'Settings', keywords: 'settings api key model provider', run: () => act.openPanel('settings') });
+    for (const [level, word] of LEVELS) {
+      if (level !== ctx.autonomy) out.push({ id: `autonomy:${level}`, label: `Set autonomy to ${word}`, group: 'Settings', keywords: 'permissions approval', run: () => act.setAutonomy(level) });
+    }
+    const current = ctx.conversationId;
+    if (current) {
+      out.push({ id: 'export', label: 'Export this conversation…', keywords: 'download markdown jsonl html save', run: () => act.exportConversation(current) });
+      out.push({ id: 'rename', label: 'Rename this conversation…', keywords: 'title', run: () => act.renameConversation(current) });
+    }
+    out.push({ id: 'import', label: 'Import a conversation (JSONL)…', keywords: 'upload open file', run: act.importConversation });
+    for (const c of ctx.conversations) {
+      if (c.id !== current) out.push({ id: `conversation:${c.id}`, label: c.title, group: 'Conversation', keywords: 'switch open', run: () => act.openConversation(c.id) });
+    }
+  }
+  for (const w of ctx.workspaces) {
+    if (w.id !== ws?.id) out.push({ id: `workspace:${w.id}`, label: w.name, group: 'Workspace', keywords: 'switch open', run: () => act.openWorkspace(w.id) });
+  }
+  out.push({ id: 'new-workspace', label: 'New workspace…', group: 'Workspace', run: act.newWorkspace });
+  out.push({ id: 'home', label: 'All workspaces', group: 'Workspace', keywords: 'home list', run: act.home });
+  out.push({ id: 'shortcuts', label: 'Keyboard shortcuts', shortcut: '?', keywords: 'help keys', run: act.shortcuts });
+  return out;
+}
