@@ -123,11 +123,13 @@ test('Tools panel: setting a tool to denied hides it from the model and survives
 test('a traversal attempt is blocked and shown; a leaked key is redacted on screen and in the stored log', async () => {
   llm.enqueue({ toolCalls: [{ id: 'tr', name: 'fs_read', arguments: { path: '../%2e%2e/other/secret.md' } }] }, { text: 'Here is a key: sk-ant-api03-FAKEFAKEFAKEFAKEFAKEFAKEFAKE012345 — oops.' });
   await send('read outside');
-  await page.locator('.msg.assistant .msg-body', { hasText: 'oops' }).waitFor();
+  // The recorded reply (not the streaming bubble, which the same text matches while it arrives).
+  const reply = page.locator('.msg.assistant:not(.streaming) .msg-body', { hasText: 'oops' });
+  await reply.waitFor();
   const card = page.locator('.tool-card').last();
   assert.match(await card.locator('.tool-state').innerText(), /✗ safety/);
-  const body = await page.locator('.msg.assistant .msg-body').last().innerText();
-  assert.match(body, /\[REDACTED anthropic_key\]/);
+  const body = await reply.innerText();
+  assert.match(body, /\[REDACTED anthropic_key\]/, `the transcript: ${JSON.stringify(await page.locator('.messages > li').allInnerTexts())}; the model got: ${JSON.stringify(llm.requests.slice(-4).map((r) => r.body.messages.at(-1)))}`);
   assert.doesNotMatch(await page.locator('.messages').innerText(), /FAKEFAKE/);
   const log = await storedEvents();
   assert.doesNotMatch(log, /FAKEFAKE/);
