@@ -27,6 +27,7 @@ const packages = [
   { specifier: 'fflate', file: 'fflate.js', entry: "export * from 'fflate';" },
   { specifier: 'dompurify', file: 'dompurify.js', entry: "export { default } from 'dompurify';" },
   { specifier: 'croner', file: 'croner.js', entry: "export * from 'croner';" },
+  { specifier: 'minisearch', file: 'minisearch.js', entry: "export { default } from 'minisearch';" },
   {
     // zod's `z` namespace carries every locale and helper (458 KB minified), and it is on the
     // start-up path: the app's `z` is built from the functions it uses (110 KB), so the browser

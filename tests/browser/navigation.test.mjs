@@ -97,3 +97,52 @@ test('the palette switches conversations, starts a new one and sets the autonomy
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'detached' });
 });
+
+test('search across conversations: ranked hits with the words marked; a hit opens its conversation at that message', async () => {
+  const say = async (/** @type {string} */ text) => {
+    await page.getByRole('textbox', { name: 'Message' }).fill(text);
+    await page.keyboard.press('Enter');
+    await page.locator('.msg.assistant:not(.streaming)', { hasText: `Echo: ${text}` }).waitFor();
+    await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' }); // the turn is over
+  };
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  await page.getByText('Start the conversation: type a message below.').waitFor();
+  await say('Notes on airships');
+  await say('The zeppelin hangar at Friedrichshafen');
+  for (let i = 0; i < 12; i++) await say(`filler message ${i} so the hit is scrolled out of view`);
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  await page.getByText('Start the conversation: type a message below.').waitFor();
+  await say('Something unrelated');
+
+  const box = page.getByRole('searchbox', { name: 'Search conversations' });
+  await box.fill('zeppelin');
+  const results = page.getByRole('list', { name: 'Search results' });
+  await results.getByRole('button').first().waitFor();
+  const hits = await results.getByRole('button').allInnerTexts();
+  assert.equal(hits.length, 2, `the message and its echo: ${JSON.stringify(hits)}`);
+  assert.deepEqual(await results.locator('mark').allInnerTexts(), ['zeppelin', 'zeppelin']);
+  assert.match(hits[0], /^Notes on airships/);
+  await box.fill('qwertyuiop');
+  await page.getByRole('status').filter({ hasText: 'No message matches.' }).waitFor();
+  await box.fill('Friedrichshafen');
+  const you = results.getByRole('button', { name: /You ·/ });
+  await you.waitFor();
+  await you.click();
+  const found = page.locator('.msg.found');
+  await found.waitFor();
+  assert.match(await found.innerText(), /zeppelin hangar/);
+  assert.ok(await found.evaluate((el) => el === document.activeElement), 'the message has the focus');
+  assert.ok(await found.isVisible() && await found.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    const s = /** @type {HTMLElement} */ (el.closest('.scroller')).getBoundingClientRect();
+    return r.top >= s.top && r.bottom <= s.bottom;
+  }), 'scrolled into view (not to the latest message)');
+  assert.ok(await page.locator('.msg.assistant', { hasText: 'filler message 11' }).evaluate((el) => el.getBoundingClientRect().top > /** @type {HTMLElement} */ (el.closest('.scroller')).getBoundingClientRect().bottom), 'control: the latest message is below the view');
+
+  // The palette leads to the search box too.
+  await box.fill('');
+  await page.keyboard.press('Control+k');
+  await search().fill('search conv');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Search conversations');
+});

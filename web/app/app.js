@@ -45,7 +45,7 @@ const RAIL_COLLAPSED_KEY = 'clawser_ui_rail_collapsed';
  * the stores and controllers. Holds no business rules of its own.
  */
 export class ClawserApp {
-  /** @type {{workspaceId: string, panel: string, controller: ChatController, destroy: () => void} | null} */
+  /** @type {{workspaceId: string, panel: string, controller: ChatController, destroy: () => void, focusSearch?: () => void} | null} */
   #view = null;
   /** @type {Map<string, ChatController>} */
   #controllers = new Map();
@@ -264,6 +264,17 @@ export class ClawserApp {
 
   #sandboxWarmed = false;
 
+  /** A search hit chosen: the message to show once its conversation is on screen. @type {{workspaceId: string, conversationId: string, eventId: string | null} | null} */
+  #pendingReveal = null;
+
+  async #revealPending() {
+    const hit = this.#pendingReveal;
+    const view = this.#view;
+    if (!hit || !view || view.workspaceId !== hit.workspaceId || view.panel !== 'chat') return;
+    this.#pendingReveal = null;
+    await view.controller.reveal(hit.conversationId, hit.eventId);
+  }
+
   #showShortcuts() {
     shortcutsDialog([
       { keys: '?', action: 'Show this list' },
@@ -298,6 +309,7 @@ export class ClawserApp {
     const panel = this.panels.get(route.panel) ? route.panel : 'chat';
     if (this.#view?.workspaceId !== ws.id || this.#view.panel !== panel) await this.#renderWorkspace(ws.id, route.conversationId, panel);
     else if (route.conversationId) await this.#view.controller.select(route.conversationId);
+    await this.#revealPending();
     if (route.panel === 'settings') await this.#openSettings(ws.id);
   }
 
@@ -531,6 +543,12 @@ export class ClawserApp {
       railCollapsed: this.config?.get(RAIL_COLLAPSED_KEY, false) === true,
       onRailToggle: (collapsed) => this.#guard((async () => this.config?.set(RAIL_COLLAPSED_KEY, collapsed))()),
       onPalette: () => this.#guard(this.#openPalette()),
+      onSearch: (query) => controller.searchConversations(query),
+      onOpenHit: (hit) => {
+        this.#pendingReveal = { workspaceId, conversationId: hit.conversationId, eventId: hit.eventId };
+        if (panel === 'chat' && controller.state.activeId === hit.conversationId) this.#guard(this.#revealPending());
+        else this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: hit.conversationId });
+      },
       providerLabel: this.#providerLabel(workspaceId),
       onHome: () => this.router.go({ name: 'home' }),
       onSettings: () => this.#goSettings(workspaceId),
@@ -552,6 +570,7 @@ export class ClawserApp {
       },
     });
     clear(this.main).append(view.root);
+    if (this.#view?.controller === controller) this.#view.focusSearch = view.focusSearch;
     document.title = `${ws.name} — Clawser`;
     destroyView = () => { view.destroy(); chat.destroy(); sub?.destroy?.(); unsubscribeArtifact(); artifactView?.destroy(); };
     /** @type {WorkspaceServices} */ (this.services).autoInitGit(workspaceId);
@@ -641,6 +660,7 @@ export class ClawserApp {
           picker.click();
         },
         stop: () => controller?.stop(),
+        search: () => view?.focusSearch?.(),
         shortcuts: () => this.#showShortcuts(),
       },
     });

@@ -12,6 +12,7 @@ import { Conversation } from '../agent/conversation.js';
 import { toHtml, toJsonl, toMarkdown, parseImport, markImported } from '../agent/conversation-export.js';
 import { plainTitle } from '../agent/title.js';
 import { activePath } from '../agent/branches.js';
+import { ConversationSearch } from '../agent/conversation-search.js';
 import { createProvider } from '../providers/index.js';
 
 /** What "Continue" sends after the user stopped a reply (recorded as such, shown as a note). */
@@ -28,6 +29,7 @@ export const CONTINUE_TEXT = 'Continue your previous reply from exactly where it
  * @property {{text: string, thinking: string, status: string} | null} streaming reply in progress
  * @property {(ProviderErrorShape & {text: string, resume: boolean}) | null} failure last turn's failure: `text` to re-send, or `resume` to continue after tool results
  * @property {string | null} notice a one-off message (storage repaired, …)
+ * @property {string | null} [focus] a message to bring into view (a search hit), once
  */
 
 /**
@@ -56,6 +58,8 @@ export class ChatController {
     this.workspaceId = deps.workspaceId;
     this.settings = deps.settings;
     this.store = new ConversationStore(deps.fs, deps.workspaceId, deps.coordination);
+    /** Full-text search across the workspace's conversations. */
+    this.search = new ConversationSearch(deps.fs, deps.workspaceId);
     this.coordination = deps.coordination;
     // Another tab created, renamed or deleted a conversation.
     this.coordination?.subscribe(`convs:${deps.workspaceId}`, () => {
@@ -298,6 +302,7 @@ export class ChatController {
   async record(conversationId, title, type, data) {
     const conv = await this.#openForBackground(conversationId, title);
     await conv.append(type, data, 'system');
+    this.search.touch(conv.id);
     if (this.state.activeId === conv.id) this.#set({ ...this.#transcript(conv), conversations: this.#withMeta(conv.meta) });
     else this.#set({ conversations: this.#withMeta(conv.meta) });
     return conv.id;
@@ -370,6 +375,7 @@ export class ChatController {
         else if (ev.type === 'tool_start') streaming.status = `Running ${ev.name}…`;
         else if (ev.type === 'compacting') streaming.status = 'Summarizing earlier messages to keep the conversation within the model\'s context…';
         else if (ev.type === 'saved') {
+          this.search.touch(conv.id);
           if (ev.eventType === 'agent_message' || ev.eventType === 'tool_result') {
             streaming.text = '';
             streaming.thinking = '';
@@ -433,6 +439,31 @@ export class ChatController {
   /** Stops the turn running in the conversation on screen. */
   stop() {
     if (this.state.activeId) this.#runs.get(this.state.activeId)?.abort.abort();
+  }
+
+  /**
+   * Searches every conversation of the workspace (the index is brought up to date first).
+   * @param {string} query
+   */
+  async searchConversations(query) {
+    await this.search.update(this.state.conversations);
+    return this.search.search(query);
+  }
+
+  /**
+   * Opens a conversation at one of its messages (a search hit): the version holding it is
+   * shown, earlier messages are loaded until it is there, and the chat brings it into view.
+   * @param {string} conversationId @param {string | null} eventId null: the conversation's end
+   */
+  async reveal(conversationId, eventId) {
+    await this.select(conversationId);
+    const conv = this.#conversation;
+    if (!conv || conv.id !== conversationId || !eventId) return;
+    const has = () => conv.events.some((e) => e.id === eventId);
+    while (!has() && conv.hasEarlier) await conv.loadEarlier();
+    if (!has() && conv.branched && !this.busy) await conv.switchTo(eventId).catch(() => null);
+    this.#set({ ...this.#transcript(conv), hasEarlier: conv.hasEarlier, focus: has() ? eventId : null });
+    this.#set({ focus: null });
   }
 
   /** What the chat shows of `conv`. @param {Conversation} conv */

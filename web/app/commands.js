@@ -29,6 +29,7 @@ const LEVELS = /** @type {const} */ ([['readonly', 'read-only'], ['supervised', 
  * @param {() => void} ctx.act.importConversation
  * @param {(conversationId: string) => void} ctx.act.renameConversation
  * @param {() => void} ctx.act.stop
+ * @param {() => void} ctx.act.search puts the focus in the conversation search
  * @param {() => void} ctx.act.shortcuts
  * @returns {Command[]}
  */
@@ -40,6 +41,7 @@ export function buildCommands(ctx) {
   if (ws) {
     if (ctx.streaming) out.push({ id: 'stop', label: 'Stop the reply', shortcut: 'Esc', run: act.stop });
     out.push({ id: 'new-conversation', label: 'New conversation', keywords: 'chat start', run: act.newConversation });
+    out.push({ id: 'search', label: 'Search conversations…', keywords: 'find messages full text', run: act.search });
     if (ctx.panel !== 'chat') out.push({ id: 'panel:chat', label: 'Open Chat', group: 'Panel', keywords: 'back conversation messages', run: () => act.openPanel('chat') });
     for (const p of ctx.panels) {
       if (p.name !== ctx.panel) out.push({ id: `panel:${p.name}`, label: `Open ${p.label}`, group: 'Panel', shortcut: p.shortcut, run: () => act.openPanel(p.name) });

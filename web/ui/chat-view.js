@@ -135,9 +135,12 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   const nearBottom = () => scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
   // Again after layout: the view may not be in the document yet, or images and code still settling.
   const toBottom = () => {
+    if (pinned) return;
     scroller.scrollTop = scroller.scrollHeight;
-    requestAnimationFrame(() => { scroller.scrollTop = scroller.scrollHeight; });
+    requestAnimationFrame(() => { if (!pinned) scroller.scrollTop = scroller.scrollHeight; });
   };
+  /** A message brought into view (a search hit) stays there until the transcript changes. @type {HTMLElement | null} */
+  let pinned = null;
 
   /** @param {'user' | 'assistant' | 'error'} kind @param {string} who @param {number | null} ts */
   const bubble = (kind, who, ts) => {
@@ -229,6 +232,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
         return h('li', { class: 'notice small muted' }, 'You asked the model to continue its stopped reply.', versions ? versionSwitcher(e.id, versions, 'message') : '');
       }
       const { li, body } = bubble('user', 'You', e.timestamp);
+      li.dataset.eventId = e.id;
       body.append(h('p', { class: 'plain' }, String(e.data.text ?? '')));
       const actions = messageActions(String(e.data.text ?? ''), body);
       if (idle) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Edit this message', title: 'Edit and send again (the current version is kept)', on: { click: () => startEdit(e, li) } }, 'Edit'));
@@ -251,6 +255,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     if (e.type === 'agent_message') {
       if (!e.data.text && e.data.toolCalls?.length) return null; // only tool calls: their cards follow
       const { li, body } = bubble('assistant', String(e.data.model ?? 'Assistant'), e.timestamp);
+      li.dataset.eventId = e.id;
       setMarkdown(body, String(e.data.text ?? ''));
       const actions = messageActions(String(e.data.text ?? ''), body);
       if (idle && !e.data.toolCalls?.length) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Regenerate this reply (the current one is kept as a version)', on: { click: () => controller.regenerate(e.id) } }, 'Regenerate'));
@@ -345,6 +350,20 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     for (const st of list.querySelectorAll('.tool-state')) if (st.textContent === 'running…' && !s.streaming) st.textContent = 'no result recorded';
     if (!needsSetup && s.events.length === 0 && !s.streaming) {
       list.append(h('li', { class: 'empty muted' }, 'Start the conversation: type a message below.'));
+    }
+    pinned = null;
+    if (s.focus) {
+      // A search hit: that message, centred and marked, instead of the latest one.
+      const target = /** @type {HTMLElement | null} */ (list.querySelector(`li[data-event-id="${CSS.escape(s.focus)}"]`));
+      if (target) {
+        pinned = target;
+        target.classList.add('found');
+        target.tabIndex = -1;
+        target.scrollIntoView({ block: 'center' });
+        target.focus({ preventScroll: true });
+        requestAnimationFrame(() => { if (pinned === target) target.scrollIntoView({ block: 'center' }); });
+        return;
+      }
     }
     if (stick) toBottom();
   };

@@ -1,5 +1,6 @@
 /** @import { ChatController, ChatState } from '../app/chat-controller.js' */
 /** @import { Workspace } from '../app/workspaces.js' */
+/** @import { SearchHit } from '../agent/conversation-search.js' */
 import { h, clear, formatTime } from './dom.js';
 
 /**
@@ -8,6 +9,7 @@ import { h, clear, formatTime } from './dom.js';
  * conversation list (a drawer on phones) and the panel passed in.
  * @param {{workspace: Workspace, controller: ChatController, chat: HTMLElement, side?: HTMLElement, providerLabel: string, onHome: () => void, onSettings: () => void, onPalette: () => void,
  *   panels: {label: string, icon: string, shortcut?: string, current: boolean, onOpen: () => void}[], railCollapsed: boolean, onRailToggle: (collapsed: boolean) => void,
+ *   onSearch: (query: string) => Promise<SearchHit[]>, onOpenHit: (hit: SearchHit) => void,
  *   onSelect: (id: string) => void, onNew: () => void, onRename: (id: string, title: string) => void, onDelete: (id: string, title: string) => void, onExport: (id: string, title: string) => void, onImport: (file: File) => void}} props
  *   panels: Chat first, in the navigation's order
  */
@@ -64,12 +66,77 @@ export function WorkspaceView(props) {
     importPicker.value = '';
     if (file) props.onImport(file);
   });
+  // Search across every conversation: typing replaces the list with ranked hits.
+  const searchBox = /** @type {HTMLInputElement} */ (h('input', { type: 'search', class: 'conv-search', 'aria-label': 'Search conversations', placeholder: 'Search conversations…', autocomplete: 'off', 'aria-controls': 'conv-results' }));
+  const results = h('ul', { class: 'search-results', id: 'conv-results', 'aria-label': 'Search results', hidden: true });
+  const searchStatus = h('p', { class: 'small muted', role: 'status', 'aria-live': 'polite' });
+  let searchSeq = 0;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let searchTimer;
+  /** @param {SearchHit['snippet']} snippet */
+  const marked = (snippet) => {
+    const out = h('span', { class: 'small' });
+    let at = 0;
+    for (const [a, b] of snippet.marks) {
+      if (a < at) continue;
+      out.append(snippet.text.slice(at, a), h('mark', null, snippet.text.slice(a, b)));
+      at = b;
+    }
+    out.append(snippet.text.slice(at));
+    return out;
+  };
+  const runSearch = async () => {
+    const query = searchBox.value.trim();
+    const seq = ++searchSeq;
+    if (!query) {
+      results.hidden = true;
+      convList.hidden = false;
+      searchStatus.textContent = '';
+      return;
+    }
+    searchStatus.textContent = 'Searching…';
+    let hits;
+    try {
+      hits = await props.onSearch(query);
+    } catch (err) {
+      if (seq === searchSeq) searchStatus.textContent = `Search failed: ${/** @type {Error} */ (err).message}`;
+      return;
+    }
+    if (seq !== searchSeq) return; // a newer query is on its way
+    clear(results);
+    for (const hit of hits) {
+      const who = hit.role === 'title' ? 'Title' : hit.role === 'user' ? 'You' : 'Assistant';
+      results.append(h('li', null, h('button', { type: 'button', class: 'search-hit', on: { click: () => { closeDrawer(); props.onOpenHit(hit); } } },
+        h('span', { class: 'hit-title' }, hit.title),
+        h('span', { class: 'small muted' }, `${who} · ${formatTime(hit.timestamp)}`),
+        marked(hit.snippet))));
+    }
+    results.hidden = false;
+    convList.hidden = true;
+    searchStatus.textContent = hits.length ? `${hits.length} result${hits.length === 1 ? '' : 's'}` : 'No message matches.';
+  };
+  searchBox.addEventListener('input', () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(runSearch, 150);
+  });
+  searchBox.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') {
+      clearTimeout(searchTimer);
+      runSearch();
+    } else if (e.key === 'ArrowDown') {
+      e.preventDefault();
+      /** @type {HTMLElement | null} */ (results.querySelector('button'))?.focus();
+    }
+  });
   const sidebar = h('nav', { class: 'sidebar', id: 'conv-drawer', 'aria-label': 'Conversations' },
     h('div', { class: 'row' },
       h('button', { type: 'button', class: 'new-conv', on: { click: () => { closeDrawer(); props.onNew(); } } }, 'New conversation'),
       h('button', { type: 'button', class: 'secondary', title: 'Import a conversation exported as JSONL', on: { click: () => importPicker.click() } }, 'Import'),
       importPicker,
     ),
+    searchBox,
+    searchStatus,
+    results,
     convList,
   );
   const closeDrawer = () => {
@@ -118,5 +185,15 @@ export function WorkspaceView(props) {
     ),
     h('div', { class: 'workspace-body' }, rail, sidebar, h('main', { class: 'panel', id: 'main' }, props.chat), props.side ?? null),
   );
-  return { root, destroy: unsubscribe };
+  return {
+    root,
+    destroy: () => { clearTimeout(searchTimer); unsubscribe(); },
+    /** Puts the focus in the search box (opening the drawer on phones). */
+    focusSearch: () => {
+      sidebar.classList.add('open');
+      drawerToggle.setAttribute('aria-expanded', 'true');
+      searchBox.focus();
+      searchBox.select();
+    },
+  };
 }
