@@ -177,7 +177,7 @@ test('export a conversation as Markdown, JSONL and HTML; the JSONL imports back 
   assert.match(html.text, /^<!doctype html>/);
   assert.match(html.text, /You said: export me please/);
   assert.doesNotMatch(html.text, /<script/);
-  const jsonl = await exportAs('JSONL (event log, can be imported)');
+  const jsonl = await exportAs('JSONL (event log with every version, can be imported)');
   const lines = jsonl.text.trim().split('\n').map((l) => JSON.parse(l));
   assert.ok(lines.some((e) => e.type === 'user_message' && e.data.text === 'export me please'));
   // Import it back: a new conversation with the same messages.
@@ -292,13 +292,13 @@ test('continue after Stop: the model is asked to go on and the reply continues b
   await page.getByText('Stopped — the reply above is incomplete.').waitFor();
   llm.dropOpen();
   llm.enqueue({ text: 'story, and its second half.' });
-  await page.getByRole('button', { name: 'Continue the stopped reply' }).click();
+  await page.getByRole('button', { name: 'Continue this reply' }).click();
   await page.locator('.msg.assistant', { hasText: 'its second half' }).waitFor();
   await page.getByText('You asked the model to continue its stopped reply.').waitFor();
   const req = llm.requests.at(-1)?.body.messages;
   assert.match(req.at(-2).content, /^The first/);
   assert.match(req.at(-1).content, /^Continue your previous reply/);
-  assert.equal(await page.getByRole('button', { name: 'Continue the stopped reply' }).count(), 0, 'only the last stopped reply offers it');
+  assert.equal(await page.getByRole('button', { name: 'Continue this reply' }).count(), 0, 'only the last stopped reply offers it');
 });
 
 test('an offline indicator appears with the network gone and leaves when it is back', async () => {

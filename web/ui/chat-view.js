@@ -259,7 +259,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       setMarkdown(body, String(e.data.text ?? ''));
       const actions = messageActions(String(e.data.text ?? ''), body);
       if (idle && !e.data.toolCalls?.length) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Regenerate this reply (the current one is kept as a version)', on: { click: () => controller.regenerate(e.id) } }, 'Regenerate'));
-      if (idle && e.data.stopped && isLastReply) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Continue the stopped reply', on: { click: () => controller.continueReply() } }, 'Continue'));
+      if (idle && e.data.stopped && isLastReply) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Continue this reply', title: 'Ask the model to go on from where you stopped it', on: { click: () => controller.continueReply() } }, 'Continue'));
       li.append(actions);
       if (e.data.stopped) li.append(h('p', { class: 'small muted' }, 'Stopped — the reply above is incomplete.'));
       if (e.data.stopReason === 'refusal') li.append(h('p', { class: 'small muted' }, 'Refusal — the model declined this request.'));
