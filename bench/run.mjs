@@ -4,6 +4,7 @@
 import { memoryBench } from './memory.mjs';
 import { checkpointBench } from './checkpoint.mjs';
 import { embeddingsBench } from './embeddings.mjs';
+import { searchBench } from './search.mjs';
 import { performance } from 'node:perf_hooks';
 import { launchBrowser, startApp } from '../tests/browser/helpers.mjs';
 import { parseSSE } from '../web/providers/sse.js';
@@ -305,7 +306,9 @@ const result = {
   ...(await checkpointBench()),
   // InputSanitizer (web/safety/input-sanitizer.js) in Node, on the prompt-injection corpus.
   ...(await sanitizerBench()),
-  targets: { coldLoadMs: 600, openConversation10kMs: 10, openConversation100kMs: 50, warmOfflineLoadMs: 300, agentToolRoundTripMs: 2, andboxColdStartMs: 50, andboxWarmEvaluateMs: 2, andboxHostCallRoundTripMs: 0.5, gitInitAdd100CommitMs: 600, gitStatus1000FilesMs: 1000, memoryRecall10kMs: 5, memoryRecall10kHybridMs: 5, memoryRecall100kMs: 30, memoryRecall100kHybridMs: 30, memoryIndex100kMs: 5000, memoryHeap100kMB: 200, memoryStore100kMs: 5000, checkpointSave50Ms: 20, checkpointRestore50Ms: 40, sanitizer50KBMs: 100 },
+  // Search across 10,000 conversations / 1M events (web/agent/conversation-search.js) in Node.
+  ...(await searchBench()),
+  targets: { searchQuery1MEventsMs: 50, coldLoadMs: 600, openConversation10kMs: 10, openConversation100kMs: 50, warmOfflineLoadMs: 300, agentToolRoundTripMs: 2, andboxColdStartMs: 50, andboxWarmEvaluateMs: 2, andboxHostCallRoundTripMs: 0.5, gitInitAdd100CommitMs: 600, gitStatus1000FilesMs: 1000, memoryRecall10kMs: 5, memoryRecall10kHybridMs: 5, memoryRecall100kMs: 30, memoryRecall100kHybridMs: 30, memoryIndex100kMs: 5000, memoryHeap100kMB: 200, memoryStore100kMs: 5000, checkpointSave50Ms: 20, checkpointRestore50Ms: 40, sanitizer50KBMs: 100 },
   // Detection rates must reach their floor; false-positive rates stay under their ceiling.
   floors: { sanitizerDevDetectionPct: 90, sanitizerHeldoutDetectionPct: 90 },
   ceilings: { sanitizerDevFalsePositivePct: 5, sanitizerHeldoutFalsePositivePct: 5 },

@@ -1,21 +1,18 @@
 /**
- * Full-text search across every conversation of a workspace: one MiniSearch document per
- * message (every version of a branched conversation included) plus one per title, ranked
- * (BM25, prefix and fuzzy matching), with snippets. The index is kept incrementally — each
- * conversation's log is read only past the bytes already indexed — and saved next to the
- * conversations (`.conversations/search-index.json`), so a new session reads one file instead of
- * every log.
- */
+ * Full-text search across every conversation of a workspace: ranked (BM25, prefix and fuzzy
+ * matching) over one MiniSearch document per conversation — its title and every message of
+ * every version — then the matching messages of the best conversations, with snippets. The
+ * index is kept incrementally (a conversation is indexed again only when its log changed) and
+ * saved next to the conversations (`.conversations/search-index.json`), so a new session reads
+ * one file instead of every log. */
 /** @import { ClawserEvent, ConversationMeta } from './types.d.ts' */
 /** @import { FileSystem } from '../storage/types.d.ts' */
 import MiniSearch from 'minisearch';
-import { readTextIfExists, writeJson } from '../storage/index.js';
+import { readTextIfExists } from '../storage/index.js';
 import { splitLines } from '../storage/append-log.js';
 import { isEvent } from './event-log.js';
 
 const INDEX_VERSION = 1;
-const decoder = new TextDecoder();
-const encoder = new TextEncoder();
 
 /**
  * @typedef {object} SearchHit
@@ -28,17 +25,22 @@ const encoder = new TextEncoder();
  * @property {{text: string, marks: [number, number][]}} snippet marks: [start, end) of matched words in text
  */
 
-/** @typedef {{id: string, conversationId: string, eventId: string | null, role: string, timestamp: number, text: string, at?: [number, number]}} Doc */
-/** @typedef {{bytes: number, count: number, title: string, updatedAt: number}} Indexed */
+/** @typedef {{id: string, title: string, text: string}} Doc */
+/** @typedef {{bytes: number, title: string, updatedAt: number}} Indexed */
 
-/** @type {import('minisearch').Options<Doc>} */
+/**
+ * One document per conversation (its title and every message of every version): posting lists
+ * stay as long as the number of conversations, not of messages, which keeps the index small and
+ * a query fast; the messages that match are then found in the few best conversations' logs.
+ * @type {import('minisearch').Options<Doc>}
+ */
 const OPTIONS = {
-  fields: ['text'],
-  // `at`: where the message's line is in events.jsonl, read back for the snippet (the index holds
-  // terms, not texts, so it stays a fraction of the logs' size).
-  storeFields: ['conversationId', 'eventId', 'role', 'timestamp', 'at'],
-  searchOptions: { prefix: true, fuzzy: 0.2, combineWith: 'AND' },
+  fields: ['title', 'text'],
+  searchOptions: { prefix: true, fuzzy: (term) => (term.length > 5 ? 0.15 : false), combineWith: 'AND', boost: { title: 2 } },
 };
+/** Conversations whose messages are shown per query, and hits per conversation. */
+const TOP_CONVERSATIONS = 20;
+const HITS_PER_CONVERSATION = 3;
 
 /** A message's searchable text, or null for events that are not messages. @param {ClawserEvent} e */
 function messageText(e) {
@@ -104,6 +106,11 @@ export class ConversationSearch {
     return `${this.#base}/search-index.json`;
   }
 
+  /** @param {string} id */
+  #log(id) {
+    return `${this.#base}/${id}/events.jsonl`;
+  }
+
   /** A conversation got events (or was renamed): it is brought up to date at the next search. @param {string} conversationId */
   touch(conversationId) {
     this.#dirty.add(conversationId);
@@ -126,9 +133,8 @@ export class ConversationSearch {
   }
 
   /**
-   * Brings the index up to date with `conversations` (the store's list): new and changed logs
-   * are read past what was indexed, deleted conversations leave it, and it is saved when it
-   * changed.
+   * Brings the index up to date with `conversations` (the store's list): new and changed
+   * conversations are (re)indexed, deleted ones leave it, and it is saved when it changed.
    * @param {ConversationMeta[]} conversations
    */
   async update(conversations) {
@@ -136,9 +142,9 @@ export class ConversationSearch {
     await this.#loading;
     const index = /** @type {MiniSearch<Doc>} */ (this.#index);
     const live = new Set(conversations.map((c) => c.id));
-    for (const [id, known] of this.#indexed) {
+    for (const id of this.#indexed.keys()) {
       if (!live.has(id)) {
-        this.#discard(id, known);
+        if (index.has(id)) index.discard(id);
         this.#indexed.delete(id);
         this.#changed = true;
       }
@@ -150,7 +156,7 @@ export class ConversationSearch {
       const known = conversations.filter((c) => this.#indexed.has(c.id) && !this.#dirty.has(c.id));
       for (let i = 0; i < known.length; i += 64) {
         await Promise.all(known.slice(i, i + 64).map(async (c) => {
-          const stat = await this.#fs.stat(`${this.#base}/${c.id}/events.jsonl`).catch(() => null);
+          const stat = await this.#fs.stat(this.#log(c.id)).catch(() => null);
           const size = stat?.kind === 'file' ? stat.size : 0;
           if (size !== this.#indexed.get(c.id)?.bytes) this.#dirty.add(c.id);
         }));
@@ -159,104 +165,81 @@ export class ConversationSearch {
     for (const meta of conversations) {
       const known = this.#indexed.get(meta.id);
       if (known && !this.#dirty.has(meta.id) && known.updatedAt >= meta.updatedAt && known.title === meta.title) continue;
-      await this.#catchUp(index, meta, known);
+      await this.#reindex(index, meta);
       this.#dirty.delete(meta.id);
     }
+    if (index.dirtFactor > 0.3) index.vacuum().catch(() => {}); // space of replaced documents, in the background
     if (this.#changed) {
       this.#changed = false;
-      await writeJson(this.#fs, this.#file, { version: INDEX_VERSION, conversations: Object.fromEntries(this.#indexed), index: index.toJSON() });
+      await this.#fs.write(this.#file, JSON.stringify({ version: INDEX_VERSION, conversations: Object.fromEntries(this.#indexed), index }));
     }
   }
 
-  /** @param {string} id @param {Indexed} known */
-  #discard(id, known) {
-    const index = /** @type {MiniSearch<Doc>} */ (this.#index);
-    for (let n = 0; n < known.count; n++) this.#remove(index, `${id}:${n}`);
-    this.#remove(index, `${id}:title`);
-  }
-
-  /** @param {MiniSearch<Doc>} index @param {string} docId */
-  #remove(index, docId) {
-    if (index.has(docId)) index.discard(docId);
-  }
-
-  /** @param {MiniSearch<Doc>} index @param {ConversationMeta} meta @param {Indexed | undefined} known */
-  async #catchUp(index, meta, known) {
-    const path = `${this.#base}/${meta.id}/events.jsonl`;
-    const stat = await this.#fs.stat(path);
-    const size = stat?.kind === 'file' ? stat.size : 0;
-    let from = known?.bytes ?? 0;
-    let count = known?.count ?? 0;
-    if (size < from) {
-      // The log is shorter than what was indexed (replaced by a restore): index it anew.
-      if (known) this.#discard(meta.id, known);
-      from = 0;
-      count = 0;
-    }
-    /** @type {Doc[]} */
-    const docs = [];
-    let next = from;
-    if (size > from) {
-      const { lines, tailOffset } = splitLines(await this.#fs.readBytes(path, { start: from, end: size }), from);
-      next = tailOffset; // an incomplete last line is read again next time
-      for (const line of lines) {
-        let e;
-        try {
-          e = JSON.parse(line.text);
-        } catch {
-          continue;
-        }
-        if (!isEvent(e)) continue;
-        const text = messageText(e);
-        if (!text) continue;
-        docs.push({ id: `${meta.id}:${count++}`, conversationId: meta.id, eventId: e.id, role: e.type === 'user_message' ? 'user' : 'assistant', timestamp: e.timestamp, text, at: [line.offset, line.offset + encoder.encode(line.text).length] });
+  /** The messages of a conversation's log (every version), with their events. @param {string} id */
+  async #messages(id) {
+    const bytes = await this.#fs.readBytes(this.#log(id)).catch(() => new Uint8Array(0));
+    const { lines, tailOffset } = splitLines(bytes, 0);
+    /** @type {{event: ClawserEvent, text: string}[]} */
+    const out = [];
+    for (const line of lines) {
+      let e;
+      try {
+        e = JSON.parse(line.text);
+      } catch {
+        continue;
       }
+      if (!isEvent(e)) continue;
+      const text = messageText(e);
+      if (text) out.push({ event: e, text });
     }
-    if (!known || known.title !== meta.title) {
-      this.#remove(index, `${meta.id}:title`);
-      docs.push({ id: `${meta.id}:title`, conversationId: meta.id, eventId: null, role: 'title', timestamp: meta.createdAt, text: meta.title });
-    }
-    if (docs.length) index.addAll(docs);
-    this.#indexed.set(meta.id, { bytes: next, count, title: meta.title, updatedAt: meta.updatedAt });
+    return { messages: out, bytes: tailOffset };
+  }
+
+  /** @param {MiniSearch<Doc>} index @param {ConversationMeta} meta */
+  async #reindex(index, meta) {
+    const { messages, bytes } = await this.#messages(meta.id);
+    const doc = { id: meta.id, title: meta.title, text: messages.map((m) => m.text).join('\n') };
+    if (index.has(meta.id)) index.replace(doc);
+    else index.add(doc);
+    this.#indexed.set(meta.id, { bytes, title: meta.title, updatedAt: meta.updatedAt });
     this.#changed = true;
   }
 
   /**
-   * The best matches for `query`, with snippets (each hit's message read back from its log).
-   * Call `update` first.
-   * @param {string} query @param {{limit?: number}} [options]
+   * The best matches for `query`: the best conversations, and in each the messages holding the
+   * words, with snippets. Call `update` first.
+   * @param {string} query @param {{limit?: number}} [options] limit: conversations looked into
    * @returns {Promise<SearchHit[]>}
    */
   async search(query, options = {}) {
     const index = this.#index;
     if (!index || !query.trim()) return [];
-    const results = index.search(query.trim()).slice(0, options.limit ?? 50);
-    return Promise.all(results.map(async (r) => {
-      const conversationId = String(r.conversationId);
+    const results = index.search(query.trim()).slice(0, options.limit ?? TOP_CONVERSATIONS);
+    const perConversation = await Promise.all(results.map(async (r) => {
+      const conversationId = String(r.id);
       const title = this.#indexed.get(conversationId)?.title ?? '';
-      const at = /** @type {[number, number] | undefined} */ (r.at);
-      let text = title;
-      if (at) {
-        try {
-          const e = JSON.parse(decoder.decode(await this.#fs.readBytes(`${this.#base}/${conversationId}/events.jsonl`, { start: at[0], end: at[1] })));
-          text = (isEvent(e) && messageText(e)) || '';
-        } catch {
-          text = ''; // the log changed under the index (a restore): the hit still leads there
-        }
+      const terms = r.terms.map((t) => t.toLowerCase());
+      /** @type {SearchHit[]} */
+      const hits = [];
+      if (r.match && Object.values(r.match).some((fields) => fields.includes('title'))) {
+        hits.push({ conversationId, title, eventId: null, role: 'title', timestamp: 0, score: r.score, snippet: makeSnippet(title, terms) });
       }
-      return {
-        conversationId,
-        title,
-        eventId: r.eventId ? String(r.eventId) : null,
-        role: /** @type {SearchHit['role']} */ (r.role),
-        timestamp: Number(r.timestamp),
-        score: r.score,
-        snippet: makeSnippet(text, r.terms),
-      };
+      const { messages } = await this.#messages(conversationId);
+      const ranked = messages
+        .filter((m) => { const lower = m.text.toLowerCase(); return terms.some((t) => lower.includes(t)); })
+        .map((m) => ({ m, snippet: makeSnippet(m.text, terms) }))
+        .filter((x) => x.snippet.marks.length > 0)
+        .sort((a, b) => new Set(b.snippet.marks.map(([s, e]) => b.snippet.text.slice(s, e).toLowerCase())).size - new Set(a.snippet.marks.map(([s, e]) => a.snippet.text.slice(s, e).toLowerCase())).size || b.m.event.timestamp - a.m.event.timestamp)
+        .slice(0, HITS_PER_CONVERSATION);
+      for (const { m, snippet } of ranked) {
+        hits.push({ conversationId, title, eventId: m.event.id, role: m.event.type === 'user_message' ? 'user' : 'assistant', timestamp: m.event.timestamp, score: r.score, snippet });
+      }
+      return hits;
     }));
+    return perConversation.flat();
   }
 
-  /** Documents in the index (messages and titles). */
+  /** Conversations in the index. */
   get size() {
     return this.#index?.documentCount ?? 0;
   }
