@@ -95,6 +95,7 @@ export class ConversationSearch {
   #dirty = new Set();
   #changed = false;
   #verified = false;
+  #savedAt = 0;
 
   /** @param {FileSystem} fs @param {string} workspaceId */
   constructor(fs, workspaceId) {
@@ -162,15 +163,20 @@ export class ConversationSearch {
         }));
       }
     }
+    let reindexed = 0;
     for (const meta of conversations) {
       const known = this.#indexed.get(meta.id);
       if (known && !this.#dirty.has(meta.id) && known.updatedAt >= meta.updatedAt && known.title === meta.title) continue;
       await this.#reindex(index, meta);
       this.#dirty.delete(meta.id);
+      reindexed++;
     }
     if (index.dirtFactor > 0.3) index.vacuum().catch(() => {}); // space of replaced documents, in the background
-    if (this.#changed) {
+    // Saved after a build, otherwise at most once a minute: the file can be large, and what it
+    // misses is found by the next session's length check anyway.
+    if (this.#changed && (reindexed > 20 || Date.now() - this.#savedAt > 60_000)) {
       this.#changed = false;
+      this.#savedAt = Date.now();
       await this.#fs.write(this.#file, JSON.stringify({ version: INDEX_VERSION, conversations: Object.fromEntries(this.#indexed), index }));
     }
   }
