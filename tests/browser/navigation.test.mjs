@@ -2,7 +2,7 @@
 // the chat, and the command palette (Ctrl/Cmd+K) running actions found by fuzzy search.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace } from './helpers.mjs';
+import { launchBrowser, startApp, openWorkspace, readWorkspaceFile } from './helpers.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
 /** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
@@ -145,4 +145,61 @@ test('search across conversations: ranked hits with the words marked; a hit open
   await search().fill('search conv');
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Search conversations');
+});
+
+test('Events panel: the timeline with filters and search, data shown with secrets redacted, replay step by step, fork at an event', async () => {
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  await page.getByText('Start the conversation: type a message below.').waitFor();
+  const key = 'sk-ant-api03-EVENTSPANELFAKEKEY0123456789abcdef';
+  for (const text of ['first question about tides', `second one, my key is ${key}`]) {
+    await page.getByRole('textbox', { name: 'Message' }).fill(text);
+    await page.keyboard.press('Enter');
+    await page.locator('.msg.assistant:not(.streaming)', { hasText: text.slice(0, 20) }).waitFor();
+    await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' });
+  }
+  // Control: the user's own message is stored as written, so the panel is what must redact it.
+  assert.ok((await readWorkspaceFile(page, '{conversation}/events.jsonl'))?.includes(key), 'control: the key is in the log');
+  await page.keyboard.press('Alt+7');
+  await page.getByRole('heading', { name: 'Events', exact: true }).waitFor();
+  const list = page.getByRole('list', { name: 'Events' });
+  const rows = list.getByRole('listitem');
+  await rows.first().waitFor();
+  const total = await rows.count();
+  assert.ok(total >= 4, `user and agent messages listed (${total})`);
+  // Filters: without messages, none of the four message rows remain.
+  await page.getByLabel('Messages', { exact: true }).uncheck();
+  assert.equal(await list.locator('.ev-user_message, .ev-agent_message').count(), 0);
+  await page.getByLabel('Messages', { exact: true }).check();
+  await page.getByRole('searchbox', { name: 'Search events' }).fill('tides');
+  await page.getByRole('status').filter({ hasText: /of \d+ events matching “tides”/ }).waitFor();
+  assert.ok(await rows.count() >= 1 && await rows.count() < total);
+  await page.getByRole('searchbox', { name: 'Search events' }).fill('');
+  // The data of an event, secrets redacted on screen.
+  const secretRow = list.getByRole('listitem').filter({ hasText: 'second one' }).first();
+  await secretRow.locator('summary').click();
+  const shown = await secretRow.locator('pre').innerText();
+  assert.match(shown, /"text":/);
+  assert.ok(!shown.includes(key) && !(await list.innerText()).includes(key), 'the key is not on screen');
+
+  // Replay: one event at a time.
+  await page.getByRole('button', { name: 'Replay step by step' }).click();
+  await page.getByText(`Event 1 of ${total}`).waitFor();
+  assert.equal(await rows.count(), 1);
+  await page.getByRole('button', { name: 'Next event' }).click();
+  await page.getByText(`Event 2 of ${total}`).waitFor();
+  assert.equal(await rows.count(), 2);
+  assert.equal(await rows.nth(1).getAttribute('aria-current'), 'step');
+  await page.getByRole('button', { name: 'Last event' }).click();
+  await page.getByText(`Event ${total} of ${total}`).waitFor();
+  await page.getByRole('button', { name: 'End replay' }).click();
+
+  // Fork at the first reply: a new conversation holding the events up to it.
+  const firstReply = list.getByRole('listitem').filter({ has: page.locator('.ev-agent_message') }).first();
+  await firstReply.locator('summary').click();
+  await firstReply.getByRole('button', { name: /Fork a new conversation at this agent message event/ }).click();
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  await page.locator('.msg.assistant', { hasText: 'Echo: first question about tides' }).waitFor();
+  assert.equal(await page.locator('.msg.user').count(), 1, 'only the events up to the fork');
+  assert.equal(await page.locator('.msg', { hasText: 'second one' }).count(), 0);
+  assert.match(await page.locator('.conv-item.active').innerText(), /\(fork\)/);
 });

@@ -55,9 +55,14 @@ export class BranchTree {
 
   /** The events from the first to the head, oldest first. @returns {ClawserEvent[]} */
   path() {
+    return this.pathTo(this.#head);
+  }
+
+  /** The events from the first to `id` (its version of the conversation), oldest first. @param {string | null} id @returns {ClawserEvent[]} */
+  pathTo(id) {
     /** @type {ClawserEvent[]} */
     const out = [];
-    for (let id = this.#head; id !== null; id = this.#parent.get(id) ?? null) out.push(/** @type {ClawserEvent} */ (this.#byId.get(id)));
+    for (let at = id && this.#byId.has(id) ? id : null; at !== null; at = this.#parent.get(at) ?? null) out.push(/** @type {ClawserEvent} */ (this.#byId.get(at)));
     return out.reverse();
   }
 

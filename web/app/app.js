@@ -605,6 +605,13 @@ export class ClawserApp {
     }
   }
 
+  /** Asks for a JSONL file and imports it as a conversation. @param {string} workspaceId */
+  #pickImport(workspaceId) {
+    const picker = /** @type {HTMLInputElement} */ (h('input', { type: 'file', accept: '.jsonl,.json,application/x-ndjson' }));
+    picker.addEventListener('change', () => { if (picker.files?.[0]) this.#guard(this.#importConversation(workspaceId, picker.files[0])); });
+    picker.click();
+  }
+
   async #newWorkspace() {
     const name = await promptDialog({ title: 'New workspace', label: 'Workspace name', submitLabel: 'Create' });
     if (!name) return;
@@ -653,12 +660,7 @@ export class ClawserApp {
         },
         exportConversation: (id) => controller && this.#guard(this.#exportConversation(controller, id, controller.state.conversations.find((c) => c.id === id)?.title ?? 'Conversation')),
         renameConversation: (id) => controller && this.#guard(this.#renameConversation(controller, id, controller.state.conversations.find((c) => c.id === id)?.title ?? '')),
-        importConversation: () => {
-          if (!workspaceId) return;
-          const picker = /** @type {HTMLInputElement} */ (h('input', { type: 'file', accept: '.jsonl,.json,application/x-ndjson' }));
-          picker.addEventListener('change', () => { if (picker.files?.[0]) this.#guard(this.#importConversation(workspaceId, picker.files[0])); });
-          picker.click();
-        },
+        importConversation: () => workspaceId && this.#pickImport(workspaceId),
         stop: () => controller?.stop(),
         search: () => view?.focusSearch?.(),
         shortcuts: () => this.#showShortcuts(),
@@ -712,6 +714,12 @@ export class ClawserApp {
       conversations: () => this.#controller(workspaceId).state.conversations,
       openConversation: (id) => this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: id }),
       back: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),
+      chat: this.#controller(workspaceId),
+      exportConversation: (id) => {
+        const controller = this.#controller(workspaceId);
+        this.#guard(this.#exportConversation(controller, id, controller.state.conversations.find((c) => c.id === id)?.title ?? 'Conversation'));
+      },
+      importConversation: () => this.#pickImport(workspaceId),
       showError: (err) => this.#showError(err),
     };
   }

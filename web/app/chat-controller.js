@@ -11,7 +11,7 @@ import { ConversationStore } from '../agent/conversation-store.js';
 import { Conversation } from '../agent/conversation.js';
 import { toHtml, toJsonl, toMarkdown, parseImport, markImported } from '../agent/conversation-export.js';
 import { plainTitle } from '../agent/title.js';
-import { activePath } from '../agent/branches.js';
+import { activePath, BranchTree } from '../agent/branches.js';
 import { ConversationSearch } from '../agent/conversation-search.js';
 import { createProvider } from '../providers/index.js';
 
@@ -464,6 +464,21 @@ export class ChatController {
     if (!has() && conv.branched && !this.busy) await conv.switchTo(eventId).catch(() => null);
     this.#set({ ...this.#transcript(conv), hasEarlier: conv.hasEarlier, focus: has() ? eventId : null });
     this.#set({ focus: null });
+  }
+
+  /**
+   * A new conversation holding `conversationId`'s events up to `eventId` (its version of the
+   * conversation, the event included): the Events panel's "Fork here".
+   * @param {string} conversationId @param {string} eventId
+   */
+  async forkAt(conversationId, eventId) {
+    const tree = new BranchTree(await this.store.allEvents(conversationId));
+    if (!tree.has(eventId)) throw Object.assign(new Error('That event is not in this conversation (it may have been deleted).'), { code: 'not_found' });
+    const source = this.state.conversations.find((c) => c.id === conversationId)?.title ?? 'Conversation';
+    const meta = await this.store.createFrom(`${source} (fork)`.slice(0, 120), tree.pathTo(eventId));
+    this.#set({ conversations: [meta, ...this.state.conversations] });
+    this.#announceList();
+    return meta;
   }
 
   /** What the chat shows of `conv`. @param {Conversation} conv */

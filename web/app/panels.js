@@ -8,6 +8,7 @@
 /** @import { SemanticSearch } from './semantic.js' */
 import { DEFAULT_POLICY } from '../tools/index.js';
 import { ToolsPanel } from '../ui/tools-panel.js';
+import { LeakDetector } from '../safety/leak-detector.js';
 
 /**
  * The workspace panels besides the chat. A panel is one entry — name (its route:
@@ -29,6 +30,9 @@ import { ToolsPanel } from '../ui/tools-panel.js';
  * @property {() => ConversationMeta[]} conversations the workspace's conversations
  * @property {(conversationId: string) => void} openConversation
  * @property {() => void} back to the chat
+ * @property {import('./chat-controller.js').ChatController} chat the workspace's conversations
+ * @property {(conversationId: string) => void} exportConversation asks for a format and downloads
+ * @property {() => void} importConversation asks for a JSONL file and imports it
  * @property {(err: unknown) => void} showError
  */
 
@@ -179,6 +183,29 @@ export const BUILTIN_PANELS = [
         onBack: ctx.back,
       });
       return { root };
+    },
+  },
+  {
+    name: 'events', label: 'Events', icon: '📜', shortcut: 'Alt+7',
+    async open(ctx) {
+      const { EventsPanel } = await import('../ui/events-panel.js');
+      const detector = new LeakDetector();
+      return EventsPanel({
+        conversations: ctx.conversations(),
+        conversationId: ctx.chat.state.activeId,
+        load: (id) => ctx.chat.store.allEvents(id),
+        // The log is redacted when written; this catches anything older rules missed.
+        redact: (text) => detector.scan(text).redacted,
+        onFork: async (conversationId, eventId) => {
+          const meta = await ctx.chat.forkAt(conversationId, eventId);
+          ctx.openConversation(meta.id);
+        },
+        onExport: ctx.exportConversation,
+        onImport: ctx.importConversation,
+        onOpenConversation: ctx.openConversation,
+        onError: ctx.showError,
+        onBack: ctx.back,
+      });
     },
   },
 ];
