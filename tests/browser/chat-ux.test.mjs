@@ -101,13 +101,43 @@ test('a reloaded or reopened conversation shows its latest message', async () =>
   await page.waitForFunction(() => { const el = document.querySelector('.scroller'); return !!el && el.scrollHeight > el.clientHeight * 2 && el.scrollHeight - el.scrollTop - el.clientHeight < 4; });
 });
 
-test('a new conversation is titled by its first message as plain text, Markdown stripped', async () => {
+test('a new conversation is titled by its first message as plain text, then by the model after the first exchange; a rename wins over both', async () => {
   await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  llm.state.title = 'Title: "Parse failure on a.txt"';
+  const asked = llm.titleRequests.length;
+  llm.enqueue({ text: 'Because the file is empty.', pauseAfter: 2 });
   await send('**Why** does `parse()` fail on [this file](https://example.com/a.txt)?');
-  await page.locator('.msg.assistant:not(.streaming) .msg-body', { hasText: 'You said:' }).last().waitFor();
+  // While the reply streams: the first message's plain text, Markdown stripped.
   await page.getByRole('link', { name: 'Why does parse() fail on this file?' }).waitFor();
+  llm.resume();
+  await page.getByRole('link', { name: 'Parse failure on a.txt' }).waitFor();
+  llm.state.title = undefined; // later conversations are titled by their first message again
+  assert.equal(llm.titleRequests.length, asked + 1);
+  assert.match(JSON.stringify(llm.titleRequests.at(-1).body.messages), /Because the file is empty/, 'the model saw the exchange');
   await page.reload();
-  await page.getByRole('link', { name: 'Why does parse() fail on this file?' }).waitFor();
+  await page.getByRole('link', { name: 'Parse failure on a.txt' }).waitFor();
+  // One title per conversation: the next exchange asks for none.
+  await send('and then?');
+  await page.locator('.msg.assistant:not(.streaming)', { hasText: 'You said: and then?' }).waitFor();
+  await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' });
+  assert.equal(llm.titleRequests.length, asked + 1);
+  // A conversation the user renamed before its first reply keeps their name.
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  await page.getByText('Start the conversation: type a message below.').waitFor();
+  llm.enqueue({ text: 'Slow answer.', pauseAfter: 1 });
+  await send('name me');
+  await page.getByRole('link', { name: 'name me' }).waitFor();
+  await page.getByRole('button', { name: 'Rename conversation name me' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Rename conversation' });
+  await dialog.getByLabel('Conversation title').fill('My own name');
+  await dialog.getByLabel('Conversation title').press('Enter');
+  await page.getByRole('link', { name: 'My own name' }).waitFor();
+  llm.resume();
+  await page.locator('.msg.assistant:not(.streaming)', { hasText: 'Slow answer.' }).waitFor();
+  await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' });
+  assert.equal(llm.titleRequests.length, asked + 1, 'no title asked for a named conversation');
+  await page.reload();
+  await page.getByRole('link', { name: 'My own name' }).waitFor();
 });
 
 test('code blocks of a reply are highlighted and can be saved to the workspace (never into Clawser\'s own folders)', async () => {

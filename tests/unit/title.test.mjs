@@ -23,3 +23,15 @@ test('long messages are cut at 60 characters with an ellipsis; empty Markdown gi
   assert.ok(t.length <= 60 && t.endsWith('…'), t);
   assert.equal(plainTitle('```\n```'), '');
 });
+
+test('a model title: its first line, without "Title:", quotes or Markdown; empty when nothing is left', async () => {
+  const { cleanModelTitle, titleRequest, TITLE_PROMPT } = await import('../../web/agent/title.js');
+  assert.equal(cleanModelTitle('"Garden party planning"'), 'Garden party planning');
+  assert.equal(cleanModelTitle('Title: **Nginx reload**\nMore text'), 'Nginx reload');
+  assert.equal(cleanModelTitle('\n\n  «Les marées»  '), 'Les marées');
+  assert.equal(cleanModelTitle('   '), '');
+  assert.ok(cleanModelTitle('word '.repeat(40)).length <= 60);
+  const r = titleRequest('x'.repeat(5000), 'reply');
+  assert.equal(r.system, TITLE_PROMPT);
+  assert.ok(r.messages[0].content.length < 3300);
+});

@@ -415,6 +415,19 @@ export class Conversation {
     await writeJson(this.#fs, `${this.#dir}/meta.json`, this.#meta);
   }
 
+  /**
+   * The model's title after the first exchange; ignored once the user named the conversation
+   * (a rename always wins, also one made while the title was being written).
+   * @param {string} title
+   */
+  async setGeneratedTitle(title) {
+    await this.#enqueue(async () => {
+      if (this.#meta.titleSet || !title) return;
+      this.#meta = { ...this.#meta, title, titleGenerated: true };
+      await writeJson(this.#fs, `${this.#dir}/meta.json`, this.#meta);
+    });
+  }
+
   /** @param {string} title */
   async rename(title) {
     await this.#enqueue(async () => {

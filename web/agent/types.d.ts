@@ -46,6 +46,8 @@ export interface ConversationMeta {
   updatedAt: number;
   /** True once the user renamed it (no more automatic titles). */
   titleSet?: boolean;
+  /** The title was written by the model after the first exchange (still replaced by a rename). */
+  titleGenerated?: boolean;
   /** The log holds `branch` events: opening it reads the whole log to find the active path. */
   branched?: boolean;
 }

@@ -10,7 +10,7 @@ import { ClawserAgent } from '../agent/agent.js';
 import { ConversationStore } from '../agent/conversation-store.js';
 import { Conversation } from '../agent/conversation.js';
 import { toHtml, toJsonl, toMarkdown, parseImport, markImported } from '../agent/conversation-export.js';
-import { plainTitle } from '../agent/title.js';
+import { plainTitle, titleRequest, cleanModelTitle } from '../agent/title.js';
 import { activePath, BranchTree } from '../agent/branches.js';
 import { ConversationSearch } from '../agent/conversation-search.js';
 import { createProvider } from '../providers/index.js';
@@ -403,6 +403,7 @@ export class ChatController {
       failure = { code: last.data.code, retryable: !!last.data.retryable, message: String(last.data.message ?? 'The reply failed.'), text: message, resume };
     }
     if (visible()) this.#set({ ...this.#transcript(conv), streaming: null, failure, conversations: this.#withMeta(conv.meta) });
+    if (!failure) this.#titleAfterFirstExchange(conv, provider);
     if (this.afterTurn) {
       let notice = null;
       try {
@@ -480,6 +481,31 @@ export class ChatController {
     this.#announceList();
     return meta;
   }
+
+  /**
+   * After the first exchange, asks the model for a short title (in the background; on any
+   * failure the first message's plain text stays the title). Echo has no AI to ask.
+   * @param {Conversation} conv @param {Provider} provider
+   */
+  #titleAfterFirstExchange(conv, provider) {
+    const meta = conv.meta;
+    if (meta.titleSet || meta.titleGenerated || provider.id === 'echo' || this.#titling.has(conv.id)) return;
+    const ask = conv.events.find((e) => e.type === 'user_message' && !e.data.continues);
+    const reply = conv.events.find((e) => e.type === 'agent_message' && e.data.text);
+    if (!ask || !reply) return;
+    this.#titling.add(conv.id);
+    (async () => {
+      const answer = await provider.chat(titleRequest(String(ask.data.text ?? ''), this.redact(String(reply.data.text ?? ''))));
+      const title = cleanModelTitle(answer.content);
+      if (!title) return;
+      await conv.setGeneratedTitle(title);
+      this.#set({ conversations: this.#withMeta(conv.meta) });
+      this.#announceList();
+    })().catch(() => {}).finally(() => this.#titling.delete(conv.id)); // a title is a nicety: the provisional one stays
+  }
+
+  /** Conversations whose title is being written. @type {Set<string>} */
+  #titling = new Set();
 
   /** What the chat shows of `conv`. @param {Conversation} conv */
   #transcript(conv) {
