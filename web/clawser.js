@@ -15,6 +15,9 @@
 export { EventLog, EVENT_TYPES } from './agent/event-log.js';
 export { Conversation } from './agent/conversation.js';
 export { ConversationStore } from './agent/conversation-store.js';
+export { BranchTree, activePath } from './agent/branches.js';
+export { ConversationSearch } from './agent/conversation-search.js';
+export { toJsonl as conversationToJsonl, toMarkdown as conversationToMarkdown, toHtml as conversationToHtml, parseImport as parseConversationImport } from './agent/conversation-export.js';
 export { ClawserAgent } from './agent/agent.js';
 export { HookPipeline, HOOK_POINTS } from './agent/hooks.js';
 export { AutonomyController } from './agent/autonomy.js';
