@@ -92,6 +92,32 @@ async function browserBench() {
       await page.reload();
       warm.push(await interactive());
     }
+    // Opening the app on a workspace with 1,000 conversations in its list (warm, offline).
+    process.stderr.write('bench: 1,000 conversations\n');
+    await page.getByRole('link', { name: /My workspace/ }).click();
+    await page.waitForURL(/#workspace\//);
+    await page.evaluate(async () => {
+      const { OpfsFileSystem } = await import('/web/clawser.js');
+      const opfs = new OpfsFileSystem();
+      const ws = location.hash.split('/')[1];
+      const now = Date.now();
+      await Promise.all(Array.from({ length: 1000 }, async (_, i) => {
+        const id = `cbench${i}`;
+        const dir = `clawser_workspaces/${ws}/.conversations/${id}`;
+        const events = [['user_message', 'user', `Question number ${i} about something`], ['agent_message', 'agent', `Answer number ${i}, with a few words.`]]
+          .map(([type, source, text], k) => JSON.stringify({ id: `${id}-${k}`, type, source, timestamp: now - i * 60_000 + k, data: { text } })).join('\n');
+        await opfs.write(`${dir}/events.jsonl`, `${events}\n`);
+        await opfs.write(`${dir}/meta.json`, JSON.stringify({ id, title: `Question number ${i} about something`, createdAt: now - i * 60_000, updatedAt: now - i * 60_000 }));
+      }));
+      opfs.terminate();
+    });
+    const thousand = [];
+    for (let i = 0; i < 6; i++) {
+      await page.reload();
+      const t = await interactive();
+      if (await page.locator('.conv-item').count() < 1000) throw new Error('bench: the list does not show the 1,000 conversations');
+      if (i > 0) thousand.push(t); // the first load after writing them warms the file handles
+    }
     await browser.context.setOffline(false);
     const inPage = await page.evaluate(async () => {
       const { OpfsFileSystem, MemoryFileSystem, ConversationStore, Conversation } = await import('/web/clawser.js');
@@ -220,7 +246,7 @@ async function browserBench() {
       await discardSpareSandbox();
       return out;
     });
-    return { coldLoadMs: round(coldLoadMs), warmOfflineLoadMs: round(median(warm)), ...Object.fromEntries(Object.entries(inPage).map(([k, v]) => [k, round(v)])) };
+    return { coldLoadMs: round(coldLoadMs), warmOfflineLoadMs: round(median(warm)), openApp1000ConversationsMs: round(median(thousand)), ...Object.fromEntries(Object.entries(inPage).map(([k, v]) => [k, round(v)])) };
   } finally {
     await browser.close();
     await app.close();
@@ -308,7 +334,7 @@ const result = {
   ...(await sanitizerBench()),
   // Search across 10,000 conversations / 1M events (web/agent/conversation-search.js) in Node.
   ...(await searchBench()),
-  targets: { searchQuery1MEventsMs: 50, coldLoadMs: 600, openConversation10kMs: 10, openConversation100kMs: 50, warmOfflineLoadMs: 300, agentToolRoundTripMs: 2, andboxColdStartMs: 50, andboxWarmEvaluateMs: 2, andboxHostCallRoundTripMs: 0.5, gitInitAdd100CommitMs: 600, gitStatus1000FilesMs: 1000, memoryRecall10kMs: 5, memoryRecall10kHybridMs: 5, memoryRecall100kMs: 30, memoryRecall100kHybridMs: 30, memoryIndex100kMs: 5000, memoryHeap100kMB: 200, memoryStore100kMs: 5000, checkpointSave50Ms: 20, checkpointRestore50Ms: 40, sanitizer50KBMs: 100 },
+  targets: { searchQuery1MEventsMs: 50, openApp1000ConversationsMs: 300, coldLoadMs: 600, openConversation10kMs: 10, openConversation100kMs: 50, warmOfflineLoadMs: 300, agentToolRoundTripMs: 2, andboxColdStartMs: 50, andboxWarmEvaluateMs: 2, andboxHostCallRoundTripMs: 0.5, gitInitAdd100CommitMs: 600, gitStatus1000FilesMs: 1000, memoryRecall10kMs: 5, memoryRecall10kHybridMs: 5, memoryRecall100kMs: 30, memoryRecall100kHybridMs: 30, memoryIndex100kMs: 5000, memoryHeap100kMB: 200, memoryStore100kMs: 5000, checkpointSave50Ms: 20, checkpointRestore50Ms: 40, sanitizer50KBMs: 100 },
   // Detection rates must reach their floor; false-positive rates stay under their ceiling.
   floors: { sanitizerDevDetectionPct: 90, sanitizerHeldoutDetectionPct: 90 },
   ceilings: { sanitizerDevFalsePositivePct: 5, sanitizerHeldoutFalsePositivePct: 5 },

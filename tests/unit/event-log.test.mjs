@@ -181,3 +181,34 @@ test('ClawserAgent records the turn; stop keeps the partial reply; errors are lo
   assert.doesNotMatch(JSON.stringify(conv.events), /sk-very-secret-1/);
   assert.equal(conv.deriveSessionHistory().messages.at(-1)?.role, 'assistant', 'the failed user message left the context');
 });
+
+test('the conversation list is read from one saved file, kept in step with every meta.json write; conversations it does not know are found, deleted ones leave it', async () => {
+  const fs = new MemoryFileSystem();
+  const store = new ConversationStore(fs, 'w');
+  const a = await store.create('first');
+  const b = await store.create('second');
+  const conv = await store.open(a.id);
+  await conv.append('user_message', { text: 'hello' }, 'user');
+  await conv.rename('renamed by the conversation');
+  await store.rename(b.id, 'renamed by the store');
+  // A conversation written without the store (an older version, a restore): found by its folder.
+  await fs.write(`clawser_workspaces/w/.conversations/cold/meta.json`, JSON.stringify({ id: 'cold', title: 'from elsewhere', createdAt: 1, updatedAt: 1 }));
+  let metaReads = 0;
+  const readText = fs.readText.bind(fs);
+  fs.readText = async (path) => { if (path.endsWith('/meta.json')) metaReads++; return readText(path); };
+  const first = await store.list();
+  assert.deepEqual(first.map((m) => m.title).sort(), ['from elsewhere', 'renamed by the conversation', 'renamed by the store']);
+  assert.equal(metaReads, 1, 'only the unknown conversation was read');
+  metaReads = 0;
+  const again = await store.list();
+  assert.deepEqual(again, first);
+  assert.equal(metaReads, 0, 'a second list reads no meta.json');
+  await store.delete(b.id);
+  assert.deepEqual((await store.list()).map((m) => m.title).sort(), ['from elsewhere', 'renamed by the conversation']);
+  // A folder deleted behind the store's back leaves the list too.
+  await fs.delete('clawser_workspaces/w/.conversations/cold');
+  assert.deepEqual((await store.list()).map((m) => m.title), ['renamed by the conversation']);
+  // A damaged list is rebuilt from the meta.json files.
+  await fs.write('clawser_workspaces/w/.conversations/list.json', '{not json');
+  assert.deepEqual((await store.list()).map((m) => m.title), ['renamed by the conversation']);
+});

@@ -5,6 +5,9 @@ import { Conversation } from './conversation.js';
 import { parseEventLines } from './event-log.js';
 import { toJsonl } from './conversation-export.js';
 
+/** Version of `list.json`, the saved copy of every conversation's meta.json. */
+const LIST_VERSION = 1;
+
 /** @param {number} now */
 const newConversationId = (now) => `c${now.toString(36)}${Math.random().toString(36).slice(2, 8)}`;
 
@@ -28,22 +31,83 @@ export class ConversationStore {
     return `${this.#base}/${id}`;
   }
 
-  /** @returns {Promise<ConversationMeta[]>} newest activity first */
+  get #listFile() {
+    return `${this.#base}/list.json`;
+  }
+
+  /** @param {string} id @returns {Promise<ConversationMeta | null>} */
+  async #readMeta(id) {
+    const text = await readTextIfExists(this.#fs, `${this.#base}/${id}/meta.json`).catch(() => null);
+    if (!text) return null;
+    try {
+      return /** @type {ConversationMeta} */ (JSON.parse(text));
+    } catch {
+      return null;
+    }
+  }
+
+  /** @returns {Promise<Record<string, ConversationMeta>>} */
+  async #readList() {
+    const text = await readTextIfExists(this.#fs, this.#listFile).catch(() => null);
+    try {
+      const saved = text ? JSON.parse(text) : null;
+      return saved?.version === LIST_VERSION && saved.conversations && typeof saved.conversations === 'object' ? saved.conversations : {};
+    } catch {
+      return {}; // rebuilt from the meta.json files
+    }
+  }
+
+  /**
+   * Changes the saved list (under the list's lock when other tabs share it).
+   * @param {(list: Record<string, ConversationMeta>) => void} change
+   */
+  async #changeList(change) {
+    const write = async () => {
+      const list = await this.#readList();
+      change(list);
+      await this.#fs.write(this.#listFile, JSON.stringify({ version: LIST_VERSION, conversations: list }));
+    };
+    const c = this.#coordination;
+    await (c ? c.withLock(`convlist:${this.#base}`, write) : write());
+  }
+
+  /**
+   * The workspace's conversations, newest activity first. Read from one saved list
+   * (`list.json`, a copy kept in step with each meta.json) rather than a file per conversation
+   * — OPFS reads cost milliseconds each — checked against the folder's entries: a conversation
+   * the list does not know (imported, restored, from an older version) is read from its
+   * meta.json, and one whose folder is gone leaves the list.
+   * @returns {Promise<ConversationMeta[]>}
+   */
   async list() {
     await this.#fs.mkdir(this.#base);
-    const entries = await this.#fs.list(this.#base);
-    const metas = await Promise.all(
-      entries.filter((e) => e.kind === 'directory').map(async (e) => {
-        const text = await readTextIfExists(this.#fs, `${this.#base}/${e.name}/meta.json`).catch(() => null);
-        if (!text) return null;
-        try {
-          return /** @type {ConversationMeta} */ (JSON.parse(text));
-        } catch {
-          return null;
-        }
-      }),
-    );
-    return /** @type {ConversationMeta[]} */ (metas.filter(Boolean)).sort((a, b) => b.updatedAt - a.updatedAt);
+    const [entries, saved] = await Promise.all([this.#fs.list(this.#base), this.#readList()]);
+    const dirs = new Set(entries.filter((e) => e.kind === 'directory').map((e) => e.name));
+    const unknown = [...dirs].filter((id) => !saved[id]);
+    const found = (await Promise.all(unknown.map((id) => this.#readMeta(id)))).filter((m) => m !== null);
+    const gone = Object.keys(saved).filter((id) => !dirs.has(id));
+    /** @type {Record<string, ConversationMeta>} */
+    const current = {};
+    for (const id of dirs) {
+      const meta = saved[id] ?? found.find((m) => m.id === id);
+      if (meta) current[id] = meta;
+    }
+    if (found.length || gone.length) {
+      await this.#changeList((list) => {
+        for (const m of found) list[m.id] = m;
+        for (const id of gone) delete list[id];
+      }).catch(() => {}); // only a speed-up: the next list reads the folders again
+    }
+    return Object.values(current).sort((a, b) => b.updatedAt - a.updatedAt);
+  }
+
+  /**
+   * After a meta.json write: the list follows. If it cannot (a full quota), the list is dropped
+   * rather than left stale: the next list() reads every meta.json again.
+   * @param {ConversationMeta} meta
+   */
+  async #listed(meta) {
+    await this.#changeList((list) => { list[meta.id] = meta; }).catch(() => this.#fs.delete(this.#listFile).catch(() => {}));
   }
 
   /** @param {string} [title] @returns {Promise<ConversationMeta>} */
@@ -53,15 +117,18 @@ export class ConversationStore {
     /** @type {ConversationMeta} */
     const meta = { id, title, createdAt: now, updatedAt: now };
     await writeJson(this.#fs, `${this.dirOf(id)}/meta.json`, meta);
+    await this.#listed(meta);
     return meta;
   }
 
   /** @param {string} id */
-  open(id) {
+  async open(id) {
     const dir = this.dirOf(id);
     const c = this.#coordination;
     // Opening repairs a torn last line: under the lock, a line another tab is writing is never taken for one.
-    return c ? c.withLock(Conversation.topic(dir), () => Conversation.open(this.#fs, dir, undefined, c)) : Conversation.open(this.#fs, dir);
+    const conv = await (c ? c.withLock(Conversation.topic(dir), () => Conversation.open(this.#fs, dir, undefined, c)) : Conversation.open(this.#fs, dir));
+    conv.onMetaWritten = (meta) => this.#listed(meta);
+    return conv;
   }
 
   /**
@@ -85,6 +152,7 @@ export class ConversationStore {
     const meta = { id, title, createdAt: events[0]?.timestamp ?? now, updatedAt: events.at(-1)?.timestamp ?? now, titleSet: true };
     if (events.some((e) => e.type === 'branch')) meta.branched = true;
     await writeJson(this.#fs, `${this.dirOf(id)}/meta.json`, meta);
+    await this.#listed(meta);
     return meta;
   }
 
@@ -94,6 +162,7 @@ export class ConversationStore {
     const text = await this.#fs.readText(path);
     const meta = { ...JSON.parse(text), title, titleSet: true };
     await writeJson(this.#fs, path, meta);
+    await this.#listed(meta);
     return /** @type {ConversationMeta} */ (meta);
   }
 
@@ -105,5 +174,6 @@ export class ConversationStore {
     // (meta.json is gone), so no events.jsonl is left without its meta.json.
     if (c) await c.withLock(Conversation.topic(dir), () => this.#fs.delete(dir));
     else await this.#fs.delete(dir);
+    await this.#changeList((list) => { delete list[id]; }).catch(() => {}); // the folder is gone: list() drops it anyway
   }
 }

@@ -300,7 +300,7 @@ export class Conversation {
     await this.#loadAllEarlier();
     if (!this.#meta.branched) {
       this.#meta = { ...this.#meta, branched: true };
-      await writeJson(this.#fs, `${this.#dir}/meta.json`, this.#meta);
+      await this.#writeMeta();
     }
     this.#useBranches();
   }
@@ -412,7 +412,7 @@ export class Conversation {
     }
     if (!titleChanged && now - this.#metaWrittenAt < META_TOUCH_INTERVAL_MS) return;
     this.#metaWrittenAt = now;
-    await writeJson(this.#fs, `${this.#dir}/meta.json`, this.#meta);
+    await this.#writeMeta();
   }
 
   /**
@@ -424,15 +424,27 @@ export class Conversation {
     await this.#enqueue(async () => {
       if (this.#meta.titleSet || !title) return;
       this.#meta = { ...this.#meta, title, titleGenerated: true };
-      await writeJson(this.#fs, `${this.#dir}/meta.json`, this.#meta);
+      await this.#writeMeta();
     });
+  }
+
+  /**
+   * Told after meta.json was written (the store keeps its list of conversations in step).
+   * @type {((meta: ConversationMeta) => Promise<void> | void) | null}
+   */
+  onMetaWritten = null;
+
+  async #writeMeta() {
+    await writeJson(this.#fs, `${this.#dir}/meta.json`, this.#meta);
+    // The list is a copy for speed; meta.json is the record, so a failed update is not the write's failure.
+    await Promise.resolve(this.onMetaWritten?.({ ...this.#meta })).catch(() => {});
   }
 
   /** @param {string} title */
   async rename(title) {
     await this.#enqueue(async () => {
       this.#meta = { ...this.#meta, title, titleSet: true, updatedAt: Date.now() };
-      await writeJson(this.#fs, `${this.#dir}/meta.json`, this.#meta);
+      await this.#writeMeta();
     });
   }
 

@@ -191,14 +191,25 @@ export class ChatController {
     this.#set({ ...this.#transcript(this.#conversation), hasEarlier: this.#conversation.hasEarlier });
   }
 
-  async newConversation() {
-    this.#leave();
-    const meta = await this.store.create();
-    this.#set({ conversations: [meta, ...this.state.conversations] });
-    this.#announceList();
-    await this.select(meta.id);
-    return meta;
+  newConversation() {
+    const opening = (async () => {
+      this.#leave();
+      const meta = await this.store.create();
+      this.#set({ conversations: [meta, ...this.state.conversations] });
+      this.#announceList();
+      await this.select(meta.id);
+      return meta;
+    })();
+    // A message sent while the new conversation is being made goes into it (not into the one
+    // being left, whose turn leaving would stop).
+    const settled = opening.then(() => {}, () => {});
+    this.#opening = settled;
+    settled.then(() => { if (this.#opening === settled) this.#opening = null; });
+    return opening;
   }
+
+  /** A new conversation being made, which the next message waits for. @type {Promise<void> | null} */
+  #opening = null;
 
   /** @param {string} id @param {string} title */
   async rename(id, title) {
@@ -327,6 +338,7 @@ export class ChatController {
    * @returns {Promise<{ok: boolean, summary: string}>} the final reply, or what failed
    */
   async #turn(message, start, target = {}) {
+    if (!target.conversation && this.#opening) await this.#opening;
     /** @type {Provider} */
     let provider;
     /** @type {string | undefined} */
@@ -403,7 +415,7 @@ export class ChatController {
       failure = { code: last.data.code, retryable: !!last.data.retryable, message: String(last.data.message ?? 'The reply failed.'), text: message, resume };
     }
     if (visible()) this.#set({ ...this.#transcript(conv), streaming: null, failure, conversations: this.#withMeta(conv.meta) });
-    if (!failure) this.#titleAfterFirstExchange(conv, provider);
+    if (!failure && !target.scheduled) this.#titleAfterFirstExchange(conv, provider);
     if (this.afterTurn) {
       let notice = null;
       try {
@@ -493,6 +505,9 @@ export class ChatController {
     const ask = conv.events.find((e) => e.type === 'user_message' && !e.data.continues);
     const reply = conv.events.find((e) => e.type === 'agent_message' && e.data.text);
     if (!ask || !reply) return;
+    // Only a conversation still named by its first message: one created with a name of its own
+    // (a scheduled job's) keeps it.
+    if (meta.title !== 'New conversation' && meta.title !== plainTitle(String(ask.data.text ?? ''))) return;
     this.#titling.add(conv.id);
     (async () => {
       const answer = await provider.chat(titleRequest(String(ask.data.text ?? ''), this.redact(String(reply.data.text ?? ''))));
