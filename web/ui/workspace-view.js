@@ -150,10 +150,31 @@ export function WorkspaceView(props) {
     if (open) closeMenu();
   });
 
-  const renderList = (/** @type {ChatState} */ s) => {
+  // A long list is drawn a page at a time (more as it scrolls into view): opening a workspace
+  // with a thousand conversations costs what opening one with a hundred does. The palette and the
+  // search reach every conversation.
+  const PAGE = 100;
+  let shownCount = PAGE;
+  /** @type {ChatState | null} */
+  let drawn = null;
+  let drawnCount = 0;
+  /** @type {IntersectionObserver | null} */
+  let moreObserver = null;
+  const showMore = () => {
+    shownCount += PAGE * 2;
+    if (drawn) renderList(drawn, true);
+  };
+  const renderList = (/** @type {ChatState} */ s, force = false) => {
+    // The list changes with the conversations, not with each streamed word.
+    if (!force && drawn && s.conversations === drawn.conversations && s.activeId === drawn.activeId && drawnCount === shownCount) return;
+    drawn = s;
+    drawnCount = shownCount;
+    const activeAt = s.conversations.findIndex((c) => c.id === s.activeId);
+    if (activeAt >= shownCount) shownCount = drawnCount = activeAt + 1;
+    moreObserver?.disconnect();
     clear(convList);
     if (s.conversations.length === 0) convList.append(h('li', { class: 'muted small empty' }, 'No conversations yet.'));
-    for (const c of s.conversations) {
+    for (const c of s.conversations.slice(0, shownCount)) {
       const active = c.id === s.activeId;
       convList.append(
         h('li', { class: `conv-item${active ? ' active' : ''}` },
@@ -169,8 +190,17 @@ export function WorkspaceView(props) {
         ),
       );
     }
+    const rest = s.conversations.length - shownCount;
+    if (rest > 0) {
+      const more = h('button', { type: 'button', class: 'secondary', on: { click: showMore } }, `Show ${Math.min(rest, PAGE * 2)} more of ${rest} older conversations`);
+      convList.append(h('li', { class: 'more' }, more));
+      if (typeof IntersectionObserver !== 'undefined') {
+        moreObserver = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) showMore(); });
+        moreObserver.observe(more);
+      }
+    }
   };
-  const unsubscribe = controller.subscribe(renderList);
+  const unsubscribe = controller.subscribe((s) => renderList(s));
 
   root.append(
     h('header', { class: 'topbar' },
@@ -187,7 +217,7 @@ export function WorkspaceView(props) {
   );
   return {
     root,
-    destroy: () => { clearTimeout(searchTimer); unsubscribe(); },
+    destroy: () => { clearTimeout(searchTimer); moreObserver?.disconnect(); unsubscribe(); },
     /** Puts the focus in the search box (opening the drawer on phones). */
     focusSearch: () => {
       sidebar.classList.add('open');
