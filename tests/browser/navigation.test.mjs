@@ -203,3 +203,27 @@ test('Events panel: the timeline with filters and search, data shown with secret
   assert.equal(await page.locator('.msg', { hasText: 'second one' }).count(), 0);
   assert.match(await page.locator('.conv-item.active').innerText(), /\(fork\)/);
 });
+
+test('a long conversation list is drawn a page at a time and grows as it scrolls into view', async () => {
+  await page.evaluate(async () => {
+    const { OpfsFileSystem } = await import('/web/clawser.js');
+    const opfs = new OpfsFileSystem();
+    const ws = location.hash.split('/')[1];
+    const old = Date.UTC(2020, 0, 1);
+    await Promise.all(Array.from({ length: 150 }, async (_, i) => {
+      const dir = `clawser_workspaces/${ws}/.conversations/cold${i}`;
+      await opfs.write(`${dir}/events.jsonl`, '');
+      await opfs.write(`${dir}/meta.json`, JSON.stringify({ id: `cold${i}`, title: `Old conversation ${i}`, createdAt: old - i, updatedAt: old - i }));
+    }));
+    opfs.terminate();
+  });
+  await page.reload();
+  const list = page.getByRole('navigation', { name: 'Conversations' });
+  const more = list.getByRole('button', { name: /^Show \d+ more of \d+ older conversations$/ });
+  await more.waitFor();
+  assert.equal(await list.locator('.conv-item').count(), 100, 'the first page');
+  await more.scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => document.querySelectorAll('.conv-item').length > 100);
+  await list.getByRole('link', { name: /Old conversation 149/ }).waitFor({ state: 'attached' });
+  assert.ok(await list.locator('.conv-item').count() >= 150, 'every conversation reachable');
+});
