@@ -22,3 +22,34 @@ test('a message sent right after "New conversation" lands in the new conversatio
   const texts = chat.state.events.map((e) => `${e.type}:${e.data.text ?? ''}${e.data.stopped ? ' (stopped)' : ''}`);
   assert.deepEqual(texts, ['user_message:in the second one', 'agent_message:Echo: in the second one']);
 });
+
+test('a fork never ends inside a tool round: it stops before calls without their results', async () => {
+  const { withoutOpenToolRound } = await import('../../web/app/chat-controller.js');
+  const ev = (/** @type {string} */ id, /** @type {string} */ type, /** @type {any} */ data) => /** @type {any} */ ({ id, type, data, source: 'system', timestamp: 1 }); // test events
+  const events = [ev('u', 'user_message', { text: 'go' }), ev('a', 'agent_message', { text: '', toolCalls: [{ id: 't1', name: 'x', arguments: {} }, { id: 't2', name: 'y', arguments: {} }] }), ev('c', 'tool_call', { id: 't1' }), ev('r1', 'tool_result', { toolCallId: 't1' })];
+  assert.deepEqual(withoutOpenToolRound(events).map((e) => e.id), ['u']);
+  const done = [...events, ev('r2', 'tool_result', { toolCallId: 't2' })];
+  assert.deepEqual(withoutOpenToolRound(done).map((e) => e.id), ['u', 'a', 'c', 'r1', 'r2'], 'control: a finished round is kept');
+});
+
+test('a late model title never brings back a deleted conversation nor replaces a rename', async () => {
+  const { ConversationStore } = await import('../../web/agent/conversation-store.js');
+  const fs = new MemoryFileSystem();
+  const store = new ConversationStore(fs, 'w');
+  const a = await store.create('first words');
+  const conv = await store.open(a.id);
+  await store.rename(a.id, 'Named by the user'); // e.g. from the sidebar, another instance
+  await conv.setGeneratedTitle('Model title');
+  assert.equal((await store.list())[0].title, 'Named by the user');
+  const b = await store.create('other');
+  const convB = await store.open(b.id);
+  await convB.markDeleted();
+  await store.delete(b.id);
+  await convB.setGeneratedTitle('Model title');
+  assert.equal(await fs.stat(`clawser_workspaces/w/.conversations/${b.id}/meta.json`), null);
+  assert.deepEqual((await store.list()).map((m) => m.id), [a.id]);
+  // Control: an unnamed conversation takes the model's title.
+  const c = await store.create('New conversation');
+  await (await store.open(c.id)).setGeneratedTitle('Model title');
+  assert.ok((await store.list()).some((m) => m.title === 'Model title'));
+});

@@ -92,3 +92,30 @@ test('a new session finds what was appended after the index was saved, even with
   await next.update(await store.list());
   assert.equal((await next.search('voles')).length, 1);
 });
+
+test('a deleted conversation\'s words leave the saved index file at once (control: they were in it)', async () => {
+  const fs = new MemoryFileSystem();
+  const store = new ConversationStore(fs, 'w');
+  const conv = await conversation(store, ['the passphrase is quokkasecret']);
+  const search = new ConversationSearch(fs, 'w');
+  await search.update(await store.list());
+  const file = 'clawser_workspaces/w/.conversations/search-index.json';
+  assert.match(await fs.readText(file), /quokkasecret/, 'control: indexed and saved');
+  await store.delete(conv.id);
+  await search.forget(conv.id);
+  assert.doesNotMatch(await fs.readText(file), /quokkasecret/);
+  assert.deepEqual(await search.search('quokkasecret'), []);
+});
+
+test('searches typed while the index is being built wait for that build instead of each reading every log', async () => {
+  const fs = new MemoryFileSystem();
+  const store = new ConversationStore(fs, 'w');
+  for (let i = 0; i < 5; i++) await conversation(store, [`message ${i}`]);
+  const search = new ConversationSearch(fs, 'w');
+  let reads = 0;
+  const readBytes = fs.readBytes.bind(fs);
+  fs.readBytes = async (path, range) => { if (path.endsWith('events.jsonl')) reads++; return readBytes(path, range); };
+  const metas = await store.list();
+  await Promise.all([search.update(metas), search.update(metas), search.update(metas)]);
+  assert.equal(reads, 5);
+});

@@ -138,7 +138,48 @@ export class ConversationSearch {
    * conversations are (re)indexed, deleted ones leave it, and it is saved when it changed.
    * @param {ConversationMeta[]} conversations
    */
-  async update(conversations) {
+  update(conversations) {
+    // One at a time: searches typed while the index is built wait for it instead of building it again.
+    const run = this.#updating.then(() => this.#update(conversations));
+    this.#updating = run.catch(() => {});
+    return run;
+  }
+
+  /** @type {Promise<void>} */ #updating = Promise.resolve();
+
+  /**
+   * A deleted conversation leaves the index and its saved file at once (its words must not stay
+   * on disk after "Delete").
+   * @param {string} id
+   */
+  forget(id) {
+    const run = this.#updating.then(async () => {
+      this.#loading ??= this.#load();
+      await this.#loading;
+      const index = /** @type {MiniSearch<Doc>} */ (this.#index);
+      if (index.has(id)) index.discard(id);
+      if (!this.#indexed.delete(id)) return;
+      await this.#save(index);
+    });
+    this.#updating = run.catch(() => {});
+    return run;
+  }
+
+  /** @param {MiniSearch<Doc>} index */
+  async #save(index) {
+    // Discarded documents' terms stay in the index until a vacuum: removed before saving.
+    if (index.dirtCount > 0) await index.vacuum();
+    this.#changed = false;
+    this.#savedAt = Date.now();
+    try {
+      await this.#fs.write(this.#file, JSON.stringify({ version: INDEX_VERSION, conversations: Object.fromEntries(this.#indexed), index }));
+    } catch {
+      // Only a speed-up (a full quota): the next session indexes from the logs again.
+    }
+  }
+
+  /** @param {ConversationMeta[]} conversations */
+  async #update(conversations) {
     this.#loading ??= this.#load();
     await this.#loading;
     const index = /** @type {MiniSearch<Doc>} */ (this.#index);
@@ -171,14 +212,9 @@ export class ConversationSearch {
       this.#dirty.delete(meta.id);
       reindexed++;
     }
-    if (index.dirtFactor > 0.3) index.vacuum().catch(() => {}); // space of replaced documents, in the background
     // Saved after a build, otherwise at most once a minute: the file can be large, and what it
     // misses is found by the next session's length check anyway.
-    if (this.#changed && (reindexed > 20 || Date.now() - this.#savedAt > 60_000)) {
-      this.#changed = false;
-      this.#savedAt = Date.now();
-      await this.#fs.write(this.#file, JSON.stringify({ version: INDEX_VERSION, conversations: Object.fromEntries(this.#indexed), index }));
-    }
+    if (this.#changed && (reindexed > 20 || Date.now() - this.#savedAt > 60_000)) await this.#save(index);
   }
 
   /** The messages of a conversation's log (every version), with their events. @param {string} id */

@@ -422,7 +422,15 @@ export class Conversation {
    */
   async setGeneratedTitle(title) {
     await this.#enqueue(async () => {
-      if (this.#meta.titleSet || !title) return;
+      if (this.#deleted || !title) return;
+      // meta.json as it is now: a rename through the store or another tab may have come since.
+      const text = await readTextIfExists(this.#fs, `${this.#dir}/meta.json`);
+      if (!text) return; // deleted: never bring it back
+      const onDisk = /** @type {ConversationMeta} */ (JSON.parse(text));
+      if (onDisk.titleSet) {
+        this.#meta = { ...this.#meta, title: onDisk.title, titleSet: true };
+        return;
+      }
       this.#meta = { ...this.#meta, title, titleGenerated: true };
       await this.#writeMeta();
     });

@@ -15,6 +15,21 @@ import { activePath, BranchTree } from '../agent/branches.js';
 import { ConversationSearch } from '../agent/conversation-search.js';
 import { createProvider } from '../providers/index.js';
 
+/**
+ * A fork must not end inside a tool round (a call without its result is refused by providers):
+ * it stops before the assistant message whose calls are not all answered.
+ * @param {ClawserEvent[]} events
+ */
+export function withoutOpenToolRound(events) {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i];
+    if (e.type !== 'agent_message' || !Array.isArray(e.data.toolCalls) || !e.data.toolCalls.length) continue;
+    const answered = new Set(events.slice(i + 1).filter((x) => x.type === 'tool_result').map((x) => x.data.toolCallId));
+    return e.data.toolCalls.every((/** @type {{id: string}} */ c) => answered.has(c.id)) ? events : events.slice(0, i);
+  }
+  return events;
+}
+
 /** What "Continue" sends after the user stopped a reply (recorded as such, shown as a note). */
 export const CONTINUE_TEXT = 'Continue your previous reply from exactly where it stopped, without repeating what you already wrote.';
 
@@ -274,6 +289,7 @@ export class ChatController {
     if (run) await run.done;
     await open?.markDeleted();
     await this.store.delete(id);
+    await this.search.forget(id).catch(() => {}); // the index file is rewritten without it (a failure leaves it for the next update)
     this.#set({ conversations: this.state.conversations.filter((c) => c.id !== id) });
     this.#announceList();
     await this.onRemoved?.(id);
@@ -488,7 +504,7 @@ export class ChatController {
     const tree = new BranchTree(await this.store.allEvents(conversationId));
     if (!tree.has(eventId)) throw Object.assign(new Error('That event is not in this conversation (it may have been deleted).'), { code: 'not_found' });
     const source = this.state.conversations.find((c) => c.id === conversationId)?.title ?? 'Conversation';
-    const meta = await this.store.createFrom(`${source} (fork)`.slice(0, 120), tree.pathTo(eventId));
+    const meta = await this.store.createFrom(`${source} (fork)`.slice(0, 120), withoutOpenToolRound(tree.pathTo(eventId)));
     this.#set({ conversations: [meta, ...this.state.conversations] });
     this.#announceList();
     return meta;
@@ -512,7 +528,7 @@ export class ChatController {
     (async () => {
       const answer = await provider.chat(titleRequest(String(ask.data.text ?? ''), this.redact(String(reply.data.text ?? ''))));
       const title = cleanModelTitle(answer.content);
-      if (!title) return;
+      if (!title || !this.state.conversations.some((c) => c.id === conv.id)) return; // deleted meanwhile
       await conv.setGeneratedTitle(title);
       this.#set({ conversations: this.#withMeta(conv.meta) });
       this.#announceList();
@@ -536,7 +552,8 @@ export class ChatController {
     const message = text.trim();
     const conv = this.#conversation;
     if (!message || !conv || this.busy) return Promise.resolve();
-    return this.#turn(message, (agent, signal) => this.#afterFork(conv, eventId, 'replace', () => agent.runStream(message, { signal })));
+    // The conversation is fixed now: switching away while the turn starts must not move it.
+    return this.#turn(message, (agent, signal) => this.#afterFork(conv, eventId, 'replace', () => agent.runStream(message, { signal })), { conversation: conv });
   }
 
   /**
@@ -552,7 +569,7 @@ export class ChatController {
     const ask = events.slice(0, at + 1).findLast((e) => e.type === 'user_message');
     if (at === -1 || !ask) return Promise.resolve();
     const text = String(ask.data.text ?? '');
-    return this.#turn(text, (agent, signal) => this.#afterFork(conv, ask.id, 'after', () => agent.regenerateStream(text, { signal })));
+    return this.#turn(text, (agent, signal) => this.#afterFork(conv, ask.id, 'after', () => agent.regenerateStream(text, { signal })), { conversation: conv });
   }
 
   /** Asks the model to go on with the reply the user stopped. */
