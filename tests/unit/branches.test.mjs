@@ -139,3 +139,17 @@ test('another tab branching the conversation is followed', async () => {
   assert.ok(b.branched);
   assert.deepEqual(b.events.filter((e) => e.type === 'user_message').map((e) => e.data.text), ['two']);
 });
+
+test('a regenerate cut short by a closed tab is found as the request to retry (control: a finished one is answered)', async () => {
+  const fs = new MemoryFileSystem();
+  const store = new ConversationStore(fs, 'w');
+  const conv = await store.open((await store.create()).id);
+  await turn(conv, 'alpha');
+  const ask = /** @type {any} */ (conv.events.find((e) => e.type === 'user_message'));
+  const before = conv.byteLength;
+  await conv.fork(ask.id, 'after'); // the tab closes here, before any reply
+  assert.deepEqual(await conv.requestAfter(before), { text: 'alpha', answered: false });
+  const agent = new ClawserAgent({ provider: new EchoProvider(), conversation: conv });
+  for await (const _ of agent.regenerateStream('alpha')) { /* drain */ }
+  assert.deepEqual(await conv.requestAfter(before), { text: 'alpha', answered: true });
+});

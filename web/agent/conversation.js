@@ -367,7 +367,12 @@ export class Conversation {
     const { lines } = splitLines(await this.#fs.readBytes(this.#eventsPath, { start: bytes, end: size }), bytes);
     const events = /** @type {ClawserEvent[]} */ (lines.map((l) => parseLine(l.text)).filter(Boolean));
     const at = events.findIndex((e) => e.type === 'user_message');
-    if (at === -1) return null;
+    if (at === -1) {
+      // A regenerated reply starts with a branch to the message it answers again.
+      const head = events.find((e) => e.type === 'branch')?.data.head;
+      const ask = typeof head === 'string' ? this.#log.events.find((e) => e.id === head && e.type === 'user_message') : undefined;
+      return ask ? { text: String(ask.data.text ?? ''), answered: events.some((e) => e.type === 'agent_message') } : null;
+    }
     return { text: String(events[at].data.text ?? ''), answered: events.slice(at + 1).some((e) => e.type === 'agent_message') };
   }
 

@@ -540,7 +540,7 @@ export class ChatController {
 
   /** What the chat shows of `conv`. @param {Conversation} conv */
   #transcript(conv) {
-    return { events: conv.events.slice(), versions: conv.alternatives() };
+    return { events: conv.events.slice(), versions: conv.alternatives(), hasEarlier: conv.hasEarlier };
   }
 
   /**

@@ -108,7 +108,7 @@ export function WorkspaceView(props) {
       const who = hit.role === 'title' ? 'Title' : hit.role === 'user' ? 'You' : 'Assistant';
       results.append(h('li', null, h('button', { type: 'button', class: 'search-hit', on: { click: () => { closeDrawer(); props.onOpenHit(hit); } } },
         h('span', { class: 'hit-title' }, hit.title),
-        h('span', { class: 'small muted' }, `${who} · ${formatTime(hit.timestamp)}`),
+        h('span', { class: 'small muted' }, hit.role === 'title' ? who : `${who} · ${formatTime(hit.timestamp)}`),
         marked(hit.snippet))));
     }
     results.hidden = false;
