@@ -558,8 +558,8 @@ export class ClawserApp {
         this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: meta.id });
         chat.focusComposer();
       },
-      onRename: (id, title) => this.#guard(this.#renameConversation(controller, id, title)),
-      onExport: (id, title) => this.#guard(this.#exportConversation(controller, id, title)),
+      onRename: (id) => this.#guard(this.#renameConversation(controller, id)),
+      onExport: (id) => this.#guard(this.#exportConversation(controller, id)),
       onImport: (file) => this.#guard(this.#importConversation(workspaceId, file)),
       onDelete: async (id, title) => {
         const ok = await confirmDialog({ title: `Delete “${title}”?`, message: 'The whole conversation is removed from this browser. This cannot be undone.', confirmLabel: 'Delete conversation' });
@@ -579,14 +579,16 @@ export class ClawserApp {
 
 
 
-  /** @param {ChatController} controller @param {string} id @param {string} title */
-  async #renameConversation(controller, id, title) {
+  /** @param {ChatController} controller @param {string} id */
+  async #renameConversation(controller, id) {
+    const title = controller.state.conversations.find((c) => c.id === id)?.title ?? '';
     const next = await promptDialog({ title: 'Rename conversation', label: 'Conversation title', value: title, submitLabel: 'Rename' });
     if (next) await controller.rename(id, next);
   }
 
-  /** @param {ChatController} controller @param {string} id @param {string} title */
-  async #exportConversation(controller, id, title) {
+  /** @param {ChatController} controller @param {string} id */
+  async #exportConversation(controller, id) {
+    const title = controller.state.conversations.find((c) => c.id === id)?.title ?? 'Conversation';
     /** @type {Record<string, 'markdown' | 'jsonl' | 'html'>} */
     const formats = { Markdown: 'markdown', 'JSONL (event log with every version, can be imported)': 'jsonl', 'HTML page': 'html' };
     const choice = await formDialog({ title: `Export “${title}”`, fields: [{ name: 'format', label: 'Format', options: Object.keys(formats), value: 'Markdown' }], submitLabel: 'Export' });
@@ -658,8 +660,8 @@ export class ClawserApp {
           agentSettings.save(workspaceId, { ...cur, autonomy: { ...cur.autonomy, level } });
           this.banners.show('autonomy', `Autonomy is now ${level === 'readonly' ? 'read-only' : level} in this workspace (from the next step of the agent).`, { kind: 'info' });
         },
-        exportConversation: (id) => controller && this.#guard(this.#exportConversation(controller, id, controller.state.conversations.find((c) => c.id === id)?.title ?? 'Conversation')),
-        renameConversation: (id) => controller && this.#guard(this.#renameConversation(controller, id, controller.state.conversations.find((c) => c.id === id)?.title ?? '')),
+        exportConversation: (id) => controller && this.#guard(this.#exportConversation(controller, id)),
+        renameConversation: (id) => controller && this.#guard(this.#renameConversation(controller, id)),
         importConversation: () => workspaceId && this.#pickImport(workspaceId),
         stop: () => controller?.stop(),
         search: () => view?.focusSearch?.(),
@@ -715,10 +717,7 @@ export class ClawserApp {
       openConversation: (id) => this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: id }),
       back: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),
       chat: this.#controller(workspaceId),
-      exportConversation: (id) => {
-        const controller = this.#controller(workspaceId);
-        this.#guard(this.#exportConversation(controller, id, controller.state.conversations.find((c) => c.id === id)?.title ?? 'Conversation'));
-      },
+      exportConversation: (id) => this.#guard(this.#exportConversation(this.#controller(workspaceId), id)),
       importConversation: () => this.#pickImport(workspaceId),
       showError: (err) => this.#showError(err),
     };

@@ -44,14 +44,15 @@ export function WorkspaceView(props) {
     /** @type {HTMLElement} */ (railToggle.firstElementChild).textContent = collapsed ? '»' : '«';
     props.onRailToggle(collapsed);
   });
-  const closeMenu = () => {
-    rail.classList.remove('open');
-    menuToggle.setAttribute('aria-expanded', 'false');
+  /** Opens or closes a phone drawer (the menu or the conversations) and says so on its button. @param {HTMLElement} drawer @param {HTMLElement} toggle @param {boolean} open */
+  const setDrawer = (drawer, toggle, open) => {
+    drawer.classList.toggle('open', open);
+    toggle.setAttribute('aria-expanded', String(open));
   };
+  const closeMenu = () => setDrawer(rail, menuToggle, false);
   menuToggle.addEventListener('click', () => {
     const open = !rail.classList.contains('open');
-    rail.classList.toggle('open', open);
-    menuToggle.setAttribute('aria-expanded', String(open));
+    setDrawer(rail, menuToggle, open);
     if (open) closeDrawer();
   });
   rail.addEventListener('keydown', (e) => {
@@ -139,14 +140,10 @@ export function WorkspaceView(props) {
     results,
     convList,
   );
-  const closeDrawer = () => {
-    sidebar.classList.remove('open');
-    drawerToggle.setAttribute('aria-expanded', 'false');
-  };
+  const closeDrawer = () => setDrawer(sidebar, drawerToggle, false);
   drawerToggle.addEventListener('click', () => {
     const open = !sidebar.classList.contains('open');
-    sidebar.classList.toggle('open', open);
-    drawerToggle.setAttribute('aria-expanded', String(open));
+    setDrawer(sidebar, drawerToggle, open);
     if (open) closeMenu();
   });
 
@@ -220,8 +217,7 @@ export function WorkspaceView(props) {
     destroy: () => { clearTimeout(searchTimer); moreObserver?.disconnect(); unsubscribe(); },
     /** Puts the focus in the search box (opening the drawer on phones). */
     focusSearch: () => {
-      sidebar.classList.add('open');
-      drawerToggle.setAttribute('aria-expanded', 'true');
+      setDrawer(sidebar, drawerToggle, true);
       searchBox.focus();
       searchBox.select();
     },
