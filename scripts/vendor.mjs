@@ -28,6 +28,8 @@ const packages = [
   { specifier: 'dompurify', file: 'dompurify.js', entry: "export { default } from 'dompurify';" },
   { specifier: 'croner', file: 'croner.js', entry: "export * from 'croner';" },
   { specifier: 'minisearch', file: 'minisearch.js', entry: "export { default } from 'minisearch';" },
+  // The Dashboard's charts (its stylesheet is copied next to it, see `assets`).
+  { specifier: 'uplot', file: 'uplot.js', entry: "export { default } from 'uplot';" },
   {
     // zod's `z` namespace carries every locale and helper (458 KB minified), and it is on the
     // start-up path: the app's `z` is built from the functions it uses (110 KB), so the browser
@@ -105,6 +107,9 @@ function patchIsomorphicGitDeflate() {
   };
 }
 
+/** Files used as they are: [from node_modules, to web/vendor]. */
+const assets = [['uplot/dist/uPlot.min.css', 'uplot.css']];
+
 /** onnxruntime-web's wasm: without COOP/COEP only the SIMD build is fetched, so only it is precached. */
 const wasmFiles = ['ort-wasm-simd.wasm'];
 
@@ -131,6 +136,7 @@ async function main() {
   for (const wasm of wasmFiles) {
     await copyFile(join(root, 'node_modules', 'onnxruntime-web', 'dist', wasm), join(vendorDir, 'ort', wasm));
   }
+  for (const [from, to] of assets) await copyFile(join(root, 'node_modules', from), join(vendorDir, to));
   await writeIndexHtml(imports);
   await writePrecacheManifest();
   console.log(`vendored ${packages.length} packages into web/vendor/`);

@@ -49,8 +49,10 @@ export class ClawserAgent {
    * @param {{provider: Provider, conversation: Conversation, systemPrompt?: string, maxTokens?: number, secrets?: string[],
    *   tools?: ToolRunner, codex?: Codex, hooks?: HookPipeline, autonomy?: AutonomyController, safety?: SafetyPipeline,
    *   maxIterations?: number, compaction?: {thresholdTokens: number, keepRecent: number},
-   *   recall?: (text: string) => Promise<{id: string, key: string, content: string, category: string}[]>}} options
-   *   recall: memories relevant to the user's message, put into the turn's context (bounded by the caller)
+   *   recall?: (text: string) => Promise<{id: string, key: string, content: string, category: string}[]>,
+   *   ledger?: {recordTurn: (u: import('./usage-ledger.js').TurnUsage) => void}}} options
+   *   recall: memories relevant to the user's message, put into the turn's context (bounded by the caller);
+   *   ledger: counts each provider call's tokens and cost (the Dashboard)
    */
   constructor(options) {
     this.provider = options.provider;
@@ -67,6 +69,7 @@ export class ClawserAgent {
     this.maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
     this.compaction = options.compaction ?? DEFAULT_COMPACTION;
     this.recall = options.recall;
+    this.ledger = options.ledger;
     /** Recalled memories for the current turn, added to the system prompt. */
     this.memoryContext = '';
   }
@@ -263,7 +266,11 @@ export class ClawserAgent {
         yield ev;
         if (signal?.aborted) break;
       }
-      if (usage) this.autonomy?.recordCost(estimateCostCents(this.provider.model, usage));
+      if (usage) {
+        const costCents = estimateCostCents(this.provider.model, usage);
+        this.autonomy?.recordCost(costCents);
+        this.ledger?.recordTurn({ provider: this.provider.id, model: this.provider.model, ...usage, costCents });
+      }
       if (this.hooks && text) text = (await this.hooks.run('transformResponse', { text })).ctx.text;
       if (this.safety && text) {
         const out = this.safety.checkOutput(text);

@@ -77,7 +77,9 @@ function taintReason(taint, toolName) {
  */
 export class ToolRunner {
   /**
-   * @param {{registry: BrowserToolRegistry, context: ToolContext, hooks?: HookPipeline, autonomy?: AutonomyController, safety?: SafetyPipeline, approve?: ApproveFn, maxResultChars?: number}} deps
+   * @param {{registry: BrowserToolRegistry, context: ToolContext, hooks?: HookPipeline, autonomy?: AutonomyController, safety?: SafetyPipeline, approve?: ApproveFn, maxResultChars?: number,
+   *   ledger?: {recordTool: (t: import('./usage-ledger.js').ToolUse) => void}}} deps
+   *   ledger: counts every call and how it ended (the Dashboard's tool statistics)
    */
   constructor(deps) {
     this.registry = deps.registry;
@@ -87,6 +89,7 @@ export class ToolRunner {
     this.safety = deps.safety;
     this.approve = deps.approve;
     this.maxResultChars = deps.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
+    this.ledger = deps.ledger;
     /** Names of the write-permission tools that ran successfully (e.g. to auto-commit after a turn). @type {string[]} */
     this.writes = [];
     /** Untrusted content the conversation has taken in so far. @type {TaintSource[]} */
@@ -105,6 +108,17 @@ export class ToolRunner {
    * @returns {Promise<ToolOutcome>}
    */
   async run(call, options = {}) {
+    const outcome = await this.#run(call, options);
+    try {
+      this.ledger?.recordTool({ name: this.registry.get(call.name) ? call.name : '(unknown tool)', ok: outcome.ok, blocked: !!outcome.blocked, durationMs: outcome.durationMs });
+    } catch {
+      // Statistics never fail a call.
+    }
+    return outcome;
+  }
+
+  /** @param {ToolCall} call @param {{signal?: AbortSignal, context?: Partial<ToolContext>}} options @returns {Promise<ToolOutcome>} */
+  async #run(call, options) {
     const started = performance.now();
     /** Time spent waiting for the user's answer: not the tool's time. */
     let approvalMs = 0;

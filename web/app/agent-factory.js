@@ -29,7 +29,7 @@ import { recallForTurn } from '../memory/recall.js';
  * @typedef {object} AgentFactoryDeps
  * @property {AgentSettingsStore} agentSettings
  * @property {HookPipeline} hooks
- * @property {(workspaceId: string) => {registry: BrowserToolRegistry, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, goals: GoalStore, scheduler: Scheduler, toolUi: AppToolUi}} services
+ * @property {(workspaceId: string) => {registry: BrowserToolRegistry, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, goals: GoalStore, scheduler: Scheduler, toolUi: AppToolUi, usage: import('../agent/usage-ledger.js').UsageLedger}} services
  * @property {(workspaceId: string) => FileSystem} workspaceFs the workspace's files
  * @property {(workspaceId: string) => string | null} mountedFolder the name of the folder opened from the computer, if any
  */
@@ -60,6 +60,7 @@ export class AgentFactory {
       maxIterations: parts.settings.maxIterations,
       compaction: { thresholdTokens: parts.settings.compactionThresholdTokens, keepRecent: 10 },
       recall: parts.settings.memory.autoRecall && memory ? (text) => recallForTurn(memory, text, parts.settings.memory.recallLimit) : undefined,
+      ledger: this.#deps.services(workspaceId).usage,
     });
     return { agent, settings: parts.settings };
   }
@@ -119,6 +120,7 @@ export class AgentFactory {
       safety,
       approve: options.approve ?? approvalDialog,
       maxResultChars: s.maxToolResultChars,
+      ledger: services.usage,
     });
     const codex = new Codex({ getSandbox: () => this.#sandboxFor(conversationId) });
     tools.context.runCode = (code, signal) => codex.run(code, { tools, signal });

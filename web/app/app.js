@@ -169,6 +169,8 @@ export class ClawserApp {
       }),
     );
     addEventListener('unhandledrejection', (e) => this.#showError(e.reason));
+    // Usage statistics are written a second after each call: what is left goes as the page does.
+    addEventListener('pagehide', () => this.services?.flushUsage());
     // Offline is a normal state here (everything is stored in the browser): say so, and what still works.
     const showConnectivity = () => {
       if (navigator.onLine) this.banners.hide('offline');
@@ -719,6 +721,10 @@ export class ClawserApp {
       chat: this.#controller(workspaceId),
       exportConversation: (id) => this.#guard(this.#exportConversation(this.#controller(workspaceId), id)),
       importConversation: () => this.#pickImport(workspaceId),
+      workspaces: () => this.workspaces?.list() ?? [],
+      // Its own folder (a folder opened from the computer is not in the browser's storage).
+      measureWorkspace: (id, signal) => import('../storage/quota.js').then(({ folderBytes }) => folderBytes(/** @type {FileSystem} */ (this.fs), `clawser_workspaces/${id}`, { signal })),
+      openPanel: (panel) => this.router.go({ name: 'workspace', workspaceId, panel: /** @type {PanelName} */ (panel) }),
       showError: (err) => this.#showError(err),
     };
   }

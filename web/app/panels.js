@@ -21,7 +21,7 @@ import { LeakDetector } from '../safety/leak-detector.js';
  * What a panel's view gets: its workspace's services and settings, and the app's ways back.
  * @typedef {object} PanelContext
  * @property {string} workspaceId
- * @property {{registry: BrowserToolRegistry, files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, goals: GoalStore, scheduler: Scheduler}} services
+ * @property {{registry: BrowserToolRegistry, files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, goals: GoalStore, scheduler: Scheduler, usage: import('../agent/usage-ledger.js').UsageLedger}} services
  * @property {AgentSettingsStore} agentSettings
  * @property {SemanticSearch} semantic
  * @property {TabCoordinator | undefined} tabs
@@ -33,6 +33,9 @@ import { LeakDetector } from '../safety/leak-detector.js';
  * @property {import('./chat-controller.js').ChatController} chat the workspace's conversations
  * @property {(conversationId: string) => void} exportConversation asks for a format and downloads
  * @property {() => void} importConversation asks for a JSONL file and imports it
+ * @property {() => {id: string, name: string}[]} workspaces every workspace of this browser
+ * @property {(workspaceId: string, signal: AbortSignal) => Promise<{bytes: number, files: number}>} measureWorkspace the bytes its folder holds
+ * @property {(panel: string) => void} openPanel another panel of this workspace
  * @property {(err: unknown) => void} showError
  */
 
@@ -203,6 +206,28 @@ export const BUILTIN_PANELS = [
         onExport: ctx.exportConversation,
         onImport: ctx.importConversation,
         onOpenConversation: ctx.openConversation,
+        onError: ctx.showError,
+        onBack: ctx.back,
+      });
+    },
+  },
+  {
+    name: 'dashboard', label: 'Dashboard', icon: '📊', shortcut: 'Alt+8',
+    async open(ctx) {
+      const [{ DashboardPanel }, { summarizeLedger }, { storageState, requestPersistence }] = await Promise.all([
+        import('../ui/dashboard-panel.js'), import('../agent/usage-ledger.js'), import('../storage/quota.js'),
+      ]);
+      const { usage, scheduler } = ctx.services;
+      return DashboardPanel({
+        usage: async (days) => summarizeLedger(await usage.read(), { now: Date.now(), days }),
+        watchUsage: (fn) => usage.onChange(fn),
+        jobs: async () => (await scheduler.list()).map((j) => ({ id: j.id, name: j.name, paused: j.paused, done: j.done, nextRun: scheduler.nextRunOf(j), runs: j.runs })),
+        watchJobs: (fn) => scheduler.subscribe(fn),
+        storage: storageState,
+        requestPersistence,
+        workspaces: ctx.workspaces().map((w) => ({ id: w.id, name: w.name, current: w.id === ctx.workspaceId })),
+        measure: ctx.measureWorkspace,
+        onOpenSchedule: () => ctx.openPanel('schedule'),
         onError: ctx.showError,
         onBack: ctx.back,
       });

@@ -5,6 +5,7 @@ import { ArtifactDocument } from './artifact.js';
 import { AppToolUi } from './tool-ui.js';
 import { GoalStore } from '../agent/goals.js';
 import { Scheduler } from '../agent/scheduler.js';
+import { UsageLedger } from '../agent/usage-ledger.js';
 import { createBuiltinRegistry } from '../tools/index.js';
 import { ScopedFileSystem } from '../storage/scoped-fs.js';
 import { MountStore } from '../storage/mounts.js';
@@ -16,7 +17,7 @@ import { askUserDialog } from '../ui/approval-dialog.js';
  * What one workspace has besides its conversations, made once per page.
  * @typedef {{registry: ReturnType<typeof createBuiltinRegistry>, artifact: ArtifactDocument, toolUi: AppToolUi,
  *   files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>,
- *   memory: () => Promise<import('../memory/store.js').MemoryStore>, goals: GoalStore, scheduler: Scheduler}} Services
+ *   memory: () => Promise<import('../memory/store.js').MemoryStore>, goals: GoalStore, scheduler: Scheduler, usage: UsageLedger}} Services
  */
 
 /** A folder opened from the computer for a workspace, and whether the page may use it now. @typedef {{handle: FileSystemDirectoryHandle, granted: boolean}} Mount */
@@ -67,6 +68,7 @@ export class WorkspaceServices {
         ...this.#fileServices(workspaceId),
         memory: () => (memory ??= Promise.all([import('../memory/store.js'), d.semantic.embedder()]).then(([{ MemoryStore }, embedder]) => new MemoryStore({ fs: this.workspaceFs(workspaceId), embedder, coordination: d.coordination, key: workspaceId }))),
         goals: new GoalStore({ fs: this.workspaceFs(workspaceId), coordination: d.coordination, key: workspaceId }),
+        usage: new UsageLedger({ fs: this.workspaceFs(workspaceId), coordination: d.coordination, key: workspaceId }),
         scheduler: new Scheduler({
           fs: this.workspaceFs(workspaceId),
           execute: (job, run) => d.runJob(workspaceId, job, run),
@@ -191,6 +193,11 @@ export class WorkspaceServices {
     if (this.#schedulersOn) return;
     this.#schedulersOn = true;
     for (const id of workspaceIds) this.deps.guard(this.of(id).scheduler.start());
+  }
+
+  /** Writes the usage statistics gathered but not written yet (the page is going away). */
+  flushUsage() {
+    for (const s of this.#services.values()) s.usage.flush().catch(() => {});
   }
 
   stopSchedulers() {

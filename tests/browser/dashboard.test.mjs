@@ -1,0 +1,119 @@
+// The Dashboard (issue 13): tokens and cost per provider and model over time (a real chart from
+// the vendored chart library), tool calls and failures per tool, the scheduled jobs' recent runs,
+// and storage against the quota with the browser asked to keep the data — from real turns against
+// the scripted LLM server, stored in the workspace and still there after a reload.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchBrowser, startApp, openWorkspace, readWorkspaceFile, sendMessage, waitInPage } from './helpers.mjs';
+import { startLlmServer } from '../fixtures/llm-server.mjs';
+
+/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
+/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
+/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
+/** @type {import('playwright-core').Page} */ let page;
+
+before(async () => {
+  app = await startApp();
+  llm = await startLlmServer();
+  browser = await launchBrowser();
+  page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'gpt-4o', baseUrl: `${llm.url}/v1` });
+});
+after(async () => {
+  await browser?.close();
+  await app?.close();
+  await llm?.close();
+});
+
+const dashboard = () => page.getByRole('region', { name: 'Dashboard' });
+
+test('model calls and tool calls of real turns are counted per model and per tool, charted, and kept across a reload', async () => {
+  llm.enqueue(
+    { toolCalls: [{ id: 'call_l', name: 'fs_list', arguments: { path: '/' } }] },
+    { toolCalls: [{ id: 'call_r', name: 'fs_read', arguments: { path: 'no/such/file.md' } }] },
+    { text: 'Listed the files; that note does not exist.' },
+  );
+  await sendMessage(page, 'list my files and read no/such/file.md');
+  await page.locator('.msg.assistant:not(.streaming) .msg-body', { hasText: 'that note does not exist' }).waitFor();
+  await page.keyboard.press('Alt+8');
+  await dashboard().waitFor();
+  assert.match(page.url(), /\/dashboard$/);
+  const totals = dashboard().locator('.dash-totals');
+  await totals.filter({ hasText: /tokens in 3 model calls, about \$0\.\d+, in the last 30 days\./ }).waitFor();
+  const models = dashboard().getByRole('table', { name: 'Model calls by provider and model' });
+  const row = models.getByRole('row', { name: /gpt-4o/ });
+  assert.match(await row.innerText(), /openai-compatible\s+gpt-4o\s+3\s+33\s+\d+\s+\$0\.\d+/, 'provider, model, calls, input tokens (3 × 11), output, cost');
+  // The chart library drew both charts on canvases, labelled for screen readers.
+  assert.equal(await dashboard().locator('.dash-chart canvas').count(), 2);
+  assert.match(await dashboard().getByRole('img', { name: /tokens per day by model/ }).innerText(), /gpt-4o \(openai-compatible\)/, 'the legend names the series');
+  const tools = dashboard().getByRole('table', { name: 'Tool calls' });
+  assert.match(await tools.getByRole('row', { name: /fs_list/ }).innerText(), /fs_list\s+1\s+0\s+0\s+\d+ ms/);
+  assert.match(await tools.getByRole('row', { name: /fs_read/ }).innerText(), /fs_read\s+1\s+1 \(100%\)\s+0/, 'the failed read counts as a failure');
+
+  // Stored in the workspace (one of Clawser's own folders), so a reload shows the same numbers.
+  await waitInPage(page, async () => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const fs = new OpfsFileSystem();
+    try {
+      return (await fs.readText(`clawser_workspaces/${location.hash.split('/')[1]}/.usage/ledger.json`)).includes('fs_read');
+    } catch {
+      return false;
+    } finally {
+      fs.terminate();
+    }
+  }, undefined, { what: 'the usage ledger to be written' });
+  await page.reload();
+  await dashboard().waitFor();
+  await totals.filter({ hasText: /tokens in 3 model calls/ }).waitFor();
+  assert.match(JSON.parse(/** @type {string} */ (await readWorkspaceFile(page, '.usage/ledger.json'))).version.toString(), /^1$/);
+
+  // A shorter period still holds today; the live view follows a new turn made meanwhile in another tab.
+  await dashboard().getByRole('combobox', { name: 'Period' }).selectOption('7');
+  await totals.filter({ hasText: /in the last 7 days/ }).waitFor();
+  const other = await browser.context.newPage();
+  await other.goto(page.url().replace(/\/dashboard$/, ''));
+  llm.enqueue({ text: 'Hello from the other tab.' });
+  await sendMessage(other, 'hello');
+  await other.locator('.msg.assistant:not(.streaming) .msg-body', { hasText: 'Hello from the other tab.' }).waitFor();
+  await totals.filter({ hasText: /tokens in 4 model calls/ }).waitFor();
+  await other.close();
+});
+
+test('scheduled jobs: counts, the next run and recent runs with their result', async () => {
+  await page.keyboard.press('Alt+5');
+  await page.getByRole('heading', { name: 'Schedule', exact: true }).waitFor();
+  await page.getByLabel('When', { exact: true }).fill('every 2 hours');
+  await page.locator('#job-name').fill('List the files');
+  await page.getByLabel('Call a tool').check();
+  await page.locator('#job-tool').selectOption('fs_list');
+  await page.getByLabel('Arguments (JSON)').fill(JSON.stringify({ path: '/' }));
+  await page.getByRole('button', { name: 'Create job' }).click();
+  const job = page.locator('.job', { hasText: 'List the files' });
+  await job.getByRole('button', { name: 'Run List the files now' }).click();
+  await job.getByText(/Last run .*: succeeded/).waitFor();
+  await page.keyboard.press('Alt+8');
+  const jobs = dashboard().getByRole('region', { name: 'Scheduled jobs' });
+  await jobs.getByText(/^1 active, 0 paused, 0 done\. Next: “List the files” /).waitFor();
+  assert.match(await jobs.getByRole('table', { name: 'Recent runs' }).getByRole('row', { name: /List the files/ }).innerText(), /List the files\s+.+\(run now\)\s+Done/);
+  await jobs.getByRole('button', { name: 'Open the Schedule panel' }).click();
+  await page.getByRole('heading', { name: 'Schedule', exact: true }).waitFor();
+});
+
+test('storage: the quota, each workspace\'s size, and the browser asked to keep the data, with its answer shown', async () => {
+  await page.keyboard.press('Alt+8');
+  const storage = dashboard().getByRole('region', { name: 'Storage' });
+  await storage.getByText(/ used of .+ this browser allows \(/).waitFor();
+  const expected = await page.evaluate(() => navigator.storage.persisted());
+  const line = storage.getByRole('status');
+  await line.filter({ hasText: expected ? /^Protected/ : /^Not protected/ }).waitFor();
+  const table = storage.getByRole('table', { name: 'Storage by workspace' });
+  const mine = table.getByRole('row', { name: /\(this one\)/ });
+  await mine.filter({ hasNotText: 'Measuring…' }).waitFor();
+  assert.match(await mine.innerText(), /\(this one\)\s+\d+(\.\d)? (KB|MB)\s+\d+/, 'its size and file count (conversations, git, usage)');
+  if (!expected) {
+    await storage.getByRole('button', { name: 'Ask the browser to keep this data' }).click();
+    const answer = await page.evaluate(() => navigator.storage.persisted());
+    await line.filter({ hasText: answer ? /^Protected/ : /said no for now/ }).waitFor();
+  } else {
+    assert.equal(await storage.getByRole('button', { name: 'Ask the browser to keep this data' }).isHidden(), true, 'nothing to ask once protected');
+  }
+});

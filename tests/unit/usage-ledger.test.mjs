@@ -1,0 +1,108 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { UsageLedger, summarizeLedger, emptyLedger, addTurn, addTool, pruneLedger, dayKey, LEDGER_PATH } from '../../web/agent/usage-ledger.js';
+import { ToolRunner } from '../../web/agent/tool-runner.js';
+import { ClawserAgent } from '../../web/agent/agent.js';
+import { Conversation } from '../../web/agent/conversation.js';
+import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
+import { ProtectedFileSystem } from '../../web/storage/protected-fs.js';
+import { createBuiltinRegistry } from '../../web/tools/index.js';
+import { EchoProvider } from '../../web/providers/echo.js';
+import { LocalLocks } from '../../web/agent/tabs.js';
+
+const NOON = new Date(2026, 10, 25, 12).getTime();
+const DAY = 86_400_000;
+
+test('usage ledger: daily totals per provider and model and per tool, summarised over a range with zero days', () => {
+  const l = emptyLedger();
+  addTurn(l, dayKey(NOON - 2 * DAY), { provider: 'openai', model: 'gpt-4o', inputTokens: 100, outputTokens: 50, costCents: 0.5 });
+  addTurn(l, dayKey(NOON), { provider: 'openai', model: 'gpt-4o', inputTokens: 10, outputTokens: 5, costCents: 0.1 });
+  addTurn(l, dayKey(NOON), { provider: 'anthropic', model: 'claude', inputTokens: 1000, outputTokens: 500, costCents: NaN });
+  addTool(l, dayKey(NOON), { name: 'fs_read', ok: true, blocked: false, durationMs: 10 });
+  addTool(l, dayKey(NOON), { name: 'fs_read', ok: false, blocked: false, durationMs: 30 });
+  addTool(l, dayKey(NOON), { name: 'fs_read', ok: false, blocked: true, durationMs: 0 });
+  addTool(l, dayKey(NOON - 40 * DAY), { name: 'web_fetch', ok: true, blocked: false, durationMs: 5 });
+  const s = summarizeLedger(l, { now: NOON, days: 7 });
+  assert.equal(s.days.length, 7);
+  assert.equal(s.days[6], dayKey(NOON));
+  assert.deepEqual(s.models.map((m) => [m.provider, m.model, m.calls]), [['anthropic', 'claude', 1], ['openai', 'gpt-4o', 2]], 'most tokens first');
+  assert.deepEqual(s.models[1].tokensPerDay, [0, 0, 0, 0, 150, 0, 15]);
+  assert.equal(s.models[0].costCents, 0, 'an unknown price counts as 0, never NaN');
+  assert.equal(s.totals.tokens, 1665);
+  assert.deepEqual(s.tools.map((t) => [t.name, t.calls, t.failures, t.blocked, t.avgMs]), [['fs_read', 3, 1, 1, 20]], 'the 40-day-old call is outside the range; a refusal is not a failure nor timed');
+  pruneLedger(l, NOON, 30);
+  assert.equal(l.days[dayKey(NOON - 40 * DAY)], undefined, 'days past the keep window go');
+});
+
+test('usage ledger: calls gathered in memory are readable at once, written once, and two ledgers (tabs) add up', async () => {
+  const fs = new MemoryFileSystem();
+  // Two tabs share the cross-tab lock (Web Locks in the app) and the change notices.
+  const locks = new LocalLocks();
+  /** @type {Set<() => void>} */
+  const subscribers = new Set();
+  const coordination = { withLock: (k, fn) => locks.request(k, {}, fn), publish: () => subscribers.forEach((fn) => fn()), subscribe: (_t, fn) => { subscribers.add(fn); return () => subscribers.delete(fn); } };
+  const a = new UsageLedger({ fs, coordination, key: 'w', now: () => NOON, delayMs: 60_000 });
+  const b = new UsageLedger({ fs, coordination, key: 'w', now: () => NOON, delayMs: 60_000 });
+  let changes = 0;
+  a.onChange(() => changes++);
+  a.recordTurn({ provider: 'echo', model: 'echo', inputTokens: 3, outputTokens: 4, costCents: 0 });
+  b.recordTool({ name: 'fs_write', ok: true, blocked: false, durationMs: 7 });
+  assert.equal(changes, 1, 'this tab\'s change is announced');
+  assert.equal(summarizeLedger(await a.read(), { now: NOON, days: 1 }).totals.tokens, 7, 'not written yet, still counted');
+  assert.equal(await fs.stat(LEDGER_PATH), null);
+  await Promise.all([a.flush(), b.flush()]);
+  assert.ok(changes >= 2, 'the other tab\'s write is announced too');
+  const fresh = summarizeLedger(await new UsageLedger({ fs, now: () => NOON }).read(), { now: NOON, days: 1 });
+  assert.equal(fresh.totals.tokens, 7);
+  assert.deepEqual(fresh.tools.map((t) => [t.name, t.calls]), [['fs_write', 1]]);
+  await a.flush();
+  assert.equal(summarizeLedger(await a.read(), { now: NOON, days: 1 }).totals.calls, 1, 'a second flush adds nothing twice');
+});
+
+test('usage ledger: a damaged file is kept aside and counting goes on; a failed write keeps the counts for the next one', async () => {
+  const fs = new MemoryFileSystem();
+  await fs.write(LEDGER_PATH, '{"version":1,"days":{"not a day":');
+  const l = new UsageLedger({ fs, now: () => NOON, delayMs: 60_000 });
+  l.recordTurn({ provider: 'p', model: 'm', inputTokens: 1, outputTokens: 1, costCents: 1 });
+  await l.flush();
+  assert.equal(summarizeLedger(await l.read(), { now: NOON, days: 1 }).totals.tokens, 2);
+  const aside = (await fs.list('.usage')).map((e) => e.name).filter((n) => n.startsWith('ledger.damaged-'));
+  assert.equal(aside.length, 1);
+  assert.match(await fs.readText(`.usage/${aside[0]}`), /not a day/, 'the damaged text is kept');
+  // A write that fails (quota): the counts stay and go with the next write.
+  const write = fs.write.bind(fs);
+  let failOnce = true;
+  fs.write = async (p, d, o) => {
+    if (failOnce) { failOnce = false; throw Object.assign(new Error('quota'), { code: 'quota' }); }
+    return write(p, d, o);
+  };
+  l.recordTurn({ provider: 'p', model: 'm', inputTokens: 10, outputTokens: 0, costCents: 0 });
+  await assert.rejects(l.flush(), /quota/);
+  assert.equal(summarizeLedger(await l.read(), { now: NOON, days: 1 }).totals.tokens, 12, 'kept in memory');
+  await l.flush();
+  assert.equal(summarizeLedger(await new UsageLedger({ fs, now: () => NOON }).read(), { now: NOON, days: 1 }).totals.tokens, 12, 'written the next time');
+});
+
+test('usage ledger: the ToolRunner counts every call however it ends, the agent counts each provider call; tools cannot write .usage/', async () => {
+  const fs = new MemoryFileSystem();
+  const ledger = new UsageLedger({ fs, now: () => NOON, delayMs: 60_000 });
+  const registry = createBuiltinRegistry();
+  const runner = new ToolRunner({ registry, context: /** @type {any} */ ({ fs: new ProtectedFileSystem(fs), workspaceId: 'w', settings: {} }), ledger });
+  await runner.run({ id: '1', name: 'fs_list', arguments: { path: '' } });
+  await runner.run({ id: '2', name: 'fs_read', arguments: { path: 'missing.txt' } });
+  await runner.run({ id: '3', name: 'no_such_tool', arguments: {} });
+  const w = await runner.run({ id: '4', name: 'fs_write', arguments: { path: '.usage/ledger.json', content: '{}' } });
+  assert.equal(w.ok, false);
+  const tools = summarizeLedger(await ledger.read(), { now: NOON, days: 1 }).tools;
+  assert.deepEqual(Object.fromEntries(tools.map((t) => [t.name, [t.calls, t.failures, t.blocked]])), {
+    fs_list: [1, 0, 0], fs_read: [1, 1, 0], '(unknown tool)': [1, 0, 1], fs_write: [1, 0, 1],
+  });
+  const conversation = await Conversation.open(fs, '.conversations/c1', { id: 'c1', title: 'T', createdAt: NOON, updatedAt: NOON });
+  const agent = new ClawserAgent({ provider: new EchoProvider(), conversation, ledger });
+  await agent.run('hello there');
+  const models = summarizeLedger(await ledger.read(), { now: NOON, days: 1 }).models;
+  assert.equal(models.length, 1);
+  assert.equal(models[0].provider, 'echo');
+  assert.equal(models[0].calls, 1);
+  assert.ok(models[0].inputTokens + models[0].outputTokens > 0);
+});
