@@ -23,7 +23,7 @@ const search = () => palette().getByRole('combobox', { name: 'Search actions' })
 
 test('the rail lists every panel with its label; collapsing keeps the names for assistive tech and is remembered', async () => {
   const rail = page.getByRole('navigation', { name: 'Workspace panels' });
-  for (const name of ['Chat', 'Files', 'Git', 'Memory', 'Goals', 'Schedule', 'Tools']) await rail.getByRole('button', { name, exact: true }).waitFor();
+  for (const name of ['Chat', 'Files', 'Git', 'Memory', 'Goals', 'Schedule', 'Tools', 'Events', 'Dashboard', 'Config']) await rail.getByRole('button', { name, exact: true }).waitFor();
   assert.equal(await rail.getByRole('button', { name: 'Chat', exact: true }).getAttribute('aria-current'), 'page');
   const wide = /** @type {{width: number}} */ (await rail.boundingBox()).width;
   const toggle = rail.getByRole('button', { name: 'Show panel names' });

@@ -711,6 +711,8 @@ export class ClawserApp {
       workspaceId,
       services: this.#servicesOf(workspaceId),
       agentSettings: /** @type {AgentSettingsStore} */ (this.agentSettings),
+      providerSettings: /** @type {SettingsStore} */ (this.settings),
+      refreshWorkspace: () => this.#renderWorkspace(workspaceId, this.#view?.controller.state.activeId ?? undefined, this.router.current.name === 'workspace' ? this.router.current.panel : 'chat'),
       semantic: /** @type {SemanticSearch} */ (this.semantic),
       tabs: this.tabs,
       mounted: !!this.services?.mountOf(workspaceId),

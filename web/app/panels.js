@@ -23,6 +23,8 @@ import { LeakDetector } from '../safety/leak-detector.js';
  * @property {string} workspaceId
  * @property {{registry: BrowserToolRegistry, files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, goals: GoalStore, scheduler: Scheduler, usage: import('../agent/usage-ledger.js').UsageLedger}} services
  * @property {AgentSettingsStore} agentSettings
+ * @property {import('./settings.js').SettingsStore} providerSettings the workspace's provider and model (keys sealed)
+ * @property {() => Promise<void>} refreshWorkspace redraws the workspace (e.g. its provider changed)
  * @property {SemanticSearch} semantic
  * @property {TabCoordinator | undefined} tabs
  * @property {boolean} mounted the workspace is a folder opened from the computer
@@ -228,6 +230,41 @@ export const BUILTIN_PANELS = [
         workspaces: ctx.workspaces().map((w) => ({ id: w.id, name: w.name, current: w.id === ctx.workspaceId })),
         measure: ctx.measureWorkspace,
         onOpenSchedule: () => ctx.openPanel('schedule'),
+        onError: ctx.showError,
+        onBack: ctx.back,
+      });
+    },
+  },
+  {
+    name: 'config', label: 'Config', icon: '🧾', shortcut: 'Alt+9',
+    async open(ctx) {
+      const [{ ConfigPanel }, { buildConfig, parseConfig, loosenedProtections }] = await Promise.all([import('../ui/config-panel.js'), import('./workspace-config.js')]);
+      const { registry } = ctx.services;
+      const ws = ctx.workspaceId;
+      const current = () => buildConfig({ provider: ctx.providerSettings.load(ws), agent: ctx.agentSettings.load(ws), toolPolicies: registry.overrides() });
+      const toolNames = registry.list().map((t) => t.name);
+      return ConfigPanel({
+        load: current,
+        check: (text) => parseConfig(text, { toolNames }),
+        loosened: (next) => loosenedProtections(current(), next, (name) => DEFAULT_POLICY[registry.get(name)?.permission ?? 'write'] ?? 'approve'),
+        // All or nothing: what was there comes back if any part fails to save (e.g. storage full).
+        save: async (next) => {
+          const before = { provider: ctx.providerSettings.load(ws), agent: ctx.agentSettings.load(ws), policies: registry.overrides() };
+          const providerChanged = !!next.provider && JSON.stringify(next.provider) !== JSON.stringify(before.provider && { id: before.provider.provider, model: before.provider.model, baseUrl: before.provider.baseUrl });
+          try {
+            ctx.agentSettings.save(ws, next.agent);
+            registry.replacePolicies(next.toolPolicies);
+            // The key stays where it is (sealed, per provider); null keeps the current provider.
+            if (next.provider && providerChanged) await ctx.providerSettings.save(ws, { provider: next.provider.id, model: next.provider.model, baseUrl: next.provider.baseUrl });
+          } catch (err) {
+            ctx.agentSettings.save(ws, before.agent);
+            registry.replacePolicies(before.policies);
+            if (before.provider) await ctx.providerSettings.save(ws, before.provider).catch(() => {});
+            throw err;
+          }
+          if (providerChanged) await ctx.refreshWorkspace();
+        },
+        fileName: `clawser-config-${(ctx.workspaces().find((w) => w.id === ws)?.name ?? 'workspace').replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '') || 'workspace'}.json`,
         onError: ctx.showError,
         onBack: ctx.back,
       });

@@ -85,6 +85,13 @@ export class BrowserToolRegistry {
     else this.memoryPolicies = next;
   }
 
+  /** Replaces every choice at once (a configuration applied whole); tools not listed follow their default. @param {Record<string, ToolPolicy>} policies */
+  replacePolicies(policies) {
+    const next = PolicySchema.parse(policies);
+    if (this.config) this.config.set(this.#key, next);
+    else this.memoryPolicies = next;
+  }
+
   /**
    * Validates arguments against the tool's schema.
    * @param {string} name

@@ -2,16 +2,17 @@ import { h } from './dom.js';
 
 /**
  * A modal <dialog> asking to confirm a destructive action.
- * @param {{title: string, message: string, confirmLabel: string}} options
+ * @param {{title: string, message: string, confirmLabel: string, items?: string[]}} options items: listed under the message
  * @returns {Promise<boolean>}
  */
-export function confirmDialog({ title, message, confirmLabel }) {
+export function confirmDialog({ title, message, confirmLabel, items }) {
   return new Promise((resolve) => {
     const titleId = `dlg-${Math.random().toString(36).slice(2)}`;
     const dialog = h('dialog', { class: 'dialog', 'aria-labelledby': titleId },
       h('form', { method: 'dialog' },
         h('h2', { id: titleId }, title),
         h('p', null, message),
+        items?.length ? h('ul', null, ...items.map((i) => h('li', null, i))) : null,
         h('div', { class: 'dialog-actions' },
           h('button', { type: 'submit', value: 'cancel', class: 'secondary' }, 'Cancel'),
           h('button', { type: 'submit', value: 'confirm', class: 'danger' }, confirmLabel),

@@ -1,0 +1,136 @@
+// The Config panel (issue 13): the workspace's whole configuration in one validated editor,
+// problems pointing at their field, all-or-nothing saves, loosened protections confirmed first,
+// JSON export without secrets, and imports that change nothing unless valid.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile, writeFile, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launchBrowser, startApp, openWorkspace } from './helpers.mjs';
+
+/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
+/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
+/** @type {import('playwright-core').Page} */ let page;
+const KEY = 'sk-test-CONFIG-secret-000111';
+
+before(async () => {
+  app = await startApp();
+  browser = await launchBrowser();
+  page = await openWorkspace(browser.context, app.url, { provider: 'openai', model: 'gpt-4o', apiKey: KEY });
+});
+after(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+const panel = () => page.getByRole('region', { name: 'Config' });
+const editor = () => panel().getByRole('textbox', { name: 'Configuration (JSON)' });
+/** Every stored setting of the page (localStorage), to prove a refused change changed nothing. */
+const stored = () => page.evaluate(() => JSON.stringify(Object.keys(localStorage).sort().map((k) => [k, localStorage.getItem(k)])));
+const agentSettings = () => page.evaluate(() => JSON.parse(localStorage.getItem(`clawser_agent_${location.hash.split('/')[1]}`) ?? '{}'));
+/** @param {(c: any) => void} fn */
+const editConfig = async (fn) => {
+  const c = JSON.parse(await editor().inputValue());
+  fn(c);
+  await editor().fill(JSON.stringify(c, null, 2));
+};
+
+test('the editor shows the whole configuration without secrets; a problem names its field and jumps to it; a fix saves and survives a reload', async () => {
+  await page.keyboard.press('Alt+9');
+  await panel().waitFor();
+  assert.match(page.url(), /\/config$/);
+  const text = await editor().inputValue();
+  const doc = JSON.parse(text);
+  assert.equal(doc.provider.id, 'openai');
+  assert.equal(doc.agent.autonomy.level, 'supervised');
+  assert.ok(!text.includes(KEY) && !/apiKey/i.test(text), 'no key in the editor');
+  await panel().getByText('Valid. This is the saved configuration.').waitFor();
+  assert.equal(await panel().getByRole('button', { name: 'Save configuration' }).isDisabled(), true, 'nothing to save yet');
+
+  const before = await stored();
+  await editConfig((c) => { c.agent.maxIterations = 0; c.agent.autonomy.levle = 'full'; });
+  await panel().getByText('1 problem: nothing is saved until they are fixed.').waitFor();
+  const problem = panel().getByRole('list', { name: 'Problems' }).getByRole('listitem');
+  assert.match(await problem.innerText(), /^agent\.maxIterations: /);
+  assert.equal(await editor().getAttribute('aria-invalid'), 'true');
+  assert.equal(await panel().getByRole('button', { name: 'Save configuration' }).isDisabled(), true);
+  await problem.getByRole('button').click();
+  const selected = await editor().evaluate((el) => /** @type {HTMLTextAreaElement} */ (el).value.slice(/** @type {HTMLTextAreaElement} */ (el).selectionStart, /** @type {HTMLTextAreaElement} */ (el).selectionEnd));
+  assert.equal(selected, '"maxIterations"', 'the cursor is on the field');
+  assert.ok(await editor().evaluate((el) => el === document.activeElement));
+  // Type fixed: the misspelt field is the next problem.
+  await editConfig((c) => { c.agent.maxIterations = 7; });
+  await problem.filter({ hasText: /^agent\.autonomy\.levle: not a setting here/ }).waitFor();
+  assert.equal(await stored(), before, 'nothing was saved while invalid');
+  await editConfig((c) => { delete c.agent.autonomy.levle; });
+  await panel().getByText('Valid: ready to save.').waitFor();
+  await panel().getByRole('button', { name: 'Save configuration' }).click();
+  await panel().getByText('Saved. New turns use it.').waitFor();
+  assert.equal((await agentSettings()).maxIterations, 7);
+  await page.reload();
+  await panel().waitFor();
+  assert.equal(JSON.parse(await editor().inputValue()).agent.maxIterations, 7);
+});
+
+test('loosening a protection asks first: Cancel changes nothing, Apply anyway saves it', async () => {
+  const before = await stored();
+  await editConfig((c) => { c.agent.safetyEnabled = false; c.toolPolicies.fs_write = 'auto'; });
+  await panel().getByRole('button', { name: 'Save configuration' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Loosen protections?' });
+  await dialog.waitFor();
+  const items = await dialog.getByRole('listitem').allInnerTexts();
+  assert.deepEqual(items, ['turns the safety checks off (prompt-injection scan, secret redaction, path and URL checks)', 'lets fs_write run without asking (was: ask each time)']);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await panel().getByText('Not saved: nothing was changed.').waitFor();
+  assert.equal(await stored(), before);
+  await panel().getByRole('button', { name: 'Save configuration' }).click();
+  await dialog.getByRole('button', { name: 'Apply anyway' }).click();
+  await panel().getByText('Saved. New turns use it.').waitFor();
+  assert.equal((await agentSettings()).safetyEnabled, false);
+  // The Tools panel shows the policy the configuration set.
+  await page.keyboard.press('Alt+6');
+  assert.equal(await page.getByRole('combobox', { name: 'Policy for fs_write' }).inputValue(), 'auto');
+  await page.keyboard.press('Alt+9');
+  await editConfig((c) => { c.agent.safetyEnabled = true; c.toolPolicies = {}; });
+  await panel().getByRole('button', { name: 'Save configuration' }).click();
+  await panel().getByText('Saved. New turns use it.').waitFor();
+  assert.equal(await page.getByRole('dialog', { name: 'Loosen protections?' }).count(), 0, 'tightening asks nothing');
+});
+
+test('export has no secret and imports back; an import with a secret or a wrong value changes nothing', async () => {
+  const [download] = await Promise.all([page.waitForEvent('download'), panel().getByRole('button', { name: 'Export JSON' }).click()]);
+  assert.match(download.suggestedFilename(), /^clawser-config-My-workspace\.json$/);
+  const exported = await readFile(/** @type {string} */ (await download.path()), 'utf8');
+  assert.ok(!exported.includes(KEY), 'the API key is not exported');
+  const doc = JSON.parse(exported);
+  assert.equal(doc.version, 1);
+  const dir = await mkdtemp(join(tmpdir(), 'clawser-config-'));
+  const before = await stored();
+
+  const withKey = join(dir, 'with-key.json');
+  await writeFile(withKey, JSON.stringify({ ...doc, provider: { ...doc.provider, apiKey: 'sk-planted' } }));
+  await panel().locator('input[type=file]').setInputFiles(withKey);
+  await panel().getByText('“with-key.json” was not applied: nothing was changed. Fix the problems below and save, or discard.').waitFor();
+  assert.match(await panel().getByRole('list', { name: 'Problems' }).innerText(), /provider\.apiKey: secrets are never imported or exported/);
+  assert.equal(await stored(), before, 'nothing changed');
+
+  const wrong = join(dir, 'wrong.json');
+  await writeFile(wrong, JSON.stringify({ ...doc, agent: { ...doc.agent, autonomy: { ...doc.agent.autonomy, level: 'reckless' } } }));
+  await panel().locator('input[type=file]').setInputFiles(wrong);
+  await panel().getByText('“wrong.json” was not applied: nothing was changed. Fix the problems below and save, or discard.').waitFor();
+  assert.match(await panel().getByRole('list', { name: 'Problems' }).innerText(), /agent\.autonomy\.level: /);
+  assert.equal(await stored(), before, 'nothing changed');
+  await panel().getByRole('button', { name: 'Discard changes' }).click();
+  assert.deepEqual(JSON.parse(await editor().inputValue()), doc);
+
+  const good = join(dir, 'good.json');
+  await writeFile(good, JSON.stringify({ ...doc, provider: { ...doc.provider, model: 'gpt-4o-mini' }, agent: { ...doc.agent, maxIterations: 12 } }));
+  await panel().locator('input[type=file]').setInputFiles(good);
+  // A new model redraws the workspace (its header names the model); the panel stays open.
+  await page.locator('header').getByText(/gpt-4o-mini/).waitFor();
+  await panel().waitFor();
+  assert.equal((await agentSettings()).maxIterations, 12);
+  assert.equal(JSON.parse(await editor().inputValue()).provider.model, 'gpt-4o-mini');
+  // The key stayed where it was, sealed: the provider still has it.
+  assert.equal(await page.evaluate(() => localStorage.getItem(`clawser_secret_${location.hash.split('/')[1]}_openai`) !== null), true);
+});

@@ -1,0 +1,78 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildConfig, parseConfig, loosenedProtections } from '../../web/app/workspace-config.js';
+import { AgentSettingsSchema } from '../../web/app/agent-settings.js';
+
+const agent = AgentSettingsSchema.parse({});
+const current = buildConfig({ provider: { provider: 'openai', model: 'gpt-4o', baseUrl: '' }, agent, toolPolicies: { web_fetch: 'denied' } });
+const known = { toolNames: ['fs_read', 'fs_write', 'web_fetch'] };
+const edit = (/** @type {(c: any) => void} */ fn) => {
+  const c = structuredClone(current);
+  fn(c);
+  return JSON.stringify(c, null, 2);
+};
+
+test('config: the exported document reads back unchanged', () => {
+  const r = parseConfig(JSON.stringify(current, null, 2), known);
+  assert.ok(r.ok);
+  assert.deepEqual(r.value, current);
+});
+
+test('config: every problem names its field, or the line and column of broken JSON', () => {
+  const broken = parseConfig('{\n  "version": 1,\n  "agent": {,\n}', known);
+  assert.equal(broken.ok, false);
+  assert.match(broken.problems[0].path, /^line 3, column \d+$/);
+  assert.match(broken.problems[0].message, /^not valid JSON/);
+  const r = parseConfig(edit((c) => {
+    c.agent.autonomy.level = 'reckless';
+    c.agent.maxIterations = 0;
+    c.agent.autonomy.levle = 'full';
+    c.provider.id = 'nope';
+    c.toolPolicies.rm_rf = 'auto';
+  }), known);
+  assert.equal(r.ok, false);
+  const paths = r.problems.map((p) => p.path).sort();
+  assert.deepEqual(paths, ['agent.autonomy.level', 'agent.maxIterations', 'provider.id'].sort(), 'schema problems first; unknown fields are checked once the types are right');
+  const typo = parseConfig(edit((c) => { c.agent.autonomy.levle = 'full'; c.toolPolicies.rm_rf = 'auto'; c.extra = 1; }), known);
+  assert.deepEqual(typo.ok ? [] : typo.problems.map((p) => `${p.path}: ${p.message}`), [
+    'agent.autonomy.levle: not a setting here (check the spelling; unknown fields are not kept)',
+    'extra: not a setting here (check the spelling; unknown fields are not kept)',
+    'toolPolicies.rm_rf: there is no tool with this name',
+  ]);
+  assert.equal(parseConfig('[]', known).ok, false);
+});
+
+test('config: a document carrying a secret is refused, wherever the secret is', () => {
+  for (const fn of [(c) => { c.provider.apiKey = 'sk-live-123'; }, (c) => { c.agent.tools.searchApiKey = 'k'; }, (c) => { c.agent.git.token = 'ghp_x'; }]) {
+    const r = parseConfig(edit(fn), known);
+    assert.equal(r.ok, false);
+    assert.ok(r.problems.some((p) => /secrets are never imported or exported/.test(p.message)), JSON.stringify(r.problems));
+  }
+  // Control: the same document without the secret is accepted.
+  assert.equal(parseConfig(edit(() => {}), known).ok, true);
+  assert.doesNotMatch(JSON.stringify(current), /apiKey|"token"|secret|password/i, 'and none is exported');
+});
+
+test('config: what a new document loosens is listed for the user to confirm; tightening is not', () => {
+  const next = JSON.parse(edit((c) => {
+    c.agent.safetyEnabled = false;
+    c.agent.autonomy.level = 'full';
+    c.agent.autonomy.maxCostCentsPerDay = 0;
+    c.agent.leakAction = 'warn';
+    c.agent.allowedPrivateHosts = ['192.168.1.5'];
+    c.toolPolicies = { fs_write: 'auto' };
+  }));
+  const defaults = (/** @type {string} */ n) => (n === 'fs_read' ? 'auto' : 'approve');
+  const list = loosenedProtections(current, next, defaults);
+  assert.deepEqual(list, [
+    'turns the safety checks off (prompt-injection scan, secret redaction, path and URL checks)',
+    'raises autonomy from supervised to full',
+    'raises the daily cost limit from 5.00 USD to no limit',
+    'secrets in replies are only warned about instead of hidden',
+    'lets tools reach these local-network hosts: 192.168.1.5',
+    'lets web_fetch run after approval (was: off)',
+    'lets fs_write run without asking (was: ask each time)',
+  ]);
+  const tighter = JSON.parse(edit((c) => { c.agent.autonomy.level = 'readonly'; c.toolPolicies.fs_read = 'denied'; }));
+  assert.deepEqual(loosenedProtections(current, tighter, defaults), []);
+});

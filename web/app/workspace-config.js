@@ -1,0 +1,148 @@
+import { z } from 'zod';
+import { AgentSettingsSchema } from './agent-settings.js';
+import { catalogEntry } from '../providers/catalog.js';
+
+/**
+ * A workspace's whole configuration as one JSON document (the Config panel's editor, its export
+ * and import): the provider and model, the agent settings (autonomy, limits, safety, tools,
+ * memory, scheduler, git) and the tools' policies. Secrets (API keys, tokens) are never part
+ * of it: they stay sealed in their stores, are not exported, and a document carrying one is
+ * refused. Validation is all-or-nothing and names the field of every problem.
+ */
+
+export const CONFIG_VERSION = 1;
+const POLICY = z.enum(['auto', 'approve', 'denied']);
+
+const ProviderSchema = z.object({
+  id: z.string().refine((id) => !!catalogEntry(id), { error: 'not a provider this version knows (see the list in Settings)' }),
+  model: z.string().max(300).default(''),
+  baseUrl: z.string().max(2000).refine((u) => u === '' || /^https?:\/\/[^\s]+$/i.test(u), { error: 'must be an http:// or https:// address, or empty for the provider\'s own' }).default(''),
+});
+
+export const WorkspaceConfigSchema = z.object({
+  version: z.literal(CONFIG_VERSION, { error: `must be ${CONFIG_VERSION}` }),
+  /** null: no provider chosen yet. */
+  provider: ProviderSchema.nullable().default(null),
+  agent: AgentSettingsSchema,
+  /** The user's choice per tool; a tool not listed follows its default. */
+  toolPolicies: z.record(z.string(), POLICY).default({}),
+});
+/** @typedef {z.infer<typeof WorkspaceConfigSchema>} WorkspaceConfig */
+/** @typedef {{path: string, message: string}} ConfigProblem */
+
+/** Field names that hold a secret, wherever they appear. */
+const SECRET_FIELD = /^(api[_-]?key|apikey|token|access[_-]?token|secret|password|searchApiKey|gitToken)$/i;
+
+/**
+ * The document of the current settings.
+ * @param {{provider: {provider: string, model: string, baseUrl: string} | null, agent: import('./agent-settings.js').AgentSettings, toolPolicies: Record<string, string>}} parts
+ * @returns {WorkspaceConfig}
+ */
+export function buildConfig(parts) {
+  return WorkspaceConfigSchema.parse({
+    version: CONFIG_VERSION,
+    provider: parts.provider ? { id: parts.provider.provider, model: parts.provider.model, baseUrl: parts.provider.baseUrl } : null,
+    agent: parts.agent,
+    toolPolicies: parts.toolPolicies,
+  });
+}
+
+/** @param {(string | number)[]} path @returns {string} */
+export const formatPath = (path) => path.reduce((/** @type {string} */ s, p) => (typeof p === 'number' ? `${s}[${p}]` : s ? `${s}.${p}` : p), '') || '(the document)';
+
+/** Line and column (1-based) of a character offset. @param {string} text @param {number} offset */
+function lineColumn(text, offset) {
+  const before = text.slice(0, offset).split('\n');
+  return { line: before.length, column: before[before.length - 1].length + 1 };
+}
+
+/**
+ * Fields of `input` that the schema does not know (it would drop them silently): each is a
+ * problem, so a typo never passes for a setting.
+ * @param {unknown} input @param {unknown} parsed @param {(string | number)[]} path @param {ConfigProblem[]} out
+ */
+function unknownFields(input, parsed, path, out) {
+  if (!input || typeof input !== 'object' || Array.isArray(input) || !parsed || typeof parsed !== 'object') return;
+  // Tool names are free keys (the tool list is checked separately).
+  if (path.length === 1 && path[0] === 'toolPolicies') return;
+  for (const [k, v] of Object.entries(input)) {
+    if (!(k in parsed)) out.push({ path: formatPath([...path, k]), message: 'not a setting here (check the spelling; unknown fields are not kept)' });
+    else unknownFields(v, /** @type {Record<string, unknown>} */ (parsed)[k], [...path, k], out);
+  }
+}
+
+/** @param {unknown} value @param {(string | number)[]} path @param {ConfigProblem[]} out */
+function secretFields(value, path, out) {
+  if (!value || typeof value !== 'object') return;
+  for (const [k, v] of Object.entries(value)) {
+    if (SECRET_FIELD.test(k)) out.push({ path: formatPath([...path, k]), message: 'secrets are never imported or exported: remove this field and enter the key in Settings' });
+    else secretFields(v, [...path, k], out);
+  }
+}
+
+/**
+ * Reads a configuration document. Every problem is listed with its field (or line and column
+ * for broken JSON); nothing is applied unless there are none.
+ * @param {string} text @param {{toolNames: string[]}} known
+ * @returns {{ok: true, value: WorkspaceConfig} | {ok: false, problems: ConfigProblem[]}}
+ */
+export function parseConfig(text, known) {
+  /** @type {unknown} */
+  let raw;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    const msg = /** @type {Error} */ (err).message;
+    const at = /position (\d+)/.exec(msg);
+    const where = at ? lineColumn(text, Number(at[1])) : null;
+    return { ok: false, problems: [{ path: where ? `line ${where.line}, column ${where.column}` : '(the document)', message: `not valid JSON: ${msg.replace(/^JSON\.parse: /, '').replace(/ in JSON at position \d+.*$/, '')}` }] };
+  }
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { ok: false, problems: [{ path: '(the document)', message: 'must be a JSON object like the one exported here' }] };
+  /** @type {ConfigProblem[]} */
+  const problems = [];
+  secretFields(raw, [], problems);
+  const parsed = WorkspaceConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) problems.push({ path: formatPath(/** @type {(string | number)[]} */ (issue.path)), message: issue.message });
+  } else {
+    unknownFields(raw, parsed.data, [], problems);
+    for (const name of Object.keys(parsed.data.toolPolicies)) {
+      if (!known.toolNames.includes(name)) problems.push({ path: formatPath(['toolPolicies', name]), message: 'there is no tool with this name' });
+    }
+  }
+  return problems.length || !parsed.success ? { ok: false, problems } : { ok: true, value: parsed.data };
+}
+
+/**
+ * What a new configuration loosens compared with the current one, in words: the user confirms
+ * these before they apply (an imported file may come from someone else).
+ * @param {WorkspaceConfig} before @param {WorkspaceConfig} after @param {(name: string) => string} defaultPolicyOf
+ * @returns {string[]}
+ */
+export function loosenedProtections(before, after, defaultPolicyOf) {
+  /** @type {string[]} */
+  const out = [];
+  const a = before.agent;
+  const b = after.agent;
+  if (a.safetyEnabled && !b.safetyEnabled) out.push('turns the safety checks off (prompt-injection scan, secret redaction, path and URL checks)');
+  const rank = { readonly: 0, supervised: 1, full: 2 };
+  if (rank[b.autonomy.level] > rank[a.autonomy.level]) out.push(`raises autonomy from ${a.autonomy.level} to ${b.autonomy.level}`);
+  /** @param {number} x @param {number} y 0 means no limit */
+  const looser = (x, y) => (x === 0 ? false : y === 0 || y > x);
+  if (looser(a.autonomy.maxActionsPerHour, b.autonomy.maxActionsPerHour)) out.push(`raises the actions per hour from ${a.autonomy.maxActionsPerHour || 'no limit'} to ${b.autonomy.maxActionsPerHour || 'no limit'}`);
+  if (looser(a.autonomy.maxCostCentsPerDay, b.autonomy.maxCostCentsPerDay)) out.push(`raises the daily cost limit from ${(a.autonomy.maxCostCentsPerDay / 100).toFixed(2)} USD to ${b.autonomy.maxCostCentsPerDay ? `${(b.autonomy.maxCostCentsPerDay / 100).toFixed(2)} USD` : 'no limit'}`);
+  const leak = { warn: 0, redact: 1, block: 2 };
+  const leakWords = { warn: 'only warned about', redact: 'hidden', block: 'blocked' };
+  if (leak[b.leakAction] < leak[a.leakAction]) out.push(`secrets in replies are ${leakWords[b.leakAction]} instead of ${leakWords[a.leakAction]}`);
+  const newHosts = b.allowedPrivateHosts.filter((h) => !a.allowedPrivateHosts.includes(h));
+  if (newHosts.length) out.push(`lets tools reach these local-network hosts: ${newHosts.join(', ')}`);
+  const newFetch = b.tools.fetchAllowlist.filter((h) => !a.tools.fetchAllowlist.includes(h));
+  if (newFetch.length) out.push(`adds to the web fetch allow-list: ${newFetch.join(', ')}`);
+  const strict = { denied: 0, approve: 1, auto: 2 };
+  for (const name of new Set([...Object.keys(before.toolPolicies), ...Object.keys(after.toolPolicies)])) {
+    const was = /** @type {keyof typeof strict} */ (before.toolPolicies[name] ?? defaultPolicyOf(name));
+    const p = /** @type {keyof typeof strict} */ (after.toolPolicies[name] ?? defaultPolicyOf(name));
+    if (strict[p] > strict[was]) out.push(`lets ${name} ${p === 'auto' ? 'run without asking' : 'run after approval'} (was: ${was === 'denied' ? 'off' : 'ask each time'})`);
+  }
+  return out;
+}
