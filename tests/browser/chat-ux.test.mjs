@@ -180,7 +180,7 @@ test('a message copies as written (Markdown) or as the plain text on screen', as
   await reply.getByRole('button', { name: 'Copy message as Markdown' }).click();
   await reply.getByText('Copied').waitFor();
   assert.equal(await clipboard(), '**Bold** point:\n\n- one\n- `two`\n');
-  await reply.getByRole('button', { name: 'Copy message as plain text' }).click();
+  await reply.getByRole('button', { name: 'Copy text of the message (plain text)' }).click();
   await page.waitForFunction(() => navigator.clipboard.readText().then((t) => !t.includes('**')));
   assert.match(await clipboard(), /^Bold point:\n+one\n+two$/);
   const mine = page.locator('.msg.user', { hasText: 'list two things' }).last();

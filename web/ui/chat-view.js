@@ -115,8 +115,10 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     el.innerHTML = renderMarkdown(markdown); // renderMarkdown's output is sanitized (web/safety/markdown.js)
     enhanceCodeBlocks(el, { highlight: final, onSave: onSaveCode });
   };
-  const list = h('ol', { class: 'messages', role: 'log', 'aria-label': 'Messages', 'aria-live': 'polite' });
-  const scroller = h('div', { class: 'scroller' }, list);
+  // The live region wraps the list, so the list keeps its list semantics (a role on the <ol> would drop them).
+  const list = h('ol', { class: 'messages', 'aria-label': 'Messages' });
+  const log = h('div', { role: 'log', 'aria-label': 'Conversation', 'aria-live': 'polite' }, list);
+  const scroller = h('div', { class: 'scroller' }, log);
   const composer = h('textarea', { class: 'composer-input', 'aria-label': 'Message', placeholder: needsSetup ? 'Choose a provider above to start' : 'Message Clawser…', title: 'Enter sends, Shift+Enter starts a new line', rows: 2, disabled: needsSetup });
   const send = h('button', { type: 'submit', class: 'send-btn', disabled: needsSetup }, 'Send');
   const stop = h('button', { type: 'button', class: 'stop-btn danger', hidden: true, title: 'Stop the reply (Esc)', 'aria-keyshortcuts': 'Escape' }, 'Stop');
@@ -155,7 +157,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
    */
   const messageActions = (markdown, body) => h('div', { class: 'row msg-actions' },
     copyButton('Copy', 'Copy message as Markdown', () => markdown),
-    copyButton('Copy text', 'Copy message as plain text', () => plainTextOf(body)),
+    copyButton('Copy text', 'Copy text of the message (plain text)', () => plainTextOf(body)),
   );
 
   /** "Run again" on a code card: runs through the same gates, with a Stop of its own; the output is shown, not recorded. @param {string} code */
@@ -423,7 +425,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
 
   const render = (/** @type {ChatState} */ s) => {
     const busy = !!s.streaming;
-    list.setAttribute('aria-busy', busy ? 'true' : 'false');
+    log.setAttribute('aria-busy', busy ? 'true' : 'false');
     stop.hidden = !busy;
     send.disabled = busy || needsSetup;
     let rerendered = false;

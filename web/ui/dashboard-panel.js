@@ -84,8 +84,9 @@ export function DashboardPanel(props) {
   const totals = h('p', { class: 'dash-totals', role: 'status', 'aria-live': 'polite' });
   const tokenChart = h('div', { class: 'dash-chart', role: 'img' });
   const costChart = h('div', { class: 'dash-chart', role: 'img' });
-  const modelTable = h('div', { class: 'table-wrap' });
-  const toolTable = h('div', { class: 'table-wrap' });
+  // Wide tables scroll sideways on phones: focusable, so the keyboard can scroll them too.
+  const modelTable = h('div', { class: 'table-wrap', tabindex: 0, role: 'group', 'aria-label': 'Model calls (scrolls sideways)' });
+  const toolTable = h('div', { class: 'table-wrap', tabindex: 0, role: 'group', 'aria-label': 'Tool calls (scrolls sideways)' });
   const jobsBox = h('div');
   /** @type {uPlot[]} */
   let charts = [];
@@ -146,14 +147,14 @@ export function DashboardPanel(props) {
         ? `${active.length} active, ${jobs.filter((j) => j.paused).length} paused, ${jobs.filter((j) => j.done).length} done.${next ? ` Next: “${next.j.name}” ${formatTime(/** @type {number} */ (next.at))}.` : ''}${failed ? ` ${failed} of the last ${runs.length} runs did not finish well.` : ''}`
         : 'No scheduled jobs in this workspace.'),
       runs.length
-        ? h('table', { class: 'data-table' },
+        ? h('div', { class: 'table-wrap', tabindex: 0, role: 'group', 'aria-label': 'Recent runs (scrolls sideways)' }, h('table', { class: 'data-table' },
           h('caption', null, 'Recent runs'),
           h('thead', null, h('tr', null, ...['Job', 'When', 'Result', 'Took'].map((c) => h('th', { scope: 'col' }, c)))),
           h('tbody', null, ...runs.map((r) => h('tr', { class: `run-${r.status}` },
             h('td', null, r.job), h('td', null, formatTime(r.at), r.manual ? ' (run now)' : ''),
             h('td', { title: r.summary }, `${STATUS[r.status] ?? r.status}${r.summary ? ` — ${r.summary.slice(0, 80)}${r.summary.length > 80 ? '…' : ''}` : ''}`),
             h('td', { class: 'num' }, r.durationMs === undefined ? '—' : r.durationMs < 1000 ? `${r.durationMs} ms` : `${(r.durationMs / 1000).toFixed(1)} s`),
-          ))))
+          )))))
         : '',
       h('button', { type: 'button', class: 'secondary', on: { click: props.onOpenSchedule } }, 'Open the Schedule panel'),
     );
@@ -245,7 +246,8 @@ export function DashboardPanel(props) {
     h('section', { class: 'card', 'aria-labelledby': 'dash-jobs-h' }, h('h3', { id: 'dash-jobs-h' }, 'Scheduled jobs'), jobsBox),
     h('section', { class: 'card', 'aria-labelledby': 'dash-storage-h' },
       h('h3', { id: 'dash-storage-h' }, 'Storage'),
-      quotaLine, meter, persistLine, keepButton, workspaceTable,
+      quotaLine, meter, persistLine, keepButton,
+      h('div', { class: 'table-wrap', tabindex: 0, role: 'group', 'aria-label': 'Storage by workspace (scrolls sideways)' }, workspaceTable),
     ),
   );
   guarded(drawUsage);

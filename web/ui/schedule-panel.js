@@ -131,7 +131,7 @@ export function SchedulePanel(props) {
 
   // ── Settings: missed runs, background mode, notifications ──
   const missed = h('select', { id: 'job-missed' },
-    h('option', { value: 'once', selected: props.missedPolicy === 'once' }, 'Run it once when Clawser opens'),
+    h('option', { value: 'once', selected: props.missedPolicy === 'once' }, 'Run it once on next open'),
     h('option', { value: 'skip', selected: props.missedPolicy === 'skip' }, 'Skip it'),
   );
   missed.addEventListener('change', () => props.onMissedPolicy(/** @type {'once' | 'skip'} */ (missed.value)));

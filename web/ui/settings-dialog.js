@@ -29,7 +29,7 @@ export function openSettingsDialog(props) {
   const { catalog, current } = props;
   const ids = { provider: 'set-provider', model: 'set-model', key: 'set-key', base: 'set-base', models: 'set-models', title: 'set-title' };
   const providerSelect = h('select', { id: ids.provider, name: 'provider' },
-    h('optgroup', { label: 'No API key needed' }, catalog.filter((e) => !e.needsKey && e.id !== 'openai-compatible').map((e) => h('option', { value: e.id }, e.note ? `${e.label} — ${e.note}` : e.label))),
+    h('optgroup', { label: 'No API key needed' }, catalog.filter((e) => !e.needsKey && e.id !== 'openai-compatible').map((e) => h('option', { value: e.id }, e.label))),
     h('optgroup', { label: 'Cloud providers (API key)' }, catalog.filter((e) => e.needsKey).map((e) => h('option', { value: e.id }, e.label))),
     h('optgroup', { label: 'Other' }, catalog.filter((e) => e.id === 'openai-compatible').map((e) => h('option', { value: e.id }, e.label))),
   );
@@ -40,16 +40,24 @@ export function openSettingsDialog(props) {
   const keyHelp = h('p', { class: 'muted small', id: 'set-key-help' });
   const removeKey = h('button', { type: 'button', class: 'secondary small-btn' }, 'Remove saved key');
   const baseInput = h('input', { id: ids.base, name: 'baseUrl', type: 'url', autocomplete: 'off', spellcheck: false, placeholder: 'https://…/v1' });
+  // Options stay short (a select cannot wrap on a phone); what the choice means is said below it.
+  const providerNote = h('p', { id: 'set-provider-note', class: 'muted small' });
+  providerSelect.setAttribute('aria-describedby', 'set-provider-note');
   const availability = h('p', { class: 'muted small', 'aria-live': 'polite' });
   const result = h('p', { class: 'test-result', role: 'status', 'aria-live': 'polite' });
   const testBtn = h('button', { type: 'button', class: 'secondary' }, 'Test connection');
   const a = props.agent;
-  const level = h('select', { id: 'set-autonomy', name: 'autonomy' },
-    h('option', { value: 'readonly' }, 'Read-only — only tools that read'),
-    h('option', { value: 'supervised' }, 'Supervised — anything that changes something asks first'),
-    h('option', { value: 'full' }, 'Full — follow each tool\'s policy'),
+  const level = h('select', { id: 'set-autonomy', name: 'autonomy', 'aria-describedby': 'set-autonomy-note' },
+    h('option', { value: 'readonly' }, 'Read-only'),
+    h('option', { value: 'supervised' }, 'Supervised'),
+    h('option', { value: 'full' }, 'Full'),
   );
   level.value = a.autonomy.level;
+  const levelNote = h('p', { id: 'set-autonomy-note', class: 'muted small' });
+  const LEVELS = { readonly: 'Only tools that read run; anything that would change something is refused.', supervised: 'Anything that changes something asks you first.', full: 'Each tool follows its policy in the Tools panel.' };
+  const showLevel = () => { levelNote.textContent = LEVELS[/** @type {keyof typeof LEVELS} */ (level.value)] ?? ''; };
+  showLevel();
+  level.addEventListener('change', showLevel);
   const perHour = h('input', { id: 'set-actions', type: 'number', min: 0, step: 1, value: String(a.autonomy.maxActionsPerHour) });
   const perDay = h('input', { id: 'set-cost', type: 'number', min: 0, step: 0.01, value: (a.autonomy.maxCostCentsPerDay / 100).toFixed(2) });
   const compact = h('input', { id: 'set-compact', type: 'number', min: 1000, step: 1000, value: String(a.compactionThresholdTokens) });
@@ -86,9 +94,9 @@ export function openSettingsDialog(props) {
     return parsed;
   };
   const leak = h('select', { id: 'set-leak' },
-    h('option', { value: 'redact' }, 'Redact them (recommended)'),
-    h('option', { value: 'warn' }, 'Keep them but record a warning'),
-    h('option', { value: 'block' }, 'Withhold the whole reply'),
+    h('option', { value: 'redact' }, 'Redact (recommended)'),
+    h('option', { value: 'warn' }, 'Keep, with a warning'),
+    h('option', { value: 'block' }, 'Withhold the reply'),
   );
   leak.value = a.leakAction;
   const safetyOn = h('input', { id: 'set-safety', type: 'checkbox', checked: a.safetyEnabled });
@@ -104,7 +112,7 @@ export function openSettingsDialog(props) {
   });
   const agentFields = h('fieldset', null,
     h('legend', null, 'Agent'),
-    h('div', { class: 'field' }, h('label', { for: 'set-autonomy' }, 'Autonomy'), level),
+    h('div', { class: 'field' }, h('label', { for: 'set-autonomy' }, 'Autonomy'), level, levelNote),
     h('div', { class: 'field' }, h('label', { for: 'set-actions' }, 'Tool actions per hour (0 = no limit)'), perHour),
     h('div', { class: 'field' }, h('label', { for: 'set-cost' }, 'Cost limit per day, USD (0 = no limit)'), perDay),
     h('div', { class: 'field' }, h('label', { for: 'set-compact' }, 'Summarize older messages past (tokens)'), compact),
@@ -137,6 +145,7 @@ export function openSettingsDialog(props) {
     baseRow.hidden = entry.wire !== 'openai' && entry.wire !== 'anthropic';
     baseInput.required = entry.id === 'openai-compatible';
     result.textContent = '';
+    providerNote.textContent = entry.note ? `${entry.label}: ${entry.note}.` : '';
     availability.textContent = '';
     props.describeAvailability(entry.id).then((text) => {
       if (entryOf() === entry) availability.textContent = text ?? '';
@@ -157,7 +166,7 @@ export function openSettingsDialog(props) {
   props.describeBackground?.().then((text) => { backgroundLine.textContent = text; }, () => { backgroundLine.textContent = ''; });
   const form = h('form', { method: 'dialog', class: 'settings-form' },
     h('h2', { id: ids.title }, `Settings — ${props.workspaceName}`),
-    h('div', { class: 'field' }, h('label', { for: ids.provider }, 'Provider'), providerSelect, availability),
+    h('div', { class: 'field' }, h('label', { for: ids.provider }, 'Provider'), providerSelect, providerNote, availability),
     h('div', { class: 'field' }, h('label', { for: ids.model }, 'Model'), modelInput, modelList),
     keyRow,
     baseRow,

@@ -14,16 +14,17 @@ export function ToolsPanel(props) {
   const rows = props.tools.map((t) => {
     const id = `policy-${t.name}`;
     const select = h('select', { id, 'aria-label': `Policy for ${t.name}`, 'aria-describedby': `${id}-d` },
-      h('option', { value: '' }, `Default: ${props.defaultOf(t.name)}`),
-      h('option', { value: 'auto' }, 'Always allow (run without asking)'),
-      h('option', { value: 'approve' }, 'Approve (ask each time)'),
-      h('option', { value: 'denied' }, 'Denied (never run)'),
+      // Short options (a select cannot wrap on a phone); the note under it says what they mean here.
+      h('option', { value: '' }, 'Default'),
+      h('option', { value: 'auto' }, 'Always allow'),
+      h('option', { value: 'approve' }, 'Ask each time'),
+      h('option', { value: 'denied' }, 'Off (never run)'),
     );
     const note = h('div', { id: `${id}-d`, class: 'small muted' });
     const show = () => {
       const user = props.userPolicyOf(t.name);
       select.value = user ?? '';
-      note.textContent = user ? 'Your choice for this workspace.' : '';
+      note.textContent = user ? `Your choice for this workspace (default: ${props.defaultOf(t.name)}).` : `Default here: ${props.defaultOf(t.name)}.`;
       if (t.standing) note.textContent += `${note.textContent ? ' ' : ''}Changes what later turns see or do: asks whenever the conversation has read untrusted content.`;
     };
     show();
