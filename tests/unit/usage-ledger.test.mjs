@@ -40,7 +40,12 @@ test('usage ledger: calls gathered in memory are readable at once, written once,
   const locks = new LocalLocks();
   /** @type {Set<() => void>} */
   const subscribers = new Set();
-  const coordination = { withLock: (k, fn) => locks.request(k, {}, fn), publish: () => subscribers.forEach((fn) => fn()), subscribe: (_t, fn) => { subscribers.add(fn); return () => subscribers.delete(fn); } };
+  /** @type {import('../../web/agent/types.d.ts').Coordination} */
+  const coordination = {
+    withLock: (k, fn) => locks.request(k, {}, fn),
+    publish: () => subscribers.forEach((fn) => fn()),
+    subscribe: (_t, fn) => { const f = () => fn(null, 'other'); subscribers.add(f); return () => { subscribers.delete(f); }; },
+  };
   const a = new UsageLedger({ fs, coordination, key: 'w', now: () => NOON, delayMs: 60_000 });
   const b = new UsageLedger({ fs, coordination, key: 'w', now: () => NOON, delayMs: 60_000 });
   let changes = 0;
@@ -72,9 +77,9 @@ test('usage ledger: a damaged file is kept aside and counting goes on; a failed 
   // A write that fails (quota): the counts stay and go with the next write.
   const write = fs.write.bind(fs);
   let failOnce = true;
-  fs.write = async (p, d, o) => {
+  fs.write = async (/** @type {string} */ p, /** @type {string | Uint8Array} */ d) => {
     if (failOnce) { failOnce = false; throw Object.assign(new Error('quota'), { code: 'quota' }); }
-    return write(p, d, o);
+    return write(p, d);
   };
   l.recordTurn({ provider: 'p', model: 'm', inputTokens: 10, outputTokens: 0, costCents: 0 });
   await assert.rejects(l.flush(), /quota/);

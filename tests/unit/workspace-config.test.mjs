@@ -43,7 +43,9 @@ test('config: every problem names its field, or the line and column of broken JS
 });
 
 test('config: a document carrying a secret is refused, wherever the secret is', () => {
-  for (const fn of [(c) => { c.provider.apiKey = 'sk-live-123'; }, (c) => { c.agent.tools.searchApiKey = 'k'; }, (c) => { c.agent.git.token = 'ghp_x'; }]) {
+  /** @type {((c: any) => void)[]} any: the document is edited freely, as a user would */
+  const plants = [(c) => { c.provider.apiKey = 'sk-live-123'; }, (c) => { c.agent.tools.searchApiKey = 'k'; }, (c) => { c.agent.git.token = 'ghp_x'; }];
+  for (const fn of plants) {
     const r = parseConfig(edit(fn), known);
     assert.equal(r.ok, false);
     assert.ok(r.problems.some((p) => /secrets are never imported or exported/.test(p.message)), JSON.stringify(r.problems));

@@ -26,6 +26,7 @@ import { ArtifactView } from '../ui/artifact-view.js';
 import { h, clear, downloadBlob } from '../ui/dom.js';
 import { HomeView } from '../ui/home-view.js';
 import { WorkspaceView } from '../ui/workspace-view.js';
+import { SplitView, ResizeHandle } from '../ui/split-view.js';
 import { ChatView } from '../ui/chat-view.js';
 import { FirstRunCard } from '../ui/first-run.js';
 import { openSettingsDialog } from '../ui/settings-dialog.js';
@@ -37,6 +38,10 @@ import { JobDelivery } from './job-delivery.js';
 
 /** Whether the panel rail shows icons only (remembered across visits). */
 const RAIL_COLLAPSED_KEY = 'clawser_ui_rail_collapsed';
+/** The split view's state: chat beside Files or Git, the chat's share, the artifact pane's share. */
+const LAYOUT_KEY = 'clawser_ui_layout';
+/** Panels that can show beside the chat. */
+const SPLIT_PANELS = ['files', 'git'];
 
 /** A workspace route's panel: 'chat' or a name of the panel registry. @typedef {string} PanelName */
 
@@ -521,23 +526,46 @@ export class ClawserApp {
     });
     const services = this.#servicesOf(workspaceId);
     const side = h('div', { class: 'artifact-slot' });
+    const layout = this.#layout();
     /** @type {{root: HTMLElement, destroy: () => void} | null} */
     let artifactView = null;
+    /** @type {HTMLElement | null} */
+    let artifactHandle = null;
     const showArtifact = () => {
       if (artifactView || !services.artifact.html) return;
-      artifactView = ArtifactView({ artifact: services.artifact, onClose: () => { artifactView?.destroy(); artifactView?.root.remove(); artifactView = null; } });
-      side.append(artifactView.root);
+      const pane = ArtifactView({ artifact: services.artifact, onClose: () => { pane.destroy(); pane.root.remove(); artifactHandle?.remove(); artifactView = null; } });
+      artifactView = pane;
+      // Resizable against the chat, the width remembered.
+      artifactHandle = ResizeHandle({
+        label: 'Resize the chat and the artifact', value: layout.artifact, after: true,
+        container: () => /** @type {HTMLElement} */ (side.parentElement),
+        onChange: (v) => pane.root.style.setProperty('width', `${v}%`),
+        onCommit: (v) => this.#saveLayout({ artifact: v }),
+      });
+      artifactHandle.classList.add('artifact-handle');
+      side.append(artifactHandle, pane.root);
     };
     const unsubscribeArtifact = services.artifact.subscribe(showArtifact);
     showArtifact();
     const panelEntry = panel === 'chat' ? undefined : this.panels.get(panel);
     /** @type {import('./panels.js').PanelView | null} */
     const sub = panelEntry ? await panelEntry.open(this.#panelContext(workspaceId)) : null;
+    const splittable = !!sub && !!panelEntry && SPLIT_PANELS.includes(panel);
+    const content = splittable && layout.split && sub && panelEntry
+      ? SplitView({ chat: chat.root, panel: sub.root, panelLabel: panelEntry.label, ratio: layout.ratio, onRatio: (ratio) => this.#saveLayout({ ratio }) })
+      : sub ? sub.root : chat.root;
     const view = WorkspaceView({
       workspace: ws,
       controller,
-      chat: sub ? sub.root : chat.root,
+      chat: content,
       side,
+      split: splittable ? {
+        on: layout.split,
+        onToggle: () => {
+          this.#saveLayout({ split: !layout.split });
+          this.#guard(this.#renderWorkspace(workspaceId, controller.state.activeId ?? undefined, panel));
+        },
+      } : undefined,
       panels: [
         { label: 'Chat', icon: '💬', shortcut: 'Alt+0', current: panel === 'chat', onOpen: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }) },
         ...this.panels.list().map((p) => ({ label: p.label, icon: p.icon, shortcut: p.shortcut, current: p.name === panel, onOpen: () => this.router.go({ name: 'workspace', workspaceId, panel: p.name }) })),
@@ -580,6 +608,19 @@ export class ClawserApp {
 
 
 
+
+  /** The remembered layout (defaults when unset or damaged). @returns {{split: boolean, ratio: number, artifact: number}} */
+  #layout() {
+    const v = /** @type {Record<string, unknown> | null} */ (this.config?.get(LAYOUT_KEY, null));
+    /** @param {unknown} n @param {number} d */
+    const share = (n, d) => (typeof n === 'number' && n >= 20 && n <= 80 ? n : d);
+    return { split: v?.split === true, ratio: share(v?.ratio, 50), artifact: share(v?.artifact, 45) };
+  }
+
+  /** @param {Partial<{split: boolean, ratio: number, artifact: number}>} change */
+  #saveLayout(change) {
+    this.config?.set(LAYOUT_KEY, { ...this.#layout(), ...change });
+  }
 
   /** @param {ChatController} controller @param {string} id */
   async #renameConversation(controller, id) {

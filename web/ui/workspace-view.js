@@ -8,10 +8,11 @@ import { h, clear, formatTime } from './dom.js';
  * screens, collapsible and remembered; a drawer behind the Menu button on phones), the
  * conversation list (a drawer on phones) and the panel passed in.
  * @param {{workspace: Workspace, controller: ChatController, chat: HTMLElement, side?: HTMLElement, providerLabel: string, onHome: () => void, onSettings: () => void, onPalette: () => void,
+ *   split?: {on: boolean, onToggle: () => void},
  *   panels: {label: string, icon: string, shortcut?: string, current: boolean, onOpen: () => void}[], railCollapsed: boolean, onRailToggle: (collapsed: boolean) => void,
  *   onSearch: (query: string) => Promise<SearchHit[]>, onOpenHit: (hit: SearchHit) => void,
  *   onSelect: (id: string) => void, onNew: () => void, onRename: (id: string, title: string) => void, onDelete: (id: string, title: string) => void, onExport: (id: string, title: string) => void, onImport: (file: File) => void}} props
- *   panels: Chat first, in the navigation's order
+ *   panels: Chat first, in the navigation's order; split: the panel on screen can show beside the chat (wide screens)
  */
 export function WorkspaceView(props) {
   const { workspace, controller } = props;
@@ -206,6 +207,8 @@ export function WorkspaceView(props) {
       h('h1', { class: 'ws-title' }, workspace.name),
       h('span', { class: 'provider-badge small wide-only', title: 'Current provider' }, props.providerLabel),
       drawerToggle,
+      props.split ? h('button', { type: 'button', class: 'secondary icon-only split-btn wide-only', 'aria-pressed': String(props.split.on), title: 'Show the chat beside this panel', on: { click: props.split.onToggle } },
+        h('span', { 'aria-hidden': 'true' }, '◫'), h('span', { class: 'sr-only' }, 'Chat beside this panel')) : null,
       h('button', { type: 'button', class: 'secondary icon-only palette-btn', 'aria-keyshortcuts': 'Control+K Meta+K', title: 'Command palette (Ctrl+K)', on: { click: props.onPalette } },
         h('span', { 'aria-hidden': 'true' }, '⌘K'), h('span', { class: 'sr-only' }, 'Commands')),
       h('button', { type: 'button', class: 'secondary settings-btn', title: 'Settings', on: { click: props.onSettings } }, h('span', { class: 'settings-icon', 'aria-hidden': 'true' }, '⚙'), h('span', { class: 'settings-label' }, 'Settings')),
