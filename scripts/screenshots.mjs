@@ -94,6 +94,29 @@ try {
       await page.getByLabel('When', { exact: true }).fill('every 2 hours');
       await page.locator('.next-runs li').first().waitFor();
       await page.screenshot({ path: 'docs/screenshots/schedule.png' });
+      // Events of the conversation, the dashboard, the configuration, the palette, the split view.
+      await page.keyboard.press('Alt+7');
+      await page.getByRole('heading', { name: 'Events', exact: true }).waitFor();
+      await page.screenshot({ path: 'docs/screenshots/events.png' });
+      await page.keyboard.press('Alt+8');
+      await page.locator('.dash-chart canvas').first().waitFor();
+      await page.getByRole('table', { name: 'Storage by workspace' }).getByRole('row', { name: /\(this one\)/ }).filter({ hasNotText: 'Measuring…' }).waitFor();
+      await page.screenshot({ path: 'docs/screenshots/dashboard.png' });
+      await page.keyboard.press('Alt+9');
+      await page.getByRole('textbox', { name: 'Configuration (JSON)' }).waitFor();
+      await page.screenshot({ path: 'docs/screenshots/config.png' });
+      await page.keyboard.press('Control+k');
+      await page.getByRole('combobox', { name: 'Search actions' }).fill('open');
+      await page.screenshot({ path: 'docs/screenshots/palette.png' });
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Alt+1');
+      await page.getByRole('button', { name: 'Chat beside this panel' }).click();
+      await page.getByRole('button', { name: 'notes', exact: true }).click();
+      await page.getByRole('button', { name: 'x.md', exact: true }).click();
+      await page.getByRole('textbox', { name: 'Contents of notes/x.md' }).waitFor();
+      await page.getByRole('textbox', { name: 'Message' }).waitFor();
+      await page.screenshot({ path: 'docs/screenshots/split.png' });
+      await page.getByRole('button', { name: 'Chat beside this panel' }).click();
     }
     await browser.close();
   }

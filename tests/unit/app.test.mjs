@@ -151,11 +151,11 @@ test('panel registry: a panel is one entry (name, label, icon, shortcut, view); 
   const { PanelRegistry, BUILTIN_PANELS } = await import('../../web/app/panels.js');
   const registry = new PanelRegistry();
   for (const p of BUILTIN_PANELS) registry.register(p);
-  assert.deepEqual(registry.list().map((p) => p.name), ['files', 'git', 'memory', 'goals', 'schedule', 'tools', 'events']);
-  assert.deepEqual(registry.list().map((p) => p.shortcut), ['Alt+1', 'Alt+2', 'Alt+3', 'Alt+4', 'Alt+5', 'Alt+6', 'Alt+7']);
+  assert.deepEqual(registry.list().map((p) => p.name), ['files', 'git', 'memory', 'goals', 'schedule', 'tools', 'events', 'dashboard', 'config']);
+  assert.deepEqual(registry.list().map((p) => p.shortcut), ['Alt+1', 'Alt+2', 'Alt+3', 'Alt+4', 'Alt+5', 'Alt+6', 'Alt+7', 'Alt+8', 'Alt+9']);
   for (const p of registry.list()) assert.ok(p.label && p.icon && typeof p.open === 'function', p.name);
   const view = { root: /** @type {any} */ ({}) }; // any: a stand-in element, never rendered here
-  const off = registry.register({ name: 'skills', label: 'Skills', icon: '🧩', shortcut: 'Alt+8', open: () => view });
+  const off = registry.register({ name: 'skills', label: 'Skills', icon: '🧩', shortcut: '', open: () => view });
   assert.equal(registry.get('skills')?.label, 'Skills');
   assert.throws(() => registry.register({ name: 'skills', label: 'Again', icon: '', shortcut: '', open: () => view }), /already registered/);
   for (const name of ['chat', 'settings', 'Bad Name', '']) assert.throws(() => registry.register({ name, label: 'x', icon: '', shortcut: '', open: () => view }), /Invalid panel name/);

@@ -143,6 +143,12 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   };
   /** A message brought into view (a search hit) stays there until the transcript changes. @type {HTMLElement | null} */
   let pinned = null;
+  // Content that grows after it is drawn (highlighted code, images, a narrow split pane) keeps
+  // the latest message in view while the reader is at the bottom.
+  let atBottom = true;
+  scroller.addEventListener('scroll', () => { atBottom = nearBottom(); }, { passive: true });
+  const grown = new ResizeObserver(() => { if (atBottom && !pinned) scroller.scrollTop = scroller.scrollHeight; });
+  grown.observe(list);
 
   /** @param {'user' | 'assistant' | 'error'} kind @param {string} who @param {number | null} ts */
   const bubble = (kind, who, ts) => {
@@ -479,5 +485,5 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
 
   const unsubscribe = controller.subscribe(render);
   if (!needsSetup) queueMicrotask(() => composer.focus());
-  return { root, destroy: () => { unsubscribe(); document.removeEventListener('keydown', onKey); }, focusComposer: () => composer.focus() };
+  return { root, destroy: () => { unsubscribe(); grown.disconnect(); document.removeEventListener('keydown', onKey); }, focusComposer: () => composer.focus() };
 }
