@@ -137,7 +137,9 @@ test('index.html is current: import map, its CSP hash and modulepreload of the w
   const { renderIndexHtml, currentImports } = await import('../../scripts/index-html.mjs');
   const onDisk = await readFile(`${appRoot}/index.html`, 'utf8');
   assert.equal(onDisk, await renderIndexHtml(await currentImports()), 'run: node scripts/index-html.mjs');
-  assert.match(onDisk, /<link rel="modulepreload" href="\.\/web\/agent\/agent\.js">/);
+  assert.match(onDisk, /<link rel="modulepreload" href="\.\/web\/agent\/conversation\.js">/);
+  // The run loop and the providers load with the first turn, not at start-up.
+  assert.doesNotMatch(onDisk, /<link rel="modulepreload" href="\.\/web\/(agent\/agent|providers\/index)\.js">/);
 });
 
 test('APP_VERSION matches package.json (it is recorded in backups)', async () => {

@@ -6,7 +6,6 @@ import { LocalConfig } from '../storage/local-config.js';
 import { SecretBox } from '../storage/secrets.js';
 import { CATALOG, catalogEntry } from '../providers/catalog.js';
 import { chromeAIAvailability, CHROME_AI_STATES } from '../providers/chrome-ai.js';
-import { testConnection } from '../providers/connection.js';
 import { discoverNoKeyOptions } from '../providers/discovery.js';
 import { Router } from './router.js';
 import { WorkspaceStore } from './workspaces.js';
@@ -822,6 +821,7 @@ export class ClawserApp {
         describeAvailability: async (provider) => (provider === 'chrome-ai' ? `On this browser: ${CHROME_AI_STATES[await chromeAIAvailability()]}` : null),
         onTest: async ({ useSavedKey, ...config }) => {
           const apiKey = config.apiKey ?? (useSavedKey ? await settings.apiKey(workspaceId, config.provider).catch(() => undefined) : undefined);
+          const { testConnection } = await import('../providers/connection.js');
           return testConnection({ ...config, apiKey });
         },
         onSave: async (next, agent) => {

@@ -2,18 +2,17 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
 /** @import { SettingsStore } from './settings.js' */
 /** @import { Provider, ProviderErrorShape } from '../providers/types.d.ts' */
+/** @import { ClawserAgent } from '../agent/agent.js' */
 /**
  * options.approve: the approval function of a scheduled job's turn (names the job, times out) instead of the dialog's default.
  * @typedef {(provider: Provider, conversation: Conversation, secrets: string[], options?: {approve?: import('../agent/tool-runner.js').ApproveFn}) => ClawserAgent | Promise<ClawserAgent>} AgentBuilder
  */
-import { ClawserAgent } from '../agent/agent.js';
 import { ConversationStore } from '../agent/conversation-store.js';
 import { Conversation } from '../agent/conversation.js';
 import { toHtml, toJsonl, toMarkdown, parseImport, markImported } from '../agent/conversation-export.js';
 import { plainTitle, titleRequest, cleanModelTitle } from '../agent/title.js';
 import { activePath, BranchTree } from '../agent/branches.js';
 import { ConversationSearch } from '../agent/conversation-search.js';
-import { createProvider } from '../providers/index.js';
 
 /**
  * A fork must not end inside a tool round (a call without its result is refused by providers):
@@ -62,7 +61,7 @@ export class ChatController {
   #listeners = new Set();
 
   /**
-   * @param {{fs: FileSystem, workspaceId: string, settings: SettingsStore, providerFactory?: (config: import('../providers/types.d.ts').ProviderConfig) => Provider, buildAgent?: AgentBuilder, redact?: (text: string) => string,
+   * @param {{fs: FileSystem, workspaceId: string, settings: SettingsStore, providerFactory?: (config: import('../providers/types.d.ts').ProviderConfig) => Provider | Promise<Provider>, buildAgent?: AgentBuilder, redact?: (text: string) => string,
    *   runCode?: (conversationId: string, code: string, signal?: AbortSignal) => Promise<{ok: boolean, output: string, durationMs: number}>,
    *   afterTurn?: (agent: ClawserAgent, turn: {conversationId: string, title: string, text: string}) => Promise<string | null>,
    *   coordination?: import('../agent/types.d.ts').Coordination}} deps
@@ -80,9 +79,10 @@ export class ChatController {
     this.coordination?.subscribe(`convs:${deps.workspaceId}`, () => {
       this.store.list().then((conversations) => this.#set({ conversations }), () => {});
     });
-    this.providerFactory = deps.providerFactory ?? ((c) => createProvider(c));
+    // The providers and the agent's run loop load with the first turn, not on the app's start-up path.
+    this.providerFactory = deps.providerFactory ?? (async (c) => (await import('../providers/index.js')).createProvider(c));
     /** @type {AgentBuilder} */
-    this.buildAgent = deps.buildAgent ?? ((provider, conversation, secrets) => new ClawserAgent({ provider, conversation, secrets }));
+    this.buildAgent = deps.buildAgent ?? (async (provider, conversation, secrets) => new (await import('../agent/agent.js')).ClawserAgent({ provider, conversation, secrets }));
     this.afterTurn = deps.afterTurn;
     /** Applied to text while it streams, so a leaked secret is never on screen. */
     this.redact = deps.redact ?? ((t) => t);
@@ -363,7 +363,7 @@ export class ChatController {
       const config = await this.settings.providerConfig(this.workspaceId);
       if (!config) throw Object.assign(new Error('Choose a provider in Settings first.'), { code: 'client' });
       apiKey = config.apiKey;
-      provider = this.providerFactory(config);
+      provider = await this.providerFactory(config);
     } catch (err) {
       const e = /** @type {{code?: string, message: string}} */ (err);
       if (!target.scheduled) this.#set({ failure: { code: /** @type {any} */ (e.code ?? 'client'), retryable: false, message: e.message, text: message, resume: false } }); // code comes from ProviderError/StorageError

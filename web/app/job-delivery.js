@@ -1,6 +1,5 @@
 import { jobApprover } from '../agent/job-approval.js';
 import { shouldDeliver } from '../agent/scheduler.js';
-import { runJob } from './job-runner.js';
 import { approvalDialog } from '../ui/approval-dialog.js';
 
 /**
@@ -35,6 +34,8 @@ export class JobDelivery {
     const workspace = { id: workspaceId, name: d.workspaceName(workspaceId) };
     // Nobody may be watching: the dialog names the job and workspace, and an unanswered one is refused.
     const approver = jobApprover({ approve: approvalDialog, job, workspace, timeoutMs: settings.approvalTimeoutMinutes * 60_000 });
+    // Loaded when a job first runs (it brings the input sanitizer's model), not at start-up.
+    const { runJob } = await import('./job-runner.js');
     const result = await runJob({
       job,
       run,
