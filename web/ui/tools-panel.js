@@ -24,7 +24,7 @@ export function ToolsPanel(props) {
     const show = () => {
       const user = props.userPolicyOf(t.name);
       select.value = user ?? '';
-      note.textContent = user ? `Your choice for this workspace (default: ${props.defaultOf(t.name)}).` : `Default here: ${props.defaultOf(t.name)}.`;
+      note.textContent = user ? `Your choice for this workspace. Default: ${props.defaultOf(t.name)}.` : `Default here: ${props.defaultOf(t.name)}.`;
       if (t.standing) note.textContent += `${note.textContent ? ' ' : ''}Changes what later turns see or do: asks whenever the conversation has read untrusted content.`;
     };
     show();
