@@ -17,6 +17,8 @@ export { Conversation } from './agent/conversation.js';
 export { ConversationStore } from './agent/conversation-store.js';
 export { BranchTree, activePath } from './agent/branches.js';
 export { ConversationSearch } from './agent/conversation-search.js';
+export { UsageLedger, summarizeLedger } from './agent/usage-ledger.js';
+export { buildConfig, parseConfig, loosenedProtections } from './app/workspace-config.js';
 export { toJsonl as conversationToJsonl, toMarkdown as conversationToMarkdown, toHtml as conversationToHtml, parseImport as parseConversationImport } from './agent/conversation-export.js';
 export { ClawserAgent } from './agent/agent.js';
 export { HookPipeline, HOOK_POINTS } from './agent/hooks.js';
