@@ -38,10 +38,12 @@ test('model calls and tool calls of real turns are counted per model and per too
   await dashboard().waitFor();
   assert.match(page.url(), /\/dashboard$/);
   const totals = dashboard().locator('.dash-totals');
-  await totals.filter({ hasText: /tokens in 3 model calls, about \$0\.\d+, in the last 30 days\./ }).waitFor();
+  // Three calls of the turn, and the title request after the first exchange (counted too).
+  await totals.filter({ hasText: /tokens in 4 model calls, about \$0\.\d+, in the last 30 days\./ }).waitFor();
+  assert.equal(llm.titleRequests.length, 1);
   const models = dashboard().getByRole('table', { name: 'Model calls by provider and model' });
   const row = models.getByRole('row', { name: /gpt-4o/ });
-  assert.match(await row.innerText(), /openai-compatible\s+gpt-4o\s+3\s+33\s+\d+\s+\$0\.\d+/, 'provider, model, calls, input tokens (3 × 11), output, cost');
+  assert.match(await row.innerText(), /openai-compatible\s+gpt-4o\s+4\s+44\s+\d+\s+\$0\.\d+/, 'provider, model, calls, input tokens (4 × 11), output, cost');
   // The chart library drew both charts on canvases, labelled for screen readers.
   assert.equal(await dashboard().locator('.dash-chart canvas').count(), 2);
   assert.match(await dashboard().getByRole('img', { name: /tokens per day by model/ }).innerText(), /gpt-4o \(openai-compatible\)/, 'the legend names the series');
@@ -63,7 +65,7 @@ test('model calls and tool calls of real turns are counted per model and per too
   }, undefined, { what: 'the usage ledger to be written' });
   await page.reload();
   await dashboard().waitFor();
-  await totals.filter({ hasText: /tokens in 3 model calls/ }).waitFor();
+  await totals.filter({ hasText: /tokens in 4 model calls/ }).waitFor();
   assert.match(JSON.parse(/** @type {string} */ (await readWorkspaceFile(page, '.usage/ledger.json'))).version.toString(), /^1$/);
 
   // A shorter period still holds today; the live view follows a new turn made meanwhile in another tab.
@@ -74,7 +76,7 @@ test('model calls and tool calls of real turns are counted per model and per too
   llm.enqueue({ text: 'Hello from the other tab.' });
   await sendMessage(other, 'hello');
   await other.locator('.msg.assistant:not(.streaming) .msg-body', { hasText: 'Hello from the other tab.' }).waitFor();
-  await totals.filter({ hasText: /tokens in 4 model calls/ }).waitFor();
+  await totals.filter({ hasText: /tokens in 5 model calls/ }).waitFor();
   await other.close();
 });
 

@@ -66,6 +66,19 @@ export class AgentFactory {
   }
 
   /**
+   * A provider call made outside a turn (a conversation's title): its tokens go to the usage
+   * ledger and its cost to the workspace's daily limit, like a turn's.
+   * @param {string} workspaceId @param {Provider} provider @param {{inputTokens: number, outputTokens: number}} usage
+   */
+  async recordSideUsage(workspaceId, provider, usage) {
+    const { estimateCostCents } = await import('../providers/pricing.js');
+    const costCents = estimateCostCents(provider.model, usage);
+    const s = this.#deps.agentSettings.load(workspaceId);
+    new AutonomyController({ config: s.autonomy, ...this.#deps.agentSettings.usageStore(workspaceId) }).recordCost(costCents);
+    this.#deps.services(workspaceId).usage.recordTurn({ provider: provider.id, model: provider.model, ...usage, costCents });
+  }
+
+  /**
    * "Run again" of a code card: its own runner and abort signal, and a sandbox of its own
    * (created for this run, disposed after) — never the warm one a turn may be using.
    * @param {string} workspaceId @param {string} conversationId @param {string} code @param {AbortSignal} [signal]

@@ -485,6 +485,8 @@ export class ClawserApp {
           return agent;
         },
         afterTurn: (agent, turn) => /** @type {WorkspaceServices} */ (this.services).autoCommit(workspaceId, agent, turn),
+        // A title request's tokens count like a turn's: in the Dashboard and toward today's cost limit.
+        onSideUsage: (provider, usage) => this.#guard(this.#agentFactory().then((f) => f.recordSideUsage(workspaceId, provider, usage))),
         runCode: (conversationId, code, signal) => this.#agentFactory().then((f) => f.runAgain(workspaceId, conversationId, code, signal)),
       });
       this.#controllers.set(workspaceId, c);

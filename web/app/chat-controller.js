@@ -64,6 +64,7 @@ export class ChatController {
    * @param {{fs: FileSystem, workspaceId: string, settings: SettingsStore, providerFactory?: (config: import('../providers/types.d.ts').ProviderConfig) => Provider | Promise<Provider>, buildAgent?: AgentBuilder, redact?: (text: string) => string,
    *   runCode?: (conversationId: string, code: string, signal?: AbortSignal) => Promise<{ok: boolean, output: string, durationMs: number}>,
    *   afterTurn?: (agent: ClawserAgent, turn: {conversationId: string, title: string, text: string}) => Promise<string | null>,
+   *   onSideUsage?: (provider: Provider, usage: import('../providers/types.d.ts').Usage) => void,
    *   coordination?: import('../agent/types.d.ts').Coordination}} deps
    *   coordination: other tabs of this workspace (their appends show live; conversation list changes too)
    *   afterTurn: runs when a turn ends (also after a failure or Stop); a returned string is shown as a notice.
@@ -84,6 +85,8 @@ export class ChatController {
     /** @type {AgentBuilder} */
     this.buildAgent = deps.buildAgent ?? (async (provider, conversation, secrets) => new (await import('../agent/agent.js')).ClawserAgent({ provider, conversation, secrets }));
     this.afterTurn = deps.afterTurn;
+    /** Calls made besides the agent's turns (the title request): counted toward cost and the Dashboard. */
+    this.onSideUsage = deps.onSideUsage;
     /** Applied to text while it streams, so a leaked secret is never on screen. */
     this.redact = deps.redact ?? ((t) => t);
     this.runCodeImpl = deps.runCode;
@@ -527,6 +530,7 @@ export class ChatController {
     this.#titling.add(conv.id);
     (async () => {
       const answer = await provider.chat(titleRequest(String(ask.data.text ?? ''), this.redact(String(reply.data.text ?? ''))));
+      if (answer.usage) this.onSideUsage?.(provider, answer.usage);
       const title = cleanModelTitle(answer.content);
       if (!title || !this.state.conversations.some((c) => c.id === conv.id)) return; // deleted meanwhile
       await conv.setGeneratedTitle(title);
