@@ -127,7 +127,7 @@ for (const [width, height] of [[360, 740], [1920, 1080]]) {
   }
 }
 
-test('every panel has a keyboard shortcut (Alt+1…Alt+6), announced on its button', async () => {
+test('every panel has a keyboard shortcut (Alt+1…Alt+9), announced on its button', async () => {
   const browser = await launchBrowser();
   try {
     const page = await browser.context.newPage();
@@ -135,7 +135,7 @@ test('every panel has a keyboard shortcut (Alt+1…Alt+6), announced on its butt
     await page.goto(app.url);
     await page.getByRole('link', { name: /My workspace/ }).click();
     await page.getByRole('textbox', { name: 'Message' }).waitFor();
-    const panels = [['1', 'Files'], ['2', 'Git'], ['3', 'Memory'], ['4', 'Goals'], ['5', 'Schedule'], ['6', 'Tools'], ['7', 'Events']];
+    const panels = [['1', 'Files'], ['2', 'Git'], ['3', 'Memory'], ['4', 'Goals'], ['5', 'Schedule'], ['6', 'Tools'], ['7', 'Events'], ['8', 'Dashboard'], ['9', 'Config']];
     for (const [key, name] of panels) {
       assert.equal(await page.getByRole('button', { name, exact: true }).getAttribute('aria-keyshortcuts'), `Alt+${key}`);
       await page.keyboard.press(`Alt+${key}`);

@@ -174,6 +174,7 @@ test('Events panel: the timeline with filters and search, data shown with secret
   await page.getByRole('status').filter({ hasText: /of \d+ events matching “tides”/ }).waitFor();
   assert.ok(await rows.count() >= 1 && await rows.count() < total);
   await page.getByRole('searchbox', { name: 'Search events' }).fill('');
+  await page.getByRole('status').filter({ hasText: `${total} of ${total} events.` }).waitFor();
   // The data of an event, secrets redacted on screen.
   const secretRow = list.getByRole('listitem').filter({ hasText: 'second one' }).first();
   await secretRow.locator('summary').click();

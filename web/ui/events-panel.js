@@ -74,27 +74,41 @@ export function EventsPanel(props) {
   /** 0: not replaying; otherwise how many events are shown. */
   let replayAt = 0;
 
+  /** Each event's lower-cased text, made once (long logs are searched on every keystroke). @type {WeakMap<ClawserEvent, string>} */
+  const searchText = new WeakMap();
+  /** @param {ClawserEvent} e */
+  const textOf = (e) => {
+    let t = searchText.get(e);
+    if (t === undefined) searchText.set(e, (t = `${e.type} ${JSON.stringify(e.data)}`.toLowerCase()));
+    return t;
+  };
+
   function draw() {
     const shownTypes = new Set(EVENT_GROUPS.filter(([label]) => groupBoxes.get(label)?.checked).flatMap(([, types]) => types));
     const grouped = new Set(EVENT_GROUPS.flatMap(([, types]) => types));
     const q = query.value.trim().toLowerCase();
     const upTo = replayAt ? events.slice(0, replayAt) : events;
-    const shown = upTo.filter((e) => (shownTypes.has(e.type) || !grouped.has(e.type)) && (!q || `${e.type} ${JSON.stringify(e.data)}`.toLowerCase().includes(q)));
+    const shown = upTo.filter((e) => (shownTypes.has(e.type) || !grouped.has(e.type)) && (!q || textOf(e).includes(q)));
     clear(list);
     for (const e of shown) {
-      const data = props.redact(JSON.stringify(e.data, null, 2));
       const current = replayAt > 0 && e === events[replayAt - 1];
-      const row = h('li', { class: `event-row${current ? ' current' : ''}`, 'data-event-id': e.id, 'aria-current': current ? 'step' : undefined },
-        h('details', { open: current },
+      // The data (pretty-printed, redacted) is made when the event is opened, not for every row.
+      const data = h('pre', { class: 'tool-output' });
+      const fill = () => { if (!data.textContent) data.textContent = props.redact(JSON.stringify(e.data, null, 2)); };
+      if (current) fill();
+      const details = h('details', { open: current },
           h('summary', null,
             h('time', { class: 'small muted', dateTime: new Date(e.timestamp).toISOString() }, formatTime(e.timestamp)),
             h('span', { class: `ev-type ev-${e.type}` }, e.type),
             h('span', { class: 'small muted' }, e.source),
             h('span', { class: 'ev-summary' }, props.redact(summarize(e)))),
-          h('pre', { class: 'tool-output' }, data),
+          data,
           e.type === 'branch' ? null : h('div', { class: 'row' },
             h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Fork a new conversation at this ${e.type.replace('_', ' ')} event`, on: { click: () => guarded(() => props.onFork(picker.value, e.id)) } }, 'Fork here')),
-        ));
+        );
+      // On the summary's click (mouse or keyboard), before the details open: the data is there when it shows.
+      details.querySelector('summary')?.addEventListener('click', fill);
+      const row = h('li', { class: `event-row${current ? ' current' : ''}`, 'data-event-id': e.id, 'aria-current': current ? 'step' : undefined }, details);
       list.append(row);
       if (current) requestAnimationFrame(() => row.scrollIntoView({ block: 'nearest' }));
     }
@@ -116,7 +130,9 @@ export function EventsPanel(props) {
     draw();
   });
   picker.addEventListener('change', load);
-  query.addEventListener('input', draw);
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let typing;
+  query.addEventListener('input', () => { clearTimeout(typing); typing = setTimeout(draw, 150); });
   load();
 
   const root = h('section', { class: 'events-panel', 'aria-label': 'Events' },
