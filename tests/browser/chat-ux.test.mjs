@@ -4,7 +4,7 @@
 // or reloaded conversation shows its latest message.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, saveSettings, readWorkspaceFile } from './helpers.mjs';
+import { launchBrowser, startApp, openWorkspace, saveSettings, readWorkspaceFile, waitInPage } from './helpers.mjs';
 import { createServer } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
@@ -312,6 +312,41 @@ test('edit and resend makes a version (‹ 1/2 ›) the model sees alone; switch
   const events = /** @type {string} */ (await readWorkspaceFile(page, '{conversation}/events.jsonl'));
   for (const text of ['two plus two', 'three plus three', 'A second answer.']) assert.ok(events.includes(text), text);
   assert.ok(events.includes('"type":"branch"'));
+});
+
+test('keyboard focus stays on the message control after Regenerate, ‹ › and Cancel; an edit\'s draft survives the transcript being drawn again', async () => {
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  await page.getByText('Start the conversation: type a message below.').waitFor();
+  await send('Name a colour');
+  await page.locator('.msg.assistant:not(.streaming)', { hasText: 'You said: Name a colour' }).waitFor();
+  await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' });
+  const focusedLabel = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName);
+  // Regenerate by keyboard: the new reply's Regenerate button has the focus.
+  llm.enqueue({ text: 'Teal.' });
+  await page.getByRole('button', { name: /Regenerate this reply/ }).focus();
+  await page.keyboard.press('Enter');
+  await page.locator('.msg.assistant:not(.streaming)', { hasText: 'Teal.' }).waitFor();
+  await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' });
+  await waitInPage(page, async () => /^Regenerate this reply/.test(document.activeElement?.getAttribute('aria-label') ?? ''), undefined, { what: 'the focus back on Regenerate' });
+  // ‹ by keyboard: the focus stays on the version buttons of that reply.
+  await page.getByRole('button', { name: 'Previous version of this reply' }).focus();
+  await page.keyboard.press('Enter');
+  await page.locator('.msg.assistant', { hasText: 'You said: Name a colour' }).waitFor();
+  assert.equal(await focusedLabel(), 'Next version of this reply', 'the previous button is now disabled: its neighbour has the focus');
+  // Cancel an edit: back on Edit.
+  await page.locator('.msg.user', { hasText: 'Name a colour' }).getByRole('button', { name: 'Edit this message' }).click();
+  const editor = page.getByRole('textbox', { name: 'Edit message' });
+  await editor.fill('Name a fruit');
+  await editor.press('Escape');
+  await editor.waitFor({ state: 'detached' });
+  assert.equal(await focusedLabel(), 'Edit this message');
+  // A draft survives the transcript being drawn again (here: the model's title arriving, a version switch from another tab would do the same).
+  await page.locator('.msg.user', { hasText: 'Name a colour' }).getByRole('button', { name: 'Edit this message' }).click();
+  await editor.fill('Name a vegetable');
+  await page.getByRole('button', { name: 'Next version of this reply' }).click();
+  await page.locator('.msg.assistant', { hasText: 'Teal.' }).waitFor();
+  assert.equal(await editor.inputValue(), 'Name a vegetable', 'the draft is kept');
+  await editor.press('Escape');
 });
 
 test('continue after Stop: the model is asked to go on and the reply continues below', async () => {

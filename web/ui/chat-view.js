@@ -204,14 +204,31 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Next version of this ${what}`, disabled: v.index === v.count - 1, on: { click: () => controller.switchVersion(eventId, 1) } }, '›'),
   );
 
-  /** Turns a sent message's bubble into an editor; sending the edit makes a new version. @param {ClawserEvent} e @param {HTMLElement} li */
-  const startEdit = (e, li) => {
+  /** The message being edited and its draft: kept when the transcript is drawn again meanwhile. @type {{eventId: string, draft: string} | null} */
+  let editing = null;
+  /** A message control that had the focus when the transcript was drawn again. @type {{eventId: string | null, index: number, label: string} | null} */
+  let refocus = null;
+  /**
+   * Turns a sent message's bubble into an editor; sending the edit makes a new version.
+   * @param {ClawserEvent} e @param {HTMLElement} li @param {boolean} [focus] false: drawn again, the focus was elsewhere
+   */
+  const startEdit = (e, li, focus = true) => {
     const original = String(e.data.text ?? '');
     const field = /** @type {HTMLTextAreaElement} */ (h('textarea', { class: 'composer-input', 'aria-label': 'Edit message', rows: 3 }));
-    field.value = original;
-    const restore = () => renderTranscript(/** @type {ChatState} */ (last));
+    const draft = editing?.eventId === e.id ? editing.draft : original;
+    field.value = draft;
+    const mine = { eventId: e.id, draft };
+    editing = mine;
+    field.addEventListener('input', () => { mine.draft = field.value; });
+    const restore = () => {
+      editing = null;
+      renderTranscript(/** @type {ChatState} */ (last));
+      // Back on the message's Edit button, not lost at the top of the page.
+      /** @type {HTMLElement | null} */ (list.querySelector(`li[data-event-id="${CSS.escape(e.id)}"] button[aria-label="Edit this message"]`))?.focus();
+    };
     const submitEdit = () => {
       if (!field.value.trim()) return;
+      editing = null;
       controller.edit(e.id, field.value);
     };
     const editor = h('form', { class: 'edit-form', 'aria-label': 'Edit message' }, field,
@@ -228,7 +245,10 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     });
     li.querySelector('.msg-body')?.replaceChildren(editor);
     li.querySelector('.msg-actions')?.remove();
-    field.focus();
+    if (focus) {
+      field.focus();
+      field.setSelectionRange(field.value.length, field.value.length);
+    }
   };
 
   /** @param {ClawserEvent} e @param {ChatState} s @param {boolean} isLastReply */
@@ -342,6 +362,15 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   const renderTranscript = (/** @type {ChatState} */ s) => {
     // A conversation opened (or reloaded) shows its latest message; one being read stays put.
     const stick = nearBottom() || lastEvents === null || s.activeId !== last?.activeId;
+    // The focus was on a control of a message (Regenerate, ‹ ›, Copy…): it comes back to the
+    // same control of that message (or of the message now in its place), not to the page's top.
+    const focused = /** @type {HTMLElement | null} */ (document.activeElement);
+    const focusedLi = focused && list.contains(focused) && focused.tagName === 'BUTTON' ? focused.closest('li') : null;
+    const wasEditing = focused?.getAttribute('aria-label') === 'Edit message' && list.contains(focused);
+    // Kept until the control exists again (Regenerate's buttons are hidden while the reply streams).
+    if (focusedLi && focused) refocus = { eventId: focusedLi.getAttribute('data-event-id'), index: [...list.children].indexOf(focusedLi), label: focused.getAttribute('aria-label') ?? focused.textContent ?? '' };
+    else if (focused && focused !== document.body && !list.contains(focused)) refocus = null;
+    if (s.activeId !== last?.activeId) editing = null;
     clear(list);
     if (needsSetup) list.append(h('li', { class: 'setup' }, setupCard()));
     if (s.hasEarlier) {
@@ -358,6 +387,31 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     for (const st of list.querySelectorAll('.tool-state')) if (st.textContent === 'running…' && !s.streaming) st.textContent = 'no result recorded';
     if (!needsSetup && s.events.length === 0 && !s.streaming) {
       list.append(h('li', { class: 'empty muted' }, 'Start the conversation: type a message below.'));
+    }
+    if (editing) {
+      const li = /** @type {HTMLElement | null} */ (list.querySelector(`li[data-event-id="${CSS.escape(editing.eventId)}"]`));
+      const ev = s.events.find((x) => x.id === editing?.eventId);
+      if (li && ev && !s.streaming) startEdit(ev, li, wasEditing);
+      else if (!li || !ev) editing = null;
+    } else if (refocus && !s.streaming) {
+      const want = refocus;
+      // The same message, or for a reply that was regenerated the reply now last in the list.
+      const candidates = /** @type {HTMLElement[]} */ ([
+        want.eventId ? list.querySelector(`li[data-event-id="${CSS.escape(want.eventId)}"]`) : null,
+        list.children[want.index],
+        [...list.querySelectorAll('li.msg.assistant')].at(-1),
+      ].filter(Boolean));
+      /** @param {HTMLElement} li */
+      const enabled = (li) => /** @type {HTMLElement[]} */ ([...li.querySelectorAll('button')]).filter((b) => !b.hasAttribute('disabled'));
+      const same = (/** @type {HTMLElement} */ b) => (b.getAttribute('aria-label') ?? b.textContent ?? '') === want.label;
+      const sibling = (/** @type {HTMLElement} */ b) => /^(Previous|Next) version/.test(want.label) && /^(Previous|Next) version/.test(b.getAttribute('aria-label') ?? '');
+      const again = candidates.map((li) => enabled(li).find(same)).find(Boolean)
+        ?? candidates.map((li) => enabled(li).find(sibling)).find(Boolean)
+        ?? (candidates[0] ? enabled(candidates[0])[0] : null) ?? null;
+      if (again) {
+        again.focus({ preventScroll: true });
+        refocus = null;
+      }
     }
     pinned = null;
     if (s.focus) {
