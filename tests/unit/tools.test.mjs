@@ -67,6 +67,13 @@ test('web_search: a clear "not configured" result, SearXNG and Brave formats', a
   assert.match(searx.output, /1\. S\n {3}https:\/\/s\.test\n {3}searx snippet/);
   const brave = await webSearch.run({ query: 'q' }, ctx({ fetch: f, settings: toolSettings({ searchEndpoint: 'https://api.search.brave.com/res/v1/web/search', searchApiKey: 'bk' }) }));
   assert.match(brave.output, /bold snippet/);
+  // The key goes to Brave's host only, not to any URL that mentions it.
+  /** @type {(Record<string, string> | undefined)[]} */
+  const sent = [];
+  /** @type {typeof fetch} */
+  const g = async (_input, init) => { sent.push(/** @type {Record<string, string> | undefined} */ (init?.headers)); return Response.json({ results: [] }); };
+  await webSearch.run({ query: 'q' }, ctx({ fetch: g, settings: toolSettings({ searchEndpoint: 'https://evil.example/api.search.brave.com', searchApiKey: 'bk' }) }));
+  assert.equal(sent[0]?.['x-subscription-token'], undefined);
 });
 
 test('storage tools refuse clawser_* keys and work on the rest', async () => {

@@ -39,7 +39,7 @@ export const AgentSettingsSchema = z.object({
 /** @typedef {z.infer<typeof AgentSettingsSchema>} AgentSettings */
 
 /** A host or host:port (IPv6 in brackets), the form web_fetch and the validator compare with. */
-const HOST_RE = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+export const HOST_RE = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
 const KIB = 1024;
 /** @param {string} label @param {number} min @param {number} max */
 const whole = (label, min, max) => {

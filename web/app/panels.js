@@ -246,7 +246,11 @@ export const BUILTIN_PANELS = [
       return ConfigPanel({
         load: current,
         check: (text) => parseConfig(text, { toolNames }),
-        loosened: (next) => loosenedProtections(current(), next, (name) => DEFAULT_POLICY[registry.get(name)?.permission ?? 'write'] ?? 'approve'),
+        loosened: (next) => loosenedProtections(current(), next, (name) => DEFAULT_POLICY[registry.get(name)?.permission ?? 'write'] ?? 'approve', {
+          hasKey: (provider) => ctx.providerSettings.hasKey(ws, provider),
+          hasSearchKey: ctx.agentSettings.hasSearchApiKey(ws),
+          hasGitToken: ctx.agentSettings.hasGitToken(ws),
+        }),
         // All or nothing: what was there comes back if any part fails to save (e.g. storage full).
         save: async (next) => {
           const before = { provider: ctx.providerSettings.load(ws), agent: ctx.agentSettings.load(ws), policies: registry.overrides() };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AgentSettingsSchema } from './agent-settings.js';
+import { AgentSettingsSchema, HOST_RE } from './agent-settings.js';
 import { catalogEntry } from '../providers/catalog.js';
 
 /**
@@ -16,14 +16,46 @@ const POLICY = z.enum(['auto', 'approve', 'denied']);
 const ProviderSchema = z.object({
   id: z.string().refine((id) => !!catalogEntry(id), { error: 'not a provider this version knows (see the list in Settings)' }),
   model: z.string().max(300).default(''),
-  baseUrl: z.string().max(2000).refine((u) => u === '' || /^https?:\/\/[^\s]+$/i.test(u), { error: 'must be an http:// or https:// address, or empty for the provider\'s own' }).default(''),
+  baseUrl: z.string().max(2000).refine((u) => u === '' || /^https?:\/\/[^\s]+$/i.test(u), { error: 'must be an http:// or https:// address, or empty for the provider\'s own' })
+    .refine((u) => !hasCredentials(u), { error: 'must not carry a user name, password or key: set keys in Settings' }).default(''),
 });
+
+const GIB = 1024 * 1024 * 1024;
+/**
+ * The agent settings with the limits the Settings dialog enforces (a stored value outside them
+ * would make that dialog unsavable); checked here, not in the stored schema, so settings saved
+ * by an older version still load.
+ */
+const AgentConfigSchema = AgentSettingsSchema.superRefine((a, ctx) => {
+  if (a.allowedPrivateHosts.length > 50) ctx.addIssue({ code: 'custom', path: ['allowedPrivateHosts'], message: 'at most 50 hosts' });
+  a.allowedPrivateHosts.forEach((host, i) => {
+    if (!HOST_RE.test(host)) ctx.addIssue({ code: 'custom', path: ['allowedPrivateHosts', i], message: 'write a host or host:port (e.g. 127.0.0.1:11434), without http:// or a path' });
+  });
+  for (const key of /** @type {const} */ (['maxReadBytes', 'maxWriteBytes'])) {
+    if (a.tools[key] > GIB) ctx.addIssue({ code: 'custom', path: ['tools', key], message: `at most ${GIB} (1 GiB)` });
+  }
+  if (a.tools.maxFetchChars > 10_000_000) ctx.addIssue({ code: 'custom', path: ['tools', 'maxFetchChars'], message: 'at most 10000000' });
+  for (const [path, value] of /** @type {const} */ ([[['tools', 'searchEndpoint'], a.tools.searchEndpoint], [['git', 'corsProxy'], a.git.corsProxy]])) {
+    if (value && !/^https?:\/\/[^\s]+$/i.test(value)) ctx.addIssue({ code: 'custom', path: [...path], message: 'must be an http:// or https:// address, or empty' });
+    if (value && hasCredentials(value)) ctx.addIssue({ code: 'custom', path: [...path], message: 'must not carry a user name, password or key: secrets are never part of the configuration' });
+  }
+});
+
+/** A URL with a user name, password or key-like query parameter in it. @param {string} url */
+function hasCredentials(url) {
+  try {
+    const u = new URL(url);
+    return !!(u.username || u.password || [...u.searchParams.keys()].some((k) => /key|token|secret|password|auth/i.test(k)));
+  } catch {
+    return false;
+  }
+}
 
 export const WorkspaceConfigSchema = z.object({
   version: z.literal(CONFIG_VERSION, { error: `must be ${CONFIG_VERSION}` }),
   /** null: no provider chosen yet. */
   provider: ProviderSchema.nullable().default(null),
-  agent: AgentSettingsSchema,
+  agent: AgentConfigSchema,
   /** The user's choice per tool; a tool not listed follows its default. */
   toolPolicies: z.record(z.string(), POLICY).default({}),
 });
@@ -113,15 +145,40 @@ export function parseConfig(text, known) {
   return problems.length || !parsed.success ? { ok: false, problems } : { ok: true, value: parsed.data };
 }
 
+/** The host of an address, or the address itself when it does not parse. @param {string} url */
+const hostOf = (url) => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+};
+
 /**
  * What a new configuration loosens compared with the current one, in words: the user confirms
- * these before they apply (an imported file may come from someone else).
+ * these before they apply (an imported file may come from someone else). Saved secrets that
+ * would go to a new address (the provider's key, the search key, the git token through a proxy)
+ * count too.
  * @param {WorkspaceConfig} before @param {WorkspaceConfig} after @param {(name: string) => string} defaultPolicyOf
+ * @param {{hasKey?: (provider: string) => boolean, hasSearchKey?: boolean, hasGitToken?: boolean}} [secrets] which secrets are saved
  * @returns {string[]}
  */
-export function loosenedProtections(before, after, defaultPolicyOf) {
+export function loosenedProtections(before, after, defaultPolicyOf, secrets = {}) {
   /** @type {string[]} */
   const out = [];
+  const p0 = before.provider;
+  const p1 = after.provider;
+  if (p1 && secrets.hasKey?.(p1.id) && (p1.id !== p0?.id || hostOf(p1.baseUrl) !== hostOf(p0?.baseUrl ?? ''))) {
+    out.push(`sends your saved ${p1.id} API key to ${p1.baseUrl ? hostOf(p1.baseUrl) : `${p1.id}'s own address`}${p1.id === p0?.id ? ` (was: ${p0.baseUrl ? hostOf(p0.baseUrl) : 'its own address'})` : ''}`);
+  }
+  if (after.agent.tools.searchEndpoint && secrets.hasSearchKey && hostOf(after.agent.tools.searchEndpoint) !== hostOf(before.agent.tools.searchEndpoint)) {
+    out.push(`sends web searches${/^api\.search\.brave\.com$/.test(hostOf(after.agent.tools.searchEndpoint)) ? ' and your saved search key' : ''} to ${hostOf(after.agent.tools.searchEndpoint)}`);
+  } else if (after.agent.tools.searchEndpoint && hostOf(after.agent.tools.searchEndpoint) !== hostOf(before.agent.tools.searchEndpoint)) {
+    out.push(`sends web searches to ${hostOf(after.agent.tools.searchEndpoint)}`);
+  }
+  if (after.agent.git.corsProxy && hostOf(after.agent.git.corsProxy) !== hostOf(before.agent.git.corsProxy)) {
+    out.push(`routes git's requests${secrets.hasGitToken ? ', with your access token,' : ''} through ${hostOf(after.agent.git.corsProxy)}`);
+  }
   const a = before.agent;
   const b = after.agent;
   if (a.safetyEnabled && !b.safetyEnabled) out.push('turns the safety checks off (prompt-injection scan, secret redaction, path and URL checks)');
@@ -136,13 +193,18 @@ export function loosenedProtections(before, after, defaultPolicyOf) {
   if (leak[b.leakAction] < leak[a.leakAction]) out.push(`secrets in replies are ${leakWords[b.leakAction]} instead of ${leakWords[a.leakAction]}`);
   const newHosts = b.allowedPrivateHosts.filter((h) => !a.allowedPrivateHosts.includes(h));
   if (newHosts.length) out.push(`lets tools reach these local-network hosts: ${newHosts.join(', ')}`);
-  const newFetch = b.tools.fetchAllowlist.filter((h) => !a.tools.fetchAllowlist.includes(h));
+  // An empty allow-list lets web_fetch reach any public host.
+  if (a.tools.fetchAllowlist.length && !b.tools.fetchAllowlist.length) out.push('clears the web fetch allow-list (any public host becomes reachable)');
+  const newFetch = a.tools.fetchAllowlist.length ? b.tools.fetchAllowlist.filter((h) => !a.tools.fetchAllowlist.includes(h)) : [];
   if (newFetch.length) out.push(`adds to the web fetch allow-list: ${newFetch.join(', ')}`);
+  if (a.git.autoCommit && !b.git.autoCommit) out.push('stops committing the agent\'s file changes (they can no longer be rolled back in the Git panel)');
   const strict = { denied: 0, approve: 1, auto: 2 };
   for (const name of new Set([...Object.keys(before.toolPolicies), ...Object.keys(after.toolPolicies)])) {
     const was = /** @type {keyof typeof strict} */ (before.toolPolicies[name] ?? defaultPolicyOf(name));
     const p = /** @type {keyof typeof strict} */ (after.toolPolicies[name] ?? defaultPolicyOf(name));
     if (strict[p] > strict[was]) out.push(`lets ${name} ${p === 'auto' ? 'run without asking' : 'run after approval'} (was: ${was === 'denied' ? 'off' : 'ask each time'})`);
+    // The user's own "Always allow" also lifts supervised autonomy's question (a default "auto" does not).
+    else if (after.toolPolicies[name] === 'auto' && before.toolPolicies[name] !== 'auto') out.push(`lets ${name} run without asking, even under supervised autonomy`);
   }
   return out;
 }

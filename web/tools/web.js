@@ -143,7 +143,8 @@ export const webSearch = {
     if (!endpoint) {
       return { ok: false, output: 'Web search is not configured for this workspace. The user can add a SearXNG URL or a Brave Search API key in Settings → Tools. No results were made up.' };
     }
-    const isBrave = /api\.search\.brave\.com/.test(endpoint);
+    // The key goes only to Brave's own host, never to a URL that merely contains its name.
+    const isBrave = (() => { try { return new URL(endpoint).hostname === 'api.search.brave.com'; } catch { return false; } })();
     const url = new URL(isBrave ? endpoint : `${endpoint.replace(/\/+$/, '')}/search`);
     url.searchParams.set('q', query);
     if (isBrave) url.searchParams.set('count', String(count));
