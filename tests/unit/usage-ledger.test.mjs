@@ -6,7 +6,7 @@ import { ClawserAgent } from '../../web/agent/agent.js';
 import { Conversation } from '../../web/agent/conversation.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { ProtectedFileSystem } from '../../web/storage/protected-fs.js';
-import { createBuiltinRegistry } from '../../web/tools/index.js';
+import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
 import { EchoProvider } from '../../web/providers/echo.js';
 import { LocalLocks } from '../../web/agent/tabs.js';
 
@@ -92,15 +92,21 @@ test('usage ledger: the ToolRunner counts every call however it ends, the agent 
   const fs = new MemoryFileSystem();
   const ledger = new UsageLedger({ fs, now: () => NOON, delayMs: 60_000 });
   const registry = createBuiltinRegistry();
-  const runner = new ToolRunner({ registry, context: /** @type {any} */ ({ fs: new ProtectedFileSystem(fs), workspaceId: 'w', settings: {} }), ledger });
+  // any: a minimal tool context (the tools used here read fs, settings and the workspace id only)
+  const runner = new ToolRunner({ registry, context: /** @type {any} */ ({ fs: new ProtectedFileSystem(fs), workspaceId: 'w', settings: toolSettings() }), ledger, approve: async () => 'once' });
   await runner.run({ id: '1', name: 'fs_list', arguments: { path: '' } });
   await runner.run({ id: '2', name: 'fs_read', arguments: { path: 'missing.txt' } });
   await runner.run({ id: '3', name: 'no_such_tool', arguments: {} });
-  const w = await runner.run({ id: '4', name: 'fs_write', arguments: { path: '.usage/ledger.json', content: '{}' } });
+  // Control: an approved write outside Clawser's folders succeeds; the same write into .usage/ fails in storage.
+  const ok = await runner.run({ id: '4', name: 'fs_write', arguments: { path: 'notes/ok.txt', content: 'fine' } });
+  assert.equal(ok.ok, true, ok.output);
+  const w = await runner.run({ id: '5', name: 'fs_write', arguments: { path: '.usage/ledger.json', content: '{}' } });
   assert.equal(w.ok, false);
+  assert.equal(w.blocked, undefined, `refused by the protected file system, not by a gate: ${w.output}`);
+  assert.match(w.output, /Clawser's own folders/);
   const tools = summarizeLedger(await ledger.read(), { now: NOON, days: 1 }).tools;
   assert.deepEqual(Object.fromEntries(tools.map((t) => [t.name, [t.calls, t.failures, t.blocked]])), {
-    fs_list: [1, 0, 0], fs_read: [1, 1, 0], '(unknown tool)': [1, 0, 1], fs_write: [1, 0, 1],
+    fs_list: [1, 0, 0], fs_read: [1, 1, 0], '(unknown tool)': [1, 0, 1], fs_write: [2, 1, 0],
   });
   const conversation = await Conversation.open(fs, '.conversations/c1', { id: 'c1', title: 'T', createdAt: NOON, updatedAt: NOON });
   const agent = new ClawserAgent({ provider: new EchoProvider(), conversation, ledger });
@@ -110,4 +116,12 @@ test('usage ledger: the ToolRunner counts every call however it ends, the agent 
   assert.equal(models[0].provider, 'echo');
   assert.equal(models[0].calls, 1);
   assert.ok(models[0].inputTokens + models[0].outputTokens > 0);
+  // A provider that reports no token counts (Chrome AI) still counts as a call.
+  const quiet = { id: 'chrome-ai', model: 'gemini-nano', supportsNativeTools: false, supportsVision: false,
+    async *chatStream() { yield { type: 'text', text: 'hi' }; yield { type: 'done', stopReason: 'end_turn' }; },
+    async chat() { return { content: 'x', toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, model: 'gemini-nano', stopReason: 'end_turn' }; } };
+  const conv2 = await Conversation.open(fs, '.conversations/c2', { id: 'c2', title: 'T', createdAt: NOON, updatedAt: NOON });
+  await new ClawserAgent({ provider: /** @type {any} */ (quiet), conversation: conv2, ledger }).run('hello'); // any: a hand-made provider with the methods the agent calls
+  const nano = summarizeLedger(await ledger.read(), { now: NOON, days: 1 }).models.find((m) => m.provider === 'chrome-ai');
+  assert.equal(nano?.calls, 1);
 });

@@ -159,6 +159,17 @@ export class ClawserAgent {
     return { text: reply, error };
   }
 
+  /** A provider call's tokens: its estimated cost toward today's limit, and the usage ledger. @param {{inputTokens: number, outputTokens: number}} usage */
+  #countCall(usage) {
+    const costCents = estimateCostCents(this.provider.model, usage);
+    this.autonomy?.recordCost(costCents);
+    try {
+      this.ledger?.recordTurn({ provider: this.provider.id, model: this.provider.model, ...usage, costCents });
+    } catch {
+      // Statistics never fail a turn.
+    }
+  }
+
   /** @param {string} type @param {Record<string, any>} data @param {import('./types.d.ts').EventSource} source */
   async #record(type, data, source) {
     const e = await this.conversation.append(/** @type {import('./types.d.ts').EventType} */ (type), data, source);
@@ -204,7 +215,8 @@ export class ClawserAgent {
     const plan = planCompaction(messages, this.compaction);
     if (!plan) return;
     yield /** @type {AgentStreamEvent} */ ({ type: 'compacting' });
-    const { summary, method } = await summarize(this.provider, plan.older, { signal });
+    const { summary, method, usage } = await summarize(this.provider, plan.older, { signal });
+    if (usage) this.#countCall(usage);
     yield await this.#record('context_compacted', { summary, keptMessages: plan.keptMessages, replacedMessages: plan.older.length, method }, 'system');
   }
 
@@ -266,11 +278,8 @@ export class ClawserAgent {
         yield ev;
         if (signal?.aborted) break;
       }
-      if (usage) {
-        const costCents = estimateCostCents(this.provider.model, usage);
-        this.autonomy?.recordCost(costCents);
-        this.ledger?.recordTurn({ provider: this.provider.id, model: this.provider.model, ...usage, costCents });
-      }
+      // Every call counts in the Dashboard, also one stopped, failed or without token counts (Chrome AI).
+      this.#countCall(usage ?? { inputTokens: 0, outputTokens: 0 });
       if (this.hooks && text) text = (await this.hooks.run('transformResponse', { text })).ctx.text;
       if (this.safety && text) {
         const out = this.safety.checkOutput(text);

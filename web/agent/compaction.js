@@ -47,7 +47,8 @@ function transcript(older) {
  * @param {Provider} provider
  * @param {Message[]} older
  * @param {{signal?: AbortSignal, maxFallbackChars?: number}} [options]
- * @returns {Promise<{summary: string, method: 'model' | 'truncation'}>}
+ * @returns {Promise<{summary: string, method: 'model' | 'truncation', usage?: {inputTokens: number, outputTokens: number}}>}
+ *   usage: what the model call cost (counted like a turn's)
  */
 export async function summarize(provider, older, options = {}) {
   const text = transcript(older);
@@ -60,7 +61,7 @@ export async function summarize(provider, older, options = {}) {
       },
       { signal: options.signal },
     );
-    if (result.content.trim()) return { summary: result.content.trim(), method: 'model' };
+    if (result.content.trim()) return { summary: result.content.trim(), method: 'model', usage: result.usage };
   } catch {
     // fall through to truncation
   }

@@ -236,10 +236,19 @@ export class UsageLedger {
         await this.#file.update(async (stored) => ({ result: null, changed: true, value: pruneLedger(mergeLedger(stored, delta), this.now()) }))
           .catch(async (err) => {
             if (!(err instanceof SyntaxError || err instanceof z.ZodError)) throw err;
-            // Damaged: kept for the user to look at, and counting starts again.
-            const text = await readTextIfExists(this.fs, LEDGER_PATH);
-            if (text !== null) await this.fs.write(`.usage/ledger.damaged-${this.now()}.json`, text);
-            await this.fs.delete(LEDGER_PATH).catch(() => {});
+            // Damaged: kept for the user to look at, and counting starts again — under the lock,
+            // checked again there (another tab may have set it aside and written a good one).
+            await this.#file.lock(this.topic, async () => {
+              const text = await readTextIfExists(this.fs, LEDGER_PATH);
+              if (text === null) return;
+              try {
+                LedgerSchema.parse(JSON.parse(text));
+                return;
+              } catch {
+                await this.fs.write(`.usage/ledger.damaged-${this.now()}.json`, text);
+                await this.fs.delete(LEDGER_PATH).catch(() => {});
+              }
+            });
             await this.#file.update(async (stored) => ({ result: null, changed: true, value: mergeLedger(stored, delta) }));
           });
       } catch (err) {

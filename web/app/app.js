@@ -175,6 +175,8 @@ export class ClawserApp {
     addEventListener('unhandledrejection', (e) => this.#showError(e.reason));
     // Usage statistics are written a second after each call: what is left goes as the page does.
     addEventListener('pagehide', () => this.services?.flushUsage());
+    // Hidden is the last moment a page is sure to run (a phone may discard it afterwards).
+    document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') this.services?.flushUsage(); });
     // Offline is a normal state here (everything is stored in the browser): say so, and what still works.
     const showConnectivity = () => {
       if (navigator.onLine) this.banners.hide('offline');
