@@ -47,6 +47,14 @@ test('Files beside the chat: both usable, resized by keyboard and pointer, remem
   llm.enqueue({ text: 'Hello beside the files.' });
   await sendMessage(page, 'hi');
   await page.locator('.msg.assistant:not(.streaming) .msg-body', { hasText: 'Hello beside the files.' }).waitFor();
+  // Another conversation, chosen in the list, opens in the chat half; Files stays.
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  await page.getByText('Start the conversation: type a message below.').waitFor();
+  assert.match(page.url(), /\/files$/, 'a new conversation keeps the panel');
+  await page.getByRole('link', { name: /^hi/ }).click();
+  await page.locator('.msg.assistant .msg-body', { hasText: 'Hello beside the files.' }).waitFor();
+  assert.match(page.url(), /\/files$/, 'choosing one keeps the panel');
+  await page.getByRole('heading', { name: 'Files', exact: true }).waitFor();
 
   assert.equal(await separator().getAttribute('aria-valuenow'), '50');
   await separator().focus();

@@ -554,7 +554,10 @@ export class ClawserApp {
     /** @type {import('./panels.js').PanelView | null} */
     const sub = panelEntry ? await panelEntry.open(this.#panelContext(workspaceId)) : null;
     const splittable = !!sub && !!panelEntry && SPLIT_PANELS.includes(panel);
-    const content = splittable && layout.split && sub && panelEntry
+    const splitOn = splittable && layout.split;
+    /** The chat is on screen beside the panel (not on a narrow window): choosing a conversation keeps the panel. */
+    const splitShown = () => splitOn && matchMedia('(min-width: 901px)').matches;
+    const content = splitOn && sub && panelEntry
       ? SplitView({ chat: chat.root, panel: sub.root, panelLabel: panelEntry.label, ratio: layout.ratio, onRatio: (ratio) => this.#saveLayout({ ratio }) })
       : sub ? sub.root : chat.root;
     const view = WorkspaceView({
@@ -578,6 +581,11 @@ export class ClawserApp {
       onPalette: () => this.#guard(this.#openPalette()),
       onSearch: (query) => controller.searchConversations(query),
       onOpenHit: (hit) => {
+        // Beside a panel, the chat half shows the hit and the panel stays.
+        if (splitShown()) {
+          this.#guard(controller.reveal(hit.conversationId, hit.eventId));
+          return;
+        }
         this.#pendingReveal = { workspaceId, conversationId: hit.conversationId, eventId: hit.eventId };
         if (panel === 'chat' && controller.state.activeId === hit.conversationId) this.#guard(this.#revealPending());
         else this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: hit.conversationId });
@@ -585,10 +593,13 @@ export class ClawserApp {
       providerLabel: this.#providerLabel(workspaceId),
       onHome: () => this.router.go({ name: 'home' }),
       onSettings: () => this.#goSettings(workspaceId),
-      onSelect: (id) => this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: id }),
+      onSelect: (id) => {
+        if (splitShown()) this.#guard(controller.select(id));
+        else this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: id });
+      },
       onNew: async () => {
         const meta = await controller.newConversation();
-        this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: meta.id });
+        if (!splitShown()) this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: meta.id });
         chat.focusComposer();
       },
       onRename: (id) => this.#guard(this.#renameConversation(controller, id)),

@@ -531,7 +531,9 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   // Esc stops a streaming reply, wherever the focus is in the chat — unless a dialog is open (Esc closes that).
   /** @param {KeyboardEvent} e */
   const onKey = (e) => {
-    if (e.key !== 'Escape' || !last?.streaming || !root.isConnected || document.querySelector('dialog[open]')) return;
+    if (e.key !== 'Escape' || e.defaultPrevented || !last?.streaming || !root.isConnected || document.querySelector('dialog[open]')) return;
+    // Beside a panel, Esc in the panel (e.g. its editor) is the panel's.
+    if (/** @type {HTMLElement | null} */ (e.target)?.closest?.('.split-panel')) return;
     e.preventDefault();
     controller.stop();
   };
