@@ -58,6 +58,8 @@ function cutSelects() {
   });
 }
 
+const PANELS = ['Files', 'Git', 'Memory', 'Goals', 'Schedule', 'Tools', 'Events', 'Dashboard', 'Config'];
+
 /** @type {string[]} */
 const found = [];
 /** @param {string} state */
@@ -96,12 +98,13 @@ test('no serious or critical violation on any panel, dialog or chat state, light
       await page.keyboard.press('Alt+0');
       await page.getByRole('textbox', { name: 'Message' }).waitFor();
       await scan(`${where} chat`);
-      for (let k = 1; k <= 9; k++) {
-        await page.keyboard.press(`Alt+${k}`);
-        await page.waitForURL(/#workspace\/[^/]+\/[a-z]+$/);
-        await page.locator('main h2').first().waitFor();
+      for (const [k, name] of PANELS.entries()) {
+        await page.keyboard.press(`Alt+${k + 1}`);
+        // The panel's own heading (the previous panel's would match a looser wait).
+        await page.getByRole('heading', { name, exact: true }).waitFor();
+        await page.waitForURL(new RegExp(`/${name.toLowerCase()}$`));
         await page.waitForLoadState('networkidle');
-        await scan(`${where} ${page.url().split('/').pop()}`);
+        await scan(`${where} ${name}`);
       }
       await page.keyboard.press('Alt+0');
       await page.getByRole('textbox', { name: 'Message' }).waitFor();
@@ -131,6 +134,26 @@ test('no serious or critical violation on any panel, dialog or chat state, light
       await page.getByRole('dialog', { name: /Settings/ }).waitFor({ state: 'detached' });
     }
   }
+  // The chat beside Files; the Config panel with problems, and its confirmation dialog.
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.keyboard.press('Alt+1');
+  await page.getByRole('button', { name: 'Chat beside this panel' }).click();
+  await page.getByRole('separator', { name: 'Resize the chat and Files' }).waitFor();
+  await scan('split view');
+  await page.getByRole('button', { name: 'Chat beside this panel' }).click();
+  await page.getByRole('separator', { name: 'Resize the chat and Files' }).waitFor({ state: 'detached' });
+  await page.keyboard.press('Alt+9');
+  const editor = page.getByRole('textbox', { name: 'Configuration (JSON)' });
+  const doc = JSON.parse(await editor.inputValue());
+  await editor.fill(JSON.stringify({ ...doc, agent: { ...doc.agent, maxIterations: 0 } }, null, 2));
+  await page.getByText(/1 problem: nothing is saved/).waitFor();
+  await scan('config with a problem');
+  await editor.fill(JSON.stringify({ ...doc, agent: { ...doc.agent, safetyEnabled: false } }, null, 2));
+  await page.getByRole('button', { name: 'Save configuration' }).click();
+  await page.getByRole('dialog', { name: 'Loosen protections?' }).waitFor();
+  await scan('confirmation dialog');
+  await page.getByRole('dialog', { name: 'Loosen protections?' }).getByRole('button', { name: 'Cancel' }).click();
   // The home view and its dialog.
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.goto(`${app.url}#`);
