@@ -39,9 +39,11 @@ async function runCodeTurn(page, label) {
  * @param {import('playwright-core').Page} page
  */
 async function everyPanel(page) {
-  for (const name of ['Files', 'Git', 'Memory', 'Goals', 'Schedule', 'Tools']) {
+  for (const name of ['Files', 'Git', 'Memory', 'Goals', 'Schedule', 'Tools', 'Events', 'Dashboard', 'Config']) {
     await page.getByRole('button', { name, exact: true }).click();
     await page.getByRole('heading', { name, exact: true }).waitFor();
+    // The Dashboard's chart library and its stylesheet come from the cache too.
+    if (name === 'Dashboard') await page.waitForFunction(() => !!document.querySelector('link[data-uplot]') && [...document.styleSheets].some((s) => s.href?.endsWith('/uplot.css') && s.cssRules.length > 0));
     assert.equal(await page.locator('[role="alert"]').filter({ hasText: /\S/ }).count(), 0, `${name} panel offline: no error`);
     await page.getByRole('button', { name: 'Back to chat' }).click();
     await page.getByRole('textbox', { name: 'Message' }).waitFor();
