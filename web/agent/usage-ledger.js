@@ -218,10 +218,13 @@ export class UsageLedger {
 
   #schedule() {
     this.#notify();
-    this.#timer ??= setTimeout(() => {
+    if (this.#timer) return;
+    this.#timer = setTimeout(() => {
       this.#timer = null;
       this.flush().catch(() => {});
     }, this.delayMs);
+    // Under Node (tests, tools) a pending write does not keep the process alive.
+    /** @type {{unref?: () => void}} */ (/** @type {unknown} */ (this.#timer)).unref?.();
   }
 
   /** Writes what was gathered (resolves when it is stored). */
