@@ -142,6 +142,10 @@ test('a new version is offered in the app and old caches are deleted on activate
     await waitForServiceWorkerControl(page);
     const before = await page.evaluate(() => caches.keys());
     assert.equal(before.filter((k) => k.startsWith('clawser-app-')).length, 1);
+    // A second tab on the old version.
+    const other = await browser.context.newPage();
+    await other.goto(site.url);
+    await waitForServiceWorkerControl(other);
     const mainPath = join(site.dir, 'web', 'app', 'main.js');
     await writeFile(mainPath, (await readFile(mainPath, 'utf8')) + '\n// new version\n');
     await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.update());
@@ -154,6 +158,11 @@ test('a new version is offered in the app and old caches are deleted on activate
     assert.notDeepEqual(after, before);
     const served = await page.evaluate(async () => (await (await fetch('./web/app/main.js')).text()).includes('// new version'));
     assert.equal(served, true);
+    // The other tab is told to reload: its later modules would come from the new version.
+    const told = other.getByRole('status').filter({ hasText: 'Clawser was updated in another tab.' });
+    await told.waitFor();
+    await Promise.all([other.waitForEvent('load'), told.getByRole('button', { name: 'Reload' }).click()]);
+    assert.equal(await other.evaluate(async () => (await (await fetch('./web/app/main.js')).text()).includes('// new version')), true);
   } finally {
     await browser?.close();
     await site.stop();

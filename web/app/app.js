@@ -170,6 +170,7 @@ export class ClawserApp {
     this.#guard(
       registerServiceWorker({
         onUpdateReady: (apply) => this.banners.show('update', 'A new version of Clawser is available.', { action: { label: 'Reload', run: apply } }),
+        onUpdatedElsewhere: (reload) => this.banners.show('update', 'Clawser was updated in another tab. Reload this tab to use the new version (your conversations are saved).', { kind: 'warn', dismissible: false, action: { label: 'Reload', run: reload } }),
       }),
     );
     addEventListener('unhandledrejection', (e) => this.#showError(e.reason));
