@@ -307,9 +307,9 @@ test('two tabs (two settings stores on one localStorage) share one count per wor
   const tab2 = new AgentSettingsStore({ config: new LocalConfig(storage), secrets: /** @type {any} */ (null) });
   const now = () => Date.parse('2026-11-24T10:00:00Z');
   const config = { level: /** @type {const} */ ('full'), maxActionsPerHour: 3, maxCostCentsPerDay: 0 };
-  const a = new AutonomyController({ config, now, ...tab1.usageStore('ws') });
-  const b = new AutonomyController({ config, now, ...tab2.usageStore('ws') });
-  const other = new AutonomyController({ config, now, ...tab2.usageStore('other') });
+  const a = new AutonomyController({ config, now, ...tab1.usageStore('ws', { now }) });
+  const b = new AutonomyController({ config, now, ...tab2.usageStore('ws', { now }) });
+  const other = new AutonomyController({ config, now, ...tab2.usageStore('other', { now }) });
   a.recordAction();
   b.recordAction();
   other.recordAction();
@@ -318,7 +318,7 @@ test('two tabs (two settings stores on one localStorage) share one count per wor
   assert.match(a.checkLimits() ?? '', /3 tool actions per hour/);
   assert.equal(other.checkLimits(), null, 'another workspace has its own count');
   // A reload (a new store for the same storage) sees the count.
-  const reloaded = new AutonomyController({ config, now, ...new AgentSettingsStore({ config: new LocalConfig(storage), secrets: /** @type {any} */ (null) }).usageStore('ws') });
+  const reloaded = new AutonomyController({ config, now, ...new AgentSettingsStore({ config: new LocalConfig(storage), secrets: /** @type {any} */ (null) }).usageStore('ws', { now }) });
   assert.match(reloaded.checkLimits() ?? '', /3 tool actions per hour/);
 });
 

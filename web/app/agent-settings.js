@@ -160,16 +160,17 @@ export class AgentSettingsStore {
    * the sum of all records (`load`), so tabs add up instead of overwriting each other. Records of
    * pages that have been idle for more than a day are removed as they are read.
    * @param {string} ws
+   * @param {{now?: () => number}} [clock] the clock the AutonomyController uses (tests inject one)
    */
-  usageStore(ws) {
+  usageStore(ws, { now = Date.now } = {}) {
     const own = `${usageKey(ws)}~${this.#writer}`;
     return {
       load: () => {
-        const stale = new Date(Date.now() - DAY).toISOString().slice(0, 10);
+        const stale = new Date(now() - DAY).toISOString().slice(0, 10);
         const parts = [];
         for (const k of this.#usageKeys(ws)) {
           const u = normalizeUsage(this.config.get(k, null));
-          const idle = k !== own && u.costDay < stale && u.actions.every((t) => t < Date.now() - DAY);
+          const idle = k !== own && u.costDay < stale && u.actions.every((t) => t < now() - DAY);
           if (idle) this.config.remove(k);
           else parts.push(u);
         }
