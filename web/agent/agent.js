@@ -267,8 +267,8 @@ export class ClawserAgent {
       let stopReason;
       for await (const ev of this.provider.chatStream(request, { signal })) {
         if (ev.type === 'text') text += ev.text;
-        else if (ev.type === 'tool_call') toolCalls.push({ id: ev.id, name: ev.name, arguments: ev.arguments });
-        else if (ev.type === 'usage') usage = { inputTokens: ev.inputTokens, outputTokens: ev.outputTokens };
+        else if (ev.type === 'tool_call') toolCalls.push({ id: ev.id, name: ev.name, arguments: ev.arguments, ...(ev.signature ? { signature: ev.signature } : {}) });
+        else if (ev.type === 'usage') usage = { inputTokens: ev.inputTokens, outputTokens: ev.outputTokens, ...(ev.cachedInputTokens ? { cachedInputTokens: ev.cachedInputTokens } : {}), ...(ev.cacheWriteTokens ? { cacheWriteTokens: ev.cacheWriteTokens } : {}) };
         else if (ev.type === 'done') stopReason = ev.stopReason;
         else if (ev.type === 'error') {
           failure = { ...ev.error, message: redactSecrets(ev.error.message, this.secrets) };

@@ -15,6 +15,21 @@ const settingsKey = (/** @type {string} */ ws) => `clawser_config_${ws}`;
 /** API keys are kept per workspace and per provider, so switching providers loses no key. */
 const secretKey = (/** @type {string} */ ws, /** @type {string} */ provider) => `clawser_secret_${ws}_${provider}`;
 
+/**
+ * Brings settings saved by an earlier version up to date (the same object when nothing changes):
+ * the `ollama` preset spoke the OpenAI-compatible API under `/v1` and now speaks Ollama's native
+ * API at the server's root, so a saved `…/v1` base URL loses its `/v1`.
+ * @param {WorkspaceSettings} s
+ * @returns {WorkspaceSettings}
+ */
+export function migrateSettings(s) {
+  if (s.provider === 'ollama' && /\/v1\/?$/.test(s.baseUrl)) {
+    const baseUrl = s.baseUrl.replace(/\/v1\/?$/, '');
+    return { ...s, baseUrl: baseUrl === 'http://localhost:11434' ? '' : baseUrl };
+  }
+  return s;
+}
+
 /** Per-workspace provider settings; API keys sealed by SecretBox, never stored in clear. */
 export class SettingsStore {
   /** @param {{config: LocalConfig, secrets: SecretBox}} deps */
@@ -26,7 +41,10 @@ export class SettingsStore {
   /** @param {string} workspaceId @returns {WorkspaceSettings | null} null until the user picked a provider */
   load(workspaceId) {
     const parsed = SettingsSchema.safeParse(this.config.get(settingsKey(workspaceId), null));
-    return parsed.success && catalogEntry(parsed.data.provider) ? parsed.data : null;
+    if (!parsed.success || !catalogEntry(parsed.data.provider)) return null;
+    const migrated = migrateSettings(parsed.data);
+    if (migrated !== parsed.data) this.config.set(settingsKey(workspaceId), migrated);
+    return migrated;
   }
 
   /** @param {string} workspaceId @param {string} provider */

@@ -40,15 +40,18 @@ export async function collectStream(stream, model) {
   let content = '';
   /** @type {ToolCall[]} */
   const toolCalls = [];
+  /** @type {import('./types.d.ts').Usage} */
   const usage = { inputTokens: 0, outputTokens: 0 };
   /** @type {StopReason} */
   let stopReason = 'unknown';
   for await (const ev of stream) {
     if (ev.type === 'text') content += ev.text;
-    else if (ev.type === 'tool_call') toolCalls.push({ id: ev.id, name: ev.name, arguments: ev.arguments });
+    else if (ev.type === 'tool_call') toolCalls.push({ id: ev.id, name: ev.name, arguments: ev.arguments, ...(ev.signature ? { signature: ev.signature } : {}) });
     else if (ev.type === 'usage') {
       usage.inputTokens = ev.inputTokens;
       usage.outputTokens = ev.outputTokens;
+      if (ev.cachedInputTokens) usage.cachedInputTokens = ev.cachedInputTokens;
+      if (ev.cacheWriteTokens) usage.cacheWriteTokens = ev.cacheWriteTokens;
     } else if (ev.type === 'done') stopReason = ev.stopReason;
     else if (ev.type === 'error') {
       throw new ProviderError(ev.error.code, ev.error.message, { retryable: ev.error.retryable, status: ev.error.status });
@@ -95,11 +98,12 @@ export function parseToolArguments(raw) {
  * @param {AbortSignal | undefined} signal
  * @param {string} label
  * @param {(messages: AsyncIterable<import('./sse.js').SSEMessage>) => AsyncGenerator<StreamEvent>} assemble
+ * @param {(body: ReadableStream<Uint8Array>, signal: AbortSignal | undefined) => AsyncIterable<SSEMessage>} [frame] how the body is cut into messages (default: SSE)
  * @returns {AsyncGenerator<StreamEvent>}
  */
-export async function* streamBody(res, signal, label, assemble) {
+export async function* streamBody(res, signal, label, assemble, frame = (body, s) => parseSSE(body, { signal: s })) {
   try {
-    yield* assemble(parseSSE(/** @type {ReadableStream<Uint8Array>} */ (res.body), { signal }));
+    yield* assemble(frame(/** @type {ReadableStream<Uint8Array>} */ (res.body), signal));
   } catch (err) {
     if (err instanceof ProviderError || signal?.aborted || /** @type {Error} */ (err)?.name === 'AbortError') throw err;
     throw droppedError(label);
@@ -152,6 +156,14 @@ export class HttpSseProvider {
     throw new Error('HttpSseProvider subclasses define buildBody');
   }
 
+  /**
+   * Cuts the response body into messages: SSE by default; NDJSON formats give one message per line.
+   * @param {ReadableStream<Uint8Array>} body @param {AbortSignal | undefined} signal @returns {AsyncIterable<SSEMessage>}
+   */
+  frame(body, signal) {
+    return parseSSE(body, { signal });
+  }
+
   /** @param {AsyncIterable<SSEMessage>} messages @returns {AsyncGenerator<StreamEvent>} */
   assemble(messages) {
     void messages;
@@ -181,6 +193,6 @@ export class HttpSseProvider {
       secrets: [this.apiKey],
       fetchImpl: this.fetchImpl,
     });
-    yield* streamBody(res, signal, this.label, (messages) => this.assemble(messages));
+    yield* streamBody(res, signal, this.label, (messages) => this.assemble(messages), (body, s) => this.frame(body, s));
   }
 }

@@ -5,7 +5,10 @@ import { CATALOG, catalogEntry } from './catalog.js';
 import { ChromeAIProvider } from './chrome-ai.js';
 import { EchoProvider } from './echo.js';
 import { ProviderError } from './errors.js';
+import { GeminiProvider } from './gemini.js';
+import { OllamaProvider } from './ollama.js';
 import { OpenAIProvider } from './openai.js';
+import { OpenAIResponsesProvider } from './openai-responses.js';
 
 export { CATALOG, catalogEntry, ProviderError };
 export { parseSSE, SSEParser } from './sse.js';
@@ -56,5 +59,11 @@ export function createProvider(config, deps = {}) {
       return new AnthropicProvider({ entry, model, apiKey, baseUrl, fetchImpl: deps.fetchImpl });
     case 'openai':
       return new OpenAIProvider({ entry, model, apiKey, baseUrl, fetchImpl: deps.fetchImpl });
+    case 'openai-responses':
+      return new OpenAIResponsesProvider({ entry, model, apiKey, baseUrl, fetchImpl: deps.fetchImpl });
+    case 'gemini':
+      return new GeminiProvider({ entry, model, apiKey, baseUrl, fetchImpl: deps.fetchImpl });
+    case 'ollama':
+      return new OllamaProvider({ entry, model, apiKey, baseUrl, fetchImpl: deps.fetchImpl });
   }
 }

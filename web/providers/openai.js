@@ -131,7 +131,8 @@ export async function* assembleOpenAIStream(messages, label) {
       yield { type: 'error', error: new ProviderError('server', `${label} reported an error mid-reply: ${message}`).toJSON() };
       return;
     }
-    const choice = json.choices?.[0];
+    // With n > 1 the choices interleave, one per chunk: the reply is choice 0.
+    const choice = Array.isArray(json.choices) ? json.choices.find((/** @type {{index?: number}} */ c) => (c.index ?? 0) === 0) : undefined;
     const delta = choice?.delta ?? {};
     const thinking = delta.reasoning_content ?? delta.reasoning;
     if (typeof thinking === 'string' && thinking) yield { type: 'thinking', text: thinking };

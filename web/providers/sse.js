@@ -4,6 +4,10 @@
  * CRLF, `:` lines are comments, the space after `data:` is optional, and several data
  * lines join with "\n". An event left unfinished when the stream ends is discarded, as the
  * spec says; callers detect a dropped connection by the missing end marker of their format.
+ *
+ * With `stray: true`, lines that are no SSE field at all (Gemini appends a pretty-printed JSON
+ * error body to a 200 stream, outside any `data:` framing) are gathered and reported as one
+ * `{event: 'stray'}` message at the next blank line or at the end of the stream.
  */
 
 /** @typedef {{event: string, data: string, id?: string, retry?: number}} SSEMessage */
@@ -20,6 +24,14 @@ export class SSEParser {
   #first = true;
   /** A CR ended the previous chunk: a LF starting the next one belongs to it. */
   #pendingCR = false;
+  #keepStray = false;
+  /** @type {string[]} */
+  #stray = [];
+
+  /** @param {{stray?: boolean}} [options] */
+  constructor(options = {}) {
+    this.#keepStray = !!options.stray;
+  }
 
   /**
    * Feeds decoded text; returns the events completed by it.
@@ -55,18 +67,33 @@ export class SSEParser {
     return out;
   }
 
-  /** Call at end of stream: returns nothing (unfinished events are dropped) but resets state. */
+  /**
+   * Call at end of stream: unfinished events are dropped; gathered stray lines (with `stray`)
+   * are returned, the unterminated last line included.
+   * @returns {SSEMessage[]}
+   */
   end() {
+    /** @type {SSEMessage[]} */
+    const out = [];
+    if (this.#keepStray && this.#buffer.trim() && !/^(?:data|event|id|retry)(?::|$)/.test(this.#buffer)) this.#stray.push(this.#buffer);
+    this.#flushStray(out);
     this.#buffer = '';
     this.#data = [];
     this.#hasData = false;
     this.#event = '';
-    return /** @type {SSEMessage[]} */ ([]);
+    return out;
+  }
+
+  /** @param {SSEMessage[]} out */
+  #flushStray(out) {
+    if (this.#stray.length) out.push({ event: 'stray', data: this.#stray.join('\n') });
+    this.#stray = [];
   }
 
   /** @param {string} line @param {SSEMessage[]} out */
   #line(line, out) {
     if (line === '') {
+      this.#flushStray(out);
       if (this.#hasData) {
         /** @type {SSEMessage} */
         const msg = { event: this.#event || 'message', data: this.#data.join('\n') };
@@ -99,6 +126,7 @@ export class SSEParser {
         if (/^\d+$/.test(value)) this.#retry = Number(value);
         break;
       default:
+        if (this.#keepStray) this.#stray.push(line);
         break; // unknown fields are ignored
     }
   }
@@ -107,12 +135,12 @@ export class SSEParser {
 /**
  * Parses a byte stream of SSE into messages.
  * @param {ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>} source
- * @param {{signal?: AbortSignal}} [options]
+ * @param {{signal?: AbortSignal, stray?: boolean}} [options]
  * @returns {AsyncGenerator<SSEMessage>}
  */
 export async function* parseSSE(source, options = {}) {
   const decoder = new TextDecoder('utf-8');
-  const parser = new SSEParser();
+  const parser = new SSEParser({ stray: options.stray });
   const iterable = /** @type {AsyncIterable<Uint8Array>} */ (
     Symbol.asyncIterator in source ? source : readableToIterable(/** @type {ReadableStream<Uint8Array>} */ (source))
   );
@@ -121,7 +149,7 @@ export async function* parseSSE(source, options = {}) {
     yield* parser.push(decoder.decode(chunk, { stream: true }));
   }
   yield* parser.push(decoder.decode());
-  parser.end();
+  yield* parser.end();
 }
 
 /**

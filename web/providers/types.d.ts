@@ -7,6 +7,11 @@ export interface ToolCall {
   name: string;
   /** Parsed JSON arguments. When the model sent invalid JSON: `{ _raw: string }`. */
   arguments: Record<string, unknown>;
+  /**
+   * An opaque token the provider attached to the call (Gemini's `thoughtSignature`), sent back
+   * with the call on the next request so the model keeps its reasoning; never shown.
+   */
+  signature?: string;
 }
 
 export interface ImagePart {
@@ -48,6 +53,10 @@ export interface ChatRequest {
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
+  /** Of the input, tokens read from the provider's prompt cache (billed at the cached price). */
+  cachedInputTokens?: number;
+  /** Tokens written to the provider's prompt cache (Anthropic), billed above the input price. */
+  cacheWriteTokens?: number;
 }
 
 export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'aborted' | 'refusal' | 'unknown';
@@ -72,8 +81,8 @@ export interface ProviderErrorShape {
 export type StreamEvent =
   | { type: 'text'; text: string }
   | { type: 'thinking'; text: string }
-  | { type: 'tool_call'; id: string; name: string; arguments: Record<string, unknown> }
-  | { type: 'usage'; inputTokens: number; outputTokens: number }
+  | { type: 'tool_call'; id: string; name: string; arguments: Record<string, unknown>; signature?: string }
+  | { type: 'usage'; inputTokens: number; outputTokens: number; cachedInputTokens?: number; cacheWriteTokens?: number }
   | { type: 'status'; text: string }
   | { type: 'done'; stopReason: StopReason }
   | { type: 'error'; error: ProviderErrorShape };
@@ -94,7 +103,7 @@ export interface Provider {
   chatStream(request: ChatRequest, options?: CallOptions): AsyncIterable<StreamEvent>;
 }
 
-export type WireFormat = 'echo' | 'chrome-ai' | 'openai' | 'anthropic';
+export type WireFormat = 'echo' | 'chrome-ai' | 'openai' | 'anthropic' | 'gemini' | 'openai-responses' | 'ollama';
 
 export interface CatalogEntry {
   id: string;
@@ -125,4 +134,18 @@ export interface ProviderConfig {
   model?: string;
   apiKey?: string;
   baseUrl?: string;
+}
+
+/** A model a provider offers, with what it accepts (for the model picker's badges). */
+export interface ModelInfo {
+  id: string;
+  label?: string;
+  /** Context window in tokens, when the provider says. */
+  contextTokens?: number;
+  /** Native tool calling; undefined when unknown. */
+  tools?: boolean;
+  vision?: boolean;
+  reasoning?: boolean;
+  /** Size on disk in bytes (local models). */
+  sizeBytes?: number;
 }

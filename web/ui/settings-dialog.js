@@ -141,8 +141,8 @@ export function openSettingsDialog(props) {
     keyInput.placeholder = saved ? 'Saved (encrypted) — leave empty to keep it' : entry.needsKey ? 'Required' : 'Optional';
     keyHelp.textContent = entry.keyUrl ? `Get a key at ${entry.keyUrl}. Keys are encrypted in this browser and sent only to ${entry.label}.` : 'Keys are encrypted in this browser and sent only to this provider.';
     removeKey.hidden = !saved;
-    // Anthropic too: a proxy or gateway in front of the API is a common setup.
-    baseRow.hidden = entry.wire !== 'openai' && entry.wire !== 'anthropic';
+    // Every HTTP format: a proxy or gateway in front of the API is a common setup.
+    baseRow.hidden = entry.wire === 'echo' || entry.wire === 'chrome-ai';
     baseInput.required = entry.id === 'openai-compatible';
     result.textContent = '';
     providerNote.textContent = entry.note ? `${entry.label}: ${entry.note}.` : '';
