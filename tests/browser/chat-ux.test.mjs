@@ -69,7 +69,8 @@ test('one display per failure: the failed reply carries the message and Retry; a
 });
 
 test('a server error (HTTP 500) is shown once too, and its retry leaves no duplicate', async () => {
-  llm.enqueue({ status: 500, body: { error: { message: 'boom' } } });
+  // The first try and the reliability layer's two retries all fail.
+  for (let i = 0; i < 3; i++) llm.enqueue({ status: 500, body: { error: { message: 'boom' } } });
   await send('fail once');
   const alert = page.getByRole('alert').filter({ hasText: 'The reply failed' });
   await alert.waitFor();

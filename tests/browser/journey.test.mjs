@@ -138,7 +138,8 @@ test('Stop cancels a reply; the partial text is kept and marked', async () => {
 });
 
 test('a provider error shows inline with Retry; the composer keeps the text', async () => {
-  llm.enqueue({ status: 500, body: { error: { message: 'upstream exploded' } } });
+  // The first try and the reliability layer's two retries all fail.
+  for (let i = 0; i < 3; i++) llm.enqueue({ status: 500, body: { error: { message: 'upstream exploded' } } });
   await message().fill('please work');
   await page.getByRole('button', { name: 'Send' }).click();
   const alert = page.getByRole('alert').filter({ hasText: 'The reply failed' });

@@ -266,6 +266,12 @@ export class ClawserAgent {
       /** @type {string | undefined} */
       let stopReason;
       for await (const ev of this.provider.chatStream(request, { signal })) {
+        if (ev.type === 'attempt') {
+          // Every try of every provider is on record (the turn's details and the Events panel show it).
+          const { type: _attempt, ...data } = ev;
+          yield await this.#record('provider_attempt', data.message ? { ...data, message: redactSecrets(data.message, this.secrets) } : data, 'provider');
+          continue;
+        }
         if (ev.type === 'text') text += ev.text;
         else if (ev.type === 'tool_call') toolCalls.push({ id: ev.id, name: ev.name, arguments: ev.arguments, ...(ev.signature ? { signature: ev.signature } : {}) });
         else if (ev.type === 'usage') usage = { inputTokens: ev.inputTokens, outputTokens: ev.outputTokens, ...(ev.cachedInputTokens ? { cachedInputTokens: ev.cachedInputTokens } : {}), ...(ev.cacheWriteTokens ? { cacheWriteTokens: ev.cacheWriteTokens } : {}) };

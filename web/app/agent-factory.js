@@ -32,6 +32,7 @@ import { recallForTurn } from '../memory/recall.js';
  * @property {(workspaceId: string) => {registry: BrowserToolRegistry, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, goals: GoalStore, scheduler: Scheduler, toolUi: AppToolUi, usage: import('../agent/usage-ledger.js').UsageLedger}} services
  * @property {(workspaceId: string) => FileSystem} workspaceFs the workspace's files
  * @property {(workspaceId: string) => string | null} mountedFolder the name of the folder opened from the computer, if any
+ * @property {import('./settings.js').SettingsStore} [providerSettings] the saved provider keys (for the fallback chain)
  */
 
 export class AgentFactory {
@@ -41,6 +42,42 @@ export class AgentFactory {
   /** @param {AgentFactoryDeps} deps */
   constructor(deps) {
     this.#deps = deps;
+  }
+
+  /** A circuit breaker per workspace: a provider that keeps failing is skipped by every turn and job of it. @type {Map<string, import('../providers/reliability.js').CircuitBreaker>} */
+  #breakers = new Map();
+
+  /**
+   * The provider a turn talks to: the workspace's provider behind the reliability layer, with
+   * its fallback chain (each with its saved key), retries and stream time-outs from the settings.
+   * A fallback that cannot be made (its key is not saved) is left out.
+   * @param {string} workspaceId @param {import('../providers/types.d.ts').ProviderConfig} primary
+   */
+  async provider(workspaceId, primary) {
+    const [{ createProvider, catalogEntry }, { ReliableProvider, CircuitBreaker }] = await Promise.all([import('../providers/index.js'), import('../providers/reliability.js')]);
+    const s = this.#deps.agentSettings.load(workspaceId).providers;
+    const first = createProvider(primary);
+    const chain = [first];
+    const labels = new Map([[first, catalogEntry(primary.provider)?.label ?? primary.provider]]);
+    const secrets = primary.apiKey ? [primary.apiKey] : [];
+    for (const f of s.fallbacks) {
+      const apiKey = await this.#deps.providerSettings?.apiKey(workspaceId, f.provider).catch(() => undefined);
+      try {
+        const p = createProvider({ provider: f.provider, model: f.model || undefined, baseUrl: f.baseUrl || undefined, apiKey });
+        chain.push(p);
+        labels.set(p, catalogEntry(f.provider)?.label ?? f.provider);
+        if (apiKey) secrets.push(apiKey);
+      } catch {
+        // Not usable (no key saved for it): the Settings dialog says so next to the entry.
+      }
+    }
+    let breaker = this.#breakers.get(workspaceId);
+    if (!breaker) this.#breakers.set(workspaceId, (breaker = new CircuitBreaker()));
+    return new ReliableProvider({
+      chain, breaker, labels, secrets,
+      retry: { retries: s.retries },
+      timeouts: { connectMs: s.timeouts.connectSeconds * 1000, firstByteMs: s.timeouts.firstByteSeconds * 1000, gapMs: s.timeouts.gapSeconds * 1000 },
+    });
   }
 
   /**
@@ -54,8 +91,10 @@ export class AgentFactory {
     // Active goals ride along in the system prompt so the agent keeps pursuing them.
     const goals = await this.#deps.services(workspaceId).goals.summary(2000, parts.safety.enabled ? parts.safety.sanitizer : null).catch(() => '');
     const memory = parts.tools.context.memory;
+    // The fallback chain's keys are redacted like the primary's.
+    const chainSecrets = 'secrets' in provider && Array.isArray(provider.secrets) ? provider.secrets.filter((k) => typeof k === 'string') : [];
     const agent = new ClawserAgent({
-      provider, conversation, secrets, tools: parts.tools, codex: parts.codex, hooks: this.#deps.hooks, autonomy: parts.autonomy, safety: parts.safety,
+      provider, conversation, secrets: [...new Set([...secrets, ...chainSecrets])], tools: parts.tools, codex: parts.codex, hooks: this.#deps.hooks, autonomy: parts.autonomy, safety: parts.safety,
       systemPrompt: `${DEFAULT_SYSTEM_PROMPT}${goals}`,
       maxIterations: parts.settings.maxIterations,
       compaction: { thresholdTokens: parts.settings.compactionThresholdTokens, keepRecent: 10 },

@@ -25,6 +25,22 @@ export const AgentSettingsSchema = z.object({
     /** How long a job's approval waits for an answer before the call is refused and the run marked "needs approval". */
     approvalTimeoutMinutes: z.number().int().min(1).max(1440).default(10),
   }).default({ missedPolicy: 'once', approvalTimeoutMinutes: 10 }),
+  providers: z.object({
+    /** Tried in order when the workspace's provider fails with a retryable error (never on auth or client errors). */
+    fallbacks: z.array(z.object({
+      provider: z.string().min(1),
+      model: z.string().max(300).default(''),
+      baseUrl: z.string().max(2000).default(''),
+    })).max(4).default([]),
+    /** Tries of one provider after its first, before the next in the chain. */
+    retries: z.number().int().min(0).max(5).default(2),
+    /** Stream time-outs by state: no answer, no first byte, a gap between chunks. */
+    timeouts: z.object({
+      connectSeconds: z.number().int().min(1).max(600).default(30),
+      firstByteSeconds: z.number().int().min(1).max(3600).default(300),
+      gapSeconds: z.number().int().min(1).max(3600).default(180),
+    }).default({ connectSeconds: 30, firstByteSeconds: 300, gapSeconds: 180 }),
+  }).default({ fallbacks: [], retries: 2, timeouts: { connectSeconds: 30, firstByteSeconds: 300, gapSeconds: 180 } }),
   git: z.object({
     /** Make the workspace a git repository when it is first opened. */
     autoInit: z.boolean().default(true),

@@ -126,6 +126,7 @@ export class ClawserApp {
       services: (workspaceId) => this.#servicesOf(workspaceId),
       workspaceFs: (workspaceId) => this.workspaceFs(workspaceId),
       mountedFolder: (workspaceId) => this.services?.mountOf(workspaceId)?.handle.name ?? null,
+      providerSettings: /** @type {SettingsStore} */ (this.settings),
     })));
     this.workspaces = new WorkspaceStore({
       config: this.config,
@@ -482,6 +483,8 @@ export class ClawserApp {
         coordination: this.coordination,
         settings: /** @type {SettingsStore} */ (this.settings),
         redact: (text) => (redactOn ? detector.scan(text).redacted : text),
+        // Every turn's provider goes through the reliability layer (retries, fallbacks, time-outs).
+        providerFactory: async (config) => (await this.#agentFactory()).provider(workspaceId, config),
         buildAgent: async (provider, conversation, secrets, options) => {
           const { agent, settings } = await (await this.#agentFactory()).agent(workspaceId, provider, conversation, secrets, options);
           redactOn = settings.safetyEnabled;
@@ -840,9 +843,10 @@ export class ClawserApp {
           const { testConnection } = await import('../providers/connection.js');
           return testConnection({ ...config, apiKey });
         },
-        onSave: async (next, agent) => {
+        onSave: async (next, agent, fallbackKeys) => {
           /** @type {AgentSettingsStore} */ (this.agentSettings).save(workspaceId, agent);
           await settings.save(workspaceId, next);
+          for (const [provider, key] of Object.entries(fallbackKeys)) await settings.saveKey(workspaceId, provider, key);
         },
       });
     } finally {

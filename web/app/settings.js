@@ -64,6 +64,12 @@ export class SettingsStore {
     this.config.set(settingsKey(workspaceId), clean);
   }
 
+  /** Saves (sealed) the key of one provider of the workspace, e.g. a fallback's. @param {string} workspaceId @param {string} provider @param {string} apiKey */
+  async saveKey(workspaceId, provider, apiKey) {
+    if (!catalogEntry(provider)) throw new Error(`Unknown provider "${provider}".`);
+    this.config.set(secretKey(workspaceId, provider), await this.secrets.encrypt(apiKey.trim()));
+  }
+
   /** The full provider configuration, key decrypted, for createProvider. @param {string} workspaceId @returns {Promise<ProviderConfig | null>} */
   async providerConfig(workspaceId) {
     const s = this.load(workspaceId);

@@ -9,7 +9,7 @@ export class ProviderError extends Error {
   /**
    * @param {ProviderErrorCode} code
    * @param {string} message
-   * @param {{retryable?: boolean, status?: number, cause?: unknown}} [options]
+   * @param {{retryable?: boolean, status?: number, cause?: unknown, retryAfterMs?: number}} [options]
    */
   constructor(code, message, options = {}) {
     super(message, { cause: options.cause });
@@ -17,6 +17,7 @@ export class ProviderError extends Error {
     this.code = code;
     this.retryable = options.retryable ?? (code === 'rate_limit' || code === 'server' || code === 'network');
     this.status = options.status;
+    this.retryAfterMs = options.retryAfterMs;
   }
 
   /** @returns {ProviderErrorShape} */
@@ -24,6 +25,7 @@ export class ProviderError extends Error {
     /** @type {ProviderErrorShape} */
     const out = { code: this.code, retryable: this.retryable, message: this.message };
     if (this.status !== undefined) out.status = this.status;
+    if (this.retryAfterMs !== undefined) out.retryAfterMs = this.retryAfterMs;
     return out;
   }
 }
@@ -84,6 +86,19 @@ const originOf = (url) => {
 };
 
 /**
+ * A Retry-After header's wait in ms: delay-seconds or an HTTP date; undefined when absent or unreadable.
+ * @param {string | null | undefined} value
+ * @param {number} [now]
+ */
+export function parseRetryAfter(value, now = Date.now()) {
+  if (!value) return undefined;
+  const v = value.trim();
+  if (/^\d+(?:\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000);
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
  * Maps an HTTP failure to a ProviderError.
  * @param {{status: number, body: string, label: string, model: string, url?: string, retryAfter?: string | null, secrets?: (string | undefined)[]}} info
  *   url: the request's address (a 404 from an address without a version segment suggests "/v1")
@@ -91,15 +106,19 @@ const originOf = (url) => {
 export function httpError({ status, body, label, model, url, retryAfter, secrets }) {
   const detail = redactSecrets(errorBodyMessage(body), secrets);
   const suffix = detail ? ` (${label} said: ${detail})` : '';
+  const retryAfterMs = parseRetryAfter(retryAfter);
   if (status === 401 || status === 403) {
     return new ProviderError('auth', `${label} rejected the API key. Check the key in Settings${suffix}.`, { status });
   }
   if (status === 429) {
-    const wait = retryAfter && /^\d+$/.test(retryAfter) ? ` Try again in ${retryAfter} s.` : ' Wait a moment and retry.';
-    return new ProviderError('rate_limit', `${label} is rate-limiting requests or the account is out of credit.${wait}${suffix}`, { status });
+    const wait = retryAfterMs !== undefined ? ` Try again in ${Math.ceil(retryAfterMs / 1000)} s.` : ' Wait a moment and retry.';
+    return new ProviderError('rate_limit', `${label} is rate-limiting requests or the account is out of credit.${wait}${suffix}`, { status, retryAfterMs });
   }
   if (status >= 500) {
-    return new ProviderError('server', `${label} had a server error (HTTP ${status}). This is usually temporary; retry shortly${suffix}.`, { status });
+    return new ProviderError('server', `${label} had a server error (HTTP ${status}). This is usually temporary; retry shortly${suffix}.`, { status, retryAfterMs });
+  }
+  if (status === 408) {
+    return new ProviderError('network', `${label} timed out waiting for the request (HTTP 408). Retry${suffix}.`, { status });
   }
   if (status === 404 && /model/i.test(detail)) {
     return new ProviderError('client', `The model "${model}" was not found at ${label}. Pick another model in Settings${suffix}.`, { status, retryable: false });

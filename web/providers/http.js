@@ -134,6 +134,8 @@ export class HttpSseProvider {
     this.model = model;
     this.supportsNativeTools = entry.nativeTools !== false;
     this.supportsVision = !!entry.vision;
+    /** Reports when the response headers arrive (`onConnected`), so a connect time-out can apply. */
+    this.connects = true;
     this.baseUrl = (baseUrl || entry.baseUrl || '').replace(/\/+$/, '');
     this.label = entry.label;
     this.apiKey = apiKey;
@@ -178,11 +180,15 @@ export class HttpSseProvider {
   /** @param {ChatRequest} request @param {CallOptions} [options] @returns {AsyncGenerator<StreamEvent>} */
   chatStream(request, options = {}) {
     const signal = options.signal;
-    return guardStream(() => this.#stream(request, signal), { label: this.label, url: this.url, signal });
+    return guardStream(() => this.#stream(request, signal, options.onConnected), { label: this.label, url: this.url, signal });
   }
 
-  /** @param {ChatRequest} request @param {AbortSignal | undefined} signal @returns {AsyncGenerator<StreamEvent>} */
-  async *#stream(request, signal) {
+  /**
+   * @param {ChatRequest} request @param {AbortSignal | undefined} signal
+   * @param {(() => void) | undefined} onConnected called once the response headers arrived
+   * @returns {AsyncGenerator<StreamEvent>}
+   */
+  async *#stream(request, signal, onConnected) {
     const res = await postJson({
       url: this.url,
       headers: this.buildHeaders(),
@@ -193,6 +199,7 @@ export class HttpSseProvider {
       secrets: [this.apiKey],
       fetchImpl: this.fetchImpl,
     });
+    onConnected?.();
     yield* streamBody(res, signal, this.label, (messages) => this.assemble(messages), (body, s) => this.frame(body, s));
   }
 }

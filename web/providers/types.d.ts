@@ -76,6 +76,8 @@ export interface ProviderErrorShape {
   retryable: boolean;
   message: string;
   status?: number;
+  /** How long the server asked to wait before retrying (its Retry-After), in ms. */
+  retryAfterMs?: number;
 }
 
 export type StreamEvent =
@@ -84,11 +86,29 @@ export type StreamEvent =
   | { type: 'tool_call'; id: string; name: string; arguments: Record<string, unknown>; signature?: string }
   | { type: 'usage'; inputTokens: number; outputTokens: number; cachedInputTokens?: number; cacheWriteTokens?: number }
   | { type: 'status'; text: string }
+  | ({ type: 'attempt' } & ProviderAttempt)
   | { type: 'done'; stopReason: StopReason }
   | { type: 'error'; error: ProviderErrorShape };
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /** Called once when the server answered (HTTP headers received), before the first event. */
+  onConnected?: () => void;
+}
+
+/** One try of one provider, as the reliability layer reports it (recorded as `provider_attempt`). */
+export interface ProviderAttempt {
+  provider: string;
+  model: string;
+  /** ok: it answered; failed: an error before any output; cut: an error after output; skipped: circuit open or unfit. */
+  outcome: 'ok' | 'failed' | 'cut' | 'skipped' | 'aborted';
+  /** 1-based try of this provider within the request. */
+  attempt: number;
+  latencyMs: number;
+  code?: ProviderErrorCode;
+  message?: string;
+  /** The wait before the next try of the same provider. */
+  retryInMs?: number;
 }
 
 export interface Provider {
@@ -99,6 +119,8 @@ export interface Provider {
   readonly supportsNativeTools: boolean;
   /** Accepts images in messages. */
   readonly supportsVision?: boolean;
+  /** Calls `onConnected` when the server answers (HTTP providers): the connect time-out applies. */
+  readonly connects?: boolean;
   chat(request: ChatRequest, options?: CallOptions): Promise<ChatResult>;
   chatStream(request: ChatRequest, options?: CallOptions): AsyncIterable<StreamEvent>;
 }

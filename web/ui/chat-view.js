@@ -97,6 +97,49 @@ export function retriedAttempts(events) {
   return hidden;
 }
 
+/**
+ * Runs of `provider_attempt` events (the tries of one model call) worth showing: more than one
+ * try, or one that did not answer. Keyed by the run's last event, where the notice goes.
+ * @param {readonly ClawserEvent[]} events
+ * @returns {Map<string, ClawserEvent[]>}
+ */
+export function providerAttemptRuns(events) {
+  /** @type {Map<string, ClawserEvent[]>} */
+  const runs = new Map();
+  /** @type {ClawserEvent[]} */
+  let run = [];
+  const close = () => {
+    if (run.length > 1 || run.some((a) => a.data.outcome !== 'ok')) runs.set(/** @type {ClawserEvent} */ (run.at(-1)).id, run);
+    run = [];
+  };
+  for (const e of events) {
+    if (e.type === 'provider_attempt') run.push(e);
+    else if (run.length) close();
+  }
+  if (run.length) close();
+  return runs;
+}
+
+const OUTCOME_WORDS = /** @type {Record<string, string>} */ ({ ok: 'answered', failed: 'failed', cut: 'failed after starting', skipped: 'skipped', aborted: 'stopped' });
+
+/** The tries of one model call, folded: which provider answered, and what the others did. @param {ClawserEvent[]} run */
+function attemptsNotice(run) {
+  const answered = run.findLast((a) => a.data.outcome === 'ok');
+  const failures = run.filter((a) => a.data.outcome === 'failed' || a.data.outcome === 'cut').length;
+  const who = (/** @type {ClawserEvent} */ a) => `${a.data.provider} (${a.data.model})`;
+  const summary = answered
+    ? `Answered by ${who(answered)}${failures ? ` after ${failures} failed ${failures === 1 ? 'try' : 'tries'}` : ''}${run.some((a) => a.data.outcome === 'skipped') ? ', skipping a provider' : ''}`
+    : `No provider answered (${run.length} ${run.length === 1 ? 'try' : 'tries'})`;
+  return h('li', { class: 'notice small muted attempts' },
+    h('details', null,
+      h('summary', null, summary),
+      h('ol', null, ...run.map((a) => h('li', null,
+        `${who(a)}: ${OUTCOME_WORDS[String(a.data.outcome)] ?? String(a.data.outcome)}`,
+        a.data.outcome !== 'skipped' ? ` after ${formatDuration(Number(a.data.latencyMs ?? 0))}` : '',
+        a.data.message ? ` — ${String(a.data.message)}` : '',
+        a.data.retryInMs ? ` Retried after ${formatDuration(Number(a.data.retryInMs))}.` : '')))));
+}
+
 /** "840 ms", "12.4 s", "3 min 5 s". @param {number} ms */
 export function formatDuration(ms) {
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -278,8 +321,15 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     return group;
   };
 
+  /** The runs of provider tries worth showing, of the transcript being drawn. @type {Map<string, ClawserEvent[]>} */
+  let tries = new Map();
+
   /** @param {ClawserEvent} e @param {ChatState} s @param {boolean} idle @param {boolean} isLastReply */
   const renderRecord = (e, s, idle, isLastReply) => {
+    if (e.type === 'provider_attempt') {
+      const run = tries.get(e.id);
+      return run ? attemptsNotice(run) : null;
+    }
     if (e.type === 'agent_message') {
       if (!e.data.text && e.data.toolCalls?.length) return null; // only tool calls: their cards follow
       const { li, body } = bubble('assistant', String(e.data.model ?? 'Assistant'), e.timestamp);
@@ -378,6 +428,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     }
     const retried = retriedAttempts(s.events);
     const lastReply = s.events.findLast((e) => e.type === 'agent_message' || e.type === 'user_message');
+    tries = providerAttemptRuns(s.events);
     for (const e of s.events) {
       if (retried.has(e.id)) continue;
       const el = renderEvent(e, s, e === lastReply);

@@ -7,7 +7,7 @@ export const EVENT_GROUPS = /** @type {const} */ ([
   ['Tools', ['tool_call', 'tool_result', 'tool_result_truncated', 'cache_hit']],
   ['Safety and autonomy', ['safety_input_flag', 'safety_tool_blocked', 'safety_output_blocked', 'safety_output_redacted', 'autonomy_blocked']],
   ['Memory, goals, jobs', ['memory_stored', 'memory_forgotten', 'memory_recalled', 'goal_added', 'goal_updated', 'scheduler_added', 'scheduler_fired', 'scheduler_removed']],
-  ['Errors', ['error', 'provider_error', 'stream_error']],
+  ['Provider', ['provider_attempt', 'error', 'provider_error', 'stream_error']],
   ['History', ['context_compacted', 'branch']],
 ]);
 
@@ -21,6 +21,7 @@ export function summarize(e) {
     case 'tool_call': return `${clip(d.name)} ${clip(JSON.stringify(d.arguments ?? {}))}`;
     case 'tool_result': return `${d.ok ? '✓' : '✗'} ${clip(d.name)} ${clip(d.result)}`;
     case 'provider_error': case 'stream_error': case 'error': return clip(d.message ?? d.reason);
+    case 'provider_attempt': return `${clip(d.provider)} ${clip(d.model)}: ${clip(d.outcome)}${d.attempt > 1 ? ` (try ${d.attempt})` : ''}, ${Math.round(Number(d.latencyMs ?? 0))} ms${d.message ? ` — ${clip(d.message)}` : ''}`;
     case 'branch': return d.head ? `continues after event ${String(d.head).slice(0, 8)}` : 'starts the conversation anew';
     case 'memory_stored': case 'memory_forgotten': return clip(d.key);
     case 'goal_added': return clip(d.description);

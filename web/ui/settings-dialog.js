@@ -4,6 +4,7 @@
 /** @import { AgentSettings } from '../app/agent-settings.js' */
 import { h } from './dom.js';
 import { confirmDialog } from './dialogs.js';
+import { FallbackFields } from './fallback-fields.js';
 
 /**
  * @typedef {object} SettingsDialogProps
@@ -14,7 +15,8 @@ import { confirmDialog } from './dialogs.js';
  * @property {(provider: string) => Promise<string | null>} describeAvailability e.g. Chrome AI's state, or null
  * @property {(config: ProviderConfig & {useSavedKey: boolean}) => Promise<ConnectionReport>} onTest
  * @property {AgentSettings} agent
- * @property {(settings: WorkspaceSettings & {apiKey?: string | null}, agent: AgentSettings) => Promise<void>} onSave
+ * @property {(settings: WorkspaceSettings & {apiKey?: string | null}, agent: AgentSettings, fallbackKeys: Record<string, string>) => Promise<void>} onSave
+ *   fallbackKeys: keys typed for fallback providers, by provider id
  * @property {() => Promise<string>} [describeBackground] how scheduled jobs run in this browser (tab only, or background checks too)
  * @property {typeof import('../app/agent-settings.js').parseLimitFields} parseLimits checks the limit fields (messages per field)
  */
@@ -120,6 +122,7 @@ export function openSettingsDialog(props) {
     h('div', { class: 'field' }, h('label', { for: 'set-leak' }, 'When a reply contains a secret'), leak),
     h('div', { class: 'row' }, safetyOn, h('label', { for: 'set-safety' }, 'Safety checks (input sanitizer, tool-call validator, leak detector)')),
   );
+  const fallbacks = FallbackFields({ catalog, providers: a.providers, hasKey: props.hasKey });
   const keyRow = h('div', { class: 'field' }, h('label', { for: ids.key }, 'API key'), keyInput, keyHelp, removeKey);
   const baseRow = h('div', { class: 'field' }, h('label', { for: ids.base }, 'Base URL'), baseInput);
   let removeRequested = false;
@@ -173,6 +176,7 @@ export function openSettingsDialog(props) {
     h('div', { class: 'row' }, testBtn),
     result,
     agentFields,
+    fallbacks.element,
     props.describeBackground ? h('section', { class: 'small', 'aria-labelledby': 'set-jobs-title' }, h('h3', { id: 'set-jobs-title' }, 'Scheduled jobs'), backgroundLine) : null,
     h('div', { class: 'dialog-actions' },
       h('button', { type: 'submit', value: 'cancel', class: 'secondary', formNoValidate: true }, 'Cancel'),
@@ -214,6 +218,8 @@ export function openSettingsDialog(props) {
         return;
       }
       const lim = checked.value;
+      const chain = fallbacks.read();
+      if (!chain.ok) return;
       try {
         await props.onSave(
           {
@@ -236,7 +242,9 @@ export function openSettingsDialog(props) {
             tools: { ...a.tools, maxReadBytes: lim.maxReadBytes, maxWriteBytes: lim.maxWriteBytes },
             leakAction: /** @type {'redact' | 'warn' | 'block'} */ (leak.value),
             safetyEnabled: safetyOn.checked,
+            providers: chain.value,
           },
+          chain.keys,
         );
         saved = true;
         dialog.close('save');

@@ -1,0 +1,108 @@
+// The reliability layer in the app (issue 14): a conversation that falls back from a failing
+// scripted provider to a working one mid-conversation, retries set in Settings, and a stalled
+// stream that times out with its partial text kept (also after a reload).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchBrowser, startApp, openWorkspace, saveSettings, readWorkspaceFile } from './helpers.mjs';
+import { startLlmServer } from '../fixtures/llm-server.mjs';
+
+/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
+/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let primary;
+/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let backup;
+/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
+/** @type {import('playwright-core').Page} */ let page;
+const PRIMARY_KEY = 'sk-primary-0123456789abcdef';
+const BACKUP_KEY = 'sk-ant-backup-0123456789abcdef';
+
+before(async () => {
+  app = await startApp();
+  primary = await startLlmServer({ apiKey: PRIMARY_KEY, models: ['primary-model'] });
+  backup = await startLlmServer({ apiKey: BACKUP_KEY, models: ['backup-model'] });
+  browser = await launchBrowser();
+  page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'primary-model', apiKey: PRIMARY_KEY, baseUrl: `${primary.url}/v1` });
+  page.setDefaultTimeout(20_000);
+});
+after(async () => {
+  await browser?.close();
+  await app?.close();
+  await primary?.close();
+  await backup?.close();
+});
+
+const send = async (/** @type {string} */ text) => {
+  await page.getByRole('textbox', { name: 'Message' }).fill(text);
+  await page.getByRole('button', { name: 'Send' }).click();
+};
+const settingsDialog = () => page.getByRole('dialog', { name: /Settings/ });
+
+test('mid-conversation, a failing provider falls back to the next in the chain after its retries; the reply says who answered', async () => {
+  await send('first question');
+  await page.locator('.msg.assistant:not(.streaming) .msg-body', { hasText: 'You said: first question' }).waitFor();
+
+  // Settings: one retry, and Anthropic (another scripted server) as the fallback, with its key.
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = settingsDialog();
+  await dialog.getByRole('button', { name: 'Add a fallback provider' }).click();
+  const row = dialog.getByRole('group', { name: 'Fallback 1' });
+  await row.getByLabel('Provider').selectOption('anthropic');
+  await row.getByLabel('Model').fill('backup-model');
+  await row.getByLabel(/Base URL/).fill(backup.url);
+  await row.getByLabel('API key').fill(BACKUP_KEY);
+  await dialog.getByLabel(/Retries before the next fallback/).fill('1');
+  await saveSettings(page);
+
+  // The primary fails twice (the try and its retry); the fallback answers.
+  primary.enqueue({ status: 503, body: { error: { message: 'overloaded' } } }, { status: 503, body: { error: { message: 'overloaded' } } });
+  backup.enqueue({ text: 'An answer from the fallback.' });
+  await send('second question');
+  const reply = page.locator('.msg.assistant:not(.streaming)', { hasText: 'An answer from the fallback.' });
+  await reply.waitFor();
+  assert.equal(await reply.locator('.who').innerText(), 'backup-model', 'labelled with the model that wrote it');
+  const notice = page.locator('li.attempts', { hasText: 'Answered by anthropic (backup-model) after 2 failed tries' });
+  await notice.waitFor();
+  await notice.locator('summary').click();
+  assert.match(await notice.innerText(), /openai-compatible \(primary-model\): failed .*HTTP 503[\s\S]*Retried after/);
+  // The fallback got the whole conversation, first exchange included, in its own format, with its own key.
+  const sent = backup.requests.at(-1);
+  assert.equal(sent?.path, '/v1/messages');
+  assert.equal(sent?.headers['x-api-key'], BACKUP_KEY);
+  const texts = JSON.stringify(sent?.body.messages);
+  assert.match(texts, /first question/);
+  assert.match(texts, /You said: first question/);
+  assert.match(texts, /second question/);
+  assert.equal(primary.requests.filter((r) => JSON.stringify(r.body).includes('second question')).length, 2);
+  // Every try is in the log; no key is.
+  const log = /** @type {string} */ (await readWorkspaceFile(page, '{conversation}/events.jsonl'));
+  const tries = log.split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((e) => e.type === 'provider_attempt');
+  assert.deepEqual(tries.slice(-3).map((e) => [e.data.provider, e.data.outcome]), [['openai-compatible', 'failed'], ['openai-compatible', 'failed'], ['anthropic', 'ok']]);
+  assert.ok(!log.includes(BACKUP_KEY) && !log.includes(PRIMARY_KEY));
+
+  // Control: an auth error is not sent to the fallback.
+  primary.enqueue({ status: 401, body: { error: { message: 'bad key' } } });
+  const before = backup.requests.length;
+  await send('third question');
+  await page.getByRole('alert').filter({ hasText: /rejected the API key/ }).waitFor();
+  assert.equal(backup.requests.length, before);
+});
+
+test('a stalled stream ends with a clear time-out error; the partial text is kept, also after a reload', async () => {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = settingsDialog();
+  const remove = dialog.getByRole('button', { name: 'Remove fallback 1' });
+  if (await remove.count()) await remove.click();
+  await dialog.getByLabel(/Reply stalled for/).fill('2');
+  await saveSettings(page);
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  primary.enqueue({ text: 'The beginning of an answer that never ends', dropAfter: 4, holdOpen: true });
+  await send('stall please');
+  const alert = page.getByRole('alert').filter({ hasText: 'The reply failed' });
+  await alert.waitFor();
+  assert.match(await alert.innerText(), /stopped sending for 2 s in the middle of the reply \(the text so far is kept\)/);
+  assert.match(await alert.innerText(), /The beginning of/);
+  assert.equal(primary.requests.filter((r) => JSON.stringify(r.body).includes('stall please')).length, 1, 'a reply that had started is not silently restarted');
+  primary.dropOpen();
+  await page.reload();
+  const again = page.locator('.msg.error', { hasText: 'The reply failed' });
+  await again.waitFor();
+  assert.match(await again.innerText(), /The beginning of[\s\S]*stopped sending for 2 s/);
+});

@@ -1,0 +1,310 @@
+/** @import { Provider, ChatRequest, CallOptions, StreamEvent, ProviderErrorShape, ProviderAttempt } from './types.d.ts' */
+import { ProviderError } from './errors.js';
+import { collectStream } from './http.js';
+
+/**
+ * The reliability layer every provider call goes through: retries with exponential backoff and
+ * jitter (honouring Retry-After), a fallback chain tried on retryable errors only, a circuit
+ * breaker that skips a failing provider for a cool-down, and stream time-outs by state
+ * (connecting, first byte, gap between chunks). Output the user has seen is never repeated:
+ * a stream that fails after output ends with its error (the partial text kept), it does not
+ * silently restart. Pure logic over an injected clock, so tests control time.
+ */
+
+/**
+ * @typedef {object} Clock
+ * @property {() => number} now
+ * @property {(fn: () => void, ms: number) => () => void} setTimer returns a cancel function
+ * @property {(ms: number, signal?: AbortSignal) => Promise<void>} sleep resolves early (without throwing) when signal aborts
+ * @property {() => number} random in [0, 1)
+ */
+
+/** @type {Clock} */
+export const systemClock = {
+  now: () => Date.now(),
+  setTimer: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    return () => clearTimeout(t);
+  },
+  sleep: (ms, signal) => new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  }),
+  random: () => Math.random(),
+};
+
+/** Stream time-outs by state, in ms (Claw'd's defaults). @type {Readonly<{connectMs: number, firstByteMs: number, gapMs: number}>} */
+export const DEFAULT_TIMEOUTS = Object.freeze({ connectMs: 30_000, firstByteMs: 300_000, gapMs: 180_000 });
+/**
+ * Retries per provider after the first try; backoff base and cap; the longest Retry-After honoured before moving on.
+ * @type {Readonly<{retries: number, baseDelayMs: number, maxDelayMs: number, maxRetryAfterMs: number}>}
+ */
+export const DEFAULT_RETRY = Object.freeze({ retries: 2, baseDelayMs: 1_000, maxDelayMs: 20_000, maxRetryAfterMs: 60_000 });
+
+/**
+ * Exponential backoff with "equal jitter": half the step fixed, half random, so tabs and jobs
+ * that failed together do not retry together.
+ * @param {number} attempt 0 for the first retry
+ * @param {{baseDelayMs: number, maxDelayMs: number}} retry
+ * @param {number} random in [0, 1)
+ */
+export function backoffDelay(attempt, retry, random) {
+  const step = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** attempt);
+  return Math.round(step / 2 + (step / 2) * random);
+}
+
+/** Auth, client and CORS errors are the user's to fix; retrying or falling back hides them. @param {ProviderErrorShape} e */
+export function isRetryable(e) {
+  return e.retryable && (e.code === 'rate_limit' || e.code === 'server' || e.code === 'network');
+}
+
+/**
+ * Skips a provider after `threshold` consecutive failures, for `cooldownMs`; then lets one try
+ * through (half-open): success closes it, failure opens it again.
+ */
+export class CircuitBreaker {
+  /** @type {Map<string, {failures: number, openUntil: number, trial: boolean}>} */
+  #states = new Map();
+
+  /** @param {{threshold?: number, cooldownMs?: number, now?: () => number}} [options] */
+  constructor({ threshold = 3, cooldownMs = 60_000, now = Date.now } = {}) {
+    this.threshold = threshold;
+    this.cooldownMs = cooldownMs;
+    this.now = now;
+  }
+
+  /** Whether a call may go to `key` now; in the half-open state only one does. @param {string} key */
+  allow(key) {
+    const s = this.#states.get(key);
+    if (!s || s.failures < this.threshold) return true;
+    if (this.now() < s.openUntil || s.trial) return false;
+    s.trial = true;
+    return true;
+  }
+
+  /** @param {string} key */
+  success(key) {
+    this.#states.delete(key);
+  }
+
+  /** @param {string} key */
+  failure(key) {
+    const s = this.#states.get(key) ?? { failures: 0, openUntil: 0, trial: false };
+    s.failures++;
+    s.trial = false;
+    if (s.failures >= this.threshold) s.openUntil = this.now() + this.cooldownMs;
+    this.#states.set(key, s);
+  }
+
+  /**
+   * @param {string} key
+   * @returns {{state: 'closed' | 'open' | 'half-open', failures: number, retryAt?: number}}
+   */
+  state(key) {
+    const s = this.#states.get(key);
+    if (!s || s.failures < this.threshold) return { state: 'closed', failures: s?.failures ?? 0 };
+    return this.now() < s.openUntil ? { state: 'open', failures: s.failures, retryAt: s.openUntil } : { state: 'half-open', failures: s.failures };
+  }
+}
+
+/** @param {Provider} p */
+export const breakerKey = (p) => `${p.id}/${p.model}`;
+
+/** @param {ChatRequest} request */
+const hasImages = (request) => request.messages.some((m) => m.images?.length);
+
+/**
+ * A provider made of a chain: the first entry is the workspace's provider, the rest its
+ * fallbacks. `model` and `id` are those of the entry that answered last.
+ * @implements {Provider}
+ */
+export class ReliableProvider {
+  /** @type {Provider} */
+  #current;
+
+  /**
+   * @param {{chain: Provider[], breaker?: CircuitBreaker, clock?: Clock, retry?: Partial<typeof DEFAULT_RETRY>, timeouts?: Partial<typeof DEFAULT_TIMEOUTS>, labels?: Map<Provider, string>, secrets?: string[]}} options
+   *   labels: how to name each provider in status lines (default: its id)
+   *   secrets: the keys of the whole chain, for redaction wherever the primary's key is redacted
+   */
+  constructor({ chain, breaker, clock = systemClock, retry = {}, timeouts = {}, labels, secrets = [] }) {
+    if (!chain.length) throw new ProviderError('client', 'No provider configured.', { retryable: false });
+    this.chain = chain;
+    this.clock = clock;
+    this.breaker = breaker ?? new CircuitBreaker({ now: clock.now });
+    this.retry = { ...DEFAULT_RETRY, ...retry };
+    this.timeouts = { ...DEFAULT_TIMEOUTS, ...timeouts };
+    this.labels = labels ?? new Map();
+    this.secrets = secrets;
+    this.#current = chain[0];
+  }
+
+  get id() {
+    return this.#current.id;
+  }
+
+  get model() {
+    return this.#current.model;
+  }
+
+  /** The request is shaped for the primary (native tools or the Codex): fallbacks must match it. */
+  get supportsNativeTools() {
+    return this.chain[0].supportsNativeTools;
+  }
+
+  get supportsVision() {
+    return !!this.chain[0].supportsVision;
+  }
+
+  /** @param {Provider} p */
+  #label(p) {
+    return this.labels.get(p) ?? p.id;
+  }
+
+  /** @param {ChatRequest} request @param {CallOptions} [options] */
+  chat(request, options) {
+    return collectStream(this.chatStream(request, options), this.model);
+  }
+
+  /**
+   * @param {ChatRequest} request @param {CallOptions} [options]
+   * @returns {AsyncGenerator<StreamEvent>}
+   */
+  async *chatStream(request, options = {}) {
+    const signal = options.signal;
+    /** @type {ProviderErrorShape | null} */
+    let lastError = null;
+    let triedAny = false;
+    /** @param {Provider} provider */
+    const unfitFor = (provider) => (provider.supportsNativeTools !== this.supportsNativeTools ? 'it takes tools differently'
+      : hasImages(request) && !provider.supportsVision ? 'it does not accept images' : '');
+    // The breaker only steers the request to another provider: with none left, the user's request still goes out.
+    const useBreaker = this.chain.some((p) => !unfitFor(p) && this.breaker.state(breakerKey(p)).state !== 'open');
+    for (let index = 0; index < this.chain.length; index++) {
+      const provider = this.chain[index];
+      const key = breakerKey(provider);
+      const unfit = unfitFor(provider);
+      if (unfit || (useBreaker && !this.breaker.allow(key))) {
+        const st = this.breaker.state(key);
+        const message = unfit ? `Skipped: ${unfit}.` : `Skipped for ${Math.ceil(((st.retryAt ?? this.clock.now()) - this.clock.now()) / 1000)} s after ${st.failures} failures in a row.`;
+        yield attemptEvent(provider, { outcome: 'skipped', attempt: 0, latencyMs: 0, message });
+        continue;
+      }
+      if (triedAny) yield { type: 'status', text: `${lastError ? `${lastError.code === 'rate_limit' ? 'Rate-limited' : 'Failed'}; ` : ''}trying ${this.#label(provider)} (${provider.model})…` };
+      triedAny = true;
+      for (let attempt = 0; attempt <= this.retry.retries; attempt++) {
+        this.#current = provider;
+        const started = this.clock.now();
+        /** @type {{error: ProviderErrorShape | null, output: boolean}} */
+        const result = { error: null, output: false };
+        for await (const ev of this.#attempt(provider, request, signal, result)) yield ev;
+        const latencyMs = this.clock.now() - started;
+        const error = /** @type {ProviderErrorShape | null} */ (result.error);
+        if (!error) {
+          this.breaker.success(key);
+          yield attemptEvent(provider, { outcome: 'ok', attempt: attempt + 1, latencyMs });
+          return;
+        }
+        if (error.code === 'aborted' || signal?.aborted) {
+          yield attemptEvent(provider, { outcome: 'aborted', attempt: attempt + 1, latencyMs, code: 'aborted' });
+          yield { type: 'error', error };
+          return;
+        }
+        if (isRetryable(error)) this.breaker.failure(key);
+        if (result.output || !isRetryable(error)) {
+          // Seen text is never repeated, and auth or client errors are the user's to fix.
+          yield attemptEvent(provider, { outcome: result.output ? 'cut' : 'failed', attempt: attempt + 1, latencyMs, code: error.code, message: error.message });
+          yield { type: 'error', error };
+          return;
+        }
+        lastError = error;
+        const tooLong = error.retryAfterMs !== undefined && error.retryAfterMs > this.retry.maxRetryAfterMs;
+        const again = attempt < this.retry.retries && !tooLong && (!useBreaker || this.breaker.allow(key));
+        const wait = again ? Math.max(error.retryAfterMs ?? 0, backoffDelay(attempt, this.retry, this.clock.random())) : undefined;
+        yield attemptEvent(provider, { outcome: 'failed', attempt: attempt + 1, latencyMs, code: error.code, message: error.message, ...(wait !== undefined ? { retryInMs: wait } : {}) });
+        if (wait === undefined) break;
+        yield { type: 'status', text: `${this.#label(provider)}: ${error.code === 'rate_limit' ? 'rate-limited' : error.code === 'network' ? 'no answer' : 'server error'}; retrying in ${Math.max(1, Math.round(wait / 1000))} s…` };
+        await this.clock.sleep(wait, signal);
+        if (signal?.aborted) {
+          yield { type: 'error', error: new ProviderError('aborted', 'Stopped.', { retryable: false }).toJSON() };
+          return;
+        }
+      }
+    }
+    if (!lastError) {
+      yield { type: 'error', error: new ProviderError('server', triedAny ? 'The provider failed.' : 'Every provider of this workspace is cooling down after repeated failures, or cannot take this request. Wait a minute and retry.', { retryable: true }).toJSON() };
+      return;
+    }
+    const several = this.chain.length > 1 ? ` (every provider of the fallback chain failed; the last said this)` : '';
+    yield { type: 'error', error: { ...lastError, message: `${lastError.message}${several}` } };
+  }
+
+  /**
+   * One try of one provider under the stream time-outs. Events pass through; an error event is
+   * kept in `result` instead (the caller decides whether the user sees it).
+   * @param {Provider} provider @param {ChatRequest} request @param {AbortSignal | undefined} signal
+   * @param {{error: ProviderErrorShape | null, output: boolean}} result
+   * @returns {AsyncGenerator<StreamEvent>}
+   */
+  async *#attempt(provider, request, signal, result) {
+    const inner = new AbortController();
+    const relay = () => inner.abort(signal?.reason);
+    if (signal?.aborted) inner.abort(signal.reason);
+    signal?.addEventListener('abort', relay, { once: true });
+    /** @type {'connect' | 'first byte' | 'gap' | null} */
+    let expired = null;
+    /** @type {() => void} */
+    let cancel = () => {};
+    const arm = (/** @type {'connect' | 'first byte' | 'gap'} */ state) => {
+      cancel();
+      const ms = state === 'connect' ? this.timeouts.connectMs : state === 'first byte' ? this.timeouts.firstByteMs : this.timeouts.gapMs;
+      if (!(ms > 0)) return;
+      cancel = this.clock.setTimer(() => {
+        expired = state;
+        inner.abort(new Error(`time-out (${state})`));
+      }, ms);
+    };
+    arm(provider.connects ? 'connect' : 'first byte');
+    let connected = !provider.connects;
+    try {
+      const stream = provider.chatStream(request, { signal: inner.signal, onConnected: () => { if (!connected) { connected = true; arm('first byte'); } } });
+      for await (const ev of stream) {
+        if (expired) break;
+        if (ev.type === 'error') {
+          result.error = ev.error;
+          break;
+        }
+        if (ev.type === 'text' || ev.type === 'thinking' || ev.type === 'tool_call') result.output = true;
+        arm('gap');
+        yield ev;
+      }
+    } catch (err) {
+      result.error = (err instanceof ProviderError ? err : new ProviderError('unknown', String(/** @type {Error} */ (err)?.message ?? err))).toJSON();
+    } finally {
+      cancel();
+      signal?.removeEventListener('abort', relay);
+    }
+    if (expired && !signal?.aborted) {
+      const seconds = Math.round((expired === 'connect' ? this.timeouts.connectMs : expired === 'first byte' ? this.timeouts.firstByteMs : this.timeouts.gapMs) / 1000);
+      const what = expired === 'connect' ? `did not answer within ${seconds} s`
+        : expired === 'first byte' ? `accepted the request but sent nothing for ${seconds} s`
+        : `stopped sending for ${seconds} s in the middle of the reply${result.output ? ' (the text so far is kept)' : ''}`;
+      result.error = new ProviderError('network', `${this.#label(provider)} ${what}. Retry, or raise the time-out in Settings if the model is slow.`).toJSON();
+    }
+  }
+}
+
+/**
+ * @param {Provider} provider
+ * @param {Omit<ProviderAttempt, 'provider' | 'model'>} info
+ * @returns {StreamEvent}
+ */
+function attemptEvent(provider, info) {
+  return { type: 'attempt', provider: provider.id, model: provider.model, ...info };
+}

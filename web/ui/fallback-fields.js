@@ -1,0 +1,131 @@
+/** @import { CatalogEntry } from '../providers/types.d.ts' */
+/** @import { AgentSettings } from '../app/agent-settings.js' */
+import { h } from './dom.js';
+
+const MAX_FALLBACKS = 4;
+
+/**
+ * The Settings dialog's "When the provider fails" section: the fallback chain (provider, model,
+ * optional base URL and key per entry, in order), retries, and the stream time-outs by state.
+ * `read()` returns what to save, or the first problem (shown next to its field).
+ * @param {{catalog: CatalogEntry[], providers: AgentSettings['providers'], hasKey: (provider: string) => boolean}} props
+ */
+export function FallbackFields(props) {
+  const list = h('ol', { class: 'fallback-list' });
+  const add = h('button', { type: 'button', class: 'secondary' }, 'Add a fallback provider');
+  const error = h('p', { id: 'set-fallback-error', class: 'field-error', role: 'alert' });
+  /** @type {{provider: HTMLSelectElement, model: HTMLInputElement, base: HTMLInputElement, key: HTMLInputElement, note: HTMLElement, li: HTMLElement}[]} */
+  const rows = [];
+  const usable = props.catalog.filter((e) => e.id !== 'echo');
+
+  const renumber = () => {
+    rows.forEach((r, i) => {
+      const n = i + 1;
+      r.li.querySelector('legend')?.replaceChildren(`Fallback ${n}`);
+      r.li.querySelector('button.remove')?.replaceChildren(`Remove fallback ${n}`);
+    });
+    add.hidden = rows.length >= MAX_FALLBACKS;
+  };
+
+  /** @param {{provider: string, model: string, baseUrl: string}} [value] */
+  const addRow = (value) => {
+    const n = rows.length + 1;
+    const id = `set-fb-${Date.now().toString(36)}-${n}`;
+    const provider = h('select', { id: `${id}-provider` }, ...usable.map((e) => h('option', { value: e.id }, e.label)));
+    provider.value = value?.provider ?? 'openai';
+    const model = h('input', { id: `${id}-model`, type: 'text', autocomplete: 'off', spellcheck: false, value: value?.model ?? '' });
+    const base = h('input', { id: `${id}-base`, type: 'url', autocomplete: 'off', spellcheck: false, value: value?.baseUrl ?? '' });
+    const key = h('input', { id: `${id}-key`, type: 'password', autocomplete: 'off', spellcheck: false });
+    const note = h('p', { class: 'muted small', id: `${id}-note` });
+    key.setAttribute('aria-describedby', note.id);
+    const sync = () => {
+      const entry = props.catalog.find((e) => e.id === provider.value);
+      model.placeholder = entry?.defaultModel || 'model id';
+      base.placeholder = entry?.baseUrl || 'https://…';
+      const saved = props.hasKey(provider.value);
+      key.placeholder = saved ? 'Saved (encrypted) — leave empty to keep it' : entry?.needsKey ? 'Required' : 'Optional';
+      note.textContent = entry?.needsKey && !saved ? `${entry.label} needs a key: enter it here (it is kept per provider, encrypted).` : 'Keys are kept per provider, encrypted in this browser.';
+    };
+    provider.addEventListener('change', sync);
+    const remove = h('button', { type: 'button', class: 'secondary small-btn remove', on: { click: () => {
+      rows.splice(rows.indexOf(row), 1);
+      row.li.remove();
+      renumber();
+      add.focus();
+    } } }, 'Remove');
+    const li = h('li', null, h('fieldset', { class: 'fallback-row' },
+      h('legend', null, `Fallback ${n}`),
+      h('div', { class: 'field' }, h('label', { for: provider.id }, 'Provider'), provider),
+      h('div', { class: 'field' }, h('label', { for: model.id }, 'Model'), model),
+      h('div', { class: 'field' }, h('label', { for: base.id }, 'Base URL (optional)'), base),
+      h('div', { class: 'field' }, h('label', { for: key.id }, 'API key'), key, note),
+      remove));
+    const row = { provider, model, base, key, note, li };
+    rows.push(row);
+    list.append(li);
+    sync();
+    renumber();
+    return row;
+  };
+  for (const f of props.providers.fallbacks) addRow(f);
+  add.addEventListener('click', () => addRow().provider.focus());
+  renumber();
+
+  /** @param {string} id @param {string} label @param {number} value @param {string} help */
+  const seconds = (id, label, value, help) => {
+    const input = h('input', { id, type: 'number', step: 'any', value: String(value), 'aria-describedby': `${id}-help` });
+    return { input, row: h('div', { class: 'field' }, h('label', { for: id }, label), input, h('p', { id: `${id}-help`, class: 'muted small' }, help)) };
+  };
+  const retries = seconds('set-retries', 'Retries before the next fallback (0–5)', props.providers.retries, 'After a rate limit, a server error or no answer: tried again with growing waits, or as long as the server asks (Retry-After).');
+  const connect = seconds('set-timeout-connect', 'No answer after (seconds)', props.providers.timeouts.connectSeconds, 'Until the server answers the request.');
+  const firstByte = seconds('set-timeout-first', 'No first word after (seconds)', props.providers.timeouts.firstByteSeconds, 'Models that think before answering need longer.');
+  const gap = seconds('set-timeout-gap', 'Reply stalled for (seconds)', props.providers.timeouts.gapSeconds, 'A stalled reply ends with an error; the text so far is kept.');
+
+  const element = h('fieldset', null,
+    h('legend', null, 'Fallbacks and time-outs'),
+    h('p', { class: 'muted small' }, 'Fallbacks are tried in order after retries fail on a rate limit, a server error or no answer — never on a wrong key or a refused request. A provider that keeps failing is skipped for a minute.'),
+    list, add, error, retries.row, connect.row, firstByte.row, gap.row);
+
+  /**
+   * @returns {{ok: true, value: AgentSettings['providers'], keys: Record<string, string>} | {ok: false}}
+   */
+  const read = () => {
+    error.textContent = '';
+    /** @type {Record<string, string>} */
+    const keys = {};
+    const fallbacks = [];
+    for (const r of rows) {
+      const baseUrl = r.base.value.trim();
+      if (baseUrl && !/^https?:\/\/[^\s]+$/i.test(baseUrl)) {
+        error.textContent = `Fallback ${rows.indexOf(r) + 1}: the base URL must start with http:// or https://.`;
+        r.base.focus();
+        return { ok: false };
+      }
+      const entry = props.catalog.find((e) => e.id === r.provider.value);
+      const key = r.key.value.trim();
+      if (entry?.needsKey && !key && !props.hasKey(r.provider.value) && !keys[r.provider.value]) {
+        error.textContent = `Fallback ${rows.indexOf(r) + 1}: ${entry.label} needs an API key.`;
+        r.key.focus();
+        return { ok: false };
+      }
+      if (key) keys[r.provider.value] = key;
+      fallbacks.push({ provider: r.provider.value, model: r.model.value.trim(), baseUrl });
+    }
+    /** @type {[HTMLInputElement, number, number, string][]} */
+    const numbers = [[retries.input, 0, 5, 'Retries'], [connect.input, 1, 600, 'No answer after'], [firstByte.input, 1, 3600, 'No first word after'], [gap.input, 1, 3600, 'Reply stalled for']];
+    for (const [input, min, max, label] of numbers) {
+      const v = Number(input.value);
+      if (!Number.isInteger(v) || v < min || v > max) {
+        error.textContent = `${label}: a whole number from ${min} to ${max}.`;
+        input.focus();
+        return { ok: false };
+      }
+    }
+    return {
+      ok: true,
+      keys,
+      value: { fallbacks, retries: Number(retries.input.value), timeouts: { connectSeconds: Number(connect.input.value), firstByteSeconds: Number(firstByte.input.value), gapSeconds: Number(gap.input.value) } },
+    };
+  };
+  return { element, read };
+}
