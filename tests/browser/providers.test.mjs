@@ -16,7 +16,7 @@ const BACKUP_KEY = 'sk-ant-backup-0123456789abcdef';
 
 before(async () => {
   app = await startApp();
-  primary = await startLlmServer({ apiKey: PRIMARY_KEY, models: ['primary-model'] });
+  primary = await startLlmServer({ apiKey: PRIMARY_KEY, models: ['primary-model', 'gpt-4.1-mini'] });
   backup = await startLlmServer({ apiKey: BACKUP_KEY, models: ['backup-model'] });
   browser = await launchBrowser();
   page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'primary-model', apiKey: PRIMARY_KEY, baseUrl: `${primary.url}/v1` });
@@ -105,4 +105,46 @@ test('a stalled stream ends with a clear time-out error; the partial text is kep
   const again = page.locator('.msg.error', { hasText: 'The reply failed' });
   await again.waitFor();
   assert.match(await again.innerText(), /The beginning of[\s\S]*stopped sending for 2 s/);
+});
+
+test('the cost and token meter: "cost unknown" for a model without a price; a priced model adds up per conversation and today; 80% of the daily limit warns', async () => {
+  const meter = page.getByLabel('Cost and tokens');
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  await send('an unpriced model');
+  await page.locator('.msg.assistant:not(.streaming)', { hasText: 'You said: an unpriced model' }).waitFor();
+  await page.waitForFunction(() => /this conversation cost unknown/.test(document.querySelector('.chat-meter')?.textContent ?? ''));
+
+  // A priced model (OpenAI's list price), a daily limit of 0.15 USD.
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = settingsDialog();
+  await dialog.getByLabel('Provider').selectOption('openai');
+  await dialog.getByLabel('Model').fill('gpt-4.1-mini');
+  await dialog.getByLabel('API key').fill(PRIMARY_KEY);
+  await dialog.getByLabel('Base URL').fill(`${primary.url}/v1`);
+  await dialog.getByLabel('Cost limit per day, USD (0 = no limit)').fill('0.15');
+  await saveSettings(page);
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  const chunk = (/** @type {object} */ o) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'gpt-4.1-mini', ...o })}\n\n`;
+  // 100,000 tokens in and 50,000 out at 0.40 and 1.60 USD per million: 0.12 USD.
+  primary.enqueue({ rawEvents: [
+    chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'A costly answer.' }, finish_reason: null }] }),
+    chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+    chunk({ choices: [], usage: { prompt_tokens: 100_000, completion_tokens: 50_000, total_tokens: 150_000 } }),
+    'data: [DONE]\n\n',
+  ] });
+  await send('a priced model');
+  await page.locator('.msg.assistant:not(.streaming)', { hasText: 'A costly answer.' }).waitFor();
+  await page.waitForFunction(() => /this conversation \$0\.120 \(150K tokens\) · today \$0\.120/.test(document.querySelector('.chat-meter')?.textContent ?? ''));
+  assert.match(await meter.innerText(), /≈ 150K tokens in context/);
+  const warning = page.getByRole('status').filter({ hasText: "80% of today's cost limit is used (0.12 USD of 0.15 USD)" });
+  await warning.waitFor();
+  // The composer's estimate grows with the draft.
+  await page.getByRole('textbox', { name: 'Message' }).fill('x'.repeat(40_000));
+  await page.waitForFunction(() => /≈ 160K tokens in context with your message/.test(document.querySelector('.chat-meter')?.textContent ?? ''));
+  await page.getByRole('textbox', { name: 'Message' }).fill('');
+  // The cost is on record with the reply.
+  const log = /** @type {string} */ (await readWorkspaceFile(page, '{conversation}/events.jsonl'));
+  const reply = log.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.type === 'agent_message');
+  assert.ok(Math.abs(reply.data.costCents - 12) < 1e-9);
+  assert.equal(reply.data.provider, 'openai');
 });

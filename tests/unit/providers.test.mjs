@@ -91,7 +91,8 @@ test('Anthropic request uses the browser header and merges tool results', async 
   assert.equal(req.headers['anthropic-dangerous-direct-browser-access'], 'true');
   assert.equal(req.headers['anthropic-version'], '2023-06-01');
   assert.equal(req.headers['x-api-key'], 'sk-test-key-123456');
-  assert.equal(req.body.system, 'be brief');
+  // The system prompt and the tool list are prompt-cache breakpoints.
+  assert.deepEqual(req.body.system, [{ type: 'text', text: 'be brief', cache_control: { type: 'ephemeral' } }]);
   assert.equal(req.body.max_tokens, 4096);
   assert.equal(req.body.messages.length, 3);
   assert.deepEqual(req.body.messages[2].content.map((/** @type {any} */ b) => b.tool_use_id), ['t1', 't2']);
@@ -240,4 +241,41 @@ test('redactSecrets removes keys and bearer tokens', () => {
   // Key shapes are the LeakDetector's (real keys are long; see secrets-limits.test.mjs for every shape).
   const t = redactSecrets('key sk-ant-api03-abcdefghijklmnopqrstuvwx and Bearer abcdefghijklmnopqrstuvwx and mine123456', ['mine123456']);
   assert.doesNotMatch(t, /abcdefghijkl|mine123456/);
+});
+
+test('Anthropic prompt caching: the tool list ends with a cache breakpoint; cached input is counted apart and priced lower', async () => {
+  server.reset();
+  const tools = [{ name: 'a', description: 'a', parameters: { type: 'object' } }, { name: 'b', description: 'b', parameters: { type: 'object' } }];
+  const ev = (/** @type {string} */ type, /** @type {object} */ o) => `event: ${type}\ndata: ${JSON.stringify({ type, ...o })}\n\n`;
+  server.enqueue({ rawEvents: [
+    ev('message_start', { message: { id: 'm', type: 'message', role: 'assistant', model: 'claude-test', content: [], usage: { input_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 3000, output_tokens: 1 } } }),
+    ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+    ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'ok' } }),
+    ev('content_block_stop', { index: 0 }),
+    ev('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 10 } }),
+    ev('message_stop', {}),
+  ] });
+  const r = await anthropic().chat({ system: 'long stable prompt', messages: [{ role: 'user', content: 'hi' }], tools });
+  const body = server.requests[0].body;
+  assert.equal(body.tools[0].cache_control, undefined);
+  assert.deepEqual(body.tools[1].cache_control, { type: 'ephemeral' });
+  assert.deepEqual(r.usage, { inputTokens: 3020, outputTokens: 10, cachedInputTokens: 3000 });
+  const { costCents } = await import('../../web/providers/pricing.js');
+  const withCache = /** @type {number} */ (costCents('anthropic', 'claude-sonnet-4-5', r.usage));
+  const without = /** @type {number} */ (costCents('anthropic', 'claude-sonnet-4-5', { inputTokens: 3020, outputTokens: 10 }));
+  assert.ok(Math.abs(withCache - ((20 * 3 + 3000 * 0.3 + 10 * 15) / 1e6) * 100) < 1e-9);
+  assert.ok(withCache < without / 4);
+});
+
+test('pricing: per model with cached input; local models are free; an unknown model is "cost unknown", never 0', async () => {
+  const { costCents, formatCost, priceOf } = await import('../../web/providers/pricing.js');
+  assert.equal(costCents('openai', 'gpt-4.1-mini', { inputTokens: 1_000_000, outputTokens: 1_000_000 }), 40 + 160);
+  assert.equal(costCents('openai', 'gpt-4.1-mini-2025-04-14', { inputTokens: 1_000_000, outputTokens: 0, cachedInputTokens: 1_000_000 }), 10);
+  assert.equal(costCents('openrouter', 'openai/gpt-4.1', { inputTokens: 1_000_000, outputTokens: 0 }), 200, 'a router\'s model path');
+  assert.deepEqual(priceOf('anthropic', 'claude-opus-4-5-20251101'), { input: 5, output: 25, cachedInput: 0.5, cacheWrite: 6.25 }, 'the longest prefix wins');
+  assert.equal(costCents('ollama', 'llama3.2', { inputTokens: 5000, outputTokens: 5000 }), 0);
+  assert.equal(costCents('openai-compatible', 'my-own-model', { inputTokens: 5000, outputTokens: 5000 }), null);
+  assert.equal(formatCost(null), 'cost unknown');
+  assert.equal(formatCost(0.42), '$0.0042');
+  assert.equal(formatCost(123), '$1.23');
 });

@@ -5,7 +5,8 @@
 /** @import { AutonomyController } from './autonomy.js' */
 /** @import { SafetyPipeline } from '../safety/pipeline.js' */
 import { redactSecrets } from '../providers/errors.js';
-import { estimateCostCents } from '../providers/pricing.js';
+import { costCents } from '../providers/pricing.js';
+import { tokenFamily } from '../providers/tokens.js';
 import { DEFAULT_COMPACTION, planCompaction, summarize } from './compaction.js';
 import { codexPrompt, extractCodeBlocks } from './codex.js';
 import { describeTaint } from './tool-runner.js';
@@ -161,13 +162,14 @@ export class ClawserAgent {
 
   /** A provider call's tokens: its estimated cost toward today's limit, and the usage ledger. @param {{inputTokens: number, outputTokens: number}} usage */
   #countCall(usage) {
-    const costCents = estimateCostCents(this.provider.model, usage);
-    this.autonomy?.recordCost(costCents);
+    const cents = costCents(this.provider.id, this.provider.model, usage);
+    this.autonomy?.recordCost(cents ?? 0);
     try {
-      this.ledger?.recordTurn({ provider: this.provider.id, model: this.provider.model, ...usage, costCents });
+      this.ledger?.recordTurn({ provider: this.provider.id, model: this.provider.model, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costCents: cents ?? 0, unpriced: cents === null });
     } catch {
       // Statistics never fail a turn.
     }
+    return cents;
   }
 
   /** @param {string} type @param {Record<string, any>} data @param {import('./types.d.ts').EventSource} source */
@@ -212,7 +214,7 @@ export class ClawserAgent {
 
   async *#maybeCompact(/** @type {AbortSignal | undefined} */ signal) {
     const { messages } = this.conversation.deriveSessionHistory();
-    const plan = planCompaction(messages, this.compaction);
+    const plan = planCompaction(messages, { ...this.compaction, family: tokenFamily(this.provider.id, this.provider.model) });
     if (!plan) return;
     yield /** @type {AgentStreamEvent} */ ({ type: 'compacting' });
     const { summary, method, usage } = await summarize(this.provider, plan.older, { signal });
@@ -285,7 +287,7 @@ export class ClawserAgent {
         if (signal?.aborted) break;
       }
       // Every call counts in the Dashboard, also one stopped, failed or without token counts (Chrome AI).
-      this.#countCall(usage ?? { inputTokens: 0, outputTokens: 0 });
+      const callCost = this.#countCall(usage ?? { inputTokens: 0, outputTokens: 0 });
       if (this.hooks && text) text = (await this.hooks.run('transformResponse', { text })).ctx.text;
       if (this.safety && text) {
         const out = this.safety.checkOutput(text);
@@ -296,7 +298,7 @@ export class ClawserAgent {
       }
       if (signal?.aborted || failure?.code === 'aborted') {
         // The user saw the partial reply: keep it, marked as stopped (tool calls not run).
-        if (text) yield await this.#record('agent_message', { text, stopped: true, model: this.provider.model }, 'agent');
+        if (text) yield await this.#record('agent_message', { text, stopped: true, model: this.provider.model, provider: this.provider.id, ...(usage ? { usage, costCents: callCost } : {}) }, 'agent');
         return;
       }
       if (failure) {
@@ -305,8 +307,9 @@ export class ClawserAgent {
         return;
       }
       /** @type {Record<string, any>} */
-      const data = { text, model: this.provider.model, stopReason };
-      if (usage) data.usage = usage;
+      const data = { text, model: this.provider.model, provider: this.provider.id, stopReason };
+      // The call's cost in cents; null: the model's price is unknown (shown as "cost unknown", never 0).
+      if (usage) Object.assign(data, { usage, costCents: callCost });
       if (codexMode) {
         const stamp = Date.now().toString(36);
         for (const [i, block] of extractCodeBlocks(text).entries()) toolCalls.push({ id: `code_${stamp}_${iteration}_${i}`, name: 'run_js', arguments: { code: block.code } });

@@ -7,9 +7,14 @@ export const AutonomySchema = z.object({
   maxActionsPerHour: z.number().int().min(0).max(100_000).default(100),
   /** In cents; 0 = no limit */
   maxCostCentsPerDay: z.number().min(0).max(1_000_000).default(500),
+  /** In cents; 0 = no limit */
+  maxCostCentsPerMonth: z.number().min(0).max(100_000_000).default(0),
 });
 /** @typedef {z.infer<typeof AutonomySchema>} AutonomyConfig */
-/** @typedef {{actions: number[], costDay: string, costCents: number}} AutonomyUsage */
+/** @typedef {{actions: number[], costDay: string, costCents: number, costMonth: string, monthCents: number}} AutonomyUsage */
+
+/** The share of a cost limit at which the user is warned. */
+export const COST_WARNING_SHARE = 0.8;
 
 const HOUR = 3_600_000;
 
@@ -23,6 +28,8 @@ export function normalizeUsage(u) {
     actions: Array.isArray(v?.actions) ? v.actions.filter((t) => typeof t === 'number') : [],
     costDay: typeof v?.costDay === 'string' ? v.costDay : '',
     costCents: typeof v?.costCents === 'number' && Number.isFinite(v.costCents) ? v.costCents : 0,
+    costMonth: typeof v?.costMonth === 'string' ? v.costMonth : '',
+    monthCents: typeof v?.monthCents === 'number' && Number.isFinite(v.monthCents) ? v.monthCents : 0,
   };
 }
 
@@ -34,10 +41,13 @@ export function normalizeUsage(u) {
 export function mergeUsage(parts) {
   const all = parts.map(normalizeUsage);
   const costDay = all.reduce((d, u) => (u.costDay > d ? u.costDay : d), '');
+  const costMonth = all.reduce((m, u) => (u.costMonth > m ? u.costMonth : m), '');
   return {
     actions: all.flatMap((u) => u.actions).sort((a, b) => a - b),
     costDay,
     costCents: all.filter((u) => u.costDay === costDay).reduce((sum, u) => sum + u.costCents, 0),
+    costMonth,
+    monthCents: all.filter((u) => u.costMonth === costMonth).reduce((sum, u) => sum + u.monthCents, 0),
   };
 }
 
@@ -108,6 +118,11 @@ export class AutonomyController {
       u.costDay = this.#day();
       u.costCents = 0;
     }
+    const month = this.#day().slice(0, 7);
+    if (u.costMonth !== month) {
+      u.costMonth = month;
+      u.monthCents = 0;
+    }
   }
 
   /**
@@ -138,12 +153,32 @@ export class AutonomyController {
   /** @returns {string | null} why the run must stop, or null */
   checkLimits() {
     const usage = this.usage;
-    const { maxActionsPerHour, maxCostCentsPerDay } = this.config;
+    const { maxActionsPerHour, maxCostCentsPerDay, maxCostCentsPerMonth } = this.config;
     if (maxActionsPerHour > 0 && usage.actions.length >= maxActionsPerHour) {
       return `The limit of ${maxActionsPerHour} tool actions per hour is reached. It frees up as older actions age out, or raise it in Settings.`;
     }
     if (maxCostCentsPerDay > 0 && usage.costCents >= maxCostCentsPerDay) {
       return `Today's cost limit of ${(maxCostCentsPerDay / 100).toFixed(2)} USD is reached (${(usage.costCents / 100).toFixed(2)} USD spent). Raise it in Settings or continue tomorrow.`;
+    }
+    if (maxCostCentsPerMonth > 0 && usage.monthCents >= maxCostCentsPerMonth) {
+      return `This month's cost limit of ${(maxCostCentsPerMonth / 100).toFixed(2)} USD is reached (${(usage.monthCents / 100).toFixed(2)} USD spent). Raise it in Settings or continue next month.`;
+    }
+    return null;
+  }
+
+  /**
+   * A warning once a cost limit is 80% used (and not yet reached), or null.
+   * @returns {string | null}
+   */
+  costWarning() {
+    const usage = this.usage;
+    const { maxCostCentsPerDay: day, maxCostCentsPerMonth: month } = this.config;
+    const usd = (/** @type {number} */ c) => `${(c / 100).toFixed(2)} USD`;
+    if (day > 0 && usage.costCents >= day * COST_WARNING_SHARE && usage.costCents < day) {
+      return `${Math.floor((usage.costCents / day) * 100)}% of today's cost limit is used (${usd(usage.costCents)} of ${usd(day)}).`;
+    }
+    if (month > 0 && usage.monthCents >= month * COST_WARNING_SHARE && usage.monthCents < month) {
+      return `${Math.floor((usage.monthCents / month) * 100)}% of this month's cost limit is used (${usd(usage.monthCents)} of ${usd(month)}).`;
     }
     return null;
   }
@@ -155,6 +190,9 @@ export class AutonomyController {
 
   /** @param {number} cents */
   recordCost(cents) {
-    if (cents > 0) this.#change((u) => { u.costCents += cents; });
+    if (cents > 0) this.#change((u) => {
+      u.costCents += cents;
+      u.monthCents += cents;
+    });
   }
 }

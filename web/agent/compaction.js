@@ -1,32 +1,32 @@
 /** @import { Message, Provider } from '../providers/types.d.ts' */
+import { estimateMessagesTokens } from '../providers/tokens.js';
 
 export const DEFAULT_COMPACTION = { thresholdTokens: 12_000, keepRecent: 10 };
 
-/** The seed's heuristic: about four characters per token. @param {Message[]} messages */
-export function estimateTokens(messages) {
-  let chars = 0;
-  for (const m of messages) {
-    chars += m.content.length;
-    if (m.toolCalls) chars += JSON.stringify(m.toolCalls).length;
-  }
-  return Math.ceil(chars / 4);
+/**
+ * The messages' size in tokens, estimated for the provider's tokenizer family (see web/providers/tokens.js).
+ * @param {Message[]} messages @param {import('../providers/tokens.js').TokenFamily} [family]
+ */
+export function estimateTokens(messages, family = 'default') {
+  return estimateMessagesTokens(messages, family);
 }
 
 /**
  * Decides whether to compact: past the threshold, everything but the most recent messages
  * is summarised. The kept part starts at a user message so no tool result loses its call.
  * @param {Message[]} messages
- * @param {{thresholdTokens: number, keepRecent: number}} [options]
+ * @param {{thresholdTokens: number, keepRecent: number, family?: import('../providers/tokens.js').TokenFamily}} [options]
  * @returns {{older: Message[], keptMessages: number} | null}
  */
 export function planCompaction(messages, options = DEFAULT_COMPACTION) {
-  if (estimateTokens(messages) <= options.thresholdTokens) return null;
+  const family = options.family ?? 'default';
+  if (estimateTokens(messages, family) <= options.thresholdTokens) return null;
   let start = Math.max(0, messages.length - options.keepRecent);
   while (start > 0 && messages[start].role !== 'user') start--;
   if (start <= 0) return null;
   const older = messages.slice(0, start);
   // Not worth a model call when the older part is small (e.g. just the previous summary).
-  if (estimateTokens(older) < options.thresholdTokens * 0.25) return null;
+  if (estimateTokens(older, family) < options.thresholdTokens * 0.25) return null;
   return { older, keptMessages: messages.length - start };
 }
 

@@ -3,7 +3,7 @@
 /** @import { Message } from '../providers/types.d.ts' */
 import { readTextIfExists, writeJson } from '../storage/index.js';
 import { readAppended, splitLines } from '../storage/append-log.js';
-import { EventLog, applyEventToHistory, isEvent, trimHistory } from './event-log.js';
+import { EventLog, addSpend, applyEventToHistory, emptySpend, isEvent, trimHistory } from './event-log.js';
 import { plainTitle } from './title.js';
 import { BranchTree } from './branches.js';
 
@@ -50,6 +50,7 @@ export class Conversation {
   #dir;
   /** @type {ConversationMeta} */ #meta;
   /** @type {Message[]} */ #history;
+  /** @type {import('./event-log.js').ConversationSpend} */ #spend;
   #eventCount;
   #byteLength;
   #sinceSnapshot;
@@ -69,7 +70,7 @@ export class Conversation {
   #path = [];
 
   /**
-   * @param {{fs: FileSystem, dir: string, meta: ConversationMeta, history: Message[], eventCount: number, byteLength: number, sinceSnapshot: number, events: ClawserEvent[], displayStart: number, report: LoadReport, coordination?: Coordination, branched?: boolean}} state
+   * @param {{fs: FileSystem, dir: string, meta: ConversationMeta, history: Message[], spend?: import('./event-log.js').ConversationSpend, eventCount: number, byteLength: number, sinceSnapshot: number, events: ClawserEvent[], displayStart: number, report: LoadReport, coordination?: Coordination, branched?: boolean}} state
    */
   constructor(state) {
     this.#coordination = state.coordination;
@@ -77,6 +78,7 @@ export class Conversation {
     this.#dir = state.dir;
     this.#meta = state.meta;
     this.#history = state.history;
+    this.#spend = state.spend ?? emptySpend();
     this.#eventCount = state.eventCount;
     this.#byteLength = state.byteLength;
     this.#sinceSnapshot = state.sinceSnapshot;
@@ -105,6 +107,8 @@ export class Conversation {
 
   get id() { return this.#meta.id; }
   get meta() { return { ...this.#meta }; }
+  /** What this conversation's model calls cost, all versions included. */
+  get spend() { return { ...this.#spend }; }
   get eventCount() { return this.#eventCount; }
   /** Events loaded for display, oldest first: the active path when the conversation has branches. */
   get events() { return this.#tree ? this.#path : this.#log.events; }
@@ -162,6 +166,7 @@ export class Conversation {
     const { lines, tail, tailOffset } = splitLines(body, bodyOffset);
     /** @type {Message[]} */
     const history = snapshot ? snapshot.history.slice() : [];
+    const spend = snapshot ? (snapshot.spend ? { ...snapshot.spend } : { ...emptySpend(), partial: true }) : emptySpend();
     /** @type {ClawserEvent[]} */
     const events = [];
     const report = { tornBytes: 0, skippedLines: 0 };
@@ -170,6 +175,7 @@ export class Conversation {
       events.push(e);
       if (offset >= historyStart) {
         applyEventToHistory(history, e);
+        addSpend(spend, e);
         afterSnapshot++;
       }
     };
@@ -196,7 +202,7 @@ export class Conversation {
     trimHistory(history);
     return new Conversation({
       branched,
-      fs, dir, meta, history,
+      fs, dir, meta, history, spend,
       eventCount: (snapshot?.eventCount ?? 0) + afterSnapshot,
       byteLength: size,
       sinceSnapshot: afterSnapshot,
@@ -236,6 +242,7 @@ export class Conversation {
       this.#eventCount++;
       this.#sinceSnapshot++;
       this.#log.push(event);
+      addSpend(this.#spend, event);
       if (this.#tree) {
         this.#tree.add(event);
         if (type === 'branch') this.#followPath();
@@ -276,6 +283,7 @@ export class Conversation {
       if (!e) continue;
       added.push(e);
       this.#log.push(e);
+      addSpend(this.#spend, e);
       if (!this.#tree) applyEventToHistory(this.#history, e);
       this.#eventCount++;
       this.#sinceSnapshot++;
@@ -394,7 +402,7 @@ export class Conversation {
 
   async #writeSnapshot() {
     /** @type {HistorySnapshot} */
-    const snap = { version: 1, eventCount: this.#eventCount, byteLength: this.#byteLength, history: this.#history };
+    const snap = { version: 1, eventCount: this.#eventCount, byteLength: this.#byteLength, history: this.#history, spend: this.#spend };
     try {
       await this.#fs.write(`${this.#dir}/snapshot.json`, JSON.stringify(snap));
       this.#sinceSnapshot = 0;

@@ -20,6 +20,33 @@ export const HISTORY_WINDOW = { maxMessages: 400, maxChars: 400_000 };
 const SUMMARIZED = ', in the summary of the earlier conversation';
 
 /**
+ * What a conversation has cost: model calls, tokens, estimated cents (calls to models without a
+ * known price are counted apart: their cost is unknown, not 0), and the size of the context the
+ * last call sent. `partial`: counted from a snapshot older than this record (earlier calls missing).
+ * @typedef {{calls: number, inputTokens: number, outputTokens: number, costCents: number, unpricedCalls: number, contextTokens: number, partial?: boolean}} ConversationSpend
+ */
+
+/** @returns {ConversationSpend} */
+export const emptySpend = () => ({ calls: 0, inputTokens: 0, outputTokens: 0, costCents: 0, unpricedCalls: 0, contextTokens: 0 });
+
+/**
+ * Adds an event's model call to the spend, in place (every branch's calls count: they were paid).
+ * @param {ConversationSpend} spend @param {ClawserEvent} event
+ */
+export function addSpend(spend, event) {
+  if (event.type !== 'agent_message' || !event.data.usage || typeof event.data.usage !== 'object') return;
+  const u = event.data.usage;
+  const input = Number(u.inputTokens) || 0;
+  const output = Number(u.outputTokens) || 0;
+  spend.calls++;
+  spend.inputTokens += input;
+  spend.outputTokens += output;
+  spend.contextTokens = input + output;
+  if (typeof event.data.costCents === 'number' && Number.isFinite(event.data.costCents)) spend.costCents += event.data.costCents;
+  else if (event.data.costCents === null) spend.unpricedCalls++;
+}
+
+/**
  * Applies one event to a provider-message history, in place; the single definition of how
  * events become model context (used by full derivation and by snapshot fast-forward).
  * @param {Message[]} history

@@ -60,6 +60,8 @@ export interface HistorySnapshot {
   /** Byte length of events.jsonl covered. */
   byteLength: number;
   history: Message[];
+  /** What the conversation cost up to this snapshot (absent in snapshots of older versions). */
+  spend?: import('./event-log.js').ConversationSpend;
 }
 
 export interface LoadReport {

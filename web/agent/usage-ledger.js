@@ -13,7 +13,7 @@ import { LocalLocks } from './tabs.js';
  */
 
 const count = z.number().finite().min(0).default(0);
-const ModelDaySchema = z.object({ provider: z.string().max(100), model: z.string().max(300), calls: count, inputTokens: count, outputTokens: count, costCents: count });
+const ModelDaySchema = z.object({ provider: z.string().max(100), model: z.string().max(300), calls: count, inputTokens: count, outputTokens: count, costCents: count, unpricedCalls: count });
 const ToolDaySchema = z.object({ calls: count, failures: count, blocked: count, ms: count });
 const DaySchema = z.object({
   models: z.record(z.string(), ModelDaySchema).default({}),
@@ -22,7 +22,7 @@ const DaySchema = z.object({
 export const LedgerSchema = z.object({ version: z.literal(1), days: z.record(z.string().regex(/^\d{4}-\d{2}-\d{2}$/), DaySchema) });
 /** @typedef {z.infer<typeof LedgerSchema>} Ledger */
 /** @typedef {z.infer<typeof DaySchema>} LedgerDay */
-/** @typedef {{provider: string, model: string, inputTokens: number, outputTokens: number, costCents: number}} TurnUsage */
+/** unpriced: the model's price is unknown (its cost is not in costCents). @typedef {{provider: string, model: string, inputTokens: number, outputTokens: number, costCents: number, unpriced?: boolean}} TurnUsage */
 /** @typedef {{name: string, ok: boolean, blocked: boolean, durationMs: number}} ToolUse */
 
 /** How long daily totals are kept. */
@@ -51,8 +51,9 @@ const clean = (n) => (Number.isFinite(n) && n > 0 ? n : 0);
 export function addTurn(ledger, day, u) {
   const models = dayOf(ledger, day).models;
   const key = `${u.provider}\u0000${u.model}`;
-  const m = (models[key] ??= { provider: u.provider, model: u.model, calls: 0, inputTokens: 0, outputTokens: 0, costCents: 0 });
+  const m = (models[key] ??= { provider: u.provider, model: u.model, calls: 0, inputTokens: 0, outputTokens: 0, costCents: 0, unpricedCalls: 0 });
   m.calls += 1;
+  if (u.unpriced) m.unpricedCalls += 1;
   m.inputTokens += clean(u.inputTokens);
   m.outputTokens += clean(u.outputTokens);
   m.costCents += clean(u.costCents);
@@ -73,8 +74,9 @@ export function mergeLedger(into, delta) {
   for (const [day, d] of Object.entries(delta.days)) {
     const target = dayOf(into, day);
     for (const [key, m] of Object.entries(d.models)) {
-      const t = (target.models[key] ??= { provider: m.provider, model: m.model, calls: 0, inputTokens: 0, outputTokens: 0, costCents: 0 });
+      const t = (target.models[key] ??= { provider: m.provider, model: m.model, calls: 0, inputTokens: 0, outputTokens: 0, costCents: 0, unpricedCalls: 0 });
       t.calls += m.calls;
+      t.unpricedCalls += m.unpricedCalls ?? 0;
       t.inputTokens += m.inputTokens;
       t.outputTokens += m.outputTokens;
       t.costCents += m.costCents;
@@ -109,7 +111,7 @@ export function summarizeLedger(ledger, range) {
   // Walk by calendar day around noon so daylight-saving changes never skip or repeat a day.
   const today = new Date(range.now);
   for (let i = range.days - 1; i >= 0; i--) days.push(dayKey(new Date(today.getFullYear(), today.getMonth(), today.getDate() - i, 12).getTime()));
-  /** @type {Map<string, {provider: string, model: string, calls: number, inputTokens: number, outputTokens: number, costCents: number, tokensPerDay: number[], centsPerDay: number[]}>} */
+  /** @type {Map<string, {provider: string, model: string, calls: number, inputTokens: number, outputTokens: number, costCents: number, unpricedCalls: number, tokensPerDay: number[], centsPerDay: number[]}>} */
   const series = new Map();
   /** @type {Map<string, {name: string, calls: number, failures: number, blocked: number, ms: number}>} */
   const tools = new Map();
@@ -118,8 +120,9 @@ export function summarizeLedger(ledger, range) {
     if (!d) return;
     for (const [key, m] of Object.entries(d.models)) {
       let s = series.get(key);
-      if (!s) series.set(key, (s = { provider: m.provider, model: m.model, calls: 0, inputTokens: 0, outputTokens: 0, costCents: 0, tokensPerDay: days.map(() => 0), centsPerDay: days.map(() => 0) }));
+      if (!s) series.set(key, (s = { provider: m.provider, model: m.model, calls: 0, inputTokens: 0, outputTokens: 0, costCents: 0, unpricedCalls: 0, tokensPerDay: days.map(() => 0), centsPerDay: days.map(() => 0) }));
       s.calls += m.calls;
+      s.unpricedCalls += m.unpricedCalls ?? 0;
       s.inputTokens += m.inputTokens;
       s.outputTokens += m.outputTokens;
       s.costCents += m.costCents;
@@ -143,6 +146,7 @@ export function summarizeLedger(ledger, range) {
       calls: models.reduce((n, m) => n + m.calls, 0),
       tokens: models.reduce((n, m) => n + m.inputTokens + m.outputTokens, 0),
       costCents: models.reduce((n, m) => n + m.costCents, 0),
+      unpricedCalls: models.reduce((n, m) => n + m.unpricedCalls, 0),
     },
     tools: [...tools.values()].map((t) => ({ ...t, avgMs: t.calls - t.blocked > 0 ? t.ms / (t.calls - t.blocked) : 0 })).sort((a, b) => b.calls - a.calls || a.name.localeCompare(b.name)),
   };

@@ -110,11 +110,12 @@ export class AgentFactory {
    * @param {string} workspaceId @param {Provider} provider @param {{inputTokens: number, outputTokens: number}} usage
    */
   async recordSideUsage(workspaceId, provider, usage) {
-    const { estimateCostCents } = await import('../providers/pricing.js');
-    const costCents = estimateCostCents(provider.model, usage);
+    const pricing = await import('../providers/pricing.js');
+    const cents = pricing.costCents(provider.id, provider.model, usage);
+    const costCents = cents ?? 0;
     const s = this.#deps.agentSettings.load(workspaceId);
     new AutonomyController({ config: s.autonomy, ...this.#deps.agentSettings.usageStore(workspaceId) }).recordCost(costCents);
-    this.#deps.services(workspaceId).usage.recordTurn({ provider: provider.id, model: provider.model, ...usage, costCents });
+    this.#deps.services(workspaceId).usage.recordTurn({ provider: provider.id, model: provider.model, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costCents, unpriced: cents === null });
   }
 
   /**

@@ -5,7 +5,7 @@ import { AutonomySchema, mergeUsage, normalizeUsage } from '../agent/autonomy.js
 import { ToolSettingsSchema } from '../tools/index.js';
 
 export const AgentSettingsSchema = z.object({
-  autonomy: AutonomySchema.default({ level: 'supervised', maxActionsPerHour: 100, maxCostCentsPerDay: 500 }),
+  autonomy: AutonomySchema.default({ level: 'supervised', maxActionsPerHour: 100, maxCostCentsPerDay: 500, maxCostCentsPerMonth: 0 }),
   compactionThresholdTokens: z.number().int().min(1000).max(1_000_000).default(12_000),
   maxIterations: z.number().int().min(1).max(100).default(20),
   maxToolResultChars: z.number().int().min(1000).max(1_000_000).default(50_000),

@@ -32,6 +32,7 @@ import { openSettingsDialog } from '../ui/settings-dialog.js';
 import { confirmDialog, formDialog, promptDialog, shortcutsDialog } from '../ui/dialogs.js';
 import { BannerArea } from '../ui/banners.js';
 import { PanelRegistry, BUILTIN_PANELS } from './panels.js';
+import { AutonomyController } from '../agent/autonomy.js';
 import { WorkspaceServices } from './workspace-services.js';
 import { JobDelivery } from './job-delivery.js';
 
@@ -483,6 +484,11 @@ export class ClawserApp {
         coordination: this.coordination,
         settings: /** @type {SettingsStore} */ (this.settings),
         redact: (text) => (redactOn ? detector.scan(text).redacted : text),
+        spendStatus: () => {
+          const autonomy = new AutonomyController({ config: agentSettings.load(workspaceId).autonomy, ...agentSettings.usageStore(workspaceId) });
+          const usage = autonomy.usage;
+          return { todayCents: usage.costCents, monthCents: usage.monthCents, warning: autonomy.costWarning() };
+        },
         // Every turn's provider goes through the reliability layer (retries, fallbacks, time-outs).
         providerFactory: async (config) => (await this.#agentFactory()).provider(workspaceId, config),
         buildAgent: async (provider, conversation, secrets, options) => {

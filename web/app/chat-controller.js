@@ -13,6 +13,7 @@ import { toHtml, toJsonl, toMarkdown, parseImport, markImported } from '../agent
 import { plainTitle, titleRequest, cleanModelTitle } from '../agent/title.js';
 import { activePath, BranchTree } from '../agent/branches.js';
 import { ConversationSearch } from '../agent/conversation-search.js';
+import { estimateTextTokens, tokenFamily } from '../providers/tokens.js';
 
 /**
  * A fork must not end inside a tool round (a call without its result is refused by providers):
@@ -44,6 +45,16 @@ export const CONTINUE_TEXT = 'Continue your previous reply from exactly where it
  * @property {(ProviderErrorShape & {text: string, resume: boolean}) | null} failure last turn's failure: `text` to re-send, or `resume` to continue after tool results
  * @property {string | null} notice a one-off message (storage repaired, …)
  * @property {string | null} [focus] a message to bring into view (a search hit), once
+ * @property {ChatMeter | null} [meter] the cost and token meter of the active conversation
+ */
+
+/**
+ * @typedef {object} ChatMeter
+ * @property {import('../agent/event-log.js').ConversationSpend} spend this conversation's model calls
+ * @property {import('../providers/tokens.js').TokenFamily} family the provider's tokenizer family (for the composer's estimate)
+ * @property {number} [todayCents] the workspace's spend today
+ * @property {number} [monthCents] and this month
+ * @property {string | null} [warning] a cost limit is 80% used
  */
 
 /**
@@ -65,6 +76,7 @@ export class ChatController {
    *   runCode?: (conversationId: string, code: string, signal?: AbortSignal) => Promise<{ok: boolean, output: string, durationMs: number}>,
    *   afterTurn?: (agent: ClawserAgent, turn: {conversationId: string, title: string, text: string}) => Promise<string | null>,
    *   onSideUsage?: (provider: Provider, usage: import('../providers/types.d.ts').Usage) => void,
+   *   spendStatus?: () => {todayCents: number, monthCents: number, warning: string | null},
    *   coordination?: import('../agent/types.d.ts').Coordination}} deps
    *   coordination: other tabs of this workspace (their appends show live; conversation list changes too)
    *   afterTurn: runs when a turn ends (also after a failure or Stop); a returned string is shown as a notice.
@@ -87,6 +99,8 @@ export class ChatController {
     this.afterTurn = deps.afterTurn;
     /** Calls made besides the agent's turns (the title request): counted toward cost and the Dashboard. */
     this.onSideUsage = deps.onSideUsage;
+    /** The workspace's spend today and this month, and a warning near a limit (for the meter). */
+    this.spendStatus = deps.spendStatus;
     /** Applied to text while it streams, so a leaked secret is never on screen. */
     this.redact = deps.redact ?? ((t) => t);
     this.runCodeImpl = deps.runCode;
@@ -544,7 +558,24 @@ export class ChatController {
 
   /** What the chat shows of `conv`. @param {Conversation} conv */
   #transcript(conv) {
-    return { events: conv.events.slice(), versions: conv.alternatives(), hasEarlier: conv.hasEarlier };
+    return { events: conv.events.slice(), versions: conv.alternatives(), hasEarlier: conv.hasEarlier, meter: this.#meter(conv) };
+  }
+
+  /** The composer's pre-send estimate: a draft's size in tokens for this workspace's provider. @param {string} text */
+  estimateTokens(text) {
+    return estimateTextTokens(text, this.state.meter?.family ?? 'default');
+  }
+
+  /** @param {Conversation} conv @returns {ChatMeter} */
+  #meter(conv) {
+    const s = this.settings.load?.(this.workspaceId) ?? null;
+    let status = null;
+    try {
+      status = this.spendStatus?.() ?? null;
+    } catch {
+      status = null; // the meter never breaks the chat
+    }
+    return { spend: conv.spend, family: tokenFamily(s?.provider ?? '', s?.model ?? ''), ...(status ?? {}) };
   }
 
   /**

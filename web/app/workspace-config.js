@@ -197,6 +197,7 @@ export function loosenedProtections(before, after, defaultPolicyOf, secrets = {}
   /** @param {number} x @param {number} y 0 means no limit */
   const looser = (x, y) => (x === 0 ? false : y === 0 || y > x);
   if (looser(a.autonomy.maxActionsPerHour, b.autonomy.maxActionsPerHour)) out.push(`raises the actions per hour from ${a.autonomy.maxActionsPerHour || 'no limit'} to ${b.autonomy.maxActionsPerHour || 'no limit'}`);
+  if (looser(a.autonomy.maxCostCentsPerMonth, b.autonomy.maxCostCentsPerMonth)) out.push(`raises the monthly cost limit from ${(a.autonomy.maxCostCentsPerMonth / 100).toFixed(2)} USD to ${b.autonomy.maxCostCentsPerMonth ? `${(b.autonomy.maxCostCentsPerMonth / 100).toFixed(2)} USD` : 'no limit'}`);
   if (looser(a.autonomy.maxCostCentsPerDay, b.autonomy.maxCostCentsPerDay)) out.push(`raises the daily cost limit from ${(a.autonomy.maxCostCentsPerDay / 100).toFixed(2)} USD to ${b.autonomy.maxCostCentsPerDay ? `${(b.autonomy.maxCostCentsPerDay / 100).toFixed(2)} USD` : 'no limit'}`);
   const leak = { warn: 0, redact: 1, block: 2 };
   const leakWords = { warn: 'only warned about', redact: 'hidden', block: 'blocked' };

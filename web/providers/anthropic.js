@@ -45,9 +45,13 @@ export class AnthropicProvider extends HttpSseProvider {
       messages: toWireMessages(request.messages),
       stream: true,
     };
-    if (request.system) body.system = request.system;
+    // Prompt caching: the system prompt and the tool list are the same on every call of a turn
+    // and across turns, so they are marked as cache breakpoints (reads cost a tenth of the input price).
+    if (request.system) body.system = [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }];
     if (request.temperature !== undefined) body.temperature = request.temperature;
-    if (request.tools?.length) body.tools = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
+    if (request.tools?.length) {
+      body.tools = request.tools.map((t, i, all) => ({ name: t.name, description: t.description, input_schema: t.parameters, ...(i === all.length - 1 ? { cache_control: { type: 'ephemeral' } } : {}) }));
+    }
     return body;
   }
 
@@ -99,6 +103,8 @@ export async function* assembleAnthropicStream(messages, label) {
   const blocks = new Map();
   let inputTokens = 0;
   let outputTokens = 0;
+  let cacheRead = 0;
+  let cacheWrite = 0;
   /** @type {StopReason} */
   let stopReason = 'unknown';
   let stopped = false;
@@ -112,10 +118,14 @@ export async function* assembleAnthropicStream(messages, label) {
     }
     const type = json.type ?? msg.event;
     switch (type) {
-      case 'message_start':
-        inputTokens = json.message?.usage?.input_tokens ?? 0;
-        outputTokens = json.message?.usage?.output_tokens ?? 0;
+      case 'message_start': {
+        const u = json.message?.usage ?? {};
+        inputTokens = u.input_tokens ?? 0;
+        outputTokens = u.output_tokens ?? 0;
+        cacheRead = u.cache_read_input_tokens ?? 0;
+        cacheWrite = u.cache_creation_input_tokens ?? 0;
         break;
+      }
       case 'content_block_start': {
         const b = json.content_block ?? {};
         blocks.set(json.index, { kind: b.type, id: b.id ?? '', name: b.name ?? '', json: '' });
@@ -142,6 +152,8 @@ export async function* assembleAnthropicStream(messages, label) {
         if (json.delta?.stop_reason) stopReason = STOP_REASONS[json.delta.stop_reason] ?? 'unknown';
         if (json.usage?.output_tokens !== undefined) outputTokens = json.usage.output_tokens;
         if (json.usage?.input_tokens) inputTokens = json.usage.input_tokens;
+        if (json.usage?.cache_read_input_tokens) cacheRead = json.usage.cache_read_input_tokens;
+        if (json.usage?.cache_creation_input_tokens) cacheWrite = json.usage.cache_creation_input_tokens;
         break;
       case 'message_stop':
         stopped = true;
@@ -159,6 +171,7 @@ export async function* assembleAnthropicStream(messages, label) {
     if (stopped) break;
   }
   if (!stopped) throw droppedError(label);
-  yield { type: 'usage', inputTokens, outputTokens };
+  // Anthropic counts cached input apart from input_tokens; the usage event's input is all of it.
+  yield { type: 'usage', inputTokens: inputTokens + cacheRead + cacheWrite, outputTokens, ...(cacheRead ? { cachedInputTokens: cacheRead } : {}), ...(cacheWrite ? { cacheWriteTokens: cacheWrite } : {}) };
   yield { type: 'done', stopReason };
 }

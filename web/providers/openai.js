@@ -157,7 +157,8 @@ export async function* assembleOpenAIStream(messages, label) {
       yield* flushCalls();
     }
     if (json.usage) {
-      yield { type: 'usage', inputTokens: json.usage.prompt_tokens ?? 0, outputTokens: json.usage.completion_tokens ?? 0 };
+      const cached = json.usage.prompt_tokens_details?.cached_tokens ?? 0;
+      yield { type: 'usage', inputTokens: json.usage.prompt_tokens ?? 0, outputTokens: json.usage.completion_tokens ?? 0, ...(cached ? { cachedInputTokens: cached } : {}) };
     }
   }
   if (!finished && stopReason === null) throw droppedError(label);

@@ -169,7 +169,34 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   // One-off notices (storage repaired, changes committed) live outside the transcript, so one
   // arriving late never rebuilds the messages (and loses e.g. a "Run again" output).
   const noticeBar = h('p', { class: 'notice chat-notice', role: 'status', hidden: true });
-  const root = h('section', { class: 'chat', 'aria-label': 'Chat' }, scroller, noticeBar, form);
+  // The cost and token meter: this conversation's spend, the workspace's today, the context size with the draft.
+  const meter = h('p', { class: 'chat-meter small muted', 'aria-label': 'Cost and tokens' });
+  const costWarning = h('p', { class: 'notice warn chat-cost-warning', role: 'status', hidden: true });
+  const root = h('section', { class: 'chat', 'aria-label': 'Chat' }, meter, costWarning, scroller, noticeBar, form);
+  const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });
+  /** "$0.0042", "$1.23". @param {number} cents */
+  const usd = (cents) => (cents === 0 ? '$0' : cents < 0.01 ? '< $0.0001' : cents < 1 ? `$${(cents / 100).toFixed(4)}` : cents < 100 ? `$${(cents / 100).toFixed(3)}` : `$${(cents / 100).toFixed(2)}`);
+  const drawMeter = () => {
+    const m = last?.meter;
+    if (!m) {
+      meter.hidden = true;
+      return;
+    }
+    const draft = controller.estimateTokens(composer.value);
+    const context = m.spend.contextTokens + draft;
+    const parts = [];
+    if (context > 0) parts.push(`≈ ${compact.format(context)} tokens in context${draft ? ' with your message' : ''}`);
+    if (m.spend.calls > 0) {
+      const known = m.spend.unpricedCalls === m.spend.calls ? 'cost unknown' : `${m.spend.partial ? 'at least ' : ''}${usd(m.spend.costCents)}${m.spend.unpricedCalls ? ' + unknown' : ''}`;
+      parts.push(`this conversation ${known} (${compact.format(m.spend.inputTokens + m.spend.outputTokens)} tokens)`);
+    }
+    if (m.todayCents) parts.push(`today ${usd(m.todayCents)}`);
+    meter.textContent = parts.join(' · ');
+    meter.hidden = parts.length === 0;
+    costWarning.textContent = m.warning ? `${m.warning} Limits are in Settings.` : '';
+    costWarning.hidden = !m.warning;
+  };
+  composer.addEventListener('input', drawMeter);
 
   /** @type {HTMLElement | null} */ let streamBody = null;
   /** @type {HTMLElement | null} */ let streamStatus = null;
@@ -559,13 +586,16 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     }
     if (rerendered || s.failure !== last?.failure) renderFailure(s, s.failure !== last?.failure);
     if (s.activeId !== last?.activeId) onConversationChange(s.activeId);
+    const meterChanged = s.meter !== last?.meter;
     last = s;
+    if (meterChanged) drawMeter();
   };
 
   const submit = () => {
     const text = composer.value;
     if (!text.trim() || controller.busy || needsSetup) return;
     composer.value = '';
+    drawMeter();
     controller.send(text);
   };
   form.addEventListener('submit', (e) => {

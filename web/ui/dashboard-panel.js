@@ -105,7 +105,7 @@ export function DashboardPanel(props) {
       totals.textContent = `No model calls in the ${period}.`;
       tokenChart.hidden = costChart.hidden = true;
     } else {
-      totals.textContent = `${numbers.format(s.totals.tokens)} tokens in ${numbers.format(s.totals.calls)} model calls, about ${money(s.totals.costCents)}, in the ${period}.`;
+      totals.textContent = `${numbers.format(s.totals.tokens)} tokens in ${numbers.format(s.totals.calls)} model calls, about ${money(s.totals.costCents)}${s.totals.unpricedCalls ? ` (plus ${numbers.format(s.totals.unpricedCalls)} calls to models without a known price: cost unknown)` : ''}, in the ${period}.`;
       tokenChart.hidden = false;
       costChart.hidden = s.totals.costCents <= 0;
       tokenChart.setAttribute('aria-label', `Chart of tokens per day by model, ${period}: see the table below.`);
@@ -120,7 +120,7 @@ export function DashboardPanel(props) {
         h('tbody', null, ...s.models.map((m) => h('tr', null,
           h('td', null, m.provider), h('td', null, m.model), h('td', { class: 'num' }, numbers.format(m.calls)),
           h('td', { class: 'num' }, numbers.format(m.inputTokens)), h('td', { class: 'num' }, numbers.format(m.outputTokens)),
-          h('td', { class: 'num' }, m.costCents > 0 ? money(m.costCents) : '—'),
+          h('td', { class: 'num' }, m.unpricedCalls === m.calls && m.calls > 0 ? 'cost unknown' : m.unpricedCalls ? `${money(m.costCents)} + unknown` : m.costCents > 0 ? money(m.costCents) : '—'),
         ))))
       : h('p', { class: 'muted small' }, 'Each reply of a model is counted here: tokens in and out, and the cost estimated from the provider\'s list prices.'));
     clear(toolTable).append(s.tools.length

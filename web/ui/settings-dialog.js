@@ -62,6 +62,7 @@ export function openSettingsDialog(props) {
   level.addEventListener('change', showLevel);
   const perHour = h('input', { id: 'set-actions', type: 'number', min: 0, step: 1, value: String(a.autonomy.maxActionsPerHour) });
   const perDay = h('input', { id: 'set-cost', type: 'number', min: 0, step: 0.01, value: (a.autonomy.maxCostCentsPerDay / 100).toFixed(2) });
+  const perMonth = h('input', { id: 'set-cost-month', type: 'number', min: 0, step: 0.01, value: (a.autonomy.maxCostCentsPerMonth / 100).toFixed(2) });
   const compact = h('input', { id: 'set-compact', type: 'number', min: 1000, step: 1000, value: String(a.compactionThresholdTokens) });
   // Limits that used to exist only in code. Each field has its own error line (aria-describedby);
   // zod checks them on Save (no min/max/step attributes, so the browser's own check does not preempt it).
@@ -117,6 +118,8 @@ export function openSettingsDialog(props) {
     h('div', { class: 'field' }, h('label', { for: 'set-autonomy' }, 'Autonomy'), level, levelNote),
     h('div', { class: 'field' }, h('label', { for: 'set-actions' }, 'Tool actions per hour (0 = no limit)'), perHour),
     h('div', { class: 'field' }, h('label', { for: 'set-cost' }, 'Cost limit per day, USD (0 = no limit)'), perDay),
+    h('div', { class: 'field' }, h('label', { for: 'set-cost-month' }, 'Cost limit per month, USD (0 = no limit)'), perMonth,
+      h('p', { class: 'muted small' }, 'A warning shows at 80% of a limit. Costs are estimated from list prices; models without a known price count as "cost unknown".')),
     h('div', { class: 'field' }, h('label', { for: 'set-compact' }, 'Summarize older messages past (tokens)'), compact),
     ...limitRows.map((f) => f.row),
     h('div', { class: 'field' }, h('label', { for: 'set-leak' }, 'When a reply contains a secret'), leak),
@@ -234,6 +237,7 @@ export function openSettingsDialog(props) {
               level: /** @type {'readonly' | 'supervised' | 'full'} */ (level.value),
               maxActionsPerHour: Math.max(0, Math.round(Number(perHour.value) || 0)),
               maxCostCentsPerDay: Math.max(0, Math.round((Number(perDay.value) || 0) * 100)),
+              maxCostCentsPerMonth: Math.max(0, Math.round((Number(perMonth.value) || 0) * 100)),
             },
             compactionThresholdTokens: Math.max(1000, Math.round(Number(compact.value) || 12_000)),
             allowedPrivateHosts: lim.allowedPrivateHosts,
