@@ -148,3 +148,26 @@ test('the cost and token meter: "cost unknown" for a model without a price; a pr
   assert.ok(Math.abs(reply.data.costCents - 12) < 1e-9);
   assert.equal(reply.data.provider, 'openai');
 });
+
+test('the response cache, when switched on for every request: the same question in a new conversation is answered from it, labelled, with no call', async () => {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = settingsDialog();
+  await dialog.getByLabel('Reuse identical answers').selectOption('always');
+  await dialog.getByLabel('Cost limit per day, USD (0 = no limit)').fill('0');
+  await saveSettings(page);
+  const asked = () => primary.requests.filter((r) => JSON.stringify(r.body).includes('the same question')).length;
+  for (let i = 0; i < 2; i++) {
+    await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+    await page.getByText('Start the conversation: type a message below.').waitFor();
+    await send('the same question');
+    await page.locator('.msg.assistant:not(.streaming)', { hasText: 'You said: the same question' }).waitFor();
+  }
+  assert.equal(asked(), 1, 'the second answer came from the cache');
+  await page.locator('.msg.assistant', { hasText: 'From the response cache' }).waitFor();
+  const log = /** @type {string} */ (await readWorkspaceFile(page, '{conversation}/events.jsonl'));
+  assert.ok(log.includes('"type":"cache_hit"'));
+  // Regenerate asks the model again.
+  await page.getByRole('button', { name: /Regenerate this reply/ }).click();
+  await page.getByRole('group', { name: 'Versions of this reply' }).waitFor();
+  assert.equal(asked(), 2);
+});

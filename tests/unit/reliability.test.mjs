@@ -260,3 +260,74 @@ test('a fallback that cannot take the request (tools by code instead of natively
   assert.deepEqual(attempts(events).slice(-2), ['codex:skipped', 'blind:skipped']);
   assert.match(events.at(-1).error.message, /every provider of the fallback chain failed/);
 });
+
+// ---------------------------------------------------------------------------------------------
+// Response cache
+
+test('response cache: least recently used goes first past the limit; entries expire after their time to live', async () => {
+  const { ResponseCache } = await import('../../web/providers/cache.js');
+  let now = 0;
+  const cache = new ResponseCache({ max: 3, ttlMs: 1000, now: () => now });
+  const reply = (/** @type {string} */ text) => ({ text, thinking: '', stopReason: /** @type {const} */ ('end_turn'), model: 'm', provider: 'p' });
+  cache.set('a', reply('A'));
+  cache.set('b', reply('B'));
+  cache.set('c', reply('C'));
+  assert.equal(cache.get('a')?.text, 'A', 'a is now the most recent');
+  cache.set('d', reply('D'));
+  assert.equal(cache.get('b'), undefined, 'b was the least recently used');
+  assert.deepEqual(['a', 'c', 'd'].map((k) => cache.get(k)?.text), ['A', 'C', 'D']);
+  now = 1001;
+  assert.equal(cache.get('a'), undefined);
+  assert.equal(cache.size, 2, 'an expired entry is dropped when met');
+});
+
+test('cache key: the normalized request — tool-call ids do not matter, content, tools, model and temperature do; policy', async () => {
+  const { cacheKey, cacheable } = await import('../../web/providers/cache.js');
+  /** @param {string} id @param {any} [extra] */
+  const req = (id, extra = {}) => ({ system: 's', messages: [{ role: /** @type {const} */ ('assistant'), content: '', toolCalls: [{ id, name: 'fs_list', arguments: { path: '/' } }] }, { role: /** @type {const} */ ('tool'), toolCallId: id, content: '[]' }], temperature: 0, ...extra });
+  const k = await cacheKey('openai', 'gpt-4.1', req('call_1'));
+  assert.match(k, /^[0-9a-f]{64}$/);
+  assert.equal(await cacheKey('openai', 'gpt-4.1', req('call_2')), k);
+  assert.notEqual(await cacheKey('openai', 'gpt-4.1-mini', req('call_1')), k);
+  assert.notEqual(await cacheKey('openai', 'gpt-4.1', req('call_1', { temperature: 0.5 })), k);
+  assert.notEqual(await cacheKey('openai', 'gpt-4.1', req('call_1', { tools: [{ name: 't', description: '', parameters: {} }] })), k);
+  assert.equal(cacheable({ messages: [], temperature: 0 }, 'deterministic'), true);
+  assert.equal(cacheable({ messages: [] }, 'deterministic'), false, 'the provider’s default temperature is above 0');
+  assert.equal(cacheable({ messages: [], temperature: 0.7 }, 'deterministic'), false);
+  assert.equal(cacheable({ messages: [], temperature: 0.7 }, 'always'), true);
+  assert.equal(cacheable({ messages: [], temperature: 0 }, 'off'), false);
+});
+
+test('the reliability layer answers a repeated request from the cache (no call, no cost) — never tool calls, errors or cut replies; fresh skips it', async () => {
+  const { ResponseCache } = await import('../../web/providers/cache.js');
+  const clock = fakeClock();
+  const a = scripted('a', [{ text: ['Paris.'] }, { text: ['A new answer.'] }, { toolCall: true }, { toolCall: true }, { text: ['half'], error: server() }], clock);
+  const cache = new ResponseCache({ now: clock.now });
+  const r = new ReliableProvider({ chain: [a], clock, cache, cachePolicy: 'always' });
+  const q = { messages: [{ role: /** @type {const} */ ('user'), content: 'Capital of France?' }] };
+  assert.equal(textOf(await all(r.chatStream(q))), 'Paris.');
+  const again = await all(r.chatStream(q));
+  assert.equal(a.calls, 1, 'no second call');
+  assert.equal(again[0].type, 'cache_hit');
+  assert.equal(textOf(again), 'Paris.');
+  assert.deepEqual(again.find((e) => e.type === 'usage'), { type: 'usage', inputTokens: 0, outputTokens: 0 });
+  // Regenerate asks the model again (and the new answer replaces the old).
+  assert.equal(textOf(await all(r.chatStream(q, { fresh: true }))), 'A new answer.');
+  assert.equal(textOf(await all(r.chatStream(q))), 'A new answer.');
+  assert.equal(a.calls, 2);
+  // A reply that calls a tool is asked for every time.
+  const t = { messages: [{ role: /** @type {const} */ ('user'), content: 'list files' }] };
+  await all(r.chatStream(t));
+  await all(r.chatStream(t));
+  assert.equal(a.calls, 4);
+  // A failed reply is not kept.
+  const f = { messages: [{ role: /** @type {const} */ ('user'), content: 'fail' }] };
+  await all(r.chatStream(f));
+  assert.equal(cache.size, 1, 'only the complete text answer is kept');
+  // Control: the default policy does not cache a request without temperature 0.
+  const b = scripted('b', [{ text: ['one'] }, { text: ['two'] }], clock);
+  const d = new ReliableProvider({ chain: [b], clock, cache: new ResponseCache({ now: clock.now }) });
+  await all(d.chatStream(q));
+  await all(d.chatStream(q));
+  assert.equal(b.calls, 2);
+});

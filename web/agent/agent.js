@@ -110,12 +110,13 @@ export class ClawserAgent {
    * @returns {AsyncGenerator<AgentStreamEvent>}
    */
   async *regenerateStream(text, options = {}) {
-    yield* this.#answer(text, options);
+    // Another answer is the point: the response cache is skipped.
+    yield* this.#answer(text, { ...options, fresh: true });
   }
 
   /**
    * Recalls memories for `input`, then calls the model until the turn ends.
-   * @param {string} input @param {{signal?: AbortSignal}} options
+   * @param {string} input @param {{signal?: AbortSignal, fresh?: boolean}} options
    * @returns {AsyncGenerator<AgentStreamEvent>}
    */
   async *#answer(input, options) {
@@ -224,7 +225,7 @@ export class ClawserAgent {
 
   /**
    * Calls the provider for the history as it stands and loops through tool calls.
-   * @param {{signal?: AbortSignal}} [options]
+   * @param {{signal?: AbortSignal, fresh?: boolean}} [options] fresh: the first call skips the response cache (a regenerated reply)
    * @returns {AsyncGenerator<AgentStreamEvent>}
    */
   async *respond(options = {}) {
@@ -267,11 +268,18 @@ export class ClawserAgent {
       let failure = null;
       /** @type {string | undefined} */
       let stopReason;
-      for await (const ev of this.provider.chatStream(request, { signal })) {
+      /** The answer came from the response cache (no model call, no cost). @type {{provider: string, model: string, ageMs: number} | null} */
+      let cachedFrom = null;
+      for await (const ev of this.provider.chatStream(request, { signal, fresh: options.fresh && iteration === 0 })) {
         if (ev.type === 'attempt') {
           // Every try of every provider is on record (the turn's details and the Events panel show it).
           const { type: _attempt, ...data } = ev;
           yield await this.#record('provider_attempt', data.message ? { ...data, message: redactSecrets(data.message, this.secrets) } : data, 'provider');
+          continue;
+        }
+        if (ev.type === 'cache_hit') {
+          cachedFrom = { provider: ev.provider, model: ev.model, ageMs: ev.ageMs };
+          yield await this.#record('cache_hit', cachedFrom, 'provider');
           continue;
         }
         if (ev.type === 'text') text += ev.text;
@@ -307,7 +315,7 @@ export class ClawserAgent {
         return;
       }
       /** @type {Record<string, any>} */
-      const data = { text, model: this.provider.model, provider: this.provider.id, stopReason };
+      const data = { text, model: cachedFrom?.model ?? this.provider.model, provider: cachedFrom?.provider ?? this.provider.id, stopReason, ...(cachedFrom ? { cached: true } : {}) };
       // The call's cost in cents; null: the model's price is unknown (shown as "cost unknown", never 0).
       if (usage) Object.assign(data, { usage, costCents: callCost });
       if (codexMode) {

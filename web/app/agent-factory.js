@@ -46,6 +46,8 @@ export class AgentFactory {
 
   /** A circuit breaker per workspace: a provider that keeps failing is skipped by every turn and job of it. @type {Map<string, import('../providers/reliability.js').CircuitBreaker>} */
   #breakers = new Map();
+  /** The response cache per workspace (in memory: a page's). @type {Map<string, import('../providers/cache.js').ResponseCache>} */
+  #caches = new Map();
 
   /**
    * The provider a turn talks to: the workspace's provider behind the reliability layer, with
@@ -54,7 +56,7 @@ export class AgentFactory {
    * @param {string} workspaceId @param {import('../providers/types.d.ts').ProviderConfig} primary
    */
   async provider(workspaceId, primary) {
-    const [{ createProvider, catalogEntry }, { ReliableProvider, CircuitBreaker }] = await Promise.all([import('../providers/index.js'), import('../providers/reliability.js')]);
+    const [{ createProvider, catalogEntry }, { ReliableProvider, CircuitBreaker }, { ResponseCache }] = await Promise.all([import('../providers/index.js'), import('../providers/reliability.js'), import('../providers/cache.js')]);
     const s = this.#deps.agentSettings.load(workspaceId).providers;
     const first = createProvider(primary);
     const chain = [first];
@@ -73,8 +75,10 @@ export class AgentFactory {
     }
     let breaker = this.#breakers.get(workspaceId);
     if (!breaker) this.#breakers.set(workspaceId, (breaker = new CircuitBreaker()));
+    let cache = this.#caches.get(workspaceId);
+    if (!cache) this.#caches.set(workspaceId, (cache = new ResponseCache()));
     return new ReliableProvider({
-      chain, breaker, labels, secrets,
+      chain, breaker, labels, secrets, cache, cachePolicy: s.cache,
       retry: { retries: s.retries },
       timeouts: { connectMs: s.timeouts.connectSeconds * 1000, firstByteMs: s.timeouts.firstByteSeconds * 1000, gapMs: s.timeouts.gapSeconds * 1000 },
     });

@@ -34,13 +34,15 @@ export const AgentSettingsSchema = z.object({
     })).max(4).default([]),
     /** Tries of one provider after its first, before the next in the chain. */
     retries: z.number().int().min(0).max(5).default(2),
+    /** The response cache: identical requests within 30 minutes answered again (only at temperature 0, always, or never). */
+    cache: z.enum(['deterministic', 'always', 'off']).default('deterministic'),
     /** Stream time-outs by state: no answer, no first byte, a gap between chunks. */
     timeouts: z.object({
       connectSeconds: z.number().int().min(1).max(600).default(30),
       firstByteSeconds: z.number().int().min(1).max(3600).default(300),
       gapSeconds: z.number().int().min(1).max(3600).default(180),
     }).default({ connectSeconds: 30, firstByteSeconds: 300, gapSeconds: 180 }),
-  }).default({ fallbacks: [], retries: 2, timeouts: { connectSeconds: 30, firstByteSeconds: 300, gapSeconds: 180 } }),
+  }).default({ fallbacks: [], retries: 2, cache: 'deterministic', timeouts: { connectSeconds: 30, firstByteSeconds: 300, gapSeconds: 180 } }),
   git: z.object({
     /** Make the workspace a git repository when it is first opened. */
     autoInit: z.boolean().default(true),

@@ -1,6 +1,7 @@
 /** @import { Provider, ChatRequest, CallOptions, StreamEvent, ProviderErrorShape, ProviderAttempt } from './types.d.ts' */
 import { ProviderError } from './errors.js';
 import { collectStream } from './http.js';
+import { cacheKey, cacheable } from './cache.js';
 
 /**
  * The reliability layer every provider call goes through: retries with exponential backoff and
@@ -129,11 +130,13 @@ export class ReliableProvider {
   #current;
 
   /**
-   * @param {{chain: Provider[], breaker?: CircuitBreaker, clock?: Clock, retry?: Partial<typeof DEFAULT_RETRY>, timeouts?: Partial<typeof DEFAULT_TIMEOUTS>, labels?: Map<Provider, string>, secrets?: string[]}} options
+   * @param {{chain: Provider[], breaker?: CircuitBreaker, clock?: Clock, retry?: Partial<typeof DEFAULT_RETRY>, timeouts?: Partial<typeof DEFAULT_TIMEOUTS>, labels?: Map<Provider, string>, secrets?: string[],
+   *   cache?: import('./cache.js').ResponseCache, cachePolicy?: import('./cache.js').CachePolicy}} options
    *   labels: how to name each provider in status lines (default: its id)
    *   secrets: the keys of the whole chain, for redaction wherever the primary's key is redacted
+   *   cache: identical requests answered again from memory (per `cachePolicy`, default: only at temperature 0)
    */
-  constructor({ chain, breaker, clock = systemClock, retry = {}, timeouts = {}, labels, secrets = [] }) {
+  constructor({ chain, breaker, clock = systemClock, retry = {}, timeouts = {}, labels, secrets = [], cache, cachePolicy = 'deterministic' }) {
     if (!chain.length) throw new ProviderError('client', 'No provider configured.', { retryable: false });
     this.chain = chain;
     this.clock = clock;
@@ -142,6 +145,8 @@ export class ReliableProvider {
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...timeouts };
     this.labels = labels ?? new Map();
     this.secrets = secrets;
+    this.cache = cache ?? null;
+    this.cachePolicy = cachePolicy;
     this.#current = chain[0];
   }
 
@@ -177,6 +182,46 @@ export class ReliableProvider {
    * @returns {AsyncGenerator<StreamEvent>}
    */
   async *chatStream(request, options = {}) {
+    const cache = this.cache && cacheable(request, this.cachePolicy) ? this.cache : null;
+    if (!cache) {
+      yield* this.#chain(request, options);
+      return;
+    }
+    const primary = this.chain[0];
+    const key = await cacheKey(primary.id, primary.model, request);
+    const hit = options.fresh ? undefined : cache.get(key);
+    if (hit) {
+      yield { type: 'cache_hit', provider: hit.provider, model: hit.model, ageMs: this.clock.now() - hit.at };
+      if (hit.thinking) yield { type: 'thinking', text: hit.thinking };
+      yield { type: 'text', text: hit.text };
+      yield { type: 'usage', inputTokens: 0, outputTokens: 0 };
+      yield { type: 'done', stopReason: hit.stopReason };
+      return;
+    }
+    let text = '';
+    let thinking = '';
+    /** @type {import('./types.d.ts').StopReason | null} */
+    let stopReason = null;
+    let keep = true;
+    for await (const ev of this.#chain(request, options)) {
+      if (ev.type === 'text') text += ev.text;
+      else if (ev.type === 'thinking') thinking += ev.text;
+      else if (ev.type === 'tool_call' || ev.type === 'error') keep = false;
+      else if (ev.type === 'done') stopReason = ev.stopReason;
+      yield ev;
+    }
+    // Only a whole text answer: no tool calls (they act), no error, not cut by a limit or Stop.
+    if (keep && text && (stopReason === 'end_turn' || stopReason === 'stop_sequence') && !options.signal?.aborted) {
+      cache.set(key, { text, thinking, stopReason, model: this.model, provider: this.id });
+    }
+  }
+
+  /**
+   * The chain with retries, fallbacks and time-outs.
+   * @param {ChatRequest} request @param {CallOptions} options
+   * @returns {AsyncGenerator<StreamEvent>}
+   */
+  async *#chain(request, options) {
     const signal = options.signal;
     /** @type {ProviderErrorShape | null} */
     let lastError = null;

@@ -87,6 +87,7 @@ export type StreamEvent =
   | { type: 'usage'; inputTokens: number; outputTokens: number; cachedInputTokens?: number; cacheWriteTokens?: number }
   | { type: 'status'; text: string }
   | ({ type: 'attempt' } & ProviderAttempt)
+  | { type: 'cache_hit'; provider: string; model: string; ageMs: number }
   | { type: 'done'; stopReason: StopReason }
   | { type: 'error'; error: ProviderErrorShape };
 
@@ -94,6 +95,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Called once when the server answered (HTTP headers received), before the first event. */
   onConnected?: () => void;
+  /** Ask the model again: no answer from the response cache (a regenerated reply). */
+  fresh?: boolean;
 }
 
 /** One try of one provider, as the reliability layer reports it (recorded as `provider_attempt`). */

@@ -368,6 +368,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       li.append(actions);
       if (e.data.stopped) li.append(h('p', { class: 'small muted' }, 'Stopped — the reply above is incomplete.'));
       if (e.data.stopReason === 'refusal') li.append(h('p', { class: 'small muted' }, 'Refusal — the model declined this request.'));
+      if (e.data.cached) li.append(h('p', { class: 'small muted' }, 'From the response cache: the same request was answered moments ago (no cost). Regenerate asks the model again.'));
       return li;
     }
     if (e.type === 'tool_call') {
