@@ -171,3 +171,51 @@ test('the response cache, when switched on for every request: the same question 
   await page.getByRole('group', { name: 'Versions of this reply' }).waitFor();
   assert.equal(asked(), 2);
 });
+
+test('an image picked for the message is scaled to the provider\'s limit, sent in its image shape, shown as a thumbnail, and still there after a reload', async () => {
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  // A 3000 × 1000 PNG made in the page: wider than OpenAI's 2048 px.
+  const png = await page.evaluate(async () => {
+    const canvas = new OffscreenCanvas(3000, 1000);
+    const ctx = /** @type {OffscreenCanvasRenderingContext2D} */ (canvas.getContext('2d'));
+    ctx.fillStyle = '#3366cc';
+    ctx.fillRect(0, 0, 3000, 1000);
+    ctx.fillStyle = '#ffcc00';
+    ctx.fillRect(1000, 300, 1000, 400);
+    const bytes = new Uint8Array(await (await canvas.convertToBlob({ type: 'image/png' })).arrayBuffer());
+    let s = '';
+    for (const b of bytes) s += String.fromCharCode(b);
+    return btoa(s);
+  });
+  await page.locator('form.composer input[type=file]').setInputFiles({ name: 'wide.png', mimeType: 'image/png', buffer: Buffer.from(png, 'base64') });
+  await page.getByRole('img', { name: 'Attached image 1' }).waitFor();
+  // Control: a text file is not an image and is not attached.
+  await page.locator('form.composer input[type=file]').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') });
+  assert.equal(await page.getByRole('list', { name: 'Attached images' }).getByRole('listitem').count(), 1);
+  await send('what is in this picture?');
+  await page.locator('.msg.assistant:not(.streaming)', { hasText: 'You said: what is in this picture?' }).waitFor();
+  const body = primary.requests.at(-1)?.body;
+  const user = body.messages.findLast((/** @type {any} */ m) => m.role === 'user');
+  assert.equal(user.content[0].type, 'text');
+  assert.equal(user.content[0].text, 'what is in this picture?');
+  assert.equal(user.content[1].type, 'image_url');
+  const url = String(user.content[1].image_url.url);
+  assert.match(url, /^data:image\/png;base64,/);
+  const sent = Buffer.from(url.split(',')[1], 'base64');
+  assert.deepEqual([sent.readUInt32BE(16), sent.readUInt32BE(20)], [2048, 683], 'scaled to the 2048 px edge, proportions kept');
+  const thumb = page.locator('.msg.user .msg-images img').first();
+  await page.waitForFunction(() => { const img = /** @type {HTMLImageElement | null} */ (document.querySelector('.msg.user .msg-images img')); return !!img && img.complete && img.naturalWidth === 2048; });
+  assert.equal(await thumb.getAttribute('alt'), 'Image 1 you attached');
+  // The log holds the file's path, not the image.
+  const log = /** @type {string} */ (await readWorkspaceFile(page, '{conversation}/events.jsonl'));
+  const message = log.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.type === 'user_message');
+  assert.match(message.data.images[0].path, /^images\/[\w-]+\.png$/);
+  assert.ok(log.length < 10_000);
+  await page.reload();
+  await page.waitForFunction(() => { const img = /** @type {HTMLImageElement | null} */ (document.querySelector('.msg.user .msg-images img')); return !!img && img.complete && img.naturalWidth === 2048; });
+  // The next turn sends the image again with the history.
+  await send('and now?');
+  await page.locator('.msg.assistant:not(.streaming)', { hasText: 'You said: and now?' }).waitFor();
+  const again = primary.requests.at(-1)?.body.messages.find((/** @type {any} */ m) => Array.isArray(m.content) && m.content.some((/** @type {any} */ c) => c.type === 'image_url'));
+  assert.ok(again, 'the earlier image is part of the history');
+});

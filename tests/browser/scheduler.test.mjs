@@ -159,22 +159,33 @@ test('a job\'s approval names the job and workspace; unanswered, it closes after
   await second.waitFor({ state: 'attached' });
   assert.match(await first.locator('.approval-job').innerText(), /Scheduled job “Daily report” in workspace “.+” wants to run this\./);
   assert.match(await first.innerText(), /Unanswered within 10 minutes/);
-  // Control: one answered job runs.
-  await second.getByRole('button', { name: 'Allow once' }).click();
-  await page.locator('.job', { hasText: 'Nightly notes' }).getByText(/Last run .*: succeeded/).waitFor();
+  assert.match(await second.locator('.approval-job').innerText(), /Scheduled job “Nightly notes” in workspace “.+” wants to run this\./);
+  // Control: one answered job runs — the one whose dialog is on top (the jobs may come due in either order).
+  const top = await page.evaluate(() => {
+    for (const d of document.querySelectorAll('dialog.approval-dialog[open]')) {
+      const b = /** @type {HTMLElement | null} */ ([...d.querySelectorAll('button')].find((x) => x.textContent === 'Allow once') ?? null);
+      const r = b?.getBoundingClientRect();
+      if (b && r && d.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2))) return /job “(.+?)”/.exec(d.querySelector('.approval-job')?.textContent ?? '')?.[1] ?? null;
+    }
+    return null;
+  });
+  assert.ok(top === 'Daily report' || top === 'Nightly notes', `a dialog is on top (${top})`);
+  const [answered, unanswered] = top === 'Nightly notes' ? ['Nightly notes', 'Daily report'] : ['Daily report', 'Nightly notes'];
+  await (top === 'Nightly notes' ? second : first).getByRole('button', { name: 'Allow once' }).click();
+  await page.locator('.job', { hasText: answered }).getByText(/Last run .*: succeeded/).waitFor();
   // The other is not answered: after 10 minutes its dialog closes and the run needs approval.
   await browser.context.clock.fastForward('10:01');
-  await first.waitFor({ state: 'detached' });
-  await page.locator('.job', { hasText: 'Daily report' }).getByText(/Last run .*: needs approval/).waitFor();
-  await page.locator('.banner', { hasText: /Scheduled job “Daily report” in workspace “.+” needs approval/ }).waitFor();
+  await (top === 'Nightly notes' ? first : second).waitFor({ state: 'detached' });
+  await page.locator('.job', { hasText: unanswered }).getByText(/Last run .*: needs approval/).waitFor();
+  await page.locator('.banner', { hasText: new RegExp(`Scheduled job “${unanswered}” in workspace “.+” needs approval`) }).waitFor();
   const notes = await page.evaluate(() => /** @type {any} */ (window).__notifications); // set by the init script
-  assert.ok(notes.some((/** @type {{title: string}} */ n) => /^Scheduled job “Daily report” in workspace “.+” needs approval$/.test(n.title)));
+  assert.ok(notes.some((/** @type {{title: string}} */ n) => new RegExp(`^Scheduled job “${unanswered}” in workspace “.+” needs approval$`).test(n.title)));
   const written = await page.evaluate(async () => {
     const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
     const fs = new OpfsFileSystem();
     const ws = `clawser_workspaces/${location.hash.split('/')[1]}`;
     return { answered: await fs.readText(`${ws}/Nightly notes.md`).catch(() => null), unanswered: await fs.readText(`${ws}/Daily report.md`).catch(() => null) };
   });
-  assert.deepEqual(written, { answered: 'x', unanswered: null }, 'only the approved call ran');
+  assert.deepEqual(written, answered === 'Nightly notes' ? { answered: 'x', unanswered: null } : { answered: null, unanswered: 'x' }, 'only the approved call ran');
   await page.close();
 });

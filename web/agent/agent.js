@@ -7,6 +7,7 @@
 import { redactSecrets } from '../providers/errors.js';
 import { costCents } from '../providers/pricing.js';
 import { tokenFamily } from '../providers/tokens.js';
+import { toBase64 } from '../storage/base64.js';
 import { DEFAULT_COMPACTION, planCompaction, summarize } from './compaction.js';
 import { codexPrompt, extractCodeBlocks } from './codex.js';
 import { describeTaint } from './tool-runner.js';
@@ -78,8 +79,9 @@ export class ClawserAgent {
   /**
    * Sends a user message and streams the whole turn.
    * @param {string} text
-   * @param {{signal?: AbortSignal, continues?: boolean}} [options] continues: the message asks
-   *   the model to go on with a reply the user stopped (recorded as such, shown as a note)
+   * @param {{signal?: AbortSignal, continues?: boolean, images?: {bytes: Uint8Array, mediaType: string}[]}} [options] continues: the message asks
+   *   the model to go on with a reply the user stopped (recorded as such, shown as a note); images: attached
+   *   by the user, kept as files of the conversation (the log holds their paths)
    * @returns {AsyncGenerator<AgentStreamEvent>}
    */
   async *runStream(text, options = {}) {
@@ -97,7 +99,10 @@ export class ClawserAgent {
     const checked = this.safety?.checkInput(input);
     if (checked) input = checked.text;
     // Each record is announced at once, so the sender sees their message while the reply is on its way.
-    yield await this.#record('user_message', options.continues ? { text: input, continues: true } : { text: input }, 'user');
+    /** @type {Record<string, unknown>} */
+    const message = options.continues ? { text: input, continues: true } : { text: input };
+    if (options.images?.length) message.images = await Promise.all(options.images.map((i) => this.conversation.saveImage(i.bytes, i.mediaType)));
+    yield await this.#record('user_message', message, 'user');
     if (checked?.flags.length) yield await this.#record('safety_input_flag', { where: 'user', flags: checked.flags }, 'system');
     yield* this.#answer(input, options);
   }
@@ -171,6 +176,38 @@ export class ClawserAgent {
       // Statistics never fail a turn.
     }
     return cents;
+  }
+
+  /** Attached images by path, read once per agent (a turn's calls send them again). @type {Map<string, string>} */
+  #images = new Map();
+
+  /**
+   * The user's attached images, loaded for a provider that accepts images; for one that does
+   * not, the message says an image was left out (so the model does not answer as if it saw it).
+   * @param {import('../providers/types.d.ts').Message[]} messages
+   */
+  async #withImages(messages) {
+    if (!messages.some((m) => m.imageRefs?.length)) return messages;
+    return Promise.all(messages.map(async (m) => {
+      if (!m.imageRefs?.length) return m;
+      const { imageRefs, ...rest } = m;
+      if (!this.provider.supportsVision) return { ...rest, content: `${rest.content}\n\n[${imageRefs.length} attached image${imageRefs.length === 1 ? '' : 's'} not shown: this model does not accept images]` };
+      /** @type {import('../providers/types.d.ts').ImagePart[]} */
+      const images = [];
+      for (const ref of imageRefs) {
+        let url = this.#images.get(ref.path);
+        if (!url) {
+          try {
+            url = `data:${ref.mediaType};base64,${toBase64(await this.conversation.readImage(ref))}`;
+          } catch {
+            continue; // a missing file (a partial restore): the message goes without it
+          }
+          this.#images.set(ref.path, url);
+        }
+        images.push({ mediaType: ref.mediaType, dataUrl: url });
+      }
+      return images.length ? { ...rest, images } : rest;
+    }));
   }
 
   /** @param {string} type @param {Record<string, any>} data @param {import('./types.d.ts').EventSource} source */
@@ -249,7 +286,8 @@ export class ClawserAgent {
       const toolsSection = !this.tools ? '' : codexMode
         ? `\n\n${TOOLS_PROMPT}\n\n${codexPrompt(this.tools.registry.list().filter((t) => t.name !== 'run_js' && this.tools?.registry.policyOf(t.name) !== 'denied'))}`
         : this.codex || this.provider.supportsNativeTools ? `\n\n${TOOLS_PROMPT}` : '';
-      const { system, messages } = this.conversation.deriveSessionHistory(`${this.systemPrompt}${this.memoryContext}${toolsSection}`);
+      const { system, messages: derived } = this.conversation.deriveSessionHistory(`${this.systemPrompt}${this.memoryContext}${toolsSection}`);
+      const messages = await this.#withImages(derived);
       /** @type {ChatRequest} */
       let request = {
         system,

@@ -9,6 +9,8 @@ import { BranchTree } from './branches.js';
 
 /** A snapshot every this many events bounds the work of opening a conversation. */
 export const SNAPSHOT_EVERY = 500;
+/** The image types a user may attach, with their file extensions. @type {Record<string, string>} */
+export const IMAGE_TYPES = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/gif': 'gif' };
 /** How much of the end of the log is read for the transcript when opening. */
 export const DISPLAY_TAIL_BYTES = 256 * 1024;
 /**
@@ -107,6 +109,26 @@ export class Conversation {
 
   get id() { return this.#meta.id; }
   get meta() { return { ...this.#meta }; }
+  /**
+   * Keeps an image the user attached, as a file in the conversation's `images/` folder.
+   * @param {Uint8Array} bytes @param {string} mediaType
+   * @returns {Promise<import('../providers/types.d.ts').ImageRef>}
+   */
+  async saveImage(bytes, mediaType) {
+    const ext = IMAGE_TYPES[mediaType];
+    if (!ext) throw new TypeError(`Images must be PNG, JPEG, WebP or GIF (got ${mediaType || 'an unknown type'}).`);
+    const rand = Array.from(crypto.getRandomValues(new Uint8Array(4)), (b) => b.toString(16).padStart(2, '0')).join('');
+    const path = `images/${Date.now().toString(36)}-${rand}.${ext}`;
+    await this.#fs.write(`${this.#dir}/${path}`, bytes);
+    return { path, mediaType };
+  }
+
+  /** The bytes of an image kept with the conversation. @param {import('../providers/types.d.ts').ImageRef} ref */
+  async readImage(ref) {
+    if (!/^images\/[\w.-]+$/.test(ref.path)) throw new TypeError('Not an image of this conversation.');
+    return this.#fs.readBytes(`${this.#dir}/${ref.path}`);
+  }
+
   /** What this conversation's model calls cost, all versions included. */
   get spend() { return { ...this.#spend }; }
   get eventCount() { return this.#eventCount; }

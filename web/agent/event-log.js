@@ -59,6 +59,10 @@ export function applyEventToHistory(history, event) {
       /** @type {Message} */
       const m = { role: 'user', content: String(d.text ?? '') };
       if (typeof d.untrusted === 'string' && d.untrusted) m.untrusted = d.untrusted; // e.g. an imported conversation
+      if (Array.isArray(d.images)) {
+        const refs = d.images.filter((/** @type {any} */ r) => r && typeof r.path === 'string' && /^images\/[\w.-]+$/.test(r.path) && typeof r.mediaType === 'string');
+        if (refs.length) m.imageRefs = refs.map((/** @type {any} */ r) => ({ path: r.path, mediaType: r.mediaType }));
+      }
       history.push(m);
       break;
     }

@@ -14,6 +14,8 @@ import { plainTitle, titleRequest, cleanModelTitle } from '../agent/title.js';
 import { activePath, BranchTree } from '../agent/branches.js';
 import { ConversationSearch } from '../agent/conversation-search.js';
 import { estimateTextTokens, tokenFamily } from '../providers/tokens.js';
+import { catalogEntry } from '../providers/catalog.js';
+import { imageLimitsFor } from '../providers/images.js';
 
 /**
  * A fork must not end inside a tool round (a call without its result is refused by providers):
@@ -29,6 +31,8 @@ export function withoutOpenToolRound(events) {
   }
   return events;
 }
+
+/** An image the user attached to a message. @typedef {{bytes: Uint8Array, mediaType: string}} AttachedImage */
 
 /** What "Continue" sends after the user stopped a reply (recorded as such, shown as a note). */
 export const CONTINUE_TEXT = 'Continue your previous reply from exactly where it stopped, without repeating what you already wrote.';
@@ -312,14 +316,40 @@ export class ChatController {
     await this.onRemoved?.(id);
   }
 
+  /** The last message sent with images, so a Retry re-sends them too. @type {{text: string, images: AttachedImage[]} | null} */
+  #lastImages = null;
+
   /**
    * Sends a message and streams the whole turn. Resolves when the turn ends.
    * @param {string} text
+   * @param {AttachedImage[]} [images] attached by the user (already fitted to the provider's limits)
    */
-  send(text) {
+  send(text, images = []) {
     const message = text.trim();
-    if (!message || this.busy) return Promise.resolve();
-    return this.#turn(message, (agent, signal) => agent.runStream(message, { signal }));
+    if ((!message && !images.length) || this.busy) return Promise.resolve();
+    this.#lastImages = images.length ? { text: message, images } : null;
+    return this.#turn(message, (agent, signal) => agent.runStream(message, { signal, ...(images.length ? { images } : {}) }));
+  }
+
+  /**
+   * What this workspace's model takes as images: whether it accepts them at all, the longest
+   * edge and the size an image is fitted to before it is sent.
+   * @returns {{accepts: boolean, maxEdge: number, maxBytes: number, why?: string}}
+   */
+  imageLimits() {
+    const s = this.settings.load?.(this.workspaceId) ?? null;
+    return imageLimitsFor(s ? catalogEntry(s.provider) : undefined, s?.model ?? '');
+  }
+
+  /**
+   * An attached image of the conversation on screen, as a blob: URL for its thumbnail (the caller revokes it).
+   * @param {import('../providers/types.d.ts').ImageRef} ref
+   */
+  async imageUrl(ref) {
+    const conv = this.#conversation;
+    if (!conv) throw new Error('No conversation is open.');
+    const bytes = await conv.readImage(ref);
+    return URL.createObjectURL(new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (bytes)], { type: ref.mediaType }));
   }
 
   /**
@@ -468,7 +498,7 @@ export class ChatController {
     const f = this.state.failure;
     if (!f || this.busy) return Promise.resolve();
     if (f.resume) return this.#turn(f.text, (agent, signal) => agent.respond({ signal }));
-    return this.send(f.text);
+    return this.send(f.text, this.#lastImages?.text === f.text ? this.#lastImages.images : []);
   }
 
   /**

@@ -81,6 +81,10 @@ export function toWireMessages(messages) {
       blocks.push({ type: 'tool_result', tool_use_id: m.toolCallId, content: images.length ? [{ type: 'text', text: m.content }, ...images] : m.content });
     }
     else {
+      for (const i of m.role === 'user' ? m.images ?? [] : []) {
+        const [head, data] = i.dataUrl.split(',');
+        blocks.push({ type: 'image', source: { type: 'base64', media_type: /data:([^;]+)/.exec(head)?.[1] ?? i.mediaType, data } });
+      }
       if (m.content) blocks.push({ type: 'text', text: m.content });
       for (const c of m.toolCalls ?? []) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: c.arguments });
     }

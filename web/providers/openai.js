@@ -83,6 +83,9 @@ export class OpenAIProvider extends HttpSseProvider {
 /** @param {Message} m */
 function toWireMessage(m) {
   if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
+  if (m.role === 'user' && m.images?.length) {
+    return { role: 'user', content: [...(m.content ? [{ type: 'text', text: m.content }] : []), ...m.images.map((i) => ({ type: 'image_url', image_url: { url: i.dataUrl } }))] };
+  }
   if (m.role === 'assistant' && m.toolCalls?.length) {
     return {
       role: 'assistant',

@@ -20,13 +20,21 @@ export interface ImagePart {
   dataUrl: string;
 }
 
+/** An image kept with a conversation: its file (relative to the conversation's folder) and type. */
+export interface ImageRef {
+  path: string;
+  mediaType: string;
+}
+
 export interface Message {
   role: Role;
   content: string;
   toolCalls?: ToolCall[];
   toolCallId?: string;
-  /** Images a tool returned (screenshots), sent only to vision-capable providers. */
+  /** Images a tool returned (screenshots) or the user attached, sent only to vision-capable providers. */
   images?: ImagePart[];
+  /** The user's attached images as stored with the conversation; loaded into `images` before a call. */
+  imageRefs?: ImageRef[];
   /**
    * The message carries untrusted content from outside (a web page, a cloned repository's file),
    * in words. Kept with the history so the conversation stays tainted while it is in context;

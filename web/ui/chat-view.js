@@ -1,5 +1,6 @@
 /** @import { ChatController, ChatState } from '../app/chat-controller.js' */
 /** @import { ClawserEvent } from '../agent/types.d.ts' */
+import { ImageAttachments } from './image-attach.js';
 import { h, clear, formatTime } from './dom.js';
 import { renderMarkdown } from '../safety/markdown.js';
 import { extensionForFence, highlightElement } from './editor-module.js';
@@ -165,7 +166,18 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   const composer = h('textarea', { class: 'composer-input', 'aria-label': 'Message', placeholder: needsSetup ? 'Choose a provider above to start' : 'Message Clawser…', title: 'Enter sends, Shift+Enter starts a new line', rows: 2, disabled: needsSetup });
   const send = h('button', { type: 'submit', class: 'send-btn', disabled: needsSetup }, 'Send');
   const stop = h('button', { type: 'button', class: 'stop-btn danger', hidden: true, title: 'Stop the reply (Esc)', 'aria-keyshortcuts': 'Escape' }, 'Stop');
-  const form = h('form', { class: 'composer', 'aria-label': 'Send a message' }, composer, h('div', { class: 'composer-actions' }, stop, send));
+  const form = h('form', { class: 'composer', 'aria-label': 'Send a message' });
+  const attachments = ImageAttachments({ limits: () => controller.imageLimits(), dropTarget: form, pasteTarget: composer, onChange: () => drawMeter() });
+  form.append(attachments.tray, composer, attachments.note, h('div', { class: 'composer-actions' }, attachments.button, attachments.input, stop, send));
+  attachments.button.toggleAttribute('disabled', needsSetup);
+  /** Thumbnails of attached images by path, for the view's lifetime (revoked on destroy). @type {Map<string, Promise<string>>} */
+  const thumbs = new Map();
+  /** @param {import('../providers/types.d.ts').ImageRef} ref @param {HTMLImageElement} img */
+  const showThumb = (ref, img) => {
+    let url = thumbs.get(ref.path);
+    if (!url) thumbs.set(ref.path, (url = controller.imageUrl(ref)));
+    url.then((u) => { img.src = u; }, () => { img.alt = `${img.alt} (missing)`; });
+  };
   // One-off notices (storage repaired, changes committed) live outside the transcript, so one
   // arriving late never rebuilds the messages (and loses e.g. a "Run again" output).
   const noticeBar = h('p', { class: 'notice chat-notice', role: 'status', hidden: true });
@@ -331,7 +343,15 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       }
       const { li, body } = bubble('user', 'You', e.timestamp);
       li.dataset.eventId = e.id;
-      body.append(h('p', { class: 'plain' }, String(e.data.text ?? '')));
+      const refs = Array.isArray(e.data.images) ? e.data.images : [];
+      if (refs.length) {
+        body.append(h('div', { class: 'msg-images' }, ...refs.map((/** @type {import('../providers/types.d.ts').ImageRef} */ ref, /** @type {number} */ i) => {
+          const img = /** @type {HTMLImageElement} */ (h('img', { alt: `Image ${i + 1} you attached`, loading: 'lazy' }));
+          showThumb(ref, img);
+          return img;
+        })));
+      }
+      if (e.data.text) body.append(h('p', { class: 'plain' }, String(e.data.text ?? '')));
       const actions = messageActions(String(e.data.text ?? ''), body);
       if (idle) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Edit this message', title: 'Edit and send again (the current version is kept)', on: { click: () => startEdit(e, li) } }, 'Edit'));
       if (versions) actions.append(versionSwitcher(e.id, versions, 'message'));
@@ -594,10 +614,11 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
 
   const submit = () => {
     const text = composer.value;
-    if (!text.trim() || controller.busy || needsSetup) return;
+    if ((!text.trim() && !attachments.count) || controller.busy || needsSetup) return;
     composer.value = '';
+    const images = attachments.take();
     drawMeter();
-    controller.send(text);
+    controller.send(text, images);
   };
   form.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -623,5 +644,12 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
 
   const unsubscribe = controller.subscribe(render);
   if (!needsSetup) queueMicrotask(() => composer.focus());
-  return { root, destroy: () => { unsubscribe(); grown.disconnect(); document.removeEventListener('keydown', onKey); }, focusComposer: () => composer.focus() };
+  const destroy = () => {
+    unsubscribe();
+    grown.disconnect();
+    document.removeEventListener('keydown', onKey);
+    attachments.destroy();
+    for (const url of thumbs.values()) url.then((u) => URL.revokeObjectURL(u), () => {});
+  };
+  return { root, destroy, focusComposer: () => composer.focus() };
 }

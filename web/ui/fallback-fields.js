@@ -82,12 +82,12 @@ export function FallbackFields(props) {
   const gap = seconds('set-timeout-gap', 'Reply stalled for (seconds)', props.providers.timeouts.gapSeconds, 'A stalled reply ends with an error; the text so far is kept.');
 
   const cache = h('select', { id: 'set-cache', 'aria-describedby': 'set-cache-help' },
-    h('option', { value: 'deterministic' }, 'Only when the temperature is 0'),
-    h('option', { value: 'always' }, 'For every request'),
+    h('option', { value: 'deterministic' }, 'Temperature 0 only'),
+    h('option', { value: 'always' }, 'Every request'),
     h('option', { value: 'off' }, 'Never'));
   cache.value = props.providers.cache;
   const cacheRow = h('div', { class: 'field' }, h('label', { for: cache.id }, 'Reuse identical answers'), cache,
-    h('p', { id: 'set-cache-help', class: 'muted small' }, 'The same request within 30 minutes gets the same answer again, at no cost (kept in this tab\'s memory). Replies that called tools are never reused; Regenerate always asks the model.'));
+    h('p', { id: 'set-cache-help', class: 'muted small' }, 'The same request within 30 minutes gets the same answer again, at no cost (kept in this tab\'s memory). By default only requests at temperature 0 (exact answers) are reused. Replies that called tools are never reused; Regenerate always asks the model.'));
   const element = h('fieldset', null,
     h('legend', null, 'Fallbacks and time-outs'),
     h('p', { class: 'muted small' }, 'Fallbacks are tried in order after retries fail on a rate limit, a server error or no answer — never on a wrong key or a refused request. A provider that keeps failing is skipped for a minute.'),
