@@ -219,3 +219,34 @@ test('an image picked for the message is scaled to the provider\'s limit, sent i
   const again = primary.requests.at(-1)?.body.messages.find((/** @type {any} */ m) => Array.isArray(m.content) && m.content.some((/** @type {any} */ c) => c.type === 'image_url'));
   assert.ok(again, 'the earlier image is part of the history');
 });
+
+test('the model picker lists a scripted server\'s models with their badges; Ollama downloads a model with its progress', async () => {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = settingsDialog();
+  // OpenAI (the scripted server's /v1/models): ids, badges from the model family.
+  await dialog.getByLabel('Provider').selectOption('openai');
+  await dialog.getByLabel('API key').fill(PRIMARY_KEY);
+  await dialog.getByLabel('Base URL').fill(`${primary.url}/v1`);
+  await dialog.getByRole('button', { name: 'Browse models' }).click();
+  const models = dialog.getByRole('list', { name: 'Available to choose' });
+  await dialog.getByText('2 models offered.').waitFor();
+  assert.match(await models.getByRole('listitem').filter({ hasText: 'gpt-4.1-mini' }).innerText(), /tools[\s\S]*images[\s\S]*1M context/);
+  await dialog.getByLabel('Filter the list').fill('primary');
+  assert.equal(await models.getByRole('listitem').count(), 1);
+  await models.getByRole('radio', { name: /primary-model/ }).check();
+  assert.equal(await dialog.getByLabel('Model', { exact: true }).inputValue(), 'primary-model');
+  // Ollama's native API at the same server: models with capabilities from /api/show, and a download.
+  await dialog.getByLabel('Provider').selectOption('ollama');
+  await dialog.getByLabel('Base URL').fill(primary.url);
+  await dialog.getByRole('button', { name: 'Browse models' }).click();
+  await dialog.getByText('2 models offered.').waitFor();
+  assert.match(await models.getByRole('listitem').filter({ hasText: 'primary-model' }).innerText(), /tools[\s\S]*131.1K context[\s\S]*2.0 GB on disk/);
+  await dialog.getByLabel('Download to Ollama (name)').fill('qwen-new');
+  await dialog.getByRole('button', { name: 'Download model' }).click();
+  await dialog.getByText('Downloaded qwen-new.').waitFor();
+  assert.equal(await dialog.getByLabel('Model', { exact: true }).inputValue(), 'qwen-new');
+  await dialog.getByText('3 models offered.').waitFor();
+  await models.getByRole('radio', { name: /qwen-new/ }).waitFor();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await dialog.waitFor({ state: 'detached' });
+});

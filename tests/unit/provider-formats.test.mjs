@@ -292,3 +292,18 @@ test('Chat Completions with n > 1: only choice 0 is the reply', async () => {
   assert.equal(textOf(events), 'Hello');
   assert.deepEqual(events.at(-1), { type: 'done', stopReason: 'end_turn' });
 });
+
+test('model lists: the provider\'s own list with family badges; the catalog\'s suggestions when the provider lists none; badges in words', async () => {
+  const { listModelInfo, modelBadges, knownModel } = await import('../../web/providers/models.js');
+  const fromServer = await listModelInfo({ provider: 'openai', apiKey: KEY, baseUrl: `${server.url}/v1` });
+  assert.equal(fromServer.source, 'provider');
+  assert.deepEqual(fromServer.models.slice(0, 4).map((m) => m.id), ['gemini-2.5-flash', 'gpt-5-mini', 'llama-test', 'llava-vision']);
+  assert.deepEqual(modelBadges(/** @type {any} */ (fromServer.models[1])), ['tools', 'images', 'reasoning', '400K context']);
+  assert.deepEqual(knownModel('some-new-model'), { id: 'some-new-model' }, 'unknown is not "no"');
+  /** @type {typeof fetch} */
+  const down = async () => new Response('nope', { status: 500 });
+  const fallback = await listModelInfo({ provider: 'anthropic', apiKey: KEY }, { fetchImpl: down });
+  assert.equal(fallback.source, 'catalog');
+  assert.ok(fallback.models.some((m) => m.id === 'claude-sonnet-4-5' && m.vision && m.tools));
+  assert.deepEqual(modelBadges({ id: 'x', sizeBytes: 2_019_393_189, tools: true }), ['tools', '2.0 GB on disk']);
+});

@@ -844,6 +844,18 @@ export class ClawserApp {
         describeBackground: async () => (await (await import('./background.js')).backgroundMode({ leader: !!this.tabs?.isLeader, tabs: (this.tabs?.peers().length ?? 0) + 1 })).text,
         hasKey: (provider) => settings.hasKey(workspaceId, provider),
         describeAvailability: async (provider) => (provider === 'chrome-ai' ? `On this browser: ${CHROME_AI_STATES[await chromeAIAvailability()]}` : null),
+        listModels: async ({ useSavedKey, ...config }) => {
+          const apiKey = config.apiKey ?? (useSavedKey ? await settings.apiKey(workspaceId, config.provider).catch(() => undefined) : undefined);
+          const { listModelInfo, modelBadges } = await import('../providers/models.js');
+          const r = await listModelInfo({ ...config, apiKey });
+          return { source: r.source, models: r.models.map((m) => ({ ...m, badges: modelBadges(m) })) };
+        },
+        pullModel: async (config, model, onProgress) => {
+          const { createProvider } = await import('../providers/index.js');
+          const p = createProvider(config);
+          if (!('pullModel' in p) || typeof p.pullModel !== 'function') throw new Error('Only Ollama downloads models.');
+          await p.pullModel(model, { onProgress });
+        },
         onTest: async ({ useSavedKey, ...config }) => {
           const apiKey = config.apiKey ?? (useSavedKey ? await settings.apiKey(workspaceId, config.provider).catch(() => undefined) : undefined);
           const { testConnection } = await import('../providers/connection.js');

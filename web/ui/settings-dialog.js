@@ -5,6 +5,7 @@
 import { h } from './dom.js';
 import { confirmDialog } from './dialogs.js';
 import { FallbackFields } from './fallback-fields.js';
+import { ModelPicker } from './model-picker.js';
 
 /**
  * @typedef {object} SettingsDialogProps
@@ -19,6 +20,9 @@ import { FallbackFields } from './fallback-fields.js';
  *   fallbackKeys: keys typed for fallback providers, by provider id
  * @property {() => Promise<string>} [describeBackground] how scheduled jobs run in this browser (tab only, or background checks too)
  * @property {typeof import('../app/agent-settings.js').parseLimitFields} parseLimits checks the limit fields (messages per field)
+ * @property {(config: ProviderConfig & {useSavedKey: boolean}) => Promise<{models: (import('../providers/types.d.ts').ModelInfo & {badges: string[]})[], source: 'provider' | 'catalog'}>} [listModels]
+ *   the models the provider offers, with their badges
+ * @property {(config: ProviderConfig, model: string, onProgress: (p: {status: string, completed?: number, total?: number}) => void) => Promise<void>} [pullModel] downloads a model to Ollama
  */
 
 /**
@@ -126,6 +130,15 @@ export function openSettingsDialog(props) {
     h('div', { class: 'row' }, safetyOn, h('label', { for: 'set-safety' }, 'Safety checks (input sanitizer, tool-call validator, leak detector)')),
   );
   const fallbacks = FallbackFields({ catalog, providers: a.providers, hasKey: props.hasKey });
+  const dialogConfig = () => ({ provider: providerSelect.value, model: modelInput.value.trim() || undefined, baseUrl: baseInput.value.trim() || undefined, apiKey: keyInput.value.trim() || undefined });
+  const listModels = props.listModels;
+  const pullModel = props.pullModel;
+  const picker = listModels ? ModelPicker({
+    load: () => listModels({ ...dialogConfig(), useSavedKey: !removeRequested }),
+    current: () => modelInput.value.trim(),
+    onChoose: (id) => { modelInput.value = id; },
+    pull: pullModel ? (name, onProgress) => pullModel(dialogConfig(), name, onProgress) : undefined,
+  }) : null;
   const keyRow = h('div', { class: 'field' }, h('label', { for: ids.key }, 'API key'), keyInput, keyHelp, removeKey);
   const baseRow = h('div', { class: 'field' }, h('label', { for: ids.base }, 'Base URL'), baseInput);
   let removeRequested = false;
@@ -151,6 +164,10 @@ export function openSettingsDialog(props) {
     baseRow.hidden = entry.wire === 'echo' || entry.wire === 'chrome-ai';
     baseInput.required = entry.id === 'openai-compatible';
     result.textContent = '';
+    if (picker) {
+      if (!initial) picker.hide();
+      if (picker.pullRow) picker.pullRow.hidden = entry.wire !== 'ollama';
+    }
     providerNote.textContent = entry.note ? `${entry.label}: ${entry.note}.` : '';
     availability.textContent = '';
     props.describeAvailability(entry.id).then((text) => {
@@ -173,7 +190,8 @@ export function openSettingsDialog(props) {
   const form = h('form', { method: 'dialog', class: 'settings-form' },
     h('h2', { id: ids.title }, `Settings — ${props.workspaceName}`),
     h('div', { class: 'field' }, h('label', { for: ids.provider }, 'Provider'), providerSelect, providerNote, availability),
-    h('div', { class: 'field' }, h('label', { for: ids.model }, 'Model'), modelInput, modelList),
+    h('div', { class: 'field' }, h('label', { for: ids.model }, 'Model'), modelInput, modelList, picker ? h('div', { class: 'row' }, picker.button) : null, picker?.status, picker?.panel),
+    picker?.pullRow,
     keyRow,
     baseRow,
     h('div', { class: 'row' }, testBtn),
