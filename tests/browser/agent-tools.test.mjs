@@ -140,10 +140,10 @@ test('a traversal attempt is blocked and shown; a leaked key is redacted on scre
 test('Anthropic tool_use streams run tools the same way', async () => {
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: /Settings/ });
-  await dialog.getByLabel('Provider').selectOption('anthropic');
-  await dialog.getByLabel('Model').fill('claude-test');
-  await dialog.getByLabel('API key').fill('sk-ant-test-key');
-  await dialog.getByLabel('Base URL').fill(llm.url);
+  await dialog.getByLabel('Provider', { exact: true }).selectOption('anthropic');
+  await dialog.getByLabel('Model', { exact: true }).fill('claude-test');
+  await dialog.getByLabel('API key', { exact: true }).fill('sk-ant-test-key');
+  await dialog.getByLabel('Base URL', { exact: true }).fill(llm.url);
   await saveSettings(page);
   llm.enqueue({ text: 'Reading.', toolCalls: [{ id: 'toolu_1', name: 'fs_read', arguments: { path: 'b.txt' } }] }, { text: 'The file says two.' });
   await send('what is in b.txt');

@@ -87,7 +87,7 @@ test('export everything, wipe the site, restore: files, conversations, git and s
   // A conversation (Echo), files, a git commit, a second workspace.
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: /Settings/ });
-  await dialog.getByLabel('Provider').selectOption('echo');
+  await dialog.getByLabel('Provider', { exact: true }).selectOption('echo');
   await saveSettings(page);
   await page.getByText('Echo · test provider, no AI').waitFor();
   await sendMessage(page, 'remember this conversation');

@@ -237,7 +237,7 @@ async function closedPort() {
 /** @param {string} baseUrl */
 async function setBaseUrl(baseUrl) {
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  await page.getByRole('dialog', { name: /Settings/ }).getByLabel('Base URL').fill(baseUrl);
+  await page.getByRole('dialog', { name: /Settings/ }).getByLabel('Base URL', { exact: true }).fill(baseUrl);
   await saveSettings(page);
 }
 

@@ -58,9 +58,9 @@ test('escape attempts from model code fail inside the sandbox and are reported t
 test('a provider without native tools (Perplexity preset) uses the Codex; run_js works as a native tool elsewhere', async () => {
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: /Settings/ });
-  await dialog.getByLabel('Provider').selectOption('perplexity');
-  await dialog.getByLabel('API key').fill('pplx-test-key');
-  await dialog.getByLabel('Base URL').fill(`${llm.url}/v1`);
+  await dialog.getByLabel('Provider', { exact: true }).selectOption('perplexity');
+  await dialog.getByLabel('API key', { exact: true }).fill('pplx-test-key');
+  await dialog.getByLabel('Base URL', { exact: true }).fill(`${llm.url}/v1`);
   await dialog.getByLabel('Autonomy').selectOption('full');
   await saveSettings(page);
   llm.enqueue({ text: 'Let me compute.\n```javascript\nconst r = [1, 2, 3].map((x) => x * 2)\nprint(r)\nr.length\n```' }, { text: 'The doubled list has 3 items.' });
@@ -75,9 +75,9 @@ test('a provider without native tools (Perplexity preset) uses the Codex; run_js
   assert.match(req.messages.at(-1).content, /^Output of your code:\n\[\n {2}2,\n {2}4,\n {2}6\n\]\n=> 3/);
 
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  await dialog.getByLabel('Provider').selectOption('openai-compatible');
-  await dialog.getByLabel('Model').fill('test-model');
-  await dialog.getByLabel('Base URL').fill(`${llm.url}/v1`);
+  await dialog.getByLabel('Provider', { exact: true }).selectOption('openai-compatible');
+  await dialog.getByLabel('Model', { exact: true }).fill('test-model');
+  await dialog.getByLabel('Base URL', { exact: true }).fill(`${llm.url}/v1`);
   await saveSettings(page);
   llm.enqueue({ toolCalls: [{ id: 'rj', name: 'run_js', arguments: { code: 'print("hi from run_js"); 6 * 7' } }] }, { text: 'It printed and returned 42.' });
   await send('use run_js');
@@ -92,7 +92,7 @@ test('"Run again" runs in a sandbox of its own with its own Stop; the conversati
   // A turn whose code never ends; the chat's Stop ends it.
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: /Settings/ });
-  await dialog.getByLabel('Provider').selectOption('echo');
+  await dialog.getByLabel('Provider', { exact: true }).selectOption('echo');
   await saveSettings(page);
   await send('```js\nprint("looping"); for (;;) {}\n```');
   await page.getByRole('dialog', { name: 'Allow “run_js”?' }).getByRole('button', { name: 'Allow once' }).click();

@@ -26,13 +26,13 @@ test('test connection: CORS refusal names the OLLAMA_ORIGINS fix; a stopped serv
     const page = await openWorkspace(browser.context, app.url);
     await page.getByRole('button', { name: 'Settings', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: /Settings/ });
-    await dialog.getByLabel('Provider').selectOption('ollama');
-    await dialog.getByLabel('Base URL').fill(`${noCors.url}/v1`);
+    await dialog.getByLabel('Provider', { exact: true }).selectOption('ollama');
+    await dialog.getByLabel('Base URL', { exact: true }).fill(`${noCors.url}/v1`);
     const result = dialog.getByRole('status').filter({ hasText: /[✓✗]/ });
     await dialog.getByRole('button', { name: 'Test connection' }).click();
     await result.filter({ hasText: 'OLLAMA_ORIGINS' }).waitFor();
     assert.match(await result.innerText(), new RegExp(`OLLAMA_ORIGINS="${app.url.replace(/\/$/, '').replace(/[.]/g, '\\.')}"`));
-    await dialog.getByLabel('Base URL').fill('http://127.0.0.1:9/v1');
+    await dialog.getByLabel('Base URL', { exact: true }).fill('http://127.0.0.1:9/v1');
     await dialog.getByRole('button', { name: 'Test connection' }).click();
     await result.filter({ hasText: 'Is Ollama running?' }).waitFor();
   } finally {

@@ -114,10 +114,10 @@ export async function openWorkspace(context, appUrl, settings = {}) {
   if (!settings.provider) return page;
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: /Settings/ });
-  await dialog.getByLabel('Provider').selectOption(settings.provider);
-  if (settings.model) await dialog.getByLabel('Model').fill(settings.model);
-  if (settings.apiKey) await dialog.getByLabel('API key').fill(settings.apiKey);
-  if (settings.baseUrl) await dialog.getByLabel('Base URL').fill(settings.baseUrl);
+  await dialog.getByLabel('Provider', { exact: true }).selectOption(settings.provider);
+  if (settings.model) await dialog.getByLabel('Model', { exact: true }).fill(settings.model);
+  if (settings.apiKey) await dialog.getByLabel('API key', { exact: true }).fill(settings.apiKey);
+  if (settings.baseUrl) await dialog.getByLabel('Base URL', { exact: true }).fill(settings.baseUrl);
   if (settings.autonomy) await dialog.getByLabel('Autonomy').selectOption(settings.autonomy);
   await saveSettings(page);
   return page;

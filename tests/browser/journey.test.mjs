@@ -68,19 +68,19 @@ test('first run says which no-key options exist and offers an API key', async ()
 
 test('settings: test connection reports a bad key, a wrong model, then success; key stored encrypted', async () => {
   const dialog = page.getByRole('dialog', { name: /Settings/ });
-  await dialog.getByLabel('Provider').selectOption('openai');
-  await dialog.getByLabel('Model').fill('test-model');
-  await dialog.getByLabel('API key').fill('sk-wrong-key-000000000');
-  await dialog.getByLabel('Base URL').fill(`${llm.url}/v1`);
+  await dialog.getByLabel('Provider', { exact: true }).selectOption('openai');
+  await dialog.getByLabel('Model', { exact: true }).fill('test-model');
+  await dialog.getByLabel('API key', { exact: true }).fill('sk-wrong-key-000000000');
+  await dialog.getByLabel('Base URL', { exact: true }).fill(`${llm.url}/v1`);
   const result = dialog.getByRole('status').filter({ hasText: /[✓✗]/ });
   await dialog.getByRole('button', { name: 'Test connection' }).click();
   await result.filter({ hasText: /rejected the API key/ }).waitFor();
   assert.doesNotMatch(await result.innerText(), /sk-wrong-key/);
-  await dialog.getByLabel('API key').fill(KEY);
-  await dialog.getByLabel('Model').fill('no-such-model');
+  await dialog.getByLabel('API key', { exact: true }).fill(KEY);
+  await dialog.getByLabel('Model', { exact: true }).fill('no-such-model');
   await dialog.getByRole('button', { name: 'Test connection' }).click();
   await result.filter({ hasText: /model "no-such-model"/ }).waitFor();
-  await dialog.getByLabel('Model').fill('test-model');
+  await dialog.getByLabel('Model', { exact: true }).fill('test-model');
   await dialog.getByRole('button', { name: 'Test connection' }).click();
   await result.filter({ hasText: /Connected to OpenAI/ }).waitFor();
   await saveSettings(page);
@@ -172,10 +172,10 @@ test('a connection dropped mid-reply is reported, with the partial text shown', 
 test('conversations: new, switch, rename, delete; Anthropic works the same', async () => {
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: /Settings/ });
-  await dialog.getByLabel('Provider').selectOption('anthropic');
-  await dialog.getByLabel('Model').fill('claude-test');
-  await dialog.getByLabel('API key').fill(KEY);
-  await dialog.getByLabel('Base URL').fill(llm.url);
+  await dialog.getByLabel('Provider', { exact: true }).selectOption('anthropic');
+  await dialog.getByLabel('Model', { exact: true }).fill('claude-test');
+  await dialog.getByLabel('API key', { exact: true }).fill(KEY);
+  await dialog.getByLabel('Base URL', { exact: true }).fill(llm.url);
   await saveSettings(page);
   await page.getByRole('button', { name: 'New conversation', exact: true }).click();
   await message().fill('Second chat via Anthropic');
@@ -217,8 +217,8 @@ test('everything is back after a browser restart; back/forward work; nothing lef
   assert.equal(await page.locator('.messages').innerText(), transcript);
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: /Settings/ });
-  assert.equal(await dialog.getByLabel('Provider').inputValue(), 'anthropic');
-  assert.match((await dialog.getByLabel('API key').getAttribute('placeholder')) ?? '', /Saved/);
+  assert.equal(await dialog.getByLabel('Provider', { exact: true }).inputValue(), 'anthropic');
+  assert.match((await dialog.getByLabel('API key', { exact: true }).getAttribute('placeholder')) ?? '', /Saved/);
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await page.getByRole('link', { name: /Workspaces/ }).click();
   await page.getByRole('heading', { name: 'Workspaces' }).waitFor();

@@ -44,10 +44,10 @@ test('mid-conversation, a failing provider falls back to the next in the chain a
   const dialog = settingsDialog();
   await dialog.getByRole('button', { name: 'Add a fallback provider' }).click();
   const row = dialog.getByRole('group', { name: 'Fallback 1' });
-  await row.getByLabel('Provider').selectOption('anthropic');
-  await row.getByLabel('Model').fill('backup-model');
-  await row.getByLabel(/Base URL/).fill(backup.url);
-  await row.getByLabel('API key').fill(BACKUP_KEY);
+  await row.getByLabel('Fallback 1 provider').selectOption('anthropic');
+  await row.getByLabel('Fallback 1 model').fill('backup-model');
+  await row.getByLabel('Fallback 1 base URL (optional)').fill(backup.url);
+  await row.getByLabel('Fallback 1 API key').fill(BACKUP_KEY);
   await dialog.getByLabel(/Retries before the next fallback/).fill('1');
   await saveSettings(page);
 
@@ -117,10 +117,10 @@ test('the cost and token meter: "cost unknown" for a model without a price; a pr
   // A priced model (OpenAI's list price), a daily limit of 0.15 USD.
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const dialog = settingsDialog();
-  await dialog.getByLabel('Provider').selectOption('openai');
-  await dialog.getByLabel('Model').fill('gpt-4.1-mini');
-  await dialog.getByLabel('API key').fill(PRIMARY_KEY);
-  await dialog.getByLabel('Base URL').fill(`${primary.url}/v1`);
+  await dialog.getByLabel('Provider', { exact: true }).selectOption('openai');
+  await dialog.getByLabel('Model', { exact: true }).fill('gpt-4.1-mini');
+  await dialog.getByLabel('API key', { exact: true }).fill(PRIMARY_KEY);
+  await dialog.getByLabel('Base URL', { exact: true }).fill(`${primary.url}/v1`);
   await dialog.getByLabel('Cost limit per day, USD (0 = no limit)').fill('0.15');
   await saveSettings(page);
   await page.getByRole('button', { name: 'New conversation', exact: true }).click();
@@ -224,9 +224,9 @@ test('the model picker lists a scripted server\'s models with their badges; Olla
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const dialog = settingsDialog();
   // OpenAI (the scripted server's /v1/models): ids, badges from the model family.
-  await dialog.getByLabel('Provider').selectOption('openai');
-  await dialog.getByLabel('API key').fill(PRIMARY_KEY);
-  await dialog.getByLabel('Base URL').fill(`${primary.url}/v1`);
+  await dialog.getByLabel('Provider', { exact: true }).selectOption('openai');
+  await dialog.getByLabel('API key', { exact: true }).fill(PRIMARY_KEY);
+  await dialog.getByLabel('Base URL', { exact: true }).fill(`${primary.url}/v1`);
   await dialog.getByRole('button', { name: 'Browse models' }).click();
   const models = dialog.getByRole('list', { name: 'Available to choose' });
   await dialog.getByText('2 models offered.').waitFor();
@@ -236,8 +236,8 @@ test('the model picker lists a scripted server\'s models with their badges; Olla
   await models.getByRole('radio', { name: /primary-model/ }).check();
   assert.equal(await dialog.getByLabel('Model', { exact: true }).inputValue(), 'primary-model');
   // Ollama's native API at the same server: models with capabilities from /api/show, and a download.
-  await dialog.getByLabel('Provider').selectOption('ollama');
-  await dialog.getByLabel('Base URL').fill(primary.url);
+  await dialog.getByLabel('Provider', { exact: true }).selectOption('ollama');
+  await dialog.getByLabel('Base URL', { exact: true }).fill(primary.url);
   await dialog.getByRole('button', { name: 'Browse models' }).click();
   await dialog.getByText('2 models offered.').waitFor();
   assert.match(await models.getByRole('listitem').filter({ hasText: 'primary-model' }).innerText(), /tools[\s\S]*131.1K context[\s\S]*2.0 GB on disk/);
@@ -249,4 +249,30 @@ test('the model picker lists a scripted server\'s models with their badges; Olla
   await models.getByRole('radio', { name: /qwen-new/ }).waitFor();
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await dialog.waitFor({ state: 'detached' });
+});
+
+test('routing hints: a conversation pinned to "Fast" is answered by that hint\'s model, also after a reload; back to the workspace default', async () => {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = settingsDialog();
+  await dialog.getByLabel('Fast provider').selectOption('anthropic');
+  await dialog.getByLabel('Fast model').fill('backup-model');
+  await dialog.getByLabel('Fast base URL (optional)').fill(backup.url);
+  await dialog.getByLabel('Fast API key').fill(BACKUP_KEY);
+  await saveSettings(page);
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  const menu = page.getByLabel('Model for this conversation');
+  assert.equal(await menu.inputValue(), '', 'the workspace default');
+  await menu.selectOption('fast');
+  await page.getByText('Anthropic · backup-model').waitFor();
+  backup.enqueue({ text: 'Quick answer.' });
+  await send('a quick one');
+  await page.locator('.msg.assistant:not(.streaming)', { hasText: 'Quick answer.' }).waitFor();
+  assert.equal(await page.locator('.msg.assistant:not(.streaming)', { hasText: 'Quick answer.' }).locator('.who').innerText(), 'backup-model');
+  await page.reload();
+  assert.equal(await page.getByLabel('Model for this conversation').inputValue(), 'fast', 'the pin is kept with the conversation');
+  await page.getByLabel('Model for this conversation').selectOption('');
+  const before = backup.requests.length;
+  await send('the usual model again');
+  await page.locator('.msg.assistant:not(.streaming)', { hasText: 'You said: the usual model again' }).waitFor();
+  assert.equal(backup.requests.length, before);
 });

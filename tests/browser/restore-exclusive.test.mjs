@@ -35,7 +35,7 @@ function eventLog(page, ws, conv) {
 test('while one tab restores a backup, another stops writing, shows a banner, refuses a message, and reloads afterwards; the data is the backup\'s', async () => {
   const b = await openWorkspace(browser.context, app.url);
   await b.getByRole('button', { name: 'Settings', exact: true }).click();
-  await b.getByRole('dialog', { name: /Settings/ }).getByLabel('Provider').selectOption('echo');
+  await b.getByRole('dialog', { name: /Settings/ }).getByLabel('Provider', { exact: true }).selectOption('echo');
   await saveSettings(b);
   await sendMessage(b, 'before the backup');
   await b.locator('.msg.assistant', { hasText: 'before the backup' }).waitFor();

@@ -491,6 +491,18 @@ export class Conversation {
     });
   }
 
+  /**
+   * Pins the conversation to a routing hint (its turns use that hint's model), or unpins it.
+   * @param {import('./types.d.ts').RouteHint | null} route
+   */
+  async setRoute(route) {
+    await this.#enqueue(async () => {
+      const { route: _old, ...rest } = this.#meta;
+      this.#meta = route ? { ...rest, route } : rest;
+      await this.#writeMeta();
+    });
+  }
+
   /** Waits until every queued write has reached storage. */
   async flush() {
     await this.#queue;

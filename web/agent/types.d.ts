@@ -50,7 +50,12 @@ export interface ConversationMeta {
   titleGenerated?: boolean;
   /** The log holds `branch` events: opening it reads the whole log to find the active path. */
   branched?: boolean;
+  /** The routing hint this conversation is pinned to (its model comes from the workspace's routes). */
+  route?: RouteHint;
 }
+
+/** Routing hints: kinds of work a workspace maps to a provider and model. */
+export type RouteHint = 'fast' | 'smart' | 'code' | 'vision';
 
 /** Fast-forward state written every N events so opening a long conversation costs the same as a short one. */
 export interface HistorySnapshot {

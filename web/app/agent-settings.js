@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { AutonomySchema, mergeUsage, normalizeUsage } from '../agent/autonomy.js';
 import { ToolSettingsSchema } from '../tools/index.js';
 
+const RouteSchema = z.object({ provider: z.string().min(1), model: z.string().max(300).default(''), baseUrl: z.string().max(2000).default('') });
+
 export const AgentSettingsSchema = z.object({
   autonomy: AutonomySchema.default({ level: 'supervised', maxActionsPerHour: 100, maxCostCentsPerDay: 500, maxCostCentsPerMonth: 0 }),
   compactionThresholdTokens: z.number().int().min(1000).max(1_000_000).default(12_000),
@@ -32,6 +34,13 @@ export const AgentSettingsSchema = z.object({
       model: z.string().max(300).default(''),
       baseUrl: z.string().max(2000).default(''),
     })).max(4).default([]),
+    /** Routing hints: a kind of work mapped to a provider and model; a conversation can pin one. */
+    routes: z.object({
+      fast: RouteSchema.optional(),
+      smart: RouteSchema.optional(),
+      code: RouteSchema.optional(),
+      vision: RouteSchema.optional(),
+    }).default({}),
     /** Tries of one provider after its first, before the next in the chain. */
     retries: z.number().int().min(0).max(5).default(2),
     /** The response cache: identical requests within 30 minutes answered again (only at temperature 0, always, or never). */
@@ -42,7 +51,7 @@ export const AgentSettingsSchema = z.object({
       firstByteSeconds: z.number().int().min(1).max(3600).default(300),
       gapSeconds: z.number().int().min(1).max(3600).default(180),
     }).default({ connectSeconds: 30, firstByteSeconds: 300, gapSeconds: 180 }),
-  }).default({ fallbacks: [], retries: 2, cache: 'deterministic', timeouts: { connectSeconds: 30, firstByteSeconds: 300, gapSeconds: 180 } }),
+  }).default({ fallbacks: [], routes: {}, retries: 2, cache: 'deterministic', timeouts: { connectSeconds: 30, firstByteSeconds: 300, gapSeconds: 180 } }),
   git: z.object({
     /** Make the workspace a git repository when it is first opened. */
     autoInit: z.boolean().default(true),

@@ -489,6 +489,7 @@ export class ClawserApp {
           const usage = autonomy.usage;
           return { todayCents: usage.costCents, monthCents: usage.monthCents, warning: autonomy.costWarning() };
         },
+        routes: () => agentSettings.load(workspaceId).providers.routes,
         // Every turn's provider goes through the reliability layer (retries, fallbacks, time-outs).
         providerFactory: async (config) => (await this.#agentFactory()).provider(workspaceId, config),
         buildAgent: async (provider, conversation, secrets, options) => {

@@ -59,7 +59,11 @@ export const CONTINUE_TEXT = 'Continue your previous reply from exactly where it
  * @property {number} [todayCents] the workspace's spend today
  * @property {number} [monthCents] and this month
  * @property {string | null} [warning] a cost limit is 80% used
+ * @property {{hint: import('../agent/types.d.ts').RouteHint, label: string, model: string}[]} [routes] the workspace's routing hints (for the conversation's model menu)
+ * @property {import('../agent/types.d.ts').RouteHint | null} [route] the hint this conversation is pinned to
  */
+
+/** @typedef {{provider: string, model: string, baseUrl: string}} RouteTarget */
 
 /**
  * Chat of one workspace: conversations, sending, stopping, retrying. Owns no DOM; the chat
@@ -81,6 +85,7 @@ export class ChatController {
    *   afterTurn?: (agent: ClawserAgent, turn: {conversationId: string, title: string, text: string}) => Promise<string | null>,
    *   onSideUsage?: (provider: Provider, usage: import('../providers/types.d.ts').Usage) => void,
    *   spendStatus?: () => {todayCents: number, monthCents: number, warning: string | null},
+   *   routes?: () => Partial<Record<import('../agent/types.d.ts').RouteHint, RouteTarget>>,
    *   coordination?: import('../agent/types.d.ts').Coordination}} deps
    *   coordination: other tabs of this workspace (their appends show live; conversation list changes too)
    *   afterTurn: runs when a turn ends (also after a failure or Stop); a returned string is shown as a notice.
@@ -105,6 +110,9 @@ export class ChatController {
     this.onSideUsage = deps.onSideUsage;
     /** The workspace's spend today and this month, and a warning near a limit (for the meter). */
     this.spendStatus = deps.spendStatus;
+    /** The workspace's routing hints (a kind of work → provider and model). */
+    /** @type {() => Partial<Record<import('../agent/types.d.ts').RouteHint, RouteTarget>>} */
+    this.routes = deps.routes ?? (() => ({}));
     /** Applied to text while it streams, so a leaked secret is never on screen. */
     this.redact = deps.redact ?? ((t) => t);
     this.runCodeImpl = deps.runCode;
@@ -328,7 +336,7 @@ export class ChatController {
     const message = text.trim();
     if ((!message && !images.length) || this.busy) return Promise.resolve();
     this.#lastImages = images.length ? { text: message, images } : null;
-    return this.#turn(message, (agent, signal) => agent.runStream(message, { signal, ...(images.length ? { images } : {}) }));
+    return this.#turn(message, (agent, signal) => agent.runStream(message, { signal, ...(images.length ? { images } : {}) }), images.length ? { needsVision: true } : {});
   }
 
   /**
@@ -338,7 +346,16 @@ export class ChatController {
    */
   imageLimits() {
     const s = this.settings.load?.(this.workspaceId) ?? null;
-    return imageLimitsFor(s ? catalogEntry(s.provider) : undefined, s?.model ?? '');
+    const pinned = this.#conversation?.meta.route;
+    const routed = pinned ? this.routes()[pinned] : undefined;
+    const own = routed ? imageLimitsFor(catalogEntry(routed.provider), routed.model) : imageLimitsFor(s ? catalogEntry(s.provider) : undefined, s?.model ?? '');
+    // A model without images hands a message with images to the Vision hint, when one is set.
+    const vision = this.routes().vision;
+    if (!own.accepts && vision) {
+      const v = imageLimitsFor(catalogEntry(vision.provider), vision.model);
+      if (v.accepts) return v;
+    }
+    return own;
   }
 
   /**
@@ -397,7 +414,8 @@ export class ChatController {
   /**
    * @param {string} message the user text (for a retry that re-sends it)
    * @param {(agent: ClawserAgent, signal: AbortSignal) => AsyncIterable<import('../agent/agent.js').AgentStreamEvent>} start
-   * @param {{conversation?: Conversation, scheduled?: boolean, approve?: import('../agent/tool-runner.js').ApproveFn}} [target] default: the conversation on screen
+   * @param {{conversation?: Conversation, scheduled?: boolean, approve?: import('../agent/tool-runner.js').ApproveFn, needsVision?: boolean}} [target] default: the conversation on screen;
+   *   needsVision: the message carries images (a model without them hands over to the Vision hint)
    * @returns {Promise<{ok: boolean, summary: string}>} the final reply, or what failed
    */
   async #turn(message, start, target = {}) {
@@ -407,7 +425,11 @@ export class ChatController {
     /** @type {string | undefined} */
     let apiKey;
     try {
-      const config = await this.settings.providerConfig(this.workspaceId);
+      let config = await this.settings.providerConfig(this.workspaceId);
+      // A conversation pinned to a routing hint uses that hint's model.
+      const pinned = (target.conversation ?? this.#conversation)?.meta.route;
+      if (pinned) config = (await this.#routeConfig(pinned)) ?? config;
+      if (target.needsVision && config && !imageLimitsFor(catalogEntry(config.provider), config.model).accepts) config = (await this.#routeConfig('vision')) ?? config;
       if (!config) throw Object.assign(new Error('Choose a provider in Settings first.'), { code: 'client' });
       apiKey = config.apiKey;
       provider = await this.providerFactory(config);
@@ -605,7 +627,33 @@ export class ChatController {
     } catch {
       status = null; // the meter never breaks the chat
     }
-    return { spend: conv.spend, family: tokenFamily(s?.provider ?? '', s?.model ?? ''), ...(status ?? {}) };
+    const routes = Object.entries(this.routes()).filter(([, r]) => r && catalogEntry(r.provider))
+      .map(([hint, r]) => ({ hint: /** @type {import('../agent/types.d.ts').RouteHint} */ (hint), label: `${hint[0].toUpperCase()}${hint.slice(1)}`, model: `${catalogEntry(r?.provider ?? '')?.label ?? r?.provider}${r?.model ? ` · ${r.model}` : ''}` }));
+    const pinned = conv.meta.route ?? null;
+    const routed = pinned ? this.routes()[pinned] : undefined;
+    return { spend: conv.spend, family: tokenFamily(routed?.provider ?? s?.provider ?? '', routed?.model ?? s?.model ?? ''), routes, route: pinned, ...(status ?? {}) };
+  }
+
+  /**
+   * Pins the conversation on screen to a routing hint (its turns use that hint's model), or back to the workspace's model.
+   * @param {import('../agent/types.d.ts').RouteHint | null} hint
+   */
+  async pinRoute(hint) {
+    const conv = this.#conversation;
+    if (!conv) return;
+    await conv.setRoute(hint);
+    this.#set({ ...this.#transcript(conv), conversations: this.#withMeta(conv.meta) });
+  }
+
+  /**
+   * The provider configuration of a routing hint, with its saved key; null when the hint is not set.
+   * @param {import('../agent/types.d.ts').RouteHint} hint
+   * @returns {Promise<import('../providers/types.d.ts').ProviderConfig | null>}
+   */
+  async #routeConfig(hint) {
+    const r = this.routes()[hint];
+    if (!r || !catalogEntry(r.provider)) return null;
+    return { provider: r.provider, model: r.model || undefined, baseUrl: r.baseUrl || undefined, apiKey: await this.settings.apiKey(this.workspaceId, r.provider).catch(() => undefined) };
   }
 
   /**

@@ -35,11 +35,16 @@ const AgentConfigSchema = AgentSettingsSchema.superRefine((a, ctx) => {
     if (a.tools[key] > GIB) ctx.addIssue({ code: 'custom', path: ['tools', key], message: `at most ${GIB} (1 GiB)` });
   }
   if (a.tools.maxFetchChars > 10_000_000) ctx.addIssue({ code: 'custom', path: ['tools', 'maxFetchChars'], message: 'at most 10000000' });
-  a.providers.fallbacks.forEach((f, i) => {
-    if (!catalogEntry(f.provider) || f.provider === 'echo') ctx.addIssue({ code: 'custom', path: ['providers', 'fallbacks', i, 'provider'], message: 'not a provider this version knows (see the list in Settings)' });
-    if (f.baseUrl && !/^https?:\/\/[^\s]+$/i.test(f.baseUrl)) ctx.addIssue({ code: 'custom', path: ['providers', 'fallbacks', i, 'baseUrl'], message: 'must be an http:// or https:// address, or empty for the provider\'s own' });
-    if (f.baseUrl && hasCredentials(f.baseUrl)) ctx.addIssue({ code: 'custom', path: ['providers', 'fallbacks', i, 'baseUrl'], message: 'must not carry a user name, password or key: set keys in Settings' });
-  });
+  /** @type {[(string | number)[], {provider: string, baseUrl: string}][]} */
+  const entries = [
+    ...a.providers.fallbacks.map((f, i) => /** @type {[(string | number)[], {provider: string, baseUrl: string}]} */ ([['providers', 'fallbacks', i], f])),
+    ...Object.entries(a.providers.routes).flatMap(([hint, r]) => (r ? [/** @type {[(string | number)[], {provider: string, baseUrl: string}]} */ ([['providers', 'routes', hint], r])] : [])),
+  ];
+  for (const [path, f] of entries) {
+    if (!catalogEntry(f.provider) || f.provider === 'echo') ctx.addIssue({ code: 'custom', path: [...path, 'provider'], message: 'not a provider this version knows (see the list in Settings)' });
+    if (f.baseUrl && !/^https?:\/\/[^\s]+$/i.test(f.baseUrl)) ctx.addIssue({ code: 'custom', path: [...path, 'baseUrl'], message: 'must be an http:// or https:// address, or empty for the provider\'s own' });
+    if (f.baseUrl && hasCredentials(f.baseUrl)) ctx.addIssue({ code: 'custom', path: [...path, 'baseUrl'], message: 'must not carry a user name, password or key: set keys in Settings' });
+  }
   for (const [path, value] of /** @type {const} */ ([[['tools', 'searchEndpoint'], a.tools.searchEndpoint], [['git', 'corsProxy'], a.git.corsProxy]])) {
     if (value && !/^https?:\/\/[^\s]+$/i.test(value)) ctx.addIssue({ code: 'custom', path: [...path], message: 'must be an http:// or https:// address, or empty' });
     if (value && hasCredentials(value)) ctx.addIssue({ code: 'custom', path: [...path], message: 'must not carry a user name, password or key: secrets are never part of the configuration' });
@@ -177,9 +182,11 @@ export function loosenedProtections(before, after, defaultPolicyOf, secrets = {}
     out.push(`sends your saved ${p1.id} API key to ${p1.baseUrl ? hostOf(p1.baseUrl) : `${p1.id}'s own address`}${p1.id === p0?.id ? ` (was: ${p0.baseUrl ? hostOf(p0.baseUrl) : 'its own address'})` : ''}`);
   }
   // A fallback takes its provider's saved key wherever its base URL points.
-  const knownRoutes = new Set([p0, ...before.agent.providers.fallbacks.map((f) => ({ id: f.provider, baseUrl: f.baseUrl }))].filter(Boolean).map((r) => `${r?.id} ${hostOf(r?.baseUrl ?? '')}`));
-  for (const f of after.agent.providers.fallbacks) {
-    if (secrets.hasKey?.(f.provider) && !knownRoutes.has(`${f.provider} ${hostOf(f.baseUrl)}`)) out.push(`sends your saved ${f.provider} API key to ${f.baseUrl ? hostOf(f.baseUrl) : `${f.provider}'s own address`} when it falls back`);
+  /** @param {WorkspaceConfig} c */
+  const extra = (c) => [...c.agent.providers.fallbacks, ...Object.values(c.agent.providers.routes).filter((r) => !!r)].map((r) => ({ id: /** @type {{provider: string}} */ (r).provider, baseUrl: /** @type {{baseUrl: string}} */ (r).baseUrl }));
+  const knownRoutes = new Set([p0, ...extra(before)].filter(Boolean).map((r) => `${r?.id} ${hostOf(r?.baseUrl ?? '')}`));
+  for (const f of extra(after)) {
+    if (secrets.hasKey?.(f.id) && !knownRoutes.has(`${f.id} ${hostOf(f.baseUrl)}`)) out.push(`sends your saved ${f.id} API key to ${f.baseUrl ? hostOf(f.baseUrl) : `${f.id}'s own address`} (a fallback or routing hint)`);
   }
   if (after.agent.tools.searchEndpoint && secrets.hasSearchKey && hostOf(after.agent.tools.searchEndpoint) !== hostOf(before.agent.tools.searchEndpoint)) {
     out.push(`sends web searches${/^api\.search\.brave\.com$/.test(hostOf(after.agent.tools.searchEndpoint)) ? ' and your saved search key' : ''} to ${hostOf(after.agent.tools.searchEndpoint)}`);

@@ -183,8 +183,16 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   const noticeBar = h('p', { class: 'notice chat-notice', role: 'status', hidden: true });
   // The cost and token meter: this conversation's spend, the workspace's today, the context size with the draft.
   const meter = h('p', { class: 'chat-meter small muted', 'aria-label': 'Cost and tokens' });
+  // The conversation's model: the workspace's, or one of its routing hints (shown when any is set).
+  const routeSelect = /** @type {HTMLSelectElement} */ (h('select', { id: 'chat-route' }));
+  const routeModel = h('span', { id: 'chat-route-model', class: 'muted' });
+  routeSelect.setAttribute('aria-describedby', routeModel.id);
+  const routeRow = h('div', { class: 'chat-route row small', hidden: true }, h('label', { for: routeSelect.id }, 'Model for this conversation'), routeSelect, routeModel);
+  routeSelect.addEventListener('change', () => {
+    controller.pinRoute(/** @type {import('../agent/types.d.ts').RouteHint | null} */ (routeSelect.value || null)).catch(() => {});
+  });
   const costWarning = h('p', { class: 'notice warn chat-cost-warning', role: 'status', hidden: true });
-  const root = h('section', { class: 'chat', 'aria-label': 'Chat' }, meter, costWarning, scroller, noticeBar, form);
+  const root = h('section', { class: 'chat', 'aria-label': 'Chat' }, h('div', { class: 'chat-bar' }, routeRow, meter), costWarning, scroller, noticeBar, form);
   const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });
   /** "$0.0042", "$1.23". @param {number} cents */
   const usd = (cents) => (cents === 0 ? '$0' : cents < 0.01 ? '< $0.0001' : cents < 1 ? `$${(cents / 100).toFixed(4)}` : cents < 100 ? `$${(cents / 100).toFixed(3)}` : `$${(cents / 100).toFixed(2)}`);
@@ -207,6 +215,14 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     meter.hidden = parts.length === 0;
     costWarning.textContent = m.warning ? `${m.warning} Limits are in Settings.` : '';
     costWarning.hidden = !m.warning;
+    const routes = m.routes ?? [];
+    routeRow.hidden = routes.length === 0;
+    const wanted = [['', 'Workspace default'], ...routes.map((r) => [r.hint, r.label])];
+    if (routeSelect.options.length !== wanted.length || wanted.some(([v, l], i) => routeSelect.options[i].value !== v || routeSelect.options[i].text !== l)) {
+      routeSelect.replaceChildren(...wanted.map(([v, l]) => h('option', { value: v }, l)));
+    }
+    routeSelect.value = m.route && routes.some((r) => r.hint === m.route) ? m.route : '';
+    routeModel.textContent = routes.find((r) => r.hint === routeSelect.value)?.model ?? '';
   };
   composer.addEventListener('input', drawMeter);
 

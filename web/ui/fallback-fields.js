@@ -14,7 +14,7 @@ export function FallbackFields(props) {
   const list = h('ol', { class: 'fallback-list' });
   const add = h('button', { type: 'button', class: 'secondary' }, 'Add a fallback provider');
   const error = h('p', { id: 'set-fallback-error', class: 'field-error', role: 'alert' });
-  /** @type {{provider: HTMLSelectElement, model: HTMLInputElement, base: HTMLInputElement, key: HTMLInputElement, note: HTMLElement, li: HTMLElement}[]} */
+  /** @type {(ReturnType<typeof providerFields> & {li: HTMLElement})[]} */
   const rows = [];
   const usable = props.catalog.filter((e) => e.id !== 'echo');
 
@@ -22,54 +22,76 @@ export function FallbackFields(props) {
     rows.forEach((r, i) => {
       const n = i + 1;
       r.li.querySelector('legend')?.replaceChildren(`Fallback ${n}`);
+      r.rename(`Fallback ${n}`);
       r.li.querySelector('button.remove')?.replaceChildren(`Remove fallback ${n}`);
     });
     add.hidden = rows.length >= MAX_FALLBACKS;
   };
 
-  /** @param {{provider: string, model: string, baseUrl: string}} [value] */
-  const addRow = (value) => {
-    const n = rows.length + 1;
-    const id = `set-fb-${Date.now().toString(36)}-${n}`;
-    const provider = h('select', { id: `${id}-provider` }, ...usable.map((e) => h('option', { value: e.id }, e.label)));
-    provider.value = value?.provider ?? 'openai';
+  /**
+   * Provider, model, base URL and key fields of one entry (a fallback or a route).
+   * Each label names its entry ("Fallback 1 provider"), so no two fields of the dialog share one.
+   * @param {string} id @param {string} name @param {{provider: string, model: string, baseUrl: string} | undefined} value @param {boolean} [optional] offers "Not set"
+   */
+  const providerFields = (id, name, value, optional = false) => {
+    const provider = h('select', { id: `${id}-provider` }, ...(optional ? [h('option', { value: '' }, 'Not set')] : []), ...usable.map((e) => h('option', { value: e.id }, e.label)));
+    provider.value = value?.provider ?? (optional ? '' : 'openai');
     const model = h('input', { id: `${id}-model`, type: 'text', autocomplete: 'off', spellcheck: false, value: value?.model ?? '' });
     const base = h('input', { id: `${id}-base`, type: 'url', autocomplete: 'off', spellcheck: false, value: value?.baseUrl ?? '' });
     const key = h('input', { id: `${id}-key`, type: 'password', autocomplete: 'off', spellcheck: false });
     const note = h('p', { class: 'muted small', id: `${id}-note` });
     key.setAttribute('aria-describedby', note.id);
+    const rest = [model, base, key];
     const sync = () => {
       const entry = props.catalog.find((e) => e.id === provider.value);
+      for (const el of rest) el.disabled = !entry;
       model.placeholder = entry?.defaultModel || 'model id';
       base.placeholder = entry?.baseUrl || 'https://…';
       const saved = props.hasKey(provider.value);
-      key.placeholder = saved ? 'Saved (encrypted) — leave empty to keep it' : entry?.needsKey ? 'Required' : 'Optional';
-      note.textContent = entry?.needsKey && !saved ? `${entry.label} needs a key: enter it here (it is kept per provider, encrypted).` : 'Keys are kept per provider, encrypted in this browser.';
+      key.placeholder = !entry ? '' : saved ? 'Saved (encrypted) — leave empty to keep it' : entry.needsKey ? 'Required' : 'Optional';
+      note.textContent = !entry ? '' : entry.needsKey && !saved ? `${entry.label} needs a key: enter it here (it is kept per provider, encrypted).` : 'Keys are kept per provider, encrypted in this browser.';
     };
     provider.addEventListener('change', sync);
+    sync();
+    const labels = [h('label', { for: provider.id }), h('label', { for: model.id }), h('label', { for: base.id }), h('label', { for: key.id })];
+    const rename = (/** @type {string} */ n) => ['provider', 'model', 'base URL (optional)', 'API key'].forEach((what, i) => labels[i].replaceChildren(`${n} ${what}`));
+    rename(name);
+    const fields = [
+      h('div', { class: 'field' }, labels[0], provider),
+      h('div', { class: 'field' }, labels[1], model),
+      h('div', { class: 'field' }, labels[2], base),
+      h('div', { class: 'field' }, labels[3], key, note),
+    ];
+    return { provider, model, base, key, note, fields, rename };
+  };
+
+  /** @param {{provider: string, model: string, baseUrl: string}} [value] */
+  const addRow = (value) => {
+    const n = rows.length + 1;
+    const f = providerFields(`set-fb-${Date.now().toString(36)}-${n}`, `Fallback ${n}`, value);
     const remove = h('button', { type: 'button', class: 'secondary small-btn remove', on: { click: () => {
       rows.splice(rows.indexOf(row), 1);
       row.li.remove();
       renumber();
       add.focus();
     } } }, 'Remove');
-    const li = h('li', null, h('fieldset', { class: 'fallback-row' },
-      h('legend', null, `Fallback ${n}`),
-      h('div', { class: 'field' }, h('label', { for: provider.id }, 'Provider'), provider),
-      h('div', { class: 'field' }, h('label', { for: model.id }, 'Model'), model),
-      h('div', { class: 'field' }, h('label', { for: base.id }, 'Base URL (optional)'), base),
-      h('div', { class: 'field' }, h('label', { for: key.id }, 'API key'), key, note),
-      remove));
-    const row = { provider, model, base, key, note, li };
+    const li = h('li', null, h('fieldset', { class: 'fallback-row' }, h('legend', null, `Fallback ${n}`), ...f.fields, remove));
+    const row = { ...f, li };
     rows.push(row);
     list.append(li);
-    sync();
     renumber();
     return row;
   };
   for (const f of props.providers.fallbacks) addRow(f);
   add.addEventListener('click', () => addRow().provider.focus());
   renumber();
+
+  const ROUTES = /** @type {const} */ ([['fast', 'Fast', 'quick, cheap answers'], ['smart', 'Smart', 'hard questions'], ['code', 'Code', 'programming'], ['vision', 'Vision', 'images; used by itself when a message has images the usual model cannot see']]);
+  const routes = ROUTES.map(([hint, label, what]) => ({ hint, label, ...providerFields(`set-route-${hint}`, label, props.providers.routes[hint], true), what }));
+  const routeSection = h('fieldset', { class: 'routes' },
+    h('legend', null, 'Routing hints'),
+    h('p', { class: 'muted small' }, 'A kind of work mapped to a provider and model. A conversation can be pinned to one (the menu above the chat); the rest use the provider above.'),
+    ...routes.map((r) => h('fieldset', { class: 'fallback-row' }, h('legend', null, `${r.label} — ${r.what}`), ...r.fields)));
 
   /** @param {string} id @param {string} label @param {number} value @param {string} help */
   const seconds = (id, label, value, help) => {
@@ -91,7 +113,7 @@ export function FallbackFields(props) {
   const element = h('fieldset', null,
     h('legend', null, 'Fallbacks and time-outs'),
     h('p', { class: 'muted small' }, 'Fallbacks are tried in order after retries fail on a rate limit, a server error or no answer — never on a wrong key or a refused request. A provider that keeps failing is skipped for a minute.'),
-    list, add, error, retries.row, connect.row, firstByte.row, gap.row, cacheRow);
+    list, add, error, retries.row, connect.row, firstByte.row, gap.row, cacheRow, routeSection);
 
   /**
    * @returns {{ok: true, value: AgentSettings['providers'], keys: Record<string, string>} | {ok: false}}
@@ -100,23 +122,37 @@ export function FallbackFields(props) {
     error.textContent = '';
     /** @type {Record<string, string>} */
     const keys = {};
-    const fallbacks = [];
-    for (const r of rows) {
+    /** @param {ReturnType<typeof providerFields>} r @param {string} name @returns {{provider: string, model: string, baseUrl: string} | null} null: a problem, shown */
+    const entryOf = (r, name) => {
       const baseUrl = r.base.value.trim();
       if (baseUrl && !/^https?:\/\/[^\s]+$/i.test(baseUrl)) {
-        error.textContent = `Fallback ${rows.indexOf(r) + 1}: the base URL must start with http:// or https://.`;
+        error.textContent = `${name}: the base URL must start with http:// or https://.`;
         r.base.focus();
-        return { ok: false };
+        return null;
       }
       const entry = props.catalog.find((e) => e.id === r.provider.value);
       const key = r.key.value.trim();
       if (entry?.needsKey && !key && !props.hasKey(r.provider.value) && !keys[r.provider.value]) {
-        error.textContent = `Fallback ${rows.indexOf(r) + 1}: ${entry.label} needs an API key.`;
+        error.textContent = `${name}: ${entry.label} needs an API key.`;
         r.key.focus();
-        return { ok: false };
+        return null;
       }
       if (key) keys[r.provider.value] = key;
-      fallbacks.push({ provider: r.provider.value, model: r.model.value.trim(), baseUrl });
+      return { provider: r.provider.value, model: r.model.value.trim(), baseUrl };
+    };
+    const fallbacks = [];
+    for (const r of rows) {
+      const e = entryOf(r, `Fallback ${rows.indexOf(r) + 1}`);
+      if (!e) return { ok: false };
+      fallbacks.push(e);
+    }
+    /** @type {AgentSettings['providers']['routes']} */
+    const routeValues = {};
+    for (const r of routes) {
+      if (!r.provider.value) continue;
+      const e = entryOf(r, `${r.label} hint`);
+      if (!e) return { ok: false };
+      routeValues[r.hint] = e;
     }
     /** @type {[HTMLInputElement, number, number, string][]} */
     const numbers = [[retries.input, 0, 5, 'Retries'], [connect.input, 1, 600, 'No answer after'], [firstByte.input, 1, 3600, 'No first word after'], [gap.input, 1, 3600, 'Reply stalled for']];
@@ -131,7 +167,7 @@ export function FallbackFields(props) {
     return {
       ok: true,
       keys,
-      value: { fallbacks, retries: Number(retries.input.value), cache: /** @type {'deterministic' | 'always' | 'off'} */ (cache.value), timeouts: { connectSeconds: Number(connect.input.value), firstByteSeconds: Number(firstByte.input.value), gapSeconds: Number(gap.input.value) } },
+      value: { fallbacks, routes: routeValues, retries: Number(retries.input.value), cache: /** @type {'deterministic' | 'always' | 'off'} */ (cache.value), timeouts: { connectSeconds: Number(connect.input.value), firstByteSeconds: Number(firstByte.input.value), gapSeconds: Number(gap.input.value) } },
     };
   };
   return { element, read };
