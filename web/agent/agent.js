@@ -52,7 +52,7 @@ export class ClawserAgent {
    *   tools?: ToolRunner, codex?: Codex, hooks?: HookPipeline, autonomy?: AutonomyController, safety?: SafetyPipeline,
    *   maxIterations?: number, compaction?: {thresholdTokens: number, keepRecent: number},
    *   recall?: (text: string) => Promise<{id: string, key: string, content: string, category: string}[]>,
-   *   ledger?: {recordTurn: (u: import('./usage-ledger.js').TurnUsage) => void}}} options
+   *   ledger?: {recordTurn: (u: import('./usage-ledger.js').TurnUsage) => void}, onDeviceSummarizer?: () => Promise<import('../providers/on-device-summarizer.js').OnDeviceSummarizer | null>}} options
    *   recall: memories relevant to the user's message, put into the turn's context (bounded by the caller);
    *   ledger: counts each provider call's tokens and cost (the Dashboard)
    */
@@ -72,6 +72,8 @@ export class ClawserAgent {
     this.compaction = options.compaction ?? DEFAULT_COMPACTION;
     this.recall = options.recall;
     this.ledger = options.ledger;
+    /** Chrome's built-in summarizer for compaction, when the browser has one (see web/providers/on-device-summarizer.js). */
+    this.onDeviceSummarizer = options.onDeviceSummarizer;
     /** Recalled memories for the current turn, added to the system prompt. */
     this.memoryContext = '';
   }
@@ -255,7 +257,7 @@ export class ClawserAgent {
     const plan = planCompaction(messages, { ...this.compaction, family: tokenFamily(this.provider.id, this.provider.model) });
     if (!plan) return;
     yield /** @type {AgentStreamEvent} */ ({ type: 'compacting' });
-    const { summary, method, usage } = await summarize(this.provider, plan.older, { signal });
+    const { summary, method, usage } = await summarize(this.provider, plan.older, { signal, onDevice: this.onDeviceSummarizer });
     if (usage) this.#countCall(usage);
     yield await this.#record('context_compacted', { summary, keptMessages: plan.keptMessages, replacedMessages: plan.older.length, method }, 'system');
   }

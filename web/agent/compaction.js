@@ -46,12 +46,20 @@ function transcript(older) {
  * transcript so the conversation can go on.
  * @param {Provider} provider
  * @param {Message[]} older
- * @param {{signal?: AbortSignal, maxFallbackChars?: number}} [options]
- * @returns {Promise<{summary: string, method: 'model' | 'truncation', usage?: {inputTokens: number, outputTokens: number}}>}
+ * @param {{signal?: AbortSignal, maxFallbackChars?: number, onDevice?: () => Promise<import('../providers/on-device-summarizer.js').OnDeviceSummarizer | null>}} [options]
+ *   onDevice: Chrome's built-in summarizer, tried first (no key, no cost); the chat model when it is missing or fails
+ * @returns {Promise<{summary: string, method: 'on-device' | 'model' | 'truncation', usage?: {inputTokens: number, outputTokens: number}}>}
  *   usage: what the model call cost (counted like a turn's)
  */
 export async function summarize(provider, older, options = {}) {
   const text = transcript(older);
+  try {
+    const local = await options.onDevice?.();
+    const summary = local ? await local.summarize(text, { signal: options.signal }) : '';
+    if (summary) return { summary, method: 'on-device' };
+  } catch {
+    // The on-device model failed (quota, language): the chat model does it.
+  }
   try {
     const result = await provider.chat(
       {

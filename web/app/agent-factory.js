@@ -104,6 +104,8 @@ export class AgentFactory {
       compaction: { thresholdTokens: parts.settings.compactionThresholdTokens, keepRecent: 10 },
       recall: parts.settings.memory.autoRecall && memory ? (text) => recallForTurn(memory, text, parts.settings.memory.recallLimit) : undefined,
       ledger: this.#deps.services(workspaceId).usage,
+      // Compaction summaries on the device when Chrome has its summarizer (no key, no cost).
+      onDeviceSummarizer: async () => (await import('../providers/on-device-summarizer.js')).onDeviceSummarizer(),
     });
     return { agent, settings: parts.settings };
   }
