@@ -307,3 +307,20 @@ test('model lists: the provider\'s own list with family badges; the catalog\'s s
   assert.ok(fallback.models.some((m) => m.id === 'claude-sonnet-4-5' && m.vision && m.tools));
   assert.deepEqual(modelBadges({ id: 'x', sizeBytes: 2_019_393_189, tools: true }), ['tools', '2.0 GB on disk']);
 });
+
+test('tier-2 presets send only the headers every host accepts (no custom ones); Perplexity takes tools through code', () => {
+  for (const id of ['groq', 'openrouter', 'together', 'fireworks', 'mistral', 'deepseek', 'xai', 'perplexity', 'lmstudio', 'openai-compatible']) {
+    const p = /** @type {any} */ (createProvider({ provider: id, apiKey: 'k', model: 'm', baseUrl: 'https://example.test/v1' }));
+    assert.deepEqual(Object.keys(p.buildHeaders()), ['authorization'], id);
+  }
+  assert.equal(createProvider({ provider: 'perplexity', apiKey: 'k' }).supportsNativeTools, false);
+  assert.equal(createProvider({ provider: 'openrouter', apiKey: 'k' }).supportsNativeTools, true);
+});
+
+test('a user\'s image in the Anthropic and Chat Completions shapes', async () => {
+  const { toWireMessages } = await import('../../web/providers/anthropic.js');
+  const image = { mediaType: 'image/png', dataUrl: 'data:image/png;base64,QUJD' };
+  assert.deepEqual(toWireMessages([{ role: 'user', content: 'see', images: [image] }]), [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'QUJD' } }, { type: 'text', text: 'see' }] }]);
+  const openai = /** @type {any} */ (createProvider({ provider: 'openai', apiKey: 'k', model: 'gpt-4.1' }));
+  assert.deepEqual(openai.buildBody({ messages: [{ role: 'user', content: 'see', images: [image] }] }).messages, [{ role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image_url', image_url: { url: image.dataUrl } }] }]);
+});
