@@ -75,7 +75,7 @@ for (const [width, height] of [[360, 740], [1920, 1080]]) {
         await page.getByRole('button', { name: 'Settings', exact: true }).click();
         const dialog = page.getByRole('dialog', { name: /Settings/ });
         await dialog.waitFor();
-        for (const label of ['Provider', 'Model']) assert.ok(await dialog.getByLabel(label).isVisible(), `${label} labelled`);
+        for (const label of ['Provider', 'Model']) assert.ok(await dialog.getByLabel(label, { exact: true }).isVisible(), `${label} labelled`);
         assert.equal(await overflow(page), 0, 'settings fit');
         await page.keyboard.press('Escape');
         await dialog.waitFor({ state: 'detached' });

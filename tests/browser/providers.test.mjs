@@ -276,3 +276,35 @@ test('routing hints: a conversation pinned to "Fast" is answered by that hint\'s
   await page.locator('.msg.assistant:not(.streaming)', { hasText: 'You said: the usual model again' }).waitFor();
   assert.equal(backup.requests.length, before);
 });
+
+test('images pasted and dropped on the composer are attached too; one removed is not sent', async () => {
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  await page.getByText('Start the conversation: type a message below.').waitFor();
+  await page.evaluate(async () => {
+    const file = async (/** @type {string} */ name, /** @type {string} */ colour) => {
+      const canvas = new OffscreenCanvas(64, 48);
+      const ctx = /** @type {OffscreenCanvasRenderingContext2D} */ (canvas.getContext('2d'));
+      ctx.fillStyle = colour;
+      ctx.fillRect(0, 0, 64, 48);
+      return new File([await canvas.convertToBlob({ type: 'image/png' })], name, { type: 'image/png' });
+    };
+    const pasted = new DataTransfer();
+    pasted.items.add(await file('pasted.png', '#c33'));
+    document.querySelector('.composer-input')?.dispatchEvent(new ClipboardEvent('paste', { clipboardData: pasted, bubbles: true, cancelable: true }));
+    const dropped = new DataTransfer();
+    dropped.items.add(await file('dropped.png', '#3c3'));
+    document.querySelector('form.composer')?.dispatchEvent(new DragEvent('drop', { dataTransfer: dropped, bubbles: true, cancelable: true }));
+  });
+  const tray = page.getByRole('list', { name: 'Attached images' });
+  await tray.getByRole('img', { name: 'Attached image 2' }).waitFor();
+  await tray.getByRole('button', { name: 'Remove attached image 1' }).click();
+  assert.equal(await tray.getByRole('listitem').count(), 1);
+  await send('one picture');
+  await page.locator('.msg.assistant:not(.streaming)', { hasText: 'You said: one picture' }).waitFor();
+  const user = primary.requests.at(-1)?.body.messages.findLast((/** @type {any} */ m) => m.role === 'user');
+  const images = user.content.filter((/** @type {any} */ c) => c.type === 'image_url');
+  assert.equal(images.length, 1);
+  const sent = Buffer.from(String(images[0].image_url.url).split(',')[1], 'base64');
+  assert.deepEqual([sent.readUInt32BE(16), sent.readUInt32BE(20)], [64, 48], 'a small image is sent as it is');
+  assert.equal(await tray.isHidden(), true, 'the tray is empty after sending');
+});

@@ -156,7 +156,7 @@ test('Responses API: body — instructions, input items for calls and outputs, f
   assert.equal(req.body.max_output_tokens, 50);
   assert.equal(req.body.temperature, undefined, 'reasoning models take no temperature');
   assert.deepEqual(req.body.reasoning, { summary: 'auto' });
-  assert.deepEqual(req.body.tools, [{ type: 'function', name: 'fs_list', description: 'list', parameters: tools[0].parameters }]);
+  assert.deepEqual(req.body.tools, [{ type: 'function', name: 'fs_list', description: 'list', parameters: tools[0].parameters, strict: false }]);
   assert.deepEqual(req.body.input, [
     { role: 'user', content: 'list files' },
     { type: 'function_call', call_id: 'c1', name: 'fs_list', arguments: '{"path":"/"}' },
@@ -323,4 +323,26 @@ test('a user\'s image in the Anthropic and Chat Completions shapes', async () =>
   assert.deepEqual(toWireMessages([{ role: 'user', content: 'see', images: [image] }]), [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'QUJD' } }, { type: 'text', text: 'see' }] }]);
   const openai = /** @type {any} */ (createProvider({ provider: 'openai', apiKey: 'k', model: 'gpt-4.1' }));
   assert.deepEqual(openai.buildBody({ messages: [{ role: 'user', content: 'see', images: [image] }] }).messages, [{ role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image_url', image_url: { url: image.dataUrl } }] }]);
+});
+
+test('token estimates per family: characters per token, CJK and emoji one each, messages with overhead and images', async () => {
+  const { estimateTextTokens, estimateMessagesTokens, tokenFamily } = await import('../../web/providers/tokens.js');
+  assert.equal(estimateTextTokens('x'.repeat(400), 'openai'), 100);
+  assert.equal(estimateTextTokens('x'.repeat(350), 'anthropic'), 100);
+  assert.equal(estimateTextTokens('数据库连接', 'openai'), 5);
+  assert.equal(estimateTextTokens('👍👍 ok', 'openai'), 2 + 1);
+  assert.equal(estimateMessagesTokens([{ role: 'user', content: 'x'.repeat(40) }], 'openai'), 4 + 10);
+  assert.equal(estimateMessagesTokens([{ role: 'user', content: '', imageRefs: [{ path: 'images/a.png', mediaType: 'image/png' }] }], 'openai'), 4 + 1300);
+  assert.deepEqual(['claude-sonnet-4-5', 'gemini-2.5-flash', 'llama3.2', 'gpt-4.1', 'my-model'].map((m) => tokenFamily('openai-compatible', m)), ['anthropic', 'gemini', 'llama', 'openai', 'default']);
+});
+
+test('Responses API with CRLF framing, and streams cut inside a frame (Gemini, Responses) are dropped replies, not malformed ones', async () => {
+  const ev = (/** @type {string} */ type, /** @type {object} */ o) => `event: ${type}\r\ndata: ${JSON.stringify({ type, ...o })}\r\n\r\n`;
+  const crlf = await all(assembleResponsesStream(parseSSE(pieces([ev('response.output_text.delta', { delta: 'é' }), ev('response.completed', { response: { status: 'completed', usage: { input_tokens: 1, output_tokens: 1 } } })].join(''), 3)), 'OpenAI'));
+  assert.equal(textOf(crlf), 'é');
+  assert.deepEqual(crlf.at(-1), { type: 'done', stopReason: 'end_turn' });
+  const cutResponses = `${ev('response.output_text.delta', { delta: 'Half' })}event: response.output_text.delta\r\ndata: {"type":"response.output_te`;
+  await assert.rejects(all(assembleResponsesStream(parseSSE(pieces(cutResponses, 4)), 'OpenAI')), /dropped/);
+  const cutGemini = `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: 'Half' }] }, index: 0 }] })}\r\n\r\ndata: {"candidates": [{"content": {"par`;
+  await assert.rejects(all(assembleGeminiStream(parseSSE(pieces(cutGemini, 4), { stray: true }), 'Google Gemini')), /dropped/);
 });

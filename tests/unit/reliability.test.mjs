@@ -184,12 +184,15 @@ test('a stream that fails after output is not restarted: the error ends it and t
   assert.deepEqual(attempts(events), ['a:cut']);
 });
 
-test('circuit breaker: after 3 failures the provider is skipped for the cool-down, then one trial goes through', async () => {
+test('circuit breaker: after 3 failed requests the provider is skipped for the cool-down, then one trial goes through', async () => {
   const clock = fakeClock();
   const breaker = new CircuitBreaker({ threshold: 3, cooldownMs: 60_000, now: clock.now });
   const a = scripted('a', [{ error: server() }, { error: server() }, { error: server() }], clock);
   const b = scripted('b', [], clock);
-  const r = new ReliableProvider({ chain: [a, b], clock, breaker });
+  const r = new ReliableProvider({ chain: [a, b], clock, breaker, retry: { retries: 0 } });
+  await all(r.chatStream(request));
+  await all(r.chatStream(request));
+  assert.equal(breaker.state('a/a-model').state, 'closed', 'two failed requests: still closed');
   await all(r.chatStream(request));
   assert.equal(breaker.state('a/a-model').state, 'open');
   const second = await all(r.chatStream(request));
@@ -202,6 +205,21 @@ test('circuit breaker: after 3 failures the provider is skipped for the cool-dow
   assert.equal(a.calls, 4, 'one trial after the cool-down');
   assert.deepEqual(attempts(third), ['a:ok']);
   assert.equal(breaker.state('a/a-model').state, 'closed');
+  // A trial that ends in a refused request or Stop does not leave the provider skipped for good.
+  for (const ending of ['client', 'stop']) {
+    const c = scripted('c', [{ error: server() }, ending === 'client' ? { error: { code: 'client', retryable: false, message: 'bad request' } } : { text: ['partial'] }, { text: ['fine'] }], clock);
+    const br = new CircuitBreaker({ threshold: 1, cooldownMs: 1000, now: clock.now });
+    const rc = new ReliableProvider({ chain: [c, scripted('d', [], clock)], clock, breaker: br, retry: { retries: 0 } });
+    await all(rc.chatStream(request));
+    assert.equal(br.state('c/c-model').state, 'open', ending);
+    clock.advance(1001);
+    const ac = new AbortController();
+    if (ending === 'stop') {
+      for await (const ev of rc.chatStream(request, { signal: ac.signal })) if (ev.type === 'text') ac.abort();
+    } else await all(rc.chatStream(request));
+    const after = await all(rc.chatStream(request));
+    assert.equal(textOf(after), 'fine', `${ending}: the next request tries the provider again`);
+  }
   // With no other provider to turn to, the breaker does not stand between the user and the request.
   const lone = new CircuitBreaker({ threshold: 1, cooldownMs: 60_000, now: clock.now });
   lone.failure('a/a-model');

@@ -359,3 +359,24 @@ test('the Settings limits parse with a clear message per wrong field', async () 
   const saved = store.save('ws', { ...cur, allowedPrivateHosts: v.allowedPrivateHosts, maxIterations: v.maxIterations, maxToolResultChars: v.maxToolResultChars, tools: { ...cur.tools, maxReadBytes: v.maxReadBytes, maxWriteBytes: v.maxWriteBytes } });
   assert.deepEqual([saved.maxIterations, saved.tools.maxReadBytes, store.load('ws').allowedPrivateHosts], [7, 65536, ['127.0.0.1:8080', 'localhost', '[::1]:11434']]);
 });
+
+test('the monthly cost limit: spend of earlier days and other (closed) tabs counts until the month ends; 80% warns; the next month starts at 0', () => {
+  const storage = memoryStorage();
+  let t = Date.parse('2026-11-03T10:00:00Z');
+  const now = () => t;
+  const config = { level: /** @type {const} */ ('full'), maxActionsPerHour: 0, maxCostCentsPerDay: 0, maxCostCentsPerMonth: 1000 };
+  const page1 = new AutonomyController({ config, now, ...new AgentSettingsStore({ config: new LocalConfig(storage), secrets: /** @type {any} */ (null) }).usageStore('ws', { now }) });
+  page1.recordCost(850);
+  assert.match(page1.costWarning() ?? '', /85% of this month's cost limit is used \(8\.50 USD of 10\.00 USD\)/);
+  // Two days later, a reload (a new page): the earlier page's spend still counts.
+  t = Date.parse('2026-11-05T10:00:00Z');
+  const page2 = new AutonomyController({ config, now, ...new AgentSettingsStore({ config: new LocalConfig(storage), secrets: /** @type {any} */ (null) }).usageStore('ws', { now }) });
+  assert.equal(page2.usage.monthCents, 850);
+  page2.recordCost(200);
+  assert.match(page2.checkLimits() ?? '', /This month's cost limit of 10\.00 USD is reached \(10\.50 USD spent\)/);
+  // Control: with the month over, the count starts again.
+  t = Date.parse('2026-12-02T10:00:00Z');
+  const page3 = new AutonomyController({ config, now, ...new AgentSettingsStore({ config: new LocalConfig(storage), secrets: /** @type {any} */ (null) }).usageStore('ws', { now }) });
+  assert.equal(page3.usage.monthCents, 0);
+  assert.equal(page3.checkLimits(), null);
+});

@@ -111,3 +111,31 @@ test('config: values the Settings dialog would refuse, and addresses carrying cr
   assert.equal(r.ok, false);
   assert.deepEqual(r.problems.map((p) => p.path).sort(), ['agent.allowedPrivateHosts[0]', 'agent.git.corsProxy', 'agent.tools.maxReadBytes', 'provider.baseUrl']);
 });
+
+test('config: fallbacks and routing hints are validated per field; one that sends a saved key to a new address is confirmed; the monthly limit raised too', () => {
+  const bad = parseConfig(edit((c) => {
+    c.agent.providers.fallbacks = [{ provider: 'nope', model: '', baseUrl: 'ftp://x' }];
+    c.agent.providers.routes = { fast: { provider: 'groq', model: 'm', baseUrl: 'https://user:pw@proxy.example/v1' } };
+  }), known);
+  assert.equal(bad.ok, false);
+  const paths = bad.ok ? [] : bad.problems.map((p) => p.path);
+  assert.ok(paths.includes('agent.providers.fallbacks[0].provider'), paths.join());
+  assert.ok(paths.includes('agent.providers.fallbacks[0].baseUrl'), paths.join());
+  assert.ok(paths.includes('agent.providers.routes.fast.baseUrl'), paths.join());
+  const next = JSON.parse(edit((c) => {
+    c.agent.providers.fallbacks = [{ provider: 'anthropic', model: 'claude-haiku-4-5', baseUrl: 'https://gateway.example.com' }];
+    c.agent.providers.routes = { code: { provider: 'groq', model: 'llama-3.3-70b-versatile', baseUrl: '' } };
+    c.agent.autonomy.maxCostCentsPerMonth = 5000;
+  }));
+  const list = loosenedProtections(current, next, () => 'approve', { hasKey: (p) => p === 'anthropic' || p === 'groq' });
+  assert.ok(list.some((l) => /saved anthropic API key to gateway\.example\.com/.test(l)), list.join(' | '));
+  assert.ok(list.some((l) => /saved groq API key to groq's own address/.test(l)), list.join(' | '));
+  // Control: the monthly limit starts at "no limit": setting one is not a loosening.
+  assert.ok(!list.some((l) => /monthly/.test(l)));
+  const lower = structuredClone(next);
+  const higher = structuredClone(next);
+  higher.agent.autonomy.maxCostCentsPerMonth = 9000;
+  assert.ok(loosenedProtections(lower, higher, () => 'approve').some((l) => /raises the monthly cost limit from 50\.00 USD to 90\.00 USD/.test(l)));
+  // The same fallback again is not a new address.
+  assert.ok(!loosenedProtections(next, next, () => 'approve', { hasKey: () => true }).some((l) => /API key/.test(l)));
+});

@@ -143,10 +143,21 @@ export class ConversationStore {
    * A new conversation holding `events` as they are (ids and times kept), e.g. from an imported
    * file the caller validated. The log is written before the conversation is listed.
    * @param {string} title @param {ClawserEvent[]} events @returns {Promise<ConversationMeta>}
+   * @param {{imagesFrom?: string}} [options] imagesFrom: the conversation whose attached images the events show (a fork)
    */
-  async createFrom(title, events) {
+  async createFrom(title, events, options = {}) {
     const now = Date.now();
     const id = newConversationId(now);
+    // A fork keeps the images its messages show: the files are copied with the events.
+    if (options.imagesFrom) {
+      for (const e of events) {
+        for (const ref of e.type === 'user_message' && Array.isArray(e.data.images) ? e.data.images : []) {
+          if (typeof ref?.path !== 'string' || !/^images\/[\w.-]+$/.test(ref.path)) continue;
+          const bytes = await this.#fs.readBytes(`${this.dirOf(options.imagesFrom)}/${ref.path}`).catch(() => null);
+          if (bytes) await this.#fs.write(`${this.dirOf(id)}/${ref.path}`, bytes);
+        }
+      }
+    }
     await this.#fs.write(`${this.dirOf(id)}/events.jsonl`, toJsonl(events));
     /** @type {ConversationMeta} */
     const meta = { id, title, createdAt: events[0]?.timestamp ?? now, updatedAt: events.at(-1)?.timestamp ?? now, titleSet: true };

@@ -185,7 +185,8 @@ export class AgentSettingsStore {
    * across reloads. Each page writes only its own record (`update`, a synchronous
    * read-modify-write, so turns and jobs of one page never lose a count) and every check reads
    * the sum of all records (`load`), so tabs add up instead of overwriting each other. Records of
-   * pages that have been idle for more than a day are removed as they are read.
+   * pages that have been idle for more than a day are removed as they are read, unless they hold
+   * spend of the current month.
    * @param {string} ws
    * @param {{now?: () => number}} [clock] the clock the AutonomyController uses (tests inject one)
    */
@@ -197,7 +198,9 @@ export class AgentSettingsStore {
         const parts = [];
         for (const k of this.#usageKeys(ws)) {
           const u = normalizeUsage(this.config.get(k, null));
-          const idle = k !== own && u.costDay < stale && u.actions.every((t) => t < now() - DAY);
+          // A record holding this month's spend stays until the month is over (the monthly limit counts it).
+          const month = new Date(now()).toISOString().slice(0, 7);
+          const idle = k !== own && u.costDay < stale && u.actions.every((t) => t < now() - DAY) && !(u.costMonth === month && u.monthCents > 0);
           if (idle) this.config.remove(k);
           else parts.push(u);
         }

@@ -573,7 +573,7 @@ export class ChatController {
     const tree = new BranchTree(await this.store.allEvents(conversationId));
     if (!tree.has(eventId)) throw Object.assign(new Error('That event is not in this conversation (it may have been deleted).'), { code: 'not_found' });
     const source = this.state.conversations.find((c) => c.id === conversationId)?.title ?? 'Conversation';
-    const meta = await this.store.createFrom(`${source} (fork)`.slice(0, 120), withoutOpenToolRound(tree.pathTo(eventId)));
+    const meta = await this.store.createFrom(`${source} (fork)`.slice(0, 120), withoutOpenToolRound(tree.pathTo(eventId)), { imagesFrom: conversationId });
     this.#set({ conversations: [meta, ...this.state.conversations] });
     this.#announceList();
     return meta;

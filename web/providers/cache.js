@@ -65,11 +65,12 @@ export function cacheable(request, policy) {
 /**
  * The cache key: SHA-256 of the normalized request. Tool-call ids are left out (they are random
  * per call, the calls themselves are not); images count by their content.
- * @param {string} provider @param {string} model @param {ChatRequest} request
+ * @param {string} provider @param {string} model @param {ChatRequest} request @param {string} [baseUrl] the server (two servers may serve one model id)
  */
-export async function cacheKey(provider, model, request) {
+export async function cacheKey(provider, model, request, baseUrl = '') {
   const normalized = {
     provider,
+    baseUrl,
     model,
     system: request.system ?? '',
     messages: request.messages.map((m) => [

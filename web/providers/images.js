@@ -11,7 +11,8 @@
  */
 /** @type {Record<string, {maxEdge: number, maxBytes: number}>} */
 export const IMAGE_LIMITS = {
-  anthropic: { maxEdge: 1568, maxBytes: 5 * 1024 * 1024 },
+  // Anthropic's 5 MB is of the base64 text: three quarters of it in bytes.
+  anthropic: { maxEdge: 1568, maxBytes: Math.floor((5 * 1024 * 1024 * 3) / 4) },
   openai: { maxEdge: 2048, maxBytes: 20 * 1024 * 1024 },
   'openai-responses': { maxEdge: 2048, maxBytes: 20 * 1024 * 1024 },
   gemini: { maxEdge: 3072, maxBytes: 15 * 1024 * 1024 },
@@ -28,8 +29,21 @@ export const IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'imag
 export function imageLimitsFor(entry, model = '') {
   const limits = IMAGE_LIMITS[entry?.wire ?? ''] ?? { maxEdge: 1568, maxBytes: 5 * 1024 * 1024 };
   if (!entry) return { accepts: false, ...limits, why: 'Choose a provider in Settings first.' };
-  if (!entry.vision) return { accepts: false, ...limits, why: `${entry.label}${model ? ` (${model})` : ''} does not accept images here.` };
+  if (!seesImages(entry, model)) return { accepts: false, ...limits, why: `${entry.label}${model ? ` (${model})` : ''} does not accept images here.` };
   return { accepts: true, ...limits };
+}
+
+/** Local model families that take images (Ollama's library names). */
+const LOCAL_VISION = /llava|vision|\bvl\b|-vl|vl:|qwen2\.5vl|gemma3|minicpm-v|moondream|pixtral|mistral-small3\.[12]|llama4|granite3\.2-vision/i;
+
+/**
+ * Whether a model takes images: per model on a local server (most local models are text only),
+ * per host elsewhere (the catalog's `vision`).
+ * @param {CatalogEntry} entry @param {string} [model]
+ */
+export function seesImages(entry, model = '') {
+  if (entry.wire === 'ollama') return LOCAL_VISION.test(model || entry.defaultModel);
+  return !!entry.vision;
 }
 
 /**

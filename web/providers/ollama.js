@@ -3,6 +3,7 @@
 import { ProviderError, droppedError, fetchError, httpError } from './errors.js';
 import { HttpSseProvider } from './http.js';
 import { parseNDJSON } from './ndjson.js';
+import { seesImages } from './images.js';
 
 /** @type {Record<string, StopReason>} */
 const DONE_REASONS = { stop: 'end_turn', length: 'max_tokens', load: 'end_turn', unload: 'end_turn' };
@@ -17,6 +18,8 @@ export class OllamaProvider extends HttpSseProvider {
     super(options);
     // Settings saved for the OpenAI-compatible preset pointed at /v1: the native API is at the root.
     this.baseUrl = (this.baseUrl || 'http://localhost:11434').replace(/\/v1$/, '');
+    // Most local models are text only: images go to the ones whose family takes them.
+    this.supportsVision = seesImages(this.entry, this.model);
   }
 
   /** @override */

@@ -32,7 +32,8 @@ export class OpenAIResponsesProvider extends HttpSseProvider {
     if (request.maxTokens) body.max_output_tokens = request.maxTokens;
     if (request.temperature !== undefined && !REASONING_MODEL.test(this.model)) body.temperature = request.temperature;
     if (REASONING_MODEL.test(this.model)) body.reasoning = { summary: 'auto' };
-    if (request.tools?.length) body.tools = request.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters }));
+    // strict: false — left out, the Responses API makes every schema strict (all fields required).
+    if (request.tools?.length) body.tools = request.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: false }));
     return body;
   }
 

@@ -5,8 +5,9 @@
  * [prefix, input, output, cached input, cache write]. A cache write costs the input price where
  * the provider does not charge extra for it.
  *
- * Checked on 2026-11-26 against the providers' pricing pages (standard tier, prompts up to
- * 200k tokens):
+ * Taken from the providers' pricing pages below (standard tier, prompts up to 200k tokens) as
+ * last known when this table was written; this build machine has no network, so they were not
+ * re-checked against the live pages on 2026-11-26 (the date of this table) — verify there:
  * - OpenAI: https://openai.com/api/pricing/
  * - Anthropic: https://www.anthropic.com/pricing#api (cache reads 0.1×, 5-minute cache writes 1.25× the input price)
  * - Google: https://ai.google.dev/gemini-api/docs/pricing

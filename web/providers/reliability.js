@@ -66,8 +66,8 @@ export function isRetryable(e) {
 }
 
 /**
- * Skips a provider after `threshold` consecutive failures, for `cooldownMs`; then lets one try
- * through (half-open): success closes it, failure opens it again.
+ * Skips a provider after `threshold` consecutive failed requests (each after its retries), for
+ * `cooldownMs`; then lets one try through (half-open): success closes it, failure opens it again.
  */
 export class CircuitBreaker {
   /** @type {Map<string, {failures: number, openUntil: number, trial: boolean}>} */
@@ -92,6 +92,12 @@ export class CircuitBreaker {
   /** @param {string} key */
   success(key) {
     this.#states.delete(key);
+  }
+
+  /** A try ended without telling whether the provider works (Stop, a refused request): a half-open trial may be made again. @param {string} key */
+  release(key) {
+    const s = this.#states.get(key);
+    if (s) s.trial = false;
   }
 
   /** @param {string} key */
@@ -188,7 +194,7 @@ export class ReliableProvider {
       return;
     }
     const primary = this.chain[0];
-    const key = await cacheKey(primary.id, primary.model, request);
+    const key = await cacheKey(primary.id, primary.model, request, String(/** @type {{baseUrl?: string}} */ (primary).baseUrl ?? ''));
     const hit = options.fresh ? undefined : cache.get(key);
     if (hit) {
       yield { type: 'cache_hit', provider: hit.provider, model: hit.model, ageMs: this.clock.now() - hit.at };
@@ -257,26 +263,33 @@ export class ReliableProvider {
           return;
         }
         if (error.code === 'aborted' || signal?.aborted) {
+          this.breaker.release(key);
           yield attemptEvent(provider, { outcome: 'aborted', attempt: attempt + 1, latencyMs, code: 'aborted' });
           yield { type: 'error', error };
           return;
         }
-        if (isRetryable(error)) this.breaker.failure(key);
         if (result.output || !isRetryable(error)) {
           // Seen text is never repeated, and auth or client errors are the user's to fix.
+          if (result.output && isRetryable(error)) this.breaker.failure(key);
+          else this.breaker.release(key);
           yield attemptEvent(provider, { outcome: result.output ? 'cut' : 'failed', attempt: attempt + 1, latencyMs, code: error.code, message: error.message });
           yield { type: 'error', error };
           return;
         }
         lastError = error;
         const tooLong = error.retryAfterMs !== undefined && error.retryAfterMs > this.retry.maxRetryAfterMs;
-        const again = attempt < this.retry.retries && !tooLong && (!useBreaker || this.breaker.allow(key));
+        const again = attempt < this.retry.retries && !tooLong;
         const wait = again ? Math.max(error.retryAfterMs ?? 0, backoffDelay(attempt, this.retry, this.clock.random())) : undefined;
         yield attemptEvent(provider, { outcome: 'failed', attempt: attempt + 1, latencyMs, code: error.code, message: error.message, ...(wait !== undefined ? { retryInMs: wait } : {}) });
-        if (wait === undefined) break;
+        if (wait === undefined) {
+          // One failure of this provider per request (its tries all failed), toward the breaker.
+          this.breaker.failure(key);
+          break;
+        }
         yield { type: 'status', text: `${this.#label(provider)}: ${error.code === 'rate_limit' ? 'rate-limited' : error.code === 'network' ? 'no answer' : 'server error'}; retrying in ${Math.max(1, Math.round(wait / 1000))} s…` };
         await this.clock.sleep(wait, signal);
         if (signal?.aborted) {
+          this.breaker.release(key);
           yield { type: 'error', error: new ProviderError('aborted', 'Stopped.', { retryable: false }).toJSON() };
           return;
         }

@@ -50,7 +50,7 @@ export function estimateMessagesTokens(messages, family = 'default') {
   for (const m of messages) {
     n += MESSAGE_OVERHEAD + estimateTextTokens(m.content, family);
     if (m.toolCalls?.length) n += estimateTextTokens(JSON.stringify(m.toolCalls), family);
-    n += (m.images?.length ?? 0) * IMAGE_TOKENS;
+    n += ((m.images?.length ?? 0) + (m.imageRefs?.length ?? 0)) * IMAGE_TOKENS;
   }
   return n;
 }

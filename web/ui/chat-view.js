@@ -182,7 +182,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   // arriving late never rebuilds the messages (and loses e.g. a "Run again" output).
   const noticeBar = h('p', { class: 'notice chat-notice', role: 'status', hidden: true });
   // The cost and token meter: this conversation's spend, the workspace's today, the context size with the draft.
-  const meter = h('p', { class: 'chat-meter small muted', 'aria-label': 'Cost and tokens' });
+  const meter = h('p', { class: 'chat-meter small muted', role: 'group', 'aria-label': 'Cost and tokens' });
   // The conversation's model: the workspace's, or one of its routing hints (shown when any is set).
   const routeSelect = /** @type {HTMLSelectElement} */ (h('select', { id: 'chat-route' }));
   const routeModel = h('span', { id: 'chat-route-model', class: 'muted' });
@@ -211,6 +211,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       parts.push(`this conversation ${known} (${compact.format(m.spend.inputTokens + m.spend.outputTokens)} tokens)`);
     }
     if (m.todayCents) parts.push(`today ${usd(m.todayCents)}`);
+    if (m.monthCents && m.monthCents !== m.todayCents) parts.push(`this month ${usd(m.monthCents)}`);
     meter.textContent = parts.join(' · ');
     meter.hidden = parts.length === 0;
     costWarning.textContent = m.warning ? `${m.warning} Limits are in Settings.` : '';

@@ -115,11 +115,21 @@ export function FallbackFields(props) {
     h('p', { class: 'muted small' }, 'Fallbacks are tried in order after retries fail on a rate limit, a server error or no answer — never on a wrong key or a refused request. A provider that keeps failing is skipped for a minute.'),
     list, add, error, retries.row, connect.row, firstByte.row, gap.row, cacheRow, routeSection);
 
+  /** The field a problem is about: marked invalid, described by the error line, focused. @param {HTMLElement} field */
+  const invalid = (field) => {
+    field.setAttribute('aria-invalid', 'true');
+    field.setAttribute('aria-errormessage', error.id);
+    field.focus();
+  };
   /**
    * @returns {{ok: true, value: AgentSettings['providers'], keys: Record<string, string>} | {ok: false}}
    */
   const read = () => {
     error.textContent = '';
+    for (const el of element.querySelectorAll('[aria-invalid]')) {
+      el.removeAttribute('aria-invalid');
+      el.removeAttribute('aria-errormessage');
+    }
     /** @type {Record<string, string>} */
     const keys = {};
     /** @param {ReturnType<typeof providerFields>} r @param {string} name @returns {{provider: string, model: string, baseUrl: string} | null} null: a problem, shown */
@@ -127,14 +137,14 @@ export function FallbackFields(props) {
       const baseUrl = r.base.value.trim();
       if (baseUrl && !/^https?:\/\/[^\s]+$/i.test(baseUrl)) {
         error.textContent = `${name}: the base URL must start with http:// or https://.`;
-        r.base.focus();
+        invalid(r.base);
         return null;
       }
       const entry = props.catalog.find((e) => e.id === r.provider.value);
       const key = r.key.value.trim();
       if (entry?.needsKey && !key && !props.hasKey(r.provider.value) && !keys[r.provider.value]) {
         error.textContent = `${name}: ${entry.label} needs an API key.`;
-        r.key.focus();
+        invalid(r.key);
         return null;
       }
       if (key) keys[r.provider.value] = key;
@@ -160,7 +170,7 @@ export function FallbackFields(props) {
       const v = Number(input.value);
       if (!Number.isInteger(v) || v < min || v > max) {
         error.textContent = `${label}: a whole number from ${min} to ${max}.`;
-        input.focus();
+        invalid(input);
         return { ok: false };
       }
     }
