@@ -278,6 +278,14 @@ test('routing hints: a conversation pinned to "Fast" is answered by that hint\'s
 });
 
 test('images pasted and dropped on the composer are attached too; one removed is not sent', async () => {
+  // A model that sees images (OpenAI's, on the scripted server).
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = settingsDialog();
+  await dialog.getByLabel('Provider', { exact: true }).selectOption('openai');
+  await dialog.getByLabel('Model', { exact: true }).fill('gpt-4.1-mini');
+  await dialog.getByLabel('API key', { exact: true }).fill(PRIMARY_KEY);
+  await dialog.getByLabel('Base URL', { exact: true }).fill(`${primary.url}/v1`);
+  await saveSettings(page);
   await page.getByRole('button', { name: 'New conversation', exact: true }).click();
   await page.getByText('Start the conversation: type a message below.').waitFor();
   await page.evaluate(async () => {
@@ -307,4 +315,12 @@ test('images pasted and dropped on the composer are attached too; one removed is
   const sent = Buffer.from(String(images[0].image_url.url).split(',')[1], 'base64');
   assert.deepEqual([sent.readUInt32BE(16), sent.readUInt32BE(20)], [64, 48], 'a small image is sent as it is');
   assert.equal(await tray.isHidden(), true, 'the tray is empty after sending');
+  // Edit and resend: the new version keeps the picture.
+  await page.locator('.msg.user', { hasText: 'one picture' }).getByRole('button', { name: 'Edit this message' }).click();
+  await page.getByRole('textbox', { name: 'Edit message' }).fill('one picture, edited');
+  await page.getByRole('button', { name: 'Send edited message' }).click();
+  await page.locator('.msg.assistant:not(.streaming)', { hasText: 'You said: one picture, edited' }).waitFor();
+  const edited = primary.requests.at(-1)?.body.messages.findLast((/** @type {any} */ m) => m.role === 'user');
+  assert.equal(edited.content.filter((/** @type {any} */ c) => c.type === 'image_url').length, 1);
+  await page.locator('.msg.user', { hasText: 'one picture, edited' }).locator('.msg-images img').waitFor();
 });

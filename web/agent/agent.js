@@ -81,9 +81,10 @@ export class ClawserAgent {
   /**
    * Sends a user message and streams the whole turn.
    * @param {string} text
-   * @param {{signal?: AbortSignal, continues?: boolean, images?: {bytes: Uint8Array, mediaType: string}[]}} [options] continues: the message asks
+   * @param {{signal?: AbortSignal, continues?: boolean, images?: {bytes: Uint8Array, mediaType: string}[], imageRefs?: import('../providers/types.d.ts').ImageRef[]}} [options] continues: the message asks
    *   the model to go on with a reply the user stopped (recorded as such, shown as a note); images: attached
-   *   by the user, kept as files of the conversation (the log holds their paths)
+   *   by the user, kept as files of the conversation (the log holds their paths); imageRefs: images already
+   *   kept with the conversation (an edited message keeps the original's)
    * @returns {AsyncGenerator<AgentStreamEvent>}
    */
   async *runStream(text, options = {}) {
@@ -104,6 +105,7 @@ export class ClawserAgent {
     /** @type {Record<string, unknown>} */
     const message = options.continues ? { text: input, continues: true } : { text: input };
     if (options.images?.length) message.images = await Promise.all(options.images.map((i) => this.conversation.saveImage(i.bytes, i.mediaType)));
+    else if (options.imageRefs?.length) message.images = options.imageRefs.map((r) => ({ path: r.path, mediaType: r.mediaType }));
     yield await this.#record('user_message', message, 'user');
     if (checked?.flags.length) yield await this.#record('safety_input_flag', { where: 'user', flags: checked.flags }, 'system');
     yield* this.#answer(input, options);

@@ -664,9 +664,12 @@ export class ChatController {
   edit(eventId, text) {
     const message = text.trim();
     const conv = this.#conversation;
-    if (!message || !conv || this.busy) return Promise.resolve();
+    // The edited message keeps the images of the original (the same files of the conversation).
+    const original = conv?.events.find((e) => e.id === eventId);
+    const imageRefs = Array.isArray(original?.data.images) ? /** @type {import('../providers/types.d.ts').ImageRef[]} */ (original.data.images) : [];
+    if ((!message && !imageRefs.length) || !conv || this.busy) return Promise.resolve();
     // The conversation is fixed now: switching away while the turn starts must not move it.
-    return this.#turn(message, (agent, signal) => this.#afterFork(conv, eventId, 'replace', () => agent.runStream(message, { signal })), { conversation: conv });
+    return this.#turn(message, (agent, signal) => this.#afterFork(conv, eventId, 'replace', () => agent.runStream(message, { signal, ...(imageRefs.length ? { imageRefs } : {}) })), { conversation: conv, ...(imageRefs.length ? { needsVision: true } : {}) });
   }
 
   /**

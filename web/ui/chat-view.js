@@ -326,7 +326,8 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       /** @type {HTMLElement | null} */ (list.querySelector(`li[data-event-id="${CSS.escape(e.id)}"] button[aria-label="Edit this message"]`))?.focus();
     };
     const submitEdit = () => {
-      if (!field.value.trim()) return;
+      // A message of images alone may be sent again without text (its images stay).
+      if (!field.value.trim() && !(Array.isArray(e.data.images) && e.data.images.length)) return;
       editing = null;
       controller.edit(e.id, field.value);
     };
