@@ -39,7 +39,10 @@ test('model calls and tool calls of real turns are counted per model and per too
   assert.match(page.url(), /\/dashboard$/);
   const totals = dashboard().locator('.dash-totals');
   // Three calls of the turn, and the title request after the first exchange (counted too).
-  await totals.filter({ hasText: /tokens in 4 model calls, about \$0\.\d+, in the last 30 days\./ }).waitFor();
+  await totals.filter({ hasText: /tokens in 4 model calls, about \$0\.\d+, in the last 30 days\./ }).waitFor().catch(async (err) => {
+    // Say what the panel showed instead, and what the server was asked.
+    throw new Error(`${err.message}\nThe totals read: ${await totals.innerText().catch(() => '(none)')}; title requests: ${llm.titleRequests.length}, requests: ${llm.requests.length}`);
+  });
   assert.equal(llm.titleRequests.length, 1);
   const models = dashboard().getByRole('table', { name: 'Model calls by provider and model' });
   const row = models.getByRole('row', { name: /gpt-4o/ });
