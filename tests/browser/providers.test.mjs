@@ -323,4 +323,7 @@ test('images pasted and dropped on the composer are attached too; one removed is
   const edited = primary.requests.at(-1)?.body.messages.findLast((/** @type {any} */ m) => m.role === 'user');
   assert.equal(edited.content.filter((/** @type {any} */ c) => c.type === 'image_url').length, 1);
   await page.locator('.msg.user', { hasText: 'one picture, edited' }).locator('.msg-images img').waitFor();
+  // After a reload the pasted picture is still shown with its message.
+  await page.reload();
+  await page.waitForFunction(() => [...document.querySelectorAll('.msg.user')].some((li) => /one picture, edited/.test(li.textContent ?? '') && [...li.querySelectorAll('.msg-images img')].some((img) => /** @type {HTMLImageElement} */ (img).complete && /** @type {HTMLImageElement} */ (img).naturalWidth === 64)));
 });
