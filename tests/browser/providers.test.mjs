@@ -34,6 +34,20 @@ const send = async (/** @type {string} */ text) => {
   await page.getByRole('button', { name: 'Send' }).click();
 };
 const settingsDialog = () => page.getByRole('dialog', { name: /Settings/ });
+/**
+ * Settings: OpenAI's wire format (a priced model that sees images) on the scripted server.
+ * @param {(dialog: import('playwright-core').Locator) => Promise<unknown>} [more] other fields to set before saving
+ */
+const useOpenAI = async (more) => {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = settingsDialog();
+  await dialog.getByLabel('Provider', { exact: true }).selectOption('openai');
+  await dialog.getByLabel('Model', { exact: true }).fill('gpt-4.1-mini');
+  await dialog.getByLabel('API key', { exact: true }).fill(PRIMARY_KEY);
+  await dialog.getByLabel('Base URL', { exact: true }).fill(`${primary.url}/v1`);
+  await more?.(dialog);
+  await saveSettings(page);
+};
 
 test('mid-conversation, a failing provider falls back to the next in the chain after its retries; the reply says who answered', async () => {
   await send('first question');
@@ -115,14 +129,7 @@ test('the cost and token meter: "cost unknown" for a model without a price; a pr
   await page.waitForFunction(() => /this conversation cost unknown/.test(document.querySelector('.chat-meter')?.textContent ?? ''));
 
   // A priced model (OpenAI's list price), a daily limit of 0.15 USD.
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  const dialog = settingsDialog();
-  await dialog.getByLabel('Provider', { exact: true }).selectOption('openai');
-  await dialog.getByLabel('Model', { exact: true }).fill('gpt-4.1-mini');
-  await dialog.getByLabel('API key', { exact: true }).fill(PRIMARY_KEY);
-  await dialog.getByLabel('Base URL', { exact: true }).fill(`${primary.url}/v1`);
-  await dialog.getByLabel('Cost limit per day, USD (0 = no limit)').fill('0.15');
-  await saveSettings(page);
+  await useOpenAI((dialog) => dialog.getByLabel('Cost limit per day, USD (0 = no limit)').fill('0.15'));
   await page.getByRole('button', { name: 'New conversation', exact: true }).click();
   const chunk = (/** @type {object} */ o) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'gpt-4.1-mini', ...o })}\n\n`;
   // 100,000 tokens in and 50,000 out at 0.40 and 1.60 USD per million: 0.12 USD.
@@ -279,13 +286,7 @@ test('routing hints: a conversation pinned to "Fast" is answered by that hint\'s
 
 test('images pasted and dropped on the composer are attached too; one removed is not sent', async () => {
   // A model that sees images (OpenAI's, on the scripted server).
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  const dialog = settingsDialog();
-  await dialog.getByLabel('Provider', { exact: true }).selectOption('openai');
-  await dialog.getByLabel('Model', { exact: true }).fill('gpt-4.1-mini');
-  await dialog.getByLabel('API key', { exact: true }).fill(PRIMARY_KEY);
-  await dialog.getByLabel('Base URL', { exact: true }).fill(`${primary.url}/v1`);
-  await saveSettings(page);
+  await useOpenAI();
   await page.getByRole('button', { name: 'New conversation', exact: true }).click();
   await page.getByText('Start the conversation: type a message below.').waitFor();
   await page.evaluate(async () => {

@@ -61,12 +61,8 @@ export class AnthropicProvider extends HttpSseProvider {
   }
 
   /** Model ids the account can use (GET /v1/models). @param {import('./types.d.ts').CallOptions} [options] */
-  async listModels(options = {}) {
-    const doFetch = this.fetchImpl ?? globalThis.fetch.bind(globalThis);
-    const res = await doFetch(`${this.baseUrl}/v1/models?limit=1000`, { headers: this.buildHeaders(), signal: options.signal });
-    if (!res.ok) return [];
-    const json = await res.json().catch(() => null);
-    return (Array.isArray(json?.data) ? json.data : []).map((/** @type {{id?: string}} */ m) => m.id).filter((/** @type {unknown} */ x) => typeof x === 'string');
+  listModels(options = {}) {
+    return this.fetchModelIds('/v1/models?limit=1000', options);
   }
 }
 

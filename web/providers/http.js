@@ -172,6 +172,21 @@ export class HttpSseProvider {
     throw new Error('HttpSseProvider subclasses define assemble');
   }
 
+  /**
+   * Model ids from a list endpoint of the provider (`data[].id`, or `models[].name`); an empty
+   * list when it has none or refuses.
+   * @param {string} path after the base URL @param {CallOptions} [options]
+   * @returns {Promise<string[]>}
+   */
+  async fetchModelIds(path, options = {}) {
+    const doFetch = this.fetchImpl ?? globalThis.fetch.bind(globalThis);
+    const res = await doFetch(`${this.baseUrl}${path}`, { headers: this.buildHeaders(), signal: options.signal });
+    if (!res.ok) return [];
+    const json = await res.json().catch(() => null);
+    const data = Array.isArray(json?.data) ? json.data : Array.isArray(json?.models) ? json.models : [];
+    return data.map((/** @type {{id?: string, name?: string}} */ m) => m.id ?? m.name).filter((/** @type {unknown} */ x) => typeof x === 'string');
+  }
+
   /** @param {ChatRequest} request @param {CallOptions} [options] */
   chat(request, options) {
     return collectStream(this.chatStream(request, options), this.model);

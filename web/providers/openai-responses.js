@@ -2,6 +2,7 @@
 /** @import { SSEMessage } from './sse.js' */
 import { ProviderError, droppedError } from './errors.js';
 import { HttpSseProvider, parseToolArguments } from './http.js';
+import { OpenAIProvider } from './openai.js';
 
 /** Reasoning models, which stream summaries of their reasoning when asked. */
 const REASONING_MODEL = /^(?:o\d|gpt-5)/i;
@@ -16,12 +17,9 @@ export class OpenAIResponsesProvider extends HttpSseProvider {
     return `${this.baseUrl}/responses`;
   }
 
-  /** @override */
+  /** Only the bearer key, as Chat Completions. @override */
   buildHeaders() {
-    /** @type {Record<string, string>} */
-    const headers = {};
-    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
-    return headers;
+    return OpenAIProvider.prototype.buildHeaders.call(this);
   }
 
   /** @override @param {ChatRequest} request */
@@ -43,12 +41,8 @@ export class OpenAIResponsesProvider extends HttpSseProvider {
   }
 
   /** Model ids the endpoint offers (GET /models). @param {import('./types.d.ts').CallOptions} [options] */
-  async listModels(options = {}) {
-    const doFetch = this.fetchImpl ?? globalThis.fetch.bind(globalThis);
-    const res = await doFetch(`${this.baseUrl}/models`, { headers: this.buildHeaders(), signal: options.signal });
-    if (!res.ok) return [];
-    const json = await res.json().catch(() => null);
-    return (Array.isArray(json?.data) ? json.data : []).map((/** @type {{id?: string}} */ m) => m.id).filter((/** @type {unknown} */ x) => typeof x === 'string');
+  listModels(options = {}) {
+    return this.fetchModelIds('/models', options);
   }
 }
 

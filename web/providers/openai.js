@@ -70,13 +70,8 @@ export class OpenAIProvider extends HttpSseProvider {
   }
 
   /** Model ids the endpoint offers (GET /models). @param {CallOptions} [options] */
-  async listModels(options = {}) {
-    const doFetch = this.fetchImpl ?? globalThis.fetch.bind(globalThis);
-    const res = await doFetch(`${this.baseUrl}/models`, { headers: this.buildHeaders(), signal: options.signal });
-    if (!res.ok) return [];
-    const json = await res.json().catch(() => null);
-    const data = Array.isArray(json?.data) ? json.data : Array.isArray(json?.models) ? json.models : [];
-    return data.map((/** @type {{id?: string, name?: string}} */ m) => m.id ?? m.name).filter((/** @type {unknown} */ x) => typeof x === 'string');
+  listModels(options = {}) {
+    return this.fetchModelIds('/models', options);
   }
 }
 
