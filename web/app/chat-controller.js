@@ -347,10 +347,12 @@ export class ChatController {
   imageLimits() {
     const s = this.settings.load?.(this.workspaceId) ?? null;
     const pinned = this.#conversation?.meta.route;
-    const routed = pinned ? this.routes()[pinned] : undefined;
+    // One read of the settings (a parse of stored JSON) for the whole decision.
+    const hints = this.routes();
+    const routed = pinned ? hints[pinned] : undefined;
     const own = routed ? imageLimitsFor(catalogEntry(routed.provider), routed.model) : imageLimitsFor(s ? catalogEntry(s.provider) : undefined, s?.model ?? '');
     // A model without images hands a message with images to the Vision hint, when one is set.
-    const vision = this.routes().vision;
+    const vision = hints.vision;
     if (!own.accepts && vision) {
       const v = imageLimitsFor(catalogEntry(vision.provider), vision.model);
       if (v.accepts) return v;
@@ -627,10 +629,12 @@ export class ChatController {
     } catch {
       status = null; // the meter never breaks the chat
     }
-    const routes = Object.entries(this.routes()).filter(([, r]) => r && catalogEntry(r.provider))
+    // Drawn on every transcript update: the settings are read once here.
+    const hints = this.routes();
+    const routes = Object.entries(hints).filter(([, r]) => r && catalogEntry(r.provider))
       .map(([hint, r]) => ({ hint: /** @type {import('../agent/types.d.ts').RouteHint} */ (hint), label: `${hint[0].toUpperCase()}${hint.slice(1)}`, model: `${catalogEntry(r?.provider ?? '')?.label ?? r?.provider}${r?.model ? ` · ${r.model}` : ''}` }));
     const pinned = conv.meta.route ?? null;
-    const routed = pinned ? this.routes()[pinned] : undefined;
+    const routed = pinned ? hints[pinned] : undefined;
     return { spend: conv.spend, family: tokenFamily(routed?.provider ?? s?.provider ?? '', routed?.model ?? s?.model ?? ''), routes, route: pinned, ...(status ?? {}) };
   }
 
