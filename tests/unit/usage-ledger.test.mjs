@@ -125,3 +125,32 @@ test('usage ledger: the ToolRunner counts every call however it ends, the agent 
   const nano = summarizeLedger(await ledger.read(), { now: NOON, days: 1 }).models.find((m) => m.provider === 'chrome-ai');
   assert.equal(nano?.calls, 1);
 });
+
+test('calls being written are counted by a read meanwhile, and this tab is told when the write is done', async () => {
+  /** @type {() => void} */
+  let release = () => {};
+  const gate = new Promise((r) => { release = () => r(undefined); });
+  // A slow disk: the ledger's write waits until the test lets it go.
+  class SlowFs extends MemoryFileSystem {
+    /** @override @param {string} path @param {string | Uint8Array} data */
+    async write(path, data) {
+      await gate;
+      return super.write(path, data);
+    }
+  }
+  const fs = new SlowFs();
+  const ledger = new UsageLedger({ fs, key: 'w', now: () => Date.parse('2026-11-26T12:00:00'), delayMs: 60_000 });
+  let told = 0;
+  ledger.onChange(() => { told++; });
+  ledger.recordTurn({ provider: 'p', model: 'm', inputTokens: 10, outputTokens: 5, costCents: 1 });
+  const writing = ledger.flush();
+  await new Promise((r) => setTimeout(r, 10));
+  const during = await ledger.read();
+  assert.equal(Object.values(Object.values(during.days)[0]?.models ?? {})[0]?.calls, 1, 'the call being written is counted');
+  const before = told;
+  release();
+  await writing;
+  assert.equal(told, before + 1, 'readers in this tab are told the write is done');
+  const after = await ledger.read();
+  assert.equal(Object.values(Object.values(after.days)[0]?.models ?? {})[0]?.calls, 1, 'counted once');
+});

@@ -161,6 +161,8 @@ export function summarizeLedger(ledger, range) {
 export class UsageLedger {
   /** Not written yet. @type {Ledger} */
   #pending = emptyLedger();
+  /** Being written now. @type {Ledger | null} */
+  #inFlight = null;
   /** @type {ReturnType<typeof setTimeout> | null} */
   #timer = null;
   /** @type {Promise<void>} */
@@ -239,6 +241,8 @@ export class UsageLedger {
       const delta = this.#pending;
       if (!Object.keys(delta.days).length) return;
       this.#pending = emptyLedger();
+      // Counted by read() while it is being written (neither pending nor stored yet).
+      this.#inFlight = delta;
       try {
         await this.#file.update(async (stored) => ({ result: null, changed: true, value: pruneLedger(mergeLedger(stored, delta), this.now()) }))
           .catch(async (err) => {
@@ -260,9 +264,13 @@ export class UsageLedger {
           });
       } catch (err) {
         // Not lost: added back to be written with the next call.
+        this.#inFlight = null;
         this.#pending = mergeLedger(delta, this.#pending);
         throw err;
       }
+      this.#inFlight = null;
+      // This tab's readers too (the write's announcement reaches only the other tabs).
+      this.#notify();
     });
     return this.#writing;
   }
@@ -276,6 +284,7 @@ export class UsageLedger {
     } catch {
       stored = emptyLedger();
     }
+    if (this.#inFlight) mergeLedger(stored, this.#inFlight);
     return mergeLedger(stored, this.#pending);
   }
 }
