@@ -111,6 +111,19 @@ test('export everything, wipe the site, restore: files, conversations, git and s
   await waitForRepo(page);
   await page.goto(`${app.url}#home`);
   await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
+  // The chat turn's usage is written a moment after the turn (batched): let it land first.
+  await waitInPage(page, async () => {
+    const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces');
+    for await (const ws of /** @type {any} */ (root).values()) { // any: the directory iterator is missing from TypeScript's DOM types
+      try {
+        await (await ws.getDirectoryHandle('.usage')).getFileHandle('ledger.json');
+        return true;
+      } catch {
+        // not this workspace
+      }
+    }
+    return false;
+  }, undefined, { what: 'the usage ledger' });
   const beforeBackup = await snapshot(page);
   assert.ok(Object.keys(beforeBackup.files).some((p) => p.includes('/.conversations/')));
   assert.ok(Object.keys(beforeBackup.files).some((p) => p.includes('/.git/objects/')));
