@@ -153,10 +153,17 @@ export class AutonomyController {
   /** @returns {string | null} why the run must stop, or null */
   checkLimits() {
     const usage = this.usage;
-    const { maxActionsPerHour, maxCostCentsPerDay, maxCostCentsPerMonth } = this.config;
+    const { maxActionsPerHour } = this.config;
     if (maxActionsPerHour > 0 && usage.actions.length >= maxActionsPerHour) {
       return `The limit of ${maxActionsPerHour} tool actions per hour is reached. It frees up as older actions age out, or raise it in Settings.`;
     }
+    return this.checkCost();
+  }
+
+  /** @returns {string | null} why no more may be spent (a cost limit is reached), or null */
+  checkCost() {
+    const usage = this.usage;
+    const { maxCostCentsPerDay, maxCostCentsPerMonth } = this.config;
     if (maxCostCentsPerDay > 0 && usage.costCents >= maxCostCentsPerDay) {
       return `Today's cost limit of ${(maxCostCentsPerDay / 100).toFixed(2)} USD is reached (${(usage.costCents / 100).toFixed(2)} USD spent). Raise it in Settings or continue tomorrow.`;
     }

@@ -125,6 +125,32 @@ export class AgentFactory {
   }
 
   /**
+   * The chat model that summarizes long memories when the device cannot (see
+   * web/memory/summaries.js): the Fast routing hint's model when one is set, else the
+   * workspace's; none for Echo (no AI), without a provider, or once a cost limit is reached.
+   * Its tokens count like a title's.
+   * @param {string} workspaceId
+   * @returns {Promise<import('../memory/summaries.js').ModelSummarizer | null>}
+   */
+  async summaryModel(workspaceId) {
+    const s = this.#deps.agentSettings.load(workspaceId);
+    if (new AutonomyController({ config: s.autonomy, ...this.#deps.agentSettings.usageStore(workspaceId) }).checkCost()) return null;
+    const settings = this.#deps.providerSettings;
+    if (!settings) return null;
+    const fast = s.providers.routes.fast;
+    const config = fast
+      ? { provider: fast.provider, model: fast.model || undefined, baseUrl: fast.baseUrl || undefined, apiKey: await settings.apiKey(workspaceId, fast.provider).catch(() => undefined) }
+      : await settings.providerConfig(workspaceId);
+    if (!config || config.provider === 'echo') return null;
+    const provider = await this.provider(workspaceId, config);
+    return {
+      by: `${provider.id}/${provider.model}`,
+      chat: (request, options) => provider.chat(request, options),
+      record: (usage) => { this.recordSideUsage(workspaceId, provider, usage).catch(() => {}); },
+    };
+  }
+
+  /**
    * "Run again" of a code card: its own runner and abort signal, and a sandbox of its own
    * (created for this run, disposed after) — never the warm one a turn may be using.
    * @param {string} workspaceId @param {string} conversationId @param {string} code @param {AbortSignal} [signal]

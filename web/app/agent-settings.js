@@ -20,7 +20,12 @@ export const AgentSettingsSchema = z.object({
     /** Put the memories most relevant to each message into the turn's context. */
     autoRecall: z.boolean().default(true),
     recallLimit: z.number().int().min(1).max(20).default(5),
-  }).default({ autoRecall: true, recallLimit: 5 }),
+    /**
+     * Who summarizes long memories (a summary stands in for them in prompts): SUMMARY_MODES of
+     * web/memory/summaries.js, spelled out so that module stays off the start-up path.
+     */
+    summaries: z.enum(['auto', 'on-device', 'off']).default('auto'),
+  }).default({ autoRecall: true, recallLimit: 5, summaries: 'auto' }),
   scheduler: z.object({
     /** A job due while the app was closed: run it once on the next open, or skip it. */
     missedPolicy: z.enum(['once', 'skip']).default('once'),

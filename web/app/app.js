@@ -114,6 +114,8 @@ export class ClawserApp {
       mounts: this.mounts,
       screenshotTarget: () => this.root,
       runJob: (workspaceId, job, run) => this.#jobs().run(workspaceId, job, run),
+      summaryModel: (workspaceId) => this.#agentFactory().then((f) => f.summaryModel(workspaceId)),
+      whenIdle: (fn) => this.#whenIdle(fn),
       quiet: () => this.#quiet,
       guard: (p) => this.#guard(p),
     });

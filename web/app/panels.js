@@ -21,7 +21,7 @@ import { LeakDetector } from '../safety/leak-detector.js';
  * What a panel's view gets: its workspace's services and settings, and the app's ways back.
  * @typedef {object} PanelContext
  * @property {string} workspaceId
- * @property {{registry: BrowserToolRegistry, files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, goals: GoalStore, scheduler: Scheduler, usage: import('../agent/usage-ledger.js').UsageLedger}} services
+ * @property {{registry: BrowserToolRegistry, files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, summaries: () => Promise<import('../memory/summaries.js').MemorySummaries>, goals: GoalStore, scheduler: Scheduler, usage: import('../agent/usage-ledger.js').UsageLedger}} services
  * @property {AgentSettingsStore} agentSettings
  * @property {import('./settings.js').SettingsStore} providerSettings the workspace's provider and model (keys sealed)
  * @property {() => Promise<void>} refreshWorkspace redraws the workspace (e.g. its provider changed)
@@ -118,13 +118,15 @@ export const BUILTIN_PANELS = [
   {
     name: 'memory', label: 'Memory', icon: '🧠', shortcut: 'Alt+3',
     async open(ctx) {
-      const [{ MemoryPanel }, { SemanticSection }, memory] = await Promise.all([import('../ui/memory-panel.js'), import('../ui/semantic-section.js'), ctx.services.memory()]);
+      const [{ MemoryPanel }, { SemanticSection }, memory, maker] = await Promise.all([import('../ui/memory-panel.js'), import('../ui/semantic-section.js'), ctx.services.memory(), ctx.services.summaries()]);
       const semantic = SemanticSection(await ctx.semantic.sectionProps(memory, ctx.showError));
+      const settings = ctx.agentSettings.load(ctx.workspaceId).memory;
       return MemoryPanel({
         memory,
         semantic,
-        recall: ctx.agentSettings.load(ctx.workspaceId).memory,
+        recall: settings,
         onRecall: (r) => saveSection(ctx, 'memory', r),
+        summaries: { maker, mode: settings.summaries, onMode: (mode) => saveSection(ctx, 'memory', { summaries: mode }) },
         onError: ctx.showError,
         onBack: ctx.back,
       });

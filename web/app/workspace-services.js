@@ -17,7 +17,8 @@ import { askUserDialog } from '../ui/approval-dialog.js';
  * What one workspace has besides its conversations, made once per page.
  * @typedef {{registry: ReturnType<typeof createBuiltinRegistry>, artifact: ArtifactDocument, toolUi: AppToolUi,
  *   files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>,
- *   memory: () => Promise<import('../memory/store.js').MemoryStore>, goals: GoalStore, scheduler: Scheduler, usage: UsageLedger}} Services
+ *   memory: () => Promise<import('../memory/store.js').MemoryStore>, summaries: () => Promise<import('../memory/summaries.js').MemorySummaries>,
+ *   goals: GoalStore, scheduler: Scheduler, usage: UsageLedger}} Services
  */
 
 /** A folder opened from the computer for a workspace, and whether the page may use it now. @typedef {{handle: FileSystemDirectoryHandle, granted: boolean}} Mount */
@@ -37,6 +38,8 @@ export class WorkspaceServices {
   #HandleFs = null;
   /** Workspaces whose repository was ensured on this page (once is enough). */
   #gitChecked = new Set();
+  /** Stops the memory summaries of a workspace (when its memory was loaded). @type {Map<string, () => void>} */
+  #stopMemory = new Map();
   /** True once this tab runs the workspaces' scheduled jobs. */
   #schedulersOn = false;
 
@@ -46,8 +49,10 @@ export class WorkspaceServices {
    *   agentSettings: import('./agent-settings.js').AgentSettingsStore, semantic: import('./semantic.js').SemanticSearch,
    *   mounts: MountStore, screenshotTarget: () => HTMLElement,
    *   runJob: (workspaceId: string, job: import('../agent/scheduler.js').Job, run: {scheduledFor: number, missed: number, manual: boolean}) => Promise<any>,
+   *   summaryModel: (workspaceId: string) => Promise<import('../memory/summaries.js').ModelSummarizer | null>, whenIdle: (fn: () => void) => void,
    *   quiet: () => boolean, guard: (p: Promise<unknown>) => void}} deps
-   *   runJob: runs one occurrence of a scheduled job (job delivery); quiet: a restore runs, background writers must not start
+   *   runJob: runs one occurrence of a scheduled job (job delivery); summaryModel: the chat model that summarizes long
+   *   memories when the device cannot; quiet: a restore runs, background writers must not start
    */
   constructor(deps) {
     this.deps = deps;
@@ -59,14 +64,31 @@ export class WorkspaceServices {
     if (!s) {
       const d = this.deps;
       const artifact = new ArtifactDocument();
-      /** @type {Promise<import('../memory/store.js').MemoryStore> | null} */
+      /** @type {Promise<{store: import('../memory/store.js').MemoryStore, summaries: import('../memory/summaries.js').MemorySummaries}> | null} */
       let memory = null;
+      // The store and the summaries of its long memories, made in the background (see web/memory/summaries.js).
+      const memoryParts = () => (memory ??= Promise.all([import('../memory/store.js'), import('../memory/summaries.js'), import('../providers/on-device-summarizer.js'), d.semantic.embedder()])
+        .then(([{ MemoryStore }, { MemorySummaries }, { onDeviceSummarizer }, embedder]) => {
+          const store = new MemoryStore({ fs: this.workspaceFs(workspaceId), embedder, coordination: d.coordination, key: workspaceId });
+          const summaries = new MemorySummaries({
+            store,
+            mode: () => d.agentSettings.load(workspaceId).memory.summaries,
+            onDevice: () => onDeviceSummarizer(undefined, 'memory'),
+            model: () => d.summaryModel(workspaceId),
+            lock: (fn) => d.coordination.withLock(`memory-summaries:${workspaceId}`, fn),
+            // Not while a restore runs: its writes would land in the files being replaced.
+            whenIdle: (fn) => d.whenIdle(() => { if (!d.quiet()) fn(); }),
+          }).start();
+          this.#stopMemory.set(workspaceId, () => summaries.stop());
+          return { store, summaries };
+        }));
       s = {
         registry: createBuiltinRegistry({ config: d.config, workspaceId }),
         artifact,
         toolUi: new AppToolUi({ artifact, askUser: askUserDialog, screenshotTarget: d.screenshotTarget }),
         ...this.#fileServices(workspaceId),
-        memory: () => (memory ??= Promise.all([import('../memory/store.js'), d.semantic.embedder()]).then(([{ MemoryStore }, embedder]) => new MemoryStore({ fs: this.workspaceFs(workspaceId), embedder, coordination: d.coordination, key: workspaceId }))),
+        memory: () => memoryParts().then((m) => m.store),
+        summaries: () => memoryParts().then((m) => m.summaries),
         goals: new GoalStore({ fs: this.workspaceFs(workspaceId), coordination: d.coordination, key: workspaceId }),
         usage: new UsageLedger({ fs: this.workspaceFs(workspaceId), coordination: d.coordination, key: workspaceId }),
         scheduler: new Scheduler({
@@ -88,7 +110,10 @@ export class WorkspaceServices {
 
   /** A workspace was deleted: its scheduler stops and its services go. @param {string} workspaceId */
   forget(workspaceId) {
-    this.#services.get(workspaceId)?.scheduler.stop();
+    const s = this.#services.get(workspaceId);
+    s?.scheduler.stop();
+    this.#stopMemory.get(workspaceId)?.();
+    this.#stopMemory.delete(workspaceId);
     this.#services.delete(workspaceId);
   }
 

@@ -1,4 +1,5 @@
 /** @import { MemoryStore } from './store.js' */
+import { promptText } from './summaries.js';
 
 /**
  * What memory a turn gets (automatic recall): the recall policy, apart from the store.
@@ -19,12 +20,13 @@ export const RECALL_FLOOR = Object.freeze({ cosine: 0.3, keyword: 1 / 3 });
 
 /**
  * The memories a turn gets: pinned ones always (bounded), then the best matches for the message
- * that reach the relevance floor.
+ * that reach the relevance floor. `content` is what the prompt gets: a long memory's summary
+ * when it has one (see summaries.js).
  * @param {MemoryStore} memory @param {string} text @param {number} limit
  */
 export async function recallForTurn(memory, text, limit) {
   const [pinned, hits] = await Promise.all([memory.pinned(), memory.recall(text, { limit, relevance: RECALL_FLOOR })]);
   const first = pinned.slice(0, MAX_PINNED);
   const ids = new Set(first.map((m) => m.id));
-  return [...first, ...hits.filter((m) => !ids.has(m.id))];
+  return [...first, ...hits.filter((m) => !ids.has(m.id))].map((m) => ({ ...m, content: promptText(m) }));
 }

@@ -7,6 +7,7 @@ import { MemoryIndex } from './search.js';
 import { encodeVectorRecord, textHash } from './vectors.js';
 import { VectorFile } from './vector-file.js';
 import { EmbeddingQueue } from './embedding-queue.js';
+import { contentStamp, currentSummary } from './summaries.js';
 
 export const CATEGORIES = /** @type {const} */ (['core', 'learned', 'user', 'context']);
 
@@ -19,8 +20,15 @@ export const MemoryEntrySchema = z.object({
   source: z.string().max(200).default('user'),
   conversationId: z.string().max(64).optional(),
   pinned: z.boolean().optional(),
+  /**
+   * A short summary of a long memory (see summaries.js), standing in for it in prompts: its
+   * text, who made it ("on-device" or the chat model's "provider/model") and the stamp of the
+   * content it summarizes (a summary of older content is ignored).
+   */
+  summary: z.object({ text: z.string().min(1).max(4000), by: z.string().min(1).max(200), of: z.string().min(1).max(40) }).optional(),
 });
 /** @typedef {z.infer<typeof MemoryEntrySchema>} MemoryEntry */
+
 
 const LogLineSchema = z.union([
   z.object({ op: z.literal('put'), entry: MemoryEntrySchema }),
@@ -283,6 +291,14 @@ export class MemoryStore {
     return run;
   }
 
+  /** Reads now what other tabs wrote (otherwise read when they announce it). */
+  async sync() {
+    await this.load();
+    if (!this.coordination) return;
+    const n = await this.#enqueueLog(() => this.#catchUp());
+    if (n) this.#changed();
+  }
+
   /** Called after entries changed (here or in another tab). @param {() => void} fn */
   subscribe(fn) {
     this.#changeListeners.add(fn);
@@ -370,15 +386,19 @@ export class MemoryStore {
   async store(input) {
     await this.load();
     const existing = this.#byKey.get(normKey(input.key));
+    const before = existing ? this.#entries.get(existing) : undefined;
+    const content = input.content.trim();
     const entry = MemoryEntrySchema.parse({
       id: existing ?? `m${this.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`,
       key: input.key.trim(),
-      content: input.content.trim(),
+      content,
       category: input.category ?? 'learned',
       timestamp: this.now(),
       source: input.source ?? 'user',
       conversationId: input.conversationId,
-      pinned: input.pinned ?? (existing ? this.#entries.get(existing)?.pinned : undefined),
+      pinned: input.pinned ?? before?.pinned,
+      // The same text stored again keeps its summary.
+      summary: before && before.content === content ? currentSummary(before) ?? undefined : undefined,
     });
     this.#apply(entry);
     this.#log({ op: 'put', entry });
@@ -392,6 +412,24 @@ export class MemoryStore {
     const current = this.#entries.get(id);
     if (!current) return null;
     const entry = MemoryEntrySchema.parse({ ...current, ...patch, timestamp: this.now() });
+    if (entry.content !== current.content) delete entry.summary;
+    this.#apply(entry);
+    this.#log({ op: 'put', entry });
+    await this.flush();
+    return entry;
+  }
+
+  /**
+   * Saves a summary of the entry's `content` (summaries.js makes them). Nothing happens when
+   * the entry is gone or its text changed meanwhile (the new text gets its own summary). The
+   * timestamp stays: a summary is not a newer version of the memory.
+   * @param {string} id @param {string} content the text that was summarized @param {{text: string, by: string}} summary
+   */
+  async setSummary(id, content, summary) {
+    await this.load();
+    const current = this.#entries.get(id);
+    if (!current || current.content !== content) return null;
+    const entry = MemoryEntrySchema.parse({ ...current, summary: { text: summary.text.trim().slice(0, 4000), by: summary.by, of: contentStamp(content) } });
     this.#apply(entry);
     this.#log({ op: 'put', entry });
     await this.flush();

@@ -1,5 +1,7 @@
 /** @import { MemoryStore, MemoryEntry } from '../memory/store.js' */
+/** @import { MemorySummaries, SummaryMode, SummariesState } from '../memory/summaries.js' */
 import { h, clear, downloadBlob, guard } from './dom.js';
+import { currentSummary, SUMMARIZE_OVER } from '../memory/summaries.js';
 import { confirmDialog, formDialog } from './dialogs.js';
 
 /** Entries drawn at once; "Show more" adds as many again (100,000 entries stay responsive). */
@@ -8,8 +10,9 @@ const PAGE = 100;
 /**
  * The Memory panel: search (the same ranking the agent's recall uses), filter by category,
  * add, edit, pin, delete, import and export the workspace's long-term memories.
- * @param {{memory: MemoryStore, semantic?: {root: HTMLElement, destroy: () => void}, recall: {autoRecall: boolean, recallLimit: number}, onRecall: (r: {autoRecall: boolean, recallLimit: number}) => void, onError: (err: unknown) => void, onBack: () => void}} props
- *   semantic: the semantic-search (embedding model) section, when the host provides one
+ * @param {{memory: MemoryStore, semantic?: {root: HTMLElement, destroy: () => void}, recall: {autoRecall: boolean, recallLimit: number}, onRecall: (r: {autoRecall: boolean, recallLimit: number}) => void,
+ *   summaries?: {maker: MemorySummaries, mode: SummaryMode, onMode: (mode: SummaryMode) => void}, onError: (err: unknown) => void, onBack: () => void}} props
+ *   semantic: the semantic-search (embedding model) section, when the host provides one; summaries: who summarizes long memories
  */
 export function MemoryPanel(props) {
   const { memory } = props;
@@ -33,6 +36,14 @@ export function MemoryPanel(props) {
     submitLabel: entry ? 'Save' : 'Remember',
   });
 
+  /** A long memory's summary (what the agent gets instead of the whole text), and who made it. @param {MemoryEntry} m */
+  const summaryOf = (m) => {
+    if (m.content.length <= SUMMARIZE_OVER) return null;
+    const s = currentSummary(m);
+    if (!s) return h('p', { class: 'small muted memory-summary' }, 'No summary yet: the agent gets this memory in full.');
+    return h('p', { class: 'small memory-summary' }, h('strong', null, s.by === 'on-device' ? 'Summary (made on this device): ' : `Summary (made by ${s.by}): `), s.text);
+  };
+
   /** @param {MemoryEntry & {score?: number}} m */
   const item = (m) => h('li', { class: `memory card${m.pinned ? ' pinned' : ''}`, 'data-memory': m.id },
     h('div', { class: 'row memory-head' },
@@ -40,6 +51,7 @@ export function MemoryPanel(props) {
       h('span', { class: 'small muted' }, `${m.category} · ${m.source} · ${new Date(m.timestamp).toLocaleString()}${m.score !== undefined ? ` · score ${m.score.toFixed(2)}` : ''}`),
     ),
     h('p', { class: 'memory-content' }, m.content),
+    summaryOf(m),
     h('div', { class: 'row' },
       h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `${m.pinned ? 'Unpin' : 'Pin'} ${m.key}`, on: { click: () => guarded(async () => {
         await memory.update(m.id, { pinned: !m.pinned });
@@ -118,6 +130,38 @@ export function MemoryPanel(props) {
     h('label', { for: 'memory-limit' }, 'At most'), recallLimit,
   );
 
+  /** Who summarizes long memories, and how far they are. */
+  const summaryStatus = h('p', { class: 'small', role: 'status', 'aria-live': 'polite' });
+  const retry = h('button', { type: 'button', class: 'secondary small-btn', hidden: true, on: { click: () => props.summaries?.maker.retry() } }, 'Try the summaries again');
+  const summaryMode = h('select', { id: 'memory-summaries' },
+    h('option', { value: 'auto' }, 'On this device, else by the chat model (counts toward cost)'),
+    h('option', { value: 'on-device' }, 'Only on this device (Chrome\'s built-in Summarizer)'),
+    h('option', { value: 'off' }, 'Off (long memories are given in full)'));
+  summaryMode.value = props.summaries?.mode ?? 'auto';
+  summaryMode.addEventListener('change', () => {
+    props.summaries?.onMode(/** @type {SummaryMode} */ (summaryMode.value));
+    props.summaries?.maker.retry();
+  });
+  /** @param {SummariesState} st */
+  const showSummaries = (st) => {
+    const mode = summaryMode.value;
+    const device = st.onDevice === false ? 'Chrome\'s on-device Summarizer is not available in this browser' : st.onDevice ? 'Chrome\'s on-device Summarizer is ready' : '';
+    const waiting = st.pending ? `${st.pending} long memor${st.pending === 1 ? 'y is' : 'ies are'} ${st.working ? 'being summarized' : 'without a summary'}` : '';
+    const parts = [
+      mode === 'off' ? 'Long memories are given to the agent in full.' : `Memories over ${SUMMARIZE_OVER.toLocaleString('en')} characters are given to the agent as a summary.`,
+      mode !== 'off' && device ? `${device}${st.onDevice === false && mode === 'auto' ? '; the chat model makes the summaries' : ''}.` : '',
+      waiting ? `${waiting}.` : '',
+      st.error ?? '',
+    ];
+    summaryStatus.textContent = parts.filter(Boolean).join(' ');
+    retry.hidden = !st.error;
+  };
+  const unwatchSummaries = props.summaries?.maker.subscribe(showSummaries);
+  const summarySettings = props.summaries ? h('div', { class: 'memory-summaries' },
+    h('div', { class: 'row' }, h('label', { for: 'memory-summaries' }, 'Summaries of long memories'), summaryMode),
+    summaryStatus, retry,
+  ) : null;
+
   const root = h('section', { class: 'memory-panel', 'aria-label': 'Memory' },
     h('div', { class: 'panel-head row' },
       h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
@@ -141,6 +185,7 @@ export function MemoryPanel(props) {
       importPicker,
     ),
     recallSettings,
+    summarySettings,
     props.semantic?.root ?? null,
     status,
     list,
@@ -152,5 +197,5 @@ export function MemoryPanel(props) {
     cancelAnimationFrame(redraw);
     redraw = requestAnimationFrame(() => guarded(draw));
   });
-  return { root, destroy: () => { clearTimeout(searchTimer); cancelAnimationFrame(redraw); unsubscribe(); props.semantic?.destroy(); } };
+  return { root, destroy: () => { clearTimeout(searchTimer); cancelAnimationFrame(redraw); unsubscribe(); unwatchSummaries?.(); props.semantic?.destroy(); } };
 }
