@@ -43,6 +43,8 @@ const packages = [
     ].join('\n'),
   },
   { specifier: 'marked', file: 'marked.js', entry: "export * from 'marked';" },
+  // SKILL.md frontmatter (Agent Skills): a real YAML 1.2 parser.
+  { specifier: 'yaml', file: 'yaml.js', entry: "export { parseDocument, isMap, isScalar, isSeq, YAMLParseError } from 'yaml';" },
   { specifier: 'diff', file: 'diff.js', entry: "export * from 'diff';" },
   {
     // The file editor: one bundle so CodeMirror's packages share a single @codemirror/state.

@@ -192,7 +192,7 @@ test('taint sources: clipboard text, a cloned repository\'s file, and a result t
   };
   const registry = createBuiltinRegistry();
   assert.deepEqual(['web_fetch', 'web_search', 'clipboard_read'].map((n) => registry.get(n)?.untrusted), ['a web page', 'web search results', 'clipboard text']);
-  assert.deepEqual(registry.list().filter((t) => t.standing).map((t) => t.name).sort(), ['goal_add', 'goal_update', 'memory_store', 'schedule_add']);
+  assert.deepEqual(registry.list().filter((t) => t.standing).map((t) => t.name).sort(), ['goal_add', 'goal_update', 'memory_store', 'schedule_add', 'skill_install']);
   const clip = await workspace({ level: 'full', clipboard: 'some copied text' });
   clip.registry.setPolicy('clipboard_read', 'auto');
   assert.match(String((await taintedBy(clip, { id: 'c', name: 'clipboard_read', arguments: {} }))?.reason), /clipboard text/);

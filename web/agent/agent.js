@@ -12,6 +12,7 @@ import { DEFAULT_COMPACTION, planCompaction, summarize } from './compaction.js';
 import { codexPrompt, extractCodeBlocks } from './codex.js';
 import { describeTaint } from './tool-runner.js';
 import { frameStandingData } from '../safety/standing-data.js';
+import { skillInstructions } from '../tools/skills.js';
 /** @import { Codex } from './codex.js' */
 
 export const DEFAULT_SYSTEM_PROMPT =
@@ -79,6 +80,19 @@ export class ClawserAgent {
   }
 
   /**
+   * The enabled skill a message starting with "/name" activates, with its instructions, or null.
+   * @param {string} text
+   * @returns {Promise<{name: string, instructions: string} | null>}
+   */
+  async #slashSkill(text) {
+    const m = /^\/([\p{L}\p{N}-]{1,64})(?=\s|$)/u.exec(text.trimStart());
+    const store = this.tools?.context.skills;
+    if (!m || !store) return null;
+    const skill = (await store.active().catch(() => [])).find((s) => s.name === m[1]);
+    return skill ? { name: skill.name, instructions: skillInstructions(skill) } : null;
+  }
+
+  /**
    * Sends a user message and streams the whole turn.
    * @param {string} text
    * @param {{signal?: AbortSignal, continues?: boolean, images?: {bytes: Uint8Array, mediaType: string}[], imageRefs?: import('../providers/types.d.ts').ImageRef[]}} [options] continues: the message asks
@@ -106,7 +120,11 @@ export class ClawserAgent {
     const message = options.continues ? { text: input, continues: true } : { text: input };
     if (options.images?.length) message.images = await Promise.all(options.images.map((i) => this.conversation.saveImage(i.bytes, i.mediaType)));
     else if (options.imageRefs?.length) message.images = options.imageRefs.map((r) => ({ path: r.path, mediaType: r.mediaType }));
+    // "/skill-name …": the user activates a skill; its instructions go with this message (kept in the log).
+    const skill = await this.#slashSkill(input);
+    if (skill) message.skill = skill;
     yield await this.#record('user_message', message, 'user');
+    if (skill) yield await this.#record('skill_activated', { name: skill.name, by: 'user' }, 'system');
     if (checked?.flags.length) yield await this.#record('safety_input_flag', { where: 'user', flags: checked.flags }, 'system');
     yield* this.#answer(input, options);
   }

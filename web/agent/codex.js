@@ -196,12 +196,13 @@ export class Codex {
     this.getSandbox = deps.getSandbox;
     this.timeoutMs = deps.timeoutMs ?? 300_000;
     this.maxOutputChars = deps.maxOutputChars ?? 20_000;
-    this.exclude = new Set(deps.exclude ?? ['run_js']);
+    // Code does not start more code (a skill script is code too).
+    this.exclude = new Set(deps.exclude ?? ['run_js', 'skill_run_script']);
   }
 
   /**
    * @param {string} code
-   * @param {{tools?: ToolRunner, signal?: AbortSignal}} options
+   * @param {{tools?: ToolRunner, signal?: AbortSignal, only?: string[]}} options only: the tools the code may call (default: every tool but the excluded)
    * @returns {Promise<{ok: boolean, output: string, durationMs: number, value: unknown, logs: string[], error: string | null}>}
    */
   async run(code, options = {}) {
@@ -232,7 +233,7 @@ export class Codex {
     return mine;
   }
 
-  /** @param {SandboxLike} sandbox @param {string} code @param {{tools?: ToolRunner, signal?: AbortSignal}} options */
+  /** @param {SandboxLike} sandbox @param {string} code @param {{tools?: ToolRunner, signal?: AbortSignal, only?: string[]}} options */
   async #runIn(sandbox, code, options) {
     if (options.signal?.aborted) return { ok: false, output: 'Cancelled by the user before it ran.', durationMs: 0, value: undefined, logs: [], error: 'cancelled' };
     /** @type {Record<string, (args: any) => Promise<string>>} */ // args come from sandboxed code; the runner validates them
@@ -241,7 +242,7 @@ export class Codex {
     let n = 0;
     if (runner) {
       for (const tool of runner.registry.list()) {
-        if (this.exclude.has(tool.name)) continue;
+        if (this.exclude.has(tool.name) || (options.only && !options.only.includes(tool.name))) continue;
         caps[tool.name] = async (args) => {
           const outcome = await runner.run({ id: `code_${Date.now().toString(36)}_${n++}`, name: tool.name, arguments: args ?? {} }, { signal: options.signal });
           if (!outcome.ok) throw Object.assign(new Error(outcome.output), { name: outcome.blocked ? 'ToolBlocked' : 'ToolFailed' });

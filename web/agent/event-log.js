@@ -7,7 +7,7 @@ export const EVENT_TYPES = /** @type {const} */ ([
   'autonomy_blocked', 'cache_hit', 'context_compacted', 'memory_stored', 'memory_forgotten', 'memory_recalled',
   'goal_added', 'goal_updated', 'scheduler_added', 'scheduler_fired', 'scheduler_removed',
   'safety_input_flag', 'safety_tool_blocked', 'safety_output_blocked', 'safety_output_redacted',
-  'provider_error', 'stream_error', 'provider_attempt', 'branch',
+  'provider_error', 'stream_error', 'provider_attempt', 'branch', 'skill_activated', 'skill_installed',
 ]);
 const TYPE_SET = new Set(/** @type {readonly string[]} */ (EVENT_TYPES));
 
@@ -58,6 +58,9 @@ export function applyEventToHistory(history, event) {
     case 'user_message': {
       /** @type {Message} */
       const m = { role: 'user', content: String(d.text ?? '') };
+      // A skill the user activated with "/name": its instructions, as they were then.
+      const skill = /** @type {{name?: unknown, instructions?: unknown} | undefined} */ (d.skill);
+      if (skill && typeof skill.instructions === 'string') m.content = `(The user activated the skill “${String(skill.name)}”; follow its instructions.)\n${skill.instructions}\n\n${m.content}`;
       if (typeof d.untrusted === 'string' && d.untrusted) m.untrusted = d.untrusted; // e.g. an imported conversation
       if (Array.isArray(d.images)) {
         const refs = d.images.filter((/** @type {any} */ r) => r && typeof r.path === 'string' && /^images\/[\w.-]+$/.test(r.path) && typeof r.mediaType === 'string');

@@ -16,6 +16,7 @@ import { ProtectedFileSystem } from '../storage/protected-fs.js';
 import { toolSettings } from '../tools/index.js';
 import { approvalDialog } from '../ui/approval-dialog.js';
 import { recallForTurn } from '../memory/recall.js';
+import { skillsPrompt } from '../tools/skills.js';
 
 /**
  * Turn assembly: what an agent run of a workspace is made of, from its current settings —
@@ -29,7 +30,7 @@ import { recallForTurn } from '../memory/recall.js';
  * @typedef {object} AgentFactoryDeps
  * @property {AgentSettingsStore} agentSettings
  * @property {HookPipeline} hooks
- * @property {(workspaceId: string) => {registry: BrowserToolRegistry, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, goals: GoalStore, scheduler: Scheduler, toolUi: AppToolUi, usage: import('../agent/usage-ledger.js').UsageLedger}} services
+ * @property {(workspaceId: string) => {registry: BrowserToolRegistry, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, skills: () => Promise<import('../skills/store.js').SkillStore>, goals: GoalStore, scheduler: Scheduler, toolUi: AppToolUi, usage: import('../agent/usage-ledger.js').UsageLedger}} services
  * @property {(workspaceId: string) => FileSystem} workspaceFs the workspace's files
  * @property {(workspaceId: string) => string | null} mountedFolder the name of the folder opened from the computer, if any
  * @property {import('./settings.js').SettingsStore} [providerSettings] the saved provider keys (for the fallback chain)
@@ -95,11 +96,13 @@ export class AgentFactory {
     // Active goals ride along in the system prompt so the agent keeps pursuing them.
     const goals = await this.#deps.services(workspaceId).goals.summary(2000, parts.safety.enabled ? parts.safety.sanitizer : null).catch(() => '');
     const memory = parts.tools.context.memory;
+    // Enabled skills are offered by name and description; their instructions load on activation.
+    const skills = await parts.tools.context.skills?.active().catch(() => []) ?? [];
     // The fallback chain's keys are redacted like the primary's.
     const chainSecrets = 'secrets' in provider && Array.isArray(provider.secrets) ? provider.secrets.filter((k) => typeof k === 'string') : [];
     const agent = new ClawserAgent({
       provider, conversation, secrets: [...new Set([...secrets, ...chainSecrets])], tools: parts.tools, codex: parts.codex, hooks: this.#deps.hooks, autonomy: parts.autonomy, safety: parts.safety,
-      systemPrompt: `${DEFAULT_SYSTEM_PROMPT}${goals}`,
+      systemPrompt: `${DEFAULT_SYSTEM_PROMPT}${skillsPrompt(skills)}${goals}`,
       maxIterations: parts.settings.maxIterations,
       compaction: { thresholdTokens: parts.settings.compactionThresholdTokens, keepRecent: 10 },
       recall: parts.settings.memory.autoRecall && memory ? (text) => recallForTurn(memory, text, parts.settings.memory.recallLimit) : undefined,
@@ -191,6 +194,7 @@ export class AgentFactory {
         fs: new ProtectedFileSystem(this.#deps.workspaceFs(workspaceId)),
         git: await services.git(),
         memory: await services.memory(),
+        skills: await services.skills(),
         goals: services.goals,
         scheduler: services.scheduler,
         conversationId,
@@ -208,7 +212,7 @@ export class AgentFactory {
       ledger: services.usage,
     });
     const codex = new Codex({ getSandbox: () => this.#sandboxFor(conversationId) });
-    tools.context.runCode = (code, signal) => codex.run(code, { tools, signal });
+    tools.context.runCode = (code, signal, o) => codex.run(code, { tools, signal, ...(o?.only ? { only: o.only } : {}) });
     return { settings: s, safety, autonomy, tools, codex };
   }
 

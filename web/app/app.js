@@ -208,7 +208,9 @@ export class ClawserApp {
     window.addEventListener('keydown', (e) => {
       const route = this.router.current;
       if (route.name !== 'workspace' || !e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
-      const entry = e.key === '0' ? { name: 'chat' } : this.panels.list().find((p) => p.shortcut === `Alt+${e.key}`);
+      // By the key's position (Alt+letter types another character on a Mac).
+      const key = /^(Digit|Key)./.test(e.code) ? e.code.replace(/^(Digit|Key)/, '') : e.key;
+      const entry = key === '0' ? { name: 'chat' } : this.panels.list().find((p) => p.shortcut === `Alt+${key}`);
       if (!entry) return;
       e.preventDefault();
       this.router.go({ name: 'workspace', workspaceId: route.workspaceId, panel: entry.name });

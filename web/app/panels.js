@@ -21,7 +21,7 @@ import { LeakDetector } from '../safety/leak-detector.js';
  * What a panel's view gets: its workspace's services and settings, and the app's ways back.
  * @typedef {object} PanelContext
  * @property {string} workspaceId
- * @property {{registry: BrowserToolRegistry, files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, summaries: () => Promise<import('../memory/summaries.js').MemorySummaries>, goals: GoalStore, scheduler: Scheduler, usage: import('../agent/usage-ledger.js').UsageLedger}} services
+ * @property {{registry: BrowserToolRegistry, files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, summaries: () => Promise<import('../memory/summaries.js').MemorySummaries>, skills: () => Promise<import('../skills/store.js').SkillStore>, goals: GoalStore, scheduler: Scheduler, usage: import('../agent/usage-ledger.js').UsageLedger}} services
  * @property {AgentSettingsStore} agentSettings
  * @property {import('./settings.js').SettingsStore} providerSettings the workspace's provider and model (keys sealed)
  * @property {() => Promise<void>} refreshWorkspace redraws the workspace (e.g. its provider changed)
@@ -235,6 +235,13 @@ export const BUILTIN_PANELS = [
         onError: ctx.showError,
         onBack: ctx.back,
       });
+    },
+  },
+  {
+    name: 'skills', label: 'Skills', icon: '🧩', shortcut: 'Alt+S',
+    async open(ctx) {
+      const [{ SkillsPanel }, sources, registry, skills] = await Promise.all([import('../ui/skills-panel.js'), import('../skills/sources.js'), import('../skills/registry.js'), ctx.services.skills()]);
+      return SkillsPanel({ skills, sources, registry, onError: ctx.showError, onBack: ctx.back });
     },
   },
   {

@@ -18,6 +18,7 @@ import { askUserDialog } from '../ui/approval-dialog.js';
  * @typedef {{registry: ReturnType<typeof createBuiltinRegistry>, artifact: ArtifactDocument, toolUi: AppToolUi,
  *   files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>,
  *   memory: () => Promise<import('../memory/store.js').MemoryStore>, summaries: () => Promise<import('../memory/summaries.js').MemorySummaries>,
+ *   skills: () => Promise<import('../skills/store.js').SkillStore>,
  *   goals: GoalStore, scheduler: Scheduler, usage: UsageLedger}} Services
  */
 
@@ -64,6 +65,8 @@ export class WorkspaceServices {
     if (!s) {
       const d = this.deps;
       const artifact = new ArtifactDocument();
+      /** @type {Promise<import('../skills/store.js').SkillStore> | null} */
+      let skills = null;
       /** @type {Promise<{store: import('../memory/store.js').MemoryStore, summaries: import('../memory/summaries.js').MemorySummaries}> | null} */
       let memory = null;
       // The store and the summaries of its long memories, made in the background (see web/memory/summaries.js).
@@ -89,6 +92,10 @@ export class WorkspaceServices {
         ...this.#fileServices(workspaceId),
         memory: () => memoryParts().then((m) => m.store),
         summaries: () => memoryParts().then((m) => m.summaries),
+        // Global skills (every workspace) and the workspace's own; this store is the only writer of both folders.
+        skills: () => (skills ??= import('../skills/store.js').then(({ SkillStore }) => new SkillStore({
+          globalFs: new ScopedFileSystem(d.fs, 'clawser_skills'), workspaceFs: this.workspaceFs(workspaceId), config: d.config, workspaceId, coordination: d.coordination,
+        }))),
         goals: new GoalStore({ fs: this.workspaceFs(workspaceId), coordination: d.coordination, key: workspaceId }),
         usage: new UsageLedger({ fs: this.workspaceFs(workspaceId), coordination: d.coordination, key: workspaceId }),
         scheduler: new Scheduler({

@@ -37,8 +37,10 @@ export interface ToolContext {
   contentOrigin?: (path?: string) => Promise<string | null>;
   /** The page's key-value storage without Clawser's keys (storage_* tools); default: localStorage. */
   pageStorage?: import('../storage/page-storage.js').PageStorage;
-  /** Runs JavaScript in the conversation's sandbox, tools granted through the same gates (run_js). */
-  runCode?: (code: string, signal?: AbortSignal) => Promise<{ ok: boolean; output: string }>;
+  /** Runs JavaScript in the conversation's sandbox, tools granted through the same gates (run_js); `only` limits the tools it may call (a skill's allowed-tools). */
+  runCode?: (code: string, signal?: AbortSignal, options?: { only?: string[] }) => Promise<{ ok: boolean; output: string }>;
+  /** The workspace's installed skills (skill_* tools), shared with the Skills panel. */
+  skills?: import('../skills/store.js').SkillStore;
 }
 
 export interface ToolUi {

@@ -7,6 +7,7 @@ export const EVENT_GROUPS = /** @type {const} */ ([
   ['Tools', ['tool_call', 'tool_result', 'tool_result_truncated', 'cache_hit']],
   ['Safety and autonomy', ['safety_input_flag', 'safety_tool_blocked', 'safety_output_blocked', 'safety_output_redacted', 'autonomy_blocked']],
   ['Memory, goals, jobs', ['memory_stored', 'memory_forgotten', 'memory_recalled', 'goal_added', 'goal_updated', 'scheduler_added', 'scheduler_fired', 'scheduler_removed']],
+  ['Skills', ['skill_activated', 'skill_installed']],
   ['Provider', ['provider_attempt', 'error', 'provider_error', 'stream_error']],
   ['History', ['context_compacted', 'branch']],
 ]);
@@ -24,6 +25,8 @@ export function summarize(e) {
     case 'provider_attempt': return `${clip(d.provider)} ${clip(d.model)}: ${clip(d.outcome)}${d.attempt > 1 ? ` (try ${d.attempt})` : ''}, ${Math.round(Number(d.latencyMs ?? 0))} ms${d.message ? ` — ${clip(d.message)}` : ''}`;
     case 'branch': return d.head ? `continues after event ${String(d.head).slice(0, 8)}` : 'starts the conversation anew';
     case 'memory_stored': case 'memory_forgotten': return clip(d.key);
+    case 'skill_activated': return `${clip(d.name)}${d.by === 'user' ? ' (by the user)' : ''}`;
+    case 'skill_installed': return `${clip(d.name)}${d.url ? ` from ${clip(d.url)}` : ''}`;
     case 'goal_added': return clip(d.description);
     case 'goal_updated': return `${clip(d.id)} → ${clip(d.status)}`;
     case 'scheduler_added': case 'scheduler_removed': case 'scheduler_fired': return clip(d.name);

@@ -1,0 +1,123 @@
+/** @import { ToolDefinition, ToolContext } from './types.d.ts' */
+import { z } from 'zod';
+
+/** @param {ToolContext} ctx */
+function skillsOf(ctx) {
+  if (!ctx.skills) throw new Error('Skills are not available in this workspace.');
+  return ctx.skills;
+}
+
+const SkillName = z.string().min(1).max(64).describe('The skill\'s name, as listed in the system prompt');
+
+/**
+ * A skill the agent may use now: installed, enabled in this workspace and valid.
+ * @param {ToolContext} ctx @param {string} name
+ */
+async function activeSkill(ctx, name) {
+  const found = (await skillsOf(ctx).active()).find((s) => s.name === name);
+  if (!found) {
+    const names = (await skillsOf(ctx).active()).map((s) => s.name);
+    throw new Error(`No enabled skill named “${name}”.${names.length ? ` Enabled skills: ${names.join(', ')}.` : ' No skill is enabled in this workspace.'}`);
+  }
+  return found;
+}
+
+/**
+ * The system prompt's list of enabled skills: names and descriptions only (progressive
+ * disclosure: the instructions load with skill_activate or the user's `/name`).
+ * @param {import('../skills/format.js').Skill[]} skills
+ */
+export function skillsPrompt(skills) {
+  if (!skills.length) return '';
+  const clean = (/** @type {string} */ s) => s.replace(/[\u200B-\u200F\u202A-\u202E\u2060-\u2064\uFEFF]/g, '').replace(/\s+/g, ' ').trim();
+  return `\n\n<skills>\nSkills the user installed. When a task matches one, call skill_activate with its name first and follow its instructions.\n${skills.map((s) => `- ${s.name}: ${clean(s.description)}`).join('\n')}\n</skills>`;
+}
+
+/** The instructions the model gets when a skill is activated (tool or `/name`). @param {import('../skills/format.js').Skill} skill */
+export function skillInstructions(skill) {
+  const others = skill.files.filter((f) => f.path !== 'SKILL.md');
+  const list = others.map((f) => `- ${f.path} (${f.binary ? `binary, ${f.size} bytes` : `${f.size} bytes`}${f.role === 'script' ? `, ${f.language === 'javascript' ? 'run with skill_run_script' : f.language === 'shell' ? 'shell: cannot run yet' : 'cannot run in the browser'}` : ''})`);
+  return [
+    `<skill name="${skill.name}">`,
+    skill.body.trim(),
+    '</skill>',
+    others.length ? `Files of this skill (read one with skill_read_file when the instructions need it):\n${list.join('\n')}` : '',
+    skill.allowedToolsGiven ? `Its scripts may call only: ${skill.allowedTools.join(', ') || 'no tools'}.` : '',
+  ].filter(Boolean).join('\n');
+}
+
+/** @type {ToolDefinition} */
+export const skillActivate = {
+  name: 'skill_activate',
+  description: 'Load the full instructions of one of the enabled skills listed in the system prompt, before doing a task it covers. Returns its instructions and the list of its files.',
+  permission: 'read',
+  schema: z.object({ name: SkillName }),
+  async run({ name }, /** @type {ToolContext} */ ctx) {
+    const skill = await activeSkill(ctx, name);
+    return { ok: true, output: skillInstructions(skill), events: [{ type: 'skill_activated', data: { name: skill.name, by: 'agent' } }] };
+  },
+};
+
+/** @type {ToolDefinition} */
+export const skillReadFile = {
+  name: 'skill_read_file',
+  description: 'Read a file of an enabled skill (references/, assets/, scripts/ …), a page at a time: pass the returned next offset to read on.',
+  permission: 'read',
+  schema: z.object({ name: SkillName, path: z.string().min(1).max(1000).describe('Path inside the skill, e.g. "references/forms.md"'), offset: z.number().int().min(0).optional().describe('Character offset to start at (from the previous page)') }),
+  async run({ name, path, offset }, /** @type {ToolContext} */ ctx) {
+    await activeSkill(ctx, name);
+    const page = await skillsOf(ctx).readFile(name, path, { offset });
+    if (page.binary) return { ok: true, output: `${path} is a binary file (${page.size} bytes); it cannot be shown as text.` };
+    const more = page.next !== null ? `\n…[characters ${page.offset}–${page.next} of ${page.total}; call again with offset ${page.next} for the rest]` : '';
+    return { ok: true, output: `${page.text}${more}` };
+  },
+};
+
+/** @type {ToolDefinition} */
+export const skillRunScript = {
+  name: 'skill_run_script',
+  description: 'Run a JavaScript file under scripts/ of an enabled skill in the sandbox. It gets `args` (the object you pass) and the tools its skill allows as async functions; print() output and its final value come back.',
+  permission: 'write',
+  untrusted: 'the output of a skill script',
+  schema: z.object({ name: SkillName, script: z.string().min(1).max(1000).describe('e.g. "scripts/fill_form.js"'), args: z.record(z.string(), z.unknown()).optional() }),
+  async run({ name, script, args }, /** @type {ToolContext} */ ctx) {
+    const skill = await activeSkill(ctx, name);
+    const path = script.startsWith('scripts/') ? script : `scripts/${script}`;
+    const file = skill.files.find((f) => f.path === path);
+    if (!file) return { ok: false, output: `“${name}” has no ${path}. Its scripts: ${skill.files.filter((f) => f.role === 'script').map((f) => f.path).join(', ') || 'none'}.` };
+    const source = (await skillsOf(ctx).readFile(name, path, { maxChars: 1_000_000 })).text;
+    if (file.language === 'shell') return { ok: false, output: `${path} is a shell script. Shell scripts will run in Clawser's virtual shell, which does not exist yet; follow its steps with the other tools instead. Its text:\n${source}` };
+    if (file.language !== 'javascript') return { ok: false, output: `${path} is not JavaScript: it cannot run in the browser (there is no ${file.language === 'python' ? 'Python' : 'interpreter for it'} here). Its text, to follow by hand:\n${source}` };
+    if (!ctx.runCode) return { ok: false, output: 'The code sandbox is not available here.' };
+    // The skill's allowed-tools bound what the script may call; the usual gates still apply to each call.
+    const only = skill.allowedToolsGiven ? skill.allowedTools : undefined;
+    return ctx.runCode(`const args = ${JSON.stringify(args ?? {})};\n${source}`, ctx.signal, { only });
+  },
+  preview({ name, script, args }) {
+    return `Run ${script} of the skill “${name}” in the sandbox${args && Object.keys(args).length ? ` with ${JSON.stringify(args).slice(0, 300)}` : ''}.`;
+  },
+};
+
+/** @type {ToolDefinition} */
+export const skillInstall = {
+  name: 'skill_install',
+  description: 'Install an Agent Skills package (a ZIP or a SKILL.md) from a URL into this workspace, so later conversations can use it. Only when the user asks for it.',
+  permission: 'network',
+  standing: true,
+  schema: z.object({ url: z.string().url().max(2000) }),
+  async run({ url }, /** @type {ToolContext} */ ctx) {
+    const { skillsFromUrl } = await import('../skills/sources.js');
+    const sources = await skillsFromUrl(url, ctx.fetch, ctx.signal);
+    const installed = [];
+    for (const s of sources) {
+      const v = await skillsOf(ctx).install(s.dirName, s.files, { scope: 'workspace' });
+      installed.push(v.skill?.name ?? s.dirName);
+    }
+    return { ok: true, output: `Installed ${installed.map((n) => `“${n}”`).join(', ')}; enabled in this workspace.`, events: installed.map((n) => ({ type: /** @type {const} */ ('skill_installed'), data: { name: n, url } })) };
+  },
+  preview({ url }) {
+    return `Install the skill at ${url} into this workspace: its instructions will be offered to the agent in later conversations.`;
+  },
+};
+
+export const SKILL_TOOLS = [skillActivate, skillReadFile, skillRunScript, skillInstall];
