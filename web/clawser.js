@@ -32,6 +32,7 @@ export { MemoryStore, CATEGORIES as MEMORY_CATEGORIES } from './memory/store.js'
 export { MemoryIndex, tokenize } from './memory/search.js';
 export { Embedder, EmbedderError } from './memory/embedder.js';
 export { ModelInstaller, ModelInstallError } from './memory/model-install.js';
+export { MemorySummaries, SUMMARIZE_OVER, SUMMARY_MODES, currentSummary, promptText, summaryRequest } from './memory/summaries.js';
 export { GoalStore, GoalStore as GoalManager, GOAL_STATUSES } from './agent/goals.js';
 export { Scheduler, SchedulerError, describeTrigger } from './agent/scheduler.js';
 export { nextRunDates as nextRuns, parseSchedulePhrase, ScheduleError } from './agent/schedule.js';
@@ -44,6 +45,13 @@ export { TabCoordinator, TabError } from './agent/tabs.js';
 
 // Sandbox
 export { createSandbox, prewarmSandbox, discardSpareSandbox, SandboxPool, SandboxNotIsolatedError, SandboxStartError } from './packages/andbox/index.js';
+
+// Skills (Agent Skills: agentskills.io)
+export { validateSkill, splitFrontmatter, nameProblem } from './skills/format.js';
+export { SkillStore, SkillError, SKILL_LIMITS } from './skills/store.js';
+export { skillsFromZip, skillsFromUrl, skillsFromDirectoryHandle, skillsFromFileList, skillZip } from './skills/sources.js';
+export { checkUpdates as checkSkillUpdates, compareVersions, RegistryError } from './skills/registry.js';
+export { skillsPrompt, skillInstructions } from './tools/skills.js';
 
 // Tools
 export { BrowserToolRegistry, createBuiltinRegistry, BUILTIN_TOOLS, toolSettings } from './tools/index.js';

@@ -84,7 +84,7 @@ test('no summarizer on this device: the chat model makes the summary (labelled, 
   llm.enqueue({ text: 'Heron reads the eu-west-1 analytics replica, refreshed every 10 minutes.' });
   const heron = await addMemory('heron dashboard', HERON);
   await heron.locator('.memory-summary', { hasText: 'Summary (made by openai-compatible/test-model): Heron reads the eu-west-1 analytics replica, refreshed every 10 minutes.' }).waitFor();
-  await page.getByText('Chrome\'s on-device Summarizer is not available in this browser; the chat model makes the summaries.').waitFor();
+  await page.getByText('Chrome\'s on-device Summarizer is not ready in this browser (not supported, or its model is not downloaded); the chat model makes the summaries.').waitFor();
   const asked = llm.requests.filter(isSummaryRequest);
   assert.equal(asked.length, 1);
   assert.match(asked[0].body.messages[1].content, /^Summarize this note \(its title: "heron dashboard"\)\.\n\n<note>\nProject Heron notes\./);

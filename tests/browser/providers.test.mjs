@@ -97,6 +97,24 @@ test('mid-conversation, a failing provider falls back to the next in the chain a
   await send('third question');
   await page.getByRole('alert').filter({ hasText: /rejected the API key/ }).waitFor();
   assert.equal(backup.requests.length, before);
+
+  // Two more requests the primary fails (3 in a row with the second question; the auth error does
+  // not count): the circuit breaker pauses it, the chat says so, and the next message skips it.
+  for (const q of ['fourth question', 'fifth question']) {
+    primary.enqueue({ status: 503, body: { error: { message: 'overloaded' } } }, { status: 503, body: { error: { message: 'overloaded' } } });
+    backup.enqueue({ text: `Fallback answer to the ${q}.` });
+    await send(q);
+    await page.locator('.msg.assistant:not(.streaming)', { hasText: `Fallback answer to the ${q}.` }).waitFor();
+  }
+  const paused = page.locator('.chat-paused');
+  await paused.filter({ hasText: /openai-compatible\/primary-model is paused after 3 failed requests in a row; it is tried again at .+ \(the next provider of your fallback chain answers meanwhile\)\./ }).waitFor();
+  assert.equal(await paused.getAttribute('role'), 'status');
+  const primaryCalls = primary.requests.length;
+  backup.enqueue({ text: 'Straight from the fallback.' });
+  await send('sixth question');
+  await page.locator('.msg.assistant:not(.streaming)', { hasText: 'Straight from the fallback.' }).waitFor();
+  assert.equal(primary.requests.length, primaryCalls, 'the paused provider is not asked');
+  await page.locator('li.attempts', { hasText: /Skipped for \d+ s after 3 failures in a row/ }).first().waitFor({ state: 'attached' });
 });
 
 test('a stalled stream ends with a clear time-out error; the partial text is kept, also after a reload', async () => {
@@ -327,4 +345,56 @@ test('images pasted and dropped on the composer are attached too; one removed is
   // After a reload the pasted picture is still shown with its message.
   await page.reload();
   await page.waitForFunction(() => [...document.querySelectorAll('.msg.user')].some((li) => /one picture, edited/.test(li.textContent ?? '') && [...li.querySelectorAll('.msg-images img')].some((img) => /** @type {HTMLImageElement} */ (img).complete && /** @type {HTMLImageElement} */ (img).naturalWidth === 64)));
+});
+
+test('a message with images goes to the Vision hint when the workspace\'s model cannot see them; a refusal is shown as the reply, marked', async () => {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = settingsDialog();
+  await dialog.getByLabel('Provider', { exact: true }).selectOption('openai-compatible');
+  await dialog.getByLabel('Model', { exact: true }).fill('primary-model');
+  await dialog.getByLabel('API key', { exact: true }).fill(PRIMARY_KEY);
+  await dialog.getByLabel('Base URL', { exact: true }).fill(`${primary.url}/v1`);
+  await dialog.getByLabel('Vision provider').selectOption('openai');
+  await dialog.getByLabel('Vision model').fill('backup-model');
+  await dialog.getByLabel('Vision base URL (optional)').fill(`${backup.url}/v1`);
+  await dialog.getByLabel('Vision API key').fill(BACKUP_KEY);
+  await saveSettings(page);
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  await page.evaluate(async () => {
+    const canvas = new OffscreenCanvas(32, 32);
+    const ctx = /** @type {OffscreenCanvasRenderingContext2D} */ (canvas.getContext('2d'));
+    ctx.fillStyle = '#36c';
+    ctx.fillRect(0, 0, 32, 32);
+    const pasted = new DataTransfer();
+    pasted.items.add(new File([await canvas.convertToBlob({ type: 'image/png' })], 'chart.png', { type: 'image/png' }));
+    document.querySelector('.composer-input')?.dispatchEvent(new ClipboardEvent('paste', { clipboardData: pasted, bubbles: true, cancelable: true }));
+  });
+  await page.getByRole('list', { name: 'Attached images' }).getByRole('img', { name: 'Attached image 1' }).waitFor();
+  const primaryBefore = primary.requests.length;
+  backup.enqueue({ text: 'A blue square.' });
+  await send('what is this?');
+  const reply = page.locator('.msg.assistant:not(.streaming)', { hasText: 'A blue square.' });
+  await reply.waitFor();
+  assert.equal(await reply.locator('.who').innerText(), 'backup-model', 'answered by the Vision hint\'s model');
+  assert.equal(primary.requests.length, primaryBefore, 'the text-only model was not asked');
+  const user = backup.requests.at(-1)?.body.messages.findLast((/** @type {any} */ m) => m.role === 'user');
+  assert.equal(user.content.filter((/** @type {any} */ c) => c.type === 'image_url').length, 1);
+  // Control: a message without images stays with the workspace's model.
+  await send('and in words only?');
+  await page.locator('.msg.assistant:not(.streaming)', { hasText: 'You said: and in words only?' }).waitFor();
+  assert.equal(primary.requests.length, primaryBefore + 1);
+
+  // A refusal (Chat Completions' delta.refusal) is the reply, marked as one.
+  const base = { id: 'chatcmpl-r', object: 'chat.completion.chunk', created: 1, model: 'primary-model' };
+  const sse = (/** @type {unknown} */ o) => `data: ${JSON.stringify(o)}\n\n`;
+  primary.enqueue({ rawEvents: [
+    sse({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: null, refusal: '' }, finish_reason: null }] }),
+    sse({ ...base, choices: [{ index: 0, delta: { refusal: 'I can\'t help with that request.' }, finish_reason: null }] }),
+    sse({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+    'data: [DONE]\n\n',
+  ] });
+  await send('something it will not do');
+  const refusal = page.locator('.msg.assistant:not(.streaming)', { hasText: 'I can\'t help with that request.' });
+  await refusal.waitFor();
+  await refusal.getByText('Refusal — the model declined this request.').waitFor();
 });

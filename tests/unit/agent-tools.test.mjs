@@ -324,3 +324,25 @@ test("a tool call's time is its own: the wait for the user's approval is recorde
     performance.now = realNow;
   }
 });
+
+test('costs in the event log: a turn\'s last reply records the turn\'s cost and the totals of the conversation, today and this month', async () => {
+  const autonomy = new AutonomyController({ config: { level: 'full', maxCostCentsPerDay: 0 } });
+  const million = { inputTokens: 1_000_000, outputTokens: 0 };
+  const c = await setup([
+    { toolCalls: [{ id: 'l1', name: 'fs_list', arguments: {} }], usage: million },
+    { text: 'listed', usage: million },
+    { text: 'again', usage: million },
+  ], { autonomy });
+  c.provider.model = 'gpt-4o';
+  await c.agent.run('list the files');
+  const replies = c.conversation.events.filter((e) => e.type === 'agent_message');
+  assert.equal(replies[0].data.costs, undefined, 'a reply that calls tools is not the end of the turn');
+  assert.deepEqual(replies[1].data.costs, { turnCents: 500, conversationCents: 500, todayCents: 500, monthCents: 500 }, 'two calls of $2.50');
+  await c.agent.run('once more');
+  assert.deepEqual(c.conversation.events.filter((e) => e.type === 'agent_message').at(-1)?.data.costs, { turnCents: 250, conversationCents: 750, todayCents: 750, monthCents: 750 });
+  // A model without a price: the turn says so instead of counting 0.
+  const u = await setup([{ text: 'hi', usage: million }], { autonomy: new AutonomyController({ config: { level: 'full' } }) });
+  u.provider.model = 'some-unpriced-model';
+  await u.agent.run('hello');
+  assert.deepEqual(u.conversation.events.find((e) => e.type === 'agent_message')?.data.costs, { turnCents: 0, turnUnpricedCalls: 1, conversationCents: 0, todayCents: 0, monthCents: 0 });
+});

@@ -147,6 +147,7 @@ export class ClawserAgent {
    * @returns {AsyncGenerator<AgentStreamEvent>}
    */
   async *#answer(input, options) {
+    this.#turnCost = { cents: 0, unpriced: 0 };
     if (this.recall) {
       // A failing memory search must not cost the user their turn.
       const memories = await this.recall(input).catch(() => []);
@@ -188,9 +189,30 @@ export class ClawserAgent {
     return { text: reply, error };
   }
 
+  /** This turn's model calls so far: their priced cost in cents, and the calls without a price. */
+  #turnCost = { cents: 0, unpriced: 0 };
+
+  /**
+   * The costs a turn's last reply records (the event log's account of spending): the turn, the
+   * conversation (this reply included), today and this month of the workspace.
+   * @param {number | null | undefined} lastCall the reply's own call (not yet in the conversation's spend)
+   */
+  #costSummary(lastCall) {
+    const spend = this.conversation.spend;
+    const usage = this.autonomy?.usage;
+    return {
+      turnCents: this.#turnCost.cents,
+      ...(this.#turnCost.unpriced ? { turnUnpricedCalls: this.#turnCost.unpriced } : {}),
+      conversationCents: spend.costCents + (typeof lastCall === 'number' ? lastCall : 0),
+      ...(usage ? { todayCents: usage.costCents, monthCents: usage.monthCents } : {}),
+    };
+  }
+
   /** A provider call's tokens: its estimated cost toward today's limit, and the usage ledger. @param {{inputTokens: number, outputTokens: number}} usage */
   #countCall(usage) {
     const cents = costCents(this.provider.id, this.provider.model, usage);
+    if (cents === null) this.#turnCost.unpriced++;
+    else this.#turnCost.cents += cents;
     this.autonomy?.recordCost(cents ?? 0);
     try {
       this.ledger?.recordTurn({ provider: this.provider.id, model: this.provider.model, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costCents: cents ?? 0, unpriced: cents === null });
@@ -383,6 +405,8 @@ export class ClawserAgent {
         for (const [i, block] of extractCodeBlocks(text).entries()) toolCalls.push({ id: `code_${stamp}_${iteration}_${i}`, name: 'run_js', arguments: { code: block.code } });
       }
       if (toolCalls.length && this.tools) data.toolCalls = toolCalls.map((c) => ({ ...c, arguments: redactArgs(c.arguments, this.secrets) }));
+      // The turn's last reply: what it cost, and the totals it brings the conversation, the day and the month to.
+      else data.costs = this.#costSummary(usage ? callCost : undefined);
       yield await this.#record('agent_message', data, 'agent');
       if (!toolCalls.length || !this.tools) return;
       if (codexMode) {
@@ -390,7 +414,7 @@ export class ClawserAgent {
         const runner = this.tools;
         // Each block is a run_js call: it passes run_js's gates (hooks, safety, autonomy, policy and
         // approval, action count) before it runs; the tools it calls inside pass their own gates.
-        const runCode = (/** @type {string} */ code, /** @type {AbortSignal | undefined} */ s) => codex.run(code, { tools: runner, signal: s });
+        const runCode = (/** @type {string} */ code, /** @type {AbortSignal | undefined} */ s, /** @type {{only?: string[]} | undefined} */ o) => codex.run(code, { tools: runner, signal: s, ...(o?.only ? { only: o.only } : {}) });
         for (let i = 0; i < toolCalls.length; i++) {
           const call = toolCalls[i];
           yield await this.#record('tool_call', this.#callData(call, { codex: true }), 'agent');

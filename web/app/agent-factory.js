@@ -128,6 +128,15 @@ export class AgentFactory {
   }
 
   /**
+   * The workspace's providers the circuit breaker skips now (for the chat's notice).
+   * @param {string} workspaceId
+   * @returns {{provider: string, failures: number, retryAt: number}[]}
+   */
+  pausedProviders(workspaceId) {
+    return (this.#breakers.get(workspaceId)?.openKeys() ?? []).map((o) => ({ provider: o.key, failures: o.failures, retryAt: o.retryAt }));
+  }
+
+  /**
    * The chat model that summarizes long memories when the device cannot (see
    * web/memory/summaries.js): the Fast routing hint's model when one is set, else the
    * workspace's; none for Echo (no AI), without a provider, or once a cost limit is reached.
@@ -147,9 +156,10 @@ export class AgentFactory {
     if (!config || config.provider === 'echo') return null;
     const provider = await this.provider(workspaceId, config);
     return {
-      by: `${provider.id}/${provider.model}`,
+      // A fallback may have answered: its model names the summary.
+      by: (r) => (r.model && r.model !== provider.model ? r.model : `${provider.id}/${provider.model}`),
       chat: (request, options) => provider.chat(request, options),
-      record: (usage) => { this.recordSideUsage(workspaceId, provider, usage).catch(() => {}); },
+      record: (usage) => this.recordSideUsage(workspaceId, provider, usage).catch(() => {}),
     };
   }
 

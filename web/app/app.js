@@ -262,10 +262,13 @@ export class ClawserApp {
     if (this.tabs?.isLeader) this.#whenIdle(() => this.#startSchedulers());
   }
 
+  /** The agent factory once loaded (for synchronous questions: which providers are paused). @type {import('./agent-factory.js').AgentFactory | null} */
+  #loadedFactory = null;
+
   /** The agent factory, loaded on first use. */
   #agentFactory() {
     if (!this.agents) throw new Error('Clawser has not started.');
-    return this.agents();
+    return this.agents().then((f) => (this.#loadedFactory = f));
   }
 
   /** When the page is idle, keeps one sandbox frame ready (and cached by the browser for offline use). */
@@ -491,7 +494,7 @@ export class ClawserApp {
         spendStatus: () => {
           const autonomy = new AutonomyController({ config: agentSettings.load(workspaceId).autonomy, ...agentSettings.usageStore(workspaceId) });
           const usage = autonomy.usage;
-          return { todayCents: usage.costCents, monthCents: usage.monthCents, warning: autonomy.costWarning() };
+          return { todayCents: usage.costCents, monthCents: usage.monthCents, warning: autonomy.costWarning(), paused: this.#loadedFactory?.pausedProviders(workspaceId) ?? [] };
         },
         routes: () => agentSettings.load(workspaceId).providers.routes,
         // Every turn's provider goes through the reliability layer (retries, fallbacks, time-outs).

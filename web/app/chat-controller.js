@@ -58,6 +58,7 @@ export const CONTINUE_TEXT = 'Continue your previous reply from exactly where it
  * @property {import('../providers/tokens.js').TokenFamily} family the provider's tokenizer family (for the composer's estimate)
  * @property {number} [todayCents] the workspace's spend today
  * @property {number} [monthCents] and this month
+ * @property {{provider: string, failures: number, retryAt: number}[]} [paused] providers the circuit breaker skips until `retryAt`
  * @property {string | null} [warning] a cost limit is 80% used
  * @property {{hint: import('../agent/types.d.ts').RouteHint, label: string, model: string}[]} [routes] the workspace's routing hints (for the conversation's model menu)
  * @property {import('../agent/types.d.ts').RouteHint | null} [route] the hint this conversation is pinned to
@@ -84,7 +85,7 @@ export class ChatController {
    *   runCode?: (conversationId: string, code: string, signal?: AbortSignal) => Promise<{ok: boolean, output: string, durationMs: number}>,
    *   afterTurn?: (agent: ClawserAgent, turn: {conversationId: string, title: string, text: string}) => Promise<string | null>,
    *   onSideUsage?: (provider: Provider, usage: import('../providers/types.d.ts').Usage) => void,
-   *   spendStatus?: () => {todayCents: number, monthCents: number, warning: string | null},
+   *   spendStatus?: () => {todayCents: number, monthCents: number, warning: string | null, paused?: {provider: string, failures: number, retryAt: number}[]},
    *   routes?: () => Partial<Record<import('../agent/types.d.ts').RouteHint, RouteTarget>>,
    *   coordination?: import('../agent/types.d.ts').Coordination}} deps
    *   coordination: other tabs of this workspace (their appends show live; conversation list changes too)

@@ -75,12 +75,16 @@ export class WorkspaceServices {
           const store = new MemoryStore({ fs: this.workspaceFs(workspaceId), embedder, coordination: d.coordination, key: workspaceId });
           const summaries = new MemorySummaries({
             store,
-            mode: () => d.agentSettings.load(workspaceId).memory.summaries,
+            // Summaries serve automatic recall: none are made (or paid for) while it is off.
+            mode: () => { const m = d.agentSettings.load(workspaceId).memory; return m.autoRecall ? m.summaries : 'off'; },
             onDevice: () => onDeviceSummarizer(undefined, 'memory'),
             model: () => d.summaryModel(workspaceId),
-            lock: (fn) => d.coordination.withLock(`memory-summaries:${workspaceId}`, fn),
+            // The tabs' lock, not the restore gate's: a restore must not wait for a model call in flight
+            // (the store's own writes still go through the gate).
+            lock: (fn) => d.tabs.withLock(`memory-summaries:${workspaceId}`, fn),
+            whenIdle: d.whenIdle,
             // Not while a restore runs: its writes would land in the files being replaced.
-            whenIdle: (fn) => d.whenIdle(() => { if (!d.quiet()) fn(); }),
+            paused: d.quiet,
           }).start();
           this.#stopMemory.set(workspaceId, () => summaries.stop());
           return { store, summaries };

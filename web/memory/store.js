@@ -25,14 +25,18 @@ export const MemoryEntrySchema = z.object({
    * text, who made it ("on-device" or the chat model's "provider/model") and the stamp of the
    * content it summarizes (a summary of older content is ignored).
    */
-  summary: z.object({ text: z.string().min(1).max(4000), by: z.string().min(1).max(200), of: z.string().min(1).max(40) }).optional(),
+  summary: z.lazy(() => SummarySchema).optional(),
 });
+const SummarySchema = z.object({ text: z.string().min(1).max(4000), by: z.string().min(1).max(200), of: z.string().min(1).max(40) });
 /** @typedef {z.infer<typeof MemoryEntrySchema>} MemoryEntry */
 
 
 const LogLineSchema = z.union([
   z.object({ op: z.literal('put'), entry: MemoryEntrySchema }),
   z.object({ op: z.literal('del'), id: z.string() }),
+  // A summary on its own line: it applies to the entry only while the entry still has the text
+  // it summarizes, wherever the line lands among other tabs' edits.
+  z.object({ op: z.literal('sum'), id: z.string(), summary: SummarySchema }),
 ]);
 
 /** Log format version, for migrations of `.memory/`. */
@@ -243,6 +247,8 @@ export class MemoryStore {
         const mine = this.#entries.get(this.#byKey.get(normKey(e.key)) ?? '');
         if (merge && mine && mine.timestamp > e.timestamp) continue;
         this.#apply(e);
+      } else if (parsed.data.op === 'sum') {
+        if (!this.#applySummary(parsed.data.id, parsed.data.summary)) continue;
       } else this.#drop(parsed.data.id);
       applied++;
     }
@@ -421,19 +427,28 @@ export class MemoryStore {
 
   /**
    * Saves a summary of the entry's `content` (summaries.js makes them). Nothing happens when
-   * the entry is gone or its text changed meanwhile (the new text gets its own summary). The
-   * timestamp stays: a summary is not a newer version of the memory.
+   * the entry is gone or its text changed meanwhile (the new text gets its own summary). It is
+   * logged as a summary of that text, not as a version of the entry: an edit another tab makes
+   * meanwhile is never undone by it, and the timestamp stays.
    * @param {string} id @param {string} content the text that was summarized @param {{text: string, by: string}} summary
    */
   async setSummary(id, content, summary) {
     await this.load();
     const current = this.#entries.get(id);
     if (!current || current.content !== content) return null;
-    const entry = MemoryEntrySchema.parse({ ...current, summary: { text: summary.text.trim().slice(0, 4000), by: summary.by, of: contentStamp(content) } });
-    this.#apply(entry);
-    this.#log({ op: 'put', entry });
+    const s = SummarySchema.parse({ text: summary.text.trim().slice(0, 4000), by: summary.by, of: contentStamp(content) });
+    this.#applySummary(id, s);
+    this.#log({ op: 'sum', id, summary: s });
     await this.flush();
-    return entry;
+    return this.#entries.get(id) ?? null;
+  }
+
+  /** @param {string} id @param {z.infer<typeof SummarySchema>} summary @returns {boolean} applied */
+  #applySummary(id, summary) {
+    const e = this.#entries.get(id);
+    if (!e || summary.of !== contentStamp(e.content)) return false;
+    this.#entries.set(id, { ...e, summary });
+    return true;
   }
 
   /** @param {string} idOrKey */
@@ -558,7 +573,9 @@ export class MemoryStore {
     for (const entry of parsed.entries) {
       const existing = this.#byKey.get(normKey(entry.key));
       if (existing && (this.#entries.get(existing)?.timestamp ?? 0) >= entry.timestamp) continue;
-      const merged = { ...entry, id: existing ?? entry.id };
+      // Summaries are not imported: this store makes its own (an import could put any text there).
+      const { summary: _dropped, ...rest } = entry;
+      const merged = { ...rest, id: existing ?? entry.id };
       this.#apply(merged);
       this.#log({ op: 'put', entry: merged });
       imported++;

@@ -109,6 +109,12 @@ export class CircuitBreaker {
     this.#states.set(key, s);
   }
 
+  /** The providers skipped now (open), with when they are tried again. @returns {{key: string, failures: number, retryAt: number}[]} */
+  openKeys() {
+    const now = this.now();
+    return [...this.#states].filter(([, s]) => s.failures >= this.threshold && now < s.openUntil).map(([key, s]) => ({ key, failures: s.failures, retryAt: s.openUntil }));
+  }
+
   /**
    * @param {string} key
    * @returns {{state: 'closed' | 'open' | 'half-open', failures: number, retryAt?: number}}

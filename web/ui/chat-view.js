@@ -192,7 +192,9 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     controller.pinRoute(/** @type {import('../agent/types.d.ts').RouteHint | null} */ (routeSelect.value || null)).catch(() => {});
   });
   const costWarning = h('p', { class: 'notice warn chat-cost-warning', role: 'status', hidden: true });
-  const root = h('section', { class: 'chat', 'aria-label': 'Chat' }, h('div', { class: 'chat-bar' }, routeRow, meter), costWarning, scroller, noticeBar, form);
+  // Providers the circuit breaker skips for now (after repeated failures).
+  const pausedNotice = h('p', { class: 'notice warn chat-paused', role: 'status', hidden: true });
+  const root = h('section', { class: 'chat', 'aria-label': 'Chat' }, h('div', { class: 'chat-bar' }, routeRow, meter), costWarning, pausedNotice, scroller, noticeBar, form);
   const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });
   /** "$0.0042", "$1.23". @param {number} cents */
   const usd = (cents) => (cents === 0 ? '$0' : cents < 0.01 ? '< $0.0001' : cents < 1 ? `$${(cents / 100).toFixed(4)}` : cents < 100 ? `$${(cents / 100).toFixed(3)}` : `$${(cents / 100).toFixed(2)}`);
@@ -216,6 +218,9 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     meter.hidden = parts.length === 0;
     costWarning.textContent = m.warning ? `${m.warning} Limits are in Settings.` : '';
     costWarning.hidden = !m.warning;
+    const paused = (m.paused ?? []).filter((p) => p.retryAt > Date.now());
+    pausedNotice.textContent = paused.map((p) => `${p.provider} is paused after ${p.failures} failed requests in a row; it is tried again at ${new Date(p.retryAt).toLocaleTimeString()} (the next provider of your fallback chain answers meanwhile).`).join(' ');
+    pausedNotice.hidden = paused.length === 0;
     const routes = m.routes ?? [];
     routeRow.hidden = routes.length === 0;
     const wanted = [['', 'Workspace default'], ...routes.map((r) => [r.hint, r.label])];

@@ -145,7 +145,7 @@ export function MemoryPanel(props) {
   /** @param {SummariesState} st */
   const showSummaries = (st) => {
     const mode = summaryMode.value;
-    const device = st.onDevice === false ? 'Chrome\'s on-device Summarizer is not available in this browser' : st.onDevice ? 'Chrome\'s on-device Summarizer is ready' : '';
+    const device = st.onDevice === false ? 'Chrome\'s on-device Summarizer is not ready in this browser (not supported, or its model is not downloaded)' : st.onDevice ? 'Chrome\'s on-device Summarizer is ready' : '';
     const waiting = st.pending ? `${st.pending} long memor${st.pending === 1 ? 'y is' : 'ies are'} ${st.working ? 'being summarized' : 'without a summary'}` : '';
     const parts = [
       mode === 'off' ? 'Long memories are given to the agent in full.' : `Memories over ${SUMMARIZE_OVER.toLocaleString('en')} characters are given to the agent as a summary.`,
@@ -157,6 +157,8 @@ export function MemoryPanel(props) {
     retry.hidden = !st.error;
   };
   const unwatchSummaries = props.summaries?.maker.subscribe(showSummaries);
+  // Opening the panel tries again what failed a while ago (a key fixed, a limit reset since).
+  props.summaries?.maker.schedule();
   const summarySettings = props.summaries ? h('div', { class: 'memory-summaries' },
     h('div', { class: 'row' }, h('label', { for: 'memory-summaries' }, 'Summaries of long memories'), summaryMode),
     summaryStatus, retry,
