@@ -346,3 +346,30 @@ test('Responses API with CRLF framing, and streams cut inside a frame (Gemini, R
   const cutGemini = `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: 'Half' }] }, index: 0 }] })}\r\n\r\ndata: {"candidates": [{"content": {"par`;
   await assert.rejects(all(assembleGeminiStream(parseSSE(pieces(cutGemini, 4), { stray: true }), 'Google Gemini')), /dropped/);
 });
+
+test('Gemini through the agent: a call\'s thoughtSignature is kept in the event log and sent back with the next request, also after a reload of the conversation', async () => {
+  const { ClawserAgent } = await import('../../web/agent/agent.js');
+  const { ConversationStore } = await import('../../web/agent/conversation-store.js');
+  const { ToolRunner } = await import('../../web/agent/tool-runner.js');
+  const { AutonomyController } = await import('../../web/agent/autonomy.js');
+  const { MemoryFileSystem } = await import('../../web/storage/memory-fs.js');
+  const { ScopedFileSystem } = await import('../../web/storage/scoped-fs.js');
+  const { createBuiltinRegistry, toolSettings } = await import('../../web/tools/index.js');
+  const fs = new MemoryFileSystem();
+  const store = new ConversationStore(fs, 'ws');
+  const id = (await store.create()).id;
+  const tools = new ToolRunner({ registry: createBuiltinRegistry(), context: { workspaceId: 'ws', fs: new ScopedFileSystem(fs, 'clawser_workspaces/ws'), settings: toolSettings(), fetch }, autonomy: new AutonomyController({ config: { level: 'full' } }) });
+  server.reset();
+  server.enqueue({ toolCalls: [{ id: 'x', name: 'fs_list', arguments: {} }], signature: 'sig-round-trip' }, { text: 'Listed.' });
+  await new ClawserAgent({ provider: gemini(), conversation: await store.open(id), tools }).run('list the files');
+  const second = server.requests.at(-1)?.body;
+  const modelTurn = second.contents.find((/** @type {any} */ c) => c.role === 'model' && c.parts.some((/** @type {any} */ p) => p.functionCall));
+  assert.equal(modelTurn.parts.find((/** @type {any} */ p) => p.functionCall).thoughtSignature, 'sig-round-trip', 'sent back with the tool result');
+  // A new turn on the conversation read back from storage sends it again with the history.
+  server.enqueue({ text: 'Again.' });
+  const reopened = new ConversationStore(fs, 'ws');
+  await new ClawserAgent({ provider: gemini(), conversation: await reopened.open(id), tools }).run('and again');
+  const third = server.requests.at(-1)?.body;
+  const kept = third.contents.find((/** @type {any} */ c) => c.role === 'model' && c.parts.some((/** @type {any} */ p) => p.functionCall));
+  assert.equal(kept.parts.find((/** @type {any} */ p) => p.functionCall).thoughtSignature, 'sig-round-trip');
+});
