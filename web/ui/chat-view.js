@@ -446,6 +446,10 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       const keys = (e.data.memories ?? []).map((/** @type {{key: string}} */ m) => m.key);
       return h('li', { class: 'notice small muted' }, `Memories used: ${keys.join(', ')}`);
     }
+    if (e.type === 'skill_activated' || e.type === 'skill_installed') {
+      const name = String(e.data.name ?? '');
+      return h('li', { class: 'notice small muted' }, e.type === 'skill_installed' ? `Skill installed: ${name}` : `Skill “${name}” activated${e.data.by === 'user' ? ' (by you)' : ''}: its instructions are in use.`);
+    }
     if (e.type === 'memory_stored' || e.type === 'memory_forgotten') {
       return h('li', { class: 'notice small muted' }, `${e.type === 'memory_stored' ? 'Remembered' : 'Forgot'}: ${String(e.data.key ?? '')}`);
     }

@@ -1,0 +1,141 @@
+// Agent Skills in Chromium (issue 15): a skill installed from a ZIP in the Skills panel (its
+// binary file kept and listed, an invalid one refused with the rule it breaks), offered to the
+// model by name and description, activated by the model (skill_activate) and by the user
+// ("/name"), its JavaScript script run in the sandbox through the approval path with only its
+// allowed-tools, then disabled, exported and deleted.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { zipSync, unzipSync, strToU8 } from 'fflate';
+import { launchBrowser, startApp, openWorkspace, sendMessage, readWorkspaceFile } from './helpers.mjs';
+import { startLlmServer } from '../fixtures/llm-server.mjs';
+
+/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
+/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
+/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
+/** @type {import('playwright-core').Page} */ let page;
+
+const PDF = new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x2d, 0x31, 0x2e, 0x37, 0x0a, 0x00, 0xff, 0xfe, 0x81, 0x02]);
+const SKILL_MD = `---
+name: report-writer
+description: Writes quarterly reports in the house style. Use when the user asks for a report.
+license: MIT
+allowed-tools: fs_write
+metadata:
+  version: 1.0
+---
+# Report writer
+
+1. Read references/style.md for the house style.
+2. Run scripts/make_report.js with {"title": …}.
+`;
+const SCRIPT = `await fs_write({ path: 'reports/' + args.title + '.md', content: '# ' + args.title + ' report' });
+print('wrote reports/' + args.title + '.md; fs_write: ' + typeof fs_write + ', fs_list: ' + typeof fs_list);`;
+
+before(async () => {
+  app = await startApp();
+  llm = await startLlmServer();
+  browser = await launchBrowser();
+  page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
+});
+after(async () => {
+  await browser?.close();
+  await app?.close();
+  await llm?.close();
+});
+
+const systemOf = (/** @type {any} */ r) => String(r?.body.messages[0]?.content ?? '');
+
+test('the Skills panel installs a ZIP (binary file kept and listed) and refuses an invalid skill with the rule it breaks', async () => {
+  await page.getByRole('button', { name: 'Skills', exact: true }).click();
+  await page.getByText('No skills yet.', { exact: false }).waitFor();
+  const zip = zipSync({
+    'report-writer/SKILL.md': strToU8(SKILL_MD),
+    'report-writer/scripts/make_report.js': strToU8(SCRIPT),
+    'report-writer/references/style.md': strToU8('Short sentences. Numbers first.'),
+    'report-writer/assets/letterhead.pdf': PDF,
+  });
+  const bad = zipSync({ 'Bad-Skill/SKILL.md': strToU8('---\nname: Bad-Skill\ndescription: d\n---\nx\n') });
+  await page.getByLabel('Skill ZIP files').setInputFiles([
+    { name: 'report-writer.zip', mimeType: 'application/zip', buffer: Buffer.from(zip) },
+    { name: 'bad.zip', mimeType: 'application/zip', buffer: Buffer.from(bad) },
+  ]);
+  await page.getByText('Installed “report-writer” for this workspace.', { exact: false }).waitFor();
+  await page.getByText('name "Bad-Skill" must be lowercase.', { exact: false }).waitFor();
+  const card = page.locator('.skill', { hasText: 'report-writer' });
+  await card.getByText('version 1.0', { exact: false }).waitFor();
+  await card.getByText('Details of report-writer').click();
+  const files = card.getByRole('table', { name: 'Files of report-writer' });
+  await files.getByRole('row', { name: /assets\/letterhead\.pdf\s+14 B\s+binary \(kept, not shown\)/ }).waitFor();
+  await files.getByRole('row', { name: /scripts\/make_report\.js .*script: runs in the sandbox/ }).waitFor();
+  assert.equal(await page.locator('.skill').count(), 1, 'the invalid skill was not installed');
+  // Stored by the skills store in the workspace's .skills/ folder, the PDF byte for byte.
+  assert.match(/** @type {string} */ (await readWorkspaceFile(page, '.skills/report-writer/SKILL.md')), /name: report-writer/);
+});
+
+test('a turn: the model sees the skill by description, activates it, runs its script in the sandbox after approval, with only its allowed tools', async () => {
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  llm.enqueue(
+    { toolCalls: [{ id: 'a1', name: 'skill_activate', arguments: { name: 'report-writer' } }] },
+    { toolCalls: [{ id: 'r1', name: 'skill_run_script', arguments: { name: 'report-writer', script: 'make_report.js', args: { title: 'Q3' } } }] },
+    { text: 'Your Q3 report is in reports/Q3.md.' },
+  );
+  await sendMessage(page, 'write the Q3 report');
+  const run = page.getByRole('dialog', { name: 'Allow “skill_run_script”?' });
+  await run.waitFor();
+  await run.getByText('Run make_report.js of the skill “report-writer” in the sandbox with {"title":"Q3"}.', { exact: false }).waitFor();
+  await run.getByRole('button', { name: 'Allow once' }).click();
+  const write = page.getByRole('dialog', { name: 'Allow “fs_write”?' });
+  await write.waitFor();
+  await write.getByRole('button', { name: 'Allow once' }).click();
+  await page.locator('.msg.assistant', { hasText: 'Your Q3 report is in reports/Q3.md.' }).waitFor();
+  assert.equal(await readWorkspaceFile(page, 'reports/Q3.md'), '# Q3 report');
+  const [first, afterActivate, afterScript] = llm.requests.slice(-3);
+  assert.match(systemOf(first), /<skills>[\s\S]*- report-writer: Writes quarterly reports in the house style\. Use when the user asks for a report\.\n<\/skills>/);
+  assert.ok(!systemOf(first).includes('Numbers first'), 'only names and descriptions before activation');
+  const activated = afterActivate.body.messages.find((/** @type {any} */ m) => m.role === 'tool');
+  assert.match(activated.content, /<skill name="report-writer">\n# Report writer[\s\S]*- assets\/letterhead\.pdf \(binary, 14 bytes\)/);
+  const ran = afterScript.body.messages.filter((/** @type {any} */ m) => m.role === 'tool').at(-1);
+  assert.match(ran.content, /wrote reports\/Q3\.md; fs_write: function, fs_list: undefined/, 'allowed-tools: fs_write only (fs_list is not there)');
+  await page.getByText('Skill “report-writer” activated: its instructions are in use.').waitFor();
+});
+
+test('"/report-writer" from the user loads the instructions with the message; disabled, the skill is gone from the prompt; export and delete', async () => {
+  llm.enqueue({ text: 'Following the report skill.' });
+  await sendMessage(page, '/report-writer for Q4 please');
+  await page.locator('.msg.assistant', { hasText: 'Following the report skill.' }).waitFor();
+  await page.locator('.msg.user', { hasText: '/report-writer for Q4 please' }).waitFor();
+  await page.getByText('Skill “report-writer” activated (by you): its instructions are in use.').waitFor();
+  const user = llm.requests.at(-1)?.body.messages.findLast((/** @type {any} */ m) => m.role === 'user');
+  assert.match(user.content, /^\(The user activated the skill “report-writer”; follow its instructions\.\)\n<skill name="report-writer">[\s\S]*<\/skill>[\s\S]*\n\n\/report-writer for Q4 please$/);
+
+  await page.getByRole('button', { name: 'Skills', exact: true }).click();
+  const card = page.locator('.skill', { hasText: 'report-writer' });
+  await card.getByRole('checkbox', { name: 'Enable report-writer' }).uncheck();
+  await page.getByText('“report-writer” is disabled in this workspace.').waitFor();
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  llm.enqueue({ text: 'No skills now.' });
+  await sendMessage(page, 'anything?');
+  await page.locator('.msg.assistant', { hasText: 'No skills now.' }).waitFor();
+  assert.ok(!systemOf(llm.requests.at(-1)).includes('<skills>'), 'a disabled skill is not offered');
+
+  await page.getByRole('button', { name: 'Skills', exact: true }).click();
+  const [download] = await Promise.all([page.waitForEvent('download'), card.getByRole('button', { name: 'Export report-writer' }).click()]);
+  assert.equal(download.suggestedFilename(), 'report-writer.zip');
+  const files = unzipSync(new Uint8Array(await readFile(/** @type {string} */ (await download.path()))));
+  assert.deepEqual(Object.keys(files).sort(), ['report-writer/SKILL.md', 'report-writer/assets/letterhead.pdf', 'report-writer/references/style.md', 'report-writer/scripts/make_report.js']);
+  assert.deepEqual([...files['report-writer/assets/letterhead.pdf']], [...PDF], 'the binary file is exported unchanged');
+  await card.getByRole('button', { name: 'Delete report-writer' }).click();
+  await page.getByRole('dialog', { name: 'Delete the skill “report-writer”?' }).getByRole('button', { name: 'Delete' }).click();
+  await page.getByText('Deleted “report-writer”.').waitFor();
+  assert.equal(await page.locator('.skill').count(), 0);
+  // Reachable by its route (after a reload on another panel) and by its shortcut.
+  const route = new URL(page.url()).hash;
+  assert.match(route, /^#workspace\/[^/]+\/skills$/);
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  await page.reload();
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  await page.keyboard.press('Alt+KeyS');
+  await page.getByRole('heading', { name: 'Skills' }).waitFor();
+  assert.equal(new URL(page.url()).hash, route);
+});
