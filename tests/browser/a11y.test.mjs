@@ -58,7 +58,8 @@ function cutSelects() {
   });
 }
 
-const PANELS = ['Files', 'Git', 'Memory', 'Goals', 'Schedule', 'Tools', 'Events', 'Dashboard', 'Config'];
+/** Each panel with its shortcut key. */
+const PANELS = [['1', 'Files'], ['2', 'Git'], ['3', 'Memory'], ['4', 'Goals'], ['5', 'Schedule'], ['6', 'Tools'], ['7', 'Events'], ['8', 'Dashboard'], ['9', 'Config'], ['KeyS', 'Skills']];
 
 /** @type {string[]} */
 const found = [];
@@ -98,8 +99,8 @@ test('no serious or critical violation on any panel, dialog or chat state, light
       await page.keyboard.press('Alt+0');
       await page.getByRole('textbox', { name: 'Message' }).waitFor();
       await scan(`${where} chat`);
-      for (const [k, name] of PANELS.entries()) {
-        await page.keyboard.press(`Alt+${k + 1}`);
+      for (const [key, name] of PANELS) {
+        await page.keyboard.press(`Alt+${key}`);
         // The panel's own heading (the previous panel's would match a looser wait).
         await page.getByRole('heading', { name, exact: true }).waitFor();
         await page.waitForURL(new RegExp(`/${name.toLowerCase()}$`));

@@ -134,9 +134,9 @@ export function MemoryPanel(props) {
   const summaryStatus = h('p', { class: 'small', role: 'status', 'aria-live': 'polite' });
   const retry = h('button', { type: 'button', class: 'secondary small-btn', hidden: true, on: { click: () => props.summaries?.maker.retry() } }, 'Try the summaries again');
   const summaryMode = h('select', { id: 'memory-summaries' },
-    h('option', { value: 'auto' }, 'On this device, else by the chat model (counts toward cost)'),
-    h('option', { value: 'on-device' }, 'Only on this device (Chrome\'s built-in Summarizer)'),
-    h('option', { value: 'off' }, 'Off (long memories are given in full)'));
+    h('option', { value: 'auto' }, 'On this device, else the chat model'),
+    h('option', { value: 'on-device' }, 'Only on this device'),
+    h('option', { value: 'off' }, 'Off'));
   summaryMode.value = props.summaries?.mode ?? 'auto';
   summaryMode.addEventListener('change', () => {
     props.summaries?.onMode(/** @type {SummaryMode} */ (summaryMode.value));
@@ -148,7 +148,7 @@ export function MemoryPanel(props) {
     const device = st.onDevice === false ? 'Chrome\'s on-device Summarizer is not ready in this browser (not supported, or its model is not downloaded)' : st.onDevice ? 'Chrome\'s on-device Summarizer is ready' : '';
     const waiting = st.pending ? `${st.pending} long memor${st.pending === 1 ? 'y is' : 'ies are'} ${st.working ? 'being summarized' : 'without a summary'}` : '';
     const parts = [
-      mode === 'off' ? 'Long memories are given to the agent in full.' : `Memories over ${SUMMARIZE_OVER.toLocaleString('en')} characters are given to the agent as a summary.`,
+      mode === 'off' ? 'Long memories are given to the agent in full.' : `Memories over ${SUMMARIZE_OVER.toLocaleString('en')} characters are given to the agent as a summary, made by Chrome's built-in Summarizer${mode === 'auto' ? ' or else by the chat model (its tokens count toward cost)' : ''}.`,
       mode !== 'off' && device ? `${device}${st.onDevice === false && mode === 'auto' ? '; the chat model makes the summaries' : ''}.` : '',
       waiting ? `${waiting}.` : '',
       st.error ?? '',
