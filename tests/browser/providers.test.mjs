@@ -398,3 +398,33 @@ test('a message with images goes to the Vision hint when the workspace\'s model 
   await refusal.waitFor();
   await refusal.getByText('Refusal — the model declined this request.').waitFor();
 });
+
+test('WebP and GIF images are attached and sent in their own type', async () => {
+  await useOpenAI();
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  await page.getByText('Start the conversation: type a message below.').waitFor();
+  const webp = await page.evaluate(async () => {
+    const canvas = new OffscreenCanvas(40, 30);
+    const ctx = /** @type {OffscreenCanvasRenderingContext2D} */ (canvas.getContext('2d'));
+    ctx.fillStyle = '#2a9';
+    ctx.fillRect(0, 0, 40, 30);
+    const blob = await canvas.convertToBlob({ type: 'image/webp' });
+    let s = '';
+    for (const b of new Uint8Array(await blob.arrayBuffer())) s += String.fromCharCode(b);
+    return { type: blob.type, data: btoa(s) };
+  });
+  assert.equal(webp.type, 'image/webp', 'control: this Chromium encodes WebP');
+  // A 1 × 1 GIF89a.
+  const gif = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
+  await page.locator('form.composer input[type=file]').setInputFiles([
+    { name: 'leaf.webp', mimeType: 'image/webp', buffer: Buffer.from(webp.data, 'base64') },
+    { name: 'dot.gif', mimeType: 'image/gif', buffer: gif },
+  ]);
+  await page.getByRole('list', { name: 'Attached images' }).getByRole('img', { name: 'Attached image 2' }).waitFor();
+  await send('two formats');
+  await page.locator('.msg.assistant:not(.streaming)', { hasText: 'You said: two formats' }).waitFor();
+  const user = primary.requests.at(-1)?.body.messages.findLast((/** @type {any} */ m) => m.role === 'user');
+  const urls = user.content.filter((/** @type {any} */ c) => c.type === 'image_url').map((/** @type {any} */ c) => String(c.image_url.url));
+  assert.deepEqual(urls.map((u) => u.slice(0, u.indexOf(';'))), ['data:image/webp', 'data:image/gif']);
+  assert.deepEqual(Buffer.from(urls[1].split(',')[1], 'base64'), gif, 'a small GIF is sent byte for byte');
+});

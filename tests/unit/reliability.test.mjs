@@ -309,6 +309,13 @@ test('cache key: the normalized request — tool-call ids do not matter, content
   assert.notEqual(await cacheKey('openai', 'gpt-4.1-mini', req('call_1')), k);
   assert.notEqual(await cacheKey('openai', 'gpt-4.1', req('call_1', { temperature: 0.5 })), k);
   assert.notEqual(await cacheKey('openai', 'gpt-4.1', req('call_1', { tools: [{ name: 't', description: '', parameters: {} }] })), k);
+  assert.notEqual(await cacheKey('openai', 'gpt-4.1', req('call_1', { system: 'another system prompt' })), k, 'the system prompt');
+  const other = req('call_1');
+  other.messages[1].content = '["a.txt"]';
+  assert.notEqual(await cacheKey('openai', 'gpt-4.1', other), k, 'a message\'s content');
+  assert.notEqual(await cacheKey('anthropic', 'gpt-4.1', req('call_1')), k, 'the provider');
+  assert.notEqual(await cacheKey('openai', 'gpt-4.1', req('call_1'), 'http://127.0.0.1:1234/v1'), k, 'the server (two OpenAI-compatible servers with one model name)');
+  assert.equal(await cacheKey('openai', 'gpt-4.1', req('call_1', { maxTokens: undefined })), k, 'an absent field is the same as none');
   assert.equal(cacheable({ messages: [], temperature: 0 }, 'deterministic'), true);
   assert.equal(cacheable({ messages: [] }, 'deterministic'), false, 'the provider’s default temperature is above 0');
   assert.equal(cacheable({ messages: [], temperature: 0.7 }, 'deterministic'), false);
