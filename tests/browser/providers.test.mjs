@@ -425,6 +425,6 @@ test('WebP and GIF images are attached and sent in their own type', async () => 
   await page.locator('.msg.assistant:not(.streaming)', { hasText: 'You said: two formats' }).waitFor();
   const user = primary.requests.at(-1)?.body.messages.findLast((/** @type {any} */ m) => m.role === 'user');
   const urls = user.content.filter((/** @type {any} */ c) => c.type === 'image_url').map((/** @type {any} */ c) => String(c.image_url.url));
-  assert.deepEqual(urls.map((u) => u.slice(0, u.indexOf(';'))), ['data:image/webp', 'data:image/gif']);
+  assert.deepEqual(urls.map((/** @type {string} */ u) => u.slice(0, u.indexOf(';'))), ['data:image/webp', 'data:image/gif']);
   assert.deepEqual(Buffer.from(urls[1].split(',')[1], 'base64'), gif, 'a small GIF is sent byte for byte');
 });
