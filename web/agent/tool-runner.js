@@ -153,7 +153,7 @@ export class ToolRunner {
     const policy = this.registry.policyOf(tool.name);
     if (policy === 'denied') return refuse({ kind: 'denied', reason: `The user has turned the tool "${tool.name}" off for this workspace.` }, args);
     const tainted = !!tool.standing && this.taint.length > 0;
-    if (policy === 'approve' || forceApproval || tainted) {
+    if (policy === 'approve' || forceApproval || tainted || tool.alwaysAsk) {
       if (!this.approve) return refuse({ kind: 'denied', reason: `"${tool.name}" needs the user's approval, and no one is there to approve it.` }, args);
       /** @type {string | undefined} */
       let preview;
@@ -164,17 +164,18 @@ export class ToolRunner {
           preview = `(${/** @type {Error} */ (err)?.message ?? String(err)})`;
         }
       }
-      const reason = tainted ? taintReason(this.taint, tool.name) : policy === 'approve' ? 'This tool needs approval in this workspace.' : 'Supervised autonomy: actions that change something need approval.';
+      const reason = tainted ? taintReason(this.taint, tool.name) : tool.alwaysAsk ? tool.alwaysAsk : policy === 'approve' ? 'This tool needs approval in this workspace.' : 'Supervised autonomy: actions that change something need approval.';
       /** @type {ApprovalRequest} */
       const request = { tool: tool.name, description: tool.description, permission: tool.permission, args, preview, reason };
       if (tainted) Object.assign(request, { taint: this.taint.map((t) => ({ ...t })), allowAlways: false });
+      else if (tool.alwaysAsk) request.allowAlways = false;
       const asked = performance.now();
       const answer = await this.approve(request);
       approvalMs = performance.now() - asked;
       if (signal?.aborted) return refuse({ kind: 'cancelled', reason: 'Cancelled by the user before it ran.' }, args);
       if (answer === 'deny') return refuse({ kind: 'denied', reason: `The user denied this call to ${tool.name}. Do not retry it; ask the user or choose another approach.` }, args);
       // A tainted request counts once: "always" must not turn into a standing yes.
-      if (answer === 'always' && !tainted) this.registry.setPolicy(tool.name, 'auto');
+      if (answer === 'always' && !tainted && !tool.alwaysAsk) this.registry.setPolicy(tool.name, 'auto');
     }
     if (signal?.aborted) return refuse({ kind: 'cancelled', reason: 'Cancelled by the user before it ran.' }, args);
     this.autonomy?.recordAction();

@@ -45,7 +45,7 @@ export class BrowserToolRegistry {
   specs() {
     return this.list()
       .filter((t) => this.policyOf(t.name) !== 'denied')
-      .map((t) => ({ name: t.name, description: t.description, parameters: toJsonSchema(t.schema) }));
+      .map((t) => ({ name: t.name, description: t.description, parameters: t.jsonSchema ?? toJsonSchema(t.schema) }));
   }
 
   get #key() {
@@ -106,7 +106,7 @@ export class BrowserToolRegistry {
     const result = tool.schema.safeParse(raw);
     if (result.success) return { ok: true, value: /** @type {Record<string, unknown>} */ (result.data) };
     const issues = result.error.issues.map((i) => `${i.path.length ? i.path.join('.') : 'arguments'}: ${i.message}`).join('; ');
-    return { ok: false, error: `Invalid arguments for ${name}: ${issues}. Expected: ${JSON.stringify(toJsonSchema(tool.schema))}` };
+    return { ok: false, error: `Invalid arguments for ${name}: ${issues}. Expected: ${JSON.stringify(tool.jsonSchema ?? toJsonSchema(tool.schema))}` };
   }
 }
 

@@ -106,6 +106,10 @@ export interface ToolDefinition {
   untrusted?: string;
   /** Arguments schema; its JSON Schema is what providers see. */
   schema: ZodType;
+  /** The JSON Schema providers see, when the tool brings its own (an MCP server's tool); `schema` then only checks it is an object. */
+  jsonSchema?: Record<string, unknown>;
+  /** Asked for on every call, whatever the policy, and "Always allow" is not offered (an MCP tool its server marks destructive). */
+  alwaysAsk?: string;
   run(args: any, ctx: ToolContext): Promise<ToolResult>; // args were validated against `schema`
   /**
    * What a call will do, in words, shown when the user is asked to approve it (e.g. the next run

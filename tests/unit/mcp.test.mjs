@@ -1,0 +1,287 @@
+// The MCP client (issue 15) against a real server: @modelcontextprotocol/server-everything in
+// its Streamable HTTP mode on 127.0.0.1, started with a clean environment. Tools (listed,
+// called, an error result, a long-running one with progress and cancellation), resources,
+// prompts, the session (headers, loss and a new handshake, DELETE on close), the old HTTP+SSE
+// transport and CORS said clearly; the manager registering a server's tools behind the gates.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startEverythingServer } from '../fixtures/mcp-everything.mjs';
+import { McpClient, McpError, PROTOCOL_VERSIONS } from '../../web/mcp/client.js';
+import { McpManager } from '../../web/mcp/manager.js';
+import { mcpToolName, mcpResult, mcpPermission } from '../../web/mcp/tools.js';
+import { LocalConfig } from '../../web/storage/local-config.js';
+import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
+import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
+import { ToolRunner } from '../../web/agent/tool-runner.js';
+import { AutonomyController } from '../../web/agent/autonomy.js';
+
+/** @type {Awaited<ReturnType<typeof startEverythingServer>>} */
+let server;
+before(async () => {
+  // A secret of the test machine that the server must not see.
+  process.env.CLAWSER_TEST_CANARY = 'do-not-leak-0123456789';
+  server = await startEverythingServer();
+});
+after(async () => {
+  await server?.close();
+});
+
+/** A fetch that records every request (method, headers, body). */
+function recordingFetch() {
+  /** @type {{method: string, headers: Record<string, string>, body: any}[]} */
+  const seen = [];
+  /** @type {typeof fetch} */
+  const f = async (input, init = {}) => {
+    const headers = /** @type {Record<string, string>} */ ({ ...(/** @type {any} */ (init.headers) ?? {}) }); // plain objects here
+    let body = null;
+    try {
+      body = init.body ? JSON.parse(String(init.body)) : null;
+    } catch {
+      body = init.body;
+    }
+    seen.push({ method: init.method ?? 'GET', headers, body });
+    return fetch(input, init);
+  };
+  return { fetch: f, seen };
+}
+
+function memoryStorage() {
+  /** @type {Map<string, string>} */
+  const m = new Map();
+  return /** @type {Storage} */ ({
+    get length() { return m.size; },
+    key: (i) => [...m.keys()][i] ?? null,
+    getItem: (k) => m.get(k) ?? null,
+    setItem: (k, v) => void m.set(k, String(v)),
+    removeItem: (k) => void m.delete(k),
+    clear: () => m.clear(),
+  });
+}
+/** A stand-in for SecretBox (IndexedDB is not in Node): sealed values never equal the secret. */
+const secrets = /** @type {any} */ ({ encrypt: async (/** @type {string} */ s) => `v1:${Buffer.from(s).toString('base64').split('').reverse().join('')}`, decrypt: async (/** @type {string} */ s) => Buffer.from(s.slice(3).split('').reverse().join(''), 'base64').toString() }); // the two methods the manager uses
+
+test('handshake, session and protocol headers; tools listed and called; an error result; the server\'s environment is clean', async () => {
+  const rec = recordingFetch();
+  const client = new McpClient({ url: server.url, fetch: rec.fetch });
+  const info = await client.connect();
+  assert.equal(info.serverInfo.name, 'mcp-servers/everything');
+  assert.ok(PROTOCOL_VERSIONS.includes(info.protocolVersion));
+  assert.ok(client.sessionId, 'the session id is kept');
+  const [init, initialized] = rec.seen;
+  assert.equal(init.body.method, 'initialize');
+  assert.equal(init.headers.accept, 'application/json, text/event-stream', 'JSON and SSE both accepted');
+  assert.equal(init.headers['mcp-session-id'], undefined);
+  assert.equal(initialized.body.method, 'notifications/initialized');
+  assert.equal(initialized.headers['mcp-session-id'], client.sessionId);
+  assert.equal(initialized.headers['mcp-protocol-version'], info.protocolVersion, 'the protocol version on every request after the handshake');
+
+  const tools = await client.listTools();
+  const names = tools.map((t) => t.name);
+  for (const n of ['echo', 'get-sum', 'get-env', 'trigger-long-running-operation', 'get-tiny-image']) assert.ok(names.includes(n), n);
+  assert.deepEqual(await client.callTool('echo', { message: 'héllo' }), { content: [{ type: 'text', text: 'Echo: héllo' }], isError: false });
+  const sum = await client.callTool('get-sum', { a: 2, b: 40 });
+  assert.match(/** @type {any} */ (sum.content[0]).text, /42/);
+  const bad = await client.callTool('get-sum', { a: 'two' });
+  assert.equal(bad.isError, true, 'invalid arguments come back as an error result');
+  assert.match(/** @type {any} */ (bad.content[0]).text, /expected number/);
+  const env = JSON.parse(/** @type {any} */ ((await client.callTool('get-env', {})).content[0]).text);
+  assert.deepEqual(Object.keys(env).sort(), ['NODE_ENV', 'PATH', 'PORT'], 'started with a clean environment');
+  assert.ok(!JSON.stringify(env).includes('do-not-leak'), 'control: the canary is in this process\'s environment, not the server\'s');
+  assert.equal(process.env.CLAWSER_TEST_CANARY, 'do-not-leak-0123456789');
+  const image = await client.callTool('get-tiny-image', {});
+  const mapped = mcpResult(image);
+  assert.equal(mapped.ok, true);
+  assert.match(String(mapped.image?.dataUrl), /^data:image\/png;base64,iVBOR/);
+  assert.match(mapped.output, /\[image: image\/png, \d+ bytes\]/);
+
+  const session = client.sessionId;
+  await client.close();
+  const del = rec.seen.at(-1);
+  assert.equal(del?.method, 'DELETE');
+  assert.equal(del?.headers['mcp-session-id'], session);
+});
+
+test('a long-running tool reports progress; cancelling it tells the server (notifications/cancelled)', async () => {
+  const rec = recordingFetch();
+  const client = new McpClient({ url: server.url, fetch: rec.fetch });
+  await client.connect();
+  /** @type {import('../../web/mcp/client.js').McpProgress[]} */
+  const progress = [];
+  const done = await client.callTool('trigger-long-running-operation', { duration: 0.6, steps: 3 }, { onProgress: (p) => progress.push(p) });
+  assert.match(/** @type {any} */ (done.content[0]).text, /completed/);
+  assert.deepEqual(progress, [{ progress: 1, total: 3 }, { progress: 2, total: 3 }, { progress: 3, total: 3 }]);
+  const call = rec.seen.find((r) => r.body?.method === 'tools/call' && r.body.params.name === 'trigger-long-running-operation');
+  assert.ok(call?.body.params._meta.progressToken, 'a progress token is sent');
+
+  const abort = new AbortController();
+  /** @type {import('../../web/mcp/client.js').McpProgress[]} */
+  const seen = [];
+  const long = client.callTool('trigger-long-running-operation', { duration: 30, steps: 30 }, { signal: abort.signal, onProgress: (p) => { seen.push(p); abort.abort(); } });
+  await assert.rejects(long, (err) => err instanceof McpError && err.code === 'aborted');
+  assert.equal(seen.length, 1);
+  const id = rec.seen.filter((r) => r.body?.method === 'tools/call').at(-1)?.body.id;
+  const deadline = Date.now() + 5000;
+  while (!rec.seen.some((r) => r.body?.method === 'notifications/cancelled') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const cancelled = rec.seen.find((r) => r.body?.method === 'notifications/cancelled');
+  assert.equal(cancelled?.body.params.requestId, id, 'the server is told which request to stop');
+  // The session still works after a cancellation.
+  assert.equal((await client.callTool('echo', { message: 'still here' })).isError, false);
+  await client.close();
+});
+
+test('resources and prompts: listed, read, got with arguments', async () => {
+  const client = new McpClient({ url: server.url });
+  await client.connect();
+  const resources = await client.listResources();
+  assert.ok(resources.length > 0);
+  const doc = resources.find((r) => r.mimeType === 'text/markdown') ?? resources[0];
+  const read = await client.readResource(doc.uri);
+  assert.equal(read.contents[0].uri, doc.uri);
+  assert.ok(String(read.contents[0].text).length > 10);
+  const prompts = await client.listPrompts();
+  const args = prompts.find((p) => p.name === 'args-prompt');
+  assert.deepEqual(args?.arguments?.map((a) => [a.name, !!a.required]), [['city', true], ['state', false]]);
+  const got = await client.getPrompt('args-prompt', { city: 'Lyon' });
+  assert.match(JSON.stringify(got.messages), /Lyon/);
+  await assert.rejects(client.getPrompt('no-such-prompt', {}), (err) => err instanceof McpError && err.code === 'rpc');
+  await client.close();
+});
+
+test('session loss: the server restarts (every session gone) and the next request makes a new handshake, then goes through', async () => {
+  const own = await startEverythingServer();
+  try {
+    const rec = recordingFetch();
+    const client = new McpClient({ url: own.url, fetch: rec.fetch });
+    await client.connect();
+    const first = client.sessionId;
+    await own.restart();
+    const r = await client.callTool('echo', { message: 'after the restart' });
+    assert.equal(/** @type {any} */ (r.content[0]).text, 'Echo: after the restart');
+    assert.notEqual(client.sessionId, first, 'a new session');
+    assert.equal(rec.seen.filter((x) => x.body?.method === 'initialize').length, 2);
+    await client.close();
+  } finally {
+    await own.close();
+  }
+});
+
+test('said clearly: an old HTTP+SSE server, a revision this client does not speak, CORS (with the headers to allow), nothing listening', async () => {
+  const old = await startEverythingServer({ transport: 'sse' });
+  try {
+    await assert.rejects(new McpClient({ url: old.url }).connect(), (err) => err instanceof McpError && err.code === 'old_transport' && /only the old HTTP\+SSE transport \(protocol 2024-11-05\)/.test(err.message));
+  } finally {
+    await old.close();
+  }
+  // A server that answers only a newer revision.
+  /** @type {typeof fetch} */
+  const newer = async () => new Response(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2026-09-30', capabilities: {}, serverInfo: { name: 'future' } } }), { headers: { 'content-type': 'application/json' } });
+  await assert.rejects(new McpClient({ url: 'https://mcp.example/mcp', fetch: newer }).connect(), (err) => err instanceof McpError && err.code === 'unsupported_version' && /newest sessionless revision/.test(err.message));
+  // CORS: the request fails, but a no-cors probe gets an answer.
+  /** @type {typeof fetch} */
+  const cors = async (_u, init) => { if (init?.mode === 'no-cors') return new Response(null, { status: 200 }); throw new TypeError('Failed to fetch'); };
+  await assert.rejects(new McpClient({ url: 'https://mcp.example/mcp', fetch: cors, origin: 'https://clawser.example' }).connect(), (err) => err instanceof McpError && err.code === 'cors'
+    && /does not let this page \(https:\/\/clawser\.example\) use it/.test(err.message) && /Mcp-Session-Id, MCP-Protocol-Version and Last-Event-ID request headers/.test(err.message) && /expose the Mcp-Session-Id response header/.test(err.message));
+  /** @type {typeof fetch} */
+  const down = async () => { throw new TypeError('Failed to fetch'); };
+  await assert.rejects(new McpClient({ url: 'http://127.0.0.1:9/mcp', fetch: down }).connect(), (err) => err instanceof McpError && err.code === 'unreachable' && /is the server running/.test(err.message));
+  // A 401 keeps the server's WWW-Authenticate (OAuth starts there).
+  /** @type {typeof fetch} */
+  const locked = async () => new Response('{"error":"invalid_token"}', { status: 401, headers: { 'www-authenticate': 'Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource"' } });
+  await assert.rejects(new McpClient({ url: 'https://mcp.example/mcp', fetch: locked }).connect(), (err) => err instanceof McpError && err.code === 'auth' && /resource_metadata/.test(String(err.authenticate)));
+});
+
+test('pagination: every page of tools/list is read', async () => {
+  /** @type {typeof fetch} */
+  const paged = async (_u, init) => {
+    const m = JSON.parse(String(init?.body ?? '{}'));
+    const page = (/** @type {any} */ result) => new Response(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }), { headers: { 'content-type': 'application/json' } });
+    if (m.method === 'initialize') return page({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'paged' } });
+    if (!('id' in m)) return new Response(null, { status: 202 });
+    const cursor = m.params?.cursor;
+    if (!cursor) return page({ tools: [{ name: 'a', inputSchema: { type: 'object' } }], nextCursor: 'p2' });
+    if (cursor === 'p2') return page({ tools: [{ name: 'b', inputSchema: { type: 'object' } }], nextCursor: 'p3' });
+    return page({ tools: [{ name: 'c', inputSchema: { type: 'object' } }] });
+  };
+  const client = new McpClient({ url: 'https://mcp.example/mcp', fetch: paged });
+  await client.connect();
+  assert.deepEqual((await client.listTools()).map((t) => t.name), ['a', 'b', 'c']);
+});
+
+test('the manager: a server saved with its token sealed; its tools registered as mcp_{server}_{tool} (read-only ones as read, destructive ones always asked), results untrusted; gone on disconnect', async () => {
+  const config = new LocalConfig(memoryStorage());
+  const registry = createBuiltinRegistry({ config, workspaceId: 'ws' });
+  const rec = recordingFetch();
+  const manager = new McpManager({ config, secrets, registry, workspaceId: 'ws', fetch: rec.fetch });
+  const s = await manager.add({ name: 'Everything', url: server.url, auth: 'bearer', secret: 'tok-secret-987654' });
+  assert.ok(!JSON.stringify(config.entries()).includes('tok-secret-987654'), 'the token is not stored in clear');
+  await assert.rejects(manager.add({ name: 'everything', url: server.url }), /already set up/);
+  await assert.rejects(manager.add({ name: 'Bad', url: 'ftp://x' }), /http/);
+  await manager.connect(s.id);
+  assert.equal(manager.state(s.id).status, 'connected');
+  assert.equal(rec.seen.find((r) => r.body?.method === 'initialize')?.headers.authorization, 'Bearer tok-secret-987654', 'the token is sent');
+  const echo = registry.get('mcp_everything_echo');
+  assert.ok(echo);
+  assert.equal(echo.permission, 'read', 'readOnlyHint');
+  assert.equal(registry.get('mcp_everything_toggle_simulated_logging')?.permission, 'network', 'no readOnlyHint: network');
+  assert.equal(echo.untrusted, 'the MCP server “Everything”');
+  const spec = registry.specs().find((t) => t.name === 'mcp_everything_get_sum');
+  assert.equal(/** @type {any} */ (spec?.parameters).properties.a.type, 'number', 'the server\'s own JSON Schema goes to the model');
+  assert.ok(manager.state(s.id).resources.length > 0);
+  assert.ok(manager.state(s.id).prompts.some((p) => p.name === 'simple-prompt'));
+  assert.equal(manager.servers()[0].autoConnect, true, 'reconnected when the workspace opens again');
+
+  // Through the gates: network tools ask at supervised autonomy; the result taints the conversation.
+  /** @type {import('../../web/agent/tool-runner.js').ApprovalRequest[]} */
+  const asked = [];
+  const runner = new ToolRunner({ registry, context: { workspaceId: 'ws', fs: new MemoryFileSystem(), settings: toolSettings(), fetch }, autonomy: new AutonomyController({ config: { level: 'supervised' } }), approve: async (r) => { asked.push(r); return 'once'; } });
+  const out = await runner.run({ id: 'c1', name: 'mcp_everything_echo', arguments: { message: 'through the gates' } });
+  assert.equal(out.ok, true);
+  assert.equal(out.output, 'Echo: through the gates');
+  assert.deepEqual(asked, [], 'a read-only tool runs without asking');
+  assert.ok(runner.taint.some((t) => /MCP server “Everything”/.test(t.what)), 'an MCP result is untrusted content');
+  const toggled = await runner.run({ id: 'c0', name: 'mcp_everything_toggle_simulated_logging', arguments: {} });
+  assert.equal(toggled.ok, true);
+  assert.deepEqual(asked.map((r) => r.tool), ['mcp_everything_toggle_simulated_logging'], 'a network tool is asked for at supervised autonomy');
+  // The server's log messages arrive (on its GET stream) and are kept for the Servers panel.
+  const until = Date.now() + 10_000;
+  while (!manager.state(s.id).logs.length && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+  assert.match(String(manager.state(s.id).logs[0]?.text), /message/i);
+  const readOnly = await runner.run({ id: 'c2', name: 'mcp_everything_get_sum', arguments: { a: 1, b: 2 } });
+  assert.equal(readOnly.ok, true);
+  const failed = await runner.run({ id: 'c3', name: 'mcp_everything_get_sum', arguments: { a: 'x' } });
+  assert.equal(failed.ok, false, 'isError is a failed result');
+
+  await manager.disconnect(s.id);
+  assert.equal(registry.get('mcp_everything_echo'), undefined, 'its tools are gone');
+  assert.equal(manager.servers()[0].autoConnect, false);
+  assert.equal(rec.seen.at(-1)?.method, 'DELETE');
+  await manager.remove(s.id);
+  assert.deepEqual(manager.servers(), []);
+  assert.ok(!config.entries().some(([k]) => k.startsWith('clawser_mcp_secret_')), 'its sealed token is removed too');
+});
+
+test('tool names and permissions from annotations; a destructive tool is asked for every time, with no "Always allow"', async () => {
+  assert.equal(mcpToolName('My Server', 'get-env'), 'mcp_my_server_get_env');
+  const long = mcpToolName('a'.repeat(40), 'b'.repeat(40));
+  assert.ok(long.length <= 64);
+  assert.notEqual(long, mcpToolName('a'.repeat(40), `${'b'.repeat(39)}c`), 'long names stay apart');
+  assert.equal(mcpPermission({ name: 't', inputSchema: {}, annotations: { readOnlyHint: true } }), 'read');
+  assert.equal(mcpPermission({ name: 't', inputSchema: {} }), 'network');
+  assert.equal(mcpPermission({ name: 't', inputSchema: {}, annotations: { readOnlyHint: true, destructiveHint: true } }), 'network', 'contradictory hints: the safer reading');
+  const { mcpToolDefinition } = await import('../../web/mcp/tools.js');
+  const config = new LocalConfig(memoryStorage());
+  const registry = createBuiltinRegistry({ config, workspaceId: 'ws' });
+  let calls = 0;
+  const fake = /** @type {any} */ ({ callTool: async () => { calls++; return { content: [{ type: 'text', text: 'deleted' }], isError: false }; } }); // the one method the tool calls
+  registry.register(mcpToolDefinition({ id: 'x', name: 'files' }, { name: 'delete-all', inputSchema: { type: 'object' }, annotations: { destructiveHint: true } }, () => fake));
+  registry.setPolicy('mcp_files_delete_all', 'auto');
+  /** @type {import('../../web/agent/tool-runner.js').ApprovalRequest[]} */
+  const asked = [];
+  const runner = new ToolRunner({ registry, context: { workspaceId: 'ws', fs: new MemoryFileSystem(), settings: toolSettings(), fetch }, autonomy: new AutonomyController({ config: { level: 'full' } }), approve: async (r) => { asked.push(r); return 'always'; } });
+  await runner.run({ id: 'd1', name: 'mcp_files_delete_all', arguments: {} });
+  await runner.run({ id: 'd2', name: 'mcp_files_delete_all', arguments: {} });
+  assert.equal(asked.length, 2, 'asked every time, even with the policy set to auto and "always" answered');
+  assert.equal(asked[0].allowAlways, false);
+  assert.match(asked[0].reason, /marks delete-all as destructive/);
+  assert.equal(calls, 2);
+});

@@ -1,0 +1,428 @@
+/**
+ * A Model Context Protocol client over Streamable HTTP (protocol revisions 2025-06-18 and
+ * 2025-11-25), from the page: JSON-RPC POSTs that accept a JSON or an SSE answer, the session
+ * (`Mcp-Session-Id`) kept and sent, `MCP-Protocol-Version` on every request after the
+ * handshake, a new handshake when the server forgot the session (404, or 400 "no valid
+ * session"), `DELETE` on close, server notifications and requests on response streams (and on
+ * the optional GET stream), cancellation (`notifications/cancelled`) and progress tokens.
+ * Errors say what to do: a server that speaks only the old HTTP+SSE transport, a revision this
+ * client does not speak, and a server the browser cannot reach because of CORS (with the exact
+ * headers it must allow).
+ */
+import { parseSSE } from '../providers/sse.js';
+
+/** Protocol revisions this client speaks, newest first. */
+export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'];
+export const CLIENT_INFO = { name: 'clawser', title: 'Clawser', version: '0.1.0' };
+
+export class McpError extends Error {
+  /**
+   * @param {'http' | 'rpc' | 'cors' | 'unreachable' | 'old_transport' | 'unsupported_version' | 'session' | 'aborted' | 'auth' | 'protocol'} code
+   * @param {string} message @param {{rpcCode?: number, status?: number, data?: unknown, authenticate?: string | null}} [details]
+   */
+  constructor(code, message, details = {}) {
+    super(message);
+    this.name = 'McpError';
+    this.code = code;
+    this.rpcCode = details.rpcCode;
+    this.status = details.status;
+    this.data = details.data;
+    /** The WWW-Authenticate header of a 401 (OAuth discovery starts there). */
+    this.authenticate = details.authenticate ?? null;
+  }
+}
+
+/** What a server must send for a page to use it (the CORS part of the error message). */
+export const CORS_HELP = 'send Access-Control-Allow-Origin for this page, allow the Content-Type, Authorization, Mcp-Session-Id, MCP-Protocol-Version and Last-Event-ID request headers and the GET, POST and DELETE methods, and expose the Mcp-Session-Id response header (Access-Control-Expose-Headers)';
+
+/**
+ * @typedef {object} McpTool
+ * @property {string} name
+ * @property {string} [title]
+ * @property {string} [description]
+ * @property {Record<string, unknown>} inputSchema
+ * @property {{title?: string, readOnlyHint?: boolean, destructiveHint?: boolean, idempotentHint?: boolean, openWorldHint?: boolean}} [annotations]
+ */
+
+/**
+ * @typedef {{type: 'text', text: string} | {type: 'image', data: string, mimeType: string} | {type: 'audio', data: string, mimeType: string}
+ *   | {type: 'resource', resource: {uri: string, mimeType?: string, text?: string, blob?: string}} | {type: 'resource_link', uri: string, name?: string, description?: string, mimeType?: string}} McpContent
+ */
+
+/** @typedef {{progress: number, total?: number, message?: string}} McpProgress */
+
+/**
+ * @typedef {object} McpClientOptions
+ * @property {string} url the server's MCP endpoint
+ * @property {Record<string, string>} [headers] sent with every request (a bearer token, a custom header)
+ * @property {() => Promise<Record<string, string>>} [authHeaders] headers made fresh per request (OAuth access tokens)
+ * @property {typeof fetch} [fetch]
+ * @property {(notification: {method: string, params?: any}) => void} [onNotification] server notifications (logging, list changes, …)
+ * @property {(level: string, data: unknown, logger?: string) => void} [onLog] `notifications/message`
+ * @property {() => void} [onToolsChanged] `notifications/tools/list_changed`
+ * @property {string} [origin] this page's origin, for error messages
+ */
+
+let nextProgress = 1;
+
+export class McpClient {
+  /** @type {string | null} */
+  sessionId = null;
+  /** @type {string | null} */
+  protocolVersion = null;
+  /** @type {{serverInfo: {name: string, version?: string, title?: string}, capabilities: Record<string, any>, instructions?: string, protocolVersion: string} | null} */
+  server = null;
+  #nextId = 1;
+  /** Progress callbacks by token. @type {Map<string | number, (p: McpProgress) => void>} */
+  #progress = new Map();
+  /** The GET stream for server-initiated messages, when the server offers one. @type {AbortController | null} */
+  #listening = null;
+
+  /** @param {McpClientOptions} options */
+  constructor(options) {
+    this.options = options;
+    this.url = options.url;
+    this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  }
+
+  /**
+   * The handshake: `initialize`, then `notifications/initialized`. Returns what the server is.
+   * @param {{signal?: AbortSignal}} [options]
+   */
+  async connect(options = {}) {
+    this.sessionId = null;
+    this.protocolVersion = null;
+    let result;
+    try {
+      result = await this.#request('initialize', { protocolVersion: PROTOCOL_VERSIONS[0], capabilities: { roots: { listChanged: false } }, clientInfo: CLIENT_INFO }, { signal: options.signal, handshake: true });
+    } catch (err) {
+      const e = /** @type {McpError} */ (err);
+      if (e.code === 'http' && (e.status === 404 || e.status === 405)) throw await this.#explainNoStreamableHttp(e, options.signal);
+      if (e.code === 'rpc' && /protocol version|unsupported/i.test(e.message)) {
+        throw new McpError('unsupported_version', `${this.#host()} does not speak a protocol revision Clawser knows (${PROTOCOL_VERSIONS.join(', ')}): ${e.message}`, { rpcCode: e.rpcCode, data: e.data });
+      }
+      throw err;
+    }
+    const version = String(result?.protocolVersion ?? '');
+    if (!PROTOCOL_VERSIONS.includes(version)) {
+      this.close().catch(() => {});
+      throw new McpError('unsupported_version', `${this.#host()} answered with protocol revision "${version || 'none'}", which Clawser does not speak (it speaks ${PROTOCOL_VERSIONS.join(', ')}).${version > PROTOCOL_VERSIONS[0] ? ' The server is newer: it may offer only the newest sessionless revision; update Clawser.' : ''}`);
+    }
+    this.protocolVersion = version;
+    this.server = { serverInfo: result.serverInfo ?? { name: this.#host() }, capabilities: result.capabilities ?? {}, instructions: typeof result.instructions === 'string' ? result.instructions : undefined, protocolVersion: version };
+    await this.#notify('notifications/initialized', undefined, options.signal);
+    return this.server;
+  }
+
+  /**
+   * Keeps a GET stream open for messages the server sends on its own (list changes, logs), when
+   * it offers one (405: it does not). Stops with close().
+   */
+  listen() {
+    if (this.#listening || !this.sessionId) return;
+    const controller = new AbortController();
+    this.#listening = controller;
+    (async () => {
+      let lastEventId = '';
+      for (let attempt = 0; attempt < 5 && !controller.signal.aborted; attempt++) {
+        let res;
+        try {
+          res = await this.fetch(this.url, { method: 'GET', headers: { ...(await this.#headers()), accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) }, signal: controller.signal });
+        } catch {
+          return;
+        }
+        if (!res.ok || !res.body || !(res.headers.get('content-type') ?? '').includes('text/event-stream')) return;
+        for await (const msg of parseSSE(res.body, { signal: controller.signal })) {
+          if (msg.id) lastEventId = msg.id;
+          if (msg.data) await this.#incoming(msg.data, null);
+        }
+      }
+    })().catch(() => {}).finally(() => { if (this.#listening === controller) this.#listening = null; });
+  }
+
+  /** Every tool, through all pages. @param {{signal?: AbortSignal}} [options] @returns {Promise<McpTool[]>} */
+  async listTools(options = {}) {
+    return this.#all('tools/list', 'tools', options.signal);
+  }
+
+  /**
+   * Calls a tool. Progress arrives through `onProgress` (a progress token is sent); the signal
+   * cancels it (the server is told with `notifications/cancelled`).
+   * @param {string} name @param {Record<string, unknown>} args
+   * @param {{signal?: AbortSignal, onProgress?: (p: McpProgress) => void}} [options]
+   * @returns {Promise<{content: McpContent[], isError: boolean, structuredContent?: unknown}>}
+   */
+  async callTool(name, args, options = {}) {
+    /** @type {Record<string, unknown>} */
+    const params = { name, arguments: args ?? {} };
+    let token = null;
+    if (options.onProgress) {
+      token = `p${nextProgress++}`;
+      this.#progress.set(token, options.onProgress);
+      params._meta = { progressToken: token };
+    }
+    try {
+      const r = await this.#request('tools/call', params, { signal: options.signal });
+      return { content: Array.isArray(r?.content) ? r.content : [], isError: r?.isError === true, ...(r?.structuredContent !== undefined ? { structuredContent: r.structuredContent } : {}) };
+    } finally {
+      if (token) this.#progress.delete(token);
+    }
+  }
+
+  /** @param {{signal?: AbortSignal}} [options] @returns {Promise<{uri: string, name: string, title?: string, description?: string, mimeType?: string}[]>} */
+  async listResources(options = {}) {
+    return this.#all('resources/list', 'resources', options.signal);
+  }
+
+  /** @param {string} uri @param {{signal?: AbortSignal}} [options] @returns {Promise<{contents: {uri: string, mimeType?: string, text?: string, blob?: string}[]}>} */
+  async readResource(uri, options = {}) {
+    const r = await this.#request('resources/read', { uri }, { signal: options.signal });
+    return { contents: Array.isArray(r?.contents) ? r.contents : [] };
+  }
+
+  /** @param {{signal?: AbortSignal}} [options] @returns {Promise<{name: string, title?: string, description?: string, arguments?: {name: string, description?: string, required?: boolean}[]}[]>} */
+  async listPrompts(options = {}) {
+    return this.#all('prompts/list', 'prompts', options.signal);
+  }
+
+  /** @param {string} name @param {Record<string, string>} [args] @param {{signal?: AbortSignal}} [options] @returns {Promise<{description?: string, messages: {role: string, content: McpContent}[]}>} */
+  async getPrompt(name, args = {}, options = {}) {
+    const r = await this.#request('prompts/get', { name, arguments: args }, { signal: options.signal });
+    return { description: r?.description, messages: Array.isArray(r?.messages) ? r.messages : [] };
+  }
+
+  /** Asks the server to send its log messages from `level` up (when it has logging). @param {string} level */
+  async setLogLevel(level) {
+    if (this.server?.capabilities.logging) await this.#request('logging/setLevel', { level });
+  }
+
+  /** Ends the session (`DELETE`) and stops listening. */
+  async close() {
+    this.#listening?.abort();
+    this.#listening = null;
+    const session = this.sessionId;
+    this.sessionId = null;
+    if (!session) return;
+    try {
+      await this.fetch(this.url, { method: 'DELETE', headers: { ...(await this.#headers()), 'mcp-session-id': session } });
+    } catch {
+      // The server may be gone already: nothing to end.
+    }
+  }
+
+  // --- transport ------------------------------------------------------------------------
+
+  /** @param {string} method @param {string} key @param {AbortSignal} [signal] */
+  async #all(method, key, signal) {
+    /** @type {any[]} */
+    const out = [];
+    let cursor;
+    for (let page = 0; page < 100; page++) {
+      const r = await this.#request(method, cursor ? { cursor } : {}, { signal });
+      if (Array.isArray(r?.[key])) out.push(...r[key]);
+      cursor = typeof r?.nextCursor === 'string' && r.nextCursor ? r.nextCursor : undefined;
+      if (!cursor) break;
+    }
+    return out;
+  }
+
+  /** Headers of every request after the handshake. */
+  async #headers() {
+    return {
+      ...(this.options.headers ?? {}),
+      ...(this.options.authHeaders ? await this.options.authHeaders() : {}),
+      ...(this.sessionId ? { 'mcp-session-id': this.sessionId } : {}),
+      ...(this.protocolVersion ? { 'mcp-protocol-version': this.protocolVersion } : {}),
+    };
+  }
+
+  /**
+   * One JSON-RPC request; its answer comes as JSON or as an SSE stream (with notifications and
+   * server requests before it). A forgotten session is re-established once.
+   * @param {string} method @param {unknown} params
+   * @param {{signal?: AbortSignal, handshake?: boolean, retried?: boolean}} [options]
+   * @returns {Promise<any>}
+   */
+  async #request(method, params, options = {}) {
+    const id = this.#nextId++;
+    const body = JSON.stringify({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) });
+    const signal = options.signal;
+    if (signal?.aborted) throw new McpError('aborted', 'Cancelled.');
+    const controller = new AbortController();
+    const onAbort = () => {
+      controller.abort();
+      // The server stops the work too (not for the handshake, which may not be cancelled).
+      if (!options.handshake) this.#notify('notifications/cancelled', { requestId: id, reason: 'The user cancelled it.' }).catch(() => {});
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const res = await this.#post(body, controller.signal);
+      if ((res.status === 404 || (res.status === 400 && /session/i.test(await res.clone().text().catch(() => '')))) && this.sessionId && !options.handshake && !options.retried) {
+        // The server forgot the session (restarted, expired): a new handshake, then the request again.
+        await this.connect({ signal });
+        return this.#request(method, params, { ...options, retried: true });
+      }
+      if (!res.ok) throw await this.#httpError(res);
+      const session = res.headers.get('mcp-session-id');
+      if (options.handshake && session) this.sessionId = session;
+      const type = res.headers.get('content-type') ?? '';
+      if (type.includes('text/event-stream')) {
+        if (!res.body) throw new McpError('protocol', `${this.#host()} sent an empty event stream.`);
+        for await (const msg of parseSSE(res.body, { signal: controller.signal })) {
+          if (!msg.data) continue;
+          const answer = await this.#incoming(msg.data, id);
+          if (answer) return answer.result;
+        }
+        if (signal?.aborted) throw new McpError('aborted', 'Cancelled.');
+        throw new McpError('protocol', `${this.#host()} closed the stream before answering ${method}.`);
+      }
+      const text = await res.text();
+      let message;
+      try {
+        message = JSON.parse(text);
+      } catch {
+        throw new McpError('protocol', `${this.#host()} did not answer ${method} with JSON-RPC (${text.slice(0, 120)}).`);
+      }
+      for (const m of Array.isArray(message) ? message : [message]) {
+        const answer = await this.#incoming(m, id);
+        if (answer) return answer.result;
+      }
+      throw new McpError('protocol', `${this.#host()} did not answer ${method}.`);
+    } catch (err) {
+      if (signal?.aborted || /** @type {Error} */ (err).name === 'AbortError') throw new McpError('aborted', 'Cancelled.');
+      throw err;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** A notification (no answer expected: 202). @param {string} method @param {unknown} [params] @param {AbortSignal} [signal] */
+  async #notify(method, params, signal) {
+    const res = await this.#post(JSON.stringify({ jsonrpc: '2.0', method, ...(params !== undefined ? { params } : {}) }), signal);
+    if (!res.ok && res.status !== 202) throw await this.#httpError(res);
+    res.body?.cancel().catch(() => {});
+  }
+
+  /** An answer to a server's request. @param {string | number} id @param {{result?: unknown, error?: {code: number, message: string}}} reply */
+  async #reply(id, reply) {
+    const res = await this.#post(JSON.stringify({ jsonrpc: '2.0', id, ...reply }));
+    res.body?.cancel().catch(() => {});
+  }
+
+  /** @param {string} body @param {AbortSignal} [signal] */
+  async #post(body, signal) {
+    try {
+      return await this.fetch(this.url, {
+        method: 'POST',
+        headers: { ...(await this.#headers()), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body,
+        signal,
+        credentials: 'omit',
+      });
+    } catch (err) {
+      if (signal?.aborted || /** @type {Error} */ (err).name === 'AbortError') throw err;
+      throw await this.#unreachable();
+    }
+  }
+
+  /**
+   * A message from the server: the answer to `waiting` (returned), or a notification or request
+   * it sent meanwhile (handled here).
+   * @param {string | any} raw @param {number | null} waiting
+   * @returns {Promise<{result: any} | null>}
+   */
+  async #incoming(raw, waiting) {
+    let m;
+    try {
+      m = typeof raw === 'string' ? JSON.parse(raw) : raw;
+    } catch {
+      return null;
+    }
+    if (!m || typeof m !== 'object') return null;
+    if ('id' in m && m.id === waiting && ('result' in m || 'error' in m)) {
+      if (m.error) throw new McpError('rpc', `${this.#host()}: ${String(m.error.message ?? 'error')}`, { rpcCode: m.error.code, data: m.error.data });
+      return { result: m.result };
+    }
+    if (typeof m.method !== 'string') return null;
+    if ('id' in m && m.id !== undefined && m.id !== null) {
+      // A request of the server: ping and roots are answered; sampling and elicitation are not offered.
+      if (m.method === 'ping') await this.#reply(m.id, { result: {} }).catch(() => {});
+      else if (m.method === 'roots/list') await this.#reply(m.id, { result: { roots: [] } }).catch(() => {});
+      else await this.#reply(m.id, { error: { code: -32601, message: `Clawser does not offer ${m.method}.` } }).catch(() => {});
+      return null;
+    }
+    if (m.method === 'notifications/progress') {
+      const p = m.params ?? {};
+      this.#progress.get(p.progressToken)?.({ progress: Number(p.progress), ...(p.total !== undefined ? { total: Number(p.total) } : {}), ...(typeof p.message === 'string' ? { message: p.message } : {}) });
+    } else if (m.method === 'notifications/message') this.options.onLog?.(String(m.params?.level ?? 'info'), m.params?.data, m.params?.logger);
+    else if (m.method === 'notifications/tools/list_changed') this.options.onToolsChanged?.();
+    this.options.onNotification?.({ method: m.method, params: m.params });
+    return null;
+  }
+
+  /** @param {Response} res */
+  async #httpError(res) {
+    const text = await res.text().catch(() => '');
+    let detail = text.slice(0, 300);
+    try {
+      const j = JSON.parse(text);
+      detail = String(j?.error?.message ?? j?.error_description ?? j?.message ?? detail);
+    } catch {
+      // not JSON: the text as it is
+    }
+    if (res.status === 401 || res.status === 403) {
+      return new McpError('auth', `${this.#host()} refused the request (HTTP ${res.status})${detail ? `: ${detail}` : ''}. Check the server's token or sign in again.`, { status: res.status, authenticate: res.headers.get('www-authenticate') });
+    }
+    return new McpError('http', `${this.#host()} answered HTTP ${res.status}${detail ? `: ${detail}` : ''}.`, { status: res.status });
+  }
+
+  /** The request did not get through: CORS, or nothing there. */
+  async #unreachable() {
+    let answered = false;
+    try {
+      await this.fetch(this.url, { mode: 'no-cors', cache: 'no-store', credentials: 'omit' });
+      answered = true;
+    } catch {
+      answered = false;
+    }
+    const origin = this.options.origin ?? globalThis.location?.origin ?? 'this page';
+    if (answered) return new McpError('cors', `${this.#host()} answered, but does not let this page (${origin}) use it: CORS. For a browser to use an MCP server it must ${CORS_HELP}.`);
+    return new McpError('unreachable', `${this.#host()} could not be reached: is the server running, and is ${this.url} its MCP endpoint?`);
+  }
+
+  /**
+   * Initialize was refused with 404/405: an old HTTP+SSE server (2024-11-05) answers a GET with
+   * an `endpoint` event. Says which it is.
+   * @param {McpError} original @param {AbortSignal} [signal]
+   */
+  async #explainNoStreamableHttp(original, signal) {
+    const controller = new AbortController();
+    signal?.addEventListener('abort', () => controller.abort(), { once: true });
+    const timer = setTimeout(() => controller.abort(), 5000);
+    try {
+      const res = await this.fetch(this.url, { method: 'GET', headers: { ...(this.options.headers ?? {}), accept: 'text/event-stream' }, signal: controller.signal });
+      if (res.ok && res.body && (res.headers.get('content-type') ?? '').includes('text/event-stream')) {
+        for await (const msg of parseSSE(res.body, { signal: controller.signal })) {
+          if (msg.event === 'endpoint') {
+            return new McpError('old_transport', `${this.#host()} speaks only the old HTTP+SSE transport (protocol 2024-11-05), which Clawser does not use. Use the server's Streamable HTTP endpoint (often /mcp) or a newer version of the server.`);
+          }
+          break;
+        }
+      }
+    } catch {
+      // no old-style stream either
+    } finally {
+      clearTimeout(timer);
+      controller.abort();
+    }
+    return new McpError('http', `${original.message} Is ${this.url} the server's MCP endpoint (often ending in /mcp)?`, { status: original.status });
+  }
+
+  #host() {
+    try {
+      return new URL(this.url).host;
+    } catch {
+      return this.url;
+    }
+  }
+}

@@ -1,0 +1,265 @@
+/** @import { LocalConfig } from '../storage/local-config.js' */
+/** @import { SecretBox } from '../storage/secrets.js' */
+/** @import { BrowserToolRegistry } from '../tools/registry.js' */
+/** @import { McpTool } from './client.js' */
+import { z } from 'zod';
+import { McpClient, McpError } from './client.js';
+import { mcpToolDefinition } from './tools.js';
+
+/** A server of a workspace, as saved (its token or header value is sealed apart). */
+export const McpServerSchema = z.object({
+  id: z.string().regex(/^[a-z0-9]{4,24}$/),
+  name: z.string().trim().min(1).max(40),
+  url: z.string().url().max(2000).refine((u) => /^https?:\/\//i.test(u), { message: 'The address must start with http:// or https://.' }),
+  auth: z.enum(['none', 'bearer', 'header', 'oauth']).default('none'),
+  /** For `header`: the header's name (e.g. X-API-Key). */
+  headerName: z.string().regex(/^[A-Za-z0-9-]{1,100}$/, { message: 'A header name is letters, digits and hyphens.' }).optional(),
+  /** Connected when the workspace opens (it was connected when the page closed). */
+  autoConnect: z.boolean().default(false),
+});
+/** @typedef {z.infer<typeof McpServerSchema>} McpServerConfig */
+
+/**
+ * @typedef {object} McpServerState
+ * @property {'disconnected' | 'connecting' | 'connected' | 'error'} status
+ * @property {string | null} error the last error, for people
+ * @property {{name: string, version?: string, title?: string} | null} serverInfo
+ * @property {string | null} protocolVersion
+ * @property {string | null} instructions
+ * @property {{tool: McpTool, name: string}[]} tools each with its Clawser name
+ * @property {{uri: string, name: string, title?: string, description?: string, mimeType?: string}[]} resources
+ * @property {{name: string, title?: string, description?: string, arguments?: {name: string, description?: string, required?: boolean}[]}[]} prompts
+ * @property {{at: number, level: string, text: string}[]} logs the server's log messages (newest last, at most 200)
+ */
+
+/** @returns {McpServerState} */
+const fresh = () => ({ status: 'disconnected', error: null, serverInfo: null, protocolVersion: null, instructions: null, tools: [], resources: [], prompts: [], logs: [] });
+
+/**
+ * A workspace's MCP servers: saved (LocalConfig, secrets sealed), connected on demand or when
+ * the workspace opens, their tools registered in the workspace's tool registry (so every call
+ * goes through the ToolRunner's gates) and taken out on disconnect.
+ */
+export class McpManager {
+  /** @type {Map<string, {client: McpClient | null, state: McpServerState, unregister: (() => void)[]}>} */
+  #live = new Map();
+  /** @type {Set<() => void>} */
+  #listeners = new Set();
+
+  /**
+   * @param {{config: LocalConfig, secrets: SecretBox, registry: BrowserToolRegistry, workspaceId: string, fetch?: typeof fetch,
+   *   authHeaders?: (server: McpServerConfig) => Promise<Record<string, string>>}} deps
+   *   authHeaders: OAuth's access token for a server (see oauth.js)
+   */
+  constructor(deps) {
+    this.deps = deps;
+  }
+
+  get #key() {
+    return `clawser_mcp_servers_${this.deps.workspaceId}`;
+  }
+
+  /** @param {string} id */
+  #secretKey(id) {
+    return `clawser_mcp_secret_${this.deps.workspaceId}_${id}`;
+  }
+
+  /** The saved servers (invalid entries left out). @returns {McpServerConfig[]} */
+  servers() {
+    const raw = this.deps.config.get(this.#key, []);
+    if (!Array.isArray(raw)) return [];
+    return raw.flatMap((s) => {
+      const r = McpServerSchema.safeParse(s);
+      return r.success ? [r.data] : [];
+    });
+  }
+
+  /** @param {McpServerConfig[]} list */
+  #save(list) {
+    this.deps.config.set(this.#key, list);
+  }
+
+  /** Calls back when a server or its state changed. @param {() => void} fn */
+  subscribe(fn) {
+    this.#listeners.add(fn);
+    return () => { this.#listeners.delete(fn); };
+  }
+
+  #changed() {
+    for (const fn of this.#listeners) fn();
+  }
+
+  /** @param {string} id @returns {McpServerState} */
+  state(id) {
+    return this.#live.get(id)?.state ?? fresh();
+  }
+
+  /**
+   * Adds a server (validated; its name unique in the workspace); the secret is sealed.
+   * @param {{name: string, url: string, auth?: McpServerConfig['auth'], headerName?: string, secret?: string}} input
+   */
+  async add(input) {
+    const list = this.servers();
+    const server = McpServerSchema.parse({ id: Math.random().toString(36).slice(2, 12).padEnd(8, '0'), name: input.name, url: input.url.trim(), auth: input.auth ?? 'none', headerName: input.auth === 'header' ? input.headerName : undefined });
+    if (list.some((s) => s.name.toLowerCase() === server.name.toLowerCase())) throw new McpError('protocol', `A server named “${server.name}” is already set up in this workspace.`);
+    if ((server.auth === 'bearer' || server.auth === 'header') && !input.secret) throw new McpError('auth', server.auth === 'bearer' ? 'Enter the bearer token.' : `Enter the value of the ${server.headerName ?? ''} header.`);
+    if (server.auth === 'header' && !server.headerName) throw new McpError('auth', 'Enter the header\'s name.');
+    if (input.secret) this.deps.config.set(this.#secretKey(server.id), await this.deps.secrets.encrypt(input.secret));
+    this.#save([...list, server]);
+    this.#changed();
+    return server;
+  }
+
+  /** Disconnects and forgets a server, its secret and its tools. @param {string} id */
+  async remove(id) {
+    await this.disconnect(id);
+    this.#save(this.servers().filter((s) => s.id !== id));
+    this.deps.config.remove(this.#secretKey(id));
+    this.#live.delete(id);
+    this.#changed();
+  }
+
+  /** The headers a server's requests carry (its sealed secret opened). @param {McpServerConfig} server */
+  async #headers(server) {
+    if (server.auth !== 'bearer' && server.auth !== 'header') return {};
+    const sealed = this.deps.config.get(this.#secretKey(server.id), null);
+    const secret = typeof sealed === 'string' ? await this.deps.secrets.decrypt(sealed).catch(() => '') : '';
+    if (!secret) return {};
+    return server.auth === 'bearer' ? { authorization: `Bearer ${secret}` } : { [/** @type {string} */ (server.headerName)]: secret };
+  }
+
+  /** The secret values of every server (redacted from logs and model-visible output). */
+  async secretValues() {
+    const out = [];
+    for (const s of this.servers()) {
+      const sealed = this.deps.config.get(this.#secretKey(s.id), null);
+      if (typeof sealed === 'string') {
+        const v = await this.deps.secrets.decrypt(sealed).catch(() => '');
+        if (v) out.push(v);
+      }
+    }
+    return out;
+  }
+
+  /** @param {string} id @param {Partial<McpServerState>} change */
+  #set(id, change) {
+    const live = this.#live.get(id) ?? { client: null, state: fresh(), unregister: [] };
+    live.state = { ...live.state, ...change };
+    this.#live.set(id, live);
+    this.#changed();
+    return live;
+  }
+
+  /**
+   * Connects a server: the handshake, then its tools (registered), resources and prompts.
+   * @param {string} id
+   */
+  async connect(id) {
+    const server = this.servers().find((s) => s.id === id);
+    if (!server) throw new McpError('protocol', 'This server is not set up in this workspace.');
+    await this.disconnect(id, { keepAuto: true });
+    this.#set(id, { ...fresh(), status: 'connecting' });
+    const fixed = await this.#headers(server);
+    const client = new McpClient({
+      url: server.url,
+      headers: fixed,
+      authHeaders: server.auth === 'oauth' && this.deps.authHeaders ? () => /** @type {NonNullable<typeof this.deps.authHeaders>} */ (this.deps.authHeaders)(server) : undefined,
+      fetch: this.deps.fetch,
+      onLog: (level, data, logger) => this.#log(id, level, `${logger ? `${logger}: ` : ''}${typeof data === 'string' ? data : JSON.stringify(data)}`),
+      onToolsChanged: () => { this.#refreshTools(id).catch((err) => this.#fail(id, err)); },
+    });
+    const live = /** @type {{client: McpClient | null, state: McpServerState, unregister: (() => void)[]}} */ (this.#live.get(id));
+    live.client = client;
+    try {
+      const info = await client.connect();
+      this.#set(id, { serverInfo: info.serverInfo, protocolVersion: info.protocolVersion, instructions: info.instructions ?? null });
+      await this.#refreshTools(id);
+      const caps = info.capabilities;
+      const [resources, prompts] = await Promise.all([
+        caps.resources ? client.listResources().catch(() => []) : [],
+        caps.prompts ? client.listPrompts().catch(() => []) : [],
+      ]);
+      // Every level: the Servers panel shows the newest 200 messages.
+      if (caps.logging) await client.setLogLevel('debug').catch(() => {});
+      client.listen();
+      this.#set(id, { status: 'connected', error: null, resources, prompts });
+      this.#setAuto(id, true);
+    } catch (err) {
+      await client.close().catch(() => {});
+      live.client = null;
+      this.#fail(id, err);
+      throw err;
+    }
+  }
+
+  /** @param {string} id @param {unknown} err */
+  #fail(id, err) {
+    const live = this.#live.get(id);
+    for (const off of live?.unregister ?? []) off();
+    if (live) live.unregister = [];
+    this.#set(id, { status: 'error', error: /** @type {Error} */ (err)?.message ?? String(err), tools: [] });
+  }
+
+  /** @param {string} id @param {boolean} on */
+  #setAuto(id, on) {
+    const list = this.servers();
+    if (list.find((s) => s.id === id)?.autoConnect === on) return;
+    this.#save(list.map((s) => (s.id === id ? { ...s, autoConnect: on } : s)));
+  }
+
+  /** Lists the server's tools again and registers them (after connecting, or when they changed). @param {string} id */
+  async #refreshTools(id) {
+    const live = this.#live.get(id);
+    const server = this.servers().find((s) => s.id === id);
+    if (!live?.client || !server) return;
+    const tools = await live.client.listTools();
+    for (const off of live.unregister) off();
+    live.unregister = [];
+    /** @type {{tool: McpTool, name: string}[]} */
+    const listed = [];
+    for (const tool of tools) {
+      const def = mcpToolDefinition(server, tool, () => this.#live.get(id)?.client ?? null);
+      if (this.deps.registry.get(def.name)) continue; // two tools with one Clawser name: the first wins
+      live.unregister.push(this.deps.registry.register(def));
+      listed.push({ tool, name: def.name });
+    }
+    this.#set(id, { tools: listed });
+  }
+
+  /** @param {string} id @param {string} level @param {string} text */
+  #log(id, level, text) {
+    const logs = [...this.state(id).logs, { at: Date.now(), level, text: text.slice(0, 2000) }].slice(-200);
+    this.#set(id, { logs });
+  }
+
+  /**
+   * Disconnects (the session ends with DELETE) and takes its tools out.
+   * @param {string} id @param {{keepAuto?: boolean}} [options] keepAuto: not the user's choice (a reconnect)
+   */
+  async disconnect(id, options = {}) {
+    const live = this.#live.get(id);
+    if (!options.keepAuto) this.#setAuto(id, false);
+    if (!live) return;
+    for (const off of live.unregister) off();
+    live.unregister = [];
+    const client = live.client;
+    live.client = null;
+    this.#set(id, { status: 'disconnected', tools: [] });
+    await client?.close();
+  }
+
+  /** Connects, in the background, the servers that were connected when the page closed. */
+  connectSaved() {
+    for (const s of this.servers()) if (s.autoConnect && this.state(s.id).status === 'disconnected') this.connect(s.id).catch(() => {});
+  }
+
+  /** A server's connection (for resources and prompts). @param {string} id */
+  client(id) {
+    return this.#live.get(id)?.client ?? null;
+  }
+
+  /** Disconnects every server (the workspace goes). */
+  async closeAll() {
+    for (const id of [...this.#live.keys()]) await this.disconnect(id, { keepAuto: true }).catch(() => {});
+  }
+}
