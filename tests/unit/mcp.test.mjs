@@ -237,7 +237,7 @@ test('the manager: a server saved with its token sealed; its tools registered as
   const out = await runner.run({ id: 'c1', name: 'mcp_everything_echo', arguments: { message: 'through the gates' } });
   assert.equal(out.ok, true);
   assert.equal(out.output, 'Echo: through the gates');
-  assert.deepEqual(asked, [], 'a read-only tool runs without asking');
+  assert.equal(asked.length, 0, 'a read-only tool runs without asking');
   assert.ok(runner.taint.some((t) => /MCP server “Everything”/.test(t.what)), 'an MCP result is untrusted content');
   const toggled = await runner.run({ id: 'c0', name: 'mcp_everything_toggle_simulated_logging', arguments: {} });
   assert.equal(toggled.ok, true);

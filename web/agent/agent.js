@@ -80,6 +80,32 @@ export class ClawserAgent {
   }
 
   /**
+   * The MCP prompt a message "/mcp__{server}__{prompt} arg…" asks for: its text, or why not.
+   * Arguments are given in the prompt's order, quoted when they hold spaces.
+   * @param {string} text
+   * @returns {Promise<{server: string, name: string, text: string} | {error: string} | null>}
+   */
+  async #slashPrompt(text) {
+    const m = /^\/mcp__([a-z0-9_]+?)__([a-z0-9_]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
+    const mcp = this.tools?.context.mcp;
+    if (!m || !mcp) return null;
+    const found = mcp.findPrompt(m[1], m[2]);
+    if (!found) return { error: `No connected MCP server has the prompt /mcp__${m[1]}__${m[2]}. Connect its server in the Servers panel.` };
+    const values = [...(m[3] ?? '').matchAll(/"([^"]*)"|(\S+)/g)].map((x) => x[1] ?? x[2]);
+    const declared = found.prompt.arguments ?? [];
+    const missing = declared.filter((a, i) => a.required && values[i] === undefined);
+    if (missing.length) return { error: `/mcp__${m[1]}__${m[2]} needs ${declared.map((a) => `${a.name}${a.required ? '' : ' (optional)'}`).join(', ')}; missing: ${missing.map((a) => a.name).join(', ')}. Quote a value with spaces.` };
+    /** @type {Record<string, string>} */
+    const args = {};
+    declared.forEach((a, i) => { if (values[i] !== undefined) args[a.name] = values[i]; });
+    try {
+      return { server: found.server.name, name: found.prompt.name, text: await mcp.promptText(found.server.id, found.prompt.name, args) };
+    } catch (err) {
+      return { error: `The MCP server “${found.server.name}” could not give the prompt ${found.prompt.name}: ${/** @type {Error} */ (err).message}` };
+    }
+  }
+
+  /**
    * The enabled skill a message starting with "/name" activates, with its instructions, or null.
    * @param {string} text
    * @returns {Promise<{name: string, instructions: string} | null>}
@@ -95,7 +121,8 @@ export class ClawserAgent {
   /**
    * Sends a user message and streams the whole turn.
    * @param {string} text
-   * @param {{signal?: AbortSignal, continues?: boolean, images?: {bytes: Uint8Array, mediaType: string}[], imageRefs?: import('../providers/types.d.ts').ImageRef[]}} [options] continues: the message asks
+   * @param {{signal?: AbortSignal, continues?: boolean, images?: {bytes: Uint8Array, mediaType: string}[], imageRefs?: import('../providers/types.d.ts').ImageRef[],
+   *   attachments?: {label: string, text: string, untrusted?: string}[]}} [options] attachments: texts sent with the message (an MCP resource), untrusted ones tainting the conversation; continues: the message asks
    *   the model to go on with a reply the user stopped (recorded as such, shown as a note); images: attached
    *   by the user, kept as files of the conversation (the log holds their paths); imageRefs: images already
    *   kept with the conversation (an edited message keeps the original's)
@@ -123,6 +150,20 @@ export class ClawserAgent {
     // "/skill-name …": the user activates a skill; its instructions go with this message (kept in the log).
     const skill = await this.#slashSkill(input);
     if (skill) message.skill = skill;
+    if (options.attachments?.length) {
+      message.attachments = options.attachments.map((a) => ({ label: a.label.slice(0, 300), text: a.text, ...(a.untrusted ? { untrusted: a.untrusted } : {}) }));
+      const outside = options.attachments.find((a) => a.untrusted)?.untrusted;
+      if (outside) message.untrusted = outside;
+    }
+    // "/mcp__server__prompt args": an MCP server's prompt becomes the message (its text is the server's: untrusted).
+    const prompt = skill ? null : await this.#slashPrompt(input);
+    if (prompt && 'error' in prompt) {
+      const e = await this.conversation.append('error', { code: 'client', message: prompt.error }, 'system');
+      yield { type: 'error', error: { code: 'client', retryable: false, message: prompt.error } };
+      yield { type: 'saved', eventId: e.id, eventType: e.type };
+      return;
+    }
+    if (prompt) Object.assign(message, { prompt: { server: prompt.server, name: prompt.name, text: prompt.text }, untrusted: `a prompt of the MCP server “${prompt.server}”` });
     yield await this.#record('user_message', message, 'user');
     if (skill) yield await this.#record('skill_activated', { name: skill.name, by: 'user' }, 'system');
     if (checked?.flags.length) yield await this.#record('safety_input_flag', { where: 'user', flags: checked.flags }, 'system');

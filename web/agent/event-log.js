@@ -61,6 +61,12 @@ export function applyEventToHistory(history, event) {
       // A skill the user activated with "/name": its instructions, as they were then.
       const skill = /** @type {{name?: unknown, instructions?: unknown} | undefined} */ (d.skill);
       if (skill && typeof skill.instructions === 'string') m.content = `(The user activated the skill “${String(skill.name)}”; follow its instructions.)\n${skill.instructions}\n\n${m.content}`;
+      // An MCP prompt the user chose is the message; attachments (MCP resources) follow it.
+      const prompt = /** @type {{text?: unknown} | undefined} */ (d.prompt);
+      if (prompt && typeof prompt.text === 'string') m.content = prompt.text;
+      if (Array.isArray(d.attachments)) {
+        for (const a of d.attachments) if (a && typeof a.text === 'string') m.content += `\n\n<attachment label=${JSON.stringify(String(a.label ?? ''))}>\n${a.text.replaceAll('</attachment>', '‹/attachment>')}\n</attachment>`;
+      }
       if (typeof d.untrusted === 'string' && d.untrusted) m.untrusted = d.untrusted; // e.g. an imported conversation
       if (Array.isArray(d.images)) {
         const refs = d.images.filter((/** @type {any} */ r) => r && typeof r.path === 'string' && /^images\/[\w.-]+$/.test(r.path) && typeof r.mediaType === 'string');

@@ -30,7 +30,7 @@ import { skillsPrompt } from '../tools/skills.js';
  * @typedef {object} AgentFactoryDeps
  * @property {AgentSettingsStore} agentSettings
  * @property {HookPipeline} hooks
- * @property {(workspaceId: string) => {registry: BrowserToolRegistry, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, skills: () => Promise<import('../skills/store.js').SkillStore>, goals: GoalStore, scheduler: Scheduler, toolUi: AppToolUi, usage: import('../agent/usage-ledger.js').UsageLedger}} services
+ * @property {(workspaceId: string) => {registry: BrowserToolRegistry, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, skills: () => Promise<import('../skills/store.js').SkillStore>, mcp: () => Promise<import('../mcp/manager.js').McpManager>, goals: GoalStore, scheduler: Scheduler, toolUi: AppToolUi, usage: import('../agent/usage-ledger.js').UsageLedger}} services
  * @property {(workspaceId: string) => FileSystem} workspaceFs the workspace's files
  * @property {(workspaceId: string) => string | null} mountedFolder the name of the folder opened from the computer, if any
  * @property {import('./settings.js').SettingsStore} [providerSettings] the saved provider keys (for the fallback chain)
@@ -93,6 +93,8 @@ export class AgentFactory {
    */
   async agent(workspaceId, provider, conversation, secrets, options) {
     const parts = await this.parts(workspaceId, conversation.id, options);
+    // MCP servers' tokens are redacted like API keys.
+    const mcpSecrets = await this.#deps.services(workspaceId).mcp().then((m) => m.secretValues()).catch(() => []);
     // Active goals ride along in the system prompt so the agent keeps pursuing them.
     const goals = await this.#deps.services(workspaceId).goals.summary(2000, parts.safety.enabled ? parts.safety.sanitizer : null).catch(() => '');
     const memory = parts.tools.context.memory;
@@ -101,7 +103,7 @@ export class AgentFactory {
     // The fallback chain's keys are redacted like the primary's.
     const chainSecrets = 'secrets' in provider && Array.isArray(provider.secrets) ? provider.secrets.filter((k) => typeof k === 'string') : [];
     const agent = new ClawserAgent({
-      provider, conversation, secrets: [...new Set([...secrets, ...chainSecrets])], tools: parts.tools, codex: parts.codex, hooks: this.#deps.hooks, autonomy: parts.autonomy, safety: parts.safety,
+      provider, conversation, secrets: [...new Set([...secrets, ...chainSecrets, ...mcpSecrets])], tools: parts.tools, codex: parts.codex, hooks: this.#deps.hooks, autonomy: parts.autonomy, safety: parts.safety,
       systemPrompt: `${DEFAULT_SYSTEM_PROMPT}${skillsPrompt(skills)}${goals}`,
       maxIterations: parts.settings.maxIterations,
       compaction: { thresholdTokens: parts.settings.compactionThresholdTokens, keepRecent: 10 },
@@ -189,6 +191,8 @@ export class AgentFactory {
     const agentSettings = this.#deps.agentSettings;
     const services = this.#deps.services(workspaceId);
     const s = agentSettings.load(workspaceId);
+    // The MCP servers of the workspace exist (their tools are in the registry while connected).
+    const mcp = await services.mcp().catch(() => undefined);
     const safety = new SafetyPipeline({ leakAction: s.leakAction, allowedPrivateHosts: s.allowedPrivateHosts });
     if (!s.safetyEnabled) {
       // The user confirmed this in the Settings dialog; the pipeline still needs both steps.
@@ -205,6 +209,7 @@ export class AgentFactory {
         git: await services.git(),
         memory: await services.memory(),
         skills: await services.skills(),
+        mcp,
         goals: services.goals,
         scheduler: services.scheduler,
         conversationId,

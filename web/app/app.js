@@ -98,6 +98,7 @@ export class ClawserApp {
     this.coordination = gatedCoordination(this.tabs, this.restoreGate);
     this.restoreGate.subscribe((notice) => this.#onRestoreElsewhere(notice));
     const secrets = new SecretBox();
+    this.#secrets = secrets;
     // A restore running in another tab finishes before this one reads anything.
     await this.restoreGate.quietly(() => this.#recoverRestore(fs));
     this.settings = new SettingsStore({ config: this.config, secrets });
@@ -115,6 +116,9 @@ export class ClawserApp {
       screenshotTarget: () => this.root,
       runJob: (workspaceId, job, run) => this.#jobs().run(workspaceId, job, run),
       summaryModel: (workspaceId) => this.#agentFactory().then((f) => f.summaryModel(workspaceId)),
+      secrets,
+      // OAuth-signed MCP servers: their access token (refreshed when it expires) on every request.
+      mcpAuthHeaders: (workspaceId, server) => this.#mcpAuth().then((a) => a.oauth.headers(workspaceId, server)),
       whenIdle: (fn) => this.#whenIdle(fn),
       quiet: () => this.#quiet,
       guard: (p) => this.#guard(p),
@@ -636,6 +640,7 @@ export class ClawserApp {
     document.title = `${ws.name} — Clawser`;
     destroyView = () => { view.destroy(); chat.destroy(); sub?.destroy?.(); unsubscribeArtifact(); artifactView?.destroy(); };
     /** @type {WorkspaceServices} */ (this.services).autoInitGit(workspaceId);
+    /** @type {WorkspaceServices} */ (this.services).connectMcp(workspaceId);
   }
 
 
@@ -801,7 +806,17 @@ export class ClawserApp {
       measureWorkspace: (id, signal) => import('../storage/quota.js').then(({ folderBytes }) => folderBytes(/** @type {FileSystem} */ (this.fs), `clawser_workspaces/${id}`, { signal })),
       openPanel: (panel) => this.router.go({ name: 'workspace', workspaceId, panel: /** @type {PanelName} */ (panel) }),
       showError: (err) => this.#showError(err),
+      mcpAuth: () => this.#mcpAuth(),
     };
+  }
+
+  /** The page's SecretBox (API keys, tokens). @type {SecretBox} */
+  #secrets = /** @type {SecretBox} */ (/** @type {unknown} */ (null));
+
+  /** OAuth sign-in for MCP servers, loaded with the first server that needs it. @type {Promise<import('./mcp-auth.js').McpAuth> | null} */
+  #mcpAuthLoading = null;
+  #mcpAuth() {
+    return (this.#mcpAuthLoading ??= import('./mcp-auth.js').then(({ McpAuth }) => new McpAuth({ config: /** @type {LocalConfig} */ (this.config), secrets: this.#secrets })));
   }
 
   /** @param {string} workspaceId */

@@ -50,6 +50,7 @@ export const CONTINUE_TEXT = 'Continue your previous reply from exactly where it
  * @property {string | null} notice a one-off message (storage repaired, …)
  * @property {string | null} [focus] a message to bring into view (a search hit), once
  * @property {ChatMeter | null} [meter] the cost and token meter of the active conversation
+ * @property {{label: string}[]} [attachments] texts waiting to go with the next message (MCP resources)
  */
 
 /**
@@ -335,9 +336,32 @@ export class ChatController {
    */
   send(text, images = []) {
     const message = text.trim();
-    if ((!message && !images.length) || this.busy) return Promise.resolve();
+    const attachments = this.#attachments.splice(0);
+    if ((!message && !images.length && !attachments.length) || this.busy) {
+      this.#attachments.unshift(...attachments);
+      return Promise.resolve();
+    }
+    if (attachments.length) this.#set({ attachments: [] });
     this.#lastImages = images.length ? { text: message, images } : null;
-    return this.#turn(message, (agent, signal) => agent.runStream(message, { signal, ...(images.length ? { images } : {}) }), images.length ? { needsVision: true } : {});
+    return this.#turn(message, (agent, signal) => agent.runStream(message, { signal, ...(images.length ? { images } : {}), ...(attachments.length ? { attachments } : {}) }), images.length ? { needsVision: true } : {});
+  }
+
+  /** Texts waiting to go with the next message. @type {{label: string, text: string, untrusted?: string}[]} */
+  #attachments = [];
+
+  /**
+   * Attaches a text to the next message (an MCP server's resource; its origin makes it untrusted).
+   * @param {{label: string, text: string, untrusted?: string}} attachment
+   */
+  attach(attachment) {
+    this.#attachments.push(attachment);
+    this.#set({ attachments: this.#attachments.map((a) => ({ label: a.label })) });
+  }
+
+  /** Takes an attachment off the next message. @param {number} index */
+  detach(index) {
+    this.#attachments.splice(index, 1);
+    this.#set({ attachments: this.#attachments.map((a) => ({ label: a.label })) });
   }
 
   /**

@@ -21,7 +21,7 @@ import { LeakDetector } from '../safety/leak-detector.js';
  * What a panel's view gets: its workspace's services and settings, and the app's ways back.
  * @typedef {object} PanelContext
  * @property {string} workspaceId
- * @property {{registry: BrowserToolRegistry, files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, summaries: () => Promise<import('../memory/summaries.js').MemorySummaries>, skills: () => Promise<import('../skills/store.js').SkillStore>, goals: GoalStore, scheduler: Scheduler, usage: import('../agent/usage-ledger.js').UsageLedger}} services
+ * @property {{registry: BrowserToolRegistry, files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, summaries: () => Promise<import('../memory/summaries.js').MemorySummaries>, skills: () => Promise<import('../skills/store.js').SkillStore>, mcp: () => Promise<import('../mcp/manager.js').McpManager>, goals: GoalStore, scheduler: Scheduler, usage: import('../agent/usage-ledger.js').UsageLedger}} services
  * @property {AgentSettingsStore} agentSettings
  * @property {import('./settings.js').SettingsStore} providerSettings the workspace's provider and model (keys sealed)
  * @property {() => Promise<void>} refreshWorkspace redraws the workspace (e.g. its provider changed)
@@ -39,6 +39,7 @@ import { LeakDetector } from '../safety/leak-detector.js';
  * @property {(workspaceId: string, signal: AbortSignal) => Promise<{bytes: number, files: number}>} measureWorkspace the bytes its folder holds
  * @property {(panel: string) => void} openPanel another panel of this workspace
  * @property {(err: unknown) => void} showError
+ * @property {() => Promise<import('./mcp-auth.js').McpAuth>} mcpAuth OAuth sign-in for MCP servers
  */
 
 /** @typedef {{root: HTMLElement, destroy?: () => void}} PanelView */
@@ -242,6 +243,20 @@ export const BUILTIN_PANELS = [
     async open(ctx) {
       const [{ SkillsPanel }, sources, registry, skills] = await Promise.all([import('../ui/skills-panel.js'), import('../skills/sources.js'), import('../skills/registry.js'), ctx.services.skills()]);
       return SkillsPanel({ skills, sources, registry, onError: ctx.showError, onBack: ctx.back });
+    },
+  },
+  {
+    name: 'servers', label: 'Servers', icon: '🔌', shortcut: 'Alt+M',
+    async open(ctx) {
+      // The sign-in helper is loaded now: a click must open its window without waiting.
+      const [{ ServersPanel }, mcp, auth] = await Promise.all([import('../ui/servers-panel.js'), ctx.services.mcp(), ctx.mcpAuth()]);
+      return ServersPanel({
+        mcp,
+        signIn: (server, authenticate) => auth.signIn(ctx.workspaceId, server, authenticate),
+        attach: (a) => ctx.chat.attach(a),
+        onError: ctx.showError,
+        onBack: ctx.back,
+      });
     },
   },
   {

@@ -18,7 +18,7 @@ import { askUserDialog } from '../ui/approval-dialog.js';
  * @typedef {{registry: ReturnType<typeof createBuiltinRegistry>, artifact: ArtifactDocument, toolUi: AppToolUi,
  *   files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>,
  *   memory: () => Promise<import('../memory/store.js').MemoryStore>, summaries: () => Promise<import('../memory/summaries.js').MemorySummaries>,
- *   skills: () => Promise<import('../skills/store.js').SkillStore>,
+ *   skills: () => Promise<import('../skills/store.js').SkillStore>, mcp: () => Promise<import('../mcp/manager.js').McpManager>,
  *   goals: GoalStore, scheduler: Scheduler, usage: UsageLedger}} Services
  */
 
@@ -41,6 +41,10 @@ export class WorkspaceServices {
   #gitChecked = new Set();
   /** Stops the memory summaries of a workspace (when its memory was loaded). @type {Map<string, () => void>} */
   #stopMemory = new Map();
+  /** Disconnects the MCP servers of a workspace (when its manager was made). @type {Map<string, () => void>} */
+  #stopMcp = new Map();
+  /** Workspaces whose saved MCP servers were connected on this page. */
+  #mcpStarted = new Set();
   /** True once this tab runs the workspaces' scheduled jobs. */
   #schedulersOn = false;
 
@@ -51,6 +55,7 @@ export class WorkspaceServices {
    *   mounts: MountStore, screenshotTarget: () => HTMLElement,
    *   runJob: (workspaceId: string, job: import('../agent/scheduler.js').Job, run: {scheduledFor: number, missed: number, manual: boolean}) => Promise<any>,
    *   summaryModel: (workspaceId: string) => Promise<import('../memory/summaries.js').ModelSummarizer | null>, whenIdle: (fn: () => void) => void,
+   *   secrets: import('../storage/secrets.js').SecretBox, mcpAuthHeaders?: (workspaceId: string, server: import('../mcp/manager.js').McpServerConfig) => Promise<Record<string, string>>,
    *   quiet: () => boolean, guard: (p: Promise<unknown>) => void}} deps
    *   runJob: runs one occurrence of a scheduled job (job delivery); summaryModel: the chat model that summarizes long
    *   memories when the device cannot; quiet: a restore runs, background writers must not start
@@ -67,6 +72,9 @@ export class WorkspaceServices {
       const artifact = new ArtifactDocument();
       /** @type {Promise<import('../skills/store.js').SkillStore> | null} */
       let skills = null;
+      /** @type {Promise<import('../mcp/manager.js').McpManager> | null} */
+      let mcp = null;
+      const registry = createBuiltinRegistry({ config: d.config, workspaceId });
       /** @type {Promise<{store: import('../memory/store.js').MemoryStore, summaries: import('../memory/summaries.js').MemorySummaries}> | null} */
       let memory = null;
       // The store and the summaries of its long memories, made in the background (see web/memory/summaries.js).
@@ -90,13 +98,19 @@ export class WorkspaceServices {
           return { store, summaries };
         }));
       s = {
-        registry: createBuiltinRegistry({ config: d.config, workspaceId }),
+        registry,
         artifact,
         toolUi: new AppToolUi({ artifact, askUser: askUserDialog, screenshotTarget: d.screenshotTarget }),
         ...this.#fileServices(workspaceId),
         memory: () => memoryParts().then((m) => m.store),
         summaries: () => memoryParts().then((m) => m.summaries),
         // Global skills (every workspace) and the workspace's own; this store is the only writer of both folders.
+        // MCP servers: their tools join this workspace's registry while connected.
+        mcp: () => (mcp ??= import('../mcp/manager.js').then(({ McpManager }) => {
+          const manager = new McpManager({ config: d.config, secrets: d.secrets, registry, workspaceId, ...(d.mcpAuthHeaders ? { authHeaders: (server) => /** @type {NonNullable<typeof d.mcpAuthHeaders>} */ (d.mcpAuthHeaders)(workspaceId, server) } : {}) });
+          this.#stopMcp.set(workspaceId, () => manager.closeAll());
+          return manager;
+        })),
         skills: () => (skills ??= import('../skills/store.js').then(({ SkillStore }) => new SkillStore({
           globalFs: new ScopedFileSystem(d.fs, 'clawser_skills'), workspaceFs: this.workspaceFs(workspaceId), config: d.config, workspaceId, coordination: d.coordination,
         }))),
@@ -125,6 +139,8 @@ export class WorkspaceServices {
     s?.scheduler.stop();
     this.#stopMemory.get(workspaceId)?.();
     this.#stopMemory.delete(workspaceId);
+    this.#stopMcp.get(workspaceId)?.();
+    this.#stopMcp.delete(workspaceId);
     this.#services.delete(workspaceId);
   }
 
@@ -192,6 +208,13 @@ export class WorkspaceServices {
   refreshFiles(workspaceId) {
     const s = this.#services.get(workspaceId);
     if (s) Object.assign(s, this.#fileServices(workspaceId));
+  }
+
+  /** Connects, when the page is idle, the MCP servers that were connected when it last closed (once per page). @param {string} workspaceId */
+  connectMcp(workspaceId) {
+    if (this.#mcpStarted.has(workspaceId)) return;
+    this.#mcpStarted.add(workspaceId);
+    this.deps.whenIdle(() => this.deps.guard(this.of(workspaceId).mcp().then((m) => m.connectSaved())));
   }
 
   /** Makes the workspace a repository in the background when the setting says so. @param {string} workspaceId */

@@ -4,7 +4,7 @@
 /** @import { McpTool } from './client.js' */
 import { z } from 'zod';
 import { McpClient, McpError } from './client.js';
-import { mcpToolDefinition } from './tools.js';
+import { mcpToolDefinition, slug } from './tools.js';
 
 /** A server of a workspace, as saved (its token or header value is sealed apart). */
 export const McpServerSchema = z.object({
@@ -30,10 +30,12 @@ export const McpServerSchema = z.object({
  * @property {{uri: string, name: string, title?: string, description?: string, mimeType?: string}[]} resources
  * @property {{name: string, title?: string, description?: string, arguments?: {name: string, description?: string, required?: boolean}[]}[]} prompts
  * @property {{at: number, level: string, text: string}[]} logs the server's log messages (newest last, at most 200)
+ * @property {boolean} needsSignIn the server asked to sign in (OAuth) or refused its token
+ * @property {string | null} authenticate its WWW-Authenticate header then (where OAuth discovery starts)
  */
 
 /** @returns {McpServerState} */
-const fresh = () => ({ status: 'disconnected', error: null, serverInfo: null, protocolVersion: null, instructions: null, tools: [], resources: [], prompts: [], logs: [] });
+const fresh = () => ({ status: 'disconnected', error: null, serverInfo: null, protocolVersion: null, instructions: null, tools: [], resources: [], prompts: [], logs: [], needsSignIn: false, authenticate: null });
 
 /**
  * A workspace's MCP servers: saved (LocalConfig, secrets sealed), connected on demand or when
@@ -197,7 +199,8 @@ export class McpManager {
     const live = this.#live.get(id);
     for (const off of live?.unregister ?? []) off();
     if (live) live.unregister = [];
-    this.#set(id, { status: 'error', error: /** @type {Error} */ (err)?.message ?? String(err), tools: [] });
+    const e = /** @type {McpError} */ (err);
+    this.#set(id, { status: 'error', error: e?.message ?? String(err), tools: [], needsSignIn: e?.code === 'auth' && e.status === 401, authenticate: e?.authenticate ?? null });
   }
 
   /** @param {string} id @param {boolean} on */
@@ -251,6 +254,48 @@ export class McpManager {
   /** Connects, in the background, the servers that were connected when the page closed. */
   connectSaved() {
     for (const s of this.servers()) if (s.autoConnect && this.state(s.id).status === 'disconnected') this.connect(s.id).catch(() => {});
+  }
+
+  /**
+   * A resource of a connected server, as text for a message (binary contents named, not shown).
+   * @param {string} id @param {string} uri
+   */
+  async readResource(id, uri) {
+    const client = this.client(id);
+    const server = this.servers().find((s) => s.id === id);
+    if (!client || !server) throw new McpError('protocol', 'Connect the server first.');
+    const r = await client.readResource(uri);
+    const text = r.contents.map((c) => (typeof c.text === 'string' ? c.text : `[binary ${c.mimeType ?? 'data'}: ${c.uri}]`)).join('\n\n');
+    return { server: server.name, uri, text };
+  }
+
+  /**
+   * The prompt "/mcp__{server}__{prompt}" names, among connected servers (names compared as slugs).
+   * @param {string} serverSlug @param {string} promptSlug
+   */
+  findPrompt(serverSlug, promptSlug) {
+    for (const s of this.servers()) {
+      if (slug(s.name) !== serverSlug) continue;
+      const st = this.state(s.id);
+      const prompt = st.status === 'connected' ? st.prompts.find((p) => slug(p.name) === promptSlug) : undefined;
+      if (prompt) return { server: s, prompt };
+    }
+    return null;
+  }
+
+  /**
+   * A prompt's messages as the text of a user message.
+   * @param {string} id @param {string} name @param {Record<string, string>} args
+   */
+  async promptText(id, name, args) {
+    const client = this.client(id);
+    if (!client) throw new McpError('protocol', 'Connect the server first.');
+    const r = await client.getPrompt(name, args);
+    return r.messages.map((m) => {
+      const c = m.content;
+      const body = c.type === 'text' ? c.text : c.type === 'resource' ? (c.resource.text ?? `[resource ${c.resource.uri}]`) : `[${c.type}]`;
+      return r.messages.length > 1 ? `${m.role}: ${body}` : body;
+    }).join('\n\n');
   }
 
   /** A server's connection (for resources and prompts). @param {string} id */

@@ -39,6 +39,8 @@ export interface ToolContext {
   pageStorage?: import('../storage/page-storage.js').PageStorage;
   /** Runs JavaScript in the conversation's sandbox, tools granted through the same gates (run_js); `only` limits the tools it may call (a skill's allowed-tools). */
   runCode?: (code: string, signal?: AbortSignal, options?: { only?: string[] }) => Promise<{ ok: boolean; output: string }>;
+  /** The workspace's MCP servers (their prompts, for "/mcp__server__prompt"). */
+  mcp?: import('../mcp/manager.js').McpManager;
   /** The workspace's installed skills (skill_* tools), shared with the Skills panel. */
   skills?: import('../skills/store.js').SkillStore;
 }

@@ -168,7 +168,9 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   const stop = h('button', { type: 'button', class: 'stop-btn danger', hidden: true, title: 'Stop the reply (Esc)', 'aria-keyshortcuts': 'Escape' }, 'Stop');
   const form = h('form', { class: 'composer', 'aria-label': 'Send a message' });
   const attachments = ImageAttachments({ limits: () => controller.imageLimits(), dropTarget: form, pasteTarget: composer, onChange: () => drawMeter() });
-  form.append(attachments.tray, composer, attachments.note, h('div', { class: 'composer-actions' }, attachments.button, attachments.input, stop, send));
+  // Texts attached to the next message (MCP resources), each removable.
+  const textAttachments = h('ul', { class: 'attachments text-attachments', 'aria-label': 'Attached resources', hidden: true });
+  form.append(attachments.tray, textAttachments, composer, attachments.note, h('div', { class: 'composer-actions' }, attachments.button, attachments.input, stop, send));
   attachments.button.toggleAttribute('disabled', needsSetup);
   /** Thumbnails of attached images by path, for the view's lifetime (revoked on destroy). @type {Map<string, Promise<string>>} */
   const thumbs = new Map();
@@ -375,6 +377,12 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
         })));
       }
       if (e.data.text) body.append(h('p', { class: 'plain' }, String(e.data.text ?? '')));
+      // What went with the message: an MCP prompt's text, attached resources (shown folded).
+      const prompt = e.data.prompt;
+      if (prompt && typeof prompt.text === 'string') body.append(h('details', { class: 'msg-attachment' }, h('summary', null, `Prompt ${String(prompt.name ?? '')} of the MCP server “${String(prompt.server ?? '')}”`), h('pre', null, prompt.text)));
+      for (const a of Array.isArray(e.data.attachments) ? e.data.attachments : []) {
+        body.append(h('details', { class: 'msg-attachment' }, h('summary', null, `📎 ${String(a?.label ?? 'attachment')}`), h('pre', null, String(a?.text ?? ''))));
+      }
       const actions = messageActions(String(e.data.text ?? ''), body);
       if (idle) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Edit this message', title: 'Edit and send again (the current version is kept)', on: { click: () => startEdit(e, li) } }, 'Edit'));
       if (versions) actions.append(versionSwitcher(e.id, versions, 'message'));
@@ -635,13 +643,18 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     if (rerendered || s.failure !== last?.failure) renderFailure(s, s.failure !== last?.failure);
     if (s.activeId !== last?.activeId) onConversationChange(s.activeId);
     const meterChanged = s.meter !== last?.meter;
+    if (s.attachments !== last?.attachments) {
+      const items = s.attachments ?? [];
+      textAttachments.replaceChildren(...items.map((a, i) => h('li', { class: 'small' }, `📎 ${a.label} `, h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Remove the attachment ${a.label}`, on: { click: () => controller.detach(i) } }, '×'))));
+      textAttachments.hidden = items.length === 0;
+    }
     last = s;
     if (meterChanged) drawMeter();
   };
 
   const submit = () => {
     const text = composer.value;
-    if ((!text.trim() && !attachments.count) || controller.busy || needsSetup) return;
+    if ((!text.trim() && !attachments.count && !last?.attachments?.length) || controller.busy || needsSetup) return;
     composer.value = '';
     const images = attachments.take();
     drawMeter();
