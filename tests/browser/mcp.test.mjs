@@ -1,0 +1,144 @@
+// MCP in Chromium (issue 15): the Servers panel connects a real server (server-everything on
+// 127.0.0.1, clean environment) straight from the page; the agent uses one of its tools in a
+// turn with the scripted LLM; a resource is attached to a message and a prompt used as a slash
+// command (both untrusted); the server is connected again after a reload; and a server behind
+// OAuth is signed in to through a sign-in window (PKCE, dynamic registration) against an
+// authorization server written for the test.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchBrowser, startApp, openWorkspace, sendMessage, readWorkspaceFile } from './helpers.mjs';
+import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { startEverythingServer } from '../fixtures/mcp-everything.mjs';
+import { startOAuthServers } from '../fixtures/oauth-server.mjs';
+
+/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
+/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
+/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
+/** @type {Awaited<ReturnType<typeof startEverythingServer>>} */ let mcp;
+/** @type {Awaited<ReturnType<typeof startOAuthServers>>} */ let secured;
+/** @type {import('playwright-core').Page} */ let page;
+
+before(async () => {
+  app = await startApp();
+  llm = await startLlmServer();
+  mcp = await startEverythingServer();
+  secured = await startOAuthServers(mcp.url);
+  browser = await launchBrowser();
+  page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
+});
+after(async () => {
+  await browser?.close();
+  await app?.close();
+  await llm?.close();
+  await secured?.close();
+  await mcp?.close();
+});
+
+/** Adds a server in the Servers panel. @param {string} name @param {string} url @param {string} [auth] */
+async function addServer(name, url, auth = 'none') {
+  await page.getByRole('button', { name: 'Add server' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Add an MCP server' });
+  await dialog.getByLabel(/^Name/).fill(name);
+  await dialog.getByLabel('Server URL').fill(url);
+  await dialog.getByLabel('Sign-in').selectOption(auth);
+  await dialog.getByRole('button', { name: 'Add server' }).click();
+}
+
+test('the Servers panel connects a real MCP server from the page; the agent calls one of its tools in a turn', async () => {
+  await page.getByRole('button', { name: 'Servers', exact: true }).click();
+  await page.getByText('No MCP servers yet.', { exact: false }).waitFor();
+  await addServer('everything', mcp.url);
+  const card = page.locator('.server', { hasText: 'everything' });
+  await card.locator('.server-status', { hasText: 'Connected' }).waitFor();
+  await card.getByText(/Everything Reference Server .* · protocol 2025-11-25/).waitFor();
+  await card.getByText(/\d+ tools, \d+ resources, \d+ prompts of everything/).click();
+  const tools = card.getByRole('table', { name: 'Tools of everything' });
+  await tools.getByRole('row', { name: /mcp_everything_echo .* read-only/ }).waitFor();
+  await tools.getByRole('row', { name: /mcp_everything_toggle_simulated_logging .* may change things/ }).waitFor();
+  await card.getByRole('list', { name: 'Prompts of everything' }).getByText('/mcp__everything__args_prompt city [state]').waitFor();
+
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  llm.enqueue(
+    { toolCalls: [{ id: 'e1', name: 'mcp_everything_echo', arguments: { message: 'from the agent' } }] },
+    { toolCalls: [{ id: 't1', name: 'mcp_everything_toggle_simulated_logging', arguments: {} }] },
+    { text: 'The server echoed it.' },
+  );
+  await sendMessage(page, 'use the echo tool');
+  // The read-only tool runs at once; the other asks, like any tool that may change things.
+  const ask = page.getByRole('dialog', { name: 'Allow “mcp_everything_toggle_simulated_logging”?' });
+  await ask.waitFor();
+  await ask.getByText('Call toggle-simulated-logging on the MCP server “everything”', { exact: false }).waitFor();
+  await ask.getByRole('button', { name: 'Allow once' }).click();
+  await page.locator('.msg.assistant', { hasText: 'The server echoed it.' }).waitFor();
+  const results = llm.requests.at(-1)?.body.messages.filter((/** @type {any} */ m) => m.role === 'tool');
+  assert.equal(results[0].content, 'Echo: from the agent');
+  assert.match(results[1].content, /logging/i);
+  assert.ok(llm.requests.at(-3)?.body.tools.some((/** @type {any} */ t) => t.function.name === 'mcp_everything_get_sum' && t.function.parameters.properties.a.type === 'number'), 'the server\'s schema reaches the model');
+});
+
+test('a resource attached to a message and a prompt used as a slash command go to the model, marked as outside content; after a reload the server connects again', async () => {
+  await page.getByRole('button', { name: 'Servers', exact: true }).click();
+  const card = page.locator('.server', { hasText: 'everything' });
+  await card.getByText(/\d+ tools, \d+ resources, \d+ prompts of everything/).click();
+  await card.getByRole('button', { name: 'Attach architecture.md to the next message' }).click();
+  await page.getByText('“architecture.md” will go with your next message', { exact: false }).waitFor();
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  await page.getByRole('list', { name: 'Attached resources' }).getByText('architecture.md (everything)').waitFor();
+  llm.enqueue({ text: 'Read the architecture.' });
+  await sendMessage(page, 'summarize the attachment');
+  await page.locator('.msg.assistant', { hasText: 'Read the architecture.' }).waitFor();
+  const user = llm.requests.at(-1)?.body.messages.findLast((/** @type {any} */ m) => m.role === 'user');
+  assert.match(user.content, /^summarize the attachment\n\n<attachment label="architecture\.md \(everything\)">\n# Everything Server/);
+  await page.locator('.msg.user', { hasText: 'summarize the attachment' }).getByText('📎 architecture.md (everything)').waitFor();
+  assert.equal(await page.getByRole('list', { name: 'Attached resources' }).isHidden(), true, 'sent: the composer has no attachment left');
+
+  llm.enqueue({ text: 'Weather noted.' });
+  await sendMessage(page, '/mcp__everything__args_prompt "New York" NY');
+  await page.locator('.msg.assistant', { hasText: 'Weather noted.' }).waitFor();
+  const prompted = llm.requests.at(-1)?.body.messages.findLast((/** @type {any} */ m) => m.role === 'user');
+  assert.match(prompted.content, /New York/);
+  assert.match(prompted.content, /NY/);
+  await page.locator('.msg.user').getByText('Prompt args-prompt of the MCP server “everything”').waitFor();
+  // Both are outside content in the log (a standing-state tool asks after them).
+  const log = /** @type {string} */ (await readWorkspaceFile(page, '{conversation}/events.jsonl')).split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((e) => e.type === 'user_message');
+  assert.equal(log.find((e) => e.data.text === 'summarize the attachment')?.data.untrusted, 'a resource of the MCP server “everything”');
+  assert.equal(log.find((e) => e.data.prompt)?.data.untrusted, 'a prompt of the MCP server “everything”');
+  // A missing required argument is said, and nothing is sent.
+  const before = llm.requests.length;
+  await sendMessage(page, '/mcp__everything__args_prompt');
+  await page.getByText('/mcp__everything__args_prompt needs city, state (optional); missing: city.', { exact: false }).waitFor();
+  assert.equal(llm.requests.length, before);
+
+  await page.reload();
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  await page.keyboard.press('Alt+KeyM');
+  await page.locator('.server', { hasText: 'everything' }).locator('.server-status', { hasText: 'Connected' }).waitFor();
+});
+
+test('a server behind OAuth: the 401 offers "Sign in", the sign-in window comes back with a code (PKCE, registered client, resource), and the server connects with its token', async () => {
+  await addServer('secured', secured.mcpUrl, 'oauth');
+  const card = page.locator('.server', { hasText: 'secured' });
+  await card.locator('.server-status', { hasText: 'Failed' }).waitFor();
+  await card.getByText(/refused the request \(HTTP 401\)/).waitFor();
+  const [popup] = await Promise.all([page.waitForEvent('popup'), card.getByRole('button', { name: 'Sign in to secured' }).click()]);
+  await popup.waitForEvent('close');
+  await card.locator('.server-status', { hasText: 'Connected' }).waitFor();
+  await card.getByText(/\d+ tools, \d+ resources, \d+ prompts of secured/).click();
+  await card.getByRole('table', { name: 'Tools of secured' }).getByRole('row', { name: /mcp_secured_echo/ }).waitFor();
+  assert.equal(secured.log.registered.length, 1, 'the client registered itself');
+  assert.deepEqual(secured.log.registered[0].redirect_uris, [new URL('web/app/oauth-callback.html', app.url).href]);
+  const authz = secured.log.authorizations[0];
+  assert.equal(authz.get('code_challenge_method'), 'S256');
+  assert.equal(authz.get('resource'), secured.mcpUrl);
+  assert.equal(secured.log.tokens[0].get('grant_type'), 'authorization_code');
+  assert.ok(secured.log.tokens[0].get('code_verifier'), 'the PKCE verifier was sent (and checked by the server)');
+  // The token is kept sealed, not in clear in the page's storage.
+  const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }));
+  assert.ok(!/at-[0-9a-f]{12}/.test(stored), 'no access token in clear');
+  // The agent can use the secured server's tools.
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  llm.enqueue({ toolCalls: [{ id: 's1', name: 'mcp_secured_echo', arguments: { message: 'behind OAuth' } }] }, { text: 'Done.' });
+  await sendMessage(page, 'echo through the secured server');
+  await page.locator('.msg.assistant', { hasText: 'Done.' }).waitFor();
+  assert.equal(llm.requests.at(-1)?.body.messages.filter((/** @type {any} */ m) => m.role === 'tool').at(-1).content, 'Echo: behind OAuth');
+});
