@@ -6,6 +6,7 @@ import { checkpointBench } from './checkpoint.mjs';
 import { embeddingsBench } from './embeddings.mjs';
 import { searchBench } from './search.mjs';
 import { providersBench } from './providers.mjs';
+import { mcpBench } from './mcp.mjs';
 import { performance } from 'node:perf_hooks';
 import { launchBrowser, startApp } from '../tests/browser/helpers.mjs';
 import { parseSSE } from '../web/providers/sse.js';
@@ -327,6 +328,7 @@ const result = {
   ...(await sseThroughput()),
   // Stream assembly per wire format and the reliability layer's overhead (web/providers/), in Node.
   ...(await providersBench()),
+  ...(await mcpBench()),
   // Memory search (web/memory/search.js) in Node; the page runs the same code and WebAssembly kernel.
   ...(await memoryBench()),
   // Storing 100k memories, and the vector file (.memory/vectors.bin), in Node.
@@ -337,7 +339,7 @@ const result = {
   ...(await sanitizerBench()),
   // Search across 10,000 conversations / 1M events (web/agent/conversation-search.js) in Node.
   ...(await searchBench()),
-  targets: { searchQuery1MEventsMs: 50, openApp1000ConversationsMs: 300, coldLoadMs: 600, openConversation10kMs: 10, openConversation100kMs: 50, warmOfflineLoadMs: 300, agentToolRoundTripMs: 2, andboxColdStartMs: 50, andboxWarmEvaluateMs: 2, andboxHostCallRoundTripMs: 0.5, gitInitAdd100CommitMs: 600, gitStatus1000FilesMs: 1000, memoryRecall10kMs: 5, memoryRecall10kHybridMs: 5, memoryRecall100kMs: 30, memoryRecall100kHybridMs: 30, memoryIndex100kMs: 5000, memoryHeap100kMB: 200, memoryStore100kMs: 5000, checkpointSave50Ms: 20, checkpointRestore50Ms: 40, sanitizer50KBMs: 100, reliabilityOverheadPerRequestMs: 1 },
+  targets: { searchQuery1MEventsMs: 50, openApp1000ConversationsMs: 300, coldLoadMs: 600, openConversation10kMs: 10, openConversation100kMs: 50, warmOfflineLoadMs: 300, agentToolRoundTripMs: 2, andboxColdStartMs: 50, andboxWarmEvaluateMs: 2, andboxHostCallRoundTripMs: 0.5, gitInitAdd100CommitMs: 600, gitStatus1000FilesMs: 1000, memoryRecall10kMs: 5, memoryRecall10kHybridMs: 5, memoryRecall100kMs: 30, memoryRecall100kHybridMs: 30, memoryIndex100kMs: 5000, memoryHeap100kMB: 200, memoryStore100kMs: 5000, checkpointSave50Ms: 20, checkpointRestore50Ms: 40, sanitizer50KBMs: 100, reliabilityOverheadPerRequestMs: 1, mcpToolCallOverheadMs: 2 },
   // Detection rates must reach their floor; false-positive rates stay under their ceiling.
   floors: { sanitizerDevDetectionPct: 90, sanitizerHeldoutDetectionPct: 90 },
   ceilings: { sanitizerDevFalsePositivePct: 5, sanitizerHeldoutFalsePositivePct: 5 },
