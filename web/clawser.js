@@ -53,6 +53,12 @@ export { skillsFromZip, skillsFromUrl, skillsFromDirectoryHandle, skillsFromFile
 export { checkUpdates as checkSkillUpdates, compareVersions, RegistryError } from './skills/registry.js';
 export { skillsPrompt, skillInstructions } from './tools/skills.js';
 
+// MCP (Model Context Protocol, Streamable HTTP)
+export { McpClient, McpError, PROTOCOL_VERSIONS as MCP_PROTOCOL_VERSIONS } from './mcp/client.js';
+export { McpManager, McpServerSchema } from './mcp/manager.js';
+export { McpOAuth, discover as discoverMcpOAuth } from './mcp/oauth.js';
+export { mcpToolDefinition, mcpToolName, mcpResult } from './mcp/tools.js';
+
 // Tools
 export { BrowserToolRegistry, createBuiltinRegistry, BUILTIN_TOOLS, toolSettings } from './tools/index.js';
 

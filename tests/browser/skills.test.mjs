@@ -139,3 +139,35 @@ test('"/report-writer" from the user loads the instructions with the message; di
   await page.getByRole('heading', { name: 'Skills' }).waitFor();
   assert.equal(new URL(page.url()).hash, route);
 });
+
+test('install from a URL; updates from a registry only once turned on: a newer version is offered and installed', async () => {
+  /** @type {string[]} */
+  const asked = [];
+  const notes = (/** @type {string} */ version) => zipSync({ 'notes/SKILL.md': strToU8(`---\nname: notes\ndescription: Keeps meeting notes tidy.\nmetadata:\n  version: "${version}"\n---\nWrite notes as bullet points.\n`) });
+  await page.route('https://skills.example/**', (route) => {
+    const url = route.request().url();
+    asked.push(url);
+    if (url.endsWith('/index.json')) return route.fulfill({ status: 200, headers: { 'content-type': 'application/json', 'access-control-allow-origin': '*' }, body: JSON.stringify({ skills: [{ name: 'notes', version: '1.1.0', url: 'https://skills.example/notes-1.1.0.zip' }, { name: 'other', version: '9.0.0', url: 'https://skills.example/other.zip' }] }) });
+    const version = url.endsWith('notes-1.1.0.zip') ? '1.1.0' : '1.0.0';
+    return route.fulfill({ status: 200, headers: { 'content-type': 'application/zip', 'access-control-allow-origin': '*' }, body: Buffer.from(notes(version)) });
+  });
+  await page.getByRole('button', { name: 'Install from URL' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Install a skill from a URL' });
+  await dialog.getByLabel('Skill URL').fill('https://skills.example/notes.zip');
+  await dialog.getByRole('button', { name: 'Install' }).click();
+  const card = page.locator('.skill', { hasText: 'notes' });
+  await card.getByText('version 1.0.0', { exact: false }).waitFor();
+  assert.deepEqual(asked, ['https://skills.example/notes.zip'], 'no registry request while the update check is off');
+
+  await page.getByText('Updates from a registry').click();
+  assert.equal(await page.getByRole('button', { name: 'Check for updates' }).isDisabled(), true);
+  await page.getByLabel('Check a registry for updates').check();
+  await page.getByLabel('Registry index URL').fill('https://skills.example/index.json');
+  await page.getByLabel('Registry index URL').press('Tab');
+  await page.getByRole('button', { name: 'Check for updates' }).click();
+  await page.getByText('notes: 1.0.0 → 1.1.0').waitFor();
+  await page.getByRole('button', { name: 'Update notes' }).click();
+  await card.getByText('version 1.1.0', { exact: false }).waitFor();
+  assert.deepEqual(asked.slice(1), ['https://skills.example/index.json', 'https://skills.example/notes-1.1.0.zip']);
+  await page.unroute('https://skills.example/**');
+});

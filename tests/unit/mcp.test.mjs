@@ -285,3 +285,42 @@ test('tool names and permissions from annotations; a destructive tool is asked f
   assert.match(asked[0].reason, /marks delete-all as destructive/);
   assert.equal(calls, 2);
 });
+
+test('a 404 for a known session: a new handshake and the request again; tools/list_changed and log notifications reach their callbacks; a server ping is answered', async () => {
+  let sessions = 0;
+  let forget = false;
+  /** @type {any[]} */
+  const replies = [];
+  /** @type {typeof fetch} */
+  const stub = async (_u, init) => {
+    const m = JSON.parse(String(init?.body ?? '{}'));
+    const headers = /** @type {Record<string, string>} */ (init?.headers ?? {});
+    if (m.method === 'initialize') {
+      sessions++;
+      return new Response(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'stub' } } }), { headers: { 'content-type': 'application/json', 'mcp-session-id': `s${sessions}` } });
+    }
+    if (!('id' in m)) return new Response(null, { status: 202 });
+    if (!('method' in m)) { replies.push(m); return new Response(null, { status: 202 }); }
+    if (forget && headers['mcp-session-id'] === 's1') return new Response('{"error":"unknown session"}', { status: 404 });
+    // An SSE answer carrying a server request and notifications before the result.
+    const sse = [
+      { jsonrpc: '2.0', id: 'srv-1', method: 'ping' },
+      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'warning', logger: 'stub', data: 'disk almost full' } },
+      { jsonrpc: '2.0', method: 'notifications/tools/list_changed' },
+      { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: `ok in ${headers['mcp-session-id']}` }] } },
+    ].map((x) => `event: message\ndata: ${JSON.stringify(x)}\n\n`).join('');
+    return new Response(sse, { headers: { 'content-type': 'text/event-stream' } });
+  };
+  /** @type {string[]} */
+  const logs = [];
+  let changed = 0;
+  const client = new McpClient({ url: 'https://mcp.example/mcp', fetch: stub, onLog: (level, data, logger) => logs.push(`${level} ${logger}: ${data}`), onToolsChanged: () => changed++ });
+  await client.connect();
+  assert.equal((/** @type {any} */ ((await client.callTool('t', {})).content[0])).text, 'ok in s1');
+  assert.deepEqual(logs, ['warning stub: disk almost full']);
+  assert.equal(changed, 1);
+  assert.deepEqual(replies, [{ jsonrpc: '2.0', id: 'srv-1', result: {} }], 'the server\'s ping is answered');
+  forget = true;
+  assert.equal((/** @type {any} */ ((await client.callTool('t', {})).content[0])).text, 'ok in s2', 'a 404: new handshake, then the request again');
+  assert.equal(sessions, 2);
+});

@@ -370,3 +370,28 @@ test('a turn: the system prompt lists enabled skills by name and description onl
   assert.equal(asked[0].allowAlways, false);
   assert.deepEqual((await store.list()).map((e) => e.name), ['release-notes'], 'nothing was installed');
 });
+
+test('folder sources: File System Access (a directory handle) and a folder picker\'s files, paths relative to the chosen folder', async () => {
+  const { skillsFromDirectoryHandle, skillsFromFileList } = await import('../../web/skills/sources.js');
+  /** A file as the browser hands it over. @param {string} name @param {string} text @param {string} [rel] */
+  const file = (name, text, rel) => Object.assign(new File([text], name), rel ? { webkitRelativePath: rel } : {});
+  /** A directory handle stand-in: entries() of files and folders. @param {string} name @param {Record<string, any>} tree */
+  const dir = (name, tree) => ({
+    kind: 'directory',
+    name,
+    async *entries() {
+      for (const [n, v] of Object.entries(tree)) yield [n, typeof v === 'string' ? { kind: 'file', getFile: async () => file(n, v) } : dir(n, v)];
+    },
+  });
+  const handle = dir('meeting-notes', { 'SKILL.md': md('name: meeting-notes\ndescription: d'), references: { 'format.md': '# Format' } });
+  const [fromHandle] = await skillsFromDirectoryHandle(/** @type {any} */ (handle)); // a stand-in for FileSystemDirectoryHandle
+  assert.equal(fromHandle.dirName, 'meeting-notes');
+  assert.deepEqual([...fromHandle.files.keys()].sort(), ['SKILL.md', 'references/format.md']);
+  await assert.rejects(skillsFromDirectoryHandle(/** @type {any} */ (dir('empty', { 'a.txt': 'x' }))), /holds no SKILL\.md/);
+  const picked = await skillsFromFileList([file('SKILL.md', md('name: meeting-notes\ndescription: d'), 'meeting-notes/SKILL.md'), file('format.md', '# Format', 'meeting-notes/references/format.md')]);
+  assert.equal(picked[0].dirName, 'meeting-notes');
+  assert.deepEqual([...picked[0].files.keys()].sort(), ['SKILL.md', 'references/format.md']);
+  const { store } = storeOf();
+  const v = await store.install(picked[0].dirName, picked[0].files);
+  assert.equal(v.skill?.name, 'meeting-notes');
+});
