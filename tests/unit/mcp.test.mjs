@@ -324,3 +324,138 @@ test('a 404 for a known session: a new handshake and the request again; tools/li
   assert.equal((/** @type {any} */ ((await client.callTool('t', {})).content[0])).text, 'ok in s2', 'a 404: new handshake, then the request again');
   assert.equal(sessions, 2);
 });
+
+/** A stub MCP server in a fetch: `handle(message, headers)` answers each JSON-RPC POST. @param {(m: any, headers: Record<string, string>, init: RequestInit) => Response | Promise<Response>} handle */
+const stubFetch = (handle) => /** @type {typeof fetch} */ (async (_u, init = {}) => handle(init.body ? JSON.parse(String(init.body)) : null, /** @type {Record<string, string>} */ (init.headers ?? {}), init));
+/** @param {number | string} id @param {unknown} result @param {Record<string, string>} [headers] */
+const rpc = (id, result, headers = {}) => new Response(JSON.stringify({ jsonrpc: '2.0', id, result }), { headers: { 'content-type': 'application/json', ...headers } });
+const initResult = (/** @type {number} */ id, /** @type {string} */ session) => rpc(id, { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'stub' } }, { 'mcp-session-id': session });
+
+test('session loss seen by several requests at once: one new handshake, every request goes through; the protocol and session headers on every kind of request', async () => {
+  let sessions = 0;
+  let lost = false;
+  /** @type {{method: string, headers: Record<string, string>}[]} */
+  const seen = [];
+  const f = stubFetch(async (m, headers, init) => {
+    seen.push({ method: String(init.method), headers });
+    if (init.method === 'DELETE' || init.method === 'GET') return new Response(null, { status: init.method === 'GET' ? 405 : 200 });
+    if (m.method === 'initialize') { sessions++; lost = false; return initResult(m.id, `s${sessions}`); }
+    if (!('id' in m)) return new Response(null, { status: 202 });
+    if (lost || headers['mcp-session-id'] !== `s${sessions}`) return new Response('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Session not found"}}', { status: 404 });
+    await new Promise((r) => setTimeout(r, 5));
+    return rpc(m.id, { content: [{ type: 'text', text: `ok ${headers['mcp-session-id']}` }] });
+  });
+  const client = new McpClient({ url: 'https://mcp.example/mcp', fetch: f });
+  await client.connect();
+  lost = true;
+  const answers = await Promise.all([1, 2, 3, 4].map(() => client.callTool('t', {})));
+  assert.deepEqual(answers.map((a) => /** @type {any} */ (a.content[0]).text), ['ok s2', 'ok s2', 'ok s2', 'ok s2']);
+  assert.equal(sessions, 2, 'one new handshake for the four');
+  client.listen();
+  await new Promise((r) => setTimeout(r, 20));
+  await client.close();
+  for (const r of seen.filter((x) => x.headers['mcp-session-id'])) assert.equal(r.headers['mcp-protocol-version'], '2025-11-25', `${r.method} carries the protocol version`);
+  assert.ok(seen.some((r) => r.method === 'GET' && r.headers['mcp-session-id'] === 's2'), 'the GET stream carries the session');
+  assert.ok(seen.some((r) => r.method === 'DELETE' && r.headers['mcp-session-id'] === 's2'), 'so does DELETE');
+});
+
+test('a response stream that closes before the answer is resumed with Last-Event-ID (2025-11-25); a server that never answers times out', async () => {
+  /** @type {string[]} */
+  const resumedWith = [];
+  let callId = 0;
+  const f = stubFetch((m, headers, init) => {
+    if (init.method === 'GET') {
+      resumedWith.push(String(headers['last-event-id']));
+      return new Response(`id: e2\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: callId, result: { content: [{ type: 'text', text: 'after resuming' }] } })}\n\n`, { headers: { 'content-type': 'text/event-stream' } });
+    }
+    if (m.method === 'initialize') return initResult(m.id, 's1');
+    if (!('id' in m)) return new Response(null, { status: 202 });
+    callId = m.id;
+    // The priming event (an id, no data) and a retry delay, then the connection closes.
+    return new Response('id: e1\nretry: 10\ndata: \n\n', { headers: { 'content-type': 'text/event-stream' } });
+  });
+  const client = new McpClient({ url: 'https://mcp.example/mcp', fetch: f });
+  await client.connect();
+  const r = await client.callTool('slow', {});
+  assert.equal(/** @type {any} */ (r.content[0]).text, 'after resuming');
+  assert.deepEqual(resumedWith, ['e1']);
+
+  const silent = stubFetch((m, _h, init) => {
+    if (m?.method === 'initialize') return initResult(m.id, 's1');
+    if (!m || !('id' in m)) return new Response(null, { status: 202 });
+    return new Promise((_resolve, reject) => init.signal?.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' }))));
+  });
+  const slow = new McpClient({ url: 'https://mcp.example/mcp', fetch: silent, timeoutMs: 50 });
+  await slow.connect();
+  await assert.rejects(slow.callTool('hang', {}), (err) => err instanceof McpError && /did not answer tools\/call within 0 s/.test(err.message));
+});
+
+test('a server of the sessionless revision (no initialize) is named as such, with the revisions it lists; a session id the page cannot read is explained', async () => {
+  const sessionless = stubFetch((m) => new Response(JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32004, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'] } } }), { status: 400, headers: { 'content-type': 'application/json' } }));
+  await assert.rejects(new McpClient({ url: 'https://mcp.example/mcp', fetch: sessionless }).connect(), (err) => err instanceof McpError && err.code === 'unsupported_version' && /speaks only protocol revision 2026-07-28 without the initialize handshake \(the sessionless revision\)/.test(err.message));
+  const noMethod = stubFetch((m) => new Response(JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found: initialize' } }), { headers: { 'content-type': 'application/json' } }));
+  await assert.rejects(new McpClient({ url: 'https://mcp.example/mcp', fetch: noMethod }).connect(), (err) => err instanceof McpError && err.code === 'unsupported_version');
+  // The handshake answers, but its Mcp-Session-Id is not exposed (CORS): the next request is refused for want of it.
+  const hidden = stubFetch((m) => {
+    if (m.method === 'initialize') return rpc(m.id, { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'hidden' } });
+    if (!('id' in m)) return new Response(null, { status: 202 });
+    return new Response('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}}', { status: 400 });
+  });
+  const client = new McpClient({ url: 'https://mcp.example/mcp', fetch: hidden });
+  await client.connect();
+  await assert.rejects(client.listTools(), (err) => err instanceof McpError && /must expose it \(Access-Control-Expose-Headers: Mcp-Session-Id\)/.test(err.message));
+});
+
+test('OAuth discovery refuses metadata for another resource, a wrong issuer, plain http off this machine, no PKCE; asks only the scopes the server names', async () => {
+  const { discover, McpOAuth } = await import('../../web/mcp/oauth.js');
+  /** @param {Record<string, unknown>} routes url → JSON @returns {typeof fetch} */
+  const serve = (routes) => /** @type {typeof fetch} */ (async (u) => (String(u) in routes ? new Response(JSON.stringify(routes[String(u)])) : new Response('no', { status: 404 })));
+  const as = { issuer: 'https://auth.example', authorization_endpoint: 'https://auth.example/authorize', token_endpoint: 'https://auth.example/token', registration_endpoint: 'https://auth.example/register', code_challenge_methods_supported: ['S256'], scopes_supported: ['read', 'write', 'admin'] };
+  const prm = { resource: 'https://mcp.example/mcp', authorization_servers: ['https://auth.example'], scopes_supported: ['read'] };
+  const good = { 'https://mcp.example/.well-known/oauth-protected-resource/mcp': prm, 'https://auth.example/.well-known/oauth-authorization-server': as };
+  const found = await discover('https://mcp.example/mcp', 'Bearer realm="x"', serve(good));
+  assert.equal(found.resource, 'https://mcp.example/mcp');
+  assert.deepEqual(found.scopes, ['read'], 'the resource\'s own scopes, not every scope of the authorization server');
+  assert.deepEqual((await discover('https://mcp.example/mcp', 'Bearer scope="read:files"', serve(good))).scopes, ['read:files'], 'the scope the 401 names');
+  // Metadata naming another API as the resource: a token for it would be handed to this server.
+  const other = { ...good, 'https://mcp.example/.well-known/oauth-protected-resource/mcp': { ...prm, resource: 'https://api.bank.example/' } };
+  await assert.rejects(discover('https://mcp.example/mcp', null, serve(other)), /names https:\/\/api\.bank\.example\/ as the resource to sign in for, which is not this server/);
+  const issuer = { ...good, 'https://auth.example/.well-known/oauth-authorization-server': { ...as, issuer: 'https://evil.example' } };
+  await assert.rejects(discover('https://mcp.example/mcp', null, serve(issuer)), /names another issuer/);
+  const plain = { ...good, 'https://auth.example/.well-known/oauth-authorization-server': { ...as, token_endpoint: 'http://auth.example/token' } };
+  await assert.rejects(discover('https://mcp.example/mcp', null, serve(plain)), /not on https/);
+  const noPkce = { ...good, 'https://auth.example/.well-known/oauth-authorization-server': { ...as, code_challenge_methods_supported: ['plain'] } };
+  await assert.rejects(discover('https://mcp.example/mcp', null, serve(noPkce)), /PKCE \(S256\)/);
+  await assert.rejects(discover('https://mcp.example/mcp', null, serve({})), /no OAuth protected-resource metadata/);
+
+  // Tokens: refreshed once for concurrent requests (a refresh token may be good for one use), kept sealed, removed with the server.
+  const config = new LocalConfig(memoryStorage());
+  let now = 1_000_000;
+  let refreshes = 0;
+  const tokenFetch = /** @type {typeof fetch} */ (async (u, init) => {
+    const url = String(u);
+    if (url in good) return new Response(JSON.stringify(/** @type {any} */ (good)[url]));
+    if (url === as.registration_endpoint) return new Response(JSON.stringify({ client_id: 'c1' }));
+    if (url === as.token_endpoint) {
+      const form = new URLSearchParams(String(init?.body));
+      if (form.get('grant_type') === 'refresh_token') { refreshes++; await new Promise((r) => setTimeout(r, 10)); return new Response(JSON.stringify({ access_token: `at-${refreshes + 1}`, expires_in: 3600, refresh_token: `rt-${refreshes + 1}` })); }
+      return new Response(JSON.stringify({ access_token: 'at-1', expires_in: 3600, refresh_token: 'rt-1' }));
+    }
+    return new Response('no', { status: 404 });
+  });
+  const oauth = new McpOAuth({ config, secrets, fetch: tokenFetch, redirectUri: 'https://app.example/web/app/oauth-callback.html', now: () => now, authorize: async (url, state) => ({ code: 'code-1', state, asked: url }) });
+  const server = { id: 'srv1', name: 'secured', url: 'https://mcp.example/mcp', auth: /** @type {const} */ ('oauth'), autoConnect: false };
+  await oauth.signIn('ws', server, null);
+  assert.deepEqual(await oauth.headers('ws', server), { authorization: 'Bearer at-1' });
+  assert.ok(!JSON.stringify(config.entries()).includes('at-1'), 'sealed');
+  now += 3600 * 1000;
+  const both = await Promise.all([oauth.headers('ws', server), oauth.headers('ws', server)]);
+  assert.equal(refreshes, 1, 'one refresh for two requests');
+  assert.deepEqual(both, [{ authorization: 'Bearer at-2' }, { authorization: 'Bearer at-2' }]);
+  // The manager redacts OAuth tokens and removes them with the server.
+  const manager = new McpManager({ config, secrets, registry: createBuiltinRegistry(), workspaceId: 'ws' });
+  config.set('clawser_mcp_servers_ws', [server]);
+  assert.deepEqual((await manager.secretValues()).sort(), ['at-2', 'rt-2']);
+  await manager.remove('srv1');
+  assert.equal(await oauth.signedIn('ws', 'srv1'), false, 'its tokens are gone with it');
+});

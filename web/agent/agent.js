@@ -455,7 +455,10 @@ export class ClawserAgent {
         const runner = this.tools;
         // Each block is a run_js call: it passes run_js's gates (hooks, safety, autonomy, policy and
         // approval, action count) before it runs; the tools it calls inside pass their own gates.
-        const runCode = (/** @type {string} */ code, /** @type {AbortSignal | undefined} */ s, /** @type {{only?: string[]} | undefined} */ o) => codex.run(code, { tools: runner, signal: s, ...(o?.only ? { only: o.only } : {}) });
+        const base = runner.context.runCode;
+        const runCode = (/** @type {string} */ code, /** @type {AbortSignal | undefined} */ s, /** @type {{only?: string[], isolated?: boolean, adapt?: boolean} | undefined} */ o) => (o?.isolated && base
+          ? base(code, s, o)
+          : codex.run(code, { tools: runner, signal: s, ...(o?.only ? { only: o.only } : {}), ...(o?.adapt === false ? { adapt: false } : {}) }));
         for (let i = 0; i < toolCalls.length; i++) {
           const call = toolCalls[i];
           yield await this.#record('tool_call', this.#callData(call, { codex: true }), 'agent');

@@ -202,7 +202,7 @@ export class Codex {
 
   /**
    * @param {string} code
-   * @param {{tools?: ToolRunner, signal?: AbortSignal, only?: string[]}} options only: the tools the code may call (default: every tool but the excluded)
+   * @param {{tools?: ToolRunner, signal?: AbortSignal, only?: string[], adapt?: boolean}} options only: the tools the code may call (default: every tool but the excluded); adapt: false runs the code as written (no fixes of Python habits)
    * @returns {Promise<{ok: boolean, output: string, durationMs: number, value: unknown, logs: string[], error: string | null}>}
    */
   async run(code, options = {}) {
@@ -233,7 +233,7 @@ export class Codex {
     return mine;
   }
 
-  /** @param {SandboxLike} sandbox @param {string} code @param {{tools?: ToolRunner, signal?: AbortSignal, only?: string[]}} options */
+  /** @param {SandboxLike} sandbox @param {string} code @param {{tools?: ToolRunner, signal?: AbortSignal, only?: string[], adapt?: boolean}} options */
   async #runIn(sandbox, code, options) {
     if (options.signal?.aborted) return { ok: false, output: 'Cancelled by the user before it ran.', durationMs: 0, value: undefined, logs: [], error: 'cancelled' };
     /** @type {Record<string, (args: any) => Promise<string>>} */ // args come from sandboxed code; the runner validates them
@@ -251,7 +251,7 @@ export class Codex {
       }
     }
     sandbox.capabilities = caps;
-    const r = await sandbox.evaluate(adaptPythonisms(code), { timeoutMs: this.timeoutMs, signal: options.signal });
+    const r = await sandbox.evaluate(options.adapt === false ? code : adaptPythonisms(code), { timeoutMs: this.timeoutMs, signal: options.signal });
     const parts = [];
     if (r.logs.length) parts.push(r.logs.join('\n'));
     if (r.error) parts.push(`${r.error.name}: ${r.error.message}${r.error.stack ? `\n${r.error.stack}` : ''}`);

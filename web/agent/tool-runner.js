@@ -178,6 +178,8 @@ export class ToolRunner {
       if (answer === 'always' && !tainted && !tool.alwaysAsk) this.registry.setPolicy(tool.name, 'auto');
     }
     if (signal?.aborted) return refuse({ kind: 'cancelled', reason: 'Cancelled by the user before it ran.' }, args);
+    // Outside code (a skill's script) taints the conversation before it runs: its own tool calls are checked as such.
+    if (tool.taintsBeforeRun && tool.untrusted) this.addTaint({ tool: tool.name, what: tool.untrusted, detail: detailOf(args) });
     this.autonomy?.recordAction();
     /** @type {ToolResult} */
     let result;

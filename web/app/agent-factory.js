@@ -166,6 +166,21 @@ export class AgentFactory {
   }
 
   /**
+   * Code that must not share a sandbox with other code (a skill's script: what it leaves behind,
+   * a timer, could otherwise call tools a later run is granted): a sandbox of its own, started
+   * for it and disposed after.
+   * @param {string} code @param {ToolRunner} tools @param {AbortSignal | undefined} signal @param {{only?: string[], adapt?: boolean}} o
+   */
+  async #runIsolated(code, tools, signal, o) {
+    const sandbox = import('../packages/andbox/index.js').then(({ createSandbox }) => createSandbox({ timeoutMs: 300_000, imports: { fflate: new URL('../vendor/fflate.js', import.meta.url).href } }));
+    try {
+      return await new Codex({ getSandbox: () => sandbox }).run(code, { tools, signal, ...(o.only ? { only: o.only } : {}), ...(o.adapt === false ? { adapt: false } : {}) });
+    } finally {
+      sandbox.then((sb) => sb.dispose(), () => {});
+    }
+  }
+
+  /**
    * "Run again" of a code card: its own runner and abort signal, and a sandbox of its own
    * (created for this run, disposed after) — never the warm one a turn may be using.
    * @param {string} workspaceId @param {string} conversationId @param {string} code @param {AbortSignal} [signal]
@@ -226,8 +241,15 @@ export class AgentFactory {
       maxResultChars: s.maxToolResultChars,
       ledger: services.usage,
     });
+    // Connected MCP servers' tool descriptions are in every request: text from outside, so the
+    // conversation counts as having read outside content (standing-state tools ask).
+    for (const server of mcp?.servers() ?? []) {
+      if (mcp?.state(server.id).tools.length) tools.addTaint({ tool: 'mcp', what: `tool descriptions written by the MCP server “${server.name}”` });
+    }
     const codex = new Codex({ getSandbox: () => this.#sandboxFor(conversationId) });
-    tools.context.runCode = (code, signal, o) => codex.run(code, { tools, signal, ...(o?.only ? { only: o.only } : {}) });
+    tools.context.runCode = (code, signal, o) => (o?.isolated
+      ? this.#runIsolated(code, tools, signal, o)
+      : codex.run(code, { tools, signal, ...(o?.only ? { only: o.only } : {}), ...(o?.adapt === false ? { adapt: false } : {}) }));
     return { settings: s, safety, autonomy, tools, codex };
   }
 

@@ -61,6 +61,7 @@ export const CORS_HELP = 'send Access-Control-Allow-Origin for this page, allow 
  * @property {(level: string, data: unknown, logger?: string) => void} [onLog] `notifications/message`
  * @property {() => void} [onToolsChanged] `notifications/tools/list_changed`
  * @property {string} [origin] this page's origin, for error messages
+ * @property {number} [timeoutMs] how long a request may go without an answer or progress (5 minutes)
  */
 
 let nextProgress = 1;
@@ -77,12 +78,20 @@ export class McpClient {
   #progress = new Map();
   /** The GET stream for server-initiated messages, when the server offers one. @type {AbortController | null} */
   #listening = null;
+  /** Listening was asked for (kept after a new handshake). */
+  #wantsListening = false;
+  /** The new handshake in progress after the server lost the session (shared by every request that noticed). @type {Promise<unknown> | null} */
+  #reconnecting = null;
+  /** Requests waiting for an answer: each restarts its time-out when the server reports progress. @type {Map<number, () => void>} */
+  #alive = new Map();
 
   /** @param {McpClientOptions} options */
   constructor(options) {
     this.options = options;
     this.url = options.url;
     this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    /** How long a request may go without an answer or a progress report. */
+    this.timeoutMs = options.timeoutMs ?? 300_000;
   }
 
   /**
@@ -97,10 +106,14 @@ export class McpClient {
       result = await this.#request('initialize', { protocolVersion: PROTOCOL_VERSIONS[0], capabilities: { roots: { listChanged: false } }, clientInfo: CLIENT_INFO }, { signal: options.signal, handshake: true });
     } catch (err) {
       const e = /** @type {McpError} */ (err);
-      if (e.code === 'http' && (e.status === 404 || e.status === 405)) throw await this.#explainNoStreamableHttp(e, options.signal);
-      if (e.code === 'rpc' && /protocol version|unsupported/i.test(e.message)) {
-        throw new McpError('unsupported_version', `${this.#host()} does not speak a protocol revision Clawser knows (${PROTOCOL_VERSIONS.join(', ')}): ${e.message}`, { rpcCode: e.rpcCode, data: e.data });
+      // A server of the newer, sessionless revision has no `initialize`: it says so with -32004
+      // (unsupported protocol version, listing what it supports) or -32601 (no such method).
+      if (e.rpcCode === -32004 || e.rpcCode === -32601 || (e.code === 'rpc' && /protocol version|unsupported/i.test(e.message))) {
+        const supported = /** @type {{supported?: unknown}} */ (e.data ?? {}).supported;
+        const list = Array.isArray(supported) ? supported.map(String).join(', ') : '';
+        throw new McpError('unsupported_version', `${this.#host()} speaks only ${list ? `protocol revision ${list}` : 'a newer protocol revision'} without the initialize handshake (the sessionless revision), which this version of Clawser does not speak (it speaks ${PROTOCOL_VERSIONS.join(', ')}). Update Clawser, or use the server's older endpoint if it has one.`, { rpcCode: e.rpcCode, data: e.data });
       }
+      if (e.code === 'http' && (e.status === 404 || e.status === 405 || e.status === 400)) throw await this.#explainNoStreamableHttp(e, options.signal);
       throw err;
     }
     const version = String(result?.protocolVersion ?? '');
@@ -111,6 +124,11 @@ export class McpClient {
     this.protocolVersion = version;
     this.server = { serverInfo: result.serverInfo ?? { name: this.#host() }, capabilities: result.capabilities ?? {}, instructions: typeof result.instructions === 'string' ? result.instructions : undefined, protocolVersion: version };
     await this.#notify('notifications/initialized', undefined, options.signal);
+    if (this.#wantsListening) {
+      this.#listening?.abort();
+      this.#listening = null;
+      this.listen();
+    }
     return this.server;
   }
 
@@ -119,23 +137,30 @@ export class McpClient {
    * it offers one (405: it does not). Stops with close().
    */
   listen() {
+    this.#wantsListening = true;
     if (this.#listening || !this.sessionId) return;
     const controller = new AbortController();
     this.#listening = controller;
     (async () => {
-      let lastEventId = '';
-      for (let attempt = 0; attempt < 5 && !controller.signal.aborted; attempt++) {
-        let res;
+      /** @type {{lastEventId: string, retryMs: number}} */
+      const resume = { lastEventId: '', retryMs: 1000 };
+      let failures = 0;
+      // Reconnects after the server closes the stream (with its retry delay, longer after each
+      // failure); a server without a GET stream (405) is not asked again.
+      while (!controller.signal.aborted && failures < 8) {
+        let res = null;
         try {
-          res = await this.fetch(this.url, { method: 'GET', headers: { ...(await this.#headers()), accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) }, signal: controller.signal });
+          res = await this.fetch(this.url, { method: 'GET', headers: { ...(await this.#headers()), accept: 'text/event-stream', ...(resume.lastEventId ? { 'last-event-id': resume.lastEventId } : {}) }, signal: controller.signal, credentials: 'omit' });
         } catch {
-          return;
+          res = null;
         }
-        if (!res.ok || !res.body || !(res.headers.get('content-type') ?? '').includes('text/event-stream')) return;
-        for await (const msg of parseSSE(res.body, { signal: controller.signal })) {
-          if (msg.id) lastEventId = msg.id;
-          if (msg.data) await this.#incoming(msg.data, null);
-        }
+        if (controller.signal.aborted) return;
+        if (res && (res.status === 405 || res.status === 404)) return;
+        if (res?.ok && res.body && (res.headers.get('content-type') ?? '').includes('text/event-stream')) {
+          failures = 0;
+          await this.#readStream(res.body, -1, controller.signal, resume).catch(() => null);
+        } else failures++;
+        await new Promise((r) => setTimeout(r, Math.min(resume.retryMs * 2 ** failures, 60_000)));
       }
     })().catch(() => {}).finally(() => { if (this.#listening === controller) this.#listening = null; });
   }
@@ -198,13 +223,14 @@ export class McpClient {
 
   /** Ends the session (`DELETE`) and stops listening. */
   async close() {
+    this.#wantsListening = false;
     this.#listening?.abort();
     this.#listening = null;
     const session = this.sessionId;
     this.sessionId = null;
     if (!session) return;
     try {
-      await this.fetch(this.url, { method: 'DELETE', headers: { ...(await this.#headers()), 'mcp-session-id': session } });
+      await this.fetch(this.url, { method: 'DELETE', headers: { ...(await this.#headers()), 'mcp-session-id': session }, credentials: 'omit' });
     } catch {
       // The server may be gone already: nothing to end.
     }
@@ -255,12 +281,32 @@ export class McpClient {
       if (!options.handshake) this.#notify('notifications/cancelled', { requestId: id, reason: 'The user cancelled it.' }).catch(() => {});
     };
     signal?.addEventListener('abort', onAbort, { once: true });
+    // A server that never answers does not hold the turn for ever: the time-out restarts with each progress report.
+    let timedOut = false;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    let timer;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => { timedOut = true; onAbort(); }, this.timeoutMs);
+    };
+    arm();
+    this.#alive.set(id, arm);
+    const sent = this.sessionId;
     try {
       const res = await this.#post(body, controller.signal);
-      if ((res.status === 404 || (res.status === 400 && /session/i.test(await res.clone().text().catch(() => '')))) && this.sessionId && !options.handshake && !options.retried) {
-        // The server forgot the session (restarted, expired): a new handshake, then the request again.
-        await this.connect({ signal });
-        return this.#request(method, params, { ...options, retried: true });
+      if ((res.status === 404 || (res.status === 400 && /session/i.test(await res.clone().text().catch(() => '')))) && !options.handshake && !options.retried) {
+        if (sent) {
+          // The server forgot the session (restarted, expired): one new handshake for every request that noticed, then the request again.
+          if (this.sessionId === sent || this.sessionId === null) {
+            this.#reconnecting ??= this.connect({ signal }).finally(() => { this.#reconnecting = null; });
+            await this.#reconnecting;
+          }
+          return this.#request(method, params, { ...options, retried: true });
+        }
+        if (res.status === 400) {
+          // No session id to send although the server keeps sessions: it sent one the page may not read.
+          throw new McpError('cors', `${this.#host()} answered HTTP 400 about its session: it sends an Mcp-Session-Id this page cannot read. The server must expose it (Access-Control-Expose-Headers: Mcp-Session-Id).`, { status: 400 });
+        }
       }
       if (!res.ok) throw await this.#httpError(res);
       const session = res.headers.get('mcp-session-id');
@@ -268,12 +314,19 @@ export class McpClient {
       const type = res.headers.get('content-type') ?? '';
       if (type.includes('text/event-stream')) {
         if (!res.body) throw new McpError('protocol', `${this.#host()} sent an empty event stream.`);
-        for await (const msg of parseSSE(res.body, { signal: controller.signal })) {
-          if (!msg.data) continue;
-          const answer = await this.#incoming(msg.data, id);
-          if (answer) return answer.result;
+        /** @type {{lastEventId: string, retryMs: number}} */
+        const resume = { lastEventId: '', retryMs: 1000 };
+        const answer = await this.#readStream(res.body, id, controller.signal, resume);
+        if (answer) return answer.result;
+        // The stream closed before the answer: resumable when the server gave event ids (2025-11-25).
+        for (let attempt = 0; resume.lastEventId && attempt < 5 && !controller.signal.aborted; attempt++) {
+          await new Promise((r) => setTimeout(r, Math.min(resume.retryMs, 10_000)));
+          const again = await this.fetch(this.url, { method: 'GET', headers: { ...(await this.#headers()), accept: 'text/event-stream', 'last-event-id': resume.lastEventId }, signal: controller.signal, credentials: 'omit' }).catch(() => null);
+          if (!again?.ok || !again.body) continue;
+          const resumed = await this.#readStream(again.body, id, controller.signal, resume);
+          if (resumed) return resumed.result;
         }
-        if (signal?.aborted) throw new McpError('aborted', 'Cancelled.');
+        if (controller.signal.aborted) throw new McpError('aborted', 'Cancelled.');
         throw new McpError('protocol', `${this.#host()} closed the stream before answering ${method}.`);
       }
       const text = await res.text();
@@ -289,11 +342,30 @@ export class McpClient {
       }
       throw new McpError('protocol', `${this.#host()} did not answer ${method}.`);
     } catch (err) {
+      if (timedOut) throw new McpError('http', `${this.#host()} did not answer ${method} within ${Math.round(this.timeoutMs / 1000)} s (no progress either); the request was cancelled.`);
       if (signal?.aborted || /** @type {Error} */ (err).name === 'AbortError') throw new McpError('aborted', 'Cancelled.');
       throw err;
     } finally {
+      clearTimeout(timer);
+      this.#alive.delete(id);
       signal?.removeEventListener('abort', onAbort);
     }
+  }
+
+  /**
+   * Reads an SSE stream until the answer to `id` (returned) or its end (null), handling what
+   * else the server sends; remembers the last event id and the retry delay for resuming.
+   * @param {ReadableStream<Uint8Array>} body @param {number} id @param {AbortSignal} signal @param {{lastEventId: string, retryMs: number}} resume
+   */
+  async #readStream(body, id, signal, resume) {
+    for await (const msg of parseSSE(body, { signal })) {
+      if (msg.id) resume.lastEventId = msg.id;
+      if (msg.retry !== undefined) resume.retryMs = msg.retry;
+      if (!msg.data) continue;
+      const answer = await this.#incoming(msg.data, id);
+      if (answer) return answer;
+    }
+    return null;
   }
 
   /** A notification (no answer expected: 202). @param {string} method @param {unknown} [params] @param {AbortSignal} [signal] */
@@ -353,6 +425,7 @@ export class McpClient {
     }
     if (m.method === 'notifications/progress') {
       const p = m.params ?? {};
+      for (const arm of this.#alive.values()) arm();
       this.#progress.get(p.progressToken)?.({ progress: Number(p.progress), ...(p.total !== undefined ? { total: Number(p.total) } : {}), ...(typeof p.message === 'string' ? { message: p.message } : {}) });
     } else if (m.method === 'notifications/message') this.options.onLog?.(String(m.params?.level ?? 'info'), m.params?.data, m.params?.logger);
     else if (m.method === 'notifications/tools/list_changed') this.options.onToolsChanged?.();
@@ -372,6 +445,12 @@ export class McpClient {
     }
     if (res.status === 401 || res.status === 403) {
       return new McpError('auth', `${this.#host()} refused the request (HTTP ${res.status})${detail ? `: ${detail}` : ''}. Check the server's token or sign in again.`, { status: res.status, authenticate: res.headers.get('www-authenticate') });
+    }
+    try {
+      const j = JSON.parse(text);
+      if (j?.jsonrpc === '2.0' && j.error && typeof j.error.code === 'number') return new McpError('rpc', `${this.#host()} answered HTTP ${res.status}: ${String(j.error.message ?? '')}`, { status: res.status, rpcCode: j.error.code, data: j.error.data });
+    } catch {
+      // not a JSON-RPC error
     }
     return new McpError('http', `${this.#host()} answered HTTP ${res.status}${detail ? `: ${detail}` : ''}.`, { status: res.status });
   }

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { McpClient, McpError } from './client.js';
 import { mcpToolDefinition, slug } from './tools.js';
+import { oauthKey } from './oauth.js';
 
 /** A server of a workspace, as saved (its token or header value is sealed apart). */
 export const McpServerSchema = z.object({
@@ -103,7 +104,9 @@ export class McpManager {
   async add(input) {
     const list = this.servers();
     const server = McpServerSchema.parse({ id: Math.random().toString(36).slice(2, 12).padEnd(8, '0'), name: input.name, url: input.url.trim(), auth: input.auth ?? 'none', headerName: input.auth === 'header' ? input.headerName : undefined });
-    if (list.some((s) => s.name.toLowerCase() === server.name.toLowerCase())) throw new McpError('protocol', `A server named “${server.name}” is already set up in this workspace.`);
+    // Tool names are made of the server's name: two names that read the same there would clash.
+    const clash = list.find((s) => slug(s.name) === slug(server.name));
+    if (clash) throw new McpError('protocol', `A server named “${clash.name}” is already set up in this workspace (its tools would have the same names); choose another name.`);
     if ((server.auth === 'bearer' || server.auth === 'header') && !input.secret) throw new McpError('auth', server.auth === 'bearer' ? 'Enter the bearer token.' : `Enter the value of the ${server.headerName ?? ''} header.`);
     if (server.auth === 'header' && !server.headerName) throw new McpError('auth', 'Enter the header\'s name.');
     if (input.secret) this.deps.config.set(this.#secretKey(server.id), await this.deps.secrets.encrypt(input.secret));
@@ -117,6 +120,7 @@ export class McpManager {
     await this.disconnect(id);
     this.#save(this.servers().filter((s) => s.id !== id));
     this.deps.config.remove(this.#secretKey(id));
+    this.deps.config.remove(oauthKey(this.deps.workspaceId, id));
     this.#live.delete(id);
     this.#changed();
   }
@@ -130,14 +134,25 @@ export class McpManager {
     return server.auth === 'bearer' ? { authorization: `Bearer ${secret}` } : { [/** @type {string} */ (server.headerName)]: secret };
   }
 
-  /** The secret values of every server (redacted from logs and model-visible output). */
+  /** The secret values of every server — tokens, header values, OAuth tokens (redacted from logs and model-visible output). */
   async secretValues() {
+    /** @type {string[]} */
     const out = [];
     for (const s of this.servers()) {
-      const sealed = this.deps.config.get(this.#secretKey(s.id), null);
-      if (typeof sealed === 'string') {
+      for (const key of [this.#secretKey(s.id), oauthKey(this.deps.workspaceId, s.id)]) {
+        const sealed = this.deps.config.get(key, null);
+        if (typeof sealed !== 'string') continue;
         const v = await this.deps.secrets.decrypt(sealed).catch(() => '');
-        if (v) out.push(v);
+        if (!v) continue;
+        if (key === this.#secretKey(s.id)) out.push(v);
+        else {
+          try {
+            const t = JSON.parse(v);
+            for (const x of [t.accessToken, t.refreshToken]) if (typeof x === 'string' && x) out.push(x);
+          } catch {
+            // unreadable: nothing to redact
+          }
+        }
       }
     }
     return out;
@@ -221,7 +236,10 @@ export class McpManager {
     /** @type {{tool: McpTool, name: string}[]} */
     const listed = [];
     for (const tool of tools) {
-      const def = mcpToolDefinition(server, tool, () => this.#live.get(id)?.client ?? null);
+      const def = mcpToolDefinition(server, tool, () => this.#live.get(id)?.client ?? null, {
+        // A token refused mid-session: the panel offers to sign in again.
+        onError: (err) => { if (err.code === 'auth') this.#set(id, { needsSignIn: err.status === 401, authenticate: err.authenticate, error: err.message }); },
+      });
       if (this.deps.registry.get(def.name)) continue; // two tools with one Clawser name: the first wins
       live.unregister.push(this.deps.registry.register(def));
       listed.push({ tool, name: def.name });

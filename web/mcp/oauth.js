@@ -16,7 +16,7 @@ import { toBase64 } from '../storage/base64.js';
  */
 
 const ResourceMetadataSchema = z.object({
-  resource: z.string().optional(),
+  resource: z.string().url(),
   authorization_servers: z.array(z.string().url()).min(1),
   scopes_supported: z.array(z.string()).optional(),
 });
@@ -46,6 +46,9 @@ const SavedSchema = z.object({
 });
 /** @typedef {z.infer<typeof SavedSchema>} SavedTokens */
 
+/** Where a server's OAuth tokens are kept (sealed). @param {string} workspaceId @param {string} serverId */
+export const oauthKey = (workspaceId, serverId) => `clawser_mcp_oauth_${workspaceId}_${serverId}`;
+
 /** `key="value"` parameters of a WWW-Authenticate header. @param {string | null} header */
 export function authenticateParams(header) {
   /** @type {Record<string, string>} */
@@ -53,6 +56,14 @@ export function authenticateParams(header) {
   for (const m of (header ?? '').matchAll(/([a-z_]+)="([^"]*)"/gi)) out[m[1].toLowerCase()] = m[2];
   return out;
 }
+
+/** An http: address is accepted only on this machine (a local test or development server). @param {string} url */
+const secureOrLocal = (url) => {
+  const u = new URL(url);
+  return u.protocol === 'https:' || (u.protocol === 'http:' && /^(127\.0\.0\.1|localhost|\[::1\])$/.test(u.hostname));
+};
+/** @param {string} url */
+const normalized = (url) => { const u = new URL(url); return `${u.origin}${u.pathname.replace(/\/+$/, '')}`; };
 
 /** @param {Uint8Array} bytes */
 const base64url = (bytes) => toBase64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
@@ -92,7 +103,15 @@ export async function discover(serverUrl, wwwAuthenticate, f) {
   const prm = await firstJson(f, [...(named ? [named] : []), `${url.origin}/.well-known/oauth-protected-resource${path}`, `${url.origin}/.well-known/oauth-protected-resource`]);
   const resource = prm ? ResourceMetadataSchema.safeParse(prm.json) : null;
   if (!resource?.success) throw new McpError('auth', `${url.host} asks to sign in but publishes no OAuth protected-resource metadata (RFC 9728), so Clawser cannot tell where to sign in. Use a token instead.`);
+  // The token is for this server only: metadata naming another resource (another API the user
+  // can sign in to) would have Clawser hand this server a token for it.
+  const res = new URL(resource.data.resource);
+  const resPath = res.pathname.replace(/\/+$/, '');
+  if (res.origin !== url.origin || !(path === resPath || path.startsWith(`${resPath}/`) || resPath === '')) {
+    throw new McpError('auth', `${url.host} names ${resource.data.resource} as the resource to sign in for, which is not this server (${serverUrl}); Clawser does not sign in for another resource.`);
+  }
   const issuer = new URL(resource.data.authorization_servers[0]);
+  if (!secureOrLocal(issuer.href)) throw new McpError('auth', `The authorization server ${issuer.href} is not on https; Clawser does not sign in over plain http.`);
   const ipath = issuer.pathname.replace(/\/$/, '');
   const as = await firstJson(f, [
     `${issuer.origin}/.well-known/oauth-authorization-server${ipath}`,
@@ -102,7 +121,14 @@ export async function discover(serverUrl, wwwAuthenticate, f) {
   const meta = as ? AuthServerSchema.safeParse(as.json) : null;
   if (!meta?.success) throw new McpError('auth', `The authorization server ${issuer.host} publishes no usable metadata (RFC 8414).`);
   if (!meta.data.code_challenge_methods_supported?.includes('S256')) throw new McpError('auth', `The authorization server ${issuer.host} does not say it supports PKCE (S256); Clawser does not sign in without it.`);
-  return { resource: resource.data.resource ?? serverUrl, scopes: resource.data.scopes_supported ?? meta.data.scopes_supported ?? [], server: meta.data };
+  if (meta.data.issuer !== undefined && normalized(meta.data.issuer) !== normalized(issuer.href)) throw new McpError('auth', `The authorization server's metadata names another issuer (${meta.data.issuer}, not ${issuer.href}); Clawser does not trust it.`);
+  for (const endpoint of [meta.data.authorization_endpoint, meta.data.token_endpoint, meta.data.registration_endpoint]) {
+    if (endpoint && !secureOrLocal(endpoint)) throw new McpError('auth', `The authorization server's endpoint ${endpoint} is not on https; Clawser does not sign in over plain http.`);
+  }
+  // The least the server asks for: the scope of its 401, else the resource's own list (never every scope the authorization server knows).
+  const asked = authenticateParams(wwwAuthenticate).scope;
+  const scopes = asked ? asked.split(/\s+/).filter(Boolean) : resource.data.scopes_supported ?? [];
+  return { resource: resource.data.resource, scopes, server: meta.data };
 }
 
 /**
@@ -122,7 +148,7 @@ export class McpOAuth {
 
   /** @param {string} workspaceId @param {string} serverId */
   #key(workspaceId, serverId) {
-    return `clawser_mcp_oauth_${workspaceId}_${serverId}`;
+    return oauthKey(workspaceId, serverId);
   }
 
   /** @param {string} workspaceId @param {string} serverId @returns {Promise<SavedTokens | null>} */
@@ -213,16 +239,32 @@ export class McpOAuth {
     let saved = await this.#load(workspaceId, server.id);
     if (!saved) return {};
     if (saved.expiresAt && saved.expiresAt - this.now() < 60_000 && saved.refreshToken) {
-      try {
-        const fresh = await this.#token(saved.tokenEndpoint, { grant_type: 'refresh_token', refresh_token: saved.refreshToken, client_id: saved.clientId, resource: saved.resource });
-        saved = { ...saved, ...fresh, refreshToken: fresh.refreshToken ?? saved.refreshToken };
-        await this.#save(workspaceId, server.id, saved);
-      } catch {
-        // The refresh was refused: the server's 401 asks the user to sign in again.
+      // One refresh at a time per server: a refresh token is often good for one use only.
+      const key = this.#key(workspaceId, server.id);
+      let refreshing = this.#refreshing.get(key);
+      if (!refreshing) {
+        const old = saved;
+        refreshing = (async () => {
+          try {
+            const fresh = await this.#token(old.tokenEndpoint, { grant_type: 'refresh_token', refresh_token: /** @type {string} */ (old.refreshToken), client_id: old.clientId, resource: old.resource });
+            const next = { ...old, ...fresh, refreshToken: fresh.refreshToken ?? old.refreshToken };
+            await this.#save(workspaceId, server.id, next);
+            return next;
+          } catch {
+            return old; // refused: the server's 401 asks the user to sign in again
+          } finally {
+            this.#refreshing.delete(key);
+          }
+        })();
+        this.#refreshing.set(key, refreshing);
       }
+      saved = await refreshing;
     }
     return { authorization: `Bearer ${saved.accessToken}` };
   }
+
+  /** Refreshes in flight, by server. @type {Map<string, Promise<SavedTokens>>} */
+  #refreshing = new Map();
 
   /** The tokens of a server (for redaction). @param {string} workspaceId @param {string} serverId */
   async secretValues(workspaceId, serverId) {

@@ -58,7 +58,7 @@ export function mcpResult(r, maxChars = 100_000) {
 /**
  * One MCP tool as a Clawser tool; calls go to `client()` (the server's current connection).
  * @param {{id: string, name: string}} server @param {McpTool} tool @param {() => McpClient | null} client
- * @param {{onProgress?: (tool: string, p: import('./client.js').McpProgress) => void}} [options]
+ * @param {{onProgress?: (tool: string, p: import('./client.js').McpProgress) => void, onError?: (err: import('./client.js').McpError) => void}} [options]
  * @returns {ToolDefinition}
  */
 export function mcpToolDefinition(server, tool, client, options = {}) {
@@ -66,9 +66,11 @@ export function mcpToolDefinition(server, tool, client, options = {}) {
   const schema = tool.inputSchema && typeof tool.inputSchema === 'object' ? tool.inputSchema : { type: 'object', properties: {} };
   // Annotations are the server's hints: read-only lowers the permission, destructive asks every time.
   const destructive = tool.annotations?.destructiveHint === true && tool.annotations?.readOnlyHint !== true;
+  // Written by the server: invisible and control characters removed, one paragraph, bounded.
+  const clean = (/** @type {string} */ s) => s.replace(/[\u0000-\u0008\u000B-\u001F\u007F\u200B-\u200F\u202A-\u202E\u2060-\u2064\uFEFF]/g, '').replace(/\s+/g, ' ').trim();
   return {
     name,
-    description: `[MCP server “${server.name}”] ${tool.title && tool.title !== tool.name ? `${tool.title}: ` : ''}${tool.description ?? tool.name}`.slice(0, 1024),
+    description: clean(`[MCP server “${server.name}”] ${tool.title && tool.title !== tool.name ? `${tool.title}: ` : ''}${tool.description ?? tool.name}`).slice(0, 1024),
     permission: mcpPermission(tool),
     untrusted: `the MCP server “${server.name}”`,
     // The server checks the arguments against its own schema; here only their shape as an object.
@@ -78,7 +80,13 @@ export function mcpToolDefinition(server, tool, client, options = {}) {
     async run(args, ctx) {
       const c = client();
       if (!c) return { ok: false, output: `The MCP server “${server.name}” is not connected. Connect it in the Servers panel.` };
-      const r = await c.callTool(tool.name, args, { signal: ctx.signal, ...(options.onProgress ? { onProgress: (p) => options.onProgress?.(name, p) } : {}) });
+      let r;
+      try {
+        r = await c.callTool(tool.name, args, { signal: ctx.signal, ...(options.onProgress ? { onProgress: (p) => options.onProgress?.(name, p) } : {}) });
+      } catch (err) {
+        options.onError?.(/** @type {import('./client.js').McpError} */ (err));
+        throw err;
+      }
       return mcpResult(r);
     },
     preview(args) {

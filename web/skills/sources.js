@@ -16,7 +16,7 @@ const ZIP_GUARDS = { maxEntries: SKILL_LIMITS.maxFiles * 5, maxTotalBytes: SKILL
  * The skills in a set of files: every folder holding a SKILL.md (the root's is named after
  * `fallbackName`). Files under a skill's folder go with it; others are left out.
  * @param {{path: string, data: Uint8Array}[]} entries @param {string} fallbackName
- * @returns {Omit<SkillSource, 'refused'>[]}
+ * @returns {(Omit<SkillSource, 'refused'> & {atRoot: boolean})[]}
  */
 export function skillsIn(entries, fallbackName) {
   // Finder and Windows add these: never part of a skill.
@@ -28,7 +28,7 @@ export function skillsIn(entries, fallbackName) {
     const files = new Map();
     for (const e of kept) if (e.path.startsWith(root)) files.set(e.path.slice(root.length), e.data);
     const dirName = root ? root.replace(/\/$/, '').split('/').pop() ?? fallbackName : fallbackName;
-    return { dirName, files };
+    return { dirName, files, atRoot: root === '' };
   });
 }
 
@@ -53,7 +53,8 @@ export function skillsFromZip(bytes, fileName) {
   const base = fileName.replace(/\.zip$/i, '').replace(/[^\p{L}\p{N}-]+/gu, '-').toLowerCase();
   const found = skillsIn(entries, base);
   if (!found.length) throw new SkillError('invalid', `“${fileName}” holds no SKILL.md: it is not an Agent Skills package.`);
-  return found.map((s) => ({ ...s, dirName: s.dirName === base ? declaredName(s.files.get('SKILL.md')) ?? base : s.dirName, refused }));
+  // Only a SKILL.md at the archive's root has no folder to be named after: then the name it declares.
+  return found.map(({ atRoot, ...s }) => ({ ...s, dirName: atRoot ? declaredName(s.files.get('SKILL.md')) ?? base : s.dirName, refused }));
 }
 
 /**
@@ -80,7 +81,7 @@ export async function skillsFromDirectoryHandle(handle) {
   await walk(handle, '');
   const found = skillsIn(entries, handle.name);
   if (!found.length) throw new SkillError('invalid', `The folder “${handle.name}” holds no SKILL.md: it is not a skill.`);
-  return found.map((s) => ({ ...s, refused: [] }));
+  return found.map(({ atRoot: _root, ...s }) => ({ ...s, refused: [] }));
 }
 
 /**
@@ -103,7 +104,7 @@ export async function skillsFromFileList(fileList) {
   }
   const found = skillsIn(entries, top);
   if (!found.length) throw new SkillError('invalid', `The folder “${top}” holds no SKILL.md: it is not a skill.`);
-  return found.map((s) => ({ ...s, refused: [] }));
+  return found.map(({ atRoot: _root, ...s }) => ({ ...s, refused: [] }));
 }
 
 /**

@@ -210,15 +210,26 @@ export class SkillStore {
     if (total > SKILL_LIMITS.maxTotalBytes) throw new SkillError('too_large', `“${dirName}” holds ${Math.ceil(total / 1048576)} MB; a skill may hold at most ${SKILL_LIMITS.maxTotalBytes / 1048576} MB.`);
     const name = validation.skill.name;
     const fs = this.#fs(scope);
-    const staging = this.#path(scope, `.installing-${name}-${Date.now().toString(36)}`);
+    const stamp = Date.now().toString(36);
+    const staging = this.#path(scope, `.installing-${name}-${stamp}`);
+    const previous = this.#path(scope, `.replaced-${name}-${stamp}`);
+    const target = this.#path(scope, name);
+    let moved = false;
     try {
       for (const [path, data] of files) {
         if (pathProblem(path)) continue; // validation refused these already
         await fs.write(`${staging}/${path}`, data);
       }
-      await fs.delete(this.#path(scope, name));
-      await fs.move(staging, this.#path(scope, name));
+      // The old version steps aside, the new one moves in, then the old one goes; a failure puts it back.
+      if (await fs.stat(target)) {
+        await fs.move(target, previous);
+        moved = true;
+      }
+      await fs.move(staging, target);
+      if (moved) await fs.delete(previous).catch(() => {});
+      moved = false;
     } finally {
+      if (moved) await fs.move(previous, target).catch(() => {});
       await fs.delete(staging).catch(() => {});
     }
     const choices = this.#choices();

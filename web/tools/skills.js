@@ -7,6 +7,9 @@ function skillsOf(ctx) {
   return ctx.skills;
 }
 
+/** The longest script skill_run_script runs (characters). */
+const MAX_SCRIPT_CHARS = 1_000_000;
+
 const SkillName = z.string().min(1).max(64).describe('The skill\'s name, as listed in the system prompt');
 
 /**
@@ -29,7 +32,7 @@ async function activeSkill(ctx, name) {
  */
 export function skillsPrompt(skills) {
   if (!skills.length) return '';
-  const clean = (/** @type {string} */ s) => s.replace(/[\u200B-\u200F\u202A-\u202E\u2060-\u2064\uFEFF]/g, '').replace(/\s+/g, ' ').trim();
+  const clean = (/** @type {string} */ s) => s.replace(/[\u200B-\u200F\u202A-\u202E\u2060-\u2064\uFEFF]/g, '').replace(/<\/?skills>/gi, '').replace(/\s+/g, ' ').trim();
   return `\n\n<skills>\nSkills the user installed. When a task matches one, call skill_activate with its name first and follow its instructions.\n${skills.map((s) => `- ${s.name}: ${clean(s.description)}`).join('\n')}\n</skills>`;
 }
 
@@ -79,19 +82,24 @@ export const skillRunScript = {
   description: 'Run a JavaScript file under scripts/ of an enabled skill in the sandbox. It gets `args` (the object you pass) and the tools its skill allows as async functions; print() output and its final value come back.',
   permission: 'write',
   untrusted: 'the output of a skill script',
+  taintsBeforeRun: true,
   schema: z.object({ name: SkillName, script: z.string().min(1).max(1000).describe('e.g. "scripts/fill_form.js"'), args: z.record(z.string(), z.unknown()).optional() }),
   async run({ name, script, args }, /** @type {ToolContext} */ ctx) {
     const skill = await activeSkill(ctx, name);
     const path = script.startsWith('scripts/') ? script : `scripts/${script}`;
     const file = skill.files.find((f) => f.path === path);
     if (!file) return { ok: false, output: `“${name}” has no ${path}. Its scripts: ${skill.files.filter((f) => f.role === 'script').map((f) => f.path).join(', ') || 'none'}.` };
-    const source = (await skillsOf(ctx).readFile(name, path, { maxChars: 1_000_000 })).text;
+    const page = await skillsOf(ctx).readFile(name, path, { maxChars: MAX_SCRIPT_CHARS });
+    if (page.next !== null) return { ok: false, output: `${path} is ${page.total.toLocaleString('en')} characters long; scripts of up to ${MAX_SCRIPT_CHARS.toLocaleString('en')} characters run here.` };
+    const source = page.text;
     if (file.language === 'shell') return { ok: false, output: `${path} is a shell script. Shell scripts will run in Clawser's virtual shell, which does not exist yet; follow its steps with the other tools instead. Its text:\n${source}` };
     if (file.language !== 'javascript') return { ok: false, output: `${path} is not JavaScript: it cannot run in the browser (there is no ${file.language === 'python' ? 'Python' : 'interpreter for it'} here). Its text, to follow by hand:\n${source}` };
     if (!ctx.runCode) return { ok: false, output: 'The code sandbox is not available here.' };
-    // The skill's allowed-tools bound what the script may call; the usual gates still apply to each call.
+    // The skill's allowed-tools bound what the script may call (the usual gates still apply to
+    // each call), in a sandbox of its own, and it runs as written. `args` is outside its block,
+    // so a script declaring its own `args` still runs.
     const only = skill.allowedToolsGiven ? skill.allowedTools : undefined;
-    return ctx.runCode(`const args = ${JSON.stringify(args ?? {})};\n${source}`, ctx.signal, { only });
+    return ctx.runCode(`const args = ${JSON.stringify(args ?? {})};\n{\n${source}\n}`, ctx.signal, { only, isolated: true, adapt: false });
   },
   preview({ name, script, args }) {
     return `Run ${script} of the skill “${name}” in the sandbox${args && Object.keys(args).length ? ` with ${JSON.stringify(args).slice(0, 300)}` : ''}.`;

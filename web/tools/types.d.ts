@@ -37,8 +37,12 @@ export interface ToolContext {
   contentOrigin?: (path?: string) => Promise<string | null>;
   /** The page's key-value storage without Clawser's keys (storage_* tools); default: localStorage. */
   pageStorage?: import('../storage/page-storage.js').PageStorage;
-  /** Runs JavaScript in the conversation's sandbox, tools granted through the same gates (run_js); `only` limits the tools it may call (a skill's allowed-tools). */
-  runCode?: (code: string, signal?: AbortSignal, options?: { only?: string[] }) => Promise<{ ok: boolean; output: string }>;
+  /**
+   * Runs JavaScript in the conversation's sandbox, tools granted through the same gates (run_js);
+   * `only` limits the tools it may call (a skill's allowed-tools), `isolated` runs it in a sandbox
+   * of its own (started for it, then discarded), `adapt: false` runs it exactly as written.
+   */
+  runCode?: (code: string, signal?: AbortSignal, options?: { only?: string[]; isolated?: boolean; adapt?: boolean }) => Promise<{ ok: boolean; output: string }>;
   /** The workspace's MCP servers (their prompts, for "/mcp__server__prompt"). */
   mcp?: import('../mcp/manager.js').McpManager;
   /** The workspace's installed skills (skill_* tools), shared with the Skills panel. */
@@ -110,6 +114,8 @@ export interface ToolDefinition {
   schema: ZodType;
   /** The JSON Schema providers see, when the tool brings its own (an MCP server's tool); `schema` then only checks it is an object. */
   jsonSchema?: Record<string, unknown>;
+  /** The tool runs outside code (a skill's script): its `untrusted` taint applies from the start, to the calls it makes while running. */
+  taintsBeforeRun?: boolean;
   /** Asked for on every call, whatever the policy, and "Always allow" is not offered (an MCP tool its server marks destructive). */
   alwaysAsk?: string;
   run(args: any, ctx: ToolContext): Promise<ToolResult>; // args were validated against `schema`

@@ -22,22 +22,25 @@ export function SkillsPanel(props) {
   const guarded = guard(props.onError);
 
   /**
-   * Installs what a source yielded, every skill of it; says what happened.
-   * @param {SkillSource[]} found
+   * Installs what a source yielded, every skill of it (or only `only`, into `into`); says what happened.
+   * @param {SkillSource[]} found @param {{only?: string, into?: SkillScope}} [options]
    */
-  const installAll = async (found) => {
+  const installAll = async (found, options = {}) => {
     const done = [];
     const failed = [];
-    for (const s of found) {
+    const target = options.into ?? /** @type {SkillScope} */ (scope.value);
+    const wanted = options.only ? found.filter((s) => s.dirName === options.only) : found;
+    if (options.only && !wanted.length) failed.push(`The download has no skill named “${options.only}”; nothing was changed.`);
+    for (const s of wanted) {
       try {
-        const v = await skills.install(s.dirName, s.files, { scope: /** @type {SkillScope} */ (scope.value) });
+        const v = await skills.install(s.dirName, s.files, { scope: target });
         done.push(`“${v.skill?.name}”${v.warnings.length ? ` (${v.warnings.length} warning${v.warnings.length === 1 ? '' : 's'})` : ''}`);
       } catch (err) {
         failed.push(/** @type {Error} */ (err).message);
       }
       if (s.refused.length) failed.push(`${s.refused.length} file${s.refused.length === 1 ? '' : 's'} of the archive were left out (${s.refused.slice(0, 3).map((r) => `${r.name}: ${r.reason}`).join('; ')}).`);
     }
-    status.textContent = [done.length ? `Installed ${done.join(', ')} for ${scope.value === 'global' ? 'every workspace' : 'this workspace'}.` : '', ...failed].filter(Boolean).join(' ');
+    status.textContent = [done.length ? `Installed ${done.join(', ')} for ${target === 'global' ? 'every workspace' : 'this workspace'}.` : '', ...failed].filter(Boolean).join(' ');
     await draw();
   };
 
@@ -157,7 +160,8 @@ export function SkillsPanel(props) {
   const regResults = h('div', { class: 'skill-updates', 'aria-live': 'polite' });
   const checkNow = h('button', { type: 'button', class: 'secondary', disabled: !reg.enabled, on: { click: () => guarded(async () => {
     clear(regResults).append(h('p', { class: 'small' }, 'Checking…'));
-    const installed = (await skills.list()).filter((e) => e.validation.skill && !e.shadowed).map((e) => ({ name: e.name, version: e.validation.skill?.metadata.version ?? null }));
+    const visible = (await skills.list()).filter((e) => e.validation.skill && !e.shadowed);
+    const installed = visible.map((e) => ({ name: e.name, version: e.validation.skill?.metadata.version ?? null }));
     let updates;
     try {
       updates = await props.registry.checkUpdates(regUrl.value.trim(), installed);
@@ -167,7 +171,8 @@ export function SkillsPanel(props) {
     }
     clear(regResults).append(updates.length
       ? h('ul', null, ...updates.map((u) => h('li', null, `${u.name}: ${u.installed ?? 'unversioned'} → ${u.latest} `,
-        h('button', { type: 'button', class: 'small-btn', 'aria-label': `Update ${u.name}`, on: { click: () => guarded(async () => installAll(await sources.skillsFromUrl(u.url))) } }, 'Update'))))
+        // The named skill only, where it is installed (an update of a global skill stays global).
+        h('button', { type: 'button', class: 'small-btn', 'aria-label': `Update ${u.name}`, on: { click: () => guarded(async () => installAll(await sources.skillsFromUrl(u.url), { only: u.name, into: visible.find((e) => e.name === u.name)?.scope })) } }, 'Update'))))
       : h('p', { class: 'small' }, 'Every installed skill is up to date.'));
   }) } }, 'Check for updates');
   const saveRegistry = () => guarded(async () => {
