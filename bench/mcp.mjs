@@ -22,22 +22,22 @@ export async function mcpBench() {
     };
     const viaClient = () => client.callTool('echo', { message: 'bench' });
     for (let i = 0; i < 50; i++) { await raw(); await viaClient(); }
-    const rounds = 7;
-    const n = 100;
-    const overhead = [];
+    // Interleaved pairs (the same moment's load on both), the median of their differences, unclamped.
+    /** @type {number[]} */
     const own = [];
-    for (let r = 0; r < rounds; r++) {
-      let t = performance.now();
-      for (let i = 0; i < n; i++) await raw();
-      const rawMs = (performance.now() - t) / n;
-      t = performance.now();
-      for (let i = 0; i < n; i++) await viaClient();
-      const clientMs = (performance.now() - t) / n;
-      own.push(rawMs);
-      overhead.push(clientMs - rawMs);
+    /** @type {number[]} */
+    const diff = [];
+    for (let i = 0; i < 700; i++) {
+      const t0 = performance.now();
+      await raw();
+      const t1 = performance.now();
+      await viaClient();
+      const t2 = performance.now();
+      own.push(t1 - t0);
+      diff.push((t2 - t1) - (t1 - t0));
     }
     await client.close();
-    return { mcpToolCallServerMs: round(median(own)), mcpToolCallOverheadMs: round(Math.max(0, median(overhead))) };
+    return { mcpToolCallServerMs: round(median(own)), mcpToolCallOverheadMs: round(median(diff)) };
   } finally {
     await server.close();
   }
