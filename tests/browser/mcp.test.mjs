@@ -74,6 +74,15 @@ test('the Servers panel connects a real MCP server from the page; the agent call
   assert.equal(results[0].content, 'Echo: from the agent');
   assert.match(results[1].content, /logging/i);
   assert.ok(llm.requests.at(-3)?.body.tools.some((/** @type {any} */ t) => t.function.name === 'mcp_everything_get_sum' && t.function.parameters.properties.a.type === 'number'), 'the server\'s schema reaches the model');
+
+  // The server's tool descriptions are outside text in every request: a memory is asked for, and says why.
+  llm.enqueue({ toolCalls: [{ id: 'm1', name: 'memory_store', arguments: { key: 'k', content: 'planted' } }] }, { text: 'Not stored.' });
+  await sendMessage(page, 'remember something');
+  const remember = page.getByRole('dialog', { name: 'Allow “memory_store”?' });
+  await remember.getByText('tool descriptions written by the MCP server “everything”', { exact: false }).waitFor();
+  assert.equal(await remember.getByRole('button', { name: 'Always allow' }).count(), 0, 'a yes counts once');
+  await remember.getByRole('button', { name: 'Deny' }).click();
+  await page.locator('.msg.assistant', { hasText: 'Not stored.' }).waitFor();
 });
 
 test('a resource attached to a message and a prompt used as a slash command go to the model, marked as outside content; after a reload the server connects again', async () => {
@@ -141,4 +150,19 @@ test('a server behind OAuth: the 401 offers "Sign in", the sign-in window comes 
   await sendMessage(page, 'echo through the secured server');
   await page.locator('.msg.assistant', { hasText: 'Done.' }).waitFor();
   assert.equal(llm.requests.at(-1)?.body.messages.filter((/** @type {any} */ m) => m.role === 'tool').at(-1).content, 'Echo: behind OAuth');
+
+  // The panel: the first server's log messages (logging was turned on by the agent), disconnect, remove.
+  await page.getByRole('button', { name: 'Servers', exact: true }).click();
+  const everything = page.locator('.server', { hasText: 'everything' });
+  await everything.getByText(/\d+ tools, \d+ resources, \d+ prompts of everything/).click();
+  await everything.getByText(/^Log messages \(\d+\)$/).click();
+  await everything.getByRole('list', { name: 'Log messages of everything' }).getByRole('listitem').first().waitFor();
+  await card.getByRole('button', { name: 'Disconnect secured' }).click();
+  await card.locator('.server-status', { hasText: 'Not connected' }).waitFor();
+  await card.getByRole('button', { name: 'Remove secured' }).click();
+  await page.getByRole('dialog', { name: 'Remove the server “secured”?' }).getByRole('button', { name: 'Remove' }).click();
+  await page.getByText('Removed “secured”.').waitFor();
+  assert.equal(await page.locator('.server', { hasText: 'secured' }).count(), 0);
+  const left = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('clawser_mcp_oauth_')));
+  assert.deepEqual(left, [], 'its OAuth tokens are deleted with it');
 });

@@ -169,5 +169,11 @@ test('install from a URL; updates from a registry only once turned on: a newer v
   await page.getByRole('button', { name: 'Update notes' }).click();
   await card.getByText('version 1.1.0', { exact: false }).waitFor();
   assert.deepEqual(asked.slice(1), ['https://skills.example/index.json', 'https://skills.example/notes-1.1.0.zip']);
+  // Search narrows the list (name and description).
+  await page.getByRole('searchbox', { name: 'Search skills' }).fill('meeting');
+  await page.getByText('1 skill installed, 1 shown').waitFor();
+  await page.getByRole('searchbox', { name: 'Search skills' }).fill('nothing like it');
+  await page.getByText('No skill matches.').waitFor();
+  await page.getByRole('searchbox', { name: 'Search skills' }).fill('');
   await page.unroute('https://skills.example/**');
 });

@@ -459,3 +459,46 @@ test('OAuth discovery refuses metadata for another resource, a wrong issuer, pla
   await manager.remove('srv1');
   assert.equal(await oauth.signedIn('ws', 'srv1'), false, 'its tokens are gone with it');
 });
+
+test('results with embedded resources and links; the manager lists tools again when the server says they changed; the public API is exported', async () => {
+  const r = mcpResult({ isError: false, content: [
+    { type: 'text', text: 'Here:' },
+    { type: 'resource', resource: { uri: 'file:///notes.md', mimeType: 'text/markdown', text: '# Notes' } },
+    { type: 'resource', resource: { uri: 'file:///logo.png', mimeType: 'image/png', blob: 'iVBOR' } },
+    { type: 'resource_link', uri: 'https://example.com/doc', name: 'doc', description: 'The doc' },
+  ] });
+  assert.equal(r.output, 'Here:\n[resource file:///notes.md (text/markdown)]\n# Notes\n[resource file:///logo.png: binary, image/png]\n[link: doc — https://example.com/doc — The doc]');
+  assert.equal(mcpResult({ isError: true, content: [] }).ok, false);
+
+  let tools = [{ name: 'first', inputSchema: { type: 'object' } }];
+  /** @type {(() => void) | null} */
+  let announce = null;
+  const f = stubFetch((m, _h, init) => {
+    if (init.method !== 'POST') return new Response(null, { status: 405 });
+    if (m.method === 'initialize') return initResult(m.id, 's1');
+    if (!('id' in m)) return new Response(null, { status: 202 });
+    if (m.method === 'tools/list') return rpc(m.id, { tools });
+    return rpc(m.id, {});
+  });
+  const config = new LocalConfig(memoryStorage());
+  const registry = createBuiltinRegistry();
+  const manager = new McpManager({ config, secrets, registry, workspaceId: 'ws', fetch: /** @type {typeof fetch} */ (async (u, init) => {
+    const res = await f(u, init);
+    return res;
+  }) });
+  const s = await manager.add({ name: 'Changing', url: 'https://mcp.example/mcp' });
+  await manager.connect(s.id);
+  assert.ok(registry.get('mcp_changing_first'));
+  // The client's onToolsChanged, as a server notification would call it.
+  announce = () => /** @type {any} */ (manager.client(s.id))?.options.onToolsChanged?.(); // the callback the manager gave the client
+  tools = [{ name: 'second', inputSchema: { type: 'object' } }];
+  announce();
+  const until = Date.now() + 2000;
+  while (!registry.get('mcp_changing_second') && Date.now() < until) await new Promise((res) => setTimeout(res, 10));
+  assert.ok(registry.get('mcp_changing_second'), 'the new tool is registered');
+  assert.equal(registry.get('mcp_changing_first'), undefined, 'the old one is gone');
+  await manager.disconnect(s.id);
+
+  const api = await import('../../web/clawser.js');
+  for (const name of ['McpClient', 'McpError', 'McpManager', 'McpOAuth', 'validateSkill', 'SkillStore', 'skillsFromZip', 'checkSkillUpdates', 'MemorySummaries']) assert.equal(typeof /** @type {any} */ (api)[name], 'function', name);
+});

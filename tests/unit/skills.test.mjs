@@ -446,3 +446,13 @@ test('a ZIP named like its folder cannot rename the skill; an install whose fina
   assert.deepEqual((await store.active()).map((x) => x.description), ['Version one.'], 'the old version is back in place');
   assert.deepEqual((await wsFs.list('.skills')).map((e) => e.name), ['notes']);
 });
+
+test('skill ZIP guards: too many entries or too many bytes once inflated refuse the whole archive', () => {
+  /** @type {Record<string, Uint8Array>} */
+  const many = { 'x/SKILL.md': strToU8(md('name: x\ndescription: d')) };
+  for (let i = 0; i < 5001; i++) many[`x/assets/${i}.txt`] = strToU8('a');
+  assert.throws(() => skillsFromZip(zipSync(many, { level: 0 }), 'x.zip'), /more than 5000 entries/);
+  const bomb = zipSync({ 'x/SKILL.md': strToU8(md('name: x\ndescription: d')), 'x/assets/zeros.bin': new Uint8Array(21 * 1024 * 1024) }, { level: 9 });
+  assert.ok(bomb.length < 1024 * 1024, 'control: small on disk');
+  assert.throws(() => skillsFromZip(bomb, 'x.zip'), /expands to more than 20 MB/);
+});
