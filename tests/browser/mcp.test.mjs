@@ -75,6 +75,12 @@ test('the Servers panel connects a real MCP server from the page; the agent call
   assert.match(results[1].content, /logging/i);
   assert.ok(llm.requests.at(-3)?.body.tools.some((/** @type {any} */ t) => t.function.name === 'mcp_everything_get_sum' && t.function.parameters.properties.a.type === 'number'), 'the server\'s schema reaches the model');
 
+  // A long-running tool's progress is shown while it runs.
+  llm.enqueue({ toolCalls: [{ id: 'l1', name: 'mcp_everything_trigger_long_running_operation', arguments: { duration: 3, steps: 6 } }] }, { text: 'Finished the long one.' });
+  await sendMessage(page, 'run the long operation');
+  await page.getByText(/mcp_everything_trigger_long_running_operation: [1-5]\/6/).first().waitFor();
+  await page.locator('.msg.assistant', { hasText: 'Finished the long one.' }).waitFor();
+
   // The server's tool descriptions are outside text in every request: a memory is asked for, and says why.
   llm.enqueue({ toolCalls: [{ id: 'm1', name: 'memory_store', arguments: { key: 'k', content: 'planted' } }] }, { text: 'Not stored.' });
   await sendMessage(page, 'remember something');

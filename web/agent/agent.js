@@ -75,6 +75,8 @@ export class ClawserAgent {
     this.ledger = options.ledger;
     /** Chrome's built-in summarizer for compaction, when the browser has one (see web/providers/on-device-summarizer.js). */
     this.onDeviceSummarizer = options.onDeviceSummarizer;
+    /** Told what a running tool reports (an MCP server's progress): the chat shows it. @type {((tool: string, text: string) => void) | undefined} */
+    this.onToolProgress = undefined;
     /** Recalled memories for the current turn, added to the system prompt. */
     this.memoryContext = '';
   }
@@ -484,7 +486,8 @@ export class ClawserAgent {
         yield await this.#record('tool_call', this.#callData(call), 'agent');
         yield { type: 'tool_start', id: call.id, name: call.name };
         const before = this.tools.taint.length;
-        const outcome = await this.tools.run(call, { signal });
+        const progress = (/** @type {string} */ text) => this.onToolProgress?.(call.name, text);
+        const outcome = await this.tools.run(call, { signal, context: { progress } });
         if (outcome.image) images.set(call.id, outcome.image);
         yield* this.#recordOutcome(call, outcome, true, this.tools.taint.slice(before));
         for (const ev of outcome.events ?? []) yield await this.#record(ev.type, ev.data, 'tool');

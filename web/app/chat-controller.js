@@ -491,6 +491,10 @@ export class ChatController {
     }
     /** @type {string | null} */
     let storageError = null;
+    agent.onToolProgress = (tool, text) => {
+      streaming.status = `${tool}: ${text}`;
+      if (visible()) this.#set({ streaming: { ...streaming } });
+    };
     try {
       for await (const ev of start(agent, abort.signal)) {
         if (ev.type === 'text') streaming.text += ev.text;

@@ -82,7 +82,14 @@ export function mcpToolDefinition(server, tool, client, options = {}) {
       if (!c) return { ok: false, output: `The MCP server “${server.name}” is not connected. Connect it in the Servers panel.` };
       let r;
       try {
-        r = await c.callTool(tool.name, args, { signal: ctx.signal, ...(options.onProgress ? { onProgress: (p) => options.onProgress?.(name, p) } : {}) });
+        r = await c.callTool(tool.name, args, {
+          signal: ctx.signal,
+          // The server's progress reports reach the chat (and any listener of the manager).
+          onProgress: (p) => {
+            options.onProgress?.(name, p);
+            ctx.progress?.(`${p.progress}${p.total !== undefined ? `/${p.total}` : ''}${p.message ? ` — ${p.message}` : ''}`);
+          },
+        });
       } catch (err) {
         options.onError?.(/** @type {import('./client.js').McpError} */ (err));
         throw err;

@@ -43,6 +43,8 @@ export interface ToolContext {
    * of its own (started for it, then discarded), `adapt: false` runs it exactly as written.
    */
   runCode?: (code: string, signal?: AbortSignal, options?: { only?: string[]; isolated?: boolean; adapt?: boolean }) => Promise<{ ok: boolean; output: string }>;
+  /** Reports how far a running call is, for the chat ("3/10 — indexing"). */
+  progress?: (text: string) => void;
   /** The workspace's MCP servers (their prompts, for "/mcp__server__prompt"). */
   mcp?: import('../mcp/manager.js').McpManager;
   /** The workspace's installed skills (skill_* tools), shared with the Skills panel. */
