@@ -347,7 +347,6 @@ test('the app\'s chat model for summaries: the Fast hint\'s model when set, neve
   const model = await factory.summaryModel('ws');
   assert.ok(model);
   assert.equal(model.by({ model: 'gpt-4o-mini' }), 'openai/gpt-4o-mini');
-  assert.equal(model.by({ model: 'backup-model' }), 'backup-model', 'a fallback that answered names the summary');
   await model.record?.({ inputTokens: 1_000_000, outputTokens: 0 });
   assert.equal(recorded.length, 1, 'counted in the usage ledger');
   assert.equal(recorded[0].model, 'gpt-4o-mini');
@@ -371,4 +370,36 @@ test('the app\'s chat model for summaries: the Fast hint\'s model when set, neve
   assert.match(String(again.checkLimits()), /tool actions per hour/);
   assert.equal(again.checkCost(), null);
   assert.ok(await factory.summaryModel('ws'), 'control: with the cost limit off, a model is offered');
+
+  // A chain whose primary fails (nothing listens on its port): the fallback answers and names the summary.
+  const { startLlmServer } = await import('../fixtures/llm-server.mjs');
+  const backup = await startLlmServer();
+  try {
+    const cur = agentSettings.load('ws');
+    agentSettings.save('ws', { ...cur, providers: { ...cur.providers, retries: 0, fallbacks: [{ provider: 'openai-compatible', model: 'backup-model', baseUrl: `${backup.url}/v1` }] } });
+    primary = { provider: 'openai', model: 'gpt-4o-mini', apiKey: 'sk-test-0123456789', baseUrl: 'http://127.0.0.1:9/v1' };
+    const chained = await factory.summaryModel('ws');
+    assert.ok(chained);
+    backup.enqueue({ text: 'A short summary.' });
+    const r = await chained.chat(summaryRequest({ key: 'k', content: 'c' }), {});
+    assert.equal(r.content, 'A short summary.');
+    assert.equal(chained.by(r), 'openai-compatible/backup-model', 'the fallback that answered names it, not the primary that failed');
+  } finally {
+    await backup.close();
+  }
+  const cur = agentSettings.load('ws');
+  // The chat's paused notice: only with a fallback (the only provider is still asked).
+  assert.deepEqual(factory.pausedProviders('ws'), []);
+  agentSettings.save('ws', { ...cur, providers: { ...cur.providers, fallbacks: [] } });
+  assert.deepEqual(factory.pausedProviders('ws'), [], 'no chain: nothing is paused');
+  // run() while stopped does not leave the summaries unable to start again.
+  const store = newStore();
+  await store.store({ key: 'falcon', content: LONG });
+  const calls = chatModel();
+  const restarted = new MemorySummaries({ store, mode: () => 'auto', onDevice: async () => null, model: async () => calls.model });
+  restarted.stop();
+  await restarted.run();
+  restarted.start();
+  await restarted.run();
+  assert.equal(calls.calls.requests.length, 1, 'started again after a run while stopped');
 });

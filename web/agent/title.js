@@ -38,7 +38,8 @@ export function titleRequest(userText, replyText) {
   return {
     system: TITLE_PROMPT,
     messages: [{ role: 'user', content: `The user wrote:\n${clip(userText)}\n\nThe assistant answered:\n${clip(replyText)}\n\nThe title:` }],
-    maxTokens: 24,
+    // Room for a reasoning model's thinking (counted in the cap) before its few words of title.
+    maxTokens: 1024,
   };
 }
 

@@ -135,6 +135,8 @@ export class AgentFactory {
    * @returns {{provider: string, failures: number, retryAt: number}[]}
    */
   pausedProviders(workspaceId) {
+    // Only a chain skips a provider: the only one is still asked, so nothing is "paused".
+    if (!this.#deps.agentSettings.load(workspaceId).providers.fallbacks.length) return [];
     return (this.#breakers.get(workspaceId)?.openKeys() ?? []).map((o) => ({ provider: o.key, failures: o.failures, retryAt: o.retryAt }));
   }
 
@@ -158,8 +160,8 @@ export class AgentFactory {
     if (!config || config.provider === 'echo') return null;
     const provider = await this.provider(workspaceId, config);
     return {
-      // A fallback may have answered: its model names the summary.
-      by: (r) => (r.model && r.model !== provider.model ? r.model : `${provider.id}/${provider.model}`),
+      // Read after the call: the chain's entry that answered (a fallback, maybe) names the summary.
+      by: () => `${provider.id}/${provider.model}`,
       chat: (request, options) => provider.chat(request, options),
       record: (usage) => this.recordSideUsage(workspaceId, provider, usage).catch(() => {}),
     };

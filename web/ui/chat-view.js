@@ -196,6 +196,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   const costWarning = h('p', { class: 'notice warn chat-cost-warning', role: 'status', hidden: true });
   // Providers the circuit breaker skips for now (after repeated failures).
   const pausedNotice = h('p', { class: 'notice warn chat-paused', role: 'status', hidden: true });
+  let pausedTimer = 0;
   const root = h('section', { class: 'chat', 'aria-label': 'Chat' }, h('div', { class: 'chat-bar' }, routeRow, meter), costWarning, pausedNotice, scroller, noticeBar, form);
   const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });
   /** "$0.0042", "$1.23". @param {number} cents */
@@ -223,6 +224,9 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     const paused = (m.paused ?? []).filter((p) => p.retryAt > Date.now());
     pausedNotice.textContent = paused.map((p) => `${p.provider} is paused after ${p.failures} failed requests in a row; it is tried again at ${new Date(p.retryAt).toLocaleTimeString()} (the next provider of your fallback chain answers meanwhile).`).join(' ');
     pausedNotice.hidden = paused.length === 0;
+    // The notice goes when the pause ends, even if nothing else redraws the chat.
+    clearTimeout(pausedTimer);
+    if (paused.length) pausedTimer = /** @type {any} */ (setTimeout(drawMeter, Math.min(...paused.map((p) => p.retryAt)) - Date.now() + 100)); // timer id (number in browsers)
     const routes = m.routes ?? [];
     routeRow.hidden = routes.length === 0;
     const wanted = [['', 'Workspace default'], ...routes.map((r) => [r.hint, r.label])];
@@ -689,6 +693,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     grown.disconnect();
     document.removeEventListener('keydown', onKey);
     attachments.destroy();
+    clearTimeout(pausedTimer);
     for (const url of thumbs.values()) url.then((u) => URL.revokeObjectURL(u), () => {});
   };
   return { root, destroy, focusComposer: () => composer.focus() };

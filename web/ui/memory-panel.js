@@ -122,6 +122,11 @@ export function MemoryPanel(props) {
     recallLimit.value = String(n);
     recallLimit.disabled = !autoRecall.checked;
     props.onRecall({ autoRecall: autoRecall.checked, recallLimit: n });
+    // Summaries serve recall: on again, the ones missing are made.
+    if (props.summaries) {
+      props.summaries.maker.schedule();
+      showSummaries(props.summaries.maker.state);
+    }
   };
   autoRecall.addEventListener('change', saveRecall);
   recallLimit.addEventListener('change', saveRecall);
@@ -147,7 +152,7 @@ export function MemoryPanel(props) {
     const mode = summaryMode.value;
     const device = st.onDevice === false ? 'Chrome\'s on-device Summarizer is not ready in this browser (not supported, or its model is not downloaded)' : st.onDevice ? 'Chrome\'s on-device Summarizer is ready' : '';
     const waiting = st.pending ? `${st.pending} long memor${st.pending === 1 ? 'y is' : 'ies are'} ${st.working ? 'being summarized' : 'without a summary'}` : '';
-    const parts = [
+    const parts = !autoRecall.checked ? ['Automatic recall is off: memories are not given with messages, and no summaries are made.'] : [
       mode === 'off' ? 'Long memories are given to the agent in full.' : `Memories over ${SUMMARIZE_OVER.toLocaleString('en')} characters are given to the agent as a summary, made by Chrome's built-in Summarizer${mode === 'auto' ? ' or else by the chat model (its tokens count toward cost)' : ''}.`,
       mode !== 'off' && device ? `${device}${st.onDevice === false && mode === 'auto' ? '; the chat model makes the summaries' : ''}.` : '',
       waiting ? `${waiting}.` : '',
