@@ -29,8 +29,10 @@ metadata:
 1. Read references/style.md for the house style.
 2. Run scripts/make_report.js with {"title": …}.
 `;
-const SCRIPT = `await fs_write({ path: 'reports/' + args.title + '.md', content: '# ' + args.title + ' report' });
-print('wrote reports/' + args.title + '.md; fs_write: ' + typeof fs_write + ', fs_list: ' + typeof fs_list);`;
+const SCRIPT = `const args = { title: globalThis.args.title };
+await fs_write({ path: 'reports/' + args.title + '.md', content: '# ' + args.title + ' report' });
+print('wrote reports/' + args.title + '.md; fs_write: ' + typeof fs_write + ', fs_list: ' + typeof fs_list);
+'report ' + args.title + ' done'`;
 
 before(async () => {
   app = await startApp();
@@ -97,6 +99,7 @@ test('a turn: the model sees the skill by description, activates it, runs its sc
   assert.match(activated.content, /<skill name="report-writer">\n# Report writer[\s\S]*- assets\/letterhead\.pdf \(binary, 14 bytes\)/);
   const ran = afterScript.body.messages.filter((/** @type {any} */ m) => m.role === 'tool').at(-1);
   assert.match(ran.content, /wrote reports\/Q3\.md; fs_write: function, fs_list: undefined/, 'allowed-tools: fs_write only (fs_list is not there)');
+  assert.match(ran.content, /=> report Q3 done/, 'the script\'s last expression is its value (and it may declare its own args)');
   await page.getByText('Skill “report-writer” activated: its instructions are in use.').waitFor();
 });
 

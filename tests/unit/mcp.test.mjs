@@ -502,3 +502,119 @@ test('results with embedded resources and links; the manager lists tools again w
   const api = await import('../../web/clawser.js');
   for (const name of ['McpClient', 'McpError', 'McpManager', 'McpOAuth', 'validateSkill', 'SkillStore', 'skillsFromZip', 'checkSkillUpdates', 'MemorySummaries']) assert.equal(typeof /** @type {any} */ (api)[name], 'function', name);
 });
+
+test('a new handshake in progress: requests wait for it; one caller\'s Stop does not end it for the others; a failed one is tried again by the next request', async () => {
+  let sessions = 0;
+  let lost = false;
+  let failNextInit = false;
+  /** @type {(() => void) | null} */
+  let releaseInit = null;
+  const f = stubFetch(async (m, headers, init) => {
+    if (init.method !== 'POST') return new Response(null, { status: 405 });
+    if (m.method === 'initialize') {
+      if (sessions >= 1) await new Promise((r) => { releaseInit = () => r(undefined); });
+      if (failNextInit) { failNextInit = false; return new Response('overloaded', { status: 503 }); }
+      sessions++;
+      lost = false;
+      return initResult(m.id, `s${sessions}`);
+    }
+    if (!('id' in m)) return new Response(null, { status: 202 });
+    if (!headers['mcp-session-id']) return new Response('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server not initialized"}}', { status: 400 });
+    if (lost || headers['mcp-session-id'] !== `s${sessions}`) return new Response('{"error":"Session not found"}', { status: 404 });
+    return rpc(m.id, { content: [{ type: 'text', text: `ok ${headers['mcp-session-id']}` }] });
+  });
+  const client = new McpClient({ url: 'https://mcp.example/mcp', fetch: f });
+  await client.connect();
+  lost = true;
+  const stop = new AbortController();
+  const first = client.callTool('t', {}, { signal: stop.signal });
+  // Wait until the new handshake is under way, then start another request and stop the first caller.
+  while (!releaseInit) await new Promise((r) => setTimeout(r, 2));
+  const second = client.callTool('t', {});
+  stop.abort();
+  await assert.rejects(first, (err) => err instanceof McpError && err.code === 'aborted');
+  /** @type {any} */ (releaseInit)();
+  assert.equal(/** @type {any} */ ((await second).content[0]).text, 'ok s2', 'the other request waited for the handshake and went through');
+
+  // A handshake that fails (the server restarting): the next request makes it again.
+  lost = true;
+  failNextInit = true;
+  releaseInit = null;
+  const failing = client.callTool('t', {});
+  while (!releaseInit) await new Promise((r) => setTimeout(r, 2));
+  /** @type {any} */ (releaseInit)();
+  await assert.rejects(failing, /503/);
+  releaseInit = null;
+  const next = client.callTool('t', {});
+  while (!releaseInit) await new Promise((r) => setTimeout(r, 2));
+  /** @type {any} */ (releaseInit)();
+  assert.equal(/** @type {any} */ ((await next).content[0]).text, 'ok s3', 'not stuck without a session');
+});
+
+test('a stream resumed again and again keeps going while it brings events', async () => {
+  let callId = 0;
+  let resumes = 0;
+  const f = stubFetch((m, headers, init) => {
+    if (init.method === 'GET') {
+      resumes++;
+      // Each resumed stream brings one event, then closes; the answer comes on the eighth.
+      if (resumes < 8) return new Response(`id: e${resumes + 1}\nretry: 1\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'x', progress: resumes } })}\n\n`, { headers: { 'content-type': 'text/event-stream' } });
+      return new Response(`id: last\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: callId, result: { content: [{ type: 'text', text: `after ${resumes} resumes (${headers['last-event-id']})` }] } })}\n\n`, { headers: { 'content-type': 'text/event-stream' } });
+    }
+    if (m.method === 'initialize') return initResult(m.id, 's1');
+    if (!('id' in m)) return new Response(null, { status: 202 });
+    callId = m.id;
+    return new Response('id: e1\nretry: 1\ndata: \n\n', { headers: { 'content-type': 'text/event-stream' } });
+  });
+  const client = new McpClient({ url: 'https://mcp.example/mcp', fetch: f });
+  await client.connect();
+  assert.equal(/** @type {any} */ ((await client.callTool('long', {})).content[0]).text, 'after 8 resumes (e8)');
+});
+
+test('the manager: a tools refresh that lands after a disconnect registers nothing; a tool name taken by another server is reported; a 401 on a resource offers Sign in', async () => {
+  /** @type {(() => void) | null} */
+  let releaseList = null;
+  let slowList = false;
+  let refuse = false;
+  const f = stubFetch(async (m, _h, init) => {
+    if (init.method !== 'POST') return new Response(null, { status: 405 });
+    if (m.method === 'initialize') return initResult(m.id, 's1');
+    if (!('id' in m)) return new Response(null, { status: 202 });
+    if (m.method === 'tools/list') {
+      if (slowList) await new Promise((r) => { releaseList = () => r(undefined); });
+      return rpc(m.id, { tools: [{ name: 'files', inputSchema: { type: 'object' } }] });
+    }
+    if (m.method === 'resources/read' && refuse) return new Response('{"error":"invalid_token"}', { status: 401, headers: { 'www-authenticate': 'Bearer resource_metadata="https://mcp.example/.well-known/oauth-protected-resource"' } });
+    if (m.method === 'resources/read') return rpc(m.id, { contents: [{ uri: m.params.uri, text: 'hello' }] });
+    return rpc(m.id, {});
+  });
+  const config = new LocalConfig(memoryStorage());
+  const registry = createBuiltinRegistry();
+  const manager = new McpManager({ config, secrets, registry, workspaceId: 'ws', fetch: f });
+  const a = await manager.add({ name: 'a', url: 'https://a.example/mcp' });
+  await manager.connect(a.id);
+  assert.ok(registry.get('mcp_a_files'));
+  // The server says its tools changed; the user disconnects while the list is on its way.
+  slowList = true;
+  /** @type {any} */ (manager.client(a.id)).options.onToolsChanged(); // the callback the manager gave the client
+  while (!releaseList) await new Promise((r) => setTimeout(r, 2));
+  await manager.disconnect(a.id);
+  /** @type {any} */ (releaseList)();
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(registry.get('mcp_a_files'), undefined, 'nothing registered after the disconnect');
+  assert.equal(manager.state(a.id).tools.length, 0);
+  slowList = false;
+
+  // Another server whose tool would get the same name.
+  await manager.connect(a.id);
+  await assert.rejects(manager.add({ name: 'A!', url: 'https://b.example/mcp' }), /its tools would have the same names/, 'a name that reads the same in tool names is refused');
+  const c = await manager.add({ name: 'other', url: 'https://c.example/mcp' });
+  registry.register({ ...(/** @type {any} */ (registry.get('mcp_a_files'))), name: 'mcp_other_files' }); // a tool already holding the name
+  await manager.connect(c.id);
+  assert.match(String(manager.state(c.id).logs.at(-1)?.text), /Tool files was left out: its name mcp_other_files is already taken/);
+
+  refuse = true;
+  await assert.rejects(manager.readResource(a.id, 'file:///x'), /HTTP 401/);
+  assert.equal(manager.state(a.id).needsSignIn, true, 'the panel offers to sign in again');
+  assert.match(String(manager.state(a.id).authenticate), /resource_metadata/);
+});

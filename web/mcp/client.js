@@ -80,6 +80,10 @@ export class McpClient {
   #listening = null;
   /** Listening was asked for (kept after a new handshake). */
   #wantsListening = false;
+  /** The server keeps sessions (its handshake gave one): without one, a new handshake comes first. */
+  #sessionful = false;
+  /** close() was called: no new handshake after it. */
+  #closed = false;
   /** The new handshake in progress after the server lost the session (shared by every request that noticed). @type {Promise<unknown> | null} */
   #reconnecting = null;
   /** Requests waiting for an answer: each restarts its time-out when the server reports progress. @type {Map<number, () => void>} */
@@ -99,6 +103,7 @@ export class McpClient {
    * @param {{signal?: AbortSignal}} [options]
    */
   async connect(options = {}) {
+    this.#closed = false;
     this.sessionId = null;
     this.protocolVersion = null;
     let result;
@@ -122,6 +127,7 @@ export class McpClient {
       throw new McpError('unsupported_version', `${this.#host()} answered with protocol revision "${version || 'none'}", which Clawser does not speak (it speaks ${PROTOCOL_VERSIONS.join(', ')}).${version > PROTOCOL_VERSIONS[0] ? ' The server is newer: it may offer only the newest sessionless revision; update Clawser.' : ''}`);
     }
     this.protocolVersion = version;
+    this.#sessionful = !!this.sessionId;
     this.server = { serverInfo: result.serverInfo ?? { name: this.#host() }, capabilities: result.capabilities ?? {}, instructions: typeof result.instructions === 'string' ? result.instructions : undefined, protocolVersion: version };
     await this.#notify('notifications/initialized', undefined, options.signal);
     if (this.#wantsListening) {
@@ -223,6 +229,7 @@ export class McpClient {
 
   /** Ends the session (`DELETE`) and stops listening. */
   async close() {
+    this.#closed = true;
     this.#wantsListening = false;
     this.#listening?.abort();
     this.#listening = null;
@@ -274,6 +281,11 @@ export class McpClient {
     const body = JSON.stringify({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) });
     const signal = options.signal;
     if (signal?.aborted) throw new McpError('aborted', 'Cancelled.');
+    if (!options.handshake) {
+      // A new handshake in progress (or needed: the last one failed) comes first: this request needs its session.
+      if (!this.#reconnecting && this.#sessionful && this.sessionId === null && !this.#closed) this.#reconnect();
+      if (this.#reconnecting) await this.#awaitOrStop(this.#reconnecting, signal);
+    }
     const controller = new AbortController();
     const onAbort = () => {
       controller.abort();
@@ -295,11 +307,11 @@ export class McpClient {
     try {
       const res = await this.#post(body, controller.signal);
       if ((res.status === 404 || (res.status === 400 && /session/i.test(await res.clone().text().catch(() => '')))) && !options.handshake && !options.retried) {
-        if (sent) {
+        if (sent && !this.#closed) {
           // The server forgot the session (restarted, expired): one new handshake for every request that noticed, then the request again.
           if (this.sessionId === sent || this.sessionId === null) {
-            this.#reconnecting ??= this.connect({ signal }).finally(() => { this.#reconnecting = null; });
-            await this.#reconnecting;
+            if (!this.#reconnecting) this.#reconnect();
+            await this.#awaitOrStop(/** @type {Promise<unknown>} */ (this.#reconnecting), signal);
           }
           return this.#request(method, params, { ...options, retried: true });
         }
@@ -319,12 +331,15 @@ export class McpClient {
         const answer = await this.#readStream(res.body, id, controller.signal, resume);
         if (answer) return answer.result;
         // The stream closed before the answer: resumable when the server gave event ids (2025-11-25).
+        // Up to 5 tries in a row that bring nothing; a resumed stream that brought events resets the count.
         for (let attempt = 0; resume.lastEventId && attempt < 5 && !controller.signal.aborted; attempt++) {
           await new Promise((r) => setTimeout(r, Math.min(resume.retryMs, 10_000)));
           const again = await this.fetch(this.url, { method: 'GET', headers: { ...(await this.#headers()), accept: 'text/event-stream', 'last-event-id': resume.lastEventId }, signal: controller.signal, credentials: 'omit' }).catch(() => null);
           if (!again?.ok || !again.body) continue;
+          const before = resume.lastEventId;
           const resumed = await this.#readStream(again.body, id, controller.signal, resume);
           if (resumed) return resumed.result;
+          if (resume.lastEventId !== before) attempt = -1;
         }
         if (controller.signal.aborted) throw new McpError('aborted', 'Cancelled.');
         throw new McpError('protocol', `${this.#host()} closed the stream before answering ${method}.`);
@@ -349,6 +364,32 @@ export class McpClient {
       clearTimeout(timer);
       this.#alive.delete(id);
       signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * A new handshake shared by every request that needs it: its own signal and time-out, so one
+   * caller's Stop does not end it for the others; a failure leaves the next request to try again.
+   */
+  #reconnect() {
+    this.#reconnecting = this.connect().finally(() => { this.#reconnecting = null; });
+    this.#reconnecting.catch(() => {});
+  }
+
+  /** Waits for `p` unless `signal` stops the caller first. @param {Promise<unknown>} p @param {AbortSignal} [signal] */
+  async #awaitOrStop(p, signal) {
+    if (!signal) return p;
+    /** @type {() => void} */
+    let off = () => {};
+    const stopped = new Promise((_resolve, reject) => {
+      const onAbort = () => reject(new McpError('aborted', 'Cancelled.'));
+      signal.addEventListener('abort', onAbort, { once: true });
+      off = () => signal.removeEventListener('abort', onAbort);
+    });
+    try {
+      return await Promise.race([p, stopped]);
+    } finally {
+      off();
     }
   }
 

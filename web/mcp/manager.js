@@ -118,6 +118,7 @@ export class McpManager {
   /** Disconnects and forgets a server, its secret and its tools. @param {string} id */
   async remove(id) {
     await this.disconnect(id);
+    for (const off of this.#live.get(id)?.unregister ?? []) off();
     this.#save(this.servers().filter((s) => s.id !== id));
     this.deps.config.remove(this.#secretKey(id));
     this.deps.config.remove(oauthKey(this.deps.workspaceId, id));
@@ -230,7 +231,10 @@ export class McpManager {
     const live = this.#live.get(id);
     const server = this.servers().find((s) => s.id === id);
     if (!live?.client || !server) return;
-    const tools = await live.client.listTools();
+    const client = live.client;
+    const tools = await client.listTools();
+    // Disconnected or removed while the list came: its tools must not come back.
+    if (live.client !== client || this.#live.get(id) !== live || !this.servers().some((s) => s.id === id)) return;
     for (const off of live.unregister) off();
     live.unregister = [];
     /** @type {{tool: McpTool, name: string}[]} */
@@ -238,9 +242,13 @@ export class McpManager {
     for (const tool of tools) {
       const def = mcpToolDefinition(server, tool, () => this.#live.get(id)?.client ?? null, {
         // A token refused mid-session: the panel offers to sign in again.
-        onError: (err) => { if (err.code === 'auth') this.#set(id, { needsSignIn: err.status === 401, authenticate: err.authenticate, error: err.message }); },
+        onError: (err) => { try { this.#authFailure(id, err); } catch { /* the tool reports it */ } },
       });
-      if (this.deps.registry.get(def.name)) continue; // two tools with one Clawser name: the first wins
+      if (this.deps.registry.get(def.name)) {
+        // Two tools with one Clawser name (another server's, or a built-in): the first keeps it, and the user is told.
+        this.#log(id, 'warning', `Tool ${tool.name} was left out: its name ${def.name} is already taken by another tool. Rename one of the servers to use both.`);
+        continue;
+      }
       live.unregister.push(this.deps.registry.register(def));
       listed.push({ tool, name: def.name });
     }
@@ -282,7 +290,7 @@ export class McpManager {
     const client = this.client(id);
     const server = this.servers().find((s) => s.id === id);
     if (!client || !server) throw new McpError('protocol', 'Connect the server first.');
-    const r = await client.readResource(uri);
+    const r = await client.readResource(uri).catch((err) => this.#authFailure(id, err));
     const text = r.contents.map((c) => (typeof c.text === 'string' ? c.text : `[binary ${c.mimeType ?? 'data'}: ${c.uri}]`)).join('\n\n');
     return { server: server.name, uri, text };
   }
@@ -308,12 +316,22 @@ export class McpManager {
   async promptText(id, name, args) {
     const client = this.client(id);
     if (!client) throw new McpError('protocol', 'Connect the server first.');
-    const r = await client.getPrompt(name, args);
+    const r = await client.getPrompt(name, args).catch((err) => this.#authFailure(id, err));
     return r.messages.map((m) => {
       const c = m.content;
       const body = c.type === 'text' ? c.text : c.type === 'resource' ? (c.resource.text ?? `[resource ${c.resource.uri}]`) : `[${c.type}]`;
       return r.messages.length > 1 ? `${m.role}: ${body}` : body;
     }).join('\n\n');
+  }
+
+  /**
+   * A call refused with the server's 401 mid-session: the panel offers to sign in again. Rethrows.
+   * @param {string} id @param {unknown} err @returns {never}
+   */
+  #authFailure(id, err) {
+    const e = /** @type {McpError} */ (err);
+    if (e?.code === 'auth') this.#set(id, { needsSignIn: e.status === 401, authenticate: e.authenticate, error: e.message });
+    throw err;
   }
 
   /** A server's connection (for resources and prompts). @param {string} id */

@@ -98,7 +98,9 @@ async function firstJson(f, urls) {
  */
 export async function discover(serverUrl, wwwAuthenticate, f) {
   const url = new URL(serverUrl);
-  const named = authenticateParams(wwwAuthenticate).resource_metadata;
+  const namedRaw = authenticateParams(wwwAuthenticate).resource_metadata;
+  // The metadata address the 401 names is used only on https (or this machine).
+  const named = namedRaw && (() => { try { return secureOrLocal(namedRaw); } catch { return false; } })() ? namedRaw : undefined;
   const path = url.pathname.replace(/\/$/, '');
   const prm = await firstJson(f, [...(named ? [named] : []), `${url.origin}/.well-known/oauth-protected-resource${path}`, `${url.origin}/.well-known/oauth-protected-resource`]);
   const resource = prm ? ResourceMetadataSchema.safeParse(prm.json) : null;
@@ -236,6 +238,20 @@ export class McpOAuth {
    * @returns {Promise<Record<string, string>>}
    */
   async headers(workspaceId, server) {
+    // One reader at a time per server: a refresh finishing between another reader's load and its
+    // check would otherwise have it replay the used refresh token.
+    const key = this.#key(workspaceId, server.id);
+    const before = this.#locks.get(key) ?? Promise.resolve();
+    const mine = before.then(() => this.#headersNow(workspaceId, server));
+    this.#locks.set(key, mine.catch(() => {}));
+    return mine;
+  }
+
+  /** Per-server queues of headers() calls. @type {Map<string, Promise<unknown>>} */
+  #locks = new Map();
+
+  /** @param {string} workspaceId @param {McpServerConfig} server @returns {Promise<Record<string, string>>} */
+  async #headersNow(workspaceId, server) {
     let saved = await this.#load(workspaceId, server.id);
     if (!saved) return {};
     if (saved.expiresAt && saved.expiresAt - this.now() < 60_000 && saved.refreshToken) {

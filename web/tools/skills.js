@@ -32,7 +32,8 @@ async function activeSkill(ctx, name) {
  */
 export function skillsPrompt(skills) {
   if (!skills.length) return '';
-  const clean = (/** @type {string} */ s) => s.replace(/[\u200B-\u200F\u202A-\u202E\u2060-\u2064\uFEFF]/g, '').replace(/<\/?skills>/gi, '').replace(/\s+/g, ' ').trim();
+  // A description cannot open or close a tag of the prompt: no "<" goes through.
+  const clean = (/** @type {string} */ s) => s.replace(/[\u200B-\u200F\u202A-\u202E\u2060-\u2064\uFEFF]/g, '').replace(/</g, '‹').replace(/\s+/g, ' ').trim();
   return `\n\n<skills>\nSkills the user installed. When a task matches one, call skill_activate with its name first and follow its instructions.\n${skills.map((s) => `- ${s.name}: ${clean(s.description)}`).join('\n')}\n</skills>`;
 }
 
@@ -96,10 +97,10 @@ export const skillRunScript = {
     if (file.language !== 'javascript') return { ok: false, output: `${path} is not JavaScript: it cannot run in the browser (there is no ${file.language === 'python' ? 'Python' : 'interpreter for it'} here). Its text, to follow by hand:\n${source}` };
     if (!ctx.runCode) return { ok: false, output: 'The code sandbox is not available here.' };
     // The skill's allowed-tools bound what the script may call (the usual gates still apply to
-    // each call), in a sandbox of its own, and it runs as written. `args` is outside its block,
-    // so a script declaring its own `args` still runs.
+    // each call), in a sandbox of its own, and it runs as written (its last expression is its
+    // value). `args` is a global, so a script declaring its own `args` still runs.
     const only = skill.allowedToolsGiven ? skill.allowedTools : undefined;
-    return ctx.runCode(`const args = ${JSON.stringify(args ?? {})};\n{\n${source}\n}`, ctx.signal, { only, isolated: true, adapt: false });
+    return ctx.runCode(`globalThis.args = ${JSON.stringify(args ?? {})};\n${source}`, ctx.signal, { only, isolated: true, adapt: false });
   },
   preview({ name, script, args }) {
     return `Run ${script} of the skill “${name}” in the sandbox${args && Object.keys(args).length ? ` with ${JSON.stringify(args).slice(0, 300)}` : ''}.`;
