@@ -34,6 +34,9 @@ after(async () => {
   await mcp?.close();
 });
 
+/** A server's card, by its exact name (another card may mention the same words). @param {string} name */
+const cardOf = (name) => page.locator('.server').filter({ has: page.getByRole('heading', { name, exact: true }) });
+
 /** Adds a server in the Servers panel. @param {string} name @param {string} url @param {string} [auth] */
 async function addServer(name, url, auth = 'none') {
   await page.getByRole('button', { name: 'Add server' }).click();
@@ -48,7 +51,7 @@ test('the Servers panel connects a real MCP server from the page; the agent call
   await page.getByRole('button', { name: 'Servers', exact: true }).click();
   await page.getByText('No MCP servers yet.', { exact: false }).waitFor();
   await addServer('everything', mcp.url);
-  const card = page.locator('.server', { hasText: 'everything' });
+  const card = cardOf('everything');
   await card.locator('.server-status', { hasText: 'Connected' }).waitFor();
   await card.getByText(/Everything Reference Server .* · protocol 2025-11-25/).waitFor();
   await card.getByText(/\d+ tools, \d+ resources, \d+ prompts of everything/).click();
@@ -93,7 +96,7 @@ test('the Servers panel connects a real MCP server from the page; the agent call
 
 test('a resource attached to a message and a prompt used as a slash command go to the model, marked as outside content; after a reload the server connects again', async () => {
   await page.getByRole('button', { name: 'Servers', exact: true }).click();
-  const card = page.locator('.server', { hasText: 'everything' });
+  const card = cardOf('everything');
   await card.getByText(/\d+ tools, \d+ resources, \d+ prompts of everything/).click();
   await card.getByRole('button', { name: 'Attach architecture.md to the next message' }).click();
   await page.getByText('“architecture.md” will go with your next message', { exact: false }).waitFor();
@@ -127,12 +130,12 @@ test('a resource attached to a message and a prompt used as a slash command go t
   await page.reload();
   await page.getByRole('textbox', { name: 'Message' }).waitFor();
   await page.keyboard.press('Alt+KeyM');
-  await page.locator('.server', { hasText: 'everything' }).locator('.server-status', { hasText: 'Connected' }).waitFor();
+  await cardOf('everything').locator('.server-status', { hasText: 'Connected' }).waitFor();
 });
 
 test('a server behind OAuth: the 401 offers "Sign in", the sign-in window comes back with a code (PKCE, registered client, resource), and the server connects with its token', async () => {
   await addServer('secured', secured.mcpUrl, 'oauth');
-  const card = page.locator('.server', { hasText: 'secured' });
+  const card = cardOf('secured');
   await card.locator('.server-status', { hasText: 'Failed' }).waitFor();
   await card.getByText(/refused the request \(HTTP 401\)/).waitFor();
   const [popup] = await Promise.all([page.waitForEvent('popup'), card.getByRole('button', { name: 'Sign in to secured' }).click()]);
@@ -159,7 +162,7 @@ test('a server behind OAuth: the 401 offers "Sign in", the sign-in window comes 
 
   // The panel: the first server's log messages (logging was turned on by the agent), disconnect, remove.
   await page.getByRole('button', { name: 'Servers', exact: true }).click();
-  const everything = page.locator('.server', { hasText: 'everything' });
+  const everything = cardOf('everything');
   await everything.getByText(/\d+ tools, \d+ resources, \d+ prompts of everything/).click();
   await everything.getByText(/^Log messages \(\d+\)$/).click();
   await everything.getByRole('list', { name: 'Log messages of everything' }).getByRole('listitem').first().waitFor();
@@ -168,7 +171,7 @@ test('a server behind OAuth: the 401 offers "Sign in", the sign-in window comes 
   await card.getByRole('button', { name: 'Remove secured' }).click();
   await page.getByRole('dialog', { name: 'Remove the server “secured”?' }).getByRole('button', { name: 'Remove' }).click();
   await page.getByText('Removed “secured”.').waitFor();
-  assert.equal(await page.locator('.server', { hasText: 'secured' }).count(), 0);
+  assert.equal(await cardOf('secured').count(), 0);
   const left = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('clawser_mcp_oauth_')));
   assert.deepEqual(left, [], 'its OAuth tokens are deleted with it');
 });

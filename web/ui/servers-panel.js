@@ -19,6 +19,15 @@ export function ServersPanel(props) {
   const guarded = guard(props.onError);
   const status = h('p', { class: 'small', role: 'status', 'aria-live': 'polite' });
   const list = h('div', { class: 'server-list' });
+  /** Sections the user opened, kept open when the list is drawn again (a log message arrives, a status changes). */
+  const opened = new Set();
+  /** A <details> that remembers being open. @param {string} key @param {string} cls @param {...(Node | string | false | null | undefined)} children */
+  const section = (key, cls, ...children) => {
+    const d = /** @type {HTMLDetailsElement} */ (h('details', { class: cls }, ...children));
+    d.open = opened.has(key);
+    d.addEventListener('toggle', () => { if (d.open) opened.add(key); else opened.delete(key); });
+    return d;
+  };
 
   const add = () => guarded(async () => {
     const r = await formDialog({
@@ -78,7 +87,7 @@ export function ServersPanel(props) {
       st.serverInfo ? h('p', { class: 'small muted' }, `${st.serverInfo.title ?? st.serverInfo.name}${st.serverInfo.version ? ` ${st.serverInfo.version}` : ''} · protocol ${st.protocolVersion}`) : '',
       st.error ? h('p', { class: 'small bad', role: 'alert' }, st.error) : '',
       buttons,
-      connected ? h('details', { class: 'server-details' },
+      connected ? section(`${s.id}:details`, 'server-details',
         h('summary', null, `${st.tools.length} tool${st.tools.length === 1 ? '' : 's'}, ${st.resources.length} resource${st.resources.length === 1 ? '' : 's'}, ${st.prompts.length} prompt${st.prompts.length === 1 ? '' : 's'} of ${s.name}`),
         st.tools.length ? h('table', { class: 'server-tools', 'aria-label': `Tools of ${s.name}` },
           h('thead', null, h('tr', null, h('th', null, 'Tool'), h('th', null, 'What it does'), h('th', null, 'Annotations'))),
@@ -93,7 +102,7 @@ export function ServersPanel(props) {
         st.prompts.length ? h('ul', { class: 'server-prompts', 'aria-label': `Prompts of ${s.name}` }, ...st.prompts.map((p) => h('li', null,
           h('code', null, `/mcp__${name}__${slug(p.name)}${(p.arguments ?? []).map((a) => ` ${a.required ? '' : '['}${a.name}${a.required ? '' : ']'}`).join('')}`),
           p.description ? ` — ${p.description}` : ''))) : '',
-        st.logs.length ? h('details', { class: 'server-logs' }, h('summary', null, `Log messages (${st.logs.length})`),
+        st.logs.length ? section(`${s.id}:logs`, 'server-logs', h('summary', null, `Log messages (${st.logs.length})`),
           h('ol', { class: 'small', 'aria-label': `Log messages of ${s.name}` }, ...st.logs.slice(-50).map((l) => h('li', null, `${new Date(l.at).toLocaleTimeString()} ${l.level}: ${l.text}`)))) : '',
       ) : '',
     );
