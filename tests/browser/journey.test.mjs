@@ -38,6 +38,10 @@ test('home: default workspace, create, rename, delete with confirmation', async 
   await page.getByRole('button', { name: 'Create' }).click();
   await page.getByRole('heading', { name: 'Scratch', level: 1 }).waitFor();
   assert.match(page.url(), /#workspace\/w/);
+  const scratchId = /#workspace\/([^/]+)/.exec(page.url())?.[1] ?? '';
+  // What a workspace keeps in the page's storage besides its files: skills choices, MCP servers and their sealed tokens.
+  const planted = [`clawser_skills_enabled_${scratchId}`, `clawser_mcp_servers_${scratchId}`, `clawser_mcp_secret_${scratchId}_abcd1234`, `clawser_mcp_oauth_${scratchId}_abcd1234`];
+  await page.evaluate((keys) => { for (const k of keys) localStorage.setItem(k, JSON.stringify('v1:sealed')); }, planted);
   await page.getByRole('link', { name: /Workspaces/ }).click();
   await page.getByRole('button', { name: 'Rename workspace Scratch' }).click();
   await page.getByRole('dialog').getByLabel('Workspace name').fill('Scratch 2');
@@ -51,6 +55,7 @@ test('home: default workspace, create, rename, delete with confirmation', async 
   await page.getByRole('dialog').getByRole('button', { name: 'Delete workspace' }).click();
   await page.getByRole('link', { name: /Scratch 2/ }).waitFor({ state: 'detached' });
   assert.equal(await page.getByRole('link', { name: /My workspace/ }).count(), 1);
+  assert.deepEqual(await page.evaluate((keys) => keys.filter((k) => localStorage.getItem(k) !== null), planted), [], 'deleted with the workspace');
 });
 
 test('first run says which no-key options exist and offers an API key', async () => {

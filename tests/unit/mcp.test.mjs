@@ -618,3 +618,38 @@ test('the manager: a tools refresh that lands after a disconnect registers nothi
   assert.equal(manager.state(a.id).needsSignIn, true, 'the panel offers to sign in again');
   assert.match(String(manager.state(a.id).authenticate), /resource_metadata/);
 });
+
+test('the GET stream: reconnects with Last-Event-ID after the server closes it, and opens again on the new session after a new handshake', async () => {
+  let sessions = 0;
+  let lost = false;
+  /** @type {{session: string, last: string}[]} */
+  const gets = [];
+  /** @type {string[]} */
+  const logs = [];
+  const f = stubFetch((m, headers, init) => {
+    if (init.method === 'GET') {
+      gets.push({ session: String(headers['mcp-session-id']), last: String(headers['last-event-id'] ?? '') });
+      const n = gets.length;
+      return new Response(`id: g${n}\nretry: 1\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `log ${n}` } })}\n\n`, { headers: { 'content-type': 'text/event-stream' } });
+    }
+    if (init.method === 'DELETE') return new Response(null, { status: 200 });
+    if (m.method === 'initialize') { sessions++; lost = false; return initResult(m.id, `s${sessions}`); }
+    if (!('id' in m)) return new Response(null, { status: 202 });
+    if (lost) return new Response('{"error":"gone"}', { status: 404 });
+    return rpc(m.id, { content: [] });
+  });
+  const client = new McpClient({ url: 'https://mcp.example/mcp', fetch: f, onLog: (_l, d) => logs.push(String(d)) });
+  await client.connect();
+  client.listen();
+  const until = Date.now() + 3000;
+  while (gets.length < 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+  assert.ok(gets.length >= 3, 'reconnected after each close');
+  assert.equal(gets[1].last, 'g1', 'with the last event id');
+  assert.ok(logs.includes('log 1') && logs.includes('log 2'));
+  lost = true;
+  await client.callTool('t', {});
+  const until2 = Date.now() + 3000;
+  while (!gets.some((g) => g.session === 's2') && Date.now() < until2) await new Promise((r) => setTimeout(r, 5));
+  assert.ok(gets.some((g) => g.session === 's2'), 'listening again on the new session');
+  await client.close();
+});

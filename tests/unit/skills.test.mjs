@@ -463,3 +463,14 @@ test('the prompt\'s skill list: a description cannot close or open a tag of the 
   assert.equal(text.match(/<\/skills>/g)?.length, 1, 'only the list\'s own closing tag');
   assert.ok(!text.includes('<system>'));
 });
+
+test('a script over the size limit is refused with its size, not cut', async () => {
+  const { store, wsFs } = storeOf();
+  await store.install('big', skillFiles('big', 'Big script.', { 'scripts/huge.js': `// ${'x'.repeat(1_000_001)}` }));
+  let ran = false;
+  const ctx = /** @type {any} */ ({ workspaceId: 'ws', fs: wsFs, settings: toolSettings(), fetch, skills: store, runCode: async () => { ran = true; return { ok: true, output: '' }; } }); // a ToolContext stand-in
+  const r = await skillRunScript.run({ name: 'big', script: 'huge.js' }, ctx);
+  assert.equal(r.ok, false);
+  assert.match(r.output, /is 1,000,004 characters long; scripts of up to 1,000,000 characters run here/);
+  assert.equal(ran, false);
+});
