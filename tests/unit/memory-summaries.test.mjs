@@ -9,7 +9,7 @@ import { ScopedFileSystem } from '../../web/storage/scoped-fs.js';
 import { MemorySummaries, SUMMARIZE_OVER, currentSummary, summaryRequest, promptText, cleanSummary } from '../../web/memory/summaries.js';
 import { recallForTurn } from '../../web/memory/recall.js';
 import { onDeviceSummarizer } from '../../web/providers/on-device-summarizer.js';
-import { localLock } from '../../web/agent/scheduler.js';
+import { inProcessTabs } from '../fixtures/stand-ins.mjs';
 
 const LONG = `Project Falcon notes. ${'The deployment runs on Fridays at 18:00 from the release branch, after the smoke tests pass. '.repeat(20)}`;
 const newStore = () => new MemoryStore({ fs: new ScopedFileSystem(new MemoryFileSystem(), 'ws') });
@@ -167,15 +167,7 @@ test('a failing chat model: the user is told why, it is not asked again for each
 
 test('two tabs: a memory is summarized once (the lock, and the other tab\'s summary read before starting)', async () => {
   const fs = new MemoryFileSystem();
-  const lock = localLock();
-  /** @type {Set<{topic: string, fn: (data: unknown, from: string) => void, tab: string}>} */
-  const subs = new Set();
-  /** @param {string} tab */
-  const tabOf = (tab) => ({
-    withLock: (/** @type {string} */ key, /** @type {() => Promise<any>} */ fn) => lock(key, fn),
-    publish: (/** @type {string} */ topic, /** @type {unknown} */ data) => { for (const x of subs) if (x.topic === topic && x.tab !== tab) queueMicrotask(() => x.fn(data, tab)); },
-    subscribe: (/** @type {string} */ topic, /** @type {(data: unknown, from: string) => void} */ fn) => { const x = { topic, fn, tab }; subs.add(x); return () => subs.delete(x); },
-  });
+  const tabOf = inProcessTabs().tab;
   const a = new MemoryStore({ fs, coordination: tabOf('a'), key: 'ws' });
   const b = new MemoryStore({ fs, coordination: tabOf('b'), key: 'ws' });
   await Promise.all([a.load(), b.load()]);
@@ -285,15 +277,7 @@ test('stopped (the workspace was deleted): a run already scheduled makes no call
 
 test('two tabs: a summary saved after another tab\'s edit never undoes the edit (in this tab, the other, and after a reload); an import brings no summary', async () => {
   const fs = new MemoryFileSystem();
-  const lock = localLock();
-  /** @type {Set<{topic: string, fn: (data: unknown, from: string) => void, tab: string}>} */
-  const subs = new Set();
-  /** @param {string} tab */
-  const tabOf = (tab) => ({
-    withLock: (/** @type {string} */ key, /** @type {() => Promise<any>} */ fn) => lock(key, fn),
-    publish: (/** @type {string} */ topic, /** @type {unknown} */ data) => { for (const x of subs) if (x.topic === topic && x.tab !== tab) queueMicrotask(() => x.fn(data, tab)); },
-    subscribe: (/** @type {string} */ topic, /** @type {(data: unknown, from: string) => void} */ fn) => { const x = { topic, fn, tab }; subs.add(x); return () => subs.delete(x); },
-  });
+  const tabOf = inProcessTabs().tab;
   let clock = 1000;
   const a = new MemoryStore({ fs, coordination: tabOf('a'), key: 'ws', now: () => clock++ });
   const b = new MemoryStore({ fs, coordination: tabOf('b'), key: 'ws', now: () => clock++ });

@@ -21,19 +21,7 @@ import { AutonomyController } from '../../web/agent/autonomy.js';
 import { ToolRunner } from '../../web/agent/tool-runner.js';
 import { SafetyPipeline } from '../../web/safety/pipeline.js';
 import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
-
-function memoryStorage() {
-  /** @type {Map<string, string>} */
-  const m = new Map();
-  return /** @type {Storage} */ ({
-    get length() { return m.size; },
-    key: (i) => [...m.keys()][i] ?? null,
-    getItem: (k) => m.get(k) ?? null,
-    setItem: (k, v) => void m.set(k, String(v)),
-    removeItem: (k) => void m.delete(k),
-    clear: () => m.clear(),
-  });
-}
+import { memoryStorage } from '../fixtures/stand-ins.mjs';
 
 /** A SKILL.md. @param {string} front @param {string} [body] */
 const md = (front, body = '# Steps\n\n1. Do the thing.\n') => `---\n${front}\n---\n${body}`;
