@@ -14,19 +14,7 @@ import { LocalConfig } from '../../web/storage/local-config.js';
 import { SafetyPipeline } from '../../web/safety/pipeline.js';
 import { createBuiltinRegistry, toolSettings, BrowserToolRegistry } from '../../web/tools/index.js';
 import { estimateCostCents } from '../../web/providers/pricing.js';
-
-function memoryStorage() {
-  /** @type {Map<string, string>} */
-  const m = new Map();
-  return /** @type {Storage} */ ({
-    get length() { return m.size; },
-    key: (i) => [...m.keys()][i] ?? null,
-    getItem: (k) => m.get(k) ?? null,
-    setItem: (k, v) => void m.set(k, String(v)),
-    removeItem: (k) => void m.delete(k),
-    clear: () => m.clear(),
-  });
-}
+import { memoryStorage } from '../fixtures/stand-ins.mjs';
 
 /**
  * @param {ConstructorParameters<typeof ScriptedProvider>[0]} turns

@@ -9,7 +9,7 @@ import { ScopedFileSystem } from '../../web/storage/scoped-fs.js';
 import { MemorySummaries, SUMMARIZE_OVER, currentSummary, summaryRequest, promptText, cleanSummary } from '../../web/memory/summaries.js';
 import { recallForTurn } from '../../web/memory/recall.js';
 import { onDeviceSummarizer } from '../../web/providers/on-device-summarizer.js';
-import { inProcessTabs } from '../fixtures/stand-ins.mjs';
+import { inProcessTabs, memoryStorage } from '../fixtures/stand-ins.mjs';
 
 const LONG = `Project Falcon notes. ${'The deployment runs on Fridays at 18:00 from the release branch, after the smoke tests pass. '.repeat(20)}`;
 const newStore = () => new MemoryStore({ fs: new ScopedFileSystem(new MemoryFileSystem(), 'ws') });
@@ -312,9 +312,7 @@ test('the app\'s chat model for summaries: the Fast hint\'s model when set, neve
   const { AgentSettingsStore } = await import('../../web/app/agent-settings.js');
   const { AutonomyController } = await import('../../web/agent/autonomy.js');
   const { LocalConfig } = await import('../../web/storage/local-config.js');
-  /** @type {Map<string, string>} */
-  const m = new Map();
-  const storage = /** @type {Storage} */ ({ get length() { return m.size; }, key: (i) => [...m.keys()][i] ?? null, getItem: (k) => m.get(k) ?? null, setItem: (k, v) => void m.set(k, String(v)), removeItem: (k) => void m.delete(k), clear: () => m.clear() });
+  const storage = memoryStorage();
   const agentSettings = new AgentSettingsStore({ config: new LocalConfig(storage), secrets: /** @type {any} */ ({}) }); // secrets: not used by these calls
   /** @type {import('../../web/providers/types.d.ts').ProviderConfig | null} */
   let primary = { provider: 'openai', model: 'gpt-4o-mini', apiKey: 'sk-test-0123456789', baseUrl: 'http://127.0.0.1:9/v1' };

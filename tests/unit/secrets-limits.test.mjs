@@ -18,19 +18,7 @@ import { redactSecrets } from '../../web/providers/errors.js';
 import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
 import { webFetch } from '../../web/tools/web.js';
 import { AgentSettingsStore } from '../../web/app/agent-settings.js';
-
-function memoryStorage() {
-  /** @type {Map<string, string>} */
-  const m = new Map();
-  return /** @type {Storage} */ ({
-    get length() { return m.size; },
-    key: (i) => [...m.keys()][i] ?? null,
-    getItem: (k) => m.get(k) ?? null,
-    setItem: (k, v) => void m.set(k, String(v)),
-    removeItem: (k) => void m.delete(k),
-    clear: () => m.clear(),
-  });
-}
+import { memoryStorage } from '../fixtures/stand-ins.mjs';
 
 // ---------------------------------------------------------------------------------------------
 // One secret detector

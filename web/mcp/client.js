@@ -477,22 +477,18 @@ export class McpClient {
   /** @param {Response} res */
   async #httpError(res) {
     const text = await res.text().catch(() => '');
-    let detail = text.slice(0, 300);
+    /** @type {any} */ // the body's shape is the server's: read defensively below
+    let j = null;
     try {
-      const j = JSON.parse(text);
-      detail = String(j?.error?.message ?? j?.error_description ?? j?.message ?? detail);
+      j = JSON.parse(text);
     } catch {
       // not JSON: the text as it is
     }
+    const detail = j ? String(j?.error?.message ?? j?.error_description ?? j?.message ?? text.slice(0, 300)) : text.slice(0, 300);
     if (res.status === 401 || res.status === 403) {
       return new McpError('auth', `${this.#host()} refused the request (HTTP ${res.status})${detail ? `: ${detail}` : ''}. Check the server's token or sign in again.`, { status: res.status, authenticate: res.headers.get('www-authenticate') });
     }
-    try {
-      const j = JSON.parse(text);
-      if (j?.jsonrpc === '2.0' && j.error && typeof j.error.code === 'number') return new McpError('rpc', `${this.#host()} answered HTTP ${res.status}: ${String(j.error.message ?? '')}`, { status: res.status, rpcCode: j.error.code, data: j.error.data });
-    } catch {
-      // not a JSON-RPC error
-    }
+    if (j?.jsonrpc === '2.0' && j.error && typeof j.error.code === 'number') return new McpError('rpc', `${this.#host()} answered HTTP ${res.status}: ${String(j.error.message ?? '')}`, { status: res.status, rpcCode: j.error.code, data: j.error.data });
     return new McpError('http', `${this.#host()} answered HTTP ${res.status}${detail ? `: ${detail}` : ''}.`, { status: res.status });
   }
 

@@ -254,33 +254,19 @@ export class McpOAuth {
   async #headersNow(workspaceId, server) {
     let saved = await this.#load(workspaceId, server.id);
     if (!saved) return {};
+    // Calls are queued per server (headers()), so one refresh happens at a time: a refresh token is often good for one use only.
     if (saved.expiresAt && saved.expiresAt - this.now() < 60_000 && saved.refreshToken) {
-      // One refresh at a time per server: a refresh token is often good for one use only.
-      const key = this.#key(workspaceId, server.id);
-      let refreshing = this.#refreshing.get(key);
-      if (!refreshing) {
-        const old = saved;
-        refreshing = (async () => {
-          try {
-            const fresh = await this.#token(old.tokenEndpoint, { grant_type: 'refresh_token', refresh_token: /** @type {string} */ (old.refreshToken), client_id: old.clientId, resource: old.resource });
-            const next = { ...old, ...fresh, refreshToken: fresh.refreshToken ?? old.refreshToken };
-            await this.#save(workspaceId, server.id, next);
-            return next;
-          } catch {
-            return old; // refused: the server's 401 asks the user to sign in again
-          } finally {
-            this.#refreshing.delete(key);
-          }
-        })();
-        this.#refreshing.set(key, refreshing);
+      try {
+        const fresh = await this.#token(saved.tokenEndpoint, { grant_type: 'refresh_token', refresh_token: saved.refreshToken, client_id: saved.clientId, resource: saved.resource });
+        saved = { ...saved, ...fresh, refreshToken: fresh.refreshToken ?? saved.refreshToken };
+        await this.#save(workspaceId, server.id, saved);
+      } catch {
+        // Refused: the server's 401 asks the user to sign in again.
       }
-      saved = await refreshing;
     }
     return { authorization: `Bearer ${saved.accessToken}` };
   }
 
-  /** Refreshes in flight, by server. @type {Map<string, Promise<SavedTokens>>} */
-  #refreshing = new Map();
 
   /** The tokens of a server (for redaction). @param {string} workspaceId @param {string} serverId */
   async secretValues(workspaceId, serverId) {

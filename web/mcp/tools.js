@@ -1,6 +1,7 @@
 /** @import { ToolDefinition, ToolResult } from '../tools/types.d.ts' */
 /** @import { McpClient, McpTool, McpContent } from './client.js' */
 import { z } from 'zod';
+import { stripInvisible } from '../safety/invisible.js';
 
 /**
  * An MCP server's tools as Clawser tools: `mcp_{server}_{tool}`, permission `network` unless the
@@ -67,7 +68,7 @@ export function mcpToolDefinition(server, tool, client, options = {}) {
   // Annotations are the server's hints: read-only lowers the permission, destructive asks every time.
   const destructive = tool.annotations?.destructiveHint === true && tool.annotations?.readOnlyHint !== true;
   // Written by the server: invisible and control characters removed, one paragraph, bounded.
-  const clean = (/** @type {string} */ s) => s.replace(/[\u0000-\u0008\u000B-\u001F\u007F\u200B-\u200F\u202A-\u202E\u2060-\u2064\uFEFF]/g, '').replace(/\s+/g, ' ').trim();
+  const clean = (/** @type {string} */ s) => stripInvisible(s).replace(/[\u0000-\u001F\u007F]/g, ' ').replace(/\s+/g, ' ').trim();
   return {
     name,
     description: clean(`[MCP server “${server.name}”] ${tool.title && tool.title !== tool.name ? `${tool.title}: ` : ''}${tool.description ?? tool.name}`).slice(0, 1024),

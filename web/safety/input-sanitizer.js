@@ -8,11 +8,7 @@
 import { findInstructionCues } from './instruction-cues.js';
 import { readDisguises } from './disguises.js';
 import { scoreInjection } from './injection-model.js';
-
-/** Zero-width characters and bidirectional controls (used to hide or reorder text). */
-const INVISIBLE = /[\u200B-\u200D\u2060-\u2064\uFEFF\u180E\u00AD\u034F\u115F\u1160\u17B4\u17B5\u3164\uFFA0\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g;
-/** Unicode tag characters (U+E0000–U+E007F) can smuggle invisible ASCII. */
-const TAGS = /[\u{E0000}-\u{E007F}]/gu;
+import { stripInvisible } from './invisible.js';
 
 /** @typedef {{rule: string, match: string}} InputFlag */
 
@@ -113,9 +109,6 @@ export const INJECTION_RULES = [
 
 /** How much of a text the decoding passes look at (they run the rules again on it). */
 const DECODE_LIMIT = 20_000;
-
-/** @param {string} text */
-const stripInvisible = (text) => text.replace(INVISIBLE, '').replace(TAGS, '');
 
 /**
  * The texts the detectors read: a compatibility-normalised copy of the text (so full-width or

@@ -1,5 +1,6 @@
 /** @import { ToolDefinition, ToolContext } from './types.d.ts' */
 import { z } from 'zod';
+import { stripInvisible } from '../safety/invisible.js';
 
 /** @param {ToolContext} ctx */
 function skillsOf(ctx) {
@@ -33,7 +34,7 @@ async function activeSkill(ctx, name) {
 export function skillsPrompt(skills) {
   if (!skills.length) return '';
   // A description cannot open or close a tag of the prompt: no "<" goes through.
-  const clean = (/** @type {string} */ s) => s.replace(/[\u200B-\u200F\u202A-\u202E\u2060-\u2064\uFEFF]/g, '').replace(/</g, '‹').replace(/\s+/g, ' ').trim();
+  const clean = (/** @type {string} */ s) => stripInvisible(s).replace(/</g, '‹').replace(/\s+/g, ' ').trim();
   return `\n\n<skills>\nSkills the user installed. When a task matches one, call skill_activate with its name first and follow its instructions.\n${skills.map((s) => `- ${s.name}: ${clean(s.description)}`).join('\n')}\n</skills>`;
 }
 
