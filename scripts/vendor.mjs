@@ -81,6 +81,20 @@ const packages = [
     options: { mainFields: ['module', 'main'] },
   },
   {
+    // The shell (web/shell/): a bash interpreter with its own parser and ~80 commands. Its
+    // browser build imports gzip from node:zlib; fflate serves those calls (scripts/shims/).
+    specifier: 'just-bash',
+    file: 'just-bash.js',
+    entry: "export * from 'just-bash/browser';",
+    options: { alias: { 'node:zlib': './scripts/shims/node-zlib.mjs' } },
+  },
+  {
+    // The Terminal panel's emulator. Its types: web/types/terminal-bundle.d.ts.
+    specifier: '@clawser/terminal',
+    file: 'xterm.js',
+    entry: "export { Terminal } from '@xterm/xterm'; export { FitAddon } from '@xterm/addon-fit';",
+  },
+  {
     specifier: '@xenova/transformers',
     file: 'transformers.js',
     entry: "export * from '@xenova/transformers'; export * as ort from 'onnxruntime-web';",
@@ -110,7 +124,7 @@ function patchIsomorphicGitDeflate() {
 }
 
 /** Files used as they are: [from node_modules, to web/vendor]. */
-const assets = [['uplot/dist/uPlot.min.css', 'uplot.css']];
+const assets = [['uplot/dist/uPlot.min.css', 'uplot.css'], ['@xterm/xterm/css/xterm.css', 'xterm.css']];
 
 /** onnxruntime-web's wasm: without COOP/COEP only the SIMD build is fetched, so only it is precached. */
 const wasmFiles = ['ort-wasm-simd.wasm'];

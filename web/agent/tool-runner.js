@@ -4,8 +4,9 @@
 /** @import { HookPipeline } from './hooks.js' */
 /** @import { AutonomyController } from './autonomy.js' */
 /** @import { SafetyPipeline } from '../safety/pipeline.js' */
+import { scopeOf, suggestRule } from '../tools/approval-rules.js';
 
-/** @typedef {'once' | 'always' | 'deny'} ApprovalAnswer */
+/** 'rule': "Always allow" narrowed to the request's `rule` (a command prefix, a domain, a path glob). @typedef {'once' | 'always' | 'rule' | 'deny'} ApprovalAnswer */
 /**
  * Untrusted content the conversation took in: which tool brought it, what it is in words, and
  * a detail (the URL, path or query); `earlier` when it came in a previous turn and is still in
@@ -19,7 +20,8 @@
  * dialog says so, and `allowAlways` is false (the answer counts once, whatever it is).
  * @typedef {{tool: string, description: string, permission: string, args: Record<string, unknown>, reason: string, preview?: string,
  *   job?: {id: string, name: string}, workspace?: {id: string, name: string}, timeoutMs?: number, signal?: AbortSignal,
- *   taint?: TaintSource[], allowAlways?: boolean}} ApprovalRequest
+ *   taint?: TaintSource[], allowAlways?: boolean, rule?: import('../tools/approval-rules.js').ApprovalRule}} ApprovalRequest
+ *   rule: the narrow "Always allow" the dialog offers for this call (absent when it has nothing to narrow to)
  */
 /** @typedef {(request: ApprovalRequest) => Promise<ApprovalAnswer>} ApproveFn */
 
@@ -117,15 +119,32 @@ export class ToolRunner {
     return outcome;
   }
 
-  /** @param {ToolCall} call @param {{signal?: AbortSignal, context?: Partial<ToolContext>}} options @returns {Promise<ToolOutcome>} */
-  async #run(call, options) {
-    const started = performance.now();
+  /**
+   * Passes a call through every gate without running it (the shell's `curl` is checked as a
+   * web_fetch of its URL): null when it may run, else why not. Counts as an action.
+   * @param {ToolCall} call @param {{signal?: AbortSignal}} [options]
+   * @returns {Promise<string | null>}
+   */
+  async authorize(call, options = {}) {
+    const gate = await this.#gate(call, options, performance.now());
+    if ('refused' in gate) return gate.refused.output;
+    this.autonomy?.recordAction();
+    return null;
+  }
+
+  /**
+   * Every gate before a call runs: the tool exists, its arguments validate, hooks, safety,
+   * autonomy, policy and the user's approval.
+   * @param {ToolCall} call @param {{signal?: AbortSignal}} options @param {number} started
+   * @returns {Promise<{refused: ToolOutcome} | {tool: import('../tools/types.d.ts').ToolDefinition, args: Record<string, unknown>, approvalMs: number}>}
+   */
+  async #gate(call, options, started) {
     /** Time spent waiting for the user's answer: not the tool's time. */
     let approvalMs = 0;
     const ranFor = () => performance.now() - started - approvalMs;
     const signal = options.signal;
     /** @param {NonNullable<ToolOutcome['blocked']>} blocked @param {Record<string, unknown>} args @param {boolean} [stopRun] */
-    const refuse = (blocked, args, stopRun = false) => ({ ok: false, output: blocked.reason, blocked, args, durationMs: ranFor(), ...(approvalMs ? { approvalMs } : {}), stopRun });
+    const refuse = (blocked, args, stopRun = false) => ({ refused: { ok: false, output: blocked.reason, blocked, args, durationMs: ranFor(), ...(approvalMs ? { approvalMs } : {}), stopRun } });
     const tool = this.registry.get(call.name);
     const firstArgs = call.arguments;
     if (!tool) return refuse({ kind: 'unknown', reason: `There is no tool named "${call.name}". Available tools: ${this.registry.list().map((t) => t.name).join(', ')}.` }, firstArgs);
@@ -143,17 +162,22 @@ export class ToolRunner {
     }
     const verdict = this.safety?.checkToolCall(call.name, args);
     if (verdict && !verdict.ok) return refuse({ kind: 'safety', reason: `Blocked by the safety check: ${verdict.reason}` }, args);
+    // The shell's permission depends on its line: read-only commands are a read.
+    await tool.ready?.();
+    const permission = tool.permissionFor?.(args) ?? tool.permission;
+    // The user's narrowed "Always allow" (a command prefix, a domain, a path glob) covers this call.
+    const ruled = this.registry.ruleCovers(tool.name, args);
     let forceApproval = false;
     if (this.autonomy) {
-      const a = this.autonomy.checkTool(tool);
+      const a = this.autonomy.checkTool({ permission, standing: tool.standing });
       if (!a.allowed) return refuse({ kind: 'autonomy', reason: a.reason }, args, /^The limit|^Today's cost/.test(a.reason));
       // Supervised asks for every change, but "Always allow" is the user's word for this tool.
-      forceApproval = a.forceApproval && this.registry.userPolicyOf(tool.name) !== 'auto';
+      forceApproval = a.forceApproval && this.registry.userPolicyOf(tool.name) !== 'auto' && !ruled;
     }
-    const policy = this.registry.policyOf(tool.name);
+    const policy = this.registry.policyOf(tool.name, permission);
     if (policy === 'denied') return refuse({ kind: 'denied', reason: `The user has turned the tool "${tool.name}" off for this workspace.` }, args);
     const tainted = !!tool.standing && this.taint.length > 0;
-    if (policy === 'approve' || forceApproval || tainted || tool.alwaysAsk) {
+    if ((policy === 'approve' && !ruled) || forceApproval || tainted || tool.alwaysAsk) {
       if (!this.approve) return refuse({ kind: 'denied', reason: `"${tool.name}" needs the user's approval, and no one is there to approve it.` }, args);
       /** @type {string | undefined} */
       let preview;
@@ -166,9 +190,13 @@ export class ToolRunner {
       }
       const reason = tainted ? taintReason(this.taint, tool.name) : tool.alwaysAsk ? tool.alwaysAsk : policy === 'approve' ? 'This tool needs approval in this workspace.' : 'Supervised autonomy: actions that change something need approval.';
       /** @type {ApprovalRequest} */
-      const request = { tool: tool.name, description: tool.description, permission: tool.permission, args, preview, reason };
+      const request = { tool: tool.name, description: tool.description, permission, args, preview, reason };
       if (tainted) Object.assign(request, { taint: this.taint.map((t) => ({ ...t })), allowAlways: false });
       else if (tool.alwaysAsk) request.allowAlways = false;
+      else {
+        const rule = suggestRule(tool.name, scopeOf(tool, args));
+        if (rule) request.rule = rule;
+      }
       const asked = performance.now();
       const answer = await this.approve(request);
       approvalMs = performance.now() - asked;
@@ -176,8 +204,22 @@ export class ToolRunner {
       if (answer === 'deny') return refuse({ kind: 'denied', reason: `The user denied this call to ${tool.name}. Do not retry it; ask the user or choose another approach.` }, args);
       // A tainted request counts once: "always" must not turn into a standing yes.
       if (answer === 'always' && !tainted && !tool.alwaysAsk) this.registry.setPolicy(tool.name, 'auto');
+      if (answer === 'rule' && request.rule) this.registry.addRule(request.rule);
     }
     if (signal?.aborted) return refuse({ kind: 'cancelled', reason: 'Cancelled by the user before it ran.' }, args);
+    return { tool, args, approvalMs };
+  }
+
+  /** @param {ToolCall} call @param {{signal?: AbortSignal, context?: Partial<ToolContext>}} options @returns {Promise<ToolOutcome>} */
+  async #run(call, options) {
+    const started = performance.now();
+    const gate = await this.#gate(call, options, started);
+    if ('refused' in gate) return gate.refused;
+    const { tool, args, approvalMs } = gate;
+    const signal = options.signal;
+    const ranFor = () => performance.now() - started - approvalMs;
+    /** @param {NonNullable<ToolOutcome['blocked']>} blocked @param {Record<string, unknown>} args @param {boolean} [stopRun] @returns {ToolOutcome} */
+    const refuse = (blocked, args, stopRun = false) => ({ ok: false, output: blocked.reason, blocked, args, durationMs: ranFor(), ...(approvalMs ? { approvalMs } : {}), stopRun });
     // Outside code (a skill's script) taints the conversation before it runs: its own tool calls are checked as such.
     if (tool.taintsBeforeRun && tool.untrusted) this.addTaint({ tool: tool.name, what: tool.untrusted, detail: detailOf(args) });
     this.autonomy?.recordAction();

@@ -248,6 +248,13 @@ export class AgentFactory {
     for (const server of mcp?.servers() ?? []) {
       if (mcp?.state(server.id).tools.length) tools.addTaint({ tool: 'mcp', what: `tool descriptions written by the MCP server “${server.name}”` });
     }
+    // The shell's `clawser` and `curl` act through this same runner: one path through the gates.
+    let nested = 0;
+    tools.context.callTool = async (name, args, signal) => {
+      const outcome = await tools.run({ id: `shell_${Date.now().toString(36)}_${nested++}`, name, arguments: args }, { signal });
+      return { ok: outcome.ok, output: outcome.output };
+    };
+    tools.context.authorizeTool = (name, args, signal) => tools.authorize({ id: `shell_${Date.now().toString(36)}_${nested++}`, name, arguments: args }, { signal });
     const codex = new Codex({ getSandbox: () => this.#sandboxFor(conversationId) });
     tools.context.runCode = (code, signal, o) => (o?.isolated
       ? this.#runIsolated(code, tools, signal, o)

@@ -142,6 +142,7 @@ export class ClawserApp {
         this.settings?.forget(id);
         this.agentSettings?.forget(id);
         this.config?.remove(`clawser_tool_perms_${id}`);
+        this.config?.remove(`clawser_tool_rules_${id}`);
         // Its skills choices and MCP servers (with their sealed tokens) go with it.
         this.config?.remove(`clawser_skills_enabled_${id}`);
         if (this.config) for (const prefix of [`clawser_mcp_secret_${id}_`, `clawser_mcp_oauth_${id}_`]) for (const k of this.config.keys(prefix)) this.config.remove(k);

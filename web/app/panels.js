@@ -181,6 +181,9 @@ export const BUILTIN_PANELS = [
         userPolicyOf: (name) => registry.userPolicyOf(name),
         defaultOf: (name) => defaultBehaviour(registry.get(name), agentSettings.load(workspaceId).autonomy.level),
         onPolicy: (name, policy) => registry.setPolicy(name, policy),
+        rules: () => registry.rules(),
+        onRemoveRule: (rule) => registry.removeRule(rule),
+        onAddRule: (rule) => registry.addRule(rule),
         settings: agentSettings.load(workspaceId),
         hasSearchKey: agentSettings.hasSearchApiKey(workspaceId),
         onSaveSettings: async ({ fetchAllowlist, searchEndpoint, searchApiKey }) => {

@@ -82,12 +82,19 @@ export function checkPath(raw) {
 }
 
 /**
+ * Rules that do not apply to Clawser's own shell: its command substitutions run the same
+ * gated commands as the rest of the line (there is no system shell behind it).
+ */
+const VIRTUAL_SHELL_EXEMPT = new Set(['command_substitution']);
+
+/**
  * @param {string} command
+ * @param {{virtual?: boolean}} [options] virtual: a line for Clawser's shell tool
  * @returns {string | null}
  */
-export function checkShell(command) {
+export function checkShell(command, options = {}) {
   const v = String(command).normalize('NFKC');
-  for (const { rule, re } of SHELL_RULES) if (re.test(v)) return `The command matches a dangerous pattern (${rule}) and was blocked.`;
+  for (const { rule, re } of SHELL_RULES) if (!(options.virtual && VIRTUAL_SHELL_EXEMPT.has(rule)) && re.test(v)) return `The command matches a dangerous pattern (${rule}) and was blocked.`;
   return null;
 }
 
@@ -165,7 +172,7 @@ export class ToolCallValidator {
       if (typeof value === 'string') {
         if (PATH_KEYS.has(key) || (toolName.startsWith('fs_') && key === 'name')) reason = checkPath(value);
         else if (URL_KEYS.has(key)) reason = checkUrl(value, this.options);
-        else if (SHELL_KEYS.has(key) || (toolName === 'shell' && key === 'input')) reason = checkShell(value);
+        else if (SHELL_KEYS.has(key) || (toolName === 'shell' && key === 'input')) reason = checkShell(value, { virtual: toolName === 'shell' });
       } else if (Array.isArray(value)) {
         for (const v of value) visit(v, key);
       } else if (value && typeof value === 'object') {

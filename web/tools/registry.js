@@ -1,7 +1,9 @@
 /** @import { ToolDefinition, ToolPolicy, PermissionLevel } from './types.d.ts' */
 /** @import { ToolSpec } from '../providers/types.d.ts' */
 /** @import { LocalConfig } from '../storage/local-config.js' */
+/** @import { ApprovalRule } from './approval-rules.js' */
 import { z } from 'zod';
+import { ApprovalRulesSchema, rulesCover, scopeOf } from './approval-rules.js';
 
 /** @type {Record<PermissionLevel, ToolPolicy>} */
 export const DEFAULT_POLICY = { internal: 'auto', read: 'auto', write: 'approve', network: 'approve', browser: 'approve' };
@@ -22,6 +24,45 @@ export class BrowserToolRegistry {
     this.workspaceId = options.workspaceId ?? 'default';
     /** @type {Record<string, ToolPolicy>} */
     this.memoryPolicies = {};
+    /** @type {ApprovalRule[]} */
+    this.memoryRules = [];
+  }
+
+  get #rulesKey() {
+    return `clawser_tool_rules_${this.workspaceId}`;
+  }
+
+  /** The user's narrowed "Always allow" rules of this workspace (command prefix, domain, path glob). @returns {ApprovalRule[]} */
+  rules() {
+    if (!this.config) return [...this.memoryRules];
+    const parsed = ApprovalRulesSchema.safeParse(this.config.get(this.#rulesKey, []));
+    return parsed.success ? parsed.data : [];
+  }
+
+  /** @param {ApprovalRule[]} rules */
+  #saveRules(rules) {
+    const next = ApprovalRulesSchema.parse(rules);
+    if (this.config) this.config.set(this.#rulesKey, next);
+    else this.memoryRules = next;
+  }
+
+  /** Adds a rule (a duplicate is kept once). @param {ApprovalRule} rule */
+  addRule(rule) {
+    const rules = this.rules().filter((r) => !(r.tool === rule.tool && r.kind === rule.kind && r.pattern === rule.pattern));
+    this.#saveRules([...rules, { ...rule, createdAt: rule.createdAt ?? Date.now() }]);
+  }
+
+  /** @param {ApprovalRule} rule */
+  removeRule(rule) {
+    this.#saveRules(this.rules().filter((r) => !(r.tool === rule.tool && r.kind === rule.kind && r.pattern === rule.pattern)));
+  }
+
+  /** Whether the user's rules allow this call without asking. @param {string} name @param {Record<string, unknown>} args */
+  ruleCovers(name, args) {
+    const tool = this.#tools.get(name);
+    if (!tool) return false;
+    const rules = this.rules();
+    return rules.length > 0 && rulesCover(rules, name, scopeOf(tool, args));
   }
 
   /** @param {ToolDefinition} tool */
@@ -59,12 +100,12 @@ export class BrowserToolRegistry {
     return parsed.success ? parsed.data : {};
   }
 
-  /** @param {string} name @returns {ToolPolicy} */
-  policyOf(name) {
+  /** @param {string} name @param {PermissionLevel} [permission] this call's permission, when it depends on its arguments @returns {ToolPolicy} */
+  policyOf(name, permission) {
     const tool = this.#tools.get(name);
     const override = this.overrides()[name];
     if (override) return override;
-    return tool ? DEFAULT_POLICY[tool.permission] : 'denied';
+    return tool ? DEFAULT_POLICY[permission ?? tool.permission] : 'denied';
   }
 
   /**

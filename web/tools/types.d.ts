@@ -43,6 +43,13 @@ export interface ToolContext {
    * of its own (started for it, then discarded), `adapt: false` runs it exactly as written.
    */
   runCode?: (code: string, signal?: AbortSignal, options?: { only?: string[]; isolated?: boolean; adapt?: boolean }) => Promise<{ ok: boolean; output: string }>;
+  /**
+   * Calls another tool through the same gates as this call (the shell's `clawser` command, its
+   * `curl`): autonomy, policy, approval, taint. Absent: such commands are not available.
+   */
+  callTool?: (name: string, args: Record<string, unknown>, signal?: AbortSignal) => Promise<{ ok: boolean; output: string }>;
+  /** Asks the gates whether a call may run, without running it (the shell's `curl` as a web_fetch): null when it may, else why not. */
+  authorizeTool?: (name: string, args: Record<string, unknown>, signal?: AbortSignal) => Promise<string | null>;
   /** Reports how far a running call is, for the chat ("3/10 — indexing"). */
   progress?: (text: string) => void;
   /** The workspace's MCP servers (their prompts, for "/mcp__server__prompt"). */
@@ -118,6 +125,18 @@ export interface ToolDefinition {
   jsonSchema?: Record<string, unknown>;
   /** The tool runs outside code (a skill's script): its `untrusted` taint applies from the start, to the calls it makes while running. */
   taintsBeforeRun?: boolean;
+  /**
+   * The permission of one call when it depends on the arguments (the shell: a line of read-only
+   * commands is 'read', anything else 'write'). Autonomy and the default policy use it.
+   */
+  permissionFor?(args: any): PermissionLevel;
+  /** Loads what `permissionFor` / `scopeTargets` need (the shell's parser); the runner awaits it before the gates. */
+  ready?(): Promise<void>; // args were validated against `schema`
+  /**
+   * What one call touches, for approval rules narrowed to a command prefix, a domain or a path
+   * glob (see approval-rules.js); null: nothing a rule can cover. Default: a `url` or `path` argument.
+   */
+  scopeTargets?(args: any): { kind: 'command' | 'domain' | 'path'; targets: string[] } | null; // args were validated against `schema`
   /** Asked for on every call, whatever the policy, and "Always allow" is not offered (an MCP tool its server marks destructive). */
   alwaysAsk?: string;
   run(args: any, ctx: ToolContext): Promise<ToolResult>; // args were validated against `schema`

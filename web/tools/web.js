@@ -44,6 +44,91 @@ function hostAllowed(host, allowlist) {
   });
 }
 
+/**
+ * Why web_fetch's rules refuse an address (scheme, private addresses, the workspace's
+ * allowlist), or null: applied to the first address and to every redirect, by web_fetch and
+ * by the shell's curl.
+ * @param {URL} u @param {{allowedPrivateHosts: string[], fetchAllowlist: string[]}} settings
+ */
+export function urlRefusal(u, settings) {
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'Only http and https URLs can be fetched.';
+  const bad = checkUrl(u.href, { allowedPrivateHosts: settings.allowedPrivateHosts });
+  if (bad) return bad;
+  if (!hostAllowed(u.hostname, settings.fetchAllowlist)) return `${u.hostname} is not in this workspace's fetch allowlist (${settings.fetchAllowlist.join(', ')}).`;
+  return null;
+}
+
+/**
+ * A fetch for the shell's `curl` (just-bash's SecureFetch shape) under web_fetch's rules:
+ * every hop is checked before it is requested, `authorize` is asked first (the agent's shell
+ * passes it through the tool gates as a web_fetch call), bodies are capped.
+ * @param {{fetch: typeof fetch, settings: {allowedPrivateHosts: string[], fetchAllowlist: string[]}, authorize?: (url: string) => Promise<string | null>, maxBytes?: number}} options
+ * @returns {(url: string, init?: {method?: string, headers?: Headers | Record<string, string>, body?: string, followRedirects?: boolean, maxRedirects?: number, timeoutMs?: number, signal?: AbortSignal}) => Promise<{status: number, statusText: string, headers: Record<string, string>, body: Uint8Array, url: string}>}
+ */
+export function ruleFetch(options) {
+  const maxBytes = options.maxBytes ?? 50 * 1024 * 1024;
+  return async (url, init = {}) => {
+    let current = new URL(url);
+    const refusedFirst = urlRefusal(current, options.settings);
+    if (refusedFirst) throw new Error(`curl: ${refusedFirst}`);
+    const denied = await options.authorize?.(current.href);
+    if (denied) throw new Error(`curl: ${denied}`);
+    const timeout = AbortSignal.timeout(init.timeoutMs ?? 30_000);
+    const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    let method = init.method ?? 'GET';
+    let body = init.body;
+    for (let hop = 0; ; hop++) {
+      const refused = urlRefusal(current, options.settings);
+      if (refused) throw new Error(`curl: redirected to ${current.href}, which is refused: ${refused}`);
+      /** @type {Response} */
+      let res;
+      try {
+        res = await options.fetch(current.href, { method, headers: init.headers, body, signal, redirect: 'manual', credentials: 'omit', referrerPolicy: 'no-referrer' });
+      } catch (err) {
+        if (timeout.aborted) throw new Error(`curl: ${current.host} did not answer in time`);
+        if (init.signal?.aborted) throw err;
+        throw new Error(`curl: could not reach ${current.href} (the site is unreachable or does not allow requests from a web page: CORS)`);
+      }
+      if (res.type === 'opaqueredirect') throw new Error(`curl: ${current.host} redirects, and the browser hides where to, so the next address cannot be checked`);
+      if (REDIRECT_STATUSES.includes(res.status) && init.followRedirects !== false) {
+        const location = res.headers.get('location');
+        await res.body?.cancel();
+        if (!location) throw new Error(`curl: HTTP ${res.status} without a Location`);
+        if (hop >= Math.min(init.maxRedirects ?? MAX_REDIRECTS, MAX_REDIRECTS)) throw new Error(`curl: more than ${MAX_REDIRECTS} redirects`);
+        current = new URL(location, current);
+        if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
+          method = 'GET';
+          body = undefined;
+        }
+        continue;
+      }
+      const chunks = [];
+      let size = 0;
+      const reader = res.body?.getReader();
+      while (reader) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        size += value.length;
+        if (size > maxBytes) {
+          reader.cancel().catch(() => {});
+          throw new Error(`curl: the response is larger than ${maxBytes} bytes`);
+        }
+        chunks.push(value);
+      }
+      const bytes = new Uint8Array(size);
+      let at = 0;
+      for (const c of chunks) {
+        bytes.set(c, at);
+        at += c.length;
+      }
+      /** @type {Record<string, string>} */
+      const headers = {};
+      res.headers.forEach((v, k) => { headers[k] = v; });
+      return { status: res.status, statusText: res.statusText, headers, body: bytes, url: current.href };
+    }
+  };
+}
+
 /** @type {ToolDefinition} */
 export const webFetch = {
   name: 'web_fetch',
@@ -53,13 +138,7 @@ export const webFetch = {
   schema: z.object({ url: z.string().max(4096).describe('Absolute http(s) URL'), maxChars: z.number().int().min(100).max(200_000).optional() }),
   async run({ url, maxChars }, /** @type {ToolContext} */ ctx) {
     /** Scheme, private-address and allowlist rules, applied to the first address and to every redirect. @param {URL} u */
-    const refusal = (u) => {
-      if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'Only http and https URLs can be fetched.';
-      const bad = checkUrl(u.href, { allowedPrivateHosts: ctx.settings.allowedPrivateHosts });
-      if (bad) return bad;
-      if (!hostAllowed(u.hostname, ctx.settings.fetchAllowlist)) return `${u.hostname} is not in this workspace's fetch allowlist (${ctx.settings.fetchAllowlist.join(', ')}).`;
-      return null;
-    };
+    const refusal = (u) => urlRefusal(u, ctx.settings);
     /** @type {URL} */
     let current;
     try {

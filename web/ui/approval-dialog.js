@@ -1,4 +1,5 @@
 import { h } from './dom.js';
+import { describeRule } from '../tools/approval-rules.js';
 
 /**
  * Asks the user whether a tool call may run, showing exactly what will run.
@@ -6,7 +7,7 @@ import { h } from './dom.js';
  * workspace, says how long it waits, and closes itself (Deny) when `signal` aborts; several
  * waiting jobs stack their dialogs, the newest on top, each answerable in turn.
  * @param {import('../agent/tool-runner.js').ApprovalRequest} request
- * @returns {Promise<'once' | 'always' | 'deny'>}
+ * @returns {Promise<import('../agent/tool-runner.js').ApprovalAnswer>}
  */
 export function approvalDialog(request) {
   return new Promise((resolve) => {
@@ -28,7 +29,9 @@ export function approvalDialog(request) {
         h('div', { class: 'dialog-actions' },
           h('button', { type: 'submit', value: 'deny', class: 'secondary' }, 'Deny'),
           // A yes given because of untrusted content counts once: no standing "always".
-          request.allowAlways === false ? null : h('button', { type: 'submit', value: 'always', class: 'secondary' }, 'Always allow'),
+          request.allowAlways === false ? null : h('button', { type: 'submit', value: 'always', class: 'secondary', title: `Always allow every call of ${request.tool} in this workspace` }, 'Always allow'),
+          // "Always allow" narrowed to this command prefix, domain or folder.
+          request.allowAlways === false || !request.rule ? null : h('button', { type: 'submit', value: 'rule', class: 'secondary', 'aria-label': `Always allow ${describeRule(request.rule)}` }, `Always allow ${request.rule.kind === 'command' ? `“${request.rule.pattern}”` : request.rule.pattern}`),
           h('button', { type: 'submit', value: 'once' }, 'Allow once'),
         ),
       ),
@@ -39,7 +42,7 @@ export function approvalDialog(request) {
       request.signal?.removeEventListener('abort', timedOut);
       const v = dialog.returnValue;
       dialog.remove();
-      resolve(v === 'once' || v === 'always' ? v : 'deny');
+      resolve(v === 'once' || v === 'always' || v === 'rule' ? v : 'deny');
     });
     document.body.append(dialog);
     dialog.showModal();

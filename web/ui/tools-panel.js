@@ -1,6 +1,8 @@
 /** @import { ToolDefinition, ToolPolicy } from '../tools/types.d.ts' */
 /** @import { AgentSettings } from '../app/agent-settings.js' */
+/** @import { ApprovalRule } from '../tools/approval-rules.js' */
 import { h } from './dom.js';
+import { describeRule } from '../tools/approval-rules.js';
 
 /**
  * The Tools panel: every tool with its description, permission level and this workspace's
@@ -8,6 +10,7 @@ import { h } from './dom.js';
  * choice ("Always allow" from a dialog lands here) — plus the tool settings (fetch allowlist,
  * web search service).
  * @param {{tools: ToolDefinition[], userPolicyOf: (name: string) => ToolPolicy | null, defaultOf: (name: string) => string, onPolicy: (name: string, policy: ToolPolicy | null) => void,
+ *   rules: () => ApprovalRule[], onRemoveRule: (rule: ApprovalRule) => void, onAddRule: (rule: ApprovalRule) => void,
  *   settings: AgentSettings, hasSearchKey: boolean, onSaveSettings: (s: {fetchAllowlist: string[], searchEndpoint: string, searchApiKey?: string | null}) => Promise<void>, onBack: () => void}} props
  */
 export function ToolsPanel(props) {
@@ -66,10 +69,61 @@ export function ToolsPanel(props) {
       status.textContent = `Could not save: ${/** @type {Error} */ (err).message}`;
     }
   });
+  const rulesSection = RulesSection(props);
   return h('section', { class: 'tools-panel', 'aria-labelledby': 'tools-title' },
     h('div', { class: 'row spread' }, h('h2', { id: 'tools-title' }, 'Tools'), h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat')),
     h('p', { class: 'muted' }, 'What the agent may do in this workspace. Read tools run on their own; tools that change files, memory, goals or jobs, use the network or the browser ask first unless you choose “Always allow” (here or in the approval dialog). Read-only autonomy refuses every change.'),
     h('table', { class: 'tools-table' }, h('thead', null, h('tr', null, h('th', null, 'Tool'), h('th', null, 'What it does'), h('th', null, 'Level'), h('th', null, 'Policy'))), h('tbody', null, rows)),
+    rulesSection,
     form,
+  );
+}
+
+/**
+ * "Always allow" narrowed to a command prefix, a domain or a path glob: listed, removable, and
+ * addable by hand (the approval dialog adds them too).
+ * @param {{tools: ToolDefinition[], rules: () => ApprovalRule[], onRemoveRule: (rule: ApprovalRule) => void, onAddRule: (rule: ApprovalRule) => void}} props
+ */
+function RulesSection(props) {
+  const list = h('ul', { class: 'rule-list', 'aria-label': 'Approval rules' });
+  const draw = () => {
+    const rules = props.rules();
+    list.replaceChildren(...(rules.length
+      ? rules.map((rule) => h('li', { class: 'row spread' },
+        h('span', null, h('code', null, rule.tool), ` may run without asking for ${describeRule(rule)}`),
+        h('button', { type: 'button', class: 'secondary', 'aria-label': `Remove the rule: ${rule.tool} for ${describeRule(rule)}`, on: { click: () => { props.onRemoveRule(rule); draw(); } } }, 'Remove')))
+      : [h('li', { class: 'muted' }, 'No rules yet. Choose “Always allow …” in an approval dialog, or add one here.')]));
+  };
+  draw();
+  const tool = h('select', { id: 'rule-tool' }, props.tools.map((t) => h('option', { value: t.name }, t.name)));
+  const kind = h('select', { id: 'rule-kind' },
+    h('option', { value: 'command' }, 'Command prefix (shell)'),
+    h('option', { value: 'domain' }, 'Domain (URL)'),
+    h('option', { value: 'path' }, 'Path glob (file)'),
+  );
+  const pattern = h('input', { id: 'rule-pattern', type: 'text', required: true, placeholder: 'git status · docs.python.org · notes/**' });
+  const status = h('p', { role: 'status', class: 'small' });
+  /** @type {HTMLSelectElement} */ (tool).value = props.tools.some((t) => t.name === 'shell') ? 'shell' : props.tools[0]?.name ?? '';
+  const form = h('form', { class: 'row wrap' },
+    h('div', { class: 'field' }, h('label', { for: 'rule-tool' }, 'Tool'), tool),
+    h('div', { class: 'field' }, h('label', { for: 'rule-kind' }, 'Kind'), kind),
+    h('div', { class: 'field' }, h('label', { for: 'rule-pattern' }, 'Allow'), pattern),
+    h('button', { type: 'submit' }, 'Add rule'),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const value = /** @type {HTMLInputElement} */ (pattern).value.trim();
+    if (!value) return;
+    props.onAddRule({ tool: /** @type {HTMLSelectElement} */ (tool).value, kind: /** @type {ApprovalRule['kind']} */ (/** @type {HTMLSelectElement} */ (kind).value), pattern: value });
+    /** @type {HTMLInputElement} */ (pattern).value = '';
+    status.textContent = 'Rule added.';
+    draw();
+  });
+  return h('section', { class: 'card', 'aria-labelledby': 'rules-title' },
+    h('h3', { id: 'rules-title' }, 'Narrowed “Always allow” rules'),
+    h('p', { class: 'small muted' }, 'A rule lets one tool run without asking, but only for a command prefix (the shell: every command of the line must match), a URL’s domain, or a path glob. Untrusted content still makes memory, goal, job and skill changes ask.'),
+    list,
+    form,
+    status,
   );
 }

@@ -1,0 +1,316 @@
+/** @import { FileSystem } from '../storage/types.d.ts' */
+/** @import { IFileSystem, FsStat } from 'just-bash' */
+/** @typedef {{name: string, isFile: boolean, isDirectory: boolean, isSymbolicLink: boolean}} DirentEntry */
+import { StorageError } from '../storage/errors.js';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Node-style error codes: just-bash's commands print and test them ("ENOENT", "EISDIR"…). */
+const NODE_CODES = /** @type {const} */ ({
+  ENOENT: 'no such file or directory',
+  ENOTDIR: 'not a directory',
+  EISDIR: 'illegal operation on a directory',
+  EEXIST: 'file already exists',
+  ENOTEMPTY: 'directory not empty',
+  EACCES: 'permission denied',
+  ENOSPC: 'no space left on device',
+  EINVAL: 'invalid argument',
+  ENOTSUP: 'operation not supported',
+  EIO: 'i/o error',
+});
+
+/** An error shaped like Node's (`code`, "CODE: text, op 'path'"), which just-bash understands. */
+export class ShellFsError extends Error {
+  /** @param {keyof typeof NODE_CODES} code @param {string} op @param {string} path @param {string} [detail] */
+  constructor(code, op, path, detail) {
+    super(`${code}: ${NODE_CODES[code]}, ${op} '${path}'${detail ? ` (${detail})` : ''}`);
+    this.name = 'ShellFsError';
+    this.code = code;
+  }
+}
+
+/**
+ * Normalizes an absolute shell path ('/a/./b/../c') to a Clawser path ('a/c'); the shell's
+ * `/` is the workspace root and `..` never climbs above it.
+ * @param {string} path
+ */
+export function toStoragePath(path) {
+  /** @type {string[]} */
+  const out = [];
+  for (const part of path.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') out.pop();
+    else out.push(part);
+  }
+  return out.join('/');
+}
+
+/** @param {string} base @param {string} path */
+export function resolveShellPath(base, path) {
+  const joined = path.startsWith('/') ? path : `${base.replace(/\/+$/, '')}/${path}`;
+  return `/${toStoragePath(joined)}`;
+}
+
+/**
+ * just-bash's `IFileSystem` over Clawser's `FileSystem` (OPFS, memory, an opened folder):
+ * every read and write goes straight to the workspace's files, no copy. Give it the
+ * `ProtectedFileSystem` view so writes into Clawser's own folders are refused below the shell.
+ * The workspace has no symbolic links, owners or permission bits: `ln` fails, `chmod` and
+ * `touch -d` are accepted and change nothing (docs/architecture.md lists these differences).
+ * @implements {IFileSystem}
+ */
+export class BashFileSystem {
+  /**
+   * @param {FileSystem} fs
+   * @param {{unreadable?: string[]}} [options] top-level folders whose content cannot be read
+   *   either (the agent's shell: Clawser's own folders, as for its fs_read)
+   */
+  constructor(fs, options = {}) {
+    this.fs = fs;
+    this.unreadable = (options.unreadable ?? []).map((f) => f.toLowerCase());
+  }
+
+  /** @param {string} path @param {string} op */
+  #checkReadable(path, op) {
+    const parts = toStoragePath(path).split('/');
+    if (parts.length > 1 && this.unreadable.includes(parts[0].toLowerCase())) {
+      throw new ShellFsError('EACCES', op, path, `${parts[0]}/ is one of Clawser's own folders: the agent reads it through its tools`);
+    }
+  }
+
+  /**
+   * Runs a storage call, turning its errors into Node-style ones.
+   * @template T @param {string} op @param {string} path @param {() => Promise<T>} call @returns {Promise<T>}
+   */
+  async #call(op, path, call) {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof ShellFsError) throw err;
+      const code = err instanceof StorageError ? err.code : '';
+      const message = err instanceof Error ? err.message : String(err);
+      if (code === 'not_found') throw new ShellFsError('ENOENT', op, path);
+      if (code === 'not_a_directory') throw new ShellFsError('ENOTDIR', op, path);
+      if (code === 'protected') throw new ShellFsError('EACCES', op, path, `${toStoragePath(path).split('/')[0]}/ is one of Clawser's own folders: only Clawser changes it`);
+      if (code === 'quota') throw new ShellFsError('ENOSPC', op, path, message);
+      if (code === 'invalid_path') throw new ShellFsError('EINVAL', op, path, message);
+      throw new ShellFsError('EIO', op, path, message);
+    }
+  }
+
+  /** @param {string} path */
+  async #statOf(path) {
+    return this.#call('stat', path, () => this.fs.stat(toStoragePath(path)));
+  }
+
+  /** @param {string} path @param {string} op */
+  async #requireParent(path, op) {
+    const parts = toStoragePath(path).split('/');
+    parts.pop();
+    if (!parts.length) return;
+    const parent = await this.#statOf(`/${parts.join('/')}`);
+    if (!parent) throw new ShellFsError('ENOENT', op, path);
+    if (parent.kind !== 'directory') throw new ShellFsError('ENOTDIR', op, path);
+  }
+
+  /** @param {string} path @param {string} op */
+  async #requireFile(path, op) {
+    const stat = await this.#statOf(path);
+    if (!stat) throw new ShellFsError('ENOENT', op, path);
+    if (stat.kind === 'directory') throw new ShellFsError('EISDIR', op, path);
+    return stat;
+  }
+
+  /** @param {string} path @param {unknown} [options] */
+  async readFile(path, options) {
+    const encoding = typeof options === 'string' ? options : /** @type {{encoding?: string | null} | undefined} */ (options)?.encoding;
+    const bytes = await this.readFileBuffer(path);
+    if (encoding === 'latin1' || encoding === 'binary') {
+      let out = '';
+      for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      return out;
+    }
+    return decoder.decode(bytes);
+  }
+
+  /** @param {string} path */
+  async readFileBuffer(path) {
+    this.#checkReadable(path, 'open');
+    await this.#requireFile(path, 'open');
+    return this.#call('open', path, () => this.fs.readBytes(toStoragePath(path)));
+  }
+
+  /**
+   * @param {string | Uint8Array} content @param {unknown} options
+   * @returns {string | Uint8Array}
+   */
+  #bytes(content, options) {
+    const encoding = typeof options === 'string' ? options : /** @type {{encoding?: string} | undefined} */ (options)?.encoding;
+    if (typeof content !== 'string' || (encoding !== 'latin1' && encoding !== 'binary')) return content;
+    const out = new Uint8Array(content.length);
+    for (let i = 0; i < content.length; i++) out[i] = content.charCodeAt(i) & 0xff;
+    return out;
+  }
+
+  /** @param {string} path @param {string | Uint8Array} content @param {unknown} [options] */
+  async writeFile(path, content, options) {
+    if (path === '/dev/null') return;
+    const stat = await this.#statOf(path);
+    if (stat?.kind === 'directory') throw new ShellFsError('EISDIR', 'open', path);
+    if (!stat) await this.#requireParent(path, 'open');
+    await this.#call('open', path, () => this.fs.write(toStoragePath(path), this.#bytes(content, options)));
+  }
+
+  /** @param {string} path @param {string | Uint8Array} content @param {unknown} [options] */
+  async appendFile(path, content, options) {
+    if (path === '/dev/null') return;
+    const stat = await this.#statOf(path);
+    if (stat?.kind === 'directory') throw new ShellFsError('EISDIR', 'open', path);
+    if (!stat) await this.#requireParent(path, 'open');
+    const data = this.#bytes(content, options);
+    await this.#call('open', path, () => this.fs.append(toStoragePath(path), typeof data === 'string' ? encoder.encode(data) : data));
+  }
+
+  /** @param {string} path */
+  async exists(path) {
+    return !!(await this.#statOf(path).catch(() => null));
+  }
+
+  /**
+   * The permission bits are just-bash's (no file-type bits: `stat -c %a` prints them as is).
+   * With no links, a file's normalized path is its identity: `cp` and `mv` use it to tell two
+   * names of one file from two files.
+   * @param {string} path @returns {Promise<FsStat>}
+   */
+  async stat(path) {
+    const stat = await this.#statOf(path);
+    if (!stat) throw new ShellFsError('ENOENT', 'stat', path);
+    const isDirectory = stat.kind === 'directory';
+    return { isFile: !isDirectory, isDirectory, isSymbolicLink: false, mode: isDirectory ? 0o755 : 0o644, size: stat.size, mtime: new Date(stat.mtimeMs ?? 0), identity: resolveShellPath('/', path) };
+  }
+
+  /** @param {string} path */
+  async lstat(path) {
+    return this.stat(path);
+  }
+
+  /** @param {string} path @param {{recursive?: boolean}} [options] */
+  async mkdir(path, options) {
+    const stat = await this.#statOf(path);
+    if (stat) {
+      if (options?.recursive && stat.kind === 'directory') return;
+      throw new ShellFsError('EEXIST', 'mkdir', path);
+    }
+    if (!options?.recursive) await this.#requireParent(path, 'mkdir');
+    await this.#call('mkdir', path, () => this.fs.mkdir(toStoragePath(path)));
+  }
+
+  /** @param {string} path @returns {Promise<DirentEntry[]>} */
+  async readdirWithFileTypes(path) {
+    const top = toStoragePath(path).split('/')[0];
+    if (this.unreadable.includes(top.toLowerCase())) throw new ShellFsError('EACCES', 'scandir', path, `${top}/ is one of Clawser's own folders: the agent reads it through its tools`);
+    const stat = await this.#statOf(path);
+    if (!stat) throw new ShellFsError('ENOENT', 'scandir', path);
+    if (stat.kind !== 'directory') throw new ShellFsError('ENOTDIR', 'scandir', path);
+    const entries = await this.#call('scandir', path, () => this.fs.list(toStoragePath(path)));
+    return entries
+      .map((e) => ({ name: e.name, isFile: e.kind === 'file', isDirectory: e.kind === 'directory', isSymbolicLink: false }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** @param {string} path */
+  async readdir(path) {
+    return (await this.readdirWithFileTypes(path)).map((e) => e.name);
+  }
+
+  /** @param {string} path @param {{recursive?: boolean, force?: boolean}} [options] */
+  async rm(path, options) {
+    const stat = await this.#statOf(path);
+    if (!stat) {
+      if (options?.force) return;
+      throw new ShellFsError('ENOENT', 'rm', path);
+    }
+    if (stat.kind === 'directory' && !options?.recursive) {
+      const children = await this.#call('rm', path, () => this.fs.list(toStoragePath(path)));
+      if (children.length) throw new ShellFsError('ENOTEMPTY', 'rm', path);
+    }
+    if (!toStoragePath(path)) throw new ShellFsError('EACCES', 'rm', path, 'the workspace root cannot be removed');
+    await this.#call('rm', path, () => this.fs.delete(toStoragePath(path)));
+  }
+
+  /** @param {string} src @param {string} dest @param {{recursive?: boolean}} [options] */
+  async cp(src, dest, options) {
+    this.#checkReadable(src, 'cp');
+    const stat = await this.#statOf(src);
+    if (!stat) throw new ShellFsError('ENOENT', 'cp', src);
+    if (stat.kind === 'file') {
+      const bytes = await this.#call('cp', src, () => this.fs.readBytes(toStoragePath(src)));
+      await this.writeFile(dest, bytes);
+      return;
+    }
+    if (!options?.recursive) throw new ShellFsError('EISDIR', 'cp', src);
+    const from = toStoragePath(src);
+    const to = toStoragePath(dest);
+    if (to === from || to.startsWith(`${from}/`)) throw new ShellFsError('EINVAL', 'cp', dest, 'cannot copy a directory into itself');
+    await this.mkdir(dest, { recursive: true });
+    for (const entry of await this.readdirWithFileTypes(src)) {
+      await this.cp(`${src}/${entry.name}`, `${dest}/${entry.name}`, options);
+    }
+  }
+
+  /** @param {string} src @param {string} dest */
+  async mv(src, dest) {
+    const stat = await this.#statOf(src);
+    if (!stat) throw new ShellFsError('ENOENT', 'mv', src);
+    const from = toStoragePath(src);
+    const to = toStoragePath(dest);
+    if (from === to) return;
+    if (to.startsWith(`${from}/`)) throw new ShellFsError('EINVAL', 'mv', dest, 'cannot move a directory into itself');
+    await this.#requireParent(dest, 'mv');
+    await this.#call('mv', src, () => this.fs.move(from, to));
+  }
+
+  /** @param {string} base @param {string} path */
+  resolvePath(base, path) {
+    return resolveShellPath(base, path);
+  }
+
+  /** Only used by `ls` for a quoted glob; the workspace cannot be listed synchronously. @returns {string[]} */
+  getAllPaths() {
+    return [];
+  }
+
+  /** No permission bits in the workspace: accepted, changes nothing. @param {string} path @param {number} _mode */
+  async chmod(path, _mode) {
+    if (!(await this.#statOf(path))) throw new ShellFsError('ENOENT', 'chmod', path);
+  }
+
+  /** @param {string} _target @param {string} linkPath */
+  async symlink(_target, linkPath) {
+    throw new ShellFsError('ENOTSUP', 'symlink', linkPath, 'the workspace has no links');
+  }
+
+  /** @param {string} _existing @param {string} newPath */
+  async link(_existing, newPath) {
+    throw new ShellFsError('ENOTSUP', 'link', newPath, 'the workspace has no links');
+  }
+
+  /** @param {string} path @returns {Promise<string>} */
+  async readlink(path) {
+    if (!(await this.#statOf(path))) throw new ShellFsError('ENOENT', 'readlink', path);
+    throw new ShellFsError('EINVAL', 'readlink', path);
+  }
+
+  /** @param {string} path */
+  async realpath(path) {
+    const resolved = resolveShellPath('/', path);
+    if (!(await this.#statOf(resolved))) throw new ShellFsError('ENOENT', 'realpath', path);
+    return resolved;
+  }
+
+  /** The storage keeps its own modification times. @param {string} path @param {Date} _atime @param {Date} _mtime */
+  async utimes(path, _atime, _mtime) {
+    if (!(await this.#statOf(path))) throw new ShellFsError('ENOENT', 'utimes', path);
+  }
+}

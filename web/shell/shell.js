@@ -1,0 +1,318 @@
+/** @import { FileSystem } from '../storage/types.d.ts' */
+/** @import { Command, BashExecResult } from 'just-bash' */
+/** @import { AstNode } from './session.js' */
+import { Bash, defineCommand, getCommandNames } from 'just-bash';
+import { ProtectedFileSystem, protectedFolderOf } from '../storage/protected-fs.js';
+import { BashFileSystem, ShellFsError, resolveShellPath, toStoragePath } from './bash-fs.js';
+import { STATUS_COMMAND, YIELD_COMMAND, addLoopYields, functionChanges, optionsFromEnv, preambleSource } from './session.js';
+
+/**
+ * Limits of one command line. `outputBytes` caps stdout and stderr together; `timeoutMs` ends
+ * a run (exit 124); loops and recursion stop at their limits with bash's message.
+ * @typedef {{outputBytes: number, timeoutMs: number, loopIterations: number, callDepth: number, commandCount: number}} ShellLimits
+ */
+export const DEFAULT_SHELL_LIMITS = Object.freeze({ outputBytes: 16 * 1024 * 1024, timeoutMs: 10 * 60_000, loopIterations: 1_000_000, callDepth: 200, commandCount: 10_000_000 });
+
+/** Variables the interpreter derives itself: never handed back to it. */
+const DERIVED = new Set(['?', 'SHELLOPTS', 'BASHOPTS', 'PWD', 'BASH_HISTORY', '_']);
+
+/** A syntax error in a command line, with where it is (1-based). */
+export class ShellSyntaxError extends Error {
+  /** @param {string} message @param {number} line @param {number} column */
+  constructor(message, line, column) {
+    super(message);
+    this.name = 'ShellSyntaxError';
+    this.code = 'shell_syntax';
+    this.line = line;
+    this.column = column;
+  }
+}
+
+/**
+ * @typedef {object} ShellOptions
+ * @property {FileSystem} fs the workspace's files (OPFS, memory, an opened folder); Clawser's own folders are read-only to the shell
+ * @property {string} [cwd] starting directory ('/' is the workspace root)
+ * @property {Record<string, string>} [env] starting variables
+ * @property {Command[]} [commands] extra commands (git, clawser, curl…), taking precedence over built-ins
+ * @property {Partial<ShellLimits>} [limits]
+ * @property {string[]} [history] earlier command lines (oldest first)
+ * @property {(ms: number, signal?: AbortSignal) => Promise<void>} [sleep]
+ * @property {string[]} [unreadable] top-level folders whose content the shell may not read (the agent's shell: Clawser's own folders)
+ * @property {import('just-bash').BashOptions['fetch']} [fetch] what `curl` uses (web_fetch's rules: web/tools/web.js ruleFetch); without it curl is not available
+ */
+
+/** @typedef {{stdout: string, stderr: string, exitCode: number}} ShellResult */
+
+/**
+ * A bash session over a workspace: one interpreter (just-bash), the workspace's files as its
+ * file system, and the state bash keeps between command lines — working directory, variables,
+ * aliases, functions, `set`/`shopt` options, `$?` and history.
+ */
+export class Shell {
+  /** @param {ShellOptions} options */
+  constructor(options) {
+    this.limits = { ...DEFAULT_SHELL_LIMITS, ...options.limits };
+    this.fs = new BashFileSystem(new ProtectedFileSystem(options.fs), { unreadable: options.unreadable });
+    /** @type {string} */
+    this.cwd = resolveShellPath('/', options.cwd ?? '/');
+    /** @type {Record<string, string>} */
+    this.variables = { HOME: '/', PATH: '/usr/bin:/bin', TERM: 'xterm-256color', USER: 'user', SHELL: '/bin/bash', ...options.env };
+    /** @type {Map<string, AstNode>} */
+    this.functions = new Map();
+    this.setOptions = new Set(/** @type {string[]} */ ([]));
+    // An interactive bash expands aliases.
+    this.shoptOptions = new Set(['expand_aliases']);
+    this.lastStatus = 0;
+    /** Names of the extra commands (git, clawser, curl…). */
+    this.extraCommands = (options.commands ?? []).map((c) => c.name);
+    /** @type {string[]} */
+    this.history = [...(options.history ?? [])];
+    this.maxHistory = 1000;
+    /** @type {AbortSignal | undefined} the running line's signal (the loop yields check it) */
+    this.signal = undefined;
+    let lastYield = performance.now();
+    const sleep = options.sleep ?? ((ms, signal) => abortableSleep(ms, signal));
+    const hidden = [
+      // Loops call it: it lets the page run (and Ctrl-C arrive) at least every 20 ms.
+      defineCommand(YIELD_COMMAND, async () => {
+        if (performance.now() - lastYield > 20) {
+          await nextTask();
+          lastYield = performance.now();
+        }
+        return { stdout: '', stderr: '', exitCode: 0 };
+      }),
+      defineCommand(STATUS_COMMAND, async (args) => ({ stdout: '', stderr: '', exitCode: Number(args[0]) || 0 })),
+      protectedRm(),
+    ];
+    /** @type {{define: ReturnType<typeof functionChanges>} | null} the top-level line's function changes, until it ends */
+    this.pending = null;
+    /** @type {AstNode | null} */
+    this.preamble = null;
+    this.bash = new Bash({
+      fs: this.fs,
+      cwd: this.cwd,
+      env: this.variables,
+      customCommands: [...hidden, ...(options.commands ?? [])],
+      // Clawser's guarantees come from the file system view and the gates, not from patching
+      // the page's globals while a command runs (which would break the rest of the app).
+      defenseInDepth: false,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      sleep: (ms) => sleep(ms, this.signal),
+      executionLimits: {
+        maxOutputSize: this.limits.outputBytes,
+        maxLoopIterations: this.limits.loopIterations,
+        maxCallDepth: this.limits.callDepth,
+        maxCommandCount: this.limits.commandCount,
+        maxExecutionTimeMs: this.limits.timeoutMs,
+      },
+    });
+    const yieldStatement = /** @type {AstNode} */ (/** @type {unknown} */ (this.bash.transform(YIELD_COMMAND).ast.statements[0]));
+    this.bash.registerTransformPlugin({
+      name: 'clawser-session',
+      transform: ({ ast }) => {
+        const script = /** @type {AstNode} */ (/** @type {unknown} */ (ast));
+        const statements = /** @type {AstNode[]} */ (script.statements);
+        if (this.preamble) {
+          // The top-level line: remember what it defines, then put the session back in front.
+          this.pending = { define: functionChanges(script) };
+          const restore = [...this.functions.values()].map((node) => ({ type: 'Statement', pipelines: [{ type: 'Pipeline', commands: [node], negated: false, timed: false, timePosix: false }], operators: [], background: false }));
+          statements.unshift(...restore, .../** @type {AstNode[]} */ (this.preamble.statements));
+          this.preamble = null;
+        }
+        addLoopYields(script, yieldStatement);
+        return { ast };
+      },
+    });
+  }
+
+  /**
+   * Parses a command line without running it (syntax check, completion, the read-only list).
+   * @param {string} commandLine @returns {AstNode} the script's AST
+   * @throws {ShellSyntaxError}
+   */
+  parse(commandLine) {
+    try {
+      return /** @type {AstNode} */ (/** @type {unknown} */ (this.bash.transform(commandLine).ast));
+    } catch (err) {
+      const e = /** @type {Error & {line?: number, column?: number}} */ (err);
+      if (typeof e?.line === 'number') throw new ShellSyntaxError(syntaxMessage(e.message, e.line, e.column ?? 1), e.line, e.column ?? 1);
+      throw err;
+    }
+  }
+
+  /**
+   * Runs one command line (several lines, a script) like bash would at a prompt.
+   * @param {string} commandLine
+   * @param {{signal?: AbortSignal, stdin?: string, timeoutMs?: number, addToHistory?: boolean}} [options]
+   * @returns {Promise<ShellResult>}
+   */
+  async run(commandLine, options = {}) {
+    if (options.addToHistory !== false && commandLine.trim()) this.#remember(commandLine);
+    try {
+      this.parse(commandLine);
+    } catch (err) {
+      if (!(err instanceof ShellSyntaxError)) throw err;
+      this.lastStatus = 2;
+      return { stdout: '', stderr: `bash: ${err.message}\n`, exitCode: 2 };
+    }
+    const timeoutMs = Math.min(options.timeoutMs ?? this.limits.timeoutMs, this.limits.timeoutMs);
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal?.aborted) controller.abort();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error('timeout'));
+    }, timeoutMs);
+    this.signal = controller.signal;
+    this.preamble = /** @type {AstNode} */ (/** @type {unknown} */ (this.bash.transform(preambleSource(this)).ast));
+    this.pending = null;
+    /** @type {BashExecResult} */
+    let result;
+    try {
+      result = await this.bash.exec(commandLine, {
+        cwd: this.cwd,
+        env: { ...this.variables, BASH_HISTORY: JSON.stringify(this.history) },
+        replaceEnv: true,
+        rawScript: true,
+        signal: controller.signal,
+        ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
+      });
+    } catch (err) {
+      // A redirect the file system refuses ends the line (just-bash lets that error through).
+      if (!(err instanceof ShellFsError)) throw err;
+      result = { stdout: '', stderr: `bash: ${err.message}\n`, exitCode: 1, env: { ...this.variables, PWD: this.cwd } };
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      this.signal = undefined;
+      this.preamble = null;
+    }
+    this.#keepState(result);
+    let { stdout, stderr, exitCode } = result;
+    if (controller.signal.aborted) {
+      exitCode = timedOut ? 124 : 130;
+      stderr += timedOut ? `bash: stopped after ${Math.round(timeoutMs / 1000)} s (the time limit)\n` : '^C\n';
+      this.lastStatus = exitCode;
+    }
+    return { stdout, stderr, exitCode };
+  }
+
+  /** @param {BashExecResult} result */
+  #keepState(result) {
+    const env = result.env ?? {};
+    if (env.PWD) this.cwd = env.PWD;
+    /** @type {Record<string, string>} */
+    const vars = {};
+    for (const [k, v] of Object.entries(env)) if (!DERIVED.has(k)) vars[k] = v;
+    this.variables = vars;
+    const { set, shopt } = optionsFromEnv(env);
+    if (env.SHELLOPTS !== undefined) this.setOptions = set;
+    if (env.BASHOPTS !== undefined) this.shoptOptions = shopt;
+    for (const change of this.pending?.define ?? []) {
+      if (change.op === 'define') this.functions.set(change.name, change.node);
+      else this.functions.delete(change.name);
+    }
+    this.pending = null;
+    if (env.BASH_HISTORY === '[]' && this.history.length > 1) this.history = [];
+    this.lastStatus = result.exitCode;
+  }
+
+  /** @param {string} line */
+  #remember(line) {
+    if (this.history[this.history.length - 1] === line) return;
+    this.history.push(line);
+    if (this.history.length > this.maxHistory) this.history.splice(0, this.history.length - this.maxHistory);
+  }
+
+  /** Names of the aliases defined. */
+  aliases() {
+    return Object.keys(this.variables).filter((k) => k.startsWith('BASH_ALIAS_')).map((k) => k.slice('BASH_ALIAS_'.length));
+  }
+
+  /** Every command name the shell knows (built-ins, extras, functions, aliases). */
+  commandNames() {
+    const names = new Set([...BUILTINS, ...getCommandNames(), ...this.extraCommands, ...this.functions.keys(), ...this.aliases()]);
+    for (const n of ['python', 'python3', 'js-exec', 'sqlite3', 'wget']) if (!this.extraCommands.includes(n)) names.delete(n);
+    return [...names].sort();
+  }
+}
+
+/** Bash's own built-ins (run by the interpreter, not the command registry). */
+export const BUILTINS = ['alias', 'break', 'cd', 'continue', 'declare', 'echo', 'eval', 'exit', 'export', 'false', 'getopts', 'hash', 'let', 'local', 'printf', 'pwd', 'read', 'readonly', 'return', 'set', 'shift', 'shopt', 'source', 'test', 'trap', 'true', 'type', 'unalias', 'unset', 'wait', '[', '[['];
+
+/**
+ * `rm` that says so when an argument is the workspace root or inside one of Clawser's own
+ * folders (just-bash's `rm -f` would hide the refusal and exit 0), then removes the rest.
+ * @returns {Command}
+ */
+function protectedRm() {
+  return defineCommand('rm', async (args, ctx) => {
+    let stderr = '';
+    /** @type {string[]} */
+    const keep = [];
+    let options = true;
+    for (const arg of args) {
+      if (options && arg === '--') options = false;
+      else if (!(options && arg.startsWith('-') && arg !== '-')) {
+        const path = toStoragePath(resolveShellPath(ctx.cwd, arg));
+        const folder = path ? protectedFolderOf(path) : '/';
+        if (folder) {
+          stderr += folder === '/' ? `rm: refusing to remove '${arg}': it is the whole workspace\n` : `rm: cannot remove '${arg}': Permission denied (${folder}/ is one of Clawser's own folders: only Clawser changes it)\n`;
+          continue;
+        }
+      }
+      keep.push(arg);
+    }
+    if (!stderr) return /** @type {NonNullable<typeof ctx.origCommand>} */ (ctx.origCommand)(args);
+    const hasOperand = keep.some((a, i) => !a.startsWith('-') || keep.slice(0, i).includes('--'));
+    const rest = hasOperand && ctx.origCommand ? await ctx.origCommand(keep) : { stdout: '', stderr: '', exitCode: 0 };
+    return { stdout: rest.stdout, stderr: stderr + rest.stderr, exitCode: 1 };
+  });
+}
+
+/** @param {string} message @param {number} line @param {number} column */
+function syntaxMessage(message, line, column) {
+  const text = message.replace(/^Parse error at \d+:\d+: /, '').replace(/^line \d+: /, '');
+  return `syntax error at line ${line}, column ${column}: ${text}`;
+}
+
+/** A macrotask (MessageChannel is not clamped like setTimeout). */
+function nextTask() {
+  return new Promise((resolve) => {
+    if (typeof MessageChannel === 'undefined') {
+      setTimeout(resolve, 0);
+      return;
+    }
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve(undefined);
+    };
+    channel.port2.postMessage(null);
+  });
+}
+
+/** @param {number} ms @param {AbortSignal} [signal] */
+function abortableSleep(ms, signal) {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(undefined);
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve(undefined);
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * A bash session over a workspace's files.
+ * @param {ShellOptions} options
+ * @returns {Shell}
+ */
+export function createShell(options) {
+  return new Shell(options);
+}

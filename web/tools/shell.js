@@ -1,0 +1,144 @@
+/** @import { ToolDefinition, ToolContext } from './types.d.ts' */
+/** @import { Shell } from '../shell/shell.js' */
+import { z } from 'zod';
+import { PROTECTED_FOLDERS } from '../storage/protected-fs.js';
+import { ruleFetch } from './web.js';
+
+/** What the model sees of stdout and of stderr at most (each). */
+export const SHELL_OUTPUT_CAP = 20_000;
+/** A line the agent runs stops after this long. */
+export const SHELL_TIMEOUT_MS = 120_000;
+
+/**
+ * One session per conversation (cwd, variables, functions). `ctx` is the latest call's context:
+ * each turn has its own gates, and the session's commands use the current ones.
+ * @typedef {{shell: Shell, used: number, fs: ToolContext['fs'], live: {ctx: ToolContext, fetched: string[]}}} Session
+ * @type {Map<string, Session>}
+ */
+const sessions = new Map();
+const MAX_SESSIONS = 20;
+
+// The interpreter (just-bash) is large: loaded with the first shell call.
+const shellModules = () => Promise.all([import('../shell/shell.js'), import('../shell/read-only.js'), import('../shell/commands/git.js'), import('../shell/commands/clawser.js')]);
+/** @type {Awaited<ReturnType<typeof shellModules>> | null} */
+let loaded = null;
+
+/** Loads the shell's modules once; permission and scope checks need the parser. */
+export async function loadShell() {
+  loaded ??= await shellModules();
+  return loaded;
+}
+
+/** A parser of its own for checks (no session state). @type {Shell | null} */
+let checker = null;
+/** @param {string} command */
+function analyse(command) {
+  if (!loaded) return null;
+  const [{ createShell }, { readOnlyVerdict }] = loaded;
+  checker ??= createShell({ fs: /** @type {any} */ (null) /* any: the checker only parses, it never touches files */ });
+  try {
+    return readOnlyVerdict(checker.parse(command));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * @param {string} text @param {string} name
+ */
+function capped(text, name) {
+  if (text.length <= SHELL_OUTPUT_CAP) return text;
+  return `${text.slice(0, SHELL_OUTPUT_CAP)}\n…[${name} cut at ${SHELL_OUTPUT_CAP} of ${text.length} characters; redirect it to a file and read parts with head, tail or grep]`;
+}
+
+/** @param {ToolContext} ctx @returns {Promise<Session>} */
+async function sessionFor(ctx) {
+  const [{ createShell }, , { gitCommand }, { clawserCommand }] = await loadShell();
+  const key = `${ctx.workspaceId}:${ctx.conversationId ?? ''}`;
+  let entry = sessions.get(key);
+  if (!entry || entry.fs !== ctx.fs) {
+    /** What the session's commands reach: the latest call's context. @type {{ctx: ToolContext, fetched: string[]}} */
+    const session = { ctx, fetched: [] };
+    const fetch = ruleFetch({
+      fetch: (...a) => session.ctx.fetch(...a),
+      get settings() {
+        return session.ctx.settings;
+      },
+      // curl is a web_fetch of its URL: the same gates (network permission, policy, approval, allowlist).
+      authorize: async (url) => (session.ctx.authorizeTool ? session.ctx.authorizeTool('web_fetch', { url }, session.ctx.signal) : 'curl is not available here.'),
+    });
+    const shell = createShell({
+      fs: ctx.fs,
+      unreadable: PROTECTED_FOLDERS,
+      limits: { timeoutMs: SHELL_TIMEOUT_MS },
+      commands: [
+        gitCommand(async () => session.ctx.git ?? new (await import('../git/git.js')).WorkspaceGit(session.ctx.fs)),
+        clawserCommand({
+          callTool: (name, args, signal) => (session.ctx.callTool ? session.ctx.callTool(name, args, signal) : Promise.resolve({ ok: false, output: 'Tools cannot be called from here.' })),
+          tools: () => (session.ctx.toolNames ?? []).map((name) => ({ name, permission: '', description: '' })),
+        }),
+      ],
+      fetch: async (url, init) => {
+        session.fetched.push(url);
+        return fetch(url, init);
+      },
+    });
+    entry = { shell, used: 0, fs: ctx.fs, live: session };
+    sessions.set(key, entry);
+    if (sessions.size > MAX_SESSIONS) {
+      const oldest = [...sessions.entries()].sort((a, b) => a[1].used - b[1].used)[0][0];
+      sessions.delete(oldest);
+    }
+  }
+  entry.used = Date.now();
+  entry.live.ctx = ctx;
+  return entry;
+}
+
+/** Forgets a conversation's shell session (its variables and working directory). @param {string} workspaceId @param {string} [conversationId] */
+export function resetShellSession(workspaceId, conversationId) {
+  sessions.delete(`${workspaceId}:${conversationId ?? ''}`);
+}
+
+/** @type {ToolDefinition} */
+export const shellTool = {
+  name: 'shell',
+  description:
+    'Run a bash command line over the workspace files (a virtual bash: pipes, redirects, &&, loops, functions; ~80 commands such as ls, cat, grep -r, find, sed, awk, sort, jq, diff, tar, plus `git` and `clawser`). ' +
+    'The workspace is `/`. The session keeps the working directory, variables and functions between calls in this conversation. ' +
+    `Returns the exit code, stdout and stderr (each cut at ${SHELL_OUTPUT_CAP} characters). Read-only lines (ls, cat, grep, wc, git status…) run like read tools; others need approval.`,
+  permission: 'write',
+  schema: z.object({
+    command: z.string().min(1).max(20_000).describe('The bash command line (several lines allowed)'),
+    stdin: z.string().max(1_000_000).optional().describe('Text given to the command on standard input'),
+  }),
+  ready: () => loadShell().then(() => undefined),
+  permissionFor: ({ command }) => (analyse(command)?.readOnly ? 'read' : 'write'),
+  scopeTargets: ({ command }) => {
+    const verdict = analyse(command);
+    // A line that writes through a redirection, defines functions or computes a command name is never covered by a rule.
+    if (!verdict || (!verdict.readOnly && /writes|computed/.test(verdict.reason ?? ''))) return null;
+    return { kind: 'command', targets: verdict.commands };
+  },
+  preview: ({ command }) => {
+    const verdict = analyse(command);
+    if (!verdict) return 'The line could not be parsed; it will fail with a syntax error.';
+    return verdict.readOnly ? 'Only reads (every command is on the read-only list).' : `Changes something: ${verdict.reason}. Commands: ${verdict.commands.join(' · ')}`;
+  },
+  async run({ command, stdin }, /** @type {ToolContext} */ ctx) {
+    const session = await sessionFor(ctx);
+    const before = session.live.fetched.length;
+    const result = await session.shell.run(command, { signal: ctx.signal, ...(stdin !== undefined ? { stdin } : {}), timeoutMs: SHELL_TIMEOUT_MS });
+    const output = [
+      `exit code: ${result.exitCode}`,
+      `stdout:\n${capped(result.stdout, 'stdout') || '(empty)'}`,
+      result.stderr ? `stderr:\n${capped(result.stderr, 'stderr')}` : '',
+    ].filter(Boolean).join('\n');
+    // What came in from outside: fetched pages, or the files of a cloned repository / opened folder.
+    const fetched = session.live.fetched.slice(before);
+    const origin = fetched.length ? `a web page fetched by curl (${fetched[0]})` : await ctx.contentOrigin?.();
+    return { ok: result.exitCode === 0, output, ...(origin ? { untrusted: origin } : {}) };
+  },
+};
+
+export const SHELL_TOOLS = [shellTool];
