@@ -92,7 +92,8 @@ const packages = [
     // The Terminal panel's emulator. Its types: web/types/terminal-bundle.d.ts.
     specifier: '@clawser/terminal',
     file: 'xterm.js',
-    entry: "export { Terminal } from '@xterm/xterm'; export { FitAddon } from '@xterm/addon-fit';",
+    entry: "import './scripts/shims/csp-style.mjs'; export { Terminal } from '@xterm/xterm'; export { FitAddon } from '@xterm/addon-fit';",
+    options: { plugins: [patchXtermStyles()] },
   },
   {
     specifier: '@xenova/transformers',
@@ -118,6 +119,28 @@ function patchIsomorphicGitDeflate() {
         const source = await readFile(args.path, 'utf8');
         if (!source.includes(before)) throw new Error(`isomorphic-git's deflate changed; update patchIsomorphicGitDeflate in scripts/vendor.mjs (${args.path})`);
         return { contents: source.replace(before, after), loader: 'js' };
+      });
+    },
+  };
+}
+
+/**
+ * xterm.js writes <style> elements and style attributes, both blocked by the app's CSP
+ * (style-src 'self'): its style elements become <clawser-css> (scripts/shims/csp-style.mjs, a
+ * constructable stylesheet) and its style attributes the element's CSSOM style. Vendoring fails
+ * loudly if the code to patch is not found (e.g. after an update).
+ * @returns {import('esbuild').Plugin}
+ */
+function patchXtermStyles() {
+  const attr = 't.setAttribute("style",`${t.getAttribute("style")||""}${e};`)';
+  return {
+    name: 'patch-xterm-styles',
+    setup(b) {
+      b.onLoad({ filter: /@xterm[\\/]xterm[\\/]lib[\\/]xterm\.mjs$/ }, async (args) => {
+        const source = await readFile(args.path, 'utf8');
+        const styles = source.split('.createElement("style")').length - 1;
+        if (styles < 2 || !source.includes(attr)) throw new Error(`xterm's styling changed; update patchXtermStyles in scripts/vendor.mjs (${args.path})`);
+        return { contents: source.replaceAll('.createElement("style")', '.createElement("clawser-css")').replace(attr, 't.style.cssText+=`${e};`'), loader: 'js' };
       });
     },
   };

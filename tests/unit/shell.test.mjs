@@ -103,6 +103,8 @@ test("Clawser's own folders cannot be written from the shell — while the same 
   for (const line of attempts) {
     const r = await shell.run(line);
     assert.notEqual(r.exitCode, 0, `${line} must fail`);
+    // The refusal is what the user reads (not "No such file"), even where the folder does not exist yet.
+    if (!/tee|sed/.test(line)) assert.match(r.stderr, /own folders/, line);
   }
   assert.equal(await fs.readText('.memory/entries.jsonl'), '{"k":1}\n');
   assert.equal(await fs.readText('.scheduler/jobs.json'), '[]');

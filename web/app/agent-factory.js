@@ -219,23 +219,7 @@ export class AgentFactory {
     const autonomy = new AutonomyController({ config: s.autonomy, ...agentSettings.usageStore(workspaceId) });
     const tools = new ToolRunner({
       registry: services.registry,
-      context: {
-        workspaceId,
-        // Tools change files, never Clawser's own folders — enforced in storage, so the safety switch cannot lift it.
-        fs: new ProtectedFileSystem(this.#deps.workspaceFs(workspaceId)),
-        git: await services.git(),
-        memory: await services.memory(),
-        skills: await services.skills(),
-        mcp,
-        goals: services.goals,
-        scheduler: services.scheduler,
-        conversationId,
-        contentOrigin: this.contentOrigin(workspaceId),
-        toolNames: services.registry.list().map((t) => t.name),
-        settings: toolSettings({ ...s.tools, allowedPrivateHosts: s.allowedPrivateHosts, searchApiKey: await agentSettings.searchApiKey(workspaceId) }),
-        fetch: globalThis.fetch.bind(globalThis),
-        ui: services.toolUi,
-      },
+      context: await this.toolContext(workspaceId, conversationId, mcp),
       hooks: this.#deps.hooks,
       autonomy,
       safety,
@@ -260,6 +244,36 @@ export class AgentFactory {
       ? this.#runIsolated(code, tools, signal, o)
       : codex.run(code, { tools, signal, ...(o?.only ? { only: o.only } : {}), ...(o?.adapt === false ? { adapt: false } : {}) }));
     return { settings: s, safety, autonomy, tools, codex };
+  }
+
+  /**
+   * What a workspace's tools get: its files (Clawser's own folders read-only), stores, settings.
+   * The agent's runner and the terminal's `clawser` command use it.
+   * @param {string} workspaceId @param {string | undefined} conversationId
+   * @param {import('../mcp/manager.js').McpManager} [mcp]
+   * @returns {Promise<import('../tools/types.d.ts').ToolContext>}
+   */
+  async toolContext(workspaceId, conversationId, mcp) {
+    const agentSettings = this.#deps.agentSettings;
+    const services = this.#deps.services(workspaceId);
+    const s = agentSettings.load(workspaceId);
+    return {
+      workspaceId,
+      // Tools change files, never Clawser's own folders — enforced in storage, so the safety switch cannot lift it.
+      fs: new ProtectedFileSystem(this.#deps.workspaceFs(workspaceId)),
+      git: await services.git(),
+      memory: await services.memory(),
+      skills: await services.skills(),
+      mcp: mcp ?? await services.mcp().catch(() => undefined),
+      goals: services.goals,
+      scheduler: services.scheduler,
+      conversationId,
+      contentOrigin: this.contentOrigin(workspaceId),
+      toolNames: services.registry.list().map((t) => t.name),
+      settings: toolSettings({ ...s.tools, allowedPrivateHosts: s.allowedPrivateHosts, searchApiKey: await agentSettings.searchApiKey(workspaceId) }),
+      fetch: globalThis.fetch.bind(globalThis),
+      ui: services.toolUi,
+    };
   }
 
   /**

@@ -812,7 +812,71 @@ export class ClawserApp {
       openPanel: (panel) => this.router.go({ name: 'workspace', workspaceId, panel: /** @type {PanelName} */ (panel) }),
       showError: (err) => this.#showError(err),
       mcpAuth: () => this.#mcpAuth(),
+      terminal: () => this.#terminalHost(workspaceId),
+      preferences: { get: (key) => this.config?.get(key, null), set: (key, value) => this.config?.set(key, value) },
     };
+  }
+
+  /** Each workspace's terminal sessions (they outlive the panel's view). @type {Map<string, Promise<import('./terminal-host.js').TerminalHost>>} */
+  #terminals = new Map();
+  /** @param {string} workspaceId */
+  #terminalHost(workspaceId) {
+    let host = this.#terminals.get(workspaceId);
+    if (!host) {
+      host = this.#makeTerminalHost(workspaceId);
+      this.#terminals.set(workspaceId, host);
+      host.catch(() => this.#terminals.delete(workspaceId));
+    }
+    return host;
+  }
+
+  /** @param {string} workspaceId */
+  async #makeTerminalHost(workspaceId) {
+    const { TerminalHost } = await import('./terminal-host.js');
+    const services = this.#servicesOf(workspaceId);
+    const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
+    return new TerminalHost({
+      workspaceId,
+      fs: this.workspaceFs(workspaceId),
+      config: /** @type {LocalConfig} */ (this.config),
+      registry: services.registry,
+      git: () => services.git(),
+      toolContext: async () => (await this.#agentFactory()).toolContext(workspaceId, undefined),
+      list: async (topic) => {
+        if (topic === 'memory') return (await (await services.memory()).list()).map((m) => `${m.key}\t${m.category}\t${m.content.slice(0, 80).replace(/\s+/g, ' ')}`).join('\n') || '(no memories)';
+        if (topic === 'skills') return (await (await services.skills()).list()).map((s) => `${s.name}\t${s.scope}\t${s.enabled ? 'enabled' : 'disabled'}${s.shadowed ? '\tshadowed' : ''}`).join('\n') || '(no skills)';
+        if (topic === 'mcp') {
+          const mcp = await services.mcp();
+          return mcp.servers().map((s) => `${s.name}\t${s.url}\t${mcp.state(s.id).status}\t${mcp.state(s.id).tools.length} tools`).join('\n') || '(no MCP servers)';
+        }
+        if (topic === 'conversations') return this.#controller(workspaceId).state.conversations.map((c) => `${c.id}\t${c.title}`).join('\n') || '(no conversations)';
+        return JSON.stringify(agentSettings.load(workspaceId), null, 2);
+      },
+      setConfig: async (key, value) => {
+        const current = /** @type {Record<string, any>} */ (structuredClone(agentSettings.load(workspaceId))); // any: a dotted path into the settings object
+        const path = key.split('.');
+        let at = current;
+        for (const part of path.slice(0, -1)) {
+          if (!at[part] || typeof at[part] !== 'object') throw new Error(`"${key}" is not a setting (see clawser config list).`);
+          at = at[part];
+        }
+        const last = /** @type {string} */ (path.at(-1));
+        if (!(last in at)) throw new Error(`"${key}" is not a setting (see clawser config list).`);
+        let parsed;
+        try {
+          parsed = JSON.parse(value);
+        } catch {
+          parsed = value;
+        }
+        at[last] = parsed;
+        try {
+          agentSettings.save(workspaceId, current);
+        } catch (err) {
+          throw new Error(`"${value}" is not a valid value for ${key}: ${/** @type {Error} */ (err).message.slice(0, 300)}`);
+        }
+        return `${key} = ${JSON.stringify(parsed)}`;
+      },
+    });
   }
 
   /** The page's SecretBox (API keys, tokens). @type {SecretBox} */

@@ -40,6 +40,8 @@ import { LeakDetector } from '../safety/leak-detector.js';
  * @property {(panel: string) => void} openPanel another panel of this workspace
  * @property {(err: unknown) => void} showError
  * @property {() => Promise<import('./mcp-auth.js').McpAuth>} mcpAuth OAuth sign-in for MCP servers
+ * @property {() => Promise<import('./terminal-host.js').TerminalHost>} terminal the workspace's shell sessions and history (loads the shell)
+ * @property {{get: (key: string) => unknown, set: (key: string, value: unknown) => void}} preferences small per-browser choices of the panels
  */
 
 /** @typedef {{root: HTMLElement, destroy?: () => void}} PanelView */
@@ -258,6 +260,26 @@ export const BUILTIN_PANELS = [
         signIn: (server, authenticate) => auth.signIn(ctx.workspaceId, server, authenticate),
         attach: (a) => ctx.chat.attach(a),
         onError: ctx.showError,
+        onBack: ctx.back,
+      });
+    },
+  },
+  {
+    name: 'terminal', label: 'Terminal', icon: '⌨️', shortcut: 'Alt+T',
+    async open(ctx) {
+      const [{ TerminalPanel }, { complete }, host] = await Promise.all([import('../ui/terminal-panel.js'), import('../shell/completion.js'), ctx.terminal()]);
+      const screenReader = ctx.preferences.get('clawser_terminal_screen_reader') === true;
+      return TerminalPanel({
+        sessions: host.sessions,
+        newSession: () => host.newSession(),
+        closeSession: (id) => host.closeSession(id),
+        history: () => host.history(),
+        remember: (line) => host.remember(line),
+        clearHistory: () => host.clearHistory(),
+        completionSource: (shell) => host.completionSource(shell),
+        complete,
+        preferences: { screenReader },
+        onPreferences: (p) => ctx.preferences.set('clawser_terminal_screen_reader', p.screenReader),
         onBack: ctx.back,
       });
     },

@@ -99,6 +99,16 @@ export class BashFileSystem {
     }
   }
 
+  /**
+   * Refuses a change before anything else is checked, when the file system says so (the
+   * ProtectedFileSystem view: Clawser's own folders), so the refusal is what the user sees.
+   * @param {string} path @param {string} op
+   */
+  async #checkWritable(path, op) {
+    const check = /** @type {{check?: (p: string) => void}} */ (this.fs).check;
+    if (check && toStoragePath(path)) await this.#call(op, path, async () => check.call(this.fs, toStoragePath(path)));
+  }
+
   /** @param {string} path */
   async #statOf(path) {
     return this.#call('stat', path, () => this.fs.stat(toStoragePath(path)));
@@ -156,6 +166,7 @@ export class BashFileSystem {
   /** @param {string} path @param {string | Uint8Array} content @param {unknown} [options] */
   async writeFile(path, content, options) {
     if (path === '/dev/null') return;
+    await this.#checkWritable(path, 'open');
     const stat = await this.#statOf(path);
     if (stat?.kind === 'directory') throw new ShellFsError('EISDIR', 'open', path);
     if (!stat) await this.#requireParent(path, 'open');
@@ -165,6 +176,7 @@ export class BashFileSystem {
   /** @param {string} path @param {string | Uint8Array} content @param {unknown} [options] */
   async appendFile(path, content, options) {
     if (path === '/dev/null') return;
+    await this.#checkWritable(path, 'open');
     const stat = await this.#statOf(path);
     if (stat?.kind === 'directory') throw new ShellFsError('EISDIR', 'open', path);
     if (!stat) await this.#requireParent(path, 'open');
@@ -197,6 +209,7 @@ export class BashFileSystem {
 
   /** @param {string} path @param {{recursive?: boolean}} [options] */
   async mkdir(path, options) {
+    await this.#checkWritable(path, 'mkdir');
     const stat = await this.#statOf(path);
     if (stat) {
       if (options?.recursive && stat.kind === 'directory') return;
@@ -261,6 +274,8 @@ export class BashFileSystem {
 
   /** @param {string} src @param {string} dest */
   async mv(src, dest) {
+    await this.#checkWritable(src, 'mv');
+    await this.#checkWritable(dest, 'mv');
     const stat = await this.#statOf(src);
     if (!stat) throw new ShellFsError('ENOENT', 'mv', src);
     const from = toStoragePath(src);

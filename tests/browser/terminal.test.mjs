@@ -1,0 +1,152 @@
+// The shell in Chromium (issue 16): the Terminal panel runs a pipeline over OPFS files,
+// completes a path, stops `while true` with Ctrl-C while the page stays responsive, keeps its
+// history across a reload and refuses Clawser's own folders; the agent's `shell` tool asks, the
+// approval dialog's narrowed "Always allow" becomes a prefix rule (listed and removable in the
+// Tools panel), and a read-only line runs without asking.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchBrowser, startApp, openWorkspace, sendMessage, readWorkspaceFile, waitInPage } from './helpers.mjs';
+import { startLlmServer } from '../fixtures/llm-server.mjs';
+
+/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
+/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
+/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
+/** @type {import('playwright-core').Page} */ let page;
+
+before(async () => {
+  app = await startApp();
+  llm = await startLlmServer();
+  browser = await launchBrowser();
+  page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
+  // Files in the workspace's OPFS folder, written through the app's own storage module.
+  await page.evaluate(async () => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const [, ws] = location.hash.slice(1).split('/');
+    const fs = new OpfsFileSystem();
+    try {
+      await fs.write(`clawser_workspaces/${ws}/notes/meeting.md`, 'TODO book room\nagenda\nTODO send notes\n');
+      await fs.write(`clawser_workspaces/${ws}/notes/ideas.md`, 'TODO try the shell\n');
+      await fs.write(`clawser_workspaces/${ws}/readme.txt`, 'hello\n');
+    } finally {
+      fs.terminate();
+    }
+  });
+});
+after(async () => {
+  await browser?.close();
+  await app?.close();
+  await llm?.close();
+});
+
+/** The terminal's visible text. */
+const screen = () => page.locator('.terminal-host:visible .xterm-rows').innerText();
+
+/** Waits until the terminal shows `text` (a string or pattern). @param {string | RegExp} text */
+async function shows(text) {
+  await waitInPage(page, ({ source, flags }) => {
+    const rows = [...document.querySelectorAll('.terminal-host .xterm-rows')].map((r) => /** @type {HTMLElement} */ (r).innerText).join('\n');
+    return Promise.resolve(new RegExp(source, flags).test(rows));
+  }, typeof text === 'string' ? { source: text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), flags: '' } : { source: text.source, flags: text.flags }, { what: `the terminal to show ${text}` });
+}
+
+/** Types a line into the focused terminal and presses Enter. @param {string} line */
+async function typeLine(line) {
+  await page.locator('.terminal-host:visible .xterm-helper-textarea').focus();
+  await page.keyboard.type(line);
+  await page.keyboard.press('Enter');
+}
+
+const idle = () => page.locator('.terminal-host:visible:not([aria-busy])').waitFor();
+
+test('the Terminal panel runs a pipeline over the workspace’s OPFS files and completes a path', async () => {
+  await page.keyboard.press('Alt+KeyT');
+  await page.getByRole('heading', { name: 'Terminal' }).waitFor();
+  assert.match(page.url(), /#workspace\/[^/]+\/terminal$/);
+  await page.locator('.terminal-host .xterm-helper-textarea').waitFor();
+  await typeLine('grep -r TODO notes | wc -l');
+  await shows(/wc -l\n3\n/);
+  await typeLine('cat notes/*.md | grep -c TODO > count.txt && cat count.txt');
+  await shows(/count\.txt\n3\n/);
+  assert.equal(await readWorkspaceFile(page, 'count.txt'), '3\n');
+  // Tab completes a path.
+  await page.locator('.terminal-host:visible .xterm-helper-textarea').focus();
+  await page.keyboard.type('cat notes/mee');
+  await page.keyboard.press('Tab');
+  await shows('cat notes/meeting.md ');
+  await page.keyboard.press('Enter');
+  await shows(/TODO book room\nagenda\nTODO send notes/);
+  // Clawser's own folders are refused, with the reason.
+  await typeLine('echo planted > .scheduler/jobs.json');
+  await shows('EACCES');
+  assert.equal(await readWorkspaceFile(page, '.scheduler/jobs.json'), null);
+});
+
+test('Ctrl-C stops `while true; do :; done`; the page answers while it runs', async () => {
+  await idle();
+  await typeLine('while true; do :; done');
+  await page.locator('.terminal-host:visible[aria-busy="true"]').waitFor();
+  // The loop yields: the page still runs its own code meanwhile.
+  assert.equal(await page.evaluate(() => new Promise((resolve) => setTimeout(() => resolve('answered'), 10))), 'answered');
+  await page.keyboard.press('Control+c');
+  await idle();
+  await shows('^C');
+  await typeLine('echo alive');
+  await shows(/echo alive\nalive\n/);
+});
+
+test('history survives a reload (Up recalls the last line, Ctrl-R searches)', async () => {
+  await idle();
+  await page.reload();
+  await page.getByRole('heading', { name: 'Terminal' }).waitFor();
+  await page.locator('.terminal-host .xterm-helper-textarea').waitFor();
+  await page.locator('.terminal-host:visible .xterm-helper-textarea').focus();
+  await page.keyboard.press('ArrowUp');
+  await shows(/\$ echo alive\s*$/m);
+  await page.keyboard.press('Control+u');
+  await page.keyboard.press('Control+r');
+  await page.keyboard.type('wc -l');
+  await shows("(reverse-i-search)'wc -l': grep -r TODO notes | wc -l");
+  await page.keyboard.press('Enter');
+  await shows(/wc -l\n3\n/);
+});
+
+test('the agent’s shell tool: a write asks, "Always allow “cp”" becomes a prefix rule listed in the Tools panel; a read-only line does not ask', async () => {
+  await idle();
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  llm.enqueue(
+    { toolCalls: [{ id: 's1', name: 'shell', arguments: { command: 'cp readme.txt notes/agent.txt' } }] },
+    { text: 'Wrote it.' },
+  );
+  await sendMessage(page, 'write a note with the shell');
+  const dialog = page.getByRole('dialog', { name: 'Allow “shell”?' });
+  await dialog.waitFor();
+  await dialog.getByText('Changes something', { exact: false }).waitFor();
+  await dialog.getByRole('button', { name: 'Always allow commands starting with “cp”' }).click();
+  await page.locator('.msg.assistant', { hasText: 'Wrote it.' }).waitFor();
+  assert.equal(await readWorkspaceFile(page, 'notes/agent.txt'), 'hello\n');
+  const result = llm.requests.at(-1)?.body.messages.findLast((/** @type {any} */ m) => m.role === 'tool');
+  assert.match(result.content, /^exit code: 0\nstdout:\n\(empty\)/);
+
+  // The rule covers the next cp; a read-only line needs no rule; another command still asks.
+  llm.enqueue(
+    { toolCalls: [{ id: 's2', name: 'shell', arguments: { command: 'cp notes/agent.txt notes/agent2.txt' } }] },
+    { toolCalls: [{ id: 's3', name: 'shell', arguments: { command: 'grep -rc TODO notes | head -n 5' } }] },
+    { toolCalls: [{ id: 's4', name: 'shell', arguments: { command: 'cp readme.txt notes/y.txt && rm notes/agent2.txt' } }] },
+    { text: 'Done.' },
+  );
+  await sendMessage(page, 'more');
+  const again = page.getByRole('dialog', { name: 'Allow “shell”?' });
+  await again.waitFor();
+  await again.locator('.approval-args', { hasText: 'rm notes/agent2.txt' }).waitFor();
+  await again.getByRole('button', { name: 'Deny' }).click();
+  await page.locator('.msg.assistant', { hasText: 'Done.' }).waitFor();
+  assert.equal(await readWorkspaceFile(page, 'notes/agent2.txt'), 'hello\n', 'covered by the rule, not removed (denied)');
+  const tools = llm.requests.at(-1)?.body.messages.filter((/** @type {any} */ m) => m.role === 'tool').slice(-3);
+  assert.match(tools[1].content, /notes\/meeting\.md:2/);
+
+  await page.keyboard.press('Alt+Digit6');
+  const rule = page.getByRole('list', { name: 'Approval rules' }).getByRole('listitem').filter({ hasText: 'commands starting with “cp”' });
+  await rule.waitFor();
+  await rule.getByRole('button', { name: /Remove the rule/ }).click();
+  await page.getByText('No rules yet.', { exact: false }).waitFor();
+});

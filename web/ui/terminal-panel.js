@@ -1,0 +1,269 @@
+/** @import { Shell } from '../shell/shell.js' */
+/** @import { CompletionSource, Completion } from '../shell/completion.js' */
+import { Terminal, FitAddon } from '@clawser/terminal';
+import { h } from './dom.js';
+import { LineEditor } from '../shell/line-editor.js';
+
+/**
+ * What the panel gets: the workspace's sessions and history, and completion. No shell logic
+ * lives here: the panel turns keys into line edits, runs finished lines and prints results.
+ * @typedef {object} TerminalPanelProps
+ * @property {{id: number, shell: Shell}[]} sessions live sessions of the workspace (kept by the app)
+ * @property {() => {id: number, shell: Shell}} newSession
+ * @property {(id: number) => void} closeSession
+ * @property {() => string[]} history the workspace's history, oldest first
+ * @property {(line: string) => void} remember
+ * @property {() => void} clearHistory
+ * @property {(shell: Shell) => CompletionSource} completionSource
+ * @property {(line: string, cursor: number, source: CompletionSource) => Promise<Completion>} complete
+ * @property {{screenReader: boolean}} preferences
+ * @property {(p: {screenReader: boolean}) => void} onPreferences
+ * @property {() => void} onBack
+ */
+
+/** The colours of the app's light and dark themes. */
+const THEMES = {
+  light: { background: '#ffffff', foreground: '#17172b', cursor: '#4f46e5', cursorAccent: '#ffffff', selectionBackground: '#c7d2fe', black: '#17172b', blue: '#4338ca', green: '#15803d', red: '#b91c1c', yellow: '#a16207', magenta: '#a21caf', cyan: '#0e7490', white: '#d9dbe6', brightBlack: '#5b5e73', brightBlue: '#4f46e5', brightGreen: '#16a34a', brightRed: '#dc2626', brightYellow: '#ca8a04', brightMagenta: '#c026d3', brightCyan: '#0891b2', brightWhite: '#f7f7fb' },
+  dark: { background: '#0c0c16', foreground: '#ececf6', cursor: '#818cf8', cursorAccent: '#0b0b18', selectionBackground: '#3730a3', black: '#10101c', blue: '#818cf8', green: '#4ade80', red: '#f87171', yellow: '#facc15', magenta: '#e879f9', cyan: '#22d3ee', white: '#ececf6', brightBlack: '#a3a6bd', brightBlue: '#a5b4fc', brightGreen: '#86efac', brightRed: '#fca5a5', brightYellow: '#fde047', brightMagenta: '#f0abfc', brightCyan: '#67e8f9', brightWhite: '#ffffff' },
+};
+
+/** xterm's stylesheet, added once with the first terminal. */
+function ensureTerminalStyles() {
+  if (document.querySelector('link[data-xterm]')) return;
+  document.head.append(h('link', { rel: 'stylesheet', href: new URL('../vendor/xterm.css', import.meta.url).href, 'data-xterm': '' }));
+}
+
+/** @param {string} cwd */
+const promptFor = (cwd) => `\x1b[1;32mclawser\x1b[0m:\x1b[1;34m${cwd}\x1b[0m$ `;
+
+/**
+ * One session's view: its xterm, line editor, and the run in progress.
+ * @param {{id: number, shell: Shell}} session @param {TerminalPanelProps} props @param {MediaQueryList} dark
+ */
+function SessionView(session, props, dark) {
+  const { shell } = session;
+  const element = h('div', { class: 'terminal-host', role: 'region', 'aria-label': `Terminal session ${session.id}` });
+  const term = new Terminal({
+    convertEol: true,
+    cursorBlink: true,
+    fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace',
+    fontSize: 14,
+    scrollback: 5000,
+    screenReaderMode: props.preferences.screenReader,
+    theme: dark.matches ? THEMES.dark : THEMES.light,
+  });
+  const fit = new FitAddon();
+  term.loadAddon(fit);
+  const editor = new LineEditor({ prompt: promptFor(shell.cwd), history: props.history() });
+  /** @type {AbortController | null} the running line's Ctrl-C */
+  let running = null;
+  let opened = false;
+
+  const prompt = () => {
+    editor.prompt = promptFor(shell.cwd);
+    editor.reset();
+    term.write(editor.render());
+  };
+
+  /** @param {string} command */
+  const runLine = async (command) => {
+    if (!command.trim()) return prompt();
+    // An unfinished line (an open quote, `do` without `done`) continues on a "> " prompt.
+    try {
+      shell.parse(command);
+    } catch (err) {
+      if (/unexpected (EOF|end of file)|unterminated|expected .*(done|fi|esac|\}|\))/i.test(/** @type {Error} */ (err).message)) {
+        editor.continueWith(editor.line);
+        term.write(editor.render());
+        return;
+      }
+    }
+    editor.remember(command);
+    props.remember(command);
+    if (/^\s*clear\s*$/.test(command)) {
+      term.clear();
+      return prompt();
+    }
+    if (/^\s*history\s+-c\s*$/.test(command)) {
+      props.clearHistory();
+      editor.history.length = 0;
+    }
+    running = new AbortController();
+    element.setAttribute('aria-busy', 'true');
+    try {
+      const r = await shell.run(command, { signal: running.signal });
+      if (r.stdout) term.write(r.stdout);
+      if (r.stderr) term.write(`\x1b[31m${r.stderr}\x1b[0m`);
+      if ((r.stdout || r.stderr) && !/\n$/.test(r.stderr || r.stdout)) term.write('\x1b[7m%\x1b[0m\r\n');
+    } catch (err) {
+      term.write(`\x1b[31mclawser: ${/** @type {Error} */ (err)?.message ?? String(err)}\x1b[0m\r\n`);
+    } finally {
+      running = null;
+      element.removeAttribute('aria-busy');
+    }
+    prompt();
+  };
+
+  /** @param {number} cursor */
+  const tabComplete = async (cursor) => {
+    const line = editor.line;
+    const c = await props.complete(line, cursor, props.completionSource(shell));
+    if (!c.matches.length) return term.write('\x07');
+    if (c.matches.length === 1) {
+      const [only] = c.matches;
+      const suffix = only.endsWith('/') ? '' : ' ';
+      editor.setLine(line.slice(0, c.start) + only + suffix + line.slice(cursor));
+      editor.cursor = c.start + Array.from(only + suffix).length;
+    } else if (c.common.length > c.word.length) {
+      editor.setLine(line.slice(0, c.start) + c.common + line.slice(cursor));
+      editor.cursor = c.start + Array.from(c.common).length;
+    } else {
+      // Nothing more in common: list the choices under the line, then the line again.
+      term.write(`\r\n${c.matches.map((m) => m.replace(/^.*\/(?=.)/, '')).join('  ')}\r\n`);
+    }
+    term.write(editor.render());
+  };
+
+  term.onData((data) => {
+    if (running) {
+      // While a line runs, only Ctrl-C matters (it stops the pipeline).
+      if (data === '\x03') {
+        running.abort();
+        term.write('^C');
+      }
+      return;
+    }
+    const { output, actions } = editor.feed(data);
+    if (output) term.write(output);
+    for (const action of actions) {
+      if (action.type === 'submit') {
+        void runLine(action.line);
+        return;
+      }
+      if (action.type === 'interrupt') prompt();
+      else if (action.type === 'clear') {
+        term.clear();
+        term.write(editor.render());
+      } else if (action.type === 'complete') void tabComplete(action.cursor);
+      else if (action.type === 'eof') term.write('\r\n(Close the session with its ✕ button.)\r\n' + editor.render());
+    }
+  });
+  // Copy with Ctrl-Shift-C (or Ctrl-C while text is selected), paste with Ctrl-Shift-V.
+  term.attachCustomKeyEventHandler((e) => {
+    if (e.type !== 'keydown') return true;
+    const key = e.key.toLowerCase();
+    if ((e.ctrlKey || e.metaKey) && (key === 'c' && (e.shiftKey || e.metaKey || term.hasSelection()))) {
+      if (term.hasSelection()) void navigator.clipboard?.writeText(term.getSelection()).catch(() => {});
+      return false;
+    }
+    if ((e.ctrlKey && e.shiftKey && key === 'v') || (e.metaKey && key === 'v')) {
+      void navigator.clipboard?.readText().then((text) => term.paste(text)).catch(() => {});
+      return false;
+    }
+    return true;
+  });
+  const onTheme = () => { term.options.theme = dark.matches ? THEMES.dark : THEMES.light; };
+  dark.addEventListener('change', onTheme);
+  const resize = new ResizeObserver(() => {
+    if (opened && element.offsetParent) fit.fit();
+  });
+  resize.observe(element);
+
+  return {
+    session,
+    element,
+    term,
+    open() {
+      if (opened) return;
+      opened = true;
+      term.open(element);
+      fit.fit();
+      term.write(`Clawser shell — bash over this workspace's files. Type \x1b[1mhelp\x1b[0m for the commands, \x1b[1mclawser help\x1b[0m for the app's.\r\n`);
+      prompt();
+    },
+    focus() {
+      term.focus();
+    },
+    /** @param {boolean} on */
+    setScreenReader(on) {
+      term.options.screenReaderMode = on;
+    },
+    dispose() {
+      running?.abort();
+      resize.disconnect();
+      dark.removeEventListener('change', onTheme);
+      term.dispose();
+    },
+  };
+}
+
+/**
+ * The Terminal panel: one or more shell sessions over the workspace, each a real terminal
+ * emulator (xterm.js), with history (Up/Down, Ctrl-R), tab completion, Ctrl-C, Ctrl-L,
+ * copy/paste, resizing, the app's light and dark themes and a screen-reader mode.
+ * @param {TerminalPanelProps} props
+ */
+export function TerminalPanel(props) {
+  ensureTerminalStyles();
+  const dark = window.matchMedia('(prefers-color-scheme: dark)');
+  if (!props.sessions.length) props.newSession();
+  /** @type {ReturnType<typeof SessionView>[]} */
+  const views = props.sessions.map((s) => SessionView(s, props, dark));
+  let active = views[0];
+  const tabs = h('div', { class: 'terminal-tabs', role: 'toolbar', 'aria-label': 'Terminal sessions' });
+  const screen = h('div', { class: 'terminal-screen' });
+
+  const drawTabs = () => {
+    tabs.replaceChildren(...views.map((v, i) => h('span', { class: 'terminal-tab' },
+      h('button', { type: 'button', class: v === active ? '' : 'secondary', 'aria-pressed': String(v === active), on: { click: () => show(v) } }, `Session ${i + 1}`),
+      views.length > 1 ? h('button', { type: 'button', class: 'secondary icon', 'aria-label': `Close session ${i + 1}`, on: { click: () => close(v) } }, '✕') : null,
+    )),
+    h('button', { type: 'button', class: 'secondary', on: { click: add } }, '+ New session'));
+  };
+  /** @param {ReturnType<typeof SessionView>} view */
+  const show = (view) => {
+    active = view;
+    screen.replaceChildren(view.element);
+    view.open();
+    drawTabs();
+    requestAnimationFrame(() => view.focus());
+  };
+  const add = () => {
+    const view = SessionView(props.newSession(), props, dark);
+    views.push(view);
+    show(view);
+  };
+  /** @param {ReturnType<typeof SessionView>} view */
+  const close = (view) => {
+    view.dispose();
+    props.closeSession(view.session.id);
+    views.splice(views.indexOf(view), 1);
+    show(views[0]);
+  };
+  const sr = h('input', { id: 'terminal-sr', type: 'checkbox', checked: props.preferences.screenReader });
+  sr.addEventListener('change', () => {
+    const on = /** @type {HTMLInputElement} */ (sr).checked;
+    for (const v of views) v.setScreenReader(on);
+    props.onPreferences({ screenReader: on });
+  });
+  const root = h('section', { class: 'terminal-panel', 'aria-labelledby': 'terminal-title' },
+    h('div', { class: 'row spread' },
+      h('h2', { id: 'terminal-title' }, 'Terminal'),
+      h('div', { class: 'row' },
+        h('label', { class: 'row small', for: 'terminal-sr' }, sr, 'Screen reader mode'),
+        h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
+      ),
+    ),
+    tabs,
+    screen,
+    h('p', { class: 'small muted' }, 'Tab completes · ↑/↓ and Ctrl-R search history · Ctrl-C stops · Ctrl-L clears · Ctrl-Shift-C/V copy and paste. Clawser’s own folders (.memory, .git…) are read-only here.'),
+  );
+  // Shown once the panel is in the document (xterm measures its container).
+  requestAnimationFrame(() => show(active));
+  return {
+    root,
+    destroy() {
+      for (const v of views) v.dispose();
+    },
+  };
+}
