@@ -9,10 +9,12 @@ class ClawserCss extends HTMLElement {
     this.css = '';
   }
 
+  /** @override */
   get textContent() {
     return this.css;
   }
 
+  /** @override */
   set textContent(value) {
     this.css = String(value ?? '');
     this.sheet.replaceSync(this.css);

@@ -38,9 +38,6 @@ after(async () => {
   await llm?.close();
 });
 
-/** The terminal's visible text. */
-const screen = () => page.locator('.terminal-host:visible .xterm-rows').innerText();
-
 /** Waits until the terminal shows `text` (a string or pattern). @param {string | RegExp} text */
 async function shows(text) {
   await waitInPage(page, ({ source, flags }) => {
