@@ -7,6 +7,7 @@ import { embeddingsBench } from './embeddings.mjs';
 import { searchBench } from './search.mjs';
 import { providersBench } from './providers.mjs';
 import { mcpBench } from './mcp.mjs';
+import { shellBench } from './shell.mjs';
 import { performance } from 'node:perf_hooks';
 import { launchBrowser, startApp } from '../tests/browser/helpers.mjs';
 import { parseSSE } from '../web/providers/sse.js';
@@ -329,6 +330,8 @@ const result = {
   // Stream assembly per wire format and the reliability layer's overhead (web/providers/), in Node.
   ...(await providersBench()),
   ...(await mcpBench()),
+  // The shell (web/shell/): grep -r over 1,000 files and a 10-stage pipeline over 10 MB, in the page (OPFS), in Node and in real bash.
+  ...(await shellBench()),
   // Memory search (web/memory/search.js) in Node; the page runs the same code and WebAssembly kernel.
   ...(await memoryBench()),
   // Storing 100k memories, and the vector file (.memory/vectors.bin), in Node.

@@ -20,6 +20,18 @@ const NODE_CODES = /** @type {const} */ ({
   EIO: 'i/o error',
 });
 
+/** Files read ahead at once during a scan, and the largest file read ahead. */
+const READ_AHEAD = 16;
+const READ_AHEAD_MAX_BYTES = 1024 * 1024;
+
+/** One char per byte (what Node calls latin1), in slices so large files stay fast. @param {Uint8Array} bytes */
+function latin1(bytes) {
+  /** @type {string[]} */
+  const parts = [];
+  for (let i = 0; i < bytes.length; i += 0x8000) parts.push(String.fromCharCode.apply(null, /** @type {number[]} */ (/** @type {unknown} */ (bytes.subarray(i, i + 0x8000)))));
+  return parts.join('');
+}
+
 /** An error shaped like Node's (`code`, "CODE: text, op 'path'"), which just-bash understands. */
 export class ShellFsError extends Error {
   /** @param {keyof typeof NODE_CODES} code @param {string} op @param {string} path @param {string} [detail] */
@@ -111,7 +123,62 @@ export class BashFileSystem {
 
   /** @param {string} path */
   async #statOf(path) {
-    return this.#call('stat', path, () => this.fs.stat(toStoragePath(path)));
+    const p = toStoragePath(path);
+    // Command lookups ask for /usr/bin/x and /bin/x on every command: a top-level folder the
+    // workspace does not have answers without a round trip to storage.
+    if (p && !(await this.#topLevel()).has(p.split('/')[0])) return null;
+    return this.#call('stat', path, () => this.fs.stat(p));
+  }
+
+  /** @type {Promise<Set<string>> | null} the workspace's top-level names, until something changes */
+  #top = null;
+
+  #topLevel() {
+    this.#top ??= this.fs.list('').then((entries) => new Set(entries.map((e) => e.name)), () => {
+      this.#top = null;
+      return new Set();
+    });
+    return this.#top;
+  }
+
+  /** Forgets what was cached (a change here, or a new command line: another tab may have changed the files). */
+  invalidate() {
+    this.#top = null;
+    this.#ahead.clear();
+    this.#listed.clear();
+    this.#reads.clear();
+  }
+
+  /**
+   * Read-ahead for scans (`grep -r`, `cat *`, `wc -l **`): once two files of a listed folder
+   * have been read in a row, the next ones are read concurrently in the background (small files
+   * only), so a scan does not pay one storage round trip after another. Dropped on any change.
+   */
+  /** @type {Map<string, Promise<Uint8Array | null>>} */
+  #ahead = new Map();
+  /** @type {Map<string, string[]>} folder → its files, in listing order */
+  #listed = new Map();
+  /** @type {Map<string, number>} folder → files read from it */
+  #reads = new Map();
+
+  /** @param {string} p a storage path just read */
+  #readAhead(p) {
+    const dir = p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '';
+    const files = this.#listed.get(dir);
+    if (!files) return;
+    const count = (this.#reads.get(dir) ?? 0) + 1;
+    this.#reads.set(dir, count);
+    if (count < 2) return;
+    const at = files.indexOf(p);
+    if (at < 0) return;
+    for (const next of files.slice(at + 1, at + 1 + READ_AHEAD)) {
+      if (this.#ahead.has(next) || this.#ahead.size >= READ_AHEAD * 2) continue;
+      const fs = this.fs;
+      this.#ahead.set(next, (async () => {
+        const stat = await fs.stat(next);
+        return stat && stat.kind === 'file' && stat.size <= READ_AHEAD_MAX_BYTES ? fs.readBytes(next) : null;
+      })().catch(() => null));
+    }
   }
 
   /** @param {string} path @param {string} op */
@@ -136,19 +203,35 @@ export class BashFileSystem {
   async readFile(path, options) {
     const encoding = typeof options === 'string' ? options : /** @type {{encoding?: string | null} | undefined} */ (options)?.encoding;
     const bytes = await this.readFileBuffer(path);
-    if (encoding === 'latin1' || encoding === 'binary') {
-      let out = '';
-      for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-      return out;
-    }
+    if (encoding === 'latin1' || encoding === 'binary') return latin1(bytes);
     return decoder.decode(bytes);
+  }
+
+  /**
+   * The file as a "byte string" (one char per byte), the form just-bash's commands work on:
+   * built in large slices, not a character at a time.
+   * @param {string} path
+   */
+  async readFileBytes(path) {
+    // The ByteString brand is a compile-time tag only: the value is this string.
+    return /** @type {import('just-bash').ByteString} */ (/** @type {unknown} */ (latin1(await this.readFileBuffer(path))));
   }
 
   /** @param {string} path */
   async readFileBuffer(path) {
     this.#checkReadable(path, 'open');
-    await this.#requireFile(path, 'open');
-    return this.#call('open', path, () => this.fs.readBytes(toStoragePath(path)));
+    const p = toStoragePath(path);
+    try {
+      const early = this.#ahead.get(p);
+      this.#ahead.delete(p);
+      // One round trip when it is a file (the usual case); a failure says why afterwards.
+      const bytes = (early && (await early)) || (await this.fs.readBytes(p));
+      this.#readAhead(p);
+      return bytes;
+    } catch (err) {
+      await this.#requireFile(path, 'open');
+      return this.#call('open', path, () => Promise.reject(err));
+    }
   }
 
   /**
@@ -170,7 +253,7 @@ export class BashFileSystem {
     const stat = await this.#statOf(path);
     if (stat?.kind === 'directory') throw new ShellFsError('EISDIR', 'open', path);
     if (!stat) await this.#requireParent(path, 'open');
-    await this.#call('open', path, () => this.fs.write(toStoragePath(path), this.#bytes(content, options)));
+    await this.#call('open', path, () => this.fs.write(toStoragePath(path), this.#bytes(content, options))).finally(() => this.invalidate());
   }
 
   /** @param {string} path @param {string | Uint8Array} content @param {unknown} [options] */
@@ -181,7 +264,7 @@ export class BashFileSystem {
     if (stat?.kind === 'directory') throw new ShellFsError('EISDIR', 'open', path);
     if (!stat) await this.#requireParent(path, 'open');
     const data = this.#bytes(content, options);
-    await this.#call('open', path, () => this.fs.append(toStoragePath(path), typeof data === 'string' ? encoder.encode(data) : data));
+    await this.#call('open', path, () => this.fs.append(toStoragePath(path), typeof data === 'string' ? encoder.encode(data) : data)).finally(() => this.invalidate());
   }
 
   /** @param {string} path */
@@ -216,20 +299,29 @@ export class BashFileSystem {
       throw new ShellFsError('EEXIST', 'mkdir', path);
     }
     if (!options?.recursive) await this.#requireParent(path, 'mkdir');
-    await this.#call('mkdir', path, () => this.fs.mkdir(toStoragePath(path)));
+    await this.#call('mkdir', path, () => this.fs.mkdir(toStoragePath(path))).finally(() => this.invalidate());
   }
 
   /** @param {string} path @returns {Promise<DirentEntry[]>} */
   async readdirWithFileTypes(path) {
     const top = toStoragePath(path).split('/')[0];
     if (this.unreadable.includes(top.toLowerCase())) throw new ShellFsError('EACCES', 'scandir', path, `${top}/ is one of Clawser's own folders: the agent reads it through its tools`);
-    const stat = await this.#statOf(path);
-    if (!stat) throw new ShellFsError('ENOENT', 'scandir', path);
-    if (stat.kind !== 'directory') throw new ShellFsError('ENOTDIR', 'scandir', path);
-    const entries = await this.#call('scandir', path, () => this.fs.list(toStoragePath(path)));
-    return entries
+    const p = toStoragePath(path);
+    /** @type {import('../storage/types.d.ts').DirEntry[]} */
+    let entries;
+    try {
+      entries = await this.fs.list(p);
+    } catch (err) {
+      const stat = await this.#statOf(path);
+      if (!stat) throw new ShellFsError('ENOENT', 'scandir', path);
+      if (stat.kind !== 'directory') throw new ShellFsError('ENOTDIR', 'scandir', path);
+      entries = await this.#call('scandir', path, () => Promise.reject(err));
+    }
+    const sorted = entries
       .map((e) => ({ name: e.name, isFile: e.kind === 'file', isDirectory: e.kind === 'directory', isSymbolicLink: false }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    this.#listed.set(p, sorted.filter((e) => e.isFile).map((e) => (p ? `${p}/${e.name}` : e.name)));
+    return sorted;
   }
 
   /** @param {string} path */
@@ -249,7 +341,7 @@ export class BashFileSystem {
       if (children.length) throw new ShellFsError('ENOTEMPTY', 'rm', path);
     }
     if (!toStoragePath(path)) throw new ShellFsError('EACCES', 'rm', path, 'the workspace root cannot be removed');
-    await this.#call('rm', path, () => this.fs.delete(toStoragePath(path)));
+    await this.#call('rm', path, () => this.fs.delete(toStoragePath(path))).finally(() => this.invalidate());
   }
 
   /** @param {string} src @param {string} dest @param {{recursive?: boolean}} [options] */
@@ -283,7 +375,7 @@ export class BashFileSystem {
     if (from === to) return;
     if (to.startsWith(`${from}/`)) throw new ShellFsError('EINVAL', 'mv', dest, 'cannot move a directory into itself');
     await this.#requireParent(dest, 'mv');
-    await this.#call('mv', src, () => this.fs.move(from, to));
+    await this.#call('mv', src, () => this.fs.move(from, to)).finally(() => this.invalidate());
   }
 
   /** @param {string} base @param {string} path */

@@ -101,6 +101,10 @@ export class Shell {
       executionLimits: {
         maxOutputSize: this.limits.outputBytes,
         maxLoopIterations: this.limits.loopIterations,
+        // awk, sed and jq count records and loops against their own limits (100,000 by default: too few for a big file).
+        maxAwkIterations: this.limits.loopIterations * 10,
+        maxSedIterations: this.limits.loopIterations * 10,
+        maxJqIterations: this.limits.loopIterations * 10,
         maxCallDepth: this.limits.callDepth,
         maxCommandCount: this.limits.commandCount,
         maxExecutionTimeMs: this.limits.timeoutMs,
@@ -166,6 +170,7 @@ export class Shell {
       controller.abort(new Error('timeout'));
     }, timeoutMs);
     this.signal = controller.signal;
+    this.fs.invalidate();
     this.preamble = /** @type {AstNode} */ (/** @type {unknown} */ (this.bash.transform(preambleSource(this)).ast));
     this.pending = null;
     /** @type {BashExecResult} */

@@ -151,6 +151,8 @@ function SessionView(session, props, dark) {
   // Copy with Ctrl-Shift-C (or Ctrl-C while text is selected), paste with Ctrl-Shift-V.
   term.attachCustomKeyEventHandler((e) => {
     if (e.type !== 'keydown') return true;
+    // Alt+digit/letter are the app's panel shortcuts (Alt+B and Alt+F move by word here).
+    if (e.altKey && !e.ctrlKey && !e.metaKey && /^(Digit|Key)/.test(e.code) && e.code !== 'KeyB' && e.code !== 'KeyF') return false;
     const key = e.key.toLowerCase();
     if ((e.ctrlKey || e.metaKey) && (key === 'c' && (e.shiftKey || e.metaKey || term.hasSelection()))) {
       if (term.hasSelection()) void navigator.clipboard?.writeText(term.getSelection()).catch(() => {});
