@@ -59,17 +59,6 @@ const DIFFERENCES = {
     reason: "just-bash's `tree` reports like tree 1.x (the top folder not counted) and does not escape spaces in names (tree 2.x writes `meeting\\ notes.md`)",
     stdout: 'notes\n|-- archive\n|   |-- 2023.md\n|   `-- old\n|       `-- ancient.txt\n|-- ideas.md\n|-- meeting notes.md\n`-- todo.md\n\n2 directories, 5 files\n',
   },
-  'realpath-relative': {
-    reason: 'just-bash has no `realpath` (command not found)',
-    stdout: '',
-    exitCode: 127,
-  },
-  'zip-round-trip': {
-    reason: 'just-bash has no `zip` or `unzip` (command not found): tar and gzip are there',
-    stdout: '',
-    exitCode: 2,
-    files: { 'out/': '' },
-  },
 };
 
 const corpus = loadCorpus();

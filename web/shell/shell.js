@@ -4,6 +4,7 @@
 import { Bash, defineCommand, getCommandNames } from 'just-bash';
 import { ProtectedFileSystem, protectedFolderOf } from '../storage/protected-fs.js';
 import { BashFileSystem, ShellFsError, resolveShellPath, toStoragePath } from './bash-fs.js';
+import { fileCommands } from './commands/files.js';
 import { STATUS_COMMAND, YIELD_COMMAND, addLoopYields, functionChanges, optionsFromEnv, preambleSource } from './session.js';
 
 /**
@@ -83,6 +84,8 @@ export class Shell {
       }),
       defineCommand(STATUS_COMMAND, async (args) => ({ stdout: '', stderr: '', exitCode: Number(args[0]) || 0 })),
       protectedRm(),
+      xargsOptions(),
+      ...fileCommands(),
     ];
     /** @type {{define: ReturnType<typeof functionChanges>} | null} the top-level line's function changes, until it ends */
     this.pending = null;
@@ -274,6 +277,26 @@ function protectedRm() {
     const hasOperand = keep.some((a, i) => !a.startsWith('-') || keep.slice(0, i).includes('--'));
     const rest = hasOperand && ctx.origCommand ? await ctx.origCommand(keep) : { stdout: '', stderr: '', exitCode: 0 };
     return { stdout: rest.stdout, stderr: stderr + rest.stderr, exitCode: 1 };
+  });
+}
+
+/**
+ * `xargs` accepting its options glued to their value (`-n1`, `-L2`, `-P4`) like GNU's, which
+ * just-bash's own parser refuses; the command after the options is left as written.
+ * @returns {Command}
+ */
+function xargsOptions() {
+  return defineCommand('xargs', async (args, ctx) => {
+    /** @type {string[]} */
+    const out = [];
+    let i = 0;
+    for (; i < args.length && args[i].startsWith('-'); i++) {
+      const glued = args[i].match(/^-([nLPsdI])(.+)$/);
+      if (glued) out.push(`-${glued[1]}`, glued[2]);
+      else out.push(args[i]);
+      if (/^-[nLPsdIaE]$/.test(args[i])) out.push(args[++i] ?? '');
+    }
+    return /** @type {NonNullable<typeof ctx.origCommand>} */ (ctx.origCommand)([...out, ...args.slice(i)]);
   });
 }
 
