@@ -59,8 +59,19 @@ export { McpManager, McpServerSchema } from './mcp/manager.js';
 export { McpOAuth, discover as discoverMcpOAuth } from './mcp/oauth.js';
 export { mcpToolDefinition, mcpToolName, mcpResult } from './mcp/tools.js';
 
+// The shell (bash over a FileSystem) and the approval rules narrowed by arguments
+export { createShell, Shell, ShellSyntaxError, DEFAULT_SHELL_LIMITS } from './shell/shell.js';
+export { BashFileSystem } from './shell/bash-fs.js';
+export { READ_ONLY_COMMANDS, readOnlyVerdict } from './shell/read-only.js';
+export { gitCommand } from './shell/commands/git.js';
+export { clawserCommand } from './shell/commands/clawser.js';
+export { complete as completeShellLine } from './shell/completion.js';
+export { LineEditor } from './shell/line-editor.js';
+export { ruleMatches, rulesCover, suggestRule, scopeOf as approvalScopeOf } from './tools/approval-rules.js';
+
 // Tools
 export { BrowserToolRegistry, createBuiltinRegistry, BUILTIN_TOOLS, toolSettings } from './tools/index.js';
+export { ruleFetch } from './tools/web.js';
 
 // Providers
 export { createProvider, ProviderConfigSchema, CATALOG, catalogEntry } from './providers/index.js';

@@ -313,3 +313,74 @@ test('the clawser command lists its areas and refuses bad input clearly', async 
   assert.match((await shell.run('clawser tool list')).stdout, /fs_read\s+read/);
   assert.equal((await shell.run('clawser nonsense')).exitCode, 2);
 });
+
+test('the line editor: typing, cursor keys, word deletion, history with Up/Down, Ctrl-R search, paste, Ctrl-C', async () => {
+  const { LineEditor } = await import('../../web/shell/line-editor.js');
+  const ed = new LineEditor({ prompt: '$ ', history: ['ls -la', 'grep -r TODO notes', 'git status'] });
+  for (const ch of 'echo hllo') ed.feed(ch);
+  ed.feed('\x1b[D'); ed.feed('\x1b[D'); ed.feed('\x1b[D');
+  ed.feed('e');
+  assert.equal(ed.line, 'echo hello');
+  assert.equal(ed.cursor, 7);
+  ed.feed('\x05'); // Ctrl-E
+  ed.feed('\x17'); // Ctrl-W
+  assert.equal(ed.line, 'echo ');
+  ed.feed('\x1b[A');
+  assert.equal(ed.line, 'git status');
+  ed.feed('\x1b[A');
+  assert.equal(ed.line, 'grep -r TODO notes');
+  ed.feed('\x1b[B'); ed.feed('\x1b[B');
+  assert.equal(ed.line, 'echo ', 'back to the draft');
+  ed.feed('\x15'); // Ctrl-U
+  ed.feed('\x12'); // Ctrl-R
+  for (const ch of 'TODO') ed.feed(ch);
+  assert.match(ed.render(), /\(reverse-i-search\)'TODO': grep -r TODO notes/);
+  const ran = ed.feed('\r');
+  assert.deepEqual(ran.actions, [{ type: 'submit', line: 'grep -r TODO notes' }]);
+  ed.reset();
+  assert.deepEqual(ed.feed('\t').actions, [{ type: 'complete', line: '', cursor: 0 }]);
+  assert.deepEqual(ed.feed('\x03').actions, [{ type: 'interrupt' }]);
+  assert.deepEqual(ed.feed('\x0c').actions, [{ type: 'clear' }]);
+  // A paste of two lines submits each.
+  const pasted = ed.feed('echo a\r\necho b\n');
+  assert.deepEqual(pasted.actions.map((a) => a.type === 'submit' && a.line), ['echo a', 'echo b']);
+  // An unfinished command continues on a "> " prompt and is submitted whole.
+  ed.reset();
+  for (const ch of 'for i in 1 2; do') ed.feed(ch);
+  ed.continueWith(ed.line);
+  assert.equal(ed.currentPrompt, '> ');
+  for (const ch of 'echo $i; done') ed.feed(ch);
+  assert.deepEqual(ed.feed('\r').actions, [{ type: 'submit', line: 'for i in 1 2; do\necho $i; done' }]);
+  // Surrogate pairs move as one character.
+  ed.reset();
+  ed.feed('a😀b');
+  ed.feed('\x1b[D'); ed.feed('\x7f');
+  assert.equal(ed.line, 'ab');
+});
+
+test('tab completion: commands, paths (folders with /), git subcommands and branches, clawser areas, variables', async () => {
+  const { complete } = await import('../../web/shell/completion.js');
+  const { fs, shell } = await shellOver({ 'notes/meeting.md': 'x', 'notes/memo.txt': 'y', 'notes/archive/old.md': 'z', '.hidden': '' });
+  void fs;
+  const source = {
+    cwd: '/',
+    commands: () => shell.commandNames(),
+    variables: () => ['HOME', 'HOSTNAME', 'PATH'],
+    list: async (/** @type {string} */ dir) => (await shell.fs.readdirWithFileTypes(dir)).map((e) => ({ name: e.name, directory: e.isDirectory })),
+    branches: async () => ['main', 'feature/shell'],
+  };
+  assert.deepEqual((await complete('gre', 3, source)).matches, ['grep']);
+  assert.deepEqual((await complete('cat notes/me', 12, source)).matches, ['notes/meeting.md', 'notes/memo.txt']);
+  assert.equal((await complete('cat notes/me', 12, source)).common, 'notes/me');
+  assert.deepEqual((await complete('cat notes/ar', 12, source)).matches, ['notes/archive/']);
+  assert.deepEqual((await complete('ls ', 3, source)).matches, ['notes/'], 'hidden files only when asked for');
+  assert.deepEqual((await complete('ls .h', 5, source)).matches, ['.hidden']);
+  assert.deepEqual((await complete('git ch', 6, source)).matches, ['checkout']);
+  assert.deepEqual((await complete('git checkout fe', 15, source)).matches, ['feature/shell']);
+  assert.deepEqual((await complete('clawser me', 10, source)).matches, ['memory']);
+  assert.deepEqual((await complete('clawser memory a', 16, source)).matches, ['add']);
+  assert.deepEqual((await complete('echo $HO', 8, source)).matches, ['$HOME', '$HOSTNAME']);
+  assert.deepEqual((await complete('ls | wc', 7, source)).matches, ['wc'], 'a new command after a pipe');
+  const c = await complete('cat "notes/mee', 14, source);
+  assert.deepEqual(c.matches, ['notes/meeting.md']);
+});

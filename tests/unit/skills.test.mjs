@@ -277,6 +277,7 @@ test('tools: activate gives the instructions and the file list; read_file pages;
     'SKILL.md': md('name: forms\ndescription: Fill forms.\nallowed-tools: fs_read', '# Forms\nUse scripts/fill.js.\n'),
     'scripts/fill.js': 'print("filling " + args.file); await fs_read({ path: args.file })',
     'scripts/setup.sh': 'echo setup',
+    'scripts/args.sh': 'echo "hello $who $ARGS"\nclawser memory add k v',
     'scripts/extract.py': 'print("x")',
     'references/guide.md': 'g'.repeat(25_000),
   })));
@@ -303,7 +304,14 @@ test('tools: activate gives the instructions and the file list; read_file pages;
   assert.ok(ran[0].code.endsWith("await fs_read({ path: args.file })"), 'the script\'s last expression stays last (its value is the result)');
   await skillRunScript.run({ name: 'free', script: 'scripts/go.js' }, ctx);
   assert.equal(ran[1].only, undefined, 'no allowed-tools: the usual tools (and gates)');
-  assert.match((await skillRunScript.run({ name: 'forms', script: 'setup.sh' }, ctx)).output, /shell script.*virtual shell, which does not exist yet.*echo setup/s);
+  // A shell script runs in the workspace shell, its tools bounded by allowed-tools (fs_read only here).
+  const calls = /** @type {string[]} */ ([]);
+  ctx.callTool = async (/** @type {string} */ n) => (calls.push(n), { ok: true, output: `${n} ran` });
+  const sh = await skillRunScript.run({ name: 'forms', script: 'setup.sh', args: { who: 'tests' } }, ctx);
+  assert.match(sh.output, /^exit code: 0\nstdout:\nsetup\n/);
+  const shArgs = await skillRunScript.run({ name: 'forms', script: 'args.sh', args: { who: 'tests' } }, ctx);
+  assert.match(shArgs.output, /^exit code: 1\nstdout:\nhello tests \{"who":"tests"\}\n\nstderr:\nclawser: memory_store is not among the tools this script may use \(fs_read\)/);
+  assert.deepEqual(calls, [], 'memory_store is outside allowed-tools: never called');
   assert.match((await skillRunScript.run({ name: 'forms', script: 'extract.py' }, ctx)).output, /cannot run in the browser \(there is no Python here\).*print\("x"\)/s);
   assert.equal(skillRunScript.untrusted, 'the output of a skill script');
   store.setEnabled('forms', false);

@@ -51,15 +51,16 @@ function capped(text, name) {
   return `${text.slice(0, SHELL_OUTPUT_CAP)}\n…[${name} cut at ${SHELL_OUTPUT_CAP} of ${text.length} characters; redirect it to a file and read parts with head, tail or grep]`;
 }
 
-/** @param {ToolContext} ctx @returns {Promise<Session>} */
-async function sessionFor(ctx) {
+/**
+ * The agent's shell over the workspace: Clawser's folders neither written nor read, `git` on
+ * the workspace's repository, `clawser` and `curl` through the gates of `live.ctx` (the latest
+ * call's), `only` limiting the tools `clawser` may call (a skill's allowed-tools).
+ * @param {{ctx: ToolContext, fetched: string[]}} session @param {{only?: string[], env?: Record<string, string>}} [options]
+ */
+async function agentShell(session, options = {}) {
   const [{ createShell }, , { gitCommand }, { clawserCommand }] = await loadShell();
-  const key = `${ctx.workspaceId}:${ctx.conversationId ?? ''}`;
-  let entry = sessions.get(key);
-  if (!entry || entry.fs !== ctx.fs) {
-    /** What the session's commands reach: the latest call's context. @type {{ctx: ToolContext, fetched: string[]}} */
-    const session = { ctx, fetched: [] };
-    const fetch = ruleFetch({
+  const ctx = session.ctx;
+  const fetch = ruleFetch({
       fetch: (...a) => session.ctx.fetch(...a),
       get settings() {
         return session.ctx.settings;
@@ -67,22 +68,37 @@ async function sessionFor(ctx) {
       // curl is a web_fetch of its URL: the same gates (network permission, policy, approval, allowlist).
       authorize: async (url) => (session.ctx.authorizeTool ? session.ctx.authorizeTool('web_fetch', { url }, session.ctx.signal) : 'curl is not available here.'),
     });
-    const shell = createShell({
-      fs: ctx.fs,
-      unreadable: PROTECTED_FOLDERS,
-      limits: { timeoutMs: SHELL_TIMEOUT_MS },
-      commands: [
-        gitCommand(async () => session.ctx.git ?? new (await import('../git/git.js')).WorkspaceGit(session.ctx.fs)),
-        clawserCommand({
-          callTool: (name, args, signal) => (session.ctx.callTool ? session.ctx.callTool(name, args, signal) : Promise.resolve({ ok: false, output: 'Tools cannot be called from here.' })),
-          tools: () => (session.ctx.toolNames ?? []).map((name) => ({ name, permission: '', description: '' })),
-        }),
-      ],
-      fetch: async (url, init) => {
-        session.fetched.push(url);
-        return fetch(url, init);
-      },
-    });
+  return createShell({
+    fs: ctx.fs,
+    unreadable: PROTECTED_FOLDERS,
+    limits: { timeoutMs: SHELL_TIMEOUT_MS },
+    ...(options.env ? { env: options.env } : {}),
+    commands: [
+      gitCommand(async () => session.ctx.git ?? new (await import('../git/git.js')).WorkspaceGit(session.ctx.fs)),
+      clawserCommand({
+        callTool: (name, args, signal) => {
+          if (options.only && !options.only.includes(name)) return Promise.resolve({ ok: false, output: `${name} is not among the tools this script may use (${options.only.join(', ') || 'none'}).` });
+          return session.ctx.callTool ? session.ctx.callTool(name, args, signal) : Promise.resolve({ ok: false, output: 'Tools cannot be called from here.' });
+        },
+        tools: () => (session.ctx.toolNames ?? []).filter((name) => !options.only || options.only.includes(name)).map((name) => ({ name, permission: '', description: '' })),
+      }),
+    ],
+    fetch: async (url, init) => {
+      if (options.only && !options.only.includes('web_fetch')) throw new Error('curl: this script may not use the network (web_fetch is not among its tools)');
+      session.fetched.push(url);
+      return fetch(url, init);
+    },
+  });
+}
+
+/** @param {ToolContext} ctx @returns {Promise<Session>} */
+async function sessionFor(ctx) {
+  const key = `${ctx.workspaceId}:${ctx.conversationId ?? ''}`;
+  let entry = sessions.get(key);
+  if (!entry || entry.fs !== ctx.fs) {
+    /** What the session's commands reach: the latest call's context. @type {{ctx: ToolContext, fetched: string[]}} */
+    const session = { ctx, fetched: [] };
+    const shell = await agentShell(session);
     entry = { shell, used: 0, fs: ctx.fs, live: session };
     sessions.set(key, entry);
     if (sessions.size > MAX_SESSIONS) {
@@ -93,6 +109,24 @@ async function sessionFor(ctx) {
   entry.used = Date.now();
   entry.live.ctx = ctx;
   return entry;
+}
+
+/**
+ * Runs a skill's shell script in a shell of its own (not the conversation's session): `ARGS`
+ * holds the arguments as JSON, and each argument whose name is a word is also a variable.
+ * @param {string} source @param {{args?: Record<string, unknown>, only?: string[]}} options @param {ToolContext} ctx
+ */
+export async function runShellScript(source, options, ctx) {
+  /** @type {Record<string, string>} */
+  const env = { ARGS: JSON.stringify(options.args ?? {}) };
+  for (const [k, v] of Object.entries(options.args ?? {})) if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && v !== null && typeof v !== 'object') env[k] = String(v);
+  const session = { ctx, fetched: [] };
+  const shell = await agentShell(session, { only: options.only, env });
+  const result = await shell.run(source, { signal: ctx.signal, timeoutMs: SHELL_TIMEOUT_MS, addToHistory: false });
+  return {
+    ok: result.exitCode === 0,
+    output: [`exit code: ${result.exitCode}`, `stdout:\n${capped(result.stdout, 'stdout') || '(empty)'}`, result.stderr ? `stderr:\n${capped(result.stderr, 'stderr')}` : ''].filter(Boolean).join('\n'),
+  };
 }
 
 /** Forgets a conversation's shell session (its variables and working directory). @param {string} workspaceId @param {string} [conversationId] */

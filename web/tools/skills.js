@@ -41,7 +41,7 @@ export function skillsPrompt(skills) {
 /** The instructions the model gets when a skill is activated (tool or `/name`). @param {import('../skills/format.js').Skill} skill */
 export function skillInstructions(skill) {
   const others = skill.files.filter((f) => f.path !== 'SKILL.md');
-  const list = others.map((f) => `- ${f.path} (${f.binary ? `binary, ${f.size} bytes` : `${f.size} bytes`}${f.role === 'script' ? `, ${f.language === 'javascript' ? 'run with skill_run_script' : f.language === 'shell' ? 'shell: cannot run yet' : 'cannot run in the browser'}` : ''})`);
+  const list = others.map((f) => `- ${f.path} (${f.binary ? `binary, ${f.size} bytes` : `${f.size} bytes`}${f.role === 'script' ? `, ${f.language === 'javascript' || f.language === 'shell' ? 'run with skill_run_script' : 'cannot run in the browser'}` : ''})`);
   return [
     `<skill name="${skill.name}">`,
     skill.body.trim(),
@@ -81,7 +81,7 @@ export const skillReadFile = {
 /** @type {ToolDefinition} */
 export const skillRunScript = {
   name: 'skill_run_script',
-  description: 'Run a JavaScript file under scripts/ of an enabled skill in the sandbox. It gets `args` (the object you pass) and the tools its skill allows as async functions; print() output and its final value come back.',
+  description: 'Run a script under scripts/ of an enabled skill. JavaScript runs in the sandbox with `args` (the object you pass) and the tools its skill allows as async functions (print() output and its final value come back); a shell script (.sh) runs in the workspace shell with $ARGS (JSON) and each argument as a variable (exit code, stdout, stderr come back).',
   permission: 'write',
   untrusted: 'the output of a skill script',
   taintsBeforeRun: true,
@@ -94,13 +94,15 @@ export const skillRunScript = {
     const page = await skillsOf(ctx).readFile(name, path, { maxChars: MAX_SCRIPT_CHARS });
     if (page.next !== null) return { ok: false, output: `${path} is ${page.total.toLocaleString('en')} characters long; scripts of up to ${MAX_SCRIPT_CHARS.toLocaleString('en')} characters run here.` };
     const source = page.text;
-    if (file.language === 'shell') return { ok: false, output: `${path} is a shell script. Shell scripts will run in Clawser's virtual shell, which does not exist yet; follow its steps with the other tools instead. Its text:\n${source}` };
+    const only = skill.allowedToolsGiven ? skill.allowedTools : undefined;
+    // A shell script runs in a shell of its own over the workspace (web/tools/shell.js): its
+    // `clawser` and `curl` calls pass the gates and stay within the skill's allowed-tools.
+    if (file.language === 'shell') return (await import('./shell.js')).runShellScript(source, { args, only }, ctx);
     if (file.language !== 'javascript') return { ok: false, output: `${path} is not JavaScript: it cannot run in the browser (there is no ${file.language === 'python' ? 'Python' : 'interpreter for it'} here). Its text, to follow by hand:\n${source}` };
     if (!ctx.runCode) return { ok: false, output: 'The code sandbox is not available here.' };
     // The skill's allowed-tools bound what the script may call (the usual gates still apply to
     // each call), in a sandbox of its own, and it runs as written (its last expression is its
     // value). `args` is a global, so a script declaring its own `args` still runs.
-    const only = skill.allowedToolsGiven ? skill.allowedTools : undefined;
     return ctx.runCode(`globalThis.args = ${JSON.stringify(args ?? {})};\n${source}`, ctx.signal, { only, isolated: true, adapt: false });
   },
   preview({ name, script, args }) {

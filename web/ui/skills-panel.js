@@ -104,7 +104,7 @@ export function SkillsPanel(props) {
       s ? h('table', { class: 'skill-files', 'aria-label': `Files of ${e.name}` },
         h('thead', null, h('tr', null, h('th', null, 'File'), h('th', null, 'Size'), h('th', null, 'Kind'))),
         h('tbody', null, ...s.files.map((f) => h('tr', null, h('td', null, f.path), h('td', null, `${f.size.toLocaleString('en')} B`),
-          h('td', null, f.binary ? 'binary (kept, not shown)' : f.role === 'script' ? (f.language === 'javascript' ? 'script: runs in the sandbox' : f.language === 'shell' ? 'shell script: needs the virtual shell (not yet available)' : 'script: cannot run in the browser (shown as text)') : f.role)))),
+          h('td', null, f.binary ? 'binary (kept, not shown)' : f.role === 'script' ? (f.language === 'javascript' ? 'script: runs in the sandbox' : f.language === 'shell' ? 'shell script: runs in the workspace shell' : 'script: cannot run in the browser (shown as text)') : f.role)))),
       ) : '',
       s ? h('pre', { class: 'skill-body', tabindex: '0', 'aria-label': `Instructions of ${e.name}` }, s.body) : '',
     );
