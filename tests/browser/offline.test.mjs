@@ -39,9 +39,17 @@ async function runCodeTurn(page, label) {
  * @param {import('playwright-core').Page} page
  */
 async function everyPanel(page) {
-  for (const name of ['Files', 'Git', 'Memory', 'Goals', 'Schedule', 'Tools', 'Events', 'Dashboard', 'Config']) {
+  for (const name of ['Files', 'Git', 'Memory', 'Goals', 'Schedule', 'Tools', 'Events', 'Dashboard', 'Skills', 'Servers', 'Terminal', 'Config']) {
     await page.getByRole('button', { name, exact: true }).click();
     await page.getByRole('heading', { name, exact: true }).waitFor();
+    if (name === 'Terminal') {
+      // The shell (just-bash) and the terminal (xterm.js and its stylesheet) come from the cache: a line runs.
+      await page.locator('.terminal-host:visible .xterm-helper-textarea').focus();
+      await page.keyboard.type('echo offline-$((6 * 7)) | tr a-z A-Z');
+      await page.keyboard.press('Enter');
+      await page.locator('.terminal-host:visible .xterm-rows', { hasText: 'OFFLINE-42' }).waitFor();
+      await page.waitForFunction(() => [...document.styleSheets].some((s) => s.href?.endsWith('/xterm.css') && s.cssRules.length > 0));
+    }
     // The Dashboard's chart library and its stylesheet come from the cache too.
     if (name === 'Dashboard') await page.waitForFunction(() => !!document.querySelector('link[data-uplot]') && [...document.styleSheets].some((s) => s.href?.endsWith('/uplot.css') && s.cssRules.length > 0));
     assert.equal(await page.locator('[role="alert"]').filter({ hasText: /\S/ }).count(), 0, `${name} panel offline: no error`);

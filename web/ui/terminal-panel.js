@@ -21,9 +21,9 @@ import { LineEditor } from '../shell/line-editor.js';
  * @property {() => void} onBack
  */
 
-/** The colours of the app's light and dark themes. */
+/** The colours of the app's light and dark themes (every text colour meets WCAG AA on its background). */
 const THEMES = {
-  light: { background: '#ffffff', foreground: '#17172b', cursor: '#4f46e5', cursorAccent: '#ffffff', selectionBackground: '#c7d2fe', black: '#17172b', blue: '#4338ca', green: '#15803d', red: '#b91c1c', yellow: '#a16207', magenta: '#a21caf', cyan: '#0e7490', white: '#d9dbe6', brightBlack: '#5b5e73', brightBlue: '#4f46e5', brightGreen: '#16a34a', brightRed: '#dc2626', brightYellow: '#ca8a04', brightMagenta: '#c026d3', brightCyan: '#0891b2', brightWhite: '#f7f7fb' },
+  light: { background: '#ffffff', foreground: '#17172b', cursor: '#4f46e5', cursorAccent: '#ffffff', selectionBackground: '#c7d2fe', black: '#17172b', blue: '#4338ca', green: '#15803d', red: '#b91c1c', yellow: '#a16207', magenta: '#a21caf', cyan: '#0e7490', white: '#d9dbe6', brightBlack: '#5b5e73', brightBlue: '#4338ca', brightGreen: '#166534', brightRed: '#b91c1c', brightYellow: '#854d0e', brightMagenta: '#86198f', brightCyan: '#155e75', brightWhite: '#f7f7fb' },
   dark: { background: '#0c0c16', foreground: '#ececf6', cursor: '#818cf8', cursorAccent: '#0b0b18', selectionBackground: '#3730a3', black: '#10101c', blue: '#818cf8', green: '#4ade80', red: '#f87171', yellow: '#facc15', magenta: '#e879f9', cyan: '#22d3ee', white: '#ececf6', brightBlack: '#a3a6bd', brightBlue: '#a5b4fc', brightGreen: '#86efac', brightRed: '#fca5a5', brightYellow: '#fde047', brightMagenta: '#f0abfc', brightCyan: '#67e8f9', brightWhite: '#ffffff' },
 };
 
