@@ -89,6 +89,13 @@ test('Ctrl-C stops `while true; do :; done`; the page answers while it runs', as
   await shows('^C');
   await typeLine('echo alive');
   await shows(/echo alive\nalive\n/);
+  // Pasted lines run one after another, each followed by its output.
+  await page.locator('.terminal-host:visible .xterm-helper-textarea').evaluate((el) => {
+    const data = new DataTransfer();
+    data.setData('text/plain', 'echo first-$((1+1))\necho second-$((2+2))\n');
+    el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+  });
+  await shows(/echo first-\$\(\(1\+1\)\)\nfirst-2\n.*echo second-\$\(\(2\+2\)\)\nsecond-4\n/);
 });
 
 test('history survives a reload (Up recalls the last line, Ctrl-R searches)', async () => {
@@ -98,7 +105,7 @@ test('history survives a reload (Up recalls the last line, Ctrl-R searches)', as
   await page.locator('.terminal-host .xterm-helper-textarea').waitFor();
   await page.locator('.terminal-host:visible .xterm-helper-textarea').focus();
   await page.keyboard.press('ArrowUp');
-  await shows(/\$ echo alive\s*$/m);
+  await shows(/\$ echo second-\$\(\(2\+2\)\)\s*$/m);
   await page.keyboard.press('Control+u');
   await page.keyboard.press('Control+r');
   await page.keyboard.type('wc -l');

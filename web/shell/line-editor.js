@@ -109,7 +109,7 @@ export class LineEditor {
     if (data.length > 1 && !data.startsWith('\x1b')) {
       const parts = data.replace(/\r\n?/g, '\n').split('\n');
       parts.forEach((part, i) => {
-        this.insert(part.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, ''));
+        this.insert(part.replace(/\x1b(\[[0-9;?]*[A-Za-z~]|O.|.)?/g, '').replace(/[\x00-\x08\x0b-\x1f\x7f]/g, ''));
         if (i < parts.length - 1) {
           output += `${this.render()}\r\n`;
           actions.push({ type: 'submit', line: this.command });

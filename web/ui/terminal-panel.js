@@ -124,20 +124,37 @@ function SessionView(session, props, dark) {
     term.write(editor.render());
   };
 
-  term.onData((data) => {
+  /** Keys typed (or lines pasted) while a line runs: fed in once it ends, like a real terminal's type-ahead. */
+  let typeahead = '';
+  /** @param {string} data */
+  const handle = (data) => {
     if (running) {
-      // While a line runs, only Ctrl-C matters (it stops the pipeline).
+      // While a line runs, Ctrl-C stops it (and drops what was typed ahead); the rest waits.
       if (data === '\x03') {
+        typeahead = '';
         running.abort();
         term.write('^C');
-      }
+      } else typeahead += data;
+      return;
+    }
+    // Pasted lines run one after the other, each with its output, as if typed.
+    const newline = data.length > 1 && !data.startsWith('\x1b') ? data.search(/\r\n?|\n/) : -1;
+    if (newline >= 0) {
+      const rest = data.slice(newline).replace(/^(\r\n?|\n)/, '');
+      typeahead = rest + typeahead;
+      if (data.slice(0, newline)) handle(data.slice(0, newline));
+      handle('\r');
       return;
     }
     const { output, actions } = editor.feed(data);
     if (output) term.write(output);
     for (const action of actions) {
       if (action.type === 'submit') {
-        void runLine(action.line);
+        void runLine(action.line).then(() => {
+          const next = typeahead;
+          typeahead = '';
+          if (next) handle(next);
+        });
         return;
       }
       if (action.type === 'interrupt') prompt();
@@ -147,7 +164,8 @@ function SessionView(session, props, dark) {
       } else if (action.type === 'complete') void tabComplete(action.cursor);
       else if (action.type === 'eof') term.write('\r\n(Close the session with its ✕ button.)\r\n' + editor.render());
     }
-  });
+  };
+  term.onData(handle);
   // Copy with Ctrl-Shift-C (or Ctrl-C while text is selected), paste with Ctrl-Shift-V.
   term.attachCustomKeyEventHandler((e) => {
     if (e.type !== 'keydown') return true;
