@@ -65,6 +65,11 @@ test('the Terminal panel runs a pipeline over the workspace’s OPFS files and c
   await typeLine('cat notes/*.md | grep -c TODO > count.txt && cat count.txt');
   await shows(/count\.txt\n3\n/);
   assert.equal(await readWorkspaceFile(page, 'count.txt'), '3\n');
+  // gzip (fflate standing in for node:zlib in the page), tar, and git on the workspace's repository.
+  await typeLine('echo squeezed | gzip | gunzip && tar -cf n.tar notes && tar -tf n.tar | sort | head -n 2');
+  await shows(/squeezed\nnotes\/\nnotes\/ideas\.md\n/);
+  await typeLine('rm n.tar; git add -A && git commit -q -m "from the terminal" && git log --oneline | head -n 1');
+  await shows(/[0-9a-f]{7} from the terminal\n/);
   // Tab completes a path.
   await page.locator('.terminal-host:visible .xterm-helper-textarea').focus();
   await page.keyboard.type('cat notes/mee');
