@@ -88,6 +88,8 @@ const packages = [
     entry: "export * from 'just-bash/browser';",
     options: { alias: { 'node:zlib': './scripts/shims/node-zlib.mjs' }, plugins: [patchJustBashByteStrings()] },
   },
+  // tar archives for the shell's `tar` (just-bash's browser build has none).
+  { specifier: 'modern-tar', file: 'modern-tar.js', entry: "export { packTar, unpackTar } from 'modern-tar';" },
   {
     // The Terminal panel's emulator. Its types: web/types/terminal-bundle.d.ts.
     specifier: '@clawser/terminal',

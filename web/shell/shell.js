@@ -5,6 +5,7 @@ import { Bash, defineCommand, getCommandNames } from 'just-bash';
 import { ProtectedFileSystem, protectedFolderOf } from '../storage/protected-fs.js';
 import { BashFileSystem, ShellFsError, resolveShellPath, toStoragePath } from './bash-fs.js';
 import { fileCommands } from './commands/files.js';
+import { tarCommand } from './commands/tar.js';
 import { STATUS_COMMAND, YIELD_COMMAND, addLoopYields, functionChanges, optionsFromEnv, preambleSource } from './session.js';
 
 /**
@@ -86,6 +87,7 @@ export class Shell {
       protectedRm(),
       xargsOptions(),
       ...fileCommands(),
+      tarCommand(),
     ];
     /** @type {{define: ReturnType<typeof functionChanges>} | null} the top-level line's function changes, until it ends */
     this.pending = null;

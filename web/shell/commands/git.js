@@ -152,6 +152,7 @@ async function runGit(repo, sub, args, ctx) {
       if (!message || message === 'true') return fail('error: give a message with -m "…" (there is no editor here)');
       const oid = opts.has('-a') || opts.has('--all') ? await repo.commitAll({ message }) : await repo.commit({ message });
       if (!oid) return ok('nothing to commit, working tree clean', 1);
+      if (opts.has('-q') || opts.has('--quiet')) return ok('');
       const { current } = await repo.branches();
       return ok(`[${current ?? 'detached HEAD'} ${oid.slice(0, 7)}] ${message.split('\n')[0]}`);
     }
