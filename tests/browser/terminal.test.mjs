@@ -77,6 +77,11 @@ test('the Terminal panel runs a pipeline over the workspace’s OPFS files and c
   await shows('cat notes/meeting.md ');
   await page.keyboard.press('Enter');
   await shows(/TODO book room\nagenda\nTODO send notes/);
+  // The panels' actions from the shell: a tool policy set here shows in the Tools panel's terms.
+  await typeLine('clawser tool policy web_search denied && clawser tool list | grep web_search');
+  await shows(/web_search\s+network\s+denied/);
+  await typeLine('clawser tool policy web_search default');
+  await shows('web_search: default.');
   // Clawser's own folders are refused, with the reason.
   await typeLine('echo planted > .scheduler/jobs.json');
   await shows('EACCES');

@@ -312,6 +312,16 @@ test('the clawser command lists its areas and refuses bad input clearly', async 
   assert.equal((await shell.run(`clawser tool call fs_read '{bad'`)).exitCode, 2);
   assert.match((await shell.run('clawser tool list')).stdout, /fs_read\s+read/);
   assert.equal((await shell.run('clawser nonsense')).exitCode, 2);
+  // The agent's shell has no `act`: it cannot change its own permissions or the user's things.
+  const refused = await shell.run('clawser tool policy shell auto');
+  assert.equal(refused.exitCode, 1);
+  assert.match(refused.stderr, /only the user can do this/);
+  /** @type {string[][]} */
+  const acted = [];
+  const userShell = createShell({ fs: new MemoryFileSystem(), commands: [clawserCommand({ callTool: async () => ({ ok: true, output: '' }), tools: () => [], act: async (area, action, args) => (acted.push([area, action, ...args]), 'done') })] });
+  assert.equal((await userShell.run('clawser tool policy shell auto')).stdout, 'done\n');
+  assert.equal((await userShell.run('clawser job pause j1')).stdout, 'done\n');
+  assert.deepEqual(acted, [['tool', 'policy', 'shell', 'auto'], ['job', 'pause', 'j1']]);
 });
 
 test('the line editor: typing, cursor keys, word deletion, history with Up/Down, Ctrl-R search, paste, Ctrl-C', async () => {

@@ -852,6 +852,71 @@ export class ClawserApp {
         if (topic === 'conversations') return this.#controller(workspaceId).state.conversations.map((c) => `${c.id}\t${c.title}`).join('\n') || '(no conversations)';
         return JSON.stringify(agentSettings.load(workspaceId), null, 2);
       },
+      act: async (area, action, args) => {
+        const [first, ...rest] = args;
+        const need = (/** @type {string | undefined} */ v, /** @type {string} */ what) => {
+          if (!v) throw new Error(`give ${what}`);
+          return v;
+        };
+        switch (`${area} ${action}`) {
+          case 'memory pin':
+          case 'memory unpin': {
+            const store = await services.memory();
+            const key = need(first, 'the memory’s key');
+            const entry = (await store.list()).find((m) => m.key.toLowerCase() === key.toLowerCase());
+            if (!entry) throw new Error(`there is no memory "${key}"`);
+            await store.store({ key: entry.key, content: entry.content, category: entry.category, pinned: action === 'pin' });
+            return `${action === 'pin' ? 'Pinned' : 'Unpinned'} "${entry.key}".`;
+          }
+          case 'job pause': await services.scheduler.pause(need(first, 'a job id')); return `Paused ${first}.`;
+          case 'job resume': await services.scheduler.resume(need(first, 'a job id')); return `Resumed ${first}.`;
+          case 'job run': await services.scheduler.runNow(need(first, 'a job id')); return `Ran ${first}.`;
+          case 'skill enable':
+          case 'skill disable':
+            (await services.skills()).setEnabled(need(first, 'a skill name'), action === 'enable');
+            return `${action === 'enable' ? 'Enabled' : 'Disabled'} the skill "${first}" in this workspace.`;
+          case 'mcp connect':
+          case 'mcp disconnect': {
+            const mcp = await services.mcp();
+            const name = need(first, 'a server name or id');
+            const server = mcp.servers().find((x) => x.id === name || x.name === name);
+            if (!server) throw new Error(`there is no MCP server "${name}" (see clawser mcp list)`);
+            if (action === 'connect') await mcp.connect(server.id);
+            else await mcp.disconnect(server.id);
+            return `${action === 'connect' ? 'Connected' : 'Disconnected'} ${server.name}.`;
+          }
+          case 'tool policy': {
+            const name = need(first, 'a tool name');
+            if (!services.registry.get(name)) throw new Error(`there is no tool "${name}" (see clawser tool list)`);
+            const policy = need(rest[0], 'auto, approve, denied or default');
+            if (!['auto', 'approve', 'denied', 'default'].includes(policy)) throw new Error('the policy is auto, approve, denied or default');
+            services.registry.setPolicy(name, policy === 'default' ? null : /** @type {'auto' | 'approve' | 'denied'} */ (policy));
+            return `${name}: ${policy}.`;
+          }
+          case 'tool rules':
+            return services.registry.rules().map((r) => `${r.tool}\t${r.kind}\t${r.pattern}`).join('\n') || '(no rules)';
+          case 'tool unrule': {
+            const [tool, kind, ...pattern] = args;
+            const rule = services.registry.rules().find((r) => r.tool === tool && r.kind === kind && r.pattern === pattern.join(' '));
+            if (!rule) throw new Error('no such rule (see clawser tool rules)');
+            services.registry.removeRule(rule);
+            return 'Rule removed.';
+          }
+          case 'conversation new': {
+            const meta = await this.#controller(workspaceId).newConversation();
+            if (args.length) await this.#controller(workspaceId).rename(meta.id, args.join(' '));
+            return meta.id;
+          }
+          case 'conversation rename':
+            await this.#controller(workspaceId).rename(need(first, 'a conversation id'), need(rest.join(' '), 'a title'));
+            return 'Renamed.';
+          case 'conversation delete':
+            await this.#controller(workspaceId).remove(need(first, 'a conversation id'));
+            return 'Deleted.';
+          default:
+            throw new Error(`${area} ${action} is not available`);
+        }
+      },
       setConfig: async (key, value) => {
         const current = /** @type {Record<string, any>} */ (structuredClone(agentSettings.load(workspaceId))); // any: a dotted path into the settings object
         const path = key.split('.');

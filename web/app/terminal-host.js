@@ -25,6 +25,7 @@ const HistorySchema = z.array(z.string().max(20_000)).max(HISTORY_LIMIT);
  * @property {() => Promise<ToolContext>} toolContext what the `clawser` command's tools get
  * @property {(topic: 'memory' | 'skills' | 'mcp' | 'config' | 'conversations') => Promise<string>} list
  * @property {(key: string, value: string) => Promise<string>} setConfig
+ * @property {(area: string, action: string, args: string[]) => Promise<string>} act the user's own actions (see clawserCommand)
  */
 
 /**
@@ -97,6 +98,7 @@ export class TerminalHost {
           tools: () => deps.registry.list().map((t) => ({ name: t.name, permission: t.permission, description: t.description, policy: deps.registry.policyOf(t.name) })),
           list: deps.list,
           setConfig: deps.setConfig,
+          act: deps.act,
         }),
       ],
       fetch: async (url, init) => {

@@ -11,28 +11,36 @@ import { defineCommand } from 'just-bash';
  * @property {() => {name: string, permission: string, description: string, policy?: string}[]} tools
  * @property {(topic: 'memory' | 'skills' | 'mcp' | 'config' | 'conversations') => Promise<string>} [list]
  * @property {(key: string, value: string) => Promise<string>} [setConfig]
+ * @property {(area: string, action: string, args: string[]) => Promise<string>} [act] what only the
+ *   user may do (the terminal): pausing jobs, tool policies, enabling skills, MCP connections,
+ *   conversations. Absent in the agent's shell: the agent does not change its own permissions.
  */
 
 export const CLAWSER_SUBCOMMANDS = {
-  memory: ['list', 'recall', 'add', 'forget'],
+  memory: ['list', 'recall', 'add', 'forget', 'pin', 'unpin'],
   goal: ['list', 'add', 'update', 'done'],
-  job: ['list', 'add', 'remove'],
-  skill: ['list', 'activate', 'install'],
-  mcp: ['list'],
-  tool: ['list', 'call'],
+  job: ['list', 'add', 'remove', 'pause', 'resume', 'run'],
+  skill: ['list', 'activate', 'install', 'enable', 'disable'],
+  mcp: ['list', 'connect', 'disconnect'],
+  tool: ['list', 'call', 'policy', 'rules', 'unrule'],
   config: ['list', 'set'],
-  conversation: ['list'],
+  conversation: ['list', 'new', 'rename', 'delete'],
 };
 
+/** The actions only the user may take (the terminal's `act`). */
+const USER_ONLY = new Set(['memory pin', 'memory unpin', 'job pause', 'job resume', 'job run', 'skill enable', 'skill disable', 'mcp connect', 'mcp disconnect', 'tool policy', 'tool rules', 'tool unrule', 'conversation new', 'conversation rename', 'conversation delete']);
+
 const USAGE = `usage: clawser <area> <action> [args]
-  memory list | recall <query> | add <key> <text> [--category core|learned|user|context] | forget <key>
+  memory list | recall <query> | add <key> <text> [--category core|learned|user|context] | forget <key> | pin <key> | unpin <key>
   goal list [--status s] | add <description> [--parent id] | update <id> [--status s] [--progress text] | done <id>
-  job list | add <when> <prompt> [--name n] | remove <id>
-  skill list | activate <name> | install <url>
-  mcp list
-  tool list | call <tool> [json-arguments]
+  job list | add <when> <prompt> [--name n] | remove <id> | pause <id> | resume <id> | run <id>
+  skill list | activate <name> | install <url> | enable <name> | disable <name>
+  mcp list | connect <server> | disconnect <server>
+  tool list | call <tool> [json-arguments] | policy <tool> auto|approve|denied|default | rules | unrule <tool> <kind> <pattern>
   config list | set <key> <value>
-  conversation list
+  conversation list | new [title] | rename <id> <title> | delete <id>
+(pin, pause, run, enable, connect, policy, rules and the conversation actions are yours alone:
+ the agent's shell does not have them.)
 `;
 
 /** @param {string} stdout */
@@ -72,6 +80,14 @@ export function clawserCommand(host) {
       const r = await host.callTool(name, toolArgs, ctx.signal);
       return r.ok ? ok(r.output) : fail(`clawser: ${r.output}`);
     };
+    if (USER_ONLY.has(`${area} ${action}`)) {
+      if (!host.act) return fail(`clawser ${area} ${action}: only the user can do this (in the Terminal panel), not the agent`);
+      try {
+        return ok(await host.act(area, action, rest));
+      } catch (err) {
+        return fail(`clawser: ${/** @type {Error} */ (err).message}`);
+      }
+    }
     /** @param {Parameters<NonNullable<ClawserHost['list']>>[0]} topic */
     const list = async (topic) => (host.list ? ok(await host.list(topic)) : fail(`clawser: ${topic} cannot be listed here`));
     switch (`${area} ${action}`) {
