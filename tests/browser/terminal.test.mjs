@@ -135,7 +135,7 @@ test('the agent’s shell tool: a write asks, "Always allow “cp”" becomes a 
   const dialog = page.getByRole('dialog', { name: 'Allow “shell”?' });
   await dialog.waitFor();
   await dialog.getByText('Changes something', { exact: false }).waitFor();
-  await dialog.getByRole('button', { name: 'Always allow commands starting with “cp”' }).click();
+  await dialog.getByRole('button', { name: 'Allow always: only commands starting with “cp”' }).click();
   await page.locator('.msg.assistant', { hasText: 'Wrote it.' }).waitFor();
   assert.equal(await readWorkspaceFile(page, 'notes/agent.txt'), 'hello\n');
   const result = llm.requests.at(-1)?.body.messages.findLast((/** @type {any} */ m) => m.role === 'tool');

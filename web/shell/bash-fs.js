@@ -14,6 +14,7 @@ const NODE_CODES = /** @type {const} */ ({
   EEXIST: 'file already exists',
   ENOTEMPTY: 'directory not empty',
   EACCES: 'permission denied',
+  EROFS: 'read-only file system',
   ENOSPC: 'no space left on device',
   EINVAL: 'invalid argument',
   ENOTSUP: 'operation not supported',
@@ -81,14 +82,19 @@ export class BashFileSystem {
   constructor(fs, options = {}) {
     this.fs = fs;
     this.unreadable = (options.unreadable ?? []).map((f) => f.toLowerCase());
+    /** While set, every change is refused (a line run as read-only: whatever it hides, it writes nothing). */
+    this.readOnly = false;
+  }
+
+  /** Whether a path is in (or is) a folder this view hides. @param {string} p a storage path */
+  #hidden(p) {
+    return !!p && this.unreadable.includes(p.split('/')[0].toLowerCase());
   }
 
   /** @param {string} path @param {string} op */
   #checkReadable(path, op) {
-    const parts = toStoragePath(path).split('/');
-    if (parts.length > 1 && this.unreadable.includes(parts[0].toLowerCase())) {
-      throw new ShellFsError('EACCES', op, path, `${parts[0]}/ is one of Clawser's own folders: the agent reads it through its tools`);
-    }
+    // Hidden folders do not exist for this view: listing the workspace, find and du pass them by.
+    if (this.#hidden(toStoragePath(path))) throw new ShellFsError('ENOENT', op, path);
   }
 
   /**
@@ -117,6 +123,7 @@ export class BashFileSystem {
    * @param {string} path @param {string} op
    */
   async #checkWritable(path, op) {
+    if (this.readOnly) throw new ShellFsError('EROFS', op, path, 'this line was run as read-only');
     const check = /** @type {{check?: (p: string) => void}} */ (this.fs).check;
     if (check && toStoragePath(path)) await this.#call(op, path, async () => check.call(this.fs, toStoragePath(path)));
   }
@@ -124,6 +131,7 @@ export class BashFileSystem {
   /** @param {string} path */
   async #statOf(path) {
     const p = toStoragePath(path);
+    if (this.#hidden(p)) return null;
     // Command lookups ask for /usr/bin/x and /bin/x on every command: a top-level folder the
     // workspace does not have answers without a round trip to storage.
     if (p && !(await this.#topLevel()).has(p.split('/')[0])) return null;
@@ -304,8 +312,7 @@ export class BashFileSystem {
 
   /** @param {string} path @returns {Promise<DirentEntry[]>} */
   async readdirWithFileTypes(path) {
-    const top = toStoragePath(path).split('/')[0];
-    if (this.unreadable.includes(top.toLowerCase())) throw new ShellFsError('EACCES', 'scandir', path, `${top}/ is one of Clawser's own folders: the agent reads it through its tools`);
+    this.#checkReadable(path, 'scandir');
     const p = toStoragePath(path);
     /** @type {import('../storage/types.d.ts').DirEntry[]} */
     let entries;
@@ -318,6 +325,7 @@ export class BashFileSystem {
       entries = await this.#call('scandir', path, () => Promise.reject(err));
     }
     const sorted = entries
+      .filter((e) => !this.#hidden(p ? `${p}/${e.name}` : e.name))
       .map((e) => ({ name: e.name, isFile: e.kind === 'file', isDirectory: e.kind === 'directory', isSymbolicLink: false }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     this.#listed.set(p, sorted.filter((e) => e.isFile).map((e) => (p ? `${p}/${e.name}` : e.name)));
@@ -331,6 +339,7 @@ export class BashFileSystem {
 
   /** @param {string} path @param {{recursive?: boolean, force?: boolean}} [options] */
   async rm(path, options) {
+    await this.#checkWritable(path, 'rm');
     const stat = await this.#statOf(path);
     if (!stat) {
       if (options?.force) return;

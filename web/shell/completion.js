@@ -21,6 +21,7 @@ import { CLAWSER_SUBCOMMANDS } from './commands/clawser.js';
  * @property {string} word the word as typed
  * @property {string[]} matches full replacements for the word (sorted)
  * @property {string} common the longest prefix every match shares (what Tab inserts)
+ * @property {string} quote the open quote the word is in ('' when none): a single match closes it
  */
 
 /** @param {string[]} list */
@@ -66,7 +67,12 @@ export function wordsBefore(text) {
       current += c;
     }
   }
-  const last = /\s$/.test(text) && !quote ? { text: '', start: text.length } : { text: current, start: current ? start : text.length };
+  // Inside an open quote the word starts after the quote (which stays), and needs no escaping.
+  const last = quote
+    ? { text: current, start: text.lastIndexOf(quote) + 1, quoted: quote }
+    : /\s$/.test(text) ? { text: '', start: text.length, quoted: '' } : { text: current, start: current ? start : text.length, quoted: '' };
+  // Assignments before a command (FOO=1 cmd) are not the command.
+  while (words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0].text)) words.shift();
   return { words: words.map((w) => w.text), last };
 }
 
@@ -77,23 +83,25 @@ export function wordsBefore(text) {
 export async function complete(line, cursor, source) {
   const { words, last } = wordsBefore(line.slice(0, cursor));
   const word = last.text;
+  // Outside quotes, a completed name's spaces and special characters are escaped (one argument).
+  const escape = (/** @type {string} */ s) => (last.quoted ? s : s.replace(/([\s'"\\$`!*?()&;|<>[\]{}#~])/g, '\\$1'));
   /** @param {string[]} options */
   const result = (options) => {
     const matches = [...new Set(options.filter((o) => o.startsWith(word)))].sort();
-    return { start: last.start, word, matches, common: commonPrefix(matches) };
+    return { start: last.start, word, matches, common: commonPrefix(matches), quote: last.quoted };
   };
   if (word.startsWith('$') && !word.includes('/')) return result(source.variables().map((v) => `$${v}`));
   if (!words.length && !word.includes('/')) return result(source.commands());
   if (words[0] === 'git' && words.length === 1) return result(GIT_SUBCOMMANDS);
   if (words[0] === 'git' && ['checkout', 'switch', 'branch', 'merge', 'log', 'diff'].includes(words[1] ?? '') && source.branches && !word.includes('/')) {
     const branches = await source.branches().catch(() => []);
-    const paths = words[1] === 'checkout' || words[1] === 'switch' || words[1] === 'branch' ? [] : (await pathMatches(word, source)).matches;
+    const paths = words[1] === 'checkout' || words[1] === 'switch' || words[1] === 'branch' ? [] : (await pathMatches(word, source)).matches.map(escape);
     return result([...branches, ...paths]);
   }
   if (words[0] === 'clawser' && words.length === 1) return result(Object.keys(CLAWSER_SUBCOMMANDS));
   if (words[0] === 'clawser' && words.length === 2) return result(/** @type {Record<string, string[]>} */ (CLAWSER_SUBCOMMANDS)[words[1]] ?? []);
-  const paths = await pathMatches(word, source);
-  return { start: last.start, word, matches: paths.matches, common: commonPrefix(paths.matches) };
+  const paths = (await pathMatches(word, source)).matches.map(escape);
+  return { start: last.start, word, matches: paths, common: commonPrefix(paths), quote: last.quoted };
 }
 
 /** @param {string} word @param {CompletionSource} source */

@@ -8,10 +8,20 @@
  * `xargs`, `env` (runs a command), `date` (-s) are not. `git` and `clawser` are read-only only
  * with the subcommands listed. A line is read-only when every command in it (pipelines,
  * lists, command substitutions, subshells included) is, and no redirection writes a file
- * (`> /dev/null` and `2>&1` are fine).
+ * (`> /dev/null` and `2>&1` are fine). Text the parser keeps unparsed that could run code when
+ * expanded (`$(…)` inside arithmetic, an array subscript, a quoted string that may be evaluated
+ * later), assignments to `BASH_*` (aliases live there) or to array elements, and `printf -v`
+ * make a line not read-only. Whatever the check misses, the tool runs a read-only line with
+ * every change to the files refused (Shell.run's `readOnly`), so it still writes nothing.
  */
 
 /** @typedef {{type: string, [key: string]: unknown}} AstNode */
+
+/**
+ * Commands that run other code (another shell, a command they are given, a script language
+ * that can call the system): never read-only, and a narrowed "Always allow" cannot cover them.
+ */
+export const COMMAND_RUNNERS = Object.freeze(['bash', 'sh', 'eval', 'source', '.', 'exec', 'command', 'builtin', 'xargs', 'find', 'awk', 'sed', 'env', 'timeout', 'nohup', 'time', 'watch', 'trap', 'alias', 'unalias']);
 
 export const READ_ONLY_COMMANDS = Object.freeze([
   'basename', 'base64', 'cat', 'cd', 'column', 'comm', 'cut', 'diff', 'dirname', 'du', 'echo', 'expand', 'false', 'file',
@@ -20,8 +30,11 @@ export const READ_ONLY_COMMANDS = Object.freeze([
   'unexpand', 'wc', 'which', ':',
   'git status', 'git log', 'git diff',
   'clawser memory list', 'clawser memory recall', 'clawser goal list', 'clawser job list', 'clawser skill list',
-  'clawser mcp list', 'clawser tool list', 'clawser config list', 'clawser conversation list',
+  'clawser mcp list', 'clawser tool list',
 ]);
+
+/** Text that expands into code when evaluated later. */
+const HIDDEN_CODE = /\$\(|`|\$\[|<\(|>\(/;
 
 /** Redirection targets that are not files. */
 const HARMLESS_TARGETS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
@@ -61,6 +74,13 @@ export function analyzeScript(script) {
     if (node.type === 'SimpleCommand' && node.name) {
       commands.push([literalWord(node.name), .../** @type {unknown[]} */ (node.args).map(literalWord)]);
     }
+    if (node.type === 'Assignment') {
+      const name = String(node.name);
+      if (/^BASH_|[[\]]/.test(name) || node.array) writes.push(`an assignment to ${name}`);
+    }
+    if (node.type === 'CommandSubstitution' || node.type === 'ProcessSubstitution') {
+      // Parsed: its commands are visited like the rest.
+    }
     if (node.type === 'Redirection') {
       const op = String(node.operator);
       if (['>', '>>', '>|', '&>', '&>>', '<>'].includes(op)) {
@@ -72,7 +92,13 @@ export function analyzeScript(script) {
     }
     if (node.type === 'ProcessSubstitution' && node.direction === 'output') writes.push('>(…)');
     if (node.type === 'FunctionDef') writes.push(`a function (${String(node.name)})`);
-    for (const key of Object.keys(node)) if (key !== 'type') visit(node[key]);
+    for (const key of Object.keys(node)) {
+      if (key === 'type' || key === 'sourceText') continue;
+      const v = node[key];
+      // Raw text kept unparsed (arithmetic, subscripts, quoted strings) that could run code later.
+      if (typeof v === 'string' && HIDDEN_CODE.test(v)) writes.push('code the check cannot see into ($(…) in text)');
+      else visit(v);
+    }
   };
   visit(script);
   return { commands, writes };
@@ -85,6 +111,7 @@ export function analyzeScript(script) {
 export function isReadOnlyCommand(words) {
   const [name, ...args] = words;
   if (!name) return false;
+  if (name === 'printf' && args.includes('-v')) return false;
   if (name === 'git' || name === 'clawser') {
     const sub = args.slice(0, name === 'git' ? 1 : 2);
     if (sub.some((w) => w === null)) return false;
@@ -96,14 +123,17 @@ export function isReadOnlyCommand(words) {
 /**
  * Read-only verdict of a parsed line, with the first reason it is not.
  * @param {AstNode} script
- * @returns {{readOnly: boolean, reason?: string, commands: string[]}}
- *   commands: each simple command's text (words joined; `…` for a word that expands)
+ * @returns {{readOnly: boolean, reason?: string, commands: string[], coverable: boolean}}
+ *   commands: each simple command's text (words joined; `…` for a word that expands);
+ *   coverable: a narrowed "Always allow" may cover the line — it writes through no redirection,
+ *   hides no code, names every command literally and runs none of COMMAND_RUNNERS
  */
 export function readOnlyVerdict(script) {
   const { commands, writes } = analyzeScript(script);
   const texts = commands.map((words) => words.map((w) => w ?? '…').join(' '));
-  if (writes.length) return { readOnly: false, reason: `it writes (${writes[0]})`, commands: texts };
+  const coverable = !writes.length && commands.every((words) => words[0] !== null && !COMMAND_RUNNERS.includes(/** @type {string} */ (words[0])));
+  if (writes.length) return { readOnly: false, reason: `it writes or may run hidden code (${writes[0]})`, commands: texts, coverable };
   const bad = commands.find((words) => !isReadOnlyCommand(words));
-  if (bad) return { readOnly: false, reason: `"${bad[0] ?? 'a computed command name'}" is not a read-only command`, commands: texts };
-  return { readOnly: true, commands: texts };
+  if (bad) return { readOnly: false, reason: `"${bad[0] ?? 'a computed command name'}" is not a read-only command`, commands: texts, coverable };
+  return { readOnly: true, commands: texts, coverable };
 }

@@ -65,6 +65,9 @@ export class Shell {
     // An interactive bash expands aliases.
     this.shoptOptions = new Set(['expand_aliases']);
     this.lastStatus = 0;
+    this.hasFetch = !!options.fetch;
+    /** Set while a line runs as read-only (see run). */
+    this.readOnlyRun = false;
     /** Names of the extra commands (git, clawser, curl…). */
     this.extraCommands = (options.commands ?? []).map((c) => c.name);
     /** @type {string[]} */
@@ -86,9 +89,22 @@ export class Shell {
       defineCommand(STATUS_COMMAND, async (args) => ({ stdout: '', stderr: '', exitCode: Number(args[0]) || 0 })),
       protectedRm(),
       xargsOptions(),
+      // just-bash's `which` looks for files under /usr/bin, which the workspace does not have.
+      defineCommand('which', async (args) => {
+        const names = new Set(this.commandNames());
+        let stdout = '';
+        let missing = false;
+        for (const a of args.filter((x) => !x.startsWith('-'))) {
+          if (names.has(a) && !this.functions.has(a) && !this.aliases().includes(a)) stdout += `/usr/bin/${a}\n`;
+          else missing = true;
+        }
+        return { stdout, stderr: '', exitCode: missing || !stdout ? 1 : 0 };
+      }),
       ...fileCommands(),
       tarCommand(),
     ];
+    /** The commands Clawser adds to just-bash's (tar, zip, realpath…), for `which`, `help` and completion. */
+    this.ownCommands = hidden.map((c) => c.name).filter((n) => n !== YIELD_COMMAND && n !== STATUS_COMMAND);
     /** @type {{define: ReturnType<typeof functionChanges>} | null} the top-level line's function changes, until it ends */
     this.pending = null;
     /** @type {AstNode | null} */
@@ -152,7 +168,9 @@ export class Shell {
   /**
    * Runs one command line (several lines, a script) like bash would at a prompt.
    * @param {string} commandLine
-   * @param {{signal?: AbortSignal, stdin?: string, timeoutMs?: number, addToHistory?: boolean}} [options]
+   * @param {{signal?: AbortSignal, stdin?: string, timeoutMs?: number, addToHistory?: boolean, readOnly?: boolean}} [options]
+   *   readOnly: every change to the files is refused while the line runs (the agent's read-only
+   *   lines: what the check could not see still writes nothing); `readOnlyRun` tells the commands
    * @returns {Promise<ShellResult>}
    */
   async run(commandLine, options = {}) {
@@ -176,6 +194,8 @@ export class Shell {
     }, timeoutMs);
     this.signal = controller.signal;
     this.fs.invalidate();
+    this.fs.readOnly = !!options.readOnly;
+    this.readOnlyRun = !!options.readOnly;
     this.preamble = /** @type {AstNode} */ (/** @type {unknown} */ (this.bash.transform(preambleSource(this)).ast));
     this.pending = null;
     /** @type {BashExecResult} */
@@ -183,7 +203,8 @@ export class Shell {
     try {
       result = await this.bash.exec(commandLine, {
         cwd: this.cwd,
-        env: { ...this.variables, BASH_HISTORY: JSON.stringify(this.history) },
+        // The history only where `history` asks for it (it would show in `env` otherwise).
+        env: /\bhistory\b/.test(commandLine) ? { ...this.variables, BASH_HISTORY: JSON.stringify(this.history) } : this.variables,
         replaceEnv: true,
         rawScript: true,
         signal: controller.signal,
@@ -197,12 +218,15 @@ export class Shell {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       this.signal = undefined;
+      this.fs.readOnly = false;
+      this.readOnlyRun = false;
       this.preamble = null;
     }
     this.#keepState(result);
     let { stdout, stderr, exitCode } = result;
     if (controller.signal.aborted) {
       exitCode = timedOut ? 124 : 130;
+      stderr = stderr.replace(/bash: execution aborted\n?$/, '');
       stderr += timedOut ? `bash: stopped after ${Math.round(timeoutMs / 1000)} s (the time limit)\n` : '^C\n';
       this.lastStatus = exitCode;
     }
@@ -243,8 +267,9 @@ export class Shell {
 
   /** Every command name the shell knows (built-ins, extras, functions, aliases). */
   commandNames() {
-    const names = new Set([...BUILTINS, ...getCommandNames(), ...this.extraCommands, ...this.functions.keys(), ...this.aliases()]);
-    for (const n of ['python', 'python3', 'js-exec', 'sqlite3', 'wget']) if (!this.extraCommands.includes(n)) names.delete(n);
+    const names = new Set([...BUILTINS, ...getCommandNames(), ...this.ownCommands, ...this.extraCommands, ...this.functions.keys(), ...this.aliases()]);
+    // Not enabled here (no Python, JavaScript or SQLite interpreter; curl only with a fetch).
+    for (const n of ['python', 'python3', 'js-exec', 'sqlite3', 'yq', 'xan', 'wget', ...(this.hasFetch ? [] : ['curl'])]) if (!this.extraCommands.includes(n)) names.delete(n);
     return [...names].sort();
   }
 }

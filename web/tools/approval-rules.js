@@ -35,6 +35,7 @@ export function scopeOf(tool, args) {
     }
   }
   if (typeof args.path === 'string' && args.path) return { kind: 'path', targets: [normalizePath(args.path)] };
+  if (Array.isArray(args.paths) && args.paths.length && args.paths.every((p) => typeof p === 'string' && p)) return { kind: 'path', targets: args.paths.map((p) => normalizePath(/** @type {string} */ (p))) };
   return null;
 }
 

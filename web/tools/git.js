@@ -126,6 +126,8 @@ export const gitCheckout = {
   name: 'git_checkout',
   description: 'Switch to a branch, or restore files to their content at a commit ("restore": one file with path, or the whole workspace). Restoring keeps history: the restored content shows as changes to commit.',
   permission: 'write',
+  // A path rule covers restoring that file, never a branch switch (which changes every file).
+  scopeTargets: (/** @type {{branch?: string, restore?: string, path?: string}} */ { branch, path }) => (branch || !path ? null : { kind: 'path', targets: [path] }),
   schema: z.object({
     branch: Ref.optional().describe('Branch to switch to'),
     restore: Ref.optional().describe('Commit id (or branch) whose content to restore'),

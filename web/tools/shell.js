@@ -60,6 +60,8 @@ function capped(text, name) {
 async function agentShell(session, options = {}) {
   const [{ createShell }, , { gitCommand }, { clawserCommand }] = await loadShell();
   const ctx = session.ctx;
+  /** @type {import('../shell/shell.js').Shell | null} */
+  let shell = null;
   const fetch = ruleFetch({
       fetch: (...a) => session.ctx.fetch(...a),
       get settings() {
@@ -68,27 +70,42 @@ async function agentShell(session, options = {}) {
       // curl is a web_fetch of its URL: the same gates (network permission, policy, approval, allowlist).
       authorize: async (url) => (session.ctx.authorizeTool ? session.ctx.authorizeTool('web_fetch', { url }, session.ctx.signal) : 'curl is not available here.'),
     });
-  return createShell({
+  shell = createShell({
     fs: ctx.fs,
     unreadable: PROTECTED_FOLDERS,
     limits: { timeoutMs: SHELL_TIMEOUT_MS },
     ...(options.env ? { env: options.env } : {}),
     commands: [
-      gitCommand(async () => session.ctx.git ?? new (await import('../git/git.js')).WorkspaceGit(session.ctx.fs)),
+      gitCommand(async () => session.ctx.git ?? new (await import('../git/git.js')).WorkspaceGit(session.ctx.fs), { mayWrite: () => !shell?.readOnlyRun }),
       clawserCommand({
         callTool: (name, args, signal) => {
           if (options.only && !options.only.includes(name)) return Promise.resolve({ ok: false, output: `${name} is not among the tools this script may use (${options.only.join(', ') || 'none'}).` });
           return session.ctx.callTool ? session.ctx.callTool(name, args, signal) : Promise.resolve({ ok: false, output: 'Tools cannot be called from here.' });
         },
         tools: () => (session.ctx.toolNames ?? []).filter((name) => !options.only || options.only.includes(name)).map((name) => ({ name, permission: '', description: '' })),
+        list: async (topic) => {
+          const c = session.ctx;
+          if (topic === 'memory' && c.memory) return (await c.memory.list()).map((m) => `${m.key}\t${m.category}\t${m.content.slice(0, 80).replace(/\s+/g, ' ')}`).join('\n') || '(no memories)';
+          if (topic === 'skills' && c.skills) return (await c.skills.list()).map((s) => `${s.name}\t${s.scope}\t${s.enabled ? 'enabled' : 'disabled'}`).join('\n') || '(no skills)';
+          if (topic === 'mcp' && c.mcp) {
+            const mcp = c.mcp;
+            return mcp.servers().map((s) => `${s.name}\t${mcp.state(s.id).status}\t${mcp.state(s.id).tools.length} tools`).join('\n') || '(no MCP servers)';
+          }
+          throw new Error(`the agent cannot list ${topic} from the shell`);
+        },
       }),
     ],
     fetch: async (url, init) => {
       if (options.only && !options.only.includes('web_fetch')) throw new Error('curl: this script may not use the network (web_fetch is not among its tools)');
+      if (shell?.readOnlyRun) throw new Error('curl: this line was run as read-only');
+      // The agent's curl fetches like web_fetch does (GET or HEAD, no body): nothing more.
+      const method = (init?.method ?? 'GET').toUpperCase();
+      if ((method !== 'GET' && method !== 'HEAD') || init?.body) throw new Error(`curl: the agent's shell only fetches (GET or HEAD, without a body); ${method} is for you to run in the Terminal`);
       session.fetched.push(url);
       return fetch(url, init);
     },
   });
+  return shell;
 }
 
 /** @param {ToolContext} ctx @returns {Promise<Session>} */
@@ -150,8 +167,9 @@ export const shellTool = {
   permissionFor: ({ command }) => (analyse(command)?.readOnly ? 'read' : 'write'),
   scopeTargets: ({ command }) => {
     const verdict = analyse(command);
-    // A line that writes through a redirection, defines functions or computes a command name is never covered by a rule.
-    if (!verdict || (!verdict.readOnly && /writes|computed/.test(verdict.reason ?? ''))) return null;
+    // Never covered by a rule: a line that writes through a redirection, hides code, defines a
+    // function, computes a command name or runs another interpreter (bash, xargs, awk, find…).
+    if (!verdict || !verdict.coverable) return null;
     return { kind: 'command', targets: verdict.commands };
   },
   preview: ({ command }) => {
@@ -162,7 +180,9 @@ export const shellTool = {
   async run({ command, stdin }, /** @type {ToolContext} */ ctx) {
     const session = await sessionFor(ctx);
     const before = session.live.fetched.length;
-    const result = await session.shell.run(command, { signal: ctx.signal, ...(stdin !== undefined ? { stdin } : {}), timeoutMs: SHELL_TIMEOUT_MS });
+    // A line judged read-only runs with every change refused: what the check missed writes nothing.
+    const readOnly = !!analyse(command)?.readOnly;
+    const result = await session.shell.run(command, { signal: ctx.signal, ...(stdin !== undefined ? { stdin } : {}), timeoutMs: SHELL_TIMEOUT_MS, readOnly });
     const output = [
       `exit code: ${result.exitCode}`,
       `stdout:\n${capped(result.stdout, 'stdout') || '(empty)'}`,

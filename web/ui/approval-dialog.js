@@ -31,7 +31,8 @@ export function approvalDialog(request) {
           // A yes given because of untrusted content counts once: no standing "always".
           request.allowAlways === false ? null : h('button', { type: 'submit', value: 'always', class: 'secondary', title: `Always allow every call of ${request.tool} in this workspace` }, 'Always allow'),
           // "Always allow" narrowed to this command prefix, domain or folder.
-          request.allowAlways === false || !request.rule ? null : h('button', { type: 'submit', value: 'rule', class: 'secondary', 'aria-label': `Always allow ${describeRule(request.rule)}` }, `Always allow ${request.rule.kind === 'command' ? `“${request.rule.pattern}”` : request.rule.pattern}`),
+          // Named "Allow always: …" so it is told apart from the plain "Always allow" by ear and by tests.
+          request.allowAlways === false || !request.rule ? null : h('button', { type: 'submit', value: 'rule', class: 'secondary', 'aria-label': `Allow always: only ${describeRule(request.rule)}` }, `Allow always: ${request.rule.kind === 'command' ? `“${request.rule.pattern}”` : request.rule.pattern}`),
           h('button', { type: 'submit', value: 'once' }, 'Allow once'),
         ),
       ),

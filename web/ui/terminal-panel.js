@@ -111,7 +111,7 @@ function SessionView(session, props, dark) {
     if (!c.matches.length) return term.write('\x07');
     if (c.matches.length === 1) {
       const [only] = c.matches;
-      const suffix = only.endsWith('/') ? '' : ' ';
+      const suffix = only.endsWith('/') ? '' : `${c.quote} `;
       editor.setLine(line.slice(0, c.start) + only + suffix + line.slice(cursor));
       editor.cursor = c.start + Array.from(only + suffix).length;
     } else if (c.common.length > c.word.length) {
@@ -133,7 +133,6 @@ function SessionView(session, props, dark) {
       if (data === '\x03') {
         typeahead = '';
         running.abort();
-        term.write('^C');
       } else typeahead += data;
       return;
     }

@@ -89,7 +89,14 @@ export function clawserCommand(host) {
       }
     }
     /** @param {Parameters<NonNullable<ClawserHost['list']>>[0]} topic */
-    const list = async (topic) => (host.list ? ok(await host.list(topic)) : fail(`clawser: ${topic} cannot be listed here`));
+    const list = async (topic) => {
+      if (!host.list) return fail(`clawser: ${topic} cannot be listed here`);
+      try {
+        return ok(await host.list(topic));
+      } catch (err) {
+        return fail(`clawser: ${/** @type {Error} */ (err).message}`);
+      }
+    };
     switch (`${area} ${action}`) {
       case 'memory list': return list('memory');
       case 'memory recall': return rest.length ? call('memory_recall', { query: rest.join(' ') }) : fail('clawser memory recall <query>', 2);

@@ -55,13 +55,16 @@ function parseArgs(args, valued) {
  * same queue and the same rules as the Git panel and the git tools — Clawser's own folders are
  * never staged or checked out.
  * @param {() => Promise<WorkspaceGit>} repoOf
+ * @param {{mayWrite?: () => boolean}} [options] mayWrite: false while a line runs as read-only
  * @returns {Command}
  */
-export function gitCommand(repoOf) {
+export function gitCommand(repoOf, options = {}) {
   return defineCommand('git', async (args, ctx) => {
     const [sub, ...rest] = args;
     if (!sub || sub === 'help' || sub === '--help' || sub === '-h') return ok(USAGE, sub ? 0 : 1);
     if (!GIT_SUBCOMMANDS.includes(sub)) return fail(`git: '${sub}' is not supported here. See 'git help'.`);
+    const reads = sub === 'status' || sub === 'log' || sub === 'diff' || (sub === 'branch' && !rest.some((a) => !a.startsWith('-') || a === '-d' || a === '-D'));
+    if (!reads && options.mayWrite && !options.mayWrite()) return fail(`fatal: git ${sub} changes the repository, and this line was run as read-only`, 128);
     try {
       const repo = await repoOf();
       return await runGit(repo, sub, rest, ctx);
