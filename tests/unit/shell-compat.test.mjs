@@ -39,10 +39,6 @@ const DIFFERENCES = {
     reason: 'just-bash: `sort` collates like a UTF-8 locale (case and punctuation ignored first) even with LC_ALL=C',
     stdout: '_x\n10\n9\napple\nApple\nbanana\nBanana\ncherry\n',
   },
-  'uniq-c': {
-    reason: 'just-bash: `uniq -c` pads counts to 4 columns, GNU to 7',
-    stdout: '   3 apple\n   2 banana\n   1 cherry\n   1 date\n   1 elder\n   1 fig\n',
-  },
   'grep-r-dot': {
     reason: 'just-bash: `grep -r PATTERN .` names files without the leading ./',
     stdout: 'docs/guide.txt:Step one: install.\ndocs/guide.txt:Step three: enjoy.\ndocs/guide.txt:Step two: run.\n',
