@@ -38,6 +38,21 @@ test('every bash construct of the issue parses; a syntax error names its line an
     '[[ -f x && $y == z* ]] && [ -d d ] && test -n "$q"',
   ];
   for (const line of lines) assert.doesNotThrow(() => shell.parse(line), line);
+  // The tree says what bash would do with each.
+  /** @param {string} line */
+  const first = (line) => /** @type {any} */ (shell.parse(line)).statements[0]; // any: just-bash's AST nodes, read by shape
+  assert.equal(first('a | b | c').pipelines[0].commands.length, 3);
+  assert.deepEqual(first('a && b || c').operators, ['&&', '||']);
+  assert.deepEqual(first('echo x > f 2>&1 >> g < h &> i').pipelines[0].commands[0].redirections.map((/** @type {any} */ r) => r.operator), ['>', '>&', '>>', '<', '&>']);
+  assert.equal(first('cat <<EOF\nhi $X\nEOF').pipelines[0].commands[0].redirections[0].operator, '<<');
+  assert.equal(first('f() { local v=1; }').pipelines[0].commands[0].type, 'FunctionDef');
+  assert.equal(first('for i in 1 2; do echo $i; done').pipelines[0].commands[0].variable, 'i');
+  assert.equal(first('case $x in a|b) :;; *) :;; esac').pipelines[0].commands[0].items.length, 2);
+  assert.equal(first('if a; then b; elif c; then d; else e; fi').pipelines[0].commands[0].clauses.length, 2);
+  assert.equal(first('echo $(ls)').pipelines[0].commands[0].args[0].parts[0].type, 'CommandSubstitution');
+  assert.equal(first('echo $((1 + 2))').pipelines[0].commands[0].args[0].parts[0].type, 'ArithmeticExpansion');
+  assert.equal(first('echo {a,b}').pipelines[0].commands[0].args[0].parts[0].type, 'BraceExpansion');
+  assert.equal(first('echo ${V:-d}').pipelines[0].commands[0].args[0].parts[0].type, 'ParameterExpansion');
   assert.throws(() => shell.parse('echo "unterminated'), (err) => err instanceof ShellSyntaxError && err.line === 1 && err.column === 6 && /column 6/.test(err.message));
   assert.throws(() => shell.parse('if true; then\n  echo x\nfi fi'), (err) => err instanceof ShellSyntaxError && err.line === 3 && err.column > 1);
   // Running it: bash's exit code 2 and the position on stderr.
