@@ -21,9 +21,9 @@ try {
     if (name === 'chat-light') await page.screenshot({ path: 'docs/screenshots/first-run.png' });
     await page.getByRole('button', { name: 'Settings', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: /Settings/ });
-    await dialog.getByLabel('Provider').selectOption('ollama');
-    await dialog.getByLabel('Model').fill('llama3.2');
-    await dialog.getByLabel('Base URL').fill(`${llm.url}/v1`);
+    await dialog.getByLabel('Provider', { exact: true }).selectOption('ollama');
+    await dialog.getByLabel('Model', { exact: true }).fill('llama3.2');
+    await dialog.getByLabel('Base URL', { exact: true }).fill(`${llm.url}/v1`);
     if (name === 'chat-light') {
       await dialog.getByRole('button', { name: 'Test connection' }).click();
       await dialog.getByText(/Connected/).waitFor();
@@ -109,6 +109,18 @@ try {
       await page.getByRole('combobox', { name: 'Search actions' }).fill('open');
       await page.screenshot({ path: 'docs/screenshots/palette.png' });
       await page.keyboard.press('Escape');
+      // The terminal: a pipeline over the workspace's files, git, and the app's own command.
+      await page.keyboard.press('Alt+KeyT');
+      await page.locator('.terminal-host .xterm-helper-textarea').waitFor();
+      for (const line of ['ls -R notes', 'grep -rn TODO . | wc -l', 'git log --oneline | head -n 3', 'clawser goal list']) {
+        await page.locator('.terminal-host:visible .xterm-helper-textarea').focus();
+        await page.keyboard.type(line);
+        await page.keyboard.press('Enter');
+        await page.locator('.terminal-host:visible:not([aria-busy])').waitFor();
+      }
+      await page.locator('.terminal-host:visible .xterm-rows', { hasText: 'clawser goal list' }).waitFor();
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: 'docs/screenshots/terminal.png' });
       await page.keyboard.press('Alt+1');
       await page.getByRole('button', { name: 'Chat beside this panel' }).click();
       await page.getByRole('button', { name: 'notes', exact: true }).click();
