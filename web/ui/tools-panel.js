@@ -29,6 +29,7 @@ export function ToolsPanel(props) {
       select.value = user ?? '';
       note.textContent = user ? `Your choice for this workspace. Default: ${props.defaultOf(t.name)}.` : `Default here: ${props.defaultOf(t.name)}.`;
       if (t.standing) note.textContent += `${note.textContent ? ' ' : ''}Changes what later turns see or do: asks whenever the conversation has read untrusted content.`;
+      if (t.permissionFor) note.textContent += ' A line of read-only commands (ls, cat, grep, git status…) counts as a read: it runs without asking, even at read-only autonomy, and can change nothing.';
     };
     show();
     select.addEventListener('change', () => {
