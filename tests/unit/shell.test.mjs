@@ -506,3 +506,12 @@ test('in the agent’s shell curl only fetches (GET, no body); in a read-only li
   writable = true;
   assert.equal((await sh.run('git add f.txt && git commit -q -m one && git log --oneline | wc -l')).stdout.trim(), '1');
 });
+
+test('the agent’s shell session outlives the turn: cwd and variables carry to the next turn’s runner', async () => {
+  const { runner, registry } = await agentWorkspace('full');
+  registry.setPolicy('shell', 'auto');
+  await runner().run({ id: '1', name: 'shell', arguments: { command: 'cd notes && GREETING=hello' } });
+  // A new turn: a new runner and a new view of the files.
+  const next = await runner().run({ id: '2', name: 'shell', arguments: { command: 'pwd; echo $GREETING; ls' } });
+  assert.match(next.output, /stdout:\n\/notes\nhello\na\.md\n/);
+});

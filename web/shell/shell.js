@@ -261,6 +261,16 @@ export class Shell {
     if (this.history.length > this.maxHistory) this.history.splice(0, this.history.length - this.maxHistory);
   }
 
+  /**
+   * Points the session at another view of the workspace's files (each agent turn has its own),
+   * keeping its state; Clawser's folders stay read-only.
+   * @param {FileSystem} fs
+   */
+  useFileSystem(fs) {
+    this.fs.fs = new ProtectedFileSystem(fs);
+    this.fs.invalidate();
+  }
+
   /** Names of the aliases defined. */
   aliases() {
     return Object.keys(this.variables).filter((k) => k.startsWith('BASH_ALIAS_')).map((k) => k.slice('BASH_ALIAS_'.length));

@@ -112,7 +112,12 @@ async function agentShell(session, options = {}) {
 async function sessionFor(ctx) {
   const key = `${ctx.workspaceId}:${ctx.conversationId ?? ''}`;
   let entry = sessions.get(key);
-  if (!entry || entry.fs !== ctx.fs) {
+  if (entry && entry.fs !== ctx.fs) {
+    // A new turn brings its own view of the same workspace: the session (cwd, variables) goes on.
+    entry.shell.useFileSystem(ctx.fs);
+    entry.fs = ctx.fs;
+  }
+  if (!entry) {
     /** What the session's commands reach: the latest call's context. @type {{ctx: ToolContext, fetched: string[]}} */
     const session = { ctx, fetched: [] };
     const shell = await agentShell(session);
