@@ -82,6 +82,10 @@ test('the Terminal panel runs a pipeline over the workspace’s OPFS files and c
   await shows(/web_search\s+network\s+denied/);
   await typeLine('clawser tool policy web_search default');
   await shows('web_search: default.');
+  await typeLine('clawser mcp add docs http://127.0.0.1:9/mcp && clawser mcp list | cut -f1,2 && clawser mcp remove docs');
+  await shows(/docs\s+http:\/\/127\.0\.0\.1:9\/mcp\s*\nRemoved docs\./);
+  await typeLine('clawser memory export | jq -r .format');
+  await shows(/\nclawser-memory\n/);
   // Clawser's own folders are refused, with the reason.
   await typeLine('echo planted > .scheduler/jobs.json');
   await shows('EACCES');

@@ -868,6 +868,7 @@ export class ClawserApp {
             await store.store({ key: entry.key, content: entry.content, category: entry.category, pinned: action === 'pin' });
             return `${action === 'pin' ? 'Pinned' : 'Unpinned'} "${entry.key}".`;
           }
+          case 'memory export': return JSON.stringify(await (await services.memory()).exportJson(), null, 2);
           case 'job pause': await services.scheduler.pause(need(first, 'a job id')); return `Paused ${first}.`;
           case 'job resume': await services.scheduler.resume(need(first, 'a job id')); return `Resumed ${first}.`;
           case 'job run': await services.scheduler.runNow(need(first, 'a job id')); return `Ran ${first}.`;
@@ -875,6 +876,19 @@ export class ClawserApp {
           case 'skill disable':
             (await services.skills()).setEnabled(need(first, 'a skill name'), action === 'enable');
             return `${action === 'enable' ? 'Enabled' : 'Disabled'} the skill "${first}" in this workspace.`;
+          case 'skill remove': {
+            const skills = await services.skills();
+            const name = need(first, 'a skill name');
+            const entry = (await skills.list()).find((x) => x.name === name && !x.shadowed);
+            if (!entry) throw new Error(`there is no skill "${name}" (see clawser skill list)`);
+            await skills.remove(name, entry.scope);
+            return `Removed the skill "${name}".`;
+          }
+          case 'mcp add': {
+            const server = await (await services.mcp()).add({ name: need(first, 'a name'), url: need(rest[0], 'the server\'s URL') });
+            return `Added ${server.name} (${server.id}); connect it with clawser mcp connect ${server.name}.`;
+          }
+          case 'mcp remove':
           case 'mcp connect':
           case 'mcp disconnect': {
             const mcp = await services.mcp();
@@ -882,8 +896,9 @@ export class ClawserApp {
             const server = mcp.servers().find((x) => x.id === name || x.name === name);
             if (!server) throw new Error(`there is no MCP server "${name}" (see clawser mcp list)`);
             if (action === 'connect') await mcp.connect(server.id);
+            else if (action === 'remove') await mcp.remove(server.id);
             else await mcp.disconnect(server.id);
-            return `${action === 'connect' ? 'Connected' : 'Disconnected'} ${server.name}.`;
+            return `${action === 'connect' ? 'Connected' : action === 'remove' ? 'Removed' : 'Disconnected'} ${server.name}.`;
           }
           case 'tool policy': {
             const name = need(first, 'a tool name');
@@ -910,6 +925,11 @@ export class ClawserApp {
           case 'conversation rename':
             await this.#controller(workspaceId).rename(need(first, 'a conversation id'), need(rest.join(' '), 'a title'));
             return 'Renamed.';
+          case 'conversation export': {
+            const format = rest[0] ?? 'markdown';
+            if (!['markdown', 'jsonl', 'html'].includes(format)) throw new Error('the format is markdown, jsonl or html');
+            return (await this.#controller(workspaceId).exportConversation(need(first, 'a conversation id'), /** @type {'markdown' | 'jsonl' | 'html'} */ (format))).text;
+          }
           case 'conversation delete':
             await this.#controller(workspaceId).remove(need(first, 'a conversation id'));
             return 'Deleted.';
