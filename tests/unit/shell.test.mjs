@@ -515,3 +515,22 @@ test('the agent’s shell session outlives the turn: cwd and variables carry to 
   const next = await runner().run({ id: '2', name: 'shell', arguments: { command: 'pwd; echo $GREETING; ls' } });
   assert.match(next.output, /stdout:\n\/notes\nhello\na\.md\n/);
 });
+
+test('a command the session made a function or an alias is neither read-only nor covered by a rule', async () => {
+  const { runner, registry, fs, asked } = await agentWorkspace('supervised');
+  registry.addRule({ tool: 'shell', kind: 'command', pattern: 'cp' });
+  const r = runner(() => 'once');
+  await r.run({ id: '1', name: 'shell', arguments: { command: 'cp() { rm notes/a.md; }; ls() { rm notes/a.md; }' } });
+  assert.equal(asked.length, 1, 'defining functions asks');
+  await r.run({ id: '2', name: 'shell', arguments: { command: 'ls' } });
+  assert.equal(asked.length, 2, '`ls` is now a function: it asks');
+  await r.run({ id: '3', name: 'shell', arguments: { command: 'cp a b' } });
+  assert.equal(asked.length, 3, 'the cp rule does not cover the function named cp');
+  // The control: in a fresh conversation (no such functions) ls runs as a read and the rule covers cp.
+  const { runner: fresh, asked: freshAsked, registry: reg2 } = await agentWorkspace('supervised');
+  reg2.addRule({ tool: 'shell', kind: 'command', pattern: 'cp' });
+  await fresh().run({ id: '4', name: 'shell', arguments: { command: 'ls' } });
+  await fresh().run({ id: '5', name: 'shell', arguments: { command: 'cp notes/a.md notes/b.md' } });
+  assert.equal(freshAsked.length, 0);
+  void fs;
+});

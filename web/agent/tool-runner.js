@@ -164,9 +164,9 @@ export class ToolRunner {
     if (verdict && !verdict.ok) return refuse({ kind: 'safety', reason: `Blocked by the safety check: ${verdict.reason}` }, args);
     // The shell's permission depends on its line: read-only commands are a read.
     await tool.ready?.();
-    const permission = tool.permissionFor?.(args) ?? tool.permission;
+    const permission = tool.permissionFor?.(args, this.context) ?? tool.permission;
     // The user's narrowed "Always allow" (a command prefix, a domain, a path glob) covers this call.
-    const ruled = this.registry.ruleCovers(tool.name, args);
+    const ruled = this.registry.ruleCovers(tool.name, args, this.context);
     let forceApproval = false;
     if (this.autonomy) {
       const a = this.autonomy.checkTool({ permission, standing: tool.standing });
@@ -194,7 +194,7 @@ export class ToolRunner {
       if (tainted) Object.assign(request, { taint: this.taint.map((t) => ({ ...t })), allowAlways: false });
       else if (tool.alwaysAsk) request.allowAlways = false;
       else {
-        const rule = suggestRule(tool.name, scopeOf(tool, args));
+        const rule = suggestRule(tool.name, scopeOf(tool, args, this.context));
         if (rule) request.rule = rule;
       }
       const asked = performance.now();

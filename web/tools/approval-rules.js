@@ -21,12 +21,14 @@ export const ApprovalRulesSchema = z.array(ApprovalRuleSchema).max(500);
  * What a call's arguments touch, per kind, for the rules to match. A tool can say it itself
  * (`scopeTargets`, the shell lists each command of its line, or null when a line cannot be
  * analysed); otherwise a `url` argument is a domain and a `path` argument a path.
- * @param {{scopeTargets?: (args: Record<string, unknown>) => {kind: ScopeKind, targets: string[]} | null}} tool
+ * @param {{scopeTargets?: (args: Record<string, unknown>, ctx?: any) => {kind: ScopeKind, targets: string[]} | null}} tool
+ *   (`any`: the ToolContext, which this pure module does not need to know)
  * @param {Record<string, unknown>} args
+ * @param {unknown} [ctx] the call's context (the shell looks at its session)
  * @returns {{kind: ScopeKind, targets: string[]} | null}
  */
-export function scopeOf(tool, args) {
-  if (tool.scopeTargets) return tool.scopeTargets(args);
+export function scopeOf(tool, args, ctx) {
+  if (tool.scopeTargets) return tool.scopeTargets(args, ctx);
   if (typeof args.url === 'string') {
     try {
       return { kind: 'domain', targets: [new URL(args.url).hostname.toLowerCase()] };

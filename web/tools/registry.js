@@ -57,12 +57,15 @@ export class BrowserToolRegistry {
     this.#saveRules(this.rules().filter((r) => !(r.tool === rule.tool && r.kind === rule.kind && r.pattern === rule.pattern)));
   }
 
-  /** Whether the user's rules allow this call without asking. @param {string} name @param {Record<string, unknown>} args */
-  ruleCovers(name, args) {
+  /**
+   * Whether the user's rules allow this call without asking.
+   * @param {string} name @param {Record<string, unknown>} args @param {unknown} [ctx] the call's ToolContext
+   */
+  ruleCovers(name, args, ctx) {
     const tool = this.#tools.get(name);
     if (!tool) return false;
     const rules = this.rules();
-    return rules.length > 0 && rulesCover(rules, name, scopeOf(tool, args));
+    return rules.length > 0 && rulesCover(rules, name, scopeOf(tool, args, ctx));
   }
 
   /** @param {ToolDefinition} tool */

@@ -31,13 +31,24 @@ export async function loadShell() {
 
 /** A parser of its own for checks (no session state). @type {Shell | null} */
 let checker = null;
-/** @param {string} command */
-function analyse(command) {
+/**
+ * The read-only verdict of a line in its conversation's session: a command name that the
+ * session has made a function or an alias runs that code instead, so such a line is neither
+ * read-only nor covered by a rule.
+ * @param {string} command @param {ToolContext} [ctx]
+ */
+function analyse(command, ctx) {
   if (!loaded) return null;
   const [{ createShell }, { readOnlyVerdict }] = loaded;
   checker ??= createShell({ fs: /** @type {any} */ (null) /* any: the checker only parses, it never touches files */ });
   try {
-    return readOnlyVerdict(checker.parse(command));
+    const verdict = readOnlyVerdict(checker.parse(command));
+    const session = ctx ? sessions.get(`${ctx.workspaceId}:${ctx.conversationId ?? ''}`)?.shell : undefined;
+    if (!session) return verdict;
+    const defined = new Set([...session.functions.keys(), ...session.aliases()]);
+    const shadowed = verdict.commands.map((c) => c.split(' ')[0]).find((name) => defined.has(name));
+    if (!shadowed) return verdict;
+    return { ...verdict, readOnly: false, coverable: false, reason: `"${shadowed}" is a function or alias defined in this session` };
   } catch {
     return null;
   }
@@ -169,16 +180,16 @@ export const shellTool = {
     stdin: z.string().max(1_000_000).optional().describe('Text given to the command on standard input'),
   }),
   ready: () => loadShell().then(() => undefined),
-  permissionFor: ({ command }) => (analyse(command)?.readOnly ? 'read' : 'write'),
-  scopeTargets: ({ command }) => {
-    const verdict = analyse(command);
+  permissionFor: ({ command }, ctx) => (analyse(command, ctx)?.readOnly ? 'read' : 'write'),
+  scopeTargets: ({ command }, ctx) => {
+    const verdict = analyse(command, ctx);
     // Never covered by a rule: a line that writes through a redirection, hides code, defines a
     // function, computes a command name or runs another interpreter (bash, xargs, awk, find…).
     if (!verdict || !verdict.coverable) return null;
     return { kind: 'command', targets: verdict.commands };
   },
-  preview: ({ command }) => {
-    const verdict = analyse(command);
+  preview: ({ command }, ctx) => {
+    const verdict = analyse(command, ctx);
     if (!verdict) return 'The line could not be parsed; it will fail with a syntax error.';
     return verdict.readOnly ? 'Only reads (every command is on the read-only list).' : `Changes something: ${verdict.reason}. Commands: ${verdict.commands.join(' · ')}`;
   },
@@ -186,7 +197,7 @@ export const shellTool = {
     const session = await sessionFor(ctx);
     const before = session.live.fetched.length;
     // A line judged read-only runs with every change refused: what the check missed writes nothing.
-    const readOnly = !!analyse(command)?.readOnly;
+    const readOnly = !!analyse(command, ctx)?.readOnly;
     const result = await session.shell.run(command, { signal: ctx.signal, ...(stdin !== undefined ? { stdin } : {}), timeoutMs: SHELL_TIMEOUT_MS, readOnly });
     const output = [
       `exit code: ${result.exitCode}`,

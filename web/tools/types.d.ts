@@ -129,14 +129,14 @@ export interface ToolDefinition {
    * The permission of one call when it depends on the arguments (the shell: a line of read-only
    * commands is 'read', anything else 'write'). Autonomy and the default policy use it.
    */
-  permissionFor?(args: any): PermissionLevel;
+  permissionFor?(args: any, ctx?: ToolContext): PermissionLevel;
   /** Loads what `permissionFor` / `scopeTargets` need (the shell's parser); the runner awaits it before the gates. */
   ready?(): Promise<void>; // args were validated against `schema`
   /**
    * What one call touches, for approval rules narrowed to a command prefix, a domain or a path
    * glob (see approval-rules.js); null: nothing a rule can cover. Default: a `url` or `path` argument.
    */
-  scopeTargets?(args: any): { kind: 'command' | 'domain' | 'path'; targets: string[] } | null; // args were validated against `schema`
+  scopeTargets?(args: any, ctx?: ToolContext): { kind: 'command' | 'domain' | 'path'; targets: string[] } | null; // args were validated against `schema`
   /** Asked for on every call, whatever the policy, and "Always allow" is not offered (an MCP tool its server marks destructive). */
   alwaysAsk?: string;
   run(args: any, ctx: ToolContext): Promise<ToolResult>; // args were validated against `schema`
