@@ -534,3 +534,38 @@ test('a command the session made a function or an alias is neither read-only nor
   assert.equal(freshAsked.length, 0);
   void fs;
 });
+
+test('a read-only line cannot lift its own lock: no nested shell, no writing tools, arithmetic never counts as read-only', async () => {
+  const { runner, registry, fs } = await agentWorkspace('full');
+  // Even with every tool allowed, the hidden part of a "read-only" line gets nowhere.
+  registry.setPolicy('shell', 'auto');
+  registry.setPolicy('fs_write', 'auto');
+  const r = runner();
+  const attack = 'd=\\$; x="a[${d}(clawser tool call shell \'{\\"command\\":\\"true\\"}\' >/dev/null; rm -r /notes; echo pwned > /pwned.txt)]"; echo $((x))';
+  const verdict = readOnlyVerdict(createShell({ fs: new MemoryFileSystem() }).parse(attack));
+  assert.equal(verdict.readOnly, false, 'arithmetic is not read-only');
+  // Forced to run read-only anyway (as if the check had missed it): nothing changes.
+  const shell = createShell({ fs, commands: [clawserCommand({ callTool: async (name, args) => { const o = await r.run({ id: 'n', name, arguments: args }); return { ok: o.ok, output: o.output }; }, tools: () => [] })] });
+  await shell.run(attack, { readOnly: true });
+  assert.equal(await fs.readText('notes/a.md'), 'TODO a\n');
+  assert.equal(await fs.stat('pwned.txt'), null);
+  // A line cannot start another line in its own session (which would end the read-only state).
+  const { defineCommand } = await import('just-bash');
+  /** @type {import('../../web/shell/shell.js').Shell} */
+  let selfRef;
+  const reentrant = createShell({ fs, commands: [defineCommand('again', async () => { const inner = await selfRef.run('rm notes/a.md'); return { stdout: inner.stderr, stderr: '', exitCode: inner.exitCode }; })] });
+  selfRef = reentrant;
+  const re = await reentrant.run('again', { readOnly: true });
+  assert.match(re.stdout, /already running a line/);
+  assert.equal(await fs.readText('notes/a.md'), 'TODO a\n');
+  // Through the tool: a nested shell call is refused, and so is a writing tool in a read-only line.
+  const nested = await r.run({ id: '1', name: 'shell', arguments: { command: 'clawser tool call shell \'{"command":"true"}\'' } });
+  assert.match(nested.output, /cannot be called from inside the shell/);
+  const { runner: ro, registry: reg2 } = await agentWorkspace('supervised');
+  reg2.setPolicy('fs_write', 'auto');
+  const out = await ro().run({ id: '2', name: 'shell', arguments: { command: 'clawser tool list' } });
+  assert.match(out.output, /exit code: 0/);
+  // The control: the same inner line, run on its own, does delete.
+  await reentrant.run('rm notes/a.md');
+  assert.equal(await fs.stat('notes/a.md'), null);
+});

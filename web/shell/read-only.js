@@ -21,7 +21,18 @@
  * Commands that run other code (another shell, a command they are given, a script language
  * that can call the system): never read-only, and a narrowed "Always allow" cannot cover them.
  */
-export const COMMAND_RUNNERS = Object.freeze(['bash', 'sh', 'eval', 'source', '.', 'exec', 'command', 'builtin', 'xargs', 'find', 'awk', 'sed', 'env', 'timeout', 'nohup', 'time', 'watch', 'trap', 'alias', 'unalias']);
+export const COMMAND_RUNNERS = Object.freeze(['bash', 'sh', 'eval', 'source', '.', 'exec', 'command', 'builtin', 'xargs', 'find', 'awk', 'sed', 'env', 'timeout', 'nohup', 'time', 'watch', 'trap', 'alias', 'unalias',
+  // They set variables (or options) by a name given as a word: an alias (BASH_ALIAS_*), PS4 with
+  // set -x, a variable arithmetic will evaluate later. No narrowed rule covers them.
+  'export', 'declare', 'typeset', 'local', 'readonly', 'read', 'mapfile', 'readarray', 'let', 'unset', 'set', 'shopt', 'getopts', 'printf']);
+
+/** Variables that change what later commands run or how (aliases, traces, prompts, the search path). */
+const SENSITIVE_VARIABLES = /^(BASH_|PS[0-4]$|PROMPT_COMMAND$|ENV$|IFS$|PATH$|SHELLOPTS$|BASHOPTS$|HISTFILE$)/;
+
+/** Parameter expansions that do no arithmetic, no assignment and no indirection. */
+const PLAIN_EXPANSIONS = new Set([null, undefined, 'DefaultValue', 'UseAlternative', 'Length', 'ErrorIfUnset', 'PatternRemoval', 'PatternReplacement', 'CaseModification']);
+/** Comparisons [[ ]] evaluates as arithmetic (which can run code held in a variable). */
+const ARITHMETIC_TESTS = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
 
 export const READ_ONLY_COMMANDS = Object.freeze([
   'basename', 'base64', 'cat', 'cd', 'column', 'comm', 'cut', 'diff', 'dirname', 'du', 'echo', 'expand', 'false', 'file',
@@ -44,7 +55,10 @@ export function literalWord(word) {
   const w = /** @type {AstNode | null} */ (word);
   if (!w || !Array.isArray(w.parts)) return null;
   let text = '';
-  for (const part of /** @type {AstNode[]} */ (w.parts)) {
+  const parts = /** @type {AstNode[]} */ (w.parts);
+  // `[` reaches the parser as a one-character glob.
+  if (parts.length === 1 && parts[0].type === 'Glob' && parts[0].pattern === '[') return '[';
+  for (const part of parts) {
     if (part.type === 'Literal' || part.type === 'SingleQuoted' || part.type === 'Escaped') text += String(part.value);
     else if (part.type === 'DoubleQuoted' && Array.isArray(part.parts) && part.parts.every((p) => p.type === 'Literal')) text += part.parts.map((p) => String(p.value)).join('');
     else return null;
@@ -76,8 +90,16 @@ export function analyzeScript(script) {
     }
     if (node.type === 'Assignment') {
       const name = String(node.name);
-      if (/^BASH_|[[\]]/.test(name) || node.array) writes.push(`an assignment to ${name}`);
+      if (SENSITIVE_VARIABLES.test(name) || /[[\]]/.test(name) || node.array) writes.push(`an assignment to ${name}`);
     }
+    // Arithmetic evaluates variables as expressions, and an expression can hold `a[$(…)]`: a
+    // value set earlier (even assembled at run time) would run. So any arithmetic counts.
+    if (node.type === 'ArithmeticExpansion' || node.type === 'ArithmeticCommand' || node.type === 'CStyleFor') writes.push('arithmetic (it can run code held in a variable)');
+    if (node.type === 'ParameterExpansion') {
+      const op = /** @type {{type?: string} | null} */ (node.operation)?.type;
+      if (!PLAIN_EXPANSIONS.has(op) || !/^([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])$/.test(String(node.parameter))) writes.push(`the expansion \${${String(node.parameter)}…} (arithmetic, assignment or indirection)`);
+    }
+    if (typeof node.operator === 'string' && ARITHMETIC_TESTS.has(node.operator) && node.type !== 'Redirection') writes.push(`an arithmetic comparison (${node.operator})`);
     if (node.type === 'CommandSubstitution' || node.type === 'ProcessSubstitution') {
       // Parsed: its commands are visited like the rest.
     }

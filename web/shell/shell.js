@@ -66,6 +66,8 @@ export class Shell {
     this.shoptOptions = new Set(['expand_aliases']);
     this.lastStatus = 0;
     this.hasFetch = !!options.fetch;
+    /** A line is running (see run). */
+    this.busy = false;
     /** Set while a line runs as read-only (see run). */
     this.readOnlyRun = false;
     /** Names of the extra commands (git, clawser, curl…). */
@@ -175,6 +177,19 @@ export class Shell {
    * @returns {Promise<ShellResult>}
    */
   async run(commandLine, options = {}) {
+    // One line at a time per session: a line cannot start another in the same session (through
+    // `clawser tool call shell`, say) and so cannot lift the read-only state it runs under.
+    if (this.busy) return { stdout: '', stderr: 'bash: this session is already running a line\n', exitCode: 1 };
+    this.busy = true;
+    try {
+      return await this.#runLine(commandLine, options);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** @param {string} commandLine @param {{signal?: AbortSignal, stdin?: string, timeoutMs?: number, addToHistory?: boolean, readOnly?: boolean}} options @returns {Promise<ShellResult>} */
+  async #runLine(commandLine, options) {
     if (options.addToHistory !== false && commandLine.trim()) this.#remember(commandLine);
     try {
       this.parse(commandLine);

@@ -4,6 +4,9 @@ import { z } from 'zod';
 import { PROTECTED_FOLDERS } from '../storage/protected-fs.js';
 import { ruleFetch } from './web.js';
 
+/** The tools a read-only line's `clawser` may call (they read local state only). */
+const READ_ONLY_TOOLS = ['memory_recall', 'goal_list', 'schedule_list', 'fs_read', 'fs_list', 'git_status', 'git_log', 'git_diff', 'skill_read_file', 'storage_get', 'storage_list'];
+
 /** What the model sees of stdout and of stderr at most (each). */
 export const SHELL_OUTPUT_CAP = 20_000;
 /** A line the agent runs stops after this long. */
@@ -91,6 +94,9 @@ async function agentShell(session, options = {}) {
       clawserCommand({
         callTool: (name, args, signal) => {
           if (options.only && !options.only.includes(name)) return Promise.resolve({ ok: false, output: `${name} is not among the tools this script may use (${options.only.join(', ') || 'none'}).` });
+          if (name === 'shell' || name === 'run_js' || name === 'skill_run_script') return Promise.resolve({ ok: false, output: `${name} cannot be called from inside the shell.` });
+          // A read-only line may only read, whatever its hidden parts try.
+          if (shell?.readOnlyRun && !READ_ONLY_TOOLS.includes(name)) return Promise.resolve({ ok: false, output: `${name} may change something, and this line was run as read-only.` });
           return session.ctx.callTool ? session.ctx.callTool(name, args, signal) : Promise.resolve({ ok: false, output: 'Tools cannot be called from here.' });
         },
         tools: () => (session.ctx.toolNames ?? []).filter((name) => !options.only || options.only.includes(name)).map((name) => ({ name, permission: '', description: '' })),
