@@ -59,7 +59,11 @@ test('model calls and tool calls of real turns are counted per model and per too
     const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
     const fs = new OpfsFileSystem();
     try {
-      return (await fs.readText(`clawser_workspaces/${location.hash.split('/')[1]}/.usage/ledger.json`)).includes('fs_read');
+      // Every call is written (the title request's model call may come after the tools').
+      const ledger = JSON.parse(await fs.readText(`clawser_workspaces/${location.hash.split('/')[1]}/.usage/ledger.json`));
+      const days = /** @type {{models: Record<string, {calls: number}>, tools: Record<string, unknown>}[]} */ (Object.values(ledger.days));
+      const modelCalls = days.reduce((n, d) => n + Object.values(d.models).reduce((m, x) => m + x.calls, 0), 0);
+      return modelCalls === 4 && days.some((d) => 'fs_read' in d.tools);
     } catch {
       return false;
     } finally {
