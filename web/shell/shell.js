@@ -15,6 +15,9 @@ import { STATUS_COMMAND, YIELD_COMMAND, addLoopYields, functionChanges, optionsF
  */
 export const DEFAULT_SHELL_LIMITS = Object.freeze({ outputBytes: 16 * 1024 * 1024, timeoutMs: 10 * 60_000, loopIterations: 1_000_000, callDepth: 200, commandCount: 10_000_000 });
 
+/** just-bash commands left out (see the constructor). */
+const NOT_ENABLED = ['python', 'python3', 'js-exec', 'sqlite3', 'yq', 'xan'];
+
 /** Variables the interpreter derives itself: never handed back to it. */
 const DERIVED = new Set(['?', 'SHELLOPTS', 'BASHOPTS', 'PWD', 'BASH_HISTORY', '_']);
 
@@ -116,6 +119,9 @@ export class Shell {
       fs: this.fs,
       cwd: this.cwd,
       env: this.variables,
+      // The same commands in Node and in the page: no Python, JavaScript, SQLite or CSV/YAML
+      // interpreters (the page's build has none; they would be more code to trust).
+      commands: /** @type {import('just-bash').CommandName[]} */ (getCommandNames().filter((n) => !NOT_ENABLED.includes(n))),
       customCommands: [...hidden, ...(options.commands ?? [])],
       // Clawser's guarantees come from the file system view and the gates, not from patching
       // the page's globals while a command runs (which would break the rest of the app).
@@ -295,7 +301,7 @@ export class Shell {
   commandNames() {
     const names = new Set([...BUILTINS, ...getCommandNames(), ...this.ownCommands, ...this.extraCommands, ...this.functions.keys(), ...this.aliases()]);
     // Not enabled here (no Python, JavaScript or SQLite interpreter; curl only with a fetch).
-    for (const n of ['python', 'python3', 'js-exec', 'sqlite3', 'yq', 'xan', 'wget', ...(this.hasFetch ? [] : ['curl'])]) if (!this.extraCommands.includes(n)) names.delete(n);
+    for (const n of [...NOT_ENABLED, 'wget', ...(this.hasFetch ? [] : ['curl'])]) if (!this.extraCommands.includes(n)) names.delete(n);
     return [...names].sort();
   }
 }
