@@ -103,6 +103,13 @@ test('Ctrl-C stops `while true; do :; done`; the page answers while it runs', as
   await shows('^C');
   await typeLine('echo alive');
   await shows(/echo alive\nalive\n/);
+  // Ctrl-L clears the screen and leaves a prompt.
+  await page.keyboard.press('Control+l');
+  await waitInPage(page, () => Promise.resolve(!/echo alive/.test(/** @type {HTMLElement} */ (document.querySelector('.terminal-host .xterm-rows')).innerText)), undefined, { what: 'the screen to clear' });
+  // Screen-reader mode: xterm's accessible buffer appears, and the choice is kept.
+  await page.getByLabel('Screen reader mode').check();
+  await page.locator('.terminal-host:visible .xterm-accessibility-tree').waitFor({ state: 'attached' });
+  await page.getByLabel('Screen reader mode').uncheck();
   // Pasted lines run one after another, each followed by its output.
   await page.locator('.terminal-host:visible .xterm-helper-textarea').evaluate((el) => {
     const data = new DataTransfer();
