@@ -843,12 +843,10 @@ export class ClawserApp {
       git: () => services.git(),
       toolContext: async () => (await this.#agentFactory()).toolContext(workspaceId, undefined),
       list: async (topic) => {
-        if (topic === 'memory') return (await (await services.memory()).list()).map((m) => `${m.key}\t${m.category}\t${m.content.slice(0, 80).replace(/\s+/g, ' ')}`).join('\n') || '(no memories)';
-        if (topic === 'skills') return (await (await services.skills()).list()).map((s) => `${s.name}\t${s.scope}\t${s.enabled ? 'enabled' : 'disabled'}${s.shadowed ? '\tshadowed' : ''}`).join('\n') || '(no skills)';
-        if (topic === 'mcp') {
-          const mcp = await services.mcp();
-          return mcp.servers().map((s) => `${s.name}\t${s.url}\t${mcp.state(s.id).status}\t${mcp.state(s.id).tools.length} tools`).join('\n') || '(no MCP servers)';
-        }
+        const { listStore } = await import('../shell/commands/clawser.js');
+        if (topic === 'memory') return /** @type {string} */ (await listStore(topic, { memory: await services.memory() }));
+        if (topic === 'skills') return /** @type {string} */ (await listStore(topic, { skills: await services.skills() }));
+        if (topic === 'mcp') return /** @type {string} */ (await listStore(topic, { mcp: await services.mcp() }, { urls: true }));
         if (topic === 'conversations') return this.#controller(workspaceId).state.conversations.map((c) => `${c.id}\t${c.title}`).join('\n') || '(no conversations)';
         return JSON.stringify(agentSettings.load(workspaceId), null, 2);
       },

@@ -26,11 +26,18 @@ const READ_AHEAD = 16;
 const READ_AHEAD_MAX_BYTES = 1024 * 1024;
 
 /** One char per byte (what Node calls latin1), in slices so large files stay fast. @param {Uint8Array} bytes */
-function latin1(bytes) {
+export function latin1(bytes) {
   /** @type {string[]} */
   const parts = [];
   for (let i = 0; i < bytes.length; i += 0x8000) parts.push(String.fromCharCode.apply(null, /** @type {number[]} */ (/** @type {unknown} */ (bytes.subarray(i, i + 0x8000)))));
   return parts.join('');
+}
+
+/** The bytes of a one-char-per-byte string (the inverse of latin1). @param {string} text */
+export function fromLatin1(text) {
+  const out = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i) & 0xff;
+  return out;
 }
 
 /** An error shaped like Node's (`code`, "CODE: text, op 'path'"), which just-bash understands. */
@@ -249,28 +256,28 @@ export class BashFileSystem {
   #bytes(content, options) {
     const encoding = typeof options === 'string' ? options : /** @type {{encoding?: string} | undefined} */ (options)?.encoding;
     if (typeof content !== 'string' || (encoding !== 'latin1' && encoding !== 'binary')) return content;
-    const out = new Uint8Array(content.length);
-    for (let i = 0; i < content.length; i++) out[i] = content.charCodeAt(i) & 0xff;
-    return out;
+    return fromLatin1(content);
+  }
+
+  /** Checks before writing a file: allowed here, not a folder, its folder exists. @param {string} path */
+  async #beforeWrite(path) {
+    await this.#checkWritable(path, 'open');
+    const stat = await this.#statOf(path);
+    if (stat?.kind === 'directory') throw new ShellFsError('EISDIR', 'open', path);
+    if (!stat) await this.#requireParent(path, 'open');
   }
 
   /** @param {string} path @param {string | Uint8Array} content @param {unknown} [options] */
   async writeFile(path, content, options) {
     if (path === '/dev/null') return;
-    await this.#checkWritable(path, 'open');
-    const stat = await this.#statOf(path);
-    if (stat?.kind === 'directory') throw new ShellFsError('EISDIR', 'open', path);
-    if (!stat) await this.#requireParent(path, 'open');
+    await this.#beforeWrite(path);
     await this.#call('open', path, () => this.fs.write(toStoragePath(path), this.#bytes(content, options))).finally(() => this.invalidate());
   }
 
   /** @param {string} path @param {string | Uint8Array} content @param {unknown} [options] */
   async appendFile(path, content, options) {
     if (path === '/dev/null') return;
-    await this.#checkWritable(path, 'open');
-    const stat = await this.#statOf(path);
-    if (stat?.kind === 'directory') throw new ShellFsError('EISDIR', 'open', path);
-    if (!stat) await this.#requireParent(path, 'open');
+    await this.#beforeWrite(path);
     const data = this.#bytes(content, options);
     await this.#call('open', path, () => this.fs.append(toStoragePath(path), typeof data === 'string' ? encoder.encode(data) : data)).finally(() => this.invalidate());
   }

@@ -7,6 +7,7 @@
  */
 
 /** @typedef {{type: string, [key: string]: unknown}} AstNode */
+import { literalWord } from './read-only.js';
 
 /** `set -o` options a session keeps (SHELLOPTS names). */
 export const SESSION_SET_OPTIONS = ['errexit', 'nounset', 'pipefail', 'xtrace', 'noglob', 'noclobber', 'allexport', 'verbose'];
@@ -42,17 +43,6 @@ export function addLoopYields(node, yieldStatement) {
     else if (n.type === 'For' || n.type === 'CStyleFor') /** @type {unknown[]} */ (n.body).unshift(structuredClone(yieldStatement));
   };
   visit(node);
-}
-
-/** @param {AstNode} word @returns {string | null} the word's text when it is plain literal text */
-function literalWord(word) {
-  if (!isNode(word) || !Array.isArray(word.parts)) return null;
-  let text = '';
-  for (const part of /** @type {AstNode[]} */ (word.parts)) {
-    if (part.type === 'Literal' || part.type === 'SingleQuoted') text += String(part.value);
-    else return null;
-  }
-  return text;
 }
 
 /**

@@ -72,7 +72,7 @@ function capped(text, name) {
  * @param {{ctx: ToolContext, fetched: string[]}} session @param {{only?: string[], env?: Record<string, string>}} [options]
  */
 async function agentShell(session, options = {}) {
-  const [{ createShell }, , { gitCommand }, { clawserCommand }] = await loadShell();
+  const [{ createShell }, , { gitCommand }, { clawserCommand, listStore }] = await loadShell();
   const ctx = session.ctx;
   /** @type {import('../shell/shell.js').Shell | null} */
   let shell = null;
@@ -101,14 +101,9 @@ async function agentShell(session, options = {}) {
         },
         tools: () => (session.ctx.toolNames ?? []).filter((name) => !options.only || options.only.includes(name)).map((name) => ({ name, permission: '', description: '' })),
         list: async (topic) => {
-          const c = session.ctx;
-          if (topic === 'memory' && c.memory) return (await c.memory.list()).map((m) => `${m.key}\t${m.category}\t${m.content.slice(0, 80).replace(/\s+/g, ' ')}`).join('\n') || '(no memories)';
-          if (topic === 'skills' && c.skills) return (await c.skills.list()).map((s) => `${s.name}\t${s.scope}\t${s.enabled ? 'enabled' : 'disabled'}`).join('\n') || '(no skills)';
-          if (topic === 'mcp' && c.mcp) {
-            const mcp = c.mcp;
-            return mcp.servers().map((s) => `${s.name}\t${mcp.state(s.id).status}\t${mcp.state(s.id).tools.length} tools`).join('\n') || '(no MCP servers)';
-          }
-          throw new Error(`the agent cannot list ${topic} from the shell`);
+          const listed = topic === 'memory' || topic === 'skills' || topic === 'mcp' ? await listStore(topic, session.ctx) : null;
+          if (listed === null) throw new Error(`the agent cannot list ${topic} from the shell`);
+          return listed;
         },
       }),
     ],
@@ -123,6 +118,11 @@ async function agentShell(session, options = {}) {
     },
   });
   return shell;
+}
+
+/** What the model is told of a run: the exit code, then stdout and stderr, each capped. @param {{stdout: string, stderr: string, exitCode: number}} result */
+function formatResult(result) {
+  return [`exit code: ${result.exitCode}`, `stdout:\n${capped(result.stdout, 'stdout') || '(empty)'}`, result.stderr ? `stderr:\n${capped(result.stderr, 'stderr')}` : ''].filter(Boolean).join('\n');
 }
 
 /** @param {ToolContext} ctx @returns {Promise<Session>} */
@@ -164,7 +164,7 @@ export async function runShellScript(source, options, ctx) {
   const result = await shell.run(source, { signal: ctx.signal, timeoutMs: SHELL_TIMEOUT_MS, addToHistory: false });
   return {
     ok: result.exitCode === 0,
-    output: [`exit code: ${result.exitCode}`, `stdout:\n${capped(result.stdout, 'stdout') || '(empty)'}`, result.stderr ? `stderr:\n${capped(result.stderr, 'stderr')}` : ''].filter(Boolean).join('\n'),
+    output: formatResult(result),
   };
 }
 
@@ -205,11 +205,7 @@ export const shellTool = {
     // A line judged read-only runs with every change refused: what the check missed writes nothing.
     const readOnly = !!analyse(command, ctx)?.readOnly;
     const result = await session.shell.run(command, { signal: ctx.signal, ...(stdin !== undefined ? { stdin } : {}), timeoutMs: SHELL_TIMEOUT_MS, readOnly });
-    const output = [
-      `exit code: ${result.exitCode}`,
-      `stdout:\n${capped(result.stdout, 'stdout') || '(empty)'}`,
-      result.stderr ? `stderr:\n${capped(result.stderr, 'stderr')}` : '',
-    ].filter(Boolean).join('\n');
+    const output = formatResult(result);
     // What came in from outside: fetched pages, or the files of a cloned repository / opened folder.
     const fetched = session.live.fetched.slice(before);
     const origin = fetched.length ? `a web page fetched by curl (${fetched[0]})` : await ctx.contentOrigin?.();

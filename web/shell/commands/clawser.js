@@ -44,6 +44,23 @@ const USAGE = `usage: clawser <area> <action> [args]
  the agent's shell does not have them.)
 `;
 
+/**
+ * The listings of `clawser memory|skill|mcp list`, from the workspace's stores (both the
+ * terminal and the agent's shell use it); null when that store is not given.
+ * `urls`: show MCP servers' addresses (the terminal's user; not the agent).
+ * @param {'memory' | 'skills' | 'mcp'} topic
+ * @param {{memory?: import('../../memory/store.js').MemoryStore, skills?: import('../../skills/store.js').SkillStore, mcp?: import('../../mcp/manager.js').McpManager}} stores
+ * @param {{urls?: boolean}} [options]
+ * @returns {Promise<string | null>}
+ */
+export async function listStore(topic, stores, options = {}) {
+  if (topic === 'memory' && stores.memory) return (await stores.memory.list()).map((m) => `${m.key}\t${m.category}\t${m.content.slice(0, 80).replace(/\s+/g, ' ')}`).join('\n') || '(no memories)';
+  if (topic === 'skills' && stores.skills) return (await stores.skills.list()).map((s) => `${s.name}\t${s.scope}\t${s.enabled ? 'enabled' : 'disabled'}${s.shadowed ? '\tshadowed' : ''}`).join('\n') || '(no skills)';
+  const mcp = stores.mcp;
+  if (topic === 'mcp' && mcp) return mcp.servers().map((s) => `${s.name}${options.urls ? `\t${s.url}` : ''}\t${mcp.state(s.id).status}\t${mcp.state(s.id).tools.length} tools`).join('\n') || '(no MCP servers)';
+  return null;
+}
+
 /** @param {string} stdout */
 const ok = (stdout) => ({ stdout: stdout && !stdout.endsWith('\n') ? `${stdout}\n` : stdout, stderr: '', exitCode: 0 });
 /** @param {string} message @param {number} [exitCode] */

@@ -5,20 +5,12 @@
 import { defineCommand } from 'just-bash';
 import { gunzipSync, gzipSync } from 'fflate';
 import { packTar, unpackTar } from 'modern-tar';
-import { resolveShellPath } from '../bash-fs.js';
+import { fromLatin1, latin1, resolveShellPath } from '../bash-fs.js';
 
 const USAGE = 'usage: tar -c|-x|-t [-z] [-v] [-f ARCHIVE] [-C DIR] [FILE...]\n';
 
 /** @param {string} message @param {number} [exitCode] @returns {ExecResult} */
 const fail = (message, exitCode = 2) => ({ stdout: '', stderr: `tar: ${message}\n`, exitCode });
-
-/** One char per byte (the shell's binary stdout). @param {Uint8Array} bytes */
-function latin1(bytes) {
-  /** @type {string[]} */
-  const parts = [];
-  for (let i = 0; i < bytes.length; i += 0x8000) parts.push(String.fromCharCode.apply(null, /** @type {number[]} */ (/** @type {unknown} */ (bytes.subarray(i, i + 0x8000)))));
-  return parts.join('');
-}
 
 /**
  * GNU's option forms: `-czf a.tgz`, `czf a.tgz` (the first word without a dash), `-f a.tar`,
@@ -124,9 +116,7 @@ export function tarCommand() {
     /** @type {Uint8Array} */
     let bytes;
     if (toStdout) {
-      const input = ctx.stdin ? /** @type {string} */ (/** @type {unknown} */ (ctx.stdin)) : '';
-      bytes = new Uint8Array(input.length);
-      for (let i = 0; i < input.length; i++) bytes[i] = input.charCodeAt(i) & 0xff;
+      bytes = fromLatin1(ctx.stdin ? /** @type {string} */ (/** @type {unknown} */ (ctx.stdin)) : '');
     } else {
       const path = resolveShellPath(ctx.cwd, /** @type {string} */ (o.file));
       if (!(await ctx.fs.exists(path))) return fail(`${o.file}: Cannot open: No such file or directory`);
