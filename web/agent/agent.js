@@ -13,6 +13,7 @@ import { codexPrompt, extractCodeBlocks } from './codex.js';
 import { describeTaint } from './tool-runner.js';
 import { frameStandingData } from '../safety/standing-data.js';
 import { skillInstructions } from '../tools/skills.js';
+import { StuckDetector } from './self-repair.js';
 /** @import { Codex } from './codex.js' */
 
 export const DEFAULT_SYSTEM_PROMPT =
@@ -53,9 +54,11 @@ export class ClawserAgent {
    *   tools?: ToolRunner, codex?: Codex, hooks?: HookPipeline, autonomy?: AutonomyController, safety?: SafetyPipeline,
    *   maxIterations?: number, compaction?: {thresholdTokens: number, keepRecent: number},
    *   recall?: (text: string) => Promise<{id: string, key: string, content: string, category: string}[]>,
-   *   ledger?: {recordTurn: (u: import('./usage-ledger.js').TurnUsage) => void}, onDeviceSummarizer?: () => Promise<import('../providers/on-device-summarizer.js').OnDeviceSummarizer | null>}} options
+   *   ledger?: {recordTurn: (u: import('./usage-ledger.js').TurnUsage) => void}, onDeviceSummarizer?: () => Promise<import('../providers/on-device-summarizer.js').OnDeviceSummarizer | null>,
+   *   selfRepair?: Partial<import('./self-repair.js').SelfRepairConfig>}} options
    *   recall: memories relevant to the user's message, put into the turn's context (bounded by the caller);
-   *   ledger: counts each provider call's tokens and cost (the Dashboard)
+   *   ledger: counts each provider call's tokens and cost (the Dashboard);
+   *   selfRepair: when a run counts as stuck (web/agent/self-repair.js)
    */
   constructor(options) {
     this.provider = options.provider;
@@ -75,6 +78,7 @@ export class ClawserAgent {
     this.ledger = options.ledger;
     /** Chrome's built-in summarizer for compaction, when the browser has one (see web/providers/on-device-summarizer.js). */
     this.onDeviceSummarizer = options.onDeviceSummarizer;
+    this.selfRepair = options.selfRepair ?? {};
     /** Told what a running tool reports (an MCP server's progress): the chat shows it. @type {((tool: string, text: string) => void) | undefined} */
     this.onToolProgress = undefined;
     /** Recalled memories for the current turn, added to the system prompt. */
@@ -337,6 +341,26 @@ export class ClawserAgent {
     yield await this.#record('tool_result', result, 'tool');
   }
 
+  /**
+   * After an iteration's tool calls: asks the stuck detector, records what it found. Returns
+   * the note for the model after a first finding, 'stop' when the run must end, else null.
+   * @param {StuckDetector} stuck
+   * @returns {AsyncGenerator<AgentStreamEvent, string | null>}
+   */
+  async *#selfRepair(stuck) {
+    const step = stuck.check({ costCents: this.#turnCost.cents });
+    if (!step) return null;
+    const { kind, message } = step.finding;
+    if (step.action === 'warn') {
+      yield await this.#record('self_repair', { action: 'warned', reason: kind, message }, 'system');
+      return step.note ?? null;
+    }
+    const text = `Stopped: this run looked stuck — ${message} The agent was told and did not change course. Continue anyway if it should go on.`;
+    yield await this.#record('self_repair', { action: 'stopped', reason: kind, message: text }, 'system');
+    yield { type: 'error', error: { code: 'client', retryable: false, message: text } };
+    return 'stop';
+  }
+
   async *#maybeCompact(/** @type {AbortSignal | undefined} */ signal) {
     const { messages } = this.conversation.deriveSessionHistory();
     const plan = planCompaction(messages, { ...this.compaction, family: tokenFamily(this.provider.id, this.provider.model) });
@@ -359,6 +383,10 @@ export class ClawserAgent {
     /** Images tools returned in this turn, by tool call id; kept out of the log (they are files too). */
     /** @type {Map<string, import('../providers/types.d.ts').ImagePart>} */
     const images = new Map();
+    // Each run (a turn, a retry, "Continue anyway") is watched afresh.
+    const stuck = new StuckDetector(this.selfRepair);
+    /** What self-repair told the model, kept in its system prompt for the rest of the run. */
+    let repairNote = '';
     for (let iteration = 0; iteration < this.maxIterations; iteration++) {
       if (signal?.aborted) return;
       yield* this.#maybeCompact(signal);
@@ -373,7 +401,7 @@ export class ClawserAgent {
       const toolsSection = !this.tools ? '' : codexMode
         ? `\n\n${TOOLS_PROMPT}\n\n${codexPrompt(this.tools.registry.list().filter((t) => t.name !== 'run_js' && this.tools?.registry.policyOf(t.name) !== 'denied'))}`
         : this.codex || this.provider.supportsNativeTools ? `\n\n${TOOLS_PROMPT}` : '';
-      const { system, messages: derived } = this.conversation.deriveSessionHistory(`${this.systemPrompt}${this.memoryContext}${toolsSection}`);
+      const { system, messages: derived } = this.conversation.deriveSessionHistory(`${this.systemPrompt}${this.memoryContext}${toolsSection}${repairNote ? `\n\n${repairNote}` : ''}`);
       const messages = await this.#withImages(derived);
       /** @type {ChatRequest} */
       let request = {
@@ -452,6 +480,7 @@ export class ClawserAgent {
       else data.costs = this.#costSummary(usage ? callCost : undefined);
       yield await this.#record('agent_message', data, 'agent');
       if (!toolCalls.length || !this.tools) return;
+      stuck.reply(text);
       if (codexMode) {
         const codex = /** @type {Codex} */ (this.codex);
         const runner = this.tools;
@@ -466,7 +495,9 @@ export class ClawserAgent {
           yield await this.#record('tool_call', this.#callData(call, { codex: true }), 'agent');
           yield { type: 'tool_start', id: call.id, name: call.name };
           const before = runner.taint.length;
+          stuck.toolCall(call.name, call.arguments);
           const outcome = await runner.run(call, { signal, context: { runCode } });
+          stuck.toolResult(outcome.ok, outcome.output);
           yield* this.#recordOutcome(call, outcome, false, runner.taint.slice(before));
           if (outcome.stopRun || signal?.aborted) {
             const why = signal?.aborted ? 'Cancelled by the user.' : 'Not run: an autonomy limit was reached.';
@@ -478,6 +509,9 @@ export class ClawserAgent {
             return;
           }
         }
+        const step = yield* this.#selfRepair(stuck);
+        if (step === 'stop') return;
+        if (step) repairNote = step;
         continue;
       }
 
@@ -487,7 +521,9 @@ export class ClawserAgent {
         yield { type: 'tool_start', id: call.id, name: call.name };
         const before = this.tools.taint.length;
         const progress = (/** @type {string} */ text) => this.onToolProgress?.(call.name, text);
+        stuck.toolCall(call.name, call.arguments);
         const outcome = await this.tools.run(call, { signal, context: { progress } });
+        stuck.toolResult(outcome.ok, outcome.output);
         if (outcome.image) images.set(call.id, outcome.image);
         yield* this.#recordOutcome(call, outcome, true, this.tools.taint.slice(before));
         for (const ev of outcome.events ?? []) yield await this.#record(ev.type, ev.data, 'tool');
@@ -503,6 +539,9 @@ export class ClawserAgent {
           return;
         }
       }
+      const step = yield* this.#selfRepair(stuck);
+      if (step === 'stop') return;
+      if (step) repairNote = step;
     }
     const message = `Stopped after ${this.maxIterations} steps without a final answer. Ask the agent to continue if it should go on.`;
     yield await this.#record('error', { code: 'max_iterations', message }, 'system');

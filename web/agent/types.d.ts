@@ -5,7 +5,8 @@ export type EventType =
   | 'autonomy_blocked' | 'cache_hit' | 'context_compacted' | 'memory_stored' | 'memory_forgotten' | 'memory_recalled'
   | 'goal_added' | 'goal_updated' | 'scheduler_added' | 'scheduler_fired' | 'scheduler_removed'
   | 'safety_input_flag' | 'safety_tool_blocked' | 'safety_output_blocked' | 'safety_output_redacted'
-  | 'provider_error' | 'stream_error' | 'provider_attempt' | 'branch' | 'skill_activated' | 'skill_installed';
+  | 'provider_error' | 'stream_error' | 'provider_attempt' | 'branch' | 'skill_activated' | 'skill_installed'
+  | 'self_repair';
 
 export type EventSource = 'user' | 'agent' | 'system' | 'tool' | 'provider';
 

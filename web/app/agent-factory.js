@@ -106,6 +106,7 @@ export class AgentFactory {
       provider, conversation, secrets: [...new Set([...secrets, ...chainSecrets, ...mcpSecrets])], tools: parts.tools, codex: parts.codex, hooks: this.#deps.hooks, autonomy: parts.autonomy, safety: parts.safety,
       systemPrompt: `${DEFAULT_SYSTEM_PROMPT}${skillsPrompt(skills)}${goals}`,
       maxIterations: parts.settings.maxIterations,
+      selfRepair: parts.settings.selfRepair,
       compaction: { thresholdTokens: parts.settings.compactionThresholdTokens, keepRecent: 10 },
       recall: parts.settings.memory.autoRecall && memory ? (text) => recallForTurn(memory, text, parts.settings.memory.recallLimit) : undefined,
       ledger: this.#deps.services(workspaceId).usage,

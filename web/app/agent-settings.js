@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { AutonomySchema, mergeUsage, normalizeUsage } from '../agent/autonomy.js';
 import { ToolSettingsSchema } from '../tools/index.js';
+import { SelfRepairSchema, DEFAULT_SELF_REPAIR } from '../agent/self-repair.js';
 
 const RouteSchema = z.object({ provider: z.string().min(1), model: z.string().max(300).default(''), baseUrl: z.string().max(2000).default('') });
 
@@ -57,6 +58,8 @@ export const AgentSettingsSchema = z.object({
       gapSeconds: z.number().int().min(1).max(3600).default(180),
     }).default({ connectSeconds: 30, firstByteSeconds: 300, gapSeconds: 180 }),
   }).default({ fallbacks: [], routes: {}, retries: 2, cache: 'deterministic', timeouts: { connectSeconds: 30, firstByteSeconds: 300, gapSeconds: 180 } }),
+  /** When a run counts as stuck, and its time and cost budgets (web/agent/self-repair.js). */
+  selfRepair: SelfRepairSchema.default(DEFAULT_SELF_REPAIR),
   git: z.object({
     /** Make the workspace a git repository when it is first opened. */
     autoInit: z.boolean().default(true),

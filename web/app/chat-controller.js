@@ -46,7 +46,8 @@ export const CONTINUE_TEXT = 'Continue your previous reply from exactly where it
  *   transcript that have other versions (an edited message, a regenerated reply): for ‹ 1/2 ›
  * @property {boolean} hasEarlier
  * @property {{text: string, thinking: string, status: string} | null} streaming reply in progress
- * @property {(ProviderErrorShape & {text: string, resume: boolean}) | null} failure last turn's failure: `text` to re-send, or `resume` to continue after tool results
+ * @property {(ProviderErrorShape & {text: string, resume: boolean, selfRepair?: boolean}) | null} failure last turn's failure: `text` to re-send, or `resume` to continue after tool results;
+ *   selfRepair: self-repair stopped a stuck run (the user may continue anyway)
  * @property {string | null} notice a one-off message (storage repaired, …)
  * @property {string | null} [focus] a message to bring into view (a search hit), once
  * @property {ChatMeter | null} [meter] the cost and token meter of the active conversation
@@ -529,6 +530,8 @@ export class ChatController {
       // After tool results the turn continues from where it failed; otherwise the message is re-sent.
       const resume = conv.deriveSessionHistory().messages.at(-1)?.role === 'tool';
       failure = { code: last.data.code, retryable: !!last.data.retryable, message: String(last.data.message ?? 'The reply failed.'), text: message, resume };
+    } else if (last?.type === 'self_repair' && last.data.action === 'stopped') {
+      failure = { code: 'client', retryable: true, message: String(last.data.message ?? 'Stopped: the run looked stuck.'), text: message, resume: true, selfRepair: true };
     }
     if (visible()) this.#set({ ...this.#transcript(conv), streaming: null, failure, conversations: this.#withMeta(conv.meta) });
     if (!failure && !target.scheduled) this.#titleAfterFirstExchange(conv, provider);

@@ -482,6 +482,13 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     if (e.type === 'safety_output_redacted') {
       return h('li', { class: 'notice small muted' }, `A secret-looking value (${(e.data.kinds ?? []).join(', ')}) was redacted from the reply.`);
     }
+    if (e.type === 'self_repair') {
+      if (e.data.action !== 'stopped') return h('li', { class: 'notice small muted' }, `Self-repair: ${String(e.data.message ?? '')} The agent was told to change course.`);
+      const { li, body } = bubble('error', 'Self-repair', e.timestamp);
+      li.dataset.eventId = e.id;
+      body.append(h('p', null, String(e.data.message ?? 'Stopped: the run looked stuck.')));
+      return li;
+    }
     if (e.type === 'provider_error' || e.type === 'stream_error') {
       const { li, body } = bubble('error', 'Error', e.timestamp);
       li.dataset.eventId = e.id;
@@ -601,12 +608,14 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     if (!s.failure) return;
     const f = s.failure;
     const actions = h('div', { class: 'row failure-actions' });
-    actions.append(h('button', { type: 'button', on: { click: () => { if (composer.value.trim() === f.text.trim()) composer.value = ''; controller.retry(); } } }, 'Retry'));
-    if (f.code === 'auth' || f.code === 'client' || f.code === 'cors' || f.code === 'network') {
+    // After self-repair stopped a stuck run, going on is the user's call (the run is watched afresh).
+    if (f.selfRepair) actions.append(h('button', { type: 'button', on: { click: () => controller.retry() } }, 'Continue anyway'));
+    else actions.append(h('button', { type: 'button', on: { click: () => { if (composer.value.trim() === f.text.trim()) composer.value = ''; controller.retry(); } } }, 'Retry'));
+    if (!f.selfRepair && (f.code === 'auth' || f.code === 'client' || f.code === 'cors' || f.code === 'network')) {
       actions.append(h('button', { type: 'button', class: 'secondary', on: { click: onOpenSettings } }, 'Open settings'));
     }
     const lastEvent = s.events.at(-1);
-    const recorded = lastEvent && (lastEvent.type === 'provider_error' || lastEvent.type === 'stream_error')
+    const recorded = lastEvent && (lastEvent.type === 'provider_error' || lastEvent.type === 'stream_error' || lastEvent.type === 'self_repair')
       ? list.querySelector(`li.msg.error[data-event-id="${CSS.escape(lastEvent.id)}"]`)
       : null;
     if (recorded) {

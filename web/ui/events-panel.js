@@ -5,7 +5,7 @@ import { h, clear, formatTime, guard } from './dom.js';
 export const EVENT_GROUPS = /** @type {const} */ ([
   ['Messages', ['user_message', 'agent_message']],
   ['Tools', ['tool_call', 'tool_result', 'tool_result_truncated', 'cache_hit']],
-  ['Safety and autonomy', ['safety_input_flag', 'safety_tool_blocked', 'safety_output_blocked', 'safety_output_redacted', 'autonomy_blocked']],
+  ['Safety and autonomy', ['safety_input_flag', 'safety_tool_blocked', 'safety_output_blocked', 'safety_output_redacted', 'autonomy_blocked', 'self_repair']],
   ['Memory, goals, jobs', ['memory_stored', 'memory_forgotten', 'memory_recalled', 'goal_added', 'goal_updated', 'scheduler_added', 'scheduler_fired', 'scheduler_removed']],
   ['Skills', ['skill_activated', 'skill_installed']],
   ['Provider', ['provider_attempt', 'error', 'provider_error', 'stream_error']],
@@ -30,6 +30,7 @@ export function summarize(e) {
     case 'goal_added': return clip(d.description);
     case 'goal_updated': return `${clip(d.id)} → ${clip(d.status)}`;
     case 'scheduler_added': case 'scheduler_removed': case 'scheduler_fired': return clip(d.name);
+    case 'self_repair': return `${d.action === 'stopped' ? 'stopped the run' : 'warned the model'} (${clip(d.reason)}): ${clip(d.message)}`;
     default: return clip(JSON.stringify(d));
   }
 }
