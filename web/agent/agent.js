@@ -55,10 +55,11 @@ export class ClawserAgent {
    *   maxIterations?: number, compaction?: {thresholdTokens: number, keepRecent: number},
    *   recall?: (text: string) => Promise<{id: string, key: string, content: string, category: string}[]>,
    *   ledger?: {recordTurn: (u: import('./usage-ledger.js').TurnUsage) => void}, onDeviceSummarizer?: () => Promise<import('../providers/on-device-summarizer.js').OnDeviceSummarizer | null>,
-   *   selfRepair?: Partial<import('./self-repair.js').SelfRepairConfig>}} options
+   *   selfRepair?: Partial<import('./self-repair.js').SelfRepairConfig>, label?: string}} options
    *   recall: memories relevant to the user's message, put into the turn's context (bounded by the caller);
    *   ledger: counts each provider call's tokens and cost (the Dashboard);
-   *   selfRepair: when a run counts as stuck (web/agent/self-repair.js)
+   *   selfRepair: when a run counts as stuck (web/agent/self-repair.js);
+   *   label: the named agent answering (its replies carry the name)
    */
   constructor(options) {
     this.provider = options.provider;
@@ -79,6 +80,8 @@ export class ClawserAgent {
     /** Chrome's built-in summarizer for compaction, when the browser has one (see web/providers/on-device-summarizer.js). */
     this.onDeviceSummarizer = options.onDeviceSummarizer;
     this.selfRepair = options.selfRepair ?? {};
+    /** The named agent this is (absent: the workspace's own). */
+    this.label = options.label;
     /** Told what a running tool reports (an MCP server's progress): the chat shows it. @type {((tool: string, text: string) => void) | undefined} */
     this.onToolProgress = undefined;
     /** Recalled memories for the current turn, added to the system prompt. */
@@ -459,7 +462,7 @@ export class ClawserAgent {
       }
       if (signal?.aborted || failure?.code === 'aborted') {
         // The user saw the partial reply: keep it, marked as stopped (tool calls not run).
-        if (text) yield await this.#record('agent_message', { text, stopped: true, model: this.provider.model, provider: this.provider.id, ...(usage ? { usage, costCents: callCost } : {}) }, 'agent');
+        if (text) yield await this.#record('agent_message', { text, stopped: true, model: this.provider.model, provider: this.provider.id, ...(usage ? { usage, costCents: callCost } : {}), ...(this.label ? { agent: this.label } : {}) }, 'agent');
         return;
       }
       if (failure) {
@@ -468,7 +471,7 @@ export class ClawserAgent {
         return;
       }
       /** @type {Record<string, any>} */
-      const data = { text, model: cachedFrom?.model ?? this.provider.model, provider: cachedFrom?.provider ?? this.provider.id, stopReason, ...(cachedFrom ? { cached: true } : {}) };
+      const data = { text, model: cachedFrom?.model ?? this.provider.model, provider: cachedFrom?.provider ?? this.provider.id, stopReason, ...(cachedFrom ? { cached: true } : {}), ...(this.label ? { agent: this.label } : {}) };
       // The call's cost in cents; null: the model's price is unknown (shown as "cost unknown", never 0).
       if (usage) Object.assign(data, { usage, costCents: callCost });
       if (codexMode) {

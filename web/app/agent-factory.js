@@ -17,6 +17,16 @@ import { toolSettings } from '../tools/index.js';
 import { approvalDialog } from '../ui/approval-dialog.js';
 import { recallForTurn } from '../memory/recall.js';
 import { skillsPrompt } from '../tools/skills.js';
+import { ToolSubset } from '../tools/tool-subset.js';
+import { agentSystemPrompt, allowedTools, lowerAutonomy } from '../agent/agent-definitions.js';
+
+/**
+ * Who answers a turn: a named agent's definition (its prompt or identity, tools, autonomy,
+ * steps), or for a sub-agent a restricted copy of its caller. Tools and autonomy only narrow
+ * what the workspace allows. Absent: the workspace's own agent.
+ * @typedef {{name: string, systemPrompt?: string, identity?: import('../agent/identity.js').IdentitySource, tools?: string[],
+ *   autonomy?: 'readonly' | 'supervised' | 'full', maxIterations?: number}} AgentProfile
+ */
 
 /**
  * Turn assembly: what an agent run of a workspace is made of, from its current settings —
@@ -30,7 +40,7 @@ import { skillsPrompt } from '../tools/skills.js';
  * @typedef {object} AgentFactoryDeps
  * @property {AgentSettingsStore} agentSettings
  * @property {HookPipeline} hooks
- * @property {(workspaceId: string) => {registry: BrowserToolRegistry, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, skills: () => Promise<import('../skills/store.js').SkillStore>, mcp: () => Promise<import('../mcp/manager.js').McpManager>, goals: GoalStore, scheduler: Scheduler, toolUi: AppToolUi, usage: import('../agent/usage-ledger.js').UsageLedger}} services
+ * @property {(workspaceId: string) => {registry: BrowserToolRegistry, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, skills: () => Promise<import('../skills/store.js').SkillStore>, mcp: () => Promise<import('../mcp/manager.js').McpManager>, agents: () => Promise<import('../agent/agent-store.js').AgentStore>, goals: GoalStore, scheduler: Scheduler, toolUi: AppToolUi, usage: import('../agent/usage-ledger.js').UsageLedger}} services
  * @property {(workspaceId: string) => FileSystem} workspaceFs the workspace's files
  * @property {(workspaceId: string) => string | null} mountedFolder the name of the folder opened from the computer, if any
  * @property {import('./settings.js').SettingsStore} [providerSettings] the saved provider keys (for the fallback chain)
@@ -89,10 +99,14 @@ export class AgentFactory {
    * A turn's agent: its parts, the system prompt with the active goals (framed as data), and
    * automatic recall when on.
    * @param {string} workspaceId @param {Provider} provider @param {Conversation} conversation @param {string[]} secrets
-   * @param {{approve?: import('../agent/tool-runner.js').ApproveFn}} [options]
+   * @param {{approve?: import('../agent/tool-runner.js').ApproveFn, profile?: AgentProfile}} [options] profile: a named agent answers
    */
-  async agent(workspaceId, provider, conversation, secrets, options) {
+  async agent(workspaceId, provider, conversation, secrets, options = {}) {
     const parts = await this.parts(workspaceId, conversation.id, options);
+    const profile = options.profile;
+    // The workspace's own agent is shaped by the workspace's identity; a named one by its own.
+    const identity = profile ? undefined : await this.#deps.services(workspaceId).agents().then((a) => a.identity()).catch(() => null);
+    const base = agentSystemPrompt(profile ?? (identity ? { identity } : {}), DEFAULT_SYSTEM_PROMPT);
     // MCP servers' tokens are redacted like API keys.
     const mcpSecrets = await this.#deps.services(workspaceId).mcp().then((m) => m.secretValues()).catch(() => []);
     // Active goals ride along in the system prompt so the agent keeps pursuing them.
@@ -104,8 +118,9 @@ export class AgentFactory {
     const chainSecrets = 'secrets' in provider && Array.isArray(provider.secrets) ? provider.secrets.filter((k) => typeof k === 'string') : [];
     const agent = new ClawserAgent({
       provider, conversation, secrets: [...new Set([...secrets, ...chainSecrets, ...mcpSecrets])], tools: parts.tools, codex: parts.codex, hooks: this.#deps.hooks, autonomy: parts.autonomy, safety: parts.safety,
-      systemPrompt: `${DEFAULT_SYSTEM_PROMPT}${skillsPrompt(skills)}${goals}`,
-      maxIterations: parts.settings.maxIterations,
+      systemPrompt: `${base}${skillsPrompt(skills)}${goals}`,
+      maxIterations: profile?.maxIterations ?? parts.settings.maxIterations,
+      ...(profile ? { label: profile.name } : {}),
       selfRepair: parts.settings.selfRepair,
       compaction: { thresholdTokens: parts.settings.compactionThresholdTokens, keepRecent: 10 },
       recall: parts.settings.memory.autoRecall && memory ? (text) => recallForTurn(memory, text, parts.settings.memory.recallLimit) : undefined,
@@ -203,7 +218,8 @@ export class AgentFactory {
    * autonomy, the gated tool runner and the Codex with the conversation's warm sandbox.
    * @param {string} workspaceId
    * @param {string} conversationId
-   * @param {{approve?: import('../agent/tool-runner.js').ApproveFn}} [options] approve: a scheduled job's (names the job, times out)
+   * @param {{approve?: import('../agent/tool-runner.js').ApproveFn, profile?: AgentProfile}} [options] approve: a scheduled job's (names the job, times out);
+   *   profile: a named agent or sub-agent (its tools and autonomy narrow the workspace's)
    */
   async parts(workspaceId, conversationId, options = {}) {
     const agentSettings = this.#deps.agentSettings;
@@ -217,10 +233,15 @@ export class AgentFactory {
       safety.confirmDisable();
       safety.setEnabled(false);
     }
-    const autonomy = new AutonomyController({ config: s.autonomy, ...agentSettings.usageStore(workspaceId) });
+    const profile = options.profile;
+    // Usage is the workspace's: a named agent's or sub-agent's actions and cost count toward its limits.
+    const autonomy = new AutonomyController({ config: { ...s.autonomy, level: lowerAutonomy(s.autonomy.level, profile?.autonomy) }, ...agentSettings.usageStore(workspaceId) });
+    const registry = profile?.tools ? new ToolSubset(services.registry, allowedTools(services.registry.list().map((t) => t.name), profile.tools)) : services.registry;
+    const context = await this.toolContext(workspaceId, conversationId, mcp);
+    if (profile?.tools) context.toolNames = registry.list().map((t) => t.name);
     const tools = new ToolRunner({
-      registry: services.registry,
-      context: await this.toolContext(workspaceId, conversationId, mcp),
+      registry,
+      context,
       hooks: this.#deps.hooks,
       autonomy,
       safety,

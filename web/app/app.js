@@ -517,6 +517,7 @@ export class ClawserApp {
         // A title request's tokens count like a turn's: in the Dashboard and toward today's cost limit.
         onSideUsage: (provider, usage) => this.#guard(this.#agentFactory().then((f) => f.recordSideUsage(workspaceId, provider, usage))),
         runCode: (conversationId, code, signal) => this.#agentFactory().then((f) => f.runAgain(workspaceId, conversationId, code, signal)),
+        agents: () => /** @type {WorkspaceServices} */ (this.services).of(workspaceId).agents(),
       });
       this.#controllers.set(workspaceId, c);
     }

@@ -5,7 +5,8 @@
 /** @import { ClawserAgent } from '../agent/agent.js' */
 /**
  * options.approve: the approval function of a scheduled job's turn (names the job, times out) instead of the dialog's default.
- * @typedef {(provider: Provider, conversation: Conversation, secrets: string[], options?: {approve?: import('../agent/tool-runner.js').ApproveFn}) => ClawserAgent | Promise<ClawserAgent>} AgentBuilder
+ * options.profile: the named agent a message "@name …" addressed.
+ * @typedef {(provider: Provider, conversation: Conversation, secrets: string[], options?: {approve?: import('../agent/tool-runner.js').ApproveFn, profile?: import('../agent/agent-definitions.js').AgentDefinition}) => ClawserAgent | Promise<ClawserAgent>} AgentBuilder
  */
 import { ConversationStore } from '../agent/conversation-store.js';
 import { Conversation } from '../agent/conversation.js';
@@ -16,6 +17,7 @@ import { ConversationSearch } from '../agent/conversation-search.js';
 import { estimateTextTokens, tokenFamily } from '../providers/tokens.js';
 import { catalogEntry } from '../providers/catalog.js';
 import { imageLimitsFor } from '../providers/images.js';
+import { parseMention, DEFAULT_AGENT_NAME } from '../agent/mentions.js';
 
 /**
  * A fork must not end inside a tool round (a call without its result is refused by providers):
@@ -89,7 +91,9 @@ export class ChatController {
    *   onSideUsage?: (provider: Provider, usage: import('../providers/types.d.ts').Usage) => void,
    *   spendStatus?: () => {todayCents: number, monthCents: number, warning: string | null, paused?: {provider: string, failures: number, retryAt: number}[]},
    *   routes?: () => Partial<Record<import('../agent/types.d.ts').RouteHint, RouteTarget>>,
-   *   coordination?: import('../agent/types.d.ts').Coordination}} deps
+   *   coordination?: import('../agent/types.d.ts').Coordination,
+   *   agents?: () => Promise<{list: () => Promise<import('../agent/agent-definitions.js').ScopedAgent[]>, get: (name: string) => Promise<import('../agent/agent-definitions.js').ScopedAgent | null>}>}} deps
+   *   agents: the named agents a message may address with "@name"
    *   coordination: other tabs of this workspace (their appends show live; conversation list changes too)
    *   afterTurn: runs when a turn ends (also after a failure or Stop); a returned string is shown as a notice.
    */
@@ -119,6 +123,7 @@ export class ChatController {
     /** Applied to text while it streams, so a leaked secret is never on screen. */
     this.redact = deps.redact ?? ((t) => t);
     this.runCodeImpl = deps.runCode;
+    this.agents = deps.agents;
     /** Told when a turn starts and ends (the app checkpoints then). @type {((phase: 'start' | 'end', turn: {conversationId: string, text: string, scheduled: boolean}) => void) | null} */
     this.onTurn = null;
     /** Told after a conversation was deleted, to delete its other copies (the app's checkpoints); awaited. @type {((conversationId: string) => Promise<void>) | null} */
@@ -443,7 +448,8 @@ export class ChatController {
    * @param {string} message the user text (for a retry that re-sends it)
    * @param {(agent: ClawserAgent, signal: AbortSignal) => AsyncIterable<import('../agent/agent.js').AgentStreamEvent>} start
    * @param {{conversation?: Conversation, scheduled?: boolean, approve?: import('../agent/tool-runner.js').ApproveFn, needsVision?: boolean}} [target] default: the conversation on screen;
-   *   needsVision: the message carries images (a model without them hands over to the Vision hint)
+   *   needsVision: the message carries images (a model without them hands over to the Vision hint).
+   *   A message "@name …" is answered by that named agent (its model, prompt, tools and autonomy).
    * @returns {Promise<{ok: boolean, summary: string}>} the final reply, or what failed
    */
   async #turn(message, start, target = {}) {
@@ -452,8 +458,18 @@ export class ChatController {
     let provider;
     /** @type {string | undefined} */
     let apiKey;
+    /** @type {import('../agent/agent-definitions.js').ScopedAgent | null} */
+    let profile = null;
     try {
       let config = await this.settings.providerConfig(this.workspaceId);
+      const mention = parseMention(message);
+      if (mention && mention.name !== DEFAULT_AGENT_NAME && this.agents) {
+        profile = await (await this.agents()).get(mention.name);
+        if (!profile) throw Object.assign(new Error(`There is no agent named @${mention.name}. Create it in the Agents panel, or remove the @ to ask the workspace's agent.`), { code: 'client' });
+        const own = profile.model;
+        if (own) config = { provider: own.provider, model: own.model || undefined, baseUrl: own.baseUrl || undefined, apiKey: await this.settings.apiKey(this.workspaceId, own.provider).catch(() => undefined) };
+        else if (profile.route) config = (await this.#routeConfig(profile.route)) ?? config;
+      }
       // A conversation pinned to a routing hint uses that hint's model.
       const pinned = (target.conversation ?? this.#conversation)?.meta.route;
       if (pinned) config = (await this.#routeConfig(pinned)) ?? config;
@@ -482,7 +498,7 @@ export class ChatController {
     /** @type {ClawserAgent} */
     let agent;
     try {
-      agent = await this.buildAgent(provider, conv, apiKey ? [apiKey] : [], target.approve ? { approve: target.approve } : undefined);
+      agent = await this.buildAgent(provider, conv, apiKey ? [apiKey] : [], target.approve || profile ? { ...(target.approve ? { approve: target.approve } : {}), ...(profile ? { profile } : {}) } : undefined);
     } catch (err) {
       this.#runs.delete(conv.id);
       finished();

@@ -19,6 +19,7 @@ import { askUserDialog } from '../ui/approval-dialog.js';
  *   files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>,
  *   memory: () => Promise<import('../memory/store.js').MemoryStore>, summaries: () => Promise<import('../memory/summaries.js').MemorySummaries>,
  *   skills: () => Promise<import('../skills/store.js').SkillStore>, mcp: () => Promise<import('../mcp/manager.js').McpManager>,
+ *   agents: () => Promise<import('../agent/agent-store.js').AgentStore>,
  *   goals: GoalStore, scheduler: Scheduler, usage: UsageLedger}} Services
  */
 
@@ -74,6 +75,8 @@ export class WorkspaceServices {
       let skills = null;
       /** @type {Promise<import('../mcp/manager.js').McpManager> | null} */
       let mcp = null;
+      /** @type {Promise<import('../agent/agent-store.js').AgentStore> | null} */
+      let agents = null;
       const registry = createBuiltinRegistry({ config: d.config, workspaceId });
       /** @type {Promise<{store: import('../memory/store.js').MemoryStore, summaries: import('../memory/summaries.js').MemorySummaries}> | null} */
       let memory = null;
@@ -113,6 +116,10 @@ export class WorkspaceServices {
         })),
         skills: () => (skills ??= import('../skills/store.js').then(({ SkillStore }) => new SkillStore({
           globalFs: new ScopedFileSystem(d.fs, 'clawser_skills'), workspaceFs: this.workspaceFs(workspaceId), config: d.config, workspaceId, coordination: d.coordination,
+        }))),
+        // Named agents (the workspace's and the global ones) and the workspace's identity; the only writer of `.agents/`.
+        agents: () => (agents ??= import('../agent/agent-store.js').then(({ AgentStore }) => new AgentStore({
+          fs: this.workspaceFs(workspaceId), globalFs: new ScopedFileSystem(d.fs, 'clawser_agents'), coordination: d.coordination, key: workspaceId,
         }))),
         goals: new GoalStore({ fs: this.workspaceFs(workspaceId), coordination: d.coordination, key: workspaceId }),
         usage: new UsageLedger({ fs: this.workspaceFs(workspaceId), coordination: d.coordination, key: workspaceId }),

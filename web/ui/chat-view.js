@@ -414,7 +414,9 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     }
     if (e.type === 'agent_message') {
       if (!e.data.text && e.data.toolCalls?.length) return null; // only tool calls: their cards follow
-      const { li, body } = bubble('assistant', String(e.data.model ?? 'Assistant'), e.timestamp);
+      // A named agent's reply carries its name (and the model that wrote it).
+      const { li, body } = bubble('assistant', e.data.agent ? `@${String(e.data.agent)} · ${String(e.data.model ?? '')}` : String(e.data.model ?? 'Assistant'), e.timestamp);
+      if (e.data.agent) li.dataset.agent = String(e.data.agent);
       li.dataset.eventId = e.id;
       setMarkdown(body, String(e.data.text ?? ''));
       const actions = messageActions(String(e.data.text ?? ''), body);

@@ -1,0 +1,175 @@
+/** @import { FileSystem } from '../storage/types.d.ts' */
+/** @import { AgentDefinition, ScopedAgent } from './agent-definitions.js' */
+/** @import { IdentitySource } from './identity.js' */
+import { z } from 'zod';
+import { LockedJsonFile } from '../storage/locked-json.js';
+import { readTextIfExists } from '../storage/index.js';
+import { LocalLocks } from './tabs.js';
+import { AgentDefinitionSchema, DEFAULT_AGENT_NAME, defaultAgent, validateAgent } from './agent-definitions.js';
+import { parseIdentity } from './identity.js';
+
+/**
+ * The named agents of a workspace and the global ones, and the workspace's identity. A
+ * definition is a standing instruction (its prompt rides along with every message to it), so
+ * the files live in Clawser's own `.agents/` folder, which only this store writes: a cloned
+ * repository's `config/identity.json` never becomes the agent's persona by being there. The
+ * workspace identity is `.agents/config/identity.json` (AIEOS) or `.agents/config/identity.md`
+ * (a Markdown persona). Global definitions are in the browser's `clawser_agents/` folder.
+ */
+
+const FILE = '.agents/agents.json';
+const IDENTITY_JSON = '.agents/config/identity.json';
+const IDENTITY_MD = '.agents/config/identity.md';
+const FileSchema = z.object({ version: z.literal(1), agents: z.array(AgentDefinitionSchema) });
+
+export class AgentStoreError extends Error {
+  /** @param {'invalid' | 'exists' | 'not_found' | 'builtin'} code @param {string} message */
+  constructor(code, message) {
+    super(message);
+    this.name = 'AgentStoreError';
+    this.code = code;
+  }
+}
+
+export class AgentStore {
+  /** @type {Set<() => void>} */
+  #listeners = new Set();
+  #locks = new LocalLocks();
+
+  /**
+   * @param {{fs: FileSystem, globalFs: FileSystem, coordination?: import('./types.d.ts').Coordination, key?: string}} deps
+   *   fs: the workspace's own file system (the store writes `.agents/`); globalFs: the browser-wide folder
+   */
+  constructor(deps) {
+    this.fs = deps.fs;
+    this.globalFs = deps.globalFs;
+    this.coordination = deps.coordination;
+    this.topic = `agents:${deps.key ?? ''}`;
+    this.coordination?.subscribe(this.topic, () => this.#changed());
+    this.coordination?.subscribe('agents:global', () => this.#changed());
+  }
+
+  #changed() {
+    for (const fn of this.#listeners) fn();
+  }
+
+  /** Told when an agent or the identity changes (here or in another tab). @param {() => void} fn */
+  subscribe(fn) {
+    this.#listeners.add(fn);
+    return () => { this.#listeners.delete(fn); };
+  }
+
+  /** @param {'workspace' | 'global'} scope */
+  #file(scope) {
+    const c = this.coordination;
+    const topic = scope === 'global' ? 'agents:global' : this.topic;
+    return new LockedJsonFile({
+      fs: scope === 'global' ? this.globalFs : this.fs,
+      path: scope === 'global' ? 'agents.json' : FILE,
+      name: topic,
+      lock: c ? (name, fn) => c.withLock(name, fn) : (name, fn) => this.#locks.request(name, {}, fn),
+      empty: () => ({ version: /** @type {const} */ (1), agents: /** @type {AgentDefinition[]} */ ([]) }),
+      parse: (text) => {
+        const r = FileSchema.safeParse(JSON.parse(text));
+        if (!r.success) throw new AgentStoreError('invalid', `The ${scope} agents file is damaged (${r.error.issues[0]?.message}); fix or delete it.`);
+        return r.data;
+      },
+      onWritten: () => c?.publish(topic, {}),
+    });
+  }
+
+  /** Every agent: the default one, then the workspace's, then the global ones not shadowed by a workspace one. @returns {Promise<ScopedAgent[]>} */
+  async list() {
+    const [own, global, identity] = await Promise.all([this.#file('workspace').read(), this.#file('global').read(), this.identity()]);
+    const names = new Set(own.agents.map((a) => a.name));
+    return [
+      defaultAgent(identity ?? undefined),
+      ...own.agents.map((a) => ({ ...a, scope: /** @type {const} */ ('workspace') })),
+      ...global.agents.filter((a) => !names.has(a.name)).map((a) => ({ ...a, scope: /** @type {const} */ ('global') })),
+    ];
+  }
+
+  /** @param {string} name @returns {Promise<ScopedAgent | null>} */
+  async get(name) {
+    return (await this.list()).find((a) => a.name === name) ?? null;
+  }
+
+  /**
+   * Creates or replaces a definition. `previousName` renames one (same scope); a name already
+   * used in that scope (or the default agent's) is refused.
+   * @param {unknown} value @param {'workspace' | 'global'} scope @param {string} [previousName]
+   * @returns {Promise<AgentDefinition>}
+   */
+  async save(value, scope, previousName) {
+    const v = validateAgent(value);
+    if (!v.ok) throw new AgentStoreError('invalid', `The agent was not saved: ${v.errors.join('; ')}`);
+    const agent = v.agent;
+    if (agent.name === DEFAULT_AGENT_NAME) throw new AgentStoreError('builtin', `“${DEFAULT_AGENT_NAME}” is the workspace's own agent; choose another name.`);
+    await this.#file(scope).update((stored) => {
+      const others = stored.agents.filter((a) => a.name !== (previousName ?? agent.name));
+      if (others.some((a) => a.name === agent.name)) throw new AgentStoreError('exists', `An agent named “${agent.name}” already exists ${scope === 'global' ? 'in every workspace' : 'in this workspace'}.`);
+      const at = stored.agents.findIndex((a) => a.name === (previousName ?? agent.name));
+      const agents = [...stored.agents];
+      if (at >= 0) agents[at] = agent;
+      else agents.push(agent);
+      return { result: null, changed: true, value: { version: 1, agents } };
+    });
+    this.#changed();
+    return agent;
+  }
+
+  /** @param {string} name @param {'workspace' | 'global'} scope */
+  async remove(name, scope) {
+    const out = await this.#file(scope).update((stored) => {
+      const agents = stored.agents.filter((a) => a.name !== name);
+      return { result: agents.length !== stored.agents.length, changed: agents.length !== stored.agents.length, value: { version: 1, agents } };
+    });
+    if (!out.result) throw new AgentStoreError('not_found', `There is no agent named “${name}” to delete.`);
+    this.#changed();
+  }
+
+  /**
+   * A copy under a free name ("writer-copy", "writer-copy-2", …) in the workspace.
+   * @param {string} name
+   */
+  async duplicate(name) {
+    const all = await this.list();
+    const source = all.find((a) => a.name === name);
+    if (!source) throw new AgentStoreError('not_found', `There is no agent named “${name}”.`);
+    const taken = new Set(all.map((a) => a.name));
+    const stem = `${source.name}`.slice(0, 24);
+    let copy = `${stem}-copy`;
+    for (let i = 2; taken.has(copy); i++) copy = `${stem}-copy-${i}`;
+    const { scope: _scope, ...rest } = source;
+    return this.save({ ...rest, name: copy }, 'workspace');
+  }
+
+  /** The workspace's identity as written, or null. @returns {Promise<IdentitySource | null>} */
+  async identity() {
+    const json = await readTextIfExists(this.fs, IDENTITY_JSON);
+    if (json !== null) return { format: 'json', text: json };
+    const md = await readTextIfExists(this.fs, IDENTITY_MD);
+    return md !== null ? { format: 'markdown', text: md } : null;
+  }
+
+  /**
+   * Saves the workspace's identity (validated first; the other form's file is removed), or
+   * removes it when `source` is null.
+   * @param {IdentitySource | null} source
+   */
+  async setIdentity(source) {
+    if (source) {
+      const r = parseIdentity(source);
+      if (!r.ok) throw new AgentStoreError('invalid', `The identity was not saved: ${r.errors.join('; ')}`);
+    }
+    await this.#locks.request(`${this.topic}:identity`, {}, async () => {
+      if (source) await this.fs.write(source.format === 'json' ? IDENTITY_JSON : IDENTITY_MD, source.text);
+      for (const path of [IDENTITY_JSON, IDENTITY_MD]) {
+        if (source && path === (source.format === 'json' ? IDENTITY_JSON : IDENTITY_MD)) continue;
+        if (await this.fs.stat(path)) await this.fs.delete(path);
+      }
+    });
+    this.coordination?.publish(this.topic, {});
+    this.#changed();
+  }
+}

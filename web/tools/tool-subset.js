@@ -1,0 +1,62 @@
+/** @import { ToolDefinition, ToolPolicy, PermissionLevel } from './types.d.ts' */
+/** @import { ApprovalRule } from './approval-rules.js' */
+import { BrowserToolRegistry } from './registry.js';
+
+/**
+ * A view of a registry that offers only some of its tools: what a named agent or a sub-agent
+ * gets. A tool outside the subset does not exist for it (not offered to the model, refused as
+ * unknown if called anyway); policies, rules and "Always allow" are the workspace's own.
+ */
+export class ToolSubset extends BrowserToolRegistry {
+  /** @param {BrowserToolRegistry} inner @param {Iterable<string>} allowed */
+  constructor(inner, allowed) {
+    super({ workspaceId: inner.workspaceId });
+    this.inner = inner;
+    this.allowed = new Set(allowed);
+  }
+
+  /** @override @param {ToolDefinition} _tool @returns {() => boolean} */
+  register(_tool) {
+    throw new Error('Tools are registered on the workspace registry, not on a subset.');
+  }
+
+  /** @override @param {string} name */
+  get(name) {
+    return this.allowed.has(name) ? this.inner.get(name) : undefined;
+  }
+
+  /** @override */
+  list() {
+    return this.inner.list().filter((t) => this.allowed.has(t.name));
+  }
+
+  /** @override */
+  specs() {
+    return this.inner.specs().filter((t) => this.allowed.has(t.name));
+  }
+
+  /** @override */
+  rules() { return this.inner.rules(); }
+  /** @override @param {ApprovalRule} rule */
+  addRule(rule) { this.inner.addRule(rule); }
+  /** @override @param {ApprovalRule} rule */
+  removeRule(rule) { this.inner.removeRule(rule); }
+  /** @override @param {string} name @param {Record<string, unknown>} args @param {unknown} [ctx] */
+  ruleCovers(name, args, ctx) { return this.allowed.has(name) && this.inner.ruleCovers(name, args, ctx); }
+  /** @override */
+  overrides() { return this.inner.overrides(); }
+  /** @override @param {string} name @param {PermissionLevel} [permission] @returns {ToolPolicy} */
+  policyOf(name, permission) { return this.allowed.has(name) ? this.inner.policyOf(name, permission) : 'denied'; }
+  /** @override @param {string} name */
+  userPolicyOf(name) { return this.inner.userPolicyOf(name); }
+  /** @override @param {string} name @param {ToolPolicy | null} policy */
+  setPolicy(name, policy) { this.inner.setPolicy(name, policy); }
+  /** @override @param {Record<string, ToolPolicy>} policies */
+  replacePolicies(policies) { this.inner.replacePolicies(policies); }
+
+  /** @override @param {string} name @param {unknown} args @returns {{ok: true, value: Record<string, unknown>} | {ok: false, error: string}} */
+  validate(name, args) {
+    if (!this.allowed.has(name)) return { ok: false, error: `There is no tool named "${name}" for this agent. Available tools: ${this.list().map((t) => t.name).join(', ') || 'none'}.` };
+    return this.inner.validate(name, args);
+  }
+}
