@@ -59,7 +59,7 @@ function cutSelects() {
 }
 
 /** Each panel with its shortcut key. */
-const PANELS = [['1', 'Files'], ['2', 'Git'], ['3', 'Memory'], ['4', 'Goals'], ['5', 'Schedule'], ['6', 'Tools'], ['7', 'Events'], ['8', 'Dashboard'], ['9', 'Config'], ['KeyS', 'Skills'], ['KeyM', 'Servers'], ['KeyT', 'Terminal']];
+const PANELS = [['1', 'Files'], ['2', 'Git'], ['3', 'Memory'], ['4', 'Goals'], ['5', 'Schedule'], ['6', 'Tools'], ['7', 'Events'], ['8', 'Dashboard'], ['9', 'Config'], ['KeyS', 'Skills'], ['KeyM', 'Servers'], ['KeyT', 'Terminal'], ['KeyA', 'Agents']];
 
 /** @type {string[]} */
 const found = [];

@@ -40,3 +40,58 @@ test('a looping model is told it is stuck, then stopped by self-repair; Continue
   await page.getByText('Nothing found; the workspace is empty.').waitFor();
   assert.equal(await page.getByRole('button', { name: 'Continue anyway' }).count(), 0);
 });
+
+test('the Agents panel creates @writer (prompt, two tools, preview); "@wr" completes in the composer and @writer answers, labelled, with only its tools', async () => {
+  await page.getByRole('button', { name: 'Agents', exact: true }).click();
+  const panel = page.getByRole('region', { name: 'Agents' });
+  await panel.getByRole('listitem').filter({ hasText: '@clawser' }).waitFor();
+  await panel.getByRole('button', { name: 'New agent' }).click();
+  const editor = panel.getByRole('form', { name: 'New agent' });
+  await editor.getByLabel('Name (what you type after @)').fill('Writer');
+  await editor.getByRole('alert').getByText(/^name: a name of 1–32/).waitFor();
+  await editor.getByLabel('Name (what you type after @)').fill('writer');
+  await editor.getByLabel('Description').fill('Drafts prose');
+  await editor.getByLabel('System prompt', { exact: true }).fill('You are the writer agent. Write vividly.');
+  await editor.getByLabel('All the workspace\'s tools').uncheck();
+  for (const box of await editor.locator('.agent-tool-grid input').all()) await box.uncheck();
+  await editor.getByLabel('fs_read', { exact: true }).check();
+  await editor.getByLabel('fs_list', { exact: true }).check();
+  await editor.getByLabel('Identity').selectOption('markdown');
+  await editor.locator('#agent-edit-identity').fill('Signs every answer with — W.');
+  assert.match(String(await editor.getByLabel('System prompt preview').textContent()), /^You are the writer agent\. Write vividly\.\n\n# Your identity\nSigns every answer with — W\.$/);
+  await editor.getByRole('button', { name: 'Save agent' }).click();
+  await panel.getByRole('status').getByText('Saved @writer.').waitFor();
+  await panel.getByRole('listitem').filter({ hasText: '@writer' }).getByText('2 tools').waitFor();
+  await panel.getByRole('button', { name: 'Back to chat' }).click();
+
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  const composer = page.getByRole('textbox', { name: 'Message' });
+  await composer.fill('');
+  await composer.pressSequentially('@wr');
+  const options = page.getByRole('listbox', { name: 'Agents to address' });
+  await options.getByRole('option', { name: /@writer/ }).waitFor();
+  assert.equal(await options.getByRole('option').count(), 1);
+  await composer.press('Enter');
+  assert.equal(await composer.inputValue(), '@writer ');
+  await composer.pressSequentially('draft a haiku about tides');
+  llm.reset();
+  llm.enqueue({ text: 'Tides fold into night. — W.' });
+  await composer.press('Enter');
+  const reply = page.locator('li.msg.assistant[data-agent="writer"]');
+  await reply.getByText('Tides fold into night. — W.').waitFor();
+  assert.match(String(await reply.locator('.who').textContent()), /^@writer · /);
+  const body = llm.requests[0].body;
+  assert.match(body.messages[0].content, /^You are the writer agent\. Write vividly\.\n\n# Your identity\nSigns every answer with — W\./);
+  assert.deepEqual(body.tools.map((/** @type {any} */ t) => t.function.name).sort(), ['fs_list', 'fs_read']);
+  // Control: a plain message goes to the workspace's agent with every tool and the default prompt.
+  llm.enqueue({ text: 'Plain answer.' });
+  await sendMessage(page, 'hello');
+  await page.getByText('Plain answer.').waitFor();
+  const plain = llm.requests[1].body;
+  assert.doesNotMatch(plain.messages[0].content, /writer agent/);
+  assert.ok(plain.tools.length > 10);
+  // An unknown agent is a clear error, and nothing is sent.
+  await sendMessage(page, '@nobody hi');
+  await page.getByRole('alert').getByText(/There is no agent named @nobody/).waitFor();
+  assert.equal(llm.requests.length, 2);
+});

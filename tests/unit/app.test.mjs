@@ -153,18 +153,18 @@ test('panel registry: a panel is one entry (name, label, icon, shortcut, view); 
   const { PanelRegistry, BUILTIN_PANELS } = await import('../../web/app/panels.js');
   const registry = new PanelRegistry();
   for (const p of BUILTIN_PANELS) registry.register(p);
-  assert.deepEqual(registry.list().map((p) => p.name), ['files', 'git', 'memory', 'goals', 'schedule', 'tools', 'events', 'dashboard', 'skills', 'servers', 'terminal', 'config']);
-  assert.deepEqual(registry.list().map((p) => p.shortcut), ['Alt+1', 'Alt+2', 'Alt+3', 'Alt+4', 'Alt+5', 'Alt+6', 'Alt+7', 'Alt+8', 'Alt+S', 'Alt+M', 'Alt+T', 'Alt+9']);
+  assert.deepEqual(registry.list().map((p) => p.name), ['files', 'git', 'memory', 'goals', 'schedule', 'tools', 'events', 'dashboard', 'skills', 'servers', 'terminal', 'agents', 'config']);
+  assert.deepEqual(registry.list().map((p) => p.shortcut), ['Alt+1', 'Alt+2', 'Alt+3', 'Alt+4', 'Alt+5', 'Alt+6', 'Alt+7', 'Alt+8', 'Alt+S', 'Alt+M', 'Alt+T', 'Alt+A', 'Alt+9']);
   for (const p of registry.list()) assert.ok(p.label && p.icon && typeof p.open === 'function', p.name);
   const view = { root: /** @type {any} */ ({}) }; // any: a stand-in element, never rendered here
-  const off = registry.register({ name: 'agents', label: 'Agents', icon: '🤖', shortcut: '', open: () => view });
-  assert.equal(registry.get('agents')?.label, 'Agents');
-  assert.throws(() => registry.register({ name: 'agents', label: 'Again', icon: '', shortcut: '', open: () => view }), /already registered/);
+  const off = registry.register({ name: 'heartbeat', label: 'Heartbeat', icon: '💓', shortcut: '', open: () => view });
+  assert.equal(registry.get('heartbeat')?.label, 'Heartbeat');
+  assert.throws(() => registry.register({ name: 'heartbeat', label: 'Again', icon: '', shortcut: '', open: () => view }), /already registered/);
   for (const name of ['chat', 'settings', 'Bad Name', '']) assert.throws(() => registry.register({ name, label: 'x', icon: '', shortcut: '', open: () => view }), /Invalid panel name/);
   // The router accepts any registered panel, and sends unknown ones to the chat.
   const names = registry.list().map((p) => p.name);
-  assert.deepEqual(parseRoute('#workspace/w1/agents', names), { name: 'workspace', workspaceId: 'w1', panel: 'agents' });
+  assert.deepEqual(parseRoute('#workspace/w1/heartbeat', names), { name: 'workspace', workspaceId: 'w1', panel: 'heartbeat' });
   assert.deepEqual(parseRoute('#workspace/w1/settings', names), { name: 'workspace', workspaceId: 'w1', panel: 'settings' });
   off();
-  assert.deepEqual(parseRoute('#workspace/w1/agents', registry.list().map((p) => p.name)), { name: 'workspace', workspaceId: 'w1', panel: 'chat' });
+  assert.deepEqual(parseRoute('#workspace/w1/heartbeat', registry.list().map((p) => p.name)), { name: 'workspace', workspaceId: 'w1', panel: 'chat' });
 });

@@ -17,7 +17,7 @@ import { ConversationSearch } from '../agent/conversation-search.js';
 import { estimateTextTokens, tokenFamily } from '../providers/tokens.js';
 import { catalogEntry } from '../providers/catalog.js';
 import { imageLimitsFor } from '../providers/images.js';
-import { parseMention, DEFAULT_AGENT_NAME } from '../agent/mentions.js';
+import { parseMention, mentionCompletions, DEFAULT_AGENT_NAME } from '../agent/mentions.js';
 
 /**
  * A fork must not end inside a tool round (a call without its result is refused by providers):
@@ -350,6 +350,17 @@ export class ChatController {
     if (attachments.length) this.#set({ attachments: [] });
     this.#lastImages = images.length ? { text: message, images } : null;
     return this.#turn(message, (agent, signal) => agent.runStream(message, { signal, ...(images.length ? { images } : {}), ...(attachments.length ? { attachments } : {}) }), images.length ? { needsVision: true } : {});
+  }
+
+  /**
+   * The agents the composer's "@…" completes to (its whole text is "@" and a name's start).
+   * @param {string} text
+   * @returns {Promise<{name: string, description: string}[]>}
+   */
+  async mentionCompletions(text) {
+    if (!this.agents || !/^@[a-z0-9_-]*$/i.test(text)) return [];
+    const all = await (await this.agents()).list();
+    return mentionCompletions(text, all.map((a) => ({ name: a.name, description: a.description })));
   }
 
   /** Texts waiting to go with the next message. @type {{label: string, text: string, untrusted?: string}[]} */

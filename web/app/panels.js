@@ -21,7 +21,7 @@ import { LeakDetector } from '../safety/leak-detector.js';
  * What a panel's view gets: its workspace's services and settings, and the app's ways back.
  * @typedef {object} PanelContext
  * @property {string} workspaceId
- * @property {{registry: BrowserToolRegistry, files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, summaries: () => Promise<import('../memory/summaries.js').MemorySummaries>, skills: () => Promise<import('../skills/store.js').SkillStore>, mcp: () => Promise<import('../mcp/manager.js').McpManager>, goals: GoalStore, scheduler: Scheduler, usage: import('../agent/usage-ledger.js').UsageLedger}} services
+ * @property {{agents: () => Promise<import('../agent/agent-store.js').AgentStore>, registry: BrowserToolRegistry, files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, summaries: () => Promise<import('../memory/summaries.js').MemorySummaries>, skills: () => Promise<import('../skills/store.js').SkillStore>, mcp: () => Promise<import('../mcp/manager.js').McpManager>, goals: GoalStore, scheduler: Scheduler, usage: import('../agent/usage-ledger.js').UsageLedger}} services
  * @property {AgentSettingsStore} agentSettings
  * @property {import('./settings.js').SettingsStore} providerSettings the workspace's provider and model (keys sealed)
  * @property {() => Promise<void>} refreshWorkspace redraws the workspace (e.g. its provider changed)
@@ -280,6 +280,31 @@ export const BUILTIN_PANELS = [
         complete,
         preferences: { screenReader },
         onPreferences: (p) => ctx.preferences.set('clawser_terminal_screen_reader', p.screenReader),
+        onBack: ctx.back,
+      });
+    },
+  },
+  {
+    name: 'agents', label: 'Agents', icon: '🤖', shortcut: 'Alt+A',
+    async open(ctx) {
+      const [{ AgentsPanel }, defs, identity, agentModule, store] = await Promise.all([
+        import('../ui/agents-panel.js'), import('../agent/agent-definitions.js'), import('../agent/identity.js'), import('../agent/agent.js'), ctx.services.agents(),
+      ]);
+      return AgentsPanel({
+        agents: store,
+        format: {
+          toJson: defs.agentToJson,
+          toMarkdown: defs.agentToMarkdown,
+          parseFile: defs.parseAgentFile,
+          validate: defs.validateAgent,
+          checkIdentity: identity.parseIdentity,
+          preview: (a) => defs.agentSystemPrompt(a, agentModule.DEFAULT_SYSTEM_PROMPT),
+          identityTemplate: identity.IDENTITY_TEMPLATE,
+        },
+        toolNames: ctx.services.registry.list().map((t) => t.name),
+        routes: ['fast', 'smart', 'code', 'vision'],
+        defaultName: defs.DEFAULT_AGENT_NAME,
+        onError: ctx.showError,
         onBack: ctx.back,
       });
     },

@@ -3,7 +3,7 @@
 /** The routes of a workspace that are not panels of the registry. */
 const BASE_ROUTES = ['chat', 'settings'];
 /** The built-in panels (the app passes its registry's names). */
-export const PANELS = [...BASE_ROUTES, 'tools', 'files', 'git', 'memory', 'goals', 'schedule', 'events', 'dashboard', 'config', 'skills', 'servers', 'terminal'];
+export const PANELS = [...BASE_ROUTES, 'tools', 'files', 'git', 'memory', 'goals', 'schedule', 'events', 'dashboard', 'config', 'skills', 'servers', 'terminal', 'agents'];
 
 /**
  * Parses a location hash into a route. Unknown hashes go home; unknown panels to the chat.

@@ -170,7 +170,11 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   const attachments = ImageAttachments({ limits: () => controller.imageLimits(), dropTarget: form, pasteTarget: composer, onChange: () => drawMeter() });
   // Texts attached to the next message (MCP resources), each removable.
   const textAttachments = h('ul', { class: 'attachments text-attachments', 'aria-label': 'Attached resources', hidden: true });
-  form.append(attachments.tray, textAttachments, composer, attachments.note, h('div', { class: 'composer-actions' }, attachments.button, attachments.input, stop, send));
+  // "@" at the start of a message completes to the named agents (arrows, Enter or Tab, Esc).
+  const mentionList = h('ul', { id: 'mention-list', role: 'listbox', class: 'mention-list', 'aria-label': 'Agents to address', hidden: true });
+  composer.setAttribute('aria-autocomplete', 'list');
+  composer.setAttribute('aria-controls', 'mention-list');
+  form.append(mentionList, attachments.tray, textAttachments, composer, attachments.note, h('div', { class: 'composer-actions' }, attachments.button, attachments.input, stop, send));
   attachments.button.toggleAttribute('disabled', needsSetup);
   /** Thumbnails of attached images by path, for the view's lifetime (revoked on destroy). @type {Map<string, Promise<string>>} */
   const thumbs = new Map();
@@ -679,7 +683,63 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     e.preventDefault();
     submit();
   });
+  /** @type {{name: string, description: string}[]} */
+  let mentionOptions = [];
+  let mentionActive = 0;
+  const drawMentions = () => {
+    mentionList.hidden = !mentionOptions.length;
+    clear(mentionList).append(...mentionOptions.map((a, i) => h('li', {
+      id: `mention-${a.name}`, role: 'option', 'aria-selected': String(i === mentionActive), class: i === mentionActive ? 'active' : '',
+      on: { mousedown: (/** @type {MouseEvent} */ ev) => { ev.preventDefault(); acceptMention(i); } },
+    }, h('strong', null, `@${a.name}`), a.description ? h('span', { class: 'small muted' }, ` — ${a.description.slice(0, 80)}`) : '')));
+    if (mentionOptions.length) composer.setAttribute('aria-activedescendant', `mention-${mentionOptions[mentionActive].name}`);
+    else composer.removeAttribute('aria-activedescendant');
+  };
+  /** @param {number} i */
+  const acceptMention = (i) => {
+    const a = mentionOptions[i];
+    if (!a) return;
+    composer.value = `@${a.name} `;
+    mentionOptions = [];
+    drawMentions();
+    composer.focus();
+  };
+  let mentionAsked = 0;
+  composer.addEventListener('input', () => {
+    const text = composer.value;
+    if (!text.startsWith('@') || /\s/.test(text)) {
+      if (mentionOptions.length) { mentionOptions = []; drawMentions(); }
+      return;
+    }
+    const asked = ++mentionAsked;
+    controller.mentionCompletions(text).then((found) => {
+      if (asked !== mentionAsked) return;
+      mentionOptions = found;
+      mentionActive = 0;
+      drawMentions();
+    }, () => {});
+  });
+  composer.addEventListener('blur', () => { mentionOptions = []; drawMentions(); });
   composer.addEventListener('keydown', (e) => {
+    if (mentionOptions.length) {
+      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+        e.preventDefault();
+        mentionActive = (mentionActive + (e.key === 'ArrowDown' ? 1 : mentionOptions.length - 1)) % mentionOptions.length;
+        drawMentions();
+        return;
+      }
+      if ((e.key === 'Enter' || e.key === 'Tab') && !e.shiftKey && !e.isComposing) {
+        e.preventDefault();
+        acceptMention(mentionActive);
+        return;
+      }
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        mentionOptions = [];
+        drawMentions();
+        return;
+      }
+    }
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       submit();

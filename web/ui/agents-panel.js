@@ -1,0 +1,219 @@
+/** @import { ScopedAgent, AgentDefinition } from '../agent/agent-definitions.js' */
+/** @import { IdentitySource } from '../agent/identity.js' */
+import { h, clear, downloadBlob, guard } from './dom.js';
+import { confirmDialog } from './dialogs.js';
+
+/**
+ * The Agents panel: the default agent (shaped by the workspace's identity), this workspace's
+ * named agents and the global ones — create, edit, duplicate, export (JSON or Markdown),
+ * import, delete — and an editor with a live preview of the system prompt the agent runs with.
+ * Everything it shows and does comes through `props` (the app wires the store and formats).
+ * @param {{
+ *   agents: {list: () => Promise<ScopedAgent[]>, save: (value: unknown, scope: 'workspace' | 'global', previousName?: string) => Promise<AgentDefinition>,
+ *     remove: (name: string, scope: 'workspace' | 'global') => Promise<void>, duplicate: (name: string) => Promise<AgentDefinition>,
+ *     setIdentity: (source: IdentitySource | null) => Promise<void>, subscribe: (fn: () => void) => () => void},
+ *   format: {toJson: (a: AgentDefinition) => string, toMarkdown: (a: AgentDefinition) => string, parseFile: (text: string) => {ok: true, agent: AgentDefinition} | {ok: false, errors: string[]},
+ *     validate: (value: unknown) => {ok: true, agent: AgentDefinition} | {ok: false, errors: string[]}, checkIdentity: (source: IdentitySource) => {ok: true, prompt: string} | {ok: false, errors: string[]},
+ *     preview: (a: {systemPrompt?: string, identity?: IdentitySource}) => string, identityTemplate: string},
+ *   toolNames: string[], routes: string[], defaultName: string,
+ *   onError: (err: unknown) => void, onBack: () => void}} props
+ */
+export function AgentsPanel(props) {
+  const guarded = guard(props.onError);
+  const status = h('p', { class: 'small', role: 'status', 'aria-live': 'polite' });
+  const list = h('div', { class: 'agent-list' });
+  const editorHost = h('div', { class: 'agent-editor-host' });
+  const importPicker = /** @type {HTMLInputElement} */ (h('input', { type: 'file', accept: '.json,.md,application/json,text/markdown', hidden: true, 'aria-label': 'Agent file to import' }));
+
+  const slug = (/** @type {string} */ s) => s.replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '') || 'agent';
+
+  /**
+   * The editor: a new agent (`agent` null), a named one, or the default agent (identity only).
+   * @param {ScopedAgent | null} agent
+   */
+  const edit = (agent) => {
+    const builtin = agent?.scope === 'builtin';
+    const id = (/** @type {string} */ k) => `agent-edit-${k}`;
+    const field = (/** @type {string} */ label, /** @type {HTMLElement} */ control, /** @type {string} */ hint = '') => h('div', { class: 'field' }, h('label', { for: control.id }, label), control, hint ? h('p', { class: 'small muted' }, hint) : '');
+    const name = /** @type {HTMLInputElement} */ (h('input', { id: id('name'), value: agent?.name ?? '', required: true, autocomplete: 'off', readOnly: builtin, pattern: '[a-z][a-z0-9_-]{0,31}', placeholder: 'writer' }));
+    const description = /** @type {HTMLInputElement} */ (h('input', { id: id('description'), value: agent?.description ?? '', autocomplete: 'off', disabled: builtin }));
+    const scope = /** @type {HTMLSelectElement} */ (h('select', { id: id('scope'), disabled: !!agent },
+      h('option', { value: 'workspace', selected: agent?.scope !== 'global' }, 'This workspace'), h('option', { value: 'global', selected: agent?.scope === 'global' }, 'Every workspace')));
+    const prompt = /** @type {HTMLTextAreaElement} */ (h('textarea', { id: id('prompt'), rows: 5, value: agent?.systemPrompt ?? '', disabled: builtin, placeholder: 'Empty: the default system prompt' }));
+    const modelKind = /** @type {HTMLSelectElement} */ (h('select', { id: id('model-kind'), disabled: builtin },
+      h('option', { value: '' }, 'The workspace\'s model'),
+      ...props.routes.map((r) => h('option', { value: `route:${r}`, selected: agent?.route === r }, `Routing hint: ${r}`)),
+      h('option', { value: 'own', selected: !!agent?.model }, 'A model of its own')));
+    const provider = /** @type {HTMLInputElement} */ (h('input', { id: id('provider'), value: agent?.model?.provider ?? '', autocomplete: 'off', placeholder: 'openai' }));
+    const model = /** @type {HTMLInputElement} */ (h('input', { id: id('model'), value: agent?.model?.model ?? '', autocomplete: 'off', placeholder: 'gpt-4o-mini' }));
+    const ownModel = h('div', { class: 'row', hidden: !agent?.model }, field('Provider', provider, 'Its key is the one saved for that provider in Settings.'), field('Model', model));
+    modelKind.addEventListener('change', () => { ownModel.hidden = modelKind.value !== 'own'; });
+    const allTools = /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', id: id('all-tools'), checked: !agent?.tools, disabled: builtin }));
+    const toolBoxes = props.toolNames.map((t) => /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', id: id(`tool-${t}`), value: t, checked: !agent?.tools || agent.tools.includes(t), disabled: builtin || !agent?.tools })));
+    allTools.addEventListener('change', () => { for (const b of toolBoxes) { b.disabled = allTools.checked; if (allTools.checked) b.checked = true; } });
+    const tools = h('fieldset', { class: 'agent-tools' }, h('legend', null, 'Tools it may use (never more than the workspace allows)'),
+      h('div', { class: 'row' }, allTools, h('label', { for: allTools.id }, 'All the workspace\'s tools')),
+      h('div', { class: 'agent-tool-grid' }, ...toolBoxes.map((b) => h('span', { class: 'row' }, b, h('label', { for: b.id }, b.value)))));
+    const autonomy = /** @type {HTMLSelectElement} */ (h('select', { id: id('autonomy'), disabled: builtin },
+      h('option', { value: '' }, 'The workspace\'s level'),
+      ...[['readonly', 'Read-only'], ['supervised', 'Supervised'], ['full', 'Full (never above the workspace\'s)']].map(([v, l]) => h('option', { value: v, selected: agent?.autonomy === v }, l))));
+    const steps = /** @type {HTMLInputElement} */ (h('input', { id: id('steps'), type: 'number', min: 1, max: 100, value: agent?.maxIterations ?? '', disabled: builtin, placeholder: 'The workspace\'s' }));
+    const identityFormat = /** @type {HTMLSelectElement} */ (h('select', { id: id('identity-format') },
+      h('option', { value: '' }, 'None'), h('option', { value: 'json', selected: agent?.identity?.format === 'json' }, 'AIEOS identity (JSON)'), h('option', { value: 'markdown', selected: agent?.identity?.format === 'markdown' }, 'Markdown persona')));
+    const identityText = /** @type {HTMLTextAreaElement} */ (h('textarea', { id: id('identity'), rows: 10, value: agent?.identity?.text ?? '', hidden: !agent?.identity, spellcheck: false }));
+    const template = h('button', { type: 'button', class: 'secondary small-btn', hidden: agent?.identity?.format !== 'json', on: { click: () => { identityText.value = props.format.identityTemplate; update(); } } }, 'Insert an example identity');
+    identityFormat.addEventListener('change', () => {
+      identityText.hidden = !identityFormat.value;
+      template.hidden = identityFormat.value !== 'json';
+      if (identityFormat.value === 'json' && !identityText.value.trim()) identityText.value = props.format.identityTemplate;
+      update();
+    });
+    const errors = h('ul', { class: 'bad small', role: 'alert' });
+    const preview = h('pre', { class: 'agent-preview', tabindex: 0, 'aria-label': 'System prompt preview' });
+
+    /** The identity as entered, or null. @returns {IdentitySource | null} */
+    const identity = () => (identityFormat.value ? { format: /** @type {'json' | 'markdown'} */ (identityFormat.value), text: identityText.value } : null);
+    /** The definition as entered (not yet validated). */
+    const value = () => {
+      const id = identity();
+      const kind = modelKind.value;
+      return {
+        name: name.value.trim(),
+        description: description.value.trim(),
+        systemPrompt: prompt.value,
+        ...(id ? { identity: id } : {}),
+        ...(kind === 'own' ? { model: { provider: provider.value.trim(), model: model.value.trim(), baseUrl: '' } } : kind.startsWith('route:') ? { route: kind.slice(6) } : {}),
+        ...(allTools.checked ? {} : { tools: toolBoxes.filter((b) => b.checked).map((b) => b.value) }),
+        ...(autonomy.value ? { autonomy: autonomy.value } : {}),
+        ...(steps.value ? { maxIterations: Number(steps.value) } : {}),
+      };
+    };
+    function update() {
+      const id = identity();
+      const checked = builtin ? (id ? props.format.checkIdentity(id) : null) : props.format.validate(value());
+      const problems = checked && !checked.ok ? checked.errors : [];
+      clear(errors).append(...problems.map((p) => h('li', null, p)));
+      // The preview shows the identity once it is valid.
+      const usable = id && props.format.checkIdentity(id).ok;
+      preview.textContent = props.format.preview({ systemPrompt: builtin ? '' : prompt.value, ...(usable ? { identity: id } : {}) });
+      return problems;
+    }
+    for (const el of [name, description, prompt, identityText, steps]) el.addEventListener('input', update);
+    for (const el of [modelKind, autonomy, allTools, ...toolBoxes]) el.addEventListener('change', update);
+
+    const save = h('button', { type: 'submit' }, builtin ? 'Save identity' : 'Save agent');
+    const form = /** @type {HTMLFormElement} */ (h('form', { class: 'card agent-editor', 'aria-label': builtin ? 'Workspace identity' : agent ? `Edit @${agent.name}` : 'New agent' },
+      h('h3', null, builtin ? 'The workspace\'s identity' : agent ? `Edit @${agent.name}` : 'New agent'),
+      builtin ? h('p', { class: 'small muted' }, `Shapes the system prompt of @${props.defaultName}, the agent that answers every message not addressed to another one. Kept in Clawser's own .agents/config/ folder.`) : '',
+      builtin ? '' : h('div', { class: 'row' }, field('Name (what you type after @)', name), field('Scope', scope)),
+      builtin ? '' : field('Description', description),
+      builtin ? '' : field('System prompt', prompt, 'Replaces the default prompt; an identity below is added to it.'),
+      builtin ? '' : h('div', { class: 'row' }, field('Model', modelKind), field('Autonomy', autonomy), field('Steps per turn', steps)),
+      builtin ? '' : ownModel,
+      builtin ? '' : tools,
+      field('Identity', identityFormat), identityText, template,
+      errors,
+      h('h4', null, 'System prompt preview'), preview,
+      h('div', { class: 'row' }, save, h('button', { type: 'button', class: 'secondary', on: { click: () => clear(editorHost) } }, 'Cancel')),
+    ));
+    form.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      guarded(async () => {
+        if (update().length) {
+          status.textContent = 'Not saved: fix the problems listed in the editor.';
+          return;
+        }
+        if (builtin) {
+          await props.agents.setIdentity(identity());
+          status.textContent = identity() ? 'Saved the workspace\'s identity.' : 'Removed the workspace\'s identity.';
+        } else {
+          const saved = await props.agents.save(value(), agent?.scope === 'global' ? 'global' : agent ? 'workspace' : /** @type {'workspace' | 'global'} */ (scope.value), agent?.name);
+          status.textContent = `Saved @${saved.name}.`;
+        }
+        clear(editorHost);
+        await draw();
+      });
+    });
+    clear(editorHost).append(form);
+    update();
+    (builtin ? identityFormat : name).focus();
+  };
+
+  /** @param {ScopedAgent} a @param {'json' | 'md'} kind */
+  const exportAgent = (a, kind) => {
+    const text = kind === 'json' ? props.format.toJson(a) : props.format.toMarkdown(a);
+    downloadBlob(new Blob([text], { type: kind === 'json' ? 'application/json' : 'text/markdown' }), `${slug(a.name)}.agent.${kind}`);
+    status.textContent = `Exported @${a.name}.`;
+  };
+
+  /** @param {ScopedAgent} a */
+  const item = (a) => h('li', { class: 'card agent', 'data-agent': a.name },
+    h('div', { class: 'row' },
+      h('h3', null, `@${a.name}`),
+      h('span', { class: 'small muted' }, a.scope === 'builtin' ? `default${a.identity ? ' · identity set' : ''}` : a.scope === 'global' ? 'every workspace' : 'this workspace'),
+    ),
+    h('p', null, a.description || h('span', { class: 'muted' }, 'No description.')),
+    a.scope === 'builtin' ? '' : h('p', { class: 'small muted' }, [
+      a.model ? `model ${a.model.provider}${a.model.model ? `/${a.model.model}` : ''}` : a.route ? `routing hint ${a.route}` : 'the workspace\'s model',
+      a.tools ? `${a.tools.length} tool${a.tools.length === 1 ? '' : 's'}` : 'all tools',
+      a.autonomy ? `autonomy ${a.autonomy}` : '',
+      a.maxIterations ? `${a.maxIterations} steps` : '',
+    ].filter(Boolean).join(' · ')),
+    h('div', { class: 'row' },
+      h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': a.scope === 'builtin' ? 'Edit the workspace\'s identity' : `Edit @${a.name}`, on: { click: () => edit(a) } }, a.scope === 'builtin' ? 'Edit identity' : 'Edit'),
+      a.scope === 'builtin' ? '' : h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Duplicate @${a.name}`, on: { click: () => guarded(async () => {
+        const copy = await props.agents.duplicate(a.name);
+        status.textContent = `Duplicated @${a.name} as @${copy.name}.`;
+        await draw();
+      }) } }, 'Duplicate'),
+      a.scope === 'builtin' ? '' : h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Export @${a.name} as JSON`, on: { click: () => exportAgent(a, 'json') } }, 'Export JSON'),
+      a.scope === 'builtin' ? '' : h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Export @${a.name} as Markdown`, on: { click: () => exportAgent(a, 'md') } }, 'Export Markdown'),
+      a.scope === 'builtin' ? '' : h('button', { type: 'button', class: 'secondary small-btn danger', 'aria-label': `Delete @${a.name}`, on: { click: () => guarded(async () => {
+        if (!await confirmDialog({ title: `Delete @${a.name}?`, message: `It is removed from ${a.scope === 'global' ? 'every workspace' : 'this workspace'}. Export it first to keep a copy.`, confirmLabel: 'Delete' })) return;
+        await props.agents.remove(a.name, /** @type {'workspace' | 'global'} */ (a.scope));
+        status.textContent = `Deleted @${a.name}.`;
+        await draw();
+      }) } }, 'Delete'),
+    ),
+  );
+
+  const draw = async () => {
+    const all = await props.agents.list();
+    clear(list).append(h('ul', { class: 'agents', 'aria-label': 'Agents' }, ...all.map(item)));
+  };
+
+  importPicker.addEventListener('change', () => guarded(async () => {
+    const file = importPicker.files?.[0];
+    importPicker.value = '';
+    if (!file) return;
+    const parsed = props.format.parseFile(await file.text());
+    if (!parsed.ok) {
+      status.textContent = `Not imported (${file.name}): ${parsed.errors.join('; ')}`;
+      return;
+    }
+    const taken = new Set((await props.agents.list()).map((a) => a.name));
+    if (taken.has(parsed.agent.name) && !await confirmDialog({ title: `Replace @${parsed.agent.name}?`, message: `An agent named @${parsed.agent.name} exists; importing replaces this workspace's definition.`, confirmLabel: 'Replace' })) return;
+    await props.agents.save(parsed.agent, 'workspace');
+    status.textContent = `Imported @${parsed.agent.name} into this workspace.`;
+    await draw();
+  }));
+
+  const off = props.agents.subscribe(() => { guarded(draw); });
+  const root = h('section', { class: 'agents-panel', 'aria-label': 'Agents' },
+    h('div', { class: 'panel-head row' },
+      h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
+      h('h2', null, 'Agents'),
+    ),
+    h('p', { class: 'small muted' }, 'Address an agent with “@name message” in the chat; the agent can also hand work to one with agent_delegate.'),
+    h('div', { class: 'row' },
+      h('button', { type: 'button', on: { click: () => edit(null) } }, 'New agent'),
+      h('button', { type: 'button', class: 'secondary', on: { click: () => importPicker.click() } }, 'Import agent'),
+      importPicker,
+    ),
+    status,
+    editorHost,
+    list,
+  );
+  guarded(draw);
+  return { root, destroy: off };
+}
