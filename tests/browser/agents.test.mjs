@@ -95,3 +95,52 @@ test('the Agents panel creates @writer (prompt, two tools, preview); "@wr" compl
   await page.getByRole('alert').getByText(/There is no agent named @nobody/).waitFor();
   assert.equal(llm.requests.length, 2);
 });
+
+test('agent_delegate: a live card (status, step, Cancel) while the sub-agent runs; its child conversation holds its work and is linked from the parent', async () => {
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  llm.reset();
+  llm.enqueue(
+    { toolCalls: [{ id: 'del1', name: 'agent_delegate', arguments: { task: 'Write tides.md with three facts about tides.' } }] },
+    { toolCalls: [{ id: 'cw1', name: 'fs_write', arguments: { path: 'tides.md', content: '# Tides\n1. Moon\n2. Sun\n3. Twice a day\n' } }], pauseAfter: 0 },
+    { text: 'Wrote tides.md with three facts.' },
+    { text: 'The sub-agent wrote tides.md.' },
+  );
+  await sendMessage(page, 'delegate the tides notes');
+  const card = page.getByRole('group', { name: 'Sub-agent @clawser-sub' });
+  await card.getByText(/running/).waitFor();
+  await card.getByRole('button', { name: 'Cancel sub-agent @clawser-sub' }).waitFor();
+  llm.resume();
+  // The sub-agent's write passes the same gates: the workspace asks before a file is written.
+  const approval = page.getByRole('dialog').filter({ hasText: 'fs_write' });
+  await approval.getByText('tides.md').first().waitFor();
+  await approval.getByRole('button', { name: 'Allow once' }).click();
+  await page.getByText('The sub-agent wrote tides.md.').waitFor();
+  await card.waitFor({ state: 'detached' });
+  const done = page.locator('li.delegation-done');
+  await done.getByText(/Sub-agent @clawser-sub finished · changed tides\.md/).waitFor();
+  // The child got only the task (not the parent's conversation), and the parent its answer.
+  assert.equal(llm.requests[1].body.messages.at(-1).content, 'Write tides.md with three facts about tides.');
+  assert.match(llm.requests[3].body.messages.at(-1).content, /Sub-agent @clawser-sub finished[\s\S]*Files it changed: tides\.md\.[\s\S]*Its final answer:\nWrote tides\.md with three facts\./);
+  // The child conversation is listed and browsable.
+  await done.getByRole('button', { name: 'Open the conversation of @clawser-sub' }).click();
+  await page.getByText('Wrote tides.md with three facts.').waitFor();
+  assert.match(page.url(), /#workspace\/[^/]+\/chat\/|#workspace\/[^/]+\/?/);
+  await page.getByRole('link', { name: /↳ @clawser-sub: Write tides\.md/ }).first().waitFor();
+});
+
+test('agent_delegate: Cancel on the live card stops that sub-agent; the parent is told and goes on', async () => {
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  llm.reset();
+  llm.enqueue(
+    { toolCalls: [{ id: 'del2', name: 'agent_delegate', arguments: { task: 'A long survey of every beach.' } }] },
+    { text: 'Surveying beach one… and on and on.', pauseAfter: 1 },
+    { text: 'Understood, the survey was cancelled.' },
+  );
+  await sendMessage(page, 'delegate a long survey');
+  const card = page.getByRole('group', { name: 'Sub-agent @clawser-sub' });
+  await card.getByRole('button', { name: 'Cancel sub-agent @clawser-sub' }).click();
+  await page.getByText('Understood, the survey was cancelled.').waitFor();
+  assert.match(llm.requests.at(-1)?.body.messages.at(-1).content, /was cancelled/);
+  await page.locator('li.delegation-done').getByText(/Sub-agent @clawser-sub was cancelled/).waitFor();
+  llm.resume(); // the paused reply's connection is let go (the app already stopped reading it)
+});

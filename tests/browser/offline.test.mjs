@@ -39,7 +39,7 @@ async function runCodeTurn(page, label) {
  * @param {import('playwright-core').Page} page
  */
 async function everyPanel(page) {
-  for (const name of ['Files', 'Git', 'Memory', 'Goals', 'Schedule', 'Tools', 'Events', 'Dashboard', 'Skills', 'Servers', 'Terminal', 'Config']) {
+  for (const name of ['Files', 'Git', 'Memory', 'Goals', 'Schedule', 'Tools', 'Events', 'Dashboard', 'Skills', 'Servers', 'Terminal', 'Agents', 'Config']) {
     await page.getByRole('button', { name, exact: true }).click();
     await page.getByRole('heading', { name, exact: true }).waitFor();
     if (name === 'Terminal') {

@@ -519,26 +519,41 @@ export class ClawserAgent {
       }
 
       for (let i = 0; i < toolCalls.length; i++) {
-        const call = toolCalls[i];
-        yield await this.#record('tool_call', this.#callData(call), 'agent');
-        yield { type: 'tool_start', id: call.id, name: call.name };
+        // Calls of a parallel tool next to each other (sub-agents) run at the same time; their
+        // records keep the order of the reply.
+        const batch = [toolCalls[i]];
+        while (this.tools.registry.get(toolCalls[i].name)?.parallel && this.tools.registry.get(toolCalls[i + 1]?.name ?? '')?.parallel) batch.push(toolCalls[++i]);
+        for (const call of batch) {
+          yield await this.#record('tool_call', this.#callData(call), 'agent');
+          yield { type: 'tool_start', id: call.id, name: call.name };
+        }
         const before = this.tools.taint.length;
-        const progress = (/** @type {string} */ text) => this.onToolProgress?.(call.name, text);
-        stuck.toolCall(call.name, call.arguments);
-        const outcome = await this.tools.run(call, { signal, context: { progress } });
-        stuck.toolResult(outcome.ok, outcome.output);
-        if (outcome.image) images.set(call.id, outcome.image);
-        yield* this.#recordOutcome(call, outcome, true, this.tools.taint.slice(before));
-        for (const ev of outcome.events ?? []) yield await this.#record(ev.type, ev.data, 'tool');
-        const stop = outcome.stopRun || signal?.aborted;
-        if (stop) {
+        const runner = this.tools;
+        const outcomes = await Promise.all(batch.map((call) => {
+          stuck.toolCall(call.name, call.arguments);
+          const progress = (/** @type {string} */ text) => this.onToolProgress?.(call.name, text);
+          return runner.run(call, { signal, context: { progress, callId: call.id } });
+        }));
+        let stopRun = false;
+        for (const [j, call] of batch.entries()) {
+          const outcome = outcomes[j];
+          stuck.toolResult(outcome.ok, outcome.output);
+          if (outcome.image) images.set(call.id, outcome.image);
+          const brought = batch.length === 1 ? this.tools.taint.slice(before) : outcome.untrusted ? [outcome.untrusted] : [];
+          yield* this.#recordOutcome(call, outcome, true, brought);
+          for (const ev of outcome.events ?? []) yield await this.#record(ev.type, ev.data, 'tool');
+          if (outcome.stopRun) {
+            stopRun = true;
+            yield { type: 'error', error: { code: 'client', retryable: false, message: outcome.output } };
+          }
+        }
+        if (stopRun || signal?.aborted) {
           // Every call gets a result, so the log stays consistent and the next request valid.
           const why = signal?.aborted ? 'Cancelled by the user.' : 'Not run: an autonomy limit was reached.';
           for (const rest of toolCalls.slice(i + 1)) {
             yield await this.#record('tool_call', this.#callData(rest), 'agent');
             yield await this.#record('tool_result', { toolCallId: rest.id, name: rest.name, ok: false, result: why, blocked: 'cancelled', durationMs: 0 }, 'tool');
           }
-          if (outcome.stopRun) yield { type: 'error', error: { code: 'client', retryable: false, message: outcome.output } };
           return;
         }
       }

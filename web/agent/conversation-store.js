@@ -110,12 +110,15 @@ export class ConversationStore {
     await this.#changeList((list) => { list[meta.id] = meta; }).catch(() => this.#fs.delete(this.#listFile).catch(() => {}));
   }
 
-  /** @param {string} [title] @returns {Promise<ConversationMeta>} */
-  async create(title = 'New conversation') {
+  /**
+   * @param {string} [title] @param {{parent?: ConversationMeta['parent']}} [options] parent: a sub-agent's conversation names its caller's (and keeps its title)
+   * @returns {Promise<ConversationMeta>}
+   */
+  async create(title = 'New conversation', options = {}) {
     const now = Date.now();
     const id = newConversationId(now);
     /** @type {ConversationMeta} */
-    const meta = { id, title, createdAt: now, updatedAt: now };
+    const meta = { id, title, createdAt: now, updatedAt: now, ...(options.parent ? { parent: options.parent, titleSet: true } : {}) };
     await writeJson(this.#fs, `${this.dirOf(id)}/meta.json`, meta);
     await this.#listed(meta);
     return meta;

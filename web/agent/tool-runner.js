@@ -254,6 +254,6 @@ export class ToolRunner {
       truncated = { originalChars: output.length, keptChars: this.maxResultChars };
       output = `${output.slice(0, this.maxResultChars)}\n…[truncated: ${output.length - this.maxResultChars} more characters not shown]`;
     }
-    return { ok: result.ok, output, args, durationMs: ranFor(), ...(approvalMs ? { approvalMs } : {}), truncated, flags, image: result.image, events: result.ok ? result.events : undefined, untrusted };
+    return { ok: result.ok, output, args, durationMs: ranFor(), ...(approvalMs ? { approvalMs } : {}), truncated, flags, image: result.image, events: result.events, untrusted };
   }
 }

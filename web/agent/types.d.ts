@@ -6,7 +6,7 @@ export type EventType =
   | 'goal_added' | 'goal_updated' | 'scheduler_added' | 'scheduler_fired' | 'scheduler_removed'
   | 'safety_input_flag' | 'safety_tool_blocked' | 'safety_output_blocked' | 'safety_output_redacted'
   | 'provider_error' | 'stream_error' | 'provider_attempt' | 'branch' | 'skill_activated' | 'skill_installed'
-  | 'self_repair';
+  | 'self_repair' | 'agent_delegated';
 
 export type EventSource = 'user' | 'agent' | 'system' | 'tool' | 'provider';
 
@@ -51,6 +51,8 @@ export interface ConversationMeta {
   titleGenerated?: boolean;
   /** The log holds `branch` events: opening it reads the whole log to find the active path. */
   branched?: boolean;
+  /** A sub-agent's conversation: the conversation and tool call that delegated to it, and the agent's name. */
+  parent?: { conversationId: string; toolCallId: string; agent: string };
   /** The routing hint this conversation is pinned to (its model comes from the workspace's routes). */
   route?: RouteHint;
 }

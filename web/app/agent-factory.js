@@ -7,6 +7,7 @@
 /** @import { AppToolUi } from './tool-ui.js' */
 /** @import { Provider } from '../providers/types.d.ts' */
 /** @import { Conversation } from '../agent/conversation.js' */
+/** @import { ClawserAgent as ClawserAgentType } from '../agent/agent.js' */
 import { ClawserAgent, DEFAULT_SYSTEM_PROMPT } from '../agent/agent.js';
 import { AutonomyController } from '../agent/autonomy.js';
 import { ToolRunner } from '../agent/tool-runner.js';
@@ -18,7 +19,8 @@ import { approvalDialog } from '../ui/approval-dialog.js';
 import { recallForTurn } from '../memory/recall.js';
 import { skillsPrompt } from '../tools/skills.js';
 import { ToolSubset } from '../tools/tool-subset.js';
-import { agentSystemPrompt, allowedTools, lowerAutonomy } from '../agent/agent-definitions.js';
+import { agentSystemPrompt, allowedTools, lowerAutonomy, DEFAULT_AGENT_NAME } from '../agent/agent-definitions.js';
+import { Semaphore, runDelegation } from '../agent/delegation.js';
 
 /**
  * Who answers a turn: a named agent's definition (its prompt or identity, tools, autonomy,
@@ -44,6 +46,9 @@ import { agentSystemPrompt, allowedTools, lowerAutonomy } from '../agent/agent-d
  * @property {(workspaceId: string) => FileSystem} workspaceFs the workspace's files
  * @property {(workspaceId: string) => string | null} mountedFolder the name of the folder opened from the computer, if any
  * @property {import('./settings.js').SettingsStore} [providerSettings] the saved provider keys (for the fallback chain)
+ * @property {(workspaceId: string, title: string, parent: {conversationId: string, toolCallId: string, agent: string}) => Promise<Conversation>} [createChildConversation]
+ *   a sub-agent's conversation, made where the chat lists it
+ * @property {(workspaceId: string) => import('../agent/delegation-board.js').DelegationBoard} [delegationBoard] the live sub-agents the chat shows
  */
 
 export class AgentFactory {
@@ -53,6 +58,20 @@ export class AgentFactory {
   /** @param {AgentFactoryDeps} deps */
   constructor(deps) {
     this.#deps = deps;
+  }
+
+  /**
+   * The provider a named agent asks for (a model of its own, or a routing hint), or null for the caller's.
+   * @param {string} workspaceId @param {import('../agent/agent-definitions.js').AgentDefinition} definition
+   */
+  async #providerFor(workspaceId, definition) {
+    const settings = this.#deps.providerSettings;
+    const own = definition.model;
+    const route = definition.route ? this.#deps.agentSettings.load(workspaceId).providers.routes[definition.route] : undefined;
+    const target = own ?? route;
+    if (!target) return null;
+    const apiKey = await settings?.apiKey(workspaceId, target.provider).catch(() => undefined);
+    return { provider: await this.provider(workspaceId, { provider: target.provider, model: target.model || undefined, baseUrl: target.baseUrl || undefined, apiKey }), apiKey };
   }
 
   /** A circuit breaker per workspace: a provider that keeps failing is skipped by every turn and job of it. @type {Map<string, import('../providers/reliability.js').CircuitBreaker>} */
@@ -99,7 +118,8 @@ export class AgentFactory {
    * A turn's agent: its parts, the system prompt with the active goals (framed as data), and
    * automatic recall when on.
    * @param {string} workspaceId @param {Provider} provider @param {Conversation} conversation @param {string[]} secrets
-   * @param {{approve?: import('../agent/tool-runner.js').ApproveFn, profile?: AgentProfile}} [options] profile: a named agent answers
+   * @param {{approve?: import('../agent/tool-runner.js').ApproveFn, profile?: AgentProfile, depth?: number}} [options] profile: a named agent answers;
+   *   depth: how deep a sub-agent is (0: the user's agent)
    */
   async agent(workspaceId, provider, conversation, secrets, options = {}) {
     const parts = await this.parts(workspaceId, conversation.id, options);
@@ -128,7 +148,41 @@ export class AgentFactory {
       // Compaction summaries on the device when Chrome has its summarizer (no key, no cost).
       onDeviceSummarizer: async () => (await import('../providers/on-device-summarizer.js')).onDeviceSummarizer(),
     });
+    this.#enableDelegation(workspaceId, agent, parts, { provider, secrets, approve: options.approve, depth: options.depth ?? 0 });
     return { agent, settings: parts.settings };
+  }
+
+  /**
+   * Gives an agent's tools `agent_delegate`: sub-agents in child conversations, with at most this
+   * agent's tools and autonomy, a slot each (the turn's cap), one level deeper.
+   * @param {string} workspaceId @param {ClawserAgentType} agent @param {Awaited<ReturnType<AgentFactory['parts']>>} parts
+   * @param {{provider: Provider, secrets: string[], approve?: import('../agent/tool-runner.js').ApproveFn, depth: number}} caller
+   */
+  #enableDelegation(workspaceId, agent, parts, caller) {
+    const create = this.#deps.createChildConversation;
+    if (!create) return;
+    const settings = parts.settings.delegation;
+    const slots = new Semaphore(settings.maxParallel);
+    const registry = parts.tools.registry;
+    const conversationId = agent.conversation.id;
+    parts.tools.context.delegate = (args, call) => runDelegation(args, call, {
+      depth: caller.depth,
+      settings,
+      slots,
+      callerTools: registry.list().map((t) => t.name),
+      callerAutonomy: parts.autonomy.config.level,
+      callerName: agent.label ?? DEFAULT_AGENT_NAME,
+      parentConversationId: conversationId,
+      resolve: async (name) => (await this.#deps.services(workspaceId).agents()).get(name),
+      createConversation: (title, parent) => create(workspaceId, title, parent),
+      buildAgent: async (conversation, profile, definition, depth) => {
+        const own = definition ? await this.#providerFor(workspaceId, definition) : null;
+        const secrets = own?.apiKey ? [...caller.secrets, own.apiKey] : caller.secrets;
+        return (await this.agent(workspaceId, own?.provider ?? caller.provider, conversation, secrets, { ...(caller.approve ? { approve: caller.approve } : {}), profile, depth })).agent;
+      },
+      changesFiles: (name) => registry.get(name)?.permission === 'write',
+      board: this.#deps.delegationBoard?.(workspaceId),
+    });
   }
 
   /**

@@ -60,6 +60,11 @@ export const AgentSettingsSchema = z.object({
   }).default({ fallbacks: [], routes: {}, retries: 2, cache: 'deterministic', timeouts: { connectSeconds: 30, firstByteSeconds: 300, gapSeconds: 180 } }),
   /** When a run counts as stuck, and its time and cost budgets (web/agent/self-repair.js). */
   selfRepair: SelfRepairSchema.default(DEFAULT_SELF_REPAIR),
+  /** Sub-agents (agent_delegate): how many run at once in a turn, how deep they may nest. */
+  delegation: z.object({
+    maxParallel: z.number().int().min(1).max(10).default(3),
+    maxDepth: z.number().int().min(1).max(5).default(2),
+  }).default({ maxParallel: 3, maxDepth: 2 }),
   git: z.object({
     /** Make the workspace a git repository when it is first opened. */
     autoInit: z.boolean().default(true),

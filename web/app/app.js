@@ -17,6 +17,7 @@ import { HookPipeline } from '../agent/hooks.js';
 import { TabCoordinator } from '../agent/tabs.js';
 import { RestoreGate, gatedCoordination } from '../agent/restore-gate.js';
 import { startWorkspaceDaemon } from './daemon-wiring.js';
+import { DelegationBoard } from '../agent/delegation-board.js';
 import { SemanticSearch } from './semantic.js';
 import { LeakDetector } from '../safety/leak-detector.js';
 import { RESTORE_FLAG } from './flags.js';
@@ -134,6 +135,8 @@ export class ClawserApp {
       workspaceFs: (workspaceId) => this.workspaceFs(workspaceId),
       mountedFolder: (workspaceId) => this.services?.mountOf(workspaceId)?.handle.name ?? null,
       providerSettings: /** @type {SettingsStore} */ (this.settings),
+      createChildConversation: (workspaceId, title, parent) => this.#controller(workspaceId).createChild(title, parent),
+      delegationBoard: (workspaceId) => this.#delegationBoard(workspaceId),
     })));
     this.workspaces = new WorkspaceStore({
       config: this.config,
@@ -518,10 +521,21 @@ export class ClawserApp {
         onSideUsage: (provider, usage) => this.#guard(this.#agentFactory().then((f) => f.recordSideUsage(workspaceId, provider, usage))),
         runCode: (conversationId, code, signal) => this.#agentFactory().then((f) => f.runAgain(workspaceId, conversationId, code, signal)),
         agents: () => /** @type {WorkspaceServices} */ (this.services).of(workspaceId).agents(),
+        delegations: this.#delegationBoard(workspaceId),
       });
       this.#controllers.set(workspaceId, c);
     }
     return c;
+  }
+
+  /** The live sub-agents of each workspace (the factory runs them, the chat shows them). @type {Map<string, DelegationBoard>} */
+  #delegationBoards = new Map();
+
+  /** @param {string} workspaceId */
+  #delegationBoard(workspaceId) {
+    let board = this.#delegationBoards.get(workspaceId);
+    if (!board) this.#delegationBoards.set(workspaceId, (board = new DelegationBoard()));
+    return board;
   }
 
   /** @param {string} workspaceId @param {string} [conversationId] @param {PanelName} [panel] */

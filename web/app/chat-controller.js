@@ -92,8 +92,10 @@ export class ChatController {
    *   spendStatus?: () => {todayCents: number, monthCents: number, warning: string | null, paused?: {provider: string, failures: number, retryAt: number}[]},
    *   routes?: () => Partial<Record<import('../agent/types.d.ts').RouteHint, RouteTarget>>,
    *   coordination?: import('../agent/types.d.ts').Coordination,
-   *   agents?: () => Promise<{list: () => Promise<import('../agent/agent-definitions.js').ScopedAgent[]>, get: (name: string) => Promise<import('../agent/agent-definitions.js').ScopedAgent | null>}>}} deps
+   *   agents?: () => Promise<{list: () => Promise<import('../agent/agent-definitions.js').ScopedAgent[]>, get: (name: string) => Promise<import('../agent/agent-definitions.js').ScopedAgent | null>}>,
+   *   delegations?: import('../agent/delegation-board.js').DelegationBoard}} deps
    *   agents: the named agents a message may address with "@name"
+   *   delegations: the live sub-agents (their cards in the chat)
    *   coordination: other tabs of this workspace (their appends show live; conversation list changes too)
    *   afterTurn: runs when a turn ends (also after a failure or Stop); a returned string is shown as a notice.
    */
@@ -124,6 +126,7 @@ export class ChatController {
     this.redact = deps.redact ?? ((t) => t);
     this.runCodeImpl = deps.runCode;
     this.agents = deps.agents;
+    this.delegations = deps.delegations;
     /** Told when a turn starts and ends (the app checkpoints then). @type {((phase: 'start' | 'end', turn: {conversationId: string, text: string, scheduled: boolean}) => void) | null} */
     this.onTurn = null;
     /** Told after a conversation was deleted, to delete its other copies (the app's checkpoints); awaited. @type {((conversationId: string) => Promise<void>) | null} */
@@ -207,7 +210,7 @@ export class ChatController {
     this.#leave();
     // A conversation with a turn running keeps its one open instance (one writer per log).
     const run = this.#runs.get(id);
-    const conv = run?.conversation ?? (await this.store.open(id));
+    const conv = run?.conversation ?? this.#children.get(id) ?? (await this.store.open(id));
     this.#conversation = conv;
     this.#watch(conv);
     const notice = conv.report.tornBytes
@@ -350,6 +353,28 @@ export class ChatController {
     if (attachments.length) this.#set({ attachments: [] });
     this.#lastImages = images.length ? { text: message, images } : null;
     return this.#turn(message, (agent, signal) => agent.runStream(message, { signal, ...(images.length ? { images } : {}), ...(attachments.length ? { attachments } : {}) }), images.length ? { needsVision: true } : {});
+  }
+
+  /**
+   * A sub-agent's conversation (agent_delegate): listed at once, titled by the task, linked to
+   * the conversation that delegated. The sub-agent is its only writer.
+   * @param {string} title @param {{conversationId: string, toolCallId: string, agent: string}} parent
+   */
+  async createChild(title, parent) {
+    const meta = await this.store.create(title.slice(0, 120), { parent });
+    this.#set({ conversations: [meta, ...this.state.conversations] });
+    this.#announceList();
+    const conv = await this.store.open(meta.id);
+    this.#children.set(meta.id, conv);
+    return conv;
+  }
+
+  /** Sub-agents' conversations open in this page (one instance per log: the viewer shares the writer's). @type {Map<string, Conversation>} */
+  #children = new Map();
+
+  /** Stops one sub-agent (its card's Cancel); what it did so far stays in its conversation. @param {string} toolCallId */
+  cancelDelegation(toolCallId) {
+    this.delegations?.cancel(toolCallId);
   }
 
   /**

@@ -13,9 +13,10 @@ import { GOAL_TOOLS } from './goals.js';
 import { SCHEDULER_TOOLS } from './scheduler.js';
 import { SKILL_TOOLS } from './skills.js';
 import { SHELL_TOOLS } from './shell.js';
+import { AGENT_TOOLS } from './agents.js';
 
 export { BrowserToolRegistry, DEFAULT_POLICY, toJsonSchema } from './registry.js';
-export const BUILTIN_TOOLS = [...FS_TOOLS, ...WEB_TOOLS, ...STORAGE_TOOLS, ...BROWSER_TOOLS, ...CODE_TOOLS, ...GIT_TOOLS, ...MEMORY_TOOLS, ...GOAL_TOOLS, ...SCHEDULER_TOOLS, ...SKILL_TOOLS, ...SHELL_TOOLS];
+export const BUILTIN_TOOLS = [...FS_TOOLS, ...WEB_TOOLS, ...STORAGE_TOOLS, ...BROWSER_TOOLS, ...CODE_TOOLS, ...GIT_TOOLS, ...MEMORY_TOOLS, ...GOAL_TOOLS, ...SCHEDULER_TOOLS, ...SKILL_TOOLS, ...SHELL_TOOLS, ...AGENT_TOOLS];
 
 export const ToolSettingsSchema = z.object({
   maxReadBytes: z.number().int().min(1).default(50 * 1024 * 1024),

@@ -52,6 +52,13 @@ export interface ToolContext {
   authorizeTool?: (name: string, args: Record<string, unknown>, signal?: AbortSignal) => Promise<string | null>;
   /** Reports how far a running call is, for the chat ("3/10 — indexing"). */
   progress?: (text: string) => void;
+  /** The id of the call being run (set per call by the agent's loop). */
+  callId?: string;
+  /**
+   * Runs a sub-agent (agent_delegate) in a child conversation: never with more tools or autonomy
+   * than this call's agent. Absent: delegation is not available (a scheduled tool job, the terminal).
+   */
+  delegate?: (args: { agent?: string; task: string; context?: string; tools?: string[] }, call: { callId: string; signal?: AbortSignal }) => Promise<ToolResult>;
   /** The workspace's MCP servers (their prompts, for "/mcp__server__prompt"). */
   mcp?: import('../mcp/manager.js').McpManager;
   /** The workspace's installed skills (skill_* tools), shared with the Skills panel. */
@@ -139,6 +146,8 @@ export interface ToolDefinition {
   scopeTargets?(args: any, ctx?: ToolContext): { kind: 'command' | 'domain' | 'path'; targets: string[] } | null; // args were validated against `schema`
   /** Asked for on every call, whatever the policy, and "Always allow" is not offered (an MCP tool its server marks destructive). */
   alwaysAsk?: string;
+  /** Calls of this tool next to each other in one reply run at the same time (sub-agents). */
+  parallel?: boolean;
   run(args: any, ctx: ToolContext): Promise<ToolResult>; // args were validated against `schema`
   /**
    * What a call will do, in words, shown when the user is asked to approve it (e.g. the next run

@@ -160,14 +160,14 @@ export function AgentsPanel(props) {
       a.maxIterations ? `${a.maxIterations} steps` : '',
     ].filter(Boolean).join(' · ')),
     h('div', { class: 'row' },
-      h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': a.scope === 'builtin' ? 'Edit the workspace\'s identity' : `Edit @${a.name}`, on: { click: () => edit(a) } }, a.scope === 'builtin' ? 'Edit identity' : 'Edit'),
+      h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': a.scope === 'builtin' ? `Edit identity of @${a.name}` : `Edit @${a.name}`, on: { click: () => edit(a) } }, a.scope === 'builtin' ? 'Edit identity' : 'Edit'),
       a.scope === 'builtin' ? '' : h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Duplicate @${a.name}`, on: { click: () => guarded(async () => {
         const copy = await props.agents.duplicate(a.name);
         status.textContent = `Duplicated @${a.name} as @${copy.name}.`;
         await draw();
       }) } }, 'Duplicate'),
-      a.scope === 'builtin' ? '' : h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Export @${a.name} as JSON`, on: { click: () => exportAgent(a, 'json') } }, 'Export JSON'),
-      a.scope === 'builtin' ? '' : h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Export @${a.name} as Markdown`, on: { click: () => exportAgent(a, 'md') } }, 'Export Markdown'),
+      a.scope === 'builtin' ? '' : h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Export JSON of @${a.name}`, on: { click: () => exportAgent(a, 'json') } }, 'Export JSON'),
+      a.scope === 'builtin' ? '' : h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Export Markdown of @${a.name}`, on: { click: () => exportAgent(a, 'md') } }, 'Export Markdown'),
       a.scope === 'builtin' ? '' : h('button', { type: 'button', class: 'secondary small-btn danger', 'aria-label': `Delete @${a.name}`, on: { click: () => guarded(async () => {
         if (!await confirmDialog({ title: `Delete @${a.name}?`, message: `It is removed from ${a.scope === 'global' ? 'every workspace' : 'this workspace'}. Export it first to keep a copy.`, confirmLabel: 'Delete' })) return;
         await props.agents.remove(a.name, /** @type {'workspace' | 'global'} */ (a.scope));

@@ -488,6 +488,13 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     if (e.type === 'safety_output_redacted') {
       return h('li', { class: 'notice small muted' }, `A secret-looking value (${(e.data.kinds ?? []).join(', ')}) was redacted from the reply.`);
     }
+    if (e.type === 'agent_delegated') {
+      const who = `@${String(e.data.agent ?? 'sub-agent')}`;
+      const id = String(e.data.conversationId ?? '');
+      return h('li', { class: 'notice small muted delegation-done' },
+        `Sub-agent ${who} ${e.data.status === 'done' ? 'finished' : e.data.status === 'cancelled' ? 'was cancelled' : 'failed'}${Array.isArray(e.data.files) && e.data.files.length ? ` · changed ${e.data.files.join(', ')}` : ''}${e.data.costCents ? ` · ${Number(e.data.costCents).toFixed(2)}¢` : ''} `,
+        id ? h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Open the conversation of ${who}`, on: { click: () => controller.select(id) } }, 'Open its conversation') : '');
+    }
     if (e.type === 'self_repair') {
       if (e.data.action !== 'stopped') return h('li', { class: 'notice small muted' }, `Self-repair: ${String(e.data.message ?? '')} The agent was told to change course.`);
       const { li, body } = bubble('error', 'Self-repair', e.timestamp);
@@ -660,6 +667,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       });
     }
     if (rerendered || s.failure !== last?.failure) renderFailure(s, s.failure !== last?.failure);
+    if (rerendered) drawDelegations(s);
     if (s.activeId !== last?.activeId) onConversationChange(s.activeId);
     const meterChanged = s.meter !== last?.meter;
     if (s.attachments !== last?.attachments) {
@@ -670,6 +678,37 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     last = s;
     if (meterChanged) drawMeter();
   };
+
+  /**
+   * Live cards of the sub-agents this conversation's turn started (agent_delegate): status,
+   * current step, cost, Cancel, and a way to their conversation. Under their tool cards.
+   * @param {ChatState | null} s
+   */
+  function drawDelegations(s) {
+    const board = controller.delegations;
+    if (!board || !s) return;
+    const live = board.list().filter((d) => d.parentConversationId === s.activeId);
+    for (const el of list.querySelectorAll('.delegation-live')) {
+      if (!live.some((d) => d.id === /** @type {HTMLElement} */ (el).dataset.delegation)) el.remove();
+    }
+    for (const d of live) {
+      const card = list.querySelector(`details[data-tool-call="${CSS.escape(d.id)}"]`);
+      const host = card?.parentElement;
+      if (!host) continue;
+      let el = /** @type {HTMLElement | null} */ (host.querySelector('.delegation-live'));
+      if (!el) {
+        el = h('div', { class: 'delegation-live row', role: 'group', 'aria-label': `Sub-agent @${d.agent}`, 'data-delegation': d.id });
+        host.append(el);
+      }
+      const label = { waiting: 'waiting', running: 'running', done: 'done', failed: 'failed', cancelled: 'cancelled' }[d.status];
+      clear(el).append(
+        h('span', { class: 'small' }, h('strong', null, `@${d.agent}`), ` — ${label} · ${d.step} · ${d.steps} tool call${d.steps === 1 ? '' : 's'}${d.costCents ? ` · ${d.costCents.toFixed(2)}¢` : ''}`),
+        d.conversationId ? h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Open the conversation of @${d.agent}`, on: { click: () => controller.select(/** @type {string} */ (d.conversationId)) } }, 'Open') : '',
+        d.status === 'waiting' || d.status === 'running' ? h('button', { type: 'button', class: 'secondary small-btn danger', 'aria-label': `Cancel sub-agent @${d.agent}`, on: { click: () => controller.cancelDelegation(d.id) } }, 'Cancel') : '',
+      );
+    }
+  }
+  const offDelegations = controller.delegations?.subscribe(() => drawDelegations(last)) ?? (() => {});
 
   const submit = () => {
     const text = composer.value;
@@ -761,6 +800,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   if (!needsSetup) queueMicrotask(() => composer.focus());
   const destroy = () => {
     unsubscribe();
+    offDelegations();
     grown.disconnect();
     document.removeEventListener('keydown', onKey);
     attachments.destroy();

@@ -7,7 +7,7 @@ export const EVENT_GROUPS = /** @type {const} */ ([
   ['Tools', ['tool_call', 'tool_result', 'tool_result_truncated', 'cache_hit']],
   ['Safety and autonomy', ['safety_input_flag', 'safety_tool_blocked', 'safety_output_blocked', 'safety_output_redacted', 'autonomy_blocked', 'self_repair']],
   ['Memory, goals, jobs', ['memory_stored', 'memory_forgotten', 'memory_recalled', 'goal_added', 'goal_updated', 'scheduler_added', 'scheduler_fired', 'scheduler_removed']],
-  ['Skills', ['skill_activated', 'skill_installed']],
+  ['Skills and agents', ['skill_activated', 'skill_installed', 'agent_delegated']],
   ['Provider', ['provider_attempt', 'error', 'provider_error', 'stream_error']],
   ['History', ['context_compacted', 'branch']],
 ]);
@@ -30,6 +30,7 @@ export function summarize(e) {
     case 'goal_added': return clip(d.description);
     case 'goal_updated': return `${clip(d.id)} → ${clip(d.status)}`;
     case 'scheduler_added': case 'scheduler_removed': case 'scheduler_fired': return clip(d.name);
+    case 'agent_delegated': return `@${clip(d.agent)} ${clip(d.status)}: ${clip(d.title)}`;
     case 'self_repair': return `${d.action === 'stopped' ? 'stopped the run' : 'warned the model'} (${clip(d.reason)}): ${clip(d.message)}`;
     default: return clip(JSON.stringify(d));
   }

@@ -1,0 +1,245 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ClawserAgent } from '../../web/agent/agent.js';
+import { ConversationStore } from '../../web/agent/conversation-store.js';
+import { ToolRunner } from '../../web/agent/tool-runner.js';
+import { AutonomyController } from '../../web/agent/autonomy.js';
+import { Semaphore, runDelegation } from '../../web/agent/delegation.js';
+import { DelegationBoard } from '../../web/agent/delegation-board.js';
+import { ToolSubset } from '../../web/tools/tool-subset.js';
+import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
+import { ScopedFileSystem } from '../../web/storage/scoped-fs.js';
+import { LocalConfig } from '../../web/storage/local-config.js';
+import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
+import { memoryStorage } from '../fixtures/stand-ins.mjs';
+
+/**
+ * A provider whose answer depends on the conversation's first message (each child has its own
+ * task), so parallel children get their own scripts. `gate` holds a reply until released.
+ */
+class TaskProvider {
+  /** @param {Record<string, any[]>} scripts first message → replies @param {{gate?: Promise<void>, usage?: {inputTokens: number, outputTokens: number}}} [o] */
+  constructor(scripts, o = {}) {
+    this.scripts = scripts;
+    this.id = 'openai';
+    this.model = 'gpt-4o-mini';
+    this.supportsNativeTools = true;
+    this.gate = o.gate;
+    this.usage = o.usage;
+    /** @type {any[]} */
+    this.requests = [];
+    this.running = 0;
+    this.maxRunning = 0;
+  }
+
+  /** @param {any} request @param {{signal?: AbortSignal}} [options] */
+  async *chatStream(request, options = {}) {
+    this.requests.push(structuredClone(request));
+    const first = String(request.messages[0]?.content ?? '').split('\n')[0];
+    const key = Object.keys(this.scripts).find((k) => first.startsWith(k));
+    const turn = key ? this.scripts[key].shift() ?? { text: 'done' } : { text: 'done' };
+    this.running++;
+    this.maxRunning = Math.max(this.maxRunning, this.running);
+    try {
+      if (turn.wait) {
+        await Promise.race([this.gate, new Promise((_, reject) => options.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true }))]).catch(() => {});
+        if (options.signal?.aborted) {
+          yield { type: 'error', error: { code: 'aborted', retryable: false, message: 'Stopped.' } };
+          return;
+        }
+      }
+      if (turn.text) yield { type: 'text', text: turn.text };
+      for (const c of turn.toolCalls ?? []) yield { type: 'tool_call', ...c };
+      if (this.usage) yield { type: 'usage', ...this.usage };
+      yield { type: 'done', stopReason: turn.toolCalls?.length ? 'tool_use' : 'end_turn' };
+    } finally {
+      this.running--;
+    }
+  }
+}
+
+/** The app's wiring of delegation, for tests: real stores, runners and agents. */
+async function world(/** @type {Record<string, any[]>} */ scripts, /** @type {any} */ o = {}) {
+  const root = new MemoryFileSystem();
+  const store = new ConversationStore(root, 'ws');
+  const files = new ScopedFileSystem(root, 'clawser_workspaces/ws');
+  const registry = createBuiltinRegistry({ config: new LocalConfig(memoryStorage()), workspaceId: 'ws' });
+  const provider = new TaskProvider(scripts, o);
+  const usage = { load: () => ({ actions: [], costCents: 0, day: '', monthCents: 0, month: '' }), save: (/** @type {any} */ u) => { shared = u; } };
+  /** @type {any} */
+  let shared = null;
+  const usageStore = { load: () => shared ?? usage.load(), save: usage.save };
+  const board = new DelegationBoard();
+  const definitions = /** @type {Record<string, any>} */ (o.definitions ?? {});
+  const settings = { maxParallel: o.maxParallel ?? 3, maxDepth: o.maxDepth ?? 2 };
+  /** @type {ClawserAgent[]} */
+  const agents = [];
+
+  /**
+   * @param {import('../../web/agent/conversation.js').Conversation} conversation
+   * @param {{tools?: string[], autonomy?: any, name?: string}} profile @param {number} depth
+   */
+  function build(conversation, profile, depth) {
+    const reg = profile.tools ? new ToolSubset(registry, profile.tools) : registry;
+    const autonomy = new AutonomyController({ config: { level: profile.autonomy ?? o.autonomy ?? 'full', maxActionsPerHour: 0, maxCostCentsPerDay: 0, maxCostCentsPerMonth: 0 }, ...usageStore });
+    const tools = new ToolRunner({ registry: reg, context: { workspaceId: 'ws', fs: files, settings: toolSettings(), fetch: globalThis.fetch }, autonomy, approve: async () => 'once' });
+    const agent = new ClawserAgent({ provider: /** @type {any} */ (provider), conversation, tools, autonomy, ...(profile.name ? { label: profile.name } : {}) });
+    const slots = new Semaphore(settings.maxParallel);
+    tools.context.delegate = (args, call) => runDelegation(args, call, {
+      depth, settings, slots,
+      callerTools: reg.list().map((t) => t.name),
+      callerAutonomy: autonomy.config.level,
+      callerName: profile.name ?? 'clawser',
+      parentConversationId: conversation.id,
+      resolve: async (name) => definitions[name] ?? null,
+      createConversation: async (title, parent) => store.open((await store.create(title, { parent })).id),
+      buildAgent: async (conv, p, _def, d) => build(conv, p, d),
+      changesFiles: (name) => registry.get(name)?.permission === 'write',
+      board,
+    });
+    agents.push(agent);
+    return agent;
+  }
+  const parent = await store.open((await store.create('parent')).id);
+  return { store, files, provider, board, agent: build(parent, {}, 0), parent, agents, usage: () => shared };
+}
+
+const delegate = (/** @type {string} */ id, /** @type {Record<string, unknown>} */ args) => ({ id, name: 'agent_delegate', arguments: args });
+
+test('parallel children: each in its own linked conversation, at most the cap at once, answers and changed files returned', async () => {
+  /** @type {() => void} */
+  let open = () => {};
+  const gate = new Promise((r) => { open = () => r(undefined); });
+  const w = await world({
+    'Plan the trip': [{ toolCalls: [delegate('d1', { task: 'Alpha task' }), delegate('d2', { task: 'Beta task' }), delegate('d3', { task: 'Gamma task' })] }, { text: 'All three reported.' }],
+    'Alpha task': [{ wait: true, toolCalls: [{ id: 'w1', name: 'fs_write', arguments: { path: 'alpha.md', content: 'A' } }] }, { text: 'Alpha wrote alpha.md' }],
+    'Beta task': [{ wait: true, text: 'Beta answer' }],
+    'Gamma task': [{ wait: true, text: 'Gamma answer' }],
+  }, { maxParallel: 2, gate });
+  const states = new Set();
+  w.board.subscribe(() => { for (const d of w.board.list()) states.add(`${d.agent}:${d.status}`); });
+  const run = w.agent.run('Plan the trip');
+  // Two children start; the third waits for a slot.
+  for (let i = 0; i < 200 && w.provider.running < 2; i++) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(w.provider.running, 2);
+  assert.ok([...w.board.list()].some((d) => d.status === 'waiting'), 'the third waits for a free slot');
+  open();
+  const { text } = await run;
+  assert.equal(text, 'All three reported.');
+  assert.equal(w.provider.maxRunning, 2, 'never more than the cap at once');
+  const results = w.parent.events.filter((e) => e.type === 'tool_result');
+  assert.deepEqual(results.map((e) => e.data.toolCallId), ['d1', 'd2', 'd3'], 'results keep the order of the calls');
+  assert.match(results[0].data.result, /Sub-agent @clawser-sub finished[\s\S]*Files it changed: alpha\.md\.[\s\S]*Its final answer:\nAlpha wrote alpha\.md/);
+  assert.match(results[1].data.result, /Files it changed: none\.[\s\S]*Beta answer/);
+  assert.equal(await w.files.readText('alpha.md'), 'A');
+  const links = w.parent.events.filter((e) => e.type === 'agent_delegated');
+  assert.equal(links.length, 3);
+  const metas = await w.store.list();
+  for (const link of links) {
+    const meta = metas.find((m) => m.id === link.data.conversationId);
+    assert.equal(meta?.parent?.conversationId, w.parent.id);
+    assert.equal(meta?.parent?.toolCallId, link.data.toolCallId);
+  }
+  assert.deepEqual(w.board.list(), [], 'finished delegations leave the board');
+  assert.ok(states.has('clawser-sub:running'));
+});
+
+test('depth limit: a child at the last level has no agent_delegate; a call past the limit is refused', async () => {
+  const w = await world({
+    Top: [{ toolCalls: [delegate('d1', { task: 'Middle' })] }, { text: 'top done' }],
+    Middle: [{ toolCalls: [delegate('d2', { task: 'Deeper' })] }, { text: 'middle done' }],
+  }, { maxDepth: 1 });
+  await w.agent.run('Top');
+  const child = w.agents[1];
+  assert.equal(child.tools?.registry.get('agent_delegate'), undefined, 'the child is not offered delegation');
+  const childReq = w.provider.requests.find((r) => String(r.messages[0].content).startsWith('Middle'));
+  assert.ok(!childReq.tools.some((/** @type {any} */ t) => t.name === 'agent_delegate'));
+  const refused = (await w.store.allEvents(child.conversation.id)).find((e) => e.type === 'tool_result');
+  assert.equal(refused?.data.ok, false);
+  assert.match(String(refused?.data.result), /no tool named "agent_delegate"/);
+  // Control: with depth 2, the same child may delegate once more.
+  const deeper = await world({
+    Top: [{ toolCalls: [delegate('d1', { task: 'Middle' })] }, { text: 'top done' }],
+    Middle: [{ toolCalls: [delegate('d2', { task: 'Deeper' })] }, { text: 'middle done' }],
+    Deeper: [{ text: 'deepest answer' }],
+  }, { maxDepth: 2 });
+  await deeper.agent.run('Top');
+  assert.equal(deeper.agents.length, 3);
+  assert.equal(deeper.agents[2].tools?.registry.get('agent_delegate'), undefined);
+  // runDelegation itself refuses past the limit, whatever the tools say.
+  const direct = await runDelegation({ task: 'x' }, { callId: 'c' }, /** @type {any} */ ({ depth: 2, settings: { maxParallel: 1, maxDepth: 2 } }));
+  assert.match(direct.output, /nest 2 levels deep/);
+});
+
+test('tools and autonomy: a child never gains what its caller lacks, whatever the agent definition or the call asks', async () => {
+  const w = await world({
+    Root: [{ toolCalls: [delegate('d1', { agent: 'wide', task: 'Wide task', tools: ['fs_read', 'fs_write', 'shell'] })] }, { text: 'ok' }],
+    'Wide task': [{ toolCalls: [{ id: 'x1', name: 'fs_write', arguments: { path: 'planted.txt', content: 'x' } }] }, { text: 'tried' }],
+  }, { definitions: { wide: { name: 'wide', description: '', systemPrompt: '', autonomy: 'full', tools: ['fs_read', 'fs_write', 'web_fetch'] } }, autonomy: 'readonly' });
+  await w.agent.run('Root');
+  const child = w.agents[1];
+  assert.deepEqual(child.tools?.registry.list().map((t) => t.name).sort(), ['fs_read', 'fs_write'], 'definition ∩ call ∩ caller');
+  assert.equal(child.autonomy?.config.level, 'readonly', 'a definition asking for full autonomy stays at the caller\'s read-only');
+  assert.equal(await w.files.stat('planted.txt'), null, 'the write was refused by read-only autonomy');
+  // Control: the same delegation from a caller at full autonomy writes.
+  const control = await world({
+    Root: [{ toolCalls: [delegate('d1', { agent: 'wide', task: 'Wide task', tools: ['fs_read', 'fs_write'] })] }, { text: 'ok' }],
+    'Wide task': [{ toolCalls: [{ id: 'x1', name: 'fs_write', arguments: { path: 'planted.txt', content: 'x' } }] }, { text: 'wrote' }],
+  }, { definitions: { wide: { name: 'wide', description: '', systemPrompt: '', tools: ['fs_read', 'fs_write'] } }, autonomy: 'full' });
+  await control.agent.run('Root');
+  assert.equal(await control.files.readText('planted.txt'), 'x');
+  // A named agent that does not exist is refused with a message the model can act on.
+  const missing = await world({ Root: [{ toolCalls: [delegate('d1', { agent: 'ghost', task: 'x' })] }, { text: 'ok' }] });
+  await missing.agent.run('Root');
+  assert.match(String(missing.parent.events.find((e) => e.type === 'tool_result')?.data.result), /no agent named “ghost”/);
+});
+
+test('cancellation: stopping the parent cancels its children; Cancel on one card stops only that one', async () => {
+  const w = await world({
+    Root: [{ toolCalls: [delegate('d1', { task: 'Slow one' }), delegate('d2', { task: 'Slow two' })] }, { text: 'after' }],
+    'Slow one': [{ wait: true, text: 'one' }],
+    'Slow two': [{ wait: true, text: 'two' }],
+  }, { gate: new Promise(() => {}) });
+  const abort = new AbortController();
+  const run = w.agent.run('Root', { signal: abort.signal });
+  for (let i = 0; i < 200 && w.provider.running < 2; i++) await new Promise((r) => setTimeout(r, 5));
+  abort.abort();
+  await run;
+  const results = w.parent.events.filter((e) => e.type === 'tool_result');
+  assert.equal(results.length, 2);
+  for (const r of results) assert.equal(r.data.ok, false);
+  for (const child of w.agents.slice(1)) assert.equal(child.conversation.events.filter((e) => e.type === 'agent_message' && !e.data.stopped).length, 0, 'no child finished');
+
+  /** @type {() => void} */
+  let open = () => {};
+  const gate = new Promise((r) => { open = () => r(undefined); });
+  const one = await world({
+    Root: [{ toolCalls: [delegate('d1', { task: 'Slow one' }), delegate('d2', { task: 'Quick two' })] }, { text: 'after' }],
+    'Slow one': [{ wait: true, text: 'one' }],
+    'Quick two': [{ wait: true, text: 'two' }],
+  }, { gate });
+  const running = one.agent.run('Root');
+  for (let i = 0; i < 200 && one.provider.running < 2; i++) await new Promise((r) => setTimeout(r, 5));
+  one.board.cancel('d1');
+  open();
+  const { text } = await running;
+  assert.equal(text, 'after', 'the parent goes on');
+  const [r1, r2] = one.parent.events.filter((e) => e.type === 'tool_result');
+  assert.match(String(r1.data.result), /was cancelled/);
+  assert.match(String(r2.data.result), /finished[\s\S]*two/);
+  assert.equal(one.parent.events.find((e) => e.type === 'agent_delegated' && e.data.toolCallId === 'd1')?.data.status, 'cancelled');
+});
+
+test('cost roll-up: the children\'s model calls count toward the workspace\'s usage and show on the result', async () => {
+  const w = await world({
+    Root: [{ toolCalls: [delegate('d1', { task: 'Costly' })] }, { text: 'ok' }],
+    Costly: [{ text: 'done costly' }],
+  }, { usage: { inputTokens: 100_000, outputTokens: 100_000 } });
+  await w.agent.run('Root');
+  const link = w.parent.events.find((e) => e.type === 'agent_delegated');
+  assert.ok(Number(link?.data.costCents) > 0, 'the child\'s cost is on the record');
+  // Three calls in all (parent twice, child once), all counted in the one usage store.
+  const perCall = Number(link?.data.costCents);
+  assert.ok(Math.abs(w.usage().costCents - perCall * 3) < 1e-6, `${w.usage().costCents} vs ${perCall * 3}`);
+  assert.match(String(w.parent.events.find((e) => e.type === 'tool_result')?.data.result), /¢/);
+});

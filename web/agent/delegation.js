@@ -1,0 +1,180 @@
+/** @import { Conversation } from './conversation.js' */
+/** @import { ClawserAgent } from './agent.js' */
+/** @import { AgentDefinition } from './agent-definitions.js' */
+import { allowedTools, lowerAutonomy } from './agent-definitions.js';
+/** @import { DelegationBoard } from './delegation-board.js' */
+
+/**
+ * Sub-agents: `agent_delegate` hands a task to a named agent, or to a restricted copy of the
+ * caller, in a child conversation of its own. A child never gains a tool or autonomy its
+ * caller lacks; several run at once up to a cap; a depth limit stops recursion; cancelling the
+ * caller cancels the children; their model calls and actions count toward the workspace's
+ * limits (their autonomy controllers share its usage). Pure orchestration: the app supplies how
+ * to make a conversation and an agent.
+ */
+
+/** The workspace's delegation limits (stored with its agent settings, web/app/agent-settings.js). */
+export const DEFAULT_DELEGATION = { maxParallel: 3, maxDepth: 2 };
+
+export class DelegationError extends Error {
+  /** @param {'depth' | 'unknown_agent' | 'no_tools' | 'cancelled'} code @param {string} message */
+  constructor(code, message) {
+    super(message);
+    this.name = 'DelegationError';
+    this.code = code;
+  }
+}
+
+/** At most `n` holders at once; waiters are served in order and leave when their signal aborts. */
+export class Semaphore {
+  /** @param {number} n */
+  constructor(n) {
+    this.free = n;
+    /** @type {(() => void)[]} */
+    this.waiting = [];
+  }
+
+  /** @param {AbortSignal} [signal] @returns {Promise<() => void>} the release */
+  async acquire(signal) {
+    if (this.free > 0) this.free--;
+    else {
+      await new Promise((resolve, reject) => {
+        const go = () => { signal?.removeEventListener('abort', quit); resolve(undefined); };
+        const quit = () => {
+          this.waiting = this.waiting.filter((w) => w !== go);
+          reject(new DelegationError('cancelled', 'Cancelled before it started.'));
+        };
+        if (signal?.aborted) return quit();
+        signal?.addEventListener('abort', quit, { once: true });
+        this.waiting.push(go);
+      });
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
+    };
+  }
+}
+
+/**
+ * What a delegation needs from the app.
+ * @typedef {object} DelegationDeps
+ * @property {number} depth the caller's depth (0: the user's agent)
+ * @property {{maxParallel: number, maxDepth: number}} settings
+ * @property {Semaphore} slots shared by the caller's turn
+ * @property {string[]} callerTools the tools the caller has
+ * @property {'readonly' | 'supervised' | 'full'} callerAutonomy
+ * @property {string} callerName the caller's name (for the child's title)
+ * @property {string} parentConversationId
+ * @property {(name: string) => Promise<AgentDefinition | null>} resolve a named agent
+ * @property {(title: string, parent: {conversationId: string, toolCallId: string, agent: string}) => Promise<Conversation>} createConversation
+ * @property {(conversation: Conversation, profile: import('../app/agent-factory.js').AgentProfile, definition: AgentDefinition | null, depth: number) => Promise<ClawserAgent>} buildAgent
+ * @property {(toolName: string) => boolean} changesFiles a tool whose `path` argument names a file it changes
+ * @property {DelegationBoard} [board]
+ */
+
+/**
+ * Runs one `agent_delegate` call to the end: the child's final answer and the files it changed.
+ * @param {{agent?: string, task: string, context?: string, tools?: string[]}} args
+ * @param {{callId: string, signal?: AbortSignal}} call
+ * @param {DelegationDeps} deps
+ * @returns {Promise<{ok: boolean, output: string, untrusted?: string, events?: {type: 'agent_delegated', data: Record<string, unknown>}[]}>}
+ */
+export async function runDelegation(args, call, deps) {
+  if (deps.depth >= deps.settings.maxDepth) {
+    return { ok: false, output: `Not delegated: sub-agents may nest ${deps.settings.maxDepth} level${deps.settings.maxDepth === 1 ? '' : 's'} deep, and this one is at the limit. Do the task yourself.` };
+  }
+  const definition = args.agent ? await deps.resolve(args.agent) : null;
+  if (args.agent && !definition) return { ok: false, output: `Not delegated: there is no agent named “${args.agent}”. Leave “agent” out to delegate to a copy of yourself.` };
+  // At most the caller's tools, then the definition's, then what the call asks for.
+  let tools = allowedTools(allowedTools(deps.callerTools, definition?.tools), args.tools);
+  // At the last level, a child cannot delegate further.
+  if (deps.depth + 1 >= deps.settings.maxDepth) tools = tools.filter((t) => t !== 'agent_delegate');
+  const autonomy = lowerAutonomy(deps.callerAutonomy, definition?.autonomy);
+  const name = definition?.name ?? `${deps.callerName}-sub`;
+  const own = new AbortController();
+  const signal = call.signal ? AbortSignal.any([call.signal, own.signal]) : own.signal;
+  deps.board?.add({ id: call.callId, parentConversationId: deps.parentConversationId, agent: name, task: args.task.slice(0, 200), status: 'waiting', step: 'Waiting for a free slot…', costCents: 0, steps: 0 }, own);
+  /** @type {(() => void) | null} */
+  let release = null;
+  try {
+    release = await deps.slots.acquire(signal);
+  } catch {
+    deps.board?.remove(call.callId);
+    return { ok: false, output: 'Cancelled before it started.' };
+  }
+  try {
+    const title = `↳ @${name}: ${args.task.replace(/\s+/g, ' ').slice(0, 60)}`;
+    const conversation = await deps.createConversation(title, { conversationId: deps.parentConversationId, toolCallId: call.callId, agent: name });
+    deps.board?.update(call.callId, { conversationId: conversation.id, status: 'running', step: 'Starting…' });
+    /** @type {import('../app/agent-factory.js').AgentProfile} */
+    const profile = {
+      name,
+      tools,
+      autonomy,
+      ...(definition ? { systemPrompt: definition.systemPrompt, ...(definition.identity ? { identity: definition.identity } : {}), ...(definition.maxIterations ? { maxIterations: definition.maxIterations } : {}) } : {}),
+    };
+    const agent = await deps.buildAgent(conversation, profile, definition, deps.depth + 1);
+    const message = args.context ? `${args.task}\n\nContext from the agent that delegated this task:\n${args.context}` : args.task;
+    let answer = '';
+    /** @type {string | null} */
+    let failure = null;
+    let costCents = 0;
+    let steps = 0;
+    for await (const ev of agent.runStream(message, { signal })) {
+      if (ev.type === 'text') answer += ev.text;
+      else if (ev.type === 'tool_start') {
+        answer = '';
+        steps++;
+        deps.board?.update(call.callId, { step: `Running ${ev.name}…`, steps });
+      } else if (ev.type === 'error') failure = ev.error.message;
+      else if (ev.type === 'saved' && ev.eventType === 'agent_message') {
+        const last = conversation.events.at(-1);
+        if (typeof last?.data.costCents === 'number') costCents += last.data.costCents;
+        deps.board?.update(call.callId, { costCents, step: last?.data.toolCalls?.length ? 'Calling tools…' : 'Answering…' });
+      }
+    }
+    const files = changedFiles(conversation, deps.changesFiles);
+    const taint = agent.tools?.taint.filter((t) => !t.earlier) ?? [];
+    const cancelled = signal.aborted;
+    const ok = !failure && !cancelled && !!answer.trim();
+    deps.board?.update(call.callId, { status: cancelled ? 'cancelled' : ok ? 'done' : 'failed', step: cancelled ? 'Cancelled.' : ok ? 'Done.' : (failure ?? 'No answer.'), costCents });
+    const head = `Sub-agent @${name} ${cancelled ? 'was cancelled' : ok ? 'finished' : 'failed'} (its conversation: “${title}”, ${steps} tool call${steps === 1 ? '' : 's'}${costCents ? `, ${costCents.toFixed(2)}¢` : ''}).`;
+    const output = [
+      head,
+      `Files it changed: ${files.length ? files.join(', ') : 'none'}.`,
+      cancelled ? 'It was stopped before it finished; what it did so far is kept in its conversation.' : failure ? `What failed: ${failure}` : '',
+      answer.trim() ? `Its final answer:\n${answer.trim()}` : '',
+    ].filter(Boolean).join('\n');
+    return {
+      ok,
+      output,
+      // Its answer carries what it read: outside content read by the child taints the caller too.
+      ...(taint.length ? { untrusted: `the answer of sub-agent @${name}, which read ${taint.slice(0, 3).map((t) => t.what).join(', ')}` } : {}),
+      events: [{ type: 'agent_delegated', data: { toolCallId: call.callId, agent: name, conversationId: conversation.id, title, status: cancelled ? 'cancelled' : ok ? 'done' : 'failed', costCents, files } }],
+    };
+  } finally {
+    release();
+    // The result (and its agent_delegated record) takes over from the live card.
+    deps.board?.remove(call.callId);
+  }
+}
+
+/**
+ * The files a conversation's successful tool calls changed, from its log.
+ * @param {Conversation} conversation @param {(toolName: string) => boolean} changesFiles
+ */
+function changedFiles(conversation, changesFiles) {
+  const ok = new Set(conversation.events.filter((e) => e.type === 'tool_result' && e.data.ok).map((e) => e.data.toolCallId));
+  const files = new Set();
+  for (const e of conversation.events) {
+    if (e.type !== 'tool_call' || !ok.has(e.data.id) || !changesFiles(String(e.data.name))) continue;
+    const a = e.data.arguments ?? {};
+    for (const p of [a.path, a.from, a.to, a.destination]) if (typeof p === 'string' && p) files.add(p);
+  }
+  return [...files];
+}
