@@ -16,6 +16,15 @@ before(async () => {
   browser = await launchBrowser();
   page = await openWorkspace(browser.context, app.url, { provider: 'openai', model: 'gpt-4o', apiKey: 'sk-test-agents-key', baseUrl: `${llm.url}/v1`, autonomy: 'full' });
 });
+/** Waits for a condition of this process (the scripted server's requests). @param {() => boolean} check @param {string} what */
+async function until(check, what) {
+  const deadline = Date.now() + 20_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 after(async () => {
   await browser?.close();
   await app?.close();
@@ -138,9 +147,107 @@ test('agent_delegate: Cancel on the live card stops that sub-agent; the parent i
   );
   await sendMessage(page, 'delegate a long survey');
   const card = page.getByRole('group', { name: 'Sub-agent @clawser-sub' });
+  // Cancelled while its reply streams (the sub-agent's request reached the model).
+  await until(() => llm.requests.length >= 2, 'the sub-agent\'s request');
   await card.getByRole('button', { name: 'Cancel sub-agent @clawser-sub' }).click();
   await page.getByText('Understood, the survey was cancelled.').waitFor();
   assert.match(llm.requests.at(-1)?.body.messages.at(-1).content, /was cancelled/);
   await page.locator('li.delegation-done').getByText(/Sub-agent @clawser-sub was cancelled/).waitFor();
   llm.resume(); // the paused reply's connection is let go (the app already stopped reading it)
+});
+
+/** The workspace's files, memories and goals as stored (read fresh from OPFS, as a reload would). */
+async function storedState() {
+  return page.evaluate(async () => {
+    const [{ OpfsFileSystem }, { ScopedFileSystem }, { MemoryStore }, { GoalStore }] = await Promise.all([
+      import('/web/storage/opfs-fs.js'), import('/web/storage/scoped-fs.js'), import('/web/memory/store.js'), import('/web/agent/goals.js'),
+    ]);
+    const ws = location.hash.slice(1).split('/')[1];
+    const opfs = new OpfsFileSystem();
+    try {
+      const fs = new ScopedFileSystem(opfs, `clawser_workspaces/${ws}`);
+      const read = (/** @type {string} */ p) => fs.readText(p).catch(() => null);
+      return {
+        a: await read('undo-a.md'), b: await read('undo-b.md'),
+        memories: (await new MemoryStore({ fs }).list()).map((m) => `${m.key}=${m.content}`),
+        goals: (await new GoalStore({ fs }).list()).map((g) => g.description),
+      };
+    } finally {
+      opfs.terminate();
+    }
+  });
+}
+
+test('undo of a turn that wrote two files, stored a memory and added a goal, then redo (Alt+Shift+Z); the undone turn leaves the model\'s context', async () => {
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  llm.reset();
+  llm.enqueue(
+    { toolCalls: [
+      { id: 'u1', name: 'fs_write', arguments: { path: 'undo-a.md', content: 'alpha' } },
+      { id: 'u2', name: 'fs_write', arguments: { path: 'undo-b.md', content: 'beta' } },
+      { id: 'u3', name: 'memory_store', arguments: { key: 'favourite-sea', content: 'the Baltic', category: 'user' } },
+      { id: 'u4', name: 'goal_add', arguments: { description: 'Map every lighthouse' } },
+    ] },
+    { text: 'All set for the lighthouses.' },
+  );
+  await sendMessage(page, 'set up the lighthouse project');
+  for (let i = 0; i < 2; i++) {
+    const dialog = page.getByRole('dialog').filter({ hasText: 'fs_write' });
+    await dialog.getByRole('button', { name: 'Allow once' }).click();
+  }
+  await page.getByText('All set for the lighthouses.').waitFor();
+  const bar = page.locator('li.turn-undo');
+  await bar.getByText('This turn changed 2 files, 1 memory, 1 goal.').waitFor();
+  assert.deepEqual(await storedState(), { a: 'alpha', b: 'beta', memories: ['favourite-sea=the Baltic'], goals: ['Map every lighthouse'] });
+
+  await bar.getByRole('button', { name: 'Undo turn' }).click();
+  await page.locator('li.turn-undone').getByText(/Turn undone: 2 files, 1 memory, 1 goal put back/).waitFor();
+  assert.equal(await page.getByText('All set for the lighthouses.').count(), 0, 'the turn leaves the transcript');
+  assert.deepEqual(await storedState(), { a: null, b: null, memories: [], goals: [] });
+
+  await page.keyboard.press('Alt+Shift+Z');
+  await page.getByText('All set for the lighthouses.').waitFor();
+  assert.deepEqual(await storedState(), { a: 'alpha', b: 'beta', memories: ['favourite-sea=the Baltic'], goals: ['Map every lighthouse'] });
+
+  // Undo again (Alt+Z), then the next message's request holds nothing of the undone turn.
+  await page.getByRole('textbox', { name: 'Message' }).blur();
+  await page.keyboard.press('Alt+Z');
+  await page.locator('li.turn-undone').last().getByRole('button', { name: 'Redo turn' }).waitFor();
+  assert.deepEqual(await storedState(), { a: null, b: null, memories: [], goals: [] });
+  llm.enqueue({ text: 'Fresh start.' });
+  await sendMessage(page, 'what is the plan?');
+  await page.getByText('Fresh start.').waitFor();
+  const sent = JSON.stringify(llm.requests.at(-1)?.body.messages);
+  assert.doesNotMatch(sent, /lighthouse project|All set for the lighthouses/);
+  // Redo is gone once the conversation went on.
+  await page.getByRole('button', { name: 'Redo turn' }).waitFor({ state: 'detached' });
+  await page.locator('li.turn-undo').getByRole('button', { name: 'Undo turn' }).waitFor();
+});
+
+test('undo asks when a file the turn wrote was changed since: keeping the user\'s edit undoes the rest', async () => {
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  llm.reset();
+  llm.enqueue(
+    { toolCalls: [{ id: 'c1', name: 'fs_write', arguments: { path: 'undo-a.md', content: 'by the agent' } }, { id: 'c2', name: 'fs_write', arguments: { path: 'undo-b.md', content: 'also by the agent' } }] },
+    { text: 'Wrote both.' },
+  );
+  await sendMessage(page, 'write both files');
+  for (let i = 0; i < 2; i++) await page.getByRole('dialog').filter({ hasText: 'fs_write' }).getByRole('button', { name: 'Allow once' }).click();
+  await page.getByText('Wrote both.').waitFor();
+  // The user edits one of them afterwards (as the Files panel would).
+  await page.evaluate(async () => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const ws = location.hash.slice(1).split('/')[1];
+    const fs = new OpfsFileSystem();
+    await fs.write(`clawser_workspaces/${ws}/undo-a.md`, 'edited by the user');
+    fs.terminate();
+  });
+  await page.locator('li.turn-undo').getByRole('button', { name: 'Undo turn' }).click();
+  const ask = page.getByRole('dialog', { name: 'Undo: changed since the turn' });
+  await ask.getByText('the file undo-a.md').waitFor();
+  await ask.getByRole('button', { name: 'Keep their changes' }).click();
+  await page.locator('li.turn-undone').getByText(/Kept as changed since: the file undo-a\.md/).waitFor();
+  const state = await storedState();
+  assert.equal(state.a, 'edited by the user');
+  assert.equal(state.b, null);
 });

@@ -355,6 +355,22 @@ export class Conversation {
   }
 
   /**
+   * Moves the head to `head` (null: before the first event): what came after it leaves the
+   * active path (the model's context) and stays in the log. Undo of a turn uses it.
+   * @param {string | null} head
+   */
+  async moveHead(head) {
+    await this.#enqueue(() => this.#prepareBranches());
+    if (head !== null && !(/** @type {BranchTree} */ (this.#tree).has(head))) throw new Error('That event is not in this conversation.');
+    return this.append('branch', { head }, 'user');
+  }
+
+  /** The event the next one follows (the last of the active path), or null for an empty conversation. */
+  get head() {
+    return this.events.at(-1)?.id ?? null;
+  }
+
+  /**
    * Shows the alternative version `eventId` (one of the siblings `alternatives()` lists) as it was
    * last continued.
    * @param {string} eventId

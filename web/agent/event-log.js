@@ -8,7 +8,7 @@ export const EVENT_TYPES = /** @type {const} */ ([
   'goal_added', 'goal_updated', 'scheduler_added', 'scheduler_fired', 'scheduler_removed',
   'safety_input_flag', 'safety_tool_blocked', 'safety_output_blocked', 'safety_output_redacted',
   'provider_error', 'stream_error', 'provider_attempt', 'branch', 'skill_activated', 'skill_installed',
-  'self_repair', 'agent_delegated',
+  'self_repair', 'agent_delegated', 'turn_undone', 'turn_redone',
 ]);
 const TYPE_SET = new Set(/** @type {readonly string[]} */ (EVENT_TYPES));
 

@@ -146,6 +146,35 @@ export class GoalStore {
     return (await this.#load()).filter((g) => !filter.status || g.status === filter.status);
   }
 
+  /** @param {string} id @returns {Promise<Goal | null>} */
+  async get(id) {
+    return (await this.#load()).find((g) => g.id === id) ?? null;
+  }
+
+  /**
+   * Puts a goal back exactly as it was (undo of a turn), or removes it (null): the file, then
+   * its Markdown mirror.
+   * @param {string} id @param {Goal | null} goal
+   */
+  async restore(id, goal) {
+    const next = goal ? GoalSchema.parse(goal) : null;
+    await this.#file.update((stored) => {
+      const current = stored.goals.find((g) => g.id === id);
+      const goals = next ? (current ? stored.goals.map((g) => (g.id === id ? next : g)) : [...stored.goals, next]) : stored.goals.filter((g) => g.id !== id);
+      return {
+        result: null,
+        changed: true,
+        value: { version: /** @type {const} */ (1), goals },
+        afterWrite: async () => {
+          this.#goals = goals;
+          if (current && (!next || goalPath(current) !== goalPath(next))) await this.fs.delete(goalPath(current)).catch(() => {});
+          if (next) await this.fs.write(goalPath(next), goalMarkdown(next, goals));
+        },
+      };
+    });
+    for (const fn of this.#listeners) fn();
+  }
+
   /** @param {{description: string, parentId?: string}} input */
   add(input) {
     return this.#change((goals) => this.#add(input, goals));

@@ -288,6 +288,21 @@ export class Scheduler {
     });
   }
 
+  /**
+   * Puts a job back exactly as it was (undo of a turn), or removes it (null).
+   * @param {string} id @param {Job | null} job
+   */
+  async restore(id, job) {
+    const next = job ? JobSchema.parse(job) : null;
+    await this.#mutate((jobs) => {
+      const i = jobs.findIndex((x) => x.id === id);
+      if (i >= 0) jobs.splice(i, 1);
+      if (next) jobs.push(next);
+      return { result: null, changed: true };
+    });
+    if (this.#running) this.#arm();
+  }
+
   /** @param {string} id @returns {Promise<Job>} the removed job */
   async remove(id) {
     const job = await this.#mutate((jobs) => {

@@ -96,6 +96,8 @@ export class ToolRunner {
     this.writes = [];
     /** Untrusted content the conversation has taken in so far. @type {TaintSource[]} */
     this.taint = [];
+    /** Notes what this turn's tools change, for undo (set by the app; absent: no undo). @type {import('./undo.js').TurnRecorder | undefined} */
+    this.recorder = undefined;
   }
 
   /** Marks the conversation as having taken in untrusted content. @param {TaintSource} source */

@@ -6,7 +6,7 @@ export type EventType =
   | 'goal_added' | 'goal_updated' | 'scheduler_added' | 'scheduler_fired' | 'scheduler_removed'
   | 'safety_input_flag' | 'safety_tool_blocked' | 'safety_output_blocked' | 'safety_output_redacted'
   | 'provider_error' | 'stream_error' | 'provider_attempt' | 'branch' | 'skill_activated' | 'skill_installed'
-  | 'self_repair' | 'agent_delegated';
+  | 'self_repair' | 'agent_delegated' | 'turn_undone' | 'turn_redone';
 
 export type EventSource = 'user' | 'agent' | 'system' | 'tool' | 'provider';
 

@@ -21,6 +21,7 @@ import { skillsPrompt } from '../tools/skills.js';
 import { ToolSubset } from '../tools/tool-subset.js';
 import { agentSystemPrompt, allowedTools, lowerAutonomy, DEFAULT_AGENT_NAME } from '../agent/agent-definitions.js';
 import { Semaphore, runDelegation } from '../agent/delegation.js';
+import { recordingContext } from './turn-undo.js';
 
 /**
  * Who answers a turn: a named agent's definition (its prompt or identity, tools, autonomy,
@@ -118,8 +119,8 @@ export class AgentFactory {
    * A turn's agent: its parts, the system prompt with the active goals (framed as data), and
    * automatic recall when on.
    * @param {string} workspaceId @param {Provider} provider @param {Conversation} conversation @param {string[]} secrets
-   * @param {{approve?: import('../agent/tool-runner.js').ApproveFn, profile?: AgentProfile, depth?: number}} [options] profile: a named agent answers;
-   *   depth: how deep a sub-agent is (0: the user's agent)
+   * @param {{approve?: import('../agent/tool-runner.js').ApproveFn, profile?: AgentProfile, depth?: number, recorder?: import('../agent/undo.js').TurnRecorder}} [options] profile: a named agent answers;
+   *   depth: how deep a sub-agent is (0: the user's agent); recorder: the undo recorder of the turn this one belongs to (a sub-agent's caller)
    */
   async agent(workspaceId, provider, conversation, secrets, options = {}) {
     const parts = await this.parts(workspaceId, conversation.id, options);
@@ -178,7 +179,8 @@ export class AgentFactory {
       buildAgent: async (conversation, profile, definition, depth) => {
         const own = definition ? await this.#providerFor(workspaceId, definition) : null;
         const secrets = own?.apiKey ? [...caller.secrets, own.apiKey] : caller.secrets;
-        return (await this.agent(workspaceId, own?.provider ?? caller.provider, conversation, secrets, { ...(caller.approve ? { approve: caller.approve } : {}), profile, depth })).agent;
+        // Its changes belong to the caller's turn: one undo takes them back too.
+        return (await this.agent(workspaceId, own?.provider ?? caller.provider, conversation, secrets, { ...(caller.approve ? { approve: caller.approve } : {}), profile, depth, ...(parts.tools.recorder ? { recorder: parts.tools.recorder } : {}) })).agent;
       },
       changesFiles: (name) => registry.get(name)?.permission === 'write',
       board: this.#deps.delegationBoard?.(workspaceId),
@@ -272,8 +274,8 @@ export class AgentFactory {
    * autonomy, the gated tool runner and the Codex with the conversation's warm sandbox.
    * @param {string} workspaceId
    * @param {string} conversationId
-   * @param {{approve?: import('../agent/tool-runner.js').ApproveFn, profile?: AgentProfile}} [options] approve: a scheduled job's (names the job, times out);
-   *   profile: a named agent or sub-agent (its tools and autonomy narrow the workspace's)
+   * @param {{approve?: import('../agent/tool-runner.js').ApproveFn, profile?: AgentProfile, recorder?: import('../agent/undo.js').TurnRecorder}} [options] approve: a scheduled job's (names the job, times out);
+   *   profile: a named agent or sub-agent (its tools and autonomy narrow the workspace's); recorder: the turn's undo recorder when it has one already
    */
   async parts(workspaceId, conversationId, options = {}) {
     const agentSettings = this.#deps.agentSettings;
@@ -293,6 +295,9 @@ export class AgentFactory {
     const registry = profile?.tools ? new ToolSubset(services.registry, allowedTools(services.registry.list().map((t) => t.name), profile.tools)) : services.registry;
     const context = await this.toolContext(workspaceId, conversationId, mcp);
     if (profile?.tools) context.toolNames = registry.list().map((t) => t.name);
+    // What the turn's tools change is noted for undo: before the first change, and at the end.
+    const recording = recordingContext({ fs: context.fs, memory: context.memory, goals: context.goals, scheduler: context.scheduler }, options.recorder);
+    Object.assign(context, { fs: recording.fs, memory: recording.memory, goals: recording.goals, scheduler: recording.scheduler });
     const tools = new ToolRunner({
       registry,
       context,
@@ -303,6 +308,7 @@ export class AgentFactory {
       maxResultChars: s.maxToolResultChars,
       ledger: services.usage,
     });
+    tools.recorder = recording.recorder;
     // Connected MCP servers' tool descriptions are in every request: text from outside, so the
     // conversation counts as having read outside content (standing-state tools ask).
     for (const server of mcp?.servers() ?? []) {

@@ -65,6 +65,8 @@ export const AgentSettingsSchema = z.object({
     maxParallel: z.number().int().min(1).max(10).default(3),
     maxDepth: z.number().int().min(1).max(5).default(2),
   }).default({ maxParallel: 3, maxDepth: 2 }),
+  /** Per-turn undo: how many turns of each conversation can be undone. */
+  undo: z.object({ turnsKept: z.number().int().min(1).max(200).default(20) }).default({ turnsKept: 20 }),
   git: z.object({
     /** Make the workspace a git repository when it is first opened. */
     autoInit: z.boolean().default(true),

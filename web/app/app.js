@@ -312,6 +312,8 @@ export class ClawserApp {
       { keys: 'Enter', action: 'Send the message' },
       { keys: 'Shift+Enter', action: 'New line in the message' },
       { keys: 'Esc', action: 'Stop the reply being written; close a dialog' },
+      { keys: 'Alt+Z', action: 'Undo the latest turn (its files, memories, goals and jobs)' },
+      { keys: 'Alt+Shift+Z', action: 'Redo the turn undone last' },
       { keys: 'Alt+0', action: 'Open Chat' },
       ...this.panels.list().filter((p) => p.shortcut).map((p) => ({ keys: /** @type {string} */ (p.shortcut), action: `Open ${p.label}` })),
     ]);
@@ -522,6 +524,13 @@ export class ClawserApp {
         runCode: (conversationId, code, signal) => this.#agentFactory().then((f) => f.runAgain(workspaceId, conversationId, code, signal)),
         agents: () => /** @type {WorkspaceServices} */ (this.services).of(workspaceId).agents(),
         delegations: this.#delegationBoard(workspaceId),
+        // Undo puts back what a turn changed, through the same protected view the tools had.
+        undoDomains: async () => {
+          const services = /** @type {WorkspaceServices} */ (this.services).of(workspaceId);
+          const [{ undoDomains }, { ProtectedFileSystem }, memory] = await Promise.all([import('./turn-undo.js'), import('../storage/protected-fs.js'), services.memory().catch(() => undefined)]);
+          return undoDomains({ fs: new ProtectedFileSystem(this.workspaceFs(workspaceId)), memory, goals: services.goals, scheduler: services.scheduler });
+        },
+        undoKeep: () => agentSettings.load(workspaceId).undo.turnsKept,
       });
       this.#controllers.set(workspaceId, c);
     }

@@ -18,6 +18,7 @@ import { estimateTextTokens, tokenFamily } from '../providers/tokens.js';
 import { catalogEntry } from '../providers/catalog.js';
 import { imageLimitsFor } from '../providers/images.js';
 import { parseMention, mentionCompletions, DEFAULT_AGENT_NAME } from '../agent/mentions.js';
+import { UndoStore, UNDO_KEEP, planUndo, applyUndo, describeChanges } from '../agent/undo.js';
 
 /**
  * A fork must not end inside a tool round (a call without its result is refused by providers):
@@ -54,6 +55,8 @@ export const CONTINUE_TEXT = 'Continue your previous reply from exactly where it
  * @property {string | null} [focus] a message to bring into view (a search hit), once
  * @property {ChatMeter | null} [meter] the cost and token meter of the active conversation
  * @property {{label: string}[]} [attachments] texts waiting to go with the next message (MCP resources)
+ * @property {{turnId: string, last: string, summary: string} | null} [undo] the turn "Undo" reverts (its last event carries the button)
+ * @property {{turnId: string, event: string} | null} [redo] the undone turn "Redo" re-applies (its turn_undone notice carries the button)
  */
 
 /**
@@ -93,7 +96,9 @@ export class ChatController {
    *   routes?: () => Partial<Record<import('../agent/types.d.ts').RouteHint, RouteTarget>>,
    *   coordination?: import('../agent/types.d.ts').Coordination,
    *   agents?: () => Promise<{list: () => Promise<import('../agent/agent-definitions.js').ScopedAgent[]>, get: (name: string) => Promise<import('../agent/agent-definitions.js').ScopedAgent | null>}>,
-   *   delegations?: import('../agent/delegation-board.js').DelegationBoard}} deps
+   *   delegations?: import('../agent/delegation-board.js').DelegationBoard,
+   *   undoDomains?: () => Promise<import('../agent/undo.js').UndoDomains>, undoKeep?: () => number}} deps
+   *   undoDomains: how undo reads and puts back the workspace's files, memories, goals and jobs; undoKeep: turns kept per conversation
    *   agents: the named agents a message may address with "@name"
    *   delegations: the live sub-agents (their cards in the chat)
    *   coordination: other tabs of this workspace (their appends show live; conversation list changes too)
@@ -127,6 +132,9 @@ export class ChatController {
     this.runCodeImpl = deps.runCode;
     this.agents = deps.agents;
     this.delegations = deps.delegations;
+    this.fs = deps.fs;
+    this.undoDomains = deps.undoDomains;
+    this.undoKeep = deps.undoKeep ?? (() => UNDO_KEEP);
     /** Told when a turn starts and ends (the app checkpoints then). @type {((phase: 'start' | 'end', turn: {conversationId: string, text: string, scheduled: boolean}) => void) | null} */
     this.onTurn = null;
     /** Told after a conversation was deleted, to delete its other copies (the app's checkpoints); awaited. @type {((conversationId: string) => Promise<void>) | null} */
@@ -216,7 +224,8 @@ export class ChatController {
     const notice = conv.report.tornBytes
       ? 'The end of this conversation was being written when the tab closed; the incomplete last entry was removed. Everything before it is intact.'
       : null;
-    this.#set({ activeId: id, ...this.#transcript(conv), hasEarlier: conv.hasEarlier, streaming: run ? { ...run.streaming } : null, failure: null, notice });
+    this.#set({ activeId: id, ...this.#transcript(conv), hasEarlier: conv.hasEarlier, streaming: run ? { ...run.streaming } : null, failure: null, notice, undo: null, redo: null });
+    await this.#refreshUndo(conv);
     await this.#offerInterrupted();
   }
 
@@ -528,6 +537,7 @@ export class ChatController {
     this.#runs.set(conv.id, run);
     this.#interrupted.delete(conv.id);
     const turnInfo = { conversationId: conv.id, text: message, scheduled: !!target.scheduled };
+    const headBefore = conv.head;
     this.onTurn?.('start', turnInfo);
     const visible = () => this.state.activeId === conv.id;
     if (visible()) this.#set({ failure: null, notice: null, streaming: { ...streaming } });
@@ -586,6 +596,8 @@ export class ChatController {
       failure = { code: 'client', retryable: true, message: String(last.data.message ?? 'Stopped: the run looked stuck.'), text: message, resume: true, selfRepair: true };
     }
     if (visible()) this.#set({ ...this.#transcript(conv), streaming: null, failure, conversations: this.#withMeta(conv.meta) });
+    // What the turn changed is kept for undo (a failure here costs the user nothing but the undo).
+    await this.#recordTurn(conv, agent, headBefore).catch(() => {});
     if (!failure && !target.scheduled) this.#titleAfterFirstExchange(conv, provider);
     if (this.afterTurn) {
       let notice = null;
@@ -599,6 +611,101 @@ export class ChatController {
     if (failure) return { ok: false, summary: failure.message };
     const reply = conv.events.findLast((e) => e.type === 'agent_message' || e.type === 'user_message');
     return { ok: reply?.type === 'agent_message' && !reply.data.stopped, summary: reply?.type === 'agent_message' ? String(reply.data.text ?? '') : 'No reply.' };
+  }
+
+  /** @param {Conversation} conv */
+  #undoStore(conv) {
+    return new UndoStore(this.fs, this.store.dirOf(conv.id), { keep: this.undoKeep() });
+  }
+
+  /**
+   * Keeps a finished turn's record for undo: its events (from the one after `headBefore`) and
+   * what its tools changed (the recorder's before and after).
+   * @param {Conversation} conv @param {ClawserAgent} agent @param {string | null} headBefore
+   */
+  async #recordTurn(conv, agent, headBefore) {
+    const events = conv.events;
+    const start = headBefore === null ? 0 : events.findIndex((e) => e.id === headBefore) + 1;
+    if (headBefore !== null && start === 0) return; // the turn's start is no longer in view (not expected)
+    const turn = events.slice(start);
+    if (!turn.length) return;
+    const changes = (await agent.tools?.recorder?.finish()) ?? [];
+    await this.#undoStore(conv).add({
+      version: 1, id: turn[0].id, conversationId: conv.id, head: headBefore, first: turn[0].id, last: /** @type {ClawserEvent} */ (turn.at(-1)).id,
+      at: Date.now(), state: 'done', messages: turn.filter((e) => e.type === 'user_message' || e.type === 'agent_message').length, changes,
+    });
+    await this.#refreshUndo(conv);
+  }
+
+  /** What Undo and Redo offer for the conversation on screen. @param {Conversation} conv */
+  async #refreshUndo(conv) {
+    const store = this.#undoStore(conv);
+    const [undo, redo] = await Promise.all([store.undoable(), store.redoable()]).catch(() => [null, null]);
+    if (this.#conversation !== conv) return;
+    const head = conv.head;
+    this.#set({
+      undo: undo && undo.last === head ? { turnId: undo.id, last: undo.last, summary: describeChanges(undo) } : null,
+      redo: redo && redo.undoneEvent === head ? { turnId: redo.id, event: redo.undoneEvent } : null,
+    });
+  }
+
+  /**
+   * Undoes the latest turn of the conversation on screen: puts back the files, memories, goals
+   * and jobs it changed, and takes its messages out of the model's context (kept in the log,
+   * recorded as `turn_undone`). Something changed by someone else since is a conflict: nothing
+   * is done until the caller says whether to overwrite it or keep it.
+   * @param {{conflicts?: 'ask' | 'overwrite' | 'keep'}} [options]
+   * @returns {Promise<{ok: boolean, message: string, conflicts?: string[]}>}
+   */
+  undoTurn(options = {}) {
+    return this.#takeBack('undo', options);
+  }
+
+  /** Re-applies the turn undone last (while nothing happened since). @param {{conflicts?: 'ask' | 'overwrite' | 'keep'}} [options] */
+  redoTurn(options = {}) {
+    return this.#takeBack('redo', options);
+  }
+
+  /** @param {'undo' | 'redo'} direction @param {{conflicts?: 'ask' | 'overwrite' | 'keep'}} options @returns {Promise<{ok: boolean, message: string, conflicts?: string[]}>} */
+  async #takeBack(direction, options) {
+    const conv = this.#conversation;
+    if (!conv) return { ok: false, message: 'Open a conversation first.' };
+    if (this.busy) return { ok: false, message: `Wait for the reply to finish (or stop it) before ${direction === 'undo' ? 'undoing' : 'redoing'} a turn.` };
+    if (!this.undoDomains) return { ok: false, message: 'Undo is not available here.' };
+    const store = this.#undoStore(conv);
+    const record = direction === 'undo' ? await store.undoable() : await store.redoable();
+    const head = conv.head;
+    if (!record) return { ok: false, message: direction === 'undo' ? 'There is no turn to undo in this conversation.' : 'There is nothing to redo.' };
+    if (direction === 'undo' && record.last !== head) return { ok: false, message: 'The conversation went on after that turn (another version is shown, or a message came after it): undo is for its latest turn.' };
+    if (direction === 'redo' && record.undoneEvent !== head) return { ok: false, message: 'The conversation went on after the undo: the turn cannot be redone.' };
+    const domains = await this.undoDomains();
+    const plan = await planUndo(record, domains, direction);
+    const mode = options.conflicts ?? 'ask';
+    if (plan.conflicts.length && mode === 'ask') {
+      return { ok: false, conflicts: plan.conflicts.map((c) => c.what), message: `Changed since the turn: ${plan.conflicts.map((c) => c.what).join(', ')}.` };
+    }
+    const failed = await applyUndo(plan, domains, { overwrite: mode === 'overwrite' });
+    const kept = mode === 'keep' ? plan.conflicts.map((c) => c.what) : [];
+    const summary = describeChanges(record);
+    /** @type {Record<string, unknown>} */
+    const data = { turnId: record.id, summary, ...(kept.length ? { kept } : {}), ...(mode === 'overwrite' && plan.conflicts.length ? { overwritten: plan.conflicts.map((c) => c.what) } : {}), ...(failed.length ? { failed } : {}) };
+    if (direction === 'undo') {
+      await conv.moveHead(record.head);
+      const ev = await conv.append('turn_undone', data, 'user');
+      await store.save({ ...record, state: 'undone', undoneAt: Date.now(), undoneEvent: ev.id });
+    } else {
+      await conv.moveHead(record.last);
+      const ev = await conv.append('turn_redone', data, 'user');
+      const { undoneAt: _at, undoneEvent: _ev, ...rest } = record;
+      await store.save({ ...rest, state: 'done', last: ev.id });
+    }
+    this.search.touch(conv.id);
+    if (this.#conversation === conv) this.#set({ ...this.#transcript(conv), conversations: this.#withMeta(conv.meta) });
+    await this.#refreshUndo(conv);
+    const what = direction === 'undo' ? `Undid the turn (${summary} put back; its messages are out of the model's context, kept in the log).` : `Redid the turn (${summary}).`;
+    const extra = [kept.length ? ` Kept as they are now: ${kept.join(', ')}.` : '', failed.length ? ` Could not put back: ${failed.join('; ')}.` : ''].join('');
+    this.#set({ notice: `${what}${extra}` });
+    return { ok: !failed.length, message: `${what}${extra}` };
   }
 
   /** Retries the failed turn: continues it after tool results, or re-sends its message. */

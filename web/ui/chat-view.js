@@ -2,6 +2,7 @@
 /** @import { ClawserEvent } from '../agent/types.d.ts' */
 import { ImageAttachments } from './image-attach.js';
 import { h, clear, formatTime } from './dom.js';
+import { choiceDialog } from './dialogs.js';
 import { renderMarkdown } from '../safety/markdown.js';
 import { extensionForFence, highlightElement } from './editor-module.js';
 
@@ -488,6 +489,15 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     if (e.type === 'safety_output_redacted') {
       return h('li', { class: 'notice small muted' }, `A secret-looking value (${(e.data.kinds ?? []).join(', ')}) was redacted from the reply.`);
     }
+    if (e.type === 'turn_undone' || e.type === 'turn_redone') {
+      const li = h('li', { class: 'notice small muted turn-undone', 'data-event-id': e.id },
+        e.type === 'turn_undone'
+          ? `Turn undone: ${String(e.data.summary ?? '')} put back; its messages are hidden from the model (kept in the event log).`
+          : `Turn redone: ${String(e.data.summary ?? '')}.`,
+        Array.isArray(e.data.kept) && e.data.kept.length ? ` Kept as changed since: ${e.data.kept.join(', ')}.` : '',
+        Array.isArray(e.data.failed) && e.data.failed.length ? ` Could not put back: ${e.data.failed.join('; ')}.` : '');
+      return li;
+    }
     if (e.type === 'agent_delegated') {
       const who = `@${String(e.data.agent ?? 'sub-agent')}`;
       const id = String(e.data.conversationId ?? '');
@@ -668,6 +678,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     }
     if (rerendered || s.failure !== last?.failure) renderFailure(s, s.failure !== last?.failure);
     if (rerendered) drawDelegations(s);
+    if (rerendered || s.undo !== last?.undo || s.redo !== last?.redo || !!s.streaming !== !!last?.streaming) drawTurnActions(s);
     if (s.activeId !== last?.activeId) onConversationChange(s.activeId);
     const meterChanged = s.meter !== last?.meter;
     if (s.attachments !== last?.attachments) {
@@ -697,18 +708,63 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       if (!host) continue;
       let el = /** @type {HTMLElement | null} */ (host.querySelector('.delegation-live'));
       if (!el) {
-        el = h('div', { class: 'delegation-live row', role: 'group', 'aria-label': `Sub-agent @${d.agent}`, 'data-delegation': d.id });
+        // Built once and updated in place: a button replaced under the pointer would lose the click.
+        el = h('div', { class: 'delegation-live row', role: 'group', 'aria-label': `Sub-agent @${d.agent}`, 'data-delegation': d.id },
+          h('span', { class: 'small delegation-text' }),
+          h('button', { type: 'button', class: 'secondary small-btn delegation-open', hidden: true, 'aria-label': `Open the conversation of @${d.agent}`, on: { click: () => { const id = controller.delegations?.get(d.id)?.conversationId; if (id) controller.select(id); } } }, 'Open'),
+          h('button', { type: 'button', class: 'secondary small-btn danger delegation-cancel', 'aria-label': `Cancel sub-agent @${d.agent}`, on: { click: () => controller.cancelDelegation(d.id) } }, 'Cancel'));
         host.append(el);
       }
       const label = { waiting: 'waiting', running: 'running', done: 'done', failed: 'failed', cancelled: 'cancelled' }[d.status];
-      clear(el).append(
-        h('span', { class: 'small' }, h('strong', null, `@${d.agent}`), ` — ${label} · ${d.step} · ${d.steps} tool call${d.steps === 1 ? '' : 's'}${d.costCents ? ` · ${d.costCents.toFixed(2)}¢` : ''}`),
-        d.conversationId ? h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Open the conversation of @${d.agent}`, on: { click: () => controller.select(/** @type {string} */ (d.conversationId)) } }, 'Open') : '',
-        d.status === 'waiting' || d.status === 'running' ? h('button', { type: 'button', class: 'secondary small-btn danger', 'aria-label': `Cancel sub-agent @${d.agent}`, on: { click: () => controller.cancelDelegation(d.id) } }, 'Cancel') : '',
-      );
+      const text = /** @type {HTMLElement} */ (el.querySelector('.delegation-text'));
+      clear(text).append(h('strong', null, `@${d.agent}`), ` — ${label} · ${d.step} · ${d.steps} tool call${d.steps === 1 ? '' : 's'}${d.costCents ? ` · ${d.costCents.toFixed(2)}¢` : ''}`);
+      /** @type {HTMLButtonElement} */ (el.querySelector('.delegation-open')).hidden = !d.conversationId;
+      /** @type {HTMLButtonElement} */ (el.querySelector('.delegation-cancel')).hidden = !(d.status === 'waiting' || d.status === 'running');
     }
   }
   const offDelegations = controller.delegations?.subscribe(() => drawDelegations(last)) ?? (() => {});
+
+  /**
+   * Undo a turn, or redo it; something changed by someone else since is shown, and the user
+   * chooses to overwrite it or keep it (or to leave everything as it is).
+   * @param {'undo' | 'redo'} direction
+   */
+  const takeBack = async (direction) => {
+    const act = (/** @type {{conflicts?: 'ask' | 'overwrite' | 'keep'}} */ o) => (direction === 'undo' ? controller.undoTurn(o) : controller.redoTurn(o));
+    const r = await act({});
+    if (!r.conflicts) return;
+    const choice = await choiceDialog({
+      title: direction === 'undo' ? 'Undo: changed since the turn' : 'Redo: changed since the undo',
+      message: `These were changed by someone else after the ${direction === 'undo' ? 'turn' : 'undo'} (you, another tab, or a job). Overwrite them too, or ${direction} everything else and keep them as they are now?`,
+      items: r.conflicts,
+      choices: [{ value: 'keep', label: 'Keep their changes' }, { value: 'overwrite', label: 'Overwrite them', danger: true }],
+    });
+    if (choice) await act({ conflicts: choice });
+  };
+
+  /** The Undo button on the latest turn, and Redo on the notice of the turn undone last. @param {ChatState} s */
+  function drawTurnActions(s) {
+    list.querySelector('li.turn-undo')?.remove();
+    for (const b of list.querySelectorAll('button.redo-turn')) b.remove();
+    if (s.streaming) return;
+    if (s.undo && s.events.at(-1)?.id === s.undo.last) {
+      list.append(h('li', { class: 'notice small muted turn-undo row' },
+        h('span', null, `This turn changed ${s.undo.summary}.`),
+        h('button', { type: 'button', class: 'secondary small-btn', 'aria-keyshortcuts': 'Alt+Z', title: 'Undo the latest turn (Alt+Z)', on: { click: () => takeBack('undo') } }, 'Undo turn')));
+    }
+    if (s.redo) {
+      list.querySelector(`li.turn-undone[data-event-id="${CSS.escape(s.redo.event)}"]`)?.append(' ',
+        h('button', { type: 'button', class: 'secondary small-btn redo-turn', 'aria-keyshortcuts': 'Alt+Shift+Z', title: 'Redo the turn (Alt+Shift+Z)', on: { click: () => takeBack('redo') } }, 'Redo turn'));
+    }
+  }
+  // Alt+Z undoes the latest turn, Alt+Shift+Z redoes it (when no dialog is open).
+  /** @param {KeyboardEvent} e */
+  const onUndoKey = (e) => {
+    if (!e.altKey || e.ctrlKey || e.metaKey || e.code !== 'KeyZ' || !root.isConnected || document.querySelector('dialog[open]')) return;
+    e.preventDefault();
+    takeBack(e.shiftKey ? 'redo' : 'undo');
+  };
+  document.addEventListener('keydown', onUndoKey);
 
   const submit = () => {
     const text = composer.value;
@@ -801,6 +857,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   const destroy = () => {
     unsubscribe();
     offDelegations();
+    document.removeEventListener('keydown', onUndoKey);
     grown.disconnect();
     document.removeEventListener('keydown', onKey);
     attachments.destroy();

@@ -133,3 +133,33 @@ export function shortcutsDialog(rows) {
     dialog.showModal();
   });
 }
+
+/**
+ * A modal <dialog> offering a choice between actions (Cancel, Esc: null).
+ * @template {string} V
+ * @param {{title: string, message: string, items?: string[], choices: {value: V, label: string, danger?: boolean}[]}} options
+ * @returns {Promise<V | null>}
+ */
+export function choiceDialog({ title, message, items, choices }) {
+  return new Promise((resolve) => {
+    const titleId = `dlg-${Math.random().toString(36).slice(2)}`;
+    const dialog = h('dialog', { class: 'dialog', 'aria-labelledby': titleId },
+      h('form', { method: 'dialog' },
+        h('h2', { id: titleId }, title),
+        h('p', null, message),
+        items?.length ? h('ul', null, ...items.map((i) => h('li', null, i))) : null,
+        h('div', { class: 'dialog-actions' },
+          h('button', { type: 'submit', value: '', class: 'secondary' }, 'Cancel'),
+          ...choices.map((c) => h('button', { type: 'submit', value: c.value, class: c.danger ? 'danger' : '' }, c.label)),
+        ),
+      ),
+    );
+    dialog.addEventListener('close', () => {
+      const picked = choices.find((c) => c.value === dialog.returnValue);
+      resolve(picked ? picked.value : null);
+      dialog.remove();
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+  });
+}

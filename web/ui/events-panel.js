@@ -9,7 +9,7 @@ export const EVENT_GROUPS = /** @type {const} */ ([
   ['Memory, goals, jobs', ['memory_stored', 'memory_forgotten', 'memory_recalled', 'goal_added', 'goal_updated', 'scheduler_added', 'scheduler_fired', 'scheduler_removed']],
   ['Skills and agents', ['skill_activated', 'skill_installed', 'agent_delegated']],
   ['Provider', ['provider_attempt', 'error', 'provider_error', 'stream_error']],
-  ['History', ['context_compacted', 'branch']],
+  ['History', ['context_compacted', 'branch', 'turn_undone', 'turn_redone']],
 ]);
 
 /** A one-line summary of an event. @param {ClawserEvent} e */
@@ -31,6 +31,8 @@ export function summarize(e) {
     case 'goal_updated': return `${clip(d.id)} → ${clip(d.status)}`;
     case 'scheduler_added': case 'scheduler_removed': case 'scheduler_fired': return clip(d.name);
     case 'agent_delegated': return `@${clip(d.agent)} ${clip(d.status)}: ${clip(d.title)}`;
+    case 'turn_undone': return `undid a turn: ${clip(d.summary)}`;
+    case 'turn_redone': return `redid a turn: ${clip(d.summary)}`;
     case 'self_repair': return `${d.action === 'stopped' ? 'stopped the run' : 'warned the model'} (${clip(d.reason)}): ${clip(d.message)}`;
     default: return clip(JSON.stringify(d));
   }

@@ -1,0 +1,148 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ScriptedProvider } from '../fixtures/scripted-provider.mjs';
+import { ClawserAgent } from '../../web/agent/agent.js';
+import { ConversationStore } from '../../web/agent/conversation-store.js';
+import { ToolRunner } from '../../web/agent/tool-runner.js';
+import { GoalStore } from '../../web/agent/goals.js';
+import { Scheduler } from '../../web/agent/scheduler.js';
+import { MemoryStore } from '../../web/memory/store.js';
+import { UndoStore, planUndo, applyUndo, describeChanges } from '../../web/agent/undo.js';
+import { recordingContext, undoDomains } from '../../web/app/turn-undo.js';
+import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
+import { ScopedFileSystem } from '../../web/storage/scoped-fs.js';
+import { ProtectedFileSystem } from '../../web/storage/protected-fs.js';
+import { LocalConfig } from '../../web/storage/local-config.js';
+import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
+import { memoryStorage } from '../fixtures/stand-ins.mjs';
+
+/** A workspace with real stores, and a turn runner that records what its tools change. */
+async function workspace() {
+  const root = new MemoryFileSystem();
+  const ws = new ScopedFileSystem(root, 'clawser_workspaces/ws');
+  const stores = {
+    fs: new ProtectedFileSystem(ws),
+    memory: new MemoryStore({ fs: ws }),
+    goals: new GoalStore({ fs: ws }),
+    scheduler: new Scheduler({ fs: ws, timezone: 'UTC', execute: async () => ({ ok: true, summary: '' }) }),
+  };
+  const conversations = new ConversationStore(root, 'ws');
+  const conversation = await conversations.open((await conversations.create()).id);
+  const registry = createBuiltinRegistry({ config: new LocalConfig(memoryStorage()), workspaceId: 'ws' });
+  /** @param {any[]} turns */
+  const turn = async (turns, text = 'do it') => {
+    const rec = recordingContext(stores);
+    const tools = new ToolRunner({ registry, context: { workspaceId: 'ws', fs: rec.fs, memory: rec.memory, goals: rec.goals, scheduler: rec.scheduler, settings: toolSettings(), fetch: globalThis.fetch, conversationId: conversation.id }, approve: async () => 'once' });
+    tools.recorder = rec.recorder;
+    const head = conversation.head;
+    const agent = new ClawserAgent({ provider: /** @type {any} */ (new ScriptedProvider(turns)), conversation, tools });
+    await agent.run(text);
+    const events = conversation.events;
+    const start = head === null ? 0 : events.findIndex((e) => e.id === head) + 1;
+    const own = events.slice(start);
+    const changes = await rec.recorder.finish();
+    return { version: /** @type {const} */ (1), id: own[0].id, conversationId: conversation.id, head, first: own[0].id, last: /** @type {any} */ (own.at(-1)).id, at: Date.now(), state: /** @type {const} */ ('done'), messages: 2, changes };
+  };
+  return { root, ws, stores, conversation, conversations, turn, domains: undoDomains(stores), undo: new UndoStore(root, conversations.dirOf(conversation.id), { keep: 3 }) };
+}
+
+const writeTwoFilesMemoryGoalJob = [
+  { toolCalls: [
+    { id: 'a', name: 'fs_write', arguments: { path: 'notes/a.md', content: 'A new' } },
+    { id: 'b', name: 'fs_write', arguments: { path: 'b.md', content: 'B changed' } },
+    { id: 'm', name: 'memory_store', arguments: { key: 'Colour', content: 'blue', category: 'user' } },
+    { id: 'g', name: 'goal_add', arguments: { description: 'Ship the report' } },
+    { id: 'j', name: 'schedule_add', arguments: { when: 'every day at 9:00', name: 'Daily digest', prompt: 'Summarize' } },
+  ] },
+  { text: 'Done.' },
+];
+
+test('a turn records files, a memory, a goal and a job; undo puts every one back, redo re-applies them', async () => {
+  const w = await workspace();
+  await w.ws.write('b.md', 'B before');
+  await w.stores.memory.store({ key: 'colour', content: 'red', category: 'user' });
+  const record = await w.turn(writeTwoFilesMemoryGoalJob);
+  assert.deepEqual(record.changes.map((c) => `${c.kind}:${c.key}`).sort(), ['file:b.md', 'file:notes/a.md', 'goal:' + record.changes.find((c) => c.kind === 'goal')?.key, 'job:' + record.changes.find((c) => c.kind === 'job')?.key, 'memory:colour'].sort());
+  assert.equal(describeChanges(record), '2 files, 1 memory, 1 goal, 1 scheduled job');
+  const undo = await planUndo(record, w.domains, 'undo');
+  assert.equal(undo.conflicts.length, 0);
+  assert.deepEqual(await applyUndo(undo, w.domains), []);
+  assert.equal(await w.ws.stat('notes/a.md'), null, 'a created file is removed');
+  assert.equal(await w.ws.readText('b.md'), 'B before', 'a changed file gets its old content');
+  assert.equal((await w.stores.memory.list()).find((m) => m.key.toLowerCase() === 'colour')?.content, 'red');
+  assert.deepEqual(await w.stores.goals.list(), []);
+  assert.deepEqual(await w.stores.scheduler.list(), []);
+  const redo = await planUndo(record, w.domains, 'redo');
+  assert.equal(redo.conflicts.length, 0);
+  await applyUndo(redo, w.domains);
+  assert.equal(await w.ws.readText('notes/a.md'), 'A new');
+  assert.equal(await w.ws.readText('b.md'), 'B changed');
+  assert.equal((await w.stores.memory.list()).find((m) => m.key === 'Colour')?.content, 'blue');
+  assert.equal((await w.stores.goals.list())[0]?.description, 'Ship the report');
+  assert.equal((await w.stores.scheduler.list())[0]?.name, 'Daily digest');
+});
+
+test('undo of a delete and a forget; an undo that changed nothing else is a no-op on things already back', async () => {
+  const w = await workspace();
+  await w.ws.write('keep.txt', 'precious');
+  await w.stores.memory.store({ key: 'pin', content: 'remember me', category: 'user', pinned: true });
+  const record = await w.turn([{ toolCalls: [{ id: 'd', name: 'fs_delete', arguments: { path: 'keep.txt' } }, { id: 'f', name: 'memory_forget', arguments: { key: 'pin' } }] }, { text: 'gone' }]);
+  assert.equal(await w.ws.stat('keep.txt'), null);
+  await applyUndo(await planUndo(record, w.domains, 'undo'), w.domains);
+  assert.equal(await w.ws.readText('keep.txt'), 'precious');
+  const back = (await w.stores.memory.list()).find((m) => m.key === 'pin');
+  assert.equal(back?.content, 'remember me');
+  assert.equal(back?.pinned, true);
+  assert.deepEqual((await planUndo(record, w.domains, 'undo')).apply, [], 'nothing left to do');
+});
+
+test('conflict: a file or goal changed by someone else since is never overwritten silently; everything else is undone', async () => {
+  const w = await workspace();
+  const record = await w.turn(writeTwoFilesMemoryGoalJob);
+  await w.ws.write('notes/a.md', 'the user edited this');
+  const goalId = String(record.changes.find((c) => c.kind === 'goal')?.key);
+  await w.stores.goals.update(goalId, { progress: 'another tab noted progress' });
+  const plan = await planUndo(record, w.domains, 'undo');
+  assert.deepEqual(plan.conflicts.map((c) => c.what).sort(), [`the file notes/a.md`, `the goal ${goalId}`].sort());
+  // "Keep their changes": everything else is undone, the conflicts stay as they are.
+  await applyUndo(plan, w.domains);
+  assert.equal(await w.ws.readText('notes/a.md'), 'the user edited this');
+  assert.equal((await w.stores.goals.get(goalId))?.progress.at(-1)?.note, 'another tab noted progress');
+  assert.equal(await w.ws.stat('b.md'), null, 'the unconflicted file is undone');
+  // "Overwrite them": the conflicts are put back too.
+  await applyUndo(await planUndo(record, w.domains, 'undo'), w.domains, { overwrite: true });
+  assert.equal(await w.ws.stat('notes/a.md'), null);
+  assert.equal(await w.stores.goals.get(goalId), null);
+  // A job's run bookkeeping (it ran since) is not a conflict; its name changed by the user is.
+  const w2 = await workspace();
+  const r2 = await w2.turn(writeTwoFilesMemoryGoalJob);
+  const jobId = String(r2.changes.find((c) => c.kind === 'job')?.key);
+  await w2.stores.scheduler.update(jobId, { name: 'Renamed by the user' });
+  assert.deepEqual((await planUndo(r2, w2.domains, 'undo')).conflicts.map((c) => c.what), [`the scheduled job ${jobId}`]);
+});
+
+test('the recorder notes a file once, before its first change, also under parallel calls; internal folders stay out of reach', async () => {
+  const w = await workspace();
+  await w.ws.write('x.txt', 'v0');
+  const rec = recordingContext(w.stores);
+  await Promise.all([rec.fs.write('x.txt', 'v1'), rec.fs.write('x.txt', 'v2')]);
+  await rec.fs.write('x.txt', 'v3');
+  const [change] = await rec.recorder.finish();
+  assert.equal(atob(String(change.before)), 'v0');
+  assert.equal(atob(String(change.after)), 'v3');
+  await assert.rejects(rec.fs.write('.scheduler/jobs.json', '{}'), /Clawser's own folders/);
+});
+
+test('undo store: newest records kept (3 here), a new turn drops the redo of undone ones, damaged files skipped', async () => {
+  const w = await workspace();
+  const make = (/** @type {number} */ i) => ({ version: /** @type {const} */ (1), id: `t${i}`, conversationId: 'c', head: null, first: `t${i}`, last: `e${i}`, at: i, state: /** @type {const} */ ('done'), messages: 2, changes: [] });
+  for (let i = 1; i <= 5; i++) await w.undo.add(make(i));
+  assert.deepEqual((await w.undo.list()).map((r) => r.id), ['t3', 't4', 't5']);
+  await w.undo.save({ ...make(5), state: 'undone', undoneAt: 10, undoneEvent: 'u5' });
+  assert.equal((await w.undo.undoable())?.id, 't4');
+  assert.equal((await w.undo.redoable())?.id, 't5');
+  await w.undo.add(make(6));
+  assert.equal(await w.undo.redoable(), null, 'redo is gone once a new turn ran');
+  await w.root.write(`${w.undo.dir}/broken.json`, '{not json');
+  assert.deepEqual((await w.undo.list()).map((r) => r.id), ['t3', 't4', 't6']);
+});

@@ -1,0 +1,330 @@
+/** @import { FileSystem, DirEntry, FileStat, WriteOptions } from '../storage/types.d.ts' */
+import { z } from 'zod';
+import { toBase64 } from '../storage/base64.js';
+import { readTextIfExists } from '../storage/index.js';
+
+/**
+ * Per-turn undo and redo. While a turn runs, a TurnRecorder notes the state before each thing
+ * the turn's tools change — files, memories, goals, scheduled jobs — and when the turn ends the
+ * state after. Undo puts the "before" back, redo the "after"; a thing someone else changed since
+ * (the user edited the file, another tab changed the goal) is a conflict, never overwritten
+ * without the user's yes. The turn's messages leave the model's context through the branch
+ * machinery (a `branch` back to where the turn started, then `turn_undone`), so the log keeps
+ * them. Records live with the conversation (`undo/`), the newest 20 kept.
+ */
+
+export const UNDO_KEEP = 20;
+export const UNDO_KINDS = /** @type {const} */ (['file', 'memory', 'goal', 'job']);
+/** @typedef {typeof UNDO_KINDS[number]} UndoKind */
+
+/**
+ * How undo reads and writes one kind of thing: `get` its state now (null: absent), `set` a
+ * state (null: remove it), `same` whether two states are the same for conflict checks.
+ * @typedef {{get: (key: string) => Promise<unknown>, set: (key: string, value: unknown) => Promise<void>, same?: (a: unknown, b: unknown) => boolean, describe?: (key: string) => string}} UndoDomain
+ */
+/** @typedef {Partial<Record<UndoKind, UndoDomain>>} UndoDomains */
+
+const ChangeSchema = z.object({ kind: z.enum(UNDO_KINDS), key: z.string(), before: z.unknown(), after: z.unknown() });
+/** @typedef {{kind: UndoKind, key: string, before: unknown, after: unknown}} UndoChange */
+
+export const TurnRecordSchema = z.object({
+  version: z.literal(1),
+  id: z.string(),
+  conversationId: z.string(),
+  /** The event the turn followed (null: it started the conversation). */
+  head: z.string().nullable(),
+  first: z.string(),
+  last: z.string(),
+  at: z.number(),
+  state: z.enum(['done', 'undone']),
+  undoneAt: z.number().optional(),
+  /** The turn_undone event (redo is possible while it is the conversation's head). */
+  undoneEvent: z.string().optional(),
+  messages: z.number().int().nonnegative(),
+  changes: z.array(ChangeSchema),
+});
+/** @typedef {z.infer<typeof TurnRecordSchema>} TurnRecord */
+
+const json = (/** @type {unknown} */ v) => JSON.stringify(v ?? null);
+
+/** Notes the state of each thing a turn changes, before the first change and at the end. */
+export class TurnRecorder {
+  /** @type {Map<string, {kind: UndoKind, key: string, before: unknown, ready: Promise<void>}>} */
+  #touched = new Map();
+
+  /** @param {UndoDomains} domains */
+  constructor(domains) {
+    this.domains = domains;
+  }
+
+  /**
+   * Before a change: the thing's state now, the first time this turn touches it (a second
+   * change waits for that first read, so parallel calls never note a state already changed).
+   * @param {UndoKind} kind @param {string} key
+   */
+  async touch(kind, key) {
+    const id = `${kind}\u0000${key}`;
+    const known = this.#touched.get(id);
+    if (known) return known.ready;
+    const domain = this.domains[kind];
+    if (!domain) return;
+    /** @type {{kind: UndoKind, key: string, before: unknown, ready: Promise<void>}} */
+    const entry = { kind, key, before: null, ready: Promise.resolve() };
+    entry.ready = domain.get(key).then((v) => { entry.before = v; }, () => { entry.before = null; });
+    this.#touched.set(id, entry);
+    return entry.ready;
+  }
+
+  /** Something the turn created (it did not exist before). @param {UndoKind} kind @param {string} key */
+  created(kind, key) {
+    const id = `${kind}\u0000${key}`;
+    if (!this.#touched.has(id)) this.#touched.set(id, { kind, key, before: null, ready: Promise.resolve() });
+  }
+
+  /** Whether the turn changed anything so far (cheap: the things it touched). */
+  get touched() {
+    return this.#touched.size;
+  }
+
+  /** The turn ended: every touched thing's state now; unchanged ones are left out. @returns {Promise<UndoChange[]>} */
+  async finish() {
+    /** @type {UndoChange[]} */
+    const out = [];
+    for (const t of this.#touched.values()) {
+      await t.ready;
+      const domain = /** @type {UndoDomain} */ (this.domains[t.kind]);
+      const after = await domain.get(t.key).catch(() => null);
+      if (!(domain.same ?? sameJson)(t.before, after)) out.push({ kind: t.kind, key: t.key, before: t.before, after });
+    }
+    return out;
+  }
+}
+
+/** @param {unknown} a @param {unknown} b */
+function sameJson(a, b) {
+  return json(a) === json(b);
+}
+
+/**
+ * A file system that tells the recorder before it changes a file (what the turn's tools get).
+ * A deleted or moved folder's files are each noted.
+ * @implements {FileSystem}
+ */
+export class RecordingFileSystem {
+  /** @param {FileSystem} inner @param {TurnRecorder} recorder */
+  constructor(inner, recorder) {
+    this.inner = inner;
+    this.recorder = recorder;
+  }
+
+  /** @param {string} path */
+  async #note(path) {
+    const stat = await this.inner.stat(path).catch(() => null);
+    if (stat?.kind === 'directory') {
+      for (const e of await this.inner.list(path).catch(() => /** @type {DirEntry[]} */ ([]))) await this.#note(`${path.replace(/\/+$/, '')}/${e.name}`);
+      return;
+    }
+    await this.recorder.touch('file', normalize(path));
+  }
+
+  /** @param {string} p */ async readText(p) { return this.inner.readText(p); }
+  /** @param {string} p @param {{start?: number, end?: number}} [r] */ async readBytes(p, r) { return this.inner.readBytes(p, r); }
+  /** @param {string} p @returns {Promise<DirEntry[]>} */ async list(p) { return this.inner.list(p); }
+  /** @param {string} p @returns {Promise<FileStat | null>} */ async stat(p) { return this.inner.stat(p); }
+  /** @param {string} p @param {string | Uint8Array} d @param {WriteOptions} [o] */ async write(p, d, o) { await this.#note(p); return this.inner.write(p, d, o); }
+  /** @param {string} p @param {string | Uint8Array} d */ async append(p, d) { await this.#note(p); return this.inner.append(p, d); }
+  /** @param {string} p @param {number} n */ async truncate(p, n) { await this.#note(p); return this.inner.truncate(p, n); }
+  /** @param {string} p */ async mkdir(p) { return this.inner.mkdir(p); }
+  /** @param {string} p */ async delete(p) { await this.#note(p); return this.inner.delete(p); }
+  /** @param {string} a @param {string} b */
+  async move(a, b) {
+    await this.#note(a);
+    const target = await this.inner.stat(b).catch(() => null);
+    if (target?.kind === 'directory') {
+      const stat = await this.inner.stat(a).catch(() => null);
+      if (stat?.kind === 'file') await this.recorder.touch('file', normalize(`${b.replace(/\/+$/, '')}/${a.split('/').filter(Boolean).at(-1)}`));
+    } else if (!target) {
+      const stat = await this.inner.stat(a).catch(() => null);
+      if (stat?.kind === 'directory') {
+        // Each file lands under the new name.
+        const walk = async (/** @type {string} */ from, /** @type {string} */ to) => {
+          for (const e of await this.inner.list(from).catch(() => /** @type {DirEntry[]} */ ([]))) {
+            if (e.kind === 'directory') await walk(`${from}/${e.name}`, `${to}/${e.name}`);
+            else await this.recorder.touch('file', normalize(`${to}/${e.name}`));
+          }
+        };
+        await walk(a.replace(/\/+$/, ''), b.replace(/\/+$/, ''));
+      } else await this.recorder.touch('file', normalize(b));
+    } else await this.recorder.touch('file', normalize(b));
+    return this.inner.move(a, b);
+  }
+}
+
+/** @param {string} path */
+function normalize(path) {
+  return path.split('/').filter(Boolean).join('/');
+}
+
+/**
+ * The undo domain of files: a file's content (base64), or null when it does not exist.
+ * @param {FileSystem} fs the workspace's files as the tools see them (Clawser's own folders read-only)
+ * @returns {UndoDomain}
+ */
+export function fileDomain(fs) {
+  return {
+    async get(path) {
+      const stat = await fs.stat(path).catch(() => null);
+      if (!stat || stat.kind !== 'file') return null;
+      return toBase64(await fs.readBytes(path));
+    },
+    async set(path, value) {
+      if (value === null || value === undefined) {
+        if (await fs.stat(path).catch(() => null)) await fs.delete(path);
+        return;
+      }
+      const bin = atob(String(value));
+      const bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      await fs.write(path, bytes);
+    },
+    describe: (path) => `the file ${path}`,
+  };
+}
+
+/**
+ * Wraps a store so that its changing methods tell the recorder first. `before` names the keys
+ * a call is about to change (from its arguments); `after` names keys the call created (from its
+ * result).
+ * @template {object} T
+ * @param {T} store @param {TurnRecorder} recorder @param {UndoKind} kind
+ * @param {Record<string, {before?: (args: any[]) => string | null | Promise<string | null>, after?: (result: any) => string | null}>} methods
+ * @returns {T}
+ */
+export function recordingStore(store, recorder, kind, methods) {
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== 'function') return value;
+      const spec = typeof prop === 'string' ? methods[prop] : undefined;
+      if (!spec) return value === undefined ? value : value.bind(target);
+      return async (/** @type {any[]} */ ...args) => {
+        const key = spec.before ? await spec.before(args) : null;
+        if (key) await recorder.touch(kind, key);
+        const result = await value.apply(target, args);
+        const made = spec.after?.(result);
+        if (made) recorder.created(kind, made);
+        return result;
+      };
+    },
+  });
+}
+
+/**
+ * What undoing (or redoing) a record would do now: the changes that can be applied, and the
+ * conflicts (the thing is no longer as the turn left it, or, for redo, as undo left it).
+ * @param {TurnRecord} record @param {UndoDomains} domains @param {'undo' | 'redo'} direction
+ */
+export async function planUndo(record, domains, direction) {
+  /** @type {{change: UndoChange, target: unknown}[]} */
+  const apply = [];
+  /** @type {{change: UndoChange, target: unknown, what: string}[]} */
+  const conflicts = [];
+  for (const change of /** @type {UndoChange[]} */ (record.changes)) {
+    const domain = domains[change.kind];
+    if (!domain) continue;
+    const now = await domain.get(change.key).catch(() => null);
+    const expected = direction === 'undo' ? change.after : change.before;
+    const target = direction === 'undo' ? change.before : change.after;
+    const same = domain.same ?? sameJson;
+    if (same(now, target)) continue; // already as wanted
+    if (same(now, expected)) apply.push({ change, target });
+    else conflicts.push({ change, target, what: domain.describe?.(change.key) ?? `${change.kind} ${change.key}` });
+  }
+  return { apply, conflicts };
+}
+
+/**
+ * Applies a plan (the conflicts too when the user said so). Returns what could not be applied.
+ * @param {Awaited<ReturnType<typeof planUndo>>} plan @param {UndoDomains} domains @param {{overwrite?: boolean}} [options]
+ */
+export async function applyUndo(plan, domains, options = {}) {
+  const todo = options.overwrite ? [...plan.apply, ...plan.conflicts] : plan.apply;
+  /** @type {string[]} */
+  const failed = [];
+  for (const { change, target } of todo) {
+    const domain = /** @type {UndoDomain} */ (domains[change.kind]);
+    try {
+      await domain.set(change.key, target);
+    } catch (err) {
+      failed.push(`${domain.describe?.(change.key) ?? change.key}: ${/** @type {Error} */ (err).message}`);
+    }
+  }
+  return failed;
+}
+
+/** How many of each kind a record changed, in words ("2 files, 1 memory"). @param {TurnRecord} record */
+export function describeChanges(record) {
+  /** @type {Record<string, number>} */
+  const n = {};
+  for (const c of record.changes) n[c.kind] = (n[c.kind] ?? 0) + 1;
+  const words = { file: ['file', 'files'], memory: ['memory', 'memories'], goal: ['goal', 'goals'], job: ['scheduled job', 'scheduled jobs'] };
+  const parts = UNDO_KINDS.filter((k) => n[k]).map((k) => `${n[k]} ${words[k][n[k] === 1 ? 0 : 1]}`);
+  return parts.length ? parts.join(', ') : 'no files, memories, goals or jobs';
+}
+
+/** The undo records of one conversation, in its folder (`undo/{turn id}.json`), the newest kept. */
+export class UndoStore {
+  /** @param {FileSystem} fs @param {string} dir the conversation's folder @param {{keep?: number}} [options] */
+  constructor(fs, dir, options = {}) {
+    this.fs = fs;
+    this.dir = `${dir}/undo`;
+    this.keep = options.keep ?? UNDO_KEEP;
+  }
+
+  /** Every record, oldest first (damaged files are skipped). @returns {Promise<TurnRecord[]>} */
+  async list() {
+    const entries = await this.fs.list(this.dir).catch(() => []);
+    /** @type {TurnRecord[]} */
+    const out = [];
+    for (const e of entries) {
+      if (e.kind !== 'file' || !e.name.endsWith('.json')) continue;
+      const text = await readTextIfExists(this.fs, `${this.dir}/${e.name}`).catch(() => null);
+      if (text === null) continue;
+      try {
+        const r = TurnRecordSchema.safeParse(JSON.parse(text));
+        if (r.success) out.push(r.data);
+      } catch {
+        // a damaged record is not offered
+      }
+    }
+    return out.sort((a, b) => a.at - b.at);
+  }
+
+  /** @param {TurnRecord} record */
+  async save(record) {
+    await this.fs.write(`${this.dir}/${record.id}.json`, JSON.stringify(TurnRecordSchema.parse(record)));
+  }
+
+  /**
+   * Keeps a new turn's record: redo is no longer possible for turns undone before it, and only
+   * the newest `keep` records stay.
+   * @param {TurnRecord} record
+   */
+  async add(record) {
+    await this.save(record);
+    const all = await this.list();
+    for (const r of all) if (r.state === 'undone') await this.fs.delete(`${this.dir}/${r.id}.json`).catch(() => {});
+    const done = all.filter((r) => r.state === 'done');
+    for (const r of done.slice(0, Math.max(0, done.length - this.keep))) await this.fs.delete(`${this.dir}/${r.id}.json`).catch(() => {});
+  }
+
+  /** The turn undo would revert: the newest one not undone. */
+  async undoable() {
+    return (await this.list()).filter((r) => r.state === 'done').at(-1) ?? null;
+  }
+
+  /** The turn redo would re-apply: the last one undone. */
+  async redoable() {
+    return (await this.list()).filter((r) => r.state === 'undone').sort((a, b) => (a.undoneAt ?? 0) - (b.undoneAt ?? 0)).at(-1) ?? null;
+  }
+}
