@@ -14,6 +14,20 @@ before(async () => {
   app = await startApp();
   llm = await startLlmServer();
   browser = await launchBrowser();
+  // Notifications are recorded instead of shown (headless Chromium has no notification centre).
+  await browser.context.addInitScript(() => {
+    /** @type {{title: string, body: string}[]} */
+    const shown = [];
+    Object.defineProperty(window, '__notifications', { value: shown });
+    class RecordingNotification {
+      static permission = 'granted';
+      static requestPermission() { return Promise.resolve('granted'); }
+      /** @param {string} title @param {{body?: string}} [options] */
+      constructor(title, options = {}) { shown.push({ title, body: options.body ?? '' }); }
+      close() {}
+    }
+    Object.defineProperty(window, 'Notification', { value: RecordingNotification, configurable: true });
+  });
   page = await openWorkspace(browser.context, app.url, { provider: 'openai', model: 'gpt-4o', apiKey: 'sk-test-agents-key', baseUrl: `${llm.url}/v1`, autonomy: 'full' });
 });
 /** Waits for a condition of this process (the scripted server's requests). @param {() => boolean} check @param {string} what */
@@ -250,4 +264,33 @@ test('undo asks when a file the turn wrote was changed since: keeping the user\'
   const state = await storedState();
   assert.equal(state.a, 'edited by the user');
   assert.equal(state.b, null);
+});
+
+test('heartbeat: set up in the Agents panel; HEARTBEAT_OK leaves no message and no notification, a finding arrives like a job result', async () => {
+  await page.getByRole('button', { name: 'Agents', exact: true }).click();
+  const form = page.getByRole('form', { name: 'Heartbeat' });
+  await form.getByLabel('Review the checklist on a schedule').check();
+  await form.getByLabel('When').fill('every 30 minutes');
+  await form.getByLabel('Checklist (HEARTBEAT.md)').fill('- Is inbox/ empty?\n- Any goal overdue?');
+  await form.getByRole('button', { name: 'Save heartbeat' }).click();
+  await form.getByRole('status').getByText(/^Heartbeat on: every 30 minute\(s\); next review /).waitFor();
+
+  await page.getByRole('button', { name: 'Schedule', exact: true }).click();
+  const job = page.locator('.job', { hasText: 'Heartbeat' });
+  await job.getByText(/Heartbeat checklist/).waitFor();
+  llm.reset();
+  llm.enqueue({ text: 'HEARTBEAT_OK' });
+  await job.getByRole('button', { name: 'Run Heartbeat now' }).click();
+  await job.getByText(/Last run .*: succeeded/).waitFor();
+  assert.match(String(llm.requests[0].body.messages.at(-1).content), /<<<heartbeat-checklist>>>\n- Is inbox\/ empty\?\n- Any goal overdue\?\n<<<end-heartbeat-checklist>>>$/);
+  assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__notifications), [], 'all well: no notification');
+  assert.equal(await page.locator('.banner', { hasText: 'Heartbeat' }).count(), 0, 'and no banner');
+  await page.getByRole('link', { name: /💓 Heartbeat/ }).waitFor({ state: 'detached' });
+
+  llm.enqueue({ text: 'Two new files arrived in inbox/.' });
+  await job.getByRole('button', { name: 'Run Heartbeat now' }).click();
+  await page.locator('.banner', { hasText: 'Scheduled job “Heartbeat” finished.' }).getByRole('button', { name: 'Open' }).click();
+  await page.locator('.msg.assistant', { hasText: 'Two new files arrived in inbox/.' }).waitFor();
+  assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__notifications), [{ title: 'Scheduled job “Heartbeat” finished', body: 'Two new files arrived in inbox/.' }]);
+  await page.getByRole('link', { name: /💓 Heartbeat/ }).first().waitFor();
 });

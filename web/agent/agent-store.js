@@ -20,6 +20,7 @@ import { parseIdentity } from './identity.js';
 const FILE = '.agents/agents.json';
 const IDENTITY_JSON = '.agents/config/identity.json';
 const IDENTITY_MD = '.agents/config/identity.md';
+const HEARTBEAT = '.agents/HEARTBEAT.md';
 const FileSchema = z.object({ version: z.literal(1), agents: z.array(AgentDefinitionSchema) });
 
 export class AgentStoreError extends Error {
@@ -142,6 +143,24 @@ export class AgentStore {
     for (let i = 2; taken.has(copy); i++) copy = `${stem}-copy-${i}`;
     const { scope: _scope, ...rest } = source;
     return this.save({ ...rest, name: copy }, 'workspace');
+  }
+
+  /** The workspace's heartbeat checklist (Markdown), or null. @returns {Promise<string | null>} */
+  async heartbeat() {
+    return readTextIfExists(this.fs, HEARTBEAT);
+  }
+
+  /**
+   * Saves the heartbeat checklist (null or empty: removes it). Only the Agents panel calls this:
+   * the checklist runs unattended, so no tool, clone or import writes it.
+   * @param {string | null} text
+   */
+  async setHeartbeat(text) {
+    if (text && text.length > 20_000) throw new AgentStoreError('invalid', `The checklist is ${text.length.toLocaleString('en')} characters; at most 20,000.`);
+    if (text?.trim()) await this.fs.write(HEARTBEAT, text);
+    else if (await this.fs.stat(HEARTBEAT)) await this.fs.delete(HEARTBEAT);
+    this.coordination?.publish(this.topic, {});
+    this.#changed();
   }
 
   /** The workspace's identity as written, or null. @returns {Promise<IdentitySource | null>} */

@@ -12,6 +12,8 @@ export const RUN_HISTORY = 20;
 const ActionSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('prompt'), prompt: z.string().min(1).max(20_000) }),
   z.object({ kind: z.literal('tool'), tool: z.string().min(1).max(100), args: z.record(z.string(), z.unknown()).default({}) }),
+  // The workspace's heartbeat: the agent reviews its checklist (set up in the Agents panel, never by a tool).
+  z.object({ kind: z.literal('heartbeat') }),
 ]);
 /** @typedef {z.infer<typeof ActionSchema>} JobAction */
 
@@ -69,7 +71,8 @@ const STORE = '.scheduler/jobs.json';
 
 /**
  * needsApproval: the run was refused because nobody answered an approval in time.
- * @typedef {{ok: boolean, summary: string, conversationId?: string, needsApproval?: boolean}} JobOutcome
+ * quiet: nothing to tell (a heartbeat that found all well): no message, no notification.
+ * @typedef {{ok: boolean, summary: string, conversationId?: string, needsApproval?: boolean, quiet?: boolean}} JobOutcome
  */
 /** @typedef {(job: Job, run: {scheduledFor: number, missed: number, manual: boolean}) => Promise<JobOutcome>} JobExecutor */
 /** @typedef {(name: string, fn: () => Promise<any>) => Promise<any>} LockFn */
@@ -450,7 +453,7 @@ export function shouldDeliver(delivery, ok) {
 
 /** @param {JobAction} action */
 function defaultName(action) {
-  const text = action.kind === 'prompt' ? action.prompt : `${action.tool}`;
+  const text = action.kind === 'prompt' ? action.prompt : action.kind === 'tool' ? `${action.tool}` : 'Heartbeat';
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > 60 ? `${line.slice(0, 57)}…` : line;
 }

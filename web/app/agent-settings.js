@@ -65,6 +65,8 @@ export const AgentSettingsSchema = z.object({
     maxParallel: z.number().int().min(1).max(10).default(3),
     maxDepth: z.number().int().min(1).max(5).default(2),
   }).default({ maxParallel: 3, maxDepth: 2 }),
+  /** The heartbeat's schedule (a phrase or cron); whether it runs is its job in the scheduler. */
+  heartbeat: z.object({ when: z.string().min(1).max(200).default('every 30 minutes') }).default({ when: 'every 30 minutes' }),
   /** Per-turn undo: how many turns of each conversation can be undone. */
   undo: z.object({ turnsKept: z.number().int().min(1).max(200).default(20) }).default({ turnsKept: 20 }),
   git: z.object({

@@ -441,6 +441,7 @@ export class ClawserApp {
       open: (route) => this.router.go(route),
       onScreen: (id, conversationId) => this.#view?.workspaceId === id && this.#view.panel === 'chat' && this.#view.controller.state.activeId === conversationId,
       guard: (p) => this.#guard(p),
+      heartbeat: async (id) => (await this.#servicesOf(id).agents()).heartbeat(),
     }));
   }
 

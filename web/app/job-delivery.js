@@ -17,7 +17,8 @@ export class JobDelivery {
    *   banners: {show: (id: string, text: string, options?: any) => void},
    *   open: (route: import('./router.js').Route) => void,
    *   onScreen: (workspaceId: string, conversationId: string) => boolean,
-   *   guard: (p: Promise<unknown>) => void}} deps
+   *   guard: (p: Promise<unknown>) => void, heartbeat?: (workspaceId: string) => Promise<string | null>}} deps
+   *   heartbeat: the workspace's heartbeat checklist
    *   open: go to a route (a banner's action); onScreen: is this conversation in view right now
    */
   constructor(deps) {
@@ -42,9 +43,10 @@ export class JobDelivery {
       approver,
       controller: d.controller(workspaceId),
       tools: () => d.tools(workspaceId, job.conversationId ?? `job-${job.id}`, approver.approve),
+      checklist: () => d.heartbeat?.(workspaceId) ?? Promise.resolve(null),
     });
     if (result.needsApproval) this.#needsApproval(workspace, job.name, result);
-    else if (shouldDeliver(job.delivery, result.ok)) this.#deliver(workspaceId, job.name, result);
+    else if (!result.quiet && shouldDeliver(job.delivery, result.ok)) this.#deliver(workspaceId, job.name, result);
     return result;
   }
 

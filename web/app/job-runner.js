@@ -30,11 +30,15 @@ export function scheduledPromptText(job, now) {
  * delivery setting says so. The conversation is created on the first run when the job has none.
  * Approvals the run asks for go through `approver` (names the job, refuses after its time-out);
  * a run refused that way comes back with `needsApproval`.
- * @param {{job: Job, run: {scheduledFor: number, missed: number, manual: boolean}, controller: ChatController, tools: () => Promise<ToolRunner>, approver?: JobApprover, now?: () => number}} deps
- *   controller: the chat of the job's workspace; tools: the workspace's gated tool runner (its approvals through approver)
+ * A heartbeat runs its turn in a conversation of its own: when the reply says all is well the
+ * conversation is deleted and nothing is delivered (`quiet`); otherwise it stays, like a prompt job's.
+ * @param {{job: Job, run: {scheduledFor: number, missed: number, manual: boolean}, controller: ChatController, tools: () => Promise<ToolRunner>, approver?: JobApprover, now?: () => number,
+ *   checklist?: () => Promise<string | null>}} deps
+ *   controller: the chat of the job's workspace; tools: the workspace's gated tool runner (its approvals through approver);
+ *   checklist: the workspace's heartbeat checklist (HEARTBEAT.md)
  * @returns {Promise<JobOutcome>}
  */
-export async function runJob({ job, run, controller, tools, approver, now = Date.now }) {
+export async function runJob({ job, run, controller, tools, approver, now = Date.now, checklist }) {
   const title = `⏰ ${job.name}`;
   const fired = { jobId: job.id, name: job.name, kind: job.action.kind, scheduledFor: run.scheduledFor, missed: run.missed, manual: run.manual || undefined };
   /** @param {JobOutcome} r @returns {JobOutcome} */
@@ -48,6 +52,25 @@ export async function runJob({ job, run, controller, tools, approver, now = Date
         if (flags.length) await conv.append('safety_input_flag', { where: 'scheduled_task', jobId: job.id, flags }, 'system');
       },
     }));
+  }
+  if (job.action.kind === 'heartbeat') {
+    const list = (await checklist?.())?.trim();
+    if (!list) return { ok: true, summary: 'The heartbeat checklist is empty: nothing to review (write it in the Agents panel).', quiet: true };
+    const { heartbeatText, isHeartbeatOk, HEARTBEAT_OK } = await import('../agent/heartbeat.js');
+    const { text, flags } = heartbeatText(list, { now: now() });
+    const r = settle(await controller.runScheduled({
+      title: '💓 Heartbeat', text, approve: approver?.approve,
+      before: async (conv) => {
+        await conv.append('scheduler_fired', fired, 'system');
+        if (flags.length) await conv.append('safety_input_flag', { where: 'heartbeat', jobId: job.id, flags }, 'system');
+      },
+    }));
+    if (r.ok && !r.needsApproval && isHeartbeatOk(r.summary)) {
+      // All is well: nothing stays behind.
+      if (r.conversationId) await controller.remove(r.conversationId).catch(() => {});
+      return { ok: true, summary: HEARTBEAT_OK, quiet: true };
+    }
+    return r;
   }
   const outcome = await (await tools()).run({ id: `job_${job.id}_${run.scheduledFor.toString(36)}`, name: job.action.tool, arguments: job.action.args });
   /** @type {JobOutcome} */

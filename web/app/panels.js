@@ -301,6 +301,26 @@ export const BUILTIN_PANELS = [
           preview: (a) => defs.agentSystemPrompt(a, agentModule.DEFAULT_SYSTEM_PROMPT),
           identityTemplate: identity.IDENTITY_TEMPLATE,
         },
+        heartbeat: {
+          async load() {
+            const job = (await ctx.services.scheduler.list()).find((j) => j.action.kind === 'heartbeat');
+            const when = ctx.agentSettings.load(ctx.workspaceId).heartbeat.when;
+            return { enabled: !!job && !job.paused, when, checklist: (await store.heartbeat()) ?? '', next: job?.nextRunAt ? new Date(job.nextRunAt).toLocaleString() : null };
+          },
+          async save(hb) {
+            const scheduler = ctx.services.scheduler;
+            // The schedule is checked first: a phrase it cannot read changes nothing.
+            if (hb.enabled) scheduler.preview(hb.when);
+            await store.setHeartbeat(hb.checklist);
+            for (const j of (await scheduler.list()).filter((x) => x.action.kind === 'heartbeat')) await scheduler.remove(j.id);
+            const s = ctx.agentSettings.load(ctx.workspaceId);
+            ctx.agentSettings.save(ctx.workspaceId, { ...s, heartbeat: { when: hb.when || s.heartbeat.when } });
+            if (!hb.enabled) return 'Heartbeat off. The checklist is kept.';
+            const job = await scheduler.add({ when: hb.when, action: { kind: 'heartbeat' }, name: 'Heartbeat', delivery: 'always', createdBy: 'user' });
+            const next = (await scheduler.get(job.id))?.nextRunAt;
+            return `Heartbeat on: ${scheduler.describe(job.trigger)}${next ? `; next review ${new Date(next).toLocaleString()}` : ''}.${hb.checklist.trim() ? '' : ' The checklist is empty: nothing will be reviewed until you write one.'}`;
+          },
+        },
         toolNames: ctx.services.registry.list().map((t) => t.name),
         routes: ['fast', 'smart', 'code', 'vision'],
         defaultName: defs.DEFAULT_AGENT_NAME,

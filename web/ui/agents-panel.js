@@ -15,6 +15,7 @@ import { confirmDialog } from './dialogs.js';
  *   format: {toJson: (a: AgentDefinition) => string, toMarkdown: (a: AgentDefinition) => string, parseFile: (text: string) => {ok: true, agent: AgentDefinition} | {ok: false, errors: string[]},
  *     validate: (value: unknown) => {ok: true, agent: AgentDefinition} | {ok: false, errors: string[]}, checkIdentity: (source: IdentitySource) => {ok: true, prompt: string} | {ok: false, errors: string[]},
  *     preview: (a: {systemPrompt?: string, identity?: IdentitySource}) => string, identityTemplate: string},
+ *   heartbeat: {load: () => Promise<{enabled: boolean, when: string, checklist: string, next: string | null}>, save: (h: {enabled: boolean, when: string, checklist: string}) => Promise<string>},
  *   toolNames: string[], routes: string[], defaultName: string,
  *   onError: (err: unknown) => void, onBack: () => void}} props
  */
@@ -198,6 +199,35 @@ export function AgentsPanel(props) {
     await draw();
   }));
 
+  // The heartbeat: a checklist the agent reviews on a schedule; "all well" (HEARTBEAT_OK) stays silent.
+  const hbOn = /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', id: 'heartbeat-on' }));
+  const hbWhen = /** @type {HTMLInputElement} */ (h('input', { id: 'heartbeat-when', autocomplete: 'off', placeholder: 'every 30 minutes' }));
+  const hbList = /** @type {HTMLTextAreaElement} */ (h('textarea', { id: 'heartbeat-checklist', rows: 6, placeholder: '- Are there new files in inbox/?\n- Is any goal overdue?' }));
+  const hbStatus = h('p', { class: 'small', role: 'status', 'aria-live': 'polite' });
+  const hbForm = /** @type {HTMLFormElement} */ (h('form', { class: 'card heartbeat', 'aria-label': 'Heartbeat' },
+    h('h3', null, 'Heartbeat'),
+    h('p', { class: 'small muted' }, 'On a schedule, the agent reviews this checklist (HEARTBEAT.md, kept in Clawser\'s own folder). When all is well it answers HEARTBEAT_OK and nothing is shown; anything else arrives like a scheduled job\'s result.'),
+    h('div', { class: 'row' }, hbOn, h('label', { for: 'heartbeat-on' }, 'Review the checklist on a schedule')),
+    h('div', { class: 'field' }, h('label', { for: 'heartbeat-when' }, 'When'), hbWhen),
+    h('div', { class: 'field' }, h('label', { for: 'heartbeat-checklist' }, 'Checklist (HEARTBEAT.md)'), hbList),
+    h('div', { class: 'row' }, h('button', { type: 'submit' }, 'Save heartbeat')),
+    hbStatus,
+  ));
+  const loadHeartbeat = async () => {
+    const hb = await props.heartbeat.load();
+    hbOn.checked = hb.enabled;
+    hbWhen.value = hb.when;
+    hbList.value = hb.checklist;
+    hbStatus.textContent = hb.enabled ? (hb.next ? `Next review: ${hb.next}.` : 'Scheduled.') : 'Off.';
+  };
+  hbForm.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    guarded(async () => {
+      hbStatus.textContent = await props.heartbeat.save({ enabled: hbOn.checked, when: hbWhen.value.trim(), checklist: hbList.value });
+    });
+  });
+  guarded(loadHeartbeat);
+
   const off = props.agents.subscribe(() => { guarded(draw); });
   const root = h('section', { class: 'agents-panel', 'aria-label': 'Agents' },
     h('div', { class: 'panel-head row' },
@@ -213,6 +243,7 @@ export function AgentsPanel(props) {
     status,
     editorHost,
     list,
+    hbForm,
   );
   guarded(draw);
   return { root, destroy: off };

@@ -480,7 +480,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     }
     if (e.type === 'scheduler_fired') {
       const head = `Scheduled job “${String(e.data.name ?? '')}” ${e.data.manual ? 'run now' : 'ran'}${e.data.missed ? ` (it was due while Clawser was closed; ${Number(e.data.missed) + 1} runs were missed, run once)` : ''}`;
-      if (e.data.kind === 'prompt' && e.data.ok === undefined) return h('li', { class: 'notice small muted scheduled' }, `⏰ ${head}.`);
+      if ((e.data.kind === 'prompt' || e.data.kind === 'heartbeat') && e.data.ok === undefined) return h('li', { class: 'notice small muted scheduled' }, `⏰ ${head}.`);
       return h('li', { class: `notice scheduled${e.data.ok === false ? ' warn' : ''}`, role: 'status' }, h('div', null, `⏰ ${head}: ${e.data.ok ? 'done' : 'failed'}.`), e.data.summary ? h('pre', { class: 'tool-output' }, String(e.data.summary)) : '');
     }
     if (e.type === 'context_compacted') {

@@ -183,7 +183,7 @@ export function SchedulePanel(props) {
       }) } }, 'Delete'),
     );
     return h('li', { class: 'job card', 'data-job': j.id },
-      h('div', { class: 'row job-head' }, h('h4', null, j.name), h('span', { class: 'small muted' }, `${j.action.kind === 'prompt' ? 'Prompt' : `Tool ${j.action.tool}`} · ${props.scheduler.describe(j.trigger)}${j.createdBy === 'agent' ? ' · created by the agent' : ''}`)),
+      h('div', { class: 'row job-head' }, h('h4', null, j.name), h('span', { class: 'small muted' }, `${j.action.kind === 'prompt' ? 'Prompt' : j.action.kind === 'heartbeat' ? 'Heartbeat checklist' : `Tool ${j.action.tool}`} · ${props.scheduler.describe(j.trigger)}${j.createdBy === 'agent' ? ' · created by the agent' : ''}`)),
       h('p', { class: 'small job-state' }, state, last ? ` · Last run ${dateTime(last.at)}: ${last.status === 'ok' ? 'succeeded' : last.status === 'error' ? 'failed' : last.status === 'needs_approval' ? 'needs approval (nobody answered in time)' : last.status}` : ' · Not run yet'),
       last?.summary ? h('p', { class: `small job-summary${last.status === 'error' || last.status === 'needs_approval' ? ' bad' : ''}` }, last.summary.length > 300 ? `${last.summary.slice(0, 297)}…` : last.summary) : null,
       actions,
