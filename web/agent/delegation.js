@@ -69,6 +69,7 @@ export class Semaphore {
  * @property {string[]} callerTools the tools the caller has
  * @property {'readonly' | 'supervised' | 'full'} callerAutonomy
  * @property {string} callerName the caller's name (for the child's title)
+ * @property {import('./tool-runner.js').TaintSource[]} [callerTaint] the outside content the caller took in (the child starts with it)
  * @property {string} parentConversationId
  * @property {(name: string) => Promise<AgentDefinition | null>} resolve a named agent
  * @property {(title: string, parent: {conversationId: string, toolCallId: string, agent: string}) => Promise<Conversation>} createConversation
@@ -119,6 +120,9 @@ export async function runDelegation(args, call, deps) {
       ...(definition ? { systemPrompt: definition.systemPrompt, ...(definition.identity ? { identity: definition.identity } : {}), ...(definition.maxIterations ? { maxIterations: definition.maxIterations } : {}) } : {}),
     };
     const agent = await deps.buildAgent(conversation, profile, definition, deps.depth + 1);
+    // The task was written by a caller that may have read outside content: the child starts as
+    // tainted as its caller, so its standing-state calls ask the user as the caller's would.
+    for (const t of deps.callerTaint ?? []) agent.tools?.addTaint({ ...t, what: `${t.what} (read by the agent that delegated this task)` });
     const message = args.context ? `${args.task}\n\nContext from the agent that delegated this task:\n${args.context}` : args.task;
     let answer = '';
     /** @type {string | null} */

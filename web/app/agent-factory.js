@@ -173,6 +173,7 @@ export class AgentFactory {
       callerTools: registry.list().map((t) => t.name),
       callerAutonomy: parts.autonomy.config.level,
       callerName: agent.label ?? DEFAULT_AGENT_NAME,
+      callerTaint: parts.tools.taint,
       parentConversationId: conversationId,
       resolve: async (name) => (await this.#deps.services(workspaceId).agents()).get(name),
       createConversation: (title, parent) => create(workspaceId, title, parent),
