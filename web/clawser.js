@@ -59,6 +59,18 @@ export { McpManager, McpServerSchema } from './mcp/manager.js';
 export { McpOAuth, discover as discoverMcpOAuth } from './mcp/oauth.js';
 export { mcpToolDefinition, mcpToolName, mcpResult } from './mcp/tools.js';
 
+// Named agents, sub-agents, per-turn undo, self-repair, heartbeat
+export { validateAgent, parseAgentFile, agentToJson, agentToMarkdown, agentSystemPrompt, allowedTools, lowerAutonomy, AgentDefinitionSchema } from './agent/agent-definitions.js';
+export { parseMention, mentionCompletions, DEFAULT_AGENT_NAME } from './agent/mentions.js';
+export { parseIdentity, identityPrompt, IdentitySchema } from './agent/identity.js';
+export { AgentStore, AgentStoreError } from './agent/agent-store.js';
+export { runDelegation, Semaphore, DEFAULT_DELEGATION } from './agent/delegation.js';
+export { DelegationBoard } from './agent/delegation-board.js';
+export { ToolSubset } from './tools/tool-subset.js';
+export { TurnRecorder, RecordingFileSystem, UndoStore, planUndo, applyUndo, describeChanges, fileDomain } from './agent/undo.js';
+export { StuckDetector, SelfRepairSchema, DEFAULT_SELF_REPAIR } from './agent/self-repair.js';
+export { heartbeatText, isHeartbeatOk, HEARTBEAT_OK } from './agent/heartbeat.js';
+
 // The shell (bash over a FileSystem) and the approval rules narrowed by arguments
 export { createShell, Shell, ShellSyntaxError, DEFAULT_SHELL_LIMITS } from './shell/shell.js';
 export { BashFileSystem } from './shell/bash-fs.js';
