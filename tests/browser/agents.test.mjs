@@ -134,7 +134,7 @@ test('agent_delegate: a live card (status, step, Cancel) while the sub-agent run
   await card.getByRole('button', { name: 'Cancel sub-agent @clawser-sub' }).waitFor();
   llm.resume();
   // The sub-agent's write passes the same gates: the workspace asks before a file is written.
-  const approval = page.getByRole('dialog').filter({ hasText: 'fs_write' });
+  const approval = page.getByRole('dialog', { name: 'Allow “fs_write” for @clawser-sub?' });
   await approval.getByText('tides.md').first().waitFor();
   await approval.getByRole('button', { name: 'Allow once' }).click();
   await page.getByText('The sub-agent wrote tides.md.').waitFor();
@@ -147,8 +147,11 @@ test('agent_delegate: a live card (status, step, Cancel) while the sub-agent run
   // The child conversation is listed and browsable.
   await done.getByRole('button', { name: 'Open the conversation of @clawser-sub' }).click();
   await page.getByText('Wrote tides.md with three facts.').waitFor();
-  assert.match(page.url(), /#workspace\/[^/]+\/chat\/|#workspace\/[^/]+\/?/);
+  assert.match(await page.locator('.conv-item.active').innerText(), /↳ @clawser-sub: Write tides\.md/);
   await page.getByRole('link', { name: /↳ @clawser-sub: Write tides\.md/ }).first().waitFor();
+  // …and leads back to the conversation that delegated.
+  await page.locator('li.sub-agent-of').getByRole('button', { name: 'Open the delegating conversation' }).click();
+  await page.getByText('The sub-agent wrote tides.md.').waitFor();
 });
 
 test('agent_delegate: Cancel on the live card stops that sub-agent; the parent is told and goes on', async () => {

@@ -20,7 +20,8 @@ import { scopeOf, suggestRule } from '../tools/approval-rules.js';
  * dialog says so, and `allowAlways` is false (the answer counts once, whatever it is).
  * @typedef {{tool: string, description: string, permission: string, args: Record<string, unknown>, reason: string, preview?: string,
  *   job?: {id: string, name: string}, workspace?: {id: string, name: string}, timeoutMs?: number, signal?: AbortSignal,
- *   taint?: TaintSource[], allowAlways?: boolean, rule?: import('../tools/approval-rules.js').ApprovalRule}} ApprovalRequest
+ *   taint?: TaintSource[], allowAlways?: boolean, rule?: import('../tools/approval-rules.js').ApprovalRule, agent?: string}} ApprovalRequest
+ *   agent: the named agent or sub-agent asking (the dialog names it)
  *   rule: the narrow "Always allow" the dialog offers for this call (absent when it has nothing to narrow to)
  */
 /** @typedef {(request: ApprovalRequest) => Promise<ApprovalAnswer>} ApproveFn */

@@ -305,7 +305,8 @@ export class AgentFactory {
       hooks: this.#deps.hooks,
       autonomy,
       safety,
-      approve: options.approve ?? approvalDialog,
+      // A named agent's or sub-agent's request says who asks.
+      approve: profile ? (req) => (options.approve ?? approvalDialog)({ ...req, agent: profile.name }) : options.approve ?? approvalDialog,
       maxResultChars: s.maxToolResultChars,
       ledger: services.usage,
     });

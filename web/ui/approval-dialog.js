@@ -17,7 +17,7 @@ export function approvalDialog(request) {
     const dialog = h('dialog', { class: 'dialog approval-dialog', 'aria-labelledby': titleId, 'aria-describedby': `${titleId}-d` },
       h('form', { method: 'dialog' },
         request.job ? h('p', { class: 'approval-job' }, `Scheduled job “${request.job.name}” in workspace “${request.workspace?.name ?? ''}” wants to run this.`) : null,
-        h('h2', { id: titleId }, request.job ? `Allow “${request.tool}” for job “${request.job.name}”?` : `Allow “${request.tool}”?`),
+        h('h2', { id: titleId }, request.job ? `Allow “${request.tool}” for job “${request.job.name}”?` : request.agent ? `Allow “${request.tool}” for @${request.agent}?` : `Allow “${request.tool}”?`),
         h('p', { id: `${titleId}-d` }, request.description),
         request.taint?.length
           ? h('p', { class: 'approval-taint', role: 'note' }, h('strong', null, 'Untrusted content. '), request.reason)

@@ -540,6 +540,13 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     if (s.activeId !== last?.activeId) editing = null;
     clear(list);
     if (needsSetup) list.append(h('li', { class: 'setup' }, setupCard()));
+    // A sub-agent's conversation says whose task it is, with the way back.
+    const parent = s.conversations.find((c) => c.id === s.activeId)?.parent;
+    if (parent) {
+      const from = s.conversations.find((c) => c.id === parent.conversationId);
+      list.append(h('li', { class: 'notice small muted sub-agent-of' }, `Sub-agent @${parent.agent}'s conversation: a task delegated from “${from?.title ?? 'a deleted conversation'}”. `,
+        from ? h('button', { type: 'button', class: 'secondary small-btn', on: { click: () => controller.select(parent.conversationId) } }, 'Open the delegating conversation') : ''));
+    }
     if (s.hasEarlier) {
       list.append(h('li', { class: 'earlier' }, h('button', { type: 'button', class: 'secondary', on: { click: () => controller.loadEarlier() } }, 'Show earlier messages')));
     }
