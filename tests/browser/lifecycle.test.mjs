@@ -139,7 +139,7 @@ test('deleting a conversation while its turn streams waits for the turn to end: 
   await sendMessage(page, 'epsilon second');
   await page.locator('.msg.streaming .msg-body', { hasText: 'answer' }).waitFor();
   // Control: while the turn runs, the conversation's folder has both files.
-  assert.deepEqual(Object.keys(await filesUnder(page, `.conversations/${id}`)).filter((n) => n !== 'snapshot.json').sort(), ['events.jsonl', 'meta.json']);
+  assert.deepEqual(Object.keys(await filesUnder(page, `.conversations/${id}`)).filter((n) => n !== 'snapshot.json' && !n.startsWith('undo/')).sort(), ['events.jsonl', 'meta.json']);
   await page.getByRole('button', { name: /^Delete conversation epsilon/ }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Delete conversation' }).click();
   await page.getByRole('button', { name: /^Delete conversation epsilon/ }).waitFor({ state: 'detached' });

@@ -13,14 +13,11 @@ import { memoryStorage } from '../fixtures/stand-ins.mjs';
 
 /** One iteration: the calls, each with its result, then the check. @param {StuckDetector} d @param {[string, object, boolean, string][]} calls */
 function step(d, calls, state = {}) {
-  for (const [name, args, ok, out] of calls) {
-    d.toolCall(name, args);
-    d.toolResult(ok, out);
-  }
+  for (const [name, args, ok, out] of calls) d.toolResult(name, args, ok, out);
   return d.check(state);
 }
 
-test('repeat: the same call with the same arguments (in any key order) warns at the limit, then stops', () => {
+test('repeat: the same call with the same arguments (in any key order) and the same result warns at the limit, then stops', () => {
   const d = new StuckDetector({ repeatLimit: 3 });
   assert.equal(step(d, [['fs_read', { path: 'a', max: 1 }, true, 'A']]), null);
   assert.equal(step(d, [['fs_read', { max: 1, path: 'a' }, true, 'A']]), null);
@@ -32,9 +29,14 @@ test('repeat: the same call with the same arguments (in any key order) warns at 
   assert.equal(stop?.action, 'stop');
 });
 
-test('repeat, negative: different arguments, or a change of course after the warning, go on', () => {
+test('repeat, negative: different arguments, a result that changes (fix, then test again), or a change of course after the warning, go on', () => {
   const d = new StuckDetector({ repeatLimit: 3 });
   for (let i = 0; i < 6; i++) assert.equal(step(d, [['fs_read', { path: `file${i}` }, true, `content ${i}`]]), null);
+  const fixing = new StuckDetector({ repeatLimit: 3 });
+  for (let failures = 4; failures >= 1; failures--) {
+    assert.equal(step(fixing, [['fs_edit', { path: 'a.js', n: failures }, true, 'edited']]), null);
+    assert.equal(step(fixing, [['shell', { command: 'npm test' }, false, `${failures} failing`]]), null, 'the test run gives a new result each time');
+  }
   const e = new StuckDetector({ repeatLimit: 3 });
   step(e, [['web_fetch', { url: 'u' }, true, 'x']]);
   step(e, [['web_fetch', { url: 'u' }, true, 'x']]);
@@ -54,15 +56,17 @@ test('error storm: N failures in a row warn, one more stops; a success resets th
   assert.equal(step(ok, [['a', { i: 4 }, false, 'e4'], ['a', { i: 5 }, false, 'e5']]), null);
 });
 
-test('no new information: iterations whose results all repeat earlier ones', () => {
+test('no new information: steps that only repeat calls that gave the same results before; silent commands that differ are progress', () => {
   const d = new StuckDetector({ staleIterations: 2, repeatLimit: 50 });
   assert.equal(step(d, [['search', { q: 'a' }, true, 'nothing found']]), null);
-  assert.equal(step(d, [['search', { q: 'b' }, true, 'nothing found']]), null, 'one stale step');
-  const warn = step(d, [['search', { q: 'c' }, true, 'nothing found']]);
+  assert.equal(step(d, [['search', { q: 'a' }, true, 'nothing found']]), null, 'one stale step');
+  const warn = step(d, [['search', { q: 'a' }, true, 'nothing found']]);
   assert.equal(warn?.finding.kind, 'stale');
-  assert.equal(step(d, [['search', { q: 'd' }, true, 'nothing found']])?.action, 'stop');
-  const fresh = new StuckDetector({ staleIterations: 2, repeatLimit: 50 });
-  for (let i = 0; i < 6; i++) assert.equal(step(fresh, [['search', { q: String(i) }, true, `result ${i}`]]), null);
+  assert.equal(step(d, [['search', { q: 'a' }, true, 'nothing found']])?.action, 'stop');
+  const shell = new StuckDetector({ staleIterations: 2 });
+  for (const command of ['mkdir out', 'mv a out/', 'sed -i s/x/y/ out/a', 'touch done', 'rm tmp']) {
+    assert.equal(step(shell, [['shell', { command }, true, 'exit code: 0\nstdout: (empty)']]), null, command);
+  }
 });
 
 test('runaway output, time and cost budgets; disabled finds nothing', () => {
@@ -78,6 +82,12 @@ test('runaway output, time and cost budgets; disabled finds nothing', () => {
   now = 61_000;
   assert.equal(step(time, [['t', { i: 2 }, true, '2']])?.finding.kind, 'time');
   assert.equal(step(time, [['t', { i: 3 }, true, '3']])?.action, 'stop', 'one step to wrap up, then stopped');
+  // Time spent waiting for the user's approval (or a sub-agent) is not the run's.
+  now = 0;
+  const waiting = new StuckDetector({ turnSeconds: 60 }, { now: () => now });
+  now = 100_000;
+  waiting.toolResult('fs_write', { path: 'a' }, true, 'ok', 90_000);
+  assert.equal(waiting.check(), null, '100 s passed, 90 s of them in the approval dialog');
   const cost = new StuckDetector({ turnCents: 10 });
   assert.equal(step(cost, [['t', { i: 1 }, true, '1']], { costCents: 9 }), null);
   assert.equal(step(cost, [['t', { i: 2 }, true, '2']], { costCents: 11 })?.finding.kind, 'cost');

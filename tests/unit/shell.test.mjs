@@ -569,3 +569,17 @@ test('a read-only line cannot lift its own lock: no nested shell, no writing too
   await reentrant.run('rm notes/a.md');
   assert.equal(await fs.stat('notes/a.md'), null);
 });
+
+test('the agent\'s `clawser memory list` is a read of memory: refused to an agent without memory_recall, given to one with it', async () => {
+  const { memory, runner } = await agentWorkspace('full');
+  await memory.store({ key: 'secret-plan', content: 'the launch date', category: 'user' });
+  const limited = runner();
+  limited.context.toolNames = ['shell', 'fs_read'];
+  const refused = await limited.run({ id: 'l1', name: 'shell', arguments: { command: 'clawser memory list' } });
+  assert.doesNotMatch(refused.output, /secret-plan/);
+  assert.match(refused.output, /memory_recall is not among its tools/);
+  resetShellSession('ws', 'c1');
+  const control = runner();
+  control.context.toolNames = ['shell', 'memory_recall'];
+  assert.match((await control.run({ id: 'l2', name: 'shell', arguments: { command: 'clawser memory list' } })).output, /secret-plan/);
+});

@@ -304,6 +304,11 @@ test('tools: activate gives the instructions and the file list; read_file pages;
   assert.ok(ran[0].code.endsWith("await fs_read({ path: args.file })"), 'the script\'s last expression stays last (its value is the result)');
   await skillRunScript.run({ name: 'free', script: 'scripts/go.js' }, ctx);
   assert.equal(ran[1].only, undefined, 'no allowed-tools: the usual tools (and gates)');
+  // Never agent_delegate: a sub-agent would get the caller's tools, not the script's.
+  ctx.toolNames = ['fs_read', 'fs_write', 'agent_delegate'];
+  await skillRunScript.run({ name: 'free', script: 'scripts/go.js' }, ctx);
+  assert.deepEqual(ran[2].only, ['fs_read', 'fs_write']);
+  delete ctx.toolNames;
   // A shell script runs in the workspace shell, its tools bounded by allowed-tools (fs_read only here).
   const calls = /** @type {string[]} */ ([]);
   ctx.callTool = async (/** @type {string} */ n) => (calls.push(n), { ok: true, output: `${n} ran` });

@@ -41,7 +41,7 @@ async function workspace() {
     const start = head === null ? 0 : events.findIndex((e) => e.id === head) + 1;
     const own = events.slice(start);
     const changes = await rec.recorder.finish();
-    return { version: /** @type {const} */ (1), id: own[0].id, conversationId: conversation.id, head, first: own[0].id, last: /** @type {any} */ (own.at(-1)).id, at: Date.now(), state: /** @type {const} */ ('done'), messages: 2, changes };
+    return { version: /** @type {const} */ (1), id: own[0].id, conversationId: conversation.id, head, last: /** @type {any} */ (own.at(-1)).id, at: Date.now(), state: /** @type {const} */ ('done'), messages: 2, changes };
   };
   return { root, ws, stores, conversation, conversations, turn, domains: undoDomains(stores), undo: new UndoStore(root, conversations.dirOf(conversation.id), { keep: 3 }) };
 }
@@ -135,7 +135,7 @@ test('the recorder notes a file once, before its first change, also under parall
 
 test('undo store: newest records kept (3 here), a new turn drops the redo of undone ones, damaged files skipped', async () => {
   const w = await workspace();
-  const make = (/** @type {number} */ i) => ({ version: /** @type {const} */ (1), id: `t${i}`, conversationId: 'c', head: null, first: `t${i}`, last: `e${i}`, at: i, state: /** @type {const} */ ('done'), messages: 2, changes: [] });
+  const make = (/** @type {number} */ i) => ({ version: /** @type {const} */ (1), id: `t${i}`, conversationId: 'c', head: null, last: `e${i}`, at: i, state: /** @type {const} */ ('done'), messages: 2, changes: [] });
   for (let i = 1; i <= 5; i++) await w.undo.add(make(i));
   assert.deepEqual((await w.undo.list()).map((r) => r.id), ['t3', 't4', 't5']);
   await w.undo.save({ ...make(5), state: 'undone', undoneAt: 10, undoneEvent: 'u5' });
@@ -145,4 +145,64 @@ test('undo store: newest records kept (3 here), a new turn drops the redo of und
   assert.equal(await w.undo.redoable(), null, 'redo is gone once a new turn ran');
   await w.root.write(`${w.undo.dir}/broken.json`, '{not json');
   assert.deepEqual((await w.undo.list()).map((r) => r.id), ['t3', 't4', 't6']);
+});
+
+test('ChatController: undo goes back turn by turn, redo comes forward again; an edited message\'s turn is undoable; a memory keeps who wrote it', async () => {
+  const { ChatController } = await import('../../web/app/chat-controller.js');
+  const root = new MemoryFileSystem();
+  const ws = new ScopedFileSystem(root, 'clawser_workspaces/w');
+  const stores = { fs: new ProtectedFileSystem(ws), memory: new MemoryStore({ fs: ws }), goals: new GoalStore({ fs: ws }), scheduler: new Scheduler({ fs: ws, timezone: 'UTC', execute: async () => ({ ok: true, summary: '' }) }) };
+  const registry = createBuiltinRegistry({ config: new LocalConfig(memoryStorage()), workspaceId: 'w' });
+  /** @type {any[]} */
+  let script = [];
+  const settings = /** @type {any} */ ({ providerConfig: async () => ({ provider: 'echo', model: 'echo' }) }); // any: only providerConfig is used
+  const chat = new ChatController({
+    fs: root, workspaceId: 'w', settings,
+    providerFactory: () => /** @type {any} */ (new ScriptedProvider(script.splice(0))),
+    buildAgent: (provider, conversation) => {
+      const rec = recordingContext(stores);
+      const tools = new ToolRunner({ registry, context: { workspaceId: 'w', fs: rec.fs, memory: rec.memory, goals: rec.goals, scheduler: rec.scheduler, settings: toolSettings(), fetch: globalThis.fetch, conversationId: conversation.id }, approve: async () => 'once' });
+      tools.recorder = rec.recorder;
+      return new ClawserAgent({ provider, conversation, tools });
+    },
+    undoDomains: async () => undoDomains(stores),
+  });
+  await chat.init();
+  await chat.newConversation();
+  // Read through a function: the state changes under assertions that would narrow it.
+  const undoState = () => chat.state.undo;
+  const write = (/** @type {string} */ path, /** @type {string} */ content) => [{ toolCalls: [{ id: `w-${path}-${content}`, name: 'fs_write', arguments: { path, content } }] }, { text: `wrote ${path}` }];
+  script = write('one.txt', '1');
+  await chat.send('first');
+  script = [{ toolCalls: [{ id: 'm', name: 'memory_store', arguments: { key: 'sea', content: 'Baltic', category: 'user' } }] }, { text: 'remembered' }];
+  await chat.send('second');
+  const stored = (await stores.memory.list())[0];
+  assert.equal(stored.source, 'agent');
+  assert.equal(chat.state.undo?.summary, '1 memory');
+
+  assert.equal((await chat.undoTurn()).ok, true);
+  assert.deepEqual(await stores.memory.list(), []);
+  assert.equal(chat.state.undo?.summary, '1 file', 'the turn before is next');
+  assert.equal((await chat.undoTurn()).ok, true);
+  assert.equal(await ws.stat('one.txt'), null);
+  assert.equal(chat.state.undo, null);
+  assert.match((await chat.undoTurn()).message, /no turn to undo/);
+  assert.deepEqual(chat.state.events.map((e) => e.type), ['turn_undone'], 'both turns left the transcript; the log keeps them');
+
+  assert.equal((await chat.redoTurn()).ok, true);
+  assert.equal(await ws.readText('one.txt'), '1');
+  assert.equal((await chat.redoTurn()).ok, true, 'the second turn comes back after the first');
+  const back = (await stores.memory.list())[0];
+  assert.deepEqual([back.key, back.content, back.source, back.id], ['sea', 'Baltic', 'agent', stored.id], 'exactly as it was, its author included');
+  assert.match((await chat.redoTurn()).message, /nothing to redo/);
+  assert.deepEqual(chat.state.events.filter((e) => e.type === 'agent_message' && e.data.text).map((e) => e.data.text), ['wrote one.txt', 'remembered']);
+
+  // An edited message starts a new version: its turn is recorded and undoable too.
+  const firstMessage = chat.state.events.find((e) => e.type === 'user_message');
+  script = write('edited.txt', 'E');
+  await chat.edit(String(firstMessage?.id), 'first, edited');
+  assert.equal(await ws.readText('edited.txt'), 'E');
+  assert.equal(undoState()?.summary, '1 file');
+  assert.equal((await chat.undoTurn()).ok, true);
+  assert.equal(await ws.stat('edited.txt'), null);
 });

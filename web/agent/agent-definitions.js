@@ -3,6 +3,7 @@ import { parseDocument, isMap } from 'yaml';
 import { IdentitySourceSchema, parseIdentity } from './identity.js';
 import { splitFrontmatter } from '../skills/format.js';
 import { AGENT_NAME_RE, DEFAULT_AGENT_NAME } from './mentions.js';
+import { catalogEntry } from '../providers/catalog.js';
 
 /**
  * Named agents: a definition says who the agent is (system prompt or identity), which model
@@ -22,8 +23,15 @@ export const AgentDefinitionSchema = z.strictObject({
   /** Replaces the default system prompt when set (an identity adds to it). */
   systemPrompt: z.string().max(20_000, { error: 'at most 20,000 characters' }).default(''),
   identity: IdentitySourceSchema.optional(),
-  /** A provider and model of its own (its key is the one saved for that provider), or a routing hint of the workspace. */
-  model: z.strictObject({ provider: z.string().min(1).max(64), model: z.string().max(300).default(''), baseUrl: z.string().max(2000).default('') }).optional(),
+  /**
+   * A provider and model of its own, or a routing hint of the workspace. Never an address: the
+   * provider's key and base URL are the ones saved in Settings (an imported definition must not
+   * send a saved key elsewhere).
+   */
+  model: z.strictObject({
+    provider: z.string().min(1).max(64).refine((id) => !!catalogEntry(id) && id !== 'echo', { error: 'a provider this version knows (see Settings)' }),
+    model: z.string().max(300).default(''),
+  }).optional(),
   route: z.enum(ROUTES).optional(),
   /** The tools it may use (names); absent: all the workspace's. */
   tools: z.array(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, { error: 'a tool name' })).max(200).optional(),
@@ -36,7 +44,6 @@ export const AgentDefinitionSchema = z.strictObject({
     const id = parseIdentity(d.identity);
     if (!id.ok) for (const e of id.errors) ctx.addIssue({ code: 'custom', path: ['identity'], message: e });
   }
-  if (d.model?.baseUrl && !/^https?:\/\/[^\s]+$/i.test(d.model.baseUrl)) ctx.addIssue({ code: 'custom', path: ['model', 'baseUrl'], message: 'an http:// or https:// address, or empty' });
 });
 /** @typedef {z.infer<typeof AgentDefinitionSchema>} AgentDefinition */
 /** @typedef {AgentDefinition & {scope: 'workspace' | 'global' | 'builtin'}} ScopedAgent */

@@ -21,6 +21,8 @@ const FILE = '.agents/agents.json';
 const IDENTITY_JSON = '.agents/config/identity.json';
 const IDENTITY_MD = '.agents/config/identity.md';
 const HEARTBEAT = '.agents/HEARTBEAT.md';
+/** Written by this store: an `.agents/` folder without it was put there by something else. */
+const MARKER = '.agents/store.json';
 const FileSchema = z.object({ version: z.literal(1), agents: z.array(AgentDefinitionSchema) });
 
 export class AgentStoreError extends Error {
@@ -48,6 +50,39 @@ export class AgentStore {
     this.topic = `agents:${deps.key ?? ''}`;
     this.coordination?.subscribe(this.topic, () => this.#changed());
     this.coordination?.subscribe('agents:global', () => this.#changed());
+  }
+
+  /** Where an `.agents/` folder this store did not write was moved to (shown by the Agents panel). @type {string | null} */
+  quarantined = null;
+  /** @type {Promise<void> | null} */
+  #vetting = null;
+
+  /**
+   * Once per page: an `.agents/` folder without this store's marker predates it (a clone, a ZIP
+   * import or a tool wrote it before the folder was Clawser's own) — its definitions, identity and
+   * checklist would become standing instructions nobody approved. It is moved aside, visible and
+   * untouched, and the folder starts empty.
+   */
+  #vet() {
+    return (this.#vetting ??= (async () => {
+      if (await this.fs.stat(MARKER).catch(() => null)) return;
+      if (await this.fs.stat('.agents').catch(() => null)) {
+        const aside = `agents-found-in-workspace-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+        try {
+          await this.fs.move('.agents', aside);
+          this.quarantined = aside;
+        } catch {
+          return; // left in place, unread: the marker is not written, so nothing of it is used
+        }
+      }
+      await this.fs.write(MARKER, JSON.stringify({ version: 1, createdAt: Date.now() }));
+    })().catch(() => {}));
+  }
+
+  /** Whether the workspace folder is this store's (after vetting). */
+  async #trusted() {
+    await this.#vet();
+    return !!(await this.fs.stat(MARKER).catch(() => null));
   }
 
   #changed() {
@@ -81,7 +116,9 @@ export class AgentStore {
 
   /** Every agent: the default one, then the workspace's, then the global ones not shadowed by a workspace one. @returns {Promise<ScopedAgent[]>} */
   async list() {
-    const [own, global, identity] = await Promise.all([this.#file('workspace').read(), this.#file('global').read(), this.identity()]);
+    const trusted = await this.#trusted();
+    const empty = { version: /** @type {const} */ (1), agents: /** @type {AgentDefinition[]} */ ([]) };
+    const [own, global, identity] = await Promise.all([trusted ? this.#file('workspace').read() : empty, this.#file('global').read(), this.identity()]);
     const names = new Set(own.agents.map((a) => a.name));
     return [
       defaultAgent(identity ?? undefined),
@@ -102,6 +139,7 @@ export class AgentStore {
    * @returns {Promise<AgentDefinition>}
    */
   async save(value, scope, previousName) {
+    if (scope === 'workspace') await this.#vet();
     const v = validateAgent(value);
     if (!v.ok) throw new AgentStoreError('invalid', `The agent was not saved: ${v.errors.join('; ')}`);
     const agent = v.agent;
@@ -121,6 +159,7 @@ export class AgentStore {
 
   /** @param {string} name @param {'workspace' | 'global'} scope */
   async remove(name, scope) {
+    if (scope === 'workspace') await this.#vet();
     const out = await this.#file(scope).update((stored) => {
       const agents = stored.agents.filter((a) => a.name !== name);
       return { result: agents.length !== stored.agents.length, changed: agents.length !== stored.agents.length, value: { version: 1, agents } };
@@ -147,6 +186,7 @@ export class AgentStore {
 
   /** The workspace's heartbeat checklist (Markdown), or null. @returns {Promise<string | null>} */
   async heartbeat() {
+    if (!(await this.#trusted())) return null;
     return readTextIfExists(this.fs, HEARTBEAT);
   }
 
@@ -156,6 +196,7 @@ export class AgentStore {
    * @param {string | null} text
    */
   async setHeartbeat(text) {
+    await this.#vet();
     if (text && text.length > 20_000) throw new AgentStoreError('invalid', `The checklist is ${text.length.toLocaleString('en')} characters; at most 20,000.`);
     if (text?.trim()) await this.fs.write(HEARTBEAT, text);
     else if (await this.fs.stat(HEARTBEAT)) await this.fs.delete(HEARTBEAT);
@@ -165,6 +206,7 @@ export class AgentStore {
 
   /** The workspace's identity as written, or null. @returns {Promise<IdentitySource | null>} */
   async identity() {
+    if (!(await this.#trusted())) return null;
     const json = await readTextIfExists(this.fs, IDENTITY_JSON);
     if (json !== null) return { format: 'json', text: json };
     const md = await readTextIfExists(this.fs, IDENTITY_MD);
@@ -177,6 +219,7 @@ export class AgentStore {
    * @param {IdentitySource | null} source
    */
   async setIdentity(source) {
+    await this.#vet();
     if (source) {
       const r = parseIdentity(source);
       if (!r.ok) throw new AgentStoreError('invalid', `The identity was not saved: ${r.errors.join('; ')}`);

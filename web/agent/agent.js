@@ -131,7 +131,9 @@ export class ClawserAgent {
    * Sends a user message and streams the whole turn.
    * @param {string} text
    * @param {{signal?: AbortSignal, continues?: boolean, images?: {bytes: Uint8Array, mediaType: string}[], imageRefs?: import('../providers/types.d.ts').ImageRef[],
-   *   attachments?: {label: string, text: string, untrusted?: string}[]}} [options] attachments: texts sent with the message (an MCP resource), untrusted ones tainting the conversation; continues: the message asks
+   *   attachments?: {label: string, text: string, untrusted?: string}[], untrusted?: string, from?: 'user' | 'agent'}} [options] attachments: texts sent with the message (an MCP resource), untrusted ones tainting the conversation;
+   *   untrusted: the message itself may carry outside content (a sub-agent's task from a tainted caller: kept in the log, so later turns stay tainted);
+   *   from: who wrote it (a sub-agent's task is the delegating agent's, not the user's); continues: the message asks
    *   the model to go on with a reply the user stopped (recorded as such, shown as a note); images: attached
    *   by the user, kept as files of the conversation (the log holds their paths); imageRefs: images already
    *   kept with the conversation (an edited message keeps the original's)
@@ -173,7 +175,8 @@ export class ClawserAgent {
       return;
     }
     if (prompt) Object.assign(message, { prompt: { server: prompt.server, name: prompt.name, text: prompt.text }, untrusted: `a prompt of the MCP server “${prompt.server}”` });
-    yield await this.#record('user_message', message, 'user');
+    if (options.untrusted && !message.untrusted) message.untrusted = options.untrusted;
+    yield await this.#record('user_message', message, options.from ?? 'user');
     if (skill) yield await this.#record('skill_activated', { name: skill.name, by: 'user' }, 'system');
     if (checked?.flags.length) yield await this.#record('safety_input_flag', { where: 'user', flags: checked.flags }, 'system');
     yield* this.#answer(input, options);
@@ -498,9 +501,8 @@ export class ClawserAgent {
           yield await this.#record('tool_call', this.#callData(call, { codex: true }), 'agent');
           yield { type: 'tool_start', id: call.id, name: call.name };
           const before = runner.taint.length;
-          stuck.toolCall(call.name, call.arguments);
           const outcome = await runner.run(call, { signal, context: { runCode } });
-          stuck.toolResult(outcome.ok, outcome.output);
+          stuck.toolResult(call.name, call.arguments, outcome.ok, outcome.output, outcome.approvalMs);
           yield* this.#recordOutcome(call, outcome, false, runner.taint.slice(before));
           if (outcome.stopRun || signal?.aborted) {
             const why = signal?.aborted ? 'Cancelled by the user.' : 'Not run: an autonomy limit was reached.';
@@ -530,18 +532,22 @@ export class ClawserAgent {
         const before = this.tools.taint.length;
         const runner = this.tools;
         const outcomes = await Promise.all(batch.map((call) => {
-          stuck.toolCall(call.name, call.arguments);
           const progress = (/** @type {string} */ text) => this.onToolProgress?.(call.name, text);
           return runner.run(call, { signal, context: { progress, callId: call.id } });
         }));
         let stopRun = false;
         for (const [j, call] of batch.entries()) {
           const outcome = outcomes[j];
-          stuck.toolResult(outcome.ok, outcome.output);
+          // Waiting for the user or for a sub-agent (which watches itself) is not this run's time.
+          stuck.toolResult(call.name, call.arguments, outcome.ok, outcome.output, (outcome.approvalMs ?? 0) + (call.name === 'agent_delegate' ? outcome.durationMs : 0));
           if (outcome.image) images.set(call.id, outcome.image);
           const brought = batch.length === 1 ? this.tools.taint.slice(before) : outcome.untrusted ? [outcome.untrusted] : [];
           yield* this.#recordOutcome(call, outcome, true, brought);
-          for (const ev of outcome.events ?? []) yield await this.#record(ev.type, ev.data, 'tool');
+          for (const ev of outcome.events ?? []) {
+            // A sub-agent's spend is part of this turn's.
+            if (ev.type === 'agent_delegated' && typeof ev.data.costCents === 'number') this.#turnCost.cents += ev.data.costCents;
+            yield await this.#record(ev.type, ev.data, 'tool');
+          }
           if (outcome.stopRun) {
             stopRun = true;
             yield { type: 'error', error: { code: 'client', retryable: false, message: outcome.output } };

@@ -5,7 +5,8 @@
 
 /**
  * A delegation as the chat's live card shows it.
- * @typedef {{id: string, parentConversationId: string, conversationId?: string, agent: string, task: string,
+ * id: unique on the board (the conversation and the call); callId: the tool call's id (its card).
+ * @typedef {{id: string, callId: string, parentConversationId: string, conversationId?: string, agent: string, task: string,
  *   status: 'waiting' | 'running' | 'done' | 'failed' | 'cancelled', step: string, costCents: number, steps: number}} DelegationState
  */
 

@@ -99,19 +99,21 @@ export async function runDelegation(args, call, deps) {
   const name = definition?.name ?? `${deps.callerName}-sub`;
   const own = new AbortController();
   const signal = call.signal ? AbortSignal.any([call.signal, own.signal]) : own.signal;
-  deps.board?.add({ id: call.callId, parentConversationId: deps.parentConversationId, agent: name, task: args.task.slice(0, 200), status: 'waiting', step: 'Waiting for a free slot…', costCents: 0, steps: 0 }, own);
+  // Tool call ids are unique within a conversation only (a provider may number them call_0, call_1…).
+  const key = `${deps.parentConversationId}:${call.callId}`;
+  deps.board?.add({ id: key, callId: call.callId, parentConversationId: deps.parentConversationId, agent: name, task: args.task.slice(0, 200), status: 'waiting', step: 'Waiting for a free slot…', costCents: 0, steps: 0 }, own);
   /** @type {(() => void) | null} */
   let release = null;
   try {
     release = await deps.slots.acquire(signal);
   } catch {
-    deps.board?.remove(call.callId);
+    deps.board?.remove(key);
     return { ok: false, output: 'Cancelled before it started.' };
   }
   try {
     const title = `↳ @${name}: ${args.task.replace(/\s+/g, ' ').slice(0, 60)}`;
     const conversation = await deps.createConversation(title, { conversationId: deps.parentConversationId, toolCallId: call.callId, agent: name });
-    deps.board?.update(call.callId, { conversationId: conversation.id, status: 'running', step: 'Starting…' });
+    deps.board?.update(key, { conversationId: conversation.id, status: 'running', step: 'Starting…' });
     /** @type {import('../app/agent-factory.js').AgentProfile} */
     const profile = {
       name,
@@ -129,24 +131,30 @@ export async function runDelegation(args, call, deps) {
     let failure = null;
     let costCents = 0;
     let steps = 0;
-    for await (const ev of agent.runStream(message, { signal })) {
+    // A tainted caller's task is outside content in the child's log too: every later turn there
+    // (the user going on in it, a retry) starts tainted.
+    const inherited = deps.callerTaint?.length ? `a task from @${deps.callerName}, written after it read ${deps.callerTaint.slice(0, 3).map((t) => t.what).join(', ')}` : undefined;
+    for await (const ev of agent.runStream(message, { signal, from: 'agent', ...(inherited ? { untrusted: inherited } : {}) })) {
       if (ev.type === 'text') answer += ev.text;
       else if (ev.type === 'tool_start') {
         answer = '';
         steps++;
-        deps.board?.update(call.callId, { step: `Running ${ev.name}…`, steps });
+        deps.board?.update(key, { step: `Running ${ev.name}…`, steps });
       } else if (ev.type === 'error') failure = ev.error.message;
       else if (ev.type === 'saved' && ev.eventType === 'agent_message') {
         const last = conversation.events.at(-1);
         if (typeof last?.data.costCents === 'number') costCents += last.data.costCents;
-        deps.board?.update(call.callId, { costCents, step: last?.data.toolCalls?.length ? 'Calling tools…' : 'Answering…' });
+        deps.board?.update(key, { costCents, step: last?.data.toolCalls?.length ? 'Calling tools…' : 'Answering…' });
       }
     }
+    // The answer as recorded (after the response hooks and the leak check), not as streamed.
+    const recorded = conversation.events.findLast((e) => e.type === 'agent_message');
+    if (recorded && !recorded.data.toolCalls?.length && !recorded.data.stopped) answer = String(recorded.data.text ?? '');
     const files = changedFiles(conversation, deps.changesFiles);
     const taint = agent.tools?.taint.filter((t) => !t.earlier) ?? [];
     const cancelled = signal.aborted;
     const ok = !failure && !cancelled && !!answer.trim();
-    deps.board?.update(call.callId, { status: cancelled ? 'cancelled' : ok ? 'done' : 'failed', step: cancelled ? 'Cancelled.' : ok ? 'Done.' : (failure ?? 'No answer.'), costCents });
+    deps.board?.update(key, { status: cancelled ? 'cancelled' : ok ? 'done' : 'failed', step: cancelled ? 'Cancelled.' : ok ? 'Done.' : (failure ?? 'No answer.'), costCents });
     const head = `Sub-agent @${name} ${cancelled ? 'was cancelled' : ok ? 'finished' : 'failed'} (its conversation: “${title}”, ${steps} tool call${steps === 1 ? '' : 's'}${costCents ? `, ${costCents.toFixed(2)}¢` : ''}).`;
     const output = [
       head,
@@ -164,7 +172,7 @@ export async function runDelegation(args, call, deps) {
   } finally {
     release();
     // The result (and its agent_delegated record) takes over from the live card.
-    deps.board?.remove(call.callId);
+    deps.board?.remove(key);
   }
 }
 

@@ -9,8 +9,7 @@ import { InputSanitizer } from '../safety/input-sanitizer.js';
 
 export const HEARTBEAT_OK = 'HEARTBEAT_OK';
 /** A short remark next to the token still counts as all well; more is a finding. */
-const OK_SLACK_CHARS = 300;
-export const DEFAULT_HEARTBEAT_WHEN = 'every 30 minutes';
+const OK_SLACK_CHARS = 80;
 
 /**
  * The turn's text: the checklist framed as data the user wrote earlier (through the

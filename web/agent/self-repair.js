@@ -10,11 +10,11 @@ import { z } from 'zod';
 
 export const SelfRepairSchema = z.object({
   enabled: z.boolean().default(true),
-  /** The same tool with the same arguments this many times in a turn. */
+  /** The same tool with the same arguments, giving the same result, this many times in a turn. */
   repeatLimit: z.number().int().min(2).max(50).default(3),
   /** This many tool errors in a row. */
   errorLimit: z.number().int().min(2).max(50).default(4),
-  /** This many iterations in a row whose tool results all repeated earlier ones (nothing new learned). */
+  /** This many iterations in a row whose calls all gave what the same call gave before (nothing new learned). */
   staleIterations: z.number().int().min(2).max(50).default(3),
   /** The model's text in one turn beyond this many characters. */
   maxOutputChars: z.number().int().min(1000).max(10_000_000).default(200_000),
@@ -66,13 +66,13 @@ export class StuckDetector {
     this.config = { ...DEFAULT_SELF_REPAIR, ...config };
     this.now = deps.now ?? (() => Date.now());
     this.startedAt = this.now();
+    /** Time the run spent waiting for the user (approvals) or for sub-agents: not the run's own. */
+    this.waitedMs = 0;
     /** @type {Map<string, number>} */
     this.calls = new Map();
     /** Calls that reached the repeat limit in the current iteration. @type {string[]} */
     this.repeatedNow = [];
     this.errorStreak = 0;
-    /** @type {Set<string>} */
-    this.seenResults = new Set();
     this.newThisIteration = false;
     this.resultsThisIteration = 0;
     this.staleStreak = 0;
@@ -81,23 +81,22 @@ export class StuckDetector {
     this.warned = null;
   }
 
-  /** The model asked for a tool call. @param {string} name @param {unknown} args */
-  toolCall(name, args) {
-    const key = `${name}\u0000${stableKey(args)}`;
+  /**
+   * A tool call ended. A call counts as repeated, and its result as nothing new, only when the
+   * same call (tool and arguments) gave the same result before: a test run whose failures change,
+   * or different commands that all print nothing, are progress, not a loop.
+   * @param {string} name @param {unknown} args @param {boolean} ok @param {string} output
+   * @param {number} [waitedMs] time the call spent waiting for the user's approval or a sub-agent
+   */
+  toolResult(name, args, ok, output, waitedMs = 0) {
+    this.waitedMs += Math.max(0, waitedMs);
+    this.errorStreak = ok ? 0 : this.errorStreak + 1;
+    this.resultsThisIteration++;
+    const key = `${name}\u0000${stableKey(args)}\u0000${fingerprint(output)}`;
     const n = (this.calls.get(key) ?? 0) + 1;
     this.calls.set(key, n);
     if (n >= this.config.repeatLimit && !this.repeatedNow.includes(name)) this.repeatedNow.push(name);
-  }
-
-  /** A tool call ended. @param {boolean} ok @param {string} output */
-  toolResult(ok, output) {
-    this.errorStreak = ok ? 0 : this.errorStreak + 1;
-    this.resultsThisIteration++;
-    const f = fingerprint(output);
-    if (!this.seenResults.has(f)) {
-      this.seenResults.add(f);
-      this.newThisIteration = true;
-    }
+    if (n === 1) this.newThisIteration = true;
   }
 
   /** The model wrote text. @param {string} text */
@@ -116,12 +115,12 @@ export class StuckDetector {
     const c = this.config;
     /** @type {StuckFinding[]} */
     const found = [];
-    if (this.repeatedNow.length) found.push({ kind: 'repeat', message: `${this.repeatedNow.map((n) => `“${n}”`).join(', ')} was called with the same arguments ${c.repeatLimit} times or more in this turn.` });
+    if (this.repeatedNow.length) found.push({ kind: 'repeat', message: `${this.repeatedNow.map((n) => `“${n}”`).join(', ')} was called with the same arguments ${c.repeatLimit} times or more in this turn, with the same result each time.` });
     if (this.errorStreak >= c.errorLimit) found.push({ kind: 'errors', message: `the last ${this.errorStreak} tool calls failed.` });
     if (this.resultsThisIteration) this.staleStreak = this.newThisIteration ? 0 : this.staleStreak + 1;
-    if (this.staleStreak >= c.staleIterations) found.push({ kind: 'stale', message: `the last ${this.staleStreak} steps' tool results only repeated earlier ones.` });
+    if (this.staleStreak >= c.staleIterations) found.push({ kind: 'stale', message: `the last ${this.staleStreak} steps only repeated calls that had given the same results before.` });
     if (this.outputChars > c.maxOutputChars) found.push({ kind: 'output', message: `the model has written ${this.outputChars.toLocaleString('en')} characters in this turn (the limit is ${c.maxOutputChars.toLocaleString('en')}).` });
-    const seconds = (this.now() - this.startedAt) / 1000;
+    const seconds = (this.now() - this.startedAt - this.waitedMs) / 1000;
     if (c.turnSeconds && seconds > c.turnSeconds) found.push({ kind: 'time', message: `the turn has run for ${Math.round(seconds)} seconds (the budget is ${c.turnSeconds}).` });
     if (c.turnCents && (state.costCents ?? 0) > c.turnCents) found.push({ kind: 'cost', message: `the turn has cost ${(state.costCents ?? 0).toFixed(2)}¢ (the budget is ${c.turnCents}¢).` });
     this.repeatedNow = [];

@@ -2,6 +2,10 @@
 import { z } from 'zod';
 import { toBase64 } from '../storage/base64.js';
 import { readTextIfExists } from '../storage/index.js';
+import { protectedFolderOf } from '../storage/protected-fs.js';
+
+/** The largest file undo keeps a copy of; a bigger one is reported, not restored. */
+export const UNDO_MAX_FILE_BYTES = 16 * 1024 * 1024;
 
 /**
  * Per-turn undo and redo. While a turn runs, a TurnRecorder notes the state before each thing
@@ -29,17 +33,19 @@ const ChangeSchema = z.object({ kind: z.enum(UNDO_KINDS), key: z.string(), befor
 
 export const TurnRecordSchema = z.object({
   version: z.literal(1),
+  /** The turn's first event. */
   id: z.string(),
   conversationId: z.string(),
   /** The event the turn followed (null: it started the conversation). */
   head: z.string().nullable(),
-  first: z.string(),
+  /** Its last event (after a redo: the turn_redone record). */
   last: z.string(),
   at: z.number(),
   state: z.enum(['done', 'undone']),
   undoneAt: z.number().optional(),
   /** The turn_undone event (redo is possible while it is the conversation's head). */
   undoneEvent: z.string().optional(),
+  /** The turn's messages (said when it is undone). */
   messages: z.number().int().nonnegative(),
   changes: z.array(ChangeSchema),
 });
@@ -81,11 +87,6 @@ export class TurnRecorder {
     if (!this.#touched.has(id)) this.#touched.set(id, { kind, key, before: null, ready: Promise.resolve() });
   }
 
-  /** Whether the turn changed anything so far (cheap: the things it touched). */
-  get touched() {
-    return this.#touched.size;
-  }
-
   /** The turn ended: every touched thing's state now; unchanged ones are left out. @returns {Promise<UndoChange[]>} */
   async finish() {
     /** @type {UndoChange[]} */
@@ -119,6 +120,8 @@ export class RecordingFileSystem {
 
   /** @param {string} path */
   async #note(path) {
+    // Clawser's own folders are refused below (the write fails): nothing to keep a copy of.
+    if (protectedFolderOf(path)) return;
     const stat = await this.inner.stat(path).catch(() => null);
     if (stat?.kind === 'directory') {
       for (const e of await this.inner.list(path).catch(() => /** @type {DirEntry[]} */ ([]))) await this.#note(`${path.replace(/\/+$/, '')}/${e.name}`);
@@ -175,6 +178,8 @@ export function fileDomain(fs) {
     async get(path) {
       const stat = await fs.stat(path).catch(() => null);
       if (!stat || stat.kind !== 'file') return null;
+      // Too big to keep a copy of: its size and time stand in (undo says it cannot put it back).
+      if (stat.size > UNDO_MAX_FILE_BYTES) return { tooLarge: stat.size, modified: stat.mtimeMs ?? null };
       return toBase64(await fs.readBytes(path));
     },
     async set(path, value) {
@@ -182,6 +187,7 @@ export function fileDomain(fs) {
         if (await fs.stat(path).catch(() => null)) await fs.delete(path);
         return;
       }
+      if (typeof value === 'object') throw new Error(`no copy was kept (${Math.round(Number(/** @type {{tooLarge: number}} */ (value).tooLarge) / 1048576)} MB; copies are kept up to ${UNDO_MAX_FILE_BYTES / 1048576} MB)`);
       const bin = atob(String(value));
       const bytes = new Uint8Array(bin.length);
       for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);

@@ -69,10 +69,13 @@ export class AgentFactory {
     const settings = this.#deps.providerSettings;
     const own = definition.model;
     const route = definition.route ? this.#deps.agentSettings.load(workspaceId).providers.routes[definition.route] : undefined;
-    const target = own ?? route;
-    if (!target) return null;
-    const apiKey = await settings?.apiKey(workspaceId, target.provider).catch(() => undefined);
-    return { provider: await this.provider(workspaceId, { provider: target.provider, model: target.model || undefined, baseUrl: target.baseUrl || undefined, apiKey }), apiKey };
+    if (!own && !route) return null;
+    const provider = /** @type {string} */ (own?.provider ?? route?.provider);
+    const apiKey = await settings?.apiKey(workspaceId, provider).catch(() => undefined);
+    // A routing hint has the user's own base URL; a definition has none: the workspace's for that provider, else the catalog's.
+    const workspace = await settings?.providerConfig(workspaceId).catch(() => null);
+    const baseUrl = route ? route.baseUrl || undefined : workspace?.provider === provider ? workspace.baseUrl : undefined;
+    return { provider: await this.provider(workspaceId, { provider, model: (own?.model ?? route?.model) || undefined, baseUrl, apiKey }), apiKey };
   }
 
   /** A circuit breaker per workspace: a provider that keeps failing is skipped by every turn and job of it. @type {Map<string, import('../providers/reliability.js').CircuitBreaker>} */
@@ -181,7 +184,10 @@ export class AgentFactory {
         const own = definition ? await this.#providerFor(workspaceId, definition) : null;
         const secrets = own?.apiKey ? [...caller.secrets, own.apiKey] : caller.secrets;
         // Its changes belong to the caller's turn: one undo takes them back too.
-        return (await this.agent(workspaceId, own?.provider ?? caller.provider, conversation, secrets, { ...(caller.approve ? { approve: caller.approve } : {}), profile, depth, ...(parts.tools.recorder ? { recorder: parts.tools.recorder } : {}) })).agent;
+        const child = (await this.agent(workspaceId, own?.provider ?? caller.provider, conversation, secrets, { ...(caller.approve ? { approve: caller.approve } : {}), profile, depth, ...(parts.tools.recorder ? { recorder: parts.tools.recorder } : {}) })).agent;
+        // Its writes are the turn's too (the auto-commit after the turn includes them).
+        if (child.tools) child.tools.writes = parts.tools.writes;
+        return child;
       },
       changesFiles: (name) => registry.get(name)?.permission === 'write',
       board: this.#deps.delegationBoard?.(workspaceId),
@@ -296,6 +302,7 @@ export class AgentFactory {
     const registry = profile?.tools ? new ToolSubset(services.registry, allowedTools(services.registry.list().map((t) => t.name), profile.tools)) : services.registry;
     const context = await this.toolContext(workspaceId, conversationId, mcp);
     if (profile?.tools) context.toolNames = registry.list().map((t) => t.name);
+    if (profile) context.agentName = profile.name;
     // What the turn's tools change is noted for undo: before the first change, and at the end.
     const recording = recordingContext({ fs: context.fs, memory: context.memory, goals: context.goals, scheduler: context.scheduler }, options.recorder);
     Object.assign(context, { fs: recording.fs, memory: recording.memory, goals: recording.goals, scheduler: recording.scheduler });

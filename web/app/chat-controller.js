@@ -55,7 +55,7 @@ export const CONTINUE_TEXT = 'Continue your previous reply from exactly where it
  * @property {string | null} [focus] a message to bring into view (a search hit), once
  * @property {ChatMeter | null} [meter] the cost and token meter of the active conversation
  * @property {{label: string}[]} [attachments] texts waiting to go with the next message (MCP resources)
- * @property {{turnId: string, last: string, summary: string} | null} [undo] the turn "Undo" reverts (its last event carries the button)
+ * @property {{turnId: string, last: string, summary: string, changes: number} | null} [undo] the turn "Undo" reverts (its last event carries the button)
  * @property {{turnId: string, event: string} | null} [redo] the undone turn "Redo" re-applies (its turn_undone notice carries the button)
  */
 
@@ -132,6 +132,11 @@ export class ChatController {
     this.runCodeImpl = deps.runCode;
     this.agents = deps.agents;
     this.delegations = deps.delegations;
+    // A sub-agent's conversation on screen follows its work (the sub-agent appends to the instance shown).
+    this.delegations?.subscribe(() => {
+      const conv = this.#conversation;
+      if (conv && this.#children.has(conv.id)) this.#set({ ...this.#transcript(conv), conversations: this.#withMeta(conv.meta) });
+    });
     this.fs = deps.fs;
     this.undoDomains = deps.undoDomains;
     this.undoKeep = deps.undoKeep ?? (() => UNDO_KEEP);
@@ -194,12 +199,25 @@ export class ChatController {
 
   /** A turn is running in the conversation on screen. */
   get busy() {
-    return !!this.state.activeId && this.#runs.has(this.state.activeId);
+    const id = this.state.activeId;
+    return !!id && (this.#runs.has(id) || this.#subAgentRunning(id));
   }
 
-  /** Leaving the conversation on screen stops the user's own turn in it (not a scheduled one). */
-  #leave() {
+  /** A sub-agent is working in this conversation (its only writer until it ends). @param {string} id */
+  #subAgentRunning(id) {
+    return !!this.delegations?.list().some((d) => d.conversationId === id && (d.status === 'running' || d.status === 'waiting'));
+  }
+
+  /**
+   * Leaving the conversation on screen stops the user's own turn in it (not a scheduled one) —
+   * unless the user goes to one of its sub-agents' conversations: looking at a sub-agent's
+   * work must not cancel it.
+   * @param {string} [to] the conversation opened next
+   */
+  #leave(to) {
     const run = this.state.activeId ? this.#runs.get(this.state.activeId) : undefined;
+    const child = to ? this.state.conversations.find((c) => c.id === to)?.parent : undefined;
+    if (child && child.conversationId === this.state.activeId) return;
     if (run && !run.scheduled) run.abort.abort();
   }
 
@@ -215,7 +233,7 @@ export class ChatController {
   /** @param {string} id */
   async select(id) {
     if (this.state.activeId === id && this.#conversation) return;
-    this.#leave();
+    this.#leave(id);
     // A conversation with a turn running keeps its one open instance (one writer per log).
     const run = this.#runs.get(id);
     const conv = run?.conversation ?? this.#children.get(id) ?? (await this.store.open(id));
@@ -381,9 +399,9 @@ export class ChatController {
   /** Sub-agents' conversations open in this page (one instance per log: the viewer shares the writer's). @type {Map<string, Conversation>} */
   #children = new Map();
 
-  /** Stops one sub-agent (its card's Cancel); what it did so far stays in its conversation. @param {string} toolCallId */
-  cancelDelegation(toolCallId) {
-    this.delegations?.cancel(toolCallId);
+  /** Stops one sub-agent (its card's Cancel); what it did so far stays in its conversation. @param {string} id its id on the board */
+  cancelDelegation(id) {
+    this.delegations?.cancel(id);
   }
 
   /**
@@ -452,7 +470,7 @@ export class ChatController {
    * whether or not that conversation is on screen; it waits for a turn already running there.
    * @param {{conversationId?: string, title: string, text: string, before?: (conversation: Conversation) => Promise<unknown>, approve?: import('../agent/tool-runner.js').ApproveFn}} job
    *   before: records what introduces the turn (the "scheduled job ran" line); approve: the job's approval function
-   * @returns {Promise<{ok: boolean, summary: string, conversationId: string}>}
+   * @returns {Promise<{ok: boolean, summary: string, conversationId: string, acted?: boolean}>}
    */
   async runScheduled(job) {
     const conv = await this.#openForBackground(job.conversationId, job.title);
@@ -492,10 +510,11 @@ export class ChatController {
   /**
    * @param {string} message the user text (for a retry that re-sends it)
    * @param {(agent: ClawserAgent, signal: AbortSignal) => AsyncIterable<import('../agent/agent.js').AgentStreamEvent>} start
-   * @param {{conversation?: Conversation, scheduled?: boolean, approve?: import('../agent/tool-runner.js').ApproveFn, needsVision?: boolean}} [target] default: the conversation on screen;
+   * @param {{conversation?: Conversation, scheduled?: boolean, approve?: import('../agent/tool-runner.js').ApproveFn, needsVision?: boolean, agent?: string}} [target] default: the conversation on screen;
+   *   agent: the named agent answering when the message names none (continuing its reply);
    *   needsVision: the message carries images (a model without them hands over to the Vision hint).
    *   A message "@name …" is answered by that named agent (its model, prompt, tools and autonomy).
-   * @returns {Promise<{ok: boolean, summary: string}>} the final reply, or what failed
+   * @returns {Promise<{ok: boolean, summary: string, acted?: boolean}>} the final reply, or what failed; acted: it changed something or read outside content
    */
   async #turn(message, start, target = {}) {
     if (!target.conversation && this.#opening) await this.#opening;
@@ -507,17 +526,20 @@ export class ChatController {
     let profile = null;
     try {
       let config = await this.settings.providerConfig(this.workspaceId);
-      const mention = parseMention(message);
+      // A conversation pinned to a routing hint uses that hint's model.
+      const pinned = (target.conversation ?? this.#conversation)?.meta.route;
+      if (pinned) config = (await this.#routeConfig(pinned)) ?? config;
+      // A named agent's own model or hint wins over the conversation's pin: it is who was asked.
+      const mention = parseMention(message) ?? (target.agent ? { name: target.agent, message } : null);
       if (mention && mention.name !== DEFAULT_AGENT_NAME && this.agents) {
         profile = await (await this.agents()).get(mention.name);
         if (!profile) throw Object.assign(new Error(`There is no agent named @${mention.name}. Create it in the Agents panel, or remove the @ to ask the workspace's agent.`), { code: 'client' });
         const own = profile.model;
-        if (own) config = { provider: own.provider, model: own.model || undefined, baseUrl: own.baseUrl || undefined, apiKey: await this.settings.apiKey(this.workspaceId, own.provider).catch(() => undefined) };
+        // Its base URL is the one saved for that provider (a definition carries none: an imported
+        // one could otherwise send the saved key elsewhere).
+        if (own) config = { provider: own.provider, model: own.model || undefined, baseUrl: config?.provider === own.provider ? config.baseUrl : undefined, apiKey: await this.settings.apiKey(this.workspaceId, own.provider).catch(() => undefined) };
         else if (profile.route) config = (await this.#routeConfig(profile.route)) ?? config;
       }
-      // A conversation pinned to a routing hint uses that hint's model.
-      const pinned = (target.conversation ?? this.#conversation)?.meta.route;
-      if (pinned) config = (await this.#routeConfig(pinned)) ?? config;
       if (target.needsVision && config && !imageLimitsFor(catalogEntry(config.provider), config.model).accepts) config = (await this.#routeConfig('vision')) ?? config;
       if (!config) throw Object.assign(new Error('Choose a provider in Settings first.'), { code: 'client' });
       apiKey = config.apiKey;
@@ -537,7 +559,10 @@ export class ChatController {
     this.#runs.set(conv.id, run);
     this.#interrupted.delete(conv.id);
     const turnInfo = { conversationId: conv.id, text: message, scheduled: !!target.scheduled };
-    const headBefore = conv.head;
+    /** The turn's first event (after an edit's or a regeneration's branch): where undo cuts. @type {string | null} */
+    let firstSaved = null;
+    /** The turn changed something, or took in outside content (a heartbeat that did is never silent). */
+    let acted = false;
     this.onTurn?.('start', turnInfo);
     const visible = () => this.state.activeId === conv.id;
     if (visible()) this.#set({ failure: null, notice: null, streaming: { ...streaming } });
@@ -566,6 +591,7 @@ export class ChatController {
         else if (ev.type === 'tool_start') streaming.status = `Running ${ev.name}…`;
         else if (ev.type === 'compacting') streaming.status = 'Summarizing earlier messages to keep the conversation within the model\'s context…';
         else if (ev.type === 'saved') {
+          if (ev.eventType !== 'branch') firstSaved ??= ev.eventId;
           this.search.touch(conv.id);
           if (ev.eventType === 'agent_message' || ev.eventType === 'tool_result') {
             streaming.text = '';
@@ -580,10 +606,16 @@ export class ChatController {
       // Storage failures (quota) end up here: what failed was not recorded.
       storageError = /** @type {Error} */ (err).message;
     } finally {
+      // What the turn changed is kept for undo before the conversation is free again (the next
+      // turn must not change things first); a failure here costs the user only the undo.
+      const changes = (await agent.tools?.recorder?.finish().catch(() => null)) ?? [];
+      acted = changes.length > 0 || !!agent.tools?.writes.length || !!agent.tools?.taint.some((t) => !t.earlier);
+      await this.#recordTurn(conv, firstSaved, changes).catch(() => {});
       this.#runs.delete(conv.id);
       finished();
       this.onTurn?.('end', turnInfo);
     }
+    await this.#refreshUndo(conv).catch(() => {});
     /** @type {ChatState['failure']} */
     let failure = null;
     const last = conv.events.at(-1);
@@ -596,8 +628,6 @@ export class ChatController {
       failure = { code: 'client', retryable: true, message: String(last.data.message ?? 'Stopped: the run looked stuck.'), text: message, resume: true, selfRepair: true };
     }
     if (visible()) this.#set({ ...this.#transcript(conv), streaming: null, failure, conversations: this.#withMeta(conv.meta) });
-    // What the turn changed is kept for undo (a failure here costs the user nothing but the undo).
-    await this.#recordTurn(conv, agent, headBefore).catch(() => {});
     if (!failure && !target.scheduled) this.#titleAfterFirstExchange(conv, provider);
     if (this.afterTurn) {
       let notice = null;
@@ -608,9 +638,9 @@ export class ChatController {
       }
       if (notice && visible()) this.#set({ notice });
     }
-    if (failure) return { ok: false, summary: failure.message };
+    if (failure) return { ok: false, summary: failure.message, acted };
     const reply = conv.events.findLast((e) => e.type === 'agent_message' || e.type === 'user_message');
-    return { ok: reply?.type === 'agent_message' && !reply.data.stopped, summary: reply?.type === 'agent_message' ? String(reply.data.text ?? '') : 'No reply.' };
+    return { ok: reply?.type === 'agent_message' && !reply.data.stopped, summary: reply?.type === 'agent_message' ? String(reply.data.text ?? '') : 'No reply.', acted };
   }
 
   /** @param {Conversation} conv */
@@ -619,22 +649,47 @@ export class ChatController {
   }
 
   /**
-   * Keeps a finished turn's record for undo: its events (from the one after `headBefore`) and
-   * what its tools changed (the recorder's before and after).
-   * @param {Conversation} conv @param {ClawserAgent} agent @param {string | null} headBefore
+   * Keeps a finished turn's record for undo: its events on the active path (from its first one)
+   * and what its tools changed (the recorder's before and after).
+   * @param {Conversation} conv @param {string | null} first the turn's first event @param {import('../agent/undo.js').UndoChange[]} changes
    */
-  async #recordTurn(conv, agent, headBefore) {
+  async #recordTurn(conv, first, changes) {
+    if (!first) return;
     const events = conv.events;
-    const start = headBefore === null ? 0 : events.findIndex((e) => e.id === headBefore) + 1;
-    if (headBefore !== null && start === 0) return; // the turn's start is no longer in view (not expected)
+    const start = events.findIndex((e) => e.id === first);
+    // Not on the path, or its predecessor not loaded (a very long turn): nothing safe to cut at.
+    if (start === -1 || (start === 0 && conv.hasEarlier)) return;
     const turn = events.slice(start);
-    if (!turn.length) return;
-    const changes = (await agent.tools?.recorder?.finish()) ?? [];
     await this.#undoStore(conv).add({
-      version: 1, id: turn[0].id, conversationId: conv.id, head: headBefore, first: turn[0].id, last: /** @type {ClawserEvent} */ (turn.at(-1)).id,
+      version: 1, id: first, conversationId: conv.id, head: start > 0 ? events[start - 1].id : null, last: /** @type {ClawserEvent} */ (turn.at(-1)).id,
       at: Date.now(), state: 'done', messages: turn.filter((e) => e.type === 'user_message' || e.type === 'agent_message').length, changes,
     });
-    await this.#refreshUndo(conv);
+  }
+
+  /**
+   * Whether the conversation stands where undoing `record` is safe: its last event is the head,
+   * or only the record of undoing (or redoing) the turn after it follows (undo goes back turn by turn).
+   * @param {Conversation} conv @param {import('../agent/undo.js').TurnRecord} record
+   */
+  #atEndOf(conv, record) {
+    const events = conv.events;
+    const head = events.at(-1);
+    if (!head) return false;
+    if (head.id === record.last) return true;
+    return (head.type === 'turn_undone' || head.type === 'turn_redone') && events.at(-2)?.id === record.last;
+  }
+
+  /**
+   * Whether redoing `record` is safe: nothing happened since its undo (its turn_undone is the
+   * head), or since a later redo brought the conversation back to where the turn had started.
+   * @param {Conversation} conv @param {import('../agent/undo.js').TurnRecord} record
+   */
+  #canRedo(conv, record) {
+    const events = conv.events;
+    const head = events.at(-1);
+    if (!head) return false;
+    if (head.id === record.undoneEvent) return true;
+    return head.type === 'turn_redone' && (events.at(-2)?.id ?? null) === record.head;
   }
 
   /** What Undo and Redo offer for the conversation on screen. @param {Conversation} conv */
@@ -642,10 +697,9 @@ export class ChatController {
     const store = this.#undoStore(conv);
     const [undo, redo] = await Promise.all([store.undoable(), store.redoable()]).catch(() => [null, null]);
     if (this.#conversation !== conv) return;
-    const head = conv.head;
     this.#set({
-      undo: undo && undo.last === head ? { turnId: undo.id, last: undo.last, summary: describeChanges(undo) } : null,
-      redo: redo && redo.undoneEvent === head ? { turnId: redo.id, event: redo.undoneEvent } : null,
+      undo: undo && this.#atEndOf(conv, undo) ? { turnId: undo.id, last: undo.last, summary: describeChanges(undo), changes: undo.changes.length } : null,
+      redo: redo && this.#canRedo(conv, redo) ? { turnId: redo.id, event: /** @type {string} */ (conv.head) } : null,
     });
   }
 
@@ -666,18 +720,36 @@ export class ChatController {
     return this.#takeBack('redo', options);
   }
 
+  /** An undo or redo in progress (a second Alt+Z waits its turn instead of racing it). @type {Promise<unknown> | null} */
+  #takingBack = null;
+
   /** @param {'undo' | 'redo'} direction @param {{conflicts?: 'ask' | 'overwrite' | 'keep'}} options @returns {Promise<{ok: boolean, message: string, conflicts?: string[]}>} */
   async #takeBack(direction, options) {
+    if (this.#takingBack) return { ok: false, message: `An ${direction === 'undo' ? 'undo' : 'redo'} is already under way.` };
+    /** @type {Promise<{ok: boolean, message: string, conflicts?: string[]}>} */
+    const run = this.#takeBackNow(direction, options).catch((err) => ({ ok: false, message: `${direction === 'undo' ? 'Undo' : 'Redo'} failed: ${/** @type {Error} */ (err).message}` }));
+    this.#takingBack = run;
+    try {
+      const r = await run;
+      // Every outcome is said (a conflict is the caller's question to ask).
+      if (!r.conflicts) this.#set({ notice: r.message });
+      return r;
+    } finally {
+      this.#takingBack = null;
+    }
+  }
+
+  /** @param {'undo' | 'redo'} direction @param {{conflicts?: 'ask' | 'overwrite' | 'keep'}} options @returns {Promise<{ok: boolean, message: string, conflicts?: string[]}>} */
+  async #takeBackNow(direction, options) {
     const conv = this.#conversation;
     if (!conv) return { ok: false, message: 'Open a conversation first.' };
     if (this.busy) return { ok: false, message: `Wait for the reply to finish (or stop it) before ${direction === 'undo' ? 'undoing' : 'redoing'} a turn.` };
     if (!this.undoDomains) return { ok: false, message: 'Undo is not available here.' };
     const store = this.#undoStore(conv);
     const record = direction === 'undo' ? await store.undoable() : await store.redoable();
-    const head = conv.head;
     if (!record) return { ok: false, message: direction === 'undo' ? 'There is no turn to undo in this conversation.' : 'There is nothing to redo.' };
-    if (direction === 'undo' && record.last !== head) return { ok: false, message: 'The conversation went on after that turn (another version is shown, or a message came after it): undo is for its latest turn.' };
-    if (direction === 'redo' && record.undoneEvent !== head) return { ok: false, message: 'The conversation went on after the undo: the turn cannot be redone.' };
+    if (direction === 'undo' && !this.#atEndOf(conv, record)) return { ok: false, message: 'The conversation went on after that turn (another version is shown, or a message came after it): undo is for its latest turn.' };
+    if (direction === 'redo' && !this.#canRedo(conv, record)) return { ok: false, message: 'The conversation went on after the undo: the turn cannot be redone.' };
     const domains = await this.undoDomains();
     const plan = await planUndo(record, domains, direction);
     const mode = options.conflicts ?? 'ask';
@@ -702,9 +774,8 @@ export class ChatController {
     this.search.touch(conv.id);
     if (this.#conversation === conv) this.#set({ ...this.#transcript(conv), conversations: this.#withMeta(conv.meta) });
     await this.#refreshUndo(conv);
-    const what = direction === 'undo' ? `Undid the turn (${summary} put back; its messages are out of the model's context, kept in the log).` : `Redid the turn (${summary}).`;
+    const what = direction === 'undo' ? `Undid the turn (${summary} put back; its ${record.messages} message${record.messages === 1 ? '' : 's'} are out of the model's context, kept in the log).` : `Redid the turn (${summary}).`;
     const extra = [kept.length ? ` Kept as they are now: ${kept.join(', ')}.` : '', failed.length ? ` Could not put back: ${failed.join('; ')}.` : ''].join('');
-    this.#set({ notice: `${what}${extra}` });
     return { ok: !failed.length, message: `${what}${extra}` };
   }
 
@@ -886,7 +957,9 @@ export class ChatController {
   /** Asks the model to go on with the reply the user stopped. */
   continueReply() {
     if (!this.#conversation || this.busy) return Promise.resolve();
-    return this.#turn(CONTINUE_TEXT, (agent, signal) => agent.runStream(CONTINUE_TEXT, { signal, continues: true }));
+    // The reply is continued by the agent that wrote it (a named agent keeps its tools and autonomy).
+    const by = this.#conversation.events.findLast((e) => e.type === 'agent_message')?.data.agent;
+    return this.#turn(CONTINUE_TEXT, (agent, signal) => agent.runStream(CONTINUE_TEXT, { signal, continues: true }), typeof by === 'string' ? { agent: by } : {});
   }
 
   /**

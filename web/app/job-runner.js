@@ -58,15 +58,17 @@ export async function runJob({ job, run, controller, tools, approver, now = Date
     if (!list) return { ok: true, summary: 'The heartbeat checklist is empty: nothing to review (write it in the Agents panel).', quiet: true };
     const { heartbeatText, isHeartbeatOk, HEARTBEAT_OK } = await import('../agent/heartbeat.js');
     const { text, flags } = heartbeatText(list, { now: now() });
-    const r = settle(await controller.runScheduled({
+    const ran = await controller.runScheduled({
       title: '💓 Heartbeat', text, approve: approver?.approve,
       before: async (conv) => {
         await conv.append('scheduler_fired', fired, 'system');
         if (flags.length) await conv.append('safety_input_flag', { where: 'heartbeat', jobId: job.id, flags }, 'system');
       },
-    }));
-    if (r.ok && !r.needsApproval && isHeartbeatOk(r.summary)) {
-      // All is well: nothing stays behind.
+    });
+    const r = { ...settle(ran), acted: ran.acted };
+    // All is well — and the turn changed nothing and read nothing from outside: nothing stays behind.
+    // A turn that acted is always kept and delivered, whatever it answered.
+    if (r.ok && !r.needsApproval && !r.acted && isHeartbeatOk(r.summary)) {
       if (r.conversationId) await controller.remove(r.conversationId).catch(() => {});
       return { ok: true, summary: HEARTBEAT_OK, quiet: true };
     }

@@ -23,16 +23,20 @@ export function undoDomains(stores) {
   if (memory) {
     domains.memory = {
       async get(key) {
-        const e = (await memory.list()).find((m) => normKey(m.key) === key);
-        return e ? { key: e.key, content: e.content, category: e.category, pinned: !!e.pinned } : null;
+        return (await memory.list()).find((m) => normKey(m.key) === key) ?? null;
       },
       async set(key, value) {
         if (!value) {
           await memory.forget(key);
           return;
         }
-        const v = /** @type {{key: string, content: string, category: any, pinned: boolean}} */ (value); // any: the category enum of the entry it came from
-        await memory.store({ key: v.key, content: v.content, category: v.category, pinned: v.pinned, source: 'user' });
+        // Exactly as it was: who wrote it and when stay (an agent's memory stays the agent's).
+        await memory.restore(/** @type {import('../memory/store.js').MemoryEntry} */ (value));
+      },
+      // What the entry says, not its bookkeeping (a summary made since is not a change).
+      same: (a, b) => {
+        const pick = (/** @type {any} */ e) => (e ? JSON.stringify([e.id, e.key, e.content, e.category, !!e.pinned]) : 'null');
+        return pick(a) === pick(b);
       },
       describe: (key) => `the memory “${key}”`,
     };

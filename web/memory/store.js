@@ -412,6 +412,20 @@ export class MemoryStore {
     return entry;
   }
 
+  /**
+   * Puts an entry back exactly as it was — id, source, conversation, time (undo of a turn). An
+   * entry with the same key and another id gives way, as a store would.
+   * @param {MemoryEntry} entry
+   */
+  async restore(entry) {
+    await this.load();
+    const e = MemoryEntrySchema.parse(entry);
+    this.#apply(e);
+    this.#log({ op: 'put', entry: e });
+    await this.flush();
+    return e;
+  }
+
   /** Changes fields of an entry by id. @param {string} id @param {Partial<Pick<MemoryEntry, 'key' | 'content' | 'category' | 'pinned'>>} patch */
   async update(id, patch) {
     await this.load();

@@ -40,6 +40,9 @@ export const scheduleAdd = {
     const scheduler = schedulerOf(ctx);
     const action = args.prompt ? { kind: /** @type {const} */ ('prompt'), prompt: args.prompt } : { kind: /** @type {const} */ ('tool'), tool: args.tool, args: args.args ?? {} };
     if (action.kind === 'tool' && ctx.toolNames && !ctx.toolNames.includes(action.tool)) return { ok: false, output: `There is no tool named "${action.tool}".` };
+    // A scheduled prompt runs later as the workspace's own agent (every tool, its autonomy): a named
+    // agent or sub-agent with less must not hand its task to it.
+    if (action.kind === 'prompt' && ctx.agentName) return { ok: false, output: `@${ctx.agentName} cannot schedule a prompt: it would run later as the workspace's agent, with more than @${ctx.agentName} may do. Ask the user to schedule it, or schedule a tool call.` };
     // A job is stored as written and runs later: a key in it would sit in storage in plain text.
     const kinds = detector.scan(JSON.stringify(action)).findings.map((f) => f.type);
     if (kinds.length) return { ok: false, output: `Not scheduled: the job contains what looks like a secret (${[...new Set(kinds)].join(', ')}), and jobs are stored unencrypted. Leave the secret out of the job.` };

@@ -52,6 +52,8 @@ export interface ToolContext {
   authorizeTool?: (name: string, args: Record<string, unknown>, signal?: AbortSignal) => Promise<string | null>;
   /** Reports how far a running call is, for the chat ("3/10 — indexing"). */
   progress?: (text: string) => void;
+  /** The named agent or sub-agent whose turn this is (absent: the workspace's own agent). */
+  agentName?: string;
   /** The id of the call being run (set per call by the agent's loop). */
   callId?: string;
   /**

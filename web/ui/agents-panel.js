@@ -11,7 +11,7 @@ import { confirmDialog } from './dialogs.js';
  * @param {{
  *   agents: {list: () => Promise<ScopedAgent[]>, save: (value: unknown, scope: 'workspace' | 'global', previousName?: string) => Promise<AgentDefinition>,
  *     remove: (name: string, scope: 'workspace' | 'global') => Promise<void>, duplicate: (name: string) => Promise<AgentDefinition>,
- *     setIdentity: (source: IdentitySource | null) => Promise<void>, subscribe: (fn: () => void) => () => void},
+ *     setIdentity: (source: IdentitySource | null) => Promise<void>, subscribe: (fn: () => void) => () => void, quarantined?: string | null},
  *   format: {toJson: (a: AgentDefinition) => string, toMarkdown: (a: AgentDefinition) => string, parseFile: (text: string) => {ok: true, agent: AgentDefinition} | {ok: false, errors: string[]},
  *     validate: (value: unknown) => {ok: true, agent: AgentDefinition} | {ok: false, errors: string[]}, checkIdentity: (source: IdentitySource) => {ok: true, prompt: string} | {ok: false, errors: string[]},
  *     preview: (a: {systemPrompt?: string, identity?: IdentitySource}) => string, identityTemplate: string},
@@ -47,7 +47,7 @@ export function AgentsPanel(props) {
       h('option', { value: 'own', selected: !!agent?.model }, 'A model of its own')));
     const provider = /** @type {HTMLInputElement} */ (h('input', { id: id('provider'), value: agent?.model?.provider ?? '', autocomplete: 'off', placeholder: 'openai' }));
     const model = /** @type {HTMLInputElement} */ (h('input', { id: id('model'), value: agent?.model?.model ?? '', autocomplete: 'off', placeholder: 'gpt-4o-mini' }));
-    const ownModel = h('div', { class: 'row', hidden: !agent?.model }, field('Provider', provider, 'Its key is the one saved for that provider in Settings.'), field('Model', model));
+    const ownModel = h('div', { class: 'row', hidden: !agent?.model }, field('Provider', provider, 'Its key and address are the ones saved for that provider in Settings.'), field('Model', model));
     modelKind.addEventListener('change', () => { ownModel.hidden = modelKind.value !== 'own'; });
     const allTools = /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', id: id('all-tools'), checked: !agent?.tools, disabled: builtin }));
     const toolBoxes = props.toolNames.map((t) => /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', id: id(`tool-${t}`), value: t, checked: !agent?.tools || agent.tools.includes(t), disabled: builtin || !agent?.tools })));
@@ -83,7 +83,7 @@ export function AgentsPanel(props) {
         description: description.value.trim(),
         systemPrompt: prompt.value,
         ...(id ? { identity: id } : {}),
-        ...(kind === 'own' ? { model: { provider: provider.value.trim(), model: model.value.trim(), baseUrl: '' } } : kind.startsWith('route:') ? { route: kind.slice(6) } : {}),
+        ...(kind === 'own' ? { model: { provider: provider.value.trim(), model: model.value.trim() } } : kind.startsWith('route:') ? { route: kind.slice(6) } : {}),
         ...(allTools.checked ? {} : { tools: toolBoxes.filter((b) => b.checked).map((b) => b.value) }),
         ...(autonomy.value ? { autonomy: autonomy.value } : {}),
         ...(steps.value ? { maxIterations: Number(steps.value) } : {}),
@@ -180,6 +180,7 @@ export function AgentsPanel(props) {
 
   const draw = async () => {
     const all = await props.agents.list();
+    if (props.agents.quarantined && !status.textContent) status.textContent = `A folder .agents/ that Clawser did not write (from a clone, an import or an older version) was moved to ${props.agents.quarantined}/; nothing in it is used. Import an agent from there if you trust it.`;
     clear(list).append(h('ul', { class: 'agents', 'aria-label': 'Agents' }, ...all.map(item)));
   };
 

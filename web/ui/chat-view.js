@@ -710,7 +710,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       if (!live.some((d) => d.id === /** @type {HTMLElement} */ (el).dataset.delegation)) el.remove();
     }
     for (const d of live) {
-      const card = list.querySelector(`details[data-tool-call="${CSS.escape(d.id)}"]`);
+      const card = list.querySelector(`details[data-tool-call="${CSS.escape(d.callId)}"]`);
       const host = card?.parentElement;
       if (!host) continue;
       let el = /** @type {HTMLElement | null} */ (host.querySelector('.delegation-live'));
@@ -738,6 +738,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
    */
   const takeBack = async (direction) => {
     const act = (/** @type {{conflicts?: 'ask' | 'overwrite' | 'keep'}} */ o) => (direction === 'undo' ? controller.undoTurn(o) : controller.redoTurn(o));
+    // The controller says every outcome (a notice); only a conflict needs the user here.
     const r = await act({});
     if (!r.conflicts) return;
     const choice = await choiceDialog({
@@ -754,9 +755,10 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     list.querySelector('li.turn-undo')?.remove();
     for (const b of list.querySelectorAll('button.redo-turn')) b.remove();
     if (s.streaming) return;
-    if (s.undo && s.events.at(-1)?.id === s.undo.last) {
+    if (s.undo) {
+      const changed = s.undo.changes > 0;
       list.append(h('li', { class: 'notice small muted turn-undo row' },
-        h('span', null, `This turn changed ${s.undo.summary}.`),
+        h('span', null, `${s.events.at(-1)?.id === s.undo.last ? 'This turn' : 'The turn before'} changed ${changed ? `${s.undo.summary}.` : 'no files, memories, goals or jobs; undo takes it out of the conversation.'}`),
         h('button', { type: 'button', class: 'secondary small-btn', 'aria-keyshortcuts': 'Alt+Z', title: 'Undo the latest turn (Alt+Z)', on: { click: () => takeBack('undo') } }, 'Undo turn')));
     }
     if (s.redo) {
@@ -769,7 +771,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   const onUndoKey = (e) => {
     if (!e.altKey || e.ctrlKey || e.metaKey || e.code !== 'KeyZ' || !root.isConnected || document.querySelector('dialog[open]')) return;
     e.preventDefault();
-    takeBack(e.shiftKey ? 'redo' : 'undo');
+    takeBack(e.shiftKey ? 'redo' : 'undo').catch(() => {}); // the controller turns failures into its notice
   };
   document.addEventListener('keydown', onUndoKey);
 
