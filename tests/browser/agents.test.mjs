@@ -297,3 +297,27 @@ test('heartbeat: set up in the Agents panel; HEARTBEAT_OK leaves no message and 
   assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__notifications), [{ title: 'Scheduled job “Heartbeat” finished', body: 'Two new files arrived in inbox/.' }]);
   await page.getByRole('link', { name: /💓 Heartbeat/ }).first().waitFor();
 });
+
+test('agent_delegate: opening a running sub-agent\'s conversation shows its work live and cancels nothing; the caller finishes meanwhile', async () => {
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  llm.reset();
+  llm.enqueue(
+    { toolCalls: [{ id: 'del3', name: 'agent_delegate', arguments: { task: 'Count the lighthouses of Norway.' } }] },
+    { text: 'There are about 200 lighthouses in Norway.', pauseAfter: 1 },
+    { text: 'The sub-agent counted about 200.' },
+  );
+  await sendMessage(page, 'delegate the lighthouse count');
+  const card = page.getByRole('group', { name: 'Sub-agent @clawser-sub' });
+  await until(() => llm.requests.length >= 2, 'the sub-agent\'s request');
+  await card.getByRole('button', { name: 'Open the conversation of @clawser-sub' }).click();
+  await page.locator('li.sub-agent-of').waitFor();
+  await page.locator('.msg.user', { hasText: 'Count the lighthouses of Norway.' }).waitFor();
+  // The sub-agent is its conversation's writer while it runs: nothing can be sent there.
+  await sendMessage(page, 'interrupting');
+  llm.resume();
+  await page.locator('.msg.assistant', { hasText: 'There are about 200 lighthouses in Norway.' }).waitFor();
+  await page.locator('li.sub-agent-of').getByRole('button', { name: 'Open the delegating conversation' }).click();
+  await page.getByText('The sub-agent counted about 200.').waitFor();
+  await page.locator('li.delegation-done').getByText(/Sub-agent @clawser-sub finished/).waitFor();
+  assert.equal(llm.requests.length, 3, 'no message went to the sub-agent\'s conversation while it ran');
+});

@@ -544,7 +544,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     const parent = s.conversations.find((c) => c.id === s.activeId)?.parent;
     if (parent) {
       const from = s.conversations.find((c) => c.id === parent.conversationId);
-      list.append(h('li', { class: 'notice small muted sub-agent-of' }, `Sub-agent @${parent.agent}'s conversation: a task delegated from “${from?.title ?? 'a deleted conversation'}”. `,
+      list.append(h('li', { class: 'notice small muted sub-agent-of' }, `Sub-agent @${parent.agent}'s conversation: a task delegated from “${from?.title ?? 'a deleted conversation'}”${controller.busy ? ' — it is working here now (messages can be sent once it is done)' : ''}. `,
         from ? h('button', { type: 'button', class: 'secondary small-btn', on: { click: () => controller.select(parent.conversationId) } }, 'Open the delegating conversation') : ''));
     }
     if (s.hasEarlier) {
