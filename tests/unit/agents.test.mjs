@@ -163,3 +163,23 @@ test('a named agent or sub-agent cannot schedule a prompt (it would run later as
   assert.equal((await add.run({ when: 'every day at 9:00', tool: 'fs_read', args: { path: 'a' } }, { ...ctx, agentName: 'planner' })).ok, true, 'a tool job of its own tools is fine');
   assert.equal((await add.run({ when: 'every day at 9:00', prompt: 'summarize' }, ctx)).ok, true, 'control: the workspace\'s agent schedules prompts');
 });
+
+test('a damaged agents file costs only its own agents: listed as a problem, set aside on request, nothing else lost', async () => {
+  const root = new MemoryFileSystem();
+  const fs = new ScopedFileSystem(root, 'clawser_workspaces/ws');
+  const globalFs = new ScopedFileSystem(root, 'clawser_agents');
+  const store = new AgentStore({ fs, globalFs });
+  await store.save({ name: 'writer' }, 'workspace');
+  await store.save({ name: 'critic' }, 'global');
+  await globalFs.write('agents.json', '{"version":1,"agents":[{"name":');
+  assert.deepEqual((await store.list()).map((a) => a.name), ['clawser', 'writer'], 'the workspace\'s agents still work');
+  assert.equal(store.problems.length, 1);
+  assert.match(store.problems[0].message, /global agents file is damaged/);
+  const aside = await store.setAsideDamaged('global');
+  assert.match(aside, /^agents\.damaged-.*\.json$/);
+  assert.equal(await globalFs.readText(aside), '{"version":1,"agents":[{"name":', 'kept as it was');
+  assert.deepEqual((await store.list()).map((a) => a.name), ['clawser', 'writer']);
+  assert.deepEqual(store.problems, []);
+  await store.save({ name: 'critic' }, 'global');
+  assert.deepEqual((await store.list()).map((a) => a.name), ['clawser', 'writer', 'critic']);
+});

@@ -54,6 +54,23 @@ export class AgentStore {
 
   /** Where an `.agents/` folder this store did not write was moved to (shown by the Agents panel). @type {string | null} */
   quarantined = null;
+  /** Damaged agent files the last list() skipped. @type {{scope: 'workspace' | 'global', message: string}[]} */
+  problems = [];
+
+  /**
+   * Moves a damaged agents file aside (kept next to it, named `agents.damaged-….json`) so the
+   * scope starts empty again.
+   * @param {'workspace' | 'global'} scope
+   * @returns {Promise<string>} where it went
+   */
+  async setAsideDamaged(scope) {
+    const fs = scope === 'global' ? this.globalFs : this.fs;
+    const path = scope === 'global' ? 'agents.json' : FILE;
+    const aside = path.replace(/agents\.json$/, `agents.damaged-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    await fs.move(path, aside);
+    this.#changed();
+    return aside;
+  }
   /** @type {Promise<void> | null} */
   #vetting = null;
 
@@ -106,7 +123,14 @@ export class AgentStore {
       lock: c ? (name, fn) => c.withLock(name, fn) : (name, fn) => this.#locks.request(name, {}, fn),
       empty: () => ({ version: /** @type {const} */ (1), agents: /** @type {AgentDefinition[]} */ ([]) }),
       parse: (text) => {
-        const r = FileSchema.safeParse(JSON.parse(text));
+        /** @type {unknown} */
+        let json;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          throw new AgentStoreError('invalid', `The ${scope === 'global' ? 'global' : 'workspace\'s'} agents file is damaged (not JSON).`);
+        }
+        const r = FileSchema.safeParse(json);
         if (!r.success) throw new AgentStoreError('invalid', `The ${scope} agents file is damaged (${r.error.issues[0]?.message}); fix or delete it.`);
         return r.data;
       },
@@ -118,7 +142,15 @@ export class AgentStore {
   async list() {
     const trusted = await this.#trusted();
     const empty = { version: /** @type {const} */ (1), agents: /** @type {AgentDefinition[]} */ ([]) };
-    const [own, global, identity] = await Promise.all([trusted ? this.#file('workspace').read() : empty, this.#file('global').read(), this.identity()]);
+    /** @type {{scope: 'workspace' | 'global', message: string}[]} */
+    const problems = [];
+    // A damaged file costs its agents, not the others (the panel offers to move it aside).
+    const read = (/** @type {'workspace' | 'global'} */ scope) => this.#file(scope).read().catch((err) => {
+      problems.push({ scope, message: /** @type {Error} */ (err).message });
+      return empty;
+    });
+    const [own, global, identity] = await Promise.all([trusted ? read('workspace') : empty, read('global'), this.identity()]);
+    this.problems = problems;
     const names = new Set(own.agents.map((a) => a.name));
     return [
       defaultAgent(identity ?? undefined),

@@ -11,7 +11,8 @@ import { confirmDialog } from './dialogs.js';
  * @param {{
  *   agents: {list: () => Promise<ScopedAgent[]>, save: (value: unknown, scope: 'workspace' | 'global', previousName?: string) => Promise<AgentDefinition>,
  *     remove: (name: string, scope: 'workspace' | 'global') => Promise<void>, duplicate: (name: string) => Promise<AgentDefinition>,
- *     setIdentity: (source: IdentitySource | null) => Promise<void>, subscribe: (fn: () => void) => () => void, quarantined?: string | null},
+ *     setIdentity: (source: IdentitySource | null) => Promise<void>, subscribe: (fn: () => void) => () => void, quarantined?: string | null,
+ *     problems?: {scope: 'workspace' | 'global', message: string}[], setAsideDamaged?: (scope: 'workspace' | 'global') => Promise<string>},
  *   format: {toJson: (a: AgentDefinition) => string, toMarkdown: (a: AgentDefinition) => string, parseFile: (text: string) => {ok: true, agent: AgentDefinition} | {ok: false, errors: string[]},
  *     validate: (value: unknown) => {ok: true, agent: AgentDefinition} | {ok: false, errors: string[]}, checkIdentity: (source: IdentitySource) => {ok: true, prompt: string} | {ok: false, errors: string[]},
  *     preview: (a: {systemPrompt?: string, identity?: IdentitySource}) => string, identityTemplate: string},
@@ -181,7 +182,16 @@ export function AgentsPanel(props) {
   const draw = async () => {
     const all = await props.agents.list();
     if (props.agents.quarantined && !status.textContent) status.textContent = `A folder .agents/ that Clawser did not write (from a clone, an import or an older version) was moved to ${props.agents.quarantined}/; nothing in it is used. Import an agent from there if you trust it.`;
-    clear(list).append(h('ul', { class: 'agents', 'aria-label': 'Agents' }, ...all.map(item)));
+    clear(list).append(
+      ...(props.agents.problems ?? []).map((p) => h('div', { class: 'notice warn row', role: 'alert' },
+        h('span', null, `${p.message} Its agents are not used until it is fixed or set aside.`),
+        props.agents.setAsideDamaged ? h('button', { type: 'button', class: 'secondary small-btn', on: { click: () => guarded(async () => {
+          const where = await /** @type {NonNullable<typeof props.agents.setAsideDamaged>} */ (props.agents.setAsideDamaged)(p.scope);
+          status.textContent = `Moved the damaged file to ${where}; you can create agents again.`;
+          await draw();
+        }) } }, 'Set the damaged file aside') : '')),
+      h('ul', { class: 'agents', 'aria-label': 'Agents' }, ...all.map(item)),
+    );
   };
 
   importPicker.addEventListener('change', () => guarded(async () => {
