@@ -6,6 +6,7 @@ import { ToolRunner } from '../../web/agent/tool-runner.js';
 import { AutonomyController } from '../../web/agent/autonomy.js';
 import { Semaphore, runDelegation } from '../../web/agent/delegation.js';
 import { DelegationBoard } from '../../web/agent/delegation-board.js';
+import { agentSystemPrompt } from '../../web/agent/agent-definitions.js';
 import { ToolSubset } from '../../web/tools/tool-subset.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { ScopedFileSystem } from '../../web/storage/scoped-fs.js';
@@ -79,13 +80,13 @@ async function world(/** @type {Record<string, any[]>} */ scripts, /** @type {an
 
   /**
    * @param {import('../../web/agent/conversation.js').Conversation} conversation
-   * @param {{tools?: string[], autonomy?: any, name?: string}} profile @param {number} depth
+   * @param {{tools?: string[], autonomy?: any, name?: string, systemPrompt?: string, identity?: any}} profile @param {number} depth
    */
   function build(conversation, profile, depth) {
     const reg = profile.tools ? new ToolSubset(registry, profile.tools) : registry;
     const autonomy = new AutonomyController({ config: { level: profile.autonomy ?? o.autonomy ?? 'full', maxActionsPerHour: 0, maxCostCentsPerDay: 0, maxCostCentsPerMonth: 0 }, ...usageStore });
     const tools = new ToolRunner({ registry: reg, context: { workspaceId: 'ws', fs: files, memory, settings: toolSettings(), fetch: globalThis.fetch }, autonomy, approve: o.approve ?? (async () => 'once') });
-    const agent = new ClawserAgent({ provider: /** @type {any} */ (provider), conversation, tools, autonomy, ...(profile.name ? { label: profile.name } : {}) });
+    const agent = new ClawserAgent({ provider: /** @type {any} */ (provider), conversation, tools, autonomy, systemPrompt: agentSystemPrompt(profile, 'DEFAULT PROMPT'), ...(profile.name ? { label: profile.name } : {}) });
     const slots = new Semaphore(settings.maxParallel);
     tools.context.delegate = (args, call) => runDelegation(args, call, {
       depth, settings, slots,
@@ -93,6 +94,7 @@ async function world(/** @type {Record<string, any[]>} */ scripts, /** @type {an
       callerAutonomy: autonomy.config.level,
       callerName: profile.name ?? 'clawser',
       callerTaint: tools.taint,
+      callerPrompt: { systemPrompt: profile.systemPrompt, identity: profile.identity },
       parentConversationId: conversation.id,
       resolve: async (name) => definitions[name] ?? null,
       createConversation: async (title, parent) => store.open((await store.create(title, { parent })).id),
@@ -104,7 +106,7 @@ async function world(/** @type {Record<string, any[]>} */ scripts, /** @type {an
     return agent;
   }
   const parent = await store.open((await store.create('parent')).id);
-  return { store, files, provider, board, agent: build(parent, {}, 0), parent, agents, usage: () => shared, build };
+  return { store, files, provider, board, agent: build(parent, o.root ?? {}, 0), parent, agents, usage: () => shared, build };
 }
 
 const delegate = (/** @type {string} */ id, /** @type {Record<string, unknown>} */ args) => ({ id, name: 'agent_delegate', arguments: args });
@@ -290,4 +292,17 @@ test('taint flows both ways: a child of a tainted caller asks before storing a m
     changesFiles: () => false,
   }));
   assert.match(String(answered.untrusted), /the answer of sub-agent @c-sub, which read a web page/);
+});
+
+test('a sub-agent without a definition is a copy of its caller (its prompt and identity); a named one is itself', async () => {
+  const w = await world({
+    Root: [{ toolCalls: [delegate('d1', { task: 'Copy task' }), delegate('d2', { agent: 'critic', task: 'Named task' })] }, { text: 'ok' }],
+    'Copy task': [{ text: 'copy done' }],
+    'Named task': [{ text: 'named done' }],
+  }, { root: { systemPrompt: 'You are the lighthouse keeper.', identity: { format: 'markdown', text: 'Speaks softly.' } }, definitions: { critic: { name: 'critic', description: '', systemPrompt: 'You are the critic.' } } });
+  await w.agent.run('Root');
+  const sys = (/** @type {string} */ first) => String(w.provider.requests.find((r) => String(r.messages[0].content).startsWith(first))?.system);
+  assert.match(sys('Copy task'), /^You are the lighthouse keeper\.\n\n# Your identity\nSpeaks softly\./);
+  assert.match(sys('Named task'), /^You are the critic\./);
+  assert.doesNotMatch(sys('Named task'), /lighthouse keeper|Speaks softly/);
 });

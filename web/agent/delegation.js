@@ -70,6 +70,7 @@ export class Semaphore {
  * @property {'readonly' | 'supervised' | 'full'} callerAutonomy
  * @property {string} callerName the caller's name (for the child's title)
  * @property {import('./tool-runner.js').TaintSource[]} [callerTaint] the outside content the caller took in (the child starts with it)
+ * @property {{systemPrompt?: string, identity?: import('./identity.js').IdentitySource}} [callerPrompt] who the caller is (a copy of it is the same)
  * @property {string} parentConversationId
  * @property {(name: string) => Promise<AgentDefinition | null>} resolve a named agent
  * @property {(title: string, parent: {conversationId: string, toolCallId: string, agent: string}) => Promise<Conversation>} createConversation
@@ -119,7 +120,9 @@ export async function runDelegation(args, call, deps) {
       name,
       tools,
       autonomy,
-      ...(definition ? { systemPrompt: definition.systemPrompt, ...(definition.identity ? { identity: definition.identity } : {}), ...(definition.maxIterations ? { maxIterations: definition.maxIterations } : {}) } : {}),
+      ...(definition
+        ? { systemPrompt: definition.systemPrompt, ...(definition.identity ? { identity: definition.identity } : {}), ...(definition.maxIterations ? { maxIterations: definition.maxIterations } : {}) }
+        : { ...(deps.callerPrompt?.systemPrompt ? { systemPrompt: deps.callerPrompt.systemPrompt } : {}), ...(deps.callerPrompt?.identity ? { identity: deps.callerPrompt.identity } : {}) }),
     };
     const agent = await deps.buildAgent(conversation, profile, definition, deps.depth + 1);
     // The task was written by a caller that may have read outside content: the child starts as

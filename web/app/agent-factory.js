@@ -152,7 +152,9 @@ export class AgentFactory {
       // Compaction summaries on the device when Chrome has its summarizer (no key, no cost).
       onDeviceSummarizer: async () => (await import('../providers/on-device-summarizer.js')).onDeviceSummarizer(),
     });
-    this.#enableDelegation(workspaceId, agent, parts, { provider, secrets, approve: options.approve, depth: options.depth ?? 0 });
+    // A sub-agent without a definition is a copy of this agent: its prompt and identity.
+    const self = profile ? { systemPrompt: profile.systemPrompt, identity: profile.identity } : { identity: identity ?? undefined };
+    this.#enableDelegation(workspaceId, agent, parts, { provider, secrets, approve: options.approve, depth: options.depth ?? 0, self });
     return { agent, settings: parts.settings };
   }
 
@@ -160,7 +162,7 @@ export class AgentFactory {
    * Gives an agent's tools `agent_delegate`: sub-agents in child conversations, with at most this
    * agent's tools and autonomy, a slot each (the turn's cap), one level deeper.
    * @param {string} workspaceId @param {ClawserAgentType} agent @param {Awaited<ReturnType<AgentFactory['parts']>>} parts
-   * @param {{provider: Provider, secrets: string[], approve?: import('../agent/tool-runner.js').ApproveFn, depth: number}} caller
+   * @param {{provider: Provider, secrets: string[], approve?: import('../agent/tool-runner.js').ApproveFn, depth: number, self: {systemPrompt?: string, identity?: import('../agent/identity.js').IdentitySource}}} caller
    */
   #enableDelegation(workspaceId, agent, parts, caller) {
     const create = this.#deps.createChildConversation;
@@ -177,6 +179,7 @@ export class AgentFactory {
       callerAutonomy: parts.autonomy.config.level,
       callerName: agent.label ?? DEFAULT_AGENT_NAME,
       callerTaint: parts.tools.taint,
+      callerPrompt: caller.self,
       parentConversationId: conversationId,
       resolve: async (name) => (await this.#deps.services(workspaceId).agents()).get(name),
       createConversation: (title, parent) => create(workspaceId, title, parent),
