@@ -321,3 +321,43 @@ test('agent_delegate: opening a running sub-agent\'s conversation shows its work
   await page.locator('li.delegation-done').getByText(/Sub-agent @clawser-sub finished/).waitFor();
   assert.equal(llm.requests.length, 3, 'no message went to the sub-agent\'s conversation while it ran');
 });
+
+test('the workspace identity shapes the default agent (preview, then a plain message); an agent is duplicated, exported as Markdown and imported back', async () => {
+  await page.getByRole('button', { name: 'Agents', exact: true }).click();
+  const panel = page.getByRole('region', { name: 'Agents' });
+  await panel.getByRole('button', { name: 'Edit identity of @clawser' }).click();
+  const editor = panel.getByRole('form', { name: 'Workspace identity' });
+  await editor.getByLabel('Identity').selectOption('json');
+  // The example is offered; a broken field is named before anything is saved.
+  assert.match(await editor.locator('#agent-edit-identity').inputValue(), /"display": "Ada"/);
+  await editor.locator('#agent-edit-identity').fill(JSON.stringify({ names: { display: 'Mira' }, psychology: { mbti: 'XXXX' } }));
+  await editor.getByRole('alert').getByText(/^psychology\.mbti: an MBTI type/).waitFor();
+  await editor.locator('#agent-edit-identity').fill(JSON.stringify({ names: { display: 'Mira', full: 'Mira the navigator' }, linguistics: { catchphrases: ['Steady as she goes'] } }));
+  await editor.getByLabel('System prompt preview').getByText(/# Your identity\nYou are Mira \(Mira the navigator\)\./).waitFor();
+  await editor.getByRole('button', { name: 'Save identity' }).click();
+  await panel.getByRole('status').getByText('Saved the workspace\'s identity.').waitFor();
+
+  // Duplicate @writer, export the copy as Markdown, delete it, import the file back.
+  const writer = panel.getByRole('listitem').filter({ hasText: '@writer' }).first();
+  await writer.getByRole('button', { name: 'Duplicate @writer' }).click();
+  await panel.getByRole('status').getByText('Duplicated @writer as @writer-copy.').waitFor();
+  const copy = panel.locator('li[data-agent="writer-copy"]');
+  const [download] = await Promise.all([page.waitForEvent('download'), copy.getByRole('button', { name: 'Export Markdown of @writer-copy' }).click()]);
+  const file = await download.path();
+  const text = await (await import('node:fs/promises')).readFile(String(file), 'utf8');
+  assert.match(text, /^---\nname: "writer-copy"\n[\s\S]*tools: \[("fs_read","fs_list"|"fs_list","fs_read")\][\s\S]*---\nYou are the writer agent\. Write vividly\.\n$/);
+  await copy.getByRole('button', { name: 'Delete @writer-copy' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+  await copy.waitFor({ state: 'detached' });
+  await panel.getByLabel('Agent file to import').setInputFiles({ name: 'writer-copy.agent.md', mimeType: 'text/markdown', buffer: Buffer.from(text) });
+  await panel.getByRole('status').getByText('Imported @writer-copy into this workspace.').waitFor();
+  await copy.getByText('2 tools').waitFor();
+  await panel.getByRole('button', { name: 'Back to chat' }).click();
+
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  llm.reset();
+  llm.enqueue({ text: 'Steady as she goes.' });
+  await sendMessage(page, 'who are you?');
+  await page.getByText('Steady as she goes.').waitFor();
+  assert.match(llm.requests[0].body.messages[0].content, /# Your identity\nYou are Mira \(Mira the navigator\)\.[\s\S]*Catchphrases you may use: Steady as she goes/);
+});
