@@ -7,6 +7,7 @@ import { AutonomyController } from '../../web/agent/autonomy.js';
 import { Semaphore, runDelegation } from '../../web/agent/delegation.js';
 import { DelegationBoard } from '../../web/agent/delegation-board.js';
 import { agentSystemPrompt } from '../../web/agent/agent-definitions.js';
+import { TurnRecorder, RecordingFileSystem } from '../../web/agent/undo.js';
 import { ToolSubset } from '../../web/tools/tool-subset.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { ScopedFileSystem } from '../../web/storage/scoped-fs.js';
@@ -85,7 +86,10 @@ async function world(/** @type {Record<string, any[]>} */ scripts, /** @type {an
   function build(conversation, profile, depth) {
     const reg = profile.tools ? new ToolSubset(registry, profile.tools) : registry;
     const autonomy = new AutonomyController({ config: { level: profile.autonomy ?? o.autonomy ?? 'full', maxActionsPerHour: 0, maxCostCentsPerDay: 0, maxCostCentsPerMonth: 0 }, ...usageStore });
-    const tools = new ToolRunner({ registry: reg, context: { workspaceId: 'ws', fs: files, memory, settings: toolSettings(), fetch: globalThis.fetch }, autonomy, approve: o.approve ?? (async () => 'once') });
+    // As the app does: the paths its tools change are collected (the shell's too).
+    const written = new Set();
+    const tools = new ToolRunner({ registry: reg, context: { workspaceId: 'ws', conversationId: conversation.id, fs: new RecordingFileSystem(files, new TurnRecorder({}), written), memory, settings: toolSettings(), fetch: globalThis.fetch }, autonomy, approve: o.approve ?? (async () => 'once') });
+    tools.writtenPaths = written;
     const agent = new ClawserAgent({ provider: /** @type {any} */ (provider), conversation, tools, autonomy, systemPrompt: agentSystemPrompt(profile, 'DEFAULT PROMPT'), ...(profile.name ? { label: profile.name } : {}) });
     const slots = new Semaphore(settings.maxParallel);
     tools.context.delegate = (args, call) => runDelegation(args, call, {
@@ -305,4 +309,14 @@ test('a sub-agent without a definition is a copy of its caller (its prompt and i
   assert.match(sys('Copy task'), /^You are the lighthouse keeper\.\n\n# Your identity\nSpeaks softly\./);
   assert.match(sys('Named task'), /^You are the critic\./);
   assert.doesNotMatch(sys('Named task'), /lighthouse keeper|Speaks softly/);
+});
+
+test('"files it changed" includes what the sub-agent\'s shell commands wrote', async () => {
+  const w = await world({
+    Root: [{ toolCalls: [delegate('d1', { task: 'Shell task' })] }, { text: 'ok' }],
+    'Shell task': [{ toolCalls: [{ id: 's1', name: 'shell', arguments: { command: 'mkdir -p out && echo hi > out/shell.txt' } }] }, { text: 'wrote it with the shell' }],
+  });
+  await w.agent.run('Root');
+  assert.equal(await w.files.readText('out/shell.txt'), 'hi\n');
+  assert.match(String(w.parent.events.find((e) => e.type === 'tool_result')?.data.result), /Files it changed: out\/shell\.txt\./);
 });

@@ -138,3 +138,16 @@ test('agent, control: the same model that changes course after the note finishes
   assert.equal((await off.agent.run('list')).text, 'done', 'without self-repair the loop runs on');
   assert.equal(off.conversation.events.filter((e) => e.type === 'self_repair').length, 0);
 });
+
+test('agent: a reply that runs away (endless text, no tools) is cut at the output limit, kept as stopped, with a self_repair event; the control under the limit ends normally', async () => {
+  const long = 'spam '.repeat(600); // 3,000 characters
+  const { agent, conversation } = await agentWith([{ text: long }], { maxOutputChars: 1000 });
+  const { error } = await agent.run('write forever');
+  assert.match(String(error?.message), /ran away — it passed 1,000 characters/);
+  const reply = conversation.events.find((e) => e.type === 'agent_message');
+  assert.equal(reply?.data.stopped, true);
+  assert.ok(String(reply?.data.text).length < long.length, 'the rest was not taken');
+  assert.deepEqual(conversation.events.filter((e) => e.type === 'self_repair').map((e) => [e.data.action, e.data.reason]), [['stopped', 'output']]);
+  const fine = await agentWith([{ text: long }], { maxOutputChars: 10_000 });
+  assert.equal((await fine.agent.run('write a bit')).text, long);
+});

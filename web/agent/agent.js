@@ -429,7 +429,11 @@ export class ClawserAgent {
       let stopReason;
       /** The answer came from the response cache (no model call, no cost). @type {{provider: string, model: string, ageMs: number} | null} */
       let cachedFrom = null;
-      for await (const ev of this.provider.chatStream(request, { signal, fresh: options.fresh && iteration === 0 })) {
+      // A reply that runs away (endless text) is cut by self-repair: its own abort, so the stream ends.
+      const replyAbort = new AbortController();
+      const callSignal = signal ? AbortSignal.any([signal, replyAbort.signal]) : replyAbort.signal;
+      let runaway = false;
+      for await (const ev of this.provider.chatStream(request, { signal: callSignal, fresh: options.fresh && iteration === 0 })) {
         if (ev.type === 'attempt') {
           // Every try of every provider is on record (the turn's details and the Events panel show it).
           const { type: _attempt, ...data } = ev;
@@ -452,6 +456,11 @@ export class ClawserAgent {
         }
         yield ev;
         if (signal?.aborted) break;
+        if (ev.type === 'text' && stuck.config.enabled && text.length > stuck.config.maxOutputChars) {
+          runaway = true;
+          replyAbort.abort();
+          break;
+        }
       }
       // Every call counts in the Dashboard, also one stopped, failed or without token counts (Chrome AI).
       const callCost = this.#countCall(usage ?? { inputTokens: 0, outputTokens: 0 });
@@ -462,6 +471,14 @@ export class ClawserAgent {
           yield await this.#record(out.action === 'block' ? 'safety_output_blocked' : 'safety_output_redacted', { kinds: out.findings.map((f) => f.type) }, 'system');
         }
         text = out.text;
+      }
+      if (runaway && !signal?.aborted) {
+        // Kept as a stopped reply (what the user saw), then the run ends with self-repair's reason.
+        yield await this.#record('agent_message', { text, stopped: true, model: this.provider.model, provider: this.provider.id, ...(usage ? { usage, costCents: callCost } : {}), ...(this.label ? { agent: this.label } : {}) }, 'agent');
+        const message = `Stopped: this reply ran away — it passed ${stuck.config.maxOutputChars.toLocaleString('en')} characters without ending. Continue anyway if it should go on.`;
+        yield await this.#record('self_repair', { action: 'stopped', reason: 'output', message }, 'system');
+        yield { type: 'error', error: { code: 'client', retryable: false, message } };
+        return;
       }
       if (signal?.aborted || failure?.code === 'aborted') {
         // The user saw the partial reply: keep it, marked as stopped (tool calls not run).

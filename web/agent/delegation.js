@@ -153,7 +153,8 @@ export async function runDelegation(args, call, deps) {
     // The answer as recorded (after the response hooks and the leak check), not as streamed.
     const recorded = conversation.events.findLast((e) => e.type === 'agent_message');
     if (recorded && !recorded.data.toolCalls?.length && !recorded.data.stopped) answer = String(recorded.data.text ?? '');
-    const files = changedFiles(conversation, deps.changesFiles);
+    // Every path its tools changed (the shell's too) when tracked, else what its file tools' calls named.
+    const files = [...new Set([...(agent.tools?.writtenPaths ?? []), ...changedFiles(conversation, deps.changesFiles)])];
     const taint = agent.tools?.taint.filter((t) => !t.earlier) ?? [];
     const cancelled = signal.aborted;
     const ok = !failure && !cancelled && !!answer.trim();

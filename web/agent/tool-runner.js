@@ -99,6 +99,8 @@ export class ToolRunner {
     this.taint = [];
     /** Notes what this turn's tools change, for undo (set by the app; absent: no undo). @type {import('./undo.js').TurnRecorder | undefined} */
     this.recorder = undefined;
+    /** The paths this runner's tools changed, whatever tool (the shell too), when the app tracks them. @type {Set<string> | undefined} */
+    this.writtenPaths = undefined;
   }
 
   /** Marks the conversation as having taken in untrusted content. @param {TaintSource} source */

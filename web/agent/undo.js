@@ -112,10 +112,16 @@ function sameJson(a, b) {
  * @implements {FileSystem}
  */
 export class RecordingFileSystem {
-  /** @param {FileSystem} inner @param {TurnRecorder} recorder */
-  constructor(inner, recorder) {
+  /** @param {FileSystem} inner @param {TurnRecorder} recorder @param {Set<string>} [written] collects the paths changed through this view (a sub-agent's "files it changed") */
+  constructor(inner, recorder, written) {
     this.inner = inner;
     this.recorder = recorder;
+    this.written = written;
+  }
+
+  /** @param {string} path */
+  #wrote(path) {
+    this.written?.add(normalize(path));
   }
 
   /** @param {string} path */
@@ -134,11 +140,11 @@ export class RecordingFileSystem {
   /** @param {string} p @param {{start?: number, end?: number}} [r] */ async readBytes(p, r) { return this.inner.readBytes(p, r); }
   /** @param {string} p @returns {Promise<DirEntry[]>} */ async list(p) { return this.inner.list(p); }
   /** @param {string} p @returns {Promise<FileStat | null>} */ async stat(p) { return this.inner.stat(p); }
-  /** @param {string} p @param {string | Uint8Array} d @param {WriteOptions} [o] */ async write(p, d, o) { await this.#note(p); return this.inner.write(p, d, o); }
-  /** @param {string} p @param {string | Uint8Array} d */ async append(p, d) { await this.#note(p); return this.inner.append(p, d); }
-  /** @param {string} p @param {number} n */ async truncate(p, n) { await this.#note(p); return this.inner.truncate(p, n); }
+  /** @param {string} p @param {string | Uint8Array} d @param {WriteOptions} [o] */ async write(p, d, o) { await this.#note(p); await this.inner.write(p, d, o); this.#wrote(p); }
+  /** @param {string} p @param {string | Uint8Array} d */ async append(p, d) { await this.#note(p); await this.inner.append(p, d); this.#wrote(p); }
+  /** @param {string} p @param {number} n */ async truncate(p, n) { await this.#note(p); await this.inner.truncate(p, n); this.#wrote(p); }
   /** @param {string} p */ async mkdir(p) { return this.inner.mkdir(p); }
-  /** @param {string} p */ async delete(p) { await this.#note(p); return this.inner.delete(p); }
+  /** @param {string} p */ async delete(p) { await this.#note(p); await this.inner.delete(p); this.#wrote(p); }
   /** @param {string} a @param {string} b */
   async move(a, b) {
     await this.#note(a);
@@ -159,7 +165,9 @@ export class RecordingFileSystem {
         await walk(a.replace(/\/+$/, ''), b.replace(/\/+$/, ''));
       } else await this.recorder.touch('file', normalize(b));
     } else await this.recorder.touch('file', normalize(b));
-    return this.inner.move(a, b);
+    await this.inner.move(a, b);
+    this.#wrote(a);
+    this.#wrote(b);
   }
 }
 

@@ -307,7 +307,9 @@ export class AgentFactory {
     if (profile?.tools) context.toolNames = registry.list().map((t) => t.name);
     if (profile) context.agentName = profile.name;
     // What the turn's tools change is noted for undo: before the first change, and at the end.
-    const recording = recordingContext({ fs: context.fs, memory: context.memory, goals: context.goals, scheduler: context.scheduler }, options.recorder);
+    /** The paths this agent's tools changed (a sub-agent reports them). @type {Set<string>} */
+    const written = new Set();
+    const recording = recordingContext({ fs: context.fs, memory: context.memory, goals: context.goals, scheduler: context.scheduler }, options.recorder, written);
     Object.assign(context, { fs: recording.fs, memory: recording.memory, goals: recording.goals, scheduler: recording.scheduler });
     const tools = new ToolRunner({
       registry,
@@ -321,6 +323,7 @@ export class AgentFactory {
       ledger: services.usage,
     });
     tools.recorder = recording.recorder;
+    tools.writtenPaths = written;
     // Connected MCP servers' tool descriptions are in every request: text from outside, so the
     // conversation counts as having read outside content (standing-state tools ask).
     for (const server of mcp?.servers() ?? []) {

@@ -72,13 +72,14 @@ export function undoDomains(stores) {
  * A turn's recorder, and the tool context pieces that report to it.
  * @param {{fs: FileSystem, memory?: import('../memory/store.js').MemoryStore, goals?: import('../agent/goals.js').GoalStore, scheduler?: import('../agent/scheduler.js').Scheduler}} stores
  * @param {TurnRecorderType} [recorder] a caller's recorder (a sub-agent's changes belong to its caller's turn)
+ * @param {Set<string>} [written] collects the paths this context's tools changed
  */
-export function recordingContext(stores, recorder) {
+export function recordingContext(stores, recorder, written) {
   const r = recorder ?? new TurnRecorder(undoDomains(stores));
   const memory = stores.memory;
   return {
     recorder: r,
-    fs: new RecordingFileSystem(stores.fs, r),
+    fs: new RecordingFileSystem(stores.fs, r, written),
     memory: memory && recordingStore(memory, r, 'memory', {
       store: { before: ([input]) => normKey(String(input?.key ?? '')) },
       update: { before: async ([id]) => { const e = (await memory.list()).find((m) => m.id === id); return e ? normKey(e.key) : null; } },
