@@ -183,3 +183,21 @@ test('a damaged agents file costs only its own agents: listed as a problem, set 
   await store.save({ name: 'critic' }, 'global');
   assert.deepEqual((await store.list()).map((a) => a.name), ['clawser', 'writer', 'critic']);
 });
+
+test('a folder opened from the computer: a foreign .agents/ is set aside inside it (the move out fails there); the control moves it to a visible folder', async () => {
+  const root = new MemoryFileSystem();
+  const fs = new ScopedFileSystem(root, 'clawser_workspaces/ws');
+  await fs.write('.agents/agents.json', JSON.stringify({ version: 1, agents: [{ name: 'planted' }] }));
+  // The mounted file system routes .agents/ to the browser and everything else to the folder: a move across fails.
+  const mounted = /** @type {any} */ (Object.create(fs)); // any: a stand-in with one method changed
+  mounted.move = async (/** @type {string} */ a, /** @type {string} */ b) => {
+    if (a.split('/')[0] !== b.split('/')[0]) throw new Error('cannot move between the folder and the browser');
+    return fs.move(a, b);
+  };
+  const store = new AgentStore({ fs: mounted, globalFs: new ScopedFileSystem(root, 'clawser_agents') });
+  assert.deepEqual((await store.list()).map((a) => a.name), ['clawser']);
+  assert.match(String(store.quarantined), /^\.agents\/found-/);
+  assert.ok(await fs.stat(`${store.quarantined}/agents.json`));
+  await store.save({ name: 'mine' }, 'workspace');
+  assert.deepEqual((await store.list()).map((a) => a.name), ['clawser', 'mine']);
+});

@@ -53,3 +53,29 @@ test('a late model title never brings back a deleted conversation nor replaces a
   await (await store.open(c.id)).setGeneratedTitle('Model title');
   assert.ok((await store.list()).some((m) => m.title === 'Model title'));
 });
+
+test('Continue keeps the named agent that wrote the reply; one that no longer exists falls back to the workspace\'s agent', async () => {
+  /** @type {any[]} */
+  const built = [];
+  const settings = /** @type {any} */ ({ providerConfig: async () => ({ provider: 'echo', model: 'echo' }), apiKey: async () => undefined }); // any: what #turn uses
+  /** @type {Record<string, import('../../web/agent/agent-definitions.js').ScopedAgent>} */
+  const agents = { writer: { name: 'writer', description: '', systemPrompt: 'You write.', scope: 'workspace' } };
+  const chat = new ChatController({
+    fs: new MemoryFileSystem(), workspaceId: 'w', settings, providerFactory: () => new EchoProvider({ delayMs: 0 }),
+    agents: async () => ({ list: async () => Object.values(agents), get: async (/** @type {string} */ n) => agents[n] ?? null }),
+    buildAgent: async (provider, conversation, secrets, options) => {
+      built.push(options?.profile?.name ?? null);
+      return new (await import('../../web/agent/agent.js')).ClawserAgent({ provider, conversation, secrets, ...(options?.profile ? { label: options.profile.name } : {}) });
+    },
+  });
+  await chat.init();
+  await chat.newConversation();
+  await chat.send('@writer a line please');
+  assert.equal(chat.state.events.findLast((e) => e.type === 'agent_message')?.data.agent, 'writer');
+  await chat.continueReply();
+  assert.deepEqual(built, ['writer', 'writer'], 'the continuation is @writer\'s');
+  delete agents.writer;
+  await chat.continueReply();
+  assert.equal(built[2], null, 'gone: the workspace\'s agent goes on, no error');
+  assert.equal(chat.state.failure, null);
+});

@@ -151,3 +151,13 @@ test('agent: a reply that runs away (endless text, no tools) is cut at the outpu
   const fine = await agentWith([{ text: long }], { maxOutputChars: 10_000 });
   assert.equal((await fine.agent.run('write a bit')).text, long);
 });
+
+test('a change resets the repeat count: fix, then the same test run with the same output, is not a loop', () => {
+  const d = new StuckDetector({ repeatLimit: 3, errorLimit: 50 });
+  assert.equal(step(d, [['shell', { command: 'npm test' }, false, '1 failing']]), null);
+  assert.equal(step(d, [['shell', { command: 'npm test' }, false, '1 failing']]), null);
+  d.madeChange();
+  assert.equal(step(d, [['shell', { command: 'npm test' }, false, '1 failing']]), null, 'after a change, the same run counts afresh');
+  assert.equal(step(d, [['shell', { command: 'npm test' }, false, '1 failing']]), null);
+  assert.equal(step(d, [['shell', { command: 'npm test' }, false, '1 failing']])?.finding.kind, 'repeat', 'control: without a change in between, the third identical run is a repeat');
+});

@@ -138,11 +138,12 @@ test('undo store: newest records kept (3 here), a new turn drops the redo of und
   const make = (/** @type {number} */ i) => ({ version: /** @type {const} */ (1), id: `t${i}`, conversationId: 'c', head: null, last: `e${i}`, at: i, state: /** @type {const} */ ('done'), messages: 2, changes: [] });
   for (let i = 1; i <= 5; i++) await w.undo.add(make(i));
   assert.deepEqual((await w.undo.list()).map((r) => r.id), ['t3', 't4', 't5']);
-  await w.undo.save({ ...make(5), state: 'undone', undoneAt: 10, undoneEvent: 'u5' });
-  assert.equal((await w.undo.undoable())?.id, 't4');
-  assert.equal((await w.undo.redoable())?.id, 't5');
+  await w.undo.save({ ...make(5), state: 'undone', undoneAt: 10 });
+  assert.equal((await w.undo.undoable('e4'))?.id, 't4', 'the turn that ends where the conversation ends');
+  assert.equal(await w.undo.undoable('e5'), null, 't5 is undone');
+  assert.equal((await w.undo.redoable(null))?.id, 't5', 'the undone turn that starts where the conversation ends');
   await w.undo.add(make(6));
-  assert.equal(await w.undo.redoable(), null, 'redo is gone once a new turn ran');
+  assert.equal(await w.undo.redoable(null), null, 'redo is gone once a new turn ran');
   await w.root.write(`${w.undo.dir}/broken.json`, '{not json');
   assert.deepEqual((await w.undo.list()).map((r) => r.id), ['t3', 't4', 't6']);
 });
@@ -196,6 +197,14 @@ test('ChatController: undo goes back turn by turn, redo comes forward again; an 
   assert.deepEqual([back.key, back.content, back.source, back.id], ['sea', 'Baltic', 'agent', stored.id], 'exactly as it was, its author included');
   assert.match((await chat.redoTurn()).message, /nothing to redo/);
   assert.deepEqual(chat.state.events.filter((e) => e.type === 'agent_message' && e.data.text).map((e) => e.data.text), ['wrote one.txt', 'remembered']);
+  // After redoing both, undo still goes back turn by turn.
+  assert.equal((await chat.undoTurn()).ok, true);
+  assert.equal((await chat.undoTurn()).ok, true);
+  assert.equal(await ws.stat('one.txt'), null);
+  assert.deepEqual(await stores.memory.list(), []);
+  assert.equal((await chat.redoTurn()).ok, true);
+  assert.equal((await chat.redoTurn()).ok, true);
+  assert.equal((await stores.memory.list())[0]?.key, 'sea');
 
   // An edited message starts a new version: its turn is recorded and undoable too.
   const firstMessage = chat.state.events.find((e) => e.type === 'user_message');
@@ -205,4 +214,35 @@ test('ChatController: undo goes back turn by turn, redo comes forward again; an 
   assert.equal(undoState()?.summary, '1 file');
   assert.equal((await chat.undoTurn()).ok, true);
   assert.equal(await ws.stat('edited.txt'), null);
+  // Undoing the edit shows the version from before it again, and undo goes on from there.
+  assert.deepEqual(chat.state.events.filter((e) => e.type === 'agent_message' && e.data.text).map((e) => e.data.text), ['wrote one.txt', 'remembered']);
+  assert.equal(undoState()?.summary, '1 memory');
+  assert.equal((await chat.undoTurn()).ok, true);
+  assert.deepEqual(await stores.memory.list(), []);
+  // Redo comes forward the same way: the memory turn, then the edit.
+  assert.equal((await chat.redoTurn()).ok, true);
+  assert.equal((await chat.redoTurn()).ok, true);
+  assert.equal(await ws.readText('edited.txt'), 'E');
+  assert.deepEqual(chat.state.events.filter((e) => e.type === 'agent_message' && e.data.text).map((e) => e.data.text), ['wrote edited.txt']);
+});
+
+test('copies are kept within a budget: a file past it is reported as too large to put back, the others are undone', async () => {
+  const { fileDomain } = await import('../../web/agent/undo.js');
+  const root = new MemoryFileSystem();
+  await root.write('small.txt', 'small before');
+  await root.write('big.bin', new Uint8Array(3000));
+  const domain = fileDomain(root, { budgetBytes: 1000 });
+  const { TurnRecorder: Recorder, RecordingFileSystem: Recording } = await import('../../web/agent/undo.js');
+  const rec = new Recorder({ file: domain });
+  const fs = new Recording(root, rec);
+  await fs.write('small.txt', 'small after');
+  await fs.write('big.bin', new Uint8Array(10));
+  const changes = await rec.finish();
+  const record = { version: /** @type {const} */ (1), id: 't', conversationId: 'c', head: null, last: 'e', at: 0, state: /** @type {const} */ ('done'), messages: 1, changes };
+  const plan = await planUndo(record, { file: fileDomain(root) }, 'undo');
+  assert.deepEqual(plan.conflicts.map((c) => c.what), ['the file big.bin (too large to keep a copy of: left as it is)']);
+  await applyUndo(plan, { file: fileDomain(root) });
+  assert.equal(await root.readText('small.txt'), 'small before');
+  assert.equal((await root.readBytes('big.bin')).length, 10, 'left as it is');
+  assert.match((await applyUndo(plan, { file: fileDomain(root) }, { overwrite: true })).join(), /no copy was kept/);
 });

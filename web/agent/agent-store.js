@@ -84,16 +84,24 @@ export class AgentStore {
     return (this.#vetting ??= (async () => {
       if (await this.fs.stat(MARKER).catch(() => null)) return;
       if (await this.fs.stat('.agents').catch(() => null)) {
-        const aside = `agents-found-in-workspace-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+        const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+        const aside = `agents-found-in-workspace-${stamp}`;
         try {
           await this.fs.move('.agents', aside);
           this.quarantined = aside;
         } catch {
-          return; // left in place, unread: the marker is not written, so nothing of it is used
+          // A folder opened from the computer keeps `.agents/` in the browser, apart from the
+          // folder: set the found files aside inside it instead (kept, never read).
+          const inside = `.agents/found-${stamp}`;
+          for (const e of await this.fs.list('.agents')) await this.fs.move(`.agents/${e.name}`, `${inside}/${e.name}`);
+          this.quarantined = inside;
         }
       }
       await this.fs.write(MARKER, JSON.stringify({ version: 1, createdAt: Date.now() }));
-    })().catch(() => {}));
+    })().catch(() => {
+      // Not vetted: nothing of the folder is used (list() says so), saving refuses, and the next call tries again.
+      this.#vetting = null;
+    }));
   }
 
   /** Whether the workspace folder is this store's (after vetting). */
@@ -150,6 +158,7 @@ export class AgentStore {
       return empty;
     });
     const [own, global, identity] = await Promise.all([trusted ? read('workspace') : empty, read('global'), this.identity()]);
+    if (!trusted) problems.push({ scope: 'workspace', message: 'This workspace\'s .agents/ folder could not be checked; its agents, identity and heartbeat checklist are not used.' });
     this.problems = problems;
     const names = new Set(own.agents.map((a) => a.name));
     return [
@@ -171,7 +180,7 @@ export class AgentStore {
    * @returns {Promise<AgentDefinition>}
    */
   async save(value, scope, previousName) {
-    if (scope === 'workspace') await this.#vet();
+    if (scope === 'workspace' && !(await this.#trusted())) throw new AgentStoreError('invalid', 'The agent was not saved: this workspace\'s .agents/ folder could not be checked. Reload and try again.');
     const v = validateAgent(value);
     if (!v.ok) throw new AgentStoreError('invalid', `The agent was not saved: ${v.errors.join('; ')}`);
     const agent = v.agent;

@@ -6,7 +6,7 @@
 /** @import { SafetyPipeline } from '../safety/pipeline.js' */
 import { redactSecrets } from '../providers/errors.js';
 import { costCents } from '../providers/pricing.js';
-import { tokenFamily } from '../providers/tokens.js';
+import { tokenFamily, estimateTextTokens, estimateMessagesTokens } from '../providers/tokens.js';
 import { toBase64 } from '../storage/base64.js';
 import { DEFAULT_COMPACTION, planCompaction, summarize } from './compaction.js';
 import { codexPrompt, extractCodeBlocks } from './codex.js';
@@ -462,6 +462,12 @@ export class ClawserAgent {
           break;
         }
       }
+      // A reply cut for running away came without token counts: its size is estimated, so the
+      // biggest replies are not free in the cost limits and the Dashboard.
+      if (runaway && !usage) {
+        const family = tokenFamily(this.provider.id, this.provider.model);
+        usage = { inputTokens: estimateMessagesTokens(request.messages, family) + estimateTextTokens(request.system ?? '', family), outputTokens: estimateTextTokens(text, family) };
+      }
       // Every call counts in the Dashboard, also one stopped, failed or without token counts (Chrome AI).
       const callCost = this.#countCall(usage ?? { inputTokens: 0, outputTokens: 0 });
       if (this.hooks && text) text = (await this.hooks.run('transformResponse', { text })).ctx.text;
@@ -518,7 +524,9 @@ export class ClawserAgent {
           yield await this.#record('tool_call', this.#callData(call, { codex: true }), 'agent');
           yield { type: 'tool_start', id: call.id, name: call.name };
           const before = runner.taint.length;
+          const writesBefore = runner.writes.length;
           const outcome = await runner.run(call, { signal, context: { runCode } });
+          if (runner.writes.length > writesBefore) stuck.madeChange();
           stuck.toolResult(call.name, call.arguments, outcome.ok, outcome.output, outcome.approvalMs);
           yield* this.#recordOutcome(call, outcome, false, runner.taint.slice(before));
           if (outcome.stopRun || signal?.aborted) {
@@ -548,15 +556,21 @@ export class ClawserAgent {
         }
         const before = this.tools.taint.length;
         const runner = this.tools;
+        const writesBefore = runner.writes.length;
+        const batchStarted = performance.now();
         const outcomes = await Promise.all(batch.map((call) => {
           const progress = (/** @type {string} */ text) => this.onToolProgress?.(call.name, text);
           return runner.run(call, { signal, context: { progress, callId: call.id } });
         }));
         let stopRun = false;
+        // Waiting for sub-agents (each watches itself) is not this run's time: the batch's span, once.
+        if (batch.some((c) => c.name === 'agent_delegate')) stuck.addWait(performance.now() - batchStarted);
+        // Something changed (a file written, a fix made): a call repeated after it may well give news.
+        if (runner.writes.length > writesBefore) stuck.madeChange();
         for (const [j, call] of batch.entries()) {
           const outcome = outcomes[j];
-          // Waiting for the user or for a sub-agent (which watches itself) is not this run's time.
-          stuck.toolResult(call.name, call.arguments, outcome.ok, outcome.output, (outcome.approvalMs ?? 0) + (call.name === 'agent_delegate' ? outcome.durationMs : 0));
+          // Waiting for the user's approval is not this run's time either.
+          stuck.toolResult(call.name, call.arguments, outcome.ok, outcome.output, call.name === 'agent_delegate' ? 0 : outcome.approvalMs ?? 0);
           if (outcome.image) images.set(call.id, outcome.image);
           const brought = batch.length === 1 ? this.tools.taint.slice(before) : outcome.untrusted ? [outcome.untrusted] : [];
           yield* this.#recordOutcome(call, outcome, true, brought);

@@ -148,11 +148,16 @@ export async function runDelegation(args, call, deps) {
         const last = conversation.events.at(-1);
         if (typeof last?.data.costCents === 'number') costCents += last.data.costCents;
         deps.board?.update(key, { costCents, step: last?.data.toolCalls?.length ? 'Calling tools…' : 'Answering…' });
+      } else if (ev.type === 'saved' && ev.eventType === 'agent_delegated') {
+        // Its own sub-agents' spend is its spend.
+        const last = conversation.events.findLast((e) => e.id === ev.eventId);
+        if (typeof last?.data.costCents === 'number') costCents += last.data.costCents;
+        deps.board?.update(key, { costCents });
       }
     }
     // The answer as recorded (after the response hooks and the leak check), not as streamed.
     const recorded = conversation.events.findLast((e) => e.type === 'agent_message');
-    if (recorded && !recorded.data.toolCalls?.length && !recorded.data.stopped) answer = String(recorded.data.text ?? '');
+    if (recorded && !recorded.data.toolCalls?.length) answer = String(recorded.data.text ?? '');
     // Every path its tools changed (the shell's too) when tracked, else what its file tools' calls named.
     const files = [...new Set([...(agent.tools?.writtenPaths ?? []), ...changedFiles(conversation, deps.changesFiles)])];
     const taint = agent.tools?.taint.filter((t) => !t.earlier) ?? [];

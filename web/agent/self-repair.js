@@ -99,6 +99,20 @@ export class StuckDetector {
     if (n === 1) this.newThisIteration = true;
   }
 
+  /** Time the run waited on something else (sub-agents working), not its own. @param {number} ms */
+  addWait(ms) {
+    this.waitedMs += Math.max(0, ms);
+  }
+
+  /**
+   * The run changed something (a file written): the same call may give news now, so earlier
+   * results stop counting as repeats (a fix, then the same test run, is progress).
+   */
+  madeChange() {
+    this.calls.clear();
+    this.staleStreak = 0;
+  }
+
   /** The model wrote text. @param {string} text */
   reply(text) {
     this.outputChars += text.length;

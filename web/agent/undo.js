@@ -6,6 +6,8 @@ import { protectedFolderOf } from '../storage/protected-fs.js';
 
 /** The largest file undo keeps a copy of; a bigger one is reported, not restored. */
 export const UNDO_MAX_FILE_BYTES = 16 * 1024 * 1024;
+/** What one turn's copies may add up to (a deleted tree of files); beyond it, files are reported, not restored. */
+export const UNDO_TURN_BUDGET_BYTES = 64 * 1024 * 1024;
 
 /**
  * Per-turn undo and redo. While a turn runs, a TurnRecorder notes the state before each thing
@@ -24,7 +26,9 @@ export const UNDO_KINDS = /** @type {const} */ (['file', 'memory', 'goal', 'job'
 /**
  * How undo reads and writes one kind of thing: `get` its state now (null: absent), `set` a
  * state (null: remove it), `same` whether two states are the same for conflict checks.
- * @typedef {{get: (key: string) => Promise<unknown>, set: (key: string, value: unknown) => Promise<void>, same?: (a: unknown, b: unknown) => boolean, describe?: (key: string) => string}} UndoDomain
+ * `snapshot` (when given) is what the recorder keeps before a change (it may keep less than `get`, a size budget).
+ * @typedef {{get: (key: string) => Promise<unknown>, set: (key: string, value: unknown) => Promise<void>, same?: (a: unknown, b: unknown) => boolean, describe?: (key: string) => string,
+ *   snapshot?: (key: string) => Promise<unknown>}} UndoDomain
  */
 /** @typedef {Partial<Record<UndoKind, UndoDomain>>} UndoDomains */
 
@@ -36,15 +40,13 @@ export const TurnRecordSchema = z.object({
   /** The turn's first event. */
   id: z.string(),
   conversationId: z.string(),
-  /** The event the turn followed (null: it started the conversation). */
+  /** Where the conversation stood before the turn (null: empty); after an edit or a regeneration, the version shown before it. Undo goes back there. */
   head: z.string().nullable(),
-  /** Its last event (after a redo: the turn_redone record). */
+  /** Its last event. */
   last: z.string(),
   at: z.number(),
   state: z.enum(['done', 'undone']),
   undoneAt: z.number().optional(),
-  /** The turn_undone event (redo is possible while it is the conversation's head). */
-  undoneEvent: z.string().optional(),
   /** The turn's messages (said when it is undone). */
   messages: z.number().int().nonnegative(),
   changes: z.array(ChangeSchema),
@@ -76,7 +78,7 @@ export class TurnRecorder {
     if (!domain) return;
     /** @type {{kind: UndoKind, key: string, before: unknown, ready: Promise<void>}} */
     const entry = { kind, key, before: null, ready: Promise.resolve() };
-    entry.ready = domain.get(key).then((v) => { entry.before = v; }, () => { entry.before = null; });
+    entry.ready = (domain.snapshot ?? domain.get)(key).then((v) => { entry.before = v; }, () => { entry.before = null; });
     this.#touched.set(id, entry);
     return entry.ready;
   }
@@ -94,12 +96,15 @@ export class TurnRecorder {
     for (const t of this.#touched.values()) {
       await t.ready;
       const domain = /** @type {UndoDomain} */ (this.domains[t.kind]);
-      const after = await domain.get(t.key).catch(() => null);
+      const after = await (domain.snapshot ?? domain.get)(t.key).catch(() => null);
       if (!(domain.same ?? sameJson)(t.before, after)) out.push({ kind: t.kind, key: t.key, before: t.before, after });
     }
     return out;
   }
 }
+
+/** @param {unknown} v */
+const isTooLarge = (v) => !!v && typeof v === 'object' && 'tooLarge' in v;
 
 /** @param {unknown} a @param {unknown} b */
 function sameJson(a, b) {
@@ -179,10 +184,19 @@ function normalize(path) {
 /**
  * The undo domain of files: a file's content (base64), or null when it does not exist.
  * @param {FileSystem} fs the workspace's files as the tools see them (Clawser's own folders read-only)
+ * @param {{budgetBytes?: number}} [options] budgetBytes: what the copies of one turn may add up to
  * @returns {UndoDomain}
  */
-export function fileDomain(fs) {
+export function fileDomain(fs, options = {}) {
+  let left = options.budgetBytes ?? UNDO_TURN_BUDGET_BYTES;
   return {
+    async snapshot(path) {
+      const stat = await fs.stat(path).catch(() => null);
+      if (!stat || stat.kind !== 'file') return null;
+      if (stat.size > Math.min(UNDO_MAX_FILE_BYTES, left)) return { tooLarge: stat.size, modified: stat.mtimeMs ?? null };
+      left -= stat.size;
+      return toBase64(await fs.readBytes(path));
+    },
     async get(path) {
       const stat = await fs.stat(path).catch(() => null);
       if (!stat || stat.kind !== 'file') return null;
@@ -246,9 +260,14 @@ export async function planUndo(record, domains, direction) {
   for (const change of /** @type {UndoChange[]} */ (record.changes)) {
     const domain = domains[change.kind];
     if (!domain) continue;
-    const now = await domain.get(change.key).catch(() => null);
     const expected = direction === 'undo' ? change.after : change.before;
     const target = direction === 'undo' ? change.before : change.after;
+    // No copy was kept (too large): said, never guessed.
+    if (isTooLarge(target) || isTooLarge(expected)) {
+      conflicts.push({ change, target, what: `${domain.describe?.(change.key) ?? change.key} (too large to keep a copy of: left as it is)` });
+      continue;
+    }
+    const now = await domain.get(change.key).catch(() => null);
     const same = domain.same ?? sameJson;
     if (same(now, target)) continue; // already as wanted
     if (same(now, expected)) apply.push({ change, target });
@@ -332,13 +351,21 @@ export class UndoStore {
     for (const r of done.slice(0, Math.max(0, done.length - this.keep))) await this.fs.delete(`${this.dir}/${r.id}.json`).catch(() => {});
   }
 
-  /** The turn undo would revert: the newest one not undone. */
-  async undoable() {
-    return (await this.list()).filter((r) => r.state === 'done').at(-1) ?? null;
+  /**
+   * The turn undo would revert: the newest one not undone that ends where the conversation now
+   * ends (`end`: its last event that is not an undo or redo record).
+   * @param {string | null} end
+   */
+  async undoable(end) {
+    return (await this.list()).filter((r) => r.state === 'done' && r.last === end).at(-1) ?? null;
   }
 
-  /** The turn redo would re-apply: the last one undone. */
-  async redoable() {
-    return (await this.list()).filter((r) => r.state === 'undone').sort((a, b) => (a.undoneAt ?? 0) - (b.undoneAt ?? 0)).at(-1) ?? null;
+  /**
+   * The turn redo would re-apply: the one undone last among those that start where the
+   * conversation now ends.
+   * @param {string | null} end
+   */
+  async redoable(end) {
+    return (await this.list()).filter((r) => r.state === 'undone' && r.head === end).sort((a, b) => (a.undoneAt ?? 0) - (b.undoneAt ?? 0)).at(-1) ?? null;
   }
 }

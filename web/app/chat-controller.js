@@ -49,8 +49,8 @@ export const CONTINUE_TEXT = 'Continue your previous reply from exactly where it
  *   transcript that have other versions (an edited message, a regenerated reply): for ‹ 1/2 ›
  * @property {boolean} hasEarlier
  * @property {{text: string, thinking: string, status: string} | null} streaming reply in progress
- * @property {(ProviderErrorShape & {text: string, resume: boolean, selfRepair?: boolean}) | null} failure last turn's failure: `text` to re-send, or `resume` to continue after tool results;
- *   selfRepair: self-repair stopped a stuck run (the user may continue anyway)
+ * @property {(ProviderErrorShape & {text: string, resume: boolean, selfRepair?: boolean, agent?: string}) | null} failure last turn's failure: `text` to re-send, or `resume` to continue after tool results;
+ *   selfRepair: self-repair stopped a stuck run (the user may continue anyway); agent: the named agent whose turn failed (a retry is its again)
  * @property {string | null} notice a one-off message (storage repaired, …)
  * @property {string | null} [focus] a message to bring into view (a search hit), once
  * @property {ChatMeter | null} [meter] the cost and token meter of the active conversation
@@ -200,7 +200,7 @@ export class ChatController {
   /** A turn is running in the conversation on screen. */
   get busy() {
     const id = this.state.activeId;
-    return !!id && (this.#runs.has(id) || this.#subAgentRunning(id));
+    return !!id && (this.#runs.has(id) || this.#subAgentRunning(id) || !!this.#takingBack);
   }
 
   /** A sub-agent is working in this conversation (its only writer until it ends). @param {string} id */
@@ -258,8 +258,11 @@ export class ChatController {
     const dir = this.store.dirOf(conv.id);
     this.#unwatch = this.coordination.subscribe(Conversation.topic(dir), () => {
       conv.refresh().then((added) => {
-        if (added.length && this.#conversation === conv) this.#set({ ...this.#transcript(conv), conversations: this.#withMeta(conv.meta) });
-      }, () => {});
+        if (added.length && this.#conversation === conv) {
+          this.#set({ ...this.#transcript(conv), conversations: this.#withMeta(conv.meta) });
+          return this.#refreshUndo(conv);
+        }
+      }).catch(() => {});
     });
   }
 
@@ -474,6 +477,8 @@ export class ChatController {
    */
   async runScheduled(job) {
     const conv = await this.#openForBackground(job.conversationId, job.title);
+    // An undo being applied there finishes first (it moves the conversation's head).
+    if (this.#takingBack) await this.#takingBack.catch(() => {});
     while (this.#runs.has(conv.id)) await this.#runs.get(conv.id)?.done;
     if (job.before) await job.before(conv);
     const r = await this.#turn(job.text, (agent, signal) => agent.runStream(job.text, { signal }), { conversation: conv, scheduled: true, approve: job.approve });
@@ -490,7 +495,10 @@ export class ChatController {
     const conv = await this.#openForBackground(conversationId, title);
     await conv.append(type, data, 'system');
     this.search.touch(conv.id);
-    if (this.state.activeId === conv.id) this.#set({ ...this.#transcript(conv), conversations: this.#withMeta(conv.meta) });
+    if (this.state.activeId === conv.id) {
+      this.#set({ ...this.#transcript(conv), conversations: this.#withMeta(conv.meta) });
+      await this.#refreshUndo(conv).catch(() => {});
+    }
     else this.#set({ conversations: this.#withMeta(conv.meta) });
     return conv.id;
   }
@@ -514,7 +522,7 @@ export class ChatController {
    *   agent: the named agent answering when the message names none (continuing its reply);
    *   needsVision: the message carries images (a model without them hands over to the Vision hint).
    *   A message "@name …" is answered by that named agent (its model, prompt, tools and autonomy).
-   * @returns {Promise<{ok: boolean, summary: string, acted?: boolean}>} the final reply, or what failed; acted: it changed something or read outside content
+   * @returns {Promise<{ok: boolean, summary: string, acted?: boolean}>} the final reply, or what failed; acted: it changed something
    */
   async #turn(message, start, target = {}) {
     if (!target.conversation && this.#opening) await this.#opening;
@@ -530,15 +538,18 @@ export class ChatController {
       const pinned = (target.conversation ?? this.#conversation)?.meta.route;
       if (pinned) config = (await this.#routeConfig(pinned)) ?? config;
       // A named agent's own model or hint wins over the conversation's pin: it is who was asked.
-      const mention = parseMention(message) ?? (target.agent ? { name: target.agent, message } : null);
-      if (mention && mention.name !== DEFAULT_AGENT_NAME && this.agents) {
-        profile = await (await this.agents()).get(mention.name);
-        if (!profile) throw Object.assign(new Error(`There is no agent named @${mention.name}. Create it in the Agents panel, or remove the @ to ask the workspace's agent.`), { code: 'client' });
-        const own = profile.model;
+      const mention = parseMention(message);
+      const named = mention?.name ?? target.agent;
+      if (named && named !== DEFAULT_AGENT_NAME && this.agents) {
+        profile = await (await this.agents()).get(named);
+        // Continuing a reply of an agent that no longer exists (or of a sub-agent copy): the workspace's agent goes on.
+        if (!profile && !mention) profile = null;
+        else if (!profile) throw Object.assign(new Error(`There is no agent named @${named}. Create it in the Agents panel, or remove the @ to ask the workspace's agent.`), { code: 'client' });
+        const own = profile?.model;
         // Its base URL is the one saved for that provider (a definition carries none: an imported
         // one could otherwise send the saved key elsewhere).
         if (own) config = { provider: own.provider, model: own.model || undefined, baseUrl: config?.provider === own.provider ? config.baseUrl : undefined, apiKey: await this.settings.apiKey(this.workspaceId, own.provider).catch(() => undefined) };
-        else if (profile.route) config = (await this.#routeConfig(profile.route)) ?? config;
+        else if (profile?.route) config = (await this.#routeConfig(profile.route)) ?? config;
       }
       if (target.needsVision && config && !imageLimitsFor(catalogEntry(config.provider), config.model).accepts) config = (await this.#routeConfig('vision')) ?? config;
       if (!config) throw Object.assign(new Error('Choose a provider in Settings first.'), { code: 'client' });
@@ -559,9 +570,11 @@ export class ChatController {
     this.#runs.set(conv.id, run);
     this.#interrupted.delete(conv.id);
     const turnInfo = { conversationId: conv.id, text: message, scheduled: !!target.scheduled };
-    /** The turn's first event (after an edit's or a regeneration's branch): where undo cuts. @type {string | null} */
+    /** The turn's first event (after an edit's or a regeneration's branch). @type {string | null} */
     let firstSaved = null;
-    /** The turn changed something, or took in outside content (a heartbeat that did is never silent). */
+    /** Where the conversation stood before (for an edit: the version shown then): where undo goes back to. */
+    const headBefore = this.#end(conv);
+    /** The turn changed something (a heartbeat that did is never silent, whatever it answers). */
     let acted = false;
     this.onTurn?.('start', turnInfo);
     const visible = () => this.state.activeId === conv.id;
@@ -609,8 +622,8 @@ export class ChatController {
       // What the turn changed is kept for undo before the conversation is free again (the next
       // turn must not change things first); a failure here costs the user only the undo.
       const changes = (await agent.tools?.recorder?.finish().catch(() => null)) ?? [];
-      acted = changes.length > 0 || !!agent.tools?.writes.length || !!agent.tools?.taint.some((t) => !t.earlier);
-      await this.#recordTurn(conv, firstSaved, changes).catch(() => {});
+      acted = changes.length > 0 || !!agent.tools?.writes.length;
+      await this.#recordTurn(conv, firstSaved, headBefore, changes).catch(() => {});
       this.#runs.delete(conv.id);
       finished();
       this.onTurn?.('end', turnInfo);
@@ -623,9 +636,9 @@ export class ChatController {
     else if (last && (last.type === 'provider_error' || last.type === 'stream_error')) {
       // After tool results the turn continues from where it failed; otherwise the message is re-sent.
       const resume = conv.deriveSessionHistory().messages.at(-1)?.role === 'tool';
-      failure = { code: last.data.code, retryable: !!last.data.retryable, message: String(last.data.message ?? 'The reply failed.'), text: message, resume };
+      failure = { code: last.data.code, retryable: !!last.data.retryable, message: String(last.data.message ?? 'The reply failed.'), text: message, resume, ...(profile ? { agent: profile.name } : {}) };
     } else if (last?.type === 'self_repair' && last.data.action === 'stopped') {
-      failure = { code: 'client', retryable: true, message: String(last.data.message ?? 'Stopped: the run looked stuck.'), text: message, resume: true, selfRepair: true };
+      failure = { code: 'client', retryable: true, message: String(last.data.message ?? 'Stopped: the run looked stuck.'), text: message, resume: true, selfRepair: true, ...(profile ? { agent: profile.name } : {}) };
     }
     if (visible()) this.#set({ ...this.#transcript(conv), streaming: null, failure, conversations: this.#withMeta(conv.meta) });
     if (!failure && !target.scheduled) this.#titleAfterFirstExchange(conv, provider);
@@ -651,9 +664,10 @@ export class ChatController {
   /**
    * Keeps a finished turn's record for undo: its events on the active path (from its first one)
    * and what its tools changed (the recorder's before and after).
-   * @param {Conversation} conv @param {string | null} first the turn's first event @param {import('../agent/undo.js').UndoChange[]} changes
+   * @param {Conversation} conv @param {string | null} first the turn's first event @param {string | null} headBefore where the conversation stood before
+   * @param {import('../agent/undo.js').UndoChange[]} changes
    */
-  async #recordTurn(conv, first, changes) {
+  async #recordTurn(conv, first, headBefore, changes) {
     if (!first) return;
     const events = conv.events;
     const start = events.findIndex((e) => e.id === first);
@@ -661,45 +675,31 @@ export class ChatController {
     if (start === -1 || (start === 0 && conv.hasEarlier)) return;
     const turn = events.slice(start);
     await this.#undoStore(conv).add({
-      version: 1, id: first, conversationId: conv.id, head: start > 0 ? events[start - 1].id : null, last: /** @type {ClawserEvent} */ (turn.at(-1)).id,
+      version: 1, id: first, conversationId: conv.id, head: headBefore, last: /** @type {ClawserEvent} */ (turn.at(-1)).id,
       at: Date.now(), state: 'done', messages: turn.filter((e) => e.type === 'user_message' || e.type === 'agent_message').length, changes,
     });
   }
 
   /**
-   * Whether the conversation stands where undoing `record` is safe: its last event is the head,
-   * or only the record of undoing (or redoing) the turn after it follows (undo goes back turn by turn).
-   * @param {Conversation} conv @param {import('../agent/undo.js').TurnRecord} record
+   * Where the conversation ends for undo and redo: its last event that is not itself the record
+   * of an undo or a redo (null: nothing yet).
+   * @param {Conversation} conv
    */
-  #atEndOf(conv, record) {
-    const events = conv.events;
-    const head = events.at(-1);
-    if (!head) return false;
-    if (head.id === record.last) return true;
-    return (head.type === 'turn_undone' || head.type === 'turn_redone') && events.at(-2)?.id === record.last;
-  }
-
-  /**
-   * Whether redoing `record` is safe: nothing happened since its undo (its turn_undone is the
-   * head), or since a later redo brought the conversation back to where the turn had started.
-   * @param {Conversation} conv @param {import('../agent/undo.js').TurnRecord} record
-   */
-  #canRedo(conv, record) {
-    const events = conv.events;
-    const head = events.at(-1);
-    if (!head) return false;
-    if (head.id === record.undoneEvent) return true;
-    return head.type === 'turn_redone' && (events.at(-2)?.id ?? null) === record.head;
+  #end(conv) {
+    return conv.events.findLast((e) => e.type !== 'turn_undone' && e.type !== 'turn_redone')?.id ?? null;
   }
 
   /** What Undo and Redo offer for the conversation on screen. @param {Conversation} conv */
   async #refreshUndo(conv) {
     const store = this.#undoStore(conv);
-    const [undo, redo] = await Promise.all([store.undoable(), store.redoable()]).catch(() => [null, null]);
+    const end = this.#end(conv);
+    const [undo, redo] = await Promise.all([store.undoable(end), store.redoable(end)]).catch(() => [null, null]);
     if (this.#conversation !== conv) return;
+    const head = conv.head;
     this.#set({
-      undo: undo && this.#atEndOf(conv, undo) ? { turnId: undo.id, last: undo.last, summary: describeChanges(undo), changes: undo.changes.length } : null,
-      redo: redo && this.#canRedo(conv, redo) ? { turnId: redo.id, event: /** @type {string} */ (conv.head) } : null,
+      undo: undo ? { turnId: undo.id, last: undo.last, summary: describeChanges(undo), changes: undo.changes.length } : null,
+      // The button goes on the notice of the undo the conversation ends with.
+      redo: redo && head ? { turnId: redo.id, event: head } : null,
     });
   }
 
@@ -726,6 +726,11 @@ export class ChatController {
   /** @param {'undo' | 'redo'} direction @param {{conflicts?: 'ask' | 'overwrite' | 'keep'}} options @returns {Promise<{ok: boolean, message: string, conflicts?: string[]}>} */
   async #takeBack(direction, options) {
     if (this.#takingBack) return { ok: false, message: `An ${direction === 'undo' ? 'undo' : 'redo'} is already under way.` };
+    if (this.busy) {
+      const message = `Wait for the reply to finish (or stop it) before ${direction === 'undo' ? 'undoing' : 'redoing'} a turn.`;
+      this.#set({ notice: message });
+      return { ok: false, message };
+    }
     /** @type {Promise<{ok: boolean, message: string, conflicts?: string[]}>} */
     const run = this.#takeBackNow(direction, options).catch((err) => ({ ok: false, message: `${direction === 'undo' ? 'Undo' : 'Redo'} failed: ${/** @type {Error} */ (err).message}` }));
     this.#takingBack = run;
@@ -743,13 +748,15 @@ export class ChatController {
   async #takeBackNow(direction, options) {
     const conv = this.#conversation;
     if (!conv) return { ok: false, message: 'Open a conversation first.' };
-    if (this.busy) return { ok: false, message: `Wait for the reply to finish (or stop it) before ${direction === 'undo' ? 'undoing' : 'redoing'} a turn.` };
     if (!this.undoDomains) return { ok: false, message: 'Undo is not available here.' };
     const store = this.#undoStore(conv);
-    const record = direction === 'undo' ? await store.undoable() : await store.redoable();
-    if (!record) return { ok: false, message: direction === 'undo' ? 'There is no turn to undo in this conversation.' : 'There is nothing to redo.' };
-    if (direction === 'undo' && !this.#atEndOf(conv, record)) return { ok: false, message: 'The conversation went on after that turn (another version is shown, or a message came after it): undo is for its latest turn.' };
-    if (direction === 'redo' && !this.#canRedo(conv, record)) return { ok: false, message: 'The conversation went on after the undo: the turn cannot be redone.' };
+    const end = this.#end(conv);
+    const record = direction === 'undo' ? await store.undoable(end) : await store.redoable(end);
+    if (!record) {
+      const any = (await store.list()).some((r) => r.state === (direction === 'undo' ? 'done' : 'undone'));
+      if (!any) return { ok: false, message: direction === 'undo' ? 'There is no turn to undo in this conversation.' : 'There is nothing to redo.' };
+      return { ok: false, message: direction === 'undo' ? 'The conversation went on after its last recorded turn (a message or a result came after it, or another version is shown): there is nothing here to undo.' : 'The conversation went on after the undo: the turn cannot be redone.' };
+    }
     const domains = await this.undoDomains();
     const plan = await planUndo(record, domains, direction);
     const mode = options.conflicts ?? 'ask';
@@ -763,13 +770,13 @@ export class ChatController {
     const data = { turnId: record.id, summary, ...(kept.length ? { kept } : {}), ...(mode === 'overwrite' && plan.conflicts.length ? { overwritten: plan.conflicts.map((c) => c.what) } : {}), ...(failed.length ? { failed } : {}) };
     if (direction === 'undo') {
       await conv.moveHead(record.head);
-      const ev = await conv.append('turn_undone', data, 'user');
-      await store.save({ ...record, state: 'undone', undoneAt: Date.now(), undoneEvent: ev.id });
+      await conv.append('turn_undone', data, 'user');
+      await store.save({ ...record, state: 'undone', undoneAt: Date.now() });
     } else {
       await conv.moveHead(record.last);
-      const ev = await conv.append('turn_redone', data, 'user');
-      const { undoneAt: _at, undoneEvent: _ev, ...rest } = record;
-      await store.save({ ...rest, state: 'done', last: ev.id });
+      await conv.append('turn_redone', data, 'user');
+      const { undoneAt: _at, ...rest } = record;
+      await store.save({ ...rest, state: 'done' });
     }
     this.search.touch(conv.id);
     if (this.#conversation === conv) this.#set({ ...this.#transcript(conv), conversations: this.#withMeta(conv.meta) });
@@ -783,7 +790,9 @@ export class ChatController {
   retry() {
     const f = this.state.failure;
     if (!f || this.busy) return Promise.resolve();
-    if (f.resume) return this.#turn(f.text, (agent, signal) => agent.respond({ signal }));
+    const as = f.agent ? { agent: f.agent } : {};
+    if (f.resume) return this.#turn(f.text, (agent, signal) => agent.respond({ signal }), as);
+    if (f.text === CONTINUE_TEXT) return this.#turn(CONTINUE_TEXT, (agent, signal) => agent.runStream(CONTINUE_TEXT, { signal, continues: true }), as);
     return this.send(f.text, this.#lastImages?.text === f.text ? this.#lastImages.images : []);
   }
 

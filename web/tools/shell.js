@@ -102,9 +102,10 @@ async function agentShell(session, options = {}) {
         tools: () => (session.ctx.toolNames ?? []).filter((name) => !options.only || options.only.includes(name)).map((name) => ({ name, permission: '', description: '' })),
         list: async (topic) => {
           // A listing is a read of that store: only for an agent (or script) that has the reading tool.
-          const reader = { memory: 'memory_recall', skills: 'skill_list', mcp: 'mcp_list' }[/** @type {'memory' | 'skills' | 'mcp'} */ (topic)];
+          // (MCP servers' names and states are not a store's content: not gated.)
+          const reader = topic === 'memory' ? 'memory_recall' : topic === 'skills' ? 'skill_activate' : null;
           const names = session.ctx.toolNames;
-          if (reader && ((names && !names.includes(reader) && topic !== 'mcp') || (options.only && !options.only.includes(reader)))) throw new Error(`the agent cannot list ${topic}: ${reader} is not among its tools`);
+          if (reader && ((names && !names.includes(reader)) || (options.only && !options.only.includes(reader)))) throw new Error(`the agent cannot list ${topic}: ${reader} is not among its tools`);
           const listed = topic === 'memory' || topic === 'skills' || topic === 'mcp' ? await listStore(topic, session.ctx) : null;
           if (listed === null) throw new Error(`the agent cannot list ${topic} from the shell`);
           return listed;
