@@ -82,7 +82,11 @@ export class ChatController {
   state = { conversations: [], activeId: null, events: [], versions: new Map(), hasEarlier: false, streaming: null, failure: null, notice: null };
   /** @type {Conversation | null} */
   #conversation = null;
-  /** Turns in progress, by conversation (a scheduled turn may run in one the user is not viewing). @type {Map<string, {abort: AbortController, scheduled: boolean, conversation: Conversation, done: Promise<unknown>, streaming: {text: string, thinking: string, status: string}}>} */
+  /**
+   * Turns in progress, by conversation (a scheduled turn may run in one the user is not viewing).
+   * `finishing`: its reply is done and only its undo record is being written (not busy any more).
+   * @type {Map<string, {abort: AbortController, scheduled: boolean, conversation: Conversation, done: Promise<unknown>, streaming: {text: string, thinking: string, status: string}, finishing: boolean}>}
+   */
   #runs = new Map();
   /** @type {Set<(state: ChatState) => void>} */
   #listeners = new Set();
@@ -200,7 +204,8 @@ export class ChatController {
   /** A turn is running in the conversation on screen. */
   get busy() {
     const id = this.state.activeId;
-    return !!id && (this.#runs.has(id) || this.#subAgentRunning(id) || !!this.#takingBack);
+    const run = id ? this.#runs.get(id) : undefined;
+    return !!id && ((!!run && !run.finishing) || this.#subAgentRunning(id) || !!this.#takingBack);
   }
 
   /** A sub-agent is working in this conversation (its only writer until it ends). @param {string} id */
@@ -242,7 +247,7 @@ export class ChatController {
     const notice = conv.report.tornBytes
       ? 'The end of this conversation was being written when the tab closed; the incomplete last entry was removed. Everything before it is intact.'
       : null;
-    this.#set({ activeId: id, ...this.#transcript(conv), hasEarlier: conv.hasEarlier, streaming: run ? { ...run.streaming } : null, failure: null, notice, undo: null, redo: null });
+    this.#set({ activeId: id, ...this.#transcript(conv), hasEarlier: conv.hasEarlier, streaming: run && !run.finishing ? { ...run.streaming } : null, failure: null, notice, undo: null, redo: null });
     await this.#refreshUndo(conv);
     await this.#offerInterrupted();
   }
@@ -566,7 +571,7 @@ export class ChatController {
     const streaming = { text: '', thinking: '', status: '' };
     /** @type {() => void} */
     let finished = () => {};
-    const run = { abort, scheduled: !!target.scheduled, conversation: conv, streaming, done: new Promise((r) => { finished = () => r(undefined); }) };
+    const run = { abort, scheduled: !!target.scheduled, conversation: conv, streaming, done: new Promise((r) => { finished = () => r(undefined); }), finishing: false };
     this.#runs.set(conv.id, run);
     this.#interrupted.delete(conv.id);
     const turnInfo = { conversationId: conv.id, text: message, scheduled: !!target.scheduled };
@@ -618,17 +623,13 @@ export class ChatController {
     } catch (err) {
       // Storage failures (quota) end up here: what failed was not recorded.
       storageError = /** @type {Error} */ (err).message;
-    } finally {
-      // What the turn changed is kept for undo before the conversation is free again (the next
-      // turn must not change things first); a failure here costs the user only the undo.
-      const changes = (await agent.tools?.recorder?.finish().catch(() => null)) ?? [];
-      acted = changes.length > 0 || !!agent.tools?.writes.length;
-      await this.#recordTurn(conv, firstSaved, headBefore, changes).catch(() => {});
-      this.#runs.delete(conv.id);
-      finished();
-      this.onTurn?.('end', turnInfo);
     }
-    await this.#refreshUndo(conv).catch(() => {});
+    // What the turn changed, as it left it — taken before the conversation is free again, so the
+    // next turn cannot change things first (the stream's catch above takes every failure).
+    const changes = (await agent.tools?.recorder?.finish().catch(() => null)) ?? [];
+    acted = changes.length > 0 || !!agent.tools?.writes.length;
+    // Free for the next message while the undo record is written; a delete still waits for it.
+    run.finishing = true;
     /** @type {ChatState['failure']} */
     let failure = null;
     const last = conv.events.at(-1);
@@ -641,6 +642,13 @@ export class ChatController {
       failure = { code: 'client', retryable: true, message: String(last.data.message ?? 'Stopped: the run looked stuck.'), text: message, resume: true, selfRepair: true, ...(profile ? { agent: profile.name } : {}) };
     }
     if (visible()) this.#set({ ...this.#transcript(conv), streaming: null, failure, conversations: this.#withMeta(conv.meta) });
+    // Kept for undo (a failure here costs the user only the undo); a delete of the conversation
+    // waits for it (`done`).
+    await this.#recordTurn(conv, firstSaved, headBefore, changes).catch(() => {});
+    if (this.#runs.get(conv.id) === run) this.#runs.delete(conv.id);
+    finished();
+    this.onTurn?.('end', turnInfo);
+    await this.#refreshUndo(conv).catch(() => {});
     if (!failure && !target.scheduled) this.#titleAfterFirstExchange(conv, provider);
     if (this.afterTurn) {
       let notice = null;
