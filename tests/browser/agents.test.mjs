@@ -2,7 +2,7 @@
 // and @mentions, sub-agents, per-turn undo/redo and the heartbeat, in the real page.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, sendMessage } from './helpers.mjs';
+import { launchBrowser, startApp, openWorkspace, sendMessage, recordNotifications } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -14,20 +14,7 @@ before(async () => {
   app = await startApp();
   llm = await startLlmServer();
   browser = await launchBrowser();
-  // Notifications are recorded instead of shown (headless Chromium has no notification centre).
-  await browser.context.addInitScript(() => {
-    /** @type {{title: string, body: string}[]} */
-    const shown = [];
-    Object.defineProperty(window, '__notifications', { value: shown });
-    class RecordingNotification {
-      static permission = 'granted';
-      static requestPermission() { return Promise.resolve('granted'); }
-      /** @param {string} title @param {{body?: string}} [options] */
-      constructor(title, options = {}) { shown.push({ title, body: options.body ?? '' }); }
-      close() {}
-    }
-    Object.defineProperty(window, 'Notification', { value: RecordingNotification, configurable: true });
-  });
+  await recordNotifications(browser.context);
   page = await openWorkspace(browser.context, app.url, { provider: 'openai', model: 'gpt-4o', apiKey: 'sk-test-agents-key', baseUrl: `${llm.url}/v1`, autonomy: 'full' });
 });
 /** Waits for a condition of this process (the scripted server's requests). @param {() => boolean} check @param {string} what */

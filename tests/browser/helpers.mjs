@@ -181,3 +181,24 @@ export async function waitInPage(page, check, arg, options = {}) {
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/**
+ * Notifications are recorded in `window.__notifications` instead of shown (headless Chromium has
+ * no notification centre), with the permission granted.
+ * @param {import('playwright-core').BrowserContext} context
+ */
+export async function recordNotifications(context) {
+  await context.addInitScript(() => {
+    /** @type {{title: string, body: string}[]} */
+    const shown = [];
+    Object.defineProperty(window, '__notifications', { value: shown });
+    class RecordingNotification {
+      static permission = 'granted';
+      static requestPermission() { return Promise.resolve('granted'); }
+      /** @param {string} title @param {{body?: string}} [options] */
+      constructor(title, options = {}) { shown.push({ title, body: options.body ?? '' }); }
+      close() {}
+    }
+    Object.defineProperty(window, 'Notification', { value: RecordingNotification, configurable: true });
+  });
+}

@@ -4,7 +4,7 @@
 // agent's schedule_add needs the user's approval; jobs survive a reload.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, sendMessage, waitInPage } from './helpers.mjs';
+import { launchBrowser, startApp, openWorkspace, sendMessage, waitInPage, recordNotifications } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -15,20 +15,7 @@ before(async () => {
   app = await startApp();
   llm = await startLlmServer();
   browser = await launchBrowser();
-  // Notifications are recorded instead of shown (headless Chromium has no notification centre).
-  await browser.context.addInitScript(() => {
-    /** @type {{title: string, body: string}[]} */
-    const shown = [];
-    Object.defineProperty(window, '__notifications', { value: shown });
-    class RecordingNotification {
-      static permission = 'granted';
-      static requestPermission() { return Promise.resolve('granted'); }
-      /** @param {string} title @param {{body?: string}} [options] */
-      constructor(title, options = {}) { shown.push({ title, body: options.body ?? '' }); }
-      close() {}
-    }
-    Object.defineProperty(window, 'Notification', { value: RecordingNotification, configurable: true });
-  });
+  await recordNotifications(browser.context);
   await browser.context.clock.install();
 });
 after(async () => {

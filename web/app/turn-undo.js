@@ -1,6 +1,7 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
 /** @import { UndoDomains, TurnRecorder as TurnRecorderType } from '../agent/undo.js' */
 import { TurnRecorder, RecordingFileSystem, fileDomain, recordingStore } from '../agent/undo.js';
+import { normKey } from '../memory/store.js';
 
 /**
  * Wiring of per-turn undo (web/agent/undo.js) to a workspace's stores: how each kind of thing
@@ -8,8 +9,6 @@ import { TurnRecorder, RecordingFileSystem, fileDomain, recordingStore } from '.
  * recorder before they change anything.
  */
 
-/** @param {string} key */
-const normKey = (key) => key.trim().toLowerCase();
 
 /**
  * @param {{fs: FileSystem, memory?: import('../memory/store.js').MemoryStore, goals?: import('../agent/goals.js').GoalStore, scheduler?: import('../agent/scheduler.js').Scheduler}} stores

@@ -92,7 +92,7 @@ export { RECALL_FLOOR } from './recall.js';
  */
 
 /** @param {string} key */
-const normKey = (key) => key.trim().toLowerCase().replace(/\s+/g, ' ');
+export const normKey = (key) => key.trim().toLowerCase().replace(/\s+/g, ' ');
 /** The text indexed and embedded for an entry. @param {MemoryEntry} e */
 const entryText = (e) => `${e.key}\n${e.content}`;
 const encoder = new TextEncoder();

@@ -6,26 +6,7 @@ import { h } from './dom.js';
  * @returns {Promise<boolean>}
  */
 export function confirmDialog({ title, message, confirmLabel, items }) {
-  return new Promise((resolve) => {
-    const titleId = `dlg-${Math.random().toString(36).slice(2)}`;
-    const dialog = h('dialog', { class: 'dialog', 'aria-labelledby': titleId },
-      h('form', { method: 'dialog' },
-        h('h2', { id: titleId }, title),
-        h('p', null, message),
-        items?.length ? h('ul', null, ...items.map((i) => h('li', null, i))) : null,
-        h('div', { class: 'dialog-actions' },
-          h('button', { type: 'submit', value: 'cancel', class: 'secondary' }, 'Cancel'),
-          h('button', { type: 'submit', value: 'confirm', class: 'danger' }, confirmLabel),
-        ),
-      ),
-    );
-    dialog.addEventListener('close', () => {
-      resolve(dialog.returnValue === 'confirm');
-      dialog.remove();
-    });
-    document.body.append(dialog);
-    dialog.showModal();
-  });
+  return choiceDialog({ title, message, ...(items ? { items } : {}), choices: [{ value: 'confirm', label: confirmLabel, danger: true }] }).then((v) => v === 'confirm');
 }
 
 /**
