@@ -10,6 +10,7 @@ import { mcpBench } from './mcp.mjs';
 import { shellBench } from './shell.mjs';
 import { performance } from 'node:perf_hooks';
 import { launchBrowser, startApp } from '../tests/browser/helpers.mjs';
+import { coldLoads, warmLoads } from './load-measure.mjs';
 import { parseSSE } from '../web/providers/sse.js';
 import { assembleOpenAIStream } from '../web/providers/openai.js';
 import { ScriptedProvider } from '../tests/fixtures/scripted-provider.mjs';
@@ -52,26 +53,6 @@ async function sseThroughput() {
   return { sseParseMBps: round(mb / (median(runs.parse) / 1000)), sseParseAndAssembleMBps: round(mb / (median(runs.assemble) / 1000)) };
 }
 
-/**
- * First visit, nothing cached: a fresh browser profile each time, median of five.
- * @param {string} url
- */
-async function coldLoads(url) {
-  const times = [];
-  for (let i = 0; i < 5; i++) {
-    const browser = await launchBrowser();
-    try {
-      const page = await browser.context.newPage();
-      await page.goto(url);
-      await page.waitForFunction(() => performance.getEntriesByName('clawser-interactive').length > 0, null, { timeout: 60_000 });
-      times.push(await page.evaluate(() => performance.getEntriesByName('clawser-interactive')[0].startTime));
-    } finally {
-      await browser.close();
-    }
-  }
-  return median(times);
-}
-
 async function browserBench() {
   const app = await startApp();
   process.stderr.write('bench: cold loads\n');
@@ -81,47 +62,7 @@ async function browserBench() {
     const page = await browser.context.newPage();
     // Progress on stderr (stdout is the JSON), so a stall shows where it is.
     page.on('console', (m) => { if (m.text().startsWith('bench:')) process.stderr.write(`${m.text()}\n`); });
-    const interactive = async () => {
-      await page.waitForFunction(() => performance.getEntriesByName('clawser-interactive').length > 0, null, { timeout: 60_000 });
-      return page.evaluate(() => performance.getEntriesByName('clawser-interactive')[0].startTime);
-    };
-    process.stderr.write('bench: load\n');
-    await page.goto(app.url);
-    await interactive();
-    await page.waitForFunction(() => !!navigator.serviceWorker.controller, null, { timeout: 60_000 });
-    await browser.context.setOffline(true);
-    const warm = [];
-    for (let i = 0; i < 5; i++) {
-      await page.reload();
-      warm.push(await interactive());
-    }
-    // Opening the app on a workspace with 1,000 conversations in its list (warm, offline).
-    process.stderr.write('bench: 1,000 conversations\n');
-    await page.getByRole('link', { name: /My workspace/ }).click();
-    await page.waitForURL(/#workspace\//);
-    await page.evaluate(async () => {
-      const { OpfsFileSystem } = await import('/web/clawser.js');
-      const opfs = new OpfsFileSystem();
-      const ws = location.hash.split('/')[1];
-      const now = Date.now();
-      await Promise.all(Array.from({ length: 1000 }, async (_, i) => {
-        const id = `cbench${i}`;
-        const dir = `clawser_workspaces/${ws}/.conversations/${id}`;
-        const events = [['user_message', 'user', `Question number ${i} about something`], ['agent_message', 'agent', `Answer number ${i}, with a few words.`]]
-          .map(([type, source, text], k) => JSON.stringify({ id: `${id}-${k}`, type, source, timestamp: now - i * 60_000 + k, data: { text } })).join('\n');
-        await opfs.write(`${dir}/events.jsonl`, `${events}\n`);
-        await opfs.write(`${dir}/meta.json`, JSON.stringify({ id, title: `Question number ${i} about something`, createdAt: now - i * 60_000, updatedAt: now - i * 60_000 }));
-      }));
-      opfs.terminate();
-    });
-    const thousand = [];
-    for (let i = 0; i < 6; i++) {
-      await page.reload();
-      const t = await interactive();
-      if (!(await page.getByRole('button', { name: /more of 900 older conversations/ }).count())) throw new Error('bench: the list does not hold the 1,000 conversations');
-      if (i > 0) thousand.push(t); // the first load after writing them warms the file handles
-    }
-    await browser.context.setOffline(false);
+    const { warmOfflineLoadMs, openApp1000ConversationsMs } = await warmLoads(page, app.url);
     const inPage = await page.evaluate(async () => {
       const { OpfsFileSystem, MemoryFileSystem, ConversationStore, Conversation } = await import('/web/clawser.js');
       const opfs = new OpfsFileSystem();
@@ -249,7 +190,7 @@ async function browserBench() {
       await discardSpareSandbox();
       return out;
     });
-    return { coldLoadMs: round(coldLoadMs), warmOfflineLoadMs: round(median(warm)), openApp1000ConversationsMs: round(median(thousand)), ...Object.fromEntries(Object.entries(inPage).map(([k, v]) => [k, round(v)])) };
+    return { coldLoadMs: round(coldLoadMs), warmOfflineLoadMs: round(warmOfflineLoadMs), openApp1000ConversationsMs: round(openApp1000ConversationsMs), ...Object.fromEntries(Object.entries(inPage).map(([k, v]) => [k, round(v)])) };
   } finally {
     await browser.close();
     await app.close();
