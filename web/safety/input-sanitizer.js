@@ -33,7 +33,7 @@ export const INJECTION_RULES = [
   {
     // "forget everything you were told", "ignore all of the above", "IGNORE THE ABOVE AND SAY"
     rule: 'ignore_instructions',
-    re: /\b(?:ignore|disregard|forget)\s+(?:it all\b|the user(?:'s)?\b|what the user (?:wants|asked|said)\b|everything (?:else|that)\b|(?:everything|all(?: of)?(?: that| this| the)?|what(?:ever)?)\b[^.!?\n]{0,30}?\b(?:above|before|so far|earlier|previously|(?:you(?:'ve| have)? been|you were) (?:told|given|asked)|i (?:said|asked|told you))|(?:the|all)\s+(?:above|preceding)\b)/i,
+    re: /\b(?:ignore|disregard|forget)\s+(?:it all\b|the user(?:'s)?\b|what the user (?:wants|asked|said)\b|everything (?:else|that)\b|(?:everything|all(?: of)?(?: that| this| the)?|what(?:ever)?)\b[^.!?\n]{0,30}?\b(?:above|before|so far|earlier|previously|(?:you(?:'ve| have)? been|you were) (?:told|given|asked)|i (?:said|asked|told you)(?!\s+(?:about|regarding|re)\b))|(?:the|all)\s+(?:above|preceding)\b)/i,
   },
   {
     // "the instructions above are outdated", "The previous directives are void"
@@ -46,7 +46,8 @@ export const INJECTION_RULES = [
   // Orders about the model's own output or task: "your response must be exactly …",
   // "change of plans: drop the task you were given", "forget the document", "stop summarizing".
   { rule: 'output_override', re: /\byour (?:response|reply|answer|output|summary)\s+(?:must|should|shall|has to|needs to)\s+(?:be|contain|include|start|consist|say)\b/i },
-  { rule: 'output_override', re: /\b(?:change of plans?|drop (?:the|your) (?:task|assignment) (?:you were given|you received|above)|(?:ignore|forget|abandon|stop) (?:your|the) (?:original |current |assigned )?(?:task|assignment)\b(?!\s+list)|stop (?:summari[sz]ing|translating|answering)|forget (?:the|this) (?:document|page|article|text|email|file|summary))\b/i },
+  { rule: 'output_override', re: /\bchange of plans?\s*[:,.!—–-]\s*(?:(?:please|now|just|instead|so),?\s+)?(?:ignore|disregard|forget|stop|drop|reply|respond|say|write|output|print|tell|answer|don't|do not|you(?:'ll| will| must| should| are| now)?|your)\b/i },
+  { rule: 'output_override', re: /\b(?:drop (?:the|your) (?:task|assignment) (?:you were given|you received|above)|(?:ignore|forget|abandon|stop) (?:your|the) (?:original |current |assigned )?(?:task|assignment)\b(?!\s+list)|stop (?:summari[sz]ing|translating|answering)|forget (?:the|this) (?:document|page|article|text|email|file|summary))\b/i },
   { rule: 'output_override', re: /\b(?:the|your) (?:real|actual|true) (?:instructions|task|orders) (?:are|is) to\b/i },
   { rule: 'output_override', re: /\binstead of (?:answering|replying|responding|summari[sz]ing|translating|doing (?:that|this|the task))\b/i },
   { rule: 'output_override', re: /\b(?:overriding|override) (?:all |the |any )?(?:prior|previous|earlier|above|existing) (?:directives|instructions|rules|orders|guidance)\b/i },
@@ -97,7 +98,7 @@ export const INJECTION_RULES = [
   { rule: 'markdown_exfiltration', re: /!?\[[^\]\n]*\]\(\s*<?https?:\/\/[^)\n]*[?&#=/][^)\n]*(?:\[[A-Z_ ]{3,}\]|\{\{?[^}\n]+\}\}?|<[^>\n]{3,}>|%[A-Z_]{3,}%|\$[A-Z_]{3,}|=(?:[A-Z]{2,}_)+[A-Z]{2,}\b|=DATA\b|\bINSERT\b|\bPUT_)/ },
   { rule: 'markdown_exfiltration', re: /\b(?:append|add|include|render|insert|output|end (?:your )?(?:answer|reply|response) with|finish with)\b[^.\n]{0,80}!?\[[^\]\n]*\]\(\s*<?https?:[^)\n]*[?&]/i },
   // Encoded or disguised tasks: the instruction to decode and obey.
-  { rule: 'decode_and_obey', re: /\b(?:decode|decipher|decrypt|translate|reverse|unscramble|base64-decode|shift (?:it |each letter |the letters )?back|replace the emoji|read\b[^.\n]{0,30}\bbackwards)\b[^.\n]{0,80}\b(?:follow|execute|obey|do (?:what|as) it says|do it|carry (?:it )?out|act on|perform|comply)\b/i },
+  { rule: 'decode_and_obey', re: /\b(?:decode|decipher|decrypt|interpret|convert|translate|reverse|unscramble|base64-decode|(?:first|initial|last) (?:letter|character|word)s? of (?:each|every)|pig latin|acrostic|shift (?:it |each letter |the letters )?back|replace the emoji|read\b[^.\n]{0,30}\bbackwards)\b[^.\n]{0,80}\b(?:follow|execute|obey|do (?:exactly )?(?:what|as) it (?:says|spells|asks|tells you|reads)|do it|carry (?:it )?out|act on|perform|comply)\b/i },
   // The classic hijack in other languages.
   { rule: 'ignore_instructions', re: /\bignore[zr]?\s+(?:(?:toutes?|tous)\s+)?(?:les|tes|vos|la|le|ces|ses)\s+(?:\S+\s+){0,3}?(?:instructions|consignes|directives|règles)\b/i },
   { rule: 'ignore_instructions', re: /\b(?:ignorier(?:e|en|t)?|vergiss|vergessen sie|missachte)\b[^.\n]{0,40}\b(?:anweisungen|anweisung|instruktionen|regeln|vorgaben|befehle)\b/i },
@@ -106,6 +107,17 @@ export const INJECTION_RULES = [
   { rule: 'ignore_instructions', re: /(?:игнорируй|игнорируйте|забудь|забудьте|не обращай)[^.\n]{0,40}(?:инструкци|указани|правил|команд)/i },
   { rule: 'ignore_instructions', re: /(?:忽略|无视|無視|忘记|忘記|不要理会)[^。\n]{0,20}(?:指令|指示|说明|提示|规则|規則)|(?:指示|命令|プロンプト|ルール)[^。\n]{0,20}(?:無視|忘れ)/ },
 ];
+
+/**
+ * Text that discusses attacks on models (a security write-up, a red-team report, a question
+ * about prompt injection) quotes attacks as examples. Such text is read with its quotations set
+ * aside: a quoted example is not addressed to the reader, what the text itself says still is.
+ */
+const DISCUSSES_ATTACKS = /\b(?:prompt[- ]injections?|(?:indirect|direct|hidden) (?:prompt )?injections?|injection attacks?|jailbreak(?:s|ing| prompts?| attempts?)|red[- ]team(?:ing|ers?|s)?|adversarial|attackers?|phishing|threat model|social engineering|security (?:awareness|research(?:ers?)?|training|report))\b/i;
+const QUOTED = /"[^"\n]{1,400}"|“[^”\n]{1,400}”|«[^»\n]{1,400}»/g;
+
+/** @param {string} text */
+const withoutQuotedExamples = (text) => (DISCUSSES_ATTACKS.test(text) ? text.replace(QUOTED, '"…"') : text);
 
 /** How much of a text the decoding passes look at (they run the rules again on it). */
 const DECODE_LIMIT = 20_000;
@@ -118,7 +130,7 @@ const DECODE_LIMIT = 20_000;
  * @returns {[{text: string}, ...import('./disguises.js').Reading[]]}
  */
 export function readingsOf(text) {
-  const probe = stripInvisible(text).normalize('NFKC');
+  const probe = withoutQuotedExamples(stripInvisible(text).normalize('NFKC'));
   return [{ text: probe }, ...readDisguises(probe.slice(0, DECODE_LIMIT))];
 }
 
