@@ -385,7 +385,7 @@ export class ClawserAgent {
   async *respond(options = {}) {
     const signal = options.signal;
     // Untrusted content earlier turns left in the context still taints this one.
-    if (this.tools) for (const m of this.conversation.deriveSessionHistory().messages) if (m.untrusted) this.tools.addTaint({ tool: 'conversation', what: m.untrusted, earlier: true });
+    if (this.tools) for (const t of this.conversation.earlierTaint()) this.tools.addTaint(t);
     /** Images tools returned in this turn, by tool call id; kept out of the log (they are files too). */
     /** @type {Map<string, import('../providers/types.d.ts').ImagePart>} */
     const images = new Map();

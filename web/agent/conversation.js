@@ -525,6 +525,15 @@ export class Conversation {
   }
 
   /**
+   * The outside content the model's context still holds, as taint for a tool runner: whatever
+   * acts for this conversation (a turn, "Run again" of a code card) knows what it read.
+   * @returns {import('./tool-runner.js').TaintSource[]}
+   */
+  earlierTaint() {
+    return this.deriveSessionHistory().messages.flatMap((m) => (m.untrusted ? [{ tool: 'conversation', what: m.untrusted, earlier: true }] : []));
+  }
+
+  /**
    * The history ready for the next provider call.
    * @param {string} [systemPrompt]
    * @returns {SessionHistory}

@@ -267,10 +267,13 @@ export class AgentFactory {
   /**
    * "Run again" of a code card: its own runner and abort signal, and a sandbox of its own
    * (created for this run, disposed after) — never the warm one a turn may be using.
-   * @param {string} workspaceId @param {string} conversationId @param {string} code @param {AbortSignal} [signal]
+   * Its runner starts with the conversation's taint (`taint`), as a turn's does.
+   * @param {string} workspaceId @param {string} conversationId @param {string} code @param {AbortSignal | undefined} signal
+   * @param {import('../agent/tool-runner.js').TaintSource[]} taint
    */
-  async runAgain(workspaceId, conversationId, code, signal) {
+  async runAgain(workspaceId, conversationId, code, signal, taint) {
     const parts = await this.parts(workspaceId, conversationId);
+    for (const t of taint) parts.tools.addTaint(t);
     const sandbox = import('../packages/andbox/index.js').then(({ createSandbox }) => createSandbox({ timeoutMs: 300_000, imports: { fflate: new URL('../vendor/fflate.js', import.meta.url).href } }));
     try {
       return await new Codex({ getSandbox: () => sandbox }).run(code, { tools: parts.tools, signal });

@@ -522,7 +522,7 @@ export class ClawserApp {
         afterTurn: (agent, turn) => /** @type {WorkspaceServices} */ (this.services).autoCommit(workspaceId, agent, turn),
         // A title request's tokens count like a turn's: in the Dashboard and toward today's cost limit.
         onSideUsage: (provider, usage) => this.#guard(this.#agentFactory().then((f) => f.recordSideUsage(workspaceId, provider, usage))),
-        runCode: (conversationId, code, signal) => this.#agentFactory().then((f) => f.runAgain(workspaceId, conversationId, code, signal)),
+        runCode: (conversationId, code, signal, taint) => this.#agentFactory().then((f) => f.runAgain(workspaceId, conversationId, code, signal, taint)),
         agents: () => /** @type {WorkspaceServices} */ (this.services).of(workspaceId).agents(),
         delegations: this.#delegationBoard(workspaceId),
         // Undo puts back what a turn changed, through the same protected view the tools had.

@@ -93,7 +93,7 @@ export class ChatController {
 
   /**
    * @param {{fs: FileSystem, workspaceId: string, settings: SettingsStore, providerFactory?: (config: import('../providers/types.d.ts').ProviderConfig) => Provider | Promise<Provider>, buildAgent?: AgentBuilder, redact?: (text: string) => string,
-   *   runCode?: (conversationId: string, code: string, signal?: AbortSignal) => Promise<{ok: boolean, output: string, durationMs: number}>,
+   *   runCode?: (conversationId: string, code: string, signal: AbortSignal | undefined, taint: import('../agent/tool-runner.js').TaintSource[]) => Promise<{ok: boolean, output: string, durationMs: number}>,
    *   afterTurn?: (agent: ClawserAgent, turn: {conversationId: string, title: string, text: string}) => Promise<string | null>,
    *   onSideUsage?: (provider: Provider, usage: import('../providers/types.d.ts').Usage) => void,
    *   spendStatus?: () => {todayCents: number, monthCents: number, warning: string | null, paused?: {provider: string, failures: number, retryAt: number}[]},
@@ -811,8 +811,10 @@ export class ChatController {
    * @param {string} code @param {AbortSignal} [signal]
    */
   async runAgain(code, signal) {
-    if (!this.runCodeImpl || !this.state.activeId) return { ok: false, output: 'Code cannot run here.', durationMs: 0 };
-    return this.runCodeImpl(this.state.activeId, code, signal);
+    const conv = this.#conversation;
+    if (!this.runCodeImpl || !conv || conv.id !== this.state.activeId) return { ok: false, output: 'Code cannot run here.', durationMs: 0 };
+    // The conversation's outside content taints the re-run as it would a turn (standing tools ask).
+    return this.runCodeImpl(conv.id, code, signal, conv.earlierTaint());
   }
 
   /** Stops the turn running in the conversation on screen. */
