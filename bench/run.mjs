@@ -56,7 +56,7 @@ async function sseThroughput() {
 async function browserBench() {
   const app = await startApp();
   process.stderr.write('bench: cold loads\n');
-  const coldLoadMs = await coldLoads(app.url);
+  const coldLoadMs = await coldLoads(app.url, launchBrowser);
   const browser = await launchBrowser();
   try {
     const page = await browser.context.newPage();
