@@ -118,6 +118,70 @@ test('OPFS concurrency: overlapping operations keep their order, others overlap;
   await other.close();
 });
 
+test('OPFS reads: a log\'s tail with its size (closed, held open by this tab, held by another tab), and reads after another tab replaced or deleted a file', async () => {
+  const page = await blankPage();
+  const other = await blankPage();
+  const result = await page.evaluate(async () => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const fs = new OpfsFileSystem();
+    /** @type {any} */ (window).__fs = fs;
+    const dec = new TextDecoder();
+    const out = /** @type {Record<string, unknown>} */ ({});
+    await fs.delete('rt');
+    await fs.write('rt/log.jsonl', 'one\ntwo\nthree\n');
+    const tail = async (/** @type {number} */ n) => {
+      const { bytes, size } = await /** @type {any} */ (fs).readTail('rt/log.jsonl', n);
+      return [dec.decode(bytes), size];
+    };
+    out.closed = await tail(6);
+    out.whole = await tail(1000);
+    await fs.append('rt/log.jsonl', 'four\n'); // this tab's worker now holds the file open
+    out.open = await tail(5);
+    out.missing = await /** @type {any} */ (fs).readTail('rt/nope', 10).catch((/** @type {any} */ e) => e.code);
+    await fs.write('rt/meta.json', '{"v":1}');
+    out.before = [await fs.readText('rt/meta.json'), (await fs.stat('rt/meta.json'))?.size];
+    return out;
+  });
+  assert.deepEqual(result, {
+    closed: ['three\n', 14],
+    whole: ['one\ntwo\nthree\n', 14],
+    open: ['four\n', 19],
+    missing: 'not_found',
+    before: ['{"v":1}', 7],
+  });
+  // Another tab replaces the file this tab just read, appends to the log (its worker then holds
+  // the log open for a moment) and deletes a file.
+  await other.evaluate(async () => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const fs = new OpfsFileSystem();
+    await fs.write('rt/meta.json', '{"v":2,"longer":true}');
+    await fs.write('rt/gone.txt', 'x');
+    await fs.delete('rt/gone.txt');
+    /** @type {any} */ (window).__otherFs = fs;
+  });
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 1000))); // this tab's handle on the log is released
+  const seen = await page.evaluate(async () => {
+    const fs = /** @type {any} */ (window).__fs;
+    const dec = new TextDecoder();
+    return {
+      meta: [await fs.readText('rt/meta.json'), (await fs.stat('rt/meta.json'))?.size],
+      gone: [await fs.stat('rt/gone.txt'), await fs.readText('rt/gone.txt').catch((/** @type {any} */ e) => e.code)],
+      tail: dec.decode((await fs.readTail('rt/log.jsonl', 5)).bytes),
+    };
+  });
+  await other.evaluate(async () => { await /** @type {any} */ (window).__otherFs.append('rt/log.jsonl', 'five\n'); });
+  const whileHeld = await page.evaluate(async () => {
+    const { bytes, size } = await /** @type {any} */ (window).__fs.readTail('rt/log.jsonl', 5);
+    return [new TextDecoder().decode(bytes), size];
+  });
+  assert.deepEqual(seen, { meta: ['{"v":2,"longer":true}', 21], gone: [null, 'not_found'], tail: 'four\n' });
+  assert.deepEqual(whileHeld, ['five\n', 24]);
+  await other.evaluate(() => /** @type {any} */ (window).__otherFs.terminate()); // releases its handle on the log
+  await page.evaluate(() => /** @type {any} */ (window).__fs.delete('rt'));
+  await page.close();
+  await other.close();
+});
+
 test('a storage worker that dies fails its waiting calls clearly, and the next call gets a fresh worker', async () => {
   const page = await blankPage();
   const result = await page.evaluate(async () => {

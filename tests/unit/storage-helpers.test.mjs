@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { LockedJsonFile } from '../../web/storage/locked-json.js';
-import { readAppended, splitLines } from '../../web/storage/append-log.js';
+import { readAppended, readTail, splitLines } from '../../web/storage/append-log.js';
 import { LocalLocks } from '../../web/agent/tabs.js';
 
 /** Two "tabs": two LockedJsonFile instances on one file system, sharing one lock. */
@@ -100,4 +100,27 @@ test('readAppended: complete lines with exact byte offsets; a half-written line 
   assert.equal((await readAppended(fs, 'log.jsonl', r.next)).shrunk, true);
   assert.equal((await readAppended(fs, 'missing.jsonl', 0)).lines.length, 0);
   assert.deepEqual(splitLines(enc.encode('a\nb'), 10), { lines: [{ offset: 10, text: 'a' }], tail: enc.encode('b'), tailOffset: 12 });
+});
+
+test('readTail: the last bytes of a file with its size, through readTail where offered, else stat + readBytes; a missing file is empty', async () => {
+  const fs = new MemoryFileSystem();
+  await fs.write('log.jsonl', 'one\ntwo\n');
+  const text = (/** @type {{bytes: Uint8Array, size: number}} */ r) => [new TextDecoder().decode(r.bytes), r.size];
+  assert.deepEqual(text(await readTail(fs, 'log.jsonl', 4)), ['two\n', 8]);
+  assert.deepEqual(text(await readTail(fs, 'log.jsonl', 100)), ['one\ntwo\n', 8]);
+  assert.deepEqual(text(await readTail(fs, 'missing.jsonl', 4)), ['', 0]);
+  // A file system with its own readTail (OPFS) is asked once; its not_found means empty.
+  /** @type {string[]} */
+  const asked = [];
+  const withTail = Object.assign(Object.create(fs), {
+    /** @param {string} path @param {number} n */
+    async readTail(path, n) {
+      asked.push(`${path}:${n}`);
+      if (path === 'missing.jsonl') throw Object.assign(new Error('missing'), { code: 'not_found' });
+      return { bytes: new TextEncoder().encode('x'), size: 42 };
+    },
+  });
+  assert.deepEqual(text(await readTail(withTail, 'log.jsonl', 4)), ['x', 42]);
+  assert.deepEqual(text(await readTail(withTail, 'missing.jsonl', 4)), ['', 0]);
+  assert.deepEqual(asked, ['log.jsonl:4', 'missing.jsonl:4']);
 });

@@ -2,7 +2,7 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
 /** @import { Message } from '../providers/types.d.ts' */
 import { readTextIfExists, writeJson } from '../storage/index.js';
-import { readAppended, splitLines } from '../storage/append-log.js';
+import { readAppended, readTail, splitLines } from '../storage/append-log.js';
 import { EventLog, addSpend, applyEventToHistory, emptySpend, isEvent, trimHistory } from './event-log.js';
 import { plainTitle } from './title.js';
 import { BranchTree } from './branches.js';
@@ -156,15 +156,23 @@ export class Conversation {
    */
   static async open(fs, dir, knownMeta, coordination, whole = false) {
     const eventsPath = `${dir}/events.jsonl`;
-    const metaText = knownMeta ? null : await readTextIfExists(fs, `${dir}/meta.json`);
+    // The three reads at once: each is a round trip to the browser's storage. The log's end is
+    // read with its size (a tail that covers the transcript, one byte more for the line check).
+    // The snapshot is read like the log's end where that is cheaper (OPFS readTail: briefly
+    // locked against writers, whose snapshot write then fails harmlessly and is made again at
+    // the next event); elsewhere as text, one call rather than a stat and a read.
+    const snapPath = `${dir}/snapshot.json`;
+    const [metaText, snapText, end] = await Promise.all([
+      knownMeta ? null : readTextIfExists(fs, `${dir}/meta.json`),
+      whole ? null : fs.readTail ? readTail(fs, snapPath, Number.MAX_SAFE_INTEGER).then((s) => decoder.decode(s.bytes)) : readTextIfExists(fs, snapPath),
+      readTail(fs, eventsPath, whole ? Number.MAX_SAFE_INTEGER : DISPLAY_TAIL_BYTES + 1),
+    ]);
     const id = dir.split('/').pop() ?? 'conversation';
     /** @type {ConversationMeta} */
     const meta = knownMeta ?? (metaText ? JSON.parse(metaText) : { id, title: 'Recovered conversation', createdAt: Date.now(), updatedAt: Date.now() });
-    const stat = await fs.stat(eventsPath);
-    let size = stat?.kind === 'file' ? stat.size : 0;
+    let size = end.size;
     /** @type {HistorySnapshot | null} */
     let snapshot = null;
-    const snapText = whole ? null : await readTextIfExists(fs, `${dir}/snapshot.json`);
     if (snapText) {
       try {
         const s = JSON.parse(snapText);
@@ -177,7 +185,10 @@ export class Conversation {
     const readStart = whole ? 0 : Math.min(historyStart, Math.max(0, size - DISPLAY_TAIL_BYTES));
     // Read one byte earlier to learn whether readStart is on a line boundary.
     const from = Math.max(0, readStart - 1);
-    const bytes = size > 0 ? await fs.readBytes(eventsPath, { start: from }) : new Uint8Array(0);
+    const tailStart = size - end.bytes.length;
+    // The history starts before the tail read (a snapshot far back, or none): read from there,
+    // up to the same end (one buffer, rather than joining two: this may be the whole log).
+    const bytes = from < tailStart ? await fs.readBytes(eventsPath, { start: from, end: size }) : end.bytes.subarray(from - tailStart);
     let body = bytes;
     let bodyOffset = from;
     if (readStart > 0) {

@@ -27,6 +27,27 @@ export function splitLines(bytes, baseOffset) {
 }
 
 /**
+ * The last `maxBytes` bytes of `path` and the file's size (a missing file is empty): one
+ * storage call where the file system offers `readTail`, else a stat and a read.
+ * @param {FileSystem} fs @param {string} path @param {number} maxBytes
+ * @returns {Promise<{bytes: Uint8Array, size: number}>}
+ */
+export async function readTail(fs, path, maxBytes) {
+  if (fs.readTail) {
+    try {
+      return await fs.readTail(path, maxBytes);
+    } catch (err) {
+      const code = /** @type {{code?: string}} */ (err).code;
+      if (code === 'not_found' || code === 'not_a_directory') return { bytes: new Uint8Array(0), size: 0 };
+      throw err;
+    }
+  }
+  const stat = await fs.stat(path);
+  const size = stat?.kind === 'file' ? stat.size : 0;
+  return { bytes: size > 0 ? await fs.readBytes(path, { start: Math.max(0, size - maxBytes), end: size }) : new Uint8Array(0), size };
+}
+
+/**
  * What was appended to `path` after byte `from`: the complete lines (a line still being
  * written by another tab stays for next time) and the offset to read from next.
  * `shrunk`: the file is now shorter than `from` — it was rewritten (compacted or replaced),

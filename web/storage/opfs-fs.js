@@ -69,6 +69,8 @@ export class OpfsFileSystem {
   readText(path) { return this.#call('readText', [path]); }
   /** @param {string} path @param {{start?: number, end?: number}} [range] @returns {Promise<Uint8Array>} */
   readBytes(path, range) { return this.#call('readBytes', [path, range]); }
+  /** @param {string} path @param {number} maxBytes @returns {Promise<{bytes: Uint8Array, size: number}>} */
+  readTail(path, maxBytes) { return this.#call('readTail', [path, maxBytes]); }
   /** @param {string} path @param {string | Uint8Array} data @param {import('./types.d.ts').WriteOptions} [options] @returns {Promise<void>} */
   write(path, data, options) { return this.#call('write', [path, data, options]); }
   /** @param {string} path @param {string | Uint8Array} data @returns {Promise<void>} */

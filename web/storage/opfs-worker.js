@@ -31,13 +31,24 @@ function root() {
  */
 const dirCache = new Map();
 
+/**
+ * File handles by path, for reads and stats: a handle names a place (handles follow paths in
+ * OPFS), so a cached one reads what is there now, and one lookup less per call counts in git's
+ * thousands of small reads. A missing file is not remembered.
+ * @type {Map<string, Promise<FileSystemFileHandle>>}
+ */
+const fileCache = new Map();
+/** Bounds the cache (handles are small; a status of a huge tree should not keep them all). */
+const FILE_CACHE_MAX = 20_000;
+
 /** @param {string} prefix */
 function forgetDirs(prefix) {
   for (const key of dirCache.keys()) if (prefix === '' || key === prefix || key.startsWith(prefix + '/')) dirCache.delete(key);
+  for (const key of fileCache.keys()) if (prefix === '' || key === prefix || key.startsWith(prefix + '/')) fileCache.delete(key);
 }
 
 /**
- * Forgets the cached folders on the way to each path; true if any was cached.
+ * Forgets the cached folders on the way to each path, and its file handle; true if any was cached.
  * @param {string[]} paths
  */
 function forgetAncestors(paths) {
@@ -45,8 +56,21 @@ function forgetAncestors(paths) {
   for (const path of paths) {
     const parts = path.split('/');
     for (let i = 1; i <= parts.length; i++) any = dirCache.delete(parts.slice(0, i).join('/')) || any;
+    any = fileCache.delete(path) || any;
   }
   return any;
+}
+
+/** The handle of an existing file, for reading. @param {string} key a normalised path */
+function fileAt(key) {
+  const hit = fileCache.get(key);
+  if (hit) return hit;
+  const { parts, name } = parentAndName(key);
+  const lookup = dirAt(parts, false).then((dir) => dir.getFileHandle(name));
+  if (fileCache.size >= FILE_CACHE_MAX) fileCache.clear();
+  fileCache.set(key, lookup);
+  lookup.catch(() => { if (fileCache.get(key) === lookup) fileCache.delete(key); });
+  return lookup;
 }
 
 /** @param {string[]} parts @param {boolean} create @returns {Promise<FileSystemDirectoryHandle>} */
@@ -131,34 +155,72 @@ function writeAll(h, bytes, at) {
   }
 }
 
+/**
+ * Bytes of a file, the range chosen from its size (clamped to the file), and that size.
+ * @param {string} path @param {(size: number) => [number, number]} rangeOf
+ * @returns {Promise<{bytes: Uint8Array, size: number}>}
+ */
+async function readRange(path, rangeOf) {
+  const key = splitPath(path).join('/');
+  const clamp = (/** @type {number} */ size) => {
+    const [a, b] = rangeOf(size);
+    const start = Math.min(Math.max(0, a), size);
+    return [start, Math.max(start, Math.min(b, size))];
+  };
+  if (!open.has(key)) {
+    // Reading through a File snapshot takes no lock and is much cheaper than opening a
+    // sync access handle (which git's many small reads would pay each time). A snapshot
+    // goes unreadable when another tab replaces the file meanwhile: take a fresh one.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const file = await (await fileAt(key)).getFile();
+        const [start, end] = clamp(file.size);
+        // A whole file is read without slicing it (a slice is one more blob for the browser to set up).
+        const blob = start === 0 && end === file.size ? file : file.slice(start, end);
+        return { bytes: new Uint8Array(await blob.arrayBuffer()), size: file.size };
+      } catch (err) {
+        if (/** @type {Error} */ (err).name !== 'NotReadableError' || attempt >= 5) throw err;
+        await new Promise((r) => setTimeout(r, 10 * (attempt + 1)));
+      }
+    }
+  }
+  const h = await handleFor(path, false);
+  const size = h.getSize();
+  const [start, end] = clamp(size);
+  const buf = new Uint8Array(end - start);
+  h.read(buf, { at: start });
+  return { bytes: buf, size };
+}
+
 /** @type {Record<string, (...args: any[]) => Promise<unknown>>} */ // args arrive as structured clones checked by each op
 const ops = {
   async readBytes(/** @type {string} */ path, /** @type {{start?: number, end?: number}} */ range = {}) {
+    return (await readRange(path, (size) => [range.start ?? 0, range.end ?? size])).bytes;
+  },
+  async readTail(/** @type {string} */ path, /** @type {number} */ maxBytes) {
     const key = splitPath(path).join('/');
     if (!open.has(key)) {
-      // Reading through a File snapshot takes no lock and is much cheaper than opening a
-      // sync access handle (which git's many small reads would pay each time). A snapshot
-      // goes unreadable when another tab replaces the file meanwhile: take a fresh one.
-      const { parts, name } = parentAndName(key);
-      for (let attempt = 0; ; attempt++) {
+      // The end of an append-only log (a conversation being opened): a read-only handle,
+      // held for one read, reads it directly, several times cheaper than a File snapshot.
+      // Its lock is shared with other readers only; while a writer holds the file (another
+      // tab appending) it is refused, and the File snapshot below takes over.
+      /** @type {FileSystemSyncAccessHandle | null} */
+      const h = await fileAt(key)
+        .then((file) => /** @type {any} */ (file).createSyncAccessHandle({ mode: 'read-only' })) // the mode option is not in TypeScript's DOM lib yet
+        .catch((/** @type {Error} */ err) => { if (err.name === 'NoModificationAllowedError') return null; throw err; });
+      if (h) {
         try {
-          const file = await (await (await dirAt(parts, false)).getFileHandle(name)).getFile();
-          const start = Math.min(range.start ?? 0, file.size);
-          const end = Math.min(range.end ?? file.size, file.size);
-          return new Uint8Array(await file.slice(start, Math.max(start, end)).arrayBuffer());
-        } catch (err) {
-          if (/** @type {Error} */ (err).name !== 'NotReadableError' || attempt >= 5) throw err;
-          await new Promise((r) => setTimeout(r, 10 * (attempt + 1)));
+          const size = h.getSize();
+          const start = Math.max(0, size - maxBytes);
+          const bytes = new Uint8Array(size - start);
+          h.read(bytes, { at: start });
+          return { bytes, size };
+        } finally {
+          h.close();
         }
       }
     }
-    const h = await handleFor(path, false);
-    const size = h.getSize();
-    const start = Math.min(range.start ?? 0, size);
-    const end = Math.min(range.end ?? size, size);
-    const buf = new Uint8Array(Math.max(0, end - start));
-    h.read(buf, { at: start });
-    return buf;
+    return readRange(path, (size) => [size - maxBytes, size]);
   },
   async readText(/** @type {string} */ path) {
     return decoder.decode(/** @type {Uint8Array} */ (await ops.readBytes(path)));
@@ -168,6 +230,7 @@ const ops = {
     const dir = await dirAt(parts, true);
     if (options?.atomic === false) {
       closeUnder(splitPath(path).join('/'));
+      fileCache.delete(splitPath(path).join('/'));
       const { handle: h } = await openSync(dir, name, true);
       try {
         h.truncate(0);
@@ -177,6 +240,8 @@ const ops = {
       }
       return;
     }
+    // Our own replacement: look the file up afresh next time rather than trust an old handle.
+    fileCache.delete(splitPath(path).join('/'));
     const tmpName = `.${name}.tmp-${Math.random().toString(36).slice(2)}`;
     const { file: tmp, handle: h } = await openSync(dir, tmpName, true);
     try {
@@ -229,10 +294,11 @@ const ops = {
     // An open handle hides lastModified; it is being written right now.
     if (h) return { kind: 'file', size: h.getSize(), mtimeMs: Date.now() };
     try {
-      const file = await (await dir.getFileHandle(name)).getFile();
+      const file = await (await fileAt(key)).getFile();
       return { kind: 'file', size: file.size, mtimeMs: file.lastModified };
     } catch (err) {
       if (/** @type {Error} */ (err).name !== 'TypeMismatchError' && /** @type {Error} */ (err).name !== 'NotFoundError') throw err;
+      fileCache.delete(key);
     }
     try {
       await dir.getDirectoryHandle(name);
@@ -321,7 +387,7 @@ function pathsOf(op, args) {
 const overlaps = (a, b) => a === '' || b === '' || a === b || a.startsWith(b + '/') || b.startsWith(a + '/');
 
 /** Operations that change nothing: they may overlap one another, never a change. */
-const READS = new Set(['readBytes', 'readText', 'list', 'stat']);
+const READS = new Set(['readBytes', 'readTail', 'readText', 'list', 'stat']);
 
 /** @type {{paths: string[], read: boolean, done: Promise<void>}[]} operations not finished yet, in arrival order */
 const active = [];
@@ -340,7 +406,8 @@ async function runOp(id, op, args) {
       if (/** @type {Error} */ (err).name !== 'NotFoundError' || !forgetAncestors(pathsOf(op, args))) throw err;
       result = await fn(...args);
     }
-    const transfer = result instanceof Uint8Array ? [result.buffer] : [];
+    const bytes = result instanceof Uint8Array ? result : /** @type {{bytes?: unknown} | undefined} */ (result)?.bytes;
+    const transfer = bytes instanceof Uint8Array ? [bytes.buffer] : [];
     scope.postMessage({ id, ok: true, result }, transfer);
   } catch (err) {
     const e = toStorageError(err, String(args[0]));

@@ -29,6 +29,13 @@ export interface FileSystem {
   /** Bytes [start, end) of a file (end defaults to the file's size). */
   readBytes(path: string, range?: { start?: number; end?: number }): Promise<Uint8Array>;
   /**
+   * The last `maxBytes` bytes of a file and its size, from one read (so they agree while
+   * another tab appends). OPFS may lock the file against writers for that read: only for files
+   * whose writers wait or retry (a conversation's log and snapshot). Optional: `readTail()` in
+   * append-log.js falls back to stat + readBytes. Rejects with code `not_found` if missing.
+   */
+  readTail?(path: string, maxBytes: number): Promise<{ bytes: Uint8Array; size: number }>;
+  /**
    * Replaces the file atomically (temp file, then move); parents are created.
    * `{atomic: false}` writes in place (about a third cheaper on OPFS): only for new files of
    * content-addressed data whose readers verify it (git objects).
