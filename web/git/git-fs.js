@@ -50,9 +50,10 @@ function toStat(s) {
 /**
  * @param {FileSystem} fs the workspace file system (e.g. a ScopedFileSystem)
  * @param {{commandCache?: boolean}} [adapterOptions] commandCache: for the adapter of ONE git command,
- *   remember stats of `.git/…` paths and which files are missing until this adapter writes
- *   them — isomorphic-git re-checks `.git/index` and every folder's `.gitignore` once per file
- *   (thousands of round trips for a thousand-file status).
+ *   remember stats of `.git/…` paths, which files are missing, and the content of `.git/…` files
+ *   (not objects) and `.gitignore` files, until this adapter writes them — isomorphic-git
+ *   re-reads `.git/config` and every folder's `.gitignore` once per file, concurrently (thousands
+ *   of round trips for a thousand-file status).
  */
 export function createGitFs(fs, adapterOptions = {}) {
   const commandCache = !!adapterOptions.commandCache;
@@ -61,6 +62,21 @@ export function createGitFs(fs, adapterOptions = {}) {
   const stats = new Map();
   /** Paths known to be missing (commandCache only). @type {Set<string>} */
   const missing = new Set();
+  /** Reads shared by the command, pending ones included (commandCache only). @type {Map<string, Promise<Uint8Array>>} */
+  const reads = new Map();
+  /** @param {string} p */
+  const shared = (p) => commandCache && (p === '.gitignore' || p.endsWith('/.gitignore') || (p.startsWith('.git/') && !p.startsWith('.git/objects/')));
+  /** @param {string} p */
+  const readBytes = (p) => {
+    if (!shared(p)) return fs.readBytes(p);
+    let r = reads.get(p);
+    if (!r) {
+      r = fs.readBytes(p);
+      reads.set(p, r);
+    }
+    // Each caller gets its own copy: isomorphic-git may keep or change what it read.
+    return r.then((bytes) => bytes.slice());
+  };
   /** @param {string} p */
   const statOf = (p) => {
     if (!commandCache || !(p === '.git' || p.startsWith('.git/'))) return fs.stat(p);
@@ -76,9 +92,11 @@ export function createGitFs(fs, adapterOptions = {}) {
   const changed = (p) => {
     stats.delete(p);
     missing.delete(p);
+    reads.delete(p);
     // Writing a file creates its folders, so cached "missing" parents are wrong now.
     for (let i = p.lastIndexOf('/'); i > 0; i = p.lastIndexOf('/', i - 1)) stats.delete(p.slice(0, i));
     for (const key of stats.keys()) if (key.startsWith(p + '/')) stats.delete(key);
+    for (const key of reads.keys()) if (key.startsWith(p + '/')) reads.delete(key);
   };
   const promises = {
     async readFile(/** @type {string} */ path, /** @type {string | {encoding?: string}} */ options) {
@@ -86,7 +104,7 @@ export function createGitFs(fs, adapterOptions = {}) {
       const p = clean(path);
       if (missing.has(p)) throw coded('ENOENT', path);
       try {
-        const bytes = await fs.readBytes(p);
+        const bytes = await readBytes(p);
         return encoding === 'utf8' ? decoder.decode(bytes) : bytes;
       } catch (err) {
         const e = nodeError(err, path);
@@ -125,11 +143,18 @@ export function createGitFs(fs, adapterOptions = {}) {
     },
     async mkdir(/** @type {string} */ path) {
       const p = clean(path);
-      const s = await statOf(p);
+      // isomorphic-git (the command adapter's only user) treats EEXIST as done: no stat first.
+      const s = commandCache ? null : await statOf(p);
       if (s) throw coded('EEXIST', path);
       changed(p);
-      await fs.mkdir(p);
-      changed(p);
+      try {
+        await fs.mkdir(p);
+      } catch (err) {
+        if (await statOf(p)) throw coded('EEXIST', path); // a file there
+        throw nodeError(err, path);
+      } finally {
+        changed(p);
+      }
     },
     async rmdir(/** @type {string} */ path) {
       const p = clean(path);
