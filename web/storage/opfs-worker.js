@@ -201,13 +201,20 @@ const ops = {
     const key = splitPath(path).join('/');
     if (!open.has(key)) {
       // The end of an append-only log (a conversation being opened): a read-only handle,
-      // held for one read, reads it directly, several times cheaper than a File snapshot.
-      // Its lock is shared with other readers only; while a writer holds the file (another
-      // tab appending) it is refused, and the File snapshot below takes over.
+      // held for one read, reads it directly, cheaper than a File snapshot. Its lock is shared
+      // with other readers only; while a writer holds the file (another tab appending) it is
+      // refused — or if the browser leaves the open unanswered — and a File snapshot takes over.
+      const stalled = new Error('stalled');
       /** @type {FileSystemSyncAccessHandle | null} */
-      const h = await fileAt(key)
-        .then((file) => /** @type {any} */ (file).createSyncAccessHandle({ mode: 'read-only' })) // the mode option is not in TypeScript's DOM lib yet
-        .catch((/** @type {Error} */ err) => { if (err.name === 'NoModificationAllowedError') return null; throw err; });
+      const h = await retryStalled(() => fileAt(key).then((file) => /** @type {any} */ (file).createSyncAccessHandle({ mode: 'read-only' })), { // the mode option is not in TypeScript's DOM lib yet
+        stallMs: STALL_MS,
+        attempts: 1,
+        release: (/** @type {FileSystemSyncAccessHandle} */ late) => late.close(),
+        stalledError: () => stalled,
+      }).catch((/** @type {Error} */ err) => {
+        if (err === stalled || err.name === 'NoModificationAllowedError') return null;
+        throw err;
+      });
       if (h) {
         try {
           const size = h.getSize();
