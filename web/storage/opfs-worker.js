@@ -69,7 +69,11 @@ function fileAt(key) {
   const lookup = dirAt(parts, false).then((dir) => dir.getFileHandle(name));
   if (fileCache.size >= FILE_CACHE_MAX) fileCache.clear();
   fileCache.set(key, lookup);
-  lookup.catch(() => { if (fileCache.get(key) === lookup) fileCache.delete(key); });
+  const forget = () => { if (fileCache.get(key) === lookup) fileCache.delete(key); };
+  lookup.catch(forget);
+  // A lookup the browser leaves unanswered is not kept: later reads look the file up afresh.
+  const stall = setTimeout(forget, STALL_MS);
+  lookup.then(() => clearTimeout(stall), () => clearTimeout(stall));
   return lookup;
 }
 
@@ -262,7 +266,11 @@ const ops = {
     h.close();
     closeUnder(splitPath(path).join('/'));
     // The move replaces the old file in one step: a crash leaves either the old or the new content.
-    await /** @type {any} */ (tmp).move(dir, name); // FileSystemHandle.move is not in TypeScript's DOM lib yet
+    // A refused move (another tab holds the file) leaves the old content and no stray copy.
+    await /** @type {any} */ (tmp).move(dir, name).catch(async (/** @type {unknown} */ err) => { // FileSystemHandle.move is not in TypeScript's DOM lib yet
+      await dir.removeEntry(tmpName).catch(() => {});
+      throw err;
+    });
   },
   async append(/** @type {string} */ path, /** @type {string | Uint8Array} */ data) {
     const h = await handleFor(path, true);
