@@ -77,10 +77,11 @@ async function browserBench() {
 async function agentBench() {
   const rounds = 500;
   /** @type {import('../tests/fixtures/scripted-provider.mjs').ScriptedTurn[]} */
-  const turns = Array.from({ length: rounds }, (_, i) => ({ toolCalls: [{ id: `c${i}`, name: 'fs_read', arguments: { path: 'note.md' } }] }));
+  // Each call reads another file: the same call repeated would be stopped as stuck (self-repair).
+  const turns = Array.from({ length: rounds }, (_, i) => ({ toolCalls: [{ id: `c${i}`, name: 'fs_read', arguments: { path: `notes/${i}.md` } }] }));
   turns.push({ text: 'done' });
   const fs = new MemoryFileSystem();
-  await fs.write('clawser_workspaces/b/note.md', 'hello');
+  for (let i = 0; i < rounds; i++) await fs.write(`clawser_workspaces/b/notes/${i}.md`, `note ${i}`);
   const store = new ConversationStore(fs, 'b');
   const registry = createBuiltinRegistry();
   const tools = new ToolRunner({
@@ -96,8 +97,10 @@ async function agentBench() {
     const conversation = await store.open((await store.create()).id);
     const agent = new ClawserAgent({ provider: new ScriptedProvider(turns), conversation, tools, maxIterations: rounds + 1, compaction: { thresholdTokens: 1e9, keepRecent: 10 } });
     const t = performance.now();
-    await agent.run('go');
+    const reply = await agent.run('go');
     perRun.push((performance.now() - t) / rounds);
+    // A run that stopped early (an error, self-repair) would measure nothing.
+    if (reply.text !== 'done') throw new Error(`bench: the agent run did not finish: ${JSON.stringify(reply).slice(0, 300)}`);
   }
   const perRound = median(perRun);
   const history = Array.from({ length: 1000 }, (_, i) => ({ role: /** @type {'user' | 'assistant'} */ (i % 2 ? 'assistant' : 'user'), content: 'lorem ipsum dolor sit amet '.repeat(20) }));

@@ -160,7 +160,16 @@ export class BrowserToolRegistry {
  * @returns {Record<string, unknown>}
  */
 export function toJsonSchema(schema) {
-  const { $schema: _ignored, ...rest } = /** @type {Record<string, unknown>} */ (z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }));
-  void _ignored;
-  return rest;
+  let json = jsonSchemas.get(schema);
+  if (!json) {
+    const { $schema: _ignored, ...rest } = /** @type {Record<string, unknown>} */ (z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }));
+    void _ignored;
+    jsonSchemas.set(schema, (json = rest));
+  }
+  // A copy: callers (providers adapting it to their dialect) may change what they get.
+  return structuredClone(json);
 }
+
+/** A tool's schema converted once: the conversion runs on every model call otherwise (~1 ms a tool list). */
+/** @type {WeakMap<import('zod').ZodType, Record<string, unknown>>} */
+const jsonSchemas = new WeakMap();
