@@ -9,6 +9,7 @@
 import { pathToFileURL } from 'node:url';
 import { launchBrowser, startApp } from '../tests/browser/helpers.mjs';
 import { rng } from './rng.mjs';
+import { forwardProgress, openHome } from './page.mjs';
 
 const round = (/** @type {number} */ x) => Math.round(x * 100) / 100;
 
@@ -41,10 +42,9 @@ export async function checkpointBench() {
   const browser = await launchBrowser();
   try {
     const page = await browser.context.newPage();
-    page.on('console', (m) => { if (m.text().startsWith('bench:')) process.stderr.write(`${m.text()}\n`); });
+    forwardProgress(page);
     // The app's page, for its import map (zod).
-    await page.goto(`${app.url}#home`);
-    await page.getByRole('heading', { name: 'Workspaces' }).waitFor({ timeout: 60_000 });
+    await openHome(page, app.url);
     const input = { workspaceId: 'benchckpt', conversationId: 'c1', turn: { status: /** @type {const} */ ('running'), startedAt: 1, bytes: 50 * 1200 } };
     const warm = await page.evaluate(async (input) => {
       const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');

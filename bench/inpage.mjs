@@ -5,6 +5,7 @@
 import { pathToFileURL } from 'node:url';
 import { launchBrowser, startApp } from '../tests/browser/helpers.mjs';
 import { checkpointBench } from './checkpoint.mjs';
+import { forwardProgress, openHome } from './page.mjs';
 
 /** @typedef {'appends' | 'open' | 'git' | 'andbox'} InPagePart */
 export const IN_PAGE_PARTS = /** @type {InPagePart[]} */ (['appends', 'open', 'git', 'andbox']);
@@ -170,9 +171,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     const browser = await launchBrowser();
     try {
       const page = await browser.context.newPage();
-      page.on('console', (m) => { if (m.text().startsWith('bench:')) process.stderr.write(`${m.text()}\n`); });
-      await page.goto(`${app.url}#home`);
-      await page.getByRole('heading', { name: 'Workspaces' }).waitFor({ timeout: 60_000 });
+      forwardProgress(page);
+      await openHome(page, app.url);
       for (let i = 0; i < repeat; i++) record(await inPageBench(page, parts));
     } finally {
       await browser.close();

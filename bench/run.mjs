@@ -25,6 +25,7 @@ import { MemoryFileSystem } from '../web/storage/memory-fs.js';
 import { ScopedFileSystem } from '../web/storage/scoped-fs.js';
 import { SafetyPipeline } from '../web/safety/pipeline.js';
 import { createBuiltinRegistry, toolSettings } from '../web/tools/index.js';
+import { forwardProgress } from './page.mjs';
 
 /** @param {number[]} xs */
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -62,7 +63,7 @@ async function browserBench() {
   try {
     const page = await browser.context.newPage();
     // Progress on stderr (stdout is the JSON), so a stall shows where it is.
-    page.on('console', (m) => { if (m.text().startsWith('bench:')) process.stderr.write(`${m.text()}\n`); });
+    forwardProgress(page);
     const { warmOfflineLoadMs, openApp1000ConversationsMs } = await warmLoads(page, app.url);
     // Event-log appends, opening conversations, git and andbox, in the page (bench/inpage.mjs).
     const inPage = await inPageBench(page);

@@ -13,6 +13,7 @@ import { createShell } from '../web/shell/shell.js';
 import { MemoryFileSystem } from '../web/storage/memory-fs.js';
 import { rng } from './rng.mjs';
 import { launchBrowser, startApp } from '../tests/browser/helpers.mjs';
+import { openHome } from './page.mjs';
 
 /** @param {number[]} xs */
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -114,8 +115,7 @@ async function inBrowser(files) {
   const browser = await launchBrowser();
   try {
     const page = await browser.context.newPage();
-    await page.goto(`${app.url}#home`);
-    await page.getByRole('heading', { name: 'Workspaces' }).waitFor({ timeout: 60_000 });
+    await openHome(page, app.url);
     return await page.evaluate(async ({ files, commands }) => {
       const { workspaceFs } = await import('/web/files/workspace-fs.js');
       const { createShell } = await import('/web/shell/shell.js');

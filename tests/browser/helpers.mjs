@@ -158,6 +158,23 @@ export function readWorkspaceFile(page, path) {
   }, path);
 }
 
+/**
+ * Writes a file of the workspace on screen straight to OPFS (outside the app, as a file the user
+ * put there would be).
+ * @param {import('playwright-core').Page} page @param {string} path relative to the workspace @param {string} text
+ */
+export function writeWorkspaceFile(page, path, text) {
+  return page.evaluate(async ([p, t]) => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const fs = new OpfsFileSystem();
+    try {
+      await fs.write(`clawser_workspaces/${location.hash.split('/')[1]}/${p}`, t);
+    } finally {
+      fs.terminate();
+    }
+  }, [path, text]);
+}
+
 /** Types a message into the composer and sends it. @param {import('playwright-core').Page} page @param {string} text */
 export async function sendMessage(page, text) {
   await page.getByRole('textbox', { name: 'Message' }).fill(text);

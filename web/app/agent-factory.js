@@ -274,12 +274,7 @@ export class AgentFactory {
   async runAgain(workspaceId, conversationId, code, signal, taint) {
     const parts = await this.parts(workspaceId, conversationId);
     for (const t of taint) parts.tools.addTaint(t);
-    const sandbox = import('../packages/andbox/index.js').then(({ createSandbox }) => createSandbox({ timeoutMs: 300_000, imports: { fflate: new URL('../vendor/fflate.js', import.meta.url).href } }));
-    try {
-      return await new Codex({ getSandbox: () => sandbox }).run(code, { tools: parts.tools, signal });
-    } finally {
-      sandbox.then((sb) => sb.dispose(), () => {});
-    }
+    return this.#runIsolated(code, parts.tools, signal, {});
   }
 
   /**
