@@ -1,5 +1,6 @@
-// Keeps the generated parts of index.html current: the import map (with its CSP hash) and
-// modulepreload links for every module of the app's static import graph, so the browser
+// Keeps the generated parts of index.html current: the import map (with its CSP hash),
+// modulepreload links for the first view's static import graph and the list of the app's other
+// modules (main.js preloads them after painting the first view), so the browser
 // fetches them in parallel instead of discovering them level by level.
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -43,12 +44,16 @@ export async function renderIndexHtml(imports) {
   const json = JSON.stringify({ imports }, null, 2);
   const hash = createHash('sha256').update(json).digest('base64');
   const mapBlock = `<script type="importmap">${json}</script>`;
-  const graph = await staticGraph(imports);
-  const preloads = graph.map((f) => `  <link rel="modulepreload" href="./${f}">`).join('\n');
+  // The first view's modules are preloaded by the page; the app's are listed for main.js, which
+  // preloads them once the first view is painted (asked for together, they slowed it twofold).
+  const first = await staticGraph(imports);
+  const rest = (await staticGraph(imports, 'web/app/app.js')).filter((f) => !first.includes(f));
+  const preloads = first.map((f) => `  <link rel="modulepreload" href="./${f}">`).join('\n');
+  const appModules = `<script type="application/json" id="app-modules">${JSON.stringify(rest.map((f) => `./${f}`), null, 2)}</script>`;
   let next = html.replace(/<script type="importmap">[\s\S]*?<\/script>/, mapBlock);
   next = next.replace(/'sha256-[A-Za-z0-9+/=]+'/, `'sha256-${hash}'`);
-  next = next.replace(/<!-- modulepreload:start -->[\s\S]*?<!-- modulepreload:end -->/, `<!-- modulepreload:start -->\n${preloads}\n  <!-- modulepreload:end -->`);
-  if (!next.includes(mapBlock) || !next.includes(`'sha256-${hash}'`) || !next.includes('<!-- modulepreload:end -->')) {
+  next = next.replace(/<!-- modulepreload:start -->[\s\S]*?<!-- modulepreload:end -->/, `<!-- modulepreload:start -->\n${preloads}\n  ${appModules}\n  <!-- modulepreload:end -->`);
+  if (!next.includes(mapBlock) || !next.includes(`'sha256-${hash}'`) || !next.includes(appModules)) {
     throw new Error('index.html lacks the import map, its CSP hash placeholder or the modulepreload markers');
   }
   return next;

@@ -133,13 +133,18 @@ test('static server: the versioned sandbox frame is cacheable for a year (its na
   }
 });
 
-test('index.html is current: import map, its CSP hash and modulepreload of the whole static graph', async () => {
+test('index.html is current: import map, its CSP hash, modulepreload of the first view and the list of the app\'s modules', async () => {
   const { renderIndexHtml, currentImports } = await import('../../scripts/index-html.mjs');
   const onDisk = await readFile(`${appRoot}/index.html`, 'utf8');
   assert.equal(onDisk, await renderIndexHtml(await currentImports()), 'run: node scripts/index-html.mjs');
-  assert.match(onDisk, /<link rel="modulepreload" href="\.\/web\/agent\/conversation\.js">/);
+  // The page preloads the first view's modules only; main.js preloads the app's after painting.
+  assert.match(onDisk, /<link rel="modulepreload" href="\.\/web\/app\/first-view\.js">/);
+  assert.doesNotMatch(onDisk, /<link rel="modulepreload" href="\.\/web\/(app\/app|agent\/conversation)\.js">/);
+  const listed = JSON.parse(/<script type="application\/json" id="app-modules">([\s\S]*?)<\/script>/.exec(onDisk)?.[1] ?? '[]');
+  assert.ok(listed.includes('./web/app/app.js') && listed.includes('./web/agent/conversation.js'));
+  assert.ok(!listed.includes('./web/app/first-view.js'), 'listed once');
   // The run loop and the providers load with the first turn, not at start-up.
-  assert.doesNotMatch(onDisk, /<link rel="modulepreload" href="\.\/web\/(agent\/agent|providers\/index)\.js">/);
+  assert.ok(!listed.includes('./web/agent/agent.js') && !listed.includes('./web/providers/index.js'));
 });
 
 test('APP_VERSION matches package.json (it is recorded in backups)', async () => {

@@ -1,4 +1,5 @@
 /** @import { Route } from './router.js' */
+/** @import { FirstView, HomeActions } from './first-view.js' */
 /** @import { FileSystem } from '../storage/types.d.ts' */
 /** @import { NoKeyOptions } from '../providers/discovery.js' */
 import { OpfsFileSystem } from '../storage/opfs-fs.js';
@@ -9,7 +10,8 @@ import { chromeAIAvailability, CHROME_AI_STATES } from '../providers/chrome-ai.j
 import { discoverNoKeyOptions } from '../providers/discovery.js';
 import { Router } from './router.js';
 import { WorkspaceStore } from './workspaces.js';
-import { SettingsStore } from './settings.js';
+import { SettingsStore, providerLabel } from './settings.js';
+import { homeListing, markInteractive } from './first-view.js';
 import { ChatController } from './chat-controller.js';
 import { registerServiceWorker } from './sw-client.js';
 import { AgentSettingsStore, parseLimitFields } from './agent-settings.js';
@@ -64,11 +66,15 @@ export class ClawserApp {
   #discovery = null;
   #settingsOpen = false;
 
-  /** @param {HTMLElement} root */
-  constructor(root) {
+  /** The home screen painted before the app loaded, until the first render adopts it. @type {FirstView | null} */
+  #firstView = null;
+
+  /** @param {HTMLElement} root @param {{firstView?: FirstView | null}} [options] */
+  constructor(root, options = {}) {
     this.root = root;
     this.banners = BannerArea();
-    this.main = h('div', { class: 'view' });
+    this.#firstView = options.firstView ?? null;
+    this.main = this.#firstView?.view ?? h('div', { class: 'view' });
     /** The workspace panels besides the chat. */
     this.panels = new PanelRegistry();
     for (const p of BUILTIN_PANELS) this.panels.register(p);
@@ -76,7 +82,13 @@ export class ClawserApp {
   }
 
   async start() {
-    clear(this.root).append(this.banners.root, this.main);
+    if (this.#firstView) {
+      // The painted view stays in place (moving it would lose focus): only the banners join it.
+      for (const child of [...this.root.children]) if (child !== this.main) child.remove();
+      this.root.prepend(this.banners.root);
+    } else {
+      clear(this.root).append(this.banners.root, this.main);
+    }
     if (!isSecureContext) {
       this.banners.show('insecure', 'This page is not a secure context, so offline mode and storage are unavailable. Open Clawser via http://localhost / http://127.0.0.1 or over https.', { kind: 'warn', dismissible: false });
     }
@@ -86,7 +98,7 @@ export class ClawserApp {
       fs = new OpfsFileSystem();
       this.config = new LocalConfig();
     } catch (err) {
-      this.main.append(h('main', { class: 'home', id: 'main' }, h('h1', null, 'Clawser cannot start here'), h('p', { role: 'alert' }, /** @type {Error} */ (err).message)));
+      clear(this.main).append(h('main', { class: 'home', id: 'main' }, h('h1', null, 'Clawser cannot start here'), h('p', { role: 'alert' }, /** @type {Error} */ (err).message)));
       return;
     }
     this.fs = fs;
@@ -175,8 +187,7 @@ export class ClawserApp {
     await this.render(this.router.current);
     clearTimeout(stalled);
     this.banners.hide('storage-stalled');
-    // Benchmarks read this: the first view is on screen and usable.
-    performance.mark('clawser-interactive');
+    markInteractive();
     // Whatever the first view, load the sandbox frame once while idle: the browser keeps it, so
     // code runs offline later (its navigation never reaches the service worker).
     this.#prewarmSandbox();
@@ -332,7 +343,10 @@ export class ClawserApp {
 
   /** @param {Route} route */
   async render(route) {
-    if (route.name === 'home') return this.#renderHome();
+    // Only the first render can adopt the painted home screen.
+    const firstView = this.#firstView;
+    this.#firstView = null;
+    if (route.name === 'home') return this.#renderHome(firstView);
     const ws = this.workspaces?.get(route.workspaceId);
     if (!ws) {
       this.banners.show('missing', 'That workspace does not exist (it may have been deleted).', { kind: 'warn' });
@@ -361,55 +375,52 @@ export class ClawserApp {
 
   /** "OpenAI · gpt-4o-mini", "No provider yet". @param {string} workspaceId */
   #providerLabel(workspaceId) {
-    const current = this.settings?.load(workspaceId);
-    const entry = current ? catalogEntry(current.provider) : undefined;
-    return !entry ? 'No provider yet' : entry.wire === 'echo' ? 'Echo · test provider, no AI' : `${entry.label}${current?.model ? ` · ${current.model}` : ''}`;
+    return providerLabel(this.settings?.load(workspaceId) ?? null);
   }
 
-  #renderHome() {
+  /** @param {FirstView | null} [firstView] the home screen painted before the app loaded, adopted when still current */
+  #renderHome(firstView = null) {
     this.#view?.destroy();
     this.#view = null;
     const stores = /** @type {WorkspaceStore} */ (this.workspaces);
-    const draw = () => {
-      clear(this.main).append(
-        HomeView({
-          workspaces: stores.list(),
-          providerOf: (id) => this.#providerLabel(id),
-          onOpen: (id) => this.router.go({ name: 'workspace', workspaceId: id, panel: 'chat' }),
-          onCreate: () => this.#guard(this.#newWorkspace()),
-          onClone: () => this.#guard((async () => {
-            const id = await (await this.data?.())?.cloneRepository();
-            if (id) this.router.go({ name: 'workspace', workspaceId: id, panel: 'files' });
-          })()),
-          onBackup: () => this.#guard((async () => (await this.data?.())?.exportEverything())()),
-          onRestore: (file) => this.#guard((async () => {
-            // Background writers (git auto-init, jobs) stand still while a restore may replace everything.
-            this.#quiet = true;
-            this.#stopSchedulers();
-            try {
-              if (await (await this.data?.())?.restore(file)) return location.reload();
-            } finally {
-              this.#quiet = false;
-            }
-          })()),
-          onRename: async (w) => {
-            const name = await promptDialog({ title: 'Rename workspace', label: 'Workspace name', value: w.name, submitLabel: 'Rename' });
-            if (name) {
-              stores.rename(w.id, name);
-              draw();
-            }
-          },
-          onDelete: async (w) => {
-            const ok = await confirmDialog({ title: `Delete “${w.name}”?`, message: 'Its conversations, files and settings are removed from this browser. This cannot be undone.', confirmLabel: 'Delete workspace' });
-            if (ok) {
-              await stores.delete(w.id);
-              draw();
-            }
-          },
-        }),
-      );
+    const providerOf = (/** @type {string} */ id) => this.#providerLabel(id);
+    /** @type {HomeActions} */
+    const actions = {
+      onOpen: (id) => this.router.go({ name: 'workspace', workspaceId: id, panel: 'chat' }),
+      onCreate: () => this.#guard(this.#newWorkspace()),
+      onClone: () => this.#guard((async () => {
+        const id = await (await this.data?.())?.cloneRepository();
+        if (id) this.router.go({ name: 'workspace', workspaceId: id, panel: 'files' });
+      })()),
+      onBackup: () => this.#guard((async () => (await this.data?.())?.exportEverything())()),
+      onRestore: (file) => this.#guard((async () => {
+        // Background writers (git auto-init, jobs) stand still while a restore may replace everything.
+        this.#quiet = true;
+        this.#stopSchedulers();
+        try {
+          if (await (await this.data?.())?.restore(file)) return location.reload();
+        } finally {
+          this.#quiet = false;
+        }
+      })()),
+      onRename: async (w) => {
+        const name = await promptDialog({ title: 'Rename workspace', label: 'Workspace name', value: w.name, submitLabel: 'Rename' });
+        if (name) {
+          stores.rename(w.id, name);
+          draw();
+        }
+      },
+      onDelete: async (w) => {
+        const ok = await confirmDialog({ title: `Delete “${w.name}”?`, message: 'Its conversations, files and settings are removed from this browser. This cannot be undone.', confirmLabel: 'Delete workspace' });
+        if (ok) {
+          await stores.delete(w.id);
+          draw();
+        }
+      },
     };
-    draw();
+    const draw = () => clear(this.main).append(HomeView({ workspaces: stores.list(), providerOf, ...actions }));
+    if (firstView && firstView.listing === homeListing(stores.list(), providerOf)) firstView.adopt(actions);
+    else draw();
     document.title = 'Clawser';
   }
 

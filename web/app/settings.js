@@ -11,7 +11,7 @@ const SettingsSchema = z.object({
 });
 /** @typedef {z.infer<typeof SettingsSchema>} WorkspaceSettings */
 
-const settingsKey = (/** @type {string} */ ws) => `clawser_config_${ws}`;
+export const settingsKey = (/** @type {string} */ ws) => `clawser_config_${ws}`;
 /** API keys are kept per workspace and per provider, so switching providers loses no key. */
 const secretKey = (/** @type {string} */ ws, /** @type {string} */ provider) => `clawser_secret_${ws}_${provider}`;
 
@@ -30,6 +30,27 @@ export function migrateSettings(s) {
   return s;
 }
 
+/** @param {unknown} raw @returns {{current: WorkspaceSettings | null, migrated: boolean}} */
+function readSettings(raw) {
+  const parsed = SettingsSchema.safeParse(raw);
+  if (!parsed.success || !catalogEntry(parsed.data.provider)) return { current: null, migrated: false };
+  const current = migrateSettings(parsed.data);
+  return { current, migrated: current !== parsed.data };
+}
+
+/**
+ * Saved settings as stored (null, damaged or for a provider no longer in the catalog: null),
+ * brought up to date by migrateSettings; writes nothing (the first view reads them this way).
+ * @param {unknown} raw
+ */
+export const parseSettings = (raw) => readSettings(raw).current;
+
+/** "OpenAI · gpt-4o-mini", "No provider yet": what the home screen says of a workspace's provider. @param {WorkspaceSettings | null} current */
+export function providerLabel(current) {
+  const entry = current ? catalogEntry(current.provider) : undefined;
+  return !entry ? 'No provider yet' : entry.wire === 'echo' ? 'Echo · test provider, no AI' : `${entry.label}${current?.model ? ` · ${current.model}` : ''}`;
+}
+
 /** Per-workspace provider settings; API keys sealed by SecretBox, never stored in clear. */
 export class SettingsStore {
   /** @param {{config: LocalConfig, secrets: SecretBox}} deps */
@@ -40,11 +61,9 @@ export class SettingsStore {
 
   /** @param {string} workspaceId @returns {WorkspaceSettings | null} null until the user picked a provider */
   load(workspaceId) {
-    const parsed = SettingsSchema.safeParse(this.config.get(settingsKey(workspaceId), null));
-    if (!parsed.success || !catalogEntry(parsed.data.provider)) return null;
-    const migrated = migrateSettings(parsed.data);
-    if (migrated !== parsed.data) this.config.set(settingsKey(workspaceId), migrated);
-    return migrated;
+    const { current, migrated } = readSettings(this.config.get(settingsKey(workspaceId), null));
+    if (migrated) this.config.set(settingsKey(workspaceId), current);
+    return current;
   }
 
   /** @param {string} workspaceId @param {string} provider */

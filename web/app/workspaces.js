@@ -8,6 +8,12 @@ const ListSchema = z.array(WorkspaceSchema);
 
 export const WORKSPACES_KEY = 'clawser_workspaces';
 
+/** The saved workspace list as stored (damaged: empty). @param {unknown} raw @returns {Workspace[]} */
+export function parseWorkspaceList(raw) {
+  const parsed = ListSchema.safeParse(raw);
+  return parsed.success ? parsed.data : [];
+}
+
 /** @param {string} name */
 function cleanName(name) {
   const n = name.replace(/\s+/g, ' ').trim();
@@ -27,8 +33,7 @@ export class WorkspaceStore {
 
   /** @returns {Workspace[]} */
   list() {
-    const parsed = ListSchema.safeParse(this.config.get(WORKSPACES_KEY, []));
-    return parsed.success ? parsed.data : [];
+    return parseWorkspaceList(this.config.get(WORKSPACES_KEY, []));
   }
 
   /** @param {string} id */

@@ -1,0 +1,107 @@
+// The first view: opened on the home screen, the page shows the workspace list from a handful
+// of modules, before the app's modules have loaded; the app adopts that view (the same elements,
+// so focus stays) and runs what was used meanwhile. app.js is held back by the test to make the
+// "before" observable (a first visit, so no service worker answers instead of the route).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchBrowser, startApp } from './helpers.mjs';
+
+/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
+/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
+
+before(async () => {
+  app = await startApp();
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+/**
+ * A page of a fresh context whose app.js is answered only when `release` is called, with two
+ * workspaces already saved (as a previous visit leaves them).
+ */
+async function heldPage() {
+  const context = await browser.context.browser()?.newContext() ?? null;
+  assert.ok(context, 'a second context of the same browser');
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  await page.addInitScript(() => {
+    if (window !== window.top || localStorage.getItem('clawser_workspaces')) return; // not in the sandbox frame (no storage there)
+    localStorage.setItem('clawser_workspaces', JSON.stringify([
+      { id: 'walpha', name: 'Alpha', createdAt: Date.now() - 86_400_000 },
+      { id: 'wbeta', name: 'Beta', createdAt: Date.now() },
+    ]));
+    localStorage.setItem('clawser_config_walpha', JSON.stringify({ provider: 'echo', model: '', baseUrl: '' }));
+  });
+  /** @type {() => void} */
+  let release = () => {};
+  const held = new Promise((resolve) => (release = () => resolve(undefined)));
+  let asked = false;
+  await page.route('**/web/app/app.js', async (route) => {
+    asked = true;
+    await held;
+    await route.continue();
+  });
+  return { page, context, release, asked: () => asked };
+}
+
+test('opened on the home screen, the workspace list shows before app.js has loaded; a workspace opened meanwhile opens once the app is in', async () => {
+  const { page, context, release, asked } = await heldPage();
+  try {
+    await page.goto(app.url);
+    const alpha = page.getByRole('link', { name: /Alpha/ });
+    await alpha.waitFor();
+    // Painted without the app: app.js was asked for and is still held back.
+    assert.equal(asked(), true);
+    assert.equal(await page.evaluate(() => !!document.querySelector('.banners')), false, 'the app has not started');
+    assert.match(await alpha.textContent() ?? '', /Echo · test provider, no AI/);
+    await page.getByRole('link', { name: /Beta/ }).waitFor();
+    assert.equal(await page.evaluate(() => performance.getEntriesByName('clawser-interactive').length), 1);
+    await alpha.click();
+    assert.equal(new URL(page.url()).hash, '', 'nothing happens before the app is in');
+    release();
+    await page.waitForURL(/#workspace\/walpha/);
+    await page.getByRole('heading', { name: 'Alpha', level: 1 }).waitFor();
+    assert.equal(await page.evaluate(() => performance.getEntriesByName('clawser-interactive').length), 1, 'marked once');
+  } finally {
+    await context.close();
+  }
+});
+
+test('the app adopts the painted home screen: the focused button keeps its focus and does its job', async () => {
+  const { page, context, release } = await heldPage();
+  try {
+    await page.goto(app.url);
+    const create = page.getByRole('button', { name: 'New workspace' });
+    await create.focus();
+    await page.evaluate(() => {
+      /** @type {any} */ (document.activeElement).dataset.painted = 'first'; // any: marks the element to find it again after the app started
+    });
+    release();
+    await page.locator('.banners').waitFor({ state: 'attached' });
+    assert.equal(await page.evaluate(() => /** @type {HTMLElement | null} */ (document.activeElement)?.dataset.painted ?? null), 'first', 'the same element, still focused');
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog').getByLabel('Workspace name').fill('Gamma');
+    await page.getByRole('dialog').getByLabel('Workspace name').press('Enter');
+    await page.getByRole('heading', { name: 'Gamma', level: 1 }).waitFor();
+    await page.goto(app.url);
+    await page.getByRole('link', { name: /Gamma/ }).waitFor();
+  } finally {
+    await context.close();
+  }
+});
+
+test('opened on a workspace, nothing is painted early: the workspace view comes with the app', async () => {
+  const { page, context, release } = await heldPage();
+  try {
+    await page.goto(`${app.url}#workspace/wbeta`);
+    await page.waitForFunction(() => document.querySelector('#app p.boot') !== null);
+    assert.equal(await page.getByRole('link', { name: /Alpha/ }).count(), 0);
+    release();
+    await page.getByRole('heading', { name: 'Beta', level: 1 }).waitFor();
+  } finally {
+    await context.close();
+  }
+});
