@@ -20,14 +20,14 @@ after(async () => {
 
 /**
  * A page of a fresh context whose app.js is answered only when `release` is called, with two
- * workspaces already saved (as a previous visit leaves them).
+ * workspaces already saved (as a previous visit leaves them), or none on a first visit.
  */
-async function heldPage() {
+async function heldPage({ firstVisit = false } = {}) {
   const context = await browser.context.browser()?.newContext() ?? null;
   assert.ok(context, 'a second context of the same browser');
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);
-  await page.addInitScript(() => {
+  if (!firstVisit) await page.addInitScript(() => {
     if (window !== window.top || localStorage.getItem('clawser_workspaces')) return; // not in the sandbox frame (no storage there)
     localStorage.setItem('clawser_workspaces', JSON.stringify([
       { id: 'walpha', name: 'Alpha', createdAt: Date.now() - 86_400_000 },
@@ -88,6 +88,32 @@ test('the app adopts the painted home screen: the focused button keeps its focus
     await page.getByRole('heading', { name: 'Gamma', level: 1 }).waitFor();
     await page.goto(app.url);
     await page.getByRole('link', { name: /Gamma/ }).waitFor();
+  } finally {
+    await context.close();
+  }
+});
+
+test('a first visit paints "My workspace" before app.js has loaded; the app makes its folder and opens it', async () => {
+  const { page, context, release } = await heldPage({ firstVisit: true });
+  try {
+    await page.goto(app.url);
+    const mine = page.getByRole('link', { name: /My workspace/ });
+    await mine.waitFor();
+    assert.equal(await page.evaluate(() => !!document.querySelector('.banners')), false, 'the app has not started');
+    const saved = await page.evaluate(() => JSON.parse(localStorage.getItem('clawser_workspaces') ?? '[]'));
+    assert.equal(saved.length, 1);
+    await mine.click();
+    release();
+    await page.getByRole('heading', { name: 'My workspace', level: 1 }).waitFor();
+    assert.match(page.url(), new RegExp(`#workspace/${saved[0].id}`));
+    // Its folder exists, and reloading lists it once.
+    assert.equal(await page.evaluate(async (id) => {
+      const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces');
+      return (await root.getDirectoryHandle(id)).kind;
+    }, saved[0].id), 'directory');
+    await page.goto(app.url);
+    await mine.waitFor();
+    assert.equal(await page.getByRole('link', { name: /My workspace/ }).count(), 1);
   } finally {
     await context.close();
   }

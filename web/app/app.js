@@ -9,7 +9,7 @@ import { CATALOG, catalogEntry } from '../providers/catalog.js';
 import { chromeAIAvailability, CHROME_AI_STATES } from '../providers/chrome-ai.js';
 import { discoverNoKeyOptions } from '../providers/discovery.js';
 import { Router } from './router.js';
-import { WorkspaceStore } from './workspaces.js';
+import { WorkspaceStore, FIRST_WORKSPACE_NAME } from './workspaces.js';
 import { SettingsStore, providerLabel } from './settings.js';
 import { homeListing, markInteractive } from './first-view.js';
 import { ChatController } from './chat-controller.js';
@@ -69,9 +69,13 @@ export class ClawserApp {
   /** The home screen painted before the app loaded, until the first render adopts it. @type {FirstView | null} */
   #firstView = null;
 
-  /** @param {HTMLElement} root @param {{firstView?: FirstView | null}} [options] */
+  /** The storage started by the page before the app loaded (see main.js). @type {OpfsFileSystem | null} */
+  #startedFs = null;
+
+  /** @param {HTMLElement} root @param {{firstView?: FirstView | null, fs?: OpfsFileSystem | null}} [options] */
   constructor(root, options = {}) {
     this.root = root;
+    this.#startedFs = options.fs ?? null;
     this.banners = BannerArea();
     this.#firstView = options.firstView ?? null;
     this.main = this.#firstView?.view ?? h('div', { class: 'view' });
@@ -95,7 +99,7 @@ export class ClawserApp {
     /** @type {FileSystem} */
     let fs;
     try {
-      fs = new OpfsFileSystem();
+      fs = this.#startedFs ?? new OpfsFileSystem();
       this.config = new LocalConfig();
     } catch (err) {
       clear(this.main).append(h('main', { class: 'home', id: 'main' }, h('h1', null, 'Clawser cannot start here'), h('p', { role: 'alert' }, /** @type {Error} */ (err).message)));
@@ -181,7 +185,8 @@ export class ClawserApp {
     // Browser storage that never answers (it happens, e.g. after site data was cleared while a
     // tab was closing) must not look like a blank page.
     const stalled = setTimeout(() => this.banners.show('storage-stalled', 'The browser\'s storage is not responding, so Clawser cannot open your workspaces yet. Close every Clawser tab and open it again; if that does not help, restart the browser.', { kind: 'warn', dismissible: false }), 10_000);
-    if (this.workspaces.list().length === 0) await this.workspaces.create('My workspace');
+    if (this.#firstView?.created) await this.workspaces.ensureFolder(this.#firstView.created);
+    if (this.workspaces.list().length === 0) await this.workspaces.create(FIRST_WORKSPACE_NAME);
     navigator.storage?.persist?.().catch(() => {});
     this.router.onChange((route) => this.#guard(this.render(route)));
     await this.render(this.router.current);

@@ -6,7 +6,7 @@
 /** @import { Workspace } from './workspaces.js' */
 import { LocalConfig } from '../storage/local-config.js';
 import { parseRoute } from './router.js';
-import { parseWorkspaceList, WORKSPACES_KEY } from './workspaces.js';
+import { parseWorkspaceList, newWorkspace, FIRST_WORKSPACE_NAME, WORKSPACES_KEY } from './workspaces.js';
 import { parseSettings, providerLabel, settingsKey } from './settings.js';
 import { RESTORE_FLAG } from './flags.js';
 import { HomeView } from '../ui/home-view.js';
@@ -34,12 +34,13 @@ export function homeListing(workspaces, providerOf) {
  * @typedef {object} FirstView
  * @property {HTMLElement} view the element holding the home screen: the app's view container
  * @property {string} listing what it shows (homeListing)
+ * @property {string | null} created the workspace it listed on a first visit, whose folder the app makes
  * @property {(actions: HomeActions) => void} adopt gives it the app's actions; those used meanwhile run now
  */
 
 /**
- * Paints the home screen into `root` when the page opens on it. Not painted (null) on another
- * route, with no workspace yet (the app makes the first one), after an interrupted restore (the
+ * Paints the home screen into `root` when the page opens on it; on a first visit, with the
+ * first workspace listed. Not painted (null) on another route, after an interrupted restore (the
  * app finishes or undoes it before anything is shown) or without localStorage.
  * @param {HTMLElement} root
  * @returns {FirstView | null}
@@ -54,8 +55,19 @@ export function paintFirstView(root) {
     return null;
   }
   if (config.get(RESTORE_FLAG, false)) return null;
-  const workspaces = parseWorkspaceList(config.get(WORKSPACES_KEY, []));
-  if (workspaces.length === 0) return null;
+  let workspaces = parseWorkspaceList(config.get(WORKSPACES_KEY, []));
+  /** @type {string | null} */
+  let created = null;
+  if (workspaces.length === 0) {
+    // A first visit starts with one workspace: listed now, its folder made by the app.
+    workspaces = [newWorkspace(FIRST_WORKSPACE_NAME)];
+    try {
+      config.set(WORKSPACES_KEY, workspaces);
+    } catch {
+      return null; // storage refused: the app says why
+    }
+    created = workspaces[0].id;
+  }
   const providerOf = (/** @type {string} */ id) => providerLabel(parseSettings(config.get(settingsKey(id), null)));
   /** @type {HomeActions | null} */
   let target = null;
@@ -78,6 +90,7 @@ export function paintFirstView(root) {
   return {
     view,
     listing: homeListing(workspaces, providerOf),
+    created,
     adopt(appActions) {
       target = appActions;
       for (const run of waiting.splice(0)) run(appActions);

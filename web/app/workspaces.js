@@ -22,6 +22,14 @@ function cleanName(name) {
   return n;
 }
 
+/** A new workspace's entry (its folder is made by WorkspaceStore). @param {string} name @returns {Workspace} */
+export function newWorkspace(name) {
+  return { id: `w${Date.now().toString(36)}${Math.random().toString(36).slice(2, 7)}`, name: cleanName(name), createdAt: Date.now() };
+}
+
+/** What a first visit starts with. */
+export const FIRST_WORKSPACE_NAME = 'My workspace';
+
 /** The workspace list (in config) and each workspace's folder (in the file system). */
 export class WorkspaceStore {
   /** @param {{config: LocalConfig, fs: FileSystem, onDelete?: (id: string) => void}} deps */
@@ -43,7 +51,7 @@ export class WorkspaceStore {
 
   /** @param {string} name @returns {Promise<Workspace>} */
   async create(name) {
-    const ws = { id: `w${Date.now().toString(36)}${Math.random().toString(36).slice(2, 7)}`, name: cleanName(name), createdAt: Date.now() };
+    const ws = newWorkspace(name);
     await this.fs.mkdir(`clawser_workspaces/${ws.id}`);
     this.config.set(WORKSPACES_KEY, [...this.list(), ws]);
     return ws;
@@ -59,6 +67,11 @@ export class WorkspaceStore {
   rename(id, name) {
     const n = cleanName(name);
     this.config.set(WORKSPACES_KEY, this.list().map((w) => (w.id === id ? { ...w, name: n } : w)));
+  }
+
+  /** Makes the folder of a workspace listed without one (the first view lists the first workspace before storage is up). @param {string} id */
+  async ensureFolder(id) {
+    await this.fs.mkdir(`clawser_workspaces/${id}`);
   }
 
   /** Deletes the workspace's files, conversations and settings. @param {string} id */
