@@ -93,6 +93,24 @@ test('the app adopts the painted home screen: the focused button keeps its focus
   }
 });
 
+test('a list changed by another tab before the app is in: the app draws the current one and still opens what was clicked', async () => {
+  const { page, context, release } = await heldPage();
+  try {
+    await page.goto(app.url);
+    await page.getByRole('link', { name: /Alpha/ }).click();
+    // Another tab renames Alpha meanwhile.
+    await page.evaluate(() => {
+      const list = JSON.parse(localStorage.getItem('clawser_workspaces') ?? '[]');
+      localStorage.setItem('clawser_workspaces', JSON.stringify(list.map((/** @type {{id: string, name: string}} */ w) => (w.id === 'walpha' ? { ...w, name: 'Alpha renamed' } : w))));
+    });
+    release();
+    await page.getByRole('heading', { name: 'Alpha renamed', level: 1 }).waitFor();
+    assert.match(page.url(), /#workspace\/walpha/);
+  } finally {
+    await context.close();
+  }
+});
+
 test('a first visit paints "My workspace" before app.js has loaded; the app makes its folder and opens it', async () => {
   const { page, context, release } = await heldPage({ firstVisit: true });
   try {

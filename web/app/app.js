@@ -424,8 +424,10 @@ export class ClawserApp {
       },
     };
     const draw = () => clear(this.main).append(HomeView({ workspaces: stores.list(), providerOf, ...actions }));
-    if (firstView && firstView.listing === homeListing(stores.list(), providerOf)) firstView.adopt(actions);
-    else draw();
+    // The painted view stays when it is current (another tab may have changed the list meanwhile);
+    // either way, what was used on it runs now.
+    if (!firstView || firstView.listing !== homeListing(stores.list(), providerOf)) draw();
+    firstView?.adopt(actions);
     document.title = 'Clawser';
   }
 
