@@ -85,6 +85,8 @@ test('the app adopts the painted home screen: the focused button keeps its focus
     await page.keyboard.press('Enter');
     await page.getByRole('dialog').getByLabel('Workspace name').fill('Gamma');
     await page.getByRole('dialog').getByLabel('Workspace name').press('Enter');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await page.waitForURL(/#workspace\//);
     await page.getByRole('heading', { name: 'Gamma', level: 1 }).waitFor();
     await page.goto(app.url);
     await page.getByRole('link', { name: /Gamma/ }).waitFor();
