@@ -18,6 +18,7 @@ try {
     const page = await browser.context.newPage();
     await page.goto(app.url);
     await page.getByRole('link', { name: /My workspace/ }).click();
+    await page.waitForURL(/#workspace\//);
     if (name === 'chat-light') await page.screenshot({ path: 'docs/screenshots/first-run.png' });
     await page.getByRole('button', { name: 'Settings', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: /Settings/ });

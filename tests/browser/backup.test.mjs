@@ -147,6 +147,7 @@ test('export everything, wipe the site, restore: files, conversations, git and s
   assert.equal(await page.getByRole('link', { name: /Second/ }).count(), 0, 'the wipe removed everything');
   // The fresh start creates a workspace; let its background git init finish before comparing.
   await page.getByRole('link', { name: /My workspace/ }).click();
+  await page.waitForURL(/#workspace\//);
   await waitForRepo(page);
   await page.goto(`${app.url}#home`);
   await page.getByRole('heading', { name: 'Workspaces' }).waitFor();

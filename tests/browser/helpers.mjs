@@ -111,6 +111,8 @@ export async function openWorkspace(context, appUrl, settings = {}) {
   page.setDefaultTimeout(20_000);
   await page.goto(appUrl);
   await page.getByRole('link', { name: /My workspace/ }).click();
+  // A click on the first view (before the app has loaded) opens the workspace once the app is in.
+  await page.waitForURL(/#workspace\//);
   if (!settings.provider) return page;
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: /Settings/ });
