@@ -7,14 +7,11 @@ import assert from 'node:assert/strict';
 import { launchBrowser, startApp } from './helpers.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
 
 before(async () => {
   app = await startApp();
-  browser = await launchBrowser();
 });
 after(async () => {
-  await browser?.close();
   await app?.close();
 });
 
@@ -23,9 +20,10 @@ after(async () => {
  * workspaces already saved (as a previous visit leaves them), or none on a first visit.
  */
 async function heldPage({ firstVisit = false } = {}) {
-  const context = await browser.context.browser()?.newContext() ?? null;
-  assert.ok(context, 'a second context of the same browser');
-  const page = await context.newPage();
+  // Its own profile (a first visit: no service worker answers instead of the route).
+  const own = await launchBrowser();
+  const context = { close: () => own.close() };
+  const page = await own.context.newPage();
   page.setDefaultTimeout(20_000);
   if (!firstVisit) await page.addInitScript(() => {
     if (window !== window.top || localStorage.getItem('clawser_workspaces')) return; // not in the sandbox frame (no storage there)
