@@ -25,14 +25,19 @@ async function heldPage({ firstVisit = false } = {}) {
   const context = { close: () => own.close() };
   const page = await own.context.newPage();
   page.setDefaultTimeout(20_000);
-  if (!firstVisit) await page.addInitScript(() => {
-    if (window !== window.top || localStorage.getItem('clawser_workspaces')) return; // not in the sandbox frame (no storage there)
-    localStorage.setItem('clawser_workspaces', JSON.stringify([
-      { id: 'walpha', name: 'Alpha', createdAt: Date.now() - 86_400_000 },
-      { id: 'wbeta', name: 'Beta', createdAt: Date.now() },
-    ]));
-    localStorage.setItem('clawser_config_walpha', JSON.stringify({ provider: 'echo', model: '', baseUrl: '' }));
-  });
+  if (!firstVisit) {
+    // What a previous visit leaves: the list, a provider choice and each workspace's folder.
+    await page.goto(`${app.url}manifest.webmanifest`);
+    await page.evaluate(async () => {
+      localStorage.setItem('clawser_workspaces', JSON.stringify([
+        { id: 'walpha', name: 'Alpha', createdAt: Date.now() - 86_400_000 },
+        { id: 'wbeta', name: 'Beta', createdAt: Date.now() },
+      ]));
+      localStorage.setItem('clawser_config_walpha', JSON.stringify({ provider: 'echo', model: '', baseUrl: '' }));
+      const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces', { create: true });
+      for (const id of ['walpha', 'wbeta']) await root.getDirectoryHandle(id, { create: true });
+    });
+  }
   /** @type {() => void} */
   let release = () => {};
   const held = new Promise((resolve) => (release = () => resolve(undefined)));
