@@ -46,10 +46,16 @@ export async function renderIndexHtml(imports) {
   const mapBlock = `<script type="importmap">${json}</script>`;
   // The first view's modules are preloaded by the page; the app's are listed for main.js, which
   // preloads them once the first view is painted (asked for together, they slowed it twofold).
-  const first = await staticGraph(imports);
+  // main.js imports the home screen's first view dynamically (so it runs before it has loaded and
+  // can ask for a workspace's modules at once): the page preloads both graphs.
+  const first = [...new Set([...(await staticGraph(imports)), ...(await staticGraph(imports, 'web/app/first-view.js'))])].sort();
   const rest = (await staticGraph(imports, 'web/app/app.js')).filter((f) => !first.includes(f));
+  // Opened on a workspace's chat, main.js paints it with these (web/app/workspace-first-view.js).
+  const workspace = (await staticGraph(imports, 'web/app/workspace-first-view.js')).filter((f) => !first.includes(f));
   const preloads = first.map((f) => `  <link rel="modulepreload" href="./${f}">`).join('\n');
-  const appModules = `<script type="application/json" id="app-modules">${JSON.stringify(rest.map((f) => `./${f}`), null, 2)}</script>`;
+  /** @param {string} id @param {string[]} files */
+  const block = (id, files) => `<script type="application/json" id="${id}">${JSON.stringify(files.map((f) => `./${f}`), null, 2)}</script>`;
+  const appModules = `${block('workspace-view-modules', workspace)}\n  ${block('app-modules', rest)}`;
   let next = html.replace(/<script type="importmap">[\s\S]*?<\/script>/, mapBlock);
   next = next.replace(/'sha256-[A-Za-z0-9+/=]+'/, `'sha256-${hash}'`);
   next = next.replace(/<!-- modulepreload:start -->[\s\S]*?<!-- modulepreload:end -->/, `<!-- modulepreload:start -->\n${preloads}\n  ${appModules}\n  <!-- modulepreload:end -->`);

@@ -4,9 +4,8 @@ import { readTextIfExists, writeJson } from '../storage/index.js';
 import { Conversation } from './conversation.js';
 import { parseEventLines } from './event-log.js';
 import { toJsonl } from './conversation-export.js';
+import { LIST_FILE, parseConversationList, conversationListText, byActivity } from './conversation-list.js';
 
-/** Version of `list.json`, the saved copy of every conversation's meta.json. */
-const LIST_VERSION = 1;
 
 /** @param {number} now */
 const newConversationId = (now) => `c${now.toString(36)}${Math.random().toString(36).slice(2, 8)}`;
@@ -32,7 +31,7 @@ export class ConversationStore {
   }
 
   get #listFile() {
-    return `${this.#base}/list.json`;
+    return `${this.#base}/${LIST_FILE}`;
   }
 
   /** @param {string} id @returns {Promise<ConversationMeta | null>} */
@@ -48,13 +47,8 @@ export class ConversationStore {
 
   /** @returns {Promise<Record<string, ConversationMeta>>} */
   async #readList() {
-    const text = await readTextIfExists(this.#fs, this.#listFile).catch(() => null);
-    try {
-      const saved = text ? JSON.parse(text) : null;
-      return saved?.version === LIST_VERSION && saved.conversations && typeof saved.conversations === 'object' ? saved.conversations : {};
-    } catch {
-      return {}; // rebuilt from the meta.json files
-    }
+    // Unreadable: rebuilt from the meta.json files.
+    return parseConversationList(await readTextIfExists(this.#fs, this.#listFile).catch(() => null));
   }
 
   /**
@@ -65,7 +59,7 @@ export class ConversationStore {
     const write = async () => {
       const list = await this.#readList();
       change(list);
-      await this.#fs.write(this.#listFile, JSON.stringify({ version: LIST_VERSION, conversations: list }));
+      await this.#fs.write(this.#listFile, conversationListText(list));
     };
     const c = this.#coordination;
     await (c ? c.withLock(`convlist:${this.#base}`, write) : write());
@@ -98,7 +92,7 @@ export class ConversationStore {
         for (const id of gone) delete list[id];
       }).catch(() => {}); // only a speed-up: the next list reads the folders again
     }
-    return Object.values(current).sort((a, b) => b.updatedAt - a.updatedAt);
+    return byActivity(Object.values(current));
   }
 
   /**

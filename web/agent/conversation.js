@@ -1,7 +1,7 @@
 /** @import { ClawserEvent, EventType, EventSource, ConversationMeta, HistorySnapshot, LoadReport, SessionHistory, Coordination } from './types.d.ts' */
 /** @import { FileSystem } from '../storage/types.d.ts' */
 /** @import { Message } from '../providers/types.d.ts' */
-import { readTextIfExists, writeJson } from '../storage/index.js';
+import { readTextIfExists, writeJson } from '../storage/file-helpers.js';
 import { readAppended, readTail, splitLines } from '../storage/append-log.js';
 import { EventLog, addSpend, applyEventToHistory, emptySpend, isEvent, trimHistory } from './event-log.js';
 import { plainTitle } from './title.js';

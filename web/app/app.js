@@ -1,5 +1,6 @@
 /** @import { Route } from './router.js' */
 /** @import { FirstView, HomeActions } from './first-view.js' */
+/** @import { WorkspaceFirstView } from './workspace-first-view.js' */
 /** @import { FileSystem } from '../storage/types.d.ts' */
 /** @import { NoKeyOptions } from '../providers/discovery.js' */
 import { OpfsFileSystem } from '../storage/opfs-fs.js';
@@ -22,7 +23,7 @@ import { startWorkspaceDaemon } from './daemon-wiring.js';
 import { DelegationBoard } from '../agent/delegation-board.js';
 import { SemanticSearch } from './semantic.js';
 import { LeakDetector } from '../safety/leak-detector.js';
-import { RESTORE_FLAG } from './flags.js';
+import { RESTORE_FLAG, RAIL_COLLAPSED_KEY } from './flags.js';
 import { MountStore } from '../storage/mounts.js';
 import { ArtifactView } from '../ui/artifact-view.js';
 import { h, clear, downloadBlob } from '../ui/dom.js';
@@ -39,8 +40,6 @@ import { AutonomyController } from '../agent/autonomy.js';
 import { WorkspaceServices } from './workspace-services.js';
 import { JobDelivery } from './job-delivery.js';
 
-/** Whether the panel rail shows icons only (remembered across visits). */
-const RAIL_COLLAPSED_KEY = 'clawser_ui_rail_collapsed';
 /** The split view's state: chat beside Files or Git, the chat's share, the artifact pane's share. */
 const LAYOUT_KEY = 'clawser_ui_layout';
 /** Panels that can show beside the chat. */
@@ -69,16 +68,24 @@ export class ClawserApp {
   /** The home screen painted before the app loaded, until the first render adopts it. @type {FirstView | null} */
   #firstView = null;
 
+  /** A workspace's chat painted before the app loaded, until the first render takes its place. @type {WorkspaceFirstView | null} */
+  #workspaceView = null;
+
   /** The storage started by the page before the app loaded (see main.js). @type {OpfsFileSystem | null} */
   #startedFs = null;
 
-  /** @param {HTMLElement} root @param {{firstView?: FirstView | null, fs?: OpfsFileSystem | null}} [options] */
+  /**
+   * @param {HTMLElement} root
+   * @param {{firstView?: FirstView | null, workspaceView?: WorkspaceFirstView | null, fs?: OpfsFileSystem | null}} [options]
+   *   firstView: the home screen painted by the page (first-view.js); workspaceView: a workspace's chat (workspace-first-view.js)
+   */
   constructor(root, options = {}) {
     this.root = root;
     this.#startedFs = options.fs ?? null;
     this.banners = BannerArea();
     this.#firstView = options.firstView ?? null;
-    this.main = this.#firstView?.view ?? h('div', { class: 'view' });
+    this.#workspaceView = this.#firstView ? null : options.workspaceView ?? null;
+    this.main = this.#firstView?.view ?? this.#workspaceView?.view ?? h('div', { class: 'view' });
     /** The workspace panels besides the chat. */
     this.panels = new PanelRegistry();
     for (const p of BUILTIN_PANELS) this.panels.register(p);
@@ -86,7 +93,7 @@ export class ClawserApp {
   }
 
   async start() {
-    if (this.#firstView) {
+    if (this.#firstView || this.#workspaceView) {
       // The painted view stays in place (moving it would lose focus): only the banners join it.
       for (const child of [...this.root.children]) if (child !== this.main) child.remove();
       this.root.prepend(this.banners.root);
@@ -348,17 +355,26 @@ export class ClawserApp {
 
   /** @param {Route} route */
   async render(route) {
-    // Only the first render can adopt the painted home screen.
+    // Only the first render can adopt what the page painted (the home screen or a workspace's chat).
     const firstView = this.#firstView;
+    const workspaceView = this.#workspaceView;
     this.#firstView = null;
-    if (route.name === 'home') return this.#renderHome(firstView);
+    this.#workspaceView = null;
+    if (route.name === 'home') {
+      workspaceView?.discard();
+      return this.#renderHome(firstView);
+    }
     const ws = this.workspaces?.get(route.workspaceId);
     if (!ws) {
+      workspaceView?.discard();
       this.banners.show('missing', 'That workspace does not exist (it may have been deleted).', { kind: 'warn' });
       return this.router.go({ name: 'home' }, { replace: true });
     }
     const panel = this.panels.get(route.panel) ? route.panel : 'chat';
-    if (this.#view?.workspaceId !== ws.id || this.#view.panel !== panel) await this.#renderWorkspace(ws.id, route.conversationId, panel);
+    // The painted chat of this workspace is replaced by the app's (anything else simply replaces it).
+    const painted = workspaceView?.workspaceId === ws.id && panel === 'chat' ? workspaceView : null;
+    if (workspaceView && !painted) workspaceView.discard();
+    if (this.#view?.workspaceId !== ws.id || this.#view.panel !== panel) await this.#renderWorkspace(ws.id, route.conversationId, panel, painted);
     else if (route.conversationId) await this.#view.controller.select(route.conversationId);
     await this.#revealPending();
     if (route.panel === 'settings') await this.#openSettings(ws.id);
@@ -566,8 +582,11 @@ export class ClawserApp {
     return board;
   }
 
-  /** @param {string} workspaceId @param {string} [conversationId] @param {PanelName} [panel] */
-  async #renderWorkspace(workspaceId, conversationId, panel = 'chat') {
+  /**
+   * @param {string} workspaceId @param {string} [conversationId] @param {PanelName} [panel]
+   * @param {WorkspaceFirstView | null} [painted] the same chat painted before the app loaded: this view takes its place
+   */
+  async #renderWorkspace(workspaceId, conversationId, panel = 'chat', painted = null) {
     await /** @type {WorkspaceServices} */ (this.services).loadMount(workspaceId);
     this.#view?.destroy();
     this.#prewarmSandbox();
@@ -584,7 +603,8 @@ export class ClawserApp {
     this.workspaces?.touch(workspaceId);
     const current = settings.load(workspaceId);
     const needsSetup = !current;
-    const chat = ChatView({
+    /** @type {Parameters<typeof ChatView>[0]} */
+    const chatProps = {
       controller,
       needsSetup,
       onSaveCode: (code, ext) => this.#saveCode(workspaceId, code, ext),
@@ -596,7 +616,8 @@ export class ClawserApp {
           this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: id }, { replace: true });
         }
       },
-    });
+    };
+    const chat = ChatView(chatProps);
     const services = this.#servicesOf(workspaceId);
     const side = h('div', { class: 'artifact-slot' });
     const layout = this.#layout();
@@ -630,7 +651,8 @@ export class ClawserApp {
     const content = splitOn && sub && panelEntry
       ? SplitView({ chat: chat.root, panel: sub.root, panelLabel: panelEntry.label, ratio: layout.ratio, onRatio: (ratio) => this.#saveLayout({ ratio }) })
       : sub ? sub.root : chat.root;
-    const view = WorkspaceView({
+    /** @type {Parameters<typeof WorkspaceView>[0]} */
+    const workspaceProps = {
       workspace: ws,
       controller,
       chat: content,
@@ -682,8 +704,10 @@ export class ClawserApp {
         await controller.remove(id);
         if (wasActive) this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }, { replace: true });
       },
-    });
-    clear(this.main).append(view.root);
+    };
+    const view = WorkspaceView(workspaceProps);
+    if (painted) painted.handOver(view.root, { controller, workspace: workspaceProps, chat: chatProps, setup: this.#setupActions(workspaceId) });
+    else clear(this.main).append(view.root);
     if (this.#view?.controller === controller) this.#view.focusSearch = view.focusSearch;
     document.title = `${ws.name} — Clawser`;
     destroyView = () => { view.destroy(); chat.destroy(); sub?.destroy?.(); unsubscribeArtifact(); artifactView?.destroy(); };
@@ -1028,14 +1052,22 @@ export class ClawserApp {
         FirstRunCard({
           options,
           describeChromeAI: (state) => CHROME_AI_STATES[/** @type {keyof typeof CHROME_AI_STATES} */ (state)] ?? CHROME_AI_STATES.unsupported,
-          onChoose: (choice) => this.#guard(this.#applyChoice(workspaceId, choice)),
-          onAddKey: () => this.#goSettings(workspaceId),
+          ...this.#setupActions(workspaceId),
         }),
       );
     draw(null);
     this.#discovery ??= discoverNoKeyOptions();
     this.#discovery.then(draw, () => draw({ chromeAI: 'unsupported', ollama: { found: false, models: [] }, lmstudio: { found: false, models: [] } }));
     return holder;
+  }
+
+  /** What the provider card's buttons do. @param {string} workspaceId */
+  #setupActions(workspaceId) {
+    return {
+      /** @param {{provider: string, model?: string}} choice */
+      onChoose: (choice) => this.#guard(this.#applyChoice(workspaceId, choice)),
+      onAddKey: () => this.#goSettings(workspaceId),
+    };
   }
 
   /** @param {string} workspaceId @param {{provider: string, model?: string}} choice */

@@ -7,6 +7,7 @@
 /** @import { ConversationMeta } from '../agent/types.d.ts' */
 /** @import { SemanticSearch } from './semantic.js' */
 import { DEFAULT_POLICY } from '../tools/index.js';
+import { panelNav } from './panel-nav.js';
 import { ToolsPanel } from '../ui/tools-panel.js';
 import { LeakDetector } from '../safety/leak-detector.js';
 
@@ -92,14 +93,14 @@ function saveSection(ctx, section, change) {
 /** @type {PanelEntry[]} */
 export const BUILTIN_PANELS = [
   {
-    name: 'files', label: 'Files', icon: '📁', shortcut: 'Alt+1',
+    ...panelNav('files'),
     async open(ctx) {
       const [{ FilesPanel }, files] = await Promise.all([import('../ui/files-panel.js'), ctx.services.files()]);
       return FilesPanel({ files, mount: ctx.mount, onError: ctx.showError, onBack: ctx.back });
     },
   },
   {
-    name: 'git', label: 'Git', icon: '🌿', shortcut: 'Alt+2',
+    ...panelNav('git'),
     async open(ctx) {
       const repo = await ctx.services.git();
       const s = ctx.agentSettings.load(ctx.workspaceId);
@@ -119,7 +120,7 @@ export const BUILTIN_PANELS = [
     },
   },
   {
-    name: 'memory', label: 'Memory', icon: '🧠', shortcut: 'Alt+3',
+    ...panelNav('memory'),
     async open(ctx) {
       const [{ MemoryPanel }, { SemanticSection }, memory, maker] = await Promise.all([import('../ui/memory-panel.js'), import('../ui/semantic-section.js'), ctx.services.memory(), ctx.services.summaries()]);
       const semantic = SemanticSection(await ctx.semantic.sectionProps(memory, ctx.showError));
@@ -136,14 +137,14 @@ export const BUILTIN_PANELS = [
     },
   },
   {
-    name: 'goals', label: 'Goals', icon: '🎯', shortcut: 'Alt+4',
+    ...panelNav('goals'),
     async open(ctx) {
       const { GoalsPanel } = await import('../ui/goals-panel.js');
       return GoalsPanel({ goals: ctx.services.goals, onError: ctx.showError, onBack: ctx.back });
     },
   },
   {
-    name: 'schedule', label: 'Schedule', icon: '⏰', shortcut: 'Alt+5',
+    ...panelNav('schedule'),
     async open(ctx) {
       const [{ SchedulePanel }, { backgroundMode }] = await Promise.all([import('../ui/schedule-panel.js'), import('./background.js')]);
       const settings = ctx.agentSettings.load(ctx.workspaceId).scheduler;
@@ -174,7 +175,7 @@ export const BUILTIN_PANELS = [
     },
   },
   {
-    name: 'tools', label: 'Tools', icon: '🛠️', shortcut: 'Alt+6',
+    ...panelNav('tools'),
     open(ctx) {
       const { registry } = ctx.services;
       const { agentSettings, workspaceId } = ctx;
@@ -199,7 +200,7 @@ export const BUILTIN_PANELS = [
     },
   },
   {
-    name: 'events', label: 'Events', icon: '📜', shortcut: 'Alt+7',
+    ...panelNav('events'),
     async open(ctx) {
       const { EventsPanel } = await import('../ui/events-panel.js');
       const detector = new LeakDetector();
@@ -222,7 +223,7 @@ export const BUILTIN_PANELS = [
     },
   },
   {
-    name: 'dashboard', label: 'Dashboard', icon: '📊', shortcut: 'Alt+8',
+    ...panelNav('dashboard'),
     async open(ctx) {
       const [{ DashboardPanel }, { summarizeLedger }, { storageState, requestPersistence }] = await Promise.all([
         import('../ui/dashboard-panel.js'), import('../agent/usage-ledger.js'), import('../storage/quota.js'),
@@ -244,14 +245,14 @@ export const BUILTIN_PANELS = [
     },
   },
   {
-    name: 'skills', label: 'Skills', icon: '🧩', shortcut: 'Alt+S',
+    ...panelNav('skills'),
     async open(ctx) {
       const [{ SkillsPanel }, sources, registry, skills] = await Promise.all([import('../ui/skills-panel.js'), import('../skills/sources.js'), import('../skills/registry.js'), ctx.services.skills()]);
       return SkillsPanel({ skills, sources, registry, onError: ctx.showError, onBack: ctx.back });
     },
   },
   {
-    name: 'servers', label: 'Servers', icon: '🔌', shortcut: 'Alt+M',
+    ...panelNav('servers'),
     async open(ctx) {
       // The sign-in helper is loaded now: a click must open its window without waiting.
       const [{ ServersPanel }, mcp, auth] = await Promise.all([import('../ui/servers-panel.js'), ctx.services.mcp(), ctx.mcpAuth()]);
@@ -265,7 +266,7 @@ export const BUILTIN_PANELS = [
     },
   },
   {
-    name: 'terminal', label: 'Terminal', icon: '⌨️', shortcut: 'Alt+T',
+    ...panelNav('terminal'),
     async open(ctx) {
       const [{ TerminalPanel }, { complete }, host] = await Promise.all([import('../ui/terminal-panel.js'), import('../shell/completion.js'), ctx.terminal()]);
       const screenReader = ctx.preferences.get('clawser_terminal_screen_reader') === true;
@@ -285,7 +286,7 @@ export const BUILTIN_PANELS = [
     },
   },
   {
-    name: 'agents', label: 'Agents', icon: '🤖', shortcut: 'Alt+A',
+    ...panelNav('agents'),
     async open(ctx) {
       const [{ AgentsPanel }, defs, identity, agentModule, store] = await Promise.all([
         import('../ui/agents-panel.js'), import('../agent/agent-definitions.js'), import('../agent/identity.js'), import('../agent/agent.js'), ctx.services.agents(),
@@ -330,7 +331,7 @@ export const BUILTIN_PANELS = [
     },
   },
   {
-    name: 'config', label: 'Config', icon: '🧾', shortcut: 'Alt+9',
+    ...panelNav('config'),
     async open(ctx) {
       const [{ ConfigPanel }, { buildConfig, parseConfig, loosenedProtections }] = await Promise.all([import('../ui/config-panel.js'), import('./workspace-config.js')]);
       const { registry } = ctx.services;

@@ -150,8 +150,16 @@ export function formatDuration(ms) {
 }
 
 /**
+ * What the chat view uses of its controller: the app's ChatController, or the first view's
+ * stand-in before the app has loaded (web/app/workspace-first-view.js).
+ * @typedef {Pick<ChatController, 'subscribe' | 'busy' | 'delegations' | 'imageLimits' | 'imageUrl' | 'estimateTokens' | 'mentionCompletions'
+ *   | 'send' | 'stop' | 'select' | 'retry' | 'edit' | 'regenerate' | 'continueReply' | 'loadEarlier' | 'switchVersion' | 'undoTurn' | 'redoTurn'
+ *   | 'runAgain' | 'pinRoute' | 'cancelDelegation' | 'detach'>} ChatViewController
+ */
+
+/**
  * The chat panel: transcript, streaming reply, inline errors, composer.
- * @param {{controller: ChatController, needsSetup: boolean, setupCard: () => HTMLElement, onOpenSettings: () => void, onConversationChange: (id: string | null) => void, onSaveCode?: (code: string, ext: string) => Promise<string | null>}} props
+ * @param {{controller: ChatViewController, needsSetup: boolean, setupCard: () => HTMLElement, onOpenSettings: () => void, onConversationChange: (id: string | null) => void, onSaveCode?: (code: string, ext: string) => Promise<string | null>}} props
  *   onSaveCode: saves a code block as a workspace file; resolves to its path, or null when cancelled
  */
 export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, onConversationChange, onSaveCode }) {

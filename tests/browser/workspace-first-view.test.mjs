@@ -1,0 +1,198 @@
+// The first view of a workspace's chat: opened on `#workspace/{id}`, the page shows the
+// conversation list and the open conversation's messages from a read-only view of OPFS, before
+// the app's modules have loaded; the app's own view then takes their place, keeping what was
+// typed and the focus, and runs what was used meanwhile. app.js is held back by the test so the
+// "before" can be observed (each test in its own profile: no service worker answers instead).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchBrowser, startApp } from './helpers.mjs';
+
+/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
+
+before(async () => {
+  app = await startApp();
+});
+after(async () => {
+  await app?.close();
+});
+
+const HOUR = 3_600_000;
+
+/**
+ * A fresh profile holding what a previous visit leaves: workspace Alpha (provider Echo) with three
+ * conversations and their saved list, Beta with none. app.js is answered only once `release`
+ * is called.
+ * @param {{tornLine?: boolean}} [options] tornLine: the newest conversation's log ends with half a line (a tab closed mid-write)
+ */
+async function heldPage({ tornLine = false } = {}) {
+  const own = await launchBrowser();
+  const page = await own.context.newPage();
+  page.setDefaultTimeout(20_000);
+  const errors = /** @type {string[]} */ ([]);
+  page.on('pageerror', (err) => errors.push(err.message));
+  await page.goto(`${app.url}manifest.webmanifest`);
+  await page.evaluate(async ({ HOUR, tornLine }) => {
+    const now = Date.now();
+    localStorage.setItem('clawser_workspaces', JSON.stringify([
+      { id: 'walpha', name: 'Alpha', createdAt: now - 48 * HOUR },
+      { id: 'wbeta', name: 'Beta', createdAt: now - 24 * HOUR },
+    ]));
+    localStorage.setItem('clawser_config_walpha', JSON.stringify({ provider: 'echo', model: '', baseUrl: '' }));
+    const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces', { create: true });
+    await root.getDirectoryHandle('wbeta', { create: true });
+    const conversations = await (await root.getDirectoryHandle('walpha', { create: true })).getDirectoryHandle('.conversations', { create: true });
+    /** @param {FileSystemDirectoryHandle} dir @param {string} name @param {string} text */
+    const write = async (dir, name, text) => {
+      const w = await (await dir.getFileHandle(name, { create: true })).createWritable();
+      await w.write(text);
+      await w.close();
+    };
+    /** @type {Record<string, {id: string, title: string, createdAt: number, updatedAt: number}>} */
+    const list = {};
+    const specs = [
+      { id: 'cnew', title: 'Newest talk', at: now - HOUR, say: ['What is **OPFS**?', 'The *origin private* file system.'] },
+      { id: 'cmid', title: 'Middle talk', at: now - 2 * HOUR, say: ['Plan the trip', 'Start with the train.'] },
+      { id: 'cold', title: 'Oldest talk', at: now - 3 * HOUR, say: ['First words', 'Hello.'] },
+    ];
+    for (const s of specs) {
+      const dir = await conversations.getDirectoryHandle(s.id, { create: true });
+      const meta = { id: s.id, title: s.title, createdAt: s.at, updatedAt: s.at };
+      list[s.id] = meta;
+      const lines = s.say.map((text, k) => JSON.stringify({ id: `${s.id}-${k}`, type: k ? 'agent_message' : 'user_message', source: k ? 'agent' : 'user', timestamp: s.at + k, data: { text } }));
+      await write(dir, 'events.jsonl', `${lines.join('\n')}\n${tornLine && s.id === 'cnew' ? '{"id":"cnew-2","type":"user_me' : ''}`);
+      await write(dir, 'meta.json', JSON.stringify(meta));
+    }
+    await write(conversations, 'list.json', JSON.stringify({ version: 1, conversations: list }));
+  }, { HOUR, tornLine });
+  /** @type {() => void} */
+  let release = () => {};
+  const held = new Promise((resolve) => (release = () => resolve(undefined)));
+  let asked = false;
+  /** @type {() => void} */
+  let onAsked = () => {};
+  // main.js asks for app.js once the first view is painted or given up.
+  const requested = new Promise((resolve) => (onAsked = () => resolve(undefined)));
+  await page.route('**/web/app/app.js', async (route) => {
+    asked = true;
+    onAsked();
+    await held;
+    await route.continue();
+  });
+  return { page, close: () => own.close(), release, asked: () => asked, requested, errors };
+}
+
+/** @param {import('playwright-core').Page} page */
+const appStarted = (page) => page.evaluate(() => !!document.querySelector('.banners'));
+/** @param {import('playwright-core').Page} page */
+const messages = (page) => page.locator('.messages');
+
+test('opened on a workspace, its conversations and the latest one\'s messages show before app.js has loaded; the app\'s view takes over with what was typed and the focus', async () => {
+  const { page, close, release, asked, errors } = await heldPage();
+  try {
+    await page.goto(`${app.url}#workspace/walpha`);
+    await page.getByRole('heading', { name: 'Alpha', level: 1 }).waitFor();
+    await messages(page).getByText('The origin private file system.').waitFor();
+    assert.equal(asked(), true, 'app.js was asked for');
+    assert.equal(await appStarted(page), false, 'painted without the app');
+    // The Markdown is rendered as the app renders it.
+    assert.equal(await messages(page).locator('em').first().innerText(), 'origin private');
+    const list = page.getByRole('navigation', { name: 'Conversations' });
+    for (const title of ['Newest talk', 'Middle talk', 'Oldest talk']) await list.getByText(title).waitFor();
+    assert.equal(await page.evaluate(() => performance.getEntriesByName('clawser-interactive').length), 1);
+    // Typed before the app is in.
+    const composer = page.getByRole('textbox', { name: 'Message' });
+    await composer.click();
+    await composer.pressSequentially('half a thought');
+    const painted = await composer.elementHandle();
+    release();
+    await page.locator('.banners').waitFor({ state: 'attached' });
+    // The app's own view, with the text and the focus carried over.
+    await page.waitForFunction((old) => document.querySelector('textarea.composer-input') !== old, painted);
+    assert.equal(await composer.inputValue(), 'half a thought');
+    assert.equal(await composer.evaluate((el) => el === document.activeElement), true, 'the composer keeps the focus');
+    assert.equal(await page.evaluate(() => { const el = /** @type {HTMLTextAreaElement} */ (document.activeElement); return [el.selectionStart, el.selectionEnd]; }).then(String), '14,14', 'and the caret');
+    await messages(page).getByText('The origin private file system.').waitFor();
+    assert.equal(await page.evaluate(() => document.querySelectorAll('.workspace').length), 1, 'one workspace view');
+    // It works: sending goes through the app's controller.
+    await composer.pressSequentially(' finished');
+    await composer.press('Enter');
+    await messages(page).getByText('half a thought finished').nth(1).waitFor();
+    assert.match(page.url(), /#workspace\/walpha\/conversation\/cnew/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await close();
+  }
+});
+
+test('a message sent and a conversation chosen before the app is in are run once it is', async () => {
+  const { page, close, release } = await heldPage();
+  try {
+    await page.goto(`${app.url}#workspace/walpha/conversation/cmid`);
+    await messages(page).getByText('Start with the train.').waitFor();
+    const composer = page.getByRole('textbox', { name: 'Message' });
+    await composer.fill('sent early');
+    await composer.press('Enter');
+    assert.equal(await appStarted(page), false);
+    release();
+    // Sent in the conversation on screen, by the app.
+    await messages(page).getByText('sent early').nth(1).waitFor();
+    await messages(page).getByText('Start with the train.').waitFor();
+    assert.equal(await page.evaluate(async () => {
+      const dir = await (await (await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle('walpha')).getDirectoryHandle('.conversations')).getDirectoryHandle('cmid');
+      return (await (await dir.getFileHandle('events.jsonl')).getFile()).text();
+    }).then((text) => text.includes('"sent early"')), true, 'written to its log');
+  } finally {
+    await close();
+  }
+  const second = await heldPage();
+  try {
+    await second.page.goto(`${app.url}#workspace/walpha`);
+    await messages(second.page).getByText('The origin private file system.').waitFor();
+    await second.page.getByRole('navigation', { name: 'Conversations' }).getByText('Oldest talk').click();
+    second.release();
+    await second.page.waitForURL(/#workspace\/walpha\/conversation\/cold/);
+    await messages(second.page).getByText('First words').waitFor();
+    assert.equal(await messages(second.page).getByText('The origin private file system.').count(), 0);
+  } finally {
+    await second.close();
+  }
+});
+
+test('the first view never writes: a log whose last line is torn is left to the app, which repairs it and says so', async () => {
+  const { page, close, release, requested } = await heldPage({ tornLine: true });
+  try {
+    await page.goto(`${app.url}#workspace/walpha`);
+    await requested;
+    const size = () => page.evaluate(async () => {
+      const dir = await (await (await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle('walpha')).getDirectoryHandle('.conversations')).getDirectoryHandle('cnew');
+      return (await (await dir.getFileHandle('events.jsonl')).getFile()).size;
+    });
+    const torn = await size();
+    // The same workspace without the torn line is painted (the first test); this one is not.
+    assert.equal(await page.evaluate(() => performance.getEntriesByName('clawser-interactive').length), 0);
+    assert.equal(await page.getByRole('heading', { name: 'Alpha', level: 1 }).count(), 0);
+    assert.equal(await size(), torn, 'not repaired before the app is in');
+    release();
+    await page.getByText(/incomplete last entry was removed/).waitFor();
+    assert.ok(await size() < torn, 'the app cut the torn line');
+    await messages(page).getByText('The origin private file system.').waitFor();
+  } finally {
+    await close();
+  }
+});
+
+test('opened on another panel, or on a workspace without a saved list, nothing is painted early', async () => {
+  for (const [hash, heading] of [['#workspace/walpha/files', 'Alpha'], ['#workspace/wbeta', 'Beta']]) {
+    const { page, close, release, requested } = await heldPage();
+    try {
+      await page.goto(`${app.url}${hash}`);
+      await requested;
+      assert.equal(await page.evaluate(() => document.querySelector('#app p.boot') !== null), true, hash);
+      assert.equal(await page.getByRole('heading', { name: heading, level: 1 }).count(), 0, hash);
+      release();
+      await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+    } finally {
+      await close();
+    }
+  }
+});

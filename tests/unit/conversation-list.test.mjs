@@ -1,0 +1,20 @@
+// list.json, the saved copy of a workspace's conversation metas (read by the store and by the
+// first view of a workspace's chat).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseConversationList, conversationListText, byActivity, LIST_VERSION } from '../../web/agent/conversation-list.js';
+
+const meta = (/** @type {string} */ id, /** @type {number} */ updatedAt) => ({ id, title: id, createdAt: 1, updatedAt });
+
+test('a saved list reads back; anything unreadable or of another version reads as empty (the store rebuilds it)', () => {
+  const list = { a: meta('a', 5), b: meta('b', 9) };
+  assert.deepEqual(parseConversationList(conversationListText(list)), list);
+  assert.equal(JSON.parse(conversationListText(list)).version, LIST_VERSION);
+  for (const text of [null, '', '{', 'null', '[]', JSON.stringify({ version: LIST_VERSION + 1, conversations: list }), JSON.stringify({ version: LIST_VERSION, conversations: 'x' })]) {
+    assert.deepEqual(parseConversationList(text), {}, String(text));
+  }
+});
+
+test('newest activity first', () => {
+  assert.deepEqual(byActivity([meta('a', 1), meta('b', 3), meta('c', 2)]).map((m) => m.id), ['b', 'c', 'a']);
+});

@@ -1,0 +1,29 @@
+// How each built-in panel appears in the navigation (name, label, icon, shortcut), in its order.
+// Apart from the panels' view factories (panels.js) so the first view can draw the navigation
+// without loading them.
+
+/** @typedef {{name: string, label: string, icon: string, shortcut: string}} PanelNavEntry */
+
+/** @type {readonly PanelNavEntry[]} */
+export const PANEL_NAV = [
+  { name: 'files', label: 'Files', icon: '📁', shortcut: 'Alt+1' },
+  { name: 'git', label: 'Git', icon: '🌿', shortcut: 'Alt+2' },
+  { name: 'memory', label: 'Memory', icon: '🧠', shortcut: 'Alt+3' },
+  { name: 'goals', label: 'Goals', icon: '🎯', shortcut: 'Alt+4' },
+  { name: 'schedule', label: 'Schedule', icon: '⏰', shortcut: 'Alt+5' },
+  { name: 'tools', label: 'Tools', icon: '🛠️', shortcut: 'Alt+6' },
+  { name: 'events', label: 'Events', icon: '📜', shortcut: 'Alt+7' },
+  { name: 'dashboard', label: 'Dashboard', icon: '📊', shortcut: 'Alt+8' },
+  { name: 'skills', label: 'Skills', icon: '🧩', shortcut: 'Alt+S' },
+  { name: 'servers', label: 'Servers', icon: '🔌', shortcut: 'Alt+M' },
+  { name: 'terminal', label: 'Terminal', icon: '⌨️', shortcut: 'Alt+T' },
+  { name: 'agents', label: 'Agents', icon: '🤖', shortcut: 'Alt+A' },
+  { name: 'config', label: 'Config', icon: '🧾', shortcut: 'Alt+9' },
+];
+
+/** The navigation entry of a built-in panel. @param {string} name @returns {PanelNavEntry} */
+export function panelNav(name) {
+  const entry = PANEL_NAV.find((p) => p.name === name);
+  if (!entry) throw new Error(`No built-in panel is named "${name}".`);
+  return entry;
+}

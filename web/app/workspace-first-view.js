@@ -1,0 +1,277 @@
+// The first view of a workspace's chat: opened on `#workspace/{id}`, the page draws the
+// conversation list (from `list.json`) and the open conversation's transcript with the app's own
+// views, from a read-only view of the browser's storage, instead of waiting for the app's
+// hundred modules. The app then hands the screen over (`handOver`): its views, built from the same
+// state, replace these ones; what was typed, the focus and the scroll positions carry over, and
+// what was used meanwhile (a conversation chosen, a message sent…) runs then.
+/** @import { FileSystem, FileStat, DirEntry } from '../storage/types.d.ts' */
+/** @import { ChatViewController } from '../ui/chat-view.js' */
+/** @import { ChatState } from './chat-controller.js' */
+/** @import { Route } from './router.js' */
+import { LocalConfig } from '../storage/local-config.js';
+import { DirectoryHandleFileSystem } from '../storage/handle-fs.js';
+import { StorageError } from '../storage/errors.js';
+import { parseWorkspaceList, WORKSPACES_KEY } from './workspaces.js';
+import { parseSettings, providerLabel, settingsKey } from './settings.js';
+import { RESTORE_FLAG, RAIL_COLLAPSED_KEY } from './flags.js';
+import { PANEL_NAV } from './panel-nav.js';
+import { markInteractive } from './first-view.js';
+import { Conversation } from '../agent/conversation.js';
+import { LIST_FILE, parseConversationList, byActivity } from '../agent/conversation-list.js';
+import { WorkspaceView } from '../ui/workspace-view.js';
+import { ChatView } from '../ui/chat-view.js';
+import { FirstRunCard } from '../ui/first-run.js';
+import { h } from '../ui/dom.js';
+
+/**
+ * What the app's views act on once it has loaded: the controller and the props of its own
+ * workspace and chat views (the first view's buttons call the same ones, later).
+ * @typedef {object} HandOverTargets
+ * @property {ChatViewController} controller
+ * @property {Parameters<typeof WorkspaceView>[0]} workspace
+ * @property {Parameters<typeof ChatView>[0]} chat
+ * @property {{onChoose: (choice: {provider: string, model?: string}) => void, onAddKey: () => void}} setup the provider card's actions
+ */
+
+/**
+ * @typedef {object} WorkspaceFirstView
+ * @property {HTMLElement} view the element holding the painted screen: the app's view container
+ * @property {string} workspaceId
+ * @property {(root: HTMLElement, targets: HandOverTargets) => void} handOver puts the app's view in
+ *   place of the painted one, carrying over what the person typed, the focus and the scroll, then
+ *   runs what they used meanwhile
+ * @property {() => void} discard the app shows something else first: the painted views let go (what was used meanwhile is dropped)
+ */
+
+/** Files read, never written: a write before the app has loaded would race with it. */
+class ReadOnlyFiles {
+  #dir;
+
+  /** @param {FileSystemDirectoryHandle} dir */
+  constructor(dir) {
+    this.#dir = new DirectoryHandleFileSystem(dir);
+  }
+
+  /** @param {string} path */
+  readText(path) { return this.#dir.readText(path); }
+
+  /** @param {string} path @param {{start?: number, end?: number}} [range] */
+  readBytes(path, range) { return this.#dir.readBytes(path, range); }
+
+  /** The end of a file and its size from one snapshot of it. @param {string} path @param {number} maxBytes */
+  async readTail(path, maxBytes) {
+    const size = (await this.#dir.stat(path))?.size ?? 0;
+    return { bytes: size ? await this.#dir.readBytes(path, { start: Math.max(0, size - maxBytes), end: size }) : new Uint8Array(0), size };
+  }
+
+  /** @param {string} path @returns {Promise<DirEntry[]>} */
+  list(path) { return this.#dir.list(path); }
+
+  /** @param {string} path @returns {Promise<FileStat | null>} */
+  stat(path) { return this.#dir.stat(path); }
+
+  #refuse() {
+    return Promise.reject(new StorageError('io', 'The first view does not write.'));
+  }
+
+  write() { return this.#refuse(); }
+  append() { return this.#refuse(); }
+  truncate() { return this.#refuse(); }
+  mkdir() { return this.#refuse(); }
+  delete() { return this.#refuse(); }
+  move() { return this.#refuse(); }
+}
+
+/**
+ * The folder of a workspace's conversations, or null when it is not there yet.
+ * @param {string} workspaceId
+ */
+async function conversationsFolder(workspaceId) {
+  let dir = await navigator.storage.getDirectory();
+  for (const name of ['clawser_workspaces', workspaceId, '.conversations']) dir = await dir.getDirectoryHandle(name);
+  return dir;
+}
+
+/** @param {HTMLElement} root @param {string} selector */
+const find = (root, selector) => /** @type {HTMLElement | null} */ (root.querySelector(selector));
+
+/** What the person changed on the painted screen that the app's view keeps. */
+const CARRIED_FIELDS = ['textarea.composer-input', 'input.conv-search'];
+const CARRIED_SCROLL = ['.sidebar', '.conv-list'];
+
+/**
+ * Paints the chat of the workspace in `route`, when the page opens on it with a saved
+ * conversation list. Null (nothing painted) on another panel, for a workspace not in the saved
+ * list, after an interrupted restore, without a saved list (the app makes it) or when the
+ * browser's storage cannot be read from the page (the app then shows its own view).
+ * @param {HTMLElement} root
+ * @param {Route} route
+ * @returns {Promise<WorkspaceFirstView | null>}
+ */
+export async function paintWorkspaceFirstView(root, route) {
+  if (route.name !== 'workspace' || route.panel !== 'chat' || !navigator.storage?.getDirectory) return null;
+  /** @type {LocalConfig} */
+  let config;
+  try {
+    config = new LocalConfig();
+  } catch {
+    return null;
+  }
+  if (config.get(RESTORE_FLAG, false)) return null;
+  const workspace = parseWorkspaceList(config.get(WORKSPACES_KEY, [])).find((w) => w.id === route.workspaceId);
+  if (!workspace) return null;
+  /** @type {ChatState} */
+  let state;
+  /** @type {Conversation | null} */
+  let conversation = null;
+  try {
+    const files = new ReadOnlyFiles(await conversationsFolder(workspace.id));
+    const listed = await files.readText(LIST_FILE).catch(() => null);
+    if (listed === null) return null;
+    const conversations = byActivity(Object.values(parseConversationList(listed)));
+    const target = route.conversationId && conversations.some((c) => c.id === route.conversationId) ? route.conversationId : conversations[0]?.id;
+    if (target) conversation = await Conversation.open(/** @type {FileSystem} */ (files), target, conversations.find((c) => c.id === target));
+    state = {
+      conversations,
+      activeId: conversation?.id ?? null,
+      events: conversation?.events.slice() ?? [],
+      versions: conversation?.alternatives() ?? new Map(),
+      hasEarlier: conversation?.hasEarlier ?? false,
+      streaming: null,
+      failure: null,
+      notice: null,
+    };
+  } catch {
+    return null; // e.g. a file another tab holds open: the app reads it through its storage worker
+  }
+  if (root.isConnected === false) return null;
+
+  /** @type {HandOverTargets | null} */
+  let targets = null;
+  /** @type {((t: HandOverTargets) => void)[]} */
+  const waiting = [];
+  /** Runs `run` with the app's targets, now or once handed over. @param {(t: HandOverTargets) => void} run */
+  const call = (run) => (targets ? run(targets) : waiting.push(run));
+  /** The same, for a call whose answer is awaited. @template T @param {(t: HandOverTargets) => T} run @returns {Promise<Awaited<T>>} */
+  const later = (run) => new Promise((resolve, reject) => call((t) => {
+    try {
+      Promise.resolve(run(t)).then(resolve, reject);
+    } catch (err) {
+      reject(err);
+    }
+  }));
+
+  /** @type {ChatViewController} */
+  const controller = {
+    subscribe: (fn) => {
+      fn(state);
+      return () => true;
+    },
+    busy: false,
+    delegations: undefined,
+    imageLimits: () => ({ accepts: false, maxEdge: 0, maxBytes: 0, why: 'Clawser is still starting: attach the image again in a moment.' }),
+    imageUrl: async (ref) => {
+      const bytes = await /** @type {Conversation} */ (conversation).readImage(ref);
+      return URL.createObjectURL(new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (bytes)], { type: ref.mediaType }));
+    },
+    estimateTokens: () => 0,
+    mentionCompletions: (text) => later((t) => t.controller.mentionCompletions(text)),
+    send: (text, images) => /** @type {ReturnType<ChatViewController['send']>} */ (later((t) => t.controller.send(text, images))),
+    stop: () => call((t) => t.controller.stop()),
+    select: (id) => later((t) => t.controller.select(id)),
+    retry: () => /** @type {ReturnType<ChatViewController['retry']>} */ (later((t) => t.controller.retry())),
+    edit: (eventId, text) => /** @type {ReturnType<ChatViewController['edit']>} */ (later((t) => t.controller.edit(eventId, text))),
+    regenerate: (eventId) => /** @type {ReturnType<ChatViewController['regenerate']>} */ (later((t) => t.controller.regenerate(eventId))),
+    continueReply: () => /** @type {ReturnType<ChatViewController['continueReply']>} */ (later((t) => t.controller.continueReply())),
+    loadEarlier: () => later((t) => t.controller.loadEarlier()),
+    switchVersion: (eventId, step) => later((t) => t.controller.switchVersion(eventId, step)),
+    undoTurn: (options) => /** @type {ReturnType<ChatViewController['undoTurn']>} */ (later((t) => t.controller.undoTurn(options))),
+    redoTurn: (options) => /** @type {ReturnType<ChatViewController['redoTurn']>} */ (later((t) => t.controller.redoTurn(options))),
+    runAgain: (code, signal) => later((t) => t.controller.runAgain(code, signal)),
+    pinRoute: (hint) => later((t) => t.controller.pinRoute(hint)),
+    cancelDelegation: (id) => call((t) => t.controller.cancelDelegation(id)),
+    detach: (index) => call((t) => t.controller.detach(index)),
+  };
+  const needsSetup = !parseSettings(config.get(settingsKey(workspace.id), null));
+  const chat = ChatView({
+    controller,
+    needsSetup,
+    // Still "checking" what this machine offers: the app's card finds out.
+    setupCard: () => FirstRunCard({ options: null, describeChromeAI: () => '', onChoose: (choice) => call((t) => t.setup.onChoose(choice)), onAddKey: () => call((t) => t.setup.onAddKey()) }),
+    onOpenSettings: () => call((t) => t.chat.onOpenSettings()),
+    onConversationChange: () => {}, // the app's view puts it in the address
+    onSaveCode: (code, ext) => later((t) => t.chat.onSaveCode?.(code, ext) ?? null),
+  });
+  const nav = [{ label: 'Chat', icon: '💬', shortcut: 'Alt+0' }, ...PANEL_NAV];
+  const screen = WorkspaceView({
+    workspace,
+    controller,
+    chat: chat.root,
+    side: h('div', { class: 'artifact-slot' }),
+    panels: nav.map((p, i) => ({ label: p.label, icon: p.icon, shortcut: p.shortcut, current: i === 0, onOpen: () => call((t) => t.workspace.panels.find((q) => q.label === p.label)?.onOpen()) })),
+    railCollapsed: config.get(RAIL_COLLAPSED_KEY, false) === true,
+    onRailToggle: (collapsed) => { try { config.set(RAIL_COLLAPSED_KEY, collapsed); } catch { /* a preference only */ } },
+    onPalette: () => call((t) => t.workspace.onPalette()),
+    onSearch: (query) => later((t) => t.workspace.onSearch(query)),
+    onOpenHit: (hit) => call((t) => t.workspace.onOpenHit(hit)),
+    providerLabel: providerLabel(parseSettings(config.get(settingsKey(workspace.id), null))),
+    onHome: () => call((t) => t.workspace.onHome()),
+    onSettings: () => call((t) => t.workspace.onSettings()),
+    onSelect: (id) => call((t) => t.workspace.onSelect(id)),
+    onNew: () => call((t) => t.workspace.onNew()),
+    onRename: (id, title) => call((t) => t.workspace.onRename(id, title)),
+    onDelete: (id, title) => call((t) => t.workspace.onDelete(id, title)),
+    onExport: (id, title) => call((t) => t.workspace.onExport(id, title)),
+    onImport: (file) => call((t) => t.workspace.onImport(file)),
+  });
+  const view = h('div', { class: 'view' }, screen.root);
+  root.replaceChildren(view);
+  document.title = `${workspace.name} — Clawser`;
+  markInteractive();
+  return {
+    view,
+    workspaceId: workspace.id,
+    discard() {
+      screen.destroy();
+      chat.destroy();
+      waiting.length = 0;
+    },
+    handOver(next, appTargets) {
+      const painted = screen.root;
+      const focused = document.activeElement instanceof HTMLElement && painted.contains(document.activeElement) ? document.activeElement : null;
+      const fields = CARRIED_FIELDS.map((selector) => {
+        const el = /** @type {HTMLInputElement | HTMLTextAreaElement | null} */ (find(painted, selector));
+        return { selector, value: el?.value ?? '', focused: !!el && el === focused, start: el?.selectionStart ?? null, end: el?.selectionEnd ?? null };
+      });
+      const scrolls = CARRIED_SCROLL.map((selector) => ({ selector, top: find(painted, selector)?.scrollTop ?? 0 }));
+      const messages = find(painted, '.scroller');
+      const readingEarlier = !!messages && messages.scrollHeight - messages.scrollTop - messages.clientHeight >= 80;
+      const messagesTop = messages?.scrollTop ?? 0;
+      screen.destroy();
+      chat.destroy();
+      view.replaceChildren(next);
+      for (const f of fields) {
+        const el = /** @type {HTMLInputElement | HTMLTextAreaElement | null} */ (find(next, f.selector));
+        if (!el || !f.value || el.value) continue;
+        el.value = f.value;
+        el.dispatchEvent(new Event('input', { bubbles: true }));
+      }
+      for (const s of scrolls) {
+        const el = find(next, s.selector);
+        if (el && s.top) el.scrollTop = s.top;
+      }
+      // After the app's view has focused its composer and scrolled to the latest message.
+      queueMicrotask(() => {
+        const f = fields.find((x) => x.focused);
+        const el = f ? /** @type {HTMLInputElement | HTMLTextAreaElement | null} */ (find(next, f.selector)) : null;
+        if (el && !el.disabled) {
+          el.focus();
+          if (f && f.start !== null) el.setSelectionRange(f.start, f.end);
+        }
+      });
+      if (readingEarlier) requestAnimationFrame(() => { const el = find(next, '.scroller'); if (el) el.scrollTop = messagesTop; });
+      targets = appTargets;
+      for (const run of waiting.splice(0)) run(appTargets);
+    },
+  };
+}
