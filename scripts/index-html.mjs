@@ -46,9 +46,7 @@ export async function renderIndexHtml(imports) {
   const mapBlock = `<script type="importmap">${json}</script>`;
   // The first view's modules are preloaded by the page; the app's are listed for main.js, which
   // preloads them once the first view is painted (asked for together, they slowed it twofold).
-  // main.js imports the home screen's first view dynamically (so it runs before it has loaded and
-  // can ask for a workspace's modules at once): the page preloads both graphs.
-  const first = [...new Set([...(await staticGraph(imports)), ...(await staticGraph(imports, 'web/app/first-view.js'))])].sort();
+  const first = await staticGraph(imports);
   const rest = (await staticGraph(imports, 'web/app/app.js')).filter((f) => !first.includes(f));
   // Opened on a workspace's chat, main.js paints it with these (web/app/workspace-first-view.js).
   const workspace = (await staticGraph(imports, 'web/app/workspace-first-view.js')).filter((f) => !first.includes(f));

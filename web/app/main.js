@@ -1,42 +1,18 @@
 // Entry point of the page: paint the first view (the home screen, or a workspace's chat, from a
-// handful of modules), then start the app in #app; the app adopts the painted view. Only the
-// router is imported statically, so this runs as soon as it has arrived and a workspace's modules
-// are asked for alongside the home screen's (which the page preloads) rather than after them.
+// handful of modules), then start the app in #app; the app adopts the painted view.
+import { paintFirstView } from './first-view.js';
 import { parseRoute } from './router.js';
+import { preload, opensWorkspaceChat } from './route-preload.js';
 
 /**
- * Asks for the modules listed in the page's JSON block `id` at once (index.html lists them:
- * scripts/index-html.mjs), instead of level by level as their imports are found.
- * @param {string} id
- */
-function preload(id) {
-  /** @type {unknown} */
-  let files = [];
-  try {
-    files = JSON.parse(document.getElementById(id)?.textContent ?? '[]');
-  } catch {
-    // A damaged list only costs speed: the imports still find every module.
-  }
-  if (!Array.isArray(files)) return;
-  for (const href of files) {
-    if (typeof href !== 'string') continue;
-    const link = document.createElement('link');
-    link.rel = 'modulepreload';
-    link.href = href;
-    document.head.append(link);
-  }
-}
-
-/**
- * Opened on a workspace's chat: paints it from the saved conversation list (its own modules,
- * asked for at once). Null when it cannot (the app paints).
+ * Opened on a workspace's chat: paints it from the saved conversation list (its modules were
+ * asked for by route-preload.js). Null when it cannot (the app paints).
  * @param {HTMLElement} root
  */
 async function paintWorkspace(root) {
-  const route = parseRoute(location.hash);
-  if (route.name !== 'workspace' || route.panel !== 'chat') return null;
+  if (!opensWorkspaceChat()) return null;
   try {
-    return await (await import('./workspace-first-view.js')).paintWorkspaceFirstView(root, route);
+    return await (await import('./workspace-first-view.js')).paintWorkspaceFirstView(root, parseRoute(location.hash));
   } catch {
     return null;
   }
@@ -44,10 +20,8 @@ async function paintWorkspace(root) {
 
 const root = document.getElementById('app');
 if (root) {
-  const route = parseRoute(location.hash);
-  if (route.name === 'workspace' && route.panel === 'chat') preload('workspace-view-modules');
+  const firstView = paintFirstView(root);
   (async () => {
-    const firstView = (await import('./first-view.js')).paintFirstView(root);
     const workspaceView = firstView ? null : await paintWorkspace(root);
     // The app's modules, and on a workspace the storage worker (its view reads conversations
     // first thing), only once the first view is on screen: asked for together with its
