@@ -4,7 +4,7 @@ import { startLlmServer } from '../fixtures/llm-server.mjs';
 import { createProvider, ProviderError } from '../../web/providers/index.js';
 import { testConnection } from '../../web/providers/connection.js';
 import { discoverNoKeyOptions } from '../../web/providers/discovery.js';
-import { ChromeAIProvider, chromeAIAvailability, splitConversation } from '../../web/providers/chrome-ai.js';
+import { ChromeAIProvider, chromeAIAvailability, tabChromeAIAvailability, UNAVAILABLE_KEY, splitConversation } from '../../web/providers/chrome-ai.js';
 import { toWireMessages } from '../../web/providers/anthropic.js';
 import { redactSecrets } from '../../web/providers/errors.js';
 
@@ -213,6 +213,34 @@ test('discovery finds local servers and reports Chrome AI absence', async () => 
   assert.deepEqual(found.ollama, { found: true, models: ['llama3.2:latest'] });
   assert.deepEqual(found.lmstudio, { found: false, models: [] });
   assert.equal(found.chromeAI, 'unsupported');
+});
+
+test('Chrome AI: an "unavailable" answer is asked once per tab (a reload while it is pending crashes Chromium 150); other answers are asked again', async () => {
+  /** A scope with a Prompt API answering `answer`, counting questions, and a session storage. @param {string} answer */
+  const scope = (answer) => {
+    const store = new Map();
+    const s = {
+      asked: 0,
+      LanguageModel: { availability: async () => { s.asked++; return answer; }, create() {} },
+      sessionStorage: { getItem: (/** @type {string} */ k) => store.get(k) ?? null, setItem: (/** @type {string} */ k, /** @type {string} */ v) => store.set(k, v) },
+    };
+    return s;
+  };
+  const none = scope('unavailable');
+  assert.equal(await tabChromeAIAvailability(none), 'unavailable');
+  assert.equal(await tabChromeAIAvailability(none), 'unavailable');
+  assert.equal(none.asked, 1, 'kept for the tab');
+  assert.equal(none.sessionStorage.getItem(UNAVAILABLE_KEY), '1');
+  // Control: the plain question asks every time.
+  await chromeAIAvailability(none);
+  assert.equal(none.asked, 2);
+  const later = scope('downloadable');
+  await tabChromeAIAvailability(later);
+  assert.equal(await tabChromeAIAvailability(later), 'downloadable');
+  assert.equal(later.asked, 2, 'a download moves on: asked again');
+  // Without session storage (or refused), it still answers.
+  assert.equal(await tabChromeAIAvailability({ LanguageModel: { availability: async () => 'unavailable', create() {} } }), 'unavailable');
+  assert.equal(await tabChromeAIAvailability({ LanguageModel: { availability: async () => 'unavailable', create() {} }, get sessionStorage() { throw new Error('SecurityError'); } }), 'unavailable');
 });
 
 test('Chrome AI: availability states of both API shapes, streaming deltas and cumulative chunks', async () => {

@@ -7,7 +7,7 @@ import { OpfsFileSystem } from '../storage/opfs-fs.js';
 import { LocalConfig } from '../storage/local-config.js';
 import { SecretBox } from '../storage/secrets.js';
 import { CATALOG, catalogEntry } from '../providers/catalog.js';
-import { chromeAIAvailability, CHROME_AI_STATES } from '../providers/chrome-ai.js';
+import { tabChromeAIAvailability, CHROME_AI_STATES } from '../providers/chrome-ai.js';
 import { discoverNoKeyOptions } from '../providers/discovery.js';
 import { Router } from './router.js';
 import { WorkspaceStore, FIRST_WORKSPACE_NAME } from './workspaces.js';
@@ -1093,7 +1093,7 @@ export class ClawserApp {
         agent: /** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId),
         describeBackground: async () => (await (await import('./background.js')).backgroundMode({ leader: !!this.tabs?.isLeader, tabs: (this.tabs?.peers().length ?? 0) + 1 })).text,
         hasKey: (provider) => settings.hasKey(workspaceId, provider),
-        describeAvailability: async (provider) => (provider === 'chrome-ai' ? `On this browser: ${CHROME_AI_STATES[await chromeAIAvailability()]}` : null),
+        describeAvailability: async (provider) => (provider === 'chrome-ai' ? `On this browser: ${CHROME_AI_STATES[await tabChromeAIAvailability()]}` : null),
         listModels: async ({ useSavedKey, ...config }) => {
           const apiKey = config.apiKey ?? (useSavedKey ? await settings.apiKey(workspaceId, config.provider).catch(() => undefined) : undefined);
           const { listModelInfo, modelBadges } = await import('../providers/models.js');

@@ -22,6 +22,11 @@ export function findPromptApi(scope = globalThis) {
 
 /**
  * What the browser says about the on-device model, without starting a download.
+ *
+ * Chromium (seen in 150) crashes the tab when the page reloads or navigates while this question
+ * is unanswered and the answer is "unavailable": the reply logs a console warning to the document
+ * that is gone. A page cannot cancel the call, so what asks on its own as a view opens asks
+ * through tabChromeAIAvailability, which asks once per tab.
  * @param {any} [scope] see findPromptApi
  * @returns {Promise<ChromeAIAvailability>}
  */
@@ -41,6 +46,35 @@ export async function chromeAIAvailability(scope = globalThis) {
   } catch {
     return 'unavailable';
   }
+}
+
+/** sessionStorage: Chrome answered "unavailable" in this tab. */
+export const UNAVAILABLE_KEY = 'clawser_chrome_ai_unavailable';
+
+/**
+ * chromeAIAvailability for what asks on its own (the setup card, the settings dialog): an
+ * "unavailable" answer is kept for the tab's session, so reloads do not ask again — that is
+ * the answer whose reply crashes a tab reloaded before it comes. The other answers are not kept
+ * (a download moves on); a connection test or a turn asks afresh.
+ * @param {any} [scope] see findPromptApi; its sessionStorage keeps the answer
+ * @returns {Promise<ChromeAIAvailability>}
+ */
+export async function tabChromeAIAvailability(scope = globalThis) {
+  /** @type {Storage | null} */
+  let storage = null;
+  try {
+    storage = scope.sessionStorage ?? null;
+    if (storage?.getItem(UNAVAILABLE_KEY)) return 'unavailable';
+  } catch {
+    // No session storage here (an opaque origin): asked each time.
+  }
+  const state = await chromeAIAvailability(scope);
+  try {
+    if (state === 'unavailable') storage?.setItem(UNAVAILABLE_KEY, '1');
+  } catch {
+    // Full or refused: asked again next time.
+  }
+  return state;
 }
 
 /** The Prompt API asks callers to declare languages up front. */

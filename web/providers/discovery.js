@@ -1,4 +1,4 @@
-import { chromeAIAvailability } from './chrome-ai.js';
+import { tabChromeAIAvailability } from './chrome-ai.js';
 
 /** @typedef {import('./chrome-ai.js').ChromeAIAvailability} ChromeAIAvailability */
 /** @typedef {{chromeAI: ChromeAIAvailability, ollama: {found: boolean, models: string[]}, lmstudio: {found: boolean, models: string[]}}} NoKeyOptions */
@@ -30,7 +30,7 @@ export async function discoverNoKeyOptions(deps = {}) {
     }
   };
   const [chromeAI, ollama, lmstudio] = await Promise.all([
-    chromeAIAvailability(),
+    tabChromeAIAvailability(),
     probe(`${servers.ollama}/api/tags`, (j) => (Array.isArray(j.models) ? j.models.map((/** @type {{name?: string}} */ m) => m.name) : [])),
     probe(`${servers.lmstudio}/v1/models`, (j) => (Array.isArray(j.data) ? j.data.map((/** @type {{id?: string}} */ m) => m.id) : [])),
   ]);
