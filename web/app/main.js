@@ -18,6 +18,15 @@ async function paintWorkspace(root) {
   }
 }
 
+/**
+ * After the next frame is on screen (or a moment, in a hidden tab, which draws no frames): asking
+ * for a hundred modules takes the page a while, and the painted view should not wait for it.
+ */
+const afterFrame = () => new Promise((resolve) => {
+  requestAnimationFrame(() => setTimeout(resolve, 0));
+  setTimeout(resolve, 100);
+});
+
 const root = document.getElementById('app');
 if (root) {
   const firstView = paintFirstView(root);
@@ -26,6 +35,7 @@ if (root) {
     // The app's modules, and on a workspace the storage worker (its view reads conversations
     // first thing), only once the first view is on screen: asked for together with its
     // modules, they made it twice as slow.
+    if (firstView || workspaceView) await afterFrame();
     const fs = firstView ? null : import('../storage/opfs-fs.js').then(({ OpfsFileSystem }) => (OpfsFileSystem.isAvailable() ? new OpfsFileSystem() : null)).catch(() => null);
     preload('app-modules');
     const [{ ClawserApp }, started] = await Promise.all([import('./app.js'), fs]);
