@@ -182,6 +182,43 @@ test('OPFS reads: a log\'s tail with its size (closed, held open by this tab, he
   await other.close();
 });
 
+test('OPFS readFiles: whole files and tails in one call (a missing file null, a file held by another tab read too); an atomic write waits for a file another tab holds a moment', async () => {
+  const page = await blankPage();
+  const other = await blankPage();
+  await page.evaluate(async () => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const fs = new OpfsFileSystem();
+    /** @type {any} */ (window).__fs = fs;
+    await fs.delete('rf');
+    await fs.write('rf/meta.json', '{"id":"x"}');
+    await fs.write('rf/log.jsonl', 'one\ntwo\nthree\n');
+  });
+  const read = () => page.evaluate(async () => {
+    const dec = new TextDecoder();
+    const got = await /** @type {any} */ (window).__fs.readFiles([{ path: 'rf/log.jsonl', tail: 5 }, { path: 'rf/meta.json' }, { path: 'rf/none.json' }, { path: 'rf/log.jsonl' }, { path: 'rf/nodir/x', tail: 3 }]);
+    return got.map((/** @type {any} */ r) => (r ? [dec.decode(r.bytes), r.size] : r));
+  });
+  assert.deepEqual(await read(), [['hree\n', 14], ['{"id":"x"}', 10], null, ['one\ntwo\nthree\n', 14], null]);
+  // Another tab appends to the log (its worker then holds it open for a moment): still read, and
+  // an atomic write of a file held that way waits for it instead of failing as busy.
+  await other.evaluate(async () => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const fs = new OpfsFileSystem();
+    await fs.append('rf/log.jsonl', 'four\n');
+    await fs.append('rf/held.txt', 'held');
+  });
+  assert.deepEqual((await read())[0], ['four\n', 19]);
+  const written = await page.evaluate(async () => {
+    const fs = /** @type {any} */ (window).__fs;
+    await fs.write('rf/held.txt', 'replaced');
+    return fs.readText('rf/held.txt');
+  });
+  assert.equal(written, 'replaced');
+  await page.evaluate(() => /** @type {any} */ (window).__fs.delete('rf'));
+  await page.close();
+  await other.close();
+});
+
 test('a storage worker that dies fails its waiting calls clearly, and the next call gets a fresh worker', async () => {
   const page = await blankPage();
   const result = await page.evaluate(async () => {

@@ -118,7 +118,7 @@ test('snapshots make reopening read only the tail, with the same history', async
   /** @type {any} */
   const spy = new Proxy(fs, {
     get(target, prop) {
-      if (prop === 'readBytes') return (/** @type {string} */ p, /** @type {any} */ r) => (reads.push(r), target.readBytes(p, r));
+      if (prop === 'readBytes') return (/** @type {string} */ p, /** @type {any} */ r) => (p.endsWith('events.jsonl') && reads.push(r), target.readBytes(p, r));
       const v = Reflect.get(target, prop);
       return typeof v === 'function' ? v.bind(target) : v;
     },

@@ -102,6 +102,37 @@ test('readAppended: complete lines with exact byte offsets; a half-written line 
   assert.deepEqual(splitLines(enc.encode('a\nb'), 10), { lines: [{ offset: 10, text: 'a' }], tail: enc.encode('b'), tailOffset: 12 });
 });
 
+test('splitLines gives each line as decoding it alone would: byte-order marks, broken sequences, long lines, chunk edges', () => {
+  // The reference: one decode per line.
+  const decoder = new TextDecoder();
+  /** @param {Uint8Array} bytes @param {number} base */
+  const reference = (bytes, base) => {
+    const lines = [];
+    let start = 0;
+    for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, start)) {
+      lines.push({ offset: base + start, text: decoder.decode(bytes.subarray(start, i)) });
+      start = i + 1;
+    }
+    return { lines, tail: bytes.subarray(start), tailOffset: base + start };
+  };
+  let seed = 5;
+  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  const pieces = [[0x0a], [0x0a, 0x0a], [0xef, 0xbb, 0xbf], [0xe2, 0x82], [0xe2, 0x82, 0xac], [0x82], [0xf0, 0x9f, 0x98, 0x80], [0xff], [0x0d, 0x0a], [...new TextEncoder().encode('{"a":"é"}')]];
+  for (let round = 0; round < 300; round++) {
+    /** @type {number[]} */
+    const bytes = [];
+    const n = round < 280 ? Math.floor(random() * 60) : 20_000 + Math.floor(random() * 60_000);
+    while (bytes.length < n) {
+      if (random() < 0.3) bytes.push(...pieces[Math.floor(random() * pieces.length)]);
+      else bytes.push(0x20 + Math.floor(random() * 90));
+      // Long stretches without a line break (longer than a decoded chunk) in the large rounds.
+      if (round >= 280 && random() < 0.0001) for (let k = 0; k < 40_000; k++) bytes.push(0x61);
+    }
+    const input = Uint8Array.from(bytes);
+    assert.deepEqual(splitLines(input, 7), reference(input, 7), `round ${round}`);
+  }
+});
+
 test('readTail: the last bytes of a file with its size, through readTail where offered, else stat + readBytes; a missing file is empty', async () => {
   const fs = new MemoryFileSystem();
   await fs.write('log.jsonl', 'one\ntwo\n');

@@ -1,8 +1,9 @@
 /** @import { ClawserEvent, EventType, EventSource, ConversationMeta, HistorySnapshot, LoadReport, SessionHistory, Coordination } from './types.d.ts' */
-/** @import { FileSystem } from '../storage/types.d.ts' */
+/** @import { FileSystem, FileRead, ReadRequest } from '../storage/types.d.ts' */
 /** @import { Message } from '../providers/types.d.ts' */
 import { readTextIfExists, writeJson } from '../storage/file-helpers.js';
-import { readAppended, readTail, splitLines } from '../storage/append-log.js';
+import { readAppended, splitLines } from '../storage/append-log.js';
+import { readFiles } from '../storage/read-files.js';
 import { EventLog, addSpend, applyEventToHistory, emptySpend, isEvent, trimHistory } from './event-log.js';
 import { plainTitle } from './title.js';
 import { BranchTree } from './branches.js';
@@ -22,6 +23,9 @@ export const META_TOUCH_INTERVAL_MS = 10_000;
 const NEWLINE = 0x0a;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+
+/** @param {FileRead | null} read */
+const decodeOrNull = (read) => (read ? decoder.decode(read.bytes) : null);
 
 /** @param {string} text @returns {ClawserEvent | null} */
 function parseLine(text) {
@@ -156,17 +160,22 @@ export class Conversation {
    */
   static async open(fs, dir, knownMeta, coordination, whole = false) {
     const eventsPath = `${dir}/events.jsonl`;
-    // The three reads at once: each is a round trip to the browser's storage. The log's end is
-    // read with its size (a tail that covers the transcript, one byte more for the line check).
-    // The snapshot is read like the log's end where that is cheaper (OPFS readTail: briefly
-    // locked against writers, whose snapshot write then fails harmlessly and is made again at
-    // the next event); elsewhere as text, one call rather than a stat and a read.
+    // The three reads at once, in one storage call (OPFS: one round trip to its worker, which
+    // reads each file through a read-only handle held for that read: briefly locked against
+    // writers, which wait for it). The log's end is read with its size (a tail that covers the
+    // transcript, one byte more for the line check); the snapshot like the log's end where the
+    // file system offers that (a folder in its place reads as no snapshot, as before).
+    const metaPath = `${dir}/meta.json`;
     const snapPath = `${dir}/snapshot.json`;
-    const [metaText, snapText, end] = await Promise.all([
-      knownMeta ? null : readTextIfExists(fs, `${dir}/meta.json`),
-      whole ? null : fs.readTail ? readTail(fs, snapPath, Number.MAX_SAFE_INTEGER).then((s) => decoder.decode(s.bytes)) : readTextIfExists(fs, snapPath),
-      readTail(fs, eventsPath, whole ? Number.MAX_SAFE_INTEGER : DISPLAY_TAIL_BYTES + 1),
-    ]);
+    /** @type {ReadRequest[]} */
+    const reads = [{ path: eventsPath, tail: whole ? Number.MAX_SAFE_INTEGER : DISPLAY_TAIL_BYTES + 1 }];
+    if (!knownMeta) reads.push({ path: metaPath });
+    if (!whole) reads.push(fs.readTail ? { path: snapPath, tail: Number.MAX_SAFE_INTEGER } : { path: snapPath });
+    const results = await readFiles(fs, reads);
+    const got = (/** @type {string} */ path) => results[reads.findIndex((r) => r.path === path)] ?? null;
+    const end = got(eventsPath) ?? { bytes: new Uint8Array(0), size: 0 };
+    const metaText = knownMeta ? null : decodeOrNull(got(metaPath));
+    const snapText = whole ? null : decodeOrNull(got(snapPath));
     const id = dir.split('/').pop() ?? 'conversation';
     /** @type {ConversationMeta} */
     const meta = knownMeta ?? (metaText ? JSON.parse(metaText) : { id, title: 'Recovered conversation', createdAt: Date.now(), updatedAt: Date.now() });

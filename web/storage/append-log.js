@@ -7,23 +7,40 @@
  * occurs inside a multi-byte UTF-8 character.
  */
 
+import { readOne } from './read-files.js';
+
 const NEWLINE = 0x0a;
-const decoder = new TextDecoder();
+
+/** Decodes keeping a byte-order mark (splitLines drops the one a line may start with itself). */
+const keepBom = new TextDecoder('utf-8', { ignoreBOM: true });
+/** Bytes decoded per call: one call per line costs more than the decoding in a browser, and one for a large buffer makes a large string. */
+const CHUNK = 32 * 1024;
 
 /**
- * Splits bytes into complete lines with their byte offsets, plus the unterminated tail.
+ * Splits bytes into complete lines with their byte offsets, plus the unterminated tail. Each
+ * line's text is what decoding that line alone gives (a leading byte-order mark dropped, a
+ * broken sequence replaced); runs of lines are decoded together and split at "\n", which UTF-8
+ * decoding never swallows.
  * @param {Uint8Array} bytes
  * @param {number} baseOffset file offset of bytes[0]
  */
 export function splitLines(bytes, baseOffset) {
   /** @type {{offset: number, text: string}[]} */
   const lines = [];
+  const end = bytes.lastIndexOf(NEWLINE) + 1;
   let start = 0;
-  for (let i = bytes.indexOf(NEWLINE); i !== -1; i = bytes.indexOf(NEWLINE, start)) {
-    lines.push({ offset: baseOffset + start, text: decoder.decode(bytes.subarray(start, i)) });
-    start = i + 1;
+  while (start < end) {
+    // Up to the last line break within CHUNK bytes (a longer line: up to its own break).
+    let stop = bytes.lastIndexOf(NEWLINE, Math.min(end, start + CHUNK) - 1) + 1;
+    if (stop <= start) stop = bytes.indexOf(NEWLINE, start) + 1;
+    const texts = keepBom.decode(bytes.subarray(start, stop)).split('\n');
+    for (let k = 0; k < texts.length - 1; k++) {
+      const text = texts[k];
+      lines.push({ offset: baseOffset + start, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text });
+      start = bytes.indexOf(NEWLINE, start) + 1;
+    }
   }
-  return { lines, tail: bytes.subarray(start), tailOffset: baseOffset + start };
+  return { lines, tail: bytes.subarray(end), tailOffset: baseOffset + end };
 }
 
 /**
@@ -33,18 +50,7 @@ export function splitLines(bytes, baseOffset) {
  * @returns {Promise<{bytes: Uint8Array, size: number}>}
  */
 export async function readTail(fs, path, maxBytes) {
-  if (fs.readTail) {
-    try {
-      return await fs.readTail(path, maxBytes);
-    } catch (err) {
-      const code = /** @type {{code?: string}} */ (err).code;
-      if (code === 'not_found' || code === 'not_a_directory') return { bytes: new Uint8Array(0), size: 0 };
-      throw err;
-    }
-  }
-  const stat = await fs.stat(path);
-  const size = stat?.kind === 'file' ? stat.size : 0;
-  return { bytes: size > 0 ? await fs.readBytes(path, { start: Math.max(0, size - maxBytes), end: size }) : new Uint8Array(0), size };
+  return (await readOne(fs, { path, tail: maxBytes })) ?? { bytes: new Uint8Array(0), size: 0 };
 }
 
 /**

@@ -71,6 +71,8 @@ export class OpfsFileSystem {
   readBytes(path, range) { return this.#call('readBytes', [path, range]); }
   /** @param {string} path @param {number} maxBytes @returns {Promise<{bytes: Uint8Array, size: number}>} */
   readTail(path, maxBytes) { return this.#call('readTail', [path, maxBytes]); }
+  /** @param {import('./types.d.ts').ReadRequest[]} requests @returns {Promise<(import('./types.d.ts').FileRead | null)[]>} */
+  readFiles(requests) { return this.#call('readFiles', [requests]); }
   /** @param {string} path @param {string | Uint8Array} data @param {import('./types.d.ts').WriteOptions} [options] @returns {Promise<void>} */
   write(path, data, options) { return this.#call('write', [path, data, options]); }
   /** @param {string} path @param {string | Uint8Array} data @returns {Promise<void>} */

@@ -146,6 +146,23 @@ function openSync(dir, name, create) {
   });
 }
 
+/**
+ * Moves a written temporary file over `name`. A file another tab holds for a moment (its
+ * readTail of a conversation's files, a few ms) refuses the move: waited for, briefly, as
+ * openSync waits, before the refusal is reported.
+ * @param {FileSystemFileHandle} tmp @param {FileSystemDirectoryHandle} dir @param {string} name
+ */
+async function replaceWith(tmp, dir, name) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await /** @type {any} */ (tmp).move(dir, name); // FileSystemHandle.move is not in TypeScript's DOM lib yet
+    } catch (err) {
+      if (/** @type {Error} */ (err).name !== 'NoModificationAllowedError' || attempt >= 20) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 25 * attempt));
+    }
+  }
+}
+
 /** @param {string | Uint8Array} data */
 const bytesOf = (data) => (typeof data === 'string' ? encoder.encode(data) : data);
 
@@ -196,42 +213,80 @@ async function readRange(path, rangeOf) {
   return { bytes: buf, size };
 }
 
+/**
+ * Read-only handles an operation read through, closed once its answer is posted: close() blocks
+ * the worker for a round trip to the browser, which the waiting caller need not sit through. The
+ * operation counts as running until they are closed, so this tab's writes to those files still
+ * wait for them (another tab's writers wait or retry: see openSync and replaceWith).
+ * @typedef {(() => void)[]} Closers
+ */
+
+/**
+ * The last `maxBytes` bytes of a file and its size. The end of an append-only log (a conversation
+ * being opened): a read-only handle, held for one read, reads it directly, cheaper than a File
+ * snapshot. Its lock is shared with other readers only; while a writer holds the file (another
+ * tab appending) it is refused — or if the browser leaves the open unanswered — and a File
+ * snapshot takes over. A file this tab holds open is read through its handle.
+ * @param {Closers} after @param {string} path @param {number} maxBytes
+ * @returns {Promise<{bytes: Uint8Array, size: number}>}
+ */
+async function readTail(after, path, maxBytes) {
+  const key = splitPath(path).join('/');
+  if (!open.has(key)) {
+    const stalled = new Error('stalled');
+    /** @type {FileSystemSyncAccessHandle | null} */
+    const h = await retryStalled(() => fileAt(key).then((file) => /** @type {any} */ (file).createSyncAccessHandle({ mode: 'read-only' })), { // the mode option is not in TypeScript's DOM lib yet
+      stallMs: STALL_MS,
+      attempts: 1,
+      release: (/** @type {FileSystemSyncAccessHandle} */ late) => late.close(),
+      stalledError: () => stalled,
+    }).catch((/** @type {Error} */ err) => {
+      if (err === stalled || err.name === 'NoModificationAllowedError') return null;
+      throw err;
+    });
+    if (h) {
+      after.push(() => h.close());
+      const size = h.getSize();
+      const start = Math.max(0, size - maxBytes);
+      const bytes = new Uint8Array(size - start);
+      h.read(bytes, { at: start });
+      return { bytes, size };
+    }
+  }
+  return readRange(path, (size) => [size - maxBytes, size]);
+}
+
+/** Operations whose first argument is their Closers (see runOp). */
+const CLOSING_AFTER = new Set(['readTail', 'readFiles']);
+
 /** @type {Record<string, (...args: any[]) => Promise<unknown>>} */ // args arrive as structured clones checked by each op
 const ops = {
   async readBytes(/** @type {string} */ path, /** @type {{start?: number, end?: number}} */ range = {}) {
     return (await readRange(path, (size) => [range.start ?? 0, range.end ?? size])).bytes;
   },
-  async readTail(/** @type {string} */ path, /** @type {number} */ maxBytes) {
-    const key = splitPath(path).join('/');
-    if (!open.has(key)) {
-      // The end of an append-only log (a conversation being opened): a read-only handle,
-      // held for one read, reads it directly, cheaper than a File snapshot. Its lock is shared
-      // with other readers only; while a writer holds the file (another tab appending) it is
-      // refused — or if the browser leaves the open unanswered — and a File snapshot takes over.
-      const stalled = new Error('stalled');
-      /** @type {FileSystemSyncAccessHandle | null} */
-      const h = await retryStalled(() => fileAt(key).then((file) => /** @type {any} */ (file).createSyncAccessHandle({ mode: 'read-only' })), { // the mode option is not in TypeScript's DOM lib yet
-        stallMs: STALL_MS,
-        attempts: 1,
-        release: (/** @type {FileSystemSyncAccessHandle} */ late) => late.close(),
-        stalledError: () => stalled,
-      }).catch((/** @type {Error} */ err) => {
-        if (err === stalled || err.name === 'NoModificationAllowedError') return null;
-        throw err;
-      });
-      if (h) {
-        try {
-          const size = h.getSize();
-          const start = Math.max(0, size - maxBytes);
-          const bytes = new Uint8Array(size - start);
-          h.read(bytes, { at: start });
-          return { bytes, size };
-        } finally {
-          h.close();
-        }
+  readTail(/** @type {Closers} */ after, /** @type {string} */ path, /** @type {number} */ maxBytes) {
+    return readTail(after, path, maxBytes);
+  },
+  /**
+   * A conversation's files as it opens (meta, snapshot, log tail), answered together: one message
+   * each way rather than one per file. Each is read as readTail reads (a whole file: all of it),
+   * through a read-only handle, cheaper than a File snapshot; a missing file is null.
+   */
+  async readFiles(/** @type {Closers} */ after, /** @type {{path: string, tail?: number}[]} */ requests) {
+    // Settled, all of them, before answering: a read still running could open a handle after
+    // its closing time.
+    const settled = await Promise.allSettled(requests.map(async ({ path, tail }) => {
+      try {
+        return await withFreshFolders(() => readTail(after, path, tail ?? Number.MAX_SAFE_INTEGER), [path]);
+      } catch (err) {
+        const e = toStorageError(err, path);
+        if (e.code === 'not_found' || (tail !== undefined && e.code === 'not_a_directory')) return null;
+        throw e;
       }
-    }
-    return readRange(path, (size) => [size - maxBytes, size]);
+    }));
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw /** @type {PromiseRejectedResult} */ (failed).reason;
+    return settled.map((r) => /** @type {PromiseFulfilledResult<unknown>} */ (r).value);
   },
   async readText(/** @type {string} */ path) {
     return decoder.decode(/** @type {Uint8Array} */ (await ops.readBytes(path)));
@@ -267,7 +322,7 @@ const ops = {
     closeUnder(splitPath(path).join('/'));
     // The move replaces the old file in one step: a crash leaves either the old or the new content.
     // A refused move (another tab holds the file) leaves the old content and no stray copy.
-    await /** @type {any} */ (tmp).move(dir, name).catch(async (/** @type {unknown} */ err) => { // FileSystemHandle.move is not in TypeScript's DOM lib yet
+    await replaceWith(tmp, dir, name).catch(async (/** @type {unknown} */ err) => {
       await dir.removeEntry(tmpName).catch(() => {});
       throw err;
     });
@@ -395,6 +450,7 @@ async function copyTree(from, to) {
  */
 function pathsOf(op, args) {
   const norm = (/** @type {unknown} */ p) => splitPath(String(p ?? '')).join('/');
+  if (op === 'readFiles') return /** @type {{path: unknown}[]} */ (args[0]).map((r) => norm(r.path));
   return op === 'move' ? [norm(args[0]), norm(args[1])] : [norm(args[0])];
 }
 
@@ -402,31 +458,58 @@ function pathsOf(op, args) {
 const overlaps = (a, b) => a === '' || b === '' || a === b || a.startsWith(b + '/') || b.startsWith(a + '/');
 
 /** Operations that change nothing: they may overlap one another, never a change. */
-const READS = new Set(['readBytes', 'readTail', 'readText', 'list', 'stat']);
+const READS = new Set(['readBytes', 'readTail', 'readFiles', 'readText', 'list', 'stat']);
 
 /** @type {{paths: string[], read: boolean, done: Promise<void>}[]} operations not finished yet, in arrival order */
 const active = [];
 
+/**
+ * Runs `fn`; when it finds nothing where a cached folder handle pointed, once more. A cached
+ * directory handle goes stale when another tab deletes or moves that folder: this path's
+ * folders are forgotten (only those, other operations keep theirs).
+ * @template T @param {() => Promise<T>} fn @param {string[]} paths
+ */
+async function withFreshFolders(fn, paths) {
+  try {
+    return await fn();
+  } catch (err) {
+    if (/** @type {Error} */ (err).name !== 'NotFoundError' || !forgetAncestors(paths)) throw err;
+    return fn();
+  }
+}
+
+/** The buffers of a result's bytes (one read's, or each of readFiles'), moved rather than copied. @param {unknown} result */
+function transferables(result) {
+  const bytesIn = (/** @type {unknown} */ r) => (r instanceof Uint8Array ? r : /** @type {{bytes?: unknown} | null | undefined} */ (r)?.bytes);
+  /** @type {ArrayBuffer[]} */
+  const out = [];
+  for (const r of Array.isArray(result) ? result : [result]) {
+    const bytes = bytesIn(r);
+    if (bytes instanceof Uint8Array && bytes.buffer instanceof ArrayBuffer && !out.includes(bytes.buffer)) out.push(bytes.buffer);
+  }
+  return out;
+}
+
 /** @param {number} id @param {string} op @param {unknown[]} args */
 async function runOp(id, op, args) {
+  /** @type {Closers} */
+  const after = [];
   try {
     const fn = ops[op];
     if (!fn) throw new StorageError('io', `Unknown storage operation "${op}".`);
-    let result;
-    try {
-      result = await fn(...args);
-    } catch (err) {
-      // A cached directory handle goes stale when another tab deletes or moves that folder:
-      // forget this path's folders (only those, other operations keep theirs) and retry once.
-      if (/** @type {Error} */ (err).name !== 'NotFoundError' || !forgetAncestors(pathsOf(op, args))) throw err;
-      result = await fn(...args);
-    }
-    const bytes = result instanceof Uint8Array ? result : /** @type {{bytes?: unknown} | undefined} */ (result)?.bytes;
-    const transfer = bytes instanceof Uint8Array ? [bytes.buffer] : [];
-    scope.postMessage({ id, ok: true, result }, transfer);
+    const result = await withFreshFolders(() => (CLOSING_AFTER.has(op) ? fn(after, ...args) : fn(...args)), pathsOf(op, args));
+    scope.postMessage({ id, ok: true, result }, transferables(result));
   } catch (err) {
-    const e = toStorageError(err, String(args[0]));
+    const e = toStorageError(err, op === 'readFiles' ? 'the files read together' : String(args[0]));
     scope.postMessage({ id, ok: false, error: { code: e.code, message: e.message } });
+  } finally {
+    for (const close of after) {
+      try {
+        close();
+      } catch {
+        // Closing a read-only handle has nothing to lose; the next one is closed all the same.
+      }
+    }
   }
 }
 

@@ -15,14 +15,26 @@ export interface DirEntry {
   kind: EntryKind;
 }
 
-/**
- * The one file-system interface of Clawser. Paths are relative, '/'-separated, with no
- * '.' or '..' segments. Implementations: OPFS (browser) and memory (tests).
- */
+/** One read of `readFiles`: the whole file, or (`tail`) its last `tail` bytes. */
+export interface ReadRequest {
+  path: string;
+  tail?: number;
+}
+
+/** What one read of `readFiles` got: bytes and the file's size. */
+export interface FileRead {
+  bytes: Uint8Array;
+  size: number;
+}
+
 export interface WriteOptions {
   atomic?: boolean;
 }
 
+/**
+ * The one file-system interface of Clawser. Paths are relative, '/'-separated, with no
+ * '.' or '..' segments. Implementations: OPFS (browser) and memory (tests).
+ */
 export interface FileSystem {
   /** Whole file as UTF-8 text. Rejects with code `not_found` if missing. */
   readText(path: string): Promise<string>;
@@ -31,10 +43,18 @@ export interface FileSystem {
   /**
    * The last `maxBytes` bytes of a file and its size, from one read (so they agree while
    * another tab appends). OPFS may lock the file against writers for that read: only for files
-   * whose writers wait or retry (a conversation's log and snapshot). Optional: `readTail()` in
+   * whose writers wait or retry (a conversation's files). Optional: `readTail()` in
    * append-log.js falls back to stat + readBytes. Rejects with code `not_found` if missing.
    */
   readTail?(path: string, maxBytes: number): Promise<{ bytes: Uint8Array; size: number }>;
+  /**
+   * Several reads answered together, in order: each a whole file, or (`tail`) its last bytes as
+   * `readTail` reads them. A missing file (for a tail also a folder in its place) gives null.
+   * OPFS answers them in one round trip to its worker instead of one per file, and may lock each
+   * file against writers for its read, as `readTail` does: only for a conversation's files,
+   * whose writers wait or retry. Optional: `readFiles()` in read-files.js falls back to one call each.
+   */
+  readFiles?(requests: ReadRequest[]): Promise<(FileRead | null)[]>;
   /**
    * Replaces the file atomically (temp file, then move); parents are created.
    * `{atomic: false}` writes in place (about a third cheaper on OPFS): only for new files of
