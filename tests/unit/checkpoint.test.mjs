@@ -212,3 +212,25 @@ test('housekeeping after a save (index, pruning) never fails the save; a later s
   // A new manager (a reload) reads the healed index: full summaries, not just file sizes.
   assert.deepEqual(await new CheckpointManager({ fs: inner }).list(), [last, infos[4], infos[3]]);
 });
+
+test('a checkpoint file is written atomically without forcing it to disk first ({flush: false}); the index in place', async () => {
+  const inner = new MemoryFileSystem();
+  /** @type {[string, unknown][]} */
+  const writes = [];
+  const fs = new Proxy(inner, {
+    get(target, prop) {
+      if (prop === 'write') {
+        return (/** @type {string} */ path, /** @type {string | Uint8Array} */ data, /** @type {any} */ options) => {
+          writes.push([path.replace(/[0-9a-z]{9}-[0-9a-z]{4}/, 'ID'), options]);
+          return target.write(path, data);
+        };
+      }
+      const value = Reflect.get(target, prop);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const { cm } = manager(fs);
+  await cm.save({ workspaceId: 'w', conversationId: 'c', turn: turnAt(1) });
+  await cm.idle();
+  assert.deepEqual(writes, [['.checkpoints/ID.json', { flush: false }], ['.checkpoints/index.json', { atomic: false }]]);
+});

@@ -79,6 +79,8 @@ const ID_RE = /^[0-9a-z]{9}-[0-9a-z]{4}$/;
 const INDEX = 'index.json';
 const DAMAGED = 'damaged';
 const encoder = new TextEncoder();
+/** @type {import('../storage/types.d.ts').WriteOptions} */
+const CHECKPOINT_WRITE = { flush: false };
 
 /** @param {number} at */
 const newId = (at) => `${at.toString(36).padStart(9, '0')}-${Math.random().toString(36).slice(2, 6).padEnd(4, '0')}`;
@@ -210,7 +212,10 @@ export class CheckpointManager {
     this.#lastAt = at; // before the write, so saves issued meanwhile get later ids
     const path = this.pathOf(id);
     try {
-      await this.fs.write(path, bytes);
+      // Atomic (temp file, then move), not forced to disk before the move: an fsync is most of a
+      // save's time while the disk is busy, and a checkpoint is no more durable than the log
+      // offsets it names (appends are forced to disk when idle). A closed or crashed tab keeps it.
+      await this.fs.write(path, bytes, CHECKPOINT_WRITE);
     } catch (err) {
       // An atomic write leaves nothing behind; a file system without atomic replace might.
       await this.fs.delete(path).catch(() => {});
