@@ -73,37 +73,6 @@ test('OPFS file system: atomic replace, append, ranges, truncate, list, move, de
   await page.close();
 });
 
-test('OPFS atomic write: forced to disk (flush) before the move unless {flush: false} (checkpoints), atomic either way', async () => {
-  const page = await blankPage();
-  const result = await page.evaluate(async () => {
-    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
-    // The storage worker with flush() counted: a module that wraps it, evaluated before the worker's.
-    const count = URL.createObjectURL(new Blob([`
-      const channel = new BroadcastChannel('flush-count');
-      const flush = FileSystemSyncAccessHandle.prototype.flush;
-      FileSystemSyncAccessHandle.prototype.flush = function () { channel.postMessage(1); return flush.call(this); };
-    `], { type: 'text/javascript' }));
-    const workerUrl = URL.createObjectURL(new Blob([`import '${count}'; import '${location.origin}/web/storage/opfs-worker.js';`], { type: 'text/javascript' }));
-    let flushes = 0;
-    new BroadcastChannel('flush-count').onmessage = () => { flushes++; };
-    const fs = new OpfsFileSystem({ workerUrl });
-    const settle = () => new Promise((r) => setTimeout(r, 100));
-    await fs.delete('fl');
-    await fs.write('fl/a.json', 'one');
-    await settle();
-    const forced = flushes;
-    await fs.write('fl/a.json', 'two', { flush: false });
-    await fs.write('fl/b.json', 'new', { flush: false });
-    await settle();
-    const out = { forced, unforced: flushes - forced, a: await fs.readText('fl/a.json'), b: await fs.readText('fl/b.json'), list: (await fs.list('fl')).map((e) => e.name) };
-    await fs.delete('fl');
-    fs.terminate();
-    return out;
-  });
-  assert.deepEqual(result, { forced: 1, unforced: 0, a: 'two', b: 'new', list: ['a.json', 'b.json'] });
-  await page.close();
-});
-
 test('OPFS concurrency: overlapping operations keep their order, others overlap; a folder deleted by another tab is recovered', async () => {
   const page = await blankPage();
   const other = await blankPage();

@@ -213,7 +213,7 @@ test('housekeeping after a save (index, pruning) never fails the save; a later s
   assert.deepEqual(await new CheckpointManager({ fs: inner }).list(), [last, infos[4], infos[3]]);
 });
 
-test('a checkpoint file is written atomically without forcing it to disk first ({flush: false}); the index in place', async () => {
+test('a checkpoint file, new and of its own name, is written in place ({atomic: false}), as the index', async () => {
   const inner = new MemoryFileSystem();
   /** @type {[string, unknown][]} */
   const writes = [];
@@ -232,5 +232,5 @@ test('a checkpoint file is written atomically without forcing it to disk first (
   const { cm } = manager(fs);
   await cm.save({ workspaceId: 'w', conversationId: 'c', turn: turnAt(1) });
   await cm.idle();
-  assert.deepEqual(writes, [['.checkpoints/ID.json', { flush: false }], ['.checkpoints/index.json', { atomic: false }]]);
+  assert.deepEqual(writes, [['.checkpoints/ID.json', { atomic: false }], ['.checkpoints/index.json', { atomic: false }]]);
 });

@@ -80,7 +80,7 @@ const INDEX = 'index.json';
 const DAMAGED = 'damaged';
 const encoder = new TextEncoder();
 /** @type {import('../storage/types.d.ts').WriteOptions} */
-const CHECKPOINT_WRITE = { flush: false };
+const CHECKPOINT_WRITE = { atomic: false };
 
 /** @param {number} at */
 const newId = (at) => `${at.toString(36).padStart(9, '0')}-${Math.random().toString(36).slice(2, 6).padEnd(4, '0')}`;
@@ -212,9 +212,11 @@ export class CheckpointManager {
     this.#lastAt = at; // before the write, so saves issued meanwhile get later ids
     const path = this.pathOf(id);
     try {
-      // Atomic (temp file, then move), not forced to disk before the move: an fsync is most of a
-      // save's time while the disk is busy, and a checkpoint is no more durable than the log
-      // offsets it names (appends are forced to disk when idle). A closed or crashed tab keeps it.
+      // A new file of its own name, written in place (no temp file, move or fsync: most of a
+      // save's time while the disk is busy). No reader sees it half-written: the storage worker
+      // holds it exclusively while writing. A power cut right after may leave it cut off, which
+      // latest() sets aside as damaged (the one before is used); a checkpoint is no more durable
+      // than the log offsets it names, whose appends are forced to disk when idle.
       await this.fs.write(path, bytes, CHECKPOINT_WRITE);
     } catch (err) {
       // An atomic write leaves nothing behind; a file system without atomic replace might.

@@ -312,9 +312,7 @@ const ops = {
     const { file: tmp, handle: h } = await openSync(dir, tmpName, true);
     try {
       writeAll(h, bytesOf(data), 0);
-      // An fsync (a few ms, far more while the disk is busy); without it the bytes are in the
-      // file all the same once written, and the move below still replaces the file in one step.
-      if (options?.flush !== false) h.flush();
+      h.flush();
     } catch (err) {
       h.close();
       await dir.removeEntry(tmpName).catch(() => {});

@@ -29,14 +29,6 @@ export interface FileRead {
 
 export interface WriteOptions {
   atomic?: boolean;
-  /**
-   * `false`: an atomic write's new content is not forced to disk (fsync) before it replaces the
-   * file. It is in the file system once written, so a closed or crashed tab or browser keeps it,
-   * and the replacement stays atomic; only a power cut or OS crash right after may lose it. For
-   * files whose loss then costs nothing the rest of the data still has (checkpoints: they name
-   * log offsets, and log appends are forced to disk only when idle too). Default: forced.
-   */
-  flush?: boolean;
 }
 
 /**
