@@ -73,6 +73,9 @@ test('the agent writes a note after approval, lists files, and shows each call a
   const before = await page.locator('.messages').innerText();
   await page.reload();
   await page.locator('.tool-card').nth(1).waitFor();
+  // The app's view (the first view, painted before it, has no Undo row yet).
+  await page.locator('.banners').waitFor({ state: 'attached' });
+  await page.waitForFunction((text) => /** @type {HTMLElement | null} */ (document.querySelector('.messages'))?.innerText === text, before).catch(() => {}); // else the assertion shows the difference
   assert.equal(await page.locator('.messages').innerText(), before);
 });
 

@@ -132,10 +132,16 @@ test('a message sent and a conversation chosen before the app is in are run once
     const composer = page.getByRole('textbox', { name: 'Message' });
     await composer.fill('sent early');
     await composer.press('Enter');
+    // One turn waits for the app; the view is busy until then, so a second is not taken.
+    await composer.fill('not yet');
+    await composer.press('Enter');
+    assert.equal(await composer.inputValue(), 'not yet');
     assert.equal(await appStarted(page), false);
     release();
-    // Sent in the conversation on screen, by the app.
+    // Sent in the conversation on screen, by the app, once; the second text waits in the composer.
     await messages(page).getByText('sent early').nth(1).waitFor();
+    assert.equal(await composer.inputValue(), 'not yet');
+    assert.equal(await messages(page).getByText('not yet').count(), 0);
     await messages(page).getByText('Start with the train.').waitFor();
     assert.equal(await page.evaluate(async () => {
       const dir = await (await (await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle('walpha')).getDirectoryHandle('.conversations')).getDirectoryHandle('cmid');
@@ -155,6 +161,29 @@ test('a message sent and a conversation chosen before the app is in are run once
     assert.equal(await messages(second.page).getByText('The origin private file system.').count(), 0);
   } finally {
     await second.close();
+  }
+  // The address changes before the app is in: the app opens that conversation, and the message
+  // sent on the painted one is not sent anywhere but put back into the composer.
+  const third = await heldPage();
+  try {
+    await third.page.goto(`${app.url}#workspace/walpha`);
+    await messages(third.page).getByText('The origin private file system.').waitFor();
+    const composer = third.page.getByRole('textbox', { name: 'Message' });
+    await composer.fill('meant for the newest');
+    await composer.press('Enter');
+    await third.page.evaluate(() => { location.hash = '#workspace/walpha/conversation/cold'; });
+    third.release();
+    await messages(third.page).getByText('First words').waitFor();
+    await third.page.locator('.banners').waitFor({ state: 'attached' });
+    await third.page.waitForFunction(() => /** @type {HTMLTextAreaElement | null} */ (document.querySelector('textarea.composer-input'))?.value === 'meant for the newest');
+    const logs = await third.page.evaluate(async () => {
+      const dir = await (await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle('walpha')).getDirectoryHandle('.conversations');
+      const read = async (/** @type {string} */ id) => (await (await (await dir.getDirectoryHandle(id)).getFileHandle('events.jsonl')).getFile()).text();
+      return (await read('cnew')) + (await read('cold'));
+    });
+    assert.equal(logs.includes('meant for the newest'), false, 'sent nowhere');
+  } finally {
+    await third.close();
   }
 });
 

@@ -234,3 +234,26 @@ test('a checkpoint file, new and of its own name, is written in place ({atomic: 
   await cm.idle();
   assert.deepEqual(writes, [['.checkpoints/ID.json', { atomic: false }], ['.checkpoints/index.json', { atomic: false }]]);
 });
+
+test('a recent checkpoint that is empty or cut off may be another tab\'s being written: latest() passes over it without setting it aside; an older one is set aside', async () => {
+  let clock = 5_000_000;
+  const fs = new MemoryFileSystem();
+  const cm = new CheckpointManager({ fs, now: () => clock });
+  const good = await cm.save({ workspaceId: 'w', turn: turnAt(1) });
+  await cm.idle();
+  const text = await fs.readText(`.checkpoints/${good.id}.json`);
+  // Another tab's save, 2 s later, read half-written.
+  const writing = `${(clock + 2000).toString(36).padStart(9, '0')}-abcd`;
+  await fs.write(`.checkpoints/${writing}.json`, text.slice(0, 20));
+  clock += 3000;
+  const now = await cm.latest();
+  assert.equal(now.checkpoint?.info.id, good.id);
+  assert.deepEqual(now.skipped, [], 'not reported');
+  assert.equal(await fs.readText(`.checkpoints/${writing}.json`), text.slice(0, 20), 'not moved');
+  // Still cut off long after: damaged, set aside and reported.
+  clock += 60_000;
+  const later = await cm.latest();
+  assert.equal(later.checkpoint?.info.id, good.id);
+  assert.deepEqual(later.skipped.map((s) => s.id), [writing]);
+  assert.equal(await fs.stat(`.checkpoints/${writing}.json`), null);
+});

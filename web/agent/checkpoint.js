@@ -4,7 +4,7 @@ import { isQuotaError } from '../storage/errors.js';
 
 /**
  * Checkpoints of the agent's state in a workspace's `.checkpoints/` folder: one JSON file per
- * checkpoint (`{id}.json`, written atomically by the storage layer: temp file, then move) plus
+ * checkpoint (`{id}.json`, a new file written in place; see save()) plus
  * `index.json`, a small summary used by `list()` and rewritten after each save together with
  * the pruning. The files are the truth and the index only a cache: a tab killed between the
  * two loses nothing, and `latest()` never reads the index. Damaged files go to `damaged/`.
@@ -86,6 +86,11 @@ const CHECKPOINT_WRITE = { atomic: false };
 const newId = (at) => `${at.toString(36).padStart(9, '0')}-${Math.random().toString(36).slice(2, 6).padEnd(4, '0')}`;
 /** @param {string} id */
 const timeOfId = (id) => parseInt(id.slice(0, 9), 36);
+/**
+ * A checkpoint this recent that is empty or cut off may be one another tab is writing (they are
+ * written in place, and a reader in another tab is not locked out): passed over, not set aside.
+ */
+const WRITING_GRACE_MS = 10_000;
 /** @param {unknown} err */
 const messageOf = (err) => /** @type {Error} */ (err)?.message ?? String(err);
 /** @param {z.ZodError} err */
@@ -192,7 +197,7 @@ export class CheckpointManager {
   }
 
   /**
-   * Saves a checkpoint; resolves once its file is completely written (atomically). Nothing
+   * Saves a checkpoint; resolves once its file is completely written (a new file). Nothing
    * older is touched before that: on failure (storage full: code `quota`) every earlier
    * checkpoint and the index are as they were. Pruning to `keep` and the index update follow
    * in the background (`idle()` waits for them).
@@ -213,13 +218,14 @@ export class CheckpointManager {
     const path = this.pathOf(id);
     try {
       // A new file of its own name, written in place (no temp file, move or fsync: most of a
-      // save's time while the disk is busy). No reader sees it half-written: the storage worker
-      // holds it exclusively while writing. A power cut right after may leave it cut off, which
-      // latest() sets aside as damaged (the one before is used); a checkpoint is no more durable
-      // than the log offsets it names, whose appends are forced to disk when idle.
+      // save's time while the disk is busy). Another tab's latest() may read it before it is
+      // complete: it passes over a recent file that is empty or cut off (WRITING_GRACE_MS). A
+      // power cut right after may leave it so for good; latest() then sets it aside as damaged
+      // and uses the one before. A checkpoint is no more durable than the log offsets it names,
+      // whose appends are forced to disk when idle.
       await this.fs.write(path, bytes, CHECKPOINT_WRITE);
     } catch (err) {
-      // An atomic write leaves nothing behind; a file system without atomic replace might.
+      // A failed write may leave part of the file behind.
       await this.fs.delete(path).catch(() => {});
       if (isQuotaError(err)) {
         throw new CheckpointError('quota', 'The checkpoint was not saved: browser storage is full. Earlier checkpoints were kept. Free space by deleting conversations or workspaces you no longer need.', { cause: err });
@@ -395,6 +401,8 @@ export class CheckpointManager {
         const code = /** @type {CheckpointError} */ (err).code;
         if (code === 'not_found') continue; // pruned by another tab meanwhile
         if (code !== 'corrupt') throw err;
+        const age = this.now() - timeOfId(id);
+        if (/** @type {Error} */ (err).cause instanceof SyntaxError && age >= 0 && age < WRITING_GRACE_MS) continue; // being written
         const path = this.pathOf(id);
         skipped.push({ id, path, reason: messageOf(err) });
         await this.fs.move(path, `${this.dir}/${DAMAGED}/${id}.json`).catch(() => {});

@@ -706,7 +706,7 @@ export class ClawserApp {
       },
     };
     const view = WorkspaceView(workspaceProps);
-    if (painted) painted.handOver(view.root, { controller, workspace: workspaceProps, chat: chatProps, setup: this.#setupActions(workspaceId) });
+    if (painted) painted.handOver(view.root, { controller, activeId: controller.state.activeId, workspace: workspaceProps, chat: chatProps, setup: this.#setupActions(workspaceId) });
     else clear(this.main).append(view.root);
     if (this.#view?.controller === controller) this.#view.focusSearch = view.focusSearch;
     document.title = `${ws.name} — Clawser`;

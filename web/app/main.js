@@ -4,18 +4,24 @@ import { paintFirstView } from './first-view.js';
 import { parseRoute } from './router.js';
 import { preload, opensWorkspaceChat } from './route-preload.js';
 
+/** How long the app waits for the workspace's first view: storage that does not answer is the app's to report. */
+const PAINT_WAIT_MS = 2000;
+
 /**
  * Opened on a workspace's chat: paints it from the saved conversation list (its modules were
- * asked for by route-preload.js). Null when it cannot (the app paints).
+ * asked for by route-preload.js). Null when it cannot, or not in time (the app paints).
  * @param {HTMLElement} root
  */
 async function paintWorkspace(root) {
   if (!opensWorkspaceChat()) return null;
-  try {
-    return await (await import('./workspace-first-view.js')).paintWorkspaceFirstView(root, parseRoute(location.hash));
-  } catch {
-    return null;
-  }
+  const late = new AbortController();
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  const timeout = new Promise((resolve) => (timer = setTimeout(() => { late.abort(); resolve(null); }, PAINT_WAIT_MS)));
+  const painting = import('./workspace-first-view.js').then((m) => m.paintWorkspaceFirstView(root, parseRoute(location.hash), late.signal)).catch(() => null);
+  const painted = /** @type {Awaited<typeof painting>} */ (await Promise.race([painting, timeout]));
+  clearTimeout(timer);
+  return painted;
 }
 
 /**

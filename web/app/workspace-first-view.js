@@ -10,7 +10,7 @@
 /** @import { Route } from './router.js' */
 import { LocalConfig } from '../storage/local-config.js';
 import { DirectoryHandleFileSystem } from '../storage/handle-fs.js';
-import { StorageError } from '../storage/errors.js';
+import { StorageError, splitPath, toStorageError } from '../storage/errors.js';
 import { parseWorkspaceList, WORKSPACES_KEY } from './workspaces.js';
 import { parseSettings, providerLabel, settingsKey } from './settings.js';
 import { RESTORE_FLAG, RAIL_COLLAPSED_KEY } from './flags.js';
@@ -28,6 +28,7 @@ import { h } from '../ui/dom.js';
  * workspace and chat views (the first view's buttons call the same ones, later).
  * @typedef {object} HandOverTargets
  * @property {ChatViewController} controller
+ * @property {string | null} activeId the conversation the app's view shows
  * @property {Parameters<typeof WorkspaceView>[0]} workspace
  * @property {Parameters<typeof ChatView>[0]} chat
  * @property {{onChoose: (choice: {provider: string, model?: string}) => void, onAddKey: () => void}} setup the provider card's actions
@@ -45,10 +46,12 @@ import { h } from '../ui/dom.js';
 
 /** Files read, never written: a write before the app has loaded would race with it. */
 class ReadOnlyFiles {
+  #root;
   #dir;
 
   /** @param {FileSystemDirectoryHandle} dir */
   constructor(dir) {
+    this.#root = dir;
     this.#dir = new DirectoryHandleFileSystem(dir);
   }
 
@@ -58,10 +61,18 @@ class ReadOnlyFiles {
   /** @param {string} path @param {{start?: number, end?: number}} [range] */
   readBytes(path, range) { return this.#dir.readBytes(path, range); }
 
-  /** The end of a file and its size from one snapshot of it. @param {string} path @param {number} maxBytes */
+  /** The end of a file and its size, from one snapshot of it. @param {string} path @param {number} maxBytes */
   async readTail(path, maxBytes) {
-    const size = (await this.#dir.stat(path))?.size ?? 0;
-    return { bytes: size ? await this.#dir.readBytes(path, { start: Math.max(0, size - maxBytes), end: size }) : new Uint8Array(0), size };
+    try {
+      const parts = splitPath(path);
+      const name = /** @type {string} */ (parts.pop());
+      let dir = this.#root;
+      for (const p of parts) dir = await dir.getDirectoryHandle(p);
+      const file = await (await dir.getFileHandle(name)).getFile();
+      return { bytes: new Uint8Array(await file.slice(Math.max(0, file.size - maxBytes)).arrayBuffer()), size: file.size };
+    } catch (err) {
+      throw toStorageError(err, path);
+    }
   }
 
   /** @param {string} path @returns {Promise<DirEntry[]>} */
@@ -98,6 +109,8 @@ const find = (root, selector) => /** @type {HTMLElement | null} */ (root.querySe
 /** What the person changed on the painted screen that the app's view keeps. */
 const CARRIED_FIELDS = ['textarea.composer-input', 'input.conv-search'];
 const CARRIED_SCROLL = ['.sidebar', '.conv-list'];
+/** The phone drawers and the buttons that open them. */
+const DRAWERS = [['.sidebar', '.drawer-toggle'], ['.ws-rail', '.menu-toggle']];
 
 /**
  * Paints the chat of the workspace in `route`, when the page opens on it with a saved
@@ -106,9 +119,10 @@ const CARRIED_SCROLL = ['.sidebar', '.conv-list'];
  * browser's storage cannot be read from the page (the app then shows its own view).
  * @param {HTMLElement} root
  * @param {Route} route
+ * @param {AbortSignal} [signal] the app went on without it (storage answered too late): nothing is painted
  * @returns {Promise<WorkspaceFirstView | null>}
  */
-export async function paintWorkspaceFirstView(root, route) {
+export async function paintWorkspaceFirstView(root, route, signal) {
   if (route.name !== 'workspace' || route.panel !== 'chat' || !navigator.storage?.getDirectory) return null;
   /** @type {LocalConfig} */
   let config;
@@ -130,7 +144,8 @@ export async function paintWorkspaceFirstView(root, route) {
     if (listed === null) return null;
     const conversations = byActivity(Object.values(parseConversationList(listed)));
     const target = route.conversationId && conversations.some((c) => c.id === route.conversationId) ? route.conversationId : conversations[0]?.id;
-    if (target) conversation = await Conversation.open(/** @type {FileSystem} */ (files), target, conversations.find((c) => c.id === target));
+    // Its meta.json, as the app reads it (the list's copy may lag behind it, e.g. on `branched`).
+    if (target) conversation = await Conversation.open(/** @type {FileSystem} */ (files), target);
     state = {
       conversations,
       activeId: conversation?.id ?? null,
@@ -144,22 +159,35 @@ export async function paintWorkspaceFirstView(root, route) {
   } catch {
     return null; // e.g. a file another tab holds open: the app reads it through its storage worker
   }
-  if (root.isConnected === false) return null;
+  if (root.isConnected === false || signal?.aborted) return null;
 
   /** @type {HandOverTargets | null} */
   let targets = null;
-  /** @type {((t: HandOverTargets) => void)[]} */
+  /** What was used meanwhile; `bound`: acts on the conversation on screen. @type {{run: (t: HandOverTargets) => void, bound: boolean}[]} */
   const waiting = [];
-  /** Runs `run` with the app's targets, now or once handed over. @param {(t: HandOverTargets) => void} run */
-  const call = (run) => (targets ? run(targets) : waiting.push(run));
+  /** Runs `run` with the app's targets, now or once handed over. @param {(t: HandOverTargets) => void} run @param {boolean} [bound] */
+  const call = (run, bound = false) => (targets ? run(targets) : waiting.push({ run, bound }));
   /** The same, for a call whose answer is awaited. @template T @param {(t: HandOverTargets) => T} run @returns {Promise<Awaited<T>>} */
-  const later = (run) => new Promise((resolve, reject) => call((t) => {
+  const later = (run, bound = false) => new Promise((resolve, reject) => call((t) => {
     try {
       Promise.resolve(run(t)).then(resolve, reject);
     } catch (err) {
       reject(err);
     }
-  }));
+  }, bound));
+  /**
+   * The first action that starts a turn (send, retry, edit…) waits for the app; the view is busy
+   * from then on, so a second one is not taken (two turns would start at once).
+   * @template T @param {(t: HandOverTargets) => T} run @returns {Promise<Awaited<T> | undefined>}
+   */
+  const turn = (run) => {
+    if (turnQueued) return Promise.resolve(undefined);
+    turnQueued = true;
+    return later(run, true);
+  };
+  let turnQueued = false;
+  /** A message sent meanwhile, put back in the composer if the app opens another conversation. */
+  let sentText = '';
 
   /** @type {ChatViewController} */
   const controller = {
@@ -167,7 +195,7 @@ export async function paintWorkspaceFirstView(root, route) {
       fn(state);
       return () => true;
     },
-    busy: false,
+    get busy() { return turnQueued; },
     delegations: undefined,
     imageLimits: () => ({ accepts: false, maxEdge: 0, maxBytes: 0, why: 'Clawser is still starting: attach the image again in a moment.' }),
     imageUrl: async (ref) => {
@@ -176,18 +204,22 @@ export async function paintWorkspaceFirstView(root, route) {
     },
     estimateTokens: () => 0,
     mentionCompletions: (text) => later((t) => t.controller.mentionCompletions(text)),
-    send: (text, images) => /** @type {ReturnType<ChatViewController['send']>} */ (later((t) => t.controller.send(text, images))),
+    send: (text, images) => {
+      if (!turnQueued) sentText = text;
+      return /** @type {ReturnType<ChatViewController['send']>} */ (turn((t) => t.controller.send(text, images)));
+    },
     stop: () => call((t) => t.controller.stop()),
     select: (id) => later((t) => t.controller.select(id)),
-    retry: () => /** @type {ReturnType<ChatViewController['retry']>} */ (later((t) => t.controller.retry())),
-    edit: (eventId, text) => /** @type {ReturnType<ChatViewController['edit']>} */ (later((t) => t.controller.edit(eventId, text))),
-    regenerate: (eventId) => /** @type {ReturnType<ChatViewController['regenerate']>} */ (later((t) => t.controller.regenerate(eventId))),
-    continueReply: () => /** @type {ReturnType<ChatViewController['continueReply']>} */ (later((t) => t.controller.continueReply())),
-    loadEarlier: () => later((t) => t.controller.loadEarlier()),
-    switchVersion: (eventId, step) => later((t) => t.controller.switchVersion(eventId, step)),
-    undoTurn: (options) => /** @type {ReturnType<ChatViewController['undoTurn']>} */ (later((t) => t.controller.undoTurn(options))),
-    redoTurn: (options) => /** @type {ReturnType<ChatViewController['redoTurn']>} */ (later((t) => t.controller.redoTurn(options))),
-    runAgain: (code, signal) => later((t) => t.controller.runAgain(code, signal)),
+    retry: () => /** @type {ReturnType<ChatViewController['retry']>} */ (turn((t) => t.controller.retry())),
+    edit: (eventId, text) => /** @type {ReturnType<ChatViewController['edit']>} */ (turn((t) => t.controller.edit(eventId, text))),
+    regenerate: (eventId) => /** @type {ReturnType<ChatViewController['regenerate']>} */ (turn((t) => t.controller.regenerate(eventId))),
+    continueReply: () => /** @type {ReturnType<ChatViewController['continueReply']>} */ (turn((t) => t.controller.continueReply())),
+    loadEarlier: () => later((t) => t.controller.loadEarlier(), true),
+    switchVersion: (eventId, step) => later((t) => t.controller.switchVersion(eventId, step), true),
+    undoTurn: (options) => /** @type {ReturnType<ChatViewController['undoTurn']>} */ (turn((t) => t.controller.undoTurn(options))),
+    redoTurn: (options) => /** @type {ReturnType<ChatViewController['redoTurn']>} */ (turn((t) => t.controller.redoTurn(options))),
+    // Its output would go to this view's card, which the app's replaces.
+    runAgain: () => Promise.reject(new Error('Clawser is still starting: run it again in a moment.')),
     pinRoute: (hint) => later((t) => t.controller.pinRoute(hint)),
     cancelDelegation: (id) => call((t) => t.controller.cancelDelegation(id)),
     detach: (index) => call((t) => t.controller.detach(index)),
@@ -212,7 +244,8 @@ export async function paintWorkspaceFirstView(root, route) {
     railCollapsed: config.get(RAIL_COLLAPSED_KEY, false) === true,
     onRailToggle: (collapsed) => { try { config.set(RAIL_COLLAPSED_KEY, collapsed); } catch { /* a preference only */ } },
     onPalette: () => call((t) => t.workspace.onPalette()),
-    onSearch: (query) => later((t) => t.workspace.onSearch(query)),
+    // The app's view searches what was typed in the box when it takes over.
+    onSearch: () => new Promise(() => {}),
     onOpenHit: (hit) => call((t) => t.workspace.onOpenHit(hit)),
     providerLabel: providerLabel(parseSettings(config.get(settingsKey(workspace.id), null))),
     onHome: () => call((t) => t.workspace.onHome()),
@@ -256,6 +289,10 @@ export async function paintWorkspaceFirstView(root, route) {
         el.value = f.value;
         el.dispatchEvent(new Event('input', { bubbles: true }));
       }
+      // An open drawer (phones) stays open: through the new view's own toggle.
+      for (const [drawer, toggle] of DRAWERS) {
+        if (find(painted, drawer)?.classList.contains('open')) find(next, toggle)?.click();
+      }
       for (const s of scrolls) {
         const el = find(next, s.selector);
         if (el && s.top) el.scrollTop = s.top;
@@ -269,9 +306,37 @@ export async function paintWorkspaceFirstView(root, route) {
           if (f && f.start !== null) el.setSelectionRange(f.start, f.end);
         }
       });
-      if (readingEarlier) requestAnimationFrame(() => { const el = find(next, '.scroller'); if (el) el.scrollTop = messagesTop; });
+      if (readingEarlier) {
+        requestAnimationFrame(() => {
+          const el = find(next, '.scroller');
+          if (!el) return;
+          el.scrollTop = messagesTop;
+          el.dispatchEvent(new Event('scroll')); // now, so the view knows before it keeps the latest message in view
+        });
+      }
       targets = appTargets;
-      for (const run of waiting.splice(0)) run(appTargets);
+      const queued = waiting.splice(0);
+      // Another conversation is on screen now (the address changed meanwhile): what acted on the
+      // painted one is dropped, and a message sent meanwhile goes back into the composer.
+      const moved = appTargets.activeId !== state.activeId;
+      if (moved && sentText) {
+        const composer = /** @type {HTMLTextAreaElement | null} */ (find(next, 'textarea.composer-input'));
+        if (composer && !composer.value) {
+          composer.value = sentText;
+          composer.dispatchEvent(new Event('input', { bubbles: true }));
+        }
+      }
+      // After the app's render has finished (a failing action must not break it), in order.
+      queueMicrotask(() => {
+        for (const { run, bound } of queued) {
+          if (moved && bound) continue;
+          try {
+            run(appTargets);
+          } catch (err) {
+            reportError(err);
+          }
+        }
+      });
     },
   };
 }
