@@ -187,6 +187,21 @@ test('a message sent and a conversation chosen before the app is in are run once
   }
 });
 
+test('a panel\'s keyboard shortcut pressed before the app is in opens the panel once it is', async () => {
+  const { page, close, release } = await heldPage();
+  try {
+    await page.goto(`${app.url}#workspace/walpha`);
+    await messages(page).getByText('The origin private file system.').waitFor();
+    await page.keyboard.press('Alt+Digit1');
+    assert.equal(await appStarted(page), false);
+    release();
+    await page.waitForURL(/#workspace\/walpha\/files/);
+    await page.getByRole('navigation', { name: 'Workspace panels' }).getByRole('button', { name: 'Files', exact: true }).and(page.locator('[aria-current="page"]')).waitFor();
+  } finally {
+    await close();
+  }
+});
+
 test('the first view never writes: a log whose last line is torn is left to the app, which repairs it and says so', async () => {
   const { page, close, release, requested } = await heldPage({ tornLine: true });
   try {

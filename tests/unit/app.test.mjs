@@ -159,6 +159,17 @@ test('the navigation drawn by the first view is the panel registry\'s: same name
   assert.throws(() => panelNav('nope'), /No built-in panel/);
 });
 
+test('panel shortcuts: Alt+key by the key\'s position, Alt+0 the chat, nothing with other modifiers', async () => {
+  const { PANEL_NAV, panelOfShortcut } = await import('../../web/app/panel-nav.js');
+  const key = (/** @type {string} */ code, /** @type {string} */ k, mods = {}) => ({ altKey: true, ctrlKey: false, metaKey: false, shiftKey: false, code, key: k, ...mods });
+  assert.equal(panelOfShortcut(key('Digit1', '¡'), PANEL_NAV), 'files', 'a Mac types another character');
+  assert.equal(panelOfShortcut(key('Digit0', '0'), PANEL_NAV), 'chat');
+  assert.equal(panelOfShortcut(key('KeyM', 'µ'), PANEL_NAV), 'servers');
+  assert.equal(panelOfShortcut(key('KeyQ', 'q'), PANEL_NAV), null);
+  assert.equal(panelOfShortcut(key('Digit1', '1', { ctrlKey: true }), PANEL_NAV), null);
+  assert.equal(panelOfShortcut(key('Digit1', '1', { altKey: false }), PANEL_NAV), null);
+});
+
 test('APP_VERSION matches package.json (it is recorded in backups)', async () => {
   const { APP_VERSION } = await import('../../web/app/version.js');
   const { readFile } = await import('node:fs/promises');

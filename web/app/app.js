@@ -36,6 +36,7 @@ import { openSettingsDialog } from '../ui/settings-dialog.js';
 import { confirmDialog, formDialog, promptDialog, shortcutsDialog } from '../ui/dialogs.js';
 import { BannerArea } from '../ui/banners.js';
 import { PanelRegistry, BUILTIN_PANELS } from './panels.js';
+import { panelOfShortcut } from './panel-nav.js';
 import { AutonomyController } from '../agent/autonomy.js';
 import { WorkspaceServices } from './workspace-services.js';
 import { JobDelivery } from './job-delivery.js';
@@ -242,13 +243,11 @@ export class ClawserApp {
     // Each panel's keyboard shortcut (Alt+1…), in the open workspace.
     window.addEventListener('keydown', (e) => {
       const route = this.router.current;
-      if (route.name !== 'workspace' || !e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
-      // By the key's position (Alt+letter types another character on a Mac).
-      const key = /^(Digit|Key)./.test(e.code) ? e.code.replace(/^(Digit|Key)/, '') : e.key;
-      const entry = key === '0' ? { name: 'chat' } : this.panels.list().find((p) => p.shortcut === `Alt+${key}`);
-      if (!entry) return;
+      if (route.name !== 'workspace') return;
+      const panel = panelOfShortcut(e, this.panels.list());
+      if (!panel) return;
       e.preventDefault();
-      this.router.go({ name: 'workspace', workspaceId: route.workspaceId, panel: entry.name });
+      this.router.go({ name: 'workspace', workspaceId: route.workspaceId, panel });
     });
   }
 

@@ -27,3 +27,17 @@ export function panelNav(name) {
   if (!entry) throw new Error(`No built-in panel is named "${name}".`);
   return entry;
 }
+
+/**
+ * The panel an Alt+key press opens ('chat' for Alt+0), by the key's position (Alt+letter types
+ * another character on a Mac); null for any other key.
+ * @param {{altKey: boolean, ctrlKey: boolean, metaKey: boolean, shiftKey: boolean, code: string, key: string}} e a keydown event
+ * @param {readonly {name: string, shortcut: string}[]} panels
+ * @returns {string | null}
+ */
+export function panelOfShortcut(e, panels) {
+  if (!e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return null;
+  const key = /^(Digit|Key)./.test(e.code) ? e.code.replace(/^(Digit|Key)/, '') : e.key;
+  if (key === '0') return 'chat';
+  return panels.find((p) => p.shortcut === `Alt+${key}`)?.name ?? null;
+}

@@ -14,7 +14,7 @@ import { StorageError, splitPath, toStorageError } from '../storage/errors.js';
 import { parseWorkspaceList, WORKSPACES_KEY } from './workspaces.js';
 import { parseSettings, providerLabel, settingsKey } from './settings.js';
 import { RESTORE_FLAG, RAIL_COLLAPSED_KEY } from './flags.js';
-import { PANEL_NAV } from './panel-nav.js';
+import { PANEL_NAV, panelOfShortcut } from './panel-nav.js';
 import { markInteractive } from './first-view.js';
 import { Conversation } from '../agent/conversation.js';
 import { LIST_FILE, parseConversationList, byActivity } from '../agent/conversation-list.js';
@@ -234,7 +234,7 @@ export async function paintWorkspaceFirstView(root, route, signal) {
     onConversationChange: () => {}, // the app's view puts it in the address
     onSaveCode: (code, ext) => later((t) => t.chat.onSaveCode?.(code, ext) ?? null),
   });
-  const nav = [{ label: 'Chat', icon: '💬', shortcut: 'Alt+0' }, ...PANEL_NAV];
+  const nav = [{ name: 'chat', label: 'Chat', icon: '💬', shortcut: 'Alt+0' }, ...PANEL_NAV];
   const screen = WorkspaceView({
     workspace,
     controller,
@@ -257,6 +257,17 @@ export async function paintWorkspaceFirstView(root, route, signal) {
     onExport: (id, title) => call((t) => t.workspace.onExport(id, title)),
     onImport: (file) => call((t) => t.workspace.onImport(file)),
   });
+  // The app's keyboard shortcuts to open a panel or the command palette, pressed meanwhile.
+  /** @param {KeyboardEvent} e */
+  const onKey = (e) => {
+    const panel = panelOfShortcut(e, PANEL_NAV);
+    const palette = e.key.toLowerCase() === 'k' && (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey;
+    if (!panel && !palette) return;
+    e.preventDefault();
+    const label = nav.find((p) => p.name === panel)?.label;
+    call((t) => (palette ? t.workspace.onPalette() : t.workspace.panels.find((q) => q.label === label)?.onOpen()));
+  };
+  addEventListener('keydown', onKey);
   const view = h('div', { class: 'view' }, screen.root);
   root.replaceChildren(view);
   document.title = `${workspace.name} — Clawser`;
@@ -265,6 +276,7 @@ export async function paintWorkspaceFirstView(root, route, signal) {
     view,
     workspaceId: workspace.id,
     discard() {
+      removeEventListener('keydown', onKey);
       screen.destroy();
       chat.destroy();
       waiting.length = 0;
@@ -280,6 +292,7 @@ export async function paintWorkspaceFirstView(root, route, signal) {
       const messages = find(painted, '.scroller');
       const readingEarlier = !!messages && messages.scrollHeight - messages.scrollTop - messages.clientHeight >= 80;
       const messagesTop = messages?.scrollTop ?? 0;
+      removeEventListener('keydown', onKey);
       screen.destroy();
       chat.destroy();
       view.replaceChildren(next);
