@@ -4,7 +4,7 @@
 // redacted on screen and in the stored log.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, offMachine, saveSettings, openWorkspace, readWorkspaceFile, sendMessage } from './helpers.mjs';
+import { launchBrowser, startApp, offMachine, saveSettings, openWorkspace, readWorkspaceFile, sendMessage, appView } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -73,9 +73,7 @@ test('the agent writes a note after approval, lists files, and shows each call a
   const before = await page.locator('.messages').innerText();
   await page.reload();
   await page.locator('.tool-card').nth(1).waitFor();
-  // The app's view (the first view, painted before it, has no Undo row yet).
-  await page.locator('.banners').waitFor({ state: 'attached' });
-  await page.waitForFunction((text) => /** @type {HTMLElement | null} */ (document.querySelector('.messages'))?.innerText === text, before).catch(() => {}); // else the assertion shows the difference
+  await appView(page); // the first view, painted before the app, has no Undo row yet
   assert.equal(await page.locator('.messages').innerText(), before);
 });
 

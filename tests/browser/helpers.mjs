@@ -221,3 +221,13 @@ export async function recordNotifications(context) {
     Object.defineProperty(window, 'Notification', { value: RecordingNotification, configurable: true });
   });
 }
+
+/**
+ * After opening a workspace's chat (e.g. a reload): waits until the app's own view is on screen.
+ * The first view, painted before the app has loaded, lacks what only the app knows (the Undo row,
+ * the token meter, the conversation's model menu) and takes actions to run later.
+ * @param {import('playwright-core').Page} page
+ */
+export async function appView(page) {
+  await page.locator('#app .workspace:not([data-first-view])').waitFor();
+}

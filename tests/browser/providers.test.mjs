@@ -3,7 +3,7 @@
 // stream that times out with its partial text kept (also after a reload).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, saveSettings, readWorkspaceFile } from './helpers.mjs';
+import { launchBrowser, startApp, openWorkspace, saveSettings, readWorkspaceFile, appView } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -294,6 +294,7 @@ test('routing hints: a conversation pinned to "Fast" is answered by that hint\'s
   await page.locator('.msg.assistant:not(.streaming)', { hasText: 'Quick answer.' }).waitFor();
   assert.equal(await page.locator('.msg.assistant:not(.streaming)', { hasText: 'Quick answer.' }).locator('.who').innerText(), 'backup-model');
   await page.reload();
+  await appView(page);
   assert.equal(await page.getByLabel('Model for this conversation').inputValue(), 'fast', 'the pin is kept with the conversation');
   await page.getByLabel('Model for this conversation').selectOption('');
   const before = backup.requests.length;

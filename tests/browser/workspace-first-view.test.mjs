@@ -5,7 +5,7 @@
 // "before" can be observed (each test in its own profile: no service worker answers instead).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp } from './helpers.mjs';
+import { launchBrowser, startApp, appView } from './helpers.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
 
@@ -94,6 +94,7 @@ test('opened on a workspace, its conversations and the latest one\'s messages sh
     await messages(page).getByText('The origin private file system.').waitFor();
     assert.equal(asked(), true, 'app.js was asked for');
     assert.equal(await appStarted(page), false, 'painted without the app');
+    assert.equal(await page.locator('.workspace[data-first-view]').count(), 1, 'marked as the first view');
     // The Markdown is rendered as the app renders it.
     assert.equal(await messages(page).locator('em').first().innerText(), 'origin private');
     const list = page.getByRole('navigation', { name: 'Conversations' });
@@ -105,9 +106,9 @@ test('opened on a workspace, its conversations and the latest one\'s messages sh
     await composer.pressSequentially('half a thought');
     const painted = await composer.elementHandle();
     release();
-    await page.locator('.banners').waitFor({ state: 'attached' });
+    await appView(page);
     // The app's own view, with the text and the focus carried over.
-    await page.waitForFunction((old) => document.querySelector('textarea.composer-input') !== old, painted);
+    assert.equal(await page.evaluate((old) => document.querySelector('textarea.composer-input') !== old, painted), true, 'another composer');
     assert.equal(await composer.inputValue(), 'half a thought');
     assert.equal(await composer.evaluate((el) => el === document.activeElement), true, 'the composer keeps the focus');
     assert.equal(await page.evaluate(() => { const el = /** @type {HTMLTextAreaElement} */ (document.activeElement); return [el.selectionStart, el.selectionEnd]; }).then(String), '14,14', 'and the caret');

@@ -268,6 +268,8 @@ export async function paintWorkspaceFirstView(root, route, signal) {
     call((t) => (palette ? t.workspace.onPalette() : t.workspace.panels.find((q) => q.label === label)?.onOpen()));
   };
   addEventListener('keydown', onKey);
+  // Until the app's view takes its place (tests wait for that).
+  screen.root.dataset.firstView = '';
   const view = h('div', { class: 'view' }, screen.root);
   root.replaceChildren(view);
   document.title = `${workspace.name} — Clawser`;
