@@ -134,7 +134,8 @@ test('agent_delegate: a live card (status, step, Cancel) while the sub-agent run
   // The child conversation is listed and browsable.
   await done.getByRole('button', { name: 'Open the conversation of @clawser-sub' }).click();
   await page.getByText('Wrote tides.md with three facts.').waitFor();
-  assert.match(await page.locator('.conv-item.active').innerText(), /↳ @clawser-sub: Write tides\.md/);
+  // By its text content: a list item's innerText is empty until a frame has laid it out (content-visibility: auto).
+  await page.locator('.conv-item.active', { hasText: /↳ @clawser-sub: Write tides\.md/ }).waitFor();
   await page.getByRole('link', { name: /↳ @clawser-sub: Write tides\.md/ }).first().waitFor();
   // …and leads back to the conversation that delegated.
   await page.locator('li.sub-agent-of').getByRole('button', { name: 'Open the delegating conversation' }).click();

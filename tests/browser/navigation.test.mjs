@@ -202,7 +202,7 @@ test('Events panel: the timeline with filters and search, data shown with secret
   await page.locator('.msg.assistant', { hasText: 'Echo: first question about tides' }).waitFor();
   assert.equal(await page.locator('.msg.user').count(), 1, 'only the events up to the fork');
   assert.equal(await page.locator('.msg', { hasText: 'second one' }).count(), 0);
-  assert.match(await page.locator('.conv-item.active').innerText(), /\(fork\)/);
+  await page.locator('.conv-item.active', { hasText: /\(fork\)/ }).waitFor(); // by text content: innerText is empty until laid out (content-visibility: auto)
 });
 
 test('a long conversation list is drawn a page at a time and grows as it scrolls into view', async () => {
