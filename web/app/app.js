@@ -359,20 +359,16 @@ export class ClawserApp {
     const workspaceView = this.#workspaceView;
     this.#firstView = null;
     this.#workspaceView = null;
-    if (route.name === 'home') {
-      workspaceView?.discard();
-      return this.#renderHome(firstView);
-    }
-    const ws = this.workspaces?.get(route.workspaceId);
+    const ws = route.name === 'workspace' ? this.workspaces?.get(route.workspaceId) : undefined;
+    const panel = route.name === 'workspace' && this.panels.get(route.panel) ? route.panel : 'chat';
+    // The painted chat of this workspace is replaced by the app's (anything else simply replaces it).
+    const painted = ws && workspaceView?.workspaceId === ws.id && panel === 'chat' ? workspaceView : null;
+    if (workspaceView && !painted) workspaceView.discard();
+    if (route.name === 'home') return this.#renderHome(firstView);
     if (!ws) {
-      workspaceView?.discard();
       this.banners.show('missing', 'That workspace does not exist (it may have been deleted).', { kind: 'warn' });
       return this.router.go({ name: 'home' }, { replace: true });
     }
-    const panel = this.panels.get(route.panel) ? route.panel : 'chat';
-    // The painted chat of this workspace is replaced by the app's (anything else simply replaces it).
-    const painted = workspaceView?.workspaceId === ws.id && panel === 'chat' ? workspaceView : null;
-    if (workspaceView && !painted) workspaceView.discard();
     if (this.#view?.workspaceId !== ws.id || this.#view.panel !== panel) await this.#renderWorkspace(ws.id, route.conversationId, panel, painted);
     else if (route.conversationId) await this.#view.controller.select(route.conversationId);
     await this.#revealPending();

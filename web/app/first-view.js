@@ -23,6 +23,22 @@ export function markInteractive() {
 }
 
 /**
+ * The saved configuration a first view is painted from; null without localStorage, or while a
+ * restore is interrupted (the app finishes or undoes it before anything is shown).
+ * @returns {LocalConfig | null}
+ */
+export function savedConfig() {
+  /** @type {LocalConfig} */
+  let config;
+  try {
+    config = new LocalConfig();
+  } catch {
+    return null;
+  }
+  return config.get(RESTORE_FLAG, false) ? null : config;
+}
+
+/**
  * What a home screen shows, to tell whether the painted one is still current.
  * @param {Workspace[]} workspaces @param {(id: string) => string} providerOf
  */
@@ -47,14 +63,8 @@ export function homeListing(workspaces, providerOf) {
  */
 export function paintFirstView(root) {
   if (parseRoute(location.hash).name !== 'home') return null;
-  /** @type {LocalConfig} */
-  let config;
-  try {
-    config = new LocalConfig();
-  } catch {
-    return null;
-  }
-  if (config.get(RESTORE_FLAG, false)) return null;
+  const config = savedConfig();
+  if (!config) return null;
   let workspaces = parseWorkspaceList(config.get(WORKSPACES_KEY, []));
   /** @type {string | null} */
   let created = null;

@@ -8,14 +8,13 @@
 /** @import { ChatViewController } from '../ui/chat-view.js' */
 /** @import { ChatState } from './chat-controller.js' */
 /** @import { Route } from './router.js' */
-import { LocalConfig } from '../storage/local-config.js';
 import { DirectoryHandleFileSystem } from '../storage/handle-fs.js';
 import { StorageError, splitPath, toStorageError } from '../storage/errors.js';
 import { parseWorkspaceList, WORKSPACES_KEY } from './workspaces.js';
 import { parseSettings, providerLabel, settingsKey } from './settings.js';
-import { RESTORE_FLAG, RAIL_COLLAPSED_KEY } from './flags.js';
+import { RAIL_COLLAPSED_KEY } from './flags.js';
 import { PANEL_NAV, panelOfShortcut } from './panel-nav.js';
-import { markInteractive } from './first-view.js';
+import { markInteractive, savedConfig } from './first-view.js';
 import { Conversation } from '../agent/conversation.js';
 import { LIST_FILE, parseConversationList, byActivity } from '../agent/conversation-list.js';
 import { WorkspaceView } from '../ui/workspace-view.js';
@@ -124,14 +123,8 @@ const DRAWERS = [['.sidebar', '.drawer-toggle'], ['.ws-rail', '.menu-toggle']];
  */
 export async function paintWorkspaceFirstView(root, route, signal) {
   if (route.name !== 'workspace' || route.panel !== 'chat' || !navigator.storage?.getDirectory) return null;
-  /** @type {LocalConfig} */
-  let config;
-  try {
-    config = new LocalConfig();
-  } catch {
-    return null;
-  }
-  if (config.get(RESTORE_FLAG, false)) return null;
+  const config = savedConfig();
+  if (!config) return null;
   const workspace = parseWorkspaceList(config.get(WORKSPACES_KEY, [])).find((w) => w.id === route.workspaceId);
   if (!workspace) return null;
   /** @type {ChatState} */
