@@ -30,6 +30,9 @@ test('finds messages across conversations, ranked, with a snippet marking the wo
   const { text, marks } = hits[0].snippet;
   assert.deepEqual(marks.map(([a, b]) => text.slice(a, b)), ['rhubarb']);
   assert.equal((await search.search('lant'))[0]?.eventId, garden.events[1].id, 'prefix');
+  assert.equal((await search.search('rhubarb lant'))[0]?.eventId, garden.events[1].id, 'the last word, being typed, is a prefix');
+  assert.deepEqual(await search.search('lant rhubarb'), [], 'an earlier word is matched whole');
+  assert.equal((await search.search('lanterns rhubarb'))[0]?.eventId, garden.events[1].id, 'control: the whole word');
   assert.equal((await search.search('rhubarp'))[0]?.eventId, garden.events[1].id, 'one typo');
   assert.deepEqual(await search.search('submarine'), [], 'control: a word in no conversation');
   // The title is found too (plain text of the first message).

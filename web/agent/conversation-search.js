@@ -32,11 +32,14 @@ const INDEX_VERSION = 1;
  * One document per conversation (its title and every message of every version): posting lists
  * stay as long as the number of conversations, not of messages, which keeps the index small and
  * a query fast; the messages that match are then found in the few best conversations' logs.
+ * Only the last word of a query matches as a prefix (the one still being typed, as search-as-you-
+ * type does): a short word before it would widen to hundreds of index terms, which made such a
+ * query several times slower, for matches the person did not type.
  * @type {import('minisearch').Options<Doc>}
  */
 const OPTIONS = {
   fields: ['title', 'text'],
-  searchOptions: { prefix: true, fuzzy: (term) => (term.length > 5 ? 0.15 : false), combineWith: 'AND', boost: { title: 2 } },
+  searchOptions: { prefix: (_term, i, terms) => i === terms.length - 1, fuzzy: (term) => (term.length > 5 ? 0.15 : false), combineWith: 'AND', boost: { title: 2 } },
 };
 /** Conversations whose messages are shown per query, and hits per conversation. */
 const TOP_CONVERSATIONS = 20;
