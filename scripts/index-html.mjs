@@ -48,7 +48,7 @@ export async function renderIndexHtml(imports) {
   // preloads them once the first view is painted (asked for together, they slowed it twofold).
   const first = await staticGraph(imports);
   const rest = (await staticGraph(imports, 'web/app/app.js')).filter((f) => !first.includes(f));
-  // Opened on a workspace's chat, main.js paints it with these (web/app/workspace-first-view.js).
+  // Opened on a workspace's chat, route-preload.js preloads these and paints it (web/app/workspace-first-view.js).
   const workspace = (await staticGraph(imports, 'web/app/workspace-first-view.js')).filter((f) => !first.includes(f));
   const preloads = first.map((f) => `  <link rel="modulepreload" href="./${f}">`).join('\n');
   /** @param {string} id @param {string[]} files */

@@ -1,14 +1,22 @@
-// Runs first on the page (its own module script, ahead of main.js, importing only the router):
-// opened on a workspace's chat, it asks at once for the modules of that first view, alongside the
-// home screen's that the page preloads, instead of after them.
+// Runs first on the page (its own module script, ahead of main.js): opened on a workspace's
+// chat, it starts that first view at once: asks for its modules, alongside the home screen's that
+// the page preloads, and for the browser's storage root, and paints it as soon as they are in,
+// without waiting for main.js and its own modules.
+/** @import { WorkspaceFirstView } from './workspace-first-view.js' */
 import { parseRoute } from './router.js';
 
+/** How long the app waits for the workspace's first view: storage that does not answer is the app's to report. */
+const PAINT_WAIT_MS = 2000;
+
 /**
- * Asks for the modules listed in the page's JSON block `id` at once (index.html lists them:
- * scripts/index-html.mjs), instead of level by level as their imports are found.
+ * Asks for the modules listed in the page's JSON block `id` (index.html lists them:
+ * scripts/index-html.mjs) at once, instead of level by level as their imports are found; `batch`
+ * at a time, one task each, when the page is on screen: each link costs the page about a
+ * millisecond, and a hundred in one task held up input (and a reload) for ~80 ms.
  * @param {string} id
+ * @param {number} [batch]
  */
-export function preload(id) {
+export async function preload(id, batch = Infinity) {
   /** @type {unknown} */
   let files = [];
   try {
@@ -17,12 +25,15 @@ export function preload(id) {
     // A damaged list only costs speed: the imports still find every module.
   }
   if (!Array.isArray(files)) return;
+  let issued = 0;
   for (const href of files) {
     if (typeof href !== 'string') continue;
+    if (issued > 0 && issued % batch === 0) await new Promise((resolve) => setTimeout(resolve, 0));
     const link = document.createElement('link');
     link.rel = 'modulepreload';
     link.href = href;
     document.head.append(link);
+    issued++;
   }
 }
 
@@ -32,4 +43,40 @@ export function opensWorkspaceChat() {
   return route.name === 'workspace' && route.panel === 'chat';
 }
 
-if (opensWorkspaceChat()) preload('workspace-view-modules');
+/**
+ * Paints the workspace's chat from its saved conversation list into #app. Null when it cannot,
+ * or not within PAINT_WAIT_MS (the app paints then).
+ * @returns {Promise<WorkspaceFirstView | null>}
+ */
+async function paintWorkspace() {
+  const root = document.getElementById('app');
+  if (!root || !navigator.storage?.getDirectory) return null;
+  const route = parseRoute(location.hash);
+  if (route.name !== 'workspace') return null;
+  // Looked up now: a page's first storage calls take tens of milliseconds, spent while the
+  // modules arrive rather than after them.
+  const folder = conversationsFolder(navigator.storage.getDirectory(), route.workspaceId);
+  folder.catch(() => {}); // nothing to report here: the first view paints nothing, the app reads storage itself
+  preload('workspace-view-modules');
+  const late = new AbortController();
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  const timeout = new Promise((resolve) => (timer = setTimeout(() => { late.abort(); resolve(null); }, PAINT_WAIT_MS)));
+  const painting = import('./workspace-first-view.js').then((m) => m.paintWorkspaceFirstView(root, route, late.signal, folder)).catch(() => null);
+  const painted = /** @type {Awaited<typeof painting>} */ (await Promise.race([painting, timeout]));
+  clearTimeout(timer);
+  return painted;
+}
+
+/**
+ * The folder of a workspace's conversations in the browser's storage.
+ * @param {Promise<FileSystemDirectoryHandle>} storageRoot @param {string} workspaceId
+ */
+export async function conversationsFolder(storageRoot, workspaceId) {
+  let dir = await storageRoot;
+  for (const name of ['clawser_workspaces', workspaceId, '.conversations']) dir = await dir.getDirectoryHandle(name);
+  return dir;
+}
+
+/** On a workspace's chat, its first view being painted; elsewhere null. */
+export const workspaceFirstView = opensWorkspaceChat() ? paintWorkspace() : Promise.resolve(null);

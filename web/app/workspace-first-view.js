@@ -21,6 +21,7 @@ import { WorkspaceView } from '../ui/workspace-view.js';
 import { ChatView } from '../ui/chat-view.js';
 import { FirstRunCard } from '../ui/first-run.js';
 import { h } from '../ui/dom.js';
+import { conversationsFolder } from './route-preload.js';
 
 /**
  * What the app's views act on once it has loaded: the controller and the props of its own
@@ -92,16 +93,6 @@ class ReadOnlyFiles {
   move() { return this.#refuse(); }
 }
 
-/**
- * The folder of a workspace's conversations, or null when it is not there yet.
- * @param {string} workspaceId
- */
-async function conversationsFolder(workspaceId) {
-  let dir = await navigator.storage.getDirectory();
-  for (const name of ['clawser_workspaces', workspaceId, '.conversations']) dir = await dir.getDirectoryHandle(name);
-  return dir;
-}
-
 /** @param {HTMLElement} root @param {string} selector */
 const find = (root, selector) => /** @type {HTMLElement | null} */ (root.querySelector(selector));
 
@@ -119,9 +110,10 @@ const DRAWERS = [['.sidebar', '.drawer-toggle'], ['.ws-rail', '.menu-toggle']];
  * @param {HTMLElement} root
  * @param {Route} route
  * @param {AbortSignal} [signal] the app went on without it (storage answered too late): nothing is painted
+ * @param {Promise<FileSystemDirectoryHandle>} [folder] the folder of that workspace's conversations, when already looked up
  * @returns {Promise<WorkspaceFirstView | null>}
  */
-export async function paintWorkspaceFirstView(root, route, signal) {
+export async function paintWorkspaceFirstView(root, route, signal, folder) {
   if (route.name !== 'workspace' || route.panel !== 'chat' || !navigator.storage?.getDirectory) return null;
   const config = savedConfig();
   if (!config) return null;
@@ -132,7 +124,7 @@ export async function paintWorkspaceFirstView(root, route, signal) {
   /** @type {Conversation | null} */
   let conversation = null;
   try {
-    const files = new ReadOnlyFiles(await conversationsFolder(workspace.id));
+    const files = new ReadOnlyFiles(await (folder ?? conversationsFolder(navigator.storage.getDirectory(), workspace.id)));
     const listed = await files.readText(LIST_FILE).catch(() => null);
     if (listed === null) return null;
     const conversations = byActivity(Object.values(parseConversationList(listed)));
