@@ -57,7 +57,7 @@ async function paintWorkspace() {
   // modules arrive rather than after them.
   const folder = conversationsFolder(navigator.storage.getDirectory(), route.workspaceId);
   folder.catch(() => {}); // nothing to report here: the first view paints nothing, the app reads storage itself
-  preload('workspace-view-modules');
+  void preload('workspace-view-modules');
   const late = new AbortController();
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let timer;
