@@ -1,8 +1,9 @@
 // Runs first on the page (its own module script, ahead of main.js): opened on a workspace's
 // chat, it starts that first view at once: asks for its modules, alongside the home screen's that
-// the page preloads, and for the browser's storage root, and paints it as soon as they are in,
-// without waiting for main.js and its own modules.
+// the page preloads, looks up the workspace's folder meanwhile, and paints it as soon as they are
+// in, without waiting for main.js and its own modules.
 /** @import { WorkspaceFirstView } from './workspace-first-view.js' */
+/** @import { Route } from './router.js' */
 import { parseRoute } from './router.js';
 
 /** How long the app waits for the workspace's first view: storage that does not answer is the app's to report. */
@@ -37,22 +38,15 @@ export async function preload(id, batch = Infinity) {
   }
 }
 
-/** The route opens a workspace's chat (the view workspace-first-view.js paints). */
-export function opensWorkspaceChat() {
-  const route = parseRoute(location.hash);
-  return route.name === 'workspace' && route.panel === 'chat';
-}
-
 /**
  * Paints the workspace's chat from its saved conversation list into #app. Null when it cannot,
  * or not within PAINT_WAIT_MS (the app paints then).
+ * @param {Extract<Route, {name: 'workspace'}>} route
  * @returns {Promise<WorkspaceFirstView | null>}
  */
-async function paintWorkspace() {
+async function paintWorkspace(route) {
   const root = document.getElementById('app');
   if (!root || !navigator.storage?.getDirectory) return null;
-  const route = parseRoute(location.hash);
-  if (route.name !== 'workspace') return null;
   // Looked up now: a page's first storage calls take tens of milliseconds, spent while the
   // modules arrive rather than after them.
   const folder = conversationsFolder(navigator.storage.getDirectory(), route.workspaceId);
@@ -62,7 +56,7 @@ async function paintWorkspace() {
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let timer;
   const timeout = new Promise((resolve) => (timer = setTimeout(() => { late.abort(); resolve(null); }, PAINT_WAIT_MS)));
-  const painting = import('./workspace-first-view.js').then((m) => m.paintWorkspaceFirstView(root, route, late.signal, folder)).catch(() => null);
+  const painting = import('./workspace-first-view.js').then((m) => m.paintWorkspaceFirstView(root, route, folder, late.signal)).catch(() => null);
   const painted = /** @type {Awaited<typeof painting>} */ (await Promise.race([painting, timeout]));
   clearTimeout(timer);
   return painted;
@@ -72,11 +66,12 @@ async function paintWorkspace() {
  * The folder of a workspace's conversations in the browser's storage.
  * @param {Promise<FileSystemDirectoryHandle>} storageRoot @param {string} workspaceId
  */
-export async function conversationsFolder(storageRoot, workspaceId) {
+async function conversationsFolder(storageRoot, workspaceId) {
   let dir = await storageRoot;
   for (const name of ['clawser_workspaces', workspaceId, '.conversations']) dir = await dir.getDirectoryHandle(name);
   return dir;
 }
 
+const route = parseRoute(location.hash);
 /** On a workspace's chat, its first view being painted; elsewhere null. */
-export const workspaceFirstView = opensWorkspaceChat() ? paintWorkspace() : Promise.resolve(null);
+export const workspaceFirstView = route.name === 'workspace' && route.panel === 'chat' ? paintWorkspace(route) : Promise.resolve(null);

@@ -21,7 +21,6 @@ import { WorkspaceView } from '../ui/workspace-view.js';
 import { ChatView } from '../ui/chat-view.js';
 import { FirstRunCard } from '../ui/first-run.js';
 import { h } from '../ui/dom.js';
-import { conversationsFolder } from './route-preload.js';
 
 /**
  * What the app's views act on once it has loaded: the controller and the props of its own
@@ -109,12 +108,12 @@ const DRAWERS = [['.sidebar', '.drawer-toggle'], ['.ws-rail', '.menu-toggle']];
  * browser's storage cannot be read from the page (the app then shows its own view).
  * @param {HTMLElement} root
  * @param {Route} route
+ * @param {Promise<FileSystemDirectoryHandle>} folder the folder of that workspace's conversations (looked up while the modules load)
  * @param {AbortSignal} [signal] the app went on without it (storage answered too late): nothing is painted
- * @param {Promise<FileSystemDirectoryHandle>} [folder] the folder of that workspace's conversations, when already looked up
  * @returns {Promise<WorkspaceFirstView | null>}
  */
-export async function paintWorkspaceFirstView(root, route, signal, folder) {
-  if (route.name !== 'workspace' || route.panel !== 'chat' || !navigator.storage?.getDirectory) return null;
+export async function paintWorkspaceFirstView(root, route, folder, signal) {
+  if (route.name !== 'workspace' || route.panel !== 'chat') return null;
   const config = savedConfig();
   if (!config) return null;
   const workspace = parseWorkspaceList(config.get(WORKSPACES_KEY, [])).find((w) => w.id === route.workspaceId);
@@ -124,7 +123,7 @@ export async function paintWorkspaceFirstView(root, route, signal, folder) {
   /** @type {Conversation | null} */
   let conversation = null;
   try {
-    const files = new ReadOnlyFiles(await (folder ?? conversationsFolder(navigator.storage.getDirectory(), workspace.id)));
+    const files = new ReadOnlyFiles(await folder);
     const listed = await files.readText(LIST_FILE).catch(() => null);
     if (listed === null) return null;
     const conversations = byActivity(Object.values(parseConversationList(listed)));
