@@ -4,6 +4,7 @@
 /// <reference lib="webworker" />
 import { StorageError, splitPath, toStorageError } from './errors.js';
 import { retryStalled } from './stall-retry.js';
+import { isMissing } from './read-files.js';
 
 /** @type {DedicatedWorkerGlobalScope} */
 const scope = /** @type {any} */ (self); // `self` is typed as Window under the dom lib; this file runs in a dedicated worker.
@@ -280,7 +281,7 @@ const ops = {
         return await withFreshFolders(() => readTail(after, path, tail ?? Number.MAX_SAFE_INTEGER), [path]);
       } catch (err) {
         const e = toStorageError(err, path);
-        if (e.code === 'not_found' || (tail !== undefined && e.code === 'not_a_directory')) return null;
+        if (isMissing(e, tail !== undefined)) return null;
         throw e;
       }
     }));
