@@ -6,11 +6,11 @@ import { coldLoads, warmLoads } from './load-measure.mjs';
 
 const app = await startApp();
 try {
-  const coldLoadMs = await coldLoads(app.url, launchBrowser);
+  const cold = await coldLoads(app.url, launchBrowser);
   const browser = await launchBrowser();
   try {
     const page = await browser.context.newPage();
-    console.log(JSON.stringify({ coldLoadMs, ...(await warmLoads(page, app.url)) }, null, 2));
+    console.log(JSON.stringify({ ...cold, ...(await warmLoads(page, app.url)) }, null, 2));
   } finally {
     await browser.close();
   }

@@ -58,16 +58,18 @@ async function sseThroughput() {
 async function browserBench() {
   const app = await startApp();
   process.stderr.write('bench: cold loads\n');
-  const coldLoadMs = await coldLoads(app.url, launchBrowser);
+  const cold = await coldLoads(app.url, launchBrowser);
   const browser = await launchBrowser();
   try {
     const page = await browser.context.newPage();
     // Progress on stderr (stdout is the JSON), so a stall shows where it is.
     forwardProgress(page);
-    const { warmOfflineLoadMs, openApp1000ConversationsMs } = await warmLoads(page, app.url);
+    const warm = await warmLoads(page, app.url);
     // Event-log appends, opening conversations, git and andbox, in the page (bench/inpage.mjs).
     const inPage = await inPageBench(page);
-    return { coldLoadMs: round(coldLoadMs), warmOfflineLoadMs: round(warmOfflineLoadMs), openApp1000ConversationsMs: round(openApp1000ConversationsMs), ...Object.fromEntries(Object.entries(inPage).map(([k, v]) => [k, round(v)])) };
+    // Each start-up time twice: the first view on screen (the targets) and the app taken over.
+    const loads = { ...cold, ...warm };
+    return { ...Object.fromEntries(Object.entries(loads).map(([k, v]) => [k, round(v)])), ...Object.fromEntries(Object.entries(inPage).map(([k, v]) => [k, round(v)])) };
   } finally {
     await browser.close();
     await app.close();

@@ -10,7 +10,10 @@ test('routes parse and format both ways', () => {
   assert.deepEqual(parseRoute('#home'), { name: 'home' });
   assert.deepEqual(parseRoute('#workspace/w1'), { name: 'workspace', workspaceId: 'w1', panel: 'chat' });
   assert.deepEqual(parseRoute('#workspace/w1/settings'), { name: 'workspace', workspaceId: 'w1', panel: 'settings' });
-  assert.deepEqual(parseRoute('#workspace/w1/bogus'), { name: 'workspace', workspaceId: 'w1', panel: 'chat' });
+  assert.deepEqual(parseRoute('#workspace/w1/bogus', ['files']), { name: 'workspace', workspaceId: 'w1', panel: 'chat' });
+  // Without the registry's names (the first views run before it exists) a name is kept as
+  // written: a panel registered later is not taken for the chat.
+  assert.deepEqual(parseRoute('#workspace/w1/bogus'), { name: 'workspace', workspaceId: 'w1', panel: 'bogus' });
   assert.deepEqual(parseRoute('#workspace/w1/conversation/c9'), { name: 'workspace', workspaceId: 'w1', panel: 'chat', conversationId: 'c9' });
   assert.deepEqual(parseRoute('#workspace/%E0%A4%A'), { name: 'workspace', workspaceId: '%E0%A4%A', panel: 'chat' });
   for (const hash of ['#home', '#workspace/w1', '#workspace/w1/settings', '#workspace/w1/conversation/c9']) assert.equal(formatRoute(parseRoute(hash)), hash);

@@ -4,7 +4,7 @@
 /** @import { HookPipeline } from './hooks.js' */
 /** @import { AutonomyController } from './autonomy.js' */
 /** @import { SafetyPipeline } from '../safety/pipeline.js' */
-import { scopeOf, suggestRule } from '../tools/approval-rules.js';
+import { scopeOf, suggestRule, describeRule } from '../tools/approval-rules.js';
 
 /** 'rule': "Always allow" narrowed to the request's `rule` (a command prefix, a domain, a path glob). @typedef {'once' | 'always' | 'rule' | 'deny'} ApprovalAnswer */
 /**
@@ -20,9 +20,9 @@ import { scopeOf, suggestRule } from '../tools/approval-rules.js';
  * dialog says so, and `allowAlways` is false (the answer counts once, whatever it is).
  * @typedef {{tool: string, description: string, permission: string, args: Record<string, unknown>, reason: string, preview?: string,
  *   job?: {id: string, name: string}, workspace?: {id: string, name: string}, timeoutMs?: number, signal?: AbortSignal,
- *   taint?: TaintSource[], allowAlways?: boolean, rule?: import('../tools/approval-rules.js').ApprovalRule, agent?: string}} ApprovalRequest
+ *   taint?: TaintSource[], allowAlways?: boolean, rule?: import('../tools/approval-rules.js').ApprovalRule, ruleText?: string, agent?: string}} ApprovalRequest
  *   agent: the named agent or sub-agent asking (the dialog names it)
- *   rule: the narrow "Always allow" the dialog offers for this call (absent when it has nothing to narrow to)
+ *   rule: the narrow "Always allow" the dialog offers for this call (absent when it has nothing to narrow to), ruleText: it in words
  */
 /** @typedef {(request: ApprovalRequest) => Promise<ApprovalAnswer>} ApproveFn */
 
@@ -200,7 +200,7 @@ export class ToolRunner {
       else if (tool.alwaysAsk) request.allowAlways = false;
       else {
         const rule = suggestRule(tool.name, scopeOf(tool, args, this.context));
-        if (rule) request.rule = rule;
+        if (rule) Object.assign(request, { rule, ruleText: describeRule(rule) });
       }
       const asked = performance.now();
       const answer = await this.approve(request);

@@ -12,7 +12,7 @@ import { discoverNoKeyOptions } from '../providers/discovery.js';
 import { Router } from './router.js';
 import { WorkspaceStore, FIRST_WORKSPACE_NAME } from './workspaces.js';
 import { SettingsStore, providerLabel } from './settings.js';
-import { homeListing, markInteractive } from './first-view.js';
+import { homeListing, markInteractive, APP_READY_MARK } from './first-view.js';
 import { ChatController } from './chat-controller.js';
 import { registerServiceWorker } from './sw-client.js';
 import { AgentSettingsStore, parseLimitFields } from './agent-settings.js';
@@ -249,6 +249,7 @@ export class ClawserApp {
       e.preventDefault();
       this.router.go({ name: 'workspace', workspaceId: route.workspaceId, panel });
     });
+    performance.mark(APP_READY_MARK);
   }
 
   /**
@@ -780,7 +781,7 @@ export class ClawserApp {
     /** @param {string} panel */
     const go = (panel) => workspaceId && this.router.go({ name: 'workspace', workspaceId, panel: /** @type {PanelName} */ (panel) });
     const { buildCommands } = await import('./commands.js');
-    const { openCommandPalette } = await import('../ui/command-palette.js');
+    const [{ openCommandPalette }, { fuzzyRank }] = await Promise.all([import('../ui/command-palette.js'), import('./fuzzy.js')]);
     const commands = buildCommands({
       workspaces: this.workspaces?.list() ?? [],
       workspace: ws ? { id: ws.id, name: ws.name } : null,
@@ -815,7 +816,7 @@ export class ClawserApp {
         shortcuts: () => this.#showShortcuts(),
       },
     });
-    await openCommandPalette(commands);
+    await openCommandPalette(commands, fuzzyRank);
   }
 
   /** Workspaces whose daemon started on this page. @type {Set<string>} */

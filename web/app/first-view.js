@@ -17,6 +17,12 @@ import { h } from '../ui/dom.js';
 /** Benchmarks read this performance mark: the first view is on screen and usable. */
 export const INTERACTIVE_MARK = 'clawser-interactive';
 
+/**
+ * Benchmarks read this performance mark too: the app has taken over (its view rendered, its
+ * keyboard shortcuts listening); a click on the first view before it was queued, not lost.
+ */
+export const APP_READY_MARK = 'clawser-app-ready';
+
 /** Marks the first view as on screen, once (whichever of the first view and the app shows it). */
 export function markInteractive() {
   if (performance.getEntriesByName(INTERACTIVE_MARK).length === 0) performance.mark(INTERACTIVE_MARK);

@@ -10,6 +10,7 @@ import { DEFAULT_POLICY } from '../tools/index.js';
 import { panelNav } from './panel-nav.js';
 import { ToolsPanel } from '../ui/tools-panel.js';
 import { LeakDetector } from '../safety/leak-detector.js';
+import { describeRule } from '../tools/approval-rules.js';
 
 /**
  * The workspace panels besides the chat. A panel is one entry — name (its route:
@@ -122,7 +123,9 @@ export const BUILTIN_PANELS = [
   {
     ...panelNav('memory'),
     async open(ctx) {
-      const [{ MemoryPanel }, { SemanticSection }, memory, maker] = await Promise.all([import('../ui/memory-panel.js'), import('../ui/semantic-section.js'), ctx.services.memory(), ctx.services.summaries()]);
+      const [{ MemoryPanel }, { SemanticSection }, { SUMMARIZE_OVER, currentSummary }, memory, maker] = await Promise.all([
+        import('../ui/memory-panel.js'), import('../ui/semantic-section.js'), import('../memory/summaries.js'), ctx.services.memory(), ctx.services.summaries(),
+      ]);
       const semantic = SemanticSection(await ctx.semantic.sectionProps(memory, ctx.showError));
       const settings = ctx.agentSettings.load(ctx.workspaceId).memory;
       return MemoryPanel({
@@ -130,7 +133,7 @@ export const BUILTIN_PANELS = [
         semantic,
         recall: settings,
         onRecall: (r) => saveSection(ctx, 'memory', r),
-        summaries: { maker, mode: settings.summaries, onMode: (mode) => saveSection(ctx, 'memory', { summaries: mode }) },
+        summaries: { maker, mode: settings.summaries, onMode: (mode) => saveSection(ctx, 'memory', { summaries: mode }), over: SUMMARIZE_OVER, current: currentSummary },
         onError: ctx.showError,
         onBack: ctx.back,
       });
@@ -185,6 +188,7 @@ export const BUILTIN_PANELS = [
         defaultOf: (name) => defaultBehaviour(registry.get(name), agentSettings.load(workspaceId).autonomy.level),
         onPolicy: (name, policy) => registry.setPolicy(name, policy),
         rules: () => registry.rules(),
+        describeRule,
         onRemoveRule: (rule) => registry.removeRule(rule),
         onAddRule: (rule) => registry.addRule(rule),
         settings: agentSettings.load(workspaceId),
@@ -268,7 +272,9 @@ export const BUILTIN_PANELS = [
   {
     ...panelNav('terminal'),
     async open(ctx) {
-      const [{ TerminalPanel }, { complete }, host] = await Promise.all([import('../ui/terminal-panel.js'), import('../shell/completion.js'), ctx.terminal()]);
+      const [{ TerminalPanel }, { complete }, { LineEditor }, host] = await Promise.all([
+        import('../ui/terminal-panel.js'), import('../shell/completion.js'), import('../shell/line-editor.js'), ctx.terminal(),
+      ]);
       const screenReader = ctx.preferences.get('clawser_terminal_screen_reader') === true;
       return TerminalPanel({
         sessions: host.sessions,
@@ -279,6 +285,7 @@ export const BUILTIN_PANELS = [
         clearHistory: () => host.clearHistory(),
         completionSource: (shell) => host.completionSource(shell),
         complete,
+        lineEditor: (options) => new LineEditor(options),
         preferences: { screenReader },
         onPreferences: (p) => ctx.preferences.set('clawser_terminal_screen_reader', p.screenReader),
         onBack: ctx.back,

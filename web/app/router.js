@@ -2,16 +2,16 @@
 
 /** The routes of a workspace that are not panels of the registry. */
 const BASE_ROUTES = ['chat', 'settings'];
-/** The built-in panels (the app passes its registry's names). */
-export const PANELS = [...BASE_ROUTES, 'tools', 'files', 'git', 'memory', 'goals', 'schedule', 'events', 'dashboard', 'config', 'skills', 'servers', 'terminal', 'agents'];
 
 /**
- * Parses a location hash into a route. Unknown hashes go home; unknown panels to the chat.
+ * Parses a location hash into a route. Unknown hashes go home; with `panels`, unknown panels go
+ * to the chat. Without it (code that runs before the panel registry exists: the first views) a
+ * panel name is kept as written, so a panel registered later is never taken for the chat.
  * @param {string} hash e.g. "#workspace/abc/conversation/c1"
- * @param {readonly string[]} [panels] the panel names there are (default: the built-in ones)
+ * @param {readonly string[]} [panels] the panel names there are (the registry's)
  * @returns {Route}
  */
-export function parseRoute(hash, panels = PANELS) {
+export function parseRoute(hash, panels) {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map((p) => {
     try {
       return decodeURIComponent(p);
@@ -22,7 +22,7 @@ export function parseRoute(hash, panels = PANELS) {
   if (parts[0] !== 'workspace' || !parts[1]) return { name: 'home' };
   const workspaceId = parts[1];
   if (parts[2] === 'conversation' && parts[3]) return { name: 'workspace', workspaceId, panel: 'chat', conversationId: parts[3] };
-  return { name: 'workspace', workspaceId, panel: parts[2] && (BASE_ROUTES.includes(parts[2]) || panels.includes(parts[2])) ? parts[2] : 'chat' };
+  return { name: 'workspace', workspaceId, panel: parts[2] && (!panels || BASE_ROUTES.includes(parts[2]) || panels.includes(parts[2])) ? parts[2] : 'chat' };
 }
 
 /**
@@ -41,9 +41,9 @@ export class Router {
   /** @type {Set<(route: Route) => void>} */
   #listeners = new Set();
 
-  /** @param {{panels?: () => readonly string[]}} [options] panels: the names of the panels there are */
-  constructor(options = {}) {
-    this.panels = options.panels ?? (() => PANELS);
+  /** @param {{panels: () => readonly string[]}} options panels: the names of the panels there are (the registry's) */
+  constructor(options) {
+    this.panels = options.panels;
     addEventListener('hashchange', () => this.#emit());
   }
 

@@ -296,6 +296,14 @@ export class McpManager {
   }
 
   /**
+   * The composer command that runs a server's prompt, "/mcp__{server}__{prompt}" (what findPrompt reads back).
+   * @param {string} serverName @param {string} promptName
+   */
+  promptCommand(serverName, promptName) {
+    return `/mcp__${slug(serverName)}__${slug(promptName)}`;
+  }
+
+  /**
    * The prompt "/mcp__{server}__{prompt}" names, among connected servers (names compared as slugs).
    * @param {string} serverSlug @param {string} promptSlug
    */

@@ -1,5 +1,4 @@
 import { h } from './dom.js';
-import { describeRule } from '../tools/approval-rules.js';
 
 /**
  * Asks the user whether a tool call may run, showing exactly what will run.
@@ -32,7 +31,7 @@ export function approvalDialog(request) {
           request.allowAlways === false ? null : h('button', { type: 'submit', value: 'always', class: 'secondary', title: `Always allow every call of ${request.tool} in this workspace` }, 'Always allow'),
           // "Always allow" narrowed to this command prefix, domain or folder.
           // Named "Allow always: …" so it is told apart from the plain "Always allow" by ear and by tests.
-          request.allowAlways === false || !request.rule ? null : h('button', { type: 'submit', value: 'rule', class: 'secondary', 'aria-label': `Allow always: only ${describeRule(request.rule)}` }, `Allow always: ${request.rule.kind === 'command' ? `“${request.rule.pattern}”` : request.rule.pattern}`),
+          request.allowAlways === false || !request.rule ? null : h('button', { type: 'submit', value: 'rule', class: 'secondary', 'aria-label': `Allow always: only ${request.ruleText ?? request.rule.pattern}` }, `Allow always: ${request.rule.kind === 'command' ? `“${request.rule.pattern}”` : request.rule.pattern}`),
           h('button', { type: 'submit', value: 'once' }, 'Allow once'),
         ),
       ),

@@ -1,5 +1,4 @@
 import { h, clear } from './dom.js';
-import { fuzzyRank } from '../app/fuzzy.js';
 
 /**
  * One action of the palette.
@@ -17,9 +16,11 @@ import { fuzzyRank } from '../app/fuzzy.js';
  * arrows move, Enter runs, Escape closes. Resolves once it closed (after the chosen action
  * started).
  * @param {Command[]} commands
+ * @param {(query: string, commands: Command[], text: (c: Command) => string) => Command[]} rank the
+ *   matching commands, best first (the app's fuzzy ranking: what matches is the app's rule, not the view's)
  * @returns {Promise<void>}
  */
-export function openCommandPalette(commands) {
+export function openCommandPalette(commands, rank) {
   return new Promise((resolve) => {
     const listId = `palette-${Math.random().toString(36).slice(2)}`;
     const input = /** @type {HTMLInputElement} */ (h('input', {
@@ -39,7 +40,7 @@ export function openCommandPalette(commands) {
     let chosen = null;
 
     const draw = () => {
-      shown = fuzzyRank(input.value, commands, (c) => `${c.label} ${c.group ?? ''} ${c.keywords ?? ''}`);
+      shown = rank(input.value, commands, (c) => `${c.label} ${c.group ?? ''} ${c.keywords ?? ''}`);
       active = Math.min(active, Math.max(0, shown.length - 1));
       clear(list);
       shown.forEach((c, i) => {

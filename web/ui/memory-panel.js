@@ -1,7 +1,6 @@
 /** @import { MemoryStore, MemoryEntry } from '../memory/store.js' */
 /** @import { MemorySummaries, SummaryMode, SummariesState } from '../memory/summaries.js' */
 import { h, clear, downloadBlob, guard } from './dom.js';
-import { currentSummary, SUMMARIZE_OVER } from '../memory/summaries.js';
 import { confirmDialog, formDialog } from './dialogs.js';
 
 /** Entries drawn at once; "Show more" adds as many again (100,000 entries stay responsive). */
@@ -11,8 +10,10 @@ const PAGE = 100;
  * The Memory panel: search (the same ranking the agent's recall uses), filter by category,
  * add, edit, pin, delete, import and export the workspace's long-term memories.
  * @param {{memory: MemoryStore, semantic?: {root: HTMLElement, destroy: () => void}, recall: {autoRecall: boolean, recallLimit: number}, onRecall: (r: {autoRecall: boolean, recallLimit: number}) => void,
- *   summaries?: {maker: MemorySummaries, mode: SummaryMode, onMode: (mode: SummaryMode) => void}, onError: (err: unknown) => void, onBack: () => void}} props
- *   semantic: the semantic-search (embedding model) section, when the host provides one; summaries: who summarizes long memories
+ *   summaries?: {maker: MemorySummaries, mode: SummaryMode, onMode: (mode: SummaryMode) => void, over: number, current: (m: MemoryEntry) => {text: string, by: string} | null},
+ *   onError: (err: unknown) => void, onBack: () => void}} props
+ *   semantic: the semantic-search (embedding model) section, when the host provides one; summaries: who summarizes long
+ *   memories, above how many characters (`over`), and a memory's summary of its current text (`current`)
  */
 export function MemoryPanel(props) {
   const { memory } = props;
@@ -38,8 +39,8 @@ export function MemoryPanel(props) {
 
   /** A long memory's summary (what the agent gets instead of the whole text), and who made it. @param {MemoryEntry} m */
   const summaryOf = (m) => {
-    if (m.content.length <= SUMMARIZE_OVER) return null;
-    const s = currentSummary(m);
+    if (!props.summaries || m.content.length <= props.summaries.over) return null;
+    const s = props.summaries.current(m);
     if (!s) return h('p', { class: 'small muted memory-summary' }, 'No summary yet: the agent gets this memory in full.');
     return h('p', { class: 'small memory-summary' }, h('strong', null, s.by === 'on-device' ? 'Summary (made on this device): ' : `Summary (made by ${s.by}): `), s.text);
   };
@@ -153,7 +154,7 @@ export function MemoryPanel(props) {
     const device = st.onDevice === false ? 'Chrome\'s on-device Summarizer is not ready in this browser (not supported, or its model is not downloaded)' : st.onDevice ? 'Chrome\'s on-device Summarizer is ready' : '';
     const waiting = st.pending ? `${st.pending} long memor${st.pending === 1 ? 'y is' : 'ies are'} ${st.working ? 'being summarized' : 'without a summary'}` : '';
     const parts = !autoRecall.checked ? ['Automatic recall is off: memories are not given with messages, and no summaries are made.'] : [
-      mode === 'off' ? 'Long memories are given to the agent in full.' : `Memories over ${SUMMARIZE_OVER.toLocaleString('en')} characters are given to the agent as a summary, made by Chrome's built-in Summarizer${mode === 'auto' ? ' or else by the chat model (its tokens count toward cost)' : ''}.`,
+      mode === 'off' ? 'Long memories are given to the agent in full.' : `Memories over ${(props.summaries?.over ?? 0).toLocaleString('en')} characters are given to the agent as a summary, made by Chrome's built-in Summarizer${mode === 'auto' ? ' or else by the chat model (its tokens count toward cost)' : ''}.`,
       mode !== 'off' && device ? `${device}${st.onDevice === false && mode === 'auto' ? '; the chat model makes the summaries' : ''}.` : '',
       waiting ? `${waiting}.` : '',
       st.error ?? '',

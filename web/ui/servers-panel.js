@@ -1,7 +1,6 @@
 /** @import { McpManager, McpServerConfig } from '../mcp/manager.js' */
 import { h, clear, guard } from './dom.js';
 import { confirmDialog, formDialog } from './dialogs.js';
-import { slug } from '../mcp/tools.js';
 
 const STATUS_WORDS = { disconnected: 'Not connected', connecting: 'Connecting…', connected: 'Connected', error: 'Failed' };
 
@@ -52,7 +51,6 @@ export function ServersPanel(props) {
   /** @param {McpServerConfig} s */
   const card = (s) => {
     const st = mcp.state(s.id);
-    const name = slug(s.name);
     const connected = st.status === 'connected';
     const buttons = h('div', { class: 'row' },
       connected || st.status === 'connecting'
@@ -100,7 +98,7 @@ export function ServersPanel(props) {
             status.textContent = `“${r.name}” will go with your next message (back in the chat).`;
           }) } }, 'Attach to message')))) : '',
         st.prompts.length ? h('ul', { class: 'server-prompts', 'aria-label': `Prompts of ${s.name}` }, ...st.prompts.map((p) => h('li', null,
-          h('code', null, `/mcp__${name}__${slug(p.name)}${(p.arguments ?? []).map((a) => ` ${a.required ? '' : '['}${a.name}${a.required ? '' : ']'}`).join('')}`),
+          h('code', null, `${mcp.promptCommand(s.name, p.name)}${(p.arguments ?? []).map((a) => ` ${a.required ? '' : '['}${a.name}${a.required ? '' : ']'}`).join('')}`),
           p.description ? ` — ${p.description}` : ''))) : '',
         st.logs.length ? section(`${s.id}:logs`, 'server-logs', h('summary', null, `Log messages (${st.logs.length})`),
           h('ol', { class: 'small', 'aria-label': `Log messages of ${s.name}` }, ...st.logs.slice(-50).map((l) => h('li', null, `${new Date(l.at).toLocaleTimeString()} ${l.level}: ${l.text}`)))) : '',

@@ -1,8 +1,8 @@
 /** @import { Shell } from '../shell/shell.js' */
 /** @import { CompletionSource, Completion } from '../shell/completion.js' */
+/** @import { LineEditor } from '../shell/line-editor.js' */
 import { Terminal, FitAddon } from '@clawser/terminal';
 import { h } from './dom.js';
-import { LineEditor } from '../shell/line-editor.js';
 
 /**
  * What the panel gets: the workspace's sessions and history, and completion. No shell logic
@@ -16,6 +16,7 @@ import { LineEditor } from '../shell/line-editor.js';
  * @property {() => void} clearHistory
  * @property {(shell: Shell) => CompletionSource} completionSource
  * @property {(line: string, cursor: number, source: CompletionSource) => Promise<Completion>} complete
+ * @property {(options: {prompt: string, history: string[]}) => LineEditor} lineEditor a session's line editing (keys → edits, history)
  * @property {{screenReader: boolean}} preferences
  * @property {(p: {screenReader: boolean}) => void} onPreferences
  * @property {() => void} onBack
@@ -54,7 +55,7 @@ function SessionView(session, props, dark) {
   });
   const fit = new FitAddon();
   term.loadAddon(fit);
-  const editor = new LineEditor({ prompt: promptFor(shell.cwd), history: props.history() });
+  const editor = props.lineEditor({ prompt: promptFor(shell.cwd), history: props.history() });
   /** @type {AbortController | null} the running line's Ctrl-C */
   let running = null;
   let opened = false;

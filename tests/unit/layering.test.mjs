@@ -1,0 +1,83 @@
+// The dependency direction of docs/architecture.md, checked on every module's runtime imports
+// (type-only `@import` comments are free): UI modules get what they show from the controllers
+// the app passes in, so they import only other UI modules and the safe Markdown renderer;
+// only the app wires views, so nothing below it imports the app or the UI; storage is the floor.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, dirname, resolve, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const WEB = resolve(dirname(fileURLToPath(import.meta.url)), '../../web');
+
+/** The relative module specifiers a source imports at run time (static, side-effect and dynamic). @param {string} source */
+export function runtimeImports(source) {
+  const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  const found = code.matchAll(/(?:^|[\n;])\s*(?:import|export)\s[^;'"]*?from\s*['"]([^'"]+)['"]|(?:^|[\n;])\s*import\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g);
+  return [...found].map((m) => m[1] ?? m[2] ?? m[3]).filter((s) => s.startsWith('.'));
+}
+
+/** @returns {string[]} every app module (vendor excluded: generated, not ours) */
+function modules(dir = WEB) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (path === join(WEB, 'vendor')) return [];
+    if (statSync(path).isDirectory()) return modules(path);
+    return path.endsWith('.js') ? [path] : [];
+  });
+}
+
+/** The top-level folder under web/ a file belongs to ('clawser.js' for the public API module). @param {string} path */
+const layerOf = (path) => relative(WEB, path).split('/')[0];
+
+/**
+ * The imports that break the rules, as "from → to".
+ * @param {{path: string, source: string}[]} files
+ */
+export function violations(files) {
+  /** @type {string[]} */
+  const bad = [];
+  for (const { path, source } of files) {
+    const from = layerOf(path);
+    for (const spec of runtimeImports(source)) {
+      const target = resolve(dirname(path), spec);
+      const to = layerOf(target);
+      const edge = `${relative(WEB, path)} → ${relative(WEB, target)}`;
+      if (from === 'ui' && to !== 'ui' && to !== 'safety') bad.push(`${edge}: a UI module imports only UI modules and the safe renderer; pass the rest in from the app`);
+      if ((to === 'app' || to === 'ui') && from !== 'app' && from !== 'ui' && from !== 'clawser.js') bad.push(`${edge}: only the app imports the app and the UI`);
+      if (from === 'storage' && to !== 'storage') bad.push(`${edge}: storage imports nothing above it`);
+    }
+  }
+  return bad;
+}
+
+test('runtimeImports finds static, re-exported and dynamic imports, not type-only ones', () => {
+  const src = [
+    "/** @import { X } from '../agent/x.js' */",
+    "import { h } from './dom.js';",
+    "import './side.js';",
+    "export { y } from '../app/y.js';",
+    "// import { z } from '../memory/z.js';",
+    "const m = await import('../memory/store.js');",
+    "import { zod } from 'zod';",
+  ].join('\n');
+  assert.deepEqual(runtimeImports(src), ['./dom.js', './side.js', '../app/y.js', '../memory/store.js']);
+});
+
+test('the checker flags each kind of wrong import (control)', () => {
+  const bad = violations([
+    { path: join(WEB, 'ui/x-panel.js'), source: "import { a } from '../memory/summaries.js';\nimport { b } from '../safety/markdown.js';" },
+    { path: join(WEB, 'agent/x.js'), source: "import { c } from '../ui/dialogs.js';" },
+    { path: join(WEB, 'storage/x.js'), source: "const d = import('../agent/x.js');" },
+  ]);
+  assert.equal(bad.length, 3, bad.join('\n'));
+  assert.match(bad[0], /^ui\/x-panel\.js → memory\/summaries\.js/);
+  assert.match(bad[1], /^agent\/x\.js → ui\/dialogs\.js/);
+  assert.match(bad[2], /^storage\/x\.js → agent\/x\.js/);
+});
+
+test('every module of web/ imports along the dependency direction', () => {
+  const files = modules().map((path) => ({ path, source: readFileSync(path, 'utf8') }));
+  assert.ok(files.length > 100 && files.some((f) => layerOf(f.path) === 'ui'), 'the modules were found');
+  assert.deepEqual(violations(files), []);
+});
