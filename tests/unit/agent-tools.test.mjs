@@ -334,3 +334,55 @@ test('costs in the event log: a turn\'s last reply records the turn\'s cost and 
   await u.agent.run('hello');
   assert.deepEqual(u.conversation.events.find((e) => e.type === 'agent_message')?.data.costs, { turnCents: 0, turnUnpricedCalls: 1, conversationCents: 0, todayCents: 0, monthCents: 0 });
 });
+
+test('Stop ends a tool call even when the tool ignores its signal; its later result is dropped, a well-behaved tool still answers', async () => {
+  /** @type {(r: {ok: boolean, output: string}) => void} */
+  let finishLate = () => {};
+  let lateStarted = false;
+  let stuckStarted = false;
+  const registry = new BrowserToolRegistry();
+  const schema = z.object({});
+  // Never settles and never looks at its signal.
+  registry.register({ name: 'stuck_tool', description: 'd', permission: 'read', schema, run: () => new Promise(() => { stuckStarted = true; }) });
+  // Ignores its signal, answers when the test says so (after Stop).
+  registry.register({ name: 'late_tool', description: 'd', permission: 'read', schema, run: () => new Promise((resolve) => { lateStarted = true; finishLate = resolve; }) });
+  registry.register({ name: 'good_tool', description: 'd', permission: 'read', schema, run: async () => ({ ok: true, output: 'the answer' }) });
+  const runner = new ToolRunner({ registry, context: { workspaceId: 'ws', fs: new MemoryFileSystem(), settings: toolSettings(), fetch: globalThis.fetch } });
+
+  // Control: with a signal that never aborts, the tool's own result comes back.
+  const good = await runner.run({ id: 'g', name: 'good_tool', arguments: {} }, { signal: new AbortController().signal });
+  assert.deepEqual([good.ok, good.output, good.blocked], [true, 'the answer', undefined]);
+
+  const stop = new AbortController();
+  const stuck = runner.run({ id: 's', name: 'stuck_tool', arguments: {} }, { signal: stop.signal });
+  while (!stuckStarted) await new Promise((r) => setImmediate(r));
+  stop.abort();
+  const stopped = await stuck;
+  assert.equal(stopped.ok, false);
+  assert.deepEqual(stopped.blocked, { kind: 'cancelled', reason: 'Cancelled by the user while it was running.' });
+
+  const stopLate = new AbortController();
+  const late = runner.run({ id: 'l', name: 'late_tool', arguments: {} }, { signal: stopLate.signal });
+  while (!lateStarted) await new Promise((r) => setImmediate(r));
+  stopLate.abort();
+  const lateOutcome = await late;
+  finishLate({ ok: true, output: 'too late' });
+  assert.equal(lateOutcome.blocked?.kind, 'cancelled');
+  assert.doesNotMatch(lateOutcome.output, /too late/);
+
+  // Through the agent: Stop during the stuck tool ends the run, and the tool's card records it as cancelled.
+  let agentToolStarted = false;
+  const agentRegistry = new BrowserToolRegistry();
+  agentRegistry.register({ name: 'stuck_tool', description: 'd', permission: 'read', schema, run: () => new Promise(() => { agentToolStarted = true; }) });
+  const { agent, conversation } = await setup([{ toolCalls: [{ id: 'k', name: 'stuck_tool', arguments: {} }] }, { text: 'never asked' }], { registry: agentRegistry });
+  const ac = new AbortController();
+  // The user presses Stop once the tool is running.
+  void (async () => {
+    while (!agentToolStarted) await new Promise((r) => setImmediate(r));
+    ac.abort();
+  })();
+  await drain(agent.runStream('go', { signal: ac.signal }));
+  const result = conversation.events.find((e) => e.type === 'tool_result');
+  assert.deepEqual([result?.data.ok, result?.data.blocked, result?.data.result], [false, 'cancelled', 'Cancelled by the user while it was running.']);
+  assert.equal(conversation.events.filter((e) => e.type === 'agent_message').length, 1, 'the model is not asked again');
+});

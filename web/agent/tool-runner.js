@@ -44,6 +44,28 @@ import { scopeOf, suggestRule, describeRule } from '../tools/approval-rules.js';
 
 export const DEFAULT_MAX_RESULT_CHARS = 50_000;
 
+/** Signals an abort raced past a tool's run (see untilAborted). */
+const ABORTED = Symbol('aborted');
+
+/**
+ * The tool's run, or ABORTED as soon as `signal` aborts: a tool that ignores its signal cannot
+ * hold up Stop. Its later result or failure is dropped.
+ * @template T @param {Promise<T>} running @param {AbortSignal | undefined} signal
+ * @returns {Promise<T | typeof ABORTED>}
+ */
+function untilAborted(running, signal) {
+  if (!signal) return running;
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      running.catch(() => {});
+      resolve(ABORTED);
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    running.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 /** The argument that says best where a tool's content came from (for the approval dialog). @param {Record<string, unknown>} args */
 function detailOf(args) {
   const v = args.url ?? args.path ?? args.query;
@@ -230,11 +252,14 @@ export class ToolRunner {
     this.autonomy?.recordAction();
     /** @type {ToolResult} */
     let result;
+    const cancelled = () => refuse({ kind: 'cancelled', reason: 'Cancelled by the user while it was running.' }, args);
     try {
-      result = await tool.run(args, { ...this.context, ...options.context, signal });
+      const settled = await untilAborted(Promise.resolve(tool.run(args, { ...this.context, ...options.context, signal })), signal);
+      if (settled === ABORTED) return cancelled();
+      result = settled;
     } catch (err) {
       const e = /** @type {Error} */ (err);
-      if (signal?.aborted) return refuse({ kind: 'cancelled', reason: 'Cancelled by the user while it was running.' }, args);
+      if (signal?.aborted) return cancelled();
       result = { ok: false, output: `${tool.name} failed: ${e?.message ?? String(err)}` };
     }
     if (tool.permission === 'write' && result.ok) this.writes.push(tool.name);
