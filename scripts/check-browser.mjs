@@ -1,7 +1,7 @@
 // Runs before the browser tests: finds Chromium, starts it once and opens a page. A missing or
 // broken browser fails here, fast, with one message — not in every test file.
 import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS, findChromium } from './chromium.mjs';
+import { CHROMIUM_ARGS, findChromium, launchFailureMessage } from './chromium.mjs';
 
 try {
   const { path, source } = await findChromium();
@@ -13,8 +13,7 @@ try {
     const version = browser.version();
     console.log(`Browser tests use Chromium ${version} (${source === 'provided' ? 'provided by npm: @sparticuz/chromium' : source === 'system' ? `the system's, ${path}` : `CHROME_PATH=${path}`}).`);
   } catch (err) {
-    const first = String(/** @type {Error} */ (err)?.message ?? err).split('\n').find((l) => l.trim()) ?? 'unknown error';
-    throw new Error(`Chromium (${source}: ${path}) did not start: ${first}. Install Chromium (Debian: \`apt-get install -y chromium\`), set CHROME_PATH, or reinstall with \`npm install\`.`);
+    throw new Error(launchFailureMessage({ source, path }, err));
   } finally {
     await browser?.close();
   }

@@ -26,6 +26,21 @@ export class BrowserUnavailableError extends Error {
 
 /** @typedef {{path: string, source: 'CHROME_PATH' | 'system' | 'provided'}} ChromiumChoice */
 
+/**
+ * Why a launch failed, in one line that says what to do. Playwright's error starts with a
+ * generic line ("Target page, context or browser has been closed"); the cause, when the binary
+ * could not even load, is in the browser's own log further down: a missing shared library (the
+ * npm-provided build on a system without Chromium's libraries) is named, with its fixes.
+ * @param {ChromiumChoice} choice @param {unknown} err
+ */
+export function launchFailureMessage({ source, path }, err) {
+  const text = String(/** @type {Error} */ (err)?.message ?? err);
+  const missing = /error while loading shared libraries: ([^\s:]+)/.exec(text)?.[1];
+  if (missing) return `Chromium (${source}: ${path}) did not start: it needs the shared library ${missing}, which this system does not have. Install the system's Chromium (Debian: \`apt-get install -y chromium\`, which brings its libraries), install the package that provides ${missing}, or set CHROME_PATH to a browser that runs here.`;
+  const first = text.split('\n').find((l) => l.trim()) ?? 'unknown error';
+  return `Chromium (${source}: ${path}) did not start: ${first}. Install Chromium (Debian: \`apt-get install -y chromium\`), set CHROME_PATH, or reinstall with \`npm install\`.`;
+}
+
 /** @type {Promise<ChromiumChoice> | null} */
 let choice = null;
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startServer } from '../../scripts/static-server.mjs';
-import { CHROMIUM_ARGS, findChromium as locateChromium, BrowserUnavailableError } from '../../scripts/chromium.mjs';
+import { CHROMIUM_ARGS, findChromium as locateChromium, BrowserUnavailableError, launchFailureMessage } from '../../scripts/chromium.mjs';
 
 /** The Chromium binary the tests drive. @returns {Promise<string>} */
 export async function findChromium() {
@@ -34,8 +34,7 @@ export async function launchBrowser(options = {}) {
     });
   } catch (err) {
     if (!options.profileDir) await rm(profileDir, { recursive: true, force: true });
-    const first = String(/** @type {Error} */ (err)?.message ?? err).split('\n').find((l) => l.trim()) ?? 'unknown error';
-    throw new BrowserUnavailableError(`Chromium (${source}: ${path}) did not start: ${first}`);
+    throw new BrowserUnavailableError(launchFailureMessage({ source, path }, err));
   }
   /** @type {string[]} */
   const requests = [];

@@ -4,6 +4,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launchFailureMessage } from '../../scripts/chromium.mjs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -43,6 +47,26 @@ test('a missing browser: the preflight fails once with one message that says wha
   assert.match(broken.output, /^Browser tests cannot run: Chromium \(CHROME_PATH: \/bin\/false\) did not start: .*Install Chromium \(Debian: `apt-get install -y chromium`\), set CHROME_PATH, or reinstall with `npm install`\.\n$/);
   const unknown = await run(['scripts/check-browser.mjs'], { CLAWSER_BROWSER: 'firefox' });
   assert.match(unknown.output, /CLAWSER_BROWSER is "firefox"; use "provided"/);
+});
+
+test('a browser that lacks a shared library: the preflight names the library and the fixes, in one message', async () => {
+  // A binary that fails the way the npm-provided Chromium does on a system without its libraries.
+  const dir = await mkdtemp(join(tmpdir(), 'clawser-nolib-'));
+  try {
+    const fake = join(dir, 'chromium');
+    await writeFile(fake, '#!/bin/sh\necho "$0: error while loading shared libraries: libnss3.so: cannot open shared object file: No such file or directory" >&2\nexit 127\n', { mode: 0o755 });
+    const r = await run(['scripts/check-browser.mjs'], { CHROME_PATH: fake });
+    assert.equal(r.code, 1);
+    assert.equal(r.output.split('\n').filter(Boolean).length, 1, 'one line');
+    assert.match(r.output, /^Browser tests cannot run: Chromium \(CHROME_PATH: \S+\) did not start: it needs the shared library libnss3\.so, which this system does not have\. Install the system's Chromium \(Debian: `apt-get install -y chromium`, which brings its libraries\), install the package that provides libnss3\.so, or set CHROME_PATH to a browser that runs here\.\n$/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  // The same for the npm-provided build (the case it is for); any other failure keeps its first line.
+  const provided = { source: /** @type {const} */ ('provided'), path: '/tmp/chromium' };
+  const log = 'browserType.launch: Target page, context or browser has been closed\nBrowser logs:\n[pid=1][err] /tmp/chromium: error while loading shared libraries: libgbm.so.1: cannot open shared object file\n';
+  assert.match(launchFailureMessage(provided, new Error(log)), /^Chromium \(provided: \/tmp\/chromium\) did not start: it needs the shared library libgbm\.so\.1,.*set CHROME_PATH/);
+  assert.equal(launchFailureMessage(provided, new Error('spawn EACCES\nmore')), 'Chromium (provided: /tmp/chromium) did not start: spawn EACCES. Install Chromium (Debian: `apt-get install -y chromium`), set CHROME_PATH, or reinstall with `npm install`.');
 });
 
 test('a broken browser: every browser test file fails and exits, none hangs on the servers it started', async () => {
