@@ -26,7 +26,7 @@ function fetchRuntime() {
 /** @typedef {{frame: HTMLIFrameElement, control: MessagePort}} ReadyFrame */
 
 /** How long a sandbox frame may take to load and answer before the start counts as failed. */
-const FRAME_START_TIMEOUT_MS = 10_000;
+export const FRAME_START_TIMEOUT_MS = 10_000;
 
 /** The sandbox frame did not load or answer in time (e.g. offline before Clawser cached it). */
 export class SandboxStartError extends Error {
