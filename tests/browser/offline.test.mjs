@@ -1,5 +1,6 @@
 // Offline: after the first visit the service worker serves the shell, every module and the
-// vendor files; the app loads and chats (Echo) with the network off and with the server gone.
+// vendor files; the app loads and chats (Echo) with the network off and with the server gone,
+// and semantic memory (the embedding worker, the model installed once) works with the server gone.
 // A new version is offered with an in-app prompt and old caches are removed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchBrowser, offMachine, waitInPage } from './helpers.mjs';
 import { appRoot, startServer } from '../../scripts/static-server.mjs';
+import { startModelServer } from '../fixtures/tiny-model.mjs';
 
 /** Serves a private copy of the app, so the test may change files and stop the server. */
 async function serveCopy() {
@@ -135,6 +137,86 @@ test('installable; after one visit the app loads and chats offline, every file f
   } finally {
     await browser?.close();
     await site.stop().catch(() => {});
+    await rm(site.dir, { recursive: true, force: true });
+  }
+});
+
+/**
+ * Adds a memory in the Memory panel.
+ * @param {import('playwright-core').Page} page @param {string} key @param {string} content
+ */
+async function addMemory(page, key, content) {
+  await page.getByRole('button', { name: 'Add memory' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New memory' });
+  await dialog.getByLabel(/^Key/).fill(key);
+  await dialog.getByLabel('Content').fill(content);
+  await dialog.getByRole('button', { name: 'Remember' }).click();
+  await page.locator('.memory', { hasText: key }).first().waitFor();
+}
+
+/**
+ * The Memory panel's search: the memory ranked first for `query`.
+ * @param {import('playwright-core').Page} page @param {string} query @param {string} expected its content
+ */
+async function firstFound(page, query, expected) {
+  await page.getByRole('searchbox', { name: 'Search memories' }).fill(query);
+  await page.locator('.memory').first().filter({ hasText: expected }).waitFor();
+}
+
+test('semantic memory with the server gone: the embedding worker embeds a new memory and recall ranks by meaning', async () => {
+  const site = await serveCopy();
+  const hub = await startModelServer();
+  /** @type {Awaited<ReturnType<typeof launchBrowser>> | undefined} */ let browser;
+  try {
+    browser = await launchBrowser();
+    // The first visit: the app, and the embedding model installed from a stand-in hub (as a user does once).
+    const page = await browser.context.newPage();
+    page.setDefaultTimeout(20_000);
+    await page.goto(site.url);
+    await waitForServiceWorkerControl(page);
+    await page.getByRole('link', { name: /My workspace/ }).click();
+    await page.getByRole('button', { name: 'Try Echo' }).click();
+    await page.getByText('Echo · test provider, no AI').waitFor();
+    await page.getByRole('button', { name: 'Memory', exact: true }).click();
+    await addMemory(page, 'car', 'my car is a red sedan');
+    await addMemory(page, 'dinner', 'i like pizza for dinner');
+    await page.getByLabel('Download from (the Hugging Face hub, or a mirror)').fill(hub.url);
+    await page.getByRole('button', { name: /^Download Xenova\/all-MiniLM-L6-v2/ }).click();
+    const state = page.locator('#semantic-state');
+    await state.getByText('Semantic search is on (2 memories embedded).').waitFor({ timeout: 60_000 });
+
+    // The app's server and the hub are gone; a cold start in a new tab.
+    await site.stop();
+    await hub.close();
+    const hubAsked = hub.requests.length;
+    const fresh = await browser.context.newPage();
+    fresh.setDefaultTimeout(20_000);
+    await fresh.goto(page.url());
+    await page.close();
+    await fresh.getByRole('button', { name: 'Memory', exact: true }).click();
+    const freshState = fresh.locator('#semantic-state');
+    await freshState.getByText('Semantic search is on (2 memories embedded).').waitFor({ timeout: 60_000 });
+    // A memory added now is embedded by the worker, from the model this browser keeps.
+    await addMemory(fresh, 'pet', 'my dog is a puppy');
+    await freshState.getByText('Semantic search is on (3 memories embedded).').waitFor({ timeout: 60_000 });
+    assert.ok(fresh.workers().some((w) => w.url().endsWith('/web/memory/embed-worker.js')), 'the embedding worker runs in this tab');
+    // Search by meaning, no word in common: each query ranks its own memory first — the new one too.
+    await firstFound(fresh, 'canine', 'my dog is a puppy');
+    await firstFound(fresh, 'automobile', 'my car is a red sedan');
+    await firstFound(fresh, 'meal', 'i like pizza for dinner');
+    await fresh.getByRole('searchbox', { name: 'Search memories' }).fill('');
+    // The agent's automatic recall too (the embedding of the message, computed offline).
+    await fresh.getByRole('button', { name: 'Back to chat' }).click();
+    await fresh.getByRole('textbox', { name: 'Message' }).fill('which animal do i have?');
+    await fresh.getByRole('button', { name: 'Send' }).click();
+    await fresh.getByText('Echo: which animal do i have?').waitFor();
+    await fresh.getByText(/^Memories used: pet\b/).waitFor();
+    assert.equal(hub.requests.length, hubAsked, 'nothing was fetched from the hub');
+    assert.deepEqual(offMachine(browser.requests), []);
+  } finally {
+    await browser?.close();
+    await site.stop().catch(() => {});
+    await hub.close().catch(() => {});
     await rm(site.dir, { recursive: true, force: true });
   }
 });
