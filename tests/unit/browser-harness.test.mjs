@@ -20,8 +20,9 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
  */
 function run(args, env, limitMs = 90_000) {
   return new Promise((resolve) => {
-    // Without the parent's test-runner context, or the child would report to it instead of running.
-    const { NODE_TEST_CONTEXT: _ignored, ...inherited } = process.env;
+    // Without the parent's test-runner context, or the child would report to it instead of running;
+    // without its browser choice (CLAWSER_BROWSER=provided skips CHROME_PATH, the browser broken here).
+    const { NODE_TEST_CONTEXT: _ignored, CLAWSER_BROWSER: _choice, ...inherited } = process.env;
     const child = spawn(process.execPath, args, { cwd: root, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
