@@ -249,7 +249,7 @@ test('no serious or critical violation and no cut option on any panel, dialog or
 });
 
 /**
- * Walks the open panel with Tab from its heading (or from the element `from` names), and says
+ * Walks the open panel with Tab from its heading, and says
  * what is wrong: a control Tab skips, one reached out of document order, one without a visible
  * focus indicator, or a trap (Tab, and Esc then Tab, keep focus where it is). Focus indicators
  * are told by comparing each element's outline and box-shadow, and its ancestors' (a terminal's
@@ -386,7 +386,6 @@ test('keyboard: from each panel\'s heading Tab reaches its controls in order, ea
     await page.waitForURL(new RegExp(`/${name.toLowerCase()}$`));
     await page.waitForLoadState('networkidle');
     const walk = await walkPanel(name);
-    if (process.env.A11Y_DEBUG) console.log(name, walk.visited);
     // A walk that reached nothing would pass vacuously.
     if (!walk.visited.length) problems.push(`${name}: Tab reached no control`);
     problems.push(...walk.problems.map((p) => `${name}: ${p}`));
