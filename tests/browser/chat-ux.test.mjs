@@ -208,7 +208,7 @@ test('export a conversation as Markdown, JSONL and HTML; the JSONL imports back 
   assert.match(html.text, /^<!doctype html>/);
   assert.match(html.text, /You said: export me please/);
   assert.doesNotMatch(html.text, /<script/);
-  const jsonl = await exportAs('JSONL (event log with every version, can be imported)');
+  const jsonl = await exportAs('JSONL (importable)');
   const lines = jsonl.text.trim().split('\n').map((l) => JSON.parse(l));
   assert.ok(lines.some((e) => e.type === 'user_message' && e.data.text === 'export me please'));
   // Import it back: a new conversation with the same messages.

@@ -738,8 +738,9 @@ export class ClawserApp {
   async #exportConversation(controller, id) {
     const title = controller.state.conversations.find((c) => c.id === id)?.title ?? 'Conversation';
     /** @type {Record<string, 'markdown' | 'jsonl' | 'html'>} */
-    const formats = { Markdown: 'markdown', 'JSONL (event log with every version, can be imported)': 'jsonl', 'HTML page': 'html' };
-    const choice = await formDialog({ title: `Export “${title}”`, fields: [{ name: 'format', label: 'Format', options: Object.keys(formats), value: 'Markdown' }], submitLabel: 'Export' });
+    // Short options (a select cannot wrap on a phone); what JSONL is goes in the hint.
+    const formats = { Markdown: 'markdown', 'JSONL (importable)': 'jsonl', 'HTML page': 'html' };
+    const choice = await formDialog({ title: `Export “${title}”`, fields: [{ name: 'format', label: 'Format', options: Object.keys(formats), value: 'Markdown', hint: 'JSONL is the event log with every version; it can be imported back.' }], submitLabel: 'Export' });
     if (!choice) return;
     const file = await controller.exportConversation(id, formats[String(choice.format)] ?? 'markdown');
     downloadBlob(new Blob([file.text], { type: file.type }), file.name);

@@ -640,7 +640,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     list.querySelector('li.failure:not(.msg)')?.remove();
     for (const el of list.querySelectorAll('li.msg.failure')) {
       el.classList.remove('failure');
-      el.removeAttribute('role');
+      el.querySelector('.msg-body')?.removeAttribute('role');
       el.querySelector('.failure-actions')?.remove();
     }
     if (!s.failure) return;
@@ -656,12 +656,14 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     const recorded = lastEvent && (lastEvent.type === 'provider_error' || lastEvent.type === 'stream_error' || lastEvent.type === 'self_repair')
       ? list.querySelector(`li.msg.error[data-event-id="${CSS.escape(lastEvent.id)}"]`)
       : null;
+    // The alert is inside the list item: a list holds only list items, for screen readers too.
     if (recorded) {
       recorded.classList.add('failure');
-      recorded.setAttribute('role', 'alert');
-      recorded.querySelector('.msg-body')?.append(actions);
+      const body = recorded.querySelector('.msg-body');
+      body?.setAttribute('role', 'alert');
+      body?.append(actions);
     } else {
-      list.append(h('li', { class: 'failure', role: 'alert' }, h('p', null, h('strong', null, 'The reply failed. '), f.message), actions));
+      list.append(h('li', { class: 'failure' }, h('div', { role: 'alert' }, h('p', null, h('strong', null, 'The reply failed. '), f.message), actions)));
     }
     // The message the user wrote is kept for them to edit or resend.
     if (isNew && !f.resume && !composer.value.trim()) composer.value = f.text;

@@ -40,13 +40,14 @@ const promptFor = (cwd) => `\x1b[1;32mclawser\x1b[0m:\x1b[1;34m${cwd}\x1b[0m$ `;
 /**
  * One session's view: its xterm, line editor, and the run in progress.
  * @param {{id: number, shell: Shell}} session @param {TerminalPanelProps} props @param {MediaQueryList} dark
+ * @param {MediaQueryList} reducedMotion the cursor blinks only when motion is welcome
  */
-function SessionView(session, props, dark) {
+function SessionView(session, props, dark, reducedMotion) {
   const { shell } = session;
   const element = h('div', { class: 'terminal-host', role: 'region', 'aria-label': `Terminal session ${session.id}` });
   const term = new Terminal({
     convertEol: true,
-    cursorBlink: true,
+    cursorBlink: !reducedMotion.matches,
     fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace',
     fontSize: 14,
     scrollback: 5000,
@@ -166,9 +167,17 @@ function SessionView(session, props, dark) {
     }
   };
   term.onData(handle);
+  // Tab completes here, so Esc then Tab (or Shift+Tab) moves focus on, as in the code editor:
+  // the terminal is no keyboard trap.
+  let leaving = false;
   // Copy with Ctrl-Shift-C (or Ctrl-C while text is selected), paste with Ctrl-Shift-V.
   term.attachCustomKeyEventHandler((e) => {
     if (e.type !== 'keydown') return true;
+    if (e.key === 'Tab' && leaving) {
+      leaving = false;
+      return false;
+    }
+    if (!['Shift', 'Control', 'Alt', 'Meta'].includes(e.key)) leaving = e.key === 'Escape';
     // Alt+digit/letter are the app's panel shortcuts (Alt+B and Alt+F move by word here).
     if (e.altKey && !e.ctrlKey && !e.metaKey && /^(Digit|Key)/.test(e.code) && e.code !== 'KeyB' && e.code !== 'KeyF') return false;
     const key = e.key.toLowerCase();
@@ -184,6 +193,8 @@ function SessionView(session, props, dark) {
   });
   const onTheme = () => { term.options.theme = dark.matches ? THEMES.dark : THEMES.light; };
   dark.addEventListener('change', onTheme);
+  const onMotion = () => { term.options.cursorBlink = !reducedMotion.matches; };
+  reducedMotion.addEventListener('change', onMotion);
   const resize = new ResizeObserver(() => {
     if (opened && element.offsetParent) fit.fit();
   });
@@ -212,6 +223,7 @@ function SessionView(session, props, dark) {
       running?.abort();
       resize.disconnect();
       dark.removeEventListener('change', onTheme);
+      reducedMotion.removeEventListener('change', onMotion);
       term.dispose();
     },
   };
@@ -226,9 +238,10 @@ function SessionView(session, props, dark) {
 export function TerminalPanel(props) {
   ensureTerminalStyles();
   const dark = window.matchMedia('(prefers-color-scheme: dark)');
+  const reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
   if (!props.sessions.length) props.newSession();
   /** @type {ReturnType<typeof SessionView>[]} */
-  const views = props.sessions.map((s) => SessionView(s, props, dark));
+  const views = props.sessions.map((s) => SessionView(s, props, dark, reducedMotion));
   let active = views[0];
   const tabs = h('div', { class: 'terminal-tabs', role: 'toolbar', 'aria-label': 'Terminal sessions' });
   const screen = h('div', { class: 'terminal-screen' });
@@ -249,7 +262,7 @@ export function TerminalPanel(props) {
     requestAnimationFrame(() => view.focus());
   };
   const add = () => {
-    const view = SessionView(props.newSession(), props, dark);
+    const view = SessionView(props.newSession(), props, dark, reducedMotion);
     views.push(view);
     show(view);
   };
@@ -276,7 +289,7 @@ export function TerminalPanel(props) {
     ),
     tabs,
     screen,
-    h('p', { class: 'small muted' }, 'Tab completes · ↑/↓ and Ctrl-R search history · Ctrl-C stops · Ctrl-L clears · Ctrl-Shift-C/V copy and paste. Clawser’s own folders (.memory, .git…) are read-only here.'),
+    h('p', { class: 'small muted' }, 'Tab completes (Esc then Tab moves on) · ↑/↓ and Ctrl-R search history · Ctrl-C stops · Ctrl-L clears · Ctrl-Shift-C/V copy and paste. Clawser’s own folders (.memory, .git…) are read-only here.'),
   );
   // Shown once the panel is in the document (xterm measures its container).
   requestAnimationFrame(() => show(active));
