@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gitStatus, gitDiff, gitLog, gitCommit, gitCheckout, gitBranch, GIT_TOOLS } from '../../web/tools/git.js';
-import { toolSettings, BUILTIN_TOOLS } from '../../web/tools/index.js';
+import { toolSettings, builtinTools } from '../../web/tools/index.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 
 test('agent git tools: status, commit, log, diff, branch, checkout/restore — errors come back as results', async () => {
   const fs = new MemoryFileSystem();
   const ctx = { workspaceId: 'w', fs, settings: toolSettings(), fetch: globalThis.fetch };
-  assert.ok(GIT_TOOLS.every((t) => BUILTIN_TOOLS.includes(t)));
+  assert.ok(GIT_TOOLS.every((t) => builtinTools().includes(t)));
   assert.deepEqual(GIT_TOOLS.filter((t) => t.permission === 'write').map((t) => t.name), ['git_commit', 'git_checkout', 'git_branch'], 'write tools need approval by default');
   assert.match((await gitStatus.run({}, ctx)).output, /not a git repository yet/);
   await fs.write('notes.md', 'one\n');

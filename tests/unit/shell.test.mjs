@@ -15,7 +15,6 @@ import { ruleFetch } from '../../web/tools/web.js';
 import { ToolRunner } from '../../web/agent/tool-runner.js';
 import { AutonomyController } from '../../web/agent/autonomy.js';
 import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
-import { resetShellSession } from '../../web/tools/shell.js';
 import { LocalConfig } from '../../web/storage/local-config.js';
 import { MemoryStore } from '../../web/memory/store.js';
 import { memoryStorage } from '../fixtures/stand-ins.mjs';
@@ -251,7 +250,6 @@ async function agentWorkspace(/** @type {'readonly' | 'supervised' | 'full'} */ 
     r.context.authorizeTool = (name, args, signal) => r.authorize({ id: 'n', name, arguments: args }, { signal });
     return r;
   };
-  resetShellSession('ws', 'c1');
   return { fs, registry, memory, asked, runner };
 }
 
@@ -578,8 +576,20 @@ test('the agent\'s `clawser memory list` is a read of memory: refused to an agen
   const refused = await limited.run({ id: 'l1', name: 'shell', arguments: { command: 'clawser memory list' } });
   assert.doesNotMatch(refused.output, /secret-plan/);
   assert.match(refused.output, /memory_recall is not among its tools/);
-  resetShellSession('ws', 'c1');
   const control = runner();
   control.context.toolNames = ['shell', 'memory_recall'];
   assert.match((await control.run({ id: 'l2', name: 'shell', arguments: { command: 'clawser memory list' } })).output, /secret-plan/);
+});
+
+test('each registry\'s shell tool keeps its own sessions: a working directory set through one is not seen by another', async () => {
+  const fs = new MemoryFileSystem();
+  await fs.write('notes/a.md', 'TODO a\n');
+  const ctx = /** @type {import('../../web/tools/types.d.ts').ToolContext} */ (/** @type {unknown} */ ({ workspaceId: 'ws', conversationId: 'c1', fs, settings: toolSettings(), fetch: globalThis.fetch }));
+  const first = /** @type {import('../../web/tools/types.d.ts').ToolDefinition} */ (createBuiltinRegistry({ workspaceId: 'ws' }).get('shell'));
+  const second = /** @type {import('../../web/tools/types.d.ts').ToolDefinition} */ (createBuiltinRegistry({ workspaceId: 'ws' }).get('shell'));
+  await first.ready?.();
+  await first.run({ command: 'cd notes' }, ctx);
+  // Control: the same registry's session kept the directory.
+  assert.match((await first.run({ command: 'pwd' }, ctx)).output, /stdout:\n\/notes\n/);
+  assert.match((await second.run({ command: 'pwd' }, ctx)).output, /stdout:\n\/\n/);
 });

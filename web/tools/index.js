@@ -1,4 +1,4 @@
-/** @import { ToolSettings } from './types.d.ts' */
+/** @import { ToolSettings, ToolDefinition } from './types.d.ts' */
 /** @import { LocalConfig } from '../storage/local-config.js' */
 import { z } from 'zod';
 import { BrowserToolRegistry } from './registry.js';
@@ -12,11 +12,18 @@ import { MEMORY_TOOLS } from './memory.js';
 import { GOAL_TOOLS } from './goals.js';
 import { SCHEDULER_TOOLS } from './scheduler.js';
 import { SKILL_TOOLS } from './skills.js';
-import { SHELL_TOOLS } from './shell.js';
+import { createShellTool } from './shell.js';
 import { AGENT_TOOLS } from './agents.js';
 
 export { BrowserToolRegistry, DEFAULT_POLICY, toJsonSchema } from './registry.js';
-export const BUILTIN_TOOLS = [...FS_TOOLS, ...WEB_TOOLS, ...STORAGE_TOOLS, ...BROWSER_TOOLS, ...CODE_TOOLS, ...GIT_TOOLS, ...MEMORY_TOOLS, ...GOAL_TOOLS, ...SCHEDULER_TOOLS, ...SKILL_TOOLS, ...SHELL_TOOLS, ...AGENT_TOOLS];
+/**
+ * Every built-in tool, made for one registry: most are plain definitions, but the shell keeps
+ * sessions (working directory, variables) that belong to the registry that runs them.
+ * @returns {ToolDefinition[]}
+ */
+export function builtinTools() {
+  return [...FS_TOOLS, ...WEB_TOOLS, ...STORAGE_TOOLS, ...BROWSER_TOOLS, ...CODE_TOOLS, ...GIT_TOOLS, ...MEMORY_TOOLS, ...GOAL_TOOLS, ...SCHEDULER_TOOLS, ...SKILL_TOOLS, createShellTool(), ...AGENT_TOOLS];
+}
 
 export const ToolSettingsSchema = z.object({
   maxReadBytes: z.number().int().min(1).default(50 * 1024 * 1024),
@@ -39,6 +46,6 @@ export function toolSettings(partial = {}) {
  */
 export function createBuiltinRegistry(options = {}) {
   const registry = new BrowserToolRegistry(options);
-  for (const tool of BUILTIN_TOOLS) registry.register(tool);
+  for (const tool of builtinTools()) registry.register(tool);
   return registry;
 }

@@ -16,10 +16,72 @@ export const SHELL_TIMEOUT_MS = 120_000;
  * One session per conversation (cwd, variables, functions). `ctx` is the latest call's context:
  * each turn has its own gates, and the session's commands use the current ones.
  * @typedef {{shell: Shell, used: number, fs: ToolContext['fs'], live: {ctx: ToolContext, fetched: string[]}}} Session
- * @type {Map<string, Session>}
  */
-const sessions = new Map();
 const MAX_SESSIONS = 20;
+
+/** The shell sessions of one shell tool (one per registry: a workspace's), the least recently used dropped past MAX_SESSIONS. */
+class ShellSessions {
+  /** @type {Map<string, Session>} */
+  #sessions = new Map();
+  /** A parser of its own for checks (no session state). @type {Shell | null} */
+  #checker = null;
+
+  /** @param {ToolContext} ctx */
+  #key = (ctx) => `${ctx.workspaceId}:${ctx.conversationId ?? ''}`;
+
+  /** The conversation's session, if it has one. @param {ToolContext} ctx */
+  peek(ctx) {
+    return this.#sessions.get(this.#key(ctx));
+  }
+
+  /** @param {ToolContext} ctx @returns {Promise<Session>} */
+  async for(ctx) {
+    const key = this.#key(ctx);
+    let entry = this.#sessions.get(key);
+    if (entry && entry.fs !== ctx.fs) {
+      // A new turn brings its own view of the same workspace: the session (cwd, variables) goes on.
+      entry.shell.useFileSystem(ctx.fs);
+      entry.fs = ctx.fs;
+    }
+    if (!entry) {
+      /** What the session's commands reach: the latest call's context. @type {{ctx: ToolContext, fetched: string[]}} */
+      const session = { ctx, fetched: [] };
+      const shell = await agentShell(session);
+      entry = { shell, used: 0, fs: ctx.fs, live: session };
+      this.#sessions.set(key, entry);
+      if (this.#sessions.size > MAX_SESSIONS) {
+        const oldest = [...this.#sessions.entries()].sort((a, b) => a[1].used - b[1].used)[0][0];
+        this.#sessions.delete(oldest);
+      }
+    }
+    entry.used = Date.now();
+    entry.live.ctx = ctx;
+    return entry;
+  }
+
+  /**
+   * The read-only verdict of a line in its conversation's session: a command name that the
+   * session has made a function or an alias runs that code instead, so such a line is neither
+   * read-only nor covered by a rule.
+   * @param {string} command @param {ToolContext} [ctx]
+   */
+  analyse(command, ctx) {
+    if (!loaded) return null;
+    const [{ createShell }, { readOnlyVerdict }] = loaded;
+    this.#checker ??= createShell({ fs: /** @type {any} */ (null) /* any: the checker only parses, it never touches files */ });
+    try {
+      const verdict = readOnlyVerdict(this.#checker.parse(command));
+      const session = ctx ? this.peek(ctx)?.shell : undefined;
+      if (!session) return verdict;
+      const defined = new Set([...session.functions.keys(), ...session.aliases()]);
+      const shadowed = verdict.commands.map((c) => c.split(' ')[0]).find((name) => defined.has(name));
+      if (!shadowed) return verdict;
+      return { ...verdict, readOnly: false, coverable: false, reason: `"${shadowed}" is a function or alias defined in this session` };
+    } catch {
+      return null;
+    }
+  }
+}
 
 // The interpreter (just-bash) is large: loaded with the first shell call.
 const shellModules = () => Promise.all([import('../shell/shell.js'), import('../shell/read-only.js'), import('../shell/commands/git.js'), import('../shell/commands/clawser.js')]);
@@ -30,31 +92,6 @@ let loaded = null;
 export async function loadShell() {
   loaded ??= await shellModules();
   return loaded;
-}
-
-/** A parser of its own for checks (no session state). @type {Shell | null} */
-let checker = null;
-/**
- * The read-only verdict of a line in its conversation's session: a command name that the
- * session has made a function or an alias runs that code instead, so such a line is neither
- * read-only nor covered by a rule.
- * @param {string} command @param {ToolContext} [ctx]
- */
-function analyse(command, ctx) {
-  if (!loaded) return null;
-  const [{ createShell }, { readOnlyVerdict }] = loaded;
-  checker ??= createShell({ fs: /** @type {any} */ (null) /* any: the checker only parses, it never touches files */ });
-  try {
-    const verdict = readOnlyVerdict(checker.parse(command));
-    const session = ctx ? sessions.get(`${ctx.workspaceId}:${ctx.conversationId ?? ''}`)?.shell : undefined;
-    if (!session) return verdict;
-    const defined = new Set([...session.functions.keys(), ...session.aliases()]);
-    const shadowed = verdict.commands.map((c) => c.split(' ')[0]).find((name) => defined.has(name));
-    if (!shadowed) return verdict;
-    return { ...verdict, readOnly: false, coverable: false, reason: `"${shadowed}" is a function or alias defined in this session` };
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -130,31 +167,6 @@ function formatResult(result) {
   return [`exit code: ${result.exitCode}`, `stdout:\n${capped(result.stdout, 'stdout') || '(empty)'}`, result.stderr ? `stderr:\n${capped(result.stderr, 'stderr')}` : ''].filter(Boolean).join('\n');
 }
 
-/** @param {ToolContext} ctx @returns {Promise<Session>} */
-async function sessionFor(ctx) {
-  const key = `${ctx.workspaceId}:${ctx.conversationId ?? ''}`;
-  let entry = sessions.get(key);
-  if (entry && entry.fs !== ctx.fs) {
-    // A new turn brings its own view of the same workspace: the session (cwd, variables) goes on.
-    entry.shell.useFileSystem(ctx.fs);
-    entry.fs = ctx.fs;
-  }
-  if (!entry) {
-    /** What the session's commands reach: the latest call's context. @type {{ctx: ToolContext, fetched: string[]}} */
-    const session = { ctx, fetched: [] };
-    const shell = await agentShell(session);
-    entry = { shell, used: 0, fs: ctx.fs, live: session };
-    sessions.set(key, entry);
-    if (sessions.size > MAX_SESSIONS) {
-      const oldest = [...sessions.entries()].sort((a, b) => a[1].used - b[1].used)[0][0];
-      sessions.delete(oldest);
-    }
-  }
-  entry.used = Date.now();
-  entry.live.ctx = ctx;
-  return entry;
-}
-
 /**
  * Runs a skill's shell script in a shell of its own (not the conversation's session): `ARGS`
  * holds the arguments as JSON, and each argument whose name is a word is also a variable.
@@ -173,49 +185,49 @@ export async function runShellScript(source, options, ctx) {
   };
 }
 
-/** Forgets a conversation's shell session (its variables and working directory). @param {string} workspaceId @param {string} [conversationId] */
-export function resetShellSession(workspaceId, conversationId) {
-  sessions.delete(`${workspaceId}:${conversationId ?? ''}`);
+/**
+ * The shell tool, with sessions of its own: each registry (a workspace's) makes one, so no
+ * session outlives or crosses the registry that ran it.
+ * @returns {ToolDefinition}
+ */
+export function createShellTool() {
+  const sessions = new ShellSessions();
+  return {
+    name: 'shell',
+    description:
+      'Run a bash command line over the workspace files (a virtual bash: pipes, redirects, &&, loops, functions; ~80 commands such as ls, cat, grep -r, find, sed, awk, sort, jq, diff, tar, plus `git` and `clawser`). ' +
+      'The workspace is `/`. The session keeps the working directory, variables and functions between calls in this conversation. ' +
+      `Returns the exit code, stdout and stderr (each cut at ${SHELL_OUTPUT_CAP} characters). Read-only lines (ls, cat, grep, wc, git status…) run like read tools; others need approval.`,
+    permission: 'write',
+    schema: z.object({
+      command: z.string().min(1).max(20_000).describe('The bash command line (several lines allowed)'),
+      stdin: z.string().max(1_000_000).optional().describe('Text given to the command on standard input'),
+    }),
+    ready: () => loadShell().then(() => undefined),
+    permissionFor: ({ command }, ctx) => (sessions.analyse(command, ctx)?.readOnly ? 'read' : 'write'),
+    scopeTargets: ({ command }, ctx) => {
+      const verdict = sessions.analyse(command, ctx);
+      // Never covered by a rule: a line that writes through a redirection, hides code, defines a
+      // function, computes a command name or runs another interpreter (bash, xargs, awk, find…).
+      if (!verdict || !verdict.coverable) return null;
+      return { kind: 'command', targets: verdict.commands };
+    },
+    preview: ({ command }, ctx) => {
+      const verdict = sessions.analyse(command, ctx);
+      if (!verdict) return 'The line could not be parsed; it will fail with a syntax error.';
+      return verdict.readOnly ? 'Only reads (every command is on the read-only list).' : `Changes something: ${verdict.reason}. Commands: ${verdict.commands.join(' · ')}`;
+    },
+    async run({ command, stdin }, /** @type {ToolContext} */ ctx) {
+      const session = await sessions.for(ctx);
+      const before = session.live.fetched.length;
+      // A line judged read-only runs with every change refused: what the check missed writes nothing.
+      const readOnly = !!sessions.analyse(command, ctx)?.readOnly;
+      const result = await session.shell.run(command, { signal: ctx.signal, ...(stdin !== undefined ? { stdin } : {}), timeoutMs: SHELL_TIMEOUT_MS, readOnly });
+      const output = formatResult(result);
+      // What came in from outside: fetched pages, or the files of a cloned repository / opened folder.
+      const fetched = session.live.fetched.slice(before);
+      const origin = fetched.length ? `a web page fetched by curl (${fetched[0]})` : await ctx.contentOrigin?.();
+      return { ok: result.exitCode === 0, output, ...(origin ? { untrusted: origin } : {}) };
+    },
+  };
 }
-
-/** @type {ToolDefinition} */
-export const shellTool = {
-  name: 'shell',
-  description:
-    'Run a bash command line over the workspace files (a virtual bash: pipes, redirects, &&, loops, functions; ~80 commands such as ls, cat, grep -r, find, sed, awk, sort, jq, diff, tar, plus `git` and `clawser`). ' +
-    'The workspace is `/`. The session keeps the working directory, variables and functions between calls in this conversation. ' +
-    `Returns the exit code, stdout and stderr (each cut at ${SHELL_OUTPUT_CAP} characters). Read-only lines (ls, cat, grep, wc, git status…) run like read tools; others need approval.`,
-  permission: 'write',
-  schema: z.object({
-    command: z.string().min(1).max(20_000).describe('The bash command line (several lines allowed)'),
-    stdin: z.string().max(1_000_000).optional().describe('Text given to the command on standard input'),
-  }),
-  ready: () => loadShell().then(() => undefined),
-  permissionFor: ({ command }, ctx) => (analyse(command, ctx)?.readOnly ? 'read' : 'write'),
-  scopeTargets: ({ command }, ctx) => {
-    const verdict = analyse(command, ctx);
-    // Never covered by a rule: a line that writes through a redirection, hides code, defines a
-    // function, computes a command name or runs another interpreter (bash, xargs, awk, find…).
-    if (!verdict || !verdict.coverable) return null;
-    return { kind: 'command', targets: verdict.commands };
-  },
-  preview: ({ command }, ctx) => {
-    const verdict = analyse(command, ctx);
-    if (!verdict) return 'The line could not be parsed; it will fail with a syntax error.';
-    return verdict.readOnly ? 'Only reads (every command is on the read-only list).' : `Changes something: ${verdict.reason}. Commands: ${verdict.commands.join(' · ')}`;
-  },
-  async run({ command, stdin }, /** @type {ToolContext} */ ctx) {
-    const session = await sessionFor(ctx);
-    const before = session.live.fetched.length;
-    // A line judged read-only runs with every change refused: what the check missed writes nothing.
-    const readOnly = !!analyse(command, ctx)?.readOnly;
-    const result = await session.shell.run(command, { signal: ctx.signal, ...(stdin !== undefined ? { stdin } : {}), timeoutMs: SHELL_TIMEOUT_MS, readOnly });
-    const output = formatResult(result);
-    // What came in from outside: fetched pages, or the files of a cloned repository / opened folder.
-    const fetched = session.live.fetched.slice(before);
-    const origin = fetched.length ? `a web page fetched by curl (${fetched[0]})` : await ctx.contentOrigin?.();
-    return { ok: result.exitCode === 0, output, ...(origin ? { untrusted: origin } : {}) };
-  },
-};
-
-export const SHELL_TOOLS = [shellTool];
