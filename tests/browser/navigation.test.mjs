@@ -98,6 +98,69 @@ test('the palette switches conversations, starts a new one and sets the autonomy
   await dialog.waitFor({ state: 'detached' });
 });
 
+test('the palette runs what the buttons and shortcuts do: regenerate, undo and redo a turn, fold the rail, split the view, delete the conversation', async () => {
+  /** Runs the palette's first match for `query`, checking it is `label` and shows `shortcut`. @param {string} query @param {RegExp} label @param {string} [shortcut] */
+  const run = async (query, label, shortcut) => {
+    await page.keyboard.press('Control+k');
+    await search().fill(query);
+    const first = palette().getByRole('option').first();
+    assert.match((await first.innerText()).split('\n')[0], label);
+    if (shortcut) assert.equal(await first.locator('kbd').innerText(), shortcut);
+    await page.keyboard.press('Enter');
+    await palette().waitFor({ state: 'detached' });
+  };
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  await page.getByText('Start the conversation: type a message below.').waitFor();
+  await page.getByRole('textbox', { name: 'Message' }).fill('Name the lighthouse');
+  await page.keyboard.press('Enter');
+  await page.locator('.msg.assistant:not(.streaming)', { hasText: 'Echo: Name the lighthouse' }).waitFor();
+  await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' });
+
+  const replyVersions = page.getByRole('group', { name: 'Versions of this reply' });
+  assert.equal(await replyVersions.count(), 0, 'control: one version before');
+  await run('regenerate', /^Regenerate the last reply$/);
+  await replyVersions.getByText('2/2').waitFor();
+  await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' });
+
+  await page.locator('li.turn-undo').getByRole('button', { name: 'Undo turn' }).waitFor();
+  await run('undo turn', /^Undo the latest turn$/, 'Alt+Z');
+  await page.locator('li.turn-undone').last().getByRole('button', { name: 'Redo turn' }).waitFor();
+  await run('redo', /^Redo the turn undone last$/, 'Alt+Shift+Z');
+  await page.getByRole('button', { name: 'Redo turn' }).waitFor({ state: 'detached' });
+  await replyVersions.getByText('2/2').waitFor();
+
+  const railToggle = page.getByRole('button', { name: 'Show panel names' });
+  assert.equal(await railToggle.getAttribute('aria-expanded'), 'true');
+  await run('fold rail', /^Fold the panel rail/);
+  assert.equal(await railToggle.getAttribute('aria-expanded'), 'false');
+  await run('unfold rail', /^Unfold the panel rail/);
+  assert.equal(await railToggle.getAttribute('aria-expanded'), 'true');
+
+  await page.keyboard.press('Alt+1');
+  await page.getByRole('heading', { name: 'Files', exact: true }).waitFor();
+  assert.equal(await page.getByRole('textbox', { name: 'Message' }).count(), 0, 'control: the chat is not beside Files yet');
+  await run('chat beside', /^Show the chat beside this panel$/);
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  await page.getByRole('heading', { name: 'Files', exact: true }).waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Chat beside this panel' }).getAttribute('aria-pressed'), 'true', 'the ◫ button says so');
+  await run('chat beside', /^Hide the chat beside this panel$/);
+  await page.getByRole('textbox', { name: 'Message' }).waitFor({ state: 'detached' });
+  await page.keyboard.press('Alt+0');
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+
+  const list = page.locator('.conv-list');
+  const title = await list.locator('a[aria-current="page"] .conv-title').innerText();
+  await run('delete conv', /^Delete this conversation…$/);
+  const confirm = page.getByRole('dialog', { name: /^Delete “/ });
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  await confirm.waitFor({ state: 'detached' });
+  await page.getByText('Echo: Name the lighthouse').waitFor(); // control: cancelling keeps it
+  await run('delete conv', /^Delete this conversation…$/);
+  await confirm.getByRole('button', { name: 'Delete conversation' }).click();
+  await page.getByText('Echo: Name the lighthouse').waitFor({ state: 'detached' });
+  await list.getByText(title, { exact: true }).waitFor({ state: 'detached' });
+});
+
 test('search across conversations: ranked hits with the words marked; a hit opens its conversation at that message', async () => {
   const say = async (/** @type {string} */ text) => {
     await page.getByRole('textbox', { name: 'Message' }).fill(text);

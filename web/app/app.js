@@ -30,7 +30,7 @@ import { h, clear, downloadBlob } from '../ui/dom.js';
 import { HomeView } from '../ui/home-view.js';
 import { WorkspaceView } from '../ui/workspace-view.js';
 import { SplitView, ResizeHandle } from '../ui/split-view.js';
-import { ChatView } from '../ui/chat-view.js';
+import { ChatView, lastRegenerableReply } from '../ui/chat-view.js';
 import { FirstRunCard } from '../ui/first-run.js';
 import { openSettingsDialog } from '../ui/settings-dialog.js';
 import { confirmDialog, formDialog, promptDialog, shortcutsDialog } from '../ui/dialogs.js';
@@ -49,11 +49,27 @@ const SPLIT_PANELS = ['files', 'git'];
 /** A workspace route's panel: 'chat' or a name of the panel registry. @typedef {string} PanelName */
 
 /**
+ * The actions of the views on screen that have a button or a shortcut, for the command palette
+ * (the same functions, not copies).
+ * @typedef {object} ViewActions
+ * @property {() => void} focusSearch
+ * @property {() => void} toggleRail
+ * @property {() => boolean} railCollapsed
+ * @property {() => Promise<void>} undoTurn Alt+Z
+ * @property {() => Promise<void>} redoTurn Alt+Shift+Z
+ * @property {() => boolean} chatShown the chat is on screen (alone, or beside the panel)
+ * @property {{on: boolean, toggle: () => void} | null} split the panel on screen can show beside the chat
+ */
+
+/**
  * The orchestrator: builds the services once, maps routes to views, and wires UI events to
  * the stores and controllers. Holds no business rules of its own.
  */
 export class ClawserApp {
-  /** @type {{workspaceId: string, panel: string, controller: ChatController, destroy: () => void, focusSearch?: () => void} | null} */
+  /**
+   * The workspace on screen; `palette`: what its views do that the command palette runs too.
+   * @type {{workspaceId: string, panel: string, controller: ChatController, destroy: () => void, palette?: ViewActions} | null}
+   */
   #view = null;
   /** @type {Map<string, ChatController>} */
   #controllers = new Map();
@@ -647,19 +663,17 @@ export class ClawserApp {
     const content = splitOn && sub && panelEntry
       ? SplitView({ chat: chat.root, panel: sub.root, panelLabel: panelEntry.label, ratio: layout.ratio, onRatio: (ratio) => this.#saveLayout({ ratio }) })
       : sub ? sub.root : chat.root;
+    const toggleSplit = splittable ? () => {
+      this.#saveLayout({ split: !layout.split });
+      this.#guard(this.#renderWorkspace(workspaceId, controller.state.activeId ?? undefined, panel));
+    } : null;
     /** @type {Parameters<typeof WorkspaceView>[0]} */
     const workspaceProps = {
       workspace: ws,
       controller,
       chat: content,
       side,
-      split: splittable ? {
-        on: layout.split,
-        onToggle: () => {
-          this.#saveLayout({ split: !layout.split });
-          this.#guard(this.#renderWorkspace(workspaceId, controller.state.activeId ?? undefined, panel));
-        },
-      } : undefined,
+      split: toggleSplit ? { on: layout.split, onToggle: toggleSplit } : undefined,
       panels: [
         { label: 'Chat', icon: '💬', shortcut: 'Alt+0', current: panel === 'chat', onOpen: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }) },
         ...this.panels.list().map((p) => ({ label: p.label, icon: p.icon, shortcut: p.shortcut, current: p.name === panel, onOpen: () => this.router.go({ name: 'workspace', workspaceId, panel: p.name }) })),
@@ -693,18 +707,19 @@ export class ClawserApp {
       onRename: (id) => this.#guard(this.#renameConversation(controller, id)),
       onExport: (id) => this.#guard(this.#exportConversation(controller, id)),
       onImport: (file) => this.#guard(this.#importConversation(workspaceId, file)),
-      onDelete: async (id, title) => {
-        const ok = await confirmDialog({ title: `Delete “${title}”?`, message: 'The whole conversation is removed from this browser. This cannot be undone.', confirmLabel: 'Delete conversation' });
-        if (!ok) return;
-        const wasActive = controller.state.activeId === id;
-        await controller.remove(id);
-        if (wasActive) this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }, { replace: true });
-      },
+      onDelete: (id, title) => this.#guard(this.#deleteConversation(workspaceId, controller, id, title)),
     };
     const view = WorkspaceView(workspaceProps);
     if (painted) painted.handOver(view.root, { controller, activeId: controller.state.activeId, workspace: workspaceProps, chat: chatProps, setup: this.#setupActions(workspaceId) });
     else clear(this.main).append(view.root);
-    if (this.#view?.controller === controller) this.#view.focusSearch = view.focusSearch;
+    if (this.#view?.controller === controller) {
+      this.#view.palette = {
+        focusSearch: view.focusSearch, toggleRail: view.toggleRail, railCollapsed: view.railCollapsed,
+        undoTurn: chat.undoTurn, redoTurn: chat.redoTurn,
+        chatShown: () => panel === 'chat' || splitShown(),
+        split: toggleSplit ? { on: layout.split, toggle: toggleSplit } : null,
+      };
+    }
     document.title = `${ws.name} — Clawser`;
     destroyView = () => { view.destroy(); chat.destroy(); sub?.destroy?.(); unsubscribeArtifact(); artifactView?.destroy(); };
     /** @type {WorkspaceServices} */ (this.services).autoInitGit(workspaceId);
@@ -725,6 +740,18 @@ export class ClawserApp {
   /** @param {Partial<{split: boolean, ratio: number, artifact: number}>} change */
   #saveLayout(change) {
     this.config?.set(LAYOUT_KEY, { ...this.#layout(), ...change });
+  }
+
+  /**
+   * Deletes a conversation once the user confirmed it (its list's button, the command palette).
+   * @param {string} workspaceId @param {ChatController} controller @param {string} id @param {string} title
+   */
+  async #deleteConversation(workspaceId, controller, id, title) {
+    const ok = await confirmDialog({ title: `Delete “${title}”?`, message: 'The whole conversation is removed from this browser. This cannot be undone.', confirmLabel: 'Delete conversation' });
+    if (!ok) return;
+    const wasActive = controller.state.activeId === id;
+    await controller.remove(id);
+    if (wasActive) this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }, { replace: true });
   }
 
   /** @param {ChatController} controller @param {string} id */
@@ -781,6 +808,8 @@ export class ClawserApp {
     const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
     /** @param {string} panel */
     const go = (panel) => workspaceId && this.router.go({ name: 'workspace', workspaceId, panel: /** @type {PanelName} */ (panel) });
+    const actions = view?.palette;
+    const wide = matchMedia('(min-width: 721px)').matches;
     const { buildCommands } = await import('./commands.js');
     const [{ openCommandPalette }, { fuzzyRank }] = await Promise.all([import('../ui/command-palette.js'), import('./fuzzy.js')]);
     const commands = buildCommands({
@@ -792,6 +821,14 @@ export class ClawserApp {
       panel: view?.panel ?? 'chat',
       autonomy: workspaceId ? agentSettings.load(workspaceId).autonomy.level : null,
       streaming: !!controller?.state.streaming,
+      turn: controller && actions?.chatShown() ? {
+        undo: !!controller.state.undo,
+        redo: !!controller.state.redo,
+        regenerate: controller.busy ? null : lastRegenerableReply(controller.state.events),
+      } : null,
+      // The rail's and the split's buttons are hidden on a phone's width (CSS: max-width 720px).
+      split: actions?.split && wide ? { on: actions.split.on } : null,
+      railCollapsed: actions && wide ? actions.railCollapsed() : null,
       act: {
         home: () => this.router.go({ name: 'home' }),
         openWorkspace: (id) => this.router.go({ name: 'workspace', workspaceId: id, panel: 'chat' }),
@@ -813,7 +850,16 @@ export class ClawserApp {
         renameConversation: (id) => controller && this.#guard(this.#renameConversation(controller, id)),
         importConversation: () => workspaceId && this.#pickImport(workspaceId),
         stop: () => controller?.stop(),
-        search: () => view?.focusSearch?.(),
+        deleteConversation: (id) => {
+          const title = controller?.state.conversations.find((c) => c.id === id)?.title ?? 'this conversation';
+          if (controller && workspaceId) this.#guard(this.#deleteConversation(workspaceId, controller, id, title));
+        },
+        undoTurn: () => actions && this.#guard(actions.undoTurn()),
+        redoTurn: () => actions && this.#guard(actions.redoTurn()),
+        regenerate: (eventId) => controller && this.#guard(controller.regenerate(eventId)),
+        toggleSplit: () => actions?.split?.toggle(),
+        toggleRail: () => actions?.toggleRail(),
+        search: () => actions?.focusSearch(),
         shortcuts: () => this.#showShortcuts(),
       },
     });

@@ -17,6 +17,10 @@ const LEVELS = /** @type {const} */ ([['readonly', 'read-only'], ['supervised', 
  * @param {string} ctx.panel the one on screen
  * @param {'readonly' | 'supervised' | 'full' | null} ctx.autonomy the open workspace's level
  * @param {boolean} ctx.streaming a reply is being written
+ * @param {{undo: boolean, redo: boolean, regenerate: string | null} | null} [ctx.turn] the chat on screen: whether a turn can be
+ *   undone or redone, the reply that can be regenerated (null: the chat is not on screen)
+ * @param {{on: boolean} | null} [ctx.split] the panel on screen can show beside the chat (null: it cannot, or the window is too narrow)
+ * @param {boolean | null} [ctx.railCollapsed] the panel rail shows icons only (null: no rail to fold, e.g. on a phone)
  * @param {object} ctx.act
  * @param {() => void} ctx.act.home
  * @param {(workspaceId: string) => void} ctx.act.openWorkspace
@@ -28,6 +32,12 @@ const LEVELS = /** @type {const} */ ([['readonly', 'read-only'], ['supervised', 
  * @param {(conversationId: string) => void} ctx.act.exportConversation
  * @param {() => void} ctx.act.importConversation
  * @param {(conversationId: string) => void} ctx.act.renameConversation
+ * @param {(conversationId: string) => void} ctx.act.deleteConversation asks for confirmation first
+ * @param {() => void} ctx.act.undoTurn
+ * @param {() => void} ctx.act.redoTurn
+ * @param {(eventId: string) => void} ctx.act.regenerate
+ * @param {() => void} ctx.act.toggleSplit
+ * @param {() => void} ctx.act.toggleRail
  * @param {() => void} ctx.act.stop
  * @param {() => void} ctx.act.search puts the focus in the conversation search
  * @param {() => void} ctx.act.shortcuts
@@ -42,7 +52,7 @@ export function buildCommands(ctx) {
     if (ctx.streaming) out.push({ id: 'stop', label: 'Stop the reply', shortcut: 'Esc', run: act.stop });
     out.push({ id: 'new-conversation', label: 'New conversation', keywords: 'chat start', run: act.newConversation });
     out.push({ id: 'search', label: 'Search conversations…', keywords: 'find messages full text', run: act.search });
-    if (ctx.panel !== 'chat') out.push({ id: 'panel:chat', label: 'Open Chat', group: 'Panel', keywords: 'back conversation messages', run: () => act.openPanel('chat') });
+    if (ctx.panel !== 'chat') out.push({ id: 'panel:chat', label: 'Open Chat', group: 'Panel', shortcut: 'Alt+0', keywords: 'back conversation messages', run: () => act.openPanel('chat') });
     for (const p of ctx.panels) {
       if (p.name !== ctx.panel) out.push({ id: `panel:${p.name}`, label: `Open ${p.label}`, group: 'Panel', shortcut: p.shortcut, run: () => act.openPanel(p.name) });
     }
@@ -54,7 +64,17 @@ export function buildCommands(ctx) {
     if (current) {
       out.push({ id: 'export', label: 'Export this conversation…', keywords: 'download markdown jsonl html save', run: () => act.exportConversation(current) });
       out.push({ id: 'rename', label: 'Rename this conversation…', keywords: 'title', run: () => act.renameConversation(current) });
+      out.push({ id: 'delete', label: 'Delete this conversation…', keywords: 'remove trash', run: () => act.deleteConversation(current) });
     }
+    const turn = ctx.turn;
+    if (turn && !ctx.streaming) {
+      const reply = turn.regenerate;
+      if (reply) out.push({ id: 'regenerate', label: 'Regenerate the last reply', keywords: 'retry again answer version', run: () => act.regenerate(reply) });
+      if (turn.undo) out.push({ id: 'undo', label: 'Undo the latest turn', shortcut: 'Alt+Z', keywords: 'revert files memories', run: act.undoTurn });
+      if (turn.redo) out.push({ id: 'redo', label: 'Redo the turn undone last', shortcut: 'Alt+Shift+Z', keywords: 'reapply', run: act.redoTurn });
+    }
+    if (ctx.split) out.push({ id: 'split', label: ctx.split.on ? 'Hide the chat beside this panel' : 'Show the chat beside this panel', group: 'View', keywords: 'split side by side layout', run: act.toggleSplit });
+    if (ctx.railCollapsed != null) out.push({ id: 'rail', label: ctx.railCollapsed ? 'Unfold the panel rail (show panel names)' : 'Fold the panel rail (icons only)', group: 'View', keywords: 'collapse expand sidebar navigation labels', run: act.toggleRail });
     out.push({ id: 'import', label: 'Import a conversation (JSONL)…', keywords: 'upload open file', run: act.importConversation });
     for (const c of ctx.conversations) {
       if (c.id !== current) out.push({ id: `conversation:${c.id}`, label: c.title, group: 'Conversation', keywords: 'switch open', run: () => act.openConversation(c.id) });

@@ -158,6 +158,23 @@ export function formatDuration(ms) {
  */
 
 /**
+ * A reply that can be regenerated: not a step of tool calls (the button's rule).
+ * @param {ClawserEvent} e
+ */
+const regenerable = (e) => e.type === 'agent_message' && !e.data.toolCalls?.length;
+
+/**
+ * The reply "Regenerate" of the command palette acts on: the transcript's last reply when it
+ * carries the button (null: none, or the last one is a tool step).
+ * @param {readonly ClawserEvent[]} events
+ * @returns {string | null}
+ */
+export function lastRegenerableReply(events) {
+  const last = events.findLast((e) => e.type === 'agent_message');
+  return last && regenerable(last) ? last.id : null;
+}
+
+/**
  * The chat panel: transcript, streaming reply, inline errors, composer.
  * @param {{controller: ChatViewController, needsSetup: boolean, setupCard: () => HTMLElement, onOpenSettings: () => void, onConversationChange: (id: string | null) => void, onSaveCode?: (code: string, ext: string) => Promise<string | null>}} props
  *   onSaveCode: saves a code block as a workspace file; resolves to its path, or null when cancelled
@@ -433,7 +450,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       li.dataset.eventId = e.id;
       setMarkdown(body, String(e.data.text ?? ''));
       const actions = messageActions(String(e.data.text ?? ''), body);
-      if (idle && !e.data.toolCalls?.length) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Regenerate this reply (the current one is kept as a version)', on: { click: () => controller.regenerate(e.id) } }, 'Regenerate'));
+      if (idle && regenerable(e)) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Regenerate this reply (the current one is kept as a version)', on: { click: () => controller.regenerate(e.id) } }, 'Regenerate'));
       if (idle && e.data.stopped && isLastReply) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Continue this reply', title: 'Ask the model to go on from where you stopped it', on: { click: () => controller.continueReply() } }, 'Continue'));
       li.append(actions);
       if (e.data.stopped) li.append(h('p', { class: 'small muted' }, 'Stopped — the reply above is incomplete.'));
@@ -883,5 +900,10 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     clearTimeout(pausedTimer);
     for (const url of thumbs.values()) url.then((u) => URL.revokeObjectURL(u), () => {});
   };
-  return { root, destroy, focusComposer: () => composer.focus() };
+  return {
+    root, destroy, focusComposer: () => composer.focus(),
+    /** What Alt+Z and Alt+Shift+Z do (for the command palette): conflicts are asked about the same way. */
+    undoTurn: () => takeBack('undo'),
+    redoTurn: () => takeBack('redo'),
+  };
 }

@@ -38,13 +38,15 @@ export function WorkspaceView(props) {
     railToggle,
   );
   const root = h('div', { class: `workspace${collapsed ? ' rail-collapsed' : ''}` });
-  railToggle.addEventListener('click', () => {
+  /** Folds the rail to icons, or unfolds it to icons and names (its button, and the command palette). */
+  const toggleRail = () => {
     collapsed = !collapsed;
     root.classList.toggle('rail-collapsed', collapsed);
     railToggle.setAttribute('aria-expanded', String(!collapsed));
     /** @type {HTMLElement} */ (railToggle.firstElementChild).textContent = collapsed ? '»' : '«';
     props.onRailToggle(collapsed);
-  });
+  };
+  railToggle.addEventListener('click', toggleRail);
   /** Opens or closes a phone drawer (the menu or the conversations) and says so on its button. @param {HTMLElement} drawer @param {HTMLElement} toggle @param {boolean} open */
   const setDrawer = (drawer, toggle, open) => {
     drawer.classList.toggle('open', open);
@@ -218,6 +220,9 @@ export function WorkspaceView(props) {
   return {
     root,
     destroy: () => { clearTimeout(searchTimer); moreObserver?.disconnect(); unsubscribe(); },
+    toggleRail,
+    /** Whether the rail shows icons only. */
+    railCollapsed: () => collapsed,
     /** Puts the focus in the search box (opening the drawer on phones). */
     focusSearch: () => {
       setDrawer(sidebar, drawerToggle, true);
