@@ -269,7 +269,7 @@ test('Esc stops a streaming reply; the partial text is kept', async () => {
   llm.dropOpen();
 });
 
-test('edit and resend makes a version (‹ 1/2 ›) the model sees alone; switching and reloading keep it; regenerate adds a reply version', async () => {
+test('edit and resend makes a version (‹ 1/2 ›) the model sees alone; switching and reloading keep it; regenerate adds a reply version; exported and imported, the versions stay', async () => {
   await page.getByRole('button', { name: 'New conversation', exact: true }).click();
   await send('What is two plus two?');
   await page.locator('.msg.assistant', { hasText: 'You said: What is two plus two?' }).waitFor();
@@ -313,6 +313,39 @@ test('edit and resend makes a version (‹ 1/2 ›) the model sees alone; switch
   const events = /** @type {string} */ (await readWorkspaceFile(page, '{conversation}/events.jsonl'));
   for (const text of ['two plus two', 'three plus three', 'A second answer.']) assert.ok(events.includes(text), text);
   assert.ok(events.includes('"type":"branch"'));
+
+  // Exported: Markdown and HTML hold the version on screen; the JSONL every version, and its import
+  // is the same conversation with the same versions switchable.
+  /** @param {string} format @returns {Promise<string>} */
+  const exportAs = async (format) => {
+    await page.locator('.conv-item.active').getByRole('button', { name: /^Export conversation/ }).click();
+    const dialog = page.getByRole('dialog', { name: /Export/ });
+    await dialog.getByLabel('Format').selectOption(format);
+    const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Export' }).click()]);
+    return readFile(/** @type {string} */ (await download.path()), 'utf8');
+  };
+  for (const text of [await exportAs('Markdown'), await exportAs('HTML page')]) {
+    assert.match(text, /two plus two[\s\S]*You said: What is two plus two\?[\s\S]*You said: And then\?/);
+    assert.doesNotMatch(text, /three plus three|A second answer/, 'only the version on screen');
+  }
+  const jsonl = await exportAs('JSONL (event log with every version, can be imported)');
+  await page.getByLabel('Choose a conversation file (JSONL) to import').setInputFiles({ name: 'branched-sums.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(jsonl) });
+  await page.getByRole('link', { name: /branched sums/ }).waitFor();
+  await page.locator('.msg.assistant', { hasText: 'You said: And then?' }).waitFor();
+  const importedMessage = page.getByRole('group', { name: 'Versions of this message' });
+  assert.equal((await importedMessage.innerText()).replace(/\s+/g, ''), '‹1/2›', 'the version shown when exported');
+  assert.equal((await page.getByRole('group', { name: 'Versions of this reply' }).innerText()).replace(/\s+/g, ''), '‹1/2›');
+  await importedMessage.getByRole('button', { name: 'Next version of this message' }).click();
+  await page.locator('.msg.assistant', { hasText: 'You said: What is three plus three?' }).waitFor();
+  assert.equal(await page.locator('.msg.user', { hasText: 'two plus two' }).count(), 0);
+  assert.equal((await importedMessage.innerText()).replace(/\s+/g, ''), '‹2/2›');
+  // Back to the first version: it lands where that version was last continued (the regenerated reply).
+  await importedMessage.getByRole('button', { name: 'Previous version of this message' }).click();
+  await page.locator('.msg.assistant', { hasText: 'A second answer.' }).waitFor();
+  const importedReply = page.getByRole('group', { name: 'Versions of this reply' });
+  assert.equal((await importedReply.innerText()).replace(/\s+/g, ''), '‹2/2›');
+  await importedReply.getByRole('button', { name: 'Previous version of this reply' }).click();
+  await page.locator('.msg.assistant', { hasText: 'You said: And then?' }).waitFor();
 });
 
 test('keyboard focus stays on the message control after Regenerate, ‹ › and Cancel; an edit\'s draft survives the transcript being drawn again', async () => {

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { toJsonl, toMarkdown, toHtml, parseImport, markImported } from '../../web/agent/conversation-export.js';
 import { applyEventToHistory } from '../../web/agent/event-log.js';
+import { BranchTree, activePath } from '../../web/agent/branches.js';
 
 /** @param {string} id @param {string} type @param {Record<string, unknown>} data @param {string} source */
 const ev = (id, type, data, source) => /** @type {any} */ ({ id, type, timestamp: Date.UTC(2026, 10, 25, 9, Number(id.slice(1))), source, data }); // test events
@@ -64,4 +65,33 @@ test('imported messages count as content from outside: in the context, they tain
   assert.ok(history(events).every((m) => !m.untrusted));
   const imported = history(markImported(events, 'chat.jsonl'));
   assert.deepEqual(imported.map((m) => m.untrusted), imported.map(() => 'an imported conversation file (chat.jsonl)'));
+});
+
+test('branches: the JSONL keeps every version and the version shown; Markdown and HTML show the version shown only', () => {
+  // An edited message: e1 asked, e2 answered; a branch back to the start, e4/e5 the edit and its answer;
+  // then a switch back to the first version (a branch to e2).
+  const branched = [
+    ev('e1', 'user_message', { text: 'What is two plus two?' }, 'user'),
+    ev('e2', 'agent_message', { text: 'Four.', model: 'm1' }, 'agent'),
+    ev('e3', 'branch', { head: null }, 'user'),
+    ev('e4', 'user_message', { text: 'What is three plus three?' }, 'user'),
+    ev('e5', 'agent_message', { text: 'Six.', model: 'm1' }, 'agent'),
+    ev('e6', 'branch', { head: 'e2' }, 'user'),
+  ];
+  const r = parseImport(toJsonl(branched));
+  assert.ok(r.ok);
+  const tree = new BranchTree(r.events);
+  assert.deepEqual(tree.path().map((e) => e.id), ['e1', 'e2'], 'the version shown when exported');
+  assert.deepEqual([...tree.alternativesOnPath()].map(([id, v]) => [id, v.index, v.count]), [['e1', 0, 2]], '‹ 1/2 ›');
+  assert.deepEqual(tree.pathTo(tree.latestIn('e4')).map((e) => e.id), ['e4', 'e5'], 'the other version, switchable');
+  // Control: without the last branch event the edit is the version shown.
+  assert.deepEqual(new BranchTree(branched.slice(0, 5)).path().map((e) => e.id), ['e4', 'e5']);
+
+  const shown = activePath(branched);
+  const md = toMarkdown({ title: 'Sums' }, shown);
+  assert.match(md, /two plus two[\s\S]*Four\./);
+  assert.doesNotMatch(md, /three plus three|Six\./);
+  const html = toHtml({ title: 'Sums' }, shown, (m) => `<p>${m}</p>`);
+  assert.match(html, /two plus two[\s\S]*Four\./);
+  assert.doesNotMatch(html, /three plus three|Six\./);
 });
