@@ -134,3 +134,64 @@ test('export has no secret and imports back; an import with a secret or a wrong 
   // The key stayed where it was, sealed: the provider still has it.
   assert.equal(await page.evaluate(() => localStorage.getItem(`clawser_secret_${location.hash.split('/')[1]}_openai`) !== null), true);
 });
+
+test('the "Always allow" rules and the skills turned off are in the document: exported, imported back after removal, and a bad rule changes nothing', async () => {
+  const skillChoices = () => page.evaluate(() => JSON.parse(localStorage.getItem(`clawser_skills_enabled_${location.hash.split('/')[1]}`) ?? '{}'));
+  const rules = () => page.getByRole('list', { name: 'Approval rules' });
+  // A rule made where users make them (the Tools panel) shows in the document.
+  await page.keyboard.press('Alt+6');
+  await page.getByLabel('Tool', { exact: true }).selectOption('shell');
+  await page.getByLabel('Kind', { exact: true }).selectOption('command');
+  await page.getByLabel('Allow', { exact: true }).fill('git status');
+  await page.getByRole('button', { name: 'Add rule' }).click();
+  await rules().getByText('may run without asking for commands starting with “git status”').waitFor();
+  await page.keyboard.press('Alt+9');
+  await panel().waitFor();
+  const shown = JSON.parse(await editor().inputValue());
+  assert.deepEqual(shown.approvalRules.map((/** @type {any} */ r) => [r.tool, r.kind, r.pattern]), [['shell', 'command', 'git status']]);
+  // Skills turned off are saved through the document too.
+  await editConfig((c) => { c.skills = { 'daily-notes': false }; });
+  await panel().getByRole('button', { name: 'Save configuration' }).click();
+  await panel().getByText('Saved. New turns use it.').waitFor();
+  assert.deepEqual(await skillChoices(), { 'daily-notes': false });
+
+  const [download] = await Promise.all([page.waitForEvent('download'), panel().getByRole('button', { name: 'Export JSON' }).click()]);
+  const exported = await readFile(/** @type {string} */ (await download.path()), 'utf8');
+  const doc = JSON.parse(exported);
+  assert.equal(doc.approvalRules[0].pattern, 'git status');
+  assert.deepEqual(doc.skills, { 'daily-notes': false });
+
+  // Both removed here…
+  await editConfig((c) => { c.approvalRules = []; c.skills = {}; });
+  await panel().getByRole('button', { name: 'Save configuration' }).click();
+  await page.getByRole('dialog', { name: 'Loosen protections?' }).getByRole('button', { name: 'Apply anyway' }).click(); // the skill back on
+  await panel().getByText('Saved. New turns use it.').waitFor();
+  assert.deepEqual(await skillChoices(), {});
+  await page.keyboard.press('Alt+6');
+  await rules().getByText('No rules yet.', { exact: false }).waitFor();
+
+  // …a bad rule in a file changes nothing and names the field…
+  await page.keyboard.press('Alt+9');
+  await panel().waitFor();
+  const dir = await mkdtemp(join(tmpdir(), 'clawser-config-rules-'));
+  const bad = join(dir, 'bad-rule.json');
+  await writeFile(bad, JSON.stringify({ ...doc, approvalRules: [{ ...doc.approvalRules[0], kind: 'anything' }] }));
+  const before = await stored();
+  await panel().locator('input[type=file]').setInputFiles(bad);
+  await panel().getByText('“bad-rule.json” was not applied: nothing was changed. Fix the problems below and save, or discard.').waitFor();
+  assert.match(await panel().getByRole('list', { name: 'Problems' }).innerText(), /^approvalRules\[0\]\.kind: /);
+  assert.equal(await stored(), before, 'nothing changed');
+  await panel().getByRole('button', { name: 'Discard changes' }).click();
+
+  // …and the export brings them back, the new rule confirmed first.
+  const good = join(dir, 'exported.json');
+  await writeFile(good, exported);
+  await panel().locator('input[type=file]').setInputFiles(good);
+  const dialog = page.getByRole('dialog', { name: 'Loosen protections?' });
+  assert.deepEqual(await dialog.getByRole('listitem').allInnerTexts(), ['lets shell run without asking for commands starting with “git status”']);
+  await dialog.getByRole('button', { name: 'Apply anyway' }).click();
+  await panel().getByText('Imported and saved “exported.json”.').waitFor();
+  assert.deepEqual(await skillChoices(), { 'daily-notes': false });
+  await page.keyboard.press('Alt+6');
+  await rules().getByText('may run without asking for commands starting with “git status”').waitFor();
+});

@@ -4,8 +4,12 @@ import { buildConfig, parseConfig, loosenedProtections } from '../../web/app/wor
 import { AgentSettingsSchema } from '../../web/app/agent-settings.js';
 
 const agent = AgentSettingsSchema.parse({});
-const current = buildConfig({ provider: { provider: 'openai', model: 'gpt-4o', baseUrl: '' }, agent, toolPolicies: { web_fetch: 'denied' } });
-const known = { toolNames: ['fs_read', 'fs_write', 'web_fetch'] };
+const current = buildConfig({
+  provider: { provider: 'openai', model: 'gpt-4o', baseUrl: '' }, agent, toolPolicies: { web_fetch: 'denied' },
+  approvalRules: [{ tool: 'shell', kind: 'command', pattern: 'git status', createdAt: 1_700_000_000_000 }, { tool: 'fs_write', kind: 'path', pattern: 'notes/**' }],
+  skills: { 'pdf-tools': false },
+});
+const known = { toolNames: ['fs_read', 'fs_write', 'web_fetch', 'shell'] };
 const edit = (/** @type {(c: any) => void} */ fn) => {
   const c = structuredClone(current);
   fn(c);
@@ -138,4 +142,49 @@ test('config: fallbacks and routing hints are validated per field; one that send
   assert.ok(loosenedProtections(lower, higher, () => 'approve').some((l) => /raises the monthly cost limit from 50\.00 USD to 90\.00 USD/.test(l)));
   // The same fallback again is not a new address.
   assert.ok(!loosenedProtections(next, next, () => 'approve', { hasKey: () => true }).some((l) => /API key/.test(l)));
+});
+
+test('config: the narrowed "Always allow" rules and the skills turned off are part of the document, and read back', () => {
+  assert.deepEqual(current.approvalRules.map((r) => `${r.tool} ${r.kind} ${r.pattern}`), ['shell command git status', 'fs_write path notes/**']);
+  assert.deepEqual(current.skills, { 'pdf-tools': false });
+  const r = parseConfig(JSON.stringify(current), known);
+  assert.ok(r.ok);
+  assert.deepEqual(r.ok && [r.value.approvalRules, r.value.skills], [current.approvalRules, current.skills]);
+  // An older document without them reads as none.
+  const older = parseConfig(edit((c) => { delete c.approvalRules; delete c.skills; }), known);
+  assert.ok(older.ok);
+  assert.deepEqual(older.ok && [older.value.approvalRules, older.value.skills], [[], {}]);
+});
+
+test('config: a bad rule or skill choice names its field', () => {
+  const r = parseConfig(edit((c) => {
+    c.approvalRules[0].kind = 'anything';
+    c.approvalRules[1].pattern = '';
+    c.skills['pdf-tools'] = 'off';
+  }), known);
+  assert.deepEqual(r.ok ? [] : r.problems.map((p) => p.path).sort(), ['approvalRules[0].kind', 'approvalRules[1].pattern', 'skills.pdf-tools']);
+  const named = parseConfig(edit((c) => {
+    c.approvalRules[0].tool = 'rm_rf';
+    c.approvalRules[1].patern = 'x/**';
+  }), known);
+  assert.deepEqual(named.ok ? [] : named.problems.map((p) => `${p.path}: ${p.message}`), [
+    'approvalRules[1].patern: not a setting here (check the spelling; unknown fields are not kept)',
+    'approvalRules[0].tool: there is no tool with this name',
+  ]);
+  assert.equal(parseConfig(edit((c) => { c.approvalRules = { tool: 'shell' }; }), known).ok, false, 'not a list');
+});
+
+test('config: a new "Always allow" rule and a skill turned back on are loosenings; removing them is not', () => {
+  const next = JSON.parse(edit((c) => {
+    c.approvalRules.push({ tool: 'web_fetch', kind: 'domain', pattern: 'example.org' });
+    c.skills = {};
+  }));
+  assert.deepEqual(loosenedProtections(current, next, () => 'approve'), [
+    'lets web_fetch run without asking for addresses on example.org',
+    'turns the skill “pdf-tools” back on',
+  ]);
+  // Control: the same rules, fewer rules, or another skill off loosen nothing.
+  assert.deepEqual(loosenedProtections(current, current, () => 'approve'), []);
+  const tighter = JSON.parse(edit((c) => { c.approvalRules = []; c.skills.other = false; }));
+  assert.deepEqual(loosenedProtections(current, tighter, () => 'approve'), []);
 });

@@ -342,8 +342,9 @@ export const BUILTIN_PANELS = [
     async open(ctx) {
       const [{ ConfigPanel }, { buildConfig, parseConfig, loosenedProtections }] = await Promise.all([import('../ui/config-panel.js'), import('./workspace-config.js')]);
       const { registry } = ctx.services;
+      const skills = await ctx.services.skills();
       const ws = ctx.workspaceId;
-      const current = () => buildConfig({ provider: ctx.providerSettings.load(ws), agent: ctx.agentSettings.load(ws), toolPolicies: registry.overrides() });
+      const current = () => buildConfig({ provider: ctx.providerSettings.load(ws), agent: ctx.agentSettings.load(ws), toolPolicies: registry.overrides(), approvalRules: registry.rules(), skills: skills.choices() });
       const toolNames = registry.list().map((t) => t.name);
       return ConfigPanel({
         load: current,
@@ -355,16 +356,20 @@ export const BUILTIN_PANELS = [
         }),
         // All or nothing: what was there comes back if any part fails to save (e.g. storage full).
         save: async (next) => {
-          const before = { provider: ctx.providerSettings.load(ws), agent: ctx.agentSettings.load(ws), policies: registry.overrides() };
+          const before = { provider: ctx.providerSettings.load(ws), agent: ctx.agentSettings.load(ws), policies: registry.overrides(), rules: registry.rules(), skills: skills.choices() };
           const providerChanged = !!next.provider && JSON.stringify(next.provider) !== JSON.stringify(before.provider && { id: before.provider.provider, model: before.provider.model, baseUrl: before.provider.baseUrl });
           try {
             ctx.agentSettings.save(ws, next.agent);
             registry.replacePolicies(next.toolPolicies);
+            registry.replaceRules(next.approvalRules);
+            skills.replaceChoices(next.skills);
             // The key stays where it is (sealed, per provider); null keeps the current provider.
             if (next.provider && providerChanged) await ctx.providerSettings.save(ws, { provider: next.provider.id, model: next.provider.model, baseUrl: next.provider.baseUrl });
           } catch (err) {
             ctx.agentSettings.save(ws, before.agent);
             registry.replacePolicies(before.policies);
+            registry.replaceRules(before.rules);
+            skills.replaceChoices(before.skills);
             if (before.provider) await ctx.providerSettings.save(ws, before.provider).catch(() => {});
             throw err;
           }

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { AgentSettingsSchema, HOST_RE } from './agent-settings.js';
 import { catalogEntry } from '../providers/catalog.js';
+import { ApprovalRuleSchema, describeRule } from '../tools/approval-rules.js';
 
 /**
  * A workspace's whole configuration as one JSON document (the Config panel's editor, its export
  * and import): the provider and model, the agent settings (autonomy, limits, safety, tools,
- * memory, scheduler, git) and the tools' policies. Secrets (API keys, tokens) are never part
+ * memory, scheduler, git), the tools' policies, the narrowed "Always allow" rules and which
+ * skills are turned on or off. Secrets (API keys, tokens) are never part
  * of it: they stay sealed in their stores, are not exported, and a document carrying one is
  * refused. Validation is all-or-nothing and names the field of every problem.
  */
@@ -68,6 +70,10 @@ export const WorkspaceConfigSchema = z.object({
   agent: AgentConfigSchema,
   /** The user's choice per tool; a tool not listed follows its default. */
   toolPolicies: z.record(z.string(), POLICY).default({}),
+  /** "Always allow" narrowed to a command prefix, a domain or a path glob (the approval dialog's). */
+  approvalRules: z.array(ApprovalRuleSchema).max(500).default([]),
+  /** Skills turned off (false) or back on (true) in this workspace; a skill not listed is on. */
+  skills: z.record(z.string().min(1).max(64), z.boolean()).default({}),
 });
 /** @typedef {z.infer<typeof WorkspaceConfigSchema>} WorkspaceConfig */
 /** @typedef {{path: string, message: string}} ConfigProblem */
@@ -77,7 +83,8 @@ const SECRET_FIELD = /^(api[_-]?key|apikey|token|access[_-]?token|secret|passwor
 
 /**
  * The document of the current settings.
- * @param {{provider: {provider: string, model: string, baseUrl: string} | null, agent: import('./agent-settings.js').AgentSettings, toolPolicies: Record<string, string>}} parts
+ * @param {{provider: {provider: string, model: string, baseUrl: string} | null, agent: import('./agent-settings.js').AgentSettings, toolPolicies: Record<string, string>,
+ *   approvalRules: import('../tools/approval-rules.js').ApprovalRule[], skills: Record<string, boolean>}} parts
  * @returns {WorkspaceConfig}
  */
 export function buildConfig(parts) {
@@ -86,6 +93,8 @@ export function buildConfig(parts) {
     provider: parts.provider ? { id: parts.provider.provider, model: parts.provider.model, baseUrl: parts.provider.baseUrl } : null,
     agent: parts.agent,
     toolPolicies: parts.toolPolicies,
+    approvalRules: parts.approvalRules,
+    skills: parts.skills,
   });
 }
 
@@ -104,9 +113,13 @@ function lineColumn(text, offset) {
  * @param {unknown} input @param {unknown} parsed @param {(string | number)[]} path @param {ConfigProblem[]} out
  */
 function unknownFields(input, parsed, path, out) {
-  if (!input || typeof input !== 'object' || Array.isArray(input) || !parsed || typeof parsed !== 'object') return;
-  // Tool names are free keys (the tool list is checked separately).
-  if (path.length === 1 && path[0] === 'toolPolicies') return;
+  if (!input || typeof input !== 'object' || !parsed || typeof parsed !== 'object') return;
+  if (Array.isArray(input)) {
+    if (Array.isArray(parsed)) input.forEach((v, i) => unknownFields(v, parsed[i], [...path, i], out));
+    return;
+  }
+  // Tool and skill names are free keys (the tool list is checked separately).
+  if (path.length === 1 && (path[0] === 'toolPolicies' || path[0] === 'skills')) return;
   for (const [k, v] of Object.entries(input)) {
     if (!(k in parsed)) out.push({ path: formatPath([...path, k]), message: 'not a setting here (check the spelling; unknown fields are not kept)' });
     else unknownFields(v, /** @type {Record<string, unknown>} */ (parsed)[k], [...path, k], out);
@@ -151,6 +164,9 @@ export function parseConfig(text, known) {
     for (const name of Object.keys(parsed.data.toolPolicies)) {
       if (!known.toolNames.includes(name)) problems.push({ path: formatPath(['toolPolicies', name]), message: 'there is no tool with this name' });
     }
+    parsed.data.approvalRules.forEach((rule, i) => {
+      if (!known.toolNames.includes(rule.tool)) problems.push({ path: formatPath(['approvalRules', i, 'tool']), message: 'there is no tool with this name' });
+    });
   }
   return problems.length || !parsed.success ? { ok: false, problems } : { ok: true, value: parsed.data };
 }
@@ -223,6 +239,17 @@ export function loosenedProtections(before, after, defaultPolicyOf, secrets = {}
     if (strict[p] > strict[was]) out.push(`lets ${name} ${p === 'auto' ? 'run without asking' : 'run after approval'} (was: ${was === 'denied' ? 'off' : 'ask each time'})`);
     // The user's own "Always allow" also lifts supervised autonomy's question (a default "auto" does not).
     else if (after.toolPolicies[name] === 'auto' && before.toolPolicies[name] !== 'auto') out.push(`lets ${name} run without asking, even under supervised autonomy`);
+  }
+  // A narrowed "Always allow" lets matching calls run without asking.
+  /** @param {{tool: string, kind: string, pattern: string}} r */
+  const ruleKey = (r) => `${r.tool} ${r.kind} ${r.pattern}`;
+  const hadRules = new Set(before.approvalRules.map(ruleKey));
+  for (const r of after.approvalRules) {
+    if (!hadRules.has(ruleKey(r))) out.push(`lets ${r.tool} run without asking for ${describeRule(r)}`);
+  }
+  // A skill's instructions join the agent's context, and its scripts can run.
+  for (const [name, on] of Object.entries(before.skills)) {
+    if (on === false && after.skills[name] !== false) out.push(`turns the skill “${name}” back on`);
   }
   return out;
 }

@@ -97,6 +97,17 @@ export class SkillStore {
     this.#changed();
   }
 
+  /** The user's on/off choices in this workspace (a skill not listed is on). @returns {Record<string, boolean>} */
+  choices() {
+    return Object.fromEntries(Object.entries(this.#choices()).filter(([, on]) => typeof on === 'boolean'));
+  }
+
+  /** Replaces every choice at once (the Config panel's save). @param {Record<string, boolean>} choices */
+  replaceChoices(choices) {
+    this.deps.config.set(this.#enabledKey, { ...choices });
+    this.#changed();
+  }
+
   /**
    * The registry the user checks for updates (every workspace): off and empty until they set it.
    * @returns {{enabled: boolean, url: string}}

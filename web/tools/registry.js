@@ -52,6 +52,11 @@ export class BrowserToolRegistry {
     this.#saveRules([...rules, { ...rule, createdAt: rule.createdAt ?? Date.now() }]);
   }
 
+  /** Replaces every rule at once (the Config panel's save). @param {ApprovalRule[]} rules */
+  replaceRules(rules) {
+    this.#saveRules(rules);
+  }
+
   /** @param {ApprovalRule} rule */
   removeRule(rule) {
     this.#saveRules(this.rules().filter((r) => !(r.tool === rule.tool && r.kind === rule.kind && r.pattern === rule.pattern)));

@@ -151,7 +151,7 @@ export function ConfigPanel(props) {
       h('h2', null, 'Config'),
     ),
     h('p', { id: 'config-help', class: 'small muted' },
-      'This workspace\'s whole configuration: provider and model, autonomy and limits, safety, tools, memory, schedule and git. ',
+      'This workspace\'s whole configuration: provider and model, autonomy and limits, safety, tools and their “Always allow” rules, skills turned off, memory, schedule and git. ',
       'API keys and tokens are never part of it: set them in Settings. Everything is checked before anything is saved.'),
     h('label', { for: 'config-text' }, 'Configuration (JSON)'),
     editor,
