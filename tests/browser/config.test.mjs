@@ -188,10 +188,60 @@ test('the "Always allow" rules and the skills turned off are in the document: ex
   await writeFile(good, exported);
   await panel().locator('input[type=file]').setInputFiles(good);
   const dialog = page.getByRole('dialog', { name: 'Loosen protections?' });
+  await dialog.waitFor();
   assert.deepEqual(await dialog.getByRole('listitem').allInnerTexts(), ['lets shell run without asking for commands starting with “git status”']);
   await dialog.getByRole('button', { name: 'Apply anyway' }).click();
   await panel().getByText('Imported and saved “exported.json”.').waitFor();
   assert.deepEqual(await skillChoices(), { 'daily-notes': false });
   await page.keyboard.press('Alt+6');
   await rules().getByText('may run without asking for commands starting with “git status”').waitFor();
+});
+
+test('the MCP servers are in the document without their tokens; removed, they come back from the export', async () => {
+  const secrets = () => page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('clawser_mcp_secret_')).length);
+  const card = () => page.locator('.server').filter({ has: page.getByRole('heading', { name: 'Docs', exact: true }) });
+  await page.keyboard.press('Alt+M');
+  await page.getByRole('button', { name: 'Add server' }).click();
+  const add = page.getByRole('dialog', { name: 'Add an MCP server' });
+  await add.getByLabel(/^Name/).fill('Docs');
+  await add.getByLabel('Server URL').fill('https://mcp.example.com/mcp');
+  await add.getByLabel('Sign-in').selectOption('bearer');
+  await add.getByLabel('Token or header value (kept encrypted)').fill('tok-MCP-never-exported-42');
+  await add.getByRole('button', { name: 'Add server' }).click();
+  await card().waitFor();
+  assert.equal(await secrets(), 1);
+
+  await page.keyboard.press('Alt+9');
+  await panel().waitFor();
+  assert.deepEqual(JSON.parse(await editor().inputValue()).mcpServers, [{ name: 'Docs', url: 'https://mcp.example.com/mcp', auth: 'bearer' }]);
+  const [download] = await Promise.all([page.waitForEvent('download'), panel().getByRole('button', { name: 'Export JSON' }).click()]);
+  const exported = await readFile(/** @type {string} */ (await download.path()), 'utf8');
+  assert.ok(!exported.includes('tok-MCP-never-exported-42'), 'the token is not exported');
+
+  await editConfig((c) => { c.mcpServers = []; });
+  await panel().getByRole('button', { name: 'Save configuration' }).click();
+  await panel().getByText('Saved. New turns use it.').waitFor();
+  assert.equal(await secrets(), 0, 'its token went with it');
+  await page.keyboard.press('Alt+M');
+  await page.getByText('No MCP servers yet.', { exact: false }).waitFor();
+
+  await page.keyboard.press('Alt+9');
+  await panel().waitFor();
+  const file = join(await mkdtemp(join(tmpdir(), 'clawser-config-mcp-')), 'exported.json');
+  await writeFile(file, exported);
+  await panel().locator('input[type=file]').setInputFiles(file);
+  const dialog = page.getByRole('dialog', { name: 'Loosen protections?' });
+  await dialog.waitFor();
+  assert.deepEqual(await dialog.getByRole('listitem').allInnerTexts(), ['adds the MCP server “Docs” at mcp.example.com (its tools reach the agent once you connect it)']);
+  await dialog.getByRole('button', { name: 'Apply anyway' }).click();
+  await panel().getByText('Imported and saved “exported.json”.').waitFor();
+  await page.keyboard.press('Alt+M');
+  await card().waitFor();
+  assert.equal(await secrets(), 0, 'the token is entered again, never imported');
+  await card().getByRole('button', { name: 'Enter the token of Docs' }).click();
+  const tokenDialog = page.getByRole('dialog', { name: 'Token for “Docs”' });
+  await tokenDialog.getByLabel('Token or header value (kept encrypted)').fill('tok-MCP-again-43');
+  await tokenDialog.getByRole('button', { name: 'Save' }).click();
+  await card().getByRole('button', { name: 'Replace the token of Docs' }).waitFor();
+  assert.equal(await secrets(), 1);
 });

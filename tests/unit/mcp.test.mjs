@@ -644,3 +644,42 @@ test('the GET stream: reconnects with Last-Event-ID after the server closes it, 
   assert.ok(gets.some((g) => g.session === 's2'), 'listening again on the new session');
   await client.close();
 });
+
+test('the manager: the configuration document\'s servers replace the saved ones; an unchanged server keeps its id and token, a moved one loses its token, a dropped one is forgotten', async () => {
+  const config = new LocalConfig(memoryStorage());
+  const registry = createBuiltinRegistry({ config, workspaceId: 'ws' });
+  const manager = new McpManager({ config, secrets, registry, workspaceId: 'ws' });
+  const kept = await manager.add({ name: 'Kept', url: 'https://kept.example/mcp', auth: 'bearer', secret: 'tok-kept' });
+  const moved = await manager.add({ name: 'Moved', url: 'https://old.example/mcp', auth: 'header', headerName: 'X-Key', secret: 'tok-moved' });
+  const dropped = await manager.add({ name: 'Dropped', url: 'https://dropped.example/mcp', auth: 'bearer', secret: 'tok-dropped' });
+  const secretKeys = () => config.entries().map(([k]) => k).filter((k) => k.startsWith('clawser_mcp_secret_')).sort();
+  assert.deepEqual(secretKeys(), [kept.id, moved.id, dropped.id].map((id) => `clawser_mcp_secret_ws_${id}`).sort());
+  assert.deepEqual(manager.settings(), [
+    { name: 'Kept', url: 'https://kept.example/mcp', auth: 'bearer' },
+    { name: 'Moved', url: 'https://old.example/mcp', auth: 'header', headerName: 'X-Key' },
+    { name: 'Dropped', url: 'https://dropped.example/mcp', auth: 'bearer' },
+  ], 'no id, no token, no session state');
+  let changes = 0;
+  manager.subscribe(() => { changes++; });
+
+  await manager.replaceServers([
+    { name: 'Kept', url: 'https://kept.example/mcp', auth: 'bearer' },
+    { name: 'Moved', url: 'https://new.example/mcp', auth: 'header', headerName: 'X-Key' },
+    { name: 'Added', url: 'https://added.example/mcp', auth: 'none' },
+  ]);
+  const after = manager.servers();
+  assert.deepEqual(after.map((s) => s.name), ['Kept', 'Moved', 'Added']);
+  assert.equal(after[0].id, kept.id, 'unchanged: the same server');
+  assert.notEqual(after[1].id, moved.id, 'another address: a new server');
+  assert.deepEqual(secretKeys(), [`clawser_mcp_secret_ws_${kept.id}`], 'only the unchanged server keeps a token: none goes to a new address');
+  assert.ok(changes > 0, 'the Servers panel is told');
+  // Control: the same list again changes nothing.
+  await manager.replaceServers(manager.settings());
+  assert.deepEqual(manager.servers(), after);
+  // The moved server's token is entered again (the Servers panel's "Enter token").
+  assert.equal(manager.hasSecret(after[1].id), false);
+  await manager.setSecret(after[1].id, 'tok-new');
+  assert.equal(manager.hasSecret(after[1].id), true);
+  assert.ok(!JSON.stringify(config.entries()).includes('tok-new'), 'sealed');
+  await assert.rejects(manager.setSecret(after[2].id, 'tok'), /takes no token/);
+});

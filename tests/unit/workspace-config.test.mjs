@@ -8,6 +8,7 @@ const current = buildConfig({
   provider: { provider: 'openai', model: 'gpt-4o', baseUrl: '' }, agent, toolPolicies: { web_fetch: 'denied' },
   approvalRules: [{ tool: 'shell', kind: 'command', pattern: 'git status', createdAt: 1_700_000_000_000 }, { tool: 'fs_write', kind: 'path', pattern: 'notes/**' }],
   skills: { 'pdf-tools': false },
+  mcpServers: [{ name: 'Docs', url: 'https://mcp.example.com/mcp', auth: 'bearer' }],
 });
 const known = { toolNames: ['fs_read', 'fs_write', 'web_fetch', 'shell'] };
 const edit = (/** @type {(c: any) => void} */ fn) => {
@@ -187,4 +188,35 @@ test('config: a new "Always allow" rule and a skill turned back on are loosening
   assert.deepEqual(loosenedProtections(current, current, () => 'approve'), []);
   const tighter = JSON.parse(edit((c) => { c.approvalRules = []; c.skills.other = false; }));
   assert.deepEqual(loosenedProtections(current, tighter, () => 'approve'), []);
+});
+
+test('config: the MCP servers are in the document (no token, no id); a clash, a missing header name or a URL with a key names its field', () => {
+  assert.deepEqual(current.mcpServers, [{ name: 'Docs', url: 'https://mcp.example.com/mcp', auth: 'bearer' }]);
+  const r = parseConfig(JSON.stringify(current), known);
+  assert.ok(r.ok);
+  assert.deepEqual(r.ok && r.value.mcpServers, current.mcpServers);
+  const bad = parseConfig(edit((c) => {
+    c.mcpServers.push({ name: 'docs', url: 'https://other.example/mcp' });
+    c.mcpServers.push({ name: 'Keyed', url: 'https://k.example/mcp', auth: 'header' });
+    c.mcpServers.push({ name: 'Leaky', url: 'https://l.example/mcp?api_key=abc' });
+    c.mcpServers.push({ name: 'Gopher', url: 'gopher://g.example' });
+  }), known);
+  assert.deepEqual(bad.ok ? [] : bad.problems.map((p) => p.path).sort(), ['mcpServers[1].name', 'mcpServers[2].headerName', 'mcpServers[3].url', 'mcpServers[4].url']);
+  const withId = parseConfig(edit((c) => { c.mcpServers[0].id = 'abcd1234'; }), known);
+  assert.deepEqual(withId.ok ? [] : withId.problems.map((p) => p.path), ['mcpServers[0].id']);
+  const withToken = parseConfig(edit((c) => { c.mcpServers[0].token = 'tok'; }), known);
+  assert.ok(!withToken.ok && withToken.problems.some((p) => p.path === 'mcpServers[0].token' && /secrets are never/.test(p.message)));
+});
+
+test('config: a new MCP server, or a known one at a new address, is a loosening', () => {
+  const next = JSON.parse(edit((c) => {
+    c.mcpServers[0].url = 'https://collector.example.net/mcp';
+    c.mcpServers.push({ name: 'Tools', url: 'https://tools.example.org/mcp', auth: 'none' });
+  }));
+  assert.deepEqual(loosenedProtections(current, next, () => 'approve'), [
+    'adds the MCP server “Docs” at collector.example.net (its tools reach the agent once you connect it)',
+    'adds the MCP server “Tools” at tools.example.org (its tools reach the agent once you connect it)',
+  ]);
+  // Control: removing one loosens nothing.
+  assert.deepEqual(loosenedProtections(current, JSON.parse(edit((c) => { c.mcpServers = []; })), () => 'approve'), []);
 });

@@ -342,9 +342,9 @@ export const BUILTIN_PANELS = [
     async open(ctx) {
       const [{ ConfigPanel }, { buildConfig, parseConfig, loosenedProtections }] = await Promise.all([import('../ui/config-panel.js'), import('./workspace-config.js')]);
       const { registry } = ctx.services;
-      const skills = await ctx.services.skills();
+      const [skills, mcp] = await Promise.all([ctx.services.skills(), ctx.services.mcp()]);
       const ws = ctx.workspaceId;
-      const current = () => buildConfig({ provider: ctx.providerSettings.load(ws), agent: ctx.agentSettings.load(ws), toolPolicies: registry.overrides(), approvalRules: registry.rules(), skills: skills.choices() });
+      const current = () => buildConfig({ provider: ctx.providerSettings.load(ws), agent: ctx.agentSettings.load(ws), toolPolicies: registry.overrides(), approvalRules: registry.rules(), skills: skills.choices(), mcpServers: mcp.settings() });
       const toolNames = registry.list().map((t) => t.name);
       return ConfigPanel({
         load: current,
@@ -365,6 +365,8 @@ export const BUILTIN_PANELS = [
             skills.replaceChoices(next.skills);
             // The key stays where it is (sealed, per provider); null keeps the current provider.
             if (next.provider && providerChanged) await ctx.providerSettings.save(ws, { provider: next.provider.id, model: next.provider.model, baseUrl: next.provider.baseUrl });
+            // Last: a server it forgets takes its sealed token along, which no rollback could bring back.
+            await mcp.replaceServers(next.mcpServers);
           } catch (err) {
             ctx.agentSettings.save(ws, before.agent);
             registry.replacePolicies(before.policies);

@@ -2,12 +2,14 @@ import { z } from 'zod';
 import { AgentSettingsSchema, HOST_RE } from './agent-settings.js';
 import { catalogEntry } from '../providers/catalog.js';
 import { ApprovalRuleSchema, describeRule } from '../tools/approval-rules.js';
+import { McpServerSettingSchema } from '../mcp/manager.js';
+import { slug } from '../mcp/tools.js';
 
 /**
  * A workspace's whole configuration as one JSON document (the Config panel's editor, its export
  * and import): the provider and model, the agent settings (autonomy, limits, safety, tools,
- * memory, scheduler, git), the tools' policies, the narrowed "Always allow" rules and which
- * skills are turned on or off. Secrets (API keys, tokens) are never part
+ * memory, scheduler, git), the tools' policies, the narrowed "Always allow" rules, which
+ * skills are turned on or off, and the MCP servers (name, address, kind of sign-in). Secrets (API keys, tokens) are never part
  * of it: they stay sealed in their stores, are not exported, and a document carrying one is
  * refused. Validation is all-or-nothing and names the field of every problem.
  */
@@ -74,6 +76,16 @@ export const WorkspaceConfigSchema = z.object({
   approvalRules: z.array(ApprovalRuleSchema).max(500).default([]),
   /** Skills turned off (false) or back on (true) in this workspace; a skill not listed is on. */
   skills: z.record(z.string().min(1).max(64), z.boolean()).default({}),
+  /** The MCP servers set up in the Servers panel; their tokens stay sealed apart, never here. */
+  mcpServers: z.array(McpServerSettingSchema).max(100).default([]).superRefine((list, ctx) => {
+    list.forEach((server, i) => {
+      // The manager's rule: tool names are made of the server's name.
+      const first = list.findIndex((o) => slug(o.name) === slug(server.name));
+      if (first !== i) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `reads the same as the name of server ${first} in tool names: choose another name` });
+      if (server.auth === 'header' && !server.headerName) ctx.addIssue({ code: 'custom', path: [i, 'headerName'], message: 'the header\'s name is needed with "auth": "header"' });
+      if (hasCredentials(server.url)) ctx.addIssue({ code: 'custom', path: [i, 'url'], message: 'must not carry a user name, password or key: set the token in the Servers panel' });
+    });
+  }),
 });
 /** @typedef {z.infer<typeof WorkspaceConfigSchema>} WorkspaceConfig */
 /** @typedef {{path: string, message: string}} ConfigProblem */
@@ -84,7 +96,7 @@ const SECRET_FIELD = /^(api[_-]?key|apikey|token|access[_-]?token|secret|passwor
 /**
  * The document of the current settings.
  * @param {{provider: {provider: string, model: string, baseUrl: string} | null, agent: import('./agent-settings.js').AgentSettings, toolPolicies: Record<string, string>,
- *   approvalRules: import('../tools/approval-rules.js').ApprovalRule[], skills: Record<string, boolean>}} parts
+ *   approvalRules: import('../tools/approval-rules.js').ApprovalRule[], skills: Record<string, boolean>, mcpServers: import('../mcp/manager.js').McpServerSetting[]}} parts
  * @returns {WorkspaceConfig}
  */
 export function buildConfig(parts) {
@@ -95,6 +107,7 @@ export function buildConfig(parts) {
     toolPolicies: parts.toolPolicies,
     approvalRules: parts.approvalRules,
     skills: parts.skills,
+    mcpServers: parts.mcpServers,
   });
 }
 
@@ -130,8 +143,9 @@ function unknownFields(input, parsed, path, out) {
 function secretFields(value, path, out) {
   if (!value || typeof value !== 'object') return;
   for (const [k, v] of Object.entries(value)) {
-    if (SECRET_FIELD.test(k)) out.push({ path: formatPath([...path, k]), message: 'secrets are never imported or exported: remove this field and enter the key in Settings' });
-    else secretFields(v, [...path, k], out);
+    const at = [...path, Array.isArray(value) ? Number(k) : k];
+    if (SECRET_FIELD.test(k)) out.push({ path: formatPath(at), message: `secrets are never imported or exported: remove this field and enter the key in ${path[0] === 'mcpServers' ? 'the Servers panel' : 'Settings'}` });
+    else secretFields(v, at, out);
   }
 }
 
@@ -250,6 +264,10 @@ export function loosenedProtections(before, after, defaultPolicyOf, secrets = {}
   // A skill's instructions join the agent's context, and its scripts can run.
   for (const [name, on] of Object.entries(before.skills)) {
     if (on === false && after.skills[name] !== false) out.push(`turns the skill “${name}” back on`);
+  }
+  // A new server (or a known name at a new address) can bring tools, and sees what they are sent.
+  for (const m of after.mcpServers) {
+    if (!before.mcpServers.some((o) => o.name === m.name && o.url === m.url)) out.push(`adds the MCP server “${m.name}” at ${hostOf(m.url)} (its tools reach the agent once you connect it)`);
   }
   return out;
 }

@@ -19,6 +19,11 @@ export const McpServerSchema = z.object({
   autoConnect: z.boolean().default(false),
 });
 /** @typedef {z.infer<typeof McpServerSchema>} McpServerConfig */
+/** A server as the workspace's configuration document holds it: what the user chose (no id, no secret, no session state). */
+export const McpServerSettingSchema = McpServerSchema.pick({ name: true, url: true, auth: true, headerName: true });
+/** @typedef {z.infer<typeof McpServerSettingSchema>} McpServerSetting */
+
+const newServerId = () => Math.random().toString(36).slice(2, 12).padEnd(8, '0');
 
 /**
  * @typedef {object} McpServerState
@@ -103,7 +108,7 @@ export class McpManager {
    */
   async add(input) {
     const list = this.servers();
-    const server = McpServerSchema.parse({ id: Math.random().toString(36).slice(2, 12).padEnd(8, '0'), name: input.name, url: input.url.trim(), auth: input.auth ?? 'none', headerName: input.auth === 'header' ? input.headerName : undefined });
+    const server = McpServerSchema.parse({ id: newServerId(), name: input.name, url: input.url.trim(), auth: input.auth ?? 'none', headerName: input.auth === 'header' ? input.headerName : undefined });
     // Tool names are made of the server's name: two names that read the same there would clash.
     const clash = list.find((s) => slug(s.name) === slug(server.name));
     if (clash) throw new McpError('protocol', `A server named “${clash.name}” is already set up in this workspace (its tools would have the same names); choose another name.`);
@@ -113,6 +118,52 @@ export class McpManager {
     this.#save([...list, server]);
     this.#changed();
     return server;
+  }
+
+  /**
+   * Seals a new token or header value for a server (one imported with the configuration comes
+   * without it); the next connection uses it.
+   * @param {string} id @param {string} secret
+   */
+  async setSecret(id, secret) {
+    const server = this.servers().find((s) => s.id === id);
+    if (!server) throw new McpError('protocol', 'This server is not set up in this workspace.');
+    if (server.auth !== 'bearer' && server.auth !== 'header') throw new McpError('auth', `“${server.name}” signs in ${server.auth === 'oauth' ? 'with OAuth (Sign in)' : 'with nothing'}: it takes no token.`);
+    if (!secret) throw new McpError('auth', server.auth === 'bearer' ? 'Enter the bearer token.' : `Enter the value of the ${server.headerName ?? ''} header.`);
+    this.deps.config.set(this.#secretKey(id), await this.deps.secrets.encrypt(secret));
+    this.#changed();
+  }
+
+  /** Whether a bearer or header server has its token or header value saved. @param {string} id */
+  hasSecret(id) {
+    return this.deps.config.get(this.#secretKey(id), null) !== null;
+  }
+
+  /**
+   * Makes the saved servers `settings` (the Config panel's save). A server with the same name,
+   * address and kind of sign-in keeps its id, sealed secret and connection; one whose address or
+   * sign-in changed starts afresh (its secret never goes to another address), without a secret;
+   * the others are disconnected and forgotten. The list is written first, in one write: if that
+   * fails, nothing changed.
+   * @param {McpServerSetting[]} settings
+   */
+  async replaceServers(settings) {
+    const old = this.servers();
+    const next = settings.map((s) => old.find((o) => o.name === s.name && o.url === s.url && o.auth === s.auth && o.headerName === s.headerName)
+      ?? McpServerSchema.parse({ ...s, id: newServerId() }));
+    this.#save(next);
+    for (const o of old) {
+      if (next.includes(o)) continue;
+      // A server that cannot be told goodbye is forgotten all the same (its token first of all).
+      await this.disconnect(o.id).catch(() => {});
+      await this.remove(o.id);
+    }
+    this.#changed();
+  }
+
+  /** The servers as the configuration document holds them. @returns {McpServerSetting[]} */
+  settings() {
+    return this.servers().map((s) => McpServerSettingSchema.parse(s));
   }
 
   /** Disconnects and forgets a server, its secret and its tools. @param {string} id */

@@ -69,6 +69,18 @@ export function ServersPanel(props) {
           });
         } } }, 'Sign in')
         : '',
+      s.auth === 'bearer' || s.auth === 'header'
+        ? h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `${mcp.hasSecret(s.id) ? 'Replace' : 'Enter'} the ${s.auth === 'bearer' ? 'token' : 'header value'} of ${s.name}`, on: { click: () => guarded(async () => {
+          const r = await formDialog({
+            title: `${s.auth === 'bearer' ? 'Token' : `${s.headerName ?? 'Header'} value`} for “${s.name}”`,
+            fields: [{ name: 'secret', label: 'Token or header value (kept encrypted)', type: 'password', required: true }],
+            submitLabel: 'Save',
+          });
+          if (!r) return;
+          await mcp.setSecret(s.id, String(r.secret));
+          status.textContent = `Saved the ${s.auth === 'bearer' ? 'token' : 'header value'} of “${s.name}”.`;
+        }) } }, mcp.hasSecret(s.id) ? 'Replace token' : 'Enter token')
+        : '',
       h('button', { type: 'button', class: 'secondary small-btn danger', 'aria-label': `Remove ${s.name}`, on: { click: () => guarded(async () => {
         if (!(await confirmDialog({ title: `Remove the server “${s.name}”?`, message: 'Its tools leave the agent and its saved token is deleted.', confirmLabel: 'Remove' }))) return;
         await mcp.remove(s.id);
