@@ -129,12 +129,13 @@ test('the palette runs what the buttons and shortcuts do: regenerate, undo and r
   await page.getByRole('button', { name: 'Redo turn' }).waitFor({ state: 'detached' });
   await replyVersions.getByText('2/2').waitFor();
 
-  const railToggle = page.getByRole('button', { name: 'Show panel names' });
-  assert.equal(await railToggle.getAttribute('aria-expanded'), 'true');
+  // The command runs as the palette closes: wait for its effect.
+  const railToggle = (/** @type {'true' | 'false'} */ expanded) => page.locator(`button.rail-toggle[aria-expanded="${expanded}"]`);
+  assert.equal(await railToggle('true').count(), 1, 'control: unfolded before');
   await run('fold rail', /^Fold the panel rail/);
-  assert.equal(await railToggle.getAttribute('aria-expanded'), 'false');
+  await railToggle('false').waitFor();
   await run('unfold rail', /^Unfold the panel rail/);
-  assert.equal(await railToggle.getAttribute('aria-expanded'), 'true');
+  await railToggle('true').waitFor();
 
   await page.keyboard.press('Alt+1');
   await page.getByRole('heading', { name: 'Files', exact: true }).waitFor();
