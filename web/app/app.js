@@ -2,44 +2,40 @@
 /** @import { FirstView, HomeActions } from './first-view.js' */
 /** @import { WorkspaceFirstView } from './workspace-first-view.js' */
 /** @import { FileSystem } from '../storage/types.d.ts' */
-/** @import { NoKeyOptions } from '../providers/discovery.js' */
+/** @import { ChatController } from './chat-controller.js' */
 import { OpfsFileSystem } from '../storage/opfs-fs.js';
 import { LocalConfig } from '../storage/local-config.js';
 import { SecretBox } from '../storage/secrets.js';
-import { CATALOG, catalogEntry } from '../providers/catalog.js';
-import { tabChromeAIAvailability, CHROME_AI_STATES } from '../providers/chrome-ai.js';
-import { discoverNoKeyOptions } from '../providers/discovery.js';
 import { Router } from './router.js';
 import { WorkspaceStore, FIRST_WORKSPACE_NAME } from './workspaces.js';
 import { SettingsStore, providerLabel } from './settings.js';
 import { homeListing, markInteractive, APP_READY_MARK } from './first-view.js';
-import { ChatController } from './chat-controller.js';
 import { registerServiceWorker } from './sw-client.js';
-import { AgentSettingsStore, parseLimitFields } from './agent-settings.js';
+import { AgentSettingsStore } from './agent-settings.js';
 import { HookPipeline } from '../agent/hooks.js';
 import { TabCoordinator } from '../agent/tabs.js';
 import { RestoreGate, gatedCoordination } from '../agent/restore-gate.js';
 import { startWorkspaceDaemon } from './daemon-wiring.js';
 import { DelegationBoard } from '../agent/delegation-board.js';
 import { SemanticSearch } from './semantic.js';
-import { LeakDetector } from '../safety/leak-detector.js';
 import { RESTORE_FLAG, RAIL_COLLAPSED_KEY } from './flags.js';
 import { MountStore } from '../storage/mounts.js';
 import { ArtifactView } from '../ui/artifact-view.js';
-import { h, clear, downloadBlob } from '../ui/dom.js';
+import { h, clear } from '../ui/dom.js';
 import { HomeView } from '../ui/home-view.js';
 import { WorkspaceView } from '../ui/workspace-view.js';
 import { SplitView, ResizeHandle } from '../ui/split-view.js';
 import { ChatView } from '../ui/chat-view.js';
-import { FirstRunCard } from '../ui/first-run.js';
-import { openSettingsDialog } from '../ui/settings-dialog.js';
-import { confirmDialog, formDialog, promptDialog, shortcutsDialog } from '../ui/dialogs.js';
+import { confirmDialog, promptDialog, shortcutsDialog } from '../ui/dialogs.js';
 import { BannerArea } from '../ui/banners.js';
 import { PanelRegistry, BUILTIN_PANELS } from './panels.js';
 import { panelOfShortcut } from './panel-nav.js';
-import { AutonomyController } from '../agent/autonomy.js';
 import { WorkspaceServices } from './workspace-services.js';
 import { JobDelivery } from './job-delivery.js';
+import { SettingsFlow } from './settings-flow.js';
+import { mountControls } from './mount-controls.js';
+import { createChatController } from './chat-assembly.js';
+import { renameConversation, exportConversation, importConversation, pickConversationFile, saveCodeToWorkspace } from './conversation-actions.js';
 
 /** The split view's state: chat beside Files or Git, the chat's share, the artifact pane's share. */
 const LAYOUT_KEY = 'clawser_ui_layout';
@@ -62,9 +58,8 @@ export class ClawserApp {
   mounts = new MountStore();
   /** The per-workspace services (made at start). @type {WorkspaceServices | undefined} */
   services;
-  /** @type {Promise<NoKeyOptions> | null} */
-  #discovery = null;
-  #settingsOpen = false;
+  /** The provider card and the settings dialog (made at start). @type {SettingsFlow | undefined} */
+  #settingsFlow;
 
   /** The home screen painted before the app loaded, until the first render adopts it. @type {FirstView | null} */
   #firstView = null;
@@ -168,15 +163,18 @@ export class ClawserApp {
       onDelete: (id) => {
         this.settings?.forget(id);
         this.agentSettings?.forget(id);
-        this.config?.remove(`clawser_tool_perms_${id}`);
-        this.config?.remove(`clawser_tool_rules_${id}`);
-        // Its skills choices and MCP servers (with their sealed tokens) go with it.
-        this.config?.remove(`clawser_skills_enabled_${id}`);
-        if (this.config) for (const prefix of [`clawser_mcp_secret_${id}_`, `clawser_mcp_oauth_${id}_`]) for (const k of this.config.keys(prefix)) this.config.remove(k);
-        this.config?.remove(`clawser_mcp_servers_${id}`);
         this.#controllers.delete(id);
         this.services?.forget(id);
       },
+    });
+    this.#settingsFlow = new SettingsFlow({
+      settings: this.settings,
+      agentSettings,
+      workspaces: this.workspaces,
+      tabs: this.tabs,
+      goSettings: (workspaceId) => this.#goSettings(workspaceId),
+      showWorkspace: (workspaceId) => this.#renderWorkspace(workspaceId),
+      guard: (p) => this.#guard(p),
     });
     // Clone, backup and restore are loaded when first used (not on the start-up path).
     /** @type {Promise<import('./data-actions.js').DataActions> | null} */
@@ -376,20 +374,6 @@ export class ClawserApp {
     if (route.panel === 'settings') await this.#openSettings(ws.id);
   }
 
-  /**
-   * Saves a code block from the chat as a workspace file, asking for its path (and before
-   * replacing a file). Resolves to the path, or null when the user cancelled.
-   * @param {string} workspaceId @param {string} code @param {string} ext
-   */
-  async #saveCode(workspaceId, code, ext) {
-    const path = await promptDialog({ title: 'Save code to the workspace', label: 'File path', value: `snippet.${ext}`, submitLabel: 'Save' });
-    if (!path) return null;
-    const files = await this.#servicesOf(workspaceId).files();
-    if (await files.exists(path) && !(await confirmDialog({ title: 'Replace the file?', message: `"${path}" exists. Replace its content with this code?`, confirmLabel: 'Replace' }))) return null;
-    await files.save(path, code.endsWith('\n') ? code : `${code}\n`);
-    return files.check(path);
-  }
-
   /** "OpenAI · gpt-4o-mini", "No provider yet". @param {string} workspaceId */
   #providerLabel(workspaceId) {
     return providerLabel(this.settings?.load(workspaceId) ?? null);
@@ -475,49 +459,6 @@ export class ClawserApp {
     }));
   }
 
-  /** After the workspace's folder changed: the view rebuilt over the new files. @param {string} workspaceId */
-  async #mountChanged(workspaceId) {
-    await this.#renderWorkspace(workspaceId, undefined, 'files');
-  }
-
-  /** The files panel's "open a folder" controls. @param {string} workspaceId */
-  #mountProps(workspaceId) {
-    const services = /** @type {WorkspaceServices} */ (this.services);
-    const mount = services.mountOf(workspaceId);
-    return {
-      ...MountStore.support(),
-      mounted: mount ? mount.handle.name : null,
-      needsPermission: !!mount && !mount.granted,
-      onMount: async () => {
-        const picker = /** @type {any} */ (globalThis).showDirectoryPicker; // not in TypeScript's DOM lib yet
-        let handle;
-        try {
-          handle = /** @type {FileSystemDirectoryHandle} */ (await picker({ mode: 'readwrite', id: `clawser-${workspaceId}`.slice(0, 32) }));
-        } catch (err) {
-          if (/** @type {Error} */ (err).name === 'AbortError') return;
-          throw err;
-        }
-        const granted = (await MountStore.permission(handle, true)) === 'granted';
-        if (!granted) throw new Error(`Clawser needs permission to read and change “${handle.name}” to use it as the workspace.`);
-        await services.setMount(workspaceId, { handle, granted });
-        await this.#mountChanged(workspaceId);
-      },
-      onReconnect: async () => {
-        if (!mount) return;
-        mount.granted = (await MountStore.permission(mount.handle, true)) === 'granted';
-        if (!mount.granted) throw new Error(`Access to “${mount.handle.name}” was not allowed; the workspace cannot show its files until it is.`);
-        services.refreshFiles(workspaceId);
-        await this.#mountChanged(workspaceId);
-      },
-      onUnmount: async () => {
-        const ok = await confirmDialog({ title: `Stop using “${mount?.handle.name}”?`, message: 'The folder on your computer is not changed. The workspace shows its own browser-stored files again.', confirmLabel: 'Stop using the folder' });
-        if (!ok) return;
-        await services.setMount(workspaceId, null);
-        await this.#mountChanged(workspaceId);
-      },
-    };
-  }
-
   /** True while a restore runs: background tasks that write must not start. */
   #quiet = false;
 
@@ -525,43 +466,17 @@ export class ClawserApp {
   #controller(workspaceId) {
     let c = this.#controllers.get(workspaceId);
     if (!c) {
-      const fs = /** @type {FileSystem} */ (this.fs);
-      const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
-      const detector = new LeakDetector();
-      // Read once per turn (in buildAgent), not on every streamed chunk.
-      let redactOn = agentSettings.load(workspaceId).safetyEnabled;
-      c = new ChatController({
-        fs,
+      c = createChatController({
         workspaceId,
-        coordination: this.coordination,
+        fs: /** @type {FileSystem} */ (this.fs),
+        coordination: /** @type {import('../agent/types.d.ts').Coordination} */ (this.coordination),
         settings: /** @type {SettingsStore} */ (this.settings),
-        redact: (text) => (redactOn ? detector.scan(text).redacted : text),
-        spendStatus: () => {
-          const autonomy = new AutonomyController({ config: agentSettings.load(workspaceId).autonomy, ...agentSettings.usageStore(workspaceId) });
-          const usage = autonomy.usage;
-          return { todayCents: usage.costCents, monthCents: usage.monthCents, warning: autonomy.costWarning(), paused: this.#loadedFactory?.pausedProviders(workspaceId) ?? [] };
-        },
-        routes: () => agentSettings.load(workspaceId).providers.routes,
-        // Every turn's provider goes through the reliability layer (retries, fallbacks, time-outs).
-        providerFactory: async (config) => (await this.#agentFactory()).provider(workspaceId, config),
-        buildAgent: async (provider, conversation, secrets, options) => {
-          const { agent, settings } = await (await this.#agentFactory()).agent(workspaceId, provider, conversation, secrets, options);
-          redactOn = settings.safetyEnabled;
-          return agent;
-        },
-        afterTurn: (agent, turn) => /** @type {WorkspaceServices} */ (this.services).autoCommit(workspaceId, agent, turn),
-        // A title request's tokens count like a turn's: in the Dashboard and toward today's cost limit.
-        onSideUsage: (provider, usage) => this.#guard(this.#agentFactory().then((f) => f.recordSideUsage(workspaceId, provider, usage))),
-        runCode: (conversationId, code, signal, taint) => this.#agentFactory().then((f) => f.runAgain(workspaceId, conversationId, code, signal, taint)),
-        agents: () => /** @type {WorkspaceServices} */ (this.services).of(workspaceId).agents(),
+        agentSettings: /** @type {AgentSettingsStore} */ (this.agentSettings),
+        services: /** @type {WorkspaceServices} */ (this.services),
+        agents: () => this.#agentFactory(),
+        loadedAgents: () => this.#loadedFactory,
         delegations: this.#delegationBoard(workspaceId),
-        // Undo puts back what a turn changed, through the same protected view the tools had.
-        undoDomains: async () => {
-          const services = /** @type {WorkspaceServices} */ (this.services).of(workspaceId);
-          const [{ undoDomains }, { ProtectedFileSystem }, memory] = await Promise.all([import('./turn-undo.js'), import('../storage/protected-fs.js'), services.memory().catch(() => undefined)]);
-          return undoDomains({ fs: new ProtectedFileSystem(this.workspaceFs(workspaceId)), memory, goals: services.goals, scheduler: services.scheduler });
-        },
-        undoKeep: () => agentSettings.load(workspaceId).undo.turnsKept,
+        guard: (p) => this.#guard(p),
       });
       this.#controllers.set(workspaceId, c);
     }
@@ -597,14 +512,15 @@ export class ClawserApp {
     let destroyView = () => {};
     this.#view = { workspaceId, panel, controller, destroy: () => destroyView() };
     this.workspaces?.touch(workspaceId);
+    const services = this.#servicesOf(workspaceId);
     const current = settings.load(workspaceId);
     const needsSetup = !current;
     /** @type {Parameters<typeof ChatView>[0]} */
     const chatProps = {
       controller,
       needsSetup,
-      onSaveCode: (code, ext) => this.#saveCode(workspaceId, code, ext),
-      setupCard: () => this.#setupCard(workspaceId),
+      onSaveCode: (code, ext) => saveCodeToWorkspace(() => services.files(), code, ext),
+      setupCard: () => /** @type {SettingsFlow} */ (this.#settingsFlow).setupCard(workspaceId),
       onOpenSettings: () => this.#goSettings(workspaceId),
       onConversationChange: (id) => {
         const r = this.router.current;
@@ -614,7 +530,6 @@ export class ClawserApp {
       },
     };
     const chat = ChatView(chatProps);
-    const services = this.#servicesOf(workspaceId);
     const side = h('div', { class: 'artifact-slot' });
     const layout = this.#layout();
     /** @type {{root: HTMLElement, destroy: () => void} | null} */
@@ -690,8 +605,8 @@ export class ClawserApp {
         if (!splitShown()) this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: meta.id });
         chat.focusComposer();
       },
-      onRename: (id) => this.#guard(this.#renameConversation(controller, id)),
-      onExport: (id) => this.#guard(this.#exportConversation(controller, id)),
+      onRename: (id) => this.#guard(renameConversation(controller, id)),
+      onExport: (id) => this.#guard(exportConversation(controller, id)),
       onImport: (file) => this.#guard(this.#importConversation(workspaceId, file)),
       onDelete: async (id, title) => {
         const ok = await confirmDialog({ title: `Delete “${title}”?`, message: 'The whole conversation is removed from this browser. This cannot be undone.', confirmLabel: 'Delete conversation' });
@@ -702,7 +617,7 @@ export class ClawserApp {
       },
     };
     const view = WorkspaceView(workspaceProps);
-    if (painted) painted.handOver(view.root, { controller, activeId: controller.state.activeId, workspace: workspaceProps, chat: chatProps, setup: this.#setupActions(workspaceId) });
+    if (painted) painted.handOver(view.root, { controller, activeId: controller.state.activeId, workspace: workspaceProps, chat: chatProps, setup: /** @type {SettingsFlow} */ (this.#settingsFlow).setupActions(workspaceId) });
     else clear(this.main).append(view.root);
     if (this.#view?.controller === controller) this.#view.focusSearch = view.focusSearch;
     document.title = `${ws.name} — Clawser`;
@@ -727,29 +642,10 @@ export class ClawserApp {
     this.config?.set(LAYOUT_KEY, { ...this.#layout(), ...change });
   }
 
-  /** @param {ChatController} controller @param {string} id */
-  async #renameConversation(controller, id) {
-    const title = controller.state.conversations.find((c) => c.id === id)?.title ?? '';
-    const next = await promptDialog({ title: 'Rename conversation', label: 'Conversation title', value: title, submitLabel: 'Rename' });
-    if (next) await controller.rename(id, next);
-  }
-
-  /** @param {ChatController} controller @param {string} id */
-  async #exportConversation(controller, id) {
-    const title = controller.state.conversations.find((c) => c.id === id)?.title ?? 'Conversation';
-    /** @type {Record<string, 'markdown' | 'jsonl' | 'html'>} */
-    // Short options (a select cannot wrap on a phone); what JSONL is goes in the hint.
-    const formats = { Markdown: 'markdown', 'JSONL (importable)': 'jsonl', 'HTML page': 'html' };
-    const choice = await formDialog({ title: `Export “${title}”`, fields: [{ name: 'format', label: 'Format', options: Object.keys(formats), value: 'Markdown', hint: 'JSONL is the event log with every version; it can be imported back.' }], submitLabel: 'Export' });
-    if (!choice) return;
-    const file = await controller.exportConversation(id, formats[String(choice.format)] ?? 'markdown');
-    downloadBlob(new Blob([file.text], { type: file.type }), file.name);
-  }
-
   /** @param {string} workspaceId @param {File} file */
   async #importConversation(workspaceId, file) {
     try {
-      const meta = await this.#controller(workspaceId).importConversation(file.name, await file.text());
+      const meta = await importConversation(this.#controller(workspaceId), file);
       this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: meta.id });
     } catch (err) {
       this.banners.show('import', /** @type {Error} */ (err).message, { kind: 'error' });
@@ -758,9 +654,7 @@ export class ClawserApp {
 
   /** Asks for a JSONL file and imports it as a conversation. @param {string} workspaceId */
   #pickImport(workspaceId) {
-    const picker = /** @type {HTMLInputElement} */ (h('input', { type: 'file', accept: '.jsonl,.json,application/x-ndjson' }));
-    picker.addEventListener('change', () => { if (picker.files?.[0]) this.#guard(this.#importConversation(workspaceId, picker.files[0])); });
-    picker.click();
+    pickConversationFile((file) => this.#guard(this.#importConversation(workspaceId, file)));
   }
 
   async #newWorkspace() {
@@ -809,8 +703,8 @@ export class ClawserApp {
           agentSettings.save(workspaceId, { ...cur, autonomy: { ...cur.autonomy, level } });
           this.banners.show('autonomy', `Autonomy is now ${level === 'readonly' ? 'read-only' : level} in this workspace (from the next step of the agent).`, { kind: 'info' });
         },
-        exportConversation: (id) => controller && this.#guard(this.#exportConversation(controller, id)),
-        renameConversation: (id) => controller && this.#guard(this.#renameConversation(controller, id)),
+        exportConversation: (id) => controller && this.#guard(exportConversation(controller, id)),
+        renameConversation: (id) => controller && this.#guard(renameConversation(controller, id)),
         importConversation: () => workspaceId && this.#pickImport(workspaceId),
         stop: () => controller?.stop(),
         search: () => view?.focusSearch?.(),
@@ -863,12 +757,18 @@ export class ClawserApp {
       semantic: /** @type {SemanticSearch} */ (this.semantic),
       tabs: this.tabs,
       mounted: !!this.services?.mountOf(workspaceId),
-      mount: this.#mountProps(workspaceId),
+      mount: mountControls({
+        workspaceId,
+        services: /** @type {WorkspaceServices} */ (this.services),
+        confirm: confirmDialog,
+        // The view rebuilt over the workspace's new files.
+        changed: () => this.#renderWorkspace(workspaceId, undefined, 'files'),
+      }),
       conversations: () => this.#controller(workspaceId).state.conversations,
       openConversation: (id) => this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: id }),
       back: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),
       chat: this.#controller(workspaceId),
-      exportConversation: (id) => this.#guard(this.#exportConversation(this.#controller(workspaceId), id)),
+      exportConversation: (id) => this.#guard(exportConversation(this.#controller(workspaceId), id)),
       importConversation: () => this.#pickImport(workspaceId),
       workspaces: () => this.workspaces?.list() ?? [],
       // Its own folder (a folder opened from the computer is not in the browser's storage).
@@ -896,9 +796,8 @@ export class ClawserApp {
 
   /** @param {string} workspaceId */
   async #makeTerminalHost(workspaceId) {
-    const { TerminalHost } = await import('./terminal-host.js');
+    const [{ TerminalHost }, { terminalActions }] = await Promise.all([import('./terminal-host.js'), import('./terminal-actions.js')]);
     const services = this.#servicesOf(workspaceId);
-    const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
     return new TerminalHost({
       workspaceId,
       fs: this.workspaceFs(workspaceId),
@@ -906,123 +805,7 @@ export class ClawserApp {
       registry: services.registry,
       git: () => services.git(),
       toolContext: async () => (await this.#agentFactory()).toolContext(workspaceId, undefined),
-      list: async (topic) => {
-        const { listStore } = await import('../shell/commands/clawser.js');
-        if (topic === 'memory') return /** @type {string} */ (await listStore(topic, { memory: await services.memory() }));
-        if (topic === 'skills') return /** @type {string} */ (await listStore(topic, { skills: await services.skills() }));
-        if (topic === 'mcp') return /** @type {string} */ (await listStore(topic, { mcp: await services.mcp() }, { urls: true }));
-        if (topic === 'conversations') return this.#controller(workspaceId).state.conversations.map((c) => `${c.id}\t${c.title}`).join('\n') || '(no conversations)';
-        return JSON.stringify(agentSettings.load(workspaceId), null, 2);
-      },
-      act: async (area, action, args) => {
-        const [first, ...rest] = args;
-        const need = (/** @type {string | undefined} */ v, /** @type {string} */ what) => {
-          if (!v) throw new Error(`give ${what}`);
-          return v;
-        };
-        switch (`${area} ${action}`) {
-          case 'memory pin':
-          case 'memory unpin': {
-            const store = await services.memory();
-            const key = need(first, 'the memory’s key');
-            const entry = (await store.list()).find((m) => m.key.toLowerCase() === key.toLowerCase());
-            if (!entry) throw new Error(`there is no memory "${key}"`);
-            await store.store({ key: entry.key, content: entry.content, category: entry.category, pinned: action === 'pin' });
-            return `${action === 'pin' ? 'Pinned' : 'Unpinned'} "${entry.key}".`;
-          }
-          case 'memory export': return JSON.stringify(await (await services.memory()).exportJson(), null, 2);
-          case 'job pause': await services.scheduler.pause(need(first, 'a job id')); return `Paused ${first}.`;
-          case 'job resume': await services.scheduler.resume(need(first, 'a job id')); return `Resumed ${first}.`;
-          case 'job run': await services.scheduler.runNow(need(first, 'a job id')); return `Ran ${first}.`;
-          case 'skill enable':
-          case 'skill disable':
-            (await services.skills()).setEnabled(need(first, 'a skill name'), action === 'enable');
-            return `${action === 'enable' ? 'Enabled' : 'Disabled'} the skill "${first}" in this workspace.`;
-          case 'skill remove': {
-            const skills = await services.skills();
-            const name = need(first, 'a skill name');
-            const entry = (await skills.list()).find((x) => x.name === name && !x.shadowed);
-            if (!entry) throw new Error(`there is no skill "${name}" (see clawser skill list)`);
-            await skills.remove(name, entry.scope);
-            return `Removed the skill "${name}".`;
-          }
-          case 'mcp add': {
-            const server = await (await services.mcp()).add({ name: need(first, 'a name'), url: need(rest[0], 'the server\'s URL') });
-            return `Added ${server.name} (${server.id}); connect it with clawser mcp connect ${server.name}.`;
-          }
-          case 'mcp remove':
-          case 'mcp connect':
-          case 'mcp disconnect': {
-            const mcp = await services.mcp();
-            const name = need(first, 'a server name or id');
-            const server = mcp.servers().find((x) => x.id === name || x.name === name);
-            if (!server) throw new Error(`there is no MCP server "${name}" (see clawser mcp list)`);
-            if (action === 'connect') await mcp.connect(server.id);
-            else if (action === 'remove') await mcp.remove(server.id);
-            else await mcp.disconnect(server.id);
-            return `${action === 'connect' ? 'Connected' : action === 'remove' ? 'Removed' : 'Disconnected'} ${server.name}.`;
-          }
-          case 'tool policy': {
-            const name = need(first, 'a tool name');
-            if (!services.registry.get(name)) throw new Error(`there is no tool "${name}" (see clawser tool list)`);
-            const policy = need(rest[0], 'auto, approve, denied or default');
-            if (!['auto', 'approve', 'denied', 'default'].includes(policy)) throw new Error('the policy is auto, approve, denied or default');
-            services.registry.setPolicy(name, policy === 'default' ? null : /** @type {'auto' | 'approve' | 'denied'} */ (policy));
-            return `${name}: ${policy}.`;
-          }
-          case 'tool rules':
-            return services.registry.rules().map((r) => `${r.tool}\t${r.kind}\t${r.pattern}`).join('\n') || '(no rules)';
-          case 'tool unrule': {
-            const [tool, kind, ...pattern] = args;
-            const rule = services.registry.rules().find((r) => r.tool === tool && r.kind === kind && r.pattern === pattern.join(' '));
-            if (!rule) throw new Error('no such rule (see clawser tool rules)');
-            services.registry.removeRule(rule);
-            return 'Rule removed.';
-          }
-          case 'conversation new': {
-            const meta = await this.#controller(workspaceId).newConversation();
-            if (args.length) await this.#controller(workspaceId).rename(meta.id, args.join(' '));
-            return meta.id;
-          }
-          case 'conversation rename':
-            await this.#controller(workspaceId).rename(need(first, 'a conversation id'), need(rest.join(' '), 'a title'));
-            return 'Renamed.';
-          case 'conversation export': {
-            const format = rest[0] ?? 'markdown';
-            if (!['markdown', 'jsonl', 'html'].includes(format)) throw new Error('the format is markdown, jsonl or html');
-            return (await this.#controller(workspaceId).exportConversation(need(first, 'a conversation id'), /** @type {'markdown' | 'jsonl' | 'html'} */ (format))).text;
-          }
-          case 'conversation delete':
-            await this.#controller(workspaceId).remove(need(first, 'a conversation id'));
-            return 'Deleted.';
-          default:
-            throw new Error(`${area} ${action} is not available`);
-        }
-      },
-      setConfig: async (key, value) => {
-        const current = /** @type {Record<string, any>} */ (structuredClone(agentSettings.load(workspaceId))); // any: a dotted path into the settings object
-        const path = key.split('.');
-        let at = current;
-        for (const part of path.slice(0, -1)) {
-          if (!at[part] || typeof at[part] !== 'object') throw new Error(`"${key}" is not a setting (see clawser config list).`);
-          at = at[part];
-        }
-        const last = /** @type {string} */ (path.at(-1));
-        if (!(last in at)) throw new Error(`"${key}" is not a setting (see clawser config list).`);
-        let parsed;
-        try {
-          parsed = JSON.parse(value);
-        } catch {
-          parsed = value;
-        }
-        at[last] = parsed;
-        try {
-          agentSettings.save(workspaceId, current);
-        } catch (err) {
-          throw new Error(`"${value}" is not a valid value for ${key}: ${/** @type {Error} */ (err).message.slice(0, 300)}`);
-        }
-        return `${key} = ${JSON.stringify(parsed)}`;
-      },
+      ...terminalActions({ workspaceId, services, agentSettings: /** @type {AgentSettingsStore} */ (this.agentSettings), chat: () => this.#controller(workspaceId) }),
     });
   }
 
@@ -1040,83 +823,10 @@ export class ClawserApp {
     this.router.go({ name: 'workspace', workspaceId, panel: 'settings' });
   }
 
-  /** @param {string} workspaceId */
-  #setupCard(workspaceId) {
-    const holder = h('div', null);
-    /** @param {NoKeyOptions | null} options */
-    const draw = (options) =>
-      holder.replaceChildren(
-        FirstRunCard({
-          options,
-          describeChromeAI: (state) => CHROME_AI_STATES[/** @type {keyof typeof CHROME_AI_STATES} */ (state)] ?? CHROME_AI_STATES.unsupported,
-          ...this.#setupActions(workspaceId),
-        }),
-      );
-    draw(null);
-    this.#discovery ??= discoverNoKeyOptions();
-    this.#discovery.then(draw, () => draw({ chromeAI: 'unsupported', ollama: { found: false, models: [] }, lmstudio: { found: false, models: [] } }));
-    return holder;
-  }
-
-  /** What the provider card's buttons do. @param {string} workspaceId */
-  #setupActions(workspaceId) {
-    return {
-      /** @param {{provider: string, model?: string}} choice */
-      onChoose: (choice) => this.#guard(this.#applyChoice(workspaceId, choice)),
-      onAddKey: () => this.#goSettings(workspaceId),
-    };
-  }
-
-  /** @param {string} workspaceId @param {{provider: string, model?: string}} choice */
-  async #applyChoice(workspaceId, choice) {
-    const entry = catalogEntry(choice.provider);
-    await this.settings?.save(workspaceId, { provider: choice.provider, model: choice.model ?? entry?.defaultModel ?? '', baseUrl: '' });
-    await this.#renderWorkspace(workspaceId);
-  }
-
-  /** @param {string} workspaceId */
+  /** The settings dialog over the workspace; afterwards its chat again (shown anew when something was saved). @param {string} workspaceId */
   async #openSettings(workspaceId) {
-    if (this.#settingsOpen) return;
-    this.#settingsOpen = true;
-    const settings = /** @type {SettingsStore} */ (this.settings);
-    const ws = this.workspaces?.get(workspaceId);
-    let saved = false;
-    try {
-      saved = await openSettingsDialog({
-        parseLimits: parseLimitFields,
-        workspaceName: ws?.name ?? '',
-        catalog: CATALOG,
-        current: settings.load(workspaceId),
-        agent: /** @type {AgentSettingsStore} */ (this.agentSettings).load(workspaceId),
-        describeBackground: async () => (await (await import('./background.js')).backgroundMode({ leader: !!this.tabs?.isLeader, tabs: (this.tabs?.peers().length ?? 0) + 1 })).text,
-        hasKey: (provider) => settings.hasKey(workspaceId, provider),
-        describeAvailability: async (provider) => (provider === 'chrome-ai' ? `On this browser: ${CHROME_AI_STATES[await tabChromeAIAvailability()]}` : null),
-        listModels: async ({ useSavedKey, ...config }) => {
-          const apiKey = config.apiKey ?? (useSavedKey ? await settings.apiKey(workspaceId, config.provider).catch(() => undefined) : undefined);
-          const { listModelInfo, modelBadges } = await import('../providers/models.js');
-          const r = await listModelInfo({ ...config, apiKey });
-          return { source: r.source, models: r.models.map((m) => ({ ...m, badges: modelBadges(m) })) };
-        },
-        pullModel: async (config, model, onProgress) => {
-          const { createProvider } = await import('../providers/index.js');
-          const p = createProvider(config);
-          if (!('pullModel' in p) || typeof p.pullModel !== 'function') throw new Error('Only Ollama downloads models.');
-          await p.pullModel(model, { onProgress });
-        },
-        onTest: async ({ useSavedKey, ...config }) => {
-          const apiKey = config.apiKey ?? (useSavedKey ? await settings.apiKey(workspaceId, config.provider).catch(() => undefined) : undefined);
-          const { testConnection } = await import('../providers/connection.js');
-          return testConnection({ ...config, apiKey });
-        },
-        onSave: async (next, agent, fallbackKeys) => {
-          /** @type {AgentSettingsStore} */ (this.agentSettings).save(workspaceId, agent);
-          await settings.save(workspaceId, next);
-          for (const [provider, key] of Object.entries(fallbackKeys)) await settings.saveKey(workspaceId, provider, key);
-        },
-      });
-    } finally {
-      this.#settingsOpen = false;
-    }
+    const saved = await /** @type {SettingsFlow} */ (this.#settingsFlow).open(workspaceId);
+    if (saved === null) return;
     const convId = this.#view?.controller.state.activeId ?? undefined;
     if (saved) await this.#renderWorkspace(workspaceId, convId);
     this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: convId }, { replace: true });
