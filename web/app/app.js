@@ -10,7 +10,6 @@ import { Router } from './router.js';
 import { WorkspaceStore, FIRST_WORKSPACE_NAME } from './workspaces.js';
 import { SettingsStore, providerLabel } from './settings.js';
 import { homeListing, markInteractive, APP_READY_MARK } from './first-view.js';
-import { registerServiceWorker } from './sw-client.js';
 import { AgentSettingsStore } from './agent-settings.js';
 import { HookPipeline } from '../agent/hooks.js';
 import { TabCoordinator } from '../agent/tabs.js';
@@ -18,35 +17,37 @@ import { RestoreGate, gatedCoordination } from '../agent/restore-gate.js';
 import { startWorkspaceDaemon } from './daemon-wiring.js';
 import { DelegationBoard } from '../agent/delegation-board.js';
 import { SemanticSearch } from './semantic.js';
-import { RESTORE_FLAG, RAIL_COLLAPSED_KEY } from './flags.js';
+import { RAIL_COLLAPSED_KEY } from './flags.js';
 import { MountStore } from '../storage/mounts.js';
-import { ArtifactView } from '../ui/artifact-view.js';
 import { h, clear } from '../ui/dom.js';
 import { HomeView } from '../ui/home-view.js';
 import { WorkspaceView } from '../ui/workspace-view.js';
-import { SplitView, ResizeHandle } from '../ui/split-view.js';
+import { SplitView } from '../ui/split-view.js';
 import { ChatView } from '../ui/chat-view.js';
-import { confirmDialog, promptDialog, shortcutsDialog } from '../ui/dialogs.js';
+import { confirmDialog, shortcutsDialog } from '../ui/dialogs.js';
 import { BannerArea } from '../ui/banners.js';
 import { PanelRegistry, BUILTIN_PANELS } from './panels.js';
-import { panelOfShortcut } from './panel-nav.js';
 import { WorkspaceServices } from './workspace-services.js';
 import { JobDelivery } from './job-delivery.js';
 import { SettingsFlow } from './settings-flow.js';
 import { mountControls } from './mount-controls.js';
 import { createChatController } from './chat-assembly.js';
-import { renameConversation, exportConversation, importConversation, pickConversationFile, saveCodeToWorkspace } from './conversation-actions.js';
-
-/** The split view's state: chat beside Files or Git, the chat's share, the artifact pane's share. */
-const LAYOUT_KEY = 'clawser_ui_layout';
-/** Panels that can show beside the chat. */
-const SPLIT_PANELS = ['files', 'git'];
+import { LayoutPreference, SPLIT_PANELS, artifactSlot } from './workspace-layout.js';
+import { listenForShortcuts, shortcutList } from './shortcuts.js';
+import { openPalette } from './palette.js';
+import { noticeInsecureContext, noticeStorageStall, noticeUpdates, noticeConnectivity } from './page-notices.js';
+import { recoverRestore } from './restore-recovery.js';
+import { createWorkspace, renameWorkspace, deleteWorkspace } from './workspace-actions.js';
+import { renameConversation, exportConversation, importConversation, deleteConversation, pickConversationFile, saveCodeToWorkspace } from './conversation-actions.js';
 
 /** A workspace route's panel: 'chat' or a name of the panel registry. @typedef {string} PanelName */
 
 /**
- * The orchestrator: builds the services once, maps routes to views, and wires UI events to
- * the stores and controllers. Holds no business rules of its own.
+ * The orchestrator: builds the services once, maps routes to views (home, a workspace's chat,
+ * its panels), switches and tears down views, and wires UI events to the modules that act on
+ * them, passing each what it needs. What an action does lives in those modules (settings-flow,
+ * terminal-actions, chat-assembly, mount-controls, conversation- and workspace-actions,
+ * palette, ...), not here.
  */
 export class ClawserApp {
   /** @type {{workspaceId: string, panel: string, controller: ChatController, destroy: () => void, focusSearch?: () => void} | null} */
@@ -96,9 +97,7 @@ export class ClawserApp {
     } else {
       clear(this.root).append(this.banners.root, this.main);
     }
-    if (!isSecureContext) {
-      this.banners.show('insecure', 'This page is not a secure context, so offline mode and storage are unavailable. Open Clawser via http://localhost / http://127.0.0.1 or over https.', { kind: 'warn', dismissible: false });
-    }
+    noticeInsecureContext(this.banners);
     /** @type {FileSystem} */
     let fs;
     try {
@@ -120,7 +119,10 @@ export class ClawserApp {
     const secrets = new SecretBox();
     this.#secrets = secrets;
     // A restore running in another tab finishes before this one reads anything.
-    await this.restoreGate.quietly(() => this.#recoverRestore(fs));
+    await this.restoreGate.quietly(async () => {
+      const outcome = await recoverRestore({ fs, config: /** @type {LocalConfig} */ (this.config) });
+      if (outcome) this.banners.show('restore', outcome, { kind: 'warn' });
+    });
     this.settings = new SettingsStore({ config: this.config, secrets });
     this.agentSettings = new AgentSettingsStore({ config: this.config, secrets });
     const agentSettings = this.agentSettings;
@@ -188,16 +190,13 @@ export class ClawserApp {
       notify: (text) => this.banners.show('clone-skipped', text),
       exclusive: (fn) => /** @type {RestoreGate} */ (this.restoreGate).exclusive(fn),
     })));
-    // Browser storage that never answers (it happens, e.g. after site data was cleared while a
-    // tab was closing) must not look like a blank page.
-    const stalled = setTimeout(() => this.banners.show('storage-stalled', 'The browser\'s storage is not responding, so Clawser cannot open your workspaces yet. Close every Clawser tab and open it again; if that does not help, restart the browser.', { kind: 'warn', dismissible: false }), 10_000);
+    const storageAnswered = noticeStorageStall(this.banners);
     if (this.#firstView?.created) await this.workspaces.ensureFolder(this.#firstView.created);
     if (this.workspaces.list().length === 0) await this.workspaces.create(FIRST_WORKSPACE_NAME);
     navigator.storage?.persist?.().catch(() => {});
     this.router.onChange((route) => this.#guard(this.render(route)));
     await this.render(this.router.current);
-    clearTimeout(stalled);
-    this.banners.hide('storage-stalled');
+    storageAnswered();
     markInteractive();
     // Whatever the first view, load the sandbox frame once while idle: the browser keeps it, so
     // code runs offline later (its navigation never reaches the service worker).
@@ -205,65 +204,21 @@ export class ClawserApp {
     // Only the leader tab runs scheduled jobs; when it closes, the next tab takes over.
     this.tabs.onLeaderChange((leader) => (leader ? this.#whenIdle(() => this.#startSchedulers()) : this.#stopSchedulers()));
     if (this.tabs.isLeader) this.#whenIdle(() => this.#startSchedulers());
-    this.#guard(
-      registerServiceWorker({
-        onUpdateReady: (apply) => this.banners.show('update', 'A new version of Clawser is available.', { action: { label: 'Reload', run: apply } }),
-        onUpdatedElsewhere: (reload) => this.banners.show('update', 'Clawser was updated in another tab. Reload this tab to use the new version (your conversations are saved).', { kind: 'warn', dismissible: false, action: { label: 'Reload', run: reload } }),
-      }),
-    );
+    this.#guard(noticeUpdates(this.banners));
     addEventListener('unhandledrejection', (e) => this.#showError(e.reason));
     // Usage statistics are written a second after each call: what is left goes as the page does.
     addEventListener('pagehide', () => this.services?.flushUsage());
     // Hidden is the last moment a page is sure to run (a phone may discard it afterwards).
     document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') this.services?.flushUsage(); });
-    // Offline is a normal state here (everything is stored in the browser): say so, and what still works.
-    const showConnectivity = () => {
-      if (navigator.onLine) this.banners.hide('offline');
-      else this.banners.show('offline', 'You are offline. Your workspaces, files, memory and local models keep working; cloud providers answer again once you reconnect.', { kind: 'warn', dismissible: false });
-    };
-    addEventListener('online', showConnectivity);
-    addEventListener('offline', showConnectivity);
-    showConnectivity();
-    // "?" lists every keyboard shortcut (not while typing, not over another dialog).
-    window.addEventListener('keydown', (e) => {
-      if (e.key !== '?' || e.ctrlKey || e.metaKey || e.altKey || document.querySelector('dialog[open]')) return;
-      const target = /** @type {HTMLElement | null} */ (e.target);
-      if (target?.closest('input, textarea, select, [contenteditable]:not([contenteditable="false"])')) return;
-      e.preventDefault();
-      this.#showShortcuts();
-    });
-    // Ctrl/Cmd+K: the command palette, from anywhere (also while typing).
-    window.addEventListener('keydown', (e) => {
-      if (e.key.toLowerCase() !== 'k' || !(e.ctrlKey || e.metaKey) || e.altKey || e.shiftKey) return;
-      e.preventDefault();
-      this.#guard(this.#openPalette());
-    });
-    // Each panel's keyboard shortcut (Alt+1…), in the open workspace.
-    window.addEventListener('keydown', (e) => {
-      const route = this.router.current;
-      if (route.name !== 'workspace') return;
-      const panel = panelOfShortcut(e, this.panels.list());
-      if (!panel) return;
-      e.preventDefault();
-      this.router.go({ name: 'workspace', workspaceId: route.workspaceId, panel });
+    noticeConnectivity(this.banners);
+    listenForShortcuts({
+      showList: () => this.#showShortcuts(),
+      openPalette: () => this.#guard(this.#openPalette()),
+      panels: () => this.panels.list(),
+      workspaceId: () => (this.router.current.name === 'workspace' ? this.router.current.workspaceId : null),
+      openPanel: (workspaceId, panel) => this.router.go({ name: 'workspace', workspaceId, panel }),
     });
     performance.mark(APP_READY_MARK);
-  }
-
-  /**
-   * Finishes or rolls back a restore that a closed tab interrupted, before anything reads
-   * storage. Only loads the backup module when a restore marker exists.
-   * @param {FileSystem} fs
-   */
-  async #recoverRestore(fs) {
-    // The flag (set while a restore runs) spares every normal start a storage round trip.
-    if (!this.config?.get(RESTORE_FLAG, false)) return;
-    if (!(await fs.stat('.restore-state.json').catch(() => null))) return this.config.remove(RESTORE_FLAG);
-    const { recoverInterruptedRestore, localStorageConfig } = await import('../backup/backup.js');
-    const outcome = await recoverInterruptedRestore({ fs, config: localStorageConfig() });
-    if (outcome === 'rolled_back') this.banners.show('restore', 'A restore was interrupted (the tab closed); your previous data was kept.', { kind: 'warn' });
-    if (outcome === 'completed') this.banners.show('restore', 'An interrupted restore was completed.', { kind: 'warn' });
-    this.config?.remove(RESTORE_FLAG);
   }
 
   /**
@@ -327,17 +282,7 @@ export class ClawserApp {
   }
 
   #showShortcuts() {
-    shortcutsDialog([
-      { keys: '?', action: 'Show this list' },
-      { keys: 'Ctrl+K / ⌘K', action: 'Command palette: every action, panel, conversation and workspace' },
-      { keys: 'Enter', action: 'Send the message' },
-      { keys: 'Shift+Enter', action: 'New line in the message' },
-      { keys: 'Esc', action: 'Stop the reply being written; close a dialog' },
-      { keys: 'Alt+Z', action: 'Undo the latest turn (its files, memories, goals and jobs)' },
-      { keys: 'Alt+Shift+Z', action: 'Redo the turn undone last' },
-      { keys: 'Alt+0', action: 'Open Chat' },
-      ...this.panels.list().filter((p) => p.shortcut).map((p) => ({ keys: /** @type {string} */ (p.shortcut), action: `Open ${p.label}` })),
-    ]);
+    shortcutsDialog(shortcutList(this.panels.list()));
   }
 
   /** @param {Promise<unknown>} p */
@@ -405,18 +350,10 @@ export class ClawserApp {
         }
       })()),
       onRename: async (w) => {
-        const name = await promptDialog({ title: 'Rename workspace', label: 'Workspace name', value: w.name, submitLabel: 'Rename' });
-        if (name) {
-          stores.rename(w.id, name);
-          draw();
-        }
+        if (await renameWorkspace(stores, w)) draw();
       },
       onDelete: async (w) => {
-        const ok = await confirmDialog({ title: `Delete “${w.name}”?`, message: 'Its conversations, files and settings are removed from this browser. This cannot be undone.', confirmLabel: 'Delete workspace' });
-        if (ok) {
-          await stores.delete(w.id);
-          draw();
-        }
+        if (await deleteWorkspace(stores, w)) draw();
       },
     };
     const draw = () => clear(this.main).append(HomeView({ workspaces: stores.list(), providerOf, ...actions }));
@@ -530,28 +467,9 @@ export class ClawserApp {
       },
     };
     const chat = ChatView(chatProps);
-    const side = h('div', { class: 'artifact-slot' });
-    const layout = this.#layout();
-    /** @type {{root: HTMLElement, destroy: () => void} | null} */
-    let artifactView = null;
-    /** @type {HTMLElement | null} */
-    let artifactHandle = null;
-    const showArtifact = () => {
-      if (artifactView || !services.artifact.html) return;
-      const pane = ArtifactView({ artifact: services.artifact, onClose: () => { pane.destroy(); pane.root.remove(); artifactHandle?.remove(); artifactView = null; } });
-      artifactView = pane;
-      // Resizable against the chat, the width remembered.
-      artifactHandle = ResizeHandle({
-        label: 'Resize the chat and the artifact', value: layout.artifact, after: true,
-        container: () => /** @type {HTMLElement} */ (side.parentElement),
-        onChange: (v) => pane.root.style.setProperty('width', `${v}%`),
-        onCommit: (v) => this.#saveLayout({ artifact: v }),
-      });
-      artifactHandle.classList.add('artifact-handle');
-      side.append(artifactHandle, pane.root);
-    };
-    const unsubscribeArtifact = services.artifact.subscribe(showArtifact);
-    showArtifact();
+    const layouts = new LayoutPreference(/** @type {LocalConfig} */ (this.config));
+    const layout = layouts.load();
+    const side = artifactSlot({ artifact: services.artifact, share: layout.artifact, onShare: (v) => layouts.save({ artifact: v }) });
     const panelEntry = panel === 'chat' ? undefined : this.panels.get(panel);
     /** @type {import('./panels.js').PanelView | null} */
     const sub = panelEntry ? await panelEntry.open(this.#panelContext(workspaceId)) : null;
@@ -560,18 +478,18 @@ export class ClawserApp {
     /** The chat is on screen beside the panel (not on a narrow window): choosing a conversation keeps the panel. */
     const splitShown = () => splitOn && matchMedia('(min-width: 901px)').matches;
     const content = splitOn && sub && panelEntry
-      ? SplitView({ chat: chat.root, panel: sub.root, panelLabel: panelEntry.label, ratio: layout.ratio, onRatio: (ratio) => this.#saveLayout({ ratio }) })
+      ? SplitView({ chat: chat.root, panel: sub.root, panelLabel: panelEntry.label, ratio: layout.ratio, onRatio: (ratio) => layouts.save({ ratio }) })
       : sub ? sub.root : chat.root;
     /** @type {Parameters<typeof WorkspaceView>[0]} */
     const workspaceProps = {
       workspace: ws,
       controller,
       chat: content,
-      side,
+      side: side.root,
       split: splittable ? {
         on: layout.split,
         onToggle: () => {
-          this.#saveLayout({ split: !layout.split });
+          layouts.save({ split: !layout.split });
           this.#guard(this.#renderWorkspace(workspaceId, controller.state.activeId ?? undefined, panel));
         },
       } : undefined,
@@ -609,11 +527,8 @@ export class ClawserApp {
       onExport: (id) => this.#guard(exportConversation(controller, id)),
       onImport: (file) => this.#guard(this.#importConversation(workspaceId, file)),
       onDelete: async (id, title) => {
-        const ok = await confirmDialog({ title: `Delete “${title}”?`, message: 'The whole conversation is removed from this browser. This cannot be undone.', confirmLabel: 'Delete conversation' });
-        if (!ok) return;
-        const wasActive = controller.state.activeId === id;
-        await controller.remove(id);
-        if (wasActive) this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }, { replace: true });
+        // The chat shown was the one deleted: the route no longer names it.
+        if ((await deleteConversation(controller, id, title)) === 'active') this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }, { replace: true });
       },
     };
     const view = WorkspaceView(workspaceProps);
@@ -621,26 +536,13 @@ export class ClawserApp {
     else clear(this.main).append(view.root);
     if (this.#view?.controller === controller) this.#view.focusSearch = view.focusSearch;
     document.title = `${ws.name} — Clawser`;
-    destroyView = () => { view.destroy(); chat.destroy(); sub?.destroy?.(); unsubscribeArtifact(); artifactView?.destroy(); };
+    destroyView = () => { view.destroy(); chat.destroy(); sub?.destroy?.(); side.destroy(); };
     /** @type {WorkspaceServices} */ (this.services).autoInitGit(workspaceId);
     /** @type {WorkspaceServices} */ (this.services).connectMcp(workspaceId);
   }
 
 
 
-
-  /** The remembered layout (defaults when unset or damaged). @returns {{split: boolean, ratio: number, artifact: number}} */
-  #layout() {
-    const v = /** @type {Record<string, unknown> | null} */ (this.config?.get(LAYOUT_KEY, null));
-    /** @param {unknown} n @param {number} d */
-    const share = (n, d) => (typeof n === 'number' && n >= 20 && n <= 80 ? n : d);
-    return { split: v?.split === true, ratio: share(v?.ratio, 50), artifact: share(v?.artifact, 45) };
-  }
-
-  /** @param {Partial<{split: boolean, ratio: number, artifact: number}>} change */
-  #saveLayout(change) {
-    this.config?.set(LAYOUT_KEY, { ...this.#layout(), ...change });
-  }
 
   /** @param {string} workspaceId @param {File} file */
   async #importConversation(workspaceId, file) {
@@ -658,60 +560,24 @@ export class ClawserApp {
   }
 
   async #newWorkspace() {
-    const name = await promptDialog({ title: 'New workspace', label: 'Workspace name', submitLabel: 'Create' });
-    if (!name) return;
-    const ws = await /** @type {WorkspaceStore} */ (this.workspaces).create(name);
-    this.router.go({ name: 'workspace', workspaceId: ws.id, panel: 'chat' });
+    const ws = await createWorkspace(/** @type {WorkspaceStore} */ (this.workspaces));
+    if (ws) this.router.go({ name: 'workspace', workspaceId: ws.id, panel: 'chat' });
   }
 
   /** The command palette, with every action that applies where the user is. */
-  async #openPalette() {
-    if (document.querySelector('dialog[open]')) return;
-    const route = this.router.current;
-    const view = route.name === 'workspace' ? this.#view : null;
-    const workspaceId = view?.workspaceId ?? null;
-    const controller = view?.controller ?? null;
-    const ws = workspaceId ? this.workspaces?.get(workspaceId) ?? null : null;
-    const agentSettings = /** @type {AgentSettingsStore} */ (this.agentSettings);
-    /** @param {string} panel */
-    const go = (panel) => workspaceId && this.router.go({ name: 'workspace', workspaceId, panel: /** @type {PanelName} */ (panel) });
-    const { buildCommands } = await import('./commands.js');
-    const [{ openCommandPalette }, { fuzzyRank }] = await Promise.all([import('../ui/command-palette.js'), import('./fuzzy.js')]);
-    const commands = buildCommands({
-      workspaces: this.workspaces?.list() ?? [],
-      workspace: ws ? { id: ws.id, name: ws.name } : null,
-      conversations: controller?.state.conversations ?? [],
-      conversationId: controller?.state.activeId ?? null,
+  #openPalette() {
+    return openPalette({
+      view: this.router.current.name === 'workspace' ? this.#view : null,
+      workspaces: /** @type {WorkspaceStore} */ (this.workspaces),
       panels: this.panels.list(),
-      panel: view?.panel ?? 'chat',
-      autonomy: workspaceId ? agentSettings.load(workspaceId).autonomy.level : null,
-      streaming: !!controller?.state.streaming,
-      act: {
-        home: () => this.router.go({ name: 'home' }),
-        openWorkspace: (id) => this.router.go({ name: 'workspace', workspaceId: id, panel: 'chat' }),
-        newWorkspace: () => this.#guard(this.#newWorkspace()),
-        newConversation: () => this.#guard((async () => {
-          if (!controller || !workspaceId) return;
-          const meta = await controller.newConversation();
-          this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: meta.id });
-        })()),
-        openConversation: (id) => workspaceId && this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: id }),
-        openPanel: go,
-        setAutonomy: (level) => {
-          if (!workspaceId) return;
-          const cur = agentSettings.load(workspaceId);
-          agentSettings.save(workspaceId, { ...cur, autonomy: { ...cur.autonomy, level } });
-          this.banners.show('autonomy', `Autonomy is now ${level === 'readonly' ? 'read-only' : level} in this workspace (from the next step of the agent).`, { kind: 'info' });
-        },
-        exportConversation: (id) => controller && this.#guard(exportConversation(controller, id)),
-        renameConversation: (id) => controller && this.#guard(renameConversation(controller, id)),
-        importConversation: () => workspaceId && this.#pickImport(workspaceId),
-        stop: () => controller?.stop(),
-        search: () => view?.focusSearch?.(),
-        shortcuts: () => this.#showShortcuts(),
-      },
+      agentSettings: /** @type {AgentSettingsStore} */ (this.agentSettings),
+      go: (route) => this.router.go(route),
+      inform: (text) => this.banners.show('autonomy', text, { kind: 'info' }),
+      guard: (p) => this.#guard(p),
+      newWorkspace: () => this.#newWorkspace(),
+      pickImport: (workspaceId) => this.#pickImport(workspaceId),
+      showShortcuts: () => this.#showShortcuts(),
     });
-    await openCommandPalette(commands, fuzzyRank);
   }
 
   /** Workspaces whose daemon started on this page. @type {Set<string>} */
@@ -781,32 +647,21 @@ export class ClawserApp {
     };
   }
 
-  /** Each workspace's terminal sessions (they outlive the panel's view). @type {Map<string, Promise<import('./terminal-host.js').TerminalHost>>} */
-  #terminals = new Map();
+  /** Each workspace's terminal sessions (they outlive the panel's view), made on first use. @type {Promise<import('./terminal-actions.js').TerminalHosts> | null} */
+  #terminals = null;
   /** @param {string} workspaceId */
-  #terminalHost(workspaceId) {
-    let host = this.#terminals.get(workspaceId);
-    if (!host) {
-      host = this.#makeTerminalHost(workspaceId);
-      this.#terminals.set(workspaceId, host);
-      host.catch(() => this.#terminals.delete(workspaceId));
-    }
-    return host;
-  }
-
-  /** @param {string} workspaceId */
-  async #makeTerminalHost(workspaceId) {
-    const [{ TerminalHost }, { terminalActions }] = await Promise.all([import('./terminal-host.js'), import('./terminal-actions.js')]);
-    const services = this.#servicesOf(workspaceId);
-    return new TerminalHost({
-      workspaceId,
-      fs: this.workspaceFs(workspaceId),
+  async #terminalHost(workspaceId) {
+    const hosts = (this.#terminals ??= import('./terminal-actions.js').then(({ TerminalHosts }) => new TerminalHosts({
       config: /** @type {LocalConfig} */ (this.config),
-      registry: services.registry,
-      git: () => services.git(),
-      toolContext: async () => (await this.#agentFactory()).toolContext(workspaceId, undefined),
-      ...terminalActions({ workspaceId, services, agentSettings: /** @type {AgentSettingsStore} */ (this.agentSettings), chat: () => this.#controller(workspaceId) }),
-    });
+      agentSettings: /** @type {AgentSettingsStore} */ (this.agentSettings),
+      services: (id) => this.#servicesOf(id),
+      workspaceFs: (id) => this.workspaceFs(id),
+      toolContext: async (id) => (await this.#agentFactory()).toolContext(id, undefined),
+      chat: (id) => this.#controller(id),
+    })));
+    // A module that failed to load is asked for again next time.
+    hosts.catch(() => { if (this.#terminals === hosts) this.#terminals = null; });
+    return (await hosts).of(workspaceId);
   }
 
   /** The page's SecretBox (API keys, tokens). @type {SecretBox} */

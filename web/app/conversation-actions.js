@@ -1,7 +1,8 @@
 /**
  * What the user does to a conversation from the rail, the chat and the command palette, with
  * the dialogs that ask for what is missing: rename it, export it (the format asked for, the
- * file downloaded), import one from a file, save one of its code blocks as a workspace file.
+ * file downloaded), import one from a file, delete it, save one of its code blocks as a
+ * workspace file.
  */
 /** @import { ChatController } from './chat-controller.js' */
 /** @import { FilesController } from './files-controller.js' */
@@ -25,6 +26,20 @@ export async function exportConversation(controller, id) {
   if (!choice) return;
   const file = await controller.exportConversation(id, formats[String(choice.format)] ?? 'markdown');
   downloadBlob(new Blob([file.text], { type: file.type }), file.name);
+}
+
+/**
+ * Asks to confirm, then deletes it. Resolves to what was deleted: 'active' (the conversation on
+ * screen), 'other', or null when the user cancelled.
+ * @param {ChatController} controller @param {string} id @param {string} title
+ * @returns {Promise<'active' | 'other' | null>}
+ */
+export async function deleteConversation(controller, id, title) {
+  const ok = await confirmDialog({ title: `Delete “${title}”?`, message: 'The whole conversation is removed from this browser. This cannot be undone.', confirmLabel: 'Delete conversation' });
+  if (!ok) return null;
+  const wasActive = controller.state.activeId === id;
+  await controller.remove(id);
+  return wasActive ? 'active' : 'other';
 }
 
 /** Imports a file as a new conversation. @param {ChatController} controller @param {File} file */

@@ -1,7 +1,10 @@
 /** @import { Services } from './workspace-services.js' */
 /** @import { AgentSettingsStore } from './agent-settings.js' */
 /** @import { ChatController } from './chat-controller.js' */
-/** @import { TerminalHostDeps } from './terminal-host.js' */
+/** @import { TerminalHostDeps, TerminalHost } from './terminal-host.js' */
+/** @import { LocalConfig } from '../storage/local-config.js' */
+/** @import { FileSystem } from '../storage/types.d.ts' */
+/** @import { ToolContext } from '../tools/types.d.ts' */
 import { withSetting } from './agent-settings.js';
 
 /**
@@ -121,4 +124,53 @@ export function terminalActions({ workspaceId, services, agentSettings, chat }) 
       return `${key} = ${JSON.stringify(parsed)}`;
     },
   };
+}
+
+/**
+ * Each workspace's terminal host, made when its Terminal panel first opens (the shell is loaded
+ * then) and kept while the page lives, so switching panels does not lose a session.
+ */
+export class TerminalHosts {
+  /** @type {Map<string, Promise<TerminalHost>>} */
+  #hosts = new Map();
+
+  /**
+   * @param {object} deps
+   * @param {LocalConfig} deps.config
+   * @param {AgentSettingsStore} deps.agentSettings
+   * @param {(workspaceId: string) => Services} deps.services
+   * @param {(workspaceId: string) => FileSystem} deps.workspaceFs
+   * @param {(workspaceId: string) => Promise<ToolContext>} deps.toolContext what the `clawser` command's tools get
+   * @param {(workspaceId: string) => ChatController} deps.chat
+   */
+  constructor(deps) {
+    this.deps = deps;
+  }
+
+  /** @param {string} workspaceId @returns {Promise<TerminalHost>} */
+  of(workspaceId) {
+    let host = this.#hosts.get(workspaceId);
+    if (!host) {
+      host = this.#make(workspaceId);
+      this.#hosts.set(workspaceId, host);
+      host.catch(() => this.#hosts.delete(workspaceId));
+    }
+    return host;
+  }
+
+  /** @param {string} workspaceId */
+  async #make(workspaceId) {
+    const { TerminalHost } = await import('./terminal-host.js');
+    const d = this.deps;
+    const services = d.services(workspaceId);
+    return new TerminalHost({
+      workspaceId,
+      fs: d.workspaceFs(workspaceId),
+      config: d.config,
+      registry: services.registry,
+      git: () => services.git(),
+      toolContext: () => d.toolContext(workspaceId),
+      ...terminalActions({ workspaceId, services, agentSettings: d.agentSettings, chat: () => d.chat(workspaceId) }),
+    });
+  }
 }
