@@ -132,6 +132,36 @@ const gitTokenKey = (/** @type {string} */ ws) => `clawser_secret_${ws}_git`;
 
 const DAY = 86_400_000;
 
+/**
+ * The settings with one value changed, named by its dotted path (`memory.recallLimit`), as
+ * `clawser config set` does it: the text is read as JSON when it parses (numbers, booleans,
+ * lists), else kept as a string. Only existing settings can be changed; the result is not
+ * validated here (AgentSettingsStore.save does that).
+ * @param {AgentSettings} settings left unchanged
+ * @param {string} key
+ * @param {string} text
+ * @returns {{next: AgentSettings, parsed: unknown}}
+ */
+export function withSetting(settings, key, text) {
+  const next = /** @type {Record<string, any>} */ (structuredClone(settings)); // any: a dotted path into the settings object
+  const path = key.split('.');
+  let at = next;
+  for (const part of path.slice(0, -1)) {
+    if (!at[part] || typeof at[part] !== 'object') throw new Error(`"${key}" is not a setting (see clawser config list).`);
+    at = at[part];
+  }
+  const last = /** @type {string} */ (path.at(-1));
+  if (!(last in at)) throw new Error(`"${key}" is not a setting (see clawser config list).`);
+  let parsed;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = text;
+  }
+  at[last] = parsed;
+  return { next: /** @type {AgentSettings} */ (next), parsed };
+}
+
 /** Per-workspace agent settings: autonomy, limits, compaction, tool settings. */
 export class AgentSettingsStore {
   /** This page's share of the autonomy usage is kept under its own key (see usageStore). */

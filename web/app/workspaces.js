@@ -30,7 +30,21 @@ export function newWorkspace(name) {
 /** What a first visit starts with. */
 export const FIRST_WORKSPACE_NAME = 'My workspace';
 
-/** The workspace list (in config) and each workspace's folder (in the file system). */
+/**
+ * Removes what the workspace's tools keep in config: tool policies and "Always allow" rules,
+ * skills choices, MCP servers with their sealed tokens. Its provider and agent settings go
+ * through their own stores (SettingsStore.forget, AgentSettingsStore.forget).
+ * @param {LocalConfig} config @param {string} id
+ */
+function forgetWorkspaceConfig(config, id) {
+  config.remove(`clawser_tool_perms_${id}`);
+  config.remove(`clawser_tool_rules_${id}`);
+  config.remove(`clawser_skills_enabled_${id}`);
+  for (const prefix of [`clawser_mcp_secret_${id}_`, `clawser_mcp_oauth_${id}_`]) for (const k of config.keys(prefix)) config.remove(k);
+  config.remove(`clawser_mcp_servers_${id}`);
+}
+
+/** The workspace list (in config), each workspace's folder (in the file system), and on delete what its tools kept in config. */
 export class WorkspaceStore {
   /** @param {{config: LocalConfig, fs: FileSystem, onDelete?: (id: string) => void}} deps */
   constructor(deps) {
@@ -78,6 +92,7 @@ export class WorkspaceStore {
   async delete(id) {
     await this.fs.delete(`clawser_workspaces/${id}`);
     this.config.set(WORKSPACES_KEY, this.list().filter((w) => w.id !== id));
+    forgetWorkspaceConfig(this.config, id);
     this.onDelete?.(id);
   }
 }

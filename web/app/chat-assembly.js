@@ -1,0 +1,66 @@
+/** @import { FileSystem } from '../storage/types.d.ts' */
+/** @import { Coordination } from '../agent/types.d.ts' */
+/** @import { SettingsStore } from './settings.js' */
+/** @import { AgentSettingsStore } from './agent-settings.js' */
+/** @import { WorkspaceServices } from './workspace-services.js' */
+/** @import { AgentFactory } from './agent-factory.js' */
+/** @import { DelegationBoard } from '../agent/delegation-board.js' */
+import { ChatController } from './chat-controller.js';
+import { LeakDetector } from '../safety/leak-detector.js';
+import { AutonomyController } from '../agent/autonomy.js';
+
+/**
+ * A workspace's ChatController, joined to the rest: turns built by the agent factory (loaded on
+ * first use), streamed text redacted while safety is on, today's and this month's spend, undo
+ * over the workspace's files and stores, and an automatic commit after a turn that wrote files.
+ * @param {object} deps
+ * @param {string} deps.workspaceId
+ * @param {FileSystem} deps.fs the page's storage (conversations live in the workspace's folder)
+ * @param {Coordination} deps.coordination
+ * @param {SettingsStore} deps.settings
+ * @param {AgentSettingsStore} deps.agentSettings
+ * @param {WorkspaceServices} deps.services
+ * @param {() => Promise<AgentFactory>} deps.agents the agent factory, loaded on first use
+ * @param {() => AgentFactory | null} deps.loadedAgents the factory when already loaded (spend is shown synchronously)
+ * @param {DelegationBoard} deps.delegations the workspace's live sub-agents
+ * @param {(p: Promise<unknown>) => void} deps.guard
+ * @returns {ChatController}
+ */
+export function createChatController({ workspaceId, fs, coordination, settings, agentSettings, services, agents, loadedAgents, delegations, guard }) {
+  const detector = new LeakDetector();
+  // Read once per turn (in buildAgent), not on every streamed chunk.
+  let redactOn = agentSettings.load(workspaceId).safetyEnabled;
+  return new ChatController({
+    fs,
+    workspaceId,
+    coordination,
+    settings,
+    redact: (text) => (redactOn ? detector.scan(text).redacted : text),
+    spendStatus: () => {
+      const autonomy = new AutonomyController({ config: agentSettings.load(workspaceId).autonomy, ...agentSettings.usageStore(workspaceId) });
+      const usage = autonomy.usage;
+      return { todayCents: usage.costCents, monthCents: usage.monthCents, warning: autonomy.costWarning(), paused: loadedAgents()?.pausedProviders(workspaceId) ?? [] };
+    },
+    routes: () => agentSettings.load(workspaceId).providers.routes,
+    // Every turn's provider goes through the reliability layer (retries, fallbacks, time-outs).
+    providerFactory: async (config) => (await agents()).provider(workspaceId, config),
+    buildAgent: async (provider, conversation, secrets, options) => {
+      const { agent, settings: turnSettings } = await (await agents()).agent(workspaceId, provider, conversation, secrets, options);
+      redactOn = turnSettings.safetyEnabled;
+      return agent;
+    },
+    afterTurn: (agent, turn) => services.autoCommit(workspaceId, agent, turn),
+    // A title request's tokens count like a turn's: in the Dashboard and toward today's cost limit.
+    onSideUsage: (provider, usage) => guard(agents().then((f) => f.recordSideUsage(workspaceId, provider, usage))),
+    runCode: (conversationId, code, signal, taint) => agents().then((f) => f.runAgain(workspaceId, conversationId, code, signal, taint)),
+    agents: () => services.of(workspaceId).agents(),
+    delegations,
+    // Undo puts back what a turn changed, through the same protected view the tools had.
+    undoDomains: async () => {
+      const s = services.of(workspaceId);
+      const [{ undoDomains }, { ProtectedFileSystem }, memory] = await Promise.all([import('./turn-undo.js'), import('../storage/protected-fs.js'), s.memory().catch(() => undefined)]);
+      return undoDomains({ fs: new ProtectedFileSystem(services.workspaceFs(workspaceId)), memory, goals: s.goals, scheduler: s.scheduler });
+    },
+    undoKeep: () => agentSettings.load(workspaceId).undo.turnsKept,
+  });
+}

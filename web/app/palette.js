@@ -1,0 +1,102 @@
+/**
+ * The command palette (Ctrl/Cmd+K) opened where the user is: the commands of commands.js for
+ * what exists now, each doing its action (routes through `go`, dialogs for rename and export,
+ * the autonomy level saved in the workspace's agent settings).
+ */
+/** @import { Route } from './router.js' */
+/** @import { ChatController } from './chat-controller.js' */
+/** @import { AgentSettingsStore } from './agent-settings.js' */
+/** @import { WorkspaceStore } from './workspaces.js' */
+import { renameConversation, exportConversation } from './conversation-actions.js';
+import { lastRegenerableReply } from '../ui/chat-view.js';
+
+/**
+ * The actions of the views on screen that have a button or a shortcut, for the command palette
+ * (the same functions, not copies).
+ * @typedef {object} ViewActions
+ * @property {() => void} focusSearch
+ * @property {() => void} toggleRail
+ * @property {() => boolean} railCollapsed
+ * @property {() => Promise<void>} undoTurn Alt+Z
+ * @property {() => Promise<void>} redoTurn Alt+Shift+Z
+ * @property {() => boolean} chatShown the chat is on screen (alone, or beside the panel)
+ * @property {{on: boolean, toggle: () => void} | null} split the panel on screen can show beside the chat
+ */
+
+/**
+ * Opens the palette (not over another dialog); resolves when it closed.
+ * @param {object} deps
+ * @param {{workspaceId: string, panel: string, controller: ChatController, palette?: ViewActions} | null} deps.view the open workspace's view (null on the home screen)
+ * @param {WorkspaceStore} deps.workspaces
+ * @param {{name: string, label: string, shortcut?: string}[]} deps.panels besides the chat
+ * @param {AgentSettingsStore} deps.agentSettings
+ * @param {(route: Route) => void} deps.go
+ * @param {(text: string) => void} deps.inform says what changed (a banner)
+ * @param {(p: Promise<unknown>) => void} deps.guard
+ * @param {() => Promise<void>} deps.newWorkspace
+ * @param {(workspaceId: string) => void} deps.pickImport
+ * @param {() => void} deps.showShortcuts
+ * @param {(workspaceId: string, controller: ChatController, id: string, title: string) => Promise<void>} deps.deleteConversation asks, then deletes (the list's × does the same)
+ */
+export async function openPalette({ view, workspaces, panels, agentSettings, go, inform, guard, newWorkspace, pickImport, showShortcuts, deleteConversation }) {
+  if (document.querySelector('dialog[open]')) return;
+  const workspaceId = view?.workspaceId ?? null;
+  const controller = view?.controller ?? null;
+  const ws = workspaceId ? workspaces.get(workspaceId) ?? null : null;
+  const actions = view?.palette;
+  const wide = matchMedia('(min-width: 721px)').matches;
+  const { buildCommands } = await import('./commands.js');
+  const [{ openCommandPalette }, { fuzzyRank }] = await Promise.all([import('../ui/command-palette.js'), import('./fuzzy.js')]);
+  const commands = buildCommands({
+    workspaces: workspaces.list(),
+    workspace: ws ? { id: ws.id, name: ws.name } : null,
+    conversations: controller?.state.conversations ?? [],
+    conversationId: controller?.state.activeId ?? null,
+    panels,
+    panel: view?.panel ?? 'chat',
+    autonomy: workspaceId ? agentSettings.load(workspaceId).autonomy.level : null,
+    streaming: !!controller?.state.streaming,
+    turn: controller && actions?.chatShown() ? {
+      undo: !!controller.state.undo,
+      redo: !!controller.state.redo,
+      regenerate: controller.busy ? null : lastRegenerableReply(controller.state.events),
+    } : null,
+    // The rail's and the split's buttons are hidden on a phone's width (CSS: max-width 720px).
+    split: actions?.split && wide ? { on: actions.split.on } : null,
+    railCollapsed: actions && wide ? actions.railCollapsed() : null,
+    act: {
+      home: () => go({ name: 'home' }),
+      openWorkspace: (id) => go({ name: 'workspace', workspaceId: id, panel: 'chat' }),
+      newWorkspace: () => guard(newWorkspace()),
+      newConversation: () => guard((async () => {
+        if (!controller || !workspaceId) return;
+        const meta = await controller.newConversation();
+        go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: meta.id });
+      })()),
+      openConversation: (id) => workspaceId && go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: id }),
+      openPanel: (panel) => workspaceId && go({ name: 'workspace', workspaceId, panel }),
+      setAutonomy: (level) => {
+        if (!workspaceId) return;
+        const cur = agentSettings.load(workspaceId);
+        agentSettings.save(workspaceId, { ...cur, autonomy: { ...cur.autonomy, level } });
+        inform(`Autonomy is now ${level === 'readonly' ? 'read-only' : level} in this workspace (from the next step of the agent).`);
+      },
+      exportConversation: (id) => controller && guard(exportConversation(controller, id)),
+      renameConversation: (id) => controller && guard(renameConversation(controller, id)),
+      importConversation: () => workspaceId && pickImport(workspaceId),
+      stop: () => controller?.stop(),
+      deleteConversation: (id) => {
+        const title = controller?.state.conversations.find((c) => c.id === id)?.title ?? 'this conversation';
+        if (controller && workspaceId) guard(deleteConversation(workspaceId, controller, id, title));
+      },
+      undoTurn: () => actions && guard(actions.undoTurn()),
+      redoTurn: () => actions && guard(actions.redoTurn()),
+      regenerate: (eventId) => controller && guard(controller.regenerate(eventId)),
+      toggleSplit: () => actions?.split?.toggle(),
+      toggleRail: () => actions?.toggleRail(),
+      search: () => actions?.focusSearch(),
+      shortcuts: showShortcuts,
+    },
+  });
+  await openCommandPalette(commands, fuzzyRank);
+}

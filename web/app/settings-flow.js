@@ -1,0 +1,120 @@
+/** @import { NoKeyOptions } from '../providers/discovery.js' */
+/** @import { SettingsStore } from './settings.js' */
+/** @import { AgentSettingsStore } from './agent-settings.js' */
+/** @import { WorkspaceStore } from './workspaces.js' */
+/** @import { TabCoordinator } from '../agent/tabs.js' */
+import { CATALOG, catalogEntry } from '../providers/catalog.js';
+import { tabChromeAIAvailability, CHROME_AI_STATES } from '../providers/chrome-ai.js';
+import { discoverNoKeyOptions } from '../providers/discovery.js';
+import { parseLimitFields } from './agent-settings.js';
+import { h } from '../ui/dom.js';
+import { FirstRunCard } from '../ui/first-run.js';
+import { openSettingsDialog } from '../ui/settings-dialog.js';
+
+/** What the provider card's buttons do. @typedef {{onChoose: (choice: {provider: string, model?: string}) => void, onAddKey: () => void}} SetupActions */
+
+/**
+ * Choosing a workspace's provider: the first-run card (the no-key options found on this
+ * device, or adding a key) and the settings dialog (provider, model, keys, agent settings),
+ * what they offer and what saving them writes. The app shows the workspace again afterwards.
+ */
+export class SettingsFlow {
+  /** The no-key options of this device, looked for once per page. @type {Promise<NoKeyOptions> | null} */
+  #discovery = null;
+  #open = false;
+
+  /**
+   * @param {object} deps
+   * @param {SettingsStore} deps.settings
+   * @param {AgentSettingsStore} deps.agentSettings
+   * @param {WorkspaceStore} deps.workspaces
+   * @param {TabCoordinator} deps.tabs
+   * @param {(workspaceId: string) => void} deps.goSettings the route of the workspace's settings
+   * @param {(workspaceId: string) => Promise<void>} deps.showWorkspace after a provider was chosen on the card
+   * @param {(p: Promise<unknown>) => void} deps.guard
+   */
+  constructor(deps) {
+    this.deps = deps;
+  }
+
+  /** The first-run card of a workspace with no provider yet. @param {string} workspaceId */
+  setupCard(workspaceId) {
+    const holder = h('div', null);
+    /** @param {NoKeyOptions | null} options */
+    const draw = (options) =>
+      holder.replaceChildren(
+        FirstRunCard({
+          options,
+          describeChromeAI: (state) => CHROME_AI_STATES[/** @type {keyof typeof CHROME_AI_STATES} */ (state)] ?? CHROME_AI_STATES.unsupported,
+          ...this.setupActions(workspaceId),
+        }),
+      );
+    draw(null);
+    this.#discovery ??= discoverNoKeyOptions();
+    this.#discovery.then(draw, () => draw({ chromeAI: 'unsupported', ollama: { found: false, models: [] }, lmstudio: { found: false, models: [] } }));
+    return holder;
+  }
+
+  /** @param {string} workspaceId @returns {SetupActions} */
+  setupActions(workspaceId) {
+    return {
+      onChoose: (choice) => this.deps.guard(this.#applyChoice(workspaceId, choice)),
+      onAddKey: () => this.deps.goSettings(workspaceId),
+    };
+  }
+
+  /** @param {string} workspaceId @param {{provider: string, model?: string}} choice */
+  async #applyChoice(workspaceId, choice) {
+    const entry = catalogEntry(choice.provider);
+    await this.deps.settings.save(workspaceId, { provider: choice.provider, model: choice.model ?? entry?.defaultModel ?? '', baseUrl: '' });
+    await this.deps.showWorkspace(workspaceId);
+  }
+
+  /**
+   * The settings dialog (one at a time). Resolves when it closed: true when it saved, false
+   * when it was cancelled, null when another one was already open.
+   * @param {string} workspaceId @returns {Promise<boolean | null>}
+   */
+  async open(workspaceId) {
+    if (this.#open) return null;
+    this.#open = true;
+    const { settings, agentSettings, tabs } = this.deps;
+    const ws = this.deps.workspaces.get(workspaceId);
+    try {
+      return await openSettingsDialog({
+        parseLimits: parseLimitFields,
+        workspaceName: ws?.name ?? '',
+        catalog: CATALOG,
+        current: settings.load(workspaceId),
+        agent: agentSettings.load(workspaceId),
+        describeBackground: async () => (await (await import('./background.js')).backgroundMode({ leader: !!tabs.isLeader, tabs: tabs.peers().length + 1 })).text,
+        hasKey: (provider) => settings.hasKey(workspaceId, provider),
+        describeAvailability: async (provider) => (provider === 'chrome-ai' ? `On this browser: ${CHROME_AI_STATES[await tabChromeAIAvailability()]}` : null),
+        listModels: async ({ useSavedKey, ...config }) => {
+          const apiKey = config.apiKey ?? (useSavedKey ? await settings.apiKey(workspaceId, config.provider).catch(() => undefined) : undefined);
+          const { listModelInfo, modelBadges } = await import('../providers/models.js');
+          const r = await listModelInfo({ ...config, apiKey });
+          return { source: r.source, models: r.models.map((m) => ({ ...m, badges: modelBadges(m) })) };
+        },
+        pullModel: async (config, model, onProgress) => {
+          const { createProvider } = await import('../providers/index.js');
+          const p = createProvider(config);
+          if (!('pullModel' in p) || typeof p.pullModel !== 'function') throw new Error('Only Ollama downloads models.');
+          await p.pullModel(model, { onProgress });
+        },
+        onTest: async ({ useSavedKey, ...config }) => {
+          const apiKey = config.apiKey ?? (useSavedKey ? await settings.apiKey(workspaceId, config.provider).catch(() => undefined) : undefined);
+          const { testConnection } = await import('../providers/connection.js');
+          return testConnection({ ...config, apiKey });
+        },
+        onSave: async (next, agent, fallbackKeys) => {
+          agentSettings.save(workspaceId, agent);
+          await settings.save(workspaceId, next);
+          for (const [provider, key] of Object.entries(fallbackKeys)) await settings.saveKey(workspaceId, provider, key);
+        },
+      });
+    } finally {
+      this.#open = false;
+    }
+  }
+}
