@@ -126,3 +126,21 @@ test('storage: the quota, each workspace\'s size, and the browser asked to keep 
     assert.equal(await storage.getByRole('button', { name: 'Ask the browser to keep this data' }).isHidden(), true, 'nothing to ask once protected');
   }
 });
+
+test('a browser whose language tag Intl refuses ("en-US@posix", some Linux builds): the Dashboard shows its numbers in tables and says why there are no charts', async () => {
+  // The first test recorded model calls in this workspace; the control there drew both charts.
+  const odd = await browser.context.newPage();
+  try {
+    await odd.addInitScript(() => Object.defineProperty(Navigator.prototype, 'language', { get: () => 'en-US@posix', configurable: true }));
+    await odd.goto(page.url().replace(/\/[a-z]+$/, '/dashboard'));
+    // Control: the tag really is one Intl refuses in this browser.
+    assert.equal(await odd.evaluate(() => { try { new Intl.NumberFormat(navigator.language); return 'accepted'; } catch { return 'refused'; } }), 'refused');
+    const panel = odd.getByRole('region', { name: 'Dashboard' });
+    await panel.getByText(/^The charts cannot be drawn in this browser \(.*\); the tables below hold the same numbers\.$/).waitFor();
+    await panel.locator('.dash-totals').filter({ hasText: /tokens in \d+ model calls/ }).waitFor();
+    assert.match(await panel.getByRole('table', { name: 'Model calls by provider and model' }).getByRole('row', { name: /gpt-4o/ }).innerText(), /openai-compatible\s+gpt-4o/);
+    assert.equal(await panel.locator('.dash-chart canvas').count(), 0);
+  } finally {
+    await odd.close();
+  }
+});

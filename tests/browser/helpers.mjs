@@ -29,6 +29,8 @@ export async function launchBrowser(options = {}) {
       headless: true,
       args: CHROMIUM_ARGS,
       viewport: options.viewport ?? { width: 1280, height: 800 },
+      // The same language whatever browser runs the tests (the npm-provided build reports "en-US@posix" under LANG=C).
+      locale: 'en-US',
       colorScheme: options.colorScheme ?? 'light',
       timeout: 60_000,
     });

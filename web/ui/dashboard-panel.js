@@ -1,4 +1,4 @@
-import uPlot from 'uplot';
+/** @import uPlot from 'uplot' */
 import { h, clear, formatTime, guard } from './dom.js';
 
 /** @typedef {ReturnType<typeof import('../agent/usage-ledger.js').summarizeLedger>} UsageSummary */
@@ -31,11 +31,19 @@ function ensureChartStyles() {
 }
 
 /**
+ * The chart library, or why this browser cannot run it: it formats numbers in
+ * `navigator.language` as it loads, and some Linux builds report a tag Intl refuses
+ * ("en-US@posix"). The Dashboard then shows its tables, which hold the same numbers.
+ * @returns {Promise<typeof uPlot | Error>}
+ */
+const loadCharts = () => import('uplot').then((m) => m.default, (err) => (err instanceof Error ? err : new Error(String(err))));
+
+/**
  * One line per provider and model over the days of the range (a canvas: the table next to it
  * holds the same numbers for screen readers and copying).
- * @param {HTMLElement} holder @param {UsageSummary} s @param {'tokens' | 'cost'} what
+ * @param {typeof uPlot} UPlot @param {HTMLElement} holder @param {UsageSummary} s @param {'tokens' | 'cost'} what
  */
-function drawChart(holder, s, what) {
+function drawChart(UPlot, holder, s, what) {
   const style = getComputedStyle(holder);
   const fg = style.getPropertyValue('color') || '#333';
   const grid = style.getPropertyValue('--border').trim() || 'rgba(128,128,128,.3)';
@@ -49,7 +57,7 @@ function drawChart(holder, s, what) {
   }));
   const data = /** @type {uPlot.AlignedData} */ ([xs, ...s.models.slice(0, COLOURS.length).map((m) => (what === 'cost' ? m.centsPerDay : m.tokensPerDay))]);
   const width = Math.max(240, holder.clientWidth || 600);
-  const chart = new uPlot({
+  const chart = new UPlot({
     width,
     height: 220,
     series: [{ label: 'Day', value: (_u, v) => (v === null ? '–' : new Date(v * 1000).toLocaleDateString()) }, ...series],
@@ -79,6 +87,8 @@ function drawChart(holder, s, what) {
  */
 export function DashboardPanel(props) {
   ensureChartStyles();
+  const charting = loadCharts();
+  const noCharts = h('p', { class: 'small muted', hidden: true });
   const guarded = guard(props.onError);
   const range = h('select', { id: 'dash-range', 'aria-label': 'Period' }, ...RANGES.map((d) => h('option', { value: String(d), selected: d === 30 }, d === 365 ? 'Last year' : `Last ${d} days`)));
   const totals = h('p', { class: 'dash-totals', role: 'status', 'aria-live': 'polite' });
@@ -100,6 +110,7 @@ export function DashboardPanel(props) {
     charts = [];
     clear(tokenChart);
     clear(costChart);
+    noCharts.hidden = true;
     const period = range.selectedOptions[0]?.textContent?.toLowerCase() ?? '';
     if (!s.models.length) {
       totals.textContent = `No model calls in the ${period}.`;
@@ -110,8 +121,15 @@ export function DashboardPanel(props) {
       costChart.hidden = s.totals.costCents <= 0;
       tokenChart.setAttribute('aria-label', `Chart of tokens per day by model, ${period}: see the table below.`);
       costChart.setAttribute('aria-label', `Chart of estimated cost per day by model, ${period}: see the table below.`);
-      charts.push(drawChart(tokenChart, s, 'tokens'));
-      if (!costChart.hidden) charts.push(drawChart(costChart, s, 'cost'));
+      const UPlot = await charting;
+      if (UPlot instanceof Error) {
+        tokenChart.hidden = costChart.hidden = true;
+        noCharts.hidden = false;
+        noCharts.textContent = `The charts cannot be drawn in this browser (${UPlot.message}); the tables below hold the same numbers.`;
+      } else {
+        charts.push(drawChart(UPlot, tokenChart, s, 'tokens'));
+        if (!costChart.hidden) charts.push(drawChart(UPlot, costChart, s, 'cost'));
+      }
     }
     clear(modelTable).append(s.models.length
       ? h('table', { class: 'data-table' },
@@ -239,7 +257,7 @@ export function DashboardPanel(props) {
     ),
     h('section', { class: 'card', 'aria-labelledby': 'dash-usage-h' },
       h('h3', { id: 'dash-usage-h' }, 'Tokens and cost'),
-      totals, tokenChart, costChart, modelTable,
+      totals, noCharts, tokenChart, costChart, modelTable,
       h('p', { class: 'muted small' }, 'Costs are estimates from list prices; your provider\'s bill is the reference. Local models (Chrome AI, Ollama, Echo) cost nothing.'),
     ),
     h('section', { class: 'card', 'aria-labelledby': 'dash-tools-h' }, h('h3', { id: 'dash-tools-h' }, 'Tools'), toolTable),
