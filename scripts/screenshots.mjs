@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Regenerates the README screenshots (docs/screenshots/) from the real app in Chromium,
-// chatting with the scripted test server. Run: node scripts/screenshots.mjs
+// chatting with the scripted test server. Run: node scripts/screenshots.mjs (with a colour emoji font
+// installed, e.g. Debian's fonts-noto-color-emoji: the panel icons are emoji, as on ChromeOS, Windows and macOS).
 import { launchBrowser, startApp, saveSettings } from '../tests/browser/helpers.mjs';
 import { startLlmServer } from '../tests/fixtures/llm-server.mjs';
 
