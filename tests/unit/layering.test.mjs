@@ -1,7 +1,8 @@
 // The dependency direction of docs/architecture.md, checked on every module's runtime imports
 // (type-only `@import` comments are free): UI modules get what they show from the controllers
 // the app passes in, so they import only other UI modules and the safe Markdown renderer;
-// only the app wires views, so nothing below it imports the app or the UI; storage is the floor.
+// only the app wires views, so nothing below it imports the app or the UI; the agent is above
+// the tools, providers and stores; storage is the floor.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -43,8 +44,9 @@ export function violations(files) {
       const target = resolve(dirname(path), spec);
       const to = layerOf(target);
       const edge = `${relative(WEB, path)} → ${relative(WEB, target)}`;
-      if (from === 'ui' && to !== 'ui' && to !== 'safety') bad.push(`${edge}: a UI module imports only UI modules and the safe renderer; pass the rest in from the app`);
+      if (from === 'ui' && to !== 'ui' && relative(WEB, target) !== 'safety/markdown.js') bad.push(`${edge}: a UI module imports only UI modules and the safe renderer; pass the rest in from the app`);
       if ((to === 'app' || to === 'ui') && from !== 'app' && from !== 'ui' && from !== 'clawser.js') bad.push(`${edge}: only the app imports the app and the UI`);
+      if (to === 'agent' && !['agent', 'app', 'clawser.js'].includes(from)) bad.push(`${edge}: the agent sits above the tools, providers and stores; pass what they need in`);
       if (from === 'storage' && to !== 'storage') bad.push(`${edge}: storage imports nothing above it`);
     }
   }
@@ -68,12 +70,17 @@ test('the checker flags each kind of wrong import (control)', () => {
   const bad = violations([
     { path: join(WEB, 'ui/x-panel.js'), source: "import { a } from '../memory/summaries.js';\nimport { b } from '../safety/markdown.js';" },
     { path: join(WEB, 'agent/x.js'), source: "import { c } from '../ui/dialogs.js';" },
-    { path: join(WEB, 'storage/x.js'), source: "const d = import('../agent/x.js');" },
+    { path: join(WEB, 'storage/x.js'), source: "const d = import('../app/x.js');" },
+    { path: join(WEB, 'tools/x.js'), source: "import { e } from '../agent/scheduler.js';\nimport { f } from '../safety/leak-detector.js';" },
+    { path: join(WEB, 'ui/y-panel.js'), source: "import { g } from '../safety/leak-detector.js';" },
   ]);
-  assert.equal(bad.length, 3, bad.join('\n'));
+  assert.equal(bad.length, 6, bad.join('\n'));
   assert.match(bad[0], /^ui\/x-panel\.js → memory\/summaries\.js/);
   assert.match(bad[1], /^agent\/x\.js → ui\/dialogs\.js/);
-  assert.match(bad[2], /^storage\/x\.js → agent\/x\.js/);
+  assert.match(bad[2], /^storage\/x\.js → app\/x\.js: only the app imports/);
+  assert.match(bad[3], /^storage\/x\.js → app\/x\.js: storage imports nothing above it/);
+  assert.match(bad[4], /^tools\/x\.js → agent\/scheduler\.js: the agent sits above/);
+  assert.match(bad[5], /^ui\/y-panel\.js → safety\/leak-detector\.js/);
 });
 
 test('every module of web/ imports along the dependency direction', () => {

@@ -33,7 +33,7 @@ import { JobDelivery } from './job-delivery.js';
 import { SettingsFlow } from './settings-flow.js';
 import { mountControls } from './mount-controls.js';
 import { createChatController } from './chat-assembly.js';
-import { LayoutPreference, SPLIT_PANELS, artifactSlot } from './workspace-layout.js';
+import { LayoutPreference, artifactSlot } from './workspace-layout.js';
 import { listenForShortcuts, shortcutList } from './shortcuts.js';
 import { openPalette } from './palette.js';
 import { noticeInsecureContext, noticeStorageStall, noticeUpdates, noticeConnectivity } from './page-notices.js';
@@ -477,7 +477,7 @@ export class ClawserApp {
     const panelEntry = panel === 'chat' ? undefined : this.panels.get(panel);
     /** @type {import('./panels.js').PanelView | null} */
     const sub = panelEntry ? await panelEntry.open(this.#panelContext(workspaceId)) : null;
-    const splittable = !!sub && !!panelEntry && SPLIT_PANELS.includes(panel);
+    const splittable = !!sub && !!panelEntry?.split;
     const splitOn = splittable && layout.split;
     /** The chat is on screen beside the panel (not on a narrow window): choosing a conversation keeps the panel. */
     const splitShown = () => splitOn && matchMedia('(min-width: 901px)').matches;

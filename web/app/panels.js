@@ -8,7 +8,6 @@
 /** @import { SemanticSearch } from './semantic.js' */
 import { DEFAULT_POLICY } from '../tools/index.js';
 import { panelNav } from './panel-nav.js';
-import { ToolsPanel } from '../ui/tools-panel.js';
 import { LeakDetector } from '../safety/leak-detector.js';
 import { describeRule } from '../tools/approval-rules.js';
 
@@ -47,7 +46,11 @@ import { describeRule } from '../tools/approval-rules.js';
  */
 
 /** @typedef {{root: HTMLElement, destroy?: () => void}} PanelView */
-/** @typedef {{name: string, label: string, icon: string, shortcut: string, open: (ctx: PanelContext) => Promise<PanelView> | PanelView}} PanelEntry */
+/**
+ * A panel: its route name, label, icon, shortcut and view factory; `split`: it can show beside
+ * the chat on a wide screen (the split view's ◫ button).
+ * @typedef {{name: string, label: string, icon: string, shortcut: string, split?: boolean, open: (ctx: PanelContext) => Promise<PanelView> | PanelView}} PanelEntry
+ */
 
 export class PanelRegistry {
   /** @type {Map<string, PanelEntry>} */
@@ -95,6 +98,7 @@ function saveSection(ctx, section, change) {
 export const BUILTIN_PANELS = [
   {
     ...panelNav('files'),
+    split: true,
     async open(ctx) {
       const [{ FilesPanel }, files] = await Promise.all([import('../ui/files-panel.js'), ctx.services.files()]);
       return FilesPanel({ files, mount: ctx.mount, onError: ctx.showError, onBack: ctx.back });
@@ -102,6 +106,7 @@ export const BUILTIN_PANELS = [
   },
   {
     ...panelNav('git'),
+    split: true,
     async open(ctx) {
       const repo = await ctx.services.git();
       const s = ctx.agentSettings.load(ctx.workspaceId);
@@ -179,7 +184,8 @@ export const BUILTIN_PANELS = [
   },
   {
     ...panelNav('tools'),
-    open(ctx) {
+    async open(ctx) {
+      const { ToolsPanel } = await import('../ui/tools-panel.js');
       const { registry } = ctx.services;
       const { agentSettings, workspaceId } = ctx;
       const root = ToolsPanel({

@@ -12,9 +12,6 @@ import { ResizeHandle } from '../ui/split-view.js';
 /** The split view's state: chat beside Files or Git, the chat's share, the artifact pane's share. */
 const LAYOUT_KEY = 'clawser_ui_layout';
 
-/** Panels that can show beside the chat. */
-export const SPLIT_PANELS = ['files', 'git'];
-
 /** @typedef {{split: boolean, ratio: number, artifact: number}} Layout */
 
 /** The remembered layout as stored (defaults when unset or damaged). @param {unknown} raw @returns {Layout} */

@@ -1,6 +1,5 @@
 /** @import { ToolDefinition, ToolContext } from './types.d.ts' */
 import { z } from 'zod';
-import { describeTrigger } from '../agent/scheduler.js';
 import { LeakDetector } from '../safety/leak-detector.js';
 
 const detector = new LeakDetector();
@@ -50,7 +49,7 @@ export const scheduleAdd = {
     const next = (await scheduler.get(job.id))?.nextRunAt;
     return {
       ok: true,
-      output: `Scheduled job ${job.id} "${job.name}" (${describeTrigger(job.trigger)}); next run ${next ? when(next) : 'none'}.`,
+      output: `Scheduled job ${job.id} "${job.name}" (${scheduler.describe(job.trigger)}); next run ${next ? when(next) : 'none'}.`,
       events: [{ type: 'scheduler_added', data: { jobId: job.id, name: job.name, trigger: job.trigger, createdBy: 'agent' } }],
     };
   },
@@ -63,14 +62,15 @@ export const scheduleList = {
   permission: 'read',
   schema: z.object({}),
   async run(_args, /** @type {ToolContext} */ ctx) {
-    const jobs = await schedulerOf(ctx).list();
+    const scheduler = schedulerOf(ctx);
+    const jobs = await scheduler.list();
     if (!jobs.length) return { ok: true, output: 'No scheduled jobs.' };
     return {
       ok: true,
       output: jobs.map((j) => {
         const last = j.runs.at(-1);
         const state = j.done ? 'done' : j.paused ? 'paused' : `next ${j.nextRunAt ? when(j.nextRunAt) : 'none'}`;
-        return `- [${j.id}] ${j.name} — ${describeTrigger(j.trigger)}; ${state}${last ? `; last run ${when(last.at)}: ${last.status}` : ''}`;
+        return `- [${j.id}] ${j.name} — ${scheduler.describe(j.trigger)}; ${state}${last ? `; last run ${when(last.at)}: ${last.status}` : ''}`;
       }).join('\n'),
     };
   },
