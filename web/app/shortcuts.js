@@ -21,6 +21,13 @@ export function shortcutList(panels) {
     { keys: 'Alt+Shift+Z', action: 'Redo the turn undone last' },
     { keys: 'Alt+0', action: 'Open Chat' },
     ...panels.filter((p) => p.shortcut).map((p) => ({ keys: /** @type {string} */ (p.shortcut), action: `Open ${p.label}` })),
+    { keys: '← / →, Home, End', action: 'Resize the chat beside a panel (on the focused divider)' },
+    { keys: 'Ctrl+S / ⌘S', action: 'In the file editor: save the file' },
+    { keys: 'Tab', action: 'In the Terminal: complete the command or path' },
+    { keys: 'Esc, then Tab', action: 'Leave the Terminal (Shift+Tab too)' },
+    { keys: '↑ / ↓, Ctrl+R', action: 'In the Terminal: earlier lines, search the history' },
+    { keys: 'Ctrl+C / Ctrl+L', action: 'In the Terminal: stop the command / clear the screen' },
+    { keys: 'Ctrl+Shift+C / Ctrl+Shift+V', action: 'In the Terminal: copy / paste' },
   ];
 }
 
