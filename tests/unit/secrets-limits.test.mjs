@@ -168,6 +168,7 @@ test('schedule_add refuses a job whose stored prompt or arguments contain a secr
   const scheduler = {
     add: async (/** @type {any} */ j) => { added.push(j); return { id: 'j1', name: 'job', trigger: { kind: 'once', at: 0 } }; },
     get: async () => ({ nextRunAt: 0 }),
+    describe: () => 'once',
   };
   const ctx = /** @type {any} */ ({ workspaceId: 'ws', settings: toolSettings(), fetch: globalThis.fetch, scheduler, conversationId: 'c', toolNames: ['fs_write'] });
   const withKey = await tool.run({ when: 'in 5 minutes', prompt: `use ${KEY} to call the API` }, ctx);
