@@ -1,11 +1,14 @@
 // Accessibility (issue 13), in the real page:
 // - axe-core (a dev dependency, injected by the test only) finds no serious or critical
 //   violation, in light and dark, on the chat (a reply, a tool card, an undone turn and a failed
-//   reply with Retry), all 13 panels, the command palette, the shortcuts list, Settings and the
-//   phone drawers at 1920, 1280 and 360 px; and on every dialog kind (the approval dialog, the
-//   agent's question, a choice dialog, the "Loosen protections?" confirmation, the export-format
-//   form, the New workspace dialog), the split view, the Config panel with a problem and the home
-//   view at 1280 and 360 px;
+//   reply with Retry), every panel of the navigation (PANEL_NAV) as it opens, the command palette,
+//   the shortcuts list, Settings and the phone drawers at 1920, 1280 and 360 px; and on every
+//   dialog kind (the approval dialog, the agent's question, a choice dialog, the "Loosen
+//   protections?" confirmation, the export-format form, the New workspace dialog), the split view,
+//   the Config panel with a problem, the home view and the panels' inner states (a file in the
+//   editor, a Markdown preview, a Git diff, an open event and the replay bar, a schedule phrase's
+//   preview, the Skills registry and install-from-URL forms, the Add server form, the New agent
+//   form, the Add memory form and a listed memory) at 1280 and 360 px;
 // - in all of those, no option of a visible select is cut (a select cannot wrap);
 // - keyboard: from each panel's heading, Tab reaches every control of the panel in document
 //   order, each with a visible focus indicator, and then leaves the panel (no trap; the
@@ -20,6 +23,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { launchBrowser, startApp, openWorkspace, sendMessage, writeWorkspaceFile, waitInPage } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { PANEL_NAV } from '../../web/app/panel-nav.js';
 
 const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -78,8 +82,15 @@ function cutSelects() {
   });
 }
 
-/** Each panel with its shortcut key. */
-const PANELS = [['1', 'Files'], ['2', 'Git'], ['3', 'Memory'], ['4', 'Goals'], ['5', 'Schedule'], ['6', 'Tools'], ['7', 'Events'], ['8', 'Dashboard'], ['9', 'Config'], ['KeyS', 'Skills'], ['KeyM', 'Servers'], ['KeyT', 'Terminal'], ['KeyA', 'Agents']];
+/**
+ * Each built-in panel as Playwright presses its shortcut (Alt+S is Alt+KeyS: a letter by its key's
+ * position) with its heading and route, from the app's own navigation, so a new panel is scanned
+ * and walked without being listed here.
+ */
+const PANELS = PANEL_NAV.map((p) => {
+  const key = p.shortcut.replace(/^Alt\+/, '');
+  return { key: /^[A-Z]$/.test(key) ? `Key${key}` : key, name: p.label, route: p.name };
+});
 const SCHEMES = /** @type {const} */ (['light', 'dark']);
 /** A laptop and a phone: every dialog and state. */
 const WIDTHS = [[1280, 800], [360, 780]];
@@ -180,11 +191,11 @@ test('no serious or critical violation and no cut option on any panel, dialog or
       await page.keyboard.press('Alt+0');
       await page.getByRole('textbox', { name: 'Message' }).waitFor();
       await scan(`${where} chat with a failed reply`);
-      for (const [key, name] of PANELS) {
+      for (const { key, name, route } of PANELS) {
         await page.keyboard.press(`Alt+${key}`);
         // The panel's own heading (the previous panel's would match a looser wait).
         await page.getByRole('heading', { name, exact: true }).waitFor();
-        await page.waitForURL(new RegExp(`/${name.toLowerCase()}$`));
+        await page.waitForURL(new RegExp(`/${route}$`));
         await page.waitForLoadState('networkidle');
         await scan(`${where} ${name}`);
       }
@@ -380,10 +391,10 @@ test('keyboard: the walk reports a control without a focus indicator, one Tab sk
 test('keyboard: from each panel\'s heading Tab reaches its controls in order, each with a visible focus, and leaves the panel', async () => {
   /** @type {string[]} */
   const problems = [];
-  for (const [key, name] of PANELS) {
+  for (const { key, name, route } of PANELS) {
     await page.keyboard.press(`Alt+${key}`);
     await page.getByRole('heading', { name, exact: true }).waitFor();
-    await page.waitForURL(new RegExp(`/${name.toLowerCase()}$`));
+    await page.waitForURL(new RegExp(`/${route}$`));
     await page.waitForLoadState('networkidle');
     const walk = await walkPanel(name);
     // A walk that reached nothing would pass vacuously.
@@ -417,4 +428,107 @@ test('prefers-reduced-motion: with "reduce" nothing animates or transitions; wit
   await page.emulateMedia({ reducedMotion: 'reduce' });
   await waitInPage(page, async () => document.querySelector('.xterm-cursor-blink') === null, undefined, { what: 'the cursor to stop blinking' });
   assert.deepEqual(await moving(), []);
+});
+
+/** Opens a panel by its shortcut and waits for its heading. @param {string} label */
+async function openPanel(label) {
+  const panel = PANELS.find((p) => p.name === label);
+  assert.ok(panel, `a panel labelled ${label}`);
+  await page.keyboard.press(`Alt+${panel.key}`);
+  await page.getByRole('heading', { name: label, exact: true }).waitFor();
+  await page.waitForURL(new RegExp(`/${panel.route}$`));
+}
+
+test('no serious or critical violation and no cut option in the panels\' inner states (editor, preview, diff, replay, schedule preview, add forms, a memory), light and dark, 360 and 1280 px', async () => {
+  found.length = 0;
+  await look('light', WIDTHS[0]);
+  await writeWorkspaceFile(page, 'inner.js', '// the answer\nexport const answer = 42;\nfunction twice(n) { return `${n * 2}`; }\n');
+  await writeWorkspaceFile(page, 'inner.md', '# Notes\n\nSome **bold**, a [link](https://example.com) and `code`.\n\n> A quote.\n\n| a | b |\n| - | - |\n| 1 | 2 |\n\n```js\nconst x = 1;\n```\n');
+
+  // Files: a file in the editor (syntax colours), then a Markdown preview.
+  await openPanel('Files');
+  await page.getByRole('button', { name: 'inner.js', exact: true }).click();
+  await page.locator('.editor-holder .cm-line', { hasText: 'answer = 42' }).waitFor();
+  await scanEach('files: a file in the editor');
+  await page.getByRole('button', { name: 'inner.md', exact: true }).click();
+  await page.getByRole('button', { name: 'Preview' }).click();
+  await page.locator('.file-preview table').waitFor();
+  await scanEach('files: a Markdown preview');
+
+  // Git: a committed file changed since, its diff shown.
+  await openPanel('Git');
+  await page.getByRole('button', { name: 'Stage inner.js' }).click();
+  await page.getByLabel(/Commit message/).fill('Add the app');
+  await page.getByRole('button', { name: 'Commit', exact: true }).click();
+  await page.getByText(/Committed [0-9a-f]{7}\./).waitFor();
+  await writeWorkspaceFile(page, 'inner.js', '// the answer\nexport const answer = 43;\nfunction twice(n) { return `${n * 2}`; }\n');
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await page.getByRole('button', { name: /modified inner\.js/ }).click();
+  await page.locator('.diff-table tr.del', { hasText: 'answer = 42' }).waitFor();
+  await page.locator('.diff-table tr.add', { hasText: 'answer = 43' }).waitFor();
+  await scanEach('git: a diff');
+
+  // Events: an event opened, then the replay bar (its current event open too), in a conversation
+  // of its own (this test runs alone too).
+  await page.keyboard.press('Alt+0');
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  await sendMessage(page, 'a turn for the events panel');
+  await page.locator('.msg.assistant:not(.streaming)').waitFor();
+  await openPanel('Events');
+  const rows = page.getByRole('list', { name: 'Events' }).getByRole('listitem');
+  await rows.first().locator('summary').click();
+  await rows.first().locator('pre').filter({ hasText: /\S/ }).waitFor();
+  await page.getByRole('button', { name: 'Replay step by step' }).click();
+  await page.getByRole('button', { name: 'Next event' }).click();
+  await page.getByText(/^Event 2 of \d+$/).waitFor();
+  await scanEach('events: an open event and the replay bar');
+  await page.getByRole('button', { name: 'End replay' }).click();
+
+  // Schedule: a phrase typed in the form, with its preview.
+  await openPanel('Schedule');
+  await page.getByLabel('When', { exact: true }).fill('every 15 minutes');
+  await page.getByText('Means: every 15 minute(s). Next 5 runs:').waitFor();
+  await scanEach('schedule: a phrase\'s preview');
+
+  // Skills: the registry form opened and turned on, and the install-from-URL form.
+  await openPanel('Skills');
+  await page.getByText('Updates from a registry').click();
+  await page.getByLabel('Check a registry for updates').check();
+  await page.getByLabel('Registry index URL').fill('https://skills.example/index.json');
+  await scanEach('skills: the registry form');
+  await page.getByRole('button', { name: 'Install from URL' }).click();
+  const fromUrl = page.getByRole('dialog', { name: 'Install a skill from a URL' });
+  await fromUrl.getByLabel('Skill URL').waitFor();
+  await scanEach('skills: install from a URL');
+  await page.keyboard.press('Escape');
+  await fromUrl.waitFor({ state: 'detached' });
+
+  // Servers: the add form (a dialog), with the header sign-in chosen.
+  await openPanel('Servers');
+  await page.getByRole('button', { name: 'Add server' }).click();
+  const addServer = page.getByRole('dialog', { name: 'Add an MCP server' });
+  await addServer.getByLabel('Sign-in').selectOption('header');
+  await scanEach('servers: the add form');
+  await page.keyboard.press('Escape');
+  await addServer.waitFor({ state: 'detached' });
+
+  // Agents: the New agent form, inline.
+  await openPanel('Agents');
+  await page.getByRole('button', { name: 'New agent' }).click();
+  const agentForm = page.getByRole('form', { name: 'New agent' });
+  await agentForm.getByLabel('Name (what you type after @)').fill('Writer');
+  await agentForm.getByRole('alert').getByText(/^name: /).waitFor();
+  await scanEach('agents: the New agent form with a problem');
+
+  // Memory: its add form (a dialog), then the memory listed.
+  await openPanel('Memory');
+  await page.getByRole('button', { name: 'Add memory' }).click();
+  const newMemory = page.getByRole('dialog', { name: 'New memory' });
+  await newMemory.getByLabel(/^Key/).fill('deploy day');
+  await newMemory.getByLabel('Content').fill('Releases go out on Thursdays after the standup.');
+  await scanEach('memory: the add form');
+  await newMemory.getByRole('button', { name: 'Remember' }).click();
+  await page.locator('.memory', { hasText: 'deploy day' }).waitFor();
+  await scanEach('memory: a memory listed');
+  assert.deepEqual(found, []);
 });

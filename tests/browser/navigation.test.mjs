@@ -261,7 +261,7 @@ test('Events panel: the timeline with filters and search, data shown with secret
   // Fork at the first reply: a new conversation holding the events up to it.
   const firstReply = list.getByRole('listitem').filter({ has: page.locator('.ev-agent_message') }).first();
   await firstReply.locator('summary').click();
-  await firstReply.getByRole('button', { name: /Fork a new conversation at this agent message event/ }).click();
+  await firstReply.getByRole('button', { name: /Fork here: a new conversation at this agent message event/ }).click();
   await page.getByRole('textbox', { name: 'Message' }).waitFor();
   await page.locator('.msg.assistant', { hasText: 'Echo: first question about tides' }).waitFor();
   assert.equal(await page.locator('.msg.user').count(), 1, 'only the events up to the fork');

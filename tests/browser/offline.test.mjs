@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { launchBrowser, offMachine, waitInPage } from './helpers.mjs';
 import { appRoot, startServer } from '../../scripts/static-server.mjs';
 import { startModelServer } from '../fixtures/tiny-model.mjs';
+import { PANEL_NAV } from '../../web/app/panel-nav.js';
 
 /** Serves a private copy of the app, so the test may change files and stop the server. */
 async function serveCopy() {
@@ -41,7 +42,8 @@ async function runCodeTurn(page, label) {
  * @param {import('playwright-core').Page} page
  */
 async function everyPanel(page) {
-  for (const name of ['Files', 'Git', 'Memory', 'Goals', 'Schedule', 'Tools', 'Events', 'Dashboard', 'Skills', 'Servers', 'Terminal', 'Agents', 'Config']) {
+  // Every panel of the navigation, so a new one is opened offline without being listed here.
+  for (const name of PANEL_NAV.map((p) => p.label)) {
     await page.getByRole('button', { name, exact: true }).click();
     await page.getByRole('heading', { name, exact: true }).waitFor();
     if (name === 'Terminal') {

@@ -58,7 +58,7 @@ export function AgentsPanel(props) {
       h('div', { class: 'agent-tool-grid' }, ...toolBoxes.map((b) => h('span', { class: 'row' }, b, h('label', { for: b.id }, b.value)))));
     const autonomy = /** @type {HTMLSelectElement} */ (h('select', { id: id('autonomy'), disabled: builtin },
       h('option', { value: '' }, 'The workspace\'s level'),
-      ...[['readonly', 'Read-only'], ['supervised', 'Supervised'], ['full', 'Full (never above the workspace\'s)']].map(([v, l]) => h('option', { value: v, selected: agent?.autonomy === v }, l))));
+      ...[['readonly', 'Read-only'], ['supervised', 'Supervised'], ['full', 'Full']].map(([v, l]) => h('option', { value: v, selected: agent?.autonomy === v }, l))));
     const steps = /** @type {HTMLInputElement} */ (h('input', { id: id('steps'), type: 'number', min: 1, max: 100, value: agent?.maxIterations ?? '', disabled: builtin, placeholder: 'The workspace\'s' }));
     const identityFormat = /** @type {HTMLSelectElement} */ (h('select', { id: id('identity-format') },
       h('option', { value: '' }, 'None'), h('option', { value: 'json', selected: agent?.identity?.format === 'json' }, 'AIEOS identity (JSON)'), h('option', { value: 'markdown', selected: agent?.identity?.format === 'markdown' }, 'Markdown persona')));
@@ -70,7 +70,9 @@ export function AgentsPanel(props) {
       if (identityFormat.value === 'json' && !identityText.value.trim()) identityText.value = props.format.identityTemplate;
       update();
     });
-    const errors = h('ul', { class: 'bad small', role: 'alert' });
+    // The list inside the alert: role="alert" on the <ul> itself would take its list semantics away.
+    const errorList = h('ul', { class: 'bad small' });
+    const errors = h('div', { role: 'alert' }, errorList);
     const preview = h('pre', { class: 'agent-preview', tabindex: 0, 'aria-label': 'System prompt preview' });
 
     /** The identity as entered, or null. @returns {IdentitySource | null} */
@@ -94,7 +96,7 @@ export function AgentsPanel(props) {
       const id = identity();
       const checked = builtin ? (id ? props.format.checkIdentity(id) : null) : props.format.validate(value());
       const problems = checked && !checked.ok ? checked.errors : [];
-      clear(errors).append(...problems.map((p) => h('li', null, p)));
+      clear(errorList).append(...problems.map((p) => h('li', null, p)));
       // The preview shows the identity once it is valid.
       const usable = id && props.format.checkIdentity(id).ok;
       preview.textContent = props.format.preview({ systemPrompt: builtin ? '' : prompt.value, ...(usable ? { identity: id } : {}) });
@@ -110,7 +112,7 @@ export function AgentsPanel(props) {
       builtin ? '' : h('div', { class: 'row' }, field('Name (what you type after @)', name), field('Scope', scope)),
       builtin ? '' : field('Description', description),
       builtin ? '' : field('System prompt', prompt, 'Replaces the default prompt; an identity below is added to it.'),
-      builtin ? '' : h('div', { class: 'row' }, field('Model', modelKind), field('Autonomy', autonomy), field('Steps per turn', steps)),
+      builtin ? '' : h('div', { class: 'row' }, field('Model', modelKind), field('Autonomy', autonomy, 'Never above the workspace\'s.'), field('Steps per turn', steps)),
       builtin ? '' : ownModel,
       builtin ? '' : tools,
       field('Identity', identityFormat), identityText, template,

@@ -112,7 +112,7 @@ export function EventsPanel(props) {
             h('span', { class: 'ev-summary' }, props.redact(summarize(e)))),
           data,
           e.type === 'branch' ? null : h('div', { class: 'row' },
-            h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Fork a new conversation at this ${e.type.replace('_', ' ')} event`, on: { click: () => guarded(() => props.onFork(picker.value, e.id)) } }, 'Fork here')),
+            h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Fork here: a new conversation at this ${e.type.replace('_', ' ')} event`, on: { click: () => guarded(() => props.onFork(picker.value, e.id)) } }, 'Fork here')),
         );
       // On the summary's click (mouse or keyboard), before the details open: the data is there when it shows.
       details.querySelector('summary')?.addEventListener('click', fill);

@@ -32,7 +32,8 @@ export function DiffView(d, options = {}) {
       ));
     }
   }
-  return h('section', { class: 'diff' }, head, h('div', { class: 'diff-scroll' }, h('table', { class: 'diff-table' }, h('caption', { class: 'sr-only' }, `Changes in ${d.path}`), h('tbody', null, ...rows))));
+  // A long line scrolls sideways: the region takes focus so the keyboard can scroll it too.
+  return h('section', { class: 'diff' }, head, h('div', { class: 'diff-scroll', tabindex: '0', role: 'region', 'aria-label': `Changes in ${d.path}` }, h('table', { class: 'diff-table' }, h('caption', { class: 'sr-only' }, `Changes in ${d.path}`), h('tbody', null, ...rows))));
 }
 
 /**
