@@ -1,7 +1,9 @@
 // Navigation that scales (issue 13): the labelled panel rail (collapsible, remembered), Alt+0 for
-// the chat, and the command palette (Ctrl/Cmd+K) running actions found by fuzzy search.
+// the chat, and the command palette (Ctrl/Cmd+K) running actions found by fuzzy search — the
+// chat's, the workspace's and the home screen's.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { launchBrowser, startApp, openWorkspace, readWorkspaceFile } from './helpers.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -160,6 +162,103 @@ test('the palette runs what the buttons and shortcuts do: regenerate, undo and r
   await confirm.getByRole('button', { name: 'Delete conversation' }).click();
   await page.getByText('Echo: Name the lighthouse').waitFor({ state: 'detached' });
   await list.getByText(title, { exact: true }).waitFor({ state: 'detached' });
+});
+
+test('the palette runs the chat\'s Continue and Edit and the home screen\'s actions: rename and delete a workspace, export everything, restore a backup', async () => {
+  /** Runs the palette's first match for `query`, checking it is `label`. @param {string} query @param {RegExp} label */
+  const run = async (query, label) => {
+    await page.keyboard.press('Control+k');
+    await search().fill(query);
+    assert.match((await palette().getByRole('option').first().innerText()).split('\n')[0], label);
+    await page.keyboard.press('Enter');
+    await palette().waitFor({ state: 'detached' });
+  };
+  /** The palette's labels for `query`. @param {string} query */
+  const offered = async (query) => {
+    await page.keyboard.press('Control+k');
+    await search().fill(query);
+    const labels = (await palette().getByRole('option').allInnerTexts()).map((t) => t.split('\n')[0]);
+    await page.keyboard.press('Escape');
+    await palette().waitFor({ state: 'detached' });
+    return labels;
+  };
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  await page.getByText('Start the conversation: type a message below.').waitFor();
+
+  // Continue after Stop: offered only once a reply was stopped.
+  await page.getByRole('textbox', { name: 'Message' }).fill('Ferry timetable notes');
+  await page.keyboard.press('Enter');
+  await page.locator('.msg.assistant:not(.streaming)', { hasText: 'Echo: Ferry timetable notes' }).waitFor();
+  await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' });
+  assert.ok(!(await offered('continue')).includes('Continue the stopped reply'), 'control: a finished reply is not continued');
+  // The Echo provider writes a word every 12 ms: 600 words leave seconds to stop it.
+  await page.getByRole('textbox', { name: 'Message' }).fill(Array.from({ length: 600 }, (_, i) => `w${i}`).join(' '));
+  await page.keyboard.press('Enter');
+  await page.locator('.msg.streaming .msg-body', { hasText: 'w1' }).waitFor();
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await page.getByText('Stopped — the reply above is incomplete.').waitFor();
+  await page.getByRole('button', { name: 'Continue this reply' }).waitFor(); // the chat offers it too
+  await run('continue', /^Continue the stopped reply$/);
+  await page.getByText('You asked the model to continue its stopped reply.').waitFor();
+  await page.locator('.msg.assistant:not(.streaming)', { hasText: 'Echo: Continue your previous reply' }).waitFor();
+  await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' });
+  assert.equal(await page.getByRole('button', { name: 'Continue this reply' }).count(), 0);
+  assert.ok(!(await offered('continue')).includes('Continue the stopped reply'), 'continued: not offered again');
+
+  // Edit: the last message sent (not the request to continue) opens in its editor, focused.
+  await run('edit last', /^Edit your last message$/);
+  const editor = page.getByRole('textbox', { name: 'Edit message' });
+  await editor.waitFor();
+  assert.ok(await editor.evaluate((el) => el === document.activeElement), 'the editor has the focus');
+  assert.match(await editor.inputValue(), /^w0 w1 w2/);
+  await page.keyboard.press('Escape');
+  await editor.waitFor({ state: 'detached' });
+
+  // Rename the workspace: the same dialog as the home screen's Rename, the new name on screen.
+  await run('rename workspace', /^Rename workspace “.+”…$/);
+  const renameDialog = page.getByRole('dialog', { name: 'Rename workspace' });
+  await renameDialog.getByLabel('Workspace name').fill('Harbour notes');
+  await renameDialog.getByRole('button', { name: 'Rename' }).click();
+  await page.getByRole('heading', { name: 'Harbour notes', level: 1 }).waitFor();
+  await page.waitForFunction(() => document.title === 'Harbour notes — Clawser');
+  assert.ok((await offered('rename workspace')).includes('Rename workspace “Harbour notes”…'));
+
+  // Delete a workspace: the home screen's confirmation; cancelling keeps it, confirming goes home without it.
+  await run('new workspace', /^New workspace…$/);
+  const create = page.getByRole('dialog', { name: 'New workspace' });
+  await create.getByLabel('Workspace name').fill('Scratch pad');
+  await create.getByRole('button', { name: 'Create' }).click();
+  await page.getByRole('heading', { name: 'Scratch pad', level: 1 }).waitFor();
+  await run('delete workspace', /^Delete workspace “Scratch pad”…$/);
+  const confirm = page.getByRole('dialog', { name: 'Delete “Scratch pad”?' });
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  await confirm.waitFor({ state: 'detached' });
+  assert.equal(await page.getByRole('heading', { name: 'Scratch pad', level: 1 }).count(), 1, 'control: cancelled, still open');
+  await run('delete workspace', /^Delete workspace “Scratch pad”…$/);
+  await confirm.getByRole('button', { name: 'Delete workspace' }).click();
+  await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
+  await page.getByRole('link', { name: /Harbour notes/ }).waitFor();
+  await page.getByRole('link', { name: /Scratch pad/ }).waitFor({ state: 'detached' });
+
+  // Export everything from the home screen: the same dialog, a backup downloaded.
+  await run('export every', /^Export everything…$/);
+  const exportDialog = page.getByRole('dialog', { name: 'Export everything' });
+  const [download] = await Promise.all([page.waitForEvent('download'), exportDialog.getByRole('button', { name: 'Export' }).click()]);
+  assert.match(download.suggestedFilename(), /^clawser-backup-\d{4}-\d{2}-\d{2}\.zip$/);
+  const backup = await readFile(await download.path());
+  assert.equal(backup.subarray(0, 2).toString(), 'PK', 'a zip file');
+
+  // Restore (offered on the home screen): the file asked for is read and summarised before anything is replaced.
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), run('restore', /^Restore from a backup…$/)]);
+  await chooser.setFiles({ name: 'backup.zip', mimeType: 'application/zip', buffer: backup });
+  const replace = page.getByRole('dialog', { name: 'Replace everything with this backup?' });
+  await replace.getByText(/Harbour notes/).waitFor();
+  await replace.getByRole('button', { name: 'Cancel' }).click();
+  await replace.waitFor({ state: 'detached' });
+
+  await page.getByRole('link', { name: /Harbour notes/ }).click();
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  assert.ok(!(await offered('restore')).includes('Restore from a backup…'), 'control: not offered with a workspace open');
 });
 
 test('search across conversations: ranked hits with the words marked; a hit opens its conversation at that message', async () => {

@@ -83,7 +83,44 @@ test('commands: the rail and the split say which way they toggle', () => {
   assert.match(String(label(context({ panel: 'files', split: { on: true } }), 'split')), /^Hide the chat beside/);
 });
 
-test('commands: outside a workspace only workspaces, the list and the shortcuts', () => {
+test('commands: outside a workspace only workspaces, clone, backup, the list and the shortcuts', () => {
   const { ids } = context({ workspace: null, conversationId: null, conversations: [], turn: null, railCollapsed: null, autonomy: null });
-  assert.deepEqual(ids, ['workspace:w1', 'workspace:w2', 'new-workspace', 'home', 'shortcuts']);
+  assert.deepEqual(ids, ['workspace:w1', 'workspace:w2', 'new-workspace', 'clone', 'export-all', 'home', 'shortcuts']);
+  const home = context({ workspace: null, conversationId: null, conversations: [], turn: null, railCollapsed: null, autonomy: null, canRestore: true });
+  assert.deepEqual(home.ids, ['workspace:w1', 'workspace:w2', 'new-workspace', 'clone', 'export-all', 'restore', 'home', 'shortcuts']);
+  assert.equal(home.run('restore'), 'restoreBackup');
+});
+
+test('commands: the open workspace can be renamed and deleted; cloning and exporting everything are offered everywhere', () => {
+  const open = context();
+  const label = (/** @type {string} */ id) => open.commands.find((c) => c.id === id)?.label;
+  assert.equal(label('rename-workspace'), 'Rename workspace “Home”…');
+  assert.equal(label('delete-workspace'), 'Delete workspace “Home”…');
+  assert.equal(open.run('rename-workspace'), 'renameWorkspace:w1');
+  assert.equal(open.run('delete-workspace'), 'deleteWorkspace:w1');
+  assert.equal(open.run('clone'), 'cloneRepository');
+  assert.equal(open.run('export-all'), 'exportEverything');
+  // A restore replaces what is open: it is offered only where the app says it can start (the home screen).
+  assert.ok(!open.ids.includes('restore'));
+  const home = context({ workspace: null, conversationId: null, conversations: [], turn: null, canRestore: true }).ids;
+  assert.ok(!home.includes('rename-workspace') && !home.includes('delete-workspace'), 'no workspace open to rename or delete');
+  assert.ok(home.includes('clone') && home.includes('export-all') && home.includes('restore'));
+  // None of these has a keyboard shortcut, so none shows one.
+  for (const id of ['rename-workspace', 'delete-workspace', 'clone', 'export-all']) assert.equal(open.commands.find((c) => c.id === id)?.shortcut, undefined);
+});
+
+test('commands: Continue only after a stopped reply, with nothing being written and the chat on screen', () => {
+  const stopped = context({ turn: { undo: false, redo: false, regenerate: 'e9', continue: true } });
+  assert.equal(stopped.run('continue'), 'continueReply');
+  assert.ok(!context({ turn: { undo: false, redo: false, regenerate: 'e9', continue: false } }).ids.includes('continue'), 'the last reply was not stopped');
+  assert.ok(!context({ turn: { undo: false, redo: false, regenerate: null, continue: true }, streaming: true }).ids.includes('continue'), 'a reply is being written');
+  assert.ok(!context({ turn: null }).ids.includes('continue'), 'the chat is not on screen');
+});
+
+test('commands: Edit opens the last message sent, when the chat is on screen and idle', () => {
+  const sent = context({ turn: { undo: false, redo: false, regenerate: null, edit: 'u7' } });
+  assert.equal(sent.run('edit'), 'editMessage:u7');
+  assert.ok(!context({ turn: { undo: false, redo: false, regenerate: null, edit: null } }).ids.includes('edit'), 'no message sent yet');
+  assert.ok(!context({ turn: { undo: false, redo: false, regenerate: null, edit: 'u7' }, streaming: true }).ids.includes('edit'), 'a reply is being written');
+  assert.ok(!context({ turn: null }).ids.includes('edit'), 'the chat is not on screen');
 });

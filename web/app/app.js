@@ -20,8 +20,8 @@ import { DelegationBoard } from '../agent/delegation-board.js';
 import { SemanticSearch } from './semantic.js';
 import { RAIL_COLLAPSED_KEY } from './flags.js';
 import { MountStore } from '../storage/mounts.js';
-import { h, clear } from '../ui/dom.js';
-import { HomeView } from '../ui/home-view.js';
+import { h, clear, pickFile } from '../ui/dom.js';
+import { HomeView, BACKUP_FILE_TYPES } from '../ui/home-view.js';
 import { WorkspaceView } from '../ui/workspace-view.js';
 import { SplitView } from '../ui/split-view.js';
 import { ChatView } from '../ui/chat-view.js';
@@ -53,7 +53,8 @@ import { renameConversation, exportConversation, importConversation, deleteConve
 export class ClawserApp {
   /**
    * The workspace on screen; `palette`: what its views do that the command palette runs too.
-   * @type {{workspaceId: string, panel: string, controller: ChatController, destroy: () => void, palette?: ViewActions} | null}
+   * `showName`: the workspace's new name on screen (after a rename).
+   * @type {{workspaceId: string, panel: string, controller: ChatController, destroy: () => void, palette?: ViewActions, showName?: (name: string) => void} | null}
    */
   #view = null;
   /** @type {Map<string, ChatController>} */
@@ -328,6 +329,28 @@ export class ClawserApp {
     return providerLabel(this.settings?.load(workspaceId) ?? null);
   }
 
+  /** Clones a repository into a new workspace and opens its files (the home screen's button, the palette). */
+  async #cloneRepository() {
+    const id = await (await this.data?.())?.cloneRepository();
+    if (id) this.router.go({ name: 'workspace', workspaceId: id, panel: 'files' });
+  }
+
+  async #exportEverything() {
+    await (await this.data?.())?.exportEverything();
+  }
+
+  /** Restores a backup file and reloads (the home screen's button, the palette there). @param {File} file */
+  async #restoreBackup(file) {
+    // Background writers (git auto-init, jobs) stand still while a restore may replace everything.
+    this.#quiet = true;
+    this.#stopSchedulers();
+    try {
+      if (await (await this.data?.())?.restore(file)) return location.reload();
+    } finally {
+      this.#quiet = false;
+    }
+  }
+
   /** @param {FirstView | null} [firstView] the home screen painted before the app loaded, adopted when still current */
   #renderHome(firstView = null) {
     this.#view?.destroy();
@@ -338,21 +361,9 @@ export class ClawserApp {
     const actions = {
       onOpen: (id) => this.router.go({ name: 'workspace', workspaceId: id, panel: 'chat' }),
       onCreate: () => this.#guard(this.#newWorkspace()),
-      onClone: () => this.#guard((async () => {
-        const id = await (await this.data?.())?.cloneRepository();
-        if (id) this.router.go({ name: 'workspace', workspaceId: id, panel: 'files' });
-      })()),
-      onBackup: () => this.#guard((async () => (await this.data?.())?.exportEverything())()),
-      onRestore: (file) => this.#guard((async () => {
-        // Background writers (git auto-init, jobs) stand still while a restore may replace everything.
-        this.#quiet = true;
-        this.#stopSchedulers();
-        try {
-          if (await (await this.data?.())?.restore(file)) return location.reload();
-        } finally {
-          this.#quiet = false;
-        }
-      })()),
+      onClone: () => this.#guard(this.#cloneRepository()),
+      onBackup: () => this.#guard(this.#exportEverything()),
+      onRestore: (file) => this.#guard(this.#restoreBackup(file)),
       onRename: async (w) => {
         if (await renameWorkspace(stores, w)) draw();
       },
@@ -536,9 +547,13 @@ export class ClawserApp {
     if (this.#view?.controller === controller) {
       this.#view.palette = {
         focusSearch: view.focusSearch, toggleRail: view.toggleRail, railCollapsed: view.railCollapsed,
-        undoTurn: chat.undoTurn, redoTurn: chat.redoTurn,
+        undoTurn: chat.undoTurn, redoTurn: chat.redoTurn, editMessage: chat.editMessage,
         chatShown: () => panel === 'chat' || splitShown(),
         split: toggleSplit ? { on: layout.split, toggle: toggleSplit } : null,
+      };
+      this.#view.showName = (name) => {
+        view.showName(name);
+        document.title = `${name} — Clawser`;
       };
     }
     document.title = `${ws.name} — Clawser`;
@@ -579,6 +594,27 @@ export class ClawserApp {
     if (ws) this.router.go({ name: 'workspace', workspaceId: ws.id, panel: 'chat' });
   }
 
+  /** Renames the workspace on screen (the palette; the home screen's rows rename theirs). @param {string} workspaceId */
+  async #renameOpenWorkspace(workspaceId) {
+    const stores = /** @type {WorkspaceStore} */ (this.workspaces);
+    const w = stores.get(workspaceId);
+    if (!w || !(await renameWorkspace(stores, w))) return;
+    if (this.#view?.workspaceId === workspaceId) this.#view.showName?.(stores.get(workspaceId)?.name ?? w.name);
+  }
+
+  /**
+   * Deletes the workspace on screen once confirmed (the palette): the home screen replaces it
+   * first, so nothing of it is open while its data is removed, and lists the rest afterwards.
+   * @param {string} workspaceId
+   */
+  async #deleteOpenWorkspace(workspaceId) {
+    const stores = /** @type {WorkspaceStore} */ (this.workspaces);
+    const w = stores.get(workspaceId);
+    if (!w) return;
+    const home = () => this.router.go({ name: 'home' }, { replace: true });
+    if (await deleteWorkspace(stores, w, home) && this.router.current.name === 'home') this.#renderHome();
+  }
+
   /** The command palette, with every action that applies where the user is. */
   #openPalette() {
     return openPalette({
@@ -593,6 +629,12 @@ export class ClawserApp {
       pickImport: (workspaceId) => this.#pickImport(workspaceId),
       showShortcuts: () => this.#showShortcuts(),
       deleteConversation: (workspaceId, controller, id, title) => this.#deleteConversation(workspaceId, controller, id, title),
+      renameWorkspace: (workspaceId) => this.#renameOpenWorkspace(workspaceId),
+      deleteWorkspace: (workspaceId) => this.#deleteOpenWorkspace(workspaceId),
+      cloneRepository: () => this.#cloneRepository(),
+      exportEverything: () => this.#exportEverything(),
+      // A restore replaces everything: it starts from the home screen, where no workspace is open.
+      pickBackup: this.router.current.name === 'home' ? () => pickFile(BACKUP_FILE_TYPES, (file) => this.#guard(this.#restoreBackup(file))) : null,
     });
   }
 

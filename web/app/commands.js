@@ -17,10 +17,12 @@ const LEVELS = /** @type {const} */ ([['readonly', 'read-only'], ['supervised', 
  * @param {string} ctx.panel the one on screen
  * @param {'readonly' | 'supervised' | 'full' | null} ctx.autonomy the open workspace's level
  * @param {boolean} ctx.streaming a reply is being written
- * @param {{undo: boolean, redo: boolean, regenerate: string | null} | null} [ctx.turn] the chat on screen: whether a turn can be
- *   undone or redone, the reply that can be regenerated (null: the chat is not on screen)
+ * @param {{undo: boolean, redo: boolean, regenerate: string | null, continue?: boolean, edit?: string | null} | null} [ctx.turn] the chat on screen:
+ *   whether a turn can be undone or redone, the reply that can be regenerated, whether the last reply was stopped (and can be
+ *   continued), the last message the user sent (that can be edited) (null: the chat is not on screen)
  * @param {{on: boolean} | null} [ctx.split] the panel on screen can show beside the chat (null: it cannot, or the window is too narrow)
  * @param {boolean | null} [ctx.railCollapsed] the panel rail shows icons only (null: no rail to fold, e.g. on a phone)
+ * @param {boolean} [ctx.canRestore] a backup can be restored from here (the home screen: nothing is open that it would replace)
  * @param {object} ctx.act
  * @param {() => void} ctx.act.home
  * @param {(workspaceId: string) => void} ctx.act.openWorkspace
@@ -36,6 +38,13 @@ const LEVELS = /** @type {const} */ ([['readonly', 'read-only'], ['supervised', 
  * @param {() => void} ctx.act.undoTurn
  * @param {() => void} ctx.act.redoTurn
  * @param {(eventId: string) => void} ctx.act.regenerate
+ * @param {() => void} ctx.act.continueReply the stopped reply's Continue button
+ * @param {(eventId: string) => void} ctx.act.editMessage the message's Edit button
+ * @param {(workspaceId: string) => void} ctx.act.renameWorkspace
+ * @param {(workspaceId: string) => void} ctx.act.deleteWorkspace asks for confirmation first
+ * @param {() => void} ctx.act.cloneRepository into a new workspace
+ * @param {() => void} ctx.act.exportEverything the backup of all workspaces
+ * @param {() => void} ctx.act.restoreBackup asks for the backup file
  * @param {() => void} ctx.act.toggleSplit
  * @param {() => void} ctx.act.toggleRail
  * @param {() => void} ctx.act.stop
@@ -72,6 +81,9 @@ export function buildCommands(ctx) {
       if (reply) out.push({ id: 'regenerate', label: 'Regenerate the last reply', keywords: 'retry again answer version', run: () => act.regenerate(reply) });
       if (turn.undo) out.push({ id: 'undo', label: 'Undo the latest turn', shortcut: 'Alt+Z', keywords: 'revert files memories', run: act.undoTurn });
       if (turn.redo) out.push({ id: 'redo', label: 'Redo the turn undone last', shortcut: 'Alt+Shift+Z', keywords: 'reapply', run: act.redoTurn });
+      if (turn.continue) out.push({ id: 'continue', label: 'Continue the stopped reply', keywords: 'resume go on stopped incomplete', run: act.continueReply });
+      const mine = turn.edit;
+      if (mine) out.push({ id: 'edit', label: 'Edit your last message', keywords: 'change fix resend version', run: () => act.editMessage(mine) });
     }
     if (ctx.split) out.push({ id: 'split', label: ctx.split.on ? 'Hide the chat beside this panel' : 'Show the chat beside this panel', group: 'View', keywords: 'split side by side layout', run: act.toggleSplit });
     if (ctx.railCollapsed != null) out.push({ id: 'rail', label: ctx.railCollapsed ? 'Unfold the panel rail (show panel names)' : 'Fold the panel rail (icons only)', group: 'View', keywords: 'collapse expand sidebar navigation labels', run: act.toggleRail });
@@ -84,6 +96,13 @@ export function buildCommands(ctx) {
     if (w.id !== ws?.id) out.push({ id: `workspace:${w.id}`, label: w.name, group: 'Workspace', keywords: 'switch open', run: () => act.openWorkspace(w.id) });
   }
   out.push({ id: 'new-workspace', label: 'New workspace…', group: 'Workspace', run: act.newWorkspace });
+  if (ws) {
+    out.push({ id: 'rename-workspace', label: `Rename workspace “${ws.name}”…`, group: 'Workspace', keywords: 'name title', run: () => act.renameWorkspace(ws.id) });
+    out.push({ id: 'delete-workspace', label: `Delete workspace “${ws.name}”…`, group: 'Workspace', keywords: 'remove trash', run: () => act.deleteWorkspace(ws.id) });
+  }
+  out.push({ id: 'clone', label: 'Clone a git repository…', group: 'Workspace', keywords: 'new workspace github repo url download', run: act.cloneRepository });
+  out.push({ id: 'export-all', label: 'Export everything…', group: 'Backup', keywords: 'backup download zip all workspaces save', run: act.exportEverything });
+  if (ctx.canRestore) out.push({ id: 'restore', label: 'Restore from a backup…', group: 'Backup', keywords: 'import upload zip replace', run: act.restoreBackup });
   out.push({ id: 'home', label: 'All workspaces', group: 'Workspace', keywords: 'home list', run: act.home });
   out.push({ id: 'shortcuts', label: 'Keyboard shortcuts', shortcut: '?', keywords: 'help keys', run: act.shortcuts });
   return out;

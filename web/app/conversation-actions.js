@@ -6,7 +6,7 @@
  */
 /** @import { ChatController } from './chat-controller.js' */
 /** @import { FilesController } from './files-controller.js' */
-import { h, downloadBlob } from '../ui/dom.js';
+import { downloadBlob, pickFile } from '../ui/dom.js';
 import { confirmDialog, formDialog, promptDialog } from '../ui/dialogs.js';
 
 /** Asks for the new title. @param {ChatController} controller @param {string} id */
@@ -49,9 +49,7 @@ export async function importConversation(controller, file) {
 
 /** Asks for a JSONL file (what an export as JSONL wrote). @param {(file: File) => void} onFile */
 export function pickConversationFile(onFile) {
-  const picker = /** @type {HTMLInputElement} */ (h('input', { type: 'file', accept: '.jsonl,.json,application/x-ndjson' }));
-  picker.addEventListener('change', () => { if (picker.files?.[0]) onFile(picker.files[0]); });
-  picker.click();
+  pickFile('.jsonl,.json,application/x-ndjson', onFile);
 }
 
 /**

@@ -8,7 +8,7 @@
 /** @import { AgentSettingsStore } from './agent-settings.js' */
 /** @import { WorkspaceStore } from './workspaces.js' */
 import { renameConversation, exportConversation } from './conversation-actions.js';
-import { lastRegenerableReply } from '../ui/chat-view.js';
+import { lastRegenerableReply, stoppedLastReply, lastOwnMessage } from '../ui/chat-view.js';
 
 /**
  * The actions of the views on screen that have a button or a shortcut, for the command palette
@@ -19,6 +19,7 @@ import { lastRegenerableReply } from '../ui/chat-view.js';
  * @property {() => boolean} railCollapsed
  * @property {() => Promise<void>} undoTurn Alt+Z
  * @property {() => Promise<void>} redoTurn Alt+Shift+Z
+ * @property {(eventId: string) => void} editMessage a sent message's Edit button
  * @property {() => boolean} chatShown the chat is on screen (alone, or beside the panel)
  * @property {{on: boolean, toggle: () => void} | null} split the panel on screen can show beside the chat
  */
@@ -37,8 +38,13 @@ import { lastRegenerableReply } from '../ui/chat-view.js';
  * @param {(workspaceId: string) => void} deps.pickImport
  * @param {() => void} deps.showShortcuts
  * @param {(workspaceId: string, controller: ChatController, id: string, title: string) => Promise<void>} deps.deleteConversation asks, then deletes (the list's × does the same)
+ * @param {(workspaceId: string) => Promise<void>} deps.renameWorkspace the open workspace's (asks for the name, as the home screen's Rename)
+ * @param {(workspaceId: string) => Promise<void>} deps.deleteWorkspace the open workspace's (asks, as the home screen's Delete)
+ * @param {() => Promise<void>} deps.cloneRepository the home screen's "Clone a git repository"
+ * @param {() => Promise<void>} deps.exportEverything the home screen's "Export everything"
+ * @param {(() => void) | null} deps.pickBackup asks for a backup file and restores it (null: no restore starts from here)
  */
-export async function openPalette({ view, workspaces, panels, agentSettings, go, inform, guard, newWorkspace, pickImport, showShortcuts, deleteConversation }) {
+export async function openPalette({ view, workspaces, panels, agentSettings, go, inform, guard, newWorkspace, pickImport, showShortcuts, deleteConversation, renameWorkspace, deleteWorkspace, cloneRepository, exportEverything, pickBackup }) {
   if (document.querySelector('dialog[open]')) return;
   const workspaceId = view?.workspaceId ?? null;
   const controller = view?.controller ?? null;
@@ -60,10 +66,13 @@ export async function openPalette({ view, workspaces, panels, agentSettings, go,
       undo: !!controller.state.undo,
       redo: !!controller.state.redo,
       regenerate: controller.busy ? null : lastRegenerableReply(controller.state.events),
+      continue: !controller.busy && !!stoppedLastReply(controller.state.events),
+      edit: controller.busy ? null : lastOwnMessage(controller.state.events),
     } : null,
     // The rail's and the split's buttons are hidden on a phone's width (CSS: max-width 720px).
     split: actions?.split && wide ? { on: actions.split.on } : null,
     railCollapsed: actions && wide ? actions.railCollapsed() : null,
+    canRestore: !!pickBackup,
     act: {
       home: () => go({ name: 'home' }),
       openWorkspace: (id) => go({ name: 'workspace', workspaceId: id, panel: 'chat' }),
@@ -92,6 +101,13 @@ export async function openPalette({ view, workspaces, panels, agentSettings, go,
       undoTurn: () => actions && guard(actions.undoTurn()),
       redoTurn: () => actions && guard(actions.redoTurn()),
       regenerate: (eventId) => controller && guard(controller.regenerate(eventId)),
+      continueReply: () => controller && guard(controller.continueReply()),
+      editMessage: (eventId) => actions?.editMessage(eventId),
+      renameWorkspace: (id) => guard(renameWorkspace(id)),
+      deleteWorkspace: (id) => guard(deleteWorkspace(id)),
+      cloneRepository: () => guard(cloneRepository()),
+      exportEverything: () => guard(exportEverything()),
+      restoreBackup: () => pickBackup?.(),
       toggleSplit: () => actions?.split?.toggle(),
       toggleRail: () => actions?.toggleRail(),
       search: () => actions?.focusSearch(),

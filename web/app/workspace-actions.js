@@ -20,10 +20,15 @@ export async function renameWorkspace(workspaces, w) {
   return true;
 }
 
-/** Asks to confirm; resolves to true when it was deleted. @param {WorkspaceStore} workspaces @param {Workspace} w */
-export async function deleteWorkspace(workspaces, w) {
+/**
+ * Asks to confirm; resolves to true when it was deleted.
+ * @param {WorkspaceStore} workspaces @param {Workspace} w
+ * @param {() => Promise<void> | void} [leave] runs once confirmed, before anything is deleted: closes the workspace when it is on screen
+ */
+export async function deleteWorkspace(workspaces, w, leave) {
   const ok = await confirmDialog({ title: `Delete “${w.name}”?`, message: 'Its conversations, files and settings are removed from this browser. This cannot be undone.', confirmLabel: 'Delete workspace' });
   if (!ok) return false;
+  await leave?.();
   await workspaces.delete(w.id);
   return true;
 }

@@ -175,6 +175,27 @@ export function lastRegenerableReply(events) {
 }
 
 /**
+ * The reply that carries "Continue" (the button's rule, the palette's too): the transcript ends
+ * with a reply the user stopped (null: it ends otherwise).
+ * @param {readonly ClawserEvent[]} events
+ * @returns {string | null}
+ */
+export function stoppedLastReply(events) {
+  const last = events.findLast((e) => e.type === 'agent_message' || e.type === 'user_message');
+  return last?.type === 'agent_message' && last.data.stopped ? last.id : null;
+}
+
+/**
+ * The last message the user wrote, which "Edit" of the command palette opens (a "continue"
+ * request is not one: it has no Edit button).
+ * @param {readonly ClawserEvent[]} events
+ * @returns {string | null}
+ */
+export function lastOwnMessage(events) {
+  return events.findLast((e) => e.type === 'user_message' && !e.data.continues)?.id ?? null;
+}
+
+/**
  * The chat panel: transcript, streaming reply, inline errors, composer.
  * @param {{controller: ChatViewController, needsSetup: boolean, setupCard: () => HTMLElement, onOpenSettings: () => void, onConversationChange: (id: string | null) => void, onSaveCode?: (code: string, ext: string) => Promise<string | null>}} props
  *   onSaveCode: saves a code block as a workspace file; resolves to its path, or null when cancelled
@@ -392,8 +413,8 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     }
   };
 
-  /** @param {ClawserEvent} e @param {ChatState} s @param {boolean} isLastReply */
-  const renderEvent = (e, s, isLastReply) => {
+  /** @param {ClawserEvent} e @param {ChatState} s @param {boolean} continuable the stopped reply the transcript ends with */
+  const renderEvent = (e, s, continuable) => {
     const idle = !s.streaming;
     const versions = s.versions.get(e.id);
     if (e.type === 'user_message') {
@@ -425,7 +446,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     }
     // Another version of a reply starts here (whatever the turn shows first).
     const replyVersions = versions ? h('li', { class: 'notice small muted versions-row' }, versionSwitcher(e.id, versions, 'reply')) : null;
-    const shown = renderRecord(e, s, idle, isLastReply);
+    const shown = renderRecord(e, s, idle, continuable);
     if (!replyVersions) return shown;
     const group = document.createDocumentFragment();
     group.append(replyVersions);
@@ -436,8 +457,8 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   /** The runs of provider tries worth showing, of the transcript being drawn. @type {Map<string, ClawserEvent[]>} */
   let tries = new Map();
 
-  /** @param {ClawserEvent} e @param {ChatState} s @param {boolean} idle @param {boolean} isLastReply */
-  const renderRecord = (e, s, idle, isLastReply) => {
+  /** @param {ClawserEvent} e @param {ChatState} s @param {boolean} idle @param {boolean} continuable */
+  const renderRecord = (e, s, idle, continuable) => {
     if (e.type === 'provider_attempt') {
       const run = tries.get(e.id);
       return run ? attemptsNotice(run) : null;
@@ -451,7 +472,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       setMarkdown(body, String(e.data.text ?? ''));
       const actions = messageActions(String(e.data.text ?? ''), body);
       if (idle && regenerable(e)) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Regenerate this reply (the current one is kept as a version)', on: { click: () => controller.regenerate(e.id) } }, 'Regenerate'));
-      if (idle && e.data.stopped && isLastReply) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Continue this reply', title: 'Ask the model to go on from where you stopped it', on: { click: () => controller.continueReply() } }, 'Continue'));
+      if (idle && continuable) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Continue this reply', title: 'Ask the model to go on from where you stopped it', on: { click: () => controller.continueReply() } }, 'Continue'));
       li.append(actions);
       if (e.data.stopped) li.append(h('p', { class: 'small muted' }, 'Stopped — the reply above is incomplete.'));
       if (e.data.stopReason === 'refusal') li.append(h('p', { class: 'small muted' }, 'Refusal — the model declined this request.'));
@@ -576,11 +597,11 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       list.append(h('li', { class: 'earlier' }, h('button', { type: 'button', class: 'secondary', on: { click: () => controller.loadEarlier() } }, 'Show earlier messages')));
     }
     const retried = retriedAttempts(s.events);
-    const lastReply = s.events.findLast((e) => e.type === 'agent_message' || e.type === 'user_message');
+    const continuable = stoppedLastReply(s.events);
     tries = providerAttemptRuns(s.events);
     for (const e of s.events) {
       if (retried.has(e.id)) continue;
-      const el = renderEvent(e, s, e === lastReply);
+      const el = renderEvent(e, s, e.id === continuable);
       if (el) list.append(el);
     }
     // Cards whose call never got a result (the tab closed mid-tool) must not spin forever.
@@ -905,5 +926,15 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     /** What Alt+Z and Alt+Shift+Z do (for the command palette): conflicts are asked about the same way. */
     undoTurn: () => takeBack('undo'),
     redoTurn: () => takeBack('redo'),
+    /**
+     * What a sent message's Edit button does (for the command palette): its bubble becomes the
+     * editor, focused. Nothing while a reply is written (the button is not there then).
+     * @param {string} eventId
+     */
+    editMessage: (eventId) => {
+      const e = last?.events.find((x) => x.id === eventId);
+      const li = /** @type {HTMLElement | null} */ (list.querySelector(`li[data-event-id="${CSS.escape(eventId)}"]`));
+      if (e && li && !last?.streaming) startEdit(e, li);
+    },
   };
 }

@@ -67,6 +67,17 @@ export function downloadBlob(blob, name) {
 }
 
 /**
+ * Asks for one file with the browser's file picker; `onFile` gets it (not called when the user
+ * cancelled). `accept`: the input's accept list (".zip,application/zip").
+ * @param {string} accept @param {(file: File) => void} onFile
+ */
+export function pickFile(accept, onFile) {
+  const picker = /** @type {HTMLInputElement} */ (h('input', { type: 'file', accept }));
+  picker.addEventListener('change', () => { if (picker.files?.[0]) onFile(picker.files[0]); });
+  picker.click();
+}
+
+/**
  * Runs UI actions so that a failure reaches `onError` (a banner) instead of being lost in a
  * rejected promise: `const guarded = guard(props.onError); button.onclick = () => guarded(save)`.
  * @param {(err: unknown) => void} onError

@@ -1,13 +1,16 @@
 /** @import { Workspace } from '../app/workspaces.js' */
 import { h, formatTime } from './dom.js';
 
+/** The files "Restore from a backup" accepts (what "Export everything" downloads). */
+export const BACKUP_FILE_TYPES = '.zip,application/zip';
+
 /**
  * The home screen: the list of workspaces.
  * @param {{workspaces: Workspace[], providerOf: (id: string) => string, onOpen: (id: string) => void, onCreate: () => void, onClone: () => void, onRename: (w: Workspace) => void, onDelete: (w: Workspace) => void,
  *   onBackup: () => void, onRestore: (file: File) => void}} props
  */
 export function HomeView({ workspaces, providerOf, onOpen, onCreate, onClone, onRename, onDelete, onBackup, onRestore }) {
-  const restorePicker = h('input', { type: 'file', accept: '.zip,application/zip', hidden: true, 'aria-label': 'Choose a backup file to restore' });
+  const restorePicker = h('input', { type: 'file', accept: BACKUP_FILE_TYPES, hidden: true, 'aria-label': 'Choose a backup file to restore' });
   restorePicker.addEventListener('change', () => {
     const file = restorePicker.files?.[0];
     restorePicker.value = '';

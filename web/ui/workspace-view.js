@@ -202,11 +202,12 @@ export function WorkspaceView(props) {
   };
   const unsubscribe = controller.subscribe((s) => renderList(s));
 
+  const title = h('h1', { class: 'ws-title' }, workspace.name);
   root.append(
     h('header', { class: 'topbar' },
       menuToggle,
       h('a', { href: '#home', class: 'home-link wide-only', on: { click: (/** @type {MouseEvent} */ e) => { e.preventDefault(); props.onHome(); } } }, h('span', { 'aria-hidden': 'true' }, '‹ '), 'Workspaces'),
-      h('h1', { class: 'ws-title' }, workspace.name),
+      title,
       h('span', { class: 'provider-badge small wide-only', title: 'Current provider' }, props.providerLabel),
       drawerToggle,
       props.split ? h('button', { type: 'button', class: 'secondary icon-only split-btn wide-only', 'aria-pressed': String(props.split.on), title: 'Show the chat beside this panel', on: { click: props.split.onToggle } },
@@ -221,6 +222,8 @@ export function WorkspaceView(props) {
     root,
     destroy: () => { clearTimeout(searchTimer); moreObserver?.disconnect(); unsubscribe(); },
     toggleRail,
+    /** Shows the workspace's new name (after a rename). @param {string} name */
+    showName: (name) => { title.textContent = name; },
     /** Whether the rail shows icons only. */
     railCollapsed: () => collapsed,
     /** Puts the focus in the search box (opening the drawer on phones). */
