@@ -1,7 +1,8 @@
 // Chat as people expect it (issue 13): the sent message shows at once, one error display per
 // failure, a retry that leaves no duplicate behind, errors that name a local server that is not
-// running, Esc stops a reply, an offline indicator, Enter in a dialog submits it, and a reopened
-// or reloaded conversation shows its latest message.
+// running, Esc stops a reply, an offline indicator and offline named as the cause of a failed
+// request, Enter in a dialog submits it, and a reopened or reloaded conversation shows its
+// latest message.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchBrowser, startApp, openWorkspace, saveSettings, readWorkspaceFile, waitInPage } from './helpers.mjs';
@@ -411,6 +412,47 @@ test('an offline indicator appears with the network gone and leaves when it is b
     await browser.context.setOffline(false);
   }
   await banner.waitFor({ state: 'detached' });
+});
+
+test('offline, cloning a git repository says "You are offline", not CORS; online, the same failure keeps the CORS advice', async () => {
+  const home = await browser.context.newPage();
+  home.setDefaultTimeout(15_000);
+  /** Asks to clone `url` from the home screen; returns the alert the failure shows. @param {string} url */
+  const clone = async (url) => {
+    await home.getByRole('button', { name: 'Clone a git repository' }).click();
+    const dialog = home.getByRole('dialog', { name: 'Clone a git repository' });
+    await dialog.getByLabel('Repository URL').fill(url);
+    await dialog.getByRole('button', { name: 'Clone' }).click();
+    const alert = home.getByRole('alert').filter({ hasText: /could not be reached|could not reach/ });
+    await alert.waitFor();
+    const text = await alert.innerText();
+    await alert.getByRole('button', { name: 'Dismiss' }).click();
+    await alert.waitFor({ state: 'detached' });
+    return text;
+  };
+  try {
+    await home.goto(`${app.url}#home`);
+    // Control, online: a port nothing listens on fails the same way CORS does, and is explained as before.
+    const closed = createServer();
+    await new Promise((r) => closed.listen(0, '127.0.0.1', () => r(undefined)));
+    const port = /** @type {import('node:net').AddressInfo} */ (closed.address()).port;
+    await new Promise((r) => closed.close(r));
+    const online = await clone(`http://127.0.0.1:${port}/team/repo.git`);
+    assert.match(online, /does not allow requests from web pages \(CORS\)\. Set a CORS proxy/);
+    assert.doesNotMatch(online, /You are offline/);
+    // Offline (no request leaves the browser): the message says so.
+    await browser.context.setOffline(true);
+    try {
+      const offline = await clone('https://git.example.com/team/repo.git');
+      assert.match(offline, /You are offline, so the git server \(https:\/\/git\.example\.com\/team\/repo\.git\) could not be reached\. Reconnect and try again\./);
+      assert.doesNotMatch(offline, /CORS/);
+    } finally {
+      await browser.context.setOffline(false);
+    }
+    assert.equal(await home.getByRole('link', { name: /repo/ }).count(), 0, 'the failed clones left no workspace');
+  } finally {
+    await home.close();
+  }
 });
 
 test('"?" lists every keyboard shortcut, the panels\' included; typing "?" in the message does not', async () => {

@@ -25,11 +25,20 @@ test('a local server that does not answer: "is it running?", not "check your int
   assert.match(remote.message, /Check your connection and the base URL/);
 });
 
-test('offline: the error says so', () => {
+test('offline: the error and the connection test say so', async () => {
   const e = fetchError(refused, { label: 'OpenAI', url: 'https://api.openai.com/v1/chat/completions', online: false });
-  assert.match(e.message, /^You are offline\./);
+  assert.equal(e.message, 'You are offline, so OpenAI at https://api.openai.com could not be reached. Reconnect and try again.');
   // A local server needs no internet: being offline is not the reason there.
   assert.doesNotMatch(fetchError(refused, { label: 'Ollama', url: 'http://localhost:11434/v1/chat/completions', online: false }).message, /offline/);
+  // The connection test says the same.
+  const fetchImpl = /** @type {typeof fetch} */ (async () => { throw refused; });
+  const entry = /** @type {any} */ ({ id: 'openai', label: 'OpenAI', baseUrl: 'https://api.openai.com/v1' }); // a catalog entry's fields this function reads
+  const settings = /** @type {any} */ ({ provider: 'openai', model: 'm', baseUrl: 'https://api.openai.com/v1' }); // the provider settings' fields it reads
+  const offline = await diagnoseNetworkFailure(entry, settings, { fetchImpl, origin: 'http://localhost:8000', online: false });
+  assert.equal(!offline.ok && offline.message, 'You are offline, so OpenAI at https://api.openai.com/v1 could not be reached. Reconnect and try again.');
+  // Control: online, the advice is about the connection and the base URL.
+  const online = await diagnoseNetworkFailure(entry, settings, { fetchImpl, origin: 'http://localhost:8000', online: true });
+  assert.match(!online.ok ? online.message : '', /Could not reach OpenAI at https:\/\/api\.openai\.com\/v1\. Check your internet connection/);
 });
 
 test('HTTP 404 from a base URL without a version segment suggests the missing /v1', () => {

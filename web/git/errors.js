@@ -1,3 +1,5 @@
+import { offlineExplains, offlineMessage } from '../net/offline.js';
+
 /**
  * @typedef {'invalid_name' | 'invalid_message' | 'branch_exists' | 'branch_not_found' | 'current_branch' | 'dirty_worktree'
  *   | 'no_commits' | 'not_found' | 'auth_failed' | 'cors' | 'network' | 'non_fast_forward' | 'merge_conflict'
@@ -50,6 +52,8 @@ export function toGitError(err, context = {}) {
   }
   // fetch() rejects with a TypeError and no detail when CORS blocks the response or the host is unreachable.
   if (e instanceof TypeError && /fetch|network/i.test(e.message)) {
+    // The request went to the proxy when there is one: a local proxy needs no internet.
+    if (offlineExplains(context.corsProxy || context.url)) return new GitError('network', offlineMessage(`the git server${where}`), { cause: err });
     return new GitError(
       'cors',
       context.corsProxy

@@ -10,6 +10,7 @@
  * headers it must allow).
  */
 import { parseSSE } from '../providers/sse.js';
+import { offlineExplains, offlineMessage } from '../net/offline.js';
 
 /** Protocol revisions this client speaks, newest first. */
 export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'];
@@ -492,8 +493,9 @@ export class McpClient {
     return new McpError('http', `${this.#host()} answered HTTP ${res.status}${detail ? `: ${detail}` : ''}.`, { status: res.status });
   }
 
-  /** The request did not get through: CORS, or nothing there. */
+  /** The request did not get through: offline, CORS, or nothing there. */
   async #unreachable() {
+    if (offlineExplains(this.url)) return new McpError('unreachable', offlineMessage(this.#host()));
     let answered = false;
     try {
       await this.fetch(this.url, { mode: 'no-cors', cache: 'no-store', credentials: 'omit' });

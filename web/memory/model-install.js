@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { Unzip, UnzipInflate } from 'fflate';
 import { DEFAULT_MODEL_ID, INSTALL_MANIFEST, MODEL_CACHE_NAME, MODEL_DIMENSIONS, REQUIRED_MODEL_FILES, defaultModelBaseUrl, modelFileUrl } from './model-files.js';
+import { offlineExplains } from '../net/offline.js';
 
 /**
  * @typedef {'offline' | 'network' | 'http' | 'aborted' | 'missing_files' | 'invalid_file' | 'too_large' | 'zip_corrupt' | 'quota' | 'storage' | 'unavailable'} ModelInstallErrorCode
@@ -303,7 +304,7 @@ export class ModelInstaller {
           res = await this.fetch(url, { signal: controller.signal, credentials: 'omit' });
         } catch (err) {
           if (signal?.aborted) throw new ModelInstallError('aborted', 'The model download was cancelled; nothing was installed.');
-          const offline = typeof navigator !== 'undefined' && navigator.onLine === false;
+          const offline = offlineExplains(url);
           throw new ModelInstallError(offline ? 'offline' : 'network', offline
             ? 'You are offline, so the model cannot be downloaded. Connect and try again, or import the model folder or ZIP instead.'
             : `Could not reach ${new URL(url).host} to download the model (${err instanceof Error ? err.message : String(err)}). Check the connection, or import the model folder or ZIP instead.`, { cause: err });

@@ -1,7 +1,8 @@
 /** @import { ProviderConfig, CatalogEntry } from './types.d.ts' */
 import { catalogEntry } from './catalog.js';
 import { chromeAIAvailability, CHROME_AI_STATES } from './chrome-ai.js';
-import { ProviderError, isLocalAddress } from './errors.js';
+import { ProviderError } from './errors.js';
+import { isLocalAddress, offlineExplains, offlineMessage } from '../net/offline.js';
 import { createProvider } from './index.js';
 
 /** @typedef {{ok: true, message: string, models?: string[]} | {ok: false, code: string, message: string}} ConnectionReport */
@@ -71,12 +72,11 @@ export async function diagnoseNetworkFailure(entry, config, deps) {
     const keyHint = entry.id === 'openai' ? ' If you use OpenAI directly, this can also mean the API key is wrong: check it.' : '';
     return { ok: false, code: 'cors', message: help + keyHint };
   }
+  if (!entry.local && offlineExplains(base, deps.online)) return { ok: false, code: 'network', message: offlineMessage(`${entry.label} at ${base}`) };
   const hint = entry.local
     ? ` Is ${entry.label.replace(' (local)', '')} running? Start it and retry.`
     : isLocalAddress(base)
     ? ` Is the server at ${base} running? Start it and retry.`
-    : (deps.online ?? globalThis.navigator?.onLine ?? true)
-    ? ' Check your internet connection and the base URL.'
-    : ' You are offline: reconnect and retry.';
+    : ' Check your internet connection and the base URL.';
   return { ok: false, code: 'network', message: `Could not reach ${entry.label} at ${base}.${hint}` };
 }

@@ -1,5 +1,8 @@
 /** @import { ProviderErrorCode, ProviderErrorShape } from './types.d.ts' */
 import { LeakDetector } from '../safety/leak-detector.js';
+import { isLocalAddress, offlineExplains, offlineMessage } from '../net/offline.js';
+
+export { isLocalAddress };
 
 // The key shapes live in one place (the LeakDetector's rules), shared with the safety pipeline.
 const detector = new LeakDetector();
@@ -58,22 +61,6 @@ export function errorBodyMessage(body) {
     // not JSON: use the text itself
   }
   return body.trim().slice(0, 300);
-}
-
-/**
- * Whether a URL points at this machine or a private network (a local model server), where
- * "nothing answered" means the server is not running, not that the internet is down.
- * @param {string} url
- */
-export function isLocalAddress(url) {
-  let host;
-  try {
-    host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  } catch {
-    return false;
-  }
-  return host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host === '::1' || host === '0.0.0.0'
-    || /^127\./.test(host) || /^10\./.test(host) || /^192\.168\./.test(host) || /^172\.(?:1[6-9]|2\d|3[01])\./.test(host);
 }
 
 /** @param {string} url */
@@ -142,7 +129,7 @@ export function httpError({ status, body, label, model, url, retryAfter, secrets
  * @param {{label: string, url: string, signal?: AbortSignal, online?: boolean}} info online: default navigator.onLine
  * @returns {ProviderError}
  */
-export function fetchError(err, { label, url, signal, online = globalThis.navigator?.onLine ?? true }) {
+export function fetchError(err, { label, url, signal, online }) {
   if (err instanceof ProviderError) return err;
   if (signal?.aborted || /** @type {Error} */ (err)?.name === 'AbortError') {
     return new ProviderError('aborted', 'Stopped.', { retryable: false, cause: err });
@@ -151,7 +138,7 @@ export function fetchError(err, { label, url, signal, online = globalThis.naviga
   if (isLocalAddress(url)) {
     return new ProviderError('network', `Nothing answered at ${host}. Is the ${label.replace(/ \(local\)$/, '')} server running? Start it and retry.`, { cause: err });
   }
-  if (!online) return new ProviderError('network', `You are offline. Reconnect and retry (${label} at ${host} could not be reached).`, { cause: err });
+  if (offlineExplains(url, online)) return new ProviderError('network', offlineMessage(`${label} at ${host}`), { cause: err });
   return new ProviderError(
     'network',
     `Could not reach ${label} at ${host}. Check your connection and the base URL; if the server is running, it may be refusing requests from this page (CORS) — use "Test connection" in Settings for a precise diagnosis.`,

@@ -5,6 +5,7 @@
  * An installed skill's version is its `metadata.version`.
  */
 import { z } from 'zod';
+import { offlineExplains, offlineMessage } from '../net/offline.js';
 
 export const RegistryIndexSchema = z.object({
   skills: z.array(z.object({
@@ -58,6 +59,7 @@ export async function checkUpdates(indexUrl, installed, fetchFn = globalThis.fet
   try {
     res = await fetchFn(indexUrl, { credentials: 'omit', cache: 'no-cache' });
   } catch {
+    if (offlineExplains(indexUrl)) throw new RegistryError('unreachable', offlineMessage(`the skills registry at ${indexUrl}`));
     throw new RegistryError('unreachable', `The skills registry at ${indexUrl} could not be reached (offline, or it does not allow browsers: CORS).`);
   }
   if (!res.ok) throw new RegistryError('http', `The skills registry answered HTTP ${res.status} at ${indexUrl}.`);

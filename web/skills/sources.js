@@ -7,6 +7,7 @@ import { zipSync } from 'fflate';
 import { readZip } from '../files/zip.js';
 import { SKILL_LIMITS, SkillError } from './store.js';
 import { splitFrontmatter, textOf } from './format.js';
+import { offlineExplains, offlineMessage } from '../net/offline.js';
 
 /** @typedef {{dirName: string, files: Map<string, Uint8Array>, refused: {name: string, reason: string}[]}} SkillSource */
 
@@ -125,6 +126,7 @@ export async function skillsFromUrl(url, fetchFn = globalThis.fetch.bind(globalT
     res = await fetchFn(parsed.href, { signal, credentials: 'omit' });
   } catch (err) {
     if (/** @type {Error} */ (err).name === 'AbortError') throw err;
+    if (offlineExplains(parsed.href)) throw new SkillError('not_found', offlineMessage(parsed.host));
     throw new SkillError('not_found', `${parsed.host} could not be reached (offline, or it does not allow browsers to download from it: CORS). Download the skill and install the file instead.`);
   }
   if (!res.ok) throw new SkillError('not_found', `${parsed.href} answered HTTP ${res.status}: no skill there.`);

@@ -1,6 +1,7 @@
 /** @import { ToolDefinition, ToolContext } from './types.d.ts' */
 import { z } from 'zod';
 import { checkUrl } from '../safety/tool-call-validator.js';
+import { offlineExplains, offlineMessage } from '../net/offline.js';
 
 /** Redirects web_fetch follows at most (each one checked like the first address). */
 export const MAX_REDIRECTS = 5;
@@ -87,6 +88,7 @@ export function ruleFetch(options) {
       } catch (err) {
         if (timeout.aborted) throw new Error(`curl: ${current.host} did not answer in time`);
         if (init.signal?.aborted) throw err;
+        if (offlineExplains(current.href)) throw new Error(`curl: ${offlineMessage(current.href)}`);
         throw new Error(`curl: could not reach ${current.href} (the site is unreachable or does not allow requests from a web page: CORS)`);
       }
       if (res.type === 'opaqueredirect') throw new Error(`curl: ${current.host} redirects, and the browser hides where to, so the next address cannot be checked`);
@@ -160,6 +162,7 @@ export const webFetch = {
       } catch (err) {
         if (timeout.aborted) return { ok: false, output: `${current.host} did not answer within 30 s.` };
         if (ctx.signal?.aborted) throw err;
+        if (offlineExplains(current.href)) return { ok: false, output: offlineMessage(current.href) };
         return { ok: false, output: `Could not fetch ${current.href}: the site is unreachable or does not allow requests from a web page (CORS).` };
       }
       if (res.type === 'opaqueredirect') {
