@@ -329,7 +329,7 @@ test('edit and resend makes a version (‹ 1/2 ›) the model sees alone; switch
     assert.match(text, /two plus two[\s\S]*You said: What is two plus two\?[\s\S]*You said: And then\?/);
     assert.doesNotMatch(text, /three plus three|A second answer/, 'only the version on screen');
   }
-  const jsonl = await exportAs('JSONL (event log with every version, can be imported)');
+  const jsonl = await exportAs('JSONL (importable)');
   await page.getByLabel('Choose a conversation file (JSONL) to import').setInputFiles({ name: 'branched-sums.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(jsonl) });
   await page.getByRole('link', { name: /branched sums/ }).waitFor();
   await page.locator('.msg.assistant', { hasText: 'You said: And then?' }).waitFor();
