@@ -7,7 +7,7 @@ import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { offlineExplains, offlineMessage } from '../../web/net/offline.js';
 import { toGitError } from '../../web/git/errors.js';
-import { webFetch, ruleFetch } from '../../web/tools/web.js';
+import { webFetch, webSearch, ruleFetch } from '../../web/tools/web.js';
 import { toolSettings } from '../../web/tools/index.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { createShell } from '../../web/shell/shell.js';
@@ -43,7 +43,7 @@ test('the check: offline and a remote address; online, unknown or a local addres
   assert.match(offlineMessage('example.com'), OFFLINE);
 });
 
-test('git: a clone, fetch, pull or push that cannot reach the server while offline says so', () => {
+test('git: a clone, pull or push that cannot reach the server while offline says so', () => {
   const err = new TypeError('Failed to fetch');
   setOnline(false);
   const e = /** @type {import('../../web/git/errors.js').GitError} */ (toGitError(err, { url: 'https://github.com/me/repo.git' }));
@@ -72,6 +72,18 @@ test('web_fetch: offline is named instead of "unreachable or CORS"', async () =>
   setOnline(true);
   const online = await webFetch.run({ url: 'https://example.com/page' }, ctx);
   assert.equal(online.output, 'Could not fetch https://example.com/page: the site is unreachable or does not allow requests from a web page (CORS).');
+});
+
+test('web_search: offline is named instead of "could not be reached (or does not allow requests)"', async () => {
+  const ctx = { workspaceId: 'w', fs: new MemoryFileSystem(), settings: toolSettings({ searchEndpoint: 'https://searx.example/' }), fetch: failedFetch };
+  setOnline(false);
+  const offline = await webSearch.run({ query: 'cats' }, ctx);
+  assert.equal(offline.ok, false);
+  assert.match(offline.output, OFFLINE);
+  assert.match(offline.output, /the search service at searx\.example could not be reached/);
+  setOnline(true);
+  const online = await webSearch.run({ query: 'cats' }, ctx);
+  assert.equal(online.output, 'The search service at searx.example could not be reached (or does not allow requests from this page).');
 });
 
 test("the shell's curl: offline is named instead of \"unreachable or CORS\"", async () => {

@@ -51,6 +51,8 @@ export async function openPalette({ view, workspaces, panels, agentSettings, go,
   const ws = workspaceId ? workspaces.get(workspaceId) ?? null : null;
   const actions = view?.palette;
   const wide = matchMedia('(min-width: 721px)').matches;
+  // The split view needs more room than the rail: it and its button show from 901 px (styles.css).
+  const splitWide = matchMedia('(min-width: 901px)').matches;
   const { buildCommands } = await import('./commands.js');
   const [{ openCommandPalette }, { fuzzyRank }] = await Promise.all([import('../ui/command-palette.js'), import('./fuzzy.js')]);
   const commands = buildCommands({
@@ -69,8 +71,8 @@ export async function openPalette({ view, workspaces, panels, agentSettings, go,
       continue: !controller.busy && !!stoppedLastReply(controller.state.events),
       edit: controller.busy ? null : lastOwnMessage(controller.state.events),
     } : null,
-    // The rail's and the split's buttons are hidden on a phone's width (CSS: max-width 720px).
-    split: actions?.split && wide ? { on: actions.split.on } : null,
+    // The rail's button is hidden on a phone's width (CSS: max-width 720px), the split's up to 900 px.
+    split: actions?.split && splitWide ? { on: actions.split.on } : null,
     railCollapsed: actions && wide ? actions.railCollapsed() : null,
     canRestore: !!pickBackup,
     act: {

@@ -1,8 +1,8 @@
 /**
  * Whether being offline is why an address could not be reached, and the sentence that says so.
- * Every network path (providers, git remotes, web_fetch and curl, MCP servers, skills, the
- * model download) uses these, so a failure while the browser is offline is named as that and
- * not as CORS or a server that is not running.
+ * Providers, git remotes, web_fetch, web_search and curl, MCP servers, skills and the model
+ * download use these, so a failure while the browser is offline is named as that and not as
+ * CORS or a server that is not running.
  */
 
 /**

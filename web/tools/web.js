@@ -238,6 +238,7 @@ export const webSearch = {
     try {
       res = await ctx.fetch(url.href, { headers, signal: ctx.signal, credentials: 'omit' });
     } catch {
+      if (offlineExplains(url.href)) return { ok: false, output: offlineMessage(`the search service at ${url.host}`) };
       return { ok: false, output: `The search service at ${url.host} could not be reached (or does not allow requests from this page).` };
     }
     if (!res.ok) return { ok: false, output: `The search service answered HTTP ${res.status}.` };
