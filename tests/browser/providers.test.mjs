@@ -120,6 +120,8 @@ test('mid-conversation, a failing provider falls back to the next in the chain a
 test('a stalled stream ends with a clear time-out error; the partial text is kept, also after a reload', async () => {
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const dialog = settingsDialog();
+  // The dialog is open before its fallbacks are counted (count() does not wait for it).
+  await dialog.getByLabel(/Reply stalled for/).waitFor();
   const remove = dialog.getByRole('button', { name: 'Remove fallback 1' });
   if (await remove.count()) await remove.click();
   await dialog.getByLabel(/Reply stalled for/).fill('2');
