@@ -2,7 +2,8 @@
 // "/v1", and being offline are named as such (issue 13), not as "check your internet connection".
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fetchError, httpError, isLocalAddress } from '../../web/providers/errors.js';
+import { fetchError, httpError } from '../../web/providers/errors.js';
+import { isLocalAddress } from '../../web/net/offline.js';
 import { diagnoseNetworkFailure } from '../../web/providers/connection.js';
 
 const refused = new TypeError('Failed to fetch');

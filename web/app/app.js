@@ -35,7 +35,6 @@ import { mountControls } from './mount-controls.js';
 import { createChatController } from './chat-assembly.js';
 import { LayoutPreference, artifactSlot } from './workspace-layout.js';
 import { listenForShortcuts, shortcutList } from './shortcuts.js';
-import { openPalette } from './palette.js';
 import { noticeInsecureContext, noticeStorageStall, noticeUpdates, noticeConnectivity } from './page-notices.js';
 import { recoverRestore } from './restore-recovery.js';
 import { createWorkspace, renameWorkspace, deleteWorkspace } from './workspace-actions.js';
@@ -615,10 +614,12 @@ export class ClawserApp {
     if (await deleteWorkspace(stores, w, home) && this.router.current.name === 'home') this.#renderHome();
   }
 
-  /** The command palette, with every action that applies where the user is. */
-  #openPalette() {
+  /** The command palette, with every action that applies where the user is (loaded on first use). */
+  async #openPalette() {
+    const view = this.router.current.name === 'workspace' ? this.#view : null;
+    const { openPalette } = await import('./palette.js');
     return openPalette({
-      view: this.router.current.name === 'workspace' ? this.#view : null,
+      view,
       workspaces: /** @type {WorkspaceStore} */ (this.workspaces),
       panels: this.panels.list(),
       agentSettings: /** @type {AgentSettingsStore} */ (this.agentSettings),

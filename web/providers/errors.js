@@ -2,8 +2,6 @@
 import { LeakDetector } from '../safety/leak-detector.js';
 import { isLocalAddress, offlineExplains, offlineMessage } from '../net/offline.js';
 
-export { isLocalAddress };
-
 // The key shapes live in one place (the LeakDetector's rules), shared with the safety pipeline.
 const detector = new LeakDetector();
 
