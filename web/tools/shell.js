@@ -60,10 +60,12 @@ class ShellSessions {
   }
 
   /**
-   * The read-only verdict of a line in its conversation's session: a command name that the
-   * session has made a function or an alias runs that code instead, so such a line is neither
-   * read-only nor covered by a rule.
+   * The read-only verdict of a line in its conversation's session. What the session's own state
+   * runs that the line does not show — a command name the session made a function or an alias,
+   * a trace prompt with code — makes the line neither read-only nor covered by a rule, and
+   * `hidden` says what it is, for the approval dialog.
    * @param {string} command @param {ToolContext} [ctx]
+   * @returns {(ReturnType<typeof import('../shell/read-only.js').readOnlyVerdict> & {hidden?: string[]}) | null}
    */
   analyse(command, ctx) {
     if (!loaded) return null;
@@ -73,10 +75,9 @@ class ShellSessions {
       const verdict = readOnlyVerdict(this.#checker.parse(command));
       const session = ctx ? this.peek(ctx)?.shell : undefined;
       if (!session) return verdict;
-      const defined = new Set([...session.functions.keys(), ...session.aliases()]);
-      const shadowed = verdict.commands.map((c) => c.split(' ')[0]).find((name) => defined.has(name));
-      if (!shadowed) return verdict;
-      return { ...verdict, readOnly: false, coverable: false, reason: `"${shadowed}" is a function or alias defined in this session` };
+      const hidden = session.hiddenCode(verdict.commands.map((c) => c.split(' ')[0]));
+      if (!hidden.length) return verdict;
+      return { ...verdict, readOnly: false, coverable: false, reason: hidden[0], hidden };
     } catch {
       return null;
     }
@@ -215,7 +216,10 @@ export function createShellTool() {
     preview: ({ command }, ctx) => {
       const verdict = sessions.analyse(command, ctx);
       if (!verdict) return 'The line could not be parsed; it will fail with a syntax error.';
-      return verdict.readOnly ? 'Only reads (every command is on the read-only list).' : `Changes something: ${verdict.reason}. Commands: ${verdict.commands.join(' · ')}`;
+      if (verdict.readOnly) return 'Only reads (every command is on the read-only list).';
+      // What the session runs besides the line's own words (its functions, aliases, trace prompt), in full.
+      const hidden = verdict.hidden && verdict.hidden.length > 1 ? `\nThe session also runs: ${verdict.hidden.slice(1).join('; ')}` : '';
+      return `Changes something: ${verdict.reason}. Commands: ${verdict.commands.join(' · ')}${hidden}`;
     },
     async run({ command, stdin }, /** @type {ToolContext} */ ctx) {
       const session = await sessions.for(ctx);
