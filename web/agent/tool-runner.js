@@ -254,7 +254,9 @@ export class ToolRunner {
     let result;
     const cancelled = () => refuse({ kind: 'cancelled', reason: 'Cancelled by the user while it was running.' }, args);
     try {
-      const settled = await untilAborted(Promise.resolve(tool.run(args, { ...this.context, ...options.context, signal })), signal);
+      // Outside content the tool takes in while it runs taints the turn at once (see ToolContext.taint).
+      const taint = (/** @type {string} */ what, /** @type {string | undefined} */ detail) => this.addTaint({ tool: tool.name, what, ...(detail ? { detail } : {}) });
+      const settled = await untilAborted(Promise.resolve(tool.run(args, { ...this.context, ...options.context, signal, taint })), signal);
       if (settled === ABORTED) return cancelled();
       result = settled;
     } catch (err) {

@@ -45,6 +45,7 @@ export class ShellSyntaxError extends Error {
  * @property {(ms: number, signal?: AbortSignal) => Promise<void>} [sleep]
  * @property {string[]} [unreadable] top-level folders whose content the shell may not read (the agent's shell: Clawser's own folders)
  * @property {import('just-bash').BashOptions['fetch']} [fetch] what `curl` uses (web_fetch's rules: web/tools/web.js ruleFetch); without it curl is not available
+ * @property {(path: string) => Promise<void> | void} [onRead] told of every file read and folder listed (a storage path) before the command gets it
  */
 
 /** @typedef {{stdout: string, stderr: string, exitCode: number}} ShellResult */
@@ -59,6 +60,7 @@ export class Shell {
   constructor(options) {
     this.limits = { ...DEFAULT_SHELL_LIMITS, ...options.limits };
     this.fs = new BashFileSystem(new ProtectedFileSystem(options.fs), { unreadable: options.unreadable });
+    this.fs.onRead = options.onRead ?? null;
     /** @type {string} */
     this.cwd = resolveShellPath('/', options.cwd ?? '/');
     /** @type {Record<string, string>} */

@@ -13,9 +13,15 @@ export const SHELL_OUTPUT_CAP = 20_000;
 export const SHELL_TIMEOUT_MS = 120_000;
 
 /**
- * One session per conversation (cwd, variables, functions). `ctx` is the latest call's context:
- * each turn has its own gates, and the session's commands use the current ones.
- * @typedef {{shell: Shell, used: number, fs: ToolContext['fs'], live: {ctx: ToolContext, fetched: string[]}}} Session
+ * What a session's commands reach: the latest call's context (each turn has its own gates, and
+ * the session's commands use the current ones), the URLs curl fetched, and per line whether the
+ * workspace is outside content (`origin`: undefined until asked) and whether that line's reads
+ * have tainted the turn yet.
+ * @typedef {{ctx: ToolContext, fetched: string[], origin?: string | null, tainted?: boolean}} Live
+ */
+/**
+ * One session per conversation (cwd, variables, functions).
+ * @typedef {{shell: Shell, used: number, fs: ToolContext['fs'], live: Live}} Session
  */
 const MAX_SESSIONS = 20;
 
@@ -44,7 +50,7 @@ class ShellSessions {
       entry.fs = ctx.fs;
     }
     if (!entry) {
-      /** What the session's commands reach: the latest call's context. @type {{ctx: ToolContext, fetched: string[]}} */
+      /** @type {Live} */
       const session = { ctx, fetched: [] };
       const shell = await agentShell(session);
       entry = { shell, used: 0, fs: ctx.fs, live: session };
@@ -104,10 +110,35 @@ function capped(text, name) {
 }
 
 /**
+ * Taints the turn the moment outside content enters the line (ToolContext.taint): a file of a
+ * cloned repository or an opened folder read or listed by the shell (`path`), or the
+ * repository's history read by `git` (no path). Asks contentOrigin once per line for the
+ * workspace, then per file until the first taint.
+ * @param {Live} session @param {string} [path]
+ */
+async function taintWorkspaceContent(session, path) {
+  const ctx = session.ctx;
+  if (session.tainted || !ctx.taint || !ctx.contentOrigin) return;
+  if (session.origin === undefined) session.origin = await ctx.contentOrigin();
+  if (!session.origin) return;
+  const what = path === undefined ? session.origin : await ctx.contentOrigin(path);
+  if (!what) return;
+  session.tainted = true;
+  ctx.taint(what, path || undefined);
+}
+
+/** A new line starts: what the last one learned about the workspace's origin is asked again. @param {Live} session */
+function newLine(session) {
+  session.origin = undefined;
+  session.tainted = false;
+}
+
+/**
  * The agent's shell over the workspace: Clawser's folders neither written nor read, `git` on
  * the workspace's repository, `clawser` and `curl` through the gates of `live.ctx` (the latest
- * call's), `only` limiting the tools `clawser` may call (a skill's allowed-tools).
- * @param {{ctx: ToolContext, fetched: string[]}} session @param {{only?: string[], env?: Record<string, string>}} [options]
+ * call's), `only` limiting the tools `clawser` may call (a skill's allowed-tools). Outside
+ * content taints the turn as it comes in: a page curl fetched, a file of a cloned repository.
+ * @param {Live} session @param {{only?: string[], env?: Record<string, string>}} [options]
  */
 async function agentShell(session, options = {}) {
   const [{ createShell }, , { gitCommand }, { clawserCommand, listStore }] = await loadShell();
@@ -127,8 +158,13 @@ async function agentShell(session, options = {}) {
     unreadable: PROTECTED_FOLDERS,
     limits: { timeoutMs: SHELL_TIMEOUT_MS },
     ...(options.env ? { env: options.env } : {}),
+    onRead: (path) => taintWorkspaceContent(session, path),
     commands: [
-      gitCommand(async () => session.ctx.git ?? new (await import('../git/git.js')).WorkspaceGit(session.ctx.fs), { mayWrite: () => !shell?.readOnlyRun }),
+      gitCommand(async () => {
+        // A cloned repository's history (log, diff) is outside content too.
+        await taintWorkspaceContent(session);
+        return session.ctx.git ?? new (await import('../git/git.js')).WorkspaceGit(session.ctx.fs);
+      }, { mayWrite: () => !shell?.readOnlyRun }),
       clawserCommand({
         callTool: (name, args, signal) => {
           if (options.only && !options.only.includes(name)) return Promise.resolve({ ok: false, output: `${name} is not among the tools this script may use (${options.only.join(', ') || 'none'}).` });
@@ -157,7 +193,10 @@ async function agentShell(session, options = {}) {
       const method = (init?.method ?? 'GET').toUpperCase();
       if ((method !== 'GET' && method !== 'HEAD') || init?.body) throw new Error(`curl: the agent's shell only fetches (GET or HEAD, without a body); ${method} is for you to run in the Terminal`);
       session.fetched.push(url);
-      return fetch(url, init);
+      const response = await fetch(url, init);
+      // The page is in: every later command of this line, and every later call, sees the taint.
+      session.ctx.taint?.(`a web page fetched by curl (${url})`);
+      return response;
     },
   });
   return shell;
@@ -177,6 +216,7 @@ export async function runShellScript(source, options, ctx) {
   /** @type {Record<string, string>} */
   const env = { ARGS: JSON.stringify(options.args ?? {}) };
   for (const [k, v] of Object.entries(options.args ?? {})) if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && v !== null && typeof v !== 'object') env[k] = String(v);
+  /** @type {Live} */
   const session = { ctx, fetched: [] };
   const shell = await agentShell(session, { only: options.only, env });
   const result = await shell.run(source, { signal: ctx.signal, timeoutMs: SHELL_TIMEOUT_MS, addToHistory: false });
@@ -224,6 +264,7 @@ export function createShellTool() {
     async run({ command, stdin }, /** @type {ToolContext} */ ctx) {
       const session = await sessions.for(ctx);
       const before = session.live.fetched.length;
+      newLine(session.live);
       // A line judged read-only runs with every change refused: what the check missed writes nothing.
       const readOnly = !!sessions.analyse(command, ctx)?.readOnly;
       const result = await session.shell.run(command, { signal: ctx.signal, ...(stdin !== undefined ? { stdin } : {}), timeoutMs: SHELL_TIMEOUT_MS, readOnly });

@@ -74,7 +74,8 @@ export const skillReadFile = {
     const page = await skillsOf(ctx).readFile(name, path, { offset });
     if (page.binary) return { ok: true, output: `${path} is a binary file (${page.size} bytes); it cannot be shown as text.` };
     const more = page.next !== null ? `\n…[characters ${page.offset}–${page.next} of ${page.total}; call again with offset ${page.next} for the rest]` : '';
-    return { ok: true, output: `${page.text}${more}` };
+    // A skill's files were written by whoever wrote the skill: outside content, like a fetched page.
+    return { ok: true, output: `${page.text}${more}`, untrusted: `a file of the skill “${name}”` };
   },
 };
 
