@@ -151,7 +151,7 @@ async function agentShell(session, options = {}) {
         return session.ctx.settings;
       },
       // curl is a web_fetch of its URL: the same gates (network permission, policy, approval, allowlist).
-      authorize: async (url) => (session.ctx.authorizeTool ? session.ctx.authorizeTool('web_fetch', { url }, session.ctx.signal) : 'curl is not available here.'),
+      authorize: async (url) => (session.ctx.authorizeTool ? session.ctx.authorizeTool('web_fetch', { url }, session.ctx.signal, options.only ? { only: options.only } : undefined) : 'curl is not available here.'),
     });
   shell = createShell({
     fs: ctx.fs,
@@ -171,7 +171,8 @@ async function agentShell(session, options = {}) {
           if (name === 'shell' || name === 'run_js' || name === 'skill_run_script') return Promise.resolve({ ok: false, output: `${name} cannot be called from inside the shell.` });
           // A read-only line may only read, whatever its hidden parts try.
           if (shell?.readOnlyRun && !READ_ONLY_TOOLS.includes(name)) return Promise.resolve({ ok: false, output: `${name} may change something, and this line was run as read-only.` });
-          return session.ctx.callTool ? session.ctx.callTool(name, args, signal) : Promise.resolve({ ok: false, output: 'Tools cannot be called from here.' });
+          // The bound goes with the call: the runner holds it whatever the tool reaches in turn.
+          return session.ctx.callTool ? session.ctx.callTool(name, args, signal, options.only ? { only: options.only } : undefined) : Promise.resolve({ ok: false, output: 'Tools cannot be called from here.' });
         },
         tools: () => (session.ctx.toolNames ?? []).filter((name) => !options.only || options.only.includes(name)).map((name) => ({ name, permission: '', description: '' })),
         list: async (topic) => {
@@ -187,7 +188,9 @@ async function agentShell(session, options = {}) {
       }),
     ],
     fetch: async (url, init) => {
-      if (options.only && !options.only.includes('web_fetch')) throw new Error('curl: this script may not use the network (web_fetch is not among its tools)');
+      // A skill script's own shell, or the shell tool called by a script (its context's toolNames are bounded).
+      const names = session.ctx.toolNames;
+      if ((options.only && !options.only.includes('web_fetch')) || (names && !names.includes('web_fetch'))) throw new Error('curl: this script may not use the network (web_fetch is not among its tools)');
       if (shell?.readOnlyRun) throw new Error('curl: this line was run as read-only');
       // The agent's curl fetches like web_fetch does (GET or HEAD, no body): nothing more.
       const method = (init?.method ?? 'GET').toUpperCase();

@@ -46,9 +46,10 @@ export interface ToolContext {
   runCode?: (code: string, signal?: AbortSignal, options?: { only?: string[]; isolated?: boolean; adapt?: boolean }) => Promise<{ ok: boolean; output: string }>;
   /**
    * Calls another tool through the same gates as this call (the shell's `clawser` command, its
-   * `curl`): autonomy, policy, approval, taint. Absent: such commands are not available.
+   * `curl`): autonomy, policy, approval, taint, and this call's bound — a skill script's
+   * allowed-tools — narrowed further by `options.only`. Absent: such commands are not available.
    */
-  callTool?: (name: string, args: Record<string, unknown>, signal?: AbortSignal) => Promise<{ ok: boolean; output: string }>;
+  callTool?: (name: string, args: Record<string, unknown>, signal?: AbortSignal, options?: { only?: string[] }) => Promise<{ ok: boolean; output: string }>;
   /**
    * Marks the turn as having taken in outside content now, while this call runs — the moment it
    * enters (the shell when `curl` returns, when a file of a cloned repository is read), not when
@@ -58,7 +59,7 @@ export interface ToolContext {
    */
   taint?: (what: string, detail?: string) => void;
   /** Asks the gates whether a call may run, without running it (the shell's `curl` as a web_fetch): null when it may, else why not. */
-  authorizeTool?: (name: string, args: Record<string, unknown>, signal?: AbortSignal) => Promise<string | null>;
+  authorizeTool?: (name: string, args: Record<string, unknown>, signal?: AbortSignal, options?: { only?: string[] }) => Promise<string | null>;
   /** Reports how far a running call is, for the chat ("3/10 — indexing"). */
   progress?: (text: string) => void;
   /** The named agent or sub-agent whose turn this is (absent: the workspace's own agent). */
