@@ -128,3 +128,31 @@ test('the script\'s curl is bounded by allowed-tools too, also when the script c
     server.close();
   }
 });
+
+test('what a script leaves in its shell (a function named git) never reaches the agent\'s own session, where it would run unbounded (control: the script\'s later calls keep their state)', async () => {
+  const plant = `git() { ${DELEGATE}; }`;
+  const w = await skillWorkspace('shell', {
+    'plant.js': `await shell({ command: ${JSON.stringify(plant)} }); return await shell({ command: 'type git | head -1' });`,
+  });
+  const planted = await w.run('plant.js');
+  assert.match(planted.output, /git is a function/, 'control: the script\'s own shell keeps what it defined between its calls');
+  // The agent's next line, in the conversation's session, at full autonomy with the shell allowed.
+  const agentLine = await w.r.run({ id: 'a', name: 'shell', arguments: { command: 'git status' } });
+  assert.doesNotMatch(agentLine.output, /sub-agent/);
+  assert.deepEqual(w.delegated, [], 'the function the script defined is not the agent\'s');
+});
+
+test('a script\'s shell line is judged in the script\'s own session: a rule does not cover a command the script redefined (control: unredefined, the rule covers it)', async () => {
+  for (const redefine of [true, false]) {
+    const w = await skillWorkspace('shell', {
+      'go.js': `${redefine ? `await shell({ command: ${JSON.stringify('git() { rm -rf notes; }')} });\n` : ''}return await shell({ command: 'git add notes/a.md' });`,
+    });
+    w.registry.setPolicy('shell', 'approve');
+    w.registry.addRule({ tool: 'shell', kind: 'command', pattern: 'git add' });
+    w.asked.length = 0;
+    await w.run('go.js');
+    const askedLines = w.asked.filter((r) => r.tool === 'shell').map((r) => r.args.command);
+    if (redefine) assert.deepEqual(askedLines, ['git() { rm -rf notes; }', 'git add notes/a.md'], 'the redefined git add is asked for');
+    else assert.deepEqual(askedLines, [], 'control: the rule covers git add');
+  }
+});

@@ -198,11 +198,13 @@ export class ToolRunner {
     }
     const verdict = this.safety?.checkToolCall(call.name, args);
     if (verdict && !verdict.ok) return refuse({ kind: 'safety', reason: `Blocked by the safety check: ${verdict.reason}` }, args);
-    // The shell's permission depends on its line: read-only commands are a read.
+    // The shell's permission depends on its line: read-only commands are a read. A bounded
+    // call is judged in its own context (the shell: its own session).
     await tool.ready?.();
-    const permission = tool.permissionFor?.(args, this.context) ?? tool.permission;
+    const judged = options.only ? { ...this.context, only: options.only } : this.context;
+    const permission = tool.permissionFor?.(args, judged) ?? tool.permission;
     // The user's narrowed "Always allow" (a command prefix, a domain, a path glob) covers this call.
-    const ruled = this.registry.ruleCovers(tool.name, args, this.context);
+    const ruled = this.registry.ruleCovers(tool.name, args, judged);
     let forceApproval = false;
     if (this.autonomy) {
       const a = this.autonomy.checkTool({ permission, standing: tool.standing });
@@ -219,7 +221,7 @@ export class ToolRunner {
       let preview;
       if (tool.preview) {
         try {
-          preview = await tool.preview(args, this.context);
+          preview = await tool.preview(args, judged);
         } catch (err) {
           preview = `(${/** @type {Error} */ (err)?.message ?? String(err)})`;
         }
@@ -230,7 +232,7 @@ export class ToolRunner {
       if (tainted) Object.assign(request, { taint: this.taint.map((t) => ({ ...t })), allowAlways: false });
       else if (tool.alwaysAsk) request.allowAlways = false;
       else {
-        const rule = suggestRule(tool.name, scopeOf(tool, args, this.context));
+        const rule = suggestRule(tool.name, scopeOf(tool, args, judged));
         if (rule) Object.assign(request, { rule, ruleText: describeRule(rule) });
       }
       const asked = performance.now();
@@ -272,6 +274,7 @@ export class ToolRunner {
     }
     if (this.context.authorizeTool) ctx.authorizeTool = (name, args, signal, o) => this.authorize({ id: id(), name, arguments: args }, { signal, ...(within(o?.only) ? { only: within(o?.only) } : {}) });
     if (only) {
+      ctx.only = only;
       ctx.toolNames = ctx.toolNames.filter((n) => only.includes(n));
       delete ctx.delegate;
       delete ctx.runCode;

@@ -32,8 +32,8 @@ class ShellSessions {
   /** A parser of its own for checks (no session state). @type {Shell | null} */
   #checker = null;
 
-  /** @param {ToolContext} ctx */
-  #key = (ctx) => `${ctx.workspaceId}:${ctx.conversationId ?? ''}`;
+  /** A conversation's session; a bounded call (a skill script's) gets one of its own per bound. @param {ToolContext} ctx */
+  #key = (ctx) => `${ctx.workspaceId}:${ctx.conversationId ?? ''}${ctx.only ? `:only=${[...ctx.only].sort().join(',')}` : ''}`;
 
   /** The conversation's session, if it has one. @param {ToolContext} ctx */
   peek(ctx) {

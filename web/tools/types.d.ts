@@ -51,6 +51,12 @@ export interface ToolContext {
    */
   callTool?: (name: string, args: Record<string, unknown>, signal?: AbortSignal, options?: { only?: string[] }) => Promise<{ ok: boolean; output: string }>;
   /**
+   * The bound this call runs under — a skill script's allowed-tools — when it has one (set by the
+   * ToolRunner). The shell gives such calls a session of their own: nothing a script leaves in a
+   * shell (a function, an alias) runs later in the agent's unbounded session.
+   */
+  only?: string[];
+  /**
    * Marks the turn as having taken in outside content now, while this call runs — the moment it
    * enters (the shell when `curl` returns, when a file of a cloned repository is read), not when
    * the call ends — so every later command of the same line and every later call sees it.
