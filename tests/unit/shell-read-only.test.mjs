@@ -136,6 +136,11 @@ test('the dialog sees what a session\'s function or alias runs, and a session th
   assert.deepEqual(w.asked.map((r) => r.args.command), ['ls', 'git add notes/a.md'], 'both asked: the rules do not cover a redefined command');
   assert.match(String(w.asked[0].preview), /ls is an alias in this session: rm -rf notes/);
   assert.match(String(w.asked[1].preview), /git is a function in this session: .*rm -rf notes/s);
+  // A command that runs others by name may reach any definition: the dialog lists them all.
+  w.asked.length = 0;
+  await w.turn(['echo notes | xargs ls'], () => 'deny');
+  assert.match(String(w.asked[0].preview), /ls is an alias in this session: rm -rf notes/);
+  assert.match(String(w.asked[0].preview), /git is a function in this session/);
   assert.equal(await w.fs.readText('notes/a.md'), 'TODO a\n');
 
   const t = await shellWorkspace({ level: 'supervised', files: { 'notes/a.md': 'TODO a\n' } });

@@ -7,6 +7,9 @@ import { ruleFetch } from './web.js';
 /** The tools a read-only line's `clawser` may call (they read local state only). */
 const READ_ONLY_TOOLS = ['memory_recall', 'goal_list', 'schedule_list', 'fs_read', 'fs_list', 'git_status', 'git_log', 'git_diff', 'skill_read_file', 'storage_get', 'storage_list'];
 
+/** Commands that run other commands by name (a session's function or alias among them). */
+const RUNS_COMMANDS = ['bash', 'sh', 'eval', 'source', '.', 'exec', 'command', 'builtin', 'xargs', 'find', 'env', 'timeout', 'nohup', 'time', 'watch', 'trap'];
+
 /** What the model sees of stdout and of stderr at most (each). */
 export const SHELL_OUTPUT_CAP = 20_000;
 /** A line the agent runs stops after this long. */
@@ -81,9 +84,13 @@ class ShellSessions {
       const verdict = readOnlyVerdict(this.#checker.parse(command));
       const session = ctx ? this.peek(ctx)?.shell : undefined;
       if (!session) return verdict;
-      const hidden = session.hiddenCode(verdict.commands.map((c) => c.split(' ')[0]));
+      const names = verdict.commands.map((c) => c.split(' ')[0]);
+      // A command that runs others by name (`xargs ls`, `find -exec`, `bash -c`, `eval`) may reach
+      // any of the session's definitions: the dialog then lists them all.
+      const runs = names.some((n) => RUNS_COMMANDS.includes(n));
+      const hidden = session.hiddenCode(runs ? [...names, ...session.functions.keys(), ...session.aliases()] : names);
       if (!hidden.length) return verdict;
-      return { ...verdict, readOnly: false, coverable: false, reason: hidden[0], hidden };
+      return { ...verdict, readOnly: false, coverable: false, reason: verdict.reason ?? hidden[0], hidden };
     } catch {
       return null;
     }
@@ -241,7 +248,7 @@ export function createShellTool() {
     description:
       'Run a bash command line over the workspace files (a virtual bash: pipes, redirects, &&, loops, functions; ~80 commands such as ls, cat, grep -r, find, sed, awk, sort, jq, diff, tar, plus `git` and `clawser`). ' +
       'The workspace is `/`. The session keeps the working directory, variables and functions between calls in this conversation. ' +
-      `Returns the exit code, stdout and stderr (each cut at ${SHELL_OUTPUT_CAP} characters). Read-only lines (ls, cat, grep, wc, git status…) run like read tools; others need approval.`,
+      `Returns the exit code, stdout and stderr (each cut at ${SHELL_OUTPUT_CAP} characters). Read-only lines (ls, cat, grep, wc, git status…) run like read tools; others need approval. A word that expands where an option could stand keeps a line from being read-only: write \`cat -- "$f"\`, \`wc -l ./*.md\`, \`printf '%s\\n' "$x"\`.`,
     permission: 'write',
     schema: z.object({
       command: z.string().min(1).max(20_000).describe('The bash command line (several lines allowed)'),
@@ -261,7 +268,8 @@ export function createShellTool() {
       if (!verdict) return 'The line could not be parsed; it will fail with a syntax error.';
       if (verdict.readOnly) return 'Only reads (every command is on the read-only list).';
       // What the session runs besides the line's own words (its functions, aliases, trace prompt), in full.
-      const hidden = verdict.hidden && verdict.hidden.length > 1 ? `\nThe session also runs: ${verdict.hidden.slice(1).join('; ')}` : '';
+      const more = (verdict.hidden ?? []).filter((h) => h !== verdict.reason);
+      const hidden = more.length ? `\nThe session also runs: ${more.join('; ')}` : '';
       return `Changes something: ${verdict.reason}. Commands: ${verdict.commands.join(' · ')}${hidden}`;
     },
     async run({ command, stdin }, /** @type {ToolContext} */ ctx) {
