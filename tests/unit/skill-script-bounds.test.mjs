@@ -11,28 +11,7 @@ import { LocalConfig } from '../../web/storage/local-config.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { memoryStorage } from '../fixtures/stand-ins.mjs';
 import { shellWorkspace } from '../fixtures/shell-workspace.mjs';
-
-/** A stand-in for andbox in Node: the same contract (capabilities as globals), no isolation (browser tests cover that). */
-function fakeSandbox() {
-  const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
-  const sb = {
-    /** @type {Record<string, (args: any) => unknown>} */ // any: what sandboxed code passes
-    capabilities: {},
-    /** @param {string} code */
-    async evaluate(code) {
-      const logs = /** @type {string[]} */ ([]);
-      const names = Object.keys(sb.capabilities);
-      try {
-        const value = await new AsyncFunction('print', ...names, code)((/** @type {unknown[]} */ ...a) => logs.push(a.join(' ')), ...names.map((n) => sb.capabilities[n]));
-        return { value, logs, error: null, durationMs: 0 };
-      } catch (err) {
-        const e = /** @type {Error} */ (err);
-        return { value: undefined, logs, error: { name: e.name, message: e.message, stack: '' }, durationMs: 0 };
-      }
-    },
-  };
-  return sb;
-}
+import { fakeSandbox } from '../fixtures/fake-sandbox.mjs';
 
 /**
  * A workspace with one skill ("helper": its allowed-tools line, or none, and its scripts), a

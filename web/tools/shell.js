@@ -195,9 +195,10 @@ async function agentShell(session, options = {}) {
       }),
     ],
     fetch: async (url, init) => {
-      // A skill script's own shell, or the shell tool called by a script (its context's toolNames are bounded).
+      // A skill script's own shell, the shell tool called by a script (its context's toolNames are
+      // bounded) or an agent without web_fetch: no network.
       const names = session.ctx.toolNames;
-      if ((options.only && !options.only.includes('web_fetch')) || (names && !names.includes('web_fetch'))) throw new Error('curl: this script may not use the network (web_fetch is not among its tools)');
+      if ((options.only && !options.only.includes('web_fetch')) || (names && !names.includes('web_fetch'))) throw new Error(`curl: web_fetch is not among the tools ${options.only || session.ctx.only ? 'this script may use' : 'this agent has'}, so this shell has no network`);
       if (shell?.readOnlyRun) throw new Error('curl: this line was run as read-only');
       // The agent's curl fetches like web_fetch does (GET or HEAD, no body): nothing more.
       const method = (init?.method ?? 'GET').toUpperCase();
