@@ -11,6 +11,7 @@ import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
 import { ScriptedProvider } from '../fixtures/scripted-provider.mjs';
 import { HookPipeline } from '../../web/agent/hooks.js';
 import { AutonomyController } from '../../web/agent/autonomy.js';
+import { fakeSandbox } from '../fixtures/fake-sandbox.mjs';
 
 test('extracts js blocks from real-looking replies', () => {
   const cases = [
@@ -56,29 +57,6 @@ test('codexPrompt lists tools as async functions', () => {
   assert.match(p, /```js/);
 });
 
-/** A stand-in for andbox in Node: same contract, no isolation (the browser tests cover that). */
-function fakeSandbox() {
-  const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
-  const sb = {
-    /** @type {Record<string, (args: any) => unknown>} */
-    capabilities: {},
-    /** @param {string} code */
-    async evaluate(code) {
-      const logs = /** @type {string[]} */ ([]);
-      const names = Object.keys(sb.capabilities);
-      const started = performance.now();
-      try {
-        const fn = new AsyncFunction('print', ...names, code);
-        const value = await fn((/** @type {unknown[]} */ ...a) => logs.push(a.join(' ')), ...names.map((n) => sb.capabilities[n]));
-        return { value, logs, error: null, durationMs: performance.now() - started };
-      } catch (err) {
-        const e = /** @type {Error} */ (err);
-        return { value: undefined, logs, error: { name: e.name, message: e.message, stack: '' }, durationMs: performance.now() - started };
-      }
-    },
-  };
-  return sb;
-}
 
 test('a Codex turn: the model writes code, tools run through the gates (approval), output goes back', async () => {
   const fs = new MemoryFileSystem();

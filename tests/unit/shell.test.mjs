@@ -142,10 +142,12 @@ test("Clawser's own folders cannot be written from the shell — while the same 
 test('the read-only list: reads pass, anything that can write or run other code does not', async () => {
   const { shell } = await shellOver();
   const verdict = (/** @type {string} */ line) => readOnlyVerdict(shell.parse(line));
-  for (const line of ['ls -la', 'cat a | grep -n x | wc -l', 'grep -r TODO . > /dev/null 2>&1', 'git status', 'git log --oneline', 'echo $(cat f)', 'X=1; echo $X', 'clawser memory list', 'head -n 3 f && tail -c 10 f']) {
+  for (const line of ['ls -la', 'cat a | grep -n x | wc -l', 'grep -r TODO . > /dev/null 2>&1', 'git status', 'git log --oneline', 'echo "f: $(cat f)"', 'X=1; echo "X=$X"', 'clawser memory list', 'head -n 3 f && tail -c 10 f']) {
     assert.equal(verdict(line).readOnly, true, line);
   }
-  for (const line of ['rm x', 'echo x > f', 'cat a >> b', 'sort -o out in', 'find . -delete', 'sed -i s/a/b/ f', 'tee f', 'xargs rm', 'env rm x', 'git commit -m x', 'clawser memory add k v', 'echo $(rm x)', '$CMD', 'f() { :; }; f', 'awk \'{print > "f"}\' x']) {
+  for (const line of ['rm x', 'echo x > f', 'cat a >> b', 'sort -o out in', 'find . -delete', 'sed -i s/a/b/ f', 'tee f', 'xargs rm', 'env rm x', 'git commit -m x', 'clawser memory add k v', 'echo $(rm x)', '$CMD', 'f() { :; }; f',
+    // Issue 32: a word that expands where an option could stand (here echo's first word).
+    'echo $(cat f)', 'X=1; echo $X', 'awk \'{print > "f"}\' x']) {
     assert.equal(verdict(line).readOnly, false, line);
   }
   assert.match(verdict('ls; rm x').reason ?? '', /"rm" is not a read-only command/);

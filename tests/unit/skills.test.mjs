@@ -303,7 +303,9 @@ test('tools: activate gives the instructions and the file list; read_file pages;
   assert.match(ran[0].code, /^globalThis\.args = \{"file":"a\.pdf"\};\nprint\("filling "/);
   assert.ok(ran[0].code.endsWith("await fs_read({ path: args.file })"), 'the script\'s last expression stays last (its value is the result)');
   await skillRunScript.run({ name: 'free', script: 'scripts/go.js' }, ctx);
-  assert.equal(ran[1].only, undefined, 'no allowed-tools: the usual tools (and gates)');
+  // Issue 32 §4: always a bound. No allowed-tools and no list of the tools (the ToolRunner always
+  // gives one): no tools; with the list, the usual tools (and gates) but agent_delegate.
+  assert.deepEqual(ran[1].only, [], 'no allowed-tools and no tool list: no tools');
   // Never agent_delegate: a sub-agent would get the caller's tools, not the script's.
   ctx.toolNames = ['fs_read', 'fs_write', 'agent_delegate'];
   await skillRunScript.run({ name: 'free', script: 'scripts/go.js' }, ctx);

@@ -244,7 +244,8 @@ export class Codex {
       for (const tool of runner.registry.list()) {
         if (this.exclude.has(tool.name) || (options.only && !options.only.includes(tool.name))) continue;
         caps[tool.name] = async (args) => {
-          const outcome = await runner.run({ id: `code_${Date.now().toString(36)}_${n++}`, name: tool.name, arguments: args ?? {} }, { signal: options.signal });
+          // `only` goes with the call: the tools it reaches in turn (a shell's clawser) stay within it.
+          const outcome = await runner.run({ id: `code_${Date.now().toString(36)}_${n++}`, name: tool.name, arguments: args ?? {} }, { signal: options.signal, ...(options.only ? { only: options.only } : {}) });
           if (!outcome.ok) throw Object.assign(new Error(outcome.output), { name: outcome.blocked ? 'ToolBlocked' : 'ToolFailed' });
           return outcome.output;
         };

@@ -25,6 +25,14 @@ import { scopeOf, suggestRule, describeRule } from '../tools/approval-rules.js';
  *   rule: the narrow "Always allow" the dialog offers for this call (absent when it has nothing to narrow to), ruleText: it in words
  */
 /** @typedef {(request: ApprovalRequest) => Promise<ApprovalAnswer>} ApproveFn */
+/**
+ * @typedef {object} RunOptions
+ * @property {AbortSignal} [signal]
+ * @property {Partial<ToolContext>} [context] added to the tool's context for this call only (e.g. the Codex's runCode for a code block)
+ * @property {string[]} [only] the tools this call may be (a skill script's allowed-tools), bounding
+ *   every call it makes in turn (its shell's `clawser` and `curl` included)
+ * @property {string} [callId] (internal) names the nested calls' ids
+ */
 
 /**
  * @typedef {object} ToolOutcome
@@ -132,8 +140,7 @@ export class ToolRunner {
 
   /**
    * @param {ToolCall} call
-   * @param {{signal?: AbortSignal, context?: Partial<ToolContext>}} [options]
-   *   context: added to the tool's context for this call only (e.g. the Codex's runCode for a code block)
+   * @param {RunOptions} [options]
    * @returns {Promise<ToolOutcome>}
    */
   async run(call, options = {}) {
@@ -149,7 +156,7 @@ export class ToolRunner {
   /**
    * Passes a call through every gate without running it (the shell's `curl` is checked as a
    * web_fetch of its URL): null when it may run, else why not. Counts as an action.
-   * @param {ToolCall} call @param {{signal?: AbortSignal}} [options]
+   * @param {ToolCall} call @param {{signal?: AbortSignal, only?: string[]}} [options] only: as for run
    * @returns {Promise<string | null>}
    */
   async authorize(call, options = {}) {
@@ -162,7 +169,7 @@ export class ToolRunner {
   /**
    * Every gate before a call runs: the tool exists, its arguments validate, hooks, safety,
    * autonomy, policy and the user's approval.
-   * @param {ToolCall} call @param {{signal?: AbortSignal}} options @param {number} started
+   * @param {ToolCall} call @param {{signal?: AbortSignal, only?: string[]}} options @param {number} started
    * @returns {Promise<{refused: ToolOutcome} | {tool: import('../tools/types.d.ts').ToolDefinition, args: Record<string, unknown>, approvalMs: number}>}
    */
   async #gate(call, options, started) {
@@ -175,6 +182,8 @@ export class ToolRunner {
     const tool = this.registry.get(call.name);
     const firstArgs = call.arguments;
     if (!tool) return refuse({ kind: 'unknown', reason: `There is no tool named "${call.name}". Available tools: ${this.registry.list().map((t) => t.name).join(', ')}.` }, firstArgs);
+    // A skill script's allowed-tools: whatever path the call took (its shell, that shell's clawser).
+    if (options.only && !options.only.includes(tool.name)) return refuse({ kind: 'denied', reason: `${tool.name} is not among the tools this script may use (${options.only.join(', ') || 'none'}).` }, firstArgs);
     let checked = this.registry.validate(call.name, firstArgs);
     if (!checked.ok) return refuse({ kind: 'validation', reason: checked.error }, firstArgs);
     let args = checked.value;
@@ -189,11 +198,13 @@ export class ToolRunner {
     }
     const verdict = this.safety?.checkToolCall(call.name, args);
     if (verdict && !verdict.ok) return refuse({ kind: 'safety', reason: `Blocked by the safety check: ${verdict.reason}` }, args);
-    // The shell's permission depends on its line: read-only commands are a read.
+    // The shell's permission depends on its line: read-only commands are a read. A bounded
+    // call is judged in its own context (the shell: its own session).
     await tool.ready?.();
-    const permission = tool.permissionFor?.(args, this.context) ?? tool.permission;
+    const judged = options.only ? { ...this.context, only: options.only } : this.context;
+    const permission = tool.permissionFor?.(args, judged) ?? tool.permission;
     // The user's narrowed "Always allow" (a command prefix, a domain, a path glob) covers this call.
-    const ruled = this.registry.ruleCovers(tool.name, args, this.context);
+    const ruled = this.registry.ruleCovers(tool.name, args, judged);
     let forceApproval = false;
     if (this.autonomy) {
       const a = this.autonomy.checkTool({ permission, standing: tool.standing });
@@ -210,7 +221,7 @@ export class ToolRunner {
       let preview;
       if (tool.preview) {
         try {
-          preview = await tool.preview(args, this.context);
+          preview = await tool.preview(args, judged);
         } catch (err) {
           preview = `(${/** @type {Error} */ (err)?.message ?? String(err)})`;
         }
@@ -221,7 +232,7 @@ export class ToolRunner {
       if (tainted) Object.assign(request, { taint: this.taint.map((t) => ({ ...t })), allowAlways: false });
       else if (tool.alwaysAsk) request.allowAlways = false;
       else {
-        const rule = suggestRule(tool.name, scopeOf(tool, args, this.context));
+        const rule = suggestRule(tool.name, scopeOf(tool, args, judged));
         if (rule) Object.assign(request, { rule, ruleText: describeRule(rule) });
       }
       const asked = performance.now();
@@ -237,7 +248,41 @@ export class ToolRunner {
     return { tool, args, approvalMs };
   }
 
-  /** @param {ToolCall} call @param {{signal?: AbortSignal, context?: Partial<ToolContext>}} options @returns {Promise<ToolOutcome>} */
+  /**
+   * The context a tool runs with: the runner's, this call's additions, its signal, `taint` for
+   * outside content it takes in, and `callTool`/`authorizeTool` that come back through this
+   * runner within the call's bound (`only`). A bounded call (a skill script's) sees only its
+   * tools in `toolNames`, and has no `delegate` or `runCode`: what it starts stays in bounds.
+   * @param {string} toolName @param {RunOptions} options
+   * @returns {ToolContext}
+   */
+  #contextFor(toolName, options) {
+    const only = options.only;
+    /** @type {ToolContext} */
+    const ctx = { ...this.context, ...options.context, signal: options.signal };
+    ctx.taint = (what, detail) => this.addTaint({ tool: toolName, what, ...(detail ? { detail } : {}) });
+    ctx.toolNames ??= this.registry.list().map((t) => t.name);
+    /** @param {string[] | undefined} more */
+    const within = (more) => (only && more ? only.filter((n) => more.includes(n)) : only ?? more);
+    let nested = 0;
+    const id = () => `${options.callId ?? toolName}_nested_${nested++}`;
+    if (this.context.callTool) {
+      ctx.callTool = async (name, args, signal, o) => {
+        const outcome = await this.run({ id: id(), name, arguments: args }, { signal, ...(within(o?.only) ? { only: within(o?.only) } : {}) });
+        return { ok: outcome.ok, output: outcome.output };
+      };
+    }
+    if (this.context.authorizeTool) ctx.authorizeTool = (name, args, signal, o) => this.authorize({ id: id(), name, arguments: args }, { signal, ...(within(o?.only) ? { only: within(o?.only) } : {}) });
+    if (only) {
+      ctx.only = only;
+      ctx.toolNames = ctx.toolNames.filter((n) => only.includes(n));
+      delete ctx.delegate;
+      delete ctx.runCode;
+    }
+    return ctx;
+  }
+
+  /** @param {ToolCall} call @param {RunOptions} options @returns {Promise<ToolOutcome>} */
   async #run(call, options) {
     const started = performance.now();
     const gate = await this.#gate(call, options, started);
@@ -254,7 +299,7 @@ export class ToolRunner {
     let result;
     const cancelled = () => refuse({ kind: 'cancelled', reason: 'Cancelled by the user while it was running.' }, args);
     try {
-      const settled = await untilAborted(Promise.resolve(tool.run(args, { ...this.context, ...options.context, signal })), signal);
+      const settled = await untilAborted(Promise.resolve(tool.run(args, this.#contextFor(tool.name, { ...options, callId: call.id }))), signal);
       if (settled === ABORTED) return cancelled();
       result = settled;
     } catch (err) {

@@ -91,6 +91,12 @@ export class BashFileSystem {
     this.unreadable = (options.unreadable ?? []).map((f) => f.toLowerCase());
     /** While set, every change is refused (a line run as read-only: whatever it hides, it writes nothing). */
     this.readOnly = false;
+    /**
+     * Told of every file read and folder listed (a storage path), before the content reaches the
+     * command: the agent's shell taints the turn there when the workspace is outside content.
+     * @type {((path: string) => Promise<void> | void) | null}
+     */
+    this.onRead = null;
   }
 
   /** Whether a path is in (or is) a folder this view hides. @param {string} p a storage path */
@@ -242,6 +248,7 @@ export class BashFileSystem {
       // One round trip when it is a file (the usual case); a failure says why afterwards.
       const bytes = (early && (await early)) || (await this.fs.readBytes(p));
       this.#readAhead(p);
+      if (this.onRead) await this.onRead(p);
       return bytes;
     } catch (err) {
       await this.#requireFile(path, 'open');
@@ -336,6 +343,7 @@ export class BashFileSystem {
       .map((e) => ({ name: e.name, isFile: e.kind === 'file', isDirectory: e.kind === 'directory', isSymbolicLink: false }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     this.#listed.set(p, sorted.filter((e) => e.isFile).map((e) => (p ? `${p}/${e.name}` : e.name)));
+    if (this.onRead) await this.onRead(p);
     return sorted;
   }
 
@@ -367,6 +375,7 @@ export class BashFileSystem {
     if (!stat) throw new ShellFsError('ENOENT', 'cp', src);
     if (stat.kind === 'file') {
       const bytes = await this.#call('cp', src, () => this.fs.readBytes(toStoragePath(src)));
+      if (this.onRead) await this.onRead(toStoragePath(src));
       await this.writeFile(dest, bytes);
       return;
     }

@@ -10,9 +10,13 @@
  * lists, command substitutions, subshells included) is, and no redirection writes a file
  * (`> /dev/null` and `2>&1` are fine). Text the parser keeps unparsed that could run code when
  * expanded (`$(…)` inside arithmetic, an array subscript, a quoted string that may be evaluated
- * later), assignments to `BASH_*` (aliases live there) or to array elements, and `printf -v`
- * make a line not read-only. Whatever the check misses, the tool runs a read-only line with
- * every change to the files refused (Shell.run's `readOnly`), so it still writes nothing.
+ * later), assignments to any name bash or the commands give a meaning (`BASH_*` where aliases
+ * live, `PATH`, `IFS`, `PS4`…: only plain variables) or to array elements, `printf -v`, and a word
+ * that expands where an option could stand (`printf $o …`: `-v` would be an option nobody saw)
+ * make a line not read-only. `read` into plain variables named literally is read-only, so
+ * `while read -r line; do …; done` is. Whatever the check misses, the tool runs a read-only line
+ * with every change to the files refused (Shell.run's `readOnly`), so it still writes nothing,
+ * and the session keeps nothing from it but plain variables and the working directory.
  */
 
 /** @typedef {{type: string, [key: string]: unknown}} AstNode */
@@ -26,8 +30,21 @@ export const COMMAND_RUNNERS = Object.freeze(['bash', 'sh', 'eval', 'source', '.
   // set -x, a variable arithmetic will evaluate later. No narrowed rule covers them.
   'export', 'declare', 'typeset', 'local', 'readonly', 'read', 'mapfile', 'readarray', 'let', 'unset', 'set', 'shopt', 'getopts', 'printf']);
 
-/** Variables that change what later commands run or how (aliases, traces, prompts, the search path). */
-const SENSITIVE_VARIABLES = /^(BASH_|PS[0-4]$|PROMPT_COMMAND$|ENV$|IFS$|PATH$|SHELLOPTS$|BASHOPTS$|HISTFILE$)/;
+/**
+ * Names bash, just-bash or Clawser's commands give a meaning (aliases live in BASH_ALIAS_*,
+ * traces in PS4, the search path, word splitting, options, the locale, the working directory,
+ * proxies…): assigning one can change what later commands run or how.
+ */
+const MEANINGFUL_VARIABLES = /^(BASH.*|SHELLOPTS|BASHOPTS|PS[0-4]|PROMPT_.*|ENV|IFS|PATH|CDPATH|HOME|PWD|OLDPWD|SHELL|TERM|USER|LOGNAME|HOSTNAME|HOSTTYPE|OSTYPE|MACHTYPE|UID|EUID|PPID|GROUPS|HIST.*|GLOBIGNORE|FIGNORE|LANG|LANGUAGE|LC_.*|TZ|TMPDIR|POSIXLY_CORRECT|OPT(IND|ARG|ERR)|COMP.*|FUNCNAME|FUNCNEST|S?RANDOM|SECONDS|LINENO|EPOCH.*|COLUMNS|LINES|TIMEFORMAT|MAIL.*|INPUTRC|READLINE_.*|PIPESTATUS|DIRSTACK|auto_resume|histchars|GIT_.*|CURL_.*|SSL_.*|(https?|ftp|all|no)_proxy|(HTTPS?|FTP|ALL|NO)_PROXY)$/;
+
+/**
+ * A plain variable: a name (a letter first: just-bash keeps its own state under `_…` names)
+ * that nothing gives a meaning. The only variables a read-only line may leave behind.
+ * @param {string} name
+ */
+export function isPlainVariable(name) {
+  return /^[A-Za-z][A-Za-z0-9_]*$/.test(name) && !MEANINGFUL_VARIABLES.test(name);
+}
 
 /** Parameter expansions that do no arithmetic, no assignment and no indirection. */
 const PLAIN_EXPANSIONS = new Set([null, undefined, 'DefaultValue', 'UseAlternative', 'Length', 'ErrorIfUnset', 'PatternRemoval', 'PatternReplacement', 'CaseModification']);
@@ -35,7 +52,7 @@ const PLAIN_EXPANSIONS = new Set([null, undefined, 'DefaultValue', 'UseAlternati
 const ARITHMETIC_TESTS = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
 
 export const READ_ONLY_COMMANDS = Object.freeze([
-  'basename', 'base64', 'cat', 'cd', 'column', 'comm', 'cut', 'diff', 'dirname', 'du', 'echo', 'expand', 'false', 'file',
+  'basename', 'base64', 'break', 'cat', 'cd', 'continue', 'column', 'comm', 'cut', 'diff', 'dirname', 'du', 'echo', 'expand', 'false', 'file',
   'fold', 'grep', 'egrep', 'fgrep', 'head', 'help', 'jq', 'ls', 'md5sum', 'nl', 'od', 'paste', 'printenv', 'printf', 'pwd',
   'realpath', 'rev', 'seq', 'sha1sum', 'sha256sum', 'stat', 'tac', 'tail', 'test', '[', '[[', 'tr', 'tree', 'true', 'type',
   'unexpand', 'wc', 'which', ':',
@@ -44,8 +61,8 @@ export const READ_ONLY_COMMANDS = Object.freeze([
   'clawser mcp list', 'clawser tool list',
 ]);
 
-/** Text that expands into code when evaluated later. */
-const HIDDEN_CODE = /\$\(|`|\$\[|<\(|>\(/;
+/** Text that expands into code when evaluated later (arithmetic evaluates a variable's value). */
+export const HIDDEN_CODE = /\$\(|`|\$\[|<\(|>\(/;
 
 /** Redirection targets that are not files. */
 const HARMLESS_TARGETS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
@@ -66,17 +83,101 @@ export function literalWord(word) {
   return text;
 }
 
+/** bash's builtins that take options only before their first operand. */
+const LEADING_OPTIONS = new Set(['echo', 'printf', 'cd', 'pwd', 'type', 'read']);
+/** `test`'s binary operators that are not arithmetic: the words either side are operands. */
+const TEST_BINARY = new Set(['=', '==', '!=', '<', '>', '-nt', '-ot', '-ef']);
+/** Expansions that split into several words when not quoted. */
+const SPLITTING = new Set(['ParameterExpansion', 'CommandSubstitution', 'ArithmeticExpansion']);
+
+/**
+ * Whether a word that expands could give a word beginning with "-" (an option): it begins
+ * with an expansion, a glob or a brace expansion, begins with a literal "-", or splits into
+ * several words (an unquoted `$x` or `$(…)`, `"$@"`). `./$f` unquoted can split; `"./$f"` and
+ * `./*.md` cannot give an option.
+ * @param {AstNode} word
+ */
+function mayBeOption(word) {
+  /** @param {AstNode[]} parts @param {boolean} quoted @returns {boolean} */
+  const splits = (parts, quoted) => parts.some((p) => (!quoted && SPLITTING.has(p.type)) || (p.type === 'ParameterExpansion' && /^[@*]$/.test(String(p.parameter))) || (p.type === 'DoubleQuoted' && Array.isArray(p.parts) && splits(/** @type {AstNode[]} */ (p.parts), true)));
+  /** @param {AstNode[]} parts @returns {boolean | null} null: nothing yet */
+  const lead = (parts) => {
+    for (const part of parts) {
+      if (part.type === 'Literal' || part.type === 'SingleQuoted' || part.type === 'Escaped') {
+        const text = String(part.value);
+        if (text) return text.startsWith('-');
+      } else if (part.type === 'DoubleQuoted' && Array.isArray(part.parts)) {
+        const inner = lead(/** @type {AstNode[]} */ (part.parts));
+        if (inner !== null) return inner;
+      } else return true;
+    }
+    return null;
+  };
+  const parts = /** @type {AstNode[]} */ (word.parts ?? []);
+  return splits(parts, false) || (lead(parts) ?? false);
+}
+
+/**
+ * The first word of a command that expands where an option could stand — so that a value such
+ * as "-v" would turn it into an option the check never saw (`printf $o …`) — or null. Options
+ * end at `--`, and for bash's builtins at the first operand; `test`'s operands next to a
+ * literal operator are operands.
+ * @param {string | null} name @param {AstNode[]} args
+ * @returns {AstNode | null}
+ */
+function expandedOption(name, args) {
+  if (name === 'test' || name === '[') {
+    let words = name === '[' && literalWord(args.at(-1)) === ']' ? args.slice(0, -1) : args;
+    if (literalWord(words[0]) === '!') words = words.slice(1);
+    const texts = words.map(literalWord);
+    const expanded = words.filter((w, i) => texts[i] === null);
+    if (!expanded.length) return null;
+    const splitting = expanded.find((w) => mayBeOption(w) && !isQuotedWhole(w));
+    if (splitting) return splitting;
+    if (words.length === 1) return null;
+    if (words.length === 2 && texts[0] !== null && /^-[a-zA-Z]$/.test(texts[0])) return null;
+    if (words.length === 3 && texts[1] !== null && TEST_BINARY.has(texts[1])) return null;
+    return expanded.find(mayBeOption) ?? null;
+  }
+  for (const arg of args) {
+    const text = literalWord(arg);
+    if (text === '--') return null;
+    if (text === null) {
+      if (mayBeOption(arg)) return arg;
+      if (LEADING_OPTIONS.has(String(name))) return null;
+    } else if (LEADING_OPTIONS.has(String(name)) && !text.startsWith('-')) return null;
+  }
+  return null;
+}
+
+/** A word that is one double-quoted string (no splitting, no "$@"). @param {AstNode} word */
+function isQuotedWhole(word) {
+  const parts = /** @type {AstNode[]} */ (word.parts ?? []);
+  return parts.length === 1 && parts[0].type === 'DoubleQuoted' && !(/** @type {AstNode[]} */ (parts[0].parts ?? [])).some((p) => p.type === 'ParameterExpansion' && /^[@*]$/.test(String(p.parameter)));
+}
+
+/** The text of a word for messages (its source when it expands). @param {AstNode} word */
+function wordText(word) {
+  return literalWord(word) ?? /** @type {AstNode[]} */ (word.parts ?? []).map((p) => (p.type === 'Literal' || p.type === 'SingleQuoted' || p.type === 'Escaped' ? String(p.value) : p.type === 'DoubleQuoted' ? '"…"' : p.type === 'ParameterExpansion' ? `$${String(p.parameter)}` : p.type === 'Glob' ? String(p.pattern) : '…')).join('');
+}
+
 /**
  * Every simple command of a parsed line (anywhere in it) as its words (null for a word that
- * expands), plus whether anything in it writes or runs code the words do not show.
+ * expands), whether anything in it writes or runs code the words do not show (`writes`), and
+ * words that expand where an option could stand (`options`: not read-only, but a narrowed rule
+ * still judges the command by its literal words).
  * @param {AstNode} script
- * @returns {{commands: (string | null)[][], writes: string[]}}
+ * @returns {{commands: (string | null)[][], writes: string[], options: string[]}}
  */
 export function analyzeScript(script) {
   /** @type {(string | null)[][]} */
   const commands = [];
   /** @type {string[]} */
   const writes = [];
+  /** @type {string[]} */
+  const options = [];
+  /** Assignments that only hold for one command that cannot misuse them (`IFS= read -r line`). @type {Set<unknown>} */
+  const local = new Set();
   /** @param {unknown} value */
   const visit = (value) => {
     if (Array.isArray(value)) {
@@ -86,11 +187,16 @@ export function analyzeScript(script) {
     if (!value || typeof value !== 'object') return;
     const node = /** @type {AstNode} */ (value);
     if (node.type === 'SimpleCommand' && node.name) {
-      commands.push([literalWord(node.name), .../** @type {unknown[]} */ (node.args).map(literalWord)]);
+      const args = /** @type {AstNode[]} */ (node.args);
+      const name = literalWord(node.name);
+      commands.push([name, ...args.map(literalWord)]);
+      const expanded = expandedOption(name, args);
+      if (expanded) options.push(`${wordText(expanded)} expands where an option of ${name ?? 'the command'} could stand (${name === 'echo' ? "printf '%s\\n' prints a value as it is" : 'put -- before it'})`);
+      if (name === 'read') for (const a of /** @type {AstNode[]} */ (node.assignments ?? [])) if (a.name === 'IFS' && !a.array && !a.append) local.add(a);
     }
-    if (node.type === 'Assignment') {
+    if (node.type === 'Assignment' && !local.has(node)) {
       const name = String(node.name);
-      if (SENSITIVE_VARIABLES.test(name) || /[[\]]/.test(name) || node.array) writes.push(`an assignment to ${name}`);
+      if (!isPlainVariable(name) || node.array) writes.push(`an assignment to ${name}`);
     }
     // Arithmetic evaluates variables as expressions, and an expression can hold `a[$(…)]`: a
     // value set earlier (even assembled at run time) would run. So any arithmetic counts.
@@ -123,7 +229,7 @@ export function analyzeScript(script) {
     }
   };
   visit(script);
-  return { commands, writes };
+  return { commands, writes, options };
 }
 
 /**
@@ -134,12 +240,40 @@ export function isReadOnlyCommand(words) {
   const [name, ...args] = words;
   if (!name) return false;
   if (name === 'printf' && args.includes('-v')) return false;
+  if (name === 'read') return isPlainRead(args);
   if (name === 'git' || name === 'clawser') {
     const sub = args.slice(0, name === 'git' ? 1 : 2);
     if (sub.some((w) => w === null)) return false;
     return READ_ONLY_COMMANDS.includes([name, ...sub].join(' '));
   }
   return READ_ONLY_COMMANDS.includes(name);
+}
+
+/**
+ * `read` that only reads a line into plain variables named literally (`while read -r line`):
+ * the names it sets are on the page, none of them changes what later commands run.
+ * @param {(string | null)[]} args
+ */
+function isPlainRead(args) {
+  if (args.some((a) => a === null)) return false;
+  const words = /** @type {string[]} */ (args);
+  let i = 0;
+  for (; i < words.length; i++) {
+    const word = words[i];
+    if (word === '--') {
+      i++;
+      break;
+    }
+    if (!word.startsWith('-') || word === '-') break;
+    // Flags (-r -s -e), then at most one option with a value, glued or the next word.
+    const option = word.match(/^-[rse]*(?:([adnNptui])(.*))?$/);
+    if (!option) return false;
+    if (option[1]) {
+      const value = option[2] || words[++i];
+      if (value === undefined || (option[1] === 'a' && !isPlainVariable(value))) return false;
+    }
+  }
+  return words.slice(i).every(isPlainVariable);
 }
 
 /**
@@ -151,11 +285,12 @@ export function isReadOnlyCommand(words) {
  *   hides no code, names every command literally and runs none of COMMAND_RUNNERS
  */
 export function readOnlyVerdict(script) {
-  const { commands, writes } = analyzeScript(script);
+  const { commands, writes, options } = analyzeScript(script);
   const texts = commands.map((words) => words.map((w) => w ?? '…').join(' '));
   const coverable = !writes.length && commands.every((words) => words[0] !== null && !COMMAND_RUNNERS.includes(/** @type {string} */ (words[0])));
   if (writes.length) return { readOnly: false, reason: `it writes or may run hidden code (${writes[0]})`, commands: texts, coverable };
   const bad = commands.find((words) => !isReadOnlyCommand(words));
   if (bad) return { readOnly: false, reason: `"${bad[0] ?? 'a computed command name'}" is not a read-only command`, commands: texts, coverable };
+  if (options.length) return { readOnly: false, reason: options[0], commands: texts, coverable };
   return { readOnly: true, commands: texts, coverable };
 }

@@ -18,6 +18,48 @@ export const SESSION_SHOPT_OPTIONS = ['extglob', 'dotglob', 'nullglob', 'failglo
 export const YIELD_COMMAND = '__clawser_yield';
 export const STATUS_COMMAND = '__clawser_status';
 
+/**
+ * Names reserved for the shell's hidden commands: a session never keeps an alias or function
+ * by such a name, and a line that defines one in plain sight is refused, so what the preamble
+ * and the loop yields run is always Clawser's own code.
+ * @param {string} name
+ */
+export function isReservedName(name) {
+  return name.startsWith('__clawser');
+}
+
+/**
+ * The first reserved name a script defines in plain sight — a function, an alias, an alias's
+ * variable (`BASH_ALIAS___clawser…`), anywhere in it — or null. (A name assembled while the
+ * line runs is caught when the session keeps its state: Shell#keepState.)
+ * @param {AstNode} script
+ * @returns {string | null}
+ */
+export function reservedDefinition(script) {
+  /** @type {string | null} */
+  let found = null;
+  /** @param {unknown} value */
+  const visit = (value) => {
+    if (found || !value || typeof value !== 'object') return;
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item);
+      return;
+    }
+    const n = /** @type {AstNode} */ (value);
+    if (n.type === 'FunctionDef' && isReservedName(String(n.name))) found = String(n.name);
+    else if (n.type === 'Assignment' && String(n.name).startsWith('BASH_ALIAS___clawser')) found = String(n.name).slice('BASH_ALIAS_'.length);
+    else if (n.type === 'SimpleCommand' && literalWord(n.name) === 'alias') {
+      for (const word of /** @type {unknown[]} */ (n.args ?? [])) {
+        const text = literalWord(word);
+        if (text !== null && isReservedName(text)) found = text.split('=')[0];
+      }
+    }
+    for (const key of Object.keys(n)) visit(n[key]);
+  };
+  visit(script);
+  return found;
+}
+
 /** @param {unknown} value @returns {value is AstNode} */
 function isNode(value) {
   return !!value && typeof value === 'object' && typeof (/** @type {AstNode} */ (value).type) === 'string';
@@ -125,7 +167,8 @@ export function preambleSource(state) {
   if (shOn.length) lines.push(`shopt -s ${shOn.join(' ')}`);
   if (shOff.length) lines.push(`shopt -u ${shOff.join(' ')}`);
   if (on.length) lines.push(`set ${order(on).map((o) => `-o ${o}`).join(' ')}`);
-  lines.push(`${STATUS_COMMAND} ${state.lastStatus} && :`);
+  // Escaped: an alias is never expanded for a quoted word (and no session keeps a reserved one).
+  lines.push(`\\${STATUS_COMMAND} ${state.lastStatus} && :`);
   return lines.join('\n');
 }
 

@@ -6,7 +6,8 @@ import { ProtectedFileSystem, protectedFolderOf } from '../storage/protected-fs.
 import { BashFileSystem, ShellFsError, resolveShellPath, toStoragePath } from './bash-fs.js';
 import { fileCommands } from './commands/files.js';
 import { tarCommand } from './commands/tar.js';
-import { STATUS_COMMAND, YIELD_COMMAND, addLoopYields, functionChanges, optionsFromEnv, preambleSource } from './session.js';
+import { STATUS_COMMAND, YIELD_COMMAND, addLoopYields, functionChanges, isReservedName, optionsFromEnv, preambleSource, reservedDefinition } from './session.js';
+import { HIDDEN_CODE, isPlainVariable } from './read-only.js';
 
 /**
  * Limits of one command line. `outputBytes` caps stdout and stderr together; `timeoutMs` ends
@@ -44,6 +45,7 @@ export class ShellSyntaxError extends Error {
  * @property {(ms: number, signal?: AbortSignal) => Promise<void>} [sleep]
  * @property {string[]} [unreadable] top-level folders whose content the shell may not read (the agent's shell: Clawser's own folders)
  * @property {import('just-bash').BashOptions['fetch']} [fetch] what `curl` uses (web_fetch's rules: web/tools/web.js ruleFetch); without it curl is not available
+ * @property {(path: string) => Promise<void> | void} [onRead] told of every file read and folder listed (a storage path) before the command gets it
  */
 
 /** @typedef {{stdout: string, stderr: string, exitCode: number}} ShellResult */
@@ -58,6 +60,7 @@ export class Shell {
   constructor(options) {
     this.limits = { ...DEFAULT_SHELL_LIMITS, ...options.limits };
     this.fs = new BashFileSystem(new ProtectedFileSystem(options.fs), { unreadable: options.unreadable });
+    this.fs.onRead = options.onRead ?? null;
     /** @type {string} */
     this.cwd = resolveShellPath('/', options.cwd ?? '/');
     /** @type {Record<string, string>} */
@@ -115,6 +118,8 @@ export class Shell {
     this.pending = null;
     /** @type {AstNode | null} */
     this.preamble = null;
+    /** Set while `parse` runs: the line is checked as written, without the loop yields. */
+    this.checking = false;
     this.bash = new Bash({
       fs: this.fs,
       cwd: this.cwd,
@@ -140,10 +145,12 @@ export class Shell {
         maxExecutionTimeMs: this.limits.timeoutMs,
       },
     });
-    const yieldStatement = /** @type {AstNode} */ (/** @type {unknown} */ (this.bash.transform(YIELD_COMMAND).ast.statements[0]));
+    // Escaped, so no alias can stand in for it (quoted words are never alias-expanded).
+    const yieldStatement = /** @type {AstNode} */ (/** @type {unknown} */ (this.bash.transform(`\\${YIELD_COMMAND}`).ast.statements[0]));
     this.bash.registerTransformPlugin({
       name: 'clawser-session',
       transform: ({ ast }) => {
+        if (this.checking) return { ast };
         const script = /** @type {AstNode} */ (/** @type {unknown} */ (ast));
         const statements = /** @type {AstNode[]} */ (script.statements);
         if (this.preamble) {
@@ -165,12 +172,15 @@ export class Shell {
    * @throws {ShellSyntaxError}
    */
   parse(commandLine) {
+    this.checking = true;
     try {
       return /** @type {AstNode} */ (/** @type {unknown} */ (this.bash.transform(commandLine).ast));
     } catch (err) {
       const e = /** @type {Error & {line?: number, column?: number}} */ (err);
       if (typeof e?.line === 'number') throw new ShellSyntaxError(syntaxMessage(e.message, e.line, e.column ?? 1), e.line, e.column ?? 1);
       throw err;
+    } finally {
+      this.checking = false;
     }
   }
 
@@ -197,12 +207,19 @@ export class Shell {
   /** @param {string} commandLine @param {{signal?: AbortSignal, stdin?: string, timeoutMs?: number, addToHistory?: boolean, readOnly?: boolean}} options @returns {Promise<ShellResult>} */
   async #runLine(commandLine, options) {
     if (options.addToHistory !== false && commandLine.trim()) this.#remember(commandLine);
+    /** @type {AstNode} */
+    let script;
     try {
-      this.parse(commandLine);
+      script = this.parse(commandLine);
     } catch (err) {
       if (!(err instanceof ShellSyntaxError)) throw err;
       this.lastStatus = 2;
       return { stdout: '', stderr: `bash: ${err.message}\n`, exitCode: 2 };
+    }
+    const reserved = reservedDefinition(script);
+    if (reserved) {
+      this.lastStatus = 2;
+      return { stdout: '', stderr: `bash: ${reserved} is reserved: the shell runs its own hidden commands by that name\n`, exitCode: 2 };
     }
     const timeoutMs = Math.min(options.timeoutMs ?? this.limits.timeoutMs, this.limits.timeoutMs);
     const controller = new AbortController();
@@ -244,7 +261,7 @@ export class Shell {
       this.readOnlyRun = false;
       this.preamble = null;
     }
-    this.#keepState(result);
+    this.#keepState(result, !!options.readOnly);
     let { stdout, stderr, exitCode } = result;
     if (controller.signal.aborted) {
       exitCode = timedOut ? 124 : 130;
@@ -255,24 +272,62 @@ export class Shell {
     return { stdout, stderr, exitCode };
   }
 
-  /** @param {BashExecResult} result */
-  #keepState(result) {
+  /**
+   * What the session keeps from a line. From a line run read-only only what cannot change what
+   * later lines run: the working directory, `$?` and plain variables (isPlainVariable) whose
+   * value holds no code (arithmetic would run `a[$(…)]`) — no alias, function, option, special
+   * variable or history change. From any line, never an alias or function by a reserved name.
+   * @param {BashExecResult} result @param {boolean} readOnly
+   */
+  #keepState(result, readOnly) {
     const env = result.env ?? {};
     if (env.PWD) this.cwd = env.PWD;
     /** @type {Record<string, string>} */
     const vars = {};
     for (const [k, v] of Object.entries(env)) if (!DERIVED.has(k)) vars[k] = v;
-    this.variables = vars;
-    const { set, shopt } = optionsFromEnv(env);
-    if (env.SHELLOPTS !== undefined) this.setOptions = set;
-    if (env.BASHOPTS !== undefined) this.shoptOptions = shopt;
-    for (const change of this.pending?.define ?? []) {
-      if (change.op === 'define') this.functions.set(change.name, change.node);
-      else this.functions.delete(change.name);
+    if (readOnly) {
+      const kept = { ...this.variables };
+      for (const k of Object.keys(kept)) if (isPlainVariable(k) && !(k in vars)) delete kept[k];
+      for (const [k, v] of Object.entries(vars)) if (isPlainVariable(k) && !HIDDEN_CODE.test(v)) kept[k] = v;
+      if (env.OLDPWD !== undefined) kept.OLDPWD = env.OLDPWD;
+      this.variables = kept;
+    } else {
+      this.variables = vars;
+      const { set, shopt } = optionsFromEnv(env);
+      if (env.SHELLOPTS !== undefined) this.setOptions = set;
+      if (env.BASHOPTS !== undefined) this.shoptOptions = shopt;
+      for (const change of this.pending?.define ?? []) {
+        if (change.op === 'define') this.functions.set(change.name, change.node);
+        else this.functions.delete(change.name);
+      }
+      if (env.BASH_HISTORY === '[]' && this.history.length > 1) this.history = [];
     }
     this.pending = null;
-    if (env.BASH_HISTORY === '[]' && this.history.length > 1) this.history = [];
+    for (const name of this.aliases()) if (isReservedName(name)) delete this.variables[`BASH_ALIAS_${name}`];
+    for (const name of [...this.functions.keys()]) if (isReservedName(name)) this.functions.delete(name);
     this.lastStatus = result.exitCode;
+  }
+
+  /**
+   * What this session's own state would run that a line's words do not show: for the command
+   * names given, the session's functions and aliases by those names, and a trace prompt (PS4)
+   * that holds code while `set -x` is on (it runs before every command). For the approval
+   * dialog and the rules (web/tools/shell.js): such a line is neither read-only nor covered.
+   * @param {string[]} names the line's command names
+   * @returns {string[]} each in words
+   */
+  hiddenCode(names) {
+    /** @type {string[]} */
+    const found = [];
+    const aliases = new Set(this.aliases());
+    for (const name of new Set(names)) {
+      if (aliases.has(name)) found.push(`${name} is an alias in this session: ${this.variables[`BASH_ALIAS_${name}`]}`);
+      const fn = this.functions.get(name);
+      if (fn) found.push(`${name} is a function in this session: ${functionText(name, fn)}`);
+    }
+    const ps4 = this.variables.PS4;
+    if (this.setOptions.has('xtrace') && ps4 !== undefined && /[$`]/.test(ps4)) found.push(`this session traces every command (set -x) with PS4='${ps4}', which is expanded before each command and can run code`);
+    return found;
   }
 
   /** @param {string} line */
@@ -304,6 +359,17 @@ export class Shell {
     for (const n of [...NOT_ENABLED, 'wget', ...(this.hasFetch ? [] : ['curl'])]) if (!this.extraCommands.includes(n)) names.delete(n);
     return [...names].sort();
   }
+}
+
+/**
+ * A function's definition as text (from its body's statements), for the approval dialog.
+ * @param {string} name @param {AstNode} node
+ */
+function functionText(name, node) {
+  const body = /** @type {AstNode | undefined} */ (node.body);
+  const statements = /** @type {AstNode[]} */ (Array.isArray(body?.body) ? body.body : []);
+  const text = statements.map((st) => String(st.sourceText ?? '…')).join('; ');
+  return `${name}() { ${text || '…'}; }`;
 }
 
 /** Bash's own built-ins (run by the interpreter, not the command registry). */

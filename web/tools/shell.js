@@ -7,15 +7,24 @@ import { ruleFetch } from './web.js';
 /** The tools a read-only line's `clawser` may call (they read local state only). */
 const READ_ONLY_TOOLS = ['memory_recall', 'goal_list', 'schedule_list', 'fs_read', 'fs_list', 'git_status', 'git_log', 'git_diff', 'skill_read_file', 'storage_get', 'storage_list'];
 
+/** Commands that run other commands by name (a session's function or alias among them). */
+const RUNS_COMMANDS = ['bash', 'sh', 'eval', 'source', '.', 'exec', 'command', 'builtin', 'xargs', 'find', 'env', 'timeout', 'nohup', 'time', 'watch', 'trap'];
+
 /** What the model sees of stdout and of stderr at most (each). */
 export const SHELL_OUTPUT_CAP = 20_000;
 /** A line the agent runs stops after this long. */
 export const SHELL_TIMEOUT_MS = 120_000;
 
 /**
- * One session per conversation (cwd, variables, functions). `ctx` is the latest call's context:
- * each turn has its own gates, and the session's commands use the current ones.
- * @typedef {{shell: Shell, used: number, fs: ToolContext['fs'], live: {ctx: ToolContext, fetched: string[]}}} Session
+ * What a session's commands reach: the latest call's context (each turn has its own gates, and
+ * the session's commands use the current ones), the URLs curl fetched, and per line whether the
+ * workspace is outside content (`origin`: undefined until asked) and whether that line's reads
+ * have tainted the turn yet.
+ * @typedef {{ctx: ToolContext, fetched: string[], origin?: string | null, tainted?: boolean}} Live
+ */
+/**
+ * One session per conversation (cwd, variables, functions).
+ * @typedef {{shell: Shell, used: number, fs: ToolContext['fs'], live: Live}} Session
  */
 const MAX_SESSIONS = 20;
 
@@ -26,8 +35,8 @@ class ShellSessions {
   /** A parser of its own for checks (no session state). @type {Shell | null} */
   #checker = null;
 
-  /** @param {ToolContext} ctx */
-  #key = (ctx) => `${ctx.workspaceId}:${ctx.conversationId ?? ''}`;
+  /** A conversation's session; a bounded call (a skill script's) gets one of its own per bound. @param {ToolContext} ctx */
+  #key = (ctx) => `${ctx.workspaceId}:${ctx.conversationId ?? ''}${ctx.only ? `:only=${[...ctx.only].sort().join(',')}` : ''}`;
 
   /** The conversation's session, if it has one. @param {ToolContext} ctx */
   peek(ctx) {
@@ -44,7 +53,7 @@ class ShellSessions {
       entry.fs = ctx.fs;
     }
     if (!entry) {
-      /** What the session's commands reach: the latest call's context. @type {{ctx: ToolContext, fetched: string[]}} */
+      /** @type {Live} */
       const session = { ctx, fetched: [] };
       const shell = await agentShell(session);
       entry = { shell, used: 0, fs: ctx.fs, live: session };
@@ -60,10 +69,12 @@ class ShellSessions {
   }
 
   /**
-   * The read-only verdict of a line in its conversation's session: a command name that the
-   * session has made a function or an alias runs that code instead, so such a line is neither
-   * read-only nor covered by a rule.
+   * The read-only verdict of a line in its conversation's session. What the session's own state
+   * runs that the line does not show — a command name the session made a function or an alias,
+   * a trace prompt with code — makes the line neither read-only nor covered by a rule, and
+   * `hidden` says what it is, for the approval dialog.
    * @param {string} command @param {ToolContext} [ctx]
+   * @returns {(ReturnType<typeof import('../shell/read-only.js').readOnlyVerdict> & {hidden?: string[]}) | null}
    */
   analyse(command, ctx) {
     if (!loaded) return null;
@@ -73,10 +84,13 @@ class ShellSessions {
       const verdict = readOnlyVerdict(this.#checker.parse(command));
       const session = ctx ? this.peek(ctx)?.shell : undefined;
       if (!session) return verdict;
-      const defined = new Set([...session.functions.keys(), ...session.aliases()]);
-      const shadowed = verdict.commands.map((c) => c.split(' ')[0]).find((name) => defined.has(name));
-      if (!shadowed) return verdict;
-      return { ...verdict, readOnly: false, coverable: false, reason: `"${shadowed}" is a function or alias defined in this session` };
+      const names = verdict.commands.map((c) => c.split(' ')[0]);
+      // A command that runs others by name (`xargs ls`, `find -exec`, `bash -c`, `eval`) may reach
+      // any of the session's definitions: the dialog then lists them all.
+      const runs = names.some((n) => RUNS_COMMANDS.includes(n));
+      const hidden = session.hiddenCode(runs ? [...names, ...session.functions.keys(), ...session.aliases()] : names);
+      if (!hidden.length) return verdict;
+      return { ...verdict, readOnly: false, coverable: false, reason: verdict.reason ?? hidden[0], hidden };
     } catch {
       return null;
     }
@@ -103,10 +117,35 @@ function capped(text, name) {
 }
 
 /**
+ * Taints the turn the moment outside content enters the line (ToolContext.taint): a file of a
+ * cloned repository or an opened folder read or listed by the shell (`path`), or the
+ * repository's history read by `git` (no path). Asks contentOrigin once per line for the
+ * workspace, then per file until the first taint.
+ * @param {Live} session @param {string} [path]
+ */
+async function taintWorkspaceContent(session, path) {
+  const ctx = session.ctx;
+  if (session.tainted || !ctx.taint || !ctx.contentOrigin) return;
+  if (session.origin === undefined) session.origin = await ctx.contentOrigin();
+  if (!session.origin) return;
+  const what = path === undefined ? session.origin : await ctx.contentOrigin(path);
+  if (!what) return;
+  session.tainted = true;
+  ctx.taint(what, path || undefined);
+}
+
+/** A new line starts: what the last one learned about the workspace's origin is asked again. @param {Live} session */
+function newLine(session) {
+  session.origin = undefined;
+  session.tainted = false;
+}
+
+/**
  * The agent's shell over the workspace: Clawser's folders neither written nor read, `git` on
  * the workspace's repository, `clawser` and `curl` through the gates of `live.ctx` (the latest
- * call's), `only` limiting the tools `clawser` may call (a skill's allowed-tools).
- * @param {{ctx: ToolContext, fetched: string[]}} session @param {{only?: string[], env?: Record<string, string>}} [options]
+ * call's), `only` limiting the tools `clawser` may call (a skill's allowed-tools). Outside
+ * content taints the turn as it comes in: a page curl fetched, a file of a cloned repository.
+ * @param {Live} session @param {{only?: string[], env?: Record<string, string>}} [options]
  */
 async function agentShell(session, options = {}) {
   const [{ createShell }, , { gitCommand }, { clawserCommand, listStore }] = await loadShell();
@@ -119,22 +158,28 @@ async function agentShell(session, options = {}) {
         return session.ctx.settings;
       },
       // curl is a web_fetch of its URL: the same gates (network permission, policy, approval, allowlist).
-      authorize: async (url) => (session.ctx.authorizeTool ? session.ctx.authorizeTool('web_fetch', { url }, session.ctx.signal) : 'curl is not available here.'),
+      authorize: async (url) => (session.ctx.authorizeTool ? session.ctx.authorizeTool('web_fetch', { url }, session.ctx.signal, options.only ? { only: options.only } : undefined) : 'curl is not available here.'),
     });
   shell = createShell({
     fs: ctx.fs,
     unreadable: PROTECTED_FOLDERS,
     limits: { timeoutMs: SHELL_TIMEOUT_MS },
     ...(options.env ? { env: options.env } : {}),
+    onRead: (path) => taintWorkspaceContent(session, path),
     commands: [
-      gitCommand(async () => session.ctx.git ?? new (await import('../git/git.js')).WorkspaceGit(session.ctx.fs), { mayWrite: () => !shell?.readOnlyRun }),
+      gitCommand(async () => {
+        // A cloned repository's history (log, diff) is outside content too.
+        await taintWorkspaceContent(session);
+        return session.ctx.git ?? new (await import('../git/git.js')).WorkspaceGit(session.ctx.fs);
+      }, { mayWrite: () => !shell?.readOnlyRun }),
       clawserCommand({
         callTool: (name, args, signal) => {
           if (options.only && !options.only.includes(name)) return Promise.resolve({ ok: false, output: `${name} is not among the tools this script may use (${options.only.join(', ') || 'none'}).` });
           if (name === 'shell' || name === 'run_js' || name === 'skill_run_script') return Promise.resolve({ ok: false, output: `${name} cannot be called from inside the shell.` });
           // A read-only line may only read, whatever its hidden parts try.
           if (shell?.readOnlyRun && !READ_ONLY_TOOLS.includes(name)) return Promise.resolve({ ok: false, output: `${name} may change something, and this line was run as read-only.` });
-          return session.ctx.callTool ? session.ctx.callTool(name, args, signal) : Promise.resolve({ ok: false, output: 'Tools cannot be called from here.' });
+          // The bound goes with the call: the runner holds it whatever the tool reaches in turn.
+          return session.ctx.callTool ? session.ctx.callTool(name, args, signal, options.only ? { only: options.only } : undefined) : Promise.resolve({ ok: false, output: 'Tools cannot be called from here.' });
         },
         tools: () => (session.ctx.toolNames ?? []).filter((name) => !options.only || options.only.includes(name)).map((name) => ({ name, permission: '', description: '' })),
         list: async (topic) => {
@@ -150,13 +195,19 @@ async function agentShell(session, options = {}) {
       }),
     ],
     fetch: async (url, init) => {
-      if (options.only && !options.only.includes('web_fetch')) throw new Error('curl: this script may not use the network (web_fetch is not among its tools)');
+      // A skill script's own shell, the shell tool called by a script (its context's toolNames are
+      // bounded) or an agent without web_fetch: no network.
+      const names = session.ctx.toolNames;
+      if ((options.only && !options.only.includes('web_fetch')) || (names && !names.includes('web_fetch'))) throw new Error(`curl: web_fetch is not among the tools ${options.only || session.ctx.only ? 'this script may use' : 'this agent has'}, so this shell has no network`);
       if (shell?.readOnlyRun) throw new Error('curl: this line was run as read-only');
       // The agent's curl fetches like web_fetch does (GET or HEAD, no body): nothing more.
       const method = (init?.method ?? 'GET').toUpperCase();
       if ((method !== 'GET' && method !== 'HEAD') || init?.body) throw new Error(`curl: the agent's shell only fetches (GET or HEAD, without a body); ${method} is for you to run in the Terminal`);
       session.fetched.push(url);
-      return fetch(url, init);
+      const response = await fetch(url, init);
+      // The page is in: every later command of this line, and every later call, sees the taint.
+      session.ctx.taint?.(`a web page fetched by curl (${url})`);
+      return response;
     },
   });
   return shell;
@@ -176,6 +227,7 @@ export async function runShellScript(source, options, ctx) {
   /** @type {Record<string, string>} */
   const env = { ARGS: JSON.stringify(options.args ?? {}) };
   for (const [k, v] of Object.entries(options.args ?? {})) if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && v !== null && typeof v !== 'object') env[k] = String(v);
+  /** @type {Live} */
   const session = { ctx, fetched: [] };
   const shell = await agentShell(session, { only: options.only, env });
   const result = await shell.run(source, { signal: ctx.signal, timeoutMs: SHELL_TIMEOUT_MS, addToHistory: false });
@@ -197,7 +249,7 @@ export function createShellTool() {
     description:
       'Run a bash command line over the workspace files (a virtual bash: pipes, redirects, &&, loops, functions; ~80 commands such as ls, cat, grep -r, find, sed, awk, sort, jq, diff, tar, plus `git` and `clawser`). ' +
       'The workspace is `/`. The session keeps the working directory, variables and functions between calls in this conversation. ' +
-      `Returns the exit code, stdout and stderr (each cut at ${SHELL_OUTPUT_CAP} characters). Read-only lines (ls, cat, grep, wc, git status…) run like read tools; others need approval.`,
+      `Returns the exit code, stdout and stderr (each cut at ${SHELL_OUTPUT_CAP} characters). Read-only lines (ls, cat, grep, wc, git status…) run like read tools; others need approval. A word that expands where an option could stand keeps a line from being read-only: write \`cat -- "$f"\`, \`wc -l ./*.md\`, \`printf '%s\\n' "$x"\`.`,
     permission: 'write',
     schema: z.object({
       command: z.string().min(1).max(20_000).describe('The bash command line (several lines allowed)'),
@@ -215,11 +267,16 @@ export function createShellTool() {
     preview: ({ command }, ctx) => {
       const verdict = sessions.analyse(command, ctx);
       if (!verdict) return 'The line could not be parsed; it will fail with a syntax error.';
-      return verdict.readOnly ? 'Only reads (every command is on the read-only list).' : `Changes something: ${verdict.reason}. Commands: ${verdict.commands.join(' · ')}`;
+      if (verdict.readOnly) return 'Only reads (every command is on the read-only list).';
+      // What the session runs besides the line's own words (its functions, aliases, trace prompt), in full.
+      const more = (verdict.hidden ?? []).filter((h) => h !== verdict.reason);
+      const hidden = more.length ? `\nThe session also runs: ${more.join('; ')}` : '';
+      return `Changes something: ${verdict.reason}. Commands: ${verdict.commands.join(' · ')}${hidden}`;
     },
     async run({ command, stdin }, /** @type {ToolContext} */ ctx) {
       const session = await sessions.for(ctx);
       const before = session.live.fetched.length;
+      newLine(session.live);
       // A line judged read-only runs with every change refused: what the check missed writes nothing.
       const readOnly = !!sessions.analyse(command, ctx)?.readOnly;
       const result = await session.shell.run(command, { signal: ctx.signal, ...(stdin !== undefined ? { stdin } : {}), timeoutMs: SHELL_TIMEOUT_MS, readOnly });

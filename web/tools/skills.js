@@ -74,7 +74,8 @@ export const skillReadFile = {
     const page = await skillsOf(ctx).readFile(name, path, { offset });
     if (page.binary) return { ok: true, output: `${path} is a binary file (${page.size} bytes); it cannot be shown as text.` };
     const more = page.next !== null ? `\n…[characters ${page.offset}–${page.next} of ${page.total}; call again with offset ${page.next} for the rest]` : '';
-    return { ok: true, output: `${page.text}${more}` };
+    // A skill's files were written by whoever wrote the skill: outside content, like a fetched page.
+    return { ok: true, output: `${page.text}${more}`, untrusted: `a file of the skill “${name}”` };
   },
 };
 
@@ -95,8 +96,10 @@ export const skillRunScript = {
     if (page.next !== null) return { ok: false, output: `${path} is ${page.total.toLocaleString('en')} characters long; scripts of up to ${MAX_SCRIPT_CHARS.toLocaleString('en')} characters run here.` };
     const source = page.text;
     // A script never starts sub-agents: they would get its caller's tools, not the skill's allowed-tools.
-    const allowed = skill.allowedToolsGiven ? skill.allowedTools : ctx.toolNames;
-    const only = allowed?.filter((t) => t !== 'agent_delegate');
+    // Always a bound (none given and no list of tools: no tools), held by the runner for every
+    // call the script makes, through its shell and that shell's clawser and curl too.
+    const allowed = skill.allowedToolsGiven ? skill.allowedTools : ctx.toolNames ?? [];
+    const only = allowed.filter((t) => t !== 'agent_delegate');
     // A shell script runs in a shell of its own over the workspace (web/tools/shell.js): its
     // `clawser` and `curl` calls pass the gates and stay within the skill's allowed-tools.
     if (file.language === 'shell') return (await import('./shell.js')).runShellScript(source, { args, only }, ctx);

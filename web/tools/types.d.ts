@@ -32,7 +32,8 @@ export interface ToolContext {
    * Where a workspace file's content came from when it came from outside (a cloned repository,
    * a folder opened from the computer): a phrase such as "a file of the repository cloned from
    * https://…", or null for the user's own files. `path` omitted: the workspace as a whole
-   * (commit messages, diffs). Absent: no file counts as outside content.
+   * (commit messages, diffs); null there means no file of it is outside content (the shell asks
+   * once per line before it asks per file). Absent: no file counts as outside content.
    */
   contentOrigin?: (path?: string) => Promise<string | null>;
   /** The page's key-value storage without Clawser's keys (storage_* tools); default: localStorage. */
@@ -45,11 +46,26 @@ export interface ToolContext {
   runCode?: (code: string, signal?: AbortSignal, options?: { only?: string[]; isolated?: boolean; adapt?: boolean }) => Promise<{ ok: boolean; output: string }>;
   /**
    * Calls another tool through the same gates as this call (the shell's `clawser` command, its
-   * `curl`): autonomy, policy, approval, taint. Absent: such commands are not available.
+   * `curl`): autonomy, policy, approval, taint, and this call's bound — a skill script's
+   * allowed-tools — narrowed further by `options.only`. Absent: such commands are not available.
    */
-  callTool?: (name: string, args: Record<string, unknown>, signal?: AbortSignal) => Promise<{ ok: boolean; output: string }>;
+  callTool?: (name: string, args: Record<string, unknown>, signal?: AbortSignal, options?: { only?: string[] }) => Promise<{ ok: boolean; output: string }>;
+  /**
+   * The bound this call runs under — a skill script's allowed-tools — when it has one (set by the
+   * ToolRunner). The shell gives such calls a session of their own: nothing a script leaves in a
+   * shell (a function, an alias) runs later in the agent's unbounded session.
+   */
+  only?: string[];
+  /**
+   * Marks the turn as having taken in outside content now, while this call runs — the moment it
+   * enters (the shell when `curl` returns, when a file of a cloned repository is read), not when
+   * the call ends — so every later command of the same line and every later call sees it.
+   * `what` in words ("a web page fetched by curl (https://…)"), `detail` the path or URL.
+   * Set by the ToolRunner for each call.
+   */
+  taint?: (what: string, detail?: string) => void;
   /** Asks the gates whether a call may run, without running it (the shell's `curl` as a web_fetch): null when it may, else why not. */
-  authorizeTool?: (name: string, args: Record<string, unknown>, signal?: AbortSignal) => Promise<string | null>;
+  authorizeTool?: (name: string, args: Record<string, unknown>, signal?: AbortSignal, options?: { only?: string[] }) => Promise<string | null>;
   /** Reports how far a running call is, for the chat ("3/10 — indexing"). */
   progress?: (text: string) => void;
   /** The named agent or sub-agent whose turn this is (absent: the workspace's own agent). */
