@@ -43,9 +43,9 @@ import { rng } from '../bench/rng.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(root, 'web/safety/injection-weights.js');
 
-const EPOCHS = 30;
+const EPOCHS = Number(process.env.EPOCHS ?? 30);
 const LEARNING_RATE = 0.1;
-const L2 = 1e-4;
+const L2 = Number(process.env.L2 ?? 1e-4);
 /** Training packages' chunks: docs and code, a few per file. */
 const TRAIN_DOCS = 1800;
 const TRAIN_CODE = 1200;
@@ -54,6 +54,8 @@ const HELDOUT_DOCS = 400;
 const HELDOUT_CODE = 600;
 /** Weights smaller than this change no verdict; dropping them keeps the module small. */
 const PRUNE = 0.1;
+/** Cue lexicons weighed less than this in a first run are left out of the model (trainSelected). */
+const CUE_MIN = 0.4;
 /**
  * Chosen by the leave-family-out run (`--evaluate` prints recall and false positives at each
  * candidate): the lowest threshold whose false positives on the left-out training chunks stay
@@ -141,9 +143,11 @@ const unitScore = (w, u) => {
 /**
  * @param {{label: 0 | 1, units: Int32Array[]}[]} examples
  * @param {number} size how many features the index knows
+ * @param {number} [seed]
+ * @param {Uint8Array} [mask] features to leave at 0 (cue lexicons not selected)
  * @returns {Float64Array} the weights, pruned and rounded as shipped
  */
-export function train(examples, size, seed = 1) {
+export function train(examples, size, seed = 1, mask = undefined) {
   const w = new Float64Array(size);
   const rand = rng(seed);
   const order = examples.map((_, i) => i);
@@ -163,11 +167,27 @@ export function train(examples, size, seed = 1) {
         if (s > bestScore) [best, bestScore] = [u, s];
       }
       const step = LEARNING_RATE * (label - 1 / (1 + Math.exp(-bestScore)));
-      for (let k = 0; k < best.length; k++) w[best[k]] = w[best[k]] * decay + step;
+      for (let k = 0; k < best.length; k++) if (!mask || mask[best[k]]) w[best[k]] = w[best[k]] * decay + step;
     }
   }
   for (let k = 0; k < size; k++) w[k] = Math.abs(w[k]) >= PRUNE ? Math.round(w[k] * 100) / 100 : 0;
   return w;
+}
+
+/**
+ * Trains twice: the second time with only the cue lexicons the first run weighed at CUE_MIN or
+ * more. Each lexicon the model keeps is a regular expression run on every sentence of every tool
+ * result; the weak ones cost time and change little.
+ * @param {{label: 0 | 1, units: Int32Array[]}[]} examples @param {FeatureIndex} index
+ */
+export function trainSelected(examples, index) {
+  const size = index.names.length;
+  const first = train(examples, size);
+  const mask = new Uint8Array(size).fill(1);
+  index.names.forEach((f, i) => {
+    if (f.startsWith('c:') && Math.abs(first[i]) < CUE_MIN) mask[i] = 0;
+  });
+  return train(examples, size, 1, mask);
 }
 
 /** A text's score: its most suspicious unit's. @param {Float64Array} w @param {Int32Array[]} us */
@@ -177,7 +197,7 @@ export const textScore = (w, us) => us.reduce((m, u) => Math.max(m, unitScore(w,
  * Labelled texts with what every fold needs: their units (as feature numbers) and the rules' verdict.
  * @param {Labelled[]} xs @param {FeatureIndex} index @returns {Example[]}
  */
-function prepare(xs, index) {
+export function prepare(xs, index) {
   const rules = new InputSanitizer({ model: false });
   return xs.map((x) => ({ ...x, units: index.encode(units(x.text)), rules: rules.sanitize(x.text).flags.length > 0 }));
 }
@@ -195,9 +215,8 @@ export function evaluateGeneralisation({ threshold = THRESHOLD, weights } = {}) 
   const blind = prepare(BLIND_ATTACKS.map((a) => ({ text: a.text, label: /** @type {const} */ (1), family: a.family, source: 'blind', group: -1 })), index);
   const heldOutBenign = benignHeldOut();
   const benign = prepare(heldOutBenign.map((b) => ({ text: b.text, label: /** @type {const} */ (0), source: b.kind, group: -1 })), index);
-  const size = index.names.length;
   const devAttacks = training.filter((x) => x.label === 1 && x.source !== 'corpus');
-  const shipped = weights ? Float64Array.from(index.names, (f) => weights.get(f) ?? 0) : train(training, size);
+  const shipped = weights ? Float64Array.from(index.names, (f) => weights.get(f) ?? 0) : trainSelected(training, index);
   /** @param {Example} x @param {Float64Array} w @param {number} th */
   const flagged = (x, w, th) => x.rules || textScore(w, x.units) > th;
 
@@ -208,7 +227,7 @@ export function evaluateGeneralisation({ threshold = THRESHOLD, weights } = {}) 
   const sweep = Object.fromEntries(THRESHOLDS.map((t) => [t, { recall: 0, attacks: 0, fp: 0, benign: 0 }]));
   Object.keys(FAMILIES).forEach((family, i) => {
     const group = i % 12;
-    const w = train(training.filter((x) => x.family !== family && (x.label === 1 || x.group !== group)), size);
+    const w = trainSelected(training.filter((x) => x.family !== family && (x.label === 1 || x.group !== group)), index);
     const dev = devAttacks.filter((x) => x.family === family);
     const bl = blind.filter((x) => x.family === family);
     /** @param {Example[]} xs @returns {[number, number]} */
@@ -225,7 +244,7 @@ export function evaluateGeneralisation({ threshold = THRESHOLD, weights } = {}) 
   /** @type {Record<string, [number, number]>} */
   const bySource = {};
   for (const source of DEV_SOURCES) {
-    const w = train(training.filter((x) => x.source !== source), size);
+    const w = trainSelected(training.filter((x) => x.source !== source), index);
     const held = devAttacks.filter((x) => x.source === source);
     bySource[source] = [held.filter((x) => flagged(x, w, threshold)).length, held.length];
   }
@@ -274,7 +293,7 @@ export function evaluateGeneralisation({ threshold = THRESHOLD, weights } = {}) 
 function main() {
   const index = new FeatureIndex();
   const training = prepare(trainingSet(), index);
-  const trained = train(training, index.names.length);
+  const trained = trainSelected(training, index);
   /** @type {Map<string, number>} */
   const weights = new Map(index.names.map((f, i) => /** @type {[string, number]} */ ([f, trained[i]])).filter(([, v]) => v !== 0));
   const lines = [...weights].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${JSON.stringify(k)}:${v},`).join('\n');
