@@ -9,7 +9,7 @@
  * (see docs/security.md for how it was trained and measured). Pure logic.
  */
 
-import { CUE_LEXICONS, sentenceParts } from './instruction-cues.js';
+import { CUE_LEXICONS, sentenceParts, SentenceMemo } from './instruction-cues.js';
 import { WEIGHTS, THRESHOLD } from './injection-weights.js';
 
 /** Sentences longer than this are data (minified code, base64), not something a person wrote to the model. */
@@ -30,10 +30,10 @@ const otherLanguage = (name) => name.endsWith('_ML');
 /**
  * Which lexicons to test on a sentence (the same for training and scoring).
  * @param {string} sentence
+ * @param {boolean} [namesAI] whether it names an AI, when already known
  * @returns {(name: string) => boolean}
  */
-function lexiconFilter(sentence) {
-  const namesAI = CUE_LEXICONS.NAMES_AI.test(sentence);
+function lexiconFilter(sentence, namesAI = CUE_LEXICONS.NAMES_AI.test(sentence)) {
   const english = ENGLISH.test(sentence) && ENGLISH_WORD.test(sentence);
   return (name) => (namesAI || !NEEDS_AI.has(name)) && (!english || !otherLanguage(name));
 }
@@ -114,21 +114,25 @@ for (const [k, i] of featureId) {
 }
 const CUE_IDS = /** @type {[string, RegExp, number][]} */ (WEIGHTED_CUES.map(([name, re]) => [name, re, featureId.get(`c:${name}`)]));
 
-/** The numbers of a sentence's weighted features. @param {string} sentence */
-function sentenceIds(sentence) {
+/**
+ * The numbers of a sentence's weighted features.
+ * @param {SentenceMemo} memo @param {number} i the sentence
+ */
+function sentenceIds(memo, i) {
+  const sentence = memo.parts[i];
   /** @type {Set<number>} */
   const ids = new Set();
   const tokens = sentence.toLowerCase().match(TOKEN) ?? [];
-  for (let i = 0; i < tokens.length; i++) {
-    const w = wordId.get(tokens[i]);
+  for (let k = 0; k < tokens.length; k++) {
+    const w = wordId.get(tokens[k]);
     if (w !== undefined) ids.add(w);
-    if (i + 1 < tokens.length) {
-      const b = pairId.get(tokens[i])?.get(tokens[i + 1]);
+    if (k + 1 < tokens.length) {
+      const b = pairId.get(tokens[k])?.get(tokens[k + 1]);
       if (b !== undefined) ids.add(b);
     }
   }
-  const applies = lexiconFilter(sentence);
-  for (const [name, re, id] of CUE_IDS) if (applies(name) && re.test(sentence)) ids.add(id);
+  const applies = lexiconFilter(sentence, memo.test(i, CUE_LEXICONS.NAMES_AI));
+  for (const [name, re, id] of CUE_IDS) if (applies(name) && memo.test(i, re)) ids.add(id);
   return ids;
 }
 
@@ -137,11 +141,13 @@ function sentenceIds(sentence) {
  * threshold the training script chose. Each sentence's features are computed once; a unit
  * adds the next sentence's features it does not already have.
  * @param {string} text already normalised
+ * @param {SentenceMemo} [memo] the text's sentences and the lexicons' answers, shared with the rules
  * @returns {{score: number, unit: string, flagged: boolean}}
  */
-export function scoreInjection(text) {
-  const parts = sentencesToScore(text);
-  const each = parts.map(sentenceIds);
+export function scoreInjection(text, memo = new SentenceMemo(sentenceParts(text))) {
+  const at = memo.parts.flatMap((s, i) => (s.length <= MAX_SENTENCE ? [i] : []));
+  const parts = at.map((i) => memo.parts[i]);
+  const each = at.map((i) => sentenceIds(memo, i));
   const own = each.map((ids) => {
     let z = 0;
     for (const id of ids) z += W[id];

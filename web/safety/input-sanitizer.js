@@ -5,7 +5,7 @@
  * as untrusted data. Pure logic: no DOM, no storage.
  */
 
-import { findInstructionCues, readsAsOrder } from './instruction-cues.js';
+import { findInstructionCues, readsAsOrder, SentenceMemo, sentenceParts } from './instruction-cues.js';
 import { readDisguises } from './disguises.js';
 import { scoreInjection } from './injection-model.js';
 import { stripInvisible } from './invisible.js';
@@ -174,9 +174,11 @@ export class InputSanitizer {
         const m = re.exec(text);
         if (m) report(rule, m[0].trim(), via);
       }
-      if (this.cues) for (const { rule, match } of findInstructionCues(text)) report(rule, match, via);
+      // The rules and the learned detector ask the same lexicons about the same sentences: once.
+      const memo = new SentenceMemo(sentenceParts(text));
+      if (this.cues) for (const { rule, match } of findInstructionCues(text, memo)) report(rule, match, via);
       if (this.model && !seen.has(via ? 'encoded_learned_model' : 'learned_model')) {
-        const verdict = scoreInjection(text);
+        const verdict = scoreInjection(text, memo);
         if (verdict.flagged) report('learned_model', verdict.unit, via);
       }
     };

@@ -263,24 +263,25 @@ function findForgedTurns(parts, flag) {
  * The structural cues of one sentence (see above).
  * @param {string} s @param {string} window the sentence and the next
  * @param {(rule: string, s: string) => void} flag
+ * @param {(lexicon: RegExp) => boolean} T the lexicon's answer for `s` (shared, see SentenceMemo)
  */
-function findStructure(s, window, flag) {
-  const order = CLAUSE_ORDER.test(s);
-  if (order && ANSWER_REF.test(s) && (PAYLOAD.test(s) || DICTATED.test(s) || TELL_USER.test(s) || JUDGEMENT.test(s)) && !PROTOCOL.test(s)) flag('answer_order', s);
+function findStructure(s, window, flag, T) {
+  const order = T(CLAUSE_ORDER);
+  if (order && T(ANSWER_REF) && (T(PAYLOAD) || T(DICTATED) || T(TELL_USER) || T(JUDGEMENT)) && !T(PROTOCOL)) flag('answer_order', s);
   // "Respond with a limerick instead", "Reply only in Latin": the answer itself, shaped.
-  if (ANSWER_VERB_ORDER.test(s) && (STYLE.test(s) || /\b(?:respond|reply|answer)\b[^.;\n]{3,60}\binstead\b/i.test(s)) && !PROTOCOL.test(s)) flag('answer_order', s);
-  if (TELL_USER_ORDER.test(s) && (DICTATED.test(s) || PAYLOAD.test(s)) && !PROTOCOL.test(s)) flag('answer_order', s);
-  if (PLACEHOLDER_URL.test(s) && (order || ANSWER_REF.test(s))) flag('markdown_exfiltration', s);
-  if (order && /\b(?:encode|encrypt|convert|translate|write|spell|give|format|rewrite)\b[^.;\n]{0,30}\b(?:your|the)\s+(?:entire\s+|whole\s+|final\s+)?(?:reply|answer|response|output|summary|translation|recap)\b/i.test(s) && (STYLE.test(s) || /\b(?:[Bb]ase ?64|[Hh]ex|[Rr][Oo][Tt]-?13|[Bb]inary)[- ]?encoded\b|\breversed\b|\b[Kk]lingon|\bin (?:\p{Lu}\p{Ll}+)\b/u.test(s)) && !PROTOCOL.test(s)) flag('answer_order', s);
+  if (T(ANSWER_VERB_ORDER) && (T(STYLE) || /\b(?:respond|reply|answer)\b[^.;\n]{3,60}\binstead\b/i.test(s)) && !T(PROTOCOL)) flag('answer_order', s);
+  if (T(TELL_USER_ORDER) && (T(DICTATED) || T(PAYLOAD)) && !T(PROTOCOL)) flag('answer_order', s);
+  if (T(PLACEHOLDER_URL) && (order || T(ANSWER_REF))) flag('markdown_exfiltration', s);
+  if (order && /\b(?:encode|encrypt|convert|translate|write|spell|give|format|rewrite)\b[^.;\n]{0,30}\b(?:your|the)\s+(?:entire\s+|whole\s+|final\s+)?(?:reply|answer|response|output|summary|translation|recap)\b/i.test(s) && (T(STYLE) || /\b(?:[Bb]ase ?64|[Hh]ex|[Rr][Oo][Tt]-?13|[Bb]inary)[- ]?encoded\b|\breversed\b|\b[Kk]lingon|\bin (?:\p{Lu}\p{Ll}+)\b/u.test(s)) && !T(PROTOCOL)) flag('answer_order', s);
   // "If a customer asks …, say that we …" is a company's playbook for its staff; an injection speaks for no one.
-  if (CONDITION.test(s) && DICTATE_VERB.test(s) && (FORCE.test(s) || TELL_USER.test(s) || PAYLOAD.test(s) || VERDICT_ORDER.test(s) || HARM.test(s) || URGENCY.test(s) || /\binstead\b/i.test(s) || (DICTATED.test(s) && !/\b(?:we|our|us)\b/i.test(s)))) flag('conditional_trigger', s);
-  if (DATA_DISMISS.test(s) && DATA_TARGET.test(s) && (CLAUSE_ORDER.test(s.replace(DATA_DISMISS, '')) || /\b(?:instead|only|just)\b/i.test(s) || (OUTPUT.test(window) && (FORCE.test(window) || PAYLOAD.test(window))))) flag('ignore_instructions', s);
-  if ((VERDICT_ORDER.test(s) && JUDGEMENT.test(s) && (order || /\b(?:should|must|shall|needs? to|has to|is to|regardless|no matter)\b/i.test(s))) || ANY_READER_MUST.test(s) || (AS_FACT.test(s) && (order || /\b(?:should|must)\b/i.test(s)))) flag('verdict_override', s);
-  if (VOUCHED.test(s) && (VERDICT_ORDER.test(window) || ANY_READER_MUST.test(window) || AS_FACT.test(window) || (JUDGEMENT.test(window) && /\b(?:should|must|so|therefore)\b/i.test(window)))) flag('verdict_override', s);
-  if ((TOOL_REF.test(s) && (HARM.test(s) || URGENCY.test(s) || TELL_USER.test(s) || SECRECY.test(s) || (order && ANSWER_FLOW.test(s)))) || (HARM.test(s) && order && (ANSWER_FLOW.test(s) || URGENCY.test(s) || TELL_USER.test(s) || FAKE_CONSENT.test(window))) || STANDING.test(s)) flag('tool_order', s);
+  if (T(CONDITION) && T(DICTATE_VERB) && (T(FORCE) || T(TELL_USER) || T(PAYLOAD) || T(VERDICT_ORDER) || T(HARM) || T(URGENCY) || /\binstead\b/i.test(s) || (T(DICTATED) && !/\b(?:we|our|us)\b/i.test(s)))) flag('conditional_trigger', s);
+  if (T(DATA_DISMISS) && T(DATA_TARGET) && (CLAUSE_ORDER.test(s.replace(DATA_DISMISS, '')) || /\b(?:instead|only|just)\b/i.test(s) || (OUTPUT.test(window) && (FORCE.test(window) || PAYLOAD.test(window))))) flag('ignore_instructions', s);
+  if ((T(VERDICT_ORDER) && T(JUDGEMENT) && (order || /\b(?:should|must|shall|needs? to|has to|is to|regardless|no matter)\b/i.test(s))) || T(ANY_READER_MUST) || (T(AS_FACT) && (order || /\b(?:should|must)\b/i.test(s)))) flag('verdict_override', s);
+  if (T(VOUCHED) && (VERDICT_ORDER.test(window) || ANY_READER_MUST.test(window) || AS_FACT.test(window) || (JUDGEMENT.test(window) && /\b(?:should|must|so|therefore)\b/i.test(window)))) flag('verdict_override', s);
+  if ((T(TOOL_REF) && (T(HARM) || T(URGENCY) || T(TELL_USER) || T(SECRECY) || (order && T(ANSWER_FLOW)))) || (T(HARM) && order && (T(ANSWER_FLOW) || T(URGENCY) || T(TELL_USER) || FAKE_CONSENT.test(window))) || T(STANDING)) flag('tool_order', s);
   // "… should be closed as won't fix by any triage bot": an order to the AI, in the passive.
-  if (/\b(?:should|must|shall|is to|are to) be (?:closed|marked|rated|ranked|approved|classified|treated|flagged|label+ed|merged|deleted|rejected|accepted|scored|summari[sz]ed)\b[^.;\n]{0,60}\bby (?:any|the|every|all|each|whichever) /i.test(s) && AI_WORD.test(s)) flag('addresses_the_model', s);
-  if ((ANSWER_ML.test(s) || TELL_USER_ML.test(s)) && (TELL_USER_ML.test(s) || DICTATED_ML.test(s)) && (ANSWER_ML.test(s) || DICTATED_ML.test(s))) flag('answer_order', s);
+  if (/\b(?:should|must|shall|is to|are to) be (?:closed|marked|rated|ranked|approved|classified|treated|flagged|label+ed|merged|deleted|rejected|accepted|scored|summari[sz]ed)\b[^.;\n]{0,60}\bby (?:any|the|every|all|each|whichever) /i.test(s) && T(AI_WORD)) flag('addresses_the_model', s);
+  if ((T(ANSWER_ML) || T(TELL_USER_ML)) && (T(TELL_USER_ML) || T(DICTATED_ML)) && (T(ANSWER_ML) || T(DICTATED_ML))) flag('answer_order', s);
 }
 
 /** The text's sentences (lines, clauses after ";", HTML comments on their own). @param {string} text */
@@ -288,69 +289,101 @@ export function sentenceParts(text) {
   return text.split(/(?<=[.!?。！？]["'”’»)]?)\s+|[\n\r]+|(?<=[;|])(?!\s*(?:ba|z)?sh\b)\s*|(?<=-->)|(?=<!--)/u).map((s) => s.trim()).filter(Boolean);
 }
 
-/** Sentences, each with the one after it (cues that support a verdict may sit next door). */
-function sentences(/** @type {string[]} */ parts) {
-  return parts.map((s, i) => ({ s, next: parts[i + 1] ?? '', window: parts[i + 1] ? `${s} ${parts[i + 1]}` : s }));
-}
 
 /**
  * @param {string} text already normalised (NFKC, invisible characters removed)
+ * @param {SentenceMemo} [memo] the text's sentences and what the lexicons said about them (shared with the learned detector)
  * @returns {CueFlag[]} at most one flag per rule
  */
-export function findInstructionCues(text) {
+export function findInstructionCues(text, memo = new SentenceMemo(sentenceParts(text))) {
   /** @type {Map<string, string>} */
   const found = new Map();
   /** @param {string} rule @param {string} s */
   const flag = (rule, s) => { if (!found.has(rule)) found.set(rule, s.slice(0, 120)); };
-  const parts = sentenceParts(text);
+  const parts = memo.parts;
   findForgedTurns(parts, flag);
-  for (const { s, next, window } of sentences(parts)) {
+  for (let i = 0; i < parts.length; i++) {
+    const s = parts[i];
     if (s.length > 600) continue;
-    findStructure(s, window, flag);
-    const dismiss = DISMISS.test(s);
-    const namesAI = NAMES_AI.test(s);
-    const target = TARGET.test(s);
-    if (dismiss && target && DISMISS_THEN_TARGET.test(s) && (PRIOR.test(s) || FORCE.test(window) || (OUTPUT.test(s) && YOU.test(s)) || IMPERATIVE_START.test(next))) flag('ignore_instructions', s);
-    if (target && REVOKED.test(s) && PRIOR.test(s) && ((YOU.test(window) && (OUTPUT.test(window) || FORCE.test(window))) || (OUTPUT.test(window) && FORCE.test(window)) || CORRECT_ANSWER.test(window))) flag('instructions_revoked', s);
-    if (PRECEDENCE.test(s)) flag('instructions_revoked', s);
-    if (target && REVOKED.test(s) && PRIOR.test(s) && ACTIVATED.test(window)) flag('instructions_revoked', s);
-    if (ACTIVATED.test(s)) flag('developer_mode', s);
-    if (TOOL_CALL.test(s) && (CONVERSATION_DATA.test(s) || SECRET_FILE.test(s) || /\b(?:to|at)\s*=?\s*["']?(?:https?:\/\/|[\w.+-]+@[\w-]+\.)/i.test(s) || TOOL_URGE.test(s))) flag('tool_call_injection', s);
-    if (SAFETY_TARGET.test(s) && DISABLE.test(s)) flag('developer_mode', s);
-    if (JAILBREAK_PERSONA.test(s) || HEADING_TURN.test(s)) flag('roleplay_jailbreak', s);
-    if (FAKE_CONSENT.test(window) && (IMPERATIVE_START.test(s) || DANGEROUS_COMMAND.test(s) || /\bdo (?:this|it|so)\b/i.test(s))) flag('fake_authorization', s);
-    if (DANGEROUS_COMMAND.test(s) && (FAKE_CONSENT.test(window) || namesAI || /\b(?:before (?:continuing|answering|replying|you)|first|silently|immediately|for me|on my behalf)\b/i.test(s))) flag('dangerous_command', s);
-    if (VISIT_AND_REPORT.test(s)) flag('exfiltration_request', s);
-    if ((NEW_TASK.test(s) || THAT_WAS.test(s)) && (IMPERATIVE_START.test(s.replace(NEW_TASK, ':')) || (FORCE.test(window) && OUTPUT.test(window)))) flag('new_instructions', s);
-    if (FORCED_OUTPUT.test(s) && STRONG_FORCE.test(s)) flag('output_override', s);
-    if (OPEN_PARAM_URL.test(s) && CONVERSATION_DATA.test(window)) flag('markdown_exfiltration', s);
-    if (LINK_WORD.test(s) && /https?:\/\/\S+[?&=]/.test(s) && CONVERSATION_DATA.test(s) && /\b(?:plus|followed by|append|with|containing|filled|add|encod|copy of)\w*/i.test(s)) flag('markdown_exfiltration', s);
-    if (namesAI && ADDRESS.test(s)) flag('addresses_the_model', s);
-    if ((namesAI || s.includes('@')) && VOCATIVE.test(s)) flag('addresses_the_model', s);
-    if (namesAI && IF_AI.test(s) && (OUTPUT.test(window) || dismiss) && (YOU.test(window) || /\b(?:this|these|here)\b/i.test(s))) flag('addresses_the_model', s);
-    if (namesAI && AI_SUBJECT.test(s) && (DIRECTED.test(s) || ORDERED.test(s))) flag('addresses_the_model', s);
-    if (WHEN_WORKING.test(s) && SHAPE.test(s.replace(WHEN_WORKING, ''))) flag('addresses_the_model', s);
-    if (STOP_WHAT.test(s) && (FORCE.test(s) || OUTPUT.test(s))) flag('output_override', s);
-    if (SECRET_FILE.test(s) && EXFIL_VERB.test(s) && !NEGATION.test(s) && !PASSWORD_RESET.test(s) && (YOU.test(s) || /\b(?:contents? of|to (?:https?:|\S+@)|this (?:url|address))/i.test(s))) flag('exfiltration_request', s);
-    if (JAILBREAK_MODE.test(s) || (SAFETY_OFF.test(s) && SESSION_SCOPE.test(window))) flag('developer_mode', s);
-    if (IDENTITY_CLAIM.test(s) && (/\bauthori[sz]ed\b/i.test(s) || ROLE.test(window) || UNBOUND.test(window) || JAILBREAK_MODE.test(window) || SAFETY_OFF.test(window) || DISMISS.test(window))) flag('system_role', s);
-    if ((LEAK_OBJ_YOURS.test(s) && LEAK_VERB.test(window)) || (LEAK_OBJ_THE.test(s) && LEAK_VERB_STRICT.test(s))) flag('reveal_prompt', s);
-    if (SECRECY.test(s) && SECRET_ABOUT_AI.test(window)) flag('secrecy', s);
-    if (ROLE.test(s) && UNBOUND.test(window)) flag('roleplay_jailbreak', s);
-    if (TIME_SWITCH.test(s) && YOU.test(s) && BEHAVE.test(s) && PERSONA.test(s)) flag('persona_switch', s);
-    if (AUTHORITY.test(s) && (AI_WORD.test(window) || DISMISS.test(window) || ROLE.test(window) || TIME_SWITCH.test(window) || SAFETY_OFF.test(window))) flag('system_role', s);
-    if (DISMISS_ML.test(s) && (TARGET_ML.test(s) || (PRIOR_ML.test(s) && (FORCE_ML.test(s) || /["“«„「『]/.test(s))))) flag('ignore_instructions', s);
-    if (LEAK_OBJ_ML.test(s) && LEAK_VERB_ML.test(window)) flag('reveal_prompt', s);
-    if (LEAK_SECRET.test(s)) flag('reveal_prompt', s);
-    if (namesAI && WORKER_ADDRESS.test(s) && (OUTPUT.test(s) || SHAPE.test(s) || DRASTIC.test(s) || /\b(?:please|schedule|book|update|set|assign|create|pay)\b/i.test(s))) flag('addresses_the_model', s);
-    if (NEXT_READER.test(s) && DRASTIC.test(s)) flag('addresses_the_model', s);
-    if (NEVERMIND.test(s) && (IMPERATIVE_START.test(next) || (OUTPUT.test(next) && FORCE.test(next)))) flag('nevermind', s);
-    if (RELAYED_AUTHORITY.test(s) && (UNLOCKED.test(window) || REVOKED.test(window) || DISMISS.test(window) || SAFETY_OFF.test(window))) flag('system_role', s);
-    if (STOP_TASK.test(s)) flag('output_override', s);
-    if (DECODE_ML.test(s) && OBEY_ML.test(s)) flag('decode_and_obey', s);
+    const next = parts[i + 1] ?? '';
+    const window = next ? `${s} ${next}` : s;
+    /** @param {RegExp} lexicon */
+    const T = (lexicon) => memo.test(i, lexicon);
+    /** @param {RegExp} lexicon */
+    const N = (lexicon) => (next ? memo.test(i + 1, lexicon) : lexicon.test(''));
+    findStructure(s, window, flag, T);
+    const dismiss = T(DISMISS);
+    const namesAI = T(NAMES_AI);
+    const target = T(TARGET);
+    if (dismiss && target && T(DISMISS_THEN_TARGET) && (T(PRIOR) || FORCE.test(window) || (T(OUTPUT) && T(YOU)) || N(IMPERATIVE_START))) flag('ignore_instructions', s);
+    if (target && T(REVOKED) && T(PRIOR) && ((YOU.test(window) && (OUTPUT.test(window) || FORCE.test(window))) || (OUTPUT.test(window) && FORCE.test(window)) || CORRECT_ANSWER.test(window))) flag('instructions_revoked', s);
+    if (T(PRECEDENCE)) flag('instructions_revoked', s);
+    if (target && T(REVOKED) && T(PRIOR) && ACTIVATED.test(window)) flag('instructions_revoked', s);
+    if (T(ACTIVATED)) flag('developer_mode', s);
+    if (T(TOOL_CALL) && (T(CONVERSATION_DATA) || T(SECRET_FILE) || /\b(?:to|at)\s*=?\s*["']?(?:https?:\/\/|[\w.+-]+@[\w-]+\.)/i.test(s) || T(TOOL_URGE))) flag('tool_call_injection', s);
+    if (T(SAFETY_TARGET) && T(DISABLE)) flag('developer_mode', s);
+    if (T(JAILBREAK_PERSONA) || T(HEADING_TURN)) flag('roleplay_jailbreak', s);
+    if (FAKE_CONSENT.test(window) && (T(IMPERATIVE_START) || T(DANGEROUS_COMMAND) || /\bdo (?:this|it|so)\b/i.test(s))) flag('fake_authorization', s);
+    if (T(DANGEROUS_COMMAND) && (FAKE_CONSENT.test(window) || namesAI || /\b(?:before (?:continuing|answering|replying|you)|first|silently|immediately|for me|on my behalf)\b/i.test(s))) flag('dangerous_command', s);
+    if (T(VISIT_AND_REPORT)) flag('exfiltration_request', s);
+    if ((T(NEW_TASK) || T(THAT_WAS)) && (IMPERATIVE_START.test(s.replace(NEW_TASK, ':')) || (FORCE.test(window) && OUTPUT.test(window)))) flag('new_instructions', s);
+    if (T(FORCED_OUTPUT) && T(STRONG_FORCE)) flag('output_override', s);
+    if (T(OPEN_PARAM_URL) && CONVERSATION_DATA.test(window)) flag('markdown_exfiltration', s);
+    if (T(LINK_WORD) && /https?:\/\/\S+[?&=]/.test(s) && T(CONVERSATION_DATA) && /\b(?:plus|followed by|append|with|containing|filled|add|encod|copy of)\w*/i.test(s)) flag('markdown_exfiltration', s);
+    if (namesAI && T(ADDRESS)) flag('addresses_the_model', s);
+    if ((namesAI || s.includes('@')) && T(VOCATIVE)) flag('addresses_the_model', s);
+    if (namesAI && T(IF_AI) && (OUTPUT.test(window) || dismiss) && (YOU.test(window) || /\b(?:this|these|here)\b/i.test(s))) flag('addresses_the_model', s);
+    if (namesAI && T(AI_SUBJECT) && (T(DIRECTED) || T(ORDERED))) flag('addresses_the_model', s);
+    if (T(WHEN_WORKING) && SHAPE.test(s.replace(WHEN_WORKING, ''))) flag('addresses_the_model', s);
+    if (T(STOP_WHAT) && (T(FORCE) || T(OUTPUT))) flag('output_override', s);
+    if (T(SECRET_FILE) && T(EXFIL_VERB) && !T(NEGATION) && !T(PASSWORD_RESET) && (T(YOU) || /\b(?:contents? of|to (?:https?:|\S+@)|this (?:url|address))/i.test(s))) flag('exfiltration_request', s);
+    if (T(JAILBREAK_MODE) || (T(SAFETY_OFF) && SESSION_SCOPE.test(window))) flag('developer_mode', s);
+    if (T(IDENTITY_CLAIM) && (/\bauthori[sz]ed\b/i.test(s) || ROLE.test(window) || UNBOUND.test(window) || JAILBREAK_MODE.test(window) || SAFETY_OFF.test(window) || DISMISS.test(window))) flag('system_role', s);
+    if ((T(LEAK_OBJ_YOURS) && LEAK_VERB.test(window)) || (T(LEAK_OBJ_THE) && T(LEAK_VERB_STRICT))) flag('reveal_prompt', s);
+    if (T(SECRECY) && SECRET_ABOUT_AI.test(window)) flag('secrecy', s);
+    if (T(ROLE) && UNBOUND.test(window)) flag('roleplay_jailbreak', s);
+    if (T(TIME_SWITCH) && T(YOU) && T(BEHAVE) && T(PERSONA)) flag('persona_switch', s);
+    if (T(AUTHORITY) && (AI_WORD.test(window) || DISMISS.test(window) || ROLE.test(window) || TIME_SWITCH.test(window) || SAFETY_OFF.test(window))) flag('system_role', s);
+    if (T(DISMISS_ML) && (T(TARGET_ML) || (T(PRIOR_ML) && (T(FORCE_ML) || /["“«„「『]/.test(s))))) flag('ignore_instructions', s);
+    if (T(LEAK_OBJ_ML) && LEAK_VERB_ML.test(window)) flag('reveal_prompt', s);
+    if (T(LEAK_SECRET)) flag('reveal_prompt', s);
+    if (namesAI && T(WORKER_ADDRESS) && (T(OUTPUT) || T(SHAPE) || T(DRASTIC) || /\b(?:please|schedule|book|update|set|assign|create|pay)\b/i.test(s))) flag('addresses_the_model', s);
+    if (T(NEXT_READER) && T(DRASTIC)) flag('addresses_the_model', s);
+    if (T(NEVERMIND) && (N(IMPERATIVE_START) || (N(OUTPUT) && N(FORCE)))) flag('nevermind', s);
+    if (T(RELAYED_AUTHORITY) && (UNLOCKED.test(window) || REVOKED.test(window) || DISMISS.test(window) || SAFETY_OFF.test(window))) flag('system_role', s);
+    if (T(STOP_TASK)) flag('output_override', s);
+    if (T(DECODE_ML) && T(OBEY_ML)) flag('decode_and_obey', s);
   }
   return [...found].map(([rule, match]) => ({ rule, match }));
 }
 
 /** The lexicons, by name: each is one idea, used as a feature by the learned detector. */
 export const CUE_LEXICONS = { DISMISS, TARGET, PRIOR, REVOKED, PRECEDENCE, YOU, OUTPUT, SHAPE, FORCE, AI_WORD, NAMES_AI, ADDRESS, IF_AI, AI_SUBJECT, ORDERED, DIRECTED, WHEN_WORKING, STOP_WHAT, NEW_TASK, THAT_WAS, IMPERATIVE_START, STRONG_FORCE, FORCED_OUTPUT, ACTIVATED, OPEN_PARAM_URL, LINK_WORD, CONVERSATION_DATA, VOCATIVE, CORRECT_ANSWER, TOOL_CALL, TOOL_URGE, SAFETY_TARGET, DISABLE, JAILBREAK_PERSONA, HEADING_TURN, FAKE_CONSENT, DANGEROUS_COMMAND, VISIT_AND_REPORT, SECRET_FILE, EXFIL_VERB, NEGATION, JAILBREAK_MODE, SAFETY_OFF, SESSION_SCOPE, IDENTITY_CLAIM, LEAK_VERB, LEAK_VERB_STRICT, LEAK_OBJ_YOURS, LEAK_OBJ_THE, SECRECY, ROLE, UNBOUND, DISMISS_ML, TARGET_ML, PRIOR_ML, FORCE_ML, LEAK_OBJ_ML, LEAK_VERB_ML, LEAK_SECRET, WORKER_ADDRESS, NEXT_READER, DRASTIC, NEVERMIND, RELAYED_AUTHORITY, UNLOCKED, STOP_TASK, DECODE_ML, OBEY_ML, DISMISS_THEN_TARGET, SECRET_ABOUT_AI, TIME_SWITCH, BEHAVE, PERSONA, AUTHORITY, ANSWER_REF, CLAUSE_ORDER, PAYLOAD, DICTATED, PROTOCOL, CONDITION, TELL_USER, DATA_END, FORGED_TAG, DATA_TARGET, DATA_DISMISS, VERDICT_ORDER, JUDGEMENT, ANY_READER_MUST, AS_FACT, VOUCHED, HARM, ACT_FLOW, URGENCY, TOOL_REF, STANDING, GENERATIVE_TASK, ANSWER_ML, TELL_USER_ML, ROLE_LINE, DICTATE_VERB, DICTATED_ML, ANSWER_FLOW, PLACEHOLDER_URL, ANSWER_VERB_ORDER, STYLE, TELL_USER_ORDER };
+
+/** Every lexicon's number, for SentenceMemo. @type {Map<RegExp, number>} */
+const LEXICON_ID = new Map(Object.values(CUE_LEXICONS).map((re, i) => [re, i]));
+
+/**
+ * A text's sentences and the lexicons' answers about each, asked at most once: the rules and
+ * the learned detector test many of the same lexicons on the same sentences.
+ */
+export class SentenceMemo {
+  /** @param {string[]} parts the text's sentences (sentenceParts) */
+  constructor(parts) {
+    this.parts = parts;
+    /** 0 unknown, 1 yes, -1 no; one row of LEXICON_ID.size cells per sentence. */
+    this.known = new Int8Array(parts.length * LEXICON_ID.size);
+  }
+
+  /** @param {number} i the sentence @param {RegExp} lexicon */
+  test(i, lexicon) {
+    const id = LEXICON_ID.get(lexicon);
+    if (id === undefined) return lexicon.test(this.parts[i]);
+    const at = i * LEXICON_ID.size + id;
+    const v = this.known[at];
+    if (v !== 0) return v > 0;
+    const hit = lexicon.test(this.parts[i]);
+    this.known[at] = hit ? 1 : -1;
+    return hit;
+  }
+}
