@@ -9,14 +9,34 @@
  * (see docs/security.md for how it was trained and measured). Pure logic.
  */
 
-import { CUE_LEXICONS, sentenceParts } from './instruction-cues.js';
+import { CUE_LEXICONS, sentenceParts, SentenceMemo } from './instruction-cues.js';
 import { WEIGHTS, THRESHOLD } from './injection-weights.js';
 
 /** Sentences longer than this are data (minified code, base64), not something a person wrote to the model. */
 const MAX_SENTENCE = 600;
 const TOKEN = /[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu;
 /** Lexicons that only match where an AI is named: skipped (as unmatched) in the many sentences that name none. */
-const NEEDS_AI = new Set(['ADDRESS', 'VOCATIVE', 'AI_SUBJECT', 'IF_AI', 'AI_WORD']);
+const NEEDS_AI = new Set(['ADDRESS', 'VOCATIVE', 'AI_SUBJECT', 'IF_AI', 'AI_WORD', 'WORKER_ADDRESS']);
+/**
+ * A sentence in plain English (ASCII, with its everyday words): the other-language lexicons are
+ * skipped there (as unmatched) — they cost a fifth of the scoring and say nothing about English.
+ * The rules (instruction-cues.js) still test them everywhere.
+ */
+const ENGLISH = /^[\x00-\x7f]*$/;
+const ENGLISH_WORD = /\b(?:the|and|you|your|of|is|are|this|that|with|for|from|have|has|be|was|will|can|not)\b/i;
+/** @param {string} name */
+const otherLanguage = (name) => name.endsWith('_ML');
+
+/**
+ * Which lexicons to test on a sentence (the same for training and scoring).
+ * @param {string} sentence
+ * @param {boolean} [namesAI] whether it names an AI, when already known
+ * @returns {(name: string) => boolean}
+ */
+function lexiconFilter(sentence, namesAI = CUE_LEXICONS.NAMES_AI.test(sentence)) {
+  const english = ENGLISH.test(sentence) && ENGLISH_WORD.test(sentence);
+  return (name) => (namesAI || !NEEDS_AI.has(name)) && (!english || !otherLanguage(name));
+}
 
 /** @type {Map<string, number>} */
 const weights = new Map(Object.entries(WEIGHTS));
@@ -40,8 +60,8 @@ export function sentenceFeatures(sentence, cues = WEIGHTED_CUES) {
     features.add(`w:${tokens[i]}`);
     if (i + 1 < tokens.length) features.add(`b:${tokens[i]} ${tokens[i + 1]}`);
   }
-  const namesAI = CUE_LEXICONS.NAMES_AI.test(sentence);
-  for (const [name, re] of cues) if ((namesAI || !NEEDS_AI.has(name)) && re.test(sentence)) features.add(`c:${name}`);
+  const applies = lexiconFilter(sentence);
+  for (const [name, re] of cues) if (applies(name) && re.test(sentence)) features.add(`c:${name}`);
   return [...features];
 }
 
@@ -73,24 +93,73 @@ export function scoreFeatures(features, w = weights) {
   return z;
 }
 
+// The scorer below gives the same scores as scoreFeatures over sentenceFeatures, without building
+// a string per feature: the weights are numbered once, words and word pairs are looked up by their
+// tokens, and a sentence becomes the set of numbers of its weighted features.
+const W = Float64Array.from(weights.values());
+/** @type {Map<string, number>} */
+const featureId = new Map([...weights.keys()].map((k, i) => [k, i]));
+/** @type {Map<string, number>} */
+const wordId = new Map();
+/** @type {Map<string, Map<string, number>>} */
+const pairId = new Map();
+for (const [k, i] of featureId) {
+  if (k.startsWith('w:')) wordId.set(k.slice(2), i);
+  else if (k.startsWith('b:')) {
+    const [a, b] = k.slice(2).split(' ');
+    let m = pairId.get(a);
+    if (!m) pairId.set(a, (m = new Map()));
+    m.set(b, i);
+  }
+}
+const CUE_IDS = /** @type {[string, RegExp, number][]} */ (WEIGHTED_CUES.map(([name, re]) => [name, re, featureId.get(`c:${name}`)]));
+
+/**
+ * The numbers of a sentence's weighted features.
+ * @param {SentenceMemo} memo @param {number} i the sentence
+ */
+function sentenceIds(memo, i) {
+  const sentence = memo.parts[i];
+  /** @type {Set<number>} */
+  const ids = new Set();
+  const tokens = sentence.toLowerCase().match(TOKEN) ?? [];
+  for (let k = 0; k < tokens.length; k++) {
+    const w = wordId.get(tokens[k]);
+    if (w !== undefined) ids.add(w);
+    if (k + 1 < tokens.length) {
+      const b = pairId.get(tokens[k])?.get(tokens[k + 1]);
+      if (b !== undefined) ids.add(b);
+    }
+  }
+  const applies = lexiconFilter(sentence, memo.test(i, CUE_LEXICONS.NAMES_AI));
+  for (const [name, re, id] of CUE_IDS) if (applies(name) && memo.test(i, re)) ids.add(id);
+  return ids;
+}
+
 /**
  * Scores a text: the most suspicious unit and its score; `flagged` when it passes the
  * threshold the training script chose. Each sentence's features are computed once; a unit
  * adds the next sentence's features it does not already have.
  * @param {string} text already normalised
+ * @param {SentenceMemo} [memo] the text's sentences and the lexicons' answers, shared with the rules
  * @returns {{score: number, unit: string, flagged: boolean}}
  */
-export function scoreInjection(text) {
-  const parts = sentencesToScore(text);
-  const each = parts.map((s) => new Set(sentenceFeatures(s)));
-  const own = each.map((f) => scoreFeatures(f));
+export function scoreInjection(text, memo = new SentenceMemo(sentenceParts(text))) {
+  const at = memo.parts.flatMap((s, i) => (s.length <= MAX_SENTENCE ? [i] : []));
+  const parts = at.map((i) => memo.parts[i]);
+  const each = at.map((i) => sentenceIds(memo, i));
+  const own = each.map((ids) => {
+    let z = 0;
+    for (const id of ids) z += W[id];
+    return z;
+  });
   const bias = weights.get('bias') ?? 0;
-  let best = { score: -Infinity, unit: '' };
+  let best = { score: -Infinity, at: -1 };
   for (let i = 0; i < parts.length; i++) {
     let score = own[i] + bias;
     const next = each[i + 1];
-    if (next) for (const f of next) if (!each[i].has(f)) score += weights.get(f) ?? 0;
-    if (score > best.score) best = { score, unit: unitText(parts, i) };
+    if (next) for (const id of next) if (!each[i].has(id)) score += W[id];
+    if (score > best.score) best = { score, at: i };
   }
-  return { ...best, flagged: best.score > THRESHOLD };
+  return { score: best.score, unit: best.at < 0 ? '' : unitText(parts, best.at), flagged: best.score > THRESHOLD };
 }

@@ -5,7 +5,7 @@
  * as untrusted data. Pure logic: no DOM, no storage.
  */
 
-import { findInstructionCues } from './instruction-cues.js';
+import { findInstructionCues, readsAsOrder, SentenceMemo, sentenceParts } from './instruction-cues.js';
 import { readDisguises } from './disguises.js';
 import { scoreInjection } from './injection-model.js';
 import { stripInvisible } from './invisible.js';
@@ -119,6 +119,9 @@ const QUOTED = /"[^"\n]{1,400}"|“[^”\n]{1,400}”|«[^»\n]{1,400}»/g;
 /** @param {string} text */
 const withoutQuotedExamples = (text) => (DISCUSSES_ATTACKS.test(text) ? text.replace(QUOTED, '"…"') : text);
 
+/** Readings that only exist because someone encoded the text (not spaced letters or look-alikes, which are mostly typography). */
+const ENCODINGS = /^(?:base64|hex|binary|escaped|morse|caesar shift \d+|atbash|reversed|reversed words|leetspeak)$/;
+
 /** How much of a text the decoding passes look at (they run the rules again on it). */
 const DECODE_LIMIT = 20_000;
 
@@ -171,16 +174,23 @@ export class InputSanitizer {
         const m = re.exec(text);
         if (m) report(rule, m[0].trim(), via);
       }
-      if (this.cues) for (const { rule, match } of findInstructionCues(text)) report(rule, match, via);
+      // The rules and the learned detector ask the same lexicons about the same sentences: once.
+      const memo = new SentenceMemo(sentenceParts(text));
+      if (this.cues) for (const { rule, match } of findInstructionCues(text, memo)) report(rule, match, via);
       if (this.model && !seen.has(via ? 'encoded_learned_model' : 'learned_model')) {
-        const verdict = scoreInjection(text);
+        const verdict = scoreInjection(text, memo);
         if (verdict.flagged) report('learned_model', verdict.unit, via);
       }
     };
     const [plain, ...disguised] = readingsOf(cleaned);
     check(plain.text);
     for (const reading of disguised) {
-      if (!reading.matched) check(reading.text, reading.via);
+      if (!reading.matched) {
+        const before = flags.length;
+        check(reading.text, reading.via);
+        // An order someone took the trouble to encode is an injection even when its words are plain.
+        if (flags.length === before && ENCODINGS.test(reading.via) && readsAsOrder(reading.text)) report('hidden_order', reading.text.trim(), reading.via);
+      }
       else if (!seen.has('encoded_ignore_instructions')) {
         seen.add('encoded_ignore_instructions');
         flags.push({ rule: 'encoded_ignore_instructions', match: `${reading.via}: ${reading.text}`.slice(0, 120) });

@@ -17,8 +17,8 @@ const re = (source, flags = 'i') => new RegExp(source, flags);
 const NOT_A_NOUN = String.raw`(?<!\b(?:the|specified|git|npm|custom|default|these|those|its|their|same|with|of|your|our|an?|any|by|no|more|other|multiple|global|local)\s+)(?<![\`'"])`;
 
 // English lexicons. Each is one idea; a word list, not a sentence pattern.
-const DISMISS = re(String.raw`${NOT_A_NOUN}\b(?:ignor(?:e|ing)|disregard(?:ing)?|forget(?:ting)?|overrid(?:e|ing)|overrule|bypass|set aside|put aside|pay no (?:attention|heed|mind)|no longer (?:follow|obey)|stop (?:following|obeying)|discard|abandon|scrap|throw (?:out|away)|dismiss|neglect|drop|quit|cease|leave behind|move on from)\b`);
-const TARGET = re(String.raw`\b(?:instructions?|prompts?|directions|directives?|guidelines?|guidance|rules|orders|commands|constraints|restrictions|guardrails|programming|assignment|task|brief(?:ing)?|mission|system message|(?:previous|prior|earlier|above|preceding|initial|original) (?:text|content|input|context)|what(?:ever)? (?:you(?:'ve| have)? (?:were |been )?(?:told|given|asked)|(?:i|we) (?:said|asked|told you)(?!\s+(?:about|regarding)\b)|you(?:'re| are) doing)|everything (?:above|before|so far|else|you(?:'ve| have| were))|all (?:of )?(?:that|this)|(?:that|this) (?:whole thing|nonsense|stuff)|(?:your|the assistant's|the model's) (?:role|persona|identity|character|purpose|training|conditioning|principles|ethics|values|programming)|(?:text|content|messages?|instructions?|context|conversation) (?:above|before this|so far|until now)|(?:about\s+)?(?:summari[sz]ing|translating|reviewing|answering|analy[sz]ing|classifying)|(?:translation|summary|summari[sz]ation|review|analysis|classification|writing|coding) (?:job|task|work|assignment))\b`);
+const DISMISS = re(String.raw`${NOT_A_NOUN}\b(?:ignor(?:e|ing)|ingor(?:e|ing)|igno?re?|ignroe|igonre|disreg(?:ard|rad|uard)(?:ing)?|disregard(?:ing)?|forget(?:ting)?|overrid(?:e|ing)|overrule|bypass|set aside|put aside|pay no (?:attention|heed|mind)|no longer (?:follow|obey)|stop (?:following|obeying)|discard|abandon|scrap|throw (?:out|away)|dismiss|neglect|drop|quit|cease|leave behind|move on from)\b`);
+const TARGET = re(String.raw`\b(?:instructions?|prompts?|directions|directives?|guidelines?|guidance|rules|orders|commands|constraints|restrictions|guardrails|programming|assignment|task|brief(?:ing)?|mission|system message|(?:previous|prior|earlier|above|preceding|initial|original) (?:text|content|input|context)|e?v[ae]?ry?thing (?:(?:that )?(?:u|ur|you|you've|you're|youve)\s+(?:were |was |been |r |are )?(?:told|given|asked))|what(?:ever)? (?:you(?:'ve| have)? (?:were |been )?(?:told|given|asked)|(?:i|we) (?:said|asked|told you)(?!\s+(?:about|regarding)\b)|you(?:'re| are) doing)|everything (?:above|before|so far|else|you(?:'ve| have| were))|all (?:of )?(?:that|this)|(?:that|this) (?:whole thing|nonsense|stuff)|(?:your|the assistant's|the model's) (?:role|persona|identity|character|purpose|training|conditioning|principles|ethics|values|programming)|(?:text|content|messages?|instructions?|context|conversation) (?:above|before this|so far|until now)|(?:about\s+)?(?:summari[sz]ing|translating|reviewing|answering|analy[sz]ing|classifying)|(?:translation|summary|summari[sz]ation|review|analysis|classification|writing|coding) (?:job|task|work|assignment))\b`);
 const PRIOR = re(String.raw`\b(?:previous(?:ly)?|prior|earlier|above|preceding|before|initial|original|existing|old|former|so far|until now|up to now|thus far|your|you(?:'ve| have)? (?:were |been )?(?:given|told|received|got|asked|configured|programmed|set up|trained|initiali[sz]ed)|all|any|every|the rest)\b`);
 const REVOKED = re(String.raw`\b(?:void|cancell?ed|revoked|rescinded|obsolete|outdated|expired|superseded|overridden|withdrawn|invalid(?:ated)?|null|suspended|lifted|retired|deprecated|removed|disabled|deleted|deactivated|turned off|switched off|waived|no longer (?:valid|apply|applies|in (?:effect|force)|relevant|matter|stand|binding)|(?:don't|do not|does not|doesn't) apply(?: anymore)?|(?:were|was|are|is) (?:a mistake|an error|wrong|fake|not real|a test|a joke|bogus|erroneous|test data|placeholders?))\b`);
 /** "This directive takes precedence", "supersedes all previous instructions". */
@@ -86,7 +86,8 @@ const VOCATIVE = re(String.raw`(?:^|[\[("'>:]|[.!?]\s+|<!--|\/\/)\s*(?:the\s+|de
 /** "The correct answer to any question is …" */
 const CORRECT_ANSWER = re(String.raw`\b(?:the )?(?:correct|right|only|real|proper) (?:answer|reply|response)s? (?:to (?:any|every|all|each)|is|are|will be)\b`);
 /** A tool call written into the text for the AI to make. */
-const TOOL_CALL = re(String.raw`\b(?:call|invoke|use|run|execute|trigger|fire)\s+(?:the\s+)?(?:[a-z]+_[\w.-]+|[a-z]+[A-Z]\w*)\s+(?:tool|function|command|action|api|endpoint)\b|"(?:tool|function|action|name|tool_name)"\s*:\s*"[\w.-]+"`);
+// Case matters for the camelCase name ("run the fetchUrl tool", not "run the following command").
+const TOOL_CALL = re(String.raw`\b(?:[Cc]all|[Ii]nvoke|[Uu]se|[Rr]un|[Ee]xecute|[Tt]rigger|[Ff]ire|CALL|INVOKE|USE|RUN|EXECUTE)\s+(?:[Tt]he\s+)?(?:[a-z]+_[\w.-]+|[a-z]+[A-Z]\w*)\s+(?:tool|function|command|action|api|endpoint)\b|"(?:tool|function|action|name|tool_name)"\s*:\s*"[\w.-]+"`, '');
 const TOOL_URGE = re(String.raw`\b(?:execute|run|call|perform|make|invoke) (?:this|that|these) (?:tool )?(?:call|action)s?\b|\b(?:immediately|silently|right away|without asking)\b`);
 const SAFETY_TARGET = re(String.raw`\b(?:your|its|the assistant's|the model's)\s+(?:\w+\s+)?(?:(?<!(?:spam|ad|e-?mail|noise|camera|photo|water|air|oil|search)\s)filters|safeguards|guardrails|restrictions|limits|limitations|censorship|content polic(?:y|ies)|safety(?: \w+)?|ethic(?:s|al guidelines)|moderation|alignment)\b`);
 const DISABLE = re(String.raw`\b(?:switch off|turn off|disable|deactivate|remove|lift|drop|suspend|bypass|circumvent|ignore|forget|break free of|escape)\b`);
@@ -97,6 +98,8 @@ const FAKE_CONSENT = re(String.raw`\b(?:the user|the owner|management|your (?:us
 const DANGEROUS_COMMAND = re(String.raw`\brm\s+-[a-z]*r[a-z]*f?\s+(?:~|\/|\$HOME|\*)|\b(?:curl|wget)\b[^|\n]{0,80}\|\s*(?:ba|z)?sh\b|\bmkfs\b|\bdd\s+if=|\bchmod\s+-R\s+777\s+\/|\bformat\s+c:`);
 const VISIT_AND_REPORT = re(String.raw`\b(?:visit|open|fetch|go to|navigate to|load|request|ping|call)\s+<?https?:\/\/\S+[^.\n]{0,60}\b(?:paste|include|report|send|append|post|return|copy)\b[^.\n]{0,20}\b(?:result|response|output|content|page|answer|token|code)\b`);
 
+/** The everyday password-reset mail: "follow the link we e-mail you to reset your password". */
+const PASSWORD_RESET = re(String.raw`\b(?:reset|forgot|forgotten|change|update|expir\w*|strength|manager|policy)\b[^.\n]{0,20}\bpasswords?\b|\bpasswords?\s+(?:reset|policy|manager|expir\w*|strength|requirements?|change)\b`);
 /** Files that hold secrets, asked for by path. */
 const SECRET_FILE = re(String.raw`(?:~\/\.ssh\/|\bid_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)|(?<![\w.\/])\.env\b(?![.-](?:example|sample|template|local\.example))|\/etc\/(?:passwd|shadow)|\.aws\/credentials|\.git-credentials|\.netrc|\.npmrc|cookies\.(?:txt|sqlite)|\bkeychain\b|(?:api|secret|access|private) (?:keys?|tokens?)|passwords?|credentials)`);
 const EXFIL_VERB = re(String.raw`\b(?:print|output|show|reveal|dump|cat|paste|display|send|e-?mail|post|upload|share|include|read out|attach|exfiltrate|leak|copy (?:it|them) to)\b`);
@@ -105,20 +108,20 @@ const JAILBREAK_MODE = re(String.raw`\b(?:enter|activate|switch (?:to|into)|enab
 const SAFETY_OFF = re(String.raw`\b(?:safety|content|security|ethical|ethics|moderation)\s+(?:checks?|filters?|guidelines|restrictions|rules|protocols|settings|features|measures|policies|constraints)\s+(?:are|is|have been|has been)\s+(?:now\s+|temporarily\s+)?(?:disabled|off|lifted|suspended|removed|deactivated|turned off|bypassed|waived)\b`);
 const SESSION_SCOPE = re(String.raw`\b(?:you|your|this (?:session|conversation|chat|request|task)|for now|from now on)\b`);
 const IDENTITY_CLAIM = re(String.raw`\b(?:i am|i'm|this is)\s+(?:the|your)\s+(?:system administrator|sysadmin|developer|creator|owner|operator|admin|administrator|programmer|maker|supervisor)s?\b|\bauthori[sz]ed (?:override|bypass|exception|update to your)\b`);
-const LEAK_VERB = re(String.raw`\b(?:spell|read (?:\w+ ){0,3}(?:aloud|out loud|out)|list(?:ing)?|enumerat\w*|tabulate|make a table|restate|paraphrase|transcribe|reveal|show|print|repeat|output|display|share|dump|recite|reproduce|disclose|expose|paste|echo|write out|spell out|copy|tell me|give me|list|send me|quote|summari[sz]e|translate|what (?:does|did|do|are|were|is)|describe)\b`);
+const LEAK_VERB = re(String.raw`\b(?:spell|read (?:\w+ ){0,3}(?:aloud|out loud|out)|list(?:ing)?|enumerat\w*|tabulate|make a table|restate|paraphrase|transcribe|reveal|show|print|repeat|output|display|share|dump|recite|reproduce|disclose|expose|paste|echo|write out|spell out|copy|tell me|give me|list|send me|quote|summari[sz]e|translate|what (?:does|did|do|are|were|is|was)|describe|post)\b`);
 /** Said of "the system prompt" (not "your"), only these verbs ask for it: "what is in the system prompt?" is a question about prompts. */
 const LEAK_VERB_STRICT = re(String.raw`\b(?:read (?:\w+ ){0,3}(?:aloud|out loud)|spell (?:out|backwards)|reveal|print|repeat|output|display|dump|recite|reproduce|disclose|expose|paste|echo|write out|spell out|copy out|tell me|give me|send me|quote|(?:copy|put|include|paste|insert)\b[^.\n]{0,30}\b(?:into|in|to) (?:your|the) (?:reply|answer|response|output|message))\b`);
 const HIDDEN_TEXT = String.raw`(?:preamble|pre-?prompt|meta-?prompt|setup (?:message|text)|hidden (?:preamble|context|text|message))`;
-const LEAK_OBJ_YOURS = re(String.raw`\b(?:your\s+(?:(?:full|entire|exact|complete|original|whole|own)\s+)?(?:(?:system|initial|original|hidden|secret|internal|developer|starting|setup|opening|first|pre-?conversation|base|underlying|confidential)\s+)?(?:prompt|instructions|directives|configuration|guidelines|setup(?: text)?|rules|system prompt|context window|preamble|message)(?![- ](?:engineering|library|libraries|template|design|writing|skills|file|folder))|(?:prompt|instructions|text|message|rules?|guidelines?|directives?)\s+(?:that\s+)?you(?:'ve| have)?\s+(?:were\s+|been\s+)?(?:given|told|shown|initiali[sz]ed|configured|received|started with|got)|(?:rules|guidelines|instructions|principles|policies|constraints|guidance)\s+(?:that\s+)?(?:govern|shape|control|guide|constrain|define|dictate)(?:s|ing)?\s+(?:your|the assistant's|the model's)\s+(?:behaviou?r|responses|answers|conduct|outputs?|replies)|(?:guidance|instructions|rules|guidelines|directives|policies|constraints|prompt)\s+(?:that\s+)?you(?:'re| are)?\s+(?:operate|operating|work|working|run|running|function|functioning)\s+(?:under|with|by)|(?:instructions?|rules?|prompts?|guidelines?|directives?|text|message)\b[^.?!\n]{0,40}\b(?:gave you|give you|given (?:to )?you|provided (?:to )?you|fed (?:to )?you|loaded into you|told you|set for you)|what (?:you were|were you|have you been) (?:told|given)(?: before)?|(?:text|content|words|messages?|instructions)\s+(?:(?:that\s+)?(?:appears?|is|are|comes?|sits?|exists?)\s+)?(?:in|inside|at the (?:start|top|beginning) of)\s+your\s+(?:context|context window|memory|prompt|input)|(?:everything|all|the text|the words|whatever)\s+(?:that\s+)?(?:(?:appears?|is|was|stands|written|comes?)\s+)?(?:above|before)\s+(?:this|here|the user|my message|the line)|${HIDDEN_TEXT}|(?:precedes?|preceded|came before|comes before)\s+(?:our|this|the)\s+(?:conversation|chat|session|discussion))\b`);
+const LEAK_OBJ_YOURS = re(String.raw`\b(?:your\s+(?:(?:full|entire|exact|complete|original|whole|own)\s+)?(?:(?:system|initial|original|hidden|secret|internal|developer|starting|setup|opening|first|pre-?conversation|base|underlying|confidential)\s+)?(?:prompt|instructions|directives|configuration|guidelines|setup(?: text)?|rules|system prompt|context window|preamble|message)(?![- ](?:engineering|library|libraries|template|design|writing|skills|file|folder))|(?:prompt|instructions|text|message|rules?|guidelines?|directives?)\s+(?:that\s+)?you(?:'ve| have)?\s+(?:were\s+|been\s+)?(?:given|told|shown|initiali[sz]ed|configured|received|started with|got)|(?:rules|guidelines|instructions|principles|policies|constraints|guidance)\s+(?:that\s+)?(?:govern|shape|control|guide|constrain|define|dictate)(?:s|ing)?\s+(?:your|the assistant's|the model's)\s+(?:behaviou?r|responses|answers|conduct|outputs?|replies)|(?:guidance|instructions|rules|guidelines|directives|policies|constraints|prompt)\s+(?:that\s+)?you(?:'re| are)?\s+(?:operate|operating|work|working|run|running|function|functioning)\s+(?:under|with|by)|(?:instructions?|rules?|prompts?|guidelines?|directives?|text|message)\b[^.?!\n]{0,40}\b(?:gave you|give you|given (?:to )?you|provided (?:to )?you|fed (?:to )?you|loaded into you|told you|set for you)|what (?:you were|were you|have you been) (?:told|given)(?: before)?|(?:text|content|words|messages?|instructions)\s+(?:(?:that\s+)?(?:appears?|is|are|comes?|sits?|exists?)\s+)?(?:in|inside|at the (?:start|top|beginning) of)\s+your\s+(?:context|context window|memory|prompt|input)|(?:everything|all|the text|the words|whatever)\s+(?:that\s+)?(?:(?:appears?|is|was|stands|written|comes?)\s+)?(?:above|before)\s+(?:this|here|the user|my message|the line)|${HIDDEN_TEXT}|(?:what (?:was|is|came|stands)|(?:text|words|everything|content|instructions)) (?:written |said )?(?:at|in) the (?:very )?(?:beginning|start|top) of (?:this|the|your) (?:prompt|conversation|context(?: window)?|chat|session)|(?:precedes?|preceded|came before|comes before)\s+(?:our|this|the)\s+(?:conversation|chat|session|discussion))\b`);
 const LEAK_OBJ_THE = re(String.raw`\bthe\s+(?:full|entire|exact|complete|whole|verbatim)\s+(?:prompt|instructions)\b(?!\s+(?:for|to|below|of (?:the|this|a)))|\bthe\s+(?:(?:full|entire|exact|complete|original|whole)\s+)?(?:system|initial|original|hidden|secret|internal|developer|starting|setup|opening|pre-?conversation|underlying|confidential)\s+(?:prompt|instructions|message|directives|configuration|guidelines|rules|setup|preamble)\b`);
 const SECRECY = re(String.raw`\b(?:don't|do not|never|without)\s+(?:tell(?:ing)?|mention(?:ing)?|reveal(?:ing)?|inform(?:ing)?|disclos(?:e|ing)|alert(?:ing)?|notify(?:ing)?|let(?:ting)?)\s+(?:the user|the reader|the customer|users|anyone|them|the human|your user)\b`);
-const ROLE = re(String.raw`\b(?:you are now|you're now|from now on,? you|henceforth,? you|act as (?:if|an?|my)|pretend (?:to be|you are|that you)|role-?play as|new persona|you are no longer|switch(?:ing)? (?:to|into) \w+ mode|you have been (?:freed|unlocked|liberated|upgraded|jailbroken|reprogrammed)|(?:behave|act|respond|operate|answer) as ["“']|you (?:must|will|shall) (?:now )?(?:be|behave as|act as|become)\b)\b`);
-const UNBOUND = re(String.raw`\b(?:no (?:rules|restrictions|limits|filters|guidelines|boundaries|censorship)|without (?:any )?(?:rules|restrictions|limits|filters|guidelines|censorship)|unrestricted|unfiltered|uncensored|jailbr[eo]ak\w*|anything (?:i|the user) (?:ask|want)s?|ignore (?:your|all) (?:ethics|safety)|no (?:content |safety )?(?:polic(?:y|ies)|morals|ethics|filters?|guardrails)|never refuses?|(?:always|must) comply|no refusals?|without (?:refusing|refusal|hesitation or refusal)|answers? (?:anything|any question))\b`);
+const ROLE = re(String.raw`\b(?:you are now|you're now|(?:forget|pretend|imagine) (?:that )?you(?:'re| are) (?:not )?(?:an? )?(?:\w+ )?(?:assistant|ai|bot|model|chatbot)|(?:^|;\s*)you(?:'re| are) (?:an? |my )(?:\w+ ){0,3}(?:who|that)|from now on,? you|henceforth,? you|act as (?:if|an?|my)|pretend (?:to be|you are|that you)|role-?play as|new persona|you are no longer|switch(?:ing)? (?:to|into) \w+ mode|you have been (?:freed|unlocked|liberated|upgraded|jailbroken|reprogrammed)|(?:behave|act|respond|operate|answer) as ["“']|you (?:must|will|shall) (?:now )?(?:be|behave as|act as|become)\b)\b`);
+const UNBOUND = re(String.raw`\b(?:no (?:rules|restrictions|limits|filters|guidelines|boundaries|censorship)|without (?:any )?(?:rules|restrictions|limits|filters|guidelines|censorship)|unrestricted|unfiltered|uncensored|jailbr[eo]ak\w*|anything (?:i|the user) (?:ask|want)s?|ignore (?:your|all) (?:ethics|safety)|no (?:content |safety )?(?:polic(?:y|ies)|morals|ethics|filters?|guardrails)|never refuses?|(?:always|must) comply|no refusals?|without (?:refusing|refusal|hesitation or refusal)|answers? (?:anything|any question)|never (?:warns?|says no|adds? (?:warnings|disclaimers))|without (?:warnings?|disclaimers?)|writes? malware|no (?:morals|ethics)|invents?|makes? (?:things|numbers|facts) up|fabricates?|lies to|insults?|deceives?|scams?|manipulates?|threatens?|convinces? (?:people|users|them) to)\b`);
 
 // Other languages: a word that dismisses and a word for instructions (or "previous") in one
 // sentence. Scripts without spaces between words have no word boundaries to lean on.
 const DISMISS_ML = re(String.raw`(?:(?<![\p{L}\p{N}])(?:ignore[zr]|ignore (?:as|os|todas|todos)|oublie[zr]?|ne tiens? (?:pas|plus) compte|fais abstraction|faites abstraction|négligez?|ignorier\w*|vergiss|vergessen sie|missachte\w*|beachte\w* nicht|nicht beachten|verwirf|ignora\w*|olvida\w*|no hagas caso|haz caso omiso|descarta\w*|dimentica\w*|trascura|non considerare|esque[cç]a\w*|desconsider\w*|negeer|vergeet|zignoruj|ignoruj|zapomnij|pomiń|ignorera|glöm|ignorer|glem|abaikan|lupakan|bỏ qua|quên|αγνόησε|ξέχασε|ignoruj|zapomeň|yoksay\w*|görmezden gel\w*|unut\w*|dikkate alma|yok say\w*)(?![\p{L}\p{N}])|игнорир\w*|забуд\w*|не обращай|отбрось|пренебреги|ігноруй|забудь|忽略|无视|無視|忘记|忘記|不要理会|不理会|抛开|拋開|放弃|忘れ|무시|잊어|تجاهل|انس|إنس|अनदेखा|भूल जा|नज़रअंदाज़|नजरअंदाज|התעלם|שכח)`, 'iu');
-const TARGET_ML = re(String.raw`(?:(?<![\p{L}\p{N}])(?:consignes|règles|indications|ordres|anweisung\w*|instruktion\w*|regeln|vorgaben|befehle|richtlinien|instrucciones|indicaciones|reglas|órdenes|directrices|istruzioni|regole|direttive|instruções|instrucoes|regras|orientações|diretrizes|instructies|aanwijzingen|regels|opdrachten|instrukcje|instrukcji|polecenia|poleceń|zasady|reguły|instruktioner|instruksjoner|regler|instruksi|perintah|aturan|hướng dẫn|chỉ dẫn|lệnh|οδηγίες|pokyny|instrukce|talimat\w*|kural\w*|komut\w*)(?![\p{L}\p{N}])|инструкци\w*|указани\w*|правил\w*|команд\w*|распоряжени\w*|інструкці\w*|指令|指示|说明|說明|提示|规则|規則|要求|命令|プロンプト|ルール|지시|명령|지침|규칙|프롬프트|التعليمات|الأوامر|القواعد|تعليمات|निर्देश|नियम|הוראות)`, 'iu');
+const TARGET_ML = re(String.raw`(?:(?<![\p{L}\p{N}])(?:(?:den |le |el |o |il )?rest(?:e|o)? (?:dieses|des|du|de(?:l|ste|sto)?|dello|della)|consignes|règles|indications|ordres|anweisung\w*|instruktion\w*|regeln|vorgaben|befehle|richtlinien|instrucciones|indicaciones|reglas|órdenes|directrices|istruzioni|regole|direttive|instruções|instrucoes|regras|orientações|diretrizes|instructies|aanwijzingen|regels|opdrachten|instrukcje|instrukcji|polecenia|poleceń|zasady|reguły|instruktioner|instruksjoner|regler|instruksi|perintah|aturan|hướng dẫn|chỉ dẫn|lệnh|οδηγίες|pokyny|instrukce|talimat\w*|kural\w*|komut\w*)(?![\p{L}\p{N}])|инструкци\w*|указани\w*|правил\w*|команд\w*|распоряжени\w*|інструкці\w*|指令|指示|说明|說明|提示|规则|規則|要求|命令|プロンプト|ルール|지시|명령|지침|규칙|프롬프트|التعليمات|الأوامر|القواعد|تعليمات|निर्देश|नियम|הוראות)`, 'iu');
 const PRIOR_ML = re(String.raw`(?:(?<![\p{L}\p{N}])(?:précédent\w*|antérieur\w*|ci-dessus|précède|auparavant|vorher|zuvor|davor|vorherig\w*|bisherig\w*|obig\w*|vorig\w*|anteriores|anterior|previas|precedenti|acima|vorige|eerdere|bovenstaande|poprzedni\w*|wcześniejsz\w*|powyższ\w*|tidigare|forrige|ovenstående|sebelumnya|trước đó|προηγούμεν\w*|předchozí|önceki|yukarıdaki)(?![\p{L}\p{N}])|предыдущ\w*|прежн\w*|попередн\w*|之前|以上|上面|先前|前面|上述|以前|前の|上記|これまで|이전|위의|앞의|السابقة|أعلاه|पिछले|הקודמות)`, 'iu');
 const FORCE_ML = re(String.raw`(?:(?<![\p{L}\p{N}])(?:seulement|uniquement|nur|ausschließlich|solo|solamente|únicamente|unicamente|apenas|somente|alleen|tylko|enbart|bare|hanya|chỉ)(?![\p{L}\p{N}])|только|лише|只|だけ|のみ|만|فقط|केवल|רק)`, 'iu');
 const LEAK_OBJ_ML = re(String.raw`(?:prompt (?:système|du système|del sistema|do sistema|di sistema)|invite système|instructions (?:initiales|cachées|système)|system-?prompt\w*|systemanweisung\w*|instrucciones (?:iniciales|ocultas|del sistema)|istruzioni (?:iniziali|nascoste|di sistema)|instruções (?:iniciais|ocultas|do sistema)|системн\w* (?:промпт|подсказк\w*|инструкци\w*)|скрыт\w* инструкци\w*|系统提示|系統提示|系统指令|初始指令|隐藏指令|システムプロンプト|初期指示|시스템 프롬프트|초기 지시)`, 'iu');
@@ -135,72 +138,261 @@ const PERSONA = re(String.raw`\b(?:only|every|each|always|never|as (?:an?|my|if)
 /** Claims to speak for whoever runs the AI: "Message from the administrators:", "Priority notice from OpenAI". */
 const AUTHORITY = re(String.raw`\b(?:messages?|notices?|updates?|directives?|orders?|instructions?|alerts?|communications?|notes?|overrides?)\s+from\s+(?:the\s+|your\s+)?(?:administrators?|admins?|developers?|system|operators?|openai|anthropic|google|microsoft|(?:your|the) (?:creators?|owners?|makers?)|(?:ai|model|platform|trust (?:and|&) safety|safety) team)\b`);
 
-/** The text's sentences (lines, clauses after ";", HTML comments on their own). @param {string} text */
-export function sentenceParts(text) {
-  return text.split(/(?<=[.!?。！？])\s+|[\n\r]+|(?<=[;|])\s*|(?<=-->)|(?=<!--)/u).map((s) => s.trim()).filter(Boolean);
-}
+// The STRUCTURE of an injection (issue 32 §7): not which words an attack uses but what it
+// does — gives orders about the assistant's own answer, arms an order with a condition on what
+// the user will ask, forges a turn of the conversation inside data, tells the reader to drop the
+// rest of the data, dictates a verdict about the document, orders a tool call. Each lexicon is
+// one such idea; the rules below combine them, and the learned detector weighs them as features.
 
-/** Sentences, each with the one after it (cues that support a verdict may sit next door). */
-function sentences(/** @type {string} */ text) {
-  const parts = sentenceParts(text);
-  return parts.map((s, i) => ({ s, next: parts[i + 1] ?? '', window: parts[i + 1] ? `${s} ${parts[i + 1]}` : s }));
+/** The assistant's own answer, named as the thing an order is about: "your response", "at the end of the summary", "when you answer", "any summary of this". Not an HTTP response's parts. */
+const ANSWER_NOUN = String.raw`(?:response|reply|replies|answer|answers|output|summary|summaries|translation|completion|explanation|recap|code examples?|analysis|message|messages|assessment|evaluation|review|description)`;
+const NOT_PROTOCOL = String.raw`(?!\s*(?:body|headers?|objects?|payloads?|codes?|status|fields?|times?|data|streams?|types?|formats?|schemas?|json|xml|size|cache|handlers?|bytes|files?|queues?|topics?|ids?|sheets?|keys?)\b)`;
+const ANSWER_REF = re(String.raw`\b(?:your|the assistant's|the model's|the ai's)\s+(?:(?:final|next|entire|whole|full|own|first|last|every)\s+)?(?!answers\b)${ANSWER_NOUN}${NOT_PROTOCOL}|\b(?:in|into|to|at the (?:start|end|top|bottom|beginning|foot) of|within|throughout|before|after|with)\s+(?:the|your|each|every|all|any)\s+(?:(?:final|next|later|future)\s+)?(?:response|reply|replies|answer|answers|output|summary|summaries|translation|recap)${NOT_PROTOCOL}|\b(?:when|while|whenever|before|after|once)\s+(?:you(?:'re| are)?\s+)?(?:answer(?:ing)?|repl(?:y|ying)|respond(?:ing)?|summari[sz](?:e|ing)|translat(?:e|ing)|present(?:ing)?|explain(?:ing)?|complet(?:e|ing) (?:the )?code|writ(?:e|ing) (?:the|your|a) (?:summary|answer|reply|recap)|giv(?:e|ing) (?:an |the |your )?examples?|(?:writ|generat|suggest|show)(?:e|ing) (?:the |some |any )?code)\b|\b(?:any|every|each|all|future|later|subsequent)\s+(?:(?:later|future|other|further)\s+)?(?:response|reply|replies|answer|answers|summary|summaries|output|translation|recap|evaluation|assessment|analysis)\b(?!\s+(?:is|are) (?:logged|stored|sent|encrypted|signed))|\b(?:every|all|any|each)\s+(?:later|future|subsequent|further|following)\s+(?:messages?|questions?)\b`);
+/** A clause that opens with an order (after "please", "also", "be sure to", a colon …). */
+const ORDER_VERBS = String.raw`(?:add|include|insert|append|prepend|put|place|work|embed|mention|promote|advertise|recommend|say|state|claim|assert|write|rewrite|compose|format|encode|encrypt|convert|translate|spell|end|begin|start|finish|sign|respond|reply|answer|use|make|present|describe|call|list|give|show|output|print|tell|spread|inform|warn|remind|attach|render|display|return|type|paste|copy|quote|report|rate|rank|score|classify|mark|label|treat|flag|book|delete|remove|send|forward|e-?mail|post|upload|run|execute|invoke|open|visit|click|download|install|create|schedule|set|change|disable|turn off|cancel|unsubscribe|transfer|pay|merge|close|approve|accept|reject|grant|store|save|remember|share|leave out|omit|skip|hide|ignore|disregard|forget|overlook|drop|concentrate|focus|act|pretend|speak|talk|generate|produce|draft|summari[sz]e|analy[sz]e|explain|repeat|proofread|spell-check|reveal|echo|dump|advance|conclude|insist|emphasi[sz]e|portray|refer|keep|replace|overwrite|edit|modify|commit|push|accept|decline|unzip|go|navigate|fetch|load|check)`;
+const CLAUSE_START = String.raw`(?:^|^(?:when|while|whenever|before|after|once|if|in case|in|as|for|during|on|with|to)\b[^,;:\n]{0,80},\s*|[:;—–(\[]\s*|\b(?:please|kindly|also|then|finally|afterwards|next|now|just|simply|first|always|and then|be sure to|make sure(?: to| that you| you)?|remember to|don't forget to|do not forget to|you (?:must|should|need to|have to|will|shall|are to)|you'll|(?:the )?(?:assistant|ai|model|agent|bot|llm) (?:must|should|will|shall|is to)),?\s+)(?:(?:please|kindly|also|then|just|now|always|simply|first)\s+)*`;
+const CLAUSE_ORDER = re(String.raw`${CLAUSE_START}${ORDER_VERBS}\b(?!\s*[:：])`);
+/** An order whose verb is the answer itself: "Respond with …", "Reply only in …", "Answer entirely in …". */
+const ANSWER_VERB_ORDER = re(String.raw`(?:^|[:;—–(]\s*|\b(?:please|kindly|also|just|now|instead|always|from now on|then),?\s+)(?:respond|reply|answer|speak|talk|write back)\b(?!\s*[:：])`);
+/** How an answer is bent: a style, an encoding, a fixed form, "instead". */
+const STYLE = re(String.raw`\b(?:in|into|using|with)\s+(?:only\s+|nothing but\s+)?(?:the style of|the voice of|latin|klingon|french|german|spanish|italian|pirate(?: speak)?|rhym\w*|verse|capital letters|capitals|all caps|upper-?case|emojis?|morse(?: code)?|base ?64|hex(?:adecimal)?|binary|rot-?13|reverse|backwards|pig latin|a (?:poem|song|rap|limerick|haiku|riddle|joke))\b|\b(?:as a (?:poem|song|rap(?: song)?|limerick|haiku|pirate|joke)|like a pirate|a pirate would|only emojis?|entirely in|only in|exclusively in|backwards|with (?:a|one) (?:limerick|poem|joke|haiku|song|riddle)|(?:only|just|exactly|solely) (?:with )?["“«])`);
+/** What an order about the answer puts into it: a quoted text, a link, an advert, a style or encoding, code, "the following", a fixed form. */
+const PAYLOAD = re(String.raw`["“«„][^"”»“\n]{2,160}["”»“]|https?:\/\/|\bwww\.|\b[\w-]+\.(?:example|com|net|org|io|xyz|ru|biz)\b|\b(?:promot|advertis|sponsor|endors|coupon|discount|buy|invest|crypto|casino|prize|giveaway|payday|loan|lottery|bonus|supplement|vpn)\w*|\b(?:in|into)\s+(?:the style of|the voice of|latin|klingon|french|german|spanish|italian|pirate|rhym\w*|verse|capital letters|capitals|all caps|upper-?case|emojis?|morse(?: code)?|base ?64|hex(?:adecimal)?|binary|rot-?13|reverse|backwards|pig latin|a (?:poem|song|rap|limerick|haiku|riddle))\b|\b(?:as a (?:poem|song|rap(?: song)?|limerick|haiku|pirate|joke)|like a pirate|a pirate would|only emojis?|backwards|base64-?encoded|in hexadecimal)\b|\b(?:snippet|backdoor|keylogger|reverse shell|malware)\b|\b(?:code|function|script|loop|program|class|method|handler)\s+(?:that|which|to)\b|\bthe following\b|\b(?:a|one|the) (?:sentence|line|paragraph|link|note|p\.?s\.?|disclaimer|footnote|joke|poem|haiku|limerick|advert(?:isement)?|ad|slogan|recommendation)\b|\b(?:only|exactly|verbatim|nothing else|nothing more|no other|word for word|unchanged)\b`);
+/** An assertion dictated to the reader: "say that …", "tell them it was moved", "respond that it is …". */
+const DICTATED = re(String.raw`\b(?:say|answer|reply|respond)\s+(?:with\s+)?["“']?(?:yes|no|ok|okay|true|false|approved|safe|fine|positive|negative)\b|\b(?:spread the word|let (?:people|everyone|readers|users) know)\b|\b(?:say|state|claim|mention|assert|insist|confirm|pretend|explain|respond|reply|answer|report|write|note|tell (?:them|the user|the reader|users|readers|everyone|people|him|her|customers?))\s+(?:that\b|(?:it|this|that|they|there|he|she|the [\w-]+(?: [\w-]+)?|(?:this|these|their|its|his|her|our|your) [\w-]+) (?:is|was|are|were|has|have|had|will|won't|cannot|can't|does|did|costs?|needs?|must|should)\b)`);
+/** Talk of HTTP, APIs and servers: "your response" there is a program's. */
+const PROTOCOL = re(String.raw`\b(?:headers?|status codes?|http|2xx|[1-5]\d\d (?:status|response|error|code)|json body|request body|endpoint|server|webhook|callback|handler|route|middleware|content-type|cors|request id|sdk|api (?:call|request|response)|challenge value|payload)\b`);
+/** An order armed by a condition on what the user (or anyone) will ask. */
+const CONDITION = re(String.raw`\b(?:if|when|whenever|should|in case|once|each time|every time|any ?time)\s+(?:the\s+|a\s+|any\s+|an\s+|your\s+|this\s+)?(?:user|users|anyone|anybody|someone|somebody|reader|readers|people|person|visitor|human|they|questions?|a question|the question|anything|the word|the topic|the subject|the conversation)\b[^.;\n]{0,50}?\b(?:asks?|asked|ask|requests?|requested|queries|inquires?|comes? up|brings? up|is asked|are asked|wants? to know|wants? (?:a|an|the|to see|to get)|looks? for|raises?|wonders?|mentions?|mentioned)\b|\b(?:if|when|once|should|in case)\s+(?:you(?:'re| are| get)\s+(?:ever\s+|being\s+)?)?asked\b|\b(?:if|when|once|should|whenever)\s+(?:you(?:'re| are)\s+)?(?:being\s+)?(?:asked|requested|prompted|told) (?:to|for|about|whether)\b`);
+/** What a conditional order makes the reader do: say something, or act. */
+const DICTATE_VERB = re(String.raw`\b(?:say|tell|reply|respond|answer|output|give|state|claim|print|write|recommend|report|translate|book|delete|remind|insist|confirm|label|classify|rate|approve|describe|mention|send|forward|point|direct|refer)\b`);
+/** Told to speak to "the user": only the assistant has one. */
+const TELL_USER_ORDER = re(String.raw`${CLAUSE_START}(?:tell|inform|remind|warn|convince|persuade|notify|advise|assure|urge|insult)\s+(?:the\s+|any\s+|all\s+|every\s+|each\s+)?(?:user|users|reader|readers|customer|customers|visitor|visitors|human|person asking|requester)\b`);
+const TELL_USER = re(String.raw`\b(?:tell|inform|remind|warn|convince|persuade|notify|advise|assure|ask|urge|instruct|direct|redirect|insult)\s+(?:the\s+|any\s+|all\s+|every\s+|each\s+)?(?:user|users|reader|readers|customer|customers|visitor|visitors|human|person asking|requester)\b`);
+/** A line that is a turn of a conversation: "User:", "[assistant]:", "### Instruction", "Operator:". */
+const ROLE_LINE = /^\s*(?:#{1,6}\s*|[*>|-]\s*)?[[<(]?\s*(user|human|assistant|ai|a\.i\.|bot|chatbot|model|system|sys|developer|dev|operator|admin|administrator|gpt|chatgpt|claude|llm|instruction|instructions|response|input|output|q|a|question|answer|context|customer|agent)\s*[\]>)]?\s*(?:\([^)\n]{0,40}\)\s*)?[:：]\s*(.*)$|^\s*(?:#{2,6}\s*(user|human|assistant|system|instruction|instructions|response|input)|\[(user|human|assistant|system|inst)\]|<(user|human|assistant|system)>)\s*[:：]?\s*()$/i;
+const AI_TURN = /^(?:assistant|ai|a\.i\.|bot|chatbot|model|gpt|chatgpt|claude|llm|response|answer|a|output)$/i;
+const USER_TURN = /^(?:user|human|operator|admin|administrator|instruction|instructions|question|q|input|dev|developer)$/i;
+const SYSTEM_TURN = /^(?:system|sys|developer|dev|admin|administrator|operator)$/i;
+/** The data pretending to end: "[END OF DOCUMENT]", "<|endoftext|>", "</context>", "<end_of_email>". */
+const DATA_END = re(String.raw`<\|endoftext\|>|<\|end\|>|\[\s*(?:END|EOF|EOD|[Ee]nd [Oo]f [\w -]{2,20})\s*\]|<\s*\/?\s*[Ee][Nn][Dd][_ -]?[Oo][Ff][_ -]?\w+\s*>|<\/(?:document|context|email|e-mail|untrusted[\w-]*|search_results?|tool_result|user_data|retrieved)>|^\s*(?:-{3,}|={3,}|\*{3,}|#+)?\s*(?:END|[Ee]nd [Oo]f (?:[Tt]he )?(?:[Dd]ocument|[Ee]-?mail|[Ii]nput|[Dd]ata|[Tt]ext|[Mm]essage|[Ff]ile|[Pp]age|[Cc]ontext|[Tt]ranscript|[Cc]ontent)|END OF (?:THE )?[A-Z -]{2,20})\s*(?:-{3,}|={3,}|\*{3,})?\s*$`, '');
+/** A tool's result or a chat token forged as structure. */
+const FORGED_TAG = re(String.raw`<\/?(?:tool_result|tool_response|function_results?|tool_output|observation|instructions?|system|system_message|admin)>|<\|(?:user|assistant|system|im_start|im_end|start_header_id|eot_id)\|>|\[\/?INST\]|<<\/?SYS>>`);
+/** Drop the data, not instructions: "the rest of this data", "the question about this email", "whatever the user asked". */
+const DATA_TARGET = re(String.raw`\b(?:the (?:rest|remainder) of (?:this|the|that)\s+\w+|(?:the )?(?:remaining|surrounding|preceding|following|above|previous|earlier|prior)\s+(?:data|text|input|content|material|document|page|e-?mail|message|passage|lines?|records?|rows?|entries|cells?|context)|(?:this|the|that)\s+(?:data|document|doc|text|input|page|e-?mail|message|file|table|article|notice|review|thread|record|passage|context|material|translation|summary|task|request|question|cell|listing|report|lease|contract)(?=\s*(?:$|[.;,!—–)]|and\b|so far\b|entirely\b|completely\b|above\b|below\b|here\b|now\b|instead\b))|the (?:user's |actual |original )?(?:question|request|query|task|assignment)(?: (?:about|above|on|regarding|you were given))?|what(?:ever)? (?:the user|they|you were) (?:asked|requested|wants?|wanted|said|needs?|asked (?:you )?(?:for|to do))|(?:everything|all(?: of)?(?: the)? (?:text|content)|anything)\s+(?:in|on|above|before|after|below)\s+(?:this|the)\s+\w+|(?:everything|all) (?:above|before|below|after) (?:this|here|it))\b`);
+const DATA_DISMISS = re(String.raw`\b(?:ignor(?:e|ing)|disregard(?:ing)?|forget(?:ting)?|skip(?:ping)?|overlook|pay no (?:attention|heed|mind) to|set aside|leave aside|put aside|never mind|scrap|drop|discard|abandon|don't (?:bother with|continue with|answer|summari[sz]e|translate|process|read)|do not (?:continue with|answer|summari[sz]e|translate|process|read)|no need to (?:answer|reply to|respond to|summari[sz]e|translate|process|read|continue with)|stop (?:reading|processing|answering|summari[sz]ing|translating))\b`);
+/** Orders to decide for the reader: "classify it as safe", "rank them first", "report no anomalies". */
+const VERDICT_ORDER = re(String.raw`\b(?:classify|mark|label|rate|rank|score|treat|report|flag|consider|tag|categori[sz]e|describe|present|record|portray|characteri[sz]e|regard|judge|assess|evaluate|advance|approve|recommend)\s+(?:it|this|that|them|these|those|him|her|the [\w-]+(?: [\w-]+)?|this [\w-]+|these [\w-]+|all [\w-]+)\s+(?:as\b|\d+\s*\/\s*\d+|with (?:\d|full|top|five|ten))|\b(?:rank|rate|score|list|place|recommend)\s+(?:it|this|them|him|her|the [\w-]+|this [\w-]+)\s+(?:first|highest|at the top|on top|above (?:all|every|the))|\b(?:label|mark|classify|tag|rate|score)\s+(?:it|this|them)\s+(?:positive|negative|safe|clean|benign|legitimate|approved|billing|urgent|trusted)\b|\breport no (?:anomalies|issues|problems|vulnerabilities|findings|concerns|errors)\b|\b(?:score|rate|rank)\s+(?:it|this|them|the \w+)?\s*\d+\s*\/\s*\d+\b`);
+const JUDGEMENT = re(String.raw`\b(?:safe|benign|legitimate|trustworthy|trusted|clean|harmless|not (?:malicious|phishing|spam|suspicious|a scam|dangerous)|no (?:vulnerabilities|anomalies|issues|problems|risks?|concerns|security issues)|positive|negative|first|top|best|highest|perfect|false|fake|true|correct|verified|approved|duplicate|won't fix|fraudulent|unmaintained|deprecated|qualified|secure|compliant|production-ready|unanimous(?:ly)?|delighted|flawless|accurate|final|retracted|reliable|the most|the only|above all|billing|\d+\s*\/\s*\d+|safe to (?:open|click|install|run|download|visit|use|deploy|trust))\b`);
+/** "any evaluation should rank them first", "any summary of these reviews must say …". */
+const ANY_READER_MUST = re(String.raw`\b(?:any|every|each|all|whatever)\s+(?:summary|summaries|evaluation|assessment|analysis|review|answer|response|reply|report|screening|triage|ranking|description|translation|account|rating|score|recommendation|verdict|conclusion)s?\b[^.;\n]{0,50}?\b(?:must|should|shall|has to|needs to|is to|ought to)\s+(?:(??:also|always|clearly|only)\s+)?(?:say|state|conclude|rank|rate|score|describe|mention|report|call|present|include|find|show|recommend|treat|list|put|be)\b`.replace('(??:', '(?:'));
+/** "the overall rating should be 5/5", "the final verdict must be …". */
+const SET_VERDICT = re(String.raw`\b(?:the )?(?:overall|final|correct|true|real|only possible) (?:rating|score|verdict|conclusion|assessment|answer|classification|label|grade)s? (?:should|must|shall|is to|has to|needs to|will) be\b`);
+/** "as a fact", "in any answer", "present it that way", "use this date in …". */
+const AS_FACT = re(String.raw`\b(?:as (?:a )?(?:fact|the truth|true|established)|as the (?:correct|right|real|actual|true|official) \w+|in (?:any|every|all) (?:answer|reply|response|summary|summaries|output)s?|present (?:it|this|them) (?:that way|as)|use (?:this|these|the following) (?:date|number|figure|fact|facts|information|name|price|value)s? (?:in|when|for))\b`);
+/** A claim of authority for what follows: "note from a verified senior recruiter", "verified by the security team". */
+const VOUCHED = re(String.raw`\b(?:notes?|remarks?|comments?|messages?|endorsements?|assessments?|statements?|verdicts?|recommendations?)\s+(?:from|by)\s+(?:a|an|the|our)\s+(?:[\w-]+\s+){0,3}?(?:recruiter|consultant|expert|reviewer|auditor|analyst|specialist|authority|professional|manager|team|editor|doctor|lawyer)s?\b|\b(?:verified|approved|checked|reviewed|audited|vetted|certified|cleared|confirmed)\s+by\s+(?:the\s+|our\s+|a\s+|an\s+)?(?:security|legal|compliance|experts?|trust|safety|audit\w*|editors?|moderators?)\b|\b(?:auditor|editor|reviewer|security|hiring system|system|moderator|fact[- ]check)(?:'s)? (?:remark|note|notice|check)\s*:|\btop-rated by experts\b`);
+/** Harm an agent can do with its tools. */
+const HARM = re(String.raw`\b(?:delete|remove|wipe|erase|overwrite|destroy|purge)\s+(?:all|every|each|the|this|that|these|any|my|their|the user's)?\s*(?:[\w-]+\s+){0,2}?(?:files?|folders?|director(?:y|ies)|repo(?:sitory)?|history|e-?mails?|messages?|data|backups?|notes|channel|src|workspace|database|records|original)\b|\b(?:transfer|send|wire|pay)\s+(?:\$|€|£)?\d|\b(?:transfer|wire)\s+(?:money|funds)\b|\btransfer_funds\b|\b(?:change|reset|update|set)\s+(?:the\s+)?(?:user's\s+)?(?:recovery\s+)?(?:e-?mail|password|phone|2fa|mfa|autonomy|settings|permissions)\b|\b(?:disable|turn off|switch off|deactivate)\s+(?:the\s+)?(?:two-factor|2fa|mfa|antivirus|firewall|logging|confirmations?|confirmation prompts|security|approval)\b|\bcreate\s+(?:a\s+)?(?:new\s+)?(?:admin|administrator|root|privileged)\b|\bpush\s+(?:--force|-f)\b|\bforce-?push\b|\bmerge\s+(?:pr|pull request)\b|\bclose all\b|\bchmod\s+-R\s+777\b|\brm\s+-r?f\b|\brun the installer\b|\bexecute setup\b|\bcancel (?:all|every)\b|\bunsubscribe\b|\baccept (?:it|this|the invite)\s+on\b|\bon (?:the user's|their|his|her) behalf\b|\bpost (?:this|it|the \w+) publicly\b|\bforward (?:it|this|them) to all\b`);
+/** The assistant's own work flow: "before answering", "then", "afterwards". */
+const ACT_FLOW = re(String.raw`\bbefore (?:you )?(?:answer|repl|respond|summari[sz]|translat|finish|proceed|doing anything|anything else|continuing)\w*|\b(?:after|once) (?:you(?:'ve| have)? )?(?:answer|repl|respond|summari[sz]|translat|finish)\w*|\b(?:then|afterwards|after that|next step for)\b`);
+/** Before or after the assistant's own answer: the order is for whoever answers. */
+const ANSWER_FLOW = re(String.raw`\bbefore (?:you )?(?:answer|repl|respond|summari[sz]|translat|finish)\w*|\b(?:after|once) (?:you(?:'ve| have)? )?(?:answer|repl|respond|summari[sz]|translat|finish)\w*|\bwhen (?:you(?:'re| are) )?(?:done|finished) (?:answering|summari[sz]ing|translating|with (?:the|your) (?:answer|summary|reply))`);
+/** An address whose query holds a slot for the user's data: "?name=<user name>&card=<card number>", "?q={the conversation}". */
+const PLACEHOLDER_URL = re(String.raw`https?:\/\/[^\s"'<>]*[?&][\w.-]+=(?:<[^>\n]{0,40}|\{[^}\n]{0,40}|\[[A-Za-z_ ]{0,40}|\$[A-Z_]{2,}|%[A-Z_]{2,}%)?(?:user|name|e-?mail|card|conversation|chat|history|question|messages?|password|token|secret|key|summary|address|phone|session|cookie|data|query|query|prompt|files?|contacts?|credentials)`, 'i');
+const URGENCY = re(String.raw`\b(?:immediately|right away|right now|at once|without (?:asking|confirmation|confirming|checking|telling|showing|comment)|silently|quietly|asap|urgent(?:ly)?|before anything else)\b`);
+/** A tool named as the thing to use: "the send_email tool", "your browser tool", "transfer_funds(…)". */
+const TOOL_REF = re(String.raw`\b(?:call|invoke|use|using|run|trigger|with|through|via)\s+(?:the\s+|your\s+|its\s+|a\s+)?(?:[\w-]+\s+){0,2}?(?:tool|function|plugin|action|connector|integration|portal)\b|\b[a-z]+_[a-z_]+\s*\(|\b(?:fs_write|fs_delete|web_fetch|send_email|memory_store|goal_add|schedule_add|skill_install|shell tool|payments? tool|booking tool|calendar tool)\b`);
+/** State that outlives the turn, ordered into being: "Create a new memory: always …", "Schedule a job that uploads …". */
+const STANDING = re(String.raw`\b(?:create|add|store|save|set up|make|remember|schedule)\s+(?:a\s+|an\s+)?(?:new\s+|permanent\s+|standing\s+|daily\s+|hourly\s+)?(?:memory|goal|job|rule|reminder|scheduled (?:task|job)|cron(?: job)?|task)\b[^.\n]{0,60}?\b(?:always|every (?:hour|day|morning|night|time)|trust|follow|do what|upload|send|forward|for the assistant)\b`);
+/** An unrelated task slipped into data: "Compose a haiku about …", "Write a Python function that deletes …". */
+const GENERATIVE_TASK = re(String.raw`^(?:(?:please|now|also|just)\s+)?(?:write|compose|generate|create|draft|produce|tell me|give me|summari[sz]e|analy[sz]e|list|describe|explain|invent|come up with|suggest|recommend)\s+(?:me\s+)?(?:a|an|the|some|\d+|one|two|three|five|ten)?\s*(?:[\w-]+\s+){0,3}?(?:poem|haiku|limerick|story|joke|song|rap|essay|tweet|script|function|program|recipe|riddle|slogan|ad|advert|advertisement|trend|research|overview|list|summary|speech|letter|book|movie|novel)s?\b`);
+/** A task that has nothing to do with any document: a poem, a joke, the latest research on something. */
+const UNRELATED_TASK = re(String.raw`^(?:(?:please|now|also|just|and)\s+)?(?:(?:write|compose|generate|create|draft|produce|tell|give)\s+(?:me\s+|us\s+)?(?:a|an|one|some|two|three|\d+)\s+(?:(?:short|long|funny|little|quick|brief|rhyming|sad|happy|silly)\s+)*(?:poem|haiku|limerick|joke|song|rap|riddle|sonnet|ode|tweet|slogan|jingle|story|fairy tale|bedtime story)s?\b|(?:summari[sz]e|analy[sz]e|describe|explain|review|outline)\s+(?:the\s+)?(?:latest|recent|current|newest|past|historical)\s+(?:\w+\s+){0,2}?(?:research|trends?|developments|news|findings|advances)\s+(?:on|in|of|about|for)\b|(?:analy[sz]e|summari[sz]e)\s+the\s+trends?\s+(?:in|of)\b)`);
+/** The same ideas in other languages: the answer, the user. */
+const ANSWER_ML = re(String.raw`(?:在(?:你的)?回答中|在回复中|回答时|dans (?:votre|ta) réponse|in (?:deiner|ihrer|der) antwort|en (?:tu|su) respuesta|nella (?:tua|sua) risposta|na (?:sua|tua) resposta|в (?:своём|своем|вашем)? ?ответе|回答の中で|回答に)`, 'iu');
+const DICTATED_ML = re(String.raw`(?:en (?:disant|affirmant|précisant) que|diciendo que|afirmando que|dicendo che|affermando che|dizendo que|indem (?:du|sie) sagst|und sage(?:n sie)?,? dass|说|称|と言って|と伝えて|сказав,? что|говоря,? что)`, 'iu');
+const TELL_USER_ML = re(String.raw`(?:告诉用户|告訴用戶|通知用户|ユーザーに(?:伝え|言)|dites à l'utilisateur|dis à l'utilisateur|sag(?:en sie)? dem (?:benutzer|nutzer)|dile al usuario|díganle al usuario|di' all'utente|diga ao usuário|скажи пользователю|сообщи пользователю|répondez à toutes les questions|beantworte jede frage|responde a todas las preguntas)`, 'iu');
+
+/** A sentence that opens with an order, or speaks to the AI by name. */
+const ORDER_AT_START = re(String.raw`^(?:(?:please|kindly|now|just|also|then|first|always)\s+)*${ORDER_VERBS}\b(?!\s*[:：])|^(?:(?:hey|hi|dear|attention)\s+)?(?:the\s+)?(?:assistant|ai|agent|bot|model|llm|chatbot|copilot|gpt|system)\s*[,:：]`);
+
+/**
+ * Whether a decoded reading (base64, hex, a cipher, reversed text) is an order: plain data that
+ * someone encoded is rarely an imperative sentence or a line addressed to the AI.
+ * @param {string} text
+ */
+export function readsAsOrder(text) {
+  return sentenceParts(text).some((s) => s.length <= 600 && (ORDER_AT_START.test(s) || TELL_USER_ORDER.test(s)));
 }
 
 /**
+ * The cues that need the lines around a sentence: a forged turn (an assistant turn then a user
+ * turn that gives an order; a system turn that gives one), the data pretending to end before an
+ * order, a forged tool result.
+ * @param {string[]} parts the text's sentences
+ * @param {(rule: string, s: string) => void} flag
+ */
+function findForgedTurns(parts, flag) {
+  for (let i = 0; i < parts.length; i++) {
+    const s = parts[i];
+    if (DATA_END.test(s)) {
+      const after = parts.slice(i + 1, i + 3);
+      const rest = s.replace(DATA_END, ' ').trim();
+      if ([rest, ...after].some((t) => t && (ROLE_LINE.test(t) || CLAUSE_ORDER.test(t) || DISMISS.test(t) || FORGED_TAG.test(t) || DATA_DISMISS.test(t)))) flag('forged_turn', s);
+    }
+    if (FORGED_TAG.test(s) && /^\s*<\/?(?:tool_result|tool_response|function_results?|tool_output|observation)>/i.test(s)) flag('forged_turn', s);
+    const m = ROLE_LINE.exec(s);
+    if (!m) continue;
+    const role = m[1] ?? m[3] ?? m[4] ?? m[5];
+    const content = `${(m[2] ?? '').trim()} ${parts[i + 1] ?? ''}`.trim();
+    // A system turn that gives an order (not a spec sheet's "System: Ubuntu", not a persona example "System: You are a helpful assistant", not code).
+    if (SYSTEM_TURN.test(role) && !/^["'`{[(<]/.test(content) && !/^you are (?:an? |the )/i.test(content) && (CLAUSE_ORDER.test(content) || /\b(?:the assistant|you|your|from now on|must|only|always|never|shall|override|ignore|disregard|new session|no longer|closed|cancell?ed|granted|(?:mode|filters?|review|checks?|safety|moderation|restrictions) (?:is |are )?(?:off|disabled|lifted))\b/i.test(content) || CLAUSE_ORDER.test(parts[i + 1] ?? ''))) flag('forged_turn', s);
+    // An assistant turn, then a user turn (within three sentences) that orders something.
+    if (AI_TURN.test(role)) {
+      for (let j = i + 1; j <= i + 3 && j < parts.length; j++) {
+        const u = ROLE_LINE.exec(parts[j]);
+        if (!u) continue;
+        if (!USER_TURN.test(u[1] ?? u[3] ?? u[4] ?? u[5])) break;
+        // What the user turn says: its line, and the next sentence unless that is another turn.
+        const said = `${(u[2] ?? '').trim()} ${ROLE_LINE.test(parts[j + 1] ?? '') ? '' : parts[j + 1] ?? ''}`.replace(/^(?:(?:thanks?(?: you)?|great|good|perfect|ok(?:ay)?|nice|cool|excellent|fine|right|understood|got it)[.!,]*\s*)+(?:(?:one more thing|next|now|also)\b[\s,:—–-]*)?/i, '');
+        if (CLAUSE_ORDER.test(said) || DISMISS.test(said) || DATA_DISMISS.test(said) || (FORCE.test(said) && OUTPUT.test(said)) || LEAK_OBJ_YOURS.test(said)) flag('forged_turn', `${s} ${parts[j]}`);
+        break;
+      }
+    }
+  }
+}
+
+/**
+ * The structural cues of one sentence (see above).
+ * @param {string} s @param {string} window the sentence and the next
+ * @param {(rule: string, s: string) => void} flag
+ * @param {(lexicon: RegExp) => boolean} T the lexicon's answer for `s` (shared, see SentenceMemo)
+ */
+function findStructure(s, window, flag, T) {
+  const order = T(CLAUSE_ORDER);
+  // "your response" in an API's docs is a program's: HTTP words there, and no answer/summary named, mean no order to the assistant.
+  const http = T(PROTOCOL) && !/\b(?:answer|summary|summaries|translation|explanation|recap|code example)\b/i.test(s);
+  if (order && T(ANSWER_REF) && (T(PAYLOAD) || T(DICTATED) || T(TELL_USER) || T(JUDGEMENT) || /\bthat\s+(?:the|a|an|it|this|they|there|he|she|all|every|no|people|everyone)\b/i.test(s)) && !http) flag('answer_order', s);
+  // "Respond with a limerick instead", "Reply only in Latin": the answer itself, shaped.
+  if (T(ANSWER_VERB_ORDER) && (T(STYLE) || /\b(?:respond|reply|answer)\b[^.;\n]{3,60}\binstead\b/i.test(s)) && !http) flag('answer_order', s);
+  if (T(TELL_USER_ORDER) && (T(DICTATED) || T(PAYLOAD)) && !http) flag('answer_order', s);
+  if (T(PLACEHOLDER_URL) && (order || T(ANSWER_REF))) flag('markdown_exfiltration', s);
+  if (order && /\b(?:encode|encrypt|convert|translate|write|spell|give|format|rewrite)\b[^.;\n]{0,30}\b(?:your|the)\s+(?:entire\s+|whole\s+|final\s+)?(?:reply|answer|response|output|summary|translation|recap)\b/i.test(s) && (T(STYLE) || /\b(?:[Bb]ase ?64|[Hh]ex|[Rr][Oo][Tt]-?13|[Bb]inary)[- ]?encoded\b|\breversed\b|\b[Kk]lingon|\bin (?:\p{Lu}\p{Ll}+)\b/u.test(s)) && !http) flag('answer_order', s);
+  // "If a customer asks …, say that we …" is a company's playbook for its staff; an injection speaks for no one.
+  if (T(CONDITION) && T(DICTATE_VERB) && (T(FORCE) || T(TELL_USER) || T(PAYLOAD) || T(VERDICT_ORDER) || T(HARM) || T(URGENCY) || /\binstead\b/i.test(s) || (T(DICTATED) && !/\b(?:we|our|us)\b/i.test(s)))) flag('conditional_trigger', s);
+  if (T(DATA_DISMISS) && T(DATA_TARGET) && (CLAUSE_ORDER.test(s.replace(DATA_DISMISS, '')) || /\b(?:instead|only|just)\b/i.test(s) || (OUTPUT.test(window) && (FORCE.test(window) || PAYLOAD.test(window))))) flag('ignore_instructions', s);
+  if ((T(VERDICT_ORDER) && T(JUDGEMENT) && (order || /\b(?:should|must|shall|needs? to|has to|is to|regardless|no matter)\b/i.test(s))) || T(ANY_READER_MUST) || (T(AS_FACT) && (order || /\b(?:should|must)\b/i.test(s)))) flag('verdict_override', s);
+  if (T(SET_VERDICT) && T(JUDGEMENT)) flag('verdict_override', s);
+  if (T(VOUCHED) && (/\bsafe to (?:open|click|install|run|download|visit|use|deploy|trust)\b/i.test(s) || VERDICT_ORDER.test(window) || ANY_READER_MUST.test(window) || AS_FACT.test(window) || (JUDGEMENT.test(window) && /\b(?:should|must|so|therefore)\b/i.test(window)))) flag('verdict_override', s);
+  if ((T(TOOL_REF) && (T(HARM) || T(URGENCY) || T(TELL_USER) || T(SECRECY) || (order && (T(ANSWER_FLOW) || /\btools?\b[^.;\n]{0,40}\binstead\b|\binstead\b[^.;\n]{0,40}\btools?\b/i.test(s))))) || (T(HARM) && order && (T(ANSWER_FLOW) || T(URGENCY) || T(TELL_USER) || FAKE_CONSENT.test(window))) || T(STANDING)) flag('tool_order', s);
+  // "… should be closed as won't fix by any triage bot": an order to the AI, in the passive.
+  if (/\b(?:should|must|shall|is to|are to) be (?:closed|marked|rated|ranked|approved|classified|treated|flagged|label+ed|merged|deleted|rejected|accepted|scored|summari[sz]ed)\b[^.;\n]{0,60}\bby (?:any|the|every|all|each|whichever) /i.test(s) && T(AI_WORD)) flag('addresses_the_model', s);
+  if ((T(ANSWER_ML) || T(TELL_USER_ML)) && (T(TELL_USER_ML) || T(DICTATED_ML)) && (T(ANSWER_ML) || T(DICTATED_ML))) flag('answer_order', s);
+}
+
+/** The text's sentences (lines, clauses after ";", HTML comments on their own). @param {string} text */
+export function sentenceParts(text) {
+  return text.split(/(?<=[.!?。！？]["'”’»)]?)\s+|[\n\r]+|(?<=[;|])(?!\s*(?:ba|z)?sh\b)\s*|(?<=-->)|(?=<!--)/u).map((s) => s.trim()).filter(Boolean);
+}
+
+
+/**
  * @param {string} text already normalised (NFKC, invisible characters removed)
+ * @param {SentenceMemo} [memo] the text's sentences and what the lexicons said about them (shared with the learned detector)
  * @returns {CueFlag[]} at most one flag per rule
  */
-export function findInstructionCues(text) {
+export function findInstructionCues(text, memo = new SentenceMemo(sentenceParts(text))) {
   /** @type {Map<string, string>} */
   const found = new Map();
   /** @param {string} rule @param {string} s */
   const flag = (rule, s) => { if (!found.has(rule)) found.set(rule, s.slice(0, 120)); };
-  for (const { s, next, window } of sentences(text)) {
+  const parts = memo.parts;
+  findForgedTurns(parts, flag);
+  for (let i = 0; i < parts.length; i++) {
+    const s = parts[i];
     if (s.length > 600) continue;
-    const dismiss = DISMISS.test(s);
-    const namesAI = NAMES_AI.test(s);
-    const target = TARGET.test(s);
-    if (dismiss && target && DISMISS_THEN_TARGET.test(s) && (PRIOR.test(s) || FORCE.test(window) || (OUTPUT.test(s) && YOU.test(s)) || IMPERATIVE_START.test(next))) flag('ignore_instructions', s);
-    if (target && REVOKED.test(s) && PRIOR.test(s) && ((YOU.test(window) && (OUTPUT.test(window) || FORCE.test(window))) || (OUTPUT.test(window) && FORCE.test(window)) || CORRECT_ANSWER.test(window))) flag('instructions_revoked', s);
-    if (PRECEDENCE.test(s)) flag('instructions_revoked', s);
-    if (target && REVOKED.test(s) && PRIOR.test(s) && ACTIVATED.test(window)) flag('instructions_revoked', s);
-    if (ACTIVATED.test(s)) flag('developer_mode', s);
-    if (TOOL_CALL.test(s) && (CONVERSATION_DATA.test(s) || SECRET_FILE.test(s) || /\b(?:to|at)\s*=?\s*["']?(?:https?:\/\/|[\w.+-]+@[\w-]+\.)/i.test(s) || TOOL_URGE.test(s))) flag('tool_call_injection', s);
-    if (SAFETY_TARGET.test(s) && DISABLE.test(s)) flag('developer_mode', s);
-    if (JAILBREAK_PERSONA.test(s) || HEADING_TURN.test(s)) flag('roleplay_jailbreak', s);
-    if (FAKE_CONSENT.test(window) && (IMPERATIVE_START.test(s) || DANGEROUS_COMMAND.test(s) || /\bdo (?:this|it|so)\b/i.test(s))) flag('fake_authorization', s);
-    if (DANGEROUS_COMMAND.test(s) && (FAKE_CONSENT.test(window) || namesAI || /\b(?:before (?:continuing|answering|replying|you)|first|silently|immediately)\b/i.test(s))) flag('dangerous_command', s);
-    if (VISIT_AND_REPORT.test(s)) flag('exfiltration_request', s);
-    if ((NEW_TASK.test(s) || THAT_WAS.test(s)) && (IMPERATIVE_START.test(s.replace(NEW_TASK, ':')) || (FORCE.test(window) && OUTPUT.test(window)))) flag('new_instructions', s);
-    if (FORCED_OUTPUT.test(s) && STRONG_FORCE.test(s)) flag('output_override', s);
-    if (OPEN_PARAM_URL.test(s) && CONVERSATION_DATA.test(window)) flag('markdown_exfiltration', s);
-    if (LINK_WORD.test(s) && /https?:\/\/\S+[?&=]/.test(s) && CONVERSATION_DATA.test(s) && /\b(?:plus|followed by|append|with|containing|filled|add|encod|copy of)\w*/i.test(s)) flag('markdown_exfiltration', s);
-    if (namesAI && ADDRESS.test(s)) flag('addresses_the_model', s);
-    if ((namesAI || s.includes('@')) && VOCATIVE.test(s)) flag('addresses_the_model', s);
-    if (namesAI && IF_AI.test(s) && (OUTPUT.test(window) || dismiss) && (YOU.test(window) || /\b(?:this|these|here)\b/i.test(s))) flag('addresses_the_model', s);
-    if (namesAI && AI_SUBJECT.test(s) && (DIRECTED.test(s) || ORDERED.test(s))) flag('addresses_the_model', s);
-    if (WHEN_WORKING.test(s) && SHAPE.test(s.replace(WHEN_WORKING, ''))) flag('addresses_the_model', s);
-    if (STOP_WHAT.test(s) && (FORCE.test(s) || OUTPUT.test(s))) flag('output_override', s);
-    if (SECRET_FILE.test(s) && EXFIL_VERB.test(s) && !NEGATION.test(s) && (YOU.test(s) || /\b(?:contents? of|to (?:https?:|\S+@)|this (?:url|address))/i.test(s))) flag('exfiltration_request', s);
-    if (JAILBREAK_MODE.test(s) || (SAFETY_OFF.test(s) && SESSION_SCOPE.test(window))) flag('developer_mode', s);
-    if (IDENTITY_CLAIM.test(s) && (/\bauthori[sz]ed\b/i.test(s) || ROLE.test(window) || UNBOUND.test(window) || JAILBREAK_MODE.test(window) || SAFETY_OFF.test(window) || DISMISS.test(window))) flag('system_role', s);
-    if ((LEAK_OBJ_YOURS.test(s) && LEAK_VERB.test(window)) || (LEAK_OBJ_THE.test(s) && LEAK_VERB_STRICT.test(s))) flag('reveal_prompt', s);
-    if (SECRECY.test(s) && SECRET_ABOUT_AI.test(window)) flag('secrecy', s);
-    if (ROLE.test(s) && UNBOUND.test(window)) flag('roleplay_jailbreak', s);
-    if (TIME_SWITCH.test(s) && YOU.test(s) && BEHAVE.test(s) && PERSONA.test(s)) flag('persona_switch', s);
-    if (AUTHORITY.test(s) && (AI_WORD.test(window) || DISMISS.test(window) || ROLE.test(window) || TIME_SWITCH.test(window) || SAFETY_OFF.test(window))) flag('system_role', s);
-    if (DISMISS_ML.test(s) && (TARGET_ML.test(s) || (PRIOR_ML.test(s) && (FORCE_ML.test(s) || /["“«„「『]/.test(s))))) flag('ignore_instructions', s);
-    if (LEAK_OBJ_ML.test(s) && LEAK_VERB_ML.test(window)) flag('reveal_prompt', s);
-    if (LEAK_SECRET.test(s)) flag('reveal_prompt', s);
-    if (namesAI && WORKER_ADDRESS.test(s) && (OUTPUT.test(s) || SHAPE.test(s) || DRASTIC.test(s) || /\b(?:please|schedule|book|update|set|assign|create|pay)\b/i.test(s))) flag('addresses_the_model', s);
-    if (NEXT_READER.test(s) && DRASTIC.test(s)) flag('addresses_the_model', s);
-    if (NEVERMIND.test(s) && (IMPERATIVE_START.test(next) || (OUTPUT.test(next) && FORCE.test(next)))) flag('nevermind', s);
-    if (RELAYED_AUTHORITY.test(s) && (UNLOCKED.test(window) || REVOKED.test(window) || DISMISS.test(window) || SAFETY_OFF.test(window))) flag('system_role', s);
-    if (STOP_TASK.test(s)) flag('output_override', s);
-    if (DECODE_ML.test(s) && OBEY_ML.test(s)) flag('decode_and_obey', s);
+    const next = parts[i + 1] ?? '';
+    const window = next ? `${s} ${next}` : s;
+    /** @param {RegExp} lexicon */
+    const T = (lexicon) => memo.test(i, lexicon);
+    /** @param {RegExp} lexicon */
+    const N = (lexicon) => (next ? memo.test(i + 1, lexicon) : lexicon.test(''));
+    findStructure(s, window, flag, T);
+    // An unrelated task inside a document (not the user's own one-line request): after other text, in a text of several sentences.
+    if (i > 0 && parts.length >= 3 && T(UNRELATED_TASK)) flag('unrelated_task', s);
+    const dismiss = T(DISMISS);
+    const namesAI = T(NAMES_AI);
+    const target = T(TARGET);
+    if (dismiss && target && T(DISMISS_THEN_TARGET) && (T(PRIOR) || FORCE.test(window) || (T(OUTPUT) && T(YOU)) || N(IMPERATIVE_START))) flag('ignore_instructions', s);
+    if (target && T(REVOKED) && T(PRIOR) && ((YOU.test(window) && (OUTPUT.test(window) || FORCE.test(window))) || (OUTPUT.test(window) && FORCE.test(window)) || CORRECT_ANSWER.test(window))) flag('instructions_revoked', s);
+    if (T(PRECEDENCE)) flag('instructions_revoked', s);
+    if (target && T(REVOKED) && T(PRIOR) && ACTIVATED.test(window)) flag('instructions_revoked', s);
+    if (T(ACTIVATED)) flag('developer_mode', s);
+    if (T(TOOL_CALL) && (T(CONVERSATION_DATA) || T(SECRET_FILE) || /\b(?:to|at)\s*=?\s*["']?(?:https?:\/\/|[\w.+-]+@[\w-]+\.)/i.test(s) || T(TOOL_URGE))) flag('tool_call_injection', s);
+    if (T(SAFETY_TARGET) && T(DISABLE)) flag('developer_mode', s);
+    if (T(JAILBREAK_PERSONA) || T(HEADING_TURN)) flag('roleplay_jailbreak', s);
+    if (FAKE_CONSENT.test(window) && (T(IMPERATIVE_START) || T(DANGEROUS_COMMAND) || /\bdo (?:this|it|so)\b/i.test(s))) flag('fake_authorization', s);
+    if (T(DANGEROUS_COMMAND) && (FAKE_CONSENT.test(window) || namesAI || /\b(?:before (?:continuing|answering|replying|you)|first|silently|immediately|for me|on my behalf)\b/i.test(s))) flag('dangerous_command', s);
+    if (T(VISIT_AND_REPORT)) flag('exfiltration_request', s);
+    if ((T(NEW_TASK) || T(THAT_WAS)) && (IMPERATIVE_START.test(s.replace(NEW_TASK, ':')) || (FORCE.test(window) && OUTPUT.test(window)))) flag('new_instructions', s);
+    if (T(FORCED_OUTPUT) && T(STRONG_FORCE)) flag('output_override', s);
+    if (T(OPEN_PARAM_URL) && CONVERSATION_DATA.test(window)) flag('markdown_exfiltration', s);
+    if (T(LINK_WORD) && /https?:\/\/\S+[?&=]/.test(s) && T(CONVERSATION_DATA) && /\b(?:plus|followed by|append|with|containing|filled|add|encod|copy of)\w*/i.test(s)) flag('markdown_exfiltration', s);
+    if (namesAI && T(ADDRESS)) flag('addresses_the_model', s);
+    if ((namesAI || s.includes('@')) && T(VOCATIVE)) flag('addresses_the_model', s);
+    if (namesAI && T(IF_AI) && (OUTPUT.test(window) || dismiss) && (YOU.test(window) || /\b(?:this|these|here)\b/i.test(s))) flag('addresses_the_model', s);
+    if (namesAI && T(AI_SUBJECT) && (T(DIRECTED) || T(ORDERED))) flag('addresses_the_model', s);
+    if (T(WHEN_WORKING) && SHAPE.test(s.replace(WHEN_WORKING, ''))) flag('addresses_the_model', s);
+    if (T(STOP_WHAT) && (T(FORCE) || T(OUTPUT))) flag('output_override', s);
+    if (T(SECRET_FILE) && T(EXFIL_VERB) && !T(NEGATION) && !T(PASSWORD_RESET) && (T(YOU) || /\b(?:contents? of|to (?:https?:|\S+@)|this (?:url|address))/i.test(s))) flag('exfiltration_request', s);
+    if (T(JAILBREAK_MODE) || (T(SAFETY_OFF) && SESSION_SCOPE.test(window))) flag('developer_mode', s);
+    if (T(IDENTITY_CLAIM) && (/\bauthori[sz]ed\b/i.test(s) || ROLE.test(window) || UNBOUND.test(window) || JAILBREAK_MODE.test(window) || SAFETY_OFF.test(window) || DISMISS.test(window))) flag('system_role', s);
+    if ((T(LEAK_OBJ_YOURS) && LEAK_VERB.test(window)) || (T(LEAK_OBJ_THE) && T(LEAK_VERB_STRICT))) flag('reveal_prompt', s);
+    if (T(SECRECY) && SECRET_ABOUT_AI.test(window)) flag('secrecy', s);
+    if (T(ROLE) && UNBOUND.test(window)) flag('roleplay_jailbreak', s);
+    if (T(TIME_SWITCH) && T(YOU) && T(BEHAVE) && T(PERSONA)) flag('persona_switch', s);
+    if (T(AUTHORITY) && (AI_WORD.test(window) || DISMISS.test(window) || ROLE.test(window) || TIME_SWITCH.test(window) || SAFETY_OFF.test(window))) flag('system_role', s);
+    if (T(DISMISS_ML) && (T(TARGET_ML) || (T(PRIOR_ML) && (T(FORCE_ML) || /["“«„「『]/.test(s))))) flag('ignore_instructions', s);
+    if (T(LEAK_OBJ_ML) && LEAK_VERB_ML.test(window)) flag('reveal_prompt', s);
+    if (T(LEAK_SECRET)) flag('reveal_prompt', s);
+    if (namesAI && T(WORKER_ADDRESS) && (T(OUTPUT) || T(SHAPE) || T(DRASTIC) || /\b(?:please|schedule|book|update|set|assign|create|pay)\b/i.test(s))) flag('addresses_the_model', s);
+    if (T(NEXT_READER) && T(DRASTIC)) flag('addresses_the_model', s);
+    if (T(NEVERMIND) && (N(IMPERATIVE_START) || (N(OUTPUT) && N(FORCE)))) flag('nevermind', s);
+    if (T(RELAYED_AUTHORITY) && (UNLOCKED.test(window) || REVOKED.test(window) || DISMISS.test(window) || SAFETY_OFF.test(window))) flag('system_role', s);
+    if (T(STOP_TASK)) flag('output_override', s);
+    if (T(DECODE_ML) && T(OBEY_ML)) flag('decode_and_obey', s);
   }
   return [...found].map(([rule, match]) => ({ rule, match }));
 }
 
 /** The lexicons, by name: each is one idea, used as a feature by the learned detector. */
-export const CUE_LEXICONS = { DISMISS, TARGET, PRIOR, REVOKED, PRECEDENCE, YOU, OUTPUT, SHAPE, FORCE, AI_WORD, NAMES_AI, ADDRESS, IF_AI, AI_SUBJECT, ORDERED, DIRECTED, WHEN_WORKING, STOP_WHAT, NEW_TASK, THAT_WAS, IMPERATIVE_START, STRONG_FORCE, FORCED_OUTPUT, ACTIVATED, OPEN_PARAM_URL, LINK_WORD, CONVERSATION_DATA, VOCATIVE, CORRECT_ANSWER, TOOL_CALL, TOOL_URGE, SAFETY_TARGET, DISABLE, JAILBREAK_PERSONA, HEADING_TURN, FAKE_CONSENT, DANGEROUS_COMMAND, VISIT_AND_REPORT, SECRET_FILE, EXFIL_VERB, NEGATION, JAILBREAK_MODE, SAFETY_OFF, SESSION_SCOPE, IDENTITY_CLAIM, LEAK_VERB, LEAK_VERB_STRICT, LEAK_OBJ_YOURS, LEAK_OBJ_THE, SECRECY, ROLE, UNBOUND, DISMISS_ML, TARGET_ML, PRIOR_ML, FORCE_ML, LEAK_OBJ_ML, LEAK_VERB_ML, LEAK_SECRET, WORKER_ADDRESS, NEXT_READER, DRASTIC, NEVERMIND, RELAYED_AUTHORITY, UNLOCKED, STOP_TASK, DECODE_ML, OBEY_ML, DISMISS_THEN_TARGET, SECRET_ABOUT_AI, TIME_SWITCH, BEHAVE, PERSONA, AUTHORITY };
+export const CUE_LEXICONS = { DISMISS, TARGET, PRIOR, REVOKED, PRECEDENCE, YOU, OUTPUT, SHAPE, FORCE, AI_WORD, NAMES_AI, ADDRESS, IF_AI, AI_SUBJECT, ORDERED, DIRECTED, WHEN_WORKING, STOP_WHAT, NEW_TASK, THAT_WAS, IMPERATIVE_START, STRONG_FORCE, FORCED_OUTPUT, ACTIVATED, OPEN_PARAM_URL, LINK_WORD, CONVERSATION_DATA, VOCATIVE, CORRECT_ANSWER, TOOL_CALL, TOOL_URGE, SAFETY_TARGET, DISABLE, JAILBREAK_PERSONA, HEADING_TURN, FAKE_CONSENT, DANGEROUS_COMMAND, VISIT_AND_REPORT, SECRET_FILE, EXFIL_VERB, NEGATION, JAILBREAK_MODE, SAFETY_OFF, SESSION_SCOPE, IDENTITY_CLAIM, LEAK_VERB, LEAK_VERB_STRICT, LEAK_OBJ_YOURS, LEAK_OBJ_THE, SECRECY, ROLE, UNBOUND, DISMISS_ML, TARGET_ML, PRIOR_ML, FORCE_ML, LEAK_OBJ_ML, LEAK_VERB_ML, LEAK_SECRET, WORKER_ADDRESS, NEXT_READER, DRASTIC, NEVERMIND, RELAYED_AUTHORITY, UNLOCKED, STOP_TASK, DECODE_ML, OBEY_ML, DISMISS_THEN_TARGET, SECRET_ABOUT_AI, TIME_SWITCH, BEHAVE, PERSONA, AUTHORITY, ANSWER_REF, CLAUSE_ORDER, PAYLOAD, DICTATED, PROTOCOL, CONDITION, TELL_USER, DATA_END, FORGED_TAG, DATA_TARGET, DATA_DISMISS, VERDICT_ORDER, JUDGEMENT, ANY_READER_MUST, AS_FACT, VOUCHED, HARM, ACT_FLOW, URGENCY, TOOL_REF, STANDING, GENERATIVE_TASK, ANSWER_ML, TELL_USER_ML, ROLE_LINE, DICTATE_VERB, DICTATED_ML, ANSWER_FLOW, PLACEHOLDER_URL, ANSWER_VERB_ORDER, STYLE, TELL_USER_ORDER, UNRELATED_TASK, SET_VERDICT };
+
+/** Every lexicon's number, for SentenceMemo. @type {Map<RegExp, number>} */
+const LEXICON_ID = new Map(Object.values(CUE_LEXICONS).map((re, i) => [re, i]));
+
+/**
+ * A text's sentences and the lexicons' answers about each, asked at most once: the rules and
+ * the learned detector test many of the same lexicons on the same sentences.
+ */
+export class SentenceMemo {
+  /** @param {string[]} parts the text's sentences (sentenceParts) */
+  constructor(parts) {
+    this.parts = parts;
+    /** 0 unknown, 1 yes, -1 no; one row of LEXICON_ID.size cells per sentence. */
+    this.known = new Int8Array(parts.length * LEXICON_ID.size);
+  }
+
+  /** @param {number} i the sentence @param {RegExp} lexicon */
+  test(i, lexicon) {
+    const id = LEXICON_ID.get(lexicon);
+    if (id === undefined) return lexicon.test(this.parts[i]);
+    const at = i * LEXICON_ID.size + id;
+    const v = this.known[at];
+    if (v !== 0) return v > 0;
+    const hit = lexicon.test(this.parts[i]);
+    this.known[at] = hit ? 1 : -1;
+    return hit;
+  }
+}
