@@ -12,7 +12,7 @@ import { MountStore } from '../storage/mounts.js';
 import { MountedFileSystem } from '../storage/mounted-fs.js';
 import { ProtectedFileSystem } from '../storage/protected-fs.js';
 import { askUserDialog } from '../ui/approval-dialog.js';
-import { commitTurn } from './turn-commit.js';
+import { commitTurn, commitTakeBack } from './turn-commit.js';
 
 /**
  * What one workspace has besides its conversations, made once per page.
@@ -238,15 +238,28 @@ export class WorkspaceServices {
   }
 
   /**
-   * After an agent turn that changed files: one commit naming the turn, so the edit can be
-   * reviewed and rolled back in the Git panel. Resolves to a sentence for the user, or null.
+   * After an agent turn that changed files: one commit naming the turn, with exactly the paths
+   * the turn (and its sub-agents) changed — the user's own changes stay uncommitted — so the
+   * edit can be reviewed and rolled back in the Git panel. Resolves to a sentence for the user, or null.
    * @param {string} workspaceId @param {ClawserAgent} agent @param {{title: string, text: string}} turn
    */
   async autoCommit(workspaceId, agent, turn) {
     const s = this.deps.agentSettings.load(workspaceId).git;
-    if (!s.autoCommit || !agent.tools?.writes.length) return null;
+    if (!s.autoCommit || !agent.tools?.writtenPaths?.size) return null;
     const repo = await this.of(workspaceId).git();
     return commitTurn({ repo, tools: agent.tools, turn, author: { name: s.authorName, email: s.authorEmail }, mounted: !!this.#mounted.get(workspaceId) });
+  }
+
+  /**
+   * After an undo or redo of a turn: its own commit of the files it changed, when commits are
+   * automatic. Resolves to a sentence for the user, or null.
+   * @param {string} workspaceId @param {{direction: 'undo' | 'redo', paths: string[], turn: {title: string, text: string}}} change
+   */
+  async commitTakeBack(workspaceId, change) {
+    const s = this.deps.agentSettings.load(workspaceId).git;
+    if (!s.autoCommit || !change.paths.length) return null;
+    const repo = await this.of(workspaceId).git();
+    return commitTakeBack({ repo, ...change, author: { name: s.authorName, email: s.authorEmail } });
   }
 
   /** Starts the scheduler of each workspace: jobs run whichever workspace is on screen. @param {string[]} workspaceIds */
