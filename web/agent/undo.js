@@ -27,8 +27,9 @@ export const UNDO_KINDS = /** @type {const} */ (['file', 'memory', 'goal', 'job'
  * How undo reads and writes one kind of thing: `get` its state now (null: absent), `set` a
  * state (null: remove it), `same` whether two states are the same for conflict checks.
  * `snapshot` (when given) is what the recorder keeps before a change (it may keep less than `get`, a size budget).
+ * `paths` (when given): the workspace files a state of the thing is kept in (the commit after an undo holds them).
  * @typedef {{get: (key: string) => Promise<unknown>, set: (key: string, value: unknown) => Promise<void>, same?: (a: unknown, b: unknown) => boolean, describe?: (key: string) => string,
- *   snapshot?: (key: string) => Promise<unknown>}} UndoDomain
+ *   snapshot?: (key: string) => Promise<unknown>, paths?: (key: string, value: unknown) => string[]}} UndoDomain
  */
 /** @typedef {Partial<Record<UndoKind, UndoDomain>>} UndoDomains */
 
@@ -216,6 +217,7 @@ export function fileDomain(fs, options = {}) {
       await fs.write(path, bytes);
     },
     describe: (path) => `the file ${path}`,
+    paths: (path) => [path],
   };
 }
 
@@ -293,6 +295,23 @@ export async function applyUndo(plan, domains, options = {}) {
     }
   }
   return failed;
+}
+
+/**
+ * The workspace files an applied plan changed (a file, a goal's mirror): what the commit after
+ * an undo or redo holds.
+ * @param {Awaited<ReturnType<typeof planUndo>>} plan @param {UndoDomains} domains @param {{overwrite?: boolean}} [options] as given to applyUndo
+ */
+export function undoPaths(plan, domains, options = {}) {
+  const done = options.overwrite ? [...plan.apply, ...plan.conflicts] : plan.apply;
+  /** @type {Set<string>} */
+  const out = new Set();
+  for (const { change } of done) {
+    const paths = domains[change.kind]?.paths;
+    if (!paths) continue;
+    for (const p of [...paths(change.key, change.before), ...paths(change.key, change.after)]) out.add(p);
+  }
+  return [...out].sort();
 }
 
 /** How many of each kind a record changed, in words ("2 files, 1 memory"). @param {TurnRecord} record */

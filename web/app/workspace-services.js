@@ -12,6 +12,7 @@ import { MountStore } from '../storage/mounts.js';
 import { MountedFileSystem } from '../storage/mounted-fs.js';
 import { ProtectedFileSystem } from '../storage/protected-fs.js';
 import { askUserDialog } from '../ui/approval-dialog.js';
+import { commitTurn, commitTakeBack } from './turn-commit.js';
 
 /**
  * What one workspace has besides its conversations, made once per page.
@@ -237,21 +238,28 @@ export class WorkspaceServices {
   }
 
   /**
-   * After an agent turn that changed files: one commit naming the turn, so the edit can be
-   * reviewed and rolled back in the Git panel. Resolves to a sentence for the user, or null.
+   * After an agent turn that changed files: one commit naming the turn, with exactly the paths
+   * the turn (and its sub-agents) changed — the user's own changes stay uncommitted — so the
+   * edit can be reviewed and rolled back in the Git panel. Resolves to a sentence for the user, or null.
    * @param {string} workspaceId @param {ClawserAgent} agent @param {{title: string, text: string}} turn
    */
   async autoCommit(workspaceId, agent, turn) {
-    const writes = agent.tools?.writes ?? [];
     const s = this.deps.agentSettings.load(workspaceId).git;
-    if (!writes.length || !s.autoCommit) return null;
-    const counts = [...new Set(writes)].map((n) => `${n}${writes.filter((w) => w === n).length > 1 ? ` ×${writes.filter((w) => w === n).length}` : ''}`);
-    const firstLine = turn.text.replace(/\s+/g, ' ').trim();
-    const message = `Agent: ${firstLine.length > 60 ? `${firstLine.slice(0, 57)}…` : firstLine || 'turn'}\n\nConversation: ${turn.title}\nTools: ${counts.join(', ')}`;
+    if (!s.autoCommit || !agent.tools?.writtenPaths?.size) return null;
     const repo = await this.of(workspaceId).git();
-    if (this.#mounted.get(workspaceId) && !(await repo.isRepo())) return null;
-    const oid = await repo.commitAll({ message, author: { name: s.authorName, email: s.authorEmail } });
-    return oid ? `The agent's file changes were committed (${oid.slice(0, 7)}); review or undo them in the Git panel.` : null;
+    return commitTurn({ repo, tools: agent.tools, turn, author: { name: s.authorName, email: s.authorEmail }, mounted: !!this.#mounted.get(workspaceId) });
+  }
+
+  /**
+   * After an undo or redo of a turn: its own commit of the files it changed, when commits are
+   * automatic. Resolves to a sentence for the user, or null.
+   * @param {string} workspaceId @param {{direction: 'undo' | 'redo', paths: string[], turn: {title: string, text: string}}} change
+   */
+  async commitTakeBack(workspaceId, change) {
+    const s = this.deps.agentSettings.load(workspaceId).git;
+    if (!s.autoCommit || !change.paths.length) return null;
+    const repo = await this.of(workspaceId).git();
+    return commitTakeBack({ repo, ...change, author: { name: s.authorName, email: s.authorEmail } });
   }
 
   /** Starts the scheduler of each workspace: jobs run whichever workspace is on screen. @param {string[]} workspaceIds */
