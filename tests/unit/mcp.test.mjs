@@ -15,6 +15,7 @@ import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
 import { ToolRunner } from '../../web/agent/tool-runner.js';
 import { AutonomyController } from '../../web/agent/autonomy.js';
 import { memoryStorage } from '../fixtures/stand-ins.mjs';
+import { startScriptedMcpServers } from '../fixtures/mcp-scripted.mjs';
 
 /** @type {Awaited<ReturnType<typeof startEverythingServer>>} */
 let server;
@@ -682,4 +683,269 @@ test('the manager: the configuration document\'s servers replace the saved ones;
   assert.equal(manager.hasSecret(after[1].id), true);
   assert.ok(!JSON.stringify(config.entries()).includes('tok-new'), 'sealed');
   await assert.rejects(manager.setSecret(after[2].id, 'tok'), /takes no token/);
+});
+
+// Issue 32 §3: a tool's name is its identity. Servers whose names and tools read the same once
+// joined must not share a tool name, and a user's choice for one server's tool never reaches
+// another server's (or a later server's) tool.
+
+/**
+ * A workspace's MCP servers with a runner at supervised autonomy whose approval answers are
+ * scripted; `ask` records each question.
+ * @param {(r: import('../../web/agent/tool-runner.js').ApprovalRequest) => 'once' | 'always' | 'rule' | 'deny'} [answer]
+ */
+function mcpWorkspace(answer = () => 'once', config = new LocalConfig(memoryStorage())) {
+  const registry = createBuiltinRegistry({ config, workspaceId: 'ws' });
+  const manager = new McpManager({ config, secrets, registry, workspaceId: 'ws' });
+  /** @type {import('../../web/agent/tool-runner.js').ApprovalRequest[]} */
+  const asked = [];
+  const runner = new ToolRunner({ registry, context: { workspaceId: 'ws', fs: new MemoryFileSystem(), settings: toolSettings(), fetch }, autonomy: new AutonomyController({ config: { level: 'supervised' } }), approve: async (r) => { asked.push(r); return answer(r); } });
+  let n = 0;
+  /** Runs a tool through every gate; how many questions it asked. @param {string} name @param {Record<string, unknown>} [args] */
+  const call = async (name, args = {}) => {
+    const before = asked.length;
+    const out = await runner.run({ id: `c${n++}`, name, arguments: args });
+    return { ...out, asked: asked.length - before };
+  };
+  return { config, registry, manager, runner, asked, call };
+}
+
+/** The Clawser name of a connected server's tool. @param {McpManager} manager @param {string} id @param {string} tool */
+function nameOf(manager, id, tool) {
+  const found = manager.state(id).tools.find((t) => t.tool.name === tool);
+  assert.ok(found, `${tool} of ${manager.servers().find((s) => s.id === id)?.name} is registered (${JSON.stringify(manager.state(id).logs.map((l) => l.text))})`);
+  return found.name;
+}
+
+test('servers "github" (create_issue) and "github-create" (issue) get two tool names whichever connects first, and each "Always allow" lets only its own server\'s tool run without asking', async () => {
+  const scripted = await startScriptedMcpServers({ '/github': [{ name: 'create_issue' }], '/github-create': [{ name: 'issue' }] });
+  try {
+    for (const first of ['github', 'github-create']) {
+      const ws = mcpWorkspace((r) => (r.tool === gh ? 'always' : 'once'));
+      var gh = ''; // eslint-disable-line no-var -- read by the answer above once set
+      const a = await ws.manager.add({ name: 'github', url: scripted.url('/github') });
+      const b = await ws.manager.add({ name: 'github-create', url: scripted.url('/github-create') });
+      for (const s of first === 'github' ? [a, b] : [b, a]) await ws.manager.connect(s.id);
+      gh = nameOf(ws.manager, a.id, 'create_issue');
+      const ghc = nameOf(ws.manager, b.id, 'issue');
+      assert.notEqual(gh, ghc, 'two tools, two names');
+      assert.match(gh, /github.*create_issue/, 'readable: the server and the tool');
+      assert.match(ghc, /github_create.*issue/);
+      scripted.calls.length = 0;
+      // The user says "Always allow" for github's create_issue.
+      assert.deepEqual(await ws.call(gh).then((r) => [r.ok, r.asked]), [true, 1]);
+      // Control: the allowed tool now runs without asking, on its own server.
+      assert.deepEqual(await ws.call(gh).then((r) => [r.ok, r.asked]), [true, 0], 'the allowed tool runs without asking');
+      // The other server's tool still asks, every time.
+      assert.deepEqual(await ws.call(ghc).then((r) => [r.ok, r.asked]), [true, 1], 'github-create\'s issue is asked for');
+      assert.deepEqual(await ws.call(ghc).then((r) => [r.ok, r.asked]), [true, 1], 'and again: the "Always allow" was not its');
+      assert.deepEqual(scripted.calls.map((c) => `${c.path} ${c.tool}`), ['/github create_issue', '/github create_issue', '/github-create issue', '/github-create issue'], 'each name reaches its own server');
+      await ws.manager.closeAll();
+    }
+  } finally {
+    await scripted.close();
+  }
+});
+
+test('a narrowed "Always allow" (a domain) for one server\'s tool does not cover the other server\'s tool of the same joined name', async () => {
+  const scripted = await startScriptedMcpServers({ '/github': [{ name: 'create_issue' }], '/github-create': [{ name: 'issue' }] });
+  try {
+    const ws = mcpWorkspace((r) => (r.rule ? 'rule' : 'once'));
+    const a = await ws.manager.add({ name: 'github', url: scripted.url('/github') });
+    const b = await ws.manager.add({ name: 'github-create', url: scripted.url('/github-create') });
+    await ws.manager.connect(b.id);
+    await ws.manager.connect(a.id);
+    const ghc = nameOf(ws.manager, b.id, 'issue');
+    const gh = nameOf(ws.manager, a.id, 'create_issue');
+    const args = { url: 'https://docs.example/page' };
+    assert.equal((await ws.call(ghc, args)).asked, 1, 'asked, and the rule for docs.example is chosen');
+    assert.equal((await ws.call(ghc, args)).asked, 0, 'control: the rule covers its own tool');
+    assert.equal((await ws.call(gh, args)).asked, 1, 'github\'s create_issue is still asked for on docs.example');
+    await ws.manager.closeAll();
+  } finally {
+    await scripted.close();
+  }
+});
+
+test('"Always allow" is bound to the server: removed and added again (same name, same address), its tool asks again', async () => {
+  const ws = mcpWorkspace((r) => (r.allowAlways === false ? 'once' : 'always'));
+  const s = await ws.manager.add({ name: 'everything', url: server.url });
+  await ws.manager.connect(s.id);
+  const toggle = nameOf(ws.manager, s.id, 'toggle-simulated-logging');
+  assert.equal((await ws.call(toggle)).asked, 1, 'asked the first time ("Always allow" chosen)');
+  assert.equal((await ws.call(toggle)).asked, 0, 'control: before the removal it does not ask');
+  await ws.manager.remove(s.id);
+  assert.ok(!JSON.stringify(ws.config.entries()).includes(s.id), 'nothing of the removed server is kept (its policies included)');
+  const again = await ws.manager.add({ name: 'everything', url: server.url });
+  await ws.manager.connect(again.id);
+  assert.equal(nameOf(ws.manager, again.id, 'toggle-simulated-logging'), toggle, 'the same name for the model');
+  assert.equal((await ws.call(toggle)).asked, 1, 'a server added again asks again');
+  await ws.manager.closeAll();
+});
+
+test('a server moved to another address (the Config document) does not keep "Always allow"; an unchanged one does', async () => {
+  const scripted = await startScriptedMcpServers({ '/old': [{ name: 'create_issue' }], '/new': [{ name: 'create_issue' }], '/kept': [{ name: 'close_issue' }] });
+  try {
+    const ws = mcpWorkspace(() => 'always');
+    const moved = await ws.manager.add({ name: 'tracker', url: scripted.url('/old') });
+    const kept = await ws.manager.add({ name: 'kept', url: scripted.url('/kept') });
+    await ws.manager.connect(moved.id);
+    await ws.manager.connect(kept.id);
+    const t = nameOf(ws.manager, moved.id, 'create_issue');
+    const k = nameOf(ws.manager, kept.id, 'close_issue');
+    assert.equal((await ws.call(t)).asked, 1);
+    assert.equal((await ws.call(k)).asked, 1);
+    assert.equal((await ws.call(t)).asked, 0, 'control: allowed before the move');
+    await ws.manager.replaceServers([{ name: 'tracker', url: scripted.url('/new'), auth: 'none' }, { name: 'kept', url: scripted.url('/kept'), auth: 'none' }]);
+    const now = /** @type {import('../../web/mcp/manager.js').McpServerConfig} */ (ws.manager.servers().find((s) => s.name === 'tracker'));
+    await ws.manager.connect(now.id);
+    if (ws.manager.state(kept.id).status !== 'connected') await ws.manager.connect(kept.id);
+    assert.equal(nameOf(ws.manager, now.id, 'create_issue'), t);
+    assert.equal((await ws.call(t)).asked, 1, 'moved: asked again');
+    assert.equal((await ws.call(k)).asked, 0, 'control: the unchanged server keeps its "Always allow"');
+    assert.equal(scripted.calls.filter((c) => c.path === '/new').length, 1);
+    await ws.manager.closeAll();
+  } finally {
+    await scripted.close();
+  }
+});
+
+test('adversarial server and tool names (joined, long, truncated, reading the same): every tool gets a name of its own, valid for every provider, stable, reaching its own server', async () => {
+  const toolNames = ['create_issue', 'issue', 'create-issue', 'Create Issue', 'create__issue', 'a__b', '__init__', 'a', 'b_issue', 'issue_b',
+    'x'.repeat(128), `${'x'.repeat(127)}y`, `y${'x'.repeat(127)}`, `${'x'.repeat(60)}-${'y'.repeat(60)}`, `${'x'.repeat(60)}_${'y'.repeat(60)}`, 'mcp', 'mcp__github__create_issue', 'ünïcödé', 'ÜNÏCÖDÉ', '日本語', '中文'];
+  const serverNames = ['github', 'github-create', 'github-create-issue', 'github_create_issue_b', 'a', 'a-b', 'a b c', 'mcp', 'mcp_github', 'x', 'x'.repeat(40), `${'x'.repeat(39)}y`, `${'x'.repeat(19)}-${'y'.repeat(20)}`, `${'x'.repeat(19)}-${'y'.repeat(19)}z`];
+  /** @type {Record<string, {name: string}[]>} */
+  const endpoints = {};
+  serverNames.forEach((_, i) => { endpoints[`/s${i}`] = toolNames.map((name) => ({ name })); });
+  const scripted = await startScriptedMcpServers(endpoints);
+  try {
+    const ws = mcpWorkspace();
+    const servers = [];
+    for (const [i, name] of serverNames.entries()) servers.push(await ws.manager.add({ name, url: scripted.url(`/s${i}`) }));
+    for (const s of servers) await ws.manager.connect(s.id);
+    /** @type {Map<string, string>} */
+    const seen = new Map();
+    for (const s of servers) {
+      for (const tool of toolNames) {
+        const name = nameOf(ws.manager, s.id, tool);
+        assert.match(name, /^[a-zA-Z0-9_-]{1,64}$/, 'OpenAI, Anthropic, Gemini and Bedrock accept it');
+        assert.match(name, /^[a-z][a-z0-9_]{0,63}$/);
+        const other = seen.get(name);
+        assert.equal(other, undefined, `${name}: ${s.name}/${tool} and ${other}`);
+        seen.set(name, `${s.name}/${tool}`);
+      }
+    }
+    assert.equal(seen.size, serverNames.length * toolNames.length);
+    // Each name reaches its own server and tool (the identity, not only the string).
+    scripted.calls.length = 0;
+    for (const [i, s] of servers.entries()) {
+      for (const tool of toolNames) {
+        const r = await /** @type {NonNullable<ReturnType<typeof ws.registry.get>>} */ (ws.registry.get(nameOf(ws.manager, s.id, tool))).run({}, /** @type {any} */ ({ signal: undefined })); // the MCP tool uses no context but the signal
+        assert.equal(r.ok, true);
+        assert.deepEqual(scripted.calls.at(-1), { path: `/s${i}`, tool, args: {} });
+      }
+    }
+    // Stable: connected again, the same names.
+    const before = servers.map((s) => ws.manager.state(s.id).tools.map((t) => `${t.tool.name} ${t.name}`));
+    await ws.manager.closeAll();
+    for (const s of servers) await ws.manager.connect(s.id);
+    assert.deepEqual(servers.map((s) => ws.manager.state(s.id).tools.map((t) => `${t.tool.name} ${t.name}`)), before);
+    await ws.manager.closeAll();
+    // Server names that read the same (in the tool names' alphabet) cannot both be set up.
+    await assert.rejects(ws.manager.add({ name: 'GitHub', url: scripted.url('/s0') }), /“GitHub”.*“github”|“github”.*“GitHub”/, 'refused, naming both servers');
+  } finally {
+    await scripted.close();
+  }
+});
+
+test('the Config document: the colliding pair imported stays two servers with two tool names; each server\'s policy and rule bind to its own tool; exported back the same', async () => {
+  const { parseConfig, buildConfig } = await import('../../web/app/workspace-config.js');
+  const { AgentSettingsSchema } = await import('../../web/app/agent-settings.js');
+  const defaultAgentSettings = () => AgentSettingsSchema.parse({});
+  const scripted = await startScriptedMcpServers({ '/github': [{ name: 'create_issue' }], '/github-create': [{ name: 'issue' }] });
+  try {
+    const ws = mcpWorkspace();
+    const doc = {
+      version: 1, provider: null, agent: defaultAgentSettings(), toolPolicies: {}, approvalRules: [], skills: {},
+      mcpServers: [{ name: 'github', url: scripted.url('/github'), auth: 'none' }, { name: 'github-create', url: scripted.url('/github-create'), auth: 'none' }],
+    };
+    const first = parseConfig(JSON.stringify(doc), { toolNames: ws.registry.list().map((t) => t.name) });
+    assert.ok(first.ok);
+    await ws.manager.replaceServers(first.value.mcpServers);
+    const [a, b] = ws.manager.servers();
+    await ws.manager.connect(a.id);
+    await ws.manager.connect(b.id);
+    const gh = nameOf(ws.manager, a.id, 'create_issue');
+    const ghc = nameOf(ws.manager, b.id, 'issue');
+    assert.notEqual(gh, ghc, 'imported, the pair keeps two names');
+
+    const { configToolChoices, storedToolChoices } = await import('../../web/app/workspace-config.js');
+    // The Config panel's save, as it applies a document: the servers, then the choices bound to them.
+    /** @param {any} d */
+    const apply = async (d) => {
+      const parsed = parseConfig(JSON.stringify(d), { toolNames: ws.registry.list().map((t) => t.name) });
+      assert.ok(parsed.ok, JSON.stringify(!parsed.ok && parsed.problems));
+      await ws.manager.replaceServers(parsed.value.mcpServers);
+      const stored = storedToolChoices(parsed.value, ws.manager.servers(), { overrides: ws.registry.overrides(), rules: ws.registry.rules() });
+      ws.registry.replacePolicies(stored.policies);
+      ws.registry.replaceRules(stored.rules);
+      return parsed.value;
+    };
+
+    await apply({ ...doc,
+      mcpToolPolicies: [{ server: 'github', tool: 'create_issue', policy: 'auto' }, { server: 'github-create', tool: 'issue', policy: 'denied' }],
+      approvalRules: [{ server: 'github-create', tool: 'issue', kind: 'domain', pattern: 'docs.example' }] });
+    assert.deepEqual(ws.manager.servers().map((s) => s.id), [a.id, b.id], 'the same servers');
+    assert.equal((await ws.call(gh)).asked, 0, 'github\'s create_issue runs without asking');
+    const denied = await ws.call(ghc, { url: 'https://docs.example/x' });
+    assert.equal(denied.ok, false, 'github-create\'s issue is off');
+    assert.equal(denied.blocked?.kind, 'denied');
+    // Control: the rule is github-create's, for its issue; github's tool is unaffected by it.
+    assert.equal(ws.registry.ruleCovers(ghc, { url: 'https://docs.example/x' }), true);
+    assert.equal(ws.registry.ruleCovers(gh, { url: 'https://docs.example/x' }), false);
+
+    // Exported back: the same choices, named by server and tool.
+    const out = buildConfig({ provider: null, agent: defaultAgentSettings(), ...configToolChoices({ overrides: ws.registry.overrides(), rules: ws.registry.rules() }, ws.manager.servers()), skills: {}, mcpServers: ws.manager.settings() });
+    assert.deepEqual(out.mcpToolPolicies, [{ server: 'github', tool: 'create_issue', policy: 'auto' }, { server: 'github-create', tool: 'issue', policy: 'denied' }]);
+    assert.deepEqual(out.approvalRules.map((r) => ({ ...r, createdAt: undefined })), [{ server: 'github-create', tool: 'issue', kind: 'domain', pattern: 'docs.example', createdAt: undefined }]);
+    assert.deepEqual(out.toolPolicies, {});
+    await ws.manager.closeAll();
+  } finally {
+    await scripted.close();
+  }
+});
+
+test('policies stored under the old flat names: migrated only when one server can have made the name, otherwise "Always allow" is dropped and "Off" kept for every candidate; one of no saved server is dropped before a new server could take it', async () => {
+  const scripted = await startScriptedMcpServers({ '/github': [{ name: 'create_issue' }, { name: 'list_issues' }], '/github-create': [{ name: 'issue' }], '/solo': [{ name: 'create_issue' }], '/gone': [{ name: 'wipe' }] });
+  try {
+    const config = new LocalConfig(memoryStorage());
+    // As an older version left them: the colliding pair set up, "Always allow" and "Off" under flat names.
+    config.set('clawser_mcp_servers_ws', [
+      { id: 'aaaa1111', name: 'github', url: scripted.url('/github'), auth: 'none', autoConnect: false },
+      { id: 'bbbb2222', name: 'github-create', url: scripted.url('/github-create'), auth: 'none', autoConnect: false },
+      { id: 'cccc3333', name: 'solo', url: scripted.url('/solo'), auth: 'none', autoConnect: false },
+    ]);
+    config.set('clawser_tool_perms_ws', { mcp_github_create_issue: 'auto', mcp_github_list_issues: 'denied', mcp_solo_create_issue: 'auto', mcp_gone_wipe: 'auto', web_fetch: 'denied' });
+    config.set('clawser_tool_rules_ws', [{ tool: 'mcp_github_create_issue', kind: 'domain', pattern: 'example.com' }, { tool: 'mcp_solo_create_issue', kind: 'domain', pattern: 'solo.example' }]);
+    const ws = mcpWorkspace(() => 'once', config);
+    assert.ok(!('mcp_gone_wipe' in ws.registry.overrides()), 'a flat name no saved server can have made is dropped when the servers load');
+    for (const id of ['aaaa1111', 'bbbb2222', 'cccc3333']) await ws.manager.connect(id);
+    const gh = nameOf(ws.manager, 'aaaa1111', 'create_issue');
+    const ghc = nameOf(ws.manager, 'bbbb2222', 'issue');
+    const solo = nameOf(ws.manager, 'cccc3333', 'create_issue');
+    assert.equal((await ws.call(gh)).asked, 1, 'ambiguous (github or github-create): "Always allow" dropped');
+    assert.equal((await ws.call(ghc)).asked, 1, 'and not given to the other server either');
+    assert.equal(ws.registry.ruleCovers(gh, { url: 'https://example.com/' }), false, 'the ambiguous rule is dropped too');
+    assert.equal((await ws.call(nameOf(ws.manager, 'aaaa1111', 'list_issues'))).blocked?.kind, 'denied', '"Off" is kept: dropping it would loosen');
+    assert.equal((await ws.call(solo)).asked, 0, 'control: one server only can have made mcp_solo_create_issue: migrated');
+    assert.equal(ws.registry.ruleCovers(solo, { url: 'https://solo.example/' }), true, 'its rule too');
+    assert.equal(ws.registry.userPolicyOf('web_fetch'), 'denied', 'built-in tools keep their choices');
+    // A new server that would have taken the dropped flat name inherits nothing.
+    const gone = await ws.manager.add({ name: 'gone', url: scripted.url('/gone') });
+    await ws.manager.connect(gone.id);
+    assert.equal((await ws.call(nameOf(ws.manager, gone.id, 'wipe'))).asked, 1, 'a new server never inherits an old one\'s "Always allow"');
+    await ws.manager.closeAll();
+  } finally {
+    await scripted.close();
+  }
 });
