@@ -17,6 +17,7 @@ import { startScriptedMcpServers } from '../fixtures/mcp-scripted.mjs';
 /** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
 /** @type {Awaited<ReturnType<typeof startEverythingServer>>} */ let mcp;
 /** @type {Awaited<ReturnType<typeof startOAuthServers>>} */ let secured;
+/** @type {Awaited<ReturnType<typeof startScriptedMcpServers>>} */ let pair;
 /** @type {import('playwright-core').Page} */ let page;
 
 before(async () => {
@@ -24,6 +25,8 @@ before(async () => {
   llm = await startLlmServer();
   mcp = await startEverythingServer();
   secured = await startOAuthServers(mcp.url);
+  // Two servers whose names and tools read the same once joined (issue 32 §3).
+  pair = await startScriptedMcpServers({ '/github': [{ name: 'create_issue' }], '/github-create': [{ name: 'issue' }] });
   browser = await launchBrowser();
   page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
 });
@@ -33,6 +36,7 @@ after(async () => {
   await llm?.close();
   await secured?.close();
   await mcp?.close();
+  await pair?.close();
 });
 
 /** A server's card, by its exact name (another card may mention the same words). @param {string} name */
@@ -177,66 +181,132 @@ test('a server behind OAuth: the 401 offers "Sign in", the sign-in window comes 
   assert.deepEqual(left, [], 'its OAuth tokens are deleted with it');
 });
 
-test('issue 32 §3: servers "github" (create_issue) and "github-create" (issue) show two tool names; "Always allow" in the dialog lets only github\'s tool run without asking; removed and added again, it asks again', async () => {
-  const pair = await startScriptedMcpServers({ '/github': [{ name: 'create_issue' }], '/github-create': [{ name: 'issue' }] });
-  try {
-    await page.getByRole('button', { name: 'Servers', exact: true }).click();
-    // github-create first: with one flat name, the first to connect took it.
-    await addServer('github-create', pair.url('/github-create'));
-    await cardOf('github-create').locator('.server-status', { hasText: 'Connected' }).waitFor();
-    await addServer('github', pair.url('/github'));
-    await cardOf('github').locator('.server-status', { hasText: 'Connected' }).waitFor();
-    /** The Clawser name of a server's one tool, as its card lists it. @param {string} server */
-    const listedName = async (server) => {
-      const card = cardOf(server);
-      const summary = card.getByText(new RegExp(`^\\d+ tools?, \\d+ resources?, \\d+ prompts? of ${server}$`));
-      assert.match(await summary.innerText(), /^1 tool,/, `${server}'s tool is registered (none left out)`);
-      if (!(await card.getByRole('table', { name: `Tools of ${server}` }).isVisible())) await summary.click();
-      return card.getByRole('table', { name: `Tools of ${server}` }).locator('tbody code').innerText();
-    };
-    const gh = await listedName('github');
-    const ghc = await listedName('github-create');
-    assert.equal(gh, 'mcp__github__create_issue');
-    assert.equal(ghc, 'mcp__github_create__issue');
+// Issue 32 §3: a tool's name is its identity. The pair below shared one name before
+// (mcp_github_create_issue): whichever connected first took it, and the user's "Always allow".
 
-    await page.getByRole('button', { name: 'Back to chat' }).click();
-    /** One turn that calls `name`; how the user answers its dialog, or null when none may come. @param {string} name @param {string | null} answer @param {string} done */
-    const turn = async (name, answer, done) => {
-      const calls = pair.calls.length;
-      llm.enqueue({ toolCalls: [{ id: `c${llm.requests.length}`, name, arguments: { text: 'x' } }] }, { text: done });
-      await sendMessage(page, `call ${name}`);
-      if (answer) {
-        const ask = page.getByRole('dialog', { name: `Allow “${name}”?` });
-        await ask.waitFor();
-        await ask.getByRole('button', { name: answer, exact: true }).click();
-      }
-      // The turn ends only when the call has run: a dialog nobody answers would hold it.
-      await page.locator('.msg.assistant', { hasText: done }).waitFor();
-      assert.equal(pair.calls.length, calls + 1, `${name} ran once`);
-      return pair.calls.at(-1);
-    };
-    assert.deepEqual(await turn(gh, 'Always allow', 'Created.'), { path: '/github', tool: 'create_issue', args: { text: 'x' } });
-    // Control: the allowed tool now runs without asking, on its own server.
-    assert.equal((await turn(gh, null, 'Created again.'))?.path, '/github');
-    // The other server's tool still asks.
-    assert.equal((await turn(ghc, 'Allow once', 'Issued.'))?.path, '/github-create');
-    // The Tools panel shows the choice on github's tool only.
-    await page.getByRole('button', { name: 'Tools', exact: true }).click();
-    assert.equal(await page.getByRole('combobox', { name: `Policy for ${gh}` }).inputValue(), 'auto');
-    assert.equal(await page.getByRole('combobox', { name: `Policy for ${ghc}` }).inputValue(), '');
+/** The Clawser name of a server's one tool, as its card in the Servers panel lists it. @param {string} server */
+async function listedName(server) {
+  const card = cardOf(server);
+  const summary = card.getByText(new RegExp(`^\\d+ tools?, \\d+ resources?, \\d+ prompts? of ${server}$`));
+  assert.match(await summary.innerText(), /^1 tool,/, `${server}'s tool is registered (none left out)`);
+  if (!(await card.getByRole('table', { name: `Tools of ${server}` }).isVisible())) await summary.click();
+  return card.getByRole('table', { name: `Tools of ${server}` }).locator('tbody code').innerText();
+}
 
-    // Removed and added again (same name, same address): a new server, asked for again.
-    await page.getByRole('button', { name: 'Servers', exact: true }).click();
-    await cardOf('github').getByRole('button', { name: 'Remove github' }).click();
-    await page.getByRole('dialog', { name: 'Remove the server “github”?' }).getByRole('button', { name: 'Remove' }).click();
-    await page.getByText('Removed “github”.').waitFor();
-    assert.equal(await page.evaluate(() => Object.entries({ ...localStorage }).some(([k, v]) => k.startsWith('clawser_tool_') && v.includes('create_issue'))), false, 'its "Always allow" is gone with it');
-    await addServer('github', pair.url('/github'));
-    await cardOf('github').locator('.server-status', { hasText: 'Connected' }).waitFor();
-    assert.equal(await listedName('github'), gh, 'the same name for the model');
-    await page.getByRole('button', { name: 'Back to chat' }).click();
-    assert.equal((await turn(gh, 'Allow once', 'Asked again.'))?.path, '/github');
-  } finally {
-    await pair.close();
+/**
+ * One turn in which the agent calls `name`: how the user answers its dialog (null: no dialog may
+ * come — the turn would wait on it), and the call the scripted servers received (null: none ran).
+ * @param {string} name @param {string | null} answer @param {string} done the reply after the call
+ */
+async function turn(name, answer, done) {
+  const calls = pair.calls.length;
+  llm.enqueue({ toolCalls: [{ id: `c${llm.requests.length}`, name, arguments: { text: 'x' } }] }, { text: done });
+  await sendMessage(page, `call ${name}`);
+  if (answer) {
+    const ask = page.getByRole('dialog', { name: `Allow “${name}”?` });
+    await ask.waitFor();
+    await ask.getByRole('button', { name: answer, exact: true }).click();
   }
+  // The turn ends only when the call has run (or was refused).
+  await page.locator('.msg.assistant', { hasText: done }).waitFor();
+  assert.ok(pair.calls.length - calls <= 1);
+  return pair.calls.length > calls ? pair.calls.at(-1) ?? null : null;
+}
+
+/** The stored tool choices (policies and rules) of the page, as text. */
+const storedChoices = () => page.evaluate(() => Object.entries({ ...localStorage }).filter(([k]) => /^clawser_tool_(perms|rules)_/.test(k)).map(([, v]) => v).join('\n'));
+
+test('issue 32 §3: servers "github" (create_issue) and "github-create" (issue) show two tool names; "Always allow" in the dialog lets only github\'s tool run without asking; removed and added again, it asks again', async () => {
+  await page.getByRole('button', { name: 'Servers', exact: true }).click();
+  // github-create first: with one flat name, the first to connect took it.
+  await addServer('github-create', pair.url('/github-create'));
+  await cardOf('github-create').locator('.server-status', { hasText: 'Connected' }).waitFor();
+  await addServer('github', pair.url('/github'));
+  await cardOf('github').locator('.server-status', { hasText: 'Connected' }).waitFor();
+  const gh = await listedName('github');
+  const ghc = await listedName('github-create');
+  assert.equal(gh, 'mcp__github__create_issue');
+  assert.equal(ghc, 'mcp__github_create__issue');
+
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  assert.deepEqual(await turn(gh, 'Always allow', 'Created.'), { path: '/github', tool: 'create_issue', args: { text: 'x' } });
+  // Control: the allowed tool now runs without asking, on its own server.
+  assert.equal((await turn(gh, null, 'Created again.'))?.path, '/github');
+  // The other server's tool still asks.
+  assert.equal((await turn(ghc, 'Allow once', 'Issued.'))?.path, '/github-create');
+  // The Tools panel shows the choice on github's tool only.
+  await page.getByRole('button', { name: 'Tools', exact: true }).click();
+  assert.equal(await page.getByRole('combobox', { name: `Policy for ${gh}` }).inputValue(), 'auto');
+  assert.equal(await page.getByRole('combobox', { name: `Policy for ${ghc}` }).inputValue(), '');
+
+  // Removed and added again (same name, same address): a new server, asked for again.
+  await page.getByRole('button', { name: 'Servers', exact: true }).click();
+  await cardOf('github').getByRole('button', { name: 'Remove github' }).click();
+  await page.getByRole('dialog', { name: 'Remove the server “github”?' }).getByRole('button', { name: 'Remove' }).click();
+  await page.getByText('Removed “github”.').waitFor();
+  assert.doesNotMatch(await storedChoices(), /create_issue/, 'its "Always allow" is gone with it');
+  await addServer('github', pair.url('/github'));
+  await cardOf('github').locator('.server-status', { hasText: 'Connected' }).waitFor();
+  assert.equal(await listedName('github'), gh, 'the same name for the model');
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  assert.equal((await turn(gh, 'Allow once', 'Asked again.'))?.path, '/github');
+});
+
+test('issue 32 §3: the Config document names each choice by its server; the colliding pair exported, removed and imported again stays two servers, each with its own choice', async () => {
+  const gh = 'mcp__github__create_issue';
+  const ghc = 'mcp__github_create__issue';
+  const panel = page.getByRole('region', { name: 'Config' });
+  const editor = panel.getByRole('textbox', { name: 'Configuration (JSON)' });
+  /** @param {(c: any) => void} fn */
+  const editConfig = async (fn) => {
+    const c = JSON.parse(await editor.inputValue());
+    fn(c);
+    await editor.fill(JSON.stringify(c, null, 2));
+  };
+  const loosen = page.getByRole('dialog', { name: 'Loosen protections?' });
+  await page.keyboard.press('Alt+9');
+  await panel.waitFor();
+  await editConfig((c) => { c.mcpToolPolicies = [{ server: 'github', tool: 'create_issue', policy: 'auto' }, { server: 'github-create', tool: 'issue', policy: 'denied' }]; });
+  await panel.getByText('Valid: ready to save.').waitFor();
+  await panel.getByRole('button', { name: 'Save configuration' }).click();
+  await loosen.waitFor();
+  const listed = await loosen.getByRole('listitem').allInnerTexts();
+  assert.equal(listed.length, 1, JSON.stringify(listed));
+  assert.match(listed[0], /create_issue.*“github”.*without asking/, 'the "Always allow" is named with its server');
+  await loosen.getByRole('button', { name: 'Apply anyway' }).click();
+  await panel.getByText('Saved. New turns use it.').waitFor();
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  assert.equal((await turn(gh, null, 'Ran unasked.'))?.path, '/github', 'github\'s create_issue runs without asking');
+  assert.equal(await turn(ghc, null, 'It was off.'), null, 'github-create\'s issue is off: refused, never sent');
+
+  // Exported, the pair and its choices are named by server; removed (the document), nothing stays.
+  await page.keyboard.press('Alt+9');
+  await panel.waitFor();
+  const exported = JSON.parse(await editor.inputValue());
+  assert.deepEqual(exported.mcpToolPolicies, [{ server: 'github', tool: 'create_issue', policy: 'auto' }, { server: 'github-create', tool: 'issue', policy: 'denied' }]);
+  assert.deepEqual(Object.keys(exported.toolPolicies).filter((k) => k.startsWith('mcp')), [], 'no MCP tool by its model name');
+  await editConfig((c) => { c.mcpServers = c.mcpServers.filter((/** @type {any} */ m) => !m.name.startsWith('github')); c.mcpToolPolicies = []; });
+  await panel.getByRole('button', { name: 'Save configuration' }).click();
+  await panel.getByText('Saved. New turns use it.').waitFor();
+  assert.doesNotMatch(await storedChoices(), /create_issue|issue/, 'the servers\' choices went with them');
+
+  // Imported again: two new servers, each choice on its own server's tool.
+  await editor.fill(JSON.stringify(exported, null, 2));
+  await panel.getByRole('button', { name: 'Save configuration' }).click();
+  await loosen.waitFor();
+  const again = await loosen.getByRole('listitem').allInnerTexts();
+  assert.ok(again.some((t) => /adds the MCP server “github” at/.test(t)) && again.some((t) => /adds the MCP server “github-create” at/.test(t)), JSON.stringify(again));
+  assert.ok(again.some((t) => /create_issue.*“github”.*without asking/.test(t)), JSON.stringify(again));
+  await loosen.getByRole('button', { name: 'Apply anyway' }).click();
+  await panel.getByText('Saved. New turns use it.').waitFor();
+  await page.keyboard.press('Alt+M');
+  for (const name of ['github', 'github-create']) {
+    await cardOf(name).getByRole('button', { name: `Connect ${name}` }).click();
+    await cardOf(name).locator('.server-status', { hasText: 'Connected' }).waitFor();
+  }
+  assert.equal(await listedName('github'), gh);
+  assert.equal(await listedName('github-create'), ghc);
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  assert.equal((await turn(gh, null, 'Unasked again.'))?.path, '/github', 'imported: github\'s "Always allow" applies to github\'s tool');
+  assert.equal(await turn(ghc, null, 'Still off.'), null, 'and github-create\'s Off to github-create\'s');
 });
