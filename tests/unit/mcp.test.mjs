@@ -209,12 +209,12 @@ test('the manager: a server saved with its token sealed; its tools registered as
   await manager.connect(s.id);
   assert.equal(manager.state(s.id).status, 'connected');
   assert.equal(rec.seen.find((r) => r.body?.method === 'initialize')?.headers.authorization, 'Bearer tok-secret-987654', 'the token is sent');
-  const echo = registry.get('mcp_everything_echo');
+  const echo = registry.get('mcp__everything__echo');
   assert.ok(echo);
   assert.equal(echo.permission, 'read', 'readOnlyHint');
-  assert.equal(registry.get('mcp_everything_toggle_simulated_logging')?.permission, 'network', 'no readOnlyHint: network');
+  assert.equal(registry.get('mcp__everything__toggle_simulated_logging')?.permission, 'network', 'no readOnlyHint: network');
   assert.equal(echo.untrusted, 'the MCP server “Everything”');
-  const spec = registry.specs().find((t) => t.name === 'mcp_everything_get_sum');
+  const spec = registry.specs().find((t) => t.name === 'mcp__everything__get_sum');
   assert.equal(/** @type {any} */ (spec?.parameters).properties.a.type, 'number', 'the server\'s own JSON Schema goes to the model');
   assert.ok(manager.state(s.id).resources.length > 0);
   assert.ok(manager.state(s.id).prompts.some((p) => p.name === 'simple-prompt'));
@@ -224,27 +224,27 @@ test('the manager: a server saved with its token sealed; its tools registered as
   /** @type {import('../../web/agent/tool-runner.js').ApprovalRequest[]} */
   const asked = [];
   const runner = new ToolRunner({ registry, context: { workspaceId: 'ws', fs: new MemoryFileSystem(), settings: toolSettings(), fetch }, autonomy: new AutonomyController({ config: { level: 'supervised' } }), approve: async (r) => { asked.push(r); return 'once'; } });
-  const out = await runner.run({ id: 'c1', name: 'mcp_everything_echo', arguments: { message: 'through the gates' } });
+  const out = await runner.run({ id: 'c1', name: 'mcp__everything__echo', arguments: { message: 'through the gates' } });
   assert.equal(out.ok, true);
   assert.equal(out.output, 'Echo: through the gates');
   assert.equal(asked.length, 0, 'a read-only tool runs without asking');
   assert.ok(runner.taint.some((t) => /MCP server “Everything”/.test(t.what)), 'an MCP result is untrusted content');
-  const toggled = await runner.run({ id: 'c0', name: 'mcp_everything_toggle_simulated_logging', arguments: {} });
+  const toggled = await runner.run({ id: 'c0', name: 'mcp__everything__toggle_simulated_logging', arguments: {} });
   assert.equal(toggled.ok, true);
-  assert.deepEqual(asked.map((r) => r.tool), ['mcp_everything_toggle_simulated_logging'], 'a network tool is asked for at supervised autonomy');
+  assert.deepEqual(asked.map((r) => r.tool), ['mcp__everything__toggle_simulated_logging'], 'a network tool is asked for at supervised autonomy');
   // The server's log messages arrive (on its GET stream) and are kept for the Servers panel.
   const until = Date.now() + 10_000;
   // (The roots exchange may log first; the simulated messages say "…-level message".)
   const simulated = () => manager.state(s.id).logs.some((l) => /level[- ]message/i.test(l.text));
   while (!simulated() && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
   assert.ok(simulated(), JSON.stringify(manager.state(s.id).logs));
-  const readOnly = await runner.run({ id: 'c2', name: 'mcp_everything_get_sum', arguments: { a: 1, b: 2 } });
+  const readOnly = await runner.run({ id: 'c2', name: 'mcp__everything__get_sum', arguments: { a: 1, b: 2 } });
   assert.equal(readOnly.ok, true);
-  const failed = await runner.run({ id: 'c3', name: 'mcp_everything_get_sum', arguments: { a: 'x' } });
+  const failed = await runner.run({ id: 'c3', name: 'mcp__everything__get_sum', arguments: { a: 'x' } });
   assert.equal(failed.ok, false, 'isError is a failed result');
 
   await manager.disconnect(s.id);
-  assert.equal(registry.get('mcp_everything_echo'), undefined, 'its tools are gone');
+  assert.equal(registry.get('mcp__everything__echo'), undefined, 'its tools are gone');
   assert.equal(manager.servers()[0].autoConnect, false);
   assert.equal(rec.seen.at(-1)?.method, 'DELETE');
   await manager.remove(s.id);
@@ -253,7 +253,7 @@ test('the manager: a server saved with its token sealed; its tools registered as
 });
 
 test('tool names and permissions from annotations; a destructive tool is asked for every time, with no "Always allow"', async () => {
-  assert.equal(mcpToolName('My Server', 'get-env'), 'mcp_my_server_get_env');
+  assert.equal(mcpToolName('My Server', 'get-env'), 'mcp__my_server__get_env');
   const long = mcpToolName('a'.repeat(40), 'b'.repeat(40));
   assert.ok(long.length <= 64);
   assert.notEqual(long, mcpToolName('a'.repeat(40), `${'b'.repeat(39)}c`), 'long names stay apart');
@@ -265,13 +265,13 @@ test('tool names and permissions from annotations; a destructive tool is asked f
   const registry = createBuiltinRegistry({ config, workspaceId: 'ws' });
   let calls = 0;
   const fake = /** @type {any} */ ({ callTool: async () => { calls++; return { content: [{ type: 'text', text: 'deleted' }], isError: false }; } }); // the one method the tool calls
-  registry.register(mcpToolDefinition({ id: 'x', name: 'files' }, { name: 'delete-all', inputSchema: { type: 'object' }, annotations: { destructiveHint: true } }, () => fake));
-  registry.setPolicy('mcp_files_delete_all', 'auto');
+  registry.register(mcpToolDefinition({ id: 'x', name: 'files', url: 'https://files.example/mcp' }, { name: 'delete-all', inputSchema: { type: 'object' }, annotations: { destructiveHint: true } }, () => fake));
+  registry.setPolicy('mcp__files__delete_all', 'auto');
   /** @type {import('../../web/agent/tool-runner.js').ApprovalRequest[]} */
   const asked = [];
   const runner = new ToolRunner({ registry, context: { workspaceId: 'ws', fs: new MemoryFileSystem(), settings: toolSettings(), fetch }, autonomy: new AutonomyController({ config: { level: 'full' } }), approve: async (r) => { asked.push(r); return 'always'; } });
-  await runner.run({ id: 'd1', name: 'mcp_files_delete_all', arguments: {} });
-  await runner.run({ id: 'd2', name: 'mcp_files_delete_all', arguments: {} });
+  await runner.run({ id: 'd1', name: 'mcp__files__delete_all', arguments: {} });
+  await runner.run({ id: 'd2', name: 'mcp__files__delete_all', arguments: {} });
   assert.equal(asked.length, 2, 'asked every time, even with the policy set to auto and "always" answered');
   assert.equal(asked[0].allowAlways, false);
   assert.match(asked[0].reason, /marks delete-all as destructive/);
@@ -480,15 +480,15 @@ test('results with embedded resources and links; the manager lists tools again w
   }) });
   const s = await manager.add({ name: 'Changing', url: 'https://mcp.example/mcp' });
   await manager.connect(s.id);
-  assert.ok(registry.get('mcp_changing_first'));
+  assert.ok(registry.get('mcp__changing__first'));
   // The client's onToolsChanged, as a server notification would call it.
   announce = () => /** @type {any} */ (manager.client(s.id))?.options.onToolsChanged?.(); // the callback the manager gave the client
   tools = [{ name: 'second', inputSchema: { type: 'object' } }];
   announce();
   const until = Date.now() + 2000;
-  while (!registry.get('mcp_changing_second') && Date.now() < until) await new Promise((res) => setTimeout(res, 10));
-  assert.ok(registry.get('mcp_changing_second'), 'the new tool is registered');
-  assert.equal(registry.get('mcp_changing_first'), undefined, 'the old one is gone');
+  while (!registry.get('mcp__changing__second') && Date.now() < until) await new Promise((res) => setTimeout(res, 10));
+  assert.ok(registry.get('mcp__changing__second'), 'the new tool is registered');
+  assert.equal(registry.get('mcp__changing__first'), undefined, 'the old one is gone');
   await manager.disconnect(s.id);
 
   const api = await import('../../web/clawser.js');
@@ -585,7 +585,7 @@ test('the manager: a tools refresh that lands after a disconnect registers nothi
   const manager = new McpManager({ config, secrets, registry, workspaceId: 'ws', fetch: f });
   const a = await manager.add({ name: 'a', url: 'https://a.example/mcp' });
   await manager.connect(a.id);
-  assert.ok(registry.get('mcp_a_files'));
+  assert.ok(registry.get('mcp__a__files'));
   // The server says its tools changed; the user disconnects while the list is on its way.
   slowList = true;
   /** @type {any} */ (manager.client(a.id)).options.onToolsChanged(); // the callback the manager gave the client
@@ -593,7 +593,7 @@ test('the manager: a tools refresh that lands after a disconnect registers nothi
   await manager.disconnect(a.id);
   /** @type {any} */ (releaseList)();
   await new Promise((r) => setTimeout(r, 20));
-  assert.equal(registry.get('mcp_a_files'), undefined, 'nothing registered after the disconnect');
+  assert.equal(registry.get('mcp__a__files'), undefined, 'nothing registered after the disconnect');
   assert.equal(manager.state(a.id).tools.length, 0);
   slowList = false;
 
@@ -601,9 +601,9 @@ test('the manager: a tools refresh that lands after a disconnect registers nothi
   await manager.connect(a.id);
   await assert.rejects(manager.add({ name: 'A!', url: 'https://b.example/mcp' }), /its tools would have the same names/, 'a name that reads the same in tool names is refused');
   const c = await manager.add({ name: 'other', url: 'https://c.example/mcp' });
-  registry.register({ ...(/** @type {any} */ (registry.get('mcp_a_files'))), name: 'mcp_other_files' }); // a tool already holding the name
+  registry.register({ ...(/** @type {any} */ (registry.get('mcp__a__files'))), name: 'mcp__other__files' }); // a tool already holding the name
   await manager.connect(c.id);
-  assert.match(String(manager.state(c.id).logs.at(-1)?.text), /Tool files was left out: its name mcp_other_files is already taken/);
+  assert.match(String(manager.state(c.id).logs.at(-1)?.text), /Tool files was left out: its name mcp__other__files is already taken/);
 
   refuse = true;
   await assert.rejects(manager.readResource(a.id, 'file:///x'), /HTTP 401/);
@@ -880,15 +880,16 @@ test('the Config document: the colliding pair imported stays two servers with tw
     assert.notEqual(gh, ghc, 'imported, the pair keeps two names');
 
     const { configToolChoices, storedToolChoices } = await import('../../web/app/workspace-config.js');
-    // The Config panel's save, as it applies a document: the servers, then the choices bound to them.
+    // The Config panel's save, as it applies a document: the choices under the ids the servers will have, then the servers.
     /** @param {any} d */
     const apply = async (d) => {
-      const parsed = parseConfig(JSON.stringify(d), { toolNames: ws.registry.list().map((t) => t.name) });
+      const parsed = parseConfig(JSON.stringify(d), { toolNames: ws.registry.list().filter((t) => !t.policyKey).map((t) => t.name) });
       assert.ok(parsed.ok, JSON.stringify(!parsed.ok && parsed.problems));
-      await ws.manager.replaceServers(parsed.value.mcpServers);
-      const stored = storedToolChoices(parsed.value, ws.manager.servers(), { overrides: ws.registry.overrides(), rules: ws.registry.rules() });
+      const servers = ws.manager.planServers(parsed.value.mcpServers);
+      const stored = storedToolChoices(parsed.value, servers);
       ws.registry.replacePolicies(stored.policies);
       ws.registry.replaceRules(stored.rules);
+      await ws.manager.replaceServers(servers);
       return parsed.value;
     };
 
@@ -944,6 +945,40 @@ test('policies stored under the old flat names: migrated only when one server ca
     const gone = await ws.manager.add({ name: 'gone', url: scripted.url('/gone') });
     await ws.manager.connect(gone.id);
     assert.equal((await ws.call(nameOf(ws.manager, gone.id, 'wipe'))).asked, 1, 'a new server never inherits an old one\'s "Always allow"');
+    await ws.manager.closeAll();
+  } finally {
+    await scripted.close();
+  }
+});
+
+test('"Always allow" answered in a dialog that stayed open while its server was removed and added again lands on the removed server\'s tool, never on the new server\'s tool of the same name', async () => {
+  const scripted = await startScriptedMcpServers({ '/github': [{ name: 'create_issue' }] });
+  try {
+    /** What the user does while the dialog is open, then answers. @type {() => Promise<'once' | 'always'>} */
+    let user = async () => 'always';
+    const ws = mcpWorkspace();
+    ws.runner.approve = async (r) => { ws.asked.push(r); return user(); };
+    const first = await ws.manager.add({ name: 'github', url: scripted.url('/github') });
+    await ws.manager.connect(first.id);
+    const gh = nameOf(ws.manager, first.id, 'create_issue');
+    // Control: with nothing happening meanwhile, "Always allow" lets the tool run unasked afterwards.
+    assert.equal((await ws.call(gh)).asked, 1);
+    assert.equal((await ws.call(gh)).asked, 0, 'control: allowed');
+    await ws.manager.remove(first.id);
+    const second = await ws.manager.add({ name: 'github', url: scripted.url('/github') });
+    await ws.manager.connect(second.id);
+    // The question about the second server's tool: while it is open, the user removes the server and adds it again.
+    let third = '';
+    user = async () => {
+      await ws.manager.remove(second.id);
+      third = (await ws.manager.add({ name: 'github', url: scripted.url('/github') })).id;
+      await ws.manager.connect(third);
+      return 'always';
+    };
+    assert.equal((await ws.call(gh)).asked, 1, 'a new server asks');
+    user = async () => 'once';
+    assert.equal(nameOf(ws.manager, third, 'create_issue'), gh, 'the third server holds the name now');
+    assert.equal((await ws.call(gh)).asked, 1, 'the "Always allow" did not pass to the server added while the dialog was open');
     await ws.manager.closeAll();
   } finally {
     await scripted.close();
