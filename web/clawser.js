@@ -82,7 +82,7 @@ export { LineEditor } from './shell/line-editor.js';
 export { ruleMatches, rulesCover, suggestRule, scopeOf as approvalScopeOf } from './tools/approval-rules.js';
 
 // Tools
-export { BrowserToolRegistry, createBuiltinRegistry, builtinTools, toolSettings } from './tools/index.js';
+export { BrowserToolRegistry, ToolChoiceError, createBuiltinRegistry, builtinTools, toolSettings } from './tools/index.js';
 export { ruleFetch } from './tools/web.js';
 
 // Providers
