@@ -197,7 +197,7 @@ test('pagination: every page of tools/list is read', async () => {
   assert.deepEqual((await client.listTools()).map((t) => t.name), ['a', 'b', 'c']);
 });
 
-test('the manager: a server saved with its token sealed; its tools registered as mcp_{server}_{tool} (read-only ones as read, destructive ones always asked), results untrusted; gone on disconnect', async () => {
+test('the manager: a server saved with its token sealed; its tools registered as mcp__{server}__{tool} (read-only ones as read, destructive ones always asked), results untrusted; gone on disconnect', async () => {
   const config = new LocalConfig(memoryStorage());
   const registry = createBuiltinRegistry({ config, workspaceId: 'ws' });
   const rec = recordingFetch();
