@@ -77,7 +77,7 @@ for (const [name, damage] of Object.entries(DAMAGES)) {
     assert.match(notices[0].what, /Conversation “alpha question”: its details \(meta\.json\)/);
     assert.equal(notices[0].path, path);
     await conv.append('user_message', { text: 'more' }, 'user');
-    await conv.rename('Renamed in memory');
+    await assert.rejects(conv.rename('New name'), { code: 'damaged' });
     assert.equal(await fs.readText(path), bad, 'not overwritten');
     await assert.rejects(store.rename(ids[0], 'x'), { code: 'damaged' });
     // The other conversation is untouched.

@@ -8,7 +8,7 @@ import { EventLog, addSpend, applyEventToHistory, emptySpend, isEvent, trimHisto
 import { plainTitle } from './title.js';
 import { BranchTree } from './branches.js';
 import { parseMeta } from './conversation-list.js';
-import { readJson, keepDamagedLines, lineProblem, setAsideFile, damagedLinesPath } from '../storage/damage.js';
+import { readJson, keepDamagedLines, lineProblem, setAsideFile, damagedLinesPath, DamagedFileError, SET_ASIDE_HINT } from '../storage/damage.js';
 import { z } from 'zod';
 
 /** A snapshot every this many events bounds the work of opening a conversation. */
@@ -664,8 +664,14 @@ export class Conversation {
     await Promise.resolve(this.onMetaWritten?.({ ...this.#meta })).catch(() => {});
   }
 
+  /** Refuses a change the person asked for that only meta.json would keep, while it is damaged. @param {string} what */
+  #refuseWhileMetaDamaged(what) {
+    if (this.#metaDamaged) throw new DamagedFileError(`${what}: this conversation's details (meta.json) are damaged. ${SET_ASIDE_HINT}`);
+  }
+
   /** @param {string} title */
   async rename(title) {
+    this.#refuseWhileMetaDamaged('The conversation was not renamed');
     await this.#enqueue(async () => {
       this.#meta = { ...this.#meta, title, titleSet: true, updatedAt: Date.now() };
       await this.#writeMeta();
@@ -677,6 +683,7 @@ export class Conversation {
    * @param {import('./types.d.ts').RouteHint | null} route
    */
   async setRoute(route) {
+    this.#refuseWhileMetaDamaged('The model choice was not saved');
     await this.#enqueue(async () => {
       const { route: _old, ...rest } = this.#meta;
       this.#meta = route ? { ...rest, route } : rest;

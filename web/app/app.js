@@ -36,6 +36,7 @@ import { createChatController } from './chat-assembly.js';
 import { LayoutPreference, artifactSlot } from './workspace-layout.js';
 import { listenForShortcuts, shortcutList } from './shortcuts.js';
 import { noticeInsecureContext, noticeStorageStall, noticeUpdates, noticeConnectivity } from './page-notices.js';
+import { DamageReport } from './damage-report.js';
 import { recoverRestore } from './restore-recovery.js';
 import { createWorkspace, renameWorkspace, deleteWorkspace } from './workspace-actions.js';
 import { renameConversation, exportConversation, importConversation, deleteConversation, pickConversationFile, saveCodeToWorkspace } from './conversation-actions.js';
@@ -112,6 +113,8 @@ export class ClawserApp {
       return;
     }
     this.fs = fs;
+    // Damaged files found anywhere (a conversation's details, the goals, …): one notice, wherever the person is.
+    this.damage = new DamageReport({ fs, banners: this.banners, onError: (err) => this.#showError(err) });
     this.semantic = new SemanticSearch({ config: this.config, whenIdle: (fn) => this.#whenIdle(fn) });
     // One tab of the origin leads (runs scheduled jobs); all share locks and live updates.
     this.tabs = new TabCoordinator({ label: document.title });
@@ -199,7 +202,13 @@ export class ClawserApp {
     if (this.workspaces.list().length === 0) await this.workspaces.create(FIRST_WORKSPACE_NAME);
     navigator.storage?.persist?.().catch(() => {});
     this.router.onChange((route) => this.#guard(this.render(route)));
-    await this.render(this.router.current);
+    await this.render(this.router.current).catch((err) => {
+      // A workspace that cannot be shown must not keep Clawser from starting: the home screen
+      // lists the others, and the banner says what went wrong.
+      this.#showError(err);
+      if (this.router.current.name === 'home') throw err;
+      this.router.go({ name: 'home' }, { replace: true });
+    });
     storageAnswered();
     markInteractive();
     // Whatever the first view, load the sandbox frame once while idle: the browser keeps it, so
@@ -378,6 +387,17 @@ export class ClawserApp {
     document.title = 'Clawser';
   }
 
+  /**
+   * Where a workspace's stores report damaged files: `fs` is the store's file system, `prefix`
+   * the path of its root in the page's storage.
+   * @param {string} workspaceId @param {FileSystem} fs @param {string} prefix
+   * @returns {import('../storage/damage.js').DamageSink}
+   */
+  damageSink(workspaceId, fs, prefix) {
+    const name = () => this.workspaces?.get(workspaceId)?.name;
+    return (notice) => this.damage?.sink({ where: name() ? `Workspace “${name()}”` : 'A workspace', fs, prefix })(notice);
+  }
+
   /** The services of a workspace, made once. @param {string} workspaceId @returns {import('./workspace-services.js').Services} */
   #servicesOf(workspaceId) {
     return /** @type {WorkspaceServices} */ (this.services).of(workspaceId);
@@ -428,6 +448,7 @@ export class ClawserApp {
         loadedAgents: () => this.#loadedFactory,
         delegations: this.#delegationBoard(workspaceId),
         guard: (p) => this.#guard(p),
+        onDamage: this.damageSink(workspaceId, /** @type {FileSystem} */ (this.fs), ''),
       });
       this.#controllers.set(workspaceId, c);
     }

@@ -101,7 +101,9 @@ export class ChatController {
    *   coordination?: import('../agent/types.d.ts').Coordination,
    *   agents?: () => Promise<{list: () => Promise<import('../agent/agent-definitions.js').ScopedAgent[]>, get: (name: string) => Promise<import('../agent/agent-definitions.js').ScopedAgent | null>}>,
    *   delegations?: import('../agent/delegation-board.js').DelegationBoard,
-   *   undoDomains?: () => Promise<import('../agent/undo.js').UndoDomains>, undoKeep?: () => number}} deps
+   *   undoDomains?: () => Promise<import('../agent/undo.js').UndoDomains>, undoKeep?: () => number,
+   *   onDamage?: import('../storage/damage.js').DamageSink}} deps
+   *   onDamage: told of the damaged files of the workspace's conversations (the list, details, snapshots, log lines)
    *   undoDomains: how undo reads and puts back the workspace's files, memories, goals and jobs; undoKeep: turns kept per conversation
    *   agents: the named agents a message may address with "@name"
    *   delegations: the live sub-agents (their cards in the chat)
@@ -111,7 +113,18 @@ export class ChatController {
   constructor(deps) {
     this.workspaceId = deps.workspaceId;
     this.settings = deps.settings;
-    this.store = new ConversationStore(deps.fs, deps.workspaceId, deps.coordination);
+    this.store = new ConversationStore(deps.fs, deps.workspaceId, deps.coordination, deps.onDamage ? { onDamage: deps.onDamage } : {});
+    // A damaged file was set aside: the list is read again, and the conversation on screen is
+    // opened again (its instance still works around the damage).
+    this.store.onSetAside = (id) => {
+      void (async () => {
+        this.#set({ conversations: await this.store.list() });
+        if (id && this.state.activeId === id && !this.#runs.has(id) && !this.#children.has(id)) {
+          this.#conversation = null;
+          await this.select(id);
+        }
+      })().catch(() => {});
+    };
     /** Full-text search across the workspace's conversations. */
     this.search = new ConversationSearch(deps.fs, deps.workspaceId);
     this.coordination = deps.coordination;
@@ -244,10 +257,8 @@ export class ChatController {
     const conv = run?.conversation ?? this.#children.get(id) ?? (await this.store.open(id));
     this.#conversation = conv;
     this.#watch(conv);
-    const notice = conv.report.tornBytes
-      ? 'The end of this conversation was being written when the tab closed; the incomplete last entry was removed. Everything before it is intact.'
-      : null;
-    this.#set({ activeId: id, ...this.#transcript(conv), hasEarlier: conv.hasEarlier, streaming: run && !run.finishing ? { ...run.streaming } : null, failure: null, notice, undo: null, redo: null });
+    // What opening found damaged (a torn last entry included) is on the page's notice of damaged files.
+    this.#set({ activeId: id, ...this.#transcript(conv), hasEarlier: conv.hasEarlier, streaming: run && !run.finishing ? { ...run.streaming } : null, failure: null, notice: null, undo: null, redo: null });
     await this.#refreshUndo(conv);
     await this.#offerInterrupted();
   }

@@ -1,0 +1,240 @@
+// Issue 32 §9, through the real app: each kind of file Clawser keeps in a workspace (except the
+// workspace list and the settings), damaged in turn — cut short, garbage bytes, valid JSON of
+// the wrong shape — and the app opens: the workspace, its other conversation, and a notice
+// where the person is that names the damaged item; its raw bytes download as they are and "Set
+// aside" keeps them under another name. Control: the same workspace with every file intact
+// opens with no such notice.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchBrowser, startApp, appView, waitInPage } from './helpers.mjs';
+
+/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
+/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
+/** @type {import('playwright-core').Page} */ let page;
+/** The workspace and its two conversations (alpha: with a snapshot; beta). */
+let ws = '';
+let alpha = '';
+let beta = '';
+/** Every file of the workspace as the app left it: path → base64. @type {Record<string, string>} */
+let pristine = {};
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+before(async () => {
+  app = await startApp();
+  browser = await launchBrowser();
+  page = await browser.context.newPage();
+  page.setDefaultTimeout(20_000);
+  await page.goto(app.url);
+  await page.getByRole('link', { name: /My workspace/ }).click();
+  await page.getByRole('button', { name: 'Try Echo' }).click();
+  await page.getByText('Echo · test provider, no AI').waitFor();
+  for (const text of ['alpha question', 'beta question']) {
+    if (text !== 'alpha question') {
+      await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+      await page.waitForURL((u) => !u.hash.includes(alpha));
+    }
+    await page.getByRole('textbox', { name: 'Message' }).fill(text);
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByText(`Echo: ${text}`).waitFor();
+    const [, id, , conv] = new URL(page.url()).hash.slice(1).split('/');
+    ws = id;
+    if (text === 'alpha question') alpha = conv;
+    else beta = conv;
+  }
+  await appView(page);
+  // Off the app (its writes done), the workspace's other files are made by their own stores.
+  await page.goto(`${app.url}manifest.webmanifest`);
+  await page.evaluate(async ({ ws, alpha }) => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const { EventLog, emptySpend } = await import('/web/agent/event-log.js');
+    const opfs = new OpfsFileSystem();
+    const dir = `clawser_workspaces/${ws}/.conversations/${alpha}`;
+    // A snapshot of alpha, as the app writes one every 500 events.
+    const bytes = await opfs.readBytes(`${dir}/events.jsonl`);
+    const { log } = EventLog.fromJSONL(new TextDecoder().decode(bytes));
+    await opfs.write(`${dir}/snapshot.json`, JSON.stringify({ version: 1, eventCount: log.size, byteLength: bytes.length, history: log.deriveSessionHistory().messages, spend: emptySpend() }));
+    opfs.terminate();
+  }, { ws, alpha });
+  pristine = await page.evaluate(async (ws) => {
+    /** @type {Record<string, string>} */
+    const files = {};
+    /** @param {FileSystemDirectoryHandle} dir @param {string} prefix */
+    const walk = async (dir, prefix) => {
+      for await (const [name, handle] of /** @type {any} */ (dir).entries()) { // any: the async iterator is not in TypeScript's DOM types here
+        if (handle.kind === 'directory') await walk(handle, `${prefix}${name}/`);
+        else {
+          const bytes = new Uint8Array(await (await handle.getFile()).arrayBuffer());
+          let s = '';
+          for (const b of bytes) s += String.fromCharCode(b);
+          files[`${prefix}${name}`] = btoa(s);
+        }
+      }
+    };
+    const root = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(ws);
+    await walk(root, '');
+    return files;
+  }, ws);
+});
+
+after(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+/** @param {string} b64 */
+const bytesOf = (b64) => Uint8Array.from(Buffer.from(b64, 'base64'));
+
+/**
+ * Puts the workspace back as it was made (every file, nothing else), with `changes` applied:
+ * path → new bytes (null: the file removed).
+ * @param {Record<string, Uint8Array | null>} [changes]
+ */
+async function restore(changes = {}) {
+  await page.goto(`${app.url}manifest.webmanifest`);
+  const files = { ...pristine };
+  for (const [path, bytes] of Object.entries(changes)) {
+    if (bytes === null) delete files[path];
+    else files[path] = Buffer.from(bytes).toString('base64');
+  }
+  await page.evaluate(async ({ ws, files }) => {
+    const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces');
+    await root.removeEntry(ws, { recursive: true }).catch(() => {});
+    const top = await root.getDirectoryHandle(ws, { create: true });
+    for (const [path, b64] of Object.entries(files)) {
+      const parts = path.split('/');
+      const name = /** @type {string} */ (parts.pop());
+      let dir = top;
+      for (const p of parts) dir = await dir.getDirectoryHandle(p, { create: true });
+      const w = await (await dir.getFileHandle(name, { create: true })).createWritable();
+      await w.write(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
+      await w.close();
+    }
+  }, { ws, files });
+}
+
+/** A file of the workspace now, or null. @param {string} path */
+function readNow(path) {
+  return page.evaluate(async ({ ws, path }) => {
+    try {
+      let dir = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(ws);
+      const parts = path.split('/');
+      const name = /** @type {string} */ (parts.pop());
+      for (const p of parts) dir = await dir.getDirectoryHandle(p);
+      return [...new Uint8Array(await (await (await dir.getFileHandle(name)).getFile()).arrayBuffer())];
+    } catch {
+      return null;
+    }
+  }, { ws, path }).then((a) => (a ? Uint8Array.from(a) : null));
+}
+
+/** The names in a folder of the workspace. @param {string} path */
+function namesIn(path) {
+  return page.evaluate(async ({ ws, path }) => {
+    let dir = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(ws);
+    for (const p of path.split('/').filter(Boolean)) dir = await dir.getDirectoryHandle(p);
+    /** @type {string[]} */
+    const names = [];
+    for await (const name of /** @type {any} */ (dir).keys()) names.push(name); // any: as above
+    return names.sort();
+  }, { ws, path });
+}
+
+/** Opens the app on `route` (a hash) and waits for its own view of the workspace. @param {string} route */
+async function openApp(route) {
+  await page.goto(`${app.url}${route}`);
+  await appView(page);
+  await page.getByRole('heading', { name: 'My workspace', level: 1 }).waitFor();
+  assert.equal(await page.getByText('Clawser failed to start').count(), 0);
+}
+
+const banner = () => page.locator('[data-banner="damaged-files"]');
+
+/** Damage to a JSON document. */
+const JSON_DAMAGE = {
+  'cut short': (/** @type {Uint8Array} */ b) => b.slice(0, Math.max(1, Math.floor(b.length / 2))),
+  garbage: () => Uint8Array.from([0x00, 0xff, 0x13, 0x37, 0xfe, 0x7b, 0x22, 0x00, 0x88]),
+  'wrong shape': () => enc.encode(JSON.stringify({ version: 1, conversations: [42], title: 7, history: [5], goals: 'none', jobs: {}, agents: 3 })),
+};
+
+/** Damage to a JSON-lines log: the last line cut short, a garbage line, a line of the wrong shape. */
+const LOG_DAMAGE = {
+  'cut short': (/** @type {Uint8Array} */ b) => b.slice(0, b.length - Math.ceil((b.length - b.lastIndexOf(0x0a, b.length - 2)) / 2)),
+  garbage: (/** @type {Uint8Array} */ b) => Uint8Array.from([...b.slice(0, b.indexOf(0x0a) + 1), 0x00, 0xff, 0x13, 0x37, 0x0a, ...b.slice(b.indexOf(0x0a) + 1)]),
+  'wrong shape': (/** @type {Uint8Array} */ b) => Uint8Array.from([...b.slice(0, b.indexOf(0x0a) + 1), ...enc.encode('{"id":"x","type":"no_such_kind","data":{}}\n'), ...b.slice(b.indexOf(0x0a) + 1)]),
+};
+
+/**
+ * The kinds of file, each damaged in turn: where it is, how it is damaged, where the app is
+ * opened, and what the notice names.
+ * @type {{kind: string, path: () => string, damages: Record<string, (b: Uint8Array) => Uint8Array>, route: () => string, names: RegExp, log?: boolean}[]}
+ */
+const KINDS = [
+  { kind: 'conversation details', path: () => `.conversations/${alpha}/meta.json`, damages: JSON_DAMAGE, route: () => `#workspace/${ws}/conversation/${alpha}`, names: /Conversation “alpha question”: its details \(meta\.json\)/ },
+  { kind: 'conversation log', path: () => `.conversations/${alpha}/events.jsonl`, damages: LOG_DAMAGE, route: () => `#workspace/${ws}/conversation/${alpha}`, names: /Conversation “alpha question”: its log \(events\.jsonl\)/, log: true },
+  { kind: 'conversation snapshot', path: () => `.conversations/${alpha}/snapshot.json`, damages: { ...JSON_DAMAGE, 'wrong shape': () => enc.encode(JSON.stringify({ version: 1, eventCount: 2, byteLength: 10, history: [5, { role: 'user' }] })) }, route: () => `#workspace/${ws}/conversation/${alpha}`, names: /Conversation “alpha question”: its snapshot/ },
+  { kind: 'conversation list', path: () => '.conversations/list.json', damages: JSON_DAMAGE, route: () => `#workspace/${ws}/conversation/${beta}`, names: /list of conversations \(list\.json\)/ },
+];
+
+for (const k of KINDS) {
+  for (const [how, damage] of Object.entries(k.damages)) {
+    test(`${k.kind} ${how}: the app opens, the rest works, the notice names it; download and set aside keep its bytes`, async () => {
+      const path = k.path();
+      const bad = damage(bytesOf(pristine[path]));
+      await restore({ [path]: bad });
+      await openApp(k.route());
+      // The other conversation, and the one opened, are there.
+      await page.locator('.conv-list').getByText('beta question').waitFor();
+      await page.locator('.conv-list').getByText('alpha question').waitFor();
+      await banner().filter({ hasText: k.names }).waitFor();
+      assert.match(await banner().innerText(), /nothing was overwritten/);
+      // Nothing overwritten: a log's damaged lines were copied aside (kept), the other files are as they were.
+      if (k.log) {
+        const keptPath = path.replace(/\.jsonl$/, '.damaged.jsonl');
+        const kept = dec.decode(/** @type {Uint8Array} */ (await readNow(keptPath))).trim().split('\n').map((l) => JSON.parse(l));
+        assert.equal(kept.length, 1);
+        assert.ok(dec.decode(bad).includes(dec.decode(Buffer.from(kept[0].raw, 'base64'))), 'the exact bytes kept');
+      } else assert.deepEqual(await readNow(path), bad, 'not overwritten');
+      // Review: the raw bytes download as they are.
+      await banner().getByRole('button', { name: 'Review' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Damaged files' });
+      const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: /^Download/ }).first().click()]);
+      const got = await new Promise((resolve, reject) => {
+        download.createReadStream().then((s) => {
+          /** @type {Buffer[]} */
+          const chunks = [];
+          s.on('data', (c) => chunks.push(c));
+          s.on('end', () => resolve(Buffer.concat(chunks)));
+          s.on('error', reject);
+        }, reject);
+      });
+      if (k.log) assert.match(dec.decode(/** @type {Buffer} */ (got)), /"raw":/);
+      else assert.deepEqual(Uint8Array.from(/** @type {Buffer} */ (got)), bad);
+      if (!k.log) {
+        // Set aside: renamed next to it, bytes kept.
+        await dialog.getByRole('button', { name: /^Set aside/ }).click();
+        await dialog.getByText(/Set aside: the file is kept as/).waitFor();
+        const folder = path.split('/').slice(0, -1).join('/');
+        const base = /** @type {string} */ (path.split('/').pop()).replace(/\.json$/, '');
+        const aside = (await namesIn(folder)).find((n) => n.startsWith(`${base}.damaged-`));
+        assert.ok(aside, 'kept under another name');
+        assert.deepEqual(await readNow(`${folder}/${aside}`), bad);
+      }
+      await dialog.getByRole('button', { name: 'Close' }).click();
+    });
+  }
+}
+
+test('control: every file intact, the same workspace and conversations open with no notice of damage', async () => {
+  await restore();
+  for (const route of [`#workspace/${ws}/conversation/${alpha}`, `#workspace/${ws}/conversation/${beta}`]) {
+    await openApp(route);
+    await page.locator('.conv-list').getByText('beta question').waitFor();
+    await page.locator('.conv-list').getByText('alpha question').waitFor();
+    await waitInPage(page, async () => performance.getEntriesByName('clawser-app-ready').length > 0, undefined, { what: 'the app ready' });
+    assert.equal(await banner().count(), 0);
+  }
+  // And nothing was set aside.
+  assert.deepEqual((await namesIn(`.conversations/${alpha}`)).filter((n) => n.includes('damaged')), []);
+});
