@@ -6,6 +6,7 @@
 // opens with no such notice.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { launchBrowser, startApp, appView, waitInPage } from './helpers.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -17,6 +18,8 @@ let alpha = '';
 let beta = '';
 /** Every file of the workspace as the app left it: path → base64. @type {Record<string, string>} */
 let pristine = {};
+/** Errors thrown in the page (the first view's and the app's): none, whatever is damaged. @type {string[]} */
+const pageErrors = [];
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -26,6 +29,7 @@ before(async () => {
   browser = await launchBrowser();
   page = await browser.context.newPage();
   page.setDefaultTimeout(20_000);
+  page.on('pageerror', (err) => pageErrors.push(err.message));
   await page.goto(app.url);
   await page.getByRole('link', { name: /My workspace/ }).click();
   await page.getByRole('button', { name: 'Try Echo' }).click();
@@ -45,7 +49,7 @@ before(async () => {
   }
   await appView(page);
   // Off the app (its writes done), the workspace's other files are made by their own stores.
-  await page.goto(`${app.url}manifest.webmanifest`);
+  await offTheApp();
   await page.evaluate(async ({ ws, alpha }) => {
     const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
     const { EventLog, emptySpend } = await import('/web/agent/event-log.js');
@@ -55,6 +59,40 @@ before(async () => {
     const bytes = await opfs.readBytes(`${dir}/events.jsonl`);
     const { log } = EventLog.fromJSONL(new TextDecoder().decode(bytes));
     await opfs.write(`${dir}/snapshot.json`, JSON.stringify({ version: 1, eventCount: log.size, byteLength: bytes.length, history: log.deriveSessionHistory().messages, spend: emptySpend() }));
+    // The workspace's other files, each written by its own store.
+    const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
+    const { LocalConfig } = await import('/web/storage/local-config.js');
+    const fs = new ScopedFileSystem(opfs, `clawser_workspaces/${ws}`);
+    const { GoalStore } = await import('/web/agent/goals.js');
+    await new GoalStore({ fs }).add({ description: 'Ship the report' });
+    const { Scheduler } = await import('/web/agent/scheduler.js');
+    await new Scheduler({ fs, execute: async () => ({ ok: true, summary: '' }) }).add({ name: 'Morning summary', when: 'every day at 9am', action: { kind: 'prompt', prompt: 'Summarize.' } });
+    const { MemoryStore } = await import('/web/memory/store.js');
+    const memory = new MemoryStore({ fs });
+    await memory.store({ key: 'favourite colour', content: 'blue' });
+    await memory.flush();
+    await memory.store({ key: 'home town', content: 'Lyon' });
+    await memory.flush();
+    const { AgentStore } = await import('/web/agent/agent-store.js');
+    const agents = new AgentStore({ fs, globalFs: new ScopedFileSystem(opfs, 'clawser_agents') });
+    await agents.save({ name: 'writer', description: 'Writes drafts', systemPrompt: 'You write drafts.' }, 'workspace');
+    await agents.setIdentity({ format: 'json', text: JSON.stringify({ names: { display: 'Ada' } }) });
+    const { SkillStore } = await import('/web/skills/store.js');
+    const skills = new SkillStore({ globalFs: new ScopedFileSystem(opfs, 'clawser_skills'), workspaceFs: fs, config: new LocalConfig(), workspaceId: ws });
+    await skills.install('notes', new Map([['SKILL.md', '---\nname: notes\ndescription: Takes notes in notes/.\n---\nWrite notes as Markdown files in notes/.\n']]));
+    const { UsageLedger } = await import('/web/agent/usage-ledger.js');
+    const usage = new UsageLedger({ fs });
+    usage.recordTool({ name: 'fs_read', ok: true, blocked: false, durationMs: 3 });
+    await usage.flush();
+    const { WorkspaceGit } = await import('/web/git/git.js');
+    await fs.write('notes/a.md', '# A\n');
+    const repo = new WorkspaceGit(fs);
+    await repo.ensureRepo();
+    await repo.commitAll({ message: 'First' });
+    // One checkpoint, an hour old (a newer one cut short would be taken for one being written).
+    const { CheckpointManager } = await import('/web/agent/checkpoint.js');
+    await fs.delete('.checkpoints');
+    await new CheckpointManager({ fs, now: () => Date.now() - 3_600_000 }).save({ workspaceId: ws, conversationId: alpha, turn: { status: 'idle' } });
     opfs.terminate();
   }, { ws, alpha });
   pristine = await page.evaluate(async (ws) => {
@@ -83,6 +121,22 @@ after(async () => {
   await app?.close();
 });
 
+/**
+ * A page of the app's origin where the app does not run, with its import map (the app's modules
+ * load there): the files are changed while nothing else writes them.
+ */
+async function offTheApp() {
+  await page.goto(`${app.url}manifest.webmanifest`);
+  await page.evaluate(async () => {
+    const html = await (await fetch('/index.html')).text();
+    const map = /<script type="importmap"[^>]*>([\s\S]*?)<\/script>/.exec(html)?.[1] ?? '{}';
+    const script = document.createElement('script');
+    script.type = 'importmap';
+    script.textContent = map;
+    document.head.append(script);
+  });
+}
+
 /** @param {string} b64 */
 const bytesOf = (b64) => Uint8Array.from(Buffer.from(b64, 'base64'));
 
@@ -92,7 +146,7 @@ const bytesOf = (b64) => Uint8Array.from(Buffer.from(b64, 'base64'));
  * @param {Record<string, Uint8Array | null>} [changes]
  */
 async function restore(changes = {}) {
-  await page.goto(`${app.url}manifest.webmanifest`);
+  await offTheApp();
   const files = { ...pristine };
   for (const [path, bytes] of Object.entries(changes)) {
     if (bytes === null) delete files[path];
@@ -143,6 +197,7 @@ function namesIn(path) {
 
 /** Opens the app on `route` (a hash) and waits for its own view of the workspace. @param {string} route */
 async function openApp(route) {
+  pageErrors.length = 0;
   await page.goto(`${app.url}${route}`);
   await appView(page);
   await page.getByRole('heading', { name: 'My workspace', level: 1 }).waitFor();
@@ -165,12 +220,42 @@ const LOG_DAMAGE = {
   'wrong shape': (/** @type {Uint8Array} */ b) => Uint8Array.from([...b.slice(0, b.indexOf(0x0a) + 1), ...enc.encode('{"id":"x","type":"no_such_kind","data":{}}\n'), ...b.slice(b.indexOf(0x0a) + 1)]),
 };
 
+/** Damage to a skill's SKILL.md: cut short in its frontmatter, binary garbage, a frontmatter without its description. */
+const SKILL_DAMAGE = {
+  'cut short': (/** @type {Uint8Array} */ b) => b.slice(0, 14),
+  garbage: () => Uint8Array.from([0x00, 0xff, 0xfe, 0x13, 0x00, 0x88]),
+  'wrong shape': () => enc.encode('---\nname: notes\n---\nNo description.\n'),
+};
+
+/** Damage to a git index: cut short, not an index at all, a well-formed header and checksum over entries that are missing. */
+const INDEX_DAMAGE = {
+  'cut short': (/** @type {Uint8Array} */ b) => b.slice(0, Math.floor(b.length / 2)),
+  garbage: () => Uint8Array.from({ length: 64 }, (_, i) => (i * 37) % 256),
+  'wrong shape': () => {
+    const head = Uint8Array.from([...enc.encode('DIRC'), 0, 0, 0, 2, 0, 0, 0, 5]);
+    return Uint8Array.from([...head, ...createHash('sha1').update(head).digest()]);
+  },
+};
+
 /**
  * The kinds of file, each damaged in turn: where it is, how it is damaged, where the app is
  * opened, and what the notice names.
- * @type {{kind: string, path: () => string, damages: Record<string, (b: Uint8Array) => Uint8Array>, route: () => string, names: RegExp, log?: boolean}[]}
+ * `panel`: the route is a panel (memory is read when first used); `log`: damaged lines are kept in a
+ * sibling file; `folder`: set aside moves the folder; `setAsideBySelf`: set aside at once (kept).
+ * @type {{kind: string, path: () => string, damages: Record<string, (b: Uint8Array) => Uint8Array>, route: () => string, names: RegExp, log?: boolean, panel?: boolean, folder?: boolean, setAsideBySelf?: boolean}[]}
  */
 const KINDS = [
+  { kind: 'goals', path: () => '.goals/goals.json', damages: JSON_DAMAGE, route: () => `#workspace/${ws}/conversation/${beta}`, names: /The goals of this workspace \(\.goals\/goals\.json\)/ },
+  { kind: 'scheduled jobs', path: () => '.scheduler/jobs.json', damages: JSON_DAMAGE, route: () => `#workspace/${ws}/conversation/${beta}`, names: /The scheduled jobs of this workspace/ },
+  { kind: 'usage statistics', path: () => '.usage/ledger.json', damages: JSON_DAMAGE, route: () => `#workspace/${ws}/conversation/${beta}`, names: /The usage statistics of this workspace/ },
+  { kind: 'named agents', path: () => '.agents/agents.json', damages: JSON_DAMAGE, route: () => `#workspace/${ws}/conversation/${beta}`, names: /The workspace's agents file/ },
+  { kind: 'identity', path: () => '.agents/config/identity.json', damages: { ...JSON_DAMAGE, 'wrong shape': () => enc.encode(JSON.stringify({ names: 'Ada' })) }, route: () => `#workspace/${ws}/conversation/${beta}`, names: /The workspace's identity/ },
+  { kind: 'skill', path: () => '.skills/notes/SKILL.md', damages: SKILL_DAMAGE, route: () => `#workspace/${ws}/conversation/${beta}`, names: /The skill “notes”/, folder: true },
+  { kind: 'git index', path: () => '.git/index', damages: INDEX_DAMAGE, route: () => `#workspace/${ws}/conversation/${beta}`, names: /The git index of this workspace/ },
+  { kind: 'agent checkpoint', path: () => /** @type {string} */ (Object.keys(pristine).find((p) => /^\.checkpoints\/[0-9a-z]+-[0-9a-z]+\.json$/.test(p))), damages: JSON_DAMAGE, route: () => `#workspace/${ws}/conversation/${beta}`, names: /An agent checkpoint/, setAsideBySelf: true },
+  { kind: 'undo record', path: () => /** @type {string} */ (Object.keys(pristine).find((p) => p.startsWith(`.conversations/${alpha}/undo/`))), damages: JSON_DAMAGE, route: () => `#workspace/${ws}/conversation/${alpha}`, names: /the undo record of a turn/ },
+  { kind: 'memory format file', path: () => '.memory/meta.json', damages: { ...JSON_DAMAGE, 'wrong shape': () => enc.encode('{"format":"one"}') }, route: () => `#workspace/${ws}/memory`, names: /The memory's format file/, panel: true },
+  { kind: 'memory log', path: () => '.memory/entries.jsonl', damages: LOG_DAMAGE, route: () => `#workspace/${ws}/memory`, names: /The memory of this workspace: its log/, panel: true, log: true },
   { kind: 'conversation details', path: () => `.conversations/${alpha}/meta.json`, damages: JSON_DAMAGE, route: () => `#workspace/${ws}/conversation/${alpha}`, names: /Conversation “alpha question”: its details \(meta\.json\)/ },
   { kind: 'conversation log', path: () => `.conversations/${alpha}/events.jsonl`, damages: LOG_DAMAGE, route: () => `#workspace/${ws}/conversation/${alpha}`, names: /Conversation “alpha question”: its log \(events\.jsonl\)/, log: true },
   { kind: 'conversation snapshot', path: () => `.conversations/${alpha}/snapshot.json`, damages: { ...JSON_DAMAGE, 'wrong shape': () => enc.encode(JSON.stringify({ version: 1, eventCount: 2, byteLength: 10, history: [5, { role: 'user' }] })) }, route: () => `#workspace/${ws}/conversation/${alpha}`, names: /Conversation “alpha question”: its snapshot/ },
@@ -184,9 +269,11 @@ for (const k of KINDS) {
       const bad = damage(bytesOf(pristine[path]));
       await restore({ [path]: bad });
       await openApp(k.route());
-      // The other conversation, and the one opened, are there.
-      await page.locator('.conv-list').getByText('beta question').waitFor();
-      await page.locator('.conv-list').getByText('alpha question').waitFor();
+      if (!k.panel) {
+        // The other conversation, and the one opened, are there.
+        await page.locator('.conv-list').getByText('beta question').waitFor();
+        await page.locator('.conv-list').getByText('alpha question').waitFor();
+      }
       await banner().filter({ hasText: k.names }).waitFor();
       assert.match(await banner().innerText(), /nothing was overwritten/);
       // Nothing overwritten: a log's damaged lines were copied aside (kept), the other files are as they were.
@@ -194,7 +281,10 @@ for (const k of KINDS) {
         const keptPath = path.replace(/\.jsonl$/, '.damaged.jsonl');
         const kept = dec.decode(/** @type {Uint8Array} */ (await readNow(keptPath))).trim().split('\n').map((l) => JSON.parse(l));
         assert.equal(kept.length, 1);
-        assert.ok(dec.decode(bad).includes(dec.decode(Buffer.from(kept[0].raw, 'base64'))), 'the exact bytes kept');
+        assert.ok(Buffer.from(bad).includes(Buffer.from(kept[0].raw, 'base64')), 'the exact bytes kept');
+      } else if (k.setAsideBySelf) {
+        const name = /** @type {string} */ (path.split('/').pop());
+        assert.deepEqual(await readNow(`.checkpoints/damaged/${name}`), bad, 'set aside, kept as it was');
       } else assert.deepEqual(await readNow(path), bad, 'not overwritten');
       // Review: the raw bytes download as they are.
       await banner().getByRole('button', { name: 'Review' }).click();
@@ -211,20 +301,55 @@ for (const k of KINDS) {
       });
       if (k.log) assert.match(dec.decode(/** @type {Buffer} */ (got)), /"raw":/);
       else assert.deepEqual(Uint8Array.from(/** @type {Buffer} */ (got)), bad);
-      if (!k.log) {
+      if (!k.log && !k.setAsideBySelf) {
         // Set aside: renamed next to it, bytes kept.
         await dialog.getByRole('button', { name: /^Set aside/ }).click();
         await dialog.getByText(/Set aside: the file is kept as/).waitFor();
-        const folder = path.split('/').slice(0, -1).join('/');
-        const base = /** @type {string} */ (path.split('/').pop()).replace(/\.json$/, '');
-        const aside = (await namesIn(folder)).find((n) => n.startsWith(`${base}.damaged-`));
-        assert.ok(aside, 'kept under another name');
-        assert.deepEqual(await readNow(`${folder}/${aside}`), bad);
+        const parts = path.split('/');
+        const file = /** @type {string} */ (parts.pop());
+        if (k.folder) {
+          const skill = /** @type {string} */ (parts.pop());
+          const aside = (await namesIn(parts.join('/'))).find((n) => n.startsWith(`${skill}.damaged-`));
+          assert.ok(aside, 'the folder kept under another name');
+          assert.deepEqual(await readNow(`${parts.join('/')}/${aside}/${file}`), bad);
+        } else {
+          const base = file.replace(/\.(json|jsonl)$/, '');
+          const aside = (await namesIn(parts.join('/'))).find((n) => n.startsWith(`${base}.damaged-`));
+          assert.ok(aside, 'kept under another name');
+          assert.deepEqual(await readNow(`${parts.join('/')}/${aside}`), bad);
+        }
       }
       await dialog.getByRole('button', { name: 'Close' }).click();
+      assert.deepEqual(pageErrors, [], 'nothing thrown in the page (the first view included)');
+      if (k.log) {
+        // Reported once: opened again, the lines are found kept already.
+        await openApp(k.route());
+        if (k.panel) await page.getByText(/favourite colour|home town/).first().waitFor();
+        else await page.locator('.msg.assistant', { hasText: 'Echo: alpha question' }).waitFor();
+        assert.equal(await banner().count(), 0, 'not reported again');
+      }
     });
   }
 }
+
+test('a damaged file found while the person is on the home screen (the scheduled jobs, read there) is shown there', async () => {
+  await restore({ '.scheduler/jobs.json': enc.encode('{"version":1,"jobs":[{"id"') });
+  pageErrors.length = 0;
+  await page.goto(`${app.url}#home`);
+  await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
+  await banner().filter({ hasText: /The scheduled jobs of this workspace/ }).waitFor();
+  assert.match(await banner().innerText(), /Workspace “My workspace”/);
+  assert.equal(new URL(page.url()).hash, '#home');
+  assert.deepEqual(pageErrors, []);
+});
+
+test('control: on the home screen with every file intact, the jobs are read and no notice shows', async () => {
+  await restore();
+  await page.goto(`${app.url}#home`);
+  await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
+  await waitInPage(page, async () => performance.getEntriesByName('clawser-schedulers-started').length > 0, undefined, { what: 'the jobs read' });
+  assert.equal(await banner().count(), 0);
+});
 
 test('control: every file intact, the same workspace and conversations open with no notice of damage', async () => {
   await restore();
@@ -232,9 +357,24 @@ test('control: every file intact, the same workspace and conversations open with
     await openApp(route);
     await page.locator('.conv-list').getByText('beta question').waitFor();
     await page.locator('.conv-list').getByText('alpha question').waitFor();
-    await waitInPage(page, async () => performance.getEntriesByName('clawser-app-ready').length > 0, undefined, { what: 'the app ready' });
     assert.equal(await banner().count(), 0);
   }
   // And nothing was set aside.
   assert.deepEqual((await namesIn(`.conversations/${alpha}`)).filter((n) => n.includes('damaged')), []);
+});
+
+test('control: every file intact, once the workspace\'s files were read in the background (and memory, on its panel), still no notice', async () => {
+  await restore();
+  for (const route of [`#workspace/${ws}/conversation/${beta}`, `#workspace/${ws}/memory`]) {
+    await openApp(route);
+    if (route.endsWith('/memory')) {
+      await page.getByText('favourite colour').waitFor();
+      await page.getByText('home town').waitFor();
+    }
+    await waitInPage(page, async () => performance.getEntriesByName('clawser-workspace-checked').length > 0, undefined, { what: 'the workspace checked' });
+    assert.equal(await banner().count(), 0);
+  }
+  for (const folder of ['.goals', '.scheduler', '.usage', '.agents', '.skills', '.git', '.checkpoints', '.memory']) {
+    assert.deepEqual((await namesIn(folder)).filter((n) => n.includes('damaged')), [], folder);
+  }
 });

@@ -37,6 +37,7 @@ import { LayoutPreference, artifactSlot } from './workspace-layout.js';
 import { listenForShortcuts, shortcutList } from './shortcuts.js';
 import { noticeInsecureContext, noticeStorageStall, noticeUpdates, noticeConnectivity } from './page-notices.js';
 import { DamageReport } from './damage-report.js';
+import { checkWorkspace } from './workspace-check.js';
 import { recoverRestore } from './restore-recovery.js';
 import { createWorkspace, renameWorkspace, deleteWorkspace } from './workspace-actions.js';
 import { renameConversation, exportConversation, importConversation, deleteConversation, pickConversationFile, saveCodeToWorkspace } from './conversation-actions.js';
@@ -151,6 +152,7 @@ export class ClawserApp {
       whenIdle: (fn) => this.#whenIdle(fn),
       quiet: () => this.#quiet,
       guard: (p) => this.#guard(p),
+      damage: (workspaceId, place) => (place.global ? (notice) => this.damage?.sink({ where: 'Every workspace', fs: place.fs, prefix: place.prefix })(notice) : this.damageSink(workspaceId, place.fs, place.prefix)),
     });
     // Turn assembly (the agent, its tools, the sandbox) is loaded on first use: the first view
     // shows without it, which keeps the start-up path short.
@@ -580,6 +582,21 @@ export class ClawserApp {
     destroyView = () => { view.destroy(); chat.destroy(); sub?.destroy?.(); side.destroy(); };
     /** @type {WorkspaceServices} */ (this.services).autoInitGit(workspaceId);
     /** @type {WorkspaceServices} */ (this.services).connectMcp(workspaceId);
+    this.#checkOnce(workspaceId);
+  }
+
+  /** Workspaces whose files were checked for damage on this page. */
+  #checked = new Set();
+
+  /** Reads the workspace's other files once, when the page is idle: damage shows while the person is here. @param {string} workspaceId */
+  #checkOnce(workspaceId) {
+    if (this.#checked.has(workspaceId)) return;
+    this.#checked.add(workspaceId);
+    this.#whenIdle(() => {
+      if (this.#quiet || !this.workspaces?.get(workspaceId)) return;
+      const fs = this.workspaceFs(workspaceId);
+      this.#guard(checkWorkspace({ workspaceId, services: this.#servicesOf(workspaceId), fs, onDamage: this.damageSink(workspaceId, fs, `clawser_workspaces/${workspaceId}/`) }));
+    });
   }
 
 
@@ -668,7 +685,8 @@ export class ClawserApp {
     if (this.#daemons.has(workspaceId)) return;
     this.#daemons.add(workspaceId);
     const gate = /** @type {RestoreGate} */ (this.restoreGate);
-    await startWorkspaceDaemon({ workspaceId, fs: this.workspaceFs(workspaceId), controller, warn: (message) => this.banners.show(`daemon-${workspaceId}`, message, { kind: 'warn' }), write: (fn) => gate.write(fn) });
+    const fs = this.workspaceFs(workspaceId);
+    await startWorkspaceDaemon({ workspaceId, fs, controller, warn: (message) => this.banners.show(`daemon-${workspaceId}`, message, { kind: 'warn' }), write: (fn) => gate.write(fn), onDamage: this.damageSink(workspaceId, fs, `clawser_workspaces/${workspaceId}/`) });
   }
 
 

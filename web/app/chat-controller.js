@@ -113,6 +113,8 @@ export class ChatController {
   constructor(deps) {
     this.workspaceId = deps.workspaceId;
     this.settings = deps.settings;
+    /** Where damaged files of this workspace's conversations are reported. */
+    this.onDamage = deps.onDamage;
     this.store = new ConversationStore(deps.fs, deps.workspaceId, deps.coordination, deps.onDamage ? { onDamage: deps.onDamage } : {});
     // A damaged file was set aside: the list is read again, and the conversation on screen is
     // opened again (its instance still works around the damage).
@@ -677,7 +679,7 @@ export class ChatController {
 
   /** @param {Conversation} conv */
   #undoStore(conv) {
-    return new UndoStore(this.fs, this.store.dirOf(conv.id), { keep: this.undoKeep() });
+    return new UndoStore(this.fs, this.store.dirOf(conv.id), { keep: this.undoKeep(), title: conv.meta.title, ...(this.onDamage ? { onDamage: this.onDamage } : {}) });
   }
 
   /**

@@ -44,14 +44,14 @@ export class DamageReport {
     return [...this.#items];
   }
 
-  /** @param {DamagedItem} item */
+  /** One entry per file (its damaged lines apart): found again, by another reader, it is not repeated. @param {DamagedItem} item */
   #key(item) {
-    return `${item.rawPath}\n${item.keptAt ? 'lines' : item.problem}`;
+    return `${item.rawPath}\n${item.keptAt ? 'lines' : 'file'}`;
   }
 
   /**
-   * Lists a damaged file (once: the same file with the same problem again is ignored until it
-   * was set aside) and shows the notice.
+   * Lists a damaged file (once: the same file found again is ignored until it was set aside)
+   * and shows the notice.
    * @param {DamagedItem} item
    */
   add(item) {

@@ -11,10 +11,12 @@ import { StorageError } from './errors.js';
 
 /** A change refused because the file it would overwrite is damaged (code `damaged`); the message says what to do. */
 export class DamagedFileError extends StorageError {
-  /** @param {string} message @param {{cause?: unknown}} [options] */
-  constructor(message, options) {
-    super('damaged', message, options);
+  /** @param {string} message @param {{cause?: unknown, what?: string, problem?: string}} [options] what, problem: the file and what is wrong */
+  constructor(message, options = {}) {
+    super('damaged', message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'DamagedFileError';
+    this.what = options.what ?? '';
+    this.problem = options.problem ?? '';
   }
 }
 
