@@ -7,6 +7,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { launchBrowser, startApp, appView, waitInPage } from './helpers.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -322,15 +324,45 @@ for (const k of KINDS) {
       await dialog.getByRole('button', { name: 'Close' }).click();
       assert.deepEqual(pageErrors, [], 'nothing thrown in the page (the first view included)');
       if (k.log) {
-        // Reported once: opened again, the lines are found kept already.
-        await openApp(k.route());
+        // Reported once: opened again (a reload), the lines are found kept already.
+        await page.reload();
+        await appView(page);
         if (k.panel) await page.getByText(/favourite colour|home town/).first().waitFor();
-        else await page.locator('.msg.assistant', { hasText: 'Echo: alpha question' }).waitFor();
+        else await page.locator('.msg.user', { hasText: 'alpha question' }).waitFor();
         assert.equal(await banner().count(), 0, 'not reported again');
       }
     });
   }
 }
+
+test('the notice and its list work from the keyboard, at 360 px and in the dark theme too, and axe finds nothing serious', async () => {
+  const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  const path = `.conversations/${alpha}/meta.json`;
+  for (const [width, scheme] of /** @type {const} */ ([[1280, 'light'], [360, 'dark']])) {
+    await restore({ [path]: JSON_DAMAGE['cut short'](bytesOf(pristine[path])) });
+    await page.setViewportSize({ width, height: 800 });
+    await page.emulateMedia({ colorScheme: scheme });
+    await openApp(`#workspace/${ws}/conversation/${alpha}`);
+    const review = banner().getByRole('button', { name: 'Review' });
+    await review.focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Damaged files' });
+    await dialog.waitFor();
+    await page.evaluate(axeSource);
+    const found = await page.evaluate(async () => {
+      const axe = /** @type {any} */ (window).axe; // any: axe-core's global, injected above
+      const r = await axe.run(document, { resultTypes: ['violations'] });
+      return r.violations.filter((/** @type {any} */ v) => v.impact === 'serious' || v.impact === 'critical').map((/** @type {any} */ v) => `${v.id}: ${v.help}`);
+    });
+    assert.deepEqual(found, [], `${width} px, ${scheme}`);
+    // Nothing wider than the window.
+    assert.equal(await dialog.evaluate((el) => el.getBoundingClientRect().right <= innerWidth + 1), true);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.emulateMedia({ colorScheme: 'light' });
+});
 
 test('a damaged file found while the person is on the home screen (the scheduled jobs, read there) is shown there', async () => {
   await restore({ '.scheduler/jobs.json': enc.encode('{"version":1,"jobs":[{"id"') });
