@@ -32,6 +32,7 @@ test('one notice for every damaged file, listed once however often it is found; 
   sink(goals);
   sink({ ...goals, problem: 'another reader says it differently' });
   assert.equal(report.items.length, 1);
+  assert.match(report.items[0].problem, /^cut short/, 'the first report stands');
   assert.equal(report.items[0].rawPath, 'clawser_workspaces/w1/.goals/goals.json');
   const notice = b.shown.get(DAMAGE_BANNER);
   assert.equal(notice?.kind, 'warn');

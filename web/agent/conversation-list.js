@@ -3,7 +3,7 @@
 // conversation store.
 /** @import { ConversationMeta } from './types.d.ts' */
 import { z } from 'zod';
-import { readJson } from '../storage/damage.js';
+import { readJson, jsonProblem } from '../storage/damage.js';
 
 /** Version of `list.json`. */
 export const LIST_VERSION = 1;
@@ -26,13 +26,42 @@ export const ConversationMetaSchema = z.looseObject({
   route: z.enum(['fast', 'smart', 'code', 'vision']).optional(),
 });
 
-const ListSchema = z.looseObject({ version: z.number(), conversations: z.record(z.string(), z.unknown()) });
+const ROUTES = new Set(['fast', 'smart', 'code', 'vision']);
+/** @param {unknown} v */
+const optionalFlag = (v) => v === undefined || typeof v === 'boolean';
+
+/**
+ * The same check as ConversationMetaSchema, by hand: the saved list holds every conversation's
+ * details and is read on the way to the first screen, where zod (without code generation,
+ * which the page's CSP forbids) costs 10–40 ms for a thousand entries on first use; this costs
+ * well under one. tests/unit/conversation-list.test.mjs holds the two to the same verdicts.
+ * @param {unknown} value @returns {value is ConversationMeta}
+ */
+export function isConversationMeta(value) {
+  const m = /** @type {Record<string, any>} */ (value); // any: the fields are checked one by one below
+  if (!m || typeof m !== 'object' || Array.isArray(m)) return false;
+  if (typeof m.id !== 'string' || !m.id || m.id.length > 200 || typeof m.title !== 'string') return false;
+  if (!Number.isFinite(m.createdAt) || !Number.isFinite(m.updatedAt)) return false;
+  if (!optionalFlag(m.titleSet) || !optionalFlag(m.titleGenerated) || !optionalFlag(m.branched)) return false;
+  if (m.route !== undefined && !ROUTES.has(m.route)) return false;
+  const p = m.parent;
+  if (p !== undefined && (!p || typeof p !== 'object' || typeof p.conversationId !== 'string' || typeof p.toolCallId !== 'string' || typeof p.agent !== 'string')) return false;
+  return true;
+}
 
 /**
  * Reads a conversation's meta.json.
  * @param {string} text @returns {import('../storage/damage.js').Checked<ConversationMeta>}
  */
 export function parseMeta(text) {
+  // The fast check first (the same verdict: it is read on the way to the first screen); the
+  // schema says what is wrong.
+  try {
+    const value = JSON.parse(text);
+    if (isConversationMeta(value)) return { ok: true, value };
+  } catch {
+    // said below
+  }
   return /** @type {import('../storage/damage.js').Checked<ConversationMeta>} */ (readJson(text, ConversationMetaSchema));
 }
 
@@ -46,15 +75,24 @@ export function parseMeta(text) {
  */
 export function parseConversationList(text) {
   if (text === null) return { conversations: {}, problem: null };
-  const checked = readJson(text, ListSchema);
-  if (!checked.ok) return { conversations: {}, problem: checked.problem };
-  if (checked.value.version !== LIST_VERSION) return { conversations: {}, problem: null };
+  /** @type {any} */ // any: checked field by field below
+  let saved;
+  try {
+    saved = JSON.parse(text);
+  } catch (err) {
+    return { conversations: {}, problem: jsonProblem(text, err) };
+  }
+  if (!saved || typeof saved !== 'object' || Array.isArray(saved) || typeof saved.version !== 'number') return { conversations: {}, problem: 'not in the expected shape (version: a number is expected)' };
+  if (saved.version !== LIST_VERSION) return { conversations: {}, problem: null };
+  if (!saved.conversations || typeof saved.conversations !== 'object' || Array.isArray(saved.conversations)) return { conversations: {}, problem: 'not in the expected shape (conversations: an object is expected)' };
   /** @type {Record<string, ConversationMeta>} */
   const conversations = {};
-  for (const [id, value] of Object.entries(checked.value.conversations)) {
-    const meta = ConversationMetaSchema.safeParse(value);
-    if (!meta.success || meta.data.id !== id) return { conversations: {}, problem: `not in the expected shape (conversation ${JSON.stringify(id).slice(0, 80)}: ${meta.success ? 'its id differs' : meta.error.issues[0]?.message})` };
-    conversations[id] = /** @type {ConversationMeta} */ (meta.data);
+  for (const [id, value] of Object.entries(saved.conversations)) {
+    if (!isConversationMeta(value) || value.id !== id) {
+      const why = isConversationMeta(value) ? 'its id differs' : ConversationMetaSchema.safeParse(value).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`)[0];
+      return { conversations: {}, problem: `not in the expected shape (conversation ${JSON.stringify(id).slice(0, 80)}: ${why})` };
+    }
+    conversations[id] = value;
   }
   return { conversations, problem: null };
 }

@@ -254,7 +254,7 @@ export class UsageLedger {
             // Damaged: counting must go on, so it is set aside at once (renamed, its bytes kept for
             // the person to look at; under the lock, checked again there) and counting starts again.
             const to = await this.#file.setAside();
-            if (to !== LEDGER_PATH) this.onDamage?.({ what: this.#file.what, problem: `damaged; it was set aside, kept as ${to}, and counting started again`, path: to });
+            if (to !== LEDGER_PATH) this.onDamage?.({ what: this.#file.what, problem: `damaged; it was set aside, kept as ${to}, and counting started again`, path: LEDGER_PATH, keptAt: to });
             await this.#file.update(async (stored) => ({ result: null, changed: true, value: mergeLedger(stored, delta) }));
           });
       } catch (err) {

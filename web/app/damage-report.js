@@ -44,9 +44,9 @@ export class DamageReport {
     return [...this.#items];
   }
 
-  /** One entry per file (its damaged lines apart): found again, by another reader, it is not repeated. @param {DamagedItem} item */
+  /** One entry per file: found again, by another reader, it is not repeated. @param {DamagedItem} item */
   #key(item) {
-    return `${item.rawPath}\n${item.keptAt ? 'lines' : 'file'}`;
+    return item.rawPath;
   }
 
   /**
@@ -57,7 +57,8 @@ export class DamageReport {
   add(item) {
     const key = this.#key(item);
     if (this.#seen.has(key)) {
-      // Log lines found later: the same file's entry says so once more.
+      // News about the same file (more log lines kept, or the file set aside by its store):
+      // its entry says so now.
       const at = this.#items.findIndex((i) => this.#key(i) === key);
       if (!item.keptAt || at === -1) return;
       this.#items[at] = item;

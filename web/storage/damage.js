@@ -30,7 +30,8 @@ export const SET_ASIDE_HINT = 'It is kept as it is: download it or set it aside 
  * @property {string} what the item, for people ("Conversation “Trip”: its details (meta.json)")
  * @property {string} problem what is wrong ("cut short: the file ends in the middle of its data")
  * @property {string} path the damaged file (its raw bytes)
- * @property {string} [keptAt] where its damaged bytes were set aside already (lines of a log)
+ * @property {string} [keptAt] where its damaged bytes were set aside already (lines of a log, a file
+ *   its store had to set aside itself); the download gives these
  * @property {() => Promise<string>} [setAside] moves the raw bytes aside (kept) and lets the store
  *   start that item afresh; resolves to where they went. Absent: nothing to set aside (or done).
  */

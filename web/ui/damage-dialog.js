@@ -22,7 +22,7 @@ export function damageDialog({ rows, onDownload, onSetAside, onError }) {
     const titleId = `dlg-${Math.random().toString(36).slice(2)}`;
     const items = rows.map((row, i) => {
       const status = h('p', { class: 'small', role: 'status' });
-      const download = h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Download ${row.keptAt ? 'the set-aside lines' : 'the raw file'} of ${row.what}` }, 'Download');
+      const download = h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Download ${row.keptAt ? 'the damaged bytes set aside' : 'the raw file'} of ${row.what}` }, 'Download');
       download.addEventListener('click', () => {
         onDownload(i).catch(onError);
       });
@@ -42,7 +42,7 @@ export function damageDialog({ rows, onDownload, onSetAside, onError }) {
         h('p', { class: 'small muted' }, row.where),
         h('p', null, row.problem.replace(/\.?$/, '.')),
         h('p', { class: 'small' }, 'File: ', h('code', null, row.rawPath)),
-        row.keptAt ? h('p', { class: 'small' }, 'Damaged lines kept in: ', h('code', null, row.keptAt)) : null,
+        row.keptAt ? h('p', { class: 'small' }, 'Its damaged bytes are kept in: ', h('code', null, row.keptAt)) : null,
         h('div', { class: 'row' }, download, aside),
         status,
       );
