@@ -5,7 +5,7 @@ import { Conversation } from './conversation.js';
 import { parseEventLines } from './event-log.js';
 import { toJsonl } from './conversation-export.js';
 import { LIST_FILE, parseConversationList, conversationListText, byActivity, parseMeta } from './conversation-list.js';
-import { ignoreDamage, setAsideFile, DamagedFileError, SET_ASIDE_HINT, count, damagedLinesPath } from '../storage/damage.js';
+import { ignoreDamage, setAsideFile, DamagedFileError, SET_ASIDE_HINT, keptLinesProblem, damagedLinesPath } from '../storage/damage.js';
 import { plainTitle } from './title.js';
 
 
@@ -194,15 +194,9 @@ export class ConversationStore {
     }
     const reportLines = (/** @type {import('../storage/damage.js').DamagedLine[]} */ lines) => {
       if (!lines.length) return;
-      const torn = lines.some((l) => l.last);
-      const middle = lines.filter((l) => !l.last);
-      const parts = [
-        torn ? 'its last entry was incomplete (a tab or the browser closed while writing it)' : '',
-        middle.length ? `${count(middle.length, 'line')} could not be read (${[...new Set(middle.map((l) => l.problem))].slice(0, 2).join('; ')})` : '',
-      ].filter(Boolean);
       this.#onDamage({
         what: `Conversation “${conv.meta.title}”: its log (events.jsonl)`,
-        problem: `${parts.join('; and ')}. ${lines.length === 1 ? 'It was' : 'They were'} set aside, kept in ${damagedLinesPath('events.jsonl')}; everything else is intact`,
+        problem: keptLinesProblem(lines, damagedLinesPath('events.jsonl'), 'everything else is intact'),
         path: `${dir}/events.jsonl`,
         keptAt: conv.damagedLinesPath,
       });

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { readTextIfExists } from '../storage/index.js';
 import { readAppended, splitLines } from '../storage/append-log.js';
-import { keepDamagedLines, lineProblem, readJson, setAsideFile, count } from '../storage/damage.js';
+import { keepDamagedLines, lineProblem, readJson, setAsideFile, keptLinesProblem } from '../storage/damage.js';
 import { MemoryIndex } from './search.js';
 import { encodeVectorRecord, textHash } from './vectors.js';
 import { VectorFile } from './vector-file.js';
@@ -268,15 +268,9 @@ export class MemoryStore {
     const logPath = `${this.dir}/${LOG}`;
     const kept = await keepDamagedLines(this.fs, logPath, damaged);
     if (!kept.length) return;
-    const torn = kept.some((l) => l.last);
-    const middle = kept.filter((l) => !l.last);
-    const parts = [
-      torn ? 'its last entry was incomplete (a tab or the browser closed while writing it)' : '',
-      middle.length ? `${count(middle.length, 'line')} could not be read (${[...new Set(middle.map((l) => l.problem))].slice(0, 2).join('; ')})` : '',
-    ].filter(Boolean);
     this.onDamage?.({
       what: 'The memory of this workspace: its log (.memory/entries.jsonl)',
-      problem: `${parts.join('; and ')}. ${kept.length === 1 ? 'It was' : 'They were'} set aside, kept in entries.damaged.jsonl; every other memory is intact`,
+      problem: keptLinesProblem(kept, 'entries.damaged.jsonl', 'every other memory is intact'),
       path: logPath,
       keptAt: `${this.dir}/entries.damaged.jsonl`,
     });

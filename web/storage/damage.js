@@ -172,3 +172,17 @@ export async function keepDamagedLines(fs, logPath, lines, now = Date.now()) {
 
 /** "1 line", "3 lines". @param {number} n @param {string} one @param {string} [many] */
 export const count = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * What was wrong with a log's lines just kept aside, in words: a torn last entry, lines that
+ * could not be read (and why), where they are kept, and `intact` (what is not affected).
+ * @param {DamagedLine[]} lines @param {string} keptIn @param {string} intact
+ */
+export function keptLinesProblem(lines, keptIn, intact) {
+  const middle = lines.filter((l) => !l.last);
+  const parts = [
+    lines.some((l) => l.last) ? 'its last entry was incomplete (a tab or the browser closed while writing it)' : '',
+    middle.length ? `${count(middle.length, 'line')} could not be read (${[...new Set(middle.map((l) => l.problem))].slice(0, 2).join('; ')})` : '',
+  ].filter(Boolean);
+  return `${parts.join('; and ')}. ${lines.length === 1 ? 'It was' : 'They were'} set aside, kept in ${keptIn}; ${intact}`;
+}
