@@ -25,9 +25,10 @@ import { AutonomyController } from '../agent/autonomy.js';
  * @param {() => AgentFactory | null} deps.loadedAgents the factory when already loaded (spend is shown synchronously)
  * @param {DelegationBoard} deps.delegations the workspace's live sub-agents
  * @param {(p: Promise<unknown>) => void} deps.guard
+ * @param {import('../storage/damage.js').DamageSink} [deps.onDamage] the page's notice of damaged files, for this workspace's conversations
  * @returns {ChatController}
  */
-export function createChatController({ workspaceId, fs, coordination, settings, agentSettings, services, agents, loadedAgents, delegations, guard }) {
+export function createChatController({ workspaceId, fs, coordination, settings, agentSettings, services, agents, loadedAgents, delegations, guard, onDamage }) {
   const detector = new LeakDetector();
   // Read once per turn (in buildAgent), not on every streamed chunk.
   let redactOn = agentSettings.load(workspaceId).safetyEnabled;
@@ -35,6 +36,7 @@ export function createChatController({ workspaceId, fs, coordination, settings, 
     fs,
     workspaceId,
     coordination,
+    ...(onDamage ? { onDamage } : {}),
     settings,
     redact: (text) => (redactOn ? detector.scan(text).redacted : text),
     spendStatus: () => {

@@ -107,9 +107,11 @@ export class ChatController {
    *   agents?: () => Promise<{list: () => Promise<import('../agent/agent-definitions.js').ScopedAgent[]>, get: (name: string) => Promise<import('../agent/agent-definitions.js').ScopedAgent | null>}>,
    *   delegations?: import('../agent/delegation-board.js').DelegationBoard,
    *   undoDomains?: () => Promise<import('../agent/undo.js').UndoDomains>, undoKeep?: () => number,
-   *   afterTakeBack?: (change: {direction: 'undo' | 'redo', paths: string[], turn: {conversationId: string, title: string, text: string}}) => Promise<string | null>}} deps
+   *   afterTakeBack?: (change: {direction: 'undo' | 'redo', paths: string[], turn: {conversationId: string, title: string, text: string}}) => Promise<string | null>,
+   *   onDamage?: import('../storage/damage.js').DamageSink}} deps
    *   undoDomains: how undo reads and puts back the workspace's files, memories, goals and jobs; undoKeep: turns kept per conversation;
    *   afterTakeBack: runs after an undo or redo with the workspace files it changed (its own commit); a returned string ends its message
+   *   onDamage: told of the damaged files of the workspace's conversations (the list, details, snapshots, log lines)
    *   agents: the named agents a message may address with "@name"
    *   delegations: the live sub-agents (their cards in the chat)
    *   coordination: other tabs of this workspace (their appends show live; conversation list changes too)
@@ -118,7 +120,20 @@ export class ChatController {
   constructor(deps) {
     this.workspaceId = deps.workspaceId;
     this.settings = deps.settings;
-    this.store = new ConversationStore(deps.fs, deps.workspaceId, deps.coordination);
+    /** Where damaged files of this workspace's conversations are reported. */
+    this.onDamage = deps.onDamage;
+    this.store = new ConversationStore(deps.fs, deps.workspaceId, deps.coordination, deps.onDamage ? { onDamage: deps.onDamage } : {});
+    // A damaged file was set aside: the list is read again, and the conversation on screen is
+    // opened again (its instance still works around the damage).
+    this.store.onSetAside = (id) => {
+      void (async () => {
+        this.#set({ conversations: await this.store.list() });
+        if (id && this.state.activeId === id && !this.#runs.has(id) && !this.#children.has(id)) {
+          this.#conversation = null;
+          await this.select(id);
+        }
+      })().catch(() => {});
+    };
     /** Full-text search across the workspace's conversations. */
     this.search = new ConversationSearch(deps.fs, deps.workspaceId);
     this.coordination = deps.coordination;
@@ -252,10 +267,8 @@ export class ChatController {
     const conv = run?.conversation ?? this.#children.get(id) ?? (await this.store.open(id));
     this.#conversation = conv;
     this.#watch(conv);
-    const notice = conv.report.tornBytes
-      ? 'The end of this conversation was being written when the tab closed; the incomplete last entry was removed. Everything before it is intact.'
-      : null;
-    this.#set({ activeId: id, ...this.#transcript(conv), hasEarlier: conv.hasEarlier, streaming: run && !run.finishing ? { ...run.streaming } : null, failure: null, notice, undo: null, redo: null });
+    // What opening found damaged (a torn last entry included) is on the page's notice of damaged files.
+    this.#set({ activeId: id, ...this.#transcript(conv), hasEarlier: conv.hasEarlier, streaming: run && !run.finishing ? { ...run.streaming } : null, failure: null, notice: null, undo: null, redo: null });
     await this.#refreshUndo(conv);
     await this.#offerInterrupted();
   }
@@ -677,7 +690,7 @@ export class ChatController {
 
   /** @param {Conversation} conv */
   #undoStore(conv) {
-    return new UndoStore(this.fs, this.store.dirOf(conv.id), { keep: this.undoKeep() });
+    return new UndoStore(this.fs, this.store.dirOf(conv.id), { keep: this.undoKeep(), title: conv.meta.title, ...(this.onDamage ? { onDamage: this.onDamage } : {}) });
   }
 
   /**

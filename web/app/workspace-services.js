@@ -26,6 +26,16 @@ import { commitTurn, commitTakeBack } from './turn-commit.js';
 
 /** A folder opened from the computer for a workspace, and whether the page may use it now. @typedef {{handle: FileSystemDirectoryHandle, granted: boolean}} Mount */
 
+/** Set once this tab's schedulers have read every workspace's jobs (tests wait for it). */
+export const SCHEDULERS_STARTED_MARK = 'clawser-schedulers-started';
+
+/**
+ * A global folder's sink, as the stores name it (`onGlobalDamage`).
+ * @param {{onDamage?: import('../storage/damage.js').DamageSink}} damage
+ * @returns {{onGlobalDamage?: import('../storage/damage.js').DamageSink}}
+ */
+const renameSink = (damage) => (damage.onDamage ? { onGlobalDamage: damage.onDamage } : {});
+
 /**
  * The per-workspace services: the tool registry, stores (memory, goals, scheduled jobs), the
  * files controller and repository over the workspace's files (its OPFS folder or a folder
@@ -58,12 +68,28 @@ export class WorkspaceServices {
    *   runJob: (workspaceId: string, job: import('../agent/scheduler.js').Job, run: {scheduledFor: number, missed: number, manual: boolean}) => Promise<any>,
    *   summaryModel: (workspaceId: string) => Promise<import('../memory/summaries.js').ModelSummarizer | null>, whenIdle: (fn: () => void) => void,
    *   secrets: import('../storage/secrets.js').SecretBox, mcpAuthHeaders?: (workspaceId: string, server: import('../mcp/manager.js').McpServerConfig) => Promise<Record<string, string>>,
-   *   quiet: () => boolean, guard: (p: Promise<unknown>) => void}} deps
+   *   quiet: () => boolean, guard: (p: Promise<unknown>) => void,
+   *   damage?: (workspaceId: string, place: {fs: FileSystem, prefix: string, global?: boolean}) => import('../storage/damage.js').DamageSink}} deps
    *   runJob: runs one occurrence of a scheduled job (job delivery); summaryModel: the chat model that summarizes long
-   *   memories when the device cannot; quiet: a restore runs, background writers must not start
+   *   memories when the device cannot; quiet: a restore runs, background writers must not start;
+   *   damage: where the stores of a workspace report damaged files (`prefix`: where `fs` is in the page's storage;
+   *   `global`: files every workspace shares)
    */
   constructor(deps) {
     this.deps = deps;
+  }
+
+  /**
+   * Where a workspace's stores report damaged files (nowhere without the app's notice).
+   * @param {string} workspaceId @param {boolean} [global] the browser-wide folders (skills, agents)
+   * @param {string} [folder] that folder (`clawser_skills`, `clawser_agents`)
+   * @returns {{onDamage?: import('../storage/damage.js').DamageSink}}
+   */
+  #damage(workspaceId, global = false, folder = '') {
+    const d = this.deps;
+    if (!d.damage) return {};
+    const place = global ? { fs: new ScopedFileSystem(d.fs, folder), prefix: `${folder}/`, global } : { fs: this.workspaceFs(workspaceId), prefix: `clawser_workspaces/${workspaceId}/` };
+    return { onDamage: d.damage(workspaceId, place) };
   }
 
   /** @param {string} workspaceId @returns {Services} */
@@ -84,7 +110,7 @@ export class WorkspaceServices {
       // The store and the summaries of its long memories, made in the background (see web/memory/summaries.js).
       const memoryParts = () => (memory ??= Promise.all([import('../memory/store.js'), import('../memory/summaries.js'), import('../providers/on-device-summarizer.js'), d.semantic.embedder()])
         .then(([{ MemoryStore }, { MemorySummaries }, { onDeviceSummarizer }, embedder]) => {
-          const store = new MemoryStore({ fs: this.workspaceFs(workspaceId), embedder, coordination: d.coordination, key: workspaceId });
+          const store = new MemoryStore({ fs: this.workspaceFs(workspaceId), embedder, coordination: d.coordination, key: workspaceId, ...this.#damage(workspaceId) });
           const summaries = new MemorySummaries({
             store,
             // Summaries serve automatic recall: none are made (or paid for) while it is off.
@@ -117,13 +143,15 @@ export class WorkspaceServices {
         })),
         skills: () => (skills ??= import('../skills/store.js').then(({ SkillStore }) => new SkillStore({
           globalFs: new ScopedFileSystem(d.fs, 'clawser_skills'), workspaceFs: this.workspaceFs(workspaceId), config: d.config, workspaceId, coordination: d.coordination,
+          ...this.#damage(workspaceId), ...renameSink(this.#damage(workspaceId, true, 'clawser_skills')),
         }))),
         // Named agents (the workspace's and the global ones) and the workspace's identity; the only writer of `.agents/`.
         agents: () => (agents ??= import('../agent/agent-store.js').then(({ AgentStore }) => new AgentStore({
           fs: this.workspaceFs(workspaceId), globalFs: new ScopedFileSystem(d.fs, 'clawser_agents'), coordination: d.coordination, key: workspaceId,
+          ...this.#damage(workspaceId), ...renameSink(this.#damage(workspaceId, true, 'clawser_agents')),
         }))),
-        goals: new GoalStore({ fs: this.workspaceFs(workspaceId), coordination: d.coordination, key: workspaceId }),
-        usage: new UsageLedger({ fs: this.workspaceFs(workspaceId), coordination: d.coordination, key: workspaceId }),
+        goals: new GoalStore({ fs: this.workspaceFs(workspaceId), coordination: d.coordination, key: workspaceId, ...this.#damage(workspaceId) }),
+        usage: new UsageLedger({ fs: this.workspaceFs(workspaceId), coordination: d.coordination, key: workspaceId, ...this.#damage(workspaceId) }),
         scheduler: new Scheduler({
           fs: this.workspaceFs(workspaceId),
           execute: (job, run) => d.runJob(workspaceId, job, run),
@@ -131,6 +159,7 @@ export class WorkspaceServices {
           // Jobs are claimed under a cross-tab lock, so an occurrence runs once however many tabs are open.
           lock: (name, fn) => d.restoreGate.write(() => d.tabs.withLock(`sched:${workspaceId}:${name}`, fn)),
           onChange: () => d.tabs.publish(`scheduler:${workspaceId}`, {}),
+          ...this.#damage(workspaceId),
         }),
       };
       this.#services.set(workspaceId, s);
@@ -167,7 +196,7 @@ export class WorkspaceServices {
       // so the agent's git tools, auto-commit and the panel share one command queue.
       git: () => (repo ??= import('../git/git.js').then(({ WorkspaceGit }) => {
         const g = this.deps.agentSettings.load(workspaceId).git;
-        return new WorkspaceGit(wsFs, { author: { name: g.authorName, email: g.authorEmail } });
+        return new WorkspaceGit(wsFs, { author: { name: g.authorName, email: g.authorEmail }, ...this.#damage(workspaceId) });
       })),
     };
   }
@@ -266,7 +295,10 @@ export class WorkspaceServices {
   startSchedulers(workspaceIds) {
     if (this.#schedulersOn) return;
     this.#schedulersOn = true;
-    for (const id of workspaceIds) this.deps.guard(this.of(id).scheduler.start());
+    const started = workspaceIds.map((id) => this.of(id).scheduler.start());
+    for (const p of started) this.deps.guard(p);
+    // Every workspace's jobs were read (a damaged file is on the notice by now).
+    void Promise.allSettled(started).then(() => performance.mark(SCHEDULERS_STARTED_MARK));
   }
 
   /** Writes the usage statistics gathered but not written yet (the page is going away). */

@@ -3,7 +3,7 @@ import { offlineExplains, offlineMessage } from '../net/offline.js';
 /**
  * @typedef {'invalid_name' | 'invalid_message' | 'branch_exists' | 'branch_not_found' | 'current_branch' | 'dirty_worktree'
  *   | 'no_commits' | 'not_found' | 'auth_failed' | 'cors' | 'network' | 'non_fast_forward' | 'merge_conflict'
- *   | 'remote_not_found' | 'no_remote' | 'protected' | 'invalid_path' | 'git'} GitErrorCode
+ *   | 'remote_not_found' | 'no_remote' | 'protected' | 'invalid_path' | 'damaged' | 'git'} GitErrorCode
  */
 
 /** A git failure with a stable code and a message a user can act on. */

@@ -6,6 +6,11 @@ import { createGitFs } from './git-fs.js';
 import { GitError, toGitError } from './errors.js';
 import { PROTECTED_SEGMENTS } from '../safety/tool-call-validator.js';
 import { gitFileSystem } from '../storage/protected-fs.js';
+import { setAsideFile, SET_ASIDE_HINT } from '../storage/damage.js';
+import { INDEX_PATH } from './index-check.js';
+
+/** What isomorphic-git says when `.git/index` cannot be read. */
+const DAMAGED_INDEX = /Index file is empty|Invalid dircache magic|Invalid checksum in GitIndex|Unsupported dircache version|GitIndex|dircache/i;
 
 /**
  * Clawser's own folders never enter the repository, and never leave it: git neither stages the
@@ -55,13 +60,37 @@ export class WorkspaceGit {
   /** @type {Promise<unknown>} */
   #queue = Promise.resolve();
 
-  /** @param {FileSystem} fs the workspace file system @param {{author?: {name: string, email: string}}} [options] */
+  /**
+   * @param {FileSystem} fs the workspace file system
+   * @param {{author?: {name: string, email: string}, onDamage?: import('../storage/damage.js').DamageSink}} [options]
+   *   onDamage: told when the repository's index is damaged (commands that need it refuse until it is set aside)
+   */
   constructor(fs, options = {}) {
     // Git writes its own .git and the user's files, never Clawser's other folders (enforced below git, in storage).
     this.raw = gitFileSystem(fs);
     /** isomorphic-git's promise fs over the workspace (no command cache: safe to keep). */
     this.fs = createGitFs(this.raw);
     this.author = options.author ?? DEFAULT_AUTHOR;
+    this.onDamage = options.onDamage;
+  }
+
+  /**
+   * A damaged index: reported (with a way to set it aside) and refused with a message that says
+   * what to do. Setting it aside loses no commit: git reads the files anew, as if all were added.
+   * @param {unknown} err
+   */
+  #damagedIndex(err) {
+    const message = /** @type {Error} */ (err)?.message ?? '';
+    if (!DAMAGED_INDEX.test(message) || err instanceof GitError) return null;
+    const problem = /empty/i.test(message) ? 'empty: the file holds nothing' : /checksum/i.test(message) ? 'cut short or altered: its checksum does not match its content' : `not a git index git can read (${message})`;
+    const what = 'The git index of this workspace (.git/index, what the next commit will hold)';
+    this.onDamage?.({ what, problem: `${problem}. Setting it aside loses no commit: git then sees every file anew`, path: INDEX_PATH, setAside: () => this.setAsideIndex() });
+    return new GitError('damaged', `${what} is damaged (${problem}). ${SET_ASIDE_HINT}`, { cause: err });
+  }
+
+  /** Sets a damaged `.git/index` aside (renamed, kept). Resolves to where it went. */
+  setAsideIndex() {
+    return this.#run(() => setAsideFile(this.raw, INDEX_PATH));
   }
 
   /**
@@ -70,7 +99,7 @@ export class WorkspaceGit {
    */
   #run(fn) {
     const run = this.#queue.then(() => fn({ fs: createGitFs(this.raw, { commandCache: true }), cache: {} })).catch((err) => {
-      throw toGitError(err);
+      throw this.#damagedIndex(err) ?? toGitError(err);
     });
     this.#queue = run.catch(() => {});
     return run;
