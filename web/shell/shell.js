@@ -199,9 +199,27 @@ export class Shell {
     this.busy = true;
     try {
       return await this.#runLine(commandLine, options);
+    } catch (err) {
+      // Whatever the interpreter lets through (a case it does not handle): an error result as
+      // bash would print it, never a rejection; the session keeps the state of the line before.
+      return this.#failed(err, 1);
     } finally {
       this.busy = false;
     }
+  }
+
+  /**
+   * The result of a line the interpreter gave up on with an error of its own.
+   * @param {unknown} err @param {number} exitCode @returns {ShellResult}
+   */
+  #failed(err, exitCode) {
+    this.pending = null;
+    this.preamble = null;
+    this.lastStatus = exitCode;
+    this.fs.invalidate();
+    let message = err instanceof Error ? err.message : String(err);
+    if (err instanceof RangeError && /call stack/i.test(message)) message = 'the line nests too deeply for this shell (maximum call stack size exceeded)';
+    return { stdout: '', stderr: `bash: ${message.replace(/^bash: /, '').replace(/\n*$/, '')}\n`, exitCode };
   }
 
   /** @param {string} commandLine @param {{signal?: AbortSignal, stdin?: string, timeoutMs?: number, addToHistory?: boolean, readOnly?: boolean}} options @returns {Promise<ShellResult>} */
@@ -212,7 +230,9 @@ export class Shell {
     try {
       script = this.parse(commandLine);
     } catch (err) {
-      if (!(err instanceof ShellSyntaxError)) throw err;
+      // just-bash rejects some arithmetic while parsing (`$((1 + 2.3))`): bash reports it when
+      // it expands the word, with status 1; anything else the parser throws is a syntax error.
+      if (!(err instanceof ShellSyntaxError)) return this.#failed(err, /arithmetic/i.test(String(/** @type {Error} */ (err)?.message)) ? 1 : 2);
       this.lastStatus = 2;
       return { stdout: '', stderr: `bash: ${err.message}\n`, exitCode: 2 };
     }
