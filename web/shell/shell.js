@@ -241,6 +241,8 @@ export class Shell {
       this.lastStatus = 2;
       return { stdout: '', stderr: `bash: ${reserved} is reserved: the shell runs its own hidden commands by that name\n`, exitCode: 2 };
     }
+    // Before the timer starts: nothing thrown from here on leaves a timer or listener behind.
+    this.preamble = /** @type {AstNode} */ (/** @type {unknown} */ (this.bash.transform(preambleSource(this)).ast));
     const timeoutMs = Math.min(options.timeoutMs ?? this.limits.timeoutMs, this.limits.timeoutMs);
     const controller = new AbortController();
     const onAbort = () => controller.abort(options.signal?.reason);
@@ -255,7 +257,6 @@ export class Shell {
     this.fs.invalidate();
     this.fs.readOnly = !!options.readOnly;
     this.readOnlyRun = !!options.readOnly;
-    this.preamble = /** @type {AstNode} */ (/** @type {unknown} */ (this.bash.transform(preambleSource(this)).ast));
     this.pending = null;
     /** @type {BashExecResult} */
     let result;
