@@ -97,6 +97,25 @@ export class BashFileSystem {
      * @type {((path: string) => Promise<void> | void) | null}
      */
     this.onRead = null;
+    /**
+     * Whether a name is one of the shell's commands: such a command "is" /usr/bin/NAME and
+     * /bin/NAME wherever the workspace has no file there (see #commandFile).
+     * @type {((name: string) => boolean) | null}
+     */
+    this.isCommand = null;
+  }
+
+  /**
+   * just-bash finds a command by looking for its file under PATH (/usr/bin, /bin) and falls back
+   * to its registry only while /usr/bin does not exist; here `/` is the workspace, so a
+   * workspace's own `usr/bin/` folder would hide every command. A command's path answers
+   * stat/exists as an (empty) executable file when the workspace has nothing there, so lookups
+   * never depend on the workspace's folders; reading, listing and writing see only the workspace.
+   * @param {string} path
+   */
+  #commandFile(path) {
+    const m = /^\/(?:usr\/)?bin\/([^/]+)$/.exec(resolveShellPath('/', path));
+    return !!m && !!this.isCommand?.(m[1]);
   }
 
   /** Whether a path is in (or is) a folder this view hides. @param {string} p a storage path */
@@ -291,7 +310,7 @@ export class BashFileSystem {
 
   /** @param {string} path */
   async exists(path) {
-    return !!(await this.#statOf(path).catch(() => null));
+    return !!(await this.#statOf(path).catch(() => null)) || this.#commandFile(path);
   }
 
   /**
@@ -301,7 +320,11 @@ export class BashFileSystem {
    * @param {string} path @returns {Promise<FsStat>}
    */
   async stat(path) {
-    const stat = await this.#statOf(path);
+    const stat = await this.#statOf(path).catch((err) => {
+      if (this.#commandFile(path)) return null;
+      throw err;
+    });
+    if (!stat && this.#commandFile(path)) return { isFile: true, isDirectory: false, isSymbolicLink: false, mode: 0o755, size: 0, mtime: new Date(0), identity: resolveShellPath('/', path) };
     if (!stat) throw new ShellFsError('ENOENT', 'stat', path);
     const isDirectory = stat.kind === 'directory';
     return { isFile: !isDirectory, isDirectory, isSymbolicLink: false, mode: isDirectory ? 0o755 : 0o644, size: stat.size, mtime: new Date(stat.mtimeMs ?? 0), identity: resolveShellPath('/', path) };

@@ -114,6 +114,9 @@ export class Shell {
     ];
     /** The commands Clawser adds to just-bash's (tar, zip, realpath…), for `which`, `help` and completion. */
     this.ownCommands = hidden.map((c) => c.name).filter((n) => n !== YIELD_COMMAND && n !== STATUS_COMMAND);
+    // Command lookups never depend on the workspace's own usr/ or bin/ folders (bash-fs.js).
+    const registered = new Set([...this.registeredCommands(), YIELD_COMMAND, STATUS_COMMAND]);
+    this.fs.isCommand = (name) => registered.has(name);
     /** @type {{define: ReturnType<typeof functionChanges>} | null} the top-level line's function changes, until it ends */
     this.pending = null;
     /** @type {AstNode | null} */
@@ -375,10 +378,15 @@ export class Shell {
 
   /** Every command name the shell knows (built-ins, extras, functions, aliases). */
   commandNames() {
-    const names = new Set([...BUILTINS, ...getCommandNames(), ...this.ownCommands, ...this.extraCommands, ...this.functions.keys(), ...this.aliases()]);
+    return [...new Set([...BUILTINS, ...this.registeredCommands(), ...this.functions.keys(), ...this.aliases()])].sort();
+  }
+
+  /** The commands the interpreter runs from its registry (just-bash's enabled ones, Clawser's, the extras). */
+  registeredCommands() {
+    const names = new Set([...getCommandNames(), ...this.ownCommands, ...this.extraCommands]);
     // Not enabled here (no Python, JavaScript or SQLite interpreter; curl only with a fetch).
     for (const n of [...NOT_ENABLED, 'wget', ...(this.hasFetch ? [] : ['curl'])]) if (!this.extraCommands.includes(n)) names.delete(n);
-    return [...names].sort();
+    return [...names];
   }
 }
 
