@@ -59,7 +59,7 @@ test('the workspace\'s own usr/ and bin/ folders stay ordinary folders (listed, 
 });
 
 test('a command named by its path under /usr/bin or /bin runs, as in bash, whatever the workspace holds there', async () => {
-  for (const files of [{ 'usr/bin/tool': 'x\n' }, {}]) {
+  for (const files of /** @type {Record<string, string>[]} */ ([{ 'usr/bin/tool': 'x\n' }, {}])) {
     const { shell } = await shellOver(files);
     assert.deepEqual(await shell.run('/usr/bin/echo direct; /bin/echo also'), { stdout: 'direct\nalso\n', stderr: '', exitCode: 0 });
     assert.equal((await shell.run('/usr/bin/nosuchcommand')).exitCode, 127);

@@ -6,6 +6,7 @@ import { ProtectedFileSystem, protectedFolderOf } from '../storage/protected-fs.
 import { BashFileSystem, ShellFsError, resolveShellPath, toStoragePath } from './bash-fs.js';
 import { fileCommands } from './commands/files.js';
 import { tarCommand } from './commands/tar.js';
+import { gzipCommands } from './commands/gzip.js';
 import { STATUS_COMMAND, YIELD_COMMAND, addLoopYields, functionChanges, isReservedName, optionsFromEnv, preambleSource, reservedDefinition } from './session.js';
 import { HIDDEN_CODE, isPlainVariable } from './read-only.js';
 
@@ -111,6 +112,7 @@ export class Shell {
       }),
       ...fileCommands(),
       tarCommand(),
+      ...gzipCommands(),
     ];
     /** The commands Clawser adds to just-bash's (tar, zip, realpath…), for `which`, `help` and completion. */
     this.ownCommands = hidden.map((c) => c.name).filter((n) => n !== YIELD_COMMAND && n !== STATUS_COMMAND);
