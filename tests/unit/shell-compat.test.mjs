@@ -35,10 +35,6 @@ const DIFFERENCES = {
     reason: 'just-bash: `ls -l` writes folder names with a trailing /',
     stdout: 'drwxr-xr-x archive/ \n-rw-r--r-- ideas.md \n-rw-r--r-- meeting notes.md\n-rw-r--r-- todo.md \n',
   },
-  'sort-case': {
-    reason: 'just-bash: `sort` collates like a UTF-8 locale (case and punctuation ignored first) even with LC_ALL=C',
-    stdout: '_x\n10\n9\napple\nApple\nbanana\nBanana\ncherry\n',
-  },
   'grep-r-dot': {
     reason: 'just-bash: `grep -r PATTERN .` names files without the leading ./',
     stdout: 'docs/guide.txt:Step one: install.\ndocs/guide.txt:Step three: enjoy.\ndocs/guide.txt:Step two: run.\n',

@@ -7,6 +7,8 @@ import { BashFileSystem, ShellFsError, resolveShellPath, toStoragePath } from '.
 import { fileCommands } from './commands/files.js';
 import { tarCommand } from './commands/tar.js';
 import { gzipCommands } from './commands/gzip.js';
+import { sortCommand } from './commands/sort.js';
+import { wcCommand } from './commands/wc.js';
 import { STATUS_COMMAND, YIELD_COMMAND, addLoopYields, functionChanges, isReservedName, optionsFromEnv, preambleSource, reservedDefinition } from './session.js';
 import { HIDDEN_CODE, isPlainVariable } from './read-only.js';
 
@@ -113,6 +115,8 @@ export class Shell {
       ...fileCommands(),
       tarCommand(),
       ...gzipCommands(),
+      sortCommand(),
+      wcCommand(),
     ];
     /** The commands Clawser adds to just-bash's (tar, zip, realpath…), for `which`, `help` and completion. */
     this.ownCommands = hidden.map((c) => c.name).filter((n) => n !== YIELD_COMMAND && n !== STATUS_COMMAND);
