@@ -35,14 +35,6 @@ const DIFFERENCES = {
     reason: 'just-bash: `ls -l` writes folder names with a trailing /',
     stdout: 'drwxr-xr-x archive/ \n-rw-r--r-- ideas.md \n-rw-r--r-- meeting notes.md\n-rw-r--r-- todo.md \n',
   },
-  'grep-r-dot': {
-    reason: 'just-bash: `grep -r PATTERN .` names files without the leading ./',
-    stdout: 'docs/guide.txt:Step one: install.\ndocs/guide.txt:Step three: enjoy.\ndocs/guide.txt:Step two: run.\n',
-  },
-  'diff-normal': {
-    reason: 'just-bash: `diff` without -u still writes a unified diff (after a line of =), not the normal format',
-    stdout: '===================================================================\n--- x\t\n+++ y\t\n@@ -1,3 +1,4 @@\n a\n-b\n+B\n c\n+d\n1\n',
-  },
   'du-sizes': {
     reason: 'the workspace has no disk blocks: `du` adds up file sizes (in KiB, rounded up), not blocks in use',
     stdout: '1\tnotes\n',

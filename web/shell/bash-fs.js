@@ -190,6 +190,7 @@ export class BashFileSystem {
     this.#ahead.clear();
     this.#listed.clear();
     this.#reads.clear();
+    this.#listings.clear();
   }
 
   /**
@@ -203,6 +204,12 @@ export class BashFileSystem {
   #listed = new Map();
   /** @type {Map<string, number>} folder → files read from it */
   #reads = new Map();
+  /**
+   * Folders listed during this line, until anything changes: a search that lists the tree twice
+   * (grep -r finding dot files, then just-bash's recursion) pays the storage once.
+   * @type {Map<string, DirentEntry[]>}
+   */
+  #listings = new Map();
 
   /** @param {string} p a storage path just read */
   #readAhead(p) {
@@ -360,6 +367,11 @@ export class BashFileSystem {
     const p = toStoragePath(path);
     /** @type {import('../storage/types.d.ts').DirEntry[]} */
     let entries;
+    const known = this.#listings.get(p);
+    if (known) {
+      if (this.onRead) await this.onRead(p);
+      return known.map((e) => ({ ...e }));
+    }
     try {
       entries = await this.fs.list(p);
     } catch (err) {
@@ -373,6 +385,7 @@ export class BashFileSystem {
       .map((e) => ({ name: e.name, isFile: e.kind === 'file', isDirectory: e.kind === 'directory', isSymbolicLink: false }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     this.#listed.set(p, sorted.filter((e) => e.isFile).map((e) => (p ? `${p}/${e.name}` : e.name)));
+    this.#listings.set(p, sorted.map((e) => ({ ...e })));
     if (this.onRead) await this.onRead(p);
     return sorted;
   }

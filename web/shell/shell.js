@@ -9,6 +9,8 @@ import { tarCommand } from './commands/tar.js';
 import { gzipCommands } from './commands/gzip.js';
 import { sortCommand } from './commands/sort.js';
 import { wcCommand } from './commands/wc.js';
+import { diffCommand } from './commands/diff.js';
+import { grepCommand } from './commands/grep.js';
 import { STATUS_COMMAND, YIELD_COMMAND, addLoopYields, functionChanges, isReservedName, optionsFromEnv, preambleSource, reservedDefinition } from './session.js';
 import { HIDDEN_CODE, isPlainVariable } from './read-only.js';
 
@@ -117,6 +119,8 @@ export class Shell {
       ...gzipCommands(),
       sortCommand(),
       wcCommand(),
+      diffCommand(),
+      grepCommand(),
     ];
     /** The commands Clawser adds to just-bash's (tar, zip, realpath…), for `which`, `help` and completion. */
     this.ownCommands = hidden.map((c) => c.name).filter((n) => n !== YIELD_COMMAND && n !== STATUS_COMMAND);
