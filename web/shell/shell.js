@@ -11,6 +11,7 @@ import { sortCommand } from './commands/sort.js';
 import { wcCommand } from './commands/wc.js';
 import { diffCommand } from './commands/diff.js';
 import { grepCommand } from './commands/grep.js';
+import { lsCommand } from './commands/ls.js';
 import { STATUS_COMMAND, YIELD_COMMAND, addLoopYields, functionChanges, isReservedName, optionsFromEnv, preambleSource, reservedDefinition } from './session.js';
 import { HIDDEN_CODE, isPlainVariable } from './read-only.js';
 
@@ -121,6 +122,7 @@ export class Shell {
       wcCommand(),
       diffCommand(),
       grepCommand(),
+      lsCommand(),
     ];
     /** The commands Clawser adds to just-bash's (tar, zip, realpath…), for `which`, `help` and completion. */
     this.ownCommands = hidden.map((c) => c.name).filter((n) => n !== YIELD_COMMAND && n !== STATUS_COMMAND);
