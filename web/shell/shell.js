@@ -8,7 +8,7 @@ import { fileCommands } from './commands/files.js';
 import { tarCommand } from './commands/tar.js';
 import { gzipCommands } from './commands/gzip.js';
 import { sortCommand } from './commands/sort.js';
-import { wcCommand } from './commands/wc.js';
+import { markStdinFiles, wcCommand } from './commands/wc.js';
 import { diffCommand } from './commands/diff.js';
 import { grepCommand } from './commands/grep.js';
 import { lsCommand } from './commands/ls.js';
@@ -176,6 +176,7 @@ export class Shell {
           this.preamble = null;
         }
         addLoopYields(script, yieldStatement);
+        markStdinFiles(script);
         return { ast };
       },
     });

@@ -1,13 +1,35 @@
 /** @import { Command } from 'just-bash' */
 // GNU `wc`, in place of just-bash's: the counts in coreutils' order (lines, words, characters,
 // bytes, longest line), padded as coreutils pads them — one count of one input unpadded,
-// otherwise as wide as the digits of the files' total size, and at least 7 when an input is not
-// a regular file (standard input here is taken as a pipe: the shell cannot tell `wc < file`
-// from `cat file | wc`) — and a "total" line for several files.
+// otherwise as wide as the digits of the regular files' total size, and at least 7 when an
+// input is not a regular file (a pipe) — and a "total" line for several files. Standard input
+// is a regular file when the line redirects it from one (`wc < file`): markStdinFiles tells.
 import { defineCommand } from 'just-bash';
 import { latin1, resolveShellPath } from '../bash-fs.js';
 
 const decoder = new TextDecoder();
+
+/** The variable through which markStdinFiles names the file `wc`'s standard input comes from. */
+export const STDIN_FILE = '__clawser_wc_stdin';
+
+/**
+ * Marks each `wc … < FILE` of a line with a temporary assignment naming FILE (the command's own
+ * environment only): the interpreter hands wc the file's content either way, and coreutils pads
+ * counts of a redirected regular file (` 9  9 54`) unlike those of a pipe (`      9 …`).
+ * @param {unknown} node a script's syntax tree (just-bash's AST), changed in place
+ */
+export function markStdinFiles(node) {
+  if (Array.isArray(node)) {
+    for (const item of node) markStdinFiles(item);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  const n = /** @type {Record<string, any>} */ (node); // any: just-bash's AST nodes, read by shape
+  for (const key of Object.keys(n)) if (n[key] && typeof n[key] === 'object') markStdinFiles(n[key]);
+  if (n.type !== 'SimpleCommand' || n.name?.parts?.length !== 1 || n.name.parts[0].type !== 'Literal' || n.name.parts[0].value !== 'wc') return;
+  const from = (n.redirections ?? []).filter((/** @type {any} */ r) => r.operator === '<' && (r.fd === null || r.fd === 0)).pop();
+  if (from) n.assignments = [...(n.assignments ?? []), { type: 'Assignment', name: STDIN_FILE, value: structuredClone(from.target), append: false, array: null }];
+}
 
 /** @param {string[]} args */
 export function parseWcArgs(args) {
@@ -80,8 +102,9 @@ export function wcCommand() {
     let stderr = '';
     for (const name of operands) {
       if (name === null || name === '-') {
-        // A pipe, as far as the padding goes (see above).
-        inputs.push({ name, counts: count(/** @type {string} */ (/** @type {unknown} */ (ctx.stdin ?? '')), utf8, o), regular: false, size: 0, failed: false });
+        const from = ctx.env.get(STDIN_FILE);
+        const stat = from ? await ctx.fs.stat(resolveShellPath(ctx.cwd, from)).catch(() => null) : null;
+        inputs.push({ name, counts: count(/** @type {string} */ (/** @type {unknown} */ (ctx.stdin ?? '')), utf8, o), regular: !!stat?.isFile, size: stat?.isFile ? stat.size : 0, failed: false });
         continue;
       }
       const path = resolveShellPath(ctx.cwd, name);
