@@ -2,14 +2,19 @@
 // Trains the InputSanitizer's learned detector (web/safety/injection-model.js), writes its weights
 // to web/safety/injection-weights.js, and measures how the detectors GENERALISE (issue 32 §7).
 //
+// Every attack example, old and new, is labelled by family and source
+// (tests/fixtures/injection-labels.mjs); every ordinary text by source or kind.
+//
 // Training data (trainingSet below):
-// - attacks: the dev split of tests/fixtures/injection-corpus.mjs (earlier rounds, other authors)
-//   and the dev sources of tests/fixtures/injection-families.mjs;
-// - ordinary text: the corpus's dev benign texts, the dev sources' carriers without their
-//   injections, tests/fixtures/injection-benign-dev.mjs, and chunks of the installed packages'
-//   docs and code — only packages outside the held-out quarter (injection-benign-docs.mjs).
-// Never read for training: the held-out source `blind` and its benign texts, the corpus's
-// held-out split, the held-out packages, Clawser's own docs and code.
+// - attacks: the trainable sources of tests/fixtures/injection-labels.mjs (the earlier corpus's
+//   dev rounds and the dev sources of tests/fixtures/injection-families.mjs);
+// - ordinary text: those sources' own benign texts and carriers, tests/fixtures/injection-benign-dev.mjs,
+//   and chunks of the installed packages' docs and code — only packages outside the held-out
+//   quarter (injection-benign-docs.mjs);
+// - minus any text that nearly copies a held-out one (tests/fixtures/near-duplicates.mjs).
+// Never read for training: the held-out sources (`corpus-blind8`, `blind`) and their benign texts,
+// the held-out packages, Clawser's own docs and code, the articles and chat logs, the text about
+// instructions written with the blind source.
 //
 // Model: logistic regression over each unit's features (injection-model.js), trained as
 // multiple-instance learning: a text is an attack when its most suspicious unit is, so each step
@@ -18,26 +23,34 @@
 //
 // Evaluation (evaluateGeneralisation): whole families and whole sources are held out, never a
 // random split of lines written together.
-// - leave-family-out: for each family, the model is retrained without any example of it (nor
-//   the earlier corpus's category of the same shape) and without one twelfth of the training
-//   packages' chunks; the detectors (rules + that model) are then measured on every example of
-//   the family (dev sources and the blind source) and on the left-out chunks;
-// - leave-source-out: the same with each dev source left out;
-// - the blind source with the shipped model (never trained on it, no rule tuned on it);
-// - false positives on the held-out ordinary documents (benignHeldOut).
+// - leave-family-out: the sources are split in two halves (SOURCE_HALF); for each family and each
+//   half, the model is retrained without any example that has the family's shape (in any source)
+//   and without anything from that half's sources (their attacks, their benign texts, their
+//   carriers), and without any text that nearly copies a test example; the family's own rules and
+//   cue lexicons are switched off (web/safety/cue-families.js: the phrase lists were written from
+//   the corpora, so they are held out too); the detectors are then measured on every example of
+//   the family from that half. Each flagged attack is counted as caught by the rules and cues, by
+//   the learned model, or by both.
+// - leave-half-out: every source of one half out of training (all families), measured on that half;
+// - the held-out sources with the shipped model (never trained on, no rule tuned on them);
+// - false positives of the shipped detectors on ordinary documents nobody trained on
+//   (benignHeldOut), by kind.
 //
 //   node scripts/train-injection-model.mjs              train on everything above, write the weights
 //   node scripts/train-injection-model.mjs --evaluate   also print the evaluation as JSON
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ATTACKS, BENIGN } from '../tests/fixtures/injection-corpus.mjs';
-import { FAMILIES, DEV_ATTACKS, DEV_CARRIERS, DEV_SOURCES, BLIND_ATTACKS, BLIND_CARRIERS } from '../tests/fixtures/injection-families.mjs';
+import { FAMILIES, labelledAttacks, sourcedBenign } from '../tests/fixtures/injection-labels.mjs';
 import { BENIGN_ABOUT_INSTRUCTIONS_DEV } from '../tests/fixtures/injection-benign-dev.mjs';
 import { BENIGN_ABOUT_INSTRUCTIONS } from '../tests/fixtures/injection-benign-blind.mjs';
-import { packageChunks, projectChunks } from '../tests/fixtures/injection-benign-docs.mjs';
+import { ARTICLES } from '../tests/fixtures/injection-benign-articles.mjs';
+import { CHAT_LOGS } from '../tests/fixtures/injection-benign-chats.mjs';
+import { packageChunks, packageReadmes, projectChunks } from '../tests/fixtures/injection-benign-docs.mjs';
+import { NearDuplicateIndex } from '../tests/fixtures/near-duplicates.mjs';
 import { readingsOf, InputSanitizer } from '../web/safety/input-sanitizer.js';
 import { unitFeatures, ALL_CUES } from '../web/safety/injection-model.js';
+import { cuesOf } from '../web/safety/cue-families.js';
 import { rng } from '../bench/rng.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -52,26 +65,32 @@ const TRAIN_CODE = 1200;
 /** Held-out packages' chunks for the false-positive rate. */
 const HELDOUT_DOCS = 400;
 const HELDOUT_CODE = 600;
+const HELDOUT_READMES = 300;
 /** Weights smaller than this change no verdict; dropping them keeps the module small. */
 const PRUNE = 0.1;
 /** Cue lexicons weighed less than this in a first run are left out of the model (trainSelected). */
 const CUE_MIN = 0.4;
 /**
- * The learned detector's threshold: kept at 1.0, the value the previous round chose on its blind
- * sets. The leave-family-out sweep (`--evaluate`, injectionThresholdSweep) shows what moving it
- * would do: at 0.5 about one point more held-out-family recall for about 0.2 points more false
- * positives on the left-out package chunks; at 2, two points less recall for 0.2 points fewer.
+ * The learned detector's threshold: kept at 1.0, the value an earlier round chose on its blind
+ * sets. The sweep (`--evaluate`, injectionThresholdSweep) shows what moving it would do to the
+ * leave-family-out recall and to the false positives on the held-out documents.
  */
 export const THRESHOLD = 1.0;
 
 /**
- * The earlier corpus's categories that have the shape of one of the families: left out with
- * that family, so a held-out family is held out from the whole training set.
- * @type {Record<string, string>}
+ * The two halves of the sources, for leave-family-out: a family is measured on one half with the
+ * other half (minus the family) as training. Each half has rounds of the earlier corpus, template
+ * sets of the families fixture and a held-out set; benign-only sources (the packages, the dev text
+ * about instructions) are in neither and train in every fold.
+ * @type {Record<string, 0 | 1>}
  */
-const CORPUS_CATEGORY_FAMILY = { goal_hijack: 'ignore_previous', prompt_leak: 'prompt_leak', markdown_exfiltration: 'exfiltration', encoded_or_translated: 'encoded' };
+export const SOURCE_HALF = {
+  'corpus-r1': 0, 'corpus-r3': 0, 'corpus-r5': 0, 'corpus-r7': 0, 'corpus-dev9': 0, 'corpus-dev11': 0, promptinject: 0, 'bipia-text': 0, agentic: 0, 'corpus-blind8': 0,
+  'corpus-r2': 1, 'corpus-r4': 1, 'corpus-r6': 1, 'corpus-r8': 1, 'corpus-dev10': 1, latent: 1, 'bipia-code': 1, blind: 1,
+};
 
-/** @typedef {{text: string, label: 0 | 1, family?: string, source: string, group: number}} Labelled `group`: which twelfth of the ordinary texts (left out together in a fold) */
+/** @typedef {import('../tests/fixtures/injection-labels.mjs').Family} Family */
+/** @typedef {{text: string, label: 0 | 1, families: string[], source: string, trainable: boolean}} Labelled */
 /** @typedef {Labelled & {units: Int32Array[], rules: boolean}} Example */
 
 /** Every unit the sanitizer would score for `text`: the text and its decoded readings. @param {string} text */
@@ -79,39 +98,52 @@ export function units(text) {
   return readingsOf(text).filter((r) => !('matched' in r && r.matched)).flatMap((r) => unitFeatures(r.text, ALL_CUES).map((u) => u.features));
 }
 
-/** @param {string} s */
-const groupOf = (s) => [...s].reduce((h, c) => (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0, 17) % 12;
-
-/** What the model may learn from. @returns {Labelled[]} */
-export function trainingSet() {
-  /** @type {Labelled[]} */
-  const out = [];
-  for (const s of ATTACKS) if (s.split === 'dev') out.push({ text: s.text, label: 1, family: CORPUS_CATEGORY_FAMILY[s.category], source: 'corpus', group: 0 });
-  for (const a of DEV_ATTACKS) out.push({ text: a.text, label: 1, family: a.family, source: a.source, group: 0 });
-  for (const s of BENIGN) if (s.split === 'dev') out.push({ text: s.text, label: 0, source: 'corpus', group: groupOf(s.text) });
-  for (const c of DEV_CARRIERS) out.push({ text: c.text, label: 0, source: c.source, group: groupOf(c.text) });
-  for (const text of BENIGN_ABOUT_INSTRUCTIONS_DEV) out.push({ text, label: 0, source: 'about-dev', group: groupOf(text) });
-  for (const c of [...packageChunks({ heldOut: false, kinds: ['doc'], limit: TRAIN_DOCS, perFile: 6 }), ...packageChunks({ heldOut: false, kinds: ['code'], limit: TRAIN_CODE, perFile: 1 })]) {
-    out.push({ text: c.text, label: 0, source: `packages-${c.kind}`, group: groupOf(c.file.split('/').slice(0, 3).join('/')) });
-  }
-  return out;
-}
-
 /**
- * Ordinary documents nobody trained or tuned on, by kind: the held-out packages' docs and code,
- * Clawser's own docs and code, text about instructions written with the blind source, and the
- * blind source's carriers without their injections.
+ * Ordinary documents nobody trained or tuned on, by kind: the held-out packages' docs, READMEs and
+ * code, Clawser's own docs and code, articles and chat logs written for this test, text about
+ * instructions written with the blind source, and the held-out sources' own benign texts and carriers.
  * @returns {{text: string, kind: string, file?: string}[]}
  */
 export function benignHeldOut() {
   return [
     ...packageChunks({ heldOut: true, kinds: ['doc'], limit: HELDOUT_DOCS, perFile: 8, seed: 21 }).map((c) => ({ text: c.text, kind: 'package-docs', file: c.file })),
+    ...packageReadmes({ heldOut: true, limit: HELDOUT_READMES }).map((c) => ({ text: c.text, kind: 'package-readmes', file: c.file })),
     ...packageChunks({ heldOut: true, kinds: ['code'], limit: HELDOUT_CODE, perFile: 1, seed: 22 }).map((c) => ({ text: c.text, kind: 'package-code', file: c.file })),
     // The generated weights table lists attack words by design; it is data, not a document.
     ...projectChunks().filter((c) => !c.file.endsWith('injection-weights.js')).map((c) => ({ text: c.text, kind: `project-${c.kind === 'doc' ? 'docs' : 'code'}`, file: c.file })),
+    ...ARTICLES.map((text, i) => ({ text, kind: 'articles', file: `article ${i + 1}` })),
+    ...CHAT_LOGS.map((text, i) => ({ text, kind: 'chat-logs', file: `chat log ${i + 1}` })),
     ...BENIGN_ABOUT_INSTRUCTIONS.map((text) => ({ text, kind: 'about-instructions' })),
-    ...BLIND_CARRIERS.map((c) => ({ text: c.text, kind: 'carriers', file: c.carrier })),
+    ...sourcedBenign().filter((b) => !b.trainable).map((b) => ({ text: b.text, kind: 'held-out-sources', file: b.source })),
   ];
+}
+
+/**
+ * What the shipped model may learn from: the trainable sources' attacks and benign texts, the dev
+ * text about instructions and the training packages' chunks — minus any text that nearly copies
+ * a held-out one (an attack of a held-out source, a held-out document).
+ * @returns {Labelled[]}
+ */
+export function trainingSet() {
+  /** @type {Labelled[]} */
+  const out = [];
+  for (const a of labelledAttacks()) if (a.trainable) out.push({ text: a.text, label: 1, families: a.families, source: a.source, trainable: true });
+  for (const b of sourcedBenign()) if (b.trainable) out.push({ text: b.text, label: 0, families: [], source: b.source, trainable: true });
+  for (const text of BENIGN_ABOUT_INSTRUCTIONS_DEV) out.push({ text, label: 0, families: [], source: 'about-dev', trainable: true });
+  for (const c of [...packageChunks({ heldOut: false, kinds: ['doc'], limit: TRAIN_DOCS, perFile: 6 }), ...packageChunks({ heldOut: false, kinds: ['code'], limit: TRAIN_CODE, perFile: 1 })]) {
+    out.push({ text: c.text, label: 0, families: [], source: `packages-${c.kind}`, trainable: true });
+  }
+  const heldOut = [...labelledAttacks().filter((a) => !a.trainable).map((a) => a.text), ...benignHeldOut().map((b) => b.text)];
+  const index = new NearDuplicateIndex(out.map((x) => x.text));
+  /** @type {Set<number>} */
+  const copies = new Set();
+  for (const text of heldOut) for (const { index: i } of index.near(text)) copies.add(i);
+  return out.filter((_, i) => !copies.has(i));
+}
+
+/** The held-out sources' attacks: measured, never trained on. @returns {Labelled[]} */
+export function heldOutAttacks() {
+  return labelledAttacks().filter((a) => !a.trainable).map((a) => ({ text: a.text, label: /** @type {const} */ (1), families: a.families, source: a.source, trainable: false }));
 }
 
 /** Feature names as numbers, so training adds up array cells instead of looking up strings. */
@@ -180,11 +212,16 @@ export function train(examples, size, seed = 1, mask = undefined) {
  * more. Each lexicon the model keeps is a regular expression run on every sentence of every tool
  * result; the weak ones cost time and change little.
  * @param {{label: 0 | 1, units: Int32Array[]}[]} examples @param {FeatureIndex} index
+ * @param {Set<string>} [offLexicons] lexicons held out (a held-out family's): never weighed
  */
-export function trainSelected(examples, index) {
+export function trainSelected(examples, index, offLexicons = new Set()) {
   const size = index.names.length;
-  const first = train(examples, size);
-  const mask = new Uint8Array(size).fill(1);
+  const held = new Uint8Array(size).fill(1);
+  index.names.forEach((f, i) => {
+    if (f.startsWith('c:') && offLexicons.has(f.slice(2))) held[i] = 0;
+  });
+  const first = train(examples, size, 1, held);
+  const mask = Uint8Array.from(held);
   index.names.forEach((f, i) => {
     if (f.startsWith('c:') && Math.abs(first[i]) < CUE_MIN) mask[i] = 0;
   });
@@ -195,16 +232,63 @@ export function trainSelected(examples, index) {
 export const textScore = (w, us) => us.reduce((m, u) => Math.max(m, unitScore(w, u)), -Infinity);
 
 /**
- * Labelled texts with what every fold needs: their units (as feature numbers) and the rules' verdict.
+ * Labelled texts with what every fold needs: their units (as feature numbers) and, for the
+ * attacks and the held-out texts, the rules' verdict with nothing held out.
  * @param {Labelled[]} xs @param {FeatureIndex} index @returns {Example[]}
  */
 export function prepare(xs, index) {
   const rules = new InputSanitizer({ model: false });
-  return xs.map((x) => ({ ...x, units: index.encode(units(x.text)), rules: rules.sanitize(x.text).flags.length > 0 }));
+  return xs.map((x) => ({ ...x, units: index.encode(units(x.text)), rules: x.label === 1 || !x.trainable ? rules.sanitize(x.text).flags.length > 0 : false }));
 }
 
 const pct = (/** @type {number} */ n, /** @type {number} */ d) => (d === 0 ? null : Math.round((n / d) * 1000) / 10);
 const THRESHOLDS = [0, 0.5, 1, 1.5, 2, 2.5, 3];
+
+/** Who caught the flagged attacks: the rules and cues alone, the learned model alone, both; and how many were missed. */
+class Contribution {
+  cuesOnly = 0;
+  modelOnly = 0;
+  both = 0;
+  missed = 0;
+  /** @param {boolean} cues @param {boolean} model */
+  add(cues, model) {
+    if (cues && model) this.both++;
+    else if (cues) this.cuesOnly++;
+    else if (model) this.modelOnly++;
+    else this.missed++;
+  }
+  get flagged() { return this.cuesOnly + this.modelOnly + this.both; }
+  get total() { return this.flagged + this.missed; }
+  toJSON() {
+    return { flagged: `${this.flagged}/${this.total}`, pct: pct(this.flagged, this.total), cuesOnly: this.cuesOnly, modelOnly: this.modelOnly, both: this.both, missed: this.missed };
+  }
+}
+
+/**
+ * The leave-family-out folds: for each family and each half of the sources, which examples train
+ * and which are measured (indices into `examples`). Training leaves out every example with the
+ * family's shape, everything from the measured half's sources, and any text that nearly copies a
+ * measured example.
+ * @param {Labelled[]} examples the training set and the held-out sources' attacks
+ * @returns {{family: string, half: 0 | 1, train: number[], test: number[], copiesDropped: number}[]}
+ */
+export function leaveFamilyOutFolds(examples) {
+  const index = new NearDuplicateIndex(examples.map((x) => x.text));
+  /** @type {{family: string, half: 0 | 1, train: number[], test: number[], copiesDropped: number}[]} */
+  const folds = [];
+  for (const family of Object.keys(FAMILIES)) {
+    for (const half of /** @type {const} */ ([0, 1])) {
+      const test = examples.flatMap((x, i) => (x.label === 1 && x.families.includes(family) && SOURCE_HALF[x.source] === half ? [i] : []));
+      const eligible = (/** @type {number} */ i) => examples[i].trainable && !examples[i].families.includes(family) && SOURCE_HALF[examples[i].source] !== half;
+      /** @type {Set<number>} */
+      const copies = new Set();
+      for (const t of test) for (const { index: i } of index.near(examples[t].text, eligible)) copies.add(i);
+      const train = examples.flatMap((_, i) => (eligible(i) && !copies.has(i) ? [i] : []));
+      folds.push({ family, half, train, test, copiesDropped: copies.size });
+    }
+  }
+  return folds;
+}
 
 /**
  * The whole evaluation; every number in it comes from texts the model did not train on.
@@ -212,80 +296,94 @@ const THRESHOLDS = [0, 0.5, 1, 1.5, 2, 2.5, 3];
  */
 export function evaluateGeneralisation({ threshold = THRESHOLD, weights } = {}) {
   const index = new FeatureIndex();
-  const training = prepare(trainingSet(), index);
-  const blind = prepare(BLIND_ATTACKS.map((a) => ({ text: a.text, label: /** @type {const} */ (1), family: a.family, source: 'blind', group: -1 })), index);
+  const examples = prepare([...trainingSet(), ...heldOutAttacks()], index);
   const heldOutBenign = benignHeldOut();
-  const benign = prepare(heldOutBenign.map((b) => ({ text: b.text, label: /** @type {const} */ (0), source: b.kind, group: -1 })), index);
-  const devAttacks = training.filter((x) => x.label === 1 && x.source !== 'corpus');
-  const shipped = weights ? Float64Array.from(index.names, (f) => weights.get(f) ?? 0) : trainSelected(training, index);
-  /** @param {Example} x @param {Float64Array} w @param {number} th */
-  const flagged = (x, w, th) => x.rules || textScore(w, x.units) > th;
+  const benign = prepare(heldOutBenign.map((b) => ({ text: b.text, label: /** @type {const} */ (0), families: [], source: b.kind, trainable: false })), index);
+  const shipped = weights ? Float64Array.from(index.names, (f) => weights.get(f) ?? 0) : trainSelected(examples.filter((x) => x.trainable), index);
 
-  // Leave-family-out: each family (and the earlier corpus's category of its shape) out of training in turn.
-  /** @type {Record<string, {dev: [number, number], blind: [number, number]}>} */
+  // Leave-family-out: the family's examples, its rules and lexicons, and the measured half's sources out.
+  /** @type {Record<string, Contribution>} */
   const byFamily = {};
-  /** @type {Record<number, {recall: number, attacks: number, fp: number, benign: number}>} */
-  const sweep = Object.fromEntries(THRESHOLDS.map((t) => [t, { recall: 0, attacks: 0, fp: 0, benign: 0 }]));
-  Object.keys(FAMILIES).forEach((family, i) => {
-    const group = i % 12;
-    const w = trainSelected(training.filter((x) => x.family !== family && (x.label === 1 || x.group !== group)), index);
-    const dev = devAttacks.filter((x) => x.family === family);
-    const bl = blind.filter((x) => x.family === family);
-    /** @param {Example[]} xs @returns {[number, number]} */
-    const count = (xs) => [xs.filter((x) => flagged(x, w, threshold)).length, xs.length];
-    byFamily[family] = { dev: count(dev), blind: count(bl) };
-    const leftOutBenign = training.filter((x) => x.label === 0 && x.group === group);
-    for (const t of THRESHOLDS) {
-      const s = sweep[t];
-      for (const x of [...dev, ...bl]) { s.attacks++; if (flagged(x, w, t)) s.recall++; }
-      for (const x of leftOutBenign) { s.benign++; if (textScore(w, x.units) > t) s.fp++; }
+  const all = new Contribution();
+  /** @type {Record<number, [number, number]>} */
+  const sweep = Object.fromEntries(THRESHOLDS.map((t) => [t, [0, 0]]));
+  /** @type {Record<string, number>} */
+  const copiesDropped = {};
+  /** @type {Map<string, boolean>} rules' verdict with a family's rules and lexicons off */
+  const rulesWithout = new Map();
+  for (const fold of leaveFamilyOutFolds(examples)) {
+    const off = cuesOf([fold.family]);
+    const sanitizer = new InputSanitizer({ model: false, without: [fold.family] });
+    const w = trainSelected(fold.train.map((i) => examples[i]), index, off.lexicons);
+    const c = (byFamily[fold.family] ??= new Contribution());
+    copiesDropped[`${fold.family}/${fold.half}`] = fold.copiesDropped;
+    for (const i of fold.test) {
+      const x = examples[i];
+      const key = `${fold.family}\u0000${i}`;
+      if (!rulesWithout.has(key)) rulesWithout.set(key, sanitizer.sanitize(x.text).flags.length > 0);
+      const cues = /** @type {boolean} */ (rulesWithout.get(key));
+      const score = textScore(w, x.units);
+      c.add(cues, score > threshold);
+      all.add(cues, score > threshold);
+      for (const t of THRESHOLDS) {
+        sweep[t][1]++;
+        if (cues || score > t) sweep[t][0]++;
+      }
     }
-  });
-  // Leave-source-out: each dev source out of training in turn.
-  /** @type {Record<string, [number, number]>} */
-  const bySource = {};
-  for (const source of DEV_SOURCES) {
-    const w = trainSelected(training.filter((x) => x.source !== source), index);
-    const held = devAttacks.filter((x) => x.source === source);
-    bySource[source] = [held.filter((x) => flagged(x, w, threshold)).length, held.length];
   }
-  // The blind source with the shipped model, and ordinary documents nobody trained on.
-  /** @type {Record<string, [number, number]>} */
-  const blindShipped = {};
-  for (const x of blind) {
-    const c = (blindShipped[/** @type {string} */ (x.family)] ??= [0, 0]);
-    c[1]++;
-    if (flagged(x, shipped, threshold)) c[0]++;
+  // Leave-half-out: every source of a half out of training, all families in.
+  const bySourceHalf = /** @type {Contribution[]} */ ([]);
+  for (const half of [0, 1]) {
+    const w = trainSelected(examples.filter((x) => x.trainable && SOURCE_HALF[x.source] !== half), index);
+    const c = (bySourceHalf[half] = new Contribution());
+    for (const x of examples) if (x.label === 1 && SOURCE_HALF[x.source] === half) c.add(x.rules, textScore(w, x.units) > threshold);
   }
-  /** @type {Record<string, [number, number]>} */
+  // The held-out sources with the shipped model, and ordinary documents nobody trained on.
+  /** @type {Record<string, Contribution>} */
+  const heldOutSources = {};
+  /** @type {Record<string, Contribution>} */
+  const heldOutSourcesByFamily = {};
+  const heldOutAll = new Contribution();
+  for (const x of examples) {
+    if (x.trainable || x.label !== 1) continue;
+    const model = textScore(shipped, x.units) > threshold;
+    (heldOutSources[x.source] ??= new Contribution()).add(x.rules, model);
+    for (const f of x.families) (heldOutSourcesByFamily[f] ??= new Contribution()).add(x.rules, model);
+    heldOutAll.add(x.rules, model);
+  }
+  /** @type {Record<string, Contribution>} */
   const benignByKind = {};
-  /** @type {{kind: string, file?: string, text: string}[]} */
+  const benignAll = new Contribution();
+  /** @type {{kind: string, file?: string, by: string, text: string}[]} */
   const falsePositives = [];
+  /** @type {Record<number, number>} */
+  const fpAt = Object.fromEntries(THRESHOLDS.map((t) => [t, 0]));
   benign.forEach((x, i) => {
-    const c = (benignByKind[x.source] ??= [0, 0]);
-    c[1]++;
-    if (flagged(x, shipped, threshold)) {
-      c[0]++;
-      falsePositives.push({ kind: x.source, file: heldOutBenign[i].file, text: x.text.slice(0, 160) });
-    }
+    const score = textScore(shipped, x.units);
+    const model = score > threshold;
+    (benignByKind[x.source] ??= new Contribution()).add(x.rules, model);
+    benignAll.add(x.rules, model);
+    for (const t of THRESHOLDS) if (x.rules || score > t) fpAt[t]++;
+    if (x.rules || model) falsePositives.push({ kind: x.source, file: heldOutBenign[i].file, by: x.rules && model ? 'both' : x.rules ? 'cues' : 'model', text: x.text.slice(0, 160) });
   });
-  const sum = (/** @type {[number, number][]} */ xs) => xs.reduce((a, [n, d]) => [a[0] + n, a[1] + d], [0, 0]);
-  const lofo = sum(Object.values(byFamily).flatMap((f) => [f.dev, f.blind]));
-  const lofoBlind = sum(Object.values(byFamily).map((f) => f.blind));
-  const lso = sum(Object.values(bySource));
-  const blindAll = sum(Object.values(blindShipped));
-  const fp = sum(Object.values(benignByKind));
+  const families = Object.keys(FAMILIES);
+  const minFamily = families.reduce((m, f) => Math.min(m, byFamily[f]?.flagged / byFamily[f]?.total), 1);
   return {
-    injectionHeldOutFamilyRecall: pct(...lofo),
-    injectionHeldOutFamilyRecallBlindSource: pct(...lofoBlind),
-    injectionHeldOutFamilyRecallByFamily: Object.fromEntries(Object.entries(byFamily).map(([f, v]) => [f, { pct: pct(v.dev[0] + v.blind[0], v.dev[1] + v.blind[1]), devSources: `${v.dev[0]}/${v.dev[1]}`, blindSource: `${v.blind[0]}/${v.blind[1]}` }])),
-    injectionHeldOutSourceRecall: pct(...lso),
-    injectionHeldOutSourceRecallBySource: Object.fromEntries(Object.entries(bySource).map(([s, [n, d]]) => [s, `${n}/${d}`])),
-    injectionBlindSourceRecall: pct(...blindAll),
-    injectionBlindSourceRecallByFamily: Object.fromEntries(Object.entries(blindShipped).map(([f, [n, d]]) => [f, `${n}/${d}`])),
-    injectionBenignFalsePositiveRate: pct(...fp),
-    injectionBenignFalsePositiveByKind: Object.fromEntries(Object.entries(benignByKind).map(([k, [n, d]]) => [k, `${n}/${d}`])),
-    injectionThresholdSweep: Object.fromEntries(THRESHOLDS.map((t) => [t, { heldOutFamilyRecall: pct(sweep[t].recall, sweep[t].attacks), leftOutChunksModelFalsePositives: pct(sweep[t].fp, sweep[t].benign) }])),
+    injectionHeldOutFamilyRecall: pct(all.flagged, all.total),
+    injectionHeldOutFamilyRecallMin: pct(minFamily * 1000, 1000),
+    injectionHeldOutFamilyRecallByFamily: Object.fromEntries(families.map((f) => [f, byFamily[f].toJSON()])),
+    injectionHeldOutFamilyContribution: all.toJSON(),
+    injectionHeldOutFamilyNearCopiesDropped: copiesDropped,
+    injectionHeldOutSourceRecall: pct(bySourceHalf[0].flagged + bySourceHalf[1].flagged, bySourceHalf[0].total + bySourceHalf[1].total),
+    injectionHeldOutSourceRecallByHalf: bySourceHalf.map((c) => c.toJSON()),
+    injectionBlindSourceRecall: pct(heldOutAll.flagged, heldOutAll.total),
+    injectionBlindSourceRecallBySource: Object.fromEntries(Object.entries(heldOutSources).map(([s, c]) => [s, c.toJSON()])),
+    injectionBlindSourceRecallByFamily: Object.fromEntries(Object.entries(heldOutSourcesByFamily).map(([f, c]) => [f, c.flagged + '/' + c.total])),
+    injectionBlindSourceContribution: heldOutAll.toJSON(),
+    injectionBenignFalsePositiveRate: pct(benignAll.flagged, benignAll.total),
+    injectionBenignFalsePositiveMaxKind: Object.values(benignByKind).reduce((m, c) => Math.max(m, /** @type {number} */ (pct(c.flagged, c.total))), 0),
+    injectionBenignFalsePositiveByKind: Object.fromEntries(Object.entries(benignByKind).map(([k, c]) => [k, { flagged: `${c.flagged}/${c.total}`, pct: pct(c.flagged, c.total), cuesOnly: c.cuesOnly, modelOnly: c.modelOnly, both: c.both }])),
+    injectionThresholdSweep: Object.fromEntries(THRESHOLDS.map((t) => [t, { heldOutFamilyRecall: pct(...sweep[t]), benignFalsePositives: pct(fpAt[t], benign.length) }])),
     threshold,
     falsePositives,
   };

@@ -9,8 +9,11 @@ import { findInstructionCues, readsAsOrder, SentenceMemo, sentenceParts } from '
 import { readDisguises } from './disguises.js';
 import { scoreInjection } from './injection-model.js';
 import { stripInvisible } from './invisible.js';
+import { cuesOf } from './cue-families.js';
+import { CUE_LEXICONS } from './instruction-cues.js';
 
 /** @typedef {{rule: string, match: string}} InputFlag */
+/** @typedef {{rule: string, re: RegExp, families?: string[]}} InjectionRule `families`: the families it was written for, when not only its rule's (cue-families.js) */
 
 // Words the rules share. Kept as source strings so each rule reads as a sentence pattern.
 const IGNORE_VERB = String.raw`(?:ignore|disregard|forget|override|bypass|set aside|pay no attention to|stop following|discard|neglect|abandon|throw out)`;
@@ -23,7 +26,7 @@ const AI_NAME = String.raw`(?:${AI_WORD}|(?:the )?assistant)`;
 const READING = String.raw`(?:\s+(?:reading|processing|summari[sz]ing|analy[sz]ing|parsing|that (?:reads|processes)|who (?:reads|processes))\b[^,:\n]{0,30}?)?`;
 const DIRECTIVE = String.raw`(?:must|should|shall|need to|have to|please|ignore|disregard|forget|do not|don't|never|always|only|instead|tell|say|reply|respond|answer|write|include|insert|add|recommend|rate|rank|classify|report|mark|give|send|forward|email|approve|close|state|change|secretly|output|print|visit|download|click|call|delete)`;
 
-/** @type {{rule: string, re: RegExp}[]} */
+/** @type {InjectionRule[]} */
 export const INJECTION_RULES = [
   {
     // "ignore any previous and following instructions", "set aside the rules you were given"
@@ -100,12 +103,12 @@ export const INJECTION_RULES = [
   // Encoded or disguised tasks: the instruction to decode and obey.
   { rule: 'decode_and_obey', re: /\b(?:decode|decipher|decrypt|interpret|convert|translate|reverse|unscramble|base64-decode|(?:first|initial|last) (?:letter|character|word)s? of (?:each|every)|pig latin|acrostic|shift (?:it |each letter |the letters )?back|replace the emoji|read\b[^.\n]{0,30}\bbackwards)\b[^.\n]{0,80}\b(?:follow|execute|obey|do (?:exactly )?(?:what|as) it (?:says|spells|asks|tells you|reads)|do it|carry (?:it )?out|act on|perform|comply)\b/i },
   // The classic hijack in other languages.
-  { rule: 'ignore_instructions', re: /\bignore[zr]?\s+(?:(?:toutes?|tous)\s+)?(?:les|tes|vos|la|le|ces|ses)\s+(?:\S+\s+){0,3}?(?:instructions|consignes|directives|règles)\b/i },
-  { rule: 'ignore_instructions', re: /\b(?:ignorier(?:e|en|t)?|vergiss|vergessen sie|missachte)\b[^.\n]{0,40}\b(?:anweisungen|anweisung|instruktionen|regeln|vorgaben|befehle)\b/i },
-  { rule: 'ignore_instructions', re: /\b(?:ignora|ignore|ignorar|ignori|olvida|olvide|esquece|esqueça|dimentica)\b[^.\n]{0,40}\b(?:instrucciones|instruções|instrucoes|istruzioni|indicaciones|reglas|regras|regole)\b/i },
-  { rule: 'ignore_instructions', re: /\b(?:negeer|zignoruj)\b[^.\n]{0,30}\b(?:instructies|aanwijzingen|regels|instrukcje|polecenia)\b/i },
-  { rule: 'ignore_instructions', re: /(?:игнорируй|игнорируйте|забудь|забудьте|не обращай)[^.\n]{0,40}(?:инструкци|указани|правил|команд)/i },
-  { rule: 'ignore_instructions', re: /(?:忽略|无视|無視|忘记|忘記|不要理会)[^。\n]{0,20}(?:指令|指示|说明|提示|规则|規則)|(?:指示|命令|プロンプト|ルール)[^。\n]{0,20}(?:無視|忘れ)/ },
+  { rule: 'ignore_instructions', families: ['ignore_previous', 'encoded'], re: /\bignore[zr]?\s+(?:(?:toutes?|tous)\s+)?(?:les|tes|vos|la|le|ces|ses)\s+(?:\S+\s+){0,3}?(?:instructions|consignes|directives|règles)\b/i },
+  { rule: 'ignore_instructions', families: ['ignore_previous', 'encoded'], re: /\b(?:ignorier(?:e|en|t)?|vergiss|vergessen sie|missachte)\b[^.\n]{0,40}\b(?:anweisungen|anweisung|instruktionen|regeln|vorgaben|befehle)\b/i },
+  { rule: 'ignore_instructions', families: ['ignore_previous', 'encoded'], re: /\b(?:ignora|ignore|ignorar|ignori|olvida|olvide|esquece|esqueça|dimentica)\b[^.\n]{0,40}\b(?:instrucciones|instruções|instrucoes|istruzioni|indicaciones|reglas|regras|regole)\b/i },
+  { rule: 'ignore_instructions', families: ['ignore_previous', 'encoded'], re: /\b(?:negeer|zignoruj)\b[^.\n]{0,30}\b(?:instructies|aanwijzingen|regels|instrukcje|polecenia)\b/i },
+  { rule: 'ignore_instructions', families: ['ignore_previous', 'encoded'], re: /(?:игнорируй|игнорируйте|забудь|забудьте|не обращай)[^.\n]{0,40}(?:инструкци|указани|правил|команд)/i },
+  { rule: 'ignore_instructions', families: ['ignore_previous', 'encoded'], re: /(?:忽略|无视|無視|忘记|忘記|不要理会)[^。\n]{0,20}(?:指令|指示|说明|提示|规则|規則)|(?:指示|命令|プロンプト|ルール)[^。\n]{0,20}(?:無視|忘れ)/ },
 ];
 
 /**
@@ -139,12 +142,19 @@ export function readingsOf(text) {
 
 export class InputSanitizer {
   /**
-   * @param {{rules?: {rule: string, re: RegExp}[], cues?: boolean, model?: boolean}} [options]
+   * @param {{rules?: InjectionRule[], cues?: boolean, model?: boolean, without?: Iterable<string>}} [options]
    *   `cues: false` turns off the second detector (instruction-cues.js), `model: false` the third
-   *   (injection-model.js), leaving the sentence patterns alone
+   *   (injection-model.js), leaving the sentence patterns alone; `without`: attack families whose
+   *   own rules and lexicons are switched off (the evaluation's held-out folds, see cue-families.js)
    */
   constructor(options = {}) {
-    this.rules = options.rules ?? INJECTION_RULES;
+    const without = new Set(options.without ?? []);
+    const off = cuesOf(without);
+    /** Rule names not reported. */
+    this.offRules = off.rules;
+    /** Lexicons that never match. @type {ReadonlySet<RegExp>} */
+    this.offLexicons = new Set(Object.entries(CUE_LEXICONS).filter(([name]) => off.lexicons.has(name)).map(([, re]) => re));
+    this.rules = (options.rules ?? INJECTION_RULES).filter((r) => !off.rules.has(r.rule) && !(r.families ?? []).some((f) => without.has(f)));
     this.cues = options.cues ?? true;
     this.model = options.model ?? true;
   }
@@ -163,7 +173,7 @@ export class InputSanitizer {
     /** Reports a rule once: decoded text says the same as the plain text where nothing was encoded. @param {string} rule @param {string} match @param {string} [via] */
     const report = (rule, match, via) => {
       const name = via ? `encoded_${rule}` : rule;
-      if (seen.has(name) || seen.has(rule)) return;
+      if (seen.has(name) || seen.has(rule) || this.offRules.has(rule)) return;
       seen.add(name);
       flags.push({ rule: name, match: `${via ? `${via}: ` : ''}${match}`.slice(0, 120) });
     };
@@ -175,7 +185,7 @@ export class InputSanitizer {
         if (m) report(rule, m[0].trim(), via);
       }
       // The rules and the learned detector ask the same lexicons about the same sentences: once.
-      const memo = new SentenceMemo(sentenceParts(text));
+      const memo = new SentenceMemo(sentenceParts(text), this.offLexicons);
       if (this.cues) for (const { rule, match } of findInstructionCues(text, memo)) report(rule, match, via);
       if (this.model && !seen.has(via ? 'encoded_learned_model' : 'learned_model')) {
         const verdict = scoreInjection(text, memo);
@@ -189,9 +199,9 @@ export class InputSanitizer {
         const before = flags.length;
         check(reading.text, reading.via);
         // An order someone took the trouble to encode is an injection even when its words are plain.
-        if (flags.length === before && ENCODINGS.test(reading.via) && readsAsOrder(reading.text)) report('hidden_order', reading.text.trim(), reading.via);
+        if (flags.length === before && ENCODINGS.test(reading.via) && readsAsOrder(reading.text, this.offLexicons)) report('hidden_order', reading.text.trim(), reading.via);
       }
-      else if (!seen.has('encoded_ignore_instructions')) {
+      else if (!seen.has('encoded_ignore_instructions') && !this.offRules.has('run_together')) {
         seen.add('encoded_ignore_instructions');
         flags.push({ rule: 'encoded_ignore_instructions', match: `${reading.via}: ${reading.text}`.slice(0, 120) });
       }

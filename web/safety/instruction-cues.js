@@ -221,9 +221,12 @@ const ORDER_AT_START = re(String.raw`^(?:(?:please|kindly|now|just|also|then|fir
  * Whether a decoded reading (base64, hex, a cipher, reversed text) is an order: plain data that
  * someone encoded is rarely an imperative sentence or a line addressed to the AI.
  * @param {string} text
+ * @param {ReadonlySet<RegExp>} [off] lexicons switched off (see SentenceMemo)
  */
-export function readsAsOrder(text) {
-  return sentenceParts(text).some((s) => s.length <= 600 && (ORDER_AT_START.test(s) || TELL_USER_ORDER.test(s)));
+export function readsAsOrder(text, off = NO_LEXICON_OFF) {
+  /** @param {RegExp} lexicon @param {string} t */
+  const H = (lexicon, t) => !off.has(lexicon) && lexicon.test(t);
+  return sentenceParts(text).some((s) => s.length <= 600 && (ORDER_AT_START.test(s) || H(TELL_USER_ORDER, s)));
 }
 
 /**
@@ -232,31 +235,32 @@ export function readsAsOrder(text) {
  * order, a forged tool result.
  * @param {string[]} parts the text's sentences
  * @param {(rule: string, s: string) => void} flag
+ * @param {(lexicon: RegExp, text: string) => boolean} H a lexicon's answer about any text (SentenceMemo.has)
  */
-function findForgedTurns(parts, flag) {
+function findForgedTurns(parts, flag, H) {
   for (let i = 0; i < parts.length; i++) {
     const s = parts[i];
-    if (DATA_END.test(s)) {
+    if (H(DATA_END, s)) {
       const after = parts.slice(i + 1, i + 3);
       const rest = s.replace(DATA_END, ' ').trim();
-      if ([rest, ...after].some((t) => t && (ROLE_LINE.test(t) || CLAUSE_ORDER.test(t) || DISMISS.test(t) || FORGED_TAG.test(t) || DATA_DISMISS.test(t)))) flag('forged_turn', s);
+      if ([rest, ...after].some((t) => t && (H(ROLE_LINE, t) || H(CLAUSE_ORDER, t) || H(DISMISS, t) || H(FORGED_TAG, t) || H(DATA_DISMISS, t)))) flag('forged_turn', s);
     }
-    if (FORGED_TAG.test(s) && /^\s*<\/?(?:tool_result|tool_response|function_results?|tool_output|observation)>/i.test(s)) flag('forged_turn', s);
-    const m = ROLE_LINE.exec(s);
+    if (H(FORGED_TAG, s) && /^\s*<\/?(?:tool_result|tool_response|function_results?|tool_output|observation)>/i.test(s)) flag('forged_turn', s);
+    const m = H(ROLE_LINE, s) ? ROLE_LINE.exec(s) : null;
     if (!m) continue;
     const role = m[1] ?? m[3] ?? m[4] ?? m[5];
     const content = `${(m[2] ?? '').trim()} ${parts[i + 1] ?? ''}`.trim();
     // A system turn that gives an order (not a spec sheet's "System: Ubuntu", not a persona example "System: You are a helpful assistant", not code).
-    if (SYSTEM_TURN.test(role) && !/^["'`{[(<]/.test(content) && !/^you are (?:an? |the )/i.test(content) && (CLAUSE_ORDER.test(content) || /\b(?:the assistant|you|your|from now on|must|only|always|never|shall|override|ignore|disregard|new session|no longer|closed|cancell?ed|granted|(?:mode|filters?|review|checks?|safety|moderation|restrictions) (?:is |are )?(?:off|disabled|lifted))\b/i.test(content) || CLAUSE_ORDER.test(parts[i + 1] ?? ''))) flag('forged_turn', s);
+    if (SYSTEM_TURN.test(role) && !/^["'`{[(<]/.test(content) && !/^you are (?:an? |the )/i.test(content) && (H(CLAUSE_ORDER, content) || /\b(?:the assistant|you|your|from now on|must|only|always|never|shall|override|ignore|disregard|new session|no longer|closed|cancell?ed|granted|(?:mode|filters?|review|checks?|safety|moderation|restrictions) (?:is |are )?(?:off|disabled|lifted))\b/i.test(content) || H(CLAUSE_ORDER, parts[i + 1] ?? ''))) flag('forged_turn', s);
     // An assistant turn, then a user turn (within three sentences) that orders something.
     if (AI_TURN.test(role)) {
       for (let j = i + 1; j <= i + 3 && j < parts.length; j++) {
-        const u = ROLE_LINE.exec(parts[j]);
+        const u = H(ROLE_LINE, parts[j]) ? ROLE_LINE.exec(parts[j]) : null;
         if (!u) continue;
         if (!USER_TURN.test(u[1] ?? u[3] ?? u[4] ?? u[5])) break;
         // What the user turn says: its line, and the next sentence unless that is another turn.
-        const said = `${(u[2] ?? '').trim()} ${ROLE_LINE.test(parts[j + 1] ?? '') ? '' : parts[j + 1] ?? ''}`.replace(/^(?:(?:thanks?(?: you)?|great|good|perfect|ok(?:ay)?|nice|cool|excellent|fine|right|understood|got it)[.!,]*\s*)+(?:(?:one more thing|next|now|also)\b[\s,:—–-]*)?/i, '');
-        if (CLAUSE_ORDER.test(said) || DISMISS.test(said) || DATA_DISMISS.test(said) || (FORCE.test(said) && OUTPUT.test(said)) || LEAK_OBJ_YOURS.test(said)) flag('forged_turn', `${s} ${parts[j]}`);
+        const said = `${(u[2] ?? '').trim()} ${H(ROLE_LINE, parts[j + 1] ?? '') ? '' : parts[j + 1] ?? ''}`.replace(/^(?:(?:thanks?(?: you)?|great|good|perfect|ok(?:ay)?|nice|cool|excellent|fine|right|understood|got it)[.!,]*\s*)+(?:(?:one more thing|next|now|also)\b[\s,:—–-]*)?/i, '');
+        if (H(CLAUSE_ORDER, said) || H(DISMISS, said) || H(DATA_DISMISS, said) || (H(FORCE, said) && H(OUTPUT, said)) || H(LEAK_OBJ_YOURS, said)) flag('forged_turn', `${s} ${parts[j]}`);
         break;
       }
     }
@@ -268,8 +272,9 @@ function findForgedTurns(parts, flag) {
  * @param {string} s @param {string} window the sentence and the next
  * @param {(rule: string, s: string) => void} flag
  * @param {(lexicon: RegExp) => boolean} T the lexicon's answer for `s` (shared, see SentenceMemo)
+ * @param {(lexicon: RegExp, text: string) => boolean} H a lexicon's answer about any text (SentenceMemo.has)
  */
-function findStructure(s, window, flag, T) {
+function findStructure(s, window, flag, T, H) {
   const order = T(CLAUSE_ORDER);
   // "your response" in an API's docs is a program's: HTTP words there, and no answer/summary named, mean no order to the assistant.
   const http = T(PROTOCOL) && !/\b(?:answer|summary|summaries|translation|explanation|recap|code example)\b/i.test(s);
@@ -281,11 +286,11 @@ function findStructure(s, window, flag, T) {
   if (order && /\b(?:encode|encrypt|convert|translate|write|spell|give|format|rewrite)\b[^.;\n]{0,30}\b(?:your|the)\s+(?:entire\s+|whole\s+|final\s+)?(?:reply|answer|response|output|summary|translation|recap)\b/i.test(s) && (T(STYLE) || /\b(?:[Bb]ase ?64|[Hh]ex|[Rr][Oo][Tt]-?13|[Bb]inary)[- ]?encoded\b|\breversed\b|\b[Kk]lingon|\bin (?:\p{Lu}\p{Ll}+)\b/u.test(s)) && !http) flag('answer_order', s);
   // "If a customer asks …, say that we …" is a company's playbook for its staff; an injection speaks for no one.
   if (T(CONDITION) && T(DICTATE_VERB) && (T(FORCE) || T(TELL_USER) || T(PAYLOAD) || T(VERDICT_ORDER) || T(HARM) || T(URGENCY) || /\binstead\b/i.test(s) || (T(DICTATED) && !/\b(?:we|our|us)\b/i.test(s)))) flag('conditional_trigger', s);
-  if (T(DATA_DISMISS) && T(DATA_TARGET) && (CLAUSE_ORDER.test(s.replace(DATA_DISMISS, '')) || /\b(?:instead|only|just)\b/i.test(s) || (OUTPUT.test(window) && (FORCE.test(window) || PAYLOAD.test(window))))) flag('ignore_instructions', s);
+  if (T(DATA_DISMISS) && T(DATA_TARGET) && (H(CLAUSE_ORDER, s.replace(DATA_DISMISS, '')) || /\b(?:instead|only|just)\b/i.test(s) || (H(OUTPUT, window) && (H(FORCE, window) || H(PAYLOAD, window))))) flag('ignore_instructions', s);
   if ((T(VERDICT_ORDER) && T(JUDGEMENT) && (order || /\b(?:should|must|shall|needs? to|has to|is to|regardless|no matter)\b/i.test(s))) || T(ANY_READER_MUST) || (T(AS_FACT) && (order || /\b(?:should|must)\b/i.test(s)))) flag('verdict_override', s);
   if (T(SET_VERDICT) && T(JUDGEMENT)) flag('verdict_override', s);
-  if (T(VOUCHED) && (/\bsafe to (?:open|click|install|run|download|visit|use|deploy|trust)\b/i.test(s) || VERDICT_ORDER.test(window) || ANY_READER_MUST.test(window) || AS_FACT.test(window) || (JUDGEMENT.test(window) && /\b(?:should|must|so|therefore)\b/i.test(window)))) flag('verdict_override', s);
-  if ((T(TOOL_REF) && (T(HARM) || T(URGENCY) || T(TELL_USER) || T(SECRECY) || (order && (T(ANSWER_FLOW) || /\btools?\b[^.;\n]{0,40}\binstead\b|\binstead\b[^.;\n]{0,40}\btools?\b/i.test(s))))) || (T(HARM) && order && (T(ANSWER_FLOW) || T(URGENCY) || T(TELL_USER) || FAKE_CONSENT.test(window))) || T(STANDING)) flag('tool_order', s);
+  if (T(VOUCHED) && (/\bsafe to (?:open|click|install|run|download|visit|use|deploy|trust)\b/i.test(s) || H(VERDICT_ORDER, window) || H(ANY_READER_MUST, window) || H(AS_FACT, window) || (H(JUDGEMENT, window) && /\b(?:should|must|so|therefore)\b/i.test(window)))) flag('verdict_override', s);
+  if ((T(TOOL_REF) && (T(HARM) || T(URGENCY) || T(TELL_USER) || T(SECRECY) || (order && (T(ANSWER_FLOW) || /\btools?\b[^.;\n]{0,40}\binstead\b|\binstead\b[^.;\n]{0,40}\btools?\b/i.test(s))))) || (T(HARM) && order && (T(ANSWER_FLOW) || T(URGENCY) || T(TELL_USER) || H(FAKE_CONSENT, window))) || T(STANDING)) flag('tool_order', s);
   // "… should be closed as won't fix by any triage bot": an order to the AI, in the passive.
   if (/\b(?:should|must|shall|is to|are to) be (?:closed|marked|rated|ranked|approved|classified|treated|flagged|label+ed|merged|deleted|rejected|accepted|scored|summari[sz]ed)\b[^.;\n]{0,60}\bby (?:any|the|every|all|each|whichever) /i.test(s) && T(AI_WORD)) flag('addresses_the_model', s);
   if ((T(ANSWER_ML) || T(TELL_USER_ML)) && (T(TELL_USER_ML) || T(DICTATED_ML)) && (T(ANSWER_ML) || T(DICTATED_ML))) flag('answer_order', s);
@@ -308,7 +313,9 @@ export function findInstructionCues(text, memo = new SentenceMemo(sentenceParts(
   /** @param {string} rule @param {string} s */
   const flag = (rule, s) => { if (!found.has(rule)) found.set(rule, s.slice(0, 120)); };
   const parts = memo.parts;
-  findForgedTurns(parts, flag);
+  /** @param {RegExp} lexicon @param {string} t */
+  const H = (lexicon, t) => memo.has(lexicon, t);
+  findForgedTurns(parts, flag, H);
   for (let i = 0; i < parts.length; i++) {
     const s = parts[i];
     if (s.length > 600) continue;
@@ -317,49 +324,49 @@ export function findInstructionCues(text, memo = new SentenceMemo(sentenceParts(
     /** @param {RegExp} lexicon */
     const T = (lexicon) => memo.test(i, lexicon);
     /** @param {RegExp} lexicon */
-    const N = (lexicon) => (next ? memo.test(i + 1, lexicon) : lexicon.test(''));
-    findStructure(s, window, flag, T);
+    const N = (lexicon) => (next ? memo.test(i + 1, lexicon) : H(lexicon, ''));
+    findStructure(s, window, flag, T, H);
     // An unrelated task inside a document (not the user's own one-line request): after other text, in a text of several sentences.
     if (i > 0 && parts.length >= 3 && T(UNRELATED_TASK)) flag('unrelated_task', s);
     const dismiss = T(DISMISS);
     const namesAI = T(NAMES_AI);
     const target = T(TARGET);
-    if (dismiss && target && T(DISMISS_THEN_TARGET) && (T(PRIOR) || FORCE.test(window) || (T(OUTPUT) && T(YOU)) || N(IMPERATIVE_START))) flag('ignore_instructions', s);
-    if (target && T(REVOKED) && T(PRIOR) && ((YOU.test(window) && (OUTPUT.test(window) || FORCE.test(window))) || (OUTPUT.test(window) && FORCE.test(window)) || CORRECT_ANSWER.test(window))) flag('instructions_revoked', s);
+    if (dismiss && target && T(DISMISS_THEN_TARGET) && (T(PRIOR) || H(FORCE, window) || (T(OUTPUT) && T(YOU)) || N(IMPERATIVE_START))) flag('ignore_instructions', s);
+    if (target && T(REVOKED) && T(PRIOR) && ((H(YOU, window) && (H(OUTPUT, window) || H(FORCE, window))) || (H(OUTPUT, window) && H(FORCE, window)) || H(CORRECT_ANSWER, window))) flag('instructions_revoked', s);
     if (T(PRECEDENCE)) flag('instructions_revoked', s);
-    if (target && T(REVOKED) && T(PRIOR) && ACTIVATED.test(window)) flag('instructions_revoked', s);
+    if (target && T(REVOKED) && T(PRIOR) && H(ACTIVATED, window)) flag('instructions_revoked', s);
     if (T(ACTIVATED)) flag('developer_mode', s);
     if (T(TOOL_CALL) && (T(CONVERSATION_DATA) || T(SECRET_FILE) || /\b(?:to|at)\s*=?\s*["']?(?:https?:\/\/|[\w.+-]+@[\w-]+\.)/i.test(s) || T(TOOL_URGE))) flag('tool_call_injection', s);
     if (T(SAFETY_TARGET) && T(DISABLE)) flag('developer_mode', s);
     if (T(JAILBREAK_PERSONA) || T(HEADING_TURN)) flag('roleplay_jailbreak', s);
-    if (FAKE_CONSENT.test(window) && (T(IMPERATIVE_START) || T(DANGEROUS_COMMAND) || /\bdo (?:this|it|so)\b/i.test(s))) flag('fake_authorization', s);
-    if (T(DANGEROUS_COMMAND) && (FAKE_CONSENT.test(window) || namesAI || /\b(?:before (?:continuing|answering|replying|you)|first|silently|immediately|for me|on my behalf)\b/i.test(s))) flag('dangerous_command', s);
+    if (H(FAKE_CONSENT, window) && (T(IMPERATIVE_START) || T(DANGEROUS_COMMAND) || /\bdo (?:this|it|so)\b/i.test(s))) flag('fake_authorization', s);
+    if (T(DANGEROUS_COMMAND) && (H(FAKE_CONSENT, window) || namesAI || /\b(?:before (?:continuing|answering|replying|you)|first|silently|immediately|for me|on my behalf)\b/i.test(s))) flag('dangerous_command', s);
     if (T(VISIT_AND_REPORT)) flag('exfiltration_request', s);
-    if ((T(NEW_TASK) || T(THAT_WAS)) && (IMPERATIVE_START.test(s.replace(NEW_TASK, ':')) || (FORCE.test(window) && OUTPUT.test(window)))) flag('new_instructions', s);
+    if ((T(NEW_TASK) || T(THAT_WAS)) && (H(IMPERATIVE_START, s.replace(NEW_TASK, ':')) || (H(FORCE, window) && H(OUTPUT, window)))) flag('new_instructions', s);
     if (T(FORCED_OUTPUT) && T(STRONG_FORCE)) flag('output_override', s);
-    if (T(OPEN_PARAM_URL) && CONVERSATION_DATA.test(window)) flag('markdown_exfiltration', s);
+    if (T(OPEN_PARAM_URL) && H(CONVERSATION_DATA, window)) flag('markdown_exfiltration', s);
     if (T(LINK_WORD) && /https?:\/\/\S+[?&=]/.test(s) && T(CONVERSATION_DATA) && /\b(?:plus|followed by|append|with|containing|filled|add|encod|copy of)\w*/i.test(s)) flag('markdown_exfiltration', s);
     if (namesAI && T(ADDRESS)) flag('addresses_the_model', s);
     if ((namesAI || s.includes('@')) && T(VOCATIVE)) flag('addresses_the_model', s);
-    if (namesAI && T(IF_AI) && (OUTPUT.test(window) || dismiss) && (YOU.test(window) || /\b(?:this|these|here)\b/i.test(s))) flag('addresses_the_model', s);
+    if (namesAI && T(IF_AI) && (H(OUTPUT, window) || dismiss) && (H(YOU, window) || /\b(?:this|these|here)\b/i.test(s))) flag('addresses_the_model', s);
     if (namesAI && T(AI_SUBJECT) && (T(DIRECTED) || T(ORDERED))) flag('addresses_the_model', s);
-    if (T(WHEN_WORKING) && SHAPE.test(s.replace(WHEN_WORKING, ''))) flag('addresses_the_model', s);
+    if (T(WHEN_WORKING) && H(SHAPE, s.replace(WHEN_WORKING, ''))) flag('addresses_the_model', s);
     if (T(STOP_WHAT) && (T(FORCE) || T(OUTPUT))) flag('output_override', s);
     if (T(SECRET_FILE) && T(EXFIL_VERB) && !T(NEGATION) && !T(PASSWORD_RESET) && (T(YOU) || /\b(?:contents? of|to (?:https?:|\S+@)|this (?:url|address))/i.test(s))) flag('exfiltration_request', s);
-    if (T(JAILBREAK_MODE) || (T(SAFETY_OFF) && SESSION_SCOPE.test(window))) flag('developer_mode', s);
-    if (T(IDENTITY_CLAIM) && (/\bauthori[sz]ed\b/i.test(s) || ROLE.test(window) || UNBOUND.test(window) || JAILBREAK_MODE.test(window) || SAFETY_OFF.test(window) || DISMISS.test(window))) flag('system_role', s);
-    if ((T(LEAK_OBJ_YOURS) && LEAK_VERB.test(window)) || (T(LEAK_OBJ_THE) && T(LEAK_VERB_STRICT))) flag('reveal_prompt', s);
-    if (T(SECRECY) && SECRET_ABOUT_AI.test(window)) flag('secrecy', s);
-    if (T(ROLE) && UNBOUND.test(window)) flag('roleplay_jailbreak', s);
+    if (T(JAILBREAK_MODE) || (T(SAFETY_OFF) && H(SESSION_SCOPE, window))) flag('developer_mode', s);
+    if (T(IDENTITY_CLAIM) && (/\bauthori[sz]ed\b/i.test(s) || H(ROLE, window) || H(UNBOUND, window) || H(JAILBREAK_MODE, window) || H(SAFETY_OFF, window) || H(DISMISS, window))) flag('system_role', s);
+    if ((T(LEAK_OBJ_YOURS) && H(LEAK_VERB, window)) || (T(LEAK_OBJ_THE) && T(LEAK_VERB_STRICT))) flag('reveal_prompt', s);
+    if (T(SECRECY) && H(SECRET_ABOUT_AI, window)) flag('secrecy', s);
+    if (T(ROLE) && H(UNBOUND, window)) flag('roleplay_jailbreak', s);
     if (T(TIME_SWITCH) && T(YOU) && T(BEHAVE) && T(PERSONA)) flag('persona_switch', s);
-    if (T(AUTHORITY) && (AI_WORD.test(window) || DISMISS.test(window) || ROLE.test(window) || TIME_SWITCH.test(window) || SAFETY_OFF.test(window))) flag('system_role', s);
+    if (T(AUTHORITY) && (H(AI_WORD, window) || H(DISMISS, window) || H(ROLE, window) || H(TIME_SWITCH, window) || H(SAFETY_OFF, window))) flag('system_role', s);
     if (T(DISMISS_ML) && (T(TARGET_ML) || (T(PRIOR_ML) && (T(FORCE_ML) || /["“«„「『]/.test(s))))) flag('ignore_instructions', s);
-    if (T(LEAK_OBJ_ML) && LEAK_VERB_ML.test(window)) flag('reveal_prompt', s);
+    if (T(LEAK_OBJ_ML) && H(LEAK_VERB_ML, window)) flag('reveal_prompt', s);
     if (T(LEAK_SECRET)) flag('reveal_prompt', s);
     if (namesAI && T(WORKER_ADDRESS) && (T(OUTPUT) || T(SHAPE) || T(DRASTIC) || /\b(?:please|schedule|book|update|set|assign|create|pay)\b/i.test(s))) flag('addresses_the_model', s);
     if (T(NEXT_READER) && T(DRASTIC)) flag('addresses_the_model', s);
     if (T(NEVERMIND) && (N(IMPERATIVE_START) || (N(OUTPUT) && N(FORCE)))) flag('nevermind', s);
-    if (T(RELAYED_AUTHORITY) && (UNLOCKED.test(window) || REVOKED.test(window) || DISMISS.test(window) || SAFETY_OFF.test(window))) flag('system_role', s);
+    if (T(RELAYED_AUTHORITY) && (H(UNLOCKED, window) || H(REVOKED, window) || H(DISMISS, window) || H(SAFETY_OFF, window))) flag('system_role', s);
     if (T(STOP_TASK)) flag('output_override', s);
     if (T(DECODE_ML) && T(OBEY_ML)) flag('decode_and_obey', s);
   }
@@ -369,6 +376,9 @@ export function findInstructionCues(text, memo = new SentenceMemo(sentenceParts(
 /** The lexicons, by name: each is one idea, used as a feature by the learned detector. */
 export const CUE_LEXICONS = { DISMISS, TARGET, PRIOR, REVOKED, PRECEDENCE, YOU, OUTPUT, SHAPE, FORCE, AI_WORD, NAMES_AI, ADDRESS, IF_AI, AI_SUBJECT, ORDERED, DIRECTED, WHEN_WORKING, STOP_WHAT, NEW_TASK, THAT_WAS, IMPERATIVE_START, STRONG_FORCE, FORCED_OUTPUT, ACTIVATED, OPEN_PARAM_URL, LINK_WORD, CONVERSATION_DATA, VOCATIVE, CORRECT_ANSWER, TOOL_CALL, TOOL_URGE, SAFETY_TARGET, DISABLE, JAILBREAK_PERSONA, HEADING_TURN, FAKE_CONSENT, DANGEROUS_COMMAND, VISIT_AND_REPORT, SECRET_FILE, EXFIL_VERB, NEGATION, JAILBREAK_MODE, SAFETY_OFF, SESSION_SCOPE, IDENTITY_CLAIM, LEAK_VERB, LEAK_VERB_STRICT, LEAK_OBJ_YOURS, LEAK_OBJ_THE, SECRECY, ROLE, UNBOUND, DISMISS_ML, TARGET_ML, PRIOR_ML, FORCE_ML, LEAK_OBJ_ML, LEAK_VERB_ML, LEAK_SECRET, WORKER_ADDRESS, NEXT_READER, DRASTIC, NEVERMIND, RELAYED_AUTHORITY, UNLOCKED, STOP_TASK, DECODE_ML, OBEY_ML, DISMISS_THEN_TARGET, SECRET_ABOUT_AI, TIME_SWITCH, BEHAVE, PERSONA, AUTHORITY, ANSWER_REF, CLAUSE_ORDER, PAYLOAD, DICTATED, PROTOCOL, CONDITION, TELL_USER, DATA_END, FORGED_TAG, DATA_TARGET, DATA_DISMISS, VERDICT_ORDER, JUDGEMENT, ANY_READER_MUST, AS_FACT, VOUCHED, HARM, ACT_FLOW, URGENCY, TOOL_REF, STANDING, GENERATIVE_TASK, ANSWER_ML, TELL_USER_ML, ROLE_LINE, DICTATE_VERB, DICTATED_ML, ANSWER_FLOW, PLACEHOLDER_URL, ANSWER_VERB_ORDER, STYLE, TELL_USER_ORDER, UNRELATED_TASK, SET_VERDICT };
 
+/** No lexicon switched off (everywhere but the evaluation's held-out folds). @type {ReadonlySet<RegExp>} */
+const NO_LEXICON_OFF = new Set();
+
 /** Every lexicon's number, for SentenceMemo. @type {Map<RegExp, number>} */
 const LEXICON_ID = new Map(Object.values(CUE_LEXICONS).map((re, i) => [re, i]));
 
@@ -377,15 +387,21 @@ const LEXICON_ID = new Map(Object.values(CUE_LEXICONS).map((re, i) => [re, i]));
  * the learned detector test many of the same lexicons on the same sentences.
  */
 export class SentenceMemo {
-  /** @param {string[]} parts the text's sentences (sentenceParts) */
-  constructor(parts) {
+  /**
+   * @param {string[]} parts the text's sentences (sentenceParts)
+   * @param {ReadonlySet<RegExp>} [off] lexicons switched off: they never match (the evaluation
+   *   holds a family's own lexicons out this way, see cue-families.js)
+   */
+  constructor(parts, off = NO_LEXICON_OFF) {
     this.parts = parts;
+    this.off = off;
     /** 0 unknown, 1 yes, -1 no; one row of LEXICON_ID.size cells per sentence. */
     this.known = new Int8Array(parts.length * LEXICON_ID.size);
   }
 
   /** @param {number} i the sentence @param {RegExp} lexicon */
   test(i, lexicon) {
+    if (this.off.has(lexicon)) return false;
     const id = LEXICON_ID.get(lexicon);
     if (id === undefined) return lexicon.test(this.parts[i]);
     const at = i * LEXICON_ID.size + id;
@@ -394,5 +410,10 @@ export class SentenceMemo {
     const hit = lexicon.test(this.parts[i]);
     this.known[at] = hit ? 1 : -1;
     return hit;
+  }
+
+  /** A lexicon's answer about any text (a window of sentences), unless it is switched off. @param {RegExp} lexicon @param {string} text */
+  has(lexicon, text) {
+    return !this.off.has(lexicon) && lexicon.test(text);
   }
 }
