@@ -56,6 +56,7 @@ export const RULE_FAMILIES = /** @type {const} */ ({
   reveal_prompt: ['prompt_leak'],
   // General: the text speaks to the AI, or keeps something from the user.
   addresses_the_model: [],
+  order_to_reader: [],
   secrecy: [],
   learned_model: [],
 });

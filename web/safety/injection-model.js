@@ -38,13 +38,52 @@ function lexiconFilter(sentence, namesAI = CUE_LEXICONS.NAMES_AI.test(sentence))
   return (name) => (namesAI || !NEEDS_AI.has(name)) && (!english || !otherLanguage(name));
 }
 
+/**
+ * General lexicons (no attack family owns them, cue-families.js) whose PAIRS in one sentence are
+ * features too: a linear model cannot see that an order, a verb of speaking and a fixed text meet
+ * in one sentence, only that each occurs somewhere. Pairs of general ideas are what carries over
+ * from the families a model was trained on to a family it never saw.
+ */
+const PAIRED = ['CLAUSE_ORDER', 'IMPERATIVE_START', 'SAY_ORDER', 'YOU', 'YOU_MUST', 'OUTPUT', 'FORCE', 'FORCE_WORD', 'FIXED_TEXT', 'READER_SITUATION', 'NAMES_AI', 'SECRECY', 'PROTOCOL'];
+const PAIRED_AT = new Map(PAIRED.map((name, i) => [name, i]));
+/** The pair features of a sentence's matched lexicons. @param {string[]} matched lexicon names @returns {string[]} */
+function pairsOf(matched) {
+  const general = matched.filter((m) => PAIRED_AT.has(m)).sort((a, b) => /** @type {number} */ (PAIRED_AT.get(a)) - /** @type {number} */ (PAIRED_AT.get(b)));
+  /** @type {string[]} */
+  const out = [];
+  for (let i = 0; i < general.length; i++) for (let j = i + 1; j < general.length; j++) out.push(`p:${general[i]}+${general[j]}`);
+  return out;
+}
+
+/** General lexicons that make a sentence an order to its reader. */
+const ORDER_LEXICONS = ['CLAUSE_ORDER', 'YOU_MUST', 'SAY_ORDER', 'IMPERATIVE_START'];
+
+/**
+ * Where an order sits in its text, a general sign of an injection whatever its shape: a text
+ * that is only an order (`x:order_alone`), the one order in a document (`x:single_order`), one
+ * of few orders among many statements (`x:rare_order`). A manual gives many orders; a report,
+ * an e-mail or a table gives none, and an injection adds one.
+ * @param {boolean[]} orders which of the text's sentences are orders
+ * @returns {(i: number) => string | null} the context feature of sentence i
+ */
+function orderContext(orders) {
+  const n = orders.length;
+  const k = orders.filter(Boolean).length;
+  return (i) => {
+    if (!orders[i]) return null;
+    if (n <= 2) return 'x:order_alone';
+    if (k === 1) return 'x:single_order';
+    return k * 4 <= n ? 'x:rare_order' : null;
+  };
+}
+
 /** @type {Map<string, number>} */
 const weights = new Map(Object.entries(WEIGHTS));
 
 /** Every cue lexicon (training looks at all of them). */
 export const ALL_CUES = Object.entries(CUE_LEXICONS);
-/** The lexicons the trained model gives a weight: the only ones worth testing when scoring. */
-const WEIGHTED_CUES = ALL_CUES.filter(([name]) => weights.has(`c:${name}`));
+/** The lexicons the trained model gives a weight, and the general ones whose pairs it may weigh: the only ones worth testing when scoring. */
+const WEIGHTED_CUES = ALL_CUES.filter(([name]) => weights.has(`c:${name}`) || PAIRED_AT.has(name));
 
 /**
  * Features of one sentence: its words, neighbouring word pairs and the cue lexicons it matches.
@@ -61,7 +100,11 @@ export function sentenceFeatures(sentence, cues = WEIGHTED_CUES) {
     if (i + 1 < tokens.length) features.add(`b:${tokens[i]} ${tokens[i + 1]}`);
   }
   const applies = lexiconFilter(sentence);
-  for (const [name, re] of cues) if (applies(name) && re.test(sentence)) features.add(`c:${name}`);
+  /** @type {string[]} */
+  const matched = [];
+  for (const [name, re] of cues) if (applies(name) && re.test(sentence)) matched.push(name);
+  for (const name of matched) features.add(`c:${name}`);
+  for (const pair of pairsOf(matched)) features.add(pair);
   return [...features];
 }
 
@@ -75,6 +118,11 @@ export function sentenceFeatures(sentence, cues = WEIGHTED_CUES) {
 export function unitFeatures(text, cues = WEIGHTED_CUES) {
   const parts = sentencesToScore(text);
   const each = parts.map((s) => sentenceFeatures(s, cues));
+  const context = orderContext(each.map((f) => ORDER_LEXICONS.some((name) => f.includes(`c:${name}`))));
+  each.forEach((f, i) => {
+    const x = context(i);
+    if (x) f.push(x);
+  });
   return parts.map((_, i) => ({ unit: unitText(parts, i), features: [...new Set([...each[i], ...(each[i + 1] ?? [])]), 'bias'] }));
 }
 
@@ -112,7 +160,8 @@ for (const [k, i] of featureId) {
     m.set(b, i);
   }
 }
-const CUE_IDS = /** @type {[string, RegExp, number][]} */ (WEIGHTED_CUES.map(([name, re]) => [name, re, featureId.get(`c:${name}`)]));
+const ORDER_RES = ORDER_LEXICONS.map((name) => CUE_LEXICONS[/** @type {keyof typeof CUE_LEXICONS} */ (name)]);
+const CUE_IDS = /** @type {[string, RegExp, number | undefined][]} */ (WEIGHTED_CUES.map(([name, re]) => [name, re, featureId.get(`c:${name}`)]));
 
 /**
  * The numbers of a sentence's weighted features.
@@ -132,7 +181,17 @@ function sentenceIds(memo, i) {
     }
   }
   const applies = lexiconFilter(sentence, memo.test(i, CUE_LEXICONS.NAMES_AI));
-  for (const [name, re, id] of CUE_IDS) if (applies(name) && memo.test(i, re)) ids.add(id);
+  /** @type {string[]} */
+  const matched = [];
+  for (const [name, re, id] of CUE_IDS) {
+    if (!applies(name) || !memo.test(i, re)) continue;
+    if (id !== undefined) ids.add(id);
+    if (PAIRED_AT.has(name)) matched.push(name);
+  }
+  for (const pair of pairsOf(matched)) {
+    const id = featureId.get(pair);
+    if (id !== undefined) ids.add(id);
+  }
   return ids;
 }
 
@@ -148,6 +207,12 @@ export function scoreInjection(text, memo = new SentenceMemo(sentenceParts(text)
   const at = memo.parts.flatMap((s, i) => (s.length <= MAX_SENTENCE ? [i] : []));
   const parts = at.map((i) => memo.parts[i]);
   const each = at.map((i) => sentenceIds(memo, i));
+  const context = orderContext(at.map((i) => ORDER_RES.some((re) => memo.test(i, re))));
+  each.forEach((ids, k) => {
+    const x = context(k);
+    const id = x ? featureId.get(x) : undefined;
+    if (id !== undefined) ids.add(id);
+  });
   const own = each.map((ids) => {
     let z = 0;
     for (const id of ids) z += W[id];

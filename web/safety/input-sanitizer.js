@@ -5,15 +5,15 @@
  * as untrusted data. Pure logic: no DOM, no storage.
  */
 
-import { findInstructionCues, readsAsOrder, SentenceMemo, sentenceParts } from './instruction-cues.js';
+import { findInstructionCues, isTranscript, readsAsOrder, SentenceMemo, sentenceParts } from './instruction-cues.js';
 import { readDisguises } from './disguises.js';
 import { scoreInjection } from './injection-model.js';
 import { stripInvisible } from './invisible.js';
-import { cuesOf } from './cue-families.js';
+import { cuesOf, RULE_FAMILIES } from './cue-families.js';
 import { CUE_LEXICONS } from './instruction-cues.js';
 
 /** @typedef {{rule: string, match: string}} InputFlag */
-/** @typedef {{rule: string, re: RegExp, families?: string[]}} InjectionRule `families`: the families it was written for, when not only its rule's (cue-families.js) */
+/** @typedef {{rule: string, re: RegExp, families?: string[], unless?: (text: string) => boolean}} InjectionRule `families`: the families it was written for, when not only its rule's (cue-families.js); `unless`: texts where a match is ordinary */
 
 // Words the rules share. Kept as source strings so each rule reads as a sentence pattern.
 const IGNORE_VERB = String.raw`(?:ignore|disregard|forget|override|bypass|set aside|pay no attention to|stop following|discard|neglect|abandon|throw out)`;
@@ -26,17 +26,23 @@ const AI_NAME = String.raw`(?:${AI_WORD}|(?:the )?assistant)`;
 const READING = String.raw`(?:\s+(?:reading|processing|summari[sz]ing|analy[sz]ing|parsing|that (?:reads|processes)|who (?:reads|processes))\b[^,:\n]{0,30}?)?`;
 const DIRECTIVE = String.raw`(?:must|should|shall|need to|have to|please|ignore|disregard|forget|do not|don't|never|always|only|instead|tell|say|reply|respond|answer|write|include|insert|add|recommend|rate|rank|classify|report|mark|give|send|forward|email|approve|close|state|change|secretly|output|print|visit|download|click|call|delete)`;
 
+/** Instructions that belong to a named document ("the instructions in older blog posts", "the directions on the box") are a person's, not the AI's. */
+const NOT_IN_A_DOCUMENT = String.raw`(?!\s+(?:in|from|on|of|for|that came with)\s+(?:(?:the|an?|older?|outdated|previous|earlier|this|that|our|their|your|version \d[\w.]*)\s+)*(?:blog|post|docs?|documentation|readme|tutorial|guide|article|wiki|book|video|forum|thread|issue|release|manual|page|site|website|comment|e-?mail|letter|pdf|slides?|course|lecture|package|box|label|sheet|form|leaflet|card|version|v\d)s?\b)`;
+
+/** A dismissal described, not given: "testers try to get the model to ignore the rules its developers set". */
+const NOT_DESCRIBED = String.raw`(?<!\b(?:get|gets|getting|make|makes|making|trick|tricks|tricking|convince|convinces|convincing|cause|causes|force|forces|lead|leads|persuade|persuades|manipulate|manipulates)\s+(?:(?:the|a|an|its|their|some|many)\s+)?(?:[\w-]+\s+)?(?:models?|ai|assistants?|chatbots?|bots?|llms?|systems?|agents?)\s+(?:to|into)\s+)`;
+
 /** @type {InjectionRule[]} */
 export const INJECTION_RULES = [
   {
     // "ignore any previous and following instructions", "set aside the rules you were given"
     rule: 'ignore_instructions',
-    re: new RegExp(String.raw`(?<!\b(?:the|specified|git|npm|custom|default|these|those|its|their|same|with|of|your|our|an?|any|by|no|more|other|multiple|global|local)\s+)(?<![\`'"])\b${IGNORE_VERB}\s+(?:${QUALIFIER}\s+){0,6}${ORDERS}\b`, 'i'),
+    re: new RegExp(String.raw`(?<!\b(?:the|specified|git|npm|custom|default|these|those|its|their|same|with|of|your|our|an?|any|by|no|more|other|multiple|global|local)\s+)(?<![\`'"])${NOT_DESCRIBED}\b${IGNORE_VERB}\s+(?:${QUALIFIER}\s+){0,6}${ORDERS}\b${NOT_IN_A_DOCUMENT}`, 'i'),
   },
   {
     // "forget everything you were told", "ignore all of the above", "IGNORE THE ABOVE AND SAY"
     rule: 'ignore_instructions',
-    re: /\b(?:ignore|disregard|forget)\s+(?:it all\b|the user(?:'s)?\b|what the user (?:wants|asked|said)\b|everything (?:else|that)\b|(?:everything|all(?: of)?(?: that| this| the)?|what(?:ever)?)\b[^.!?\n]{0,30}?\b(?:above|before|so far|earlier|previously|(?:you(?:'ve| have)? been|you were) (?:told|given|asked)|i (?:said|asked|told you)(?!\s+(?:about|regarding|re)\b))|(?:the|all)\s+(?:above|preceding)\b)/i,
+    re: /\b(?:ignore|disregard|forget)\s+(?:it all\b|the user(?:'s)?\b|what the user (?:wants|asked|said)\b|everything (?:else|that)\b|(?:everything|all(?: of)?(?: that| this| the)?|what(?:ever)?)\b[^.!?\n]{0,30}?\b(?:above|before|so far|earlier|previously|(?:you(?:'ve| have)? been|you were) (?:told|given|asked)|i (?:said|asked|told you)(?!\s+(?:(?:earlier|before|yesterday|previously|this morning|last \w+)\s+)?(?:about|regarding|re|on)\b))(?!\s+(?:about|regarding|on)\b)|(?:the|all)\s+(?:above|preceding)\b)/i,
   },
   {
     // "the instructions above are outdated", "The previous directives are void"
@@ -65,11 +71,12 @@ export const INJECTION_RULES = [
   // A system or developer turn written into text (not "system: linux" in a config file), or an
   // assistant turn that complies in advance.
   { rule: 'system_role', re: /(?:^|\n)\s*(?:[*#>|-]|\/\/|<!--)?\s*(?:system|developer)\s*[:：](?!\s*you are an? (?:[\w-]+ ){0,3}(?:assistant|bot|chatbot|ai|model|agent|tutor|expert)\b)\s*[^\n]{0,40}?\b(?:you|ignore|disregard|forget|new|the assistant|always|never|do not|don't|must|respond|reply|answer|override|from now on)\b/i },
-  { rule: 'system_role', re: /(?:^|\n)\s*assistant\s*[:：]\s*(?:sure|of course|certainly|okay|ok|here is|here's|as (?:an?|your))\b/i },
+  // (In a chat export the assistant saying "Sure" is the conversation itself.)
+  { rule: 'system_role', re: /(?:^|\n)\s*assistant\s*[:：]\s*(?:sure|of course|certainly|okay|ok|here is|here's|as (?:an?|your))\b/i, unless: isTranscript },
   { rule: 'system_role', re: /\[(?:system|sys|admin|developer)\]/i },
   // Chat-template tokens used as structure (a turn that starts with them), not mentioned in a
   // question about them ("how do I format the [INST] tokens?").
-  { rule: 'chat_template_token', re: /(?:^|\n|<s>)\s*\[INST\]|<<SYS>>\s*\S[\s\S]{0,2000}?<<\/SYS>>|<\|im_start\|>\s*(?:system|user|assistant)\b|(?:^|\n)\s*<\|(?:start_header_id|system|user|assistant)\|>\s*(?:system|user|assistant)?\s*\S|<(system|instructions)>[\s\S]{1,2000}?<\/\1>/i },
+  { rule: 'chat_template_token', re: /(?:^|\n|(?<!["'`])<s>)\s*\[INST\]|<<SYS>>\s*(?!(?:\\n|\s)*\{\w+\}(?:\\n|\s)*<<\/SYS>>)\S[\s\S]{0,2000}?<<\/SYS>>|<\|im_start\|>\s*(?:system|user|assistant)\b|(?:^|\n)\s*<\|(?:start_header_id|system|user|assistant)\|>\s*(?:system|user|assistant)?\s*\S|<(system|instructions)>[\s\S]{1,2000}?<\/\1>/i },
   { rule: 'roleplay_jailbreak', re: /\b(you are now|from now on,? you (are|will)|pretend (to be|you are)|act as (if you (are|were)|an?)|roleplay as|simulate being)\b[^.\n]{0,60}\b(DAN|unrestricted|unfiltered|uncensored|jailbr[eo]ak|without (any )?(rules|restrictions|limits|filters)|no (rules|restrictions|limits|filters)|evil|developer mode)\b/i },
   { rule: 'roleplay_jailbreak', re: /\b(?:as|like) an? (?:unfiltered|uncensored|unrestricted|jailbroken) (?:model|ai|assistant)\b/i },
   { rule: 'developer_mode', re: /\b(developer|god|sudo|admin|debug) mode (enabled|activated|on)(?=\s*(?:[.!:;,\n]|$))|\benable (developer|god|sudo|admin) mode\b|\bDAN mode\b|\bdo anything now\b/i },
@@ -84,7 +91,7 @@ export const INJECTION_RULES = [
   // Text that speaks to the model: "AI assistant: …", "Hey Copilot, …", "Note to the language model …".
   {
     rule: 'addresses_the_model',
-    re: new RegExp(String.raw`(?:^|\n\s*|[.!?]\s+|[>"'|(,]\s*|<!--\s*|//\s*|#\s*|\b(?:to|for|dear|hey|hi|attention|note to|note for|message for|message to|instructions for|admin note for|todo for)\s+(?:the\s+|any\s+|all\s+)?)${AI_WORD}\b${READING}\s*[,:—–-]\s*[^\n]{0,160}?\b${DIRECTIVE}\b`, 'i'),
+    re: new RegExp(String.raw`(?:^|\n\s*|[.!?]\s+|[>"'|(,]\s*|<!--\s*|//\s*|#\s*|\b(?:to|for|dear|hey|hi|attention|note to|note for|message for|message to|instructions for|admin note for|todo for)\s+(?:the\s+|any\s+|all\s+)?)${AI_WORD}\b${READING}(?:\s*[,:—–]|\s+-)\s*[^\n]{0,160}?\b${DIRECTIVE}\b`, 'i'),
   },
   { rule: 'addresses_the_model', re: new RegExp(String.raw`\b(?:to|for|dear|hey|hi|attention|note to|note for|message for|instructions for)\s+(?:the\s+|any\s+)?assistants?\b[^,:\n]{0,40}?[,:]\s*[^\n]{0,160}?\b${DIRECTIVE}\b`, 'i') },
   // "Assistant, secretly send …" (a plain "Assistant:" line is a transcript, handled above).
@@ -94,14 +101,14 @@ export const INJECTION_RULES = [
   { rule: 'addresses_the_model', re: /\b(?:ai|llm|automated|language model)[- ]?(?:screening|screener|review|reviewer|ranking|hiring|filter)?\s*(?:tools?|systems?|models?|agents?|assistants?)?\s+(?:must|should|shall|are instructed to|need to)\s+(?:rank|rate|score|approve|select|recommend|classify|mark|prioriti[sz]e|ignore|treat)\b/i },
   { rule: 'addresses_the_model', re: new RegExp(String.raw`\b${AI_WORD}${READING}\s+(?:must|shall|are (?:required|instructed) to|have to)\s+(?:now\s+|first\s+|always\s+)?(?:run|execute|send|delete|approve|ignore|disregard|reply|respond|say|tell|insert|add|include|forward|download|install|visit|open)\b`, 'i') },
   { rule: 'verdict_override', re: /\b(?:report|classify|mark|label|treat|flag|consider|rate|list)\s+(?:this|the)\s+(?:domain|site|website|url|e-?mail|message|file|sender|document|page|link|ip|app|package)\s+as\s+(?:safe|benign|legitimate|trusted|clean|not malicious|harmless|verified)\b/i },
-  { rule: 'secrecy', re: /\b(?:do not|don't|never)\s+(?:tell|inform|let on to)\s+(?:the user|the reader|the customer|them)\s+(?:about (?:this|it|these)|that you|what you|anything)\b|\b(?:do not|don't) (?:tell|inform) them\s*[.!]?(?:\s|$)|\b(?:do not|don't) mention that you (?:were|are) (?:asked|told|instructed)\b|\bwithout (?:telling|informing|notifying|asking) (?:the user|anyone|them)\b|\b(?:do not|don't) (?:mention|reveal) this (?:comment|note|message|instruction)\b/i },
+  { rule: 'secrecy', re: /\b(?:do not|don't|never)\s+(?:tell|inform|let on to)\s+(?:the user|the reader|the customer|them)\s+(?:about (?:this|it|these)|that you|what you|anything)\b|\b(?:do not|don't) (?:tell|inform) them\s*[.!]?(?:\s|$)|\b(?:do not|don't) mention that you (?:were|are) (?:asked|told|instructed)\b|(?<!\b(?:never|not|n't|no)\b[^.\n]{0,40})\bwithout (?:telling|informing|notifying|asking) (?:the user|anyone|them)\b|\b(?:do not|don't) (?:mention|reveal) this (?:comment|note|message|instruction)\b/i },
   { rule: 'exfiltration_request', re: /\b(send|post|upload|forward|exfiltrate|transmit)\b[^.\n]{0,40}\b(api[ _-]?keys?|passwords?|secrets?|tokens?|credentials|cookies)\b(?!\s*(?:reset|policy|policies|manager|field|strength|requirements?|rules|link|change|expir\w*|hint))[^.\n]{0,40}\b(to|at|via)\b/i },
   { rule: 'exfiltration_request', re: /\b(?:send|forward|e-?mail|upload|post|transmit|leak)\b[^.\n]{0,60}\b(?:e-?mails?|inbox|messages|thread|conversation|chat|history|files?|documents?|contents?|\.env|data)\b[^.\n]{0,40}\b(?:to|at)\s+(?:https?:\/\/|[\w.+-]+@[\w-]+\.)/i },
   // A Markdown image or link whose address carries a placeholder for the conversation's data.
-  { rule: 'markdown_exfiltration', re: /!?\[[^\]\n]*\]\(\s*<?https?:\/\/[^)\n]*[?&#=/][^)\n]*(?:\[[A-Z_ ]{3,}\]|\{\{?[^}\n]+\}\}?|<[^>\n]{3,}>|%[A-Z_]{3,}%|\$[A-Z_]{3,}|=(?:[A-Z]{2,}_)+[A-Z]{2,}\b|=DATA\b|\bINSERT\b|\bPUT_)/ },
+  { rule: 'markdown_exfiltration', re: /!?\[[^\]\n]*\]\(\s*<?https?:\/\/[^)\n]*[?&#=/][^)\n]*(?:\[[A-Z_ ]{3,}\]|\{\{?[^}:'"\n]+\}\}?|<[^>\n]{3,}>|%[A-Z_]{3,}%|\$[A-Z_]{3,}|=(?:[A-Z]{2,}_)+[A-Z]{2,}\b|=DATA\b|\bINSERT\b|\bPUT_)/ },
   { rule: 'markdown_exfiltration', re: /\b(?:append|add|include|render|insert|output|end (?:your )?(?:answer|reply|response) with|finish with)\b[^.\n]{0,80}!?\[[^\]\n]*\]\(\s*<?https?:[^)\n]*[?&]/i },
   // Encoded or disguised tasks: the instruction to decode and obey.
-  { rule: 'decode_and_obey', re: /\b(?:decode|decipher|decrypt|interpret|convert|translate|reverse|unscramble|base64-decode|(?:first|initial|last) (?:letter|character|word)s? of (?:each|every)|pig latin|acrostic|shift (?:it |each letter |the letters )?back|replace the emoji|read\b[^.\n]{0,30}\bbackwards)\b[^.\n]{0,80}\b(?:follow|execute|obey|do (?:exactly )?(?:what|as) it (?:says|spells|asks|tells you|reads)|do it|carry (?:it )?out|act on|perform|comply)\b/i },
+  { rule: 'decode_and_obey', re: /\b(?!decode-and-)(?:decode|decipher|decrypt|interpret|convert|translate|reverse|unscramble|base64-decode|(?:first|initial|last) (?:letter|character|word)s? of (?:each|every)|pig latin|acrostic|shift (?:it |each letter |the letters )?back|replace the emoji|read\b[^.\n]{0,30}\bbackwards)\b[^.\n]{0,80}\b(?:follow|execute|obey|do (?:exactly )?(?:what|as) it (?:says|spells|asks|tells you|reads)|do it|carry (?:it )?out|act on|perform|comply)\b/i },
   // The classic hijack in other languages.
   { rule: 'ignore_instructions', families: ['ignore_previous', 'encoded'], re: /\bignore[zr]?\s+(?:(?:toutes?|tous)\s+)?(?:les|tes|vos|la|le|ces|ses)\s+(?:\S+\s+){0,3}?(?:instructions|consignes|directives|règles)\b/i },
   { rule: 'ignore_instructions', families: ['ignore_previous', 'encoded'], re: /\b(?:ignorier(?:e|en|t)?|vergiss|vergessen sie|missachte)\b[^.\n]{0,40}\b(?:anweisungen|anweisung|instruktionen|regeln|vorgaben|befehle)\b/i },
@@ -116,11 +123,15 @@ export const INJECTION_RULES = [
  * about prompt injection) quotes attacks as examples. Such text is read with its quotations set
  * aside: a quoted example is not addressed to the reader, what the text itself says still is.
  */
-const DISCUSSES_ATTACKS = /\b(?:prompt[- ]injections?|(?:indirect|direct|hidden) (?:prompt )?injections?|injection attacks?|jailbreak(?:s|ing| prompts?| attempts?)|red[- ]team(?:ing|ers?|s)?|adversarial|attackers?|phishing|threat model|social engineering|security (?:awareness|research(?:ers?)?|training|report))\b/i;
-const QUOTED = /"[^"\n]{1,400}"|“[^”\n]{1,400}”|«[^»\n]{1,400}»/g;
+const DISCUSSES_ATTACKS = /\b(?:injections?|false positives|prompt[- ]injections?|(?:indirect|direct|hidden) (?:prompt )?injections?|injection attacks?|jailbreak(?:s|ing| prompts?| attempts?)|red[- ]team(?:ing|ers?|s)?|adversarial|attackers?|phishing|threat model|social engineering|security (?:awareness|research(?:ers?)?|training|report))\b/i;
+/** A quotation, on one line or wrapped over a few (Markdown wraps long lines), or a `code span`. */
+const QUOTED = /"[^"\n]{1,400}(?:\n[^"\n]{1,400}){0,3}"|“[^”]{1,400}”|«[^»]{1,400}»|`[^`\n]{1,200}`/g;
+
+/** Dialogue in a story: a quotation followed by who said it ("…," she whispered). */
+const NARRATED = /["“][^"”\n]{1,300}[,!?]["”]\s+(?:(?:she|he|they|i|we)\s+|[A-Z][a-z]+\s+)(?:said|says|whispered|shouted|asked|replied|muttered|called|cried|answered|added|told|snapped|laughed|yelled|sighed)\b/g;
 
 /** @param {string} text */
-const withoutQuotedExamples = (text) => (DISCUSSES_ATTACKS.test(text) ? text.replace(QUOTED, '"…"') : text);
+const withoutQuotedExamples = (text) => (DISCUSSES_ATTACKS.test(text) ? text.replace(QUOTED, '"…"') : text).replace(NARRATED, (m) => m.replace(/^["“][^"”]*[,!?]["”]/, '"…,"'));
 
 /** Readings that only exist because someone encoded the text (not spaced letters or look-alikes, which are mostly typography). */
 const ENCODINGS = /^(?:base64|hex|binary|escaped|morse|caesar shift \d+|atbash|reversed|reversed words|leetspeak)$/;
@@ -150,11 +161,13 @@ export class InputSanitizer {
   constructor(options = {}) {
     const without = new Set(options.without ?? []);
     const off = cuesOf(without);
-    /** Rule names not reported. */
-    this.offRules = off.rules;
+    /** Families whose own rules and lexicons are off. @type {ReadonlySet<string>} */
+    this.without = without;
     /** Lexicons that never match. @type {ReadonlySet<RegExp>} */
     this.offLexicons = new Set(Object.entries(CUE_LEXICONS).filter(([name]) => off.lexicons.has(name)).map(([, re]) => re));
-    this.rules = (options.rules ?? INJECTION_RULES).filter((r) => !off.rules.has(r.rule) && !(r.families ?? []).some((f) => without.has(f)));
+    /** @param {readonly string[]} families */
+    this.isOff = (families) => families.some((f) => without.has(f));
+    this.rules = (options.rules ?? INJECTION_RULES).filter((r) => !this.isOff(r.families ?? RULE_FAMILIES[/** @type {keyof typeof RULE_FAMILIES} */ (r.rule)] ?? []));
     this.cues = options.cues ?? true;
     this.model = options.model ?? true;
   }
@@ -173,19 +186,19 @@ export class InputSanitizer {
     /** Reports a rule once: decoded text says the same as the plain text where nothing was encoded. @param {string} rule @param {string} match @param {string} [via] */
     const report = (rule, match, via) => {
       const name = via ? `encoded_${rule}` : rule;
-      if (seen.has(name) || seen.has(rule) || this.offRules.has(rule)) return;
+      if (seen.has(name) || seen.has(rule)) return;
       seen.add(name);
       flags.push({ rule: name, match: `${via ? `${via}: ` : ''}${match}`.slice(0, 120) });
     };
     /** Both detectors on `text`. @param {string} text @param {string} [via] how the text was decoded */
     const check = (text, via) => {
-      for (const { rule, re } of this.rules) {
+      for (const { rule, re, unless } of this.rules) {
         if (seen.has(rule) || seen.has(via ? `encoded_${rule}` : rule)) continue; // reported already: skip the regex
         const m = re.exec(text);
-        if (m) report(rule, m[0].trim(), via);
+        if (m && !unless?.(text)) report(rule, m[0].trim(), via);
       }
       // The rules and the learned detector ask the same lexicons about the same sentences: once.
-      const memo = new SentenceMemo(sentenceParts(text), this.offLexicons);
+      const memo = new SentenceMemo(sentenceParts(text), this.offLexicons, this.without);
       if (this.cues) for (const { rule, match } of findInstructionCues(text, memo)) report(rule, match, via);
       if (this.model && !seen.has(via ? 'encoded_learned_model' : 'learned_model')) {
         const verdict = scoreInjection(text, memo);
@@ -199,9 +212,9 @@ export class InputSanitizer {
         const before = flags.length;
         check(reading.text, reading.via);
         // An order someone took the trouble to encode is an injection even when its words are plain.
-        if (flags.length === before && ENCODINGS.test(reading.via) && readsAsOrder(reading.text, this.offLexicons)) report('hidden_order', reading.text.trim(), reading.via);
+        if (flags.length === before && !this.isOff(RULE_FAMILIES.hidden_order) && ENCODINGS.test(reading.via) && readsAsOrder(reading.text, this.offLexicons)) report('hidden_order', reading.text.trim(), reading.via);
       }
-      else if (!seen.has('encoded_ignore_instructions') && !this.offRules.has('run_together')) {
+      else if (!seen.has('encoded_ignore_instructions') && !this.isOff(RULE_FAMILIES.run_together)) {
         seen.add('encoded_ignore_instructions');
         flags.push({ rule: 'encoded_ignore_instructions', match: `${reading.via}: ${reading.text}`.slice(0, 120) });
       }

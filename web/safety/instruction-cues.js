@@ -8,6 +8,8 @@
  * this catches text the sentence patterns were never written for. Pure logic.
  */
 
+import { RULE_FAMILIES } from './cue-families.js';
+
 /** @typedef {{rule: string, match: string}} CueFlag */
 
 /** @param {string} source @param {string} [flags] */
@@ -18,7 +20,7 @@ const NOT_A_NOUN = String.raw`(?<!\b(?:the|specified|git|npm|custom|default|thes
 
 // English lexicons. Each is one idea; a word list, not a sentence pattern.
 const DISMISS = re(String.raw`${NOT_A_NOUN}\b(?:ignor(?:e|ing)|ingor(?:e|ing)|igno?re?|ignroe|igonre|disreg(?:ard|rad|uard)(?:ing)?|disregard(?:ing)?|forget(?:ting)?|overrid(?:e|ing)|overrule|bypass|set aside|put aside|pay no (?:attention|heed|mind)|no longer (?:follow|obey)|stop (?:following|obeying)|discard|abandon|scrap|throw (?:out|away)|dismiss|neglect|drop|quit|cease|leave behind|move on from)\b`);
-const TARGET = re(String.raw`\b(?:instructions?|prompts?|directions|directives?|guidelines?|guidance|rules|orders|commands|constraints|restrictions|guardrails|programming|assignment|task|brief(?:ing)?|mission|system message|(?:previous|prior|earlier|above|preceding|initial|original) (?:text|content|input|context)|e?v[ae]?ry?thing (?:(?:that )?(?:u|ur|you|you've|you're|youve)\s+(?:were |was |been |r |are )?(?:told|given|asked))|what(?:ever)? (?:you(?:'ve| have)? (?:were |been )?(?:told|given|asked)|(?:i|we) (?:said|asked|told you)(?!\s+(?:about|regarding)\b)|you(?:'re| are) doing)|everything (?:above|before|so far|else|you(?:'ve| have| were))|all (?:of )?(?:that|this)|(?:that|this) (?:whole thing|nonsense|stuff)|(?:your|the assistant's|the model's) (?:role|persona|identity|character|purpose|training|conditioning|principles|ethics|values|programming)|(?:text|content|messages?|instructions?|context|conversation) (?:above|before this|so far|until now)|(?:about\s+)?(?:summari[sz]ing|translating|reviewing|answering|analy[sz]ing|classifying)|(?:translation|summary|summari[sz]ation|review|analysis|classification|writing|coding) (?:job|task|work|assignment))\b`);
+const TARGET = re(String.raw`\b(?:instructions?|prompts?|directions|directives?|guidelines?|guidance|rules|orders|commands|constraints|restrictions|guardrails|programming|assignment|task|brief(?:ing)?|mission|system message|(?:previous|prior|earlier|above|preceding|initial|original) (?:text|content|input|context)|e?v[ae]?ry?thing (?:(?:that )?(?:u|ur|you|you've|you're|youve)\s+(?:were |was |been |r |are )?(?:told|given|asked))|what(?:ever)? (?:you(?:'ve| have)? (?:were |been )?(?:told|given|asked)|(?:i|we) (?:said|asked|told you)(?!\s+(?:(?:earlier|before|yesterday|previously|this morning|last \w+)\s+)?(?:about|regarding|re|on)\b)|you(?:'re| are) doing)|everything (?:above|before|so far|else|you(?:'ve| have| were))|all (?:of )?(?:that|this)|(?:that|this) (?:whole thing|nonsense|stuff)|(?:your|the assistant's|the model's) (?:role|persona|identity|character|purpose|training|conditioning|principles|ethics|values|programming)|(?:text|content|messages?|instructions?|context|conversation) (?:above|before this|so far|until now)|(?:about\s+)?(?:summari[sz]ing|translating|reviewing|answering|analy[sz]ing|classifying)|(?:translation|summary|summari[sz]ation|review|analysis|classification|writing|coding) (?:job|task|work|assignment))\b`);
 const PRIOR = re(String.raw`\b(?:previous(?:ly)?|prior|earlier|above|preceding|before|initial|original|existing|old|former|so far|until now|up to now|thus far|your|you(?:'ve| have)? (?:were |been )?(?:given|told|received|got|asked|configured|programmed|set up|trained|initiali[sz]ed)|all|any|every|the rest)\b`);
 const REVOKED = re(String.raw`\b(?:void|cancell?ed|revoked|rescinded|obsolete|outdated|expired|superseded|overridden|withdrawn|invalid(?:ated)?|null|suspended|lifted|retired|deprecated|removed|disabled|deleted|deactivated|turned off|switched off|waived|no longer (?:valid|apply|applies|in (?:effect|force)|relevant|matter|stand|binding)|(?:don't|do not|does not|doesn't) apply(?: anymore)?|(?:were|was|are|is) (?:a mistake|an error|wrong|fake|not real|a test|a joke|bogus|erroneous|test data|placeholders?))\b`);
 /** "This directive takes precedence", "supersedes all previous instructions". */
@@ -31,7 +33,7 @@ const FORCE = re(String.raw`(?:\b(?:only|just|exactly|verbatim|nothing (?:else|b
 const AI_CORE = String.raw`(?:automated (?:[\w-]+ ){0,2}(?:software|systems?|pipelines?|processors?|workflows?|services?|tools?)|ai|a\.i\.|llms?|gpt(?:-?\d\w*)?|chatgpt|claude|gemini|copilot|bard|chat ?bots?|bots?|assistants?|language models?|models?|agents?|summari[sz]ers?|crawlers?|scrapers?|screeners?|hiring software|screening software|applicant tracking systems?|ats|r[ée]sum[ée] (?:parsers?|screeners?)|recruiting (?:software|tools?))`;
 const AI_ROLE = String.raw`(?:agents?|models?|assistants?|reviewers?|tools?|systems?|summari[sz]ers?|readers?|crawlers?|scrapers?|bots?|screeners?|helpers?|note-?takers?|transcribers?|copilots?|translators?)`;
 /** The AI, with a modifier or role: "the support AI", "coding agents", "AI systems", "LLM-based reviewer". */
-const AI = String.raw`(?:(?:automated|autonomous|coding|support|triage|ci|build|deploy|merge|moderation|helpdesk|sales|booking|travel|scheduling|calendar|inbox|security|ops|devops|github|slack|discord|hr|recruiting|finance|billing|intake|dispatch|ai|llm|review|hiring|screening|code|research|browsing|shopping|e-?mail|mail|web|search|reading|ai-powered|llm-based)[- ])?${AI_CORE}(?:(?:[- ][a-z]+)?[- ]${AI_ROLE})?(?![- ]?(?:researchers?|engineers?|enthusiasts?|startups?|compan(?:y|ies)|developers?|teams?|products?|features?|ethics|policy|policies|act|regulations?|industry|market|news|course|conference|safety|art|generated|powered|driven|winter|hype|literacy|training|lab|labs)\b)`;
+const AI = String.raw`(?:(?:automated|autonomous|coding|support|triage|ci|build|deploy|merge|moderation|helpdesk|sales|booking|travel|scheduling|calendar|inbox|security|ops|devops|github|slack|discord|hr|recruiting|finance|billing|intake|dispatch|ai|llm|review|hiring|screening|code|research|browsing|shopping|e-?mail|mail|web|search|reading|ai-powered|llm-based)[- ])?${AI_CORE}(?:(?:[- ][a-z]+)?[- ]${AI_ROLE})?(?![- ]?(?:researchers?|engineers?|enthusiasts?|startups?|compan(?:y|ies)|developers?|teams?|products?|features?|ethics|policy|policies|act|regulations?|industry|market|news|course|conference|safety|art|generated|powered|driven|winter|hype|literacy|training|lab|labs|assisted|enabled|based|related)\b)`;
 const AI_WORD = re(String.raw`\b${AI}\b`);
 /** A cheap first look: the sentences that name an AI at all (most do not) get the costlier patterns. */
 const NAMES_AI = re(String.raw`\b${AI_CORE}\b|todo\s*\(`);
@@ -112,9 +114,9 @@ const LEAK_VERB = re(String.raw`\b(?:spell|read (?:\w+ ){0,3}(?:aloud|out loud|o
 /** Said of "the system prompt" (not "your"), only these verbs ask for it: "what is in the system prompt?" is a question about prompts. */
 const LEAK_VERB_STRICT = re(String.raw`\b(?:read (?:\w+ ){0,3}(?:aloud|out loud)|spell (?:out|backwards)|reveal|print|repeat|output|display|dump|recite|reproduce|disclose|expose|paste|echo|write out|spell out|copy out|tell me|give me|send me|quote|(?:copy|put|include|paste|insert)\b[^.\n]{0,30}\b(?:into|in|to) (?:your|the) (?:reply|answer|response|output|message))\b`);
 const HIDDEN_TEXT = String.raw`(?:preamble|pre-?prompt|meta-?prompt|setup (?:message|text)|hidden (?:preamble|context|text|message))`;
-const LEAK_OBJ_YOURS = re(String.raw`\b(?:your\s+(?:(?:full|entire|exact|complete|original|whole|own)\s+)?(?:(?:system|initial|original|hidden|secret|internal|developer|starting|setup|opening|first|pre-?conversation|base|underlying|confidential)\s+)?(?:prompt|instructions|directives|configuration|guidelines|setup(?: text)?|rules|system prompt|context window|preamble|message)(?![- ](?:engineering|library|libraries|template|design|writing|skills|file|folder))|(?:prompt|instructions|text|message|rules?|guidelines?|directives?)\s+(?:that\s+)?you(?:'ve| have)?\s+(?:were\s+|been\s+)?(?:given|told|shown|initiali[sz]ed|configured|received|started with|got)|(?:rules|guidelines|instructions|principles|policies|constraints|guidance)\s+(?:that\s+)?(?:govern|shape|control|guide|constrain|define|dictate)(?:s|ing)?\s+(?:your|the assistant's|the model's)\s+(?:behaviou?r|responses|answers|conduct|outputs?|replies)|(?:guidance|instructions|rules|guidelines|directives|policies|constraints|prompt)\s+(?:that\s+)?you(?:'re| are)?\s+(?:operate|operating|work|working|run|running|function|functioning)\s+(?:under|with|by)|(?:instructions?|rules?|prompts?|guidelines?|directives?|text|message)\b[^.?!\n]{0,40}\b(?:gave you|give you|given (?:to )?you|provided (?:to )?you|fed (?:to )?you|loaded into you|told you|set for you)|what (?:you were|were you|have you been) (?:told|given)(?: before)?|(?:text|content|words|messages?|instructions)\s+(?:(?:that\s+)?(?:appears?|is|are|comes?|sits?|exists?)\s+)?(?:in|inside|at the (?:start|top|beginning) of)\s+your\s+(?:context|context window|memory|prompt|input)|(?:everything|all|the text|the words|whatever)\s+(?:that\s+)?(?:(?:appears?|is|was|stands|written|comes?)\s+)?(?:above|before)\s+(?:this|here|the user|my message|the line)|${HIDDEN_TEXT}|(?:what (?:was|is|came|stands)|(?:text|words|everything|content|instructions)) (?:written |said )?(?:at|in) the (?:very )?(?:beginning|start|top) of (?:this|the|your) (?:prompt|conversation|context(?: window)?|chat|session)|(?:precedes?|preceded|came before|comes before)\s+(?:our|this|the)\s+(?:conversation|chat|session|discussion))\b`);
+const LEAK_OBJ_YOURS = re(String.raw`\b(?:your\s+(?:(?:full|entire|exact|complete|original|whole|own)\s+)?(?:system|initial|original|hidden|secret|internal|developer|starting|setup|opening|first|pre-?conversation|base|underlying|confidential)\s+(?:message|configuration|setup|rules)|your\s+(?:(?:full|entire|exact|complete|original|whole|own)\s+)?(?:(?:system|initial|original|hidden|secret|internal|developer|starting|setup|opening|first|pre-?conversation|base|underlying|confidential)\s+)?(?:prompt|instructions|directives|guidelines|setup text|system prompt|context window|preamble)(?![- ](?:engineering|library|libraries|template|design|writing|skills|file|folder))|(?:prompt|instructions|text|message|rules?|guidelines?|directives?)\s+(?:that\s+)?you(?:'ve| have)?\s+(?:were\s+|been\s+)?(?:given|told|shown|initiali[sz]ed|configured|received|started with|got)|(?:rules|guidelines|instructions|principles|policies|constraints|guidance)\s+(?:that\s+)?(?:govern|shape|control|guide|constrain|define|dictate)(?:s|ing)?\s+(?:your|the assistant's|the model's)\s+(?:behaviou?r|responses|answers|conduct|outputs?|replies)|(?:guidance|instructions|rules|guidelines|directives|policies|constraints|prompt)\s+(?:that\s+)?you(?:'re| are)?\s+(?:operate|operating|work|working|run|running|function|functioning)\s+(?:under|with|by)|(?:instructions?|rules?|prompts?|guidelines?|directives?|text|message)\b[^.?!\n]{0,40}\b(?:gave you|give you|given (?:to )?you|provided (?:to )?you|fed (?:to )?you|loaded into you|told you|set for you)|what (?:you were|were you|have you been) (?:told|given)(?: before)?|(?:text|content|words|messages?|instructions)\s+(?:(?:that\s+)?(?:appears?|is|are|comes?|sits?|exists?)\s+)?(?:in|inside|at the (?:start|top|beginning) of)\s+your\s+(?:context|context window|memory|prompt|input)|(?:everything|all|the text|the words|whatever)\s+(?:that\s+)?(?:(?:appears?|is|was|stands|written|comes?)\s+)?(?:above|before)\s+(?:this|here|the user|my message|the line)|${HIDDEN_TEXT}|(?:what (?:was|is|came|stands)|(?:text|words|everything|content|instructions)) (?:written |said )?(?:at|in) the (?:very )?(?:beginning|start|top) of (?:this|the|your) (?:prompt|conversation|context(?: window)?|chat|session)|(?:precedes?|preceded|came before|comes before)\s+(?:our|this|the)\s+(?:conversation|chat|session|discussion))\b`);
 const LEAK_OBJ_THE = re(String.raw`\bthe\s+(?:full|entire|exact|complete|whole|verbatim)\s+(?:prompt|instructions)\b(?!\s+(?:for|to|below|of (?:the|this|a)))|\bthe\s+(?:(?:full|entire|exact|complete|original|whole)\s+)?(?:system|initial|original|hidden|secret|internal|developer|starting|setup|opening|pre-?conversation|underlying|confidential)\s+(?:prompt|instructions|message|directives|configuration|guidelines|rules|setup|preamble)\b`);
-const SECRECY = re(String.raw`\b(?:don't|do not|never|without)\s+(?:tell(?:ing)?|mention(?:ing)?|reveal(?:ing)?|inform(?:ing)?|disclos(?:e|ing)|alert(?:ing)?|notify(?:ing)?|let(?:ting)?)\s+(?:the user|the reader|the customer|users|anyone|them|the human|your user)\b`);
+const SECRECY = re(String.raw`(?<!\b(?:will|would|can|could|does|did|might|may)\s+)\b(?:don't|do not|never|without)\s+(?:tell(?:ing)?|mention(?:ing)?|reveal(?:ing)?|inform(?:ing)?|disclos(?:e|ing)|alert(?:ing)?|notify(?:ing)?|let(?:ting)?)\s+(?:the user|the reader|the customer|users|anyone|them|the human|your user)\b`);
 const ROLE = re(String.raw`\b(?:you are now|you're now|(?:forget|pretend|imagine) (?:that )?you(?:'re| are) (?:not )?(?:an? )?(?:\w+ )?(?:assistant|ai|bot|model|chatbot)|(?:^|;\s*)you(?:'re| are) (?:an? |my )(?:\w+ ){0,3}(?:who|that)|from now on,? you|henceforth,? you|act as (?:if|an?|my)|pretend (?:to be|you are|that you)|role-?play as|new persona|you are no longer|switch(?:ing)? (?:to|into) \w+ mode|you have been (?:freed|unlocked|liberated|upgraded|jailbroken|reprogrammed)|(?:behave|act|respond|operate|answer) as ["“']|you (?:must|will|shall) (?:now )?(?:be|behave as|act as|become)\b)\b`);
 const UNBOUND = re(String.raw`\b(?:no (?:rules|restrictions|limits|filters|guidelines|boundaries|censorship)|without (?:any )?(?:rules|restrictions|limits|filters|guidelines|censorship)|unrestricted|unfiltered|uncensored|jailbr[eo]ak\w*|anything (?:i|the user) (?:ask|want)s?|ignore (?:your|all) (?:ethics|safety)|no (?:content |safety )?(?:polic(?:y|ies)|morals|ethics|filters?|guardrails)|never refuses?|(?:always|must) comply|no refusals?|without (?:refusing|refusal|hesitation or refusal)|answers? (?:anything|any question)|never (?:warns?|says no|adds? (?:warnings|disclaimers))|without (?:warnings?|disclaimers?)|writes? malware|no (?:morals|ethics)|invents?|makes? (?:things|numbers|facts) up|fabricates?|lies to|insults?|deceives?|scams?|manipulates?|threatens?|convinces? (?:people|users|them) to)\b`);
 
@@ -144,14 +146,36 @@ const AUTHORITY = re(String.raw`\b(?:messages?|notices?|updates?|directives?|ord
 // rest of the data, dictates a verdict about the document, orders a tool call. Each lexicon is
 // one such idea; the rules below combine them, and the learned detector weighs them as features.
 
+/** What a program does with a conversation's parts ("a loop that reads the user's input and prints the assistant's reply"): not an order to the assistant. */
+const NOT_A_PROGRAMS = String.raw`(?<!\b(?:prints?|logs?|returns?|displays?|renders?|shows?|sends?|streams?|stores?|saves?|parses?|reads?|gets?|takes?|passes|forwards?|appends?|adds?)\s+)`;
+
 /** The assistant's own answer, named as the thing an order is about: "your response", "at the end of the summary", "when you answer", "any summary of this". Not an HTTP response's parts. */
 const ANSWER_NOUN = String.raw`(?:response|reply|replies|answer|answers|output|summary|summaries|translation|completion|explanation|recap|code examples?|analysis|message|messages|assessment|evaluation|review|description)`;
 const NOT_PROTOCOL = String.raw`(?!\s*(?:body|headers?|objects?|payloads?|codes?|status|fields?|times?|data|streams?|types?|formats?|schemas?|json|xml|size|cache|handlers?|bytes|files?|queues?|topics?|ids?|sheets?|keys?)\b)`;
-const ANSWER_REF = re(String.raw`\b(?:your|the assistant's|the model's|the ai's)\s+(?:(?:final|next|entire|whole|full|own|first|last|every)\s+)?(?!answers\b)${ANSWER_NOUN}${NOT_PROTOCOL}|\b(?:in|into|to|at the (?:start|end|top|bottom|beginning|foot) of|within|throughout|before|after|with)\s+(?:the|your|each|every|all|any)\s+(?:(?:final|next|later|future)\s+)?(?:response|reply|replies|answer|answers|output|summary|summaries|translation|recap)${NOT_PROTOCOL}|\b(?:when|while|whenever|before|after|once)\s+(?:you(?:'re| are)?\s+)?(?:answer(?:ing)?|repl(?:y|ying)|respond(?:ing)?|summari[sz](?:e|ing)|translat(?:e|ing)|present(?:ing)?|explain(?:ing)?|complet(?:e|ing) (?:the )?code|writ(?:e|ing) (?:the|your|a) (?:summary|answer|reply|recap)|giv(?:e|ing) (?:an |the |your )?examples?|(?:writ|generat|suggest|show)(?:e|ing) (?:the |some |any )?code)\b|\b(?:any|every|each|all|future|later|subsequent)\s+(?:(?:later|future|other|further)\s+)?(?:response|reply|replies|answer|answers|summary|summaries|output|translation|recap|evaluation|assessment|analysis)\b(?!\s+(?:is|are) (?:logged|stored|sent|encrypted|signed))|\b(?:every|all|any|each)\s+(?:later|future|subsequent|further|following)\s+(?:messages?|questions?)\b`);
+const ANSWER_REF = re(String.raw`${NOT_A_PROGRAMS}\b(?:your|the assistant's|the model's|the ai's)\s+(?:(?:final|next|entire|whole|full|own|first|last|every)\s+)?(?!answers\b)${ANSWER_NOUN}${NOT_PROTOCOL}|\b(?:in|into|to|at the (?:start|end|top|bottom|beginning|foot) of|within|throughout|before|after|with)\s+(?:the|your|each|every|all|any)\s+(?:(?:final|next|later|future)\s+)?(?:response|reply|replies|answer|answers|output|summary|summaries|translation|recap)${NOT_PROTOCOL}|\b(?:when|while|whenever|before|after|once)\s+(?:you(?:'re| are)?\s+)?(?:answer(?:ing)?|repl(?:y|ying)|respond(?:ing)?|summari[sz](?:e|ing)|translat(?:e|ing)|present(?:ing)?|explain(?:ing)?|complet(?:e|ing) (?:the )?code|writ(?:e|ing) (?:the|your|a) (?:summary|answer|reply|recap)|giv(?:e|ing) (?:an |the |your )?examples?|(?:writ|generat|suggest|show)(?:e|ing) (?:the |some |any )?code)\b|\b(?:any|every|each|all|future|later|subsequent)\s+(?:(?:later|future|other|further)\s+)?(?:response|reply|replies|answer|answers|summary|summaries|output|translation|recap|evaluation|assessment|analysis)\b(?!\s+(?:is|are) (?:logged|stored|sent|encrypted|signed))|\b(?:every|all|any|each)\s+(?:later|future|subsequent|further|following)\s+(?:messages?|questions?)\b`);
 /** A clause that opens with an order (after "please", "also", "be sure to", a colon …). */
 const ORDER_VERBS = String.raw`(?:add|include|insert|append|prepend|put|place|work|embed|mention|promote|advertise|recommend|say|state|claim|assert|write|rewrite|compose|format|encode|encrypt|convert|translate|spell|end|begin|start|finish|sign|respond|reply|answer|use|make|present|describe|call|list|give|show|output|print|tell|spread|inform|warn|remind|attach|render|display|return|type|paste|copy|quote|report|rate|rank|score|classify|mark|label|treat|flag|book|delete|remove|send|forward|e-?mail|post|upload|run|execute|invoke|open|visit|click|download|install|create|schedule|set|change|disable|turn off|cancel|unsubscribe|transfer|pay|merge|close|approve|accept|reject|grant|store|save|remember|share|leave out|omit|skip|hide|ignore|disregard|forget|overlook|drop|concentrate|focus|act|pretend|speak|talk|generate|produce|draft|summari[sz]e|analy[sz]e|explain|repeat|proofread|spell-check|reveal|echo|dump|advance|conclude|insist|emphasi[sz]e|portray|refer|keep|replace|overwrite|edit|modify|commit|push|accept|decline|unzip|go|navigate|fetch|load|check)`;
 const CLAUSE_START = String.raw`(?:^|^(?:when|while|whenever|before|after|once|if|in case|in|as|for|during|on|with|to)\b[^,;:\n]{0,80},\s*|[:;—–(\[]\s*|\b(?:please|kindly|also|then|finally|afterwards|next|now|just|simply|first|always|and then|be sure to|make sure(?: to| that you| you)?|remember to|don't forget to|do not forget to|you (?:must|should|need to|have to|will|shall|are to)|you'll|(?:the )?(?:assistant|ai|model|agent|bot|llm) (?:must|should|will|shall|is to)),?\s+)(?:(?:please|kindly|also|then|just|now|always|simply|first)\s+)*`;
 const CLAUSE_ORDER = re(String.raw`${CLAUSE_START}${ORDER_VERBS}\b(?!\s*[:：])`);
+// GENERAL cues (issue 32 §7): what every indirect injection shares, whatever its shape — an
+// order meant for the AI that reads the text, about the conversation it is in, with its wording
+// forced. No family owns them (cue-families.js), so they stay on when a family is held out; the
+// learned detector weighs them as features too.
+
+/** The reader's situation named: the user it serves, the conversation it is in, the turns to come. */
+const READER_SITUATION = re(String.raw`${NOT_A_PROGRAMS}\b(?:the user(?:'s)?|this (?:conversation|chat|session)|the (?:conversation|chat|session) (?:so far|history|above)|(?:every|each|all|any|future|subsequent|later) (?:questions?|prompts?|requests?) (?:you (?:get|receive)|from (?:the|any) user)|for the rest of (?:this|the) (?:conversation|chat|session)|whoever (?:reads|is reading)|on (?:my|the user's) behalf|the (?:human|person) you(?:'re| are) (?:talking|chatting|speaking))\b`);
+/** Words that force an order beyond doubt: "only", "exactly", "nothing else", "no matter what", "instead". */
+const FORCE_WORD = re(String.raw`\b(?:only|exactly|verbatim|word for word|nothing (?:else|but|more)|no matter what|regardless|instead|always|every time|at all times|solely|at once|immediately|(?:a |the )?single word|to (?:every|each|any) (?:message|question|query|request|prompt|reply|post)|to everything|from now on|going forward)\b`);
+/** Said to "you" as an obligation: "you must now …", "you will reply …", "I need you to …". */
+const YOU_MUST = re(String.raw`\b(?:you|u)\s+(?:must|shall|will now|will only|will always|need to|have to|are (?:to|required to|now)|(?:now )?(?:can|may) only)\b|\bI (?:want|need) you to\b`);
+/** A fixed text to produce: a quotation, "the word X", "the following …". */
+const FIXED_TEXT = re(String.raw`["“«„][^"”»“\n]{1,100}["”»“]|[「『][^」』\n]{1,60}[」』]|\bthe (?:word|phrase|string|sentence|text|line)s?\s+["“«<A-Z0-9]|\bthe following\b`);
+/** The same order to produce text in other languages: the verbs of saying and answering, and the words that force them. */
+const SAY_ML = re(String.raw`(?:(?<![\p{L}\p{N}])(?:dis|dites|réponds|répondez|écris|écrivez|affiche[zr]?|imprime[zr]?|répète[zr]?|sag|sage|sagen sie|antworte|antworten sie|schreib|schreibe|schreiben sie|gib|wiederhole|di|diga|responde|responda|contesta|escribe|escriba|muestra|repite|dì|dica|rispondi|risponda|scrivi|scriva|stampa|mostra|ripeti|digas|escreva|imprima|mostre|repita|zeg|antwoord|schrijf|toon|herhaal|powiedz|odpowiedz|napisz|wypisz|pokaż|powtórz|säg|svara|skriv|söyle|yaz|yanıtla|cevap ver)(?![\p{L}\p{N}])|скажи|скажите|ответь|ответьте|напиши|напишите|выведи|выведите|повтори|说|回答|回复|输出|輸出|打印|言って|答えて|書いて|出力して|말해|답해|출력해)`, 'iu');
+const FORCE_ML_ANY = re(String.raw`(?:(?<![\p{L}\p{N}])(?:seulement|uniquement|juste|rien d'autre|nur|ausschließlich|nichts anderes|solo|solamente|únicamente|nada más|soltanto|nient'altro|apenas|somente|só|nada mais|alleen|tylko|bara|endast|sadece)(?![\p{L}\p{N}])|только|лишь|只|仅|僅|だけ|のみ|만)`, 'iu');
+/** A clause that opens by ordering the reader to produce text: "say …", "print …", "reply …". */
+const SAY_ORDER = re(String.raw`(?:${CLAUSE_START}|\b(?:and|then)\s+(?:then\s+)?(?:just\s+|only\s+|simply\s+|instead\s+)?)(?:say|print|output|write|reply|respond|answer|repeat|return|state|tell me|display)\b(?!\s*[:：(\`=.[])(?![^\n]*(?:[{};=\`$]|=>|\)\s*$))`);
+
 /** An order whose verb is the answer itself: "Respond with …", "Reply only in …", "Answer entirely in …". */
 const ANSWER_VERB_ORDER = re(String.raw`(?:^|[:;—–(]\s*|\b(?:please|kindly|also|just|now|instead|always|from now on|then),?\s+)(?:respond|reply|answer|speak|talk|write back)\b(?!\s*[:：])`);
 /** How an answer is bent: a style, an encoding, a fixed form, "instead". */
@@ -161,7 +185,7 @@ const PAYLOAD = re(String.raw`["“«„][^"”»“\n]{2,160}["”»“]|https?
 /** An assertion dictated to the reader: "say that …", "tell them it was moved", "respond that it is …". */
 const DICTATED = re(String.raw`\b(?:say|answer|reply|respond)\s+(?:with\s+)?["“']?(?:yes|no|ok|okay|true|false|approved|safe|fine|positive|negative)\b|\b(?:spread the word|let (?:people|everyone|readers|users) know)\b|\b(?:say|state|claim|mention|assert|insist|confirm|pretend|explain|respond|reply|answer|report|write|note|tell (?:them|the user|the reader|users|readers|everyone|people|him|her|customers?))\s+(?:that\b|(?:it|this|that|they|there|he|she|the [\w-]+(?: [\w-]+)?|(?:this|these|their|its|his|her|our|your) [\w-]+) (?:is|was|are|were|has|have|had|will|won't|cannot|can't|does|did|costs?|needs?|must|should)\b)`);
 /** Talk of HTTP, APIs and servers: "your response" there is a program's. */
-const PROTOCOL = re(String.raw`\b(?:headers?|status codes?|http|2xx|[1-5]\d\d (?:status|response|error|code)|json body|request body|endpoint|server|webhook|callback|handler|route|middleware|content-type|cors|request id|sdk|api (?:call|request|response)|challenge value|payload)\b`);
+const PROTOCOL = re(String.raw`\b(?:(?:a |the )?(?:loop|function|script|program|method|class|component|bot|app) (?:that|which) (?:reads|prints|returns|logs|renders|shows|sends|displays|writes)|headers?|status codes?|http|2xx|[1-5]\d\d (?:status|response|error|code)|json body|request body|endpoint|server|webhook|callback|handler|route|middleware|content-type|cors|request id|sdk|api (?:call|request|response)|challenge value|payload)\b`);
 /** An order armed by a condition on what the user (or anyone) will ask. */
 const CONDITION = re(String.raw`\b(?:if|when|whenever|should|in case|once|each time|every time|any ?time)\s+(?:the\s+|a\s+|any\s+|an\s+|your\s+|this\s+)?(?:user|users|anyone|anybody|someone|somebody|reader|readers|people|person|visitor|human|they|questions?|a question|the question|anything|the word|the topic|the subject|the conversation)\b[^.;\n]{0,50}?\b(?:asks?|asked|ask|requests?|requested|queries|inquires?|comes? up|brings? up|is asked|are asked|wants? to know|wants? (?:a|an|the|to see|to get)|looks? for|raises?|wonders?|mentions?|mentioned)\b|\b(?:if|when|once|should|in case)\s+(?:you(?:'re| are| get)\s+(?:ever\s+|being\s+)?)?asked\b|\b(?:if|when|once|should|whenever)\s+(?:you(?:'re| are)\s+)?(?:being\s+)?(?:asked|requested|prompted|told) (?:to|for|about|whether)\b`);
 /** What a conditional order makes the reader do: say something, or act. */
@@ -229,15 +253,42 @@ export function readsAsOrder(text, off = NO_LEXICON_OFF) {
   return sentenceParts(text).some((s) => s.length <= 600 && (ORDER_AT_START.test(s) || H(TELL_USER_ORDER, s)));
 }
 
+/** A line that opens with its speaker: "User: …", "[10:02] dana: …", "<anna> …", "Agent (Sofia): …". */
+const SPEAKER_LINE = /^\s*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?\s*)?(?:<([\w.-]{1,30})>|((?:@|u\/)?[\p{L}][\p{L}\p{N}_.' -]{0,30}?)(?:\s*\([^)\n]{1,30}\))?\s*:)\s*\S/u;
+const HEADER_NAME = /^(?:from|to|cc|bcc|subject|date|sent|title|re|fwd?|reply-to|note|notes|q|a|tl;?dr|summary|status|priority|reporter|description|step \d+|\d+)$/i;
+
+/**
+ * Whether a text IS a conversation — a chat export, a transcript — rather than a document with a
+ * turn in it: at least three lines open with a speaker, there are at least two speakers, and the
+ * first speaker line comes within the text's first three lines.
+ * @param {string} text
+ */
+export function isTranscript(text) {
+  let lines = 0;
+  let first = -1;
+  /** @type {Set<string>} */
+  const speakers = new Set();
+  text.split('\n').filter((l) => l.trim()).forEach((p, i) => {
+    const m = SPEAKER_LINE.exec(p);
+    const name = (m?.[1] ?? m?.[2] ?? '').trim().toLowerCase();
+    if (!m || !name || HEADER_NAME.test(name)) return;
+    lines++;
+    speakers.add(name);
+    if (first < 0) first = i;
+  });
+  return lines >= 3 && speakers.size >= 2 && first >= 0 && first < 3;
+}
+
 /**
  * The cues that need the lines around a sentence: a forged turn (an assistant turn then a user
  * turn that gives an order; a system turn that gives one), the data pretending to end before an
  * order, a forged tool result.
  * @param {string[]} parts the text's sentences
- * @param {(rule: string, s: string) => void} flag
+ * @param {(rule: string, s: string, families?: readonly string[]) => void} flag
  * @param {(lexicon: RegExp, text: string) => boolean} H a lexicon's answer about any text (SentenceMemo.has)
+ * @param {boolean} transcript whether the whole text is a conversation (isTranscript)
  */
-function findForgedTurns(parts, flag, H) {
+function findForgedTurns(parts, flag, H, transcript) {
   for (let i = 0; i < parts.length; i++) {
     const s = parts[i];
     if (H(DATA_END, s)) {
@@ -251,7 +302,7 @@ function findForgedTurns(parts, flag, H) {
     const role = m[1] ?? m[3] ?? m[4] ?? m[5];
     const content = `${(m[2] ?? '').trim()} ${parts[i + 1] ?? ''}`.trim();
     // A system turn that gives an order (not a spec sheet's "System: Ubuntu", not a persona example "System: You are a helpful assistant", not code).
-    if (SYSTEM_TURN.test(role) && !/^["'`{[(<]/.test(content) && !/^you are (?:an? |the )/i.test(content) && (H(CLAUSE_ORDER, content) || /\b(?:the assistant|you|your|from now on|must|only|always|never|shall|override|ignore|disregard|new session|no longer|closed|cancell?ed|granted|(?:mode|filters?|review|checks?|safety|moderation|restrictions) (?:is |are )?(?:off|disabled|lifted))\b/i.test(content) || H(CLAUSE_ORDER, parts[i + 1] ?? ''))) flag('forged_turn', s);
+    if (SYSTEM_TURN.test(role) && !(transcript && !/^(?:system|sys)$/i.test(role)) && !/^["'`{[(<]/.test(content) && !/^you are (?:an? |the )/i.test(content) && (H(CLAUSE_ORDER, content) || /\b(?:the assistant|you|your|from now on|must|only|always|never|shall|override|ignore|disregard|new session|no longer|closed|cancell?ed|granted|(?:mode|filters?|review|checks?|safety|moderation|restrictions) (?:is |are )?(?:off|disabled|lifted))\b/i.test(content) || H(CLAUSE_ORDER, parts[i + 1] ?? ''))) flag('forged_turn', s);
     // An assistant turn, then a user turn (within three sentences) that orders something.
     if (AI_TURN.test(role)) {
       for (let j = i + 1; j <= i + 3 && j < parts.length; j++) {
@@ -260,7 +311,11 @@ function findForgedTurns(parts, flag, H) {
         if (!USER_TURN.test(u[1] ?? u[3] ?? u[4] ?? u[5])) break;
         // What the user turn says: its line, and the next sentence unless that is another turn.
         const said = `${(u[2] ?? '').trim()} ${H(ROLE_LINE, parts[j + 1] ?? '') ? '' : parts[j + 1] ?? ''}`.replace(/^(?:(?:thanks?(?: you)?|great|good|perfect|ok(?:ay)?|nice|cool|excellent|fine|right|understood|got it)[.!,]*\s*)+(?:(?:one more thing|next|now|also)\b[\s,:—–-]*)?/i, '');
-        if (H(CLAUSE_ORDER, said) || H(DISMISS, said) || H(DATA_DISMISS, said) || (H(FORCE, said) && H(OUTPUT, said)) || H(LEAK_OBJ_YOURS, said)) flag('forged_turn', `${s} ${parts[j]}`);
+        // In a whole transcript (a chat export) the user asking the assistant for things is the conversation itself: only a dismissal, a forced text or a request for the hidden prompt is out of place there.
+        const ordered = transcript
+          ? H(DISMISS_THEN_TARGET, said) || (H(DATA_DISMISS, said) && H(DATA_TARGET, said)) || (H(SAY_ORDER, said) && H(FIXED_TEXT, said) && H(FORCE_WORD, said)) || H(LEAK_OBJ_YOURS, said)
+          : H(CLAUSE_ORDER, said) || H(DISMISS, said) || H(DATA_DISMISS, said) || (H(FORCE, said) && H(OUTPUT, said)) || H(LEAK_OBJ_YOURS, said);
+        if (ordered) flag('forged_turn', `${s} ${parts[j]}`);
         break;
       }
     }
@@ -270,7 +325,7 @@ function findForgedTurns(parts, flag, H) {
 /**
  * The structural cues of one sentence (see above).
  * @param {string} s @param {string} window the sentence and the next
- * @param {(rule: string, s: string) => void} flag
+ * @param {(rule: string, s: string, families?: readonly string[]) => void} flag
  * @param {(lexicon: RegExp) => boolean} T the lexicon's answer for `s` (shared, see SentenceMemo)
  * @param {(lexicon: RegExp, text: string) => boolean} H a lexicon's answer about any text (SentenceMemo.has)
  */
@@ -310,12 +365,17 @@ export function sentenceParts(text) {
 export function findInstructionCues(text, memo = new SentenceMemo(sentenceParts(text))) {
   /** @type {Map<string, string>} */
   const found = new Map();
-  /** @param {string} rule @param {string} s */
-  const flag = (rule, s) => { if (!found.has(rule)) found.set(rule, s.slice(0, 120)); };
+  /**
+   * @param {string} rule @param {string} s
+   * @param {readonly string[]} [families] the families the cue was written for, when not only its rule's
+   */
+  const flag = (rule, s, families = RULE_FAMILIES[/** @type {keyof typeof RULE_FAMILIES} */ (rule)] ?? []) => {
+    if (!found.has(rule) && !families.some((f) => memo.offFamilies.has(f))) found.set(rule, s.slice(0, 120));
+  };
   const parts = memo.parts;
   /** @param {RegExp} lexicon @param {string} t */
   const H = (lexicon, t) => memo.has(lexicon, t);
-  findForgedTurns(parts, flag, H);
+  findForgedTurns(parts, flag, H, isTranscript(text));
   for (let i = 0; i < parts.length; i++) {
     const s = parts[i];
     if (s.length > 600) continue;
@@ -343,7 +403,7 @@ export function findInstructionCues(text, memo = new SentenceMemo(sentenceParts(
     if (T(DANGEROUS_COMMAND) && (H(FAKE_CONSENT, window) || namesAI || /\b(?:before (?:continuing|answering|replying|you)|first|silently|immediately|for me|on my behalf)\b/i.test(s))) flag('dangerous_command', s);
     if (T(VISIT_AND_REPORT)) flag('exfiltration_request', s);
     if ((T(NEW_TASK) || T(THAT_WAS)) && (H(IMPERATIVE_START, s.replace(NEW_TASK, ':')) || (H(FORCE, window) && H(OUTPUT, window)))) flag('new_instructions', s);
-    if (T(FORCED_OUTPUT) && T(STRONG_FORCE)) flag('output_override', s);
+    if (T(FORCED_OUTPUT) && T(STRONG_FORCE)) flag('output_override', s, ['answer_manipulation']);
     if (T(OPEN_PARAM_URL) && H(CONVERSATION_DATA, window)) flag('markdown_exfiltration', s);
     if (T(LINK_WORD) && /https?:\/\/\S+[?&=]/.test(s) && T(CONVERSATION_DATA) && /\b(?:plus|followed by|append|with|containing|filled|add|encod|copy of)\w*/i.test(s)) flag('markdown_exfiltration', s);
     if (namesAI && T(ADDRESS)) flag('addresses_the_model', s);
@@ -365,6 +425,10 @@ export function findInstructionCues(text, memo = new SentenceMemo(sentenceParts(
     if (T(LEAK_SECRET)) flag('reveal_prompt', s);
     if (namesAI && T(WORKER_ADDRESS) && (T(OUTPUT) || T(SHAPE) || T(DRASTIC) || /\b(?:please|schedule|book|update|set|assign|create|pay)\b/i.test(s))) flag('addresses_the_model', s);
     if (T(NEXT_READER) && T(DRASTIC)) flag('addresses_the_model', s);
+    // General: an order for the reader about its conversation, forced; an order to produce a fixed text.
+    if ((T(CLAUSE_ORDER) || T(YOU_MUST)) && T(READER_SITUATION) && T(FORCE_WORD)) flag('order_to_reader', s);
+    if (T(SAY_ORDER) && T(FIXED_TEXT) && T(FORCE_WORD)) flag('order_to_reader', s);
+    if (T(SAY_ML) && T(FIXED_TEXT) && T(FORCE_ML_ANY)) flag('order_to_reader', s);
     if (T(NEVERMIND) && (N(IMPERATIVE_START) || (N(OUTPUT) && N(FORCE)))) flag('nevermind', s);
     if (T(RELAYED_AUTHORITY) && (H(UNLOCKED, window) || H(REVOKED, window) || H(DISMISS, window) || H(SAFETY_OFF, window))) flag('system_role', s);
     if (T(STOP_TASK)) flag('output_override', s);
@@ -374,10 +438,12 @@ export function findInstructionCues(text, memo = new SentenceMemo(sentenceParts(
 }
 
 /** The lexicons, by name: each is one idea, used as a feature by the learned detector. */
-export const CUE_LEXICONS = { DISMISS, TARGET, PRIOR, REVOKED, PRECEDENCE, YOU, OUTPUT, SHAPE, FORCE, AI_WORD, NAMES_AI, ADDRESS, IF_AI, AI_SUBJECT, ORDERED, DIRECTED, WHEN_WORKING, STOP_WHAT, NEW_TASK, THAT_WAS, IMPERATIVE_START, STRONG_FORCE, FORCED_OUTPUT, ACTIVATED, OPEN_PARAM_URL, LINK_WORD, CONVERSATION_DATA, VOCATIVE, CORRECT_ANSWER, TOOL_CALL, TOOL_URGE, SAFETY_TARGET, DISABLE, JAILBREAK_PERSONA, HEADING_TURN, FAKE_CONSENT, DANGEROUS_COMMAND, VISIT_AND_REPORT, SECRET_FILE, EXFIL_VERB, NEGATION, JAILBREAK_MODE, SAFETY_OFF, SESSION_SCOPE, IDENTITY_CLAIM, LEAK_VERB, LEAK_VERB_STRICT, LEAK_OBJ_YOURS, LEAK_OBJ_THE, SECRECY, ROLE, UNBOUND, DISMISS_ML, TARGET_ML, PRIOR_ML, FORCE_ML, LEAK_OBJ_ML, LEAK_VERB_ML, LEAK_SECRET, WORKER_ADDRESS, NEXT_READER, DRASTIC, NEVERMIND, RELAYED_AUTHORITY, UNLOCKED, STOP_TASK, DECODE_ML, OBEY_ML, DISMISS_THEN_TARGET, SECRET_ABOUT_AI, TIME_SWITCH, BEHAVE, PERSONA, AUTHORITY, ANSWER_REF, CLAUSE_ORDER, PAYLOAD, DICTATED, PROTOCOL, CONDITION, TELL_USER, DATA_END, FORGED_TAG, DATA_TARGET, DATA_DISMISS, VERDICT_ORDER, JUDGEMENT, ANY_READER_MUST, AS_FACT, VOUCHED, HARM, ACT_FLOW, URGENCY, TOOL_REF, STANDING, GENERATIVE_TASK, ANSWER_ML, TELL_USER_ML, ROLE_LINE, DICTATE_VERB, DICTATED_ML, ANSWER_FLOW, PLACEHOLDER_URL, ANSWER_VERB_ORDER, STYLE, TELL_USER_ORDER, UNRELATED_TASK, SET_VERDICT };
+export const CUE_LEXICONS = { DISMISS, TARGET, PRIOR, REVOKED, PRECEDENCE, YOU, OUTPUT, SHAPE, FORCE, AI_WORD, NAMES_AI, ADDRESS, IF_AI, AI_SUBJECT, ORDERED, DIRECTED, WHEN_WORKING, STOP_WHAT, NEW_TASK, THAT_WAS, IMPERATIVE_START, STRONG_FORCE, FORCED_OUTPUT, ACTIVATED, OPEN_PARAM_URL, LINK_WORD, CONVERSATION_DATA, VOCATIVE, CORRECT_ANSWER, TOOL_CALL, TOOL_URGE, SAFETY_TARGET, DISABLE, JAILBREAK_PERSONA, HEADING_TURN, FAKE_CONSENT, DANGEROUS_COMMAND, VISIT_AND_REPORT, SECRET_FILE, EXFIL_VERB, NEGATION, JAILBREAK_MODE, SAFETY_OFF, SESSION_SCOPE, IDENTITY_CLAIM, LEAK_VERB, LEAK_VERB_STRICT, LEAK_OBJ_YOURS, LEAK_OBJ_THE, SECRECY, ROLE, UNBOUND, DISMISS_ML, TARGET_ML, PRIOR_ML, FORCE_ML, LEAK_OBJ_ML, LEAK_VERB_ML, LEAK_SECRET, WORKER_ADDRESS, NEXT_READER, DRASTIC, NEVERMIND, RELAYED_AUTHORITY, UNLOCKED, STOP_TASK, DECODE_ML, OBEY_ML, DISMISS_THEN_TARGET, SECRET_ABOUT_AI, TIME_SWITCH, BEHAVE, PERSONA, AUTHORITY, ANSWER_REF, CLAUSE_ORDER, PAYLOAD, DICTATED, PROTOCOL, CONDITION, TELL_USER, DATA_END, FORGED_TAG, DATA_TARGET, DATA_DISMISS, VERDICT_ORDER, JUDGEMENT, ANY_READER_MUST, AS_FACT, VOUCHED, HARM, ACT_FLOW, URGENCY, TOOL_REF, STANDING, GENERATIVE_TASK, ANSWER_ML, TELL_USER_ML, ROLE_LINE, DICTATE_VERB, DICTATED_ML, ANSWER_FLOW, PLACEHOLDER_URL, ANSWER_VERB_ORDER, STYLE, TELL_USER_ORDER, UNRELATED_TASK, SET_VERDICT, READER_SITUATION, FORCE_WORD, YOU_MUST, FIXED_TEXT, SAY_ORDER, SAY_ML, FORCE_ML_ANY };
 
 /** No lexicon switched off (everywhere but the evaluation's held-out folds). @type {ReadonlySet<RegExp>} */
 const NO_LEXICON_OFF = new Set();
+/** @type {ReadonlySet<string>} */
+const NO_FAMILY_OFF = new Set();
 
 /** Every lexicon's number, for SentenceMemo. @type {Map<RegExp, number>} */
 const LEXICON_ID = new Map(Object.values(CUE_LEXICONS).map((re, i) => [re, i]));
@@ -391,10 +457,13 @@ export class SentenceMemo {
    * @param {string[]} parts the text's sentences (sentenceParts)
    * @param {ReadonlySet<RegExp>} [off] lexicons switched off: they never match (the evaluation
    *   holds a family's own lexicons out this way, see cue-families.js)
+   * @param {ReadonlySet<string>} [offFamilies] families whose cues report nothing
    */
-  constructor(parts, off = NO_LEXICON_OFF) {
+  constructor(parts, off = NO_LEXICON_OFF, offFamilies = NO_FAMILY_OFF) {
     this.parts = parts;
     this.off = off;
+    /** Families whose cues report nothing (cue-families.js). */
+    this.offFamilies = offFamilies;
     /** 0 unknown, 1 yes, -1 no; one row of LEXICON_ID.size cells per sentence. */
     this.known = new Int8Array(parts.length * LEXICON_ID.size);
   }
