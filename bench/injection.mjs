@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // The InputSanitizer (web/safety/input-sanitizer.js) in Node: its time per 50 KB tool result, its
-// rates on the project's corpus, and how it generalises (issue 32 §7): leave-family-out and
-// leave-source-out recall with the learned model retrained for each fold, the held-out source
-// with the shipped model, and false positives on ordinary documents nobody trained on
+// rates on the project's corpus, and how it generalises (issue 32 §7): leave-family-out recall (each
+// family held out of the examples, the measured half of the sources and its own rules and lexicons,
+// the learned model retrained for each fold), leave-half-out recall, the held-out sources with the
+// shipped detectors, and false positives on ordinary documents nobody trained on, by kind — each
+// with what the rules and cues caught alone, the learned model alone, and both
 // (scripts/train-injection-model.mjs, evaluateGeneralisation). Part of `npm run bench`;
 // `node bench/injection.mjs` runs it alone and prints the same keys as JSON.
 import { performance } from 'node:perf_hooks';
@@ -53,7 +55,7 @@ export async function injectionBench() {
 
 export const targets = { sanitizer50KBMs: 100 };
 export const floors = { sanitizerDevDetectionPct: 90, sanitizerHeldoutDetectionPct: 90, injectionHeldOutFamilyRecall: 85, injectionHeldOutSourceRecall: 85, injectionBlindSourceRecall: 85 };
-export const ceilings = { sanitizerDevFalsePositivePct: 5, sanitizerHeldoutFalsePositivePct: 5, injectionBenignFalsePositiveRate: 3 };
+export const ceilings = { sanitizerDevFalsePositivePct: 5, sanitizerHeldoutFalsePositivePct: 5, injectionBenignFalsePositiveRate: 3, injectionBenignFalsePositiveMaxKind: 3 };
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const result = /** @type {Record<string, unknown>} */ ({ ...(await sanitizerBench()), ...(await injectionBench()) });

@@ -65,7 +65,7 @@ const L2 = Number(process.env.L2 ?? 1e-4);
  * model cannot lean on the words of the families it trains on alone: it has to give weight to
  * the cue lexicons and their pairs, which are what carries over to a family it never saw.
  */
-const WORD_DROP = Number(process.env.WORD_DROP ?? 0.8);
+const WORD_DROP = Number(process.env.WORD_DROP ?? 0.3);
 /** Training packages' chunks: docs and code, a few per file. */
 const TRAIN_DOCS = 1800;
 const TRAIN_CODE = 1200;
@@ -78,13 +78,13 @@ const PRUNE = 0.1;
 /** Cue lexicons weighed less than this in a first run are left out of the model (trainSelected). */
 const CUE_MIN = 0.4;
 /**
- * The learned detector's threshold. Raised from 1.0 to 2.0 in issue 32's second round, after the
- * false positives were measured per KIND of ordinary document: at 1.0 the model flagged 4 of the
- * 68 held-out articles (5.9%), at 2.0 it flags 2 (2.9%), for about two points of leave-family-out
- * recall (so those per-kind numbers were looked at once to choose it). The sweep (`--evaluate`,
- * injectionThresholdSweep) shows what moving it does to both.
+ * The learned detector's threshold. Raised from 1.0 to 1.5 in issue 32's second round, after the
+ * false positives were measured per KIND of ordinary document: at 1.0 the model flagged 6 of the
+ * first 68 held-out articles, at 1.5 it flags 3, for about a point of leave-family-out recall (so
+ * those per-kind numbers were looked at to choose it). The sweeps (`--evaluate`,
+ * injectionHeldOutFamilyThresholdSweep and injectionBenignThresholdSweep) show what moving it does.
  */
-export const THRESHOLD = 2.0;
+export const THRESHOLD = 1.5;
 
 /**
  * The two halves of the sources, for leave-family-out: a family is measured on one half with the
@@ -313,69 +313,94 @@ export function leaveFamilyOutFolds(examples) {
 }
 
 /**
- * The whole evaluation; every number in it comes from texts the model did not train on.
- * @param {{threshold?: number, weights?: Map<string, number>}} [opts] `weights`: the shipped model (default: trained here on the full training set)
+ * Leave-family-out (see the header): each family, with each half of the sources measured, held
+ * out of the training examples, of the training sources and of the rules (its own rules and
+ * lexicons off). Every number comes from texts and knowledge the detectors did not have.
+ * @param {{threshold?: number, index?: FeatureIndex, examples?: Example[]}} [opts] `examples`:
+ *   the training set and the held-out sources' attacks, prepared with `index` (built here if absent)
  */
-export function evaluateGeneralisation({ threshold = THRESHOLD, weights } = {}) {
-  const index = new FeatureIndex();
-  const examples = prepare([...trainingSet(), ...heldOutAttacks()], index);
-  const heldOutBenign = benignHeldOut();
-  const benign = prepare(heldOutBenign.map((b) => ({ text: b.text, label: /** @type {const} */ (0), families: [], source: b.kind, trainable: false })), index);
-  const shipped = weights ? Float64Array.from(index.names, (f) => weights.get(f) ?? 0) : trainSelected(examples.filter((x) => x.trainable), index);
-
-  // Leave-family-out: the family's examples, its rules and lexicons, and the measured half's sources out.
+export function leaveFamilyOut({ threshold = THRESHOLD, index = new FeatureIndex(), examples = prepare([...trainingSet(), ...heldOutAttacks()], index) } = {}) {
   /** @type {Record<string, Contribution>} */
   const byFamily = {};
+  /** @type {Record<string, Contribution>} the same, on the held-out sources' attacks only (no rule was tuned on them) */
+  const byFamilyHeldOutSources = {};
   const all = new Contribution();
   /** @type {Record<number, [number, number]>} */
   const sweep = Object.fromEntries(THRESHOLDS.map((t) => [t, [0, 0]]));
   /** @type {Record<string, number>} */
   const copiesDropped = {};
-  /** @type {Map<string, boolean>} rules' verdict with a family's rules and lexicons off */
-  const rulesWithout = new Map();
   for (const fold of leaveFamilyOutFolds(examples)) {
-    const off = cuesOf([fold.family]);
     const sanitizer = new InputSanitizer({ model: false, without: [fold.family] });
-    const w = trainSelected(fold.train.map((i) => examples[i]), index, off.lexicons);
+    const w = trainSelected(fold.train.map((i) => examples[i]), index, cuesOf([fold.family]).lexicons);
     const c = (byFamily[fold.family] ??= new Contribution());
     copiesDropped[`${fold.family}/${fold.half}`] = fold.copiesDropped;
     for (const i of fold.test) {
       const x = examples[i];
-      const key = `${fold.family}\u0000${i}`;
-      if (!rulesWithout.has(key)) rulesWithout.set(key, sanitizer.sanitize(x.text).flags.length > 0);
-      const cues = /** @type {boolean} */ (rulesWithout.get(key));
+      const cues = sanitizer.sanitize(x.text).flags.length > 0;
       const score = textScore(w, x.units);
       c.add(cues, score > threshold);
       all.add(cues, score > threshold);
+      if (!x.trainable) (byFamilyHeldOutSources[fold.family] ??= new Contribution()).add(cues, score > threshold);
       for (const t of THRESHOLDS) {
         sweep[t][1]++;
         if (cues || score > t) sweep[t][0]++;
       }
     }
   }
-  // Leave-half-out: every source of a half out of training, all families in.
-  const bySourceHalf = /** @type {Contribution[]} */ ([]);
+  const families = Object.keys(FAMILIES);
+  return {
+    injectionHeldOutFamilyRecall: pct(all.flagged, all.total),
+    injectionHeldOutFamilyRecallMin: Math.min(...families.map((f) => /** @type {number} */ (pct(byFamily[f].flagged, byFamily[f].total)))),
+    injectionHeldOutFamilyRecallByFamily: Object.fromEntries(families.map((f) => [f, byFamily[f].toJSON()])),
+    injectionHeldOutFamilyRecallHeldOutSourcesByFamily: Object.fromEntries(families.map((f) => [f, byFamilyHeldOutSources[f]?.toJSON() ?? null])),
+    injectionHeldOutFamilyContribution: all.toJSON(),
+    injectionHeldOutFamilyNearCopiesDropped: copiesDropped,
+    injectionHeldOutFamilyThresholdSweep: Object.fromEntries(THRESHOLDS.map((t) => [t, pct(...sweep[t])])),
+  };
+}
+
+/**
+ * Leave-half-out: every source of one half out of training (all families in), measured on that half.
+ * @param {{threshold?: number, index: FeatureIndex, examples: Example[]}} opts
+ */
+export function leaveHalfOut({ threshold = THRESHOLD, index, examples }) {
+  const byHalf = /** @type {Contribution[]} */ ([]);
   for (const half of [0, 1]) {
     const w = trainSelected(examples.filter((x) => x.trainable && SOURCE_HALF[x.source] !== half), index);
-    const c = (bySourceHalf[half] = new Contribution());
+    const c = (byHalf[half] = new Contribution());
     for (const x of examples) if (x.label === 1 && SOURCE_HALF[x.source] === half) c.add(x.rules, textScore(w, x.units) > threshold);
   }
-  // The held-out sources with the shipped model, and ordinary documents nobody trained on.
+  return {
+    injectionHeldOutSourceRecall: pct(byHalf[0].flagged + byHalf[1].flagged, byHalf[0].total + byHalf[1].total),
+    injectionHeldOutSourceRecallByHalf: byHalf.map((c) => c.toJSON()),
+  };
+}
+
+/**
+ * The shipped detectors (rules and cues all on, the shipped model) on what nobody trained or
+ * tuned on: the held-out sources' attacks, and ordinary documents by kind.
+ * @param {{threshold?: number, weights?: Map<string, number>, index?: FeatureIndex, examples?: Example[]}} [opts]
+ *   `weights`: the shipped model (default: trained here on the training set)
+ */
+export function heldOutReport({ threshold = THRESHOLD, weights, index = new FeatureIndex(), examples = prepare([...trainingSet(), ...heldOutAttacks()], index) } = {}) {
+  const heldOutBenign = benignHeldOut();
+  const benign = prepare(heldOutBenign.map((b) => ({ text: b.text, label: /** @type {const} */ (0), families: [], source: b.kind, trainable: false })), index);
+  const shipped = weights ? Float64Array.from(index.names, (f) => weights.get(f) ?? 0) : trainSelected(examples.filter((x) => x.trainable), index);
   /** @type {Record<string, Contribution>} */
-  const heldOutSources = {};
+  const bySource = {};
   /** @type {Record<string, Contribution>} */
-  const heldOutSourcesByFamily = {};
-  const heldOutAll = new Contribution();
+  const byFamily = {};
+  const attacks = new Contribution();
   for (const x of examples) {
     if (x.trainable || x.label !== 1) continue;
     const model = textScore(shipped, x.units) > threshold;
-    (heldOutSources[x.source] ??= new Contribution()).add(x.rules, model);
-    for (const f of x.families) (heldOutSourcesByFamily[f] ??= new Contribution()).add(x.rules, model);
-    heldOutAll.add(x.rules, model);
+    (bySource[x.source] ??= new Contribution()).add(x.rules, model);
+    for (const f of x.families) (byFamily[f] ??= new Contribution()).add(x.rules, model);
+    attacks.add(x.rules, model);
   }
   /** @type {Record<string, Contribution>} */
-  const benignByKind = {};
-  const benignAll = new Contribution();
+  const byKind = {};
+  const documents = new Contribution();
   /** @type {{kind: string, file?: string, by: string, text: string}[]} */
   const falsePositives = [];
   /** @type {Record<number, number>} */
@@ -383,32 +408,34 @@ export function evaluateGeneralisation({ threshold = THRESHOLD, weights } = {}) 
   benign.forEach((x, i) => {
     const score = textScore(shipped, x.units);
     const model = score > threshold;
-    (benignByKind[x.source] ??= new Contribution()).add(x.rules, model);
-    benignAll.add(x.rules, model);
+    (byKind[x.source] ??= new Contribution()).add(x.rules, model);
+    documents.add(x.rules, model);
     for (const t of THRESHOLDS) if (x.rules || score > t) fpAt[t]++;
     if (x.rules || model) falsePositives.push({ kind: x.source, file: heldOutBenign[i].file, by: x.rules && model ? 'both' : x.rules ? 'cues' : 'model', text: x.text.slice(0, 160) });
   });
-  const families = Object.keys(FAMILIES);
-  const minFamily = families.reduce((m, f) => Math.min(m, byFamily[f]?.flagged / byFamily[f]?.total), 1);
   return {
-    injectionHeldOutFamilyRecall: pct(all.flagged, all.total),
-    injectionHeldOutFamilyRecallMin: pct(minFamily * 1000, 1000),
-    injectionHeldOutFamilyRecallByFamily: Object.fromEntries(families.map((f) => [f, byFamily[f].toJSON()])),
-    injectionHeldOutFamilyContribution: all.toJSON(),
-    injectionHeldOutFamilyNearCopiesDropped: copiesDropped,
-    injectionHeldOutSourceRecall: pct(bySourceHalf[0].flagged + bySourceHalf[1].flagged, bySourceHalf[0].total + bySourceHalf[1].total),
-    injectionHeldOutSourceRecallByHalf: bySourceHalf.map((c) => c.toJSON()),
-    injectionBlindSourceRecall: pct(heldOutAll.flagged, heldOutAll.total),
-    injectionBlindSourceRecallBySource: Object.fromEntries(Object.entries(heldOutSources).map(([s, c]) => [s, c.toJSON()])),
-    injectionBlindSourceRecallByFamily: Object.fromEntries(Object.entries(heldOutSourcesByFamily).map(([f, c]) => [f, c.flagged + '/' + c.total])),
-    injectionBlindSourceContribution: heldOutAll.toJSON(),
-    injectionBenignFalsePositiveRate: pct(benignAll.flagged, benignAll.total),
-    injectionBenignFalsePositiveMaxKind: Object.values(benignByKind).reduce((m, c) => Math.max(m, /** @type {number} */ (pct(c.flagged, c.total))), 0),
-    injectionBenignFalsePositiveByKind: Object.fromEntries(Object.entries(benignByKind).map(([k, c]) => [k, { flagged: `${c.flagged}/${c.total}`, pct: pct(c.flagged, c.total), cuesOnly: c.cuesOnly, modelOnly: c.modelOnly, both: c.both }])),
-    injectionThresholdSweep: Object.fromEntries(THRESHOLDS.map((t) => [t, { heldOutFamilyRecall: pct(...sweep[t]), benignFalsePositives: pct(fpAt[t], benign.length) }])),
+    injectionBlindSourceRecall: pct(attacks.flagged, attacks.total),
+    injectionBlindSourceRecallBySource: Object.fromEntries(Object.entries(bySource).map(([s, c]) => [s, c.toJSON()])),
+    injectionBlindSourceRecallByFamily: Object.fromEntries(Object.entries(byFamily).map(([f, c]) => [f, `${c.flagged}/${c.total}`])),
+    injectionBlindSourceContribution: attacks.toJSON(),
+    injectionBenignFalsePositiveRate: pct(documents.flagged, documents.total),
+    injectionBenignFalsePositiveMaxKind: Math.max(...Object.values(byKind).map((c) => /** @type {number} */ (pct(c.flagged, c.total)))),
+    injectionBenignFalsePositiveByKind: Object.fromEntries(Object.entries(byKind).map(([k, c]) => [k, { flagged: `${c.flagged}/${c.total}`, pct: pct(c.flagged, c.total), cuesOnly: c.cuesOnly, modelOnly: c.modelOnly, both: c.both }])),
+    injectionBenignFalsePositiveContribution: { cuesOnly: documents.cuesOnly, modelOnly: documents.modelOnly, both: documents.both },
+    injectionBenignThresholdSweep: Object.fromEntries(THRESHOLDS.map((t) => [t, pct(fpAt[t], benign.length)])),
     threshold,
     falsePositives,
   };
+}
+
+/**
+ * The whole evaluation: leave-family-out, leave-half-out, and the held-out report.
+ * @param {{threshold?: number, weights?: Map<string, number>}} [opts] `weights`: the shipped model (default: trained here on the full training set)
+ */
+export function evaluateGeneralisation({ threshold = THRESHOLD, weights } = {}) {
+  const index = new FeatureIndex();
+  const examples = prepare([...trainingSet(), ...heldOutAttacks()], index);
+  return { ...leaveFamilyOut({ threshold, index, examples }), ...leaveHalfOut({ threshold, index, examples }), ...heldOutReport({ threshold, weights, index, examples }) };
 }
 
 function main() {
