@@ -19,13 +19,20 @@ export const YIELD_COMMAND = '__clawser_yield';
 export const STATUS_COMMAND = '__clawser_status';
 
 /**
- * Names reserved for the shell's hidden commands: a session never keeps an alias or function
- * by such a name, and a line that defines one in plain sight is refused, so what the preamble
- * and the loop yields run is always Clawser's own code.
+ * The builtins the preamble calls (escaped, and before the session's functions are back, so
+ * neither an alias nor a function could stand in for them anyway): no session defines them.
+ */
+export const PREAMBLE_BUILTINS = Object.freeze(['set', 'shopt']);
+
+/**
+ * Names reserved for the shell's hidden commands — Clawser's (`__clawser…`), just-bash's own
+ * (`__just_bash…`) and the builtins the preamble calls: a session never keeps an alias or
+ * function by such a name, and a line that defines one in plain sight is refused, so what the
+ * preamble and the loop yields run is always Clawser's own code.
  * @param {string} name
  */
 export function isReservedName(name) {
-  return name.startsWith('__clawser');
+  return name.startsWith('__clawser') || name.startsWith('__just_bash') || PREAMBLE_BUILTINS.includes(name);
 }
 
 /**
@@ -47,11 +54,11 @@ export function reservedDefinition(script) {
     }
     const n = /** @type {AstNode} */ (value);
     if (n.type === 'FunctionDef' && isReservedName(String(n.name))) found = String(n.name);
-    else if (n.type === 'Assignment' && String(n.name).startsWith('BASH_ALIAS___clawser')) found = String(n.name).slice('BASH_ALIAS_'.length);
+    else if (n.type === 'Assignment' && String(n.name).startsWith('BASH_ALIAS_') && isReservedName(String(n.name).slice('BASH_ALIAS_'.length))) found = String(n.name).slice('BASH_ALIAS_'.length);
     else if (n.type === 'SimpleCommand' && literalWord(n.name) === 'alias') {
       for (const word of /** @type {unknown[]} */ (n.args ?? [])) {
         const text = literalWord(word);
-        if (text !== null && isReservedName(text)) found = text.split('=')[0];
+        if (text !== null && text.includes('=') && isReservedName(text.split('=')[0])) found = text.split('=')[0];
       }
     }
     for (const key of Object.keys(n)) visit(n[key]);
@@ -151,9 +158,13 @@ export function functionChanges(script) {
 }
 
 /**
- * The preamble's source text: options back as they were, then the last exit status (a
- * non-final `&&` member, so `set -e` does not end the script on it).
+ * The preamble's source text, in two parts around the session's function definitions. First
+ * the options as they were — escaped builtins (an alias never expands a quoted word) run before
+ * any function of the session exists, so nothing the session defined can stand in for them —
+ * then, after the functions (a definition sets `$?`), the last exit status: a non-final `&&`
+ * member, so `set -e` does not end the script on it, calling only the reserved status command.
  * @param {{setOptions: Set<string>, shoptOptions: Set<string>, lastStatus: number}} state
+ * @returns {{options: string, status: string}}
  */
 export function preambleSource(state) {
   const lines = [];
@@ -161,16 +172,17 @@ export function preambleSource(state) {
   const off = SESSION_SET_OPTIONS.filter((o) => !state.setOptions.has(o));
   // errexit last: the preamble itself must not stop on a failure.
   const order = (/** @type {string[]} */ list) => [...list.filter((o) => o !== 'errexit'), ...list.filter((o) => o === 'errexit')];
-  if (off.length) lines.push(`set ${order(off).map((o) => `+o ${o}`).join(' ')}`);
+  if (off.length) lines.push(`\\set ${order(off).map((o) => `+o ${o}`).join(' ')}`);
   const shOn = SESSION_SHOPT_OPTIONS.filter((o) => state.shoptOptions.has(o));
   const shOff = SESSION_SHOPT_OPTIONS.filter((o) => !state.shoptOptions.has(o));
-  if (shOn.length) lines.push(`shopt -s ${shOn.join(' ')}`);
-  if (shOff.length) lines.push(`shopt -u ${shOff.join(' ')}`);
-  if (on.length) lines.push(`set ${order(on).map((o) => `-o ${o}`).join(' ')}`);
-  // Escaped: an alias is never expanded for a quoted word (and no session keeps a reserved one).
-  lines.push(`\\${STATUS_COMMAND} ${state.lastStatus} && :`);
-  return lines.join('\n');
+  if (shOn.length) lines.push(`\\shopt -s ${shOn.join(' ')}`);
+  if (shOff.length) lines.push(`\\shopt -u ${shOff.join(' ')}`);
+  if (on.length) lines.push(`\\set ${order(on).map((o) => `-o ${o}`).join(' ')}`);
+  return { options: lines.join('\n'), status: `\\${STATUS_COMMAND} ${state.lastStatus} && \\${STATUS_COMMAND} 0` };
 }
+
+/** A trace line (`set -x`) of the preamble's status command, at the start of stderr. */
+export const PREAMBLE_TRACE = new RegExp(`^[^\\n]*${STATUS_COMMAND} \\d+\\n`);
 
 /**
  * Reads the options a run ended with from its `env` (SHELLOPTS, BASHOPTS).

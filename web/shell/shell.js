@@ -12,8 +12,8 @@ import { markStdinFiles, wcCommand } from './commands/wc.js';
 import { diffCommand } from './commands/diff.js';
 import { grepCommand } from './commands/grep.js';
 import { lsCommand } from './commands/ls.js';
-import { STATUS_COMMAND, YIELD_COMMAND, addLoopYields, functionChanges, isReservedName, optionsFromEnv, preambleSource, reservedDefinition } from './session.js';
-import { HIDDEN_CODE, isPlainVariable } from './read-only.js';
+import { PREAMBLE_TRACE, STATUS_COMMAND, YIELD_COMMAND, addLoopYields, functionChanges, isReservedName, optionsFromEnv, preambleSource, reservedDefinition } from './session.js';
+import { HIDDEN_CODE, RUNS_BY_NAME, analyzeScript, isPlainVariable } from './read-only.js';
 
 /**
  * Limits of one command line. `outputBytes` caps stdout and stderr together; `timeoutMs` ends
@@ -131,7 +131,7 @@ export class Shell {
     this.fs.isCommand = (name) => registered.has(name);
     /** @type {{define: ReturnType<typeof functionChanges>} | null} the top-level line's function changes, until it ends */
     this.pending = null;
-    /** @type {AstNode | null} */
+    /** @type {{options: AstNode, status: AstNode} | null} the hidden preamble of the line about to run (preambleSource) */
     this.preamble = null;
     /** Set while `parse` runs: the line is checked as written, without the loop yields. */
     this.checking = false;
@@ -169,10 +169,12 @@ export class Shell {
         const script = /** @type {AstNode} */ (/** @type {unknown} */ (ast));
         const statements = /** @type {AstNode[]} */ (script.statements);
         if (this.preamble) {
-          // The top-level line: remember what it defines, then put the session back in front.
+          // The top-level line: remember what it defines, then put the session back in front:
+          // its options (before any of its functions exists), its functions (copies: the loop
+          // yields below must not pile up in the kept ones), then `$?`.
           this.pending = { define: functionChanges(script) };
-          const restore = [...this.functions.values()].map((node) => ({ type: 'Statement', pipelines: [{ type: 'Pipeline', commands: [node], negated: false, timed: false, timePosix: false }], operators: [], background: false }));
-          statements.unshift(...restore, .../** @type {AstNode[]} */ (this.preamble.statements));
+          const restore = [...this.functions.values()].map((node) => ({ type: 'Statement', pipelines: [{ type: 'Pipeline', commands: [structuredClone(node)], negated: false, timed: false, timePosix: false }], operators: [], background: false }));
+          statements.unshift(.../** @type {AstNode[]} */ (this.preamble.options.statements), ...restore, .../** @type {AstNode[]} */ (this.preamble.status.statements));
           this.preamble = null;
         }
         addLoopYields(script, yieldStatement);
@@ -255,10 +257,15 @@ export class Shell {
     const reserved = reservedDefinition(script);
     if (reserved) {
       this.lastStatus = 2;
-      return { stdout: '', stderr: `bash: ${reserved} is reserved: the shell runs its own hidden commands by that name\n`, exitCode: 2 };
+      return { stdout: '', stderr: `bash: ${reserved} is reserved: the shell's own hidden commands use that name, so a session cannot define a function or alias by it\n`, exitCode: 2 };
     }
     // Before the timer starts: nothing thrown from here on leaves a timer or listener behind.
-    this.preamble = /** @type {AstNode} */ (/** @type {unknown} */ (this.bash.transform(preambleSource(this)).ast));
+    const preamble = preambleSource(this);
+    const tracing = this.setOptions.has('xtrace');
+    this.preamble = {
+      options: /** @type {AstNode} */ (/** @type {unknown} */ (this.bash.transform(preamble.options).ast)),
+      status: /** @type {AstNode} */ (/** @type {unknown} */ (this.bash.transform(preamble.status).ast)),
+    };
     const timeoutMs = Math.min(options.timeoutMs ?? this.limits.timeoutMs, this.limits.timeoutMs);
     const controller = new AbortController();
     const onAbort = () => controller.abort(options.signal?.reason);
@@ -300,6 +307,8 @@ export class Shell {
     }
     this.#keepState(result, !!options.readOnly);
     let { stdout, stderr, exitCode } = result;
+    // `set -x` traces the preamble's status command too: not the user's.
+    if (tracing) for (let i = 0; i < 2 && PREAMBLE_TRACE.test(stderr); i++) stderr = stderr.replace(PREAMBLE_TRACE, '');
     if (controller.signal.aborted) {
       exitCode = timedOut ? 124 : 130;
       stderr = stderr.replace(/bash: execution aborted\n?$/, '');
@@ -346,21 +355,54 @@ export class Shell {
   }
 
   /**
-   * What this session's own state would run that a line's words do not show: for the command
-   * names given, the session's functions and aliases by those names, and a trace prompt (PS4)
-   * that holds code while `set -x` is on (it runs before every command). For the approval
-   * dialog and the rules (web/tools/shell.js): such a line is neither read-only nor covered.
-   * @param {string[]} names the line's command names
+   * What this session's own state would run that a line's words do not show: the session's
+   * functions and aliases the line reaches — by the command names given, and from there by the
+   * names those definitions call, at any depth (a function calling a function, an alias
+   * expanding to a function) — and a trace prompt (PS4) that holds code while `set -x` is on (it
+   * runs before every command). A computed command name, or a command that runs others by name
+   * (`eval`, `xargs`, `bash`…; RUNS_BY_NAME), may reach any of them: then all are listed. For
+   * the approval dialog and the rules (web/tools/shell.js): such a line is neither read-only
+   * nor covered.
+   * @param {(string | null)[]} names the line's command names (null: computed)
    * @returns {string[]} each in words
    */
   hiddenCode(names) {
     /** @type {string[]} */
     const found = [];
     const aliases = new Set(this.aliases());
-    for (const name of new Set(names)) {
-      if (aliases.has(name)) found.push(`${name} is an alias in this session: ${this.variables[`BASH_ALIAS_${name}`]}`);
+    const everything = [...this.functions.keys(), ...aliases];
+    /** @type {Set<string>} */
+    const seen = new Set();
+    let reachesAll = false;
+    /** @type {(string | null)[]} */
+    const queue = [...names];
+    /** The command names a definition calls. @param {AstNode} script */
+    const calls = (script) => queue.push(...analyzeScript(script).commands.map((words) => words[0]));
+    while (queue.length) {
+      const name = /** @type {string | null} */ (queue.shift());
+      if (name === null || RUNS_BY_NAME.includes(name)) {
+        if (!reachesAll) queue.push(...everything);
+        reachesAll = true;
+        continue;
+      }
+      if (seen.has(name)) continue;
+      seen.add(name);
+      if (aliases.has(name)) {
+        const value = this.variables[`BASH_ALIAS_${name}`] ?? '';
+        found.push(`${name} is an alias in this session: ${value}`);
+        try {
+          calls(this.parse(value));
+          // An alias ending in a space makes the next word an alias too: any of them.
+          if (/\s$/.test(value)) queue.push(null);
+        } catch {
+          queue.push(null);
+        }
+      }
       const fn = this.functions.get(name);
-      if (fn) found.push(`${name} is a function in this session: ${functionText(name, fn)}`);
+      if (fn) {
+        found.push(`${name} is a function in this session: ${functionText(name, fn)}`);
+        calls(fn);
+      }
     }
     const ps4 = this.variables.PS4;
     if (this.setOptions.has('xtrace') && ps4 !== undefined && /[$`]/.test(ps4)) found.push(`this session traces every command (set -x) with PS4='${ps4}', which is expanded before each command and can run code`);

@@ -7,9 +7,6 @@ import { ruleFetch } from './web.js';
 /** The tools a read-only line's `clawser` may call (they read local state only). */
 const READ_ONLY_TOOLS = ['memory_recall', 'goal_list', 'schedule_list', 'fs_read', 'fs_list', 'git_status', 'git_log', 'git_diff', 'skill_read_file', 'storage_get', 'storage_list'];
 
-/** Commands that run other commands by name (a session's function or alias among them). */
-const RUNS_COMMANDS = ['bash', 'sh', 'eval', 'source', '.', 'exec', 'command', 'builtin', 'xargs', 'find', 'env', 'timeout', 'nohup', 'time', 'watch', 'trap'];
-
 /** What the model sees of stdout and of stderr at most (each). */
 export const SHELL_OUTPUT_CAP = 20_000;
 /** A line the agent runs stops after this long. */
@@ -84,11 +81,9 @@ class ShellSessions {
       const verdict = readOnlyVerdict(this.#checker.parse(command));
       const session = ctx ? this.peek(ctx)?.shell : undefined;
       if (!session) return verdict;
-      const names = verdict.commands.map((c) => c.split(' ')[0]);
-      // A command that runs others by name (`xargs ls`, `find -exec`, `bash -c`, `eval`) may reach
-      // any of the session's definitions: the dialog then lists them all.
-      const runs = names.some((n) => RUNS_COMMANDS.includes(n));
-      const hidden = session.hiddenCode(runs ? [...names, ...session.functions.keys(), ...session.aliases()] : names);
+      // Every definition of the session the line reaches, at any depth (a computed name, or a
+      // command that runs others by name — `xargs ls`, `bash -c`, `eval` — may reach them all).
+      const hidden = session.hiddenCode(verdict.commands.map((c) => (c.startsWith('…') ? null : c.split(' ')[0])));
       if (!hidden.length) return verdict;
       return { ...verdict, readOnly: false, coverable: false, reason: verdict.reason ?? hidden[0], hidden };
     } catch {
@@ -267,11 +262,14 @@ export function createShellTool() {
     preview: ({ command }, ctx) => {
       const verdict = sessions.analyse(command, ctx);
       if (!verdict) return 'The line could not be parsed; it will fail with a syntax error.';
-      if (verdict.readOnly) return 'Only reads (every command is on the read-only list).';
+      // Relative paths mean something else away from the workspace's root: say where it runs.
+      const cwd = ctx ? sessions.peek(ctx)?.shell.cwd : undefined;
+      const where = cwd && cwd !== '/' ? `Runs in ${cwd} (the session's current directory).\n` : '';
+      if (verdict.readOnly) return `${where}Only reads (every command is on the read-only list).`;
       // What the session runs besides the line's own words (its functions, aliases, trace prompt), in full.
       const more = (verdict.hidden ?? []).filter((h) => h !== verdict.reason);
       const hidden = more.length ? `\nThe session also runs: ${more.join('; ')}` : '';
-      return `Changes something: ${verdict.reason}. Commands: ${verdict.commands.join(' · ')}${hidden}`;
+      return `${where}Changes something: ${verdict.reason}. Commands: ${verdict.commands.join(' · ')}${hidden}`;
     },
     async run({ command, stdin }, /** @type {ToolContext} */ ctx) {
       const session = await sessions.for(ctx);
