@@ -193,3 +193,113 @@ export function optionsFromEnv(env) {
   const shopt = new Set((env.BASHOPTS ?? '').split(':').filter((o) => SESSION_SHOPT_OPTIONS.includes(o)));
   return { set, shopt };
 }
+
+/** @param {unknown} word @returns {string | null} the text of a word that is one unquoted literal (the only kind bash expands as an alias) */
+function aliasWord(word) {
+  const w = /** @type {AstNode | null} */ (word);
+  const parts = /** @type {AstNode[] | undefined} */ (w?.parts);
+  return parts?.length === 1 && parts[0].type === 'Literal' ? String(parts[0].value) : null;
+}
+
+/** A word naming `name` that is never expanded as an alias (its first character escaped). @param {string} name @returns {AstNode} */
+function escapedWord(name) {
+  return { type: 'Word', parts: [{ type: 'Escaped', value: name[0] }, ...(name.length > 1 ? [{ type: 'Literal', value: name.slice(1) }] : [])] };
+}
+
+/**
+ * Expands the session's aliases in a line's syntax tree the way bash does when it reads the
+ * line: with the aliases as they were when the line started (one defined on the line applies
+ * from the next line on), and never expanding an alias again inside its own expansion (so
+ * `alias ll='echo X; ll'` then `ll` prints X, then "ll: command not found", as in bash, instead
+ * of expanding forever). An alias of several commands becomes an `eval` of their text (as
+ * just-bash itself does), with the names being expanded escaped in it; an alias ending in a
+ * space, or one the parser refuses, is left to the interpreter. Function bodies on the line are
+ * expanded too (bash expands when it defines a function).
+ * @param {AstNode} script changed in place
+ * @param {Map<string, string>} aliases name → value
+ * @param {{parse: (text: string) => AstNode, serialize: (script: AstNode) => string}} syntax just-bash's parser and serializer
+ */
+export function expandAliases(script, aliases, syntax) {
+  if (!aliases.size) return;
+  /** A one-command script's command, or null. @param {AstNode} parsed */
+  const single = (parsed) => {
+    const statements = /** @type {AstNode[]} */ (parsed.statements ?? []);
+    const pipelines = /** @type {AstNode[] | undefined} */ (statements[0]?.pipelines);
+    const commands = /** @type {AstNode[] | undefined} */ (pipelines?.[0]?.commands);
+    return statements.length === 1 && pipelines?.length === 1 && commands?.length === 1 && !statements[0].background && !pipelines[0].negated ? commands[0] : null;
+  };
+  /** The source text of words. @param {AstNode[]} words */
+  const wordsText = (words) => (words.length ? syntax.serialize({ type: 'Script', statements: [{ type: 'Statement', pipelines: [{ type: 'Pipeline', commands: [{ type: 'SimpleCommand', name: { type: 'Word', parts: [{ type: 'Literal', value: ':' }] }, args: words, assignments: [], redirections: [] }], negated: false, timed: false, timePosix: false }], operators: [], background: false }] }).replace(/^: /, '').trimEnd() : '');
+  /** A word holding `text` single-quoted. @param {string} text */
+  const quoted = (text) => /** @type {AstNode[]} */ (/** @type {AstNode} */ (single(syntax.parse(`: '${text.replace(/'/g, "'\\''")}'`)))?.args)[0];
+  /** @param {AstNode} node a SimpleCommand @param {Set<string>} stack the aliases being expanded */
+  const expand = (node, stack) => {
+    const active = new Set(stack);
+    for (let depth = 0; depth <= aliases.size; depth++) {
+      const name = aliasWord(node.name);
+      if (name === null || !aliases.has(name)) return;
+      if (active.has(name)) {
+        node.name = escapedWord(name);
+        return;
+      }
+      const value = /** @type {string} */ (aliases.get(name));
+      if (/\s$/.test(value)) return;
+      /** @type {AstNode} */
+      let parsed;
+      try {
+        parsed = syntax.parse(value);
+      } catch {
+        return;
+      }
+      active.add(name);
+      const one = single(parsed);
+      if (one?.type === 'SimpleCommand' && one.name) {
+        visit(one.args, active);
+        node.name = one.name;
+        node.args = [.../** @type {AstNode[]} */ (one.args), .../** @type {AstNode[]} */ (node.args)];
+        node.assignments = [.../** @type {AstNode[]} */ (node.assignments ?? []), .../** @type {AstNode[]} */ (one.assignments ?? [])];
+        node.redirections = [.../** @type {AstNode[]} */ (one.redirections ?? []), .../** @type {AstNode[]} */ (node.redirections ?? [])];
+        continue;
+      }
+      visit(parsed, active);
+      const text = [syntax.serialize(parsed).trimEnd(), wordsText(/** @type {AstNode[]} */ (node.args))].filter(Boolean).join(' ');
+      node.name = { type: 'Word', parts: [{ type: 'Literal', value: 'eval' }] };
+      node.args = [quoted(text)];
+      return;
+    }
+  };
+  /** @param {unknown} value @param {Set<string>} stack */
+  const visit = (value, stack) => {
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item, stack);
+      return;
+    }
+    if (!value || typeof value !== 'object') return;
+    const n = /** @type {AstNode} */ (value);
+    if (n.type === 'SimpleCommand') expand(n, stack);
+    for (const key of Object.keys(n)) if (key !== 'name') visit(n[key], stack);
+  };
+  visit(script, new Set());
+}
+
+/**
+ * Escapes the command names in a kept function's body that are aliases now: bash expanded the
+ * body's aliases when the function was defined, so one defined later never applies inside it.
+ * @param {AstNode} node changed in place @param {Set<string>} aliases
+ */
+export function shieldFromAliases(node, aliases) {
+  if (!aliases.size) return;
+  /** @param {unknown} value */
+  const visit = (value) => {
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item);
+      return;
+    }
+    if (!value || typeof value !== 'object') return;
+    const n = /** @type {AstNode} */ (value);
+    const name = n.type === 'SimpleCommand' ? aliasWord(n.name) : null;
+    if (name !== null && aliases.has(name)) n.name = escapedWord(name);
+    for (const key of Object.keys(n)) visit(n[key]);
+  };
+  visit(node);
+}

@@ -12,7 +12,7 @@ import { markStdinFiles, wcCommand } from './commands/wc.js';
 import { diffCommand } from './commands/diff.js';
 import { grepCommand } from './commands/grep.js';
 import { lsCommand } from './commands/ls.js';
-import { PREAMBLE_TRACE, STATUS_COMMAND, YIELD_COMMAND, addLoopYields, functionChanges, isReservedName, optionsFromEnv, preambleSource, reservedDefinition } from './session.js';
+import { PREAMBLE_TRACE, STATUS_COMMAND, YIELD_COMMAND, addLoopYields, expandAliases, functionChanges, isReservedName, optionsFromEnv, preambleSource, reservedDefinition, shieldFromAliases } from './session.js';
 import { HIDDEN_CODE, RUNS_BY_NAME, analyzeScript, isPlainVariable } from './read-only.js';
 
 /**
@@ -27,6 +27,13 @@ const NOT_ENABLED = ['python', 'python3', 'js-exec', 'sqlite3', 'yq', 'xan'];
 
 /** Variables the interpreter derives itself: never handed back to it. */
 const DERIVED = new Set(['?', 'SHELLOPTS', 'BASHOPTS', 'PWD', 'BASH_HISTORY', '_']);
+
+/**
+ * In the interpreter's own starting variables only, never in a line's: a line the interpreter
+ * gave up on (a limit: recursion, nesting) comes back with those variables instead of its own,
+ * which the session must not take for the line's (they would reset its options and variables).
+ */
+const NOT_A_LINE = '__clawser_not_a_line';
 
 /** A syntax error in a command line, with where it is (1-based). */
 export class ShellSyntaxError extends Error {
@@ -135,10 +142,12 @@ export class Shell {
     this.preamble = null;
     /** Set while `parse` runs: the line is checked as written, without the loop yields. */
     this.checking = false;
+    /** @type {AstNode | null} set while #serialize runs: the tree to give back as text */
+    this.serializing = null;
     this.bash = new Bash({
       fs: this.fs,
       cwd: this.cwd,
-      env: this.variables,
+      env: { ...this.variables, [NOT_A_LINE]: '1' },
       // The same commands in Node and in the page: no Python, JavaScript, SQLite or CSV/YAML
       // interpreters (the page's build has none; they would be more code to trust).
       commands: /** @type {import('just-bash').CommandName[]} */ (getCommandNames().filter((n) => !NOT_ENABLED.includes(n))),
@@ -165,6 +174,7 @@ export class Shell {
     this.bash.registerTransformPlugin({
       name: 'clawser-session',
       transform: ({ ast }) => {
+        if (this.serializing) return { ast: /** @type {typeof ast} */ (/** @type {unknown} */ (this.serializing)) };
         if (this.checking) return { ast };
         const script = /** @type {AstNode} */ (/** @type {unknown} */ (ast));
         const statements = /** @type {AstNode[]} */ (script.statements);
@@ -173,7 +183,15 @@ export class Shell {
           // its options (before any of its functions exists), its functions (copies: the loop
           // yields below must not pile up in the kept ones), then `$?`.
           this.pending = { define: functionChanges(script) };
-          const restore = [...this.functions.values()].map((node) => ({ type: 'Statement', pipelines: [{ type: 'Pipeline', commands: [structuredClone(node)], negated: false, timed: false, timePosix: false }], operators: [], background: false }));
+          // Aliases as bash reads a line (the ones the line started with, never recursively);
+          // the kept functions had theirs expanded when they were defined.
+          const aliases = this.shoptOptions.has('expand_aliases') ? new Map(this.aliases().map((name) => [name, this.variables[`BASH_ALIAS_${name}`]])) : new Map();
+          expandAliases(script, aliases, { parse: (text) => this.parse(text), serialize: (ast) => this.#serialize(ast) });
+          const restore = [...this.functions.values()].map((node) => {
+            const copy = structuredClone(node);
+            shieldFromAliases(copy, new Set(aliases.keys()));
+            return { type: 'Statement', pipelines: [{ type: 'Pipeline', commands: [copy], negated: false, timed: false, timePosix: false }], operators: [], background: false };
+          });
           statements.unshift(.../** @type {AstNode[]} */ (this.preamble.options.statements), ...restore, .../** @type {AstNode[]} */ (this.preamble.status.statements));
           this.preamble = null;
         }
@@ -199,6 +217,20 @@ export class Shell {
       throw err;
     } finally {
       this.checking = false;
+    }
+  }
+
+  /**
+   * A syntax tree as source text (just-bash serializes what its transform plugins give back;
+   * its page build exports no serializer of its own).
+   * @param {AstNode} ast @returns {string}
+   */
+  #serialize(ast) {
+    this.serializing = ast;
+    try {
+      return this.bash.transform(':').script;
+    } finally {
+      this.serializing = null;
     }
   }
 
@@ -305,7 +337,8 @@ export class Shell {
       this.readOnlyRun = false;
       this.preamble = null;
     }
-    this.#keepState(result, !!options.readOnly);
+    if (result.env?.[NOT_A_LINE] !== undefined) this.#keepAfterLimit(result, !!options.readOnly);
+    else this.#keepState(result, !!options.readOnly);
     let { stdout, stderr, exitCode } = result;
     // `set -x` traces the preamble's status command too: not the user's.
     if (tracing) for (let i = 0; i < 2 && PREAMBLE_TRACE.test(stderr); i++) stderr = stderr.replace(PREAMBLE_TRACE, '');
@@ -351,6 +384,24 @@ export class Shell {
     this.pending = null;
     for (const name of this.aliases()) if (isReservedName(name)) delete this.variables[`BASH_ALIAS_${name}`];
     for (const name of [...this.functions.keys()]) if (isReservedName(name)) this.functions.delete(name);
+    this.lastStatus = result.exitCode;
+  }
+
+  /**
+   * What the session keeps from a line the interpreter stopped at a limit (its variables are not
+   * known): its state as before the line, the functions the line defined (bash keeps those, as in
+   * `f() { f; }; f`) unless it ran read-only, and the exit status.
+   * @param {BashExecResult} result @param {boolean} readOnly
+   */
+  #keepAfterLimit(result, readOnly) {
+    if (!readOnly) {
+      for (const change of this.pending?.define ?? []) {
+        if (isReservedName(change.name)) continue;
+        if (change.op === 'define') this.functions.set(change.name, change.node);
+        else this.functions.delete(change.name);
+      }
+    }
+    this.pending = null;
     this.lastStatus = result.exitCode;
   }
 
