@@ -95,8 +95,9 @@ export class BashFileSystem {
     /** While set, every change is refused (a line run as read-only: whatever it hides, it writes nothing). */
     this.readOnly = false;
     /**
-     * Told of every file read and folder listed (a storage path), before the content reaches the
-     * command: the agent's shell taints the turn there when the workspace is outside content.
+     * Told of every file read, folder listed and file or folder whose metadata a command gets (a
+     * storage path), before it reaches the command: the agent's shell taints the turn there when
+     * the workspace is outside content.
      * @type {((path: string) => Promise<void> | void) | null}
      */
     this.onRead = null;
@@ -319,10 +320,23 @@ export class BashFileSystem {
     await this.#call('open', path, () => this.fs.append(toStoragePath(path), typeof data === 'string' ? encoder.encode(data) : data)).finally(() => this.invalidate());
   }
 
+  /**
+   * A file's or folder's metadata (it exists, its size, its kind) went to a command: for the
+   * taint it is read like its content (`stat`, `test -s`, `ls -l` of a cloned repository's file).
+   * The root's existence says nothing.
+   * @param {string} path @param {unknown} stat what #statOf found
+   */
+  async #metadataRead(path, stat) {
+    const p = toStoragePath(path);
+    if (stat && p && this.onRead) await this.onRead(p);
+  }
+
   /** @param {string} path */
   async exists(path) {
     if (isDevNull(path)) return true;
-    return !!(await this.#statOf(path).catch(() => null)) || this.#commandFile(path);
+    const stat = await this.#statOf(path).catch(() => null);
+    await this.#metadataRead(path, stat);
+    return !!stat || this.#commandFile(path);
   }
 
   /**
@@ -340,6 +354,7 @@ export class BashFileSystem {
     });
     if (!stat && this.#commandFile(path)) return { isFile: true, isDirectory: false, isSymbolicLink: false, mode: 0o755, size: 0, mtime: new Date(0), identity: resolveShellPath('/', path) };
     if (!stat) throw new ShellFsError('ENOENT', 'stat', path);
+    await this.#metadataRead(path, stat);
     const isDirectory = stat.kind === 'directory';
     return { isFile: !isDirectory, isDirectory, isSymbolicLink: false, mode: isDirectory ? 0o755 : 0o644, size: stat.size, mtime: new Date(stat.mtimeMs ?? 0), identity: resolveShellPath('/', path) };
   }
@@ -480,7 +495,9 @@ export class BashFileSystem {
   /** @param {string} path */
   async realpath(path) {
     const resolved = resolveShellPath('/', path);
-    if (!(await this.#statOf(resolved))) throw new ShellFsError('ENOENT', 'realpath', path);
+    const stat = await this.#statOf(resolved);
+    if (!stat) throw new ShellFsError('ENOENT', 'realpath', path);
+    await this.#metadataRead(resolved, stat);
     return resolved;
   }
 

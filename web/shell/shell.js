@@ -319,7 +319,9 @@ export class Shell {
       result = await this.bash.exec(commandLine, {
         cwd: this.cwd,
         // The history only where `history` asks for it (it would show in `env` otherwise).
-        env: /\bhistory\b/.test(commandLine) ? { ...this.variables, BASH_HISTORY: JSON.stringify(this.history) } : this.variables,
+        // PWD given: the interpreter would otherwise resolve the working directory through the
+        // file system at the start of every line (a read of a folder, for the taint).
+        env: { ...this.variables, PWD: this.cwd, ...(/\bhistory\b/.test(commandLine) ? { BASH_HISTORY: JSON.stringify(this.history) } : {}) },
         replaceEnv: true,
         rawScript: true,
         signal: controller.signal,
