@@ -58,7 +58,8 @@ export class ShellSyntaxError extends Error {
  * @property {(ms: number, signal?: AbortSignal) => Promise<void>} [sleep]
  * @property {string[]} [unreadable] top-level folders whose content the shell may not read (the agent's shell: Clawser's own folders)
  * @property {import('just-bash').BashOptions['fetch']} [fetch] what `curl` uses (web_fetch's rules: web/tools/web.js ruleFetch); without it curl is not available
- * @property {(path: string) => Promise<void> | void} [onRead] told of every file read and folder listed (a storage path) before the command gets it
+ * @property {(path: string) => Promise<void> | void} [onRead] told of every file read, folder listed and file whose metadata a command gets (a storage path) before the command gets it
+ * @property {BashFileSystem['permit']} [permit] bounds what the shell may do with the files (a skill script's shell: its allowed-tools)
  */
 
 /** @typedef {{stdout: string, stderr: string, exitCode: number}} ShellResult */
@@ -74,6 +75,7 @@ export class Shell {
     this.limits = { ...DEFAULT_SHELL_LIMITS, ...options.limits };
     this.fs = new BashFileSystem(new ProtectedFileSystem(options.fs), { unreadable: options.unreadable });
     this.fs.onRead = options.onRead ?? null;
+    this.fs.permit = options.permit ?? null;
     /** @type {string} */
     this.cwd = resolveShellPath('/', options.cwd ?? '/');
     /** @type {Record<string, string>} */
@@ -108,7 +110,7 @@ export class Shell {
         return { stdout: '', stderr: '', exitCode: 0 };
       }),
       defineCommand(STATUS_COMMAND, async (args) => ({ stdout: '', stderr: '', exitCode: Number(args[0]) || 0 })),
-      protectedRm(),
+      protectedRm(() => this.fs.permit?.('delete') ?? null),
       xargsOptions(),
       uniqCounts(),
       // just-bash's `which` looks for files under /usr/bin, which the workspace does not have.
@@ -310,6 +312,7 @@ export class Shell {
     }, timeoutMs);
     this.signal = controller.signal;
     this.fs.invalidate();
+    this.fs.refusals.clear();
     this.fs.readOnly = !!options.readOnly;
     this.readOnlyRun = !!options.readOnly;
     this.pending = null;
@@ -344,6 +347,9 @@ export class Shell {
     let { stdout, stderr, exitCode } = result;
     // `set -x` traces the preamble's status command too: not the user's.
     if (tracing) for (let i = 0; i < 2 && PREAMBLE_TRACE.test(stderr); i++) stderr = stderr.replace(PREAMBLE_TRACE, '');
+    // A bounded shell's refusals, which commands such as `cat` report as a missing file.
+    const unsaid = [...this.fs.refusals].filter((why) => !stderr.includes(why));
+    if (unsaid.length) stderr += `bash: not allowed here: ${unsaid.join('; ')}\n`;
     if (controller.signal.aborted) {
       exitCode = timedOut ? 124 : 130;
       stderr = stderr.replace(/bash: execution aborted\n?$/, '');
@@ -514,10 +520,12 @@ export const BUILTINS = ['alias', 'break', 'cd', 'continue', 'declare', 'echo', 
 
 /**
  * `rm` that says so when an argument is the workspace root or inside one of Clawser's own
- * folders (just-bash's `rm -f` would hide the refusal and exit 0), then removes the rest.
+ * folders, or when the shell's bound refuses deleting (just-bash's `rm -f` would hide the
+ * refusal and exit 0), then removes the rest.
+ * @param {() => string | null} deleteRefused why this shell may not delete (a skill script's bound), or null
  * @returns {Command}
  */
-function protectedRm() {
+function protectedRm(deleteRefused) {
   return defineCommand('rm', async (args, ctx) => {
     let stderr = '';
     /** @type {string[]} */
@@ -526,6 +534,11 @@ function protectedRm() {
     for (const arg of args) {
       if (options && arg === '--') options = false;
       else if (!(options && arg.startsWith('-') && arg !== '-')) {
+        const refused = deleteRefused();
+        if (refused) {
+          stderr += `rm: cannot remove '${arg}': Permission denied (${refused})\n`;
+          continue;
+        }
         const path = toStoragePath(resolveShellPath(ctx.cwd, arg));
         const folder = path ? protectedFolderOf(path) : '/';
         if (folder) {

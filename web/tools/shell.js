@@ -135,16 +135,47 @@ function newLine(session) {
   session.tainted = false;
 }
 
+/** The tools that allow each kind of file access (any one of them), for a bounded shell. */
+const FILE_ACCESS = /** @type {const} */ ({ read: ['fs_read'], list: ['fs_read', 'fs_list'], stat: ['fs_read', 'fs_list'], write: ['fs_write'], delete: ['fs_delete'] });
+
+/**
+ * The git tool a subcommand of the shell's `git` amounts to.
+ * @param {string} sub @param {string[]} args
+ */
+function gitToolOf(sub, args) {
+  if (sub === 'status') return 'git_status';
+  if (sub === 'log') return 'git_log';
+  if (sub === 'diff') return 'git_diff';
+  if (sub === 'add' || sub === 'commit') return 'git_commit';
+  if (sub === 'branch') return args.some((a) => !a.startsWith('-') || a === '-d' || a === '-D') ? 'git_branch' : 'git_status';
+  return 'git_checkout';
+}
+
+/**
+ * Why a shell bounded by `only` (a skill script's allowed-tools, without `shell`) may not do
+ * what needs one of `tools`, or null.
+ * @param {string[]} only @param {readonly string[]} tools
+ */
+function outOfBounds(only, tools) {
+  if (tools.some((t) => only.includes(t))) return null;
+  const allowed = only.join(', ') || 'none';
+  return tools.length === 1 ? `${tools[0]} is not among the tools this script may use (${allowed})` : `neither ${tools.join(' nor ')} is among the tools this script may use (${allowed})`;
+}
+
 /**
  * The agent's shell over the workspace: Clawser's folders neither written nor read, `git` on
  * the workspace's repository, `clawser` and `curl` through the gates of `live.ctx` (the latest
  * call's), `only` limiting the tools `clawser` may call (a skill's allowed-tools). Outside
  * content taints the turn as it comes in: a page curl fetched, a file of a cloned repository.
+ * A shell bounded by `only` that does not include `shell` (a skill's shell script) is bounded
+ * in its files and `git` too: reading needs fs_read (listing fs_list), writing fs_write,
+ * deleting fs_delete, each git subcommand its git tool (git_commit for add and commit…).
  * @param {Live} session @param {{only?: string[], env?: Record<string, string>}} [options]
  */
 async function agentShell(session, options = {}) {
   const [{ createShell }, , { gitCommand }, { clawserCommand, listStore }] = await loadShell();
   const ctx = session.ctx;
+  const bound = options.only && !options.only.includes('shell') ? options.only : null;
   /** @type {import('../shell/shell.js').Shell | null} */
   let shell = null;
   const fetch = ruleFetch({
@@ -161,12 +192,13 @@ async function agentShell(session, options = {}) {
     limits: { timeoutMs: SHELL_TIMEOUT_MS },
     ...(options.env ? { env: options.env } : {}),
     onRead: (path) => taintWorkspaceContent(session, path),
+    ...(bound ? { permit: (/** @type {keyof typeof FILE_ACCESS} */ access) => outOfBounds(bound, FILE_ACCESS[access]) } : {}),
     commands: [
       gitCommand(async () => {
         // A cloned repository's history (log, diff) is outside content too.
         await taintWorkspaceContent(session);
         return session.ctx.git ?? new (await import('../git/git.js')).WorkspaceGit(session.ctx.fs);
-      }, { mayWrite: () => !shell?.readOnlyRun }),
+      }, { mayWrite: () => !shell?.readOnlyRun, ...(bound ? { permit: (sub, args) => outOfBounds(bound, [gitToolOf(sub, args)]) } : {}) }),
       clawserCommand({
         callTool: (name, args, signal) => {
           if (options.only && !options.only.includes(name)) return Promise.resolve({ ok: false, output: `${name} is not among the tools this script may use (${options.only.join(', ') || 'none'}).` });
