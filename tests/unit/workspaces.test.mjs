@@ -32,3 +32,116 @@ test('deleting a workspace removes what its tools kept in config, and only its o
   // Control: the other workspace's keys are still there.
   for (const k of toolKeys(kept.id)) assert.deepEqual(config.get(k, null), { planted: true }, `${k} is kept`);
 });
+
+// ---------------------------------------------------------------------------------------------
+// The list in durable storage: a crash mid-delete, a lost or damaged list
+
+/** A restartable app's stores over one storage: `start()` is a page load (settings read from the files). */
+async function durable(fs = new MemoryFileSystem()) {
+  const { DurableConfig } = await import('../../web/storage/durable-config.js');
+  const { configFileOf } = await import('../../web/app/config-files.js');
+  const start = async () => {
+    const config = new DurableConfig({ fs, files: ['workspaces.json', 'settings.json'], fileOf: configFileOf, lock: (_n, fn) => fn() });
+    await config.load();
+    return { config, store: new WorkspaceStore({ config, fs }) };
+  };
+  return { fs, start };
+}
+
+/**
+ * A file system whose folder deletes die half way, as a killed browser leaves them: one of the
+ * folder's files is gone, then the call never returns. `crashed` resolves then.
+ * @param {MemoryFileSystem} fs
+ */
+function crashingDeletes(fs) {
+  /** @type {() => void} */
+  let crash = () => {};
+  const crashed = new Promise((resolve) => (crash = () => resolve(undefined)));
+  const view = new Proxy(fs, {
+    get(target, prop) {
+      if (prop === 'delete') {
+        return async (/** @type {string} */ path) => {
+          const entries = await target.list(path).catch(() => []);
+          if (entries[0]) await target.delete(`${path}/${entries[0].name}`);
+          crash();
+          return new Promise(() => {}); // the process is gone
+        };
+      }
+      const v = /** @type {any} */ (target)[prop]; // any: forwarding every other member as it is
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  return { view, crashed };
+}
+
+test('a delete cut short by a crash leaves the workspace off the list, and the next start finishes it (control: a delete that runs to the end)', async () => {
+  const { fs, start } = await durable();
+  const first = await start();
+  const gone = await first.store.create('Gone');
+  const kept = await first.store.create('Kept');
+  for (const w of [gone, kept]) for (let i = 0; i < 5; i++) await fs.write(`clawser_workspaces/${w.id}/${i}.md`, 'x');
+  // The crash: the files only partly deleted.
+  const { view, crashed } = crashingDeletes(fs);
+  void new WorkspaceStore({ config: first.config, fs: view }).delete(gone.id);
+  await crashed;
+  assert.equal((await fs.list(`clawser_workspaces/${gone.id}`)).length, 4, 'its files are still partly there');
+  const next = await start();
+  assert.deepEqual(next.store.list().map((w) => w.name), ['Kept'], 'not listed as a normal workspace');
+  assert.deepEqual(next.store.deleting(), [gone.id]);
+  assert.deepEqual(await next.store.unlisted(), [], 'not offered back either');
+  assert.equal(await next.store.finishDeletes(), 1);
+  assert.equal(await fs.stat(`clawser_workspaces/${gone.id}`), null, 'its files are gone');
+  assert.deepEqual(next.store.deleting(), []);
+  // Control: an ordinary delete leaves nothing to finish.
+  await next.store.delete(kept.id);
+  assert.equal(await fs.stat(`clawser_workspaces/${kept.id}`), null);
+  assert.deepEqual((await start()).store.deleting(), []);
+});
+
+test('workspace folders the list does not name are found, with the name their record knows, and can be added back (control: a listed one is not offered)', async () => {
+  const { fs, start } = await durable();
+  const { config, store } = await start();
+  const alpha = await store.create('Alpha');
+  const beta = await store.create('Beta');
+  await fs.mkdir('clawser_workspaces/wnorecord');
+  // The list loses Beta (a crash of an earlier version lost localStorage's copy, say).
+  config.set('clawser_workspaces', store.list().filter((w) => w.id !== beta.id));
+  await config.flush();
+  const found = await store.unlisted();
+  assert.deepEqual(found.map((f) => [f.id, f.name]).sort(), [[beta.id, 'Beta'], ['wnorecord', null]]);
+  const added = await store.addBack(found);
+  assert.deepEqual(added.map((w) => w.name).sort(), ['Beta', 'Recovered workspace 2'].sort());
+  assert.deepEqual((await start()).store.list().map((w) => w.id).sort(), [alpha.id, beta.id, 'wnorecord'].sort());
+  assert.deepEqual(await store.unlisted(), []);
+});
+
+test('a damaged list is never written over: nothing is listed or created, the folders are found, and after setting it aside they come back (control: an intact list)', async () => {
+  const { fs, start } = await durable();
+  const { store } = await start();
+  const alpha = await store.create('Alpha');
+  await store.rename(alpha.id, 'Alpha renamed');
+  const damaged = (await fs.readText('clawser_state/workspaces.json')).slice(0, 40);
+  await fs.write('clawser_state/workspaces.json', damaged);
+  const next = await start();
+  assert.match(next.store.damage()?.reason ?? '', /not valid JSON/);
+  assert.deepEqual(next.store.list(), []);
+  await assert.rejects(next.store.create('New'), { code: 'list_damaged' });
+  await assert.rejects(next.store.rename(alpha.id, 'x'), { code: 'list_damaged' });
+  next.store.touch(alpha.id);
+  await next.config.flush().catch(() => {});
+  assert.equal(await fs.readText('clawser_state/workspaces.json'), damaged, 'not written over');
+  assert.deepEqual((await next.store.unlisted()).map((f) => f.name), ['Alpha renamed'], 'found, with its latest name');
+  await next.config.setAside('workspaces.json');
+  await next.store.addBack(await next.store.unlisted());
+  assert.deepEqual((await start()).store.list().map((w) => [w.id, w.name]), [[alpha.id, 'Alpha renamed']]);
+  // Control: intact, it reports nothing.
+  assert.equal((await start()).store.damage(), null);
+});
+
+test('the first workspace the first view offered is made with its id and time', async () => {
+  const { start } = await durable();
+  const { store } = await start();
+  const entry = { id: 'wfirst', name: 'My workspace', createdAt: 123 };
+  assert.deepEqual(await store.create('ignored', { entry }), entry);
+  assert.deepEqual((await start()).store.list(), [entry]);
+});

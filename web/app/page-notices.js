@@ -1,9 +1,15 @@
 /**
  * The page-wide banners about the page itself rather than a workspace: not a secure context,
- * storage that does not answer, offline, and a new version of Clawser (the service worker).
+ * storage that does not answer, offline, a new version of Clawser (the service worker), and
+ * the state Clawser keeps for itself (settings or workspace list damaged, workspace folders the
+ * list does not name, a setting that could not be saved).
  */
 /** @import { BannerArea } from '../ui/banners.js' */
+/** @import { ConfigProblem } from '../storage/durable-config.js' */
+/** @import { UnlistedWorkspace } from './workspaces.js' */
 import { registerServiceWorker } from './sw-client.js';
+import { choiceDialog } from '../ui/dialogs.js';
+import { downloadBlob } from '../ui/dom.js';
 
 /** @typedef {ReturnType<typeof BannerArea>} Banners */
 
@@ -48,4 +54,87 @@ export function noticeConnectivity(banners) {
   addEventListener('online', show);
   addEventListener('offline', show);
   show();
+}
+
+/** What each of the app's own files holds, in words. @type {Record<string, {what: string, until: string, fresh: string}>} */
+const STATE_FILES = {
+  'workspaces.json': {
+    what: 'The workspace list',
+    until: 'No new list is made and nothing is added to it until you choose; your workspaces\' folders are still in the browser\'s storage.',
+    fresh: 'Set it aside and start a new list',
+  },
+  'settings.json': {
+    what: 'Your settings',
+    until: 'Until you choose, workspaces show no provider and default settings, and changed settings are not saved.',
+    fresh: 'Set it aside and start new settings',
+  },
+};
+
+/**
+ * A damaged settings or workspace-list file, as found at start: said in a banner that stays,
+ * with a way to download the file as it is or set it aside (kept under another name in the
+ * browser's storage) so that a new one can be written. Nothing is overwritten until then.
+ * @param {Banners} banners
+ * @param {ConfigProblem[]} problems
+ * @param {{download: (file: string) => Promise<Uint8Array>, setAside: (file: string) => Promise<string>}} actions
+ */
+export function noticeConfigDamage(banners, problems, actions) {
+  for (const p of problems) {
+    const about = STATE_FILES[p.file] ?? { what: `The file ${p.file}`, until: 'It is not changed until you choose.', fresh: 'Set it aside' };
+    const id = `damaged-${p.file}`;
+    const text = `${about.what} could not be read: ${p.path} in the browser's storage is damaged (${p.reason}). It was not changed. ${about.until}`;
+    const review = async () => {
+      const choice = await choiceDialog({
+        title: `${about.what} is damaged`,
+        message: `${text} Download a copy to keep or repair it (${p.size} bytes), or set it aside: it stays in the browser's storage under another name and Clawser starts a new one.`,
+        choices: [{ value: 'download', label: 'Download a copy' }, { value: 'aside', label: about.fresh }],
+      });
+      if (choice === 'download') {
+        const bytes = await actions.download(p.file);
+        downloadBlob(new Blob([/** @type {BlobPart} */ (bytes)], { type: 'application/json' }), `clawser-damaged-${p.file}`);
+      } else if (choice === 'aside') {
+        const aside = await actions.setAside(p.file);
+        banners.show(id, `${about.what} was set aside (kept as ${aside}) and a new one started.`, { kind: 'info' });
+      }
+    };
+    banners.show(id, text, { kind: 'warn', dismissible: false, action: { label: 'Review…', run: () => { review().catch((err) => noticeUnsaved(banners, err, { always: true })); } } });
+  }
+}
+
+/**
+ * Workspace folders in the browser's storage that the list does not name (a list lost or set
+ * aside): offered back, under the name each one's record knows.
+ * @param {Banners} banners
+ * @param {UnlistedWorkspace[]} found
+ * @param {() => Promise<void>} addBack
+ */
+export function noticeUnlistedWorkspaces(banners, found, addBack) {
+  if (!found.length) {
+    banners.hide('unlisted');
+    return;
+  }
+  const names = found.map((f) => (f.name ? `“${f.name}”` : `an unnamed one (${f.id})`)).join(', ');
+  const text = found.length === 1
+    ? `A workspace was found in the browser's storage that your workspace list does not show: ${names}. Its files and conversations are there.`
+    : `${found.length} workspaces were found in the browser's storage that your workspace list does not show: ${names}. Their files and conversations are there.`;
+  banners.show('unlisted', text, {
+    kind: 'warn',
+    action: {
+      label: found.length === 1 ? 'Add it back' : 'Add them back',
+      run: () => {
+        addBack().then(() => banners.show('unlisted', `Added back to your workspace list: ${names}.`, { kind: 'info' }), (err) => noticeUnsaved(banners, err, { always: true }));
+      },
+    },
+  });
+}
+
+/**
+ * A change that could not be saved in the background (storage full…). Damage and a restore in
+ * another tab have banners of their own, so they are not repeated here unless `always`.
+ * @param {Banners} banners @param {unknown} err @param {{always?: boolean}} [options]
+ */
+export function noticeUnsaved(banners, err, options = {}) {
+  const code = /** @type {{code?: string}} */ (err)?.code;
+  if (!options.always && (code === 'damaged' || code === 'restore_in_progress')) return;
+  banners.show('unsaved', `Not saved: ${/** @type {Error} */ (err)?.message ?? String(err)}`, { kind: 'error' });
 }

@@ -75,5 +75,25 @@ export interface FileSystem {
   move(from: string, to: string): Promise<void>;
 }
 
+/**
+ * Clawser's own small settings: `clawser_*` keys holding JSON. The app's is DurableConfig (OPFS,
+ * written in the background: `flush()` resolves once every change made before it is stored);
+ * LocalConfig (localStorage) serves tests and the first view's cache.
+ */
+export interface ConfigStore {
+  /** The parsed value, or `fallback` when missing or unreadable. */
+  get<T>(key: string, fallback: T): unknown | T;
+  set(key: string, value: unknown): void;
+  remove(key: string): void;
+  /** The keys starting with `prefix` (itself a `clawser_` prefix). */
+  keys(prefix: string): string[];
+  /** Every entry as [key, raw JSON text]. */
+  entries(): Array<[string, string]>;
+  /** Stores raw JSON text as it is. */
+  setRaw(key: string, raw: string): void;
+  /** Resolves once the changes made before the call are stored; rejects with why not. */
+  flush(): Promise<void>;
+}
+
 /** `protected`: a write into one of Clawser's own folders through a view that may not change them. */
 export type StorageErrorCode = 'not_found' | 'quota' | 'invalid_path' | 'not_a_directory' | 'busy' | 'unavailable' | 'io' | 'protected';
