@@ -18,7 +18,7 @@ export { ConversationStore } from './agent/conversation-store.js';
 export { BranchTree, activePath } from './agent/branches.js';
 export { ConversationSearch } from './agent/conversation-search.js';
 export { UsageLedger, summarizeLedger } from './agent/usage-ledger.js';
-export { buildConfig, parseConfig, loosenedProtections } from './app/workspace-config.js';
+export { buildConfig, parseConfig, loosenedProtections, configToolChoices, storedToolChoices } from './app/workspace-config.js';
 export { toJsonl as conversationToJsonl, toMarkdown as conversationToMarkdown, toHtml as conversationToHtml, parseImport as parseConversationImport } from './agent/conversation-export.js';
 export { ClawserAgent } from './agent/agent.js';
 export { HookPipeline, HOOK_POINTS } from './agent/hooks.js';
@@ -57,7 +57,7 @@ export { skillsPrompt, skillInstructions } from './tools/skills.js';
 export { McpClient, McpError, PROTOCOL_VERSIONS as MCP_PROTOCOL_VERSIONS } from './mcp/client.js';
 export { McpManager, McpServerSchema } from './mcp/manager.js';
 export { McpOAuth, discover as discoverMcpOAuth } from './mcp/oauth.js';
-export { mcpToolDefinition, mcpToolName, mcpResult } from './mcp/tools.js';
+export { mcpToolDefinition, mcpToolName, mcpToolNames, mcpToolKey, parseMcpToolKey, mcpResult } from './mcp/tools.js';
 
 // Named agents, sub-agents, per-turn undo, self-repair, heartbeat
 export { validateAgent, parseAgentFile, agentToJson, agentToMarkdown, agentSystemPrompt, allowedTools, lowerAutonomy, AgentDefinitionSchema } from './agent/agent-definitions.js';
@@ -82,7 +82,7 @@ export { LineEditor } from './shell/line-editor.js';
 export { ruleMatches, rulesCover, suggestRule, scopeOf as approvalScopeOf } from './tools/approval-rules.js';
 
 // Tools
-export { BrowserToolRegistry, createBuiltinRegistry, builtinTools, toolSettings } from './tools/index.js';
+export { BrowserToolRegistry, ToolChoiceError, createBuiltinRegistry, builtinTools, toolSettings } from './tools/index.js';
 export { ruleFetch } from './tools/web.js';
 
 // Providers

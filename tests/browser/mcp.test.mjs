@@ -10,12 +10,14 @@ import { launchBrowser, startApp, openWorkspace, sendMessage, readWorkspaceFile 
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 import { startEverythingServer } from '../fixtures/mcp-everything.mjs';
 import { startOAuthServers } from '../fixtures/oauth-server.mjs';
+import { startScriptedMcpServers } from '../fixtures/mcp-scripted.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
 /** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
 /** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
 /** @type {Awaited<ReturnType<typeof startEverythingServer>>} */ let mcp;
 /** @type {Awaited<ReturnType<typeof startOAuthServers>>} */ let secured;
+/** @type {Awaited<ReturnType<typeof startScriptedMcpServers>>} */ let pair;
 /** @type {import('playwright-core').Page} */ let page;
 
 before(async () => {
@@ -23,6 +25,8 @@ before(async () => {
   llm = await startLlmServer();
   mcp = await startEverythingServer();
   secured = await startOAuthServers(mcp.url);
+  // Two servers whose names and tools read the same once joined (issue 32 §3).
+  pair = await startScriptedMcpServers({ '/github': [{ name: 'create_issue' }], '/github-create': [{ name: 'issue' }] });
   browser = await launchBrowser();
   page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
 });
@@ -32,6 +36,7 @@ after(async () => {
   await llm?.close();
   await secured?.close();
   await mcp?.close();
+  await pair?.close();
 });
 
 /** A server's card, by its exact name (another card may mention the same words). @param {string} name */
@@ -56,19 +61,19 @@ test('the Servers panel connects a real MCP server from the page; the agent call
   await card.getByText(/Everything Reference Server .* · protocol 2025-11-25/).waitFor();
   await card.getByText(/\d+ tools, \d+ resources, \d+ prompts of everything/).click();
   const tools = card.getByRole('table', { name: 'Tools of everything' });
-  await tools.getByRole('row', { name: /mcp_everything_echo .* read-only/ }).waitFor();
-  await tools.getByRole('row', { name: /mcp_everything_toggle_simulated_logging .* may change things/ }).waitFor();
+  await tools.getByRole('row', { name: /mcp__everything__echo .* read-only/ }).waitFor();
+  await tools.getByRole('row', { name: /mcp__everything__toggle_simulated_logging .* may change things/ }).waitFor();
   await card.getByRole('list', { name: 'Prompts of everything' }).getByText('/mcp__everything__args_prompt city [state]').waitFor();
 
   await page.getByRole('button', { name: 'Back to chat' }).click();
   llm.enqueue(
-    { toolCalls: [{ id: 'e1', name: 'mcp_everything_echo', arguments: { message: 'from the agent' } }] },
-    { toolCalls: [{ id: 't1', name: 'mcp_everything_toggle_simulated_logging', arguments: {} }] },
+    { toolCalls: [{ id: 'e1', name: 'mcp__everything__echo', arguments: { message: 'from the agent' } }] },
+    { toolCalls: [{ id: 't1', name: 'mcp__everything__toggle_simulated_logging', arguments: {} }] },
     { text: 'The server echoed it.' },
   );
   await sendMessage(page, 'use the echo tool');
   // The read-only tool runs at once; the other asks, like any tool that may change things.
-  const ask = page.getByRole('dialog', { name: 'Allow “mcp_everything_toggle_simulated_logging”?' });
+  const ask = page.getByRole('dialog', { name: 'Allow “mcp__everything__toggle_simulated_logging”?' });
   await ask.waitFor();
   await ask.getByText('Call toggle-simulated-logging on the MCP server “everything”', { exact: false }).waitFor();
   await ask.getByRole('button', { name: 'Allow once' }).click();
@@ -76,12 +81,12 @@ test('the Servers panel connects a real MCP server from the page; the agent call
   const results = llm.requests.at(-1)?.body.messages.filter((/** @type {any} */ m) => m.role === 'tool');
   assert.equal(results[0].content, 'Echo: from the agent');
   assert.match(results[1].content, /logging/i);
-  assert.ok(llm.requests.at(-3)?.body.tools.some((/** @type {any} */ t) => t.function.name === 'mcp_everything_get_sum' && t.function.parameters.properties.a.type === 'number'), 'the server\'s schema reaches the model');
+  assert.ok(llm.requests.at(-3)?.body.tools.some((/** @type {any} */ t) => t.function.name === 'mcp__everything__get_sum' && t.function.parameters.properties.a.type === 'number'), 'the server\'s schema reaches the model');
 
   // A long-running tool's progress is shown while it runs.
-  llm.enqueue({ toolCalls: [{ id: 'l1', name: 'mcp_everything_trigger_long_running_operation', arguments: { duration: 3, steps: 6 } }] }, { text: 'Finished the long one.' });
+  llm.enqueue({ toolCalls: [{ id: 'l1', name: 'mcp__everything__trigger_long_running_operation', arguments: { duration: 3, steps: 6 } }] }, { text: 'Finished the long one.' });
   await sendMessage(page, 'run the long operation');
-  await page.getByText(/mcp_everything_trigger_long_running_operation: [1-5]\/6/).first().waitFor();
+  await page.getByText(/mcp__everything__trigger_long_running_operation: [1-5]\/6/).first().waitFor();
   await page.locator('.msg.assistant', { hasText: 'Finished the long one.' }).waitFor();
 
   // The server's tool descriptions are outside text in every request: a memory is asked for, and says why.
@@ -142,7 +147,7 @@ test('a server behind OAuth: the 401 offers "Sign in", the sign-in window comes 
   await popup.waitForEvent('close');
   await card.locator('.server-status', { hasText: 'Connected' }).waitFor();
   await card.getByText(/\d+ tools, \d+ resources, \d+ prompts of secured/).click();
-  await card.getByRole('table', { name: 'Tools of secured' }).getByRole('row', { name: /mcp_secured_echo/ }).waitFor();
+  await card.getByRole('table', { name: 'Tools of secured' }).getByRole('row', { name: /mcp__secured__echo/ }).waitFor();
   assert.equal(secured.log.registered.length, 1, 'the client registered itself');
   assert.deepEqual(secured.log.registered[0].redirect_uris, [new URL('web/app/oauth-callback.html', app.url).href]);
   const authz = secured.log.authorizations[0];
@@ -155,7 +160,7 @@ test('a server behind OAuth: the 401 offers "Sign in", the sign-in window comes 
   assert.ok(!/at-[0-9a-f]{12}/.test(stored), 'no access token in clear');
   // The agent can use the secured server's tools.
   await page.getByRole('button', { name: 'Back to chat' }).click();
-  llm.enqueue({ toolCalls: [{ id: 's1', name: 'mcp_secured_echo', arguments: { message: 'behind OAuth' } }] }, { text: 'Done.' });
+  llm.enqueue({ toolCalls: [{ id: 's1', name: 'mcp__secured__echo', arguments: { message: 'behind OAuth' } }] }, { text: 'Done.' });
   await sendMessage(page, 'echo through the secured server');
   await page.locator('.msg.assistant', { hasText: 'Done.' }).waitFor();
   assert.equal(llm.requests.at(-1)?.body.messages.filter((/** @type {any} */ m) => m.role === 'tool').at(-1).content, 'Echo: behind OAuth');
@@ -174,4 +179,134 @@ test('a server behind OAuth: the 401 offers "Sign in", the sign-in window comes 
   assert.equal(await cardOf('secured').count(), 0);
   const left = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('clawser_mcp_oauth_')));
   assert.deepEqual(left, [], 'its OAuth tokens are deleted with it');
+});
+
+// Issue 32 §3: a tool's name is its identity. The pair below shared one name before
+// (mcp_github_create_issue): whichever connected first took it, and the user's "Always allow".
+
+/** The Clawser name of a server's one tool, as its card in the Servers panel lists it. @param {string} server */
+async function listedName(server) {
+  const card = cardOf(server);
+  const summary = card.getByText(new RegExp(`^\\d+ tools?, \\d+ resources?, \\d+ prompts? of ${server}$`));
+  assert.match(await summary.innerText(), /^1 tool,/, `${server}'s tool is registered (none left out)`);
+  if (!(await card.getByRole('table', { name: `Tools of ${server}` }).isVisible())) await summary.click();
+  return card.getByRole('table', { name: `Tools of ${server}` }).locator('tbody code').innerText();
+}
+
+/**
+ * One turn in which the agent calls `name`: how the user answers its dialog (null: no dialog may
+ * come — the turn would wait on it), and the call the scripted servers received (null: none ran).
+ * @param {string} name @param {string | null} answer @param {string} done the reply after the call
+ */
+async function turn(name, answer, done) {
+  const calls = pair.calls.length;
+  llm.enqueue({ toolCalls: [{ id: `c${llm.requests.length}`, name, arguments: { text: 'x' } }] }, { text: done });
+  await sendMessage(page, `call ${name}`);
+  if (answer) {
+    const ask = page.getByRole('dialog', { name: `Allow “${name}”?` });
+    await ask.waitFor();
+    await ask.getByRole('button', { name: answer, exact: true }).click();
+  }
+  // The turn ends only when the call has run (or was refused).
+  await page.locator('.msg.assistant', { hasText: done }).waitFor();
+  assert.ok(pair.calls.length - calls <= 1);
+  return pair.calls.length > calls ? pair.calls.at(-1) ?? null : null;
+}
+
+/** The stored tool choices (policies and rules) of the page, as text. */
+const storedChoices = () => page.evaluate(() => Object.entries({ ...localStorage }).filter(([k]) => /^clawser_tool_(perms|rules)_/.test(k)).map(([, v]) => v).join('\n'));
+
+test('issue 32 §3: servers "github" (create_issue) and "github-create" (issue) show two tool names; "Always allow" in the dialog lets only github\'s tool run without asking; removed and added again, it asks again', async () => {
+  await page.getByRole('button', { name: 'Servers', exact: true }).click();
+  // github-create first: with one flat name, the first to connect took it.
+  await addServer('github-create', pair.url('/github-create'));
+  await cardOf('github-create').locator('.server-status', { hasText: 'Connected' }).waitFor();
+  await addServer('github', pair.url('/github'));
+  await cardOf('github').locator('.server-status', { hasText: 'Connected' }).waitFor();
+  const gh = await listedName('github');
+  const ghc = await listedName('github-create');
+  assert.equal(gh, 'mcp__github__create_issue');
+  assert.equal(ghc, 'mcp__github_create__issue');
+
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  assert.deepEqual(await turn(gh, 'Always allow', 'Created.'), { path: '/github', tool: 'create_issue', args: { text: 'x' } });
+  // Control: the allowed tool now runs without asking, on its own server.
+  assert.equal((await turn(gh, null, 'Created again.'))?.path, '/github');
+  // The other server's tool still asks.
+  assert.equal((await turn(ghc, 'Allow once', 'Issued.'))?.path, '/github-create');
+  // The Tools panel shows the choice on github's tool only.
+  await page.getByRole('button', { name: 'Tools', exact: true }).click();
+  assert.equal(await page.getByRole('combobox', { name: `Policy for ${gh}` }).inputValue(), 'auto');
+  assert.equal(await page.getByRole('combobox', { name: `Policy for ${ghc}` }).inputValue(), '');
+
+  // Removed and added again (same name, same address): a new server, asked for again.
+  await page.getByRole('button', { name: 'Servers', exact: true }).click();
+  await cardOf('github').getByRole('button', { name: 'Remove github' }).click();
+  await page.getByRole('dialog', { name: 'Remove the server “github”?' }).getByRole('button', { name: 'Remove' }).click();
+  await page.getByText('Removed “github”.').waitFor();
+  assert.doesNotMatch(await storedChoices(), /create_issue/, 'its "Always allow" is gone with it');
+  await addServer('github', pair.url('/github'));
+  await cardOf('github').locator('.server-status', { hasText: 'Connected' }).waitFor();
+  assert.equal(await listedName('github'), gh, 'the same name for the model');
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  assert.equal((await turn(gh, 'Allow once', 'Asked again.'))?.path, '/github');
+});
+
+test('issue 32 §3: the Config document names each choice by its server; the colliding pair exported, removed and imported again stays two servers, each with its own choice', async () => {
+  const gh = 'mcp__github__create_issue';
+  const ghc = 'mcp__github_create__issue';
+  const panel = page.getByRole('region', { name: 'Config' });
+  const editor = panel.getByRole('textbox', { name: 'Configuration (JSON)' });
+  /** @param {(c: any) => void} fn */
+  const editConfig = async (fn) => {
+    const c = JSON.parse(await editor.inputValue());
+    fn(c);
+    await editor.fill(JSON.stringify(c, null, 2));
+  };
+  const loosen = page.getByRole('dialog', { name: 'Loosen protections?' });
+  await page.keyboard.press('Alt+9');
+  await panel.waitFor();
+  await editConfig((c) => { c.mcpToolPolicies = [{ server: 'github', tool: 'create_issue', policy: 'auto' }, { server: 'github-create', tool: 'issue', policy: 'denied' }]; });
+  await panel.getByText('Valid: ready to save.').waitFor();
+  await panel.getByRole('button', { name: 'Save configuration' }).click();
+  await loosen.waitFor();
+  const listed = await loosen.getByRole('listitem').allInnerTexts();
+  assert.equal(listed.length, 1, JSON.stringify(listed));
+  assert.match(listed[0], /create_issue.*“github”.*without asking/, 'the "Always allow" is named with its server');
+  await loosen.getByRole('button', { name: 'Apply anyway' }).click();
+  await panel.getByText('Saved. New turns use it.').waitFor();
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  assert.equal((await turn(gh, null, 'Ran unasked.'))?.path, '/github', 'github\'s create_issue runs without asking');
+  assert.equal(await turn(ghc, null, 'It was off.'), null, 'github-create\'s issue is off: refused, never sent');
+
+  // Exported, the pair and its choices are named by server; removed (the document), nothing stays.
+  await page.keyboard.press('Alt+9');
+  await panel.waitFor();
+  const exported = JSON.parse(await editor.inputValue());
+  assert.deepEqual(exported.mcpToolPolicies, [{ server: 'github', tool: 'create_issue', policy: 'auto' }, { server: 'github-create', tool: 'issue', policy: 'denied' }]);
+  assert.deepEqual(Object.keys(exported.toolPolicies).filter((k) => k.startsWith('mcp')), [], 'no MCP tool by its model name');
+  await editConfig((c) => { c.mcpServers = c.mcpServers.filter((/** @type {any} */ m) => !m.name.startsWith('github')); c.mcpToolPolicies = []; });
+  await panel.getByRole('button', { name: 'Save configuration' }).click();
+  await panel.getByText('Saved. New turns use it.').waitFor();
+  assert.doesNotMatch(await storedChoices(), /create_issue|issue/, 'the servers\' choices went with them');
+
+  // Imported again: two new servers, each choice on its own server's tool.
+  await editor.fill(JSON.stringify(exported, null, 2));
+  await panel.getByRole('button', { name: 'Save configuration' }).click();
+  await loosen.waitFor();
+  const again = await loosen.getByRole('listitem').allInnerTexts();
+  assert.ok(again.some((t) => /adds the MCP server “github” at/.test(t)) && again.some((t) => /adds the MCP server “github-create” at/.test(t)), JSON.stringify(again));
+  assert.ok(again.some((t) => /create_issue.*“github”.*without asking/.test(t)), JSON.stringify(again));
+  await loosen.getByRole('button', { name: 'Apply anyway' }).click();
+  await panel.getByText('Saved. New turns use it.').waitFor();
+  await page.keyboard.press('Alt+M');
+  for (const name of ['github', 'github-create']) {
+    await cardOf(name).getByRole('button', { name: `Connect ${name}` }).click();
+    await cardOf(name).locator('.server-status', { hasText: 'Connected' }).waitFor();
+  }
+  assert.equal(await listedName('github'), gh);
+  assert.equal(await listedName('github-create'), ghc);
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  assert.equal((await turn(gh, null, 'Unasked again.'))?.path, '/github', 'imported: github\'s "Always allow" applies to github\'s tool');
+  assert.equal(await turn(ghc, null, 'Still off.'), null, 'and github-create\'s Off to github-create\'s');
 });

@@ -275,7 +275,7 @@ test('events persist line by line on OPFS and a torn last line is recovered with
     fs.terminate();
   }, where);
   await page.reload();
-  await page.getByRole('status').filter({ hasText: 'incomplete last entry was removed' }).waitFor();
+  await page.getByRole('status').filter({ hasText: 'its last entry was incomplete' }).waitFor();
   assert.equal(await page.locator('.msg.user', { hasText: 'keep me' }).count(), 1);
   assert.equal(await page.locator('.msg.assistant', { hasText: 'Echo: keep me' }).count(), 1);
   await page.getByRole('textbox', { name: 'Message' }).fill('after repair');

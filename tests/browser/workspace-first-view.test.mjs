@@ -22,16 +22,17 @@ const HOUR = 3_600_000;
  * A fresh profile holding what a previous visit leaves: workspace Alpha (provider Echo) with three
  * conversations and their saved list, Beta with none. app.js is answered only once `release`
  * is called.
- * @param {{tornLine?: boolean}} [options] tornLine: the newest conversation's log ends with half a line (a tab closed mid-write)
+ * @param {{tornLine?: boolean, files?: Record<string, string>}} [options] tornLine: the newest conversation's log ends with half a line (a tab closed mid-write);
+ *   files: written over the others afterwards (a path in Alpha's conversations folder → its text), e.g. a damaged one
  */
-async function heldPage({ tornLine = false } = {}) {
+async function heldPage({ tornLine = false, files = {} } = {}) {
   const own = await launchBrowser();
   const page = await own.context.newPage();
   page.setDefaultTimeout(20_000);
   const errors = /** @type {string[]} */ ([]);
   page.on('pageerror', (err) => errors.push(err.message));
   await page.goto(`${app.url}manifest.webmanifest`);
-  await page.evaluate(async ({ HOUR, tornLine }) => {
+  await page.evaluate(async ({ HOUR, tornLine, files }) => {
     const now = Date.now();
     localStorage.setItem('clawser_workspaces', JSON.stringify([
       { id: 'walpha', name: 'Alpha', createdAt: now - 48 * HOUR },
@@ -63,7 +64,14 @@ async function heldPage({ tornLine = false } = {}) {
       await write(dir, 'meta.json', JSON.stringify(meta));
     }
     await write(conversations, 'list.json', JSON.stringify({ version: 1, conversations: list }));
-  }, { HOUR, tornLine });
+    for (const [path, text] of Object.entries(files)) {
+      const parts = path.split('/');
+      const name = /** @type {string} */ (parts.pop());
+      let dir = conversations;
+      for (const p of parts) dir = await dir.getDirectoryHandle(p, { create: true });
+      await write(dir, name, text);
+    }
+  }, { HOUR, tornLine, files });
   /** @type {() => void} */
   let release = () => {};
   const held = new Promise((resolve) => (release = () => resolve(undefined)));
@@ -218,11 +226,43 @@ test('the first view never writes: a log whose last line is torn is left to the 
     assert.equal(await page.getByRole('heading', { name: 'Alpha', level: 1 }).count(), 0);
     assert.equal(await size(), torn, 'not repaired before the app is in');
     release();
-    await page.getByText(/incomplete last entry was removed/).waitFor();
+    await page.getByText(/its last entry was incomplete/).waitFor();
     assert.ok(await size() < torn, 'the app cut the torn line');
     await messages(page).getByText('The origin private file system.').waitFor();
   } finally {
     await close();
+  }
+});
+
+test('a damaged file never makes the first view throw: damaged details or a snapshot of the wrong shape are painted around, a damaged list is left to the app; the app then says what it found', async () => {
+  /** @type {{files: Record<string, string>, painted: boolean, names: RegExp}[]} */
+  const cases = [
+    { files: { 'cnew/meta.json': '{"id":"cnew","title":"New' }, painted: true, names: /Conversation “Newest talk”: its details \(meta\.json\)/ },
+    { files: { 'cnew/snapshot.json': JSON.stringify({ version: 1, eventCount: 2, byteLength: 10, history: [5, { role: 'user' }] }) }, painted: true, names: /Conversation “Newest talk”: its snapshot/ },
+    { files: { 'list.json': '\u0000\u00ff garbage' }, painted: false, names: /list of conversations \(list\.json\)/ },
+  ];
+  for (const c of cases) {
+    const { page, close, release, requested, errors } = await heldPage({ files: c.files });
+    try {
+      await page.goto(`${app.url}#workspace/walpha`);
+      await requested;
+      if (c.painted) {
+        await page.locator('.workspace[data-first-view]').getByRole('heading', { name: 'Alpha', level: 1 }).waitFor();
+        await messages(page).getByText('The origin private file system.').waitFor();
+        await page.getByRole('navigation', { name: 'Conversations' }).getByText('Middle talk').waitFor();
+      } else {
+        assert.equal(await page.locator('.workspace[data-first-view]').count(), 0, 'a damaged list is not painted as an empty one');
+      }
+      assert.deepEqual(errors, [], Object.keys(c.files)[0]);
+      release();
+      await appView(page);
+      await page.locator('[data-banner="damaged-files"]').filter({ hasText: c.names }).waitFor();
+      for (const title of ['Newest talk', 'Middle talk', 'Oldest talk']) await page.getByRole('navigation', { name: 'Conversations' }).getByText(title).waitFor();
+      await messages(page).getByText('The origin private file system.').waitFor();
+      assert.deepEqual(errors, [], Object.keys(c.files)[0]);
+    } finally {
+      await close();
+    }
   }
 });
 

@@ -148,7 +148,7 @@ test('restore a file or the whole tree to a commit without moving HEAD', async (
   await ws.write('c.txt', 'added later\n');
   await ws.delete('b.txt');
   const v2 = await repo.commitAll({ message: 'v2' });
-  assert.deepEqual(await repo.restore(v1, { filepath: 'a.txt' }), { changed: ['a.txt'], skipped: 0 });
+  assert.deepEqual(await repo.restore(v1, { filepath: 'a.txt' }), { changed: ['a.txt'], skipped: 0, kept: [] });
   assert.equal(await ws.readText('a.txt'), 'v1\n');
   assert.equal((await repo.log())[0].oid, v2, 'HEAD did not move');
   const { changed } = await repo.restore(v1);
@@ -174,4 +174,72 @@ test('the first commit of a workspace takes every file except ignored ones and C
   assert.deepEqual(st.filter((s) => s.state !== 'unchanged'), [], 'everything not ignored was committed');
   assert.deepEqual(st.map((s) => s.path).sort(), ['.gitignore', 'goals/active/g.md', 'src/app.js', 'src/deep/er/util.js']);
   assert.equal(await new WorkspaceGit(new ScopedFileSystem(new MemoryFileSystem(), 'x')).commitAll({ message: 'empty' }), null, 'an empty workspace makes no commit');
+});
+
+test('commitPaths commits exactly the given paths (files, a deleted folder, a rename) and nothing else; the real git agrees (control: commitAll takes the rest)', async () => {
+  const ws = new ScopedFileSystem(new MemoryFileSystem(), 'clawser_workspaces/w');
+  const repo = new WorkspaceGit(ws);
+  await repo.ensureRepo();
+  await ws.write('.gitignore', '*.log\n');
+  await ws.write('mine.txt', 'the user\'s\n');
+  await ws.write('agent.txt', 'A\n');
+  await ws.write('agent.log', 'ignored\n');
+  // The first commit of a repository: only the given paths (an ignored one is left out).
+  const first = await repo.commitPaths(['agent.txt', './agent.log', '.memory/x.json'], { message: 'Agent: first' });
+  assert.match(first ?? '', /^[0-9a-f]{40}$/);
+  assert.deepEqual((await repo.diffCommit(/** @type {string} */ (first))).map((d) => d.path), ['agent.txt']);
+  assert.equal(await repo.commitPaths(['agent.txt'], { message: 'again' }), null, 'no empty commit');
+  await ws.write('dir/one.txt', '1\n');
+  await ws.write('dir/sub/two.txt', '2\n');
+  await ws.write('old.txt', 'old\n');
+  await repo.commitPaths(['dir', 'old.txt'], { message: 'Agent: more' });
+  // The user stages a file of their own; the agent deletes a folder and renames a file.
+  await ws.write('staged.txt', 'staged\n');
+  await repo.stage(['staged.txt']);
+  await ws.delete('dir');
+  await ws.move('old.txt', 'new.txt');
+  await ws.write('mine.txt', 'the user\'s, edited\n');
+  const oid = /** @type {string} */ (await repo.commitPaths(['dir', 'old.txt', 'new.txt'], { message: 'Agent: tidy' }));
+  assert.deepEqual((await repo.diffCommit(oid)).map((d) => `${d.change} ${d.path}`), ['deleted dir/one.txt', 'deleted dir/sub/two.txt', 'added new.txt', 'deleted old.txt']);
+  const status = Object.fromEntries((await repo.status()).filter((s) => s.state !== 'unchanged').map((s) => [s.path, `${s.state}${s.staged ? ' staged' : ''}`]));
+  assert.deepEqual(status, { '.gitignore': 'new', 'mine.txt': 'new', 'staged.txt': 'new staged' }, 'the rest is as it was: untracked, staged');
+  await assert.rejects(repo.commitPaths(['../outside'], { message: 'x' }), /leaves the workspace/);
+  const dir = await mkdtemp(join(tmpdir(), 'clawser-commit-paths-'));
+  try {
+    await copyOut(ws, '', dir);
+    const git = (/** @type {string[]} */ ...args) => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir } });
+    git('fsck', '--full', '--strict');
+    assert.equal(git('ls-tree', '-r', '--name-only', 'HEAD').trim(), 'agent.txt\nnew.txt');
+    assert.equal(git('status', '--porcelain').trim().split('\n').sort().join('\n'), '?? .gitignore\n?? mine.txt\nA  staged.txt');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  // Control: commitAll takes everything that is left.
+  await repo.commitAll({ message: 'all' });
+  assert.deepEqual((await repo.status()).filter((s) => s.state !== 'unchanged'), []);
+});
+
+test('a whole-tree restore keeps what is not committed (new files, uncommitted edits, staged files) and names it; a single-file restore is asked for and overwrites (control)', async () => {
+  const ws = new ScopedFileSystem(new MemoryFileSystem(), 'w');
+  const repo = new WorkspaceGit(ws);
+  await ws.write('a.txt', 'v1\n');
+  await ws.write('b.txt', 'b1\n');
+  const v1 = /** @type {string} */ (await repo.commitAll({ message: 'v1' }));
+  await ws.write('a.txt', 'v2\n');
+  await ws.write('c.txt', 'added later\n');
+  await repo.commitAll({ message: 'v2' });
+  await ws.write('b.txt', 'b, edited and not committed\n');
+  await ws.write('new.txt', 'never committed\n');
+  await ws.write('s.txt', 'staged, not committed\n');
+  await repo.stage(['s.txt']);
+  const r = await repo.restore(v1);
+  assert.deepEqual([r.changed.sort(), r.kept], [['a.txt', 'c.txt'], ['b.txt', 'new.txt', 's.txt']]);
+  assert.equal(await ws.readText('b.txt'), 'b, edited and not committed\n');
+  assert.equal(await ws.readText('new.txt'), 'never committed\n');
+  assert.equal(await ws.readText('a.txt'), 'v1\n');
+  assert.equal(await ws.readText('s.txt'), 'staged, not committed\n', 'a staged file is kept too');
+  assert.equal(await ws.stat('c.txt'), null, 'a file committed later is removed');
+  // Control: the user names the file: it is restored.
+  assert.deepEqual((await repo.restore(v1, { filepath: 'b.txt' })).changed, ['b.txt']);
+  assert.equal(await ws.readText('b.txt'), 'b1\n');
 });

@@ -15,6 +15,7 @@ import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
 import { ToolRunner } from '../../web/agent/tool-runner.js';
 import { AutonomyController } from '../../web/agent/autonomy.js';
 import { memoryStorage } from '../fixtures/stand-ins.mjs';
+import { startScriptedMcpServers } from '../fixtures/mcp-scripted.mjs';
 
 /** @type {Awaited<ReturnType<typeof startEverythingServer>>} */
 let server;
@@ -196,7 +197,7 @@ test('pagination: every page of tools/list is read', async () => {
   assert.deepEqual((await client.listTools()).map((t) => t.name), ['a', 'b', 'c']);
 });
 
-test('the manager: a server saved with its token sealed; its tools registered as mcp_{server}_{tool} (read-only ones as read, destructive ones always asked), results untrusted; gone on disconnect', async () => {
+test('the manager: a server saved with its token sealed; its tools registered as mcp__{server}__{tool} (read-only ones as read, destructive ones always asked), results untrusted; gone on disconnect', async () => {
   const config = new LocalConfig(memoryStorage());
   const registry = createBuiltinRegistry({ config, workspaceId: 'ws' });
   const rec = recordingFetch();
@@ -208,12 +209,12 @@ test('the manager: a server saved with its token sealed; its tools registered as
   await manager.connect(s.id);
   assert.equal(manager.state(s.id).status, 'connected');
   assert.equal(rec.seen.find((r) => r.body?.method === 'initialize')?.headers.authorization, 'Bearer tok-secret-987654', 'the token is sent');
-  const echo = registry.get('mcp_everything_echo');
+  const echo = registry.get('mcp__everything__echo');
   assert.ok(echo);
   assert.equal(echo.permission, 'read', 'readOnlyHint');
-  assert.equal(registry.get('mcp_everything_toggle_simulated_logging')?.permission, 'network', 'no readOnlyHint: network');
+  assert.equal(registry.get('mcp__everything__toggle_simulated_logging')?.permission, 'network', 'no readOnlyHint: network');
   assert.equal(echo.untrusted, 'the MCP server “Everything”');
-  const spec = registry.specs().find((t) => t.name === 'mcp_everything_get_sum');
+  const spec = registry.specs().find((t) => t.name === 'mcp__everything__get_sum');
   assert.equal(/** @type {any} */ (spec?.parameters).properties.a.type, 'number', 'the server\'s own JSON Schema goes to the model');
   assert.ok(manager.state(s.id).resources.length > 0);
   assert.ok(manager.state(s.id).prompts.some((p) => p.name === 'simple-prompt'));
@@ -223,27 +224,27 @@ test('the manager: a server saved with its token sealed; its tools registered as
   /** @type {import('../../web/agent/tool-runner.js').ApprovalRequest[]} */
   const asked = [];
   const runner = new ToolRunner({ registry, context: { workspaceId: 'ws', fs: new MemoryFileSystem(), settings: toolSettings(), fetch }, autonomy: new AutonomyController({ config: { level: 'supervised' } }), approve: async (r) => { asked.push(r); return 'once'; } });
-  const out = await runner.run({ id: 'c1', name: 'mcp_everything_echo', arguments: { message: 'through the gates' } });
+  const out = await runner.run({ id: 'c1', name: 'mcp__everything__echo', arguments: { message: 'through the gates' } });
   assert.equal(out.ok, true);
   assert.equal(out.output, 'Echo: through the gates');
   assert.equal(asked.length, 0, 'a read-only tool runs without asking');
   assert.ok(runner.taint.some((t) => /MCP server “Everything”/.test(t.what)), 'an MCP result is untrusted content');
-  const toggled = await runner.run({ id: 'c0', name: 'mcp_everything_toggle_simulated_logging', arguments: {} });
+  const toggled = await runner.run({ id: 'c0', name: 'mcp__everything__toggle_simulated_logging', arguments: {} });
   assert.equal(toggled.ok, true);
-  assert.deepEqual(asked.map((r) => r.tool), ['mcp_everything_toggle_simulated_logging'], 'a network tool is asked for at supervised autonomy');
+  assert.deepEqual(asked.map((r) => r.tool), ['mcp__everything__toggle_simulated_logging'], 'a network tool is asked for at supervised autonomy');
   // The server's log messages arrive (on its GET stream) and are kept for the Servers panel.
   const until = Date.now() + 10_000;
   // (The roots exchange may log first; the simulated messages say "…-level message".)
   const simulated = () => manager.state(s.id).logs.some((l) => /level[- ]message/i.test(l.text));
   while (!simulated() && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
   assert.ok(simulated(), JSON.stringify(manager.state(s.id).logs));
-  const readOnly = await runner.run({ id: 'c2', name: 'mcp_everything_get_sum', arguments: { a: 1, b: 2 } });
+  const readOnly = await runner.run({ id: 'c2', name: 'mcp__everything__get_sum', arguments: { a: 1, b: 2 } });
   assert.equal(readOnly.ok, true);
-  const failed = await runner.run({ id: 'c3', name: 'mcp_everything_get_sum', arguments: { a: 'x' } });
+  const failed = await runner.run({ id: 'c3', name: 'mcp__everything__get_sum', arguments: { a: 'x' } });
   assert.equal(failed.ok, false, 'isError is a failed result');
 
   await manager.disconnect(s.id);
-  assert.equal(registry.get('mcp_everything_echo'), undefined, 'its tools are gone');
+  assert.equal(registry.get('mcp__everything__echo'), undefined, 'its tools are gone');
   assert.equal(manager.servers()[0].autoConnect, false);
   assert.equal(rec.seen.at(-1)?.method, 'DELETE');
   await manager.remove(s.id);
@@ -252,7 +253,7 @@ test('the manager: a server saved with its token sealed; its tools registered as
 });
 
 test('tool names and permissions from annotations; a destructive tool is asked for every time, with no "Always allow"', async () => {
-  assert.equal(mcpToolName('My Server', 'get-env'), 'mcp_my_server_get_env');
+  assert.equal(mcpToolName('My Server', 'get-env'), 'mcp__my_server__get_env');
   const long = mcpToolName('a'.repeat(40), 'b'.repeat(40));
   assert.ok(long.length <= 64);
   assert.notEqual(long, mcpToolName('a'.repeat(40), `${'b'.repeat(39)}c`), 'long names stay apart');
@@ -264,13 +265,13 @@ test('tool names and permissions from annotations; a destructive tool is asked f
   const registry = createBuiltinRegistry({ config, workspaceId: 'ws' });
   let calls = 0;
   const fake = /** @type {any} */ ({ callTool: async () => { calls++; return { content: [{ type: 'text', text: 'deleted' }], isError: false }; } }); // the one method the tool calls
-  registry.register(mcpToolDefinition({ id: 'x', name: 'files' }, { name: 'delete-all', inputSchema: { type: 'object' }, annotations: { destructiveHint: true } }, () => fake));
-  registry.setPolicy('mcp_files_delete_all', 'auto');
+  registry.register(mcpToolDefinition({ id: 'x', name: 'files', url: 'https://files.example/mcp' }, { name: 'delete-all', inputSchema: { type: 'object' }, annotations: { destructiveHint: true } }, () => fake));
+  registry.setPolicy('mcp__files__delete_all', 'auto');
   /** @type {import('../../web/agent/tool-runner.js').ApprovalRequest[]} */
   const asked = [];
   const runner = new ToolRunner({ registry, context: { workspaceId: 'ws', fs: new MemoryFileSystem(), settings: toolSettings(), fetch }, autonomy: new AutonomyController({ config: { level: 'full' } }), approve: async (r) => { asked.push(r); return 'always'; } });
-  await runner.run({ id: 'd1', name: 'mcp_files_delete_all', arguments: {} });
-  await runner.run({ id: 'd2', name: 'mcp_files_delete_all', arguments: {} });
+  await runner.run({ id: 'd1', name: 'mcp__files__delete_all', arguments: {} });
+  await runner.run({ id: 'd2', name: 'mcp__files__delete_all', arguments: {} });
   assert.equal(asked.length, 2, 'asked every time, even with the policy set to auto and "always" answered');
   assert.equal(asked[0].allowAlways, false);
   assert.match(asked[0].reason, /marks delete-all as destructive/);
@@ -479,15 +480,15 @@ test('results with embedded resources and links; the manager lists tools again w
   }) });
   const s = await manager.add({ name: 'Changing', url: 'https://mcp.example/mcp' });
   await manager.connect(s.id);
-  assert.ok(registry.get('mcp_changing_first'));
+  assert.ok(registry.get('mcp__changing__first'));
   // The client's onToolsChanged, as a server notification would call it.
   announce = () => /** @type {any} */ (manager.client(s.id))?.options.onToolsChanged?.(); // the callback the manager gave the client
   tools = [{ name: 'second', inputSchema: { type: 'object' } }];
   announce();
   const until = Date.now() + 2000;
-  while (!registry.get('mcp_changing_second') && Date.now() < until) await new Promise((res) => setTimeout(res, 10));
-  assert.ok(registry.get('mcp_changing_second'), 'the new tool is registered');
-  assert.equal(registry.get('mcp_changing_first'), undefined, 'the old one is gone');
+  while (!registry.get('mcp__changing__second') && Date.now() < until) await new Promise((res) => setTimeout(res, 10));
+  assert.ok(registry.get('mcp__changing__second'), 'the new tool is registered');
+  assert.equal(registry.get('mcp__changing__first'), undefined, 'the old one is gone');
   await manager.disconnect(s.id);
 
   const api = await import('../../web/clawser.js');
@@ -584,7 +585,7 @@ test('the manager: a tools refresh that lands after a disconnect registers nothi
   const manager = new McpManager({ config, secrets, registry, workspaceId: 'ws', fetch: f });
   const a = await manager.add({ name: 'a', url: 'https://a.example/mcp' });
   await manager.connect(a.id);
-  assert.ok(registry.get('mcp_a_files'));
+  assert.ok(registry.get('mcp__a__files'));
   // The server says its tools changed; the user disconnects while the list is on its way.
   slowList = true;
   /** @type {any} */ (manager.client(a.id)).options.onToolsChanged(); // the callback the manager gave the client
@@ -592,7 +593,7 @@ test('the manager: a tools refresh that lands after a disconnect registers nothi
   await manager.disconnect(a.id);
   /** @type {any} */ (releaseList)();
   await new Promise((r) => setTimeout(r, 20));
-  assert.equal(registry.get('mcp_a_files'), undefined, 'nothing registered after the disconnect');
+  assert.equal(registry.get('mcp__a__files'), undefined, 'nothing registered after the disconnect');
   assert.equal(manager.state(a.id).tools.length, 0);
   slowList = false;
 
@@ -600,9 +601,9 @@ test('the manager: a tools refresh that lands after a disconnect registers nothi
   await manager.connect(a.id);
   await assert.rejects(manager.add({ name: 'A!', url: 'https://b.example/mcp' }), /its tools would have the same names/, 'a name that reads the same in tool names is refused');
   const c = await manager.add({ name: 'other', url: 'https://c.example/mcp' });
-  registry.register({ ...(/** @type {any} */ (registry.get('mcp_a_files'))), name: 'mcp_other_files' }); // a tool already holding the name
+  registry.register({ ...(/** @type {any} */ (registry.get('mcp__a__files'))), name: 'mcp__other__files' }); // a tool already holding the name
   await manager.connect(c.id);
-  assert.match(String(manager.state(c.id).logs.at(-1)?.text), /Tool files was left out: its name mcp_other_files is already taken/);
+  assert.match(String(manager.state(c.id).logs.at(-1)?.text), /Tool files was left out: its name mcp__other__files is already taken/);
 
   refuse = true;
   await assert.rejects(manager.readResource(a.id, 'file:///x'), /HTTP 401/);
@@ -682,4 +683,304 @@ test('the manager: the configuration document\'s servers replace the saved ones;
   assert.equal(manager.hasSecret(after[1].id), true);
   assert.ok(!JSON.stringify(config.entries()).includes('tok-new'), 'sealed');
   await assert.rejects(manager.setSecret(after[2].id, 'tok'), /takes no token/);
+});
+
+// Issue 32 §3: a tool's name is its identity. Servers whose names and tools read the same once
+// joined must not share a tool name, and a user's choice for one server's tool never reaches
+// another server's (or a later server's) tool.
+
+/**
+ * A workspace's MCP servers with a runner at supervised autonomy whose approval answers are
+ * scripted; `ask` records each question.
+ * @param {(r: import('../../web/agent/tool-runner.js').ApprovalRequest) => 'once' | 'always' | 'rule' | 'deny'} [answer]
+ */
+function mcpWorkspace(answer = () => 'once', config = new LocalConfig(memoryStorage())) {
+  const registry = createBuiltinRegistry({ config, workspaceId: 'ws' });
+  const manager = new McpManager({ config, secrets, registry, workspaceId: 'ws' });
+  /** @type {import('../../web/agent/tool-runner.js').ApprovalRequest[]} */
+  const asked = [];
+  const runner = new ToolRunner({ registry, context: { workspaceId: 'ws', fs: new MemoryFileSystem(), settings: toolSettings(), fetch }, autonomy: new AutonomyController({ config: { level: 'supervised' } }), approve: async (r) => { asked.push(r); return answer(r); } });
+  let n = 0;
+  /** Runs a tool through every gate; how many questions it asked. @param {string} name @param {Record<string, unknown>} [args] */
+  const call = async (name, args = {}) => {
+    const before = asked.length;
+    const out = await runner.run({ id: `c${n++}`, name, arguments: args });
+    return { ...out, asked: asked.length - before };
+  };
+  return { config, registry, manager, runner, asked, call };
+}
+
+/** The Clawser name of a connected server's tool. @param {McpManager} manager @param {string} id @param {string} tool */
+function nameOf(manager, id, tool) {
+  const found = manager.state(id).tools.find((t) => t.tool.name === tool);
+  assert.ok(found, `${tool} of ${manager.servers().find((s) => s.id === id)?.name} is registered (${JSON.stringify(manager.state(id).logs.map((l) => l.text))})`);
+  return found.name;
+}
+
+test('servers "github" (create_issue) and "github-create" (issue) get two tool names whichever connects first, and each "Always allow" lets only its own server\'s tool run without asking', async () => {
+  const scripted = await startScriptedMcpServers({ '/github': [{ name: 'create_issue' }], '/github-create': [{ name: 'issue' }] });
+  try {
+    for (const first of ['github', 'github-create']) {
+      const ws = mcpWorkspace((r) => (r.tool === gh ? 'always' : 'once'));
+      var gh = ''; // eslint-disable-line no-var -- read by the answer above once set
+      const a = await ws.manager.add({ name: 'github', url: scripted.url('/github') });
+      const b = await ws.manager.add({ name: 'github-create', url: scripted.url('/github-create') });
+      for (const s of first === 'github' ? [a, b] : [b, a]) await ws.manager.connect(s.id);
+      gh = nameOf(ws.manager, a.id, 'create_issue');
+      const ghc = nameOf(ws.manager, b.id, 'issue');
+      assert.notEqual(gh, ghc, 'two tools, two names');
+      assert.match(gh, /github.*create_issue/, 'readable: the server and the tool');
+      assert.match(ghc, /github_create.*issue/);
+      scripted.calls.length = 0;
+      // The user says "Always allow" for github's create_issue.
+      assert.deepEqual(await ws.call(gh).then((r) => [r.ok, r.asked]), [true, 1]);
+      // Control: the allowed tool now runs without asking, on its own server.
+      assert.deepEqual(await ws.call(gh).then((r) => [r.ok, r.asked]), [true, 0], 'the allowed tool runs without asking');
+      // The other server's tool still asks, every time.
+      assert.deepEqual(await ws.call(ghc).then((r) => [r.ok, r.asked]), [true, 1], 'github-create\'s issue is asked for');
+      assert.deepEqual(await ws.call(ghc).then((r) => [r.ok, r.asked]), [true, 1], 'and again: the "Always allow" was not its');
+      assert.deepEqual(scripted.calls.map((c) => `${c.path} ${c.tool}`), ['/github create_issue', '/github create_issue', '/github-create issue', '/github-create issue'], 'each name reaches its own server');
+      await ws.manager.closeAll();
+    }
+  } finally {
+    await scripted.close();
+  }
+});
+
+test('a narrowed "Always allow" (a domain) for one server\'s tool does not cover the other server\'s tool of the same joined name', async () => {
+  const scripted = await startScriptedMcpServers({ '/github': [{ name: 'create_issue' }], '/github-create': [{ name: 'issue' }] });
+  try {
+    const ws = mcpWorkspace((r) => (r.rule ? 'rule' : 'once'));
+    const a = await ws.manager.add({ name: 'github', url: scripted.url('/github') });
+    const b = await ws.manager.add({ name: 'github-create', url: scripted.url('/github-create') });
+    await ws.manager.connect(b.id);
+    await ws.manager.connect(a.id);
+    const ghc = nameOf(ws.manager, b.id, 'issue');
+    const gh = nameOf(ws.manager, a.id, 'create_issue');
+    const args = { url: 'https://docs.example/page' };
+    assert.equal((await ws.call(ghc, args)).asked, 1, 'asked, and the rule for docs.example is chosen');
+    assert.equal((await ws.call(ghc, args)).asked, 0, 'control: the rule covers its own tool');
+    assert.equal((await ws.call(gh, args)).asked, 1, 'github\'s create_issue is still asked for on docs.example');
+    await ws.manager.closeAll();
+  } finally {
+    await scripted.close();
+  }
+});
+
+test('"Always allow" is bound to the server: removed and added again (same name, same address), its tool asks again', async () => {
+  const ws = mcpWorkspace((r) => (r.allowAlways === false ? 'once' : 'always'));
+  const s = await ws.manager.add({ name: 'everything', url: server.url });
+  await ws.manager.connect(s.id);
+  const toggle = nameOf(ws.manager, s.id, 'toggle-simulated-logging');
+  assert.equal((await ws.call(toggle)).asked, 1, 'asked the first time ("Always allow" chosen)');
+  assert.equal((await ws.call(toggle)).asked, 0, 'control: before the removal it does not ask');
+  await ws.manager.remove(s.id);
+  assert.ok(!JSON.stringify(ws.config.entries()).includes(s.id), 'nothing of the removed server is kept (its policies included)');
+  const again = await ws.manager.add({ name: 'everything', url: server.url });
+  await ws.manager.connect(again.id);
+  assert.equal(nameOf(ws.manager, again.id, 'toggle-simulated-logging'), toggle, 'the same name for the model');
+  assert.equal((await ws.call(toggle)).asked, 1, 'a server added again asks again');
+  await ws.manager.closeAll();
+});
+
+test('a server moved to another address (the Config document) does not keep "Always allow"; an unchanged one does', async () => {
+  const scripted = await startScriptedMcpServers({ '/old': [{ name: 'create_issue' }], '/new': [{ name: 'create_issue' }], '/kept': [{ name: 'close_issue' }] });
+  try {
+    const ws = mcpWorkspace(() => 'always');
+    const moved = await ws.manager.add({ name: 'tracker', url: scripted.url('/old') });
+    const kept = await ws.manager.add({ name: 'kept', url: scripted.url('/kept') });
+    await ws.manager.connect(moved.id);
+    await ws.manager.connect(kept.id);
+    const t = nameOf(ws.manager, moved.id, 'create_issue');
+    const k = nameOf(ws.manager, kept.id, 'close_issue');
+    assert.equal((await ws.call(t)).asked, 1);
+    assert.equal((await ws.call(k)).asked, 1);
+    assert.equal((await ws.call(t)).asked, 0, 'control: allowed before the move');
+    await ws.manager.replaceServers([{ name: 'tracker', url: scripted.url('/new'), auth: 'none' }, { name: 'kept', url: scripted.url('/kept'), auth: 'none' }]);
+    const now = /** @type {import('../../web/mcp/manager.js').McpServerConfig} */ (ws.manager.servers().find((s) => s.name === 'tracker'));
+    await ws.manager.connect(now.id);
+    if (ws.manager.state(kept.id).status !== 'connected') await ws.manager.connect(kept.id);
+    assert.equal(nameOf(ws.manager, now.id, 'create_issue'), t);
+    assert.equal((await ws.call(t)).asked, 1, 'moved: asked again');
+    assert.equal((await ws.call(k)).asked, 0, 'control: the unchanged server keeps its "Always allow"');
+    assert.equal(scripted.calls.filter((c) => c.path === '/new').length, 1);
+    await ws.manager.closeAll();
+  } finally {
+    await scripted.close();
+  }
+});
+
+test('adversarial server and tool names (joined, long, truncated, reading the same): every tool gets a name of its own, valid for every provider, stable, reaching its own server', async () => {
+  const toolNames = ['create_issue', 'issue', 'create-issue', 'Create Issue', 'create__issue', 'a__b', '__init__', 'a', 'b_issue', 'issue_b',
+    'x'.repeat(128), `${'x'.repeat(127)}y`, `y${'x'.repeat(127)}`, `${'x'.repeat(60)}-${'y'.repeat(60)}`, `${'x'.repeat(60)}_${'y'.repeat(60)}`, 'mcp', 'mcp__github__create_issue', 'ünïcödé', 'ÜNÏCÖDÉ', '日本語', '中文'];
+  const serverNames = ['github', 'github-create', 'github-create-issue', 'github_create_issue_b', 'a', 'a-b', 'a b c', 'mcp', 'mcp_github', 'x', 'x'.repeat(40), `${'x'.repeat(39)}y`, `${'x'.repeat(19)}-${'y'.repeat(20)}`, `${'x'.repeat(19)}-${'y'.repeat(19)}z`];
+  /** @type {Record<string, {name: string}[]>} */
+  const endpoints = {};
+  serverNames.forEach((_, i) => { endpoints[`/s${i}`] = toolNames.map((name) => ({ name })); });
+  const scripted = await startScriptedMcpServers(endpoints);
+  try {
+    const ws = mcpWorkspace();
+    const servers = [];
+    for (const [i, name] of serverNames.entries()) servers.push(await ws.manager.add({ name, url: scripted.url(`/s${i}`) }));
+    for (const s of servers) await ws.manager.connect(s.id);
+    /** @type {Map<string, string>} */
+    const seen = new Map();
+    for (const s of servers) {
+      for (const tool of toolNames) {
+        const name = nameOf(ws.manager, s.id, tool);
+        assert.match(name, /^[a-zA-Z0-9_-]{1,64}$/, 'OpenAI, Anthropic, Gemini and Bedrock accept it');
+        assert.match(name, /^[a-z][a-z0-9_]{0,63}$/);
+        const other = seen.get(name);
+        assert.equal(other, undefined, `${name}: ${s.name}/${tool} and ${other}`);
+        seen.set(name, `${s.name}/${tool}`);
+      }
+    }
+    assert.equal(seen.size, serverNames.length * toolNames.length);
+    // Each name reaches its own server and tool (the identity, not only the string).
+    scripted.calls.length = 0;
+    for (const [i, s] of servers.entries()) {
+      for (const tool of toolNames) {
+        const r = await /** @type {NonNullable<ReturnType<typeof ws.registry.get>>} */ (ws.registry.get(nameOf(ws.manager, s.id, tool))).run({}, /** @type {any} */ ({ signal: undefined })); // the MCP tool uses no context but the signal
+        assert.equal(r.ok, true);
+        assert.deepEqual(scripted.calls.at(-1), { path: `/s${i}`, tool, args: {} });
+      }
+    }
+    // Stable: connected again, the same names.
+    const before = servers.map((s) => ws.manager.state(s.id).tools.map((t) => `${t.tool.name} ${t.name}`));
+    await ws.manager.closeAll();
+    for (const s of servers) await ws.manager.connect(s.id);
+    assert.deepEqual(servers.map((s) => ws.manager.state(s.id).tools.map((t) => `${t.tool.name} ${t.name}`)), before);
+    await ws.manager.closeAll();
+    // Server names that read the same (in the tool names' alphabet) cannot both be set up.
+    await assert.rejects(ws.manager.add({ name: 'GitHub', url: scripted.url('/s0') }), /“GitHub”.*“github”|“github”.*“GitHub”/, 'refused, naming both servers');
+  } finally {
+    await scripted.close();
+  }
+});
+
+test('the Config document: the colliding pair imported stays two servers with two tool names; each server\'s policy and rule bind to its own tool; exported back the same', async () => {
+  const { parseConfig, buildConfig } = await import('../../web/app/workspace-config.js');
+  const { AgentSettingsSchema } = await import('../../web/app/agent-settings.js');
+  const defaultAgentSettings = () => AgentSettingsSchema.parse({});
+  const scripted = await startScriptedMcpServers({ '/github': [{ name: 'create_issue' }], '/github-create': [{ name: 'issue' }] });
+  try {
+    const ws = mcpWorkspace();
+    const doc = {
+      version: 1, provider: null, agent: defaultAgentSettings(), toolPolicies: {}, approvalRules: [], skills: {},
+      mcpServers: [{ name: 'github', url: scripted.url('/github'), auth: 'none' }, { name: 'github-create', url: scripted.url('/github-create'), auth: 'none' }],
+    };
+    const first = parseConfig(JSON.stringify(doc), { toolNames: ws.registry.list().map((t) => t.name) });
+    assert.ok(first.ok);
+    await ws.manager.replaceServers(first.value.mcpServers);
+    const [a, b] = ws.manager.servers();
+    await ws.manager.connect(a.id);
+    await ws.manager.connect(b.id);
+    const gh = nameOf(ws.manager, a.id, 'create_issue');
+    const ghc = nameOf(ws.manager, b.id, 'issue');
+    assert.notEqual(gh, ghc, 'imported, the pair keeps two names');
+
+    const { configToolChoices, storedToolChoices } = await import('../../web/app/workspace-config.js');
+    // The Config panel's save, as it applies a document: the choices under the ids the servers will have, then the servers.
+    /** @param {any} d */
+    const apply = async (d) => {
+      const parsed = parseConfig(JSON.stringify(d), { toolNames: ws.registry.list().filter((t) => !t.policyKey).map((t) => t.name) });
+      assert.ok(parsed.ok, JSON.stringify(!parsed.ok && parsed.problems));
+      const servers = ws.manager.planServers(parsed.value.mcpServers);
+      const stored = storedToolChoices(parsed.value, servers);
+      ws.registry.replacePolicies(stored.policies);
+      ws.registry.replaceRules(stored.rules);
+      await ws.manager.replaceServers(servers);
+      return parsed.value;
+    };
+
+    await apply({ ...doc,
+      mcpToolPolicies: [{ server: 'github', tool: 'create_issue', policy: 'auto' }, { server: 'github-create', tool: 'issue', policy: 'denied' }],
+      approvalRules: [{ server: 'github-create', tool: 'issue', kind: 'domain', pattern: 'docs.example' }] });
+    assert.deepEqual(ws.manager.servers().map((s) => s.id), [a.id, b.id], 'the same servers');
+    assert.equal((await ws.call(gh)).asked, 0, 'github\'s create_issue runs without asking');
+    const denied = await ws.call(ghc, { url: 'https://docs.example/x' });
+    assert.equal(denied.ok, false, 'github-create\'s issue is off');
+    assert.equal(denied.blocked?.kind, 'denied');
+    // Control: the rule is github-create's, for its issue; github's tool is unaffected by it.
+    assert.equal(ws.registry.ruleCovers(ghc, { url: 'https://docs.example/x' }), true);
+    assert.equal(ws.registry.ruleCovers(gh, { url: 'https://docs.example/x' }), false);
+
+    // Exported back: the same choices, named by server and tool.
+    const out = buildConfig({ provider: null, agent: defaultAgentSettings(), ...configToolChoices({ overrides: ws.registry.overrides(), rules: ws.registry.rules() }, ws.manager.servers()), skills: {}, mcpServers: ws.manager.settings() });
+    assert.deepEqual(out.mcpToolPolicies, [{ server: 'github', tool: 'create_issue', policy: 'auto' }, { server: 'github-create', tool: 'issue', policy: 'denied' }]);
+    assert.deepEqual(out.approvalRules.map((r) => ({ ...r, createdAt: undefined })), [{ server: 'github-create', tool: 'issue', kind: 'domain', pattern: 'docs.example', createdAt: undefined }]);
+    assert.deepEqual(out.toolPolicies, {});
+    await ws.manager.closeAll();
+  } finally {
+    await scripted.close();
+  }
+});
+
+test('policies stored under the old flat names: migrated only when one server can have made the name, otherwise "Always allow" is dropped and "Off" kept for every candidate; one of no saved server is dropped before a new server could take it', async () => {
+  const scripted = await startScriptedMcpServers({ '/github': [{ name: 'create_issue' }, { name: 'list_issues' }], '/github-create': [{ name: 'issue' }], '/solo': [{ name: 'create_issue' }], '/gone': [{ name: 'wipe' }] });
+  try {
+    const config = new LocalConfig(memoryStorage());
+    // As an older version left them: the colliding pair set up, "Always allow" and "Off" under flat names.
+    config.set('clawser_mcp_servers_ws', [
+      { id: 'aaaa1111', name: 'github', url: scripted.url('/github'), auth: 'none', autoConnect: false },
+      { id: 'bbbb2222', name: 'github-create', url: scripted.url('/github-create'), auth: 'none', autoConnect: false },
+      { id: 'cccc3333', name: 'solo', url: scripted.url('/solo'), auth: 'none', autoConnect: false },
+    ]);
+    config.set('clawser_tool_perms_ws', { mcp_github_create_issue: 'auto', mcp_github_list_issues: 'denied', mcp_solo_create_issue: 'auto', mcp_gone_wipe: 'auto', web_fetch: 'denied' });
+    config.set('clawser_tool_rules_ws', [{ tool: 'mcp_github_create_issue', kind: 'domain', pattern: 'example.com' }, { tool: 'mcp_solo_create_issue', kind: 'domain', pattern: 'solo.example' }]);
+    const ws = mcpWorkspace(() => 'once', config);
+    assert.ok(!('mcp_gone_wipe' in ws.registry.overrides()), 'a flat name no saved server can have made is dropped when the servers load');
+    for (const id of ['aaaa1111', 'bbbb2222', 'cccc3333']) await ws.manager.connect(id);
+    const gh = nameOf(ws.manager, 'aaaa1111', 'create_issue');
+    const ghc = nameOf(ws.manager, 'bbbb2222', 'issue');
+    const solo = nameOf(ws.manager, 'cccc3333', 'create_issue');
+    assert.equal((await ws.call(gh)).asked, 1, 'ambiguous (github or github-create): "Always allow" dropped');
+    assert.equal((await ws.call(ghc)).asked, 1, 'and not given to the other server either');
+    assert.equal(ws.registry.ruleCovers(gh, { url: 'https://example.com/' }), false, 'the ambiguous rule is dropped too');
+    assert.equal((await ws.call(nameOf(ws.manager, 'aaaa1111', 'list_issues'))).blocked?.kind, 'denied', '"Off" is kept: dropping it would loosen');
+    assert.equal((await ws.call(solo)).asked, 0, 'control: one server only can have made mcp_solo_create_issue: migrated');
+    assert.equal(ws.registry.ruleCovers(solo, { url: 'https://solo.example/' }), true, 'its rule too');
+    assert.equal(ws.registry.userPolicyOf('web_fetch'), 'denied', 'built-in tools keep their choices');
+    // A new server that would have taken the dropped flat name inherits nothing.
+    const gone = await ws.manager.add({ name: 'gone', url: scripted.url('/gone') });
+    await ws.manager.connect(gone.id);
+    assert.equal((await ws.call(nameOf(ws.manager, gone.id, 'wipe'))).asked, 1, 'a new server never inherits an old one\'s "Always allow"');
+    await ws.manager.closeAll();
+  } finally {
+    await scripted.close();
+  }
+});
+
+test('"Always allow" answered in a dialog that stayed open while its server was removed and added again lands on the removed server\'s tool, never on the new server\'s tool of the same name', async () => {
+  const scripted = await startScriptedMcpServers({ '/github': [{ name: 'create_issue' }] });
+  try {
+    /** What the user does while the dialog is open, then answers. @type {() => Promise<'once' | 'always'>} */
+    let user = async () => 'always';
+    const ws = mcpWorkspace();
+    ws.runner.approve = async (r) => { ws.asked.push(r); return user(); };
+    const first = await ws.manager.add({ name: 'github', url: scripted.url('/github') });
+    await ws.manager.connect(first.id);
+    const gh = nameOf(ws.manager, first.id, 'create_issue');
+    // Control: with nothing happening meanwhile, "Always allow" lets the tool run unasked afterwards.
+    assert.equal((await ws.call(gh)).asked, 1);
+    assert.equal((await ws.call(gh)).asked, 0, 'control: allowed');
+    await ws.manager.remove(first.id);
+    const second = await ws.manager.add({ name: 'github', url: scripted.url('/github') });
+    await ws.manager.connect(second.id);
+    // The question about the second server's tool: while it is open, the user removes the server and adds it again.
+    let third = '';
+    user = async () => {
+      await ws.manager.remove(second.id);
+      third = (await ws.manager.add({ name: 'github', url: scripted.url('/github') })).id;
+      await ws.manager.connect(third);
+      return 'always';
+    };
+    assert.equal((await ws.call(gh)).asked, 1, 'a new server asks');
+    user = async () => 'once';
+    assert.equal(nameOf(ws.manager, third, 'create_issue'), gh, 'the third server holds the name now');
+    assert.equal((await ws.call(gh)).asked, 1, 'the "Always allow" did not pass to the server added while the dialog was open');
+    await ws.manager.closeAll();
+  } finally {
+    await scripted.close();
+  }
 });

@@ -133,7 +133,9 @@ test('scheduler: pause, resume (no make-up runs), run now, failures recorded, de
   await assert.rejects(next.scheduler.remove(job.id), { code: 'not_found' });
   await assert.rejects(next.scheduler.add({ when: 'whenever you like', action: { kind: 'prompt', prompt: 'x' } }), { code: 'not_understood' });
   await fs.write('.scheduler/jobs.json', '{broken');
-  await assert.rejects(next.scheduler.reload(), { code: 'invalid_job' });
+  // Damaged: read as no jobs (the app is told, with a way to set it aside), changes refused.
+  assert.deepEqual(await next.scheduler.reload(), []);
+  await assert.rejects(next.scheduler.add({ when: 'in 5 minutes', action: { kind: 'prompt', prompt: 'x' } }), { code: 'damaged' });
   assert.equal(await fs.readText('.scheduler/jobs.json'), '{broken', 'a damaged file is left as it was');
 });
 

@@ -220,3 +220,42 @@ test('config: a new MCP server, or a known one at a new address, is a loosening'
   // Control: removing one loosens nothing.
   assert.deepEqual(loosenedProtections(current, JSON.parse(edit((c) => { c.mcpServers = []; })), () => 'approve'), []);
 });
+
+test('config (issue 32 §3): an MCP tool\'s choices are named by its server, never by the model\'s name alone; every problem is said', () => {
+  const ok = parseConfig(edit((c) => {
+    c.mcpToolPolicies = [{ server: 'Docs', tool: 'search', policy: 'auto' }];
+    c.approvalRules.push({ server: 'Docs', tool: 'fetch_page', kind: 'domain', pattern: 'docs.example' });
+  }), known);
+  assert.ok(ok.ok, JSON.stringify(!ok.ok && ok.problems));
+  assert.deepEqual(ok.ok && ok.value.mcpToolPolicies, [{ server: 'Docs', tool: 'search', policy: 'auto' }], 'control: named by server, it reads back');
+  const bad = parseConfig(edit((c) => {
+    c.toolPolicies.mcp__docs__search = 'auto';
+    c.toolPolicies.mcp_docs_search = 'auto';
+    c.approvalRules.push({ tool: 'mcp__docs__search', kind: 'domain', pattern: 'x.example' });
+    c.mcpToolPolicies = [{ server: 'Gone', tool: 'search', policy: 'auto' }, { server: 'Docs', tool: 'search', policy: 'auto' }, { server: 'Docs', tool: 'search', policy: 'denied' }];
+    c.approvalRules.push({ server: 'Gone', tool: 'search', kind: 'domain', pattern: 'x.example' });
+  }), known);
+  assert.ok(!bad.ok);
+  assert.deepEqual(bad.problems.map((p) => p.path).sort(), ['approvalRules[2].tool', 'approvalRules[3].server', 'mcpToolPolicies[0].server', 'mcpToolPolicies[2]', 'toolPolicies.mcp__docs__search', 'toolPolicies.mcp_docs_search']);
+  assert.match(String(bad.problems.find((p) => p.path === 'toolPolicies.mcp__docs__search')?.message), /named with its server/);
+  // Two servers whose names read the same in tool names cannot both be listed.
+  const twins = parseConfig(edit((c) => { c.mcpServers.push({ name: 'DOCS!', url: 'https://other.example/mcp', auth: 'none' }); }), known);
+  assert.ok(!twins.ok && /“DOCS!” reads the same as “Docs”/.test(twins.problems[0].message));
+});
+
+test('config (issue 32 §3): an MCP tool\'s "Always allow" is compared by server name, address and tool: at a new address it is a loosening, an Off given up is too; unchanged, nothing', () => {
+  const withChoices = JSON.parse(edit((c) => { c.mcpToolPolicies = [{ server: 'Docs', tool: 'search', policy: 'auto' }, { server: 'Docs', tool: 'wipe', policy: 'denied' }]; }));
+  // Control: the same document loosens nothing.
+  assert.deepEqual(loosenedProtections(withChoices, structuredClone(withChoices), () => 'approve'), []);
+  const moved = structuredClone(withChoices);
+  moved.mcpServers[0].url = 'https://collector.example.net/mcp';
+  assert.deepEqual(loosenedProtections(withChoices, moved, () => 'approve'), [
+    'lets search of the MCP server “Docs” run without asking',
+    'adds the MCP server “Docs” at collector.example.net (its tools reach the agent once you connect it)',
+  ], 'moved: a new server, whose "Always allow" is new');
+  const reopened = structuredClone(withChoices);
+  reopened.mcpToolPolicies = reopened.mcpToolPolicies.slice(0, 1);
+  assert.deepEqual(loosenedProtections(withChoices, reopened, () => 'approve'), ['turns wipe of the MCP server “Docs” back on (was: off)']);
+  const ruled = JSON.parse(edit((c) => { c.approvalRules.push({ server: 'Docs', tool: 'search', kind: 'domain', pattern: 'docs.example' }); }));
+  assert.deepEqual(loosenedProtections(current, ruled, () => 'approve'), ['lets search of the MCP server “Docs” run without asking for addresses on docs.example']);
+});

@@ -7,6 +7,7 @@ import { readTextIfExists } from '../storage/index.js';
 import { LocalLocks } from './tabs.js';
 import { AgentDefinitionSchema, DEFAULT_AGENT_NAME, defaultAgent, validateAgent } from './agent-definitions.js';
 import { parseIdentity } from './identity.js';
+import { setAsideFile } from '../storage/damage.js';
 
 /**
  * The named agents of a workspace and the global ones, and the workspace's identity. A
@@ -40,11 +41,15 @@ export class AgentStore {
   #locks = new LocalLocks();
 
   /**
-   * @param {{fs: FileSystem, globalFs: FileSystem, coordination?: import('./types.d.ts').Coordination, key?: string}} deps
-   *   fs: the workspace's own file system (the store writes `.agents/`); globalFs: the browser-wide folder
+   * @param {{fs: FileSystem, globalFs: FileSystem, coordination?: import('./types.d.ts').Coordination, key?: string,
+   *   onDamage?: import('../storage/damage.js').DamageSink, onGlobalDamage?: import('../storage/damage.js').DamageSink}} deps
+   *   fs: the workspace's own file system (the store writes `.agents/`); globalFs: the browser-wide folder;
+   *   onDamage, onGlobalDamage: told when the workspace's or the global agents file is damaged (with a way to set it aside)
    */
   constructor(deps) {
     this.fs = deps.fs;
+    this.onDamage = deps.onDamage;
+    this.onGlobalDamage = deps.onGlobalDamage;
     this.globalFs = deps.globalFs;
     this.coordination = deps.coordination;
     this.topic = `agents:${deps.key ?? ''}`;
@@ -64,12 +69,7 @@ export class AgentStore {
    * @returns {Promise<string>} where it went
    */
   async setAsideDamaged(scope) {
-    const fs = scope === 'global' ? this.globalFs : this.fs;
-    const path = scope === 'global' ? 'agents.json' : FILE;
-    const aside = path.replace(/agents\.json$/, `agents.damaged-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    await fs.move(path, aside);
-    this.#changed();
-    return aside;
+    return this.#file(scope).setAside();
   }
   /** @type {Promise<void> | null} */
   #vetting = null;
@@ -124,24 +124,17 @@ export class AgentStore {
   #file(scope) {
     const c = this.coordination;
     const topic = scope === 'global' ? 'agents:global' : this.topic;
+    const onDamage = scope === 'global' ? this.onGlobalDamage : this.onDamage;
     return new LockedJsonFile({
       fs: scope === 'global' ? this.globalFs : this.fs,
       path: scope === 'global' ? 'agents.json' : FILE,
       name: topic,
       lock: c ? (name, fn) => c.withLock(name, fn) : (name, fn) => this.#locks.request(name, {}, fn),
       empty: () => ({ version: /** @type {const} */ (1), agents: /** @type {AgentDefinition[]} */ ([]) }),
-      parse: (text) => {
-        /** @type {unknown} */
-        let json;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          throw new AgentStoreError('invalid', `The ${scope === 'global' ? 'global' : 'workspace\'s'} agents file is damaged (not JSON).`);
-        }
-        const r = FileSchema.safeParse(json);
-        if (!r.success) throw new AgentStoreError('invalid', `The ${scope} agents file is damaged (${r.error.issues[0]?.message}); fix or delete it.`);
-        return r.data;
-      },
+      schema: FileSchema,
+      what: scope === 'global' ? 'The global agents file' : 'The workspace\'s agents file',
+      ...(onDamage ? { onDamage } : {}),
+      onSetAside: () => this.#changed(),
       onWritten: () => c?.publish(topic, {}),
     });
   }
@@ -154,10 +147,26 @@ export class AgentStore {
     const problems = [];
     // A damaged file costs its agents, not the others (the panel offers to move it aside).
     const read = (/** @type {'workspace' | 'global'} */ scope) => this.#file(scope).read().catch((err) => {
-      problems.push({ scope, message: /** @type {Error} */ (err).message });
+      const e = /** @type {import('../storage/damage.js').DamagedFileError} */ (err);
+      problems.push({ scope, message: e.code === 'damaged' ? `${e.what} is damaged: ${e.problem}.` : e.message });
       return empty;
     });
     const [own, global, identity] = await Promise.all([trusted ? read('workspace') : empty, read('global'), this.identity()]);
+    // A damaged identity file (cut short, garbage, the wrong shape) is not used: the default persona answers.
+    const persona = identity ? parseIdentity(identity) : null;
+    if (identity && persona && !persona.ok) {
+      const path = identity.format === 'json' ? IDENTITY_JSON : IDENTITY_MD;
+      this.onDamage?.({
+        what: 'The workspace\'s identity (the agent\'s persona)',
+        problem: `${persona.errors.slice(0, 2).join('; ')}. It is not used: the default persona answers`,
+        path,
+        setAside: async () => {
+          const to = await setAsideFile(this.fs, path);
+          this.#changed();
+          return to;
+        },
+      });
+    }
     if (!trusted) problems.push({ scope: 'workspace', message: 'This workspace\'s .agents/ folder could not be checked; its agents, identity and heartbeat checklist are not used.' });
     this.problems = problems;
     const names = new Set(own.agents.map((a) => a.name));

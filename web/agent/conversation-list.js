@@ -2,6 +2,8 @@
 // instead of one file per conversation. Its own module so the first view reads it without the
 // conversation store.
 /** @import { ConversationMeta } from './types.d.ts' */
+import { z } from 'zod';
+import { readJson, jsonProblem } from '../storage/damage.js';
 
 /** Version of `list.json`. */
 export const LIST_VERSION = 1;
@@ -9,17 +11,90 @@ export const LIST_VERSION = 1;
 export const LIST_FILE = 'list.json';
 
 /**
- * The conversations a saved list holds, by id; empty when it is unreadable or of another version
- * (the store then rebuilds it from the meta.json files).
- * @param {string | null} text @returns {Record<string, ConversationMeta>}
+ * A conversation's `meta.json` (and its copy in `list.json`), checked before use: a damaged one
+ * costs that conversation's details, never the list or the app. Fields of a newer version are kept.
+ */
+export const ConversationMetaSchema = z.looseObject({
+  id: z.string().min(1).max(200),
+  title: z.string(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  titleSet: z.boolean().optional(),
+  titleGenerated: z.boolean().optional(),
+  branched: z.boolean().optional(),
+  parent: z.looseObject({ conversationId: z.string(), toolCallId: z.string(), agent: z.string() }).optional(),
+  route: z.enum(['fast', 'smart', 'code', 'vision']).optional(),
+});
+
+const ROUTES = new Set(['fast', 'smart', 'code', 'vision']);
+/** @param {unknown} v */
+const optionalFlag = (v) => v === undefined || typeof v === 'boolean';
+
+/**
+ * The same check as ConversationMetaSchema, by hand: the saved list holds every conversation's
+ * details and is read on the way to the first screen, where zod (without code generation,
+ * which the page's CSP forbids) costs 10–40 ms for a thousand entries on first use; this costs
+ * well under one. tests/unit/conversation-list.test.mjs holds the two to the same verdicts.
+ * @param {unknown} value @returns {value is ConversationMeta}
+ */
+export function isConversationMeta(value) {
+  const m = /** @type {Record<string, any>} */ (value); // any: the fields are checked one by one below
+  if (!m || typeof m !== 'object' || Array.isArray(m)) return false;
+  if (typeof m.id !== 'string' || !m.id || m.id.length > 200 || typeof m.title !== 'string') return false;
+  if (!Number.isFinite(m.createdAt) || !Number.isFinite(m.updatedAt)) return false;
+  if (!optionalFlag(m.titleSet) || !optionalFlag(m.titleGenerated) || !optionalFlag(m.branched)) return false;
+  if (m.route !== undefined && !ROUTES.has(m.route)) return false;
+  const p = m.parent;
+  if (p !== undefined && (!p || typeof p !== 'object' || typeof p.conversationId !== 'string' || typeof p.toolCallId !== 'string' || typeof p.agent !== 'string')) return false;
+  return true;
+}
+
+/**
+ * Reads a conversation's meta.json.
+ * @param {string} text @returns {import('../storage/damage.js').Checked<ConversationMeta>}
+ */
+export function parseMeta(text) {
+  // The fast check first (the same verdict: it is read on the way to the first screen); the
+  // schema says what is wrong.
+  try {
+    const value = JSON.parse(text);
+    if (isConversationMeta(value)) return { ok: true, value };
+  } catch {
+    // said below
+  }
+  return /** @type {import('../storage/damage.js').Checked<ConversationMeta>} */ (readJson(text, ConversationMetaSchema));
+}
+
+/**
+ * The conversations a saved list holds, by id. Of another version: none (the store then rebuilds
+ * it from the meta.json files). Damaged (cut short, garbage, an entry of the wrong shape): none,
+ * and `problem` says what is wrong — the store then reads every meta.json and leaves the file as
+ * it is until the person sets it aside.
+ * @param {string | null} text
+ * @returns {{conversations: Record<string, ConversationMeta>, problem: string | null}}
  */
 export function parseConversationList(text) {
+  if (text === null) return { conversations: {}, problem: null };
+  /** @type {any} */ // any: checked field by field below
+  let saved;
   try {
-    const saved = text ? JSON.parse(text) : null;
-    return saved?.version === LIST_VERSION && saved.conversations && typeof saved.conversations === 'object' ? saved.conversations : {};
-  } catch {
-    return {};
+    saved = JSON.parse(text);
+  } catch (err) {
+    return { conversations: {}, problem: jsonProblem(text, err) };
   }
+  if (!saved || typeof saved !== 'object' || Array.isArray(saved) || typeof saved.version !== 'number') return { conversations: {}, problem: 'not in the expected shape (version: a number is expected)' };
+  if (saved.version !== LIST_VERSION) return { conversations: {}, problem: null };
+  if (!saved.conversations || typeof saved.conversations !== 'object' || Array.isArray(saved.conversations)) return { conversations: {}, problem: 'not in the expected shape (conversations: an object is expected)' };
+  /** @type {Record<string, ConversationMeta>} */
+  const conversations = {};
+  for (const [id, value] of Object.entries(saved.conversations)) {
+    if (!isConversationMeta(value) || value.id !== id) {
+      const why = isConversationMeta(value) ? 'its id differs' : ConversationMetaSchema.safeParse(value).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`)[0];
+      return { conversations: {}, problem: `not in the expected shape (conversation ${JSON.stringify(id).slice(0, 80)}: ${why})` };
+    }
+    conversations[id] = value;
+  }
+  return { conversations, problem: null };
 }
 
 /** The text of a saved list. @param {Record<string, ConversationMeta>} conversations */

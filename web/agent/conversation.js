@@ -7,6 +7,9 @@ import { readFiles } from '../storage/read-files.js';
 import { EventLog, addSpend, applyEventToHistory, emptySpend, isEvent, trimHistory } from './event-log.js';
 import { plainTitle } from './title.js';
 import { BranchTree } from './branches.js';
+import { parseMeta } from './conversation-list.js';
+import { readJson, keepDamagedLines, lineProblem, setAsideFile, damagedLinesPath, DamagedFileError, SET_ASIDE_HINT } from '../storage/damage.js';
+import { z } from 'zod';
 
 /** A snapshot every this many events bounds the work of opening a conversation. */
 export const SNAPSHOT_EVERY = 500;
@@ -37,6 +40,54 @@ function parseLine(text) {
     return null;
   }
 }
+
+/** Why a line that is not an event is damaged. @param {string} text */
+function whyNotEvent(text) {
+  try {
+    JSON.parse(text);
+    return lineProblem(text, true);
+  } catch {
+    return lineProblem(text, false);
+  }
+}
+
+/**
+ * The damaged lines among `lines` (complete lines of `bytes`, which starts at file offset
+ * `base`; `end`: the offset just after the last one's newline), with their raw bytes.
+ * @param {{offset: number, text: string}[]} lines @param {Uint8Array} bytes @param {number} base @param {number} end
+ * @returns {import('../storage/damage.js').DamagedLine[]}
+ */
+function damagedAmong(lines, bytes, base, end) {
+  /** @type {import('../storage/damage.js').DamagedLine[]} */
+  const out = [];
+  lines.forEach((line, k) => {
+    if (!line.text.trim() || parseLine(line.text)) return;
+    const stop = (k + 1 < lines.length ? lines[k + 1].offset : end) - 1;
+    out.push({ offset: line.offset, bytes: bytes.slice(line.offset - base, stop - base), problem: whyNotEvent(line.text) });
+  });
+  return out;
+}
+
+/**
+ * A snapshot as it must be to be used: a damaged one (valid JSON of another shape included) is
+ * ignored and the log replayed instead — it is only a speed-up.
+ */
+const MessageSchema = z.looseObject({
+  role: z.enum(['user', 'assistant', 'tool']),
+  content: z.string(),
+  toolCalls: z.array(z.looseObject({ id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()) })).optional(),
+  toolCallId: z.string().optional(),
+  imageRefs: z.array(z.looseObject({ path: z.string(), mediaType: z.string() })).optional(),
+  untrusted: z.string().optional(),
+});
+const count = z.number().nonnegative();
+const SnapshotSchema = z.looseObject({
+  version: z.literal(1),
+  eventCount: count.int(),
+  byteLength: count.int(),
+  history: z.array(MessageSchema),
+  spend: z.looseObject({ calls: count, inputTokens: count, outputTokens: count, costCents: count, unpricedCalls: count, contextTokens: count, partial: z.boolean().optional() }).optional(),
+});
 
 /** An append to a conversation that was deleted (e.g. in another tab); code `conversation_deleted`. */
 export class ConversationDeletedError extends Error {
@@ -148,7 +199,12 @@ export class Conversation {
 
   /**
    * Opens a conversation: snapshot + tail only, so the cost does not grow with its length.
-   * A torn last line (tab killed mid-write) is cut off and reported; nothing earlier is lost.
+   * Damage costs only what is damaged, and nothing is overwritten: a damaged meta.json is
+   * replaced in memory by `fallbackMeta` (the list's copy) or a stand-in and not written until
+   * it is set aside; a damaged snapshot is ignored (the log is replayed) and not rewritten until
+   * then; damaged lines of the log are kept in `events.damaged.jsonl` (once) and skipped; a
+   * torn last line (a tab killed mid-write) is kept there too, then cut off. `report` says what
+   * was found.
    * @param {FileSystem} fs
    * @param {string} dir
    * @param {ConversationMeta} [knownMeta]
@@ -156,9 +212,11 @@ export class Conversation {
    *   serialized with them and they are told (topic `Conversation.topic(dir)`)
    * @param {boolean} [whole] read the whole log, ignoring the snapshot (a branched conversation:
    *   its active path may leave the tail)
+   * @param {{fallbackMeta?: ConversationMeta}} [options] fallbackMeta: the details to use when
+   *   meta.json is damaged (the saved list's copy)
    * @returns {Promise<Conversation>}
    */
-  static async open(fs, dir, knownMeta, coordination, whole = false) {
+  static async open(fs, dir, knownMeta, coordination, whole = false, options = {}) {
     const eventsPath = `${dir}/events.jsonl`;
     // The three reads at once, in one storage call (OPFS: one round trip to its worker, which
     // reads each file through a read-only handle held for that read: briefly locked against
@@ -177,18 +235,30 @@ export class Conversation {
     const metaText = knownMeta ? null : decodeOrNull(got(metaPath));
     const snapText = whole ? null : decodeOrNull(got(snapPath));
     const id = dir.split('/').pop() ?? 'conversation';
+    /** @type {Required<LoadReport>} */
+    const report = { tornBytes: 0, skippedLines: 0, damaged: [], keptLines: [] };
     /** @type {ConversationMeta} */
-    const meta = knownMeta ?? (metaText ? JSON.parse(metaText) : { id, title: 'Recovered conversation', createdAt: Date.now(), updatedAt: Date.now() });
+    let meta;
+    if (knownMeta) meta = knownMeta;
+    else if (metaText === null) meta = { id, title: 'Recovered conversation', createdAt: Date.now(), updatedAt: Date.now() };
+    else {
+      const checked = parseMeta(metaText);
+      if (checked.ok) meta = checked.value;
+      else {
+        report.damaged.push({ file: 'meta.json', problem: checked.problem });
+        const { branched: _unknown, ...known } = options.fallbackMeta ?? { id, title: 'Conversation with damaged details', createdAt: 0, updatedAt: 0 };
+        meta = { ...known, id };
+        // Whether it has versions is not known: read whole, the log says.
+        whole = true;
+      }
+    }
     let size = end.size;
     /** @type {HistorySnapshot | null} */
     let snapshot = null;
-    if (snapText) {
-      try {
-        const s = JSON.parse(snapText);
-        if (s.version === 1 && s.byteLength <= size && Array.isArray(s.history)) snapshot = s;
-      } catch {
-        snapshot = null; // unreadable snapshot: replay from the start instead
-      }
+    if (snapText !== null && !whole) {
+      const checked = readJson(snapText, SnapshotSchema);
+      if (!checked.ok) report.damaged.push({ file: 'snapshot.json', problem: checked.problem });
+      else if (checked.value.byteLength <= size) snapshot = /** @type {HistorySnapshot} */ (checked.value);
     }
     const historyStart = snapshot?.byteLength ?? 0;
     const readStart = whole ? 0 : Math.min(historyStart, Math.max(0, size - DISPLAY_TAIL_BYTES));
@@ -211,7 +281,6 @@ export class Conversation {
     const spend = snapshot ? (snapshot.spend ? { ...snapshot.spend } : { ...emptySpend(), partial: true }) : emptySpend();
     /** @type {ClawserEvent[]} */
     const events = [];
-    const report = { tornBytes: 0, skippedLines: 0 };
     let afterSnapshot = 0;
     const take = (/** @type {ClawserEvent} */ e, /** @type {number} */ offset) => {
       events.push(e);
@@ -221,16 +290,30 @@ export class Conversation {
         afterSnapshot++;
       }
     };
+    let damagedLines = false;
     for (const line of lines) {
       const e = parseLine(line.text);
       if (e) take(e, line.offset);
-      else if (line.text.trim()) report.skippedLines++;
+      else if (line.text.trim()) {
+        report.skippedLines++;
+        damagedLines = true;
+      }
     }
+    const damaged = damagedLines ? damagedAmong(lines, body, bodyOffset, tailOffset) : [];
+    /** @type {ClawserEvent | null} */
+    let unterminated = null;
     if (tail.length > 0) {
-      const e = parseLine(decoder.decode(tail));
-      if (e) {
+      const text = decoder.decode(tail);
+      unterminated = parseLine(text);
+      // Not a complete event: torn (a tab killed mid-write) or garbage. Kept, then cut off below.
+      if (!unterminated) damaged.push({ offset: tailOffset, bytes: tail.slice(), problem: whyNotEvent(text), last: true });
+    }
+    // Kept before anything drops them (a line seen before is not kept or reported again).
+    if (damaged.length) report.keptLines = await keepDamagedLines(fs, eventsPath, damaged);
+    if (tail.length > 0) {
+      if (unterminated) {
         // Complete event whose newline never made it to disk: finish the line.
-        take(e, tailOffset);
+        take(unterminated, tailOffset);
         await fs.append(eventsPath, '\n');
         size += 1;
       } else {
@@ -239,10 +322,20 @@ export class Conversation {
         size = tailOffset;
       }
     }
+    if (report.damaged.some((d) => d.file === 'meta.json') && !options.fallbackMeta) {
+      // A stand-in: its dates from the log.
+      meta.createdAt = events[0]?.timestamp ?? 0;
+      meta.updatedAt = events.at(-1)?.timestamp ?? 0;
+    }
     const branched = !!meta.branched || events.some((e) => e.type === 'branch');
-    if (branched && !whole && (readStart > 0 || snapshot)) return Conversation.open(fs, dir, meta, coordination, true);
+    if (branched && !whole && (readStart > 0 || snapshot)) {
+      const again = await Conversation.open(fs, dir, meta, coordination, true);
+      again.report = { ...again.report, damaged: [...report.damaged, ...(again.report.damaged ?? [])], keptLines: [...report.keptLines, ...(again.report.keptLines ?? [])], tornBytes: report.tornBytes || again.report.tornBytes };
+      again.#snapshotDamaged = report.damaged.some((d) => d.file === 'snapshot.json');
+      return again;
+    }
     trimHistory(history);
-    return new Conversation({
+    const conv = new Conversation({
       branched,
       fs, dir, meta, history, spend,
       eventCount: (snapshot?.eventCount ?? 0) + afterSnapshot,
@@ -252,6 +345,47 @@ export class Conversation {
       displayStart: bodyOffset,
       report,
       coordination,
+    });
+    conv.#metaDamaged = report.damaged.some((d) => d.file === 'meta.json');
+    conv.#snapshotDamaged = report.damaged.some((d) => d.file === 'snapshot.json');
+    return conv;
+  }
+
+  /** meta.json is damaged: the details live in memory until it is set aside (never overwritten before). */
+  #metaDamaged = false;
+  /** snapshot.json is damaged: not rewritten until it is set aside. */
+  #snapshotDamaged = false;
+
+  /** True while this conversation's meta.json is damaged and kept as it is. */
+  get metaDamaged() { return this.#metaDamaged; }
+
+  /**
+   * Told when damaged lines of the log were kept aside after opening (older events loaded,
+   * another tab's lines); the lines are in `events.damaged.jsonl`.
+   * @type {((lines: import('../storage/damage.js').DamagedLine[]) => void) | null}
+   */
+  onDamagedLines = null;
+
+  /**
+   * Keeps damaged lines found after opening and says so.
+   * @param {{offset: number, text: string}[]} lines complete lines read from `bytes` (at offset `base`) @param {Uint8Array} bytes @param {number} base @param {number} end
+   */
+  async #keepDamaged(lines, bytes, base, end) {
+    const damaged = damagedAmong(lines, bytes, base, end);
+    if (!damaged.length) return;
+    const kept = await keepDamagedLines(this.#fs, this.#eventsPath, damaged).catch(() => []);
+    if (kept.length) this.onDamagedLines?.(kept);
+  }
+
+  /** Where this conversation's damaged log lines are kept. */
+  get damagedLinesPath() { return damagedLinesPath(this.#eventsPath); }
+
+  /** Sets the damaged snapshot.json aside (kept); a new one is written at the next interval. Resolves to where it went. */
+  setAsideSnapshot() {
+    return this.#enqueue(async () => {
+      const to = await setAsideFile(this.#fs, `${this.#dir}/snapshot.json`);
+      this.#snapshotDamaged = false;
+      return to;
     });
   }
 
@@ -317,12 +451,16 @@ export class Conversation {
    */
   async #catchUp() {
     // The event log is never rewritten in place, so a shorter file has nothing new for us.
-    const { lines, next } = await readAppended(this.#fs, this.#eventsPath, this.#byteLength);
+    const { lines, next, bytes } = await readAppended(this.#fs, this.#eventsPath, this.#byteLength);
     /** @type {ClawserEvent[]} */
     const added = [];
+    let damaged = false;
     for (const l of lines) {
       const e = parseLine(l.text);
-      if (!e) continue;
+      if (!e) {
+        damaged ||= !!l.text.trim();
+        continue;
+      }
       added.push(e);
       this.#log.push(e);
       addSpend(this.#spend, e);
@@ -331,6 +469,7 @@ export class Conversation {
       this.#sinceSnapshot++;
     }
     trimHistory(this.#history);
+    if (damaged) await this.#keepDamaged(lines, bytes, this.#byteLength, next);
     this.#byteLength = next;
     if (this.#tree && added.length) {
       for (const e of added) this.#tree.add(e);
@@ -459,6 +598,8 @@ export class Conversation {
   }
 
   async #writeSnapshot() {
+    // A damaged one stays as it is until set aside (the log is complete without it).
+    if (this.#snapshotDamaged) return;
     /** @type {HistorySnapshot} */
     const snap = { version: 1, eventCount: this.#eventCount, byteLength: this.#byteLength, history: this.#history, spend: this.#spend };
     try {
@@ -497,7 +638,9 @@ export class Conversation {
       // meta.json as it is now: a rename through the store or another tab may have come since.
       const text = await readTextIfExists(this.#fs, `${this.#dir}/meta.json`);
       if (!text) return; // deleted: never bring it back
-      const onDisk = /** @type {ConversationMeta} */ (JSON.parse(text));
+      const checked = parseMeta(text);
+      if (!checked.ok) return; // damaged: kept as it is until set aside
+      const onDisk = checked.value;
       if (onDisk.titleSet) {
         this.#meta = { ...this.#meta, title: onDisk.title, titleSet: true };
         return;
@@ -514,13 +657,21 @@ export class Conversation {
   onMetaWritten = null;
 
   async #writeMeta() {
+    // A damaged meta.json is not overwritten until it is set aside: the details stay in memory.
+    if (this.#metaDamaged) return;
     await writeJson(this.#fs, `${this.#dir}/meta.json`, this.#meta);
     // The list is a copy for speed; meta.json is the record, so a failed update is not the write's failure.
     await Promise.resolve(this.onMetaWritten?.({ ...this.#meta })).catch(() => {});
   }
 
+  /** Refuses a change the person asked for that only meta.json would keep, while it is damaged. @param {string} what */
+  #refuseWhileMetaDamaged(what) {
+    if (this.#metaDamaged) throw new DamagedFileError(`${what}: this conversation's details (meta.json) are damaged. ${SET_ASIDE_HINT}`);
+  }
+
   /** @param {string} title */
   async rename(title) {
+    this.#refuseWhileMetaDamaged('The conversation was not renamed');
     await this.#enqueue(async () => {
       this.#meta = { ...this.#meta, title, titleSet: true, updatedAt: Date.now() };
       await this.#writeMeta();
@@ -532,6 +683,7 @@ export class Conversation {
    * @param {import('./types.d.ts').RouteHint | null} route
    */
   async setRoute(route) {
+    this.#refuseWhileMetaDamaged('The model choice was not saved');
     await this.#enqueue(async () => {
       const { route: _old, ...rest } = this.#meta;
       this.#meta = route ? { ...rest, route } : rest;
@@ -578,8 +730,9 @@ export class Conversation {
       body = nl === -1 ? new Uint8Array(0) : bytes.subarray(nl + 1);
     }
     const consumed = bytes.length - body.length;
-    const { lines } = splitLines(body, from + consumed);
+    const { lines, tailOffset } = splitLines(body, from + consumed);
     const older = /** @type {ClawserEvent[]} */ (lines.map((l) => parseLine(l.text)).filter(Boolean));
+    if (older.length < lines.filter((l) => l.text.trim()).length) await this.#keepDamaged(lines, body, from + consumed, tailOffset);
     this.#displayStart = lines.length ? lines[0].offset : start;
     if (start === 0) this.#displayStart = 0;
     this.#log = new EventLog([...older, ...this.#log.events]);

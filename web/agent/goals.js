@@ -73,11 +73,13 @@ export class GoalStore {
   #localLocks = new LocalLocks();
 
   /**
-   * @param {{fs: FileSystem, now?: () => number, coordination?: import('./types.d.ts').Coordination, key?: string}} deps
-   *   fs: the workspace file system; coordination + key (the workspace id): other tabs change the same goals
+   * @param {{fs: FileSystem, now?: () => number, coordination?: import('./types.d.ts').Coordination, key?: string, onDamage?: import('../storage/damage.js').DamageSink}} deps
+   *   fs: the workspace file system; coordination + key (the workspace id): other tabs change the same goals;
+   *   onDamage: told when goals.json is damaged (the goals read as none, changes are refused, until it is set aside)
    */
   constructor(deps) {
     this.fs = deps.fs;
+    this.onDamage = deps.onDamage;
     this.now = deps.now ?? Date.now;
     this.coordination = deps.coordination;
     this.topic = `goals:${deps.key ?? ''}`;
@@ -97,7 +99,13 @@ export class GoalStore {
       name: this.topic,
       lock: c ? (name, fn) => c.withLock(name, fn) : (name, fn) => this.#localLocks.request(name, {}, fn),
       empty: () => ({ version: /** @type {const} */ (1), goals: /** @type {Goal[]} */ ([]) }),
-      parse: (text) => FileSchema.parse(JSON.parse(text)),
+      schema: FileSchema,
+      what: 'The goals of this workspace (.goals/goals.json)',
+      ...(this.onDamage ? { onDamage: this.onDamage } : {}),
+      onSetAside: () => {
+        this.#goals = null;
+        for (const fn of this.#listeners) fn();
+      },
       onWritten: () => c?.publish(this.topic, {}),
     }));
   }
@@ -137,8 +145,9 @@ export class GoalStore {
     return () => this.#listeners.delete(fn);
   }
 
+  /** The goals as stored (none while goals.json is damaged: reported, kept as it is). */
   async #load() {
-    return (this.#goals ??= (await this.#file.read()).goals);
+    return (this.#goals ??= (await this.#file.readOr()).goals);
   }
 
   /** @param {{status?: Goal['status']}} [filter] */

@@ -121,11 +121,13 @@ export class Scheduler {
   /**
    * @param {{fs: FileSystem, execute: JobExecutor, now?: () => number, lock?: LockFn, missedPolicy?: () => 'once' | 'skip',
    *   timers?: {set: (fn: () => void, ms: number) => ReturnType<typeof setTimeout>, clear: (t: ReturnType<typeof setTimeout>) => void},
-   *   timezone?: string, maxDelayMs?: number, onChange?: () => void}} deps
-   *   lock: cross-tab lock (TabCoordinator.withLock); onChange: after this tab changed jobs (e.g. tell other tabs)
+   *   timezone?: string, maxDelayMs?: number, onChange?: () => void, onDamage?: import('../storage/damage.js').DamageSink}} deps
+   *   lock: cross-tab lock (TabCoordinator.withLock); onChange: after this tab changed jobs (e.g. tell other tabs);
+   *   onDamage: told when jobs.json is damaged (no job runs and changes are refused until it is set aside)
    */
   constructor(deps) {
     this.fs = deps.fs;
+    this.onDamage = deps.onDamage;
     this.execute = deps.execute;
     this.now = deps.now ?? Date.now;
     this.lock = deps.lock ?? localLock();
@@ -149,8 +151,9 @@ export class Scheduler {
     for (const fn of this.#listeners) fn();
   }
 
+  /** The jobs as stored (none while jobs.json is damaged: reported, kept as it is). */
   async #read() {
-    return (await this.#file.read()).jobs;
+    return (await this.#file.readOr()).jobs;
   }
 
   /** `.scheduler/jobs.json`, changed under the cross-tab lock. */
@@ -162,13 +165,11 @@ export class Scheduler {
       lock: this.lock,
       empty: () => ({ version: /** @type {const} */ (1), jobs: /** @type {Job[]} */ ([]) }),
       serialize: (value) => JSON.stringify(value, null, 1),
-      parse: (text) => {
-        try {
-          return FileSchema.parse(JSON.parse(text));
-        } catch (err) {
-          throw new SchedulerError('invalid_job', `The scheduled jobs file (${STORE}) is damaged and was not changed: ${/** @type {Error} */ (err).message}`);
-        }
-      },
+      schema: FileSchema,
+      what: `The scheduled jobs of this workspace (${STORE})`,
+      ...(this.onDamage ? { onDamage: this.onDamage } : {}),
+      // Set aside: read again, and the clock (if running) goes on with what is there now.
+      onSetAside: () => this.reload().catch(() => {}),
     }));
   }
 
@@ -327,6 +328,11 @@ export class Scheduler {
   async start() {
     if (this.#running) return;
     this.#running = true;
+    // A damaged jobs file (reported) runs nothing; the clock keeps checking, so the jobs run
+    // again once it is set aside.
+    const damaged = (/** @type {unknown} */ err) => {
+      if (/** @type {{code?: string}} */ (err).code !== 'damaged') throw err;
+    };
     await this.#mutate((jobs) => {
       // Files written before `nextDueAt` existed get it now (the background check reads it).
       let changed = jobs.some((j) => j.nextDueAt === undefined);
@@ -340,8 +346,8 @@ export class Scheduler {
         }
       }
       return { result: null, changed };
-    });
-    await this.tick();
+    }).catch(damaged);
+    await this.tick().catch(damaged);
   }
 
   stop() {

@@ -240,9 +240,11 @@ export class ToolRunner {
       approvalMs = performance.now() - asked;
       if (signal?.aborted) return refuse({ kind: 'cancelled', reason: 'Cancelled by the user before it ran.' }, args);
       if (answer === 'deny') return refuse({ kind: 'denied', reason: `The user denied this call to ${tool.name}. Do not retry it; ask the user or choose another approach.` }, args);
-      // A tainted request counts once: "always" must not turn into a standing yes.
-      if (answer === 'always' && !tainted && !tool.alwaysAsk) this.registry.setPolicy(tool.name, 'auto');
-      if (answer === 'rule' && request.rule) this.registry.addRule(request.rule);
+      // A tainted request counts once: "always" must not turn into a standing yes. The answer is
+      // for the tool that was asked about (its identity), even if another now holds its name.
+      const key = tool.policyKey ?? tool.name;
+      if (answer === 'always' && !tainted && !tool.alwaysAsk) this.registry.setPolicy(key, 'auto');
+      if (answer === 'rule' && request.rule) this.registry.addRule({ ...request.rule, tool: key });
     }
     if (signal?.aborted) return refuse({ kind: 'cancelled', reason: 'Cancelled by the user before it ran.' }, args);
     return { tool, args, approvalMs };

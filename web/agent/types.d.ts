@@ -73,10 +73,14 @@ export interface HistorySnapshot {
 }
 
 export interface LoadReport {
-  /** Bytes of an incomplete last line dropped (a tab killed mid-write). */
+  /** Bytes of an incomplete last line moved aside (kept in `events.damaged.jsonl`, then cut off: a tab killed mid-write). */
   tornBytes: number;
   /** Complete lines that were not valid events and were skipped. */
   skippedLines: number;
+  /** Files of the conversation that are damaged, with what is wrong (used without them, kept as they are). */
+  damaged?: { file: 'meta.json' | 'snapshot.json'; problem: string }[];
+  /** Damaged lines of the log kept in `events.damaged.jsonl` by this opening (lines kept before are not repeated). */
+  keptLines?: import('../storage/damage.js').DamagedLine[];
 }
 
 /**

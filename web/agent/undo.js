@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { toBase64 } from '../storage/base64.js';
 import { readTextIfExists } from '../storage/index.js';
+import { readJson, setAsideFile } from '../storage/damage.js';
 import { protectedFolderOf } from '../storage/protected-fs.js';
 
 /** The largest file undo keeps a copy of; a bigger one is reported, not restored. */
@@ -27,8 +28,9 @@ export const UNDO_KINDS = /** @type {const} */ (['file', 'memory', 'goal', 'job'
  * How undo reads and writes one kind of thing: `get` its state now (null: absent), `set` a
  * state (null: remove it), `same` whether two states are the same for conflict checks.
  * `snapshot` (when given) is what the recorder keeps before a change (it may keep less than `get`, a size budget).
+ * `paths` (when given): the workspace files a state of the thing is kept in (the commit after an undo holds them).
  * @typedef {{get: (key: string) => Promise<unknown>, set: (key: string, value: unknown) => Promise<void>, same?: (a: unknown, b: unknown) => boolean, describe?: (key: string) => string,
- *   snapshot?: (key: string) => Promise<unknown>}} UndoDomain
+ *   snapshot?: (key: string) => Promise<unknown>, paths?: (key: string, value: unknown) => string[]}} UndoDomain
  */
 /** @typedef {Partial<Record<UndoKind, UndoDomain>>} UndoDomains */
 
@@ -216,6 +218,7 @@ export function fileDomain(fs, options = {}) {
       await fs.write(path, bytes);
     },
     describe: (path) => `the file ${path}`,
+    paths: (path) => [path],
   };
 }
 
@@ -295,6 +298,23 @@ export async function applyUndo(plan, domains, options = {}) {
   return failed;
 }
 
+/**
+ * The workspace files an applied plan changed (a file, a goal's mirror): what the commit after
+ * an undo or redo holds.
+ * @param {Awaited<ReturnType<typeof planUndo>>} plan @param {UndoDomains} domains @param {{overwrite?: boolean}} [options] as given to applyUndo
+ */
+export function undoPaths(plan, domains, options = {}) {
+  const done = options.overwrite ? [...plan.apply, ...plan.conflicts] : plan.apply;
+  /** @type {Set<string>} */
+  const out = new Set();
+  for (const { change } of done) {
+    const paths = domains[change.kind]?.paths;
+    if (!paths) continue;
+    for (const p of [...paths(change.key, change.before), ...paths(change.key, change.after)]) out.add(p);
+  }
+  return [...out].sort();
+}
+
 /** How many of each kind a record changed, in words ("2 files, 1 memory"). @param {TurnRecord} record */
 export function describeChanges(record) {
   /** @type {Record<string, number>} */
@@ -307,27 +327,34 @@ export function describeChanges(record) {
 
 /** The undo records of one conversation, in its folder (`undo/{turn id}.json`), the newest kept. */
 export class UndoStore {
-  /** @param {FileSystem} fs @param {string} dir the conversation's folder @param {{keep?: number}} [options] */
+  /**
+   * @param {FileSystem} fs @param {string} dir the conversation's folder
+   * @param {{keep?: number, onDamage?: import('../storage/damage.js').DamageSink, title?: string}} [options]
+   *   onDamage: told of a damaged record (not offered, kept as it is until set aside); title: the conversation's, for that report
+   */
   constructor(fs, dir, options = {}) {
     this.fs = fs;
     this.dir = `${dir}/undo`;
     this.keep = options.keep ?? UNDO_KEEP;
+    this.onDamage = options.onDamage;
+    this.title = options.title ?? '';
   }
 
-  /** Every record, oldest first (damaged files are skipped). @returns {Promise<TurnRecord[]>} */
+  /** Every record, oldest first (damaged files are skipped and reported; set-aside ones are not records). @returns {Promise<TurnRecord[]>} */
   async list() {
     const entries = await this.fs.list(this.dir).catch(() => []);
     /** @type {TurnRecord[]} */
     const out = [];
     for (const e of entries) {
-      if (e.kind !== 'file' || !e.name.endsWith('.json')) continue;
-      const text = await readTextIfExists(this.fs, `${this.dir}/${e.name}`).catch(() => null);
+      if (e.kind !== 'file' || !e.name.endsWith('.json') || e.name.includes('.damaged-')) continue;
+      const path = `${this.dir}/${e.name}`;
+      const text = await readTextIfExists(this.fs, path).catch(() => null);
       if (text === null) continue;
-      try {
-        const r = TurnRecordSchema.safeParse(JSON.parse(text));
-        if (r.success) out.push(r.data);
-      } catch {
-        // a damaged record is not offered
+      const r = readJson(text, TurnRecordSchema);
+      if (r.ok) out.push(r.value);
+      else {
+        // Not offered (that turn cannot be undone); kept as it is.
+        this.onDamage?.({ what: `Conversation “${this.title}”: the undo record of a turn (${e.name})`, problem: `${r.problem}. That turn cannot be undone`, path, setAside: () => setAsideFile(this.fs, path) });
       }
     }
     return out.sort((a, b) => a.at - b.at);

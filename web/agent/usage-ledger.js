@@ -2,7 +2,6 @@
 /** @import { Coordination } from './types.d.ts' */
 import { z } from 'zod';
 import { LockedJsonFile } from '../storage/locked-json.js';
-import { readTextIfExists } from '../storage/index.js';
 import { LocalLocks } from './tabs.js';
 
 /**
@@ -174,11 +173,13 @@ export class UsageLedger {
   #listeners = new Set();
 
   /**
-   * @param {{fs: FileSystem, coordination?: Coordination, key?: string, now?: () => number, delayMs?: number}} deps
-   *   key: the workspace id (the lock's and the change notice's name); delayMs: how long calls are gathered before a write
+   * @param {{fs: FileSystem, coordination?: Coordination, key?: string, now?: () => number, delayMs?: number, onDamage?: import('../storage/damage.js').DamageSink}} deps
+   *   key: the workspace id (the lock's and the change notice's name); delayMs: how long calls are gathered before a write;
+   *   onDamage: told when the ledger file is damaged, and when it was set aside to count again
    */
   constructor(deps) {
     this.fs = deps.fs;
+    this.onDamage = deps.onDamage;
     this.coordination = deps.coordination;
     this.now = deps.now ?? Date.now;
     this.delayMs = deps.delayMs ?? 1000;
@@ -194,7 +195,10 @@ export class UsageLedger {
       name: this.topic,
       lock: c ? (name, fn) => c.withLock(name, fn) : (name, fn) => this.#localLocks.request(name, {}, fn),
       empty: emptyLedger,
-      parse: (text) => LedgerSchema.parse(JSON.parse(text)),
+      schema: LedgerSchema,
+      what: `The usage statistics of this workspace (${LEDGER_PATH})`,
+      ...(this.onDamage ? { onDamage: this.onDamage } : {}),
+      onSetAside: () => this.#notify(),
       serialize: (value) => JSON.stringify(value),
       onWritten: () => c?.publish(this.topic, {}),
     }));
@@ -246,20 +250,11 @@ export class UsageLedger {
       try {
         await this.#file.update(async (stored) => ({ result: null, changed: true, value: pruneLedger(mergeLedger(stored, delta), this.now()) }))
           .catch(async (err) => {
-            if (!(err instanceof SyntaxError || err instanceof z.ZodError)) throw err;
-            // Damaged: kept for the user to look at, and counting starts again — under the lock,
-            // checked again there (another tab may have set it aside and written a good one).
-            await this.#file.lock(this.topic, async () => {
-              const text = await readTextIfExists(this.fs, LEDGER_PATH);
-              if (text === null) return;
-              try {
-                LedgerSchema.parse(JSON.parse(text));
-                return;
-              } catch {
-                await this.fs.write(`.usage/ledger.damaged-${this.now()}.json`, text);
-                await this.fs.delete(LEDGER_PATH).catch(() => {});
-              }
-            });
+            if (/** @type {{code?: string}} */ (err).code !== 'damaged') throw err;
+            // Damaged: counting must go on, so it is set aside at once (renamed, its bytes kept for
+            // the person to look at; under the lock, checked again there) and counting starts again.
+            const to = await this.#file.setAside();
+            if (to !== LEDGER_PATH) this.onDamage?.({ what: this.#file.what, problem: `damaged; it was set aside, kept as ${to}, and counting started again`, path: LEDGER_PATH, keptAt: to });
             await this.#file.update(async (stored) => ({ result: null, changed: true, value: mergeLedger(stored, delta) }));
           });
       } catch (err) {
@@ -280,7 +275,7 @@ export class UsageLedger {
     /** @type {Ledger} */
     let stored;
     try {
-      stored = await this.#file.read();
+      stored = await this.#file.readOr();
     } catch {
       stored = emptyLedger();
     }

@@ -21,7 +21,7 @@ import { skillsPrompt } from '../tools/skills.js';
 import { ToolSubset } from '../tools/tool-subset.js';
 import { agentSystemPrompt, allowedTools, lowerAutonomy, DEFAULT_AGENT_NAME } from '../agent/agent-definitions.js';
 import { Semaphore, runDelegation } from '../agent/delegation.js';
-import { recordingContext } from './turn-undo.js';
+import { recordingContext, TurnPaths } from './turn-undo.js';
 
 /**
  * Who answers a turn: a named agent's definition (its prompt or identity, tools, autonomy,
@@ -122,8 +122,9 @@ export class AgentFactory {
    * A turn's agent: its parts, the system prompt with the active goals (framed as data), and
    * automatic recall when on.
    * @param {string} workspaceId @param {Provider} provider @param {Conversation} conversation @param {string[]} secrets
-   * @param {{approve?: import('../agent/tool-runner.js').ApproveFn, profile?: AgentProfile, depth?: number, recorder?: import('../agent/undo.js').TurnRecorder}} [options] profile: a named agent answers;
-   *   depth: how deep a sub-agent is (0: the user's agent); recorder: the undo recorder of the turn this one belongs to (a sub-agent's caller)
+   * @param {{approve?: import('../agent/tool-runner.js').ApproveFn, profile?: AgentProfile, depth?: number, recorder?: import('../agent/undo.js').TurnRecorder, callerPaths?: Set<string>}} [options] profile: a named agent answers;
+   *   depth: how deep a sub-agent is (0: the user's agent); recorder: the undo recorder of the turn this one belongs to (a sub-agent's caller);
+   *   callerPaths: the paths the caller's turn changed (a sub-agent's are added to them)
    */
   async agent(workspaceId, provider, conversation, secrets, options = {}) {
     const parts = await this.parts(workspaceId, conversation.id, options);
@@ -186,9 +187,12 @@ export class AgentFactory {
       buildAgent: async (conversation, profile, definition, depth) => {
         const own = definition ? await this.#providerFor(workspaceId, definition) : null;
         const secrets = own?.apiKey ? [...caller.secrets, own.apiKey] : caller.secrets;
-        // Its changes belong to the caller's turn: one undo takes them back too.
-        const child = (await this.agent(workspaceId, own?.provider ?? caller.provider, conversation, secrets, { ...(caller.approve ? { approve: caller.approve } : {}), profile, depth, ...(parts.tools.recorder ? { recorder: parts.tools.recorder } : {}) })).agent;
-        // Its writes are the turn's too (the auto-commit after the turn includes them).
+        // Its changes belong to the caller's turn: one undo takes them back too, and the commit
+        // after the turn holds its paths (and the names of its write tools).
+        const child = (await this.agent(workspaceId, own?.provider ?? caller.provider, conversation, secrets, {
+          ...(caller.approve ? { approve: caller.approve } : {}), profile, depth,
+          ...(parts.tools.recorder ? { recorder: parts.tools.recorder } : {}), ...(parts.tools.writtenPaths ? { callerPaths: parts.tools.writtenPaths } : {}),
+        })).agent;
         if (child.tools) child.tools.writes = parts.tools.writes;
         return child;
       },
@@ -282,8 +286,9 @@ export class AgentFactory {
    * autonomy, the gated tool runner and the Codex with the conversation's warm sandbox.
    * @param {string} workspaceId
    * @param {string} conversationId
-   * @param {{approve?: import('../agent/tool-runner.js').ApproveFn, profile?: AgentProfile, recorder?: import('../agent/undo.js').TurnRecorder}} [options] approve: a scheduled job's (names the job, times out);
-   *   profile: a named agent or sub-agent (its tools and autonomy narrow the workspace's); recorder: the turn's undo recorder when it has one already
+   * @param {{approve?: import('../agent/tool-runner.js').ApproveFn, profile?: AgentProfile, recorder?: import('../agent/undo.js').TurnRecorder, callerPaths?: Set<string>}} [options] approve: a scheduled job's (names the job, times out);
+   *   profile: a named agent or sub-agent (its tools and autonomy narrow the workspace's); recorder: the turn's undo recorder when it has one already;
+   *   callerPaths: a sub-agent's caller's changed paths (its own are added to them)
    */
   async parts(workspaceId, conversationId, options = {}) {
     const agentSettings = this.#deps.agentSettings;
@@ -305,10 +310,11 @@ export class AgentFactory {
     if (profile?.tools) context.toolNames = registry.list().map((t) => t.name);
     if (profile) context.agentName = profile.name;
     // What the turn's tools change is noted for undo: before the first change, and at the end.
-    /** The paths this agent's tools changed (a sub-agent reports them). @type {Set<string>} */
-    const written = new Set();
-    const recording = recordingContext({ fs: context.fs, memory: context.memory, goals: context.goals, scheduler: context.scheduler }, options.recorder, written);
-    Object.assign(context, { fs: recording.fs, memory: recording.memory, goals: recording.goals, scheduler: recording.scheduler });
+    // The paths they change — through files, the shell, code, goals' mirrors, a git restore —
+    // are the commit after the turn (and a sub-agent's report).
+    const written = new TurnPaths(options.callerPaths);
+    const recording = recordingContext({ fs: context.fs, memory: context.memory, goals: context.goals, scheduler: context.scheduler, git: context.git }, options.recorder, written);
+    Object.assign(context, { fs: recording.fs, memory: recording.memory, goals: recording.goals, scheduler: recording.scheduler, git: recording.git });
     const tools = new ToolRunner({
       registry,
       context,

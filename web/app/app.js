@@ -36,6 +36,8 @@ import { createChatController } from './chat-assembly.js';
 import { LayoutPreference, artifactSlot } from './workspace-layout.js';
 import { listenForShortcuts, shortcutList } from './shortcuts.js';
 import { noticeInsecureContext, noticeStorageStall, noticeUpdates, noticeConnectivity, noticeConfigDamage, noticeUnlistedWorkspaces, noticeUnsaved } from './page-notices.js';
+import { DamageReport } from './damage-report.js';
+import { checkWorkspace } from './workspace-check.js';
 import { recoverRestore, restoreMarker } from './restore-recovery.js';
 import { openConfig } from './config-files.js';
 import { createWorkspace, renameWorkspace, deleteWorkspace } from './workspace-actions.js';
@@ -116,6 +118,8 @@ export class ClawserApp {
     }
     this.fs = fs;
     const storageAnswered = noticeStorageStall(this.banners);
+    // Damaged files found anywhere (a conversation's details, the goals, …): one notice, wherever the person is.
+    this.damage = new DamageReport({ fs, banners: this.banners, onError: (err) => this.#showError(err) });
     // One tab of the origin leads (runs scheduled jobs); all share locks and live updates.
     this.tabs = new TabCoordinator({ label: document.title });
     // A backup restore is exclusive across tabs: every store write of this tab goes through
@@ -162,6 +166,7 @@ export class ClawserApp {
       whenIdle: (fn) => this.#whenIdle(fn),
       quiet: () => this.#quiet,
       guard: (p) => this.#guard(p),
+      damage: (workspaceId, place) => (place.global ? (notice) => this.damage?.sink({ where: 'Every workspace', fs: place.fs, prefix: place.prefix })(notice) : this.damageSink(workspaceId, place.fs, place.prefix)),
     });
     // Turn assembly (the agent, its tools, the sandbox) is loaded on first use: the first view
     // shows without it, which keeps the start-up path short.
@@ -212,7 +217,13 @@ export class ClawserApp {
     await this.#firstWorkspace();
     navigator.storage?.persist?.().catch(() => {});
     this.router.onChange((route) => this.#guard(this.render(route)));
-    await this.render(this.router.current);
+    await this.render(this.router.current).catch((err) => {
+      // A workspace that cannot be shown must not keep Clawser from starting: the home screen
+      // lists the others, and the banner says what went wrong.
+      this.#showError(err);
+      if (this.router.current.name === 'home') throw err;
+      this.router.go({ name: 'home' }, { replace: true });
+    });
     storageAnswered();
     markInteractive();
     // Whatever the first view, load the sandbox frame once while idle: the browser keeps it, so
@@ -443,6 +454,17 @@ export class ClawserApp {
     document.title = 'Clawser';
   }
 
+  /**
+   * Where a workspace's stores report damaged files: `fs` is the store's file system, `prefix`
+   * the path of its root in the page's storage.
+   * @param {string} workspaceId @param {FileSystem} fs @param {string} prefix
+   * @returns {import('../storage/damage.js').DamageSink}
+   */
+  damageSink(workspaceId, fs, prefix) {
+    const name = () => this.workspaces?.get(workspaceId)?.name;
+    return (notice) => this.damage?.sink({ where: name() ? `Workspace “${name()}”` : 'A workspace', fs, prefix })(notice);
+  }
+
   /** The services of a workspace, made once. @param {string} workspaceId @returns {import('./workspace-services.js').Services} */
   #servicesOf(workspaceId) {
     return /** @type {WorkspaceServices} */ (this.services).of(workspaceId);
@@ -493,6 +515,7 @@ export class ClawserApp {
         loadedAgents: () => this.#loadedFactory,
         delegations: this.#delegationBoard(workspaceId),
         guard: (p) => this.#guard(p),
+        onDamage: this.damageSink(workspaceId, /** @type {FileSystem} */ (this.fs), ''),
       });
       this.#controllers.set(workspaceId, c);
     }
@@ -624,6 +647,21 @@ export class ClawserApp {
     destroyView = () => { view.destroy(); chat.destroy(); sub?.destroy?.(); side.destroy(); };
     /** @type {WorkspaceServices} */ (this.services).autoInitGit(workspaceId);
     /** @type {WorkspaceServices} */ (this.services).connectMcp(workspaceId);
+    this.#checkOnce(workspaceId);
+  }
+
+  /** Workspaces whose files were checked for damage on this page. */
+  #checked = new Set();
+
+  /** Reads the workspace's other files once, when the page is idle: damage shows while the person is here. @param {string} workspaceId */
+  #checkOnce(workspaceId) {
+    if (this.#checked.has(workspaceId)) return;
+    this.#checked.add(workspaceId);
+    this.#whenIdle(() => {
+      if (this.#quiet || !this.workspaces?.get(workspaceId)) return;
+      const fs = this.workspaceFs(workspaceId);
+      this.#guard(checkWorkspace({ workspaceId, services: this.#servicesOf(workspaceId), fs, onDamage: this.damageSink(workspaceId, fs, `clawser_workspaces/${workspaceId}/`) }));
+    });
   }
 
 
@@ -712,7 +750,8 @@ export class ClawserApp {
     if (this.#daemons.has(workspaceId)) return;
     this.#daemons.add(workspaceId);
     const gate = /** @type {RestoreGate} */ (this.restoreGate);
-    await startWorkspaceDaemon({ workspaceId, fs: this.workspaceFs(workspaceId), controller, warn: (message) => this.banners.show(`daemon-${workspaceId}`, message, { kind: 'warn' }), write: (fn) => gate.write(fn) });
+    const fs = this.workspaceFs(workspaceId);
+    await startWorkspaceDaemon({ workspaceId, fs, controller, warn: (message) => this.banners.show(`daemon-${workspaceId}`, message, { kind: 'warn' }), write: (fn) => gate.write(fn), onDamage: this.damageSink(workspaceId, fs, `clawser_workspaces/${workspaceId}/`) });
   }
 
 

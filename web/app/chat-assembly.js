@@ -12,7 +12,8 @@ import { AutonomyController } from '../agent/autonomy.js';
 /**
  * A workspace's ChatController, joined to the rest: turns built by the agent factory (loaded on
  * first use), streamed text redacted while safety is on, today's and this month's spend, undo
- * over the workspace's files and stores, and an automatic commit after a turn that wrote files.
+ * over the workspace's files and stores, and an automatic commit after a turn that wrote files
+ * (its paths only) and after an undo or redo.
  * @param {object} deps
  * @param {string} deps.workspaceId
  * @param {FileSystem} deps.fs the page's storage (conversations live in the workspace's folder)
@@ -24,9 +25,10 @@ import { AutonomyController } from '../agent/autonomy.js';
  * @param {() => AgentFactory | null} deps.loadedAgents the factory when already loaded (spend is shown synchronously)
  * @param {DelegationBoard} deps.delegations the workspace's live sub-agents
  * @param {(p: Promise<unknown>) => void} deps.guard
+ * @param {import('../storage/damage.js').DamageSink} [deps.onDamage] the page's notice of damaged files, for this workspace's conversations
  * @returns {ChatController}
  */
-export function createChatController({ workspaceId, fs, coordination, settings, agentSettings, services, agents, loadedAgents, delegations, guard }) {
+export function createChatController({ workspaceId, fs, coordination, settings, agentSettings, services, agents, loadedAgents, delegations, guard, onDamage }) {
   const detector = new LeakDetector();
   // Read once per turn (in buildAgent), not on every streamed chunk.
   let redactOn = agentSettings.load(workspaceId).safetyEnabled;
@@ -34,6 +36,7 @@ export function createChatController({ workspaceId, fs, coordination, settings, 
     fs,
     workspaceId,
     coordination,
+    ...(onDamage ? { onDamage } : {}),
     settings,
     redact: (text) => (redactOn ? detector.scan(text).redacted : text),
     spendStatus: () => {
@@ -50,6 +53,8 @@ export function createChatController({ workspaceId, fs, coordination, settings, 
       return agent;
     },
     afterTurn: (agent, turn) => services.autoCommit(workspaceId, agent, turn),
+    // An undo or redo of a turn is its own commit (none when the turn was not committed).
+    afterTakeBack: (change) => services.commitTakeBack(workspaceId, change),
     // A title request's tokens count like a turn's: in the Dashboard and toward today's cost limit.
     onSideUsage: (provider, usage) => guard(agents().then((f) => f.recordSideUsage(workspaceId, provider, usage))),
     runCode: (conversationId, code, signal, taint) => agents().then((f) => f.runAgain(workspaceId, conversationId, code, signal, taint)),

@@ -18,7 +18,7 @@ import { estimateTextTokens, tokenFamily } from '../providers/tokens.js';
 import { catalogEntry } from '../providers/catalog.js';
 import { imageLimitsFor } from '../providers/images.js';
 import { parseMention, mentionCompletions, DEFAULT_AGENT_NAME } from '../agent/mentions.js';
-import { UndoStore, UNDO_KEEP, planUndo, applyUndo, describeChanges } from '../agent/undo.js';
+import { UndoStore, UNDO_KEEP, planUndo, applyUndo, describeChanges, undoPaths } from '../agent/undo.js';
 
 /**
  * A fork must not end inside a tool round (a call without its result is refused by providers):
@@ -72,6 +72,11 @@ export const CONTINUE_TEXT = 'Continue your previous reply from exactly where it
  */
 
 /** @typedef {{provider: string, model: string, baseUrl: string}} RouteTarget */
+/**
+ * What an undo or redo did: its message, the conflicts it asks about, and the workspace files it
+ * changed (for its own commit).
+ * @typedef {{ok: boolean, message: string, conflicts?: string[], commit?: {direction: 'undo' | 'redo', paths: string[], turn: {conversationId: string, title: string, text: string}}}} TakeBackOutcome
+ */
 
 /**
  * Chat of one workspace: conversations, sending, stopping, retrying. Owns no DOM; the chat
@@ -101,8 +106,12 @@ export class ChatController {
    *   coordination?: import('../agent/types.d.ts').Coordination,
    *   agents?: () => Promise<{list: () => Promise<import('../agent/agent-definitions.js').ScopedAgent[]>, get: (name: string) => Promise<import('../agent/agent-definitions.js').ScopedAgent | null>}>,
    *   delegations?: import('../agent/delegation-board.js').DelegationBoard,
-   *   undoDomains?: () => Promise<import('../agent/undo.js').UndoDomains>, undoKeep?: () => number}} deps
-   *   undoDomains: how undo reads and puts back the workspace's files, memories, goals and jobs; undoKeep: turns kept per conversation
+   *   undoDomains?: () => Promise<import('../agent/undo.js').UndoDomains>, undoKeep?: () => number,
+   *   afterTakeBack?: (change: {direction: 'undo' | 'redo', paths: string[], turn: {conversationId: string, title: string, text: string}}) => Promise<string | null>,
+   *   onDamage?: import('../storage/damage.js').DamageSink}} deps
+   *   undoDomains: how undo reads and puts back the workspace's files, memories, goals and jobs; undoKeep: turns kept per conversation;
+   *   afterTakeBack: runs after an undo or redo with the workspace files it changed (its own commit); a returned string ends its message
+   *   onDamage: told of the damaged files of the workspace's conversations (the list, details, snapshots, log lines)
    *   agents: the named agents a message may address with "@name"
    *   delegations: the live sub-agents (their cards in the chat)
    *   coordination: other tabs of this workspace (their appends show live; conversation list changes too)
@@ -111,7 +120,20 @@ export class ChatController {
   constructor(deps) {
     this.workspaceId = deps.workspaceId;
     this.settings = deps.settings;
-    this.store = new ConversationStore(deps.fs, deps.workspaceId, deps.coordination);
+    /** Where damaged files of this workspace's conversations are reported. */
+    this.onDamage = deps.onDamage;
+    this.store = new ConversationStore(deps.fs, deps.workspaceId, deps.coordination, deps.onDamage ? { onDamage: deps.onDamage } : {});
+    // A damaged file was set aside: the list is read again, and the conversation on screen is
+    // opened again (its instance still works around the damage).
+    this.store.onSetAside = (id) => {
+      void (async () => {
+        this.#set({ conversations: await this.store.list() });
+        if (id && this.state.activeId === id && !this.#runs.has(id) && !this.#children.has(id)) {
+          this.#conversation = null;
+          await this.select(id);
+        }
+      })().catch(() => {});
+    };
     /** Full-text search across the workspace's conversations. */
     this.search = new ConversationSearch(deps.fs, deps.workspaceId);
     this.coordination = deps.coordination;
@@ -144,6 +166,7 @@ export class ChatController {
     this.fs = deps.fs;
     this.undoDomains = deps.undoDomains;
     this.undoKeep = deps.undoKeep ?? (() => UNDO_KEEP);
+    this.afterTakeBack = deps.afterTakeBack;
     /** Told when a turn starts and ends (the app checkpoints then). @type {((phase: 'start' | 'end', turn: {conversationId: string, text: string, scheduled: boolean}) => void) | null} */
     this.onTurn = null;
     /** Told after a conversation was deleted, to delete its other copies (the app's checkpoints); awaited. @type {((conversationId: string) => Promise<void>) | null} */
@@ -244,10 +267,8 @@ export class ChatController {
     const conv = run?.conversation ?? this.#children.get(id) ?? (await this.store.open(id));
     this.#conversation = conv;
     this.#watch(conv);
-    const notice = conv.report.tornBytes
-      ? 'The end of this conversation was being written when the tab closed; the incomplete last entry was removed. Everything before it is intact.'
-      : null;
-    this.#set({ activeId: id, ...this.#transcript(conv), hasEarlier: conv.hasEarlier, streaming: run && !run.finishing ? { ...run.streaming } : null, failure: null, notice, undo: null, redo: null });
+    // What opening found damaged (a torn last entry included) is on the page's notice of damaged files.
+    this.#set({ activeId: id, ...this.#transcript(conv), hasEarlier: conv.hasEarlier, streaming: run && !run.finishing ? { ...run.streaming } : null, failure: null, notice: null, undo: null, redo: null });
     await this.#refreshUndo(conv);
     await this.#offerInterrupted();
   }
@@ -652,8 +673,11 @@ export class ChatController {
     if (!failure && !target.scheduled) this.#titleAfterFirstExchange(conv, provider);
     if (this.afterTurn) {
       let notice = null;
+      const afterTurn = this.afterTurn;
+      const made = Promise.resolve().then(() => afterTurn(agent, { conversationId: conv.id, title: conv.meta.title, text: message }));
+      this.#committing = made.catch(() => null);
       try {
-        notice = await this.afterTurn(agent, { conversationId: conv.id, title: conv.meta.title, text: message });
+        notice = await made;
       } catch (err) {
         notice = `After the turn: ${/** @type {Error} */ (err).message}`;
       }
@@ -666,7 +690,7 @@ export class ChatController {
 
   /** @param {Conversation} conv */
   #undoStore(conv) {
-    return new UndoStore(this.fs, this.store.dirOf(conv.id), { keep: this.undoKeep() });
+    return new UndoStore(this.fs, this.store.dirOf(conv.id), { keep: this.undoKeep(), title: conv.meta.title, ...(this.onDamage ? { onDamage: this.onDamage } : {}) });
   }
 
   /**
@@ -731,6 +755,13 @@ export class ChatController {
   /** An undo or redo in progress (a second Alt+Z waits its turn instead of racing it). @type {Promise<unknown> | null} */
   #takingBack = null;
 
+  /**
+   * The commit after the last turn or undo, while it is being made: an undo or redo waits for
+   * it before reading the files, so each commit holds what its own turn or undo left.
+   * @type {Promise<unknown>}
+   */
+  #committing = Promise.resolve();
+
   /** @param {'undo' | 'redo'} direction @param {{conflicts?: 'ask' | 'overwrite' | 'keep'}} options @returns {Promise<{ok: boolean, message: string, conflicts?: string[]}>} */
   async #takeBack(direction, options) {
     if (this.#takingBack) return { ok: false, message: `An ${direction === 'undo' ? 'undo' : 'redo'} is already under way.` };
@@ -739,21 +770,39 @@ export class ChatController {
       this.#set({ notice: message });
       return { ok: false, message };
     }
-    /** @type {Promise<{ok: boolean, message: string, conflicts?: string[]}>} */
+    /** @type {Promise<TakeBackOutcome>} */
     const run = this.#takeBackNow(direction, options).catch((err) => ({ ok: false, message: `${direction === 'undo' ? 'Undo' : 'Redo'} failed: ${/** @type {Error} */ (err).message}` }));
     this.#takingBack = run;
+    /** @type {TakeBackOutcome} */
+    let r;
     try {
-      const r = await run;
-      // Every outcome is said (a conflict is the caller's question to ask).
-      if (!r.conflicts) this.#set({ notice: r.message });
-      return r;
+      r = await run;
     } finally {
       this.#takingBack = null;
     }
+    const { commit, ...outcome } = r;
+    // Its own commit, so a later turn's commit never carries what it changed. Made once the
+    // undo is done (the next Alt+Z may start meanwhile: it waits for this commit first).
+    const afterTakeBack = this.afterTakeBack;
+    if (commit && afterTakeBack) {
+      const made = Promise.resolve().then(() => afterTakeBack(commit));
+      this.#committing = made.catch(() => null);
+      try {
+        const notice = await made;
+        if (notice) outcome.message += ` ${notice}`;
+      } catch (err) {
+        outcome.message += ` It could not be committed: ${/** @type {Error} */ (err).message}`;
+      }
+    }
+    // Every outcome is said (a conflict is the caller's question to ask).
+    if (!outcome.conflicts) this.#set({ notice: outcome.message });
+    return outcome;
   }
 
-  /** @param {'undo' | 'redo'} direction @param {{conflicts?: 'ask' | 'overwrite' | 'keep'}} options @returns {Promise<{ok: boolean, message: string, conflicts?: string[]}>} */
+  /** @param {'undo' | 'redo'} direction @param {{conflicts?: 'ask' | 'overwrite' | 'keep'}} options @returns {Promise<TakeBackOutcome>} */
   async #takeBackNow(direction, options) {
+    // What the last turn or undo changed is committed first (its commit reads the files).
+    await this.#committing;
     const conv = this.#conversation;
     if (!conv) return { ok: false, message: 'Open a conversation first.' };
     if (!this.undoDomains) return { ok: false, message: 'Undo is not available here.' };
@@ -772,8 +821,12 @@ export class ChatController {
       return { ok: false, conflicts: plan.conflicts.map((c) => c.what), message: `Changed since the turn: ${plan.conflicts.map((c) => c.what).join(', ')}.` };
     }
     const failed = await applyUndo(plan, domains, { overwrite: mode === 'overwrite' });
+    const paths = undoPaths(plan, domains, { overwrite: mode === 'overwrite' });
     const kept = mode === 'keep' ? plan.conflicts.map((c) => c.what) : [];
     const summary = describeChanges(record);
+    /** The turn's request (for the commit's message): on the path shown before an undo, after a redo. */
+    const request = () => conv.events.find((e) => e.id === record.id && e.type === 'user_message')?.data.text;
+    let text = direction === 'undo' ? request() : undefined;
     /** @type {Record<string, unknown>} */
     const data = { turnId: record.id, summary, ...(kept.length ? { kept } : {}), ...(mode === 'overwrite' && plan.conflicts.length ? { overwritten: plan.conflicts.map((c) => c.what) } : {}), ...(failed.length ? { failed } : {}) };
     if (direction === 'undo') {
@@ -786,12 +839,13 @@ export class ChatController {
       const { undoneAt: _at, ...rest } = record;
       await store.save({ ...rest, state: 'done' });
     }
+    text ??= request();
     this.search.touch(conv.id);
     if (this.#conversation === conv) this.#set({ ...this.#transcript(conv), conversations: this.#withMeta(conv.meta) });
     await this.#refreshUndo(conv);
     const what = direction === 'undo' ? `Undid the turn (${summary} put back; its ${record.messages} message${record.messages === 1 ? '' : 's'} are out of the model's context, kept in the log).` : `Redid the turn (${summary}).`;
     const extra = [kept.length ? ` Kept as they are now: ${kept.join(', ')}.` : '', failed.length ? ` Could not put back: ${failed.join('; ')}.` : ''].join('');
-    return { ok: !failed.length, message: `${what}${extra}` };
+    return { ok: !failed.length, message: `${what}${extra}`, ...(paths.length ? { commit: { direction, paths, turn: { conversationId: conv.id, title: conv.meta.title, text: typeof text === 'string' ? text : '' } } } : {}) };
   }
 
   /** Retries the failed turn: continues it after tool results, or re-sends its message. */

@@ -14,11 +14,13 @@ import { Daemon } from '../agent/daemon.js';
  * No checkpoint is taken when the tab is hidden: that fires while the page unloads too, and a
  * write cut off there right after the site's data was cleared leaves Chromium's OPFS hanging
  * for the next page. Turn start and end are the moments that matter for recovery.
- * @param {{workspaceId: string, fs: FileSystem, controller: ChatController, warn: (message: string) => void, write?: <T>(fn: () => Promise<T>) => Promise<T>}} deps
+ * @param {{workspaceId: string, fs: FileSystem, controller: ChatController, warn: (message: string) => void, write?: <T>(fn: () => Promise<T>) => Promise<T>,
+ *   onDamage?: import('../storage/damage.js').DamageSink}} deps
  *   fs: the workspace's files; warn: shows a problem to the user; write: runs a storage write
- *   (the app's RestoreGate: refused while a backup is restored in any tab)
+ *   (the app's RestoreGate: refused while a backup is restored in any tab); onDamage: told of
+ *   each damaged checkpoint file (set aside in .checkpoints/damaged/, an older one used)
  */
-export async function startWorkspaceDaemon({ workspaceId, fs, controller, warn, write = (fn) => fn() }) {
+export async function startWorkspaceDaemon({ workspaceId, fs, controller, warn, write = (fn) => fn(), onDamage }) {
   /** @type {{status: 'running' | 'idle', startedAt?: number, conversationId?: string, bytes?: number}} */
   let turn = { status: 'idle' };
   const checkpoints = new CheckpointManager({ fs });
@@ -63,7 +65,11 @@ export async function startWorkspaceDaemon({ workspaceId, fs, controller, warn, 
     warn(/** @type {Error} */ (err).message);
     return null;
   });
-  if (started?.skipped.length) warn(`${started.skipped.length} damaged checkpoint file(s) were set aside (in .checkpoints/damaged/); an older one was used.`);
+  for (const skipped of started?.skipped ?? []) {
+    const kept = `.checkpoints/damaged/${skipped.id}.json`;
+    if (onDamage) onDamage({ what: `An agent checkpoint (${skipped.path})`, problem: `${skipped.reason.replace(/\.$/, '')}. It was set aside, kept in .checkpoints/damaged/, and an older one was used`, path: kept });
+  }
+  if (!onDamage && started?.skipped.length) warn(`${started.skipped.length} damaged checkpoint file(s) were set aside (in .checkpoints/damaged/); an older one was used.`);
   const cut = /** @type {{conversationId: string, bytes: number} | null} */ (interrupted);
   if (started?.interrupted && cut) await controller.markInterrupted(cut.conversationId, cut.bytes);
   return daemon;

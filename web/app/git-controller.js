@@ -1,6 +1,6 @@
 /** @import { WorkspaceGit, FileStatus, CommitInfo, FileDiff } from '../git/git.js' */
 /** @import { AgentSettingsStore } from './agent-settings.js' */
-import { skippedNote } from '../git/errors.js';
+import { skippedNote, keptNote } from '../git/errors.js';
 
 /** An outcome plus, when a checkout left files of Clawser's own folders out, the count. @param {string} text @param {number} skipped */
 const withSkipped = (text, skipped) => (skipped ? `${text} ${skippedNote(skipped)}` : text);
@@ -126,7 +126,7 @@ export class GitController {
 
   /** @param {string} oid @param {string} [filepath] */
   restore(oid, filepath) {
-    return this.#act('Restoring…', () => this.repo.restore(oid, { filepath }), ({ changed, skipped }) => withSkipped(changed.length ? `Restored ${changed.length} file(s) from ${oid.slice(0, 7)}; review and commit them.` : 'Already identical; nothing to restore.', skipped));
+    return this.#act('Restoring…', () => this.repo.restore(oid, { filepath }), ({ changed, skipped, kept }) => withSkipped(`${changed.length ? `Restored ${changed.length} file(s) from ${oid.slice(0, 7)}; review and commit them.` : 'Already identical; nothing to restore.'}${keptNote(kept)}`, skipped));
   }
 
   /** @param {{url?: string, token?: string | null, corsProxy?: string}} next token: undefined keeps, null removes */

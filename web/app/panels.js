@@ -189,15 +189,24 @@ export const BUILTIN_PANELS = [
       const { ToolsPanel } = await import('../ui/tools-panel.js');
       const { registry } = ctx.services;
       const { agentSettings, workspaceId } = ctx;
+      // A rule of an MCP server's tool is kept under the server's identity: named by the manager when its server is not connected.
+      const mcp = registry.rules().some((r) => r.tool.startsWith('mcp:')) ? await ctx.services.mcp() : null;
+      const tools = registry.list();
+      // Each row's choice goes to the tool it shows (its identity as the panel opened), even if its
+      // MCP server disconnects, or another server's tool takes its name, while the panel is open.
+      const keys = new Map(tools.map((t) => [t.name, t.policyKey ?? t.name]));
+      /** @param {string} name */
+      const keyOf = (name) => keys.get(name) ?? name;
       const root = ToolsPanel({
-        tools: registry.list(),
-        userPolicyOf: (name) => registry.userPolicyOf(name),
+        tools,
+        toolLabel: (key) => registry.toolOfKey(key)?.name ?? mcp?.describeKey(key) ?? key,
+        userPolicyOf: (name) => registry.userPolicyOf(keyOf(name)),
         defaultOf: (name) => defaultBehaviour(registry.get(name), agentSettings.load(workspaceId).autonomy.level),
-        onPolicy: (name, policy) => registry.setPolicy(name, policy),
+        onPolicy: (name, policy) => registry.setPolicy(keyOf(name), policy),
         rules: () => registry.rules(),
         describeRule,
         onRemoveRule: (rule) => registry.removeRule(rule),
-        onAddRule: (rule) => registry.addRule(rule),
+        onAddRule: (rule) => registry.addRule({ ...rule, tool: keyOf(rule.tool) }),
         settings: agentSettings.load(workspaceId),
         hasSearchKey: agentSettings.hasSearchApiKey(workspaceId),
         onSaveSettings: async ({ fetchAllowlist, searchEndpoint, searchApiKey }) => {
@@ -347,12 +356,13 @@ export const BUILTIN_PANELS = [
   {
     ...panelNav('config'),
     async open(ctx) {
-      const [{ ConfigPanel }, { buildConfig, parseConfig, loosenedProtections }] = await Promise.all([import('../ui/config-panel.js'), import('./workspace-config.js')]);
+      const [{ ConfigPanel }, { buildConfig, parseConfig, loosenedProtections, configToolChoices, storedToolChoices }] = await Promise.all([import('../ui/config-panel.js'), import('./workspace-config.js')]);
       const { registry } = ctx.services;
       const [skills, mcp] = await Promise.all([ctx.services.skills(), ctx.services.mcp()]);
       const ws = ctx.workspaceId;
-      const current = () => buildConfig({ provider: ctx.providerSettings.load(ws), agent: ctx.agentSettings.load(ws), toolPolicies: registry.overrides(), approvalRules: registry.rules(), skills: skills.choices(), mcpServers: mcp.settings() });
-      const toolNames = registry.list().map((t) => t.name);
+      const current = () => buildConfig({ provider: ctx.providerSettings.load(ws), agent: ctx.agentSettings.load(ws), ...configToolChoices({ overrides: registry.overrides(), rules: registry.rules() }, mcp.servers()), skills: skills.choices(), mcpServers: mcp.settings() });
+      // An MCP server's tool is named in the document with its server (mcpToolPolicies), never by its tool name alone.
+      const toolNames = registry.list().filter((t) => !t.policyKey).map((t) => t.name);
       return ConfigPanel({
         load: current,
         check: (text) => parseConfig(text, { toolNames }),
@@ -365,15 +375,18 @@ export const BUILTIN_PANELS = [
         save: async (next) => {
           const before = { provider: ctx.providerSettings.load(ws), agent: ctx.agentSettings.load(ws), policies: registry.overrides(), rules: registry.rules(), skills: skills.choices() };
           const providerChanged = !!next.provider && JSON.stringify(next.provider) !== JSON.stringify(before.provider && { id: before.provider.provider, model: before.provider.model, baseUrl: before.provider.baseUrl });
+          // Each server's tool choices go under the identity it will have (a server at a new address is a new one).
+          const servers = mcp.planServers(next.mcpServers);
+          const stored = storedToolChoices(next, servers);
           try {
             ctx.agentSettings.save(ws, next.agent);
-            registry.replacePolicies(next.toolPolicies);
-            registry.replaceRules(next.approvalRules);
+            registry.replacePolicies(stored.policies);
+            registry.replaceRules(stored.rules);
             skills.replaceChoices(next.skills);
             // The key stays where it is (sealed, per provider); null keeps the current provider.
             if (next.provider && providerChanged) await ctx.providerSettings.save(ws, { provider: next.provider.id, model: next.provider.model, baseUrl: next.provider.baseUrl });
             // Last: a server it forgets takes its sealed token along, which no rollback could bring back.
-            await mcp.replaceServers(next.mcpServers);
+            await mcp.replaceServers(servers);
             await ctx.preferences.flush();
           } catch (err) {
             ctx.agentSettings.save(ws, before.agent);

@@ -86,10 +86,11 @@ export function terminalActions({ workspaceId, services, agentSettings, chat }) 
           return `${name}: ${policy}.`;
         }
         case 'tool rules':
-          return services.registry.rules().map((r) => `${r.tool}\t${r.kind}\t${r.pattern}`).join('\n') || '(no rules)';
+          // An MCP server's tool's rule is kept under the server's identity: shown by the tool's name while connected.
+          return services.registry.rules().map((r) => `${services.registry.toolOfKey(r.tool)?.name ?? r.tool}\t${r.kind}\t${r.pattern}`).join('\n') || '(no rules)';
         case 'tool unrule': {
           const [tool, kind, ...pattern] = args;
-          const rule = services.registry.rules().find((r) => r.tool === tool && r.kind === kind && r.pattern === pattern.join(' '));
+          const rule = services.registry.rules().find((r) => (r.tool === tool || services.registry.toolOfKey(r.tool)?.name === tool) && r.kind === kind && r.pattern === pattern.join(' '));
           if (!rule) throw new Error('no such rule (see clawser tool rules)');
           services.registry.removeRule(rule);
           return 'Rule removed.';

@@ -2,14 +2,17 @@ import { z } from 'zod';
 import { AgentSettingsSchema, HOST_RE } from './agent-settings.js';
 import { catalogEntry } from '../providers/catalog.js';
 import { ApprovalRuleSchema, describeRule } from '../tools/approval-rules.js';
+import { ToolChoiceError } from '../tools/registry.js';
 import { McpServerSettingSchema } from '../mcp/manager.js';
-import { slug } from '../mcp/tools.js';
+import { serverSlug, mcpToolKey, parseMcpToolKey, isKeyOfServer } from '../mcp/tools.js';
 
 /**
  * A workspace's whole configuration as one JSON document (the Config panel's editor, its export
  * and import): the provider and model, the agent settings (autonomy, limits, safety, tools,
  * memory, scheduler, git), the tools' policies, the narrowed "Always allow" rules, which
- * skills are turned on or off, and the MCP servers (name, address, kind of sign-in). Secrets (API keys, tokens) are never part
+ * skills are turned on or off, and the MCP servers (name, address, kind of sign-in). A choice
+ * for an MCP server's tool names the server and the tool (`{server, tool}`), never a tool name
+ * alone, and is stored under that server's identity. Secrets (API keys, tokens) are never part
  * of it: they stay sealed in their stores, are not exported, and a document carrying one is
  * refused. Validation is all-or-nothing and names the field of every problem.
  */
@@ -72,16 +75,18 @@ export const WorkspaceConfigSchema = z.object({
   agent: AgentConfigSchema,
   /** The user's choice per tool; a tool not listed follows its default. */
   toolPolicies: z.record(z.string(), POLICY).default({}),
-  /** "Always allow" narrowed to a command prefix, a domain or a path glob (the approval dialog's). */
-  approvalRules: z.array(ApprovalRuleSchema).max(500).default([]),
+  /** "Always allow" narrowed to a command prefix, a domain or a path glob (the approval dialog's); `server`: the tool is that MCP server's. */
+  approvalRules: z.array(ApprovalRuleSchema.extend({ server: z.string().min(1).max(40).optional() })).max(500).default([]),
+  /** The user's choice per tool of an MCP server (listed in mcpServers), by the tool's own name. */
+  mcpToolPolicies: z.array(z.object({ server: z.string().min(1).max(40), tool: z.string().min(1).max(256), policy: POLICY })).max(2000).default([]),
   /** Skills turned off (false) or back on (true) in this workspace; a skill not listed is on. */
   skills: z.record(z.string().min(1).max(64), z.boolean()).default({}),
   /** The MCP servers set up in the Servers panel; their tokens stay sealed apart, never here. */
   mcpServers: z.array(McpServerSettingSchema).max(100).default([]).superRefine((list, ctx) => {
     list.forEach((server, i) => {
       // The manager's rule: tool names are made of the server's name.
-      const first = list.findIndex((o) => slug(o.name) === slug(server.name));
-      if (first !== i) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `reads the same as the name of server ${first} in tool names: choose another name` });
+      const first = list.findIndex((o) => serverSlug(o.name) === serverSlug(server.name));
+      if (first !== i) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `“${server.name}” reads the same as “${list[first].name}” (server ${first}) in tool names (mcp__${serverSlug(server.name)}__…): choose another name` });
       if (server.auth === 'header' && !server.headerName) ctx.addIssue({ code: 'custom', path: [i, 'headerName'], message: 'the header\'s name is needed with "auth": "header"' });
       if (hasCredentials(server.url)) ctx.addIssue({ code: 'custom', path: [i, 'url'], message: 'must not carry a user name, password or key: set the token in the Servers panel' });
     });
@@ -94,9 +99,10 @@ export const WorkspaceConfigSchema = z.object({
 const SECRET_FIELD = /^(api[_-]?key|apikey|token|access[_-]?token|secret|password|searchApiKey|gitToken)$/i;
 
 /**
- * The document of the current settings.
+ * The document of the current settings (`toolPolicies`, `approvalRules` and `mcpToolPolicies`
+ * as configToolChoices gives them).
  * @param {{provider: {provider: string, model: string, baseUrl: string} | null, agent: import('./agent-settings.js').AgentSettings, toolPolicies: Record<string, string>,
- *   approvalRules: import('../tools/approval-rules.js').ApprovalRule[], skills: Record<string, boolean>, mcpServers: import('../mcp/manager.js').McpServerSetting[]}} parts
+ *   approvalRules: ConfigRule[], mcpToolPolicies?: McpToolPolicy[], skills: Record<string, boolean>, mcpServers: import('../mcp/manager.js').McpServerSetting[]}} parts
  * @returns {WorkspaceConfig}
  */
 export function buildConfig(parts) {
@@ -106,9 +112,68 @@ export function buildConfig(parts) {
     agent: parts.agent,
     toolPolicies: parts.toolPolicies,
     approvalRules: parts.approvalRules,
+    mcpToolPolicies: parts.mcpToolPolicies ?? [],
     skills: parts.skills,
     mcpServers: parts.mcpServers,
   });
+}
+
+/** @typedef {import('../tools/approval-rules.js').ApprovalRule & {server?: string}} ConfigRule a rule as the document holds it */
+/** @typedef {{server: string, tool: string, policy: 'auto' | 'approve' | 'denied'}} McpToolPolicy */
+/** @typedef {{id: string, name: string, url: string}} ServerIdentity */
+
+/**
+ * The stored choices as the document says them: a built-in tool's by its name, an MCP server's
+ * tool's by the server's name and the tool's own name. A choice of no saved server is left out.
+ * @param {{overrides: Record<string, 'auto' | 'approve' | 'denied'>, rules: import('../tools/approval-rules.js').ApprovalRule[]}} stored
+ * @param {ServerIdentity[]} servers
+ * @returns {{toolPolicies: Record<string, 'auto' | 'approve' | 'denied'>, mcpToolPolicies: McpToolPolicy[], approvalRules: ConfigRule[]}}
+ */
+export function configToolChoices(stored, servers) {
+  /** @param {string} key */
+  const mcp = (key) => {
+    const k = parseMcpToolKey(key);
+    const server = k && servers.find((s) => isKeyOfServer(key, s));
+    return k ? { server: server?.name ?? null, tool: k.tool } : null;
+  };
+  /** @type {Record<string, 'auto' | 'approve' | 'denied'>} */
+  const toolPolicies = {};
+  /** @type {McpToolPolicy[]} */
+  const mcpToolPolicies = [];
+  for (const [key, policy] of Object.entries(stored.overrides)) {
+    const m = mcp(key);
+    if (!m) toolPolicies[key] = policy;
+    else if (m.server) mcpToolPolicies.push({ server: m.server, tool: m.tool, policy });
+  }
+  /** @type {ConfigRule[]} */
+  const approvalRules = [];
+  for (const rule of stored.rules) {
+    const m = mcp(rule.tool);
+    if (!m) approvalRules.push(rule);
+    else if (m.server) approvalRules.push({ server: m.server, ...rule, tool: m.tool });
+  }
+  return { toolPolicies, mcpToolPolicies, approvalRules };
+}
+
+/**
+ * The choices to store for a document: an MCP server's tool's under the identity of the server
+ * of that name in `servers` — the list the document's servers make (McpManager.planServers), so
+ * a server at a new address is a new server and its choices are the document's alone.
+ * @param {Pick<WorkspaceConfig, 'toolPolicies' | 'approvalRules' | 'mcpToolPolicies'>} config @param {ServerIdentity[]} servers
+ * @returns {{policies: Record<string, 'auto' | 'approve' | 'denied'>, rules: import('../tools/approval-rules.js').ApprovalRule[]}}
+ */
+export function storedToolChoices(config, servers) {
+  /** @param {string} name */
+  const serverNamed = (name) => {
+    const s = servers.find((x) => x.name === name);
+    if (!s) throw new ToolChoiceError('unknown_server', `There is no MCP server named “${name}” to hold its tools' choices: add it to mcpServers.`);
+    return s;
+  };
+  /** @type {Record<string, 'auto' | 'approve' | 'denied'>} */
+  const policies = { ...config.toolPolicies };
+  for (const p of config.mcpToolPolicies) policies[mcpToolKey(serverNamed(p.server), p.tool)] = p.policy;
+  const rules = config.approvalRules.map(({ server, ...rule }) => (server ? { ...rule, tool: mcpToolKey(serverNamed(server), rule.tool) } : rule));
+  return { policies, rules };
 }
 
 /** @param {(string | number)[]} path @returns {string} */
@@ -175,11 +240,21 @@ export function parseConfig(text, known) {
     for (const issue of parsed.error.issues) problems.push({ path: formatPath(/** @type {(string | number)[]} */ (issue.path)), message: issue.message });
   } else {
     unknownFields(raw, parsed.data, [], problems);
+    // An MCP server's tool is named with its server: a name alone could be another server's tool.
+    /** @param {string} name */
+    const unknownTool = (name) => (/^mcp_/.test(name) ? 'an MCP server\'s tool is named with its server: {"server": …, "tool": …} (its own name, as the Servers panel lists it)' : 'there is no tool with this name');
     for (const name of Object.keys(parsed.data.toolPolicies)) {
-      if (!known.toolNames.includes(name)) problems.push({ path: formatPath(['toolPolicies', name]), message: 'there is no tool with this name' });
+      if (!known.toolNames.includes(name)) problems.push({ path: formatPath(['toolPolicies', name]), message: unknownTool(name) });
     }
+    const serverNames = parsed.data.mcpServers.map((s) => s.name);
     parsed.data.approvalRules.forEach((rule, i) => {
-      if (!known.toolNames.includes(rule.tool)) problems.push({ path: formatPath(['approvalRules', i, 'tool']), message: 'there is no tool with this name' });
+      if (rule.server !== undefined && !serverNames.includes(rule.server)) problems.push({ path: formatPath(['approvalRules', i, 'server']), message: 'there is no server with this name in mcpServers' });
+      else if (rule.server === undefined && !known.toolNames.includes(rule.tool)) problems.push({ path: formatPath(['approvalRules', i, 'tool']), message: unknownTool(rule.tool) });
+    });
+    parsed.data.mcpToolPolicies.forEach((p, i) => {
+      if (!serverNames.includes(p.server)) problems.push({ path: formatPath(['mcpToolPolicies', i, 'server']), message: 'there is no server with this name in mcpServers' });
+      const first = parsed.data.mcpToolPolicies.findIndex((o) => o.server === p.server && o.tool === p.tool);
+      if (first !== i) problems.push({ path: formatPath(['mcpToolPolicies', i]), message: `the same tool as mcpToolPolicies[${first}]: keep one` });
     });
   }
   return problems.length || !parsed.success ? { ok: false, problems } : { ok: true, value: parsed.data };
@@ -254,12 +329,31 @@ export function loosenedProtections(before, after, defaultPolicyOf, secrets = {}
     // The user's own "Always allow" also lifts supervised autonomy's question (a default "auto" does not).
     else if (after.toolPolicies[name] === 'auto' && before.toolPolicies[name] !== 'auto') out.push(`lets ${name} run without asking, even under supervised autonomy`);
   }
+  // An MCP server's tool is its server's (by name and address: a server at a new address is
+  // another server, whose choices are all new) and its own name.
+  /** @param {WorkspaceConfig} c @param {{server?: string, tool: string}} t */
+  const mcpTool = (c, t) => `${t.server}\u0000${c.mcpServers.find((s) => s.name === t.server)?.url ?? ''}\u0000${t.tool}`;
+  /** @param {{server: string, tool: string}} t */
+  const toolWords = (t) => `${t.tool} of the MCP server “${t.server}”`;
+  const hadMcp = new Map(before.mcpToolPolicies.map((p) => [mcpTool(before, p), p.policy]));
+  const willMcp = new Map(after.mcpToolPolicies.map((p) => [mcpTool(after, p), p.policy]));
+  for (const p of after.mcpToolPolicies) {
+    const was = hadMcp.get(mcpTool(after, p));
+    if (p.policy === 'auto' && was !== 'auto') out.push(`lets ${toolWords(p)} run without asking${was === 'denied' ? ' (was: off)' : ''}`);
+    else if (p.policy === 'approve' && was === 'denied') out.push(`lets ${toolWords(p)} run after approval (was: off)`);
+  }
+  for (const p of before.mcpToolPolicies) {
+    // Its server stays as it was, and the choice goes: the tool's default applies again.
+    if (willMcp.has(mcpTool(before, p)) || !after.mcpServers.some((s) => s.name === p.server && s.url === before.mcpServers.find((o) => o.name === p.server)?.url)) continue;
+    if (p.policy === 'denied') out.push(`turns ${toolWords(p)} back on (was: off)`);
+    else if (p.policy === 'approve') out.push(`lets ${toolWords(p)} follow its default (was: ask each time; a tool its server calls read-only runs without asking)`);
+  }
   // A narrowed "Always allow" lets matching calls run without asking.
-  /** @param {{tool: string, kind: string, pattern: string}} r */
-  const ruleKey = (r) => `${r.tool} ${r.kind} ${r.pattern}`;
-  const hadRules = new Set(before.approvalRules.map(ruleKey));
+  /** @param {WorkspaceConfig} c @param {{server?: string, tool: string, kind: string, pattern: string}} r */
+  const ruleKey = (c, r) => `${r.server === undefined ? r.tool : mcpTool(c, r)} ${r.kind} ${r.pattern}`;
+  const hadRules = new Set(before.approvalRules.map((r) => ruleKey(before, r)));
   for (const r of after.approvalRules) {
-    if (!hadRules.has(ruleKey(r))) out.push(`lets ${r.tool} run without asking for ${describeRule(r)}`);
+    if (!hadRules.has(ruleKey(after, r))) out.push(`lets ${r.server === undefined ? r.tool : toolWords({ server: r.server, tool: r.tool })} run without asking for ${describeRule(r)}`);
   }
   // A skill's instructions join the agent's context, and its scripts can run.
   for (const [name, on] of Object.entries(before.skills)) {

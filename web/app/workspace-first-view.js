@@ -126,10 +126,15 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
     const files = new ReadOnlyFiles(await folder);
     const listed = await files.readText(LIST_FILE).catch(() => null);
     if (listed === null) return null;
-    const conversations = byActivity(Object.values(parseConversationList(listed)));
+    const saved = parseConversationList(listed);
+    // A damaged list is the app's to report (it lists every conversation from its own details).
+    if (saved.problem) return null;
+    const conversations = byActivity(Object.values(saved.conversations));
     const target = route.conversationId && conversations.some((c) => c.id === route.conversationId) ? route.conversationId : conversations[0]?.id;
-    // Its meta.json, as the app reads it (the list's copy may lag behind it, e.g. on `branched`).
-    if (target) conversation = await Conversation.open(/** @type {FileSystem} */ (files), target);
+    // Its meta.json, as the app reads it (the list's copy may lag behind it, e.g. on `branched`;
+    // it stands in for a damaged one). Damage that needs a write (a torn last line to set
+    // aside) makes the read-only view refuse, and the app paints instead.
+    if (target) conversation = await Conversation.open(/** @type {FileSystem} */ (files), target, undefined, undefined, false, { fallbackMeta: saved.conversations[target] });
     state = {
       conversations,
       activeId: conversation?.id ?? null,

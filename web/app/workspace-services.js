@@ -12,6 +12,7 @@ import { MountStore } from '../storage/mounts.js';
 import { MountedFileSystem } from '../storage/mounted-fs.js';
 import { ProtectedFileSystem } from '../storage/protected-fs.js';
 import { askUserDialog } from '../ui/approval-dialog.js';
+import { commitTurn, commitTakeBack } from './turn-commit.js';
 
 /**
  * What one workspace has besides its conversations, made once per page.
@@ -24,6 +25,16 @@ import { askUserDialog } from '../ui/approval-dialog.js';
  */
 
 /** A folder opened from the computer for a workspace, and whether the page may use it now. @typedef {{handle: FileSystemDirectoryHandle, granted: boolean}} Mount */
+
+/** Set once this tab's schedulers have read every workspace's jobs (tests wait for it). */
+export const SCHEDULERS_STARTED_MARK = 'clawser-schedulers-started';
+
+/**
+ * A global folder's sink, as the stores name it (`onGlobalDamage`).
+ * @param {{onDamage?: import('../storage/damage.js').DamageSink}} damage
+ * @returns {{onGlobalDamage?: import('../storage/damage.js').DamageSink}}
+ */
+const renameSink = (damage) => (damage.onDamage ? { onGlobalDamage: damage.onDamage } : {});
 
 /**
  * The per-workspace services: the tool registry, stores (memory, goals, scheduled jobs), the
@@ -57,12 +68,28 @@ export class WorkspaceServices {
    *   runJob: (workspaceId: string, job: import('../agent/scheduler.js').Job, run: {scheduledFor: number, missed: number, manual: boolean}) => Promise<any>,
    *   summaryModel: (workspaceId: string) => Promise<import('../memory/summaries.js').ModelSummarizer | null>, whenIdle: (fn: () => void) => void,
    *   secrets: import('../storage/secrets.js').SecretBox, mcpAuthHeaders?: (workspaceId: string, server: import('../mcp/manager.js').McpServerConfig) => Promise<Record<string, string>>,
-   *   quiet: () => boolean, guard: (p: Promise<unknown>) => void}} deps
+   *   quiet: () => boolean, guard: (p: Promise<unknown>) => void,
+   *   damage?: (workspaceId: string, place: {fs: FileSystem, prefix: string, global?: boolean}) => import('../storage/damage.js').DamageSink}} deps
    *   runJob: runs one occurrence of a scheduled job (job delivery); summaryModel: the chat model that summarizes long
-   *   memories when the device cannot; quiet: a restore runs, background writers must not start
+   *   memories when the device cannot; quiet: a restore runs, background writers must not start;
+   *   damage: where the stores of a workspace report damaged files (`prefix`: where `fs` is in the page's storage;
+   *   `global`: files every workspace shares)
    */
   constructor(deps) {
     this.deps = deps;
+  }
+
+  /**
+   * Where a workspace's stores report damaged files (nowhere without the app's notice).
+   * @param {string} workspaceId @param {boolean} [global] the browser-wide folders (skills, agents)
+   * @param {string} [folder] that folder (`clawser_skills`, `clawser_agents`)
+   * @returns {{onDamage?: import('../storage/damage.js').DamageSink}}
+   */
+  #damage(workspaceId, global = false, folder = '') {
+    const d = this.deps;
+    if (!d.damage) return {};
+    const place = global ? { fs: new ScopedFileSystem(d.fs, folder), prefix: `${folder}/`, global } : { fs: this.workspaceFs(workspaceId), prefix: `clawser_workspaces/${workspaceId}/` };
+    return { onDamage: d.damage(workspaceId, place) };
   }
 
   /** @param {string} workspaceId @returns {Services} */
@@ -83,7 +110,7 @@ export class WorkspaceServices {
       // The store and the summaries of its long memories, made in the background (see web/memory/summaries.js).
       const memoryParts = () => (memory ??= Promise.all([import('../memory/store.js'), import('../memory/summaries.js'), import('../providers/on-device-summarizer.js'), d.semantic.embedder()])
         .then(([{ MemoryStore }, { MemorySummaries }, { onDeviceSummarizer }, embedder]) => {
-          const store = new MemoryStore({ fs: this.workspaceFs(workspaceId), embedder, coordination: d.coordination, key: workspaceId });
+          const store = new MemoryStore({ fs: this.workspaceFs(workspaceId), embedder, coordination: d.coordination, key: workspaceId, ...this.#damage(workspaceId) });
           const summaries = new MemorySummaries({
             store,
             // Summaries serve automatic recall: none are made (or paid for) while it is off.
@@ -116,13 +143,15 @@ export class WorkspaceServices {
         })),
         skills: () => (skills ??= import('../skills/store.js').then(({ SkillStore }) => new SkillStore({
           globalFs: new ScopedFileSystem(d.fs, 'clawser_skills'), workspaceFs: this.workspaceFs(workspaceId), config: d.config, workspaceId, coordination: d.coordination,
+          ...this.#damage(workspaceId), ...renameSink(this.#damage(workspaceId, true, 'clawser_skills')),
         }))),
         // Named agents (the workspace's and the global ones) and the workspace's identity; the only writer of `.agents/`.
         agents: () => (agents ??= import('../agent/agent-store.js').then(({ AgentStore }) => new AgentStore({
           fs: this.workspaceFs(workspaceId), globalFs: new ScopedFileSystem(d.fs, 'clawser_agents'), coordination: d.coordination, key: workspaceId,
+          ...this.#damage(workspaceId), ...renameSink(this.#damage(workspaceId, true, 'clawser_agents')),
         }))),
-        goals: new GoalStore({ fs: this.workspaceFs(workspaceId), coordination: d.coordination, key: workspaceId }),
-        usage: new UsageLedger({ fs: this.workspaceFs(workspaceId), coordination: d.coordination, key: workspaceId }),
+        goals: new GoalStore({ fs: this.workspaceFs(workspaceId), coordination: d.coordination, key: workspaceId, ...this.#damage(workspaceId) }),
+        usage: new UsageLedger({ fs: this.workspaceFs(workspaceId), coordination: d.coordination, key: workspaceId, ...this.#damage(workspaceId) }),
         scheduler: new Scheduler({
           fs: this.workspaceFs(workspaceId),
           execute: (job, run) => d.runJob(workspaceId, job, run),
@@ -130,6 +159,7 @@ export class WorkspaceServices {
           // Jobs are claimed under a cross-tab lock, so an occurrence runs once however many tabs are open.
           lock: (name, fn) => d.restoreGate.write(() => d.tabs.withLock(`sched:${workspaceId}:${name}`, fn)),
           onChange: () => d.tabs.publish(`scheduler:${workspaceId}`, {}),
+          ...this.#damage(workspaceId),
         }),
       };
       this.#services.set(workspaceId, s);
@@ -166,7 +196,7 @@ export class WorkspaceServices {
       // so the agent's git tools, auto-commit and the panel share one command queue.
       git: () => (repo ??= import('../git/git.js').then(({ WorkspaceGit }) => {
         const g = this.deps.agentSettings.load(workspaceId).git;
-        return new WorkspaceGit(wsFs, { author: { name: g.authorName, email: g.authorEmail } });
+        return new WorkspaceGit(wsFs, { author: { name: g.authorName, email: g.authorEmail }, ...this.#damage(workspaceId) });
       })),
     };
   }
@@ -237,28 +267,38 @@ export class WorkspaceServices {
   }
 
   /**
-   * After an agent turn that changed files: one commit naming the turn, so the edit can be
-   * reviewed and rolled back in the Git panel. Resolves to a sentence for the user, or null.
+   * After an agent turn that changed files: one commit naming the turn, with exactly the paths
+   * the turn (and its sub-agents) changed — the user's own changes stay uncommitted — so the
+   * edit can be reviewed and rolled back in the Git panel. Resolves to a sentence for the user, or null.
    * @param {string} workspaceId @param {ClawserAgent} agent @param {{title: string, text: string}} turn
    */
   async autoCommit(workspaceId, agent, turn) {
-    const writes = agent.tools?.writes ?? [];
     const s = this.deps.agentSettings.load(workspaceId).git;
-    if (!writes.length || !s.autoCommit) return null;
-    const counts = [...new Set(writes)].map((n) => `${n}${writes.filter((w) => w === n).length > 1 ? ` ×${writes.filter((w) => w === n).length}` : ''}`);
-    const firstLine = turn.text.replace(/\s+/g, ' ').trim();
-    const message = `Agent: ${firstLine.length > 60 ? `${firstLine.slice(0, 57)}…` : firstLine || 'turn'}\n\nConversation: ${turn.title}\nTools: ${counts.join(', ')}`;
+    if (!s.autoCommit || !agent.tools?.writtenPaths?.size) return null;
     const repo = await this.of(workspaceId).git();
-    if (this.#mounted.get(workspaceId) && !(await repo.isRepo())) return null;
-    const oid = await repo.commitAll({ message, author: { name: s.authorName, email: s.authorEmail } });
-    return oid ? `The agent's file changes were committed (${oid.slice(0, 7)}); review or undo them in the Git panel.` : null;
+    return commitTurn({ repo, tools: agent.tools, turn, author: { name: s.authorName, email: s.authorEmail }, mounted: !!this.#mounted.get(workspaceId) });
+  }
+
+  /**
+   * After an undo or redo of a turn: its own commit of the files it changed, when commits are
+   * automatic. Resolves to a sentence for the user, or null.
+   * @param {string} workspaceId @param {{direction: 'undo' | 'redo', paths: string[], turn: {title: string, text: string}}} change
+   */
+  async commitTakeBack(workspaceId, change) {
+    const s = this.deps.agentSettings.load(workspaceId).git;
+    if (!s.autoCommit || !change.paths.length) return null;
+    const repo = await this.of(workspaceId).git();
+    return commitTakeBack({ repo, ...change, author: { name: s.authorName, email: s.authorEmail } });
   }
 
   /** Starts the scheduler of each workspace: jobs run whichever workspace is on screen. @param {string[]} workspaceIds */
   startSchedulers(workspaceIds) {
     if (this.#schedulersOn) return;
     this.#schedulersOn = true;
-    for (const id of workspaceIds) this.deps.guard(this.of(id).scheduler.start());
+    const started = workspaceIds.map((id) => this.of(id).scheduler.start());
+    for (const p of started) this.deps.guard(p);
+    // Every workspace's jobs were read (a damaged file is on the notice by now).
+    void Promise.allSettled(started).then(() => performance.mark(SCHEDULERS_STARTED_MARK));
   }
 
   /** Writes the usage statistics gathered but not written yet (the page is going away). */

@@ -3,7 +3,7 @@ import { offlineExplains, offlineMessage } from '../net/offline.js';
 /**
  * @typedef {'invalid_name' | 'invalid_message' | 'branch_exists' | 'branch_not_found' | 'current_branch' | 'dirty_worktree'
  *   | 'no_commits' | 'not_found' | 'auth_failed' | 'cors' | 'network' | 'non_fast_forward' | 'merge_conflict'
- *   | 'remote_not_found' | 'no_remote' | 'protected' | 'git'} GitErrorCode
+ *   | 'remote_not_found' | 'no_remote' | 'protected' | 'invalid_path' | 'damaged' | 'git'} GitErrorCode
  */
 
 /** A git failure with a stable code and a message a user can act on. */
@@ -72,4 +72,14 @@ const noToken = (where, cause) => new GitError('auth_failed', `The server asks f
 export function skippedNote(skipped) {
   if (!skipped) return '';
   return `${skipped} ${skipped === 1 ? "file of Clawser's own folders in this repository was" : "files of Clawser's own folders in this repository were"} not checked out.`;
+}
+
+/**
+ * What a whole-workspace restore left as it was (files with changes not committed), for the
+ * user or the agent: "" when nothing, else a sentence starting with a space.
+ * @param {string[]} kept
+ */
+export function keptNote(kept) {
+  if (!kept.length) return '';
+  return ` Kept ${kept.length === 1 ? '1 file' : `${kept.length} files`} with changes not committed as ${kept.length === 1 ? 'it is' : 'they are'}: ${kept.slice(0, 10).join(', ')}${kept.length > 10 ? ', …' : ''} (restore ${kept.length === 1 ? 'it' : 'one'} by name to replace it).`;
 }

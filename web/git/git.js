@@ -6,6 +6,11 @@ import { createGitFs } from './git-fs.js';
 import { GitError, toGitError } from './errors.js';
 import { PROTECTED_SEGMENTS } from '../safety/tool-call-validator.js';
 import { gitFileSystem } from '../storage/protected-fs.js';
+import { setAsideFile, SET_ASIDE_HINT } from '../storage/damage.js';
+import { INDEX_PATH } from './index-check.js';
+
+/** What isomorphic-git says when `.git/index` cannot be read. */
+const DAMAGED_INDEX = /Index file is empty|Invalid dircache magic|Invalid checksum in GitIndex|Unsupported dircache version|GitIndex|dircache/i;
 
 /**
  * Clawser's own folders never enter the repository, and never leave it: git neither stages the
@@ -55,13 +60,37 @@ export class WorkspaceGit {
   /** @type {Promise<unknown>} */
   #queue = Promise.resolve();
 
-  /** @param {FileSystem} fs the workspace file system @param {{author?: {name: string, email: string}}} [options] */
+  /**
+   * @param {FileSystem} fs the workspace file system
+   * @param {{author?: {name: string, email: string}, onDamage?: import('../storage/damage.js').DamageSink}} [options]
+   *   onDamage: told when the repository's index is damaged (commands that need it refuse until it is set aside)
+   */
   constructor(fs, options = {}) {
     // Git writes its own .git and the user's files, never Clawser's other folders (enforced below git, in storage).
     this.raw = gitFileSystem(fs);
     /** isomorphic-git's promise fs over the workspace (no command cache: safe to keep). */
     this.fs = createGitFs(this.raw);
     this.author = options.author ?? DEFAULT_AUTHOR;
+    this.onDamage = options.onDamage;
+  }
+
+  /**
+   * A damaged index: reported (with a way to set it aside) and refused with a message that says
+   * what to do. Setting it aside loses no commit: git reads the files anew, as if all were added.
+   * @param {unknown} err
+   */
+  #damagedIndex(err) {
+    const message = /** @type {Error} */ (err)?.message ?? '';
+    if (!DAMAGED_INDEX.test(message) || err instanceof GitError) return null;
+    const problem = /empty/i.test(message) ? 'empty: the file holds nothing' : /checksum/i.test(message) ? 'cut short or altered: its checksum does not match its content' : `not a git index git can read (${message})`;
+    const what = 'The git index of this workspace (.git/index, what the next commit will hold)';
+    this.onDamage?.({ what, problem: `${problem}. Setting it aside loses no commit: git then sees every file anew`, path: INDEX_PATH, setAside: () => this.setAsideIndex() });
+    return new GitError('damaged', `${what} is damaged (${problem}). ${SET_ASIDE_HINT}`, { cause: err });
+  }
+
+  /** Sets a damaged `.git/index` aside (renamed, kept). Resolves to where it went. */
+  setAsideIndex() {
+    return this.#run(() => setAsideFile(this.raw, INDEX_PATH));
   }
 
   /**
@@ -70,7 +99,7 @@ export class WorkspaceGit {
    */
   #run(fn) {
     const run = this.#queue.then(() => fn({ fs: createGitFs(this.raw, { commandCache: true }), cache: {} })).catch((err) => {
-      throw toGitError(err);
+      throw this.#damagedIndex(err) ?? toGitError(err);
     });
     this.#queue = run.catch(() => {});
     return run;
@@ -167,6 +196,91 @@ export class WorkspaceGit {
       for (const [filepath] of changed.filter(([, , workdir]) => workdir === 0)) await git.remove({ fs, dir: DIR, filepath, cache });
       return git.commit({ fs, dir: DIR, message, author, cache });
     });
+  }
+
+  /**
+   * Commits exactly `paths` as they are in the working copy now (a new, changed or deleted file;
+   * a folder with everything under it) and nothing else: every other change, staged or not,
+   * stays as it was (`git commit --only <paths>`). The index takes the committed content of
+   * those paths. Files git ignores are left out unless already committed. Returns the commit
+   * id, or null when those paths are as the last commit has them.
+   * @param {string[]} paths @param {{message: string, author?: {name: string, email: string}}} options
+   */
+  commitPaths(paths, { message, author = this.author }) {
+    if (!message.trim()) return Promise.reject(new GitError('invalid_message', 'Write a commit message first.'));
+    return this.#run(async ({ fs, cache }) => {
+      const roots = commitRoots(paths);
+      await this.#ensure(fs);
+      if (!roots.length) return null;
+      const head = await git.resolveRef({ fs, dir: DIR, ref: 'HEAD' }).catch(() => null);
+      const baseTree = head ? (await git.readCommit({ fs, dir: DIR, oid: head, cache })).commit.tree : null;
+      const committed = new Set(head ? await git.listFiles({ fs, dir: DIR, ref: head, cache }) : []);
+      /** @type {Map<string, TreeChange>} */
+      const changes = new Map();
+      /** The files each root now has (their blobs), for the index. @type {Map<string, string>} */
+      const files = new Map();
+      for (const root of roots) {
+        const stat = await this.raw.stat(root);
+        const found = stat?.kind === 'directory' ? await this.#listFiles(root) : stat ? [root] : [];
+        /** @type {Map<string, TreeChange>} */
+        const inside = new Map();
+        for (const path of found) {
+          // An ignored file is not committed unless the repository has it already.
+          if (!committed.has(path) && (await git.isIgnored({ fs, dir: DIR, filepath: path }))) continue;
+          const oid = await git.writeBlob({ fs, dir: DIR, blob: await this.raw.readBytes(path) });
+          files.set(path, oid);
+          inside.set(path === root ? '' : path.slice(root.length + 1), { file: oid });
+        }
+        changes.set(root, inside.get('') ?? (inside.size ? { tree: inside } : null));
+      }
+      const next = await this.#changeTree(fs, cache, baseTree, changes);
+      if (next === baseTree || (!next && !head)) return null;
+      // Every file deleted: the empty tree.
+      const tree = next ?? (await git.writeTree({ fs, dir: DIR, tree: [] }));
+      const oid = await git.commit({ fs, dir: DIR, message, author, tree, cache });
+      // The index says what the commit has for these paths (what else is staged stays staged).
+      for (const entry of await git.listFiles({ fs, dir: DIR, cache })) {
+        if (roots.some((r) => entry === r || entry.startsWith(`${r}/`)) && !files.has(entry)) await git.updateIndex({ fs, dir: DIR, cache, filepath: entry, remove: true, force: true });
+      }
+      for (const [filepath, blob] of files) await git.updateIndex({ fs, dir: DIR, cache, filepath, oid: blob, mode: 0o100644, add: true });
+      return oid;
+    });
+  }
+
+  /**
+   * A tree with `changes` made to tree `oid` (null: an empty one). A change replaces the entry
+   * at its path (relative to this tree) with a file, a tree of files (what a folder holds now),
+   * or nothing. Returns the new tree's id, or null when it is empty.
+   * @param {ReturnType<typeof createGitFs>} fs @param {object} cache @param {string | null} oid @param {Map<string, TreeChange>} changes
+   * @returns {Promise<string | null>}
+   */
+  async #changeTree(fs, cache, oid, changes) {
+    const entries = new Map((oid ? (await git.readTree({ fs, dir: DIR, oid, cache })).tree : []).map((e) => [e.path, e]));
+    /** @type {Map<string, Map<string, TreeChange>>} */
+    const below = new Map();
+    for (const [path, change] of changes) {
+      const [name, ...rest] = path.split('/');
+      if (rest.length) {
+        if (!below.has(name)) below.set(name, new Map());
+        /** @type {Map<string, TreeChange>} */ (below.get(name)).set(rest.join('/'), change);
+        continue;
+      }
+      entries.delete(name);
+      // Files are 100644, as git.add makes them here (the workspace's files have no mode).
+      if (change && 'file' in change) entries.set(name, { path: name, oid: change.file, type: 'blob', mode: '100644' });
+      else if (change) {
+        const sub = await this.#changeTree(fs, cache, null, change.tree);
+        if (sub) entries.set(name, { path: name, oid: sub, type: 'tree', mode: '040000' });
+      }
+    }
+    for (const [name, sub] of below) {
+      const before = entries.get(name);
+      const tree = await this.#changeTree(fs, cache, before?.type === 'tree' ? before.oid : null, sub);
+      if (tree) entries.set(name, { path: name, oid: tree, type: 'tree', mode: '040000' });
+      else if (before?.type === 'tree') entries.delete(name);
+    }
+    if (!entries.size) return null;
+    return git.writeTree({ fs, dir: DIR, tree: [...entries.values()] });
   }
 
   /** Every tracked file under `dir` (not .git or Clawser's own folders), folders listed concurrently. @param {string} dir @returns {Promise<string[]>} */
@@ -505,32 +619,82 @@ export class WorkspaceGit {
    * or the whole tree (tracked files absent from that commit are deleted). HEAD does not move:
    * the restored state shows as changes to commit, so nothing in history is lost. Files of
    * Clawser's own folders in the commit are left out (and counted).
-   * @param {string} ref commit id or branch @param {{filepath?: string}} [options]
-   * @returns {Promise<{changed: string[], skipped: number}>} the paths that changed; how many were left out
+   * A whole-tree restore never discards work that is not committed: a file whose content the
+   * repository does not hold (the user's uncommitted edits, a new file) or that is staged is
+   * left as it is and named in `kept`. What it replaces is in the repository (a commit's
+   * content, what an earlier restore wrote) and can be restored again.
+   * @param {string} ref commit id or branch
+   * @param {{filepath?: string, onChange?: (path: string) => Promise<void>}} [options] onChange: told before each file is changed
+   * @returns {Promise<{changed: string[], skipped: number, kept: string[]}>} the paths that changed; how many were left out; the paths kept
    */
-  restore(ref, { filepath } = {}) {
+  restore(ref, { filepath, onChange } = {}) {
     if (filepath && !isTracked(filepath)) return Promise.reject(protectedPath(filepath));
     return this.#run(async ({ fs, cache }) => {
       const oid = await this.#resolve(fs, cache, ref);
       const files = (await git.listFiles({ fs, dir: DIR, ref: oid, cache })).filter((p) => !filepath || p === filepath);
       const skipped = files.filter((p) => !isTracked(p)).length;
       const target = new Map(files.filter((p) => isTracked(p)).map((p) => [p, true]));
-      const current = filepath ? [filepath] : (await git.statusMatrix({ fs, dir: DIR, filter: isTracked, cache })).map(([p]) => p);
+      const matrix = filepath ? [] : await git.statusMatrix({ fs, dir: DIR, filter: isTracked, cache });
+      const current = filepath ? [filepath] : matrix.map(([p]) => p);
+      // Staged and not committed: the user's work too.
+      const staged = new Set(matrix.filter(([, head, , stage]) => (head === 1 ? stage !== 1 : stage !== 0)).map(([p]) => p));
       /** @type {string[]} */
       const changed = [];
+      /** @type {string[]} */
+      const kept = [];
       for (const path of new Set([...target.keys(), ...current])) {
         const wanted = target.has(path) ? await this.#blobAt(fs, cache, oid, path) : null;
         const now = await this.raw.readBytes(path).catch(() => null);
         if (wanted === null && now === null) continue;
         if (wanted && now && wanted.length === now.length && wanted.every((b, i) => b === now[i])) continue;
+        if (!filepath && now && (staged.has(path) || !(await this.#holds(fs, cache, now)))) {
+          kept.push(path);
+          continue;
+        }
+        await onChange?.(path);
         if (wanted) await this.raw.write(path, wanted);
         else await this.raw.delete(path);
         changed.push(path);
       }
       if (filepath && !target.size && !changed.length) throw new GitError('not_found', `"${filepath}" is not in that commit.`);
-      return { changed, skipped };
+      return { changed, skipped, kept: kept.sort() };
     });
   }
+
+  /** Whether the repository holds these bytes as an object (a commit's or the index's file). @param {ReturnType<typeof createGitFs>} fs @param {object} cache @param {Uint8Array} bytes */
+  async #holds(fs, cache, bytes) {
+    const { oid } = await git.hashBlob({ object: bytes });
+    try {
+      await git.readObject({ fs, dir: DIR, oid, format: 'deflated', cache });
+      return true;
+    } catch (err) {
+      if (/** @type {{code?: string}} */ (err).code === 'NotFoundError') return false;
+      throw err;
+    }
+  }
+}
+
+/**
+ * What replaces an entry of a tree: a file (its blob), a tree of such changes (relative paths;
+ * the old entries go), or nothing.
+ * @typedef {{file: string} | {tree: Map<string, TreeChange>} | null} TreeChange
+ */
+
+/**
+ * The paths a commit of `paths` covers: normalized, Clawser's own folders left out, and a path
+ * inside another one dropped (the folder covers it). A ".." is refused.
+ * @param {string[]} paths
+ */
+export function commitRoots(paths) {
+  const clean = new Set();
+  for (const p of paths) {
+    const parts = p.split('/').filter((x) => x && x !== '.');
+    if (parts.includes('..')) throw new GitError('invalid_path', `"${p}" leaves the workspace.`);
+    const path = parts.join('/');
+    if (path && isTracked(path)) clean.add(path);
+  }
+  const sorted = [...clean].sort();
+  return sorted.filter((p) => !sorted.some((q) => q !== p && p.startsWith(`${q}/`)));
 }
 
 /**

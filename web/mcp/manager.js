@@ -4,8 +4,23 @@
 /** @import { McpTool } from './client.js' */
 import { z } from 'zod';
 import { McpClient, McpError } from './client.js';
-import { mcpToolDefinition, slug } from './tools.js';
+import { mcpToolDefinition, mcpToolKey, parseMcpToolKey, isKeyOfServer, legacyMcpToolName, serverSlug, slug } from './tools.js';
 import { oauthKey } from './oauth.js';
+
+const POLICY = z.enum(['auto', 'approve', 'denied']);
+
+/**
+ * A choice an older version stored under a flat tool name (`mcp_{server}_{tool}`, which two
+ * servers' tools could share), waiting for this server to list the tool it can belong to. `sole`:
+ * this server alone can have made the name, so the choice moves to the tool when exactly one of
+ * its tools has that name; otherwise only an Off or Ask each time is kept, for each such tool.
+ */
+const LegacyChoiceSchema = z.object({
+  name: z.string().min(1).max(200),
+  policy: POLICY.optional(),
+  rules: z.array(z.object({ kind: z.enum(['command', 'domain', 'path']), pattern: z.string().min(1).max(500), createdAt: z.number().optional() })).max(500).default([]),
+  sole: z.boolean(),
+});
 
 /** A server of a workspace, as saved (its token or header value is sealed apart). */
 export const McpServerSchema = z.object({
@@ -17,13 +32,28 @@ export const McpServerSchema = z.object({
   headerName: z.string().regex(/^[A-Za-z0-9-]{1,100}$/, { message: 'A header name is letters, digits and hyphens.' }).optional(),
   /** Connected when the workspace opens (it was connected when the page closed). */
   autoConnect: z.boolean().default(false),
+  /** Choices an older version stored under flat tool names that this server's tools can have had (see LegacyChoiceSchema). */
+  legacyChoices: z.array(LegacyChoiceSchema).max(500).optional(),
 });
 /** @typedef {z.infer<typeof McpServerSchema>} McpServerConfig */
 /** A server as the workspace's configuration document holds it: what the user chose (no id, no secret, no session state). */
 export const McpServerSettingSchema = McpServerSchema.pick({ name: true, url: true, auth: true, headerName: true });
 /** @typedef {z.infer<typeof McpServerSettingSchema>} McpServerSetting */
 
-const newServerId = () => Math.random().toString(36).slice(2, 12).padEnd(8, '0');
+/** A server id no saved server has. @param {{id: string}[]} taken */
+function newServerId(taken) {
+  for (;;) {
+    const bytes = crypto.getRandomValues(new Uint8Array(8));
+    const id = [...bytes].map((b) => (b % 36).toString(36)).join('').padEnd(8, '0');
+    if (!taken.some((s) => s.id === id)) return id;
+  }
+}
+
+/** An older version's flat MCP tool name (`mcp_x…`; today's names start with `mcp__`, keys with `mcp:`). @param {string} key */
+const isLegacyKey = (key) => /^mcp_[a-z0-9]/.test(key);
+
+/** The Config document's part of a server: how two lists of servers are compared. @param {McpServerSetting} a @param {McpServerSetting} b */
+const sameSetting = (a, b) => a.name === b.name && a.url === b.url && a.auth === b.auth && a.headerName === b.headerName;
 
 /**
  * @typedef {object} McpServerState
@@ -61,6 +91,45 @@ export class McpManager {
    */
   constructor(deps) {
     this.deps = deps;
+    this.#settleStoredChoices();
+  }
+
+  /**
+   * Brings the stored tool choices in line with the saved servers: a choice keyed by a server
+   * that is no longer saved as it is (removed, or at another address) or by a bare tool name is
+   * forgotten; one an older version stored under a flat name is handed to the servers that can
+   * have made that name (see LegacyChoiceSchema), never to a server added later.
+   */
+  #settleStoredChoices() {
+    const { registry } = this.deps;
+    const servers = this.servers();
+    const orphan = (/** @type {string} */ key) => key.startsWith('mcp__') || (!!parseMcpToolKey(key) && !servers.some((s) => isKeyOfServer(key, s)));
+    const policies = registry.overrides();
+    const rules = registry.rules();
+    const legacy = [...new Set([...Object.keys(policies), ...rules.map((r) => r.tool)])].filter(isLegacyKey);
+    if (legacy.length) {
+      /** @type {Map<string, z.infer<typeof LegacyChoiceSchema>[]>} */
+      const handed = new Map();
+      for (const name of legacy) {
+        const candidates = servers.filter((s) => name.startsWith(`mcp_${slug(s.name)}_`));
+        const sole = candidates.length === 1;
+        const policy = policies[name];
+        // An "Always allow" or a rule that more than one server can have been given would loosen another server's tool: dropped.
+        const entry = { name, ...(policy && (sole || policy !== 'auto') ? { policy } : {}), rules: sole ? rules.filter((r) => r.tool === name).map(({ kind, pattern, createdAt }) => ({ kind, pattern, ...(createdAt ? { createdAt } : {}) })) : [], sole };
+        if (!entry.policy && !entry.rules.length) continue;
+        for (const c of candidates) handed.set(c.id, [...(handed.get(c.id) ?? []), entry]);
+      }
+      // The servers first: if the rest fails, the flat names are read again next time (kept once per name).
+      if (handed.size) {
+        this.#save(servers.map((s) => {
+          const add = handed.get(s.id);
+          if (!add) return s;
+          const have = s.legacyChoices ?? [];
+          return { ...s, legacyChoices: [...have, ...add.filter((e) => !have.some((h) => h.name === e.name))] };
+        }));
+      }
+    }
+    registry.forgetChoices((key) => isLegacyKey(key) || orphan(key));
   }
 
   get #key() {
@@ -108,12 +177,14 @@ export class McpManager {
    */
   async add(input) {
     const list = this.servers();
-    const server = McpServerSchema.parse({ id: newServerId(), name: input.name, url: input.url.trim(), auth: input.auth ?? 'none', headerName: input.auth === 'header' ? input.headerName : undefined });
+    const server = McpServerSchema.parse({ id: newServerId(list), name: input.name, url: input.url.trim(), auth: input.auth ?? 'none', headerName: input.auth === 'header' ? input.headerName : undefined });
     // Tool names are made of the server's name: two names that read the same there would clash.
-    const clash = list.find((s) => slug(s.name) === slug(server.name));
-    if (clash) throw new McpError('protocol', `A server named “${clash.name}” is already set up in this workspace (its tools would have the same names); choose another name.`);
+    const clash = list.find((s) => serverSlug(s.name) === serverSlug(server.name));
+    if (clash) throw new McpError('protocol', `“${server.name}” reads the same as “${clash.name}”, a server already set up in this workspace, in tool names (mcp__${serverSlug(server.name)}__…): its tools would have the same names. Choose another name.`);
     if ((server.auth === 'bearer' || server.auth === 'header') && !input.secret) throw new McpError('auth', server.auth === 'bearer' ? 'Enter the bearer token.' : `Enter the value of the ${server.headerName ?? ''} header.`);
     if (server.auth === 'header' && !server.headerName) throw new McpError('auth', 'Enter the header\'s name.');
+    // A new server starts with no choices, whatever an earlier one with this id left.
+    this.deps.registry.forgetChoices((key) => parseMcpToolKey(key)?.id === server.id);
     if (input.secret) this.deps.config.set(this.#secretKey(server.id), await this.deps.secrets.encrypt(input.secret));
     this.#save([...list, server]);
     this.#changed();
@@ -140,20 +211,44 @@ export class McpManager {
   }
 
   /**
-   * Makes the saved servers `settings` (the Config panel's save). A server with the same name,
-   * address and kind of sign-in keeps its id, sealed secret and connection; one whose address or
-   * sign-in changed starts afresh (its secret never goes to another address), without a secret;
-   * the others are disconnected and forgotten. The list is written first, in one write: if that
-   * fails, nothing changed.
-   * @param {McpServerSetting[]} settings
+   * The saved servers `settings` would make (see replaceServers), without saving anything: the
+   * Config panel stores each server's tool choices under the ids it will have.
+   * @param {McpServerSetting[]} settings @returns {McpServerConfig[]}
+   */
+  planServers(settings) {
+    const old = this.servers();
+    /** @type {McpServerConfig[]} */
+    const next = [];
+    for (const s of settings) {
+      const same = old.find((o) => sameSetting(o, s) && !next.some((n) => n.id === o.id));
+      // The document is the whole of the user's choices: an "Always allow" of an older version still waiting for its tool goes; an Off stays.
+      if (same) next.push(same.legacyChoices ? { ...same, legacyChoices: same.legacyChoices.filter((c) => c.policy && c.policy !== 'auto').map((c) => ({ ...c, rules: [] })) } : same);
+      else next.push(McpServerSchema.parse({ ...McpServerSettingSchema.parse(s), id: newServerId([...old, ...next]) }));
+    }
+    return next;
+  }
+
+  /**
+   * Makes the saved servers `settings` (the Config panel's save), or the list planServers made of
+   * them. A server with the same name, address and kind of sign-in keeps its id, sealed secret,
+   * connection and tool choices; one whose address or sign-in changed starts afresh (its secret
+   * never goes to another address, nor its "Always allow"), without a secret; the others are
+   * disconnected and forgotten with their choices. The list is written first, in one write: if
+   * that fails, nothing changed.
+   * @param {(McpServerSetting | McpServerConfig)[]} settings
    */
   async replaceServers(settings) {
     const old = this.servers();
-    const next = settings.map((s) => old.find((o) => o.name === s.name && o.url === s.url && o.auth === s.auth && o.headerName === s.headerName)
-      ?? McpServerSchema.parse({ ...s, id: newServerId() }));
+    const planned = settings.every((s) => 'id' in s && typeof s.id === 'string');
+    const next = planned ? settings.map((s) => McpServerSchema.parse(s)) : this.planServers(settings);
+    // A planned server keeps an id only as it was (the same address and sign-in).
+    for (const n of next) {
+      const o = old.find((x) => x.id === n.id);
+      if (o && !sameSetting(o, n)) throw new McpError('protocol', `The server “${n.name}” changed since its list was planned: plan it again.`);
+    }
     this.#save(next);
     for (const o of old) {
-      if (next.includes(o)) continue;
+      if (next.some((n) => n.id === o.id)) continue;
       // A server that cannot be told goodbye is forgotten all the same (its token first of all).
       await this.disconnect(o.id).catch(() => {});
       await this.remove(o.id);
@@ -166,10 +261,12 @@ export class McpManager {
     return this.servers().map((s) => McpServerSettingSchema.parse(s));
   }
 
-  /** Disconnects and forgets a server, its secret and its tools. @param {string} id */
+  /** Disconnects and forgets a server, its secret, its tools and the user's choices for them. @param {string} id */
   async remove(id) {
     await this.disconnect(id);
     for (const off of this.#live.get(id)?.unregister ?? []) off();
+    // The choices first: a server added later (even with this name and address) finds none.
+    this.deps.registry.forgetChoices((key) => parseMcpToolKey(key)?.id === id);
     this.#save(this.servers().filter((s) => s.id !== id));
     this.deps.config.remove(this.#secretKey(id));
     this.deps.config.remove(oauthKey(this.deps.workspaceId, id));
@@ -290,20 +387,81 @@ export class McpManager {
     live.unregister = [];
     /** @type {{tool: McpTool, name: string}[]} */
     const listed = [];
-    for (const tool of tools) {
+    // A name this long is no tool's (the protocol says 128 at most); its identity would not fit where choices are kept.
+    const usable = tools.filter((t) => {
+      // What the server sent is checked here: a tool without a name is no tool.
+      if (typeof t?.name !== 'string' || !t.name) {
+        this.#log(id, 'warning', 'A tool without a name was left out.');
+        return false;
+      }
+      if (t.name.length <= 256) return true;
+      this.#log(id, 'warning', `A tool whose name is ${t.name.length} characters long (“${t.name.slice(0, 60)}…”) was left out: names longer than 256 characters are not taken.`);
+      return false;
+    });
+    const siblings = usable.map((t) => t.name);
+    for (const tool of usable) {
       const def = mcpToolDefinition(server, tool, () => this.#live.get(id)?.client ?? null, {
+        siblings,
         // A token refused mid-session: the panel offers to sign in again.
         onError: (err) => { try { this.#authFailure(id, err); } catch { /* the tool reports it */ } },
       });
-      if (this.deps.registry.get(def.name)) {
-        // Two tools with one Clawser name (another server's, or a built-in): the first keeps it, and the user is told.
-        this.#log(id, 'warning', `Tool ${tool.name} was left out: its name ${def.name} is already taken by another tool. Rename one of the servers to use both.`);
+      const holder = this.deps.registry.get(def.name);
+      if (holder) {
+        // The name is taken (the server listed one tool twice, or another tool holds it): the first keeps it and the user is told; no choice passes between them.
+        this.#log(id, 'warning', `Tool ${tool.name} was left out: its name ${def.name} is already taken by ${this.#describeHolder(holder)}.`);
         continue;
       }
       live.unregister.push(this.deps.registry.register(def));
       listed.push({ tool, name: def.name });
     }
     this.#set(id, { tools: listed });
+    this.#settleLegacyChoices(server, usable);
+  }
+
+  /** Who holds a tool name, in words. @param {import('../tools/types.d.ts').ToolDefinition} holder */
+  #describeHolder(holder) {
+    for (const [sid, live] of this.#live) {
+      const t = live.state.tools.find((x) => x.name === holder.name);
+      if (t) return `${t.tool.name} of the server “${this.servers().find((s) => s.id === sid)?.name ?? sid}”`;
+    }
+    return 'another tool';
+  }
+
+  /**
+   * Gives a server's tools the choices an older version stored under the flat name they had then
+   * (see LegacyChoiceSchema); an entry no tool of the list matches waits for a later list.
+   * @param {McpServerConfig} server @param {McpTool[]} tools
+   */
+  #settleLegacyChoices(server, tools) {
+    const pending = server.legacyChoices ?? [];
+    if (!pending.length) return;
+    const { registry } = this.deps;
+    const left = pending.filter((entry) => {
+      const matches = tools.filter((t) => legacyMcpToolName(server.name, t.name) === entry.name);
+      if (!matches.length) return true;
+      const exact = entry.sole && matches.length === 1;
+      for (const t of matches) {
+        const key = mcpToolKey(server, t.name);
+        // A choice made since for the tool itself stands.
+        if (entry.policy && (exact || entry.policy !== 'auto') && registry.userPolicyOf(key) === null) registry.setPolicy(key, entry.policy);
+        if (exact) for (const r of entry.rules) registry.addRule({ tool: key, ...r });
+      }
+      return false;
+    });
+    if (left.length !== pending.length) this.#save(this.servers().map((s) => (s.id === server.id ? { ...s, legacyChoices: left.length ? left : undefined } : s)));
+  }
+
+  /**
+   * A stored choice's tool in words (the Tools panel's rules): the Clawser name of a connected
+   * server's tool, else the tool and its server; null for a key that is no MCP tool's.
+   * @param {string} key
+   */
+  describeKey(key) {
+    const k = parseMcpToolKey(key);
+    if (!k) return null;
+    const server = this.servers().find((s) => isKeyOfServer(key, s));
+    const live = server ? this.state(server.id).tools.find((t) => t.tool.name === k.tool) : undefined;
+    return live ? live.name : `${k.tool} (MCP server “${server?.name ?? 'removed'}”, not connected)`;
   }
 
   /** @param {string} id @param {string} level @param {string} text */
@@ -351,16 +509,16 @@ export class McpManager {
    * @param {string} serverName @param {string} promptName
    */
   promptCommand(serverName, promptName) {
-    return `/mcp__${slug(serverName)}__${slug(promptName)}`;
+    return `/mcp__${serverSlug(serverName)}__${slug(promptName)}`;
   }
 
   /**
    * The prompt "/mcp__{server}__{prompt}" names, among connected servers (names compared as slugs).
-   * @param {string} serverSlug @param {string} promptSlug
+   * @param {string} wanted the server's part @param {string} promptSlug
    */
-  findPrompt(serverSlug, promptSlug) {
+  findPrompt(wanted, promptSlug) {
     for (const s of this.servers()) {
-      if (slug(s.name) !== serverSlug) continue;
+      if (serverSlug(s.name) !== wanted) continue;
       const st = this.state(s.id);
       const prompt = st.status === 'connected' ? st.prompts.find((p) => slug(p.name) === promptSlug) : undefined;
       if (prompt) return { server: s, prompt };

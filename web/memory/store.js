@@ -2,7 +2,8 @@
 /** @import { EmbedderStatus } from './embed-core.js' */
 import { z } from 'zod';
 import { readTextIfExists } from '../storage/index.js';
-import { readAppended } from '../storage/append-log.js';
+import { readAppended, splitLines } from '../storage/append-log.js';
+import { keepDamagedLines, lineProblem, readJson, setAsideFile, keptLinesProblem } from '../storage/damage.js';
 import { MemoryIndex } from './search.js';
 import { encodeVectorRecord, textHash } from './vectors.js';
 import { VectorFile } from './vector-file.js';
@@ -58,6 +59,17 @@ export class MemoryError extends Error {
 }
 const LOG = 'entries.jsonl';
 const META = 'meta.json';
+/** The folder's format file (`meta.json`), checked: a damaged one is reported and kept. */
+const MetaSchema = z.looseObject({ format: z.number().int().positive() });
+/** @param {string} text */
+const isJson = (text) => {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
 export const VECTORS_FILE = 'vectors.bin';
 
 /**
@@ -137,7 +149,9 @@ export class MemoryStore {
   #queryCache = new Map();
   /**
    * @param {{fs: FileSystem, dir?: string, index?: MemoryIndex, now?: () => number, embedder?: EmbedderLike | null,
-   *   batchSize?: number, batchChars?: number, queryTimeoutMs?: number, coordination?: import('../agent/types.d.ts').Coordination, key?: string}} deps
+   *   batchSize?: number, batchChars?: number, queryTimeoutMs?: number, coordination?: import('../agent/types.d.ts').Coordination, key?: string,
+   *   onDamage?: import('../storage/damage.js').DamageSink}} deps
+   *   onDamage: told of a damaged meta.json and of damaged lines of the log (kept in entries.damaged.jsonl, once)
    *   fs: the workspace file system; dir: the memory folder (".memory"); embedder: see
    *   attachEmbedder; batchSize/batchChars: background batch limits (8 texts, 4,000
    *   characters: short batches let a query overtake them quickly); queryTimeoutMs: how
@@ -147,6 +161,7 @@ export class MemoryStore {
    */
   constructor(deps) {
     this.coordination = deps.coordination;
+    this.onDamage = deps.onDamage;
     this.topic = `memory:${deps.key ?? ''}`;
     this.coordination?.subscribe(this.topic, () => {
       if (!this.#loaded) return;
@@ -197,38 +212,82 @@ export class MemoryStore {
   async #load() {
     // The folder's format: a newer one is left alone (this version would misread it); older
     // ones are upgraded here, one step per version, before anything is read.
-    const metaText = await readTextIfExists(this.fs, `${this.dir}/${META}`);
+    const metaPath = `${this.dir}/${META}`;
+    const metaText = await readTextIfExists(this.fs, metaPath);
     let format = MEMORY_FORMAT;
-    try {
-      format = metaText ? Number(JSON.parse(metaText).format) || MEMORY_FORMAT : MEMORY_FORMAT;
-    } catch {
-      format = MEMORY_FORMAT; // a damaged meta.json: the log itself says what it holds
+    const meta = metaText === null ? null : readJson(metaText, MetaSchema);
+    if (meta?.ok) format = meta.value.format;
+    else if (meta) {
+      // Damaged: the log itself says what it holds; the file is kept as it is until set aside.
+      this.onDamage?.({ what: 'The memory\'s format file', problem: `${meta.problem}. The memories are read as this version's`, path: metaPath, setAside: () => setAsideFile(this.fs, metaPath) });
     }
     if (format > MEMORY_FORMAT) throw new MemoryError('newer_format', `These memories were saved by a newer version of Clawser (format ${format}); update Clawser to use them. Nothing was changed.`);
     for (let f = format; f < MEMORY_FORMAT; f++) await MIGRATIONS[f]?.(this.fs, this.dir);
-    if (format < MEMORY_FORMAT) await this.fs.write(`${this.dir}/${META}`, JSON.stringify({ format: MEMORY_FORMAT }));
-    const text = await readTextIfExists(this.fs, `${this.dir}/${LOG}`);
-    this.#logBytes = text ? encoder.encode(text).length : 0;
-    const { skipped } = this.#applyLines(text ?? '', false);
-    if (text === null) await this.fs.write(`${this.dir}/${META}`, JSON.stringify({ format: MEMORY_FORMAT }));
+    if (format < MEMORY_FORMAT) await this.fs.write(metaPath, JSON.stringify({ format: MEMORY_FORMAT }));
+    const logPath = `${this.dir}/${LOG}`;
+    const bytes = await this.fs.readBytes(logPath).catch((err) => {
+      if (/** @type {{code?: string}} */ (err).code === 'not_found') return null;
+      throw err;
+    });
+    const { lines, tail, tailOffset } = splitLines(bytes ?? new Uint8Array(0), 0);
+    /** @type {import('../storage/damage.js').DamagedLine[]} */
+    const damaged = [];
+    const text = lines.map((l) => l.text).join('\n');
+    const { skipped } = this.#applyLines(text, false, (k, problem) => {
+      const stop = (k + 1 < lines.length ? lines[k + 1].offset : tailOffset) - 1;
+      damaged.push({ offset: lines[k].offset, bytes: /** @type {Uint8Array} */ (bytes).slice(lines[k].offset, stop), problem });
+    });
+    this.#logBytes = tailOffset;
+    if (tail.length) {
+      // The last line has no newline: a complete record whose newline was lost is finished;
+      // anything else (a write cut off, garbage) is kept aside, then cut off.
+      const last = new TextDecoder().decode(tail);
+      if (this.#applyLines(last, false).applied) {
+        await this.fs.append(logPath, '\n');
+        this.#logBytes += tail.length + 1;
+      } else damaged.push({ offset: tailOffset, bytes: tail.slice(), problem: lineProblem(last, isJson(last)), last: true });
+    }
+    await this.#keepDamaged(damaged);
+    if (damaged.some((l) => l.last)) await this.fs.truncate(logPath, tailOffset);
+    if (bytes === null) await this.fs.write(metaPath, JSON.stringify({ format: MEMORY_FORMAT }));
     const vectors = await this.#loadVectors();
     this.#loaded = true;
     const status = this.queue.embedder?.status;
     if (status?.state === 'ready' && status.model) this.#adoptModel(status.model.fingerprint);
     this.queue.schedule();
     this.queue.notify();
-    return { skipped, vectors };
+    return { skipped: skipped + (damaged.some((l) => l.last) ? 1 : 0), vectors };
+  }
+
+  /**
+   * Keeps damaged lines of the log in `entries.damaged.jsonl` (a line kept before is not kept or
+   * reported again) and reports the new ones. A compaction may drop them from the log afterwards.
+   * @param {import('../storage/damage.js').DamagedLine[]} damaged
+   */
+  async #keepDamaged(damaged) {
+    const logPath = `${this.dir}/${LOG}`;
+    const kept = await keepDamagedLines(this.fs, logPath, damaged);
+    if (!kept.length) return;
+    this.onDamage?.({
+      what: 'The memory of this workspace: its log (.memory/entries.jsonl)',
+      problem: keptLinesProblem(kept, 'entries.damaged.jsonl', 'every other memory is intact'),
+      path: logPath,
+      keptAt: `${this.dir}/entries.damaged.jsonl`,
+    });
   }
 
   /**
    * Applies log lines. From another tab (`merge`), a put does not replace a newer entry with
-   * the same key this tab holds (newer wins, as when loading the file in order).
-   * @param {string} text @param {boolean} merge
+   * the same key this tab holds (newer wins, as when loading the file in order). `onBad`: told
+   * of each line that is not a record (its index among the lines of `text`, and why).
+   * @param {string} text @param {boolean} merge @param {(index: number, problem: string) => void} [onBad]
    */
-  #applyLines(text, merge) {
+  #applyLines(text, merge, onBad) {
     let skipped = 0;
     let applied = 0;
+    let index = -1;
     for (const line of text.split('\n')) {
+      index++;
       if (!line.trim()) continue;
       this.#logLines++;
       let parsed;
@@ -236,10 +295,12 @@ export class MemoryStore {
         parsed = LogLineSchema.safeParse(JSON.parse(line));
       } catch {
         skipped++;
+        onBad?.(index, lineProblem(line, false));
         continue;
       }
       if (!parsed.success) {
         skipped++;
+        onBad?.(index, lineProblem(line, true));
         continue;
       }
       if (parsed.data.op === 'put') {
@@ -284,8 +345,18 @@ export class MemoryStore {
       this.#applyLines(ownLines.join('\n'), false);
       return applied;
     }
+    const from = this.#logBytes;
     this.#logBytes = appended.next;
-    return appended.lines.length ? this.#applyLines(appended.lines.map((l) => l.text).join('\n'), true).applied : 0;
+    if (!appended.lines.length) return 0;
+    /** @type {import('../storage/damage.js').DamagedLine[]} */
+    const damaged = [];
+    const { lines } = appended;
+    const { applied } = this.#applyLines(lines.map((l) => l.text).join('\n'), true, (k, problem) => {
+      const stop = (k + 1 < lines.length ? lines[k + 1].offset : appended.next) - 1;
+      damaged.push({ offset: lines[k].offset, bytes: appended.bytes.slice(lines[k].offset - from, stop - from), problem });
+    });
+    if (damaged.length) await this.#keepDamaged(damaged).catch(() => {});
+    return applied;
   }
 
   /** Log reads and writes of this store, one at a time. @type {Promise<unknown>} */

@@ -3,6 +3,7 @@
 /** @import { Coordination } from '../agent/types.d.ts' */
 /** @import { SkillValidation, Skill } from './format.js' */
 import { validateSkill, textOf, pathProblem } from './format.js';
+import { setAsideFile } from '../storage/damage.js';
 
 /** What an installed skill may hold. */
 export const SKILL_LIMITS = { maxFiles: 1000, maxFileBytes: 20 * 1024 * 1024, maxTotalBytes: 50 * 1024 * 1024 };
@@ -43,8 +44,11 @@ export class SkillStore {
   #listeners = new Set();
 
   /**
-   * @param {{globalFs: FileSystem, workspaceFs: FileSystem, config: ConfigStore, workspaceId: string, coordination?: Coordination}} deps
-   *   globalFs: the global skills folder's view (`clawser_skills/`); workspaceFs: the workspace's own files (not a protected view)
+   * @param {{globalFs: FileSystem, workspaceFs: FileSystem, config: ConfigStore, workspaceId: string, coordination?: Coordination,
+   *   onDamage?: import('../storage/damage.js').DamageSink, onGlobalDamage?: import('../storage/damage.js').DamageSink}} deps
+   *   globalFs: the global skills folder's view (`clawser_skills/`); workspaceFs: the workspace's own files (not a protected view);
+   *   onDamage, onGlobalDamage: told of an installed skill (the workspace's, a global one) whose files no longer
+   *   make a valid skill — every skill is checked when installed, so that is damage; it is not offered to the agent
    */
   constructor(deps) {
     this.deps = deps;
@@ -147,8 +151,26 @@ export class SkillStore {
     if (!v) {
       v = validateSkill(name, await this.#files(scope, name));
       this.#cache.set(key, v);
+      if (!v.ok) this.#reportDamaged(scope, name, v);
     }
     return v;
+  }
+
+  /** @param {SkillScope} scope @param {string} name @param {SkillValidation} v */
+  #reportDamaged(scope, name, v) {
+    const sink = scope === 'global' ? this.deps.onGlobalDamage : this.deps.onDamage;
+    const path = this.#path(scope, name);
+    sink?.({
+      what: `The ${scope === 'global' ? 'global ' : ''}skill “${name}”`,
+      problem: `${v.errors.slice(0, 2).map((e) => e.message.replace(/\.$/, '')).join('; ')}. It is not offered to the agent`,
+      path: `${path}/SKILL.md`,
+      // The folder is renamed (kept, and no longer taken for a skill).
+      setAside: async () => {
+        const to = await setAsideFile(this.#fs(scope), path);
+        this.#changed();
+        return to;
+      },
+    });
   }
 
   /** Skill folders of one scope (names; staging folders left out). @param {SkillScope} scope */
@@ -157,7 +179,8 @@ export class SkillStore {
     const root = this.#path(scope);
     if (root && !(await fs.stat(root))) return [];
     try {
-      return (await fs.list(root)).filter((e) => e.kind === 'directory' && !e.name.startsWith('.')).map((e) => e.name).sort();
+      // Staging folders and damaged skills set aside (`name.damaged-…`) are not skills.
+      return (await fs.list(root)).filter((e) => e.kind === 'directory' && !e.name.startsWith('.') && !e.name.includes('.damaged-')).map((e) => e.name).sort();
     } catch (err) {
       if (/** @type {{code?: string}} */ (err).code === 'not_found') return [];
       throw err;

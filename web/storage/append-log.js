@@ -61,14 +61,16 @@ export async function readTail(fs, path, maxBytes) {
  * @param {FileSystem} fs
  * @param {string} path
  * @param {number} from
- * @returns {Promise<{lines: {offset: number, text: string}[], next: number, size: number, shrunk: boolean}>}
+ * `bytes`: what was read (from `from`), for a caller that keeps damaged lines as they were.
+ * @returns {Promise<{lines: {offset: number, text: string}[], next: number, size: number, shrunk: boolean, bytes: Uint8Array}>}
  */
 export async function readAppended(fs, path, from) {
   const stat = await fs.stat(path);
   const size = stat?.kind === 'file' ? stat.size : 0;
-  if (size < from) return { lines: [], next: from, size, shrunk: true };
-  if (size === from) return { lines: [], next: from, size, shrunk: false };
+  const none = new Uint8Array(0);
+  if (size < from) return { lines: [], next: from, size, shrunk: true, bytes: none };
+  if (size === from) return { lines: [], next: from, size, shrunk: false, bytes: none };
   const bytes = await fs.readBytes(path, { start: from, end: size });
   const { lines, tailOffset } = splitLines(bytes, from);
-  return { lines, next: tailOffset, size, shrunk: false };
+  return { lines, next: tailOffset, size, shrunk: false, bytes };
 }

@@ -7,10 +7,13 @@
 import { z } from 'zod';
 
 /** @typedef {'command' | 'domain' | 'path'} ScopeKind */
-/** @typedef {{tool: string, kind: ScopeKind, pattern: string, createdAt?: number}} ApprovalRule */
+/**
+ * @typedef {{tool: string, kind: ScopeKind, pattern: string, createdAt?: number}} ApprovalRule
+ *   tool: the tool's name, or its identity when it has one (an MCP server's tool: see `policyKey`)
+ */
 
 export const ApprovalRuleSchema = z.object({
-  tool: z.string().min(1).max(200),
+  tool: z.string().min(1).max(400),
   kind: z.enum(['command', 'domain', 'path']),
   pattern: z.string().min(1).max(500),
   createdAt: z.number().optional(),

@@ -1,6 +1,6 @@
 /** @import { ToolDefinition, ToolContext } from './types.d.ts' */
 import { z } from 'zod';
-import { GitError, skippedNote } from '../git/errors.js';
+import { GitError, skippedNote, keptNote } from '../git/errors.js';
 
 // isomorphic-git is large: loaded on the first git tool call, not with the app.
 const gitModule = () => import('../git/git.js');
@@ -124,7 +124,7 @@ export const gitCommit = {
 /** @type {ToolDefinition} */
 export const gitCheckout = {
   name: 'git_checkout',
-  description: 'Switch to a branch, or restore files to their content at a commit ("restore": one file with path, or the whole workspace). Restoring keeps history: the restored content shows as changes to commit.',
+  description: 'Switch to a branch, or restore files to their content at a commit ("restore": one file with path, or the whole workspace). Restoring keeps history: the restored content shows as changes to commit. Restoring the whole workspace leaves files with changes not committed as they are (it names them).',
   permission: 'write',
   // A path rule covers restoring that file, never a branch switch (which changes every file).
   scopeTargets: (/** @type {{branch?: string, restore?: string, path?: string}} */ { branch, path }) => (branch || !path ? null : { kind: 'path', targets: [path] }),
@@ -142,8 +142,9 @@ export const gitCheckout = {
         return withSkipped(`Switched to branch ${branch}.`, skipped);
       }
       if (!restore) throw new GitError('git', 'Give a branch to switch to, or a commit to restore from.');
-      const { changed, skipped } = await repo.restore(restore, { filepath: path });
-      return withSkipped(changed.length ? `Restored ${changed.length} file(s) from ${restore.slice(0, 10)}: ${changed.slice(0, 20).join(', ')}${changed.length > 20 ? ', …' : ''}` : 'Already identical; nothing restored.', skipped);
+      const { changed, skipped, kept } = await repo.restore(restore, { filepath: path });
+      const restored = changed.length ? `Restored ${changed.length} file(s) from ${restore.slice(0, 10)}: ${changed.slice(0, 20).join(', ')}${changed.length > 20 ? ', …' : ''}` : 'Already identical; nothing restored.';
+      return withSkipped(`${restored}${keptNote(kept)}`, skipped);
     }),
 };
 

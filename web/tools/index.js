@@ -15,7 +15,7 @@ import { SKILL_TOOLS } from './skills.js';
 import { createShellTool } from './shell.js';
 import { AGENT_TOOLS } from './agents.js';
 
-export { BrowserToolRegistry, DEFAULT_POLICY, toJsonSchema } from './registry.js';
+export { BrowserToolRegistry, DEFAULT_POLICY, toJsonSchema, ToolChoiceError } from './registry.js';
 /**
  * Every built-in tool, made for one registry: most are plain definitions, but the shell keeps
  * sessions (working directory, variables) that belong to the registry that runs them.

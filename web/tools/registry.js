@@ -5,6 +5,16 @@
 import { z } from 'zod';
 import { ApprovalRulesSchema, rulesCover, scopeOf } from './approval-rules.js';
 
+/** A choice for a tool that cannot be stored: it would name no tool for sure. */
+export class ToolChoiceError extends Error {
+  /** @param {'not_connected' | 'unknown_server'} code @param {string} message */
+  constructor(code, message) {
+    super(message);
+    this.name = 'ToolChoiceError';
+    this.code = code;
+  }
+}
+
 /** @type {Record<PermissionLevel, ToolPolicy>} */
 export const DEFAULT_POLICY = { internal: 'auto', read: 'auto', write: 'approve', network: 'approve', browser: 'approve' };
 const PolicySchema = z.record(z.string(), z.enum(['auto', 'approve', 'denied']));
@@ -12,7 +22,9 @@ const PolicySchema = z.record(z.string(), z.enum(['auto', 'approve', 'denied']))
 /**
  * The tools the agent may call, their JSON Schemas for providers, argument validation, and
  * the per-workspace policy of each (auto / approve / denied) stored under
- * `clawser_tool_perms_{wsId}`.
+ * `clawser_tool_perms_{wsId}`. Policies and rules are stored under a tool's identity — its
+ * `policyKey` (an MCP server's tool: the server's id and address and the tool), else its name —
+ * so a choice made for one tool never applies to another that later takes the same name.
  */
 export class BrowserToolRegistry {
   /** @type {Map<string, ToolDefinition>} */
@@ -46,10 +58,30 @@ export class BrowserToolRegistry {
     else this.memoryRules = next;
   }
 
-  /** Adds a rule (a duplicate is kept once). @param {ApprovalRule} rule */
+  /**
+   * The key a tool's choices are stored under: its identity (`policyKey`) when it has one, else
+   * its name; a key given is returned as it is.
+   * @param {string} name
+   */
+  keyOf(name) {
+    const tool = this.#tools.get(name);
+    if (tool) return tool.policyKey ?? tool.name;
+    // An MCP tool's name means nothing without its server connected: a choice made by that name
+    // alone could later reach whichever server's tool takes it.
+    if (name.startsWith('mcp__')) throw new ToolChoiceError('not_connected', `The tool ${name} is not connected: connect its MCP server to choose for it.`);
+    return name;
+  }
+
+  /** The registered tool whose choices are stored under `key` (its name or identity). @param {string} key */
+  toolOfKey(key) {
+    return this.#tools.get(key) ?? this.list().find((t) => t.policyKey === key);
+  }
+
+  /** Adds a rule (a duplicate is kept once); `rule.tool` is a tool's name or key. @param {ApprovalRule} rule */
   addRule(rule) {
-    const rules = this.rules().filter((r) => !(r.tool === rule.tool && r.kind === rule.kind && r.pattern === rule.pattern));
-    this.#saveRules([...rules, { ...rule, createdAt: rule.createdAt ?? Date.now() }]);
+    const tool = this.keyOf(rule.tool);
+    const rules = this.rules().filter((r) => !(r.tool === tool && r.kind === rule.kind && r.pattern === rule.pattern));
+    this.#saveRules([...rules, { ...rule, tool, createdAt: rule.createdAt ?? Date.now() }]);
   }
 
   /** Replaces every rule at once (the Config panel's save). @param {ApprovalRule[]} rules */
@@ -57,9 +89,23 @@ export class BrowserToolRegistry {
     this.#saveRules(rules);
   }
 
-  /** @param {ApprovalRule} rule */
+  /** @param {ApprovalRule} rule its `tool` a name or key */
   removeRule(rule) {
-    this.#saveRules(this.rules().filter((r) => !(r.tool === rule.tool && r.kind === rule.kind && r.pattern === rule.pattern)));
+    const tool = this.#tools.has(rule.tool) ? this.keyOf(rule.tool) : rule.tool;
+    this.#saveRules(this.rules().filter((r) => !(r.tool === tool && r.kind === rule.kind && r.pattern === rule.pattern)));
+  }
+
+  /**
+   * Forgets every policy and rule stored under a key `drop` picks (a removed MCP server's tools).
+   * @param {(key: string) => boolean} drop
+   */
+  forgetChoices(drop) {
+    const policies = this.overrides();
+    const kept = Object.fromEntries(Object.entries(policies).filter(([k]) => !drop(k)));
+    if (Object.keys(kept).length !== Object.keys(policies).length) this.replacePolicies(kept);
+    const rules = this.rules();
+    const keptRules = rules.filter((r) => !drop(r.tool));
+    if (keptRules.length !== rules.length) this.#saveRules(keptRules);
   }
 
   /**
@@ -70,7 +116,7 @@ export class BrowserToolRegistry {
     const tool = this.#tools.get(name);
     if (!tool) return false;
     const rules = this.rules();
-    return rules.length > 0 && rulesCover(rules, name, scopeOf(tool, args, ctx));
+    return rules.length > 0 && rulesCover(rules, this.keyOf(name), scopeOf(tool, args, ctx));
   }
 
   /** @param {ToolDefinition} tool */
@@ -111,7 +157,7 @@ export class BrowserToolRegistry {
   /** @param {string} name @param {PermissionLevel} [permission] this call's permission, when it depends on its arguments @returns {ToolPolicy} */
   policyOf(name, permission) {
     const tool = this.#tools.get(name);
-    const override = this.overrides()[name];
+    const override = this.overrides()[tool ? (tool.policyKey ?? tool.name) : name];
     if (override) return override;
     return tool ? DEFAULT_POLICY[permission ?? tool.permission] : 'denied';
   }
@@ -122,14 +168,16 @@ export class BrowserToolRegistry {
    * @param {string} name @returns {ToolPolicy | null}
    */
   userPolicyOf(name) {
-    return this.overrides()[name] ?? null;
+    const tool = this.#tools.get(name);
+    return this.overrides()[tool ? (tool.policyKey ?? tool.name) : name] ?? null;
   }
 
-  /** @param {string} name @param {ToolPolicy | null} policy null restores the default */
+  /** @param {string} name a tool's name (or key) @param {ToolPolicy | null} policy null restores the default */
   setPolicy(name, policy) {
+    const key = this.keyOf(name);
     const next = this.overrides();
-    if (policy === null) delete next[name];
-    else next[name] = policy;
+    if (policy === null) delete next[key];
+    else next[key] = policy;
     if (this.config) this.config.set(this.#key, next);
     else this.memoryPolicies = next;
   }

@@ -53,6 +53,17 @@ export class ToolSubset extends BrowserToolRegistry {
   setPolicy(name, policy) { this.inner.setPolicy(name, policy); }
   /** @override @param {Record<string, ToolPolicy>} policies */
   replacePolicies(policies) { this.inner.replacePolicies(policies); }
+  /** @override @param {ApprovalRule[]} rules */
+  replaceRules(rules) { this.inner.replaceRules(rules); }
+  /** @override @param {string} name */
+  keyOf(name) { return this.inner.keyOf(name); }
+  /** @override @param {string} key */
+  toolOfKey(key) {
+    const tool = this.inner.toolOfKey(key);
+    return tool && this.allowed.has(tool.name) ? tool : undefined;
+  }
+  /** @override @param {(key: string) => boolean} drop */
+  forgetChoices(drop) { this.inner.forgetChoices(drop); }
 
   /** @override @param {string} name @param {unknown} args @returns {{ok: true, value: Record<string, unknown>} | {ok: false, error: string}} */
   validate(name, args) {

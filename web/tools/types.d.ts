@@ -128,6 +128,13 @@ export interface ToolResult {
 
 export interface ToolDefinition {
   name: string;
+  /**
+   * The identity the user's choices for this tool (its policy, "Always allow", narrowed rules)
+   * are stored under, when it is not the name: an MCP server's tool is keyed by its server's id
+   * and address and its own name (`mcp:{id}:{address digest}:{tool}`), so a choice never passes
+   * to another server's tool that takes the same name. Never a valid tool name.
+   */
+  policyKey?: string;
   description: string;
   permission: PermissionLevel;
   /**

@@ -64,7 +64,7 @@ export function GitPanel(props) {
       h('div', { class: 'row commit-head' },
         h('h3', null, `${oid.slice(0, 7)} — ${title}`),
         h('button', { type: 'button', class: 'secondary', on: { click: () => guarded(async () => {
-          const ok = await confirmDialog({ title: 'Restore the whole workspace to this commit?', message: `Files become as they were in ${oid.slice(0, 7)} (“${title}”); files added later are removed. History is kept: the restore shows as changes you can commit — or undo by restoring a later commit.`, confirmLabel: 'Restore workspace' });
+          const ok = await confirmDialog({ title: 'Restore the whole workspace to this commit?', message: `Files become as they were in ${oid.slice(0, 7)} (“${title}”); files added later are removed. Files with changes you have not committed are kept as they are. History is kept: the restore shows as changes you can commit — or undo by restoring a later commit.`, confirmLabel: 'Restore workspace' });
           if (ok) await git.restore(oid);
         }) } }, 'Restore workspace to this commit'),
       ),
@@ -161,7 +161,7 @@ export function GitPanel(props) {
           if (name) await git.deleteBranch(name);
         }) } }, 'Delete branch…') : null,
       ),
-      h('div', { class: 'row' }, autoCommit, h('label', { for: 'git-auto' }, 'Commit automatically after each agent turn that changed files')),
+      h('div', { class: 'row' }, autoCommit, h('label', { for: 'git-auto' }, 'Commit automatically after each agent turn that changed files (its files only), and after undoing or redoing one')),
       h('div', { class: 'row' }, autoInit, h('label', { for: 'git-auto-init' }, 'Keep this workspace a git repository (create it when the workspace opens)')),
       h('section', { class: 'changes', 'aria-label': 'Changes' },
         h('div', { class: 'row' }, h('h3', null, `Staged (${staged.length})`), staged.length ? h('button', { type: 'button', class: 'secondary small-btn', on: { click: () => guarded(() => git.unstage(staged.map((c) => c.path))) } }, 'Unstage all') : null),

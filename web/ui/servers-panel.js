@@ -33,7 +33,7 @@ export function ServersPanel(props) {
       title: 'Add an MCP server',
       description: 'Its Streamable HTTP endpoint (often ending in /mcp). The server must allow this page (CORS).',
       fields: [
-        { name: 'name', label: 'Name (tools are called mcp_{name}_…)', required: true, placeholder: 'github' },
+        { name: 'name', label: 'Name (tools are called mcp__{name}__…)', required: true, placeholder: 'github' },
         { name: 'url', label: 'Server URL', type: 'url', required: true, placeholder: 'https://example.com/mcp' },
         { name: 'auth', label: 'Sign-in', value: 'none', options: ['none', 'bearer', 'header', 'oauth'], hint: 'none; bearer: a token sent as "Authorization: Bearer …"; header: a custom header; oauth: sign in with the server\'s authorization server' },
         { name: 'headerName', label: 'Header name (for "header")', placeholder: 'X-API-Key' },
@@ -82,7 +82,7 @@ export function ServersPanel(props) {
         }) } }, mcp.hasSecret(s.id) ? 'Replace token' : 'Enter token')
         : '',
       h('button', { type: 'button', class: 'secondary small-btn danger', 'aria-label': `Remove ${s.name}`, on: { click: () => guarded(async () => {
-        if (!(await confirmDialog({ title: `Remove the server “${s.name}”?`, message: 'Its tools leave the agent and its saved token is deleted.', confirmLabel: 'Remove' }))) return;
+        if (!(await confirmDialog({ title: `Remove the server “${s.name}”?`, message: 'Its tools leave the agent, its saved token is deleted, and so are your choices for its tools (“Always allow”, rules, Off): a server added later starts afresh.', confirmLabel: 'Remove' }))) return;
         await mcp.remove(s.id);
         status.textContent = `Removed “${s.name}”.`;
       }) } }, 'Remove'),
@@ -101,7 +101,10 @@ export function ServersPanel(props) {
         h('summary', null, `${st.tools.length} tool${st.tools.length === 1 ? '' : 's'}, ${st.resources.length} resource${st.resources.length === 1 ? '' : 's'}, ${st.prompts.length} prompt${st.prompts.length === 1 ? '' : 's'} of ${s.name}`),
         st.tools.length ? h('table', { class: 'server-tools', 'aria-label': `Tools of ${s.name}` },
           h('thead', null, h('tr', null, h('th', null, 'Tool'), h('th', null, 'What it does'), h('th', null, 'Annotations'))),
-          h('tbody', null, ...st.tools.map(({ tool, name: n }) => h('tr', null, h('td', null, h('code', null, n)), h('td', null, tool.description ?? ''), h('td', null, annotations(tool)))))) : '',
+          h('tbody', null, ...st.tools.map(({ tool, name: n }) => h('tr', null,
+            // The server's own name of the tool when Clawser's reads differently (create-issue → mcp__github__create_issue).
+            h('td', null, h('code', null, n), n.endsWith(`__${tool.name}`) ? '' : h('div', { class: 'small muted' }, `the server's “${tool.name}”`)),
+            h('td', null, tool.description ?? ''), h('td', null, annotations(tool)))))) : '',
         st.resources.length ? h('ul', { class: 'server-resources', 'aria-label': `Resources of ${s.name}` }, ...st.resources.map((r) => h('li', null,
           h('span', null, `${r.title ?? r.name} `, h('code', { class: 'small muted' }, r.uri), ' '),
           h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Attach ${r.name} to the next message`, on: { click: () => guarded(async () => {
@@ -132,7 +135,7 @@ export function ServersPanel(props) {
       h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
       h('h2', null, 'Servers'),
     ),
-    h('p', { class: 'small muted' }, 'Model Context Protocol servers (Streamable HTTP). Their tools are offered to the agent as mcp_{server}_{tool} and pass the same approvals as every tool; what they return is treated as outside content.'),
+    h('p', { class: 'small muted' }, 'Model Context Protocol servers (Streamable HTTP). Their tools are offered to the agent as mcp__{server}__{tool} and pass the same approvals as every tool; your choices for a tool (“Always allow”, Off) belong to its server, never to another that takes the same name. What they return is treated as outside content.'),
     h('div', { class: 'row' }, h('button', { type: 'button', on: { click: add } }, 'Add server')),
     status,
     list,

@@ -9,7 +9,7 @@ import { h } from './dom.js';
  * choice ("Always allow" from a dialog lands here) — plus the tool settings (fetch allowlist,
  * web search service).
  * @param {{tools: ToolDefinition[], userPolicyOf: (name: string) => ToolPolicy | null, defaultOf: (name: string) => string, onPolicy: (name: string, policy: ToolPolicy | null) => void,
- *   rules: () => ApprovalRule[], describeRule: (rule: ApprovalRule) => string, onRemoveRule: (rule: ApprovalRule) => void, onAddRule: (rule: ApprovalRule) => void,
+ *   rules: () => ApprovalRule[], toolLabel: (key: string) => string, describeRule: (rule: ApprovalRule) => string, onRemoveRule: (rule: ApprovalRule) => void, onAddRule: (rule: ApprovalRule) => void,
  *   settings: AgentSettings, hasSearchKey: boolean, onSaveSettings: (s: {fetchAllowlist: string[], searchEndpoint: string, searchApiKey?: string | null}) => Promise<void>, onBack: () => void}} props
  */
 export function ToolsPanel(props) {
@@ -82,7 +82,8 @@ export function ToolsPanel(props) {
 /**
  * "Always allow" narrowed to a command prefix, a domain or a path glob: listed, removable, and
  * addable by hand (the approval dialog adds them too).
- * @param {{tools: ToolDefinition[], rules: () => ApprovalRule[], describeRule: (rule: ApprovalRule) => string, onRemoveRule: (rule: ApprovalRule) => void, onAddRule: (rule: ApprovalRule) => void}} props
+ * @param {{tools: ToolDefinition[], rules: () => ApprovalRule[], toolLabel: (key: string) => string, describeRule: (rule: ApprovalRule) => string, onRemoveRule: (rule: ApprovalRule) => void, onAddRule: (rule: ApprovalRule) => void}} props
+ *   toolLabel: a rule's tool in words (an MCP server's tool is kept under its server's identity)
  */
 function RulesSection(props) {
   const list = h('ul', { class: 'rule-list', 'aria-label': 'Approval rules' });
@@ -90,8 +91,8 @@ function RulesSection(props) {
     const rules = props.rules();
     list.replaceChildren(...(rules.length
       ? rules.map((rule) => h('li', { class: 'row spread' },
-        h('span', null, h('code', null, rule.tool), ` may run without asking for ${props.describeRule(rule)}`),
-        h('button', { type: 'button', class: 'secondary', 'aria-label': `Remove the rule: ${rule.tool} for ${props.describeRule(rule)}`, on: { click: () => { props.onRemoveRule(rule); draw(); } } }, 'Remove')))
+        h('span', null, h('code', null, props.toolLabel(rule.tool)), ` may run without asking for ${props.describeRule(rule)}`),
+        h('button', { type: 'button', class: 'secondary', 'aria-label': `Remove the rule: ${props.toolLabel(rule.tool)} for ${props.describeRule(rule)}`, on: { click: () => { props.onRemoveRule(rule); draw(); } } }, 'Remove')))
       : [h('li', { class: 'muted' }, 'No rules yet. Choose “Always allow …” in an approval dialog, or add one here.')]));
   };
   draw();
