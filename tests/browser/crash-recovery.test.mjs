@@ -17,7 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launchBrowser, startApp, openWorkspace, sendMessage, saveSettings, waitInPage } from './helpers.mjs';
+import { launchBrowser, startApp, openWorkspace, sendMessage, saveSettings, waitInPage, appView } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -33,6 +33,9 @@ after(async () => {
 });
 
 /** @typedef {Awaited<ReturnType<typeof launchBrowser>>} Browser */
+
+/** The page's notice of damaged files (web/app/damage-report.js). */
+const DAMAGE_NOTICE = /Clawser found (a damaged file|\d+ damaged files)/;
 
 /** Every process of the machine: pid, parent and command line. */
 function processes() {
@@ -52,10 +55,10 @@ function alive(pid) {
   }
 }
 
-/** @param {() => boolean} check @param {string} what @param {number} [timeoutMs] */
+/** Waits until a check (in Node, or in a page: async) holds. @param {() => boolean | Promise<boolean>} check @param {string} what @param {number} [timeoutMs] */
 async function until(check, what, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -108,14 +111,99 @@ async function localStorageSentinel(browser) {
   };
 }
 
+/** The browsers launched by the running test (closed, if still open, before its profile goes). @type {Set<Browser>} */
+const launched = new Set();
+
+/** @param {{profileDir?: string}} [options] */
+async function launch(options) {
+  const browser = await launchBrowser(options);
+  launched.add(browser);
+  return browser;
+}
+
+/** Closes what the test left open (a test that failed half way) and removes its profile. @param {string} profileDir */
+async function cleanup(profileDir) {
+  for (const browser of launched) await browser.context.close().catch(() => {});
+  launched.clear();
+  await rm(profileDir, { recursive: true, force: true, maxRetries: 5 });
+}
+
+/** Resolves once the app is in (its view drawn from storage, not the first view's copy). @param {import('playwright-core').Page} page */
+function appReady(page) {
+  return page.waitForFunction(() => performance.getEntriesByName('clawser-app-ready').length > 0);
+}
+
+/**
+ * Resolves once the app has checked the stored state after start (interrupted deletes finished,
+ * workspace folders the list does not name offered back): only then does "no such notice" mean
+ * anything.
+ * @param {import('playwright-core').Page} page
+ */
+function stateChecked(page) {
+  return page.waitForFunction(() => performance.getEntriesByName('clawser-state-checked').length > 0);
+}
+
 /** A new browser on the profile of `browser` (killed or closed), and a page on the app's home screen once the app is in. @param {string} profileDir */
 async function reopen(profileDir) {
-  const browser = await launchBrowser({ profileDir });
+  const browser = await launch({ profileDir });
   const page = await browser.context.newPage();
   page.setDefaultTimeout(30_000);
   await page.goto(`${app.url}#home`);
-  await page.waitForFunction(() => performance.getEntriesByName('clawser-app-ready').length > 0);
+  await appReady(page);
   return { browser, page };
+}
+
+/**
+ * Nothing hidden after the start: no workspace folder left off the list (the offer to add it
+ * back), no damaged settings or list file.
+ * @param {import('playwright-core').Page} page
+ */
+async function nothingHidden(page) {
+  await stateChecked(page);
+  assert.equal(await page.locator('.banner', { hasText: /found in the browser's storage/ }).count(), 0, 'no workspace folder left off the list');
+  assert.equal(await page.locator('.banner', { hasText: DAMAGE_NOTICE }).count(), 0, 'no damaged file');
+}
+
+/** Whether a workspace's conversation log holds `text` (read straight from OPFS). @param {import('playwright-core').Page} page @param {string} ws @param {string} text */
+function logHolds(page, ws, text) {
+  return page.evaluate(async ([id, t]) => {
+    try {
+      const root = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(id);
+      for await (const [, conv] of /** @type {any} */ (await root.getDirectoryHandle('.conversations')).entries()) { // any: the directory iterator is missing from TypeScript's DOM types
+        if (conv.kind !== 'directory') continue;
+        const log = await (await (await conv.getFileHandle('events.jsonl').catch(() => null))?.getFile())?.text();
+        if (log?.includes(t)) return true;
+      }
+    } catch {
+      // not there (yet)
+    }
+    return false;
+  }, /** @type {[string, string]} */ ([ws, text]));
+}
+
+/**
+ * The turn status of a workspace's newest agent checkpoint that reads ('running', 'idle'), or
+ * null; straight from OPFS (`.checkpoints/{id}.json`, ids sort by time).
+ * @param {import('playwright-core').Page} page @param {string} ws
+ */
+function turnCheckpoint(page, ws) {
+  return page.evaluate(async (id) => {
+    try {
+      const dir = await (await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(id)).getDirectoryHandle('.checkpoints');
+      const names = [];
+      for await (const [name, handle] of /** @type {any} */ (dir).entries()) if (handle.kind === 'file' && name.endsWith('.json') && name !== 'index.json') names.push(name); // any: the directory iterator is missing from TypeScript's DOM types
+      for (const name of names.sort().reverse()) {
+        try {
+          return JSON.parse(await (await (await dir.getFileHandle(name)).getFile()).text()).state?.turn?.status ?? null;
+        } catch {
+          // being written: the one before
+        }
+      }
+    } catch {
+      // none yet
+    }
+    return null;
+  }, ws);
 }
 
 /** The workspaces the home screen lists: id → text of the row's link. @param {import('playwright-core').Page} page */
@@ -205,15 +293,19 @@ async function end(browser, kill) {
 // ---------------------------------------------------------------------------------------------
 // A reply streaming
 
+const REPLY = 'Part of a reply that is still streaming when the browser goes.';
+
 /** @param {{kill: boolean}} options */
 async function streamScenario({ kill }) {
-  const first = await launchBrowser();
+  const first = await launch();
   const profileDir = first.profileDir;
+  let paused = false;
   try {
     const sentinel = await localStorageSentinel(first);
     const page = await openWorkspace(first.context, app.url);
     const mine = workspaceOf(page.url());
     await sentinel.committed();
+    // From here on, what the page writes to localStorage waits in memory (see the top).
     await page.getByRole('button', { name: 'Settings', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: /Settings/ });
     await dialog.getByLabel('Provider', { exact: true }).selectOption('openai-compatible');
@@ -223,23 +315,19 @@ async function streamScenario({ kill }) {
     const second = await newWorkspace(page, 'Second');
     await page.goto(`${app.url}#workspace/${mine}`);
     await page.getByRole('textbox', { name: 'Message' }).waitFor();
-    llm.enqueue({ text: 'Part of a reply that is still streaming when the browser goes.', pauseAfter: 4 });
+    llm.enqueue({ text: REPLY, pauseAfter: 4 });
+    paused = true;
     await sendMessage(page, 'hello before the crash');
     await page.locator('.msg.assistant', { hasText: 'Part of a' }).waitFor();
-    // The question is on storage (the log is appended as the turn goes).
+    // The question is on storage (the log is appended as the turn goes), and so is the
+    // checkpoint that says a turn is running.
     const side = await watcher(first);
-    await waitInPage(side, async (ws) => {
-      const root = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(ws);
-      for await (const [, conv] of /** @type {any} */ (await root.getDirectoryHandle('.conversations')).entries()) { // any: the directory iterator is missing from TypeScript's DOM types
-        if (conv.kind !== 'directory') continue;
-        const text = await (await (await conv.getFileHandle('events.jsonl').catch(() => null))?.getFile())?.text();
-        if (text?.includes('hello before the crash')) return true;
-      }
-      return false;
-    }, mine, { what: 'the question on storage' });
+    await until(async () => (await logHolds(side, mine, 'hello before the crash')) && (await turnCheckpoint(side, mine)) === 'running', 'the question and the running turn on storage');
     if (!kill) {
       llm.resume();
+      paused = false;
       await page.locator('.msg.assistant', { hasText: 'browser goes.' }).waitFor();
+      await until(async () => (await logHolds(side, mine, 'browser goes.')) && (await turnCheckpoint(side, mine)) === 'idle', 'the reply and the end of the turn on storage');
     }
     await end(first, kill);
     const { browser, page: again } = await reopen(profileDir);
@@ -249,17 +337,28 @@ async function streamScenario({ kill }) {
       assert.match(rows[mine], /My workspace.*OpenAI-compatible · test-model/s, 'its provider settings');
       await again.getByRole('link', { name: /My workspace/ }).click();
       await again.locator('.msg.user', { hasText: 'hello before the crash' }).waitFor();
-      if (!kill) await again.locator('.msg.assistant', { hasText: 'browser goes.' }).waitFor();
+      const interrupted = again.getByText('Your last request was interrupted: the tab closed before the reply finished.');
+      if (kill) {
+        // The reply cut off by the crash is said, and offered again.
+        await interrupted.waitFor();
+        await again.getByRole('button', { name: 'Retry' }).click();
+        await again.getByText('You said: hello before the crash').waitFor();
+      } else {
+        await again.locator('.msg.assistant', { hasText: 'browser goes.' }).waitFor();
+        await appView(again);
+        assert.equal(await interrupted.count(), 0, 'nothing was interrupted');
+      }
+      await nothingHidden(again);
     } finally {
       await browser.close();
     }
   } finally {
-    llm.resume();
-    await rm(profileDir, { recursive: true, force: true });
+    if (paused) llm.resume();
+    await cleanup(profileDir);
   }
 }
 
-test('the browser killed while a reply streams: the workspace list, the provider settings and the question are all there afterwards', async () => {
+test('the browser killed while a reply streams: the workspace list, the provider settings and the question are all there afterwards, and the cut-off reply is offered again', async () => {
   await streamScenario({ kill: true });
 });
 
@@ -274,7 +373,7 @@ const NOTES = 1500;
 
 /** @param {{kill: boolean}} options */
 async function restoreScenario({ kill }) {
-  const setup = await launchBrowser();
+  const setup = await launch();
   const profileDir = setup.profileDir;
   try {
     // An earlier visit: a workspace with many files, a backup of it, then more made after the backup.
@@ -291,7 +390,7 @@ async function restoreScenario({ kill }) {
     await setup.close({ keepProfile: true });
 
     // This visit restores the backup.
-    const first = await launchBrowser({ profileDir });
+    const first = await launch({ profileDir });
     const sentinel = await localStorageSentinel(first);
     const home = await first.context.newPage();
     home.setDefaultTimeout(30_000);
@@ -325,13 +424,14 @@ async function restoreScenario({ kill }) {
     const { browser, page: again } = await reopen(profileDir);
     try {
       const rows = await listed(again);
-      const banner = again.locator('.banner', { hasText: 'A backup restore was interrupted' });
+      const banner = again.locator('.banner', { hasText: /restore was interrupted/i });
       if (kill) {
         // Rolled back, and said so: everything as it was before the restore began.
-        await banner.waitFor();
-        assert.match(await banner.innerText(), /previous data was kept/);
-        assert.deepEqual(Object.keys(rows).sort(), [mine, later].sort());
+        assert.equal(await countFiles(again, `clawser_workspaces/${mine}/notes`), NOTES, 'every file of the workspace in its place');
+        assert.deepEqual(Object.keys(rows).sort(), [mine, later].sort(), 'the workspaces from before the restore');
         assert.equal(await countFiles(again, `clawser_workspaces/${later}/notes`), 3);
+        assert.equal(await banner.count(), 1, 'the interrupted restore is said');
+        assert.match(await banner.innerText(), /previous data was kept/);
       } else {
         assert.equal(await banner.count(), 0, 'no interrupted restore to report');
         assert.deepEqual(Object.keys(rows), [mine], 'the backup\'s workspaces');
@@ -340,11 +440,12 @@ async function restoreScenario({ kill }) {
       assert.equal(await countFiles(again, `clawser_workspaces/${mine}/notes`), NOTES, 'every file of the workspace');
       for (const leftover of ['.restore-previous', '.restore-staging']) assert.equal(await countFiles(again, leftover), -1, `${leftover} is gone`);
       assert.equal(await rawText(again, '.restore-state.json'), null);
+      await nothingHidden(again);
     } finally {
       await browser.close();
     }
   } finally {
-    await rm(profileDir, { recursive: true, force: true });
+    await cleanup(profileDir);
   }
 }
 
@@ -361,7 +462,7 @@ test('control: a restore that runs to the end shows the backup\'s data and no no
 
 /** @param {{kill: boolean}} options */
 async function deleteScenario({ kill }) {
-  const setup = await launchBrowser();
+  const setup = await launch();
   const profileDir = setup.profileDir;
   try {
     // An earlier visit made the workspace and its files.
@@ -370,7 +471,7 @@ async function deleteScenario({ kill }) {
     const doomed = await newWorkspace(made, 'Doomed');
     await writeNotes(made, doomed, NOTES);
     await setup.close({ keepProfile: true });
-    const first = await launchBrowser({ profileDir });
+    const first = await launch({ profileDir });
     const page = await first.context.newPage();
     page.setDefaultTimeout(30_000);
     await page.goto(`${app.url}#home`);
@@ -403,14 +504,15 @@ async function deleteScenario({ kill }) {
     const { browser, page: again } = await reopen(profileDir);
     try {
       assert.deepEqual(Object.keys(await listed(again)), [mine], 'the deleted workspace is not listed');
-      assert.equal(await again.locator('.banner', { hasText: /found in the browser's storage/ }).count(), 0, 'nor offered back');
-      // Its leftover files are cleaned up by this start.
-      await waitInPage(again, async (id) => (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(id).then(() => false, () => true), doomed, { what: 'the leftover files cleaned up' });
+      // Nor offered back; and its leftover files are cleaned up by this start.
+      await nothingHidden(again);
+      assert.equal(await countFiles(again, `clawser_workspaces/${doomed}`), -1, 'no file of it is left');
+      assert.equal(await again.getByRole('link', { name: /Doomed/ }).count(), 0);
     } finally {
       await browser.close();
     }
   } finally {
-    await rm(profileDir, { recursive: true, force: true });
+    await cleanup(profileDir);
   }
 }
 
@@ -427,7 +529,7 @@ test('control: a delete that runs to the end', async () => {
 
 /** @param {{kill: boolean}} options */
 async function burstScenario({ kill }) {
-  const first = await launchBrowser();
+  const first = await launch();
   const profileDir = first.profileDir;
   try {
     const sentinel = await localStorageSentinel(first);
@@ -437,7 +539,13 @@ async function burstScenario({ kill }) {
     // Each change is made through the app and waited for until it says it is done.
     for (let i = 1; i <= 4; i++) {
       await page.getByRole('button', { name: 'Settings', exact: true }).click();
-      await page.getByRole('dialog', { name: /Settings/ }).getByLabel('Model', { exact: true }).fill(`model-${i}`);
+      const dialog = page.getByRole('dialog', { name: /Settings/ });
+      await dialog.getByLabel('Model', { exact: true }).fill(`model-${i}`);
+      if (i === 4) {
+        // The last one also seals an API key and changes an agent setting.
+        await dialog.getByLabel('API key', { exact: true }).fill('sk-burst-key-0123456789');
+        await dialog.getByLabel('Autonomy').selectOption('readonly');
+      }
       await saveSettings(page);
     }
     const made = [await newWorkspace(page, 'Burst one'), await newWorkspace(page, 'Burst two')];
@@ -457,11 +565,19 @@ async function burstScenario({ kill }) {
       assert.match(rows[mine], /^Renamed 3.*OpenAI-compatible · model-4/s);
       assert.match(rows[made[0]], /^Burst one/);
       assert.match(rows[made[1]], /^Burst two/);
+      await again.getByRole('link', { name: /Renamed 3/ }).click();
+      await appView(again);
+      await again.getByRole('button', { name: 'Settings', exact: true }).click();
+      const dialog = again.getByRole('dialog', { name: /Settings/ });
+      assert.equal(await dialog.getByLabel('Model', { exact: true }).inputValue(), 'model-4');
+      assert.equal(await dialog.getByLabel('Autonomy').inputValue(), 'readonly');
+      assert.match(await dialog.getByLabel('API key', { exact: true }).getAttribute('placeholder') ?? '', /^Saved \(encrypted\)/, 'the sealed key is there');
+      await nothingHidden(again);
     } finally {
       await browser.close();
     }
   } finally {
-    await rm(profileDir, { recursive: true, force: true });
+    await cleanup(profileDir);
   }
 }
 
@@ -471,4 +587,199 @@ test('the browser killed right after a burst of settings changes the app said we
 
 test('control: the same burst with the browser closed normally', async () => {
   await burstScenario({ kill: false });
+});
+
+// ---------------------------------------------------------------------------------------------
+// A damaged workspace list or settings file (as a crash, a full disk or a bug can leave it)
+
+/**
+ * A profile with two workspaces, the first with a provider, from a visit that ended normally.
+ * @returns {Promise<{profileDir: string, mine: string, second: string}>}
+ */
+async function twoWorkspaces() {
+  const browser = await launch();
+  try {
+    const page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
+    const mine = workspaceOf(page.url());
+    const second = await newWorkspace(page, 'Second');
+    await browser.close({ keepProfile: true });
+    return { profileDir: browser.profileDir, mine, second };
+  } catch (err) {
+    await cleanup(browser.profileDir);
+    throw err;
+  }
+}
+
+/** Writes a file straight to OPFS (no app module), as damage leaves it. @param {import('playwright-core').Page} page @param {string} path @param {string} text */
+function writeRaw(page, path, text) {
+  return page.evaluate(async ([p, t]) => {
+    let dir = await navigator.storage.getDirectory();
+    const parts = p.split('/');
+    const name = /** @type {string} */ (parts.pop());
+    for (const part of parts) dir = await dir.getDirectoryHandle(part);
+    const w = await (await dir.getFileHandle(name, { create: true })).createWritable();
+    await w.write(t);
+    await w.close();
+  }, /** @type {[string, string]} */ ([path, text]));
+}
+
+/** The names in a folder of OPFS. @param {import('playwright-core').Page} page @param {string} path */
+function namesIn(page, path) {
+  return page.evaluate(async (p) => {
+    let dir = await navigator.storage.getDirectory();
+    for (const part of p.split('/')) dir = await dir.getDirectoryHandle(part);
+    const names = [];
+    for await (const [name] of /** @type {any} */ (dir).entries()) names.push(name); // any: the directory iterator is missing from TypeScript's DOM types
+    return names.sort();
+  }, path);
+}
+
+/**
+ * Opens the notice of damaged files and the entry of `what` in its list.
+ * @param {import('playwright-core').Page} page @param {RegExp} what
+ */
+async function reviewDamage(page, what) {
+  await page.locator('.banner', { hasText: DAMAGE_NOTICE }).getByRole('button', { name: 'Review' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Damaged files' });
+  const item = dialog.locator('li', { has: page.getByRole('heading', { name: what }) });
+  await item.waitFor();
+  return { dialog, item };
+}
+
+/** Downloads an entry's raw bytes; resolves to them as text. @param {import('playwright-core').Page} page @param {import('playwright-core').Locator} item */
+async function downloadOf(page, item) {
+  const [download] = await Promise.all([page.waitForEvent('download'), item.getByRole('button', { name: /^Download/ }).click()]);
+  return (await readFile(/** @type {string} */ (await download.path()))).toString('utf8');
+}
+
+/** @param {{damage: boolean}} options */
+async function damagedListScenario({ damage }) {
+  const { profileDir, mine, second } = await twoWorkspaces();
+  const browser = await launch({ profileDir });
+  try {
+    const side = await watcher(browser);
+    const path = 'clawser_state/workspaces.json';
+    const intact = await rawText(side, path);
+    assert.ok(intact, 'the list is a file of the browser\'s storage');
+    // Cut short, as a write the disk did not finish leaves it.
+    const damaged = intact.slice(0, Math.floor(intact.length / 2));
+    if (damage) await writeRaw(side, path, damaged);
+    const page = await browser.context.newPage();
+    page.setDefaultTimeout(30_000);
+    await page.goto(`${app.url}#home`);
+    await appReady(page);
+    await stateChecked(page);
+    const notice = page.locator('.banner', { hasText: DAMAGE_NOTICE });
+    if (!damage) {
+      assert.equal(await notice.count(), 0, 'no notice');
+      assert.deepEqual(Object.keys(await listed(page)).sort(), [mine, second].sort());
+      assert.equal(await rawText(side, path), intact);
+      return;
+    }
+    // The app opens and says what it found, where the person is.
+    assert.match(await notice.innerText(), /The workspace list \(workspaces\.json\)/);
+    assert.deepEqual(Object.keys(await listed(page)), [], 'nothing listed from a damaged list (and no new one made)');
+    // Nothing overwrites it: a new workspace is refused, saying why.
+    await page.getByRole('button', { name: 'New workspace' }).click();
+    await page.getByRole('dialog').getByLabel('Workspace name').fill('Over it');
+    await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click();
+    await page.locator('.banner', { hasText: /workspace list in the browser's storage is damaged/ }).waitFor();
+    assert.equal(await rawText(side, path), damaged, 'not overwritten');
+    // The list of damaged files: what is wrong, which workspaces' folders are still there, its raw bytes.
+    const { dialog, item } = await reviewDamage(page, /The workspace list/);
+    const text = await item.innerText();
+    assert.match(text, /cut short/);
+    assert.match(text, /“My workspace”/);
+    assert.match(text, /“Second”/);
+    assert.equal(await downloadOf(page, item), damaged, 'the download is the file as it is');
+    // Set aside: kept under another name; a new list is started and the workspaces are offered back.
+    await item.getByRole('button', { name: /^Set aside/ }).click();
+    await item.getByText(/^Set aside: the file is kept as/).waitFor();
+    const kept = (await namesIn(side, 'clawser_state')).filter((n) => /^workspaces\.damaged-.*\.json$/.test(n));
+    assert.equal(kept.length, 1);
+    assert.equal(await rawText(side, `clawser_state/${kept[0]}`), damaged, 'its bytes are kept');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    const offer = page.locator('.banner', { hasText: /found in the browser's storage/ });
+    await offer.waitFor();
+    assert.match(await offer.innerText(), /“My workspace”.*“Second”|“Second”.*“My workspace”/s);
+    await offer.getByRole('button', { name: 'Add them back' }).click();
+    await page.getByRole('link', { name: /Second/ }).waitFor();
+    const rows = await listed(page);
+    assert.deepEqual(Object.keys(rows).sort(), [mine, second].sort());
+    assert.match(rows[mine], /My workspace.*OpenAI-compatible · test-model/s, 'with its settings');
+    assert.equal(await notice.count(), 0, 'the notice is gone with the file');
+  } finally {
+    await cleanup(profileDir);
+  }
+}
+
+test('a damaged workspace list: the app opens, names it and the workspaces still in storage, overwrites nothing; its bytes download, and set aside it is kept and the workspaces come back', async () => {
+  await damagedListScenario({ damage: true });
+});
+
+test('control: the same workspace list intact shows both workspaces and no notice', async () => {
+  await damagedListScenario({ damage: false });
+});
+
+/** @param {{damage: boolean}} options */
+async function damagedSettingsScenario({ damage }) {
+  const { profileDir, mine, second } = await twoWorkspaces();
+  const browser = await launch({ profileDir });
+  try {
+    const side = await watcher(browser);
+    const path = 'clawser_state/settings.json';
+    const intact = await rawText(side, path);
+    assert.ok(intact, 'the settings are a file of the browser\'s storage');
+    // Garbage bytes in the middle, as a disk error leaves them.
+    const damaged = `${intact.slice(0, 40)}\u0000\u0000\u0007\u0001${intact.slice(44)}`;
+    if (damage) await writeRaw(side, path, damaged);
+    const page = await browser.context.newPage();
+    page.setDefaultTimeout(30_000);
+    await page.goto(`${app.url}#home`);
+    await appReady(page);
+    await stateChecked(page);
+    const notice = page.locator('.banner', { hasText: DAMAGE_NOTICE });
+    const rows = await listed(page);
+    assert.deepEqual(Object.keys(rows).sort(), [mine, second].sort(), 'every workspace is listed');
+    if (!damage) {
+      assert.equal(await notice.count(), 0, 'no notice');
+      assert.match(rows[mine], /OpenAI-compatible · test-model/);
+      assert.equal(await rawText(side, path), intact);
+      return;
+    }
+    assert.match(await notice.innerText(), /Your settings/);
+    assert.doesNotMatch(rows[mine], /OpenAI-compatible/, 'default settings meanwhile');
+    // A setting changed meanwhile is not saved over it: the dialog says so.
+    await page.getByRole('link', { name: /Second/ }).click();
+    await appView(page);
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const settings = page.getByRole('dialog', { name: /Settings/ });
+    await settings.getByLabel('Provider', { exact: true }).selectOption('openai-compatible');
+    await settings.getByLabel('Model', { exact: true }).fill('other-model');
+    await settings.getByLabel('Base URL', { exact: true }).fill(`${llm.url}/v1`);
+    await settings.getByRole('button', { name: 'Save', exact: true }).click();
+    await settings.getByText(/Could not save: .*settings\.json.* is damaged/).waitFor();
+    await settings.getByRole('button', { name: 'Cancel' }).click();
+    assert.equal(await rawText(side, path), damaged, 'not overwritten');
+    const { item } = await reviewDamage(page, /Your settings/);
+    assert.match(await item.innerText(), /garbage/);
+    assert.equal(await downloadOf(page, item), damaged, 'the download is the file as it is');
+    await item.getByRole('button', { name: /^Set aside/ }).click();
+    await item.getByText(/^Set aside: the file is kept as/).waitFor();
+    const kept = (await namesIn(side, 'clawser_state')).filter((n) => /^settings\.damaged-.*\.json$/.test(n));
+    assert.equal(kept.length, 1);
+    assert.equal(await rawText(side, `clawser_state/${kept[0]}`), damaged, 'its bytes are kept');
+    // A new settings file is started (with the change made meanwhile).
+    await until(async () => /other-model/.test((await rawText(side, path)) ?? ''), 'the new settings file');
+  } finally {
+    await cleanup(profileDir);
+  }
+}
+
+test('a damaged settings file: the app opens with every workspace listed, names it, saves nothing over it; its bytes download, and set aside it is kept and a new one started', async () => {
+  await damagedSettingsScenario({ damage: true });
+});
+
+test('control: the same settings intact show the provider and no notice', async () => {
+  await damagedSettingsScenario({ damage: false });
 });

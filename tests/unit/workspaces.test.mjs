@@ -123,10 +123,10 @@ test('a damaged list is never written over: nothing is listed or created, the fo
   const damaged = (await fs.readText('clawser_state/workspaces.json')).slice(0, 40);
   await fs.write('clawser_state/workspaces.json', damaged);
   const next = await start();
-  assert.match(next.store.damage()?.reason ?? '', /not valid JSON/);
+  assert.match(next.store.damage()?.reason ?? '', /^cut short/);
   assert.deepEqual(next.store.list(), []);
-  await assert.rejects(next.store.create('New'), { code: 'list_damaged' });
-  await assert.rejects(next.store.rename(alpha.id, 'x'), { code: 'list_damaged' });
+  await assert.rejects(next.store.create('New'), { code: 'damaged' });
+  await assert.rejects(next.store.rename(alpha.id, 'x'), { code: 'damaged' });
   next.store.touch(alpha.id);
   await next.config.flush().catch(() => {});
   assert.equal(await fs.readText('clawser_state/workspaces.json'), damaged, 'not written over');
@@ -144,4 +144,69 @@ test('the first workspace the first view offered is made with its id and time', 
   const entry = { id: 'wfirst', name: 'My workspace', createdAt: 123 };
   assert.deepEqual(await store.create('ignored', { entry }), entry);
   assert.deepEqual((await start()).store.list(), [entry]);
+});
+
+/** Two tabs of the app over one storage: each its own config (shared lock and messages) and store. */
+async function twoTabs() {
+  const { DurableConfig } = await import('../../web/storage/durable-config.js');
+  const { configFileOf, workspaceListProblem } = await import('../../web/app/config-files.js');
+  const { inProcessTabs } = await import('../fixtures/stand-ins.mjs');
+  const fs = new MemoryFileSystem();
+  const tabs = inProcessTabs();
+  const open = async (/** @type {string} */ name) => {
+    const tab = tabs.tab(name);
+    const config = new DurableConfig({
+      fs, files: ['workspaces.json', 'settings.json'], fileOf: configFileOf, lock: (n, fn) => tab.withLock(n, fn), channel: tab,
+      check: (file, entries) => (file === 'workspaces.json' ? workspaceListProblem(entries) : null),
+    });
+    await config.load();
+    return { config, store: new WorkspaceStore({ config, fs, lock: (n, fn) => tab.withLock(n, fn) }) };
+  };
+  return { fs, open };
+}
+
+test('two tabs changing the list at the same moment keep each other\'s change: both new workspaces listed, the rename and the delete both kept (control: one tab alone)', async () => {
+  const { open } = await twoTabs();
+  const a = await open('a');
+  const b = await open('b');
+  const first = await a.store.create('First');
+  // Neither tab has heard of the other's change yet when it makes its own.
+  const [alpha, beta] = await Promise.all([a.store.create('Alpha'), b.store.create('Beta')]);
+  const names = async () => (await open('c')).store.list().map((w) => w.name).sort();
+  assert.deepEqual(await names(), ['Alpha', 'Beta', 'First']);
+  await Promise.all([a.store.rename(first.id, 'First renamed'), b.store.delete(alpha.id)]);
+  assert.deepEqual(await names(), ['Beta', 'First renamed']);
+  // Each tab's own view agrees once the other's message is in.
+  for (let i = 0; i < 100 && a.store.list().length !== 2; i++) await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(a.store.list().map((w) => w.name).sort(), ['Beta', 'First renamed']);
+  // Control: one tab alone, the same changes in turn.
+  const solo = await (await twoTabs()).open('solo');
+  const s1 = await solo.store.create('First');
+  const s2 = await solo.store.create('Alpha');
+  await solo.store.create('Beta');
+  await solo.store.rename(s1.id, 'First renamed');
+  await solo.store.delete(s2.id);
+  assert.deepEqual(solo.store.list().map((w) => w.name).sort(), ['Beta', 'First renamed']);
+  assert.ok(beta);
+});
+
+test('a stored list of the wrong shape is damage, not an empty list: nothing listed, nothing written over, its folders found (control: a list of the right shape)', async () => {
+  const { fs, open } = await twoTabs();
+  const { store } = await open('a');
+  const alpha = await store.create('Alpha');
+  const text = await fs.readText('clawser_state/workspaces.json');
+  const wrong = JSON.stringify({ ...JSON.parse(text), entries: { clawser_workspaces: JSON.stringify({ not: 'a list' }) } });
+  await fs.write('clawser_state/workspaces.json', wrong);
+  const next = await open('b');
+  assert.match(next.store.damage()?.reason ?? '', /^clawser_workspaces: not in the expected shape/);
+  assert.deepEqual(next.store.list(), []);
+  await assert.rejects(next.store.create('New'), { code: 'damaged' });
+  await next.config.flush().catch(() => {});
+  assert.equal(await fs.readText('clawser_state/workspaces.json'), wrong, 'not written over');
+  assert.deepEqual((await next.store.unlisted()).map((f) => f.name), ['Alpha']);
+  // Control: the right shape is read as it is.
+  await fs.write('clawser_state/workspaces.json', text);
+  const intact = await open('c');
+  assert.equal(intact.store.damage(), null);
+  assert.deepEqual(intact.store.list().map((w) => w.id), [alpha.id]);
 });

@@ -35,11 +35,11 @@ import { mountControls } from './mount-controls.js';
 import { createChatController } from './chat-assembly.js';
 import { LayoutPreference, artifactSlot } from './workspace-layout.js';
 import { listenForShortcuts, shortcutList } from './shortcuts.js';
-import { noticeInsecureContext, noticeStorageStall, noticeUpdates, noticeConnectivity, noticeConfigDamage, noticeUnlistedWorkspaces, noticeUnsaved } from './page-notices.js';
+import { noticeInsecureContext, noticeStorageStall, noticeUpdates, noticeConnectivity, noticeUnlistedWorkspaces, noticeUnsaved } from './page-notices.js';
 import { DamageReport } from './damage-report.js';
 import { checkWorkspace } from './workspace-check.js';
 import { recoverRestore, restoreMarker } from './restore-recovery.js';
-import { openConfig } from './config-files.js';
+import { openConfig, reportConfigDamage, STATE_CHECKED_MARK, WORKSPACES_FILE } from './config-files.js';
 import { createWorkspace, renameWorkspace, deleteWorkspace } from './workspace-actions.js';
 import { renameConversation, exportConversation, importConversation, deleteConversation, pickConversationFile, saveCodeToWorkspace } from './conversation-actions.js';
 
@@ -185,6 +185,7 @@ export class ClawserApp {
     this.workspaces = new WorkspaceStore({
       config,
       fs,
+      lock: (name, fn) => tabs.withLock(name, fn),
       onDelete: (id) => {
         this.settings?.forget(id);
         this.agentSettings?.forget(id);
@@ -214,6 +215,8 @@ export class ClawserApp {
       notify: (text) => this.banners.show('clone-skipped', text),
       exclusive: (fn) => /** @type {RestoreGate} */ (this.restoreGate).exclusive(fn),
     })));
+    // Said before anything is drawn (only when there is damage: a normal start reads nothing more).
+    if (config.problems().length) await this.#reportConfigDamage();
     await this.#firstWorkspace();
     navigator.storage?.persist?.().catch(() => {});
     this.router.onChange((route) => this.#guard(this.render(route)));
@@ -262,41 +265,48 @@ export class ClawserApp {
     await stores.create(FIRST_WORKSPACE_NAME, this.#firstView?.created ? { entry: this.#firstView.created } : {});
   }
 
-  /**
-   * After the first view, what the stored state needs from the user or from this tab: a damaged
-   * settings or list file (said, with a way to download it or set it aside), workspace folders the
-   * list does not name (offered back), deletes a crash interrupted (finished), and each listed
-   * workspace's record (written where missing).
-   */
-  async #checkStoredState() {
-    const config = /** @type {DurableConfig} */ (this.config);
+  /** A damaged settings or list file: in the notice of damaged files, with its download and "Set aside". */
+  async #reportConfigDamage() {
     const stores = /** @type {WorkspaceStore} */ (this.workspaces);
-    const redrawHome = () => { if (this.router.current.name === 'home') this.#renderHome(); };
-    const offerUnlisted = async () => {
-      if (stores.damage()) return;
-      const found = await stores.unlisted();
-      noticeUnlistedWorkspaces(this.banners, found, async () => {
-        await stores.addBack(found);
-        redrawHome();
-      });
-    };
-    noticeConfigDamage(this.banners, config.problems(), {
-      download: (file) => config.damagedBytes(file),
-      setAside: async (file) => {
-        const aside = await config.setAside(file);
-        // A new list: the folders the damaged one named are offered back.
-        redrawHome();
-        await offerUnlisted();
-        return aside;
+    await reportConfigDamage({
+      config: /** @type {DurableConfig} */ (this.config),
+      damage: /** @type {DamageReport} */ (this.damage),
+      unlisted: () => stores.unlisted(),
+      afterSetAside: async (file) => {
+        if (this.router.current.name === 'home') this.#renderHome();
+        // A new list: the workspaces the damaged one named are offered back.
+        if (file === WORKSPACES_FILE) await this.#offerUnlisted();
       },
     });
-    if (stores.damage()) {
-      // Nothing can be offered back into a list that cannot be written; the notice above says so.
-      return;
+  }
+
+  /** Workspace folders the list does not name (a list lost or set aside): offered back, with their names. */
+  async #offerUnlisted() {
+    const stores = /** @type {WorkspaceStore} */ (this.workspaces);
+    if (stores.damage()) return;
+    const found = await stores.unlisted();
+    noticeUnlistedWorkspaces(this.banners, found, async () => {
+      await stores.addBack(found);
+      if (this.router.current.name === 'home') this.#renderHome();
+    });
+  }
+
+  /**
+   * After the first view, what the stored state needs from this tab: deletes a crash
+   * interrupted (finished), workspace folders the list does not name (offered back), and each
+   * listed workspace's record (written where missing). Nothing of it while the list is damaged:
+   * it cannot be written, and the notice of damaged files says so.
+   */
+  async #checkStoredState() {
+    const stores = /** @type {WorkspaceStore} */ (this.workspaces);
+    try {
+      if (stores.damage()) return;
+      await stores.finishDeletes();
+      await this.#offerUnlisted();
+      await stores.ensureRecords();
+    } finally {
+      performance.mark(STATE_CHECKED_MARK);
     }
-    await /** @type {TabCoordinator} */ (this.tabs).withLock('workspace-deletes', () => stores.finishDeletes());
-    await offerUnlisted();
-    await stores.ensureRecords();
   }
 
   /**

@@ -1,15 +1,12 @@
 /**
  * The page-wide banners about the page itself rather than a workspace: not a secure context,
  * storage that does not answer, offline, a new version of Clawser (the service worker), and
- * the state Clawser keeps for itself (settings or workspace list damaged, workspace folders the
- * list does not name, a setting that could not be saved).
+ * the state Clawser keeps for itself (workspace folders the list does not name, a setting that
+ * could not be saved; a damaged settings or list file is in the notice of damaged files).
  */
 /** @import { BannerArea } from '../ui/banners.js' */
-/** @import { ConfigProblem } from '../storage/durable-config.js' */
 /** @import { UnlistedWorkspace } from './workspaces.js' */
 import { registerServiceWorker } from './sw-client.js';
-import { choiceDialog } from '../ui/dialogs.js';
-import { downloadBlob } from '../ui/dom.js';
 
 /** @typedef {ReturnType<typeof BannerArea>} Banners */
 
@@ -54,51 +51,6 @@ export function noticeConnectivity(banners) {
   addEventListener('online', show);
   addEventListener('offline', show);
   show();
-}
-
-/** What each of the app's own files holds, in words. @type {Record<string, {what: string, until: string, fresh: string}>} */
-const STATE_FILES = {
-  'workspaces.json': {
-    what: 'The workspace list',
-    until: 'No new list is made and nothing is added to it until you choose; your workspaces\' folders are still in the browser\'s storage.',
-    fresh: 'Set it aside and start a new list',
-  },
-  'settings.json': {
-    what: 'Your settings',
-    until: 'Until you choose, workspaces show no provider and default settings, and changed settings are not saved.',
-    fresh: 'Set it aside and start new settings',
-  },
-};
-
-/**
- * A damaged settings or workspace-list file, as found at start: said in a banner that stays,
- * with a way to download the file as it is or set it aside (kept under another name in the
- * browser's storage) so that a new one can be written. Nothing is overwritten until then.
- * @param {Banners} banners
- * @param {ConfigProblem[]} problems
- * @param {{download: (file: string) => Promise<Uint8Array>, setAside: (file: string) => Promise<string>}} actions
- */
-export function noticeConfigDamage(banners, problems, actions) {
-  for (const p of problems) {
-    const about = STATE_FILES[p.file] ?? { what: `The file ${p.file}`, until: 'It is not changed until you choose.', fresh: 'Set it aside' };
-    const id = `damaged-${p.file}`;
-    const text = `${about.what} could not be read: ${p.path} in the browser's storage is damaged (${p.reason}). It was not changed. ${about.until}`;
-    const review = async () => {
-      const choice = await choiceDialog({
-        title: `${about.what} is damaged`,
-        message: `${text} Download a copy to keep or repair it (${p.size} bytes), or set it aside: it stays in the browser's storage under another name and Clawser starts a new one.`,
-        choices: [{ value: 'download', label: 'Download a copy' }, { value: 'aside', label: about.fresh }],
-      });
-      if (choice === 'download') {
-        const bytes = await actions.download(p.file);
-        downloadBlob(new Blob([/** @type {BlobPart} */ (bytes)], { type: 'application/json' }), `clawser-damaged-${p.file}`);
-      } else if (choice === 'aside') {
-        const aside = await actions.setAside(p.file);
-        banners.show(id, `${about.what} was set aside (kept as ${aside}) and a new one started.`, { kind: 'info' });
-      }
-    };
-    banners.show(id, text, { kind: 'warn', dismissible: false, action: { label: 'Review…', run: () => { review().catch((err) => noticeUnsaved(banners, err, { always: true })); } } });
-  }
 }
 
 /**

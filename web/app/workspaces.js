@@ -6,6 +6,10 @@ import { STATE_FOLDER } from '../storage/state-folder.js';
 const WORKSPACE_ID = /^[A-Za-z0-9_-]+$/;
 const WorkspaceSchema = z.object({ id: z.string().regex(WORKSPACE_ID), name: z.string(), createdAt: z.number(), lastUsedAt: z.number().optional() });
 const ListSchema = z.array(WorkspaceSchema);
+/** The workspaces being deleted. */
+const IdsSchema = z.array(z.string().regex(WORKSPACE_ID));
+/** The stored list's and deletes' shapes (what a file holding them is checked against). */
+export const WORKSPACE_LIST_SCHEMAS = { list: ListSchema, deleting: IdsSchema };
 /** @typedef {z.infer<typeof WorkspaceSchema>} Workspace */
 
 export const WORKSPACES_KEY = 'clawser_workspaces';
@@ -64,8 +68,12 @@ const folderOf = (id) => `clawser_workspaces/${id}`;
  * `list()` is empty, changes are refused, and `unlisted()` finds the folders it no longer names.
  */
 export class WorkspaceStore {
-  /** @param {{config: ConfigStore & {damageOf?: (key: string) => {reason: string} | null}, fs: FileSystem, onDelete?: (id: string) => void}} deps */
+  /**
+   * @param {{config: ConfigStore & {damageOf?: (key: string) => {reason: string} | null}, fs: FileSystem, onDelete?: (id: string) => void,
+   *   lock?: <T>(name: string, fn: () => Promise<T>) => Promise<T>}} deps lock: the cross-tab lock (Web Locks) a delete holds while its files go
+   */
   constructor(deps) {
+    this.deps = deps;
     this.config = deps.config;
     this.fs = deps.fs;
     this.onDelete = deps.onDelete;
@@ -89,13 +97,12 @@ export class WorkspaceStore {
   /** Refuses a change while the stored list is damaged (it would be written over). */
   #writable() {
     const d = this.damage();
-    if (d) throw new WorkspaceListError(`The workspace list in the browser's storage is damaged (${d.reason}), so it was not changed. Download it or set it aside first (see the notice at the top).`);
+    if (d) throw new WorkspaceListError(`The workspace list in the browser's storage is damaged (${d.reason}), so it was not changed. It is kept as it is: download it or set it aside from the notice about damaged files, then try again.`);
   }
 
   /** Workspaces being deleted (their files may still be there). @returns {string[]} */
   deleting() {
-    const parsed = z.array(z.string()).safeParse(this.config.get(DELETING_KEY, []));
-    return parsed.success ? parsed.data : [];
+    return parseIds(this.config.get(DELETING_KEY, []));
   }
 
   /**
@@ -108,7 +115,7 @@ export class WorkspaceStore {
     const ws = options.entry ? { ...options.entry, name: cleanName(options.entry.name) } : newWorkspace(name);
     await this.fs.mkdir(folderOf(ws.id));
     await this.#writeMeta(ws);
-    this.config.set(WORKSPACES_KEY, [...this.list(), ws]);
+    this.config.update(WORKSPACES_KEY, (v) => [...parseWorkspaceList(v).filter((w) => w.id !== ws.id), ws]);
     await this.config.flush();
     return ws;
   }
@@ -117,17 +124,18 @@ export class WorkspaceStore {
   touch(id) {
     if (this.damage() || !this.get(id)) return;
     const now = Date.now();
-    this.config.set(WORKSPACES_KEY, this.list().map((w) => (w.id === id ? { ...w, lastUsedAt: now } : w)));
+    this.config.update(WORKSPACES_KEY, (v) => parseWorkspaceList(v).map((w) => (w.id === id ? { ...w, lastUsedAt: now } : w)));
   }
 
   /** @param {string} id @param {string} name */
   async rename(id, name) {
     this.#writable();
     const n = cleanName(name);
-    this.config.set(WORKSPACES_KEY, this.list().map((w) => (w.id === id ? { ...w, name: n } : w)));
-    await this.config.flush();
     const ws = this.get(id);
-    if (ws) await this.#writeMeta(ws);
+    // The record first: a crash before the list is written leaves it knowing the newer name.
+    if (ws) await this.#writeMeta({ ...ws, name: n });
+    this.config.update(WORKSPACES_KEY, (v) => parseWorkspaceList(v).map((w) => (w.id === id ? { ...w, name: n } : w)));
+    await this.config.flush();
   }
 
   /** Makes the folder of a workspace listed without one. @param {string} id */
@@ -136,16 +144,17 @@ export class WorkspaceStore {
   }
 
   /**
-   * Deletes the workspace's files, conversations and settings: off the list first (stored
-   * before any file goes), then its files; an interrupted delete is finished by `finishDeletes`.
+   * Deletes the workspace's files, conversations and settings: off the list first (stored,
+   * with a note that it is being deleted, in one write before any file goes), then its files;
+   * a delete a crash or a closed tab interrupted is finished by `finishDeletes`.
    * @param {string} id
    */
   async delete(id) {
     this.#writable();
-    this.config.set(WORKSPACES_KEY, this.list().filter((w) => w.id !== id));
-    this.config.set(DELETING_KEY, [...new Set([...this.deleting(), id])]);
+    this.config.update(WORKSPACES_KEY, (v) => parseWorkspaceList(v).filter((w) => w.id !== id));
+    this.config.update(DELETING_KEY, (v) => [...new Set([...parseIds(v), id])]);
     await this.config.flush();
-    await this.#removeFiles(id);
+    await this.#lock(() => this.#removeFiles(id));
   }
 
   /** @param {string} id */
@@ -154,15 +163,29 @@ export class WorkspaceStore {
     forgetWorkspaceConfig(this.config, id);
     await this.fs.delete(folderOf(id));
     await this.fs.delete(metaPath(id));
-    this.config.set(DELETING_KEY, this.deleting().filter((d) => d !== id));
+    this.config.update(DELETING_KEY, (v) => {
+      const rest = parseIds(v).filter((d) => d !== id);
+      return rest.length ? rest : undefined;
+    });
     await this.config.flush();
   }
 
-  /** Finishes the deletes a crash or a closed tab interrupted; resolves to how many. */
+  /**
+   * Finishes the deletes a crash or a closed tab interrupted (one running in another tab is
+   * waited for: deletes hold the cross-tab lock); resolves to how many.
+   */
   async finishDeletes() {
-    const ids = this.deleting().filter((id) => !this.get(id));
-    for (const id of ids) await this.#removeFiles(id);
-    return ids.length;
+    if (this.damage() || this.deleting().length === 0) return 0;
+    return this.#lock(async () => {
+      const ids = this.deleting().filter((id) => !this.get(id));
+      for (const id of ids) await this.#removeFiles(id);
+      return ids.length;
+    });
+  }
+
+  /** @template T @param {() => Promise<T>} fn @returns {Promise<T>} */
+  #lock(fn) {
+    return this.deps.lock ? this.deps.lock('workspace-deletes', fn) : fn();
   }
 
   /** @param {Workspace} ws */
@@ -211,22 +234,32 @@ export class WorkspaceStore {
     const now = Date.now();
     const added = found.filter((f) => !listed.has(f.id)).map((f, i) => ({ id: f.id, name: cleanName(f.name ?? `Recovered workspace ${i + 1}`), createdAt: f.createdAt ?? now }));
     if (!added.length) return [];
-    this.config.set(WORKSPACES_KEY, [...this.list(), ...added]);
-    await this.config.flush();
     for (const ws of added) await this.#writeMeta(ws);
+    this.config.update(WORKSPACES_KEY, (v) => {
+      const list = parseWorkspaceList(v);
+      const there = new Set(list.map((w) => w.id));
+      return [...list, ...added.filter((w) => !there.has(w.id))];
+    });
+    await this.config.flush();
     return added;
   }
 }
 
-/** A change to the workspace list refused because the stored list is damaged. */
+/** A change to the workspace list refused because the stored list is damaged (code `damaged`, as DamagedFileError: the same notice covers it). */
 export class WorkspaceListError extends Error {
   /** @param {string} message */
   constructor(message) {
     super(message);
     this.name = 'WorkspaceListError';
-    this.code = 'list_damaged';
+    this.code = 'damaged';
   }
 }
+
+/** @param {unknown} v @returns {string[]} */
+const parseIds = (v) => {
+  const parsed = IdsSchema.safeParse(v ?? []);
+  return parsed.success ? parsed.data : [];
+};
 
 const MetaSchema = z.object({ id: z.string(), name: z.string().min(1), createdAt: z.number() });
 

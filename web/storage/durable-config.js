@@ -3,6 +3,8 @@
 import { z } from 'zod';
 import { readFiles } from './read-files.js';
 import { readTextIfExists } from './file-helpers.js';
+import { readJson, asidePath, DamagedFileError, SET_ASIDE_HINT } from './damage.js';
+import { StorageError } from './errors.js';
 import { STATE_FOLDER } from './state-folder.js';
 
 export { STATE_FOLDER };
@@ -18,18 +20,37 @@ const FileSchema = z.object({
   entries: z.record(z.string().startsWith(PREFIX), z.string()),
 });
 /** @typedef {z.infer<typeof FileSchema>} ConfigFile */
+/**
+ * A change not yet written: the value this tab sees now (`raw`; null: removed), made from `from`
+ * (a value set here; undefined: what is stored) by the `steps` of `update` calls since.
+ * @typedef {{raw: string | null, from?: string | null, steps: Array<(raw: string | undefined) => string | null>}} PendingOp
+ */
+
+/** The value a change gives, made on `stored` (what the file holds now). @param {PendingOp} op @param {string | undefined} stored */
+function valueOf(op, stored) {
+  /** @type {string | null | undefined} */
+  let raw = op.from === undefined ? stored : op.from;
+  for (const step of op.steps) raw = step(raw ?? undefined);
+  return raw ?? null;
+}
 
 const MessageSchema = z.union([
   z.object({ file: z.string(), seq: z.number().int().positive(), changes: z.array(z.tuple([z.string().startsWith(PREFIX), z.string().nullable()])) }),
   z.object({ file: z.string(), reload: z.literal(true) }),
 ]);
 
-/** What is wrong with one of the files, as found (nothing of it is overwritten until the user chooses). */
-/** @typedef {{file: string, path: string, reason: string, size: number}} ConfigProblem */
+/**
+ * What is wrong with one of the files, as found (nothing of it is overwritten until the user
+ * chooses): `reason` in the words of web/storage/damage.js ("cut short: …", "not in the expected shape …").
+ * @typedef {{file: string, path: string, reason: string, size: number}} ConfigProblem
+ */
 
-/** A change refused or not saved because of the state of the files, with a stable `code`. */
+/**
+ * A key that is not Clawser's (`invalid_key`), or a file set aside that is not damaged
+ * (`not_damaged`). A change not saved because its file is damaged is a DamagedFileError (code `damaged`).
+ */
 export class ConfigError extends Error {
-  /** @param {'damaged' | 'invalid_key' | 'not_damaged'} code @param {string} message @param {{cause?: unknown}} [options] */
+  /** @param {'invalid_key' | 'not_damaged'} code @param {string} message @param {{cause?: unknown}} [options] */
   constructor(code, message, options) {
     super(message, options);
     this.name = 'ConfigError';
@@ -37,27 +58,23 @@ export class ConfigError extends Error {
   }
 }
 
-/** @param {unknown} err */
-const messageOf = (err) => /** @type {Error} */ (err)?.message ?? String(err);
-
 /**
  * Reads one config file's text: its entries, or what is wrong with it.
  * @param {string} text
  * @returns {{ok: true, doc: ConfigFile} | {ok: false, reason: string}}
  */
 export function parseConfigFile(text) {
-  let raw;
+  const read = readJson(text, FileSchema);
+  return read.ok ? { ok: true, doc: read.value } : { ok: false, reason: read.problem };
+}
+
+/** @template T @param {string} raw @param {T} fallback @returns {unknown | T} */
+function parseOr(raw, fallback) {
   try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    return { ok: false, reason: `it is not valid JSON (${messageOf(err)})` };
+    return JSON.parse(raw);
+  } catch {
+    return fallback;
   }
-  const parsed = FileSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return { ok: false, reason: `it does not have the expected shape (${issue ? `${issue.path.join('.') || 'value'}: ${issue.message}` : 'unknown problem'})` };
-  }
-  return { ok: true, doc: parsed.data };
 }
 
 /** @param {number} seq @param {Record<string, string>} entries @returns {string} */
@@ -77,6 +94,8 @@ const serialize = (seq, entries) => JSON.stringify({ format: FORMAT, version: 1,
  * @property {(key: string) => boolean} [ignoreLegacy] keys of `cache` that are neither migrated nor removed (hints of their own)
  * @property {() => void} [writable] throws when nothing may be written now (a backup is being restored in another tab)
  * @property {(err: unknown) => void} [onError] a change that could not be saved in the background
+ * @property {(file: string, entries: Record<string, string>) => string | null} [check] what is wrong with a file's
+ *   values (e.g. a workspace list of the wrong shape), or null: such a file counts as damaged, like one that is not JSON
  */
 
 /**
@@ -101,7 +120,7 @@ const serialize = (seq, entries) => JSON.stringify({ format: FORMAT, version: 1,
 export class DurableConfig {
   /** @type {Map<string, string>} what the files held when last read or written (key → raw JSON) */
   #base = new Map();
-  /** @type {Map<string, {raw: string | null}>} changes not yet written (null: removed) */
+  /** Changes not yet written, by key. @type {Map<string, PendingOp>} */
   #pending = new Map();
   /** @type {Map<string, number>} each file's sequence number, as last read or written */
   #seq = new Map();
@@ -153,7 +172,7 @@ export class DurableConfig {
         // Not moved (storage full…): this page works from localStorage's values, which stay
         // there, and writes them with its next change.
         reconcile = false;
-        for (const [key, raw] of this.#legacy()) this.#pending.set(key, { raw });
+        for (const [key, raw] of this.#legacy()) this.#pending.set(key, { raw, from: raw, steps: [] });
         this.options.onError?.(err);
       }
     }
@@ -179,7 +198,7 @@ export class DurableConfig {
    * @param {string} file @param {string | null} text @param {{ifNewer?: boolean}} [options]
    */
   #adopt(file, text, { ifNewer = false } = {}) {
-    const parsed = text === null ? null : parseConfigFile(text);
+    const parsed = text === null ? null : this.#parse(file, text);
     if (parsed?.ok === false) {
       this.#take(file, 0, {});
       this.#damage.set(file, { file, path: this.pathOf(file), reason: parsed.reason, size: new TextEncoder().encode(/** @type {string} */ (text)).length });
@@ -188,6 +207,13 @@ export class DurableConfig {
     const seq = parsed ? parsed.doc.seq : 0;
     if (ifNewer && seq < (this.#seq.get(file) ?? 0)) return;
     this.#take(file, seq, parsed ? parsed.doc.entries : {});
+  }
+
+  /** A file's text read, its values checked. @param {string} file @param {string} text @returns {ReturnType<typeof parseConfigFile>} */
+  #parse(file, text) {
+    const parsed = parseConfigFile(text);
+    const problem = parsed.ok ? this.options.check?.(file, parsed.doc.entries) : null;
+    return problem ? { ok: false, reason: problem } : parsed;
   }
 
   /** This tab's view of a file: stored at `seq`, with these entries, not damaged. @param {string} file @param {number} seq @param {Record<string, string>} entries */
@@ -226,7 +252,7 @@ export class DurableConfig {
     for (const [file, entries] of byFile) {
       const back = parseConfigFile((await readTextIfExists(this.fs, this.pathOf(file))) ?? '');
       if (!back.ok || JSON.stringify(back.doc.entries) !== JSON.stringify(entries)) {
-        throw new ConfigError('damaged', `Your settings could not be moved into the browser's file storage (${this.pathOf(file)} did not read back the same); they stay where they were. Reload Clawser to try again.`);
+        throw new StorageError('io', `Your settings could not be moved into the browser's file storage (${this.pathOf(file)} did not read back the same); they stay where they were. Reload Clawser to try again.`);
       }
     }
     return count;
@@ -274,12 +300,7 @@ export class DurableConfig {
    */
   get(key, fallback) {
     const raw = this.#raw(this.#check(key));
-    if (raw === undefined) return fallback;
-    try {
-      return JSON.parse(raw);
-    } catch {
-      return fallback;
-    }
+    return raw === undefined ? fallback : parseOr(raw, fallback);
   }
 
   /** @param {string} key @param {unknown} value */
@@ -289,19 +310,46 @@ export class DurableConfig {
 
   /** Stores raw JSON text as it is (a restore). @param {string} key @param {string} raw */
   setRaw(key, raw) {
-    this.#change(this.#check(key), raw);
+    this.#change(this.#check(key), { raw, from: raw, steps: [] });
   }
 
   /** @param {string} key */
   remove(key) {
     if (this.#raw(this.#check(key)) === undefined && !this.#pending.has(key)) return;
-    this.#change(key, null);
+    this.#change(key, { raw: null, from: null, steps: [] });
   }
 
-  /** @param {string} key @param {string | null} raw */
-  #change(key, raw) {
-    this.#pending.set(key, { raw });
+  /**
+   * Changes a value from what it is: `fn` gets the current value (undefined when missing or
+   * unreadable) and returns the new one (undefined: remove). Applied at once to what this tab
+   * sees, and again, when written, to what is stored then (under the cross-tab lock) — so a
+   * change another tab made meanwhile to the same key is built on, never undone (a list of
+   * workspaces two tabs add to keeps both).
+   * @param {string} key @param {(value: unknown) => unknown} fn
+   */
+  update(key, fn) {
+    this.#check(key);
+    /** @param {string | undefined} raw */
+    const step = (raw) => {
+      const next = fn(raw === undefined ? undefined : parseOr(raw, undefined));
+      return next === undefined ? null : JSON.stringify(next);
+    };
+    const earlier = this.#pending.get(key);
+    this.#change(key, { raw: step(this.#raw(key)), ...(earlier && earlier.from !== undefined ? { from: earlier.from } : {}), steps: [...(earlier?.steps ?? []), step] });
+  }
+
+  /** @param {string} key @param {PendingOp} op */
+  #change(key, op) {
+    this.#pending.set(key, op);
     this.#schedule().catch((err) => this.options.onError?.(err));
+  }
+
+  /** Another tab changed what is stored under these keys: this tab's updates of them are made again from it. @param {Iterable<string>} keys */
+  #rebase(keys) {
+    for (const key of keys) {
+      const op = this.#pending.get(key);
+      if (op && op.from === undefined) this.#pending.set(key, { ...op, raw: valueOf(op, this.#base.get(key)) });
+    }
   }
 
   /** @param {string} prefix @returns {string[]} */
@@ -348,7 +396,7 @@ export class DurableConfig {
     if (this.#pending.size === 0) return;
     const { fileOf, lock, channel } = this.options;
     const ops = new Map(this.#pending);
-    /** @type {Map<string, Array<[string, {raw: string | null}]>>} */
+    /** @type {Map<string, Array<[string, PendingOp]>>} */
     const byFile = new Map();
     for (const [key, op] of ops) {
       const file = fileOf(key);
@@ -356,7 +404,7 @@ export class DurableConfig {
     }
     /** @type {string[]} */
     const blocked = [];
-    /** @type {Array<[string, {raw: string | null}]>} */
+    /** @type {Array<[string, PendingOp]>} */
     const written = [];
     await lock('config', async () => {
       this.options.writable?.();
@@ -375,7 +423,7 @@ export class DurableConfig {
           entries = Object.fromEntries([...this.#base].filter(([k]) => fileOf(k) === file));
           seq = Math.max(0, this.#seq.get(file) ?? 0);
         } else {
-          const parsed = parseConfigFile(text);
+          const parsed = this.#parse(file, text);
           if (!parsed.ok) {
             // Damaged since it was read: kept as it is, like a file found damaged at start.
             this.#adopt(file, text);
@@ -384,25 +432,51 @@ export class DurableConfig {
           }
           ({ entries, seq } = parsed.doc);
         }
+        /** @type {Array<[string, string | null]>} */
+        const changes = [];
         for (const [key, op] of fileOps) {
-          if (op.raw === null) delete entries[key];
-          else entries[key] = op.raw;
+          // An update is made on what is stored now: another tab's change to the key stays.
+          const raw = valueOf(op, entries[key]);
+          if (raw === null) delete entries[key];
+          else entries[key] = raw;
+          changes.push([key, raw]);
         }
         await this.fs.write(path, serialize(seq + 1, entries));
         this.#take(file, seq + 1, entries);
         written.push(...fileOps);
         try {
-          channel?.publish(TOPIC, { file, seq: seq + 1, changes: fileOps.map(([key, op]) => [key, op.raw]) });
+          channel?.publish(TOPIC, { file, seq: seq + 1, changes });
         } catch {
           // No other tab to tell (a closed channel).
         }
       }
     });
-    for (const [key, op] of written) if (this.#pending.get(key) === op) this.#pending.delete(key);
+    for (const [key, op] of written) this.#settle(key, op);
+    this.#rebase(written.map(([key]) => key));
     this.#cacheWritten(written.map(([key]) => key));
     if (blocked.length) {
-      throw new ConfigError('damaged', `${blocked.map((f) => this.#describe(f)).join(' ')} This change was kept for now but not saved: download or set the damaged file aside first (see the notice at the top).`);
+      const first = this.#damage.get(blocked[0]);
+      throw new DamagedFileError(`${blocked.map((f) => this.#describe(f)).join(' ')} The change is kept in this tab but not saved. ${SET_ASIDE_HINT}`, { what: first?.path ?? blocked[0], problem: first?.reason ?? '' });
     }
+  }
+
+  /**
+   * `op` is stored: it leaves the pending changes — and so do its steps from a later change
+   * of the same key built on it (made meanwhile), whose other steps stay, to be made on what is stored now.
+   * @param {string} key @param {PendingOp} op
+   */
+  #settle(key, op) {
+    const now = this.#pending.get(key);
+    if (!now) return;
+    if (now === op) {
+      this.#pending.delete(key);
+      return;
+    }
+    const builtOn = now.from === op.from && op.steps.every((step, i) => now.steps[i] === step);
+    if (!builtOn) return;
+    const rest = now.steps.slice(op.steps.length);
+    if (rest.length === 0) this.#pending.delete(key);
+    else this.#pending.set(key, { raw: now.raw, steps: rest });
   }
 
   /** @param {string} file */
@@ -451,6 +525,7 @@ export class DurableConfig {
       if (raw === null) this.#base.delete(key);
       else this.#base.set(key, raw);
     }
+    this.#rebase(m.changes.map(([key]) => key));
     this.#emit(m.changes.map(([key]) => key));
   }
 
@@ -459,7 +534,9 @@ export class DurableConfig {
     try {
       const text = await readTextIfExists(this.fs, this.pathOf(file));
       this.#adopt(file, text, { ifNewer: true });
-      this.#emit(this.entries().map(([k]) => k).filter((k) => this.options.fileOf(k) === file));
+      const keys = [...new Set([...this.#base.keys(), ...this.#pending.keys()])].filter((k) => this.options.fileOf(k) === file);
+      this.#rebase(keys);
+      this.#emit(keys);
     } catch (err) {
       this.options.onError?.(err);
     }
@@ -498,18 +575,18 @@ export class DurableConfig {
   }
 
   /**
-   * Moves a damaged file aside (its bytes kept, as `<name>.damaged-<time>` beside it) and writes
+   * Moves a damaged file aside (its bytes kept, as `<name>.damaged-<time>.json` beside it) and writes
    * a new one from the changes made since; other tabs read it afresh. Resolves to where the
    * damaged bytes are now.
    * @param {string} file
    * @returns {Promise<string>}
    */
   async setAside(file) {
-    const aside = `${this.pathOf(file)}.damaged-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    const aside = asidePath(this.pathOf(file));
     await this.options.lock('config', async () => {
       this.options.writable?.();
       const text = await readTextIfExists(this.fs, this.pathOf(file));
-      if (text === null || parseConfigFile(text).ok) {
+      if (text === null || this.#parse(file, text).ok) {
         // Another tab set it aside (or repaired it) meanwhile: take what is there now.
         this.#adopt(file, text);
         throw new ConfigError('not_damaged', `${this.pathOf(file)} is not damaged (any more); nothing was moved.`);

@@ -82,6 +82,13 @@ export class LocalConfig {
     }
   }
 
+  /** Changes a value from what it is (undefined: missing, or returned to remove it). @param {string} key @param {(value: unknown) => unknown} fn */
+  update(key, fn) {
+    const next = fn(this.get(key, undefined));
+    if (next === undefined) this.remove(key);
+    else this.set(key, next);
+  }
+
   /** Written as set (localStorage has no later write to wait for). @returns {Promise<void>} */
   flush() {
     return Promise.resolve();

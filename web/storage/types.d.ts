@@ -91,6 +91,12 @@ export interface ConfigStore {
   entries(): Array<[string, string]>;
   /** Stores raw JSON text as it is. */
   setRaw(key: string, raw: string): void;
+  /**
+   * Changes a value from what it is (`fn` gets undefined when missing; returns undefined to
+   * remove it). DurableConfig makes the change again on what is stored when it writes, so a
+   * change another tab made meanwhile is built on, never undone.
+   */
+  update(key: string, fn: (value: unknown) => unknown): void;
   /** Resolves once the changes made before the call are stored; rejects with why not. */
   flush(): Promise<void>;
 }
