@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writePrecacheManifest } from './build-manifest.mjs';
 import { writeIndexHtml } from './index-html.mjs';
+import { patchJustBash } from './just-bash-patches.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const vendorDir = join(root, 'web', 'vendor');
@@ -86,7 +87,7 @@ const packages = [
     specifier: 'just-bash',
     file: 'just-bash.js',
     entry: "export * from 'just-bash/browser';",
-    options: { alias: { 'node:zlib': './scripts/shims/node-zlib.mjs' }, plugins: [patchJustBashByteStrings()] },
+    options: { alias: { 'node:zlib': './scripts/shims/node-zlib.mjs' }, plugins: [patchJustBash()] },
   },
   // tar archives for the shell's `tar` (just-bash's browser build has none).
   { specifier: 'modern-tar', file: 'modern-tar.js', entry: "export { packTar, unpackTar } from 'modern-tar';" },
@@ -143,29 +144,6 @@ function patchXtermStyles() {
         const styles = source.split('.createElement("style")').length - 1;
         if (styles < 2 || !source.includes(attr)) throw new Error(`xterm's styling changed; update patchXtermStyles in scripts/vendor.mjs (${args.path})`);
         return { contents: source.replaceAll('.createElement("style")', '.createElement("clawser-css")').replace(attr, 't.style.cssText+=`${e};`'), loader: 'js' };
-      });
-    },
-  };
-}
-
-/**
- * just-bash turns bytes into its "byte strings" (one char per byte) a character at a time
- * (`s += String.fromCharCode(b[i])`), at every pipe and file read: the main cost of a pipeline
- * over megabytes in the page. The same strings are built from 32 KB slices instead. Vendoring
- * fails loudly if the two loops are not found (e.g. after an update).
- * @returns {import('esbuild').Plugin}
- */
-function patchJustBashByteStrings() {
-  const loop = /for\(let (\w+)=0;\1<(\w+)\.length;\1\+\+\)(\w+)\+=String\.fromCharCode\(\2\[\1\]\);return \3/g;
-  const helper = 'function __clawserLatin1(b){const p=[];for(let i=0;i<b.length;i+=32768)p.push(String.fromCharCode.apply(null,b.subarray(i,i+32768)));return p.join("")}\n';
-  return {
-    name: 'patch-just-bash-byte-strings',
-    setup(b) {
-      b.onLoad({ filter: /just-bash[\\/]dist[\\/]bundle[\\/]browser\.js$/ }, async (args) => {
-        const source = await readFile(args.path, 'utf8');
-        const found = source.match(loop)?.length ?? 0;
-        if (found !== 2) throw new Error(`just-bash's byte-string loops changed (${found} found); update patchJustBashByteStrings in scripts/vendor.mjs (${args.path})`);
-        return { contents: helper + source.replace(loop, 'return $3+__clawserLatin1($2)'), loader: 'js' };
       });
     },
   };

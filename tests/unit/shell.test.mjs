@@ -464,7 +464,8 @@ test('the agent’s shell: hidden folders stay out of find and du, git and curl 
   await fs.write('.memory/entries.jsonl', '{}\n');
   const r = runner();
   const found = await r.run({ id: '1', name: 'shell', arguments: { command: 'grep -rl TODO .; du -s . > /dev/null && echo du-ok; ls -a' } });
-  assert.match(found.output, /^exit code: 0\nstdout:\nnotes\/a\.md\ndu-ok\n\.\n\.\.\nnotes\n/);
+  // grep -r names files from the operand, as GNU's does (issue 32 §8): ./notes/a.md
+  assert.match(found.output, /^exit code: 0\nstdout:\n\.\/notes\/a\.md\ndu-ok\n\.\n\.\.\nnotes\n/);
   const sneaky = await r.run({ id: '2', name: 'shell', arguments: { command: 'x[$(rm notes/a.md)]=1' } });
   assert.equal(sneaky.blocked?.kind, 'autonomy', 'hidden code makes it a write: refused at read-only');
   assert.equal(await fs.readText('notes/a.md'), 'TODO a\n');

@@ -455,10 +455,11 @@ test('skill ZIP guards: too many entries or too many bytes once inflated refuse 
   /** @type {Record<string, Uint8Array>} */
   const many = { 'x/SKILL.md': strToU8(md('name: x\ndescription: d')) };
   for (let i = 0; i < 5001; i++) many[`x/assets/${i}.txt`] = strToU8('a');
-  assert.throws(() => skillsFromZip(zipSync(many, { level: 0 }), 'x.zip'), /more than 5000 entries/);
+  assert.throws(() => skillsFromZip(zipSync(many, { level: 0 }), 'x.zip'), /more than 5,000 entries/);
   const bomb = zipSync({ 'x/SKILL.md': strToU8(md('name: x\ndescription: d')), 'x/assets/zeros.bin': new Uint8Array(21 * 1024 * 1024) }, { level: 9 });
   assert.ok(bomb.length < 1024 * 1024, 'control: small on disk');
-  assert.throws(() => skillsFromZip(bomb, 'x.zip'), /expands to more than 20 MB/);
+  // The shared archive limits (issue 32 §5): 21 MB from a few KB passes the ratio before the 20 MB a file.
+  assert.throws(() => skillsFromZip(bomb, 'x.zip'), /expands to more than (20 MB|100 times its size)/);
 });
 
 test('the prompt\'s skill list: a description cannot close or open a tag of the prompt', () => {

@@ -1,6 +1,7 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
 /** @import { ConfigStore, SecretSealer, BackupLimits, BackupManifest } from './types.d.ts' */
-import { strToU8, zipSync } from 'fflate';
+import { deflateSync, strToU8, zipSync } from 'fflate';
+import { ARCHIVE_LIMITS } from '../files/archive-limits.js';
 import { LocalConfig } from '../storage/local-config.js';
 import { BACKUP_FORMAT, BACKUP_VERSION, BACKUP_LIMITS, PREFIX, FILES, RESERVED, BackupError, isSealed, mb, parseJson, sha256, join } from './common.js';
 import { sealSecrets } from './crypto.js';
@@ -110,7 +111,29 @@ export async function createBackup({ fs, config, secrets, passphrase, appVersion
   };
   if (secretsBytes) zip['secrets.json'] = secretsBytes;
   for (const data of Object.values(zip)) count(data.length);
-  return zipSync({ ...zip, ...fileEntries }, { level: 6, mtime: now });
+  return restorableZip({ ...zip, ...fileEntries }, now);
+}
+
+/**
+ * The backup's ZIP, which readBackup must accept: the shared archive limits refuse an archive
+ * that expands to more than 100 times its size (a zip bomb), and a workspace of very repetitive
+ * data (a disk image of zeros) compresses like one. Then its densest files are stored
+ * uncompressed (and, if that is not enough, every file), so every backup Clawser makes restores.
+ * @param {Record<string, Uint8Array>} entries @param {Date} mtime
+ */
+function restorableZip(entries, mtime) {
+  const total = Object.values(entries).reduce((n, d) => n + d.length, 0);
+  const fits = (/** @type {Uint8Array} */ zip) => total <= Math.max(ARCHIVE_LIMITS.ratioFreeBytes, ARCHIVE_LIMITS.maxRatio * zip.length);
+  const zip = zipSync(entries, { level: 6, mtime });
+  if (fits(zip)) return zip;
+  /** @type {import('fflate').Zippable} */
+  const stored = {};
+  for (const [name, data] of Object.entries(entries)) {
+    const dense = data.length > 1024 * 1024 && data.length > (ARCHIVE_LIMITS.maxRatio / 2) * deflateSync(data, { level: 1 }).length;
+    stored[name] = dense ? [data, { level: 0 }] : data;
+  }
+  const lighter = zipSync(stored, { level: 6, mtime });
+  return fits(lighter) ? lighter : zipSync(entries, { level: 0, mtime });
 }
 
 /**

@@ -1,8 +1,9 @@
 /** @import { BackupLimits, BackupManifest, BackupContents } from './types.d.ts' */
-import { Unzip, UnzipInflate, strFromU8 } from 'fflate';
+import { strFromU8 } from 'fflate';
+import { ArchiveFormatError, ArchiveLimitError, expandZip } from '../files/archive-limits.js';
 import { z } from 'zod';
 import { normalizePathForCheck } from '../safety/tool-call-validator.js';
-import { BACKUP_FORMAT, BACKUP_VERSION, BACKUP_LIMITS, PREFIX, FILES, RESERVED, BackupError, corrupt, isSealed, mb, parseJson, sha256, concat, issueText } from './common.js';
+import { BACKUP_FORMAT, BACKUP_VERSION, BACKUP_LIMITS, PREFIX, FILES, RESERVED, BackupError, corrupt, isSealed, parseJson, sha256, issueText } from './common.js';
 import { openSecrets, SealedSchema } from './crypto.js';
 
 /** Reading a backup and checking all of it, before anything is touched. */
@@ -79,58 +80,39 @@ export async function readBackup(bytes, { passphrase, ignoreSecrets = false, lim
 }
 
 /**
- * All entries of a ZIP within limits (sizes counted while inflating: headers can lie),
- * mirroring web/files/zip.js, which cannot be reused because it leaves out dot folders.
+ * All entries of a ZIP within the shared archive limits (web/files/archive-limits.js: the ratio
+ * and its message as everywhere; a backup's own entry count and total, which hold a whole
+ * device's data), before anything is restored. Dot folders are fine here (a backup holds the
+ * app's own data); unsafe names and duplicates refuse the whole backup.
  * @param {Uint8Array} bytes @param {BackupLimits} limits
  */
 function unzip(bytes, { maxEntries, maxTotalBytes }) {
   if (!(bytes[0] === 0x50 && bytes[1] === 0x4b)) throw new BackupError('not_a_backup', 'This file is not a Clawser backup (it is not a ZIP archive). Choose a file made with "Export everything".');
+  /** @type {Set<string>} */
+  const seen = new Set();
+  /** @type {ReturnType<typeof expandZip>} */
+  let expanded;
+  try {
+    expanded = expandZip(bytes, {
+      limits: { maxEntries, maxTotalBytes, maxEntryBytes: maxTotalBytes },
+      select: (name) => {
+        const reason = unsafeReason(name);
+        if (reason) throw new BackupError('unsafe_path', `The backup contains an unsafe path "${name}" (${reason}); nothing was restored. It was not made by Clawser or was altered.`);
+        if (seen.has(name)) throw corrupt(`"${name}" appears twice`);
+        seen.add(name);
+        return true;
+      },
+    });
+  } catch (err) {
+    if (err instanceof ArchiveLimitError) throw new BackupError('too_large', err.message);
+    if (err instanceof ArchiveFormatError) throw corrupt(err.entry ? `"${err.entry}" cannot be read (${err.detail})` : `it is ${err.detail}`);
+    throw err;
+  }
+  const bad = expanded.unsupported[0];
+  if (bad) throw corrupt(`"${bad.name}" uses an ${bad.reason}`);
   /** @type {Map<string, Uint8Array>} */
   const out = new Map();
-  let count = 0;
-  let total = 0;
-  /** @type {BackupError | null} */
-  let failure = null;
-  const fail = (/** @type {BackupError} */ err) => {
-    failure ??= err;
-  };
-  const unzipper = new Unzip((file) => {
-    if (failure) return;
-    if (++count > maxEntries) return fail(new BackupError('too_large', `The backup has more than ${maxEntries} entries, more than Clawser accepts; nothing was restored.`));
-    if (file.name.endsWith('/')) return; // folder entries carry no data
-    const reason = unsafeReason(file.name);
-    if (reason) return fail(new BackupError('unsafe_path', `The backup contains an unsafe path "${file.name}" (${reason}); nothing was restored. It was not made by Clawser or was altered.`));
-    if (out.has(file.name)) return fail(corrupt(`"${file.name}" appears twice`));
-    /** @type {Uint8Array[]} */
-    const chunks = [];
-    let size = 0;
-    file.ondata = (err, chunk, final) => {
-      if (failure) return;
-      if (err) return fail(corrupt(`"${file.name}" cannot be read (${err.message})`));
-      size += chunk.length;
-      total += chunk.length;
-      if (total > maxTotalBytes) {
-        fail(new BackupError('too_large', `The backup expands to more than ${mb(maxTotalBytes)} MB, more than Clawser accepts; nothing was restored.`));
-        file.terminate();
-        return;
-      }
-      chunks.push(chunk);
-      if (final) out.set(file.name, concat(chunks, size));
-    };
-    try {
-      file.start();
-    } catch (err) {
-      fail(corrupt(`"${file.name}" uses an unsupported compression (${/** @type {Error} */ (err).message})`));
-    }
-  });
-  unzipper.register(UnzipInflate);
-  try {
-    const step = 64 * 1024; // in pieces, so a limit stops inflation early
-    for (let i = 0; i < bytes.length && !failure; i += step) unzipper.push(bytes.subarray(i, i + step), i + step >= bytes.length);
-  } catch (err) {
-    fail(corrupt(`it is not a readable ZIP archive (${/** @type {Error} */ (err).message})`));
-  }
-  if (failure) throw failure;
+  for (const e of expanded.entries) if (!e.name.endsWith('/')) out.set(e.name, e.data);
   return out;
 }
 

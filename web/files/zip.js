@@ -1,5 +1,7 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
-import { Unzip, UnzipInflate, zipSync } from 'fflate';
+/** @import { ArchiveLimits } from './archive-limits.js' */
+import { zipSync } from 'fflate';
+import { ARCHIVE_LIMITS, ArchiveFormatError, ArchiveLimitError, expandZip } from './archive-limits.js';
 import { checkPath } from '../safety/tool-call-validator.js';
 import { PROTECTED_SEGMENTS } from '../safety/tool-call-validator.js';
 
@@ -13,14 +15,8 @@ export class ZipError extends Error {
   }
 }
 
-export const ZIP_LIMITS = {
-  /** Entries in one archive. */
-  maxEntries: 10_000,
-  /** Uncompressed bytes of all entries together, counted while inflating (headers can lie). */
-  maxTotalBytes: 200 * 1024 * 1024,
-  /** Uncompressed bytes of one entry. */
-  maxEntryBytes: 100 * 1024 * 1024,
-};
+/** The limits of a ZIP import: the shared archive limits (entries, sizes, ratio). */
+export const ZIP_LIMITS = ARCHIVE_LIMITS;
 
 /**
  * Why an entry name may not be extracted, or null when it is safe: absolute paths, drive
@@ -57,77 +53,35 @@ export async function zipFolder(fs, dir) {
 }
 
 /**
- * Reads an archive within limits, without writing anything: the safe entries with their
- * bytes, and the refused ones with the reason. Throws ZipError when a limit is exceeded.
+ * Reads an archive within the shared archive limits (web/files/archive-limits.js), without
+ * writing anything: the safe entries with their bytes, and the refused ones with the reason.
+ * Throws ZipError when a limit is passed (the message every archive path gives) or the archive
+ * cannot be read.
  * @param {Uint8Array} bytes
- * @param {Partial<typeof ZIP_LIMITS>} [limits]
+ * @param {Partial<ArchiveLimits>} [limits]
  */
 export function readZip(bytes, limits = {}) {
-  const { maxEntries, maxTotalBytes, maxEntryBytes } = { ...ZIP_LIMITS, ...limits };
-  /** @type {{path: string, data: Uint8Array}[]} */
-  const entries = [];
   /** @type {{name: string, reason: string}[]} */
   const refused = [];
-  let count = 0;
-  let total = 0;
-  /** @type {ZipError | null} */
-  let failure = null;
-  const unzip = new Unzip((file) => {
-    if (failure) return;
-    if (++count > maxEntries) {
-      failure = new ZipError('too_many_entries', `The archive has more than ${maxEntries} entries; nothing was imported.`);
-      return;
-    }
-    if (file.name.endsWith('/')) return; // folders are created with their files
-    const reason = unsafeEntryReason(file.name);
-    if (reason) {
-      refused.push({ name: file.name, reason });
-      return;
-    }
-    /** @type {Uint8Array[]} */
-    const chunks = [];
-    let size = 0;
-    file.ondata = (err, chunk, final) => {
-      if (failure) return;
-      if (err) {
-        failure = new ZipError('corrupt', `The archive is damaged ("${file.name}": ${err.message}); nothing was imported.`);
-        return;
-      }
-      size += chunk.length;
-      total += chunk.length;
-      if (size > maxEntryBytes || total > maxTotalBytes) {
-        failure = new ZipError('too_large', `The archive expands to more than ${Math.round((size > maxEntryBytes ? maxEntryBytes : maxTotalBytes) / 1024 / 1024)} MB${size > maxEntryBytes ? ` in "${file.name}"` : ''}; nothing was imported.`);
-        file.terminate();
-        return;
-      }
-      chunks.push(chunk);
-      if (final) {
-        const data = new Uint8Array(size);
-        let o = 0;
-        for (const c of chunks) {
-          data.set(c, o);
-          o += c.length;
-        }
-        entries.push({ path: file.name.split('/').filter(Boolean).join('/'), data });
-      }
-    };
-    try {
-      file.start();
-    } catch (err) {
-      refused.push({ name: file.name, reason: `unsupported compression (${/** @type {Error} */ (err).message})` });
-    }
-  });
-  unzip.register(UnzipInflate);
+  /** @type {ReturnType<typeof expandZip>} */
+  let expanded;
   try {
-    // Feed in pieces so limits stop inflation early.
-    const step = 64 * 1024;
-    for (let i = 0; i < bytes.length && !failure; i += step) unzip.push(bytes.subarray(i, i + step), i + step >= bytes.length);
+    expanded = expandZip(bytes, {
+      limits,
+      select: (name) => {
+        const reason = unsafeEntryReason(name);
+        if (reason) refused.push({ name, reason });
+        return !reason;
+      },
+    });
   } catch (err) {
-    if (!failure) failure = new ZipError('corrupt', `This is not a readable ZIP archive (${/** @type {Error} */ (err).message}).`);
+    if (err instanceof ArchiveLimitError) throw new ZipError(err.code, err.message);
+    if (err instanceof ArchiveFormatError) throw new ZipError('corrupt', err.entry ? `The archive is damaged ("${err.entry}": ${err.detail}); nothing was imported.` : `This is not a readable ZIP archive (${err.detail}).`);
+    throw err;
   }
-  if (failure) throw failure;
-  if (count === 0 && bytes.length > 0 && !(bytes[0] === 0x50 && bytes[1] === 0x4b)) throw new ZipError('corrupt', 'This is not a ZIP archive.');
-  return { entries, refused };
+  if (expanded.count === 0 && bytes.length > 0 && !(bytes[0] === 0x50 && bytes[1] === 0x4b)) throw new ZipError('corrupt', 'This is not a ZIP archive.');
+  const entries = expanded.entries.filter((e) => !e.name.endsWith('/')).map((e) => ({ path: e.name.split('/').filter(Boolean).join('/'), data: e.data }));
+  return { entries, refused: [...refused, ...expanded.unsupported] };
 }
 
 /**
@@ -136,7 +90,7 @@ export function readZip(bytes, limits = {}) {
  * @param {FileSystem} fs
  * @param {string} targetDir
  * @param {Uint8Array} bytes
- * @param {Partial<typeof ZIP_LIMITS>} [limits]
+ * @param {Partial<ArchiveLimits>} [limits]
  */
 export async function importZip(fs, targetDir, bytes, limits) {
   const { entries, refused } = readZip(bytes, limits);

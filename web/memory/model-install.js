@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { Unzip, UnzipInflate } from 'fflate';
+import { ArchiveLimitError, ExpansionBudget } from '../files/archive-limits.js';
 import { DEFAULT_MODEL_ID, INSTALL_MANIFEST, MODEL_CACHE_NAME, MODEL_DIMENSIONS, REQUIRED_MODEL_FILES, defaultModelBaseUrl, modelFileUrl } from './model-files.js';
 import { offlineExplains } from '../net/offline.js';
 
@@ -419,10 +420,24 @@ export class ModelInstaller {
     /** @type {ModelInstallError | null} */
     let failure = null;
     let entries = 0;
+    // The shared archive limits (entries, the ratio, their messages); the model's files may be
+    // larger than other archives' (each has its own limit below).
+    const sizes = Object.values(MODEL_FILE_LIMITS);
+    const budget = new ExpansionBudget(zip.size, { maxEntries: ZIP_IMPORT_LIMITS.maxEntries, maxEntryBytes: Math.max(...sizes), maxTotalBytes: sizes.reduce((a, b) => a + b, 0) });
+    /** @param {unknown} err */
+    const limited = (err) => {
+      if (!(err instanceof ArchiveLimitError)) throw err;
+      failure = new ModelInstallError('too_large', err.message);
+    };
     const unzip = new Unzip((file) => {
       if (failure) return;
-      if (++entries > ZIP_IMPORT_LIMITS.maxEntries) {
-        failure = new ModelInstallError('too_large', `The archive has more than ${ZIP_IMPORT_LIMITS.maxEntries} entries; ZIP only the model folder.`);
+      entries++;
+      /** @type {ReturnType<ExpansionBudget['entry']>} */
+      let counter;
+      try {
+        counter = budget.entry(file.name);
+      } catch (err) {
+        limited(err);
         return;
       }
       const match = matchModelFile(file.name);
@@ -439,6 +454,13 @@ export class ModelInstaller {
           return;
         }
         slot.size += chunk.length;
+        try {
+          counter.add(chunk.length);
+        } catch (e) {
+          limited(e);
+          file.terminate();
+          return;
+        }
         if (slot.size > limit) {
           failure = new ModelInstallError('too_large', `"${file.name}" expands to more than ${limit} bytes; this is not the expected model.`);
           file.terminate();
@@ -462,8 +484,8 @@ export class ModelInstaller {
         const step = await reader.read();
         if (step.done) break;
         read += step.value.length;
-        // Pushed in 64 KB slices so a limit stops inflation early inside a big chunk.
-        for (let i = 0; i < step.value.length && !failure; i += 65536) unzip.push(step.value.subarray(i, i + 65536), false);
+        // Pushed in 16 KB slices so a limit stops inflation early inside a big chunk.
+        for (let i = 0; i < step.value.length && !failure; i += 16384) unzip.push(step.value.subarray(i, i + 16384), false);
         if (failure) break;
         onProgress?.({ phase: 'read', loaded: read, total: zip.size, files: [] });
       }

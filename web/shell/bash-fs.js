@@ -66,6 +66,9 @@ export function toStoragePath(path) {
   return out.join('/');
 }
 
+/** @param {string} path an absolute shell path */
+const isDevNull = (path) => path === '/dev/null' || resolveShellPath('/', path) === '/dev/null';
+
 /** @param {string} base @param {string} path */
 export function resolveShellPath(base, path) {
   const joined = path.startsWith('/') ? path : `${base.replace(/\/+$/, '')}/${path}`;
@@ -97,6 +100,25 @@ export class BashFileSystem {
      * @type {((path: string) => Promise<void> | void) | null}
      */
     this.onRead = null;
+    /**
+     * Whether a name is one of the shell's commands: such a command "is" /usr/bin/NAME and
+     * /bin/NAME wherever the workspace has no file there (see #commandFile).
+     * @type {((name: string) => boolean) | null}
+     */
+    this.isCommand = null;
+  }
+
+  /**
+   * just-bash finds a command by looking for its file under PATH (/usr/bin, /bin) and falls back
+   * to its registry only while /usr/bin does not exist; here `/` is the workspace, so a
+   * workspace's own `usr/bin/` folder would hide every command. A command's path answers
+   * stat/exists as an (empty) executable file when the workspace has nothing there, so lookups
+   * never depend on the workspace's folders; reading, listing and writing see only the workspace.
+   * @param {string} path
+   */
+  #commandFile(path) {
+    const m = /^\/(?:usr\/)?bin\/([^/]+)$/.exec(resolveShellPath('/', path));
+    return !!m && !!this.isCommand?.(m[1]);
   }
 
   /** Whether a path is in (or is) a folder this view hides. @param {string} p a storage path */
@@ -168,6 +190,7 @@ export class BashFileSystem {
     this.#ahead.clear();
     this.#listed.clear();
     this.#reads.clear();
+    this.#listings.clear();
   }
 
   /**
@@ -181,6 +204,12 @@ export class BashFileSystem {
   #listed = new Map();
   /** @type {Map<string, number>} folder → files read from it */
   #reads = new Map();
+  /**
+   * Folders listed during this line, until anything changes: a search that lists the tree twice
+   * (grep -r finding dot files, then just-bash's recursion) pays the storage once.
+   * @type {Map<string, DirentEntry[]>}
+   */
+  #listings = new Map();
 
   /** @param {string} p a storage path just read */
   #readAhead(p) {
@@ -240,6 +269,7 @@ export class BashFileSystem {
 
   /** @param {string} path */
   async readFileBuffer(path) {
+    if (isDevNull(path)) return new Uint8Array(0);
     this.#checkReadable(path, 'open');
     const p = toStoragePath(path);
     try {
@@ -291,7 +321,8 @@ export class BashFileSystem {
 
   /** @param {string} path */
   async exists(path) {
-    return !!(await this.#statOf(path).catch(() => null));
+    if (isDevNull(path)) return true;
+    return !!(await this.#statOf(path).catch(() => null)) || this.#commandFile(path);
   }
 
   /**
@@ -301,7 +332,13 @@ export class BashFileSystem {
    * @param {string} path @returns {Promise<FsStat>}
    */
   async stat(path) {
-    const stat = await this.#statOf(path);
+    // The one device the workspace has: empty to read, swallowing what is written.
+    if (isDevNull(path)) return { isFile: false, isDirectory: false, isSymbolicLink: false, mode: 0o666, size: 0, mtime: new Date(0), identity: '/dev/null' };
+    const stat = await this.#statOf(path).catch((err) => {
+      if (this.#commandFile(path)) return null;
+      throw err;
+    });
+    if (!stat && this.#commandFile(path)) return { isFile: true, isDirectory: false, isSymbolicLink: false, mode: 0o755, size: 0, mtime: new Date(0), identity: resolveShellPath('/', path) };
     if (!stat) throw new ShellFsError('ENOENT', 'stat', path);
     const isDirectory = stat.kind === 'directory';
     return { isFile: !isDirectory, isDirectory, isSymbolicLink: false, mode: isDirectory ? 0o755 : 0o644, size: stat.size, mtime: new Date(stat.mtimeMs ?? 0), identity: resolveShellPath('/', path) };
@@ -330,6 +367,11 @@ export class BashFileSystem {
     const p = toStoragePath(path);
     /** @type {import('../storage/types.d.ts').DirEntry[]} */
     let entries;
+    const known = this.#listings.get(p);
+    if (known) {
+      if (this.onRead) await this.onRead(p);
+      return known.map((e) => ({ ...e }));
+    }
     try {
       entries = await this.fs.list(p);
     } catch (err) {
@@ -343,6 +385,7 @@ export class BashFileSystem {
       .map((e) => ({ name: e.name, isFile: e.kind === 'file', isDirectory: e.kind === 'directory', isSymbolicLink: false }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     this.#listed.set(p, sorted.filter((e) => e.isFile).map((e) => (p ? `${p}/${e.name}` : e.name)));
+    this.#listings.set(p, sorted.map((e) => ({ ...e })));
     if (this.onRead) await this.onRead(p);
     return sorted;
   }

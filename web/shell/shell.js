@@ -6,6 +6,12 @@ import { ProtectedFileSystem, protectedFolderOf } from '../storage/protected-fs.
 import { BashFileSystem, ShellFsError, resolveShellPath, toStoragePath } from './bash-fs.js';
 import { fileCommands } from './commands/files.js';
 import { tarCommand } from './commands/tar.js';
+import { gzipCommands } from './commands/gzip.js';
+import { sortCommand } from './commands/sort.js';
+import { markStdinFiles, wcCommand } from './commands/wc.js';
+import { diffCommand } from './commands/diff.js';
+import { grepCommand } from './commands/grep.js';
+import { lsCommand } from './commands/ls.js';
 import { STATUS_COMMAND, YIELD_COMMAND, addLoopYields, functionChanges, isReservedName, optionsFromEnv, preambleSource, reservedDefinition } from './session.js';
 import { HIDDEN_CODE, isPlainVariable } from './read-only.js';
 
@@ -111,9 +117,18 @@ export class Shell {
       }),
       ...fileCommands(),
       tarCommand(),
+      ...gzipCommands(),
+      sortCommand(),
+      wcCommand(),
+      diffCommand(),
+      grepCommand(),
+      lsCommand(),
     ];
     /** The commands Clawser adds to just-bash's (tar, zip, realpath…), for `which`, `help` and completion. */
     this.ownCommands = hidden.map((c) => c.name).filter((n) => n !== YIELD_COMMAND && n !== STATUS_COMMAND);
+    // Command lookups never depend on the workspace's own usr/ or bin/ folders (bash-fs.js).
+    const registered = new Set([...this.registeredCommands(), YIELD_COMMAND, STATUS_COMMAND]);
+    this.fs.isCommand = (name) => registered.has(name);
     /** @type {{define: ReturnType<typeof functionChanges>} | null} the top-level line's function changes, until it ends */
     this.pending = null;
     /** @type {AstNode | null} */
@@ -161,6 +176,7 @@ export class Shell {
           this.preamble = null;
         }
         addLoopYields(script, yieldStatement);
+        markStdinFiles(script);
         return { ast };
       },
     });
@@ -199,9 +215,27 @@ export class Shell {
     this.busy = true;
     try {
       return await this.#runLine(commandLine, options);
+    } catch (err) {
+      // Whatever the interpreter lets through (a case it does not handle): an error result as
+      // bash would print it, never a rejection; the session keeps the state of the line before.
+      return this.#failed(err, 1);
     } finally {
       this.busy = false;
     }
+  }
+
+  /**
+   * The result of a line the interpreter gave up on with an error of its own.
+   * @param {unknown} err @param {number} exitCode @returns {ShellResult}
+   */
+  #failed(err, exitCode) {
+    this.pending = null;
+    this.preamble = null;
+    this.lastStatus = exitCode;
+    this.fs.invalidate();
+    let message = err instanceof Error ? err.message : String(err);
+    if (err instanceof RangeError && /call stack/i.test(message)) message = 'the line nests too deeply for this shell (maximum call stack size exceeded)';
+    return { stdout: '', stderr: `bash: ${message.replace(/^bash: /, '').replace(/\n*$/, '')}\n`, exitCode };
   }
 
   /** @param {string} commandLine @param {{signal?: AbortSignal, stdin?: string, timeoutMs?: number, addToHistory?: boolean, readOnly?: boolean}} options @returns {Promise<ShellResult>} */
@@ -212,7 +246,9 @@ export class Shell {
     try {
       script = this.parse(commandLine);
     } catch (err) {
-      if (!(err instanceof ShellSyntaxError)) throw err;
+      // just-bash rejects some arithmetic while parsing (`$((1 + 2.3))`): bash reports it when
+      // it expands the word, with status 1; anything else the parser throws is a syntax error.
+      if (!(err instanceof ShellSyntaxError)) return this.#failed(err, /arithmetic/i.test(String(/** @type {Error} */ (err)?.message)) ? 1 : 2);
       this.lastStatus = 2;
       return { stdout: '', stderr: `bash: ${err.message}\n`, exitCode: 2 };
     }
@@ -221,6 +257,8 @@ export class Shell {
       this.lastStatus = 2;
       return { stdout: '', stderr: `bash: ${reserved} is reserved: the shell runs its own hidden commands by that name\n`, exitCode: 2 };
     }
+    // Before the timer starts: nothing thrown from here on leaves a timer or listener behind.
+    this.preamble = /** @type {AstNode} */ (/** @type {unknown} */ (this.bash.transform(preambleSource(this)).ast));
     const timeoutMs = Math.min(options.timeoutMs ?? this.limits.timeoutMs, this.limits.timeoutMs);
     const controller = new AbortController();
     const onAbort = () => controller.abort(options.signal?.reason);
@@ -235,7 +273,6 @@ export class Shell {
     this.fs.invalidate();
     this.fs.readOnly = !!options.readOnly;
     this.readOnlyRun = !!options.readOnly;
-    this.preamble = /** @type {AstNode} */ (/** @type {unknown} */ (this.bash.transform(preambleSource(this)).ast));
     this.pending = null;
     /** @type {BashExecResult} */
     let result;
@@ -354,10 +391,15 @@ export class Shell {
 
   /** Every command name the shell knows (built-ins, extras, functions, aliases). */
   commandNames() {
-    const names = new Set([...BUILTINS, ...getCommandNames(), ...this.ownCommands, ...this.extraCommands, ...this.functions.keys(), ...this.aliases()]);
+    return [...new Set([...BUILTINS, ...this.registeredCommands(), ...this.functions.keys(), ...this.aliases()])].sort();
+  }
+
+  /** The commands the interpreter runs from its registry (just-bash's enabled ones, Clawser's, the extras). */
+  registeredCommands() {
+    const names = new Set([...getCommandNames(), ...this.ownCommands, ...this.extraCommands]);
     // Not enabled here (no Python, JavaScript or SQLite interpreter; curl only with a fetch).
     for (const n of [...NOT_ENABLED, 'wget', ...(this.hasFetch ? [] : ['curl'])]) if (!this.extraCommands.includes(n)) names.delete(n);
-    return [...names].sort();
+    return [...names];
   }
 }
 

@@ -1,8 +1,9 @@
 /** @import { Command, CommandContext } from 'just-bash' */
 // Commands just-bash does not have that the shell promises: `realpath`, `zip` and `unzip`
-// (with fflate, the app's zip library).
+// (with fflate, the app's zip library; unzip within the archive limits every archive path has).
 import { defineCommand } from 'just-bash';
 import { unzipSync, zipSync } from 'fflate';
+import { ArchiveFormatError, ArchiveLimitError, expandZip } from '../../files/archive-limits.js';
 import { resolveShellPath } from '../bash-fs.js';
 
 /** @param {string} stdout */
@@ -95,7 +96,26 @@ export function zipCommand() {
   });
 }
 
-/** `unzip [-l|-Z1] [-q] [-o] archive.zip [-d dir]` (existing files are replaced, as with -o). */
+/**
+ * The entries an archive lists in its central directory (names and sizes), nothing inflated.
+ * @param {Uint8Array} bytes @returns {{name: string, size: number}[]}
+ */
+function zipListing(bytes) {
+  /** @type {{name: string, size: number}[]} */
+  const names = [];
+  unzipSync(bytes, {
+    filter: (file) => {
+      names.push({ name: file.name, size: file.originalSize });
+      return false;
+    },
+  });
+  return names;
+}
+
+/**
+ * `unzip [-l|-Z1] [-q] [-o] archive.zip [-d dir]` (existing files are replaced, as with -o).
+ * The archive is expanded whole within the shared archive limits before anything is written.
+ */
 export function unzipCommand() {
   return defineCommand('unzip', async (args, ctx) => {
     const z1 = args.includes('-Z1');
@@ -104,23 +124,37 @@ export function unzipCommand() {
     if (!archive) return { stdout: '', stderr: 'usage: unzip [-l|-Z1] [-q] [-o] archive.zip [-d dir]\n', exitCode: 10 };
     const path = resolveShellPath(ctx.cwd, archive);
     if (!(await ctx.fs.exists(path))) return { stdout: '', stderr: `unzip:  cannot find or open ${archive}.\n`, exitCode: 9 };
-    /** @type {Record<string, Uint8Array>} */
-    let files;
-    try {
-      files = unzipSync(await ctx.fs.readFileBuffer(path));
-    } catch (err) {
-      return { stdout: '', stderr: `unzip: ${archive} is not a valid zip file (${/** @type {Error} */ (err).message})\n`, exitCode: 9 };
+    const bytes = await ctx.fs.readFileBuffer(path);
+    const invalid = (/** @type {unknown} */ err) => ({ stdout: '', stderr: `unzip: ${archive} is not a valid zip file (${err instanceof ArchiveFormatError ? err.detail : /** @type {Error} */ (err).message})\n`, exitCode: 9 });
+    if (z1 || flags.has('l')) {
+      /** @type {{name: string, size: number}[]} */
+      let listing;
+      try {
+        listing = zipListing(bytes);
+      } catch (err) {
+        return invalid(err);
+      }
+      if (z1) return ok(listing.map((e) => `${e.name}\n`).join(''));
+      const total = listing.reduce((n, e) => n + e.size, 0);
+      return ok(`Archive:  ${archive}\n  Length      Date    Time    Name\n---------  ---------- -----   ----\n${listing.map((e) => `${String(e.size).padStart(9)}  1980-01-01 00:00   ${e.name}\n`).join('')}---------                     -------\n${String(total).padStart(9)}                     ${listing.length} file${listing.length === 1 ? '' : 's'}\n`);
     }
-    const names = Object.keys(files);
-    if (z1) return ok(names.map((n) => `${n}\n`).join(''));
-    if (flags.has('l')) {
-      const total = names.reduce((n, k) => n + files[k].length, 0);
-      return ok(`Archive:  ${archive}\n  Length      Date    Time    Name\n---------  ---------- -----   ----\n${names.map((n) => `${String(files[n].length).padStart(9)}  1980-01-01 00:00   ${n}\n`).join('')}---------                     -------\n${String(total).padStart(9)}                     ${names.length} file${names.length === 1 ? '' : 's'}\n`);
+    /** @type {{name: string, data: Uint8Array}[]} */
+    let entries;
+    try {
+      ({ entries } = expandZip(bytes, {
+        select: (name) => {
+          if (name.split('/').includes('..') || name.startsWith('/')) throw new UnsafeEntry(name);
+          return true;
+        },
+      }));
+    } catch (err) {
+      if (err instanceof UnsafeEntry) return { stdout: '', stderr: `unzip: refusing the unsafe entry "${err.entry}"; nothing was extracted\n`, exitCode: 1 };
+      if (err instanceof ArchiveLimitError) return { stdout: '', stderr: `unzip: ${archive}: ${err.message}\n`, exitCode: 1 };
+      return invalid(err);
     }
     const dest = resolveShellPath(ctx.cwd, values.d ?? '.');
     let stdout = flags.has('q') ? '' : `Archive:  ${archive}\n`;
-    for (const name of names) {
-      if (name.split('/').includes('..') || name.startsWith('/')) return { stdout, stderr: `unzip: refusing the unsafe entry "${name}"\n`, exitCode: 1 };
+    for (const { name, data } of entries) {
       const out = resolveShellPath(dest, name);
       if (name.endsWith('/')) {
         await ctx.fs.mkdir(out, { recursive: true });
@@ -128,11 +162,20 @@ export function unzipCommand() {
         continue;
       }
       await ctx.fs.mkdir(out.slice(0, out.lastIndexOf('/')) || '/', { recursive: true });
-      await ctx.fs.writeFile(out, files[name]);
+      await ctx.fs.writeFile(out, data);
       if (!flags.has('q')) stdout += `  inflating: ${name}\n`;
     }
     return ok(stdout);
   });
+}
+
+/** An entry that would land outside the destination: the whole archive is refused. */
+class UnsafeEntry extends Error {
+  /** @param {string} entry */
+  constructor(entry) {
+    super(`unsafe entry "${entry}"`);
+    this.entry = entry;
+  }
 }
 
 /** @returns {Command[]} */

@@ -17,7 +17,7 @@ The workspace's repository (the same one as the Git panel):
   status [-s]                 changed, staged and untracked files
   add <path>... | -A | .      stage files for the next commit
   commit -m <message> [-a]    commit what is staged (-a: every change)
-  log [--oneline] [-n N] [<path>]
+  log [--oneline] [-N|-n N] [--skip=N] [--format=…|--pretty=…] [<path>]
   diff [--cached] [<path>] | diff <commit>
   branch [-d] [<name>]        list, create or delete branches
   checkout [-b] <branch>      switch branches (switch [-c] <branch> too)
@@ -73,6 +73,50 @@ export function gitCommand(repoOf, options = {}) {
       return fail(`fatal: ${/** @type {Error} */ (err)?.message ?? String(err)}`, 128);
     }
   });
+}
+
+/** git's default date (`Thu Nov 28 20:03:00 2024 +0000`; the workspace keeps no time zone). @param {number} ms */
+function gitDate(ms) {
+  const d = new Date(ms);
+  const day = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'][d.getUTCDay()];
+  const month = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][d.getUTCMonth()];
+  return `${day} ${month} ${d.getUTCDate()} ${d.toISOString().slice(11, 19)} ${d.getUTCFullYear()} +0000`;
+}
+
+/**
+ * A commit through git's --format placeholders (those a commit list has):
+ * %H %h %P %p %s %b %B %an %ae %ad %aD %at %ai %aI %ar (and %c… alike: the committer is the
+ * author here), %n and %%; anything else is kept as written.
+ * @param {string} template @param {{oid: string, message: string, author: string, email: string, timestamp: number, parents?: string[]}} c
+ */
+function formatCommit(template, c) {
+  const [subject, ...body] = c.message.split('\n');
+  const iso = new Date(c.timestamp).toISOString();
+  const ago = relative(Date.now() - c.timestamp);
+  /** @type {Record<string, string>} */
+  const fields = {
+    H: c.oid, h: c.oid.slice(0, 7), P: (c.parents ?? []).join(' '), p: (c.parents ?? []).map((p) => p.slice(0, 7)).join(' '),
+    s: subject, b: body.join('\n').replace(/^\n+/, '') ? `${body.join('\n').replace(/^\n+/, '')}\n` : '', B: `${c.message}\n`,
+    n: '\n', '%': '%',
+  };
+  for (const who of ['a', 'c']) {
+    Object.assign(fields, {
+      [`${who}n`]: c.author, [`${who}e`]: c.email, [`${who}d`]: gitDate(c.timestamp), [`${who}D`]: new Date(c.timestamp).toUTCString().replace('GMT', '+0000'),
+      [`${who}t`]: String(Math.floor(c.timestamp / 1000)), [`${who}i`]: `${iso.slice(0, 10)} ${iso.slice(11, 19)} +0000`, [`${who}I`]: `${iso.slice(0, 19)}+00:00`, [`${who}r`]: ago,
+    });
+  }
+  return template.replace(/%([ac][a-zA-Z]|[a-zA-Z%])/g, (m, key) => fields[key] ?? m);
+}
+
+/** git's relative date. @param {number} ms */
+function relative(ms) {
+  const s = Math.max(0, Math.round(ms / 1000));
+  const units = /** @type {[number, string][]} */ ([[31536000, 'year'], [2592000, 'month'], [604800, 'week'], [86400, 'day'], [3600, 'hour'], [60, 'minute'], [1, 'second']]);
+  for (const [size, name] of units) if (s >= size || size === 1) {
+    const n = Math.floor(s / size);
+    return `${n} ${name}${n === 1 ? '' : 's'} ago`;
+  }
+  return '0 seconds ago';
 }
 
 /**
@@ -160,12 +204,24 @@ async function runGit(repo, sub, args, ctx) {
       return ok(`[${current ?? 'detached HEAD'} ${oid.slice(0, 7)}] ${message.split('\n')[0]}`);
     }
     case 'log': {
-      const { opts, rest } = parseArgs(args, ['-n', '--max-count']);
-      const depth = Number(opts.get('-n') ?? opts.get('--max-count') ?? 50) || 50;
-      const log = await repo.log({ depth, ...(rest[0] ? { filepath: path(rest[0]) } : {}) });
-      if (!log.length) return fail("fatal: your current branch does not have any commits yet", 128);
-      if (opts.has('--oneline')) return ok(log.map((c) => `${c.oid.slice(0, 7)} ${c.message.split('\n')[0]}`).join('\n'));
-      return ok(log.map((c) => `commit ${c.oid}\nAuthor: ${c.author} <${c.email}>\nDate:   ${new Date(c.timestamp).toUTCString()}\n\n${c.message.split('\n').map((l) => `    ${l}`).join('\n')}\n`).join('\n'));
+      // `-3` is `-n 3`, as in git.
+      const { opts, rest } = parseArgs(args.map((a) => (/^-\d+$/.test(a) ? `-n${a.slice(1)}` : a)), ['-n', '--max-count', '--skip']);
+      const count = Number(opts.get('-n') ?? opts.get('--max-count') ?? 50) || 50;
+      const skip = Math.max(0, Number(opts.get('--skip') ?? 0) || 0);
+      const all = await repo.log({ depth: count + skip, ...(rest[0] ? { filepath: path(rest[0]) } : {}) });
+      if (!all.length) return fail("fatal: your current branch does not have any commits yet", 128);
+      const log = all.slice(skip, skip + count);
+      const pretty = String(opts.get('--format') ?? opts.get('--pretty') ?? (opts.has('--oneline') ? 'oneline-abbrev' : 'medium'));
+      if (pretty === 'oneline-abbrev') return ok(log.map((c) => `${c.oid.slice(0, 7)} ${c.message.split('\n')[0]}`).join('\n'));
+      if (pretty === 'oneline') return ok(log.map((c) => `${c.oid} ${c.message.split('\n')[0]}`).join('\n'));
+      // short, full, fuller: close enough to medium here (the author is the committer).
+      if (['medium', 'true', 'short', 'full', 'fuller'].includes(pretty)) return ok(log.map((c) => `commit ${c.oid}\nAuthor: ${c.author} <${c.email}>\nDate:   ${gitDate(c.timestamp)}\n\n${c.message.split('\n').map((l) => `    ${l}`).join('\n')}\n`).join('\n'));
+      // format: separates the entries with newlines; tformat: (and a bare --format) ends each with one.
+      const separated = pretty.startsWith('format:');
+      const template = pretty.replace(/^t?format:/, '');
+      if (!/%|^[^a-z]/.test(template) && !pretty.includes(':') && !opts.has('--format')) return fail(`fatal: invalid --pretty format: ${pretty}`, 128);
+      const entries = log.map((c) => formatCommit(template, c));
+      return { stdout: separated ? entries.join('\n') : entries.map((e) => `${e}\n`).join(''), stderr: '', exitCode: 0 };
     }
     case 'diff': {
       const { opts, rest } = parseArgs(args, []);

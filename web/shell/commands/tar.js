@@ -3,8 +3,9 @@
 // (detected when reading), over the shell's file system, with modern-tar (MIT, the archive
 // format) and fflate (gzip).
 import { defineCommand } from 'just-bash';
-import { gunzipSync, gzipSync } from 'fflate';
+import { gzipSync } from 'fflate';
 import { packTar, unpackTar } from 'modern-tar';
+import { ArchiveLimitError, ExpansionBudget, expandGzip } from '../../files/archive-limits.js';
 import { fromLatin1, latin1, resolveShellPath } from '../bash-fs.js';
 
 const USAGE = 'usage: tar -c|-x|-t [-z] [-v] [-f ARCHIVE] [-C DIR] [FILE...]\n';
@@ -122,12 +123,13 @@ export function tarCommand() {
       if (!(await ctx.fs.exists(path))) return fail(`${o.file}: Cannot open: No such file or directory`);
       bytes = await ctx.fs.readFileBuffer(path);
     }
-    // gzip is recognised by its magic bytes, with or without -z (as GNU tar does when reading).
+    // gzip is recognised by its magic bytes, with or without -z (as GNU tar does when reading),
+    // and expanded within the archive limits every archive path has (listing needs it too).
     if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
       try {
-        bytes = gunzipSync(bytes);
-      } catch {
-        return fail('the archive is not valid gzip data');
+        bytes = expandGzip(bytes, o.file ?? 'stdin', { budget: new ExpansionBudget(bytes.length) });
+      } catch (err) {
+        return fail(err instanceof ArchiveLimitError ? err.message : 'the archive is not valid gzip data');
       }
     }
     /** @type {import('modern-tar').ParsedTarEntryWithData[]} */
@@ -136,6 +138,16 @@ export function tarCommand() {
       entries = await unpackTar(bytes, { strict: true });
     } catch (err) {
       return fail(`This does not look like a tar archive (${/** @type {Error} */ (err).message})`);
+    }
+    if (o.mode === 'x') {
+      // The entries' count and sizes, before anything is written (the sizes are the tar's own).
+      const budget = new ExpansionBudget(bytes.length);
+      try {
+        for (const e of entries) budget.entry(e.header.name).add(e.data?.length ?? 0);
+      } catch (err) {
+        if (!(err instanceof ArchiveLimitError)) throw err;
+        return fail(err.message);
+      }
     }
     const wanted = (/** @type {string} */ name) => !o.paths.length || o.paths.some((p) => name === p || name === `${p}/` || name.startsWith(`${p.replace(/\/+$/, '')}/`));
     const chosen = entries.filter((e) => wanted(e.header.name));
