@@ -403,18 +403,22 @@ async function restoreScenario({ kill }) {
     if (kill) {
       const side = await watcher(first);
       await confirm.getByRole('button', { name: 'Replace everything' }).click();
-      // Killed while the current files are being moved aside (or the backup's put in place).
-      await waitInPage(side, async () => {
+      // Killed half way: a hundred of the workspace's notes moved aside already (or the backup's
+      // files being put in place).
+      await waitInPage(side, async (id) => {
         try {
           const root = await navigator.storage.getDirectory();
           const state = JSON.parse(await (await (await root.getFileHandle('.restore-state.json')).getFile()).text());
-          if (state.phase !== 'aside' && state.phase !== 'placing') return false;
-          await (await root.getDirectoryHandle('.restore-previous')).getDirectoryHandle('clawser_workspaces');
-          return true;
+          if (state.phase === 'placing') return true;
+          if (state.phase !== 'aside') return false;
+          const notes = await (await (await (await root.getDirectoryHandle('.restore-previous')).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(id)).getDirectoryHandle('notes');
+          let n = 0;
+          for await (const _ of /** @type {any} */ (notes).keys()) if (++n >= 100) return true; // any: the directory iterator is missing from TypeScript's DOM types
+          return false;
         } catch {
           return false;
         }
-      }, undefined, { what: 'the restore moving files', timeoutMs: 60_000 });
+      }, mine, { what: 'the restore half way through moving files', timeoutMs: 60_000 });
       await crash(first);
     } else {
       await Promise.all([home.waitForEvent('load'), confirm.getByRole('button', { name: 'Replace everything' }).click()]);
@@ -466,7 +470,7 @@ async function deleteScenario({ kill }) {
   const profileDir = setup.profileDir;
   try {
     // An earlier visit made the workspace and its files.
-    const made = await openWorkspace(setup.context, app.url);
+    const made = await openWorkspace(setup.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
     const mine = workspaceOf(made.url());
     const doomed = await newWorkspace(made, 'Doomed');
     await writeNotes(made, doomed, NOTES);
