@@ -132,8 +132,6 @@ export class DurableConfig {
   #chain = Promise.resolve();
   /** Messages from other tabs that arrived while loading. @type {unknown[] | null} */
   #early = [];
-  /** @type {Set<(keys: string[]) => void>} */
-  #listeners = new Set();
   #unsubscribe = () => {};
 
   /** @param {DurableConfigOptions} options */
@@ -526,7 +524,6 @@ export class DurableConfig {
       else this.#base.set(key, raw);
     }
     this.#rebase(m.changes.map(([key]) => key));
-    this.#emit(m.changes.map(([key]) => key));
   }
 
   /** @param {string} file */
@@ -536,26 +533,8 @@ export class DurableConfig {
       this.#adopt(file, text, { ifNewer: true });
       const keys = [...new Set([...this.#base.keys(), ...this.#pending.keys()])].filter((k) => this.options.fileOf(k) === file);
       this.#rebase(keys);
-      this.#emit(keys);
     } catch (err) {
       this.options.onError?.(err);
-    }
-  }
-
-  /** Calls `fn` with the keys another tab changed. @param {(keys: string[]) => void} fn */
-  subscribe(fn) {
-    this.#listeners.add(fn);
-    return () => { this.#listeners.delete(fn); };
-  }
-
-  /** @param {string[]} keys */
-  #emit(keys) {
-    for (const fn of [...this.#listeners]) {
-      try {
-        fn(keys);
-      } catch (err) {
-        this.options.onError?.(err);
-      }
     }
   }
 
