@@ -396,6 +396,8 @@ test('keyboard: from each panel\'s heading Tab reaches its controls in order, ea
     await page.getByRole('heading', { name, exact: true }).waitFor();
     await page.waitForURL(new RegExp(`/${route}$`));
     await page.waitForLoadState('networkidle');
+    // A panel still reading what it shows (the Git panel's first read of the repository) fills in later.
+    await waitInPage(page, async () => !document.querySelector('#main [aria-busy="true"]'), undefined, { what: `the ${name} panel to finish loading` });
     const walk = await walkPanel(name);
     // A walk that reached nothing would pass vacuously.
     if (!walk.visited.length) problems.push(`${name}: Tab reached no control`);

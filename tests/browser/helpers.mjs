@@ -180,7 +180,7 @@ export function writeWorkspaceFile(page, path, text) {
 
 /** Types a message into the composer and sends it. @param {import('playwright-core').Page} page @param {string} text */
 export async function sendMessage(page, text) {
-  await page.getByRole('textbox', { name: 'Message' }).fill(text);
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill(text);
   await page.getByRole('button', { name: 'Send' }).click();
 }
 

@@ -24,7 +24,7 @@ after(async () => {
   await llm?.close();
 });
 
-const message = () => page.getByRole('textbox', { name: 'Message' });
+const message = () => page.getByRole('textbox', { name: 'Message', exact: true });
 const toggle = () => page.getByRole('button', { name: 'Chat beside this panel' });
 const separator = () => page.getByRole('separator', { name: 'Resize the chat and Files' });
 /** The chat pane's share of the split, in percent. */

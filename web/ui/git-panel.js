@@ -77,6 +77,8 @@ export function GitPanel(props) {
   function render(s) {
     status.textContent = s.busy ?? s.message ?? '';
     for (const b of body.querySelectorAll('button')) /** @type {HTMLButtonElement} */ (b).disabled = !!s.busy;
+    // Assistive technology (and the keyboard walk in the tests) waits for the first read of the repository.
+    body.setAttribute('aria-busy', s.loading ? 'true' : 'false');
     if (s.loading) return;
     if (!s.isRepo) {
       clear(body).append(h('div', { class: 'card' },
