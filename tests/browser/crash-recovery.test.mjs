@@ -7,10 +7,13 @@
 // "saved", a file was written) must be there afterwards; nothing here depends on timing.
 //
 // Why localStorage was not enough (measured): Chromium writes a page's localStorage to disk about
-// 5 s after the first change of a session and from then on at most about once a minute; a kill
-// loses whatever waited in memory. The tests that change settings first wait until Chromium has
-// put a sentinel key on disk (a condition observed in the profile's files), so their changes fall
-// in that window, where versions keeping settings in localStorage lost them.
+// 5 s after the first change and then holds later changes back by rate: at most about one write a
+// minute, and fewer after many bytes (after a 2 MB value, nothing more for well over 90 s). A kill
+// loses whatever waited in memory. The tests that change settings first put a 2 MB sentinel in
+// localStorage from a page that stays open (closing the origin's last page makes Chromium write
+// at once and start afresh), wait until it is on disk (a condition observed in the profile's
+// files), and, before the kill, check that the changes under test are not on disk in localStorage
+// yet: the crash falls in the window where versions keeping settings there lost them.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -96,18 +99,24 @@ function localStorageOnDisk(profileDir) {
   }
 }
 
+/** The sentinel's size: enough bytes that Chromium writes nothing more of the origin's localStorage for minutes. */
+const SENTINEL_CHARS = 2_000_000;
+
 /**
- * Writes a sentinel key to localStorage at once, then (`committed`) waits until Chromium has put
- * it on disk: what the page writes to localStorage after that waits in memory for up to a minute.
+ * Writes a large sentinel value to localStorage at once, from a page of the origin that stays
+ * open; `committed` waits until Chromium has put it on disk: what the app writes to localStorage
+ * after that waits in memory (see the top). `notOnDisk` checks that a text the app wrote since is
+ * still only in memory, i.e. that a kill now is the crash the test means.
  * @param {Browser} browser
  */
 async function localStorageSentinel(browser) {
   const page = await watcher(browser);
   const mark = `crash-sentinel-${process.pid}-${Date.now()}`;
-  await page.evaluate((m) => localStorage.setItem(m, '1'), mark);
-  await page.close();
+  await page.evaluate(([m, n]) => localStorage.setItem(m, 'x'.repeat(n)), /** @type {[string, number]} */ ([mark, SENTINEL_CHARS]));
   return {
     committed: () => until(() => localStorageOnDisk(browser.profileDir).includes(mark), 'Chromium to write localStorage to disk', 90_000),
+    /** @param {string} text @param {string} what */
+    notOnDisk: (text, what) => assert.ok(!localStorageOnDisk(browser.profileDir).includes(text), `${what} is not on disk in localStorage before the kill (else the kill tests nothing)`),
   };
 }
 
@@ -329,6 +338,10 @@ async function streamScenario({ kill }) {
       await page.locator('.msg.assistant', { hasText: 'browser goes.' }).waitFor();
       await until(async () => (await logHolds(side, mine, 'browser goes.')) && (await turnCheckpoint(side, mine)) === 'idle', 'the reply and the end of the turn on storage');
     }
+    if (kill) {
+      sentinel.notOnDisk(second, 'the second workspace on the list');
+      sentinel.notOnDisk('test-model', 'the provider settings');
+    }
     await end(first, kill);
     const { browser, page: again } = await reopen(profileDir);
     try {
@@ -419,6 +432,7 @@ async function restoreScenario({ kill }) {
           return false;
         }
       }, mine, { what: 'the restore half way through moving files', timeoutMs: 60_000 });
+      sentinel.notOnDisk('clawser_restore_running', 'the restore\'s flag');
       await crash(first);
     } else {
       await Promise.all([home.waitForEvent('load'), confirm.getByRole('button', { name: 'Replace everything' }).click()]);
@@ -560,6 +574,10 @@ async function burstScenario({ kill }) {
       await page.getByRole('dialog').getByLabel('Workspace name').fill(`Renamed ${i}`);
       await page.getByRole('dialog').getByLabel('Workspace name').press('Enter');
       await page.getByRole('link', { name: new RegExp(`Renamed ${i}`) }).waitFor();
+    }
+    if (kill) {
+      sentinel.notOnDisk('model-4', 'the last settings saved');
+      sentinel.notOnDisk('Renamed 3', 'the last rename');
     }
     await end(first, kill);
     const { browser, page: again } = await reopen(profileDir);
@@ -786,4 +804,80 @@ test('a damaged settings file: the app opens with every workspace listed, names 
 
 test('control: the same settings intact show the provider and no notice', async () => {
   await damagedSettingsScenario({ damage: false });
+});
+
+// ---------------------------------------------------------------------------------------------
+// A workspace folder the list does not name (as a crash left it with versions that kept the list
+// in localStorage: the list lost an entry, the workspace's files stayed in storage)
+
+/**
+ * Takes a workspace off the stored list (and off localStorage's copy), straight in storage, its
+ * folder left as it is.
+ * @param {import('playwright-core').Page} page @param {string} id
+ */
+function loseFromList(page, id) {
+  return page.evaluate(async (wsId) => {
+    /** @param {string} raw */
+    const drop = (raw) => JSON.stringify(JSON.parse(raw).filter((/** @type {{id: string}} */ w) => w.id !== wsId));
+    const cached = localStorage.getItem('clawser_workspaces');
+    if (cached !== null) localStorage.setItem('clawser_workspaces', drop(cached));
+    let handle;
+    try {
+      handle = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_state')).getFileHandle('workspaces.json');
+    } catch {
+      return; // no list file (a version keeping the list in localStorage)
+    }
+    const doc = JSON.parse(await (await handle.getFile()).text());
+    doc.entries.clawser_workspaces = drop(doc.entries.clawser_workspaces);
+    const w = await handle.createWritable();
+    await w.write(JSON.stringify(doc));
+    await w.close();
+  }, id);
+}
+
+/** @param {{lose: boolean}} options */
+async function unlistedScenario({ lose }) {
+  const { profileDir, mine, second } = await twoWorkspaces();
+  const browser = await launch({ profileDir });
+  try {
+    const side = await watcher(browser);
+    if (lose) await loseFromList(side, second);
+    const page = await browser.context.newPage();
+    page.setDefaultTimeout(30_000);
+    await page.goto(`${app.url}#home`);
+    await appReady(page);
+    await stateChecked(page);
+    const offer = page.locator('.banner', { hasText: /found in the browser's storage/ });
+    if (!lose) {
+      assert.equal(await offer.count(), 0, 'nothing to offer');
+      assert.deepEqual(Object.keys(await listed(page)).sort(), [mine, second].sort());
+      return;
+    }
+    assert.deepEqual(Object.keys(await listed(page)), [mine], 'the list as stored');
+    assert.equal(await offer.count(), 1, 'the folder the list does not name is offered back');
+    assert.match(await offer.innerText(), /“Second”/, 'under the name its record knows');
+    assert.equal(await page.locator('.banner', { hasText: DAMAGE_NOTICE }).count(), 0, 'a list that lost an entry is not damaged');
+    await offer.getByRole('button', { name: 'Add it back' }).click();
+    await page.getByRole('link', { name: /Second/ }).waitFor();
+    assert.deepEqual(Object.keys(await listed(page)).sort(), [mine, second].sort(), 'listed again, as the same workspace');
+    await browser.close({ keepProfile: true });
+    // Stored: the next visit lists it and offers nothing.
+    const { browser: next, page: again } = await reopen(profileDir);
+    try {
+      assert.deepEqual(Object.keys(await listed(again)).sort(), [mine, second].sort());
+      await nothingHidden(again);
+    } finally {
+      await next.close();
+    }
+  } finally {
+    await cleanup(profileDir);
+  }
+}
+
+test('a workspace folder the list does not name is offered back under its name at start; added back, it is listed again, and stays so', async () => {
+  await unlistedScenario({ lose: true });
+});
+
+test('control: a list that names every workspace folder offers nothing', async () => {
+  await unlistedScenario({ lose: false });
 });
