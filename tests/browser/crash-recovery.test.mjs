@@ -514,6 +514,12 @@ async function deleteScenario({ kill }) {
         }
       }, doomed, { what: 'the delete under way' });
       await crash(first);
+      // The kill came before the delete was done: some of its files are still there (looked at
+      // from a page that is not the app, which would finish the delete).
+      const look = await launch({ profileDir });
+      const left = await countFiles(await watcher(look), `clawser_workspaces/${doomed}`);
+      await look.close({ keepProfile: true });
+      assert.ok(left > 0 && left < NOTES, `the kill came half way through the delete (${left} of its ${NOTES} files left)`);
     } else {
       await page.getByRole('link', { name: /Doomed/ }).waitFor({ state: 'detached' });
       await waitInPage(side, async (id) => (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(id).then(() => false, () => true), doomed, { what: 'its folder gone' });
