@@ -115,6 +115,24 @@ test('workspace folders the list does not name are found, with the name their re
   assert.deepEqual(await store.unlisted(), []);
 });
 
+test('the records of workspaces whose folder is gone (replaced by a restore) are removed; a listed workspace\'s record and an unlisted folder\'s stay (control)', async () => {
+  const { fs, start } = await durable();
+  const { store } = await start();
+  const kept = await store.create('Kept');
+  const gone = await store.create('Gone');
+  const found = await store.create('Found');
+  // A restore replaced the workspaces: Gone's folder went and the list no longer names it; Found's
+  // folder stayed but the list lost it.
+  await fs.delete(`clawser_workspaces/${gone.id}`);
+  const next = await start();
+  next.config.set('clawser_workspaces', next.store.list().filter((w) => w.id === kept.id));
+  await next.config.flush();
+  await next.store.ensureRecords();
+  const records = (await fs.list('clawser_state/workspaces')).map((e) => e.name).sort();
+  assert.deepEqual(records, [`${found.id}.json`, `${kept.id}.json`].sort());
+  assert.deepEqual((await next.store.unlisted()).map((f) => f.name), ['Found'], 'the unlisted folder keeps its name');
+});
+
 test('a damaged list is never written over: nothing is listed or created, the folders are found, and after setting it aside they come back (control: an intact list)', async () => {
   const { fs, start } = await durable();
   const { store } = await start();

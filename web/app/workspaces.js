@@ -193,10 +193,23 @@ export class WorkspaceStore {
     await this.fs.write(metaPath(ws.id), JSON.stringify({ id: ws.id, name: ws.name, createdAt: ws.createdAt }));
   }
 
-  /** Writes the record of each listed workspace that has none (after an update, or a restore). */
+  /**
+   * Writes the record of each listed workspace that has none (after an update, or a restore),
+   * and removes the records of workspaces whose folder is gone and that the list does not name
+   * (a restore replaced them). A folder is made before its record, so a workspace being created
+   * in another tab keeps its record.
+   */
   async ensureRecords() {
-    const have = new Set((await this.fs.list(`${STATE_FOLDER}/workspaces`).catch(() => [])).map((e) => e.name));
-    for (const ws of this.list()) if (!have.has(`${ws.id}.json`)) await this.#writeMeta(ws);
+    const names = (await this.fs.list(`${STATE_FOLDER}/workspaces`).catch(() => [])).map((e) => e.name);
+    const have = new Set(names);
+    const listed = this.list();
+    for (const ws of listed) if (!have.has(`${ws.id}.json`)) await this.#writeMeta(ws);
+    const known = new Set(listed.map((w) => w.id));
+    for (const name of names) {
+      const id = name.endsWith('.json') ? name.slice(0, -'.json'.length) : null;
+      if (!id || known.has(id) || !WORKSPACE_ID.test(id)) continue;
+      if (!(await this.fs.stat(folderOf(id)))) await this.fs.delete(metaPath(id));
+    }
   }
 
   /**
