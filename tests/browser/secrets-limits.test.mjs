@@ -164,13 +164,19 @@ test('two tabs racing a first seal create one master key: each unseals the other
 test('two tabs share one autonomy count per workspace: neither overwrites the other', async () => {
   const ws = `usage_${Date.now()}`;
   const tabs = [await openHome(browser.context, app.url), await openHome(browser.context, app.url)];
-  // Each tab builds its controller first (as a tab does when a turn starts), then records.
+  // Each tab builds its controller first (as a tab does when a turn starts), then records; on
+  // the settings store the app uses (stored in the browser's files, shared between tabs).
   for (const p of tabs) {
     await p.evaluate(async (w) => {
       const { AgentSettingsStore } = await import('/web/app/agent-settings.js');
-      const { LocalConfig } = await import('/web/storage/local-config.js');
+      const { openConfig } = await import('/web/app/config-files.js');
+      const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+      const { TabCoordinator } = await import('/web/agent/tabs.js');
+      const { RestoreGate } = await import('/web/agent/restore-gate.js');
       const { AutonomyController } = await import('/web/agent/autonomy.js');
-      const store = new AgentSettingsStore({ config: new LocalConfig(), secrets: /** @type {any} */ (null) });
+      const tabs = new TabCoordinator({ label: 'usage test' });
+      const config = await openConfig({ fs: new OpfsFileSystem(), tabs, gate: new RestoreGate({ channel: tabs }), onError: (err) => { throw err; } });
+      const store = new AgentSettingsStore({ config, secrets: /** @type {any} */ (null) });
       /** @type {any} */ (globalThis).__autonomy = new AutonomyController({ config: { level: 'full', maxActionsPerHour: 4, maxCostCentsPerDay: 0 }, ...store.usageStore(w) });
     }, ws);
   }
