@@ -10,8 +10,8 @@
 // 5 s after the first change and then holds later changes back by rate: at most about one write a
 // minute, and fewer after many bytes (after a 2 MB value, nothing more for well over 90 s). A kill
 // loses whatever waited in memory. The tests that change settings first put a 2 MB sentinel in
-// localStorage from a page that stays open (closing the origin's last page makes Chromium write
-// at once and start afresh), wait until it is on disk (a condition observed in the profile's
+// localStorage from a page that stays open (with that page closed, the kills did not lose what
+// main's code kept in localStorage: Chromium had written it), wait until it is on disk (a condition observed in the profile's
 // files), and, before the kill, check that the changes under test are not on disk in localStorage
 // yet: the crash falls in the window where versions keeping settings there lost them.
 import { test, before, after } from 'node:test';
