@@ -1,5 +1,5 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
-/** @import { LocalConfig } from '../storage/local-config.js' */
+/** @import { ConfigStore } from '../storage/types.d.ts' */
 /** @import { Coordination } from '../agent/types.d.ts' */
 /** @import { SkillValidation, Skill } from './format.js' */
 import { z } from 'zod';
@@ -54,7 +54,7 @@ export class SkillStore {
   #listeners = new Set();
 
   /**
-   * @param {{globalFs: FileSystem, workspaceFs: FileSystem, config: LocalConfig, workspaceId: string, coordination?: Coordination,
+   * @param {{globalFs: FileSystem, workspaceFs: FileSystem, config: ConfigStore, workspaceId: string, coordination?: Coordination,
    *   onDamage?: import('../storage/damage.js').DamageSink, onGlobalDamage?: import('../storage/damage.js').DamageSink}} deps
    *   globalFs: the global skills folder's view (`clawser_skills/`); workspaceFs: the workspace's own files (not a protected view);
    *   onDamage, onGlobalDamage: told of an installed skill (the workspace's, a global one) whose files no longer
