@@ -22,7 +22,7 @@ function patchByteStrings(source, path) {
 }
 
 /** Kept in the vendored file (a legal comment survives minifying): tests check the build is current. */
-export const GLOB_PATCH_MARK = 'clawser: globs ending in / name folders; matches collate by the locale (issue 32)';
+export const GLOB_PATCH_MARK = 'clawser: globs ending in / name folders; never . or ..; globstar ** any depth; matches collate by the locale (issue 32)';
 
 /**
  * Globs as bash expands them (issue 32 §8), which no command can change: a pattern ending in `/`
@@ -30,19 +30,32 @@ export const GLOB_PATCH_MARK = 'clawser: globs ending in / name folders; matches
  * too and dropped the slash), and matches are ordered by the locale of the environment like
  * `sort` and `ls` (web/shell/commands/collate.js, bundled in: LC_ALL=C is byte order, just-bash's
  * only order). The glob expander keeps the environment it is given; its sorts go through it.
+ * No pattern matches `.` or `..` (bash 5.2's globskipdots, on by default): just-bash offered them
+ * to any part starting with `.` and to every part under dotglob, and dropped them again only when
+ * they ended the match — which a trailing `/` defeated, so `rm -rf .*\/` removed the parent
+ * folder. They are now offered only to a part that is literally `.` or `..` (`*\/..` still works)
+ * or when globskipdots is off. With globstar, a pattern with a `**` part is expanded by
+ * web/shell/globstar.js (bundled in): `**` matches zero or more folders, as bash's does.
  * @param {string} source @param {string} path
  */
 function patchGlobs(source, path) {
   const ctor = /constructor\((\w+),(\w+),(\w+),(\w+)\)\{this\.fs=\1,this\.cwd=\2,typeof \4=="boolean"/;
   const simple = /(async expandSimple\((\w+)\)\{[^]{0,600}?)return\(await this\.expandSegments\((\w+),(\w+),(\w+)\)\)\.sort\(\)\}/;
-  const recursive = /(async expandRecursive\(\w+\)\{[^]{0,300}?)\[\.\.\.new Set\((\w+)\)\]\.sort\(\)\):\(await this\.walkDirectory\((\w+),(\w+),(\w+)\),(\w+)\.sort\(\)\)\}/;
+  const recursive = /async expandRecursive\((\w+)\)\{[^]{0,400}?\}(?=async walkDirectoryMultiGlobstar\()/;
+  // Where just-bash adds `.` and `..` to a folder's names before matching a part (two branches).
+  const dots = /(\w)\.startsWith\("\."\)\|\|this\.dotglob/g;
+  const skipDots = 'if((this.hasGlobignore||this.globskipdots)&&(r==="."||r===".."))return!1;';
   for (const [name, re] of /** @type {const} */ ([['constructor', ctor], ['expandSimple', simple], ['expandRecursive', recursive]])) {
     if ((source.match(new RegExp(re.source, 'g'))?.length ?? 0) !== 1) throw new Error(`just-bash's glob expander changed (${name}); update patchGlobs in scripts/vendor.mjs (${path})`);
   }
+  if ((source.match(dots)?.length ?? 0) !== 2) throw new Error(`just-bash's glob expander changed (. and ..); update patchGlobs in scripts/vendor.mjs (${path})`);
+  if (source.split(skipDots).length !== 2) throw new Error(`just-bash's glob expander changed (globskipdots filter); update patchGlobs in scripts/vendor.mjs (${path})`);
   const collate = JSON.stringify(join(root, 'web', 'shell', 'commands', 'collate.js'));
+  const globstar = JSON.stringify(join(root, 'web', 'shell', 'globstar.js'));
   const helper = [
     `/*! ${GLOB_PATCH_MARK} */`,
     `import { collationOf as __clawserCollationOf } from ${collate};`,
+    `import { expandGlobstar as __clawserExpandGlobstar } from ${globstar};`,
     'function __clawserGlobOrder(g,list){return list.sort(__clawserCollationOf(g.__clawserEnv instanceof Map?g.__clawserEnv:new Map()).compare)}',
     'async function __clawserGlob(g,pattern,found){if(!pattern.endsWith("/"))return __clawserGlobOrder(g,found);const dirs=await Promise.all(found.map(async p=>{try{return(await g.fs.stat(g.fs.resolvePath(g.cwd,p))).isDirectory}catch{return false}}));return __clawserGlobOrder(g,found.filter((_,i)=>dirs[i]).map(p=>`${p}/`))}',
     '',
@@ -50,7 +63,10 @@ function patchGlobs(source, path) {
   return helper + source
     .replace(ctor, (m, fs, cwd, env) => m.replace(`this.fs=${fs},`, `this.fs=${fs},this.__clawserEnv=${env},`))
     .replace(simple, (_m, head, pattern, a, b, c) => `${head}return __clawserGlob(this,${pattern},await this.expandSegments(${a},${b},${c}))}`)
-    .replace(recursive, (_m, head, set, a, b, c, list) => `${head}__clawserGlobOrder(this,[...new Set(${set})])):(await this.walkDirectory(${a},${b},${c}),__clawserGlobOrder(this,${list}))}`);
+    .replace(recursive, (_m, pattern) => `async expandRecursive(${pattern}){return __clawserGlobOrder(this,await __clawserExpandGlobstar(this,${pattern}))}`)
+    .replace(dots, (_m, part) => `${part}.startsWith(".")&&(!this.globskipdots||!this.hasGlobChars(${part}))`)
+    // Only GLOBIGNORE still drops a final `.` or `..`: globskipdots is kept where they are offered.
+    .replace(skipDots, 'if(this.hasGlobignore&&(r==="."||r===".."))return!1;');
 }
 
 /**
