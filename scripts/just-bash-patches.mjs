@@ -22,7 +22,7 @@ function patchByteStrings(source, path) {
 }
 
 /** Kept in the vendored file (a legal comment survives minifying): tests check the build is current. */
-export const GLOB_PATCH_MARK = 'clawser: globs ending in / name folders; never . or ..; globstar ** any depth; matches collate by the locale (issue 32)';
+export const GLOB_PATCH_MARK = 'clawser: globs ending in / name folders; never . or ..; globstar ** any depth; matches collate by the locale; rg -z reports archive limits (issue 32)';
 
 /**
  * Globs as bash expands them (issue 32 §8), which no command can change: a pattern ending in `/`
@@ -70,6 +70,33 @@ function patchGlobs(source, path) {
 }
 
 /**
+ * `rg -z` skipped a .gz it could not expand without a word (just-bash returns "no content"), so
+ * a zip bomb — refused by the zlib stand-in's archive limits (scripts/shims/node-zlib.mjs) —
+ * read as "no match". Now each such file is reported on stderr, `rg: FILE: ` and the shared
+ * ArchiveLimitError message (the one gunzip and zcat print), and rg exits 2 as ripgrep does
+ * after an error (0 when -q found a match).
+ * @param {string} source @param {string} path
+ */
+function patchRgArchives(source, path) {
+  // The .gz branch of rg's file reader, up to its catch (which drops the error).
+  const reader = /(if\((\w)\.searchZip&&(\w)\.endsWith\("\.gz"\)\)\{let \w=await (\w)\.fs\.stat\(\w\)[^]{0,800}?)catch\((\w)\)\{return (\w)\?\.release\(\),(\w)\?\.release\(\),(\w+)\(\5\),null\}/;
+  // rg's search loop: its context (first parameter), through to the result it returns.
+  const search = /(async function \w+\((\w),\w,\w,(\w),\w,\w,\w\)\{let \w="",(\w)=!1,[^]{0,6000}?)let (\w);return (\w)\.filesWithoutMatch\?\5=(\w)\.length>0\?0:1:\5=\4\?0:1,\{stdout:(\w),stderr:"",exitCode:\5\}\}/;
+  for (const [name, re] of /** @type {const} */ ([['reader', reader], ['search', search]])) {
+    if ((source.match(new RegExp(re.source, 'g'))?.length ?? 0) !== 1) throw new Error(`just-bash's rg changed (${name}); update patchRgArchives in scripts/just-bash-patches.mjs (${path})`);
+  }
+  const helper = [
+    'const __clawserRgErrors=new WeakMap();',
+    'function __clawserRgFailed(ctx,file,err){const e=err instanceof Error?err:new Error(String(err));const text=e.name==="ArchiveLimitError"?e.message:`cannot decompress: ${e.message}`;const list=__clawserRgErrors.get(ctx)??[];list.push(`rg: ${file}: ${text}\\n`);__clawserRgErrors.set(ctx,list);return null}',
+    'function __clawserRgResult(ctx,result,quietMatch){const list=__clawserRgErrors.get(ctx);if(!list)return result;__clawserRgErrors.delete(ctx);return{...result,stderr:result.stderr+list.join(""),exitCode:quietMatch?result.exitCode:2}}',
+    '',
+  ].join('\n');
+  return helper + source
+    .replace(reader, (_m, head, _o, file, ctx, err, a, b, rethrow) => `${head}catch(${err}){return ${a}?.release(),${b}?.release(),${rethrow}(${err}),__clawserRgFailed(${ctx},${file},${err})}`)
+    .replace(search, (_m, head, ctx, o, matched, status, o2, out, stdout) => `${head}let ${status};return ${o2}.filesWithoutMatch?${status}=${out}.length>0?0:1:${status}=${matched}?0:1,__clawserRgResult(${ctx},{stdout:${stdout},stderr:"",exitCode:${status}},${o}.quiet&&${matched})}`);
+}
+
+/**
  * The vendored interpreter's patches, as an esbuild plugin.
  * @returns {import('esbuild').Plugin}
  */
@@ -79,7 +106,7 @@ export function patchJustBash() {
     setup(b) {
       b.onLoad({ filter: /just-bash[\\/]dist[\\/]bundle[\\/]browser\.js$/ }, async (args) => {
         const source = await readFile(args.path, 'utf8');
-        return { contents: patchGlobs(patchByteStrings(source, args.path), args.path), loader: 'js' };
+        return { contents: patchRgArchives(patchGlobs(patchByteStrings(source, args.path), args.path), args.path), loader: 'js' };
       });
     },
   };
