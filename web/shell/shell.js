@@ -121,7 +121,7 @@ export class Shell {
       sortCommand(),
       wcCommand(),
       diffCommand(),
-      grepCommand(),
+      grepCommand(this.fs),
       lsCommand(),
     ];
     /** The commands Clawser adds to just-bash's (tar, zip, realpath…), for `which`, `help` and completion. */
