@@ -94,3 +94,35 @@ test('control: ls -R with a locale (en_US.UTF-8): sections in the locale order, 
   assert.equal(headers((await locale.run('ls -lR')).stdout), '.: ./_x: ./a-c: ./apple: ./apple/y: ./apple/Y: ./Apple: ./Banana: ./Banana/x:');
   assert.equal((await locale.run('ls -R Apple')).stdout, 'Apple:\nj\n', 'a folder without subfolders: its header all the same, as GNU');
 });
+
+test('LANG is in the environment (the browser\'s language, en_US.UTF-8 without one): echo $LANG and env say the locale sort and ls use', async () => {
+  const { posixLocale } = await import('../../web/shell/commands/collate.js');
+  const shell = await shellIn({});
+  const lang = (await shell.run('echo "$LANG"')).stdout.trim();
+  assert.equal(lang, posixLocale(globalThis.navigator?.language));
+  assert.match(lang, /^[a-z]{2,3}_[A-Z]{2}\.UTF-8$/);
+  assert.equal((await shell.run('env | grep ^LANG=')).stdout, `LANG=${lang}\n`);
+  assert.equal(posixLocale(undefined), 'en_US.UTF-8');
+  assert.equal(posixLocale('de'), 'de_DE.UTF-8');
+  assert.equal(posixLocale('pt-BR'), 'pt_BR.UTF-8');
+  assert.equal(posixLocale('zh-Hant-TW'), 'zh_TW.UTF-8');
+  assert.equal(posixLocale('not a tag!'), 'en_US.UTF-8');
+});
+
+test('unset LANG (no LC_* either): byte order, as bash in the C locale', async () => {
+  const shell = await shellIn({});
+  await shell.run('unset LANG');
+  assert.equal((await shell.run('echo "[$LANG]"')).stdout, '[]\n');
+  assert.equal(words((await shell.run('sort ../words.txt')).stdout), BYTES, 'sort');
+  assert.equal(words((await shell.run('ls')).stdout), BYTES, 'ls');
+  assert.equal(words((await shell.run('echo *')).stdout), BYTES, 'glob');
+});
+
+test('control: LANG set again (or given at start) is the locale order again', async () => {
+  const shell = await shellIn({});
+  await shell.run('unset LANG');
+  assert.equal(words((await shell.run('LANG=en_US.UTF-8 sort ../words.txt')).stdout), LOCALE);
+  assert.equal(words((await shell.run('export LANG=en_US.UTF-8; ls; echo *')).stdout), `${LOCALE} ${LOCALE}`);
+  const given = await shellIn({ LANG: 'de_DE.UTF-8' });
+  assert.equal((await given.run('echo $LANG')).stdout, 'de_DE.UTF-8\n');
+});

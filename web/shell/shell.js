@@ -12,6 +12,7 @@ import { markStdinFiles, wcCommand } from './commands/wc.js';
 import { diffCommand } from './commands/diff.js';
 import { grepCommand } from './commands/grep.js';
 import { lsCommand } from './commands/ls.js';
+import { posixLocale } from './commands/collate.js';
 import { STATUS_COMMAND, YIELD_COMMAND, addLoopYields, functionChanges, isReservedName, optionsFromEnv, preambleSource, reservedDefinition } from './session.js';
 import { HIDDEN_CODE, isPlainVariable } from './read-only.js';
 
@@ -70,7 +71,9 @@ export class Shell {
     /** @type {string} */
     this.cwd = resolveShellPath('/', options.cwd ?? '/');
     /** @type {Record<string, string>} */
-    this.variables = { HOME: '/', PATH: '/usr/bin:/bin', TERM: 'xterm-256color', USER: 'user', SHELL: '/bin/bash', ...options.env };
+    // LANG as a desktop's terminal has it (the browser's language): sort, ls and globs follow it,
+    // and `echo $LANG`, `env` and `unset LANG` (byte order, as bash's C locale) all agree with that.
+    this.variables = { HOME: '/', PATH: '/usr/bin:/bin', TERM: 'xterm-256color', USER: 'user', SHELL: '/bin/bash', LANG: posixLocale(globalThis.navigator?.language), ...options.env };
     /** @type {Map<string, AstNode>} */
     this.functions = new Map();
     this.setOptions = new Set(/** @type {string[]} */ ([]));
