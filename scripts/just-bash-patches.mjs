@@ -22,7 +22,7 @@ function patchByteStrings(source, path) {
 }
 
 /** Kept in the vendored file (a legal comment survives minifying): tests check the build is current. */
-export const GLOB_PATCH_MARK = 'clawser: globs ending in / name folders; never . or ..; globstar ** any depth; matches collate by the locale; rg -z reports archive limits (issue 32)';
+export const GLOB_PATCH_MARK = 'clawser: globs ending in / name folders; never . or ..; globstar ** any depth; matches collate by the locale; rg -z reports archive limits; arithmetic syntax errors at run time (issue 32)';
 
 /**
  * Globs as bash expands them (issue 32 §8), which no command can change: a pattern ending in `/`
@@ -97,6 +97,48 @@ function patchRgArchives(source, path) {
 }
 
 /**
+ * An arithmetic syntax error the parser finds — a decimal point (`$((1 + 2.3))`) — threw while
+ * the line was parsed, so nothing of the line ran: `echo a > f; echo $((1 + 2.3)); echo b` wrote
+ * no f. As bash does, it is now an error of the command that expands it: the parser keeps it as
+ * a syntax-error node (bash's message: `1 + 2.3: syntax error: invalid arithmetic operator
+ * (error token is ".3")`), which fails when evaluated; and such a syntax error met while
+ * expanding a word ends the command line it is on there, status 1 — the rest of that line does
+ * not run, the next line does (bash reads and runs a script a line at a time; just-bash went on
+ * with the next command). `((…))`, `let`, `[[ … ]]` and `for ((…))`'s own arithmetic fail with
+ * status 1 and the line goes on, as bash's.
+ * @param {string} source @param {string} path
+ */
+function patchArithmetic(source, path) {
+  const decimal = /throw new (\w+)\(`\$\{(\w)\}\.\$\{(\w)\[(\w)\+1\]\}\.\.\.: syntax error: invalid arithmetic operator`\)/;
+  // The whole of executeScript: its loop over the statements, and its handler of an arithmetic
+  // error (it went on with the next statement).
+  const script = /async executeScript\((\w)\)\{([^]{0,200}?)for\(let (\w) of \1\.statements\)try\{([^]{0,2600}?if\((\w) instanceof (\w+)\)\{(\w)\.append\("stdout",\5\.stdout,\5\.internalOutputAccounting\.stdout\),\7\.append\("stderr",\5\.stderr,\5\.internalOutputAccounting\.stderr\),(\w)=1,this\.ctx\.state\.lastExitCode=\8,this\.ctx\.state\.env\.set\("\?",String\(\8\)\);)continue\}([^]{0,800}?)\}(return\{\.\.\.\7\.build\(\8\),env:[\w$]+\(this\.ctx\.state\.env\)\}\}async executeUserScript\()/;
+  // The parser's top-level loop: where a statement ends a line (a newline, the end).
+  const lines = /(parseScript\(\)\{[^]{0,300}?let \w=this\.pos,(\w)=this\.parseStatement\(\));(\2&&\w+\.push\(\2\),this\.check\((\w+)\.HEREDOC_CONTENT\)&&this\.processHeredocs\(\),this\.skipSeparators\(!1\),)/;
+  for (const [name, re] of /** @type {const} */ ([['decimal', decimal], ['script', script], ['lines', lines]])) {
+    if ((source.match(new RegExp(re.source, 'g'))?.length ?? 0) !== 1) throw new Error(`just-bash's arithmetic changed (${name}); update patchArithmetic in scripts/just-bash-patches.mjs (${path})`);
+  }
+  if (source.match(script)?.[6] !== source.match(decimal)?.[1]) throw new Error(`just-bash's arithmetic changed (error class); update patchArithmetic in scripts/just-bash-patches.mjs (${path})`);
+  // A C-style for's own arithmetic (init, condition, update) fails like `((…))`: status 1, the
+  // line goes on (bash's), where an error in its body still ends the line.
+  const cFor = /async function ([\w$]+)\(([\w$]+),([\w$]+)\)\{return ([\w$]+)\(\2,\3\.redirections,"",\(\)=>([\w$]+)\(\2,\3\)\)\}(async function \5\(([\w$]+),([\w$]+)\)\{(?=[^]{0,200}?\8\.init&&)[^]{0,1500}?\}finally\{\7\.state\.loopDepth--\}return [\w$]+\.build\([\w$]+\)\})/;
+  const found = source.match(cFor);
+  if ((source.match(new RegExp(cFor.source, 'g'))?.length ?? 0) !== 1 || !found) throw new Error(`just-bash's C-style for changed; update patchArithmetic in scripts/just-bash-patches.mjs (${path})`);
+  const [, forName, e, t, redirect, loop, loopBody, le, lt] = found;
+  const evalCall = new RegExp(`await ([\\w$]+)\\(${le},${lt}\\.(init|condition|update)\\.expression\\)`, 'g');
+  if ((loopBody.match(evalCall)?.length ?? 0) !== 4) throw new Error(`just-bash's C-style for changed (its arithmetic); update patchArithmetic in scripts/just-bash-patches.mjs (${path})`);
+  const forLoop = `async function ${forName}(${e},${t}){return ${redirect}(${e},${t}.redirections,"",()=>${loop}(${e},${t}).catch(err=>{if(err&&err.__clawserForArithmetic)return{stdout:"",stderr:\`bash: ((: \${err.message}\\n\`,exitCode:1};throw err}))}`;
+  const markedBody = loopBody.replace(evalCall, (_m, evaluate, part) => `await ${evaluate}(${le},${lt}.${part}.expression).catch(err=>{if(err&&err.name==="ArithmeticError")err.__clawserForArithmetic=!0;throw err})`);
+  return source
+    .replace(cFor, () => `${forLoop}${markedBody}`)
+    .replace(decimal, (_m, _cls, _digits, text, at) => `return{expr:{type:"ArithSyntaxError",errorToken:${text}.slice(${at}),message:\`\${${text}.replace(/^\\s+/,"")}: syntax error: invalid arithmetic operator (error token is "\${${text}.slice(${at})}")\`},pos:${text}.length}`)
+    // A statement followed by a newline (or the end) ends a command line.
+    .replace(lines, (_m, head, st, rest, tokens) => `${head},__clawserEnd=this.pos;${rest}${st}&&(this.check(${tokens}.EOF)||this.tokens.slice(__clawserEnd,this.pos).some(k=>k.type===${tokens}.NEWLINE||k.type===${tokens}.HEREDOC_CONTENT))&&(${st}.__clawserEndsLine=!0),`)
+    .replace(script, (_m, t0, head, st, body, err, _cls, _out, _status, rest, tail) =>
+      `async executeScript(${t0}){${head}let __clawserSkip=!1;for(let ${st} of ${t0}.statements){if(__clawserSkip){__clawserSkip=!${st}.__clawserEndsLine;continue}try{${body}if(${err}.fatal){__clawserSkip=!${st}.__clawserEndsLine;continue}continue}${rest}}}${tail}`);
+}
+
+/**
  * The vendored interpreter's patches, as an esbuild plugin.
  * @returns {import('esbuild').Plugin}
  */
@@ -106,7 +148,7 @@ export function patchJustBash() {
     setup(b) {
       b.onLoad({ filter: /just-bash[\\/]dist[\\/]bundle[\\/]browser\.js$/ }, async (args) => {
         const source = await readFile(args.path, 'utf8');
-        return { contents: patchRgArchives(patchGlobs(patchByteStrings(source, args.path), args.path), args.path), loader: 'js' };
+        return { contents: patchArithmetic(patchRgArchives(patchGlobs(patchByteStrings(source, args.path), args.path), args.path), args.path), loader: 'js' };
       });
     },
   };

@@ -249,8 +249,10 @@ export class Shell {
     try {
       script = this.parse(commandLine);
     } catch (err) {
-      // just-bash rejects some arithmetic while parsing (`$((1 + 2.3))`): bash reports it when
-      // it expands the word, with status 1; anything else the parser throws is a syntax error.
+      // just-bash's own build rejects some arithmetic while parsing (`$((1 + 2.3))`); the
+      // vendored one the page runs keeps it for the command that expands it, as bash does
+      // (scripts/just-bash-patches.mjs, patchArithmetic). Should it throw here all the same, it
+      // is bash's status 1; anything else the parser throws is a syntax error.
       if (!(err instanceof ShellSyntaxError)) return this.#failed(err, /arithmetic/i.test(String(/** @type {Error} */ (err)?.message)) ? 1 : 2);
       this.lastStatus = 2;
       return { stdout: '', stderr: `bash: ${err.message}\n`, exitCode: 2 };
