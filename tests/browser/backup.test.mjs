@@ -191,7 +191,7 @@ test('export everything, wipe the site, restore: files, conversations, git and s
   const confirm = page.getByRole('dialog', { name: 'Replace everything with this backup?' });
   await confirm.waitFor();
   assert.match(await confirm.innerText(), /2 workspace\(s\) \(My workspace, Second\).*1 API key/s);
-  await Promise.all([page.waitForEvent('load'), confirm.getByRole('button', { name: 'Replace everything' }).click()]);
+  await Promise.all([page.waitForEvent('load', { timeout: 180_000 }), confirm.getByRole('button', { name: 'Replace everything' }).click()]); // a restore of many files takes long on a loaded machine: waited for, not timed
   await page.getByRole('link', { name: /Second/ }).waitFor();
   const restored = await snapshot(page);
   assert.deepEqual(restored.files, beforeBackup.files);

@@ -435,8 +435,8 @@ async function restoreScenario({ kill }) {
       sentinel.notOnDisk('clawser_restore_running', 'the restore\'s flag');
       await crash(first);
     } else {
-      await Promise.all([home.waitForEvent('load'), confirm.getByRole('button', { name: 'Replace everything' }).click()]);
-      await home.waitForFunction(() => performance.getEntriesByName('clawser-app-ready').length > 0);
+      await Promise.all([home.waitForEvent('load', { timeout: 180_000 }), confirm.getByRole('button', { name: 'Replace everything' }).click()]); // a restore of many files takes long on a loaded machine: waited for, not timed
+      await home.waitForFunction(() => performance.getEntriesByName('clawser-app-ready').length > 0, undefined, { timeout: 120_000 });
       await first.close({ keepProfile: true });
     }
     const { browser, page: again } = await reopen(profileDir);
