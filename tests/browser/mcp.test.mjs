@@ -310,3 +310,41 @@ test('issue 32 §3: the Config document names each choice by its server; the col
   assert.equal((await turn(gh, null, 'Unasked again.'))?.path, '/github', 'imported: github\'s "Always allow" applies to github\'s tool');
   assert.equal(await turn(ghc, null, 'Still off.'), null, 'and github-create\'s Off to github-create\'s');
 });
+
+test('issue 32 §3: a server that is not connected keeps its choices in view — the Tools panel lists its "Always allow" by server, address and tool, and Forget removes it; control: a connected server\'s choice shows in its row as before', async () => {
+  const gh = 'mcp__github__create_issue';
+  const ghc = 'mcp__github_create__issue';
+  const stored = page.getByRole('list', { name: 'Choices for tools not connected' });
+  const perms = () => page.evaluate(() => Object.entries({ ...localStorage }).filter(([k]) => /^clawser_tool_perms_/.test(k)).map(([, v]) => v).join('\n'));
+  // Both connected (the previous test): each choice in its row, nothing listed apart.
+  await page.getByRole('button', { name: 'Tools', exact: true }).click();
+  assert.equal(await page.getByRole('combobox', { name: `Policy for ${gh}` }).inputValue(), 'auto');
+  assert.equal(await page.getByRole('combobox', { name: `Policy for ${ghc}` }).inputValue(), 'denied');
+  assert.equal(await stored.getByRole('listitem').count(), 0);
+
+  await page.keyboard.press('Alt+M');
+  await cardOf('github').getByRole('button', { name: 'Disconnect github' }).click();
+  await cardOf('github').locator('.server-status', { hasText: 'Not connected' }).waitFor();
+  await page.getByRole('button', { name: 'Tools', exact: true }).click();
+  await stored.waitFor();
+  assert.equal(await page.getByRole('combobox', { name: `Policy for ${gh}` }).count(), 0, 'its tool is not in the table while not connected');
+  const items = await stored.getByRole('listitem').allInnerTexts();
+  assert.equal(items.length, 1, JSON.stringify(items));
+  assert.match(items[0], /^create_issue \(MCP server “github”, http:\/\/127\.0\.0\.1:\d+\/github, not connected\): Always allow/);
+  // Control: the connected server's Off is where it was.
+  assert.equal(await page.getByRole('combobox', { name: `Policy for ${ghc}` }).inputValue(), 'denied');
+
+  await stored.getByRole('button', { name: /^Forget the choice for create_issue \(MCP server “github”/ }).click();
+  await stored.waitFor({ state: 'hidden' });
+  assert.doesNotMatch(await perms(), /create_issue/, 'the "Always allow" is gone');
+  assert.match(await perms(), /:issue"/, 'github-create\'s choice stays');
+
+  // Connected again: its tool follows the default (asks).
+  await page.keyboard.press('Alt+M');
+  await cardOf('github').getByRole('button', { name: 'Connect github' }).click();
+  await cardOf('github').locator('.server-status', { hasText: 'Connected' }).waitFor();
+  await page.getByRole('button', { name: 'Tools', exact: true }).click();
+  assert.equal(await page.getByRole('combobox', { name: `Policy for ${gh}` }).inputValue(), '');
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  assert.equal((await turn(gh, 'Allow once', 'Asked after forgetting.'))?.path, '/github');
+});

@@ -471,8 +471,32 @@ export class McpManager {
     const k = parseMcpToolKey(key);
     if (!k) return null;
     const server = this.servers().find((s) => isKeyOfServer(key, s));
-    const live = server ? this.state(server.id).tools.find((t) => t.tool.name === k.tool) : undefined;
-    return live ? live.name : `${k.tool} (MCP server “${server?.name ?? 'removed'}”, not connected)`;
+    if (!server) return `${k.tool} (an MCP server no longer set up)`;
+    const st = this.state(server.id);
+    const live = st.tools.find((t) => t.tool.name === k.tool);
+    return live ? live.name : `${k.tool} (MCP server “${server.name}”, ${server.url}, ${st.status === 'connected' ? 'which does not list it now' : 'not connected'})`;
+  }
+
+  /**
+   * How the Terminal names a stored choice's tool whatever its server's state: "{server}/{tool}"
+   * (the server's name, the tool's exact name); null for a key that is no saved server's tool's.
+   * @param {string} key
+   */
+  choiceName(key) {
+    const k = parseMcpToolKey(key);
+    const server = k ? this.servers().find((s) => isKeyOfServer(key, s)) : undefined;
+    return k && server ? `${server.name}/${k.tool}` : null;
+  }
+
+  /**
+   * The key a "{server}/{tool}" names (see choiceName): that saved server's tool, connected or
+   * not; null when no saved server has that name.
+   * @param {string} text
+   */
+  keyOfChoiceName(text) {
+    // The longest server name that starts it: a server's name may hold "/".
+    const server = this.servers().filter((s) => text.startsWith(`${s.name}/`) && text.length > s.name.length + 1).sort((a, b) => b.name.length - a.name.length)[0];
+    return server ? mcpToolKey(server, text.slice(server.name.length + 1)) : null;
   }
 
   get #listsKey() {
