@@ -309,3 +309,39 @@ test('a scheduled job calling mcp__github__create_issue is bound when scheduled:
   assert.deepEqual(reached(), []);
   await w.manager.closeAll();
 });
+
+test('the Terminal names a stored choice by its server and tool whether or not it is connected: clawser tool choices and tool rules show "github/create_issue" and what it is (never the raw key), and tool policy / unrule remove it by that name; control: a connected tool is named and changed as before', async () => {
+  const { terminalActions } = await import('../../web/app/terminal-actions.js');
+  const w = workspace();
+  const github = await w.connect('github', '/github');
+  const services = /** @type {any} */ ({ registry: w.registry, mcp: async () => w.manager }); // any: the two services these actions use
+  const act = terminalActions({ workspaceId: 'ws', services, agentSettings: /** @type {any} */ ({}), chat: /** @type {any} */ (() => ({})) }).act;
+  assert.ok(act);
+  const key = /** @type {string} */ (w.registry.get(NAME)?.policyKey);
+
+  // Control: connected, by its name.
+  assert.equal(await act('tool', 'policy', [NAME, 'auto']), `${NAME}: auto.`);
+  w.registry.addRule({ tool: NAME, kind: 'domain', pattern: 'example.com' });
+  assert.match(await act('tool', 'choices', []), new RegExp(`^${NAME}\\tauto$`, 'm'));
+  assert.match(await act('tool', 'rules', []), new RegExp(`^${NAME}\\tdomain\\texample\\.com$`, 'm'));
+
+  await w.manager.disconnect(github.id);
+  const choices = await act('tool', 'choices', []);
+  assert.match(choices, /^github\/create_issue\tauto\tcreate_issue \(MCP server “github”, http:\/\/127\.0\.0\.1:\d+\/github, not connected\)$/m);
+  const rules = await act('tool', 'rules', []);
+  assert.match(rules, /^github\/create_issue\tdomain\texample\.com\tcreate_issue \(MCP server “github”, http:\/\/127\.0\.0\.1:\d+\/github, not connected\)$/m);
+  assert.doesNotMatch(`${choices}\n${rules}`, /mcp:/, 'no raw key');
+  // Its model name names nothing while it is not connected; <server>/<tool> does.
+  await assert.rejects(act('tool', 'policy', [NAME, 'default']), /there is no tool "mcp__github__create_issue".*<server>\/<tool>/);
+  assert.equal(await act('tool', 'unrule', ['github/create_issue', 'domain', 'example.com']), 'Rule removed.');
+  assert.equal(await act('tool', 'policy', ['github/create_issue', 'default']), 'github/create_issue: default.');
+  assert.equal(w.registry.overrides()[key], undefined, 'the "Always allow" is gone');
+  assert.deepEqual(w.registry.rules(), []);
+  assert.equal(await act('tool', 'choices', []), '(no choices: every tool follows its default)');
+  await assert.rejects(act('tool', 'policy', ['gitlab/create_issue', 'default']), /there is no tool "gitlab\/create_issue"/);
+
+  // Connected again: its tool follows the default.
+  await w.manager.connect(github.id);
+  assert.equal(w.registry.userPolicyOf(NAME), null);
+  await w.manager.closeAll();
+});
