@@ -159,7 +159,7 @@ export function resolveNames(names, bound, env) {
       // No server of that name: the name reaches nothing (as any unknown tool).
       if (!server) continue;
       if (server.listsBound) {
-        out.problems.push({ tool: name, reason: `it was not chosen for ${describeServer(server)}, which was set up after the list was saved` });
+        out.problems.push({ tool: name, reason: `it was not chosen for ${describeServer(server)}, which was set up after the list was saved (or the list was saved in another workspace)` });
         continue;
       }
       if (holder?.policyKey?.startsWith(mcpServerKeyPrefix(server))) take(holder);
