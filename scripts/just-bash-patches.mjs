@@ -53,6 +53,25 @@ function patchGlobs(source, path) {
     .replace(recursive, (_m, head, set, a, b, c, list) => `${head}__clawserGlobOrder(this,[...new Set(${set})])):(await this.walkDirectory(${a},${b},${c}),__clawserGlobOrder(this,${list}))}`);
 }
 
+/** Kept in the vendored file too (tests check the build is current). */
+export const EVAL_PATCH_MARK = 'clawser: eval nests at most maxCallDepth deep (issue 32)';
+
+/**
+ * `eval` nested without a limit in just-bash (its `source` stops at a depth, its functions at
+ * maxCallDepth): an eval that evaluates itself (`x='eval "$x"'; eval "$x"`, an alias of several
+ * commands calling itself on the line that defines it) grew until the page ran out of memory.
+ * It now stops at maxCallDepth levels with just-bash's own limit error, like `source`.
+ * @param {string} source @param {string} path
+ */
+function patchEvalDepth(source, path) {
+  const limitError = /throw (\w+)\.state\.sourceDepth--,new (\w+)\(`source: maximum nesting depth/;
+  const body = /(async function \w+\((\w+),\w+,\w+,\w+=!1\)\{let \w+=\w+;if\(\w+\.length>0\)\{let \w+=\w+\[0\];if\(\w+==="--"\)[^]{0,300}?bash: eval: [^]{0,300}?)try\{(let \w+=\w+\(\w+\);return await \2\.executeScript\(\w+\)\}catch\(\w+\)\{[^]{0,300}?\}finally\{)/g;
+  const error = source.match(limitError)?.[2];
+  const found = source.match(body)?.length ?? 0;
+  if (!error || found !== 1) throw new Error(`just-bash's eval changed (${found} found${error ? '' : ', no limit error'}); update patchEvalDepth in scripts/just-bash-patches.mjs (${path})`);
+  return `/*! ${EVAL_PATCH_MARK} */\n${source.replace(body, (_m, head, e, rest) => `${head}if((${e}.state.__clawserEvalDepth=(${e}.state.__clawserEvalDepth||0)+1)>${e}.limits.maxCallDepth){${e}.state.__clawserEvalDepth--;throw new ${error}(\`eval: maximum nesting depth (\${${e}.limits.maxCallDepth}) exceeded: an alias or a variable that evaluates itself?\`,"recursion")}try{${rest}${e}.state.__clawserEvalDepth--;`)}`;
+}
+
 /**
  * The vendored interpreter's patches, as an esbuild plugin.
  * @returns {import('esbuild').Plugin}
@@ -63,7 +82,7 @@ export function patchJustBash() {
     setup(b) {
       b.onLoad({ filter: /just-bash[\\/]dist[\\/]bundle[\\/]browser\.js$/ }, async (args) => {
         const source = await readFile(args.path, 'utf8');
-        return { contents: patchGlobs(patchByteStrings(source, args.path), args.path), loader: 'js' };
+        return { contents: patchEvalDepth(patchGlobs(patchByteStrings(source, args.path), args.path), args.path), loader: 'js' };
       });
     },
   };

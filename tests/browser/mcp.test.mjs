@@ -6,7 +6,7 @@
 // authorization server written for the test.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, sendMessage, readWorkspaceFile } from './helpers.mjs';
+import { launchBrowser, startApp, openWorkspace, sendMessage, readWorkspaceFile, storedConfig, storedConfigUntil } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 import { startEverythingServer } from '../fixtures/mcp-everything.mjs';
 import { startOAuthServers } from '../fixtures/oauth-server.mjs';
@@ -156,8 +156,10 @@ test('a server behind OAuth: the 401 offers "Sign in", the sign-in window comes 
   assert.equal(secured.log.tokens[0].get('grant_type'), 'authorization_code');
   assert.ok(secured.log.tokens[0].get('code_verifier'), 'the PKCE verifier was sent (and checked by the server)');
   // The token is kept sealed, not in clear in the page's storage.
-  const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }));
-  assert.ok(!/at-[0-9a-f]{12}/.test(stored), 'no access token in clear');
+  const oauthKeys = (/** @type {Record<string, string>} */ e) => Object.keys(e).filter((k) => k.startsWith('clawser_mcp_oauth_'));
+  const stored = await storedConfigUntil(page, (e) => oauthKeys(e).length > 0, 'the sealed OAuth tokens');
+  assert.ok(!/at-[0-9a-f]{12}/.test(JSON.stringify(stored)), 'no access token in clear');
+  assert.ok(!/at-[0-9a-f]{12}/.test(await page.evaluate(() => JSON.stringify({ ...localStorage }))), 'nor in localStorage');
   // The agent can use the secured server's tools.
   await page.getByRole('button', { name: 'Back to chat' }).click();
   llm.enqueue({ toolCalls: [{ id: 's1', name: 'mcp__secured__echo', arguments: { message: 'behind OAuth' } }] }, { text: 'Done.' });
@@ -177,8 +179,8 @@ test('a server behind OAuth: the 401 offers "Sign in", the sign-in window comes 
   await page.getByRole('dialog', { name: 'Remove the server “secured”?' }).getByRole('button', { name: 'Remove' }).click();
   await page.getByText('Removed “secured”.').waitFor();
   assert.equal(await cardOf('secured').count(), 0);
-  const left = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('clawser_mcp_oauth_')));
-  assert.deepEqual(left, [], 'its OAuth tokens are deleted with it');
+  // Its OAuth tokens are deleted with it.
+  await storedConfigUntil(page, (e) => oauthKeys(e).length === 0, 'its OAuth tokens deleted with it');
 });
 
 // Issue 32 §3: a tool's name is its identity. The pair below shared one name before
@@ -213,8 +215,10 @@ async function turn(name, answer, done) {
   return pair.calls.length > calls ? pair.calls.at(-1) ?? null : null;
 }
 
-/** The stored tool choices (policies and rules) of the page, as text. */
-const storedChoices = () => page.evaluate(() => Object.entries({ ...localStorage }).filter(([k]) => /^clawser_tool_(perms|rules)_/.test(k)).map(([, v]) => v).join('\n'));
+/** The stored tool choices (policies and rules) among stored settings, as text. @param {Record<string, string>} entries */
+const choicesIn = (entries) => Object.entries(entries).filter(([k]) => /^clawser_tool_(perms|rules)_/.test(k)).map(([, v]) => v).join('\n');
+/** The stored tool choices of the page, as text. */
+const storedChoices = async () => choicesIn(await storedConfig(page));
 
 test('issue 32 §3: servers "github" (create_issue) and "github-create" (issue) show two tool names; "Always allow" in the dialog lets only github\'s tool run without asking; removed and added again, it asks again', async () => {
   await page.getByRole('button', { name: 'Servers', exact: true }).click();
@@ -240,11 +244,12 @@ test('issue 32 §3: servers "github" (create_issue) and "github-create" (issue) 
   assert.equal(await page.getByRole('combobox', { name: `Policy for ${ghc}` }).inputValue(), '');
 
   // Removed and added again (same name, same address): a new server, asked for again.
+  await storedConfigUntil(page, (e) => /create_issue/.test(choicesIn(e)), 'the "Always allow" stored');
   await page.getByRole('button', { name: 'Servers', exact: true }).click();
   await cardOf('github').getByRole('button', { name: 'Remove github' }).click();
   await page.getByRole('dialog', { name: 'Remove the server “github”?' }).getByRole('button', { name: 'Remove' }).click();
   await page.getByText('Removed “github”.').waitFor();
-  assert.doesNotMatch(await storedChoices(), /create_issue/, 'its "Always allow" is gone with it');
+  await storedConfigUntil(page, (e) => !/create_issue/.test(choicesIn(e)), 'its "Always allow" gone with it');
   await addServer('github', pair.url('/github'));
   await cardOf('github').locator('.server-status', { hasText: 'Connected' }).waitFor();
   assert.equal(await listedName('github'), gh, 'the same name for the model');
@@ -275,6 +280,7 @@ test('issue 32 §3: the Config document names each choice by its server; the col
   assert.match(listed[0], /create_issue.*“github”.*without asking/, 'the "Always allow" is named with its server');
   await loosen.getByRole('button', { name: 'Apply anyway' }).click();
   await panel.getByText('Saved. New turns use it.').waitFor();
+  assert.match(await storedChoices(), /create_issue/, 'stored');
   await page.getByRole('button', { name: 'Back to chat' }).click();
   assert.equal((await turn(gh, null, 'Ran unasked.'))?.path, '/github', 'github\'s create_issue runs without asking');
   assert.equal(await turn(ghc, null, 'It was off.'), null, 'github-create\'s issue is off: refused, never sent');

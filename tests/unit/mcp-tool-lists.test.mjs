@@ -36,7 +36,7 @@ after(async () => {
   await scripted?.close();
 });
 
-const secrets = { encrypt: async (/** @type {string} */ s) => s, decrypt: async (/** @type {string} */ s) => s };
+const secrets = /** @type {any} */ ({ encrypt: async (/** @type {string} */ s) => s, decrypt: async (/** @type {string} */ s) => s }); // the two methods the manager uses
 const NAME = 'mcp__github__create_issue';
 
 /**

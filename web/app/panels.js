@@ -42,7 +42,8 @@ import { describeRule } from '../tools/approval-rules.js';
  * @property {(err: unknown) => void} showError
  * @property {() => Promise<import('./mcp-auth.js').McpAuth>} mcpAuth OAuth sign-in for MCP servers
  * @property {() => Promise<import('./terminal-host.js').TerminalHost>} terminal the workspace's shell sessions and history (loads the shell)
- * @property {{get: (key: string) => unknown, set: (key: string, value: unknown) => void}} preferences small per-browser choices of the panels
+ * @property {{get: (key: string) => unknown, set: (key: string, value: unknown) => void, flush: () => Promise<void>}} preferences small per-browser
+ *   choices of the panels; flush: resolves once every setting changed so far is stored (what a panel waits for before it says "saved")
  */
 
 /** @typedef {{root: HTMLElement, destroy?: () => void}} PanelView */
@@ -391,6 +392,7 @@ export const BUILTIN_PANELS = [
             if (next.provider && providerChanged) await ctx.providerSettings.save(ws, { provider: next.provider.id, model: next.provider.model, baseUrl: next.provider.baseUrl });
             // Last: a server it forgets takes its sealed token along, which no rollback could bring back.
             await mcp.replaceServers(servers);
+            await ctx.preferences.flush();
           } catch (err) {
             ctx.agentSettings.save(ws, before.agent);
             registry.replacePolicies(before.policies);

@@ -2,7 +2,7 @@
 /** @import { AgentSettingsStore } from './agent-settings.js' */
 /** @import { ChatController } from './chat-controller.js' */
 /** @import { TerminalHostDeps, TerminalHost } from './terminal-host.js' */
-/** @import { LocalConfig } from '../storage/local-config.js' */
+/** @import { ConfigStore } from '../storage/types.d.ts' */
 /** @import { FileSystem } from '../storage/types.d.ts' */
 /** @import { ToolContext } from '../tools/types.d.ts' */
 import { withSetting } from './agent-settings.js';
@@ -166,7 +166,7 @@ export class TerminalHosts {
 
   /**
    * @param {object} deps
-   * @param {LocalConfig} deps.config
+   * @param {ConfigStore} deps.config
    * @param {AgentSettingsStore} deps.agentSettings
    * @param {(workspaceId: string) => Services} deps.services
    * @param {(workspaceId: string) => FileSystem} deps.workspaceFs

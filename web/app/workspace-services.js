@@ -61,7 +61,7 @@ export class WorkspaceServices {
   #schedulersOn = false;
 
   /**
-   * @param {{fs: FileSystem, config: import('../storage/local-config.js').LocalConfig, coordination: Coordination,
+   * @param {{fs: FileSystem, config: import('../storage/types.d.ts').ConfigStore, coordination: Coordination,
    *   tabs: import('../agent/tabs.js').TabCoordinator, restoreGate: import('../agent/restore-gate.js').RestoreGate,
    *   agentSettings: import('./agent-settings.js').AgentSettingsStore, semantic: import('./semantic.js').SemanticSearch,
    *   mounts: MountStore, screenshotTarget: () => HTMLElement,

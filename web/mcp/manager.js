@@ -1,4 +1,4 @@
-/** @import { LocalConfig } from '../storage/local-config.js' */
+/** @import { ConfigStore } from '../storage/types.d.ts' */
 /** @import { SecretBox } from '../storage/secrets.js' */
 /** @import { BrowserToolRegistry } from '../tools/registry.js' */
 /** @import { McpTool } from './client.js' */
@@ -84,7 +84,7 @@ const sameSetting = (a, b) => a.name === b.name && a.url === b.url && a.auth ===
 const fresh = () => ({ status: 'disconnected', error: null, serverInfo: null, protocolVersion: null, instructions: null, tools: [], resources: [], prompts: [], logs: [], needsSignIn: false, authenticate: null });
 
 /**
- * A workspace's MCP servers: saved (LocalConfig, secrets sealed), connected on demand or when
+ * A workspace's MCP servers: saved (the settings store, secrets sealed), connected on demand or when
  * the workspace opens, their tools registered in the workspace's tool registry (so every call
  * goes through the ToolRunner's gates) and taken out on disconnect.
  */
@@ -95,7 +95,7 @@ export class McpManager {
   #listeners = new Set();
 
   /**
-   * @param {{config: LocalConfig, secrets: SecretBox, registry: BrowserToolRegistry, workspaceId: string, fetch?: typeof fetch,
+   * @param {{config: ConfigStore, secrets: SecretBox, registry: BrowserToolRegistry, workspaceId: string, fetch?: typeof fetch,
    *   authHeaders?: (server: McpServerConfig) => Promise<Record<string, string>>}} deps
    *   authHeaders: OAuth's access token for a server (see oauth.js)
    */

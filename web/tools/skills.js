@@ -52,6 +52,15 @@ export function skillInstructions(skill) {
   ].filter(Boolean).join('\n');
 }
 
+/**
+ * What a skill's text counts as for the taint: where it came from (SkillStore.origin), or null
+ * for a skill the user wrote in Clawser.
+ * @param {{name: string, origin?: string | null}} skill
+ */
+export function skillTaint(skill) {
+  return skill.origin === null ? null : `the skill “${skill.name}” (${skill.origin ?? 'where it came from is not recorded'})`;
+}
+
 /** @type {ToolDefinition} */
 export const skillActivate = {
   name: 'skill_activate',
@@ -60,7 +69,10 @@ export const skillActivate = {
   schema: z.object({ name: SkillName }),
   async run({ name }, /** @type {ToolContext} */ ctx) {
     const skill = await activeSkill(ctx, name);
-    return { ok: true, output: skillInstructions(skill), events: [{ type: 'skill_activated', data: { name: skill.name, by: 'agent' } }] };
+    // A skill from outside (downloaded, a ZIP, a folder, not recorded) is someone else's text:
+    // its instructions taint the turn like a fetched page, flagged by the detector or not.
+    const untrusted = skillTaint(skill);
+    return { ok: true, output: skillInstructions(skill), events: [{ type: 'skill_activated', data: { name: skill.name, by: 'agent' } }], ...(untrusted ? { untrusted } : {}) };
   },
 };
 
@@ -71,12 +83,14 @@ export const skillReadFile = {
   permission: 'read',
   schema: z.object({ name: SkillName, path: z.string().min(1).max(1000).describe('Path inside the skill, e.g. "references/forms.md"'), offset: z.number().int().min(0).optional().describe('Character offset to start at (from the previous page)') }),
   async run({ name, path, offset }, /** @type {ToolContext} */ ctx) {
-    await activeSkill(ctx, name);
+    const skill = await activeSkill(ctx, name);
     const page = await skillsOf(ctx).readFile(name, path, { offset });
     if (page.binary) return { ok: true, output: `${path} is a binary file (${page.size} bytes); it cannot be shown as text.` };
     const more = page.next !== null ? `\n…[characters ${page.offset}–${page.next} of ${page.total}; call again with offset ${page.next} for the rest]` : '';
-    // A skill's files were written by whoever wrote the skill: outside content, like a fetched page.
-    return { ok: true, output: `${page.text}${more}`, untrusted: `a file of the skill “${name}”` };
+    // A skill's files were written by whoever wrote the skill: outside content, like a fetched
+    // page, unless the user wrote it in Clawser.
+    const untrusted = skill.origin === null ? null : `a file of the skill “${name}” (${skill.origin ?? 'where it came from is not recorded'})`;
+    return { ok: true, output: `${page.text}${more}`, ...(untrusted ? { untrusted } : {}) };
   },
 };
 
@@ -146,7 +160,7 @@ export const skillInstall = {
     const sources = await skillsFromUrl(url, ctx.fetch, ctx.signal);
     const installed = [];
     for (const s of sources) {
-      const v = await skillsOf(ctx).install(s.dirName, s.files, { scope: 'workspace' });
+      const v = await skillsOf(ctx).install(s.dirName, s.files, { scope: 'workspace', origin: s.origin });
       installed.push(v.skill?.name ?? s.dirName);
     }
     return { ok: true, output: `Installed ${installed.map((n) => `“${n}”`).join(', ')}; enabled in this workspace.`, events: installed.map((n) => ({ type: /** @type {const} */ ('skill_installed'), data: { name: n, url } })) };
