@@ -230,9 +230,14 @@ export class AgentStore {
   async forUse(agent) {
     if (!agent.tools || agent.scope === 'builtin') return { agent, leftOut: [] };
     // Without the workspace's servers no MCP tool is reached (fails safe).
+    const tools = agent.tools;
+    const without = { names: tools.filter((t) => !isMcpName(t)), problems: [] };
     const resolved = this.toolLists
-      ? await this.toolLists.resolve(agentOwner(agent.scope, agent.name), agent.tools)
-      : { names: agent.tools.filter((t) => !isMcpName(t)), problems: [] };
+      ? await this.toolLists.resolve(agentOwner(agent.scope, agent.name), tools).catch((err) => ({
+        ...without,
+        problems: tools.filter(isMcpName).map((tool) => ({ tool, reason: `the workspace's MCP servers could not be read (${/** @type {Error} */ (err)?.message ?? err})` })),
+      }))
+      : without;
     return { agent: { ...agent, tools: resolved.names }, leftOut: resolved.problems.map((p) => describeProblem(`@${agent.name}`, p)) };
   }
 

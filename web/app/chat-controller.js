@@ -576,7 +576,10 @@ export class ChatController {
         if (!profile && !mention) profile = null;
         else if (!profile) throw Object.assign(new Error(`There is no agent named @${named}. Create it in the Agents panel, or remove the @ to ask the workspace's agent.`), { code: 'client' });
         // Its MCP tools are the ones its list was saved for: another server's of the same name is left out, and the user told.
-        if (profile && store.forUse) ({ agent: profile, leftOut } = await store.forUse(profile));
+        if (profile && store.forUse) {
+          ({ agent: profile, leftOut } = await store.forUse(profile));
+          if (leftOut.length) leftOut = [...leftOut, `Edit @${profile.name} in the Agents panel to choose its tools again.`];
+        }
         const own = profile?.model;
         // Its base URL is the one saved for that provider (a definition carries none: an imported
         // one could otherwise send the saved key elsewhere).

@@ -119,7 +119,7 @@ export const skillRunScript = {
     // Without the workspace's MCP servers, no MCP tool is in it.
     const bound = ctx.mcp?.toolListFor(skill.allowedToolsGiven ? skillOwner(skill.scope, skill.name) : null, allowed) ?? { names: allowed, keys: [], problems: [] };
     const only = [...bound.names, ...bound.keys].filter((t) => t !== 'agent_delegate');
-    const leftOut = bound.problems.map((p) => describeProblem(`The skill “${name}”`, p)).join('\n');
+    const leftOut = bound.problems.length ? `${bound.problems.map((p) => describeProblem(`The skill “${name}”`, p)).join('\n')}\n(Installing the skill again chooses the tools of those names now.)` : '';
     if (leftOut) {
       const r = await runScript(file.language, path, source, args, only, ctx);
       return { ...r, output: `${leftOut}\n${r.output}` };
