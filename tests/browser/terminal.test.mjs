@@ -93,7 +93,7 @@ test('the Terminal panel runs a pipeline over the workspace’s OPFS files and c
   assert.equal(await readWorkspaceFile(page, '.scheduler/jobs.json'), null);
 });
 
-test('in the page (the vendored interpreter, over OPFS): globs ending in / name folders, diff prints its normal format, a usr/bin/ folder leaves commands alone, a zip bomb is refused (issue 32 §5 §8)', async () => {
+test('in the page (the vendored interpreter, over OPFS): globs ending in / name folders and never ./ or ../, diff prints its normal format, a usr/bin/ folder leaves commands alone, a zip bomb is refused, LANG is set (issue 32 §5 §8)', async () => {
   await page.keyboard.press('Alt+KeyT');
   await page.locator('.terminal-host .xterm-helper-textarea').waitFor();
   await idle();
@@ -121,7 +121,11 @@ test('in the page (the vendored interpreter, over OPFS): globs ending in / name 
   await typeLine('unzip -q bomb.zip -d out 2> err.txt; echo "unzip $?"; grep -c "as zip bombs do; nothing was extracted" err.txt; ls -d out 2>&1 | grep -c "No such"');
   await shows(/\nunzip 1\n1\n1\n/);
   assert.equal(await readWorkspaceFile(page, 'out/a.bin'), null);
-  await typeLine('rm -r usr x.txt y.txt bomb.zip err.txt');
+  // No glob matches . or ..: rm -rf .*/ removes the dot folder only, never notes/ above it; LANG is
+  // in the environment (the browser's language).
+  await typeLine('mkdir -p notes/sub/.cache && cd notes/sub && echo .*/ && rm -rf .*/; cd / && ls -a notes/sub | tr "\\n" " "; ls -d notes; echo "lang=$LANG"');
+  await shows(/\n\.cache\/\n\. \.\. notes\nlang=[a-z]{2,3}_[A-Z]{2}\.UTF-8\n/);
+  await typeLine('rm -r usr x.txt y.txt bomb.zip err.txt notes/sub');
   await idle();
 });
 

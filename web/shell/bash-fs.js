@@ -121,6 +121,12 @@ export class BashFileSystem {
      * @type {((name: string) => boolean) | null}
      */
     this.isCommand = null;
+    /**
+     * While above 0 (grep is searching), reads of a file holding a NUL byte are counted in
+     * `binaryReads`: grep's cue that it met a binary file (commands/grep.js).
+     */
+    this.watchBinary = 0;
+    this.binaryReads = 0;
   }
 
   /**
@@ -304,6 +310,7 @@ export class BashFileSystem {
       const bytes = (early && (await early)) || (await this.fs.readBytes(p));
       this.#readAhead(p);
       if (this.onRead) await this.onRead(p);
+      if (this.watchBinary > 0 && bytes.includes(0)) this.binaryReads++;
       return bytes;
     } catch (err) {
       await this.#requireFile(path, 'open');

@@ -12,6 +12,7 @@ import { markStdinFiles, wcCommand } from './commands/wc.js';
 import { diffCommand } from './commands/diff.js';
 import { grepCommand } from './commands/grep.js';
 import { lsCommand } from './commands/ls.js';
+import { posixLocale } from './commands/collate.js';
 import { PREAMBLE_TRACE, STATUS_COMMAND, YIELD_COMMAND, addLoopYields, expandAliases, functionChanges, isReservedName, optionsFromEnv, preambleSource, reservedDefinition, shieldFromAliases } from './session.js';
 import { HIDDEN_CODE, RUNS_BY_NAME, analyzeScript, isPlainVariable } from './read-only.js';
 
@@ -79,7 +80,9 @@ export class Shell {
     /** @type {string} */
     this.cwd = resolveShellPath('/', options.cwd ?? '/');
     /** @type {Record<string, string>} */
-    this.variables = { HOME: '/', PATH: '/usr/bin:/bin', TERM: 'xterm-256color', USER: 'user', SHELL: '/bin/bash', ...options.env };
+    // LANG as a desktop's terminal has it (the browser's language): sort, ls and globs follow it,
+    // and `echo $LANG`, `env` and `unset LANG` (byte order, as bash's C locale) all agree with that.
+    this.variables = { HOME: '/', PATH: '/usr/bin:/bin', TERM: 'xterm-256color', USER: 'user', SHELL: '/bin/bash', LANG: posixLocale(globalThis.navigator?.language), ...options.env };
     /** @type {Map<string, AstNode>} */
     this.functions = new Map();
     this.setOptions = new Set(/** @type {string[]} */ ([]));
@@ -130,7 +133,7 @@ export class Shell {
       sortCommand(),
       wcCommand(),
       diffCommand(),
-      grepCommand(),
+      grepCommand(this.fs),
       lsCommand(),
     ];
     /** The commands Clawser adds to just-bash's (tar, zip, realpath…), for `which`, `help` and completion. */
@@ -282,8 +285,10 @@ export class Shell {
     try {
       script = this.parse(commandLine);
     } catch (err) {
-      // just-bash rejects some arithmetic while parsing (`$((1 + 2.3))`): bash reports it when
-      // it expands the word, with status 1; anything else the parser throws is a syntax error.
+      // just-bash's own build rejects some arithmetic while parsing (`$((1 + 2.3))`); the
+      // vendored one the page runs keeps it for the command that expands it, as bash does
+      // (scripts/just-bash-patches.mjs, patchArithmetic). Should it throw here all the same, it
+      // is bash's status 1; anything else the parser throws is a syntax error.
       if (!(err instanceof ShellSyntaxError)) return this.#failed(err, /arithmetic/i.test(String(/** @type {Error} */ (err)?.message)) ? 1 : 2);
       this.lastStatus = 2;
       return { stdout: '', stderr: `bash: ${err.message}\n`, exitCode: 2 };
