@@ -151,7 +151,7 @@ export function resolveNames(names, bound, env) {
       // Its server is set up still: not connected now (or no longer lists the tool), like any such tool.
       if (serverOfKey(key, env.servers)) continue;
       const now = holder?.policyKey ? serverOfKey(holder.policyKey, env.servers) : undefined;
-      out.problems.push({ tool: name, reason: `it was chosen for an MCP server that is no longer set up (removed, or moved to another address)${now ? `; the tool of that name now is ${describeServer(now)}'s, which was not chosen` : ''}` });
+      out.problems.push({ tool: name, reason: `it was chosen for an MCP server that is no longer set up (removed, or moved to another address)${now ? `; the tool of that name now belongs to ${describeServer(now)}, which was not chosen for it` : ''}` });
       continue;
     }
     if (name.startsWith('mcp__')) {
