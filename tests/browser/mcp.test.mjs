@@ -26,7 +26,7 @@ before(async () => {
   mcp = await startEverythingServer();
   secured = await startOAuthServers(mcp.url);
   // Two servers whose names and tools read the same once joined (issue 32 §3).
-  pair = await startScriptedMcpServers({ '/github': [{ name: 'create_issue' }], '/github-create': [{ name: 'issue' }] });
+  pair = await startScriptedMcpServers({ '/github': [{ name: 'create_issue' }], '/github-create': [{ name: 'issue' }], '/elsewhere': [{ name: 'create_issue' }] });
   browser = await launchBrowser();
   page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
 });
@@ -315,4 +315,100 @@ test('issue 32 §3: the Config document names each choice by its server; the col
   await page.getByRole('button', { name: 'Back to chat' }).click();
   assert.equal((await turn(gh, null, 'Unasked again.'))?.path, '/github', 'imported: github\'s "Always allow" applies to github\'s tool');
   assert.equal(await turn(ghc, null, 'Still off.'), null, 'and github-create\'s Off to github-create\'s');
+});
+
+test('issue 32 §3: @triage, saved with github\'s create_issue, is not offered the tool of another "github" added at another address; the chat and its card say so, naming it and the tool (control: before, it is offered and its call reaches /github)', async () => {
+  const gh = 'mcp__github__create_issue';
+  // github's tool runs without asking: a call offered is a call made (no dialog to wait on).
+  await page.getByRole('button', { name: 'Tools', exact: true }).click();
+  await page.getByRole('combobox', { name: `Policy for ${gh}` }).selectOption('auto');
+  await page.getByRole('button', { name: 'Agents', exact: true }).click();
+  const panel = page.getByRole('region', { name: 'Agents' });
+  await panel.getByRole('button', { name: 'New agent' }).click();
+  const editor = panel.getByRole('form', { name: 'New agent' });
+  await editor.getByLabel('Name (what you type after @)').fill('triage');
+  await editor.getByLabel('All the workspace\'s tools').uncheck();
+  for (const box of await editor.locator('.agent-tool-grid input').all()) await box.uncheck();
+  await editor.getByLabel(gh, { exact: true }).check();
+  await editor.getByRole('button', { name: 'Save agent' }).click();
+  await panel.getByRole('status').getByText('Saved @triage.').waitFor();
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+
+  /**
+   * One @triage turn whose model calls the tool if it is offered (it runs without asking): the
+   * MCP tools the model was offered must be `expected`; returns where the call went (null: nowhere).
+   * @param {string[]} expected @param {string} done
+   */
+  const ask = async (expected, done) => {
+    const calls = pair.calls.length;
+    const before = llm.requests.length;
+    llm.enqueue({ toolCalls: [{ id: `t${before}`, name: gh, arguments: { text: 'x' } }] }, { text: done });
+    await sendMessage(page, '@triage file an issue');
+    // What the model was offered, as soon as it is asked (the condition is this process's: polled).
+    const deadline = Date.now() + 20_000;
+    while (llm.requests.length <= before) {
+      if (Date.now() > deadline) throw new Error('The model was never asked.');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const offered = (llm.requests[before]?.body.tools ?? []).map((/** @type {any} */ t) => t.function.name).filter((/** @type {string} */ n) => n.startsWith('mcp'));
+    assert.deepEqual(offered, expected, 'the MCP tools @triage is offered');
+    await page.locator('.msg.assistant', { hasText: done }).waitFor();
+    return pair.calls.length > calls ? pair.calls.at(-1)?.path ?? null : null;
+  };
+  // Control: the server it was saved with.
+  assert.equal(await ask([gh], 'Filed.'), '/github');
+
+  await page.keyboard.press('Alt+M');
+  await cardOf('github').getByRole('button', { name: 'Remove github' }).click();
+  await page.getByRole('dialog', { name: 'Remove the server “github”?' }).getByRole('button', { name: 'Remove' }).click();
+  await page.getByText('Removed “github”.').waitFor();
+  await addServer('github', pair.url('/elsewhere'));
+  await cardOf('github').locator('.server-status', { hasText: 'Connected' }).waitFor();
+  assert.equal(await listedName('github'), gh, 'the new server\'s tool has the name');
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+
+  assert.equal(await ask([], 'Not offered.'), null, 'nothing reached /elsewhere');
+  await page.getByRole('status').filter({ hasText: /^@triage: mcp__github__create_issue is left out — it was chosen for an MCP server that is no longer set up/ }).waitFor();
+  await page.getByRole('button', { name: 'Agents', exact: true }).click();
+  await panel.getByRole('listitem').filter({ hasText: '@triage' }).getByText(/mcp__github__create_issue is left out .*“github” \(http:\/\/127\.0\.0\.1:\d+\/elsewhere\)/).waitFor();
+  await panel.getByRole('button', { name: 'Back to chat' }).click();
+});
+
+test('issue 32 §3: a server that is not connected keeps its choices in view — the Tools panel lists its "Always allow" by server, address and tool, and Forget removes it; control: a connected server\'s choice shows in its row as before', async () => {
+  const gh = 'mcp__github__create_issue';
+  const ghc = 'mcp__github_create__issue';
+  const stored = page.getByRole('list', { name: 'Choices for tools not connected' });
+  // Both connected: each choice in its row (github's "Always allow" given here), nothing listed apart.
+  await page.getByRole('button', { name: 'Tools', exact: true }).click();
+  await page.getByRole('combobox', { name: `Policy for ${gh}` }).selectOption('auto');
+  assert.equal(await page.getByRole('combobox', { name: `Policy for ${gh}` }).inputValue(), 'auto');
+  assert.equal(await page.getByRole('combobox', { name: `Policy for ${ghc}` }).inputValue(), 'denied');
+  assert.equal(await stored.getByRole('listitem').count(), 0);
+
+  await page.keyboard.press('Alt+M');
+  await cardOf('github').getByRole('button', { name: 'Disconnect github' }).click();
+  await cardOf('github').locator('.server-status', { hasText: 'Not connected' }).waitFor();
+  await page.getByRole('button', { name: 'Tools', exact: true }).click();
+  await stored.waitFor();
+  assert.equal(await page.getByRole('combobox', { name: `Policy for ${gh}` }).count(), 0, 'its tool is not in the table while not connected');
+  const items = await stored.getByRole('listitem').allInnerTexts();
+  assert.equal(items.length, 1, JSON.stringify(items));
+  assert.match(items[0], /^create_issue \(MCP server “github”, http:\/\/127\.0\.0\.1:\d+\/elsewhere, not connected\): Always allow/);
+  // Control: the connected server's Off is where it was.
+  assert.equal(await page.getByRole('combobox', { name: `Policy for ${ghc}` }).inputValue(), 'denied');
+
+  await storedConfigUntil(page, (e) => /create_issue/.test(choicesIn(e)), 'the "Always allow" stored');
+  await stored.getByRole('button', { name: /^Forget the choice for create_issue \(MCP server “github”/ }).click();
+  await stored.waitFor({ state: 'hidden' });
+  // The "Always allow" is gone from what is stored; github-create's Off stays.
+  await storedConfigUntil(page, (e) => !/create_issue/.test(choicesIn(e)) && /:issue/.test(choicesIn(e)), 'only the "Always allow" forgotten');
+
+  // Connected again: its tool follows the default (asks).
+  await page.keyboard.press('Alt+M');
+  await cardOf('github').getByRole('button', { name: 'Connect github' }).click();
+  await cardOf('github').locator('.server-status', { hasText: 'Connected' }).waitFor();
+  await page.getByRole('button', { name: 'Tools', exact: true }).click();
+  assert.equal(await page.getByRole('combobox', { name: `Policy for ${gh}` }).inputValue(), '');
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  assert.equal((await turn(gh, 'Allow once', 'Asked after forgetting.'))?.path, '/elsewhere');
 });

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { validateSkill, textOf, pathProblem } from './format.js';
 import { setAsideFile } from '../storage/damage.js';
+import { skillOwner } from '../mcp/tool-lists.js';
 
 /** What the store says of a skill whose origin it has no record of (installed before it kept one, or damaged). */
 export const ORIGIN_UNRECORDED = 'where it came from is not recorded';
@@ -55,10 +56,12 @@ export class SkillStore {
 
   /**
    * @param {{globalFs: FileSystem, workspaceFs: FileSystem, config: ConfigStore, workspaceId: string, coordination?: Coordination,
-   *   onDamage?: import('../storage/damage.js').DamageSink, onGlobalDamage?: import('../storage/damage.js').DamageSink}} deps
+   *   onDamage?: import('../storage/damage.js').DamageSink, onGlobalDamage?: import('../storage/damage.js').DamageSink,
+   *   toolLists?: Pick<import('../mcp/tool-lists.js').ToolListBinder, 'bind' | 'forget'>}} deps
    *   globalFs: the global skills folder's view (`clawser_skills/`); workspaceFs: the workspace's own files (not a protected view);
    *   onDamage, onGlobalDamage: told of an installed skill (the workspace's, a global one) whose files no longer
-   *   make a valid skill — every skill is checked when installed, so that is damage; it is not offered to the agent
+   *   make a valid skill — every skill is checked when installed, so that is damage; it is not offered to the agent;
+   *   toolLists: binds the MCP tools an installed skill's allowed-tools name to the servers they are now (installing is the user's yes)
    */
   constructor(deps) {
     this.deps = deps;
@@ -331,6 +334,9 @@ export class SkillStore {
     }
     const choices = this.#choices();
     if (choices[name] === false) this.deps.config.set(this.#enabledKey, { ...choices, [name]: true });
+    // Its allowed-tools' MCP tools are the ones of the servers set up now: a server added later under the same name is not.
+    // (Not bound, they reach only a server saved before bindings existed: it fails safe.)
+    await this.deps.toolLists?.bind(skillOwner(scope, name), validation.skill.allowedToolsGiven ? validation.skill.allowedTools : []).catch(() => []);
     this.#changed();
     return validation;
   }
@@ -340,6 +346,7 @@ export class SkillStore {
     if (!(await this.#names(scope)).includes(name)) throw new SkillError('not_found', `No ${scope} skill named “${name}”.`);
     await this.#fs(scope).delete(this.#path(scope, name));
     await this.#fs(scope).delete(this.#originPath(scope, name)).catch(() => {});
+    await this.deps.toolLists?.forget(skillOwner(scope, name)).catch(() => {});
     this.#changed();
   }
 

@@ -201,7 +201,7 @@ async function agentShell(session, options = {}) {
       }, { mayWrite: () => !shell?.readOnlyRun, ...(bound ? { permit: (sub, args) => outOfBounds(bound, [gitToolOf(sub, args)]) } : {}) }),
       clawserCommand({
         callTool: (name, args, signal) => {
-          if (options.only && !options.only.includes(name)) return Promise.resolve({ ok: false, output: `${name} is not among the tools this script may use (${options.only.join(', ') || 'none'}).` });
+          if (options.only && !options.only.includes(name)) return Promise.resolve({ ok: false, output: `${name} is not among the tools this script may use (${options.only.filter((n) => !n.includes(':')).join(', ') || 'none'}).` });
           if (name === 'shell' || name === 'run_js' || name === 'skill_run_script') return Promise.resolve({ ok: false, output: `${name} cannot be called from inside the shell.` });
           // A read-only line may only read, whatever its hidden parts try.
           if (shell?.readOnlyRun && !READ_ONLY_TOOLS.includes(name)) return Promise.resolve({ ok: false, output: `${name} may change something, and this line was run as read-only.` });

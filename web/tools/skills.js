@@ -1,6 +1,7 @@
 /** @import { ToolDefinition, ToolContext } from './types.d.ts' */
 import { z } from 'zod';
 import { stripInvisible } from '../safety/invisible.js';
+import { skillOwner, describeProblem } from '../mcp/tool-lists.js';
 
 /** @param {ToolContext} ctx */
 function skillsOf(ctx) {
@@ -113,21 +114,39 @@ export const skillRunScript = {
     // Always a bound (none given and no list of tools: no tools), held by the runner for every
     // call the script makes, through its shell and that shell's clawser and curl too.
     const allowed = skill.allowedToolsGiven ? skill.allowedTools : ctx.toolNames ?? [];
-    const only = allowed.filter((t) => t !== 'agent_delegate');
-    // A shell script runs in a shell of its own over the workspace (web/tools/shell.js): its
-    // `clawser` and `curl` calls pass the gates and stay within the skill's allowed-tools.
-    if (file.language === 'shell') return (await import('./shell.js')).runShellScript(source, { args, only }, ctx);
-    if (file.language !== 'javascript') return { ok: false, output: `${path} is not JavaScript: it cannot run in the browser (there is no ${file.language === 'python' ? 'Python' : 'interpreter for it'} here). Its text, to follow by hand:\n${source}` };
-    if (!ctx.runCode) return { ok: false, output: 'The code sandbox is not available here.' };
-    // The skill's allowed-tools bound what the script may call (the usual gates still apply to
-    // each call), in a sandbox of its own, and it runs as written (its last expression is its
-    // value). `args` is a global, so a script declaring its own `args` still runs.
-    return ctx.runCode(`globalThis.args = ${JSON.stringify(args ?? {})};\n${source}`, ctx.signal, { only, isolated: true, adapt: false });
+    // An MCP tool is in the bound with its identity: the one the skill's list was bound to when it
+    // was installed (a server replaced since under the same name is not), or the caller's now.
+    // Without the workspace's MCP servers, no MCP tool is in it.
+    const bound = ctx.mcp?.toolListFor(skill.allowedToolsGiven ? skillOwner(skill.scope, skill.name) : null, allowed) ?? { names: allowed, keys: [], problems: [] };
+    const only = [...bound.names, ...bound.keys].filter((t) => t !== 'agent_delegate');
+    const leftOut = bound.problems.length ? `${bound.problems.map((p) => describeProblem(`The skill “${name}”`, p)).join('\n')}\n(Installing the skill again chooses the tools of those names now.)` : '';
+    if (leftOut) {
+      const r = await runScript(file.language, path, source, args, only, ctx);
+      return { ...r, output: `${leftOut}\n${r.output}` };
+    }
+    return runScript(file.language, path, source, args, only, ctx);
   },
   preview({ name, script, args }) {
     return `Run ${script} of the skill “${name}” in the sandbox${args && Object.keys(args).length ? ` with ${JSON.stringify(args).slice(0, 300)}` : ''}.`;
   },
 };
+
+/**
+ * Runs a skill's script within its bound.
+ * @param {string | null} language @param {string} path @param {string} source @param {Record<string, unknown> | undefined} args @param {string[]} only @param {ToolContext} ctx
+ * @returns {Promise<import('./types.d.ts').ToolResult>}
+ */
+async function runScript(language, path, source, args, only, ctx) {
+  // A shell script runs in a shell of its own over the workspace (web/tools/shell.js): its
+  // `clawser` and `curl` calls pass the gates and stay within the skill's allowed-tools.
+  if (language === 'shell') return (await import('./shell.js')).runShellScript(source, { args, only }, ctx);
+  if (language !== 'javascript') return { ok: false, output: `${path} is not JavaScript: it cannot run in the browser (there is no ${language === 'python' ? 'Python' : 'interpreter for it'} here). Its text, to follow by hand:\n${source}` };
+  if (!ctx.runCode) return { ok: false, output: 'The code sandbox is not available here.' };
+  // The skill's allowed-tools bound what the script may call (the usual gates still apply to
+  // each call), in a sandbox of its own, and it runs as written (its last expression is its
+  // value). `args` is a global, so a script declaring its own `args` still runs.
+  return ctx.runCode(`globalThis.args = ${JSON.stringify(args ?? {})};\n${source}`, ctx.signal, { only, isolated: true, adapt: false });
+}
 
 /** @type {ToolDefinition} */
 export const skillInstall = {
