@@ -595,7 +595,12 @@ export class ClawserApp {
     this.#whenIdle(() => {
       if (this.#quiet || !this.workspaces?.get(workspaceId)) return;
       const fs = this.workspaceFs(workspaceId);
-      this.#guard(checkWorkspace({ workspaceId, services: this.#servicesOf(workspaceId), fs, onDamage: this.damageSink(workspaceId, fs, `clawser_workspaces/${workspaceId}/`) }));
+      this.#guard(checkWorkspace({
+        workspaceId, services: this.#servicesOf(workspaceId), fs, onDamage: this.damageSink(workspaceId, fs, `clawser_workspaces/${workspaceId}/`),
+        // Every conversation's files, a batch at a time while the page is idle.
+        conversations: this.#controller(workspaceId).store,
+        pause: () => new Promise((resolve) => this.#whenIdle(() => resolve(undefined))),
+      }));
     });
   }
 
