@@ -10,8 +10,10 @@ import { ignoreDamage, setAsideFile, DamagedFileError, SET_ASIDE_HINT, keptLines
 import { plainTitle } from './title.js';
 
 
-/** Conversations checked together (their files' reads in one go), between two pauses. */
-const CHECK_BATCH = 25;
+/** Conversations checked together, between two pauses. */
+const CHECK_BATCH = 50;
+/** Bytes of files read in one go by the check (a larger file alone). */
+const CHECK_READ_BYTES = 4 * 1024 * 1024;
 /** A conversation's files, as the check reads them. */
 const CHECKED_FILES = /** @type {const} */ (['meta.json', 'snapshot.json', 'events.jsonl']);
 /** What the check remembers of a file it found intact (or whose damage it kept). @typedef {{size: number, mtimeMs: number}} CheckedFile */
@@ -246,11 +248,15 @@ export class ConversationStore {
     /** @type {Record<string, CheckedFile>} */
     const after = {};
     for (let i = 0; i < conversations.length; i += CHECK_BATCH) {
-      if (i) await pause?.();
-      await Promise.all(conversations.slice(i, i + CHECK_BATCH).map((meta) => this.#checkOne(meta, before, after).catch(() => {})));
+      // Each batch when the page is idle, the first too: what the person does first goes first.
+      await pause?.();
+      await this.#checkBatch(conversations.slice(i, i + CHECK_BATCH), before, after).catch(() => {});
     }
     const same = Object.keys(after).length === Object.keys(before).length && Object.entries(after).every(([k, v]) => before[k]?.size === v.size && before[k]?.mtimeMs === v.mtimeMs);
-    if (!same) await this.#fs.write(this.#checkedFile, JSON.stringify({ version: 1, files: after })).catch(() => {});
+    if (same) return;
+    const write = () => this.#fs.write(this.#checkedFile, JSON.stringify({ version: 1, files: after }));
+    const c = this.#coordination;
+    await (c ? c.withLock(`convcheck:${this.#base}`, write) : write()).catch(() => {});
   }
 
   /** @returns {Promise<Record<string, CheckedFile>>} */
@@ -269,28 +275,36 @@ export class ConversationStore {
   }
 
   /**
-   * @param {ConversationMeta & {damaged?: true}} meta as listed @param {Record<string, CheckedFile>} before
+   * Some conversations: their files' sizes and times, then the files that changed since they were
+   * found intact, read a few megabytes at a time (logs can be large), each checked.
+   * @param {(ConversationMeta & {damaged?: true})[]} metas as listed @param {Record<string, CheckedFile>} before
    * @param {Record<string, CheckedFile>} after filled with the files found intact
    */
-  async #checkOne(meta, before, after) {
-    const { id } = meta;
-    const dir = this.dirOf(id);
-    const stats = await Promise.all(CHECKED_FILES.map((f) => this.#fs.stat(`${dir}/${f}`).catch(() => null)));
-    /** @type {{file: typeof CHECKED_FILES[number], stat: import('../storage/types.d.ts').FileStat}[]} */
+  async #checkBatch(metas, before, after) {
+    /** @type {{id: string, title: string, file: typeof CHECKED_FILES[number], path: string, stat: import('../storage/types.d.ts').FileStat}[]} */
     const stale = [];
-    CHECKED_FILES.forEach((file, k) => {
-      const stat = stats[k];
+    await Promise.all(metas.flatMap((meta) => CHECKED_FILES.map(async (file) => {
+      const path = `${this.dirOf(meta.id)}/${file}`;
+      const stat = await this.#fs.stat(path).catch(() => null);
       if (stat?.kind !== 'file') return;
-      const seen = before[`${id}/${file}`];
-      if (seen && seen.size === stat.size && seen.mtimeMs === stat.mtimeMs) after[`${id}/${file}`] = seen;
-      else stale.push({ file, stat });
-    });
-    if (!stale.length) return;
-    const reads = await readFiles(this.#fs, stale.map(({ file }) => ({ path: `${dir}/${file}` })));
-    for (const [k, { file, stat }] of stale.entries()) {
-      const bytes = reads[k]?.bytes;
-      if (!bytes) continue;
-      if ((await this.#checkFile(id, meta.title, file, bytes)) && stat.mtimeMs !== undefined) after[`${id}/${file}`] = { size: stat.size, mtimeMs: stat.mtimeMs };
+      const key = `${meta.id}/${file}`;
+      const seen = before[key];
+      if (seen && seen.size === stat.size && seen.mtimeMs === stat.mtimeMs) after[key] = seen;
+      else stale.push({ id: meta.id, title: meta.title, file, path, stat });
+    })));
+    for (let i = 0; i < stale.length; ) {
+      let bytes = 0;
+      let j = i;
+      while (j < stale.length && (j === i || bytes + stale[j].stat.size <= CHECK_READ_BYTES)) bytes += stale[j++].stat.size;
+      const group = stale.slice(i, j);
+      i = j;
+      const reads = await readFiles(this.#fs, group.map(({ path }) => ({ path }))).catch(() => group.map(() => null));
+      for (const [k, { id, title, file, stat }] of group.entries()) {
+        const read = reads[k];
+        if (!read) continue;
+        const settled = await this.#checkFile(id, title, file, read.bytes).catch(() => false);
+        if (settled && stat.mtimeMs !== undefined) after[`${id}/${file}`] = { size: stat.size, mtimeMs: stat.mtimeMs };
+      }
     }
   }
 
