@@ -11,7 +11,7 @@ import { plainTitle } from './title.js';
 
 
 /** Conversations checked together, between two pauses. */
-const CHECK_BATCH = 50;
+const CHECK_BATCH = 20;
 /** Bytes of files read in one go by the check (a larger file alone). */
 const CHECK_READ_BYTES = 4 * 1024 * 1024;
 /** A conversation's files, as the check reads them. */
