@@ -101,8 +101,10 @@ function objectHeader(b) {
     scale *= 128;
   }
   if (type === 6) {
+    const start = i;
     do {
       if (i >= b.available) return null;
+      if (i - start > 9) throw unreadable('an object\'s base offset without an end');
       c = at(i++);
     } while (c & 128);
   } else if (type === 7) {
