@@ -43,6 +43,9 @@ import { openConfig, reportConfigDamage, STATE_CHECKED_MARK, WORKSPACES_FILE } f
 import { createWorkspace, renameWorkspace, deleteWorkspace } from './workspace-actions.js';
 import { renameConversation, exportConversation, importConversation, deleteConversation, pickConversationFile, saveCodeToWorkspace } from './conversation-actions.js';
 
+/** How long after a workspace opens its conversations' files start being checked (in idle time). */
+const CONVERSATION_CHECK_DELAY_MS = 2000;
+
 /** A workspace route's panel: 'chat' or a name of the panel registry. @typedef {string} PanelName */
 
 /**
@@ -670,7 +673,19 @@ export class ClawserApp {
     this.#whenIdle(() => {
       if (this.#quiet || !this.workspaces?.get(workspaceId)) return;
       const fs = this.workspaceFs(workspaceId);
-      this.#guard(checkWorkspace({ workspaceId, services: this.#servicesOf(workspaceId), fs, onDamage: this.damageSink(workspaceId, fs, `clawser_workspaces/${workspaceId}/`) }));
+      let settled = false;
+      this.#guard(checkWorkspace({
+        workspaceId, services: this.#servicesOf(workspaceId), fs, onDamage: this.damageSink(workspaceId, fs, `clawser_workspaces/${workspaceId}/`),
+        // Every conversation's files, a batch at a time while the page is idle, once start-up
+        // has settled: reads queued then would hold up the first ones of the person's own.
+        conversations: this.#controller(workspaceId).store,
+        pause: () => new Promise((resolve) => {
+          const idle = () => this.#whenIdle(() => resolve(undefined));
+          if (settled) return idle();
+          settled = true;
+          setTimeout(idle, CONVERSATION_CHECK_DELAY_MS);
+        }),
+      }));
     });
   }
 

@@ -136,7 +136,8 @@ export class ChatController {
       })().catch(() => {});
     };
     /** Full-text search across the workspace's conversations. */
-    this.search = new ConversationSearch(deps.fs, deps.workspaceId);
+    // Damaged log lines the search comes across are kept and reported by the store, as opening would.
+    this.search = new ConversationSearch(deps.fs, deps.workspaceId, { onDamagedLog: (id) => { this.store.checkLog(id).catch(() => {}); } });
     this.coordination = deps.coordination;
     // Another tab created, renamed or deleted a conversation.
     this.coordination?.subscribe(`convs:${deps.workspaceId}`, () => {
