@@ -9,7 +9,6 @@ import { DurableConfig, STATE_FOLDER } from '../../web/storage/durable-config.js
 import { memoryStorage, inProcessTabs } from '../fixtures/stand-ins.mjs';
 
 const FILES = ['workspaces.json', 'settings.json'];
-const JOURNAL = 'clawser_unsaved_changes';
 /** @param {string} key */
 const fileOf = (key) => (key === 'clawser_workspaces' || key.startsWith('clawser_workspaces_') ? 'workspaces.json' : 'settings.json');
 /** @param {string} key */
@@ -32,7 +31,6 @@ function config(o = {}) {
     cache: new LocalConfig(storage),
     cached,
     ignoreLegacy: (key) => key === 'clawser_restore_running',
-    journalKey: JOURNAL,
     onError: (err) => o.errors?.push(err),
   });
   return { c, fs, storage };
@@ -111,62 +109,6 @@ test('changes read back at once, are on storage once flush resolves, and a new p
   await next.load();
   assert.deepEqual(next.entries().sort(), [['clawser_config_w1', '{"provider":"echo"}'], ['clawser_workspaces', '[{"id":"w1","name":"One","createdAt":1}]']]);
   assert.throws(() => c.set('other', 1), { code: 'invalid_key' });
-});
-
-/** A file system whose writes never finish once `stalled` (a page reloaded or closed while its write is under way). */
-class StallingFileSystem extends MemoryFileSystem {
-  stalled = false;
-  /** @param {string} path @param {string | Uint8Array} data */
-  async write(path, data) {
-    if (this.stalled) return new Promise(() => {});
-    return super.write(path, data);
-  }
-}
-
-test('a page reloaded before its background write finishes loses nothing: the next page makes its changes again from the journal and writes them (control: changes written in time leave no journal and are not made twice)', async () => {
-  const fs = new StallingFileSystem();
-  const storage = memoryStorage();
-  const before = config({ fs, storage }).c;
-  await before.load();
-  before.set('clawser_workspaces', [{ id: 'w1', name: 'One', createdAt: 1 }]);
-  before.set('clawser_agent_w1', { keep: 'me' });
-  before.set('clawser_gone', 1);
-  await before.flush();
-  // Control: written in time, nothing is left in the journal.
-  assert.equal(storage.getItem(JOURNAL), null);
-
-  fs.stalled = true;
-  const page = config({ fs, storage }).c;
-  await page.load();
-  page.set('clawser_policy_w1', { web_fetch: 'denied' });
-  page.update('clawser_workspaces', (list) => [...(/** @type {any[]} */ (list)), { id: 'w2', name: 'Two', createdAt: 2 }]); // any: the stored list, as the app keeps it
-  page.remove('clawser_gone');
-  assert.deepEqual(await stored(fs, 'settings.json'), { clawser_agent_w1: '{"keep":"me"}', clawser_gone: '1' }, 'not written: the write never finished');
-
-  // The page is reloaded: a new page, new tabs (the old one's lock went with it), the same storage.
-  fs.stalled = false;
-  const next = config({ fs, storage, tabs: inProcessTabs() }).c;
-  await next.load();
-  assert.deepEqual(next.get('clawser_policy_w1', null), { web_fetch: 'denied' });
-  assert.deepEqual(/** @type {any[]} */ (next.get('clawser_workspaces', [])).map((w) => w.id), ['w1', 'w2']); // any: the stored list
-  assert.equal(next.get('clawser_gone', null), null);
-  await next.flush();
-  assert.deepEqual(await stored(fs, 'settings.json'), { clawser_agent_w1: '{"keep":"me"}', clawser_policy_w1: '{"web_fetch":"denied"}' });
-  assert.equal(JSON.parse((await stored(fs, 'workspaces.json')).clawser_workspaces).length, 2);
-  assert.equal(storage.getItem(JOURNAL), null, 'the journal is emptied once written');
-
-  // A journal that is not readable is ignored, and one that says what is stored changes nothing.
-  storage.setItem(JOURNAL, '{not json');
-  const third = config({ fs, storage, tabs: inProcessTabs() }).c;
-  await third.load();
-  assert.deepEqual(third.get('clawser_agent_w1', null), { keep: 'me' });
-  storage.setItem(JOURNAL, JSON.stringify({ clawser_agent_w1: { raw: '{"keep":"me"}', id: 'x' } }));
-  const fourth = config({ fs, storage, tabs: inProcessTabs() }).c;
-  await fourth.load();
-  assert.equal(storage.getItem(JOURNAL), null);
-  const seq = JSON.parse(await fs.readText(`${STATE_FOLDER}/settings.json`)).seq;
-  await fourth.flush();
-  assert.equal(JSON.parse(await fs.readText(`${STATE_FOLDER}/settings.json`)).seq, seq, 'nothing written again');
 });
 
 test('two tabs: each sees the other\'s changes, and changes made at the same time are all kept (control: one tab alone)', async () => {

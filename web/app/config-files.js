@@ -10,9 +10,6 @@ import { WORKSPACES_KEY, DELETING_KEY, WORKSPACE_LIST_SCHEMAS } from './workspac
 import { readJson } from '../storage/damage.js';
 import { RAIL_COLLAPSED_KEY, RESTORE_FLAG } from './flags.js';
 
-/** localStorage's journal of settings changes not yet written to the files. */
-export const UNSAVED_CHANGES_KEY = 'clawser_unsaved_changes';
-
 /** The workspace list, and the deletes still under way (changed together, in one write). */
 export const WORKSPACES_FILE = 'workspaces.json';
 /** Every other setting, global and per workspace (sealed keys included). */
@@ -67,8 +64,6 @@ export async function openConfig({ fs, tabs, gate, onError }) {
     cached: firstViewKey,
     // A hint for the first view only; the restore's own marker file is what recovery reads.
     ignoreLegacy: (key) => key === RESTORE_FLAG,
-    // A change made just before the page is reloaded or closed is made again by the next page.
-    journalKey: UNSAVED_CHANGES_KEY,
     writable: () => {
       if (gate.restoring === 'elsewhere') throw new RestoreInProgressError(false);
     },

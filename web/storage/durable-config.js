@@ -23,16 +23,8 @@ const FileSchema = z.object({
 /**
  * A change not yet written: the value this tab sees now (`raw`; null: removed), made from `from`
  * (a value set here; undefined: what is stored) by the `steps` of `update` calls since.
- * `jid` names its entry in the journal of unsaved changes.
- * @typedef {{raw: string | null, from?: string | null, steps: Array<(raw: string | undefined) => string | null>, jid?: string}} PendingOp
+ * @typedef {{raw: string | null, from?: string | null, steps: Array<(raw: string | undefined) => string | null>}} PendingOp
  */
-
-/**
- * The journal of changes not yet written (in localStorage, written at once when a change is
- * made): a page closed or reloaded before its background write finishes loses nothing — the
- * next page makes those changes again. Key → the value the change gave (null: removed) and its id.
- */
-const JournalSchema = z.record(z.string().startsWith(PREFIX), z.object({ raw: z.string().nullable(), id: z.string() }));
 
 /** The value a change gives, made on `stored` (what the file holds now). @param {PendingOp} op @param {string | undefined} stored */
 function valueOf(op, stored) {
@@ -100,8 +92,6 @@ const serialize = (seq, entries) => JSON.stringify({ format: FORMAT, version: 1,
  *   first start) and, for the keys `cached` names, a copy the page paints its first view from
  * @property {(key: string) => boolean} [cached] the keys copied into `cache` (only what a first view shows)
  * @property {(key: string) => boolean} [ignoreLegacy] keys of `cache` that are neither migrated nor removed (hints of their own)
- * @property {string} [journalKey] the key of `cache` that keeps the changes not yet written (a page
- *   reloaded or closed right after a change loses nothing); without it such changes are lost
  * @property {() => void} [writable] throws when nothing may be written now (a backup is being restored in another tab)
  * @property {(err: unknown) => void} [onError] a change that could not be saved in the background
  * @property {(file: string, entries: Record<string, string>) => string | null} [check] what is wrong with a file's
@@ -189,49 +179,7 @@ export class DurableConfig {
     const early = this.#early ?? [];
     this.#early = null;
     for (const m of early) this.#receive(m);
-    this.#replayJournal();
     return { migrated };
-  }
-
-  /** The journal of unsaved changes, as stored (unreadable: empty). @returns {z.infer<typeof JournalSchema>} */
-  #readJournal() {
-    const { cache, journalKey } = this.options;
-    if (!cache || !journalKey) return {};
-    const parsed = JournalSchema.safeParse(cache.get(journalKey, {}));
-    return parsed.success ? parsed.data : {};
-  }
-
-  /** Changes the journal; best effort (a full localStorage leaves the background write as the only copy). @param {(j: z.infer<typeof JournalSchema>) => void} fn */
-  #editJournal(fn) {
-    const { cache, journalKey } = this.options;
-    if (!cache || !journalKey) return;
-    try {
-      const journal = this.#readJournal();
-      fn(journal);
-      if (Object.keys(journal).length) cache.set(journalKey, journal);
-      else cache.remove(journalKey);
-    } catch {
-      // localStorage full or gone: the change is still written in the background.
-    }
-  }
-
-  /**
-   * Changes a page made but did not live to write (it was reloaded, closed or killed first) are
-   * made again: journalled values that differ from what is stored become pending changes.
-   */
-  #replayJournal() {
-    let any = false;
-    this.#editJournal((journal) => {
-      for (const [key, { raw, id }] of Object.entries(journal)) {
-        if (!this.options.files.includes(this.options.fileOf(key))) delete journal[key];
-        else if ((this.#base.get(key) ?? null) === raw && !this.#pending.has(key)) delete journal[key];
-        else if (!this.#pending.has(key)) {
-          this.#pending.set(key, { raw, from: raw, steps: [], jid: id });
-          any = true;
-        }
-      }
-    });
-    if (any) this.#schedule().catch((err) => this.options.onError?.(err));
   }
 
   /** Each file's text, or null when missing. @returns {Promise<(string | null)[]>} */
@@ -277,8 +225,8 @@ export class DurableConfig {
 
   /** The `clawser_*` keys of localStorage that earlier versions kept there (what a migration moves). */
   #legacy() {
-    const { cache, ignoreLegacy, journalKey } = this.options;
-    return (cache?.entries() ?? []).filter(([key]) => !ignoreLegacy?.(key) && key !== journalKey);
+    const { cache, ignoreLegacy } = this.options;
+    return (cache?.entries() ?? []).filter(([key]) => !ignoreLegacy?.(key));
   }
 
   /**
@@ -313,11 +261,11 @@ export class DurableConfig {
    * versions kept there (now in the files) removed. Keys of a damaged file are left as they are.
    */
   #reconcileCache() {
-    const { cache, cached, ignoreLegacy, fileOf, journalKey } = this.options;
+    const { cache, cached, ignoreLegacy, fileOf } = this.options;
     if (!cache) return;
     try {
       for (const [key, raw] of cache.entries()) {
-        if (ignoreLegacy?.(key) || key === journalKey || this.#damage.has(fileOf(key))) continue;
+        if (ignoreLegacy?.(key) || this.#damage.has(fileOf(key))) continue;
         const now = this.#base.get(key);
         if (!cached?.(key) || now === undefined) cache.remove(key);
         else if (now !== raw) cache.setRaw(key, now);
@@ -390,9 +338,7 @@ export class DurableConfig {
 
   /** @param {string} key @param {PendingOp} op */
   #change(key, op) {
-    const jid = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-    this.#pending.set(key, { ...op, jid });
-    this.#editJournal((journal) => { journal[key] = { raw: op.raw, id: jid }; });
+    this.#pending.set(key, op);
     this.#schedule().catch((err) => this.options.onError?.(err));
   }
 
@@ -400,11 +346,7 @@ export class DurableConfig {
   #rebase(keys) {
     for (const key of keys) {
       const op = this.#pending.get(key);
-      if (op && op.from === undefined) {
-        const raw = valueOf(op, this.#base.get(key));
-        this.#pending.set(key, { ...op, raw });
-        if (op.jid) this.#editJournal((journal) => { if (journal[key]?.id === op.jid) journal[key] = { raw, id: /** @type {string} */ (op.jid) }; });
-      }
+      if (op && op.from === undefined) this.#pending.set(key, { ...op, raw: valueOf(op, this.#base.get(key)) });
     }
   }
 
@@ -508,9 +450,6 @@ export class DurableConfig {
       }
     });
     for (const [key, op] of written) this.#settle(key, op);
-    this.#editJournal((journal) => {
-      for (const [key, op] of written) if (journal[key]?.id === op.jid) delete journal[key];
-    });
     this.#rebase(written.map(([key]) => key));
     this.#cacheWritten(written.map(([key]) => key));
     if (blocked.length) {
@@ -535,7 +474,7 @@ export class DurableConfig {
     if (!builtOn) return;
     const rest = now.steps.slice(op.steps.length);
     if (rest.length === 0) this.#pending.delete(key);
-    else this.#pending.set(key, { raw: now.raw, steps: rest, ...(now.jid ? { jid: now.jid } : {}) });
+    else this.#pending.set(key, { raw: now.raw, steps: rest });
   }
 
   /** @param {string} file */
