@@ -97,6 +97,7 @@ export { chromeAIAvailability } from './providers/chrome-ai.js';
 export { OpfsFileSystem } from './storage/opfs-fs.js';
 export { MemoryFileSystem } from './storage/memory-fs.js';
 export { LocalConfig } from './storage/local-config.js';
+export { DurableConfig, ConfigError, STATE_FOLDER } from './storage/durable-config.js';
 export { SecretBox } from './storage/secrets.js';
 export { StorageError } from './storage/errors.js';
 

@@ -1,6 +1,7 @@
 // just-bash's browser build imports gzip from node:zlib (its own docs say gzip then fails in
 // browsers): the same three calls are served by fflate, so gzip/gunzip/zcat work offline.
 import { Gunzip, gunzipSync as gunzip, gzipSync as gzip } from 'fflate';
+import { ExpansionBudget } from '../../web/files/archive-limits.js';
 
 export const constants = { Z_BEST_SPEED: 1, Z_BEST_COMPRESSION: 9, Z_DEFAULT_COMPRESSION: -1 };
 
@@ -18,19 +19,23 @@ export function gzipSync(data, options = {}) {
 }
 
 /**
- * Stops inflating as soon as the output passes maxOutputLength (as Node's zlib does), fed in
- * 16 KB steps: inflating everything first and checking after would let a zip bomb fill memory
- * (`rg -z` over a bomb). The shell's gunzip, zcat and tar use the archive limits instead.
+ * Stops inflating as soon as the output passes maxOutputLength (as Node's zlib does) or an
+ * archive limit (web/files/archive-limits.js: the ratio, the size; its ArchiveLimitError and
+ * message, as gunzip and zcat give), fed in 16 KB steps: inflating everything first and
+ * checking after would let a zip bomb fill memory (`rg -z` over a bomb). just-bash calls it
+ * with maxOutputLength (rg -z, its gzip); the shell's gunzip, zcat and tar are Clawser's own.
  * @param {Uint8Array} data @param {{maxOutputLength?: number}} [options]
  */
 export function gunzipSync(data, options = {}) {
   const limit = options.maxOutputLength;
   if (limit === undefined) return gunzip(data);
+  const budget = new ExpansionBudget(data.length);
   /** @type {Uint8Array[]} */
   const chunks = [];
   let size = 0;
   const stream = new Gunzip((chunk) => {
     size += chunk.length;
+    budget.add(chunk.length);
     capped(limit, { length: size });
     chunks.push(chunk);
   });

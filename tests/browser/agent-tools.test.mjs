@@ -4,7 +4,7 @@
 // redacted on screen and in the stored log.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, offMachine, saveSettings, openWorkspace, readWorkspaceFile, sendMessage, appView } from './helpers.mjs';
+import { launchBrowser, startApp, offMachine, saveSettings, openWorkspace, readWorkspaceFile, sendMessage, appView, storedConfigUntil } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -111,6 +111,8 @@ test('deny never runs the tool and tells the model; always allow persists across
 test('Tools panel: setting a tool to denied hides it from the model and survives reload', async () => {
   await page.getByRole('button', { name: 'Tools', exact: true }).click();
   await page.getByRole('combobox', { name: 'Policy for web_fetch' }).selectOption('denied');
+  // Settings are written in the background: the reload comes once the choice is stored.
+  await storedConfigUntil(page, (e) => Object.entries(e).some(([k, v]) => k.startsWith('clawser_tool_perms_') && /"web_fetch":"denied"/.test(v)), 'the Off stored');
   await page.reload();
   assert.equal(await page.getByRole('combobox', { name: 'Policy for web_fetch' }).inputValue(), 'denied');
   await page.getByRole('button', { name: 'Back to chat' }).click();

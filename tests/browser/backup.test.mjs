@@ -19,8 +19,10 @@ after(async () => {
 });
 
 /**
- * Every OPFS file (path → SHA-256) and every clawser_* localStorage entry, with sealed
- * secrets replaced by their decrypted value (ciphertexts differ after re-sealing).
+ * Every OPFS file (path → SHA-256) and every stored setting, with sealed secrets replaced by
+ * their decrypted value (ciphertexts differ after re-sealing). The settings' own files
+ * (clawser_state/) are compared by what they hold, not byte for byte: a backup carries the
+ * settings, not those files.
  * @param {import('playwright-core').Page} page
  */
 function snapshot(page) {
@@ -32,6 +34,7 @@ function snapshot(page) {
     const walk = async (dir, prefix) => {
       for await (const [name, handle] of /** @type {any} */ (dir).entries()) {
         if (name.includes('.tmp-')) continue; // an atomic write in progress
+        if (!prefix && name === 'clawser_state') continue; // the settings: compared below, by what they hold
         if (handle.kind === 'directory') await walk(handle, `${prefix}${name}/`);
         else {
           const bytes = await (await handle.getFile()).arrayBuffer();
@@ -39,12 +42,24 @@ function snapshot(page) {
         }
       }
     };
-    await walk(await navigator.storage.getDirectory(), '');
+    const root = await navigator.storage.getDirectory();
+    await walk(root, '');
+    /** @type {Record<string, string>} */
+    const stored = {};
+    for (const name of ['workspaces.json', 'settings.json']) {
+      let file;
+      try {
+        file = await (await (await root.getDirectoryHandle('clawser_state')).getFileHandle(name)).getFile();
+      } catch {
+        continue; // nothing of it stored yet (a fresh start has no settings)
+      }
+      Object.assign(stored, JSON.parse(await file.text()).entries);
+    }
     const box = new SecretBox();
     /** @type {Record<string, string>} */
     const config = {};
-    for (const key of Object.keys(localStorage).filter((k) => k.startsWith('clawser_')).sort()) {
-      const raw = /** @type {string} */ (localStorage.getItem(key));
+    for (const key of Object.keys(stored).sort()) {
+      const raw = stored[key];
       const value = JSON.parse(raw);
       config[key] = typeof value === 'string' && value.startsWith('v1:') ? `secret:${await box.decrypt(value)}` : raw;
     }
@@ -52,18 +67,23 @@ function snapshot(page) {
   });
 }
 
-/** Waits until the open workspace's background `git init` has written .git/HEAD. @param {import('playwright-core').Page} page */
+/**
+ * Waits until what opening a workspace writes in the background is there: its `git init`
+ * (.git/HEAD) and its agents' marker (.agents/store.json).
+ * @param {import('playwright-core').Page} page
+ */
 function waitForRepo(page) {
   return waitInPage(page, async () => {
     const root = await navigator.storage.getDirectory();
     try {
       const ws = await (await root.getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(location.hash.split('/')[1]);
       await (await ws.getDirectoryHandle('.git')).getFileHandle('HEAD');
+      await (await ws.getDirectoryHandle('.agents')).getFileHandle('store.json');
       return true;
     } catch {
       return false;
     }
-  }, undefined, { what: 'the workspace\'s git init' });
+  }, undefined, { what: 'the workspace\'s git init and agents\' marker' });
 }
 
 /**
@@ -171,7 +191,7 @@ test('export everything, wipe the site, restore: files, conversations, git and s
   const confirm = page.getByRole('dialog', { name: 'Replace everything with this backup?' });
   await confirm.waitFor();
   assert.match(await confirm.innerText(), /2 workspace\(s\) \(My workspace, Second\).*1 API key/s);
-  await Promise.all([page.waitForEvent('load'), confirm.getByRole('button', { name: 'Replace everything' }).click()]);
+  await Promise.all([page.waitForEvent('load', { timeout: 180_000 }), confirm.getByRole('button', { name: 'Replace everything' }).click()]); // a restore of many files takes long on a loaded machine: waited for, not timed
   await page.getByRole('link', { name: /Second/ }).waitFor();
   const restored = await snapshot(page);
   assert.deepEqual(restored.files, beforeBackup.files);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchBrowser, startApp, openWorkspace } from './helpers.mjs';
+import { launchBrowser, startApp, openWorkspace, storedConfig, storedConfigUntil } from './helpers.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
 /** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
@@ -25,9 +25,13 @@ after(async () => {
 
 const panel = () => page.getByRole('region', { name: 'Config' });
 const editor = () => panel().getByRole('textbox', { name: 'Configuration (JSON)' });
-/** Every stored setting of the page (localStorage), to prove a refused change changed nothing. */
-const stored = () => page.evaluate(() => JSON.stringify(Object.keys(localStorage).sort().map((k) => [k, localStorage.getItem(k)])));
-const agentSettings = () => page.evaluate(() => JSON.parse(localStorage.getItem(`clawser_agent_${location.hash.split('/')[1]}`) ?? '{}'));
+/** The open workspace's id. */
+const workspaceId = () => decodeURIComponent(new URL(page.url()).hash.split('/')[1] ?? '');
+/** Every stored setting of the page, to prove a refused change changed nothing. */
+const stored = async () => JSON.stringify(Object.entries(await storedConfig(page)).sort(([a], [b]) => a.localeCompare(b)));
+/** @param {string} key */
+const storedValue = async (key) => JSON.parse((await storedConfig(page))[key] ?? 'null');
+const agentSettings = async () => (await storedValue(`clawser_agent_${workspaceId()}`)) ?? {};
 /** @param {(c: any) => void} fn */
 const editConfig = async (fn) => {
   const c = JSON.parse(await editor().inputValue());
@@ -132,11 +136,11 @@ test('export has no secret and imports back; an import with a secret or a wrong 
   assert.equal((await agentSettings()).maxIterations, 12);
   assert.equal(JSON.parse(await editor().inputValue()).provider.model, 'gpt-4o-mini');
   // The key stayed where it was, sealed: the provider still has it.
-  assert.equal(await page.evaluate(() => localStorage.getItem(`clawser_secret_${location.hash.split('/')[1]}_openai`) !== null), true);
+  assert.notEqual(await storedValue(`clawser_secret_${workspaceId()}_openai`), null);
 });
 
 test('the "Always allow" rules and the skills turned off are in the document: exported, imported back after removal, and a bad rule changes nothing', async () => {
-  const skillChoices = () => page.evaluate(() => JSON.parse(localStorage.getItem(`clawser_skills_enabled_${location.hash.split('/')[1]}`) ?? '{}'));
+  const skillChoices = async () => (await storedValue(`clawser_skills_enabled_${workspaceId()}`)) ?? {};
   const rules = () => page.getByRole('list', { name: 'Approval rules' });
   // A rule made where users make them (the Tools panel) shows in the document.
   await page.keyboard.press('Alt+6');
@@ -198,7 +202,9 @@ test('the "Always allow" rules and the skills turned off are in the document: ex
 });
 
 test('the MCP servers are in the document without their tokens; removed, they come back from the export', async () => {
-  const secrets = () => page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('clawser_mcp_secret_')).length);
+  /** @param {Record<string, string>} entries */
+  const sealedTokens = (entries) => Object.keys(entries).filter((k) => k.startsWith('clawser_mcp_secret_')).length;
+  const secrets = async () => sealedTokens(await storedConfig(page));
   const card = () => page.locator('.server').filter({ has: page.getByRole('heading', { name: 'Docs', exact: true }) });
   await page.keyboard.press('Alt+M');
   await page.getByRole('button', { name: 'Add server' }).click();
@@ -209,7 +215,7 @@ test('the MCP servers are in the document without their tokens; removed, they co
   await add.getByLabel('Token or header value (kept encrypted)').fill('tok-MCP-never-exported-42');
   await add.getByRole('button', { name: 'Add server' }).click();
   await card().waitFor();
-  assert.equal(await secrets(), 1);
+  await storedConfigUntil(page, (e) => sealedTokens(e) === 1, 'the server\'s sealed token'); // written in the background
 
   await page.keyboard.press('Alt+9');
   await panel().waitFor();
@@ -243,5 +249,5 @@ test('the MCP servers are in the document without their tokens; removed, they co
   await tokenDialog.getByLabel('Token or header value (kept encrypted)').fill('tok-MCP-again-43');
   await tokenDialog.getByRole('button', { name: 'Save' }).click();
   await card().getByRole('button', { name: 'Replace the token of Docs' }).waitFor();
-  assert.equal(await secrets(), 1);
+  await storedConfigUntil(page, (e) => sealedTokens(e) === 1, 'the token entered again');
 });

@@ -3,7 +3,7 @@
 // import; then git status, stage, commit, history, diffs, branches and restore — on OPFS.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, readWorkspaceFile } from './helpers.mjs';
+import { launchBrowser, startApp, openWorkspace, readWorkspaceFile, storedConfigUntil } from './helpers.mjs';
 import { zipSync, strToU8 } from 'fflate';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -196,8 +196,12 @@ test('git panel: status, stage, commit, history, diff, branches, restore', async
     // Both automations are settings of the workspace.
     await page.getByLabel(/Keep this workspace a git repository/).uncheck();
     await page.getByLabel(/Commit automatically after each agent turn/).uncheck();
-    const git = await page.evaluate(() => JSON.parse(localStorage.getItem(`clawser_agent_${location.hash.split('/')[1]}`) ?? '{}').git);
-    assert.deepEqual([git.autoInit, git.autoCommit], [false, false]);
+    // Saved in the background, as the boxes change.
+    const agentKey = `clawser_agent_${decodeURIComponent(new URL(page.url()).hash.split('/')[1] ?? '')}`;
+    await storedConfigUntil(page, (e) => {
+      const git = JSON.parse(e[agentKey] ?? '{}').git;
+      return git?.autoInit === false && git?.autoCommit === false;
+    }, 'both automations off');
   } finally {
     await own.close();
   }

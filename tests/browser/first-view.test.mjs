@@ -116,15 +116,18 @@ test('a list changed by another tab before the app is in: the app draws the curr
   }
 });
 
-test('a first visit paints "My workspace" before app.js has loaded; the app makes its folder and opens it', async () => {
+test('a first visit paints "My workspace" before app.js has loaded, writing nothing; the app makes it and opens it', async () => {
   const { page, context, release } = await heldPage({ firstVisit: true });
   try {
     await page.goto(app.url);
     const mine = page.getByRole('link', { name: /My workspace/ });
     await mine.waitFor();
     assert.equal(await page.evaluate(() => !!document.querySelector('.banners')), false, 'the app has not started');
-    const saved = await page.evaluate(() => JSON.parse(localStorage.getItem('clawser_workspaces') ?? '[]'));
-    assert.equal(saved.length, 1);
+    // Offered, not written: only the app, once it has read the stored list, makes it.
+    assert.equal(await page.evaluate(() => localStorage.getItem('clawser_workspaces')), null);
+    const id = decodeURIComponent((await mine.getAttribute('href') ?? '').split('/')[1] ?? '');
+    assert.ok(id);
+    const saved = [{ id }];
     await mine.click();
     release();
     await page.getByRole('heading', { name: 'My workspace', level: 1 }).waitFor();

@@ -143,3 +143,35 @@ test('clone with a token, push, pull, non-fast-forward, wrong token, no CORS', a
   }
   await page.close();
 });
+
+test('the Clone action refuses a repository whose pack expands like a zip bomb (40 MB of zeros), with the archive message, and leaves no workspace; control: the clone above', async () => {
+  const bomb = await server.createRepo('bomb', { 'big.bin': new Uint8Array(40 * 1024 * 1024), 'README.md': 'hi\n' });
+  const page = await browser.context.newPage();
+  page.setDefaultTimeout(30_000);
+  await page.goto(`${app.url}#home`);
+  await page.getByRole('button', { name: 'Clone a git repository' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Clone a git repository' });
+  await dialog.getByLabel('Repository URL').fill(bomb);
+  await dialog.getByLabel(/Access token/).fill('sekret-token');
+  await dialog.getByRole('button', { name: 'Clone' }).click();
+  await page.getByRole('alert').filter({ hasText: /The archive expands to more than 100 times its size \(\d+ KB to more than \d+ MB\), as zip bombs do; nothing was extracted\./ }).waitFor();
+  assert.equal(await page.getByRole('link', { name: /bomb/ }).count(), 0, 'the refused clone left no workspace');
+  const left = await page.evaluate(async () => {
+    const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces');
+    /** @type {string[]} */
+    const found = [];
+    for await (const [name, handle] of /** @type {any} */ (root).entries()) { // any: the async iterator is not in TypeScript's DOM types here
+      if (handle.kind !== 'directory') continue;
+      try {
+        await (await handle.getDirectoryHandle('.git')).getDirectoryHandle('objects');
+        const bin = await handle.getFileHandle('big.bin').then(() => true, () => false);
+        if (bin) found.push(name);
+      } catch {
+        // no repository there
+      }
+    }
+    return found;
+  });
+  assert.deepEqual(left, [], 'no big.bin written anywhere');
+  await page.close();
+});

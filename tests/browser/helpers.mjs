@@ -232,3 +232,85 @@ export async function recordNotifications(context) {
 export async function appView(page) {
   await page.locator('#app .workspace:not([data-first-view])').waitFor();
 }
+
+/**
+ * Clawser's stored settings and workspace list, as the browser's file storage holds them
+ * (`clawser_state/*.json`, see web/storage/durable-config.js; localStorage is only a cache):
+ * key → raw JSON text. What the app said was saved is here; a change made in the background
+ * lands a moment later (poll with `storedConfigUntil`).
+ * @param {import('playwright-core').Page} page
+ * @returns {Promise<Record<string, string>>}
+ */
+export function storedConfig(page) {
+  return page.evaluate(async () => {
+    /** @type {Record<string, string>} */
+    const entries = {};
+    let dir;
+    try {
+      dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_state');
+    } catch {
+      return entries; // nothing stored yet
+    }
+    for (const name of ['workspaces.json', 'settings.json']) {
+      let text;
+      try {
+        text = await (await (await dir.getFileHandle(name)).getFile()).text();
+      } catch {
+        continue; // not written yet
+      }
+      Object.assign(entries, JSON.parse(text).entries);
+    }
+    return entries;
+  });
+}
+
+/**
+ * Waits until the stored settings satisfy `check` (a change the app writes in the background);
+ * resolves to them.
+ * @param {import('playwright-core').Page} page
+ * @param {(entries: Record<string, string>) => boolean} check
+ * @param {string} what
+ */
+export async function storedConfigUntil(page, check, what) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const entries = await storedConfig(page);
+    if (check(entries)) return entries;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for the stored settings: ${what}.`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Changes stored settings as another tab of the app would (the app's own settings store, with a
+ * tab coordinator of its own): written under the cross-tab lock, and the app in `page` is told.
+ * `changes`: key → value (null: removed). The app uses the values at once for what it reads
+ * later; reload the page where a test must not depend on when the message arrives.
+ * @param {import('playwright-core').Page} page
+ * @param {Record<string, unknown>} changes
+ */
+export function changeStoredConfig(page, changes) {
+  return page.evaluate(async (all) => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const { TabCoordinator } = await import('/web/agent/tabs.js');
+    const { RestoreGate } = await import('/web/agent/restore-gate.js');
+    const { openConfig } = await import('/web/app/config-files.js');
+    const fs = new OpfsFileSystem();
+    const tabs = new TabCoordinator({ label: 'test' });
+    /** @type {unknown[]} */
+    const errors = [];
+    try {
+      const config = await openConfig({ fs, tabs, gate: new RestoreGate({ channel: tabs }), onError: (err) => errors.push(err) });
+      for (const [key, value] of Object.entries(all)) {
+        if (value === null) config.remove(key);
+        else config.set(key, value);
+      }
+      await config.flush();
+      config.close();
+      if (errors.length) throw errors[0];
+    } finally {
+      await tabs.close();
+      fs.terminate();
+    }
+  }, changes);
+}

@@ -4,7 +4,7 @@
 // this machine.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, offMachine, saveSettings } from './helpers.mjs';
+import { launchBrowser, startApp, offMachine, saveSettings, storedConfig, changeStoredConfig } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -41,7 +41,11 @@ test('home: default workspace, create, rename, delete with confirmation', async 
   const scratchId = /#workspace\/([^/]+)/.exec(page.url())?.[1] ?? '';
   // What a workspace keeps in the page's storage besides its files: skills choices, MCP servers and their sealed tokens.
   const planted = [`clawser_skills_enabled_${scratchId}`, `clawser_mcp_servers_${scratchId}`, `clawser_mcp_secret_${scratchId}_abcd1234`, `clawser_mcp_oauth_${scratchId}_abcd1234`];
-  await page.evaluate((keys) => { for (const k of keys) localStorage.setItem(k, JSON.stringify('v1:sealed')); }, planted);
+  await changeStoredConfig(page, Object.fromEntries(planted.map((k) => [k, 'v1:sealed'])));
+  const plantedNow = await storedConfig(page);
+  assert.deepEqual(planted.filter((k) => k in plantedNow), planted, 'stored before the delete');
+  // The app reads them afresh (it would hear of another tab's change anyway, a moment later).
+  await page.reload();
   await page.getByRole('link', { name: /Workspaces/ }).click();
   await page.getByRole('button', { name: 'Rename workspace Scratch' }).click();
   await page.getByRole('dialog').getByLabel('Workspace name').fill('Scratch 2');
@@ -55,7 +59,8 @@ test('home: default workspace, create, rename, delete with confirmation', async 
   await page.getByRole('dialog').getByRole('button', { name: 'Delete workspace' }).click();
   await page.getByRole('link', { name: /Scratch 2/ }).waitFor({ state: 'detached' });
   assert.equal(await page.getByRole('link', { name: /My workspace/ }).count(), 1);
-  assert.deepEqual(await page.evaluate((keys) => keys.filter((k) => localStorage.getItem(k) !== null), planted), [], 'deleted with the workspace');
+  const left = await storedConfig(page);
+  assert.deepEqual(planted.filter((k) => k in left), [], 'deleted with the workspace');
 });
 
 test('first run says which no-key options exist and offers an API key', async () => {
@@ -89,9 +94,11 @@ test('settings: test connection reports a bad key, a wrong model, then success; 
   await dialog.getByRole('button', { name: 'Test connection' }).click();
   await result.filter({ hasText: /Connected to OpenAI/ }).waitFor();
   await saveSettings(page);
-  const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }));
+  // Stored sealed (and neither in the settings' files nor in localStorage in clear).
+  const stored = JSON.stringify(await storedConfig(page));
   assert.doesNotMatch(stored, new RegExp(KEY));
   assert.match(stored, /clawser_secret_/);
+  assert.doesNotMatch(await page.evaluate(() => JSON.stringify({ ...localStorage })), new RegExp(KEY));
 });
 
 test('chat streams token by token as Markdown, sanitized, with copy buttons', async () => {

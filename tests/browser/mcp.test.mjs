@@ -6,7 +6,7 @@
 // authorization server written for the test.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, sendMessage, readWorkspaceFile } from './helpers.mjs';
+import { launchBrowser, startApp, openWorkspace, sendMessage, readWorkspaceFile, storedConfig, storedConfigUntil } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 import { startEverythingServer } from '../fixtures/mcp-everything.mjs';
 import { startOAuthServers } from '../fixtures/oauth-server.mjs';
@@ -26,7 +26,7 @@ before(async () => {
   mcp = await startEverythingServer();
   secured = await startOAuthServers(mcp.url);
   // Two servers whose names and tools read the same once joined (issue 32 §3).
-  pair = await startScriptedMcpServers({ '/github': [{ name: 'create_issue' }], '/github-create': [{ name: 'issue' }] });
+  pair = await startScriptedMcpServers({ '/github': [{ name: 'create_issue' }], '/github-create': [{ name: 'issue' }], '/elsewhere': [{ name: 'create_issue' }] });
   browser = await launchBrowser();
   page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
 });
@@ -156,8 +156,10 @@ test('a server behind OAuth: the 401 offers "Sign in", the sign-in window comes 
   assert.equal(secured.log.tokens[0].get('grant_type'), 'authorization_code');
   assert.ok(secured.log.tokens[0].get('code_verifier'), 'the PKCE verifier was sent (and checked by the server)');
   // The token is kept sealed, not in clear in the page's storage.
-  const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }));
-  assert.ok(!/at-[0-9a-f]{12}/.test(stored), 'no access token in clear');
+  const oauthKeys = (/** @type {Record<string, string>} */ e) => Object.keys(e).filter((k) => k.startsWith('clawser_mcp_oauth_'));
+  const stored = await storedConfigUntil(page, (e) => oauthKeys(e).length > 0, 'the sealed OAuth tokens');
+  assert.ok(!/at-[0-9a-f]{12}/.test(JSON.stringify(stored)), 'no access token in clear');
+  assert.ok(!/at-[0-9a-f]{12}/.test(await page.evaluate(() => JSON.stringify({ ...localStorage }))), 'nor in localStorage');
   // The agent can use the secured server's tools.
   await page.getByRole('button', { name: 'Back to chat' }).click();
   llm.enqueue({ toolCalls: [{ id: 's1', name: 'mcp__secured__echo', arguments: { message: 'behind OAuth' } }] }, { text: 'Done.' });
@@ -177,8 +179,8 @@ test('a server behind OAuth: the 401 offers "Sign in", the sign-in window comes 
   await page.getByRole('dialog', { name: 'Remove the server “secured”?' }).getByRole('button', { name: 'Remove' }).click();
   await page.getByText('Removed “secured”.').waitFor();
   assert.equal(await cardOf('secured').count(), 0);
-  const left = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('clawser_mcp_oauth_')));
-  assert.deepEqual(left, [], 'its OAuth tokens are deleted with it');
+  // Its OAuth tokens are deleted with it.
+  await storedConfigUntil(page, (e) => oauthKeys(e).length === 0, 'its OAuth tokens deleted with it');
 });
 
 // Issue 32 §3: a tool's name is its identity. The pair below shared one name before
@@ -213,8 +215,10 @@ async function turn(name, answer, done) {
   return pair.calls.length > calls ? pair.calls.at(-1) ?? null : null;
 }
 
-/** The stored tool choices (policies and rules) of the page, as text. */
-const storedChoices = () => page.evaluate(() => Object.entries({ ...localStorage }).filter(([k]) => /^clawser_tool_(perms|rules)_/.test(k)).map(([, v]) => v).join('\n'));
+/** The stored tool choices (policies and rules) among stored settings, as text. @param {Record<string, string>} entries */
+const choicesIn = (entries) => Object.entries(entries).filter(([k]) => /^clawser_tool_(perms|rules)_/.test(k)).map(([, v]) => v).join('\n');
+/** The stored tool choices of the page, as text. */
+const storedChoices = async () => choicesIn(await storedConfig(page));
 
 test('issue 32 §3: servers "github" (create_issue) and "github-create" (issue) show two tool names; "Always allow" in the dialog lets only github\'s tool run without asking; removed and added again, it asks again', async () => {
   await page.getByRole('button', { name: 'Servers', exact: true }).click();
@@ -240,11 +244,12 @@ test('issue 32 §3: servers "github" (create_issue) and "github-create" (issue) 
   assert.equal(await page.getByRole('combobox', { name: `Policy for ${ghc}` }).inputValue(), '');
 
   // Removed and added again (same name, same address): a new server, asked for again.
+  await storedConfigUntil(page, (e) => /create_issue/.test(choicesIn(e)), 'the "Always allow" stored');
   await page.getByRole('button', { name: 'Servers', exact: true }).click();
   await cardOf('github').getByRole('button', { name: 'Remove github' }).click();
   await page.getByRole('dialog', { name: 'Remove the server “github”?' }).getByRole('button', { name: 'Remove' }).click();
   await page.getByText('Removed “github”.').waitFor();
-  assert.doesNotMatch(await storedChoices(), /create_issue/, 'its "Always allow" is gone with it');
+  await storedConfigUntil(page, (e) => !/create_issue/.test(choicesIn(e)), 'its "Always allow" gone with it');
   await addServer('github', pair.url('/github'));
   await cardOf('github').locator('.server-status', { hasText: 'Connected' }).waitFor();
   assert.equal(await listedName('github'), gh, 'the same name for the model');
@@ -275,6 +280,7 @@ test('issue 32 §3: the Config document names each choice by its server; the col
   assert.match(listed[0], /create_issue.*“github”.*without asking/, 'the "Always allow" is named with its server');
   await loosen.getByRole('button', { name: 'Apply anyway' }).click();
   await panel.getByText('Saved. New turns use it.').waitFor();
+  assert.match(await storedChoices(), /create_issue/, 'stored');
   await page.getByRole('button', { name: 'Back to chat' }).click();
   assert.equal((await turn(gh, null, 'Ran unasked.'))?.path, '/github', 'github\'s create_issue runs without asking');
   assert.equal(await turn(ghc, null, 'It was off.'), null, 'github-create\'s issue is off: refused, never sent');
@@ -309,4 +315,100 @@ test('issue 32 §3: the Config document names each choice by its server; the col
   await page.getByRole('button', { name: 'Back to chat' }).click();
   assert.equal((await turn(gh, null, 'Unasked again.'))?.path, '/github', 'imported: github\'s "Always allow" applies to github\'s tool');
   assert.equal(await turn(ghc, null, 'Still off.'), null, 'and github-create\'s Off to github-create\'s');
+});
+
+test('issue 32 §3: @triage, saved with github\'s create_issue, is not offered the tool of another "github" added at another address; the chat and its card say so, naming it and the tool (control: before, it is offered and its call reaches /github)', async () => {
+  const gh = 'mcp__github__create_issue';
+  // github's tool runs without asking: a call offered is a call made (no dialog to wait on).
+  await page.getByRole('button', { name: 'Tools', exact: true }).click();
+  await page.getByRole('combobox', { name: `Policy for ${gh}` }).selectOption('auto');
+  await page.getByRole('button', { name: 'Agents', exact: true }).click();
+  const panel = page.getByRole('region', { name: 'Agents' });
+  await panel.getByRole('button', { name: 'New agent' }).click();
+  const editor = panel.getByRole('form', { name: 'New agent' });
+  await editor.getByLabel('Name (what you type after @)').fill('triage');
+  await editor.getByLabel('All the workspace\'s tools').uncheck();
+  for (const box of await editor.locator('.agent-tool-grid input').all()) await box.uncheck();
+  await editor.getByLabel(gh, { exact: true }).check();
+  await editor.getByRole('button', { name: 'Save agent' }).click();
+  await panel.getByRole('status').getByText('Saved @triage.').waitFor();
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+
+  /**
+   * One @triage turn whose model calls the tool if it is offered (it runs without asking): the
+   * MCP tools the model was offered must be `expected`; returns where the call went (null: nowhere).
+   * @param {string[]} expected @param {string} done
+   */
+  const ask = async (expected, done) => {
+    const calls = pair.calls.length;
+    const before = llm.requests.length;
+    llm.enqueue({ toolCalls: [{ id: `t${before}`, name: gh, arguments: { text: 'x' } }] }, { text: done });
+    await sendMessage(page, '@triage file an issue');
+    // What the model was offered, as soon as it is asked (the condition is this process's: polled).
+    const deadline = Date.now() + 20_000;
+    while (llm.requests.length <= before) {
+      if (Date.now() > deadline) throw new Error('The model was never asked.');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const offered = (llm.requests[before]?.body.tools ?? []).map((/** @type {any} */ t) => t.function.name).filter((/** @type {string} */ n) => n.startsWith('mcp'));
+    assert.deepEqual(offered, expected, 'the MCP tools @triage is offered');
+    await page.locator('.msg.assistant', { hasText: done }).waitFor();
+    return pair.calls.length > calls ? pair.calls.at(-1)?.path ?? null : null;
+  };
+  // Control: the server it was saved with.
+  assert.equal(await ask([gh], 'Filed.'), '/github');
+
+  await page.keyboard.press('Alt+M');
+  await cardOf('github').getByRole('button', { name: 'Remove github' }).click();
+  await page.getByRole('dialog', { name: 'Remove the server “github”?' }).getByRole('button', { name: 'Remove' }).click();
+  await page.getByText('Removed “github”.').waitFor();
+  await addServer('github', pair.url('/elsewhere'));
+  await cardOf('github').locator('.server-status', { hasText: 'Connected' }).waitFor();
+  assert.equal(await listedName('github'), gh, 'the new server\'s tool has the name');
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+
+  assert.equal(await ask([], 'Not offered.'), null, 'nothing reached /elsewhere');
+  await page.getByRole('status').filter({ hasText: /^@triage: mcp__github__create_issue is left out — it was chosen for an MCP server that is no longer set up/ }).waitFor();
+  await page.getByRole('button', { name: 'Agents', exact: true }).click();
+  await panel.getByRole('listitem').filter({ hasText: '@triage' }).getByText(/mcp__github__create_issue is left out .*“github” \(http:\/\/127\.0\.0\.1:\d+\/elsewhere\)/).waitFor();
+  await panel.getByRole('button', { name: 'Back to chat' }).click();
+});
+
+test('issue 32 §3: a server that is not connected keeps its choices in view — the Tools panel lists its "Always allow" by server, address and tool, and Forget removes it; control: a connected server\'s choice shows in its row as before', async () => {
+  const gh = 'mcp__github__create_issue';
+  const ghc = 'mcp__github_create__issue';
+  const stored = page.getByRole('list', { name: 'Choices for tools not connected' });
+  // Both connected: each choice in its row (github's "Always allow" given here), nothing listed apart.
+  await page.getByRole('button', { name: 'Tools', exact: true }).click();
+  await page.getByRole('combobox', { name: `Policy for ${gh}` }).selectOption('auto');
+  assert.equal(await page.getByRole('combobox', { name: `Policy for ${gh}` }).inputValue(), 'auto');
+  assert.equal(await page.getByRole('combobox', { name: `Policy for ${ghc}` }).inputValue(), 'denied');
+  assert.equal(await stored.getByRole('listitem').count(), 0);
+
+  await page.keyboard.press('Alt+M');
+  await cardOf('github').getByRole('button', { name: 'Disconnect github' }).click();
+  await cardOf('github').locator('.server-status', { hasText: 'Not connected' }).waitFor();
+  await page.getByRole('button', { name: 'Tools', exact: true }).click();
+  await stored.waitFor();
+  assert.equal(await page.getByRole('combobox', { name: `Policy for ${gh}` }).count(), 0, 'its tool is not in the table while not connected');
+  const items = await stored.getByRole('listitem').allInnerTexts();
+  assert.equal(items.length, 1, JSON.stringify(items));
+  assert.match(items[0], /^create_issue \(MCP server “github”, http:\/\/127\.0\.0\.1:\d+\/elsewhere, not connected\): Always allow/);
+  // Control: the connected server's Off is where it was.
+  assert.equal(await page.getByRole('combobox', { name: `Policy for ${ghc}` }).inputValue(), 'denied');
+
+  await storedConfigUntil(page, (e) => /create_issue/.test(choicesIn(e)), 'the "Always allow" stored');
+  await stored.getByRole('button', { name: /^Forget the choice for create_issue \(MCP server “github”/ }).click();
+  await stored.waitFor({ state: 'hidden' });
+  // The "Always allow" is gone from what is stored; github-create's Off stays.
+  await storedConfigUntil(page, (e) => !/create_issue/.test(choicesIn(e)) && /:issue/.test(choicesIn(e)), 'only the "Always allow" forgotten');
+
+  // Connected again: its tool follows the default (asks).
+  await page.keyboard.press('Alt+M');
+  await cardOf('github').getByRole('button', { name: 'Connect github' }).click();
+  await cardOf('github').locator('.server-status', { hasText: 'Connected' }).waitFor();
+  await page.getByRole('button', { name: 'Tools', exact: true }).click();
+  assert.equal(await page.getByRole('combobox', { name: `Policy for ${gh}` }).inputValue(), '');
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  assert.equal((await turn(gh, 'Allow once', 'Asked after forgetting.'))?.path, '/elsewhere');
 });

@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { launchBrowser, startApp, saveSettings, openWorkspace, openHome, readWorkspaceFile, sendMessage, waitInPage } from './helpers.mjs';
+import { launchBrowser, startApp, saveSettings, openWorkspace, openHome, readWorkspaceFile, sendMessage, waitInPage, storedConfig, changeStoredConfig, appView } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
@@ -119,12 +119,13 @@ test('limits set in the Settings dialog are validated, saved and take effect', a
 });
 
 test('web_fetch in the browser does not follow a redirect it cannot see (the private host is allow-listed)', async () => {
-  // Allow-listed in the stored settings directly, so this test does not depend on the dialog's.
-  await page.evaluate((host) => {
-    const key = `clawser_agent_${location.hash.split('/')[1]}`;
-    const s = JSON.parse(localStorage.getItem(key) ?? '{}');
-    localStorage.setItem(key, JSON.stringify({ ...s, allowedPrivateHosts: [host] }));
-  }, `127.0.0.1:${sitePort}`);
+  // Allow-listed in the stored settings directly (as another tab would), so this test does not
+  // depend on the dialog's; the page reloads to read them.
+  const key = `clawser_agent_${decodeURIComponent(new URL(page.url()).hash.split('/')[1] ?? '')}`;
+  const current = JSON.parse((await storedConfig(page))[key] ?? '{}');
+  await changeStoredConfig(page, { [key]: { ...current, allowedPrivateHosts: [`127.0.0.1:${sitePort}`] } });
+  await page.reload();
+  await appView(page);
   siteHits.length = 0;
   const r = await runTool('h1', 'web_fetch', { url: `http://127.0.0.1:${sitePort}/hop` });
   assert.equal(r.ok, false);
@@ -163,13 +164,19 @@ test('two tabs racing a first seal create one master key: each unseals the other
 test('two tabs share one autonomy count per workspace: neither overwrites the other', async () => {
   const ws = `usage_${Date.now()}`;
   const tabs = [await openHome(browser.context, app.url), await openHome(browser.context, app.url)];
-  // Each tab builds its controller first (as a tab does when a turn starts), then records.
+  // Each tab builds its controller first (as a tab does when a turn starts), then records; on
+  // the settings store the app uses (stored in the browser's files, shared between tabs).
   for (const p of tabs) {
     await p.evaluate(async (w) => {
       const { AgentSettingsStore } = await import('/web/app/agent-settings.js');
-      const { LocalConfig } = await import('/web/storage/local-config.js');
+      const { openConfig } = await import('/web/app/config-files.js');
+      const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+      const { TabCoordinator } = await import('/web/agent/tabs.js');
+      const { RestoreGate } = await import('/web/agent/restore-gate.js');
       const { AutonomyController } = await import('/web/agent/autonomy.js');
-      const store = new AgentSettingsStore({ config: new LocalConfig(), secrets: /** @type {any} */ (null) });
+      const tabs = new TabCoordinator({ label: 'usage test' });
+      const config = await openConfig({ fs: new OpfsFileSystem(), tabs, gate: new RestoreGate({ channel: tabs }), onError: (err) => { throw err; } });
+      const store = new AgentSettingsStore({ config, secrets: /** @type {any} */ (null) });
       /** @type {any} */ (globalThis).__autonomy = new AutonomyController({ config: { level: 'full', maxActionsPerHour: 4, maxCostCentsPerDay: 0 }, ...store.usageStore(w) });
     }, ws);
   }

@@ -223,3 +223,45 @@ print('DELEGATED ' + delegated);`;
   assert.match(result.content, /LISTED exit code: 0\n/, 'control: fs_list, in allowed-tools, works from the script\'s shell');
   assert.match(result.content, /DELEGATED [^]*agent_delegate is not among the tools this script may use/);
 });
+
+test('issue 32 (review): a skill written in the panel is the user\'s own — activating it does not taint the turn; a downloaded one does (the control), and the panel says which is which', async () => {
+  if (!(await page.getByRole('button', { name: 'Write a skill' }).count())) await page.getByRole('button', { name: 'Skills', exact: true }).click();
+  await page.getByRole('button', { name: 'Write a skill' }).click();
+  const form = page.getByRole('dialog', { name: 'Write a skill' });
+  await form.getByLabel('Name').fill('my-notes');
+  await form.getByLabel('When to use it').fill('Tidies my notes: "short" bullets. Use for notes.');
+  await form.getByLabel('Instructions').fill('Write notes as short bullet points.');
+  await form.getByRole('button', { name: 'Save skill' }).click();
+  await page.getByText('Saved “my-notes” for this workspace.').waitFor();
+  const mine = page.locator('.skill', { hasText: 'my-notes' });
+  await mine.getByText('Details of my-notes').click();
+  await mine.getByText('written by you in Clawser').waitFor();
+  const downloaded = page.locator('.skill[data-skill="notes"]');
+  await downloaded.getByText('Details of notes').click();
+  await downloaded.getByText('downloaded from https://skills.example/notes-1.1.0.zip', { exact: false }).waitFor();
+
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  llm.enqueue(
+    { toolCalls: [{ id: 'm1', name: 'skill_activate', arguments: { name: 'my-notes' } }] },
+    { toolCalls: [{ id: 'm2', name: 'memory_store', arguments: { key: 'style', content: 'Notes are short bullets.' } }] },
+    { toolCalls: [{ id: 'm3', name: 'skill_activate', arguments: { name: 'notes' } }] },
+    { toolCalls: [{ id: 'm4', name: 'memory_store', arguments: { key: 'style2', content: 'Notes are tidy.' } }] },
+    { text: 'Noted.' },
+  );
+  await sendMessage(page, 'tidy my notes');
+  // After the user's own skill: the usual question, with "Always allow" (no untrusted content).
+  const first = page.getByRole('dialog', { name: 'Allow “memory_store”?' }).filter({ hasText: 'Notes are short bullets.' });
+  await first.waitFor();
+  assert.equal(await first.getByText('Untrusted content.').count(), 0, 'the user\'s own skill does not taint');
+  assert.equal(await first.getByRole('button', { name: 'Always allow' }).count(), 1);
+  await first.getByRole('button', { name: 'Deny' }).click();
+  // After the downloaded skill: the dialog names it as untrusted content, and offers no "Always allow".
+  const second = page.getByRole('dialog', { name: 'Allow “memory_store”?' }).filter({ hasText: 'Notes are tidy.' });
+  await second.waitFor();
+  await second.getByText('Untrusted content.').waitFor();
+  await second.getByText('skill “notes” (downloaded from https://skills.example/notes-1.1.0.zip)', { exact: false }).waitFor();
+  assert.equal(await second.getByRole('button', { name: 'Always allow' }).count(), 0);
+  await second.getByRole('button', { name: 'Deny' }).click();
+  await page.locator('.msg.assistant', { hasText: 'Noted.' }).waitFor();
+});

@@ -2,7 +2,8 @@
 // completes a path, stops `while true` with Ctrl-C while the page stays responsive, keeps its
 // history across a reload and refuses Clawser's own folders; the agent's `shell` tool asks, the
 // approval dialog's narrowed "Always allow" becomes a prefix rule (listed and removable in the
-// Tools panel), and a read-only line runs without asking.
+// Tools panel), and a read-only line runs without asking. Issue 32: what the vendored
+// interpreter's patch and Clawser's commands change shows in the page too.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchBrowser, startApp, openWorkspace, sendMessage, readWorkspaceFile, waitInPage } from './helpers.mjs';
@@ -90,6 +91,42 @@ test('the Terminal panel runs a pipeline over the workspace’s OPFS files and c
   await typeLine('echo planted > .scheduler/jobs.json');
   await shows('EACCES');
   assert.equal(await readWorkspaceFile(page, '.scheduler/jobs.json'), null);
+});
+
+test('in the page (the vendored interpreter, over OPFS): globs ending in / name folders and never ./ or ../, diff prints its normal format, a usr/bin/ folder leaves commands alone, a zip bomb is refused, LANG is set (issue 32 §5 §8)', async () => {
+  await page.keyboard.press('Alt+KeyT');
+  await page.locator('.terminal-host .xterm-helper-textarea').waitFor();
+  await idle();
+  // A usr/bin/ folder in the workspace: every command (the hidden preamble's too) still runs.
+  await typeLine('mkdir -p usr/bin && echo mine > usr/bin/tool && echo */ && cat usr/bin/tool');
+  await shows(/\nnotes\/ usr\/\nmine\n/);
+  await typeLine("printf 'a\\nb\\n' > x.txt && printf 'a\\nB\\n' > y.txt && diff x.txt y.txt; echo \"diff $?\"");
+  await shows(/2c2\n< b\n---\n> B\ndiff 1\n/);
+  await typeLine('LC_ALL=C sort <<< $\'b\\nB\\na\' | tr "\\n" " "; echo; sort <<< $\'b\\nB\\na\' | tr "\\n" " "; echo');
+  await shows(/\nB a b \na b B \n/);
+  // 30 MB of zeros in a 30 KB ZIP: within every size limit, refused by the ratio; nothing written.
+  await page.evaluate(async () => {
+    // Imported by a computed specifier so the type checker does not read the minified bundle; its types are fflate's.
+    /** @type {typeof import('fflate')} */
+    const { zipSync } = await import(String('/web/vendor/fflate.js'));
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const [, ws] = location.hash.slice(1).split('/');
+    const fs = new OpfsFileSystem();
+    try {
+      await fs.write(`clawser_workspaces/${ws}/bomb.zip`, zipSync({ 'a.bin': new Uint8Array(15 * 1024 * 1024), 'b.bin': new Uint8Array(15 * 1024 * 1024) }, { level: 9 }));
+    } finally {
+      fs.terminate();
+    }
+  });
+  await typeLine('unzip -q bomb.zip -d out 2> err.txt; echo "unzip $?"; grep -c "as zip bombs do; nothing was extracted" err.txt; ls -d out 2>&1 | grep -c "No such"');
+  await shows(/\nunzip 1\n1\n1\n/);
+  assert.equal(await readWorkspaceFile(page, 'out/a.bin'), null);
+  // No glob matches . or ..: rm -rf .*/ removes the dot folder only, never notes/ above it; LANG is
+  // in the environment (the browser's language).
+  await typeLine('mkdir -p notes/sub/.cache && cd notes/sub && echo .*/ && rm -rf .*/; cd / && ls -a notes/sub | tr "\\n" " "; ls -d notes; echo "lang=$LANG"');
+  await shows(/\n\.cache\/\n\. \.\. notes\nlang=[a-z]{2,3}_[A-Z]{2}\.UTF-8\n/);
+  await typeLine('rm -r usr x.txt y.txt bomb.zip err.txt notes/sub');
+  await idle();
 });
 
 test('Ctrl-C stops `while true; do :; done`; the page answers while it runs', async () => {

@@ -220,10 +220,13 @@ test('the same bomb gets the same message on every path', async () => {
   assert.deepEqual(messages, [ratioMessage(BOMB_TWO.length), ratioMessage(BOMB_TWO.length), ratioMessage(BOMB_TWO.length)]);
 });
 
-test('the page\'s zlib stand-in (scripts/shims/node-zlib.mjs, what just-bash\'s own gzip and rg -z use there) stops inflating at maxOutputLength; control: data within it expands', async () => {
+test('the page\'s zlib stand-in (scripts/shims/node-zlib.mjs, what just-bash\'s own gzip and rg -z use there) stops inflating at maxOutputLength and at the archive limits; control: data within them expands', async () => {
   const { gunzipSync } = await import('../../scripts/shims/node-zlib.mjs');
-  // Cut short: inflating all of it first would meet the damaged end (an Error); stopping at the
-  // limit never gets there (the RangeError Node's zlib throws).
-  assert.throws(() => gunzipSync(BOMB_GZ.subarray(0, BOMB_GZ.length - 64), { maxOutputLength: 16 * MB }), RangeError);
+  // Cut short: inflating all of it first would meet the damaged end (an Error); stopping at a
+  // limit never gets there: the RangeError Node's zlib throws, or the shared archive limit.
+  const cut = BOMB_GZ.subarray(0, BOMB_GZ.length - 64);
+  assert.throws(() => gunzipSync(cut, { maxOutputLength: 16 * MB }), (err) => err instanceof ArchiveLimitError && err.message === ratioMessage(cut.length));
+  const noise = gzipSync(noisyText(3));
+  assert.throws(() => gunzipSync(noise.subarray(0, noise.length - 64), { maxOutputLength: 1 * MB }), RangeError);
   assert.equal(new TextDecoder().decode(gunzipSync(gzipSync(strToU8('hello')), { maxOutputLength: 5 })), 'hello');
 });

@@ -263,3 +263,114 @@ test('Conversation.open without a store: the report says what was damaged', asyn
   assert.deepEqual(conv.report.damaged?.map((d) => d.file), ['meta.json']);
   assert.equal(conv.events.length, 2);
 });
+
+// The check of conversations that are not open (workspace-check.js runs it when a workspace
+// opens): the notice appears where the person is, not only when that conversation opens.
+
+/** A file system that counts the bytes read (to see what the check reads again). */
+class CountingFs extends MemoryFileSystem {
+  reads = 0;
+  /** @override @param {string} path @param {{start?: number, end?: number}} [range] */
+  async readBytes(path, range) {
+    const bytes = await super.readBytes(path, range);
+    this.reads += bytes.length;
+    return bytes;
+  }
+}
+
+/** @param {Uint8Array} bytes */
+const text = (bytes) => new TextDecoder().decode(bytes);
+
+test('check: each conversation\'s damage is found without opening it — a middle line, a torn last line, details, snapshot — reported as opening would, kept once, nothing overwritten; control: intact, nothing reported', async () => {
+  const { fs, store, notices, ids, dir } = await setup();
+  const [alpha, beta] = ids;
+  // Control: intact, nothing reported, nothing kept.
+  await store.check();
+  assert.equal(notices.length, 0);
+  assert.equal(await fs.stat(`${dir(alpha)}/events.damaged.jsonl`), null);
+
+  const log = `${dir(alpha)}/events.jsonl`;
+  const good = await fs.readText(log);
+  const [first, ...rest] = good.split('\n');
+  // A damaged middle line.
+  await fs.write(log, [first, '\u0000\u00ff garbage', ...rest].join('\n'));
+  await store.check();
+  assert.equal(notices.length, 1);
+  assert.match(notices[0].what, /^Conversation “alpha question”: its log \(events\.jsonl\)$/);
+  assert.match(notices[0].problem, /1 line could not be read \(garbage/);
+  assert.equal(notices[0].keptAt, `${dir(alpha)}/events.damaged.jsonl`);
+  assert.match(await fs.readText(log), /garbage/, 'the log is as it was');
+  await store.check();
+  assert.equal(notices.length, 1, 'reported once');
+  const conv = await store.open(alpha);
+  assert.equal(notices.length, 1, 'opening it finds the line kept already');
+  assert.deepEqual(conv.events.map((e) => e.data.text), ['alpha question', 'alpha answer']);
+  assert.equal((await fs.readText(`${dir(alpha)}/events.damaged.jsonl`)).trim().split('\n').length, 1);
+
+  // A torn last line, in beta: kept, reported; the log not cut (opening does that).
+  const betaLog = `${dir(beta)}/events.jsonl`;
+  const torn = `${await fs.readText(betaLog)}{"id":"x","type":"user_mess`;
+  await fs.write(betaLog, torn);
+  await store.check();
+  assert.equal(notices.length, 2);
+  assert.match(notices[1].what, /^Conversation “beta question”: its log/);
+  assert.match(notices[1].problem, /its last entry was incomplete/);
+  assert.equal(await fs.readText(betaLog), torn);
+
+  // Details and snapshot.
+  await fs.write(`${dir(beta)}/meta.json`, '{"id":"');
+  await fs.write(`${dir(beta)}/snapshot.json`, JSON.stringify({ version: 1, eventCount: 1, byteLength: 1, history: [5] }));
+  await store.check();
+  const whats = notices.slice(2).map((n) => n.what).sort();
+  assert.deepEqual(whats, ['Conversation “beta question”: its details (meta.json)', 'Conversation “beta question”: its snapshot (snapshot.json, a copy that makes opening faster)']);
+  // Set aside from the notice: kept under another name, found no more.
+  const snap = /** @type {import('../../web/storage/damage.js').DamageNotice} */ (notices.find((n) => /snapshot/.test(n.what)));
+  const to = await /** @type {() => Promise<string>} */ (snap.setAside)();
+  assert.match(to, /snapshot\.damaged-/);
+  assert.equal(await fs.stat(`${dir(beta)}/snapshot.json`), null);
+});
+
+test('check: a file unchanged since it was found intact is not read again; a changed one is (control)', async () => {
+  const fs = new CountingFs();
+  const store = new ConversationStore(fs, 'ws');
+  for (let i = 0; i < 30; i++) {
+    const { id } = await store.create();
+    const conv = await store.open(id);
+    await conv.append('user_message', { text: `question ${i} ${'words '.repeat(200)}` }, 'user');
+  }
+  await store.check();
+  const first = fs.reads;
+  fs.reads = 0;
+  await store.check();
+  const again = fs.reads;
+  assert.ok(again < first / 20, `read ${again} bytes the second time, ${first} the first`);
+  // Control: a log written since is read again, and its damage found.
+  const notices = /** @type {import('../../web/storage/damage.js').DamageNotice[]} */ ([]);
+  const watched = new ConversationStore(fs, 'ws', undefined, { onDamage: (n) => notices.push(n) });
+  const [one] = await watched.list();
+  await fs.append(`${watched.dirOf(one.id)}/events.jsonl`, 'not a record\n');
+  await watched.check();
+  assert.equal(notices.length, 1);
+  assert.match(notices[0].what, /its log/);
+});
+
+test('search: a log with damaged lines is left out of the results and reported (kept, once), not skipped silently; control: intact logs, no report', async () => {
+  const { ConversationSearch } = await import('../../web/agent/conversation-search.js');
+  const { fs, store, notices, ids, dir } = await setup();
+  /** @type {Promise<void>[]} */
+  const told = [];
+  const search = new ConversationSearch(fs, 'ws', { onDamagedLog: (id) => told.push(store.checkLog(id)) });
+  await search.update(await store.list());
+  assert.equal((await search.search('question')).length > 0, true);
+  assert.equal(told.length, 0, 'control: nothing to tell');
+  const log = `${dir(ids[1])}/events.jsonl`;
+  await fs.append(log, '{"broken": \n');
+  const fresh = new ConversationSearch(fs, 'ws', { onDamagedLog: (id) => told.push(store.checkLog(id)) });
+  await fresh.update(await store.list());
+  await fresh.search('beta');
+  await Promise.all(told);
+  assert.equal(told.length, 1, 'told once');
+  assert.equal(notices.length, 1);
+  assert.match(notices[0].what, /Conversation “beta question”: its log/);
+  assert.match(text(await fs.readBytes(`${dir(ids[1])}/events.damaged.jsonl`)), /broken/);
+});

@@ -68,3 +68,61 @@ test('a German locale puts ä with a; the C locale after z (bytes)', async () =>
   const c = createShell({ fs, env: { LC_ALL: 'C' }, cwd: '/d' });
   assert.equal(words((await c.run('ls; echo *; ls | sort')).stdout), 'a b z ä a b z ä a b z ä');
 });
+
+/** Folders of mixed case, each with a subfolder or a file, for ls -R. */
+async function treeShell(/** @type {Record<string, string>} */ env) {
+  const fs = new MemoryFileSystem();
+  for (const p of ['t/Banana/x/f', 't/apple/y/g', 't/apple/Y/h', 't/_x/i', 't/Apple/j', 't/a-c/k', 't/c.md']) await fs.write(p, '');
+  return createShell({ fs, env, cwd: '/t' });
+}
+
+/** The section headers of ls -R's output. @param {string} out */
+const headers = (out) => out.split('\n').filter((l) => l.endsWith(':')).join(' ');
+
+test('ls -R with LC_ALL=C: sections in byte order, depth first (as its listings), -r reversed, no doubled slash', async () => {
+  const c = await treeShell({ LC_ALL: 'C' });
+  // GNU ls with LC_ALL=C: byte order, a folder's subfolders right after it.
+  assert.equal((await c.run('ls -R')).stdout, '.:\nApple\nBanana\n_x\na-c\napple\nc.md\n\n./Apple:\nj\n\n./Banana:\nx\n\n./Banana/x:\nf\n\n./_x:\ni\n\n./a-c:\nk\n\n./apple:\nY\ny\n\n./apple/Y:\nh\n\n./apple/y:\ng\n');
+  assert.equal(headers((await c.run('ls -Rr')).stdout), '.: ./apple: ./apple/y: ./apple/Y: ./a-c: ./_x: ./Banana: ./Banana/x: ./Apple:');
+  assert.equal(headers((await c.run('ls -lR')).stdout), '.: ./Apple: ./Banana: ./Banana/x: ./_x: ./a-c: ./apple: ./apple/Y: ./apple/y:');
+  assert.equal(headers((await c.run('ls -R apple/')).stdout), 'apple/: apple/Y: apple/y:', 'no doubled slash after an operand ending in /');
+});
+
+test('control: ls -R with a locale (en_US.UTF-8): sections in the locale order, depth first, as before', async () => {
+  const locale = await treeShell({ LANG: 'en_US.UTF-8' });
+  assert.equal(headers((await locale.run('ls -R')).stdout), '.: ./_x: ./a-c: ./apple: ./apple/y: ./apple/Y: ./Apple: ./Banana: ./Banana/x:');
+  assert.equal(headers((await locale.run('ls -lR')).stdout), '.: ./_x: ./a-c: ./apple: ./apple/y: ./apple/Y: ./Apple: ./Banana: ./Banana/x:');
+  assert.equal((await locale.run('ls -R Apple')).stdout, 'Apple:\nj\n', 'a folder without subfolders: its header all the same, as GNU');
+});
+
+test('LANG is in the environment (the browser\'s language, en_US.UTF-8 without one): echo $LANG and env say the locale sort and ls use', async () => {
+  const { posixLocale } = await import('../../web/shell/commands/collate.js');
+  const shell = await shellIn({});
+  const lang = (await shell.run('echo "$LANG"')).stdout.trim();
+  assert.equal(lang, posixLocale(globalThis.navigator?.language));
+  assert.match(lang, /^[a-z]{2,3}_[A-Z]{2}\.UTF-8$/);
+  assert.equal((await shell.run('env | grep ^LANG=')).stdout, `LANG=${lang}\n`);
+  assert.equal(posixLocale(undefined), 'en_US.UTF-8');
+  assert.equal(posixLocale('de'), 'de_DE.UTF-8');
+  assert.equal(posixLocale('pt-BR'), 'pt_BR.UTF-8');
+  assert.equal(posixLocale('zh-Hant-TW'), 'zh_TW.UTF-8');
+  assert.equal(posixLocale('not a tag!'), 'en_US.UTF-8');
+});
+
+test('unset LANG (no LC_* either): byte order, as bash in the C locale', async () => {
+  const shell = await shellIn({});
+  await shell.run('unset LANG');
+  assert.equal((await shell.run('echo "[$LANG]"')).stdout, '[]\n');
+  assert.equal(words((await shell.run('sort ../words.txt')).stdout), BYTES, 'sort');
+  assert.equal(words((await shell.run('ls')).stdout), BYTES, 'ls');
+  assert.equal(words((await shell.run('echo *')).stdout), BYTES, 'glob');
+});
+
+test('control: LANG set again (or given at start) is the locale order again', async () => {
+  const shell = await shellIn({});
+  await shell.run('unset LANG');
+  assert.equal(words((await shell.run('LANG=en_US.UTF-8 sort ../words.txt')).stdout), LOCALE);
+  assert.equal(words((await shell.run('export LANG=en_US.UTF-8; ls; echo *')).stdout), `${LOCALE} ${LOCALE}`);
+  const given = await shellIn({ LANG: 'de_DE.UTF-8' });
+  assert.equal((await given.run('echo $LANG')).stdout, 'de_DE.UTF-8\n');
+});

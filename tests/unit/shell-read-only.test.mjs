@@ -158,3 +158,165 @@ test('the dialog sees what a session\'s function or alias runs, and a session th
   await c.turn(['cat notes/a.md', 'ls notes', 'git add notes/a.md']);
   assert.deepEqual(c.asked, []);
 });
+
+// Review of §1: every construct that binds a name binds it like an assignment.
+
+test('a for-loop variable binds its name: `for BASH_ALIAS_git in …` under the rule "git add" asks and deletes nothing (control: a plain loop variable is covered and adds)', async () => {
+  const line = "for BASH_ALIAS_git in 'rm -rf notes; echo'; do git add b.txt; done";
+  const w = await shellWorkspace({ level: 'supervised', files: { 'notes/a.md': 'TODO a\n', 'b.txt': 'b\n' } });
+  w.registry.addRule({ tool: 'shell', kind: 'command', pattern: 'git add' });
+  await w.turn([line], () => 'deny');
+  assert.deepEqual(w.asked.map((r) => r.args.command), [line], 'not covered by the rule: asked');
+  assert.equal(w.asked[0].rule, undefined, 'no narrowed rule is offered for it');
+  assert.equal(await w.fs.readText('notes/a.md'), 'TODO a\n', 'notes/ is still there');
+
+  // Control: the same loop over a plain name is covered by "git add" and runs unasked.
+  const c = await shellWorkspace({ level: 'supervised', files: { 'notes/a.md': 'TODO a\n', 'b.txt': 'b\n' } });
+  c.registry.addRule({ tool: 'shell', kind: 'command', pattern: 'git add' });
+  const { results } = await c.turn(['for f in b.txt; do git add -- "$f"; done']);
+  assert.deepEqual(c.asked, []);
+  assert.match(results[0], /^exit code: 0/);
+  assert.deepEqual((await c.git.status()).filter((s) => s.path === 'b.txt').map((s) => s.path), ['b.txt']);
+  assert.equal(await c.fs.readText('notes/a.md'), 'TODO a\n');
+});
+
+test('every construct that binds a name counts as assigning it: a meaningful name makes the line neither read-only nor coverable (controls: the same constructs over plain names, `case`)', () => {
+  const shell = createShell({ fs: new MemoryFileSystem() });
+  const verdict = (/** @type {string} */ line) => readOnlyVerdict(shell.parse(line));
+  /** Each binds IFS, PATH or an alias's variable. */
+  const binding = [
+    'for IFS in x; do cat a; done',
+    'for PATH in /x; do cat a; done',
+    "for BASH_ALIAS_cat in 'rm -rf notes'; do :; done",
+    'cat {IFS}</dev/null',
+    'cat {BASH_ALIAS_ls}</dev/null',
+    "printf -v IFS '%s' x",
+    "printf -vBASH_ALIAS_ls '%s' x",
+    'read IFS < a',
+    'read -a PATH < a',
+    'mapfile -t PATH < a',
+    'readarray IFS < a',
+    'getopts ab IFS',
+    'declare IFS=x',
+    'typeset PATH=/x',
+    'local IFS=x',
+    'export PATH=/x',
+    'readonly IFS',
+    'let IFS=1',
+    '((IFS = 1))',
+    'echo ${IFS:=x}',
+    'echo ${IFS=x}',
+    'echo $((IFS = 1))',
+    'IFS=(a b)',
+    'PATH=/x',
+    'hash -p /a.sh ls',
+  ];
+  for (const line of binding) {
+    const v = verdict(line);
+    assert.equal(v.readOnly, false, `${line} is not read-only`);
+    assert.equal(v.coverable, false, `${line} is not coverable by a narrowed rule`);
+  }
+  // Controls: plain names bind plain variables (a loop, `{fd}`, read), case binds nothing.
+  for (const line of ['for f in ./*.md; do wc -l -- "$f"; done', 'for x in a b; do echo "item $x"; done', 'read -r line < a', 'case x in x) cat a;; esac']) {
+    assert.equal(verdict(line).readOnly, true, line);
+  }
+  for (const line of ['cat {fd}</dev/null', 'for f in b.txt; do git add -- "$f"; done', 'case "$1" in a) git add a;; esac']) {
+    assert.equal(verdict(line).coverable, true, line);
+  }
+});
+
+test('a read-only line that binds IFS or PATH through a loop or a {fd} redirection keeps neither (control: a plain loop variable is kept, as bash keeps it)', async () => {
+  const shell = createShell({ fs: new MemoryFileSystem() });
+  for (const line of ['for IFS in /; do :; done', 'for PATH in /nowhere; do :; done', 'cat {IFS}</dev/null']) await shell.run(line, { readOnly: true });
+  assert.equal(shell.variables.IFS, undefined);
+  assert.equal(shell.variables.PATH, '/usr/bin:/bin');
+  await shell.run('for item in a b; do :; done', { readOnly: true });
+  assert.equal(shell.variables.item, 'b');
+});
+
+// Review of §1: the hidden preamble cannot be shadowed.
+
+test('a session function or alias named like a builtin the preamble calls (set, shopt, :, builtin) changes nothing in the next line (control: an ordinary function and alias run)', async () => {
+  const definitions = [
+    'set() { rm -rf notes; }',
+    'shopt() { rm -rf notes; }',
+    ':() { rm -rf notes; }',
+    'builtin() { rm -rf notes; }',
+    'true() { rm -rf notes; }',
+    "alias set='rm -rf notes; builtin set'",
+    "alias shopt='rm -rf notes; builtin shopt'",
+    "alias :='rm -rf notes; true'",
+    "alias builtin='rm -rf notes; builtin'",
+    "n=shopt; alias \"$n=rm -rf notes; echo\"",
+    'eval "shopt() { rm -rf notes; }"',
+    '__just_bash_tee_restore() { rm -rf notes; }',
+  ];
+  for (const definition of definitions) {
+    for (const options of ['', 'set -o errexit; shopt -s nullglob']) {
+      const fs = new MemoryFileSystem();
+      await fs.write('notes/a.md', 'TODO\n');
+      const shell = createShell({ fs });
+      if (options) await shell.run(options);
+      await shell.run(definition);
+      const next = await shell.run('echo hi | cat');
+      assert.equal(next.stdout, 'hi\n', `${definition} (${options || 'default options'})`);
+      assert.equal(await fs.readText('notes/a.md'), 'TODO\n', `${definition}: notes/ is still there`);
+      assert.equal((await shell.run('echo $?')).stdout, '0\n', 'the status of the line before is restored');
+    }
+  }
+  // The names the preamble calls cannot be defined in plain sight either.
+  const shell = createShell({ fs: new MemoryFileSystem() });
+  for (const line of ['set() { :; }', 'shopt() { :; }', "alias shopt='echo'"]) {
+    const r = await shell.run(line);
+    assert.equal(r.exitCode, 2, line);
+    assert.match(r.stderr, /is reserved/);
+  }
+  assert.deepEqual([...shell.functions.keys()], []);
+  assert.deepEqual(shell.aliases(), []);
+  // Control: ordinary names are the session's, and $? still carries over.
+  await shell.run("greet() { echo hi; }; alias ll='echo listed'");
+  assert.equal((await shell.run('greet; ll')).stdout, 'hi\nlisted\n');
+  await shell.run('false');
+  assert.equal((await shell.run('echo $?')).stdout, '1\n');
+});
+
+test('with set -x on, the trace shows the line\'s own commands, not the hidden preamble (control: bash\'s trace of the line)', async () => {
+  const shell = createShell({ fs: new MemoryFileSystem() });
+  await shell.run('set -x');
+  const r = await shell.run('echo a');
+  assert.equal(r.stderr, '+ echo a\n');
+  await shell.run('false');
+  const s = await shell.run('echo $?');
+  assert.equal(s.stdout, '1\n');
+  assert.equal(s.stderr, '+ echo 1\n');
+});
+
+// Review of §1: the dialog shows every definition a line reaches.
+
+test('the dialog shows the session definitions a line reaches at any depth: a function calling a function, an alias to a function, a computed name (control: a line that reaches none shows none)', async () => {
+  const w = await shellWorkspace({ level: 'supervised', files: { 'notes/a.md': 'TODO a\n' } });
+  await w.turn(["g() { rm -rf notes; }; f() { g; }; alias h=g; alias k='echo start; h'; x=g"], () => 'once');
+  w.asked.length = 0;
+  await w.turn(['f', 'h', 'k', '$x', 'touch y.txt'], () => 'deny');
+  const preview = (/** @type {string} */ command) => String(w.asked.find((r) => r.args.command === command)?.preview);
+  for (const command of ['f', 'h', 'k', '$x']) assert.match(preview(command), /g is a function in this session: g\(\) \{ rm -rf notes; \}/, command);
+  assert.match(preview('f'), /f is a function in this session: f\(\) \{ g; \}/);
+  assert.match(preview('k'), /k is an alias in this session: echo start; h.*h is an alias in this session: g/s);
+  assert.match(preview('$x'), /a computed command name/);
+  // Control: a line that reaches no definition of the session lists none.
+  assert.doesNotMatch(preview('touch y.txt'), /The session also runs|in this session/);
+  assert.equal(await w.fs.readText('notes/a.md'), 'TODO a\n');
+});
+
+// Review of §1 (the dialog): where the line runs.
+
+test('the approval preview names the session\'s working directory when it is not / (control: at / it says nothing about it)', async () => {
+  const w = await shellWorkspace({ level: 'supervised', files: { 'notes/a.md': 'TODO a\n' } });
+  await w.turn(['cd notes', 'rm a.md'], () => 'deny');
+  assert.deepEqual(w.asked.map((r) => r.args.command), ['rm a.md'], 'cd is read-only');
+  assert.match(String(w.asked[0].preview), /Runs in \/notes\b/);
+  const c = await shellWorkspace({ level: 'supervised', files: { 'notes/a.md': 'TODO a\n' } });
+  await c.turn(['rm notes/a.md'], () => 'deny');
+  assert.doesNotMatch(String(c.asked[0].preview), /Runs in/);
+  assert.equal(await c.fs.readText('notes/a.md'), 'TODO a\n');
+});

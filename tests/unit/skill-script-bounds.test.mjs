@@ -135,3 +135,48 @@ test('a script\'s shell line is judged in the script\'s own session: a rule does
     else assert.deepEqual(askedLines, [], 'control: the rule covers git add');
   }
 });
+
+test('a skill\'s shell script is bounded like its tools: without fs_write, fs_delete and git_commit it cannot write, delete or commit (control: with them it does)', async () => {
+  const script = 'rm -rf notes; touch p.txt; git add p.txt; git commit -m planted; echo done';
+  const scripts = { 'x.sh': script, 'w.sh': 'echo pwned > q.txt' };
+  const w = await skillWorkspace('fs_read', scripts);
+  const out = await w.run('x.sh');
+  assert.match(out.output, /rm: cannot remove 'notes': Permission denied \(fs_delete is not among the tools this script may use \(fs_read\)\)/);
+  assert.match(out.output, /touch: cannot touch 'p\.txt'.*fs_write is not among the tools this script may use/);
+  assert.match(out.output, /fatal: git add: git_commit is not among the tools this script may use/);
+  assert.match(out.output, /fatal: git commit: git_commit is not among the tools this script may use/);
+  assert.match((await w.run('w.sh')).output, /q\.txt.*fs_write is not among the tools this script may use/);
+  assert.equal(await w.fs.readText('notes/a.md'), 'TODO a\n', 'notes/ is still there');
+  assert.equal(await w.fs.stat('p.txt'), null, 'nothing was written');
+  assert.equal(await w.fs.stat('q.txt'), null, 'nothing was written');
+  assert.deepEqual(await w.git.log().catch(() => []), [], 'nothing was committed');
+
+  // Control: the same scripts with those tools allowed write, delete and commit.
+  const c = await skillWorkspace('fs_read fs_write fs_delete git_commit', scripts);
+  const ok = await c.run('x.sh');
+  assert.match(ok.output, /^exit code: 0\nstdout:\n[\s\S]*done\n/);
+  assert.doesNotMatch(ok.output, /not among the tools/);
+  assert.equal(await c.fs.stat('notes/a.md'), null);
+  assert.equal(await c.fs.readText('p.txt'), '');
+  assert.deepEqual((await c.git.log()).map((e) => e.message.trim()), ['planted']);
+  assert.match((await c.run('w.sh')).output, /^exit code: 0/);
+  assert.equal(await c.fs.readText('q.txt'), 'pwned\n');
+});
+
+test('a skill\'s shell script reads files only with fs_read, lists folders only with fs_read or fs_list (control: with fs_read it reads; a skill allowed `shell`, or with no allowed-tools, has the whole shell)', async () => {
+  const script = 'cat notes/a.md; ls notes; git log --oneline';
+  const w = await skillWorkspace('web_fetch', { 'r.sh': script });
+  const out = await w.run('r.sh');
+  assert.match(out.output, /^exit code: 128\nstdout:\n\(empty\)\n/, 'nothing of the workspace is printed');
+  assert.match(out.output, /fs_read is not among the tools this script may use/);
+  assert.match(out.output, /git_log is not among the tools this script may use/);
+
+  const c = await skillWorkspace('fs_read git_log', { 'r.sh': script });
+  const ok = await c.run('r.sh');
+  assert.match(ok.output, /^exit code: \d+\nstdout:\nTODO a\na\.md\n/);
+  assert.doesNotMatch(ok.output, /not among the tools/, 'git log runs (the repository has no commit yet)');
+  for (const allowed of ['shell', null]) {
+    const full = await skillWorkspace(allowed, { 'w.sh': 'echo x > notes/b.md; cat notes/b.md' });
+    assert.match((await full.run('w.sh')).output, /^exit code: 0\nstdout:\nx\n/, `allowed-tools: ${allowed ?? '(none)'}`);
+  }
+});

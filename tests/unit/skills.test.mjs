@@ -478,3 +478,71 @@ test('a script over the size limit is refused with its size, not cut', async () 
   assert.match(r.output, /is 1,000,004 characters long; scripts of up to 1,000,000 characters run here/);
   assert.equal(ran, false);
 });
+
+test('skill_activate taints the turn when the skill came from outside (a URL, a ZIP, a folder, or where it came from is not recorded), naming it; control: a skill the user wrote in Clawser does not taint', async () => {
+  const { shellWorkspace } = await import('../fixtures/shell-workspace.mjs');
+  const cases = /** @type {[string, {origin?: string | null}, RegExp | null][]} */ ([
+    ['from a URL', { origin: 'downloaded from https://skills.example/helper.zip' }, /skill “helper” \(downloaded from https:\/\/skills\.example\/helper\.zip\)/],
+    ['from a ZIP', { origin: 'installed from the ZIP file “helper.zip”' }, /ZIP file “helper\.zip”/],
+    ['from a folder', { origin: 'installed from the folder “helper” on the computer' }, /folder “helper” on the computer/],
+    ['not recorded', {}, /skill “helper” \(.*not recorded/],
+    ['written by the user', { origin: null }, null],
+  ]);
+  for (const [label, options, taint] of cases) {
+    const { store } = storeOf();
+    await store.install('helper', skillFiles('helper', 'Helps.', {}), options);
+    const w = await shellWorkspace({ level: 'full', context: { skills: store } });
+    const tools = w.runner(() => 'deny');
+    const act = await tools.run({ id: 'a', name: 'skill_activate', arguments: { name: 'helper' } });
+    assert.equal(act.ok, true, label);
+    const stored = await tools.run({ id: 'b', name: 'memory_store', arguments: { key: 'rule', content: 'a short summary of the files you touched' } });
+    if (taint) {
+      assert.match(JSON.stringify(tools.taint), taint, label);
+      assert.equal(stored.ok, false, `${label}: the memory is asked for (and denied)`);
+      assert.deepEqual(await w.memory.list(), [], label);
+    } else {
+      assert.deepEqual(tools.taint, [], `${label}: no taint`);
+      assert.equal(stored.ok, true, `${label}: stored unasked at full autonomy`);
+      assert.deepEqual(w.asked, [], label);
+    }
+  }
+});
+
+test('the store keeps where each skill came from: across instances, replaced by a new install, gone with the skill; sources say where they read from', async () => {
+  const a = storeOf('a');
+  await a.store.install('mine', skillFiles('mine'), { origin: null });
+  await a.store.install('theirs', skillFiles('theirs'), { origin: 'downloaded from https://x.example/t.zip', scope: 'global' });
+  const again = storeOf('a', a.shared).store;
+  assert.equal(await again.origin('mine'), null);
+  assert.equal(await again.origin('theirs'), 'downloaded from https://x.example/t.zip');
+  assert.deepEqual((await again.active()).map((s) => [s.name, s.origin]), [['mine', null], ['theirs', 'downloaded from https://x.example/t.zip']]);
+  // A user-written skill replaced by a download is outside content from then on.
+  await again.install('mine', skillFiles('mine'), { origin: 'installed from the ZIP file “mine.zip”' });
+  assert.equal(await a.store.origin('mine'), 'installed from the ZIP file “mine.zip”');
+  await again.remove('mine', 'workspace');
+  await again.install('mine', skillFiles('mine'));
+  assert.match(String(await again.origin('mine')), /not recorded/, 'a new install without an origin does not inherit the old one');
+  assert.deepEqual((await a.store.list()).map((e) => e.name).sort(), ['mine', 'theirs'], 'the records are not skills');
+  // Sources say where they read from.
+  const zip = zipSync({ 'helper/SKILL.md': strToU8(md('name: helper\ndescription: Helps.')) });
+  assert.equal(skillsFromZip(zip, 'helper.zip')[0].origin, 'installed from the ZIP file “helper.zip”');
+  const fromUrl = await skillsFromUrl('https://skills.example/helper.zip', /** @type {typeof fetch} */ (async () => new Response(zip)));
+  assert.equal(fromUrl[0].origin, 'downloaded from https://skills.example/helper.zip');
+});
+
+test('"/name" of a skill from outside taints the conversation like the tool does (control: a skill the user wrote)', async () => {
+  for (const origin of ['downloaded from https://skills.example/notes.zip', null]) {
+    const fs = new MemoryFileSystem();
+    const config = new LocalConfig(memoryStorage());
+    const { store, wsFs } = storeOf('ws', { fs, config });
+    await store.install('notes', skillFiles('notes', 'Notes.'), { origin });
+    const convs = new ConversationStore(fs, 'ws');
+    const conversation = await convs.open((await convs.create()).id);
+    const registry = createBuiltinRegistry({ config, workspaceId: 'ws' });
+    const tools = new ToolRunner({ registry, context: { workspaceId: 'ws', fs: new ProtectedFileSystem(wsFs), settings: toolSettings(), fetch, skills: store }, autonomy: new AutonomyController({ config: { level: 'full' } }), safety: new SafetyPipeline(), approve: async () => 'deny' });
+    await new ClawserAgent({ provider: new ScriptedProvider([{ text: 'ok' }]), conversation, tools }).run('/notes please');
+    const user = conversation.events.find((e) => e.type === 'user_message');
+    if (origin) assert.match(String(user?.data.untrusted), /skill “notes” \(downloaded from https:\/\/skills\.example\/notes\.zip\)/);
+    else assert.equal(user?.data.untrusted, undefined);
+  }
+});

@@ -8,6 +8,7 @@ import { LocalLocks } from './tabs.js';
 import { AgentDefinitionSchema, DEFAULT_AGENT_NAME, defaultAgent, validateAgent } from './agent-definitions.js';
 import { parseIdentity } from './identity.js';
 import { setAsideFile } from '../storage/damage.js';
+import { agentOwner, describeProblem, isMcpName } from '../mcp/tool-lists.js';
 
 /**
  * The named agents of a workspace and the global ones, and the workspace's identity. A
@@ -42,12 +43,15 @@ export class AgentStore {
 
   /**
    * @param {{fs: FileSystem, globalFs: FileSystem, coordination?: import('./types.d.ts').Coordination, key?: string,
-   *   onDamage?: import('../storage/damage.js').DamageSink, onGlobalDamage?: import('../storage/damage.js').DamageSink}} deps
+   *   onDamage?: import('../storage/damage.js').DamageSink, onGlobalDamage?: import('../storage/damage.js').DamageSink,
+   *   toolLists?: import('../mcp/tool-lists.js').ToolListBinder}} deps
    *   fs: the workspace's own file system (the store writes `.agents/`); globalFs: the browser-wide folder;
-   *   onDamage, onGlobalDamage: told when the workspace's or the global agents file is damaged (with a way to set it aside)
+   *   onDamage, onGlobalDamage: told when the workspace's or the global agents file is damaged (with a way to set it aside);
+   *   toolLists: binds the MCP tools an agent's list names to the servers they are when it is saved (see forUse)
    */
   constructor(deps) {
     this.fs = deps.fs;
+    this.toolLists = deps.toolLists;
     this.onDamage = deps.onDamage;
     this.onGlobalDamage = deps.onGlobalDamage;
     this.globalFs = deps.globalFs;
@@ -203,8 +207,38 @@ export class AgentStore {
       else agents.push(agent);
       return { result: null, changed: true, value: { version: 1, agents } };
     });
+    // Saving is the user's yes to the list as it is now: its MCP tools are bound to their servers.
+    if (this.toolLists) {
+      if (previousName && previousName !== agent.name) await this.toolLists.forget(agentOwner(scope, previousName)).catch(() => {});
+      this.lastSaveProblems = await this.toolLists.bind(agentOwner(scope, agent.name), agent.tools ?? []).catch(() => []);
+    }
     this.#changed();
     return agent;
+  }
+
+  /** The MCP tool names of the last saved agent's list that bind to no server (they reach nothing). @type {import('../mcp/tool-lists.js').ToolListProblem[]} */
+  lastSaveProblems = [];
+
+  /**
+   * An agent as it answers now: its list of tools made of the tools it reaches now — an MCP
+   * tool only if it is the one the list was bound to when saved (a server removed and another
+   * added under the same name is not) — and, in words naming the agent and the tool, what was
+   * left out and why.
+   * @param {ScopedAgent} agent
+   * @returns {Promise<{agent: ScopedAgent, leftOut: string[]}>}
+   */
+  async forUse(agent) {
+    if (!agent.tools || agent.scope === 'builtin') return { agent, leftOut: [] };
+    // Without the workspace's servers no MCP tool is reached (fails safe).
+    const tools = agent.tools;
+    const without = { names: tools.filter((t) => !isMcpName(t)), problems: [] };
+    const resolved = this.toolLists
+      ? await this.toolLists.resolve(agentOwner(agent.scope, agent.name), tools).catch((err) => ({
+        ...without,
+        problems: tools.filter(isMcpName).map((tool) => ({ tool, reason: `the workspace's MCP servers could not be read (${/** @type {Error} */ (err)?.message ?? err})` })),
+      }))
+      : without;
+    return { agent: { ...agent, tools: resolved.names }, leftOut: resolved.problems.map((p) => describeProblem(`@${agent.name}`, p)) };
   }
 
   /** @param {string} name @param {'workspace' | 'global'} scope */
@@ -215,6 +249,7 @@ export class AgentStore {
       return { result: agents.length !== stored.agents.length, changed: agents.length !== stored.agents.length, value: { version: 1, agents } };
     });
     if (!out.result) throw new AgentStoreError('not_found', `There is no agent named “${name}” to delete.`);
+    await this.toolLists?.forget(agentOwner(scope, name)).catch(() => {});
     this.#changed();
   }
 

@@ -12,7 +12,7 @@ import { DEFAULT_COMPACTION, planCompaction, summarize } from './compaction.js';
 import { codexPrompt, extractCodeBlocks } from './codex.js';
 import { describeTaint } from './tool-runner.js';
 import { frameStandingData } from '../safety/standing-data.js';
-import { skillInstructions } from '../tools/skills.js';
+import { skillInstructions, skillTaint } from '../tools/skills.js';
 import { StuckDetector } from './self-repair.js';
 /** @import { Codex } from './codex.js' */
 
@@ -115,16 +115,17 @@ export class ClawserAgent {
   }
 
   /**
-   * The enabled skill a message starting with "/name" activates, with its instructions, or null.
+   * The enabled skill a message starting with "/name" activates, with its instructions and
+   * what it counts as for the taint (skillTaint: null for a skill the user wrote), or null.
    * @param {string} text
-   * @returns {Promise<{name: string, instructions: string} | null>}
+   * @returns {Promise<{name: string, instructions: string, untrusted: string | null} | null>}
    */
   async #slashSkill(text) {
     const m = /^\/([\p{L}\p{N}-]{1,64})(?=\s|$)/u.exec(text.trimStart());
     const store = this.tools?.context.skills;
     if (!m || !store) return null;
     const skill = (await store.active().catch(() => [])).find((s) => s.name === m[1]);
-    return skill ? { name: skill.name, instructions: skillInstructions(skill) } : null;
+    return skill ? { name: skill.name, instructions: skillInstructions(skill), untrusted: skillTaint(skill) } : null;
   }
 
   /**
@@ -160,7 +161,7 @@ export class ClawserAgent {
     else if (options.imageRefs?.length) message.images = options.imageRefs.map((r) => ({ path: r.path, mediaType: r.mediaType }));
     // "/skill-name …": the user activates a skill; its instructions go with this message (kept in the log).
     const skill = await this.#slashSkill(input);
-    if (skill) message.skill = skill;
+    if (skill) message.skill = { name: skill.name, instructions: skill.instructions };
     if (options.attachments?.length) {
       message.attachments = options.attachments.map((a) => ({ label: a.label.slice(0, 300), text: a.text, ...(a.untrusted ? { untrusted: a.untrusted } : {}) }));
       const outside = options.attachments.find((a) => a.untrusted)?.untrusted;
@@ -176,6 +177,8 @@ export class ClawserAgent {
     }
     if (prompt) Object.assign(message, { prompt: { server: prompt.server, name: prompt.name, text: prompt.text }, untrusted: `a prompt of the MCP server “${prompt.server}”` });
     if (options.untrusted && !message.untrusted) message.untrusted = options.untrusted;
+    // A skill from outside brings someone else's instructions with the message.
+    if (skill?.untrusted && !message.untrusted) message.untrusted = skill.untrusted;
     yield await this.#record('user_message', message, options.from ?? 'user');
     if (skill) yield await this.#record('skill_activated', { name: skill.name, by: 'user' }, 'system');
     if (checked?.flags.length) yield await this.#record('safety_input_flag', { where: 'user', flags: checked.flags }, 'system');

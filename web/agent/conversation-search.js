@@ -99,11 +99,20 @@ export class ConversationSearch {
   #changed = false;
   #verified = false;
   #savedAt = 0;
+  /** Told of a log with damaged lines (the store keeps and reports them). @type {((id: string) => void) | undefined} */
+  #onDamagedLog;
+  /** Logs already told of on this page. */
+  #toldDamaged = new Set();
 
-  /** @param {FileSystem} fs @param {string} workspaceId */
-  constructor(fs, workspaceId) {
+  /**
+   * @param {FileSystem} fs @param {string} workspaceId
+   * @param {{onDamagedLog?: (id: string) => void}} [options] onDamagedLog: told (once a page) of a
+   *   conversation whose log has lines that are not records, which the search leaves out
+   */
+  constructor(fs, workspaceId, options = {}) {
     this.#fs = fs;
     this.#base = `clawser_workspaces/${workspaceId}/.conversations`;
+    this.#onDamagedLog = options.onDamagedLog;
   }
 
   get #file() {
@@ -226,16 +235,26 @@ export class ConversationSearch {
     const { lines, tailOffset } = splitLines(bytes, 0);
     /** @type {{event: ClawserEvent, text: string}[]} */
     const out = [];
+    let damaged = false;
     for (const line of lines) {
       let e;
       try {
         e = JSON.parse(line.text);
       } catch {
+        damaged ||= !!line.text.trim();
         continue;
       }
-      if (!isEvent(e)) continue;
+      if (!isEvent(e)) {
+        damaged = true;
+        continue;
+      }
       const text = messageText(e);
       if (text) out.push({ event: e, text });
+    }
+    // Left out here, never silently: the store keeps the lines and the notice says so.
+    if (damaged && !this.#toldDamaged.has(id)) {
+      this.#toldDamaged.add(id);
+      this.#onDamagedLog?.(id);
     }
     return { messages: out, bytes: tailOffset };
   }

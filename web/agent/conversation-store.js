@@ -1,13 +1,22 @@
 /** @import { ConversationMeta, Coordination, ClawserEvent } from './types.d.ts' */
 /** @import { FileSystem } from '../storage/types.d.ts' */
 import { readTextIfExists, writeJson } from '../storage/index.js';
-import { Conversation } from './conversation.js';
+import { readFiles } from '../storage/read-files.js';
+import { Conversation, damagedLogLines, snapshotProblem } from './conversation.js';
 import { parseEventLines } from './event-log.js';
 import { toJsonl } from './conversation-export.js';
 import { LIST_FILE, parseConversationList, conversationListText, byActivity, parseMeta } from './conversation-list.js';
-import { ignoreDamage, setAsideFile, DamagedFileError, SET_ASIDE_HINT, keptLinesProblem, damagedLinesPath } from '../storage/damage.js';
+import { ignoreDamage, setAsideFile, DamagedFileError, SET_ASIDE_HINT, keptLinesProblem, damagedLinesPath, keepDamagedLines } from '../storage/damage.js';
 import { plainTitle } from './title.js';
 
+
+/** Conversations checked together, between two pauses. */
+const CHECK_BATCH = 20;
+/** Bytes of files read in one go by the check (a larger file alone). */
+const CHECK_READ_BYTES = 4 * 1024 * 1024;
+/** A conversation's files, as the check reads them. */
+const CHECKED_FILES = /** @type {const} */ (['meta.json', 'snapshot.json', 'events.jsonl']);
+/** What the check remembers of a file it found intact (or whose damage it kept). @typedef {{size: number, mtimeMs: number}} CheckedFile */
 
 /** @param {number} now */
 const newConversationId = (now) => `c${now.toString(36)}${Math.random().toString(36).slice(2, 8)}`;
@@ -183,27 +192,158 @@ export class ConversationStore {
     const title = conv.meta.title;
     for (const d of conv.report.damaged ?? []) {
       if (d.file === 'meta.json') this.#reportMeta(id, title, d.problem);
-      else {
-        this.#onDamage({
-          what: `Conversation “${title}”: its snapshot (snapshot.json, a copy that makes opening faster)`,
-          problem: `${d.problem}. It is not used: the conversation is read from its log`,
-          path: `${dir}/snapshot.json`,
-          setAside: () => this.#afterwards(id, conv.setAsideSnapshot()),
-        });
-      }
+      else this.#reportSnapshot(id, title, d.problem, () => conv.setAsideSnapshot());
     }
-    const reportLines = (/** @type {import('../storage/damage.js').DamagedLine[]} */ lines) => {
-      if (!lines.length) return;
-      this.#onDamage({
-        what: `Conversation “${conv.meta.title}”: its log (events.jsonl)`,
-        problem: keptLinesProblem(lines, damagedLinesPath('events.jsonl'), 'everything else is intact'),
-        path: `${dir}/events.jsonl`,
-        keptAt: conv.damagedLinesPath,
-      });
-    };
+    const reportLines = (/** @type {import('../storage/damage.js').DamagedLine[]} */ lines) => this.#reportLines(id, conv.meta.title, lines);
     reportLines(conv.report.keptLines ?? []);
     conv.onDamagedLines = reportLines;
     return conv;
+  }
+
+  /** @param {string} id @param {string} title @param {string} problem @param {() => Promise<string>} setAside */
+  #reportSnapshot(id, title, problem, setAside) {
+    this.#onDamage({
+      what: `Conversation “${title}”: its snapshot (snapshot.json, a copy that makes opening faster)`,
+      problem: `${problem}. It is not used: the conversation is read from its log`,
+      path: `${this.dirOf(id)}/snapshot.json`,
+      setAside: () => this.#afterwards(id, setAside()),
+    });
+  }
+
+  /** Damaged lines of a log just kept aside. @param {string} id @param {string} title @param {import('../storage/damage.js').DamagedLine[]} lines */
+  #reportLines(id, title, lines) {
+    if (!lines.length) return;
+    const log = `${this.dirOf(id)}/events.jsonl`;
+    this.#onDamage({
+      what: `Conversation “${title}”: its log (events.jsonl)`,
+      problem: keptLinesProblem(lines, damagedLinesPath('events.jsonl'), 'everything else is intact'),
+      path: log,
+      keptAt: damagedLinesPath(log),
+    });
+  }
+
+  /** Runs `fn` under the conversation's lock when other tabs share it. @template T @param {string} id @param {() => Promise<T>} fn @returns {Promise<T>} */
+  #locked(id, fn) {
+    const c = this.#coordination;
+    return c ? c.withLock(Conversation.topic(this.dirOf(id)), fn) : fn();
+  }
+
+  /** Where the check remembers the files it found intact. */
+  get #checkedFile() {
+    return `${this.#base}/checked.json`;
+  }
+
+  /**
+   * Reads every conversation's files as they are — its details, its snapshot, each line of its
+   * log; nothing replayed — and reports what is damaged, as opening it would: damage in a
+   * conversation that is not open shows in the notice where the person is. Damaged log lines are
+   * kept aside (once: a line kept before is not reported again). A file unchanged (size and
+   * time) since it was found intact is not read again (`checked.json`, a speed-up: read as
+   * empty when it is damaged). `pause` is awaited between batches (the app: until the page is idle).
+   * @param {{pause?: () => Promise<void>}} [options]
+   */
+  async check({ pause } = {}) {
+    const conversations = await this.list();
+    const before = await this.#readChecked();
+    /** @type {Record<string, CheckedFile>} */
+    const after = {};
+    for (let i = 0; i < conversations.length; i += CHECK_BATCH) {
+      // Each batch when the page is idle, the first too: what the person does first goes first.
+      await pause?.();
+      await this.#checkBatch(conversations.slice(i, i + CHECK_BATCH), before, after).catch(() => {});
+    }
+    const same = Object.keys(after).length === Object.keys(before).length && Object.entries(after).every(([k, v]) => before[k]?.size === v.size && before[k]?.mtimeMs === v.mtimeMs);
+    if (same) return;
+    const write = () => this.#fs.write(this.#checkedFile, JSON.stringify({ version: 1, files: after }));
+    const c = this.#coordination;
+    await (c ? c.withLock(`convcheck:${this.#base}`, write) : write()).catch(() => {});
+  }
+
+  /** @returns {Promise<Record<string, CheckedFile>>} */
+  async #readChecked() {
+    try {
+      const raw = JSON.parse((await readTextIfExists(this.#fs, this.#checkedFile)) ?? '{}');
+      /** @type {Record<string, CheckedFile>} */
+      const files = {};
+      for (const [k, v] of Object.entries(raw?.version === 1 && raw.files && typeof raw.files === 'object' ? raw.files : {})) {
+        if (typeof v?.size === 'number' && typeof v?.mtimeMs === 'number') files[k] = { size: v.size, mtimeMs: v.mtimeMs };
+      }
+      return files;
+    } catch {
+      return {};
+    }
+  }
+
+  /**
+   * Some conversations: their files' sizes and times, then the files that changed since they were
+   * found intact, read a few megabytes at a time (logs can be large), each checked.
+   * @param {(ConversationMeta & {damaged?: true})[]} metas as listed @param {Record<string, CheckedFile>} before
+   * @param {Record<string, CheckedFile>} after filled with the files found intact
+   */
+  async #checkBatch(metas, before, after) {
+    /** @type {{id: string, title: string, file: typeof CHECKED_FILES[number], path: string, stat: import('../storage/types.d.ts').FileStat}[]} */
+    const stale = [];
+    await Promise.all(metas.flatMap((meta) => CHECKED_FILES.map(async (file) => {
+      const path = `${this.dirOf(meta.id)}/${file}`;
+      const stat = await this.#fs.stat(path).catch(() => null);
+      if (stat?.kind !== 'file') return;
+      const key = `${meta.id}/${file}`;
+      const seen = before[key];
+      if (seen && seen.size === stat.size && seen.mtimeMs === stat.mtimeMs) after[key] = seen;
+      else stale.push({ id: meta.id, title: meta.title, file, path, stat });
+    })));
+    for (let i = 0; i < stale.length; ) {
+      let bytes = 0;
+      let j = i;
+      while (j < stale.length && (j === i || bytes + stale[j].stat.size <= CHECK_READ_BYTES)) bytes += stale[j++].stat.size;
+      const group = stale.slice(i, j);
+      i = j;
+      const reads = await readFiles(this.#fs, group.map(({ path }) => ({ path }))).catch(() => group.map(() => null));
+      for (const [k, { id, title, file, stat }] of group.entries()) {
+        const read = reads[k];
+        if (!read) continue;
+        const settled = await this.#checkFile(id, title, file, read.bytes).catch(() => false);
+        if (settled && stat.mtimeMs !== undefined) after[`${id}/${file}`] = { size: stat.size, mtimeMs: stat.mtimeMs };
+      }
+    }
+  }
+
+  /**
+   * One file of a conversation: reported when damaged. True when there is nothing (more) to
+   * report: intact, or its damaged lines kept.
+   * @param {string} id @param {string} title @param {typeof CHECKED_FILES[number]} file @param {Uint8Array} bytes
+   */
+  async #checkFile(id, title, file, bytes) {
+    const text = () => new TextDecoder().decode(bytes);
+    if (file === 'meta.json') {
+      const checked = parseMeta(text());
+      if (!checked.ok) this.#reportMeta(id, title, checked.problem);
+      return checked.ok;
+    }
+    if (file === 'snapshot.json') {
+      const problem = snapshotProblem(text());
+      if (problem) this.#reportSnapshot(id, title, problem, () => this.#locked(id, () => setAsideFile(this.#fs, `${this.dirOf(id)}/snapshot.json`)));
+      return !problem;
+    }
+    if (damagedLogLines(bytes).length) await this.checkLog(id, title);
+    return true;
+  }
+
+  /**
+   * Keeps the damaged lines of a conversation's log aside and reports them (once: lines kept
+   * before are not), under the conversation's lock: a line another tab is writing is never
+   * taken for a torn one. Nothing is removed from the log (opening the conversation does that).
+   * @param {string} id @param {string} [title] (default: as listed)
+   */
+  async checkLog(id, title) {
+    const log = `${this.dirOf(id)}/events.jsonl`;
+    const kept = await this.#locked(id, async () => {
+      const bytes = await this.#fs.readBytes(log).catch(() => null);
+      return bytes ? keepDamagedLines(this.#fs, log, damagedLogLines(bytes)) : [];
+    });
+    if (!kept.length) return;
+    const known = this.#known[id] ?? (await this.#readMeta(id));
+    this.#reportLines(id, title ?? known?.title ?? 'Untitled conversation', kept);
   }
 
   /**

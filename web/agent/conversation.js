@@ -89,6 +89,33 @@ const SnapshotSchema = z.looseObject({
   spend: z.looseObject({ calls: count, inputTokens: count, outputTokens: count, costCents: count, unpricedCalls: count, contextTokens: count, partial: z.boolean().optional() }).optional(),
 });
 
+/**
+ * What is wrong with a snapshot, as it must be to be used (null: nothing): the check of a
+ * conversation not open reads it as opening it would.
+ * @param {string} text
+ */
+export function snapshotProblem(text) {
+  const checked = readJson(text, SnapshotSchema);
+  return checked.ok ? null : checked.problem;
+}
+
+/**
+ * The damaged lines of a whole log, each line read as a record and nothing replayed: complete
+ * lines that are not events, and an unterminated last line that is not one (torn: `last`). The
+ * offsets and bytes are those opening gives, so a line kept by either is kept once.
+ * @param {Uint8Array} bytes
+ * @returns {import('../storage/damage.js').DamagedLine[]}
+ */
+export function damagedLogLines(bytes) {
+  const { lines, tail, tailOffset } = splitLines(bytes, 0);
+  const damaged = lines.some((l) => l.text.trim() && !parseLine(l.text)) ? damagedAmong(lines, bytes, 0, tailOffset) : [];
+  if (tail.length) {
+    const text = decoder.decode(tail);
+    if (!parseLine(text)) damaged.push({ offset: tailOffset, bytes: tail.slice(), problem: whyNotEvent(text), last: true });
+  }
+  return damaged;
+}
+
 /** An append to a conversation that was deleted (e.g. in another tab); code `conversation_deleted`. */
 export class ConversationDeletedError extends Error {
   constructor() {

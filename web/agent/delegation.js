@@ -72,7 +72,8 @@ export class Semaphore {
  * @property {import('./tool-runner.js').TaintSource[]} [callerTaint] the outside content the caller took in (the child starts with it)
  * @property {{systemPrompt?: string, identity?: import('./identity.js').IdentitySource}} [callerPrompt] who the caller is (a copy of it is the same)
  * @property {string} parentConversationId
- * @property {(name: string) => Promise<AgentDefinition | null>} resolve a named agent
+ * @property {(name: string) => Promise<(AgentDefinition & {leftOut?: string[]}) | null>} resolve a named agent, its tools as
+ *   it reaches them now (leftOut: what its list names that it does not reach, in words: the answer says so)
  * @property {(title: string, parent: {conversationId: string, toolCallId: string, agent: string}) => Promise<Conversation>} createConversation
  * @property {(conversation: Conversation, profile: import('../app/agent-factory.js').AgentProfile, definition: AgentDefinition | null, depth: number) => Promise<ClawserAgent>} buildAgent
  * @property {(toolName: string) => boolean} changesFiles a tool whose `path` argument names a file it changes
@@ -167,6 +168,7 @@ export async function runDelegation(args, call, deps) {
     const head = `Sub-agent @${name} ${cancelled ? 'was cancelled' : ok ? 'finished' : 'failed'} (its conversation: “${title}”, ${steps} tool call${steps === 1 ? '' : 's'}${costCents ? `, ${costCents.toFixed(2)}¢` : ''}).`;
     const output = [
       head,
+      ...(definition?.leftOut ?? []),
       `Files it changed: ${files.length ? files.join(', ') : 'none'}.`,
       cancelled ? 'It was stopped before it finished; what it did so far is kept in its conversation.' : failure ? `What failed: ${failure}` : '',
       answer.trim() ? `Its final answer:\n${answer.trim()}` : '',

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { LockedJsonFile } from '../storage/locked-json.js';
 import { LocalLocks } from './tabs.js';
 import { TriggerSchema, ScheduleError, dueJobs, nextRun, nextRuns, parseSchedulePhrase } from './schedule.js';
+import { isMcpName } from '../mcp/tool-lists.js';
 
 export const DELIVERY = /** @type {const} */ (['always', 'success', 'error', 'never']);
 /** Runs kept per job (newest last). */
@@ -11,7 +12,9 @@ export const RUN_HISTORY = 20;
 
 const ActionSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('prompt'), prompt: z.string().min(1).max(20_000) }),
-  z.object({ kind: z.literal('tool'), tool: z.string().min(1).max(100), args: z.record(z.string(), z.unknown()).default({}) }),
+  // key: for an MCP tool, what it was bound to when scheduled (its identity, or its server's while
+  // not connected): the job never calls another server's tool of the same name (web/mcp/tool-lists.js).
+  z.object({ kind: z.literal('tool'), tool: z.string().min(1).max(100), args: z.record(z.string(), z.unknown()).default({}), key: z.string().max(600).optional() }),
   // The workspace's heartbeat: the agent reviews its checklist (set up in the Agents panel, never by a tool).
   z.object({ kind: z.literal('heartbeat') }),
 ]);
@@ -121,8 +124,10 @@ export class Scheduler {
   /**
    * @param {{fs: FileSystem, execute: JobExecutor, now?: () => number, lock?: LockFn, missedPolicy?: () => 'once' | 'skip',
    *   timers?: {set: (fn: () => void, ms: number) => ReturnType<typeof setTimeout>, clear: (t: ReturnType<typeof setTimeout>) => void},
-   *   timezone?: string, maxDelayMs?: number, onChange?: () => void, onDamage?: import('../storage/damage.js').DamageSink}} deps
+   *   timezone?: string, maxDelayMs?: number, onChange?: () => void, onDamage?: import('../storage/damage.js').DamageSink,
+   *   bindTool?: (name: string) => Promise<string | undefined>}} deps
    *   lock: cross-tab lock (TabCoordinator.withLock); onChange: after this tab changed jobs (e.g. tell other tabs);
+   *   bindTool: what an MCP tool a new job calls is bound to now (see web/mcp/tool-lists.js); absent: such a job reaches only servers saved before bindings;
    *   onDamage: told when jobs.json is damaged (no job runs and changes are refused until it is set aside)
    */
   constructor(deps) {
@@ -137,6 +142,7 @@ export class Scheduler {
     /** Re-check at least this often (the computer may have slept; timers drift). */
     this.maxDelayMs = deps.maxDelayMs ?? 60_000;
     this.onChange = deps.onChange;
+    this.bindTool = deps.bindTool;
   }
 
   get running() { return this.#running; }
@@ -234,12 +240,19 @@ export class Scheduler {
   /** @param {JobInput} input */
   async add(input) {
     const { trigger } = this.preview(input.trigger ?? input.when ?? '', { timezone: input.timezone });
+    // A job calling an MCP tool calls the one scheduled, never one added later under its name (the binding is made here, never given).
+    let action = input.action;
+    if (action.kind === 'tool') {
+      const { key: _given, ...rest } = /** @type {JobAction & {kind: 'tool'}} */ (action);
+      const key = isMcpName(rest.tool) ? await this.bindTool?.(rest.tool) : undefined;
+      action = { ...rest, ...(key ? { key } : {}) };
+    }
     const now = this.now();
     const parsed = JobSchema.safeParse({
       id: `j${now.toString(36)}${Math.random().toString(36).slice(2, 6)}`,
       name: (input.name?.trim() || defaultName(input.action)).slice(0, 200),
       trigger,
-      action: input.action,
+      action,
       delivery: input.delivery ?? 'always',
       conversationId: input.conversationId,
       createdAt: now,

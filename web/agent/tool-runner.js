@@ -30,7 +30,8 @@ import { scopeOf, suggestRule, describeRule } from '../tools/approval-rules.js';
  * @property {AbortSignal} [signal]
  * @property {Partial<ToolContext>} [context] added to the tool's context for this call only (e.g. the Codex's runCode for a code block)
  * @property {string[]} [only] the tools this call may be (a skill script's allowed-tools), bounding
- *   every call it makes in turn (its shell's `clawser` and `curl` included)
+ *   every call it makes in turn (its shell's `clawser` and `curl` included): names, and for an
+ *   MCP tool also its identity (`policyKey`) — its name alone does not let it in
  * @property {string} [callId] (internal) names the nested calls' ids
  */
 
@@ -73,6 +74,16 @@ function untilAborted(running, signal) {
     running.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
 }
+
+/**
+ * Whether a tool is within a bound (`only`): its name is listed and, for a tool with an identity
+ * of its own (an MCP server's), that identity too — the one it had when the bound was made.
+ * @param {string[]} only @param {{name: string, policyKey?: string}} tool
+ */
+export const withinBound = (only, tool) => only.includes(tool.name) && (!tool.policyKey || only.includes(tool.policyKey));
+
+/** The tool names of a bound (without the identities it pins them to). @param {string[]} only */
+export const boundNames = (only) => only.filter((n) => !n.includes(':'));
 
 /** The argument that says best where a tool's content came from (for the approval dialog). @param {Record<string, unknown>} args */
 function detailOf(args) {
@@ -183,7 +194,8 @@ export class ToolRunner {
     const firstArgs = call.arguments;
     if (!tool) return refuse({ kind: 'unknown', reason: `There is no tool named "${call.name}". Available tools: ${this.registry.list().map((t) => t.name).join(', ')}.` }, firstArgs);
     // A skill script's allowed-tools: whatever path the call took (its shell, that shell's clawser).
-    if (options.only && !options.only.includes(tool.name)) return refuse({ kind: 'denied', reason: `${tool.name} is not among the tools this script may use (${options.only.join(', ') || 'none'}).` }, firstArgs);
+    // An MCP tool is in them only with its identity: another server's tool of the same name is not.
+    if (options.only && !withinBound(options.only, tool)) return refuse({ kind: 'denied', reason: `${tool.name} is not among the tools this script may use (${boundNames(options.only).join(', ') || 'none'}).` }, firstArgs);
     let checked = this.registry.validate(call.name, firstArgs);
     if (!checked.ok) return refuse({ kind: 'validation', reason: checked.error }, firstArgs);
     let args = checked.value;

@@ -182,7 +182,14 @@ export class AgentFactory {
       callerTaint: parts.tools.taint,
       callerPrompt: caller.self,
       parentConversationId: conversationId,
-      resolve: async (name) => (await this.#deps.services(workspaceId).agents()).get(name),
+      // Its MCP tools are the ones its list was saved for (see AgentStore.forUse).
+      resolve: async (name) => {
+        const store = await this.#deps.services(workspaceId).agents();
+        const found = await store.get(name);
+        if (!found) return null;
+        const { agent, leftOut } = await store.forUse(found);
+        return { ...agent, leftOut };
+      },
       createConversation: (title, parent) => create(workspaceId, title, parent),
       buildAgent: async (conversation, profile, definition, depth) => {
         const own = definition ? await this.#providerFor(workspaceId, definition) : null;

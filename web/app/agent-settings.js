@@ -1,4 +1,4 @@
-/** @import { LocalConfig } from '../storage/local-config.js' */
+/** @import { ConfigStore } from '../storage/types.d.ts' */
 /** @import { SecretBox } from '../storage/secrets.js' */
 import { z } from 'zod';
 import { AutonomySchema, mergeUsage, normalizeUsage } from '../agent/autonomy.js';
@@ -168,7 +168,7 @@ export class AgentSettingsStore {
   // getRandomValues, not randomUUID: the latter is missing outside secure contexts.
   #writer = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, '0')).join('');
 
-  /** @param {{config: LocalConfig, secrets: SecretBox}} deps */
+  /** @param {{config: ConfigStore, secrets: SecretBox}} deps */
   constructor(deps) {
     this.config = deps.config;
     this.secrets = deps.secrets;
@@ -203,6 +203,7 @@ export class AgentSettingsStore {
   async setSearchApiKey(ws, apiKey) {
     if (!apiKey) this.config.remove(searchKey(ws));
     else this.config.set(searchKey(ws), await this.secrets.encrypt(apiKey));
+    await this.config.flush();
   }
 
   /** The git access token (sealed at rest). @param {string} ws */
@@ -215,6 +216,7 @@ export class AgentSettingsStore {
   async setGitToken(ws, token) {
     if (!token) this.config.remove(gitTokenKey(ws));
     else this.config.set(gitTokenKey(ws), await this.secrets.encrypt(token));
+    await this.config.flush();
   }
 
   /** @param {string} ws */

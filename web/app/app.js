@@ -4,8 +4,8 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
 /** @import { ChatController } from './chat-controller.js' */
 /** @import { ViewActions } from './palette.js' */
+/** @import { DurableConfig } from '../storage/durable-config.js' */
 import { OpfsFileSystem } from '../storage/opfs-fs.js';
-import { LocalConfig } from '../storage/local-config.js';
 import { SecretBox } from '../storage/secrets.js';
 import { Router } from './router.js';
 import { WorkspaceStore, FIRST_WORKSPACE_NAME } from './workspaces.js';
@@ -35,12 +35,16 @@ import { mountControls } from './mount-controls.js';
 import { createChatController } from './chat-assembly.js';
 import { LayoutPreference, artifactSlot } from './workspace-layout.js';
 import { listenForShortcuts, shortcutList } from './shortcuts.js';
-import { noticeInsecureContext, noticeStorageStall, noticeUpdates, noticeConnectivity } from './page-notices.js';
+import { noticeInsecureContext, noticeStorageStall, noticeUpdates, noticeConnectivity, noticeUnlistedWorkspaces, noticeUnsaved } from './page-notices.js';
 import { DamageReport } from './damage-report.js';
 import { checkWorkspace } from './workspace-check.js';
-import { recoverRestore } from './restore-recovery.js';
+import { recoverRestore, restoreMarker } from './restore-recovery.js';
+import { openConfig, reportConfigDamage, STATE_CHECKED_MARK, WORKSPACES_FILE } from './config-files.js';
 import { createWorkspace, renameWorkspace, deleteWorkspace } from './workspace-actions.js';
 import { renameConversation, exportConversation, importConversation, deleteConversation, pickConversationFile, saveCodeToWorkspace } from './conversation-actions.js';
+
+/** How long after a workspace opens its conversations' files start being checked (in idle time). */
+const CONVERSATION_CHECK_DELAY_MS = 2000;
 
 /** A workspace route's panel: 'chat' or a name of the panel registry. @typedef {string} PanelName */
 
@@ -77,6 +81,9 @@ export class ClawserApp {
   /** The storage started by the page before the app loaded (see main.js). @type {OpfsFileSystem | null} */
   #startedFs = null;
 
+  /** Settings and the workspace list, in storage (made at start). @type {DurableConfig | undefined} */
+  config;
+
   /**
    * @param {HTMLElement} root
    * @param {{firstView?: FirstView | null, workspaceView?: WorkspaceFirstView | null, fs?: OpfsFileSystem | null}} [options]
@@ -108,15 +115,14 @@ export class ClawserApp {
     let fs;
     try {
       fs = this.#startedFs ?? new OpfsFileSystem();
-      this.config = new LocalConfig();
     } catch (err) {
       clear(this.main).append(h('main', { class: 'home', id: 'main' }, h('h1', null, 'Clawser cannot start here'), h('p', { role: 'alert' }, /** @type {Error} */ (err).message)));
       return;
     }
     this.fs = fs;
+    const storageAnswered = noticeStorageStall(this.banners);
     // Damaged files found anywhere (a conversation's details, the goals, …): one notice, wherever the person is.
     this.damage = new DamageReport({ fs, banners: this.banners, onError: (err) => this.#showError(err) });
-    this.semantic = new SemanticSearch({ config: this.config, whenIdle: (fn) => this.#whenIdle(fn) });
     // One tab of the origin leads (runs scheduled jobs); all share locks and live updates.
     this.tabs = new TabCoordinator({ label: document.title });
     // A backup restore is exclusive across tabs: every store write of this tab goes through
@@ -126,17 +132,28 @@ export class ClawserApp {
     this.restoreGate.subscribe((notice) => this.#onRestoreElsewhere(notice));
     const secrets = new SecretBox();
     this.#secrets = secrets;
-    // A restore running in another tab finishes before this one reads anything.
-    await this.restoreGate.quietly(async () => {
-      const outcome = await recoverRestore({ fs, config: /** @type {LocalConfig} */ (this.config) });
-      if (outcome) this.banners.show('restore', outcome, { kind: 'warn' });
+    const tabs = this.tabs;
+    const gate = this.restoreGate;
+    // A restore running in another tab finishes before this one reads anything. The settings
+    // and the restore's marker are read together; a restore a crash interrupted is finished or
+    // undone by its marker alone.
+    const config = await gate.quietly(async () => {
+      const [opened, marker] = await Promise.all([
+        openConfig({ fs, tabs, gate, onError: (err) => noticeUnsaved(this.banners, err) }),
+        restoreMarker(fs),
+      ]);
+      const outcome = await recoverRestore({ fs, config: opened, marker });
+      if (outcome) this.banners.show('restore', outcome.text, { kind: outcome.kind });
+      return opened;
     });
-    this.settings = new SettingsStore({ config: this.config, secrets });
-    this.agentSettings = new AgentSettingsStore({ config: this.config, secrets });
+    this.config = config;
+    this.semantic = new SemanticSearch({ config, whenIdle: (fn) => this.#whenIdle(fn) });
+    this.settings = new SettingsStore({ config, secrets });
+    this.agentSettings = new AgentSettingsStore({ config, secrets });
     const agentSettings = this.agentSettings;
     this.services = new WorkspaceServices({
       fs,
-      config: this.config,
+      config,
       coordination: this.coordination,
       tabs: this.tabs,
       restoreGate: this.restoreGate,
@@ -169,8 +186,9 @@ export class ClawserApp {
       delegationBoard: (workspaceId) => this.#delegationBoard(workspaceId),
     })));
     this.workspaces = new WorkspaceStore({
-      config: this.config,
+      config,
       fs,
+      lock: (name, fn) => tabs.withLock(name, fn),
       onDelete: (id) => {
         this.settings?.forget(id);
         this.agentSettings?.forget(id);
@@ -192,6 +210,7 @@ export class ClawserApp {
     let data = null;
     this.data = () => (data ??= import('./data-actions.js').then(({ DataActions }) => new DataActions({
       fs,
+      config,
       secrets,
       workspaces: /** @type {WorkspaceStore} */ (this.workspaces),
       agentSettings: /** @type {AgentSettingsStore} */ (this.agentSettings),
@@ -199,9 +218,9 @@ export class ClawserApp {
       notify: (text) => this.banners.show('clone-skipped', text),
       exclusive: (fn) => /** @type {RestoreGate} */ (this.restoreGate).exclusive(fn),
     })));
-    const storageAnswered = noticeStorageStall(this.banners);
-    if (this.#firstView?.created) await this.workspaces.ensureFolder(this.#firstView.created);
-    if (this.workspaces.list().length === 0) await this.workspaces.create(FIRST_WORKSPACE_NAME);
+    // Said before anything is drawn (only when there is damage: a normal start reads nothing more).
+    if (config.problems().length) await this.#reportConfigDamage();
+    await this.#firstWorkspace();
     navigator.storage?.persist?.().catch(() => {});
     this.router.onChange((route) => this.#guard(this.render(route)));
     await this.render(this.router.current).catch((err) => {
@@ -220,6 +239,7 @@ export class ClawserApp {
     this.tabs.onLeaderChange((leader) => (leader ? this.#whenIdle(() => this.#startSchedulers()) : this.#stopSchedulers()));
     if (this.tabs.isLeader) this.#whenIdle(() => this.#startSchedulers());
     this.#guard(noticeUpdates(this.banners));
+    this.#whenIdle(() => this.#guard(this.#checkStoredState()));
     addEventListener('unhandledrejection', (e) => this.#showError(e.reason));
     // Usage statistics are written a second after each call: what is left goes as the page does.
     addEventListener('pagehide', () => this.services?.flushUsage());
@@ -234,6 +254,62 @@ export class ClawserApp {
       openPanel: (workspaceId, panel) => this.router.go({ name: 'workspace', workspaceId, panel }),
     });
     performance.mark(APP_READY_MARK);
+  }
+
+  /**
+   * A first visit starts with one workspace (the one the first view showed, if it did). Not when
+   * the stored list is damaged or lost entries: a new empty list would hide the workspaces whose
+   * folders are still there (those are offered back instead, see #checkStoredState).
+   */
+  async #firstWorkspace() {
+    const stores = /** @type {WorkspaceStore} */ (this.workspaces);
+    if (stores.damage() || stores.list().length > 0) return;
+    if ((await stores.unlisted()).length > 0) return;
+    await stores.create(FIRST_WORKSPACE_NAME, this.#firstView?.created ? { entry: this.#firstView.created } : {});
+  }
+
+  /** A damaged settings or list file: in the notice of damaged files, with its download and "Set aside". */
+  async #reportConfigDamage() {
+    const stores = /** @type {WorkspaceStore} */ (this.workspaces);
+    await reportConfigDamage({
+      config: /** @type {DurableConfig} */ (this.config),
+      damage: /** @type {DamageReport} */ (this.damage),
+      unlisted: () => stores.unlisted(),
+      afterSetAside: async (file) => {
+        if (this.router.current.name === 'home') this.#renderHome();
+        // A new list: the workspaces the damaged one named are offered back.
+        if (file === WORKSPACES_FILE) await this.#offerUnlisted();
+      },
+    });
+  }
+
+  /** Workspace folders the list does not name (a list lost or set aside): offered back, with their names. */
+  async #offerUnlisted() {
+    const stores = /** @type {WorkspaceStore} */ (this.workspaces);
+    if (stores.damage()) return;
+    const found = await stores.unlisted();
+    noticeUnlistedWorkspaces(this.banners, found, async () => {
+      await stores.addBack(found);
+      if (this.router.current.name === 'home') this.#renderHome();
+    });
+  }
+
+  /**
+   * After the first view, what the stored state needs from this tab: deletes a crash
+   * interrupted (finished), workspace folders the list does not name (offered back), and each
+   * listed workspace's record (written where missing). Nothing of it while the list is damaged:
+   * it cannot be written, and the notice of damaged files says so.
+   */
+  async #checkStoredState() {
+    const stores = /** @type {WorkspaceStore} */ (this.workspaces);
+    try {
+      if (stores.damage()) return;
+      await stores.finishDeletes();
+      await this.#offerUnlisted();
+      await stores.ensureRecords();
+    } finally {
+      performance.mark(STATE_CHECKED_MARK);
+    }
   }
 
   /**
@@ -385,7 +461,9 @@ export class ClawserApp {
     // The painted view stays when it is current (another tab may have changed the list meanwhile);
     // either way, what was used on it runs now.
     if (!firstView || firstView.listing !== homeListing(stores.list(), providerOf)) draw();
-    firstView?.adopt(actions);
+    // The workspace a first view offered on an empty cache, when the stored list had others: not made, so not opened.
+    const offered = firstView?.created && !stores.get(firstView.created.id) ? firstView.created.id : null;
+    firstView?.adopt(offered ? { ...actions, onOpen: (id) => { if (id !== offered) actions.onOpen(id); } } : actions);
     document.title = 'Clawser';
   }
 
@@ -504,7 +582,7 @@ export class ClawserApp {
       },
     };
     const chat = ChatView(chatProps);
-    const layouts = new LayoutPreference(/** @type {LocalConfig} */ (this.config));
+    const layouts = new LayoutPreference(/** @type {DurableConfig} */ (this.config));
     const layout = layouts.load();
     const side = artifactSlot({ artifact: services.artifact, share: layout.artifact, onShare: (v) => layouts.save({ artifact: v }) });
     const panelEntry = panel === 'chat' ? undefined : this.panels.get(panel);
@@ -595,7 +673,19 @@ export class ClawserApp {
     this.#whenIdle(() => {
       if (this.#quiet || !this.workspaces?.get(workspaceId)) return;
       const fs = this.workspaceFs(workspaceId);
-      this.#guard(checkWorkspace({ workspaceId, services: this.#servicesOf(workspaceId), fs, onDamage: this.damageSink(workspaceId, fs, `clawser_workspaces/${workspaceId}/`) }));
+      let settled = false;
+      this.#guard(checkWorkspace({
+        workspaceId, services: this.#servicesOf(workspaceId), fs, onDamage: this.damageSink(workspaceId, fs, `clawser_workspaces/${workspaceId}/`),
+        // Every conversation's files, a batch at a time while the page is idle, once start-up
+        // has settled: reads queued then would hold up the first ones of the person's own.
+        conversations: this.#controller(workspaceId).store,
+        pause: () => new Promise((resolve) => {
+          const idle = () => this.#whenIdle(() => resolve(undefined));
+          if (settled) return idle();
+          settled = true;
+          setTimeout(idle, CONVERSATION_CHECK_DELAY_MS);
+        }),
+      }));
     });
   }
 
@@ -741,7 +831,7 @@ export class ClawserApp {
       showError: (err) => this.#showError(err),
       mcpAuth: () => this.#mcpAuth(),
       terminal: () => this.#terminalHost(workspaceId),
-      preferences: { get: (key) => this.config?.get(key, null), set: (key, value) => this.config?.set(key, value) },
+      preferences: { get: (key) => this.config?.get(key, null), set: (key, value) => this.config?.set(key, value), flush: () => this.config?.flush() ?? Promise.resolve() },
     };
   }
 
@@ -750,7 +840,7 @@ export class ClawserApp {
   /** @param {string} workspaceId */
   async #terminalHost(workspaceId) {
     const hosts = (this.#terminals ??= import('./terminal-actions.js').then(({ TerminalHosts }) => new TerminalHosts({
-      config: /** @type {LocalConfig} */ (this.config),
+      config: /** @type {DurableConfig} */ (this.config),
       agentSettings: /** @type {AgentSettingsStore} */ (this.agentSettings),
       services: (id) => this.#servicesOf(id),
       workspaceFs: (id) => this.workspaceFs(id),
@@ -768,7 +858,7 @@ export class ClawserApp {
   /** OAuth sign-in for MCP servers, loaded with the first server that needs it. @type {Promise<import('./mcp-auth.js').McpAuth> | null} */
   #mcpAuthLoading = null;
   #mcpAuth() {
-    return (this.#mcpAuthLoading ??= import('./mcp-auth.js').then(({ McpAuth }) => new McpAuth({ config: /** @type {LocalConfig} */ (this.config), secrets: this.#secrets })));
+    return (this.#mcpAuthLoading ??= import('./mcp-auth.js').then(({ McpAuth }) => new McpAuth({ config: /** @type {DurableConfig} */ (this.config), secrets: this.#secrets })));
   }
 
   /** @param {string} workspaceId */

@@ -104,7 +104,8 @@ export class ChatController {
    *   spendStatus?: () => {todayCents: number, monthCents: number, warning: string | null, paused?: {provider: string, failures: number, retryAt: number}[]},
    *   routes?: () => Partial<Record<import('../agent/types.d.ts').RouteHint, RouteTarget>>,
    *   coordination?: import('../agent/types.d.ts').Coordination,
-   *   agents?: () => Promise<{list: () => Promise<import('../agent/agent-definitions.js').ScopedAgent[]>, get: (name: string) => Promise<import('../agent/agent-definitions.js').ScopedAgent | null>}>,
+   *   agents?: () => Promise<{list: () => Promise<import('../agent/agent-definitions.js').ScopedAgent[]>, get: (name: string) => Promise<import('../agent/agent-definitions.js').ScopedAgent | null>,
+   *     forUse?: (agent: import('../agent/agent-definitions.js').ScopedAgent) => Promise<{agent: import('../agent/agent-definitions.js').ScopedAgent, leftOut: string[]}>}>,
    *   delegations?: import('../agent/delegation-board.js').DelegationBoard,
    *   undoDomains?: () => Promise<import('../agent/undo.js').UndoDomains>, undoKeep?: () => number,
    *   afterTakeBack?: (change: {direction: 'undo' | 'redo', paths: string[], turn: {conversationId: string, title: string, text: string}}) => Promise<string | null>,
@@ -135,7 +136,8 @@ export class ChatController {
       })().catch(() => {});
     };
     /** Full-text search across the workspace's conversations. */
-    this.search = new ConversationSearch(deps.fs, deps.workspaceId);
+    // Damaged log lines the search comes across are kept and reported by the store, as opening would.
+    this.search = new ConversationSearch(deps.fs, deps.workspaceId, { onDamagedLog: (id) => { this.store.checkLog(id).catch(() => {}); } });
     this.coordination = deps.coordination;
     // Another tab created, renamed or deleted a conversation.
     this.coordination?.subscribe(`convs:${deps.workspaceId}`, () => {
@@ -558,6 +560,8 @@ export class ChatController {
     let apiKey;
     /** @type {import('../agent/agent-definitions.js').ScopedAgent | null} */
     let profile = null;
+    /** What the named agent's list of tools names that it does not reach now, in words (shown as the turn starts). */
+    let leftOut = /** @type {string[]} */ ([]);
     try {
       let config = await this.settings.providerConfig(this.workspaceId);
       // A conversation pinned to a routing hint uses that hint's model.
@@ -567,10 +571,16 @@ export class ChatController {
       const mention = parseMention(message);
       const named = mention?.name ?? target.agent;
       if (named && named !== DEFAULT_AGENT_NAME && this.agents) {
-        profile = await (await this.agents()).get(named);
+        const store = await this.agents();
+        profile = await store.get(named);
         // Continuing a reply of an agent that no longer exists (or of a sub-agent copy): the workspace's agent goes on.
         if (!profile && !mention) profile = null;
         else if (!profile) throw Object.assign(new Error(`There is no agent named @${named}. Create it in the Agents panel, or remove the @ to ask the workspace's agent.`), { code: 'client' });
+        // Its MCP tools are the ones its list was saved for: another server's of the same name is left out, and the user told.
+        if (profile && store.forUse) {
+          ({ agent: profile, leftOut } = await store.forUse(profile));
+          if (leftOut.length) leftOut = [...leftOut, `Edit @${profile.name} in the Agents panel to choose its tools again.`];
+        }
         const own = profile?.model;
         // Its base URL is the one saved for that provider (a definition carries none: an imported
         // one could otherwise send the saved key elsewhere).
@@ -604,7 +614,7 @@ export class ChatController {
     let acted = false;
     this.onTurn?.('start', turnInfo);
     const visible = () => this.state.activeId === conv.id;
-    if (visible()) this.#set({ failure: null, notice: null, streaming: { ...streaming } });
+    if (visible()) this.#set({ failure: null, notice: leftOut.length ? leftOut.join(' ') : null, streaming: { ...streaming } });
     /** @type {ClawserAgent} */
     let agent;
     try {
@@ -681,7 +691,8 @@ export class ChatController {
       } catch (err) {
         notice = `After the turn: ${/** @type {Error} */ (err).message}`;
       }
-      if (notice && visible()) this.#set({ notice });
+      // What the named agent was left without stays said.
+      if (notice && visible()) this.#set({ notice: [...leftOut, notice].join(' ') });
     }
     if (failure) return { ok: false, summary: failure.message, acted };
     const reply = conv.events.findLast((e) => e.type === 'agent_message' || e.type === 'user_message');

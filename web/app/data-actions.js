@@ -1,4 +1,4 @@
-/** @import { FileSystem } from '../storage/types.d.ts' */
+/** @import { FileSystem, ConfigStore } from '../storage/types.d.ts' */
 /** @import { SecretBox } from '../storage/secrets.js' */
 /** @import { WorkspaceStore } from './workspaces.js' */
 /** @import { AgentSettingsStore } from './agent-settings.js' */
@@ -7,7 +7,7 @@ import { skippedNote } from '../git/errors.js';
 import { formDialog, confirmDialog } from '../ui/dialogs.js';
 import { downloadBlob } from '../ui/dom.js';
 import { APP_VERSION } from './version.js';
-import { RESTORE_FLAG } from './flags.js';
+import { markRestoreRunning } from './restore-recovery.js';
 
 /** @param {number} n */
 const sizeText = (n) => (n < 1024 * 1024 ? `${Math.max(1, Math.round(n / 1024))} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
@@ -23,9 +23,9 @@ export function repoName(url) {
  * backup of everything and restoring one. Dialogs here, rules in web/git and web/backup.
  */
 export class DataActions {
-  /** @param {{fs: FileSystem, secrets: SecretBox, workspaces: WorkspaceStore, agentSettings: AgentSettingsStore, status: (text: string | null) => void, notify: (text: string) => void,
+  /** @param {{fs: FileSystem, config: ConfigStore, secrets: SecretBox, workspaces: WorkspaceStore, agentSettings: AgentSettingsStore, status: (text: string | null) => void, notify: (text: string) => void,
    *   exclusive: (fn: () => Promise<void>) => Promise<void>}} deps exclusive: runs the restore with every other tab held back (RestoreGate)
-   *   notify: a lasting message for the user (what a clone left out) */
+   *   notify: a lasting message for the user (what a clone left out); config: the settings a backup carries and a restore replaces */
   constructor(deps) {
     this.deps = deps;
   }
@@ -78,10 +78,10 @@ export class DataActions {
     if (!v) return;
     const passphrase = v.withKeys ? String(v.passphrase) : undefined;
     if (v.withKeys && (passphrase ?? '').length < 8) throw new Error('Choose a passphrase of at least 8 characters to include API keys, or export without them.');
-    const { createBackup, localStorageConfig } = await import('../backup/backup.js');
+    const { createBackup } = await import('../backup/backup.js');
     this.deps.status('Preparing the backup…');
     try {
-      const bytes = await createBackup({ fs: this.deps.fs, config: localStorageConfig(), secrets: this.deps.secrets, passphrase, appVersion: APP_VERSION });
+      const bytes = await createBackup({ fs: this.deps.fs, config: this.deps.config, secrets: this.deps.secrets, passphrase, appVersion: APP_VERSION });
       downloadBlob(new Blob([/** @type {BlobPart} */ (bytes)], { type: 'application/zip' }), `clawser-backup-${new Date().toISOString().slice(0, 10)}.zip`);
     } finally {
       this.deps.status(null);
@@ -94,7 +94,7 @@ export class DataActions {
    * @param {File} file
    */
   async restore(file) {
-    const { readBackup, restoreBackup, localStorageConfig } = await import('../backup/backup.js');
+    const { readBackup, restoreBackup } = await import('../backup/backup.js');
     const bytes = new Uint8Array(await file.arrayBuffer());
     let contents;
     try {
@@ -119,11 +119,12 @@ export class DataActions {
     });
     if (!ok) return false;
     this.deps.status('Restoring…');
-    const config = localStorageConfig();
     const run = async () => {
-      config.setRaw(RESTORE_FLAG, 'true');
-      await restoreBackup(contents, { fs: this.deps.fs, config, secrets: this.deps.secrets, keepConfigKeys: [RESTORE_FLAG] });
-      config.remove(RESTORE_FLAG);
+      // The marker file the restore writes is what a next start recovers from; this only keeps
+      // the next page's first view from painting meanwhile.
+      markRestoreRunning(true);
+      await restoreBackup(contents, { fs: this.deps.fs, config: this.deps.config, secrets: this.deps.secrets });
+      markRestoreRunning(false);
     };
     // Exclusive across tabs: the others stop writing and wait (see RestoreGate).
     await this.deps.exclusive(run);

@@ -1,6 +1,7 @@
 // The first view, painted before the app's modules have loaded. Opened on the home route, the
-// page shows the workspace list from a handful of modules (the saved list and settings are in
-// localStorage), instead of waiting for the hundred modules of the app. The app adopts this
+// page shows the workspace list from a handful of modules (from localStorage: the settings
+// store's copy of the list and providers, kept for this), instead of waiting for the hundred
+// modules of the app. It never writes: the app checks the copy against the stored list. The app adopts this
 // view once loaded (ClawserApp.start): the same elements stay, so focus and scroll stay too,
 // and what the person did meanwhile (open a workspace, create one…) runs then.
 /** @import { Workspace } from './workspaces.js' */
@@ -29,8 +30,9 @@ export function markInteractive() {
 }
 
 /**
- * The saved configuration a first view is painted from; null without localStorage, or while a
- * restore is interrupted (the app finishes or undoes it before anything is shown).
+ * The copy of the settings a first view is painted from (localStorage, a cache of the stored
+ * ones); null without localStorage, or while a restore runs (the app finishes or undoes it
+ * before anything is shown).
  * @returns {LocalConfig | null}
  */
 export function savedConfig() {
@@ -56,13 +58,14 @@ export function homeListing(workspaces, providerOf) {
  * @typedef {object} FirstView
  * @property {HTMLElement} view the element holding the home screen: the app's view container
  * @property {string} listing what it shows (homeListing)
- * @property {string | null} created the workspace it listed on a first visit, whose folder the app makes
+ * @property {Workspace | null} created the workspace it offered on a first visit (nothing cached): the app makes it
+ *   when the stored list is empty too
  * @property {(actions: HomeActions) => void} adopt gives it the app's actions; those used meanwhile run now
  */
 
 /**
  * Paints the home screen into `root` when the page opens on it; on a first visit, with the
- * first workspace listed. Not painted (null) on another route, after an interrupted restore (the
+ * first workspace offered. Not painted (null) on another route, after an interrupted restore (the
  * app finishes or undoes it before anything is shown) or without localStorage.
  * @param {HTMLElement} root
  * @returns {FirstView | null}
@@ -72,17 +75,13 @@ export function paintFirstView(root) {
   const config = savedConfig();
   if (!config) return null;
   let workspaces = parseWorkspaceList(config.get(WORKSPACES_KEY, []));
-  /** @type {string | null} */
+  /** @type {Workspace | null} */
   let created = null;
   if (workspaces.length === 0) {
-    // A first visit starts with one workspace: listed now, its folder made by the app.
-    workspaces = [newWorkspace(FIRST_WORKSPACE_NAME)];
-    try {
-      config.set(WORKSPACES_KEY, workspaces);
-    } catch {
-      return null; // storage refused: the app says why
-    }
-    created = workspaces[0].id;
+    // A first visit starts with one workspace: shown now, made by the app (only if the stored
+    // list is empty too: a lost cache must not become a new list).
+    created = newWorkspace(FIRST_WORKSPACE_NAME);
+    workspaces = [created];
   }
   const providerOf = (/** @type {string} */ id) => providerLabel(parseSettings(config.get(settingsKey(id), null)));
   /** @type {HomeActions | null} */

@@ -4,6 +4,7 @@
 /** @import { JobApprover } from '../agent/job-approval.js' */
 import { shouldDeliver } from '../agent/scheduler.js';
 import { InputSanitizer } from '../safety/input-sanitizer.js';
+import { isMcpName, describeProblem } from '../mcp/tool-lists.js';
 
 /**
  * The text a scheduled prompt job puts into its turn. The job runs unattended, so its prompt is
@@ -74,7 +75,28 @@ export async function runJob({ job, run, controller, tools, approver, now = Date
     }
     return r;
   }
-  const outcome = await (await tools()).run({ id: `job_${job.id}_${run.scheduledFor.toString(36)}`, name: job.action.tool, arguments: job.action.args });
+  const runner = await tools();
+  let name = job.action.tool;
+  /** @type {string[] | undefined} */
+  let only;
+  // An MCP tool: the one it was scheduled for (its server's identity), never another server's of the same name.
+  if (isMcpName(name)) {
+    const action = job.action;
+    const reached = runner.context.mcp?.resolveToolList([name], action.key ? { [name]: action.key } : {});
+    const problem = reached ? reached.problems[0] : { tool: name, reason: 'the workspace\'s MCP servers are not available here' };
+    if (problem) {
+      /** @type {JobOutcome} */
+      const result = { ok: false, summary: `${describeProblem(`The job “${job.name}”`, problem)} It did not run: schedule it again to call the tool of that name now.` };
+      if (shouldDeliver(job.delivery, false)) result.conversationId = await controller.record(job.conversationId, title, 'scheduler_fired', { ...fired, ok: false, summary: result.summary });
+      return result;
+    }
+    // Not connected now: the runner says there is no such tool.
+    if (reached?.names.length) {
+      name = reached.names[0];
+      only = [name, ...reached.keys];
+    }
+  }
+  const outcome = await runner.run({ id: `job_${job.id}_${run.scheduledFor.toString(36)}`, name, arguments: job.action.args }, only ? { only } : {});
   /** @type {JobOutcome} */
   const result = settle({ ok: outcome.ok, summary: outcome.output });
   if (shouldDeliver(job.delivery, result.ok)) {

@@ -1,4 +1,4 @@
-/** @import { LocalConfig } from '../storage/local-config.js' */
+/** @import { ConfigStore } from '../storage/types.d.ts' */
 /** @import { SecretBox } from '../storage/secrets.js' */
 /** @import { McpServerConfig } from '../mcp/manager.js' */
 import { McpOAuth } from '../mcp/oauth.js';
@@ -13,7 +13,7 @@ const SIGN_IN_MS = 10 * 60_000;
  * BroadcastChannel. One McpOAuth for the page.
  */
 export class McpAuth {
-  /** @param {{config: LocalConfig, secrets: SecretBox}} deps */
+  /** @param {{config: ConfigStore, secrets: SecretBox}} deps */
   constructor(deps) {
     /** The window opened by the click that started the current sign-in. @type {Window | null} */
     this.popup = null;

@@ -1,8 +1,11 @@
 /**
  * The page-wide banners about the page itself rather than a workspace: not a secure context,
- * storage that does not answer, offline, and a new version of Clawser (the service worker).
+ * storage that does not answer, offline, a new version of Clawser (the service worker), and
+ * the state Clawser keeps for itself (workspace folders the list does not name, a setting that
+ * could not be saved; a damaged settings or list file is in the notice of damaged files).
  */
 /** @import { BannerArea } from '../ui/banners.js' */
+/** @import { UnlistedWorkspace } from './workspaces.js' */
 import { registerServiceWorker } from './sw-client.js';
 
 /** @typedef {ReturnType<typeof BannerArea>} Banners */
@@ -48,4 +51,42 @@ export function noticeConnectivity(banners) {
   addEventListener('online', show);
   addEventListener('offline', show);
   show();
+}
+
+/**
+ * Workspace folders in the browser's storage that the list does not name (a list lost or set
+ * aside): offered back, under the name each one's record knows.
+ * @param {Banners} banners
+ * @param {UnlistedWorkspace[]} found
+ * @param {() => Promise<void>} addBack
+ */
+export function noticeUnlistedWorkspaces(banners, found, addBack) {
+  if (!found.length) {
+    banners.hide('unlisted');
+    return;
+  }
+  const names = found.map((f) => (f.name ? `“${f.name}”` : `an unnamed one (${f.id})`)).join(', ');
+  const text = found.length === 1
+    ? `A workspace was found in the browser's storage that your workspace list does not show: ${names}. Its files and conversations are there.`
+    : `${found.length} workspaces were found in the browser's storage that your workspace list does not show: ${names}. Their files and conversations are there.`;
+  banners.show('unlisted', text, {
+    kind: 'warn',
+    action: {
+      label: found.length === 1 ? 'Add it back' : 'Add them back',
+      run: () => {
+        addBack().then(() => banners.show('unlisted', `Added back to your workspace list: ${names}.`, { kind: 'info' }), (err) => noticeUnsaved(banners, err, { always: true }));
+      },
+    },
+  });
+}
+
+/**
+ * A change that could not be saved in the background (storage full…). Damage and a restore in
+ * another tab have banners of their own, so they are not repeated here unless `always`.
+ * @param {Banners} banners @param {unknown} err @param {{always?: boolean}} [options]
+ */
+export function noticeUnsaved(banners, err, options = {}) {
+  const code = /** @type {{code?: string}} */ (err)?.code;
+  if (!options.always && (code === 'damaged' || code === 'restore_in_progress')) return;
+  banners.show('unsaved', `Not saved: ${/** @type {Error} */ (err)?.message ?? String(err)}`, { kind: 'error' });
 }

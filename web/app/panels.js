@@ -42,7 +42,8 @@ import { describeRule } from '../tools/approval-rules.js';
  * @property {(err: unknown) => void} showError
  * @property {() => Promise<import('./mcp-auth.js').McpAuth>} mcpAuth OAuth sign-in for MCP servers
  * @property {() => Promise<import('./terminal-host.js').TerminalHost>} terminal the workspace's shell sessions and history (loads the shell)
- * @property {{get: (key: string) => unknown, set: (key: string, value: unknown) => void}} preferences small per-browser choices of the panels
+ * @property {{get: (key: string) => unknown, set: (key: string, value: unknown) => void, flush: () => Promise<void>}} preferences small per-browser
+ *   choices of the panels; flush: resolves once every setting changed so far is stored (what a panel waits for before it says "saved")
  */
 
 /** @typedef {{root: HTMLElement, destroy?: () => void}} PanelView */
@@ -188,8 +189,8 @@ export const BUILTIN_PANELS = [
       const { ToolsPanel } = await import('../ui/tools-panel.js');
       const { registry } = ctx.services;
       const { agentSettings, workspaceId } = ctx;
-      // A rule of an MCP server's tool is kept under the server's identity: named by the manager when its server is not connected.
-      const mcp = registry.rules().some((r) => r.tool.startsWith('mcp:')) ? await ctx.services.mcp() : null;
+      // A choice for an MCP server's tool is kept under the server's identity: named by the manager when its server is not connected.
+      const mcp = registry.rules().some((r) => r.tool.startsWith('mcp:')) || Object.keys(registry.overrides()).some((k) => k.startsWith('mcp:')) ? await ctx.services.mcp() : null;
       const tools = registry.list();
       // Each row's choice goes to the tool it shows (its identity as the panel opened), even if its
       // MCP server disconnects, or another server's tool takes its name, while the panel is open.
@@ -206,6 +207,11 @@ export const BUILTIN_PANELS = [
         describeRule,
         onRemoveRule: (rule) => registry.removeRule(rule),
         onAddRule: (rule) => registry.addRule({ ...rule, tool: keyOf(rule.tool) }),
+        // The choices of tools not in the table (an MCP server not connected): seen and forgettable all the same.
+        storedChoices: () => Object.entries(registry.overrides())
+          .filter(([key]) => key.startsWith('mcp:') && !tools.some((t) => t.policyKey === key))
+          .map(([key, policy]) => ({ key, policy, label: mcp?.describeKey(key) ?? key })),
+        onForget: (key) => registry.setPolicy(key, null),
         settings: agentSettings.load(workspaceId),
         hasSearchKey: agentSettings.hasSearchApiKey(workspaceId),
         onSaveSettings: async ({ fetchAllowlist, searchEndpoint, searchApiKey }) => {
@@ -386,6 +392,7 @@ export const BUILTIN_PANELS = [
             if (next.provider && providerChanged) await ctx.providerSettings.save(ws, { provider: next.provider.id, model: next.provider.model, baseUrl: next.provider.baseUrl });
             // Last: a server it forgets takes its sealed token along, which no rollback could bring back.
             await mcp.replaceServers(servers);
+            await ctx.preferences.flush();
           } catch (err) {
             ctx.agentSettings.save(ws, before.agent);
             registry.replacePolicies(before.policies);

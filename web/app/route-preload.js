@@ -63,12 +63,17 @@ async function paintWorkspace(route) {
 }
 
 /**
- * The folder of a workspace's conversations in the browser's storage.
+ * The folder of a workspace's conversations in the browser's storage. Refused while a backup
+ * restore's marker is at the root (a restore interrupted by a crash): its files may be half
+ * moved, and the app finishes or undoes the restore before it shows anything.
  * @param {Promise<FileSystemDirectoryHandle>} storageRoot @param {string} workspaceId
  */
 async function conversationsFolder(storageRoot, workspaceId) {
-  let dir = await storageRoot;
+  const root = await storageRoot;
+  const restoring = root.getFileHandle('.restore-state.json').then(() => true, () => false);
+  let dir = root;
   for (const name of ['clawser_workspaces', workspaceId, '.conversations']) dir = await dir.getDirectoryHandle(name);
+  if (await restoring) throw new Error('A backup restore was interrupted: the app finishes or undoes it first.');
   return dir;
 }
 

@@ -1,4 +1,4 @@
-/** @import { LocalConfig } from '../storage/local-config.js' */
+/** @import { ConfigStore } from '../storage/types.d.ts' */
 /** @import { MemoryStore } from '../memory/store.js' */
 /** @import { SemanticProps } from '../ui/semantic-section.js' */
 
@@ -15,7 +15,7 @@ export class SemanticSearch {
   /** @type {Promise<{embedder: import('../memory/embedder.js').Embedder, ModelInstaller: typeof import('../memory/model-install.js').ModelInstaller}> | null} */
   #parts = null;
 
-  /** @param {{config: LocalConfig, whenIdle: (fn: () => void) => void}} deps */
+  /** @param {{config: ConfigStore, whenIdle: (fn: () => void) => void}} deps */
   constructor(deps) {
     this.config = deps.config;
     this.whenIdle = deps.whenIdle;

@@ -1,4 +1,4 @@
-/** @import { LocalConfig } from '../storage/local-config.js' */
+/** @import { ConfigStore } from '../storage/types.d.ts' */
 /** @import { SecretBox } from '../storage/secrets.js' */
 /** @import { ProviderConfig } from '../providers/types.d.ts' */
 import { z } from 'zod';
@@ -53,7 +53,7 @@ export function providerLabel(current) {
 
 /** Per-workspace provider settings; API keys sealed by SecretBox, never stored in clear. */
 export class SettingsStore {
-  /** @param {{config: LocalConfig, secrets: SecretBox}} deps */
+  /** @param {{config: ConfigStore, secrets: SecretBox}} deps */
   constructor(deps) {
     this.config = deps.config;
     this.secrets = deps.secrets;
@@ -81,12 +81,15 @@ export class SettingsStore {
     if (apiKey === null || apiKey === '') this.config.remove(secretKey(workspaceId, clean.provider));
     else if (apiKey !== undefined) this.config.set(secretKey(workspaceId, clean.provider), await this.secrets.encrypt(apiKey.trim()));
     this.config.set(settingsKey(workspaceId), clean);
+    // Saved means stored: a crash right after loses none of it (nor what was changed before).
+    await this.config.flush();
   }
 
   /** Saves (sealed) the key of one provider of the workspace, e.g. a fallback's. @param {string} workspaceId @param {string} provider @param {string} apiKey */
   async saveKey(workspaceId, provider, apiKey) {
     if (!catalogEntry(provider)) throw new Error(`Unknown provider "${provider}".`);
     this.config.set(secretKey(workspaceId, provider), await this.secrets.encrypt(apiKey.trim()));
+    await this.config.flush();
   }
 
   /** The full provider configuration, key decrypted, for createProvider. @param {string} workspaceId @returns {Promise<ProviderConfig | null>} */

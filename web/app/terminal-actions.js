@@ -2,7 +2,7 @@
 /** @import { AgentSettingsStore } from './agent-settings.js' */
 /** @import { ChatController } from './chat-controller.js' */
 /** @import { TerminalHostDeps, TerminalHost } from './terminal-host.js' */
-/** @import { LocalConfig } from '../storage/local-config.js' */
+/** @import { ConfigStore } from '../storage/types.d.ts' */
 /** @import { FileSystem } from '../storage/types.d.ts' */
 /** @import { ToolContext } from '../tools/types.d.ts' */
 import { withSetting } from './agent-settings.js';
@@ -20,6 +20,24 @@ import { withSetting } from './agent-settings.js';
  * @returns {Pick<TerminalHostDeps, 'list' | 'act' | 'setConfig'>}
  */
 export function terminalActions({ workspaceId, services, agentSettings, chat }) {
+  const { registry } = services;
+  /**
+   * The key a name typed in the Terminal stands for: a tool's (its identity), or an MCP server's
+   * tool named <server>/<tool> whether or not it is connected; null when it names nothing.
+   * @param {string} name
+   */
+  const keyOfName = async (name) => {
+    if (registry.get(name)) return registry.keyOf(name);
+    return name.includes('/') ? (await services.mcp()).keyOfChoiceName(name) : null;
+  };
+  /** A stored choice's tool as the Terminal names it: its name while it is there, else <server>/<tool>. @param {string} key */
+  const labelOf = async (key) => {
+    const tool = registry.toolOfKey(key);
+    if (tool) return tool.name;
+    return key.startsWith('mcp:') ? (await services.mcp()).choiceName(key) ?? key : key;
+  };
+  /** What a choice's tool is, when it is not there now ("\t" and the words). @param {string} key */
+  const noteOf = async (key) => (registry.toolOfKey(key) || !key.startsWith('mcp:') ? '' : `\t${(await services.mcp()).describeKey(key) ?? ''}`);
   return {
     list: async (topic) => {
       const { listStore } = await import('../shell/commands/clawser.js');
@@ -79,18 +97,29 @@ export function terminalActions({ workspaceId, services, agentSettings, chat }) 
         }
         case 'tool policy': {
           const name = need(first, 'a tool name');
-          if (!services.registry.get(name)) throw new Error(`there is no tool "${name}" (see clawser tool list)`);
           const policy = need(rest[0], 'auto, approve, denied or default');
           if (!['auto', 'approve', 'denied', 'default'].includes(policy)) throw new Error('the policy is auto, approve, denied or default');
-          services.registry.setPolicy(name, policy === 'default' ? null : /** @type {'auto' | 'approve' | 'denied'} */ (policy));
+          const key = await keyOfName(name);
+          if (!key) throw new Error(`there is no tool "${name}" (see clawser tool list; a tool of an MCP server that is not connected is named <server>/<tool>, see clawser tool choices)`);
+          services.registry.setPolicy(key, policy === 'default' ? null : /** @type {'auto' | 'approve' | 'denied'} */ (policy));
           return `${name}: ${policy}.`;
         }
-        case 'tool rules':
-          // An MCP server's tool's rule is kept under the server's identity: shown by the tool's name while connected.
-          return services.registry.rules().map((r) => `${services.registry.toolOfKey(r.tool)?.name ?? r.tool}\t${r.kind}\t${r.pattern}`).join('\n') || '(no rules)';
+        case 'tool choices': {
+          // Every choice kept, whether or not its tool is there now (an MCP server not connected: <server>/<tool>).
+          const lines = [];
+          for (const [key, policy] of Object.entries(services.registry.overrides())) lines.push(`${await labelOf(key)}\t${policy}${await noteOf(key)}`);
+          return lines.join('\n') || '(no choices: every tool follows its default)';
+        }
+        case 'tool rules': {
+          // An MCP server's tool's rule is kept under the server's identity: shown by the tool's name while connected, else as <server>/<tool>.
+          const lines = [];
+          for (const r of services.registry.rules()) lines.push(`${await labelOf(r.tool)}\t${r.kind}\t${r.pattern}${await noteOf(r.tool)}`);
+          return lines.join('\n') || '(no rules)';
+        }
         case 'tool unrule': {
           const [tool, kind, ...pattern] = args;
-          const rule = services.registry.rules().find((r) => (r.tool === tool || services.registry.toolOfKey(r.tool)?.name === tool) && r.kind === kind && r.pattern === pattern.join(' '));
+          const key = tool ? await keyOfName(tool) : null;
+          const rule = services.registry.rules().find((r) => (r.tool === tool || r.tool === key) && r.kind === kind && r.pattern === pattern.join(' '));
           if (!rule) throw new Error('no such rule (see clawser tool rules)');
           services.registry.removeRule(rule);
           return 'Rule removed.';
@@ -137,7 +166,7 @@ export class TerminalHosts {
 
   /**
    * @param {object} deps
-   * @param {LocalConfig} deps.config
+   * @param {ConfigStore} deps.config
    * @param {AgentSettingsStore} deps.agentSettings
    * @param {(workspaceId: string) => Services} deps.services
    * @param {(workspaceId: string) => FileSystem} deps.workspaceFs

@@ -1,5 +1,5 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
-/** @import { LocalConfig } from '../storage/local-config.js' */
+/** @import { ConfigStore } from '../storage/types.d.ts' */
 /** @import { Shell } from '../shell/shell.js' */
 /** @import { CompletionSource } from '../shell/completion.js' */
 /** @import { ToolContext } from '../tools/types.d.ts' */
@@ -19,7 +19,7 @@ const HistorySchema = z.array(z.string().max(20_000)).max(HISTORY_LIMIT);
  * @typedef {object} TerminalHostDeps
  * @property {string} workspaceId
  * @property {FileSystem} fs the workspace's files (the shell makes Clawser's own folders read-only)
- * @property {LocalConfig} config where the history is kept
+ * @property {ConfigStore} config where the history is kept
  * @property {BrowserToolRegistry} registry
  * @property {() => Promise<import('../git/git.js').WorkspaceGit>} git
  * @property {() => Promise<ToolContext>} toolContext what the `clawser` command's tools get

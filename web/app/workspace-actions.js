@@ -16,7 +16,7 @@ export async function createWorkspace(workspaces) {
 export async function renameWorkspace(workspaces, w) {
   const name = await promptDialog({ title: 'Rename workspace', label: 'Workspace name', value: w.name, submitLabel: 'Rename' });
   if (!name) return false;
-  workspaces.rename(w.id, name);
+  await workspaces.rename(w.id, name);
   return true;
 }
 

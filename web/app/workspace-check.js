@@ -1,8 +1,9 @@
 // When a workspace opens, the files its stores read later (goals, scheduled jobs, usage, named
-// agents and identity, skills, the git index) are read once in the background, through the
-// same stores, so damage shows in the page's notice while the person is there — not first in
-// the middle of a turn or a panel. The conversations are checked as they open; memory when it
-// is first used (reading it means loading the embedding model).
+// agents and identity, skills, the git index, and every conversation's details, snapshot and
+// log lines) are read once in the background, through the same stores, so damage shows in the
+// page's notice while the person is there — not first in the middle of a turn, a panel or when
+// that conversation opens. Memory is checked when it is first used (reading it means loading
+// the embedding model).
 /** @import { FileSystem } from '../storage/types.d.ts' */
 /** @import { DamageSink } from '../storage/damage.js' */
 /** @import { Services } from './workspace-services.js' */
@@ -15,11 +16,15 @@ export const WORKSPACE_CHECKED_MARK = 'clawser-workspace-checked';
 /**
  * Reads a workspace's stores once; what is damaged reaches the stores' `onDamage`. Never
  * rejects: a store that fails for another reason says so when it is used.
- * @param {{workspaceId: string, services: Services, fs: FileSystem, onDamage: DamageSink}} deps
- *   fs: the workspace's files (for the git index); onDamage: where the git index is reported
+ * @param {{workspaceId: string, services: Services, fs: FileSystem, onDamage: DamageSink,
+ *   conversations?: {check: (options: {pause?: () => Promise<void>}) => Promise<void>}, pause?: () => Promise<void>}} deps
+ *   fs: the workspace's files (for the git index); onDamage: where the git index is reported;
+ *   conversations: the workspace's conversation store (it reports to its own sink); pause:
+ *   awaited between batches of conversations (the page's idle time)
  */
-export async function checkWorkspace({ workspaceId, services, fs, onDamage }) {
+export async function checkWorkspace({ workspaceId, services, fs, onDamage, conversations, pause }) {
   await Promise.allSettled([
+    conversations?.check(pause ? { pause } : {}),
     services.goals.list(),
     services.scheduler.list(),
     services.usage.read(),

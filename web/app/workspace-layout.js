@@ -3,7 +3,7 @@
  * chat's share of the split and the artifact pane's share, remembered across reloads; and the
  * artifact pane itself, shown beside the chat once the agent draws something.
  */
-/** @import { LocalConfig } from '../storage/local-config.js' */
+/** @import { ConfigStore } from '../storage/types.d.ts' */
 /** @import { ArtifactDocument } from './artifact.js' */
 import { h } from '../ui/dom.js';
 import { ArtifactView } from '../ui/artifact-view.js';
@@ -24,7 +24,7 @@ export function parseLayout(raw) {
 
 /** The layout kept in config. */
 export class LayoutPreference {
-  /** @param {LocalConfig} config */
+  /** @param {ConfigStore} config */
   constructor(config) {
     this.config = config;
   }

@@ -61,7 +61,7 @@ export class WorkspaceServices {
   #schedulersOn = false;
 
   /**
-   * @param {{fs: FileSystem, config: import('../storage/local-config.js').LocalConfig, coordination: Coordination,
+   * @param {{fs: FileSystem, config: import('../storage/types.d.ts').ConfigStore, coordination: Coordination,
    *   tabs: import('../agent/tabs.js').TabCoordinator, restoreGate: import('../agent/restore-gate.js').RestoreGate,
    *   agentSettings: import('./agent-settings.js').AgentSettingsStore, semantic: import('./semantic.js').SemanticSearch,
    *   mounts: MountStore, screenshotTarget: () => HTMLElement,
@@ -105,6 +105,13 @@ export class WorkspaceServices {
       /** @type {Promise<import('../agent/agent-store.js').AgentStore> | null} */
       let agents = null;
       const registry = createBuiltinRegistry({ config: d.config, workspaceId });
+      // Saved lists of tools (agents', skills') bind the MCP tools they name to their servers (web/mcp/tool-lists.js).
+      /** @type {import('../mcp/tool-lists.js').ToolListBinder} */
+      const toolLists = {
+        bind: async (owner, names) => (await this.of(workspaceId).mcp()).bindToolList(owner, names),
+        forget: async (owner) => { (await this.of(workspaceId).mcp()).forgetToolList(owner); },
+        resolve: async (owner, names) => (await this.of(workspaceId).mcp()).toolListFor(owner, names),
+      };
       /** @type {Promise<{store: import('../memory/store.js').MemoryStore, summaries: import('../memory/summaries.js').MemorySummaries}> | null} */
       let memory = null;
       // The store and the summaries of its long memories, made in the background (see web/memory/summaries.js).
@@ -142,12 +149,12 @@ export class WorkspaceServices {
           return manager;
         })),
         skills: () => (skills ??= import('../skills/store.js').then(({ SkillStore }) => new SkillStore({
-          globalFs: new ScopedFileSystem(d.fs, 'clawser_skills'), workspaceFs: this.workspaceFs(workspaceId), config: d.config, workspaceId, coordination: d.coordination,
+          globalFs: new ScopedFileSystem(d.fs, 'clawser_skills'), workspaceFs: this.workspaceFs(workspaceId), config: d.config, workspaceId, coordination: d.coordination, toolLists,
           ...this.#damage(workspaceId), ...renameSink(this.#damage(workspaceId, true, 'clawser_skills')),
         }))),
         // Named agents (the workspace's and the global ones) and the workspace's identity; the only writer of `.agents/`.
         agents: () => (agents ??= import('../agent/agent-store.js').then(({ AgentStore }) => new AgentStore({
-          fs: this.workspaceFs(workspaceId), globalFs: new ScopedFileSystem(d.fs, 'clawser_agents'), coordination: d.coordination, key: workspaceId,
+          fs: this.workspaceFs(workspaceId), globalFs: new ScopedFileSystem(d.fs, 'clawser_agents'), coordination: d.coordination, key: workspaceId, toolLists,
           ...this.#damage(workspaceId), ...renameSink(this.#damage(workspaceId, true, 'clawser_agents')),
         }))),
         goals: new GoalStore({ fs: this.workspaceFs(workspaceId), coordination: d.coordination, key: workspaceId, ...this.#damage(workspaceId) }),
@@ -159,6 +166,7 @@ export class WorkspaceServices {
           // Jobs are claimed under a cross-tab lock, so an occurrence runs once however many tabs are open.
           lock: (name, fn) => d.restoreGate.write(() => d.tabs.withLock(`sched:${workspaceId}:${name}`, fn)),
           onChange: () => d.tabs.publish(`scheduler:${workspaceId}`, {}),
+          bindTool: async (name) => (await this.of(workspaceId).mcp()).bindingsOf([name]).bound[name],
           ...this.#damage(workspaceId),
         }),
       };

@@ -1,5 +1,6 @@
 /** @import { FileSystem, DirEntry } from '../storage/types.d.ts' */
 /** @import { BackupErrorCode, BackupLimits } from './types.d.ts' */
+import { STATE_FOLDER } from '../storage/state-folder.js';
 
 /** What the backup modules share: the format's constants, its error, small helpers. */
 
@@ -11,11 +12,13 @@ export const BACKUP_LIMITS = { maxEntries: 20_000, maxTotalBytes: 2 * 1024 * 102
 
 export const PREFIX = 'clawser_';
 export const FILES = 'files/';
-// The restore's own entries at the storage root: never backed up, never restored over.
+// The restore's own entries at the storage root: never backed up, never restored over. The
+// settings folder neither: a backup carries the settings as config entries (config.json), which
+// the restore applies through the config store.
 export const STAGING = '.restore-staging';
 export const PREVIOUS = '.restore-previous';
 export const STATE = '.restore-state.json';
-export const RESERVED = [STAGING, PREVIOUS, STATE];
+export const RESERVED = [STAGING, PREVIOUS, STATE, STATE_FOLDER];
 
 
 /** Backup/restore failure with a stable `code` and a message a person can act on. */

@@ -13,8 +13,8 @@ import { STAGING, PREVIOUS, STATE, RESERVED, BackupError, listIfExists, join, er
  *   aside     — every current top-level entry is moved into .restore-previous/.
  *   placing   — the staged entries are moved to the root.
  *   committed — all files are in place; the marker holds the final config (API keys already
- *               re-sealed by SecretBox), which is now applied in one synchronous run.
- *   cleanup   — the config is applied; .restore-previous/ and the marker are deleted.
+ *               re-sealed by SecretBox), which is now applied (and stored: flush) before
+ *   cleanup   — the config is applied and stored; .restore-previous/ and the marker are deleted.
  * Moves go file by file (FileSystem.move of a file is atomic; OPFS copies whole folders), so
  * at any moment each file is in exactly one of its two places and a move run again finishes.
  *
@@ -102,7 +102,7 @@ export async function restoreBackup(contents, { fs: storage, config, secrets, ke
     await enter({ phase: 'placing' });
     await moveTree(fs, STAGING, '');
     await enter({ phase: 'committed', config: finalConfig, keep: keepConfigKeys });
-    applyConfig(config, finalConfig, keepConfigKeys); // puts the old config back if it throws
+    await applyConfig(config, finalConfig, keepConfigKeys); // puts the old config back if it throws
   } catch (err) {
     /** @type {Phase | null} */
     const reached = phase;
@@ -141,7 +141,7 @@ export async function recoverInterruptedRestore({ fs, config }) {
   if (!state) return 'none';
   if (state.phase === 'committed') {
     try {
-      applyConfig(config, state.config, state.keep);
+      await applyConfig(config, state.config, state.keep);
     } catch {
       await fs.write(STATE, JSON.stringify({ phase: 'placing' })); // config unchanged: undo the files too
       await rollBack(fs, 'placing');
@@ -209,18 +209,21 @@ async function moveTree(fs, from, to) {
 }
 
 /**
- * Replaces the `clawser_*` config in one synchronous run (a closing tab cannot split it); on a
+ * Replaces the `clawser_*` config in one synchronous run (a closing tab cannot split it) and
+ * waits until it is stored (the marker, which can apply it again, stays until then); on a
  * failure (quota) it puts back exactly what was there and rethrows.
  * @param {ConfigStore} store @param {Record<string, string>} entries @param {string[]} keep
  */
-function applyConfig(store, entries, keep) {
+async function applyConfig(store, entries, keep) {
   const before = store.entries();
   try {
     for (const [key] of before) if (!Object.hasOwn(entries, key) && !keep.includes(key)) store.remove(key);
     for (const [key, raw] of Object.entries(entries)) store.setRaw(key, raw);
+    await store.flush?.();
   } catch (err) {
     for (const [key] of store.entries()) store.remove(key); // first free the space the new values took
     for (const [key, raw] of before) store.setRaw(key, raw);
+    await store.flush?.().catch(() => {}); // what is stored was not changed if the write failed
     throw err;
   }
 }

@@ -1,12 +1,10 @@
 /** Shapes of the backup module (web/backup/backup.js). */
 
-/** Raw access to the app's `clawser_*` config entries (values are the stored JSON text). */
-export interface ConfigStore {
-  /** Every `clawser_*` entry as [key, raw JSON string]. */
-  entries(): Array<[string, string]>;
-  setRaw(key: string, raw: string): void;
-  remove(key: string): void;
-}
+/**
+ * Raw access to the app's `clawser_*` config entries (values are the stored JSON text); `flush`
+ * resolves once the changes are stored (the restore waits for it before it lets go of its marker).
+ */
+export type ConfigStore = Pick<import('../storage/types.d.ts').ConfigStore, 'entries' | 'setRaw' | 'remove'> & Partial<Pick<import('../storage/types.d.ts').ConfigStore, 'flush'>>;
 
 /** What a backup needs of SecretBox: seal and unseal API keys ("v1:..." strings). */
 export interface SecretSealer {

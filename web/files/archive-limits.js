@@ -1,7 +1,8 @@
 /**
  * One set of limits for every place Clawser expands an archive — the Files panel's ZIP import,
- * skills from a ZIP, a backup restore, the embedding model's ZIP, and the shell's `unzip`,
- * `tar -x` and `gunzip`/`zcat`/`gzip -d` — with one message for each limit. Sizes are counted
+ * skills from a ZIP, a backup restore, the embedding model's ZIP, the shell's `unzip`,
+ * `tar -x` and `gunzip`/`zcat`/`gzip -d`, and the pack a git clone or pull receives
+ * (web/git/pack-limits.js) — with one message for each limit. Sizes are counted
  * while inflating (an archive's headers can lie), in small steps so a limit stops inflation
  * early, and nothing is written until the whole archive has been read within them.
  *
@@ -91,6 +92,16 @@ export class ExpansionBudget {
       },
       size: () => size,
     };
+  }
+
+  /**
+   * More of the archive has arrived, for an archive read as it streams in (a git fetch's pack):
+   * its size is not known up front, so the ratio is judged against what has arrived so far.
+   * @param {number} bytes
+   */
+  received(bytes) {
+    this.archiveBytes += bytes;
+    this.ratioBytes = Math.max(this.limits.ratioFreeBytes, this.limits.maxRatio * this.archiveBytes);
   }
 
   /** Expanded bytes not tied to an entry (a gzip stream holding a tar). @param {number} bytes */

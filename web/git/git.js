@@ -8,6 +8,7 @@ import { PROTECTED_SEGMENTS } from '../safety/tool-call-validator.js';
 import { gitFileSystem } from '../storage/protected-fs.js';
 import { setAsideFile, SET_ASIDE_HINT } from '../storage/damage.js';
 import { INDEX_PATH } from './index-check.js';
+import { guardedHttp } from './pack-limits.js';
 
 /** What isomorphic-git says when `.git/index` cannot be read. */
 const DAMAGED_INDEX = /Index file is empty|Invalid dircache magic|Invalid checksum in GitIndex|Unsupported dircache version|GitIndex|dircache/i;
@@ -707,7 +708,8 @@ export function commitRoots(paths) {
 function remoteArgs(options, url) {
   const token = options.token?.trim();
   return {
-    http,
+    // Every fetch's pack is counted against the archive limits before git writes or indexes any of it.
+    http: guardedHttp(http, { onProgress: options.onProgress }),
     corsProxy: options.corsProxy?.trim() || undefined,
     onAuth: () => (token ? { username: 'x-access-token', password: token } : { cancel: true }),
     // A refused token is not retried: it would only be refused again.
@@ -729,10 +731,13 @@ const remoteError = (err, url, options) => toGitError(err, { url, corsProxy: opt
 export async function cloneInto(fs, url, options = {}) {
   const repo = new WorkspaceGit(fs);
   const gfs = createGitFs(repo.raw);
+  const hadGit = await repo.isRepo();
   try {
     // git.clone's checkout would write every path: fetch only, then check out through the filter.
     await git.clone({ fs: gfs, dir: DIR, ...remoteArgs(options, url), ref: options.ref, singleBranch: true, depth: options.depth, noCheckout: true });
   } catch (err) {
+    // isomorphic-git's own clean-up cannot remove a folder that is not empty: nothing half-cloned stays.
+    if (!hadGit) await repo.raw.delete('.git').catch(() => {});
     throw remoteError(err, url, options);
   }
   const head = await git.currentBranch({ fs: gfs, dir: DIR }).catch(() => undefined);

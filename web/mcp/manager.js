@@ -1,4 +1,4 @@
-/** @import { LocalConfig } from '../storage/local-config.js' */
+/** @import { ConfigStore } from '../storage/types.d.ts' */
 /** @import { SecretBox } from '../storage/secrets.js' */
 /** @import { BrowserToolRegistry } from '../tools/registry.js' */
 /** @import { McpTool } from './client.js' */
@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { McpClient, McpError } from './client.js';
 import { mcpToolDefinition, mcpToolKey, parseMcpToolKey, isKeyOfServer, legacyMcpToolName, serverSlug, slug } from './tools.js';
 import { oauthKey } from './oauth.js';
+import { bindNames, resolveNames } from './tool-lists.js';
 
 const POLICY = z.enum(['auto', 'approve', 'denied']);
 
@@ -34,6 +35,12 @@ export const McpServerSchema = z.object({
   autoConnect: z.boolean().default(false),
   /** Choices an older version stored under flat tool names that this server's tools can have had (see LegacyChoiceSchema). */
   legacyChoices: z.array(LegacyChoiceSchema).max(500).optional(),
+  /**
+   * Set up by a version that binds lists of tools (agents', skills', jobs') to their server when
+   * they are saved: a name in a list that was not bound to it never reaches it (see tool-lists.js).
+   * Absent: saved before, so lists written then can name it.
+   */
+  listsBound: z.literal(true).optional(),
 });
 /** @typedef {z.infer<typeof McpServerSchema>} McpServerConfig */
 /** A server as the workspace's configuration document holds it: what the user chose (no id, no secret, no session state). */
@@ -51,6 +58,9 @@ function newServerId(taken) {
 
 /** An older version's flat MCP tool name (`mcp_x…`; today's names start with `mcp__`, keys with `mcp:`). @param {string} key */
 const isLegacyKey = (key) => /^mcp_[a-z0-9]/.test(key);
+
+/** Bindings of lists of tools: by owner ("agent:workspace:triage"), each MCP name to a tool's identity or a server's key prefix. */
+const ToolListsSchema = z.record(z.string().max(200), z.record(z.string().max(200), z.string().max(600)));
 
 /** The Config document's part of a server: how two lists of servers are compared. @param {McpServerSetting} a @param {McpServerSetting} b */
 const sameSetting = (a, b) => a.name === b.name && a.url === b.url && a.auth === b.auth && a.headerName === b.headerName;
@@ -74,7 +84,7 @@ const sameSetting = (a, b) => a.name === b.name && a.url === b.url && a.auth ===
 const fresh = () => ({ status: 'disconnected', error: null, serverInfo: null, protocolVersion: null, instructions: null, tools: [], resources: [], prompts: [], logs: [], needsSignIn: false, authenticate: null });
 
 /**
- * A workspace's MCP servers: saved (LocalConfig, secrets sealed), connected on demand or when
+ * A workspace's MCP servers: saved (the settings store, secrets sealed), connected on demand or when
  * the workspace opens, their tools registered in the workspace's tool registry (so every call
  * goes through the ToolRunner's gates) and taken out on disconnect.
  */
@@ -85,7 +95,7 @@ export class McpManager {
   #listeners = new Set();
 
   /**
-   * @param {{config: LocalConfig, secrets: SecretBox, registry: BrowserToolRegistry, workspaceId: string, fetch?: typeof fetch,
+   * @param {{config: ConfigStore, secrets: SecretBox, registry: BrowserToolRegistry, workspaceId: string, fetch?: typeof fetch,
    *   authHeaders?: (server: McpServerConfig) => Promise<Record<string, string>>}} deps
    *   authHeaders: OAuth's access token for a server (see oauth.js)
    */
@@ -177,14 +187,15 @@ export class McpManager {
    */
   async add(input) {
     const list = this.servers();
-    const server = McpServerSchema.parse({ id: newServerId(list), name: input.name, url: input.url.trim(), auth: input.auth ?? 'none', headerName: input.auth === 'header' ? input.headerName : undefined });
+    const server = McpServerSchema.parse({ id: newServerId(list), name: input.name, url: input.url.trim(), auth: input.auth ?? 'none', headerName: input.auth === 'header' ? input.headerName : undefined, listsBound: true });
     // Tool names are made of the server's name: two names that read the same there would clash.
     const clash = list.find((s) => serverSlug(s.name) === serverSlug(server.name));
     if (clash) throw new McpError('protocol', `“${server.name}” reads the same as “${clash.name}”, a server already set up in this workspace, in tool names (mcp__${serverSlug(server.name)}__…): its tools would have the same names. Choose another name.`);
     if ((server.auth === 'bearer' || server.auth === 'header') && !input.secret) throw new McpError('auth', server.auth === 'bearer' ? 'Enter the bearer token.' : `Enter the value of the ${server.headerName ?? ''} header.`);
     if (server.auth === 'header' && !server.headerName) throw new McpError('auth', 'Enter the header\'s name.');
-    // A new server starts with no choices, whatever an earlier one with this id left.
+    // A new server starts with no choices, whatever an earlier one with this id left (lists bound to it included).
     this.deps.registry.forgetChoices((key) => parseMcpToolKey(key)?.id === server.id);
+    this.#forgetBindings((key) => parseMcpToolKey(key)?.id === server.id);
     if (input.secret) this.deps.config.set(this.#secretKey(server.id), await this.deps.secrets.encrypt(input.secret));
     this.#save([...list, server]);
     this.#changed();
@@ -223,7 +234,7 @@ export class McpManager {
       const same = old.find((o) => sameSetting(o, s) && !next.some((n) => n.id === o.id));
       // The document is the whole of the user's choices: an "Always allow" of an older version still waiting for its tool goes; an Off stays.
       if (same) next.push(same.legacyChoices ? { ...same, legacyChoices: same.legacyChoices.filter((c) => c.policy && c.policy !== 'auto').map((c) => ({ ...c, rules: [] })) } : same);
-      else next.push(McpServerSchema.parse({ ...McpServerSettingSchema.parse(s), id: newServerId([...old, ...next]) }));
+      else next.push(McpServerSchema.parse({ ...McpServerSettingSchema.parse(s), id: newServerId([...old, ...next]), listsBound: true }));
     }
     return next;
   }
@@ -460,8 +471,116 @@ export class McpManager {
     const k = parseMcpToolKey(key);
     if (!k) return null;
     const server = this.servers().find((s) => isKeyOfServer(key, s));
-    const live = server ? this.state(server.id).tools.find((t) => t.tool.name === k.tool) : undefined;
-    return live ? live.name : `${k.tool} (MCP server “${server?.name ?? 'removed'}”, not connected)`;
+    if (!server) return `${k.tool} (an MCP server no longer set up)`;
+    const st = this.state(server.id);
+    const live = st.tools.find((t) => t.tool.name === k.tool);
+    return live ? live.name : `${k.tool} (MCP server “${server.name}”, ${server.url}, ${st.status === 'connected' ? 'which does not list it now' : 'not connected'})`;
+  }
+
+  /**
+   * How the Terminal names a stored choice's tool whatever its server's state: "{server}/{tool}"
+   * (the server's name, the tool's exact name); null for a key that is no saved server's tool's.
+   * @param {string} key
+   */
+  choiceName(key) {
+    const k = parseMcpToolKey(key);
+    const server = k ? this.servers().find((s) => isKeyOfServer(key, s)) : undefined;
+    return k && server ? `${server.name}/${k.tool}` : null;
+  }
+
+  /**
+   * The key a "{server}/{tool}" names (see choiceName): that saved server's tool, connected or
+   * not; null when no saved server has that name.
+   * @param {string} text
+   */
+  keyOfChoiceName(text) {
+    // The longest server name that starts it: a server's name may hold "/".
+    const server = this.servers().filter((s) => text.startsWith(`${s.name}/`) && text.length > s.name.length + 1).sort((a, b) => b.name.length - a.name.length)[0];
+    return server ? mcpToolKey(server, text.slice(server.name.length + 1)) : null;
+  }
+
+  get #listsKey() {
+    return `clawser_mcp_tool_lists_${this.deps.workspaceId}`;
+  }
+
+  /** @returns {Record<string, Record<string, string>>} */
+  #bindings() {
+    const parsed = ToolListsSchema.safeParse(this.deps.config.get(this.#listsKey, {}));
+    return parsed.success ? parsed.data : {};
+  }
+
+  /** @param {Record<string, Record<string, string>>} all */
+  #saveBindings(all) {
+    if (Object.keys(all).length) this.deps.config.set(this.#listsKey, all);
+    else this.deps.config.remove(this.#listsKey);
+  }
+
+  /** Forgets every binding `drop` picks (a new server with an id an old one had). @param {(key: string) => boolean} drop */
+  #forgetBindings(drop) {
+    const all = this.#bindings();
+    let changed = false;
+    for (const owner of Object.keys(all)) {
+      for (const [name, key] of Object.entries(all[owner])) {
+        if (!drop(key)) continue;
+        delete all[owner][name];
+        changed = true;
+      }
+      if (!Object.keys(all[owner]).length) delete all[owner];
+    }
+    if (changed) this.#saveBindings(all);
+  }
+
+  /** What bindings are checked against now (see tool-lists.js). @returns {import('./tool-lists.js').ToolListEnv} */
+  #listEnv() {
+    const { registry } = this.deps;
+    return {
+      tool: (name) => registry.get(name),
+      toolOfKey: (key) => registry.toolOfKey(key),
+      servers: this.servers(),
+      live: (id) => this.state(id).tools,
+    };
+  }
+
+  /**
+   * Binds the MCP names of a list being saved or approved (an agent's tools, a skill's
+   * allowed-tools) to the tools they name now, under `owner` (replacing what it had); the
+   * names that bind to nothing are returned (the list reaches nothing by them).
+   * @param {string} owner @param {string[]} names
+   */
+  bindToolList(owner, names) {
+    const { bound, problems } = bindNames(names, this.#listEnv());
+    const all = this.#bindings();
+    if (Object.keys(bound).length) all[owner] = bound;
+    else delete all[owner];
+    this.#saveBindings(all);
+    return problems;
+  }
+
+  /** Forgets a list's bindings (its agent or skill was deleted). @param {string} owner */
+  forgetToolList(owner) {
+    const all = this.#bindings();
+    if (!(owner in all)) return;
+    delete all[owner];
+    this.#saveBindings(all);
+  }
+
+  /**
+   * The tools a saved list reaches now (see resolveNames): `owner` null for no saved list (the
+   * caller's tools now, pinned to who they are).
+   * @param {string | null} owner @param {string[]} names
+   */
+  toolListFor(owner, names) {
+    return resolveNames(names, owner === null ? null : this.#bindings()[owner] ?? {}, this.#listEnv());
+  }
+
+  /** The bindings of names as they are now, without storing them (a scheduled job keeps its own). @param {string[]} names */
+  bindingsOf(names) {
+    return bindNames(names, this.#listEnv());
+  }
+
+  /** The tools names reach now given bindings kept elsewhere (a job's). @param {string[]} names @param {Record<string, string>} bound */
+  resolveToolList(names, bound) {
+    return resolveNames(names, bound, this.#listEnv());
   }
 
   /** @param {string} id @param {string} level @param {string} text */

@@ -1,4 +1,4 @@
-/** @import { LocalConfig } from '../storage/local-config.js' */
+/** @import { ConfigStore } from '../storage/types.d.ts' */
 /** @import { SecretBox } from '../storage/secrets.js' */
 /** @import { McpServerConfig } from './manager.js' */
 import { z } from 'zod';
@@ -138,7 +138,7 @@ export async function discover(serverUrl, wwwAuthenticate, f) {
  */
 export class McpOAuth {
   /**
-   * @param {{config: LocalConfig, secrets: SecretBox, fetch?: typeof fetch, redirectUri: string,
+   * @param {{config: ConfigStore, secrets: SecretBox, fetch?: typeof fetch, redirectUri: string,
    *   authorize: (url: string, state: string) => Promise<{code?: string, error?: string, error_description?: string}>, now?: () => number}} deps
    *   authorize: shows the sign-in page (a popup) and resolves with what the redirect brought back for `state`
    */

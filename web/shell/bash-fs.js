@@ -95,17 +95,38 @@ export class BashFileSystem {
     /** While set, every change is refused (a line run as read-only: whatever it hides, it writes nothing). */
     this.readOnly = false;
     /**
-     * Told of every file read and folder listed (a storage path), before the content reaches the
-     * command: the agent's shell taints the turn there when the workspace is outside content.
+     * Told of every file read, folder listed and file or folder whose metadata a command gets (a
+     * storage path), before it reaches the command: the agent's shell taints the turn there when
+     * the workspace is outside content.
      * @type {((path: string) => Promise<void> | void) | null}
      */
     this.onRead = null;
+    /**
+     * What a bounded shell (a skill script's) may do with the files, by kind of access: the
+     * reason it may not, or null. `read` a file's content, `list` a folder, `stat` a file's or
+     * folder's metadata, `write` (create, change, make a folder, copy or move to), `delete`
+     * (remove, move away). Unset: everything.
+     * @type {((access: 'read' | 'list' | 'stat' | 'write' | 'delete') => string | null) | null}
+     */
+    this.permit = null;
+    /**
+     * Why the bound refused something since the last `invalidate` (a new line): commands such
+     * as `cat` report any failure as a missing file, so the shell's user is told the reason.
+     * @type {Set<string>}
+     */
+    this.refusals = new Set();
     /**
      * Whether a name is one of the shell's commands: such a command "is" /usr/bin/NAME and
      * /bin/NAME wherever the workspace has no file there (see #commandFile).
      * @type {((name: string) => boolean) | null}
      */
     this.isCommand = null;
+    /**
+     * While above 0 (grep is searching), reads of a file holding a NUL byte are counted in
+     * `binaryReads`: grep's cue that it met a binary file (commands/grep.js).
+     */
+    this.watchBinary = 0;
+    this.binaryReads = 0;
   }
 
   /**
@@ -126,10 +147,19 @@ export class BashFileSystem {
     return !!p && this.unreadable.includes(p.split('/')[0].toLowerCase());
   }
 
-  /** @param {string} path @param {string} op */
-  #checkReadable(path, op) {
+  /** @param {string} path @param {string} op @param {'read' | 'list'} [access] */
+  #checkReadable(path, op, access = 'read') {
     // Hidden folders do not exist for this view: listing the workspace, find and du pass them by.
     if (this.#hidden(toStoragePath(path))) throw new ShellFsError('ENOENT', op, path);
+    this.#allow(access, path, op);
+  }
+
+  /** Refuses what the bound (permit) does not allow, and records why. @param {'read' | 'list' | 'stat' | 'write' | 'delete'} access @param {string} path @param {string} op */
+  #allow(access, path, op) {
+    const why = this.permit?.(access);
+    if (!why) return;
+    this.refusals.add(why);
+    throw new ShellFsError('EACCES', op, path, why);
   }
 
   /**
@@ -155,10 +185,11 @@ export class BashFileSystem {
   /**
    * Refuses a change before anything else is checked, when the file system says so (the
    * ProtectedFileSystem view: Clawser's own folders), so the refusal is what the user sees.
-   * @param {string} path @param {string} op
+   * @param {string} path @param {string} op @param {'write' | 'delete'} [access]
    */
-  async #checkWritable(path, op) {
+  async #checkWritable(path, op, access = /** @type {'write' | 'delete'} */ ('write')) {
     if (this.readOnly) throw new ShellFsError('EROFS', op, path, 'this line was run as read-only');
+    this.#allow(access, path, op);
     const check = /** @type {{check?: (p: string) => void}} */ (this.fs).check;
     if (check && toStoragePath(path)) await this.#call(op, path, async () => check.call(this.fs, toStoragePath(path)));
   }
@@ -279,6 +310,7 @@ export class BashFileSystem {
       const bytes = (early && (await early)) || (await this.fs.readBytes(p));
       this.#readAhead(p);
       if (this.onRead) await this.onRead(p);
+      if (this.watchBinary > 0 && bytes.includes(0)) this.binaryReads++;
       return bytes;
     } catch (err) {
       await this.#requireFile(path, 'open');
@@ -319,10 +351,33 @@ export class BashFileSystem {
     await this.#call('open', path, () => this.fs.append(toStoragePath(path), typeof data === 'string' ? encoder.encode(data) : data)).finally(() => this.invalidate());
   }
 
+  /**
+   * A file's or folder's metadata (it exists, its size, its kind) went to a command: for the
+   * taint it is read like its content (`stat`, `test -s`, `ls -l` of a cloned repository's file).
+   * The root's existence says nothing.
+   * @param {string} path @param {unknown} stat what #statOf found
+   */
+  async #metadataRead(path, stat) {
+    const p = toStoragePath(path);
+    if (!stat || !p) return;
+    this.#allow('stat', path, 'stat');
+    if (this.onRead) await this.onRead(p);
+  }
+
   /** @param {string} path */
   async exists(path) {
     if (isDevNull(path)) return true;
-    return !!(await this.#statOf(path).catch(() => null)) || this.#commandFile(path);
+    const stat = await this.#statOf(path).catch(() => null);
+    if (this.#commandFile(path)) return true;
+    // Out of bounds, a file is as good as absent (as in a folder one may not read: `test -e`
+    // answers no, the line goes on); the refusal is still recorded.
+    const why = stat && toStoragePath(path) ? this.permit?.('stat') : null;
+    if (why) {
+      this.refusals.add(why);
+      return false;
+    }
+    await this.#metadataRead(path, stat);
+    return !!stat;
   }
 
   /**
@@ -340,6 +395,7 @@ export class BashFileSystem {
     });
     if (!stat && this.#commandFile(path)) return { isFile: true, isDirectory: false, isSymbolicLink: false, mode: 0o755, size: 0, mtime: new Date(0), identity: resolveShellPath('/', path) };
     if (!stat) throw new ShellFsError('ENOENT', 'stat', path);
+    await this.#metadataRead(path, stat);
     const isDirectory = stat.kind === 'directory';
     return { isFile: !isDirectory, isDirectory, isSymbolicLink: false, mode: isDirectory ? 0o755 : 0o644, size: stat.size, mtime: new Date(stat.mtimeMs ?? 0), identity: resolveShellPath('/', path) };
   }
@@ -363,7 +419,7 @@ export class BashFileSystem {
 
   /** @param {string} path @returns {Promise<DirentEntry[]>} */
   async readdirWithFileTypes(path) {
-    this.#checkReadable(path, 'scandir');
+    this.#checkReadable(path, 'scandir', 'list');
     const p = toStoragePath(path);
     /** @type {import('../storage/types.d.ts').DirEntry[]} */
     let entries;
@@ -397,7 +453,7 @@ export class BashFileSystem {
 
   /** @param {string} path @param {{recursive?: boolean, force?: boolean}} [options] */
   async rm(path, options) {
-    await this.#checkWritable(path, 'rm');
+    await this.#checkWritable(path, 'rm', 'delete');
     const stat = await this.#statOf(path);
     if (!stat) {
       if (options?.force) return;
@@ -434,7 +490,7 @@ export class BashFileSystem {
 
   /** @param {string} src @param {string} dest */
   async mv(src, dest) {
-    await this.#checkWritable(src, 'mv');
+    await this.#checkWritable(src, 'mv', 'delete');
     await this.#checkWritable(dest, 'mv');
     const stat = await this.#statOf(src);
     if (!stat) throw new ShellFsError('ENOENT', 'mv', src);
@@ -480,7 +536,9 @@ export class BashFileSystem {
   /** @param {string} path */
   async realpath(path) {
     const resolved = resolveShellPath('/', path);
-    if (!(await this.#statOf(resolved))) throw new ShellFsError('ENOENT', 'realpath', path);
+    const stat = await this.#statOf(resolved);
+    if (!stat) throw new ShellFsError('ENOENT', 'realpath', path);
+    await this.#metadataRead(resolved, stat);
     return resolved;
   }
 

@@ -28,7 +28,12 @@
 export const COMMAND_RUNNERS = Object.freeze(['bash', 'sh', 'eval', 'source', '.', 'exec', 'command', 'builtin', 'xargs', 'find', 'awk', 'sed', 'env', 'timeout', 'nohup', 'time', 'watch', 'trap', 'alias', 'unalias',
   // They set variables (or options) by a name given as a word: an alias (BASH_ALIAS_*), PS4 with
   // set -x, a variable arithmetic will evaluate later. No narrowed rule covers them.
-  'export', 'declare', 'typeset', 'local', 'readonly', 'read', 'mapfile', 'readarray', 'let', 'unset', 'set', 'shopt', 'getopts', 'printf']);
+  'export', 'declare', 'typeset', 'local', 'readonly', 'read', 'mapfile', 'readarray', 'let', 'unset', 'set', 'shopt', 'getopts', 'printf',
+  // It binds a command name to a file (`hash -p /a.sh ls`).
+  'hash']);
+
+/** Commands that run other commands by name (a session's function or alias among them). */
+export const RUNS_BY_NAME = Object.freeze(['bash', 'sh', 'eval', 'source', '.', 'exec', 'command', 'builtin', 'xargs', 'find', 'env', 'timeout', 'nohup', 'time', 'watch', 'trap']);
 
 /**
  * Names bash, just-bash or Clawser's commands give a meaning (aliases live in BASH_ALIAS_*,
@@ -198,6 +203,10 @@ export function analyzeScript(script) {
       const name = String(node.name);
       if (!isPlainVariable(name) || node.array) writes.push(`an assignment to ${name}`);
     }
+    // Other constructs that bind a name bind it like an assignment: a loop's variable
+    // (`for BASH_ALIAS_git in …`), a redirection's `{name}` (the descriptor's number).
+    if ((node.type === 'For' || node.type === 'Select') && !isPlainVariable(String(node.variable))) writes.push(`an assignment to ${String(node.variable)} (the loop's variable)`);
+    if (node.type === 'Redirection' && typeof node.fdVariable === 'string' && !isPlainVariable(node.fdVariable)) writes.push(`an assignment to ${node.fdVariable} (a {name} redirection)`);
     // Arithmetic evaluates variables as expressions, and an expression can hold `a[$(…)]`: a
     // value set earlier (even assembled at run time) would run. So any arithmetic counts.
     if (node.type === 'ArithmeticExpansion' || node.type === 'ArithmeticCommand' || node.type === 'CStyleFor') writes.push('arithmetic (it can run code held in a variable)');
@@ -239,7 +248,8 @@ export function analyzeScript(script) {
 export function isReadOnlyCommand(words) {
   const [name, ...args] = words;
   if (!name) return false;
-  if (name === 'printf' && args.includes('-v')) return false;
+  // `-v NAME` sets a variable; bash also takes it glued (`-vNAME`) and after other options.
+  if (name === 'printf' && printfOptions(args).some((a) => a === null || a.startsWith('-v'))) return false;
   if (name === 'read') return isPlainRead(args);
   if (name === 'git' || name === 'clawser') {
     const sub = args.slice(0, name === 'git' ? 1 : 2);
@@ -247,6 +257,16 @@ export function isReadOnlyCommand(words) {
     return READ_ONLY_COMMANDS.includes([name, ...sub].join(' '));
   }
   return READ_ONLY_COMMANDS.includes(name);
+}
+
+/**
+ * printf's words in option position: those before the format (the first word that is not an
+ * option) or a `--`.
+ * @param {(string | null)[]} args
+ */
+function printfOptions(args) {
+  const end = args.findIndex((a) => a === '--' || (a !== null && !(a.startsWith('-') && a !== '-')));
+  return end < 0 ? args : args.slice(0, end);
 }
 
 /**

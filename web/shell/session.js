@@ -19,13 +19,20 @@ export const YIELD_COMMAND = '__clawser_yield';
 export const STATUS_COMMAND = '__clawser_status';
 
 /**
- * Names reserved for the shell's hidden commands: a session never keeps an alias or function
- * by such a name, and a line that defines one in plain sight is refused, so what the preamble
- * and the loop yields run is always Clawser's own code.
+ * The builtins the preamble calls (escaped, and before the session's functions are back, so
+ * neither an alias nor a function could stand in for them anyway): no session defines them.
+ */
+export const PREAMBLE_BUILTINS = Object.freeze(['set', 'shopt']);
+
+/**
+ * Names reserved for the shell's hidden commands — Clawser's (`__clawser…`), just-bash's own
+ * (`__just_bash…`) and the builtins the preamble calls: a session never keeps an alias or
+ * function by such a name, and a line that defines one in plain sight is refused, so what the
+ * preamble and the loop yields run is always Clawser's own code.
  * @param {string} name
  */
 export function isReservedName(name) {
-  return name.startsWith('__clawser');
+  return name.startsWith('__clawser') || name.startsWith('__just_bash') || PREAMBLE_BUILTINS.includes(name);
 }
 
 /**
@@ -47,11 +54,11 @@ export function reservedDefinition(script) {
     }
     const n = /** @type {AstNode} */ (value);
     if (n.type === 'FunctionDef' && isReservedName(String(n.name))) found = String(n.name);
-    else if (n.type === 'Assignment' && String(n.name).startsWith('BASH_ALIAS___clawser')) found = String(n.name).slice('BASH_ALIAS_'.length);
+    else if (n.type === 'Assignment' && String(n.name).startsWith('BASH_ALIAS_') && isReservedName(String(n.name).slice('BASH_ALIAS_'.length))) found = String(n.name).slice('BASH_ALIAS_'.length);
     else if (n.type === 'SimpleCommand' && literalWord(n.name) === 'alias') {
       for (const word of /** @type {unknown[]} */ (n.args ?? [])) {
         const text = literalWord(word);
-        if (text !== null && isReservedName(text)) found = text.split('=')[0];
+        if (text !== null && text.includes('=') && isReservedName(text.split('=')[0])) found = text.split('=')[0];
       }
     }
     for (const key of Object.keys(n)) visit(n[key]);
@@ -151,9 +158,13 @@ export function functionChanges(script) {
 }
 
 /**
- * The preamble's source text: options back as they were, then the last exit status (a
- * non-final `&&` member, so `set -e` does not end the script on it).
+ * The preamble's source text, in two parts around the session's function definitions. First
+ * the options as they were — escaped builtins (an alias never expands a quoted word) run before
+ * any function of the session exists, so nothing the session defined can stand in for them —
+ * then, after the functions (a definition sets `$?`), the last exit status: a non-final `&&`
+ * member, so `set -e` does not end the script on it, calling only the reserved status command.
  * @param {{setOptions: Set<string>, shoptOptions: Set<string>, lastStatus: number}} state
+ * @returns {{options: string, status: string}}
  */
 export function preambleSource(state) {
   const lines = [];
@@ -161,16 +172,17 @@ export function preambleSource(state) {
   const off = SESSION_SET_OPTIONS.filter((o) => !state.setOptions.has(o));
   // errexit last: the preamble itself must not stop on a failure.
   const order = (/** @type {string[]} */ list) => [...list.filter((o) => o !== 'errexit'), ...list.filter((o) => o === 'errexit')];
-  if (off.length) lines.push(`set ${order(off).map((o) => `+o ${o}`).join(' ')}`);
+  if (off.length) lines.push(`\\set ${order(off).map((o) => `+o ${o}`).join(' ')}`);
   const shOn = SESSION_SHOPT_OPTIONS.filter((o) => state.shoptOptions.has(o));
   const shOff = SESSION_SHOPT_OPTIONS.filter((o) => !state.shoptOptions.has(o));
-  if (shOn.length) lines.push(`shopt -s ${shOn.join(' ')}`);
-  if (shOff.length) lines.push(`shopt -u ${shOff.join(' ')}`);
-  if (on.length) lines.push(`set ${order(on).map((o) => `-o ${o}`).join(' ')}`);
-  // Escaped: an alias is never expanded for a quoted word (and no session keeps a reserved one).
-  lines.push(`\\${STATUS_COMMAND} ${state.lastStatus} && :`);
-  return lines.join('\n');
+  if (shOn.length) lines.push(`\\shopt -s ${shOn.join(' ')}`);
+  if (shOff.length) lines.push(`\\shopt -u ${shOff.join(' ')}`);
+  if (on.length) lines.push(`\\set ${order(on).map((o) => `-o ${o}`).join(' ')}`);
+  return { options: lines.join('\n'), status: `\\${STATUS_COMMAND} ${state.lastStatus} && \\${STATUS_COMMAND} 0` };
 }
+
+/** A trace line (`set -x`) of the preamble's status command, at the start of stderr. */
+export const PREAMBLE_TRACE = new RegExp(`^[^\\n]*${STATUS_COMMAND} \\d+\\n`);
 
 /**
  * Reads the options a run ended with from its `env` (SHELLOPTS, BASHOPTS).
@@ -180,4 +192,114 @@ export function optionsFromEnv(env) {
   const set = new Set((env.SHELLOPTS ?? '').split(':').filter((o) => SESSION_SET_OPTIONS.includes(o)));
   const shopt = new Set((env.BASHOPTS ?? '').split(':').filter((o) => SESSION_SHOPT_OPTIONS.includes(o)));
   return { set, shopt };
+}
+
+/** @param {unknown} word @returns {string | null} the text of a word that is one unquoted literal (the only kind bash expands as an alias) */
+function aliasWord(word) {
+  const w = /** @type {AstNode | null} */ (word);
+  const parts = /** @type {AstNode[] | undefined} */ (w?.parts);
+  return parts?.length === 1 && parts[0].type === 'Literal' ? String(parts[0].value) : null;
+}
+
+/** A word naming `name` that is never expanded as an alias (its first character escaped). @param {string} name @returns {AstNode} */
+function escapedWord(name) {
+  return { type: 'Word', parts: [{ type: 'Escaped', value: name[0] }, ...(name.length > 1 ? [{ type: 'Literal', value: name.slice(1) }] : [])] };
+}
+
+/**
+ * Expands the session's aliases in a line's syntax tree the way bash does when it reads the
+ * line: with the aliases as they were when the line started (one defined on the line applies
+ * from the next line on), and never expanding an alias again inside its own expansion (so
+ * `alias ll='echo X; ll'` then `ll` prints X, then "ll: command not found", as in bash, instead
+ * of expanding forever). An alias of several commands becomes an `eval` of their text (as
+ * just-bash itself does), with the names being expanded escaped in it; an alias ending in a
+ * space, or one the parser refuses, is left to the interpreter. Function bodies on the line are
+ * expanded too (bash expands when it defines a function).
+ * @param {AstNode} script changed in place
+ * @param {Map<string, string>} aliases name → value
+ * @param {{parse: (text: string) => AstNode, serialize: (script: AstNode) => string}} syntax just-bash's parser and serializer
+ */
+export function expandAliases(script, aliases, syntax) {
+  if (!aliases.size) return;
+  /** A one-command script's command, or null. @param {AstNode} parsed */
+  const single = (parsed) => {
+    const statements = /** @type {AstNode[]} */ (parsed.statements ?? []);
+    const pipelines = /** @type {AstNode[] | undefined} */ (statements[0]?.pipelines);
+    const commands = /** @type {AstNode[] | undefined} */ (pipelines?.[0]?.commands);
+    return statements.length === 1 && pipelines?.length === 1 && commands?.length === 1 && !statements[0].background && !pipelines[0].negated ? commands[0] : null;
+  };
+  /** The source text of words. @param {AstNode[]} words */
+  const wordsText = (words) => (words.length ? syntax.serialize({ type: 'Script', statements: [{ type: 'Statement', pipelines: [{ type: 'Pipeline', commands: [{ type: 'SimpleCommand', name: { type: 'Word', parts: [{ type: 'Literal', value: ':' }] }, args: words, assignments: [], redirections: [] }], negated: false, timed: false, timePosix: false }], operators: [], background: false }] }).replace(/^: /, '').trimEnd() : '');
+  /** A word holding `text` single-quoted. @param {string} text */
+  const quoted = (text) => /** @type {AstNode[]} */ (/** @type {AstNode} */ (single(syntax.parse(`: '${text.replace(/'/g, "'\\''")}'`)))?.args)[0];
+  /** @param {AstNode} node a SimpleCommand @param {Set<string>} stack the aliases being expanded */
+  const expand = (node, stack) => {
+    const active = new Set(stack);
+    for (let depth = 0; depth <= aliases.size; depth++) {
+      const name = aliasWord(node.name);
+      if (name === null || !aliases.has(name)) return;
+      if (active.has(name)) {
+        node.name = escapedWord(name);
+        return;
+      }
+      const value = /** @type {string} */ (aliases.get(name));
+      if (/\s$/.test(value)) return;
+      /** @type {AstNode} */
+      let parsed;
+      try {
+        parsed = syntax.parse(value);
+      } catch {
+        return;
+      }
+      active.add(name);
+      const one = single(parsed);
+      if (one?.type === 'SimpleCommand' && one.name) {
+        visit(one.args, active);
+        node.name = one.name;
+        node.args = [.../** @type {AstNode[]} */ (one.args), .../** @type {AstNode[]} */ (node.args)];
+        node.assignments = [.../** @type {AstNode[]} */ (node.assignments ?? []), .../** @type {AstNode[]} */ (one.assignments ?? [])];
+        node.redirections = [.../** @type {AstNode[]} */ (one.redirections ?? []), .../** @type {AstNode[]} */ (node.redirections ?? [])];
+        continue;
+      }
+      visit(parsed, active);
+      const text = [syntax.serialize(parsed).trimEnd(), wordsText(/** @type {AstNode[]} */ (node.args))].filter(Boolean).join(' ');
+      node.name = { type: 'Word', parts: [{ type: 'Literal', value: 'eval' }] };
+      node.args = [quoted(text)];
+      return;
+    }
+  };
+  /** @param {unknown} value @param {Set<string>} stack */
+  const visit = (value, stack) => {
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item, stack);
+      return;
+    }
+    if (!value || typeof value !== 'object') return;
+    const n = /** @type {AstNode} */ (value);
+    if (n.type === 'SimpleCommand') expand(n, stack);
+    for (const key of Object.keys(n)) if (key !== 'name') visit(n[key], stack);
+  };
+  visit(script, new Set());
+}
+
+/**
+ * Escapes the command names in a kept function's body that are aliases now: bash expanded the
+ * body's aliases when the function was defined, so one defined later never applies inside it.
+ * @param {AstNode} node changed in place @param {Set<string>} aliases
+ */
+export function shieldFromAliases(node, aliases) {
+  if (!aliases.size) return;
+  /** @param {unknown} value */
+  const visit = (value) => {
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item);
+      return;
+    }
+    if (!value || typeof value !== 'object') return;
+    const n = /** @type {AstNode} */ (value);
+    const name = n.type === 'SimpleCommand' ? aliasWord(n.name) : null;
+    if (name !== null && aliases.has(name)) n.name = escapedWord(name);
+    for (const key of Object.keys(n)) visit(n[key]);
+  };
+  visit(node);
 }

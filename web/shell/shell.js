@@ -12,8 +12,9 @@ import { markStdinFiles, wcCommand } from './commands/wc.js';
 import { diffCommand } from './commands/diff.js';
 import { grepCommand } from './commands/grep.js';
 import { lsCommand } from './commands/ls.js';
-import { STATUS_COMMAND, YIELD_COMMAND, addLoopYields, functionChanges, isReservedName, optionsFromEnv, preambleSource, reservedDefinition } from './session.js';
-import { HIDDEN_CODE, isPlainVariable } from './read-only.js';
+import { posixLocale } from './commands/collate.js';
+import { PREAMBLE_TRACE, STATUS_COMMAND, YIELD_COMMAND, addLoopYields, expandAliases, functionChanges, isReservedName, optionsFromEnv, preambleSource, reservedDefinition, shieldFromAliases } from './session.js';
+import { HIDDEN_CODE, RUNS_BY_NAME, analyzeScript, isPlainVariable } from './read-only.js';
 
 /**
  * Limits of one command line. `outputBytes` caps stdout and stderr together; `timeoutMs` ends
@@ -27,6 +28,13 @@ const NOT_ENABLED = ['python', 'python3', 'js-exec', 'sqlite3', 'yq', 'xan'];
 
 /** Variables the interpreter derives itself: never handed back to it. */
 const DERIVED = new Set(['?', 'SHELLOPTS', 'BASHOPTS', 'PWD', 'BASH_HISTORY', '_']);
+
+/**
+ * In the interpreter's own starting variables only, never in a line's: a line the interpreter
+ * gave up on (a limit: recursion, nesting) comes back with those variables instead of its own,
+ * which the session must not take for the line's (they would reset its options and variables).
+ */
+const NOT_A_LINE = '__clawser_not_a_line';
 
 /** A syntax error in a command line, with where it is (1-based). */
 export class ShellSyntaxError extends Error {
@@ -51,7 +59,8 @@ export class ShellSyntaxError extends Error {
  * @property {(ms: number, signal?: AbortSignal) => Promise<void>} [sleep]
  * @property {string[]} [unreadable] top-level folders whose content the shell may not read (the agent's shell: Clawser's own folders)
  * @property {import('just-bash').BashOptions['fetch']} [fetch] what `curl` uses (web_fetch's rules: web/tools/web.js ruleFetch); without it curl is not available
- * @property {(path: string) => Promise<void> | void} [onRead] told of every file read and folder listed (a storage path) before the command gets it
+ * @property {(path: string) => Promise<void> | void} [onRead] told of every file read, folder listed and file whose metadata a command gets (a storage path) before the command gets it
+ * @property {BashFileSystem['permit']} [permit] bounds what the shell may do with the files (a skill script's shell: its allowed-tools)
  */
 
 /** @typedef {{stdout: string, stderr: string, exitCode: number}} ShellResult */
@@ -67,10 +76,13 @@ export class Shell {
     this.limits = { ...DEFAULT_SHELL_LIMITS, ...options.limits };
     this.fs = new BashFileSystem(new ProtectedFileSystem(options.fs), { unreadable: options.unreadable });
     this.fs.onRead = options.onRead ?? null;
+    this.fs.permit = options.permit ?? null;
     /** @type {string} */
     this.cwd = resolveShellPath('/', options.cwd ?? '/');
     /** @type {Record<string, string>} */
-    this.variables = { HOME: '/', PATH: '/usr/bin:/bin', TERM: 'xterm-256color', USER: 'user', SHELL: '/bin/bash', ...options.env };
+    // LANG as a desktop's terminal has it (the browser's language): sort, ls and globs follow it,
+    // and `echo $LANG`, `env` and `unset LANG` (byte order, as bash's C locale) all agree with that.
+    this.variables = { HOME: '/', PATH: '/usr/bin:/bin', TERM: 'xterm-256color', USER: 'user', SHELL: '/bin/bash', LANG: posixLocale(globalThis.navigator?.language), ...options.env };
     /** @type {Map<string, AstNode>} */
     this.functions = new Map();
     this.setOptions = new Set(/** @type {string[]} */ ([]));
@@ -101,7 +113,7 @@ export class Shell {
         return { stdout: '', stderr: '', exitCode: 0 };
       }),
       defineCommand(STATUS_COMMAND, async (args) => ({ stdout: '', stderr: '', exitCode: Number(args[0]) || 0 })),
-      protectedRm(),
+      protectedRm(() => this.fs.permit?.('delete') ?? null),
       xargsOptions(),
       uniqCounts(),
       // just-bash's `which` looks for files under /usr/bin, which the workspace does not have.
@@ -121,7 +133,7 @@ export class Shell {
       sortCommand(),
       wcCommand(),
       diffCommand(),
-      grepCommand(),
+      grepCommand(this.fs),
       lsCommand(),
     ];
     /** The commands Clawser adds to just-bash's (tar, zip, realpath…), for `which`, `help` and completion. */
@@ -131,14 +143,16 @@ export class Shell {
     this.fs.isCommand = (name) => registered.has(name);
     /** @type {{define: ReturnType<typeof functionChanges>} | null} the top-level line's function changes, until it ends */
     this.pending = null;
-    /** @type {AstNode | null} */
+    /** @type {{options: AstNode, status: AstNode} | null} the hidden preamble of the line about to run (preambleSource) */
     this.preamble = null;
     /** Set while `parse` runs: the line is checked as written, without the loop yields. */
     this.checking = false;
+    /** @type {AstNode | null} set while #serialize runs: the tree to give back as text */
+    this.serializing = null;
     this.bash = new Bash({
       fs: this.fs,
       cwd: this.cwd,
-      env: this.variables,
+      env: { ...this.variables, [NOT_A_LINE]: '1' },
       // The same commands in Node and in the page: no Python, JavaScript, SQLite or CSV/YAML
       // interpreters (the page's build has none; they would be more code to trust).
       commands: /** @type {import('just-bash').CommandName[]} */ (getCommandNames().filter((n) => !NOT_ENABLED.includes(n))),
@@ -165,14 +179,25 @@ export class Shell {
     this.bash.registerTransformPlugin({
       name: 'clawser-session',
       transform: ({ ast }) => {
+        if (this.serializing) return { ast: /** @type {typeof ast} */ (/** @type {unknown} */ (this.serializing)) };
         if (this.checking) return { ast };
         const script = /** @type {AstNode} */ (/** @type {unknown} */ (ast));
         const statements = /** @type {AstNode[]} */ (script.statements);
         if (this.preamble) {
-          // The top-level line: remember what it defines, then put the session back in front.
+          // The top-level line: remember what it defines, then put the session back in front:
+          // its options (before any of its functions exists), its functions (copies: the loop
+          // yields below must not pile up in the kept ones), then `$?`.
           this.pending = { define: functionChanges(script) };
-          const restore = [...this.functions.values()].map((node) => ({ type: 'Statement', pipelines: [{ type: 'Pipeline', commands: [node], negated: false, timed: false, timePosix: false }], operators: [], background: false }));
-          statements.unshift(...restore, .../** @type {AstNode[]} */ (this.preamble.statements));
+          // Aliases as bash reads a line (the ones the line started with, never recursively);
+          // the kept functions had theirs expanded when they were defined.
+          const aliases = this.shoptOptions.has('expand_aliases') ? new Map(this.aliases().map((name) => [name, this.variables[`BASH_ALIAS_${name}`]])) : new Map();
+          expandAliases(script, aliases, { parse: (text) => this.parse(text), serialize: (ast) => this.#serialize(ast) });
+          const restore = [...this.functions.values()].map((node) => {
+            const copy = structuredClone(node);
+            shieldFromAliases(copy, new Set(aliases.keys()));
+            return { type: 'Statement', pipelines: [{ type: 'Pipeline', commands: [copy], negated: false, timed: false, timePosix: false }], operators: [], background: false };
+          });
+          statements.unshift(.../** @type {AstNode[]} */ (this.preamble.options.statements), ...restore, .../** @type {AstNode[]} */ (this.preamble.status.statements));
           this.preamble = null;
         }
         addLoopYields(script, yieldStatement);
@@ -197,6 +222,20 @@ export class Shell {
       throw err;
     } finally {
       this.checking = false;
+    }
+  }
+
+  /**
+   * A syntax tree as source text (just-bash serializes what its transform plugins give back;
+   * its page build exports no serializer of its own).
+   * @param {AstNode} ast @returns {string}
+   */
+  #serialize(ast) {
+    this.serializing = ast;
+    try {
+      return this.bash.transform(':').script;
+    } finally {
+      this.serializing = null;
     }
   }
 
@@ -246,8 +285,10 @@ export class Shell {
     try {
       script = this.parse(commandLine);
     } catch (err) {
-      // just-bash rejects some arithmetic while parsing (`$((1 + 2.3))`): bash reports it when
-      // it expands the word, with status 1; anything else the parser throws is a syntax error.
+      // just-bash's own build rejects some arithmetic while parsing (`$((1 + 2.3))`); the
+      // vendored one the page runs keeps it for the command that expands it, as bash does
+      // (scripts/just-bash-patches.mjs, patchArithmetic). Should it throw here all the same, it
+      // is bash's status 1; anything else the parser throws is a syntax error.
       if (!(err instanceof ShellSyntaxError)) return this.#failed(err, /arithmetic/i.test(String(/** @type {Error} */ (err)?.message)) ? 1 : 2);
       this.lastStatus = 2;
       return { stdout: '', stderr: `bash: ${err.message}\n`, exitCode: 2 };
@@ -255,10 +296,15 @@ export class Shell {
     const reserved = reservedDefinition(script);
     if (reserved) {
       this.lastStatus = 2;
-      return { stdout: '', stderr: `bash: ${reserved} is reserved: the shell runs its own hidden commands by that name\n`, exitCode: 2 };
+      return { stdout: '', stderr: `bash: ${reserved} is reserved: the shell's own hidden commands use that name, so a session cannot define a function or alias by it\n`, exitCode: 2 };
     }
     // Before the timer starts: nothing thrown from here on leaves a timer or listener behind.
-    this.preamble = /** @type {AstNode} */ (/** @type {unknown} */ (this.bash.transform(preambleSource(this)).ast));
+    const preamble = preambleSource(this);
+    const tracing = this.setOptions.has('xtrace');
+    this.preamble = {
+      options: /** @type {AstNode} */ (/** @type {unknown} */ (this.bash.transform(preamble.options).ast)),
+      status: /** @type {AstNode} */ (/** @type {unknown} */ (this.bash.transform(preamble.status).ast)),
+    };
     const timeoutMs = Math.min(options.timeoutMs ?? this.limits.timeoutMs, this.limits.timeoutMs);
     const controller = new AbortController();
     const onAbort = () => controller.abort(options.signal?.reason);
@@ -271,6 +317,7 @@ export class Shell {
     }, timeoutMs);
     this.signal = controller.signal;
     this.fs.invalidate();
+    this.fs.refusals.clear();
     this.fs.readOnly = !!options.readOnly;
     this.readOnlyRun = !!options.readOnly;
     this.pending = null;
@@ -280,7 +327,9 @@ export class Shell {
       result = await this.bash.exec(commandLine, {
         cwd: this.cwd,
         // The history only where `history` asks for it (it would show in `env` otherwise).
-        env: /\bhistory\b/.test(commandLine) ? { ...this.variables, BASH_HISTORY: JSON.stringify(this.history) } : this.variables,
+        // PWD given: the interpreter would otherwise resolve the working directory through the
+        // file system at the start of every line (a read of a folder, for the taint).
+        env: { ...this.variables, PWD: this.cwd, ...(/\bhistory\b/.test(commandLine) ? { BASH_HISTORY: JSON.stringify(this.history) } : {}) },
         replaceEnv: true,
         rawScript: true,
         signal: controller.signal,
@@ -298,8 +347,14 @@ export class Shell {
       this.readOnlyRun = false;
       this.preamble = null;
     }
-    this.#keepState(result, !!options.readOnly);
+    if (result.env?.[NOT_A_LINE] !== undefined) this.#keepAfterLimit(result, !!options.readOnly);
+    else this.#keepState(result, !!options.readOnly);
     let { stdout, stderr, exitCode } = result;
+    // `set -x` traces the preamble's status command too: not the user's.
+    if (tracing) for (let i = 0; i < 2 && PREAMBLE_TRACE.test(stderr); i++) stderr = stderr.replace(PREAMBLE_TRACE, '');
+    // A bounded shell's refusals, which commands such as `cat` report as a missing file.
+    const unsaid = [...this.fs.refusals].filter((why) => !stderr.includes(why));
+    if (unsaid.length) stderr += `bash: not allowed here: ${unsaid.join('; ')}\n`;
     if (controller.signal.aborted) {
       exitCode = timedOut ? 124 : 130;
       stderr = stderr.replace(/bash: execution aborted\n?$/, '');
@@ -346,21 +401,72 @@ export class Shell {
   }
 
   /**
-   * What this session's own state would run that a line's words do not show: for the command
-   * names given, the session's functions and aliases by those names, and a trace prompt (PS4)
-   * that holds code while `set -x` is on (it runs before every command). For the approval
-   * dialog and the rules (web/tools/shell.js): such a line is neither read-only nor covered.
-   * @param {string[]} names the line's command names
+   * What the session keeps from a line the interpreter stopped at a limit (its variables are not
+   * known): its state as before the line, the functions the line defined (bash keeps those, as in
+   * `f() { f; }; f`) unless it ran read-only, and the exit status.
+   * @param {BashExecResult} result @param {boolean} readOnly
+   */
+  #keepAfterLimit(result, readOnly) {
+    if (!readOnly) {
+      for (const change of this.pending?.define ?? []) {
+        if (isReservedName(change.name)) continue;
+        if (change.op === 'define') this.functions.set(change.name, change.node);
+        else this.functions.delete(change.name);
+      }
+    }
+    this.pending = null;
+    this.lastStatus = result.exitCode;
+  }
+
+  /**
+   * What this session's own state would run that a line's words do not show: the session's
+   * functions and aliases the line reaches — by the command names given, and from there by the
+   * names those definitions call, at any depth (a function calling a function, an alias
+   * expanding to a function) — and a trace prompt (PS4) that holds code while `set -x` is on (it
+   * runs before every command). A computed command name, or a command that runs others by name
+   * (`eval`, `xargs`, `bash`…; RUNS_BY_NAME), may reach any of them: then all are listed. For
+   * the approval dialog and the rules (web/tools/shell.js): such a line is neither read-only
+   * nor covered.
+   * @param {(string | null)[]} names the line's command names (null: computed)
    * @returns {string[]} each in words
    */
   hiddenCode(names) {
     /** @type {string[]} */
     const found = [];
     const aliases = new Set(this.aliases());
-    for (const name of new Set(names)) {
-      if (aliases.has(name)) found.push(`${name} is an alias in this session: ${this.variables[`BASH_ALIAS_${name}`]}`);
+    const everything = [...this.functions.keys(), ...aliases];
+    /** @type {Set<string>} */
+    const seen = new Set();
+    let reachesAll = false;
+    /** @type {(string | null)[]} */
+    const queue = [...names];
+    /** The command names a definition calls. @param {AstNode} script */
+    const calls = (script) => queue.push(...analyzeScript(script).commands.map((words) => words[0]));
+    while (queue.length) {
+      const name = /** @type {string | null} */ (queue.shift());
+      if (name === null || RUNS_BY_NAME.includes(name)) {
+        if (!reachesAll) queue.push(...everything);
+        reachesAll = true;
+        continue;
+      }
+      if (seen.has(name)) continue;
+      seen.add(name);
+      if (aliases.has(name)) {
+        const value = this.variables[`BASH_ALIAS_${name}`] ?? '';
+        found.push(`${name} is an alias in this session: ${value}`);
+        try {
+          calls(this.parse(value));
+          // An alias ending in a space makes the next word an alias too: any of them.
+          if (/\s$/.test(value)) queue.push(null);
+        } catch {
+          queue.push(null);
+        }
+      }
       const fn = this.functions.get(name);
-      if (fn) found.push(`${name} is a function in this session: ${functionText(name, fn)}`);
+      if (fn) {
+        found.push(`${name} is a function in this session: ${functionText(name, fn)}`);
+        calls(fn);
+      }
     }
     const ps4 = this.variables.PS4;
     if (this.setOptions.has('xtrace') && ps4 !== undefined && /[$`]/.test(ps4)) found.push(`this session traces every command (set -x) with PS4='${ps4}', which is expanded before each command and can run code`);
@@ -419,10 +525,12 @@ export const BUILTINS = ['alias', 'break', 'cd', 'continue', 'declare', 'echo', 
 
 /**
  * `rm` that says so when an argument is the workspace root or inside one of Clawser's own
- * folders (just-bash's `rm -f` would hide the refusal and exit 0), then removes the rest.
+ * folders, or when the shell's bound refuses deleting (just-bash's `rm -f` would hide the
+ * refusal and exit 0), then removes the rest.
+ * @param {() => string | null} deleteRefused why this shell may not delete (a skill script's bound), or null
  * @returns {Command}
  */
-function protectedRm() {
+function protectedRm(deleteRefused) {
   return defineCommand('rm', async (args, ctx) => {
     let stderr = '';
     /** @type {string[]} */
@@ -431,6 +539,11 @@ function protectedRm() {
     for (const arg of args) {
       if (options && arg === '--') options = false;
       else if (!(options && arg.startsWith('-') && arg !== '-')) {
+        const refused = deleteRefused();
+        if (refused) {
+          stderr += `rm: cannot remove '${arg}': Permission denied (${refused})\n`;
+          continue;
+        }
         const path = toStoragePath(resolveShellPath(ctx.cwd, arg));
         const folder = path ? protectedFolderOf(path) : '/';
         if (folder) {

@@ -1,7 +1,8 @@
 /**
  * Where skills come from: a ZIP (one skill, or several folders each with a SKILL.md), a folder
  * from the computer (File System Access, or the files of a folder picker), or a URL (a ZIP or
- * a lone SKILL.md). Each yields `{dirName, files}` for SkillStore.install; nothing is written here.
+ * a lone SKILL.md). Each yields `{dirName, files, origin}` for SkillStore.install (origin: where
+ * it came from, in words: its instructions are outside content); nothing is written here.
  */
 import { zipSync } from 'fflate';
 import { readZip } from '../files/zip.js';
@@ -9,7 +10,7 @@ import { SKILL_LIMITS, SkillError } from './store.js';
 import { splitFrontmatter, textOf } from './format.js';
 import { offlineExplains, offlineMessage } from '../net/offline.js';
 
-/** @typedef {{dirName: string, files: Map<string, Uint8Array>, refused: {name: string, reason: string}[]}} SkillSource */
+/** @typedef {{dirName: string, files: Map<string, Uint8Array>, refused: {name: string, reason: string}[], origin: string}} SkillSource */
 
 const ZIP_GUARDS = { maxEntries: SKILL_LIMITS.maxFiles * 5, maxTotalBytes: SKILL_LIMITS.maxTotalBytes, maxEntryBytes: SKILL_LIMITS.maxFileBytes };
 
@@ -17,7 +18,7 @@ const ZIP_GUARDS = { maxEntries: SKILL_LIMITS.maxFiles * 5, maxTotalBytes: SKILL
  * The skills in a set of files: every folder holding a SKILL.md (the root's is named after
  * `fallbackName`). Files under a skill's folder go with it; others are left out.
  * @param {{path: string, data: Uint8Array}[]} entries @param {string} fallbackName
- * @returns {(Omit<SkillSource, 'refused'> & {atRoot: boolean})[]}
+ * @returns {(Omit<SkillSource, 'refused' | 'origin'> & {atRoot: boolean})[]}
  */
 export function skillsIn(entries, fallbackName) {
   // Finder and Windows add these: never part of a skill.
@@ -55,7 +56,7 @@ export function skillsFromZip(bytes, fileName) {
   const found = skillsIn(entries, base);
   if (!found.length) throw new SkillError('invalid', `“${fileName}” holds no SKILL.md: it is not an Agent Skills package.`);
   // Only a SKILL.md at the archive's root has no folder to be named after: then the name it declares.
-  return found.map(({ atRoot, ...s }) => ({ ...s, dirName: atRoot ? declaredName(s.files.get('SKILL.md')) ?? base : s.dirName, refused }));
+  return found.map(({ atRoot, ...s }) => ({ ...s, dirName: atRoot ? declaredName(s.files.get('SKILL.md')) ?? base : s.dirName, refused, origin: `installed from the ZIP file “${fileName}”` }));
 }
 
 /**
@@ -82,7 +83,7 @@ export async function skillsFromDirectoryHandle(handle) {
   await walk(handle, '');
   const found = skillsIn(entries, handle.name);
   if (!found.length) throw new SkillError('invalid', `The folder “${handle.name}” holds no SKILL.md: it is not a skill.`);
-  return found.map(({ atRoot: _root, ...s }) => ({ ...s, refused: [] }));
+  return found.map(({ atRoot: _root, ...s }) => ({ ...s, refused: [], origin: `installed from the folder “${handle.name}” on the computer` }));
 }
 
 /**
@@ -105,7 +106,7 @@ export async function skillsFromFileList(fileList) {
   }
   const found = skillsIn(entries, top);
   if (!found.length) throw new SkillError('invalid', `The folder “${top}” holds no SKILL.md: it is not a skill.`);
-  return found.map(({ atRoot: _root, ...s }) => ({ ...s, refused: [] }));
+  return found.map(({ atRoot: _root, ...s }) => ({ ...s, refused: [], origin: `installed from the folder “${top}” on the computer` }));
 }
 
 /**
@@ -134,10 +135,11 @@ export async function skillsFromUrl(url, fetchFn = globalThis.fetch.bind(globalT
   if (declared > SKILL_LIMITS.maxTotalBytes) throw new SkillError('too_large', `${parsed.href} is ${Math.ceil(declared / 1048576)} MB; a skill may hold at most ${SKILL_LIMITS.maxTotalBytes / 1048576} MB.`);
   const bytes = new Uint8Array(await res.arrayBuffer());
   const fileName = decodeURIComponent(parsed.pathname.split('/').pop() || 'skill');
-  if (bytes[0] === 0x50 && bytes[1] === 0x4b) return skillsFromZip(bytes, fileName);
+  const origin = `downloaded from ${parsed.href}`;
+  if (bytes[0] === 0x50 && bytes[1] === 0x4b) return skillsFromZip(bytes, fileName).map((s) => ({ ...s, origin }));
   const name = declaredName(bytes);
   if (!name) throw new SkillError('invalid', `${parsed.href} is neither a ZIP nor a SKILL.md with frontmatter.`);
-  return [{ dirName: name, files: new Map([['SKILL.md', bytes]]), refused: [] }];
+  return [{ dirName: name, files: new Map([['SKILL.md', bytes]]), refused: [], origin }];
 }
 
 /**

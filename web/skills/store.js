@@ -1,9 +1,17 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
-/** @import { LocalConfig } from '../storage/local-config.js' */
+/** @import { ConfigStore } from '../storage/types.d.ts' */
 /** @import { Coordination } from '../agent/types.d.ts' */
 /** @import { SkillValidation, Skill } from './format.js' */
+import { z } from 'zod';
 import { validateSkill, textOf, pathProblem } from './format.js';
 import { setAsideFile } from '../storage/damage.js';
+import { skillOwner } from '../mcp/tool-lists.js';
+
+/** What the store says of a skill whose origin it has no record of (installed before it kept one, or damaged). */
+export const ORIGIN_UNRECORDED = 'where it came from is not recorded';
+
+/** A skill's origin record: where it came from in words, or null for a skill the user wrote in Clawser. */
+const OriginRecord = z.object({ origin: z.string().min(1).max(2000).nullable() });
 
 /** What an installed skill may hold. */
 export const SKILL_LIMITS = { maxFiles: 1000, maxFileBytes: 20 * 1024 * 1024, maxTotalBytes: 50 * 1024 * 1024 };
@@ -29,6 +37,7 @@ export class SkillError extends Error {
  * @property {boolean} shadowed a global skill hidden by the workspace's skill of the same name
  * @property {boolean} enabled in this workspace
  * @property {SkillValidation} validation
+ * @property {string | null} origin where it came from, in words, or null when the user wrote it in Clawser (SkillStore.origin)
  */
 
 /**
@@ -40,15 +49,19 @@ export class SkillError extends Error {
 export class SkillStore {
   /** Validations by scope/name (skills change only through this store or another tab's). @type {Map<string, SkillValidation>} */
   #cache = new Map();
+  /** Origins by scope/name, like the validations. @type {Map<string, Promise<string | null>>} */
+  #origins = new Map();
   /** @type {Set<() => void>} */
   #listeners = new Set();
 
   /**
-   * @param {{globalFs: FileSystem, workspaceFs: FileSystem, config: LocalConfig, workspaceId: string, coordination?: Coordination,
-   *   onDamage?: import('../storage/damage.js').DamageSink, onGlobalDamage?: import('../storage/damage.js').DamageSink}} deps
+   * @param {{globalFs: FileSystem, workspaceFs: FileSystem, config: ConfigStore, workspaceId: string, coordination?: Coordination,
+   *   onDamage?: import('../storage/damage.js').DamageSink, onGlobalDamage?: import('../storage/damage.js').DamageSink,
+   *   toolLists?: Pick<import('../mcp/tool-lists.js').ToolListBinder, 'bind' | 'forget'>}} deps
    *   globalFs: the global skills folder's view (`clawser_skills/`); workspaceFs: the workspace's own files (not a protected view);
    *   onDamage, onGlobalDamage: told of an installed skill (the workspace's, a global one) whose files no longer
-   *   make a valid skill — every skill is checked when installed, so that is damage; it is not offered to the agent
+   *   make a valid skill — every skill is checked when installed, so that is damage; it is not offered to the agent;
+   *   toolLists: binds the MCP tools an installed skill's allowed-tools name to the servers they are now (installing is the user's yes)
    */
   constructor(deps) {
     this.deps = deps;
@@ -67,6 +80,49 @@ export class SkillStore {
     return [base, name].filter(Boolean).join('/');
   }
 
+  /**
+   * Where a skill's origin record is kept: beside the skills, in a folder no skill can be named
+   * after (`.origins/`, skipped like the staging folders).
+   * @param {SkillScope} scope @param {string} name
+   */
+  #originPath(scope, name) {
+    return `${this.#path(scope, '.origins')}/${name}.json`;
+  }
+
+  /**
+   * Where the skill the workspace sees under `name` came from, in words ("downloaded from
+   * https://…", "installed from the ZIP file “x.zip”"), or null when the user wrote it in
+   * Clawser. Its instructions and files are outside content unless null: without a record (a
+   * skill installed before the store kept them, a damaged record) it is ORIGIN_UNRECORDED.
+   * @param {string} name
+   * @returns {Promise<string | null>}
+   */
+  async origin(name) {
+    const found = await this.get(name);
+    return found ? this.#originOf(found.scope, name) : ORIGIN_UNRECORDED;
+  }
+
+  /** @param {SkillScope} scope @param {string} name @returns {Promise<string | null>} */
+  #originOf(scope, name) {
+    const key = `${scope}/${name}`;
+    let origin = this.#origins.get(key);
+    if (!origin) {
+      origin = this.#readOrigin(scope, name);
+      this.#origins.set(key, origin);
+    }
+    return origin;
+  }
+
+  /** @param {SkillScope} scope @param {string} name @returns {Promise<string | null>} */
+  async #readOrigin(scope, name) {
+    try {
+      const parsed = OriginRecord.safeParse(JSON.parse(textOf(await this.#fs(scope).readBytes(this.#originPath(scope, name))) ?? ''));
+      return parsed.success ? parsed.data.origin : ORIGIN_UNRECORDED;
+    } catch {
+      return ORIGIN_UNRECORDED;
+    }
+  }
+
   /** Calls back after skills changed (here or in another tab). @param {() => void} fn */
   subscribe(fn) {
     this.#listeners.add(fn);
@@ -76,6 +132,7 @@ export class SkillStore {
   /** @param {boolean} [announce] */
   #changed(announce = true) {
     this.#cache.clear();
+    this.#origins.clear();
     if (announce) this.deps.coordination?.publish('skills', {});
     for (const fn of this.#listeners) fn();
   }
@@ -197,17 +254,18 @@ export class SkillStore {
     const mine = new Set(own);
     /** @type {SkillEntry[]} */
     const out = [];
-    for (const name of own) out.push({ name, scope: 'workspace', shadowed: false, enabled: this.isEnabled(name), validation: await this.#validation('workspace', name) });
-    for (const name of global) out.push({ name, scope: 'global', shadowed: mine.has(name), enabled: this.isEnabled(name), validation: await this.#validation('global', name) });
+    for (const name of own) out.push({ name, scope: 'workspace', shadowed: false, enabled: this.isEnabled(name), validation: await this.#validation('workspace', name), origin: await this.#originOf('workspace', name) });
+    for (const name of global) out.push({ name, scope: 'global', shadowed: mine.has(name), enabled: this.isEnabled(name), validation: await this.#validation('global', name), origin: await this.#originOf('global', name) });
     return out;
   }
 
   /**
-   * The skills the agent is offered: enabled, valid, not shadowed.
-   * @returns {Promise<(Skill & {scope: SkillScope})[]>}
+   * The skills the agent is offered: enabled, valid, not shadowed; each with where it came from
+   * (origin: null when the user wrote it).
+   * @returns {Promise<(Skill & {scope: SkillScope, origin: string | null})[]>}
    */
   async active() {
-    return (await this.list()).filter((e) => e.enabled && !e.shadowed && e.validation.skill).map((e) => ({ ...(/** @type {Skill} */ (e.validation.skill)), scope: e.scope }));
+    return (await this.list()).filter((e) => e.enabled && !e.shadowed && e.validation.skill).map((e) => ({ ...(/** @type {Skill} */ (e.validation.skill)), scope: e.scope, origin: e.origin }));
   }
 
   /**
@@ -224,9 +282,12 @@ export class SkillStore {
 
   /**
    * Installs a skill (replacing one of the same name in that scope): validated first, refused
-   * with every error when invalid or over the limits; enabled in this workspace.
+   * with every error when invalid or over the limits; enabled in this workspace. `origin` is
+   * where it came from, in words (a download, a ZIP, a folder), or null when the user wrote it
+   * in Clawser; left out, none is recorded (ORIGIN_UNRECORDED: outside content). A new install
+   * never keeps the replaced skill's record.
    * @param {string} dirName @param {Map<string, Uint8Array | string>} files
-   * @param {{scope?: SkillScope}} [options]
+   * @param {{scope?: SkillScope, origin?: string | null}} [options]
    */
   async install(dirName, files, options = {}) {
     const scope = options.scope ?? 'workspace';
@@ -249,6 +310,10 @@ export class SkillStore {
     const previous = this.#path(scope, `.replaced-${name}-${stamp}`);
     const target = this.#path(scope, name);
     let moved = false;
+    // The old record goes first: a failure below leaves the old skill with no record (outside
+    // content), never the new skill with the old one's.
+    const record = this.#originPath(scope, name);
+    await fs.delete(record).catch(() => {});
     try {
       for (const [path, data] of files) {
         if (pathProblem(path)) continue; // validation refused these already
@@ -262,12 +327,16 @@ export class SkillStore {
       await fs.move(staging, target);
       if (moved) await fs.delete(previous).catch(() => {});
       moved = false;
+      if (options.origin !== undefined) await fs.write(record, JSON.stringify({ origin: options.origin }));
     } finally {
       if (moved) await fs.move(previous, target).catch(() => {});
       await fs.delete(staging).catch(() => {});
     }
     const choices = this.#choices();
     if (choices[name] === false) this.deps.config.set(this.#enabledKey, { ...choices, [name]: true });
+    // Its allowed-tools' MCP tools are the ones of the servers set up now: a server added later under the same name is not.
+    // (Not bound, they reach only a server saved before bindings existed: it fails safe.)
+    await this.deps.toolLists?.bind(skillOwner(scope, name), validation.skill.allowedToolsGiven ? validation.skill.allowedTools : []).catch(() => []);
     this.#changed();
     return validation;
   }
@@ -276,6 +345,8 @@ export class SkillStore {
   async remove(name, scope) {
     if (!(await this.#names(scope)).includes(name)) throw new SkillError('not_found', `No ${scope} skill named “${name}”.`);
     await this.#fs(scope).delete(this.#path(scope, name));
+    await this.#fs(scope).delete(this.#originPath(scope, name)).catch(() => {});
+    await this.deps.toolLists?.forget(skillOwner(scope, name)).catch(() => {});
     this.#changed();
   }
 

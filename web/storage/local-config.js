@@ -1,3 +1,4 @@
+/** @import { ConfigStore } from './types.d.ts' */
 import { QUOTA_MESSAGE, StorageError, isQuotaError } from './errors.js';
 
 const PREFIX = 'clawser_';
@@ -5,6 +6,10 @@ const PREFIX = 'clawser_';
 /**
  * The one module that touches localStorage: small JSON config under `clawser_*` keys.
  * A full quota surfaces as a StorageError('quota'); nothing is silently dropped.
+ * The app keeps its settings in OPFS (DurableConfig: Chromium writes localStorage to disk
+ * lazily, so a crash loses its last changes); localStorage is that store's cache for the first
+ * view, and where versions before it kept everything.
+ * @implements {ConfigStore}
  */
 export class LocalConfig {
   /** @type {Storage} */
@@ -75,6 +80,18 @@ export class LocalConfig {
       if (isQuotaError(err)) throw new StorageError('quota', QUOTA_MESSAGE, { cause: err });
       throw err;
     }
+  }
+
+  /** Changes a value from what it is (undefined: missing, or returned to remove it). @param {string} key @param {(value: unknown) => unknown} fn */
+  update(key, fn) {
+    const next = fn(this.get(key, undefined));
+    if (next === undefined) this.remove(key);
+    else this.set(key, next);
+  }
+
+  /** Written as set (localStorage has no later write to wait for). @returns {Promise<void>} */
+  flush() {
+    return Promise.resolve();
   }
 
   /** @param {string} prefix @returns {string[]} */

@@ -75,6 +75,32 @@ export interface FileSystem {
   move(from: string, to: string): Promise<void>;
 }
 
+/**
+ * Clawser's own small settings: `clawser_*` keys holding JSON. The app's is DurableConfig (OPFS,
+ * written in the background: `flush()` resolves once every change made before it is stored);
+ * LocalConfig (localStorage) serves tests and the first view's cache.
+ */
+export interface ConfigStore {
+  /** The parsed value, or `fallback` when missing or unreadable. */
+  get<T>(key: string, fallback: T): unknown | T;
+  set(key: string, value: unknown): void;
+  remove(key: string): void;
+  /** The keys starting with `prefix` (itself a `clawser_` prefix). */
+  keys(prefix: string): string[];
+  /** Every entry as [key, raw JSON text]. */
+  entries(): Array<[string, string]>;
+  /** Stores raw JSON text as it is. */
+  setRaw(key: string, raw: string): void;
+  /**
+   * Changes a value from what it is (`fn` gets undefined when missing; returns undefined to
+   * remove it). DurableConfig makes the change again on what is stored when it writes, so a
+   * change another tab made meanwhile is built on, never undone.
+   */
+  update(key: string, fn: (value: unknown) => unknown): void;
+  /** Resolves once the changes made before the call are stored; rejects with why not. */
+  flush(): Promise<void>;
+}
+
 /** `protected`: a write into one of Clawser's own folders through a view that may not change them.
  * `damaged`: a file Clawser keeps is damaged and is kept as it is until the person sets it aside. */
 export type StorageErrorCode = 'not_found' | 'quota' | 'invalid_path' | 'not_a_directory' | 'busy' | 'unavailable' | 'io' | 'protected' | 'damaged';

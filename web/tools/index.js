@@ -1,5 +1,5 @@
 /** @import { ToolSettings, ToolDefinition } from './types.d.ts' */
-/** @import { LocalConfig } from '../storage/local-config.js' */
+/** @import { ConfigStore } from '../storage/types.d.ts' */
 import { z } from 'zod';
 import { BrowserToolRegistry } from './registry.js';
 import { FS_TOOLS } from './fs.js';
@@ -42,7 +42,7 @@ export function toolSettings(partial = {}) {
 
 /**
  * A registry with every built-in tool, policies persisted for the workspace.
- * @param {{config?: LocalConfig, workspaceId?: string}} [options]
+ * @param {{config?: ConfigStore, workspaceId?: string}} [options]
  */
 export function createBuiltinRegistry(options = {}) {
   const registry = new BrowserToolRegistry(options);

@@ -1,6 +1,6 @@
 /** @import { ToolDefinition, ToolPolicy, PermissionLevel } from './types.d.ts' */
 /** @import { ToolSpec } from '../providers/types.d.ts' */
-/** @import { LocalConfig } from '../storage/local-config.js' */
+/** @import { ConfigStore } from '../storage/types.d.ts' */
 /** @import { ApprovalRule } from './approval-rules.js' */
 import { z } from 'zod';
 import { ApprovalRulesSchema, rulesCover, scopeOf } from './approval-rules.js';
@@ -30,7 +30,7 @@ export class BrowserToolRegistry {
   /** @type {Map<string, ToolDefinition>} */
   #tools = new Map();
 
-  /** @param {{config?: LocalConfig, workspaceId?: string}} [options] without config, policies live in memory */
+  /** @param {{config?: ConfigStore, workspaceId?: string}} [options] without config, policies live in memory */
   constructor(options = {}) {
     this.config = options.config;
     this.workspaceId = options.workspaceId ?? 'default';

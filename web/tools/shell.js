@@ -7,9 +7,6 @@ import { ruleFetch } from './web.js';
 /** The tools a read-only line's `clawser` may call (they read local state only). */
 const READ_ONLY_TOOLS = ['memory_recall', 'goal_list', 'schedule_list', 'fs_read', 'fs_list', 'git_status', 'git_log', 'git_diff', 'skill_read_file', 'storage_get', 'storage_list'];
 
-/** Commands that run other commands by name (a session's function or alias among them). */
-const RUNS_COMMANDS = ['bash', 'sh', 'eval', 'source', '.', 'exec', 'command', 'builtin', 'xargs', 'find', 'env', 'timeout', 'nohup', 'time', 'watch', 'trap'];
-
 /** What the model sees of stdout and of stderr at most (each). */
 export const SHELL_OUTPUT_CAP = 20_000;
 /** A line the agent runs stops after this long. */
@@ -84,11 +81,9 @@ class ShellSessions {
       const verdict = readOnlyVerdict(this.#checker.parse(command));
       const session = ctx ? this.peek(ctx)?.shell : undefined;
       if (!session) return verdict;
-      const names = verdict.commands.map((c) => c.split(' ')[0]);
-      // A command that runs others by name (`xargs ls`, `find -exec`, `bash -c`, `eval`) may reach
-      // any of the session's definitions: the dialog then lists them all.
-      const runs = names.some((n) => RUNS_COMMANDS.includes(n));
-      const hidden = session.hiddenCode(runs ? [...names, ...session.functions.keys(), ...session.aliases()] : names);
+      // Every definition of the session the line reaches, at any depth (a computed name, or a
+      // command that runs others by name — `xargs ls`, `bash -c`, `eval` — may reach them all).
+      const hidden = session.hiddenCode(verdict.commands.map((c) => (c.startsWith('…') ? null : c.split(' ')[0])));
       if (!hidden.length) return verdict;
       return { ...verdict, readOnly: false, coverable: false, reason: verdict.reason ?? hidden[0], hidden };
     } catch {
@@ -140,16 +135,47 @@ function newLine(session) {
   session.tainted = false;
 }
 
+/** The tools that allow each kind of file access (any one of them), for a bounded shell. */
+const FILE_ACCESS = /** @type {const} */ ({ read: ['fs_read'], list: ['fs_read', 'fs_list'], stat: ['fs_read', 'fs_list'], write: ['fs_write'], delete: ['fs_delete'] });
+
+/**
+ * The git tool a subcommand of the shell's `git` amounts to.
+ * @param {string} sub @param {string[]} args
+ */
+function gitToolOf(sub, args) {
+  if (sub === 'status') return 'git_status';
+  if (sub === 'log') return 'git_log';
+  if (sub === 'diff') return 'git_diff';
+  if (sub === 'add' || sub === 'commit') return 'git_commit';
+  if (sub === 'branch') return args.some((a) => !a.startsWith('-') || a === '-d' || a === '-D') ? 'git_branch' : 'git_status';
+  return 'git_checkout';
+}
+
+/**
+ * Why a shell bounded by `only` (a skill script's allowed-tools, without `shell`) may not do
+ * what needs one of `tools`, or null.
+ * @param {string[]} only @param {readonly string[]} tools
+ */
+function outOfBounds(only, tools) {
+  if (tools.some((t) => only.includes(t))) return null;
+  const allowed = only.join(', ') || 'none';
+  return tools.length === 1 ? `${tools[0]} is not among the tools this script may use (${allowed})` : `neither ${tools.join(' nor ')} is among the tools this script may use (${allowed})`;
+}
+
 /**
  * The agent's shell over the workspace: Clawser's folders neither written nor read, `git` on
  * the workspace's repository, `clawser` and `curl` through the gates of `live.ctx` (the latest
  * call's), `only` limiting the tools `clawser` may call (a skill's allowed-tools). Outside
  * content taints the turn as it comes in: a page curl fetched, a file of a cloned repository.
+ * A shell bounded by `only` that does not include `shell` (a skill's shell script) is bounded
+ * in its files and `git` too: reading needs fs_read (listing fs_list), writing fs_write,
+ * deleting fs_delete, each git subcommand its git tool (git_commit for add and commit…).
  * @param {Live} session @param {{only?: string[], env?: Record<string, string>}} [options]
  */
 async function agentShell(session, options = {}) {
   const [{ createShell }, , { gitCommand }, { clawserCommand, listStore }] = await loadShell();
   const ctx = session.ctx;
+  const bound = options.only && !options.only.includes('shell') ? options.only : null;
   /** @type {import('../shell/shell.js').Shell | null} */
   let shell = null;
   const fetch = ruleFetch({
@@ -166,15 +192,16 @@ async function agentShell(session, options = {}) {
     limits: { timeoutMs: SHELL_TIMEOUT_MS },
     ...(options.env ? { env: options.env } : {}),
     onRead: (path) => taintWorkspaceContent(session, path),
+    ...(bound ? { permit: (/** @type {keyof typeof FILE_ACCESS} */ access) => outOfBounds(bound, FILE_ACCESS[access]) } : {}),
     commands: [
       gitCommand(async () => {
         // A cloned repository's history (log, diff) is outside content too.
         await taintWorkspaceContent(session);
         return session.ctx.git ?? new (await import('../git/git.js')).WorkspaceGit(session.ctx.fs);
-      }, { mayWrite: () => !shell?.readOnlyRun }),
+      }, { mayWrite: () => !shell?.readOnlyRun, ...(bound ? { permit: (sub, args) => outOfBounds(bound, [gitToolOf(sub, args)]) } : {}) }),
       clawserCommand({
         callTool: (name, args, signal) => {
-          if (options.only && !options.only.includes(name)) return Promise.resolve({ ok: false, output: `${name} is not among the tools this script may use (${options.only.join(', ') || 'none'}).` });
+          if (options.only && !options.only.includes(name)) return Promise.resolve({ ok: false, output: `${name} is not among the tools this script may use (${options.only.filter((n) => !n.includes(':')).join(', ') || 'none'}).` });
           if (name === 'shell' || name === 'run_js' || name === 'skill_run_script') return Promise.resolve({ ok: false, output: `${name} cannot be called from inside the shell.` });
           // A read-only line may only read, whatever its hidden parts try.
           if (shell?.readOnlyRun && !READ_ONLY_TOOLS.includes(name)) return Promise.resolve({ ok: false, output: `${name} may change something, and this line was run as read-only.` });
@@ -267,11 +294,14 @@ export function createShellTool() {
     preview: ({ command }, ctx) => {
       const verdict = sessions.analyse(command, ctx);
       if (!verdict) return 'The line could not be parsed; it will fail with a syntax error.';
-      if (verdict.readOnly) return 'Only reads (every command is on the read-only list).';
+      // Relative paths mean something else away from the workspace's root: say where it runs.
+      const cwd = ctx ? sessions.peek(ctx)?.shell.cwd : undefined;
+      const where = cwd && cwd !== '/' ? `Runs in ${cwd} (the session's current directory).\n` : '';
+      if (verdict.readOnly) return `${where}Only reads (every command is on the read-only list).`;
       // What the session runs besides the line's own words (its functions, aliases, trace prompt), in full.
       const more = (verdict.hidden ?? []).filter((h) => h !== verdict.reason);
       const hidden = more.length ? `\nThe session also runs: ${more.join('; ')}` : '';
-      return `Changes something: ${verdict.reason}. Commands: ${verdict.commands.join(' · ')}${hidden}`;
+      return `${where}Changes something: ${verdict.reason}. Commands: ${verdict.commands.join(' · ')}${hidden}`;
     },
     async run({ command, stdin }, /** @type {ToolContext} */ ctx) {
       const session = await sessions.for(ctx);

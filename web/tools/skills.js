@@ -1,6 +1,7 @@
 /** @import { ToolDefinition, ToolContext } from './types.d.ts' */
 import { z } from 'zod';
 import { stripInvisible } from '../safety/invisible.js';
+import { skillOwner, describeProblem } from '../mcp/tool-lists.js';
 
 /** @param {ToolContext} ctx */
 function skillsOf(ctx) {
@@ -51,6 +52,15 @@ export function skillInstructions(skill) {
   ].filter(Boolean).join('\n');
 }
 
+/**
+ * What a skill's text counts as for the taint: where it came from (SkillStore.origin), or null
+ * for a skill the user wrote in Clawser.
+ * @param {{name: string, origin?: string | null}} skill
+ */
+export function skillTaint(skill) {
+  return skill.origin === null ? null : `the skill “${skill.name}” (${skill.origin ?? 'where it came from is not recorded'})`;
+}
+
 /** @type {ToolDefinition} */
 export const skillActivate = {
   name: 'skill_activate',
@@ -59,7 +69,10 @@ export const skillActivate = {
   schema: z.object({ name: SkillName }),
   async run({ name }, /** @type {ToolContext} */ ctx) {
     const skill = await activeSkill(ctx, name);
-    return { ok: true, output: skillInstructions(skill), events: [{ type: 'skill_activated', data: { name: skill.name, by: 'agent' } }] };
+    // A skill from outside (downloaded, a ZIP, a folder, not recorded) is someone else's text:
+    // its instructions taint the turn like a fetched page, flagged by the detector or not.
+    const untrusted = skillTaint(skill);
+    return { ok: true, output: skillInstructions(skill), events: [{ type: 'skill_activated', data: { name: skill.name, by: 'agent' } }], ...(untrusted ? { untrusted } : {}) };
   },
 };
 
@@ -70,12 +83,14 @@ export const skillReadFile = {
   permission: 'read',
   schema: z.object({ name: SkillName, path: z.string().min(1).max(1000).describe('Path inside the skill, e.g. "references/forms.md"'), offset: z.number().int().min(0).optional().describe('Character offset to start at (from the previous page)') }),
   async run({ name, path, offset }, /** @type {ToolContext} */ ctx) {
-    await activeSkill(ctx, name);
+    const skill = await activeSkill(ctx, name);
     const page = await skillsOf(ctx).readFile(name, path, { offset });
     if (page.binary) return { ok: true, output: `${path} is a binary file (${page.size} bytes); it cannot be shown as text.` };
     const more = page.next !== null ? `\n…[characters ${page.offset}–${page.next} of ${page.total}; call again with offset ${page.next} for the rest]` : '';
-    // A skill's files were written by whoever wrote the skill: outside content, like a fetched page.
-    return { ok: true, output: `${page.text}${more}`, untrusted: `a file of the skill “${name}”` };
+    // A skill's files were written by whoever wrote the skill: outside content, like a fetched
+    // page, unless the user wrote it in Clawser.
+    const untrusted = skill.origin === null ? null : `a file of the skill “${name}” (${skill.origin ?? 'where it came from is not recorded'})`;
+    return { ok: true, output: `${page.text}${more}`, ...(untrusted ? { untrusted } : {}) };
   },
 };
 
@@ -99,21 +114,39 @@ export const skillRunScript = {
     // Always a bound (none given and no list of tools: no tools), held by the runner for every
     // call the script makes, through its shell and that shell's clawser and curl too.
     const allowed = skill.allowedToolsGiven ? skill.allowedTools : ctx.toolNames ?? [];
-    const only = allowed.filter((t) => t !== 'agent_delegate');
-    // A shell script runs in a shell of its own over the workspace (web/tools/shell.js): its
-    // `clawser` and `curl` calls pass the gates and stay within the skill's allowed-tools.
-    if (file.language === 'shell') return (await import('./shell.js')).runShellScript(source, { args, only }, ctx);
-    if (file.language !== 'javascript') return { ok: false, output: `${path} is not JavaScript: it cannot run in the browser (there is no ${file.language === 'python' ? 'Python' : 'interpreter for it'} here). Its text, to follow by hand:\n${source}` };
-    if (!ctx.runCode) return { ok: false, output: 'The code sandbox is not available here.' };
-    // The skill's allowed-tools bound what the script may call (the usual gates still apply to
-    // each call), in a sandbox of its own, and it runs as written (its last expression is its
-    // value). `args` is a global, so a script declaring its own `args` still runs.
-    return ctx.runCode(`globalThis.args = ${JSON.stringify(args ?? {})};\n${source}`, ctx.signal, { only, isolated: true, adapt: false });
+    // An MCP tool is in the bound with its identity: the one the skill's list was bound to when it
+    // was installed (a server replaced since under the same name is not), or the caller's now.
+    // Without the workspace's MCP servers, no MCP tool is in it.
+    const bound = ctx.mcp?.toolListFor(skill.allowedToolsGiven ? skillOwner(skill.scope, skill.name) : null, allowed) ?? { names: allowed, keys: [], problems: [] };
+    const only = [...bound.names, ...bound.keys].filter((t) => t !== 'agent_delegate');
+    const leftOut = bound.problems.length ? `${bound.problems.map((p) => describeProblem(`The skill “${name}”`, p)).join('\n')}\n(Installing the skill again chooses the tools of those names now.)` : '';
+    if (leftOut) {
+      const r = await runScript(file.language, path, source, args, only, ctx);
+      return { ...r, output: `${leftOut}\n${r.output}` };
+    }
+    return runScript(file.language, path, source, args, only, ctx);
   },
   preview({ name, script, args }) {
     return `Run ${script} of the skill “${name}” in the sandbox${args && Object.keys(args).length ? ` with ${JSON.stringify(args).slice(0, 300)}` : ''}.`;
   },
 };
+
+/**
+ * Runs a skill's script within its bound.
+ * @param {string | null} language @param {string} path @param {string} source @param {Record<string, unknown> | undefined} args @param {string[]} only @param {ToolContext} ctx
+ * @returns {Promise<import('./types.d.ts').ToolResult>}
+ */
+async function runScript(language, path, source, args, only, ctx) {
+  // A shell script runs in a shell of its own over the workspace (web/tools/shell.js): its
+  // `clawser` and `curl` calls pass the gates and stay within the skill's allowed-tools.
+  if (language === 'shell') return (await import('./shell.js')).runShellScript(source, { args, only }, ctx);
+  if (language !== 'javascript') return { ok: false, output: `${path} is not JavaScript: it cannot run in the browser (there is no ${language === 'python' ? 'Python' : 'interpreter for it'} here). Its text, to follow by hand:\n${source}` };
+  if (!ctx.runCode) return { ok: false, output: 'The code sandbox is not available here.' };
+  // The skill's allowed-tools bound what the script may call (the usual gates still apply to
+  // each call), in a sandbox of its own, and it runs as written (its last expression is its
+  // value). `args` is a global, so a script declaring its own `args` still runs.
+  return ctx.runCode(`globalThis.args = ${JSON.stringify(args ?? {})};\n${source}`, ctx.signal, { only, isolated: true, adapt: false });
+}
 
 /** @type {ToolDefinition} */
 export const skillInstall = {
@@ -127,7 +160,7 @@ export const skillInstall = {
     const sources = await skillsFromUrl(url, ctx.fetch, ctx.signal);
     const installed = [];
     for (const s of sources) {
-      const v = await skillsOf(ctx).install(s.dirName, s.files, { scope: 'workspace' });
+      const v = await skillsOf(ctx).install(s.dirName, s.files, { scope: 'workspace', origin: s.origin });
       installed.push(v.skill?.name ?? s.dirName);
     }
     return { ok: true, output: `Installed ${installed.map((n) => `“${n}”`).join(', ')}; enabled in this workspace.`, events: installed.map((n) => ({ type: /** @type {const} */ ('skill_installed'), data: { name: n, url } })) };

@@ -12,7 +12,8 @@ import { confirmDialog } from './dialogs.js';
  *   agents: {list: () => Promise<ScopedAgent[]>, save: (value: unknown, scope: 'workspace' | 'global', previousName?: string) => Promise<AgentDefinition>,
  *     remove: (name: string, scope: 'workspace' | 'global') => Promise<void>, duplicate: (name: string) => Promise<AgentDefinition>,
  *     setIdentity: (source: IdentitySource | null) => Promise<void>, subscribe: (fn: () => void) => () => void, quarantined?: string | null,
- *     problems?: {scope: 'workspace' | 'global', message: string}[], setAsideDamaged?: (scope: 'workspace' | 'global') => Promise<string>},
+ *     problems?: {scope: 'workspace' | 'global', message: string}[], setAsideDamaged?: (scope: 'workspace' | 'global') => Promise<string>,
+ *     forUse?: (a: ScopedAgent) => Promise<{leftOut: string[]}>, lastSaveProblems?: {tool: string, reason: string}[]},
  *   format: {toJson: (a: AgentDefinition) => string, toMarkdown: (a: AgentDefinition) => string, parseFile: (text: string) => {ok: true, agent: AgentDefinition} | {ok: false, errors: string[]},
  *     validate: (value: unknown) => {ok: true, agent: AgentDefinition} | {ok: false, errors: string[]}, checkIdentity: (source: IdentitySource) => {ok: true, prompt: string} | {ok: false, errors: string[]},
  *     preview: (a: {systemPrompt?: string, identity?: IdentitySource}) => string, identityTemplate: string},
@@ -51,11 +52,13 @@ export function AgentsPanel(props) {
     const ownModel = h('div', { class: 'row', hidden: !agent?.model }, field('Provider', provider, 'Its key and address are the ones saved for that provider in Settings.'), field('Model', model));
     modelKind.addEventListener('change', () => { ownModel.hidden = modelKind.value !== 'own'; });
     const allTools = /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', id: id('all-tools'), checked: !agent?.tools, disabled: builtin }));
-    const toolBoxes = props.toolNames.map((t) => /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', id: id(`tool-${t}`), value: t, checked: !agent?.tools || agent.tools.includes(t), disabled: builtin || !agent?.tools })));
+    // Names the agent has that no tool has now (an MCP server not connected) stay in its list, and say so.
+    const absent = (agent?.tools ?? []).filter((t) => !props.toolNames.includes(t));
+    const toolBoxes = [...props.toolNames, ...absent].map((t) => /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', id: id(`tool-${t}`), value: t, checked: !agent?.tools || agent.tools.includes(t), disabled: builtin || !agent?.tools })));
     allTools.addEventListener('change', () => { for (const b of toolBoxes) { b.disabled = allTools.checked; if (allTools.checked) b.checked = true; } });
     const tools = h('fieldset', { class: 'agent-tools' }, h('legend', null, 'Tools it may use (never more than the workspace allows)'),
       h('div', { class: 'row' }, allTools, h('label', { for: allTools.id }, 'All the workspace\'s tools')),
-      h('div', { class: 'agent-tool-grid' }, ...toolBoxes.map((b) => h('span', { class: 'row' }, b, h('label', { for: b.id }, b.value)))));
+      h('div', { class: 'agent-tool-grid' }, ...toolBoxes.map((b) => h('span', { class: 'row' }, b, h('label', { for: b.id }, absent.includes(b.value) ? `${b.value} (not available now)` : b.value)))));
     const autonomy = /** @type {HTMLSelectElement} */ (h('select', { id: id('autonomy'), disabled: builtin },
       h('option', { value: '' }, 'The workspace\'s level'),
       ...[['readonly', 'Read-only'], ['supervised', 'Supervised'], ['full', 'Full']].map(([v, l]) => h('option', { value: v, selected: agent?.autonomy === v }, l))));
@@ -132,7 +135,8 @@ export function AgentsPanel(props) {
           status.textContent = identity() ? 'Saved the workspace\'s identity.' : 'Removed the workspace\'s identity.';
         } else {
           const saved = await props.agents.save(value(), agent?.scope === 'global' ? 'global' : agent ? 'workspace' : /** @type {'workspace' | 'global'} */ (scope.value), agent?.name);
-          status.textContent = `Saved @${saved.name}.`;
+          const unbound = props.agents.lastSaveProblems ?? [];
+          status.textContent = `Saved @${saved.name}.${unbound.map((p) => ` ${p.tool} reaches no tool: ${p.reason}.`).join('')}`;
         }
         clear(editorHost);
         await draw();
@@ -150,8 +154,8 @@ export function AgentsPanel(props) {
     status.textContent = `Exported @${a.name}.`;
   };
 
-  /** @param {ScopedAgent} a */
-  const item = (a) => h('li', { class: 'card agent', 'data-agent': a.name },
+  /** @param {ScopedAgent} a @param {string[]} leftOut what its list names that it does not reach now, in words */
+  const item = (a, leftOut) => h('li', { class: 'card agent', 'data-agent': a.name },
     h('div', { class: 'row' },
       h('h3', null, `@${a.name}`),
       h('span', { class: 'small muted' }, a.scope === 'builtin' ? `default${a.identity ? ' · identity set' : ''}` : a.scope === 'global' ? 'every workspace' : 'this workspace'),
@@ -163,6 +167,7 @@ export function AgentsPanel(props) {
       a.autonomy ? `autonomy ${a.autonomy}` : '',
       a.maxIterations ? `${a.maxIterations} steps` : '',
     ].filter(Boolean).join(' · ')),
+    ...leftOut.map((text) => h('p', { class: 'notice warn small' }, `${text} Edit the agent and save it to choose the tool of that name now.`)),
     h('div', { class: 'row' },
       h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': a.scope === 'builtin' ? `Edit identity of @${a.name}` : `Edit @${a.name}`, on: { click: () => edit(a) } }, a.scope === 'builtin' ? 'Edit identity' : 'Edit'),
       a.scope === 'builtin' ? '' : h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Duplicate @${a.name}`, on: { click: () => guarded(async () => {
@@ -183,6 +188,8 @@ export function AgentsPanel(props) {
 
   const draw = async () => {
     const all = await props.agents.list();
+    const forUse = props.agents.forUse;
+    const leftOut = await Promise.all(all.map(async (a) => (forUse ? (await forUse.call(props.agents, a).catch(() => ({ leftOut: [] }))).leftOut : [])));
     if (props.agents.quarantined && !status.textContent) status.textContent = `A folder .agents/ that Clawser did not write (from a clone, an import or an older version) was moved to ${props.agents.quarantined}/; nothing in it is used. Import an agent from there if you trust it.`;
     clear(list).append(
       ...(props.agents.problems ?? []).map((p) => h('div', { class: 'notice warn row', role: 'alert' },
@@ -192,7 +199,7 @@ export function AgentsPanel(props) {
           status.textContent = `Moved the damaged file to ${where}; you can create agents again.`;
           await draw();
         }) } }, 'Set the damaged file aside') : '')),
-      h('ul', { class: 'agents', 'aria-label': 'Agents' }, ...all.map(item)),
+      h('ul', { class: 'agents', 'aria-label': 'Agents' }, ...all.map((a, i) => item(a, leftOut[i]))),
     );
   };
 

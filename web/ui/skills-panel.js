@@ -5,8 +5,8 @@ import { confirmDialog, formDialog } from './dialogs.js';
 
 /**
  * The Skills panel: the installed Agent Skills (this workspace's and every workspace's) with
- * search, details (frontmatter, files, validation messages), enable per workspace, install
- * (ZIP, folder, URL), export as ZIP, delete, and update checks against a registry the user
+ * search, details (frontmatter, where it came from, files, validation messages), enable per
+ * workspace, write one (the user's own), install (ZIP, folder, URL), export as ZIP, delete, and update checks against a registry the user
  * chooses (off until they turn it on).
  * @param {{skills: SkillStore, sources: typeof import('../skills/sources.js'), registry: typeof import('../skills/registry.js'),
  *   onError: (err: unknown) => void, onBack: () => void}} props
@@ -33,7 +33,7 @@ export function SkillsPanel(props) {
     if (options.only && !wanted.length) failed.push(`The download has no skill named “${options.only}”; nothing was changed.`);
     for (const s of wanted) {
       try {
-        const v = await skills.install(s.dirName, s.files, { scope: target });
+        const v = await skills.install(s.dirName, s.files, { scope: target, origin: s.origin });
         done.push(`“${v.skill?.name}”${v.warnings.length ? ` (${v.warnings.length} warning${v.warnings.length === 1 ? '' : 's'})` : ''}`);
       } catch (err) {
         failed.push(/** @type {Error} */ (err).message);
@@ -84,6 +84,33 @@ export function SkillsPanel(props) {
     await installAll(await sources.skillsFromUrl(String(r.url)));
   });
 
+  // A skill the user writes here is theirs: its instructions are not outside content (a
+  // downloaded skill's, a ZIP's or a folder's are: SkillStore.origin).
+  const write = () => guarded(async () => {
+    const target = /** @type {SkillScope} */ (scope.value);
+    const r = await formDialog({
+      title: 'Write a skill',
+      description: 'Instructions you write yourself, offered to the agent when a task matches. Skills you install from a ZIP, a folder or a URL are someone else\'s text: the agent treats them as outside content.',
+      fields: [
+        { name: 'name', label: 'Name', required: true, placeholder: 'meeting-notes', hint: 'Lowercase letters, digits and hyphens.' },
+        { name: 'description', label: 'When to use it', required: true, placeholder: 'Turns meeting notes into action items. Use when the user shares notes.' },
+        { name: 'instructions', label: 'Instructions', required: true, multiline: true },
+      ],
+      submitLabel: 'Save skill',
+    });
+    if (!r) return;
+    const name = String(r.name).trim();
+    // Double-quoted YAML scalars are JSON strings: any description stays one value.
+    const text = `---\nname: ${JSON.stringify(name)}\ndescription: ${JSON.stringify(String(r.description).trim())}\n---\n${String(r.instructions).trim()}\n`;
+    try {
+      const v = await skills.install(name, new Map([['SKILL.md', text]]), { scope: target, origin: null });
+      status.textContent = `Saved “${v.skill?.name}” for ${target === 'global' ? 'every workspace' : 'this workspace'}.`;
+    } catch (err) {
+      status.textContent = /** @type {Error} */ (err).message;
+    }
+    await draw();
+  });
+
   /** @param {string} field @param {string} message */
   const problem = (field, message) => h('li', null, h('code', null, field), ' — ', message);
 
@@ -96,6 +123,7 @@ export function SkillsPanel(props) {
       v.errors.length ? h('div', { class: 'bad' }, h('p', null, 'Not a valid skill (the agent does not get it):'), h('ul', null, ...v.errors.map((p) => problem(p.field, p.message)))) : '',
       v.warnings.length ? h('div', null, h('p', null, 'Warnings:'), h('ul', null, ...v.warnings.map((p) => problem(p.field, p.message)))) : '',
       s ? h('dl', { class: 'skill-fields' },
+        h('dt', null, 'Source'), h('dd', null, e.origin === null ? 'written by you in Clawser' : `${e.origin} (outside content: reading it marks the conversation)`),
         h('dt', null, 'License'), h('dd', null, s.license ?? '—'),
         h('dt', null, 'Compatibility'), h('dd', null, s.compatibility ?? '—'),
         h('dt', null, 'Allowed tools'), h('dd', null, s.allowedToolsGiven ? s.allowedTools.join(' ') || 'none' : 'not limited'),
@@ -148,7 +176,7 @@ export function SkillsPanel(props) {
     const shown = q ? all.filter((e) => `${e.name} ${e.validation.skill?.description ?? ''}`.toLowerCase().includes(q)) : all;
     clear(list).append(
       h('p', { class: 'small muted' }, `${all.length} skill${all.length === 1 ? '' : 's'} installed${q ? `, ${shown.length} shown` : ''}`),
-      shown.length ? h('ul', { class: 'skills' }, ...shown.map(item)) : h('p', { class: 'muted small' }, q ? 'No skill matches.' : 'No skills yet. Install one from a ZIP, a folder or a URL (Agent Skills format: a folder with a SKILL.md).'),
+      shown.length ? h('ul', { class: 'skills' }, ...shown.map(item)) : h('p', { class: 'muted small' }, q ? 'No skill matches.' : 'No skills yet. Write one, or install one from a ZIP, a folder or a URL (Agent Skills format: a folder with a SKILL.md).'),
     );
   };
   search.addEventListener('input', () => guarded(draw));
@@ -191,6 +219,7 @@ export function SkillsPanel(props) {
     h('div', { class: 'row skill-tools' },
       h('label', { for: 'skills-search', class: 'sr-only' }, 'Search skills'), search,
       h('label', { for: 'skills-scope' }, 'Install for'), scope,
+      h('button', { type: 'button', class: 'secondary', on: { click: write } }, 'Write a skill'),
       h('button', { type: 'button', on: { click: () => zipPicker.click() } }, 'Install from ZIP'),
       h('button', { type: 'button', class: 'secondary', on: { click: pickFolder } }, 'Install from folder'),
       h('button', { type: 'button', class: 'secondary', on: { click: fromUrl } }, 'Install from URL'),

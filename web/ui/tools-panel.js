@@ -10,7 +10,9 @@ import { h } from './dom.js';
  * web search service).
  * @param {{tools: ToolDefinition[], userPolicyOf: (name: string) => ToolPolicy | null, defaultOf: (name: string) => string, onPolicy: (name: string, policy: ToolPolicy | null) => void,
  *   rules: () => ApprovalRule[], toolLabel: (key: string) => string, describeRule: (rule: ApprovalRule) => string, onRemoveRule: (rule: ApprovalRule) => void, onAddRule: (rule: ApprovalRule) => void,
+ *   storedChoices?: () => {key: string, label: string, policy: ToolPolicy}[], onForget?: (key: string) => void,
  *   settings: AgentSettings, hasSearchKey: boolean, onSaveSettings: (s: {fetchAllowlist: string[], searchEndpoint: string, searchApiKey?: string | null}) => Promise<void>, onBack: () => void}} props
+ *   storedChoices: the user's choices for tools not in the table (an MCP server's while it is not connected), in words; onForget removes one
  */
 export function ToolsPanel(props) {
   const rows = props.tools.map((t) => {
@@ -74,6 +76,7 @@ export function ToolsPanel(props) {
     h('div', { class: 'row spread' }, h('h2', { id: 'tools-title' }, 'Tools'), h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat')),
     h('p', { class: 'muted' }, 'What the agent may do in this workspace. Read tools run on their own; tools that change files, memory, goals or jobs, use the network or the browser ask first unless you choose “Always allow” (here or in the approval dialog). Read-only autonomy refuses every change.'),
     h('table', { class: 'tools-table' }, h('thead', null, h('tr', null, h('th', null, 'Tool'), h('th', null, 'What it does'), h('th', null, 'Level'), h('th', null, 'Policy'))), h('tbody', null, rows)),
+    StoredChoices(props),
     rulesSection,
     form,
   );
@@ -127,4 +130,30 @@ function RulesSection(props) {
     form,
     status,
   );
+}
+
+/** A policy in the table's words. @type {Record<ToolPolicy, string>} */
+const POLICY_WORDS = { auto: 'Always allow', approve: 'Ask each time', denied: 'Off (never run)' };
+
+/**
+ * The user's choices for tools the table does not show — an MCP server's tools while it is not
+ * connected — each named by its server (name, address) and tool, and forgettable: a choice kept
+ * for a server is seen and can be taken back whether or not the server is there.
+ * @param {{storedChoices?: () => {key: string, label: string, policy: ToolPolicy}[], onForget?: (key: string) => void}} props
+ */
+function StoredChoices(props) {
+  const list = h('ul', { class: 'rule-list', 'aria-label': 'Choices for tools not connected' });
+  const section = h('section', { class: 'card', 'aria-labelledby': 'stored-choices-title' },
+    h('h3', { id: 'stored-choices-title' }, 'Choices for tools not connected'),
+    h('p', { class: 'small muted' }, 'What you chose for tools of MCP servers that are not connected now. They apply again when the server connects (the same server at the same address); forget one to start from the default.'),
+    list);
+  const draw = () => {
+    const choices = props.storedChoices?.() ?? [];
+    section.hidden = !choices.length;
+    list.replaceChildren(...choices.map((c) => h('li', { class: 'row spread' },
+      h('span', null, h('code', null, c.label), `: ${POLICY_WORDS[c.policy]}`),
+      props.onForget ? h('button', { type: 'button', class: 'secondary', 'aria-label': `Forget the choice for ${c.label}`, on: { click: () => { /** @type {NonNullable<typeof props.onForget>} */ (props.onForget)(c.key); draw(); } } }, 'Forget') : '')));
+  };
+  draw();
+  return section;
 }

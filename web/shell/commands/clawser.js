@@ -22,13 +22,13 @@ export const CLAWSER_SUBCOMMANDS = {
   job: ['list', 'add', 'remove', 'pause', 'resume', 'run'],
   skill: ['list', 'activate', 'install', 'enable', 'disable', 'remove'],
   mcp: ['list', 'add', 'remove', 'connect', 'disconnect'],
-  tool: ['list', 'call', 'policy', 'rules', 'unrule'],
+  tool: ['list', 'call', 'policy', 'choices', 'rules', 'unrule'],
   config: ['list', 'set'],
   conversation: ['list', 'new', 'rename', 'delete', 'export'],
 };
 
 /** The actions only the user may take (the terminal's `act`). */
-const USER_ONLY = new Set(['memory pin', 'memory unpin', 'memory export', 'job pause', 'job resume', 'job run', 'skill enable', 'skill disable', 'skill remove', 'mcp add', 'mcp remove', 'mcp connect', 'mcp disconnect', 'tool policy', 'tool rules', 'tool unrule', 'conversation new', 'conversation rename', 'conversation delete', 'conversation export']);
+const USER_ONLY = new Set(['memory pin', 'memory unpin', 'memory export', 'job pause', 'job resume', 'job run', 'skill enable', 'skill disable', 'skill remove', 'mcp add', 'mcp remove', 'mcp connect', 'mcp disconnect', 'tool policy', 'tool choices', 'tool rules', 'tool unrule', 'conversation new', 'conversation rename', 'conversation delete', 'conversation export']);
 
 const USAGE = `usage: clawser <area> <action> [args]
   memory list | recall <query> | add <key> <text> [--category core|learned|user|context] | forget <key> | pin <key> | unpin <key> | export
@@ -36,12 +36,13 @@ const USAGE = `usage: clawser <area> <action> [args]
   job list | add <when> <prompt> [--name n] | remove <id> | pause <id> | resume <id> | run <id>
   skill list | activate <name> | install <url> | enable <name> | disable <name> | remove <name>
   mcp list | add <name> <url> | remove <server> | connect <server> | disconnect <server>
-  tool list | call <tool> [json-arguments] | policy <tool> auto|approve|denied|default | rules | unrule <tool> <kind> <pattern>
+  tool list | call <tool> [json-arguments] | policy <tool> auto|approve|denied|default | choices | rules | unrule <tool> <kind> <pattern>
   config list | set <key> <value>
   conversation list | new [title] | rename <id> <title> | delete <id> | export <id> [markdown|jsonl|html]
 (export prints to stdout: clawser conversation export c1 > notes/c1.md)
-(pin, export, pause, run, enable, remove, add, connect, policy, rules and the conversation actions are yours alone:
- the agent's shell does not have them.)
+(pin, export, pause, run, enable, remove, add, connect, policy, choices, rules and the conversation actions are yours alone:
+ the agent's shell does not have them. A tool of an MCP server that is not connected is named <server>/<tool>,
+ as tool choices and tool rules show it: clawser tool policy github/create_issue default forgets its choice.)
 `;
 
 /**

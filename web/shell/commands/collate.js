@@ -1,8 +1,9 @@
 // How `sort`, `ls` and the shell's globs order names: by the locale of the environment, as
 // GNU's commands do. LC_ALL, then LC_COLLATE, then LANG decide; C and POSIX (C.UTF-8 included,
-// which glibc also orders by code point) mean byte order; any other value — or none: a browser
-// has a locale, and people expect their desktop's order — means the locale's own order
-// (Intl.Collator: case and punctuation weigh less than letters, as in glibc's en_US.UTF-8).
+// which glibc also orders by code point) — or none set, as glibc's C default — mean byte order;
+// any other value means the locale's own order (Intl.Collator: case and punctuation weigh less
+// than letters, as in glibc's en_US.UTF-8). The shell starts with LANG set from the browser's
+// language (posixLocale), so its environment says which order people get: their desktop's.
 
 /** @typedef {{byteOrder: boolean, compare: (a: string, b: string) => number}} Collation */
 
@@ -16,9 +17,25 @@ export function localeOf(env) {
   return '';
 }
 
-/** Whether a locale name orders by bytes (C, POSIX, C.UTF-8…). @param {string} locale */
+/** Whether a locale name orders by bytes (C, POSIX, C.UTF-8…, or none: glibc's default is C). @param {string} locale */
 export function isByteOrder(locale) {
-  return /^(C|POSIX)([._@].*)?$/i.test(locale);
+  return locale === '' || /^(C|POSIX)([._@].*)?$/i.test(locale);
+}
+
+/**
+ * A POSIX locale name for a BCP 47 language tag (the browser's `navigator.language`):
+ * 'pt-BR' → 'pt_BR.UTF-8', 'de' → 'de_DE.UTF-8' (its likeliest region); en_US.UTF-8 when there
+ * is none or it cannot be read (Node has no navigator before version 21).
+ * @param {string | undefined} tag
+ */
+export function posixLocale(tag) {
+  try {
+    const locale = new Intl.Locale(tag ?? '').maximize();
+    if (locale.region && /^[a-z]{2,3}$/.test(locale.language)) return `${locale.language}_${locale.region}.UTF-8`;
+  } catch {
+    // not a language tag
+  }
+  return 'en_US.UTF-8';
 }
 
 /**

@@ -1,6 +1,7 @@
 /** @import { Command, CommandContext } from 'just-bash' */
 // GNU `diff`, in place of just-bash's (which always wrote a unified diff after a row of `=`):
-// the normal format by default (`2c2`, `< old`, `---`, `> new`), -u/-U N, -q, -s, -i, -w, -b,
+// the normal format by default (`2c2`, `< old`, `---`, `> new`, or --normal), -u/-U N, -c/-C N
+// (context format), -e (ed script), -y/-W N/-t (side by side), -q, -s, -i, -w, -b,
 // -B, -a, -N, -r over folders (`Only in …`, `Common subdirectories: …`), a folder against a
 // file, `-` for standard input, "\ No newline at end of file", exit 0/1/2. The lines that differ
 // are chosen as GNU's diff chooses them: Myers' linear-space search, then its boundary shifting.
@@ -8,14 +9,34 @@ import { defineCommand } from 'just-bash';
 import { latin1, resolveShellPath } from '../bash-fs.js';
 import { collationOf } from './collate.js';
 
-/** @typedef {{unified: number | null, brief: boolean, same: boolean, ignoreCase: boolean, ignoreAllSpace: boolean, ignoreSpaceChange: boolean, ignoreBlankLines: boolean, text: boolean, newFile: boolean, recursive: boolean, labels: string[], switches: string[], files: string[]}} DiffOptions */
+/**
+ * GNU diff's options as far as this command goes. `style` is the output format (--normal, -u,
+ * -c, -e, -y); `context` its context lines (-u and -c: 3, or the largest -U/-C/--context/-N
+ * given); `width` and `expandTabs` shape -y's columns. `error` is a usage error GNU reports
+ * (exit 2) — conflicting formats, a bad number.
+ * @typedef {{style: 'normal' | 'unified' | 'context' | 'ed' | 'side', context: number, width: number, expandTabs: boolean, suppressCommon: boolean, brief: boolean, same: boolean, ignoreCase: boolean, ignoreAllSpace: boolean, ignoreSpaceChange: boolean, ignoreBlankLines: boolean, text: boolean, newFile: boolean, recursive: boolean, labels: string[], switches: string[], files: string[], error: string | null}} DiffOptions
+ */
 
 /** @param {string[]} args @returns {DiffOptions | null} null: an option this command does not handle */
 export function parseDiffArgs(args) {
   /** @type {DiffOptions} */
-  const o = { unified: null, brief: false, same: false, ignoreCase: false, ignoreAllSpace: false, ignoreSpaceChange: false, ignoreBlankLines: false, text: false, newFile: false, recursive: false, labels: [], switches: [], files: [] };
-  const FLAGS = /** @type {Record<string, keyof DiffOptions>} */ ({ q: 'brief', s: 'same', i: 'ignoreCase', w: 'ignoreAllSpace', b: 'ignoreSpaceChange', B: 'ignoreBlankLines', a: 'text', N: 'newFile', r: 'recursive' });
-  const LONG = /** @type {Record<string, keyof DiffOptions>} */ ({ brief: 'brief', 'report-identical-files': 'same', 'ignore-case': 'ignoreCase', 'ignore-all-space': 'ignoreAllSpace', 'ignore-space-change': 'ignoreSpaceChange', 'ignore-blank-lines': 'ignoreBlankLines', text: 'text', 'new-file': 'newFile', recursive: 'recursive' });
+  const o = { style: 'normal', context: -1, width: 130, expandTabs: false, suppressCommon: false, brief: false, same: false, ignoreCase: false, ignoreAllSpace: false, ignoreSpaceChange: false, ignoreBlankLines: false, text: false, newFile: false, recursive: false, labels: [], switches: [], files: [], error: null };
+  const FLAGS = /** @type {Record<string, keyof DiffOptions>} */ ({ q: 'brief', s: 'same', i: 'ignoreCase', w: 'ignoreAllSpace', b: 'ignoreSpaceChange', B: 'ignoreBlankLines', a: 'text', N: 'newFile', r: 'recursive', t: 'expandTabs' });
+  const LONG = /** @type {Record<string, keyof DiffOptions>} */ ({ brief: 'brief', 'report-identical-files': 'same', 'ignore-case': 'ignoreCase', 'ignore-all-space': 'ignoreAllSpace', 'ignore-space-change': 'ignoreSpaceChange', 'ignore-blank-lines': 'ignoreBlankLines', text: 'text', 'new-file': 'newFile', recursive: 'recursive', 'expand-tabs': 'expandTabs', 'suppress-common-lines': 'suppressCommon' });
+  const STYLES = /** @type {Record<string, DiffOptions['style']>} */ ({ normal: 'normal', ed: 'ed', 'side-by-side': 'side' });
+  /** @type {DiffOptions['style'] | null} */
+  let style = null;
+  /** @param {DiffOptions['style']} s */
+  const setStyle = (s) => {
+    if (style && style !== s) o.error ??= 'conflicting output style options';
+    style = s;
+  };
+  /** -U N, -C N, --context=N: the largest one counts, as GNU's. @param {DiffOptions['style']} s @param {string} value */
+  const setContext = (s, value) => {
+    setStyle(s);
+    if (!/^\d+$/.test(value)) o.error ??= `invalid context length '${value}'`;
+    else o.context = Math.max(o.context, Number(value));
+  };
   let options = true;
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
@@ -30,31 +51,54 @@ export function parseDiffArgs(args) {
     o.switches.push(a);
     if (a.startsWith('--')) {
       const [name, value] = a.slice(2).split(/=(.*)/s);
+      /** The option's value: after `=`, or the next word (which the switches keep). */
+      const next = () => {
+        if (value !== undefined) return value;
+        const v = args[++i] ?? '';
+        o.switches.push(v);
+        return v;
+      };
       if (LONG[name]) /** @type {Record<string, unknown>} */ (o)[LONG[name]] = true;
-      else if (name === 'unified') o.unified = value === undefined ? 3 : Number(value);
-      else if (name === 'label') {
-        const label = value ?? args[++i];
-        if (value === undefined) o.switches.push(label);
-        o.labels.push(label);
-      } else return null;
+      else if (STYLES[name]) setStyle(STYLES[name]);
+      else if (name === 'unified' || name === 'context') {
+        if (value === undefined) {
+          setStyle(name === 'unified' ? 'unified' : 'context');
+          o.context = Math.max(o.context, 3);
+        } else setContext(name === 'unified' ? 'unified' : 'context', value);
+      } else if (name === 'width') {
+        const w = next();
+        if (/^\d+$/.test(w) && Number(w) > 0) o.width = Number(w);
+        else o.error ??= `invalid width '${w}'`;
+      } else if (name === 'label') o.labels.push(next());
+      else return null;
       continue;
     }
     for (let j = 1; j < a.length; j++) {
       const c = a[j];
       if (FLAGS[c]) /** @type {Record<string, unknown>} */ (o)[FLAGS[c]] = true;
-      else if (c === 'u') o.unified = 3;
-      else if (c === 'U') {
+      else if (c === 'u' || c === 'c') {
+        setStyle(c === 'u' ? 'unified' : 'context');
+        o.context = Math.max(o.context, 3);
+      } else if (c === 'e') setStyle('ed');
+      else if (c === 'y') setStyle('side');
+      else if (c === 'U' || c === 'C' || c === 'W') {
         const value = a.slice(j + 1) || args[++i] || '';
         if (!a.slice(j + 1)) o.switches.push(value);
-        o.unified = Number(value);
+        if (c === 'W') {
+          if (/^\d+$/.test(value) && Number(value) > 0) o.width = Number(value);
+          else o.error ??= `invalid width '${value}'`;
+        } else setContext(c === 'U' ? 'unified' : 'context', value);
         break;
-      } else if (/[0-9]/.test(c) && o.unified !== null) {
-        o.unified = Number(a.slice(j));
-        break;
+      } else if (/[0-9]/.test(c)) {
+        // The old -NUM: context lines, for whichever format uses them.
+        const digits = /^\d+/.exec(a.slice(j))?.[0] ?? c;
+        o.context = Math.max(o.context, Number(digits));
+        j += digits.length - 1;
       } else return null;
     }
   }
-  if (o.unified !== null && !(Number.isInteger(o.unified) && o.unified >= 0)) return null;
+  o.style = style ?? 'normal';
+  if (o.context < 0) o.context = 3;
   return o;
 }
 
@@ -360,10 +404,21 @@ function keyOf(line, o) {
 const NO_NEWLINE = '\\ No newline at end of file\n';
 
 /**
- * The differences of two texts in the chosen format ('' when they do not differ).
- * @param {Text} A @param {Text} B @param {DiffOptions} o @param {[string, string]} headers unified's --- and +++ lines
+ * The differences of two texts in the chosen format ('' when they do not differ; with -y, every
+ * line), and whether they differ.
+ * @param {Text} A @param {Text} B @param {DiffOptions} o @param {[string, string]} headers -u's `---`/`+++` lines, -c's `***`/`---` lines
+ * @returns {{text: string, differ: boolean}}
  */
 export function diffTexts(A, B, o, headers) {
+  const text = formatted(A, B, o, headers);
+  return typeof text === 'string' ? { text, differ: text !== '' } : text;
+}
+
+/**
+ * @param {Text} A @param {Text} B @param {DiffOptions} o @param {[string, string]} headers
+ * @returns {string | {text: string, differ: boolean}}
+ */
+function formatted(A, B, o, headers) {
   /** @type {Map<string, number>} */
   const ids = new Map();
   // The missing newline of a last line is part of it: `a` and `a\n` differ.
@@ -378,51 +433,233 @@ export function diffTexts(A, B, o, headers) {
   });
   const a = idsOf(A);
   const b = idsOf(B);
-  const { ca, cb } = changedLines(a, b, o.unified ?? 0);
+  const withContext = o.style === 'unified' || o.style === 'context';
+  const { ca, cb } = changedLines(a, b, withContext ? o.context : 0);
   let hunks = hunksOf(ca, cb, a.length, b.length);
   if (o.ignoreBlankLines) {
     const blank = (/** @type {string[]} */ lines, /** @type {number} */ from, /** @type {number} */ to) => lines.slice(from, to).every((l) => /^[ \t\v\f\r]*$/.test(l));
     hunks = hunks.filter((h) => !(blank(A.lines, h.a0, h.a1) && blank(B.lines, h.b0, h.b1)));
   }
-  if (!hunks.length) return '';
+  // Side by side shows every line, alike or not (GNU's -y of two equal files prints them all).
+  if (o.style === 'side') return { text: sideBySide(hunks, A, B, o), differ: hunks.length > 0 };
+  if (!hunks.length) return { text: '', differ: false };
   /** @param {Text} t @param {number} k @param {string} mark */
   const line = (t, k, mark) => `${mark}${t.lines[k]}\n${t.noNewline && k === t.lines.length - 1 ? NO_NEWLINE : ''}`;
-  let out = '';
-  if (o.unified === null) {
-    const range = (/** @type {number} */ x0, /** @type {number} */ x1) => (x1 - x0 > 1 ? `${x0 + 1},${x1}` : x1 - x0 === 1 ? `${x1}` : `${x0}`);
+  /** A range as normal, context and ed formats write it: `3`, `3,5`, or the line before an empty one. @param {number} x0 @param {number} x1 */
+  const span = (x0, x1) => (x1 - x0 > 1 ? `${x0 + 1},${x1}` : `${x1}`);
+  if (o.style === 'normal') {
+    let out = '';
     for (const h of hunks) {
       const op = h.a1 > h.a0 && h.b1 > h.b0 ? 'c' : h.a1 > h.a0 ? 'd' : 'a';
-      out += `${range(h.a0, h.a1)}${op}${range(h.b0, h.b1)}\n`;
+      out += `${span(h.a0, h.a1)}${op}${span(h.b0, h.b1)}\n`;
       for (let k = h.a0; k < h.a1; k++) out += line(A, k, '< ');
       if (op === 'c') out += '---\n';
       for (let k = h.b0; k < h.b1; k++) out += line(B, k, '> ');
     }
     return out;
   }
-  const context = o.unified;
-  out = `${headers[0]}\n${headers[1]}\n`;
-  const range = (/** @type {number} */ start, /** @type {number} */ length) => (length === 1 ? `${start + 1}` : length === 0 ? `${start},0` : `${start + 1},${length}`);
+  if (o.style === 'ed') return edScript(hunks, B);
+  // -u and -c: hunks closer than twice the context are one group, shown with that context.
+  const context = o.context;
+  /** @type {{first: number, last: number, aStart: number, aEnd: number, bStart: number, bEnd: number}[]} */
+  const groups = [];
   for (let g = 0; g < hunks.length; ) {
     let last = g;
     while (last + 1 < hunks.length && hunks[last + 1].a0 - hunks[last].a1 <= 2 * context) last++;
-    const first = hunks[g];
-    const end = hunks[last];
-    const aStart = Math.max(0, first.a0 - context);
-    const aEnd = Math.min(A.lines.length, end.a1 + context);
-    const bStart = first.b0 - (first.a0 - aStart);
-    const bEnd = end.b1 + (aEnd - end.a1);
+    const aStart = Math.max(0, hunks[g].a0 - context);
+    const aEnd = Math.min(A.lines.length, hunks[last].a1 + context);
+    groups.push({ first: g, last, aStart, aEnd, bStart: hunks[g].b0 - (hunks[g].a0 - aStart), bEnd: hunks[last].b1 + (aEnd - hunks[last].a1) });
+    g = last + 1;
+  }
+  let out = `${headers[0]}\n${headers[1]}\n`;
+  if (o.style === 'context') {
+    for (const { first, last, aStart, aEnd, bStart, bEnd } of groups) {
+      const group = hunks.slice(first, last + 1);
+      out += `***************\n*** ${span(aStart, aEnd)} ****\n`;
+      // Each side is shown only when it has lines of its own in the group: `!` a changed line,
+      // `-` deleted, `+` inserted, two spaces for context.
+      if (group.some((h) => h.a1 > h.a0)) {
+        let i = aStart;
+        for (const h of group) {
+          for (; i < h.a0; i++) out += line(A, i, '  ');
+          for (; i < h.a1; i++) out += line(A, i, h.b1 > h.b0 ? '! ' : '- ');
+        }
+        for (; i < aEnd; i++) out += line(A, i, '  ');
+      }
+      out += `--- ${span(bStart, bEnd)} ----\n`;
+      if (group.some((h) => h.b1 > h.b0)) {
+        let j = bStart;
+        for (const h of group) {
+          for (; j < h.b0; j++) out += line(B, j, '  ');
+          for (; j < h.b1; j++) out += line(B, j, h.a1 > h.a0 ? '! ' : '+ ');
+        }
+        for (; j < bEnd; j++) out += line(B, j, '  ');
+      }
+    }
+    return out;
+  }
+  const range = (/** @type {number} */ start, /** @type {number} */ length) => (length === 1 ? `${start + 1}` : length === 0 ? `${start},0` : `${start + 1},${length}`);
+  for (const { first, last, aStart, aEnd, bStart, bEnd } of groups) {
     out += `@@ -${range(aStart, aEnd - aStart)} +${range(bStart, bEnd - bStart)} @@\n`;
     let i = aStart;
     let j = bStart;
-    for (let k = g; k <= last; k++) {
+    for (let k = first; k <= last; k++) {
       const h = hunks[k];
       for (; i < h.a0; i++, j++) out += line(A, i, ' ');
       for (; i < h.a1; i++) out += line(A, i, '-');
       for (; j < h.b1; j++) out += line(B, j, '+');
     }
     for (; i < aEnd; i++, j++) out += line(A, i, ' ');
-    g = last + 1;
   }
+  return out;
+}
+
+/**
+ * -e: an ed script turning the first file into the second, last change first (so that line
+ * numbers stay true). A new line that is a lone `.` would end ed's input: it is written `..`,
+ * input ended, the extra dot removed (`s/.//`) and input resumed (`a`), as GNU's ed.c does.
+ * @param {Hunk[]} hunks @param {Text} B
+ */
+function edScript(hunks, B) {
+  let out = '';
+  for (const h of [...hunks].reverse()) {
+    const op = h.a1 > h.a0 && h.b1 > h.b0 ? 'c' : h.a1 > h.a0 ? 'd' : 'a';
+    out += `${h.a1 - h.a0 > 1 ? `${h.a0 + 1},${h.a1}` : `${h.a1}`}${op}\n`;
+    if (op === 'd') continue;
+    let inserting = true;
+    for (let k = h.b0; k < h.b1; k++) {
+      if (!inserting) {
+        out += 'a\n';
+        inserting = true;
+      }
+      if (B.lines[k] === '.') {
+        out += '..\n.\ns/.//\n';
+        inserting = false;
+      } else out += `${B.lines[k]}\n`;
+    }
+    if (inserting) out += '.\n';
+  }
+  return out;
+}
+
+/** Printable ASCII: one column each (side-by-side). @param {number} code */
+const printable = (code) => code >= 0x20 && code < 0x7f;
+
+/**
+ * -y: the two files in two columns, as GNU's side.c lays them out: each half `half` columns
+ * wide, the gutter (` `, `|` changed, `<` only in the first, `>` only in the second; `/` or `\`
+ * for a changed line of which one side has no final newline) midway, the second column at
+ * `offset`; padding with tabs unless -t, a line cut at its half's width. Bytes other than
+ * printable ASCII, tabs, \r and \b take no column (GNU's C locale).
+ * @param {Hunk[]} hunks @param {Text} A @param {Text} B @param {DiffOptions} o
+ */
+function sideBySide(hunks, A, B, o) {
+  const TAB = 8;
+  const GUTTER = 3;
+  const t = o.expandTabs ? 1 : TAB;
+  const w = o.width;
+  const off = Math.floor((w + t + GUTTER) / (2 * t)) * t;
+  const half = Math.max(0, Math.min(off - GUTTER, w - off));
+  const offset = half ? off : w;
+  let out = '';
+  /** Pads from column `from` to `to` (tabs, then spaces; spaces only with -t). @param {number} from @param {number} to */
+  const pad = (from, to) => {
+    if (!o.expandTabs) {
+      for (let tab = from + TAB - (from % TAB); tab <= to; tab += TAB) {
+        out += '\t';
+        from = tab;
+      }
+    }
+    if (to > from) out += ' '.repeat(to - from);
+    return to;
+  };
+  /** Writes a line cut at `bound` columns; returns the column reached. @param {string} text @param {number} indent @param {number} bound */
+  const halfLine = (text, indent, bound) => {
+    let inPos = 0;
+    let outPos = 0;
+    for (let k = 0; k < text.length; k++) {
+      const c = text[k];
+      const code = text.charCodeAt(k);
+      if (c === '\t') {
+        const spaces = TAB - (inPos % TAB);
+        if (inPos === outPos) {
+          let stop = outPos + spaces;
+          if (o.expandTabs) {
+            if (bound < stop) stop = bound;
+            if (stop > outPos) out += ' '.repeat(stop - outPos);
+            outPos = Math.max(outPos, stop);
+          } else if (stop < bound) {
+            outPos = stop;
+            out += c;
+          }
+        }
+        inPos += spaces;
+      } else if (c === '\r') {
+        out += c;
+        pad(0, indent);
+        inPos = outPos = 0;
+      } else if (c === '\b') {
+        if (inPos !== 0 && --inPos < bound) {
+          if (outPos <= inPos) {
+            if (inPos > outPos) out += ' '.repeat(inPos - outPos);
+            outPos = inPos;
+          } else {
+            outPos = inPos;
+            out += c;
+          }
+        }
+      } else if (printable(code)) {
+        if (++inPos <= bound) {
+          outPos = inPos;
+          out += c;
+        }
+      } else if (inPos < bound) out += c;
+    }
+    return outPos;
+  };
+  /** @param {Text} t @param {number} k */
+  const ends = (t, k) => !(t.noNewline && k === t.lines.length - 1);
+  /** One row. @param {number | null} i line of A @param {string} sep @param {number | null} j line of B */
+  const row = (i, sep, j) => {
+    let col = 0;
+    let newline = false;
+    if (i !== null) {
+      newline = ends(A, i);
+      col = halfLine(A.lines[i], 0, half);
+    }
+    if (sep !== ' ') {
+      col = pad(col, Math.floor((half + offset - 1) / 2)) + 1;
+      if (sep === '|' && j !== null && newline !== ends(B, j)) sep = newline ? '/' : '\\';
+      out += sep;
+    }
+    if (j !== null) {
+      newline ||= ends(B, j);
+      if (B.lines[j] !== '' || !ends(B, j)) {
+        col = pad(col, offset);
+        halfLine(B.lines[j], col, half);
+      }
+    }
+    if (newline) out += '\n';
+  };
+  let i = 0;
+  let j = 0;
+  /** Lines alike up to a0 and b0 (their counts differ only where -B set changes aside). @param {number} a0 @param {number} b0 */
+  const common = (a0, b0) => {
+    if (!o.suppressCommon) {
+      for (; i < a0 && j < b0; i++, j++) row(i, ' ', j);
+      for (; j < b0; j++) row(null, ')', j);
+      for (; i < a0; i++) row(i, '(', null);
+    }
+    i = a0;
+    j = b0;
+  };
+  for (const h of hunks) {
+    common(h.a0, h.b0);
+    for (; i < h.a1 && j < h.b1; i++, j++) row(i, '|', j);
+    for (; j < h.b1; j++) row(null, '>', j);
+    for (; i < h.a1; i++) row(i, '<', null);
+  }
+  common(A.lines.length, B.lines.length);
   return out;
 }
 
@@ -432,11 +669,20 @@ function headerTime(date) {
   return `${date.getUTCFullYear()}-${p(date.getUTCMonth() + 1)}-${p(date.getUTCDate())} ${p(date.getUTCHours())}:${p(date.getUTCMinutes())}:${p(date.getUTCSeconds())}.${p(date.getUTCMilliseconds(), 3)}000000 +0000`;
 }
 
+/** The context format's header time, ctime's form (UTC): `Tue Jan  2 03:04:05 2024`. @param {Date} date */
+function contextTime(date) {
+  const p = (/** @type {number} */ n) => String(n).padStart(2, '0');
+  const day = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'][date.getUTCDay()];
+  const month = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][date.getUTCMonth()];
+  return `${day} ${month} ${String(date.getUTCDate()).padStart(2, ' ')} ${p(date.getUTCHours())}:${p(date.getUTCMinutes())}:${p(date.getUTCSeconds())} ${date.getUTCFullYear()}`;
+}
+
 /** @returns {Command} */
 export function diffCommand() {
   return defineCommand('diff', async (args, ctx) => {
     const o = parseDiffArgs(args);
     if (!o) return /** @type {NonNullable<typeof ctx.origCommand>} */ (ctx.origCommand)(args);
+    if (o.error) return { stdout: '', stderr: `diff: ${o.error}\ndiff: Try 'diff --help' for more information.\n`, exitCode: 2 };
     if (o.files.length !== 2) return { stdout: '', stderr: `diff: ${o.files.length < 2 ? `missing operand after '${o.files[0] ?? 'diff'}'` : `extra operand '${o.files[2]}'`}\ndiff: Try 'diff --help' for more information.\n`, exitCode: 2 };
     const run = new DiffRun(ctx, o);
     const [x, y] = o.files;
@@ -497,22 +743,42 @@ class DiffRun {
     }
     const bx = kx.kind === 'missing' ? '' : await this.#read(x, kx.path);
     const by = ky.kind === 'missing' ? '' : await this.#read(y, ky.path);
+    const binary = !this.o.text && (bx.slice(0, 8192).includes('\0') || by.slice(0, 8192).includes('\0'));
     if (bx === by) {
+      // Side by side shows equal files too (their lines, then -s's line).
+      if (this.o.style === 'side' && !this.o.brief && !binary) {
+        if (header) this.out += `diff${this.o.switches.map((s) => ` ${s}`).join('')} ${x} ${y}\n`;
+        this.out += diffTexts(splitLines(bx), splitLines(by), this.o, ['', '']).text;
+      }
       if (this.o.same) this.out += `Files ${x} and ${y} are identical\n`;
       return;
     }
-    const binary = !this.o.text && (bx.slice(0, 8192).includes('\0') || by.slice(0, 8192).includes('\0'));
     if (this.o.brief || binary) {
       this.out += binary && !this.o.brief ? `Binary files ${x} and ${y} differ\n` : `Files ${x} and ${y} differ\n`;
       this.differ = true;
       return;
     }
-    const [lx, ly] = [this.o.labels[0] ?? x, this.o.labels[1] ?? y];
     const when = async (/** @type {{kind: string, path: string}} */ k) => (k.kind === 'file' && k.path !== '-' ? (await this.ctx.fs.stat(k.path)).mtime : k.kind === 'missing' ? new Date(0) : new Date());
-    const headers = /** @type {[string, string]} */ (this.o.unified === null ? ['', ''] : [`--- ${lx}\t${headerTime(await when(kx))}`, `+++ ${ly}\t${headerTime(await when(ky))}`]);
-    const text = diffTexts(splitLines(bx), splitLines(by), this.o, headers);
+    /** A file's header line: its --label as given, else its name and time. @param {number} n @param {string} name @param {{kind: string, path: string}} k */
+    const title = async (n, name, k) => this.o.labels[n] ?? `${name}\t${this.o.style === 'context' ? contextTime(await when(k)) : headerTime(await when(k))}`;
+    /** @type {[string, string]} */
+    let headers = ['', ''];
+    if (this.o.style === 'unified') headers = [`--- ${await title(0, x, kx)}`, `+++ ${await title(1, y, ky)}`];
+    if (this.o.style === 'context') headers = [`*** ${await title(0, x, kx)}`, `--- ${await title(1, y, ky)}`];
+    const [tx, ty] = [splitLines(bx), splitLines(by)];
+    if (this.o.style === 'ed') {
+      // An ed script has no way to say "no newline at the end": GNU completes the line, warns,
+      // and ends with status 2.
+      for (const [t, name] of /** @type {const} */ ([[tx, x], [ty, y]])) {
+        if (!t.noNewline) continue;
+        t.noNewline = false;
+        this.err += `diff: ${name}: No newline at end of file\n\n`;
+        this.trouble = true;
+      }
+    }
+    const { text, differ } = diffTexts(tx, ty, this.o, headers);
     if (!text) return;
-    this.differ = true;
+    if (differ) this.differ = true;
     if (header) this.out += `diff${this.o.switches.map((s) => ` ${s}`).join('')} ${x} ${y}\n`;
     this.out += text;
   }

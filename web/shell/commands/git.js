@@ -55,7 +55,8 @@ function parseArgs(args, valued) {
  * same queue and the same rules as the Git panel and the git tools — Clawser's own folders are
  * never staged or checked out.
  * @param {() => Promise<WorkspaceGit>} repoOf
- * @param {{mayWrite?: () => boolean}} [options] mayWrite: false while a line runs as read-only
+ * @param {{mayWrite?: () => boolean, permit?: (sub: string, args: string[]) => string | null}} [options] mayWrite: false while a line runs as read-only;
+ *   permit: why a bounded shell (a skill script's) may not run this subcommand, or null
  * @returns {Command}
  */
 export function gitCommand(repoOf, options = {}) {
@@ -65,6 +66,8 @@ export function gitCommand(repoOf, options = {}) {
     if (!GIT_SUBCOMMANDS.includes(sub)) return fail(`git: '${sub}' is not supported here. See 'git help'.`);
     const reads = sub === 'status' || sub === 'log' || sub === 'diff' || (sub === 'branch' && !rest.some((a) => !a.startsWith('-') || a === '-d' || a === '-D'));
     if (!reads && options.mayWrite && !options.mayWrite()) return fail(`fatal: git ${sub} changes the repository, and this line was run as read-only`, 128);
+    const refused = options.permit?.(sub, rest);
+    if (refused) return fail(`fatal: git ${sub}: ${refused}`, 128);
     try {
       const repo = await repoOf();
       return await runGit(repo, sub, rest, ctx);

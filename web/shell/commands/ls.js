@@ -63,6 +63,46 @@ function resort(out, flags, compare) {
     .join('\n\n');
 }
 
+/**
+ * `ls -R`'s sections in GNU's order: depth first, each folder's subfolders in the order its own
+ * listing gives them (the locale's, reversed by -r, by time or size with -t/-S) — just-bash
+ * visited them by String.localeCompare whatever the locale or flags. A subfolder's header joins
+ * its parent's without doubling a slash (`ls -R a/` → `a/sub:`, not `a//sub:`).
+ * @param {string} out one listing of just-bash's @param {Set<string>} flags
+ */
+function orderSections(out, flags) {
+  const sections = out.replace(/\n$/, '').split('\n\n').map((text) => {
+    const lines = text.split('\n');
+    const header = /:$/.test(lines[0]) ? lines[0].slice(0, -1) : null;
+    const names = lines.slice(1).filter((l) => !/^total \d/.test(l)).map((l) => nameOf(l, flags));
+    return { text, header, names, body: lines.slice(1) };
+  });
+  /** @type {Map<string, typeof sections[number]>} */
+  const byHeader = new Map();
+  for (const s of sections) if (s.header !== null) byHeader.set(s.header, s);
+  const used = new Set();
+  /** @type {string[]} */
+  const ordered = [];
+  /** @param {typeof sections[number]} s @param {string} shown the header GNU writes */
+  const visit = (s, shown) => {
+    used.add(s);
+    ordered.push([`${shown}:`, ...s.body].join('\n'));
+    for (const name of s.names) {
+      const child = byHeader.get(`${s.header}/${name}`) ?? (s.header?.endsWith('/') ? byHeader.get(`${s.header}${name}`) : undefined);
+      if (child && !used.has(child)) visit(child, shown.endsWith('/') ? `${shown}${name}` : `${shown}/${name}`);
+    }
+  };
+  for (const s of sections) {
+    if (used.has(s)) continue;
+    if (s.header === null) {
+      used.add(s);
+      ordered.push(s.text);
+    } else if (!byHeader.has(s.header.replace(/\/[^/]*$/, '')) || s === sections[0]) visit(s, s.header);
+  }
+  for (const s of sections) if (!used.has(s)) ordered.push(s.text);
+  return `${ordered.join('\n\n')}\n`;
+}
+
 /** @returns {Command} */
 export function lsCommand() {
   return defineCommand('ls', async (args, ctx) => {
@@ -79,6 +119,7 @@ export function lsCommand() {
       // -l: a folder's name without a slash (GNU's) unless -F asked for it.
       if (flags.has('l') && !flags.has('F')) stdout = stdout.replace(/^(d.*)\/$/gm, '$1');
       if (!byteOrder && !flags.has('t') && !flags.has('S')) stdout = resort(stdout, flags, compare);
+      if (flags.has('R') && !flags.has('d') && stdout) stdout = orderSections(stdout, flags);
       return { ...r, stdout };
     };
     if (operands.length <= 1) return listing(operands);
