@@ -79,19 +79,26 @@ function isNode(value) {
  * @param {AstNode} node @param {AstNode} yieldStatement
  */
 export function addLoopYields(node, yieldStatement) {
-  /** @param {unknown} value */
-  const visit = (value) => {
-    if (Array.isArray(value)) {
-      for (const item of value) visit(item);
-      return;
-    }
-    if (!value || typeof value !== 'object') return;
-    const n = /** @type {AstNode} */ (value);
-    for (const key of Object.keys(n)) visit(n[key]);
+  eachNodeAfterChildren(node, (n) => {
     if (n.type === 'While' || n.type === 'Until') /** @type {unknown[]} */ (n.condition).unshift(structuredClone(yieldStatement));
     else if (n.type === 'For' || n.type === 'CStyleFor') /** @type {unknown[]} */ (n.body).unshift(structuredClone(yieldStatement));
-  };
-  visit(node);
+  });
+}
+
+/**
+ * Calls `fn` on every node of an AST (every object in it), children first — so what `fn`
+ * inserts into a node is not walked again.
+ * @param {unknown} value @param {(n: AstNode) => void} fn
+ */
+function eachNodeAfterChildren(value, fn) {
+  if (Array.isArray(value)) {
+    for (const item of value) eachNodeAfterChildren(item, fn);
+    return;
+  }
+  if (!value || typeof value !== 'object') return;
+  const n = /** @type {AstNode} */ (value);
+  for (const key of Object.keys(n)) eachNodeAfterChildren(n[key], fn);
+  fn(n);
 }
 
 /**
@@ -289,17 +296,8 @@ export function expandAliases(script, aliases, syntax) {
  */
 export function shieldFromAliases(node, aliases) {
   if (!aliases.size) return;
-  /** @param {unknown} value */
-  const visit = (value) => {
-    if (Array.isArray(value)) {
-      for (const item of value) visit(item);
-      return;
-    }
-    if (!value || typeof value !== 'object') return;
-    const n = /** @type {AstNode} */ (value);
+  eachNodeAfterChildren(node, (n) => {
     const name = n.type === 'SimpleCommand' ? aliasWord(n.name) : null;
     if (name !== null && aliases.has(name)) n.name = escapedWord(name);
-    for (const key of Object.keys(n)) visit(n[key]);
-  };
-  visit(node);
+  });
 }
