@@ -191,7 +191,12 @@ test('export everything, wipe the site, restore: files, conversations, git and s
   const confirm = page.getByRole('dialog', { name: 'Replace everything with this backup?' });
   await confirm.waitFor();
   assert.match(await confirm.innerText(), /2 workspace\(s\) \(My workspace, Second\).*1 API key/s);
-  await Promise.all([page.waitForEvent('load', { timeout: 180_000 }), confirm.getByRole('button', { name: 'Replace everything' }).click()]); // a restore of many files takes long on a loaded machine: waited for, not timed
+  // A restore of many files takes long on a loaded machine: waited for, not timed; one that
+  // fails says why instead of the page reloading, and the test says what it said.
+  const reloaded = page.waitForEvent('load', { timeout: 180_000 }).then(() => 'reloaded', (err) => `no reload: ${err}`);
+  await confirm.getByRole('button', { name: 'Replace everything' }).click();
+  const failed = page.getByRole('alert').filter({ hasText: /restore|backup/i });
+  assert.equal(await Promise.race([reloaded, failed.waitFor({ timeout: 180_000 }).then(async () => `the app said: ${await failed.innerText()}`, () => new Promise(() => {}))]), 'reloaded');
   await page.getByRole('link', { name: /Second/ }).waitFor();
   const restored = await snapshot(page);
   assert.deepEqual(restored.files, beforeBackup.files);

@@ -122,3 +122,42 @@ test('the artifact pane beside the chat resizes and keeps its width', async () =
   await pane.waitFor();
   assert.equal(await handle.getAttribute('aria-valuenow'), '50', 'kept');
 });
+
+test('a resize made just before a reload is kept although its write had not happened yet (another tab held the settings lock); once the lock is free it is written and no journal is left (control: the same with the lock free)', async () => {
+  await page.setViewportSize({ width: 1400, height: 850 });
+  await page.keyboard.press('Alt+1');
+  await page.getByRole('heading', { name: 'Files', exact: true }).waitFor();
+  if ((await toggle().getAttribute('aria-pressed')) === 'false') await toggle().click();
+  const other = await browser.context.newPage();
+  try {
+    await other.goto(`${app.url}/manifest.webmanifest`);
+    const journals = () => other.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('clawser_unsaved_changes.')).length);
+    for (const held of [false, true]) {
+      if (held) {
+        // The other tab holds the lock every settings write takes, as a long write of its own would.
+        await other.evaluate(() => new Promise((taken) => {
+          navigator.locks.request('clawser:config', () => new Promise((release) => {
+            /** @type {any} */ (window).releaseConfig = release; // any: a handle for the test
+            taken(undefined);
+          }));
+        }));
+      }
+      const from = Number(await separator().getAttribute('aria-valuenow'));
+      await separator().focus();
+      await page.keyboard.press(held ? 'ArrowLeft' : 'ArrowRight');
+      const now = Number(await separator().getAttribute('aria-valuenow'));
+      assert.notEqual(now, from);
+      if (held) assert.equal(await journals(), 1, 'the unwritten change is journalled');
+      await page.reload();
+      await separator().waitFor();
+      assert.equal(Number(await separator().getAttribute('aria-valuenow')), now, held ? 'kept: made again from the journal' : 'control: kept');
+      if (held) await other.evaluate(() => /** @type {any} */ (window).releaseConfig()); // any: the handle set above
+      await other.waitForFunction(() => Object.keys(localStorage).every((k) => !k.startsWith('clawser_unsaved_changes.')));
+      await page.reload();
+      await separator().waitFor();
+      assert.equal(Number(await separator().getAttribute('aria-valuenow')), now, 'stored');
+    }
+  } finally {
+    await other.close();
+  }
+});

@@ -9,6 +9,7 @@ import { DurableConfig, STATE_FOLDER } from '../../web/storage/durable-config.js
 import { memoryStorage, inProcessTabs } from '../fixtures/stand-ins.mjs';
 
 const FILES = ['workspaces.json', 'settings.json'];
+const JOURNAL = 'clawser_unsaved_changes.';
 /** @param {string} key */
 const fileOf = (key) => (key === 'clawser_workspaces' || key.startsWith('clawser_workspaces_') ? 'workspaces.json' : 'settings.json');
 /** @param {string} key */
@@ -16,7 +17,7 @@ const cached = (key) => key === 'clawser_workspaces' || key.startsWith('clawser_
 
 /**
  * A config as one tab of the app makes it.
- * @param {{fs?: MemoryFileSystem, storage?: Storage, tabs?: ReturnType<typeof inProcessTabs>, name?: string, errors?: unknown[]}} [o]
+ * @param {{fs?: MemoryFileSystem, storage?: Storage, tabs?: ReturnType<typeof inProcessTabs>, name?: string, errors?: unknown[], journal?: boolean, gate?: Promise<void>}} [o]
  */
 function config(o = {}) {
   const fs = o.fs ?? new MemoryFileSystem();
@@ -26,11 +27,13 @@ function config(o = {}) {
     fs,
     files: FILES,
     fileOf,
-    lock: (name, fn) => tab.withLock(name, fn),
+    // `gate`: this tab's writes wait for it (a page whose write has not started when the next page loads)
+    lock: (name, fn) => (o.gate ?? Promise.resolve()).then(() => tab.withLock(name, fn)),
     channel: tab,
     cache: new LocalConfig(storage),
     cached,
     ignoreLegacy: (key) => key === 'clawser_restore_running',
+    ...(o.journal === false ? {} : { journal: JOURNAL }),
     onError: (err) => o.errors?.push(err),
   });
   return { c, fs, storage };
@@ -109,6 +112,140 @@ test('changes read back at once, are on storage once flush resolves, and a new p
   await next.load();
   assert.deepEqual(next.entries().sort(), [['clawser_config_w1', '{"provider":"echo"}'], ['clawser_workspaces', '[{"id":"w1","name":"One","createdAt":1}]']]);
   assert.throws(() => c.set('other', 1), { code: 'invalid_key' });
+});
+
+/** A file system whose writes never finish once `stalled` (a page reloaded or closed while its write is under way). */
+class StallingFileSystem extends MemoryFileSystem {
+  stalled = false;
+  /** @param {string} path @param {string | Uint8Array} data */
+  async write(path, data) {
+    if (this.stalled) return new Promise(() => {});
+    return super.write(path, data);
+  }
+}
+
+/** The journals pages left in localStorage. @param {Storage} storage */
+const journals = (storage) => Object.keys(Object.fromEntries(new LocalConfig(storage).entries())).filter((k) => k.startsWith(JOURNAL));
+/** @param {MemoryFileSystem} fs @param {string} file */
+const seqOf = async (fs, file) => JSON.parse(await fs.readText(`${STATE_FOLDER}/${file}`)).seq;
+/** @param {DurableConfig} c */
+const ids = (c) => /** @type {Array<{id: string}>} */ (c.get('clawser_workspaces', [])).map((w) => w.id);
+
+test('a page reloaded before its background write finishes loses nothing: the next page makes its changes again from its journal, once (control: changes written in time leave no journal and are not written again)', async () => {
+  const fs = new StallingFileSystem();
+  const storage = memoryStorage();
+  const before = config({ fs, storage }).c;
+  await before.load();
+  before.set('clawser_workspaces', [{ id: 'w1', name: 'One', createdAt: 1 }]);
+  before.set('clawser_agent_w1', { keep: 'me' });
+  before.set('clawser_gone', 1);
+  await before.flush();
+  assert.deepEqual(journals(storage), [], 'control: written in time, no journal is left');
+  const seq = await seqOf(fs, 'settings.json');
+  const again = config({ fs, storage, tabs: inProcessTabs() }).c;
+  await again.load();
+  await again.flush();
+  assert.equal(await seqOf(fs, 'settings.json'), seq, 'control: nothing made again');
+
+  fs.stalled = true;
+  const page = config({ fs, storage }).c;
+  await page.load();
+  page.set('clawser_policy_w1', { web_fetch: 'denied' });
+  page.update('clawser_workspaces', (list) => [...(/** @type {object[]} */ (list)), { id: 'w2', name: 'Two', createdAt: 2 }]);
+  page.remove('clawser_gone');
+  assert.equal(journals(storage).length, 1, 'journalled at once, with the change');
+  assert.deepEqual(await stored(fs, 'settings.json'), { clawser_agent_w1: '{"keep":"me"}', clawser_gone: '1' }, 'not written: the write never finished');
+
+  // Reloaded: a new page (its own tabs: the old page's lock went with it), the same storage.
+  fs.stalled = false;
+  const next = config({ fs, storage, tabs: inProcessTabs() }).c;
+  await next.load();
+  assert.deepEqual(next.get('clawser_policy_w1', null), { web_fetch: 'denied' });
+  assert.deepEqual(ids(next), ['w1', 'w2']);
+  assert.equal(next.get('clawser_gone', null), null);
+  await next.flush();
+  assert.deepEqual(await stored(fs, 'settings.json'), { clawser_agent_w1: '{"keep":"me"}', clawser_policy_w1: '{"web_fetch":"denied"}' });
+  assert.deepEqual(JSON.parse((await stored(fs, 'workspaces.json')).clawser_workspaces).map((/** @type {{id: string}} */ w) => w.id), ['w1', 'w2'], 'the update made once');
+  await until(() => journals(storage).length === 0);
+
+  // A journal that is not readable is ignored and removed.
+  storage.setItem(`${JOURNAL}x`, '{not json');
+  const third = config({ fs, storage, tabs: inProcessTabs() }).c;
+  await third.load();
+  assert.deepEqual(third.get('clawser_agent_w1', null), { keep: 'me' });
+  assert.deepEqual(journals(storage), []);
+});
+
+test('a journalled change is not made again once its file was written since — by its page or over it (control: the same journal with nothing written since is made again)', async () => {
+  for (const since of ['nothing', 'written by its page', 'another write']) {
+    const fs = new StallingFileSystem();
+    const storage = memoryStorage();
+    const first = config({ fs, storage }).c;
+    await first.load();
+    first.set('clawser_workspaces', [{ id: 'w1', name: 'One', createdAt: 1 }]);
+    await first.flush();
+    // The page adds a workspace; its write does not finish (or finishes, its journal left behind).
+    if (since !== 'written by its page') fs.stalled = true;
+    const page = config({ fs, storage }).c;
+    await page.load();
+    page.update('clawser_workspaces', (list) => [...(/** @type {object[]} */ (list)), { id: 'w2', name: 'Two', createdAt: 2 }]);
+    const journal = /** @type {string} */ (storage.getItem(journals(storage)[0]));
+    if (since === 'written by its page') {
+      await page.flush();
+      assert.deepEqual(journals(storage), []);
+      storage.setItem(`${JOURNAL}left`, journal); // as if the page died between its write and emptying its journal
+      // Then the list loses an entry by other means, its file's seq unchanged (a repair by hand).
+      const text = JSON.parse(await fs.readText(`${STATE_FOLDER}/workspaces.json`));
+      text.entries.clawser_workspaces = JSON.stringify([{ id: 'w1', name: 'One', createdAt: 1 }]);
+      await fs.write(`${STATE_FOLDER}/workspaces.json`, JSON.stringify(text));
+    }
+    fs.stalled = false;
+    if (since === 'another write') {
+      const other = config({ fs, storage, tabs: inProcessTabs(), journal: false }).c;
+      await other.load();
+      other.set('clawser_workspaces', [{ id: 'w3', name: 'Three', createdAt: 3 }]);
+      await other.flush();
+    }
+    const next = config({ fs, storage, tabs: inProcessTabs() }).c;
+    await next.load();
+    await next.flush();
+    const expected = { nothing: ['w1', 'w2'], 'written by its page': ['w1'], 'another write': ['w3'] }[since];
+    assert.deepEqual(ids(next), expected, since);
+    assert.deepEqual(JSON.parse((await stored(fs, 'workspaces.json')).clawser_workspaces).map((/** @type {{id: string}} */ w) => w.id), expected, `${since}: stored`);
+    await until(() => journals(storage).length === 0);
+  }
+});
+
+test('a page that starts while another is still writing makes that page\'s change once: a list update is never applied twice (control: the page alone)', async () => {
+  for (const alone of [true, false]) {
+    const fs = new MemoryFileSystem();
+    const storage = memoryStorage();
+    const tabs = inProcessTabs();
+    /** @type {() => void} */
+    let release = () => {};
+    const gate = new Promise((resolve) => { release = () => resolve(undefined); });
+    const first = config({ fs, storage, tabs }).c;
+    await first.load();
+    first.set('clawser_workspaces', [{ id: 'w1', name: 'One', createdAt: 1 }]);
+    await first.flush();
+    first.close();
+    // Tab B adds a workspace; its write waits (it has not taken the lock yet).
+    const b = config({ fs, storage, tabs, name: 'b', gate }).c;
+    await b.load();
+    b.update('clawser_workspaces', (list) => [...(/** @type {object[]} */ (list)), { id: 'w2', name: 'Two', createdAt: 2 }]);
+    if (!alone) {
+      // Tab A starts meanwhile: it sees B's change and writes it.
+      const a = config({ fs, storage, tabs, name: 'a' }).c;
+      await a.load();
+      assert.deepEqual(ids(a), ['w1', 'w2']);
+      await a.flush();
+    }
+    release();
+    await b.flush();
+    assert.deepEqual(JSON.parse((await stored(fs, 'workspaces.json')).clawser_workspaces).map((/** @type {{id: string}} */ w) => w.id), ['w1', 'w2'], alone ? 'control' : 'once');
+    assert.deepEqual(ids(b), ['w1', 'w2']);
+    await until(() => journals(storage).length === 0);
+  }
 });
 
 test('two tabs: each sees the other\'s changes, and changes made at the same time are all kept (control: one tab alone)', async () => {

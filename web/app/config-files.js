@@ -10,6 +10,9 @@ import { WORKSPACES_KEY, DELETING_KEY, WORKSPACE_LIST_SCHEMAS } from './workspac
 import { readJson } from '../storage/damage.js';
 import { RAIL_COLLAPSED_KEY, RESTORE_FLAG } from './flags.js';
 
+/** Where each page keeps, in localStorage, the settings changes it has not written yet (followed by the page's own id). */
+export const UNSAVED_CHANGES_PREFIX = 'clawser_unsaved_changes.';
+
 /** The workspace list, and the deletes still under way (changed together, in one write). */
 export const WORKSPACES_FILE = 'workspaces.json';
 /** Every other setting, global and per workspace (sealed keys included). */
@@ -64,6 +67,8 @@ export async function openConfig({ fs, tabs, gate, onError }) {
     cached: firstViewKey,
     // A hint for the first view only; the restore's own marker file is what recovery reads.
     ignoreLegacy: (key) => key === RESTORE_FLAG,
+    // A change made just before the page is reloaded, closed or killed is made again by the next page.
+    journal: UNSAVED_CHANGES_PREFIX,
     writable: () => {
       if (gate.restoring === 'elsewhere') throw new RestoreInProgressError(false);
     },

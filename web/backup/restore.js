@@ -27,7 +27,8 @@ import { STAGING, PREVIOUS, STATE, RESERVED, BackupError, listIfExists, join, er
 /**
  * The file system a restore works through: an operation refused because another tab still
  * holds the file open (`busy` — OPFS access handles are exclusive, and tabs let go of idle ones
- * within a second) is tried again for a few seconds before the restore gives up and rolls back.
+ * within a second, later on a busy machine) is tried again for up to about 25 s before the restore
+ * gives up and rolls back.
  * @param {FileSystem} fs
  * @returns {FileSystem}
  */
@@ -38,7 +39,7 @@ function patientFs(fs) {
       try {
         return await op();
       } catch (err) {
-        if (/** @type {{code?: string}} */ (err)?.code !== 'busy' || wait > 3200) throw err;
+        if (/** @type {{code?: string}} */ (err)?.code !== 'busy' || wait > 12_800) throw err;
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
     }

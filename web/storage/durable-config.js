@@ -18,13 +18,33 @@ const FileSchema = z.object({
   version: z.literal(1),
   seq: z.number().int().nonnegative(),
   entries: z.record(z.string().startsWith(PREFIX), z.string()),
+  // Which change last wrote each key (its id): a change another page wrote for this one (made
+  // again from its journal) is never made twice.
+  written: z.record(z.string().startsWith(PREFIX), z.string()).optional(),
 });
 /** @typedef {z.infer<typeof FileSchema>} ConfigFile */
 /**
  * A change not yet written: the value this tab sees now (`raw`; null: removed), made from `from`
- * (a value set here; undefined: what is stored) by the `steps` of `update` calls since.
- * @typedef {{raw: string | null, from?: string | null, steps: Array<(raw: string | undefined) => string | null>}} PendingOp
+ * (a value set here; undefined: what is stored) by the `steps` of `update` calls since. `id`
+ * names it in the journal and, once written, in the file. A change made again from a journal
+ * is written only if its file is still at `onlyAt` (nothing written over it since).
+ * @typedef {{raw: string | null, from?: string | null, steps: Array<(raw: string | undefined) => string | null>, id: string, onlyAt?: number}} PendingOp
  */
+
+/**
+ * A page's journal of the changes it has not written yet (one localStorage key per page, written
+ * at once with each change, synchronously): a page reloaded, closed or killed before its
+ * background write finishes loses nothing — the next page makes those changes again. Change id
+ * → its key, the value it gives (null: removed) and the file's `seq` it was made on.
+ */
+const JournalSchema = z.object({
+  v: z.literal(1),
+  changes: z.record(z.string(), z.object({ key: z.string().startsWith(PREFIX), raw: z.string().nullable(), seq: z.number().int() })),
+});
+/** @typedef {z.infer<typeof JournalSchema>} Journal */
+
+/** A new change's id: sortable by time, unique across pages. */
+const newChangeId = () => `${Date.now().toString(36).padStart(9, '0')}-${Math.random().toString(36).slice(2, 10)}`;
 
 /** The value a change gives, made on `stored` (what the file holds now). @param {PendingOp} op @param {string | undefined} stored */
 function valueOf(op, stored) {
@@ -35,7 +55,12 @@ function valueOf(op, stored) {
 }
 
 const MessageSchema = z.union([
-  z.object({ file: z.string(), seq: z.number().int().positive(), changes: z.array(z.tuple([z.string().startsWith(PREFIX), z.string().nullable()])) }),
+  z.object({
+    file: z.string(),
+    seq: z.number().int().positive(),
+    changes: z.array(z.tuple([z.string().startsWith(PREFIX), z.string().nullable()])),
+    ids: z.array(z.string()).optional(),
+  }),
   z.object({ file: z.string(), reload: z.literal(true) }),
 ]);
 
@@ -77,8 +102,8 @@ function parseOr(raw, fallback) {
   }
 }
 
-/** @param {number} seq @param {Record<string, string>} entries @returns {string} */
-const serialize = (seq, entries) => JSON.stringify({ format: FORMAT, version: 1, seq, entries }, null, 1);
+/** @param {number} seq @param {Record<string, string>} entries @param {Record<string, string>} [written] @returns {string} */
+const serialize = (seq, entries, written) => JSON.stringify({ format: FORMAT, version: 1, seq, entries, ...(written && Object.keys(written).length ? { written } : {}) }, null, 1);
 
 /**
  * @typedef {object} DurableConfigOptions
@@ -92,6 +117,8 @@ const serialize = (seq, entries) => JSON.stringify({ format: FORMAT, version: 1,
  *   first start) and, for the keys `cached` names, a copy the page paints its first view from
  * @property {(key: string) => boolean} [cached] the keys copied into `cache` (only what a first view shows)
  * @property {(key: string) => boolean} [ignoreLegacy] keys of `cache` that are neither migrated nor removed (hints of their own)
+ * @property {string} [journal] the prefix of the keys of `cache` where each page keeps its journal of changes not
+ *   yet written (a page reloaded or closed right after a change loses nothing); without it such changes are lost
  * @property {() => void} [writable] throws when nothing may be written now (a backup is being restored in another tab)
  * @property {(err: unknown) => void} [onError] a change that could not be saved in the background
  * @property {(file: string, entries: Record<string, string>) => string | null} [check] what is wrong with a file's
@@ -115,6 +142,10 @@ const serialize = (seq, entries) => JSON.stringify({ format: FORMAT, version: 1,
  * localStorage is at most a cache: the keys `cached` names are copied there after each write
  * so the next page paints its first view at once; the app validates that view against these
  * files. On the first start after an update, every `clawser_*` key of localStorage is moved here.
+ * It also keeps each page's journal (`journal`): the changes not written yet, which a page that
+ * starts makes again when the page that made them is gone before writing them — written only
+ * if nothing was written over them since, and never twice (the file names the change that
+ * last wrote each key).
  * @implements {ConfigStore}
  */
 export class DurableConfig {
@@ -126,6 +157,11 @@ export class DurableConfig {
   #seq = new Map();
   /** @type {Map<string, ConfigProblem>} */
   #damage = new Map();
+  /** Each file's record of which change last wrote each key, as last read or written. @type {Map<string, Record<string, string>>} */
+  #written = new Map();
+  /** This page's journal key in `cache` (null: no journal), and what it last wrote there. */
+  #journalKey = /** @type {string | null} */ (null);
+  #journalText = '';
   /** The flush that will take the changes pending now (not started yet). @type {Promise<void> | null} */
   #next = null;
   /** @type {Promise<void>} */
@@ -138,6 +174,7 @@ export class DurableConfig {
   constructor(options) {
     this.options = options;
     this.fs = options.fs;
+    if (options.cache && options.journal) this.#journalKey = `${options.journal}${newChangeId()}`;
   }
 
   /** @param {string} file */
@@ -170,7 +207,7 @@ export class DurableConfig {
         // Not moved (storage full…): this page works from localStorage's values, which stay
         // there, and writes them with its next change.
         reconcile = false;
-        for (const [key, raw] of this.#legacy()) this.#pending.set(key, { raw, from: raw, steps: [] });
+        for (const [key, raw] of this.#legacy()) this.#pending.set(key, { raw, from: raw, steps: [], id: newChangeId() });
         this.options.onError?.(err);
       }
     }
@@ -179,7 +216,82 @@ export class DurableConfig {
     const early = this.#early ?? [];
     this.#early = null;
     for (const m of early) this.#receive(m);
+    this.#replayJournals();
     return { migrated };
+  }
+
+  /** @param {string} key */
+  #isJournal(key) {
+    const prefix = this.options.journal;
+    return prefix !== undefined && key.startsWith(prefix);
+  }
+
+  /**
+   * The changes pages made but did not write (they were reloaded, closed or killed first, or
+   * are still writing them): each made again here, the newest per key, unless its file was
+   * written since (by its page, or over it), is damaged, or already holds it. Journals left by
+   * gone pages are removed once nothing in them is left to write.
+   */
+  #replayJournals() {
+    const { cache, fileOf, files } = this.options;
+    if (!cache || !this.#journalKey) return;
+    /** @type {Map<string, {id: string, raw: string | null, seq: number}>} */
+    const chosen = new Map();
+    /** @type {Array<[string, string]>} */
+    const seen = [];
+    for (const [jkey, text] of cache.entries()) {
+      if (!this.#isJournal(jkey) || jkey === this.#journalKey) continue;
+      seen.push([jkey, text]);
+      const journal = JournalSchema.safeParse(parseOr(text, null));
+      if (!journal.success) continue;
+      for (const [id, { key, raw, seq }] of Object.entries(journal.data.changes)) {
+        const file = fileOf(key);
+        if (!files.includes(file) || this.#damage.has(file)) continue;
+        if (this.#written.get(file)?.[key] === id || this.#seq.get(file) !== seq) continue;
+        if ((this.#base.get(key) ?? null) === raw || this.#pending.has(key)) continue;
+        const other = chosen.get(key);
+        if (!other || other.id < id) chosen.set(key, { id, raw, seq });
+      }
+    }
+    for (const [key, { id, raw, seq }] of chosen) this.#pending.set(key, { raw, from: raw, steps: [], id, onlyAt: seq });
+    const forget = () => {
+      try {
+        // A journal changed since it was read belongs to a page still at work: it stays.
+        for (const [jkey, text] of seen) if (this.#cacheText(jkey) === text) cache.remove(jkey);
+      } catch {
+        // Only a journal: what it held is written, or still in its page.
+      }
+    };
+    if (chosen.size === 0) {
+      forget();
+      return;
+    }
+    this.#syncJournal();
+    this.#schedule().then(forget, (err) => this.options.onError?.(err));
+  }
+
+  /** A key of `cache` as raw text. @param {string} key */
+  #cacheText(key) {
+    for (const [k, raw] of this.options.cache?.entries() ?? []) if (k === key) return raw;
+    return undefined;
+  }
+
+  /** Writes this page's journal: every change it has not written yet (none: the key is removed). Best effort. */
+  #syncJournal() {
+    const { cache, fileOf } = this.options;
+    if (!cache || !this.#journalKey) return;
+    /** @type {Journal['changes']} */
+    const changes = {};
+    for (const [key, op] of this.#pending) changes[op.id] = { key, raw: op.raw, seq: this.#seq.get(fileOf(key)) ?? 0 };
+    const text = Object.keys(changes).length ? JSON.stringify({ v: 1, changes }) : '';
+    if (text === this.#journalText) return;
+    try {
+      if (text) cache.setRaw(this.#journalKey, text);
+      else cache.remove(this.#journalKey);
+      this.#journalText = text;
+    } catch {
+      // localStorage full or gone: the change is still written in the background.
+    }
   }
 
   /** Each file's text, or null when missing. @returns {Promise<(string | null)[]>} */
@@ -198,13 +310,13 @@ export class DurableConfig {
   #adopt(file, text, { ifNewer = false } = {}) {
     const parsed = text === null ? null : this.#parse(file, text);
     if (parsed?.ok === false) {
-      this.#take(file, 0, {});
+      this.#take(file, 0, {}, {});
       this.#damage.set(file, { file, path: this.pathOf(file), reason: parsed.reason, size: new TextEncoder().encode(/** @type {string} */ (text)).length });
       return;
     }
     const seq = parsed ? parsed.doc.seq : 0;
     if (ifNewer && seq < (this.#seq.get(file) ?? 0)) return;
-    this.#take(file, seq, parsed ? parsed.doc.entries : {});
+    this.#take(file, seq, parsed ? parsed.doc.entries : {}, parsed?.doc.written ?? {});
   }
 
   /** A file's text read, its values checked. @param {string} file @param {string} text @returns {ReturnType<typeof parseConfigFile>} */
@@ -214,19 +326,24 @@ export class DurableConfig {
     return problem ? { ok: false, reason: problem } : parsed;
   }
 
-  /** This tab's view of a file: stored at `seq`, with these entries, not damaged. @param {string} file @param {number} seq @param {Record<string, string>} entries */
-  #take(file, seq, entries) {
+  /**
+   * This tab's view of a file: stored at `seq`, with these entries (`written`: which change last
+   * wrote each key), not damaged.
+   * @param {string} file @param {number} seq @param {Record<string, string>} entries @param {Record<string, string>} written
+   */
+  #take(file, seq, entries, written) {
     const { fileOf } = this.options;
     for (const key of [...this.#base.keys()]) if (fileOf(key) === file) this.#base.delete(key);
     for (const [key, raw] of Object.entries(entries)) if (fileOf(key) === file) this.#base.set(key, raw);
     this.#seq.set(file, seq);
+    this.#written.set(file, written);
     this.#damage.delete(file);
   }
 
   /** The `clawser_*` keys of localStorage that earlier versions kept there (what a migration moves). */
   #legacy() {
     const { cache, ignoreLegacy } = this.options;
-    return (cache?.entries() ?? []).filter(([key]) => !ignoreLegacy?.(key));
+    return (cache?.entries() ?? []).filter(([key]) => !ignoreLegacy?.(key) && !this.#isJournal(key));
   }
 
   /**
@@ -265,7 +382,7 @@ export class DurableConfig {
     if (!cache) return;
     try {
       for (const [key, raw] of cache.entries()) {
-        if (ignoreLegacy?.(key) || this.#damage.has(fileOf(key))) continue;
+        if (ignoreLegacy?.(key) || this.#isJournal(key) || this.#damage.has(fileOf(key))) continue;
         const now = this.#base.get(key);
         if (!cached?.(key) || now === undefined) cache.remove(key);
         else if (now !== raw) cache.setRaw(key, now);
@@ -308,13 +425,13 @@ export class DurableConfig {
 
   /** Stores raw JSON text as it is (a restore). @param {string} key @param {string} raw */
   setRaw(key, raw) {
-    this.#change(this.#check(key), { raw, from: raw, steps: [] });
+    this.#change(this.#check(key), { raw, from: raw, steps: [], id: '' });
   }
 
   /** @param {string} key */
   remove(key) {
     if (this.#raw(this.#check(key)) === undefined && !this.#pending.has(key)) return;
-    this.#change(key, { raw: null, from: null, steps: [] });
+    this.#change(key, { raw: null, from: null, steps: [], id: '' });
   }
 
   /**
@@ -333,12 +450,13 @@ export class DurableConfig {
       return next === undefined ? null : JSON.stringify(next);
     };
     const earlier = this.#pending.get(key);
-    this.#change(key, { raw: step(this.#raw(key)), ...(earlier && earlier.from !== undefined ? { from: earlier.from } : {}), steps: [...(earlier?.steps ?? []), step] });
+    this.#change(key, { raw: step(this.#raw(key)), ...(earlier && earlier.from !== undefined ? { from: earlier.from } : {}), steps: [...(earlier?.steps ?? []), step], id: '' });
   }
 
-  /** @param {string} key @param {PendingOp} op */
+  /** A change made here: applied at once, journalled, written in the background. @param {string} key @param {PendingOp} op */
   #change(key, op) {
-    this.#pending.set(key, op);
+    this.#pending.set(key, { ...op, id: newChangeId() });
+    this.#syncJournal();
     this.#schedule().catch((err) => this.options.onError?.(err));
   }
 
@@ -416,6 +534,8 @@ export class DurableConfig {
         /** @type {Record<string, string>} */
         let entries;
         let seq;
+        /** @type {Record<string, string>} */
+        let writtenBy = {};
         if (text === null) {
           // Gone since this tab read it: written anew from what this tab knows.
           entries = Object.fromEntries([...this.#base].filter(([k]) => fileOf(k) === file));
@@ -429,21 +549,35 @@ export class DurableConfig {
             continue;
           }
           ({ entries, seq } = parsed.doc);
+          writtenBy = { ...parsed.doc.written };
         }
         /** @type {Array<[string, string | null]>} */
         const changes = [];
+        /** @type {string[]} */
+        const ids = [];
         for (const [key, op] of fileOps) {
+          // Written already (another page made it again from this page's journal), or made
+          // again here from a journal and since written over: not made (again).
+          if (writtenBy[key] === op.id || (op.onlyAt !== undefined && op.onlyAt !== seq)) continue;
           // An update is made on what is stored now: another tab's change to the key stays.
           const raw = valueOf(op, entries[key]);
           if (raw === null) delete entries[key];
           else entries[key] = raw;
+          writtenBy[key] = op.id;
           changes.push([key, raw]);
+          ids.push(op.id);
         }
-        await this.fs.write(path, serialize(seq + 1, entries));
-        this.#take(file, seq + 1, entries);
         written.push(...fileOps);
+        if (changes.length === 0) {
+          this.#take(file, seq, entries, writtenBy);
+          continue;
+        }
+        // Which change last wrote a key is kept while the key is stored, and for the keys just removed.
+        for (const key of Object.keys(writtenBy)) if (!(key in entries) && !changes.some(([k]) => k === key)) delete writtenBy[key];
+        await this.fs.write(path, serialize(seq + 1, entries, writtenBy));
+        this.#take(file, seq + 1, entries, writtenBy);
         try {
-          channel?.publish(TOPIC, { file, seq: seq + 1, changes });
+          channel?.publish(TOPIC, { file, seq: seq + 1, changes, ids });
         } catch {
           // No other tab to tell (a closed channel).
         }
@@ -451,6 +585,7 @@ export class DurableConfig {
     });
     for (const [key, op] of written) this.#settle(key, op);
     this.#rebase(written.map(([key]) => key));
+    this.#syncJournal();
     this.#cacheWritten(written.map(([key]) => key));
     if (blocked.length) {
       const first = this.#damage.get(blocked[0]);
@@ -474,7 +609,7 @@ export class DurableConfig {
     if (!builtOn) return;
     const rest = now.steps.slice(op.steps.length);
     if (rest.length === 0) this.#pending.delete(key);
-    else this.#pending.set(key, { raw: now.raw, steps: rest });
+    else this.#pending.set(key, { raw: now.raw, steps: rest, id: now.id });
   }
 
   /** @param {string} file */
@@ -518,12 +653,19 @@ export class DurableConfig {
       return;
     }
     this.#seq.set(m.file, m.seq);
-    for (const [key, raw] of m.changes) {
-      if (this.options.fileOf(key) !== m.file) continue;
+    const writtenBy = { ...this.#written.get(m.file) };
+    m.changes.forEach(([key, raw], i) => {
+      if (this.options.fileOf(key) !== m.file) return;
       if (raw === null) this.#base.delete(key);
       else this.#base.set(key, raw);
-    }
+      const id = m.ids?.[i];
+      if (id) writtenBy[key] = id;
+      // The other tab wrote this tab's own change (made again from its journal): it is done.
+      if (id && this.#pending.get(key)?.id === id) this.#pending.delete(key);
+    });
+    this.#written.set(m.file, writtenBy);
     this.#rebase(m.changes.map(([key]) => key));
+    this.#syncJournal();
   }
 
   /** @param {string} file */
@@ -533,6 +675,7 @@ export class DurableConfig {
       this.#adopt(file, text, { ifNewer: true });
       const keys = [...new Set([...this.#base.keys(), ...this.#pending.keys()])].filter((k) => this.options.fileOf(k) === file);
       this.#rebase(keys);
+      this.#syncJournal();
     } catch (err) {
       this.options.onError?.(err);
     }
