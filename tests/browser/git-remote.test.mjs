@@ -51,10 +51,24 @@ async function commitElsewhere(file, content, message) {
   await git(dir, 'push', '-q', 'origin', 'main');
 }
 
+/**
+ * Waits for the Git panel to say `text`; if it does not, the failure says what the page said instead
+ * (its status lines and alerts), not only that the text never came.
+ * @param {import('playwright-core').Page} page @param {string | RegExp} text
+ */
+async function panelSays(page, text) {
+  try {
+    await page.getByText(text).waitFor();
+  } catch (err) {
+    const said = await page.locator('[role=status], [role=alert]').allInnerTexts().catch(() => []);
+    throw new Error(`${/** @type {Error} */ (err).message}\nThe page said: ${JSON.stringify(said.filter((t) => t.trim()))}`);
+  }
+}
+
 test('clone with a token, push, pull, non-fast-forward, wrong token, no CORS', async () => {
   const url = await server.createRepo('demo', { 'README.md': '# Demo\n', 'docs/guide.md': 'Guide v1\n' });
   const page = await browser.context.newPage();
-  page.setDefaultTimeout(30_000);
+  page.setDefaultTimeout(60_000); // git over OPFS on a loaded machine: waited for, not timed
   await page.goto(`${app.url}#home`);
 
   // Clone into a new workspace, named after the repository.
@@ -78,10 +92,10 @@ test('clone with a token, push, pull, non-fast-forward, wrong token, no CORS', a
   await page.getByRole('button', { name: 'Stage all' }).click();
   await page.getByLabel(/Commit message/).fill('Update the guide');
   await page.getByRole('button', { name: 'Commit', exact: true }).click();
-  await page.getByText(/Committed [0-9a-f]{7}\./).waitFor();
+  await panelSays(page, /Committed [0-9a-f]{7}\./);
   assert.equal(await page.getByLabel('Repository URL (origin)').inputValue(), url);
   await page.getByRole('button', { name: 'Push', exact: true }).click();
-  await page.getByText('Pushed to the remote.').waitFor();
+  await panelSays(page, 'Pushed to the remote.');
   assert.equal(await server.git('demo', 'log', '--format=%s', 'main'), 'Update the guide\ninitial');
   assert.equal(await server.git('demo', 'show', 'main:docs/guide.md'), 'Guide v2 from the browser');
   await server.git('demo', 'fsck', '--full');
@@ -89,7 +103,7 @@ test('clone with a token, push, pull, non-fast-forward, wrong token, no CORS', a
   // Someone else pushes; pull brings it in.
   await commitElsewhere('docs/other.md', 'from elsewhere\n', 'Commit from elsewhere');
   await page.getByRole('button', { name: 'Pull', exact: true }).click();
-  await page.getByText('Pulled: up to date with the remote.').waitFor();
+  await panelSays(page, 'Pulled: up to date with the remote.');
   assert.equal(await readWorkspaceFile(page, 'docs/other.md'), 'from elsewhere\n');
 
   // Both sides commit: the push is refused with advice to pull first.
@@ -104,15 +118,15 @@ test('clone with a token, push, pull, non-fast-forward, wrong token, no CORS', a
   await page.getByRole('button', { name: 'Stage all' }).click();
   await page.getByLabel(/Commit message/).fill('My change');
   await page.getByRole('button', { name: 'Commit', exact: true }).click();
-  await page.getByText(/Committed [0-9a-f]{7}\./).waitFor();
+  await panelSays(page, /Committed [0-9a-f]{7}\./);
   await page.getByRole('button', { name: 'Push', exact: true }).click();
   await page.getByRole('alert').filter({ hasText: /Pull first, then push again/ }).waitFor();
   await page.getByRole('alert').getByRole('button', { name: 'Dismiss' }).click();
   // Pull merges (no conflict), then the push goes through.
   await page.getByRole('button', { name: 'Pull', exact: true }).click();
-  await page.getByText('Pulled: up to date with the remote.').waitFor();
+  await panelSays(page, 'Pulled: up to date with the remote.');
   await page.getByRole('button', { name: 'Push', exact: true }).click();
-  await page.getByText('Pushed to the remote.').waitFor();
+  await panelSays(page, 'Pushed to the remote.');
   const subjects = (await server.git('demo', 'log', '--format=%s', 'main')).split('\n');
   assert.ok(subjects.includes('My change') && subjects.includes('Their change'));
   await server.git('demo', 'fsck', '--full');
