@@ -93,7 +93,7 @@ test('the Terminal panel runs a pipeline over the workspace’s OPFS files and c
   assert.equal(await readWorkspaceFile(page, '.scheduler/jobs.json'), null);
 });
 
-test('in the page (the vendored interpreter, over OPFS): globs ending in / name folders and never ./ or ../, diff prints its normal format, a usr/bin/ folder leaves commands alone, a zip bomb is refused, LANG is set (issue 32 §5 §8)', async () => {
+test('in the page (the vendored interpreter, over OPFS): globs ending in / name folders and never ./ or ../, diff prints its normal format, a usr/bin/ folder leaves commands alone, a zip bomb is refused, LANG is set, an arithmetic error ends its line (issue 32 §5 §8)', async () => {
   await page.keyboard.press('Alt+KeyT');
   await page.locator('.terminal-host .xterm-helper-textarea').waitFor();
   await idle();
@@ -125,6 +125,12 @@ test('in the page (the vendored interpreter, over OPFS): globs ending in / name 
   // in the environment (the browser's language).
   await typeLine('mkdir -p notes/sub/.cache && cd notes/sub && echo .*/ && rm -rf .*/; cd / && ls -a notes/sub | tr "\\n" " "; ls -d notes; echo "lang=$LANG"');
   await shows(/\n\.cache\/\n\. \.\. notes\nlang=[a-z]{2,3}_[A-Z]{2}\.UTF-8\n/);
+  // An arithmetic error ends its line wherever it is (here in a function), with bash's message; the next line runs.
+  await idle();
+  await typeLine('f() { echo in-f; echo $((7 % 0)); echo after; }; f; echo next');
+  await idle();
+  await typeLine('echo "arith $?"');
+  await shows(/\nin-f\nbash: 7 % 0: division by 0 \(error token is "0"\)\n(?:(?!after|next)[^])*\narith 1\n/);
   await typeLine('rm -r usr x.txt y.txt bomb.zip err.txt notes/sub');
   await idle();
 });
