@@ -80,8 +80,13 @@ function orderContext(orders) {
 /** @type {Map<string, number>} */
 const weights = new Map(Object.entries(WEIGHTS));
 
-/** Every cue lexicon (training looks at all of them). */
-export const ALL_CUES = Object.entries(CUE_LEXICONS);
+/**
+ * Lexicons only the rules use (instruction-cues.js): general cues added after the model was
+ * trained, kept out of its features so that adding them changes no learned weight.
+ */
+const RULES_ONLY = new Set(['YOUR_APPARATUS', 'CONVERSATION_REF']);
+/** Every cue lexicon the model may weigh (training looks at all of them). */
+export const ALL_CUES = Object.entries(CUE_LEXICONS).filter(([name]) => !RULES_ONLY.has(name));
 /** The lexicons the trained model gives a weight, and the general ones whose pairs it may weigh: the only ones worth testing when scoring. */
 const WEIGHTED_CUES = ALL_CUES.filter(([name]) => weights.has(`c:${name}`) || PAIRED_AT.has(name));
 
