@@ -9,6 +9,18 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { WORKSPACE_FOLDERS, INTERNAL_FOLDERS, PROTECTED_FOLDERS, PROTECTED_SEGMENTS, SECRET_FOLDERS } from '../../web/storage/workspace-folders.js';
 import { verdictsOf } from '../fixtures/workspace-folder-verdicts.mjs';
+import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
+import { ScopedFileSystem } from '../../web/storage/scoped-fs.js';
+import { LocalConfig } from '../../web/storage/local-config.js';
+import { Scheduler } from '../../web/agent/scheduler.js';
+import { GoalStore } from '../../web/agent/goals.js';
+import { MemoryStore } from '../../web/memory/store.js';
+import { ConversationStore } from '../../web/agent/conversation-store.js';
+import { CheckpointManager } from '../../web/agent/checkpoint.js';
+import { UsageLedger } from '../../web/agent/usage-ledger.js';
+import { AgentStore } from '../../web/agent/agent-store.js';
+import { SkillStore } from '../../web/skills/store.js';
+import { memoryStorage } from '../fixtures/stand-ins.mjs';
 
 /** The lists as they were (issue 32's main), before the layout had one home. */
 const STORES = ['.conversations', '.checkpoints', '.memory', '.goals', '.scheduler', '.vault', '.secrets', '.skills', '.usage', '.agents'];
@@ -130,4 +142,27 @@ test('a folder added to the layout reaches every part its properties say and no 
   // The control: without the probes the same names are the user's folders, so the child really loaded them.
   const without = await verdictsWithProbes([], PROBES.map((p) => p.name));
   for (const probe of PROBES) assert.deepEqual(without[probe.name], user, probe.name);
+});
+
+test('every folder the stores write at the workspace\'s root is a store of the layout (control: the goals\' Markdown mirror is the user\'s goals/)', async () => {
+  const root = new MemoryFileSystem();
+  const fs = new ScopedFileSystem(root, 'clawser_workspaces/w');
+  await new Scheduler({ fs, execute: async () => ({ ok: true, summary: '' }) }).add({ name: 'job', trigger: { kind: 'interval', everyMs: 60_000, startAt: Date.now() }, action: { kind: 'prompt', prompt: 'hello' } });
+  await new GoalStore({ fs }).add({ description: 'a goal' });
+  const memory = new MemoryStore({ fs });
+  await memory.store({ key: 'k', content: 'a memory', category: 'core' });
+  await memory.flush();
+  await new ConversationStore(root, 'w').create('a conversation');
+  const checkpoints = new CheckpointManager({ fs });
+  await checkpoints.save({ workspaceId: 'w', conversationId: 'c', turn: { status: 'running', startedAt: Date.now(), bytes: 0 } });
+  await checkpoints.idle();
+  const ledger = new UsageLedger({ fs });
+  ledger.recordTurn({ provider: 'p', model: 'm', inputTokens: 1, outputTokens: 1, costCents: 1 });
+  await ledger.flush();
+  await new AgentStore({ fs, globalFs: new ScopedFileSystem(root, 'clawser_agents') }).save({ name: 'writer', description: 'w' }, 'workspace');
+  const skill = new TextEncoder().encode('---\nname: notes\ndescription: Notes.\n---\nTake notes.\n');
+  await new SkillStore({ globalFs: new ScopedFileSystem(root, 'clawser_skills'), workspaceFs: fs, config: new LocalConfig(memoryStorage()), workspaceId: 'w' }).install('notes', new Map([['SKILL.md', skill]]));
+  const written = (await fs.list('')).map((e) => e.name).sort();
+  assert.deepEqual(written.filter((n) => !INTERNAL_FOLDERS.includes(n)), ['goals'], 'only the goals\' mirror is outside the stores\' folders');
+  assert.deepEqual(written.filter((n) => n !== 'goals'), ['.agents', '.checkpoints', '.conversations', '.goals', '.memory', '.scheduler', '.skills', '.usage'], 'every store wrote');
 });
