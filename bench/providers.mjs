@@ -2,7 +2,7 @@
 // stream through its framing and assembler, in MB/s), and the reliability layer's overhead per
 // request (the same scripted provider called with and without it).
 import { performance } from 'node:perf_hooks';
-import { parseSSE } from '../web/providers/sse.js';
+import { parseSSE } from '../web/net/sse.js';
 import { parseNDJSON } from '../web/providers/ndjson.js';
 import { assembleOpenAIStream } from '../web/providers/openai.js';
 import { assembleAnthropicStream } from '../web/providers/anthropic.js';

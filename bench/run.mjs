@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { launchBrowser, startApp } from '../tests/browser/helpers.mjs';
 import { coldLoads, warmLoads } from './load-measure.mjs';
 import { inPageBench } from './inpage.mjs';
-import { parseSSE } from '../web/providers/sse.js';
+import { parseSSE } from '../web/net/sse.js';
 import { assembleOpenAIStream } from '../web/providers/openai.js';
 import { ScriptedProvider } from '../tests/fixtures/scripted-provider.mjs';
 import { ClawserAgent } from '../web/agent/agent.js';

@@ -88,7 +88,7 @@ export { ruleFetch } from './tools/web.js';
 // Providers
 export { createProvider, ProviderConfigSchema, CATALOG, catalogEntry } from './providers/index.js';
 export { ProviderError } from './providers/errors.js';
-export { parseSSE, SSEParser } from './providers/sse.js';
+export { parseSSE, SSEParser } from './net/sse.js';
 export { testConnection } from './providers/connection.js';
 export { discoverNoKeyOptions } from './providers/discovery.js';
 export { chromeAIAvailability } from './providers/chrome-ai.js';

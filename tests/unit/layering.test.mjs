@@ -2,7 +2,8 @@
 // (type-only `@import` comments are free): UI modules get what they show from the controllers
 // the app passes in, so they import only other UI modules and the safe Markdown renderer;
 // only the app wires views, so nothing below it imports the app or the UI; the agent is above
-// the tools, providers and stores; storage is the floor.
+// the tools, providers and stores; storage is the floor; web/net/ (the offline check, the SSE
+// parser) is a leaf that imports nothing outside itself.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -48,6 +49,7 @@ export function violations(files) {
       if ((to === 'app' || to === 'ui') && from !== 'app' && from !== 'ui' && from !== 'clawser.js') bad.push(`${edge}: only the app imports the app and the UI`);
       if (to === 'agent' && !['agent', 'app', 'clawser.js'].includes(from)) bad.push(`${edge}: the agent sits above the tools, providers and stores; pass what they need in`);
       if (from === 'storage' && to !== 'storage') bad.push(`${edge}: storage imports nothing above it`);
+      if (from === 'net' && to !== 'net') bad.push(`${edge}: web/net/ imports nothing outside it (a leaf under everything that talks to the network)`);
     }
   }
   return bad;
@@ -73,14 +75,18 @@ test('the checker flags each kind of wrong import (control)', () => {
     { path: join(WEB, 'storage/x.js'), source: "const d = import('../app/x.js');" },
     { path: join(WEB, 'tools/x.js'), source: "import { e } from '../agent/scheduler.js';\nimport { f } from '../safety/leak-detector.js';" },
     { path: join(WEB, 'ui/y-panel.js'), source: "import { g } from '../safety/leak-detector.js';" },
+    // web/net/ is a leaf: its modules import only each other (the second line is the control).
+    { path: join(WEB, 'net/x.js'), source: "import { h } from '../providers/errors.js';\nimport { i } from './offline.js';\nconst j = import('../storage/errors.js');" },
   ]);
-  assert.equal(bad.length, 6, bad.join('\n'));
+  assert.equal(bad.length, 8, bad.join('\n'));
   assert.match(bad[0], /^ui\/x-panel\.js → memory\/summaries\.js/);
   assert.match(bad[1], /^agent\/x\.js → ui\/dialogs\.js/);
   assert.match(bad[2], /^storage\/x\.js → app\/x\.js: only the app imports/);
   assert.match(bad[3], /^storage\/x\.js → app\/x\.js: storage imports nothing above it/);
   assert.match(bad[4], /^tools\/x\.js → agent\/scheduler\.js: the agent sits above/);
   assert.match(bad[5], /^ui\/y-panel\.js → safety\/leak-detector\.js/);
+  assert.match(bad[6], /^net\/x\.js → providers\/errors\.js: web\/net\/ imports nothing outside it/);
+  assert.match(bad[7], /^net\/x\.js → storage\/errors\.js: web\/net\/ imports nothing outside it/);
 });
 
 test('every module of web/ imports along the dependency direction', () => {

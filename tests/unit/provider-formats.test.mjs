@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 import { createProvider } from '../../web/providers/index.js';
-import { parseSSE } from '../../web/providers/sse.js';
+import { parseSSE } from '../../web/net/sse.js';
 import { parseNDJSON } from '../../web/providers/ndjson.js';
 import { assembleGeminiStream, toGeminiContents } from '../../web/providers/gemini.js';
 import { assembleResponsesStream } from '../../web/providers/openai-responses.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SSEParser, parseSSE } from '../../web/providers/sse.js';
+import { SSEParser, parseSSE } from '../../web/net/sse.js';
 
 /** @param {Uint8Array[]} chunks */
 async function* iter(chunks) {

@@ -1,5 +1,6 @@
 /** @import { FileSystem, DirEntry } from '../storage/types.d.ts' */
-import { checkPath, PROTECTED_SEGMENTS } from '../safety/tool-call-validator.js';
+import { checkPath } from '../safety/tool-call-validator.js';
+import { PROTECTED_SEGMENTS } from '../storage/workspace-folders.js';
 import { splitPath } from '../storage/errors.js';
 import { zipFolder, importZip } from '../files/zip.js';
 

@@ -8,6 +8,7 @@ import { createShell } from '../shell/shell.js';
 import { gitCommand } from '../shell/commands/git.js';
 import { clawserCommand } from '../shell/commands/clawser.js';
 import { ruleFetch } from '../tools/web.js';
+import { SECRET_FOLDERS } from '../storage/workspace-folders.js';
 import { z } from 'zod';
 
 /** Lines of history kept per workspace. */
@@ -78,7 +79,7 @@ export class TerminalHost {
     const shell = createShell({
       fs: deps.fs,
       // Encrypted secrets stay out of reach even for the user's shell; the rest is theirs to read.
-      unreadable: ['.vault', '.secrets'],
+      unreadable: SECRET_FOLDERS,
       history: this.history(),
       commands: [
         gitCommand(deps.git),

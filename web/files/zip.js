@@ -3,7 +3,7 @@
 import { zipSync } from 'fflate';
 import { ARCHIVE_LIMITS, ArchiveFormatError, ArchiveLimitError, expandZip } from './archive-limits.js';
 import { checkPath } from '../safety/tool-call-validator.js';
-import { PROTECTED_SEGMENTS } from '../safety/tool-call-validator.js';
+import { PROTECTED_SEGMENTS } from '../storage/workspace-folders.js';
 
 /** ZIP failure with a stable code and a message a person can act on. */
 export class ZipError extends Error {

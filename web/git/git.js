@@ -4,7 +4,7 @@ import http from 'isomorphic-git/http/web';
 import { structuredPatch } from 'diff';
 import { createGitFs } from './git-fs.js';
 import { GitError, toGitError } from './errors.js';
-import { PROTECTED_SEGMENTS } from '../safety/tool-call-validator.js';
+import { PROTECTED_SEGMENTS } from '../storage/workspace-folders.js';
 import { gitFileSystem } from '../storage/protected-fs.js';
 import { setAsideFile, SET_ASIDE_HINT } from '../storage/damage.js';
 import { INDEX_PATH } from './index-check.js';

@@ -9,7 +9,7 @@
  * client does not speak, and a server the browser cannot reach because of CORS (with the exact
  * headers it must allow).
  */
-import { parseSSE } from '../providers/sse.js';
+import { parseSSE } from '../net/sse.js';
 import { offlineExplains, offlineMessage } from '../net/offline.js';
 
 /** Protocol revisions this client speaks, newest first. */

@@ -1,5 +1,5 @@
 /** @import { ChatRequest, StreamEvent, StopReason, Message } from './types.d.ts' */
-/** @import { SSEMessage } from './sse.js' */
+/** @import { SSEMessage } from '../net/sse.js' */
 import { ProviderError, droppedError } from './errors.js';
 import { HttpSseProvider, parseToolArguments } from './http.js';
 

@@ -1,8 +1,8 @@
 /** @import { ChatRequest, StreamEvent, StopReason, Message, ImagePart, CallOptions } from './types.d.ts' */
-/** @import { SSEMessage } from './sse.js' */
+/** @import { SSEMessage } from '../net/sse.js' */
 import { ProviderError, droppedError, errorBodyMessage } from './errors.js';
 import { HttpSseProvider } from './http.js';
-import { parseSSE } from './sse.js';
+import { parseSSE } from '../net/sse.js';
 
 /** @type {Record<string, StopReason>} */
 const FINISH_REASONS = {

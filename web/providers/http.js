@@ -1,7 +1,7 @@
 /** @import { ChatRequest, ChatResult, StreamEvent, CallOptions, StopReason, ToolCall, CatalogEntry, Provider } from './types.d.ts' */
-/** @import { SSEMessage } from './sse.js' */
+/** @import { SSEMessage } from '../net/sse.js' */
 import { ProviderError, droppedError, fetchError, httpError } from './errors.js';
-import { parseSSE } from './sse.js';
+import { parseSSE } from '../net/sse.js';
 
 /**
  * POSTs JSON and returns the streaming response, or throws a classified ProviderError.
@@ -97,7 +97,7 @@ export function parseToolArguments(raw) {
  * @param {Response} res
  * @param {AbortSignal | undefined} signal
  * @param {string} label
- * @param {(messages: AsyncIterable<import('./sse.js').SSEMessage>) => AsyncGenerator<StreamEvent>} assemble
+ * @param {(messages: AsyncIterable<import('../net/sse.js').SSEMessage>) => AsyncGenerator<StreamEvent>} assemble
  * @param {(body: ReadableStream<Uint8Array>, signal: AbortSignal | undefined) => AsyncIterable<SSEMessage>} [frame] how the body is cut into messages (default: SSE)
  * @returns {AsyncGenerator<StreamEvent>}
  */

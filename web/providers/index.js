@@ -11,7 +11,7 @@ import { OpenAIProvider } from './openai.js';
 import { OpenAIResponsesProvider } from './openai-responses.js';
 
 export { CATALOG, catalogEntry, ProviderError };
-export { parseSSE, SSEParser } from './sse.js';
+export { parseSSE, SSEParser } from '../net/sse.js';
 
 /** Validated shape of a provider configuration (a boundary input: it comes from settings). */
 export const ProviderConfigSchema = z.object({

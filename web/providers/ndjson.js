@@ -1,5 +1,5 @@
-/** @import { SSEMessage } from './sse.js' */
-import { readableToIterable } from './sse.js';
+/** @import { SSEMessage } from '../net/sse.js' */
+import { readableToIterable } from '../net/sse.js';
 
 /**
  * Newline-delimited JSON (Ollama's native stream): one JSON document per line, lines ending

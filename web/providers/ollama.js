@@ -1,5 +1,5 @@
 /** @import { ChatRequest, StreamEvent, StopReason, Message, CallOptions, ModelInfo } from './types.d.ts' */
-/** @import { SSEMessage } from './sse.js' */
+/** @import { SSEMessage } from '../net/sse.js' */
 import { ProviderError, droppedError, fetchError, httpError } from './errors.js';
 import { HttpSseProvider } from './http.js';
 import { parseNDJSON } from './ndjson.js';

@@ -5,10 +5,7 @@
  * loopback or link-local addresses (unless allow-listed). Pure logic.
  */
 
-import { INTERNAL_FOLDERS } from '../storage/mounted-fs.js';
-
-/** Folders of the workspace that belong to Clawser itself or hold secrets (tools never touch them; git only through the git tools). */
-export const PROTECTED_SEGMENTS = [...INTERNAL_FOLDERS, '.git', 'clawser_keys'];
+import { PROTECTED_SEGMENTS } from '../storage/workspace-folders.js';
 
 /** Argument names treated as paths / URLs / shell commands. */
 const PATH_KEYS = new Set(['path', 'paths', 'from', 'to', 'file', 'dir', 'directory', 'target', 'source', 'destination']);

@@ -86,7 +86,7 @@ export function resolveShellPath(base, path) {
 export class BashFileSystem {
   /**
    * @param {FileSystem} fs
-   * @param {{unreadable?: string[]}} [options] top-level folders whose content cannot be read
+   * @param {{unreadable?: readonly string[]}} [options] top-level folders whose content cannot be read
    *   either (the agent's shell: Clawser's own folders, as for its fs_read)
    */
   constructor(fs, options = {}) {

@@ -57,7 +57,7 @@ export class ShellSyntaxError extends Error {
  * @property {Partial<ShellLimits>} [limits]
  * @property {string[]} [history] earlier command lines (oldest first)
  * @property {(ms: number, signal?: AbortSignal) => Promise<void>} [sleep]
- * @property {string[]} [unreadable] top-level folders whose content the shell may not read (the agent's shell: Clawser's own folders)
+ * @property {readonly string[]} [unreadable] top-level folders whose content the shell may not read (the agent's shell: Clawser's own folders)
  * @property {import('just-bash').BashOptions['fetch']} [fetch] what `curl` uses (web_fetch's rules: web/tools/web.js ruleFetch); without it curl is not available
  * @property {(path: string) => Promise<void> | void} [onRead] told of every file read, folder listed and file whose metadata a command gets (a storage path) before the command gets it
  * @property {BashFileSystem['permit']} [permit] bounds what the shell may do with the files (a skill script's shell: its allowed-tools)

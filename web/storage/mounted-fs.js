@@ -1,8 +1,6 @@
 /** @import { FileSystem, DirEntry } from './types.d.ts' */
 import { StorageError, splitPath } from './errors.js';
-
-/** Clawser's own folders of a workspace: they stay in the browser even when a folder is mounted. */
-export const INTERNAL_FOLDERS = ['.conversations', '.checkpoints', '.memory', '.goals', '.scheduler', '.vault', '.secrets', '.skills', '.usage', '.agents'];
+import { INTERNAL_FOLDERS } from './workspace-folders.js';
 
 /**
  * A workspace whose files are a folder on the user's computer: user paths (and `.git`, so an

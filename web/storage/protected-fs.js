@@ -1,12 +1,6 @@
 /** @import { FileSystem, DirEntry, FileStat, WriteOptions } from './types.d.ts' */
 import { StorageError, splitPath } from './errors.js';
-import { INTERNAL_FOLDERS } from './mounted-fs.js';
-
-/**
- * Folders of a workspace that only their owners write: the stores (memory, goals, scheduler,
- * conversations, checkpoints, skills, vault, secrets) and git (`.git`).
- */
-export const PROTECTED_FOLDERS = [...INTERNAL_FOLDERS, '.git'];
+import { PROTECTED_FOLDERS } from './workspace-folders.js';
 
 /**
  * The protected folder a workspace path is in (lower-cased, as a mounted folder on a

@@ -1,6 +1,6 @@
 /** @import { ToolDefinition, ToolContext } from './types.d.ts' */
 import { z } from 'zod';
-import { PROTECTED_SEGMENTS } from '../safety/tool-call-validator.js';
+import { PROTECTED_SEGMENTS } from '../storage/workspace-folders.js';
 
 const Path = z.string().min(1).max(1024).describe('Path inside the workspace, e.g. "notes/todo.md"');
 const decoder = new TextDecoder('utf-8', { fatal: false });

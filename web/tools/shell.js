@@ -1,7 +1,7 @@
 /** @import { ToolDefinition, ToolContext } from './types.d.ts' */
 /** @import { Shell } from '../shell/shell.js' */
 import { z } from 'zod';
-import { PROTECTED_FOLDERS } from '../storage/protected-fs.js';
+import { PROTECTED_FOLDERS } from '../storage/workspace-folders.js';
 import { ruleFetch } from './web.js';
 
 /** The tools a read-only line's `clawser` may call (they read local state only). */

@@ -4,6 +4,7 @@
  * CRLF, `:` lines are comments, the space after `data:` is optional, and several data
  * lines join with "\n". An event left unfinished when the stream ends is discarded, as the
  * spec says; callers detect a dropped connection by the missing end marker of their format.
+ * The providers' streams and MCP's Streamable HTTP responses both come through it.
  *
  * With `stray: true`, lines that are no SSE field at all (Gemini appends a pretty-printed JSON
  * error body to a 200 stream, outside any `data:` framing) are gathered and reported as one
