@@ -117,7 +117,7 @@ test('changes read back at once, are on storage once flush resolves, and a new p
 /** A file system whose writes never finish once `stalled` (a page reloaded or closed while its write is under way). */
 class StallingFileSystem extends MemoryFileSystem {
   stalled = false;
-  /** @param {string} path @param {string | Uint8Array} data */
+  /** @override @param {string} path @param {string | Uint8Array} data */
   async write(path, data) {
     if (this.stalled) return new Promise(() => {});
     return super.write(path, data);
