@@ -22,6 +22,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { launchBrowser, startApp, openWorkspace, sendMessage, saveSettings, waitInPage, appView } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { waitUntil } from '../fixtures/wait.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
 /** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
@@ -58,13 +59,9 @@ function alive(pid) {
   }
 }
 
-/** Waits until a check (in Node, or in a page: async) holds. @param {() => boolean | Promise<boolean>} check @param {string} what @param {number} [timeoutMs] */
+/** Waits until a check (in Node, or in a page: async) holds, checked once per 50 ms of `timeoutMs`. @param {() => boolean | Promise<boolean>} check @param {string} what @param {number} [timeoutMs] */
 async function until(check, what, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitUntil(check, what, { tries: Math.ceil(timeoutMs / 50) });
 }
 
 /**
