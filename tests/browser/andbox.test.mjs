@@ -111,6 +111,9 @@ test('capabilities: host.call, convenience globals, structured clones, denial, u
   assert.equal(f.value, 'host fetched https://example.com/x', JSON.stringify(f.error));
   const calls = await page.evaluate(() => /** @type {any} */ (window).__sb.calls.map((/** @type {any} */ c) => [c.name, c.ok]));
   assert.deepEqual(calls.slice(-5), [['add', true], ['add', true], ['secret', false], ['nope', false], ['fetch', true]]);
+  // The code catches the host's refusal as an Error with its name and stable code.
+  const caught = await run('const out = [];\nfor (const f of [() => secret(), () => host.call("nope", {})]) { try { await f(); } catch (e) { out.push([e instanceof Error, e.name, e.code]); } }\nout');
+  assert.deepEqual(caught.value, [[true, 'PermissionDenied', 'denied'], [true, 'CapabilityError', 'not_granted']], JSON.stringify(caught.error));
 });
 
 test('allow-listed vendored modules can be imported; others cannot', async () => {
