@@ -20,7 +20,7 @@ import { execFileSync } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launchBrowser, startApp, openWorkspace, sendMessage, saveSettings, waitInPage, appView } from './helpers.mjs';
+import { launchBrowser, startApp, openWorkspace, sendMessage, saveSettings, waitInPage, appView, storedConfigUntil } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 import { waitUntil } from '../fixtures/wait.mjs';
 
@@ -627,6 +627,9 @@ async function twoWorkspaces() {
     const page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
     const mine = workspaceOf(page.url());
     const second = await newWorkspace(page, 'Second');
+    // Opening it records its last use in the background: stored before the browser closes, so the
+    // next start has nothing of this one left to write over the list a test reads first.
+    await storedConfigUntil(page, (entries) => JSON.parse(entries.clawser_workspaces ?? '[]').some((/** @type {{id: string, lastUsedAt?: number}} */ w) => w.id === second && w.lastUsedAt), 'the second workspace\'s last use');
     await browser.close({ keepProfile: true });
     return { profileDir: browser.profileDir, mine, second };
   } catch (err) {
