@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchBrowser, startApp, openWorkspace, sendMessage, recordNotifications } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { waitUntil } from '../fixtures/wait.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
 /** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
@@ -18,13 +19,7 @@ before(async () => {
   page = await openWorkspace(browser.context, app.url, { provider: 'openai', model: 'gpt-4o', apiKey: 'sk-test-agents-key', baseUrl: `${llm.url}/v1`, autonomy: 'full' });
 });
 /** Waits for a condition of this process (the scripted server's requests). @param {() => boolean} check @param {string} what */
-async function until(check, what) {
-  const deadline = Date.now() + 20_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = (/** @type {() => boolean} */ check, /** @type {string} */ what) => waitUntil(check, what);
 
 after(async () => {
   await browser?.close();

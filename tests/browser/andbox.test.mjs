@@ -91,7 +91,7 @@ const run = (code, opts) => page.evaluate(([c, o]) => /** @type {any} */ (window
 
 test('benign code runs: expressions, statements, top-level await, print, structured values', async () => {
   assert.equal((await run('1 + 1')).value, 2);
-  const r = await run('const xs = [1, 2, 3];\nprint("sum", xs.reduce((a, b) => a + b));\nawait new Promise((r) => setTimeout(r, 5));\n({ n: xs.length, m: new Map([[1, 2]]) })');
+  const r = await run('const xs = [1, 2, 3];\nprint("sum", xs.reduce((a, b) => a + b));\nawait new Promise((r) => setTimeout(r, 0));\n({ n: xs.length, m: new Map([[1, 2]]) })');
   assert.deepEqual(r.logs, ['sum 6']);
   assert.equal(r.value.n, 3);
   assert.equal(r.error, null);
@@ -111,6 +111,9 @@ test('capabilities: host.call, convenience globals, structured clones, denial, u
   assert.equal(f.value, 'host fetched https://example.com/x', JSON.stringify(f.error));
   const calls = await page.evaluate(() => /** @type {any} */ (window).__sb.calls.map((/** @type {any} */ c) => [c.name, c.ok]));
   assert.deepEqual(calls.slice(-5), [['add', true], ['add', true], ['secret', false], ['nope', false], ['fetch', true]]);
+  // The code catches the host's refusal as an Error with its name and stable code.
+  const caught = await run('const out = [];\nfor (const f of [() => secret(), () => host.call("nope", {})]) { try { await f(); } catch (e) { out.push([e instanceof Error, e.name, e.code]); } }\nout');
+  assert.deepEqual(caught.value, [[true, 'PermissionDenied', 'denied'], [true, 'CapabilityError', 'not_granted']], JSON.stringify(caught.error));
 });
 
 test('allow-listed vendored modules can be imported; others cannot', async () => {

@@ -12,6 +12,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchBrowser, startApp, openWorkspace } from './helpers.mjs';
+import { waitUntil } from '../fixtures/wait.mjs';
 
 const HOUR = 3_600_000;
 
@@ -61,15 +62,13 @@ async function periodicSyncTrigger(context, appUrl) {
  * @returns {Promise<T>}
  */
 async function inServiceWorker(context, appUrl, fn, until, what) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
+  const accepted = await waitUntil(async () => {
     const worker = context.serviceWorkers().find((w) => w.url().startsWith(appUrl));
     // A worker stopped between calls throws; the next round finds the new one.
     const value = worker ? await worker.evaluate(fn).catch(() => undefined) : undefined;
-    if (value !== undefined && until(/** @type {T} */ (value))) return /** @type {T} */ (value);
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+    return value !== undefined && until(/** @type {T} */ (value)) ? { value: /** @type {T} */ (value) } : null;
+  }, what, { tries: 600 });
+  return accepted.value;
 }
 
 /** The service worker's record of its last check (Cache Storage). */

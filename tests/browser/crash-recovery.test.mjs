@@ -20,8 +20,9 @@ import { execFileSync } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launchBrowser, startApp, openWorkspace, sendMessage, saveSettings, waitInPage, appView } from './helpers.mjs';
+import { launchBrowser, startApp, openWorkspace, sendMessage, saveSettings, waitInPage, appView, storedConfigUntil } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { waitUntil } from '../fixtures/wait.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
 /** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
@@ -58,13 +59,9 @@ function alive(pid) {
   }
 }
 
-/** Waits until a check (in Node, or in a page: async) holds. @param {() => boolean | Promise<boolean>} check @param {string} what @param {number} [timeoutMs] */
+/** Waits until a check (in Node, or in a page: async) holds, checked once per 50 ms of `timeoutMs`. @param {() => boolean | Promise<boolean>} check @param {string} what @param {number} [timeoutMs] */
 async function until(check, what, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitUntil(check, what, { tries: Math.ceil(timeoutMs / 50) });
 }
 
 /**
@@ -630,6 +627,9 @@ async function twoWorkspaces() {
     const page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
     const mine = workspaceOf(page.url());
     const second = await newWorkspace(page, 'Second');
+    // Opening it records its last use in the background: stored before the browser closes, so the
+    // next start has nothing of this one left to write over the list a test reads first.
+    await storedConfigUntil(page, (entries) => JSON.parse(entries.clawser_workspaces ?? '[]').some((/** @type {{id: string, lastUsedAt?: number}} */ w) => w.id === second && w.lastUsedAt), 'the second workspace\'s last use');
     await browser.close({ keepProfile: true });
     return { profileDir: browser.profileDir, mine, second };
   } catch (err) {

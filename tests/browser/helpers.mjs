@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startServer } from '../../scripts/static-server.mjs';
+import { waitUntil } from '../fixtures/wait.mjs';
 import { CHROMIUM_ARGS, findChromium as locateChromium, BrowserUnavailableError, launchFailureMessage } from '../../scripts/chromium.mjs';
 
 /** The Chromium binary the tests drive. @returns {Promise<string>} */
@@ -186,7 +187,8 @@ export async function sendMessage(page, text) {
 
 /**
  * Waits until an async check in the page returns true (Playwright's waitForFunction does not
- * await a returned promise: a pending promise counts as truthy).
+ * await a returned promise: a pending promise counts as truthy). `timeoutMs`: checked once per
+ * 50 ms of it (waitUntil of tests/fixtures/wait.mjs).
  * @template A
  * @param {import('playwright-core').Page} page
  * @param {(arg: A) => Promise<boolean>} check
@@ -194,12 +196,8 @@ export async function sendMessage(page, text) {
  * @param {{timeoutMs?: number, what?: string}} [options]
  */
 export async function waitInPage(page, check, arg, options = {}) {
-  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
-  for (;;) {
-    if (await page.evaluate(/** @type {(arg: A) => Promise<boolean>} */ (check), /** @type {any} */ (arg))) return; // any: evaluate's overloads cannot follow a generic argument
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${options.what ?? 'a condition in the page'}.`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const inPage = () => page.evaluate(/** @type {(arg: A) => Promise<boolean>} */ (check), /** @type {any} */ (arg)); // any: evaluate's overloads cannot follow a generic argument
+  await waitUntil(inPage, options.what ?? 'a condition in the page', { tries: Math.ceil((options.timeoutMs ?? 20_000) / 50) });
 }
 
 /**
@@ -272,13 +270,10 @@ export function storedConfig(page) {
  * @param {string} what
  */
 export async function storedConfigUntil(page, check, what) {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
+  return waitUntil(async () => {
     const entries = await storedConfig(page);
-    if (check(entries)) return entries;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for the stored settings: ${what}.`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+    return check(entries) ? entries : null;
+  }, `the stored settings: ${what}`);
 }
 
 /**

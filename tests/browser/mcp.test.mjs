@@ -11,6 +11,7 @@ import { startLlmServer } from '../fixtures/llm-server.mjs';
 import { startEverythingServer } from '../fixtures/mcp-everything.mjs';
 import { startOAuthServers } from '../fixtures/oauth-server.mjs';
 import { startScriptedMcpServers } from '../fixtures/mcp-scripted.mjs';
+import { waitUntil } from '../fixtures/wait.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
 /** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
@@ -345,11 +346,7 @@ test('issue 32 §3: @triage, saved with github\'s create_issue, is not offered t
     llm.enqueue({ toolCalls: [{ id: `t${before}`, name: gh, arguments: { text: 'x' } }] }, { text: done });
     await sendMessage(page, '@triage file an issue');
     // What the model was offered, as soon as it is asked (the condition is this process's: polled).
-    const deadline = Date.now() + 20_000;
-    while (llm.requests.length <= before) {
-      if (Date.now() > deadline) throw new Error('The model was never asked.');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitUntil(() => llm.requests.length > before, 'the model to be asked');
     const offered = (llm.requests[before]?.body.tools ?? []).map((/** @type {any} */ t) => t.function.name).filter((/** @type {string} */ n) => n.startsWith('mcp'));
     assert.deepEqual(offered, expected, 'the MCP tools @triage is offered');
     await page.locator('.msg.assistant', { hasText: done }).waitFor();

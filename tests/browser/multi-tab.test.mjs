@@ -61,10 +61,18 @@ test('two tabs on one conversation: each sees the other\'s messages live, and th
     const input = /** @type {HTMLInputElement} */ (document.getElementById('goal-new'));
     const add = /** @type {HTMLButtonElement} */ ([...document.querySelectorAll('button')].find((x) => x.textContent === 'Add goal'));
     for (let k = 0; k < 5; k++) {
+      // The form clears once the goal is stored, and says so in its status line; then the next one.
+      const stored = new Promise((resolve) => {
+        const seen = new MutationObserver(() => {
+          if (input.value) return;
+          seen.disconnect();
+          resolve(undefined);
+        });
+        seen.observe(document.body, { subtree: true, childList: true, characterData: true });
+      });
       input.value = `Goal ${n}-${k}`;
       add.click();
-      // The form clears once the goal is stored; then the next one.
-      await new Promise((resolve) => { const t = setInterval(() => { if (!input.value) { clearInterval(t); resolve(undefined); } }, 10); });
+      await stored;
     }
   }, i === 0 ? 'A' : 'B')));
   for (const page of [a, b]) {

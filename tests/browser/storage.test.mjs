@@ -5,6 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { waitInPage, launchBrowser, startApp, openWorkspace, openHome } from './helpers.mjs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { waitUntil } from '../fixtures/wait.mjs';
 
 /** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
 /** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
@@ -118,6 +119,44 @@ test('OPFS concurrency: overlapping operations keep their order, others overlap;
   await other.close();
 });
 
+/**
+ * Whether some worker holds `path` open for writing, as an OPFS sync access handle does (a
+ * storage worker's after an append, until it is idle): asked by a worker of the test's own,
+ * whose read-only handle such a writer refuses.
+ * @param {import('playwright-core').Page} page @param {string} path
+ * @returns {Promise<boolean>}
+ */
+function heldOpen(page, path) {
+  return page.evaluate(async (path) => {
+    const probe = `onmessage = async (e) => {
+      try {
+        const parts = e.data.split('/');
+        const name = parts.pop();
+        let dir = await navigator.storage.getDirectory();
+        for (const part of parts) dir = await dir.getDirectoryHandle(part);
+        const handle = await (await dir.getFileHandle(name)).createSyncAccessHandle({ mode: 'read-only' });
+        handle.close();
+        postMessage(false);
+      } catch (err) {
+        postMessage(err.name === 'NoModificationAllowedError' ? true : err.name + ': ' + err.message);
+      }
+    };`;
+    const url = URL.createObjectURL(new Blob([probe], { type: 'text/javascript' }));
+    const worker = new Worker(url);
+    try {
+      const answer = await new Promise((resolve) => {
+        worker.onmessage = (e) => resolve(e.data);
+        worker.postMessage(path);
+      });
+      if (typeof answer !== 'boolean') throw new Error(`The probe could not open ${path}: ${answer}`);
+      return answer;
+    } finally {
+      worker.terminate();
+      URL.revokeObjectURL(url);
+    }
+  }, path);
+}
+
 test('OPFS reads: a log\'s tail with its size (closed, held open by this tab, held by another tab), and reads after another tab replaced or deleted a file', async () => {
   const page = await blankPage();
   const other = await blankPage();
@@ -159,7 +198,8 @@ test('OPFS reads: a log\'s tail with its size (closed, held open by this tab, he
     await fs.delete('rt/gone.txt');
     /** @type {any} */ (window).__otherFs = fs;
   });
-  await page.evaluate(() => new Promise((r) => setTimeout(r, 1000))); // this tab's handle on the log is released
+  // This tab's worker lets go of the log once idle (so the other tab can append to it).
+  await waitUntil(async () => !(await heldOpen(page, 'rt/log.jsonl')), "this tab's handle on the log released");
   const seen = await page.evaluate(async () => {
     const fs = /** @type {any} */ (window).__fs;
     const dec = new TextDecoder();

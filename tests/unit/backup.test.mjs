@@ -20,17 +20,28 @@ class FaultyFs extends MemoryFileSystem {
   /** @type {((op: string, path: string) => 'fail' | 'busy' | 'hang' | 'hang-after' | undefined) | null} */
   fault = null;
 
+  /** @type {() => void} */
+  #hung = () => {};
+  /** Resolves when a call hangs: the tab is gone, nothing of it runs any more. */
+  tabClosed = new Promise((resolve) => { this.#hung = () => resolve(undefined); });
+
   /** @param {string} op @param {string} path @param {() => Promise<void>} run */
   async #gated(op, path, run) {
     const what = this.fault?.(op, path);
-    if (what === 'hang') await new Promise(() => {});
+    if (what === 'hang') return this.#hang();
     if (what === 'busy') throw new StorageError('busy', `"${path}" is in use by another Clawser tab; try again in a moment.`);
     if (what === 'fail') {
       if (op !== 'write') throw new StorageError('io', `Injected failure on ${op} "${path}".`);
       this.failNextWrite = new StorageError('quota', QUOTA_MESSAGE);
     }
     await run();
-    if (what === 'hang-after') await new Promise(() => {});
+    if (what === 'hang-after') return this.#hang();
+  }
+
+  /** Never settles (the tab closed); says so through `tabClosed`. @returns {Promise<never>} */
+  #hang() {
+    this.#hung();
+    return new Promise(() => {});
   }
 
   /** @override @param {string} path @param {string | Uint8Array} data */
@@ -362,18 +373,9 @@ test('recoverInterruptedRestore rolls back or finishes a restore cut short in ea
   ];
   for (const [phase, op, prefix, n, what, outcome] of cases) {
     const p = await prepared();
-    /** @type {() => void} */
-    let closed = () => {};
-    const tabClosed = new Promise((resolve) => (closed = () => resolve(undefined)));
-    const fault = nth(op, prefix, n, what);
-    p.dst.fs.fault = (o, path) => {
-      const r = fault(o, path);
-      if (r) closed();
-      return r;
-    };
+    p.dst.fs.fault = nth(op, prefix, n, what);
     void restore(p).catch(() => {}); // never settles: the tab is gone
-    await tabClosed;
-    await new Promise((r) => setTimeout(r, 10));
+    await p.dst.fs.tabClosed; // at the call it hung on (after it, for 'hang-after')
     p.dst.fs.fault = null;
     if (phase.startsWith('committed')) assert.deepEqual(p.dst.storage.dump(), p.before.config, 'config untouched so far');
     assert.equal(await recoverInterruptedRestore({ fs: p.dst.fs, config: p.dst.config }), outcome, phase);
@@ -387,7 +389,7 @@ test('a new restore first recovers an interrupted one', async () => {
   const p = await prepared();
   p.dst.fs.fault = nth('move', '.restore-staging/', 2, 'hang');
   void restore(p).catch(() => {});
-  await new Promise((r) => setTimeout(r, 50));
+  await p.dst.fs.tabClosed;
   p.dst.fs.fault = null;
   await restore(p);
   await assertRestored(p);

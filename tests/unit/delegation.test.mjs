@@ -15,6 +15,7 @@ import { LocalConfig } from '../../web/storage/local-config.js';
 import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
 import { memoryStorage } from '../fixtures/stand-ins.mjs';
 import { MemoryStore } from '../../web/memory/store.js';
+import { waitUntil } from '../fixtures/wait.mjs';
 
 /**
  * A provider whose answer depends on the conversation's first message (each child has its own
@@ -129,7 +130,7 @@ test('parallel children: each in its own linked conversation, at most the cap at
   w.board.subscribe(() => { for (const d of w.board.list()) states.add(`${d.agent}:${d.status}`); });
   const run = w.agent.run('Plan the trip');
   // Two children start; the third waits for a slot.
-  for (let i = 0; i < 200 && w.provider.running < 2; i++) await new Promise((r) => setTimeout(r, 5));
+  await waitUntil(() => w.provider.running >= 2, 'two children running');
   assert.equal(w.provider.running, 2);
   assert.ok([...w.board.list()].some((d) => d.status === 'waiting'), 'the third waits for a free slot');
   open();
@@ -211,7 +212,7 @@ test('cancellation: stopping the parent cancels its children; Cancel on one card
   }, { gate: new Promise(() => {}) });
   const abort = new AbortController();
   const run = w.agent.run('Root', { signal: abort.signal });
-  for (let i = 0; i < 200 && w.provider.running < 2; i++) await new Promise((r) => setTimeout(r, 5));
+  await waitUntil(() => w.provider.running >= 2, 'two children running');
   abort.abort();
   await run;
   const results = w.parent.events.filter((e) => e.type === 'tool_result');
@@ -228,7 +229,7 @@ test('cancellation: stopping the parent cancels its children; Cancel on one card
     'Quick two': [{ wait: true, text: 'two' }],
   }, { gate });
   const running = one.agent.run('Root');
-  for (let i = 0; i < 200 && one.provider.running < 2; i++) await new Promise((r) => setTimeout(r, 5));
+  await waitUntil(() => one.provider.running >= 2, 'two children running');
   one.board.cancel(`${one.parent.id}:d1`);
   open();
   const { text } = await running;

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { gitStatus, gitDiff, gitLog, gitCommit, gitCheckout, gitBranch, GIT_TOOLS } from '../../web/tools/git.js';
 import { toolSettings, builtinTools } from '../../web/tools/index.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
+import { clockPast } from '../fixtures/wait.mjs';
 
 test('agent git tools: status, commit, log, diff, branch, checkout/restore — errors come back as results', async () => {
   const fs = new MemoryFileSystem();
@@ -13,7 +14,7 @@ test('agent git tools: status, commit, log, diff, branch, checkout/restore — e
   await fs.write('notes.md', 'one\n');
   assert.match((await gitCommit.run({ message: 'Add notes' }, ctx)).output, /^Committed [0-9a-f]{10}: Add notes/);
   assert.match((await gitStatus.run({}, ctx)).output, /On branch main\. Nothing to commit/);
-  await new Promise((r) => setTimeout(r, 5));
+  await clockPast(); // a later edit gets a later mtime
   await fs.write('notes.md', 'two\n');
   await fs.write('todo.md', 'x\n');
   const st = (await gitStatus.run({}, ctx)).output;

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { WorkspaceGit } from '../../web/git/git.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { ScopedFileSystem } from '../../web/storage/scoped-fs.js';
+import { clockPast } from '../fixtures/wait.mjs';
 
 /** Copies a FileSystem folder to disk. @param {import('../../web/storage/types.d.ts').FileSystem} fs @param {string} from @param {string} to */
 async function copyOut(fs, from, to) {
@@ -35,7 +36,7 @@ test('git on the workspace files: commit, status (same-size edits too), delete, 
   assert.match(first ?? '', /^[0-9a-f]{40}$/);
   assert.equal(await repo.commitAll({ message: 'nothing' }), null, 'no empty commits');
   // A same-size edit must be seen (mtime changes).
-  await new Promise((r) => setTimeout(r, 5));
+  await clockPast();
   await ws.write('notes/a.md', 'ALPHA');
   await ws.delete('b.txt');
   await ws.write('c.txt', 'charlie');
@@ -66,7 +67,7 @@ test('stage, unstage and commit what is staged; status tells staged from unstage
   await ws.write('a.txt', 'one\n');
   await ws.write('b.txt', 'two\n');
   await repo.commitAll({ message: 'base' });
-  await new Promise((r) => setTimeout(r, 5));
+  await clockPast(); // a later edit gets a later mtime
   await ws.write('a.txt', 'one changed\n');
   await ws.write('c.txt', 'new\n');
   await ws.delete('b.txt');
@@ -94,7 +95,7 @@ test('diffs: a file against HEAD / index, a commit against its parent; binary fi
   const first = /** @type {string} */ (await repo.commitAll({ message: 'first' }));
   const firstDiff = await repo.diffCommit(first);
   assert.deepEqual(firstDiff.map((d) => [d.path, d.change, d.binary]), [['doc.md', 'added', false], ['img.bin', 'added', true]]);
-  await new Promise((r) => setTimeout(r, 5));
+  await clockPast(); // a later edit gets a later mtime
   await ws.write('doc.md', 'line 1\nline two\nline 3\nline 4\n');
   const d = await repo.diffFile('doc.md');
   assert.equal(d.change, 'modified');
@@ -123,7 +124,7 @@ test('branches: create, switch (refused with uncommitted changes), delete; names
   await repo.createBranch('feature', { checkout: true });
   assert.deepEqual(await repo.branches(), { current: 'feature', branches: ['feature', 'main'] });
   await assert.rejects(repo.createBranch('feature'), { code: 'branch_exists' });
-  await new Promise((r) => setTimeout(r, 5));
+  await clockPast(); // a later edit gets a later mtime
   await ws.write('a.txt', 'feature\n');
   await ws.write('f.txt', 'only on feature\n');
   await assert.rejects(repo.switchBranch('main'), { code: 'dirty_worktree' });
@@ -143,7 +144,7 @@ test('restore a file or the whole tree to a commit without moving HEAD', async (
   await ws.write('a.txt', 'v1\n');
   await ws.write('b.txt', 'b1\n');
   const v1 = /** @type {string} */ (await repo.commitAll({ message: 'v1' }));
-  await new Promise((r) => setTimeout(r, 5));
+  await clockPast(); // a later edit gets a later mtime
   await ws.write('a.txt', 'v2\n');
   await ws.write('c.txt', 'added later\n');
   await ws.delete('b.txt');

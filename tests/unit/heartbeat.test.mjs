@@ -59,8 +59,28 @@ test('runJob heartbeat: HEARTBEAT_OK leaves nothing (its conversation deleted, q
 });
 
 test('the agent cannot schedule a heartbeat: schedule_add makes prompt or tool jobs only', async () => {
-  const { SCHEDULER_TOOLS } = await import('../../web/tools/scheduler.js');
-  const add = SCHEDULER_TOOLS.find((t) => t.name === 'schedule_add');
-  const parsed = add?.schema.safeParse({ when: 'every hour', action: { kind: 'heartbeat' } });
-  assert.ok(!parsed?.success || !('action' in /** @type {any} */ (parsed.data)), 'no way to pass a heartbeat action');
+  const { createBuiltinRegistry } = await import('../../web/tools/index.js');
+  const { LocalConfig } = await import('../../web/storage/local-config.js');
+  const { memoryStorage } = await import('../fixtures/stand-ins.mjs');
+  const registry = createBuiltinRegistry({ config: new LocalConfig(memoryStorage()), workspaceId: 'ws' });
+  // The tool the model calls, by the name it calls it: renamed, this test must not pass.
+  const add = registry.get('schedule_add');
+  assert.ok(add, 'schedule_add is a registered tool');
+  assert.equal(registry.get('schedule_heartbeat'), undefined, 'control: a name no tool has finds nothing');
+  assert.equal(add.schema.safeParse({ when: 'every hour', action: { kind: 'heartbeat' } }).success, false, 'a heartbeat action alone is refused');
+  assert.equal(add.schema.safeParse({ when: 'every hour', prompt: 'Check the inbox' }).success, true, 'control: the same call as a prompt job is accepted');
+  // A heartbeat action slipped in beside a prompt is dropped: the job made is a prompt job.
+  const slipped = add.schema.safeParse({ when: 'every hour', prompt: 'Check the inbox', action: { kind: 'heartbeat' } });
+  const args = /** @type {Record<string, unknown>} */ (slipped.data);
+  assert.ok(slipped.success && !('action' in args), 'the action argument is dropped');
+  /** @type {any[]} */
+  const added = [];
+  const scheduler = {
+    add: async (/** @type {any} */ j) => { added.push(j); return { id: 'j1', name: 'job', trigger: { kind: 'once', at: 0 } }; },
+    get: async () => ({ nextRunAt: 0 }),
+    describe: () => 'once',
+  };
+  const made = await add.run(args, /** @type {any} */ ({ workspaceId: 'ws', scheduler })); // any: a ToolContext with only what schedule_add uses
+  assert.equal(made.ok, true, made.output);
+  assert.deepEqual(added.map((j) => j.action.kind), ['prompt']);
 });

@@ -16,6 +16,7 @@ import { ToolRunner } from '../../web/agent/tool-runner.js';
 import { AutonomyController } from '../../web/agent/autonomy.js';
 import { memoryStorage } from '../fixtures/stand-ins.mjs';
 import { startScriptedMcpServers } from '../fixtures/mcp-scripted.mjs';
+import { waitUntil, nextTurn } from '../fixtures/wait.mjs';
 
 /** @type {Awaited<ReturnType<typeof startEverythingServer>>} */
 let server;
@@ -110,8 +111,7 @@ test('a long-running tool reports progress; cancelling it tells the server (noti
   await assert.rejects(long, (err) => err instanceof McpError && err.code === 'aborted');
   assert.equal(seen.length, 1);
   const id = rec.seen.filter((r) => r.body?.method === 'tools/call').at(-1)?.body.id;
-  const deadline = Date.now() + 5000;
-  while (!rec.seen.some((r) => r.body?.method === 'notifications/cancelled') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  await waitUntil(() => rec.seen.some((r) => r.body?.method === 'notifications/cancelled'), 'the server to be told of the cancellation');
   const cancelled = rec.seen.find((r) => r.body?.method === 'notifications/cancelled');
   assert.equal(cancelled?.body.params.requestId, id, 'the server is told which request to stop');
   // The session still works after a cancellation.
@@ -233,11 +233,9 @@ test('the manager: a server saved with its token sealed; its tools registered as
   assert.equal(toggled.ok, true);
   assert.deepEqual(asked.map((r) => r.tool), ['mcp__everything__toggle_simulated_logging'], 'a network tool is asked for at supervised autonomy');
   // The server's log messages arrive (on its GET stream) and are kept for the Servers panel.
-  const until = Date.now() + 10_000;
   // (The roots exchange may log first; the simulated messages say "…-level message".)
   const simulated = () => manager.state(s.id).logs.some((l) => /level[- ]message/i.test(l.text));
-  while (!simulated() && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-  assert.ok(simulated(), JSON.stringify(manager.state(s.id).logs));
+  await waitUntil(simulated, () => `the simulated log messages; the logs: ${JSON.stringify(manager.state(s.id).logs)}`);
   const readOnly = await runner.run({ id: 'c2', name: 'mcp__everything__get_sum', arguments: { a: 1, b: 2 } });
   assert.equal(readOnly.ok, true);
   const failed = await runner.run({ id: 'c3', name: 'mcp__everything__get_sum', arguments: { a: 'x' } });
@@ -334,7 +332,7 @@ test('session loss seen by several requests at once: one new handshake, every re
     if (m.method === 'initialize') { sessions++; lost = false; return initResult(m.id, `s${sessions}`); }
     if (!('id' in m)) return new Response(null, { status: 202 });
     if (lost || headers['mcp-session-id'] !== `s${sessions}`) return new Response('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Session not found"}}', { status: 404 });
-    await new Promise((r) => setTimeout(r, 5));
+    await nextTurn(); // the answer takes a moment, as over a network
     return rpc(m.id, { content: [{ type: 'text', text: `ok ${headers['mcp-session-id']}` }] });
   });
   const client = new McpClient({ url: 'https://mcp.example/mcp', fetch: f });
@@ -344,7 +342,7 @@ test('session loss seen by several requests at once: one new handshake, every re
   assert.deepEqual(answers.map((a) => /** @type {any} */ (a.content[0]).text), ['ok s2', 'ok s2', 'ok s2', 'ok s2']);
   assert.equal(sessions, 2, 'one new handshake for the four');
   client.listen();
-  await new Promise((r) => setTimeout(r, 20));
+  await waitUntil(() => seen.some((r) => r.method === 'GET' && r.headers['mcp-session-id'] === 's2'), 'the GET stream to be asked for');
   await client.close();
   for (const r of seen.filter((x) => x.headers['mcp-session-id'])) assert.equal(r.headers['mcp-protocol-version'], '2025-11-25', `${r.method} carries the protocol version`);
   assert.ok(seen.some((r) => r.method === 'GET' && r.headers['mcp-session-id'] === 's2'), 'the GET stream carries the session');
@@ -430,7 +428,7 @@ test('OAuth discovery refuses metadata for another resource, a wrong issuer, pla
     if (url === as.registration_endpoint) return new Response(JSON.stringify({ client_id: 'c1' }));
     if (url === as.token_endpoint) {
       const form = new URLSearchParams(String(init?.body));
-      if (form.get('grant_type') === 'refresh_token') { refreshes++; await new Promise((r) => setTimeout(r, 10)); return new Response(JSON.stringify({ access_token: `at-${refreshes + 1}`, expires_in: 3600, refresh_token: `rt-${refreshes + 1}` })); }
+      if (form.get('grant_type') === 'refresh_token') { refreshes++; await nextTurn(); return new Response(JSON.stringify({ access_token: `at-${refreshes + 1}`, expires_in: 3600, refresh_token: `rt-${refreshes + 1}` })); }
       return new Response(JSON.stringify({ access_token: 'at-1', expires_in: 3600, refresh_token: 'rt-1' }));
     }
     return new Response('no', { status: 404 });
@@ -485,8 +483,7 @@ test('results with embedded resources and links; the manager lists tools again w
   announce = () => /** @type {any} */ (manager.client(s.id))?.options.onToolsChanged?.(); // the callback the manager gave the client
   tools = [{ name: 'second', inputSchema: { type: 'object' } }];
   announce();
-  const until = Date.now() + 2000;
-  while (!registry.get('mcp__changing__second') && Date.now() < until) await new Promise((res) => setTimeout(res, 10));
+  await waitUntil(() => registry.get('mcp__changing__second'), 'the new tool list');
   assert.ok(registry.get('mcp__changing__second'), 'the new tool is registered');
   assert.equal(registry.get('mcp__changing__first'), undefined, 'the old one is gone');
   await manager.disconnect(s.id);
@@ -521,7 +518,7 @@ test('a new handshake in progress: requests wait for it; one caller\'s Stop does
   const stop = new AbortController();
   const first = client.callTool('t', {}, { signal: stop.signal });
   // Wait until the new handshake is under way, then start another request and stop the first caller.
-  while (!releaseInit) await new Promise((r) => setTimeout(r, 2));
+  await waitUntil(() => releaseInit, 'the new handshake under way');
   const second = client.callTool('t', {});
   stop.abort();
   await assert.rejects(first, (err) => err instanceof McpError && err.code === 'aborted');
@@ -533,12 +530,12 @@ test('a new handshake in progress: requests wait for it; one caller\'s Stop does
   failNextInit = true;
   releaseInit = null;
   const failing = client.callTool('t', {});
-  while (!releaseInit) await new Promise((r) => setTimeout(r, 2));
+  await waitUntil(() => releaseInit, 'the new handshake under way');
   /** @type {any} */ (releaseInit)();
   await assert.rejects(failing, /503/);
   releaseInit = null;
   const next = client.callTool('t', {});
-  while (!releaseInit) await new Promise((r) => setTimeout(r, 2));
+  await waitUntil(() => releaseInit, 'the new handshake under way');
   /** @type {any} */ (releaseInit)();
   assert.equal(/** @type {any} */ ((await next).content[0]).text, 'ok s3', 'not stuck without a session');
 });
@@ -588,11 +585,21 @@ test('the manager: a tools refresh that lands after a disconnect registers nothi
   assert.ok(registry.get('mcp__a__files'));
   // The server says its tools changed; the user disconnects while the list is on its way.
   slowList = true;
-  /** @type {any} */ (manager.client(a.id)).options.onToolsChanged(); // the callback the manager gave the client
-  while (!releaseList) await new Promise((r) => setTimeout(r, 2));
+  const client = /** @type {any} */ (manager.client(a.id)); // the manager's client: its options and listTools are not public
+  /** @type {Promise<unknown>} */
+  let listed = Promise.resolve();
+  const listTools = client.listTools.bind(client);
+  client.listTools = () => {
+    const list = listTools();
+    listed = list.catch(() => {});
+    return list;
+  };
+  client.options.onToolsChanged(); // the callback the manager gave the client
+  await waitUntil(() => releaseList, 'the tools list asked for');
   await manager.disconnect(a.id);
   /** @type {any} */ (releaseList)();
-  await new Promise((r) => setTimeout(r, 20));
+  await listed; // the late list is back; what the manager does with it follows in the same turn
+  await nextTurn();
   assert.equal(registry.get('mcp__a__files'), undefined, 'nothing registered after the disconnect');
   assert.equal(manager.state(a.id).tools.length, 0);
   slowList = false;
@@ -633,16 +640,12 @@ test('the GET stream: reconnects with Last-Event-ID after the server closes it, 
   const client = new McpClient({ url: 'https://mcp.example/mcp', fetch: f, onLog: (_l, d) => logs.push(String(d)) });
   await client.connect();
   client.listen();
-  const until = Date.now() + 3000;
-  while (gets.length < 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
-  assert.ok(gets.length >= 3, 'reconnected after each close');
+  await waitUntil(() => gets.length >= 3, 'the GET stream reconnected after each close');
   assert.equal(gets[1].last, 'g1', 'with the last event id');
   assert.ok(logs.includes('log 1') && logs.includes('log 2'));
   lost = true;
   await client.callTool('t', {});
-  const until2 = Date.now() + 3000;
-  while (!gets.some((g) => g.session === 's2') && Date.now() < until2) await new Promise((r) => setTimeout(r, 5));
-  assert.ok(gets.some((g) => g.session === 's2'), 'listening again on the new session');
+  await waitUntil(() => gets.some((g) => g.session === 's2'), 'the GET stream listening again on the new session');
   await client.close();
 });
 

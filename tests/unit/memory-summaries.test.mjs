@@ -10,6 +10,7 @@ import { MemorySummaries, SUMMARIZE_OVER, currentSummary, summaryRequest, prompt
 import { recallForTurn } from '../../web/memory/recall.js';
 import { onDeviceSummarizer } from '../../web/providers/on-device-summarizer.js';
 import { inProcessTabs, memoryStorage } from '../fixtures/stand-ins.mjs';
+import { nextTurn } from '../fixtures/wait.mjs';
 
 const LONG = `Project Falcon notes. ${'The deployment runs on Fridays at 18:00 from the release branch, after the smoke tests pass. '.repeat(20)}`;
 const newStore = () => new MemoryStore({ fs: new ScopedFileSystem(new MemoryFileSystem(), 'ws') });
@@ -222,7 +223,7 @@ test('a cost limit reached or "Off" chosen mid-pass stops the next call; refusal
   // The workspace's limit allows two calls: the factory refuses the model once they are recorded.
   const { model, calls } = chatModel();
   let spent = 0;
-  const limited = { ...model, record: async () => { await new Promise((r) => setTimeout(r, 1)); spent++; } };
+  const limited = { ...model, record: async () => { await nextTurn(); spent++; } }; // a record that takes a moment: it must be awaited
   const s = new MemorySummaries({ store, mode: () => 'auto', onDevice: async () => null, model: async () => (spent >= 2 ? null : limited) });
   await s.run();
   assert.equal(calls.requests.length, 2, 'no call past the limit, even within one pass');

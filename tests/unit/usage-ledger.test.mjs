@@ -130,10 +130,14 @@ test('calls being written are counted by a read meanwhile, and this tab is told 
   /** @type {() => void} */
   let release = () => {};
   const gate = new Promise((r) => { release = () => r(undefined); });
+  /** @type {() => void} */
+  let started = () => {};
+  const writeStarted = new Promise((r) => { started = () => r(undefined); });
   // A slow disk: the ledger's write waits until the test lets it go.
   class SlowFs extends MemoryFileSystem {
     /** @override @param {string} path @param {string | Uint8Array} data */
     async write(path, data) {
+      started();
       await gate;
       return super.write(path, data);
     }
@@ -144,7 +148,7 @@ test('calls being written are counted by a read meanwhile, and this tab is told 
   ledger.onChange(() => { told++; });
   ledger.recordTurn({ provider: 'p', model: 'm', inputTokens: 10, outputTokens: 5, costCents: 1 });
   const writing = ledger.flush();
-  await new Promise((r) => setTimeout(r, 10));
+  await writeStarted; // the call is on its way to the disk
   const during = await ledger.read();
   assert.equal(Object.values(Object.values(during.days)[0]?.models ?? {})[0]?.calls, 1, 'the call being written is counted');
   const before = told;

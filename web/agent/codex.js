@@ -1,4 +1,4 @@
-/** @import { ToolRunner } from './tool-runner.js' */
+/** @import { ToolRunner, ToolOutcome } from './tool-runner.js' */
 /** @import { ToolDefinition } from '../tools/types.d.ts' */
 import { toJsonSchema } from '../tools/registry.js';
 
@@ -186,6 +186,20 @@ export function codexPrompt(tools) {
 const holders = new WeakMap();
 
 /**
+ * A tool call made from code that did not succeed, as the code catches it: named `ToolBlocked`
+ * (a gate refused it: code `tool_blocked`) or `ToolFailed` (it ran and failed: `tool_failed`),
+ * the tool's output as the message. The name is what the model reads back.
+ */
+export class ToolCallError extends Error {
+  /** @param {Pick<ToolOutcome, 'output' | 'blocked'>} outcome */
+  constructor(outcome) {
+    super(outcome.output);
+    this.name = outcome.blocked ? 'ToolBlocked' : 'ToolFailed';
+    this.code = outcome.blocked ? 'tool_blocked' : 'tool_failed';
+  }
+}
+
+/**
  * Runs code in a sandbox with every tool of the runner granted as a gated capability.
  */
 export class Codex {
@@ -246,7 +260,7 @@ export class Codex {
         caps[tool.name] = async (args) => {
           // `only` goes with the call: the tools it reaches in turn (a shell's clawser) stay within it.
           const outcome = await runner.run({ id: `code_${Date.now().toString(36)}_${n++}`, name: tool.name, arguments: args ?? {} }, { signal: options.signal, ...(options.only ? { only: options.only } : {}) });
-          if (!outcome.ok) throw Object.assign(new Error(outcome.output), { name: outcome.blocked ? 'ToolBlocked' : 'ToolFailed' });
+          if (!outcome.ok) throw new ToolCallError(outcome);
           return outcome.output;
         };
       }

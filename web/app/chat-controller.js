@@ -19,6 +19,7 @@ import { catalogEntry } from '../providers/catalog.js';
 import { imageLimitsFor } from '../providers/images.js';
 import { parseMention, mentionCompletions, DEFAULT_AGENT_NAME } from '../agent/mentions.js';
 import { UndoStore, UNDO_KEEP, planUndo, applyUndo, describeChanges, undoPaths } from '../agent/undo.js';
+import { ProviderError } from '../providers/errors.js';
 
 /**
  * A fork must not end inside a tool round (a call without its result is refused by providers):
@@ -36,6 +37,20 @@ export function withoutOpenToolRound(events) {
 }
 
 /** An image the user attached to a message. @typedef {{bytes: Uint8Array, mediaType: string}} AttachedImage */
+
+/**
+ * What the chat controller refuses to do as asked: `invalid` (an import that is not a
+ * conversation), `not_found` (a fork at an event the conversation does not have), `client` (a
+ * turn addressed to an agent that does not exist).
+ */
+export class ChatError extends Error {
+  /** @param {'invalid' | 'not_found' | 'client'} code @param {string} message */
+  constructor(code, message) {
+    super(message);
+    this.name = 'ChatError';
+    this.code = code;
+  }
+}
 
 /** What "Continue" sends after the user stopped a reply (recorded as such, shown as a note). */
 export const CONTINUE_TEXT = 'Continue your previous reply from exactly where it stopped, without repeating what you already wrote.';
@@ -359,7 +374,7 @@ export class ChatController {
    */
   async importConversation(fileName, text) {
     const parsed = parseImport(text);
-    if (!parsed.ok) throw Object.assign(new Error(`Not imported: ${parsed.error}`), { code: 'invalid' });
+    if (!parsed.ok) throw new ChatError('invalid', `Not imported: ${parsed.error}`);
     const first = parsed.events.find((e) => e.type === 'user_message');
     const title = plainTitle(fileName.replace(/\.jsonl?$/i, '').replace(/[-_]+/g, ' ')) || plainTitle(String(first?.data.text ?? '')) || 'Imported conversation';
     const meta = await this.store.createFrom(title, markImported(parsed.events, fileName));
@@ -575,7 +590,7 @@ export class ChatController {
         profile = await store.get(named);
         // Continuing a reply of an agent that no longer exists (or of a sub-agent copy): the workspace's agent goes on.
         if (!profile && !mention) profile = null;
-        else if (!profile) throw Object.assign(new Error(`There is no agent named @${named}. Create it in the Agents panel, or remove the @ to ask the workspace's agent.`), { code: 'client' });
+        else if (!profile) throw new ChatError('client', `There is no agent named @${named}. Create it in the Agents panel, or remove the @ to ask the workspace's agent.`);
         // Its MCP tools are the ones its list was saved for: another server's of the same name is left out, and the user told.
         if (profile && store.forUse) {
           ({ agent: profile, leftOut } = await store.forUse(profile));
@@ -588,12 +603,12 @@ export class ChatController {
         else if (profile?.route) config = (await this.#routeConfig(profile.route)) ?? config;
       }
       if (target.needsVision && config && !imageLimitsFor(catalogEntry(config.provider), config.model).accepts) config = (await this.#routeConfig('vision')) ?? config;
-      if (!config) throw Object.assign(new Error('Choose a provider in Settings first.'), { code: 'client' });
+      if (!config) throw new ProviderError('client', 'Choose a provider in Settings first.');
       apiKey = config.apiKey;
       provider = await this.providerFactory(config);
     } catch (err) {
       const e = /** @type {{code?: string, message: string}} */ (err);
-      if (!target.scheduled) this.#set({ failure: { code: /** @type {any} */ (e.code ?? 'client'), retryable: false, message: e.message, text: message, resume: false } }); // code comes from ProviderError/StorageError
+      if (!target.scheduled) this.#set({ failure: { code: /** @type {any} */ (e.code ?? 'client'), retryable: false, message: e.message, text: message, resume: false } }); // code comes from ProviderError/StorageError/ChatError
       return { ok: false, summary: e.message };
     }
     if (!target.conversation && !this.#conversation) await this.newConversation();
@@ -919,7 +934,7 @@ export class ChatController {
    */
   async forkAt(conversationId, eventId) {
     const tree = new BranchTree(await this.store.allEvents(conversationId));
-    if (!tree.has(eventId)) throw Object.assign(new Error('That event is not in this conversation (it may have been deleted).'), { code: 'not_found' });
+    if (!tree.has(eventId)) throw new ChatError('not_found', 'That event is not in this conversation (it may have been deleted).');
     const source = this.state.conversations.find((c) => c.id === conversationId)?.title ?? 'Conversation';
     const meta = await this.store.createFrom(`${source} (fork)`.slice(0, 120), withoutOpenToolRound(tree.pathTo(eventId)), { imagesFrom: conversationId });
     this.#set({ conversations: [meta, ...this.state.conversations] });

@@ -11,18 +11,30 @@ function clean(path) {
   return path.split('/').filter((p) => p && p !== '.').join('/');
 }
 
+/**
+ * A file system refusal as isomorphic-git reads it: by its Node-style `code` (`ENOENT`,
+ * `ENOTDIR`, `EEXIST`, …). isomorphic-git turns the ones it expects into its own answers (a
+ * missing ref, a folder already there); the others reach toGitError as they are.
+ */
+export class GitFsError extends Error {
+  /** @param {string} code @param {string} message @param {{cause?: unknown}} [options] */
+  constructor(code, message, options) {
+    super(message, options);
+    this.name = 'GitFsError';
+    this.code = code;
+  }
+}
+
 /** @param {unknown} err @param {string} path */
 function nodeError(err, path) {
   const code = /** @type {{code?: string}} */ (err)?.code;
   const map = { not_found: 'ENOENT', not_a_directory: 'ENOTDIR', invalid_path: 'EINVAL', quota: 'ENOSPC', busy: 'EBUSY', protected: 'EPERM' };
-  const e = /** @type {Error & {code?: string}} */ (new Error(`${/** @type {Error} */ (err)?.message ?? err} (${path})`));
-  e.code = map[/** @type {keyof typeof map} */ (code)] ?? 'EIO';
-  return e;
+  return new GitFsError(map[/** @type {keyof typeof map} */ (code)] ?? 'EIO', `${/** @type {Error} */ (err)?.message ?? err} (${path})`);
 }
 
 /** @param {string} code @param {string} path */
 function coded(code, path) {
-  return Object.assign(new Error(`${code}: ${path}`), { code });
+  return new GitFsError(code, `${code}: ${path}`);
 }
 
 /**

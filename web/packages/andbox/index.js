@@ -47,6 +47,20 @@ export class SandboxNotIsolatedError extends Error {
 }
 
 /**
+ * A capability call the host refused, as the sandboxed code catches it (by its name):
+ * `CapabilityError` for a capability this sandbox was not granted (code `not_granted`),
+ * `PermissionDenied` for a call `allowCall` denied (code `denied`).
+ */
+export class CapabilityRefusedError extends Error {
+  /** @param {'not_granted' | 'denied'} code @param {string} message */
+  constructor(code, message) {
+    super(message);
+    this.name = code === 'denied' ? 'PermissionDenied' : 'CapabilityError';
+    this.code = code;
+  }
+}
+
+/**
  * Loads the sandbox frame document and connects its control port. Most of a cold start is
  * Chromium loading this opaque-origin document (in its own process), not our code.
  * @param {HTMLElement} [container]
@@ -282,18 +296,18 @@ export class Sandbox {
     /** @type {CapabilityCall} */
     const record = { name: m.name, args: m.args, ok: false, durationMs: 0 };
     try {
-      if (!fn) throw Object.assign(new Error(`The capability "${m.name}" is not granted to this sandbox.`), { name: 'CapabilityError' });
+      if (!fn) throw new CapabilityRefusedError('not_granted', `The capability "${m.name}" is not granted to this sandbox.`);
       if (this.allowCall && !(await this.allowCall({ name: m.name, args: m.args }))) {
-        throw Object.assign(new Error(`The call to "${m.name}" was denied.`), { name: 'PermissionDenied' });
+        throw new CapabilityRefusedError('denied', `The call to "${m.name}" was denied.`);
       }
       const value = await fn(m.args);
       record.ok = true;
       port.postMessage({ type: 'callResult', callId: m.callId, ok: true, value });
     } catch (err) {
-      const e = /** @type {Error} */ (err);
+      const e = /** @type {Error & {code?: unknown}} */ (err);
       record.error = e?.message ?? String(err);
       try {
-        port.postMessage({ type: 'callResult', callId: m.callId, ok: false, error: { name: e?.name ?? 'Error', message: record.error } });
+        port.postMessage({ type: 'callResult', callId: m.callId, ok: false, error: { name: e?.name ?? 'Error', message: record.error, ...(typeof e?.code === 'string' ? { code: e.code } : {}) } });
       } catch {
         // the worker was reset meanwhile
       }

@@ -18,6 +18,16 @@
   const moduleUrls = {};
   const MAX_LOG_CHARS = 100_000;
   const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
+
+  /** A capability call the host refused or that failed there, as the code catches it: the host's name, message and code. */
+  class HostError extends Error {
+    /** @param {{name?: string, message?: string, code?: string}} [error] */
+    constructor(error = {}) {
+      super(error.message ?? 'The host refused the call.');
+      this.name = error.name ?? 'HostError';
+      this.code = error.code ?? 'host_error';
+    }
+  }
   /** Lines the wrapper adds before user code in the generated function. */
   const HEADER_LINES = 2;
 
@@ -174,7 +184,7 @@
         if (!p) return;
         pending.delete(m.callId);
         if (m.ok) p.resolve(m.value);
-        else p.reject(Object.assign(new Error(m.error?.message ?? 'The host refused the call.'), { name: m.error?.name ?? 'HostError' }));
+        else p.reject(new HostError(m.error));
       }
     };
     port.postMessage({ type: 'ready' });
