@@ -47,9 +47,11 @@ export async function sanitizerBench() {
 /** Generalisation: every number from texts the model did not train on (see the training script). */
 export async function injectionBench() {
   const { evaluateGeneralisation } = await import('../scripts/train-injection-model.mjs');
-  const { WEIGHTS, THRESHOLD } = await import('../web/safety/injection-weights.js');
+  const { loadInjectionWeights } = await import('../web/safety/injection-model.js');
+  const shipped = await loadInjectionWeights();
   // The shipped weights for the held-out source and the documents; each fold retrains its own.
-  const { falsePositives, ...report } = evaluateGeneralisation({ weights: new Map(Object.entries(WEIGHTS)), threshold: THRESHOLD });
+  const weights = new Map(Object.entries(shipped.weights));
+  const { falsePositives, ...report } = evaluateGeneralisation({ weights, threshold: shipped.threshold });
   return { ...report, injectionBenignFalsePositiveCount: falsePositives.length };
 }
 

@@ -112,6 +112,8 @@ test('installable; after one visit the app loads and chats offline, every file f
     const local = responses.filter((r) => r.url.startsWith(site.url));
     assert.ok(local.some((r) => r.url.endsWith('/web/app/main.js')), 'modules were requested');
     assert.ok(local.some((r) => r.url.includes('/web/vendor/')), 'vendor files were requested');
+    // The code turn's tool result went through the sanitizer, whose learned detector loads its weights as data.
+    assert.ok(local.some((r) => r.url.endsWith('/web/safety/injection-weights.json')), 'the injection detector loaded its weights');
     assert.deepEqual(failed.filter((f) => f.startsWith(site.url)), [], 'no request of the app failed');
     // Every app file came from the service worker, but the sandbox frame: a sandboxed frame's
     // navigation never reaches it, so the browser's cache serves the versioned frame.

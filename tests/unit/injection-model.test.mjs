@@ -2,9 +2,19 @@
 // the rules were never written for, and the sanitizer reports it as its own rule.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { InputSanitizer } from '../../web/safety/input-sanitizer.js';
-import { scoreInjection, unitFeatures, sentenceFeatures } from '../../web/safety/injection-model.js';
-import { THRESHOLD, WEIGHTS } from '../../web/safety/injection-weights.js';
+import {
+  scoreInjection, unitFeatures, sentenceFeatures,
+  loadInjectionWeights, checkInjectionWeights, injectionWeightsError, InjectionWeightsError, WEIGHTS_URL,
+} from '../../web/safety/injection-model.js';
+
+const { threshold: THRESHOLD, weights: WEIGHTS } = await loadInjectionWeights();
 
 // Paraphrases written for this test (in no corpus): orders to the AI without the rules' wordings.
 const PARAPHRASES = [
@@ -26,6 +36,87 @@ test('the weights are the trained table: a threshold and thousands of features o
   assert.ok(keys.length > 1000, `${keys.length} weights`);
   for (const kind of ['w:', 'b:', 'c:']) assert.ok(keys.some((k) => k.startsWith(kind)), kind);
   assert.ok('bias' in WEIGHTS);
+});
+
+test('control: the shipped weights file loads and passes its checks, and the sanitizer loaded it', async () => {
+  assert.equal(injectionWeightsError, null);
+  assert.ok(WEIGHTS_URL.pathname.endsWith('/web/safety/injection-weights.json'));
+  const raw = JSON.parse(await readFile(WEIGHTS_URL, 'utf8'));
+  assert.deepEqual(checkInjectionWeights(raw), raw, 'the file is exactly its checked form (nothing unknown)');
+  assert.equal(raw.format, 'clawser-injection-weights');
+  assert.equal(raw.version, 1);
+});
+
+test('a damaged or mismatched weights file gives an InjectionWeightsError with a stable code and a remedy', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'clawser-weights-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const shipped = JSON.parse(await readFile(WEIGHTS_URL, 'utf8'));
+  const text = await readFile(WEIGHTS_URL, 'utf8');
+  /** @type {[string, string | null, string][]} name, file content (null: no file), expected code */
+  const cases = [
+    ['control', text, ''],
+    ['cut short', text.slice(0, text.length / 2), 'unreadable'],
+    ['missing', null, 'unreadable'],
+    ['a weight that is not a number', JSON.stringify({ ...shipped, weights: { ...shipped.weights, 'w:ignore': 'high' } }), 'invalid'],
+    ['no threshold', JSON.stringify({ ...shipped, threshold: undefined }), 'invalid'],
+    ['no bias', JSON.stringify({ ...shipped, weights: { 'w:ignore': 1 } }), 'invalid'],
+    ['another format', JSON.stringify({ ...shipped, format: 'something-else' }), 'invalid'],
+    ['a later format version', JSON.stringify({ ...shipped, version: 2 }), 'mismatch'],
+    ['a cue lexicon this code lacks', JSON.stringify({ ...shipped, weights: { ...shipped.weights, 'c:NO_SUCH_LEXICON': 1 } }), 'mismatch'],
+  ];
+  for (const [name, content, code] of cases) {
+    const file = join(dir, `${name.replaceAll(' ', '-')}.json`);
+    if (content !== null) await writeFile(file, content);
+    const loading = loadInjectionWeights(pathToFileURL(file));
+    if (!code) {
+      assert.deepEqual((await loading).weights, WEIGHTS, name);
+      continue;
+    }
+    await assert.rejects(loading, (err) => {
+      assert.ok(err instanceof InjectionWeightsError, `${name}: ${err}`);
+      assert.equal(err.name, 'InjectionWeightsError');
+      assert.equal(err.code, code, `${name}: ${err.message}`);
+      assert.ok(err.message.includes(file), `${name}: names the file: ${err.message}`);
+      assert.match(err.message, /Reload Clawser/, name);
+      return true;
+    });
+  }
+});
+
+test('a damaged shipped weights file makes the sanitizer say why, not run a detector short (control: the shipped one)', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'clawser-weights-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const damaged = join(dir, 'damaged.json');
+  await writeFile(damaged, '{"format": "clawser-injection-weights", "version": 1, "weights": {');
+  // A module hook points the sanitizer's own import of injection-weights.json at the damaged copy.
+  await writeFile(join(dir, 'hooks.mjs'), `export async function resolve(specifier, context, next) {
+  const r = await next(specifier, context);
+  return process.env.WEIGHTS_FILE && r.url.endsWith('/web/safety/injection-weights.json') ? { ...r, url: process.env.WEIGHTS_FILE } : r;
+}`);
+  const hooks = pathToFileURL(join(dir, 'hooks.mjs')).href;
+  await writeFile(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(hooks)});\n`);
+  const probe = `
+const { InputSanitizer } = await import(${JSON.stringify(new URL('../../web/safety/input-sanitizer.js', import.meta.url).href)});
+const text = ${JSON.stringify(PARAPHRASES[2])};
+const rulesOnly = new InputSanitizer({ model: false }).sanitize(text).flags.length;
+try {
+  const flags = new InputSanitizer().sanitize(text).flags.map((f) => f.rule);
+  console.log(JSON.stringify({ flags, rulesOnly }));
+} catch (err) {
+  console.log(JSON.stringify({ error: err.name, code: err.code, message: err.message, rulesOnly }));
+}`;
+  /** @param {string} weightsFile */
+  const run = async (weightsFile) => {
+    const args = ['--import', pathToFileURL(join(dir, 'register.mjs')).href, '--input-type=module', '-e', probe];
+    const { stdout } = await promisify(execFile)(process.execPath, args, { env: { ...process.env, WEIGHTS_FILE: weightsFile } });
+    return JSON.parse(stdout);
+  };
+  const [broken, control] = await Promise.all([run(pathToFileURL(damaged).href), run('')]);
+  assert.equal(broken.error, 'InjectionWeightsError', JSON.stringify(broken));
+  assert.equal(broken.code, 'unreadable');
+  assert.ok(broken.message.includes(damaged) && /Reload Clawser/.test(broken.message), broken.message);
+  assert.equal(broken.rulesOnly, 0, 'a sanitizer asked to run without the model still runs');
+  assert.deepEqual(control, { flags: ['learned_model'], rulesOnly: 0 });
 });
 
 test('features: words, word pairs and the cue lexicons a sentence touches; units pair a sentence with the next', () => {
