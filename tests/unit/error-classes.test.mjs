@@ -4,9 +4,9 @@
 // code (or name) and message.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, dirname, resolve, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { WEB, webModules } from '../fixtures/web-modules.mjs';
 import { ChatController, ChatError } from '../../web/app/chat-controller.js';
 import { createGitFs, GitFsError } from '../../web/git/git-fs.js';
 import { Codex, ToolCallError } from '../../web/agent/codex.js';
@@ -14,22 +14,14 @@ import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { EchoProvider } from '../../web/providers/echo.js';
 import { fakeSandbox } from '../fixtures/fake-sandbox.mjs';
 
-const WEB = resolve(dirname(fileURLToPath(import.meta.url)), '../../web');
 
 /** The lines of a source that make an Error and stick a code or name on it. @param {string} source */
 export function patchedErrors(source) {
   return source.split('\n').flatMap((line, i) => (/Object\.assign\(\s*new\s+\w*Error\s*\(/.test(line) ? [`${i + 1}: ${line.trim()}`] : []));
 }
 
-/** @returns {string[]} every module of web/ (vendor excluded: generated, not ours) */
-function modules(dir = WEB) {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (path === join(WEB, 'vendor')) return [];
-    if (statSync(path).isDirectory()) return modules(path);
-    return path.endsWith('.js') ? [path] : [];
-  });
-}
+/** Every app module (vendor excluded). */
+const modules = webModules;
 
 test('no module under web/ makes an Error and assigns it a code or name (vendor excluded)', () => {
   const files = modules();

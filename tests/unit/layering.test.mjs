@@ -6,11 +6,10 @@
 // parser) is a leaf that imports nothing outside itself.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, dirname, resolve, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { WEB, webModules } from '../fixtures/web-modules.mjs';
 
-const WEB = resolve(dirname(fileURLToPath(import.meta.url)), '../../web');
 
 /** The relative module specifiers a source imports at run time (static, side-effect and dynamic). @param {string} source */
 export function runtimeImports(source) {
@@ -19,15 +18,8 @@ export function runtimeImports(source) {
   return [...found].map((m) => m[1] ?? m[2] ?? m[3]).filter((s) => s.startsWith('.'));
 }
 
-/** @returns {string[]} every app module (vendor excluded: generated, not ours) */
-function modules(dir = WEB) {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (path === join(WEB, 'vendor')) return [];
-    if (statSync(path).isDirectory()) return modules(path);
-    return path.endsWith('.js') ? [path] : [];
-  });
-}
+/** Every app module (vendor excluded). */
+const modules = webModules;
 
 /** The top-level folder under web/ a file belongs to ('clawser.js' for the public API module). @param {string} path */
 const layerOf = (path) => relative(WEB, path).split('/')[0];

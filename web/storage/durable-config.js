@@ -257,7 +257,7 @@ export class DurableConfig {
     const forget = () => {
       try {
         // A journal changed since it was read belongs to a page still at work: it stays.
-        for (const [jkey, text] of seen) if (this.#cacheText(jkey) === text) cache.remove(jkey);
+        for (const [jkey, text] of seen) if (cache.getRaw(jkey) === text) cache.remove(jkey);
       } catch {
         // Only a journal: what it held is written, or still in its page.
       }
@@ -268,12 +268,6 @@ export class DurableConfig {
     }
     this.#syncJournal();
     this.#schedule().then(forget, (err) => this.options.onError?.(err));
-  }
-
-  /** A key of `cache` as raw text. @param {string} key */
-  #cacheText(key) {
-    for (const [k, raw] of this.options.cache?.entries() ?? []) if (k === key) return raw;
-    return undefined;
   }
 
   /** Writes this page's journal: every change it has not written yet (none: the key is removed). Best effort. */

@@ -72,6 +72,11 @@ export class LocalConfig {
     return out;
   }
 
+  /** The raw text stored under a key, or null. @param {string} key */
+  getRaw(key) {
+    return this.#storage.getItem(this.#check(key));
+  }
+
   /** Writes raw JSON text as it is (a restore). @param {string} key @param {string} raw */
   setRaw(key, raw) {
     try {
