@@ -2,7 +2,8 @@
 // (type-only `@import` comments are free): UI modules get what they show from the controllers
 // the app passes in, so they import only other UI modules and the safe Markdown renderer;
 // only the app wires views, so nothing below it imports the app or the UI; the agent is above
-// the tools, providers and stores; storage is the floor; web/net/ (the offline check, the SSE
+// the tools, providers and stores; the stores of web/stores/ (goals, jobs, usage) sit below the
+// agent and the tools, which both use them; storage is the floor; web/net/ (the offline check, the SSE
 // parser) is a leaf that imports nothing outside itself.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -40,6 +41,7 @@ export function violations(files) {
       if (from === 'ui' && to !== 'ui' && relative(WEB, target) !== 'safety/markdown.js') bad.push(`${edge}: a UI module imports only UI modules and the safe renderer; pass the rest in from the app`);
       if ((to === 'app' || to === 'ui') && from !== 'app' && from !== 'ui' && from !== 'clawser.js') bad.push(`${edge}: only the app imports the app and the UI`);
       if (to === 'agent' && !['agent', 'app', 'clawser.js'].includes(from)) bad.push(`${edge}: the agent sits above the tools, providers and stores; pass what they need in`);
+      if (from === 'stores' && ['agent', 'tools', 'app', 'ui'].includes(to)) bad.push(`${edge}: a store of web/stores/ sits below the agent and the tools (both use it); it imports storage, safety, mcp…, never the agent, tools, app or UI`);
       if (from === 'storage' && to !== 'storage') bad.push(`${edge}: storage imports nothing above it`);
       if (from === 'net' && to !== 'net') bad.push(`${edge}: web/net/ imports nothing outside it (a leaf under everything that talks to the network)`);
     }
@@ -79,6 +81,22 @@ test('the checker flags each kind of wrong import (control)', () => {
   assert.match(bad[5], /^ui\/y-panel\.js → safety\/leak-detector\.js/);
   assert.match(bad[6], /^net\/x\.js → providers\/errors\.js: web\/net\/ imports nothing outside it/);
   assert.match(bad[7], /^net\/x\.js → storage\/errors\.js: web\/net\/ imports nothing outside it/);
+});
+
+test('a store of web/stores/ imports what is below it, never the agent, tools, app or UI (control: storage, safety, mcp; tools may import a store)', () => {
+  const bad = violations([
+    { path: join(WEB, 'stores/x.js'), source: "import { a } from '../agent/coordination/tabs.js';\nimport { b } from '../tools/registry.js';" },
+    { path: join(WEB, 'stores/y.js'), source: "const c = import('../ui/dialogs.js');" },
+    // Controls: what a store may import, and the tools (and the agent) importing a store.
+    { path: join(WEB, 'stores/z.js'), source: "import { d } from '../storage/locked-json.js';\nimport { e } from '../safety/standing-data.js';\nimport { f } from '../mcp/tool-lists.js';\nimport { g } from './schedule.js';" },
+    { path: join(WEB, 'tools/x.js'), source: "import { GOAL_STATUSES } from '../stores/goals.js';" },
+    { path: join(WEB, 'agent/runtime/x.js'), source: "import { h } from '../../stores/usage-ledger.js';" },
+  ]);
+  assert.equal(bad.filter((b) => b.includes('a store of web/stores/')).length, 3, bad.join('\n'));
+  assert.ok(bad.some((b) => /^stores\/x\.js → agent\/coordination\/tabs\.js: a store of web\/stores\//.test(b)), bad.join('\n'));
+  assert.ok(bad.some((b) => /^stores\/x\.js → tools\/registry\.js: a store of web\/stores\//.test(b)), bad.join('\n'));
+  assert.ok(bad.some((b) => /^stores\/y\.js → ui\/dialogs\.js: a store of web\/stores\//.test(b)), bad.join('\n'));
+  assert.ok(!bad.some((b) => b.startsWith('stores/z.js') || b.startsWith('tools/x.js') || b.startsWith('agent/runtime/x.js')), bad.join('\n'));
 });
 
 test('every module of web/ imports along the dependency direction', () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { LockedJsonFile } from '../../web/storage/locked-json.js';
 import { readAppended, readTail, splitLines } from '../../web/storage/append-log.js';
-import { LocalLocks } from '../../web/agent/tabs.js';
+import { LocalLocks } from '../../web/storage/local-locks.js';
 
 /** Two "tabs": two LockedJsonFile instances on one file system, sharing one lock. */
 function twoTabs() {

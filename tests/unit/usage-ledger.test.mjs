@@ -8,7 +8,7 @@ import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { ProtectedFileSystem } from '../../web/storage/protected-fs.js';
 import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
 import { EchoProvider } from '../../web/providers/echo.js';
-import { LocalLocks } from '../../web/agent/tabs.js';
+import { LocalLocks } from '../../web/storage/local-locks.js';
 
 const NOON = new Date(2026, 10, 25, 12).getTime();
 const DAY = 86_400_000;

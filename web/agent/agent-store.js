@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { LockedJsonFile } from '../storage/locked-json.js';
 import { readTextIfExists } from '../storage/index.js';
-import { LocalLocks } from './tabs.js';
+import { LocalLocks } from '../storage/local-locks.js';
 import { AgentDefinitionSchema, DEFAULT_AGENT_NAME, defaultAgent, validateAgent } from './agent-definitions.js';
 import { parseIdentity } from './identity.js';
 import { setAsideFile } from '../storage/damage.js';

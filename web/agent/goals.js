@@ -1,7 +1,7 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
 import { z } from 'zod';
 import { LockedJsonFile } from '../storage/locked-json.js';
-import { LocalLocks } from './tabs.js';
+import { LocalLocks } from '../storage/local-locks.js';
 import { frameStandingData, framingSize } from '../safety/standing-data.js';
 
 export const GOAL_STATUSES = /** @type {const} */ (['active', 'paused', 'completed', 'failed']);

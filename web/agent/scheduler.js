@@ -2,7 +2,7 @@
 /** @import { Trigger } from './schedule.js' */
 import { z } from 'zod';
 import { LockedJsonFile } from '../storage/locked-json.js';
-import { LocalLocks } from './tabs.js';
+import { LocalLocks } from '../storage/local-locks.js';
 import { TriggerSchema, ScheduleError, dueJobs, nextRun, nextRuns, parseSchedulePhrase } from './schedule.js';
 import { isMcpName } from '../mcp/tool-lists.js';
 

@@ -13,8 +13,10 @@
  *
  * Without Web Locks or BroadcastChannel (node, old browsers) the coordinator runs in `single`
  * mode: this tab is the leader, locks are an in-process queue and nothing is sent. The module
- * has no imports so a page without the import map, a worker or the service worker can load it.
+ * imports only web/storage/local-locks.js (which imports nothing), so a page without the import map,
+ * a worker or the service worker can load it.
  */
+import { LocalLocks } from '../storage/local-locks.js';
 
 /** @typedef {'closed' | 'invalid_argument'} TabErrorCode */
 
@@ -153,58 +155,7 @@ export class PeerTable {
   }
 }
 
-/**
- * The part of `navigator.locks` this module uses.
- * @typedef {{request<T>(name: string, options: {mode?: 'exclusive' | 'shared', signal?: AbortSignal}, callback: () => T | PromiseLike<T>): Promise<Awaited<T>>}} LockRequester
- */
-
-/**
- * An in-process exclusive lock per name with the shape of `navigator.locks.request`: the
- * fallback when the browser has no Web Locks (callers queue in arrival order).
- */
-export class LocalLocks {
-  /** The promise the next caller of a name waits for. @type {Map<string, Promise<void>>} */
-  #tails = new Map();
-
-  /**
-   * @template T
-   * @param {string} name
-   * @param {{mode?: 'exclusive' | 'shared', signal?: AbortSignal}} options `shared` is treated as exclusive
-   * @param {() => T | PromiseLike<T>} callback
-   * @returns {Promise<Awaited<T>>}
-   */
-  request(name, options, callback) {
-    const signal = options.signal;
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    const before = this.#tails.get(name) ?? Promise.resolve();
-    /** @type {() => void} */
-    let release = () => {};
-    const held = new Promise((resolve) => {
-      release = () => resolve(undefined);
-    });
-    const tail = before.then(() => held);
-    this.#tails.set(name, tail);
-    tail.then(() => {
-      if (this.#tails.get(name) === tail) this.#tails.delete(name);
-    });
-    return new Promise((resolve, reject) => {
-      const onAbort = () => reject(signal?.reason);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      before.then(async () => {
-        signal?.removeEventListener('abort', onAbort);
-        // Given up while waiting: pass the turn on without running.
-        if (signal?.aborted) return release();
-        try {
-          resolve(await callback());
-        } catch (err) {
-          reject(err);
-        } finally {
-          release();
-        }
-      });
-    });
-  }
-}
+/** @typedef {import('../storage/local-locks.js').LockRequester} LockRequester */
 
 /**
  * @typedef {{

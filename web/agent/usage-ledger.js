@@ -2,7 +2,7 @@
 /** @import { Coordination } from './types.d.ts' */
 import { z } from 'zod';
 import { LockedJsonFile } from '../storage/locked-json.js';
-import { LocalLocks } from './tabs.js';
+import { LocalLocks } from '../storage/local-locks.js';
 
 /**
  * What a workspace's model calls and tool calls added up to, per day: the Dashboard's data.

@@ -1,7 +1,8 @@
 /** @import { ToolDefinition, ToolContext } from './types.d.ts' */
 import { z } from 'zod';
+import { CATEGORIES } from '../memory/store.js';
 
-const Category = z.enum(['core', 'learned', 'user', 'context']);
+const Category = z.enum(CATEGORIES);
 
 /** @param {ToolContext} ctx */
 function memoryOf(ctx) {
