@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Checkpoint benchmark in a real Chromium on OPFS (web/agent/checkpoint.js): saving the
+// Checkpoint benchmark in a real Chromium on OPFS (web/agent/coordination/checkpoint.js): saving the
 // checkpoint of a turn in a 50-message session and restoring it. Since issue 11 a checkpoint
 // holds ids and log offsets only, no copy of the messages, so the size no longer depends on the
 // conversation (the metric names keep "50" for comparison with earlier runs). Restoring it (latest(): list, read, parse, validate) with the storage worker running, as at
@@ -49,7 +49,7 @@ export async function checkpointBench() {
     const warm = await page.evaluate(async (input) => {
       const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
       const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
-      const { CheckpointManager } = await import('/web/agent/checkpoint.js');
+      const { CheckpointManager } = await import('/web/agent/coordination/checkpoint.js');
       const median = (/** @type {number[]} */ xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
       const opfs = new OpfsFileSystem();
       await opfs.delete('clawser_workspaces/benchckpt');
@@ -88,7 +88,7 @@ export async function checkpointBench() {
       cold.push(await page.evaluate(async () => {
         const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
         const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
-        const { CheckpointManager } = await import('/web/agent/checkpoint.js');
+        const { CheckpointManager } = await import('/web/agent/coordination/checkpoint.js');
         const t = performance.now();
         // Includes starting a new storage worker, which the app pays once per page anyway.
         const opfs = new OpfsFileSystem();

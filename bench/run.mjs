@@ -16,12 +16,12 @@ import { inPageBench } from './inpage.mjs';
 import { parseSSE } from '../web/net/sse.js';
 import { assembleOpenAIStream } from '../web/providers/openai.js';
 import { ScriptedProvider } from '../tests/fixtures/scripted-provider.mjs';
-import { ClawserAgent } from '../web/agent/agent.js';
-import { ToolRunner } from '../web/agent/tool-runner.js';
-import { HookPipeline } from '../web/agent/hooks.js';
-import { AutonomyController } from '../web/agent/autonomy.js';
-import { planCompaction } from '../web/agent/compaction.js';
-import { ConversationStore } from '../web/agent/conversation-store.js';
+import { ClawserAgent } from '../web/agent/runtime/agent.js';
+import { ToolRunner } from '../web/agent/runtime/tool-runner.js';
+import { HookPipeline } from '../web/agent/runtime/hooks.js';
+import { AutonomyController } from '../web/agent/runtime/autonomy.js';
+import { planCompaction } from '../web/agent/conversation/compaction.js';
+import { ConversationStore } from '../web/agent/conversation/conversation-store.js';
 import { MemoryFileSystem } from '../web/storage/memory-fs.js';
 import { ScopedFileSystem } from '../web/storage/scoped-fs.js';
 import { SafetyPipeline } from '../web/safety/pipeline.js';
@@ -130,14 +130,14 @@ const result = {
   ...(await memoryBench()),
   // Storing 100k memories, and the vector file (.memory/vectors.bin), in Node.
   ...(await embeddingsBench()),
-  // Agent checkpoints (web/agent/checkpoint.js) on OPFS in Chromium.
+  // Agent checkpoints (web/agent/coordination/checkpoint.js) on OPFS in Chromium.
   ...(await checkpointBench()),
   // InputSanitizer (web/safety/input-sanitizer.js) in Node, on the prompt-injection corpus, and how
   // it generalises: whole families held out of examples, sources and their own rules; ordinary documents
   // nobody trained on, by kind; what the rules and cues catch alone, the model alone, both (bench/injection.mjs).
   ...(await sanitizerBench()),
   ...(await injectionBench()),
-  // Search across 10,000 conversations / 1M events (web/agent/conversation-search.js) in Node.
+  // Search across 10,000 conversations / 1M events (web/agent/conversation/conversation-search.js) in Node.
   ...(await searchBench()),
   targets: { searchQuery1MEventsMs: 50, openApp1000ConversationsMs: 300, coldLoadMs: 600, openConversation10kMs: 10, openConversation100kMs: 50, warmOfflineLoadMs: 300, agentToolRoundTripMs: 2, andboxColdStartMs: 50, andboxWarmEvaluateMs: 2, andboxHostCallRoundTripMs: 0.5, gitInitAdd100CommitMs: 600, gitStatus1000FilesMs: 1000, memoryRecall10kMs: 5, memoryRecall10kHybridMs: 5, memoryRecall100kMs: 30, memoryRecall100kHybridMs: 30, memoryIndex100kMs: 5000, memoryHeap100kMB: 200, memoryStore100kMs: 5000, checkpointSave50Ms: 20, checkpointRestore50Ms: 40, sanitizer50KBMs: 100, reliabilityOverheadPerRequestMs: 1, mcpToolCallOverheadMs: 2 },
   // Detection rates must reach their floor; false-positive rates stay under their ceiling.

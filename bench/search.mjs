@@ -4,7 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import { rng } from './rng.mjs';
 import { MemoryFileSystem } from '../web/storage/memory-fs.js';
-import { ConversationSearch } from '../web/agent/conversation-search.js';
+import { ConversationSearch } from '../web/agent/conversation/conversation-search.js';
 
 const CONVERSATIONS = 10_000;
 const EVENTS_EACH = 100;

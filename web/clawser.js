@@ -12,20 +12,20 @@
 /** @typedef {import('./agent/types.d.ts').ClawserEvent} ClawserEvent */
 
 // Agent core
-export { EventLog, EVENT_TYPES } from './agent/event-log.js';
-export { Conversation } from './agent/conversation.js';
-export { ConversationStore } from './agent/conversation-store.js';
-export { BranchTree, activePath } from './agent/branches.js';
-export { ConversationSearch } from './agent/conversation-search.js';
-export { UsageLedger, summarizeLedger } from './agent/usage-ledger.js';
+export { EventLog, EVENT_TYPES } from './agent/conversation/event-log.js';
+export { Conversation } from './agent/conversation/conversation.js';
+export { ConversationStore } from './agent/conversation/conversation-store.js';
+export { BranchTree, activePath } from './agent/conversation/branches.js';
+export { ConversationSearch } from './agent/conversation/conversation-search.js';
+export { UsageLedger, summarizeLedger } from './stores/usage-ledger.js';
 export { buildConfig, parseConfig, loosenedProtections, configToolChoices, storedToolChoices } from './app/workspace-config.js';
-export { toJsonl as conversationToJsonl, toMarkdown as conversationToMarkdown, toHtml as conversationToHtml, parseImport as parseConversationImport } from './agent/conversation-export.js';
-export { ClawserAgent } from './agent/agent.js';
-export { HookPipeline, HOOK_POINTS } from './agent/hooks.js';
-export { AutonomyController } from './agent/autonomy.js';
-export { ToolRunner } from './agent/tool-runner.js';
-export { planCompaction, estimateTokens } from './agent/compaction.js';
-export { Codex, extractCodeBlocks, adaptPythonisms } from './agent/codex.js';
+export { toJsonl as conversationToJsonl, toMarkdown as conversationToMarkdown, toHtml as conversationToHtml, parseImport as parseConversationImport } from './agent/conversation/conversation-export.js';
+export { ClawserAgent } from './agent/runtime/agent.js';
+export { HookPipeline, HOOK_POINTS } from './agent/runtime/hooks.js';
+export { AutonomyController } from './agent/runtime/autonomy.js';
+export { ToolRunner } from './agent/runtime/tool-runner.js';
+export { planCompaction, estimateTokens } from './agent/conversation/compaction.js';
+export { Codex, extractCodeBlocks, adaptPythonisms } from './agent/runtime/codex.js';
 
 // Memory, goals, scheduler
 export { MemoryStore, CATEGORIES as MEMORY_CATEGORIES } from './memory/store.js';
@@ -33,15 +33,15 @@ export { MemoryIndex, tokenize } from './memory/search.js';
 export { Embedder, EmbedderError } from './memory/embedder.js';
 export { ModelInstaller, ModelInstallError } from './memory/model-install.js';
 export { MemorySummaries, SUMMARIZE_OVER, SUMMARY_MODES, currentSummary, promptText, summaryRequest } from './memory/summaries.js';
-export { GoalStore, GoalStore as GoalManager, GOAL_STATUSES } from './agent/goals.js';
-export { Scheduler, SchedulerError, describeTrigger } from './agent/scheduler.js';
-export { nextRunDates as nextRuns, parseSchedulePhrase, ScheduleError } from './agent/schedule.js';
-export { shouldDeliver } from './agent/scheduler.js';
+export { GoalStore, GoalStore as GoalManager, GOAL_STATUSES } from './stores/goals.js';
+export { Scheduler, SchedulerError, describeTrigger } from './stores/scheduler.js';
+export { nextRunDates as nextRuns, parseSchedulePhrase, ScheduleError } from './stores/schedule.js';
+export { shouldDeliver } from './stores/scheduler.js';
 
 // Daemon, checkpoints, tabs
-export { CheckpointManager, CheckpointError } from './agent/checkpoint.js';
-export { Daemon, DaemonState, DaemonStateMachine, DaemonError, DAEMON_TRANSITIONS } from './agent/daemon.js';
-export { TabCoordinator, TabError } from './agent/tabs.js';
+export { CheckpointManager, CheckpointError } from './agent/coordination/checkpoint.js';
+export { Daemon, DaemonState, DaemonStateMachine, DaemonError, DAEMON_TRANSITIONS } from './agent/coordination/daemon.js';
+export { TabCoordinator, TabError } from './agent/coordination/tabs.js';
 
 // Sandbox
 export { createSandbox, prewarmSandbox, discardSpareSandbox, SandboxPool, SandboxNotIsolatedError, SandboxStartError } from './packages/andbox/index.js';
@@ -60,16 +60,16 @@ export { McpOAuth, discover as discoverMcpOAuth } from './mcp/oauth.js';
 export { mcpToolDefinition, mcpToolName, mcpToolNames, mcpToolKey, parseMcpToolKey, mcpResult } from './mcp/tools.js';
 
 // Named agents, sub-agents, per-turn undo, self-repair, heartbeat
-export { validateAgent, parseAgentFile, agentToJson, agentToMarkdown, agentSystemPrompt, allowedTools, lowerAutonomy, AgentDefinitionSchema } from './agent/agent-definitions.js';
-export { parseMention, mentionCompletions, DEFAULT_AGENT_NAME } from './agent/mentions.js';
-export { parseIdentity, identityPrompt, IdentitySchema } from './agent/identity.js';
-export { AgentStore, AgentStoreError } from './agent/agent-store.js';
-export { runDelegation, Semaphore, DEFAULT_DELEGATION } from './agent/delegation.js';
-export { DelegationBoard } from './agent/delegation-board.js';
+export { validateAgent, parseAgentFile, agentToJson, agentToMarkdown, agentSystemPrompt, allowedTools, lowerAutonomy, AgentDefinitionSchema } from './agent/runtime/agent-definitions.js';
+export { parseMention, mentionCompletions, DEFAULT_AGENT_NAME } from './agent/conversation/mentions.js';
+export { parseIdentity, identityPrompt, IdentitySchema } from './agent/runtime/identity.js';
+export { AgentStore, AgentStoreError } from './agent/runtime/agent-store.js';
+export { runDelegation, Semaphore, DEFAULT_DELEGATION } from './agent/coordination/delegation.js';
+export { DelegationBoard } from './agent/coordination/delegation-board.js';
 export { ToolSubset } from './tools/tool-subset.js';
-export { TurnRecorder, RecordingFileSystem, UndoStore, planUndo, applyUndo, describeChanges, fileDomain } from './agent/undo.js';
-export { StuckDetector, SelfRepairSchema, DEFAULT_SELF_REPAIR } from './agent/self-repair.js';
-export { heartbeatText, isHeartbeatOk, HEARTBEAT_OK } from './agent/heartbeat.js';
+export { TurnRecorder, RecordingFileSystem, UndoStore, planUndo, applyUndo, describeChanges, fileDomain } from './agent/runtime/undo.js';
+export { StuckDetector, SelfRepairSchema, DEFAULT_SELF_REPAIR } from './agent/runtime/self-repair.js';
+export { heartbeatText, isHeartbeatOk, HEARTBEAT_OK } from './agent/scheduling/heartbeat.js';
 
 // The shell (bash over a FileSystem) and the approval rules narrowed by arguments
 export { createShell, Shell, ShellSyntaxError, DEFAULT_SHELL_LIMITS } from './shell/shell.js';

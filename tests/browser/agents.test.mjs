@@ -160,7 +160,7 @@ test('agent_delegate: Cancel on the live card stops that sub-agent; the parent i
 async function storedState() {
   return page.evaluate(async () => {
     const [{ OpfsFileSystem }, { ScopedFileSystem }, { MemoryStore }, { GoalStore }] = await Promise.all([
-      import('/web/storage/opfs-fs.js'), import('/web/storage/scoped-fs.js'), import('/web/memory/store.js'), import('/web/agent/goals.js'),
+      import('/web/storage/opfs-fs.js'), import('/web/storage/scoped-fs.js'), import('/web/memory/store.js'), import('/web/stores/goals.js'),
     ]);
     const ws = location.hash.slice(1).split('/')[1];
     const opfs = new OpfsFileSystem();

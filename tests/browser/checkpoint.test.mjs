@@ -25,7 +25,7 @@ test('a checkpoint on OPFS survives a reload and restores identically; a tab clo
   const info = await page.evaluate(async (input) => {
     const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
     const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
-    const { CheckpointManager } = await import('/web/agent/checkpoint.js');
+    const { CheckpointManager } = await import('/web/agent/coordination/checkpoint.js');
     const opfs = new OpfsFileSystem();
     await opfs.delete('clawser_workspaces/ckpt');
     const cm = new CheckpointManager({ fs: new ScopedFileSystem(opfs, 'clawser_workspaces/ckpt') });
@@ -38,8 +38,8 @@ test('a checkpoint on OPFS survives a reload and restores identically; a tab clo
   const restored = await page.evaluate(async () => {
     const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
     const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
-    const { CheckpointManager } = await import('/web/agent/checkpoint.js');
-    const { Daemon } = await import('/web/agent/daemon.js');
+    const { CheckpointManager } = await import('/web/agent/coordination/checkpoint.js');
+    const { Daemon } = await import('/web/agent/coordination/daemon.js');
     const cm = new CheckpointManager({ fs: new ScopedFileSystem(new OpfsFileSystem(), 'clawser_workspaces/ckpt') });
     /** @type {unknown[]} */
     const applied = [];
@@ -61,8 +61,8 @@ test('a checkpoint on OPFS survives a reload and restores identically; a tab clo
   await page.evaluate(async () => {
     const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
     const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
-    const { CheckpointManager } = await import('/web/agent/checkpoint.js');
-    const { Daemon } = await import('/web/agent/daemon.js');
+    const { CheckpointManager } = await import('/web/agent/coordination/checkpoint.js');
+    const { Daemon } = await import('/web/agent/coordination/daemon.js');
     const cm = new CheckpointManager({ fs: new ScopedFileSystem(new OpfsFileSystem(), 'clawser_workspaces/ckpt') });
     /** @type {any} */ // any: the restored state is only carried over to collect()
     let live = null;
@@ -82,8 +82,8 @@ test('a checkpoint on OPFS survives a reload and restores identically; a tab clo
   const afterKill = await next.evaluate(async () => {
     const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
     const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
-    const { CheckpointManager } = await import('/web/agent/checkpoint.js');
-    const { Daemon } = await import('/web/agent/daemon.js');
+    const { CheckpointManager } = await import('/web/agent/coordination/checkpoint.js');
+    const { Daemon } = await import('/web/agent/coordination/daemon.js');
     const cm = new CheckpointManager({ fs: new ScopedFileSystem(new OpfsFileSystem(), 'clawser_workspaces/ckpt') });
     /** @type {any} */ // any: only a few fields are checked
     let state = null;
@@ -104,7 +104,7 @@ test('on OPFS: the newest 10 are kept, concurrent saves all land with ordered id
   const result = await page.evaluate(async () => {
     const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
     const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
-    const { CheckpointManager } = await import('/web/agent/checkpoint.js');
+    const { CheckpointManager } = await import('/web/agent/coordination/checkpoint.js');
     const opfs = new OpfsFileSystem();
     await opfs.delete('clawser_workspaces/prune');
     const cm = new CheckpointManager({ fs: new ScopedFileSystem(opfs, 'clawser_workspaces/prune') });

@@ -54,7 +54,7 @@ before(async () => {
   await offTheApp();
   await page.evaluate(async ({ ws, alpha }) => {
     const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
-    const { EventLog, emptySpend } = await import('/web/agent/event-log.js');
+    const { EventLog, emptySpend } = await import('/web/agent/conversation/event-log.js');
     const opfs = new OpfsFileSystem();
     const dir = `clawser_workspaces/${ws}/.conversations/${alpha}`;
     // A snapshot of alpha, as the app writes one every 500 events.
@@ -65,9 +65,9 @@ before(async () => {
     const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
     const { LocalConfig } = await import('/web/storage/local-config.js');
     const fs = new ScopedFileSystem(opfs, `clawser_workspaces/${ws}`);
-    const { GoalStore } = await import('/web/agent/goals.js');
+    const { GoalStore } = await import('/web/stores/goals.js');
     await new GoalStore({ fs }).add({ description: 'Ship the report' });
-    const { Scheduler } = await import('/web/agent/scheduler.js');
+    const { Scheduler } = await import('/web/stores/scheduler.js');
     await new Scheduler({ fs, execute: async () => ({ ok: true, summary: '' }) }).add({ name: 'Morning summary', when: 'every day at 9am', action: { kind: 'prompt', prompt: 'Summarize.' } });
     const { MemoryStore } = await import('/web/memory/store.js');
     const memory = new MemoryStore({ fs });
@@ -75,14 +75,14 @@ before(async () => {
     await memory.flush();
     await memory.store({ key: 'home town', content: 'Lyon' });
     await memory.flush();
-    const { AgentStore } = await import('/web/agent/agent-store.js');
+    const { AgentStore } = await import('/web/agent/runtime/agent-store.js');
     const agents = new AgentStore({ fs, globalFs: new ScopedFileSystem(opfs, 'clawser_agents') });
     await agents.save({ name: 'writer', description: 'Writes drafts', systemPrompt: 'You write drafts.' }, 'workspace');
     await agents.setIdentity({ format: 'json', text: JSON.stringify({ names: { display: 'Ada' } }) });
     const { SkillStore } = await import('/web/skills/store.js');
     const skills = new SkillStore({ globalFs: new ScopedFileSystem(opfs, 'clawser_skills'), workspaceFs: fs, config: new LocalConfig(), workspaceId: ws });
     await skills.install('notes', new Map([['SKILL.md', '---\nname: notes\ndescription: Takes notes in notes/.\n---\nWrite notes as Markdown files in notes/.\n']]));
-    const { UsageLedger } = await import('/web/agent/usage-ledger.js');
+    const { UsageLedger } = await import('/web/stores/usage-ledger.js');
     const usage = new UsageLedger({ fs });
     usage.recordTool({ name: 'fs_read', ok: true, blocked: false, durationMs: 3 });
     await usage.flush();
@@ -92,7 +92,7 @@ before(async () => {
     await repo.ensureRepo();
     await repo.commitAll({ message: 'First' });
     // One checkpoint, an hour old (a newer one cut short would be taken for one being written).
-    const { CheckpointManager } = await import('/web/agent/checkpoint.js');
+    const { CheckpointManager } = await import('/web/agent/coordination/checkpoint.js');
     await fs.delete('.checkpoints');
     await new CheckpointManager({ fs, now: () => Date.now() - 3_600_000 }).save({ workspaceId: ws, conversationId: alpha, turn: { status: 'idle' } });
     opfs.terminate();

@@ -287,8 +287,8 @@ export async function storedConfigUntil(page, check, what) {
 export function changeStoredConfig(page, changes) {
   return page.evaluate(async (all) => {
     const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
-    const { TabCoordinator } = await import('/web/agent/tabs.js');
-    const { RestoreGate } = await import('/web/agent/restore-gate.js');
+    const { TabCoordinator } = await import('/web/agent/coordination/tabs.js');
+    const { RestoreGate } = await import('/web/agent/coordination/restore-gate.js');
     const { openConfig } = await import('/web/app/config-files.js');
     const fs = new OpfsFileSystem();
     const tabs = new TabCoordinator({ label: 'test' });

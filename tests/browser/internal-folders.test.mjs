@@ -54,11 +54,11 @@ function storesOf(page) {
     const ws = location.hash.split('/')[1];
     const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
     const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
-    const { Scheduler } = await import('/web/agent/scheduler.js');
-    const { GoalStore } = await import('/web/agent/goals.js');
+    const { Scheduler } = await import('/web/stores/scheduler.js');
+    const { GoalStore } = await import('/web/stores/goals.js');
     const { MemoryStore } = await import('/web/memory/store.js');
-    const { ConversationStore } = await import('/web/agent/conversation-store.js');
-    const { CheckpointManager } = await import('/web/agent/checkpoint.js');
+    const { ConversationStore } = await import('/web/agent/conversation/conversation-store.js');
+    const { CheckpointManager } = await import('/web/agent/coordination/checkpoint.js');
     const root = new OpfsFileSystem();
     const fs = new ScopedFileSystem(root, `clawser_workspaces/${ws}`);
     try {
@@ -171,7 +171,7 @@ test('with the safety checks off, the agent\'s fs tools still cannot write or de
     await page.evaluate(async () => {
       const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
       const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
-      const { Scheduler } = await import('/web/agent/scheduler.js');
+      const { Scheduler } = await import('/web/stores/scheduler.js');
       const root = new OpfsFileSystem();
       await new Scheduler({ fs: new ScopedFileSystem(root, `clawser_workspaces/${location.hash.split('/')[1]}`), execute: async () => ({ ok: true, summary: '' }) })
         .add({ name: 'My own job', trigger: { kind: 'interval', everyMs: 3_600_000, startAt: Date.now() + 3_600_000 }, action: { kind: 'prompt', prompt: 'Summarise my notes.' } });

@@ -74,7 +74,7 @@ test('a checkpoint holds ids and offsets, no copy of the conversation; the turn 
   await waitInPage(page, async () => {
     const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
     const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
-    const { CheckpointManager } = await import('/web/agent/checkpoint.js');
+    const { CheckpointManager } = await import('/web/agent/coordination/checkpoint.js');
     const cm = new CheckpointManager({ fs: new ScopedFileSystem(new OpfsFileSystem(), `clawser_workspaces/${location.hash.split('/')[1]}`) });
     return (await cm.latest()).checkpoint?.state.turn?.status === 'running';
   }, undefined, { what: 'a checkpoint of the running turn' });
@@ -147,7 +147,7 @@ test('deleting a conversation while its turn streams waits for the turn to end: 
   await waitInPage(page, async () => {
     const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
     const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
-    const { CheckpointManager } = await import('/web/agent/checkpoint.js');
+    const { CheckpointManager } = await import('/web/agent/coordination/checkpoint.js');
     const cm = new CheckpointManager({ fs: new ScopedFileSystem(new OpfsFileSystem(), `clawser_workspaces/${location.hash.split('/')[1]}`) });
     return (await cm.latest()).checkpoint?.state.turn?.status === 'idle';
   }, undefined, { what: 'the checkpoint of the turn\'s end' });

@@ -93,7 +93,7 @@ test('one leader runs each job occurrence once; when it closes, the other tab ta
     const jobId = await setupPage.evaluate(async () => {
       const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
       const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
-      const { Scheduler } = await import('/web/agent/scheduler.js');
+      const { Scheduler } = await import('/web/stores/scheduler.js');
       const s = new Scheduler({ fs: new ScopedFileSystem(new OpfsFileSystem(), `clawser_workspaces/${location.hash.split('/')[1]}`), execute: async () => ({ ok: true, summary: '' }) });
       return (await s.add({ when: 'every 1 minute', action: { kind: 'tool', tool: 'goal_list', args: {} }, name: 'tick', delivery: 'never' })).id;
     });

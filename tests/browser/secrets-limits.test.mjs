@@ -171,9 +171,9 @@ test('two tabs share one autonomy count per workspace: neither overwrites the ot
       const { AgentSettingsStore } = await import('/web/app/agent-settings.js');
       const { openConfig } = await import('/web/app/config-files.js');
       const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
-      const { TabCoordinator } = await import('/web/agent/tabs.js');
-      const { RestoreGate } = await import('/web/agent/restore-gate.js');
-      const { AutonomyController } = await import('/web/agent/autonomy.js');
+      const { TabCoordinator } = await import('/web/agent/coordination/tabs.js');
+      const { RestoreGate } = await import('/web/agent/coordination/restore-gate.js');
+      const { AutonomyController } = await import('/web/agent/runtime/autonomy.js');
       const tabs = new TabCoordinator({ label: 'usage test' });
       const config = await openConfig({ fs: new OpfsFileSystem(), tabs, gate: new RestoreGate({ channel: tabs }), onError: (err) => { throw err; } });
       const store = new AgentSettingsStore({ config, secrets: /** @type {any} */ (null) });

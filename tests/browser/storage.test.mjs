@@ -348,7 +348,7 @@ test('a tab closed mid-stream loses no earlier event', async () => {
   await waitInPage(page, async () => {
     const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
     const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
-    const { CheckpointManager } = await import('/web/agent/checkpoint.js');
+    const { CheckpointManager } = await import('/web/agent/coordination/checkpoint.js');
     const cm = new CheckpointManager({ fs: new ScopedFileSystem(new OpfsFileSystem(), `clawser_workspaces/${location.hash.split('/')[1]}`) });
     const { checkpoint } = await cm.latest();
     return checkpoint?.state.turn?.status === 'running' && (checkpoint.state.turn.bytes ?? 0) > 0;

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchBrowser, startApp } from './helpers.mjs';
 
-/** @import { TabCoordinator } from '/web/agent/tabs.js' */
+/** @import { TabCoordinator } from '/web/agent/coordination/tabs.js' */
 /**
  * What the tests keep on a tab's window (read through an `unknown` cast: the page's window type does not list them).
  * @typedef {{
@@ -45,7 +45,7 @@ async function openTab(name, label) {
   await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
   await page.evaluate(
     async ({ name, label }) => {
-      const { TabCoordinator } = await import('/web/agent/tabs.js');
+      const { TabCoordinator } = await import('/web/agent/coordination/tabs.js');
       const w = /** @type {TabWindow} */ (/** @type {unknown} */ (window));
       w.leaderLog = [];
       w.tabErrors = [];

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseIdentity, identityPrompt, IDENTITY_TEMPLATE } from '../../web/agent/identity.js';
-import { validateAgent, agentToJson, agentToMarkdown, parseAgentFile, lowerAutonomy, allowedTools, agentSystemPrompt, parseMention, mentionCompletions } from '../../web/agent/agent-definitions.js';
-import { AgentStore } from '../../web/agent/agent-store.js';
+import { parseIdentity, identityPrompt, IDENTITY_TEMPLATE } from '../../web/agent/runtime/identity.js';
+import { validateAgent, agentToJson, agentToMarkdown, parseAgentFile, lowerAutonomy, allowedTools, agentSystemPrompt, parseMention, mentionCompletions } from '../../web/agent/runtime/agent-definitions.js';
+import { AgentStore } from '../../web/agent/runtime/agent-store.js';
 import { ToolSubset } from '../../web/tools/tool-subset.js';
-import { ToolRunner } from '../../web/agent/tool-runner.js';
+import { ToolRunner } from '../../web/agent/runtime/tool-runner.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { ScopedFileSystem } from '../../web/storage/scoped-fs.js';
 import { ProtectedFileSystem } from '../../web/storage/protected-fs.js';
@@ -151,7 +151,7 @@ test('an .agents/ folder the store did not write (a clone or import from before 
 });
 
 test('a named agent or sub-agent cannot schedule a prompt (it would run later as the workspace\'s agent); the workspace\'s agent can', async () => {
-  const { Scheduler } = await import('../../web/agent/scheduler.js');
+  const { Scheduler } = await import('../../web/stores/scheduler.js');
   const { SCHEDULER_TOOLS } = await import('../../web/tools/scheduler.js');
   const add = /** @type {import('../../web/tools/types.d.ts').ToolDefinition} */ (SCHEDULER_TOOLS.find((t) => t.name === 'schedule_add'));
   const scheduler = new Scheduler({ fs: new MemoryFileSystem(), timezone: 'UTC', execute: async () => ({ ok: true, summary: '' }) });

@@ -142,15 +142,15 @@ test('index.html is current: import map, its CSP hash, modulepreload of the firs
   assert.equal(onDisk, await renderIndexHtml(await currentImports()), 'run: node scripts/index-html.mjs');
   // The page preloads the first view's modules only; main.js preloads the app's after painting.
   assert.match(onDisk, /<link rel="modulepreload" href="\.\/web\/app\/first-view\.js">/);
-  assert.doesNotMatch(onDisk, /<link rel="modulepreload" href="\.\/web\/(app\/app|agent\/conversation)\.js">/);
+  assert.doesNotMatch(onDisk, /<link rel="modulepreload" href="\.\/web\/(app\/app|agent\/conversation\/conversation)\.js">/);
   const listed = JSON.parse(/<script type="application\/json" id="app-modules">([\s\S]*?)<\/script>/.exec(onDisk)?.[1] ?? '[]');
-  assert.ok(listed.includes('./web/app/app.js') && listed.includes('./web/agent/conversation.js'));
+  assert.ok(listed.includes('./web/app/app.js') && listed.includes('./web/agent/conversation/conversation.js'));
   assert.ok(!listed.includes('./web/app/first-view.js'), 'listed once');
   // The run loop and the providers load with the first turn, not at start-up.
-  assert.ok(!listed.includes('./web/agent/agent.js') && !listed.includes('./web/providers/index.js'));
+  assert.ok(!listed.includes('./web/agent/runtime/agent.js') && !listed.includes('./web/providers/index.js'));
   // A workspace's chat paints from its own short list (preloaded by route-preload.js on such a route).
   const workspace = JSON.parse(/<script type="application\/json" id="workspace-view-modules">([\s\S]*?)<\/script>/.exec(onDisk)?.[1] ?? '[]');
-  for (const f of ['./web/app/workspace-first-view.js', './web/ui/chat-view.js', './web/ui/workspace-view.js', './web/agent/conversation.js']) assert.ok(workspace.includes(f), f);
+  for (const f of ['./web/app/workspace-first-view.js', './web/ui/chat-view.js', './web/ui/workspace-view.js', './web/agent/conversation/conversation.js']) assert.ok(workspace.includes(f), f);
   for (const f of ['./web/app/app.js', './web/app/chat-controller.js', './web/app/panels.js', './web/storage/opfs-fs.js', './web/app/first-view.js']) assert.ok(!workspace.includes(f), f);
   assert.ok(workspace.length < 25, `a short list: ${workspace.length}`);
 });

@@ -2,13 +2,13 @@
 // in the append-only event log, surviving a reopen and an export/import.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BranchTree, activePath } from '../../web/agent/branches.js';
-import { Conversation, SNAPSHOT_EVERY, DISPLAY_TAIL_BYTES } from '../../web/agent/conversation.js';
-import { ConversationStore } from '../../web/agent/conversation-store.js';
-import { ClawserAgent } from '../../web/agent/agent.js';
+import { BranchTree, activePath } from '../../web/agent/conversation/branches.js';
+import { Conversation, SNAPSHOT_EVERY, DISPLAY_TAIL_BYTES } from '../../web/agent/conversation/conversation.js';
+import { ConversationStore } from '../../web/agent/conversation/conversation-store.js';
+import { ClawserAgent } from '../../web/agent/runtime/agent.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { EchoProvider } from '../../web/providers/echo.js';
-import { toJsonl, parseImport } from '../../web/agent/conversation-export.js';
+import { toJsonl, parseImport } from '../../web/agent/conversation/conversation-export.js';
 
 /** @param {string} id @param {string} type @param {Record<string, unknown>} [data] */
 const ev = (id, type, data = {}) => /** @type {any} */ ({ id, type, data, source: 'system', timestamp: 1 }); // test events

@@ -33,7 +33,7 @@ test('a fork never ends inside a tool round: it stops before calls without their
 });
 
 test('a late model title never brings back a deleted conversation nor replaces a rename', async () => {
-  const { ConversationStore } = await import('../../web/agent/conversation-store.js');
+  const { ConversationStore } = await import('../../web/agent/conversation/conversation-store.js');
   const fs = new MemoryFileSystem();
   const store = new ConversationStore(fs, 'w');
   const a = await store.create('first words');
@@ -58,14 +58,14 @@ test('Continue keeps the named agent that wrote the reply; one that no longer ex
   /** @type {any[]} */
   const built = [];
   const settings = /** @type {any} */ ({ providerConfig: async () => ({ provider: 'echo', model: 'echo' }), apiKey: async () => undefined }); // any: what #turn uses
-  /** @type {Record<string, import('../../web/agent/agent-definitions.js').ScopedAgent>} */
+  /** @type {Record<string, import('../../web/agent/runtime/agent-definitions.js').ScopedAgent>} */
   const agents = { writer: { name: 'writer', description: '', systemPrompt: 'You write.', scope: 'workspace' } };
   const chat = new ChatController({
     fs: new MemoryFileSystem(), workspaceId: 'w', settings, providerFactory: () => new EchoProvider({ delayMs: 0 }),
     agents: async () => ({ list: async () => Object.values(agents), get: async (/** @type {string} */ n) => agents[n] ?? null }),
     buildAgent: async (provider, conversation, secrets, options) => {
       built.push(options?.profile?.name ?? null);
-      return new (await import('../../web/agent/agent.js')).ClawserAgent({ provider, conversation, secrets, ...(options?.profile ? { label: options.profile.name } : {}) });
+      return new (await import('../../web/agent/runtime/agent.js')).ClawserAgent({ provider, conversation, secrets, ...(options?.profile ? { label: options.profile.name } : {}) });
     },
   });
   await chat.init();

@@ -3,7 +3,7 @@
 // earlier checkpoints, typed errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CheckpointManager, CheckpointError, CheckpointStateSchema } from '../../web/agent/checkpoint.js';
+import { CheckpointManager, CheckpointError, CheckpointStateSchema } from '../../web/agent/coordination/checkpoint.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { ScopedFileSystem } from '../../web/storage/scoped-fs.js';
 import { StorageError, QUOTA_MESSAGE } from '../../web/storage/errors.js';

@@ -1,16 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { extractCodeBlocks, adaptPythonisms, Codex, codexPrompt } from '../../web/agent/codex.js';
-import { ClawserAgent } from '../../web/agent/agent.js';
-import { ToolRunner } from '../../web/agent/tool-runner.js';
-import { ConversationStore } from '../../web/agent/conversation-store.js';
+import { extractCodeBlocks, adaptPythonisms, Codex, codexPrompt } from '../../web/agent/runtime/codex.js';
+import { ClawserAgent } from '../../web/agent/runtime/agent.js';
+import { ToolRunner } from '../../web/agent/runtime/tool-runner.js';
+import { ConversationStore } from '../../web/agent/conversation/conversation-store.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { ScopedFileSystem } from '../../web/storage/scoped-fs.js';
 import { SafetyPipeline } from '../../web/safety/pipeline.js';
 import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
 import { ScriptedProvider } from '../fixtures/scripted-provider.mjs';
-import { HookPipeline } from '../../web/agent/hooks.js';
-import { AutonomyController } from '../../web/agent/autonomy.js';
+import { HookPipeline } from '../../web/agent/runtime/hooks.js';
+import { AutonomyController } from '../../web/agent/runtime/autonomy.js';
 import { fakeSandbox } from '../fixtures/fake-sandbox.mjs';
 
 test('extracts js blocks from real-looking replies', () => {

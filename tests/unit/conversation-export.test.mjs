@@ -1,9 +1,9 @@
 // A conversation as Markdown, JSONL and HTML, and the validation of an imported JSONL (issue 13).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { toJsonl, toMarkdown, toHtml, parseImport, markImported } from '../../web/agent/conversation-export.js';
-import { applyEventToHistory } from '../../web/agent/event-log.js';
-import { BranchTree, activePath } from '../../web/agent/branches.js';
+import { toJsonl, toMarkdown, toHtml, parseImport, markImported } from '../../web/agent/conversation/conversation-export.js';
+import { applyEventToHistory } from '../../web/agent/conversation/event-log.js';
+import { BranchTree, activePath } from '../../web/agent/conversation/branches.js';
 
 /** @param {string} id @param {string} type @param {Record<string, unknown>} data @param {string} source */
 const ev = (id, type, data, source) => /** @type {any} */ ({ id, type, timestamp: Date.UTC(2026, 10, 25, 9, Number(id.slice(1))), source, data }); // test events

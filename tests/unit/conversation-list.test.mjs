@@ -2,7 +2,7 @@
 // first view of a workspace's chat).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseConversationList, conversationListText, byActivity, LIST_VERSION, isConversationMeta, ConversationMetaSchema } from '../../web/agent/conversation-list.js';
+import { parseConversationList, conversationListText, byActivity, LIST_VERSION, isConversationMeta, ConversationMetaSchema } from '../../web/agent/conversation/conversation-list.js';
 
 const meta = (/** @type {string} */ id, /** @type {number} */ updatedAt) => ({ id, title: id, createdAt: 1, updatedAt });
 

@@ -2,8 +2,8 @@
 // kept incrementally, saved, and following deletions and branches.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConversationSearch, makeSnippet } from '../../web/agent/conversation-search.js';
-import { ConversationStore } from '../../web/agent/conversation-store.js';
+import { ConversationSearch, makeSnippet } from '../../web/agent/conversation/conversation-search.js';
+import { ConversationStore } from '../../web/agent/conversation/conversation-store.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 
 /** @param {ConversationStore} store @param {string[]} texts */

@@ -2,12 +2,12 @@
 // history) and the Daemon driving it over a CheckpointManager on the memory file system.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DaemonState, DaemonStateMachine, DaemonError, DAEMON_TRANSITIONS, Daemon } from '../../web/agent/daemon.js';
-import { CheckpointManager } from '../../web/agent/checkpoint.js';
+import { DaemonState, DaemonStateMachine, DaemonError, DAEMON_TRANSITIONS, Daemon } from '../../web/agent/coordination/daemon.js';
+import { CheckpointManager } from '../../web/agent/coordination/checkpoint.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { StorageError, QUOTA_MESSAGE } from '../../web/storage/errors.js';
 
-/** @typedef {import('../../web/agent/daemon.js').DaemonStateName} DaemonStateName */
+/** @typedef {import('../../web/agent/coordination/daemon.js').DaemonStateName} DaemonStateName */
 const S = DaemonState;
 const ALL = /** @type {DaemonStateName[]} */ (Object.values(S));
 

@@ -5,9 +5,9 @@
 // intact, no report, and the file written as usual.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Conversation, SNAPSHOT_EVERY } from '../../web/agent/conversation.js';
-import { ConversationStore } from '../../web/agent/conversation-store.js';
-import * as listModule from '../../web/agent/conversation-list.js';
+import { Conversation, SNAPSHOT_EVERY } from '../../web/agent/conversation/conversation.js';
+import { ConversationStore } from '../../web/agent/conversation/conversation-store.js';
+import * as listModule from '../../web/agent/conversation/conversation-list.js';
 
 // Through the namespace, so this file also runs (and fails test by test) against code without them.
 const { parseConversationList, conversationListText } = listModule;
@@ -355,7 +355,7 @@ test('check: a file unchanged since it was found intact is not read again; a cha
 });
 
 test('search: a log with damaged lines is left out of the results and reported (kept, once), not skipped silently; control: intact logs, no report', async () => {
-  const { ConversationSearch } = await import('../../web/agent/conversation-search.js');
+  const { ConversationSearch } = await import('../../web/agent/conversation/conversation-search.js');
   const { fs, store, notices, ids, dir } = await setup();
   /** @type {Promise<void>[]} */
   const told = [];

@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ClawserAgent } from '../../web/agent/agent.js';
-import { ConversationStore } from '../../web/agent/conversation-store.js';
-import { ToolRunner } from '../../web/agent/tool-runner.js';
-import { AutonomyController } from '../../web/agent/autonomy.js';
-import { Semaphore, runDelegation } from '../../web/agent/delegation.js';
-import { DelegationBoard } from '../../web/agent/delegation-board.js';
-import { agentSystemPrompt } from '../../web/agent/agent-definitions.js';
-import { TurnRecorder, RecordingFileSystem } from '../../web/agent/undo.js';
+import { ClawserAgent } from '../../web/agent/runtime/agent.js';
+import { ConversationStore } from '../../web/agent/conversation/conversation-store.js';
+import { ToolRunner } from '../../web/agent/runtime/tool-runner.js';
+import { AutonomyController } from '../../web/agent/runtime/autonomy.js';
+import { Semaphore, runDelegation } from '../../web/agent/coordination/delegation.js';
+import { DelegationBoard } from '../../web/agent/coordination/delegation-board.js';
+import { agentSystemPrompt } from '../../web/agent/runtime/agent-definitions.js';
+import { TurnRecorder, RecordingFileSystem } from '../../web/agent/runtime/undo.js';
 import { ToolSubset } from '../../web/tools/tool-subset.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { ScopedFileSystem } from '../../web/storage/scoped-fs.js';
@@ -81,7 +81,7 @@ async function world(/** @type {Record<string, any[]>} */ scripts, /** @type {an
   const agents = [];
 
   /**
-   * @param {import('../../web/agent/conversation.js').Conversation} conversation
+   * @param {import('../../web/agent/conversation/conversation.js').Conversation} conversation
    * @param {{tools?: string[], autonomy?: any, name?: string, systemPrompt?: string, identity?: any}} profile @param {number} depth
    */
   function build(conversation, profile, depth) {

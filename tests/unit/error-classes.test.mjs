@@ -9,7 +9,7 @@ import { relative } from 'node:path';
 import { WEB, webModules } from '../fixtures/web-modules.mjs';
 import { ChatController, ChatError } from '../../web/app/chat-controller.js';
 import { createGitFs, GitFsError } from '../../web/git/git-fs.js';
-import { Codex, ToolCallError } from '../../web/agent/codex.js';
+import { Codex, ToolCallError } from '../../web/agent/runtime/codex.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { EchoProvider } from '../../web/providers/echo.js';
 import { fakeSandbox } from '../fixtures/fake-sandbox.mjs';

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventLog, trimHistory, parseEventLines } from '../../web/agent/event-log.js';
-import { Conversation, SNAPSHOT_EVERY } from '../../web/agent/conversation.js';
-import { ConversationStore } from '../../web/agent/conversation-store.js';
-import { ClawserAgent } from '../../web/agent/agent.js';
+import { EventLog, trimHistory, parseEventLines } from '../../web/agent/conversation/event-log.js';
+import { Conversation, SNAPSHOT_EVERY } from '../../web/agent/conversation/conversation.js';
+import { ConversationStore } from '../../web/agent/conversation/conversation-store.js';
+import { ClawserAgent } from '../../web/agent/runtime/agent.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { StorageError } from '../../web/storage/errors.js';
 import { EchoProvider } from '../../web/providers/echo.js';

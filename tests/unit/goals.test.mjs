@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GoalStore, goalFileName } from '../../web/agent/goals.js';
+import { GoalStore, goalFileName } from '../../web/stores/goals.js';
 import { goalAdd, goalUpdate, goalList } from '../../web/tools/goals.js';
 import { toolSettings } from '../../web/tools/index.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';

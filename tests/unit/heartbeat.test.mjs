@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { heartbeatText, isHeartbeatOk, HEARTBEAT_OK } from '../../web/agent/heartbeat.js';
+import { heartbeatText, isHeartbeatOk, HEARTBEAT_OK } from '../../web/agent/scheduling/heartbeat.js';
 import { runJob } from '../../web/app/job-runner.js';
-import { JobSchema } from '../../web/agent/scheduler.js';
+import { JobSchema } from '../../web/stores/scheduler.js';
 
 test('a heartbeat reply is "all well" only with the token at its start or end and at most a short remark', () => {
   for (const ok of ['HEARTBEAT_OK', '  HEARTBEAT_OK.\n', '**HEARTBEAT_OK**', 'HEARTBEAT_OK — inbox empty, goals on track', 'Checked everything. HEARTBEAT_OK']) assert.equal(isHeartbeatOk(ok), true, ok);

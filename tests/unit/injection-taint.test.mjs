@@ -3,8 +3,8 @@
 // call after it asks the user; the flag only adds taint where no other source would.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ToolRunner } from '../../web/agent/tool-runner.js';
-import { AutonomyController } from '../../web/agent/autonomy.js';
+import { ToolRunner } from '../../web/agent/runtime/tool-runner.js';
+import { AutonomyController } from '../../web/agent/runtime/autonomy.js';
 import { MemoryStore } from '../../web/memory/store.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { ScopedFileSystem } from '../../web/storage/scoped-fs.js';
@@ -14,7 +14,7 @@ import { InputSanitizer } from '../../web/safety/input-sanitizer.js';
 import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
 import { memoryStorage } from '../fixtures/stand-ins.mjs';
 
-/** @typedef {import('../../web/agent/tool-runner.js').ApprovalRequest} ApprovalRequest */
+/** @typedef {import('../../web/agent/runtime/tool-runner.js').ApprovalRequest} ApprovalRequest */
 
 // An injection the detector misses: persuasion with no order in it (a latent-injection shape that
 // no cue describes). What it wants is for the agent to remember the "fact" for later.

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { jobApprover, DEFAULT_APPROVAL_TIMEOUT_MS } from '../../web/agent/job-approval.js';
-import { JobSchema } from '../../web/agent/scheduler.js';
+import { jobApprover, DEFAULT_APPROVAL_TIMEOUT_MS } from '../../web/agent/scheduling/job-approval.js';
+import { JobSchema } from '../../web/stores/scheduler.js';
 import { runJob, scheduledPromptText } from '../../web/app/job-runner.js';
-import { ToolRunner } from '../../web/agent/tool-runner.js';
+import { ToolRunner } from '../../web/agent/runtime/tool-runner.js';
 import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { ScopedFileSystem } from '../../web/storage/scoped-fs.js';

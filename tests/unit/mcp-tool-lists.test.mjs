@@ -12,12 +12,12 @@ import { LocalConfig } from '../../web/storage/local-config.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
 import { ToolSubset } from '../../web/tools/tool-subset.js';
-import { ToolRunner } from '../../web/agent/tool-runner.js';
-import { AutonomyController } from '../../web/agent/autonomy.js';
-import { AgentStore } from '../../web/agent/agent-store.js';
-import { allowedTools } from '../../web/agent/agent-definitions.js';
+import { ToolRunner } from '../../web/agent/runtime/tool-runner.js';
+import { AutonomyController } from '../../web/agent/runtime/autonomy.js';
+import { AgentStore } from '../../web/agent/runtime/agent-store.js';
+import { allowedTools } from '../../web/agent/runtime/agent-definitions.js';
 import { SkillStore } from '../../web/skills/store.js';
-import { Scheduler, JobSchema } from '../../web/agent/scheduler.js';
+import { Scheduler, JobSchema } from '../../web/stores/scheduler.js';
 import { runJob } from '../../web/app/job-runner.js';
 import { memoryStorage } from '../fixtures/stand-ins.mjs';
 import { startScriptedMcpServers } from '../fixtures/mcp-scripted.mjs';
@@ -263,7 +263,7 @@ test('a skill\'s allowed-tools name mcp__github__create_issue: bound when instal
     'scripts/file.sh': `clawser tool call ${NAME} '{"text":"x"}'`,
   })));
   for (const name of ['skill_run_script', NAME]) sh.registry.setPolicy(name, 'auto');
-  /** @param {import('../../web/agent/tool-runner.js').ToolRunner} r */
+  /** @param {import('../../web/agent/runtime/tool-runner.js').ToolRunner} r */
   const run = (r) => {
     Object.assign(r.context, { skills, mcp: w.manager });
     return r.run({ id: 's', name: 'skill_run_script', arguments: { name: 'filer', script: 'file.sh' } });

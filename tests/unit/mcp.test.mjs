@@ -12,8 +12,8 @@ import { mcpToolName, mcpResult, mcpPermission } from '../../web/mcp/tools.js';
 import { LocalConfig } from '../../web/storage/local-config.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
-import { ToolRunner } from '../../web/agent/tool-runner.js';
-import { AutonomyController } from '../../web/agent/autonomy.js';
+import { ToolRunner } from '../../web/agent/runtime/tool-runner.js';
+import { AutonomyController } from '../../web/agent/runtime/autonomy.js';
 import { memoryStorage } from '../fixtures/stand-ins.mjs';
 import { startScriptedMcpServers } from '../fixtures/mcp-scripted.mjs';
 import { waitUntil, nextTurn } from '../fixtures/wait.mjs';
@@ -221,7 +221,7 @@ test('the manager: a server saved with its token sealed; its tools registered as
   assert.equal(manager.servers()[0].autoConnect, true, 'reconnected when the workspace opens again');
 
   // Through the gates: network tools ask at supervised autonomy; the result taints the conversation.
-  /** @type {import('../../web/agent/tool-runner.js').ApprovalRequest[]} */
+  /** @type {import('../../web/agent/runtime/tool-runner.js').ApprovalRequest[]} */
   const asked = [];
   const runner = new ToolRunner({ registry, context: { workspaceId: 'ws', fs: new MemoryFileSystem(), settings: toolSettings(), fetch }, autonomy: new AutonomyController({ config: { level: 'supervised' } }), approve: async (r) => { asked.push(r); return 'once'; } });
   const out = await runner.run({ id: 'c1', name: 'mcp__everything__echo', arguments: { message: 'through the gates' } });
@@ -265,7 +265,7 @@ test('tool names and permissions from annotations; a destructive tool is asked f
   const fake = /** @type {any} */ ({ callTool: async () => { calls++; return { content: [{ type: 'text', text: 'deleted' }], isError: false }; } }); // the one method the tool calls
   registry.register(mcpToolDefinition({ id: 'x', name: 'files', url: 'https://files.example/mcp' }, { name: 'delete-all', inputSchema: { type: 'object' }, annotations: { destructiveHint: true } }, () => fake));
   registry.setPolicy('mcp__files__delete_all', 'auto');
-  /** @type {import('../../web/agent/tool-runner.js').ApprovalRequest[]} */
+  /** @type {import('../../web/agent/runtime/tool-runner.js').ApprovalRequest[]} */
   const asked = [];
   const runner = new ToolRunner({ registry, context: { workspaceId: 'ws', fs: new MemoryFileSystem(), settings: toolSettings(), fetch }, autonomy: new AutonomyController({ config: { level: 'full' } }), approve: async (r) => { asked.push(r); return 'always'; } });
   await runner.run({ id: 'd1', name: 'mcp__files__delete_all', arguments: {} });
@@ -695,12 +695,12 @@ test('the manager: the configuration document\'s servers replace the saved ones;
 /**
  * A workspace's MCP servers with a runner at supervised autonomy whose approval answers are
  * scripted; `ask` records each question.
- * @param {(r: import('../../web/agent/tool-runner.js').ApprovalRequest) => 'once' | 'always' | 'rule' | 'deny'} [answer]
+ * @param {(r: import('../../web/agent/runtime/tool-runner.js').ApprovalRequest) => 'once' | 'always' | 'rule' | 'deny'} [answer]
  */
 function mcpWorkspace(answer = () => 'once', config = new LocalConfig(memoryStorage())) {
   const registry = createBuiltinRegistry({ config, workspaceId: 'ws' });
   const manager = new McpManager({ config, secrets, registry, workspaceId: 'ws' });
-  /** @type {import('../../web/agent/tool-runner.js').ApprovalRequest[]} */
+  /** @type {import('../../web/agent/runtime/tool-runner.js').ApprovalRequest[]} */
   const asked = [];
   const runner = new ToolRunner({ registry, context: { workspaceId: 'ws', fs: new MemoryFileSystem(), settings: toolSettings(), fetch }, autonomy: new AutonomyController({ config: { level: 'supervised' } }), approve: async (r) => { asked.push(r); return answer(r); } });
   let n = 0;

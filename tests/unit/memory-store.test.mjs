@@ -66,7 +66,7 @@ test('memory tools: store, recall, forget through the tool interface', async () 
 });
 
 test('two tabs on one memory log: appends serialized, each reads the other\'s, compaction keeps both, deletions carry over', async () => {
-  const { localLock } = await import('../../web/agent/scheduler.js');
+  const { localLock } = await import('../../web/stores/scheduler.js');
   const fs = new MemoryFileSystem();
   const lock = localLock();
   /** @type {Set<{topic: string, fn: (data: unknown, from: string) => void, tab: string}>} */

@@ -311,7 +311,7 @@ test('two tabs: a summary saved after another tab\'s edit never undoes the edit 
 test('the app\'s chat model for summaries: the Fast hint\'s model when set, never Echo, none once a cost limit is reached (actions do not count); its usage is recorded', async () => {
   const { AgentFactory } = await import('../../web/app/agent-factory.js');
   const { AgentSettingsStore } = await import('../../web/app/agent-settings.js');
-  const { AutonomyController } = await import('../../web/agent/autonomy.js');
+  const { AutonomyController } = await import('../../web/agent/runtime/autonomy.js');
   const { LocalConfig } = await import('../../web/storage/local-config.js');
   const storage = memoryStorage();
   const agentSettings = new AgentSettingsStore({ config: new LocalConfig(storage), secrets: /** @type {any} */ ({}) }); // secrets: not used by these calls

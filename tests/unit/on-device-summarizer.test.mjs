@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { onDeviceSummarizer } from '../../web/providers/on-device-summarizer.js';
-import { summarize } from '../../web/agent/compaction.js';
+import { summarize } from '../../web/agent/conversation/compaction.js';
 
 /** @param {{availability?: string, quota?: number, fail?: boolean}} [o] */
 function fakeApi(o = {}) {

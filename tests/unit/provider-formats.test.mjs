@@ -348,10 +348,10 @@ test('Responses API with CRLF framing, and streams cut inside a frame (Gemini, R
 });
 
 test('Gemini through the agent: a call\'s thoughtSignature is kept in the event log and sent back with the next request, also after a reload of the conversation', async () => {
-  const { ClawserAgent } = await import('../../web/agent/agent.js');
-  const { ConversationStore } = await import('../../web/agent/conversation-store.js');
-  const { ToolRunner } = await import('../../web/agent/tool-runner.js');
-  const { AutonomyController } = await import('../../web/agent/autonomy.js');
+  const { ClawserAgent } = await import('../../web/agent/runtime/agent.js');
+  const { ConversationStore } = await import('../../web/agent/conversation/conversation-store.js');
+  const { ToolRunner } = await import('../../web/agent/runtime/tool-runner.js');
+  const { AutonomyController } = await import('../../web/agent/runtime/autonomy.js');
   const { MemoryFileSystem } = await import('../../web/storage/memory-fs.js');
   const { ScopedFileSystem } = await import('../../web/storage/scoped-fs.js');
   const { createBuiltinRegistry, toolSettings } = await import('../../web/tools/index.js');

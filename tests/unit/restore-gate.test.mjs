@@ -3,7 +3,7 @@
 // BroadcastChannel's (a tab does not hear itself).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RestoreGate, RestoreInProgressError, gatedCoordination } from '../../web/agent/restore-gate.js';
+import { RestoreGate, RestoreInProgressError, gatedCoordination } from '../../web/agent/coordination/restore-gate.js';
 
 /** Web Locks' shared/exclusive modes, first come first served (a waiting exclusive holds back later shared requests). */
 class RwLocks {
@@ -108,7 +108,7 @@ test('writes of several tabs run side by side; a restore waits until every write
 
 test('from the announcement on, every tab refuses new writes (code restore_in_progress); the write already running finishes', async () => {
   const { a, b } = twoTabs();
-  /** @type {import('../../web/agent/restore-gate.js').RestoreNotice[]} */
+  /** @type {import('../../web/agent/coordination/restore-gate.js').RestoreNotice[]} */
   const heardByB = [];
   b.subscribe((n) => heardByB.push(n));
   const release = deferred();

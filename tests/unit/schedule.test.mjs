@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nextRun, nextRuns, dueJobs, parseSchedulePhrase, ScheduleError } from '../../web/agent/schedule.js';
+import { nextRun, nextRuns, dueJobs, parseSchedulePhrase, ScheduleError } from '../../web/stores/schedule.js';
 
 const T = (/** @type {string} */ iso) => Date.parse(iso);
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Scheduler, localLock, shouldDeliver } from '../../web/agent/scheduler.js';
+import { Scheduler, localLock, shouldDeliver } from '../../web/stores/scheduler.js';
 import { scheduleAdd, scheduleList, scheduleRemove } from '../../web/tools/scheduler.js';
 import { toolSettings } from '../../web/tools/index.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';

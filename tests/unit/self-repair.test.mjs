@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { StuckDetector, SelfRepairSchema } from '../../web/agent/self-repair.js';
+import { StuckDetector, SelfRepairSchema } from '../../web/agent/runtime/self-repair.js';
 import { ScriptedProvider } from '../fixtures/scripted-provider.mjs';
-import { ClawserAgent } from '../../web/agent/agent.js';
-import { ConversationStore } from '../../web/agent/conversation-store.js';
-import { ToolRunner } from '../../web/agent/tool-runner.js';
+import { ClawserAgent } from '../../web/agent/runtime/agent.js';
+import { ConversationStore } from '../../web/agent/conversation/conversation-store.js';
+import { ToolRunner } from '../../web/agent/runtime/tool-runner.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { ScopedFileSystem } from '../../web/storage/scoped-fs.js';
 import { LocalConfig } from '../../web/storage/local-config.js';

@@ -12,8 +12,8 @@ import { ProtectedFileSystem } from '../../web/storage/protected-fs.js';
 import { WorkspaceGit } from '../../web/git/git.js';
 import { globToRegExp, rulesCover, ruleMatches, scopeOf, suggestRule } from '../../web/tools/approval-rules.js';
 import { ruleFetch } from '../../web/tools/web.js';
-import { ToolRunner } from '../../web/agent/tool-runner.js';
-import { AutonomyController } from '../../web/agent/autonomy.js';
+import { ToolRunner } from '../../web/agent/runtime/tool-runner.js';
+import { AutonomyController } from '../../web/agent/runtime/autonomy.js';
 import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
 import { LocalConfig } from '../../web/storage/local-config.js';
 import { MemoryStore } from '../../web/memory/store.js';
@@ -235,9 +235,9 @@ async function agentWorkspace(/** @type {'readonly' | 'supervised' | 'full'} */ 
   await fs.write('notes/a.md', 'TODO a\n');
   const registry = createBuiltinRegistry({ config: new LocalConfig(memoryStorage()), workspaceId: 'ws' });
   const memory = new MemoryStore({ fs });
-  /** @type {import('../../web/agent/tool-runner.js').ApprovalRequest[]} */
+  /** @type {import('../../web/agent/runtime/tool-runner.js').ApprovalRequest[]} */
   const asked = [];
-  /** @param {(r: import('../../web/agent/tool-runner.js').ApprovalRequest) => import('../../web/agent/tool-runner.js').ApprovalAnswer} answer */
+  /** @param {(r: import('../../web/agent/runtime/tool-runner.js').ApprovalRequest) => import('../../web/agent/runtime/tool-runner.js').ApprovalAnswer} answer */
   const runner = (answer = () => 'once') => {
     const r = new ToolRunner({
       registry,

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { Codex } from '../../web/agent/codex.js';
+import { Codex } from '../../web/agent/runtime/codex.js';
 import { SkillStore } from '../../web/skills/store.js';
 import { LocalConfig } from '../../web/storage/local-config.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';

@@ -3,7 +3,7 @@
 // node's real BroadcastChannel with the in-process locks and a hand-driven clock.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PeerTable, parseMessage, TabCoordinator, TabError } from '../../web/agent/tabs.js';
+import { PeerTable, parseMessage, TabCoordinator, TabError } from '../../web/agent/coordination/tabs.js';
 import { LocalLocks } from '../../web/storage/local-locks.js';
 
 /** Resolves on the next call of a `subscribe`-style registration. @template T @param {(fn: (v: T) => void) => () => void} on @param {(v: T) => boolean} [until] @returns {Promise<T>} */

@@ -1,7 +1,7 @@
 // A conversation's provisional title is its first message as plain text (issue 13).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { plainTitle } from '../../web/agent/title.js';
+import { plainTitle } from '../../web/agent/conversation/title.js';
 
 test('Markdown is stripped: emphasis, code, links, images, headings, lists, quotes, fences, HTML', () => {
   assert.equal(plainTitle('**Fix** the `parse()` bug in _lexer.js_'), 'Fix the parse() bug in lexer.js');
@@ -25,7 +25,7 @@ test('long messages are cut at 60 characters with an ellipsis; empty Markdown gi
 });
 
 test('a model title: its first line, without "Title:", quotes or Markdown; empty when nothing is left', async () => {
-  const { cleanModelTitle, titleRequest, TITLE_PROMPT } = await import('../../web/agent/title.js');
+  const { cleanModelTitle, titleRequest, TITLE_PROMPT } = await import('../../web/agent/conversation/title.js');
   assert.equal(cleanModelTitle('"Garden party planning"'), 'Garden party planning');
   assert.equal(cleanModelTitle('Title: **Nginx reload**\nMore text'), 'Nginx reload');
   assert.equal(cleanModelTitle('\n\n  «Les marées»  '), 'Les marées');

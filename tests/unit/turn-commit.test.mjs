@@ -13,12 +13,12 @@ import { AgentFactory } from '../../web/app/agent-factory.js';
 import { AgentSettingsStore } from '../../web/app/agent-settings.js';
 import * as turnCommit from '../../web/app/turn-commit.js';
 import { undoDomains } from '../../web/app/turn-undo.js';
-import { HookPipeline } from '../../web/agent/hooks.js';
-import { Codex } from '../../web/agent/codex.js';
-import { ConversationStore } from '../../web/agent/conversation-store.js';
-import { GoalStore } from '../../web/agent/goals.js';
-import { Scheduler } from '../../web/agent/scheduler.js';
-import { UsageLedger } from '../../web/agent/usage-ledger.js';
+import { HookPipeline } from '../../web/agent/runtime/hooks.js';
+import { Codex } from '../../web/agent/runtime/codex.js';
+import { ConversationStore } from '../../web/agent/conversation/conversation-store.js';
+import { GoalStore } from '../../web/stores/goals.js';
+import { Scheduler } from '../../web/stores/scheduler.js';
+import { UsageLedger } from '../../web/stores/usage-ledger.js';
 import { MemoryStore } from '../../web/memory/store.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { ScopedFileSystem } from '../../web/storage/scoped-fs.js';
@@ -75,7 +75,7 @@ async function workspace() {
   async function turn(script, text) {
     const provider = /** @type {any} */ (new ScriptedProvider(script)); // any: the scripted provider stands in for a Provider
     const { agent } = await factory.agent('ws', provider, conversation, [], { approve: async () => 'once' });
-    const tools = /** @type {import('../../web/agent/tool-runner.js').ToolRunner} */ (agent.tools);
+    const tools = /** @type {import('../../web/agent/runtime/tool-runner.js').ToolRunner} */ (agent.tools);
     // Code runs in a stand-in sandbox (Node has no andbox), through the turn's own runner as in the app.
     tools.context.runCode = (code, signal, o) => new Codex({ getSandbox: async () => fakeSandbox() }).run(code, { tools, signal, ...(o?.only ? { only: o.only } : {}) });
     await agent.run(text);

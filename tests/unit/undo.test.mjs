@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ScriptedProvider } from '../fixtures/scripted-provider.mjs';
-import { ClawserAgent } from '../../web/agent/agent.js';
-import { ConversationStore } from '../../web/agent/conversation-store.js';
-import { ToolRunner } from '../../web/agent/tool-runner.js';
-import { GoalStore } from '../../web/agent/goals.js';
-import { Scheduler } from '../../web/agent/scheduler.js';
+import { ClawserAgent } from '../../web/agent/runtime/agent.js';
+import { ConversationStore } from '../../web/agent/conversation/conversation-store.js';
+import { ToolRunner } from '../../web/agent/runtime/tool-runner.js';
+import { GoalStore } from '../../web/stores/goals.js';
+import { Scheduler } from '../../web/stores/scheduler.js';
 import { MemoryStore } from '../../web/memory/store.js';
-import { UndoStore, planUndo, applyUndo, describeChanges } from '../../web/agent/undo.js';
+import { UndoStore, planUndo, applyUndo, describeChanges } from '../../web/agent/runtime/undo.js';
 import { recordingContext, undoDomains } from '../../web/app/turn-undo.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { ScopedFileSystem } from '../../web/storage/scoped-fs.js';
@@ -227,12 +227,12 @@ test('ChatController: undo goes back turn by turn, redo comes forward again; an 
 });
 
 test('copies are kept within a budget: a file past it is reported as too large to put back, the others are undone', async () => {
-  const { fileDomain } = await import('../../web/agent/undo.js');
+  const { fileDomain } = await import('../../web/agent/runtime/undo.js');
   const root = new MemoryFileSystem();
   await root.write('small.txt', 'small before');
   await root.write('big.bin', new Uint8Array(3000));
   const domain = fileDomain(root, { budgetBytes: 1000 });
-  const { TurnRecorder: Recorder, RecordingFileSystem: Recording } = await import('../../web/agent/undo.js');
+  const { TurnRecorder: Recorder, RecordingFileSystem: Recording } = await import('../../web/agent/runtime/undo.js');
   const rec = new Recorder({ file: domain });
   const fs = new Recording(root, rec);
   await fs.write('small.txt', 'small after');

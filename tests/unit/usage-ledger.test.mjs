@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { UsageLedger, summarizeLedger, emptyLedger, addTurn, addTool, pruneLedger, dayKey, LEDGER_PATH } from '../../web/agent/usage-ledger.js';
-import { ToolRunner } from '../../web/agent/tool-runner.js';
-import { ClawserAgent } from '../../web/agent/agent.js';
-import { Conversation } from '../../web/agent/conversation.js';
+import { UsageLedger, summarizeLedger, emptyLedger, addTurn, addTool, pruneLedger, dayKey, LEDGER_PATH } from '../../web/stores/usage-ledger.js';
+import { ToolRunner } from '../../web/agent/runtime/tool-runner.js';
+import { ClawserAgent } from '../../web/agent/runtime/agent.js';
+import { Conversation } from '../../web/agent/conversation/conversation.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { ProtectedFileSystem } from '../../web/storage/protected-fs.js';
 import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';

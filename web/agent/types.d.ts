@@ -69,7 +69,7 @@ export interface HistorySnapshot {
   byteLength: number;
   history: Message[];
   /** What the conversation cost up to this snapshot (absent in snapshots of older versions). */
-  spend?: import('./event-log.js').ConversationSpend;
+  spend?: import('./conversation/event-log.js').ConversationSpend;
 }
 
 export interface LoadReport {

@@ -1,17 +1,17 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
 /** @import { AgentSettingsStore } from './agent-settings.js' */
-/** @import { HookPipeline } from '../agent/hooks.js' */
+/** @import { HookPipeline } from '../agent/runtime/hooks.js' */
 /** @import { BrowserToolRegistry } from '../tools/registry.js' */
-/** @import { GoalStore } from '../agent/goals.js' */
-/** @import { Scheduler } from '../agent/scheduler.js' */
+/** @import { GoalStore } from '../stores/goals.js' */
+/** @import { Scheduler } from '../stores/scheduler.js' */
 /** @import { AppToolUi } from './tool-ui.js' */
 /** @import { Provider } from '../providers/types.d.ts' */
-/** @import { Conversation } from '../agent/conversation.js' */
-/** @import { ClawserAgent as ClawserAgentType } from '../agent/agent.js' */
-import { ClawserAgent, DEFAULT_SYSTEM_PROMPT } from '../agent/agent.js';
-import { AutonomyController } from '../agent/autonomy.js';
-import { ToolRunner } from '../agent/tool-runner.js';
-import { Codex } from '../agent/codex.js';
+/** @import { Conversation } from '../agent/conversation/conversation.js' */
+/** @import { ClawserAgent as ClawserAgentType } from '../agent/runtime/agent.js' */
+import { ClawserAgent, DEFAULT_SYSTEM_PROMPT } from '../agent/runtime/agent.js';
+import { AutonomyController } from '../agent/runtime/autonomy.js';
+import { ToolRunner } from '../agent/runtime/tool-runner.js';
+import { Codex } from '../agent/runtime/codex.js';
 import { SafetyPipeline } from '../safety/pipeline.js';
 import { ProtectedFileSystem } from '../storage/protected-fs.js';
 import { toolSettings } from '../tools/index.js';
@@ -19,15 +19,15 @@ import { approvalDialog } from '../ui/approval-dialog.js';
 import { recallForTurn } from '../memory/recall.js';
 import { skillsPrompt } from '../tools/skills.js';
 import { ToolSubset } from '../tools/tool-subset.js';
-import { agentSystemPrompt, allowedTools, lowerAutonomy, DEFAULT_AGENT_NAME } from '../agent/agent-definitions.js';
-import { Semaphore, runDelegation } from '../agent/delegation.js';
+import { agentSystemPrompt, allowedTools, lowerAutonomy, DEFAULT_AGENT_NAME } from '../agent/runtime/agent-definitions.js';
+import { Semaphore, runDelegation } from '../agent/coordination/delegation.js';
 import { recordingContext, TurnPaths } from './turn-undo.js';
 
 /**
  * Who answers a turn: a named agent's definition (its prompt or identity, tools, autonomy,
  * steps), or for a sub-agent a restricted copy of its caller. Tools and autonomy only narrow
  * what the workspace allows. Absent: the workspace's own agent.
- * @typedef {{name: string, systemPrompt?: string, identity?: import('../agent/identity.js').IdentitySource, tools?: string[],
+ * @typedef {{name: string, systemPrompt?: string, identity?: import('../agent/runtime/identity.js').IdentitySource, tools?: string[],
  *   autonomy?: 'readonly' | 'supervised' | 'full', maxIterations?: number}} AgentProfile
  */
 
@@ -43,13 +43,13 @@ import { recordingContext, TurnPaths } from './turn-undo.js';
  * @typedef {object} AgentFactoryDeps
  * @property {AgentSettingsStore} agentSettings
  * @property {HookPipeline} hooks
- * @property {(workspaceId: string) => {registry: BrowserToolRegistry, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, skills: () => Promise<import('../skills/store.js').SkillStore>, mcp: () => Promise<import('../mcp/manager.js').McpManager>, agents: () => Promise<import('../agent/agent-store.js').AgentStore>, goals: GoalStore, scheduler: Scheduler, toolUi: AppToolUi, usage: import('../agent/usage-ledger.js').UsageLedger}} services
+ * @property {(workspaceId: string) => {registry: BrowserToolRegistry, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, skills: () => Promise<import('../skills/store.js').SkillStore>, mcp: () => Promise<import('../mcp/manager.js').McpManager>, agents: () => Promise<import('../agent/runtime/agent-store.js').AgentStore>, goals: GoalStore, scheduler: Scheduler, toolUi: AppToolUi, usage: import('../stores/usage-ledger.js').UsageLedger}} services
  * @property {(workspaceId: string) => FileSystem} workspaceFs the workspace's files
  * @property {(workspaceId: string) => string | null} mountedFolder the name of the folder opened from the computer, if any
  * @property {import('./settings.js').SettingsStore} [providerSettings] the saved provider keys (for the fallback chain)
  * @property {(workspaceId: string, title: string, parent: {conversationId: string, toolCallId: string, agent: string}) => Promise<Conversation>} [createChildConversation]
  *   a sub-agent's conversation, made where the chat lists it
- * @property {(workspaceId: string) => import('../agent/delegation-board.js').DelegationBoard} [delegationBoard] the live sub-agents the chat shows
+ * @property {(workspaceId: string) => import('../agent/coordination/delegation-board.js').DelegationBoard} [delegationBoard] the live sub-agents the chat shows
  */
 
 export class AgentFactory {
@@ -63,7 +63,7 @@ export class AgentFactory {
 
   /**
    * The provider a named agent asks for (a model of its own, or a routing hint), or null for the caller's.
-   * @param {string} workspaceId @param {import('../agent/agent-definitions.js').AgentDefinition} definition
+   * @param {string} workspaceId @param {import('../agent/runtime/agent-definitions.js').AgentDefinition} definition
    */
   async #providerFor(workspaceId, definition) {
     const settings = this.#deps.providerSettings;
@@ -122,7 +122,7 @@ export class AgentFactory {
    * A turn's agent: its parts, the system prompt with the active goals (framed as data), and
    * automatic recall when on.
    * @param {string} workspaceId @param {Provider} provider @param {Conversation} conversation @param {string[]} secrets
-   * @param {{approve?: import('../agent/tool-runner.js').ApproveFn, profile?: AgentProfile, depth?: number, recorder?: import('../agent/undo.js').TurnRecorder, callerPaths?: Set<string>}} [options] profile: a named agent answers;
+   * @param {{approve?: import('../agent/runtime/tool-runner.js').ApproveFn, profile?: AgentProfile, depth?: number, recorder?: import('../agent/runtime/undo.js').TurnRecorder, callerPaths?: Set<string>}} [options] profile: a named agent answers;
    *   depth: how deep a sub-agent is (0: the user's agent); recorder: the undo recorder of the turn this one belongs to (a sub-agent's caller);
    *   callerPaths: the paths the caller's turn changed (a sub-agent's are added to them)
    */
@@ -163,7 +163,7 @@ export class AgentFactory {
    * Gives an agent's tools `agent_delegate`: sub-agents in child conversations, with at most this
    * agent's tools and autonomy, a slot each (the turn's cap), one level deeper.
    * @param {string} workspaceId @param {ClawserAgentType} agent @param {Awaited<ReturnType<AgentFactory['parts']>>} parts
-   * @param {{provider: Provider, secrets: string[], approve?: import('../agent/tool-runner.js').ApproveFn, depth: number, self: {systemPrompt?: string, identity?: import('../agent/identity.js').IdentitySource}}} caller
+   * @param {{provider: Provider, secrets: string[], approve?: import('../agent/runtime/tool-runner.js').ApproveFn, depth: number, self: {systemPrompt?: string, identity?: import('../agent/runtime/identity.js').IdentitySource}}} caller
    */
   #enableDelegation(workspaceId, agent, parts, caller) {
     const create = this.#deps.createChildConversation;
@@ -280,7 +280,7 @@ export class AgentFactory {
    * (created for this run, disposed after) — never the warm one a turn may be using.
    * Its runner starts with the conversation's taint (`taint`), as a turn's does.
    * @param {string} workspaceId @param {string} conversationId @param {string} code @param {AbortSignal | undefined} signal
-   * @param {import('../agent/tool-runner.js').TaintSource[]} taint
+   * @param {import('../agent/runtime/tool-runner.js').TaintSource[]} taint
    */
   async runAgain(workspaceId, conversationId, code, signal, taint) {
     const parts = await this.parts(workspaceId, conversationId);
@@ -293,7 +293,7 @@ export class AgentFactory {
    * autonomy, the gated tool runner and the Codex with the conversation's warm sandbox.
    * @param {string} workspaceId
    * @param {string} conversationId
-   * @param {{approve?: import('../agent/tool-runner.js').ApproveFn, profile?: AgentProfile, recorder?: import('../agent/undo.js').TurnRecorder, callerPaths?: Set<string>}} [options] approve: a scheduled job's (names the job, times out);
+   * @param {{approve?: import('../agent/runtime/tool-runner.js').ApproveFn, profile?: AgentProfile, recorder?: import('../agent/runtime/undo.js').TurnRecorder, callerPaths?: Set<string>}} [options] approve: a scheduled job's (names the job, times out);
    *   profile: a named agent or sub-agent (its tools and autonomy narrow the workspace's); recorder: the turn's undo recorder when it has one already;
    *   callerPaths: a sub-agent's caller's changed paths (its own are added to them)
    */

@@ -1,9 +1,9 @@
 /** @import { ConfigStore } from '../storage/types.d.ts' */
 /** @import { SecretBox } from '../storage/secrets.js' */
 import { z } from 'zod';
-import { AutonomySchema, mergeUsage, normalizeUsage } from '../agent/autonomy.js';
+import { AutonomySchema, mergeUsage, normalizeUsage } from '../agent/runtime/autonomy.js';
 import { ToolSettingsSchema } from '../tools/index.js';
-import { SelfRepairSchema, DEFAULT_SELF_REPAIR } from '../agent/self-repair.js';
+import { SelfRepairSchema, DEFAULT_SELF_REPAIR } from '../agent/runtime/self-repair.js';
 
 const RouteSchema = z.object({ provider: z.string().min(1), model: z.string().max(300).default(''), baseUrl: z.string().max(2000).default('') });
 
@@ -58,7 +58,7 @@ export const AgentSettingsSchema = z.object({
       gapSeconds: z.number().int().min(1).max(3600).default(180),
     }).default({ connectSeconds: 30, firstByteSeconds: 300, gapSeconds: 180 }),
   }).default({ fallbacks: [], routes: {}, retries: 2, cache: 'deterministic', timeouts: { connectSeconds: 30, firstByteSeconds: 300, gapSeconds: 180 } }),
-  /** When a run counts as stuck, and its time and cost budgets (web/agent/self-repair.js). */
+  /** When a run counts as stuck, and its time and cost budgets (web/agent/runtime/self-repair.js). */
   selfRepair: SelfRepairSchema.default(DEFAULT_SELF_REPAIR),
   /** Sub-agents (agent_delegate): how many run at once in a turn, how deep they may nest. */
   delegation: z.object({
@@ -255,7 +255,7 @@ export class AgentSettingsStore {
         }
         return mergeUsage(parts);
       },
-      update: (/** @type {(own: import('../agent/autonomy.js').AutonomyUsage) => void} */ change) => {
+      update: (/** @type {(own: import('../agent/runtime/autonomy.js').AutonomyUsage) => void} */ change) => {
         const u = normalizeUsage(this.config.get(own, null));
         change(u);
         this.config.set(own, u);

@@ -12,11 +12,11 @@ import { WorkspaceStore, FIRST_WORKSPACE_NAME } from './workspaces.js';
 import { SettingsStore, providerLabel } from './settings.js';
 import { homeListing, markInteractive, APP_READY_MARK } from './first-view.js';
 import { AgentSettingsStore } from './agent-settings.js';
-import { HookPipeline } from '../agent/hooks.js';
-import { TabCoordinator } from '../agent/tabs.js';
-import { RestoreGate, gatedCoordination } from '../agent/restore-gate.js';
+import { HookPipeline } from '../agent/runtime/hooks.js';
+import { TabCoordinator } from '../agent/coordination/tabs.js';
+import { RestoreGate, gatedCoordination } from '../agent/coordination/restore-gate.js';
 import { startWorkspaceDaemon } from './daemon-wiring.js';
-import { DelegationBoard } from '../agent/delegation-board.js';
+import { DelegationBoard } from '../agent/coordination/delegation-board.js';
 import { SemanticSearch } from './semantic.js';
 import { RAIL_COLLAPSED_KEY } from './flags.js';
 import { MountStore } from '../storage/mounts.js';
@@ -316,7 +316,7 @@ export class ClawserApp {
    * Another tab began or ended a backup restore: stop every writer here (schedulers, the
    * daemon's checkpoints, turns — their next store write is refused) and say so in a banner
    * that cannot be dismissed; reload when the restore succeeded, resume when it failed.
-   * @param {import('../agent/restore-gate.js').RestoreNotice} notice
+   * @param {import('../agent/coordination/restore-gate.js').RestoreNotice} notice
    */
   #onRestoreElsewhere(notice) {
     if (notice.phase === 'begin') {

@@ -4,10 +4,10 @@
 /** @import { AgentSettingsStore } from './agent-settings.js' */
 /** @import { WorkspaceServices } from './workspace-services.js' */
 /** @import { AgentFactory } from './agent-factory.js' */
-/** @import { DelegationBoard } from '../agent/delegation-board.js' */
+/** @import { DelegationBoard } from '../agent/coordination/delegation-board.js' */
 import { ChatController } from './chat-controller.js';
 import { LeakDetector } from '../safety/leak-detector.js';
-import { AutonomyController } from '../agent/autonomy.js';
+import { AutonomyController } from '../agent/runtime/autonomy.js';
 
 /**
  * A workspace's ChatController, joined to the rest: turns built by the agent factory (loaded on

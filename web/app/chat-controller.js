@@ -2,23 +2,23 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
 /** @import { SettingsStore } from './settings.js' */
 /** @import { Provider, ProviderErrorShape } from '../providers/types.d.ts' */
-/** @import { ClawserAgent } from '../agent/agent.js' */
+/** @import { ClawserAgent } from '../agent/runtime/agent.js' */
 /**
  * options.approve: the approval function of a scheduled job's turn (names the job, times out) instead of the dialog's default.
  * options.profile: the named agent a message "@name …" addressed.
- * @typedef {(provider: Provider, conversation: Conversation, secrets: string[], options?: {approve?: import('../agent/tool-runner.js').ApproveFn, profile?: import('../agent/agent-definitions.js').AgentDefinition}) => ClawserAgent | Promise<ClawserAgent>} AgentBuilder
+ * @typedef {(provider: Provider, conversation: Conversation, secrets: string[], options?: {approve?: import('../agent/runtime/tool-runner.js').ApproveFn, profile?: import('../agent/runtime/agent-definitions.js').AgentDefinition}) => ClawserAgent | Promise<ClawserAgent>} AgentBuilder
  */
-import { ConversationStore } from '../agent/conversation-store.js';
-import { Conversation } from '../agent/conversation.js';
-import { toHtml, toJsonl, toMarkdown, parseImport, markImported } from '../agent/conversation-export.js';
-import { plainTitle, titleRequest, cleanModelTitle } from '../agent/title.js';
-import { activePath, BranchTree } from '../agent/branches.js';
-import { ConversationSearch } from '../agent/conversation-search.js';
+import { ConversationStore } from '../agent/conversation/conversation-store.js';
+import { Conversation } from '../agent/conversation/conversation.js';
+import { toHtml, toJsonl, toMarkdown, parseImport, markImported } from '../agent/conversation/conversation-export.js';
+import { plainTitle, titleRequest, cleanModelTitle } from '../agent/conversation/title.js';
+import { activePath, BranchTree } from '../agent/conversation/branches.js';
+import { ConversationSearch } from '../agent/conversation/conversation-search.js';
 import { estimateTextTokens, tokenFamily } from '../providers/tokens.js';
 import { catalogEntry } from '../providers/catalog.js';
 import { imageLimitsFor } from '../providers/images.js';
-import { parseMention, mentionCompletions, DEFAULT_AGENT_NAME } from '../agent/mentions.js';
-import { UndoStore, UNDO_KEEP, planUndo, applyUndo, describeChanges, undoPaths } from '../agent/undo.js';
+import { parseMention, mentionCompletions, DEFAULT_AGENT_NAME } from '../agent/conversation/mentions.js';
+import { UndoStore, UNDO_KEEP, planUndo, applyUndo, describeChanges, undoPaths } from '../agent/runtime/undo.js';
 import { ProviderError } from '../providers/errors.js';
 
 /**
@@ -76,7 +76,7 @@ export const CONTINUE_TEXT = 'Continue your previous reply from exactly where it
 
 /**
  * @typedef {object} ChatMeter
- * @property {import('../agent/event-log.js').ConversationSpend} spend this conversation's model calls
+ * @property {import('../agent/conversation/event-log.js').ConversationSpend} spend this conversation's model calls
  * @property {import('../providers/tokens.js').TokenFamily} family the provider's tokenizer family (for the composer's estimate)
  * @property {number} [todayCents] the workspace's spend today
  * @property {number} [monthCents] and this month
@@ -113,16 +113,16 @@ export class ChatController {
 
   /**
    * @param {{fs: FileSystem, workspaceId: string, settings: SettingsStore, providerFactory?: (config: import('../providers/types.d.ts').ProviderConfig) => Provider | Promise<Provider>, buildAgent?: AgentBuilder, redact?: (text: string) => string,
-   *   runCode?: (conversationId: string, code: string, signal: AbortSignal | undefined, taint: import('../agent/tool-runner.js').TaintSource[]) => Promise<{ok: boolean, output: string, durationMs: number}>,
+   *   runCode?: (conversationId: string, code: string, signal: AbortSignal | undefined, taint: import('../agent/runtime/tool-runner.js').TaintSource[]) => Promise<{ok: boolean, output: string, durationMs: number}>,
    *   afterTurn?: (agent: ClawserAgent, turn: {conversationId: string, title: string, text: string}) => Promise<string | null>,
    *   onSideUsage?: (provider: Provider, usage: import('../providers/types.d.ts').Usage) => void,
    *   spendStatus?: () => {todayCents: number, monthCents: number, warning: string | null, paused?: {provider: string, failures: number, retryAt: number}[]},
    *   routes?: () => Partial<Record<import('../agent/types.d.ts').RouteHint, RouteTarget>>,
    *   coordination?: import('../agent/types.d.ts').Coordination,
-   *   agents?: () => Promise<{list: () => Promise<import('../agent/agent-definitions.js').ScopedAgent[]>, get: (name: string) => Promise<import('../agent/agent-definitions.js').ScopedAgent | null>,
-   *     forUse?: (agent: import('../agent/agent-definitions.js').ScopedAgent) => Promise<{agent: import('../agent/agent-definitions.js').ScopedAgent, leftOut: string[]}>}>,
-   *   delegations?: import('../agent/delegation-board.js').DelegationBoard,
-   *   undoDomains?: () => Promise<import('../agent/undo.js').UndoDomains>, undoKeep?: () => number,
+   *   agents?: () => Promise<{list: () => Promise<import('../agent/runtime/agent-definitions.js').ScopedAgent[]>, get: (name: string) => Promise<import('../agent/runtime/agent-definitions.js').ScopedAgent | null>,
+   *     forUse?: (agent: import('../agent/runtime/agent-definitions.js').ScopedAgent) => Promise<{agent: import('../agent/runtime/agent-definitions.js').ScopedAgent, leftOut: string[]}>}>,
+   *   delegations?: import('../agent/coordination/delegation-board.js').DelegationBoard,
+   *   undoDomains?: () => Promise<import('../agent/runtime/undo.js').UndoDomains>, undoKeep?: () => number,
    *   afterTakeBack?: (change: {direction: 'undo' | 'redo', paths: string[], turn: {conversationId: string, title: string, text: string}}) => Promise<string | null>,
    *   onDamage?: import('../storage/damage.js').DamageSink}} deps
    *   undoDomains: how undo reads and puts back the workspace's files, memories, goals and jobs; undoKeep: turns kept per conversation;
@@ -161,7 +161,7 @@ export class ChatController {
     // The providers and the agent's run loop load with the first turn, not on the app's start-up path.
     this.providerFactory = deps.providerFactory ?? (async (c) => (await import('../providers/index.js')).createProvider(c));
     /** @type {AgentBuilder} */
-    this.buildAgent = deps.buildAgent ?? (async (provider, conversation, secrets) => new (await import('../agent/agent.js')).ClawserAgent({ provider, conversation, secrets }));
+    this.buildAgent = deps.buildAgent ?? (async (provider, conversation, secrets) => new (await import('../agent/runtime/agent.js')).ClawserAgent({ provider, conversation, secrets }));
     this.afterTurn = deps.afterTurn;
     /** Calls made besides the agent's turns (the title request): counted toward cost and the Dashboard. */
     this.onSideUsage = deps.onSideUsage;
@@ -514,7 +514,7 @@ export class ChatController {
   /**
    * Runs a scheduled prompt as a turn in `conversationId` (created when absent or deleted),
    * whether or not that conversation is on screen; it waits for a turn already running there.
-   * @param {{conversationId?: string, title: string, text: string, before?: (conversation: Conversation) => Promise<unknown>, approve?: import('../agent/tool-runner.js').ApproveFn}} job
+   * @param {{conversationId?: string, title: string, text: string, before?: (conversation: Conversation) => Promise<unknown>, approve?: import('../agent/runtime/tool-runner.js').ApproveFn}} job
    *   before: records what introduces the turn (the "scheduled job ran" line); approve: the job's approval function
    * @returns {Promise<{ok: boolean, summary: string, conversationId: string, acted?: boolean}>}
    */
@@ -560,8 +560,8 @@ export class ChatController {
 
   /**
    * @param {string} message the user text (for a retry that re-sends it)
-   * @param {(agent: ClawserAgent, signal: AbortSignal) => AsyncIterable<import('../agent/agent.js').AgentStreamEvent>} start
-   * @param {{conversation?: Conversation, scheduled?: boolean, approve?: import('../agent/tool-runner.js').ApproveFn, needsVision?: boolean, agent?: string}} [target] default: the conversation on screen;
+   * @param {(agent: ClawserAgent, signal: AbortSignal) => AsyncIterable<import('../agent/runtime/agent.js').AgentStreamEvent>} start
+   * @param {{conversation?: Conversation, scheduled?: boolean, approve?: import('../agent/runtime/tool-runner.js').ApproveFn, needsVision?: boolean, agent?: string}} [target] default: the conversation on screen;
    *   agent: the named agent answering when the message names none (continuing its reply);
    *   needsVision: the message carries images (a model without them hands over to the Vision hint).
    *   A message "@name …" is answered by that named agent (its model, prompt, tools and autonomy).
@@ -573,7 +573,7 @@ export class ChatController {
     let provider;
     /** @type {string | undefined} */
     let apiKey;
-    /** @type {import('../agent/agent-definitions.js').ScopedAgent | null} */
+    /** @type {import('../agent/runtime/agent-definitions.js').ScopedAgent | null} */
     let profile = null;
     /** What the named agent's list of tools names that it does not reach now, in words (shown as the turn starts). */
     let leftOut = /** @type {string[]} */ ([]);
@@ -723,7 +723,7 @@ export class ChatController {
    * Keeps a finished turn's record for undo: its events on the active path (from its first one)
    * and what its tools changed (the recorder's before and after).
    * @param {Conversation} conv @param {string | null} first the turn's first event @param {string | null} headBefore where the conversation stood before
-   * @param {import('../agent/undo.js').UndoChange[]} changes
+   * @param {import('../agent/runtime/undo.js').UndoChange[]} changes
    */
   async #recordTurn(conv, first, headBefore, changes) {
     if (!first) return;
@@ -1078,8 +1078,8 @@ export class ChatController {
   /**
    * Moves the conversation's head, shows that at once, then streams the turn `start` gives.
    * @param {Conversation} conv @param {string} eventId @param {'replace' | 'after'} where
-   * @param {() => AsyncIterable<import('../agent/agent.js').AgentStreamEvent>} start
-   * @returns {AsyncGenerator<import('../agent/agent.js').AgentStreamEvent>}
+   * @param {() => AsyncIterable<import('../agent/runtime/agent.js').AgentStreamEvent>} start
+   * @returns {AsyncGenerator<import('../agent/runtime/agent.js').AgentStreamEvent>}
    */
   async *#afterFork(conv, eventId, where, start) {
     const e = await conv.fork(eventId, where);

@@ -1,11 +1,11 @@
 // Where the app keeps its settings and workspace list: DurableConfig (web/storage) over two
 // files of the browser's file storage, with localStorage as the first view's cache.
 /** @import { FileSystem } from '../storage/types.d.ts' */
-/** @import { TabCoordinator } from '../agent/tabs.js' */
-/** @import { RestoreGate } from '../agent/restore-gate.js' */
+/** @import { TabCoordinator } from '../agent/coordination/tabs.js' */
+/** @import { RestoreGate } from '../agent/coordination/restore-gate.js' */
 import { DurableConfig } from '../storage/durable-config.js';
 import { LocalConfig } from '../storage/local-config.js';
-import { RestoreInProgressError } from '../agent/restore-gate.js';
+import { RestoreInProgressError } from '../agent/coordination/restore-gate.js';
 import { WORKSPACES_KEY, DELETING_KEY, WORKSPACE_LIST_SCHEMAS } from './workspaces.js';
 import { readJson } from '../storage/damage.js';
 import { RAIL_COLLAPSED_KEY, RESTORE_FLAG } from './flags.js';

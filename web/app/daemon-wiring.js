@@ -1,7 +1,7 @@
 /** @import { ChatController } from './chat-controller.js' */
 /** @import { FileSystem } from '../storage/types.d.ts' */
-import { CheckpointManager } from '../agent/checkpoint.js';
-import { Daemon } from '../agent/daemon.js';
+import { CheckpointManager } from '../agent/coordination/checkpoint.js';
+import { Daemon } from '../agent/coordination/daemon.js';
 
 /**
  * Starts a workspace's daemon: it checkpoints the agent state when a turn starts and ends —

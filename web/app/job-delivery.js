@@ -1,5 +1,5 @@
-import { jobApprover } from '../agent/job-approval.js';
-import { shouldDeliver } from '../agent/scheduler.js';
+import { jobApprover } from '../agent/scheduling/job-approval.js';
+import { shouldDeliver } from '../stores/scheduler.js';
 import { approvalDialog } from '../ui/approval-dialog.js';
 
 /**
@@ -12,7 +12,7 @@ export class JobDelivery {
    * @param {{agentSettings: import('./agent-settings.js').AgentSettingsStore,
    *   workspaceName: (workspaceId: string) => string,
    *   controller: (workspaceId: string) => import('./chat-controller.js').ChatController,
-   *   tools: (workspaceId: string, conversationId: string, approve: import('../agent/job-approval.js').JobApprover['approve']) => Promise<import('../agent/tool-runner.js').ToolRunner>,
+   *   tools: (workspaceId: string, conversationId: string, approve: import('../agent/scheduling/job-approval.js').JobApprover['approve']) => Promise<import('../agent/runtime/tool-runner.js').ToolRunner>,
    *   notify: (workspaceId: string, title: string, body: string) => Promise<unknown>,
    *   banners: {show: (id: string, text: string, options?: any) => void},
    *   open: (route: import('./router.js').Route) => void,
@@ -26,7 +26,7 @@ export class JobDelivery {
   }
 
   /**
-   * @param {string} workspaceId @param {import('../agent/scheduler.js').Job} job
+   * @param {string} workspaceId @param {import('../stores/scheduler.js').Job} job
    * @param {{scheduledFor: number, missed: number, manual: boolean}} run
    */
   async run(workspaceId, job, run) {

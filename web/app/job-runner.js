@@ -1,8 +1,8 @@
 /** @import { ChatController } from './chat-controller.js' */
-/** @import { ToolRunner } from '../agent/tool-runner.js' */
-/** @import { Job, JobOutcome } from '../agent/scheduler.js' */
-/** @import { JobApprover } from '../agent/job-approval.js' */
-import { shouldDeliver } from '../agent/scheduler.js';
+/** @import { ToolRunner } from '../agent/runtime/tool-runner.js' */
+/** @import { Job, JobOutcome } from '../stores/scheduler.js' */
+/** @import { JobApprover } from '../agent/scheduling/job-approval.js' */
+import { shouldDeliver } from '../stores/scheduler.js';
 import { InputSanitizer } from '../safety/input-sanitizer.js';
 import { isMcpName, describeProblem } from '../mcp/tool-lists.js';
 
@@ -57,7 +57,7 @@ export async function runJob({ job, run, controller, tools, approver, now = Date
   if (job.action.kind === 'heartbeat') {
     const list = (await checklist?.())?.trim();
     if (!list) return { ok: true, summary: 'The heartbeat checklist is empty: nothing to review (write it in the Agents panel).', quiet: true };
-    const { heartbeatText, isHeartbeatOk, HEARTBEAT_OK } = await import('../agent/heartbeat.js');
+    const { heartbeatText, isHeartbeatOk, HEARTBEAT_OK } = await import('../agent/scheduling/heartbeat.js');
     const { text, flags } = heartbeatText(list, { now: now() });
     const ran = await controller.runScheduled({
       title: '💓 Heartbeat', text, approve: approver?.approve,

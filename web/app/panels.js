@@ -1,9 +1,9 @@
 /** @import { BrowserToolRegistry } from '../tools/registry.js' */
 /** @import { ToolDefinition } from '../tools/types.d.ts' */
 /** @import { AgentSettingsStore } from './agent-settings.js' */
-/** @import { GoalStore } from '../agent/goals.js' */
-/** @import { Scheduler } from '../agent/scheduler.js' */
-/** @import { TabCoordinator } from '../agent/tabs.js' */
+/** @import { GoalStore } from '../stores/goals.js' */
+/** @import { Scheduler } from '../stores/scheduler.js' */
+/** @import { TabCoordinator } from '../agent/coordination/tabs.js' */
 /** @import { ConversationMeta } from '../agent/types.d.ts' */
 /** @import { SemanticSearch } from './semantic.js' */
 import { DEFAULT_POLICY } from '../tools/index.js';
@@ -22,7 +22,7 @@ import { describeRule } from '../tools/approval-rules.js';
  * What a panel's view gets: its workspace's services and settings, and the app's ways back.
  * @typedef {object} PanelContext
  * @property {string} workspaceId
- * @property {{agents: () => Promise<import('../agent/agent-store.js').AgentStore>, registry: BrowserToolRegistry, files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, summaries: () => Promise<import('../memory/summaries.js').MemorySummaries>, skills: () => Promise<import('../skills/store.js').SkillStore>, mcp: () => Promise<import('../mcp/manager.js').McpManager>, goals: GoalStore, scheduler: Scheduler, usage: import('../agent/usage-ledger.js').UsageLedger}} services
+ * @property {{agents: () => Promise<import('../agent/runtime/agent-store.js').AgentStore>, registry: BrowserToolRegistry, files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, summaries: () => Promise<import('../memory/summaries.js').MemorySummaries>, skills: () => Promise<import('../skills/store.js').SkillStore>, mcp: () => Promise<import('../mcp/manager.js').McpManager>, goals: GoalStore, scheduler: Scheduler, usage: import('../stores/usage-ledger.js').UsageLedger}} services
  * @property {AgentSettingsStore} agentSettings
  * @property {import('./settings.js').SettingsStore} providerSettings the workspace's provider and model (keys sealed)
  * @property {() => Promise<void>} refreshWorkspace redraws the workspace (e.g. its provider changed)
@@ -251,7 +251,7 @@ export const BUILTIN_PANELS = [
     ...panelNav('dashboard'),
     async open(ctx) {
       const [{ DashboardPanel }, { summarizeLedger }, { storageState, requestPersistence }] = await Promise.all([
-        import('../ui/dashboard-panel.js'), import('../agent/usage-ledger.js'), import('../storage/quota.js'),
+        import('../ui/dashboard-panel.js'), import('../stores/usage-ledger.js'), import('../storage/quota.js'),
       ]);
       const { usage, scheduler } = ctx.services;
       return DashboardPanel({
@@ -317,7 +317,7 @@ export const BUILTIN_PANELS = [
     ...panelNav('agents'),
     async open(ctx) {
       const [{ AgentsPanel }, defs, identity, agentModule, store] = await Promise.all([
-        import('../ui/agents-panel.js'), import('../agent/agent-definitions.js'), import('../agent/identity.js'), import('../agent/agent.js'), ctx.services.agents(),
+        import('../ui/agents-panel.js'), import('../agent/runtime/agent-definitions.js'), import('../agent/runtime/identity.js'), import('../agent/runtime/agent.js'), ctx.services.agents(),
       ]);
       return AgentsPanel({
         agents: store,

@@ -2,7 +2,7 @@
 /** @import { SettingsStore } from './settings.js' */
 /** @import { AgentSettingsStore } from './agent-settings.js' */
 /** @import { WorkspaceStore } from './workspaces.js' */
-/** @import { TabCoordinator } from '../agent/tabs.js' */
+/** @import { TabCoordinator } from '../agent/coordination/tabs.js' */
 import { CATALOG, catalogEntry } from '../providers/catalog.js';
 import { tabChromeAIAvailability, CHROME_AI_STATES } from '../providers/chrome-ai.js';
 import { discoverNoKeyOptions } from '../providers/discovery.js';

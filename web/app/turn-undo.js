@@ -1,18 +1,18 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
-/** @import { UndoDomains, TurnRecorder as TurnRecorderType } from '../agent/undo.js' */
-import { TurnRecorder, RecordingFileSystem, fileDomain, recordingStore } from '../agent/undo.js';
+/** @import { UndoDomains, TurnRecorder as TurnRecorderType } from '../agent/runtime/undo.js' */
+import { TurnRecorder, RecordingFileSystem, fileDomain, recordingStore } from '../agent/runtime/undo.js';
 import { normKey } from '../memory/store.js';
-import { goalPath } from '../agent/goals.js';
+import { goalPath } from '../stores/goals.js';
 
 /**
- * Wiring of per-turn undo (web/agent/undo.js) to a workspace's stores: how each kind of thing
+ * Wiring of per-turn undo (web/agent/runtime/undo.js) to a workspace's stores: how each kind of thing
  * is read and put back, and a turn's tool context whose file system and stores tell the
  * recorder before they change anything.
  */
 
 
 /**
- * @param {{fs: FileSystem, memory?: import('../memory/store.js').MemoryStore, goals?: import('../agent/goals.js').GoalStore, scheduler?: import('../agent/scheduler.js').Scheduler}} stores
+ * @param {{fs: FileSystem, memory?: import('../memory/store.js').MemoryStore, goals?: import('../stores/goals.js').GoalStore, scheduler?: import('../stores/scheduler.js').Scheduler}} stores
  *   fs: the workspace's files as the tools see them (Clawser's own folders read-only)
  * @returns {UndoDomains}
  */
@@ -48,7 +48,7 @@ export function undoDomains(stores) {
       set: (id, value) => goals.restore(id, /** @type {any} */ (value)), // any: a Goal as recorded (validated by restore)
       describe: (id) => `the goal ${id}`,
       // A goal's Markdown mirror is a workspace file: the commit after an undo includes it.
-      paths: (_id, value) => (value ? [goalPath(/** @type {import('../agent/goals.js').Goal} */ (value))] : []),
+      paths: (_id, value) => (value ? [goalPath(/** @type {import('../stores/goals.js').Goal} */ (value))] : []),
     };
   }
   const scheduler = stores.scheduler;
@@ -91,7 +91,7 @@ export class TurnPaths extends Set {
 
 /**
  * A turn's recorder, and the tool context pieces that report to it.
- * @param {{fs: FileSystem, memory?: import('../memory/store.js').MemoryStore, goals?: import('../agent/goals.js').GoalStore, scheduler?: import('../agent/scheduler.js').Scheduler, git?: import('../git/git.js').WorkspaceGit}} stores
+ * @param {{fs: FileSystem, memory?: import('../memory/store.js').MemoryStore, goals?: import('../stores/goals.js').GoalStore, scheduler?: import('../stores/scheduler.js').Scheduler, git?: import('../git/git.js').WorkspaceGit}} stores
  * @param {TurnRecorderType} [recorder] a caller's recorder (a sub-agent's changes belong to its caller's turn)
  * @param {Set<string>} [written] collects the paths this context's tools changed: files, a goal's mirror, what a git restore wrote
  */
@@ -124,11 +124,11 @@ export function recordingContext(stores, recorder, written) {
 /**
  * The goal store as a turn's tools see it: the Markdown mirrors a change rewrites (the goal's,
  * where it was and where it is now, and its parent's, which lists it) are the turn's paths.
- * @param {import('../agent/goals.js').GoalStore} goals @param {Set<string>} written
- * @returns {import('../agent/goals.js').GoalStore}
+ * @param {import('../stores/goals.js').GoalStore} goals @param {Set<string>} written
+ * @returns {import('../stores/goals.js').GoalStore}
  */
 function mirrorReporting(goals, written) {
-  /** @param {import('../agent/goals.js').Goal | null} g */
+  /** @param {import('../stores/goals.js').Goal | null} g */
   const note = async (g) => {
     if (!g) return;
     written.add(goalPath(g));

@@ -1,11 +1,11 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
-/** @import { ClawserAgent } from '../agent/agent.js' */
+/** @import { ClawserAgent } from '../agent/runtime/agent.js' */
 /** @import { Coordination } from '../agent/types.d.ts' */
 import { ArtifactDocument } from './artifact.js';
 import { AppToolUi } from './tool-ui.js';
-import { GoalStore } from '../agent/goals.js';
-import { Scheduler } from '../agent/scheduler.js';
-import { UsageLedger } from '../agent/usage-ledger.js';
+import { GoalStore } from '../stores/goals.js';
+import { Scheduler } from '../stores/scheduler.js';
+import { UsageLedger } from '../stores/usage-ledger.js';
 import { createBuiltinRegistry } from '../tools/index.js';
 import { ScopedFileSystem } from '../storage/scoped-fs.js';
 import { MountStore } from '../storage/mounts.js';
@@ -20,7 +20,7 @@ import { commitTurn, commitTakeBack } from './turn-commit.js';
  *   files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>,
  *   memory: () => Promise<import('../memory/store.js').MemoryStore>, summaries: () => Promise<import('../memory/summaries.js').MemorySummaries>,
  *   skills: () => Promise<import('../skills/store.js').SkillStore>, mcp: () => Promise<import('../mcp/manager.js').McpManager>,
- *   agents: () => Promise<import('../agent/agent-store.js').AgentStore>,
+ *   agents: () => Promise<import('../agent/runtime/agent-store.js').AgentStore>,
  *   goals: GoalStore, scheduler: Scheduler, usage: UsageLedger}} Services
  */
 
@@ -62,10 +62,10 @@ export class WorkspaceServices {
 
   /**
    * @param {{fs: FileSystem, config: import('../storage/types.d.ts').ConfigStore, coordination: Coordination,
-   *   tabs: import('../agent/tabs.js').TabCoordinator, restoreGate: import('../agent/restore-gate.js').RestoreGate,
+   *   tabs: import('../agent/coordination/tabs.js').TabCoordinator, restoreGate: import('../agent/coordination/restore-gate.js').RestoreGate,
    *   agentSettings: import('./agent-settings.js').AgentSettingsStore, semantic: import('./semantic.js').SemanticSearch,
    *   mounts: MountStore, screenshotTarget: () => HTMLElement,
-   *   runJob: (workspaceId: string, job: import('../agent/scheduler.js').Job, run: {scheduledFor: number, missed: number, manual: boolean}) => Promise<any>,
+   *   runJob: (workspaceId: string, job: import('../stores/scheduler.js').Job, run: {scheduledFor: number, missed: number, manual: boolean}) => Promise<any>,
    *   summaryModel: (workspaceId: string) => Promise<import('../memory/summaries.js').ModelSummarizer | null>, whenIdle: (fn: () => void) => void,
    *   secrets: import('../storage/secrets.js').SecretBox, mcpAuthHeaders?: (workspaceId: string, server: import('../mcp/manager.js').McpServerConfig) => Promise<Record<string, string>>,
    *   quiet: () => boolean, guard: (p: Promise<unknown>) => void,
@@ -102,7 +102,7 @@ export class WorkspaceServices {
       let skills = null;
       /** @type {Promise<import('../mcp/manager.js').McpManager> | null} */
       let mcp = null;
-      /** @type {Promise<import('../agent/agent-store.js').AgentStore> | null} */
+      /** @type {Promise<import('../agent/runtime/agent-store.js').AgentStore> | null} */
       let agents = null;
       const registry = createBuiltinRegistry({ config: d.config, workspaceId });
       // Saved lists of tools (agents', skills') bind the MCP tools they name to their servers (web/mcp/tool-lists.js).
@@ -153,7 +153,7 @@ export class WorkspaceServices {
           ...this.#damage(workspaceId), ...renameSink(this.#damage(workspaceId, true, 'clawser_skills')),
         }))),
         // Named agents (the workspace's and the global ones) and the workspace's identity; the only writer of `.agents/`.
-        agents: () => (agents ??= import('../agent/agent-store.js').then(({ AgentStore }) => new AgentStore({
+        agents: () => (agents ??= import('../agent/runtime/agent-store.js').then(({ AgentStore }) => new AgentStore({
           fs: this.workspaceFs(workspaceId), globalFs: new ScopedFileSystem(d.fs, 'clawser_agents'), coordination: d.coordination, key: workspaceId, toolLists,
           ...this.#damage(workspaceId), ...renameSink(this.#damage(workspaceId, true, 'clawser_agents')),
         }))),

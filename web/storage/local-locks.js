@@ -1,7 +1,7 @@
 /**
  * Exclusive locks by name for the stores' read-modify-write cycles: `navigator.locks` where the
  * browser has Web Locks, `LocalLocks` (in-process) where it has not. No imports, so a worker, the
- * service worker or a page without the import map can load it (web/agent/tabs.js does).
+ * service worker or a page without the import map can load it (web/agent/coordination/tabs.js does).
  */
 
 /**

@@ -19,11 +19,11 @@ export interface ToolContext {
   /** The workspace repository shared with the git panel (one command queue); tools make one from `fs` otherwise. */
   git?: import('../git/git.js').WorkspaceGit;
   /** The workspace's goals (goal_* tools), shared with the goals panel. */
-  goals?: import('../agent/goals.js').GoalStore;
+  goals?: import('../stores/goals.js').GoalStore;
   /** The workspace's long-term memory (memory_* tools). */
   memory?: import('../memory/store.js').MemoryStore;
   /** The workspace's scheduled jobs (schedule_* tools), shared with the scheduler panel. */
-  scheduler?: import('../agent/scheduler.js').Scheduler;
+  scheduler?: import('../stores/scheduler.js').Scheduler;
   /** The conversation the call comes from (where scheduled prompts run by default). */
   conversationId?: string;
   /** Names of the tools registered (to check a scheduled tool call). */

@@ -1,5 +1,5 @@
-/** @import { ScopedAgent, AgentDefinition } from '../agent/agent-definitions.js' */
-/** @import { IdentitySource } from '../agent/identity.js' */
+/** @import { ScopedAgent, AgentDefinition } from '../agent/runtime/agent-definitions.js' */
+/** @import { IdentitySource } from '../agent/runtime/identity.js' */
 import { h, clear, downloadBlob, guard } from './dom.js';
 import { confirmDialog } from './dialogs.js';
 

@@ -5,8 +5,8 @@ import { h } from './dom.js';
  * Escape or closing the dialog counts as Deny. A scheduled job's request names the job and its
  * workspace, says how long it waits, and closes itself (Deny) when `signal` aborts; several
  * waiting jobs stack their dialogs, the newest on top, each answerable in turn.
- * @param {import('../agent/tool-runner.js').ApprovalRequest} request
- * @returns {Promise<import('../agent/tool-runner.js').ApprovalAnswer>}
+ * @param {import('../agent/runtime/tool-runner.js').ApprovalRequest} request
+ * @returns {Promise<import('../agent/runtime/tool-runner.js').ApprovalAnswer>}
  */
 export function approvalDialog(request) {
   return new Promise((resolve) => {

@@ -1,7 +1,7 @@
 /** @import uPlot from 'uplot' */
 import { h, clear, formatTime, guard } from './dom.js';
 
-/** @typedef {ReturnType<typeof import('../agent/usage-ledger.js').summarizeLedger>} UsageSummary */
+/** @typedef {ReturnType<typeof import('../stores/usage-ledger.js').summarizeLedger>} UsageSummary */
 /** @typedef {{id: string, name: string, paused: boolean, done: boolean, nextRun: number | null, runs: {at: number, status: string, summary: string, durationMs?: number, manual?: boolean}[]}} JobView */
 /** @typedef {{id: string, name: string, current: boolean}} WorkspaceRow */
 

@@ -1,4 +1,4 @@
-/** @import { GoalStore, Goal } from '../agent/goals.js' */
+/** @import { GoalStore, Goal } from '../stores/goals.js' */
 import { h, clear, formatTime, guard } from './dom.js';
 import { formDialog } from './dialogs.js';
 

@@ -1,4 +1,4 @@
-/** @import { Scheduler, Job } from '../agent/scheduler.js' */
+/** @import { Scheduler, Job } from '../stores/scheduler.js' */
 /** @import { ConversationMeta } from '../agent/types.d.ts' */
 import { h, clear, guard } from './dom.js';
 import { confirmDialog } from './dialogs.js';
@@ -95,7 +95,7 @@ export function SchedulePanel(props) {
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     guarded(async () => {
-      /** @type {import('../agent/scheduler.js').JobAction} */
+      /** @type {import('../stores/scheduler.js').JobAction} */
       let action;
       if (kindPrompt.checked) {
         if (!prompt.value.trim()) {

@@ -1,6 +1,6 @@
 /** @import { ChatController, ChatState } from '../app/chat-controller.js' */
 /** @import { Workspace } from '../app/workspaces.js' */
-/** @import { SearchHit } from '../agent/conversation-search.js' */
+/** @import { SearchHit } from '../agent/conversation/conversation-search.js' */
 import { h, clear, formatTime } from './dom.js';
 
 /**

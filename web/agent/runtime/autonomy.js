@@ -1,4 +1,4 @@
-/** @import { PermissionLevel } from '../tools/types.d.ts' */
+/** @import { PermissionLevel } from '../../tools/types.d.ts' */
 import { z } from 'zod';
 
 export const AutonomySchema = z.object({

@@ -5,11 +5,11 @@
  * index is kept incrementally (a conversation is indexed again only when its log changed) and
  * saved next to the conversations (`.conversations/search-index.json`), so a new session reads
  * one file instead of every log. */
-/** @import { ClawserEvent, ConversationMeta } from './types.d.ts' */
-/** @import { FileSystem } from '../storage/types.d.ts' */
+/** @import { ClawserEvent, ConversationMeta } from '../types.d.ts' */
+/** @import { FileSystem } from '../../storage/types.d.ts' */
 import MiniSearch from 'minisearch';
-import { readTextIfExists } from '../storage/index.js';
-import { splitLines } from '../storage/append-log.js';
+import { readTextIfExists } from '../../storage/index.js';
+import { splitLines } from '../../storage/append-log.js';
 import { isEvent } from './event-log.js';
 
 const INDEX_VERSION = 1;

@@ -1,10 +1,10 @@
-/** @import { ToolCall } from '../providers/types.d.ts' */
-/** @import { ToolContext, ToolResult } from '../tools/types.d.ts' */
-/** @import { BrowserToolRegistry } from '../tools/registry.js' */
+/** @import { ToolCall } from '../../providers/types.d.ts' */
+/** @import { ToolContext, ToolResult } from '../../tools/types.d.ts' */
+/** @import { BrowserToolRegistry } from '../../tools/registry.js' */
 /** @import { HookPipeline } from './hooks.js' */
 /** @import { AutonomyController } from './autonomy.js' */
-/** @import { SafetyPipeline } from '../safety/pipeline.js' */
-import { scopeOf, suggestRule, describeRule } from '../tools/approval-rules.js';
+/** @import { SafetyPipeline } from '../../safety/pipeline.js' */
+import { scopeOf, suggestRule, describeRule } from '../../tools/approval-rules.js';
 
 /** 'rule': "Always allow" narrowed to the request's `rule` (a command prefix, a domain, a path glob). @typedef {'once' | 'always' | 'rule' | 'deny'} ApprovalAnswer */
 /**
@@ -20,7 +20,7 @@ import { scopeOf, suggestRule, describeRule } from '../tools/approval-rules.js';
  * dialog says so, and `allowAlways` is false (the answer counts once, whatever it is).
  * @typedef {{tool: string, description: string, permission: string, args: Record<string, unknown>, reason: string, preview?: string,
  *   job?: {id: string, name: string}, workspace?: {id: string, name: string}, timeoutMs?: number, signal?: AbortSignal,
- *   taint?: TaintSource[], allowAlways?: boolean, rule?: import('../tools/approval-rules.js').ApprovalRule, ruleText?: string, agent?: string}} ApprovalRequest
+ *   taint?: TaintSource[], allowAlways?: boolean, rule?: import('../../tools/approval-rules.js').ApprovalRule, ruleText?: string, agent?: string}} ApprovalRequest
  *   agent: the named agent or sub-agent asking (the dialog names it)
  *   rule: the narrow "Always allow" the dialog offers for this call (absent when it has nothing to narrow to), ruleText: it in words
  */
@@ -44,7 +44,7 @@ import { scopeOf, suggestRule, describeRule } from '../tools/approval-rules.js';
  * @property {Record<string, unknown>} args the arguments as run (after hooks)
  * @property {{kind: 'unknown' | 'validation' | 'hook' | 'safety' | 'autonomy' | 'denied' | 'cancelled', reason: string}} [blocked]
  * @property {{originalChars: number, keptChars: number}} [truncated]
- * @property {import('../safety/input-sanitizer.js').InputFlag[]} [flags] injection-like text found in the result
+ * @property {import('../../safety/input-sanitizer.js').InputFlag[]} [flags] injection-like text found in the result
  * @property {ToolResult['image']} [image]
  * @property {boolean} [stopRun] autonomy limit: the run must end
  * @property {ToolResult['events']} [events] events the tool asks to record (after its result)
@@ -122,7 +122,7 @@ function taintReason(taint, toolName) {
 export class ToolRunner {
   /**
    * @param {{registry: BrowserToolRegistry, context: ToolContext, hooks?: HookPipeline, autonomy?: AutonomyController, safety?: SafetyPipeline, approve?: ApproveFn, maxResultChars?: number,
-   *   ledger?: {recordTool: (t: import('./usage-ledger.js').ToolUse) => void}}} deps
+   *   ledger?: {recordTool: (t: import('../../stores/usage-ledger.js').ToolUse) => void}}} deps
    *   ledger: counts every call and how it ended (the Dashboard's tool statistics)
    */
   constructor(deps) {
@@ -181,7 +181,7 @@ export class ToolRunner {
    * Every gate before a call runs: the tool exists, its arguments validate, hooks, safety,
    * autonomy, policy and the user's approval.
    * @param {ToolCall} call @param {{signal?: AbortSignal, only?: string[]}} options @param {number} started
-   * @returns {Promise<{refused: ToolOutcome} | {tool: import('../tools/types.d.ts').ToolDefinition, args: Record<string, unknown>, approvalMs: number}>}
+   * @returns {Promise<{refused: ToolOutcome} | {tool: import('../../tools/types.d.ts').ToolDefinition, args: Record<string, unknown>, approvalMs: number}>}
    */
   async #gate(call, options, started) {
     /** Time spent waiting for the user's answer: not the tool's time. */

@@ -1,6 +1,6 @@
 /** @import { ToolRunner, ToolOutcome } from './tool-runner.js' */
-/** @import { ToolDefinition } from '../tools/types.d.ts' */
-import { toJsonSchema } from '../tools/registry.js';
+/** @import { ToolDefinition } from '../../tools/types.d.ts' */
+import { toJsonSchema } from '../../tools/registry.js';
 
 /**
  * The Codex: how providers without native tool calling use tools. The system prompt

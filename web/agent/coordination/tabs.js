@@ -16,7 +16,7 @@
  * imports only web/storage/local-locks.js (which imports nothing), so a page without the import map,
  * a worker or the service worker can load it.
  */
-import { LocalLocks } from '../storage/local-locks.js';
+import { LocalLocks } from '../../storage/local-locks.js';
 
 /** @typedef {'closed' | 'invalid_argument'} TabErrorCode */
 
@@ -155,7 +155,7 @@ export class PeerTable {
   }
 }
 
-/** @typedef {import('../storage/local-locks.js').LockRequester} LockRequester */
+/** @typedef {import('../../storage/local-locks.js').LockRequester} LockRequester */
 
 /**
  * @typedef {{

@@ -1,18 +1,18 @@
-/** @import { Provider, StreamEvent, Usage, ToolCall, ProviderErrorShape, ChatRequest } from '../providers/types.d.ts' */
-/** @import { Conversation } from './conversation.js' */
+/** @import { Provider, StreamEvent, Usage, ToolCall, ProviderErrorShape, ChatRequest } from '../../providers/types.d.ts' */
+/** @import { Conversation } from '../conversation/conversation.js' */
 /** @import { ToolRunner } from './tool-runner.js' */
 /** @import { HookPipeline } from './hooks.js' */
 /** @import { AutonomyController } from './autonomy.js' */
-/** @import { SafetyPipeline } from '../safety/pipeline.js' */
-import { redactSecrets } from '../providers/errors.js';
-import { costCents } from '../providers/pricing.js';
-import { tokenFamily, estimateTextTokens, estimateMessagesTokens } from '../providers/tokens.js';
-import { toBase64 } from '../storage/base64.js';
-import { DEFAULT_COMPACTION, planCompaction, summarize } from './compaction.js';
+/** @import { SafetyPipeline } from '../../safety/pipeline.js' */
+import { redactSecrets } from '../../providers/errors.js';
+import { costCents } from '../../providers/pricing.js';
+import { tokenFamily, estimateTextTokens, estimateMessagesTokens } from '../../providers/tokens.js';
+import { toBase64 } from '../../storage/base64.js';
+import { DEFAULT_COMPACTION, planCompaction, summarize } from '../conversation/compaction.js';
 import { codexPrompt, extractCodeBlocks } from './codex.js';
 import { describeTaint } from './tool-runner.js';
-import { frameStandingData } from '../safety/standing-data.js';
-import { skillInstructions, skillTaint } from '../tools/skills.js';
+import { frameStandingData } from '../../safety/standing-data.js';
+import { skillInstructions, skillTaint } from '../../tools/skills.js';
 import { StuckDetector } from './self-repair.js';
 /** @import { Codex } from './codex.js' */
 
@@ -54,11 +54,11 @@ export class ClawserAgent {
    *   tools?: ToolRunner, codex?: Codex, hooks?: HookPipeline, autonomy?: AutonomyController, safety?: SafetyPipeline,
    *   maxIterations?: number, compaction?: {thresholdTokens: number, keepRecent: number},
    *   recall?: (text: string) => Promise<{id: string, key: string, content: string, category: string}[]>,
-   *   ledger?: {recordTurn: (u: import('./usage-ledger.js').TurnUsage) => void}, onDeviceSummarizer?: () => Promise<import('../providers/on-device-summarizer.js').OnDeviceSummarizer | null>,
+   *   ledger?: {recordTurn: (u: import('../../stores/usage-ledger.js').TurnUsage) => void}, onDeviceSummarizer?: () => Promise<import('../../providers/on-device-summarizer.js').OnDeviceSummarizer | null>,
    *   selfRepair?: Partial<import('./self-repair.js').SelfRepairConfig>, label?: string}} options
    *   recall: memories relevant to the user's message, put into the turn's context (bounded by the caller);
    *   ledger: counts each provider call's tokens and cost (the Dashboard);
-   *   selfRepair: when a run counts as stuck (web/agent/self-repair.js);
+   *   selfRepair: when a run counts as stuck (web/agent/runtime/self-repair.js);
    *   label: the named agent answering (its replies carry the name)
    */
   constructor(options) {
@@ -131,7 +131,7 @@ export class ClawserAgent {
   /**
    * Sends a user message and streams the whole turn.
    * @param {string} text
-   * @param {{signal?: AbortSignal, continues?: boolean, images?: {bytes: Uint8Array, mediaType: string}[], imageRefs?: import('../providers/types.d.ts').ImageRef[],
+   * @param {{signal?: AbortSignal, continues?: boolean, images?: {bytes: Uint8Array, mediaType: string}[], imageRefs?: import('../../providers/types.d.ts').ImageRef[],
    *   attachments?: {label: string, text: string, untrusted?: string}[], untrusted?: string, from?: 'user' | 'agent'}} [options] attachments: texts sent with the message (an MCP resource), untrusted ones tainting the conversation;
    *   untrusted: the message itself may carry outside content (a sub-agent's task from a tainted caller: kept in the log, so later turns stay tainted);
    *   from: who wrote it (a sub-agent's task is the delegating agent's, not the user's); continues: the message asks
@@ -284,7 +284,7 @@ export class ClawserAgent {
   /**
    * The user's attached images, loaded for a provider that accepts images; for one that does
    * not, the message says an image was left out (so the model does not answer as if it saw it).
-   * @param {import('../providers/types.d.ts').Message[]} messages
+   * @param {import('../../providers/types.d.ts').Message[]} messages
    */
   async #withImages(messages) {
     if (!messages.some((m) => m.imageRefs?.length)) return messages;
@@ -292,7 +292,7 @@ export class ClawserAgent {
       if (!m.imageRefs?.length) return m;
       const { imageRefs, ...rest } = m;
       if (!this.provider.supportsVision) return { ...rest, content: `${rest.content}\n\n[${imageRefs.length} attached image${imageRefs.length === 1 ? '' : 's'} not shown: this model does not accept images]` };
-      /** @type {import('../providers/types.d.ts').ImagePart[]} */
+      /** @type {import('../../providers/types.d.ts').ImagePart[]} */
       const images = [];
       for (const ref of imageRefs) {
         let url = this.#images.get(ref.path);
@@ -310,9 +310,9 @@ export class ClawserAgent {
     }));
   }
 
-  /** @param {string} type @param {Record<string, any>} data @param {import('./types.d.ts').EventSource} source */
+  /** @param {string} type @param {Record<string, any>} data @param {import('../types.d.ts').EventSource} source */
   async #record(type, data, source) {
-    const e = await this.conversation.append(/** @type {import('./types.d.ts').EventType} */ (type), data, source);
+    const e = await this.conversation.append(/** @type {import('../types.d.ts').EventType} */ (type), data, source);
     return /** @type {AgentStreamEvent} */ ({ type: 'saved', eventId: e.id, eventType: e.type });
   }
 
@@ -390,7 +390,7 @@ export class ClawserAgent {
     // Untrusted content earlier turns left in the context still taints this one.
     if (this.tools) for (const t of this.conversation.earlierTaint()) this.tools.addTaint(t);
     /** Images tools returned in this turn, by tool call id; kept out of the log (they are files too). */
-    /** @type {Map<string, import('../providers/types.d.ts').ImagePart>} */
+    /** @type {Map<string, import('../../providers/types.d.ts').ImagePart>} */
     const images = new Map();
     // Each run (a turn, a retry, "Continue anyway") is watched afresh.
     const stuck = new StuckDetector(this.selfRepair);
@@ -415,7 +415,7 @@ export class ClawserAgent {
       /** @type {ChatRequest} */
       let request = {
         system,
-        messages: this.provider.supportsVision && images.size ? messages.map((m) => (m.role === 'tool' && m.toolCallId && images.has(m.toolCallId) ? { ...m, images: [/** @type {import('../providers/types.d.ts').ImagePart} */ (images.get(m.toolCallId))] } : m)) : messages,
+        messages: this.provider.supportsVision && images.size ? messages.map((m) => (m.role === 'tool' && m.toolCallId && images.has(m.toolCallId) ? { ...m, images: [/** @type {import('../../providers/types.d.ts').ImagePart} */ (images.get(m.toolCallId))] } : m)) : messages,
         maxTokens: this.maxTokens,
       };
       if (this.tools && this.provider.supportsNativeTools) request.tools = this.tools.registry.specs();

@@ -1,5 +1,5 @@
-/** @import { ClawserEvent, EventType, EventSource, SessionHistory, LoadReport } from './types.d.ts' */
-/** @import { Message } from '../providers/types.d.ts' */
+/** @import { ClawserEvent, EventType, EventSource, SessionHistory, LoadReport } from '../types.d.ts' */
+/** @import { Message } from '../../providers/types.d.ts' */
 import { activePath } from './branches.js';
 
 export const EVENT_TYPES = /** @type {const} */ ([

@@ -9,14 +9,14 @@
 /**
  * @typedef {object} HookContexts
  * @property {{text: string}} beforeInbound return {text} to rewrite, {block: reason} to refuse
- * @property {{request: import('../providers/types.d.ts').ChatRequest, iteration: number}} beforeOutbound return {request} to rewrite
+ * @property {{request: import('../../providers/types.d.ts').ChatRequest, iteration: number}} beforeOutbound return {request} to rewrite
  * @property {{text: string}} transformResponse return {text} to rewrite
  * @property {{name: string, args: Record<string, unknown>}} beforeToolCall return {args} to rewrite, {block: reason} to refuse
  * @property {{conversationId: string}} onSessionStart
  * @property {{conversationId: string, reason: string}} onSessionEnd
  */
 /** @typedef {keyof HookContexts} HookPoint */
-/** @typedef {{text?: string, request?: import('../providers/types.d.ts').ChatRequest, args?: Record<string, unknown>, block?: string} | void | undefined} HookResult */
+/** @typedef {{text?: string, request?: import('../../providers/types.d.ts').ChatRequest, args?: Record<string, unknown>, block?: string} | void | undefined} HookResult */
 /**
  * @template {HookPoint} P
  * @typedef {(ctx: HookContexts[P]) => HookResult | Promise<HookResult>} HookFn

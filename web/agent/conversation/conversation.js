@@ -1,14 +1,14 @@
-/** @import { ClawserEvent, EventType, EventSource, ConversationMeta, HistorySnapshot, LoadReport, SessionHistory, Coordination } from './types.d.ts' */
-/** @import { FileSystem, FileRead, ReadRequest } from '../storage/types.d.ts' */
-/** @import { Message } from '../providers/types.d.ts' */
-import { readTextIfExists, writeJson } from '../storage/file-helpers.js';
-import { readAppended, splitLines } from '../storage/append-log.js';
-import { readFiles } from '../storage/read-files.js';
+/** @import { ClawserEvent, EventType, EventSource, ConversationMeta, HistorySnapshot, LoadReport, SessionHistory, Coordination } from '../types.d.ts' */
+/** @import { FileSystem, FileRead, ReadRequest } from '../../storage/types.d.ts' */
+/** @import { Message } from '../../providers/types.d.ts' */
+import { readTextIfExists, writeJson } from '../../storage/file-helpers.js';
+import { readAppended, splitLines } from '../../storage/append-log.js';
+import { readFiles } from '../../storage/read-files.js';
 import { EventLog, addSpend, applyEventToHistory, emptySpend, isEvent, trimHistory } from './event-log.js';
 import { plainTitle } from './title.js';
 import { BranchTree } from './branches.js';
 import { parseMeta } from './conversation-list.js';
-import { readJson, keepDamagedLines, lineProblem, setAsideFile, damagedLinesPath, DamagedFileError, SET_ASIDE_HINT } from '../storage/damage.js';
+import { readJson, keepDamagedLines, lineProblem, setAsideFile, damagedLinesPath, DamagedFileError, SET_ASIDE_HINT } from '../../storage/damage.js';
 import { z } from 'zod';
 
 /** A snapshot every this many events bounds the work of opening a conversation. */
@@ -55,10 +55,10 @@ function whyNotEvent(text) {
  * The damaged lines among `lines` (complete lines of `bytes`, which starts at file offset
  * `base`; `end`: the offset just after the last one's newline), with their raw bytes.
  * @param {{offset: number, text: string}[]} lines @param {Uint8Array} bytes @param {number} base @param {number} end
- * @returns {import('../storage/damage.js').DamagedLine[]}
+ * @returns {import('../../storage/damage.js').DamagedLine[]}
  */
 function damagedAmong(lines, bytes, base, end) {
-  /** @type {import('../storage/damage.js').DamagedLine[]} */
+  /** @type {import('../../storage/damage.js').DamagedLine[]} */
   const out = [];
   lines.forEach((line, k) => {
     if (!line.text.trim() || parseLine(line.text)) return;
@@ -104,7 +104,7 @@ export function snapshotProblem(text) {
  * lines that are not events, and an unterminated last line that is not one (torn: `last`). The
  * offsets and bytes are those opening gives, so a line kept by either is kept once.
  * @param {Uint8Array} bytes
- * @returns {import('../storage/damage.js').DamagedLine[]}
+ * @returns {import('../../storage/damage.js').DamagedLine[]}
  */
 export function damagedLogLines(bytes) {
   const { lines, tail, tailOffset } = splitLines(bytes, 0);
@@ -194,7 +194,7 @@ export class Conversation {
   /**
    * Keeps an image the user attached, as a file in the conversation's `images/` folder.
    * @param {Uint8Array} bytes @param {string} mediaType
-   * @returns {Promise<import('../providers/types.d.ts').ImageRef>}
+   * @returns {Promise<import('../../providers/types.d.ts').ImageRef>}
    */
   async saveImage(bytes, mediaType) {
     const ext = IMAGE_TYPES[mediaType];
@@ -205,7 +205,7 @@ export class Conversation {
     return { path, mediaType };
   }
 
-  /** The bytes of an image kept with the conversation. @param {import('../providers/types.d.ts').ImageRef} ref */
+  /** The bytes of an image kept with the conversation. @param {import('../../providers/types.d.ts').ImageRef} ref */
   async readImage(ref) {
     if (!/^images\/[\w.-]+$/.test(ref.path)) throw new TypeError('Not an image of this conversation.');
     return this.#fs.readBytes(`${this.#dir}/${ref.path}`);
@@ -389,7 +389,7 @@ export class Conversation {
   /**
    * Told when damaged lines of the log were kept aside after opening (older events loaded,
    * another tab's lines); the lines are in `events.damaged.jsonl`.
-   * @type {((lines: import('../storage/damage.js').DamagedLine[]) => void) | null}
+   * @type {((lines: import('../../storage/damage.js').DamagedLine[]) => void) | null}
    */
   onDamagedLines = null;
 
@@ -707,7 +707,7 @@ export class Conversation {
 
   /**
    * Pins the conversation to a routing hint (its turns use that hint's model), or unpins it.
-   * @param {import('./types.d.ts').RouteHint | null} route
+   * @param {import('../types.d.ts').RouteHint | null} route
    */
   async setRoute(route) {
     this.#refuseWhileMetaDamaged('The model choice was not saved');
@@ -726,7 +726,7 @@ export class Conversation {
   /**
    * The outside content the model's context still holds, as taint for a tool runner: whatever
    * acts for this conversation (a turn, "Run again" of a code card) knows what it read.
-   * @returns {import('./tool-runner.js').TaintSource[]}
+   * @returns {import('../runtime/tool-runner.js').TaintSource[]}
    */
   earlierTaint() {
     return this.deriveSessionHistory().messages.flatMap((m) => (m.untrusted ? [{ tool: 'conversation', what: m.untrusted, earlier: true }] : []));

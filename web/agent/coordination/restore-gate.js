@@ -1,6 +1,6 @@
-/** @import { Coordination } from './types.d.ts' */
+/** @import { Coordination } from '../types.d.ts' */
 /** @import { LockRequester } from './tabs.js' */
-import { LocalLocks } from '../storage/local-locks.js';
+import { LocalLocks } from '../../storage/local-locks.js';
 
 /**
  * A backup restore replaces everything in storage, so it must be exclusive across tabs (issue

@@ -1,5 +1,5 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
-/** @import { Coordination } from './types.d.ts' */
+/** @import { Coordination } from '../agent/types.d.ts' */
 import { z } from 'zod';
 import { LockedJsonFile } from '../storage/locked-json.js';
 import { LocalLocks } from '../storage/local-locks.js';

@@ -1,6 +1,6 @@
-/** @import { FileSystem } from '../storage/types.d.ts' */
+/** @import { FileSystem } from '../../storage/types.d.ts' */
 import { z } from 'zod';
-import { isQuotaError } from '../storage/errors.js';
+import { isQuotaError } from '../../storage/errors.js';
 
 /**
  * Checkpoints of the agent's state in a workspace's `.checkpoints/` folder: one JSON file per
@@ -79,7 +79,7 @@ const ID_RE = /^[0-9a-z]{9}-[0-9a-z]{4}$/;
 const INDEX = 'index.json';
 const DAMAGED = 'damaged';
 const encoder = new TextEncoder();
-/** @type {import('../storage/types.d.ts').WriteOptions} */
+/** @type {import('../../storage/types.d.ts').WriteOptions} */
 const CHECKPOINT_WRITE = { atomic: false };
 
 /** @param {number} at */

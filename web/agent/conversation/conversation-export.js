@@ -3,7 +3,7 @@
  * again) and a self-contained HTML page; and the validation of a JSONL file being imported.
  * Pure logic: the caller reads and writes the files.
  */
-/** @import { ClawserEvent, ConversationMeta } from './types.d.ts' */
+/** @import { ClawserEvent, ConversationMeta } from '../types.d.ts' */
 import { isEvent } from './event-log.js';
 
 /** An import larger than this is refused before parsing (a conversation log, not a dump). */

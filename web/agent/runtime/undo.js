@@ -1,9 +1,9 @@
-/** @import { FileSystem, DirEntry, FileStat, WriteOptions } from '../storage/types.d.ts' */
+/** @import { FileSystem, DirEntry, FileStat, WriteOptions } from '../../storage/types.d.ts' */
 import { z } from 'zod';
-import { toBase64 } from '../storage/base64.js';
-import { readTextIfExists } from '../storage/index.js';
-import { readJson, setAsideFile } from '../storage/damage.js';
-import { protectedFolderOf } from '../storage/protected-fs.js';
+import { toBase64 } from '../../storage/base64.js';
+import { readTextIfExists } from '../../storage/index.js';
+import { readJson, setAsideFile } from '../../storage/damage.js';
+import { protectedFolderOf } from '../../storage/protected-fs.js';
 
 /** The largest file undo keeps a copy of; a bigger one is reported, not restored. */
 export const UNDO_MAX_FILE_BYTES = 16 * 1024 * 1024;
@@ -329,7 +329,7 @@ export function describeChanges(record) {
 export class UndoStore {
   /**
    * @param {FileSystem} fs @param {string} dir the conversation's folder
-   * @param {{keep?: number, onDamage?: import('../storage/damage.js').DamageSink, title?: string}} [options]
+   * @param {{keep?: number, onDamage?: import('../../storage/damage.js').DamageSink, title?: string}} [options]
    *   onDamage: told of a damaged record (not offered, kept as it is until set aside); title: the conversation's, for that report
    */
   constructor(fs, dir, options = {}) {

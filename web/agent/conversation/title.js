@@ -31,7 +31,7 @@ export const TITLE_PROMPT = 'Title this conversation. Reply with a short title o
 /**
  * The request that asks the model for a title after the first exchange.
  * @param {string} userText @param {string} replyText
- * @returns {import('../providers/types.d.ts').ChatRequest}
+ * @returns {import('../../providers/types.d.ts').ChatRequest}
  */
 export function titleRequest(userText, replyText) {
   const clip = (/** @type {string} */ s) => (s.length > 1500 ? `${s.slice(0, 1500)}…` : s);

@@ -73,7 +73,7 @@ export class GoalStore {
   #localLocks = new LocalLocks();
 
   /**
-   * @param {{fs: FileSystem, now?: () => number, coordination?: import('./types.d.ts').Coordination, key?: string, onDamage?: import('../storage/damage.js').DamageSink}} deps
+   * @param {{fs: FileSystem, now?: () => number, coordination?: import('../agent/types.d.ts').Coordination, key?: string, onDamage?: import('../storage/damage.js').DamageSink}} deps
    *   fs: the workspace file system; coordination + key (the workspace id): other tabs change the same goals;
    *   onDamage: told when goals.json is damaged (the goals read as none, changes are refused, until it is set aside)
    */

@@ -1,7 +1,7 @@
-/** @import { Conversation } from './conversation.js' */
-/** @import { ClawserAgent } from './agent.js' */
-/** @import { AgentDefinition } from './agent-definitions.js' */
-import { allowedTools, lowerAutonomy } from './agent-definitions.js';
+/** @import { Conversation } from '../conversation/conversation.js' */
+/** @import { ClawserAgent } from '../runtime/agent.js' */
+/** @import { AgentDefinition } from '../runtime/agent-definitions.js' */
+import { allowedTools, lowerAutonomy } from '../runtime/agent-definitions.js';
 /** @import { DelegationBoard } from './delegation-board.js' */
 
 /**
@@ -69,13 +69,13 @@ export class Semaphore {
  * @property {string[]} callerTools the tools the caller has
  * @property {'readonly' | 'supervised' | 'full'} callerAutonomy
  * @property {string} callerName the caller's name (for the child's title)
- * @property {import('./tool-runner.js').TaintSource[]} [callerTaint] the outside content the caller took in (the child starts with it)
- * @property {{systemPrompt?: string, identity?: import('./identity.js').IdentitySource}} [callerPrompt] who the caller is (a copy of it is the same)
+ * @property {import('../runtime/tool-runner.js').TaintSource[]} [callerTaint] the outside content the caller took in (the child starts with it)
+ * @property {{systemPrompt?: string, identity?: import('../runtime/identity.js').IdentitySource}} [callerPrompt] who the caller is (a copy of it is the same)
  * @property {string} parentConversationId
  * @property {(name: string) => Promise<(AgentDefinition & {leftOut?: string[]}) | null>} resolve a named agent, its tools as
  *   it reaches them now (leftOut: what its list names that it does not reach, in words: the answer says so)
  * @property {(title: string, parent: {conversationId: string, toolCallId: string, agent: string}) => Promise<Conversation>} createConversation
- * @property {(conversation: Conversation, profile: import('../app/agent-factory.js').AgentProfile, definition: AgentDefinition | null, depth: number) => Promise<ClawserAgent>} buildAgent
+ * @property {(conversation: Conversation, profile: import('../../app/agent-factory.js').AgentProfile, definition: AgentDefinition | null, depth: number) => Promise<ClawserAgent>} buildAgent
  * @property {(toolName: string) => boolean} changesFiles a tool whose `path` argument names a file it changes
  * @property {DelegationBoard} [board]
  */
@@ -116,7 +116,7 @@ export async function runDelegation(args, call, deps) {
     const title = `↳ @${name}: ${args.task.replace(/\s+/g, ' ').slice(0, 60)}`;
     const conversation = await deps.createConversation(title, { conversationId: deps.parentConversationId, toolCallId: call.callId, agent: name });
     deps.board?.update(key, { conversationId: conversation.id, status: 'running', step: 'Starting…' });
-    /** @type {import('../app/agent-factory.js').AgentProfile} */
+    /** @type {import('../../app/agent-factory.js').AgentProfile} */
     const profile = {
       name,
       tools,

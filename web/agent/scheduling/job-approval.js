@@ -1,4 +1,4 @@
-/** @import { ApproveFn } from './tool-runner.js' */
+/** @import { ApproveFn } from '../runtime/tool-runner.js' */
 
 /** How long a scheduled job waits for an approval before the call is refused (10 minutes). */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;

@@ -1,11 +1,11 @@
-/** @import { Message, Provider } from '../providers/types.d.ts' */
-import { estimateMessagesTokens } from '../providers/tokens.js';
+/** @import { Message, Provider } from '../../providers/types.d.ts' */
+import { estimateMessagesTokens } from '../../providers/tokens.js';
 
 export const DEFAULT_COMPACTION = { thresholdTokens: 12_000, keepRecent: 10 };
 
 /**
  * The messages' size in tokens, estimated for the provider's tokenizer family (see web/providers/tokens.js).
- * @param {Message[]} messages @param {import('../providers/tokens.js').TokenFamily} [family]
+ * @param {Message[]} messages @param {import('../../providers/tokens.js').TokenFamily} [family]
  */
 export function estimateTokens(messages, family = 'default') {
   return estimateMessagesTokens(messages, family);
@@ -15,7 +15,7 @@ export function estimateTokens(messages, family = 'default') {
  * Decides whether to compact: past the threshold, everything but the most recent messages
  * is summarised. The kept part starts at a user message so no tool result loses its call.
  * @param {Message[]} messages
- * @param {{thresholdTokens: number, keepRecent: number, family?: import('../providers/tokens.js').TokenFamily}} [options]
+ * @param {{thresholdTokens: number, keepRecent: number, family?: import('../../providers/tokens.js').TokenFamily}} [options]
  * @returns {{older: Message[], keptMessages: number} | null}
  */
 export function planCompaction(messages, options = DEFAULT_COMPACTION) {
@@ -46,7 +46,7 @@ function transcript(older) {
  * transcript so the conversation can go on.
  * @param {Provider} provider
  * @param {Message[]} older
- * @param {{signal?: AbortSignal, maxFallbackChars?: number, onDevice?: () => Promise<import('../providers/on-device-summarizer.js').OnDeviceSummarizer | null>}} [options]
+ * @param {{signal?: AbortSignal, maxFallbackChars?: number, onDevice?: () => Promise<import('../../providers/on-device-summarizer.js').OnDeviceSummarizer | null>}} [options]
  *   onDevice: Chrome's built-in summarizer, tried first (no key, no cost); the chat model when it is missing or fails
  * @returns {Promise<{summary: string, method: 'on-device' | 'model' | 'truncation', usage?: {inputTokens: number, outputTokens: number}}>}
  *   usage: what the model call cost (counted like a turn's)

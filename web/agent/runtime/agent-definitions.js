@@ -1,19 +1,19 @@
 import { z } from 'zod';
 import { parseDocument, isMap } from 'yaml';
 import { IdentitySourceSchema, parseIdentity } from './identity.js';
-import { splitFrontmatter } from '../skills/format.js';
-import { AGENT_NAME_RE, DEFAULT_AGENT_NAME } from './mentions.js';
-import { catalogEntry } from '../providers/catalog.js';
+import { splitFrontmatter } from '../../skills/format.js';
+import { AGENT_NAME_RE, DEFAULT_AGENT_NAME } from '../conversation/mentions.js';
+import { catalogEntry } from '../../providers/catalog.js';
 
 /**
  * Named agents: a definition says who the agent is (system prompt or identity), which model
  * answers (a provider and model, or a routing hint), which tools it may use (a subset), its
- * autonomy and its step limit. Definitions live per workspace or globally (web/agent/agent-store.js);
+ * autonomy and its step limit. Definitions live per workspace or globally (web/agent/runtime/agent-store.js);
  * a message "@name …" goes to that agent. Pure: schemas, the Markdown form, and what a
  * definition makes of a workspace's settings — never more than the workspace allows.
  */
 
-export { AGENT_NAME_RE, DEFAULT_AGENT_NAME, parseMention, mentionCompletions } from './mentions.js';
+export { AGENT_NAME_RE, DEFAULT_AGENT_NAME, parseMention, mentionCompletions } from '../conversation/mentions.js';
 export const AUTONOMY_LEVELS = /** @type {const} */ (['readonly', 'supervised', 'full']);
 const ROUTES = /** @type {const} */ (['fast', 'smart', 'code', 'vision']);
 

@@ -5,7 +5,7 @@
  * parent is the head when it was appended; the conversation shown (and sent to the model) is the
  * path from the first event to the head. Pure logic: no storage, no DOM.
  */
-/** @import { ClawserEvent } from './types.d.ts' */
+/** @import { ClawserEvent } from '../types.d.ts' */
 
 export class BranchTree {
   /** @type {Map<string, string | null>} */ #parent = new Map();

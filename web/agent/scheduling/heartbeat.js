@@ -1,4 +1,4 @@
-import { InputSanitizer } from '../safety/input-sanitizer.js';
+import { InputSanitizer } from '../../safety/input-sanitizer.js';
 
 /**
  * The heartbeat: on a schedule (a job of the workspace's scheduler), the agent reviews a

@@ -1,9 +1,9 @@
 // `list.json`: the saved copy of every conversation's meta.json in a workspace, read at start
 // instead of one file per conversation. Its own module so the first view reads it without the
 // conversation store.
-/** @import { ConversationMeta } from './types.d.ts' */
+/** @import { ConversationMeta } from '../types.d.ts' */
 import { z } from 'zod';
-import { readJson, jsonProblem } from '../storage/damage.js';
+import { readJson, jsonProblem } from '../../storage/damage.js';
 
 /** Version of `list.json`. */
 export const LIST_VERSION = 1;
@@ -51,7 +51,7 @@ export function isConversationMeta(value) {
 
 /**
  * Reads a conversation's meta.json.
- * @param {string} text @returns {import('../storage/damage.js').Checked<ConversationMeta>}
+ * @param {string} text @returns {import('../../storage/damage.js').Checked<ConversationMeta>}
  */
 export function parseMeta(text) {
   // The fast check first (the same verdict: it is read on the way to the first screen); the
@@ -62,7 +62,7 @@ export function parseMeta(text) {
   } catch {
     // said below
   }
-  return /** @type {import('../storage/damage.js').Checked<ConversationMeta>} */ (readJson(text, ConversationMetaSchema));
+  return /** @type {import('../../storage/damage.js').Checked<ConversationMeta>} */ (readJson(text, ConversationMetaSchema));
 }
 
 /**

@@ -1,14 +1,14 @@
-/** @import { FileSystem } from '../storage/types.d.ts' */
+/** @import { FileSystem } from '../../storage/types.d.ts' */
 /** @import { AgentDefinition, ScopedAgent } from './agent-definitions.js' */
 /** @import { IdentitySource } from './identity.js' */
 import { z } from 'zod';
-import { LockedJsonFile } from '../storage/locked-json.js';
-import { readTextIfExists } from '../storage/index.js';
-import { LocalLocks } from '../storage/local-locks.js';
+import { LockedJsonFile } from '../../storage/locked-json.js';
+import { readTextIfExists } from '../../storage/index.js';
+import { LocalLocks } from '../../storage/local-locks.js';
 import { AgentDefinitionSchema, DEFAULT_AGENT_NAME, defaultAgent, validateAgent } from './agent-definitions.js';
 import { parseIdentity } from './identity.js';
-import { setAsideFile } from '../storage/damage.js';
-import { agentOwner, describeProblem, isMcpName } from '../mcp/tool-lists.js';
+import { setAsideFile } from '../../storage/damage.js';
+import { agentOwner, describeProblem, isMcpName } from '../../mcp/tool-lists.js';
 
 /**
  * The named agents of a workspace and the global ones, and the workspace's identity. A
@@ -42,9 +42,9 @@ export class AgentStore {
   #locks = new LocalLocks();
 
   /**
-   * @param {{fs: FileSystem, globalFs: FileSystem, coordination?: import('./types.d.ts').Coordination, key?: string,
-   *   onDamage?: import('../storage/damage.js').DamageSink, onGlobalDamage?: import('../storage/damage.js').DamageSink,
-   *   toolLists?: import('../mcp/tool-lists.js').ToolListBinder}} deps
+   * @param {{fs: FileSystem, globalFs: FileSystem, coordination?: import('../types.d.ts').Coordination, key?: string,
+   *   onDamage?: import('../../storage/damage.js').DamageSink, onGlobalDamage?: import('../../storage/damage.js').DamageSink,
+   *   toolLists?: import('../../mcp/tool-lists.js').ToolListBinder}} deps
    *   fs: the workspace's own file system (the store writes `.agents/`); globalFs: the browser-wide folder;
    *   onDamage, onGlobalDamage: told when the workspace's or the global agents file is damaged (with a way to set it aside);
    *   toolLists: binds the MCP tools an agent's list names to the servers they are when it is saved (see forUse)
@@ -151,7 +151,7 @@ export class AgentStore {
     const problems = [];
     // A damaged file costs its agents, not the others (the panel offers to move it aside).
     const read = (/** @type {'workspace' | 'global'} */ scope) => this.#file(scope).read().catch((err) => {
-      const e = /** @type {import('../storage/damage.js').DamagedFileError} */ (err);
+      const e = /** @type {import('../../storage/damage.js').DamagedFileError} */ (err);
       problems.push({ scope, message: e.code === 'damaged' ? `${e.what} is damaged: ${e.problem}.` : e.message });
       return empty;
     });
@@ -216,7 +216,7 @@ export class AgentStore {
     return agent;
   }
 
-  /** The MCP tool names of the last saved agent's list that bind to no server (they reach nothing). @type {import('../mcp/tool-lists.js').ToolListProblem[]} */
+  /** The MCP tool names of the last saved agent's list that bind to no server (they reach nothing). @type {import('../../mcp/tool-lists.js').ToolListProblem[]} */
   lastSaveProblems = [];
 
   /**

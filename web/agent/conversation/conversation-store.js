@@ -1,12 +1,12 @@
-/** @import { ConversationMeta, Coordination, ClawserEvent } from './types.d.ts' */
-/** @import { FileSystem } from '../storage/types.d.ts' */
-import { readTextIfExists, writeJson } from '../storage/index.js';
-import { readFiles } from '../storage/read-files.js';
+/** @import { ConversationMeta, Coordination, ClawserEvent } from '../types.d.ts' */
+/** @import { FileSystem } from '../../storage/types.d.ts' */
+import { readTextIfExists, writeJson } from '../../storage/index.js';
+import { readFiles } from '../../storage/read-files.js';
 import { Conversation, damagedLogLines, snapshotProblem } from './conversation.js';
 import { parseEventLines } from './event-log.js';
 import { toJsonl } from './conversation-export.js';
 import { LIST_FILE, parseConversationList, conversationListText, byActivity, parseMeta } from './conversation-list.js';
-import { ignoreDamage, setAsideFile, DamagedFileError, SET_ASIDE_HINT, keptLinesProblem, damagedLinesPath, keepDamagedLines } from '../storage/damage.js';
+import { ignoreDamage, setAsideFile, DamagedFileError, SET_ASIDE_HINT, keptLinesProblem, damagedLinesPath, keepDamagedLines } from '../../storage/damage.js';
 import { plainTitle } from './title.js';
 
 
@@ -27,7 +27,7 @@ export class ConversationStore {
   #base;
 
   /** @type {Coordination | undefined} */ #coordination;
-  /** @type {import('../storage/damage.js').DamageSink} */ #onDamage;
+  /** @type {import('../../storage/damage.js').DamageSink} */ #onDamage;
   /** The details the last list() gave, by id (a damaged meta.json falls back on them). @type {Record<string, ConversationMeta>} */
   #known = {};
   /**
@@ -39,7 +39,7 @@ export class ConversationStore {
 
   /**
    * @param {FileSystem} fs @param {string} workspaceId @param {Coordination} [coordination] shared with other tabs
-   * @param {{onDamage?: import('../storage/damage.js').DamageSink}} [options] onDamage: told of every damaged
+   * @param {{onDamage?: import('../../storage/damage.js').DamageSink}} [options] onDamage: told of every damaged
    *   file found (the list, a conversation's details, snapshot or log lines), with a way to set it aside
    */
   constructor(fs, workspaceId, coordination, options = {}) {
@@ -194,7 +194,7 @@ export class ConversationStore {
       if (d.file === 'meta.json') this.#reportMeta(id, title, d.problem);
       else this.#reportSnapshot(id, title, d.problem, () => conv.setAsideSnapshot());
     }
-    const reportLines = (/** @type {import('../storage/damage.js').DamagedLine[]} */ lines) => this.#reportLines(id, conv.meta.title, lines);
+    const reportLines = (/** @type {import('../../storage/damage.js').DamagedLine[]} */ lines) => this.#reportLines(id, conv.meta.title, lines);
     reportLines(conv.report.keptLines ?? []);
     conv.onDamagedLines = reportLines;
     return conv;
@@ -210,7 +210,7 @@ export class ConversationStore {
     });
   }
 
-  /** Damaged lines of a log just kept aside. @param {string} id @param {string} title @param {import('../storage/damage.js').DamagedLine[]} lines */
+  /** Damaged lines of a log just kept aside. @param {string} id @param {string} title @param {import('../../storage/damage.js').DamagedLine[]} lines */
   #reportLines(id, title, lines) {
     if (!lines.length) return;
     const log = `${this.dirOf(id)}/events.jsonl`;
@@ -281,7 +281,7 @@ export class ConversationStore {
    * @param {Record<string, CheckedFile>} after filled with the files found intact
    */
   async #checkBatch(metas, before, after) {
-    /** @type {{id: string, title: string, file: typeof CHECKED_FILES[number], path: string, stat: import('../storage/types.d.ts').FileStat}[]} */
+    /** @type {{id: string, title: string, file: typeof CHECKED_FILES[number], path: string, stat: import('../../storage/types.d.ts').FileStat}[]} */
     const stale = [];
     await Promise.all(metas.flatMap((meta) => CHECKED_FILES.map(async (file) => {
       const path = `${this.dirOf(meta.id)}/${file}`;
