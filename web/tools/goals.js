@@ -1,7 +1,8 @@
 /** @import { ToolDefinition, ToolContext } from './types.d.ts' */
 import { z } from 'zod';
+import { GOAL_STATUSES } from '../stores/goals.js';
 
-const Status = z.enum(['active', 'paused', 'completed', 'failed']);
+const Status = z.enum(GOAL_STATUSES);
 
 /** @param {ToolContext} ctx */
 function goalsOf(ctx) {
@@ -28,7 +29,7 @@ export const goalAdd = {
 /** @type {ToolDefinition} */
 export const goalUpdate = {
   name: 'goal_update',
-  description: 'Update a goal: change its status (active, paused, completed, failed), add a progress note, link files it produced.',
+  description: `Update a goal: change its status (${GOAL_STATUSES.join(', ')}), add a progress note, link files it produced.`,
   permission: 'internal',
   standing: true,
   schema: z.object({ id: z.string().min(1).max(64), status: Status.optional(), progress: z.string().max(4000).optional(), artifacts: z.array(z.string().max(1024)).max(50).optional() }),

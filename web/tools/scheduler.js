@@ -1,6 +1,7 @@
 /** @import { ToolDefinition, ToolContext } from './types.d.ts' */
 import { z } from 'zod';
 import { LeakDetector } from '../safety/leak-detector.js';
+import { DELIVERY } from '../stores/scheduler.js';
 
 const detector = new LeakDetector();
 
@@ -26,7 +27,7 @@ export const scheduleAdd = {
     tool: z.string().min(1).max(100).optional().describe('Or: a tool to call directly'),
     args: z.record(z.string(), z.unknown()).optional(),
     name: z.string().max(200).optional(),
-    delivery: z.enum(['always', 'success', 'error', 'never']).optional().describe('When to notify the user of the result (default always)'),
+    delivery: z.enum(DELIVERY).optional().describe('When to notify the user of the result (default always)'),
     timezone: z.string().max(100).optional(),
   }).refine((a) => !!a.prompt !== !!a.tool, { message: 'Give either `prompt` or `tool` (not both).' }),
   // The confirmation: what the phrase means and its next five runs, in the user's local time.
