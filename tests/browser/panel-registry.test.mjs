@@ -24,7 +24,9 @@ const LINE = "  import('./panels/probe.js'),";
  */
 async function serveWithProbe({ register }) {
   const dir = await mkdtemp(join(tmpdir(), 'clawser-panel-'));
-  for (const f of ['index.html', 'sw.js', 'manifest.webmanifest', 'web', 'icons']) await cp(join(appRoot, f), join(dir, f), { recursive: true });
+  for (const f of ['index.html', 'sw.js', 'manifest.webmanifest', 'web', 'icons']) {
+    await cp(join(appRoot, f), join(dir, f), { recursive: true });
+  }
   await cp(join(appRoot, 'tests/fixtures/probe-panel.mjs'), join(dir, 'web/app/panels/probe.js'));
   const registryPath = join(dir, 'web/app/panels.js');
   const registry = await readFile(registryPath, 'utf8');
@@ -76,7 +78,8 @@ test('one file and one line: the panel is in the navigation with its shortcut, h
   assert.equal(after.length, before.length + 1);
   assert.deepEqual(after.filter((l) => l !== LINE), before);
   // The first view's copy of the navigation has it too (the first view draws the rail before the app loads).
-  assert.deepEqual(await page.evaluate(() => import('/web/app/panel-nav.js').then((m) => m.PANEL_NAV.at(-1))), { name: 'probe', label: 'Probe', icon: '🔎', shortcut: 'Alt+Q' });
+  const lastNav = await page.evaluate(() => import('/web/app/panel-nav.js').then((m) => m.PANEL_NAV.at(-1)));
+  assert.deepEqual(lastNav, { name: 'probe', label: 'Probe', icon: '🔎', shortcut: 'Alt+Q' });
 
   const button = rail().getByRole('button', { name: 'Probe', exact: true });
   assert.equal(await button.getAttribute('aria-keyshortcuts'), 'Alt+Q');
@@ -102,7 +105,7 @@ test('one file and one line: the panel is in the navigation with its shortcut, h
   await shortcuts.waitFor({ state: 'detached' });
 });
 
-test('it opens with the general context: the workspace\'s services, settings, conversations and preferences, and the ways back', async () => {
+test('it opens with the general context: the workspace\'s services, settings, conversations, preferences, ways back', async () => {
   await page.goto(`${site.url}#workspace/${workspaceId()}/probe`);
   await probe().waitFor();
   assert.equal(await fact('workspace').innerText(), workspaceId());

@@ -14,10 +14,16 @@ import { renderPanelNav } from '../../scripts/panel-nav.mjs';
 const PANELS_DIR = join(WEB, 'app/panels');
 
 /** What a complete entry declares (the control of every test below). */
-const complete = () => ({ name: 'probe', label: 'Probe', icon: '🔎', shortcut: 'Alt+Q', split: false, open: () => ({ root: /** @type {any} */ ({}) }) }); // any: a stand-in element, never rendered here
+const complete = () => ({
+  name: 'probe', label: 'Probe', icon: '🔎', shortcut: 'Alt+Q', split: false,
+  open: () => ({ root: /** @type {any} */ ({}) }), // any: a stand-in element, never rendered here
+});
 
 /** @param {unknown} entry @param {RegExp} names what the message must name */
-const refused = (entry, names) => assert.throws(() => checkPanelEntry(/** @type {any} */ (entry)), (err) => err instanceof PanelError && err.code === 'invalid' && names.test(err.message)); // any: deliberately wrong entries
+const refused = (entry, names) => assert.throws(
+  () => checkPanelEntry(/** @type {any} */ (entry)), // any: deliberately wrong entries
+  (err) => err instanceof PanelError && err.code === 'invalid' && names.test(err.message),
+);
 
 test('a panel entry declares name, label, icon, shortcut, split and open: one lacking any of them is refused, naming it', () => {
   // Control: a complete entry passes, and so does one without a keyboard shortcut ('').
@@ -32,25 +38,32 @@ test('a panel entry declares name, label, icon, shortcut, split and open: one la
   refused(null, /panel entry/);
 });
 
-test('a panel entry\'s fields have their form: a route name, words, Alt+digit or Alt+letter (not the chat\'s or another use\'s), a boolean, a function', () => {
+test('an entry\'s fields have their form: a route name, words, Alt+digit or Alt+letter (not the app\'s), a boolean, a function', () => {
   for (const name of ['Probe', 'chat', 'settings', 'two words', '', '9lives', 'x'.repeat(33)]) refused({ ...complete(), name }, /name/);
   refused({ ...complete(), label: '' }, /label/);
   refused({ ...complete(), label: 42 }, /label/);
   refused({ ...complete(), icon: '' }, /icon/);
   // Alt+0 is the chat; Alt+Z undoes a turn; Alt+B and Alt+F move by words in the Terminal.
-  for (const shortcut of ['Ctrl+Q', 'alt+q', 'Alt+q', 'Alt+QQ', 'Alt+0', 'Alt+Z', 'Alt+B', 'Alt+F', 'Alt+Shift+Q', 'Q']) refused({ ...complete(), shortcut }, /shortcut/);
+  for (const shortcut of ['Ctrl+Q', 'alt+q', 'Alt+q', 'Alt+QQ', 'Alt+0', 'Alt+Z', 'Alt+B', 'Alt+F', 'Alt+Shift+Q', 'Q']) {
+    refused({ ...complete(), shortcut }, /shortcut/);
+  }
   refused({ ...complete(), split: 'yes' }, /split/);
   refused({ ...complete(), split: undefined }, /split/);
   refused({ ...complete(), open: 'open' }, /open/);
   // Control: every digit 1–9 and every other letter is a shortcut's form.
-  for (const key of [...'123456789', ...'ACDEGHIJKLMNOPQRSTUVWXY']) assert.equal(checkPanelEntry({ ...complete(), shortcut: `Alt+${key}` }).shortcut, `Alt+${key}`);
+  for (const key of [...'123456789', ...'ACDEGHIJKLMNOPQRSTUVWXY']) {
+    assert.equal(checkPanelEntry({ ...complete(), shortcut: `Alt+${key}` }).shortcut, `Alt+${key}`);
+  }
 });
 
-test('the registry refuses a second panel with the same name or shortcut; a panel added at run time may leave split out (not beside the chat)', () => {
+test('the registry refuses a second panel with the same name or shortcut; one added at run time may leave split out', () => {
   const registry = new PanelRegistry();
   for (const p of BUILTIN_PANELS) registry.register(p);
-  assert.throws(() => registry.register({ ...complete(), shortcut: 'Alt+1' }), (err) => err instanceof PanelError && err.code === 'taken' && /Alt\+1/.test(err.message) && /Files/.test(err.message));
-  assert.throws(() => registry.register({ ...complete(), name: 'files', shortcut: '' }), (err) => err instanceof PanelError && err.code === 'taken');
+  /** @param {unknown} err */
+  const taken = (err) => err instanceof PanelError && err.code === 'taken';
+  const again = () => registry.register({ ...complete(), shortcut: 'Alt+1' });
+  assert.throws(again, (err) => taken(err) && /Alt\+1 already opens Files/.test(`${err}`));
+  assert.throws(() => registry.register({ ...complete(), name: 'files', shortcut: '' }), taken);
   assert.throws(() => registry.register({ ...complete(), label: '' }), (err) => err instanceof PanelError && err.code === 'invalid');
   // Control: a free shortcut, no shortcut, split left out.
   const { split: _, ...noSplit } = complete();
@@ -65,7 +78,7 @@ test('the registry refuses a second panel with the same name or shortcut; a pane
 /** The entry files: web/app/panels/<name>.js. */
 const entryFiles = () => readdirSync(PANELS_DIR).filter((f) => f.endsWith('.js')).map((f) => join(PANELS_DIR, f));
 
-test('every file of web/app/panels/ is a complete entry named after its file, registered by exactly one line of web/app/panels.js', async () => {
+test('each file of web/app/panels/ is a complete entry named after its file, registered by one line of web/app/panels.js', async () => {
   const files = entryFiles();
   assert.ok(files.length >= 13, `the entry files were found: ${files.length}`);
   const registry = readFileSync(join(WEB, 'app/panels.js'), 'utf8').split('\n');
@@ -85,14 +98,19 @@ test('every file of web/app/panels/ is a complete entry named after its file, re
 
 /** A source without its comments (type-only `@import`s cost nothing at run time). @param {string} source */
 const code = (source) => source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+const STATIC_IMPORT = /(?:^|[\n;])\s*(?:import|export)\s[^;'"(]*?from\s*['"]([^'"]+)['"]|(?:^|[\n;])\s*import\s*['"]([^'"]+)['"]/g;
 /** The modules a source imports statically (dynamic import() excluded: those load on demand). @param {string} source */
-const staticImports = (source) => [...code(source).matchAll(/(?:^|[\n;])\s*(?:import|export)\s[^;'"(]*?from\s*['"]([^'"]+)['"]|(?:^|[\n;])\s*import\s*['"]([^'"]+)['"]/g)].map((m) => m[1] ?? m[2]);
+const staticImports = (source) => [...code(source).matchAll(STATIC_IMPORT)].map((m) => m[1] ?? m[2]);
+const DYNAMIC_IMPORT = /import\(\s*['"]([^'"]+)['"]\s*\)/g;
 /** Every module a source imports at run time, dynamic import() included. @param {string} source */
-const runtimeImports = (source) => [...staticImports(source), ...[...code(source).matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1])];
+const runtimeImports = (source) => [...staticImports(source), ...[...code(source).matchAll(DYNAMIC_IMPORT)].map((m) => m[1])];
 
 test('an entry file imports nothing when loaded: its view and what the view needs load with open()', () => {
   // Control: the check sees a static import, a side-effect import and a re-export, not a dynamic one or a type.
-  assert.deepEqual(staticImports("/** @import { X } from './x.js' */\nimport { a } from '../a.js';\nimport '../b.js';\nexport { c } from './c.js';\nconst d = () => import('../../ui/d.js');"), ['../a.js', '../b.js', './c.js']);
+  const sample = ["/** @import { X } from './x.js' */", "import { a } from '../a.js';", "import '../b.js';", "export { c } from './c.js';",
+    "const d = () => import('../../ui/d.js');"].join('\n');
+  assert.deepEqual(staticImports(sample), ['../a.js', '../b.js', './c.js']);
+  assert.deepEqual(runtimeImports(sample), ['../a.js', '../b.js', './c.js', '../../ui/d.js']);
   for (const file of entryFiles()) assert.deepEqual(staticImports(readFileSync(file, 'utf8')), [], `${basename(file)} imports at load`);
   // The registry itself only names the entry files (it is loaded with the app, never with the first view).
   assert.deepEqual(staticImports(readFileSync(join(WEB, 'app/panels.js'), 'utf8')), []);

@@ -814,7 +814,8 @@ export class ClawserApp {
       openConversation: (id) => this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: id }),
       refresh: () => {
         const r = this.router.current;
-        return this.#renderWorkspace(workspaceId, this.#view?.controller.state.activeId ?? undefined, r.name === 'workspace' ? r.panel : 'chat');
+        const activeId = this.#view?.controller.state.activeId ?? undefined;
+        return this.#renderWorkspace(workspaceId, activeId, r.name === 'workspace' ? r.panel : 'chat');
       },
       showError: (err) => this.#showError(err),
     };

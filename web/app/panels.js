@@ -44,7 +44,8 @@
  * `icon`: its button in the navigation; `shortcut`: `Alt+<digit or letter>` ('' for none);
  * `split`: it can show beside the chat on a wide screen; `open`: loads its view (never at start-up)
  * and builds it from the context.
- * @typedef {{name: string, label: string, icon: string, shortcut: string, split: boolean, open: (ctx: PanelContext) => Promise<PanelView> | PanelView}} PanelEntry
+ * @typedef {{name: string, label: string, icon: string, shortcut: string, split: boolean,
+ *   open: (ctx: PanelContext) => Promise<PanelView> | PanelView}} PanelEntry
  */
 
 /** A panel entry refused (code `invalid`: a field missing or of the wrong form; `taken`: its name or shortcut is another panel's). */
@@ -74,7 +75,9 @@ const SHORTCUT = /^Alt\+([1-9]|[AC-EG-Y])$/;
  * @returns {PanelEntry}
  */
 export function checkPanelEntry(entry) {
-  if (!entry || typeof entry !== 'object') throw new PanelError('invalid', 'A panel entry is an object: name, label, icon, shortcut, split and open.');
+  if (!entry || typeof entry !== 'object') {
+    throw new PanelError('invalid', 'A panel entry is an object: name, label, icon, shortcut, split and open.');
+  }
   const e = /** @type {Record<string, unknown>} */ (entry);
   /** @type {string[]} */
   const problems = [];
@@ -88,7 +91,8 @@ export function checkPanelEntry(entry) {
   }
   if (typeof e.split !== 'boolean') problems.push('split: true or false (whether it can show beside the chat)');
   if (typeof e.open !== 'function') problems.push('open: a function of the panel context that builds its view');
-  if (problems.length) throw new PanelError('invalid', `Invalid panel entry${typeof e.name === 'string' && e.name ? ` "${e.name}"` : ''}: ${problems.join('; ')}.`);
+  const which = typeof e.name === 'string' && e.name ? ` "${e.name}"` : '';
+  if (problems.length) throw new PanelError('invalid', `Invalid panel entry${which}: ${problems.join('; ')}.`);
   return entry;
 }
 
@@ -102,11 +106,15 @@ export class PanelRegistry {
    * @param {Omit<PanelEntry, 'split'> & {split?: boolean}} entry
    */
   register(entry) {
-    if (typeof entry?.name !== 'string' || !NAME.test(entry.name) || RESERVED_NAMES.includes(entry.name)) throw new PanelError('invalid', `Invalid panel name "${entry?.name}".`);
+    if (typeof entry?.name !== 'string' || !NAME.test(entry.name) || RESERVED_NAMES.includes(entry.name)) {
+      throw new PanelError('invalid', `Invalid panel name "${entry?.name}".`);
+    }
     if (this.#panels.has(entry.name)) throw new PanelError('taken', `A panel named "${entry.name}" is already registered.`);
     const checked = checkPanelEntry({ ...entry, split: entry.split ?? false });
     const holder = checked.shortcut ? this.list().find((p) => p.shortcut === checked.shortcut) : undefined;
-    if (holder) throw new PanelError('taken', `The shortcut ${checked.shortcut} already opens ${holder.label}: give "${checked.name}" another one.`);
+    if (holder) {
+      throw new PanelError('taken', `The shortcut ${checked.shortcut} already opens ${holder.label}: give "${checked.name}" another one.`);
+    }
     this.#panels.set(checked.name, checked);
     return () => { this.#panels.delete(checked.name); };
   }

@@ -34,7 +34,8 @@ import { commitTurn, commitTakeBack } from './turn-commit.js';
  * The folder from the computer a workspace works in: `current()` (null: none; undefined: not
  * loaded yet), `set` another (null: the workspace's own files again), `permissionChanged` after
  * the browser's permission for it changed (its files are read anew).
- * @typedef {{workspaceId: string, current: () => Mount | null | undefined, set: (mount: Mount | null) => Promise<void>, permissionChanged: () => void}} WorkspaceMount
+ * @typedef {{workspaceId: string, current: () => Mount | null | undefined, set: (mount: Mount | null) => Promise<void>,
+ *   permissionChanged: () => void}} WorkspaceMount
  */
 
 /** A folder opened from the computer for a workspace, and whether the page may use it now. @typedef {{handle: FileSystemDirectoryHandle, granted: boolean}} Mount */
@@ -161,7 +162,8 @@ export class WorkspaceServices {
         // MCP servers: their tools join this workspace's registry while connected.
         mcp: () => (mcp ??= import('../mcp/manager.js').then(({ McpManager }) => {
           // OAuth-signed servers: their access token (refreshed when it expires) on every request.
-          const authHeaders = (/** @type {import('../mcp/manager.js').McpServerConfig} */ server) => this.mcpAuth().then((a) => a.oauth.headers(workspaceId, server));
+          /** @param {import('../mcp/manager.js').McpServerConfig} server */
+          const authHeaders = (server) => this.mcpAuth().then((a) => a.oauth.headers(workspaceId, server));
           const manager = new McpManager({ config: d.config, secrets: d.secrets, registry, workspaceId, authHeaders });
           this.#stopMcp.set(workspaceId, () => manager.closeAll());
           return manager;
@@ -198,7 +200,10 @@ export class WorkspaceServices {
         semantic: d.semantic,
         tabs: d.tabs,
         // Its own folder (a folder opened from the computer is not in the browser's storage).
-        measureWorkspace: (id, signal) => import('../storage/quota.js').then(({ folderBytes }) => folderBytes(d.fs, `clawser_workspaces/${id}`, { signal })),
+        measureWorkspace: async (id, signal) => {
+          const { folderBytes } = await import('../storage/quota.js');
+          return folderBytes(d.fs, `clawser_workspaces/${id}`, { signal });
+        },
       };
       this.#services.set(workspaceId, s);
       const scheduler = s.scheduler;
@@ -208,13 +213,20 @@ export class WorkspaceServices {
     return s;
   }
 
-  /** OAuth sign-in for MCP servers (the page's), loaded with the first server that needs it. @type {Promise<import('./mcp-auth.js').McpAuth> | null} */
+  /**
+   * OAuth sign-in for MCP servers (the page's), loaded with the first server that needs it.
+   * @type {Promise<import('./mcp-auth.js').McpAuth> | null}
+   */
   #mcpAuth = null;
   mcpAuth() {
-    return (this.#mcpAuth ??= import('./mcp-auth.js').then(({ McpAuth }) => new McpAuth({ config: this.deps.config, secrets: this.deps.secrets })));
+    const { config, secrets } = this.deps;
+    return (this.#mcpAuth ??= import('./mcp-auth.js').then(({ McpAuth }) => new McpAuth({ config, secrets })));
   }
 
-  /** Each workspace's terminal sessions (they outlive the panel's view), made on first use. @type {Promise<import('./terminal-actions.js').TerminalHosts> | null} */
+  /**
+   * Each workspace's terminal sessions (they outlive the panel's view), made on first use.
+   * @type {Promise<import('./terminal-actions.js').TerminalHosts> | null}
+   */
   #terminals = null;
   /** @param {string} workspaceId */
   async #terminal(workspaceId) {

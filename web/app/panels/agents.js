@@ -13,7 +13,8 @@ const panel = {
     const { workspaceId, agentSettings } = ctx;
     const { scheduler, registry } = ctx.services;
     const [{ AgentsPanel }, defs, identity, agentModule, store] = await Promise.all([
-      import('../../ui/agents-panel.js'), import('../../agent/agent-definitions.js'), import('../../agent/identity.js'), import('../../agent/agent.js'), ctx.services.agents(),
+      import('../../ui/agents-panel.js'), import('../../agent/agent-definitions.js'), import('../../agent/identity.js'),
+      import('../../agent/agent.js'), ctx.services.agents(),
     ]);
     return AgentsPanel({
       agents: store,
@@ -41,10 +42,13 @@ const panel = {
           const s = agentSettings.load(workspaceId);
           agentSettings.save(workspaceId, { ...s, heartbeat: { when: hb.when || s.heartbeat.when } });
           if (!hb.enabled) return 'Heartbeat off. The checklist is kept.';
-          const job = await scheduler.add({ when: hb.when, action: { kind: 'heartbeat' }, name: 'Heartbeat', delivery: 'always', createdBy: 'user' });
+          const job = await scheduler.add({
+            when: hb.when, action: { kind: 'heartbeat' }, name: 'Heartbeat', delivery: 'always', createdBy: 'user',
+          });
           const next = (await scheduler.get(job.id))?.nextRunAt;
           const empty = hb.checklist.trim() ? '' : ' The checklist is empty: nothing will be reviewed until you write one.';
-          return `Heartbeat on: ${scheduler.describe(job.trigger)}${next ? `; next review ${new Date(next).toLocaleString()}` : ''}.${empty}`;
+          const review = next ? `; next review ${new Date(next).toLocaleString()}` : '';
+          return `Heartbeat on: ${scheduler.describe(job.trigger)}${review}.${empty}`;
         },
       },
       toolNames: registry.list().map((t) => t.name),

@@ -10,7 +10,9 @@ const panel = {
   shortcut: 'Alt+9',
   split: false,
   async open(ctx) {
-    const [{ ConfigPanel }, config, { DEFAULT_POLICY }] = await Promise.all([import('../../ui/config-panel.js'), import('../workspace-config.js'), import('../../tools/index.js')]);
+    const [{ ConfigPanel }, config, { DEFAULT_POLICY }] = await Promise.all([
+      import('../../ui/config-panel.js'), import('../workspace-config.js'), import('../../tools/index.js'),
+    ]);
     const { buildConfig, parseConfig, loosenedProtections, configToolChoices, storedToolChoices } = config;
     const { registry } = ctx.services;
     const { agentSettings, providerSettings, workspaceId: ws } = ctx;
@@ -25,17 +27,25 @@ const panel = {
     // An MCP server's tool is named in the document with its server (mcpToolPolicies), never by its tool name alone.
     const toolNames = registry.list().filter((t) => !t.policyKey).map((t) => t.name);
     const name = ctx.workspaces().find((w) => w.id === ws)?.name ?? 'workspace';
+    /** A tool's default policy (what the document loosens from). @param {string} tool */
+    const defaultOf = (tool) => DEFAULT_POLICY[registry.get(tool)?.permission ?? 'write'] ?? 'approve';
     return ConfigPanel({
       load: current,
       check: (text) => parseConfig(text, { toolNames }),
-      loosened: (next) => loosenedProtections(current(), next, (tool) => DEFAULT_POLICY[registry.get(tool)?.permission ?? 'write'] ?? 'approve', {
+      loosened: (next) => loosenedProtections(current(), next, defaultOf, {
         hasKey: (provider) => providerSettings.hasKey(ws, provider),
         hasSearchKey: agentSettings.hasSearchApiKey(ws),
         hasGitToken: agentSettings.hasGitToken(ws),
       }),
       // All or nothing: what was there comes back if any part fails to save (e.g. storage full).
       save: async (next) => {
-        const before = { provider: providerSettings.load(ws), agent: agentSettings.load(ws), policies: registry.overrides(), rules: registry.rules(), skills: skills.choices() };
+        const before = {
+          provider: providerSettings.load(ws),
+          agent: agentSettings.load(ws),
+          policies: registry.overrides(),
+          rules: registry.rules(),
+          skills: skills.choices(),
+        };
         const was = before.provider && { id: before.provider.provider, model: before.provider.model, baseUrl: before.provider.baseUrl };
         const providerChanged = !!next.provider && JSON.stringify(next.provider) !== JSON.stringify(was);
         // Each server's tool choices go under the identity it will have (a server at a new address is a new one).
@@ -47,7 +57,9 @@ const panel = {
           registry.replaceRules(stored.rules);
           skills.replaceChoices(next.skills);
           // The key stays where it is (sealed, per provider); null keeps the current provider.
-          if (next.provider && providerChanged) await providerSettings.save(ws, { provider: next.provider.id, model: next.provider.model, baseUrl: next.provider.baseUrl });
+          if (next.provider && providerChanged) {
+            await providerSettings.save(ws, { provider: next.provider.id, model: next.provider.model, baseUrl: next.provider.baseUrl });
+          }
           // Last: a server it forgets takes its sealed token along, which no rollback could bring back.
           await mcp.replaceServers(servers);
           await ctx.preferences.flush();

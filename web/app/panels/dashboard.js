@@ -17,7 +17,8 @@ const panel = {
     return DashboardPanel({
       usage: async (days) => summarizeLedger(await usage.read(), { now: Date.now(), days }),
       watchUsage: (fn) => usage.onChange(fn),
-      jobs: async () => (await scheduler.list()).map((j) => ({ id: j.id, name: j.name, paused: j.paused, done: j.done, nextRun: scheduler.nextRunOf(j), runs: j.runs })),
+      jobs: async () => (await scheduler.list())
+        .map((j) => ({ id: j.id, name: j.name, paused: j.paused, done: j.done, nextRun: scheduler.nextRunOf(j), runs: j.runs })),
       watchJobs: (fn) => scheduler.subscribe(fn),
       storage: storageState,
       requestPersistence,

@@ -10,7 +10,9 @@ const panel = {
   split: false,
   async open(ctx) {
     // The sign-in helper is loaded now: a click must open its window without waiting.
-    const [{ ServersPanel }, mcp, auth] = await Promise.all([import('../../ui/servers-panel.js'), ctx.services.mcp(), ctx.services.mcpAuth()]);
+    const [{ ServersPanel }, mcp, auth] = await Promise.all([
+      import('../../ui/servers-panel.js'), ctx.services.mcp(), ctx.services.mcpAuth(),
+    ]);
     return ServersPanel({
       mcp,
       signIn: (server, authenticate) => auth.signIn(ctx.workspaceId, server, authenticate),

@@ -31,7 +31,8 @@ const panel = {
     const { registry } = ctx.services;
     const { agentSettings, workspaceId } = ctx;
     // A choice for an MCP server's tool is kept under the server's identity: named by the manager when its server is not connected.
-    const mcpChoices = registry.rules().some((r) => r.tool.startsWith('mcp:')) || Object.keys(registry.overrides()).some((k) => k.startsWith('mcp:'));
+    const mcpChoices = registry.rules().some((r) => r.tool.startsWith('mcp:'))
+      || Object.keys(registry.overrides()).some((k) => k.startsWith('mcp:'));
     const mcp = mcpChoices ? await ctx.services.mcp() : null;
     const tools = registry.list();
     // Each row's choice goes to the tool it shows (its identity as the panel opened), even if its
