@@ -75,4 +75,8 @@ export async function writeIndexHtml(imports) {
   if (next !== (await readFile(indexPath, 'utf8'))) await writeFile(indexPath, next);
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await writeIndexHtml();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  // The first view's copy of the panel navigation too (a panel added or changed: scripts/panel-nav.mjs).
+  await (await import('./panel-nav.mjs')).writePanelNav();
+  await writeIndexHtml();
+}

@@ -193,6 +193,15 @@ export class AgentSettingsStore {
     return parsed;
   }
 
+  /**
+   * Changes some settings of one section (what a panel's switch changes), keeping the rest.
+   * @template {'git' | 'memory' | 'scheduler'} K @param {string} ws @param {K} section @param {Partial<AgentSettings[K]>} change
+   */
+  saveSection(ws, section, change) {
+    const cur = this.load(ws);
+    return this.save(ws, { ...cur, [section]: { ...cur[section], ...change } });
+  }
+
   /** @param {string} ws */
   async searchApiKey(ws) {
     const sealed = this.config.get(searchKey(ws), null);

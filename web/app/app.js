@@ -25,13 +25,12 @@ import { HomeView, BACKUP_FILE_TYPES } from '../ui/home-view.js';
 import { WorkspaceView } from '../ui/workspace-view.js';
 import { SplitView } from '../ui/split-view.js';
 import { ChatView } from '../ui/chat-view.js';
-import { confirmDialog, shortcutsDialog } from '../ui/dialogs.js';
+import { shortcutsDialog } from '../ui/dialogs.js';
 import { BannerArea } from '../ui/banners.js';
 import { PanelRegistry, BUILTIN_PANELS } from './panels.js';
 import { WorkspaceServices } from './workspace-services.js';
 import { JobDelivery } from './job-delivery.js';
 import { SettingsFlow } from './settings-flow.js';
-import { mountControls } from './mount-controls.js';
 import { createChatController } from './chat-assembly.js';
 import { LayoutPreference, artifactSlot } from './workspace-layout.js';
 import { listenForShortcuts, shortcutList } from './shortcuts.js';
@@ -131,7 +130,6 @@ export class ClawserApp {
     this.coordination = gatedCoordination(this.tabs, this.restoreGate);
     this.restoreGate.subscribe((notice) => this.#onRestoreElsewhere(notice));
     const secrets = new SecretBox();
-    this.#secrets = secrets;
     const tabs = this.tabs;
     const gate = this.restoreGate;
     // A restore running in another tab finishes before this one reads anything. The settings
@@ -164,8 +162,8 @@ export class ClawserApp {
       runJob: (workspaceId, job, run) => this.#jobs().run(workspaceId, job, run),
       summaryModel: (workspaceId) => this.#agentFactory().then((f) => f.summaryModel(workspaceId)),
       secrets,
-      // OAuth-signed MCP servers: their access token (refreshed when it expires) on every request.
-      mcpAuthHeaders: (workspaceId, server) => this.#mcpAuth().then((a) => a.oauth.headers(workspaceId, server)),
+      toolContext: async (workspaceId) => (await this.#agentFactory()).toolContext(workspaceId, undefined),
+      chat: (workspaceId) => this.#controller(workspaceId),
       whenIdle: (fn) => this.#whenIdle(fn),
       quiet: () => this.#quiet,
       guard: (p) => this.#guard(p),
@@ -797,7 +795,8 @@ export class ClawserApp {
   }
 
   /**
-   * What a panel of the registry gets for a workspace.
+   * What every panel of the registry gets for a workspace: the same for all of them (a panel that
+   * needs more gets it from the workspace's services, not from a line here).
    * @param {string} workspaceId
    * @returns {import('./panels.js').PanelContext}
    */
@@ -807,58 +806,19 @@ export class ClawserApp {
       services: this.#servicesOf(workspaceId),
       agentSettings: /** @type {AgentSettingsStore} */ (this.agentSettings),
       providerSettings: /** @type {SettingsStore} */ (this.settings),
-      refreshWorkspace: () => this.#renderWorkspace(workspaceId, this.#view?.controller.state.activeId ?? undefined, this.router.current.name === 'workspace' ? this.router.current.panel : 'chat'),
-      semantic: /** @type {SemanticSearch} */ (this.semantic),
-      tabs: this.tabs,
-      mounted: !!this.services?.mountOf(workspaceId),
-      mount: mountControls({
-        workspaceId,
-        services: /** @type {WorkspaceServices} */ (this.services),
-        confirm: confirmDialog,
-        // The view rebuilt over the workspace's new files.
-        changed: () => this.#renderWorkspace(workspaceId, undefined, 'files'),
-      }),
-      conversations: () => this.#controller(workspaceId).state.conversations,
-      openConversation: (id) => this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: id }),
-      back: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),
       chat: this.#controller(workspaceId),
-      exportConversation: (id) => this.#guard(exportConversation(this.#controller(workspaceId), id)),
-      importConversation: () => this.#pickImport(workspaceId),
       workspaces: () => this.workspaces?.list() ?? [],
-      // Its own folder (a folder opened from the computer is not in the browser's storage).
-      measureWorkspace: (id, signal) => import('../storage/quota.js').then(({ folderBytes }) => folderBytes(/** @type {FileSystem} */ (this.fs), `clawser_workspaces/${id}`, { signal })),
-      openPanel: (panel) => this.router.go({ name: 'workspace', workspaceId, panel: /** @type {PanelName} */ (panel) }),
-      showError: (err) => this.#showError(err),
-      mcpAuth: () => this.#mcpAuth(),
-      terminal: () => this.#terminalHost(workspaceId),
       preferences: { get: (key) => this.config?.get(key, null), set: (key, value) => this.config?.set(key, value), flush: () => this.config?.flush() ?? Promise.resolve() },
+      back: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),
+      openPanel: (panel) => this.router.go({ name: 'workspace', workspaceId, panel }),
+      openConversation: (id) => this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: id }),
+      refresh: () => {
+        const r = this.router.current;
+        const activeId = this.#view?.controller.state.activeId ?? undefined;
+        return this.#renderWorkspace(workspaceId, activeId, r.name === 'workspace' ? r.panel : 'chat');
+      },
+      showError: (err) => this.#showError(err),
     };
-  }
-
-  /** Each workspace's terminal sessions (they outlive the panel's view), made on first use. @type {Promise<import('./terminal-actions.js').TerminalHosts> | null} */
-  #terminals = null;
-  /** @param {string} workspaceId */
-  async #terminalHost(workspaceId) {
-    const hosts = (this.#terminals ??= import('./terminal-actions.js').then(({ TerminalHosts }) => new TerminalHosts({
-      config: /** @type {DurableConfig} */ (this.config),
-      agentSettings: /** @type {AgentSettingsStore} */ (this.agentSettings),
-      services: (id) => this.#servicesOf(id),
-      workspaceFs: (id) => this.workspaceFs(id),
-      toolContext: async (id) => (await this.#agentFactory()).toolContext(id, undefined),
-      chat: (id) => this.#controller(id),
-    })));
-    // A module that failed to load is asked for again next time.
-    hosts.catch(() => { if (this.#terminals === hosts) this.#terminals = null; });
-    return (await hosts).of(workspaceId);
-  }
-
-  /** The page's SecretBox (API keys, tokens). @type {SecretBox} */
-  #secrets = /** @type {SecretBox} */ (/** @type {unknown} */ (null));
-
-  /** OAuth sign-in for MCP servers, loaded with the first server that needs it. @type {Promise<import('./mcp-auth.js').McpAuth> | null} */
-  #mcpAuthLoading = null;
-  #mcpAuth() {
-    return (this.#mcpAuthLoading ??= import('./mcp-auth.js').then(({ McpAuth }) => new McpAuth({ config: /** @type {DurableConfig} */ (this.config), secrets: this.#secrets })));
   }
 
   /** @param {string} workspaceId */

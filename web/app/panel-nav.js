@@ -1,11 +1,13 @@
-// How each built-in panel appears in the navigation (name, label, icon, shortcut), in its order.
-// Apart from the panels' view factories (panels.js) so the first view can draw the navigation
-// without loading them.
+// How each built-in panel appears in the navigation (name, label, icon, shortcut), in its order:
+// a copy of what the panels' entry files declare (web/app/panels/), so the first view draws the
+// navigation without loading the panel registry. PANEL_NAV is written by
+// `node scripts/index-html.mjs` from the registry (tests/unit/panels.test.mjs says when it is stale).
 
 /** @typedef {{name: string, label: string, icon: string, shortcut: string}} PanelNavEntry */
 
 /** @type {readonly PanelNavEntry[]} */
 export const PANEL_NAV = [
+  // panel-nav:start (generated from web/app/panels.js)
   { name: 'files', label: 'Files', icon: '📁', shortcut: 'Alt+1' },
   { name: 'git', label: 'Git', icon: '🌿', shortcut: 'Alt+2' },
   { name: 'memory', label: 'Memory', icon: '🧠', shortcut: 'Alt+3' },
@@ -19,6 +21,7 @@ export const PANEL_NAV = [
   { name: 'terminal', label: 'Terminal', icon: '⌨️', shortcut: 'Alt+T' },
   { name: 'agents', label: 'Agents', icon: '🤖', shortcut: 'Alt+A' },
   { name: 'config', label: 'Config', icon: '🧾', shortcut: 'Alt+9' },
+  // panel-nav:end
 ];
 
 /** The navigation entry of a built-in panel. @param {string} name @returns {PanelNavEntry} */

@@ -21,7 +21,21 @@ import { commitTurn, commitTakeBack } from './turn-commit.js';
  *   memory: () => Promise<import('../memory/store.js').MemoryStore>, summaries: () => Promise<import('../memory/summaries.js').MemorySummaries>,
  *   skills: () => Promise<import('../skills/store.js').SkillStore>, mcp: () => Promise<import('../mcp/manager.js').McpManager>,
  *   agents: () => Promise<import('../agent/runtime/agent-store.js').AgentStore>,
- *   goals: GoalStore, scheduler: Scheduler, usage: UsageLedger}} Services
+ *   goals: GoalStore, scheduler: Scheduler, usage: UsageLedger,
+ *   terminal: () => Promise<import('./terminal-host.js').TerminalHost>, mcpAuth: () => Promise<import('./mcp-auth.js').McpAuth>,
+ *   mount: WorkspaceMount, semantic: import('./semantic.js').SemanticSearch, tabs: import('../agent/coordination/tabs.js').TabCoordinator,
+ *   measureWorkspace: (workspaceId: string, signal: AbortSignal) => Promise<{bytes: number, files: number}>}} Services
+ *   terminal: the workspace's shell sessions and history (loads the shell); mcpAuth: OAuth sign-in for MCP servers (the
+ *   page's); semantic: search by meaning (the page's); tabs: this browser's tabs of Clawser; measureWorkspace: the bytes a
+ *   workspace's folder holds (any workspace of this browser: the Dashboard compares them)
+ */
+
+/**
+ * The folder from the computer a workspace works in: `current()` (null: none; undefined: not
+ * loaded yet), `set` another (null: the workspace's own files again), `permissionChanged` after
+ * the browser's permission for it changed (its files are read anew).
+ * @typedef {{workspaceId: string, current: () => Mount | null | undefined, set: (mount: Mount | null) => Promise<void>,
+ *   permissionChanged: () => void}} WorkspaceMount
  */
 
 /** A folder opened from the computer for a workspace, and whether the page may use it now. @typedef {{handle: FileSystemDirectoryHandle, granted: boolean}} Mount */
@@ -67,11 +81,14 @@ export class WorkspaceServices {
    *   mounts: MountStore, screenshotTarget: () => HTMLElement,
    *   runJob: (workspaceId: string, job: import('../stores/scheduler.js').Job, run: {scheduledFor: number, missed: number, manual: boolean}) => Promise<any>,
    *   summaryModel: (workspaceId: string) => Promise<import('../memory/summaries.js').ModelSummarizer | null>, whenIdle: (fn: () => void) => void,
-   *   secrets: import('../storage/secrets.js').SecretBox, mcpAuthHeaders?: (workspaceId: string, server: import('../mcp/manager.js').McpServerConfig) => Promise<Record<string, string>>,
+   *   secrets: import('../storage/secrets.js').SecretBox,
+   *   toolContext: (workspaceId: string) => Promise<import('../tools/types.d.ts').ToolContext>,
+   *   chat: (workspaceId: string) => import('./chat-controller.js').ChatController,
    *   quiet: () => boolean, guard: (p: Promise<unknown>) => void,
    *   damage?: (workspaceId: string, place: {fs: FileSystem, prefix: string, global?: boolean}) => import('../storage/damage.js').DamageSink}} deps
    *   runJob: runs one occurrence of a scheduled job (job delivery); summaryModel: the chat model that summarizes long
-   *   memories when the device cannot; quiet: a restore runs, background writers must not start;
+   *   memories when the device cannot; toolContext: what the terminal's `clawser` command's tools get; chat: the
+   *   workspace's conversations; quiet: a restore runs, background writers must not start;
    *   damage: where the stores of a workspace report damaged files (`prefix`: where `fs` is in the page's storage;
    *   `global`: files every workspace shares)
    */
@@ -144,7 +161,10 @@ export class WorkspaceServices {
         // Global skills (every workspace) and the workspace's own; this store is the only writer of both folders.
         // MCP servers: their tools join this workspace's registry while connected.
         mcp: () => (mcp ??= import('../mcp/manager.js').then(({ McpManager }) => {
-          const manager = new McpManager({ config: d.config, secrets: d.secrets, registry, workspaceId, ...(d.mcpAuthHeaders ? { authHeaders: (server) => /** @type {NonNullable<typeof d.mcpAuthHeaders>} */ (d.mcpAuthHeaders)(workspaceId, server) } : {}) });
+          // OAuth-signed servers: their access token (refreshed when it expires) on every request.
+          /** @param {import('../mcp/manager.js').McpServerConfig} server */
+          const authHeaders = (server) => this.mcpAuth().then((a) => a.oauth.headers(workspaceId, server));
+          const manager = new McpManager({ config: d.config, secrets: d.secrets, registry, workspaceId, authHeaders });
           this.#stopMcp.set(workspaceId, () => manager.closeAll());
           return manager;
         })),
@@ -169,6 +189,21 @@ export class WorkspaceServices {
           bindTool: async (name) => (await this.of(workspaceId).mcp()).bindingsOf([name]).bound[name],
           ...this.#damage(workspaceId),
         }),
+        terminal: () => this.#terminal(workspaceId),
+        mcpAuth: () => this.mcpAuth(),
+        mount: {
+          workspaceId,
+          current: () => this.mountOf(workspaceId),
+          set: (mount) => this.setMount(workspaceId, mount),
+          permissionChanged: () => this.refreshFiles(workspaceId),
+        },
+        semantic: d.semantic,
+        tabs: d.tabs,
+        // Its own folder (a folder opened from the computer is not in the browser's storage).
+        measureWorkspace: async (id, signal) => {
+          const { folderBytes } = await import('../storage/quota.js');
+          return folderBytes(d.fs, `clawser_workspaces/${id}`, { signal });
+        },
       };
       this.#services.set(workspaceId, s);
       const scheduler = s.scheduler;
@@ -176,6 +211,37 @@ export class WorkspaceServices {
       if (this.#schedulersOn) d.guard(scheduler.start());
     }
     return s;
+  }
+
+  /**
+   * OAuth sign-in for MCP servers (the page's), loaded with the first server that needs it.
+   * @type {Promise<import('./mcp-auth.js').McpAuth> | null}
+   */
+  #mcpAuth = null;
+  mcpAuth() {
+    const { config, secrets } = this.deps;
+    return (this.#mcpAuth ??= import('./mcp-auth.js').then(({ McpAuth }) => new McpAuth({ config, secrets })));
+  }
+
+  /**
+   * Each workspace's terminal sessions (they outlive the panel's view), made on first use.
+   * @type {Promise<import('./terminal-actions.js').TerminalHosts> | null}
+   */
+  #terminals = null;
+  /** @param {string} workspaceId */
+  async #terminal(workspaceId) {
+    const d = this.deps;
+    const hosts = (this.#terminals ??= import('./terminal-actions.js').then(({ TerminalHosts }) => new TerminalHosts({
+      config: d.config,
+      agentSettings: d.agentSettings,
+      services: (id) => this.of(id),
+      workspaceFs: (id) => this.workspaceFs(id),
+      toolContext: d.toolContext,
+      chat: d.chat,
+    })));
+    // A module that failed to load is asked for again next time.
+    hosts.catch(() => { if (this.#terminals === hosts) this.#terminals = null; });
+    return (await hosts).of(workspaceId);
   }
 
   /** A workspace was deleted: its scheduler stops and its services go. @param {string} workspaceId */

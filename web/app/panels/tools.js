@@ -1,0 +1,70 @@
+// The Tools panel: every tool with its policy, the approval rules, choices kept for MCP servers not
+// connected, and the tools' settings (fetch allowlist, search endpoint and key).
+/** @import { PanelEntry } from '../panels.js' */
+/** @import { ToolDefinition } from '../../tools/types.d.ts' */
+
+/**
+ * What a tool does by default at an autonomy level, in words (the panel's "Default" option).
+ * @param {ToolDefinition | undefined} tool
+ * @param {'readonly' | 'supervised' | 'full'} level
+ * @param {Record<string, string>} policies the default policy of each permission (DEFAULT_POLICY)
+ */
+function defaultBehaviour(tool, level, policies) {
+  if (!tool) return 'never run';
+  const changes = !!tool.standing || !(tool.permission === 'read' || tool.permission === 'internal');
+  if (level === 'readonly' && changes) return 'refused (read-only autonomy)';
+  if (level === 'supervised' && changes) return 'ask each time (supervised autonomy)';
+  return policies[tool.permission] === 'auto' ? 'run without asking' : 'ask each time';
+}
+
+/** @type {PanelEntry} */
+const panel = {
+  name: 'tools',
+  label: 'Tools',
+  icon: '🛠️',
+  shortcut: 'Alt+6',
+  split: false,
+  async open(ctx) {
+    const [{ ToolsPanel }, { DEFAULT_POLICY }, { describeRule }] = await Promise.all([
+      import('../../ui/tools-panel.js'), import('../../tools/index.js'), import('../../tools/approval-rules.js'),
+    ]);
+    const { registry } = ctx.services;
+    const { agentSettings, workspaceId } = ctx;
+    // A choice for an MCP server's tool is kept under the server's identity: named by the manager when its server is not connected.
+    const mcpChoices = registry.rules().some((r) => r.tool.startsWith('mcp:'))
+      || Object.keys(registry.overrides()).some((k) => k.startsWith('mcp:'));
+    const mcp = mcpChoices ? await ctx.services.mcp() : null;
+    const tools = registry.list();
+    // Each row's choice goes to the tool it shows (its identity as the panel opened), even if its
+    // MCP server disconnects, or another server's tool takes its name, while the panel is open.
+    const keys = new Map(tools.map((t) => [t.name, t.policyKey ?? t.name]));
+    /** @param {string} name */
+    const keyOf = (name) => keys.get(name) ?? name;
+    const root = ToolsPanel({
+      tools,
+      toolLabel: (key) => registry.toolOfKey(key)?.name ?? mcp?.describeKey(key) ?? key,
+      userPolicyOf: (name) => registry.userPolicyOf(keyOf(name)),
+      defaultOf: (name) => defaultBehaviour(registry.get(name), agentSettings.load(workspaceId).autonomy.level, DEFAULT_POLICY),
+      onPolicy: (name, policy) => registry.setPolicy(keyOf(name), policy),
+      rules: () => registry.rules(),
+      describeRule,
+      onRemoveRule: (rule) => registry.removeRule(rule),
+      onAddRule: (rule) => registry.addRule({ ...rule, tool: keyOf(rule.tool) }),
+      // The choices of tools not in the table (an MCP server not connected): seen and forgettable all the same.
+      storedChoices: () => Object.entries(registry.overrides())
+        .filter(([key]) => key.startsWith('mcp:') && !tools.some((t) => t.policyKey === key))
+        .map(([key, policy]) => ({ key, policy, label: mcp?.describeKey(key) ?? key })),
+      onForget: (key) => registry.setPolicy(key, null),
+      settings: agentSettings.load(workspaceId),
+      hasSearchKey: agentSettings.hasSearchApiKey(workspaceId),
+      onSaveSettings: async ({ fetchAllowlist, searchEndpoint, searchApiKey }) => {
+        const s = agentSettings.load(workspaceId);
+        agentSettings.save(workspaceId, { ...s, tools: { ...s.tools, fetchAllowlist, searchEndpoint } });
+        if (searchApiKey !== undefined) await agentSettings.setSearchApiKey(workspaceId, searchApiKey);
+      },
+      onBack: ctx.back,
+    });
+    return { root };
+  },
+};
+export default panel;
