@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { offMachine, saveSettings, readWorkspaceFile, sendMessage, appView, storedConfigUntil } from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
 
-
 const { llm, browser, page } = await useFixture({
   llm: {},
   settings: ({ llm }) => ({ provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` }),

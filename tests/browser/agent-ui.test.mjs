@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { saveSettings, readWorkspaceFile, sendMessage } from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
 
-
 // OpenAI's wire format through the fixture: this catalog entry is vision-capable.
 const { llm, page } = await useFixture({
   llm: {},

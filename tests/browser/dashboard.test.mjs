@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { readWorkspaceFile, sendMessage, waitInPage } from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
 
-
 const { llm, browser, page } = await useFixture({
   llm: {},
   settings: ({ llm }) => ({ provider: 'openai-compatible', model: 'gpt-4o', baseUrl: `${llm.url}/v1` }),

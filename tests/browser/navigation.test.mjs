@@ -7,7 +7,6 @@ import { readFile } from 'node:fs/promises';
 import { readWorkspaceFile } from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
 
-
 const { page } = await useFixture({ settings: { provider: 'echo' } });
 
 const palette = () => page.getByRole('dialog', { name: 'Command palette' });

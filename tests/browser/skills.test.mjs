@@ -10,7 +10,6 @@ import { zipSync, unzipSync, strToU8 } from 'fflate';
 import { sendMessage, readWorkspaceFile } from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
 
-
 const PDF = new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x2d, 0x31, 0x2e, 0x37, 0x0a, 0x00, 0xff, 0xfe, 0x81, 0x02]);
 const SKILL_MD = `---
 name: report-writer
