@@ -2,32 +2,20 @@
 // CGI bridge with CORS, on 127.0.0.1): clone into a new workspace with a token, push, pull,
 // non-fast-forward, wrong token and a server without CORS — each with a clear message; the
 // real git CLI checks what the browser pushed (git fsck --full, git log).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, writeFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { launchBrowser, startApp, readWorkspaceFile } from './helpers.mjs';
+import { readWorkspaceFile } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 import { startGitServer } from '../fixtures/git-http-server.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {Awaited<ReturnType<typeof startGitServer>>} */ let server;
-/** @type {string} */ let work;
-
-before(async () => {
-  app = await startApp();
-  browser = await launchBrowser();
-  server = await startGitServer({ token: 'sekret-token' });
-  work = await mkdtemp(join(tmpdir(), 'clawser-remote-'));
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await server?.close();
-  await rm(work, { recursive: true, force: true });
-});
+const fx = await useFixture();
+const { app, browser } = fx;
+const server = await startGitServer({ token: 'sekret-token' });
+fx.defer(() => server.close());
+const work = await fx.tempDir('clawser-remote-');
 
 /** The real git CLI as another collaborator. @param {string} cwd @param {...string} args @returns {Promise<string>} */
 function git(cwd, ...args) {

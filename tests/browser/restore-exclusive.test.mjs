@@ -2,22 +2,13 @@
 // the app: while tab A restores, tab B shows a banner it cannot dismiss, refuses to save
 // anything (a message sent then is not stored), and reloads when the restore has finished; the
 // restored data is exactly the backup's. Control: B saves normally before the restore.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { launchBrowser, startApp, openWorkspace, sendMessage, saveSettings } from './helpers.mjs';
+import { openWorkspace, sendMessage, saveSettings } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-
-before(async () => {
-  app = await startApp();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-});
+const { app, browser } = await useFixture();
 
 /** The open conversation's event log, as stored. @param {import('playwright-core').Page} page @param {string} ws @param {string} conv */
 function eventLog(page, ws, conv) {

@@ -1,26 +1,13 @@
 // The storage layer on the real OPFS (through its worker), secrets with real WebCrypto and
 // IndexedDB, and conversations on OPFS: incremental appends, torn-line recovery after a tab
 // is killed mid-write, and a tab closed mid-stream losing no earlier event.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { waitInPage, launchBrowser, startApp, openWorkspace, openHome } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { waitInPage, openWorkspace, openHome } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 import { waitUntil } from '../fixtures/wait.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
-
-before(async () => {
-  app = await startApp();
-  llm = await startLlmServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await llm?.close();
-});
+const { app, llm, browser } = await useFixture({ llm: {} });
 
 const blankPage = () => openHome(browser.context, app.url);
 
