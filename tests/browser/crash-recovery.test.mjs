@@ -14,29 +14,21 @@
 // main's code kept in localStorage: Chromium had written it), wait until it is on disk (a condition observed in the profile's
 // files), and, before the kill, check that the changes under test are not on disk in localStorage
 // yet: the crash falls in the window where versions keeping settings there lost them.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launchBrowser, startApp, openWorkspace, sendMessage, saveSettings, waitInPage, appView, storedConfigUntil } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { openWorkspace, sendMessage, saveSettings, waitInPage, appView, storedConfigUntil } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 import { waitUntil } from '../fixtures/wait.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
+// Each test starts (and kills) browsers of its own on a profile of its own.
+const fx = await useFixture({ llm: {}, browser: false });
+const { app, llm } = fx;
 
-before(async () => {
-  app = await startApp();
-  llm = await startLlmServer();
-});
-after(async () => {
-  await app?.close();
-  await llm?.close();
-});
-
-/** @typedef {Awaited<ReturnType<typeof launchBrowser>>} Browser */
+/** @typedef {import('./fixture.mjs').Browser} Browser */
 
 /** The page's notice of damaged files (web/app/damage-report.js). */
 const DAMAGE_NOTICE = /Clawser found (a damaged file|\d+ damaged files)/;
@@ -122,7 +114,7 @@ const launched = new Set();
 
 /** @param {{profileDir?: string}} [options] */
 async function launch(options) {
-  const browser = await launchBrowser(options);
+  const browser = await fx.launchBrowser(options);
   launched.add(browser);
   return browser;
 }
