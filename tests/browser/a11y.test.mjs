@@ -21,7 +21,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { sendMessage, writeWorkspaceFile, waitInPage } from './helpers.mjs';
+import { sendMessage, writeWorkspaceFile, waitInPage, panelSays } from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
 import { PANEL_NAV } from '../../web/app/panel-nav.js';
 
@@ -475,7 +475,7 @@ test('no serious or critical violation and no cut option in the panels\' inner s
   await page.getByRole('button', { name: 'Stage inner.js' }).click();
   await page.getByLabel(/Commit message/).fill('Add the app');
   await page.getByRole('button', { name: 'Commit', exact: true }).click();
-  await page.getByText(/Committed [0-9a-f]{7}\./).waitFor();
+  await panelSays(page, /Committed [0-9a-f]{7}\./);
   await writeWorkspaceFile(page, 'inner.js', '// the answer\nexport const answer = 43;\nfunction twice(n) { return `${n * 2}`; }\n');
   await page.getByRole('button', { name: 'Refresh' }).click();
   await page.getByRole('button', { name: /modified inner\.js/ }).click();

@@ -195,8 +195,7 @@ test('granted: the service worker notifies of due jobs while no Clawser window i
     assert.equal(same.data.checkedAt, note.data.checkedAt, 'the notification was not shown again');
 
     // Opening Clawser: the panel reports the last check; a check now removes the stale reminder.
-    const again = await browser.context.newPage();
-    again.setDefaultTimeout(20_000);
+    const again = await fx.newPage(browser.context);
     await again.goto(`${app.url}#workspace/${note.data.workspaces.find((/** @type {string} */ w) => w !== 'ws-other')}/schedule`);
     await again.locator('#job-mode').getByText(/The last background check was on /).waitFor();
     await fire();

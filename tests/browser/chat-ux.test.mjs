@@ -12,10 +12,11 @@ import { readFile } from 'node:fs/promises';
 
 const KEY = 'sk-test-chat-ux-0123456789';
 
-const { app, llm, browser, page } = await useFixture({
+const fx = await useFixture({
   llm: { apiKey: KEY, models: ['test-model'] },
   settings: ({ llm }) => ({ provider: 'openai', model: 'test-model', apiKey: KEY, baseUrl: `${llm.url}/v1` }),
 });
+const { app, llm, browser, page } = fx;
 
 const message = () => page.getByRole('textbox', { name: 'Message' });
 const send = async (/** @type {string} */ text) => {
@@ -403,8 +404,7 @@ test('an offline indicator appears with the network gone and leaves when it is b
 });
 
 test('offline, cloning a git repository says "You are offline", not CORS; online, the same failure keeps the CORS advice', async () => {
-  const home = await browser.context.newPage();
-  home.setDefaultTimeout(15_000);
+  const home = await fx.newPage(browser.context);
   /** Asks to clone `url` from the home screen; returns the alert the failure shows. @param {string} url */
   const clone = async (url) => {
     await home.getByRole('button', { name: 'Clone a git repository' }).click();

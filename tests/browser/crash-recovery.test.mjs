@@ -144,8 +144,7 @@ function stateChecked(page) {
 /** A new browser on the profile of `browser` (killed or closed), and a page on the app's home screen once the app is in. @param {string} profileDir */
 async function reopen(profileDir) {
   const browser = await launch({ profileDir });
-  const page = await browser.context.newPage();
-  page.setDefaultTimeout(30_000);
+  const page = await fx.newPage(browser.context);
   await page.goto(`${app.url}#home`);
   await appReady(page);
   return { browser, page };
@@ -394,8 +393,7 @@ async function restoreScenario({ kill }) {
     // This visit restores the backup.
     const first = await launch({ profileDir });
     const sentinel = await localStorageSentinel(first);
-    const home = await first.context.newPage();
-    home.setDefaultTimeout(30_000);
+    const home = await fx.newPage(first.context);
     await home.goto(`${app.url}#home`);
     await home.getByRole('link', { name: /Made after the backup/ }).waitFor();
     await home.waitForFunction(() => performance.getEntriesByName('clawser-app-ready').length > 0);
@@ -479,8 +477,7 @@ async function deleteScenario({ kill }) {
     await writeNotes(made, doomed, NOTES);
     await setup.close({ keepProfile: true });
     const first = await launch({ profileDir });
-    const page = await first.context.newPage();
-    page.setDefaultTimeout(30_000);
+    const page = await fx.newPage(first.context);
     await page.goto(`${app.url}#home`);
     await page.waitForFunction(() => performance.getEntriesByName('clawser-app-ready').length > 0);
     await page.getByRole('button', { name: 'Delete workspace Doomed' }).click();
@@ -684,8 +681,7 @@ async function damagedListScenario({ damage }) {
     // Cut short, as a write the disk did not finish leaves it.
     const damaged = intact.slice(0, Math.floor(intact.length / 2));
     if (damage) await writeRaw(side, path, damaged);
-    const page = await browser.context.newPage();
-    page.setDefaultTimeout(30_000);
+    const page = await fx.newPage(browser.context);
     await page.goto(`${app.url}#home`);
     await appReady(page);
     await stateChecked(page);
@@ -753,8 +749,7 @@ async function damagedSettingsScenario({ damage }) {
     // Garbage bytes in the middle, as a disk error leaves them.
     const damaged = `${intact.slice(0, 40)}\u0000\u0000\u0007\u0001${intact.slice(44)}`;
     if (damage) await writeRaw(side, path, damaged);
-    const page = await browser.context.newPage();
-    page.setDefaultTimeout(30_000);
+    const page = await fx.newPage(browser.context);
     await page.goto(`${app.url}#home`);
     await appReady(page);
     await stateChecked(page);
@@ -840,8 +835,7 @@ async function unlistedScenario({ lose }) {
   try {
     const side = await watcher(browser);
     if (lose) await loseFromList(side, second);
-    const page = await browser.context.newPage();
-    page.setDefaultTimeout(30_000);
+    const page = await fx.newPage(browser.context);
     await page.goto(`${app.url}#home`);
     await appReady(page);
     await stateChecked(page);

@@ -18,8 +18,7 @@ fx.defer(() => hub.close());
 
 /** @param {import('playwright-core').BrowserContext} context */
 async function openApp(context) {
-  const page = await context.newPage();
-  page.setDefaultTimeout(30_000);
+  const page = await fx.newPage(context);
   await page.goto(app.url);
   return page;
 }

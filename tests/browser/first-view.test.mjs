@@ -18,8 +18,7 @@ async function heldPage({ firstVisit = false } = {}) {
   // Its own profile (a first visit: no service worker answers instead of the route).
   const own = await fx.launchBrowser();
   const context = { close: () => own.close() };
-  const page = await own.context.newPage();
-  page.setDefaultTimeout(20_000);
+  const page = await fx.newPage(own.context);
   if (!firstVisit) {
     // What a previous visit leaves: the list, a provider choice and each workspace's folder.
     await page.goto(`${app.url}manifest.webmanifest`);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, writeFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readWorkspaceFile } from './helpers.mjs';
+import { readWorkspaceFile, panelSays } from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
 import { startGitServer } from '../fixtures/git-http-server.mjs';
 
@@ -37,20 +37,6 @@ async function commitElsewhere(file, content, message) {
   await git(dir, 'add', '-A');
   await git(dir, 'commit', '-q', '-m', message);
   await git(dir, 'push', '-q', 'origin', 'main');
-}
-
-/**
- * Waits for the Git panel to say `text`; if it does not, the failure says what the page said instead
- * (its status lines and alerts), not only that the text never came.
- * @param {import('playwright-core').Page} page @param {string | RegExp} text
- */
-async function panelSays(page, text) {
-  try {
-    await page.getByText(text).waitFor();
-  } catch (err) {
-    const said = await page.locator('[role=status], [role=alert]').allInnerTexts().catch(() => []);
-    throw new Error(`${/** @type {Error} */ (err).message}\nThe page said: ${JSON.stringify(said.filter((t) => t.trim()))}`);
-  }
 }
 
 test('clone with a token, push, pull, non-fast-forward, wrong token, no CORS', async () => {
@@ -148,8 +134,7 @@ test('clone with a token, push, pull, non-fast-forward, wrong token, no CORS', a
 
 test('the Clone action refuses a repository whose pack expands like a zip bomb (40 MB of zeros), with the archive message, and leaves no workspace; control: the clone above', async () => {
   const bomb = await server.createRepo('bomb', { 'big.bin': new Uint8Array(40 * 1024 * 1024), 'README.md': 'hi\n' });
-  const page = await browser.context.newPage();
-  page.setDefaultTimeout(30_000);
+  const page = await fx.newPage(browser.context);
   await page.goto(`${app.url}#home`);
   await page.getByRole('button', { name: 'Clone a git repository' }).click();
   const dialog = page.getByRole('dialog', { name: 'Clone a git repository' });

@@ -224,6 +224,21 @@ export function writeWorkspaceFile(page, path, text) {
   }, [path, text]);
 }
 
+/**
+ * Waits for the page to say `text` (a panel's outcome, e.g. the Git panel's "Committed …"); if it
+ * does not, the failure says what the page said instead (its status lines and alerts), not only
+ * that the text never came.
+ * @param {import('playwright-core').Page} page @param {string | RegExp} text
+ */
+export async function panelSays(page, text) {
+  try {
+    await page.getByText(text).waitFor();
+  } catch (err) {
+    const said = await page.locator('[role=status], [role=alert]').allInnerTexts().catch(() => []);
+    throw new Error(`${/** @type {Error} */ (err).message}\nThe page said: ${JSON.stringify(said.filter((t) => t.trim()))}`);
+  }
+}
+
 /** Types a message into the composer and sends it. @param {import('playwright-core').Page} page @param {string} text */
 export async function sendMessage(page, text) {
   await page.getByRole('textbox', { name: 'Message', exact: true }).fill(text);

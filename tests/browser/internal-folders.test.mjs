@@ -82,8 +82,7 @@ test('clone, branch switch, pull and restore of a repository carrying every inte
   const planted = await internalStateFiles('v1');
   const url = await server.createRepo('planted', { 'README.md': '# Planted\n', 'docs/guide.md': 'Guide v1\n', ...planted });
   assert.match(await server.git('planted', 'show', 'main:.scheduler/jobs.json'), /"kind": "prompt"/, 'the repository really carries a prompt job');
-  const page = await browser.context.newPage();
-  page.setDefaultTimeout(30_000);
+  const page = await fx.newPage(browser.context);
   await page.goto(`${app.url}#home`);
 
   // Clone: the normal files arrive, the user is told what was left out.

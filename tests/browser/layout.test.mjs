@@ -22,8 +22,7 @@ for (const [width, height] of [[360, 740], [1920, 1080]]) {
     test(`${width}px ${scheme}: no horizontal overflow, named controls, keyboard chat`, async () => {
       const browser = await fx.launchBrowser({ viewport: { width, height }, colorScheme: scheme });
       try {
-        const page = await browser.context.newPage();
-        page.setDefaultTimeout(20_000);
+        const page = await fx.newPage(browser.context);
         await page.goto(app.url);
         await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
         assert.ok(scheme === 'dark' ? (await bgLuminance(page)) < 0.2 : (await bgLuminance(page)) > 0.8, 'colour scheme followed');
@@ -128,8 +127,7 @@ for (const [width, height] of [[360, 740], [1920, 1080]]) {
 test('every panel has a keyboard shortcut (Alt+1…Alt+9), announced on its button', async () => {
   const browser = await fx.launchBrowser();
   try {
-    const page = await browser.context.newPage();
-    page.setDefaultTimeout(20_000);
+    const page = await fx.newPage(browser.context);
     await page.goto(app.url);
     await page.getByRole('link', { name: /My workspace/ }).click();
     await page.getByRole('textbox', { name: 'Message' }).waitFor();

@@ -10,7 +10,8 @@ import { unzipSync, strFromU8 } from 'fflate';
 import { openWorkspace, sendMessage, waitInPage } from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
 
-const { app, llm, browser } = await useFixture({ llm: {} });
+const fx = await useFixture({ llm: {} });
+const { app, llm, browser } = fx;
 
 /**
  * Every file under a folder of the open workspace (e.g. `.checkpoints`), path → text.
@@ -78,8 +79,7 @@ test('a checkpoint holds ids and offsets, no copy of the conversation; the turn 
 
   const url = page.url();
   await page.close({ runBeforeUnload: false });
-  const again = await browser.context.newPage();
-  again.setDefaultTimeout(20_000);
+  const again = await fx.newPage(browser.context);
   await again.goto(url);
   await again.getByText('Your last request was interrupted: the tab closed before the reply finished.').waitFor();
   await again.getByRole('button', { name: 'Retry' }).click();

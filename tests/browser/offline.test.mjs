@@ -58,8 +58,7 @@ test('installable; after one visit the app loads and chats offline, every file f
   const fx = await openFixture({ app: { copy: true } });
   const { browser } = fx;
   try {
-    const page = await browser.context.newPage();
-    page.setDefaultTimeout(20_000);
+    const page = await fx.newPage(browser.context);
     await page.goto(fx.url);
     await waitForServiceWorkerControl(page);
     // Chrome's own installability check: manifest, icons, service worker, standalone.
@@ -109,8 +108,7 @@ test('installable; after one visit the app loads and chats offline, every file f
     // The server is gone entirely: a cold start still works.
     await browser.context.setOffline(false);
     await fx.app.close();
-    const fresh = await browser.context.newPage();
-    fresh.setDefaultTimeout(20_000);
+    const fresh = await fx.newPage(browser.context);
     await fresh.goto(page.url());
     await fresh.getByText('Echo: offline hello').waitFor();
     await runCodeTurn(fresh, 'server gone');
@@ -159,8 +157,7 @@ test('semantic memory with the server gone: the embedding worker embeds a new me
     const hub = await startModelServer();
     fx.defer(() => hub.close());
     // The first visit: the app, and the embedding model installed from a stand-in hub (as a user does once).
-    const page = await browser.context.newPage();
-    page.setDefaultTimeout(20_000);
+    const page = await fx.newPage(browser.context);
     await page.goto(fx.url);
     await waitForServiceWorkerControl(page);
     await page.getByRole('link', { name: /My workspace/ }).click();
@@ -178,8 +175,7 @@ test('semantic memory with the server gone: the embedding worker embeds a new me
     await fx.app.close();
     await hub.close();
     const hubAsked = hub.requests.length;
-    const fresh = await browser.context.newPage();
-    fresh.setDefaultTimeout(20_000);
+    const fresh = await fx.newPage(browser.context);
     await fresh.goto(page.url());
     await page.close();
     await fresh.getByRole('button', { name: 'Memory', exact: true }).click();
@@ -212,8 +208,7 @@ test('a new version is offered in the app and old caches are deleted on activate
   const fx = await openFixture({ app: { copy: true } });
   const { browser } = fx;
   try {
-    const page = await browser.context.newPage();
-    page.setDefaultTimeout(30_000);
+    const page = await fx.newPage(browser.context);
     await page.goto(fx.url);
     await waitForServiceWorkerControl(page);
     const before = await page.evaluate(() => caches.keys());

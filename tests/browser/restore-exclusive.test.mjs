@@ -8,7 +8,8 @@ import { readFile } from 'node:fs/promises';
 import { openWorkspace, sendMessage, saveSettings } from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
 
-const { app, browser } = await useFixture();
+const fx = await useFixture();
+const { app, browser } = fx;
 
 /** The open conversation's event log, as stored. @param {import('playwright-core').Page} page @param {string} ws @param {string} conv */
 function eventLog(page, ws, conv) {
@@ -33,8 +34,7 @@ test('while one tab restores a backup, another stops writing, shows a banner, re
   const [, ws, , conv] = new URL(b.url()).hash.slice(1).split('/');
   assert.ok(ws && conv);
 
-  const a = await browser.context.newPage();
-  a.setDefaultTimeout(20_000);
+  const a = await fx.newPage(browser.context);
   await a.goto(`${app.url}#home`);
   await a.getByRole('button', { name: 'Export everything' }).click();
   const exportDialog = a.getByRole('dialog', { name: 'Export everything' });

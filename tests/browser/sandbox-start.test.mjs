@@ -23,8 +23,7 @@ const MARGIN_MS = 20_000;
  */
 async function echoChat(route) {
   const browser = await fx.launchBrowser();
-  const page = await browser.context.newPage();
-  page.setDefaultTimeout(20_000);
+  const page = await fx.newPage(browser.context);
   await page.route(FRAME, route);
   await page.goto(app.url);
   await page.getByRole('link', { name: /My workspace/ }).click();

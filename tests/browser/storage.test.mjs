@@ -7,7 +7,8 @@ import { waitInPage, openWorkspace, openHome } from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
 import { waitUntil } from '../fixtures/wait.mjs';
 
-const { app, llm, browser } = await useFixture({ llm: {} });
+const fx = await useFixture({ llm: {} });
+const { app, llm, browser } = fx;
 
 const blankPage = () => openHome(browser.context, app.url);
 
@@ -280,8 +281,7 @@ test('secrets: AES-GCM under a non-extractable key kept in IndexedDB', async () 
 });
 
 test('events persist line by line on OPFS and a torn last line is recovered with a notice', async () => {
-  const page = await browser.context.newPage();
-  page.setDefaultTimeout(20_000);
+  const page = await fx.newPage(browser.context);
   await page.goto(app.url);
   await page.getByRole('link', { name: /My workspace/ }).click();
   await page.getByRole('button', { name: 'Try Echo' }).click();
@@ -342,8 +342,7 @@ test('a tab closed mid-stream loses no earlier event', async () => {
   }, undefined, { what: 'a checkpoint of the running turn' });
   const url = page.url();
   await page.close({ runBeforeUnload: false });
-  const again = await browser.context.newPage();
-  again.setDefaultTimeout(20_000);
+  const again = await fx.newPage(browser.context);
   await again.goto(url);
   await again.getByText('You said: first turn').waitFor();
   const users = await again.locator('.msg.user').allInnerTexts();

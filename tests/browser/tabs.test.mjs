@@ -21,7 +21,8 @@ import { useFixture } from './fixture.mjs';
  * }} TabWindow
  */
 
-const { app, browser } = await useFixture();
+const fx = await useFixture();
+const { app, browser } = fx;
 
 /**
  * A page of the app's origin running a coordinator named `name`, and a small OPFS counter
@@ -29,8 +30,7 @@ const { app, browser } = await useFixture();
  * @param {string} name @param {string} label
  */
 async function openTab(name, label) {
-  const page = await browser.context.newPage();
-  page.setDefaultTimeout(20_000);
+  const page = await fx.newPage(browser.context);
   await page.goto(`${app.url}#home`);
   await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
   await page.evaluate(

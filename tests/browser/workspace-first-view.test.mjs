@@ -24,8 +24,7 @@ const HOUR = 3_600_000;
  */
 async function heldPage({ tornLine = false, files = {} } = {}) {
   const own = await fx.launchBrowser();
-  const page = await own.context.newPage();
-  page.setDefaultTimeout(20_000);
+  const page = await fx.newPage(own.context);
   const errors = /** @type {string[]} */ ([]);
   page.on('pageerror', (err) => errors.push(err.message));
   await page.goto(`${app.url}manifest.webmanifest`);
