@@ -4,28 +4,17 @@
 // shows the user's files as changes. A turn writing two files commits both (control); undo is
 // its own commit and a later turn's commit has only its own paths; restoring the workspace to
 // before the agent's commit keeps the user's uncommitted work.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, sendMessage, readWorkspaceFile, waitInPage } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { sendMessage, readWorkspaceFile, waitInPage } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {import('playwright-core').Page} */ let page;
 /** The goal's Markdown mirror (a workspace file). */
 let goalFile = '';
 
-before(async () => {
-  app = await startApp();
-  llm = await startLlmServer();
-  browser = await launchBrowser();
-  page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await llm?.close();
+const { llm, page } = await useFixture({
+  llm: {},
+  settings: ({ llm }) => ({ provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` }),
 });
 
 /** The workspace's repository as stored in OPFS: its commits (newest first) with the paths each changed, and the paths with changes not committed. */

@@ -2,26 +2,14 @@
 // tool calls in OpenAI and Anthropic SSE, approval (allow / deny / always), the policy
 // surviving a reload, files really written to OPFS, a blocked traversal, a leaked key
 // redacted on screen and in the stored log.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, offMachine, saveSettings, openWorkspace, readWorkspaceFile, sendMessage, appView, storedConfigUntil } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { offMachine, saveSettings, readWorkspaceFile, sendMessage, appView, storedConfigUntil } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {import('playwright-core').Page} */ let page;
-
-before(async () => {
-  app = await startApp();
-  llm = await startLlmServer();
-  browser = await launchBrowser();
-  page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await llm?.close();
+const { llm, browser, page } = await useFixture({
+  llm: {},
+  settings: ({ llm }) => ({ provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` }),
 });
 
 const send = (/** @type {string} */ text) => sendMessage(page, text);

@@ -1,26 +1,14 @@
 // Agent tools that need the page: ask_user, the artifact pane, a real screenshot sent to a
 // vision model, the safety switch's confirmation, and an autonomy limit stopping a run.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, saveSettings, openWorkspace, readWorkspaceFile, sendMessage } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { saveSettings, readWorkspaceFile, sendMessage } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {import('playwright-core').Page} */ let page;
-
-before(async () => {
-  app = await startApp();
-  llm = await startLlmServer();
-  browser = await launchBrowser();
-  // OpenAI's wire format through the fixture: this catalog entry is vision-capable.
-  page = await openWorkspace(browser.context, app.url, { provider: 'openai', model: 'gpt-4o', apiKey: 'sk-test-vision-key', baseUrl: `${llm.url}/v1`, autonomy: 'full' });
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await llm?.close();
+// OpenAI's wire format through the fixture: this catalog entry is vision-capable.
+const { llm, page } = await useFixture({
+  llm: {},
+  settings: ({ llm }) => ({ provider: 'openai', model: 'gpt-4o', apiKey: 'sk-test-vision-key', baseUrl: `${llm.url}/v1`, autonomy: 'full' }),
 });
 
 const send = (/** @type {string} */ text) => sendMessage(page, text);

@@ -1,31 +1,18 @@
 // Agents that work together and can be taken back: self-repair of a stuck run, named agents
 // and @mentions, sub-agents, per-turn undo/redo and the heartbeat, in the real page.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, sendMessage, recordNotifications } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { sendMessage, recordNotifications } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 import { waitUntil } from '../fixtures/wait.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {import('playwright-core').Page} */ let page;
-
-before(async () => {
-  app = await startApp();
-  llm = await startLlmServer();
-  browser = await launchBrowser();
-  await recordNotifications(browser.context);
-  page = await openWorkspace(browser.context, app.url, { provider: 'openai', model: 'gpt-4o', apiKey: 'sk-test-agents-key', baseUrl: `${llm.url}/v1`, autonomy: 'full' });
+const { llm, page } = await useFixture({
+  llm: {},
+  beforePage: ({ context }) => recordNotifications(context),
+  settings: ({ llm }) => ({ provider: 'openai', model: 'gpt-4o', apiKey: 'sk-test-agents-key', baseUrl: `${llm.url}/v1`, autonomy: 'full' }),
 });
 /** Waits for a condition of this process (the scripted server's requests). @param {() => boolean} check @param {string} what */
 const until = (/** @type {() => boolean} */ check, /** @type {string} */ what) => waitUntil(check, what);
-
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await llm?.close();
-});
 
 test('a looping model is told it is stuck, then stopped by self-repair; Continue anyway lets it finish', async () => {
   await page.getByRole('button', { name: 'New conversation' }).click();

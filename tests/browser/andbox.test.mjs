@@ -1,9 +1,9 @@
 // andbox in a real Chromium: benign code runs; every escape route fails; limits hold.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { createHash } from 'node:crypto';
-import { launchBrowser, startApp } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
 /**
  * Another origin of the same site (127.0.0.1, another port): a page that tries to borrow the
@@ -48,42 +48,27 @@ async function startOtherOrigin() {
   };
 }
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof startOtherOrigin>>} */ let other;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {import('playwright-core').Page} */ let page;
-
-before(async () => {
-  app = await startApp();
-  other = await startOtherOrigin();
-  browser = await launchBrowser();
-  page = await browser.context.newPage();
-  page.setDefaultTimeout(30_000);
-  await page.goto(`${app.url}#home`);
-  await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
-  // A cookie and a localStorage value of the host page that sandboxed code must not see.
-  await page.evaluate(() => {
-    document.cookie = 'host_cookie=secret-cookie; path=/';
-    localStorage.setItem('host_value', 'secret-local');
-  });
-  await page.evaluate(async () => {
-    const { createSandbox } = await import('/web/packages/andbox/index.js');
-    /** @type {any} */ (window).__sb = await createSandbox({
-      timeoutMs: 2000,
-      capabilities: {
-        add: ({ a, b }) => a + b,
-        secret: () => 'only via host',
-        fetch: async ({ url }) => ({ status: 200, statusText: 'OK', headers: { 'content-type': 'text/plain' }, body: `host fetched ${url}` }),
-      },
-      allowCall: ({ name }) => name !== 'secret',
-      imports: { fflate: '/web/vendor/fflate.js' },
-    });
-  });
+const fx = await useFixture({ page: 'home' });
+const { app, browser, page } = fx;
+const other = await startOtherOrigin();
+fx.defer(() => other.close());
+// A cookie and a localStorage value of the host page that sandboxed code must not see.
+await page.evaluate(() => {
+  document.cookie = 'host_cookie=secret-cookie; path=/';
+  localStorage.setItem('host_value', 'secret-local');
 });
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await other?.close();
+await page.evaluate(async () => {
+  const { createSandbox } = await import('/web/packages/andbox/index.js');
+  /** @type {any} */ (window).__sb = await createSandbox({
+    timeoutMs: 2000,
+    capabilities: {
+      add: ({ a, b }) => a + b,
+      secret: () => 'only via host',
+      fetch: async ({ url }) => ({ status: 200, statusText: 'OK', headers: { 'content-type': 'text/plain' }, body: `host fetched ${url}` }),
+    },
+    allowCall: ({ name }) => name !== 'secret',
+    imports: { fflate: '/web/vendor/fflate.js' },
+  });
 });
 
 /** @param {string} code @param {{timeoutMs?: number}} [opts] */
@@ -264,7 +249,7 @@ test('a page of another port of the same site cannot borrow the frame: the heade
     assert.equal(attacker.frames().filter((f) => f.url() === frameUrl).length, 0, 'the sandbox document never loaded in the other site\'s page');
     // Control: the same attack against a server without the headers loads the frame — and the
     // frame's own check refuses to run the attacker's worker.
-    const bare = await startApp({ framingHeaders: false });
+    const bare = await fx.startApp({ framingHeaders: false });
     try {
       const r = await attacker.evaluate(attackScript(), /** @type {[string, string]} */ ([`${bare.url}web/packages/andbox/frame.html`, STEAL]));
       assert.deepEqual(r, { outcome: 'refused', seen: [{ type: 'refused', code: 'sandbox_not_isolated' }, { type: 'refused', code: 'sandbox_not_isolated' }] });

@@ -1,18 +1,12 @@
 // The public module loads in the browser and its pieces work together end to end.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { openFixture } from './fixture.mjs';
 
 test('web/clawser.js: provider + EventLog persistence + renderMarkdown, as an embedder uses them', async () => {
-  const app = await startApp();
-  const llm = await startLlmServer();
-  /** @type {Awaited<ReturnType<typeof launchBrowser>> | undefined} */ let browser;
+  const fx = await openFixture({ llm: {}, page: 'home' });
   try {
-    browser = await launchBrowser();
-    const page = await browser.context.newPage();
-    await page.goto(`${app.url}#home`);
-    await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
+    const { llm, page } = fx;
     llm.enqueue({ text: 'Hello from **the API**' });
     const result = await page.evaluate(async (base) => {
       const api = await import('/web/clawser.js');
@@ -44,8 +38,6 @@ test('web/clawser.js: provider + EventLog persistence + renderMarkdown, as an em
     assert.deepEqual(result.listed, ['.git', 'hello.txt']);
     for (const name of ['workspaceFs', 'WorkspaceGit', 'createBackup', 'EventLog', 'createProvider', 'parseSSE', 'OpfsFileSystem', 'MemoryFileSystem', 'renderMarkdown', 'ClawserAgent']) assert.ok(result.exports.includes(name), name);
   } finally {
-    await browser?.close();
-    await app.close();
-    await llm.close();
+    await fx.close();
   }
 });

@@ -11,7 +11,8 @@
 // service worker while the open page, thinking it is not, does not run it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace } from './helpers.mjs';
+import { openWorkspace } from './helpers.mjs';
+import { openFixture } from './fixture.mjs';
 import { waitUntil } from '../fixtures/wait.mjs';
 
 const HOUR = 3_600_000;
@@ -19,7 +20,7 @@ const HOUR = 3_600_000;
 /**
  * Grants (or denies) permissions for the app's origin through a browser-level CDP session,
  * kept open: Chromium drops a session's permission overrides when it detaches.
- * @param {Awaited<ReturnType<typeof launchBrowser>>} browser @param {string} origin
+ * @param {import('./fixture.mjs').Browser} browser @param {string} origin
  */
 async function permissionsOf(browser, origin) {
   const b = browser.context.browser();
@@ -97,7 +98,7 @@ function writeOpfs(page, path, text) {
   }, { path, text });
 }
 
-/** Errors in the pages, apart from the probes for local model servers (none run here). @param {Awaited<ReturnType<typeof launchBrowser>>} browser */
+/** Errors in the pages, apart from the probes for local model servers (none run here). @param {import('./fixture.mjs').Browser} browser */
 const pageErrors = (browser) => browser.errors.filter((e) => !e.startsWith('Failed to load resource: net::ERR_CONNECTION_REFUSED'));
 
 /**
@@ -129,10 +130,9 @@ async function openSchedulePanel(page) {
 }
 
 test('granted: the service worker notifies of due jobs while no Clawser window is open, once, and never while one is', async (t) => {
-  const app = await startApp();
-  /** @type {Awaited<ReturnType<typeof launchBrowser>> | undefined} */ let browser;
+  const fx = await openFixture();
+  const { app, browser } = fx;
   try {
-    browser = await launchBrowser();
     await (await permissionsOf(browser, new URL(app.url).origin)).grant(['periodicBackgroundSync', 'notifications']);
     await browser.context.clock.install({ time: Date.now() - 2 * HOUR });
     const page = await openWorkspace(browser.context, app.url);
@@ -195,8 +195,7 @@ test('granted: the service worker notifies of due jobs while no Clawser window i
     assert.equal(same.data.checkedAt, note.data.checkedAt, 'the notification was not shown again');
 
     // Opening Clawser: the panel reports the last check; a check now removes the stale reminder.
-    const again = await browser.context.newPage();
-    again.setDefaultTimeout(20_000);
+    const again = await fx.newPage(browser.context);
     await again.goto(`${app.url}#workspace/${note.data.workspaces.find((/** @type {string} */ w) => w !== 'ws-other')}/schedule`);
     await again.locator('#job-mode').getByText(/The last background check was on /).waitFor();
     await fire();
@@ -204,17 +203,15 @@ test('granted: the service worker notifies of due jobs while no Clawser window i
     assert.deepEqual(await inServiceWorker(browser.context, app.url, dueNotifications, () => true, 'the notifications'), []);
     assert.deepEqual(pageErrors(browser), []);
   } finally {
-    await browser?.close();
-    await app.close();
+    await fx.close();
   }
 });
 
 test('not granted: the panel says jobs only run while Clawser is open; granted later it registers the check, withdrawn it removes it', async (t) => {
-  const app = await startApp();
-  /** @type {Awaited<ReturnType<typeof launchBrowser>> | undefined} */ let browser;
+  const fx = await openFixture();
+  const { app, browser } = fx;
   const foreground = 'Jobs run while Clawser is open in a tab (one tab runs them when several are open). Jobs that fall due while it is closed are handled when you next open it, as chosen below. The browser has not allowed Clawser background checks (Periodic Background Sync), so nothing checks for due jobs while Clawser is closed. Installing Clawser as an app may let the browser allow them.';
   try {
-    browser = await launchBrowser();
     const page = await openWorkspace(browser.context, app.url);
     const mode = await openSchedulePanel(page);
     assert.equal(await mode.innerText(), foreground);
@@ -244,7 +241,6 @@ test('not granted: the panel says jobs only run while Clawser is open; granted l
     assert.deepEqual(await tags(), [], 'the check registered earlier was removed');
     assert.deepEqual(pageErrors(browser), []);
   } finally {
-    await browser?.close();
-    await app.close();
+    await fx.close();
   }
 });

@@ -1,22 +1,13 @@
 // Backup → wipe all site data → restore, in a real Chromium: everything comes back byte for
 // byte (OPFS files incl. conversations and the git repository, settings), API keys only with
 // the passphrase; a damaged backup is refused before anything is touched.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { launchBrowser, startApp, openWorkspace, sendMessage, saveSettings, waitInPage } from './helpers.mjs';
+import { openWorkspace, sendMessage, saveSettings, waitInPage } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-
-before(async () => {
-  app = await startApp();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-});
+const { app, browser } = await useFixture();
 
 /**
  * Every OPFS file (path → SHA-256) and every stored setting, with sealed secrets replaced by

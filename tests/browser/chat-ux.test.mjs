@@ -3,31 +3,20 @@
 // running, Esc stops a reply, an offline indicator and offline named as the cause of a failed
 // request, Enter in a dialog submits it, and a reopened or reloaded conversation shows its
 // latest message.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, saveSettings, readWorkspaceFile, waitInPage } from './helpers.mjs';
+import { saveSettings, readWorkspaceFile, waitInPage } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 import { createServer } from 'node:net';
 import { readFile } from 'node:fs/promises';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {import('playwright-core').Page} */ let page;
 const KEY = 'sk-test-chat-ux-0123456789';
 
-before(async () => {
-  app = await startApp();
-  llm = await startLlmServer({ apiKey: KEY, models: ['test-model'] });
-  browser = await launchBrowser();
-  page = await openWorkspace(browser.context, app.url, { provider: 'openai', model: 'test-model', apiKey: KEY, baseUrl: `${llm.url}/v1` });
-  page.setDefaultTimeout(15_000);
+const fx = await useFixture({
+  llm: { apiKey: KEY, models: ['test-model'] },
+  settings: ({ llm }) => ({ provider: 'openai', model: 'test-model', apiKey: KEY, baseUrl: `${llm.url}/v1` }),
 });
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await llm?.close();
-});
+const { app, llm, browser, page } = fx;
 
 const message = () => page.getByRole('textbox', { name: 'Message' });
 const send = async (/** @type {string} */ text) => {
@@ -415,8 +404,7 @@ test('an offline indicator appears with the network gone and leaves when it is b
 });
 
 test('offline, cloning a git repository says "You are offline", not CORS; online, the same failure keeps the CORS advice', async () => {
-  const home = await browser.context.newPage();
-  home.setDefaultTimeout(15_000);
+  const home = await fx.newPage(browser.context);
   /** Asks to clone `url` from the home screen; returns the alert the failure shows. @param {string} url */
   const clone = async (url) => {
     await home.getByRole('button', { name: 'Clone a git repository' }).click();

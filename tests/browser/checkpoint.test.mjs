@@ -1,21 +1,12 @@
 // Checkpoints on the real OPFS (through the storage worker): a checkpoint survives a reload
 // and comes back identical; a tab closed mid-turn is reported as interrupted by the
 // next start; keep-10 pruning and damaged files on OPFS.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, waitInPage, openHome } from './helpers.mjs';
+import { waitInPage, openHome } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-
-before(async () => {
-  app = await startApp();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-});
+const { app, browser } = await useFixture();
 
 const blankPage = () => openHome(browser.context, app.url);
 

@@ -1,28 +1,13 @@
 // The Codex end to end in Chromium: model-written code runs in andbox, its tool calls go
 // through approval, and the chat shows the code with its output, timing and "Run again".
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, readWorkspaceFile, writeWorkspaceFile, saveSettings, sendMessage } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { readWorkspaceFile, writeWorkspaceFile, saveSettings, sendMessage } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {import('playwright-core').Page} */ let page;
-
-before(async () => {
-  app = await startApp();
-  llm = await startLlmServer();
-  browser = await launchBrowser();
-  page = await openWorkspace(browser.context, app.url);
-  await page.getByRole('button', { name: 'Try Echo' }).click();
-  await page.getByText('Echo · test provider, no AI').waitFor();
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await llm?.close();
-});
+const { llm, page } = await useFixture({ llm: {}, page: 'workspace' });
+await page.getByRole('button', { name: 'Try Echo' }).click();
+await page.getByText('Echo · test provider, no AI').waitFor();
 
 const send = (/** @type {string} */ text) => sendMessage(page, text);
 

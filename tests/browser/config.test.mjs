@@ -1,27 +1,17 @@
 // The Config panel (issue 13): the workspace's whole configuration in one validated editor,
 // problems pointing at their field, all-or-nothing saves, loosened protections confirmed first,
 // JSON export without secrets, and imports that change nothing unless valid.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, writeFile, mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { launchBrowser, startApp, openWorkspace, storedConfig, storedConfigUntil } from './helpers.mjs';
+import { storedConfig, storedConfigUntil } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {import('playwright-core').Page} */ let page;
 const KEY = 'sk-test-CONFIG-secret-000111';
 
-before(async () => {
-  app = await startApp();
-  browser = await launchBrowser();
-  page = await openWorkspace(browser.context, app.url, { provider: 'openai', model: 'gpt-4o', apiKey: KEY });
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-});
+const fx = await useFixture({ settings: { provider: 'openai', model: 'gpt-4o', apiKey: KEY } });
+const { page } = fx;
 
 const panel = () => page.getByRole('region', { name: 'Config' });
 const editor = () => panel().getByRole('textbox', { name: 'Configuration (JSON)' });
@@ -108,7 +98,7 @@ test('export has no secret and imports back; an import with a secret or a wrong 
   assert.ok(!exported.includes(KEY), 'the API key is not exported');
   const doc = JSON.parse(exported);
   assert.equal(doc.version, 1);
-  const dir = await mkdtemp(join(tmpdir(), 'clawser-config-'));
+  const dir = await fx.tempDir('clawser-config-');
   const before = await stored();
 
   const withKey = join(dir, 'with-key.json');
@@ -177,7 +167,7 @@ test('the "Always allow" rules and the skills turned off are in the document: ex
   // …a bad rule in a file changes nothing and names the field…
   await page.keyboard.press('Alt+9');
   await panel().waitFor();
-  const dir = await mkdtemp(join(tmpdir(), 'clawser-config-rules-'));
+  const dir = await fx.tempDir('clawser-config-rules-');
   const bad = join(dir, 'bad-rule.json');
   await writeFile(bad, JSON.stringify({ ...doc, approvalRules: [{ ...doc.approvalRules[0], kind: 'anything' }] }));
   const before = await stored();
@@ -233,7 +223,7 @@ test('the MCP servers are in the document without their tokens; removed, they co
 
   await page.keyboard.press('Alt+9');
   await panel().waitFor();
-  const file = join(await mkdtemp(join(tmpdir(), 'clawser-config-mcp-')), 'exported.json');
+  const file = join(await fx.tempDir('clawser-config-mcp-'), 'exported.json');
   await writeFile(file, exported);
   await panel().locator('input[type=file]').setInputFiles(file);
   const dialog = page.getByRole('dialog', { name: 'Loosen protections?' });

@@ -14,29 +14,21 @@
 // main's code kept in localStorage: Chromium had written it), wait until it is on disk (a condition observed in the profile's
 // files), and, before the kill, check that the changes under test are not on disk in localStorage
 // yet: the crash falls in the window where versions keeping settings there lost them.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launchBrowser, startApp, openWorkspace, sendMessage, saveSettings, waitInPage, appView, storedConfigUntil } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { openWorkspace, sendMessage, saveSettings, waitInPage, appView, storedConfigUntil } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 import { waitUntil } from '../fixtures/wait.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
+// Each test starts (and kills) browsers of its own on a profile of its own.
+const fx = await useFixture({ llm: {}, browser: false });
+const { app, llm } = fx;
 
-before(async () => {
-  app = await startApp();
-  llm = await startLlmServer();
-});
-after(async () => {
-  await app?.close();
-  await llm?.close();
-});
-
-/** @typedef {Awaited<ReturnType<typeof launchBrowser>>} Browser */
+/** @typedef {import('./fixture.mjs').Browser} Browser */
 
 /** The page's notice of damaged files (web/app/damage-report.js). */
 const DAMAGE_NOTICE = /Clawser found (a damaged file|\d+ damaged files)/;
@@ -122,7 +114,7 @@ const launched = new Set();
 
 /** @param {{profileDir?: string}} [options] */
 async function launch(options) {
-  const browser = await launchBrowser(options);
+  const browser = await fx.launchBrowser(options);
   launched.add(browser);
   return browser;
 }
@@ -152,8 +144,7 @@ function stateChecked(page) {
 /** A new browser on the profile of `browser` (killed or closed), and a page on the app's home screen once the app is in. @param {string} profileDir */
 async function reopen(profileDir) {
   const browser = await launch({ profileDir });
-  const page = await browser.context.newPage();
-  page.setDefaultTimeout(30_000);
+  const page = await fx.newPage(browser.context);
   await page.goto(`${app.url}#home`);
   await appReady(page);
   return { browser, page };
@@ -402,8 +393,7 @@ async function restoreScenario({ kill }) {
     // This visit restores the backup.
     const first = await launch({ profileDir });
     const sentinel = await localStorageSentinel(first);
-    const home = await first.context.newPage();
-    home.setDefaultTimeout(30_000);
+    const home = await fx.newPage(first.context);
     await home.goto(`${app.url}#home`);
     await home.getByRole('link', { name: /Made after the backup/ }).waitFor();
     await home.waitForFunction(() => performance.getEntriesByName('clawser-app-ready').length > 0);
@@ -487,8 +477,7 @@ async function deleteScenario({ kill }) {
     await writeNotes(made, doomed, NOTES);
     await setup.close({ keepProfile: true });
     const first = await launch({ profileDir });
-    const page = await first.context.newPage();
-    page.setDefaultTimeout(30_000);
+    const page = await fx.newPage(first.context);
     await page.goto(`${app.url}#home`);
     await page.waitForFunction(() => performance.getEntriesByName('clawser-app-ready').length > 0);
     await page.getByRole('button', { name: 'Delete workspace Doomed' }).click();
@@ -692,8 +681,7 @@ async function damagedListScenario({ damage }) {
     // Cut short, as a write the disk did not finish leaves it.
     const damaged = intact.slice(0, Math.floor(intact.length / 2));
     if (damage) await writeRaw(side, path, damaged);
-    const page = await browser.context.newPage();
-    page.setDefaultTimeout(30_000);
+    const page = await fx.newPage(browser.context);
     await page.goto(`${app.url}#home`);
     await appReady(page);
     await stateChecked(page);
@@ -761,8 +749,7 @@ async function damagedSettingsScenario({ damage }) {
     // Garbage bytes in the middle, as a disk error leaves them.
     const damaged = `${intact.slice(0, 40)}\u0000\u0000\u0007\u0001${intact.slice(44)}`;
     if (damage) await writeRaw(side, path, damaged);
-    const page = await browser.context.newPage();
-    page.setDefaultTimeout(30_000);
+    const page = await fx.newPage(browser.context);
     await page.goto(`${app.url}#home`);
     await appReady(page);
     await stateChecked(page);
@@ -848,8 +835,7 @@ async function unlistedScenario({ lose }) {
   try {
     const side = await watcher(browser);
     if (lose) await loseFromList(side, second);
-    const page = await browser.context.newPage();
-    page.setDefaultTimeout(30_000);
+    const page = await fx.newPage(browser.context);
     await page.goto(`${app.url}#home`);
     await appReady(page);
     await stateChecked(page);

@@ -4,16 +4,15 @@
 // where the person is that names the damaged item; its raw bytes download as they are and "Set
 // aside" keeps them under another name. Control: the same workspace with every file intact
 // opens with no such notice.
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { launchBrowser, startApp, appView, waitInPage } from './helpers.mjs';
+import { appView, waitInPage } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {import('playwright-core').Page} */ let page;
+const { app, page } = await useFixture({ page: 'blank' });
 /** The workspace and its two conversations (alpha: with a snapshot; beta). */
 let ws = '';
 let alpha = '';
@@ -26,11 +25,8 @@ const pageErrors = [];
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
+// The workspace, made through the app; then its other files, each by its own store.
 before(async () => {
-  app = await startApp();
-  browser = await launchBrowser();
-  page = await browser.context.newPage();
-  page.setDefaultTimeout(20_000);
   page.on('pageerror', (err) => pageErrors.push(err.message));
   await page.goto(app.url);
   await page.getByRole('link', { name: /My workspace/ }).click();
@@ -116,11 +112,6 @@ before(async () => {
     await walk(root, '');
     return files;
   }, ws);
-});
-
-after(async () => {
-  await browser?.close();
-  await app?.close();
 });
 
 /**

@@ -2,26 +2,14 @@
 // the vendored chart library), tool calls and failures per tool, the scheduled jobs' recent runs,
 // and storage against the quota with the browser asked to keep the data — from real turns against
 // the scripted LLM server, stored in the workspace and still there after a reload.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, readWorkspaceFile, sendMessage, waitInPage } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { readWorkspaceFile, sendMessage, waitInPage } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {import('playwright-core').Page} */ let page;
-
-before(async () => {
-  app = await startApp();
-  llm = await startLlmServer();
-  browser = await launchBrowser();
-  page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'gpt-4o', baseUrl: `${llm.url}/v1` });
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await llm?.close();
+const { llm, browser, page } = await useFixture({
+  llm: {},
+  settings: ({ llm }) => ({ provider: 'openai-compatible', model: 'gpt-4o', baseUrl: `${llm.url}/v1` }),
 });
 
 const dashboard = () => page.getByRole('region', { name: 'Dashboard' });

@@ -1,27 +1,16 @@
 // Real-browser diagnoses: a server that refuses the page (CORS) is told apart from one that
 // is not running, with the host's fix; an insecure origin gets a clear message.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { CHROMIUM_ARGS, findChromium, launchBrowser, startApp, openWorkspace } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { openWorkspace } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let noCors;
-before(async () => {
-  app = await startApp();
-  noCors = await startLlmServer({ cors: false });
-});
-after(async () => {
-  await app?.close();
-  await noCors?.close();
-});
+// Each test starts a browser of its own.
+const fx = await useFixture({ llm: { cors: false }, browser: false });
+const { app, llm: noCors } = fx;
 
 test('test connection: CORS refusal names the OLLAMA_ORIGINS fix; a stopped server is "not running"', async () => {
-  const browser = await launchBrowser();
+  const browser = await fx.launchBrowser();
   try {
     const page = await openWorkspace(browser.context, app.url);
     await page.getByRole('button', { name: 'Settings', exact: true }).click();
@@ -41,13 +30,8 @@ test('test connection: CORS refusal names the OLLAMA_ORIGINS fix; a stopped serv
 });
 
 test('an insecure origin (LAN-style host over http) gets a clear explanation, not a broken app', async () => {
-  const profile = await mkdtemp(join(tmpdir(), 'clawser-insecure-'));
   // A hostname that is not localhost, mapped to this machine: the page is not a secure context.
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: await findChromium(),
-    headless: true,
-    args: [...CHROMIUM_ARGS, '--host-resolver-rules=MAP lan-host.test 127.0.0.1'],
-  });
+  const { context, close } = await fx.launchBrowser({ args: ['--host-resolver-rules=MAP lan-host.test 127.0.0.1'] });
   try {
     const page = await context.newPage();
     await page.goto(app.url.replace('127.0.0.1', 'lan-host.test'));
@@ -55,7 +39,6 @@ test('an insecure origin (LAN-style host over http) gets a clear explanation, no
     await page.getByRole('status').filter({ hasText: 'not a secure context' }).waitFor();
     await page.getByRole('alert').filter({ hasText: /secure context|https|localhost/ }).waitFor();
   } finally {
-    await context.close();
-    await rm(profile, { recursive: true, force: true });
+    await close();
   }
 });

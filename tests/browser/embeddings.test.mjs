@@ -3,28 +3,22 @@
 // transformers.js + onnxruntime-web on the tiny test model, MemoryStore embeds in the
 // background, the vectors survive a reload, and recall ranks by meaning. Without a model,
 // the status says so at once and keyword recall works — with no request off this machine.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { zipSync } from 'fflate';
-import { launchBrowser, startApp, offMachine, waitInPage } from './helpers.mjs';
+import { offMachine, waitInPage } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 import { startModelServer, tinyModelFiles } from '../fixtures/tiny-model.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof startModelServer>>} */ let hub;
-
-before(async () => {
-  app = await startApp();
-  hub = await startModelServer();
-});
-after(async () => {
-  await app?.close();
-  await hub?.close();
-});
+// Each test starts a browser of its own.
+const fx = await useFixture({ browser: false });
+const { app } = fx;
+const hub = await startModelServer();
+fx.defer(() => hub.close());
 
 /** @param {import('playwright-core').BrowserContext} context */
 async function openApp(context) {
-  const page = await context.newPage();
-  page.setDefaultTimeout(30_000);
+  const page = await fx.newPage(context);
   await page.goto(app.url);
   return page;
 }
@@ -54,7 +48,7 @@ function setUpMemory(page, options) {
 }
 
 test('no model: status "missing" at once, keyword recall works, nothing requested off the machine or from the model URL', async () => {
-  const browser = await launchBrowser();
+  const browser = await fx.launchBrowser();
   /** Requests of the page and its workers (the service worker precaches every vendor file). @type {string[]} */
   const ownRequests = [];
   browser.context.on('request', (r) => { if (!r.serviceWorker()) ownRequests.push(r.url()); });
@@ -85,7 +79,7 @@ test('no model: status "missing" at once, keyword recall works, nothing requeste
 });
 
 test('download with progress, background embedding, vectors persist across a reload, semantic recall; then ZIP and folder import', async () => {
-  const browser = await launchBrowser();
+  const browser = await fx.launchBrowser();
   /** @type {string[]} */
   const ownRequests = [];
   browser.context.on('request', (r) => { if (!r.serviceWorker()) ownRequests.push(r.url()); });

@@ -1,22 +1,14 @@
 // The Files and Git panels in a real Chromium: create, edit (CodeMirror) and save, upload,
 // drag & drop, rename/move, delete with confirmation, image and Markdown previews, ZIP
 // import; then git status, stage, commit, history, diffs, branches and restore — on OPFS.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, readWorkspaceFile, storedConfigUntil } from './helpers.mjs';
+import { openWorkspace, readWorkspaceFile, storedConfigUntil } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 import { zipSync, strToU8 } from 'fflate';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-
-before(async () => {
-  app = await startApp();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-});
+const fx = await useFixture();
+const { app, browser } = fx;
 
 /** 1×1 red PNG. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64');
@@ -110,7 +102,7 @@ test('files panel: create, edit with the editor, save, upload, drop, preview, re
 
 test('git panel: status, stage, commit, history, diff, branches, restore', async () => {
   // Its own browser profile: a fresh workspace with no files from the test above.
-  const own = await launchBrowser();
+  const own = await fx.launchBrowser();
   try {
     const page = await openWorkspace(own.context, app.url);
     await page.evaluate(async () => {

@@ -2,18 +2,13 @@
 // of modules, before the app's modules have loaded; the app adopts that view (the same elements,
 // so focus stays) and runs what was used meanwhile. app.js is held back by the test to make the
 // "before" observable (a first visit, so no service worker answers instead of the route).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-
-before(async () => {
-  app = await startApp();
-});
-after(async () => {
-  await app?.close();
-});
+// Each test starts a browser of its own.
+const fx = await useFixture({ browser: false });
+const { app } = fx;
 
 /**
  * A page of a fresh context whose app.js is answered only when `release` is called, with two
@@ -21,10 +16,9 @@ after(async () => {
  */
 async function heldPage({ firstVisit = false } = {}) {
   // Its own profile (a first visit: no service worker answers instead of the route).
-  const own = await launchBrowser();
+  const own = await fx.launchBrowser();
   const context = { close: () => own.close() };
-  const page = await own.context.newPage();
-  page.setDefaultTimeout(20_000);
+  const page = await fx.newPage(own.context);
   if (!firstVisit) {
     // What a previous visit leaves: the list, a provider choice and each workspace's folder.
     await page.goto(`${app.url}manifest.webmanifest`);

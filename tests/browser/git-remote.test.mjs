@@ -2,32 +2,20 @@
 // CGI bridge with CORS, on 127.0.0.1): clone into a new workspace with a token, push, pull,
 // non-fast-forward, wrong token and a server without CORS — each with a clear message; the
 // real git CLI checks what the browser pushed (git fsck --full, git log).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, writeFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { launchBrowser, startApp, readWorkspaceFile } from './helpers.mjs';
+import { readWorkspaceFile, panelSays } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 import { startGitServer } from '../fixtures/git-http-server.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {Awaited<ReturnType<typeof startGitServer>>} */ let server;
-/** @type {string} */ let work;
-
-before(async () => {
-  app = await startApp();
-  browser = await launchBrowser();
-  server = await startGitServer({ token: 'sekret-token' });
-  work = await mkdtemp(join(tmpdir(), 'clawser-remote-'));
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await server?.close();
-  await rm(work, { recursive: true, force: true });
-});
+const fx = await useFixture();
+const { app, browser } = fx;
+const server = await startGitServer({ token: 'sekret-token' });
+fx.defer(() => server.close());
+const work = await fx.tempDir('clawser-remote-');
 
 /** The real git CLI as another collaborator. @param {string} cwd @param {...string} args @returns {Promise<string>} */
 function git(cwd, ...args) {
@@ -49,20 +37,6 @@ async function commitElsewhere(file, content, message) {
   await git(dir, 'add', '-A');
   await git(dir, 'commit', '-q', '-m', message);
   await git(dir, 'push', '-q', 'origin', 'main');
-}
-
-/**
- * Waits for the Git panel to say `text`; if it does not, the failure says what the page said instead
- * (its status lines and alerts), not only that the text never came.
- * @param {import('playwright-core').Page} page @param {string | RegExp} text
- */
-async function panelSays(page, text) {
-  try {
-    await page.getByText(text).waitFor();
-  } catch (err) {
-    const said = await page.locator('[role=status], [role=alert]').allInnerTexts().catch(() => []);
-    throw new Error(`${/** @type {Error} */ (err).message}\nThe page said: ${JSON.stringify(said.filter((t) => t.trim()))}`);
-  }
 }
 
 test('clone with a token, push, pull, non-fast-forward, wrong token, no CORS', async () => {
@@ -160,8 +134,7 @@ test('clone with a token, push, pull, non-fast-forward, wrong token, no CORS', a
 
 test('the Clone action refuses a repository whose pack expands like a zip bomb (40 MB of zeros), with the archive message, and leaves no workspace; control: the clone above', async () => {
   const bomb = await server.createRepo('bomb', { 'big.bin': new Uint8Array(40 * 1024 * 1024), 'README.md': 'hi\n' });
-  const page = await browser.context.newPage();
-  page.setDefaultTimeout(30_000);
+  const page = await fx.newPage(browser.context);
   await page.goto(`${app.url}#home`);
   await page.getByRole('button', { name: 'Clone a git repository' }).click();
   const dialog = page.getByRole('dialog', { name: 'Clone a git repository' });

@@ -2,20 +2,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { launchBrowser, startApp } from './helpers.mjs';
+import { openFixture } from './fixture.mjs';
 
 test('commit 100 files in OPFS, edit and delete, and the real git accepts the repository', async () => {
-  const app = await startApp();
-  /** @type {Awaited<ReturnType<typeof launchBrowser>> | undefined} */ let browser;
-  const dir = await mkdtemp(join(tmpdir(), 'clawser-opfs-git-'));
+  const fx = await openFixture({ page: 'home' });
   try {
-    browser = await launchBrowser();
-    const page = await browser.context.newPage();
-    await page.goto(`${app.url}#home`);
-    await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
+    const { page } = fx;
+    const dir = await fx.tempDir('clawser-opfs-git-');
     const result = await page.evaluate(async () => {
       const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
       const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
@@ -63,8 +58,6 @@ test('commit 100 files in OPFS, edit and delete, and the real git accepts the re
     assert.equal(git('show', 'HEAD:src/file1.txt'), 'changed\n');
     assert.ok(result.commitMs > 0);
   } finally {
-    await browser?.close();
-    await app.close();
-    await rm(dir, { recursive: true, force: true });
+    await fx.close();
   }
 });

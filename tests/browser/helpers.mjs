@@ -1,6 +1,8 @@
 // Shared harness of the browser tests: a real Chromium (CHROME_PATH, the system's, or the one
 // npm provides — see scripts/chromium.mjs), a fresh profile per test, the app served on
-// 127.0.0.1 and a record of every request.
+// 127.0.0.1 and a record of every request, and the page-level helpers (open a workspace, send a
+// message, read a file…). Test files set up through tests/browser/fixture.mjs, which builds on
+// launchBrowser and startApp here and closes what it started; bench/ and scripts/ use them bare.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +19,25 @@ export async function findChromium() {
 export { CHROMIUM_ARGS };
 
 /**
- * @param {{profileDir?: string, viewport?: {width: number, height: number}, colorScheme?: 'light' | 'dark'}} [options]
+ * How long a page's actions and waits may take before they fail (Playwright's default timeout of
+ * the pages the harness opens): room for a busy 2-core machine, where a first load of the app
+ * takes several seconds; a test waits on a condition, so a quiet machine never waits this long.
+ */
+export const PAGE_TIMEOUT_MS = 30_000;
+
+/**
+ * @typedef {object} BrowserOptions
+ * @property {string} [profileDir] an existing profile (a browser restarted on it); default: a fresh one
+ * @property {{width: number, height: number}} [viewport] default 1280 × 800
+ * @property {'light' | 'dark'} [colorScheme] default light
+ * @property {boolean} [offline] start with the network off
+ * @property {string[]} [args] Chromium flags on top of CHROMIUM_ARGS
+ */
+
+/**
+ * A Chromium on a profile folder of its own. Browser tests get it through tests/browser/fixture.mjs,
+ * which closes it; bench/ and scripts/ call it directly.
+ * @param {BrowserOptions} [options]
  */
 export async function launchBrowser(options = {}) {
   const { path, source } = await locateChromium();
@@ -28,8 +48,9 @@ export async function launchBrowser(options = {}) {
     context = await chromium.launchPersistentContext(profileDir, {
       executablePath: path,
       headless: true,
-      args: CHROMIUM_ARGS,
+      args: [...CHROMIUM_ARGS, ...(options.args ?? [])],
       viewport: options.viewport ?? { width: 1280, height: 800 },
+      offline: options.offline ?? false,
       // The same language whatever browser runs the tests (the npm-provided build reports "en-US@posix" under LANG=C).
       locale: 'en-US',
       colorScheme: options.colorScheme ?? 'light',
@@ -64,7 +85,11 @@ export async function launchBrowser(options = {}) {
   };
 }
 
-/** @param {{framingHeaders?: boolean}} [options] framingHeaders: false only for control runs */
+/**
+ * The app served on 127.0.0.1 at a free port.
+ * @param {{framingHeaders?: boolean, root?: string}} [options] framingHeaders: false only for
+ *   control runs; root: serve this folder (a copy of the app) instead of the checkout
+ */
 export async function startApp(options = {}) {
   const server = await startServer({ host: '127.0.0.1', port: 0, ...options });
   const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
@@ -102,20 +127,36 @@ export async function saveSettings(page) {
 }
 
 /**
+ * @typedef {{provider?: string, model?: string, apiKey?: string, baseUrl?: string, autonomy?: 'readonly' | 'supervised' | 'full'}} WorkspaceSettings
+ */
+
+/**
  * Opens the default workspace in a new page and, when `provider` is given, saves those
  * provider settings through the Settings dialog. Returns the page.
  * @param {import('playwright-core').BrowserContext} context
  * @param {string} appUrl
- * @param {{provider?: string, model?: string, apiKey?: string, baseUrl?: string, autonomy?: 'readonly' | 'supervised' | 'full'}} [settings]
+ * @param {WorkspaceSettings} [settings]
  */
 export async function openWorkspace(context, appUrl, settings = {}) {
   const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
+  page.setDefaultTimeout(PAGE_TIMEOUT_MS);
+  await showWorkspace(page, appUrl, settings);
+  return page;
+}
+
+/**
+ * In `page`: opens the default workspace and, when `provider` is given, saves those provider
+ * settings through the Settings dialog (openWorkspace on a page that is already there).
+ * @param {import('playwright-core').Page} page
+ * @param {string} appUrl
+ * @param {WorkspaceSettings} [settings]
+ */
+export async function showWorkspace(page, appUrl, settings = {}) {
   await page.goto(appUrl);
   await page.getByRole('link', { name: /My workspace/ }).click();
   // A click on the first view (before the app has loaded) opens the workspace once the app is in.
   await page.waitForURL(/#workspace\//);
-  if (!settings.provider) return page;
+  if (!settings.provider) return;
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: /Settings/ });
   await dialog.getByLabel('Provider', { exact: true }).selectOption(settings.provider);
@@ -124,7 +165,6 @@ export async function openWorkspace(context, appUrl, settings = {}) {
   if (settings.baseUrl) await dialog.getByLabel('Base URL', { exact: true }).fill(settings.baseUrl);
   if (settings.autonomy) await dialog.getByLabel('Autonomy').selectOption(settings.autonomy);
   await saveSettings(page);
-  return page;
 }
 
 /**
@@ -134,10 +174,15 @@ export async function openWorkspace(context, appUrl, settings = {}) {
  */
 export async function openHome(context, appUrl) {
   const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
+  page.setDefaultTimeout(PAGE_TIMEOUT_MS);
+  await showHome(page, appUrl);
+  return page;
+}
+
+/** In `page`: the app's home view, once its workspace list is there. @param {import('playwright-core').Page} page @param {string} appUrl */
+export async function showHome(page, appUrl) {
   await page.goto(`${appUrl}#home`);
   await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
-  return page;
 }
 
 /**
@@ -177,6 +222,21 @@ export function writeWorkspaceFile(page, path, text) {
       fs.terminate();
     }
   }, [path, text]);
+}
+
+/**
+ * Waits for the page to say `text` (a panel's outcome, e.g. the Git panel's "Committed …"); if it
+ * does not, the failure says what the page said instead (its status lines and alerts), not only
+ * that the text never came.
+ * @param {import('playwright-core').Page} page @param {string | RegExp} text
+ */
+export async function panelSays(page, text) {
+  try {
+    await page.getByText(text).waitFor();
+  } catch (err) {
+    const said = await page.locator('[role=status], [role=alert]').allInnerTexts().catch(() => []);
+    throw new Error(`${/** @type {Error} */ (err).message}\nThe page said: ${JSON.stringify(said.filter((t) => t.trim()))}`);
+  }
 }
 
 /** Types a message into the composer and sends it. @param {import('playwright-core').Page} page @param {string} text */

@@ -5,34 +5,21 @@
 // branches and restoring a commit never install any of it, the normal files arrive and the user
 // is told how many files were left out. And the agent's fs tools, with the safety checks turned
 // off, cannot write or delete the scheduler's jobs (the refusal lives in storage).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { launchBrowser, startApp, readWorkspaceFile, openWorkspace, sendMessage } from './helpers.mjs';
+import { readWorkspaceFile, openWorkspace, sendMessage } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 import { startGitServer } from '../fixtures/git-http-server.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
 import { internalStateFiles, PLANTED } from '../fixtures/internal-state.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {Awaited<ReturnType<typeof startGitServer>>} */ let server;
-/** @type {string} */ let work;
-
-before(async () => {
-  app = await startApp();
-  browser = await launchBrowser();
-  server = await startGitServer();
-  work = await mkdtemp(join(tmpdir(), 'clawser-internal-'));
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await server?.close();
-  await rm(work, { recursive: true, force: true });
-});
+const fx = await useFixture();
+const { app, browser } = fx;
+const server = await startGitServer();
+fx.defer(() => server.close());
+const work = await fx.tempDir('clawser-internal-');
 
 /** The real git CLI as another collaborator. @param {string} cwd @param {...string} args @returns {Promise<string>} */
 function git(cwd, ...args) {
@@ -95,8 +82,7 @@ test('clone, branch switch, pull and restore of a repository carrying every inte
   const planted = await internalStateFiles('v1');
   const url = await server.createRepo('planted', { 'README.md': '# Planted\n', 'docs/guide.md': 'Guide v1\n', ...planted });
   assert.match(await server.git('planted', 'show', 'main:.scheduler/jobs.json'), /"kind": "prompt"/, 'the repository really carries a prompt job');
-  const page = await browser.context.newPage();
-  page.setDefaultTimeout(30_000);
+  const page = await fx.newPage(browser.context);
   await page.goto(`${app.url}#home`);
 
   // Clone: the normal files arrive, the user is told what was left out.
@@ -157,7 +143,7 @@ test('clone, branch switch, pull and restore of a repository carrying every inte
 });
 
 test('with the safety checks off, the agent\'s fs tools still cannot write or delete the scheduler\'s jobs; other files they can', async () => {
-  const llm = await startLlmServer();
+  const llm = await fx.startLlm();
   try {
     const page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1`, autonomy: 'full' });
     await page.getByRole('button', { name: 'Settings', exact: true }).click();

@@ -2,29 +2,16 @@
 // test connection, streamed Markdown chat, stop, errors with retry, conversations, and
 // everything back after a reload and after a browser restart — with no request leaving
 // this machine.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, offMachine, saveSettings, storedConfig, changeStoredConfig } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { offMachine, saveSettings, storedConfig, changeStoredConfig } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {import('playwright-core').Page} */ let page;
 const KEY = 'sk-test-journey-0123456789';
-
-before(async () => {
-  app = await startApp();
-  llm = await startLlmServer({ apiKey: KEY, models: ['test-model', 'claude-test'] });
-  browser = await launchBrowser();
-  page = await browser.context.newPage();
-  page.setDefaultTimeout(15_000);
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await llm?.close();
-});
+const fx = await useFixture({ llm: { apiKey: KEY, models: ['test-model', 'claude-test'] }, page: 'blank' });
+const { app, llm } = fx;
+// Both are new after the browser restart (the last test).
+let { browser, page } = fx;
 
 const message = () => page.getByRole('textbox', { name: 'Message' });
 const lastAssistant = () => page.locator('.msg.assistant:not(.streaming) .msg-body').last();
@@ -221,10 +208,8 @@ test('everything is back after a browser restart; back/forward work; nothing lef
   await page.locator('.messages li.turn-undo').waitFor();
   const transcript = await page.locator('.messages').innerText();
   const url = page.url();
-  await browser.close({ keepProfile: true });
-  browser = await launchBrowser({ profileDir: browser.profileDir });
-  page = await browser.context.newPage();
-  page.setDefaultTimeout(15_000);
+  browser = await fx.relaunch();
+  page = await fx.newPage();
   await page.goto(url);
   await page.locator('.msg.user', { hasText: 'Hello Clawser' }).waitFor();
   await lastAssistant().waitFor();

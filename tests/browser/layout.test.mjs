@@ -1,13 +1,11 @@
 // Works at 360 px and 1920 px, light and dark, by keyboard, with named controls.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-before(async () => {
-  app = await startApp();
-});
-after(() => app?.close());
+// Each test starts a browser of its own (its size and colour scheme).
+const fx = await useFixture({ browser: false });
+const { app } = fx;
 
 /** @param {import('playwright-core').Page} page */
 const overflow = (page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -22,10 +20,9 @@ const bgLuminance = (page) =>
 for (const [width, height] of [[360, 740], [1920, 1080]]) {
   for (const scheme of /** @type {const} */ (['light', 'dark'])) {
     test(`${width}px ${scheme}: no horizontal overflow, named controls, keyboard chat`, async () => {
-      const browser = await launchBrowser({ viewport: { width, height }, colorScheme: scheme });
+      const browser = await fx.launchBrowser({ viewport: { width, height }, colorScheme: scheme });
       try {
-        const page = await browser.context.newPage();
-        page.setDefaultTimeout(20_000);
+        const page = await fx.newPage(browser.context);
         await page.goto(app.url);
         await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
         assert.ok(scheme === 'dark' ? (await bgLuminance(page)) < 0.2 : (await bgLuminance(page)) > 0.8, 'colour scheme followed');
@@ -128,10 +125,9 @@ for (const [width, height] of [[360, 740], [1920, 1080]]) {
 }
 
 test('every panel has a keyboard shortcut (Alt+1…Alt+9), announced on its button', async () => {
-  const browser = await launchBrowser();
+  const browser = await fx.launchBrowser();
   try {
-    const page = await browser.context.newPage();
-    page.setDefaultTimeout(20_000);
+    const page = await fx.newPage(browser.context);
     await page.goto(app.url);
     await page.getByRole('link', { name: /My workspace/ }).click();
     await page.getByRole('textbox', { name: 'Message' }).waitFor();

@@ -3,27 +3,15 @@
 // removes every copy of it (a backup exported afterwards holds none of it), also while a turn
 // streams in it (no events.jsonl is left without its meta.json); a backup restore is exclusive
 // across tabs.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { unzipSync, strFromU8 } from 'fflate';
-import { launchBrowser, startApp, openWorkspace, sendMessage, waitInPage } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { openWorkspace, sendMessage, waitInPage } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
-
-before(async () => {
-  app = await startApp();
-  llm = await startLlmServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await llm?.close();
-  await app?.close();
-});
+const fx = await useFixture({ llm: {} });
+const { app, llm, browser } = fx;
 
 /**
  * Every file under a folder of the open workspace (e.g. `.checkpoints`), path → text.
@@ -91,8 +79,7 @@ test('a checkpoint holds ids and offsets, no copy of the conversation; the turn 
 
   const url = page.url();
   await page.close({ runBeforeUnload: false });
-  const again = await browser.context.newPage();
-  again.setDefaultTimeout(20_000);
+  const again = await fx.newPage(browser.context);
   await again.goto(url);
   await again.getByText('Your last request was interrupted: the tab closed before the reply finished.').waitFor();
   await again.getByRole('button', { name: 'Retry' }).click();

@@ -1,24 +1,10 @@
 // renderMarkdown in a real browser (DOMPurify needs a DOM): model output keeps its
 // formatting and loses everything that could run code, leak data or cover the app.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {import('playwright-core').Page} */ let page;
-
-before(async () => {
-  app = await startApp();
-  browser = await launchBrowser();
-  page = await browser.context.newPage();
-  await page.goto(`${app.url}#home`);
-  await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-});
+const { page } = await useFixture({ page: 'home' });
 
 /** @param {string} md */
 const render = (md) => page.evaluate(async (src) => (await import('/web/safety/markdown.js')).renderMarkdown(src), md);

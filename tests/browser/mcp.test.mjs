@@ -4,41 +4,27 @@
 // command (both untrusted); the server is connected again after a reload; and a server behind
 // OAuth is signed in to through a sign-in window (PKCE, dynamic registration) against an
 // authorization server written for the test.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, sendMessage, readWorkspaceFile, storedConfig, storedConfigUntil } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { sendMessage, readWorkspaceFile, storedConfig, storedConfigUntil } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 import { startEverythingServer } from '../fixtures/mcp-everything.mjs';
 import { startOAuthServers } from '../fixtures/oauth-server.mjs';
 import { startScriptedMcpServers } from '../fixtures/mcp-scripted.mjs';
 import { waitUntil } from '../fixtures/wait.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
-/** @type {Awaited<ReturnType<typeof startEverythingServer>>} */ let mcp;
-/** @type {Awaited<ReturnType<typeof startOAuthServers>>} */ let secured;
-/** @type {Awaited<ReturnType<typeof startScriptedMcpServers>>} */ let pair;
-/** @type {import('playwright-core').Page} */ let page;
-
-before(async () => {
-  app = await startApp();
-  llm = await startLlmServer();
-  mcp = await startEverythingServer();
-  secured = await startOAuthServers(mcp.url);
-  // Two servers whose names and tools read the same once joined (issue 32 §3).
-  pair = await startScriptedMcpServers({ '/github': [{ name: 'create_issue' }], '/github-create': [{ name: 'issue' }], '/elsewhere': [{ name: 'create_issue' }] });
-  browser = await launchBrowser();
-  page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
+const fx = await useFixture({
+  llm: {},
+  settings: ({ llm }) => ({ provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` }),
 });
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await llm?.close();
-  await secured?.close();
-  await mcp?.close();
-  await pair?.close();
-});
+const { app, llm, page } = fx;
+const mcp = await startEverythingServer();
+fx.defer(() => mcp.close());
+const secured = await startOAuthServers(mcp.url);
+fx.defer(() => secured.close());
+// Two servers whose names and tools read the same once joined (issue 32 §3).
+const pair = await startScriptedMcpServers({ '/github': [{ name: 'create_issue' }], '/github-create': [{ name: 'issue' }], '/elsewhere': [{ name: 'create_issue' }] });
+fx.defer(() => pair.close());
 
 /** A server's card, by its exact name (another card may mention the same words). @param {string} name */
 const cardOf = (name) => page.locator('.server').filter({ has: page.getByRole('heading', { name, exact: true }) });

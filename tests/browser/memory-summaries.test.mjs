@@ -3,27 +3,20 @@
 // model), else the chat model (the scripted server) does, honestly labelled; the turn's prompt
 // gets the summary instead of the long text. The Memory panel shows who made each summary and
 // lets the user choose.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, sendMessage, readWorkspaceFile } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
-
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
-/** @type {import('playwright-core').Page} */ let page;
+import { sendMessage, readWorkspaceFile } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
 const FALCON = `Project Falcon runbook. ${'Deploys run on Fridays at 18:00 from the release branch once the smoke tests pass on staging. '.repeat(16)}`;
 const HERON = `Project Heron notes. ${'The Heron dashboard reads from the analytics replica in eu-west-1 and refreshes every ten minutes. '.repeat(16)}`;
 const isSummaryRequest = (/** @type {any} */ r) => /short summaries of notes/.test(String(r.body.messages?.[0]?.content ?? ''));
 
-before(async () => {
-  app = await startApp();
-  llm = await startLlmServer();
-  browser = await launchBrowser();
+const { llm, page } = await useFixture({
+  llm: {},
   // Chrome's Summarizer API, as the page sees it when its model is on the device; the test
   // turns it to "downloadable" (not on this device yet) with a flag.
-  await browser.context.addInitScript(() => {
+  beforePage: ({ context }) => context.addInitScript(() => {
     const w = /** @type {any} */ (globalThis);
     w.__summarized = [];
     w.Summarizer = {
@@ -36,13 +29,8 @@ before(async () => {
         destroy() {},
       }),
     };
-  });
-  page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await llm?.close();
+  }),
+  settings: ({ llm }) => ({ provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` }),
 });
 
 /** Adds a memory in the Memory panel. @param {string} key @param {string} content */

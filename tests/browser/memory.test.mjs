@@ -1,25 +1,12 @@
 // Long-term memory in a real Chromium with the scripted LLM: the agent stores a memory, a
 // later conversation recalls it into the model's context (and says which memories it used),
 // and the memory survives a reload (it lives in OPFS under .memory/).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, sendMessage, readWorkspaceFile, writeWorkspaceFile } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { openWorkspace, sendMessage, readWorkspaceFile, writeWorkspaceFile } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
-
-before(async () => {
-  app = await startApp();
-  llm = await startLlmServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await llm?.close();
-});
+const { app, llm, browser } = await useFixture({ llm: {} });
 
 test('the agent remembers across conversations and reloads; the turn shows which memories it used', async () => {
   const page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });

@@ -3,37 +3,24 @@
 // FileSystemDirectoryHandle (an OPFS folder standing in for the user's folder): everything
 // after the picker — the files panel, the agent's tools, the handle remembered in IndexedDB
 // across reloads, the permission asked again, leaving the folder — is the app's real code.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, sendMessage } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { openWorkspace, sendMessage } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
-
-before(async () => {
-  app = await startApp();
-  llm = await startLlmServer();
-  browser = await launchBrowser();
-  await browser.context.addInitScript(() => {
-    /** @type {any} */ (window).showDirectoryPicker = async () => (await navigator.storage.getDirectory()).getDirectoryHandle('my-computer-folder', { create: true });
-    // A later visit: the browser asks for permission again (as Chrome does for a remembered handle).
-    if (sessionStorage.getItem('ask-again')) {
-      const proto = /** @type {any} */ (FileSystemHandle.prototype);
-      proto.queryPermission = async () => (sessionStorage.getItem('granted') ? 'granted' : 'prompt');
-      proto.requestPermission = async () => {
-        sessionStorage.setItem('granted', '1');
-        return 'granted';
-      };
-    }
-    if (sessionStorage.getItem('no-fsa')) delete /** @type {any} */ (window).showDirectoryPicker;
-  });
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await llm?.close();
+const { app, llm, browser } = await useFixture({ llm: {} });
+await browser.context.addInitScript(() => {
+  /** @type {any} */ (window).showDirectoryPicker = async () => (await navigator.storage.getDirectory()).getDirectoryHandle('my-computer-folder', { create: true });
+  // A later visit: the browser asks for permission again (as Chrome does for a remembered handle).
+  if (sessionStorage.getItem('ask-again')) {
+    const proto = /** @type {any} */ (FileSystemHandle.prototype);
+    proto.queryPermission = async () => (sessionStorage.getItem('granted') ? 'granted' : 'prompt');
+    proto.requestPermission = async () => {
+      sessionStorage.setItem('granted', '1');
+      return 'granted';
+    };
+  }
+  if (sessionStorage.getItem('no-fsa')) delete /** @type {any} */ (window).showDirectoryPicker;
 });
 
 /** @param {import('playwright-core').Page} page @param {string} path */

@@ -1,25 +1,13 @@
 // Two real tabs of the app in one browser: one leads and runs the scheduled jobs (each
 // occurrence once, whichever tab is open), the other takes over when the leader closes; two
 // tabs on the same conversation and the same goals lose nothing and see each other's changes.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, sendMessage, waitInPage } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { openWorkspace, sendMessage, waitInPage } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
-
-before(async () => {
-  app = await startApp();
-  llm = await startLlmServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await llm?.close();
-});
+const fx = await useFixture({ llm: {} });
+const { app, llm, browser } = fx;
 
 /** Whether the page's Schedule panel says this tab runs the jobs. @param {import('playwright-core').Page} page */
 const isLeader = async (page) => /this one runs the jobs/.test(await page.locator('#job-mode').innerText());
@@ -84,7 +72,7 @@ test('two tabs on one conversation: each sees the other\'s messages live, and th
 
 test('one leader runs each job occurrence once; when it closes, the other tab takes over', async () => {
   // Its own browser with a fake clock: minutes pass on demand.
-  const own = await launchBrowser();
+  const own = await fx.launchBrowser();
   await own.context.clock.install();
   try {
     const setupPage = await openWorkspace(own.context, app.url);

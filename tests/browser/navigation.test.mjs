@@ -1,24 +1,13 @@
 // Navigation that scales (issue 13): the labelled panel rail (collapsible, remembered), Alt+0 for
 // the chat, and the command palette (Ctrl/Cmd+K) running actions found by fuzzy search — the
 // chat's, the workspace's and the home screen's.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { launchBrowser, startApp, openWorkspace, readWorkspaceFile } from './helpers.mjs';
+import { readWorkspaceFile } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {import('playwright-core').Page} */ let page;
-
-before(async () => {
-  app = await startApp();
-  browser = await launchBrowser();
-  page = await openWorkspace(browser.context, app.url, { provider: 'echo' });
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-});
+const { page } = await useFixture({ settings: { provider: 'echo' } });
 
 const palette = () => page.getByRole('dialog', { name: 'Command palette' });
 const search = () => palette().getByRole('combobox', { name: 'Search actions' });

@@ -4,26 +4,12 @@
 // A new version is offered with an in-app prompt and old caches are removed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { launchBrowser, offMachine, waitInPage } from './helpers.mjs';
-import { appRoot, startServer } from '../../scripts/static-server.mjs';
+import { offMachine, waitInPage } from './helpers.mjs';
+import { openFixture } from './fixture.mjs';
 import { startModelServer } from '../fixtures/tiny-model.mjs';
 import { PANEL_NAV } from '../../web/app/panel-nav.js';
-
-/** Serves a private copy of the app, so the test may change files and stop the server. */
-async function serveCopy() {
-  const dir = await mkdtemp(join(tmpdir(), 'clawser-app-'));
-  for (const f of ['index.html', 'sw.js', 'manifest.webmanifest', 'web', 'icons']) await cp(join(appRoot, f), join(dir, f), { recursive: true });
-  const server = await startServer({ host: '127.0.0.1', port: 0, root: dir });
-  const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
-  return {
-    dir,
-    url: `http://127.0.0.1:${port}/`,
-    stop: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve(undefined)); }),
-  };
-}
 
 /**
  * A Codex turn with Echo: the message is a code block that calls a tool; its run is approved
@@ -68,13 +54,12 @@ async function waitForServiceWorkerControl(page) {
 }
 
 test('installable; after one visit the app loads and chats offline, every file from the service worker', async () => {
-  const site = await serveCopy();
-  /** @type {Awaited<ReturnType<typeof launchBrowser>> | undefined} */ let browser;
+  // A private copy of the app, so the test may change files and stop the server.
+  const fx = await openFixture({ app: { copy: true } });
+  const { browser } = fx;
   try {
-    browser = await launchBrowser();
-    const page = await browser.context.newPage();
-    page.setDefaultTimeout(20_000);
-    await page.goto(site.url);
+    const page = await fx.newPage(browser.context);
+    await page.goto(fx.url);
     await waitForServiceWorkerControl(page);
     // Chrome's own installability check: manifest, icons, service worker, standalone.
     const cdp = await browser.context.newCDPSession(page);
@@ -109,12 +94,12 @@ test('installable; after one visit the app loads and chats offline, every file f
     await runCodeTurn(page, 'offline');
     // Every panel opens and shows its content offline, with no error.
     await everyPanel(page);
-    const local = responses.filter((r) => r.url.startsWith(site.url));
+    const local = responses.filter((r) => r.url.startsWith(fx.url));
     assert.ok(local.some((r) => r.url.endsWith('/web/app/main.js')), 'modules were requested');
     assert.ok(local.some((r) => r.url.includes('/web/vendor/')), 'vendor files were requested');
     // The code turn's tool result went through the sanitizer, whose learned detector loads its weights as data.
     assert.ok(local.some((r) => r.url.endsWith('/web/safety/injection-weights.json')), 'the injection detector loaded its weights');
-    assert.deepEqual(failed.filter((f) => f.startsWith(site.url)), [], 'no request of the app failed');
+    assert.deepEqual(failed.filter((f) => f.startsWith(fx.url)), [], 'no request of the app failed');
     // Every app file came from the service worker, but the sandbox frame: a sandboxed frame's
     // navigation never reaches it, so the browser's cache serves the versioned frame.
     assert.deepEqual(local.filter((r) => !r.fromSW).map((r) => new URL(r.url).pathname), local.filter((r) => !r.fromSW).map(() => '/web/packages/andbox/frame.html'));
@@ -122,9 +107,8 @@ test('installable; after one visit the app loads and chats offline, every file f
 
     // The server is gone entirely: a cold start still works.
     await browser.context.setOffline(false);
-    await site.stop();
-    const fresh = await browser.context.newPage();
-    fresh.setDefaultTimeout(20_000);
+    await fx.app.close();
+    const fresh = await fx.newPage(browser.context);
     await fresh.goto(page.url());
     await fresh.getByText('Echo: offline hello').waitFor();
     await runCodeTurn(fresh, 'server gone');
@@ -139,9 +123,7 @@ test('installable; after one visit the app loads and chats offline, every file f
     assert.deepEqual(loaded, loaded.map(() => true));
     assert.deepEqual(offMachine(browser.requests), []);
   } finally {
-    await browser?.close();
-    await site.stop().catch(() => {});
-    await rm(site.dir, { recursive: true, force: true });
+    await fx.close();
   }
 });
 
@@ -168,15 +150,15 @@ async function firstFound(page, query, expected) {
 }
 
 test('semantic memory with the server gone: the embedding worker embeds a new memory and recall ranks by meaning', async () => {
-  const site = await serveCopy();
-  const hub = await startModelServer();
-  /** @type {Awaited<ReturnType<typeof launchBrowser>> | undefined} */ let browser;
+  // A private copy of the app, so the test may change files and stop the server.
+  const fx = await openFixture({ app: { copy: true } });
+  const { browser } = fx;
   try {
-    browser = await launchBrowser();
+    const hub = await startModelServer();
+    fx.defer(() => hub.close());
     // The first visit: the app, and the embedding model installed from a stand-in hub (as a user does once).
-    const page = await browser.context.newPage();
-    page.setDefaultTimeout(20_000);
-    await page.goto(site.url);
+    const page = await fx.newPage(browser.context);
+    await page.goto(fx.url);
     await waitForServiceWorkerControl(page);
     await page.getByRole('link', { name: /My workspace/ }).click();
     await page.getByRole('button', { name: 'Try Echo' }).click();
@@ -190,11 +172,10 @@ test('semantic memory with the server gone: the embedding worker embeds a new me
     await state.getByText('Semantic search is on (2 memories embedded).').waitFor({ timeout: 60_000 });
 
     // The app's server and the hub are gone; a cold start in a new tab.
-    await site.stop();
+    await fx.app.close();
     await hub.close();
     const hubAsked = hub.requests.length;
-    const fresh = await browser.context.newPage();
-    fresh.setDefaultTimeout(20_000);
+    const fresh = await fx.newPage(browser.context);
     await fresh.goto(page.url());
     await page.close();
     await fresh.getByRole('button', { name: 'Memory', exact: true }).click();
@@ -218,29 +199,25 @@ test('semantic memory with the server gone: the embedding worker embeds a new me
     assert.equal(hub.requests.length, hubAsked, 'nothing was fetched from the hub');
     assert.deepEqual(offMachine(browser.requests), []);
   } finally {
-    await browser?.close();
-    await site.stop().catch(() => {});
-    await hub.close().catch(() => {});
-    await rm(site.dir, { recursive: true, force: true });
+    await fx.close();
   }
 });
 
 test('a new version is offered in the app and old caches are deleted on activate', async () => {
-  const site = await serveCopy();
-  /** @type {Awaited<ReturnType<typeof launchBrowser>> | undefined} */ let browser;
+  // A private copy of the app, so the test may change files and stop the server.
+  const fx = await openFixture({ app: { copy: true } });
+  const { browser } = fx;
   try {
-    browser = await launchBrowser();
-    const page = await browser.context.newPage();
-    page.setDefaultTimeout(30_000);
-    await page.goto(site.url);
+    const page = await fx.newPage(browser.context);
+    await page.goto(fx.url);
     await waitForServiceWorkerControl(page);
     const before = await page.evaluate(() => caches.keys());
     assert.equal(before.filter((k) => k.startsWith('clawser-app-')).length, 1);
     // A second tab on the old version.
     const other = await browser.context.newPage();
-    await other.goto(site.url);
+    await other.goto(fx.url);
     await waitForServiceWorkerControl(other);
-    const mainPath = join(site.dir, 'web', 'app', 'main.js');
+    const mainPath = join(fx.appDir, 'web', 'app', 'main.js');
     await writeFile(mainPath, (await readFile(mainPath, 'utf8')) + '\n// new version\n');
     await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.update());
     const banner = page.getByRole('status').filter({ hasText: 'A new version of Clawser is available.' });
@@ -258,8 +235,6 @@ test('a new version is offered in the app and old caches are deleted on activate
     await Promise.all([other.waitForEvent('load'), told.getByRole('button', { name: 'Reload' }).click()]);
     assert.equal(await other.evaluate(async () => (await (await fetch('./web/app/main.js')).text()).includes('// new version')), true);
   } finally {
-    await browser?.close();
-    await site.stop();
-    await rm(site.dir, { recursive: true, force: true });
+    await fx.close();
   }
 });

@@ -1,33 +1,20 @@
 // The reliability layer in the app (issue 14): a conversation that falls back from a failing
 // scripted provider to a working one mid-conversation, retries set in Settings, and a stalled
 // stream that times out with its partial text kept (also after a reload).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, saveSettings, readWorkspaceFile, appView } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { saveSettings, readWorkspaceFile, appView } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let primary;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let backup;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {import('playwright-core').Page} */ let page;
 const PRIMARY_KEY = 'sk-primary-0123456789abcdef';
 const BACKUP_KEY = 'sk-ant-backup-0123456789abcdef';
 
-before(async () => {
-  app = await startApp();
-  primary = await startLlmServer({ apiKey: PRIMARY_KEY, models: ['primary-model', 'gpt-4.1-mini'] });
-  backup = await startLlmServer({ apiKey: BACKUP_KEY, models: ['backup-model'] });
-  browser = await launchBrowser();
-  page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'primary-model', apiKey: PRIMARY_KEY, baseUrl: `${primary.url}/v1` });
-  page.setDefaultTimeout(20_000);
+const fx = await useFixture({
+  llm: { apiKey: PRIMARY_KEY, models: ['primary-model', 'gpt-4.1-mini'] },
+  settings: ({ llm }) => ({ provider: 'openai-compatible', model: 'primary-model', apiKey: PRIMARY_KEY, baseUrl: `${llm.url}/v1` }),
 });
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await primary?.close();
-  await backup?.close();
-});
+const { page, llm: primary } = fx;
+const backup = await fx.startLlm({ apiKey: BACKUP_KEY, models: ['backup-model'] });
 
 const send = async (/** @type {string} */ text) => {
   await page.getByRole('textbox', { name: 'Message' }).fill(text);

@@ -2,22 +2,14 @@
 // the app: while tab A restores, tab B shows a banner it cannot dismiss, refuses to save
 // anything (a message sent then is not stored), and reloads when the restore has finished; the
 // restored data is exactly the backup's. Control: B saves normally before the restore.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { launchBrowser, startApp, openWorkspace, sendMessage, saveSettings } from './helpers.mjs';
+import { openWorkspace, sendMessage, saveSettings } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-
-before(async () => {
-  app = await startApp();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-});
+const fx = await useFixture();
+const { app, browser } = fx;
 
 /** The open conversation's event log, as stored. @param {import('playwright-core').Page} page @param {string} ws @param {string} conv */
 function eventLog(page, ws, conv) {
@@ -42,8 +34,7 @@ test('while one tab restores a backup, another stops writing, shows a banner, re
   const [, ws, , conv] = new URL(b.url()).hash.slice(1).split('/');
   assert.ok(ws && conv);
 
-  const a = await browser.context.newPage();
-  a.setDefaultTimeout(20_000);
+  const a = await fx.newPage(browser.context);
   await a.goto(`${app.url}#home`);
   await a.getByRole('button', { name: 'Export everything' }).click();
   const exportDialog = a.getByRole('dialog', { name: 'Export everything' });

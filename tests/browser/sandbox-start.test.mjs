@@ -1,19 +1,15 @@
 // A Codex turn (Echo runs the code) whose sandbox cannot start, seen from the chat: the code
 // card ends with a clear error and the composer is free again within the sandbox's start
 // time-out; Stop while the sandbox is still starting ends the run at once.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, sendMessage } from './helpers.mjs';
+import { sendMessage } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 import { FRAME_START_TIMEOUT_MS } from '../../web/packages/andbox/index.js';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-
-before(async () => {
-  app = await startApp();
-});
-after(async () => {
-  await app?.close();
-});
+// Each test starts a browser of its own.
+const fx = await useFixture({ browser: false });
+const { app } = fx;
 
 /** The sandbox frame's document (as offline before the browser ever kept a copy of it). */
 const FRAME = '**/andbox/frame.html*';
@@ -26,9 +22,8 @@ const MARGIN_MS = 20_000;
  * @param {(route: import('playwright-core').Route) => unknown} route
  */
 async function echoChat(route) {
-  const browser = await launchBrowser();
-  const page = await browser.context.newPage();
-  page.setDefaultTimeout(20_000);
+  const browser = await fx.launchBrowser();
+  const page = await fx.newPage(browser.context);
   await page.route(FRAME, route);
   await page.goto(app.url);
   await page.getByRole('link', { name: /My workspace/ }).click();

@@ -2,27 +2,14 @@
 // created in the Schedule panel (after its next five runs are shown) fires at its time, runs a
 // turn in its own conversation, and is delivered as a chat message and a notification; the
 // agent's schedule_add needs the user's approval; jobs survive a reload.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, sendMessage, waitInPage, recordNotifications } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { openWorkspace, sendMessage, waitInPage, recordNotifications } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
-
-before(async () => {
-  app = await startApp();
-  llm = await startLlmServer();
-  browser = await launchBrowser();
-  await recordNotifications(browser.context);
-  await browser.context.clock.install();
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await llm?.close();
-});
+const { app, llm, browser } = await useFixture({ llm: {} });
+await recordNotifications(browser.context);
+await browser.context.clock.install();
 
 test('a job from the Schedule panel fires at its time: a turn in its conversation, a chat message and a notification', async () => {
   const page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });

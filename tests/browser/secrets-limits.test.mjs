@@ -1,45 +1,34 @@
 // Issue 11 §6 in a real Chromium: the limits that existed only in code are set in the Settings
 // dialog and take effect; web_fetch does not follow a redirect it cannot check; two tabs on a
 // first run end up with one master key.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { launchBrowser, startApp, saveSettings, openWorkspace, openHome, readWorkspaceFile, sendMessage, waitInPage, storedConfig, changeStoredConfig, appView } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { saveSettings, openHome, readWorkspaceFile, sendMessage, waitInPage, storedConfig, changeStoredConfig, appView } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {import('playwright-core').Page} */ let page;
-/** A site on 127.0.0.1 (a private address): a long page and a redirect to it. @type {import('node:http').Server} */ let site;
 /** @type {string[]} */ const siteHits = [];
-let sitePort = 0;
 
-before(async () => {
-  site = createServer((req, res) => {
-    siteHits.push(req.url ?? '');
-    const cors = { 'access-control-allow-origin': '*' };
-    if (req.url?.startsWith('/hop')) {
-      res.writeHead(302, { ...cors, location: `/page?via=hop` });
-      res.end();
-      return;
-    }
-    res.writeHead(200, { ...cors, 'content-type': 'text/plain' });
-    res.end(`local page ${'x'.repeat(3000)}`);
-  });
-  await new Promise((resolve) => site.listen(0, '127.0.0.1', () => resolve(undefined)));
-  sitePort = /** @type {import('node:net').AddressInfo} */ (site.address()).port;
-  app = await startApp();
-  llm = await startLlmServer();
-  browser = await launchBrowser();
-  page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1`, autonomy: 'full' });
+const fx = await useFixture({
+  llm: {},
+  settings: ({ llm }) => ({ provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1`, autonomy: 'full' }),
 });
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await llm?.close();
-  await new Promise((resolve) => site?.close(() => resolve(undefined)));
+const { app, llm, browser, page } = fx;
+/** A site on 127.0.0.1 (a private address): a long page and a redirect to it. */
+const site = createServer((req, res) => {
+  siteHits.push(req.url ?? '');
+  const cors = { 'access-control-allow-origin': '*' };
+  if (req.url?.startsWith('/hop')) {
+    res.writeHead(302, { ...cors, location: `/page?via=hop` });
+    res.end();
+    return;
+  }
+  res.writeHead(200, { ...cors, 'content-type': 'text/plain' });
+  res.end(`local page ${'x'.repeat(3000)}`);
 });
+await new Promise((resolve) => site.listen(0, '127.0.0.1', () => resolve(undefined)));
+fx.defer(() => new Promise((resolve) => site.close(() => resolve(undefined))));
+const sitePort = /** @type {import('node:net').AddressInfo} */ (site.address()).port;
 
 /** The stored tool_result events of the open conversation. */
 async function toolResults() {

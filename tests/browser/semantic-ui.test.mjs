@@ -2,29 +2,16 @@
 // embedding model (from a stand-in hub on 127.0.0.1, with a progress bar), memories are embedded
 // in the background, the panel's search and the agent's automatic recall rank by meaning,
 // pinned memories always ride along, and removing the model falls back to keyword search.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, sendMessage } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { openWorkspace, sendMessage } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 import { startModelServer } from '../fixtures/tiny-model.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
-/** @type {Awaited<ReturnType<typeof startModelServer>>} */ let hub;
-
-before(async () => {
-  app = await startApp();
-  llm = await startLlmServer();
-  hub = await startModelServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await llm?.close();
-  await hub?.close();
-});
+const fx = await useFixture({ llm: {} });
+const { app, llm, browser } = fx;
+const hub = await startModelServer();
+fx.defer(() => hub.close());
 
 test('install the model from the Memory panel, then search and recall by meaning; pin; remove', async () => {
   const page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });

@@ -3,17 +3,12 @@
 // model by name and description, activated by the model (skill_activate) and by the user
 // ("/name"), its JavaScript script run in the sandbox through the approval path with only its
 // allowed-tools, then disabled, exported and deleted.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { zipSync, unzipSync, strToU8 } from 'fflate';
-import { launchBrowser, startApp, openWorkspace, sendMessage, readWorkspaceFile } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
-
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
-/** @type {import('playwright-core').Page} */ let page;
+import { sendMessage, readWorkspaceFile } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
 const PDF = new Uint8Array([0x25, 0x50, 0x44, 0x46, 0x2d, 0x31, 0x2e, 0x37, 0x0a, 0x00, 0xff, 0xfe, 0x81, 0x02]);
 const SKILL_MD = `---
@@ -34,16 +29,9 @@ await fs_write({ path: 'reports/' + args.title + '.md', content: '# ' + args.tit
 print('wrote reports/' + args.title + '.md; fs_write: ' + typeof fs_write + ', fs_list: ' + typeof fs_list);
 'report ' + args.title + ' done'`;
 
-before(async () => {
-  app = await startApp();
-  llm = await startLlmServer();
-  browser = await launchBrowser();
-  page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await llm?.close();
+const { llm, page } = await useFixture({
+  llm: {},
+  settings: ({ llm }) => ({ provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` }),
 });
 
 const systemOf = (/** @type {any} */ r) => String(r?.body.messages[0]?.content ?? '');

@@ -1,28 +1,17 @@
 // Split view (issue 13): on wide screens the chat shows beside Files or Git, resizable by pointer
 // and keyboard, remembered across reloads; a phone-sized window shows the panel alone. The
 // artifact pane beside the chat resizes the same way and keeps its width.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, sendMessage } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { sendMessage } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
+import { waitUntil } from '../fixtures/wait.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {import('playwright-core').Page} */ let page;
-
-before(async () => {
-  app = await startApp();
-  llm = await startLlmServer();
-  browser = await launchBrowser();
-  page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
-  await page.setViewportSize({ width: 1400, height: 850 });
+const { app, llm, browser, page } = await useFixture({
+  llm: {},
+  settings: ({ llm }) => ({ provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` }),
 });
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await llm?.close();
-});
+await page.setViewportSize({ width: 1400, height: 850 });
 
 const message = () => page.getByRole('textbox', { name: 'Message', exact: true });
 const toggle = () => page.getByRole('button', { name: 'Chat beside this panel' });
@@ -147,7 +136,8 @@ test('a resize made just before a reload is kept although its write had not happ
       await page.keyboard.press(held ? 'ArrowLeft' : 'ArrowRight');
       const now = Number(await separator().getAttribute('aria-valuenow'));
       assert.notEqual(now, from);
-      if (held) assert.equal(await journals(), 1, 'the unwritten change is journalled');
+      // The other tab sees this tab's localStorage a moment later (on a busy machine, not at once).
+      if (held) assert.equal(await waitUntil(async () => (await journals()) || null, 'the other tab to see the journal'), 1, 'the unwritten change is journalled');
       await page.reload();
       await separator().waitFor();
       assert.equal(Number(await separator().getAttribute('aria-valuenow')), now, held ? 'kept: made again from the journal' : 'control: kept');

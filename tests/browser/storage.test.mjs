@@ -1,26 +1,14 @@
 // The storage layer on the real OPFS (through its worker), secrets with real WebCrypto and
 // IndexedDB, and conversations on OPFS: incremental appends, torn-line recovery after a tab
 // is killed mid-write, and a tab closed mid-stream losing no earlier event.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { waitInPage, launchBrowser, startApp, openWorkspace, openHome } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { waitInPage, openWorkspace, openHome } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 import { waitUntil } from '../fixtures/wait.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
-
-before(async () => {
-  app = await startApp();
-  llm = await startLlmServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await llm?.close();
-});
+const fx = await useFixture({ llm: {} });
+const { app, llm, browser } = fx;
 
 const blankPage = () => openHome(browser.context, app.url);
 
@@ -293,8 +281,7 @@ test('secrets: AES-GCM under a non-extractable key kept in IndexedDB', async () 
 });
 
 test('events persist line by line on OPFS and a torn last line is recovered with a notice', async () => {
-  const page = await browser.context.newPage();
-  page.setDefaultTimeout(20_000);
+  const page = await fx.newPage(browser.context);
   await page.goto(app.url);
   await page.getByRole('link', { name: /My workspace/ }).click();
   await page.getByRole('button', { name: 'Try Echo' }).click();
@@ -355,8 +342,7 @@ test('a tab closed mid-stream loses no earlier event', async () => {
   }, undefined, { what: 'a checkpoint of the running turn' });
   const url = page.url();
   await page.close({ runBeforeUnload: false });
-  const again = await browser.context.newPage();
-  again.setDefaultTimeout(20_000);
+  const again = await fx.newPage(browser.context);
   await again.goto(url);
   await again.getByText('You said: first turn').waitFor();
   const users = await again.locator('.msg.user').allInnerTexts();

@@ -3,9 +3,9 @@
 // leader's tab closes, a job that fires once across tabs, serialized read-modify-writes, and
 // publish/subscribe. Each test uses its own coordinator name, so tests (and the app itself,
 // should it run a coordinator on these pages) do not see each other.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
 /** @import { TabCoordinator } from '/web/agent/coordination/tabs.js' */
 /**
@@ -21,17 +21,8 @@ import { launchBrowser, startApp } from './helpers.mjs';
  * }} TabWindow
  */
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-
-before(async () => {
-  app = await startApp();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await app?.close();
-});
+const fx = await useFixture();
+const { app, browser } = fx;
 
 /**
  * A page of the app's origin running a coordinator named `name`, and a small OPFS counter
@@ -39,8 +30,7 @@ after(async () => {
  * @param {string} name @param {string} label
  */
 async function openTab(name, label) {
-  const page = await browser.context.newPage();
-  page.setDefaultTimeout(20_000);
+  const page = await fx.newPage(browser.context);
   await page.goto(`${app.url}#home`);
   await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
   await page.evaluate(

@@ -4,39 +4,27 @@
 // approval dialog's narrowed "Always allow" becomes a prefix rule (listed and removable in the
 // Tools panel), and a read-only line runs without asking. Issue 32: what the vendored
 // interpreter's patch and Clawser's commands change shows in the page too.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, openWorkspace, sendMessage, readWorkspaceFile, waitInPage } from './helpers.mjs';
-import { startLlmServer } from '../fixtures/llm-server.mjs';
+import { sendMessage, readWorkspaceFile, waitInPage } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {Awaited<ReturnType<typeof startLlmServer>>} */ let llm;
-/** @type {import('playwright-core').Page} */ let page;
-
-before(async () => {
-  app = await startApp();
-  llm = await startLlmServer();
-  browser = await launchBrowser();
-  page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
-  // Files in the workspace's OPFS folder, written through the app's own storage module.
-  await page.evaluate(async () => {
-    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
-    const [, ws] = location.hash.slice(1).split('/');
-    const fs = new OpfsFileSystem();
-    try {
-      await fs.write(`clawser_workspaces/${ws}/notes/meeting.md`, 'TODO book room\nagenda\nTODO send notes\n');
-      await fs.write(`clawser_workspaces/${ws}/notes/ideas.md`, 'TODO try the shell\n');
-      await fs.write(`clawser_workspaces/${ws}/readme.txt`, 'hello\n');
-    } finally {
-      fs.terminate();
-    }
-  });
+const { llm, page } = await useFixture({
+  llm: {},
+  settings: ({ llm }) => ({ provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` }),
 });
-after(async () => {
-  await browser?.close();
-  await app?.close();
-  await llm?.close();
+// Files in the workspace's OPFS folder, written through the app's own storage module.
+await page.evaluate(async () => {
+  const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+  const [, ws] = location.hash.slice(1).split('/');
+  const fs = new OpfsFileSystem();
+  try {
+    await fs.write(`clawser_workspaces/${ws}/notes/meeting.md`, 'TODO book room\nagenda\nTODO send notes\n');
+    await fs.write(`clawser_workspaces/${ws}/notes/ideas.md`, 'TODO try the shell\n');
+    await fs.write(`clawser_workspaces/${ws}/readme.txt`, 'hello\n');
+  } finally {
+    fs.terminate();
+  }
 });
 
 /** Waits until the terminal shows `text` (a string or pattern). @param {string | RegExp} text */

@@ -3,19 +3,15 @@
 // the app's modules have loaded; the app's own view then takes their place, keeping what was
 // typed and the focus, and runs what was used meanwhile. app.js is held back by the test so the
 // "before" can be observed (each test in its own profile: no service worker answers instead).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, startApp, appView } from './helpers.mjs';
+import { appView } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
 import { waitUntil } from '../fixtures/wait.mjs';
 
-/** @type {Awaited<ReturnType<typeof startApp>>} */ let app;
-
-before(async () => {
-  app = await startApp();
-});
-after(async () => {
-  await app?.close();
-});
+// Each test starts a browser of its own.
+const fx = await useFixture({ browser: false });
+const { app } = fx;
 
 const HOUR = 3_600_000;
 
@@ -27,9 +23,8 @@ const HOUR = 3_600_000;
  *   files: written over the others afterwards (a path in Alpha's conversations folder → its text), e.g. a damaged one
  */
 async function heldPage({ tornLine = false, files = {} } = {}) {
-  const own = await launchBrowser();
-  const page = await own.context.newPage();
-  page.setDefaultTimeout(20_000);
+  const own = await fx.launchBrowser();
+  const page = await fx.newPage(own.context);
   const errors = /** @type {string[]} */ ([]);
   page.on('pageerror', (err) => errors.push(err.message));
   await page.goto(`${app.url}manifest.webmanifest`);
