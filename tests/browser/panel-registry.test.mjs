@@ -5,28 +5,26 @@
 // #workspace/{id}/probe, answers its shortcut, shows beside the chat, and opens with the general
 // context: the workspace's services, settings and conversations, back(), openPanel(), showError().
 // Control: the same file without the line is no panel at all.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { launchBrowser, openWorkspace } from './helpers.mjs';
-import { appRoot, startServer } from '../../scripts/static-server.mjs';
+import { appRoot } from '../../scripts/static-server.mjs';
 import { writePanelNav } from '../../scripts/panel-nav.mjs';
+import { useFixture, openFixture } from './fixture.mjs';
 
 /** The registry's line for the probe panel: the last of the navigation. */
 const LINE = "  import('./panels/probe.js'),";
 
 /**
- * Serves a copy of the app with the probe panel's entry file; `register`: and its line in the
- * registry. Then the navigation's copy for the first view is written, as `node scripts/index-html.mjs` does.
+ * Gives a fixture's private copy of the app the probe panel's entry file; `register`: and its line
+ * in the registry. Then the navigation's copy for the first view is written, as
+ * `node scripts/index-html.mjs` does.
+ * @param {import('./fixture.mjs').Fixture} fx a fixture started with `app: {copy: true}`
  * @param {{register: boolean}} options
  */
-async function serveWithProbe({ register }) {
-  const dir = await mkdtemp(join(tmpdir(), 'clawser-panel-'));
-  for (const f of ['index.html', 'sw.js', 'manifest.webmanifest', 'web', 'icons']) {
-    await cp(join(appRoot, f), join(dir, f), { recursive: true });
-  }
+async function addProbe(fx, { register }) {
+  const dir = fx.appDir;
   await cp(join(appRoot, 'tests/fixtures/probe-panel.mjs'), join(dir, 'web/app/panels/probe.js'));
   const registryPath = join(dir, 'web/app/panels.js');
   const registry = await readFile(registryPath, 'utf8');
@@ -38,33 +36,16 @@ async function serveWithProbe({ register }) {
     await writeFile(registryPath, lines.join('\n'));
   }
   await writePanelNav(dir);
-  const server = await startServer({ host: '127.0.0.1', port: 0, root: dir });
-  const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
   return {
-    dir,
-    url: `http://127.0.0.1:${port}/`,
-    /** The copy's files that differ from the app's (the line added, the navigation's copy rewritten). */
+    url: fx.url,
+    /** The copy's registry (the line added). */
     registry: () => readFile(registryPath, 'utf8'),
-    stop: async () => {
-      await new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve(undefined)); });
-      await rm(dir, { recursive: true, force: true });
-    },
   };
 }
 
-/** @type {Awaited<ReturnType<typeof serveWithProbe>>} */ let site;
-/** @type {Awaited<ReturnType<typeof launchBrowser>>} */ let browser;
-/** @type {import('playwright-core').Page} */ let page;
-
-before(async () => {
-  site = await serveWithProbe({ register: true });
-  browser = await launchBrowser({ viewport: { width: 1400, height: 850 } });
-  page = await openWorkspace(browser.context, site.url, { provider: 'echo' });
-});
-after(async () => {
-  await browser?.close();
-  await site?.stop();
-});
+const fx = await useFixture({ app: { copy: true }, browser: { viewport: { width: 1400, height: 850 } } });
+const site = await addProbe(fx, { register: true });
+const page = await fx.openWorkspace({ provider: 'echo' });
 
 const rail = () => page.getByRole('navigation', { name: 'Workspace panels' });
 const probe = () => page.getByRole('heading', { name: 'Probe', exact: true });
@@ -154,27 +135,22 @@ test('split: true puts it beside the chat on a wide screen', async () => {
   await page.getByRole('textbox', { name: 'Message' }).waitFor({ state: 'detached' });
 });
 
-test('control: the same file without its line in the registry is no panel', async () => {
-  const bare = await serveWithProbe({ register: false });
-  const other = await launchBrowser();
-  try {
-    const p = await openWorkspace(other.context, bare.url, { provider: 'echo' });
-    const nav = p.getByRole('navigation', { name: 'Workspace panels' });
-    await nav.getByRole('button', { name: 'Config', exact: true }).waitFor();
-    assert.equal(await nav.getByRole('button', { name: 'Probe', exact: true }).count(), 0);
-    assert.equal(await p.evaluate(() => import('/web/app/panel-nav.js').then((m) => m.PANEL_NAV.some((n) => n.name === 'probe'))), false);
-    const id = /** @type {string} */ (/#workspace\/([^/]+)/.exec(p.url())?.[1]);
-    // Its route is the chat's; its shortcut does nothing.
-    await p.goto(`${bare.url}#workspace/${id}/probe`);
-    await p.getByRole('textbox', { name: 'Message' }).waitFor();
-    await p.keyboard.press('Alt+q');
-    await p.getByRole('textbox', { name: 'Message' }).waitFor();
-    assert.equal(await p.getByRole('heading', { name: 'Probe', exact: true }).count(), 0);
-    // Control of the control: a registered panel opens on this copy.
-    await p.keyboard.press('Alt+1');
-    await p.getByRole('heading', { name: 'Files', exact: true }).waitFor();
-  } finally {
-    await other.close();
-    await bare.stop();
-  }
+test('control: the same file without its line in the registry is no panel', async (t) => {
+  const other = await openFixture({ app: { copy: true } }, t);
+  const bare = await addProbe(other, { register: false });
+  const p = await other.openWorkspace({ provider: 'echo' });
+  const nav = p.getByRole('navigation', { name: 'Workspace panels' });
+  await nav.getByRole('button', { name: 'Config', exact: true }).waitFor();
+  assert.equal(await nav.getByRole('button', { name: 'Probe', exact: true }).count(), 0);
+  assert.equal(await p.evaluate(() => import('/web/app/panel-nav.js').then((m) => m.PANEL_NAV.some((n) => n.name === 'probe'))), false);
+  const id = /** @type {string} */ (/#workspace\/([^/]+)/.exec(p.url())?.[1]);
+  // Its route is the chat's; its shortcut does nothing.
+  await p.goto(`${bare.url}#workspace/${id}/probe`);
+  await p.getByRole('textbox', { name: 'Message' }).waitFor();
+  await p.keyboard.press('Alt+q');
+  await p.getByRole('textbox', { name: 'Message' }).waitFor();
+  assert.equal(await p.getByRole('heading', { name: 'Probe', exact: true }).count(), 0);
+  // Control of the control: a registered panel opens on this copy.
+  await p.keyboard.press('Alt+1');
+  await p.getByRole('heading', { name: 'Files', exact: true }).waitFor();
 });
