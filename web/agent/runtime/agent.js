@@ -42,6 +42,13 @@ function redactArgs(value, secrets) {
  */
 
 /**
+ * What one streamed reply brought: its text and tool calls, token counts, the failure that ended
+ * it, the stop reason, the cache entry it came from, and whether it was cut for running away.
+ * @typedef {{text: string, toolCalls: ToolCall[], usage: Usage | undefined, failure: ProviderErrorShape | null, stopReason: string | undefined,
+ *   cachedFrom: {provider: string, model: string, ageMs: number} | null, runaway: boolean}} StreamedReply
+ */
+
+/**
  * The agent run loop — the only one. A turn: record the user message, then up to
  * `maxIterations` times: call the provider with the derived history (compacting it first
  * when it is long), stream its output, record the reply, run the tool calls it asked for
@@ -381,6 +388,64 @@ export class ClawserAgent {
   }
 
   /**
+   * Streams one reply of the model: its text and tool calls pass on to the caller as they come;
+   * the provider's tries and a response-cache hit are recorded; a reply that runs away (past
+   * self-repair's output limit) is cut.
+   * @param {ChatRequest} request
+   * @param {{signal?: AbortSignal, fresh?: boolean}} options fresh: skip the response cache
+   * @param {StuckDetector} stuck
+   * @returns {AsyncGenerator<AgentStreamEvent, StreamedReply>}
+   */
+  async *#streamReply(request, options, stuck) {
+    const signal = options.signal;
+    let text = '';
+    /** @type {ToolCall[]} */
+    const toolCalls = [];
+    /** @type {Usage | undefined} */
+    let usage;
+    /** @type {ProviderErrorShape | null} */
+    let failure = null;
+    /** @type {string | undefined} */
+    let stopReason;
+    /** The answer came from the response cache (no model call, no cost). @type {{provider: string, model: string, ageMs: number} | null} */
+    let cachedFrom = null;
+    // A reply that runs away (endless text) is cut by self-repair: its own abort, so the stream ends.
+    const replyAbort = new AbortController();
+    const callSignal = signal ? AbortSignal.any([signal, replyAbort.signal]) : replyAbort.signal;
+    let runaway = false;
+    for await (const ev of this.provider.chatStream(request, { signal: callSignal, fresh: options.fresh })) {
+      if (ev.type === 'attempt') {
+        // Every try of every provider is on record (the turn's details and the Events panel show it).
+        const { type: _attempt, ...data } = ev;
+        yield await this.#record('provider_attempt', data.message ? { ...data, message: redactSecrets(data.message, this.secrets) } : data, 'provider');
+        continue;
+      }
+      if (ev.type === 'cache_hit') {
+        cachedFrom = { provider: ev.provider, model: ev.model, ageMs: ev.ageMs };
+        yield await this.#record('cache_hit', cachedFrom, 'provider');
+        continue;
+      }
+      if (ev.type === 'text') text += ev.text;
+      else if (ev.type === 'tool_call') toolCalls.push({ id: ev.id, name: ev.name, arguments: ev.arguments, ...(ev.signature ? { signature: ev.signature } : {}) });
+      else if (ev.type === 'usage') usage = { inputTokens: ev.inputTokens, outputTokens: ev.outputTokens, ...(ev.cachedInputTokens ? { cachedInputTokens: ev.cachedInputTokens } : {}), ...(ev.cacheWriteTokens ? { cacheWriteTokens: ev.cacheWriteTokens } : {}) };
+      else if (ev.type === 'done') stopReason = ev.stopReason;
+      else if (ev.type === 'error') {
+        failure = { ...ev.error, message: redactSecrets(ev.error.message, this.secrets) };
+        yield { type: 'error', error: failure };
+        break;
+      }
+      yield ev;
+      if (signal?.aborted) break;
+      if (ev.type === 'text' && stuck.config.enabled && text.length > stuck.config.maxOutputChars) {
+        runaway = true;
+        replyAbort.abort();
+        break;
+      }
+    }
+    return { text, toolCalls, usage, failure, stopReason, cachedFrom, runaway };
+  }
+
+  /**
    * Calls the provider for the history as it stands and loops through tool calls.
    * @param {{signal?: AbortSignal, fresh?: boolean}} [options] fresh: the first call skips the response cache (a regenerated reply)
    * @returns {AsyncGenerator<AgentStreamEvent>}
@@ -421,50 +486,9 @@ export class ClawserAgent {
       if (this.tools && this.provider.supportsNativeTools) request.tools = this.tools.registry.specs();
       if (this.hooks) request = (await this.hooks.run('beforeOutbound', { request, iteration })).ctx.request;
 
-      let text = '';
-      /** @type {ToolCall[]} */
-      const toolCalls = [];
-      /** @type {Usage | undefined} */
-      let usage;
-      /** @type {ProviderErrorShape | null} */
-      let failure = null;
-      /** @type {string | undefined} */
-      let stopReason;
-      /** The answer came from the response cache (no model call, no cost). @type {{provider: string, model: string, ageMs: number} | null} */
-      let cachedFrom = null;
-      // A reply that runs away (endless text) is cut by self-repair: its own abort, so the stream ends.
-      const replyAbort = new AbortController();
-      const callSignal = signal ? AbortSignal.any([signal, replyAbort.signal]) : replyAbort.signal;
-      let runaway = false;
-      for await (const ev of this.provider.chatStream(request, { signal: callSignal, fresh: options.fresh && iteration === 0 })) {
-        if (ev.type === 'attempt') {
-          // Every try of every provider is on record (the turn's details and the Events panel show it).
-          const { type: _attempt, ...data } = ev;
-          yield await this.#record('provider_attempt', data.message ? { ...data, message: redactSecrets(data.message, this.secrets) } : data, 'provider');
-          continue;
-        }
-        if (ev.type === 'cache_hit') {
-          cachedFrom = { provider: ev.provider, model: ev.model, ageMs: ev.ageMs };
-          yield await this.#record('cache_hit', cachedFrom, 'provider');
-          continue;
-        }
-        if (ev.type === 'text') text += ev.text;
-        else if (ev.type === 'tool_call') toolCalls.push({ id: ev.id, name: ev.name, arguments: ev.arguments, ...(ev.signature ? { signature: ev.signature } : {}) });
-        else if (ev.type === 'usage') usage = { inputTokens: ev.inputTokens, outputTokens: ev.outputTokens, ...(ev.cachedInputTokens ? { cachedInputTokens: ev.cachedInputTokens } : {}), ...(ev.cacheWriteTokens ? { cacheWriteTokens: ev.cacheWriteTokens } : {}) };
-        else if (ev.type === 'done') stopReason = ev.stopReason;
-        else if (ev.type === 'error') {
-          failure = { ...ev.error, message: redactSecrets(ev.error.message, this.secrets) };
-          yield { type: 'error', error: failure };
-          break;
-        }
-        yield ev;
-        if (signal?.aborted) break;
-        if (ev.type === 'text' && stuck.config.enabled && text.length > stuck.config.maxOutputChars) {
-          runaway = true;
-          replyAbort.abort();
-          break;
-        }
-      }
+      const reply = yield* this.#streamReply(request, { signal, fresh: options.fresh && iteration === 0 }, stuck);
+      let { text, usage } = reply;
+      const { toolCalls, failure, stopReason, cachedFrom, runaway } = reply;
       // A reply cut for running away came without token counts: its size is estimated, so the
       // biggest replies are not free in the cost limits and the Dashboard.
       if (runaway && !usage) {
