@@ -254,6 +254,19 @@ test('cost roll-up: the children\'s model calls count toward the workspace\'s us
   assert.match(String(w.parent.events.find((e) => e.type === 'tool_result')?.data.result), /¢/);
 });
 
+test('a sub-agent\'s spend is part of its caller\'s turn: the caller\'s last reply counts it in the turn\'s cost (the result carries it, not the tool\'s name)', async () => {
+  const w = await world({
+    Root: [{ toolCalls: [delegate('d1', { task: 'Costly' })] }, { text: 'ok' }],
+    Costly: [{ text: 'done costly' }],
+  }, { usage: { inputTokens: 100_000, outputTokens: 100_000 } });
+  await w.agent.run('Root');
+  const perCall = Number(w.parent.events.find((e) => e.type === 'agent_delegated')?.data.costCents);
+  assert.ok(perCall > 0);
+  const last = w.parent.events.findLast((e) => e.type === 'agent_message');
+  // The caller's two calls and the child's one.
+  assert.ok(Math.abs(Number(last?.data.costs?.turnCents) - perCall * 3) < 1e-6, `${last?.data.costs?.turnCents} vs ${perCall * 3}`);
+});
+
 test('taint flows both ways: a child of a tainted caller asks before storing a memory; a child that read outside content taints its caller', async () => {
   /** @type {any[]} */
   const asked = [];

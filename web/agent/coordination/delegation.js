@@ -85,7 +85,7 @@ export class Semaphore {
  * @param {{agent?: string, task: string, context?: string, tools?: string[]}} args
  * @param {{callId: string, signal?: AbortSignal}} call
  * @param {DelegationDeps} deps
- * @returns {Promise<{ok: boolean, output: string, untrusted?: string, events?: {type: 'agent_delegated', data: Record<string, unknown>}[]}>}
+ * @returns {Promise<{ok: boolean, output: string, untrusted?: string, costCents?: number, events?: {type: 'agent_delegated', data: Record<string, unknown>}[]}>}
  */
 export async function runDelegation(args, call, deps) {
   if (deps.depth >= deps.settings.maxDepth) {
@@ -178,6 +178,8 @@ export async function runDelegation(args, call, deps) {
       output,
       // Its answer carries what it read: outside content read by the child taints the caller too.
       ...(taint.length ? { untrusted: `the answer of sub-agent @${name}, which read ${taint.slice(0, 3).map((t) => t.what).join(', ')}` } : {}),
+      // The child's spend is part of the caller's turn.
+      costCents,
       events: [{ type: 'agent_delegated', data: { toolCallId: call.callId, agent: name, conversationId: conversation.id, title, status: cancelled ? 'cancelled' : ok ? 'done' : 'failed', costCents, files } }],
     };
   } finally {
