@@ -7,12 +7,12 @@
 import { redactSecrets } from '../../providers/errors.js';
 import { costCents } from '../../providers/pricing.js';
 import { tokenFamily, estimateTextTokens, estimateMessagesTokens } from '../../providers/tokens.js';
-import { toBase64 } from '../../storage/base64.js';
+import { AttachedImages } from './attached-images.js';
 import { DEFAULT_COMPACTION, planCompaction, summarize } from '../conversation/compaction.js';
 import { codexPrompt, codexTools, codeCalls } from './codex.js';
 import { describeTaint } from './tool-runner.js';
 import { frameStandingData } from '../../safety/standing-data.js';
-import { skillInstructions, skillTaint } from '../../tools/skills.js';
+import { slashPrompt, slashSkill } from './slash-commands.js';
 import { StuckDetector } from './self-repair.js';
 /** @import { Codex } from './codex.js' */
 
@@ -118,46 +118,6 @@ export class ClawserAgent {
   }
 
   /**
-   * The MCP prompt a message "/mcp__{server}__{prompt} arg…" asks for: its text, or why not.
-   * Arguments are given in the prompt's order, quoted when they hold spaces.
-   * @param {string} text
-   * @returns {Promise<{server: string, name: string, text: string} | {error: string} | null>}
-   */
-  async #slashPrompt(text) {
-    const m = /^\/mcp__([a-z0-9_]+?)__([a-z0-9_]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
-    const mcp = this.tools?.context.mcp;
-    if (!m || !mcp) return null;
-    const found = mcp.findPrompt(m[1], m[2]);
-    if (!found) return { error: `No connected MCP server has the prompt /mcp__${m[1]}__${m[2]}. Connect its server in the Servers panel.` };
-    const values = [...(m[3] ?? '').matchAll(/"([^"]*)"|(\S+)/g)].map((x) => x[1] ?? x[2]);
-    const declared = found.prompt.arguments ?? [];
-    const missing = declared.filter((a, i) => a.required && values[i] === undefined);
-    if (missing.length) return { error: `/mcp__${m[1]}__${m[2]} needs ${declared.map((a) => `${a.name}${a.required ? '' : ' (optional)'}`).join(', ')}; missing: ${missing.map((a) => a.name).join(', ')}. Quote a value with spaces.` };
-    /** @type {Record<string, string>} */
-    const args = {};
-    declared.forEach((a, i) => { if (values[i] !== undefined) args[a.name] = values[i]; });
-    try {
-      return { server: found.server.name, name: found.prompt.name, text: await mcp.promptText(found.server.id, found.prompt.name, args) };
-    } catch (err) {
-      return { error: `The MCP server “${found.server.name}” could not give the prompt ${found.prompt.name}: ${/** @type {Error} */ (err).message}` };
-    }
-  }
-
-  /**
-   * The enabled skill a message starting with "/name" activates, with its instructions and
-   * what it counts as for the taint (skillTaint: null for a skill the user wrote), or null.
-   * @param {string} text
-   * @returns {Promise<{name: string, instructions: string, untrusted: string | null} | null>}
-   */
-  async #slashSkill(text) {
-    const m = /^\/([\p{L}\p{N}-]{1,64})(?=\s|$)/u.exec(text.trimStart());
-    const store = this.tools?.context.skills;
-    if (!m || !store) return null;
-    const skill = (await store.active().catch(() => [])).find((s) => s.name === m[1]);
-    return skill ? { name: skill.name, instructions: skillInstructions(skill), untrusted: skillTaint(skill) } : null;
-  }
-
-  /**
    * Sends a user message and streams the whole turn.
    * @param {string} text
    * @param {{signal?: AbortSignal, continues?: boolean, images?: {bytes: Uint8Array, mediaType: string}[], imageRefs?: import('../../providers/types.d.ts').ImageRef[],
@@ -189,7 +149,7 @@ export class ClawserAgent {
     if (options.images?.length) message.images = await Promise.all(options.images.map((i) => this.conversation.saveImage(i.bytes, i.mediaType)));
     else if (options.imageRefs?.length) message.images = options.imageRefs.map((r) => ({ path: r.path, mediaType: r.mediaType }));
     // "/skill-name …": the user activates a skill; its instructions go with this message (kept in the log).
-    const skill = await this.#slashSkill(input);
+    const skill = await slashSkill(input, this.tools?.context.skills);
     if (skill) message.skill = { name: skill.name, instructions: skill.instructions };
     if (options.attachments?.length) {
       message.attachments = options.attachments.map((a) => ({ label: a.label.slice(0, 300), text: a.text, ...(a.untrusted ? { untrusted: a.untrusted } : {}) }));
@@ -197,7 +157,7 @@ export class ClawserAgent {
       if (outside) message.untrusted = outside;
     }
     // "/mcp__server__prompt args": an MCP server's prompt becomes the message (its text is the server's: untrusted).
-    const prompt = skill ? null : await this.#slashPrompt(input);
+    const prompt = skill ? null : await slashPrompt(input, this.tools?.context.mcp);
     if (prompt && 'error' in prompt) {
       const e = await this.conversation.append('error', { code: 'client', message: prompt.error }, 'system');
       yield { type: 'error', error: { code: 'client', retryable: false, message: prompt.error } };
@@ -274,6 +234,9 @@ export class ClawserAgent {
     return { text: reply, error };
   }
 
+  /** The user's attached images, read once per agent (a turn's calls send them again). */
+  #attached = new AttachedImages((ref) => this.conversation.readImage(ref));
+
   /** This turn's model calls so far: their priced cost in cents, and the calls without a price. */
   #turnCost = { cents: 0, unpriced: 0 };
 
@@ -305,38 +268,6 @@ export class ClawserAgent {
       // Statistics never fail a turn.
     }
     return cents;
-  }
-
-  /** Attached images by path, read once per agent (a turn's calls send them again). @type {Map<string, string>} */
-  #images = new Map();
-
-  /**
-   * The user's attached images, loaded for a provider that accepts images; for one that does
-   * not, the message says an image was left out (so the model does not answer as if it saw it).
-   * @param {import('../../providers/types.d.ts').Message[]} messages
-   */
-  async #withImages(messages) {
-    if (!messages.some((m) => m.imageRefs?.length)) return messages;
-    return Promise.all(messages.map(async (m) => {
-      if (!m.imageRefs?.length) return m;
-      const { imageRefs, ...rest } = m;
-      if (!this.provider.supportsVision) return { ...rest, content: `${rest.content}\n\n[${imageRefs.length} attached image${imageRefs.length === 1 ? '' : 's'} not shown: this model does not accept images]` };
-      /** @type {import('../../providers/types.d.ts').ImagePart[]} */
-      const images = [];
-      for (const ref of imageRefs) {
-        let url = this.#images.get(ref.path);
-        if (!url) {
-          try {
-            url = `data:${ref.mediaType};base64,${toBase64(await this.conversation.readImage(ref))}`;
-          } catch {
-            continue; // a missing file (a partial restore): the message goes without it
-          }
-          this.#images.set(ref.path, url);
-        }
-        images.push({ mediaType: ref.mediaType, dataUrl: url });
-      }
-      return images.length ? { ...rest, images } : rest;
-    }));
   }
 
   /** @param {string} type @param {Record<string, any>} data @param {import('../types.d.ts').EventSource} source */
@@ -422,7 +353,7 @@ export class ClawserAgent {
       ? `\n\n${TOOLS_PROMPT}\n\n${codexPrompt(codexTools(this.tools.registry))}`
       : this.codex || this.provider.supportsNativeTools ? `\n\n${TOOLS_PROMPT}` : '';
     const { system, messages: derived } = this.conversation.deriveSessionHistory(`${this.systemPrompt}${this.memoryContext}${toolsSection}${run.repairNote ? `\n\n${run.repairNote}` : ''}`);
-    const messages = await this.#withImages(derived);
+    const messages = await this.#attached.into(derived, this.provider.supportsVision);
     const images = run.images;
     /** @type {ChatRequest} */
     let request = {
