@@ -48,7 +48,10 @@ async function setup(turns, o = {}) {
   return { agent, conversation, provider, registry, tools };
 }
 
-/** Moves Date.now and performance.now together, for as long as `fn` runs. @template T @param {(advance: (ms: number) => void) => Promise<T>} fn */
+/**
+ * Moves Date.now and performance.now together, for as long as `fn` runs.
+ * @template T @param {(advance: (ms: number) => void) => Promise<T>} fn
+ */
 async function withClock(fn) {
   const realDate = Date.now;
   const realPerf = performance.now;
@@ -77,7 +80,8 @@ const slowTool = (advance, waitsOnOthers) => /** @type {import('../../web/tools/
   },
 });
 
-test('a tool that declares waitsOnOthers: its calls\' time is waiting, not the run\'s own (no time finding); control: the same tool without it runs the turn over its time budget', async () => {
+test('a tool that declares waitsOnOthers: its calls\' time is waiting, not the run\'s own (no time finding); '
+  + 'control: the same tool without it runs the turn over its time budget', async () => {
   const turns = () => [{ toolCalls: [{ id: 's1', name: 'slow_helper', arguments: {} }] }, { text: 'done' }];
   const waiting = await withClock(async (advance) => {
     const s = await setup(turns(), { extra: [slowTool(advance, true)], selfRepair: { turnSeconds: 60 } });
@@ -97,7 +101,8 @@ test('the delegation tool declares that it waits on others (the sub-agents watch
   assert.equal(AGENT_TOOLS.find((t) => t.name === 'agent_delegate')?.waitsOnOthers, true);
 });
 
-test('a tool result\'s costCents counts in the turn\'s cost (the last reply\'s costs, the self-repair cost budget); control: a result without it adds nothing', async () => {
+test('a tool result\'s costCents counts in the turn\'s cost (the last reply\'s costs, the self-repair cost budget); '
+  + 'control: a result without it adds nothing', async () => {
   /** @param {number | undefined} cents */
   const spender = (cents) => /** @type {import('../../web/tools/types.d.ts').ToolDefinition} */ ({
     name: 'paid_helper',
@@ -120,7 +125,8 @@ test('a tool result\'s costCents counts in the turn\'s cost (the last reply\'s c
   assert.deepEqual(free.conversation.events.filter((e) => e.type === 'self_repair'), []);
 });
 
-test('afterToolCall hooks see every call the same way — a native call, a Codex block (run_js) and the tool its code calls — and can rewrite what the model is told; control: without a hook the output is the tool\'s', async () => {
+test('afterToolCall hooks see every call the same way — a native call, a Codex block (run_js) and the tool its code calls — '
+  + 'and can rewrite what the model is told; control: without a hook the output is the tool\'s', async () => {
   const hooks = new HookPipeline();
   /** @type {string[]} */
   const seen = [];
@@ -142,9 +148,13 @@ test('afterToolCall hooks see every call the same way — a native call, a Codex
   assert.doesNotMatch(String(plain.conversation.events.find((e) => e.type === 'tool_result')?.data.result), /checked by the hook/);
 });
 
-test('one recording for both paths: arguments a hook rewrote are on the tool_result of a native call and of a Codex block alike; control: unrewritten calls record none', async () => {
+test('one recording for both paths: arguments a hook rewrote are on the tool_result of a native call and of a Codex block alike; '
+  + 'control: unrewritten calls record none', async () => {
   const hooks = new HookPipeline();
-  hooks.register('beforeToolCall', ({ name, args }) => (name === 'fs_list' ? { args: { ...args, path: '/' } } : name === 'run_js' ? { args: { code: `${args.code}\nprint("hooked")` } } : undefined));
+  hooks.register('beforeToolCall', ({ name, args }) => {
+    if (name === 'fs_list') return { args: { ...args, path: '/' } };
+    return name === 'run_js' ? { args: { code: `${args.code}\nprint("hooked")` } } : undefined;
+  });
   const native = await setup([{ toolCalls: [{ id: 'n1', name: 'fs_list', arguments: {} }] }, { text: 'done' }], { hooks });
   await native.agent.run('list');
   assert.deepEqual(native.conversation.events.find((e) => e.type === 'tool_result')?.data.arguments, { path: '/' });
@@ -167,8 +177,9 @@ export function namedTools(source, names) {
 }
 
 test('the check finds a tool named in a source (control: a source that only reads a tool\'s declared metadata)', () => {
-  assert.deepEqual(namedTools("if (batch.some((c) => c.name === 'agent_delegate')) stuck.addWait(ms);", ['agent_delegate', 'run_js']), ['agent_delegate']);
-  assert.deepEqual(namedTools("if (batch.some((c) => registry.get(c.name)?.waitsOnOthers)) stuck.addWait(ms);", ['agent_delegate', 'run_js']), []);
+  const names = ['agent_delegate', 'run_js'];
+  assert.deepEqual(namedTools("if (batch.some((c) => c.name === 'agent_delegate')) stuck.addWait(ms);", names), ['agent_delegate']);
+  assert.deepEqual(namedTools('if (batch.some((c) => registry.get(c.name)?.waitsOnOthers)) stuck.addWait(ms);', names), []);
 });
 
 test('agent.js names no tool: what a tool means for the run comes from the tool\'s declaration', () => {

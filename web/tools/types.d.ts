@@ -128,7 +128,7 @@ export interface ToolResult {
    */
   costCents?: number;
   /** Events for the conversation's log (memory_stored, goal_added, scheduler_added, …). */
-  events?: { type: import('../agent/types.d.ts').EventType; data: Record<string, unknown> }[];
+  events?: import('../agent/events.d.ts').ToolEvent[];
 }
 
 export interface ToolDefinition {

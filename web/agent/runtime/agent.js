@@ -15,6 +15,7 @@ import { frameStandingData } from '../../safety/standing-data.js';
 import { slashPrompt, slashSkill } from './slash-commands.js';
 import { StuckDetector } from './self-repair.js';
 /** @import { Codex } from './codex.js' */
+/** @import { EventType, EventData, EventSource, UserMessageData } from '../events.d.ts' */
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are Clawser, a helpful assistant running inside the user\'s browser. Answer clearly; use Markdown for structure and fenced code blocks for code.';
@@ -38,21 +39,23 @@ function redactArgs(value, secrets) {
  * What the agent yields to its caller (the UI): the provider's stream events, plus
  * `saved` whenever an event reached the log, `tool_start` before a tool runs and
  * `compacting` while older turns are summarised.
- * @typedef {StreamEvent | {type: 'saved', eventId: string, eventType: string} | {type: 'tool_start', id: string, name: string} | {type: 'compacting'}} AgentStreamEvent
+ * @typedef {StreamEvent | {type: 'saved', eventId: string, eventType: EventType} | {type: 'tool_start', id: string, name: string}
+ *   | {type: 'compacting'}} AgentStreamEvent
  */
 
 /**
  * What one streamed reply brought: its text and tool calls, token counts, the failure that ended
  * it, the stop reason, the cache entry it came from, and whether it was cut for running away.
- * @typedef {{text: string, toolCalls: ToolCall[], usage: Usage | undefined, failure: ProviderErrorShape | null, stopReason: string | undefined,
- *   cachedFrom: {provider: string, model: string, ageMs: number} | null, runaway: boolean}} StreamedReply
+ * @typedef {{text: string, toolCalls: ToolCall[], usage: Usage | undefined, failure: ProviderErrorShape | null,
+ *   stopReason: string | undefined, cachedFrom: {provider: string, model: string, ageMs: number} | null, runaway: boolean}} StreamedReply
  */
 
 /**
  * What a run (one respond()) keeps across its iterations: its signal, the images tools returned
  * (by tool call id; kept out of the log, they are files too), its stuck detector, and the note
  * self-repair gave the model (kept in its system prompt for the rest of the run).
- * @typedef {{signal: AbortSignal | undefined, images: Map<string, import('../../providers/types.d.ts').ImagePart>, stuck: StuckDetector, repairNote: string}} RunState
+ * @typedef {{signal: AbortSignal | undefined, images: Map<string, import('../../providers/types.d.ts').ImagePart>,
+ *   stuck: StuckDetector, repairNote: string}} RunState
  */
 
 /**
@@ -144,7 +147,7 @@ export class ClawserAgent {
     const checked = this.safety?.checkInput(input);
     if (checked) input = checked.text;
     // Each record is announced at once, so the sender sees their message while the reply is on its way.
-    /** @type {Record<string, unknown>} */
+    /** @type {UserMessageData} */
     const message = options.continues ? { text: input, continues: true } : { text: input };
     if (options.images?.length) message.images = await Promise.all(options.images.map((i) => this.conversation.saveImage(i.bytes, i.mediaType)));
     else if (options.imageRefs?.length) message.images = options.imageRefs.map((r) => ({ path: r.path, mediaType: r.mediaType }));
@@ -199,7 +202,7 @@ export class ClawserAgent {
       if (memories.length) {
         const framed = frameStandingData('memories', memories.map((m) => ({ label: `[${m.category}] ${m.key}`, text: m.content })), this.safety?.enabled ? this.safety.sanitizer : null);
         this.memoryContext = framed.text;
-        /** @type {Record<string, unknown>} */
+        /** @type {import('../events.d.ts').MemoryRecalledData} */
         const data = { memories: memories.map((m) => ({ id: m.id, key: m.key })) };
         if (framed.flagged.length) data.flagged = framed.flagged;
         yield await this.#record('memory_recalled', data, 'system');
@@ -270,9 +273,12 @@ export class ClawserAgent {
     return cents;
   }
 
-  /** @param {string} type @param {Record<string, any>} data @param {import('../types.d.ts').EventSource} source */
+  /**
+   * Appends an event to the conversation; the caller yields what it returns (`saved`).
+   * @template {EventType} T @param {T} type @param {EventData<T>} data @param {EventSource} source
+   */
   async #record(type, data, source) {
-    const e = await this.conversation.append(/** @type {import('../types.d.ts').EventType} */ (type), data, source);
+    const e = await this.conversation.append(type, data, source);
     return /** @type {AgentStreamEvent} */ ({ type: 'saved', eventId: e.id, eventType: e.type });
   }
 
@@ -283,7 +289,7 @@ export class ClawserAgent {
    * @param {ToolCall} call @param {boolean} [codex]
    */
   #callData(call, codex = false) {
-    /** @type {Record<string, unknown>} */
+    /** @type {import('../events.d.ts').ToolCallData} */
     const data = { id: call.id, name: call.name, arguments: redactArgs(call.arguments, this.secrets), ...(codex ? { codex: true } : {}) };
     const taint = this.tools?.taint ?? [];
     if (taint.length) data.taint = taint.map((t) => ({ tool: t.tool, what: redactSecrets(t.what, this.secrets), ...(t.detail ? { detail: redactSecrets(t.detail, this.secrets) } : {}), ...(t.earlier ? { earlier: true } : {}) }));
@@ -303,7 +309,7 @@ export class ClawserAgent {
     if (outcome.blocked?.kind === 'autonomy') yield await this.#record('autonomy_blocked', { toolCallId: call.id, name: call.name, reason: outcome.blocked.reason }, 'system');
     if (outcome.flags?.length) yield await this.#record('safety_input_flag', { where: 'tool', toolCallId: call.id, flags: outcome.flags }, 'system');
     if (outcome.truncated) yield await this.#record('tool_result_truncated', { toolCallId: call.id, name: call.name, ...outcome.truncated }, 'system');
-    /** @type {Record<string, any>} */
+    /** @type {import('../events.d.ts').ToolResultData} */
     const result = { toolCallId: call.id, name: call.name, ok: outcome.ok, result: outcome.output, durationMs: Math.round(outcome.durationMs), ...(outcome.approvalMs ? { approvalMs: Math.round(outcome.approvalMs) } : {}) };
     if (outcome.blocked) result.blocked = outcome.blocked.kind;
     if (JSON.stringify(outcome.args) !== JSON.stringify(call.arguments) && !outcome.blocked) result.arguments = redactArgs(outcome.args, this.secrets);
@@ -471,7 +477,7 @@ export class ClawserAgent {
       yield await this.#record(type, { ...failure, partialText: text || undefined, provider: this.provider.id, model: this.provider.model }, 'provider');
       return null;
     }
-    /** @type {Record<string, any>} */
+    /** @type {import('../events.d.ts').AgentMessageData} */
     const data = { text, model: cachedFrom?.model ?? this.provider.model, provider: cachedFrom?.provider ?? this.provider.id, stopReason, ...(cachedFrom ? { cached: true } : {}), ...(this.label ? { agent: this.label } : {}) };
     // The call's cost in cents; null: the model's price is unknown (shown as "cost unknown", never 0).
     if (usage) Object.assign(data, { usage, costCents: callCost });
@@ -531,7 +537,8 @@ export class ClawserAgent {
    * the turn's behalf (a sub-agent's model calls) counts in the turn's cost; its outcome and the
    * events it asked for are recorded. Returns true when it ends the run (an autonomy limit).
    * @param {ToolCall} call @param {import('./tool-runner.js').ToolOutcome} outcome @param {RunState} run
-   * @param {{waited: boolean, brought: import('./tool-runner.js').TaintSource[]}} batch waited: the batch's span counted as waiting; brought: taint the call added
+   * @param {{waited: boolean, brought: import('./tool-runner.js').TaintSource[]}} batch
+   *   waited: the batch's span counted as waiting; brought: taint the call added
    * @returns {AsyncGenerator<AgentStreamEvent, boolean>}
    */
   async *#afterToolCall(call, outcome, run, batch) {

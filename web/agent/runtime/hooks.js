@@ -20,7 +20,10 @@
  * @property {{conversationId: string, reason: string}} onSessionEnd
  */
 /** @typedef {keyof HookContexts} HookPoint */
-/** @typedef {{text?: string, request?: import('../../providers/types.d.ts').ChatRequest, args?: Record<string, unknown>, output?: string, block?: string} | void | undefined} HookResult */
+/**
+ * @typedef {{text?: string, request?: import('../../providers/types.d.ts').ChatRequest, args?: Record<string, unknown>, output?: string,
+ *   block?: string} | void | undefined} HookResult
+ */
 /**
  * @template {HookPoint} P
  * @typedef {(ctx: HookContexts[P]) => HookResult | Promise<HookResult>} HookFn
