@@ -15,6 +15,7 @@ import { SafetyPipeline } from '../../web/safety/pipeline.js';
 import { createBuiltinRegistry, toolSettings, BrowserToolRegistry } from '../../web/tools/index.js';
 import { estimateCostCents } from '../../web/providers/pricing.js';
 import { memoryStorage } from '../fixtures/stand-ins.mjs';
+import { loose } from '../fixtures/loose-events.mjs';
 
 /**
  * @param {ConstructorParameters<typeof ScriptedProvider>[0]} turns
@@ -58,7 +59,7 @@ test('multi-step tool use: write a note, list files, answer; files really writte
   assert.equal(text, 'Saved notes/x.md.');
   assert.equal(await fs.readText('clawser_workspaces/ws/notes/x.md'), '# X\nabout x');
   assert.deepEqual(types(conversation), ['user_message', 'agent_message', 'tool_call', 'tool_result', 'agent_message', 'tool_call', 'tool_result', 'agent_message']);
-  const listResult = conversation.events[6].data.result;
+  const listResult = loose(conversation.events)[6].data.result;
   assert.match(listResult, /notes\/\nnotes\/x\.md \(11 B\)/);
   assert.doesNotMatch(listResult, /\.conversations/, 'internal folders are hidden');
   const last = provider.requests[2];
@@ -93,7 +94,7 @@ test('the loop stops at the iteration cap with a clear error event', async () =>
   const evs = await drain(agent.runStream('loop forever'));
   assert.equal(conversation.events.filter((e) => e.type === 'tool_result').length, 3);
   assert.equal(conversation.events.at(-1)?.type, 'error');
-  assert.match(conversation.events.at(-1)?.data.message, /Stopped after 3 steps/);
+  assert.match(loose(conversation.events).at(-1)?.data.message, /Stopped after 3 steps/);
   assert.ok(evs.some((e) => e.type === 'error'));
 });
 
@@ -119,7 +120,7 @@ test('denied approval never runs the tool and tells the model; "always" persists
   );
   await agent.run('try');
   assert.equal(await fs.stat('clawser_workspaces/ws/no.txt'), null);
-  const denied = conversation.events.find((e) => e.type === 'tool_result' && e.data.toolCallId === 'd');
+  const denied = loose(conversation.events).find((e) => e.type === 'tool_result' && e.data.toolCallId === 'd');
   assert.equal(denied?.data.blocked, 'denied');
   assert.match(denied?.data.result, /denied/);
   assert.equal(asked, 2, 'after "always" no more questions');
@@ -146,7 +147,7 @@ test('policies: defaults by level, overrides, denied tools hidden from the model
 test('argument validation errors go back to the model, and the tool does not run', async () => {
   const { agent, conversation } = await setup([{ toolCalls: [{ id: 'v', name: 'fs_write', arguments: { path: 'a.md' } }, { id: 'u', name: 'no_such_tool', arguments: {} }, { id: 'j', name: 'fs_read', arguments: { _raw: '{bad json' } }] }, { text: 'fixed' }]);
   await agent.run('x');
-  const res = conversation.events.filter((e) => e.type === 'tool_result').map((e) => [e.data.blocked, e.data.result]);
+  const res = loose(conversation.events).filter((e) => e.type === 'tool_result').map((e) => [e.data.blocked, e.data.result]);
   assert.equal(res[0][0], 'validation');
   assert.match(res[0][1], /Invalid arguments for fs_write: content:/);
   assert.equal(res[1][0], 'unknown');
@@ -171,12 +172,12 @@ test('hooks: every point runs, can rewrite and block; a throwing hook is skipped
     { hooks },
   );
   await agent.run('my secret-word');
-  assert.equal(conversation.events[0].data.text, 'my [x]');
+  assert.equal(loose(conversation.events)[0].data.text, 'my [x]');
   assert.deepEqual(errors, ['boom']);
   assert.match(provider.requests[0].system ?? '', /EXTRA$/);
-  assert.equal(conversation.events.at(-1)?.data.text, 'FIN');
+  assert.equal(loose(conversation.events).at(-1)?.data.text, 'FIN');
   assert.equal(await fs.readText('clawser_workspaces/ws/hooked/f.txt'), 'c');
-  const blocked = conversation.events.find((e) => e.type === 'tool_result' && e.data.toolCallId === '2');
+  const blocked = loose(conversation.events).find((e) => e.type === 'tool_result' && e.data.toolCallId === '2');
   assert.match(blocked?.data.result, /Blocked by .*no deleting/);
   assert.deepEqual(seen, ['start', 'out0', 'out1', 'end:done']);
   const blocking = new HookPipeline();
@@ -241,7 +242,7 @@ test('tool results are capped with a tool_result_truncated event; secrets in res
   await agent.run('read');
   const trunc = conversation.events.find((e) => e.type === 'tool_result_truncated');
   assert.deepEqual([trunc?.data.originalChars, trunc?.data.keptChars], [5000, 1000]);
-  const big = conversation.events.find((e) => e.type === 'tool_result' && e.data.toolCallId === 'big');
+  const big = loose(conversation.events).find((e) => e.type === 'tool_result' && e.data.toolCallId === 'big');
   assert.ok(big && big.data.result.length < 1100);
   assert.doesNotMatch(JSON.stringify(conversation.events), /sk-ant-api03/);
 });
@@ -257,7 +258,7 @@ test('a traversal attempt is blocked by the safety check and recorded', async ()
 test('a leaked key in the model reply is redacted before it is stored', async () => {
   const { agent, conversation } = await setup([{ text: 'Your key is sk-proj-AbCdEfGhIjKlMnOpQrStUvWx0123 ok' }]);
   await agent.run('what is my key');
-  assert.equal(conversation.events.at(-1)?.data.text, 'Your key is [REDACTED openai_key] ok');
+  assert.equal(loose(conversation.events).at(-1)?.data.text, 'Your key is [REDACTED openai_key] ok');
   assert.ok(types(conversation).includes('safety_output_redacted'));
   assert.doesNotMatch(JSON.stringify(conversation.events), /AbCdEfGhIj/);
 });

@@ -9,6 +9,7 @@ import { ClawserAgent } from '../../web/agent/runtime/agent.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { EchoProvider } from '../../web/providers/echo.js';
 import { toJsonl, parseImport } from '../../web/agent/conversation/conversation-export.js';
+import { loose } from '../fixtures/loose-events.mjs';
 
 /** @param {string} id @param {string} type @param {Record<string, unknown>} [data] */
 const ev = (id, type, data = {}) => /** @type {any} */ ({ id, type, data, source: 'system', timestamp: 1 }); // test events
@@ -58,7 +59,7 @@ test('edit and resend: the model sees only the new version; both survive a reope
   assert.deepEqual(texts(conv).filter((t) => /alpha|beta|gamma/.test(t) && !t.startsWith('Echo')), ['alpha', 'gamma']);
   assert.ok(!texts(conv).some((t) => t.includes('beta')), 'the replaced message is not in the model context');
   assert.ok(conv.branched);
-  const gamma = /** @type {any} */ (conv.events.find((e) => e.data.text === 'gamma'));
+  const gamma = loose(conv.events).find((e) => e.data.text === 'gamma');
   assert.deepEqual(conv.alternatives().get(gamma.id), { index: 1, count: 2, siblings: [beta.id, gamma.id] });
 
   conv = await store.open(meta.id); // reload

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { ChatController } from '../../web/app/chat-controller.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { EchoProvider } from '../../web/providers/echo.js';
+import { loose } from '../fixtures/loose-events.mjs';
 
 test('a message sent right after "New conversation" lands in the new conversation, answered', async () => {
   const settings = /** @type {any} */ ({ providerConfig: async () => ({ provider: 'echo', model: 'echo' }) }); // any: only providerConfig is used
@@ -19,7 +20,7 @@ test('a message sent right after "New conversation" lands in the new conversatio
   await sent;
   assert.notEqual(meta.id, first);
   assert.equal(chat.state.activeId, meta.id);
-  const texts = chat.state.events.map((e) => `${e.type}:${e.data.text ?? ''}${e.data.stopped ? ' (stopped)' : ''}`);
+  const texts = loose(chat.state.events).map((e) => `${e.type}:${e.data.text ?? ''}${e.data.stopped ? ' (stopped)' : ''}`);
   assert.deepEqual(texts, ['user_message:in the second one', 'agent_message:Echo: in the second one']);
 });
 

@@ -15,6 +15,7 @@ const { parseConversationList, conversationListText } = listModule;
 const parseMeta = (text) => /** @type {any} */ (listModule).parseMeta(text); // any: absent before issue 32
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { fromBase64 } from '../../web/storage/base64.js';
+import { loose } from '../fixtures/loose-events.mjs';
 
 /** The three ways a file is found damaged: cut short (a crash mid-write), garbage bytes, valid JSON of the wrong shape. */
 const DAMAGES = {
@@ -71,7 +72,7 @@ for (const [name, damage] of Object.entries(DAMAGES)) {
     const bad = damage(await fs.readText(path));
     await fs.write(path, bad);
     const conv = await store.open(ids[0]);
-    assert.deepEqual(conv.events.map((e) => e.data.text), ['alpha question', 'alpha answer']);
+    assert.deepEqual(loose(conv.events).map((e) => e.data.text), ['alpha question', 'alpha answer']);
     assert.equal(conv.meta.title, 'alpha question', 'the saved list\'s copy stands in');
     assert.equal(notices.length, 1);
     assert.match(notices[0].what, /Conversation “alpha question”: its details \(meta\.json\)/);
@@ -81,7 +82,7 @@ for (const [name, damage] of Object.entries(DAMAGES)) {
     assert.equal(await fs.readText(path), bad, 'not overwritten');
     await assert.rejects(store.rename(ids[0], 'x'), { code: 'damaged' });
     // The other conversation is untouched.
-    assert.deepEqual((await store.open(ids[1])).events.map((e) => e.data.text), ['beta question', 'beta answer']);
+    assert.deepEqual(loose((await store.open(ids[1])).events).map((e) => e.data.text), ['beta question', 'beta answer']);
     // Set aside: the bytes are kept next to it, new details are written and used.
     const to = await /** @type {() => Promise<string>} */ (notices[0].setAside)();
     assert.match(to, /meta\.damaged-[\d-]+T[\d-]+Z\.json$/);
@@ -196,7 +197,7 @@ test('damaged middle lines of events.jsonl are skipped, kept in events.damaged.j
   const bytes = new Uint8Array([...new TextEncoder().encode(`${first}\n`), ...garbage, 0x0a, ...new TextEncoder().encode(`${wrongShape}\n${second}\n`)]);
   await fs.write(path, bytes);
   const conv = await store.open(ids[0]);
-  assert.deepEqual(conv.events.map((e) => e.data.text), ['alpha question', 'alpha answer']);
+  assert.deepEqual(loose(conv.events).map((e) => e.data.text), ['alpha question', 'alpha answer']);
   assert.equal(notices.length, 1);
   assert.match(notices[0].problem, /2 lines could not be read/);
   assert.match(String(notices[0].keptAt), /events\.damaged\.jsonl$/);
@@ -228,7 +229,7 @@ for (const [name, tail] of Object.entries({ torn: '{"id":"half","type":"agent_me
     assert.equal(notices.length, 1);
     assert.match(notices[0].problem, /last entry was incomplete/);
     await conv.append('user_message', { text: 'after' }, 'user');
-    assert.deepEqual((await store.open(ids[0])).events.map((e) => e.data.text), ['alpha question', 'alpha answer', 'after']);
+    assert.deepEqual(loose((await store.open(ids[0])).events).map((e) => e.data.text), ['alpha question', 'alpha answer', 'after']);
     assert.equal(notices.length, 1, 'reported once');
   });
 }
@@ -304,7 +305,7 @@ test('check: each conversation\'s damage is found without opening it — a middl
   assert.equal(notices.length, 1, 'reported once');
   const conv = await store.open(alpha);
   assert.equal(notices.length, 1, 'opening it finds the line kept already');
-  assert.deepEqual(conv.events.map((e) => e.data.text), ['alpha question', 'alpha answer']);
+  assert.deepEqual(loose(conv.events).map((e) => e.data.text), ['alpha question', 'alpha answer']);
   assert.equal((await fs.readText(`${dir(alpha)}/events.damaged.jsonl`)).trim().split('\n').length, 1);
 
   // A torn last line, in beta: kept, reported; the log not cut (opening does that).

@@ -16,6 +16,7 @@ import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
 import { memoryStorage } from '../fixtures/stand-ins.mjs';
 import { MemoryStore } from '../../web/memory/store.js';
 import { waitUntil } from '../fixtures/wait.mjs';
+import { loose } from '../fixtures/loose-events.mjs';
 
 /**
  * A provider whose answer depends on the conversation's first message (each child has its own
@@ -237,7 +238,7 @@ test('cancellation: stopping the parent cancels its children; Cancel on one card
   const [r1, r2] = one.parent.events.filter((e) => e.type === 'tool_result');
   assert.match(String(r1.data.result), /was cancelled/);
   assert.match(String(r2.data.result), /finished[\s\S]*two/);
-  assert.equal(one.parent.events.find((e) => e.type === 'agent_delegated' && e.data.toolCallId === 'd1')?.data.status, 'cancelled');
+  assert.equal(loose(one.parent.events).find((e) => e.type === 'agent_delegated' && e.data.toolCallId === 'd1')?.data.status, 'cancelled');
 });
 
 test('cost roll-up: the children\'s model calls count toward the workspace\'s usage and show on the result', async () => {
@@ -252,6 +253,20 @@ test('cost roll-up: the children\'s model calls count toward the workspace\'s us
   const perCall = Number(link?.data.costCents);
   assert.ok(Math.abs(w.usage().costCents - perCall * 3) < 1e-6, `${w.usage().costCents} vs ${perCall * 3}`);
   assert.match(String(w.parent.events.find((e) => e.type === 'tool_result')?.data.result), /¢/);
+});
+
+test('a sub-agent\'s spend is part of its caller\'s turn: the caller\'s last reply counts it in the turn\'s cost '
+  + '(the result carries it, not the tool\'s name)', async () => {
+  const w = await world({
+    Root: [{ toolCalls: [delegate('d1', { task: 'Costly' })] }, { text: 'ok' }],
+    Costly: [{ text: 'done costly' }],
+  }, { usage: { inputTokens: 100_000, outputTokens: 100_000 } });
+  await w.agent.run('Root');
+  const perCall = Number(w.parent.events.find((e) => e.type === 'agent_delegated')?.data.costCents);
+  assert.ok(perCall > 0);
+  const last = w.parent.events.findLast((e) => e.type === 'agent_message');
+  // The caller's two calls and the child's one.
+  assert.ok(Math.abs(Number(last?.data.costs?.turnCents) - perCall * 3) < 1e-6, `${last?.data.costs?.turnCents} vs ${perCall * 3}`);
 });
 
 test('taint flows both ways: a child of a tainted caller asks before storing a memory; a child that read outside content taints its caller', async () => {

@@ -19,6 +19,7 @@ import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
 import { webFetch } from '../../web/tools/web.js';
 import { AgentSettingsStore } from '../../web/app/agent-settings.js';
 import { memoryStorage } from '../fixtures/stand-ins.mjs';
+import { loose } from '../fixtures/loose-events.mjs';
 
 // ---------------------------------------------------------------------------------------------
 // One secret detector
@@ -153,7 +154,7 @@ test('codex-mode calls are recorded with redacted arguments', async () => {
   await agent.run('x');
   assert.equal(ran.length, 1, 'the code ran');
   assert.ok(ran[0].includes(KEY), 'with the real text');
-  const call = conversation.events.find((e) => e.type === 'tool_call' && e.data.codex);
+  const call = loose(conversation.events).find((e) => e.type === 'tool_call' && e.data.codex);
   assert.ok(call);
   // Safety is off here, so the reply text itself is stored as written (the user's choice); the call record is still scanned.
   assert.ok(!JSON.stringify(call.data).includes(KEY));

@@ -19,6 +19,7 @@ import { InputSanitizer } from '../../web/safety/input-sanitizer.js';
 import { frameStandingData } from '../../web/safety/standing-data.js';
 import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
 import { memoryStorage } from '../fixtures/stand-ins.mjs';
+import { loose } from '../fixtures/loose-events.mjs';
 
 /** @typedef {import('../../web/agent/runtime/tool-runner.js').ApprovalRequest} ApprovalRequest */
 
@@ -79,9 +80,9 @@ async function workspace(opts = {}) {
 }
 
 /** @param {import('../../web/agent/conversation/conversation.js').Conversation} conversation @param {string} name */
-const resultOf = (conversation, name) => conversation.events.find((e) => e.type === 'tool_result' && e.data.name === name)?.data;
+const resultOf = (conversation, name) => loose(conversation.events).find((e) => e.type === 'tool_result' && e.data.name === name)?.data;
 /** @param {import('../../web/agent/conversation/conversation.js').Conversation} conversation @param {string} name */
-const callOf = (conversation, name) => conversation.events.find((e) => e.type === 'tool_call' && e.data.name === name)?.data;
+const callOf = (conversation, name) => loose(conversation.events).find((e) => e.type === 'tool_call' && e.data.name === name)?.data;
 
 test('read-only autonomy refuses memory, goal and schedule tools like any write; ask_user and the artifact pane keep working', async () => {
   const ws = await workspace({ level: 'readonly' });

@@ -1,39 +1,7 @@
-import type { Message, ToolCall } from '../providers/types.d.ts';
+import type { Message } from '../providers/types.d.ts';
 
-export type EventType =
-  | 'user_message' | 'agent_message' | 'tool_call' | 'tool_result' | 'tool_result_truncated' | 'error'
-  | 'autonomy_blocked' | 'cache_hit' | 'context_compacted' | 'memory_stored' | 'memory_forgotten' | 'memory_recalled'
-  | 'goal_added' | 'goal_updated' | 'scheduler_added' | 'scheduler_fired' | 'scheduler_removed'
-  | 'safety_input_flag' | 'safety_tool_blocked' | 'safety_output_blocked' | 'safety_output_redacted'
-  | 'provider_error' | 'stream_error' | 'provider_attempt' | 'branch' | 'skill_activated' | 'skill_installed'
-  | 'self_repair' | 'agent_delegated' | 'turn_undone' | 'turn_redone';
-
-export type EventSource = 'user' | 'agent' | 'system' | 'tool' | 'provider';
-
-export interface ClawserEvent {
-  id: string;
-  type: EventType;
-  data: Record<string, any>; // event payloads differ per type; readers check the fields they use
-  source: EventSource;
-  timestamp: number;
-}
-
-export interface UserMessageData { text: string }
-export interface AgentMessageData {
-  text: string;
-  toolCalls?: ToolCall[];
-  model?: string;
-  usage?: { inputTokens: number; outputTokens: number };
-  stopReason?: string;
-  /** The user pressed Stop: the text is what arrived until then. */
-  stopped?: boolean;
-}
-
-/**
- * Moves the conversation's head: the next event follows `head` (null: it starts the
- * conversation), so what came after `head` on the old path becomes an alternative version.
- */
-export interface BranchData { head: string | null }
+/** The event log's records, a union discriminated by `type`: see events.d.ts. */
+export type { ClawserEvent, EventType, EventSource, EventData, EventOf, EventDataMap } from './events.d.ts';
 
 export interface SessionHistory {
   system?: string;

@@ -532,7 +532,8 @@ export class ChatController {
    * Appends an event to a conversation (e.g. a scheduled tool job's result) through its one open
    * instance, and shows it when the conversation is on screen.
    * @param {string | undefined} conversationId @param {string} title for a new conversation
-   * @param {import('../agent/types.d.ts').EventType} type @param {Record<string, unknown>} data
+   * @template {import('../agent/types.d.ts').EventType} T
+   * @param {T} type @param {import('../agent/types.d.ts').EventData<T>} data
    */
   async record(conversationId, title, type, data) {
     const conv = await this.#openForBackground(conversationId, title);
@@ -851,9 +852,12 @@ export class ChatController {
     const kept = mode === 'keep' ? plan.conflicts.map((c) => c.what) : [];
     const summary = describeChanges(record);
     /** The turn's request (for the commit's message): on the path shown before an undo, after a redo. */
-    const request = () => conv.events.find((e) => e.id === record.id && e.type === 'user_message')?.data.text;
+    const request = () => {
+      const e = conv.events.find((x) => x.id === record.id);
+      return e?.type === 'user_message' ? e.data.text : undefined;
+    };
     let text = direction === 'undo' ? request() : undefined;
-    /** @type {Record<string, unknown>} */
+    /** @type {import('../agent/types.d.ts').EventData<'turn_undone'>} */
     const data = { turnId: record.id, summary, ...(kept.length ? { kept } : {}), ...(mode === 'overwrite' && plan.conflicts.length ? { overwritten: plan.conflicts.map((c) => c.what) } : {}), ...(failed.length ? { failed } : {}) };
     if (direction === 'undo') {
       await conv.moveHead(record.head);
@@ -950,8 +954,8 @@ export class ChatController {
   #titleAfterFirstExchange(conv, provider) {
     const meta = conv.meta;
     if (meta.titleSet || meta.titleGenerated || provider.id === 'echo' || this.#titling.has(conv.id)) return;
-    const ask = conv.events.find((e) => e.type === 'user_message' && !e.data.continues);
-    const reply = conv.events.find((e) => e.type === 'agent_message' && e.data.text);
+    const ask = conv.events.filter((e) => e.type === 'user_message').find((e) => !e.data.continues);
+    const reply = conv.events.filter((e) => e.type === 'agent_message').find((e) => e.data.text);
     if (!ask || !reply) return;
     // Only a conversation still named by its first message: one created with a name of its own
     // (a scheduled job's) keeps it.
@@ -1031,7 +1035,7 @@ export class ChatController {
     const conv = this.#conversation;
     // The edited message keeps the images of the original (the same files of the conversation).
     const original = conv?.events.find((e) => e.id === eventId);
-    const imageRefs = Array.isArray(original?.data.images) ? /** @type {import('../providers/types.d.ts').ImageRef[]} */ (original.data.images) : [];
+    const imageRefs = original?.type === 'user_message' && Array.isArray(original.data.images) ? original.data.images : [];
     if ((!message && !imageRefs.length) || !conv || this.busy) return Promise.resolve();
     // The conversation is fixed now: switching away while the turn starts must not move it.
     return this.#turn(message, (agent, signal) => this.#afterFork(conv, eventId, 'replace', () => agent.runStream(message, { signal, ...(imageRefs.length ? { imageRefs } : {}) })), { conversation: conv, ...(imageRefs.length ? { needsVision: true } : {}) });

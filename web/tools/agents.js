@@ -10,6 +10,8 @@ export const agentDelegate = {
   // What the sub-agent does passes its own gates (its tools, autonomy and approvals).
   permission: 'read',
   parallel: true,
+  // The sub-agents watch their own time; the caller's run only waits for them.
+  waitsOnOthers: true,
   schema: z.object({
     agent: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/).optional(),
     task: z.string().min(1).max(20_000),

@@ -122,8 +122,13 @@ export interface ToolResult {
    * from …"), when the tool knows it only at run time (see ToolDefinition.untrusted).
    */
   untrusted?: string;
+  /**
+   * What the call spent on the turn's behalf, in cents (a sub-agent's model calls): it counts in
+   * the turn's cost (the reply's costs, self-repair's cost budget).
+   */
+  costCents?: number;
   /** Events for the conversation's log (memory_stored, goal_added, scheduler_added, …). */
-  events?: { type: import('../agent/types.d.ts').EventType; data: Record<string, unknown> }[];
+  events?: import('../agent/events.d.ts').ToolEvent[];
 }
 
 export interface ToolDefinition {
@@ -173,6 +178,11 @@ export interface ToolDefinition {
   alwaysAsk?: string;
   /** Calls of this tool next to each other in one reply run at the same time (sub-agents). */
   parallel?: boolean;
+  /**
+   * A call mostly waits on other agents, which watch their own time (sub-agents): the time it
+   * takes is not the calling run's own (self-repair's time budget).
+   */
+  waitsOnOthers?: boolean;
   run(args: any, ctx: ToolContext): Promise<ToolResult>; // args were validated against `schema`
   /**
    * What a call will do, in words, shown when the user is asked to approve it (e.g. the next run

@@ -1,5 +1,5 @@
 /** @import { ChatController, ChatState } from '../app/chat-controller.js' */
-/** @import { ClawserEvent } from '../agent/types.d.ts' */
+/** @import { ClawserEvent, EventOf } from '../agent/types.d.ts' */
 import { ImageAttachments } from './image-attach.js';
 import { h, clear, formatTime } from './dom.js';
 import { choiceDialog } from './dialogs.js';
@@ -92,7 +92,8 @@ export function retriedAttempts(events) {
       const attempt = events.slice(start, i);
       const failed = attempt.some((x) => x.type === 'provider_error' || x.type === 'stream_error');
       const replied = attempt.some((x) => x.type === 'agent_message' || x.type === 'tool_call');
-      if (failed && !replied && String(events[start].data.text ?? '') === String(e.data.text ?? '')) for (const x of attempt) hidden.add(x.id);
+      const sent = events[start];
+      if (failed && !replied && sent.type === 'user_message' && String(sent.data.text ?? '') === String(e.data.text ?? '')) for (const x of attempt) hidden.add(x.id);
     }
     start = i;
   }
@@ -103,15 +104,15 @@ export function retriedAttempts(events) {
  * Runs of `provider_attempt` events (the tries of one model call) worth showing: more than one
  * try, or one that did not answer. Keyed by the run's last event, where the notice goes.
  * @param {readonly ClawserEvent[]} events
- * @returns {Map<string, ClawserEvent[]>}
+ * @returns {Map<string, EventOf<'provider_attempt'>[]>}
  */
 export function providerAttemptRuns(events) {
-  /** @type {Map<string, ClawserEvent[]>} */
+  /** @type {Map<string, EventOf<'provider_attempt'>[]>} */
   const runs = new Map();
-  /** @type {ClawserEvent[]} */
+  /** @type {EventOf<'provider_attempt'>[]} */
   let run = [];
   const close = () => {
-    if (run.length > 1 || run.some((a) => a.data.outcome !== 'ok')) runs.set(/** @type {ClawserEvent} */ (run.at(-1)).id, run);
+    if (run.length > 1 || run.some((a) => a.data.outcome !== 'ok')) runs.set(/** @type {EventOf<'provider_attempt'>} */ (run.at(-1)).id, run);
     run = [];
   };
   for (const e of events) {
@@ -124,11 +125,11 @@ export function providerAttemptRuns(events) {
 
 const OUTCOME_WORDS = /** @type {Record<string, string>} */ ({ ok: 'answered', failed: 'failed', cut: 'failed after starting', skipped: 'skipped', aborted: 'stopped' });
 
-/** The tries of one model call, folded: which provider answered, and what the others did. @param {ClawserEvent[]} run */
+/** The tries of one model call, folded: which provider answered, and what the others did. @param {EventOf<'provider_attempt'>[]} run */
 function attemptsNotice(run) {
   const answered = run.findLast((a) => a.data.outcome === 'ok');
   const failures = run.filter((a) => a.data.outcome === 'failed' || a.data.outcome === 'cut').length;
-  const who = (/** @type {ClawserEvent} */ a) => `${a.data.provider} (${a.data.model})`;
+  const who = (/** @type {EventOf<'provider_attempt'>} */ a) => `${a.data.provider} (${a.data.model})`;
   const summary = answered
     ? `Answered by ${who(answered)}${failures ? ` after ${failures} failed ${failures === 1 ? 'try' : 'tries'}` : ''}${run.some((a) => a.data.outcome === 'skipped') ? ', skipping a provider' : ''}`
     : `No provider answered (${run.length} ${run.length === 1 ? 'try' : 'tries'})`;
@@ -371,7 +372,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   let refocus = null;
   /**
    * Turns a sent message's bubble into an editor; sending the edit makes a new version.
-   * @param {ClawserEvent} e @param {HTMLElement} li @param {boolean} [focus] false: drawn again, the focus was elsewhere
+   * @param {EventOf<'user_message'>} e @param {HTMLElement} li @param {boolean} [focus] false: drawn again, the focus was elsewhere
    */
   const startEdit = (e, li, focus = true) => {
     const original = String(e.data.text ?? '');
@@ -454,7 +455,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     return group;
   };
 
-  /** The runs of provider tries worth showing, of the transcript being drawn. @type {Map<string, ClawserEvent[]>} */
+  /** The runs of provider tries worth showing, of the transcript being drawn. @type {Map<string, EventOf<'provider_attempt'>[]>} */
   let tries = new Map();
 
   /** @param {ClawserEvent} e @param {ChatState} s @param {boolean} idle @param {boolean} continuable */
@@ -505,7 +506,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     }
     if (e.type === 'autonomy_blocked' || e.type === 'safety_tool_blocked' || e.type === 'error') {
       if (e.type === 'safety_tool_blocked') return null; // shown on the tool card
-      return h('li', { class: 'notice warn', role: 'status' }, String(e.data.reason ?? e.data.message ?? 'Stopped.'));
+      return h('li', { class: 'notice warn', role: 'status' }, String((e.type === 'error' ? e.data.message : e.data.reason) ?? 'Stopped.'));
     }
     if (e.type === 'memory_recalled') {
       const keys = (e.data.memories ?? []).map((/** @type {{key: string}} */ m) => m.key);
@@ -612,7 +613,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     if (editing) {
       const li = /** @type {HTMLElement | null} */ (list.querySelector(`li[data-event-id="${CSS.escape(editing.eventId)}"]`));
       const ev = s.events.find((x) => x.id === editing?.eventId);
-      if (li && ev && !s.streaming) startEdit(ev, li, wasEditing);
+      if (li && ev?.type === 'user_message' && !s.streaming) startEdit(ev, li, wasEditing);
       else if (!li || !ev) editing = null;
     } else if (refocus && !s.streaming) {
       const want = refocus;
@@ -934,7 +935,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     editMessage: (eventId) => {
       const e = last?.events.find((x) => x.id === eventId);
       const li = /** @type {HTMLElement | null} */ (list.querySelector(`li[data-event-id="${CSS.escape(eventId)}"]`));
-      if (e && li && !last?.streaming) startEdit(e, li);
+      if (e?.type === 'user_message' && li && !last?.streaming) startEdit(e, li);
     },
   };
 }

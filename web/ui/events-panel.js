@@ -14,14 +14,15 @@ export const EVENT_GROUPS = /** @type {const} */ ([
 
 /** A one-line summary of an event. @param {ClawserEvent} e */
 export function summarize(e) {
-  const d = e.data;
+  // Destructured together, so each case narrows `d` to its type's data.
+  const { type, data: d } = e;
   const clip = (/** @type {unknown} */ s) => String(s ?? '').replace(/\s+/g, ' ').slice(0, 140);
-  switch (e.type) {
+  switch (type) {
     case 'user_message': return clip(d.text);
     case 'agent_message': return d.text ? clip(d.text) : `calls ${(d.toolCalls ?? []).map((/** @type {{name: string}} */ c) => c.name).join(', ')}`;
     case 'tool_call': return `${clip(d.name)} ${clip(JSON.stringify(d.arguments ?? {}))}`;
     case 'tool_result': return `${d.ok ? '✓' : '✗'} ${clip(d.name)} ${clip(d.result)}`;
-    case 'provider_error': case 'stream_error': case 'error': return clip(d.message ?? d.reason);
+    case 'provider_error': case 'stream_error': case 'error': return clip(d.message);
     case 'provider_attempt': return `${clip(d.provider)} ${clip(d.model)}: ${clip(d.outcome)}${d.attempt > 1 ? ` (try ${d.attempt})` : ''}, ${Math.round(Number(d.latencyMs ?? 0))} ms${d.message ? ` — ${clip(d.message)}` : ''}`;
     case 'branch': return d.head ? `continues after event ${String(d.head).slice(0, 8)}` : 'starts the conversation anew';
     case 'memory_stored': case 'memory_forgotten': return clip(d.key);

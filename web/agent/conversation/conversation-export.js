@@ -31,7 +31,7 @@ function turns(events) {
     else if (e.type === 'agent_message' && e.data.text) out.push({ who: String(e.data.model ?? 'Assistant'), at: e.timestamp, text: String(e.data.text), kind: 'assistant' });
     else if (e.type === 'tool_call') out.push({ who: 'Tool call', at: e.timestamp, text: `${String(e.data.name ?? 'tool')} ${JSON.stringify(e.data.arguments ?? {})}`, kind: 'tool' });
     else if (e.type === 'tool_result') out.push({ who: 'Tool result', at: e.timestamp, text: `${e.data.ok ? '✓' : '✗'} ${String(e.data.result ?? '')}`, kind: 'tool' });
-    else if (e.type === 'provider_error' || e.type === 'stream_error' || e.type === 'error') out.push({ who: 'Error', at: e.timestamp, text: String(e.data.message ?? e.data.reason ?? 'failed'), kind: 'error' });
+    else if (e.type === 'provider_error' || e.type === 'stream_error' || e.type === 'error') out.push({ who: 'Error', at: e.timestamp, text: String(e.data.message ?? 'failed'), kind: 'error' });
   }
   return out;
 }
@@ -129,7 +129,7 @@ export function parseImport(text) {
  */
 export function markImported(events, fileName) {
   const what = `an imported conversation file (${fileName.slice(0, 80)})`;
-  return events.map((e) => (e.type === 'user_message' || e.type === 'agent_message' || e.type === 'tool_result'
-    ? { ...e, data: { ...e.data, untrusted: typeof e.data.untrusted === 'string' && e.data.untrusted ? e.data.untrusted : what } }
-    : e));
+  /** @template {{data: {untrusted?: string}}} E @param {E} e @returns {E} */
+  const tainted = (e) => ({ ...e, data: { ...e.data, untrusted: typeof e.data.untrusted === 'string' && e.data.untrusted ? e.data.untrusted : what } });
+  return events.map((e) => (e.type === 'user_message' || e.type === 'agent_message' || e.type === 'tool_result' ? tainted(e) : e));
 }

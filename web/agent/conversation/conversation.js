@@ -1,4 +1,5 @@
-/** @import { ClawserEvent, EventType, EventSource, ConversationMeta, HistorySnapshot, LoadReport, SessionHistory, Coordination } from '../types.d.ts' */
+/** @import { ClawserEvent, EventType, EventData, EventOf, EventSource } from '../types.d.ts' */
+/** @import { ConversationMeta, HistorySnapshot, LoadReport, SessionHistory, Coordination } from '../types.d.ts' */
 /** @import { FileSystem, FileRead, ReadRequest } from '../../storage/types.d.ts' */
 /** @import { Message } from '../../providers/types.d.ts' */
 import { readTextIfExists, writeJson } from '../../storage/file-helpers.js';
@@ -424,13 +425,15 @@ export class Conversation {
   /**
    * Appends one event: written as a single line at the end of the file (never a rewrite)
    * and only then applied in memory, so a failed write (quota) changes nothing.
-   * @param {EventType} type
-   * @param {Record<string, any>} data payload; per-type shapes in types.d.ts
+   * @template {EventType} T
+   * @param {T} type
+   * @param {EventData<T>} data payload; per-type shapes in events.d.ts
    * @param {EventSource} [source]
-   * @returns {Promise<ClawserEvent>}
+   * @returns {Promise<EventOf<T>>}
    */
   append(type, data, source = 'system') {
-    const event = EventLog.createEvent(type, data, source);
+    const created = EventLog.createEvent(type, data, source);
+    const event = /** @type {ClawserEvent} */ (created); // EventOf<T> is one member of the union
     const line = encoder.encode(JSON.stringify(event) + '\n');
     const write = async () => {
       // Deleted (here or in another tab): appending would leave an events.jsonl without its
@@ -458,10 +461,10 @@ export class Conversation {
         applyEventToHistory(this.#history, event);
         trimHistory(this.#history);
       }
-      if (type === 'user_message') await this.#touch(String(data.text ?? ''));
+      if (event.type === 'user_message') await this.#touch(String(event.data.text ?? ''));
       // A snapshot holds one path's history: a branched conversation is read whole instead.
       if (!this.#tree && this.#sinceSnapshot >= SNAPSHOT_EVERY) await this.#writeSnapshot();
-      return event;
+      return created;
     };
     const coordination = this.#coordination;
     if (!coordination) return this.#enqueue(write);
@@ -598,14 +601,14 @@ export class Conversation {
     if (bytes > size) return null;
     const { lines } = splitLines(await this.#fs.readBytes(this.#eventsPath, { start: bytes, end: size }), bytes);
     const events = /** @type {ClawserEvent[]} */ (lines.map((l) => parseLine(l.text)).filter(Boolean));
-    const at = events.findIndex((e) => e.type === 'user_message');
-    if (at === -1) {
+    const asked = events.find((e) => e.type === 'user_message');
+    if (!asked) {
       // A regenerated reply starts with a branch to the message it answers again.
       const head = events.find((e) => e.type === 'branch')?.data.head;
-      const ask = typeof head === 'string' ? this.#log.events.find((e) => e.id === head && e.type === 'user_message') : undefined;
-      return ask ? { text: String(ask.data.text ?? ''), answered: events.some((e) => e.type === 'agent_message') } : null;
+      const ask = typeof head === 'string' ? this.#log.events.find((e) => e.id === head) : undefined;
+      return ask?.type === 'user_message' ? { text: String(ask.data.text ?? ''), answered: events.some((e) => e.type === 'agent_message') } : null;
     }
-    return { text: String(events[at].data.text ?? ''), answered: events.slice(at + 1).some((e) => e.type === 'agent_message') };
+    return { text: String(asked.data.text ?? ''), answered: events.slice(events.indexOf(asked) + 1).some((e) => e.type === 'agent_message') };
   }
 
   /** After another tab appended: reads its events. Resolves to the new events (maybe none). */

@@ -1,15 +1,22 @@
-/** @import { ClawserEvent, EventType, EventSource, SessionHistory, LoadReport } from '../types.d.ts' */
+/** @import { ClawserEvent, EventType, EventSource, EventData, EventOf, SessionHistory, LoadReport } from '../types.d.ts' */
 /** @import { Message } from '../../providers/types.d.ts' */
 import { activePath } from './branches.js';
 
-export const EVENT_TYPES = /** @type {const} */ ([
+/**
+ * Every event type, for the checks at run time (a line read from disk, an import); the same list
+ * as events.d.ts's EventDataMap (it type-checks only while both name the same types).
+ */
+export const EVENT_TYPES = /** @satisfies {readonly EventType[]} */ (/** @type {const} */ ([
   'user_message', 'agent_message', 'tool_call', 'tool_result', 'tool_result_truncated', 'error',
   'autonomy_blocked', 'cache_hit', 'context_compacted', 'memory_stored', 'memory_forgotten', 'memory_recalled',
   'goal_added', 'goal_updated', 'scheduler_added', 'scheduler_fired', 'scheduler_removed',
   'safety_input_flag', 'safety_tool_blocked', 'safety_output_blocked', 'safety_output_redacted',
   'provider_error', 'stream_error', 'provider_attempt', 'branch', 'skill_activated', 'skill_installed',
   'self_repair', 'agent_delegated', 'turn_undone', 'turn_redone',
-]);
+]));
+/** @type {EventType extends typeof EVENT_TYPES[number] ? true : false} */
+const LISTS_EVERY_TYPE = true;
+void LISTS_EVERY_TYPE;
 const TYPE_SET = new Set(/** @type {readonly string[]} */ (EVENT_TYPES));
 
 /**
@@ -54,9 +61,9 @@ export function addSpend(spend, event) {
  * @param {ClawserEvent} event
  */
 export function applyEventToHistory(history, event) {
-  const d = event.data;
   switch (event.type) {
     case 'user_message': {
+      const d = event.data;
       /** @type {Message} */
       const m = { role: 'user', content: String(d.text ?? '') };
       // A skill the user activated with "/name": its instructions, as they were then.
@@ -70,13 +77,15 @@ export function applyEventToHistory(history, event) {
       }
       if (typeof d.untrusted === 'string' && d.untrusted) m.untrusted = d.untrusted; // e.g. an imported conversation
       if (Array.isArray(d.images)) {
-        const refs = d.images.filter((/** @type {any} */ r) => r && typeof r.path === 'string' && /^images\/[\w.-]+$/.test(r.path) && typeof r.mediaType === 'string');
-        if (refs.length) m.imageRefs = refs.map((/** @type {any} */ r) => ({ path: r.path, mediaType: r.mediaType }));
+        // Checked as read from disk: only files of this conversation.
+        const refs = d.images.filter((r) => r && typeof r.path === 'string' && /^images\/[\w.-]+$/.test(r.path) && typeof r.mediaType === 'string');
+        if (refs.length) m.imageRefs = refs.map((r) => ({ path: r.path, mediaType: r.mediaType }));
       }
       history.push(m);
       break;
     }
     case 'agent_message': {
+      const d = event.data;
       /** @type {Message} */
       const m = { role: 'assistant', content: String(d.text ?? '') };
       if (typeof d.untrusted === 'string' && d.untrusted) m.untrusted = d.untrusted;
@@ -85,6 +94,7 @@ export function applyEventToHistory(history, event) {
       break;
     }
     case 'tool_result': {
+      const d = event.data;
       /** @type {Message} */
       const m = { role: 'tool', toolCallId: String(d.toolCallId ?? ''), content: typeof d.result === 'string' ? d.result : JSON.stringify(d.result ?? null) };
       if (typeof d.untrusted === 'string' && d.untrusted) m.untrusted = d.untrusted;
@@ -92,6 +102,7 @@ export function applyEventToHistory(history, event) {
       break;
     }
     case 'context_compacted': {
+      const d = event.data;
       const keep = Math.max(0, Number(d.keptMessages ?? 10));
       const recent = keep ? history.slice(-keep) : [];
       // A summary of untrusted content is untrusted content: the taint outlives compaction.
@@ -162,10 +173,11 @@ export class EventLog {
 
   /**
    * Creates (but does not store) an event.
-   * @param {EventType} type
-   * @param {Record<string, any>} data payload; per-type shapes in types.d.ts
+   * @template {EventType} T
+   * @param {T} type
+   * @param {EventData<T>} data payload; per-type shapes in events.d.ts
    * @param {EventSource} [source]
-   * @returns {ClawserEvent}
+   * @returns {EventOf<T>}
    */
   static createEvent(type, data, source = 'system') {
     if (!TYPE_SET.has(type)) throw new TypeError(`Unknown event type "${type}".`);
@@ -173,13 +185,15 @@ export class EventLog {
   }
 
   /**
-   * @param {EventType} type
-   * @param {Record<string, any>} data payload; per-type shapes in types.d.ts
+   * @template {EventType} T
+   * @param {T} type
+   * @param {EventData<T>} data payload; per-type shapes in events.d.ts
    * @param {EventSource} [source]
+   * @returns {EventOf<T>}
    */
   append(type, data, source = 'system') {
     const event = EventLog.createEvent(type, data, source);
-    this.#events.push(event);
+    this.#events.push(/** @type {ClawserEvent} */ (event)); // EventOf<T> is one member of the union
     return event;
   }
 

@@ -85,7 +85,7 @@ export class Semaphore {
  * @param {{agent?: string, task: string, context?: string, tools?: string[]}} args
  * @param {{callId: string, signal?: AbortSignal}} call
  * @param {DelegationDeps} deps
- * @returns {Promise<{ok: boolean, output: string, untrusted?: string, events?: {type: 'agent_delegated', data: Record<string, unknown>}[]}>}
+ * @returns {Promise<import('../../tools/types.d.ts').ToolResult>}
  */
 export async function runDelegation(args, call, deps) {
   if (deps.depth >= deps.settings.maxDepth) {
@@ -147,12 +147,13 @@ export async function runDelegation(args, call, deps) {
       } else if (ev.type === 'error') failure = ev.error.message;
       else if (ev.type === 'saved' && ev.eventType === 'agent_message') {
         const last = conversation.events.at(-1);
-        if (typeof last?.data.costCents === 'number') costCents += last.data.costCents;
-        deps.board?.update(key, { costCents, step: last?.data.toolCalls?.length ? 'Calling tools…' : 'Answering…' });
+        const reply = last?.type === 'agent_message' ? last.data : undefined;
+        if (typeof reply?.costCents === 'number') costCents += reply.costCents;
+        deps.board?.update(key, { costCents, step: reply?.toolCalls?.length ? 'Calling tools…' : 'Answering…' });
       } else if (ev.type === 'saved' && ev.eventType === 'agent_delegated') {
         // Its own sub-agents' spend is its spend.
         const last = conversation.events.findLast((e) => e.id === ev.eventId);
-        if (typeof last?.data.costCents === 'number') costCents += last.data.costCents;
+        if (last?.type === 'agent_delegated' && typeof last.data.costCents === 'number') costCents += last.data.costCents;
         deps.board?.update(key, { costCents });
       }
     }
@@ -178,6 +179,8 @@ export async function runDelegation(args, call, deps) {
       output,
       // Its answer carries what it read: outside content read by the child taints the caller too.
       ...(taint.length ? { untrusted: `the answer of sub-agent @${name}, which read ${taint.slice(0, 3).map((t) => t.what).join(', ')}` } : {}),
+      // The child's spend is part of the caller's turn.
+      costCents,
       events: [{ type: 'agent_delegated', data: { toolCallId: call.callId, agent: name, conversationId: conversation.id, title, status: cancelled ? 'cancelled' : ok ? 'done' : 'failed', costCents, files } }],
     };
   } finally {
@@ -192,7 +195,7 @@ export async function runDelegation(args, call, deps) {
  * @param {Conversation} conversation @param {(toolName: string) => boolean} changesFiles
  */
 function changedFiles(conversation, changesFiles) {
-  const ok = new Set(conversation.events.filter((e) => e.type === 'tool_result' && e.data.ok).map((e) => e.data.toolCallId));
+  const ok = new Set(conversation.events.filter((e) => e.type === 'tool_result').filter((e) => e.data.ok).map((e) => e.data.toolCallId));
   const files = new Set();
   for (const e of conversation.events) {
     if (e.type !== 'tool_call' || !ok.has(e.data.id) || !changesFiles(String(e.data.name))) continue;

@@ -7,14 +7,15 @@
 import { redactSecrets } from '../../providers/errors.js';
 import { costCents } from '../../providers/pricing.js';
 import { tokenFamily, estimateTextTokens, estimateMessagesTokens } from '../../providers/tokens.js';
-import { toBase64 } from '../../storage/base64.js';
+import { AttachedImages } from './attached-images.js';
 import { DEFAULT_COMPACTION, planCompaction, summarize } from '../conversation/compaction.js';
-import { codexPrompt, extractCodeBlocks } from './codex.js';
+import { codexPrompt, codexTools, codeCalls } from './codex.js';
 import { describeTaint } from './tool-runner.js';
 import { frameStandingData } from '../../safety/standing-data.js';
-import { skillInstructions, skillTaint } from '../../tools/skills.js';
+import { slashPrompt, slashSkill } from './slash-commands.js';
 import { StuckDetector } from './self-repair.js';
 /** @import { Codex } from './codex.js' */
+/** @import { EventType, EventData, EventSource, UserMessageData } from '../events.d.ts' */
 
 export const DEFAULT_SYSTEM_PROMPT =
   'You are Clawser, a helpful assistant running inside the user\'s browser. Answer clearly; use Markdown for structure and fenced code blocks for code.';
@@ -38,8 +39,39 @@ function redactArgs(value, secrets) {
  * What the agent yields to its caller (the UI): the provider's stream events, plus
  * `saved` whenever an event reached the log, `tool_start` before a tool runs and
  * `compacting` while older turns are summarised.
- * @typedef {StreamEvent | {type: 'saved', eventId: string, eventType: string} | {type: 'tool_start', id: string, name: string} | {type: 'compacting'}} AgentStreamEvent
+ * @typedef {StreamEvent | {type: 'saved', eventId: string, eventType: EventType} | {type: 'tool_start', id: string, name: string}
+ *   | {type: 'compacting'}} AgentStreamEvent
  */
+
+/**
+ * What one streamed reply brought: its text and tool calls, token counts, the failure that ended
+ * it, the stop reason, the cache entry it came from, and whether it was cut for running away.
+ * @typedef {{text: string, toolCalls: ToolCall[], usage: Usage | undefined, failure: ProviderErrorShape | null,
+ *   stopReason: string | undefined, cachedFrom: {provider: string, model: string, ageMs: number} | null, runaway: boolean}} StreamedReply
+ */
+
+/**
+ * What a run (one respond()) keeps across its iterations: its signal, the images tools returned
+ * (by tool call id; kept out of the log, they are files too), its stuck detector, and the note
+ * self-repair gave the model (kept in its system prompt for the rest of the run).
+ * @typedef {{signal: AbortSignal | undefined, images: Map<string, import('../../providers/types.d.ts').ImagePart>,
+ *   stuck: StuckDetector, repairNote: string}} RunState
+ */
+
+/**
+ * A reply's tool calls in the batches they run in, each with the index of its first call: calls
+ * of a parallel tool next to each other run together (sub-agents), every other call alone.
+ * @param {ToolCall[]} calls @param {(name: string) => boolean} parallel
+ * @returns {Generator<[number, ToolCall[]]>}
+ */
+function* toolBatches(calls, parallel) {
+  for (let i = 0; i < calls.length; i++) {
+    const first = i;
+    const batch = [calls[i]];
+    while (parallel(calls[i].name) && i + 1 < calls.length && parallel(calls[i + 1].name)) batch.push(calls[++i]);
+    yield [first, batch];
+  }
+}
 
 /**
  * The agent run loop — the only one. A turn: record the user message, then up to
@@ -89,46 +121,6 @@ export class ClawserAgent {
   }
 
   /**
-   * The MCP prompt a message "/mcp__{server}__{prompt} arg…" asks for: its text, or why not.
-   * Arguments are given in the prompt's order, quoted when they hold spaces.
-   * @param {string} text
-   * @returns {Promise<{server: string, name: string, text: string} | {error: string} | null>}
-   */
-  async #slashPrompt(text) {
-    const m = /^\/mcp__([a-z0-9_]+?)__([a-z0-9_]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
-    const mcp = this.tools?.context.mcp;
-    if (!m || !mcp) return null;
-    const found = mcp.findPrompt(m[1], m[2]);
-    if (!found) return { error: `No connected MCP server has the prompt /mcp__${m[1]}__${m[2]}. Connect its server in the Servers panel.` };
-    const values = [...(m[3] ?? '').matchAll(/"([^"]*)"|(\S+)/g)].map((x) => x[1] ?? x[2]);
-    const declared = found.prompt.arguments ?? [];
-    const missing = declared.filter((a, i) => a.required && values[i] === undefined);
-    if (missing.length) return { error: `/mcp__${m[1]}__${m[2]} needs ${declared.map((a) => `${a.name}${a.required ? '' : ' (optional)'}`).join(', ')}; missing: ${missing.map((a) => a.name).join(', ')}. Quote a value with spaces.` };
-    /** @type {Record<string, string>} */
-    const args = {};
-    declared.forEach((a, i) => { if (values[i] !== undefined) args[a.name] = values[i]; });
-    try {
-      return { server: found.server.name, name: found.prompt.name, text: await mcp.promptText(found.server.id, found.prompt.name, args) };
-    } catch (err) {
-      return { error: `The MCP server “${found.server.name}” could not give the prompt ${found.prompt.name}: ${/** @type {Error} */ (err).message}` };
-    }
-  }
-
-  /**
-   * The enabled skill a message starting with "/name" activates, with its instructions and
-   * what it counts as for the taint (skillTaint: null for a skill the user wrote), or null.
-   * @param {string} text
-   * @returns {Promise<{name: string, instructions: string, untrusted: string | null} | null>}
-   */
-  async #slashSkill(text) {
-    const m = /^\/([\p{L}\p{N}-]{1,64})(?=\s|$)/u.exec(text.trimStart());
-    const store = this.tools?.context.skills;
-    if (!m || !store) return null;
-    const skill = (await store.active().catch(() => [])).find((s) => s.name === m[1]);
-    return skill ? { name: skill.name, instructions: skillInstructions(skill), untrusted: skillTaint(skill) } : null;
-  }
-
-  /**
    * Sends a user message and streams the whole turn.
    * @param {string} text
    * @param {{signal?: AbortSignal, continues?: boolean, images?: {bytes: Uint8Array, mediaType: string}[], imageRefs?: import('../../providers/types.d.ts').ImageRef[],
@@ -155,12 +147,12 @@ export class ClawserAgent {
     const checked = this.safety?.checkInput(input);
     if (checked) input = checked.text;
     // Each record is announced at once, so the sender sees their message while the reply is on its way.
-    /** @type {Record<string, unknown>} */
+    /** @type {UserMessageData} */
     const message = options.continues ? { text: input, continues: true } : { text: input };
     if (options.images?.length) message.images = await Promise.all(options.images.map((i) => this.conversation.saveImage(i.bytes, i.mediaType)));
     else if (options.imageRefs?.length) message.images = options.imageRefs.map((r) => ({ path: r.path, mediaType: r.mediaType }));
     // "/skill-name …": the user activates a skill; its instructions go with this message (kept in the log).
-    const skill = await this.#slashSkill(input);
+    const skill = await slashSkill(input, this.tools?.context.skills);
     if (skill) message.skill = { name: skill.name, instructions: skill.instructions };
     if (options.attachments?.length) {
       message.attachments = options.attachments.map((a) => ({ label: a.label.slice(0, 300), text: a.text, ...(a.untrusted ? { untrusted: a.untrusted } : {}) }));
@@ -168,7 +160,7 @@ export class ClawserAgent {
       if (outside) message.untrusted = outside;
     }
     // "/mcp__server__prompt args": an MCP server's prompt becomes the message (its text is the server's: untrusted).
-    const prompt = skill ? null : await this.#slashPrompt(input);
+    const prompt = skill ? null : await slashPrompt(input, this.tools?.context.mcp);
     if (prompt && 'error' in prompt) {
       const e = await this.conversation.append('error', { code: 'client', message: prompt.error }, 'system');
       yield { type: 'error', error: { code: 'client', retryable: false, message: prompt.error } };
@@ -210,7 +202,7 @@ export class ClawserAgent {
       if (memories.length) {
         const framed = frameStandingData('memories', memories.map((m) => ({ label: `[${m.category}] ${m.key}`, text: m.content })), this.safety?.enabled ? this.safety.sanitizer : null);
         this.memoryContext = framed.text;
-        /** @type {Record<string, unknown>} */
+        /** @type {import('../events.d.ts').MemoryRecalledData} */
         const data = { memories: memories.map((m) => ({ id: m.id, key: m.key })) };
         if (framed.flagged.length) data.flagged = framed.flagged;
         yield await this.#record('memory_recalled', data, 'system');
@@ -245,6 +237,9 @@ export class ClawserAgent {
     return { text: reply, error };
   }
 
+  /** The user's attached images, read once per agent (a turn's calls send them again). */
+  #attached = new AttachedImages((ref) => this.conversation.readImage(ref));
+
   /** This turn's model calls so far: their priced cost in cents, and the calls without a price. */
   #turnCost = { cents: 0, unpriced: 0 };
 
@@ -278,52 +273,24 @@ export class ClawserAgent {
     return cents;
   }
 
-  /** Attached images by path, read once per agent (a turn's calls send them again). @type {Map<string, string>} */
-  #images = new Map();
-
   /**
-   * The user's attached images, loaded for a provider that accepts images; for one that does
-   * not, the message says an image was left out (so the model does not answer as if it saw it).
-   * @param {import('../../providers/types.d.ts').Message[]} messages
+   * Appends an event to the conversation; the caller yields what it returns (`saved`).
+   * @template {EventType} T @param {T} type @param {EventData<T>} data @param {EventSource} source
    */
-  async #withImages(messages) {
-    if (!messages.some((m) => m.imageRefs?.length)) return messages;
-    return Promise.all(messages.map(async (m) => {
-      if (!m.imageRefs?.length) return m;
-      const { imageRefs, ...rest } = m;
-      if (!this.provider.supportsVision) return { ...rest, content: `${rest.content}\n\n[${imageRefs.length} attached image${imageRefs.length === 1 ? '' : 's'} not shown: this model does not accept images]` };
-      /** @type {import('../../providers/types.d.ts').ImagePart[]} */
-      const images = [];
-      for (const ref of imageRefs) {
-        let url = this.#images.get(ref.path);
-        if (!url) {
-          try {
-            url = `data:${ref.mediaType};base64,${toBase64(await this.conversation.readImage(ref))}`;
-          } catch {
-            continue; // a missing file (a partial restore): the message goes without it
-          }
-          this.#images.set(ref.path, url);
-        }
-        images.push({ mediaType: ref.mediaType, dataUrl: url });
-      }
-      return images.length ? { ...rest, images } : rest;
-    }));
-  }
-
-  /** @param {string} type @param {Record<string, any>} data @param {import('../types.d.ts').EventSource} source */
   async #record(type, data, source) {
-    const e = await this.conversation.append(/** @type {import('../types.d.ts').EventType} */ (type), data, source);
+    const e = await this.conversation.append(type, data, source);
     return /** @type {AgentStreamEvent} */ ({ type: 'saved', eventId: e.id, eventType: e.type });
   }
 
   /**
    * A tool_call event's data: arguments redacted, and the untrusted content the conversation had
    * taken in when the call was made (`taint`), so the log shows why a call was asked about.
-   * @param {ToolCall} call @param {Record<string, unknown>} [extra]
+   * `codex`: the call is a code block of the reply (the chat shows it as code).
+   * @param {ToolCall} call @param {boolean} [codex]
    */
-  #callData(call, extra = {}) {
-    /** @type {Record<string, unknown>} */
-    const data = { id: call.id, name: call.name, arguments: redactArgs(call.arguments, this.secrets), ...extra };
+  #callData(call, codex = false) {
+    /** @type {import('../events.d.ts').ToolCallData} */
+    const data = { id: call.id, name: call.name, arguments: redactArgs(call.arguments, this.secrets), ...(codex ? { codex: true } : {}) };
     const taint = this.tools?.taint ?? [];
     if (taint.length) data.taint = taint.map((t) => ({ tool: t.tool, what: redactSecrets(t.what, this.secrets), ...(t.detail ? { detail: redactSecrets(t.detail, this.secrets) } : {}), ...(t.earlier ? { earlier: true } : {}) }));
     return data;
@@ -331,21 +298,21 @@ export class ClawserAgent {
 
   /**
    * Records what the gates and the tool made of one call: blocks, flags, truncation, the result
-   * (with the arguments as run when a hook rewrote them, if `withArgs`), and the untrusted
-   * content it brought in (`untrusted`: it keeps the conversation tainted while in context).
-   * @param {ToolCall} call @param {import('./tool-runner.js').ToolOutcome} outcome @param {boolean} withArgs
+   * (with the arguments as run when a hook rewrote them), and the untrusted content it brought
+   * in (`untrusted`: it keeps the conversation tainted while in context).
+   * @param {ToolCall} call @param {import('./tool-runner.js').ToolOutcome} outcome
    * @param {import('./tool-runner.js').TaintSource[]} [brought] taint sources the call added
    * @returns {AsyncGenerator<AgentStreamEvent>}
    */
-  async *#recordOutcome(call, outcome, withArgs, brought = []) {
+  async *#recordOutcome(call, outcome, brought = []) {
     if (outcome.blocked?.kind === 'safety') yield await this.#record('safety_tool_blocked', { toolCallId: call.id, name: call.name, reason: outcome.blocked.reason }, 'system');
     if (outcome.blocked?.kind === 'autonomy') yield await this.#record('autonomy_blocked', { toolCallId: call.id, name: call.name, reason: outcome.blocked.reason }, 'system');
     if (outcome.flags?.length) yield await this.#record('safety_input_flag', { where: 'tool', toolCallId: call.id, flags: outcome.flags }, 'system');
     if (outcome.truncated) yield await this.#record('tool_result_truncated', { toolCallId: call.id, name: call.name, ...outcome.truncated }, 'system');
-    /** @type {Record<string, any>} */
+    /** @type {import('../events.d.ts').ToolResultData} */
     const result = { toolCallId: call.id, name: call.name, ok: outcome.ok, result: outcome.output, durationMs: Math.round(outcome.durationMs), ...(outcome.approvalMs ? { approvalMs: Math.round(outcome.approvalMs) } : {}) };
     if (outcome.blocked) result.blocked = outcome.blocked.kind;
-    if (withArgs && JSON.stringify(outcome.args) !== JSON.stringify(call.arguments) && !outcome.blocked) result.arguments = redactArgs(outcome.args, this.secrets);
+    if (JSON.stringify(outcome.args) !== JSON.stringify(call.arguments) && !outcome.blocked) result.arguments = redactArgs(outcome.args, this.secrets);
     if (brought.length) result.untrusted = redactSecrets(brought.map(describeTaint).join('; ').slice(0, 500), this.secrets);
     yield await this.#record('tool_result', result, 'tool');
   }
@@ -381,7 +348,242 @@ export class ClawserAgent {
   }
 
   /**
-   * Calls the provider for the history as it stands and loops through tool calls.
+   * The request of one iteration: the system prompt (memories, the tools section, self-repair's
+   * note), the derived history with its images, the tools when the provider calls them natively,
+   * then the beforeOutbound hooks.
+   * @param {RunState} run @param {number} iteration @param {boolean} codexMode
+   * @returns {Promise<ChatRequest>}
+   */
+  async #buildRequest(run, iteration, codexMode) {
+    const toolsSection = !this.tools ? '' : codexMode
+      ? `\n\n${TOOLS_PROMPT}\n\n${codexPrompt(codexTools(this.tools.registry))}`
+      : this.codex || this.provider.supportsNativeTools ? `\n\n${TOOLS_PROMPT}` : '';
+    const { system, messages: derived } = this.conversation.deriveSessionHistory(`${this.systemPrompt}${this.memoryContext}${toolsSection}${run.repairNote ? `\n\n${run.repairNote}` : ''}`);
+    const messages = await this.#attached.into(derived, this.provider.supportsVision);
+    const images = run.images;
+    /** @type {ChatRequest} */
+    let request = {
+      system,
+      messages: this.provider.supportsVision && images.size ? messages.map((m) => (m.role === 'tool' && m.toolCallId && images.has(m.toolCallId) ? { ...m, images: [/** @type {import('../../providers/types.d.ts').ImagePart} */ (images.get(m.toolCallId))] } : m)) : messages,
+      maxTokens: this.maxTokens,
+    };
+    if (this.tools && this.provider.supportsNativeTools) request.tools = this.tools.registry.specs();
+    if (this.hooks) request = (await this.hooks.run('beforeOutbound', { request, iteration })).ctx.request;
+    return request;
+  }
+
+  /**
+   * Streams one reply of the model: its text and tool calls pass on to the caller as they come;
+   * the provider's tries and a response-cache hit are recorded; a reply that runs away (past
+   * self-repair's output limit) is cut.
+   * @param {ChatRequest} request
+   * @param {{signal?: AbortSignal, fresh?: boolean}} options fresh: skip the response cache
+   * @param {StuckDetector} stuck
+   * @returns {AsyncGenerator<AgentStreamEvent, StreamedReply>}
+   */
+  async *#streamReply(request, options, stuck) {
+    const signal = options.signal;
+    let text = '';
+    /** @type {ToolCall[]} */
+    const toolCalls = [];
+    /** @type {Usage | undefined} */
+    let usage;
+    /** @type {ProviderErrorShape | null} */
+    let failure = null;
+    /** @type {string | undefined} */
+    let stopReason;
+    /** The answer came from the response cache (no model call, no cost). @type {{provider: string, model: string, ageMs: number} | null} */
+    let cachedFrom = null;
+    // A reply that runs away (endless text) is cut by self-repair: its own abort, so the stream ends.
+    const replyAbort = new AbortController();
+    const callSignal = signal ? AbortSignal.any([signal, replyAbort.signal]) : replyAbort.signal;
+    let runaway = false;
+    for await (const ev of this.provider.chatStream(request, { signal: callSignal, fresh: options.fresh })) {
+      if (ev.type === 'attempt') {
+        // Every try of every provider is on record (the turn's details and the Events panel show it).
+        const { type: _attempt, ...data } = ev;
+        yield await this.#record('provider_attempt', data.message ? { ...data, message: redactSecrets(data.message, this.secrets) } : data, 'provider');
+        continue;
+      }
+      if (ev.type === 'cache_hit') {
+        cachedFrom = { provider: ev.provider, model: ev.model, ageMs: ev.ageMs };
+        yield await this.#record('cache_hit', cachedFrom, 'provider');
+        continue;
+      }
+      if (ev.type === 'text') text += ev.text;
+      else if (ev.type === 'tool_call') toolCalls.push({ id: ev.id, name: ev.name, arguments: ev.arguments, ...(ev.signature ? { signature: ev.signature } : {}) });
+      else if (ev.type === 'usage') usage = { inputTokens: ev.inputTokens, outputTokens: ev.outputTokens, ...(ev.cachedInputTokens ? { cachedInputTokens: ev.cachedInputTokens } : {}), ...(ev.cacheWriteTokens ? { cacheWriteTokens: ev.cacheWriteTokens } : {}) };
+      else if (ev.type === 'done') stopReason = ev.stopReason;
+      else if (ev.type === 'error') {
+        failure = { ...ev.error, message: redactSecrets(ev.error.message, this.secrets) };
+        yield { type: 'error', error: failure };
+        break;
+      }
+      yield ev;
+      if (signal?.aborted) break;
+      if (ev.type === 'text' && stuck.config.enabled && text.length > stuck.config.maxOutputChars) {
+        runaway = true;
+        replyAbort.abort();
+        break;
+      }
+    }
+    return { text, toolCalls, usage, failure, stopReason, cachedFrom, runaway };
+  }
+
+  /**
+   * Records one streamed reply: its call counted (tokens and cost), the transformResponse hooks
+   * and the leak check applied, then kept as an agent_message — or as a stopped reply, or as the
+   * failure that ended it. Returns the tool calls to run (a Codex reply's code blocks among
+   * them), or null when the run ends here.
+   * @param {StreamedReply} reply @param {ChatRequest} request @param {RunState} run
+   * @param {number} iteration @param {boolean} codexMode
+   * @returns {AsyncGenerator<AgentStreamEvent, ToolCall[] | null>}
+   */
+  async *#recordReply(reply, request, run, iteration, codexMode) {
+    const signal = run.signal;
+    let { text, usage } = reply;
+    const { toolCalls, failure, stopReason, cachedFrom, runaway } = reply;
+    // A reply cut for running away came without token counts: its size is estimated, so the
+    // biggest replies are not free in the cost limits and the Dashboard.
+    if (runaway && !usage) {
+      const family = tokenFamily(this.provider.id, this.provider.model);
+      usage = { inputTokens: estimateMessagesTokens(request.messages, family) + estimateTextTokens(request.system ?? '', family), outputTokens: estimateTextTokens(text, family) };
+    }
+    // Every call counts in the Dashboard, also one stopped, failed or without token counts (Chrome AI).
+    const callCost = this.#countCall(usage ?? { inputTokens: 0, outputTokens: 0 });
+    if (this.hooks && text) text = (await this.hooks.run('transformResponse', { text })).ctx.text;
+    if (this.safety && text) {
+      const out = this.safety.checkOutput(text);
+      if (out.action === 'redact' || out.action === 'block') {
+        yield await this.#record(out.action === 'block' ? 'safety_output_blocked' : 'safety_output_redacted', { kinds: out.findings.map((f) => f.type) }, 'system');
+      }
+      text = out.text;
+    }
+    if (runaway && !signal?.aborted) {
+      // Kept as a stopped reply (what the user saw), then the run ends with self-repair's reason.
+      yield await this.#record('agent_message', { text, stopped: true, model: this.provider.model, provider: this.provider.id, ...(usage ? { usage, costCents: callCost } : {}), ...(this.label ? { agent: this.label } : {}) }, 'agent');
+      const message = `Stopped: this reply ran away — it passed ${run.stuck.config.maxOutputChars.toLocaleString('en')} characters without ending. Continue anyway if it should go on.`;
+      yield await this.#record('self_repair', { action: 'stopped', reason: 'output', message }, 'system');
+      yield { type: 'error', error: { code: 'client', retryable: false, message } };
+      return null;
+    }
+    if (signal?.aborted || failure?.code === 'aborted') {
+      // The user saw the partial reply: keep it, marked as stopped (tool calls not run).
+      if (text) yield await this.#record('agent_message', { text, stopped: true, model: this.provider.model, provider: this.provider.id, ...(usage ? { usage, costCents: callCost } : {}), ...(this.label ? { agent: this.label } : {}) }, 'agent');
+      return null;
+    }
+    if (failure) {
+      const type = text ? 'stream_error' : 'provider_error';
+      yield await this.#record(type, { ...failure, partialText: text || undefined, provider: this.provider.id, model: this.provider.model }, 'provider');
+      return null;
+    }
+    /** @type {import('../events.d.ts').AgentMessageData} */
+    const data = { text, model: cachedFrom?.model ?? this.provider.model, provider: cachedFrom?.provider ?? this.provider.id, stopReason, ...(cachedFrom ? { cached: true } : {}), ...(this.label ? { agent: this.label } : {}) };
+    // The call's cost in cents; null: the model's price is unknown (shown as "cost unknown", never 0).
+    if (usage) Object.assign(data, { usage, costCents: callCost });
+    // The Codex: each code block of the reply is a call of the code tool.
+    if (codexMode) toolCalls.push(...codeCalls(text, `code_${Date.now().toString(36)}_${iteration}`));
+    if (toolCalls.length && this.tools) data.toolCalls = toolCalls.map((c) => ({ ...c, arguments: redactArgs(c.arguments, this.secrets) }));
+    // The turn's last reply: what it cost, and the totals it brings the conversation, the day and the month to.
+    else data.costs = this.#costSummary(usage ? callCost : undefined);
+    yield await this.#record('agent_message', data, 'agent');
+    if (!toolCalls.length || !this.tools) return null;
+    run.stuck.reply(text);
+    return toolCalls;
+  }
+
+  /**
+   * Runs one batch of tool calls — one call, or calls of a parallel tool next to each other
+   * (sub-agents), at the same time — through the ToolRunner's gates: the one tool path, for
+   * native calls and Codex blocks alike. Their records keep the order of the reply. Returns
+   * true when the run must end (an autonomy limit, or Stop).
+   * @param {ToolCall[]} batch @param {RunState} run @param {boolean} codexMode
+   * @returns {AsyncGenerator<AgentStreamEvent, boolean>}
+   */
+  async *#runToolBatch(batch, run, codexMode) {
+    const runner = /** @type {ToolRunner} */ (this.tools);
+    for (const call of batch) {
+      yield await this.#record('tool_call', this.#callData(call, codexMode), 'agent');
+      yield { type: 'tool_start', id: call.id, name: call.name };
+    }
+    const taintBefore = runner.taint.length;
+    const writesBefore = runner.writes.length;
+    const started = performance.now();
+    // A Codex block runs in this agent's sandbox, the tools its code calls answered by this runner.
+    const runCode = codexMode ? this.#codeRunner(runner) : undefined;
+    const outcomes = await Promise.all(batch.map((call) => {
+      const progress = (/** @type {string} */ text) => this.onToolProgress?.(call.name, text);
+      return runner.run(call, { signal: run.signal, context: { progress, callId: call.id, ...(runCode ? { runCode } : {}) } });
+    }));
+    // Waiting for other agents (each watches its own time) is not this run's time: the batch's
+    // span, once — the approvals asked for within it included.
+    const waited = batch.some((c) => runner.registry.get(c.name)?.waitsOnOthers === true);
+    if (waited) run.stuck.addWait(performance.now() - started);
+    // Something changed (a file written, a fix made): a call repeated after it may well give news.
+    if (runner.writes.length > writesBefore) run.stuck.madeChange();
+    let stop = false;
+    for (const [j, call] of batch.entries()) {
+      const outcome = outcomes[j];
+      const brought = batch.length === 1 ? runner.taint.slice(taintBefore) : outcome.untrusted ? [outcome.untrusted] : [];
+      if (yield* this.#afterToolCall(call, outcome, run, { waited, brought })) stop = true;
+    }
+    return stop || !!run.signal?.aborted;
+  }
+
+  /**
+   * After one call of a batch: what it means for the run, then its record. The stuck detector
+   * hears of it (the wait for the user's approval is not the run's time, nor is a batch that
+   * waited on other agents); an image it returned goes with the next requests; what it spent on
+   * the turn's behalf (a sub-agent's model calls) counts in the turn's cost; its outcome and the
+   * events it asked for are recorded. Returns true when it ends the run (an autonomy limit).
+   * @param {ToolCall} call @param {import('./tool-runner.js').ToolOutcome} outcome @param {RunState} run
+   * @param {{waited: boolean, brought: import('./tool-runner.js').TaintSource[]}} batch
+   *   waited: the batch's span counted as waiting; brought: taint the call added
+   * @returns {AsyncGenerator<AgentStreamEvent, boolean>}
+   */
+  async *#afterToolCall(call, outcome, run, batch) {
+    run.stuck.toolResult(call.name, call.arguments, outcome.ok, outcome.output, batch.waited ? 0 : outcome.approvalMs ?? 0);
+    if (outcome.image) run.images.set(call.id, outcome.image);
+    if (typeof outcome.costCents === 'number') this.#turnCost.cents += outcome.costCents;
+    yield* this.#recordOutcome(call, outcome, batch.brought);
+    for (const ev of outcome.events ?? []) yield await this.#record(ev.type, ev.data, 'tool');
+    if (!outcome.stopRun) return false;
+    yield { type: 'error', error: { code: 'client', retryable: false, message: outcome.output } };
+    return true;
+  }
+
+  /**
+   * The calls of a reply left when the run ended: each gets a result, so the log stays
+   * consistent and the next request valid.
+   * @param {ToolCall[]} calls @param {RunState} run @param {boolean} codexMode
+   * @returns {AsyncGenerator<AgentStreamEvent>}
+   */
+  async *#cancelRest(calls, run, codexMode) {
+    const why = run.signal?.aborted ? 'Cancelled by the user.' : 'Not run: an autonomy limit was reached.';
+    for (const rest of calls) {
+      yield await this.#record('tool_call', this.#callData(rest, codexMode), 'agent');
+      yield await this.#record('tool_result', { toolCallId: rest.id, name: rest.name, ok: false, result: why, blocked: 'cancelled', durationMs: 0 }, 'tool');
+    }
+  }
+
+  /**
+   * The runCode a Codex block runs with: each block is a call of the code tool, which passes
+   * its gates (hooks, safety, autonomy, policy and approval, action count) before it runs; the
+   * tools its code calls pass their own. An isolated run (a skill's script) keeps the app's.
+   * @param {ToolRunner} runner
+   * @returns {NonNullable<import('../../tools/types.d.ts').ToolContext['runCode']>}
+   */
+  #codeRunner(runner) {
+    const codex = /** @type {Codex} */ (this.codex);
+    const base = runner.context.runCode;
+    return (code, s, o) => (o?.isolated && base
+      ? base(code, s, o)
+      : codex.run(code, { tools: runner, signal: s, ...(o?.only ? { only: o.only } : {}), ...(o?.adapt === false ? { adapt: false } : {}) }));
+  }
+
+  /**
+   * The run loop: up to `maxIterations` times, build the request, stream a reply, record it, and
+   * run the tool calls it asked for, batch by batch; then ask self-repair whether to go on.
    * @param {{signal?: AbortSignal, fresh?: boolean}} [options] fresh: the first call skips the response cache (a regenerated reply)
    * @returns {AsyncGenerator<AgentStreamEvent>}
    */
@@ -389,13 +591,9 @@ export class ClawserAgent {
     const signal = options.signal;
     // Untrusted content earlier turns left in the context still taints this one.
     if (this.tools) for (const t of this.conversation.earlierTaint()) this.tools.addTaint(t);
-    /** Images tools returned in this turn, by tool call id; kept out of the log (they are files too). */
-    /** @type {Map<string, import('../../providers/types.d.ts').ImagePart>} */
-    const images = new Map();
     // Each run (a turn, a retry, "Continue anyway") is watched afresh.
-    const stuck = new StuckDetector(this.selfRepair);
-    /** What self-repair told the model, kept in its system prompt for the rest of the run. */
-    let repairNote = '';
+    /** @type {RunState} */
+    const run = { signal, images: new Map(), stuck: new StuckDetector(this.selfRepair), repairNote: '' };
     for (let iteration = 0; iteration < this.maxIterations; iteration++) {
       if (signal?.aborted) return;
       yield* this.#maybeCompact(signal);
@@ -407,199 +605,20 @@ export class ClawserAgent {
       }
       // Providers without native tool calling use tools through code (the Codex).
       const codexMode = !!(this.tools && this.codex && !this.provider.supportsNativeTools);
-      const toolsSection = !this.tools ? '' : codexMode
-        ? `\n\n${TOOLS_PROMPT}\n\n${codexPrompt(this.tools.registry.list().filter((t) => t.name !== 'run_js' && this.tools?.registry.policyOf(t.name) !== 'denied'))}`
-        : this.codex || this.provider.supportsNativeTools ? `\n\n${TOOLS_PROMPT}` : '';
-      const { system, messages: derived } = this.conversation.deriveSessionHistory(`${this.systemPrompt}${this.memoryContext}${toolsSection}${repairNote ? `\n\n${repairNote}` : ''}`);
-      const messages = await this.#withImages(derived);
-      /** @type {ChatRequest} */
-      let request = {
-        system,
-        messages: this.provider.supportsVision && images.size ? messages.map((m) => (m.role === 'tool' && m.toolCallId && images.has(m.toolCallId) ? { ...m, images: [/** @type {import('../../providers/types.d.ts').ImagePart} */ (images.get(m.toolCallId))] } : m)) : messages,
-        maxTokens: this.maxTokens,
-      };
-      if (this.tools && this.provider.supportsNativeTools) request.tools = this.tools.registry.specs();
-      if (this.hooks) request = (await this.hooks.run('beforeOutbound', { request, iteration })).ctx.request;
-
-      let text = '';
-      /** @type {ToolCall[]} */
-      const toolCalls = [];
-      /** @type {Usage | undefined} */
-      let usage;
-      /** @type {ProviderErrorShape | null} */
-      let failure = null;
-      /** @type {string | undefined} */
-      let stopReason;
-      /** The answer came from the response cache (no model call, no cost). @type {{provider: string, model: string, ageMs: number} | null} */
-      let cachedFrom = null;
-      // A reply that runs away (endless text) is cut by self-repair: its own abort, so the stream ends.
-      const replyAbort = new AbortController();
-      const callSignal = signal ? AbortSignal.any([signal, replyAbort.signal]) : replyAbort.signal;
-      let runaway = false;
-      for await (const ev of this.provider.chatStream(request, { signal: callSignal, fresh: options.fresh && iteration === 0 })) {
-        if (ev.type === 'attempt') {
-          // Every try of every provider is on record (the turn's details and the Events panel show it).
-          const { type: _attempt, ...data } = ev;
-          yield await this.#record('provider_attempt', data.message ? { ...data, message: redactSecrets(data.message, this.secrets) } : data, 'provider');
-          continue;
-        }
-        if (ev.type === 'cache_hit') {
-          cachedFrom = { provider: ev.provider, model: ev.model, ageMs: ev.ageMs };
-          yield await this.#record('cache_hit', cachedFrom, 'provider');
-          continue;
-        }
-        if (ev.type === 'text') text += ev.text;
-        else if (ev.type === 'tool_call') toolCalls.push({ id: ev.id, name: ev.name, arguments: ev.arguments, ...(ev.signature ? { signature: ev.signature } : {}) });
-        else if (ev.type === 'usage') usage = { inputTokens: ev.inputTokens, outputTokens: ev.outputTokens, ...(ev.cachedInputTokens ? { cachedInputTokens: ev.cachedInputTokens } : {}), ...(ev.cacheWriteTokens ? { cacheWriteTokens: ev.cacheWriteTokens } : {}) };
-        else if (ev.type === 'done') stopReason = ev.stopReason;
-        else if (ev.type === 'error') {
-          failure = { ...ev.error, message: redactSecrets(ev.error.message, this.secrets) };
-          yield { type: 'error', error: failure };
-          break;
-        }
-        yield ev;
-        if (signal?.aborted) break;
-        if (ev.type === 'text' && stuck.config.enabled && text.length > stuck.config.maxOutputChars) {
-          runaway = true;
-          replyAbort.abort();
-          break;
-        }
-      }
-      // A reply cut for running away came without token counts: its size is estimated, so the
-      // biggest replies are not free in the cost limits and the Dashboard.
-      if (runaway && !usage) {
-        const family = tokenFamily(this.provider.id, this.provider.model);
-        usage = { inputTokens: estimateMessagesTokens(request.messages, family) + estimateTextTokens(request.system ?? '', family), outputTokens: estimateTextTokens(text, family) };
-      }
-      // Every call counts in the Dashboard, also one stopped, failed or without token counts (Chrome AI).
-      const callCost = this.#countCall(usage ?? { inputTokens: 0, outputTokens: 0 });
-      if (this.hooks && text) text = (await this.hooks.run('transformResponse', { text })).ctx.text;
-      if (this.safety && text) {
-        const out = this.safety.checkOutput(text);
-        if (out.action === 'redact' || out.action === 'block') {
-          yield await this.#record(out.action === 'block' ? 'safety_output_blocked' : 'safety_output_redacted', { kinds: out.findings.map((f) => f.type) }, 'system');
-        }
-        text = out.text;
-      }
-      if (runaway && !signal?.aborted) {
-        // Kept as a stopped reply (what the user saw), then the run ends with self-repair's reason.
-        yield await this.#record('agent_message', { text, stopped: true, model: this.provider.model, provider: this.provider.id, ...(usage ? { usage, costCents: callCost } : {}), ...(this.label ? { agent: this.label } : {}) }, 'agent');
-        const message = `Stopped: this reply ran away — it passed ${stuck.config.maxOutputChars.toLocaleString('en')} characters without ending. Continue anyway if it should go on.`;
-        yield await this.#record('self_repair', { action: 'stopped', reason: 'output', message }, 'system');
-        yield { type: 'error', error: { code: 'client', retryable: false, message } };
-        return;
-      }
-      if (signal?.aborted || failure?.code === 'aborted') {
-        // The user saw the partial reply: keep it, marked as stopped (tool calls not run).
-        if (text) yield await this.#record('agent_message', { text, stopped: true, model: this.provider.model, provider: this.provider.id, ...(usage ? { usage, costCents: callCost } : {}), ...(this.label ? { agent: this.label } : {}) }, 'agent');
-        return;
-      }
-      if (failure) {
-        const type = text ? 'stream_error' : 'provider_error';
-        yield await this.#record(type, { ...failure, partialText: text || undefined, provider: this.provider.id, model: this.provider.model }, 'provider');
-        return;
-      }
-      /** @type {Record<string, any>} */
-      const data = { text, model: cachedFrom?.model ?? this.provider.model, provider: cachedFrom?.provider ?? this.provider.id, stopReason, ...(cachedFrom ? { cached: true } : {}), ...(this.label ? { agent: this.label } : {}) };
-      // The call's cost in cents; null: the model's price is unknown (shown as "cost unknown", never 0).
-      if (usage) Object.assign(data, { usage, costCents: callCost });
-      if (codexMode) {
-        const stamp = Date.now().toString(36);
-        for (const [i, block] of extractCodeBlocks(text).entries()) toolCalls.push({ id: `code_${stamp}_${iteration}_${i}`, name: 'run_js', arguments: { code: block.code } });
-      }
-      if (toolCalls.length && this.tools) data.toolCalls = toolCalls.map((c) => ({ ...c, arguments: redactArgs(c.arguments, this.secrets) }));
-      // The turn's last reply: what it cost, and the totals it brings the conversation, the day and the month to.
-      else data.costs = this.#costSummary(usage ? callCost : undefined);
-      yield await this.#record('agent_message', data, 'agent');
-      if (!toolCalls.length || !this.tools) return;
-      stuck.reply(text);
-      if (codexMode) {
-        const codex = /** @type {Codex} */ (this.codex);
-        const runner = this.tools;
-        // Each block is a run_js call: it passes run_js's gates (hooks, safety, autonomy, policy and
-        // approval, action count) before it runs; the tools it calls inside pass their own gates.
-        const base = runner.context.runCode;
-        const runCode = (/** @type {string} */ code, /** @type {AbortSignal | undefined} */ s, /** @type {{only?: string[], isolated?: boolean, adapt?: boolean} | undefined} */ o) => (o?.isolated && base
-          ? base(code, s, o)
-          : codex.run(code, { tools: runner, signal: s, ...(o?.only ? { only: o.only } : {}), ...(o?.adapt === false ? { adapt: false } : {}) }));
-        for (let i = 0; i < toolCalls.length; i++) {
-          const call = toolCalls[i];
-          yield await this.#record('tool_call', this.#callData(call, { codex: true }), 'agent');
-          yield { type: 'tool_start', id: call.id, name: call.name };
-          const before = runner.taint.length;
-          const writesBefore = runner.writes.length;
-          const outcome = await runner.run(call, { signal, context: { runCode } });
-          if (runner.writes.length > writesBefore) stuck.madeChange();
-          stuck.toolResult(call.name, call.arguments, outcome.ok, outcome.output, outcome.approvalMs);
-          yield* this.#recordOutcome(call, outcome, false, runner.taint.slice(before));
-          if (outcome.stopRun || signal?.aborted) {
-            const why = signal?.aborted ? 'Cancelled by the user.' : 'Not run: an autonomy limit was reached.';
-            for (const rest of toolCalls.slice(i + 1)) {
-              yield await this.#record('tool_call', this.#callData(rest, { codex: true }), 'agent');
-              yield await this.#record('tool_result', { toolCallId: rest.id, name: rest.name, ok: false, result: why, blocked: 'cancelled', durationMs: 0 }, 'tool');
-            }
-            if (outcome.stopRun) yield { type: 'error', error: { code: 'client', retryable: false, message: outcome.output } };
-            return;
-          }
-        }
-        const step = yield* this.#selfRepair(stuck);
-        if (step === 'stop') return;
-        if (step) repairNote = step;
-        continue;
-      }
-
-      for (let i = 0; i < toolCalls.length; i++) {
-        // Calls of a parallel tool next to each other (sub-agents) run at the same time; their
-        // records keep the order of the reply.
-        const batch = [toolCalls[i]];
-        while (this.tools.registry.get(toolCalls[i].name)?.parallel && this.tools.registry.get(toolCalls[i + 1]?.name ?? '')?.parallel) batch.push(toolCalls[++i]);
-        for (const call of batch) {
-          yield await this.#record('tool_call', this.#callData(call), 'agent');
-          yield { type: 'tool_start', id: call.id, name: call.name };
-        }
-        const before = this.tools.taint.length;
-        const runner = this.tools;
-        const writesBefore = runner.writes.length;
-        const batchStarted = performance.now();
-        const outcomes = await Promise.all(batch.map((call) => {
-          const progress = (/** @type {string} */ text) => this.onToolProgress?.(call.name, text);
-          return runner.run(call, { signal, context: { progress, callId: call.id } });
-        }));
-        let stopRun = false;
-        // Waiting for sub-agents (each watches itself) is not this run's time: the batch's span, once.
-        if (batch.some((c) => c.name === 'agent_delegate')) stuck.addWait(performance.now() - batchStarted);
-        // Something changed (a file written, a fix made): a call repeated after it may well give news.
-        if (runner.writes.length > writesBefore) stuck.madeChange();
-        for (const [j, call] of batch.entries()) {
-          const outcome = outcomes[j];
-          // Waiting for the user's approval is not this run's time either.
-          stuck.toolResult(call.name, call.arguments, outcome.ok, outcome.output, call.name === 'agent_delegate' ? 0 : outcome.approvalMs ?? 0);
-          if (outcome.image) images.set(call.id, outcome.image);
-          const brought = batch.length === 1 ? this.tools.taint.slice(before) : outcome.untrusted ? [outcome.untrusted] : [];
-          yield* this.#recordOutcome(call, outcome, true, brought);
-          for (const ev of outcome.events ?? []) {
-            // A sub-agent's spend is part of this turn's.
-            if (ev.type === 'agent_delegated' && typeof ev.data.costCents === 'number') this.#turnCost.cents += ev.data.costCents;
-            yield await this.#record(ev.type, ev.data, 'tool');
-          }
-          if (outcome.stopRun) {
-            stopRun = true;
-            yield { type: 'error', error: { code: 'client', retryable: false, message: outcome.output } };
-          }
-        }
-        if (stopRun || signal?.aborted) {
-          // Every call gets a result, so the log stays consistent and the next request valid.
-          const why = signal?.aborted ? 'Cancelled by the user.' : 'Not run: an autonomy limit was reached.';
-          for (const rest of toolCalls.slice(i + 1)) {
-            yield await this.#record('tool_call', this.#callData(rest), 'agent');
-            yield await this.#record('tool_result', { toolCallId: rest.id, name: rest.name, ok: false, result: why, blocked: 'cancelled', durationMs: 0 }, 'tool');
-          }
+      const request = await this.#buildRequest(run, iteration, codexMode);
+      const reply = yield* this.#streamReply(request, { signal, fresh: options.fresh && iteration === 0 }, run.stuck);
+      const calls = yield* this.#recordReply(reply, request, run, iteration, codexMode);
+      if (!calls) return;
+      const registry = /** @type {ToolRunner} */ (this.tools).registry;
+      for (const [i, batch] of toolBatches(calls, (name) => !!registry.get(name)?.parallel)) {
+        if (yield* this.#runToolBatch(batch, run, codexMode)) {
+          yield* this.#cancelRest(calls.slice(i + batch.length), run, codexMode);
           return;
         }
       }
-      const step = yield* this.#selfRepair(stuck);
+      const step = yield* this.#selfRepair(run.stuck);
       if (step === 'stop') return;
-      if (step) repairNote = step;
+      if (step) run.repairNote = step;
     }
     const message = `Stopped after ${this.maxIterations} steps without a final answer. Ask the agent to continue if it should go on.`;
     yield await this.#record('error', { code: 'max_iterations', message }, 'system');

@@ -1,5 +1,7 @@
 /** @import { ToolRunner, ToolOutcome } from './tool-runner.js' */
 /** @import { ToolDefinition } from '../../tools/types.d.ts' */
+/** @import { BrowserToolRegistry } from '../../tools/registry.js' */
+/** @import { ToolCall } from '../../providers/types.d.ts' */
 import { toJsonSchema } from '../../tools/registry.js';
 
 /**
@@ -158,6 +160,27 @@ export function adaptPythonisms(code) {
   return out;
 }
 
+/** The tool a code block is a call of: each block the model writes runs as one call of it. */
+export const CODE_TOOL = 'run_js';
+
+/**
+ * The code blocks of a reply as calls of the code tool, `{idPrefix}_{n}` their ids.
+ * @param {string} text @param {string} idPrefix
+ * @returns {ToolCall[]}
+ */
+export function codeCalls(text, idPrefix) {
+  return extractCodeBlocks(text).map((block, i) => ({ id: `${idPrefix}_${i}`, name: CODE_TOOL, arguments: { code: block.code } }));
+}
+
+/**
+ * The tools code may call, as the system prompt lists them: every tool the workspace has not
+ * turned off, but the code tool itself.
+ * @param {BrowserToolRegistry} registry
+ */
+export function codexTools(registry) {
+  return registry.list().filter((t) => t.name !== CODE_TOOL && registry.policyOf(t.name) !== 'denied');
+}
+
 /**
  * The system-prompt section that presents tools as async functions.
  * @param {ToolDefinition[]} tools
@@ -211,7 +234,7 @@ export class Codex {
     this.timeoutMs = deps.timeoutMs ?? 300_000;
     this.maxOutputChars = deps.maxOutputChars ?? 20_000;
     // Code does not start more code (a skill script is code too).
-    this.exclude = new Set(deps.exclude ?? ['run_js', 'skill_run_script']);
+    this.exclude = new Set(deps.exclude ?? [CODE_TOOL, 'skill_run_script']);
   }
 
   /**

@@ -1,7 +1,8 @@
 /**
  * Lifecycle interception points of the agent, in the order a turn meets them:
  * beforeInbound (user text) → beforeOutbound (each provider request) → [LLM call] →
- * transformResponse (each reply's text) → beforeToolCall (each tool call);
+ * transformResponse (each reply's text) → beforeToolCall (each tool call) → afterToolCall (each
+ * call that ran, before its result is sanitised and capped);
  * plus onSessionStart / onSessionEnd around a run. Each hook is isolated: one that throws
  * is reported and skipped, never breaking the turn.
  */
@@ -12,17 +13,23 @@
  * @property {{request: import('../../providers/types.d.ts').ChatRequest, iteration: number}} beforeOutbound return {request} to rewrite
  * @property {{text: string}} transformResponse return {text} to rewrite
  * @property {{name: string, args: Record<string, unknown>}} beforeToolCall return {args} to rewrite, {block: reason} to refuse
+ * @property {{name: string, args: Record<string, unknown>, ok: boolean, output: string}} afterToolCall return {output} to rewrite what
+ *   the model is told (still sanitised, scanned and capped after); every call that ran sees it, however it came (a native call,
+ *   a Codex block, the tools its code calls, the shell's `clawser`)
  * @property {{conversationId: string}} onSessionStart
  * @property {{conversationId: string, reason: string}} onSessionEnd
  */
 /** @typedef {keyof HookContexts} HookPoint */
-/** @typedef {{text?: string, request?: import('../../providers/types.d.ts').ChatRequest, args?: Record<string, unknown>, block?: string} | void | undefined} HookResult */
+/**
+ * @typedef {{text?: string, request?: import('../../providers/types.d.ts').ChatRequest, args?: Record<string, unknown>, output?: string,
+ *   block?: string} | void | undefined} HookResult
+ */
 /**
  * @template {HookPoint} P
  * @typedef {(ctx: HookContexts[P]) => HookResult | Promise<HookResult>} HookFn
  */
 
-export const HOOK_POINTS = /** @type {const} */ (['beforeInbound', 'beforeOutbound', 'transformResponse', 'beforeToolCall', 'onSessionStart', 'onSessionEnd']);
+export const HOOK_POINTS = /** @type {const} */ (['beforeInbound', 'beforeOutbound', 'transformResponse', 'beforeToolCall', 'afterToolCall', 'onSessionStart', 'onSessionEnd']);
 
 export class HookPipeline {
   /** @type {Map<HookPoint, {name: string, priority: number, fn: Function}[]>} */ // fn is HookFn<P> for the point it is stored under

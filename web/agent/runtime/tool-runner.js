@@ -48,6 +48,7 @@ import { scopeOf, suggestRule, describeRule } from '../../tools/approval-rules.j
  * @property {ToolResult['image']} [image]
  * @property {boolean} [stopRun] autonomy limit: the run must end
  * @property {ToolResult['events']} [events] events the tool asks to record (after its result)
+ * @property {number} [costCents] what the call spent on the turn's behalf (a sub-agent's model calls): part of the turn's cost
  * @property {TaintSource} [untrusted] the result is untrusted content from outside: the conversation is now tainted
  */
 
@@ -323,6 +324,8 @@ export class ToolRunner {
     }
     if (tool.permission === 'write' && result.ok) this.writes.push(tool.name);
     let output = String(result.output ?? '');
+    // What the model is told may be rewritten by a hook; it is sanitised and capped after, as the tool's own.
+    if (this.hooks) output = String((await this.hooks.run('afterToolCall', { name: tool.name, args, ok: result.ok, output })).ctx.output);
     /** @type {ToolOutcome['flags']} */
     let flags = [];
     if (this.safety) {
@@ -343,6 +346,9 @@ export class ToolRunner {
       truncated = { originalChars: output.length, keptChars: this.maxResultChars };
       output = `${output.slice(0, this.maxResultChars)}\n…[truncated: ${output.length - this.maxResultChars} more characters not shown]`;
     }
-    return { ok: result.ok, output, args, durationMs: ranFor(), ...(approvalMs ? { approvalMs } : {}), truncated, flags, image: result.image, events: result.events, untrusted };
+    return {
+      ok: result.ok, output, args, durationMs: ranFor(), ...(approvalMs ? { approvalMs } : {}), truncated, flags, image: result.image, events: result.events, untrusted,
+      ...(typeof result.costCents === 'number' ? { costCents: result.costCents } : {}),
+    };
   }
 }
