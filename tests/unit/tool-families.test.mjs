@@ -43,6 +43,9 @@ function notesFamily() {
   };
 }
 
+/** Whether a problem says that `field` is missing. @param {string} problem @param {string} field */
+const declaresNo = (problem, field) => new RegExp(`declares no ${field}\\b`).test(problem);
+
 /** @param {string} line @param {Record<string, unknown>} [host] */
 async function runClawser(line, host = {}) {
   /** @type {[string, Record<string, unknown>][]} */
@@ -51,40 +54,41 @@ async function runClawser(line, host = {}) {
   return { ...(await shell.run(line)), calls };
 }
 
+/**
+ * A new family spoilt by `spoil`: any, because a spoilt family is on purpose not a ToolFamily.
+ * @param {(family: any) => void} spoil @returns {any}
+ */
+function spoilt(spoil) {
+  const family = notesFamily();
+  spoil(family);
+  return family;
+}
+
 test('a registry entry must declare its parts: familyProblems names each one missing (control: every built-in family and a complete new one have none)', () => {
   assert.deepEqual(TOOL_FAMILIES.flatMap(familyProblems), [], 'the built-in families are complete');
   assert.deepEqual(familyProblems(notesFamily()), [], 'a complete new family');
   for (const field of MUST_DECLARE.family) {
-    const family = /** @type {Record<string, unknown>} */ (notesFamily());
-    delete family[field];
-    assert.ok(familyProblems(/** @type {any} */ (family)).some((p) => p.includes(field)), `a family without ${field}`);
+    assert.ok(familyProblems(spoilt((f) => delete f[field])).some((p) => declaresNo(p, field)), `a family without ${field}`);
   }
   for (const field of MUST_DECLARE.tool) {
-    const family = notesFamily();
-    delete (/** @type {Record<string, unknown>} */ (family.tools[1]))[field];
-    assert.ok(familyProblems(/** @type {any} */ (family)).some((p) => p.includes(field)), `a tool without ${field}`);
+    assert.ok(familyProblems(spoilt((f) => delete f.tools[1][field])).some((p) => declaresNo(p, field)), `a tool without ${field}`);
   }
   for (const field of MUST_DECLARE.verb) {
-    const family = notesFamily();
-    delete (/** @type {Record<string, unknown>} */ (family.cli[1]))[field];
-    assert.ok(familyProblems(/** @type {any} */ (family)).some((p) => p.includes(field)), `a verb without ${field}`);
+    assert.ok(familyProblems(spoilt((f) => delete f.cli[1][field])).some((p) => declaresNo(p, field)), `a verb without ${field}`);
   }
   // Declared, but wrong: each is a problem too.
+  /** @type {Record<string, (family: any) => void>} any: see spoilt */
   const wrong = {
-    'an unknown permission': (/** @type {any} */ f) => { f.tools[1].permission = 'admin'; },
-    'a tool that changes things declared read-only': (/** @type {any} */ f) => { f.tools[1].readOnly = true; },
-    'a verb bound to a tool of another family': (/** @type {any} */ f) => { f.cli[1].tool = 'fs_write'; },
-    'a verb taking an argument its tool does not have': (/** @type {any} */ f) => { f.cli[1].args = ['title', 'body...']; },
-    'an option its tool does not have': (/** @type {any} */ f) => { f.cli[0].options = { colour: ['--colour'] }; },
-    'a verb that is not "area action"': (/** @type {any} */ f) => { f.cli[1].verb = 'note'; },
-    'a family id that is not a word': (/** @type {any} */ f) => { f.id = 'My Notes'; },
-    'both tools and create': (/** @type {any} */ f) => { f.create = () => []; },
+    'an unknown permission': (f) => { f.tools[1].permission = 'admin'; },
+    'a tool that changes things declared read-only': (f) => { f.tools[1].readOnly = true; },
+    'a verb bound to a tool of another family': (f) => { f.cli[1].tool = 'fs_write'; },
+    'a verb taking an argument its tool does not have': (f) => { f.cli[1].args = ['title', 'body...']; },
+    'an option its tool does not have': (f) => { f.cli[0].options = { colour: ['--colour'] }; },
+    'a verb that is not "area action"': (f) => { f.cli[1].verb = 'note'; },
+    'a family id that is not a word': (f) => { f.id = 'My Notes'; },
+    'both tools and create': (f) => { f.create = () => []; },
   };
-  for (const [what, spoil] of Object.entries(wrong)) {
-    const family = notesFamily();
-    spoil(family);
-    assert.notDeepEqual(familyProblems(/** @type {any} */ (family)), [], what);
-  }
+  for (const [what, spoil] of Object.entries(wrong)) assert.notDeepEqual(familyProblems(spoilt(spoil)), [], what);
 });
 
 test('the read-only `clawser` verbs derive from the tools\' permission and are exactly the set before; a verb of a write tool never is (control: a reading tool\'s verb is)', () => {
@@ -103,8 +107,7 @@ test('the read-only `clawser` verbs derive from the tools\' permission and are e
   assert.ok(cli.readOnly.includes('note list'), 'control: the verb of a tool that only reads');
   assert.ok(!cli.readOnly.includes('note add'), 'the verb of a write tool');
   // A write tool that claims to be read-only is refused, and its verb is not read-only either way.
-  const claiming = notesFamily();
-  /** @type {any} */ (claiming.tools[1]).readOnly = true;
+  const claiming = spoilt((f) => { f.tools[1].readOnly = true; });
   assert.ok(familyProblems(claiming).some((p) => /notes_add.*read-only/.test(p)));
   assert.throws(() => clawserCli([...TOOL_FAMILIES, claiming]), /notes_add/);
   assert.throws(() => builtinTools([...TOOL_FAMILIES, claiming]), /notes_add/);
