@@ -84,13 +84,23 @@ function toolProblems(tool, where) {
   return problems;
 }
 
+/** The argument names of a schema, found once (a registry is made per workspace, and checks its families). */
+/** @type {WeakMap<object, string[]>} */
+const argumentNames = new WeakMap();
+
 /** The argument names a tool's schema has (its JSON Schema's properties). @param {ToolDefinition} tool */
 function argumentsOf(tool) {
-  try {
-    return Object.keys(/** @type {{properties?: object}} */ (toJsonSchema(tool.schema)).properties ?? {});
-  } catch {
-    return [];
+  if (!tool.schema || typeof tool.schema !== 'object') return [];
+  let names = argumentNames.get(tool.schema);
+  if (!names) {
+    try {
+      names = Object.keys(/** @type {{properties?: object}} */ (toJsonSchema(tool.schema)).properties ?? {});
+    } catch {
+      names = [];
+    }
+    argumentNames.set(tool.schema, names);
   }
+  return names;
 }
 
 /** @param {CliVerb} spec @param {ToolDefinition[]} tools @param {string} where @returns {string[]} */
