@@ -6,7 +6,8 @@
  * flags can write a file, run another command or change Clawser's state. So `sort` (-o),
  * `uniq` (an output operand), `find` (-delete, -exec), `sed` (-i), `awk` (print > file), `tee`,
  * `xargs`, `env` (runs a command), `date` (-s) are not. `git` and `clawser` are read-only only
- * with the subcommands listed. A line is read-only when every command in it (pipelines,
+ * with the subcommands listed (`clawser`'s: those its tools declare, see clawserCli). A line
+ * is read-only when every command in it (pipelines,
  * lists, command substitutions, subshells included) is, and no redirection writes a file
  * (`> /dev/null` and `2>&1` are fine). Text the parser keeps unparsed that could run code when
  * expanded (`$(…)` inside arithmetic, an array subscript, a quoted string that may be evaluated
@@ -18,6 +19,7 @@
  * with every change to the files refused (Shell.run's `readOnly`), so it still writes nothing,
  * and the session keeps nothing from it but plain variables and the working directory.
  */
+import { clawserCli } from './commands/clawser.js';
 
 /** @typedef {{type: string, [key: string]: unknown}} AstNode */
 
@@ -62,8 +64,9 @@ export const READ_ONLY_COMMANDS = Object.freeze([
   'realpath', 'rev', 'seq', 'sha1sum', 'sha256sum', 'stat', 'tac', 'tail', 'test', '[', '[[', 'tr', 'tree', 'true', 'type',
   'unexpand', 'wc', 'which', ':',
   'git status', 'git log', 'git diff',
-  'clawser memory list', 'clawser memory recall', 'clawser goal list', 'clawser job list', 'clawser skill list',
-  'clawser mcp list', 'clawser tool list',
+  // The verbs of `clawser` that only read: listings of its own, and those whose tool declares it
+  // only reads (permission "read" and readOnly: web/tools/families.js).
+  ...clawserCli().readOnly.map((verb) => `clawser ${verb}`),
 ]);
 
 /** Text that expands into code when evaluated later (arithmetic evaluates a variable's value). */

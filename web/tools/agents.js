@@ -1,4 +1,4 @@
-/** @import { ToolDefinition, ToolContext } from './types.d.ts' */
+/** @import { ToolDefinition, ToolContext, ToolFamily } from './types.d.ts' */
 import { z } from 'zod';
 
 /** @type {ToolDefinition} */
@@ -28,3 +28,6 @@ export const agentDelegate = {
 };
 
 export const AGENT_TOOLS = [agentDelegate];
+
+/** @type {ToolFamily} */
+export const family = { id: 'agents', tools: AGENT_TOOLS };

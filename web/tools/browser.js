@@ -1,4 +1,4 @@
-/** @import { ToolDefinition, ToolContext } from './types.d.ts' */
+/** @import { ToolDefinition, ToolContext, ToolFamily } from './types.d.ts' */
 import { z } from 'zod';
 
 /** @param {ToolContext} ctx */
@@ -144,3 +144,6 @@ export const domModify = {
 };
 
 export const BROWSER_TOOLS = [clipboardRead, clipboardWrite, navigate, notify, screenInfo, screenshot, askUser, domQuery, domModify];
+
+/** @type {ToolFamily} */
+export const family = { id: 'browser', tools: BROWSER_TOOLS };

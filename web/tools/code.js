@@ -1,4 +1,4 @@
-/** @import { ToolDefinition, ToolContext } from './types.d.ts' */
+/** @import { ToolDefinition, ToolContext, ToolFamily } from './types.d.ts' */
 import { z } from 'zod';
 
 /** @type {ToolDefinition} */
@@ -14,3 +14,6 @@ export const runJs = {
 };
 
 export const CODE_TOOLS = [runJs];
+
+/** @type {ToolFamily} */
+export const family = { id: 'code', tools: CODE_TOOLS };

@@ -1,4 +1,4 @@
-/** @import { ToolDefinition, ToolContext } from './types.d.ts' */
+/** @import { ToolDefinition, ToolContext, ToolFamily } from './types.d.ts' */
 import { z } from 'zod';
 import { PROTECTED_SEGMENTS } from '../storage/workspace-folders.js';
 
@@ -20,6 +20,7 @@ export const fsRead = {
   name: 'fs_read',
   description: 'Read a text file from the workspace. Returns its content (or a part of it with offset/maxBytes).',
   permission: 'read',
+  readOnly: true,
   schema: z.object({ path: Path, offset: z.number().int().min(0).optional().describe('Byte offset to start at'), maxBytes: z.number().int().min(1).optional().describe('Read at most this many bytes') }),
   async run({ path, offset = 0, maxBytes }, /** @type {ToolContext} */ ctx) {
     const stat = await ctx.fs.stat(path);
@@ -58,6 +59,7 @@ export const fsList = {
   name: 'fs_list',
   description: 'List files and folders of the workspace (or of a folder in it), with sizes.',
   permission: 'read',
+  readOnly: true,
   schema: z.object({ path: z.string().max(1024).optional().describe('Folder to list; the workspace root by default'), recursive: z.boolean().optional() }),
   async run({ path = '/', recursive = false }, /** @type {ToolContext} */ ctx) {
     const stat = await ctx.fs.stat(path);
@@ -103,3 +105,6 @@ export const fsDelete = {
 };
 
 export const FS_TOOLS = [fsRead, fsWrite, fsList, fsDelete];
+
+/** @type {ToolFamily} */
+export const family = { id: 'fs', tools: FS_TOOLS };

@@ -1,4 +1,4 @@
-/** @import { ToolDefinition, ToolContext } from './types.d.ts' */
+/** @import { ToolDefinition, ToolContext, ToolFamily } from './types.d.ts' */
 import { z } from 'zod';
 import { GitError, skippedNote, keptNote } from '../git/errors.js';
 
@@ -48,6 +48,7 @@ export const gitStatus = {
   name: 'git_status',
   description: 'Show the workspace repository status: current branch, staged and unstaged changes, untracked files.',
   permission: 'read',
+  readOnly: true,
   schema: z.object({}),
   run: (_args, /** @type {ToolContext} */ ctx) =>
     gitResult(async () => {
@@ -74,6 +75,7 @@ export const gitDiff = {
   name: 'git_diff',
   description: 'Show a unified diff: of the working copy against the last commit (optionally one file), or of one commit against its parent (commit).',
   permission: 'read',
+  readOnly: true,
   schema: z.object({ path: z.string().max(1024).optional().describe('Only this file'), commit: Ref.optional().describe('Show what this commit changed') }),
   run: ({ path, commit }, /** @type {ToolContext} */ ctx) =>
     fromOutside(ctx, gitResult(async () => {
@@ -94,6 +96,7 @@ export const gitLog = {
   name: 'git_log',
   description: 'List recent commits (newest first) with id, date, author and message.',
   permission: 'read',
+  readOnly: true,
   schema: z.object({ limit: z.number().int().min(1).max(200).optional(), path: z.string().max(1024).optional().describe('Only commits that changed this file') }),
   run: ({ limit = 20, path }, /** @type {ToolContext} */ ctx) =>
     fromOutside(ctx, gitResult(async () => {
@@ -172,3 +175,6 @@ export const gitBranch = {
 };
 
 export const GIT_TOOLS = [gitStatus, gitDiff, gitLog, gitCommit, gitCheckout, gitBranch];
+
+/** @type {ToolFamily} */
+export const family = { id: 'git', tools: GIT_TOOLS };

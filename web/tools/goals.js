@@ -1,4 +1,4 @@
-/** @import { ToolDefinition, ToolContext } from './types.d.ts' */
+/** @import { ToolDefinition, ToolContext, ToolFamily } from './types.d.ts' */
 import { z } from 'zod';
 import { GOAL_STATUSES } from '../stores/goals.js';
 
@@ -44,6 +44,7 @@ export const goalList = {
   name: 'goal_list',
   description: 'List the goals of this workspace with their status, sub-goals and latest progress.',
   permission: 'read',
+  readOnly: true,
   schema: z.object({ status: Status.optional() }),
   async run({ status }, /** @type {ToolContext} */ ctx) {
     const goals = await goalsOf(ctx).list({ status });
@@ -53,3 +54,21 @@ export const goalList = {
 };
 
 export const GOAL_TOOLS = [goalAdd, goalUpdate, goalList];
+
+/** @type {ToolFamily} */
+export const family = {
+  id: 'goals',
+  tools: GOAL_TOOLS,
+  cli: [
+    { verb: 'goal list', tool: 'goal_list', options: { status: ['--status'] }, usage: '[--status s]' },
+    {
+      verb: 'goal add', tool: 'goal_add', args: ['description...'], options: { parentId: ['--parent'] },
+      usage: '<description> [--parent id]', usageError: '<description>',
+    },
+    {
+      verb: 'goal update', tool: 'goal_update', args: ['id'], options: { status: ['--status'], progress: ['--progress'] },
+      usage: '<id> [--status s] [--progress text]',
+    },
+    { verb: 'goal done', tool: 'goal_update', args: ['id'], fixed: { status: 'completed' }, usage: '<id>' },
+  ],
+};

@@ -1,28 +1,20 @@
-/** @import { ToolSettings, ToolDefinition } from './types.d.ts' */
+/** @import { ToolSettings, ToolDefinition, ToolFamily } from './types.d.ts' */
 /** @import { ConfigStore } from '../storage/types.d.ts' */
 import { z } from 'zod';
 import { BrowserToolRegistry } from './registry.js';
-import { FS_TOOLS } from './fs.js';
-import { WEB_TOOLS } from './web.js';
-import { STORAGE_TOOLS } from './page-storage.js';
-import { BROWSER_TOOLS } from './browser.js';
-import { CODE_TOOLS } from './code.js';
-import { GIT_TOOLS } from './git.js';
-import { MEMORY_TOOLS } from './memory.js';
-import { GOAL_TOOLS } from './goals.js';
-import { SCHEDULER_TOOLS } from './scheduler.js';
-import { SKILL_TOOLS } from './skills.js';
-import { createShellTool } from './shell.js';
-import { AGENT_TOOLS } from './agents.js';
+import { TOOL_FAMILIES, familyTools } from './families.js';
 
 export { BrowserToolRegistry, DEFAULT_POLICY, toJsonSchema, ToolChoiceError } from './registry.js';
 /**
- * Every built-in tool, made for one registry: most are plain definitions, but the shell keeps
- * sessions (working directory, variables) that belong to the registry that runs them.
+ * Every built-in tool, made for one registry: the tools of every family of web/tools/families.js
+ * (checked: a family that lacks what it must declare throws a ToolFamilyError), in its order.
+ * Most are plain definitions, but the shell keeps sessions (working directory, variables) that
+ * belong to the registry that runs them.
+ * @param {readonly ToolFamily[]} [families] the built-in ones by default
  * @returns {ToolDefinition[]}
  */
-export function builtinTools() {
-  return [...FS_TOOLS, ...WEB_TOOLS, ...STORAGE_TOOLS, ...BROWSER_TOOLS, ...CODE_TOOLS, ...GIT_TOOLS, ...MEMORY_TOOLS, ...GOAL_TOOLS, ...SCHEDULER_TOOLS, ...SKILL_TOOLS, createShellTool(), ...AGENT_TOOLS];
+export function builtinTools(families = TOOL_FAMILIES) {
+  return familyTools(families);
 }
 
 export const ToolSettingsSchema = z.object({

@@ -1,4 +1,4 @@
-/** @import { ToolDefinition, ToolContext } from './types.d.ts' */
+/** @import { ToolDefinition, ToolContext, ToolFamily } from './types.d.ts' */
 import { z } from 'zod';
 import { CATEGORIES } from '../memory/store.js';
 
@@ -31,6 +31,7 @@ export const memoryRecall = {
   name: 'memory_recall',
   description: 'Search long-term memory (keywords, and meaning when semantic search is on). Returns the best matches with their keys.',
   permission: 'read',
+  readOnly: true,
   schema: z.object({ query: z.string().min(1).max(2000), limit: z.number().int().min(1).max(50).optional(), category: Category.optional() }),
   async run({ query, limit = 8, category }, /** @type {ToolContext} */ ctx) {
     const hits = await memoryOf(ctx).recall(query, { limit, categories: category ? [category] : undefined });
@@ -52,3 +53,21 @@ export const memoryForget = {
 };
 
 export const MEMORY_TOOLS = [memoryStore, memoryRecall, memoryForget];
+
+/**
+ * `clawser memory recall|add|forget` call these tools; `memory list`, `pin`, `unpin` and `export`
+ * are the command's own (web/shell/commands/clawser.js).
+ * @type {ToolFamily}
+ */
+export const family = {
+  id: 'memory',
+  tools: MEMORY_TOOLS,
+  cli: [
+    { verb: 'memory recall', tool: 'memory_recall', args: ['query...'], usage: '<query>' },
+    {
+      verb: 'memory add', tool: 'memory_store', args: ['key', 'content...'], options: { category: ['--category', '-c'] },
+      usage: `<key> <text> [--category ${CATEGORIES.join('|')}]`, usageError: '<key> <text>',
+    },
+    { verb: 'memory forget', tool: 'memory_forget', args: ['key'], usage: '<key>' },
+  ],
+};

@@ -1,4 +1,4 @@
-/** @import { ToolDefinition, ToolContext } from './types.d.ts' */
+/** @import { ToolDefinition, ToolContext, ToolFamily } from './types.d.ts' */
 import { z } from 'zod';
 import { PageStorage } from '../storage/page-storage.js';
 
@@ -11,6 +11,7 @@ export const storageGet = {
   name: 'storage_get',
   description: "Read a value from the browser's key-value storage (localStorage). Clawser's own clawser_* keys are not accessible.",
   permission: 'read',
+  readOnly: true,
   schema: z.object({ key: Key }),
   async run({ key }, /** @type {ToolContext} */ ctx) {
     if (PageStorage.isReserved(key)) return { ok: false, output: 'Keys starting with "clawser_" belong to Clawser and cannot be read by tools.' };
@@ -41,6 +42,7 @@ export const storageList = {
   name: 'storage_list',
   description: "List the keys in the browser's key-value storage (localStorage), except Clawser's own.",
   permission: 'read',
+  readOnly: true,
   schema: z.object({}),
   async run(_args, /** @type {ToolContext} */ ctx) {
     const keys = storage(ctx).keys();
@@ -49,3 +51,6 @@ export const storageList = {
 };
 
 export const STORAGE_TOOLS = [storageGet, storageSet, storageList];
+
+/** @type {ToolFamily} */
+export const family = { id: 'storage', tools: STORAGE_TOOLS };

@@ -1,4 +1,4 @@
-/** @import { ToolDefinition, ToolContext } from './types.d.ts' */
+/** @import { ToolDefinition, ToolContext, ToolFamily } from './types.d.ts' */
 import { z } from 'zod';
 import { LeakDetector } from '../safety/leak-detector.js';
 import { DELIVERY } from '../stores/scheduler.js';
@@ -61,6 +61,7 @@ export const scheduleList = {
   name: 'schedule_list',
   description: 'List the scheduled jobs of this workspace with their next run and last result.',
   permission: 'read',
+  readOnly: true,
   schema: z.object({}),
   async run(_args, /** @type {ToolContext} */ ctx) {
     const scheduler = schedulerOf(ctx);
@@ -90,3 +91,22 @@ export const scheduleRemove = {
 };
 
 export const SCHEDULER_TOOLS = [scheduleAdd, scheduleList, scheduleRemove];
+
+/**
+ * `clawser job list|add|remove` call these tools; `pause`, `resume` and `run` are the user's own
+ * (web/shell/commands/clawser.js).
+ * @type {ToolFamily}
+ */
+export const family = {
+  id: 'scheduler',
+  tools: SCHEDULER_TOOLS,
+  cli: [
+    { verb: 'job list', tool: 'schedule_list', usage: '' },
+    {
+      verb: 'job add', tool: 'schedule_add', args: ['when', 'prompt...'], options: { name: ['--name'] },
+      usage: '<when> <prompt> [--name n]',
+      usageError: '<when> <prompt>   (e.g. clawser job add "every day at 9am" "summarize the news")',
+    },
+    { verb: 'job remove', tool: 'schedule_remove', args: ['id'], usage: '<id>' },
+  ],
+};

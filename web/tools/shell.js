@@ -1,11 +1,8 @@
-/** @import { ToolDefinition, ToolContext } from './types.d.ts' */
+/** @import { ToolDefinition, ToolContext, ToolFamily } from './types.d.ts' */
 /** @import { Shell } from '../shell/shell.js' */
 import { z } from 'zod';
 import { PROTECTED_FOLDERS } from '../storage/workspace-folders.js';
 import { ruleFetch } from './web.js';
-
-/** The tools a read-only line's `clawser` may call (they read local state only). */
-const READ_ONLY_TOOLS = ['memory_recall', 'goal_list', 'schedule_list', 'fs_read', 'fs_list', 'git_status', 'git_log', 'git_diff', 'skill_read_file', 'storage_get', 'storage_list'];
 
 /** What the model sees of stdout and of stderr at most (each). */
 export const SHELL_OUTPUT_CAP = 20_000;
@@ -92,7 +89,9 @@ class ShellSessions {
   }
 }
 
-// The interpreter (just-bash) is large: loaded with the first shell call.
+// The interpreter (just-bash) is large: loaded with the first shell call. The `clawser` command
+// knows every tool family (web/tools/families.js, which lists this one): it is only ever loaded
+// here lazily, after the families are.
 const shellModules = () => Promise.all([import('../shell/shell.js'), import('../shell/read-only.js'), import('../shell/commands/git.js'), import('../shell/commands/clawser.js')]);
 /** @type {Awaited<ReturnType<typeof shellModules>> | null} */
 let loaded = null;
@@ -173,7 +172,7 @@ function outOfBounds(only, tools) {
  * @param {Live} session @param {{only?: string[], env?: Record<string, string>}} [options]
  */
 async function agentShell(session, options = {}) {
-  const [{ createShell }, , { gitCommand }, { clawserCommand, listStore }] = await loadShell();
+  const [{ createShell }, , { gitCommand }, { clawserCommand, clawserCli, listStore }] = await loadShell();
   const ctx = session.ctx;
   const bound = options.only && !options.only.includes('shell') ? options.only : null;
   /** @type {import('../shell/shell.js').Shell | null} */
@@ -203,8 +202,11 @@ async function agentShell(session, options = {}) {
         callTool: (name, args, signal) => {
           if (options.only && !options.only.includes(name)) return Promise.resolve({ ok: false, output: `${name} is not among the tools this script may use (${options.only.filter((n) => !n.includes(':')).join(', ') || 'none'}).` });
           if (name === 'shell' || name === 'run_js' || name === 'skill_run_script') return Promise.resolve({ ok: false, output: `${name} cannot be called from inside the shell.` });
-          // A read-only line may only read, whatever its hidden parts try.
-          if (shell?.readOnlyRun && !READ_ONLY_TOOLS.includes(name)) return Promise.resolve({ ok: false, output: `${name} may change something, and this line was run as read-only.` });
+          // A read-only line may only read, whatever its hidden parts try: it calls only the tools
+          // that declare it (permission "read" and readOnly).
+          if (shell?.readOnlyRun && !clawserCli().readOnlyTools.includes(name)) {
+            return Promise.resolve({ ok: false, output: `${name} may change something, and this line was run as read-only.` });
+          }
           // The bound goes with the call: the runner holds it whatever the tool reaches in turn.
           return session.ctx.callTool ? session.ctx.callTool(name, args, signal, options.only ? { only: options.only } : undefined) : Promise.resolve({ ok: false, output: 'Tools cannot be called from here.' });
         },
@@ -318,3 +320,6 @@ export function createShellTool() {
     },
   };
 }
+
+/** The shell: one tool, made per registry (its sessions belong to the registry that runs them). @type {ToolFamily} */
+export const family = { id: 'shell', create: () => [createShellTool()] };

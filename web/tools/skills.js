@@ -1,4 +1,4 @@
-/** @import { ToolDefinition, ToolContext } from './types.d.ts' */
+/** @import { ToolDefinition, ToolContext, ToolFamily } from './types.d.ts' */
 import { z } from 'zod';
 import { stripInvisible } from '../safety/invisible.js';
 import { skillOwner, describeProblem } from '../mcp/tool-lists.js';
@@ -81,6 +81,7 @@ export const skillReadFile = {
   name: 'skill_read_file',
   description: 'Read a file of an enabled skill (references/, assets/, scripts/ …), a page at a time: pass the returned next offset to read on.',
   permission: 'read',
+  readOnly: true,
   schema: z.object({ name: SkillName, path: z.string().min(1).max(1000).describe('Path inside the skill, e.g. "references/forms.md"'), offset: z.number().int().min(0).optional().describe('Character offset to start at (from the previous page)') }),
   async run({ name, path, offset }, /** @type {ToolContext} */ ctx) {
     const skill = await activeSkill(ctx, name);
@@ -171,3 +172,17 @@ export const skillInstall = {
 };
 
 export const SKILL_TOOLS = [skillActivate, skillReadFile, skillRunScript, skillInstall];
+
+/**
+ * `clawser skill activate|install` call these tools; `list`, `enable`, `disable` and `remove` are
+ * the command's own (web/shell/commands/clawser.js).
+ * @type {ToolFamily}
+ */
+export const family = {
+  id: 'skills',
+  tools: SKILL_TOOLS,
+  cli: [
+    { verb: 'skill activate', tool: 'skill_activate', args: ['name'], usage: '<name>' },
+    { verb: 'skill install', tool: 'skill_install', args: ['url'], usage: '<url>' },
+  ],
+};

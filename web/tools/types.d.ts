@@ -156,6 +156,13 @@ export interface ToolDefinition {
    * carry it too.
    */
   untrusted?: string;
+  /**
+   * The tool only reads the workspace's own state (its files, stores, page storage) and changes
+   * nothing, not even the turn (no event, no sub-agent, no page or network): a line the shell runs
+   * as read-only may call it through `clawser`, and a `clawser` verb bound to it is a read-only
+   * command. Only a tool whose permission is 'read' may say so (families.js refuses it otherwise).
+   */
+  readOnly?: boolean;
   /** Arguments schema; its JSON Schema is what providers see. */
   schema: ZodType;
   /** The JSON Schema providers see, when the tool brings its own (an MCP server's tool); `schema` then only checks it is an object. */
@@ -189,4 +196,46 @@ export interface ToolDefinition {
    * times of a schedule). A thrown error is shown instead (the call may still be approved).
    */
   preview?(args: any, ctx: ToolContext): string | Promise<string>; // args were validated against `schema`
+}
+
+/**
+ * A family of built-in tools: one module of web/tools/ exporting it as `family`, listed once in
+ * web/tools/families.js. Everything else — the registry's tools, the `clawser` command's verbs,
+ * its help and usage errors, the shell's read-only `clawser` verbs — derives from it.
+ */
+export interface ToolFamily {
+  /** A lowercase word, unique among the families (`memory`). */
+  id: string;
+  /** Its tools, the same definitions in every registry… */
+  tools?: ToolDefinition[];
+  /** …or, instead, made for each registry (the shell keeps its sessions per registry). */
+  create?: () => ToolDefinition[];
+  /** Verbs of the shell's `clawser` command, each bound to one of the family's tools. */
+  cli?: CliVerb[];
+}
+
+/**
+ * A verb of `clawser`: the words of a line become one call of a tool of its family. Whether it
+ * is a read-only command is not declared here: it is, when its tool's permission is 'read' and the
+ * tool is `readOnly`.
+ */
+export interface CliVerb {
+  /** `area action`, two lowercase words (`memory add`). */
+  verb: string;
+  /** The name of the tool it calls, one of its family's. */
+  tool: string;
+  /**
+   * The tool's arguments taken from the words in order; the last may end in `...` to take every
+   * word left, joined by spaces. Without one ending in `...`, each word must be non-empty; with
+   * one, there must be as many words as names.
+   */
+  args?: string[];
+  /** Options with a value: argument name → its flags (`{category: ['--category', '-c']}`); an empty value is left out. */
+  options?: Record<string, string[]>;
+  /** Arguments the verb always gives (`goal done`: `{status: 'completed'}`). */
+  fixed?: Record<string, unknown>;
+  /** What `clawser help` shows after the action (`<key> <text> [--category …]`; '' for nothing). */
+  usage: string;
+  /** What a usage error shows after the verb, when it is not `usage`. */
+  usageError?: string;
 }

@@ -1,4 +1,4 @@
-/** @import { ToolDefinition, ToolContext } from './types.d.ts' */
+/** @import { ToolDefinition, ToolContext, ToolFamily } from './types.d.ts' */
 import { z } from 'zod';
 import { checkUrl } from '../safety/tool-call-validator.js';
 import { offlineExplains, offlineMessage } from '../net/offline.js';
@@ -251,3 +251,6 @@ export const webSearch = {
 };
 
 export const WEB_TOOLS = [webFetch, webSearch];
+
+/** @type {ToolFamily} */
+export const family = { id: 'web', tools: WEB_TOOLS };
