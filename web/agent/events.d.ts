@@ -12,7 +12,7 @@
  * opening the log skips it and keeps its exact bytes in `events.damaged.jsonl` (the damage notice
  * shows it raw), and an import refuses the file.
  */
-import type { ImageRef, ProviderErrorCode, ToolCall, Usage } from '../providers/types.d.ts';
+import type { ImageRef, ProviderAttempt, ProviderErrorCode, ToolCall, Usage } from '../providers/types.d.ts';
 
 export type EventSource = 'user' | 'agent' | 'system' | 'tool' | 'provider';
 
@@ -225,17 +225,8 @@ export interface ProviderErrorData {
   model: string;
 }
 
-/** One try of one provider, as the reliability layer reported it. */
-export interface ProviderAttemptData {
-  provider: string;
-  model: string;
-  outcome: 'ok' | 'failed' | 'cut' | 'skipped' | 'aborted';
-  attempt: number;
-  latencyMs: number;
-  code?: ProviderErrorCode;
-  message?: string;
-  retryInMs?: number;
-}
+/** One try of one provider, recorded as the reliability layer reported it. */
+export type ProviderAttemptData = ProviderAttempt;
 
 /**
  * Moves the conversation's head: the next event follows `head` (null: it starts the
