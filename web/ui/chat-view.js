@@ -1,4 +1,4 @@
-/** @import { ChatController, ChatState } from '../app/chat-controller.js' */
+/** @import { ChatState, ChatViewController } from './types.d.ts' */
 /** @import { ClawserEvent } from '../agent/types.d.ts' */
 import { ImageAttachments } from './image-attach.js';
 import { h, clear, formatTime } from './dom.js';
@@ -74,54 +74,6 @@ function plainTextOf(body) {
   return (copy.textContent ?? '').replace(/\n{3,}/g, '\n\n').trim();
 }
 
-/**
- * Events of failed attempts the user retried: a message whose reply failed, followed by the same
- * message sent again. The transcript shows the attempt that counts, not both (the model never
- * sees the failed one either).
- * @param {readonly ClawserEvent[]} events
- * @returns {Set<string>} ids of the events to leave out
- */
-export function retriedAttempts(events) {
-  /** @type {Set<string>} */
-  const hidden = new Set();
-  let start = -1;
-  for (let i = 0; i < events.length; i++) {
-    const e = events[i];
-    if (e.type !== 'user_message') continue;
-    if (start >= 0) {
-      const attempt = events.slice(start, i);
-      const failed = attempt.some((x) => x.type === 'provider_error' || x.type === 'stream_error');
-      const replied = attempt.some((x) => x.type === 'agent_message' || x.type === 'tool_call');
-      if (failed && !replied && String(events[start].data.text ?? '') === String(e.data.text ?? '')) for (const x of attempt) hidden.add(x.id);
-    }
-    start = i;
-  }
-  return hidden;
-}
-
-/**
- * Runs of `provider_attempt` events (the tries of one model call) worth showing: more than one
- * try, or one that did not answer. Keyed by the run's last event, where the notice goes.
- * @param {readonly ClawserEvent[]} events
- * @returns {Map<string, ClawserEvent[]>}
- */
-export function providerAttemptRuns(events) {
-  /** @type {Map<string, ClawserEvent[]>} */
-  const runs = new Map();
-  /** @type {ClawserEvent[]} */
-  let run = [];
-  const close = () => {
-    if (run.length > 1 || run.some((a) => a.data.outcome !== 'ok')) runs.set(/** @type {ClawserEvent} */ (run.at(-1)).id, run);
-    run = [];
-  };
-  for (const e of events) {
-    if (e.type === 'provider_attempt') run.push(e);
-    else if (run.length) close();
-  }
-  if (run.length) close();
-  return runs;
-}
-
 const OUTCOME_WORDS = /** @type {Record<string, string>} */ ({ ok: 'answered', failed: 'failed', cut: 'failed after starting', skipped: 'skipped', aborted: 'stopped' });
 
 /** The tries of one model call, folded: which provider answered, and what the others did. @param {ClawserEvent[]} run */
@@ -147,52 +99,6 @@ export function formatDuration(ms) {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${Math.round(ms / 100) / 10} s`;
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
-}
-
-/**
- * What the chat view uses of its controller: the app's ChatController, or the first view's
- * stand-in before the app has loaded (web/app/workspace-first-view.js).
- * @typedef {Pick<ChatController, 'subscribe' | 'busy' | 'delegations' | 'imageLimits' | 'imageUrl' | 'estimateTokens' | 'mentionCompletions'
- *   | 'send' | 'stop' | 'select' | 'retry' | 'edit' | 'regenerate' | 'continueReply' | 'loadEarlier' | 'switchVersion' | 'undoTurn' | 'redoTurn'
- *   | 'runAgain' | 'pinRoute' | 'cancelDelegation' | 'detach'>} ChatViewController
- */
-
-/**
- * A reply that can be regenerated: not a step of tool calls (the button's rule).
- * @param {ClawserEvent} e
- */
-const regenerable = (e) => e.type === 'agent_message' && !e.data.toolCalls?.length;
-
-/**
- * The reply "Regenerate" of the command palette acts on: the transcript's last reply when it
- * carries the button (null: none, or the last one is a tool step).
- * @param {readonly ClawserEvent[]} events
- * @returns {string | null}
- */
-export function lastRegenerableReply(events) {
-  const last = events.findLast((e) => e.type === 'agent_message');
-  return last && regenerable(last) ? last.id : null;
-}
-
-/**
- * The reply that carries "Continue" (the button's rule, the palette's too): the transcript ends
- * with a reply the user stopped (null: it ends otherwise).
- * @param {readonly ClawserEvent[]} events
- * @returns {string | null}
- */
-export function stoppedLastReply(events) {
-  const last = events.findLast((e) => e.type === 'agent_message' || e.type === 'user_message');
-  return last?.type === 'agent_message' && last.data.stopped ? last.id : null;
-}
-
-/**
- * The last message the user wrote, which "Edit" of the command palette opens (a "continue"
- * request is not one: it has no Edit button).
- * @param {readonly ClawserEvent[]} events
- * @returns {string | null}
- */
-export function lastOwnMessage(events) {
-  return events.findLast((e) => e.type === 'user_message' && !e.data.continues)?.id ?? null;
 }
 
 /**
@@ -471,7 +377,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       li.dataset.eventId = e.id;
       setMarkdown(body, String(e.data.text ?? ''));
       const actions = messageActions(String(e.data.text ?? ''), body);
-      if (idle && regenerable(e)) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Regenerate this reply (the current one is kept as a version)', on: { click: () => controller.regenerate(e.id) } }, 'Regenerate'));
+      if (idle && controller.rules.regenerable(e)) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Regenerate this reply (the current one is kept as a version)', on: { click: () => controller.regenerate(e.id) } }, 'Regenerate'));
       if (idle && continuable) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Continue this reply', title: 'Ask the model to go on from where you stopped it', on: { click: () => controller.continueReply() } }, 'Continue'));
       li.append(actions);
       if (e.data.stopped) li.append(h('p', { class: 'small muted' }, 'Stopped — the reply above is incomplete.'));
@@ -596,9 +502,9 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     if (s.hasEarlier) {
       list.append(h('li', { class: 'earlier' }, h('button', { type: 'button', class: 'secondary', on: { click: () => controller.loadEarlier() } }, 'Show earlier messages')));
     }
-    const retried = retriedAttempts(s.events);
-    const continuable = stoppedLastReply(s.events);
-    tries = providerAttemptRuns(s.events);
+    const retried = controller.rules.retriedAttempts(s.events);
+    const continuable = controller.rules.stoppedLastReply(s.events);
+    tries = controller.rules.providerAttemptRuns(s.events);
     for (const e of s.events) {
       if (retried.has(e.id)) continue;
       const el = renderEvent(e, s, e.id === continuable);
