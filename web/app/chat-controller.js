@@ -31,9 +31,15 @@ export { CONTINUE_TEXT } from './chat/turns.js';
 export class ChatController {
   /** The conversation rules the chat view draws by (web/app/conversation-rules.js). */
   rules = conversationRules;
-  /** Told when a turn starts and ends (the app checkpoints then). @type {((phase: 'start' | 'end', turn: {conversationId: string, text: string, scheduled: boolean}) => void) | null} */
+  /**
+   * Told when a turn starts and ends (the app checkpoints then).
+   * @type {((phase: 'start' | 'end', turn: {conversationId: string, text: string, scheduled: boolean}) => void) | null}
+   */
   onTurn = null;
-  /** Told after a conversation was deleted, to delete its other copies (the app's checkpoints); awaited. @type {((conversationId: string) => Promise<void>) | null} */
+  /**
+   * Told after a conversation was deleted, to delete its other copies (the app's checkpoints); awaited.
+   * @type {((conversationId: string) => Promise<void>) | null}
+   */
   onRemoved = null;
   #core;
   #conversations;
@@ -139,12 +145,21 @@ export class ChatController {
     return this.#conversations.export(id, format);
   }
 
-  /** Imports a JSONL export as a new conversation (a ChatError `invalid` for another file). @param {string} fileName @param {string} text */
+  /**
+   * Imports a JSONL export as a new conversation (a ChatError `invalid` for another file).
+   * @param {string} fileName
+   * @param {string} text
+   */
   importConversation(fileName, text) {
     return this.#conversations.import(fileName, text);
   }
 
-  /** A new conversation of `conversationId`'s events up to `eventId` (a ChatError `not_found` when it has none). @param {string} conversationId @param {string} eventId */
+  /**
+   * A new conversation of `conversationId`'s events up to `eventId` (a ChatError `not_found` when it has
+   * none).
+   * @param {string} conversationId
+   * @param {string} eventId
+   */
   forkAt(conversationId, eventId) {
     return this.#conversations.forkAt(conversationId, eventId);
   }
@@ -164,12 +179,22 @@ export class ChatController {
     return this.#conversations.pinRoute(hint);
   }
 
-  /** A sub-agent's conversation, listed and linked to the one that delegated. @param {string} title @param {{conversationId: string, toolCallId: string, agent: string}} parent */
+  /**
+   * A sub-agent's conversation, listed and linked to the one that delegated.
+   * @param {string} title
+   * @param {{conversationId: string, toolCallId: string, agent: string}} parent
+   */
   createChild(title, parent) {
     return this.#conversations.createChild(title, parent);
   }
 
-  /** Appends an event to a conversation (made when absent) and shows it when on screen. @param {string | undefined} conversationId @param {string} title @param {EventType} type @param {Record<string, unknown>} data */
+  /**
+   * Appends an event to a conversation (made when absent) and shows it when on screen.
+   * @param {string | undefined} conversationId
+   * @param {string} title
+   * @param {EventType} type
+   * @param {Record<string, unknown>} data
+   */
   record(conversationId, title, type, data) {
     return this.#conversations.record(conversationId, title, type, data);
   }
@@ -191,7 +216,12 @@ export class ChatController {
 
   // ── Turns ───────────────────────────────────────────────────────────────────────────────
 
-  /** Sends a message and streams the whole turn; resolves when it ends. @param {string} text @param {AttachedImage[]} [images] @returns {Promise<TurnResult | void>} */
+  /**
+   * Sends a message and streams the whole turn; resolves when it ends.
+   * @param {string} text
+   * @param {AttachedImage[]} [images]
+   * @returns {Promise<TurnResult | void>}
+   */
   send(text, images) {
     return this.#turns.send(text, images);
   }
@@ -225,14 +255,18 @@ export class ChatController {
   /**
    * Runs a scheduled prompt as a turn in `conversationId` (made when absent or deleted), on
    * screen or not; it waits for a turn already running there.
-   * @param {{conversationId?: string, title: string, text: string, before?: (conversation: Conversation) => Promise<unknown>, approve?: ApproveFn}} job
+   * @param {{conversationId?: string, title: string, text: string, before?: (conversation: Conversation) => Promise<unknown>,
+   *   approve?: ApproveFn}} job
    *   before: records what introduces the turn (the "scheduled job ran" line); approve: the job's approval function
    */
   runScheduled(job) {
     return this.#turns.runScheduled(job);
   }
 
-  /** Attaches a text to the next message (an MCP server's resource). @param {{label: string, text: string, untrusted?: string}} attachment */
+  /**
+   * Attaches a text to the next message (an MCP server's resource).
+   * @param {{label: string, text: string, untrusted?: string}} attachment
+   */
   attach(attachment) {
     this.#turns.attach(attachment);
   }
@@ -285,7 +319,11 @@ export class ChatController {
     return this.#takeBack.run('undo', options);
   }
 
-  /** Re-applies the turn undone last (while nothing happened since). @param {{conflicts?: ConflictChoice}} [options] @returns {Promise<TakeBackResult>} */
+  /**
+   * Re-applies the turn undone last (while nothing happened since).
+   * @param {{conflicts?: ConflictChoice}} [options]
+   * @returns {Promise<TakeBackResult>}
+   */
   redoTurn(options = {}) {
     return this.#takeBack.run('redo', options);
   }

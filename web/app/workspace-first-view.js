@@ -14,13 +14,13 @@ import { parseSettings, providerLabel, settingsKey } from './settings.js';
 import { RAIL_COLLAPSED_KEY } from './flags.js';
 import { PANEL_NAV, panelOfShortcut } from './panel-nav.js';
 import { markInteractive, savedConfig } from './first-view.js';
+import * as conversationRules from './conversation-rules.js';
 import { Conversation } from '../agent/conversation.js';
 import { LIST_FILE, parseConversationList, byActivity } from '../agent/conversation-list.js';
 import { WorkspaceView } from '../ui/workspace-view.js';
 import { ChatView } from '../ui/chat-view.js';
 import { FirstRunCard } from '../ui/first-run.js';
 import { h } from '../ui/dom.js';
-import * as conversationRules from './conversation-rules.js';
 
 /**
  * What the app's views act on once it has loaded: the controller and the props of its own

@@ -26,8 +26,9 @@ export class Conversations {
 
   /**
    * @param {ChatCore} core
-   * @param {{workspaceId: string, store: ConversationStore, search: ConversationSearch, coordination?: Coordination, delegations?: DelegationBoard,
-   *   takeBack: TakeBack, interrupted: InterruptedTurns, busy: () => boolean, removed: (conversationId: string) => Promise<void> | undefined}} deps
+   * @param {{workspaceId: string, store: ConversationStore, search: ConversationSearch, coordination?: Coordination,
+   *   delegations?: DelegationBoard, takeBack: TakeBack, interrupted: InterruptedTurns, busy: () => boolean,
+   *   removed: (conversationId: string) => Promise<void> | undefined}} deps
    *   busy: a turn runs in the conversation on screen; removed: deletes a deleted conversation's other copies (the app's checkpoints)
    */
   constructor(core, deps) {

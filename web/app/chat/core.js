@@ -15,13 +15,17 @@ export class ChatCore {
   conversation = null;
   /** Turns in progress, by conversation (a scheduled turn may run in one the user is not viewing). @type {Map<string, TurnRun>} */
   runs = new Map();
-  /** Sub-agents' conversations open in this page (one instance per log: the viewer shares the writer's). @type {Map<string, Conversation>} */
+  /**
+   * Sub-agents' conversations open in this page (one instance per log: the viewer shares the writer's).
+   * @type {Map<string, Conversation>}
+   */
   children = new Map();
   /** @type {Set<(state: ChatState) => void>} */
   #listeners = new Set();
 
   /**
-   * @param {{workspaceId: string, coordination?: import('../../agent/types.d.ts').Coordination, meter: (conv: Conversation) => ChatMeter}} deps
+   * @param {{workspaceId: string, coordination?: import('../../agent/types.d.ts').Coordination,
+   *   meter: (conv: Conversation) => ChatMeter}} deps
    *   meter: the cost and token meter the transcript carries
    */
   constructor(deps) {

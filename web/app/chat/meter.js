@@ -11,7 +11,8 @@ import { catalogEntry } from '../../providers/catalog.js';
  * month, a cost limit near, providers paused; and the model menu (the routing hints, the one the
  * conversation is pinned to). Drawn on every transcript update.
  * @param {Conversation} conv
- * @param {{settings: SettingsStore, workspaceId: string, spendStatus?: ChatDeps['spendStatus'], routes: () => Partial<Record<RouteHint, RouteTarget>>}} deps
+ * @param {{settings: SettingsStore, workspaceId: string, spendStatus?: ChatDeps['spendStatus'],
+ *   routes: () => Partial<Record<RouteHint, RouteTarget>>}} deps
  * @returns {ChatMeter}
  */
 export function chatMeter(conv, { settings, workspaceId, spendStatus, routes }) {

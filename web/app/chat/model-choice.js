@@ -18,7 +18,8 @@ import { ChatError } from './errors.js';
 
 /**
  * What the choice reads: the workspace's settings and keys, its routing hints, its named agents.
- * @typedef {{settings: SettingsStore, workspaceId: string, routes: () => Partial<Record<RouteHint, RouteTarget>>, agents?: () => Promise<AgentDirectory>}} ModelSources
+ * @typedef {{settings: SettingsStore, workspaceId: string, routes: () => Partial<Record<RouteHint, RouteTarget>>,
+ *   agents?: () => Promise<AgentDirectory>}} ModelSources
  */
 
 /**

@@ -29,8 +29,9 @@ export class TakeBack {
 
   /**
    * @param {ChatCore} core
-   * @param {{fs: FileSystem, store: ConversationStore, search: ConversationSearch, busy: () => boolean, undoDomains?: ChatDeps['undoDomains'],
-   *   undoKeep?: ChatDeps['undoKeep'], afterTakeBack?: ChatDeps['afterTakeBack'], onDamage?: ChatDeps['onDamage']}} deps
+   * @param {{fs: FileSystem, store: ConversationStore, search: ConversationSearch, busy: () => boolean,
+   *   undoDomains?: ChatDeps['undoDomains'], undoKeep?: ChatDeps['undoKeep'], afterTakeBack?: ChatDeps['afterTakeBack'],
+   *   onDamage?: ChatDeps['onDamage']}} deps
    *   busy: a turn runs in the conversation on screen
    */
   constructor(core, deps) {
@@ -52,8 +53,8 @@ export class TakeBack {
   /**
    * Keeps a finished turn's record: its events on the active path (from its first one) and what
    * its tools changed (the recorder's before and after).
-   * @param {Conversation} conv @param {string | null} first the turn's first event @param {string | null} headBefore where the conversation stood before
-   * @param {UndoChange[]} changes
+   * @param {Conversation} conv @param {string | null} first the turn's first event
+   * @param {string | null} headBefore where the conversation stood before @param {UndoChange[]} changes
    */
   async record(conv, first, headBefore, changes) {
     if (!first) return;

@@ -52,9 +52,10 @@ export class Turns {
 
   /**
    * @param {ChatCore} core
-   * @param {{sources: ModelSources, providerFactory: NonNullable<ChatDeps['providerFactory']>, buildAgent: AgentBuilder, redact: (text: string) => string,
-   *   afterTurn?: ChatDeps['afterTurn'], search: ConversationSearch, conversations: Conversations, takeBack: TakeBack, interrupted: InterruptedTurns, titles: Titles,
-   *   busy: () => boolean, onTurn: (phase: 'start' | 'end', turn: {conversationId: string, text: string, scheduled: boolean}) => void}} deps
+   * @param {{sources: ModelSources, providerFactory: NonNullable<ChatDeps['providerFactory']>, buildAgent: AgentBuilder,
+   *   redact: (text: string) => string, afterTurn?: ChatDeps['afterTurn'], search: ConversationSearch, conversations: Conversations,
+   *   takeBack: TakeBack, interrupted: InterruptedTurns, titles: Titles, busy: () => boolean,
+   *   onTurn: (phase: 'start' | 'end', turn: {conversationId: string, text: string, scheduled: boolean}) => void}} deps
    */
   constructor(core, deps) {
     this.core = core;
@@ -131,7 +132,8 @@ export class Turns {
   }
 
   /**
-   * @param {{conversationId?: string, title: string, text: string, before?: (conversation: Conversation) => Promise<unknown>, approve?: ApproveFn}} job
+   * @param {{conversationId?: string, title: string, text: string, before?: (conversation: Conversation) => Promise<unknown>,
+   *   approve?: ApproveFn}} job
    * @returns {Promise<{ok: boolean, summary: string, conversationId: string, acted?: boolean}>}
    */
   async runScheduled(job) {

@@ -103,13 +103,19 @@ export interface ChatDeps {
   /** Applied to text while it streams, so a leaked secret is never on screen. */
   redact?: (text: string) => string;
   /** Runs a code block again in a sandbox of its own ("Run again"). */
-  runCode?: (conversationId: string, code: string, signal: AbortSignal | undefined, taint: TaintSource[]) => Promise<{ ok: boolean; output: string; durationMs: number }>;
+  runCode?: (conversationId: string, code: string, signal: AbortSignal | undefined, taint: TaintSource[]) =>
+    Promise<{ ok: boolean; output: string; durationMs: number }>;
   /** Runs when a turn ends (also after a failure or Stop); a returned string is shown as a notice. */
   afterTurn?: (agent: ClawserAgent, turn: TurnInfo) => Promise<string | null>;
   /** Calls made besides the agent's turns (the title request): counted toward cost and the Dashboard. */
   onSideUsage?: (provider: Provider, usage: Usage) => void;
   /** The workspace's spend today and this month, and a warning near a limit (for the meter). */
-  spendStatus?: () => { todayCents: number; monthCents: number; warning: string | null; paused?: { provider: string; failures: number; retryAt: number }[] };
+  spendStatus?: () => {
+    todayCents: number;
+    monthCents: number;
+    warning: string | null;
+    paused?: { provider: string; failures: number; retryAt: number }[];
+  };
   /** The workspace's routing hints (a kind of work → provider and model). */
   routes?: () => Partial<Record<RouteHint, RouteTarget>>;
   /** Other tabs of this workspace (their appends show live; conversation list changes too). */
