@@ -6,6 +6,9 @@ import type { ConversationSpend } from '../agent/event-log.js';
 import type { DelegationState } from '../agent/delegation-board.js';
 import type { ImageRef, ProviderErrorShape } from '../providers/types.d.ts';
 import type { TokenFamily } from '../providers/tokens.js';
+import type { AutonomyConfig } from '../agent/autonomy.js';
+import type { DirEntry } from '../storage/types.d.ts';
+import type { FileStatus, CommitInfo, FileDiff } from '../git/git.js';
 
 // ── The chat ────────────────────────────────────────────────────────────────────────────────
 
@@ -138,4 +141,146 @@ export interface ChatViewController extends ChatStateSource {
   pinRoute(hint: RouteHint | null): Promise<void>;
   cancelDelegation(id: string): void;
   detach(index: number): void;
+}
+
+// ── The home screen and the workspace view ──────────────────────────────────────────────────
+
+/** A workspace as its views show it (the app's workspace records). */
+export interface WorkspaceSummary {
+  id: string;
+  name: string;
+  createdAt: number;
+  lastUsedAt?: number;
+}
+
+// ── Settings ────────────────────────────────────────────────────────────────────────────────
+
+/** The workspace's provider, model and base URL as the settings dialog reads and saves them. */
+export interface ProviderChoice {
+  provider: string;
+  model: string;
+  baseUrl: string;
+}
+
+/** The fallback chain, routing hints, retries, cache and time-outs ("When the provider fails"). */
+export interface ProviderChain {
+  fallbacks: ProviderChoice[];
+  routes: Partial<Record<RouteHint, ProviderChoice>>;
+  retries: number;
+  cache: 'deterministic' | 'always' | 'off';
+  timeouts: { connectSeconds: number; firstByteSeconds: number; gapSeconds: number };
+}
+
+/** The agent settings the settings dialog shows and changes (the rest of the record it hands back as it got it). */
+export interface AgentSettingsFields {
+  autonomy: AutonomyConfig;
+  compactionThresholdTokens: number;
+  allowedPrivateHosts: string[];
+  maxIterations: number;
+  maxToolResultChars: number;
+  tools: { maxReadBytes: number; maxWriteBytes: number };
+  leakAction: 'redact' | 'warn' | 'block';
+  safetyEnabled: boolean;
+  providers: ProviderChain;
+}
+
+/** The limit fields of the settings dialog, as typed. */
+export type LimitFieldName = 'allowedPrivateHosts' | 'maxIterations' | 'maxToolResultChars' | 'maxReadKiB' | 'maxWriteKiB';
+
+/** Checks the limit fields: their values, or a message a user can act on per field. */
+export type ParseLimits = (raw: Record<LimitFieldName, string>) =>
+  | {
+    ok: true;
+    value: {
+      allowedPrivateHosts: string[];
+      maxIterations: number;
+      maxToolResultChars: number;
+      maxReadBytes: number;
+      maxWriteBytes: number;
+    };
+  }
+  | { ok: false; errors: Partial<Record<LimitFieldName, string>> };
+
+/** The tool settings the Tools panel shows. */
+export interface ToolSettingsView {
+  tools: { fetchAllowlist: string[]; searchEndpoint: string };
+}
+
+/** A problem of the Config panel's document: the field it is about, and what to do. */
+export interface ConfigProblem {
+  path: string;
+  message: string;
+}
+
+// ── Files, git, the artifact ────────────────────────────────────────────────────────────────
+
+/** A file as the Files panel opens it: text (editable when not too big), an image, or binary. */
+export type OpenedFile =
+  | { path: string; size: number; kind: 'text'; text: string; editable: boolean }
+  | { path: string; size: number; kind: 'image'; mediaType: string; bytes: Uint8Array }
+  | { path: string; size: number; kind: 'binary' };
+
+/** What the Files panel does with the workspace's files (the app's FilesController). */
+export interface FilesPanelController {
+  /** Called after every change made through it. */
+  subscribe(fn: () => void): () => unknown;
+  /** A path's extension, lowercase ("md"), or "". */
+  extensionOf(path: string): string;
+  /** Folders first, then files, by name; Clawser's own folders hidden. */
+  list(dir?: string): Promise<(DirEntry & { path: string; size?: number })[]>;
+  open(path: string): Promise<OpenedFile>;
+  readBytes(path: string): Promise<Uint8Array>;
+  save(path: string, text: string): Promise<void>;
+  /** Resolves to the path made. */
+  create(path: string, kind: 'file' | 'directory'): Promise<string>;
+  /** Renames or moves (never over something that exists); resolves to the new path. */
+  move(from: string, to: string): Promise<string>;
+  remove(path: string): Promise<void>;
+  /** Existing files are replaced only with `replace`; otherwise reported as skipped. */
+  upload(dir: string, files: { name: string; bytes: () => Promise<Uint8Array> }[], options?: { replace?: boolean }):
+    Promise<{ written: string[]; skipped: { name: string; reason: string }[] }>;
+  exportZip(dir?: string): Promise<Uint8Array>;
+  importZip(dir: string, bytes: Uint8Array): Promise<{ written: string[]; refused: { name: string; reason: string }[] }>;
+}
+
+/** The Git panel's state (the workspace repository's, and what runs). */
+export interface GitState {
+  loading: boolean;
+  isRepo: boolean;
+  branch: string | null;
+  branches: string[];
+  /** Files with any difference (working copy, index or HEAD). */
+  changes: FileStatus[];
+  log: CommitInfo[];
+  remotes: { remote: string; url: string }[];
+  /** What is running ("Pushing…"). */
+  busy: string | null;
+  /** The last outcome, for a status line. */
+  message: string | null;
+}
+
+/** What the Git panel does with the repository (the app's GitController). */
+export interface GitPanelController {
+  subscribe(fn: (state: GitState) => void): () => unknown;
+  refresh(): Promise<void>;
+  init(): Promise<unknown>;
+  stage(paths: string[]): Promise<unknown>;
+  unstage(paths: string[]): Promise<unknown>;
+  commit(message: string): Promise<unknown>;
+  diffFile(path: string): Promise<FileDiff>;
+  diffCommit(oid: string): Promise<FileDiff[]>;
+  createBranch(name: string, checkout: boolean): Promise<unknown>;
+  switchBranch(name: string, force?: boolean): Promise<unknown>;
+  deleteBranch(name: string): Promise<unknown>;
+  restore(oid: string, filepath?: string): Promise<unknown>;
+  /** token: undefined keeps the saved one, null removes it. */
+  saveRemote(next: { url?: string; token?: string | null; corsProxy?: string }): Promise<void>;
+  pull(): Promise<unknown>;
+  push(): Promise<unknown>;
+}
+
+/** The agent's artifact (sanitized HTML) the artifact pane shows as it changes. */
+export interface ArtifactSource {
+  readonly html: string;
+  subscribe(fn: (html: string) => void): () => unknown;
 }
