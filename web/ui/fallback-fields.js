@@ -1,5 +1,5 @@
 /** @import { CatalogEntry } from '../providers/types.d.ts' */
-/** @import { AgentSettings } from '../app/agent-settings.js' */
+/** @import { ProviderChain } from './types.d.ts' */
 import { h } from './dom.js';
 
 const MAX_FALLBACKS = 4;
@@ -8,7 +8,7 @@ const MAX_FALLBACKS = 4;
  * The Settings dialog's "When the provider fails" section: the fallback chain (provider, model,
  * optional base URL and key per entry, in order), retries, and the stream time-outs by state.
  * `read()` returns what to save, or the first problem (shown next to its field).
- * @param {{catalog: CatalogEntry[], providers: AgentSettings['providers'], hasKey: (provider: string) => boolean}} props
+ * @param {{catalog: CatalogEntry[], providers: ProviderChain, hasKey: (provider: string) => boolean}} props
  */
 export function FallbackFields(props) {
   const list = h('ol', { class: 'fallback-list' });
@@ -122,7 +122,7 @@ export function FallbackFields(props) {
     field.focus();
   };
   /**
-   * @returns {{ok: true, value: AgentSettings['providers'], keys: Record<string, string>} | {ok: false}}
+   * @returns {{ok: true, value: ProviderChain, keys: Record<string, string>} | {ok: false}}
    */
   const read = () => {
     error.textContent = '';
@@ -156,7 +156,7 @@ export function FallbackFields(props) {
       if (!e) return { ok: false };
       fallbacks.push(e);
     }
-    /** @type {AgentSettings['providers']['routes']} */
+    /** @type {ProviderChain['routes']} */
     const routeValues = {};
     for (const r of routes) {
       if (!r.provider.value) continue;

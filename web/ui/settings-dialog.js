@@ -1,25 +1,27 @@
 /** @import { CatalogEntry, ProviderConfig } from '../providers/types.d.ts' */
-/** @import { WorkspaceSettings } from '../app/settings.js' */
 /** @import { ConnectionReport } from '../providers/connection.js' */
-/** @import { AgentSettings } from '../app/agent-settings.js' */
+/** @import { AgentSettingsFields, ParseLimits, ProviderChoice } from './types.d.ts' */
 import { h } from './dom.js';
 import { confirmDialog } from './dialogs.js';
 import { FallbackFields } from './fallback-fields.js';
 import { ModelPicker } from './model-picker.js';
 
 /**
+ * The agent's settings are the app's record (`Agent`): the dialog changes the fields it shows
+ * and hands back the rest as it got them.
+ * @template {AgentSettingsFields} Agent
  * @typedef {object} SettingsDialogProps
  * @property {string} workspaceName
  * @property {CatalogEntry[]} catalog
- * @property {WorkspaceSettings | null} current
+ * @property {ProviderChoice | null} current
  * @property {(provider: string) => boolean} hasKey
  * @property {(provider: string) => Promise<string | null>} describeAvailability e.g. Chrome AI's state, or null
  * @property {(config: ProviderConfig & {useSavedKey: boolean}) => Promise<ConnectionReport>} onTest
- * @property {AgentSettings} agent
- * @property {(settings: WorkspaceSettings & {apiKey?: string | null}, agent: AgentSettings, fallbackKeys: Record<string, string>) => Promise<void>} onSave
+ * @property {Agent} agent
+ * @property {(settings: ProviderChoice & {apiKey?: string | null}, agent: Agent, fallbackKeys: Record<string, string>) => Promise<void>} onSave
  *   fallbackKeys: keys typed for fallback providers, by provider id
  * @property {() => Promise<string>} [describeBackground] how scheduled jobs run in this browser (tab only, or background checks too)
- * @property {typeof import('../app/agent-settings.js').parseLimitFields} parseLimits checks the limit fields (messages per field)
+ * @property {ParseLimits} parseLimits checks the limit fields (messages per field)
  * @property {(config: ProviderConfig & {useSavedKey: boolean}) => Promise<{models: (import('../providers/types.d.ts').ModelInfo & {badges: string[]})[], source: 'provider' | 'catalog'}>} [listModels]
  *   the models the provider offers, with their badges
  * @property {(config: ProviderConfig, model: string, onProgress: (p: {status: string, completed?: number, total?: number}) => void) => Promise<void>} [pullModel] downloads a model to Ollama
@@ -28,7 +30,8 @@ import { ModelPicker } from './model-picker.js';
 /**
  * The workspace settings dialog: provider, model, API key, base URL, test connection.
  * Resolves when closed (true when saved).
- * @param {SettingsDialogProps} props
+ * @template {AgentSettingsFields} Agent
+ * @param {SettingsDialogProps<Agent>} props
  * @returns {Promise<boolean>}
  */
 export function openSettingsDialog(props) {
@@ -89,7 +92,7 @@ export function openSettingsDialog(props) {
     f.input.setAttribute('aria-describedby', [help ? help.id : '', error.id].filter(Boolean).join(' '));
     return { ...f, error, row: h('div', { class: 'field' }, h('label', { for: f.input.id }, f.label), f.input, help, error) };
   });
-  /** @returns {ReturnType<SettingsDialogProps['parseLimits']>} */
+  /** @returns {ReturnType<ParseLimits>} */
   const readLimits = () => {
     const parsed = props.parseLimits(/** @type {Record<(typeof limits)[number]['name'], string>} */ (Object.fromEntries(limits.map((f) => [f.name, f.input.value]))));
     for (const f of limitRows) {
