@@ -651,7 +651,7 @@ export class ChatController {
     try {
       for await (const ev of start(agent, abort.signal)) {
         if (ev.type === 'text') streaming.text += ev.text;
-        else if (ev.type === 'thinking') streaming.thinking += ev.text;
+        else if (ev.type === 'reasoning') streaming.thinking += ev.text;
         else if (ev.type === 'status') streaming.status = ev.text;
         else if (ev.type === 'tool_start') streaming.status = `Running ${ev.name}…`;
         else if (ev.type === 'compacting') streaming.status = 'Summarizing earlier messages to keep the conversation within the model\'s context…';
@@ -948,12 +948,12 @@ export class ChatController {
 
   /**
    * After the first exchange, asks the model for a short title (in the background; on any
-   * failure the first message's plain text stays the title). Echo has no AI to ask.
+   * failure the first message's plain text stays the title). A test provider (Echo) has no AI to ask.
    * @param {Conversation} conv @param {Provider} provider
    */
   #titleAfterFirstExchange(conv, provider) {
     const meta = conv.meta;
-    if (meta.titleSet || meta.titleGenerated || provider.id === 'echo' || this.#titling.has(conv.id)) return;
+    if (meta.titleSet || meta.titleGenerated || catalogEntry(provider.id)?.capabilities.test || this.#titling.has(conv.id)) return;
     const ask = conv.events.filter((e) => e.type === 'user_message').find((e) => !e.data.continues);
     const reply = conv.events.filter((e) => e.type === 'agent_message').find((e) => e.data.text);
     if (!ask || !reply) return;
