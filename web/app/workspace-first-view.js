@@ -10,7 +10,7 @@
 import { DirectoryHandleFileSystem } from '../storage/handle-fs.js';
 import { StorageError, splitPath, toStorageError } from '../storage/errors.js';
 import { parseWorkspaceList, WORKSPACES_KEY } from './workspaces.js';
-import { parseSettings, providerLabel, settingsKey } from './settings.js';
+import { parseSettings, providerLabel, settingsKey, setupChoices } from './settings.js';
 import { RAIL_COLLAPSED_KEY } from './flags.js';
 import { PANEL_NAV, panelOfShortcut } from './panel-nav.js';
 import { markInteractive, savedConfig } from './first-view.js';
@@ -219,7 +219,12 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
     controller,
     needsSetup,
     // Still "checking" what this machine offers: the app's card finds out.
-    setupCard: () => FirstRunCard({ options: null, describeChromeAI: () => '', onChoose: (choice) => call((t) => t.setup.onChoose(choice)), onAddKey: () => call((t) => t.setup.onAddKey()) }),
+    setupCard: () => FirstRunCard({
+      choices: setupChoices(null),
+      checking: true,
+      onChoose: (choice) => call((t) => t.setup.onChoose(choice)),
+      onAddKey: () => call((t) => t.setup.onAddKey()),
+    }),
     onOpenSettings: () => call((t) => t.chat.onOpenSettings()),
     onConversationChange: () => {}, // the app's view puts it in the address
     onSaveCode: (code, ext) => later((t) => t.chat.onSaveCode?.(code, ext) ?? null),

@@ -16,7 +16,10 @@ export function FallbackFields(props) {
   const error = h('p', { id: 'set-fallback-error', class: 'field-error', role: 'alert' });
   /** @type {(ReturnType<typeof providerFields> & {li: HTMLElement})[]} */
   const rows = [];
-  const usable = props.catalog.filter((e) => e.id !== 'echo');
+  // A test provider (no AI) never stands in for a model.
+  const usable = props.catalog.filter((e) => !e.capabilities.test);
+  // A new fallback starts on the first cloud provider.
+  const firstCloud = usable.find((e) => e.capabilities.key === 'required')?.id ?? usable[0]?.id ?? '';
 
   const renumber = () => {
     rows.forEach((r, i) => {
@@ -35,7 +38,7 @@ export function FallbackFields(props) {
    */
   const providerFields = (id, name, value, optional = false) => {
     const provider = h('select', { id: `${id}-provider` }, ...(optional ? [h('option', { value: '' }, 'Not set')] : []), ...usable.map((e) => h('option', { value: e.id }, e.label)));
-    provider.value = value?.provider ?? (optional ? '' : 'openai');
+    provider.value = value?.provider ?? (optional ? '' : firstCloud);
     const model = h('input', { id: `${id}-model`, type: 'text', autocomplete: 'off', spellcheck: false, value: value?.model ?? '' });
     const base = h('input', { id: `${id}-base`, type: 'url', autocomplete: 'off', spellcheck: false, value: value?.baseUrl ?? '' });
     const key = h('input', { id: `${id}-key`, type: 'password', autocomplete: 'off', spellcheck: false });

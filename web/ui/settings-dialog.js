@@ -37,12 +37,17 @@ import { ModelPicker } from './model-picker.js';
 export function openSettingsDialog(props) {
   const { catalog, current } = props;
   const ids = { provider: 'set-provider', model: 'set-model', key: 'set-key', base: 'set-base', models: 'set-models', title: 'set-title' };
+  // Grouped by what they need: nothing, a key, or an address (a server of the user's).
+  const group = (/** @type {CatalogEntry} */ e) =>
+    (e.capabilities.baseUrl === 'required' ? 'other' : e.capabilities.key === 'required' ? 'key' : 'free');
+  const options = (/** @type {string} */ g) => catalog.filter((e) => group(e) === g).map((e) => h('option', { value: e.id }, e.label));
   const providerSelect = h('select', { id: ids.provider, name: 'provider' },
-    h('optgroup', { label: 'No API key needed' }, catalog.filter((e) => !e.needsKey && e.id !== 'openai-compatible').map((e) => h('option', { value: e.id }, e.label))),
-    h('optgroup', { label: 'Cloud providers (API key)' }, catalog.filter((e) => e.needsKey).map((e) => h('option', { value: e.id }, e.label))),
-    h('optgroup', { label: 'Other' }, catalog.filter((e) => e.id === 'openai-compatible').map((e) => h('option', { value: e.id }, e.label))),
+    h('optgroup', { label: 'No API key needed' }, options('free')),
+    h('optgroup', { label: 'Cloud providers (API key)' }, options('key')),
+    h('optgroup', { label: 'Other' }, options('other')),
   );
-  providerSelect.value = current?.provider ?? 'echo';
+  // A new workspace starts on the test provider (it works offline, with no key).
+  providerSelect.value = current?.provider ?? catalog.find((e) => e.capabilities.test)?.id ?? catalog[0].id;
   const modelInput = h('input', { id: ids.model, name: 'model', type: 'text', list: ids.models, autocomplete: 'off', spellcheck: false });
   const modelList = h('datalist', { id: ids.models });
   const keyInput = h('input', { id: ids.key, name: 'apiKey', type: 'password', autocomplete: 'off', spellcheck: false });
@@ -158,18 +163,18 @@ export function openSettingsDialog(props) {
     modelList.replaceChildren(...entry.models.map((m) => h('option', { value: m })));
     baseInput.placeholder = entry.baseUrl || 'https://your-server.example/v1';
     const saved = props.hasKey(entry.id) && !removeRequested;
-    keyRow.hidden = entry.wire === 'echo' || entry.wire === 'chrome-ai';
+    keyRow.hidden = entry.capabilities.key === 'none';
     keyInput.required = entry.needsKey && !saved;
     keyInput.placeholder = saved ? 'Saved (encrypted) — leave empty to keep it' : entry.needsKey ? 'Required' : 'Optional';
     keyHelp.textContent = entry.keyUrl ? `Get a key at ${entry.keyUrl}. Keys are encrypted in this browser and sent only to ${entry.label}.` : 'Keys are encrypted in this browser and sent only to this provider.';
     removeKey.hidden = !saved;
     // Every HTTP format: a proxy or gateway in front of the API is a common setup.
-    baseRow.hidden = entry.wire === 'echo' || entry.wire === 'chrome-ai';
-    baseInput.required = entry.id === 'openai-compatible';
+    baseRow.hidden = entry.capabilities.baseUrl === 'none';
+    baseInput.required = entry.capabilities.baseUrl === 'required';
     result.textContent = '';
     if (picker) {
       if (!initial) picker.hide();
-      if (picker.pullRow) picker.pullRow.hidden = entry.wire !== 'ollama';
+      if (picker.pullRow) picker.pullRow.hidden = !entry.capabilities.pullsModels;
     }
     providerNote.textContent = entry.note ? `${entry.label}: ${entry.note}.` : '';
     availability.textContent = '';

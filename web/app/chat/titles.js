@@ -3,11 +3,12 @@
 /** @import { ChatCore } from './core.js' */
 /** @import { ChatDeps } from './types.d.ts' */
 import { plainTitle, titleRequest, cleanModelTitle } from '../../agent/conversation/title.js';
+import { catalogEntry } from '../../providers/catalog.js';
 
 /**
  * The titles the model writes: after a conversation's first exchange it is asked once, in the
  * background, for a short title; on any failure the first message's plain text stays the title.
- * A rename by the user always wins, and Echo (no AI) is never asked.
+ * A rename by the user always wins, and a test provider (Echo: no AI) is never asked.
  */
 export class Titles {
   /** Conversations whose title is being written. @type {Set<string>} */
@@ -25,7 +26,7 @@ export class Titles {
    */
   afterFirstExchange(conv, provider) {
     const meta = conv.meta;
-    if (meta.titleSet || meta.titleGenerated || provider.id === 'echo' || this.#titling.has(conv.id)) return;
+    if (meta.titleSet || meta.titleGenerated || catalogEntry(provider.id)?.capabilities.test || this.#titling.has(conv.id)) return;
     const ask = conv.events.filter((e) => e.type === 'user_message').find((e) => !e.data.continues);
     const reply = conv.events.filter((e) => e.type === 'agent_message').find((e) => e.data.text);
     if (!ask || !reply) return;

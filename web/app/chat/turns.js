@@ -269,7 +269,7 @@ export class Turns {
     try {
       for await (const ev of start(agent, run.abort.signal)) {
         if (ev.type === 'text') streaming.text += ev.text;
-        else if (ev.type === 'thinking') streaming.thinking += ev.text;
+        else if (ev.type === 'reasoning') streaming.thinking += ev.text;
         else if (ev.type === 'status') streaming.status = ev.text;
         else if (ev.type === 'tool_start') streaming.status = `Running ${ev.name}…`;
         else if (ev.type === 'compacting') streaming.status = 'Summarizing earlier messages to keep the conversation within the model\'s context…';
