@@ -1,6 +1,7 @@
 /** @import { ConfigStore } from '../storage/types.d.ts' */
 /** @import { SecretBox } from '../storage/secrets.js' */
 /** @import { ProviderConfig, LocalFinding, SetupTexts } from '../providers/types.d.ts' */
+/** @import { SetupChoice } from '../ui/types.d.ts' */
 import { z } from 'zod';
 import { CATALOG, catalogEntry, wireDeclaration } from '../providers/catalog.js';
 
@@ -51,14 +52,6 @@ export function providerLabel(current) {
   if (entry.capabilities.test) return `${entry.label} · test provider, no AI`;
   return `${entry.label}${current?.model ? ` · ${current.model}` : ''}`;
 }
-
-/**
- * @typedef {object} SetupChoice one line of the first-run card: a provider that needs no key here
- * @property {string} provider @property {string} title @property {string} detail @property {string} action the button's label
- * @property {boolean | null} usable null while it is looked for
- * @property {string} [model] the model to choose with it (the first one found)
- * @property {boolean} test a test provider (offered last, as the secondary choice)
- */
 
 /**
  * What the first-run card offers: every local provider (what needs no key on this machine), test

@@ -1,4 +1,4 @@
-/** @import { SetupChoice } from '../app/settings.js' */
+/** @import { SetupChoice } from './types.d.ts' */
 import { h } from './dom.js';
 
 /**

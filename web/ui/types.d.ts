@@ -155,6 +155,21 @@ export interface WorkspaceSummary {
 
 // ── Settings ────────────────────────────────────────────────────────────────────────────────
 
+/** One line of the first-run card: a provider that needs no key here (the app's setupChoices()). */
+export interface SetupChoice {
+  provider: string;
+  title: string;
+  detail: string;
+  /** The button's label. */
+  action: string;
+  /** null while it is looked for. */
+  usable: boolean | null;
+  /** The model to choose with it (the first one found). */
+  model?: string;
+  /** A test provider (offered last, as the secondary choice). */
+  test: boolean;
+}
+
 /** The workspace's provider, model and base URL as the settings dialog reads and saves them. */
 export interface ProviderChoice {
   provider: string;
