@@ -44,15 +44,16 @@ export async function providersBench() {
     for (let r = 0; r < 5; r++) {
       const t = performance.now();
       let done = false;
-      for await (const ev of assemble(source())) if (ev.type === 'done') done = true;
+      for await (const ev of assemble(source())) if (ev.type === 'finish') done = true;
       times.push(performance.now() - t);
       if (!done) throw new Error(`${name}: the bench stream did not complete`);
     }
     out[`streamAssemble_${name}_MBps`] = round(bytes / (1024 * 1024) / (median(times) / 1000));
   }
 
-  // The reliability layer: a provider that answers at once with a typical reply (60 events).
-  const reply = [...Array.from({ length: 58 }, (_, i) => ({ type: 'text', text: `word${i} ` })), { type: 'usage', inputTokens: 100, outputTokens: 58 }, { type: 'done', stopReason: 'end_turn' }];
+  // The reliability layer: a provider that answers at once with a typical reply (59 parts).
+  const words = Array.from({ length: 58 }, (_, i) => ({ type: 'text', text: `word${i} ` }));
+  const reply = [...words, { type: 'finish', stopReason: 'end_turn', usage: { inputTokens: 100, outputTokens: 58 } }];
   const provider = {
     id: 'bench', model: 'bench-model', supportsNativeTools: true, supportsVision: false, connects: true,
     chat() { throw new Error('unused'); },

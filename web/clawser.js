@@ -6,6 +6,8 @@
 /** @typedef {import('./providers/types.d.ts').ProviderConfig} ProviderConfig */
 /** @typedef {import('./providers/types.d.ts').ChatRequest} ChatRequest */
 /** @typedef {import('./providers/types.d.ts').ChatResult} ChatResult */
+/** @typedef {import('./providers/types.d.ts').StreamPart} StreamPart */
+/** @typedef {import('./providers/types.d.ts').ProviderStatus} ProviderStatus */
 /** @typedef {import('./providers/types.d.ts').StreamEvent} StreamEvent */
 /** @typedef {import('./providers/types.d.ts').Message} Message */
 /** @typedef {import('./storage/types.d.ts').FileSystem} FileSystem */

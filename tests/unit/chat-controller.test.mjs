@@ -25,7 +25,7 @@ test('a message sent right after "New conversation" lands in the new conversatio
 });
 
 test('a fork never ends inside a tool round: it stops before calls without their results', async () => {
-  const { withoutOpenToolRound } = await import('../../web/app/chat-controller.js');
+  const { withoutOpenToolRound } = await import('../../web/app/conversation-rules.js');
   const ev = (/** @type {string} */ id, /** @type {string} */ type, /** @type {any} */ data) => /** @type {any} */ ({ id, type, data, source: 'system', timestamp: 1 }); // test events
   const events = [ev('u', 'user_message', { text: 'go' }), ev('a', 'agent_message', { text: '', toolCalls: [{ id: 't1', name: 'x', arguments: {} }, { id: 't2', name: 'y', arguments: {} }] }), ev('c', 'tool_call', { id: 't1' }), ev('r1', 'tool_result', { toolCallId: 't1' })];
   assert.deepEqual(withoutOpenToolRound(events).map((e) => e.id), ['u']);

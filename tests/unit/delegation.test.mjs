@@ -55,8 +55,7 @@ class TaskProvider {
       }
       if (turn.text) yield { type: 'text', text: turn.text };
       for (const c of turn.toolCalls ?? []) yield { type: 'tool_call', ...c };
-      if (this.usage) yield { type: 'usage', ...this.usage };
-      yield { type: 'done', stopReason: turn.toolCalls?.length ? 'tool_use' : 'end_turn' };
+      yield { type: 'finish', stopReason: turn.toolCalls?.length ? 'tool_use' : 'end_turn', ...(this.usage ? { usage: this.usage } : {}) };
     } finally {
       this.running--;
     }

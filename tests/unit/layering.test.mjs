@@ -7,7 +7,7 @@
 // parser) is a leaf that imports nothing outside itself.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join, dirname, resolve, relative } from 'node:path';
 import { WEB, webModules } from '../fixtures/web-modules.mjs';
 
@@ -47,6 +47,63 @@ export function violations(files) {
     }
   }
   return bad;
+}
+
+/**
+ * The relative module specifiers a source names in types only: JSDoc `@import` and `import('…')`
+ * in its comments, or any import of a `.d.ts` file.
+ * @param {string} source @param {boolean} declarations the source is a `.d.ts` file
+ */
+export function typeImports(source, declarations = false) {
+  const typed = declarations ? [source] : [...source.matchAll(/\/\*[\s\S]*?\*\//g)].map((m) => m[0]);
+  return typed.flatMap((text) => [...text.matchAll(/\bfrom\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1] ?? m[2]))
+    .filter((s) => s.startsWith('.'));
+}
+
+/**
+ * UI modules that name a type of the app (a concrete controller, a store's record): a view
+ * states what it needs as an interface of its own (web/ui/types.d.ts), which the app's
+ * classes satisfy where the app hands them over.
+ * @param {{path: string, source: string}[]} files
+ */
+export function typeViolations(files) {
+  return files.filter(({ path }) => layerOf(path) === 'ui').flatMap(({ path, source }) => typeImports(source, path.endsWith('.d.ts'))
+    .map((spec) => resolve(dirname(path), spec))
+    .filter((target) => layerOf(target) === 'app')
+    .map((target) => `${relative(WEB, path)} → ${relative(WEB, target)}: a view names an interface of its own (web/ui/types.d.ts), not the app's types`));
+}
+
+/**
+ * What modules outside the UI take from it by name at run time, when it is not a view, a dialog
+ * or a DOM helper: rules belong below the UI (the command palette once took the chat's
+ * conversation rules from the chat view).
+ * @param {{path: string, source: string}[]} files
+ */
+export function ruleImports(files) {
+  /** @type {string[]} */
+  const bad = [];
+  for (const { path, source } of files) {
+    if (layerOf(path) === 'ui' || path.endsWith('.d.ts')) continue;
+    const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+    for (const m of code.matchAll(/(?:^|[\n;])\s*import\s*\{([^}]*)\}\s*from\s*['"]([^'"]+)['"]/g)) {
+      const target = resolve(dirname(path), m[2]);
+      if (!m[2].startsWith('.') || layerOf(target) !== 'ui' || relative(WEB, target) === 'ui/dom.js') continue;
+      for (const name of m[1].split(',').map((n) => n.trim().split(/\s+as\s+/)[0]).filter(Boolean)) {
+        if (!/^[A-Z]/.test(name) && !/Dialog$/.test(name) && !/^open[A-Z]/.test(name)) bad.push(`${relative(WEB, path)} imports ${name} from ${relative(WEB, target)}: only views, dialogs and DOM helpers come from the UI`);
+      }
+    }
+  }
+  return bad;
+}
+
+/** Every `.d.ts` file of web/ (vendor excluded). @param {string} [dir] @returns {string[]} */
+function declarationFiles(dir = WEB) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (path === join(WEB, 'vendor')) return [];
+    if (e.isDirectory()) return declarationFiles(path);
+    return e.name.endsWith('.d.ts') ? [path] : [];
+  });
 }
 
 test('runtimeImports finds static, re-exported and dynamic imports, not type-only ones', () => {
@@ -103,4 +160,47 @@ test('every module of web/ imports along the dependency direction', () => {
   const files = modules().map((path) => ({ path, source: readFileSync(path, 'utf8') }));
   assert.ok(files.length > 100 && files.some((f) => layerOf(f.path) === 'ui'), 'the modules were found');
   assert.deepEqual(violations(files), []);
+});
+
+test('typeImports finds JSDoc @import and import() types, and the imports of a .d.ts; not runtime imports', () => {
+  const js = [
+    "/** @import { ChatController } from '../app/chat-controller.js' */",
+    "/** @param {import('../app/git-controller.js').GitState} s */",
+    "import { h } from './dom.js';",
+    "// a line comment naming '../app/x.js' is no import",
+  ].join('\n');
+  assert.deepEqual(typeImports(js), ['../app/chat-controller.js', '../app/git-controller.js']);
+  const dts = "import type { ClawserEvent } from '../agent/types.d.ts';\nexport type X = import('../app/settings.js').WorkspaceSettings;";
+  assert.deepEqual(typeImports(dts, true), ['../agent/types.d.ts', '../app/settings.js']);
+});
+
+test('the type checker flags a view that names an app type, and lets it name the agent\'s (control)', () => {
+  const bad = typeViolations([
+    { path: join(WEB, 'ui/x-panel.js'), source: "/** @import { GitController } from '../app/git-controller.js' */\n/** @import { ClawserEvent } from '../agent/types.d.ts' */" },
+    { path: join(WEB, 'ui/types.d.ts'), source: "import type { Workspace } from '../app/workspaces.js';\nimport type { Usage } from '../providers/types.d.ts';" },
+    // The app may name the UI's interfaces (it hands its classes to the views).
+    { path: join(WEB, 'app/x.js'), source: "/** @import { ChatState } from '../ui/types.d.ts' */\n/** @import { Y } from './y.js' */" },
+  ]);
+  assert.equal(bad.length, 2, bad.join('\n'));
+  assert.match(bad[0], /^ui\/x-panel\.js → app\/git-controller\.js: a view names an interface of its own/);
+  assert.match(bad[1], /^ui\/types\.d\.ts → app\/workspaces\.js/);
+});
+
+test('no UI module names a type of the app: views state the interfaces they need', () => {
+  const files = [...modules(), ...declarationFiles()].map((path) => ({ path, source: readFileSync(path, 'utf8') }));
+  assert.ok(files.some((f) => layerOf(f.path) === 'ui') && files.some((f) => f.path.endsWith('.d.ts')), 'the views and the declarations were read');
+  assert.deepEqual(typeViolations(files), []);
+});
+
+test('the rule checker flags a rule taken from a view, not a view, a dialog or a DOM helper (control)', () => {
+  const bad = ruleImports([
+    { path: join(WEB, 'app/x.js'), source: "import { stoppedLastReply, ChatView } from '../ui/chat-view.js';\nimport { confirmDialog } from '../ui/dialogs.js';\nimport { h, pickFile } from '../ui/dom.js';" },
+    { path: join(WEB, 'app/y.js'), source: "import { openCommandPalette } from '../ui/command-palette.js';\nimport { fuzzyRank } from './fuzzy.js';" },
+  ]);
+  assert.deepEqual(bad, ['app/x.js imports stoppedLastReply from ui/chat-view.js: only views, dialogs and DOM helpers come from the UI']);
+});
+
+test('the app takes views, dialogs and DOM helpers from the UI, never its rules', () => {
+  const files = modules().map((path) => ({ path, source: readFileSync(path, 'utf8') }));
+  assert.deepEqual(ruleImports(files), []);
 });

@@ -29,8 +29,13 @@ async function all(it) {
 }
 /** @param {any[]} events */
 const textOf = (events) => events.filter((e) => e.type === 'text').map((e) => e.text).join('');
+/** The part that ended a stream, without its token counts (asserted apart). @param {any[]} events */
+const ending = (events) => {
+  const { usage: _usage, ...rest } = events.at(-1) ?? {};
+  return rest;
+};
 /** @param {any[]} events */
-const thinkingOf = (events) => events.filter((e) => e.type === 'thinking').map((e) => e.text).join('');
+const thinkingOf = (events) => events.filter((e) => e.type === 'reasoning').map((e) => e.text).join('');
 
 /**
  * Bytes cut at every given size, so frames, CRLFs and multi-byte characters split anywhere.
@@ -93,8 +98,9 @@ test('Gemini stream: CRLF frames split into 5-byte reads, multi-byte text, thoug
   assert.deepEqual(call.arguments, { path: '/ü' });
   assert.equal(call.signature, 'c2lnbmF0dXJl');
   assert.ok(call.id, 'a call gets an id even though Gemini sends none');
-  assert.deepEqual(events.filter((e) => e.type === 'usage'), [{ type: 'usage', inputTokens: 13, outputTokens: 5 + 4 }], 'once, from the last chunk; thoughts count as output');
-  assert.deepEqual(events.at(-1), { type: 'done', stopReason: 'tool_use' });
+  const counted = events.filter((e) => e.type === 'finish').map((e) => e.usage);
+  assert.deepEqual(counted, [{ inputTokens: 13, outputTokens: 5 + 4 }], 'once, from the last chunk; thoughts count as output');
+  assert.deepEqual(ending(events), { type: 'finish', stopReason: 'tool_use' });
   // chat() keeps the signature so the next request can send it back.
   server.enqueue({ toolCalls: [{ id: 'x', name: 'fs_list', arguments: {} }], signature: 'sig2' });
   const r = await gemini().chat({ messages: [{ role: 'user', content: 'hi' }] });
@@ -120,7 +126,7 @@ test('Gemini: an error body appended after the frames with status 200 (raw, pret
   // Control: the same frames ending with a finishReason are a complete reply.
   server.enqueue({ rawEvents: [frame('a'), `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: 'b' }], role: 'model' }, finishReason: 'STOP', index: 0 }] })}\r\n\r\n`] });
   const ok = await all(gemini().chatStream({ messages: [{ role: 'user', content: 'x' }] }));
-  assert.deepEqual(ok.at(-1), { type: 'done', stopReason: 'end_turn' });
+  assert.deepEqual(ending(ok), { type: 'finish', stopReason: 'end_turn' });
 });
 
 test('Gemini: a stream cut before any finishReason is a dropped connection; a blocked prompt and a safety stop are refusals the user can read', async () => {
@@ -131,7 +137,7 @@ test('Gemini: a stream cut before any finishReason is a dropped connection; a bl
   assert.match(cut.at(-1).error.message, /dropped/);
   const blocked = await all(assembleGeminiStream(parseSSE(pieces(`data: {"promptFeedback": {"blockReason": "SAFETY"}, "usageMetadata": {"promptTokenCount": 4}}\r\n\r\n`, 3)), 'Google Gemini'));
   assert.match(textOf(blocked), /refused this request \(safety\)/);
-  assert.deepEqual(blocked.at(-1), { type: 'done', stopReason: 'refusal' });
+  assert.deepEqual(ending(blocked), { type: 'finish', stopReason: 'refusal' });
   const stopped = await all(assembleGeminiStream(parseSSE(pieces(`data: {"candidates": [{"finishReason": "RECITATION", "index": 0}]}\r\n\r\n`, 4)), 'Google Gemini'));
   assert.match(textOf(stopped), /stopped the reply \(recitation\)/);
 });
@@ -179,8 +185,8 @@ test('Responses API stream: text and reasoning-summary deltas, function calls as
     { type: 'tool_call', id: 'call_1', name: 'fs_list', arguments: { path: '/é' } },
     { type: 'tool_call', id: 'call_2', name: 'fs_read', arguments: { path: 'b' } },
   ]);
-  assert.deepEqual(events.filter((e) => e.type === 'usage'), [{ type: 'usage', inputTokens: 17, outputTokens: 4 }]);
-  assert.deepEqual(events.at(-1), { type: 'done', stopReason: 'tool_use' });
+  assert.deepEqual(events.filter((e) => e.type === 'finish').map((e) => e.usage), [{ inputTokens: 17, outputTokens: 4 }]);
+  assert.deepEqual(ending(events), { type: 'finish', stopReason: 'tool_use' });
 });
 
 test('Responses API: `error` and `response.failed` events are errors; an incomplete reply says why; a stream without response.completed was dropped', async () => {
@@ -196,10 +202,11 @@ test('Responses API: `error` and `response.failed` events are errors; an incompl
   const e3 = await run([ev('response.failed', { response: { status: 'failed', error: { code: 'invalid_prompt', message: 'Bad prompt' } } })]);
   assert.deepEqual([e3.at(-1).error.code, e3.at(-1).error.retryable], ['client', false]);
   const inc = await run([delta, ev('response.incomplete', { response: { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, usage: { input_tokens: 5, output_tokens: 9, input_tokens_details: { cached_tokens: 3 } } } })]);
-  assert.deepEqual(inc.slice(-2), [{ type: 'usage', inputTokens: 5, outputTokens: 9, cachedInputTokens: 3 }, { type: 'done', stopReason: 'max_tokens' }]);
+  const usage = { inputTokens: 5, outputTokens: 9, cachedInputTokens: 3 };
+  assert.deepEqual(inc.at(-1), { type: 'finish', stopReason: 'max_tokens', usage });
   const refusal = await run([ev('response.refusal.delta', { item_id: 'm', delta: 'I can’t help with that.' }), ev('response.completed', { response: { status: 'completed' } })]);
   assert.equal(textOf(refusal), 'I can’t help with that.');
-  assert.deepEqual(refusal.at(-1), { type: 'done', stopReason: 'refusal' });
+  assert.deepEqual(ending(refusal), { type: 'finish', stopReason: 'refusal' });
   await assert.rejects(run([delta]), /dropped/);
 });
 
@@ -232,8 +239,8 @@ test('Ollama NDJSON stream: lines split into 4-byte reads, thinking, tool_calls,
   assert.equal(thinkingOf(events), 'hmm');
   const call = events.find((e) => e.type === 'tool_call');
   assert.deepEqual([call.name, call.arguments], ['fs_list', { path: '/' }]);
-  assert.deepEqual(events.filter((e) => e.type === 'usage'), [{ type: 'usage', inputTokens: 21, outputTokens: 3 }]);
-  assert.deepEqual(events.at(-1), { type: 'done', stopReason: 'tool_use' });
+  assert.deepEqual(events.filter((e) => e.type === 'finish').map((e) => e.usage), [{ inputTokens: 21, outputTokens: 3 }]);
+  assert.deepEqual(ending(events), { type: 'finish', stopReason: 'tool_use' });
 });
 
 test('Ollama: a bare {"error"} line with status 200 is an error after the partial text; a connection dropped mid-line or before done is a dropped reply; CRLF lines read', async () => {
@@ -252,7 +259,7 @@ test('Ollama: a bare {"error"} line with status 200 is an error after the partia
   await assert.rejects(all(assembleOllamaStream(parseNDJSON(pieces(line({ message: { content: 'a' }, done: false }), 3)), 'Ollama')), /dropped/);
   const crlf = await all(assembleOllamaStream(parseNDJSON(pieces(`{"message":{"content":"é"},"done":false}\r\n{"message":{"content":""},"done":true,"done_reason":"length","prompt_eval_count":1,"eval_count":2}\r\n`, 2)), 'Ollama'));
   assert.equal(textOf(crlf), 'é');
-  assert.deepEqual(crlf.at(-1), { type: 'done', stopReason: 'max_tokens' });
+  assert.deepEqual(ending(crlf), { type: 'finish', stopReason: 'max_tokens' });
   server.enqueue({ text: 'one two three', dropAfter: 1 });
   const cut = await all(ollama().chatStream({ messages: [{ role: 'user', content: 'x' }] }));
   assert.equal(cut.at(-1).error.code, 'network');
@@ -290,7 +297,7 @@ test('Chat Completions with n > 1: only choice 0 is the reply', async () => {
   const frames = [chunk(0, { role: 'assistant', content: 'Hel' }), chunk(1, { role: 'assistant', content: 'Other' }), chunk(0, { content: 'lo' }), chunk(1, { content: ' answer' }), chunk(1, {}, 'stop'), chunk(0, {}, 'stop'), 'data: [DONE]\n\n'];
   const events = await all(assembleOpenAIStream(parseSSE(pieces(frames.join(''), 9)), 'OpenAI'));
   assert.equal(textOf(events), 'Hello');
-  assert.deepEqual(events.at(-1), { type: 'done', stopReason: 'end_turn' });
+  assert.deepEqual(ending(events), { type: 'finish', stopReason: 'end_turn' });
 });
 
 test('model lists: the provider\'s own list with family badges; the catalog\'s suggestions when the provider lists none; badges in words', async () => {
@@ -340,7 +347,7 @@ test('Responses API with CRLF framing, and streams cut inside a frame (Gemini, R
   const ev = (/** @type {string} */ type, /** @type {object} */ o) => `event: ${type}\r\ndata: ${JSON.stringify({ type, ...o })}\r\n\r\n`;
   const crlf = await all(assembleResponsesStream(parseSSE(pieces([ev('response.output_text.delta', { delta: 'é' }), ev('response.completed', { response: { status: 'completed', usage: { input_tokens: 1, output_tokens: 1 } } })].join(''), 3)), 'OpenAI'));
   assert.equal(textOf(crlf), 'é');
-  assert.deepEqual(crlf.at(-1), { type: 'done', stopReason: 'end_turn' });
+  assert.deepEqual(ending(crlf), { type: 'finish', stopReason: 'end_turn' });
   const cutResponses = `${ev('response.output_text.delta', { delta: 'Half' })}event: response.output_text.delta\r\ndata: {"type":"response.output_te`;
   await assert.rejects(all(assembleResponsesStream(parseSSE(pieces(cutResponses, 4)), 'OpenAI')), /dropped/);
   const cutGemini = `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: 'Half' }] }, index: 0 }] })}\r\n\r\ndata: {"candidates": [{"content": {"par`;

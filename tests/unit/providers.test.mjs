@@ -21,6 +21,11 @@ async function all(it) {
   for await (const x of it) out.push(x);
   return out;
 }
+/** The part that ended a stream, without its token counts (asserted apart). @param {any[]} events */
+const ending = (events) => {
+  const { usage: _usage, ...rest } = events.at(-1) ?? {};
+  return rest;
+};
 const openai = () => createProvider({ provider: 'openai-compatible', model: 'test-model', apiKey: 'sk-test-key-123456', baseUrl: `${server.url}/v1` });
 const anthropic = () => createProvider({ provider: 'anthropic', model: 'claude-test', apiKey: 'sk-test-key-123456', baseUrl: server.url });
 
@@ -59,8 +64,8 @@ test('OpenAI stream assembles text, usage and fragmented parallel tool calls', a
     { type: 'tool_call', id: 'a', name: 'one', arguments: { x: 1 } },
     { type: 'tool_call', id: 'b', name: 'two', arguments: { y: 'é' } },
   ]);
-  assert.deepEqual(events.find((e) => e.type === 'usage'), { type: 'usage', inputTokens: 11, outputTokens: 3 });
-  assert.deepEqual(events.at(-1), { type: 'done', stopReason: 'tool_use' });
+  assert.deepEqual(events.find((e) => e.type === 'finish')?.usage, { inputTokens: 11, outputTokens: 3 });
+  assert.deepEqual(ending(events), { type: 'finish', stopReason: 'tool_use' });
 });
 
 test('OpenAI refusals (delta.refusal with content null) reach the reply as text, marked as a refusal', async () => {
@@ -69,10 +74,11 @@ test('OpenAI refusals (delta.refusal with content null) reach the reply as text,
   server.enqueue({ rawEvents: [chunk({ role: 'assistant', content: null, refusal: '' }), chunk({ content: null, refusal: "I'm sorry, " }), chunk({ content: null, refusal: 'I cannot help with that.' }), chunk({}, 'stop'), 'data: [DONE]\n\n'] });
   const events = await all(openai().chatStream({ messages: [{ role: 'user', content: 'hi' }] }));
   assert.equal(events.filter((e) => e.type === 'text').map((e) => e.text).join(''), "I'm sorry, I cannot help with that.");
-  assert.deepEqual(events.at(-1), { type: 'done', stopReason: 'refusal' });
+  assert.deepEqual(ending(events), { type: 'finish', stopReason: 'refusal' });
   // Control: an ordinary reply ends as end_turn.
   server.enqueue({ text: 'Sure.' });
-  assert.deepEqual((await all(openai().chatStream({ messages: [{ role: 'user', content: 'hi' }] }))).at(-1), { type: 'done', stopReason: 'end_turn' });
+  const plain = await all(openai().chatStream({ messages: [{ role: 'user', content: 'hi' }] }));
+  assert.deepEqual(ending(plain), { type: 'finish', stopReason: 'end_turn' });
 });
 
 test('Anthropic request uses the browser header and merges tool results', async () => {
@@ -104,8 +110,8 @@ test('Anthropic stream assembles text, tool use and usage', async () => {
   const events = await all(anthropic().chatStream({ messages: [{ role: 'user', content: 'hi' }] }));
   assert.equal(events.filter((e) => e.type === 'text').map((e) => e.text).join(''), 'Sure — done.');
   assert.deepEqual(events.find((e) => e.type === 'tool_call'), { type: 'tool_call', id: 'tu1', name: 'fs_write', arguments: { path: 'a.md', content: 'x' } });
-  assert.deepEqual(events.find((e) => e.type === 'usage'), { type: 'usage', inputTokens: 12, outputTokens: 3 });
-  assert.deepEqual(events.at(-1), { type: 'done', stopReason: 'tool_use' });
+  assert.deepEqual(events.find((e) => e.type === 'finish')?.usage, { inputTokens: 12, outputTokens: 3 });
+  assert.deepEqual(ending(events), { type: 'finish', stopReason: 'tool_use' });
 });
 
 test('a connection dropped mid-stream becomes a retryable network error', async () => {

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ReliableProvider, CircuitBreaker, backoffDelay, DEFAULT_RETRY } from '../../web/providers/reliability.js';
 import { parseRetryAfter, httpError } from '../../web/providers/errors.js';
+import { withStatus } from '../../web/providers/status.js';
 
 function fakeClock() {
   let t = 1_000_000;
@@ -88,8 +89,7 @@ function scripted(id, script, clock, caps = {}) {
         return;
       }
       if (s.toolCall) yield { type: 'tool_call', id: 'c1', name: 'fs_list', arguments: {} };
-      yield { type: 'usage', inputTokens: 1, outputTokens: 1 };
-      yield { type: 'done', stopReason: 'end_turn' };
+      yield { type: 'finish', stopReason: 'end_turn', usage: { inputTokens: 1, outputTokens: 1 } };
     },
   };
 }
@@ -103,6 +103,13 @@ async function all(it) {
   const out = [];
   for await (const x of it) out.push(x);
   return out;
+}
+/**
+ * A call's parts and its status (attempts, retries, fallbacks, cache hits), in the order they happened.
+ * @param {{chatStream: (r: any, o?: any) => AsyncIterable<any>}} p @param {any} req @param {any} [options]
+ */
+async function run(p, req, options = {}) {
+  return (await all(withStatus((onStatus) => p.chatStream(req, { ...options, onStatus })))).map((x) => ('part' in x ? x.part : x.status));
 }
 /** @param {any[]} events */
 const textOf = (events) => events.filter((e) => e.type === 'text').map((e) => e.text).join('');
@@ -127,26 +134,26 @@ test('backoff doubles up to its cap with equal jitter; Retry-After reads seconds
 test('retryable failures before any output are retried with backoff, then the reply comes once', async () => {
   const clock = fakeClock();
   const p = scripted('a', [{ error: server() }, { error: server() }, { text: ['Hello'] }], clock);
-  const events = await all(new ReliableProvider({ chain: [p], clock }).chatStream(request));
+  const events = await run(new ReliableProvider({ chain: [p], clock }), request);
   assert.equal(textOf(events), 'Hello');
   assert.deepEqual(clock.sleeps, [750, 1500]);
   assert.deepEqual(attempts(events), ['a:failed+750', 'a:failed+1500', 'a:ok']);
-  assert.ok(events.some((e) => e.type === 'status' && /retrying in 1 s/.test(e.text)));
-  assert.equal(events.filter((e) => e.type === 'done').length, 1);
+  assert.ok(events.some((e) => e.type === 'retry' && /retrying in 1 s/.test(e.text)));
+  assert.equal(events.filter((e) => e.type === 'finish').length, 1);
   assert.equal(events.some((e) => e.type === 'error'), false);
 });
 
 test('Retry-After is honoured; one longer than the cap moves on to the fallback at once', async () => {
   const clock = fakeClock();
   const a = scripted('a', [{ error: limited(5000) }, { text: ['fine'] }], clock);
-  const events = await all(new ReliableProvider({ chain: [a], clock }).chatStream(request));
+  const events = await run(new ReliableProvider({ chain: [a], clock }), request);
   assert.deepEqual(clock.sleeps, [5000], 'the server’s wait, longer than the backoff');
   assert.equal(textOf(events), 'fine');
   const clock2 = fakeClock();
   const slow = scripted('slow', [{ error: limited(DEFAULT_RETRY.maxRetryAfterMs + 1) }], clock2);
   const other = scripted('other', [{ text: ['from the fallback'] }], clock2);
   const r = new ReliableProvider({ chain: [slow, other], clock: clock2 });
-  const ev2 = await all(r.chatStream(request));
+  const ev2 = await run(r, request);
   assert.deepEqual(clock2.sleeps, []);
   assert.deepEqual([slow.calls, other.calls], [1, 1]);
   assert.equal(textOf(ev2), 'from the fallback');
@@ -158,7 +165,7 @@ test('auth and client errors are never retried nor sent to the fallback (control
     const clock = fakeClock();
     const a = scripted('a', [{ error: { code, retryable: false, message: `${code} problem` } }], clock);
     const b = scripted('b', [], clock);
-    const events = await all(new ReliableProvider({ chain: [a, b], clock }).chatStream(request));
+    const events = await run(new ReliableProvider({ chain: [a, b], clock }), request);
     assert.deepEqual([a.calls, b.calls], [1, 0], code);
     assert.equal(events.at(-1).error.code, code);
     assert.equal(events.at(-1).error.message, `${code} problem`, 'the provider’s own message, unchanged');
@@ -166,18 +173,18 @@ test('auth and client errors are never retried nor sent to the fallback (control
   const clock = fakeClock();
   const a = scripted('a', [{ error: server() }, { error: server() }, { error: server() }], clock);
   const b = scripted('b', [{ text: ['saved'] }], clock);
-  const events = await all(new ReliableProvider({ chain: [a, b], clock }).chatStream(request));
+  const events = await run(new ReliableProvider({ chain: [a, b], clock }), request);
   assert.deepEqual([a.calls, b.calls], [3, 1]);
   assert.equal(textOf(events), 'saved');
   assert.deepEqual(attempts(events), ['a:failed+750', 'a:failed+1500', 'a:failed', 'b:ok']);
-  assert.ok(events.some((e) => e.type === 'status' && /trying b \(b-model\)/.test(e.text)));
+  assert.ok(events.some((e) => e.type === 'fallback' && /trying b \(b-model\)/.test(e.text)));
 });
 
 test('a stream that fails after output is not restarted: the error ends it and the seen text is not repeated', async () => {
   const clock = fakeClock();
   const a = scripted('a', [{ text: ['Half ', 'an'], error: { code: 'network', retryable: true, message: 'dropped' } }], clock);
   const b = scripted('b', [], clock);
-  const events = await all(new ReliableProvider({ chain: [a, b], clock }).chatStream(request));
+  const events = await run(new ReliableProvider({ chain: [a, b], clock }), request);
   assert.equal(textOf(events), 'Half an');
   assert.deepEqual([a.calls, b.calls], [1, 0]);
   assert.equal(events.at(-1).error.message, 'dropped');
@@ -190,18 +197,18 @@ test('circuit breaker: after 3 failed requests the provider is skipped for the c
   const a = scripted('a', [{ error: server() }, { error: server() }, { error: server() }], clock);
   const b = scripted('b', [], clock);
   const r = new ReliableProvider({ chain: [a, b], clock, breaker, retry: { retries: 0 } });
-  await all(r.chatStream(request));
-  await all(r.chatStream(request));
+  await run(r, request);
+  await run(r, request);
   assert.equal(breaker.state('a/a-model').state, 'closed', 'two failed requests: still closed');
-  await all(r.chatStream(request));
+  await run(r, request);
   assert.equal(breaker.state('a/a-model').state, 'open');
-  const second = await all(r.chatStream(request));
+  const second = await run(r, request);
   assert.equal(a.calls, 3, 'skipped while open');
   assert.match(second.find((e) => e.type === 'attempt').message, /Skipped for \d+ s after 3 failures/);
   assert.deepEqual(attempts(second), ['a:skipped', 'b:ok']);
   clock.advance(60_001);
   assert.equal(breaker.state('a/a-model').state, 'half-open');
-  const third = await all(r.chatStream(request));
+  const third = await run(r, request);
   assert.equal(a.calls, 4, 'one trial after the cool-down');
   assert.deepEqual(attempts(third), ['a:ok']);
   assert.equal(breaker.state('a/a-model').state, 'closed');
@@ -210,21 +217,21 @@ test('circuit breaker: after 3 failed requests the provider is skipped for the c
     const c = scripted('c', [{ error: server() }, ending === 'client' ? { error: { code: 'client', retryable: false, message: 'bad request' } } : { text: ['partial'] }, { text: ['fine'] }], clock);
     const br = new CircuitBreaker({ threshold: 1, cooldownMs: 1000, now: clock.now });
     const rc = new ReliableProvider({ chain: [c, scripted('d', [], clock)], clock, breaker: br, retry: { retries: 0 } });
-    await all(rc.chatStream(request));
+    await run(rc, request);
     assert.equal(br.state('c/c-model').state, 'open', ending);
     clock.advance(1001);
     const ac = new AbortController();
     if (ending === 'stop') {
       for await (const ev of rc.chatStream(request, { signal: ac.signal })) if (ev.type === 'text') ac.abort();
-    } else await all(rc.chatStream(request));
-    const after = await all(rc.chatStream(request));
+    } else await run(rc, request);
+    const after = await run(rc, request);
     assert.equal(textOf(after), 'fine', `${ending}: the next request tries the provider again`);
   }
   // With no other provider to turn to, the breaker does not stand between the user and the request.
   const lone = new CircuitBreaker({ threshold: 1, cooldownMs: 60_000, now: clock.now });
   lone.failure('a/a-model');
   const callsBefore = a.calls;
-  const tried = await all(new ReliableProvider({ chain: [a], clock, breaker: lone }).chatStream(request));
+  const tried = await run(new ReliableProvider({ chain: [a], clock, breaker: lone }), request);
   assert.equal(a.calls, callsBefore + 1);
   assert.deepEqual(attempts(tried), ['a:ok']);
 });
@@ -233,21 +240,21 @@ test('time-outs by state: connecting and first byte are retried; a stall mid-rep
   const timeouts = { connectMs: 30_000, firstByteMs: 300_000, gapMs: 180_000 };
   let clock = fakeClock();
   let a = scripted('a', [{ connectStall: 30_001 }, { text: ['ok'] }], clock);
-  let events = await all(new ReliableProvider({ chain: [a], clock, timeouts }).chatStream(request));
+  let events = await run(new ReliableProvider({ chain: [a], clock, timeouts }), request);
   assert.match(events.find((e) => e.type === 'attempt').message, /did not answer within 30 s/);
   assert.equal(textOf(events), 'ok');
   // Control: a slow connection inside the limit is no time-out.
   clock = fakeClock();
   a = scripted('a', [{ connectStall: 29_000, firstByteStall: 299_000, gapStall: 179_000, text: ['slow but fine'] }], clock);
-  events = await all(new ReliableProvider({ chain: [a], clock, timeouts }).chatStream(request));
+  events = await run(new ReliableProvider({ chain: [a], clock, timeouts }), request);
   assert.deepEqual(attempts(events), ['a:ok']);
   clock = fakeClock();
   a = scripted('a', [{ firstByteStall: 300_001 }, { text: ['ok'] }], clock);
-  events = await all(new ReliableProvider({ chain: [a], clock, timeouts }).chatStream(request));
+  events = await run(new ReliableProvider({ chain: [a], clock, timeouts }), request);
   assert.match(events.find((e) => e.type === 'attempt').message, /accepted the request but sent nothing for 300 s/);
   clock = fakeClock();
   a = scripted('a', [{ text: ['Partial ', 'answer'], gapStall: 180_001 }], clock);
-  events = await all(new ReliableProvider({ chain: [a], clock, timeouts }).chatStream(request));
+  events = await run(new ReliableProvider({ chain: [a], clock, timeouts }), request);
   assert.equal(textOf(events), 'Partial answer');
   const err = events.at(-1);
   assert.deepEqual([err.type, err.error.code, a.calls], ['error', 'network', 1]);
@@ -263,7 +270,7 @@ test('Stop during a backoff ends at once; Stop mid-stream is "aborted", not a fa
     ac.abort();
     return orig(ms, signal);
   };
-  const events = await all(new ReliableProvider({ chain: [a], clock }).chatStream(request, { signal: ac.signal }));
+  const events = await run(new ReliableProvider({ chain: [a], clock }), request, { signal: ac.signal });
   assert.equal(a.calls, 1);
   assert.equal(events.at(-1).error.code, 'aborted');
 });
@@ -273,7 +280,9 @@ test('a fallback that cannot take the request (tools by code instead of natively
   const a = scripted('a', [{ error: server() }, { error: server() }, { error: server() }], clock);
   const codex = scripted('codex', [], clock, { nativeTools: false });
   const blind = scripted('blind', [], clock, { vision: false });
-  const events = await all(new ReliableProvider({ chain: [a, codex, blind], clock }).chatStream({ messages: [{ role: 'user', content: 'see', images: [{ mediaType: 'image/png', dataUrl: 'data:image/png;base64,AA==' }] }] }));
+  const image = { mediaType: 'image/png', dataUrl: 'data:image/png;base64,AA==' };
+  const seeing = { messages: [{ role: /** @type {const} */ ('user'), content: 'see', images: [image] }] };
+  const events = await run(new ReliableProvider({ chain: [a, codex, blind], clock }), seeing);
   assert.deepEqual([codex.calls, blind.calls], [0, 0]);
   assert.deepEqual(attempts(events).slice(-2), ['codex:skipped', 'blind:skipped']);
   assert.match(events.at(-1).error.message, /every provider of the fallback chain failed/);
@@ -330,29 +339,29 @@ test('the reliability layer answers a repeated request from the cache (no call, 
   const cache = new ResponseCache({ now: clock.now });
   const r = new ReliableProvider({ chain: [a], clock, cache, cachePolicy: 'always' });
   const q = { messages: [{ role: /** @type {const} */ ('user'), content: 'Capital of France?' }] };
-  assert.equal(textOf(await all(r.chatStream(q))), 'Paris.');
-  const again = await all(r.chatStream(q));
+  assert.equal(textOf(await run(r, q)), 'Paris.');
+  const again = await run(r, q);
   assert.equal(a.calls, 1, 'no second call');
   assert.equal(again[0].type, 'cache_hit');
   assert.equal(textOf(again), 'Paris.');
-  assert.deepEqual(again.find((e) => e.type === 'usage'), { type: 'usage', inputTokens: 0, outputTokens: 0 });
+  assert.deepEqual(again.find((e) => e.type === 'finish')?.usage, { inputTokens: 0, outputTokens: 0 });
   // Regenerate asks the model again (and the new answer replaces the old).
-  assert.equal(textOf(await all(r.chatStream(q, { fresh: true }))), 'A new answer.');
-  assert.equal(textOf(await all(r.chatStream(q))), 'A new answer.');
+  assert.equal(textOf(await run(r, q, { fresh: true })), 'A new answer.');
+  assert.equal(textOf(await run(r, q)), 'A new answer.');
   assert.equal(a.calls, 2);
   // A reply that calls a tool is asked for every time.
   const t = { messages: [{ role: /** @type {const} */ ('user'), content: 'list files' }] };
-  await all(r.chatStream(t));
-  await all(r.chatStream(t));
+  await run(r, t);
+  await run(r, t);
   assert.equal(a.calls, 4);
   // A failed reply is not kept.
   const f = { messages: [{ role: /** @type {const} */ ('user'), content: 'fail' }] };
-  await all(r.chatStream(f));
+  await run(r, f);
   assert.equal(cache.size, 1, 'only the complete text answer is kept');
   // Control: the default policy does not cache a request without temperature 0.
   const b = scripted('b', [{ text: ['one'] }, { text: ['two'] }], clock);
   const d = new ReliableProvider({ chain: [b], clock, cache: new ResponseCache({ now: clock.now }) });
-  await all(d.chatStream(q));
-  await all(d.chatStream(q));
+  await run(d, q);
+  await run(d, q);
   assert.equal(b.calls, 2);
 });

@@ -118,7 +118,7 @@ test('usage ledger: the ToolRunner counts every call however it ends, the agent 
   assert.ok(models[0].inputTokens + models[0].outputTokens > 0);
   // A provider that reports no token counts (Chrome AI) still counts as a call.
   const quiet = { id: 'chrome-ai', model: 'gemini-nano', supportsNativeTools: false, supportsVision: false,
-    async *chatStream() { yield { type: 'text', text: 'hi' }; yield { type: 'done', stopReason: 'end_turn' }; },
+    async *chatStream() { yield { type: 'text', text: 'hi' }; yield { type: 'finish', stopReason: 'end_turn' }; },
     async chat() { return { content: 'x', toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, model: 'gemini-nano', stopReason: 'end_turn' }; } };
   const conv2 = await Conversation.open(fs, '.conversations/c2', { id: 'c2', title: 'T', createdAt: NOON, updatedAt: NOON });
   await new ClawserAgent({ provider: /** @type {any} */ (quiet), conversation: conv2, ledger }).run('hello'); // any: a hand-made provider with the methods the agent calls

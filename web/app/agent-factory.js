@@ -10,6 +10,7 @@
 /** @import { ClawserAgent as ClawserAgentType } from '../agent/runtime/agent.js' */
 import { ClawserAgent, DEFAULT_SYSTEM_PROMPT } from '../agent/runtime/agent.js';
 import { AutonomyController } from '../agent/runtime/autonomy.js';
+import { catalogEntry } from '../providers/catalog.js';
 import { ToolRunner } from '../agent/runtime/tool-runner.js';
 import { Codex } from '../agent/runtime/codex.js';
 import { SafetyPipeline } from '../safety/pipeline.js';
@@ -250,7 +251,7 @@ export class AgentFactory {
     const config = fast
       ? { provider: fast.provider, model: fast.model || undefined, baseUrl: fast.baseUrl || undefined, apiKey: await settings.apiKey(workspaceId, fast.provider).catch(() => undefined) }
       : await settings.providerConfig(workspaceId);
-    if (!config || config.provider === 'echo') return null;
+    if (!config || catalogEntry(config.provider)?.capabilities.test) return null;
     const provider = await this.provider(workspaceId, config);
     return {
       // Read after the call: the chain's entry that answered (a fallback, maybe) names the summary.

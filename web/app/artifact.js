@@ -1,4 +1,5 @@
 /** @import { ArtifactPane } from '../tools/types.d.ts' */
+/** @import { ArtifactSource } from '../ui/types.d.ts' */
 import DOMPurify from 'dompurify';
 
 /** A purifier of its own: the Markdown renderer's hooks (which drop classes) must not apply here. */
@@ -17,6 +18,7 @@ const SANITIZE = {
  * with CSS selectors. The source of truth is a detached document here; the view shows it in
  * a sandboxed iframe (no scripts, opaque origin), so it can never touch Clawser's own UI.
  * @implements {ArtifactPane}
+ * @implements {ArtifactSource}
  */
 export class ArtifactDocument {
   #doc = document.implementation.createHTMLDocument('Artifact');

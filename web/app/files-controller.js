@@ -1,4 +1,5 @@
 /** @import { FileSystem, DirEntry } from '../storage/types.d.ts' */
+/** @import { FilesPanelController } from '../ui/types.d.ts' */
 import { checkPath } from '../safety/tool-call-validator.js';
 import { PROTECTED_SEGMENTS } from '../storage/workspace-folders.js';
 import { splitPath } from '../storage/errors.js';
@@ -29,6 +30,7 @@ const join = (a, b) => (a ? `${a}/${b}` : b);
  * What the files panel does, without DOM: listing the workspace (internal folders hidden),
  * reading files for the editor or a preview, and every change — each path checked by the
  * same rules as the agent's tools, so neither can reach Clawser's own folders.
+ * @implements {FilesPanelController}
  */
 export class FilesController {
   /** @type {Set<() => void>} */

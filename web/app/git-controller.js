@@ -1,4 +1,5 @@
-/** @import { WorkspaceGit, FileStatus, CommitInfo, FileDiff } from '../git/git.js' */
+/** @import { WorkspaceGit, FileDiff } from '../git/git.js' */
+/** @import { GitState, GitPanelController } from '../ui/types.d.ts' */
 /** @import { AgentSettingsStore } from './agent-settings.js' */
 import { skippedNote, keptNote } from '../git/errors.js';
 
@@ -6,21 +7,9 @@ import { skippedNote, keptNote } from '../git/errors.js';
 const withSkipped = (text, skipped) => (skipped ? `${text} ${skippedNote(skipped)}` : text);
 
 /**
- * @typedef {object} GitState
- * @property {boolean} loading
- * @property {boolean} isRepo
- * @property {string | null} branch
- * @property {string[]} branches
- * @property {FileStatus[]} changes files with any difference (working copy, index or HEAD)
- * @property {CommitInfo[]} log
- * @property {{remote: string, url: string}[]} remotes
- * @property {string | null} busy what is running ("Pushing…")
- * @property {string | null} message last outcome, for a status line
- */
-
-/**
  * The git panel's logic: the workspace repository's state and every action, with the remote
  * credentials (token sealed at rest) and CORS proxy taken from the workspace settings.
+ * @implements {GitPanelController}
  */
 export class GitController {
   /** @type {GitState} */

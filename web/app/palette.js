@@ -8,7 +8,7 @@
 /** @import { AgentSettingsStore } from './agent-settings.js' */
 /** @import { WorkspaceStore } from './workspaces.js' */
 import { renameConversation, exportConversation } from './conversation-actions.js';
-import { lastRegenerableReply, stoppedLastReply, lastOwnMessage } from '../ui/chat-view.js';
+import { lastRegenerableReply, stoppedLastReply, lastOwnMessage } from './conversation-rules.js';
 
 /**
  * The actions of the views on screen that have a button or a shortcut, for the command palette

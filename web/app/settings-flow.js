@@ -1,12 +1,12 @@
-/** @import { NoKeyOptions } from '../providers/discovery.js' */
+/** @import { LocalFinding } from '../providers/types.d.ts' */
 /** @import { SettingsStore } from './settings.js' */
 /** @import { AgentSettingsStore } from './agent-settings.js' */
 /** @import { WorkspaceStore } from './workspaces.js' */
 /** @import { TabCoordinator } from '../agent/coordination/tabs.js' */
-import { CATALOG, catalogEntry } from '../providers/catalog.js';
-import { tabChromeAIAvailability, CHROME_AI_STATES } from '../providers/chrome-ai.js';
-import { discoverNoKeyOptions } from '../providers/discovery.js';
+import { CATALOG, catalogEntry, loadWire } from '../providers/catalog.js';
+import { discoverLocalProviders } from '../providers/discovery.js';
 import { parseLimitFields } from './agent-settings.js';
+import { setupChoices } from './settings.js';
 import { h } from '../ui/dom.js';
 import { FirstRunCard } from '../ui/first-run.js';
 import { openSettingsDialog } from '../ui/settings-dialog.js';
@@ -19,7 +19,7 @@ import { openSettingsDialog } from '../ui/settings-dialog.js';
  * what they offer and what saving them writes. The app shows the workspace again afterwards.
  */
 export class SettingsFlow {
-  /** The no-key options of this device, looked for once per page. @type {Promise<NoKeyOptions> | null} */
+  /** The no-key options of this device, looked for once per page. @type {Promise<LocalFinding[]> | null} */
   #discovery = null;
   #open = false;
 
@@ -40,18 +40,12 @@ export class SettingsFlow {
   /** The first-run card of a workspace with no provider yet. @param {string} workspaceId */
   setupCard(workspaceId) {
     const holder = h('div', null);
-    /** @param {NoKeyOptions | null} options */
-    const draw = (options) =>
-      holder.replaceChildren(
-        FirstRunCard({
-          options,
-          describeChromeAI: (state) => CHROME_AI_STATES[/** @type {keyof typeof CHROME_AI_STATES} */ (state)] ?? CHROME_AI_STATES.unsupported,
-          ...this.setupActions(workspaceId),
-        }),
-      );
+    /** @param {LocalFinding[] | null} findings */
+    const draw = (findings) =>
+      holder.replaceChildren(FirstRunCard({ choices: setupChoices(findings), checking: !findings, ...this.setupActions(workspaceId) }));
     draw(null);
-    this.#discovery ??= discoverNoKeyOptions();
-    this.#discovery.then(draw, () => draw({ chromeAI: 'unsupported', ollama: { found: false, models: [] }, lmstudio: { found: false, models: [] } }));
+    this.#discovery ??= discoverLocalProviders();
+    this.#discovery.then(draw, () => draw([]));
     return holder;
   }
 
@@ -89,7 +83,12 @@ export class SettingsFlow {
         agent: agentSettings.load(workspaceId),
         describeBackground: async () => (await (await import('./background.js')).backgroundMode({ leader: !!tabs.isLeader, tabs: tabs.peers().length + 1 })).text,
         hasKey: (provider) => settings.hasKey(workspaceId, provider),
-        describeAvailability: async (provider) => (provider === 'chrome-ai' ? `On this browser: ${CHROME_AI_STATES[await tabChromeAIAvailability()]}` : null),
+        describeAvailability: async (provider) => {
+          const entry = catalogEntry(provider);
+          if (!entry?.capabilities.availability) return null;
+          const { availability } = await loadWire(entry.wire);
+          return availability ? `On this browser: ${(await availability({ perTab: true })).text}` : null;
+        },
         listModels: async ({ useSavedKey, ...config }) => {
           const apiKey = config.apiKey ?? (useSavedKey ? await settings.apiKey(workspaceId, config.provider).catch(() => undefined) : undefined);
           const { listModelInfo, modelBadges } = await import('../providers/models.js');
@@ -99,7 +98,9 @@ export class SettingsFlow {
         pullModel: async (config, model, onProgress) => {
           const { createProvider } = await import('../providers/index.js');
           const p = createProvider(config);
-          if (!('pullModel' in p) || typeof p.pullModel !== 'function') throw new Error('Only Ollama downloads models.');
+          if (!('pullModel' in p) || typeof p.pullModel !== 'function') {
+            throw new Error(`${catalogEntry(config.provider)?.label ?? config.provider} does not download models.`);
+          }
           await p.pullModel(model, { onProgress });
         },
         onTest: async ({ useSavedKey, ...config }) => {

@@ -1,8 +1,9 @@
 /** @import { ConfigStore } from '../storage/types.d.ts' */
 /** @import { SecretBox } from '../storage/secrets.js' */
-/** @import { ProviderConfig } from '../providers/types.d.ts' */
+/** @import { ProviderConfig, LocalFinding, SetupTexts } from '../providers/types.d.ts' */
+/** @import { SetupChoice } from '../ui/types.d.ts' */
 import { z } from 'zod';
-import { catalogEntry } from '../providers/catalog.js';
+import { CATALOG, catalogEntry, wireDeclaration } from '../providers/catalog.js';
 
 const SettingsSchema = z.object({
   provider: z.string(),
@@ -17,17 +18,16 @@ const secretKey = (/** @type {string} */ ws, /** @type {string} */ provider) => 
 
 /**
  * Brings settings saved by an earlier version up to date (the same object when nothing changes):
- * the `ollama` preset spoke the OpenAI-compatible API under `/v1` and now speaks Ollama's native
- * API at the server's root, so a saved `…/v1` base URL loses its `/v1`.
+ * a wire whose address moved says how a saved base URL changes (its `migrateBaseUrl` — Ollama's
+ * preset spoke the OpenAI-compatible API under `/v1`, now Ollama's native API at the root).
  * @param {WorkspaceSettings} s
  * @returns {WorkspaceSettings}
  */
 export function migrateSettings(s) {
-  if (s.provider === 'ollama' && /\/v1\/?$/.test(s.baseUrl)) {
-    const baseUrl = s.baseUrl.replace(/\/v1\/?$/, '');
-    return { ...s, baseUrl: baseUrl === 'http://localhost:11434' ? '' : baseUrl };
-  }
-  return s;
+  const entry = catalogEntry(s.provider);
+  const migrate = entry && wireDeclaration(entry.wire)?.migrateBaseUrl;
+  const baseUrl = migrate ? migrate(s.baseUrl) : s.baseUrl;
+  return baseUrl === s.baseUrl ? s : { ...s, baseUrl };
 }
 
 /** @param {unknown} raw @returns {{current: WorkspaceSettings | null, migrated: boolean}} */
@@ -48,7 +48,30 @@ export const parseSettings = (raw) => readSettings(raw).current;
 /** "OpenAI · gpt-4o-mini", "No provider yet": what the home screen says of a workspace's provider. @param {WorkspaceSettings | null} current */
 export function providerLabel(current) {
   const entry = current ? catalogEntry(current.provider) : undefined;
-  return !entry ? 'No provider yet' : entry.wire === 'echo' ? 'Echo · test provider, no AI' : `${entry.label}${current?.model ? ` · ${current.model}` : ''}`;
+  if (!entry) return 'No provider yet';
+  if (entry.capabilities.test) return `${entry.label} · test provider, no AI`;
+  return `${entry.label}${current?.model ? ` · ${current.model}` : ''}`;
+}
+
+/**
+ * What the first-run card offers: every local provider (what needs no key on this machine), test
+ * providers last, each as its registry entry words it — while it is looked for (`findings`
+ * null), then as found. A provider running in the page with nothing to ask is there at once.
+ * @param {LocalFinding[] | null} findings
+ * @returns {SetupChoice[]}
+ */
+export function setupChoices(findings) {
+  const local = CATALOG.filter((e) => e.capabilities.local && e.setup);
+  return [...local.filter((e) => !e.capabilities.test), ...local.filter((e) => e.capabilities.test)].map((e) => {
+    const setup = /** @type {SetupTexts} */ (e.setup);
+    const always = e.capabilities.runs === 'browser' && !e.capabilities.availability;
+    const found = always ? { provider: e.id, found: true, models: [] } : findings?.find((f) => f.provider === e.id);
+    const base = { provider: e.id, title: setup.title, action: setup.action, test: e.capabilities.test };
+    if (!found) return { ...base, usable: findings ? false : null, detail: findings ? setup.missing ?? '' : setup.checking };
+    const said = found.found ? setup.found : setup.missing;
+    const detail = found.text ?? (typeof said === 'function' ? said(found.models) : said ?? '');
+    return { ...base, usable: found.found, detail, ...(found.found && found.models[0] ? { model: found.models[0] } : {}) };
+  });
 }
 
 /** Per-workspace provider settings; API keys sealed by SecretBox, never stored in clear. */

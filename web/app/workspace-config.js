@@ -48,7 +48,10 @@ const AgentConfigSchema = AgentSettingsSchema.superRefine((a, ctx) => {
     ...Object.entries(a.providers.routes).flatMap(([hint, r]) => (r ? [/** @type {[(string | number)[], {provider: string, baseUrl: string}]} */ ([['providers', 'routes', hint], r])] : [])),
   ];
   for (const [path, f] of entries) {
-    if (!catalogEntry(f.provider) || f.provider === 'echo') ctx.addIssue({ code: 'custom', path: [...path, 'provider'], message: 'not a provider this version knows (see the list in Settings)' });
+    if (!catalogEntry(f.provider) || catalogEntry(f.provider)?.capabilities.test) {
+      const message = 'not a provider this version knows (see the list in Settings)';
+      ctx.addIssue({ code: 'custom', path: [...path, 'provider'], message });
+    }
     if (f.baseUrl && !/^https?:\/\/[^\s]+$/i.test(f.baseUrl)) ctx.addIssue({ code: 'custom', path: [...path, 'baseUrl'], message: 'must be an http:// or https:// address, or empty for the provider\'s own' });
     if (f.baseUrl && hasCredentials(f.baseUrl)) ctx.addIssue({ code: 'custom', path: [...path, 'baseUrl'], message: 'must not carry a user name, password or key: set keys in Settings' });
   }

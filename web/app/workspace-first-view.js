@@ -5,16 +5,16 @@
 // state, replace these ones; what was typed, the focus and the scroll positions carry over, and
 // what was used meanwhile (a conversation chosen, a message sent…) runs then.
 /** @import { FileSystem, FileStat, DirEntry } from '../storage/types.d.ts' */
-/** @import { ChatViewController } from '../ui/chat-view.js' */
-/** @import { ChatState } from './chat-controller.js' */
+/** @import { ChatState, ChatViewController } from '../ui/types.d.ts' */
 /** @import { Route } from './router.js' */
 import { DirectoryHandleFileSystem } from '../storage/handle-fs.js';
 import { StorageError, splitPath, toStorageError } from '../storage/errors.js';
 import { parseWorkspaceList, WORKSPACES_KEY } from './workspaces.js';
-import { parseSettings, providerLabel, settingsKey } from './settings.js';
+import { parseSettings, providerLabel, settingsKey, setupChoices } from './settings.js';
 import { RAIL_COLLAPSED_KEY } from './flags.js';
 import { PANEL_NAV, panelOfShortcut } from './panel-nav.js';
 import { markInteractive, savedConfig } from './first-view.js';
+import * as conversationRules from './conversation-rules.js';
 import { Conversation } from '../agent/conversation/conversation.js';
 import { LIST_FILE, parseConversationList, byActivity } from '../agent/conversation/conversation-list.js';
 import { WorkspaceView } from '../ui/workspace-view.js';
@@ -186,6 +186,7 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
     },
     get busy() { return turnQueued; },
     delegations: undefined,
+    rules: conversationRules,
     imageLimits: () => ({ accepts: false, maxEdge: 0, maxBytes: 0, why: 'Clawser is still starting: attach the image again in a moment.' }),
     imageUrl: async (ref) => {
       const bytes = await /** @type {Conversation} */ (conversation).readImage(ref);
@@ -218,7 +219,12 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
     controller,
     needsSetup,
     // Still "checking" what this machine offers: the app's card finds out.
-    setupCard: () => FirstRunCard({ options: null, describeChromeAI: () => '', onChoose: (choice) => call((t) => t.setup.onChoose(choice)), onAddKey: () => call((t) => t.setup.onAddKey()) }),
+    setupCard: () => FirstRunCard({
+      choices: setupChoices(null),
+      checking: true,
+      onChoose: (choice) => call((t) => t.setup.onChoose(choice)),
+      onAddKey: () => call((t) => t.setup.onAddKey()),
+    }),
     onOpenSettings: () => call((t) => t.chat.onOpenSettings()),
     onConversationChange: () => {}, // the app's view puts it in the address
     onSaveCode: (code, ext) => later((t) => t.chat.onSaveCode?.(code, ext) ?? null),

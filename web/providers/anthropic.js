@@ -1,4 +1,4 @@
-/** @import { ChatRequest, StreamEvent, StopReason, Message } from './types.d.ts' */
+/** @import { ChatRequest, StreamPart, StopReason, Message, WireOptions } from './types.d.ts' */
 /** @import { SSEMessage } from '../net/sse.js' */
 import { ProviderError, droppedError } from './errors.js';
 import { HttpSseProvider, parseToolArguments } from './http.js';
@@ -66,6 +66,11 @@ export class AnthropicProvider extends HttpSseProvider {
   }
 }
 
+/** The wire's factory (the registry's lazy `load` imports this module). @param {WireOptions} options */
+export function create(options) {
+  return new AnthropicProvider(options);
+}
+
 /**
  * Messages alternate user/assistant; tool results travel as `tool_result` blocks in a user
  * message, so consecutive tool messages (parallel calls) merge into one user turn.
@@ -102,10 +107,11 @@ export function toWireMessages(messages) {
 }
 
 /**
- * Turns Anthropic's typed SSE events into stream events.
+ * Turns Anthropic's typed SSE events into stream parts. Text and thinking carry their content
+ * block's index as their id (the wire names blocks by index); tool calls their `tool_use` id.
  * @param {AsyncIterable<{event: string, data: string}>} messages
  * @param {string} label
- * @returns {AsyncGenerator<StreamEvent>}
+ * @returns {AsyncGenerator<StreamPart>}
  */
 export async function* assembleAnthropicStream(messages, label) {
   /** @type {Map<number, {kind: string, id: string, name: string, json: string}>} */
@@ -138,13 +144,13 @@ export async function* assembleAnthropicStream(messages, label) {
       case 'content_block_start': {
         const b = json.content_block ?? {};
         blocks.set(json.index, { kind: b.type, id: b.id ?? '', name: b.name ?? '', json: '' });
-        if (b.type === 'text' && b.text) yield { type: 'text', text: b.text };
+        if (b.type === 'text' && b.text) yield { type: 'text', text: b.text, id: String(json.index) };
         break;
       }
       case 'content_block_delta': {
         const d = json.delta ?? {};
-        if (d.type === 'text_delta' && d.text) yield { type: 'text', text: d.text };
-        else if (d.type === 'thinking_delta' && d.thinking) yield { type: 'thinking', text: d.thinking };
+        if (d.type === 'text_delta' && d.text) yield { type: 'text', text: d.text, id: String(json.index) };
+        else if (d.type === 'thinking_delta' && d.thinking) yield { type: 'reasoning', text: d.thinking, id: String(json.index) };
         else if (d.type === 'input_json_delta') {
           const b = blocks.get(json.index);
           if (b) b.json += d.partial_json ?? '';
@@ -180,7 +186,7 @@ export async function* assembleAnthropicStream(messages, label) {
     if (stopped) break;
   }
   if (!stopped) throw droppedError(label);
-  // Anthropic counts cached input apart from input_tokens; the usage event's input is all of it.
-  yield { type: 'usage', inputTokens: inputTokens + cacheRead + cacheWrite, outputTokens, ...(cacheRead ? { cachedInputTokens: cacheRead } : {}), ...(cacheWrite ? { cacheWriteTokens: cacheWrite } : {}) };
-  yield { type: 'done', stopReason };
+  // Anthropic counts cached input apart from input_tokens; the finish part's input is all of it.
+  const cache = { ...(cacheRead ? { cachedInputTokens: cacheRead } : {}), ...(cacheWrite ? { cacheWriteTokens: cacheWrite } : {}) };
+  yield { type: 'finish', stopReason, usage: { inputTokens: inputTokens + cacheRead + cacheWrite, outputTokens, ...cache } };
 }

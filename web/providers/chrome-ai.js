@@ -1,6 +1,6 @@
-/** @import { ChatRequest, CallOptions, StreamEvent, Provider, Message } from './types.d.ts' */
+/** @import { ChatRequest, CallOptions, StreamPart, Provider, Message, WireOptions, Availability } from './types.d.ts' */
 import { ProviderError } from './errors.js';
-import { collectStream } from './http.js';
+import { collectStream, ignoredSettings } from './http.js';
 
 /** @typedef {'unsupported' | 'unavailable' | 'downloadable' | 'downloading' | 'available'} ChromeAIAvailability */
 
@@ -90,6 +90,23 @@ export const CHROME_AI_STATES = {
 };
 
 /**
+ * Whether the on-device model can run here, in words (the registry's `availability`): usable
+ * when it is ready or can be downloaded.
+ * @param {{perTab?: boolean, scope?: any}} [options]
+ *   perTab: through tabChromeAIAvailability (what asks on its own); scope: see findPromptApi
+ * @returns {Promise<Availability>}
+ */
+export async function availability(options = {}) {
+  const state = await (options.perTab ? tabChromeAIAvailability(options.scope) : chromeAIAvailability(options.scope));
+  return { usable: state === 'available' || state === 'downloadable' || state === 'downloading', state, text: CHROME_AI_STATES[state] };
+}
+
+/** The wire's factory (the registry's lazy `load` imports this module). @param {WireOptions} options */
+export function create({ model }) {
+  return new ChromeAIProvider({ model });
+}
+
+/**
  * Chrome built-in AI (Gemini Nano through the Prompt API). No native tool calling: tools
  * reach it through the Codex.
  * @implements {Provider}
@@ -108,7 +125,7 @@ export class ChromeAIProvider {
     return collectStream(this.chatStream(request, options), this.model);
   }
 
-  /** @param {ChatRequest} request @param {CallOptions} [options] @returns {AsyncGenerator<StreamEvent>} */
+  /** @param {ChatRequest} request @param {CallOptions} [options] @returns {AsyncGenerator<StreamPart>} */
   async *chatStream(request, options = {}) {
     const signal = options.signal;
     const found = findPromptApi(this.scope);
@@ -121,13 +138,17 @@ export class ChromeAIProvider {
       yield { type: 'error', error: new ProviderError('client', `${CHROME_AI_STATES.unavailable} Pick another provider in Settings.`, { retryable: false }).toJSON() };
       return;
     }
+    // The Prompt API takes text, and no limit on the reply's length; sampling is left at Chrome's.
+    yield* ignoredSettings(request, 'Chrome built-in AI', {
+      maxTokens: 'takes no limit on the reply\'s length', temperature: 'is used at its own temperature',
+      images: 'reads text only', tools: 'takes tools through code only',
+    });
     const { initialPrompts, prompt } = splitConversation(request);
-    /** @type {{type: 'status', text: string}[]} */
-    const progress = [];
+    const status = (/** @type {string} */ text) => options.onStatus?.({ type: 'progress', text });
     /** @type {any} */ // the Prompt API session object is not typed in TypeScript's DOM lib
     let session;
     try {
-      if (state === 'downloadable' || state === 'downloading') yield { type: 'status', text: 'Downloading the on-device model… this happens once.' };
+      if (state === 'downloadable' || state === 'downloading') status('Downloading the on-device model… this happens once.');
       session = await found.api.create({
         ...(found.kind === 'current' ? LANGUAGE_OPTIONS : {}),
         initialPrompts: found.kind === 'current' ? initialPrompts : initialPrompts.filter((p) => p.role !== 'system'),
@@ -136,11 +157,10 @@ export class ChromeAIProvider {
         monitor(/** @type {EventTarget} */ m) {
           m.addEventListener('downloadprogress', (/** @type {any} */ e) => {
             const pct = e.total ? Math.round((e.loaded / e.total) * 100) : Math.round((e.loaded ?? 0) * 100);
-            progress.push({ type: 'status', text: `Downloading the on-device model… ${pct}%` });
+            status(`Downloading the on-device model… ${pct}%`);
           });
         },
       });
-      yield* progress.splice(0);
       const stream = session.promptStreaming(prompt, { signal });
       let seen = '';
       for await (const chunk of stream) {
@@ -150,7 +170,8 @@ export class ChromeAIProvider {
         seen = seen && text.startsWith(seen) ? text : seen + delta;
         if (delta) yield { type: 'text', text: delta };
       }
-      yield { type: 'done', stopReason: 'end_turn' };
+      // The Prompt API reports no token counts: the finish part has none.
+      yield { type: 'finish', stopReason: 'end_turn' };
     } catch (err) {
       const e = /** @type {Error} */ (err);
       if (signal?.aborted || e.name === 'AbortError') {

@@ -1,6 +1,5 @@
 /** @import { ProviderConfig, CatalogEntry } from './types.d.ts' */
-import { catalogEntry } from './catalog.js';
-import { chromeAIAvailability, CHROME_AI_STATES } from './chrome-ai.js';
+import { catalogEntry, loadWire } from './catalog.js';
 import { ProviderError } from './errors.js';
 import { isLocalAddress, offlineExplains, offlineMessage } from '../net/offline.js';
 import { createProvider } from './index.js';
@@ -17,11 +16,12 @@ import { createProvider } from './index.js';
 export async function testConnection(config, deps = {}) {
   const entry = catalogEntry(config.provider);
   if (!entry) return { ok: false, code: 'client', message: `Unknown provider "${config.provider}".` };
-  if (entry.wire === 'chrome-ai') {
-    const state = await chromeAIAvailability();
-    return state === 'available' || state === 'downloadable' || state === 'downloading'
-      ? { ok: true, message: `Chrome built-in AI: ${CHROME_AI_STATES[state]}` }
-      : { ok: false, code: 'client', message: `Chrome built-in AI: ${CHROME_AI_STATES[state]}` };
+  // A provider that says whether it can run here is tested by asking that, without a call.
+  const { availability } = entry.capabilities.availability ? await loadWire(entry.wire) : {};
+  if (availability) {
+    const a = await availability();
+    const message = `${entry.label}: ${a.text}`;
+    return a.usable ? { ok: true, message } : { ok: false, code: 'client', message };
   }
   let provider;
   try {
@@ -68,8 +68,10 @@ export async function diagnoseNetworkFailure(entry, config, deps) {
     const help = entry.corsHelp
       ? entry.corsHelp.replaceAll('{origin}', origin)
       : `${entry.label} answered but does not allow requests from a web page (CORS). Use a provider that allows browser access, or put a CORS proxy in front of it and set its URL as the base URL.`;
-    // OpenAI can answer a wrong key with a response that lacks CORS headers.
-    const keyHint = entry.id === 'openai' ? ' If you use OpenAI directly, this can also mean the API key is wrong: check it.' : '';
+    // Some hosts (OpenAI) answer a wrong key with a response that lacks CORS headers.
+    const keyHint = entry.corsMayMeanBadKey
+      ? ` If you use ${entry.label} directly, this can also mean the API key is wrong: check it.`
+      : '';
     return { ok: false, code: 'cors', message: help + keyHint };
   }
   if (!entry.local && offlineExplains(base, deps.online)) return { ok: false, code: 'network', message: offlineMessage(`${entry.label} at ${base}`) };

@@ -1,38 +1,52 @@
-import { tabChromeAIAvailability } from './chrome-ai.js';
-
-/** @typedef {import('./chrome-ai.js').ChromeAIAvailability} ChromeAIAvailability */
-/** @typedef {{chromeAI: ChromeAIAvailability, ollama: {found: boolean, models: string[]}, lmstudio: {found: boolean, models: string[]}}} NoKeyOptions */
-
-export const LOCAL_SERVERS = {
-  ollama: 'http://localhost:11434',
-  lmstudio: 'http://localhost:1234',
-};
+/** @import { ChromeAIAvailability } from './chrome-ai.js' */
+/** @import { LocalFinding } from './types.d.ts' */
+import { CATALOG, loadWire } from './catalog.js';
 
 /**
- * Finds the options this machine has that need no API key: Chrome built-in AI and a local
- * Ollama or LM Studio server. Each probe is bounded by a short timeout.
- * @param {{fetchImpl?: typeof fetch, timeoutMs?: number, servers?: {ollama: string, lmstudio: string}}} [deps]
+ * Looks for what this machine offers without an API key: every local provider of the registry
+ * (catalog.js) — one that runs in the page and says whether it can (its wire's `availability`:
+ * Chrome built-in AI), or a server on this machine (its wire's `discover`: Ollama, LM Studio).
+ * Each search is bounded by a short time-out; a provider running in the page with nothing to
+ * ask (Echo) is always found. The wires' code loads here, on first use.
+ * @param {{fetchImpl?: typeof fetch, timeoutMs?: number}} [deps]
+ * @returns {Promise<LocalFinding[]>}
+ */
+export async function discoverLocalProviders(deps = {}) {
+  const timeoutMs = deps.timeoutMs ?? 1500;
+  return Promise.all(CATALOG.filter((e) => e.capabilities.local).map(async (entry) => {
+    const caps = entry.capabilities;
+    const none = { provider: entry.id, found: false, models: [] };
+    if (caps.runs === 'browser' && !caps.availability) return { provider: entry.id, found: true, models: [] };
+    try {
+      const wire = await loadWire(entry.wire);
+      if (caps.availability && wire.availability) {
+        const a = await wire.availability({ perTab: true });
+        return { ...none, found: a.usable, state: a.state, text: a.text };
+      }
+      return wire.discover ? { provider: entry.id, ...(await wire.discover(entry, { fetchImpl: deps.fetchImpl, timeoutMs })) } : none;
+    } catch {
+      return none;
+    }
+  }));
+}
+
+/**
+ * @typedef {{chromeAI: ChromeAIAvailability, ollama: {found: boolean, models: string[]}, lmstudio: {found: boolean, models: string[]}}}
+ *   NoKeyOptions
+ */
+
+/**
+ * The first API's answer (docs/api.md), in its shape: Chrome built-in AI's state and what was
+ * found of a local Ollama and LM Studio. The app uses discoverLocalProviders.
+ * @deprecated use discoverLocalProviders, which covers every local provider of the registry
+ * @param {{fetchImpl?: typeof fetch, timeoutMs?: number}} [deps]
  * @returns {Promise<NoKeyOptions>}
  */
 export async function discoverNoKeyOptions(deps = {}) {
-  const doFetch = deps.fetchImpl ?? globalThis.fetch.bind(globalThis);
-  const servers = deps.servers ?? LOCAL_SERVERS;
-  const timeoutMs = deps.timeoutMs ?? 1500;
-  /** @param {string} url @param {(json: any) => string[]} pick server JSON, read defensively */
-  const probe = async (url, pick) => {
-    try {
-      const res = await doFetch(url, { signal: AbortSignal.timeout(timeoutMs), cache: 'no-store' });
-      if (!res.ok) return { found: false, models: [] };
-      const json = await res.json().catch(() => ({}));
-      return { found: true, models: pick(json).filter((m) => typeof m === 'string') };
-    } catch {
-      return { found: false, models: [] };
-    }
-  };
-  const [chromeAI, ollama, lmstudio] = await Promise.all([
-    tabChromeAIAvailability(),
-    probe(`${servers.ollama}/api/tags`, (j) => (Array.isArray(j.models) ? j.models.map((/** @type {{name?: string}} */ m) => m.name) : [])),
-    probe(`${servers.lmstudio}/v1/models`, (j) => (Array.isArray(j.data) ? j.data.map((/** @type {{id?: string}} */ m) => m.id) : [])),
-  ]);
-  return { chromeAI, ollama, lmstudio };
+  const found = await discoverLocalProviders(deps);
+  /** @type {Record<string, {found: boolean, models: string[]}>} */
+  const servers = Object.fromEntries(found.map((f) => [f.provider, { found: f.found, models: f.models }]));
+  const none = { found: false, models: [] };
+  const chromeAI = /** @type {ChromeAIAvailability} */ (found.find((f) => f.state !== undefined)?.state ?? 'unsupported');
+  return { chromeAI, ollama: servers.ollama ?? none, lmstudio: servers.lmstudio ?? none };
 }

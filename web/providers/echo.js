@@ -1,5 +1,5 @@
-/** @import { ChatRequest, CallOptions, StreamEvent, Provider } from './types.d.ts' */
-import { collectStream, lastUserText } from './http.js';
+/** @import { ChatRequest, CallOptions, StreamPart, Provider, WireOptions } from './types.d.ts' */
+import { collectStream, ignoredSettings, lastUserText } from './http.js';
 
 /**
  * Test provider: no AI, no network. Streams back the last user message word by word so
@@ -20,8 +20,12 @@ export class EchoProvider {
     return collectStream(this.chatStream(request, options), this.model);
   }
 
-  /** @param {ChatRequest} request @param {CallOptions} [options] @returns {AsyncGenerator<StreamEvent>} */
+  /** @param {ChatRequest} request @param {CallOptions} [options] @returns {AsyncGenerator<StreamPart>} */
   async *chatStream(request, options = {}) {
+    // A test provider: it repeats, so sampling and length settings mean nothing to it.
+    yield* ignoredSettings(request, 'Echo', {
+      temperature: 'repeats your message and takes no temperature', maxTokens: 'repeats your message whole',
+    });
     const last = request.messages.at(-1);
     // After code ran (the Codex path) the last message is its output: echo that, without code.
     const text = last?.role === 'tool' ? last.content : lastUserText(request);
@@ -36,7 +40,12 @@ export class EchoProvider {
       if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
       yield { type: 'text', text: piece };
     }
-    yield { type: 'usage', inputTokens: Math.ceil(text.length / 4), outputTokens: Math.ceil(reply.length / 4) };
-    yield { type: 'done', stopReason: 'end_turn' };
+    const usage = { inputTokens: Math.ceil(text.length / 4), outputTokens: Math.ceil(reply.length / 4) };
+    yield { type: 'finish', stopReason: 'end_turn', usage };
   }
+}
+
+/** The wire's factory (the registry's lazy `load` imports this module). @param {WireOptions} options */
+export function create({ model, echoDelayMs }) {
+  return new EchoProvider({ model, delayMs: echoDelayMs });
 }

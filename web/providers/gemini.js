@@ -1,4 +1,4 @@
-/** @import { ChatRequest, StreamEvent, StopReason, Message, ImagePart, CallOptions } from './types.d.ts' */
+/** @import { ChatRequest, StreamPart, StopReason, Message, ImagePart, CallOptions, WireOptions } from './types.d.ts' */
 /** @import { SSEMessage } from '../net/sse.js' */
 import { ProviderError, droppedError, errorBodyMessage } from './errors.js';
 import { HttpSseProvider } from './http.js';
@@ -104,6 +104,11 @@ export class GeminiProvider extends HttpSseProvider {
   }
 }
 
+/** The wire's factory (the registry's lazy `load` imports this module). @param {WireOptions} options */
+export function create(options) {
+  return new GeminiProvider(options);
+}
+
 /** @param {ImagePart} image */
 function inlineData(image) {
   const [head, data] = image.dataUrl.split(',');
@@ -162,12 +167,13 @@ function geminiError(json, label) {
 }
 
 /**
- * Turns Gemini's SSE chunks into stream events. Every chunk repeats `usageMetadata` (the last
- * one counts); thought parts are thinking; function calls arrive whole. There is no end marker
- * but the candidate's `finishReason`: a stream without one was cut.
+ * Turns Gemini's SSE chunks into stream parts. Every chunk repeats `usageMetadata` (the last
+ * one counts, in the finish part); thought parts are reasoning; function calls arrive whole, with
+ * an id where the API gives one. Text has no id on this wire. There is no end marker but the
+ * candidate's `finishReason`: a stream without one was cut.
  * @param {AsyncIterable<SSEMessage>} messages
  * @param {string} label
- * @returns {AsyncGenerator<StreamEvent>}
+ * @returns {AsyncGenerator<StreamPart>}
  */
 export async function* assembleGeminiStream(messages, label) {
   /** @type {{inputTokens: number, outputTokens: number, cachedInputTokens?: number} | null} */
@@ -212,7 +218,7 @@ export async function* assembleGeminiStream(messages, label) {
     if (!candidate) continue;
     for (const part of candidate.content?.parts ?? []) {
       if (typeof part.text === 'string' && part.text) {
-        if (part.thought === true) yield { type: 'thinking', text: part.text };
+        if (part.thought === true) yield { type: 'reasoning', text: part.text };
         else {
           sawText = true;
           yield { type: 'text', text: part.text };
@@ -220,7 +226,7 @@ export async function* assembleGeminiStream(messages, label) {
       } else if (part.functionCall && typeof part.functionCall.name === 'string') {
         const args = part.functionCall.args;
         calls++;
-        /** @type {StreamEvent} */
+        /** @type {StreamPart} */
         const ev = {
           type: 'tool_call',
           id: typeof part.functionCall.id === 'string' && part.functionCall.id ? part.functionCall.id : `gemini_call_${Date.now().toString(36)}_${calls}`,
@@ -242,6 +248,5 @@ export async function* assembleGeminiStream(messages, label) {
     }
   }
   if (stopReason === null) throw droppedError(label);
-  if (usage) yield { type: 'usage', ...usage };
-  yield { type: 'done', stopReason };
+  yield { type: 'finish', stopReason, ...(usage ? { usage } : {}) };
 }

@@ -1,4 +1,5 @@
-/** @import { ChatRequest, ChatResult, StreamEvent, CallOptions, StopReason, ToolCall, CatalogEntry, Provider } from './types.d.ts' */
+/** @import { ChatRequest, ChatResult, StreamPart, CallOptions, StopReason, ToolCall, CatalogEntry, Provider } from './types.d.ts' */
+/** @import { CallWarning, IgnoredSetting } from './types.d.ts' */
 /** @import { SSEMessage } from '../net/sse.js' */
 import { ProviderError, droppedError, fetchError, httpError } from './errors.js';
 import { parseSSE } from '../net/sse.js';
@@ -32,7 +33,7 @@ export async function postJson(opts) {
 /**
  * Runs a stream to completion and assembles a ChatResult; the shared implementation of
  * every provider's `chat()`, so streaming and non-streaming calls can't disagree.
- * @param {AsyncIterable<StreamEvent>} stream
+ * @param {AsyncIterable<StreamPart>} stream
  * @param {string} model
  * @returns {Promise<ChatResult>}
  */
@@ -44,28 +45,59 @@ export async function collectStream(stream, model) {
   const usage = { inputTokens: 0, outputTokens: 0 };
   /** @type {StopReason} */
   let stopReason = 'unknown';
+  /** @type {CallWarning[]} */
+  const warnings = [];
   for await (const ev of stream) {
     if (ev.type === 'text') content += ev.text;
     else if (ev.type === 'tool_call') toolCalls.push({ id: ev.id, name: ev.name, arguments: ev.arguments, ...(ev.signature ? { signature: ev.signature } : {}) });
-    else if (ev.type === 'usage') {
-      usage.inputTokens = ev.inputTokens;
-      usage.outputTokens = ev.outputTokens;
-      if (ev.cachedInputTokens) usage.cachedInputTokens = ev.cachedInputTokens;
-      if (ev.cacheWriteTokens) usage.cacheWriteTokens = ev.cacheWriteTokens;
-    } else if (ev.type === 'done') stopReason = ev.stopReason;
-    else if (ev.type === 'error') {
+    else if (ev.type === 'warning') warnings.push({ setting: ev.setting, message: ev.message });
+    else if (ev.type === 'finish') {
+      stopReason = ev.stopReason;
+      if (ev.usage) {
+        usage.inputTokens = ev.usage.inputTokens;
+        usage.outputTokens = ev.usage.outputTokens;
+        if (ev.usage.cachedInputTokens) usage.cachedInputTokens = ev.usage.cachedInputTokens;
+        if (ev.usage.cacheWriteTokens) usage.cacheWriteTokens = ev.usage.cacheWriteTokens;
+      }
+    } else if (ev.type === 'error') {
       throw new ProviderError(ev.error.code, ev.error.message, { retryable: ev.error.retryable, status: ev.error.status });
     }
   }
-  return { content, toolCalls, usage, model, stopReason };
+  return { content, toolCalls, usage, model, stopReason, warnings };
 }
+
+/**
+ * The warning parts of a request's settings that a provider leaves unapplied: `settings` names
+ * each with the reason, said after the provider's name ("takes no temperature").
+ * @param {ChatRequest} request @param {string} label
+ * @param {Partial<Record<IgnoredSetting, string>>} settings
+ * @returns {StreamPart[]}
+ */
+export function ignoredSettings(request, label, settings) {
+  /** @type {Record<IgnoredSetting, boolean>} */
+  const given = {
+    temperature: request.temperature !== undefined,
+    maxTokens: request.maxTokens !== undefined,
+    tools: !!request.tools?.length,
+    images: request.messages.some((m) => m.images?.length),
+    system: !!request.system,
+  };
+  return /** @type {[IgnoredSetting, string][]} */ (Object.entries(settings))
+    .filter(([setting]) => given[setting])
+    .map(([setting, why]) => ({
+      type: 'warning', setting, message: `${label} ${why}: the request's ${SETTING_NAMES[setting]} was not applied.`,
+    }));
+}
+
+/** @type {Record<IgnoredSetting, string>} */
+const SETTING_NAMES = { temperature: 'temperature', maxTokens: 'token limit', tools: 'tools', images: 'images', system: 'system prompt' };
 
 /**
  * Wraps a provider's event generator so that any thrown error becomes one
  * `{type:'error'}` event: consumers handle a single shape.
- * @param {() => AsyncGenerator<StreamEvent>} run
+ * @param {() => AsyncGenerator<StreamPart>} run
  * @param {{label: string, url: string, signal?: AbortSignal}} info
- * @returns {AsyncGenerator<StreamEvent>}
+ * @returns {AsyncGenerator<StreamPart>}
  */
 export async function* guardStream(run, info) {
   try {
@@ -97,9 +129,9 @@ export function parseToolArguments(raw) {
  * @param {Response} res
  * @param {AbortSignal | undefined} signal
  * @param {string} label
- * @param {(messages: AsyncIterable<import('../net/sse.js').SSEMessage>) => AsyncGenerator<StreamEvent>} assemble
+ * @param {(messages: AsyncIterable<import('../net/sse.js').SSEMessage>) => AsyncGenerator<StreamPart>} assemble
  * @param {(body: ReadableStream<Uint8Array>, signal: AbortSignal | undefined) => AsyncIterable<SSEMessage>} [frame] how the body is cut into messages (default: SSE)
- * @returns {AsyncGenerator<StreamEvent>}
+ * @returns {AsyncGenerator<StreamPart>}
  */
 export async function* streamBody(res, signal, label, assemble, frame = (body, s) => parseSSE(body, { signal: s })) {
   try {
@@ -107,6 +139,26 @@ export async function* streamBody(res, signal, label, assemble, frame = (body, s
   } catch (err) {
     if (err instanceof ProviderError || signal?.aborted || /** @type {Error} */ (err)?.name === 'AbortError') throw err;
     throw droppedError(label);
+  }
+}
+
+/**
+ * Looks for a server on this machine by a list endpoint (the first-run card's search): found
+ * when it answers 2xx within `timeoutMs`, with the model names `pick` reads from its JSON.
+ * @param {string} url @param {(json: any) => unknown[]} pick server JSON, read defensively
+ * @param {{fetchImpl?: typeof fetch, timeoutMs: number}} deps
+ * @returns {Promise<{found: boolean, models: string[]}>}
+ */
+export async function probeServer(url, pick, deps) {
+  const doFetch = deps.fetchImpl ?? globalThis.fetch.bind(globalThis);
+  try {
+    const res = await doFetch(url, { signal: AbortSignal.timeout(deps.timeoutMs), cache: 'no-store' });
+    if (!res.ok) return { found: false, models: [] };
+    const json = await res.json().catch(() => ({}));
+    const models = pick(json ?? {});
+    return { found: true, models: (Array.isArray(models) ? models : []).filter((m) => typeof m === 'string') };
+  } catch {
+    return { found: false, models: [] };
   }
 }
 
@@ -132,7 +184,7 @@ export class HttpSseProvider {
     this.id = entry.id;
     this.entry = entry;
     this.model = model;
-    this.supportsNativeTools = entry.nativeTools !== false;
+    this.supportsNativeTools = entry.capabilities.tools === 'native';
     this.supportsVision = !!entry.vision;
     /** Reports when the response headers arrive (`onConnected`), so a connect time-out can apply. */
     this.connects = true;
@@ -166,10 +218,19 @@ export class HttpSseProvider {
     return parseSSE(body, { signal });
   }
 
-  /** @param {AsyncIterable<SSEMessage>} messages @returns {AsyncGenerator<StreamEvent>} */
+  /** @param {AsyncIterable<SSEMessage>} messages @returns {AsyncGenerator<StreamPart>} */
   assemble(messages) {
     void messages;
     throw new Error('HttpSseProvider subclasses define assemble');
+  }
+
+  /**
+   * The request's settings this format leaves unapplied, as warning parts (sent first).
+   * @param {ChatRequest} request @returns {StreamPart[]}
+   */
+  warnings(request) {
+    void request;
+    return [];
   }
 
   /**
@@ -192,16 +253,21 @@ export class HttpSseProvider {
     return collectStream(this.chatStream(request, options), this.model);
   }
 
-  /** @param {ChatRequest} request @param {CallOptions} [options] @returns {AsyncGenerator<StreamEvent>} */
+  /** @param {ChatRequest} request @param {CallOptions} [options] @returns {AsyncGenerator<StreamPart>} */
   chatStream(request, options = {}) {
     const signal = options.signal;
-    return guardStream(() => this.#stream(request, signal, options.onConnected), { label: this.label, url: this.url, signal });
+    const warnings = this.warnings(request);
+    const reply = () => this.#stream(request, signal, options.onConnected);
+    return guardStream(async function* () {
+      yield* warnings;
+      yield* reply();
+    }, { label: this.label, url: this.url, signal });
   }
 
   /**
    * @param {ChatRequest} request @param {AbortSignal | undefined} signal
    * @param {(() => void) | undefined} onConnected called once the response headers arrived
-   * @returns {AsyncGenerator<StreamEvent>}
+   * @returns {AsyncGenerator<StreamPart>}
    */
   async *#stream(request, signal, onConnected) {
     const res = await postJson({

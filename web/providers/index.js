@@ -1,17 +1,17 @@
-/** @import { Provider, ProviderConfig } from './types.d.ts' */
+/** @import { Provider, ProviderConfig, WireModule } from './types.d.ts' */
 import { z } from 'zod';
-import { AnthropicProvider } from './anthropic.js';
-import { CATALOG, catalogEntry } from './catalog.js';
-import { ChromeAIProvider } from './chrome-ai.js';
-import { EchoProvider } from './echo.js';
+import { CATALOG, WIRES, catalogEntry } from './catalog.js';
 import { ProviderError } from './errors.js';
-import { GeminiProvider } from './gemini.js';
-import { OllamaProvider } from './ollama.js';
-import { OpenAIProvider } from './openai.js';
-import { OpenAIResponsesProvider } from './openai-responses.js';
 
 export { CATALOG, catalogEntry, ProviderError };
 export { parseSSE, SSEParser } from '../net/sse.js';
+
+/**
+ * Every wire's module, through its lazy factory: loaded with this module (which the app imports
+ * with the first turn, not at start-up), so createProvider answers at once.
+ * @type {Map<string, WireModule>}
+ */
+const WIRE_MODULES = new Map(await Promise.all(WIRES.map(async (w) => /** @type {const} */ ([w.id, await w.load()]))));
 
 /** Validated shape of a provider configuration (a boundary input: it comes from settings). */
 export const ProviderConfigSchema = z.object({
@@ -41,29 +41,17 @@ export function createProvider(config, deps = {}) {
   const entry = catalogEntry(provider);
   if (!entry) throw new ProviderError('client', `Unknown provider "${provider}". Choose one of: ${CATALOG.map((e) => e.id).join(', ')}.`, { retryable: false });
   const model = parsed.data.model || entry.defaultModel;
-  if (entry.needsKey && !apiKey) {
+  const caps = entry.capabilities;
+  if (caps.key === 'required' && !apiKey) {
     throw new ProviderError('auth', `${entry.label} needs an API key. Add it in Settings${entry.keyUrl ? ` (get one at ${entry.keyUrl})` : ''}.`, { retryable: false });
   }
-  if (entry.wire !== 'echo' && entry.wire !== 'chrome-ai' && !model) {
+  if (caps.needsModel && !model) {
     throw new ProviderError('client', `Choose a model for ${entry.label} in Settings.`, { retryable: false });
   }
-  if (entry.wire === 'openai' && !(baseUrl || entry.baseUrl)) {
-    throw new ProviderError('client', `Enter the base URL of your OpenAI-compatible server in Settings (for example http://localhost:11434/v1).`, { retryable: false });
+  if (caps.baseUrl === 'required' && !baseUrl) {
+    const example = entry.baseUrlExample ? ` (for example ${entry.baseUrlExample})` : '';
+    throw new ProviderError('client', `Enter the base URL of your ${entry.label} server in Settings${example}.`, { retryable: false });
   }
-  switch (entry.wire) {
-    case 'echo':
-      return new EchoProvider({ model, delayMs: deps.echoDelayMs });
-    case 'chrome-ai':
-      return new ChromeAIProvider({ model });
-    case 'anthropic':
-      return new AnthropicProvider({ entry, model, apiKey, baseUrl, fetchImpl: deps.fetchImpl });
-    case 'openai':
-      return new OpenAIProvider({ entry, model, apiKey, baseUrl, fetchImpl: deps.fetchImpl });
-    case 'openai-responses':
-      return new OpenAIResponsesProvider({ entry, model, apiKey, baseUrl, fetchImpl: deps.fetchImpl });
-    case 'gemini':
-      return new GeminiProvider({ entry, model, apiKey, baseUrl, fetchImpl: deps.fetchImpl });
-    case 'ollama':
-      return new OllamaProvider({ entry, model, apiKey, baseUrl, fetchImpl: deps.fetchImpl });
-  }
+  const wire = /** @type {WireModule} */ (WIRE_MODULES.get(entry.wire));
+  return wire.create({ entry, model, apiKey, baseUrl, fetchImpl: deps.fetchImpl, echoDelayMs: deps.echoDelayMs });
 }

@@ -1,41 +1,19 @@
 /** @import { ProviderConfig, ModelInfo, CallOptions } from './types.d.ts' */
 import { catalogEntry } from './catalog.js';
 import { createProvider } from './index.js';
+import { modelFacts } from './model-facts.js';
 
 /**
- * What is known of a model family when the provider's list says only its id: tools, images,
- * reasoning and context size from the providers' documentation. Longest prefix wins; a model
- * not listed gets no badges (unknown, not "no").
- * @type {[prefix: string, info: Omit<ModelInfo, 'id'>][]}
+ * What is known of a model when the provider's list says only its id: tools, images, reasoning
+ * and context size from its record (model-facts.js); a model without one gets no badges
+ * (unknown, not "no").
+ * @param {string} id @returns {ModelInfo}
  */
-const FAMILIES = [
-  ['gpt-5', { tools: true, vision: true, reasoning: true, contextTokens: 400_000 }],
-  ['gpt-4.1', { tools: true, vision: true, contextTokens: 1_047_576 }],
-  ['gpt-4o', { tools: true, vision: true, contextTokens: 128_000 }],
-  ['o4-mini', { tools: true, vision: true, reasoning: true, contextTokens: 200_000 }],
-  ['o3', { tools: true, vision: true, reasoning: true, contextTokens: 200_000 }],
-  ['claude-opus-4', { tools: true, vision: true, reasoning: true, contextTokens: 200_000 }],
-  ['claude-sonnet-4', { tools: true, vision: true, reasoning: true, contextTokens: 200_000 }],
-  ['claude-haiku-4', { tools: true, vision: true, reasoning: true, contextTokens: 200_000 }],
-  ['claude-3-5-haiku', { tools: true, vision: true, contextTokens: 200_000 }],
-  ['gemini-2.5', { tools: true, vision: true, reasoning: true, contextTokens: 1_048_576 }],
-  ['gemini-2.0', { tools: true, vision: true, contextTokens: 1_048_576 }],
-  ['deepseek-reasoner', { tools: true, reasoning: true, contextTokens: 128_000 }],
-  ['deepseek-chat', { tools: true, contextTokens: 128_000 }],
-  ['llama-3.3-70b', { tools: true, contextTokens: 128_000 }],
-  ['grok-4', { tools: true, vision: true, reasoning: true, contextTokens: 256_000 }],
-  ['grok-3-mini', { tools: true, reasoning: true, contextTokens: 131_072 }],
-  ['mistral-large', { tools: true, contextTokens: 128_000 }],
-  ['mistral-small', { tools: true, vision: true, contextTokens: 128_000 }],
-  ['sonar', { tools: false, contextTokens: 128_000 }],
-];
-const BY_LENGTH = [...FAMILIES].sort((a, b) => b[0].length - a[0].length);
-
-/** @param {string} id @returns {ModelInfo} */
 export function knownModel(id) {
-  const bare = id.toLowerCase().split('/').pop() ?? '';
-  const family = BY_LENGTH.find(([prefix]) => bare.startsWith(prefix));
-  return { id, ...(family ? family[1] : {}) };
+  const facts = modelFacts(id);
+  if (!facts) return { id };
+  const { context, price: _price, ...badges } = facts;
+  return { id, ...badges, ...(context ? { contextTokens: context } : {}) };
 }
 
 /**

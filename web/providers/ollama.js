@@ -1,7 +1,7 @@
-/** @import { ChatRequest, StreamEvent, StopReason, Message, CallOptions, ModelInfo } from './types.d.ts' */
+/** @import { ChatRequest, StreamPart, StopReason, Message, CallOptions, ModelInfo, WireOptions, CatalogEntry } from './types.d.ts' */
 /** @import { SSEMessage } from '../net/sse.js' */
 import { ProviderError, droppedError, fetchError, httpError } from './errors.js';
-import { HttpSseProvider } from './http.js';
+import { HttpSseProvider, probeServer } from './http.js';
 import { parseNDJSON } from './ndjson.js';
 import { seesImages } from './images.js';
 
@@ -132,6 +132,20 @@ export class OllamaProvider extends HttpSseProvider {
   }
 }
 
+/** The wire's factory (the registry's lazy `load` imports this module). @param {WireOptions} options */
+export function create(options) {
+  return new OllamaProvider(options);
+}
+
+/**
+ * An Ollama server at the provider's address: its installed models (`/api/tags`).
+ * @param {CatalogEntry} entry @param {{fetchImpl?: typeof fetch, timeoutMs: number}} deps
+ */
+export function discover(entry, deps) {
+  const names = (/** @type {any} */ j) => (Array.isArray(j.models) ? j.models.map((/** @type {{name?: string}} */ m) => m.name) : []);
+  return probeServer(`${(entry.baseUrl ?? '').replace(/\/+$/, '')}/api/tags`, names, deps);
+}
+
 /** @param {Message} m @param {Map<string, string>} callNames */
 function toOllamaMessage(m, callNames) {
   // Ollama takes images as bare base64 next to the text.
@@ -145,10 +159,11 @@ function toOllamaMessage(m, callNames) {
 }
 
 /**
- * Turns Ollama's NDJSON lines into stream events.
+ * Turns Ollama's NDJSON lines into stream parts: the last line (`done: true`) gives the finish
+ * part with the token counts. Tool calls carry Ollama's id where it sends one.
  * @param {AsyncIterable<SSEMessage>} lines
  * @param {string} label
- * @returns {AsyncGenerator<StreamEvent>}
+ * @returns {AsyncGenerator<StreamPart>}
  */
 export async function* assembleOllamaStream(lines, label) {
   let calls = 0;
@@ -167,7 +182,7 @@ export async function* assembleOllamaStream(lines, label) {
       return;
     }
     const m = json.message ?? {};
-    if (typeof m.thinking === 'string' && m.thinking) yield { type: 'thinking', text: m.thinking };
+    if (typeof m.thinking === 'string' && m.thinking) yield { type: 'reasoning', text: m.thinking };
     if (typeof m.content === 'string' && m.content) yield { type: 'text', text: m.content };
     for (const tc of Array.isArray(m.tool_calls) ? m.tool_calls : []) {
       const fn = tc?.function ?? {};
@@ -184,8 +199,8 @@ export async function* assembleOllamaStream(lines, label) {
       yield { type: 'tool_call', id: typeof tc.id === 'string' && tc.id ? tc.id : `ollama_call_${Date.now().toString(36)}_${calls}`, name: fn.name, arguments: args && typeof args === 'object' && !Array.isArray(args) ? args : {} };
     }
     if (json.done === true) {
-      yield { type: 'usage', inputTokens: json.prompt_eval_count ?? 0, outputTokens: json.eval_count ?? 0 };
-      yield { type: 'done', stopReason: calls ? 'tool_use' : DONE_REASONS[json.done_reason] ?? 'end_turn' };
+      const usage = { inputTokens: json.prompt_eval_count ?? 0, outputTokens: json.eval_count ?? 0 };
+      yield { type: 'finish', stopReason: calls ? 'tool_use' : DONE_REASONS[json.done_reason] ?? 'end_turn', usage };
       return;
     }
   }

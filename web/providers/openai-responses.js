@@ -1,7 +1,7 @@
-/** @import { ChatRequest, StreamEvent, StopReason, Message } from './types.d.ts' */
+/** @import { ChatRequest, StreamPart, StopReason, Message, WireOptions, Usage } from './types.d.ts' */
 /** @import { SSEMessage } from '../net/sse.js' */
 import { ProviderError, droppedError } from './errors.js';
-import { HttpSseProvider, parseToolArguments } from './http.js';
+import { HttpSseProvider, ignoredSettings, parseToolArguments } from './http.js';
 import { OpenAIProvider } from './openai.js';
 
 /** Reasoning models, which stream summaries of their reasoning when asked. */
@@ -40,10 +40,21 @@ export class OpenAIResponsesProvider extends HttpSseProvider {
     return assembleResponsesStream(messages, this.label);
   }
 
+  /** Reasoning models take no temperature (the API refuses it): it is left out, and said. @override @param {ChatRequest} request */
+  warnings(request) {
+    if (!REASONING_MODEL.test(this.model)) return [];
+    return ignoredSettings(request, `${this.label} (${this.model}, a reasoning model)`, { temperature: 'takes no temperature' });
+  }
+
   /** Model ids the endpoint offers (GET /models). @param {import('./types.d.ts').CallOptions} [options] */
   listModels(options = {}) {
     return this.fetchModelIds('/models', options);
   }
+}
+
+/** The wire's factory (the registry's lazy `load` imports this module). @param {WireOptions} options */
+export function create(options) {
+  return new OpenAIResponsesProvider(options);
 }
 
 /**
@@ -73,12 +84,13 @@ export function toResponsesInput(messages) {
 }
 
 /**
- * Turns Responses API events into stream events: text and reasoning-summary deltas, function
- * calls assembled from argument deltas (emitted when their item is done), usage from
- * `response.completed`, and `error` / `response.failed` as errors.
+ * Turns Responses API events into stream parts: text and reasoning-summary deltas (with their
+ * output item's id), function calls assembled from argument deltas (emitted when their item is
+ * done, with their `call_id`), usage from `response.completed` in the finish part, and `error` /
+ * `response.failed` as errors.
  * @param {AsyncIterable<SSEMessage>} messages
  * @param {string} label
- * @returns {AsyncGenerator<StreamEvent>}
+ * @returns {AsyncGenerator<StreamPart>}
  */
 export async function* assembleResponsesStream(messages, label) {
   /** @type {Map<string, {callId: string, name: string, args: string, emitted: boolean}>} by item id */
@@ -87,7 +99,11 @@ export async function* assembleResponsesStream(messages, label) {
   let stopReason = null;
   let refused = false;
   let sawCall = false;
-  /** @param {{callId: string, name: string, args: string, emitted: boolean}} c @returns {StreamEvent | null} */
+  /** @type {Usage | undefined} */
+  let usage;
+  /** Text and reasoning's output item, where the event names it. @param {{item_id?: unknown}} json */
+  const itemId = (json) => (typeof json.item_id === 'string' && json.item_id ? { id: json.item_id } : {});
+  /** @param {{callId: string, name: string, args: string, emitted: boolean}} c @returns {StreamPart | null} */
   const emit = (c) => {
     if (c.emitted) return null;
     c.emitted = true;
@@ -105,20 +121,20 @@ export async function* assembleResponsesStream(messages, label) {
     const type = json.type ?? msg.event;
     switch (type) {
       case 'response.output_text.delta':
-        if (typeof json.delta === 'string' && json.delta) yield { type: 'text', text: json.delta };
+        if (typeof json.delta === 'string' && json.delta) yield { type: 'text', text: json.delta, ...itemId(json) };
         break;
       case 'response.refusal.delta':
         if (typeof json.delta === 'string' && json.delta) {
           refused = true;
-          yield { type: 'text', text: json.delta };
+          yield { type: 'text', text: json.delta, ...itemId(json) };
         }
         break;
       case 'response.reasoning_summary_text.delta':
       case 'response.reasoning_text.delta':
-        if (typeof json.delta === 'string' && json.delta) yield { type: 'thinking', text: json.delta };
+        if (typeof json.delta === 'string' && json.delta) yield { type: 'reasoning', text: json.delta, ...itemId(json) };
         break;
       case 'response.reasoning_summary_part.done':
-        yield { type: 'thinking', text: '\n\n' };
+        yield { type: 'reasoning', text: '\n\n', ...itemId(json) };
         break;
       case 'response.output_item.added': {
         const item = json.item ?? {};
@@ -153,10 +169,11 @@ export async function* assembleResponsesStream(messages, label) {
           const ev = emit(c);
           if (ev) yield ev;
         }
-        const usage = json.response?.usage;
-        if (usage) {
-          const cached = usage.input_tokens_details?.cached_tokens ?? 0;
-          yield { type: 'usage', inputTokens: usage.input_tokens ?? 0, outputTokens: usage.output_tokens ?? 0, ...(cached ? { cachedInputTokens: cached } : {}) };
+        const u = json.response?.usage;
+        if (u) {
+          const cached = u.input_tokens_details?.cached_tokens ?? 0;
+          usage = { inputTokens: u.input_tokens ?? 0, outputTokens: u.output_tokens ?? 0 };
+          if (cached) usage.cachedInputTokens = cached;
         }
         const reason = json.response?.incomplete_details?.reason;
         stopReason = type === 'response.completed' ? (sawCall ? 'tool_use' : 'end_turn') : reason === 'max_output_tokens' ? 'max_tokens' : reason === 'content_filter' ? 'refusal' : 'unknown';
@@ -177,7 +194,7 @@ export async function* assembleResponsesStream(messages, label) {
     if (stopReason) break;
   }
   if (stopReason === null) throw droppedError(label);
-  yield { type: 'done', stopReason: refused ? 'refusal' : stopReason };
+  yield { type: 'finish', stopReason: refused ? 'refusal' : stopReason, ...(usage ? { usage } : {}) };
 }
 
 /** @param {unknown} code @param {unknown} message @param {string} label */

@@ -1,7 +1,7 @@
-/** @import { ChatRequest, CallOptions, StreamEvent, StopReason, Message } from './types.d.ts' */
+/** @import { ChatRequest, CallOptions, StreamPart, StopReason, Message, WireOptions, CatalogEntry, Usage } from './types.d.ts' */
 /** @import { SSEMessage } from '../net/sse.js' */
 import { ProviderError, droppedError } from './errors.js';
-import { HttpSseProvider, parseToolArguments } from './http.js';
+import { HttpSseProvider, parseToolArguments, probeServer } from './http.js';
 
 /** @type {Record<string, StopReason>} */
 const STOP_REASONS = { stop: 'end_turn', tool_calls: 'tool_use', function_call: 'tool_use', length: 'max_tokens', content_filter: 'refusal' };
@@ -75,6 +75,20 @@ export class OpenAIProvider extends HttpSseProvider {
   }
 }
 
+/** The wire's factory (the registry's lazy `load` imports this module). @param {WireOptions} options */
+export function create(options) {
+  return new OpenAIProvider(options);
+}
+
+/**
+ * A local server of this format (LM Studio) at its address: its `/models` list.
+ * @param {CatalogEntry} entry @param {{fetchImpl?: typeof fetch, timeoutMs: number}} deps
+ */
+export function discover(entry, deps) {
+  const ids = (/** @type {any} */ j) => (Array.isArray(j.data) ? j.data.map((/** @type {{id?: string}} */ m) => m.id) : []);
+  return probeServer(`${(entry.baseUrl ?? '').replace(/\/+$/, '')}/models`, ids, deps);
+}
+
 /** @param {Message} m */
 function toWireMessage(m) {
   if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
@@ -92,11 +106,13 @@ function toWireMessage(m) {
 }
 
 /**
- * Turns Chat Completions SSE messages into stream events. Tool calls arrive as fragments
- * keyed by index and are emitted once complete (at finish or end of stream).
+ * Turns Chat Completions SSE messages into stream parts. Tool calls arrive as fragments
+ * keyed by index and are emitted once complete (at finish or end of stream); text has no id on
+ * this wire (the reply is choice 0). The token counts come in a last chunk of their own (where
+ * the host sends them): the finish part carries them.
  * @param {AsyncIterable<{data: string}>} messages
  * @param {string} label
- * @returns {AsyncGenerator<StreamEvent>}
+ * @returns {AsyncGenerator<StreamPart>}
  */
 export async function* assembleOpenAIStream(messages, label) {
   /** @type {Map<number, {id: string, name: string, args: string}>} */
@@ -105,9 +121,13 @@ export async function* assembleOpenAIStream(messages, label) {
   let stopReason = null;
   let refused = false;
   let finished = false;
+  /** @type {Usage | undefined} */
+  let usage;
   const flushCalls = function* () {
     for (const [index, c] of [...calls].sort((a, b) => a[0] - b[0])) {
-      yield /** @type {StreamEvent} */ ({ type: 'tool_call', id: c.id || `call_${index}`, name: c.name, arguments: parseToolArguments(c.args) });
+      /** @type {StreamPart} */
+      const part = { type: 'tool_call', id: c.id || `call_${index}`, name: c.name, arguments: parseToolArguments(c.args) };
+      yield part;
     }
     calls.clear();
   };
@@ -133,7 +153,7 @@ export async function* assembleOpenAIStream(messages, label) {
     const choice = Array.isArray(json.choices) ? json.choices.find((/** @type {{index?: number}} */ c) => (c.index ?? 0) === 0) : undefined;
     const delta = choice?.delta ?? {};
     const thinking = delta.reasoning_content ?? delta.reasoning;
-    if (typeof thinking === 'string' && thinking) yield { type: 'thinking', text: thinking };
+    if (typeof thinking === 'string' && thinking) yield { type: 'reasoning', text: thinking };
     if (typeof delta.content === 'string' && delta.content) yield { type: 'text', text: delta.content };
     // A refusal comes in its own field with content null: it is the reply the user must see.
     if (typeof delta.refusal === 'string' && delta.refusal) {
@@ -156,10 +176,11 @@ export async function* assembleOpenAIStream(messages, label) {
     }
     if (json.usage) {
       const cached = json.usage.prompt_tokens_details?.cached_tokens ?? 0;
-      yield { type: 'usage', inputTokens: json.usage.prompt_tokens ?? 0, outputTokens: json.usage.completion_tokens ?? 0, ...(cached ? { cachedInputTokens: cached } : {}) };
+      usage = { inputTokens: json.usage.prompt_tokens ?? 0, outputTokens: json.usage.completion_tokens ?? 0 };
+      if (cached) usage.cachedInputTokens = cached;
     }
   }
   if (!finished && stopReason === null) throw droppedError(label);
   yield* flushCalls();
-  yield { type: 'done', stopReason: refused ? 'refusal' : stopReason ?? 'end_turn' };
+  yield { type: 'finish', stopReason: refused ? 'refusal' : stopReason ?? 'end_turn', ...(usage ? { usage } : {}) };
 }

@@ -1,4 +1,4 @@
-/** @import { Provider, ChatRequest, CallOptions, StreamEvent, ProviderErrorShape, ProviderAttempt } from './types.d.ts' */
+/** @import { Provider, ChatRequest, CallOptions, StreamPart, ProviderErrorShape, ProviderAttempt, ProviderStatus } from './types.d.ts' */
 import { ProviderError } from './errors.js';
 import { collectStream } from './http.js';
 import { cacheKey, cacheable } from './cache.js';
@@ -10,6 +10,10 @@ import { cacheKey, cacheable } from './cache.js';
  * (connecting, first byte, gap between chunks). Output the user has seen is never repeated:
  * a stream that fails after output ends with its error (the partial text kept), it does not
  * silently restart. Pure logic over an injected clock, so tests control time.
+ *
+ * Its stream is the reply's parts only; how the call went — each try (`attempt`), a wait before
+ * retrying (`retry`), a move to the next provider (`fallback`), an answer from the response cache
+ * (`cache_hit`), a provider's own progress — goes to `options.onStatus` as it happens.
  */
 
 /**
@@ -191,7 +195,7 @@ export class ReliableProvider {
 
   /**
    * @param {ChatRequest} request @param {CallOptions} [options]
-   * @returns {AsyncGenerator<StreamEvent>}
+   * @returns {AsyncGenerator<StreamPart>}
    */
   async *chatStream(request, options = {}) {
     const cache = this.cache && cacheable(request, this.cachePolicy) ? this.cache : null;
@@ -203,11 +207,10 @@ export class ReliableProvider {
     const key = await cacheKey(primary.id, primary.model, request, String(/** @type {{baseUrl?: string}} */ (primary).baseUrl ?? ''));
     const hit = options.fresh ? undefined : cache.get(key);
     if (hit) {
-      yield { type: 'cache_hit', provider: hit.provider, model: hit.model, ageMs: this.clock.now() - hit.at };
-      if (hit.thinking) yield { type: 'thinking', text: hit.thinking };
+      options.onStatus?.({ type: 'cache_hit', provider: hit.provider, model: hit.model, ageMs: this.clock.now() - hit.at });
+      if (hit.thinking) yield { type: 'reasoning', text: hit.thinking };
       yield { type: 'text', text: hit.text };
-      yield { type: 'usage', inputTokens: 0, outputTokens: 0 };
-      yield { type: 'done', stopReason: hit.stopReason };
+      yield { type: 'finish', stopReason: hit.stopReason, usage: { inputTokens: 0, outputTokens: 0 } };
       return;
     }
     let text = '';
@@ -217,9 +220,9 @@ export class ReliableProvider {
     let keep = true;
     for await (const ev of this.#chain(request, options)) {
       if (ev.type === 'text') text += ev.text;
-      else if (ev.type === 'thinking') thinking += ev.text;
+      else if (ev.type === 'reasoning') thinking += ev.text;
       else if (ev.type === 'tool_call' || ev.type === 'error') keep = false;
-      else if (ev.type === 'done') stopReason = ev.stopReason;
+      else if (ev.type === 'finish') stopReason = ev.stopReason;
       yield ev;
     }
     // Only a whole text answer: no tool calls (they act), no error, not cut by a limit or Stop.
@@ -231,10 +234,13 @@ export class ReliableProvider {
   /**
    * The chain with retries, fallbacks and time-outs.
    * @param {ChatRequest} request @param {CallOptions} options
-   * @returns {AsyncGenerator<StreamEvent>}
+   * @returns {AsyncGenerator<StreamPart>}
    */
   async *#chain(request, options) {
     const signal = options.signal;
+    const status = (/** @type {ProviderStatus} */ s) => options.onStatus?.(s);
+    /** A setting left unapplied is said once per request, not once per try. @type {Set<string>} */
+    const warned = new Set();
     /** @type {ProviderErrorShape | null} */
     let lastError = null;
     let triedAny = false;
@@ -250,27 +256,37 @@ export class ReliableProvider {
       if (unfit || (useBreaker && !this.breaker.allow(key))) {
         const st = this.breaker.state(key);
         const message = unfit ? `Skipped: ${unfit}.` : `Skipped for ${Math.ceil(((st.retryAt ?? this.clock.now()) - this.clock.now()) / 1000)} s after ${st.failures} failures in a row.`;
-        yield attemptEvent(provider, { outcome: 'skipped', attempt: 0, latencyMs: 0, message });
+        status(attemptStatus(provider, { outcome: 'skipped', attempt: 0, latencyMs: 0, message }));
         continue;
       }
-      if (triedAny) yield { type: 'status', text: `${lastError ? `${lastError.code === 'rate_limit' ? 'Rate-limited' : 'Failed'}; ` : ''}trying ${this.#label(provider)} (${provider.model})…` };
+      if (triedAny) {
+        const why = lastError ? `${lastError.code === 'rate_limit' ? 'Rate-limited' : 'Failed'}; ` : '';
+        const text = `${why}trying ${this.#label(provider)} (${provider.model})…`;
+        status({ type: 'fallback', provider: provider.id, model: provider.model, text });
+      }
       triedAny = true;
       for (let attempt = 0; attempt <= this.retry.retries; attempt++) {
         this.#current = provider;
         const started = this.clock.now();
         /** @type {{error: ProviderErrorShape | null, output: boolean}} */
         const result = { error: null, output: false };
-        for await (const ev of this.#attempt(provider, request, signal, result)) yield ev;
+        for await (const ev of this.#attempt(provider, request, signal, result, options.onStatus)) {
+          if (ev.type === 'warning') {
+            if (warned.has(ev.setting)) continue;
+            warned.add(ev.setting);
+          }
+          yield ev;
+        }
         const latencyMs = this.clock.now() - started;
         const error = /** @type {ProviderErrorShape | null} */ (result.error);
         if (!error) {
           this.breaker.success(key);
-          yield attemptEvent(provider, { outcome: 'ok', attempt: attempt + 1, latencyMs });
+          status(attemptStatus(provider, { outcome: 'ok', attempt: attempt + 1, latencyMs }));
           return;
         }
         if (error.code === 'aborted' || signal?.aborted) {
           this.breaker.release(key);
-          yield attemptEvent(provider, { outcome: 'aborted', attempt: attempt + 1, latencyMs, code: 'aborted' });
+          status(attemptStatus(provider, { outcome: 'aborted', attempt: attempt + 1, latencyMs, code: 'aborted' }));
           yield { type: 'error', error };
           return;
         }
@@ -278,7 +294,8 @@ export class ReliableProvider {
           // Seen text is never repeated, and auth or client errors are the user's to fix.
           if (result.output && isRetryable(error)) this.breaker.failure(key);
           else this.breaker.release(key);
-          yield attemptEvent(provider, { outcome: result.output ? 'cut' : 'failed', attempt: attempt + 1, latencyMs, code: error.code, message: error.message });
+          const outcome = result.output ? 'cut' : 'failed';
+          status(attemptStatus(provider, { outcome, attempt: attempt + 1, latencyMs, code: error.code, message: error.message }));
           yield { type: 'error', error };
           return;
         }
@@ -286,13 +303,16 @@ export class ReliableProvider {
         const tooLong = error.retryAfterMs !== undefined && error.retryAfterMs > this.retry.maxRetryAfterMs;
         const again = attempt < this.retry.retries && !tooLong;
         const wait = again ? Math.max(error.retryAfterMs ?? 0, backoffDelay(attempt, this.retry, this.clock.random())) : undefined;
-        yield attemptEvent(provider, { outcome: 'failed', attempt: attempt + 1, latencyMs, code: error.code, message: error.message, ...(wait !== undefined ? { retryInMs: wait } : {}) });
+        const tried = { outcome: /** @type {const} */ ('failed'), attempt: attempt + 1, latencyMs, code: error.code };
+        status(attemptStatus(provider, { ...tried, message: error.message, ...(wait !== undefined ? { retryInMs: wait } : {}) }));
         if (wait === undefined) {
           // One failure of this provider per request (its tries all failed), toward the breaker.
           this.breaker.failure(key);
           break;
         }
-        yield { type: 'status', text: `${this.#label(provider)}: ${error.code === 'rate_limit' ? 'rate-limited' : error.code === 'network' ? 'no answer' : 'server error'}; retrying in ${Math.max(1, Math.round(wait / 1000))} s…` };
+        const what = error.code === 'rate_limit' ? 'rate-limited' : error.code === 'network' ? 'no answer' : 'server error';
+        const text = `${this.#label(provider)}: ${what}; retrying in ${Math.max(1, Math.round(wait / 1000))} s…`;
+        status({ type: 'retry', provider: provider.id, model: provider.model, inMs: wait, text });
         await this.clock.sleep(wait, signal);
         if (signal?.aborted) {
           this.breaker.release(key);
@@ -310,13 +330,15 @@ export class ReliableProvider {
   }
 
   /**
-   * One try of one provider under the stream time-outs. Events pass through; an error event is
-   * kept in `result` instead (the caller decides whether the user sees it).
+   * One try of one provider under the stream time-outs. Parts pass through; an error part is
+   * kept in `result` instead (the caller decides whether the user sees it). The provider's own
+   * status (a download's progress) goes to `onStatus`.
    * @param {Provider} provider @param {ChatRequest} request @param {AbortSignal | undefined} signal
    * @param {{error: ProviderErrorShape | null, output: boolean}} result
-   * @returns {AsyncGenerator<StreamEvent>}
+   * @param {((status: ProviderStatus) => void) | undefined} onStatus
+   * @returns {AsyncGenerator<StreamPart>}
    */
-  async *#attempt(provider, request, signal, result) {
+  async *#attempt(provider, request, signal, result, onStatus) {
     const inner = new AbortController();
     const relay = () => inner.abort(signal?.reason);
     if (signal?.aborted) inner.abort(signal.reason);
@@ -337,14 +359,20 @@ export class ReliableProvider {
     arm(provider.connects ? 'connect' : 'first byte');
     let connected = !provider.connects;
     try {
-      const stream = provider.chatStream(request, { signal: inner.signal, onConnected: () => { if (!connected) { connected = true; arm('first byte'); } } });
+      const onConnected = () => {
+        if (!connected) {
+          connected = true;
+          arm('first byte');
+        }
+      };
+      const stream = provider.chatStream(request, { signal: inner.signal, onConnected, onStatus });
       for await (const ev of stream) {
         if (expired) break;
         if (ev.type === 'error') {
           result.error = ev.error;
           break;
         }
-        if (ev.type === 'text' || ev.type === 'thinking' || ev.type === 'tool_call') result.output = true;
+        if (ev.type === 'text' || ev.type === 'reasoning' || ev.type === 'tool_call') result.output = true;
         arm('gap');
         yield ev;
       }
@@ -367,8 +395,8 @@ export class ReliableProvider {
 /**
  * @param {Provider} provider
  * @param {Omit<ProviderAttempt, 'provider' | 'model'>} info
- * @returns {StreamEvent}
+ * @returns {ProviderStatus}
  */
-function attemptEvent(provider, info) {
+function attemptStatus(provider, info) {
   return { type: 'attempt', provider: provider.id, model: provider.model, ...info };
 }

@@ -1,4 +1,8 @@
 /** @import { Message } from './types.d.ts' */
+import { catalogEntry } from './catalog.js';
+import { TOKEN_FAMILIES } from './model-facts.js';
+
+/** @typedef {import('./types.d.ts').TokenFamily} TokenFamily */
 
 /**
  * Token estimates without a tokenizer (none of the providers' tokenizers ships for the browser
@@ -6,8 +10,6 @@
  * and code; CJK characters and emoji count about one token each in every family. Used by
  * compaction's threshold and by the composer's pre-send estimate — an estimate, never a bill.
  */
-
-/** @typedef {'openai' | 'anthropic' | 'gemini' | 'llama' | 'default'} TokenFamily */
 
 /** Characters per token of ordinary text. @type {Record<TokenFamily, number>} */
 export const CHARS_PER_TOKEN = { openai: 4, anthropic: 3.5, gemini: 4, llama: 3.8, default: 4 };
@@ -20,17 +22,17 @@ const IMAGE_TOKENS = 1_300;
 const DENSE = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|\p{Extended_Pictographic}/gu;
 
 /**
- * The tokenizer family of a provider and model: the model decides where a host serves many (Ollama, OpenRouter).
- * @param {string} provider @param {string} [model]
+ * The tokenizer family of a provider and model: the model's name where it says (a host serving
+ * many, like Ollama or OpenRouter), the provider's own family otherwise, in the order of
+ * TOKEN_FAMILIES (a Claude model counts as Claude on any host).
+ * @param {string} provider catalog id @param {string} [model]
  * @returns {TokenFamily}
  */
 export function tokenFamily(provider, model = '') {
   const m = model.toLowerCase();
-  if (/claude/.test(m) || provider === 'anthropic') return 'anthropic';
-  if (/gemini|gemma/.test(m) || provider === 'gemini' || provider === 'chrome-ai') return 'gemini';
-  if (/llama|mistral|mixtral|qwen|deepseek/.test(m)) return 'llama';
-  if (/gpt|^o\d|openai/.test(m) || provider === 'openai' || provider === 'openai-responses') return 'openai';
-  return 'default';
+  const own = catalogEntry(provider)?.capabilities.tokenFamily;
+  const families = /** @type {[Exclude<TokenFamily, 'default'>, RegExp][]} */ (Object.entries(TOKEN_FAMILIES));
+  return families.find(([family, name]) => name.test(m) || own === family)?.[0] ?? 'default';
 }
 
 /** @param {string} text @param {TokenFamily} [family] */

@@ -18,7 +18,7 @@ import { confirmDialog } from './dialogs.js';
  *     validate: (value: unknown) => {ok: true, agent: AgentDefinition} | {ok: false, errors: string[]}, checkIdentity: (source: IdentitySource) => {ok: true, prompt: string} | {ok: false, errors: string[]},
  *     preview: (a: {systemPrompt?: string, identity?: IdentitySource}) => string, identityTemplate: string},
  *   heartbeat: {load: () => Promise<{enabled: boolean, when: string, checklist: string, next: string | null}>, save: (h: {enabled: boolean, when: string, checklist: string}) => Promise<string>},
- *   toolNames: string[], routes: string[], defaultName: string,
+ *   toolNames: string[], routes: string[], defaultName: string, providerExample?: string,
  *   onError: (err: unknown) => void, onBack: () => void}} props
  */
 export function AgentsPanel(props) {
@@ -47,7 +47,9 @@ export function AgentsPanel(props) {
       h('option', { value: '' }, 'The workspace\'s model'),
       ...props.routes.map((r) => h('option', { value: `route:${r}`, selected: agent?.route === r }, `Routing hint: ${r}`)),
       h('option', { value: 'own', selected: !!agent?.model }, 'A model of its own')));
-    const provider = /** @type {HTMLInputElement} */ (h('input', { id: id('provider'), value: agent?.model?.provider ?? '', autocomplete: 'off', placeholder: 'openai' }));
+    const provider = /** @type {HTMLInputElement} */ (
+      h('input', { id: id('provider'), value: agent?.model?.provider ?? '', autocomplete: 'off', placeholder: props.providerExample ?? '' })
+    );
     const model = /** @type {HTMLInputElement} */ (h('input', { id: id('model'), value: agent?.model?.model ?? '', autocomplete: 'off', placeholder: 'gpt-4o-mini' }));
     const ownModel = h('div', { class: 'row', hidden: !agent?.model }, field('Provider', provider, 'Its key and address are the ones saved for that provider in Settings.'), field('Model', model));
     modelKind.addEventListener('change', () => { ownModel.hidden = modelKind.value !== 'own'; });

@@ -1,10 +1,10 @@
-/** @import { ArtifactDocument } from '../app/artifact.js' */
+/** @import { ArtifactSource } from './types.d.ts' */
 import { h } from './dom.js';
 
 /**
  * Shows the agent's artifact in a sandboxed iframe: no scripts, opaque origin — it cannot
  * reach Clawser's page, storage or network.
- * @param {{artifact: ArtifactDocument, onClose: () => void}} props
+ * @param {{artifact: ArtifactSource, onClose: () => void}} props
  */
 export function ArtifactView({ artifact, onClose }) {
   const frame = h('iframe', { title: 'Agent artifact', sandbox: '', referrerPolicy: 'no-referrer' });

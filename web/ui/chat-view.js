@@ -1,294 +1,33 @@
-/** @import { ChatController, ChatState } from '../app/chat-controller.js' */
 /** @import { ClawserEvent, EventOf } from '../agent/types.d.ts' */
-import { ImageAttachments } from './image-attach.js';
-import { h, clear, formatTime } from './dom.js';
-import { choiceDialog } from './dialogs.js';
-import { renderMarkdown } from '../safety/markdown.js';
-import { extensionForFence, highlightElement } from './editor-module.js';
-
-/** Shows a short result on a button, then its label again. @param {HTMLElement} button @param {string} text @param {string} label */
-function flash(button, text, label) {
-  button.textContent = text;
-  setTimeout(() => (button.textContent = label), 1500);
-}
+/** @import { ChatState, ChatViewController } from './types.d.ts' */
+/** @import { TurnActions } from './chat/turn-actions.js' */
+/** @import { DelegationCards } from './chat/delegation-cards.js' */
+import { h, clear } from './dom.js';
+import { Composer } from './chat/composer.js';
+import { MeterBar } from './chat/meter.js';
+import { MessageItems, bubble } from './chat/message-items.js';
 
 /**
- * A button that copies `text()` to the clipboard and says whether it worked.
- * @param {string} label @param {string} name its accessible name @param {() => string} text
- */
-function copyButton(label, name, text) {
-  const button = h('button', { type: 'button', class: 'copy-btn', 'aria-label': name }, label);
-  button.addEventListener('click', async () => {
-    try {
-      await navigator.clipboard.writeText(text());
-      flash(button, 'Copied', label);
-    } catch {
-      flash(button, 'Copy failed', label);
-    }
-  });
-  return button;
-}
-
-/**
- * Adds a bar to each code block of rendered Markdown: its language, Copy, and (when the chat can
- * save files) Save to workspace; a finished reply's code is also highlighted.
- * @param {HTMLElement} container
- * @param {{highlight: boolean, onSave?: (code: string, ext: string) => Promise<string | null>}} options
- *   onSave: resolves to the saved path, or null when the user cancelled
- */
-function enhanceCodeBlocks(container, { highlight, onSave }) {
-  for (const pre of container.querySelectorAll('pre')) {
-    if (pre.parentElement?.classList.contains('code-block')) continue;
-    const code = pre.querySelector('code');
-    const lang = code?.className.match(/language-([\w+#-]+)/)?.[1];
-    const ext = extensionForFence(lang);
-    const buttons = h('span', { class: 'row code-actions' }, copyButton('Copy', 'Copy code', () => pre.textContent ?? ''));
-    if (onSave) {
-      const save = h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Save code to the workspace' }, 'Save');
-      save.addEventListener('click', async () => {
-        try {
-          const path = await onSave(pre.textContent ?? '', ext);
-          if (path) flash(save, `Saved to ${path}`, 'Save');
-        } catch (err) {
-          flash(save, `Not saved: ${/** @type {Error} */ (err).message}`, 'Save');
-        }
-      });
-      buttons.append(save);
-    }
-    const wrapper = h('div', { class: 'code-block' }, h('div', { class: 'code-bar' }, h('span', { class: 'small muted' }, lang ?? 'code'), buttons));
-    pre.replaceWith(wrapper);
-    wrapper.append(pre);
-    if (highlight && code) highlightElement(code, ext).catch(() => {}); // plain text stays when the bundle cannot load
-  }
-}
-
-/**
- * The text a message shows, without the code blocks' bars (their language name and buttons).
- * @param {HTMLElement} body
- */
-function plainTextOf(body) {
-  const copy = /** @type {HTMLElement} */ (body.cloneNode(true));
-  for (const bar of copy.querySelectorAll('.code-bar')) bar.remove();
-  // A detached copy has no layout, so mark where blocks end (what innerText would do on screen).
-  for (const block of copy.querySelectorAll('p, li, pre, h1, h2, h3, h4, h5, h6, blockquote, tr')) block.append('\n');
-  return (copy.textContent ?? '').replace(/\n{3,}/g, '\n\n').trim();
-}
-
-/**
- * Events of failed attempts the user retried: a message whose reply failed, followed by the same
- * message sent again. The transcript shows the attempt that counts, not both (the model never
- * sees the failed one either).
- * @param {readonly ClawserEvent[]} events
- * @returns {Set<string>} ids of the events to leave out
- */
-export function retriedAttempts(events) {
-  /** @type {Set<string>} */
-  const hidden = new Set();
-  let start = -1;
-  for (let i = 0; i < events.length; i++) {
-    const e = events[i];
-    if (e.type !== 'user_message') continue;
-    if (start >= 0) {
-      const attempt = events.slice(start, i);
-      const failed = attempt.some((x) => x.type === 'provider_error' || x.type === 'stream_error');
-      const replied = attempt.some((x) => x.type === 'agent_message' || x.type === 'tool_call');
-      const sent = events[start];
-      if (failed && !replied && sent.type === 'user_message' && String(sent.data.text ?? '') === String(e.data.text ?? '')) for (const x of attempt) hidden.add(x.id);
-    }
-    start = i;
-  }
-  return hidden;
-}
-
-/**
- * Runs of `provider_attempt` events (the tries of one model call) worth showing: more than one
- * try, or one that did not answer. Keyed by the run's last event, where the notice goes.
- * @param {readonly ClawserEvent[]} events
- * @returns {Map<string, EventOf<'provider_attempt'>[]>}
- */
-export function providerAttemptRuns(events) {
-  /** @type {Map<string, EventOf<'provider_attempt'>[]>} */
-  const runs = new Map();
-  /** @type {EventOf<'provider_attempt'>[]} */
-  let run = [];
-  const close = () => {
-    if (run.length > 1 || run.some((a) => a.data.outcome !== 'ok')) runs.set(/** @type {EventOf<'provider_attempt'>} */ (run.at(-1)).id, run);
-    run = [];
-  };
-  for (const e of events) {
-    if (e.type === 'provider_attempt') run.push(e);
-    else if (run.length) close();
-  }
-  if (run.length) close();
-  return runs;
-}
-
-const OUTCOME_WORDS = /** @type {Record<string, string>} */ ({ ok: 'answered', failed: 'failed', cut: 'failed after starting', skipped: 'skipped', aborted: 'stopped' });
-
-/** The tries of one model call, folded: which provider answered, and what the others did. @param {EventOf<'provider_attempt'>[]} run */
-function attemptsNotice(run) {
-  const answered = run.findLast((a) => a.data.outcome === 'ok');
-  const failures = run.filter((a) => a.data.outcome === 'failed' || a.data.outcome === 'cut').length;
-  const who = (/** @type {EventOf<'provider_attempt'>} */ a) => `${a.data.provider} (${a.data.model})`;
-  const summary = answered
-    ? `Answered by ${who(answered)}${failures ? ` after ${failures} failed ${failures === 1 ? 'try' : 'tries'}` : ''}${run.some((a) => a.data.outcome === 'skipped') ? ', skipping a provider' : ''}`
-    : `No provider answered (${run.length} ${run.length === 1 ? 'try' : 'tries'})`;
-  return h('li', { class: 'notice small muted attempts' },
-    h('details', null,
-      h('summary', null, summary),
-      h('ol', null, ...run.map((a) => h('li', null,
-        `${who(a)}: ${OUTCOME_WORDS[String(a.data.outcome)] ?? String(a.data.outcome)}`,
-        a.data.outcome !== 'skipped' ? ` after ${formatDuration(Number(a.data.latencyMs ?? 0))}` : '',
-        a.data.message ? ` — ${String(a.data.message)}` : '',
-        a.data.retryInMs ? ` Retried after ${formatDuration(Number(a.data.retryInMs))}.` : '')))));
-}
-
-/** "840 ms", "12.4 s", "3 min 5 s". @param {number} ms */
-export function formatDuration(ms) {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${Math.round(ms / 100) / 10} s`;
-  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
-}
-
-/**
- * What the chat view uses of its controller: the app's ChatController, or the first view's
- * stand-in before the app has loaded (web/app/workspace-first-view.js).
- * @typedef {Pick<ChatController, 'subscribe' | 'busy' | 'delegations' | 'imageLimits' | 'imageUrl' | 'estimateTokens' | 'mentionCompletions'
- *   | 'send' | 'stop' | 'select' | 'retry' | 'edit' | 'regenerate' | 'continueReply' | 'loadEarlier' | 'switchVersion' | 'undoTurn' | 'redoTurn'
- *   | 'runAgain' | 'pinRoute' | 'cancelDelegation' | 'detach'>} ChatViewController
- */
-
-/**
- * A reply that can be regenerated: not a step of tool calls (the button's rule).
- * @param {ClawserEvent} e
- */
-const regenerable = (e) => e.type === 'agent_message' && !e.data.toolCalls?.length;
-
-/**
- * The reply "Regenerate" of the command palette acts on: the transcript's last reply when it
- * carries the button (null: none, or the last one is a tool step).
- * @param {readonly ClawserEvent[]} events
- * @returns {string | null}
- */
-export function lastRegenerableReply(events) {
-  const last = events.findLast((e) => e.type === 'agent_message');
-  return last && regenerable(last) ? last.id : null;
-}
-
-/**
- * The reply that carries "Continue" (the button's rule, the palette's too): the transcript ends
- * with a reply the user stopped (null: it ends otherwise).
- * @param {readonly ClawserEvent[]} events
- * @returns {string | null}
- */
-export function stoppedLastReply(events) {
-  const last = events.findLast((e) => e.type === 'agent_message' || e.type === 'user_message');
-  return last?.type === 'agent_message' && last.data.stopped ? last.id : null;
-}
-
-/**
- * The last message the user wrote, which "Edit" of the command palette opens (a "continue"
- * request is not one: it has no Edit button).
- * @param {readonly ClawserEvent[]} events
- * @returns {string | null}
- */
-export function lastOwnMessage(events) {
-  return events.findLast((e) => e.type === 'user_message' && !e.data.continues)?.id ?? null;
-}
-
-/**
- * The chat panel: transcript, streaming reply, inline errors, composer.
- * @param {{controller: ChatViewController, needsSetup: boolean, setupCard: () => HTMLElement, onOpenSettings: () => void, onConversationChange: (id: string | null) => void, onSaveCode?: (code: string, ext: string) => Promise<string | null>}} props
+ * The chat panel: the message list (the transcript, the reply streaming, a failure with Retry,
+ * the message editor), with the meter above it and the composer below (web/ui/chat/). The Undo
+ * row and the sub-agents' cards load when a conversation first has them: the first view, which
+ * paints the chat before the app has loaded, never does (its list of modules stays short).
+ * @param {{controller: ChatViewController, needsSetup: boolean, setupCard: () => HTMLElement, onOpenSettings: () => void,
+ *   onConversationChange: (id: string | null) => void, onSaveCode?: (code: string, ext: string) => Promise<string | null>}} props
  *   onSaveCode: saves a code block as a workspace file; resolves to its path, or null when cancelled
  */
 export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, onConversationChange, onSaveCode }) {
-  /** Renders sanitized Markdown into `el`; `final` text (not a reply still streaming) gets highlighted code. @param {HTMLElement} el @param {string} markdown @param {boolean} [final] */
-  const setMarkdown = (el, markdown, final = true) => {
-    el.innerHTML = renderMarkdown(markdown); // renderMarkdown's output is sanitized (web/safety/markdown.js)
-    enhanceCodeBlocks(el, { highlight: final, onSave: onSaveCode });
-  };
   // The live region wraps the list, so the list keeps its list semantics (a role on the <ol> would drop them).
   const list = h('ol', { class: 'messages', 'aria-label': 'Messages' });
   const log = h('div', { role: 'log', 'aria-label': 'Conversation', 'aria-live': 'polite' }, list);
   const scroller = h('div', { class: 'scroller' }, log);
-  const composer = h('textarea', { class: 'composer-input', 'aria-label': 'Message', placeholder: needsSetup ? 'Choose a provider above to start' : 'Message Clawser…', title: 'Enter sends, Shift+Enter starts a new line', rows: 2, disabled: needsSetup });
-  const send = h('button', { type: 'submit', class: 'send-btn', disabled: needsSetup }, 'Send');
-  const stop = h('button', { type: 'button', class: 'stop-btn danger', hidden: true, title: 'Stop the reply (Esc)', 'aria-keyshortcuts': 'Escape' }, 'Stop');
-  const form = h('form', { class: 'composer', 'aria-label': 'Send a message' });
-  const attachments = ImageAttachments({ limits: () => controller.imageLimits(), dropTarget: form, pasteTarget: composer, onChange: () => drawMeter() });
-  // Texts attached to the next message (MCP resources), each removable.
-  const textAttachments = h('ul', { class: 'attachments text-attachments', 'aria-label': 'Attached resources', hidden: true });
-  // "@" at the start of a message completes to the named agents (arrows, Enter or Tab, Esc).
-  const mentionList = h('ul', { id: 'mention-list', role: 'listbox', class: 'mention-list', 'aria-label': 'Agents to address', hidden: true });
-  composer.setAttribute('aria-autocomplete', 'list');
-  composer.setAttribute('aria-controls', 'mention-list');
-  form.append(mentionList, attachments.tray, textAttachments, composer, attachments.note, h('div', { class: 'composer-actions' }, attachments.button, attachments.input, stop, send));
-  attachments.button.toggleAttribute('disabled', needsSetup);
-  /** Thumbnails of attached images by path, for the view's lifetime (revoked on destroy). @type {Map<string, Promise<string>>} */
-  const thumbs = new Map();
-  /** @param {import('../providers/types.d.ts').ImageRef} ref @param {HTMLImageElement} img */
-  const showThumb = (ref, img) => {
-    let url = thumbs.get(ref.path);
-    if (!url) thumbs.set(ref.path, (url = controller.imageUrl(ref)));
-    url.then((u) => { img.src = u; }, () => { img.alt = `${img.alt} (missing)`; });
-  };
+  const items = MessageItems({ controller, list, onSaveCode, onEdit: (e, li) => startEdit(e, li) });
+  const composer = Composer({ controller, needsSetup, onDraft: () => meter.draftChanged() });
+  const meter = MeterBar({ controller, draft: () => composer.input.value });
   // One-off notices (storage repaired, changes committed) live outside the transcript, so one
   // arriving late never rebuilds the messages (and loses e.g. a "Run again" output).
   const noticeBar = h('p', { class: 'notice chat-notice', role: 'status', hidden: true });
-  // The cost and token meter: this conversation's spend, the workspace's today, the context size with the draft.
-  const meter = h('p', { class: 'chat-meter small muted', role: 'group', 'aria-label': 'Cost and tokens' });
-  // The conversation's model: the workspace's, or one of its routing hints (shown when any is set).
-  const routeSelect = /** @type {HTMLSelectElement} */ (h('select', { id: 'chat-route' }));
-  const routeModel = h('span', { id: 'chat-route-model', class: 'muted' });
-  routeSelect.setAttribute('aria-describedby', routeModel.id);
-  const routeRow = h('div', { class: 'chat-route row small', hidden: true }, h('label', { for: routeSelect.id }, 'Model for this conversation'), routeSelect, routeModel);
-  routeSelect.addEventListener('change', () => {
-    controller.pinRoute(/** @type {import('../agent/types.d.ts').RouteHint | null} */ (routeSelect.value || null)).catch(() => {});
-  });
-  const costWarning = h('p', { class: 'notice warn chat-cost-warning', role: 'status', hidden: true });
-  // Providers the circuit breaker skips for now (after repeated failures).
-  const pausedNotice = h('p', { class: 'notice warn chat-paused', role: 'status', hidden: true });
-  let pausedTimer = 0;
-  const root = h('section', { class: 'chat', 'aria-label': 'Chat' }, h('div', { class: 'chat-bar' }, routeRow, meter), costWarning, pausedNotice, scroller, noticeBar, form);
-  const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });
-  /** "$0.0042", "$1.23". @param {number} cents */
-  const usd = (cents) => (cents === 0 ? '$0' : cents < 0.01 ? '< $0.0001' : cents < 1 ? `$${(cents / 100).toFixed(4)}` : cents < 100 ? `$${(cents / 100).toFixed(3)}` : `$${(cents / 100).toFixed(2)}`);
-  const drawMeter = () => {
-    const m = last?.meter;
-    if (!m) {
-      meter.hidden = true;
-      return;
-    }
-    const draft = controller.estimateTokens(composer.value);
-    const context = m.spend.contextTokens + draft;
-    const parts = [];
-    if (context > 0) parts.push(`≈ ${compact.format(context)} tokens in context${draft ? ' with your message' : ''}`);
-    if (m.spend.calls > 0) {
-      const known = m.spend.unpricedCalls === m.spend.calls ? 'cost unknown' : `${m.spend.partial ? 'at least ' : ''}${usd(m.spend.costCents)}${m.spend.unpricedCalls ? ' + unknown' : ''}`;
-      parts.push(`this conversation ${known} (${compact.format(m.spend.inputTokens + m.spend.outputTokens)} tokens)`);
-    }
-    if (m.todayCents) parts.push(`today ${usd(m.todayCents)}`);
-    if (m.monthCents && m.monthCents !== m.todayCents) parts.push(`this month ${usd(m.monthCents)}`);
-    meter.textContent = parts.join(' · ');
-    meter.hidden = parts.length === 0;
-    costWarning.textContent = m.warning ? `${m.warning} Limits are in Settings.` : '';
-    costWarning.hidden = !m.warning;
-    const paused = (m.paused ?? []).filter((p) => p.retryAt > Date.now());
-    pausedNotice.textContent = paused.map((p) => `${p.provider} is paused after ${p.failures} failed requests in a row; it is tried again at ${new Date(p.retryAt).toLocaleTimeString()} (the next provider of your fallback chain answers meanwhile).`).join(' ');
-    pausedNotice.hidden = paused.length === 0;
-    // The notice goes when the pause ends, even if nothing else redraws the chat.
-    clearTimeout(pausedTimer);
-    if (paused.length) pausedTimer = /** @type {any} */ (setTimeout(drawMeter, Math.min(...paused.map((p) => p.retryAt)) - Date.now() + 100)); // timer id (number in browsers)
-    const routes = m.routes ?? [];
-    routeRow.hidden = routes.length === 0;
-    const wanted = [['', 'Workspace default'], ...routes.map((r) => [r.hint, r.label])];
-    if (routeSelect.options.length !== wanted.length || wanted.some(([v, l], i) => routeSelect.options[i].value !== v || routeSelect.options[i].text !== l)) {
-      routeSelect.replaceChildren(...wanted.map(([v, l]) => h('option', { value: v }, l)));
-    }
-    routeSelect.value = m.route && routes.some((r) => r.hint === m.route) ? m.route : '';
-    routeModel.textContent = routes.find((r) => r.hint === routeSelect.value)?.model ?? '';
-  };
-  composer.addEventListener('input', drawMeter);
+  const root = h('section', { class: 'chat', 'aria-label': 'Chat' }, meter.bar, ...meter.notices, scroller, noticeBar, composer.form);
 
   /** @type {HTMLElement | null} */ let streamBody = null;
   /** @type {HTMLElement | null} */ let streamStatus = null;
@@ -312,63 +51,15 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   const grown = new ResizeObserver(() => { if (atBottom && !pinned) scroller.scrollTop = scroller.scrollHeight; });
   grown.observe(list);
 
-  /** @param {'user' | 'assistant' | 'error'} kind @param {string} who @param {number | null} ts */
-  const bubble = (kind, who, ts) => {
-    const body = h('div', { class: 'msg-body' });
-    const li = h('li', { class: `msg ${kind}` }, h('div', { class: 'msg-meta small muted' }, h('span', { class: 'who' }, who), ts ? h('time', { dateTime: new Date(ts).toISOString() }, formatTime(ts)) : null), body);
-    return { li, body };
-  };
-
   /**
-   * Copy a message as written (Markdown) or as the plain text on screen.
-   * @param {string} markdown @param {HTMLElement} body
+   * The message being edited and its draft: kept when the transcript is drawn again meanwhile.
+   * @type {{eventId: string, draft: string} | null}
    */
-  const messageActions = (markdown, body) => h('div', { class: 'row msg-actions' },
-    copyButton('Copy', 'Copy message as Markdown', () => markdown),
-    copyButton('Copy text', 'Copy text of the message (plain text)', () => plainTextOf(body)),
-  );
-
-  /** "Run again" on a code card: runs through the same gates, with a Stop of its own; the output is shown, not recorded. @param {string} code */
-  const runAgainButton = (code) => {
-    const out = h('pre', { class: 'tool-output', hidden: true, 'aria-live': 'polite' });
-    const button = h('button', { type: 'button', class: 'secondary small-btn' }, 'Run again');
-    const stop = h('button', { type: 'button', class: 'secondary small-btn', hidden: true, 'aria-label': 'Stop this run' }, 'Stop');
-    /** @type {AbortController | null} */
-    let abort = null;
-    stop.addEventListener('click', () => abort?.abort());
-    button.addEventListener('click', async () => {
-      button.disabled = true;
-      stop.hidden = false;
-      abort = new AbortController();
-      out.hidden = false;
-      out.textContent = 'Running…';
-      try {
-        const r = await controller.runAgain(code, abort.signal);
-        out.textContent = `${r.ok ? '✓' : '✗'} ${Math.round(r.durationMs)} ms (not added to the conversation)\n${r.output}`;
-      } catch (err) {
-        out.textContent = `✗ ${/** @type {Error} */ (err).message}`;
-      } finally {
-        abort = null;
-        stop.hidden = true;
-        button.disabled = false;
-      }
-    });
-    return h('div', { class: 'run-again' }, button, stop, out);
-  };
-
-  /**
-   * ‹ 2/3 ›: which version of a message or reply is shown, and the way to the others.
-   * @param {string} eventId @param {{index: number, count: number}} v @param {string} what "message" or "reply"
-   */
-  const versionSwitcher = (eventId, v, what) => h('span', { class: 'row versions', role: 'group', 'aria-label': `Versions of this ${what}` },
-    h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Previous version of this ${what}`, disabled: v.index === 0, on: { click: () => controller.switchVersion(eventId, -1) } }, '‹'),
-    h('span', { class: 'small', 'aria-live': 'polite' }, `${v.index + 1}/${v.count}`),
-    h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Next version of this ${what}`, disabled: v.index === v.count - 1, on: { click: () => controller.switchVersion(eventId, 1) } }, '›'),
-  );
-
-  /** The message being edited and its draft: kept when the transcript is drawn again meanwhile. @type {{eventId: string, draft: string} | null} */
   let editing = null;
-  /** A message control that had the focus when the transcript was drawn again. @type {{eventId: string | null, index: number, label: string} | null} */
+  /**
+   * A message control that had the focus when the transcript was drawn again.
+   * @type {{eventId: string | null, index: number, label: string} | null}
+   */
   let refocus = null;
   /**
    * Turns a sent message's bubble into an editor; sending the edit makes a new version.
@@ -414,163 +105,28 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     }
   };
 
-  /** @param {ClawserEvent} e @param {ChatState} s @param {boolean} continuable the stopped reply the transcript ends with */
-  const renderEvent = (e, s, continuable) => {
-    const idle = !s.streaming;
-    const versions = s.versions.get(e.id);
-    if (e.type === 'user_message') {
-      if (e.data.continues) {
-        return h('li', { class: 'notice small muted' }, 'You asked the model to continue its stopped reply.', versions ? versionSwitcher(e.id, versions, 'message') : '');
-      }
-      const { li, body } = bubble('user', 'You', e.timestamp);
-      li.dataset.eventId = e.id;
-      const refs = Array.isArray(e.data.images) ? e.data.images : [];
-      if (refs.length) {
-        body.append(h('div', { class: 'msg-images' }, ...refs.map((/** @type {import('../providers/types.d.ts').ImageRef} */ ref, /** @type {number} */ i) => {
-          const img = /** @type {HTMLImageElement} */ (h('img', { alt: `Image ${i + 1} you attached`, loading: 'lazy' }));
-          showThumb(ref, img);
-          return img;
-        })));
-      }
-      if (e.data.text) body.append(h('p', { class: 'plain' }, String(e.data.text ?? '')));
-      // What went with the message: an MCP prompt's text, attached resources (shown folded).
-      const prompt = e.data.prompt;
-      if (prompt && typeof prompt.text === 'string') body.append(h('details', { class: 'msg-attachment' }, h('summary', null, `Prompt ${String(prompt.name ?? '')} of the MCP server “${String(prompt.server ?? '')}”`), h('pre', null, prompt.text)));
-      for (const a of Array.isArray(e.data.attachments) ? e.data.attachments : []) {
-        body.append(h('details', { class: 'msg-attachment' }, h('summary', null, `📎 ${String(a?.label ?? 'attachment')}`), h('pre', null, String(a?.text ?? ''))));
-      }
-      const actions = messageActions(String(e.data.text ?? ''), body);
-      if (idle) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Edit this message', title: 'Edit and send again (the current version is kept)', on: { click: () => startEdit(e, li) } }, 'Edit'));
-      if (versions) actions.append(versionSwitcher(e.id, versions, 'message'));
-      li.append(actions);
-      return li;
+  /**
+   * The focus goes back to the control it was on (or its sibling, or the message now in its place).
+   * @param {NonNullable<typeof refocus>} want
+   */
+  const restoreFocus = (want) => {
+    // The same message, or for a reply that was regenerated the reply now last in the list.
+    const candidates = /** @type {HTMLElement[]} */ ([
+      want.eventId ? list.querySelector(`li[data-event-id="${CSS.escape(want.eventId)}"]`) : null,
+      list.children[want.index],
+      [...list.querySelectorAll('li.msg.assistant')].at(-1),
+    ].filter(Boolean));
+    /** @param {HTMLElement} li */
+    const enabled = (li) => /** @type {HTMLElement[]} */ ([...li.querySelectorAll('button')]).filter((b) => !b.hasAttribute('disabled'));
+    const same = (/** @type {HTMLElement} */ b) => (b.getAttribute('aria-label') ?? b.textContent ?? '') === want.label;
+    const sibling = (/** @type {HTMLElement} */ b) => /^(Previous|Next) version/.test(want.label) && /^(Previous|Next) version/.test(b.getAttribute('aria-label') ?? '');
+    const again = candidates.map((li) => enabled(li).find(same)).find(Boolean)
+      ?? candidates.map((li) => enabled(li).find(sibling)).find(Boolean)
+      ?? (candidates[0] ? enabled(candidates[0])[0] : null) ?? null;
+    if (again) {
+      again.focus({ preventScroll: true });
+      refocus = null;
     }
-    // Another version of a reply starts here (whatever the turn shows first).
-    const replyVersions = versions ? h('li', { class: 'notice small muted versions-row' }, versionSwitcher(e.id, versions, 'reply')) : null;
-    const shown = renderRecord(e, s, idle, continuable);
-    if (!replyVersions) return shown;
-    const group = document.createDocumentFragment();
-    group.append(replyVersions);
-    if (shown) group.append(shown);
-    return group;
-  };
-
-  /** The runs of provider tries worth showing, of the transcript being drawn. @type {Map<string, EventOf<'provider_attempt'>[]>} */
-  let tries = new Map();
-
-  /** @param {ClawserEvent} e @param {ChatState} s @param {boolean} idle @param {boolean} continuable */
-  const renderRecord = (e, s, idle, continuable) => {
-    if (e.type === 'provider_attempt') {
-      const run = tries.get(e.id);
-      return run ? attemptsNotice(run) : null;
-    }
-    if (e.type === 'agent_message') {
-      if (!e.data.text && e.data.toolCalls?.length) return null; // only tool calls: their cards follow
-      // A named agent's reply carries its name (and the model that wrote it).
-      const { li, body } = bubble('assistant', e.data.agent ? `@${String(e.data.agent)} · ${String(e.data.model ?? '')}` : String(e.data.model ?? 'Assistant'), e.timestamp);
-      if (e.data.agent) li.dataset.agent = String(e.data.agent);
-      li.dataset.eventId = e.id;
-      setMarkdown(body, String(e.data.text ?? ''));
-      const actions = messageActions(String(e.data.text ?? ''), body);
-      if (idle && regenerable(e)) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Regenerate this reply (the current one is kept as a version)', on: { click: () => controller.regenerate(e.id) } }, 'Regenerate'));
-      if (idle && continuable) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Continue this reply', title: 'Ask the model to go on from where you stopped it', on: { click: () => controller.continueReply() } }, 'Continue'));
-      li.append(actions);
-      if (e.data.stopped) li.append(h('p', { class: 'small muted' }, 'Stopped — the reply above is incomplete.'));
-      if (e.data.stopReason === 'refusal') li.append(h('p', { class: 'small muted' }, 'Refusal — the model declined this request.'));
-      if (e.data.cached) li.append(h('p', { class: 'small muted' }, 'From the response cache: the same request was answered moments ago (no cost). Regenerate asks the model again.'));
-      return li;
-    }
-    if (e.type === 'tool_call') {
-      const isCode = e.data.name === 'run_js' && typeof e.data.arguments?.code === 'string';
-      const card = h('details', { class: `tool-card${isCode ? ' code-card' : ''}`, 'data-tool-call': String(e.data.id ?? ''), open: isCode },
-        h('summary', null, h('span', { class: 'tool-name' }, isCode ? (e.data.codex ? 'code' : 'run_js') : String(e.data.name ?? 'tool')), h('span', { class: 'tool-state small muted' }, 'running…')),
-        isCode
-          ? h('div', { class: 'tool-section' }, h('pre', { class: 'tool-code' }, h('code', { class: 'language-js' }, String(e.data.arguments.code))), runAgainButton(String(e.data.arguments.code)))
-          : h('div', { class: 'tool-section' }, h('div', { class: 'small muted' }, 'Arguments'), h('pre', { class: 'tool-args' }, JSON.stringify(e.data.arguments ?? {}, null, 2))),
-      );
-      return h('li', { class: 'msg tool' }, card);
-    }
-    if (e.type === 'tool_result') {
-      const card = list.querySelector(`details[data-tool-call="${CSS.escape(String(e.data.toolCallId ?? ''))}"]`);
-      if (card) {
-        const state = card.querySelector('.tool-state');
-        if (state) {
-          const waited = e.data.approvalMs ? ` (after ${formatDuration(Number(e.data.approvalMs))} waiting for approval)` : '';
-          state.textContent = `${e.data.ok ? '✓' : e.data.blocked ? `✗ ${e.data.blocked}` : '✗ failed'} · ${formatDuration(Number(e.data.durationMs ?? 0))}${waited}`;
-          state.classList.toggle('bad', !e.data.ok);
-        }
-        if (e.data.arguments) card.append(h('div', { class: 'tool-section' }, h('div', { class: 'small muted' }, 'Arguments as run (rewritten by a hook)'), h('pre', null, JSON.stringify(e.data.arguments, null, 2))));
-        card.append(h('div', { class: 'tool-section' }, h('div', { class: 'small muted' }, 'Result'), h('pre', { class: 'tool-output' }, String(e.data.result ?? ''))));
-      }
-      return null;
-    }
-    if (e.type === 'autonomy_blocked' || e.type === 'safety_tool_blocked' || e.type === 'error') {
-      if (e.type === 'safety_tool_blocked') return null; // shown on the tool card
-      return h('li', { class: 'notice warn', role: 'status' }, String((e.type === 'error' ? e.data.message : e.data.reason) ?? 'Stopped.'));
-    }
-    if (e.type === 'memory_recalled') {
-      const keys = (e.data.memories ?? []).map((/** @type {{key: string}} */ m) => m.key);
-      return h('li', { class: 'notice small muted' }, `Memories used: ${keys.join(', ')}`);
-    }
-    if (e.type === 'skill_activated' || e.type === 'skill_installed') {
-      const name = String(e.data.name ?? '');
-      return h('li', { class: 'notice small muted' }, e.type === 'skill_installed' ? `Skill installed: ${name}` : `Skill “${name}” activated${e.data.by === 'user' ? ' (by you)' : ''}: its instructions are in use.`);
-    }
-    if (e.type === 'memory_stored' || e.type === 'memory_forgotten') {
-      return h('li', { class: 'notice small muted' }, `${e.type === 'memory_stored' ? 'Remembered' : 'Forgot'}: ${String(e.data.key ?? '')}`);
-    }
-    if (e.type === 'goal_added' || e.type === 'goal_updated') {
-      return h('li', { class: 'notice small muted' }, e.type === 'goal_added' ? `Goal added: ${String(e.data.description ?? '')}` : `Goal ${String(e.data.id ?? '')} is now ${String(e.data.status ?? '')}${e.data.progress ? ` — ${String(e.data.progress)}` : ''}`);
-    }
-    if (e.type === 'scheduler_added' || e.type === 'scheduler_removed') {
-      return h('li', { class: 'notice small muted' }, `${e.type === 'scheduler_added' ? 'Scheduled' : 'Deleted the scheduled job'}: ${String(e.data.name ?? '')}`);
-    }
-    if (e.type === 'scheduler_fired') {
-      const head = `Scheduled job “${String(e.data.name ?? '')}” ${e.data.manual ? 'run now' : 'ran'}${e.data.missed ? ` (it was due while Clawser was closed; ${Number(e.data.missed) + 1} runs were missed, run once)` : ''}`;
-      if ((e.data.kind === 'prompt' || e.data.kind === 'heartbeat') && e.data.ok === undefined) return h('li', { class: 'notice small muted scheduled' }, `⏰ ${head}.`);
-      return h('li', { class: `notice scheduled${e.data.ok === false ? ' warn' : ''}`, role: 'status' }, h('div', null, `⏰ ${head}: ${e.data.ok ? 'done' : 'failed'}.`), e.data.summary ? h('pre', { class: 'tool-output' }, String(e.data.summary)) : '');
-    }
-    if (e.type === 'context_compacted') {
-      return h('li', { class: 'notice small muted' }, `Earlier messages were summarized to keep the conversation within the model's context (${e.data.replacedMessages} messages${e.data.method === 'truncation' ? ', by truncation because the summary call failed' : e.data.method === 'on-device' ? ', on this device by Chrome\'s built-in summarizer' : ''}).`);
-    }
-    if (e.type === 'safety_output_redacted') {
-      return h('li', { class: 'notice small muted' }, `A secret-looking value (${(e.data.kinds ?? []).join(', ')}) was redacted from the reply.`);
-    }
-    if (e.type === 'turn_undone' || e.type === 'turn_redone') {
-      const li = h('li', { class: 'notice small muted turn-undone', 'data-event-id': e.id },
-        e.type === 'turn_undone'
-          ? `Turn undone: ${String(e.data.summary ?? '')} put back; its messages are hidden from the model (kept in the event log).`
-          : `Turn redone: ${String(e.data.summary ?? '')}.`,
-        Array.isArray(e.data.kept) && e.data.kept.length ? ` Kept as changed since: ${e.data.kept.join(', ')}.` : '',
-        Array.isArray(e.data.failed) && e.data.failed.length ? ` Could not put back: ${e.data.failed.join('; ')}.` : '');
-      return li;
-    }
-    if (e.type === 'agent_delegated') {
-      const who = `@${String(e.data.agent ?? 'sub-agent')}`;
-      const id = String(e.data.conversationId ?? '');
-      return h('li', { class: 'notice small muted delegation-done' },
-        `Sub-agent ${who} ${e.data.status === 'done' ? 'finished' : e.data.status === 'cancelled' ? 'was cancelled' : 'failed'}${Array.isArray(e.data.files) && e.data.files.length ? ` · changed ${e.data.files.join(', ')}` : ''}${e.data.costCents ? ` · ${Number(e.data.costCents).toFixed(2)}¢` : ''} `,
-        id ? h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Open the conversation of ${who}`, on: { click: () => controller.select(id) } }, 'Open its conversation') : '');
-    }
-    if (e.type === 'self_repair') {
-      if (e.data.action !== 'stopped') return h('li', { class: 'notice small muted' }, `Self-repair: ${String(e.data.message ?? '')} The agent was told to change course.`);
-      const { li, body } = bubble('error', 'Self-repair', e.timestamp);
-      li.dataset.eventId = e.id;
-      body.append(h('p', null, String(e.data.message ?? 'Stopped: the run looked stuck.')));
-      return li;
-    }
-    if (e.type === 'provider_error' || e.type === 'stream_error') {
-      const { li, body } = bubble('error', 'Error', e.timestamp);
-      li.dataset.eventId = e.id;
-      if (e.data.partialText) {
-        const partial = h('div', { class: 'partial' });
-        setMarkdown(partial, String(e.data.partialText));
-        body.append(partial);
-      }
-      body.append(h('p', null, h('strong', null, 'The reply failed. '), String(e.data.message ?? '')));
-      return li;
-    }
-    return null;
   };
 
   const renderTranscript = (/** @type {ChatState} */ s) => {
@@ -597,12 +153,13 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     if (s.hasEarlier) {
       list.append(h('li', { class: 'earlier' }, h('button', { type: 'button', class: 'secondary', on: { click: () => controller.loadEarlier() } }, 'Show earlier messages')));
     }
-    const retried = retriedAttempts(s.events);
-    const continuable = stoppedLastReply(s.events);
-    tries = providerAttemptRuns(s.events);
+    const { rules } = controller;
+    const retried = rules.retriedAttempts(s.events);
+    const continuable = rules.stoppedLastReply(s.events);
+    const tries = rules.providerAttemptRuns(s.events);
     for (const e of s.events) {
       if (retried.has(e.id)) continue;
-      const el = renderEvent(e, s, e.id === continuable);
+      const el = items.item(e, s, { continuable: e.id === continuable, tries });
       if (el) list.append(el);
     }
     // Cards whose call never got a result (the tab closed mid-tool) must not spin forever.
@@ -615,26 +172,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       const ev = s.events.find((x) => x.id === editing?.eventId);
       if (li && ev?.type === 'user_message' && !s.streaming) startEdit(ev, li, wasEditing);
       else if (!li || !ev) editing = null;
-    } else if (refocus && !s.streaming) {
-      const want = refocus;
-      // The same message, or for a reply that was regenerated the reply now last in the list.
-      const candidates = /** @type {HTMLElement[]} */ ([
-        want.eventId ? list.querySelector(`li[data-event-id="${CSS.escape(want.eventId)}"]`) : null,
-        list.children[want.index],
-        [...list.querySelectorAll('li.msg.assistant')].at(-1),
-      ].filter(Boolean));
-      /** @param {HTMLElement} li */
-      const enabled = (li) => /** @type {HTMLElement[]} */ ([...li.querySelectorAll('button')]).filter((b) => !b.hasAttribute('disabled'));
-      const same = (/** @type {HTMLElement} */ b) => (b.getAttribute('aria-label') ?? b.textContent ?? '') === want.label;
-      const sibling = (/** @type {HTMLElement} */ b) => /^(Previous|Next) version/.test(want.label) && /^(Previous|Next) version/.test(b.getAttribute('aria-label') ?? '');
-      const again = candidates.map((li) => enabled(li).find(same)).find(Boolean)
-        ?? candidates.map((li) => enabled(li).find(sibling)).find(Boolean)
-        ?? (candidates[0] ? enabled(candidates[0])[0] : null) ?? null;
-      if (again) {
-        again.focus({ preventScroll: true });
-        refocus = null;
-      }
-    }
+    } else if (refocus && !s.streaming) restoreFocus(refocus);
     pinned = null;
     if (s.focus) {
       // A search hit: that message, centred and marked, instead of the latest one.
@@ -668,7 +206,7 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       list.append(li);
       streamBody = body;
     }
-    setMarkdown(streamBody, s.streaming.text || '', false);
+    items.setMarkdown(streamBody, s.streaming.text || '', false);
     if (streamStatus) streamStatus.textContent = s.streaming.status || (s.streaming.text ? '' : 'Thinking…');
     if (stick) toBottom();
   };
@@ -684,10 +222,11 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     }
     if (!s.failure) return;
     const f = s.failure;
+    const input = composer.input;
     const actions = h('div', { class: 'row failure-actions' });
     // After self-repair stopped a stuck run, going on is the user's call (the run is watched afresh).
     if (f.selfRepair) actions.append(h('button', { type: 'button', on: { click: () => controller.retry() } }, 'Continue anyway'));
-    else actions.append(h('button', { type: 'button', on: { click: () => { if (composer.value.trim() === f.text.trim()) composer.value = ''; controller.retry(); } } }, 'Retry'));
+    else actions.append(h('button', { type: 'button', on: { click: () => { if (input.value.trim() === f.text.trim()) input.value = ''; controller.retry(); } } }, 'Retry'));
     if (!f.selfRepair && (f.code === 'auth' || f.code === 'client' || f.code === 'cors' || f.code === 'network')) {
       actions.append(h('button', { type: 'button', class: 'secondary', on: { click: onOpenSettings } }, 'Open settings'));
     }
@@ -705,15 +244,43 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       list.append(h('li', { class: 'failure' }, h('div', { role: 'alert' }, h('p', null, h('strong', null, 'The reply failed. '), f.message), actions)));
     }
     // The message the user wrote is kept for them to edit or resend.
-    if (isNew && !f.resume && !composer.value.trim()) composer.value = f.text;
+    if (isNew && !f.resume && !input.value.trim()) input.value = f.text;
     toBottom();
   };
+
+  /** The sub-agents' live cards, once this conversation has had one. @type {ReturnType<typeof DelegationCards> | null} */
+  let cards = null;
+  /** @param {ChatState | null} s */
+  const drawDelegations = (s) => {
+    const board = controller.delegations;
+    if (!board || !s) return;
+    if (cards) return cards.draw(s);
+    if (!board.list().some((d) => d.parentConversationId === s.activeId)) return; // no card drawn yet, none to draw
+    import('./chat/delegation-cards.js').then(({ DelegationCards }) => {
+      cards ??= DelegationCards({ board, controller, list });
+      if (last) cards.draw(last);
+    }, () => {});
+  };
+  const offDelegations = controller.delegations?.subscribe(() => drawDelegations(last)) ?? (() => {});
+
+  /** Undo and redo of turns (the Undo row, Redo, the conflict dialog), once first needed. @type {ReturnType<typeof TurnActions> | null} */
+  let turnActions = null;
+  /** @type {Promise<ReturnType<typeof TurnActions>> | null} */
+  let turnActionsLoaded = null;
+  const loadTurnActions = () => (turnActionsLoaded ??= import('./chat/turn-actions.js').then(({ TurnActions }) => (turnActions = TurnActions({ controller, list }))));
+  /** @param {ChatState} s */
+  const drawTurnActions = (s) => {
+    if (turnActions) return turnActions.draw(s);
+    if (!s.undo && !s.redo) return; // no row drawn yet, none to draw
+    loadTurnActions().then((t) => { if (last) t.draw(last); }, () => {});
+  };
+  /** Undo a turn, or redo it (the button's, Alt+Z's and the palette's). @param {'undo' | 'redo'} direction */
+  const takeBack = (direction) => loadTurnActions().then((t) => t.takeBack(direction));
 
   const render = (/** @type {ChatState} */ s) => {
     const busy = !!s.streaming;
     log.setAttribute('aria-busy', busy ? 'true' : 'false');
-    stop.hidden = !busy;
-    send.disabled = busy || needsSetup;
+    composer.setBusy(busy);
     let rerendered = false;
     if (s.notice !== last?.notice) {
       noticeBar.textContent = s.notice ?? '';
@@ -737,84 +304,11 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     if (rerendered || s.undo !== last?.undo || s.redo !== last?.redo || !!s.streaming !== !!last?.streaming) drawTurnActions(s);
     if (s.activeId !== last?.activeId) onConversationChange(s.activeId);
     const meterChanged = s.meter !== last?.meter;
-    if (s.attachments !== last?.attachments) {
-      const items = s.attachments ?? [];
-      textAttachments.replaceChildren(...items.map((a, i) => h('li', { class: 'small' }, `📎 ${a.label} `, h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Remove the attachment ${a.label}`, on: { click: () => controller.detach(i) } }, '×'))));
-      textAttachments.hidden = items.length === 0;
-    }
+    if (s.attachments !== last?.attachments) composer.showTexts(s.attachments ?? []);
     last = s;
-    if (meterChanged) drawMeter();
+    if (meterChanged) meter.show(s.meter);
   };
 
-  /**
-   * Live cards of the sub-agents this conversation's turn started (agent_delegate): status,
-   * current step, cost, Cancel, and a way to their conversation. Under their tool cards.
-   * @param {ChatState | null} s
-   */
-  function drawDelegations(s) {
-    const board = controller.delegations;
-    if (!board || !s) return;
-    const live = board.list().filter((d) => d.parentConversationId === s.activeId);
-    for (const el of list.querySelectorAll('.delegation-live')) {
-      if (!live.some((d) => d.id === /** @type {HTMLElement} */ (el).dataset.delegation)) el.remove();
-    }
-    for (const d of live) {
-      const card = list.querySelector(`details[data-tool-call="${CSS.escape(d.callId)}"]`);
-      const host = card?.parentElement;
-      if (!host) continue;
-      let el = /** @type {HTMLElement | null} */ (host.querySelector('.delegation-live'));
-      if (!el) {
-        // Built once and updated in place: a button replaced under the pointer would lose the click.
-        el = h('div', { class: 'delegation-live row', role: 'group', 'aria-label': `Sub-agent @${d.agent}`, 'data-delegation': d.id },
-          h('span', { class: 'small delegation-text' }),
-          h('button', { type: 'button', class: 'secondary small-btn delegation-open', hidden: true, 'aria-label': `Open the conversation of @${d.agent}`, on: { click: () => { const id = controller.delegations?.get(d.id)?.conversationId; if (id) controller.select(id); } } }, 'Open'),
-          h('button', { type: 'button', class: 'secondary small-btn danger delegation-cancel', 'aria-label': `Cancel sub-agent @${d.agent}`, on: { click: () => controller.cancelDelegation(d.id) } }, 'Cancel'));
-        host.append(el);
-      }
-      const label = { waiting: 'waiting', running: 'running', done: 'done', failed: 'failed', cancelled: 'cancelled' }[d.status];
-      const text = /** @type {HTMLElement} */ (el.querySelector('.delegation-text'));
-      clear(text).append(h('strong', null, `@${d.agent}`), ` — ${label} · ${d.step} · ${d.steps} tool call${d.steps === 1 ? '' : 's'}${d.costCents ? ` · ${d.costCents.toFixed(2)}¢` : ''}`);
-      /** @type {HTMLButtonElement} */ (el.querySelector('.delegation-open')).hidden = !d.conversationId;
-      /** @type {HTMLButtonElement} */ (el.querySelector('.delegation-cancel')).hidden = !(d.status === 'waiting' || d.status === 'running');
-    }
-  }
-  const offDelegations = controller.delegations?.subscribe(() => drawDelegations(last)) ?? (() => {});
-
-  /**
-   * Undo a turn, or redo it; something changed by someone else since is shown, and the user
-   * chooses to overwrite it or keep it (or to leave everything as it is).
-   * @param {'undo' | 'redo'} direction
-   */
-  const takeBack = async (direction) => {
-    const act = (/** @type {{conflicts?: 'ask' | 'overwrite' | 'keep'}} */ o) => (direction === 'undo' ? controller.undoTurn(o) : controller.redoTurn(o));
-    // The controller says every outcome (a notice); only a conflict needs the user here.
-    const r = await act({});
-    if (!r.conflicts) return;
-    const choice = await choiceDialog({
-      title: direction === 'undo' ? 'Undo: changed since the turn' : 'Redo: changed since the undo',
-      message: `These were changed by someone else after the ${direction === 'undo' ? 'turn' : 'undo'} (you, another tab, or a job). Overwrite them too, or ${direction} everything else and keep them as they are now?`,
-      items: r.conflicts,
-      choices: [{ value: 'keep', label: 'Keep their changes' }, { value: 'overwrite', label: 'Overwrite them', danger: true }],
-    });
-    if (choice) await act({ conflicts: choice });
-  };
-
-  /** The Undo button on the latest turn, and Redo on the notice of the turn undone last. @param {ChatState} s */
-  function drawTurnActions(s) {
-    list.querySelector('li.turn-undo')?.remove();
-    for (const b of list.querySelectorAll('button.redo-turn')) b.remove();
-    if (s.streaming) return;
-    if (s.undo) {
-      const changed = s.undo.changes > 0;
-      list.append(h('li', { class: 'notice small muted turn-undo row' },
-        h('span', null, `${s.events.at(-1)?.id === s.undo.last ? 'This turn' : 'The turn before'} changed ${changed ? `${s.undo.summary}.` : 'no files, memories, goals or jobs; undo takes it out of the conversation.'}`),
-        h('button', { type: 'button', class: 'secondary small-btn', 'aria-keyshortcuts': 'Alt+Z', title: 'Undo the latest turn (Alt+Z)', on: { click: () => takeBack('undo') } }, 'Undo turn')));
-    }
-    if (s.redo) {
-      list.querySelector(`li.turn-undone[data-event-id="${CSS.escape(s.redo.event)}"]`)?.append(' ',
-        h('button', { type: 'button', class: 'secondary small-btn redo-turn', 'aria-keyshortcuts': 'Alt+Shift+Z', title: 'Redo the turn (Alt+Shift+Z)', on: { click: () => takeBack('redo') } }, 'Redo turn'));
-    }
-  }
   // Alt+Z undoes the latest turn, Alt+Shift+Z redoes it (when no dialog is open).
   /** @param {KeyboardEvent} e */
   const onUndoKey = (e) => {
@@ -823,82 +317,6 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     takeBack(e.shiftKey ? 'redo' : 'undo').catch(() => {}); // the controller turns failures into its notice
   };
   document.addEventListener('keydown', onUndoKey);
-
-  const submit = () => {
-    const text = composer.value;
-    if ((!text.trim() && !attachments.count && !last?.attachments?.length) || controller.busy || needsSetup) return;
-    composer.value = '';
-    const images = attachments.take();
-    drawMeter();
-    controller.send(text, images);
-  };
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    submit();
-  });
-  /** @type {{name: string, description: string}[]} */
-  let mentionOptions = [];
-  let mentionActive = 0;
-  const drawMentions = () => {
-    mentionList.hidden = !mentionOptions.length;
-    clear(mentionList).append(...mentionOptions.map((a, i) => h('li', {
-      id: `mention-${a.name}`, role: 'option', 'aria-selected': String(i === mentionActive), class: i === mentionActive ? 'active' : '',
-      on: { mousedown: (/** @type {MouseEvent} */ ev) => { ev.preventDefault(); acceptMention(i); } },
-    }, h('strong', null, `@${a.name}`), a.description ? h('span', { class: 'small muted' }, ` — ${a.description.slice(0, 80)}`) : '')));
-    if (mentionOptions.length) composer.setAttribute('aria-activedescendant', `mention-${mentionOptions[mentionActive].name}`);
-    else composer.removeAttribute('aria-activedescendant');
-  };
-  /** @param {number} i */
-  const acceptMention = (i) => {
-    const a = mentionOptions[i];
-    if (!a) return;
-    composer.value = `@${a.name} `;
-    mentionOptions = [];
-    drawMentions();
-    composer.focus();
-  };
-  let mentionAsked = 0;
-  composer.addEventListener('input', () => {
-    const text = composer.value;
-    if (!text.startsWith('@') || /\s/.test(text)) {
-      if (mentionOptions.length) { mentionOptions = []; drawMentions(); }
-      return;
-    }
-    const asked = ++mentionAsked;
-    controller.mentionCompletions(text).then((found) => {
-      if (asked !== mentionAsked) return;
-      mentionOptions = found;
-      mentionActive = 0;
-      drawMentions();
-    }, () => {});
-  });
-  composer.addEventListener('blur', () => { mentionOptions = []; drawMentions(); });
-  composer.addEventListener('keydown', (e) => {
-    if (mentionOptions.length) {
-      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-        e.preventDefault();
-        mentionActive = (mentionActive + (e.key === 'ArrowDown' ? 1 : mentionOptions.length - 1)) % mentionOptions.length;
-        drawMentions();
-        return;
-      }
-      if ((e.key === 'Enter' || e.key === 'Tab') && !e.shiftKey && !e.isComposing) {
-        e.preventDefault();
-        acceptMention(mentionActive);
-        return;
-      }
-      if (e.key === 'Escape') {
-        e.preventDefault();
-        mentionOptions = [];
-        drawMentions();
-        return;
-      }
-    }
-    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
-      e.preventDefault();
-      submit();
-    }
-  });
-  stop.addEventListener('click', () => controller.stop());
   // Esc stops a streaming reply, wherever the focus is in the chat — unless a dialog is open (Esc closes that).
   /** @param {KeyboardEvent} e */
   const onKey = (e) => {
@@ -911,19 +329,19 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   document.addEventListener('keydown', onKey);
 
   const unsubscribe = controller.subscribe(render);
-  if (!needsSetup) queueMicrotask(() => composer.focus());
+  if (!needsSetup) queueMicrotask(() => composer.input.focus());
   const destroy = () => {
     unsubscribe();
     offDelegations();
     document.removeEventListener('keydown', onUndoKey);
     grown.disconnect();
     document.removeEventListener('keydown', onKey);
-    attachments.destroy();
-    clearTimeout(pausedTimer);
-    for (const url of thumbs.values()) url.then((u) => URL.revokeObjectURL(u), () => {});
+    composer.destroy();
+    meter.destroy();
+    items.destroy();
   };
   return {
-    root, destroy, focusComposer: () => composer.focus(),
+    root, destroy, focusComposer: () => composer.input.focus(),
     /** What Alt+Z and Alt+Shift+Z do (for the command palette): conflicts are asked about the same way. */
     undoTurn: () => takeBack('undo'),
     redoTurn: () => takeBack('redo'),

@@ -1,4 +1,4 @@
-/** @import { WorkspaceConfig, ConfigProblem } from '../app/workspace-config.js' */
+/** @import { ConfigProblem } from './types.d.ts' */
 import { h, clear, downloadBlob, guard } from './dom.js';
 import { confirmDialog } from './dialogs.js';
 
@@ -31,11 +31,13 @@ export function locateField(text, path) {
  * (every problem names its field, and choosing it puts the cursor there), saved whole or not at
  * all, exported and imported as JSON. Secrets are never shown, exported or imported; changes that
  * loosen a protection are listed and confirmed first.
+ * The document is the app's (`Config`): the panel shows it as JSON and hands back what `check` made of the text.
+ * @template Config
  * @param {{
- *   load: () => WorkspaceConfig,
- *   check: (text: string) => {ok: true, value: WorkspaceConfig} | {ok: false, problems: ConfigProblem[]},
- *   loosened: (next: WorkspaceConfig) => string[],
- *   save: (next: WorkspaceConfig) => Promise<void>,
+ *   load: () => Config,
+ *   check: (text: string) => {ok: true, value: Config} | {ok: false, problems: ConfigProblem[]},
+ *   loosened: (next: Config) => string[],
+ *   save: (next: Config) => Promise<void>,
  *   fileName: string,
  *   onError: (err: unknown) => void, onBack: () => void}} props
  */
@@ -91,7 +93,7 @@ export function ConfigPanel(props) {
     timer = setTimeout(check, 250);
   });
 
-  /** Applies a valid document, after the user confirmed what it loosens. @param {WorkspaceConfig} value @param {string} what */
+  /** Applies a valid document, after the user confirmed what it loosens. @param {Config} value @param {string} what */
   const apply = async (value, what) => {
     const loosened = props.loosened(value);
     if (loosened.length && !(await confirmDialog({

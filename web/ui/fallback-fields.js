@@ -1,5 +1,5 @@
 /** @import { CatalogEntry } from '../providers/types.d.ts' */
-/** @import { AgentSettings } from '../app/agent-settings.js' */
+/** @import { ProviderChain } from './types.d.ts' */
 import { h } from './dom.js';
 
 const MAX_FALLBACKS = 4;
@@ -8,7 +8,7 @@ const MAX_FALLBACKS = 4;
  * The Settings dialog's "When the provider fails" section: the fallback chain (provider, model,
  * optional base URL and key per entry, in order), retries, and the stream time-outs by state.
  * `read()` returns what to save, or the first problem (shown next to its field).
- * @param {{catalog: CatalogEntry[], providers: AgentSettings['providers'], hasKey: (provider: string) => boolean}} props
+ * @param {{catalog: CatalogEntry[], providers: ProviderChain, hasKey: (provider: string) => boolean}} props
  */
 export function FallbackFields(props) {
   const list = h('ol', { class: 'fallback-list' });
@@ -16,7 +16,10 @@ export function FallbackFields(props) {
   const error = h('p', { id: 'set-fallback-error', class: 'field-error', role: 'alert' });
   /** @type {(ReturnType<typeof providerFields> & {li: HTMLElement})[]} */
   const rows = [];
-  const usable = props.catalog.filter((e) => e.id !== 'echo');
+  // A test provider (no AI) never stands in for a model.
+  const usable = props.catalog.filter((e) => !e.capabilities.test);
+  // A new fallback starts on the first cloud provider.
+  const firstCloud = usable.find((e) => e.capabilities.key === 'required')?.id ?? usable[0]?.id ?? '';
 
   const renumber = () => {
     rows.forEach((r, i) => {
@@ -35,7 +38,7 @@ export function FallbackFields(props) {
    */
   const providerFields = (id, name, value, optional = false) => {
     const provider = h('select', { id: `${id}-provider` }, ...(optional ? [h('option', { value: '' }, 'Not set')] : []), ...usable.map((e) => h('option', { value: e.id }, e.label)));
-    provider.value = value?.provider ?? (optional ? '' : 'openai');
+    provider.value = value?.provider ?? (optional ? '' : firstCloud);
     const model = h('input', { id: `${id}-model`, type: 'text', autocomplete: 'off', spellcheck: false, value: value?.model ?? '' });
     const base = h('input', { id: `${id}-base`, type: 'url', autocomplete: 'off', spellcheck: false, value: value?.baseUrl ?? '' });
     const key = h('input', { id: `${id}-key`, type: 'password', autocomplete: 'off', spellcheck: false });
@@ -122,7 +125,7 @@ export function FallbackFields(props) {
     field.focus();
   };
   /**
-   * @returns {{ok: true, value: AgentSettings['providers'], keys: Record<string, string>} | {ok: false}}
+   * @returns {{ok: true, value: ProviderChain, keys: Record<string, string>} | {ok: false}}
    */
   const read = () => {
     error.textContent = '';
@@ -156,7 +159,7 @@ export function FallbackFields(props) {
       if (!e) return { ok: false };
       fallbacks.push(e);
     }
-    /** @type {AgentSettings['providers']['routes']} */
+    /** @type {ProviderChain['routes']} */
     const routeValues = {};
     for (const r of routes) {
       if (!r.provider.value) continue;

@@ -1,4 +1,4 @@
-/** @import { FilesController } from '../app/files-controller.js' */
+/** @import { FilesPanelController } from './types.d.ts' */
 import { h, clear, downloadBlob } from './dom.js';
 import { confirmDialog, promptDialog } from './dialogs.js';
 import { renderMarkdown } from '../safety/markdown.js';
@@ -55,7 +55,7 @@ function editorLook(cm) {
 /**
  * The Files panel: the workspace tree, an editor with syntax colouring, previews of images
  * and Markdown, and create / rename / move / delete / upload / download / ZIP.
- * @param {{files: FilesController, onError: (err: unknown) => void, mount?: {supported: boolean, reason?: string, mounted: string | null, needsPermission: boolean, onMount: () => Promise<void>, onReconnect: () => Promise<void>, onUnmount: () => Promise<void>},
+ * @param {{files: FilesPanelController, onError: (err: unknown) => void, mount?: {supported: boolean, reason?: string, mounted: string | null, needsPermission: boolean, onMount: () => Promise<void>, onReconnect: () => Promise<void>, onUnmount: () => Promise<void>},
  *   onBack: () => void}} props
  */
 export function FilesPanel(props) {

@@ -1,4 +1,4 @@
-/** @import { GitController, GitState } from '../app/git-controller.js' */
+/** @import { GitPanelController, GitState } from './types.d.ts' */
 /** @import { FileDiff } from '../git/git.js' */
 import { h, clear, formatTime, guard } from './dom.js';
 import { confirmDialog, promptDialog } from './dialogs.js';
@@ -39,7 +39,7 @@ export function DiffView(d, options = {}) {
 /**
  * The Git panel: branch, changes with stage/unstage, commit, history with commit diffs and
  * restore, and the remote (URL, token, CORS proxy, pull, push).
- * @param {{git: GitController, hasToken: boolean, corsProxy: string, autoCommit: boolean, onAutoCommit: (on: boolean) => void, autoInit: boolean, onAutoInit: (on: boolean) => void, onError: (err: unknown) => void, onBack: () => void}} props
+ * @param {{git: GitPanelController, hasToken: boolean, corsProxy: string, autoCommit: boolean, onAutoCommit: (on: boolean) => void, autoInit: boolean, onAutoInit: (on: boolean) => void, onError: (err: unknown) => void, onBack: () => void}} props
  */
 export function GitPanel(props) {
   const { git } = props;

@@ -1,4 +1,4 @@
-/** @import { Workspace } from '../app/workspaces.js' */
+/** @import { WorkspaceSummary } from './types.d.ts' */
 import { h, formatTime } from './dom.js';
 
 /** The files "Restore from a backup" accepts (what "Export everything" downloads). */
@@ -6,7 +6,7 @@ export const BACKUP_FILE_TYPES = '.zip,application/zip';
 
 /**
  * The home screen: the list of workspaces.
- * @param {{workspaces: Workspace[], providerOf: (id: string) => string, onOpen: (id: string) => void, onCreate: () => void, onClone: () => void, onRename: (w: Workspace) => void, onDelete: (w: Workspace) => void,
+ * @param {{workspaces: WorkspaceSummary[], providerOf: (id: string) => string, onOpen: (id: string) => void, onCreate: () => void, onClone: () => void, onRename: (w: WorkspaceSummary) => void, onDelete: (w: WorkspaceSummary) => void,
  *   onBackup: () => void, onRestore: (file: File) => void}} props
  */
 export function HomeView({ workspaces, providerOf, onOpen, onCreate, onClone, onRename, onDelete, onBackup, onRestore }) {

@@ -1,25 +1,27 @@
 /** @import { CatalogEntry, ProviderConfig } from '../providers/types.d.ts' */
-/** @import { WorkspaceSettings } from '../app/settings.js' */
 /** @import { ConnectionReport } from '../providers/connection.js' */
-/** @import { AgentSettings } from '../app/agent-settings.js' */
+/** @import { AgentSettingsFields, ParseLimits, ProviderChoice } from './types.d.ts' */
 import { h } from './dom.js';
 import { confirmDialog } from './dialogs.js';
 import { FallbackFields } from './fallback-fields.js';
 import { ModelPicker } from './model-picker.js';
 
 /**
+ * The agent's settings are the app's record (`Agent`): the dialog changes the fields it shows
+ * and hands back the rest as it got them.
+ * @template {AgentSettingsFields} Agent
  * @typedef {object} SettingsDialogProps
  * @property {string} workspaceName
  * @property {CatalogEntry[]} catalog
- * @property {WorkspaceSettings | null} current
+ * @property {ProviderChoice | null} current
  * @property {(provider: string) => boolean} hasKey
  * @property {(provider: string) => Promise<string | null>} describeAvailability e.g. Chrome AI's state, or null
  * @property {(config: ProviderConfig & {useSavedKey: boolean}) => Promise<ConnectionReport>} onTest
- * @property {AgentSettings} agent
- * @property {(settings: WorkspaceSettings & {apiKey?: string | null}, agent: AgentSettings, fallbackKeys: Record<string, string>) => Promise<void>} onSave
+ * @property {Agent} agent
+ * @property {(settings: ProviderChoice & {apiKey?: string | null}, agent: Agent, fallbackKeys: Record<string, string>) => Promise<void>} onSave
  *   fallbackKeys: keys typed for fallback providers, by provider id
  * @property {() => Promise<string>} [describeBackground] how scheduled jobs run in this browser (tab only, or background checks too)
- * @property {typeof import('../app/agent-settings.js').parseLimitFields} parseLimits checks the limit fields (messages per field)
+ * @property {ParseLimits} parseLimits checks the limit fields (messages per field)
  * @property {(config: ProviderConfig & {useSavedKey: boolean}) => Promise<{models: (import('../providers/types.d.ts').ModelInfo & {badges: string[]})[], source: 'provider' | 'catalog'}>} [listModels]
  *   the models the provider offers, with their badges
  * @property {(config: ProviderConfig, model: string, onProgress: (p: {status: string, completed?: number, total?: number}) => void) => Promise<void>} [pullModel] downloads a model to Ollama
@@ -28,18 +30,24 @@ import { ModelPicker } from './model-picker.js';
 /**
  * The workspace settings dialog: provider, model, API key, base URL, test connection.
  * Resolves when closed (true when saved).
- * @param {SettingsDialogProps} props
+ * @template {AgentSettingsFields} Agent
+ * @param {SettingsDialogProps<Agent>} props
  * @returns {Promise<boolean>}
  */
 export function openSettingsDialog(props) {
   const { catalog, current } = props;
   const ids = { provider: 'set-provider', model: 'set-model', key: 'set-key', base: 'set-base', models: 'set-models', title: 'set-title' };
+  // Grouped by what they need: nothing, a key, or an address (a server of the user's).
+  const group = (/** @type {CatalogEntry} */ e) =>
+    (e.capabilities.baseUrl === 'required' ? 'other' : e.capabilities.key === 'required' ? 'key' : 'free');
+  const options = (/** @type {string} */ g) => catalog.filter((e) => group(e) === g).map((e) => h('option', { value: e.id }, e.label));
   const providerSelect = h('select', { id: ids.provider, name: 'provider' },
-    h('optgroup', { label: 'No API key needed' }, catalog.filter((e) => !e.needsKey && e.id !== 'openai-compatible').map((e) => h('option', { value: e.id }, e.label))),
-    h('optgroup', { label: 'Cloud providers (API key)' }, catalog.filter((e) => e.needsKey).map((e) => h('option', { value: e.id }, e.label))),
-    h('optgroup', { label: 'Other' }, catalog.filter((e) => e.id === 'openai-compatible').map((e) => h('option', { value: e.id }, e.label))),
+    h('optgroup', { label: 'No API key needed' }, options('free')),
+    h('optgroup', { label: 'Cloud providers (API key)' }, options('key')),
+    h('optgroup', { label: 'Other' }, options('other')),
   );
-  providerSelect.value = current?.provider ?? 'echo';
+  // A new workspace starts on the test provider (it works offline, with no key).
+  providerSelect.value = current?.provider ?? catalog.find((e) => e.capabilities.test)?.id ?? catalog[0].id;
   const modelInput = h('input', { id: ids.model, name: 'model', type: 'text', list: ids.models, autocomplete: 'off', spellcheck: false });
   const modelList = h('datalist', { id: ids.models });
   const keyInput = h('input', { id: ids.key, name: 'apiKey', type: 'password', autocomplete: 'off', spellcheck: false });
@@ -89,7 +97,7 @@ export function openSettingsDialog(props) {
     f.input.setAttribute('aria-describedby', [help ? help.id : '', error.id].filter(Boolean).join(' '));
     return { ...f, error, row: h('div', { class: 'field' }, h('label', { for: f.input.id }, f.label), f.input, help, error) };
   });
-  /** @returns {ReturnType<SettingsDialogProps['parseLimits']>} */
+  /** @returns {ReturnType<ParseLimits>} */
   const readLimits = () => {
     const parsed = props.parseLimits(/** @type {Record<(typeof limits)[number]['name'], string>} */ (Object.fromEntries(limits.map((f) => [f.name, f.input.value]))));
     for (const f of limitRows) {
@@ -155,18 +163,18 @@ export function openSettingsDialog(props) {
     modelList.replaceChildren(...entry.models.map((m) => h('option', { value: m })));
     baseInput.placeholder = entry.baseUrl || 'https://your-server.example/v1';
     const saved = props.hasKey(entry.id) && !removeRequested;
-    keyRow.hidden = entry.wire === 'echo' || entry.wire === 'chrome-ai';
+    keyRow.hidden = entry.capabilities.key === 'none';
     keyInput.required = entry.needsKey && !saved;
     keyInput.placeholder = saved ? 'Saved (encrypted) — leave empty to keep it' : entry.needsKey ? 'Required' : 'Optional';
     keyHelp.textContent = entry.keyUrl ? `Get a key at ${entry.keyUrl}. Keys are encrypted in this browser and sent only to ${entry.label}.` : 'Keys are encrypted in this browser and sent only to this provider.';
     removeKey.hidden = !saved;
     // Every HTTP format: a proxy or gateway in front of the API is a common setup.
-    baseRow.hidden = entry.wire === 'echo' || entry.wire === 'chrome-ai';
-    baseInput.required = entry.id === 'openai-compatible';
+    baseRow.hidden = entry.capabilities.baseUrl === 'none';
+    baseInput.required = entry.capabilities.baseUrl === 'required';
     result.textContent = '';
     if (picker) {
       if (!initial) picker.hide();
-      if (picker.pullRow) picker.pullRow.hidden = entry.wire !== 'ollama';
+      if (picker.pullRow) picker.pullRow.hidden = !entry.capabilities.pullsModels;
     }
     providerNote.textContent = entry.note ? `${entry.label}: ${entry.note}.` : '';
     availability.textContent = '';

@@ -1,5 +1,5 @@
 /** @import { ToolDefinition, ToolPolicy } from '../tools/types.d.ts' */
-/** @import { AgentSettings } from '../app/agent-settings.js' */
+/** @import { ToolSettingsView } from './types.d.ts' */
 /** @import { ApprovalRule } from '../tools/approval-rules.js' */
 import { h } from './dom.js';
 
@@ -11,7 +11,7 @@ import { h } from './dom.js';
  * @param {{tools: ToolDefinition[], userPolicyOf: (name: string) => ToolPolicy | null, defaultOf: (name: string) => string, onPolicy: (name: string, policy: ToolPolicy | null) => void,
  *   rules: () => ApprovalRule[], toolLabel: (key: string) => string, describeRule: (rule: ApprovalRule) => string, onRemoveRule: (rule: ApprovalRule) => void, onAddRule: (rule: ApprovalRule) => void,
  *   storedChoices?: () => {key: string, label: string, policy: ToolPolicy}[], onForget?: (key: string) => void,
- *   settings: AgentSettings, hasSearchKey: boolean, onSaveSettings: (s: {fetchAllowlist: string[], searchEndpoint: string, searchApiKey?: string | null}) => Promise<void>, onBack: () => void}} props
+ *   settings: ToolSettingsView, hasSearchKey: boolean, onSaveSettings: (s: {fetchAllowlist: string[], searchEndpoint: string, searchApiKey?: string | null}) => Promise<void>, onBack: () => void}} props
  *   storedChoices: the user's choices for tools not in the table (an MCP server's while it is not connected), in words; onForget removes one
  */
 export function ToolsPanel(props) {

@@ -1,5 +1,4 @@
-/** @import { ChatController, ChatState } from '../app/chat-controller.js' */
-/** @import { Workspace } from '../app/workspaces.js' */
+/** @import { ChatState, ChatStateSource, WorkspaceSummary } from './types.d.ts' */
 /** @import { SearchHit } from '../agent/conversation/conversation-search.js' */
 import { h, clear, formatTime } from './dom.js';
 
@@ -7,7 +6,7 @@ import { h, clear, formatTime } from './dom.js';
  * The workspace screen: a compact top bar, the panel navigation (a labelled icon rail on wide
  * screens, collapsible and remembered; a drawer behind the Menu button on phones), the
  * conversation list (a drawer on phones) and the panel passed in.
- * @param {{workspace: Workspace, controller: Pick<ChatController, 'subscribe'>, chat: HTMLElement, side?: HTMLElement, providerLabel: string, onHome: () => void, onSettings: () => void, onPalette: () => void,
+ * @param {{workspace: WorkspaceSummary, controller: ChatStateSource, chat: HTMLElement, side?: HTMLElement, providerLabel: string, onHome: () => void, onSettings: () => void, onPalette: () => void,
  *   split?: {on: boolean, onToggle: () => void},
  *   panels: {label: string, icon: string, shortcut?: string, current: boolean, onOpen: () => void}[], railCollapsed: boolean, onRailToggle: (collapsed: boolean) => void,
  *   onSearch: (query: string) => Promise<SearchHit[]>, onOpenHit: (hit: SearchHit) => void,

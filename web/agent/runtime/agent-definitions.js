@@ -29,7 +29,10 @@ export const AgentDefinitionSchema = z.strictObject({
    * send a saved key elsewhere).
    */
   model: z.strictObject({
-    provider: z.string().min(1).max(64).refine((id) => !!catalogEntry(id) && id !== 'echo', { error: 'a provider this version knows (see Settings)' }),
+    provider: z.string().min(1).max(64)
+      .refine((id) => !!catalogEntry(id) && !catalogEntry(id)?.capabilities.test, {
+        error: 'a provider this version knows (see Settings)',
+      }),
     model: z.string().max(300).default(''),
   }).optional(),
   route: z.enum(ROUTES).optional(),

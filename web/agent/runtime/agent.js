@@ -1,4 +1,4 @@
-/** @import { Provider, StreamEvent, Usage, ToolCall, ProviderErrorShape, ChatRequest } from '../../providers/types.d.ts' */
+/** @import { Provider, StreamPart, Usage, ToolCall, ProviderErrorShape, ChatRequest } from '../../providers/types.d.ts' */
 /** @import { Conversation } from '../conversation/conversation.js' */
 /** @import { ToolRunner } from './tool-runner.js' */
 /** @import { HookPipeline } from './hooks.js' */
@@ -8,6 +8,7 @@ import { redactSecrets } from '../../providers/errors.js';
 import { costCents } from '../../providers/pricing.js';
 import { tokenFamily, estimateTextTokens, estimateMessagesTokens } from '../../providers/tokens.js';
 import { AttachedImages } from './attached-images.js';
+import { withStatus } from '../../providers/status.js';
 import { DEFAULT_COMPACTION, planCompaction, summarize } from '../conversation/compaction.js';
 import { codexPrompt, codexTools, codeCalls } from './codex.js';
 import { describeTaint } from './tool-runner.js';
@@ -39,8 +40,8 @@ function redactArgs(value, secrets) {
  * What the agent yields to its caller (the UI): the provider's stream events, plus
  * `saved` whenever an event reached the log, `tool_start` before a tool runs and
  * `compacting` while older turns are summarised.
- * @typedef {StreamEvent | {type: 'saved', eventId: string, eventType: EventType} | {type: 'tool_start', id: string, name: string}
- *   | {type: 'compacting'}} AgentStreamEvent
+ * @typedef {StreamPart | {type: 'status', text: string} | {type: 'saved', eventId: string, eventType: EventType}
+ *   | {type: 'tool_start', id: string, name: string} | {type: 'compacting'}} AgentStreamEvent
  */
 
 /**
@@ -398,22 +399,34 @@ export class ClawserAgent {
     const replyAbort = new AbortController();
     const callSignal = signal ? AbortSignal.any([signal, replyAbort.signal]) : replyAbort.signal;
     let runaway = false;
-    for await (const ev of this.provider.chatStream(request, { signal: callSignal, fresh: options.fresh })) {
-      if (ev.type === 'attempt') {
-        // Every try of every provider is on record (the turn's details and the Events panel show it).
-        const { type: _attempt, ...data } = ev;
-        yield await this.#record('provider_attempt', data.message ? { ...data, message: redactSecrets(data.message, this.secrets) } : data, 'provider');
+    // The reply's parts, and how the call goes (tries, retries, a cache hit) on its own channel.
+    const call = withStatus((onStatus) => this.provider.chatStream(request, { signal: callSignal, fresh: options.fresh, onStatus }));
+    for await (const item of call) {
+      if ('status' in item) {
+        const s = item.status;
+        if (s.type === 'attempt') {
+          // Every try of every provider is on record (the turn's details and the Events panel show it).
+          const { type: _attempt, ...data } = s;
+          const recorded = data.message ? { ...data, message: redactSecrets(data.message, this.secrets) } : data;
+          yield await this.#record('provider_attempt', recorded, 'provider');
+        } else if (s.type === 'cache_hit') {
+          cachedFrom = { provider: s.provider, model: s.model, ageMs: s.ageMs };
+          yield await this.#record('cache_hit', cachedFrom, 'provider');
+        } else yield { type: 'status', text: s.text };
         continue;
       }
-      if (ev.type === 'cache_hit') {
-        cachedFrom = { provider: ev.provider, model: ev.model, ageMs: ev.ageMs };
-        yield await this.#record('cache_hit', cachedFrom, 'provider');
-        continue;
-      }
+      const ev = item.part;
       if (ev.type === 'text') text += ev.text;
       else if (ev.type === 'tool_call') toolCalls.push({ id: ev.id, name: ev.name, arguments: ev.arguments, ...(ev.signature ? { signature: ev.signature } : {}) });
-      else if (ev.type === 'usage') usage = { inputTokens: ev.inputTokens, outputTokens: ev.outputTokens, ...(ev.cachedInputTokens ? { cachedInputTokens: ev.cachedInputTokens } : {}), ...(ev.cacheWriteTokens ? { cacheWriteTokens: ev.cacheWriteTokens } : {}) };
-      else if (ev.type === 'done') stopReason = ev.stopReason;
+      else if (ev.type === 'finish') {
+        stopReason = ev.stopReason;
+        const u = ev.usage;
+        if (u) {
+          usage = { inputTokens: u.inputTokens, outputTokens: u.outputTokens };
+          if (u.cachedInputTokens) usage.cachedInputTokens = u.cachedInputTokens;
+          if (u.cacheWriteTokens) usage.cacheWriteTokens = u.cacheWriteTokens;
+        }
+      }
       else if (ev.type === 'error') {
         failure = { ...ev.error, message: redactSecrets(ev.error.message, this.secrets) };
         yield { type: 'error', error: failure };

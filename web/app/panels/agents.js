@@ -17,6 +17,7 @@ const panel = {
       import('../../agent/runtime/agent.js'), ctx.services.agents(),
     ]);
     return AgentsPanel({
+      providerExample: (await import('../../providers/catalog.js')).CATALOG.find((e) => e.capabilities.key === 'required')?.id,
       agents: store,
       format: {
         toJson: defs.agentToJson,

@@ -1,0 +1,112 @@
+/**
+ * Which model answers a turn: the workspace's, the routing hint its conversation is pinned to,
+ * the named agent a message "@name …" addresses (its own model or hint), and for a message with
+ * images on a model without them, the Vision hint. Also what the composer takes as images and
+ * which agents "@…" completes to, by the same choice.
+ */
+/** @import { RouteHint } from '../../agent/types.d.ts' */
+/** @import { ScopedAgent } from '../../agent/runtime/agent-definitions.js' */
+/** @import { ProviderConfig } from '../../providers/types.d.ts' */
+/** @import { ImageLimits } from '../../ui/types.d.ts' */
+/** @import { SettingsStore } from '../settings.js' */
+/** @import { AgentDirectory, RouteTarget } from './types.d.ts' */
+import { catalogEntry } from '../../providers/catalog.js';
+import { imageLimitsFor } from '../../providers/images.js';
+import { parseMention, mentionCompletions, DEFAULT_AGENT_NAME } from '../../agent/conversation/mentions.js';
+import { ProviderError } from '../../providers/errors.js';
+import { ChatError } from './errors.js';
+
+/**
+ * What the choice reads: the workspace's settings and keys, its routing hints, its named agents.
+ * @typedef {{settings: SettingsStore, workspaceId: string, routes: () => Partial<Record<RouteHint, RouteTarget>>,
+ *   agents?: () => Promise<AgentDirectory>}} ModelSources
+ */
+
+/**
+ * The provider configuration of a routing hint, with its saved key; null when the hint is not set.
+ * @param {RouteHint} hint @param {ModelSources} sources
+ * @returns {Promise<ProviderConfig | null>}
+ */
+export async function routeConfig(hint, { settings, workspaceId, routes }) {
+  const r = routes()[hint];
+  if (!r || !catalogEntry(r.provider)) return null;
+  return { provider: r.provider, model: r.model || undefined, baseUrl: r.baseUrl || undefined, apiKey: await settings.apiKey(workspaceId, r.provider).catch(() => undefined) };
+}
+
+/**
+ * The model of a turn, and the named agent answering it (null: the workspace's agent).
+ * leftOut: what the named agent's list of tools names that it does not reach now, in words
+ * (shown as the turn starts). Throws a ChatError for an "@name" no agent has, a ProviderError
+ * when no provider is chosen.
+ * @param {ModelSources} sources
+ * @param {{message: string, pinned: () => RouteHint | null | undefined, agent?: string, needsVision?: boolean}} turn
+ *   pinned: the routing hint of the conversation the turn runs in (read once the settings are);
+ *   agent: who answers when the message names none
+ * @returns {Promise<{config: ProviderConfig, profile: ScopedAgent | null, leftOut: string[]}>}
+ */
+export async function chooseModel(sources, { message, pinned, agent, needsVision }) {
+  const { settings, workspaceId } = sources;
+  /** @type {ScopedAgent | null} */
+  let profile = null;
+  /** @type {string[]} */
+  let leftOut = [];
+  let config = await settings.providerConfig(workspaceId);
+  // A conversation pinned to a routing hint uses that hint's model.
+  const hint = pinned();
+  if (hint) config = (await routeConfig(hint, sources)) ?? config;
+  // A named agent's own model or hint wins over the conversation's pin: it is who was asked.
+  const mention = parseMention(message);
+  const named = mention?.name ?? agent;
+  if (named && named !== DEFAULT_AGENT_NAME && sources.agents) {
+    const store = await sources.agents();
+    profile = await store.get(named);
+    // Continuing a reply of an agent that no longer exists (or of a sub-agent copy): the workspace's agent goes on.
+    if (!profile && !mention) profile = null;
+    else if (!profile) throw new ChatError('client', `There is no agent named @${named}. Create it in the Agents panel, or remove the @ to ask the workspace's agent.`);
+    // Its MCP tools are the ones its list was saved for: another server's of the same name is left out, and the user told.
+    if (profile && store.forUse) {
+      ({ agent: profile, leftOut } = await store.forUse(profile));
+      if (leftOut.length) leftOut = [...leftOut, `Edit @${profile.name} in the Agents panel to choose its tools again.`];
+    }
+    const own = profile?.model;
+    // Its base URL is the one saved for that provider (a definition carries none: an imported
+    // one could otherwise send the saved key elsewhere).
+    if (own) config = { provider: own.provider, model: own.model || undefined, baseUrl: config?.provider === own.provider ? config.baseUrl : undefined, apiKey: await settings.apiKey(workspaceId, own.provider).catch(() => undefined) };
+    else if (profile?.route) config = (await routeConfig(profile.route, sources)) ?? config;
+  }
+  if (needsVision && config && !imageLimitsFor(catalogEntry(config.provider), config.model).accepts) config = (await routeConfig('vision', sources)) ?? config;
+  if (!config) throw new ProviderError('client', 'Choose a provider in Settings first.');
+  return { config, profile, leftOut };
+}
+
+/**
+ * What the model of a conversation pinned to `pinned` (or the workspace's) takes as images:
+ * whether it accepts them at all, the longest edge and the size an image is fitted to.
+ * @param {Pick<ModelSources, 'settings' | 'workspaceId' | 'routes'>} sources @param {RouteHint | null | undefined} pinned
+ * @returns {ImageLimits}
+ */
+export function imageLimits({ settings, workspaceId, routes }, pinned) {
+  const s = settings.load?.(workspaceId) ?? null;
+  // One read of the settings (a parse of stored JSON) for the whole decision.
+  const hints = routes();
+  const routed = pinned ? hints[pinned] : undefined;
+  const own = routed ? imageLimitsFor(catalogEntry(routed.provider), routed.model) : imageLimitsFor(s ? catalogEntry(s.provider) : undefined, s?.model ?? '');
+  // A model without images hands a message with images to the Vision hint, when one is set.
+  const vision = hints.vision;
+  if (!own.accepts && vision) {
+    const v = imageLimitsFor(catalogEntry(vision.provider), vision.model);
+    if (v.accepts) return v;
+  }
+  return own;
+}
+
+/**
+ * The agents the composer's "@…" completes to (its whole text is "@" and a name's start).
+ * @param {string} text @param {(() => Promise<AgentDirectory>) | undefined} agents
+ * @returns {Promise<{name: string, description: string}[]>}
+ */
+export async function agentCompletions(text, agents) {
+  if (!agents || !/^@[a-z0-9_-]*$/i.test(text)) return [];
+  const all = await (await agents()).list();
+  return mentionCompletions(text, all.map((a) => ({ name: a.name, description: a.description })));
+}

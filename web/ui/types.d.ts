@@ -1,0 +1,301 @@
+// What the views need of the objects the app hands them, stated by the views: the app's
+// controllers and stores satisfy these interfaces where the app passes them in (tsc checks it
+// there), and no view names a type of web/app/ (tests/unit/layering.test.mjs).
+import type { ClawserEvent, ConversationMeta, EventOf, RouteHint } from '../agent/types.d.ts';
+import type { ConversationSpend } from '../agent/conversation/event-log.js';
+import type { DelegationState } from '../agent/coordination/delegation-board.js';
+import type { ImageRef, ProviderErrorShape } from '../providers/types.d.ts';
+import type { TokenFamily } from '../providers/tokens.js';
+import type { AutonomyConfig } from '../agent/runtime/autonomy.js';
+import type { DirEntry } from '../storage/types.d.ts';
+import type { FileStatus, CommitInfo, FileDiff } from '../git/git.js';
+
+// ── The chat ────────────────────────────────────────────────────────────────────────────────
+
+/** What the chat shows of a workspace's conversations (the chat controller's state). */
+export interface ChatState {
+  conversations: ConversationMeta[];
+  activeId: string | null;
+  /** The transcript of the active conversation (its active version). */
+  events: readonly ClawserEvent[];
+  /** Events of the transcript that have other versions (an edited message, a regenerated reply): for ‹ 1/2 ›. */
+  versions: ReadonlyMap<string, { index: number; count: number; siblings: string[] }>;
+  hasEarlier: boolean;
+  /** The reply in progress. */
+  streaming: { text: string; thinking: string; status: string } | null;
+  /**
+   * The last turn's failure: `text` to re-send, or `resume` to continue after tool results;
+   * selfRepair: self-repair stopped a stuck run (the user may continue anyway); agent: the named
+   * agent whose turn failed (a retry is its again).
+   */
+  failure: (ProviderErrorShape & { text: string; resume: boolean; selfRepair?: boolean; agent?: string }) | null;
+  /** A one-off message (storage repaired, …). */
+  notice: string | null;
+  /** A message to bring into view (a search hit), once. */
+  focus?: string | null;
+  /** The cost and token meter of the active conversation. */
+  meter?: ChatMeter | null;
+  /** Texts waiting to go with the next message (MCP resources). */
+  attachments?: { label: string }[];
+  /** The turn "Undo" reverts (its last event carries the button). */
+  undo?: { turnId: string; last: string; summary: string; changes: number } | null;
+  /** The undone turn "Redo" re-applies (its turn_undone notice carries the button). */
+  redo?: { turnId: string; event: string } | null;
+}
+
+/** The cost and token meter of a conversation, and its model menu. */
+export interface ChatMeter {
+  /** This conversation's model calls. */
+  spend: ConversationSpend;
+  /** The provider's tokenizer family (for the composer's estimate). */
+  family: TokenFamily;
+  /** The workspace's spend today, and this month. */
+  todayCents?: number;
+  monthCents?: number;
+  /** Providers the circuit breaker skips until `retryAt`. */
+  paused?: { provider: string; failures: number; retryAt: number }[];
+  /** A cost limit is 80% used. */
+  warning?: string | null;
+  /** The workspace's routing hints (for the conversation's model menu). */
+  routes?: { hint: RouteHint; label: string; model: string }[];
+  /** The hint this conversation is pinned to. */
+  route?: RouteHint | null;
+}
+
+/** An image the user attached to a message (fitted to the model's limits). */
+export interface AttachedImage {
+  bytes: Uint8Array;
+  mediaType: string;
+}
+
+/** What the workspace's model takes as images: whether at all, the longest edge and the size an image is fitted to. */
+export interface ImageLimits {
+  accepts: boolean;
+  maxEdge: number;
+  maxBytes: number;
+  why?: string;
+}
+
+/** What an undo or a redo did, or the conflicts it asks about first. */
+export interface TakeBackResult {
+  ok: boolean;
+  message: string;
+  conflicts?: string[];
+}
+
+/** How an undo or a redo treats what someone else changed since: ask first, overwrite it, or keep it. */
+export type ConflictChoice = 'ask' | 'overwrite' | 'keep';
+
+/**
+ * The conversation rules the chat draws by (web/app/conversation-rules.js): which events the
+ * transcript leaves out or folds, which reply offers Regenerate and which Continue.
+ */
+export interface TranscriptRules {
+  retriedAttempts(events: readonly ClawserEvent[]): Set<string>;
+  providerAttemptRuns(events: readonly ClawserEvent[]): Map<string, EventOf<'provider_attempt'>[]>;
+  stoppedLastReply(events: readonly ClawserEvent[]): string | null;
+  regenerable(event: ClawserEvent): boolean;
+}
+
+/** The live sub-agents the chat shows as cards (the workspace's delegation board). */
+export interface DelegationCardsSource {
+  list(): DelegationState[];
+  get(id: string): DelegationState | undefined;
+  subscribe(fn: () => void): () => void;
+}
+
+/** What the chat view and the workspace view subscribe to. */
+export interface ChatStateSource {
+  subscribe(fn: (state: ChatState) => void): () => unknown;
+}
+
+/**
+ * What the chat view uses of its controller: the app's ChatController, or the first view's
+ * stand-in before the app has loaded (web/app/workspace-first-view.js).
+ */
+export interface ChatViewController extends ChatStateSource {
+  /** A turn is running in the conversation on screen. */
+  readonly busy: boolean;
+  readonly delegations: DelegationCardsSource | undefined;
+  readonly rules: TranscriptRules;
+  imageLimits(): ImageLimits;
+  /** An attached image of the conversation on screen, as a blob: URL (the caller revokes it). */
+  imageUrl(ref: ImageRef): Promise<string>;
+  /** A draft's size in tokens for the workspace's model. */
+  estimateTokens(text: string): number;
+  /** The agents "@…" completes to. */
+  mentionCompletions(text: string): Promise<{ name: string; description: string }[]>;
+  send(text: string, images?: AttachedImage[]): Promise<unknown>;
+  stop(): void;
+  select(id: string): Promise<void>;
+  retry(): Promise<unknown>;
+  edit(eventId: string, text: string): Promise<unknown>;
+  regenerate(eventId: string): Promise<unknown>;
+  continueReply(): Promise<unknown>;
+  loadEarlier(): Promise<void>;
+  switchVersion(eventId: string, step: -1 | 1): Promise<void>;
+  undoTurn(options?: { conflicts?: ConflictChoice }): Promise<TakeBackResult>;
+  redoTurn(options?: { conflicts?: ConflictChoice }): Promise<TakeBackResult>;
+  /** Runs a code block again (a code card's "Run again"); `signal` stops it. */
+  runAgain(code: string, signal?: AbortSignal): Promise<{ ok: boolean; output: string; durationMs: number }>;
+  pinRoute(hint: RouteHint | null): Promise<void>;
+  cancelDelegation(id: string): void;
+  detach(index: number): void;
+}
+
+// ── The home screen and the workspace view ──────────────────────────────────────────────────
+
+/** A workspace as its views show it (the app's workspace records). */
+export interface WorkspaceSummary {
+  id: string;
+  name: string;
+  createdAt: number;
+  lastUsedAt?: number;
+}
+
+// ── Settings ────────────────────────────────────────────────────────────────────────────────
+
+/** One line of the first-run card: a provider that needs no key here (the app's setupChoices()). */
+export interface SetupChoice {
+  provider: string;
+  title: string;
+  detail: string;
+  /** The button's label. */
+  action: string;
+  /** null while it is looked for. */
+  usable: boolean | null;
+  /** The model to choose with it (the first one found). */
+  model?: string;
+  /** A test provider (offered last, as the secondary choice). */
+  test: boolean;
+}
+
+/** The workspace's provider, model and base URL as the settings dialog reads and saves them. */
+export interface ProviderChoice {
+  provider: string;
+  model: string;
+  baseUrl: string;
+}
+
+/** The fallback chain, routing hints, retries, cache and time-outs ("When the provider fails"). */
+export interface ProviderChain {
+  fallbacks: ProviderChoice[];
+  routes: Partial<Record<RouteHint, ProviderChoice>>;
+  retries: number;
+  cache: 'deterministic' | 'always' | 'off';
+  timeouts: { connectSeconds: number; firstByteSeconds: number; gapSeconds: number };
+}
+
+/** The agent settings the settings dialog shows and changes (the rest of the record it hands back as it got it). */
+export interface AgentSettingsFields {
+  autonomy: AutonomyConfig;
+  compactionThresholdTokens: number;
+  allowedPrivateHosts: string[];
+  maxIterations: number;
+  maxToolResultChars: number;
+  tools: { maxReadBytes: number; maxWriteBytes: number };
+  leakAction: 'redact' | 'warn' | 'block';
+  safetyEnabled: boolean;
+  providers: ProviderChain;
+}
+
+/** The limit fields of the settings dialog, as typed. */
+export type LimitFieldName = 'allowedPrivateHosts' | 'maxIterations' | 'maxToolResultChars' | 'maxReadKiB' | 'maxWriteKiB';
+
+/** Checks the limit fields: their values, or a message a user can act on per field. */
+export type ParseLimits = (raw: Record<LimitFieldName, string>) =>
+  | {
+    ok: true;
+    value: {
+      allowedPrivateHosts: string[];
+      maxIterations: number;
+      maxToolResultChars: number;
+      maxReadBytes: number;
+      maxWriteBytes: number;
+    };
+  }
+  | { ok: false; errors: Partial<Record<LimitFieldName, string>> };
+
+/** The tool settings the Tools panel shows. */
+export interface ToolSettingsView {
+  tools: { fetchAllowlist: string[]; searchEndpoint: string };
+}
+
+/** A problem of the Config panel's document: the field it is about, and what to do. */
+export interface ConfigProblem {
+  path: string;
+  message: string;
+}
+
+// ── Files, git, the artifact ────────────────────────────────────────────────────────────────
+
+/** A file as the Files panel opens it: text (editable when not too big), an image, or binary. */
+export type OpenedFile =
+  | { path: string; size: number; kind: 'text'; text: string; editable: boolean }
+  | { path: string; size: number; kind: 'image'; mediaType: string; bytes: Uint8Array }
+  | { path: string; size: number; kind: 'binary' };
+
+/** What the Files panel does with the workspace's files (the app's FilesController). */
+export interface FilesPanelController {
+  /** Called after every change made through it. */
+  subscribe(fn: () => void): () => unknown;
+  /** A path's extension, lowercase ("md"), or "". */
+  extensionOf(path: string): string;
+  /** Folders first, then files, by name; Clawser's own folders hidden. */
+  list(dir?: string): Promise<(DirEntry & { path: string; size?: number })[]>;
+  open(path: string): Promise<OpenedFile>;
+  readBytes(path: string): Promise<Uint8Array>;
+  save(path: string, text: string): Promise<void>;
+  /** Resolves to the path made. */
+  create(path: string, kind: 'file' | 'directory'): Promise<string>;
+  /** Renames or moves (never over something that exists); resolves to the new path. */
+  move(from: string, to: string): Promise<string>;
+  remove(path: string): Promise<void>;
+  /** Existing files are replaced only with `replace`; otherwise reported as skipped. */
+  upload(dir: string, files: { name: string; bytes: () => Promise<Uint8Array> }[], options?: { replace?: boolean }):
+    Promise<{ written: string[]; skipped: { name: string; reason: string }[] }>;
+  exportZip(dir?: string): Promise<Uint8Array>;
+  importZip(dir: string, bytes: Uint8Array): Promise<{ written: string[]; refused: { name: string; reason: string }[] }>;
+}
+
+/** The Git panel's state (the workspace repository's, and what runs). */
+export interface GitState {
+  loading: boolean;
+  isRepo: boolean;
+  branch: string | null;
+  branches: string[];
+  /** Files with any difference (working copy, index or HEAD). */
+  changes: FileStatus[];
+  log: CommitInfo[];
+  remotes: { remote: string; url: string }[];
+  /** What is running ("Pushing…"). */
+  busy: string | null;
+  /** The last outcome, for a status line. */
+  message: string | null;
+}
+
+/** What the Git panel does with the repository (the app's GitController). */
+export interface GitPanelController {
+  subscribe(fn: (state: GitState) => void): () => unknown;
+  refresh(): Promise<void>;
+  init(): Promise<unknown>;
+  stage(paths: string[]): Promise<unknown>;
+  unstage(paths: string[]): Promise<unknown>;
+  commit(message: string): Promise<unknown>;
+  diffFile(path: string): Promise<FileDiff>;
+  diffCommit(oid: string): Promise<FileDiff[]>;
+  createBranch(name: string, checkout: boolean): Promise<unknown>;
+  switchBranch(name: string, force?: boolean): Promise<unknown>;
+  deleteBranch(name: string): Promise<unknown>;
+  restore(oid: string, filepath?: string): Promise<unknown>;
+  /** token: undefined keeps the saved one, null removes it. */
+  saveRemote(next: { url?: string; token?: string | null; corsProxy?: string }): Promise<void>;
+  pull(): Promise<unknown>;
+  push(): Promise<unknown>;
+}
+
+/** The agent's artifact (sanitized HTML) the artifact pane shows as it changes. */
+export interface ArtifactSource {
+  readonly html: string;
+  subscribe(fn: (html: string) => void): () => unknown;
+}
