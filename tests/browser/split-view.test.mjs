@@ -19,7 +19,8 @@ const separator = () => page.getByRole('separator', { name: 'Resize the chat and
 /** The chat pane's share of the split, in percent. */
 const chatShare = () => page.evaluate(() => {
   const split = /** @type {HTMLElement} */ (document.querySelector('.split'));
-  return Math.round((/** @type {HTMLElement} */ (split.querySelector('.split-chat')).getBoundingClientRect().width / split.getBoundingClientRect().width) * 100);
+  const chat = /** @type {HTMLElement} */ (split.querySelector('.split-chat'));
+  return Math.round((chat.getBoundingClientRect().width / split.getBoundingClientRect().width) * 100);
 });
 
 test('Files beside the chat: both usable, resized by keyboard and pointer, remembered after a reload', async () => {
@@ -103,7 +104,11 @@ test('the artifact pane beside the chat resizes and keeps its width', async () =
   await handle.focus();
   await page.keyboard.press('ArrowLeft');
   assert.equal(await handle.getAttribute('aria-valuenow'), '50', 'ArrowLeft moves the divider left: the artifact grows');
-  const share = () => page.evaluate(() => Math.round((/** @type {HTMLElement} */ (document.querySelector('.artifact-pane')).getBoundingClientRect().width / /** @type {HTMLElement} */ (document.querySelector('.workspace-body')).getBoundingClientRect().width) * 100));
+  const share = () => page.evaluate(() => {
+    const artifact = /** @type {HTMLElement} */ (document.querySelector('.artifact-pane'));
+    const body = /** @type {HTMLElement} */ (document.querySelector('.workspace-body'));
+    return Math.round((artifact.getBoundingClientRect().width / body.getBoundingClientRect().width) * 100);
+  });
   assert.ok(Math.abs(await share() - 50) <= 2, `the artifact takes half (${await share()}%)`);
   await page.getByText('Artifact shown.').waitFor();
   await page.keyboard.press('Alt+1');

@@ -181,7 +181,7 @@ test('two Codex runs sharing a sandbox never swap each other\'s capabilities (a 
     /** @param {string} code */
     async evaluate(code) {
       const logs = /** @type {string[]} */ ([]);
-      const fn = new (Object.getPrototypeOf(async function () {}).constructor)('print', 'probe', 'gate', code);
+      const fn = new (Object.getPrototypeOf(async () => {}).constructor)('print', 'probe', 'gate', code);
       const value = await fn((/** @type {unknown} */ x) => logs.push(String(x)), (/** @type {any} */ a) => sb.capabilities.probe(a), () => /** @type {any} */ (globalThis).__codexGate);
       return { value, logs, error: null, durationMs: 0 };
     },

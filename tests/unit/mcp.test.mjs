@@ -725,7 +725,8 @@ test('servers "github" (create_issue) and "github-create" (issue) get two tool n
   try {
     for (const first of ['github', 'github-create']) {
       const ws = mcpWorkspace((r) => (r.tool === gh ? 'always' : 'once'));
-      var gh = ''; // eslint-disable-line no-var -- read by the answer above once set
+      // biome-ignore lint/correctness/noInnerDeclarations: a var on purpose, read by the answer above once set
+      var gh = '';
       const a = await ws.manager.add({ name: 'github', url: scripted.url('/github') });
       const b = await ws.manager.add({ name: 'github-create', url: scripted.url('/github-create') });
       for (const s of first === 'github' ? [a, b] : [b, a]) await ws.manager.connect(s.id);

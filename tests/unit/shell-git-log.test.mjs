@@ -27,7 +27,7 @@ test('git log -1 and -N limit the commits; control: -n 1 and --max-count=2', asy
     assert.equal(r.exitCode, 0, `${line}: ${r.stderr}`);
     assert.equal(r.stdout.trim().split('\n').length, count, line);
   }
-  assert.match((await shell.run('git log -1')).stdout, /^commit [0-9a-f]{40}\nAuthor: .*\nDate:   \w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4} \+0000\n\n    third note\n$/);
+  assert.match((await shell.run('git log -1')).stdout, /^commit [0-9a-f]{40}\nAuthor: .*\nDate: {3}\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4} \+0000\n\n {4}third note\n$/);
 });
 
 test('git log --format and --pretty: git\'s placeholders, tformat and format: semantics', async () => {

@@ -84,7 +84,7 @@ export async function complete(line, cursor, source) {
   const { words, last } = wordsBefore(line.slice(0, cursor));
   const word = last.text;
   // Outside quotes, a completed name's spaces and special characters are escaped (one argument).
-  const escape = (/** @type {string} */ s) => (last.quoted ? s : s.replace(/([\s'"\\$`!*?()&;|<>[\]{}#~])/g, '\\$1'));
+  const escapeName = (/** @type {string} */ s) => (last.quoted ? s : s.replace(/([\s'"\\$`!*?()&;|<>[\]{}#~])/g, '\\$1'));
   /** @param {string[]} options */
   const result = (options) => {
     const matches = [...new Set(options.filter((o) => o.startsWith(word)))].sort();
@@ -95,12 +95,12 @@ export async function complete(line, cursor, source) {
   if (words[0] === 'git' && words.length === 1) return result(GIT_SUBCOMMANDS);
   if (words[0] === 'git' && ['checkout', 'switch', 'branch', 'merge', 'log', 'diff'].includes(words[1] ?? '') && source.branches && !word.includes('/')) {
     const branches = await source.branches().catch(() => []);
-    const paths = words[1] === 'checkout' || words[1] === 'switch' || words[1] === 'branch' ? [] : (await pathMatches(word, source)).matches.map(escape);
+    const paths = words[1] === 'checkout' || words[1] === 'switch' || words[1] === 'branch' ? [] : (await pathMatches(word, source)).matches.map(escapeName);
     return result([...branches, ...paths]);
   }
   if (words[0] === 'clawser' && words.length === 1) return result(Object.keys(CLAWSER_SUBCOMMANDS));
   if (words[0] === 'clawser' && words.length === 2) return result(/** @type {Record<string, string[]>} */ (CLAWSER_SUBCOMMANDS)[words[1]] ?? []);
-  const paths = (await pathMatches(word, source)).matches.map(escape);
+  const paths = (await pathMatches(word, source)).matches.map(escapeName);
   return { start: last.start, word, matches: paths, common: commonPrefix(paths), quote: last.quoted };
 }
 

@@ -47,7 +47,7 @@ const JournalSchema = z.object({
 const newChangeId = () => `${Date.now().toString(36).padStart(9, '0')}-${Math.random().toString(36).slice(2, 10)}`;
 
 /** The value a change gives, made on `stored` (what the file holds now). @param {PendingOp} op @param {string | undefined} stored */
-function valueOf(op, stored) {
+function changedValue(op, stored) {
   /** @type {string | null | undefined} */
   let raw = op.from === undefined ? stored : op.from;
   for (const step of op.steps) raw = step(raw ?? undefined);
@@ -458,7 +458,7 @@ export class DurableConfig {
   #rebase(keys) {
     for (const key of keys) {
       const op = this.#pending.get(key);
-      if (op && op.from === undefined) this.#pending.set(key, { ...op, raw: valueOf(op, this.#base.get(key)) });
+      if (op && op.from === undefined) this.#pending.set(key, { ...op, raw: changedValue(op, this.#base.get(key)) });
     }
   }
 
@@ -554,7 +554,7 @@ export class DurableConfig {
           // again here from a journal and since written over: not made (again).
           if (writtenBy[key] === op.id || (op.onlyAt !== undefined && op.onlyAt !== seq)) continue;
           // An update is made on what is stored now: another tab's change to the key stays.
-          const raw = valueOf(op, entries[key]);
+          const raw = changedValue(op, entries[key]);
           if (raw === null) delete entries[key];
           else entries[key] = raw;
           writtenBy[key] = op.id;

@@ -123,7 +123,7 @@ function parseTime(text) {
  */
 export function parseSchedulePhrase(phrase, { now, timezone }) {
   const p = phrase.trim().toLowerCase().replace(/\s+/g, ' ');
-  if (/^[\d*/,\-]+( [\d*/,\-a-z]+){4}$/.test(p)) {
+  if (/^[\d*/,-]+( [\d*/,\-a-z]+){4}$/.test(p)) {
     cronOf(p, timezone);
     return { kind: 'cron', expression: p, timezone };
   }

@@ -17,7 +17,7 @@
   /** @type {Record<string, string>} */
   const moduleUrls = {};
   const MAX_LOG_CHARS = 100_000;
-  const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
+  const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor;
 
   /** A capability call the host refused or that failed there, as the code catches it: the host's name, message and code. */
   class HostError extends Error {

@@ -105,7 +105,7 @@ function numericValue(s) {
 /** @param {{neg: boolean, int: string, frac: string}} a @param {{neg: boolean, int: string, frac: string}} b */
 function compareNumeric(a, b) {
   if (a.neg !== b.neg) return a.neg ? -1 : 1;
-  let d = a.int.length - b.int.length || (a.int < b.int ? -1 : a.int > b.int ? 1 : 0) || (a.frac < b.frac ? -1 : a.frac > b.frac ? 1 : 0);
+  const d = a.int.length - b.int.length || (a.int < b.int ? -1 : a.int > b.int ? 1 : 0) || (a.frac < b.frac ? -1 : a.frac > b.frac ? 1 : 0);
   return a.neg ? -d : d;
 }
 
@@ -218,7 +218,7 @@ function comparator(o) {
   const textOf = o.byteOrder ? (/** @type {string} */ b) => b : utf8;
   const text = o.byteOrder ? (/** @type {string} */ a, /** @type {string} */ b) => (a < b ? -1 : a > b ? 1 : 0) : o.collate;
   /** @param {string} raw @param {Key} k @returns {unknown} */
-  const valueOf = (raw, k) => {
+  const keyValue = (raw, k) => {
     if (k.R) return { h: hash(raw, salt), t: textOf(raw) };
     if (k.n) return numericValue(raw);
     if (k.g) return generalValue(raw);
@@ -227,7 +227,7 @@ function comparator(o) {
     if (k.V) return textOf(raw);
     return textOf(k.d || k.i || k.f ? translate(raw, k) : raw);
   };
-  /** @param {any} a @param {any} b @param {Key} k any: the value valueOf made for this key */
+  /** @param {any} a @param {any} b @param {Key} k any: the value keyValue made for this key */
   const compareKey = (a, b, k) => {
     if (k.R) return a.h - b.h || text(a.t, b.t);
     if (k.n) return compareNumeric(a, b);
@@ -241,7 +241,7 @@ function comparator(o) {
   };
   const keys = o.keys;
   return {
-    prepare: (line) => ({ line, text: textOf(line), keys: keys.map((k) => valueOf(keyText(line, k, o.tab), k)) }),
+    prepare: (line) => ({ line, text: textOf(line), keys: keys.map((k) => keyValue(keyText(line, k, o.tab), k)) }),
     compare: (a, b) => {
       for (let i = 0; i < keys.length; i++) {
         const d = compareKey(a.keys[i], b.keys[i], keys[i]);
