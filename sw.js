@@ -22,11 +22,17 @@ sw.addEventListener('install', (event) => {
   const routes = /** @type {{addRoutes?: (rules: unknown) => Promise<void>}} */ (/** @type {unknown} */ (event));
   const scopePath = new URL(sw.registration.scope).pathname;
   if (typeof routes.addRoutes === 'function' && typeof URLPattern === 'function') {
-    event.waitUntil(routes.addRoutes([{
-      // Module scripts and fetches (mode cors); navigations (the sandbox frame) keep the handler.
-      condition: { urlPattern: new URLPattern({ pathname: `${scopePath}web/*` }), requestMethod: 'GET', requestMode: 'cors' },
-      source: { cacheName: CACHE_NAME },
-    }]).catch((err) => console.warn('Clawser: static routes not set', err)));
+    event.waitUntil(
+      routes
+        .addRoutes([
+          {
+            // Module scripts and fetches (mode cors); navigations (the sandbox frame) keep the handler.
+            condition: { urlPattern: new URLPattern({ pathname: `${scopePath}web/*` }), requestMethod: 'GET', requestMode: 'cors' },
+            source: { cacheName: CACHE_NAME },
+          },
+        ])
+        .catch((err) => console.warn('Clawser: static routes not set', err)),
+    );
   }
   event.waitUntil(
     (async () => {
@@ -94,7 +100,8 @@ const MAX_NAMES = 5;
 /**
  * What the last check found; `notified` holds the occurrences already announced, so a job that
  * stays due is not announced again on every check.
- * @typedef {{version: 1, at: number, outcome: 'app-open' | 'nothing-due' | 'notified' | 'already-notified' | 'cannot-notify', due: number, notified: string[]}} CheckState
+ * @typedef {{version: 1, at: number, outcome: 'app-open' | 'nothing-due' | 'notified' | 'already-notified' | 'cannot-notify', due: number,
+ *   notified: string[]}} CheckState
  */
 
 /** @param {DueJob} j an occurrence: a job and the time it fell due */
@@ -120,7 +127,8 @@ async function findDueJobs(now) {
   /** @type {[string, FileSystemDirectoryHandle][]} */
   const workspaces = [];
   try {
-    for await (const [wsId, handle] of root.entries()) if (handle.kind === 'directory') workspaces.push([wsId, /** @type {FileSystemDirectoryHandle} */ (handle)]);
+    for await (const [wsId, handle] of root.entries())
+      if (handle.kind === 'directory') workspaces.push([wsId, /** @type {FileSystemDirectoryHandle} */ (handle)]);
   } catch {
     // A workspace deleted while listing: check the ones listed so far.
   }
@@ -216,7 +224,8 @@ sw.addEventListener('notificationclick', (event) => {
   /** @type {string[]} */
   const workspaces = Array.isArray(event.notification.data?.workspaces) ? event.notification.data.workspaces : [];
   // One workspace: straight to its Schedule panel; several: the workspace list.
-  const url = new URL(workspaces.length === 1 ? `./#workspace/${encodeURIComponent(workspaces[0])}/schedule` : './', sw.registration.scope).href;
+  const url = new URL(workspaces.length === 1 ? `./#workspace/${encodeURIComponent(workspaces[0])}/schedule` : './', sw.registration.scope)
+    .href;
   event.waitUntil(
     (async () => {
       const windows = await sw.clients.matchAll({ type: 'window', includeUncontrolled: true });

@@ -2,10 +2,10 @@
 // Checkpoint benchmark in a real Chromium on OPFS (web/agent/coordination/checkpoint.js): saving the
 // checkpoint of a turn in a 50-message session and restoring it. Since issue 11 a checkpoint
 // holds ids and log offsets only, no copy of the messages, so the size no longer depends on the
-// conversation (the metric names keep "50" for comparison with earlier runs). Restoring it (latest(): list, read, parse, validate) with the storage worker running, as at
-// app start, and after a reload (storage worker started cold). Medians of several runs.
-// Run directly (`node bench/checkpoint.mjs`) it prints one JSON object; bench/run.mjs imports
-// checkpointBench() instead.
+// conversation (the metric names keep "50" for comparison with earlier runs). Restoring it
+// (latest(): list, read, parse, validate) with the storage worker running, as at app start, and
+// after a reload (storage worker started cold). Medians of several runs. Run directly (`node
+// bench/checkpoint.mjs`) it prints one JSON object; bench/run.mjs imports checkpointBench() instead.
 import { pathToFileURL } from 'node:url';
 import { launchBrowser, startApp } from '../tests/browser/helpers.mjs';
 import { rng } from './rng.mjs';
@@ -16,7 +16,28 @@ const round = (/** @type {number} */ x) => Math.round(x * 100) / 100;
 /** A realistic 50-message session: prose of 300–2,000 chars, every few turns a tool call and its result. */
 export function benchSession(count = 50) {
   const random = rng(7);
-  const words = ['the', 'report', 'quarter', 'revenue', 'function', 'const', 'error', 'file', 'because', 'änderung', 'résumé', 'data', 'agent', 'chart', 'should', 'we', 'numbers', '`code`', '**bold**', '\n\n'];
+  const words = [
+    'the',
+    'report',
+    'quarter',
+    'revenue',
+    'function',
+    'const',
+    'error',
+    'file',
+    'because',
+    'änderung',
+    'résumé',
+    'data',
+    'agent',
+    'chart',
+    'should',
+    'we',
+    'numbers',
+    '`code`',
+    '**bold**',
+    '\n\n',
+  ];
   const text = () => {
     const target = 300 + Math.floor(random() * 1700);
     let s = '';
@@ -29,7 +50,13 @@ export function benchSession(count = 50) {
     messages.push({ role: 'user', content: text() });
     if (random() < 0.4) {
       const id = `call_${i}`;
-      messages.push({ role: 'assistant', content: 'Let me look at that.', toolCalls: [{ id, name: random() < 0.5 ? 'fs_read' : 'web_fetch', arguments: { path: `docs/${i}.md`, options: { maxBytes: 65536 } } }] });
+      messages.push({
+        role: 'assistant',
+        content: 'Let me look at that.',
+        toolCalls: [
+          { id, name: random() < 0.5 ? 'fs_read' : 'web_fetch', arguments: { path: `docs/${i}.md`, options: { maxBytes: 65536 } } },
+        ],
+      });
       messages.push({ role: 'tool', content: text(), toolCallId: id });
     }
     messages.push({ role: 'assistant', content: text() });
@@ -45,7 +72,11 @@ export async function checkpointBench() {
     forwardProgress(page);
     // The app's page, for its import map (zod).
     await openHome(page, app.url);
-    const input = { workspaceId: 'benchckpt', conversationId: 'c1', turn: { status: /** @type {const} */ ('running'), startedAt: 1, bytes: 50 * 1200 } };
+    const input = {
+      workspaceId: 'benchckpt',
+      conversationId: 'c1',
+      turn: { status: /** @type {const} */ ('running'), startedAt: 1, bytes: 50 * 1200 },
+    };
     const warm = await page.evaluate(async (input) => {
       const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
       const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
@@ -85,18 +116,20 @@ export async function checkpointBench() {
     for (let r = 0; r < 5; r++) {
       await page.reload();
       await page.getByRole('heading', { name: 'Workspaces' }).waitFor({ timeout: 60_000 });
-      cold.push(await page.evaluate(async () => {
-        const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
-        const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
-        const { CheckpointManager } = await import('/web/agent/coordination/checkpoint.js');
-        const t = performance.now();
-        // Includes starting a new storage worker, which the app pays once per page anyway.
-        const opfs = new OpfsFileSystem();
-        await new CheckpointManager({ fs: new ScopedFileSystem(opfs, 'clawser_workspaces/benchckpt') }).latest();
-        const ms = performance.now() - t;
-        opfs.terminate();
-        return ms;
-      }));
+      cold.push(
+        await page.evaluate(async () => {
+          const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+          const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
+          const { CheckpointManager } = await import('/web/agent/coordination/checkpoint.js');
+          const t = performance.now();
+          // Includes starting a new storage worker, which the app pays once per page anyway.
+          const opfs = new OpfsFileSystem();
+          await new CheckpointManager({ fs: new ScopedFileSystem(opfs, 'clawser_workspaces/benchckpt') }).latest();
+          const ms = performance.now() - t;
+          opfs.terminate();
+          return ms;
+        }),
+      );
     }
     await page.evaluate(async () => {
       const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');

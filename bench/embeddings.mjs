@@ -25,7 +25,14 @@ export async function embeddingsBench({ n = 100_000 } = {}) {
   /** @type {{id: string, text: string}[]} */
   const entries = [];
   for (let i = 0; i < n; i++) {
-    const entry = { id: `m${i.toString(36)}`, key: `fact ${i}`, content: `Fact number ${i} about topic ${i % 97}.`, category: 'learned', timestamp: i, source: 'bench' };
+    const entry = {
+      id: `m${i.toString(36)}`,
+      key: `fact ${i}`,
+      content: `Fact number ${i} about topic ${i % 97}.`,
+      category: 'learned',
+      timestamp: i,
+      source: 'bench',
+    };
     lines.push(JSON.stringify({ op: 'put', entry }));
     entries.push({ id: entry.id, text: `${entry.key}\n${entry.content}` });
   }

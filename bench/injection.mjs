@@ -30,8 +30,12 @@ export async function sanitizerBench() {
   const flagged = (/** @type {string} */ t) => sanitizer.sanitize(t).flags.length > 0;
   /** @param {string} split */
   const rate = (split) => ({
-    detection: round((ATTACKS.filter((s) => s.split === split && flagged(s.text)).length / ATTACKS.filter((s) => s.split === split).length) * 100),
-    falsePositives: round((BENIGN.filter((s) => s.split === split && flagged(s.text)).length / BENIGN.filter((s) => s.split === split).length) * 100),
+    detection: round(
+      (ATTACKS.filter((s) => s.split === split && flagged(s.text)).length / ATTACKS.filter((s) => s.split === split).length) * 100,
+    ),
+    falsePositives: round(
+      (BENIGN.filter((s) => s.split === split && flagged(s.text)).length / BENIGN.filter((s) => s.split === split).length) * 100,
+    ),
   });
   const dev = rate('dev');
   const heldout = rate('heldout');
@@ -56,14 +60,27 @@ export async function injectionBench() {
 }
 
 export const targets = { sanitizer50KBMs: 100 };
-export const floors = { sanitizerDevDetectionPct: 90, sanitizerHeldoutDetectionPct: 90, injectionHeldOutFamilyRecall: 85, injectionHeldOutSourceRecall: 85, injectionBlindSourceRecall: 85 };
-export const ceilings = { sanitizerDevFalsePositivePct: 5, sanitizerHeldoutFalsePositivePct: 5, injectionBenignFalsePositiveRate: 3, injectionBenignFalsePositiveMaxKind: 3 };
+export const floors = {
+  sanitizerDevDetectionPct: 90,
+  sanitizerHeldoutDetectionPct: 90,
+  injectionHeldOutFamilyRecall: 85,
+  injectionHeldOutSourceRecall: 85,
+  injectionBlindSourceRecall: 85,
+};
+export const ceilings = {
+  sanitizerDevFalsePositivePct: 5,
+  sanitizerHeldoutFalsePositivePct: 5,
+  injectionBenignFalsePositiveRate: 3,
+  injectionBenignFalsePositiveMaxKind: 3,
+};
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const result = /** @type {Record<string, unknown>} */ ({ ...(await sanitizerBench()), ...(await injectionBench()) });
   /** @type {Record<string, {measured: unknown, target: number}>} */
   const missed = {};
-  for (const [key, target] of Object.entries({ ...targets, ...ceilings })) if (!(Number(result[key]) <= target)) missed[key] = { measured: result[key], target };
-  for (const [key, floor] of Object.entries(floors)) if (!(Number(result[key]) >= floor)) missed[key] = { measured: result[key], target: floor };
+  for (const [key, target] of Object.entries({ ...targets, ...ceilings }))
+    if (!(Number(result[key]) <= target)) missed[key] = { measured: result[key], target };
+  for (const [key, floor] of Object.entries(floors))
+    if (!(Number(result[key]) >= floor)) missed[key] = { measured: result[key], target: floor };
   console.log(JSON.stringify({ ...result, targets, floors, ceilings, missed }, null, 2));
 }

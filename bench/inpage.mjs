@@ -32,7 +32,8 @@ export function inPageBench(page, parts = IN_PAGE_PARTS) {
       const store = new ConversationStore(opfs, 'bench');
       const conv = await store.open((await store.create()).id);
       t = performance.now();
-      for (let i = 0; i < 10_000; i++) await conv.append(i % 2 ? 'agent_message' : 'user_message', { text: text(i) }, i % 2 ? 'agent' : 'user');
+      for (let i = 0; i < 10_000; i++)
+        await conv.append(i % 2 ? 'agent_message' : 'user_message', { text: text(i) }, i % 2 ? 'agent' : 'user');
       out.eventLogAppend10kMs = performance.now() - t;
       out.eventLogAppendPerEventMs = out.eventLogAppend10kMs / 10_000;
     }
@@ -143,7 +144,9 @@ export function inPageBench(page, parts = IN_PAGE_PARTS) {
           }
           warm.sort((a, b) => a - b);
           out.andboxWarmEvaluateMs = warm[100];
-          const r = await sb.evaluate('const t0 = performance.now(); for (let k = 0; k < 1000; k++) await ping(); (performance.now() - t0) / 1000');
+          const r = await sb.evaluate(
+            'const t0 = performance.now(); for (let k = 0; k < 1000; k++) await ping(); (performance.now() - t0) / 1000',
+          );
           out.andboxHostCallRoundTripMs = /** @type {number} */ (r.value);
           sb.dispose();
         }
@@ -165,7 +168,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const parts = IN_PAGE_PARTS.filter((p) => !named.size || named.has(p));
   /** @type {Record<string, number[]>} */
   const runs = {};
-  const record = (/** @type {Record<string, number>} */ r) => { for (const [k, v] of Object.entries(r)) (runs[k] ??= []).push(Math.round(v * 100) / 100); };
+  const record = (/** @type {Record<string, number>} */ r) => {
+    for (const [k, v] of Object.entries(r)) (runs[k] ??= []).push(Math.round(v * 100) / 100);
+  };
   if (parts.length) {
     const app = await startApp();
     const browser = await launchBrowser();
@@ -181,5 +186,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   }
   if (!named.size || named.has('checkpoint')) for (let i = 0; i < repeat; i++) record(await checkpointBench());
   const median = (/** @type {number[]} */ xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  process.stdout.write(`${JSON.stringify(Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, repeat > 1 ? { median: median(v), runs: v } : v[0]])), null, 1)}\n`);
+  const figures = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, repeat > 1 ? { median: median(v), runs: v } : v[0]]));
+  process.stdout.write(`${JSON.stringify(figures, null, 1)}\n`);
 }

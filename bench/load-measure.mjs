@@ -64,21 +64,33 @@ export async function warmLoads(page, url) {
     const opfs = new OpfsFileSystem();
     const ws = location.hash.split('/')[1];
     const now = Date.now();
-    await Promise.all(Array.from({ length: 1000 }, async (_, i) => {
-      const id = `cbench${i}`;
-      const dir = `clawser_workspaces/${ws}/.conversations/${id}`;
-      const events = [['user_message', 'user', `Question number ${i} about something`], ['agent_message', 'agent', `Answer number ${i}, with a few words.`]]
-        .map(([type, source, text], k) => JSON.stringify({ id: `${id}-${k}`, type, source, timestamp: now - i * 60_000 + k, data: { text } })).join('\n');
-      await opfs.write(`${dir}/events.jsonl`, `${events}\n`);
-      await opfs.write(`${dir}/meta.json`, JSON.stringify({ id, title: `Question number ${i} about something`, createdAt: now - i * 60_000, updatedAt: now - i * 60_000 }));
-    }));
+    await Promise.all(
+      Array.from({ length: 1000 }, async (_, i) => {
+        const id = `cbench${i}`;
+        const dir = `clawser_workspaces/${ws}/.conversations/${id}`;
+        const events = [
+          ['user_message', 'user', `Question number ${i} about something`],
+          ['agent_message', 'agent', `Answer number ${i}, with a few words.`],
+        ]
+          .map(([type, source, text], k) =>
+            JSON.stringify({ id: `${id}-${k}`, type, source, timestamp: now - i * 60_000 + k, data: { text } }),
+          )
+          .join('\n');
+        await opfs.write(`${dir}/events.jsonl`, `${events}\n`);
+        await opfs.write(
+          `${dir}/meta.json`,
+          JSON.stringify({ id, title: `Question number ${i} about something`, createdAt: now - i * 60_000, updatedAt: now - i * 60_000 }),
+        );
+      }),
+    );
     opfs.terminate();
   });
   const thousand = [];
   for (let i = 0; i < 6; i++) {
     await page.reload();
     const t = await startTimes(page);
-    if (!(await page.getByRole('button', { name: /more of 900 older conversations/ }).count())) throw new Error('bench: the list does not hold the 1,000 conversations');
+    if (!(await page.getByRole('button', { name: /more of 900 older conversations/ }).count()))
+      throw new Error('bench: the list does not hold the 1,000 conversations');
     if (i > 0) thousand.push(t); // the first load after writing them warms the file handles
   }
   await page.context().setOffline(false);

@@ -14,14 +14,26 @@ export async function mcpBench() {
   try {
     const client = new McpClient({ url: server.url });
     await client.connect();
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': String(client.sessionId), 'mcp-protocol-version': String(client.protocolVersion) };
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': String(client.sessionId),
+      'mcp-protocol-version': String(client.protocolVersion),
+    };
     let id = 1_000_000;
     const raw = async () => {
-      const res = await fetch(server.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'echo', arguments: { message: 'bench' } } }) });
+      const res = await fetch(server.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'echo', arguments: { message: 'bench' } } }),
+      });
       await res.text();
     };
     const viaClient = () => client.callTool('echo', { message: 'bench' });
-    for (let i = 0; i < 50; i++) { await raw(); await viaClient(); }
+    for (let i = 0; i < 50; i++) {
+      await raw();
+      await viaClient();
+    }
     // Interleaved pairs (the same moment's load on both), the median of their differences, unclamped.
     /** @type {number[]} */
     const own = [];
@@ -34,7 +46,7 @@ export async function mcpBench() {
       await viaClient();
       const t2 = performance.now();
       own.push(t1 - t0);
-      diff.push((t2 - t1) - (t1 - t0));
+      diff.push(t2 - t1 - (t1 - t0));
     }
     await client.close();
     return { mcpToolCallServerMs: round(median(own)), mcpToolCallOverheadMs: round(median(diff)) };

@@ -18,7 +18,28 @@ const CATEGORIES = ['core', 'learned', 'user', 'context'];
 
 /** @param {() => number} random */
 function makeVocabulary(random) {
-  const syllables = ['ka', 'lo', 'mi', 'ter', 'san', 'dor', 'vel', 'qui', 'bra', 'nex', 'tor', 'pim', 'gal', 'rud', 'sol', 'fen', 'jar', 'wex', 'hul', 'cor'];
+  const syllables = [
+    'ka',
+    'lo',
+    'mi',
+    'ter',
+    'san',
+    'dor',
+    'vel',
+    'qui',
+    'bra',
+    'nex',
+    'tor',
+    'pim',
+    'gal',
+    'rud',
+    'sol',
+    'fen',
+    'jar',
+    'wex',
+    'hul',
+    'cor',
+  ];
   const words = new Set();
   while (words.size < VOCABULARY) {
     let w = '';
@@ -34,7 +55,8 @@ function makeVocabulary(random) {
   for (let r = 0; r < list.length; r++) cdf[r] /= sum;
   return () => {
     const x = random();
-    let lo = 0, hi = cdf.length - 1;
+    let lo = 0,
+      hi = cdf.length - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (cdf[mid] < x) lo = mid + 1;
@@ -97,8 +119,10 @@ function build(entries, wasm) {
 
 /** @param {MemoryIndex} index @param {string[]} queries @param {Float32Array[]} vectors */
 function recall(index, queries, vectors) {
-  const keyword = [], hybrid = [];
-  for (let i = 0; i < 5; i++) { // warm-up (JIT)
+  const keyword = [],
+    hybrid = [];
+  for (let i = 0; i < 5; i++) {
+    // warm-up (JIT)
     index.search(queries[i]);
     index.search(queries[i], { queryVector: vectors[i] });
   }

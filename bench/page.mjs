@@ -3,7 +3,9 @@
 
 /** Forwards the page's `bench: …` console lines to stderr, so a stall shows where it is. @param {import('playwright-core').Page} page */
 export function forwardProgress(page) {
-  page.on('console', (m) => { if (m.text().startsWith('bench:')) process.stderr.write(`${m.text()}\n`); });
+  page.on('console', (m) => {
+    if (m.text().startsWith('bench:')) process.stderr.write(`${m.text()}\n`);
+  });
 }
 
 /** Opens the app's home view and waits until it shows. @param {import('playwright-core').Page} page @param {string} url */

@@ -21,11 +21,21 @@ const round = (/** @type {number} */ x) => Math.round(x * 100) / 100;
 function streamOf(events) {
   const words = 'The quick brown fox jumps over the lazy dog — naïve café façade, 数据 ✓. '.split(/(?<= )/);
   const text = Array.from({ length: 180_000 }, (_, i) => words[i % words.length]).join('');
-  const body = new TextEncoder().encode(events({ text, toolCalls: [{ id: 'c1', name: 'fs_write', arguments: { path: 'a.md', content: 'x'.repeat(10_000) } }] }, 'bench-model').join(''));
+  const body = new TextEncoder().encode(
+    events(
+      { text, toolCalls: [{ id: 'c1', name: 'fs_write', arguments: { path: 'a.md', content: 'x'.repeat(10_000) } }] },
+      'bench-model',
+    ).join(''),
+  );
   /** @type {Uint8Array[]} */
   const chunks = [];
   for (let i = 0; i < body.length; i += 16 * 1024) chunks.push(body.subarray(i, i + 16 * 1024));
-  return { bytes: body.length, source: async function* () { for (const c of chunks) yield c; } };
+  return {
+    bytes: body.length,
+    source: async function* () {
+      for (const c of chunks) yield c;
+    },
+  };
 }
 
 export async function providersBench() {
@@ -55,16 +65,30 @@ export async function providersBench() {
   const words = Array.from({ length: 58 }, (_, i) => ({ type: 'text', text: `word${i} ` }));
   const reply = [...words, { type: 'finish', stopReason: 'end_turn', usage: { inputTokens: 100, outputTokens: 58 } }];
   const provider = {
-    id: 'bench', model: 'bench-model', supportsNativeTools: true, supportsVision: false, connects: true,
-    chat() { throw new Error('unused'); },
+    id: 'bench',
+    model: 'bench-model',
+    supportsNativeTools: true,
+    supportsVision: false,
+    connects: true,
+    chat() {
+      throw new Error('unused');
+    },
     /** @param {any} _r @param {{onConnected?: () => void}} [o] @returns {AsyncGenerator<any>} any: scripted events */
     async *chatStream(_r, o = {}) {
       o.onConnected?.();
       for (const ev of reply) yield ev;
     },
   };
-  const request = { system: 'You are helpful.', messages: Array.from({ length: 20 }, (_, i) => ({ role: /** @type {'user' | 'assistant'} */ (i % 2 ? 'assistant' : 'user'), content: `message ${i} `.repeat(40) })) };
-  const drain = async (/** @type {AsyncIterable<unknown>} */ it) => { for await (const _ of it); };
+  const request = {
+    system: 'You are helpful.',
+    messages: Array.from({ length: 20 }, (_, i) => ({
+      role: /** @type {'user' | 'assistant'} */ (i % 2 ? 'assistant' : 'user'),
+      content: `message ${i} `.repeat(40),
+    })),
+  };
+  const drain = async (/** @type {AsyncIterable<unknown>} */ it) => {
+    for await (const _ of it);
+  };
   const reliable = new ReliableProvider({ chain: [/** @type {any} */ (provider)] });
   const cached = new ReliableProvider({ chain: [/** @type {any} */ (provider)], cache: new ResponseCache(), cachePolicy: 'always' });
   const N = 2000;

@@ -34,7 +34,12 @@ const round = (/** @type {number} */ x) => Math.round(x * 100) / 100;
 
 async function sseThroughput() {
   const enc = new TextEncoder();
-  const piece = `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'token text é ' }, finish_reason: null }] })}\n\n`;
+  const chunk = {
+    id: 'x',
+    object: 'chat.completion.chunk',
+    choices: [{ index: 0, delta: { content: 'token text é ' }, finish_reason: null }],
+  };
+  const piece = `data: ${JSON.stringify(chunk)}\n\n`;
   const body = enc.encode(piece.repeat(Math.ceil((8 * 1024 * 1024) / piece.length)) + 'data: [DONE]\n\n');
   /** @type {Uint8Array[]} */
   const chunks = [];
@@ -73,7 +78,10 @@ async function browserBench() {
     const inPage = await inPageBench(page);
     // Each start-up time twice: the first view on screen (the targets) and the app taken over.
     const loads = { ...cold, ...warm };
-    return { ...Object.fromEntries(Object.entries(loads).map(([k, v]) => [k, round(v)])), ...Object.fromEntries(Object.entries(inPage).map(([k, v]) => [k, round(v)])) };
+    return {
+      ...Object.fromEntries(Object.entries(loads).map(([k, v]) => [k, round(v)])),
+      ...Object.fromEntries(Object.entries(inPage).map(([k, v]) => [k, round(v)])),
+    };
   } finally {
     await browser.close();
     await app.close();
@@ -85,7 +93,9 @@ async function agentBench() {
   const rounds = 500;
   /** @type {import('../tests/fixtures/scripted-provider.mjs').ScriptedTurn[]} */
   // Each call reads another file: the same call repeated would be stopped as stuck (self-repair).
-  const turns = Array.from({ length: rounds }, (_, i) => ({ toolCalls: [{ id: `c${i}`, name: 'fs_read', arguments: { path: `notes/${i}.md` } }] }));
+  const turns = Array.from({ length: rounds }, (_, i) => ({
+    toolCalls: [{ id: `c${i}`, name: 'fs_read', arguments: { path: `notes/${i}.md` } }],
+  }));
   turns.push({ text: 'done' });
   const fs = new MemoryFileSystem();
   for (let i = 0; i < rounds; i++) await fs.write(`clawser_workspaces/b/notes/${i}.md`, `note ${i}`);
@@ -102,7 +112,13 @@ async function agentBench() {
   // Median of five turns of 500 round trips each, a fresh conversation each time.
   for (let run = 0; run < 5; run++) {
     const conversation = await store.open((await store.create()).id);
-    const agent = new ClawserAgent({ provider: new ScriptedProvider(turns), conversation, tools, maxIterations: rounds + 1, compaction: { thresholdTokens: 1e9, keepRecent: 10 } });
+    const agent = new ClawserAgent({
+      provider: new ScriptedProvider(turns),
+      conversation,
+      tools,
+      maxIterations: rounds + 1,
+      compaction: { thresholdTokens: 1e9, keepRecent: 10 },
+    });
     const t = performance.now();
     const reply = await agent.run('go');
     perRun.push((performance.now() - t) / rounds);
@@ -110,7 +126,10 @@ async function agentBench() {
     if (reply.text !== 'done') throw new Error(`bench: the agent run did not finish: ${JSON.stringify(reply).slice(0, 300)}`);
   }
   const perRound = median(perRun);
-  const history = Array.from({ length: 1000 }, (_, i) => ({ role: /** @type {'user' | 'assistant'} */ (i % 2 ? 'assistant' : 'user'), content: 'lorem ipsum dolor sit amet '.repeat(20) }));
+  const history = Array.from({ length: 1000 }, (_, i) => ({
+    role: /** @type {'user' | 'assistant'} */ (i % 2 ? 'assistant' : 'user'),
+    content: 'lorem ipsum dolor sit amet '.repeat(20),
+  }));
   const runs = [];
   for (let r = 0; r < 20; r++) {
     const t0 = performance.now();
@@ -142,15 +161,53 @@ const result = {
   ...(await injectionBench()),
   // Search across 10,000 conversations / 1M events (web/agent/conversation/conversation-search.js) in Node.
   ...(await searchBench()),
-  targets: { searchQuery1MEventsMs: 50, openApp1000ConversationsMs: 300, coldLoadMs: 600, openConversation10kMs: 10, openConversation100kMs: 50, warmOfflineLoadMs: 300, agentToolRoundTripMs: 2, andboxColdStartMs: 50, andboxWarmEvaluateMs: 2, andboxHostCallRoundTripMs: 0.5, gitInitAdd100CommitMs: 600, gitStatus1000FilesMs: 1000, memoryRecall10kMs: 5, memoryRecall10kHybridMs: 5, memoryRecall100kMs: 30, memoryRecall100kHybridMs: 30, memoryIndex100kMs: 5000, memoryHeap100kMB: 200, memoryStore100kMs: 5000, checkpointSave50Ms: 20, checkpointRestore50Ms: 40, sanitizer50KBMs: 100, reliabilityOverheadPerRequestMs: 1, mcpToolCallOverheadMs: 2 },
+  targets: {
+    searchQuery1MEventsMs: 50,
+    openApp1000ConversationsMs: 300,
+    coldLoadMs: 600,
+    openConversation10kMs: 10,
+    openConversation100kMs: 50,
+    warmOfflineLoadMs: 300,
+    agentToolRoundTripMs: 2,
+    andboxColdStartMs: 50,
+    andboxWarmEvaluateMs: 2,
+    andboxHostCallRoundTripMs: 0.5,
+    gitInitAdd100CommitMs: 600,
+    gitStatus1000FilesMs: 1000,
+    memoryRecall10kMs: 5,
+    memoryRecall10kHybridMs: 5,
+    memoryRecall100kMs: 30,
+    memoryRecall100kHybridMs: 30,
+    memoryIndex100kMs: 5000,
+    memoryHeap100kMB: 200,
+    memoryStore100kMs: 5000,
+    checkpointSave50Ms: 20,
+    checkpointRestore50Ms: 40,
+    sanitizer50KBMs: 100,
+    reliabilityOverheadPerRequestMs: 1,
+    mcpToolCallOverheadMs: 2,
+  },
   // Detection rates must reach their floor; false-positive rates stay under their ceiling.
-  floors: { sanitizerDevDetectionPct: 90, sanitizerHeldoutDetectionPct: 90, injectionHeldOutFamilyRecall: 85, injectionHeldOutSourceRecall: 85, injectionBlindSourceRecall: 85 },
-  ceilings: { sanitizerDevFalsePositivePct: 5, sanitizerHeldoutFalsePositivePct: 5, injectionBenignFalsePositiveRate: 3, injectionBenignFalsePositiveMaxKind: 3 },
+  floors: {
+    sanitizerDevDetectionPct: 90,
+    sanitizerHeldoutDetectionPct: 90,
+    injectionHeldOutFamilyRecall: 85,
+    injectionHeldOutSourceRecall: 85,
+    injectionBlindSourceRecall: 85,
+  },
+  ceilings: {
+    sanitizerDevFalsePositivePct: 5,
+    sanitizerHeldoutFalsePositivePct: 5,
+    injectionBenignFalsePositiveRate: 3,
+    injectionBenignFalsePositiveMaxKind: 3,
+  },
 };
 // Targets are upper bounds; `missed` lists every measurement above its target.
 const measured = /** @type {Record<string, number>} */ (/** @type {unknown} */ (result));
 /** @type {Record<string, {measured: number, target: number}>} */
 const missed = {};
-for (const [key, target] of Object.entries({ ...result.targets, ...result.ceilings })) if (!(measured[key] <= target)) missed[key] = { measured: measured[key], target };
-for (const [key, floor] of Object.entries(result.floors)) if (!(measured[key] >= floor)) missed[key] = { measured: measured[key], target: floor };
+for (const [key, target] of Object.entries({ ...result.targets, ...result.ceilings }))
+  if (!(measured[key] <= target)) missed[key] = { measured: measured[key], target };
+for (const [key, floor] of Object.entries(result.floors))
+  if (!(measured[key] >= floor)) missed[key] = { measured: measured[key], target: floor };
 console.log(JSON.stringify({ ...result, missed }, null, 2));

@@ -16,7 +16,9 @@ const round = (/** @type {number} */ x) => Math.round(x * 100) / 100;
 export async function searchBench() {
   const random = rng(13);
   const syllables = ['ka', 'lo', 'mi', 're', 'tu', 'sa', 'ne', 'po', 'gi', 'da', 'vo', 'shi', 'ran', 'tel', 'mor'];
-  const vocabulary = Array.from({ length: 20_000 }, () => Array.from({ length: 2 + Math.floor(random() * 3) }, () => syllables[Math.floor(random() * syllables.length)]).join(''));
+  const vocabulary = Array.from({ length: 20_000 }, () =>
+    Array.from({ length: 2 + Math.floor(random() * 3) }, () => syllables[Math.floor(random() * syllables.length)]).join(''),
+  );
   // Zipf-like: a few words are common, most are rare, as in real text.
   const word = () => vocabulary[Math.floor(vocabulary.length * random() ** 3)];
   const sentence = (/** @type {number} */ n) => Array.from({ length: n }, word).join(' ');
@@ -31,11 +33,30 @@ export async function searchBench() {
     for (let e = 0; e < EVENTS_EACH; e++) {
       const kind = e % 5;
       t0 += 1000;
-      const event = kind === 0 || kind === 3
-        ? { id: `${id}-${e}`, type: 'user_message', source: 'user', timestamp: t0, data: { text: sentence(8 + Math.floor(random() * 20)) } }
-        : kind === 1 || kind === 4
-          ? { id: `${id}-${e}`, type: 'agent_message', source: 'agent', timestamp: t0, data: { text: sentence(20 + Math.floor(random() * 40)), model: 'm' } }
-          : { id: `${id}-${e}`, type: 'tool_result', source: 'tool', timestamp: t0, data: { toolCallId: `t${e}`, ok: true, result: 'ok' } };
+      const event =
+        kind === 0 || kind === 3
+          ? {
+              id: `${id}-${e}`,
+              type: 'user_message',
+              source: 'user',
+              timestamp: t0,
+              data: { text: sentence(8 + Math.floor(random() * 20)) },
+            }
+          : kind === 1 || kind === 4
+            ? {
+                id: `${id}-${e}`,
+                type: 'agent_message',
+                source: 'agent',
+                timestamp: t0,
+                data: { text: sentence(20 + Math.floor(random() * 40)), model: 'm' },
+              }
+            : {
+                id: `${id}-${e}`,
+                type: 'tool_result',
+                source: 'tool',
+                timestamp: t0,
+                data: { toolCallId: `t${e}`, ok: true, result: 'ok' },
+              };
       lines.push(JSON.stringify(event));
     }
     const meta = { id, title: sentence(4), createdAt: t0, updatedAt: t0 };

@@ -19,16 +19,40 @@ import { openHome } from './page.mjs';
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round = (/** @type {number} */ x) => Math.round(x * 100) / 100;
 
-const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'Epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa', 'lambda', 'mu', 'foo', 'TODO', 'fixme', 'note', 'shell', 'pipe', 'grep', 'sort'];
+const WORDS = [
+  'alpha',
+  'beta',
+  'gamma',
+  'delta',
+  'Epsilon',
+  'zeta',
+  'eta',
+  'theta',
+  'iota',
+  'kappa',
+  'lambda',
+  'mu',
+  'foo',
+  'TODO',
+  'fixme',
+  'note',
+  'shell',
+  'pipe',
+  'grep',
+  'sort',
+];
 
 /** @param {() => number} rand @param {number} n */
 const line = (rand, n) => Array.from({ length: n }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ');
 
-export const PIPELINE = "cat big.txt | grep -v '^#' | tr 'A-Z' 'a-z' | sed 's/foo/bar/g' | cut -d' ' -f1-5 | awk '{print $2, $1}' | grep e | sort | uniq -c | sort -rn";
+export const PIPELINE =
+  "cat big.txt | grep -v '^#' | tr 'A-Z' 'a-z' | sed 's/foo/bar/g' | cut -d' ' -f1-5 " +
+  "| awk '{print $2, $1}' | grep e | sort | uniq -c | sort -rn";
 export const GREP = 'grep -r TODO src | wc -l';
 
 /** @param {string} a @param {string} b */
-const sameLines = (a, b) => JSON.stringify(a.replace(/^ +/gm, '').split('\n').sort()) === JSON.stringify(b.replace(/^ +/gm, '').split('\n').sort());
+const sameLines = (a, b) =>
+  JSON.stringify(a.replace(/^ +/gm, '').split('\n').sort()) === JSON.stringify(b.replace(/^ +/gm, '').split('\n').sort());
 
 /** @returns {Promise<Record<string, number | string>>} */
 export async function shellBench() {
@@ -68,7 +92,13 @@ export async function shellBench() {
   const { grepV, pipeV, floorMs } = await inBrowser(files);
   if (grepV.out !== grepN.out) throw new Error(`grep -r differs between the page and Node: ${grepV.out} vs ${grepN.out}`);
   /** @type {Record<string, number | string>} */
-  const result = { shellGrepR1000FilesMs: round(grepV.ms), shellPipeline10MBMs: round(pipeV.ms), shellNodeGrepR1000FilesMs: round(grepN.ms), shellNodePipeline10MBMs: round(pipeN.ms), opfsRead1000FilesConcurrentMs: round(floorMs) };
+  const result = {
+    shellGrepR1000FilesMs: round(grepV.ms),
+    shellPipeline10MBMs: round(pipeV.ms),
+    shellNodeGrepR1000FilesMs: round(grepN.ms),
+    shellNodePipeline10MBMs: round(pipeN.ms),
+    opfsRead1000FilesConcurrentMs: round(floorMs),
+  };
 
   if (existsSync('/usr/bin/bash')) {
     const dir = await mkdtemp(join(tmpdir(), 'clawser-shell-bench-'));
@@ -83,7 +113,11 @@ export async function shellBench() {
         let out = '';
         for (let i = 0; i < 5; i++) {
           const t = performance.now();
-          out = execFileSync('/usr/bin/bash', ['--norc', '--noprofile', '-c', command], { cwd: dir, env: { PATH: process.env.PATH, LC_ALL: 'C' }, maxBuffer: 64 * 1024 * 1024 }).toString();
+          out = execFileSync('/usr/bin/bash', ['--norc', '--noprofile', '-c', command], {
+            cwd: dir,
+            env: { PATH: process.env.PATH, LC_ALL: 'C' },
+            maxBuffer: 64 * 1024 * 1024,
+          }).toString();
           times.push(performance.now() - t);
         }
         return { ms: median(times), out };
@@ -116,33 +150,36 @@ async function inBrowser(files) {
   try {
     const page = await browser.context.newPage();
     await openHome(page, app.url);
-    return await page.evaluate(async ({ files, commands }) => {
-      const { workspaceFs } = await import('/web/files/workspace-fs.js');
-      const { createShell } = await import('/web/shell/shell.js');
-      const fs = workspaceFs('benchshell');
-      await Promise.all(Object.entries(files).map(([p, c]) => fs.write(p, c)));
-      const shell = createShell({ fs });
-      /** @param {string} command */
-      const run = async (command) => {
-        const times = [];
-        let out = '';
-        for (let i = 0; i < 5; i++) {
-          const t = performance.now();
-          const r = await shell.run(command, { addToHistory: false });
-          times.push(performance.now() - t);
-          if (r.exitCode !== 0) throw new Error(`the shell failed on ${command}: ${r.stderr}`);
-          out = r.stdout;
-        }
-        return { ms: times.sort((a, b) => a - b)[2], out };
-      };
-      const grepV = await run(commands[0]);
-      const pipeV = await run(commands[1]);
-      // The storage floor: the same 1,000 files read all at once, straight from the storage layer.
-      const paths = Object.keys(files).filter((p) => p.startsWith('src/'));
-      const t = performance.now();
-      await Promise.all(paths.map((p) => fs.readBytes(p)));
-      return { grepV, pipeV, floorMs: performance.now() - t };
-    }, { files, commands: [GREP, PIPELINE] });
+    return await page.evaluate(
+      async ({ files, commands }) => {
+        const { workspaceFs } = await import('/web/files/workspace-fs.js');
+        const { createShell } = await import('/web/shell/shell.js');
+        const fs = workspaceFs('benchshell');
+        await Promise.all(Object.entries(files).map(([p, c]) => fs.write(p, c)));
+        const shell = createShell({ fs });
+        /** @param {string} command */
+        const run = async (command) => {
+          const times = [];
+          let out = '';
+          for (let i = 0; i < 5; i++) {
+            const t = performance.now();
+            const r = await shell.run(command, { addToHistory: false });
+            times.push(performance.now() - t);
+            if (r.exitCode !== 0) throw new Error(`the shell failed on ${command}: ${r.stderr}`);
+            out = r.stdout;
+          }
+          return { ms: times.sort((a, b) => a - b)[2], out };
+        };
+        const grepV = await run(commands[0]);
+        const pipeV = await run(commands[1]);
+        // The storage floor: the same 1,000 files read all at once, straight from the storage layer.
+        const paths = Object.keys(files).filter((p) => p.startsWith('src/'));
+        const t = performance.now();
+        await Promise.all(paths.map((p) => fs.readBytes(p)));
+        return { grepV, pipeV, floorMs: performance.now() - t };
+      },
+      { files, commands: [GREP, PIPELINE] },
+    );
   } finally {
     await browser.close();
     await app.close();

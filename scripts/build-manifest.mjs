@@ -44,7 +44,11 @@ export async function buildPrecacheManifest(appRoot = root) {
   const urls = ['./'];
   for (const file of files) {
     const rel = relative(appRoot, file).split(sep).join('/');
-    hash.update(rel).update('\0').update(await readFile(file)).update('\0');
+    hash
+      .update(rel)
+      .update('\0')
+      .update(await readFile(file))
+      .update('\0');
     urls.push(`./${rel}`);
   }
   return { version: hash.digest('hex').slice(0, 16), files: urls };

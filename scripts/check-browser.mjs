@@ -11,7 +11,16 @@ try {
     const page = await browser.newPage();
     await page.setContent('<p>ok</p>');
     const version = browser.version();
-    console.log(`Browser tests use Chromium ${version} (${source === 'provided' ? 'provided by npm: @sparticuz/chromium' : source === 'system' ? `the system's, ${path}` : `CHROME_PATH=${path}`}).`);
+    console.log(
+      `Browser tests use Chromium ${version} ` +
+        `(${
+          source === 'provided'
+            ? 'provided by npm: @sparticuz/chromium'
+            : source === 'system'
+              ? `the system's, ${path}`
+              : `CHROME_PAT` + `H=${path}`
+        }).`,
+    );
   } catch (err) {
     throw new Error(launchFailureMessage({ source, path }, err));
   } finally {

@@ -9,7 +9,15 @@ import { existsSync } from 'node:fs';
  * Flags for every launch: no sandbox (root in CI), no background traffic to Google (this
  * machine's closed network refuses it, many connections at a time), no GPU, no QUIC.
  */
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-gpu', '--disable-quic'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-gpu',
+  '--disable-quic',
+];
 
 /** Where system browsers live on Debian and most Linux distributions. */
 const SYSTEM_PATHS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
@@ -36,9 +44,17 @@ export class BrowserUnavailableError extends Error {
 export function launchFailureMessage({ source, path }, err) {
   const text = String(/** @type {Error} */ (err)?.message ?? err);
   const missing = /error while loading shared libraries: ([^\s:]+)/.exec(text)?.[1];
-  if (missing) return `Chromium (${source}: ${path}) did not start: it needs the shared library ${missing}, which this system does not have. Install the system's Chromium (Debian: \`apt-get install -y chromium\`, which brings its libraries), install the package that provides ${missing}, or set CHROME_PATH to a browser that runs here.`;
+  if (missing)
+    return (
+      `Chromium (${source}: ${path}) did not start: it needs the shared library ${missing}, which this system does not have. ` +
+      `Install the system's Chromium (Debian: \`apt-get install -y chromium\`, which brings its libraries), install the package that ` +
+      `provides ${missing}, or set CHROME_PATH to a browser that runs here.`
+    );
   const first = text.split('\n').find((l) => l.trim()) ?? 'unknown error';
-  return `Chromium (${source}: ${path}) did not start: ${first}. Install Chromium (Debian: \`apt-get install -y chromium\`), set CHROME_PATH, or reinstall with \`npm install\`.`;
+  return (
+    `Chromium (${source}: ${path}) did not start: ${first}. Install Chromium (Debian: \`apt-get install -y chromium\`), set ` +
+    `CHROME_PATH, or reinstall with \`npm install\`.`
+  );
 }
 
 /** @type {Promise<ChromiumChoice> | null} */
@@ -56,11 +72,15 @@ export function findChromium() {
 /** @returns {Promise<ChromiumChoice>} */
 async function locate() {
   const forced = process.env.CLAWSER_BROWSER;
-  if (forced && forced !== 'provided' && forced !== 'auto') throw new BrowserUnavailableError(`CLAWSER_BROWSER is "${forced}"; use "provided" (the npm-provided build) or leave it unset.`);
+  if (forced && forced !== 'provided' && forced !== 'auto')
+    throw new BrowserUnavailableError(`CLAWSER_BROWSER is "${forced}"; use "provided" (the npm-provided build) or leave it unset.`);
   if (forced !== 'provided') {
     const env = process.env.CHROME_PATH;
     if (env) {
-      if (!existsSync(env)) throw new BrowserUnavailableError(`CHROME_PATH is set to ${env}, which does not exist. Point it at a Chrome/Chromium binary or unset it.`);
+      if (!existsSync(env))
+        throw new BrowserUnavailableError(
+          `CHROME_PATH is set to ${env}, which does not exist. Point it at a Chrome/Chromium binary or unset it.`,
+        );
       return { path: env, source: 'CHROME_PATH' };
     }
     for (const p of SYSTEM_PATHS) if (existsSync(p)) return { path: p, source: 'system' };
@@ -70,11 +90,17 @@ async function locate() {
   try {
     provided = (await import('@sparticuz/chromium')).default;
   } catch {
-    throw new BrowserUnavailableError('No Chromium for the browser tests: none on the system, no CHROME_PATH, and the npm-provided one (@sparticuz/chromium) is not installed. Run `npm install`, install Chromium (Debian: `apt-get install -y chromium`) or set CHROME_PATH.');
+    throw new BrowserUnavailableError(
+      'No Chromium for the browser tests: none on the system, no CHROME_PATH, and the npm-provided one (@sparticuz/chromium) is ' +
+        'not installed. Run `npm install`, install Chromium (Debian: `apt-get install -y chromium`) or set CHROME_PATH.',
+    );
   }
   try {
     return { path: await provided.executablePath(), source: 'provided' };
   } catch (err) {
-    throw new BrowserUnavailableError(`The npm-provided Chromium (@sparticuz/chromium) could not be unpacked: ${/** @type {Error} */ (err).message}. Reinstall it with \`npm install\`, or install Chromium (Debian: \`apt-get install -y chromium\`) or set CHROME_PATH.`);
+    throw new BrowserUnavailableError(
+      `The npm-provided Chromium (@sparticuz/chromium) could not be unpacked: ${/** @type {Error} */ (err).message}. Reinstall it with ` +
+        `\`npm install\`, or install Chromium (Debian: \`apt-get install -y chromium\`) or set CHROME_PATH.`,
+    );
   }
 }

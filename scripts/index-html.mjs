@@ -24,10 +24,15 @@ export async function staticGraph(imports, entry = 'web/app/main.js') {
     if (seen.has(rel)) return;
     seen.add(rel);
     const src = await readFile(join(root, rel), 'utf8');
-    const specifiers = [...src.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]/gm)].map((m) => m[1] ?? m[2]);
+    const specifiers = [...src.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]/gm)].map(
+      (m) => m[1] ?? m[2],
+    );
     for (const spec of specifiers) {
       let target;
-      if (spec.startsWith('.')) target = relative(root, resolve(dirname(join(root, rel)), spec)).split(sep).join('/');
+      if (spec.startsWith('.'))
+        target = relative(root, resolve(dirname(join(root, rel)), spec))
+          .split(sep)
+          .join('/');
       else if (imports[spec]) target = imports[spec].replace(/^\.\//, '');
       else continue;
       if (target.startsWith('web/vendor/')) seen.add(target);
@@ -52,11 +57,19 @@ export async function renderIndexHtml(imports) {
   const workspace = (await staticGraph(imports, 'web/app/workspace-first-view.js')).filter((f) => !first.includes(f));
   const preloads = first.map((f) => `  <link rel="modulepreload" href="./${f}">`).join('\n');
   /** @param {string} id @param {string[]} files */
-  const block = (id, files) => `<script type="application/json" id="${id}">${JSON.stringify(files.map((f) => `./${f}`), null, 2)}</script>`;
+  const block = (id, files) =>
+    `<script type="application/json" id="${id}">${JSON.stringify(
+      files.map((f) => `./${f}`),
+      null,
+      2,
+    )}</script>`;
   const appModules = `${block('workspace-view-modules', workspace)}\n  ${block('app-modules', rest)}`;
   let next = html.replace(/<script type="importmap">[\s\S]*?<\/script>/, mapBlock);
   next = next.replace(/'sha256-[A-Za-z0-9+/=]+'/, `'sha256-${hash}'`);
-  next = next.replace(/<!-- modulepreload:start -->[\s\S]*?<!-- modulepreload:end -->/, `<!-- modulepreload:start -->\n${preloads}\n  ${appModules}\n  <!-- modulepreload:end -->`);
+  next = next.replace(
+    /<!-- modulepreload:start -->[\s\S]*?<!-- modulepreload:end -->/,
+    `<!-- modulepreload:start -->\n${preloads}\n  ${appModules}\n  <!-- modulepreload:end -->`,
+  );
   if (!next.includes(mapBlock) || !next.includes(`'sha256-${hash}'`) || !next.includes(appModules)) {
     throw new Error('index.html lacks the import map, its CSP hash placeholder or the modulepreload markers');
   }

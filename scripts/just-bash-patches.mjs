@@ -15,14 +15,19 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
  */
 function patchByteStrings(source, path) {
   const loop = /for\(let (\w+)=0;\1<(\w+)\.length;\1\+\+\)(\w+)\+=String\.fromCharCode\(\2\[\1\]\);return \3/g;
-  const helper = 'function __clawserLatin1(b){const p=[];for(let i=0;i<b.length;i+=32768)p.push(String.fromCharCode.apply(null,b.subarray(i,i+32768)));return p.join("")}\n';
+  const helper =
+    'function __clawserLatin1(b){const p=[];for(let i=0;i<b.length;i+=32768)p.push(String.' +
+    'fromCharCode.apply(null,b.subarray(i,i+32768)));return p.join("")}\n';
   const found = source.match(loop)?.length ?? 0;
-  if (found !== 2) throw new Error(`just-bash's byte-string loops changed (${found} found); update patchByteStrings in scripts/vendor.mjs (${path})`);
+  if (found !== 2)
+    throw new Error(`just-bash's byte-string loops changed (${found} found); update patchByteStrings in scripts/vendor.mjs (${path})`);
   return helper + source.replace(loop, 'return $3+__clawserLatin1($2)');
 }
 
 /** Kept in the vendored file (a legal comment survives minifying): tests check the build is current. */
-export const GLOB_PATCH_MARK = 'clawser: globs ending in / name folders; never . or ..; globstar ** any depth; matches collate by the locale; rg -z reports archive limits; arithmetic syntax errors at run time (issue 32)';
+export const GLOB_PATCH_MARK =
+  'clawser: globs ending in / name folders; never . or ..; globstar ** any depth; matches collate by the ' +
+  'locale; rg -z reports archive limits; arithmetic syntax errors at run time (issue 32)';
 
 /**
  * Globs as bash expands them (issue 32 §8), which no command can change: a pattern ending in `/`
@@ -45,28 +50,48 @@ function patchGlobs(source, path) {
   // Where just-bash adds `.` and `..` to a folder's names before matching a part (two branches).
   const dots = /(\w)\.startsWith\("\."\)\|\|this\.dotglob/g;
   const skipDots = 'if((this.hasGlobignore||this.globskipdots)&&(r==="."||r===".."))return!1;';
-  for (const [name, re] of /** @type {const} */ ([['constructor', ctor], ['expandSimple', simple], ['expandRecursive', recursive]])) {
-    if ((source.match(new RegExp(re.source, 'g'))?.length ?? 0) !== 1) throw new Error(`just-bash's glob expander changed (${name}); update patchGlobs in scripts/vendor.mjs (${path})`);
+  for (const [name, re] of /** @type {const} */ ([
+    ['constructor', ctor],
+    ['expandSimple', simple],
+    ['expandRecursive', recursive],
+  ])) {
+    if ((source.match(new RegExp(re.source, 'g'))?.length ?? 0) !== 1)
+      throw new Error(`just-bash's glob expander changed (${name}); update patchGlobs in scripts/vendor.mjs (${path})`);
   }
-  if ((source.match(dots)?.length ?? 0) !== 2) throw new Error(`just-bash's glob expander changed (. and ..); update patchGlobs in scripts/vendor.mjs (${path})`);
-  if (source.split(skipDots).length !== 2) throw new Error(`just-bash's glob expander changed (globskipdots filter); update patchGlobs in scripts/vendor.mjs (${path})`);
+  if ((source.match(dots)?.length ?? 0) !== 2)
+    throw new Error(`just-bash's glob expander changed (. and ..); update patchGlobs in scripts/vendor.mjs (${path})`);
+  if (source.split(skipDots).length !== 2)
+    throw new Error(`just-bash's glob expander changed (globskipdots filter); update patchGlobs in scripts/vendor.mjs (${path})`);
   const collate = JSON.stringify(join(root, 'web', 'shell', 'commands', 'collate.js'));
   const globstar = JSON.stringify(join(root, 'web', 'shell', 'globstar.js'));
   const helper = [
     `/*! ${GLOB_PATCH_MARK} */`,
     `import { collationOf as __clawserCollationOf } from ${collate};`,
     `import { expandGlobstar as __clawserExpandGlobstar } from ${globstar};`,
-    'function __clawserGlobOrder(g,list){return list.sort(__clawserCollationOf(g.__clawserEnv instanceof Map?g.__clawserEnv:new Map()).compare)}',
-    'async function __clawserGlob(g,pattern,found){if(!pattern.endsWith("/"))return __clawserGlobOrder(g,found);const dirs=await Promise.all(found.map(async p=>{try{return(await g.fs.stat(g.fs.resolvePath(g.cwd,p))).isDirectory}catch{return false}}));return __clawserGlobOrder(g,found.filter((_,i)=>dirs[i]).map(p=>`${p}/`))}',
+    'function __clawserGlobOrder(g,list){return list.sort(__clawserCollationOf(g.' +
+      '__clawserEnv instanceof Map?g.__clawserEnv:new Map()).compare)}',
+    'async function __clawserGlob(g,pattern,found){if(!pattern.endsWith("/"))return __clawserGlobOrder(g,found);const ' +
+      'dirs=await Promise.all(found.map(async p=>{try{return(await g.fs.stat(g.fs.resolvePath(g.cwd,p))).' +
+      'isDirectory}catch{return false}}));return __clawserGlobOrder(g,found.filter((_,i)=>dirs[i]).map(p=>`${p}/`))}',
     '',
   ].join('\n');
-  return helper + source
-    .replace(ctor, (m, fs, cwd, env) => m.replace(`this.fs=${fs},`, `this.fs=${fs},this.__clawserEnv=${env},`))
-    .replace(simple, (_m, head, pattern, a, b, c) => `${head}return __clawserGlob(this,${pattern},await this.expandSegments(${a},${b},${c}))}`)
-    .replace(recursive, (_m, pattern) => `async expandRecursive(${pattern}){return __clawserGlobOrder(this,await __clawserExpandGlobstar(this,${pattern}))}`)
-    .replace(dots, (_m, part) => `${part}.startsWith(".")&&(!this.globskipdots||!this.hasGlobChars(${part}))`)
-    // Only GLOBIGNORE still drops a final `.` or `..`: globskipdots is kept where they are offered.
-    .replace(skipDots, 'if(this.hasGlobignore&&(r==="."||r===".."))return!1;');
+  return (
+    helper +
+    source
+      .replace(ctor, (m, fs, cwd, env) => m.replace(`this.fs=${fs},`, `this.fs=${fs},this.__clawserEnv=${env},`))
+      .replace(
+        simple,
+        (_m, head, pattern, a, b, c) => `${head}return __clawserGlob(this,${pattern},await this.expandSegments(${a},${b},${c}))}`,
+      )
+      .replace(
+        recursive,
+        (_m, pattern) =>
+          `async expandRecursive(${pattern}){return __clawserGlobOrder(this,await __clawserExpandGlobstar(this,${pattern}))}`,
+      )
+      .replace(dots, (_m, part) => `${part}.startsWith(".")&&(!this.globskipdots||!this.hasGlobChars(${part}))`)
+      // Only GLOBIGNORE still drops a final `.` or `..`: globskipdots is kept where they are offered.
+      .replace(skipDots, 'if(this.hasGlobignore&&(r==="."||r===".."))return!1;')
+  );
 }
 
 /**
@@ -79,21 +104,48 @@ function patchGlobs(source, path) {
  */
 function patchRgArchives(source, path) {
   // The .gz branch of rg's file reader, up to its catch (which drops the error).
-  const reader = /(if\((\w)\.searchZip&&(\w)\.endsWith\("\.gz"\)\)\{let \w=await (\w)\.fs\.stat\(\w\)[^]{0,800}?)catch\((\w)\)\{return (\w)\?\.release\(\),(\w)\?\.release\(\),(\w+)\(\5\),null\}/;
+  const reader = new RegExp(
+    String.raw`(if\((\w)\.searchZip&&(\w)\.endsWith\("\.gz"\)\)\{let \w=await (\w)\.fs\.stat\(\w\)[^]{0,800}?)` +
+      String.raw`catch\((\w)\)\{return (\w)\?\.release\(\),(\w)\?\.release\(\),(\w+)\(\5\),null\}`,
+  );
   // rg's search loop: its context (first parameter), through to the result it returns.
-  const search = /(async function \w+\((\w),\w,\w,(\w),\w,\w,\w\)\{let \w="",(\w)=!1,[^]{0,6000}?)let (\w);return (\w)\.filesWithoutMatch\?\5=(\w)\.length>0\?0:1:\5=\4\?0:1,\{stdout:(\w),stderr:"",exitCode:\5\}\}/;
-  for (const [name, re] of /** @type {const} */ ([['reader', reader], ['search', search]])) {
-    if ((source.match(new RegExp(re.source, 'g'))?.length ?? 0) !== 1) throw new Error(`just-bash's rg changed (${name}); update patchRgArchives in scripts/just-bash-patches.mjs (${path})`);
+  const search = new RegExp(
+    String.raw`(async function \w+\((\w),\w,\w,(\w),\w,\w,\w\)\{let \w="",(\w)=!1,[^]{0,6000}?)let (\w);return (\w)` +
+      String.raw`\.filesWithoutMatch\?\5=(\w)\.length>0\?0:1:\5=\4\?0:1,\{stdout:(\w),stderr:"",exitCode:\5\}\}`,
+  );
+  for (const [name, re] of /** @type {const} */ ([
+    ['reader', reader],
+    ['search', search],
+  ])) {
+    if ((source.match(new RegExp(re.source, 'g'))?.length ?? 0) !== 1)
+      throw new Error(`just-bash's rg changed (${name}); update patchRgArchives in scripts/just-bash-patches.mjs (${path})`);
   }
   const helper = [
     'const __clawserRgErrors=new WeakMap();',
-    'function __clawserRgFailed(ctx,file,err){const e=err instanceof Error?err:new Error(String(err));const text=e.name==="ArchiveLimitError"?e.message:`cannot decompress: ${e.message}`;const list=__clawserRgErrors.get(ctx)??[];list.push(`rg: ${file}: ${text}\\n`);__clawserRgErrors.set(ctx,list);return null}',
-    'function __clawserRgResult(ctx,result,quietMatch){const list=__clawserRgErrors.get(ctx);if(!list)return result;__clawserRgErrors.delete(ctx);return{...result,stderr:result.stderr+list.join(""),exitCode:quietMatch?result.exitCode:2}}',
+    'function __clawserRgFailed(ctx,file,err){const e=err instanceof Error?err:new Error(String(err));const ' +
+      'text=e.name==="ArchiveLimitError"?e.message:`cannot decompress: ${e.message}`;const ' +
+      'list=__clawserRgErrors.get(ctx)??[];list.push(`rg: ${file}: ${text}\\n`);__clawserRgErrors.set(ctx,list);return ' +
+      'null}',
+    'function __clawserRgResult(ctx,result,quietMatch){const list=__clawserRgErrors.get(ctx);if(!list)return ' +
+      'result;__clawserRgErrors.delete(ctx);return{...result,stderr:result.stderr+list.join(""),exitCode:quietMatch?result.exitCode:' +
+      '2}}',
     '',
   ].join('\n');
-  return helper + source
-    .replace(reader, (_m, head, _o, file, ctx, err, a, b, rethrow) => `${head}catch(${err}){return ${a}?.release(),${b}?.release(),${rethrow}(${err}),__clawserRgFailed(${ctx},${file},${err})}`)
-    .replace(search, (_m, head, ctx, o, matched, status, o2, out, stdout) => `${head}let ${status};return ${o2}.filesWithoutMatch?${status}=${out}.length>0?0:1:${status}=${matched}?0:1,__clawserRgResult(${ctx},{stdout:${stdout},stderr:"",exitCode:${status}},${o}.quiet&&${matched})}`);
+  return (
+    helper +
+    source
+      .replace(
+        reader,
+        (_m, head, _o, file, ctx, err, a, b, rethrow) =>
+          `${head}catch(${err}){return ${a}?.release(),${b}?.release(),${rethrow}(${err}),__clawserRgFailed(${ctx},${file},${err})}`,
+      )
+      .replace(
+        search,
+        (_m, head, ctx, o, matched, status, o2, out, stdout) =>
+          `${head}let ${status};return ${o2}.filesWithoutMatch?${status}=${out}.length>0?0:1:${status}=${matched}?0:1,__clawserRgResult(` +
+          `${ctx},{stdout:${stdout},stderr:"",exitCode:${status}},${o}.quiet&&${matched})}`,
+      )
+  );
 }
 
 /**
@@ -121,45 +173,117 @@ function patchArithmetic(source, path) {
   const decimal = /throw new (\w+)\(`\$\{(\w)\}\.\$\{(\w)\[(\w)\+1\]\}\.\.\.: syntax error: invalid arithmetic operator`\)/;
   // The whole of executeScript: its loop over the statements, and its handler of an arithmetic
   // error (it went on with the next statement).
-  const script = /async executeScript\((\w)\)\{([^]{0,200}?)for\(let (\w) of \1\.statements\)try\{([^]{0,2600}?if\((\w) instanceof (\w+)\)\{(\w)\.append\("stdout",\5\.stdout,\5\.internalOutputAccounting\.stdout\),\7\.append\("stderr",\5\.stderr,\5\.internalOutputAccounting\.stderr\),(\w)=1,this\.ctx\.state\.lastExitCode=\8,this\.ctx\.state\.env\.set\("\?",String\(\8\)\);)continue\}([^]{0,800}?)\}(return\{\.\.\.\7\.build\(\8\),env:[\w$]+\(this\.ctx\.state\.env\)\}\}async executeUserScript\()/;
+  const script = new RegExp(
+    String.raw`async executeScript\((\w)\)\{([^]{0,200}?)for\(let (\w) of \1\.statements\)try\{([^]{0,2600}?if\((\w)` +
+      String.raw` instanceof (\w+)\)\{(\w)\.append\("stdout",\5\.stdout,\5\.internalOutputAccounting\.stdout\)` +
+      String.raw`,\7\.append\("stderr",\5\.stderr,\5\.internalOutputAccounting\.stderr\),(\w)` +
+      String.raw`=1,this\.ctx\.state\.lastExitCode=\8,this\.ctx\.state\.env\.set\("\?",String\(\8\)\);)` +
+      String.raw`continue\}([^]{0,800}?)\}(return\{\.\.\.\7\.build\(\8\),env:[\w$]+\(this\.ctx\.state\.env\)` +
+      String.raw`\}\}async executeUserScript\()`,
+  );
   // Its catch, which starts by letting `exit` through: the exit error's class.
   const scriptCatch = /\}catch\((\w)\)\{(?=if\(\1 instanceof ([\w$]+)\)throw \1\.prependOutput\()/;
   // The parser's top-level loop: where a statement ends a line (a newline, the end).
-  const lines = /(parseScript\(\)\{[^]{0,300}?let \w=this\.pos,(\w)=this\.parseStatement\(\));(\2&&\w+\.push\(\2\),this\.check\((\w+)\.HEREDOC_CONTENT\)&&this\.processHeredocs\(\),this\.skipSeparators\(!1\),)/;
+  const lines = new RegExp(
+    String.raw`(parseScript\(\)\{[^]{0,300}?let \w=this\.pos,(\w)=this\.parseStatement\(\));(\2&&\w+\.push\(\2\)` +
+      String.raw`,this\.check\((\w+)\.HEREDOC_CONTENT\)&&this\.processHeredocs\(\),this\.skipSeparators\(!1\),)`,
+  );
   // Every command runs through executeCommand: an arithmetic error it lets through ends the line.
-  const command = /(async executeCommand\((\w),(\w),(\w)=!1\)\{let (\w)=[\w$]+\(this\.ctx\),(\w);try\{\6=await this\.executeCommandInner\(\2,\3,\4\)\}catch\((\w)\)\{throw await [\w$]+\(this\.ctx,\5\)\.catch\(\(\)=>\{\}\),)\7\}/;
-  const subshells = /(commandSubstitution\((\w),\w=!1\)\{return)(\{type:"CommandSubstitution",body:\2,)|(processSubstitution\((\w),\w\)\{return)(\{type:"ProcessSubstitution",body:\5,)/g;
-  for (const [name, re] of /** @type {const} */ ([['decimal', decimal], ['script', script], ['lines', lines], ['executeCommand', command]])) {
-    if ((source.match(new RegExp(re.source, 'g'))?.length ?? 0) !== 1) throw new Error(`just-bash's arithmetic changed (${name}); update patchArithmetic in scripts/just-bash-patches.mjs (${path})`);
+  const command = new RegExp(
+    String.raw`(async executeCommand\((\w),(\w),(\w)=!1\)\{let (\w)=[\w$]+\(this\.ctx\),(\w)` +
+      String.raw`;try\{\6=await this\.executeCommandInner\(\2,\3,\4\)\}catch\((\w)\)\{throw await [\w$]+\(this\.ctx,\5\)\.catch\(\(\)` +
+      String.raw`=>\{\}\),)\7\}`,
+  );
+  const subshells = new RegExp(
+    String.raw`(commandSubstitution\((\w),\w=!1\)\{return)(\{type:"CommandSubstitution",body:\2,)|` +
+      String.raw`(processSubstitution\((\w),\w\)\{return)(\{type:"ProcessSubstitution",body:\5,)`,
+    'g',
+  );
+  for (const [name, re] of /** @type {const} */ ([
+    ['decimal', decimal],
+    ['script', script],
+    ['lines', lines],
+    ['executeCommand', command],
+  ])) {
+    if ((source.match(new RegExp(re.source, 'g'))?.length ?? 0) !== 1)
+      throw new Error(`just-bash's arithmetic changed (${name}); update patchArithmetic in scripts/just-bash-patches.mjs (${path})`);
   }
   const arithClass = source.match(decimal)?.[1];
   const scriptBody = source.match(script)?.[4] ?? '';
   const exitClass = scriptBody.match(scriptCatch)?.[2];
-  if (source.match(script)?.[6] !== arithClass || !exitClass || (source.match(subshells)?.length ?? 0) !== 2) throw new Error(`just-bash's arithmetic changed (error classes, substitutions); update patchArithmetic in scripts/just-bash-patches.mjs (${path})`);
+  if (source.match(script)?.[6] !== arithClass || !exitClass || (source.match(subshells)?.length ?? 0) !== 2)
+    throw new Error(
+      `just-bash's arithmetic changed (error classes, substitutions); update patchArithmetic in scripts/just-bash-patches.mjs (${path})`,
+    );
   // A C-style for's own arithmetic (init, condition, update) fails like `((…))`: status 1, the
   // line goes on (bash's), where an error in its body still ends the line.
-  const cFor = /async function ([\w$]+)\(([\w$]+),([\w$]+)\)\{return ([\w$]+)\(\2,\3\.redirections,"",\(\)=>([\w$]+)\(\2,\3\)\)\}(async function \5\(([\w$]+),([\w$]+)\)\{(?=[^]{0,200}?\8\.init&&)[^]{0,1500}?\}finally\{\7\.state\.loopDepth--\}return [\w$]+\.build\([\w$]+\)\})/;
+  const cFor = new RegExp(
+    String.raw`async function ([\w$]+)\(([\w$]+),([\w$]+)\)\{return ([\w$]+)\(\2,\3\.redirections,"",\(\)` +
+      String.raw`=>([\w$]+)\(\2,\3\)\)\}(async function \5\(([\w$]+),([\w$]+)\)\{(?=[^]{0,200}?\8\.init&&)` +
+      String.raw`[^]{0,1500}?\}finally\{\7\.state\.loopDepth--\}return [\w$]+\.build\([\w$]+\)\})`,
+  );
   const found = source.match(cFor);
-  if ((source.match(new RegExp(cFor.source, 'g'))?.length ?? 0) !== 1 || !found) throw new Error(`just-bash's C-style for changed; update patchArithmetic in scripts/just-bash-patches.mjs (${path})`);
+  if ((source.match(new RegExp(cFor.source, 'g'))?.length ?? 0) !== 1 || !found)
+    throw new Error(`just-bash's C-style for changed; update patchArithmetic in scripts/just-bash-patches.mjs (${path})`);
   const [, forName, e, t, redirect, loop, loopBody, le, lt] = found;
   const evalCall = new RegExp(`await ([\\w$]+)\\(${le},${lt}\\.(init|condition|update)\\.expression\\)`, 'g');
   // The loop's output so far (a for ((…)) whose update fails keeps its rounds' output).
   const output = loopBody.match(new RegExp(`let ([\\w$]+)=new [\\w$]+\\(${le}\\)`))?.[1];
-  if ((loopBody.match(evalCall)?.length ?? 0) !== 4 || !output) throw new Error(`just-bash's C-style for changed (its arithmetic); update patchArithmetic in scripts/just-bash-patches.mjs (${path})`);
-  const forLoop = `async function ${forName}(${e},${t}){return ${redirect}(${e},${t}.redirections,"",()=>${loop}(${e},${t}).catch(err=>{if(err&&err.__clawserForArithmetic)return{stdout:err.__clawserForOutput[0],stderr:\`\${err.__clawserForOutput[1]}bash: ((: \${__clawserCommandMessage(err,err.__clawserForExpr)}\\n\`,exitCode:1};throw err}))}`;
-  const markedBody = loopBody.replace(evalCall, (_m, evaluate, part) => `await ${evaluate}(${le},${lt}.${part}.expression).catch(err=>{if(err&&err.name==="ArithmeticError")err.__clawserForArithmetic=!0,err.__clawserForExpr=${lt}.${part},err.__clawserForOutput=[${output}.stdout,${output}.stderr];throw err})`);
+  if ((loopBody.match(evalCall)?.length ?? 0) !== 4 || !output)
+    throw new Error(`just-bash's C-style for changed (its arithmetic); update patchArithmetic in scripts/just-bash-patches.mjs (${path})`);
+  const forLoop =
+    `async function ${forName}(${e},${t}){return ${redirect}(${e},${t}.redirections,"",()=>${loop}(${e},${t}).` +
+    `catch(err=>{if(err&&err.__clawserForArithmetic)return{stdout:err.__clawserForOutput[0],stderr:\`\${err.__clawserForOutput[1]}bash: ` +
+    `((: \${__clawserCommandMessage(err,err.__clawserForExpr)}\\n\`,exitCode:1};throw err}))}`;
+  const markedBody = loopBody.replace(
+    evalCall,
+    (_m, evaluate, part) =>
+      `await ${evaluate}(${le},${lt}.${part}.expression).catch(err=>{if(err&&err.name==="ArithmeticError")err.__clawserForArithmetic=!0,` +
+      `err.__clawserForExpr=${lt}.${part},err.__clawserForOutput=[${output}.stdout,${output}.stderr];throw err})`,
+  );
   /** executeScript's handler of a line-ending error: the names of its catch, statement, output, status, script. */
-  const lineAbort = (/** @type {string} */ err, /** @type {string} */ st, /** @type {string} */ out, /** @type {string} */ status, /** @type {string} */ t0) =>
-    `if(${err} instanceof ${exitClass}&&${err}.__clawserLineAbort&&!${t0}.__clawserSubshell){${out}.append("stdout",${err}.stdout,${err}.internalOutputAccounting.stdout),${out}.append("stderr",${err}.stderr,${err}.internalOutputAccounting.stderr),${status}=1,this.ctx.state.lastExitCode=${status},this.ctx.state.env.set("?",String(${status}));__clawserSkip=!${st}.__clawserEndsLine;continue}`;
-  return source
-    .replace(cFor, () => `${forLoop}${markedBody}`)
-    .replace(decimal, (_m, _cls, _digits, text, at) => `return{expr:{type:"ArithSyntaxError",errorToken:${text}.slice(${at}),message:\`syntax error: invalid arithmetic operator (error token is "\${${text}.slice(${at})}")\`,__clawserText:${text}},pos:${text}.length}`)
-    // A statement followed by a newline (or the end) ends a command line.
-    .replace(lines, (_m, head, st, rest, tokens) => `${head},__clawserEnd=this.pos;${rest}${st}&&(this.check(${tokens}.EOF)||this.tokens.slice(__clawserEnd,this.pos).some(k=>k.type===${tokens}.NEWLINE||k.type===${tokens}.HEREDOC_CONTENT))&&(${st}.__clawserEndsLine=!0),`)
-    .replace(script, (_m, t0, head, st, body, err, _cls, out, status, rest, tail) =>
-      `async executeScript(${t0}){${head}let __clawserSkip=!1;for(let ${st} of ${t0}.statements){if(__clawserSkip){__clawserSkip=!${st}.__clawserEndsLine;continue}try{${body.replace(scriptCatch, (/** @type {string} */ c) => `${c}${lineAbort(err, st, out, status, t0)}`)}__clawserSkip=!${st}.__clawserEndsLine;continue}${rest}}}${tail}`)
-    .replace(command, (_m, head, _t, _n, _r, _s, _i, err) => `${head}__clawserLineAbort(${err},${arithClass},${exitClass})}`)
-    .replace(subshells, (_m, csHead, csBody, csRest, psHead, psBody, psRest) => (csHead ? `${csHead} ${csBody}&&(${csBody}.__clawserSubshell=!0),${csRest}` : `${psHead} ${psBody}&&(${psBody}.__clawserSubshell=!0),${psRest}`));
+  const lineAbort = (
+    /** @type {string} */ err,
+    /** @type {string} */ st,
+    /** @type {string} */ out,
+    /** @type {string} */ status,
+    /** @type {string} */ t0,
+  ) =>
+    `if(${err} instanceof ${exitClass}&&${err}.__clawserLineAbort&&!${t0}.__clawserSubshell){${out}.append("stdout",${err}.stdout,${err}` +
+    `.internalOutputAccounting.stdout),${out}.append("stderr",${err}.stderr,${err}.internalOutputAccounting.stderr),${status}=1,this.` +
+    `ctx.state.lastExitCode=${status},this.ctx.state.env.set("?",String(${status}));__clawserSkip=!${st}.__clawserEndsLine;continue}`;
+  return (
+    source
+      .replace(cFor, () => `${forLoop}${markedBody}`)
+      .replace(
+        decimal,
+        (_m, _cls, _digits, text, at) =>
+          `return{expr:{type:"ArithSyntaxError",errorToken:${text}.slice(${at}),message:\`syntax error: invalid arithmetic operator ` +
+          `(error token is "\${${text}.slice(${at})}")\`,__clawserText:${text}},pos:${text}.length}`,
+      )
+      // A statement followed by a newline (or the end) ends a command line.
+      .replace(
+        lines,
+        (_m, head, st, rest, tokens) =>
+          `${head},__clawserEnd=this.pos;${rest}${st}&&(this.check(${tokens}.EOF)||this.tokens.slice(__clawserEnd,this.pos).some(k=>k.` +
+          `type===${tokens}.NEWLINE||k.type===${tokens}.HEREDOC_CONTENT))&&(${st}.__clawserEndsLine=!0),`,
+      )
+      .replace(
+        script,
+        (_m, t0, head, st, body, err, _cls, out, status, rest, tail) =>
+          `async executeScript(${t0}){${head}let __clawserSkip=!1;for(let ${st} of ${t0}.statements){if(__clawserSkip){__clawserSkip=!` +
+          `${st}.__clawserEndsLine;continue}try{${body.replace(
+            scriptCatch,
+            (/** @type {string} */ c) => `${c}` + `${lineAbort(err, st, out, status, t0)}`,
+          )}__clawserSkip=!${st}.__clawserEndsLine;continue}${rest}}}${tail}`,
+      )
+      .replace(command, (_m, head, _t, _n, _r, _s, _i, err) => `${head}__clawserLineAbort(${err},${arithClass},${exitClass})}`)
+      .replace(subshells, (_m, csHead, csBody, csRest, psHead, psBody, psRest) =>
+        csHead
+          ? `${csHead} ${csBody}&&(${csBody}.__clawserSubshell=!0),${csRest}`
+          : `${psHead} ${psBody}&&(${psBody}.__clawserSubshell=!0),${psRest}`,
+      )
+  );
 }
 
 /**
@@ -176,7 +300,8 @@ function patchArithmetic(source, path) {
  * @param {string} source @param {string} path
  */
 function patchArithmeticMessages(source, path) {
-  const fail = (/** @type {string} */ what) => new Error(`just-bash's arithmetic changed (${what}); update patchArithmeticMessages in scripts/just-bash-patches.mjs (${path})`);
+  const fail = (/** @type {string} */ what) =>
+    new Error(`just-bash's arithmetic changed (${what}); update patchArithmeticMessages in scripts/just-bash-patches.mjs (${path})`);
   // The arithmetic error's class, and the function that applies `+=`, `/=`… (named in the bundle).
   const cls = source.match(/case"\/":if\(\w===0\)throw new (\w+)\("division by 0"\)/)?.[1];
   const compound = source.match(/function ([\w$]+)\(\w,\w,\w\)\{switch\(\w\)\{case"=":return \w;case"\+=":/)?.[1];
@@ -184,59 +309,189 @@ function patchArithmeticMessages(source, path) {
   /** @type {[string, RegExp, number, (...m: string[]) => string][]} */
   const edits = [
     // The parser: the right side of `/` and `%`, of `**`, of the assignments.
-    ['division', /(else if\((\w)\[(\w)\]==="\/"\|\|\2\[\3\]==="%"\)\{let (\w)=\2\[\3\];if\(\3\+\+,[\w$]+\(\2,\3\)\)return [\w$]+\(\4,\3\);let\{expr:\w,pos:\w\}=)([\w$]+\(\w,\2,\3\))/g, 1,
-      (_m, head, t, s, _op, call) => `${head}__clawserSpan(${call},${t},${s})`],
-    ['power', /(if\((\w)\.slice\((\w),\3\+2\)==="\*\*"\)\{if\(\3\+=2,[\w$]+\(\2,\3\)\)return [\w$]+\("\*\*",\3\);let\{expr:\w,pos:\w\}=)((\w)\.withDepth\(\(\)=>[\w$]+\(\5,\2,\3\)\))/g, 1,
-      (_m, head, t, s, call) => `${head}__clawserSpan(${call},${t},${s})`],
-    ['assignment', /((\w)\+=\w\.length;let\{expr:\w,pos:\w\}=)((\w)\.withDepth\(\(\)=>[\w$]+\(\4,(\w),\2\)\))/g, 3,
-      (_m, head, s, call, _p, t) => `${head}__clawserSpan(${call},${t},${s})`],
+    [
+      'division',
+      new RegExp(
+        String.raw`(else if\((\w)\[(\w)\]==="\/"\|\|\2\[\3\]==="%"\)\{let (\w)` +
+          String.raw`=\2\[\3\];if\(\3\+\+,[\w$]+\(\2,\3\)\)return [\w$]+\(\4,\3\);let\{expr:\w,pos:\w\}=)` +
+          String.raw`([\w$]+\(\w,\2,\3\))`,
+        'g',
+      ),
+      1,
+      (_m, head, t, s, _op, call) => `${head}__clawserSpan(${call},${t},${s})`,
+    ],
+    [
+      'power',
+      new RegExp(
+        String.raw`(if\((\w)\.slice\((\w),\3\+2\)==="\*\*"\)\{if\(\3\+=2,[\w$]+\(\2,\3\)\)` +
+          String.raw`return [\w$]+\("\*\*",\3\);let\{expr:\w,pos:\w\}=)((\w)\.withDepth\(\(\)=>[\w$]+\(\5,\2,\3\)\))`,
+        'g',
+      ),
+      1,
+      (_m, head, t, s, call) => `${head}__clawserSpan(${call},${t},${s})`,
+    ],
+    [
+      'assignment',
+      /((\w)\+=\w\.length;let\{expr:\w,pos:\w\}=)((\w)\.withDepth\(\(\)=>[\w$]+\(\4,(\w),\2\)\))/g,
+      3,
+      (_m, head, s, call, _p, t) => `${head}__clawserSpan(${call},${t},${s})`,
+    ],
     // The evaluator: `a / b`, `a ** b`, `x /= b`, and a syntax error the parser kept.
-    ['binary', /let (\w)=await (\w)\((\w)\.left\),(\w)=await \2\(\3\.right\);return ([\w$]+)\(\1,\4,\3\.operator\)/g, 1,
-      (_m, a, evaluate, node, b, apply) => `let ${a}=await ${evaluate}(${node}.left),${b}=await ${evaluate}(${node}.right);return __clawserBinary(${apply},${a},${b},${node},${cls})`],
-    ['assign', new RegExp(`=${compound.replace(/\$/g, '\\$')}\\((\\w),(\\w),(\\w)\\.operator\\)`, 'g'), 2,
-      (_m, a, b, node) => `=__clawserAssign(${compound},${a},${b},${node},${cls})`],
-    ['syntax node', /case"ArithSyntaxError":throw new (\w+)\((\w)\.message,"","",!0\)/g, 1,
-      (_m, cls, node) => `case"ArithSyntaxError":throw Object.assign(new ${cls}(${node}.message,"","",!0),{__clawserText:${node}.__clawserText})`],
+    [
+      'binary',
+      /let (\w)=await (\w)\((\w)\.left\),(\w)=await \2\(\3\.right\);return ([\w$]+)\(\1,\4,\3\.operator\)/g,
+      1,
+      (_m, a, evaluate, node, b, apply) =>
+        `let ${a}=await ${evaluate}(${node}.left),${b}=await ${evaluate}(${node}.right);return ` +
+        `__clawserBinary(${apply},${a},${b},${node},${cls})`,
+    ],
+    [
+      'assign',
+      new RegExp(`=${compound.replace(/\$/g, '\\$')}\\((\\w),(\\w),(\\w)\\.operator\\)`, 'g'),
+      2,
+      (_m, a, b, node) => `=__clawserAssign(${compound},${a},${b},${node},${cls})`,
+    ],
+    [
+      'syntax node',
+      /case"ArithSyntaxError":throw new (\w+)\((\w)\.message,"","",!0\)/g,
+      1,
+      (_m, cls, node) =>
+        `case"ArithSyntaxError":throw Object.assign(new ${cls}(${node}.message,"","",!0),{__clawserText:${node}.__clawserText})`,
+    ],
     // A number too great for its base (`08`): bash's expression is the text up to it, its token the number.
-    ['number', /(if\((\w)\[(\w)\]==="\["\)\{let \w=\2\.slice\(\3\)\.trim\(\);return\{expr:\{type:"ArithNumberSubscript",number:(\w),errorToken:\w\},pos:\2\.length\}\}return\{expr:\{type:"ArithNumber",value:[\w$]+\(\4\))\}/g, 1,
-      (_m, head, t, s, literal) => `${head},__clawserIn:${t},__clawserTo:${s},__clawserLiteral:${literal}}`],
-    ['base value', /case"ArithNumber":if\(Number\.isNaN\((\w)\.value\)\)throw new (\w+)\("value too great for base"\)/g, 1,
-      (_m, node, err) => `case"ArithNumber":if(Number.isNaN(${node}.value))throw __clawserBase(${node},${err})`],
+    [
+      'number',
+      new RegExp(
+        String.raw`(if\((\w)\[(\w)\]==="\["\)\{let \w=\2\.slice\(\3\)\.trim\(\);return\{expr:\{type:"ArithNumberSubscript",number:(\w` +
+          String.raw`),errorToken:\w\},pos:\2\.length\}\}return\{expr:\{type:"ArithNumber",value:[\w$]+\(\4\))\}`,
+        'g',
+      ),
+      1,
+      (_m, head, t, s, literal) => `${head},__clawserIn:${t},__clawserTo:${s},__clawserLiteral:${literal}}`,
+    ],
+    [
+      'base value',
+      /case"ArithNumber":if\(Number\.isNaN\((\w)\.value\)\)throw new (\w+)\("value too great for base"\)/g,
+      1,
+      (_m, node, err) => `case"ArithNumber":if(Number.isNaN(${node}.value))throw __clawserBase(${node},${err})`,
+    ],
     // Messages that had text in front (a word, a number), now as bash words them.
-    ['leftover', /message:`\$\{(\w)\}: syntax error: invalid arithmetic operator \(error token is "\$\{\1\}"\)`/g, 2,
-      (_m, tok) => `message:\`\${/^[\\w$]/.test(${tok})?"syntax error in expression":"syntax error: invalid arithmetic operator"} (error token is "\${${tok}}")\``],
-    ['base', /message:`\$\{(\w)\}: value too great for base \(error token is "\$\{\1\}"\)`/g, 1,
-      (_m, tok) => `message:\`value too great for base (error token is "\${${tok}}")\``],
-    ['variable', /throw new (\w+)\(`\$\{(\w)\}: syntax error in expression \(error token is "\$\{(\w)\}"\)`\)/g, 1,
-      (_m, cls, text, tok) => `throw Object.assign(new ${cls}(\`syntax error in expression (error token is "\${${tok}}")\`),{__clawserText:${text}})`],
+    [
+      'leftover',
+      /message:`\$\{(\w)\}: syntax error: invalid arithmetic operator \(error token is "\$\{\1\}"\)`/g,
+      2,
+      (_m, tok) =>
+        `message:\`\${/^[\\w$]/.test(${tok})?"syntax error in expression":"syntax error: invalid arithmetic operator"} (error token is ` +
+        `"\${${tok}}")\``,
+    ],
+    [
+      'base',
+      /message:`\$\{(\w)\}: value too great for base \(error token is "\$\{\1\}"\)`/g,
+      1,
+      (_m, tok) => `message:\`value too great for base (error token is "\${${tok}}")\``,
+    ],
+    [
+      'variable',
+      /throw new (\w+)\(`\$\{(\w)\}: syntax error in expression \(error token is "\$\{(\w)\}"\)`\)/g,
+      1,
+      (_m, cls, text, tok) =>
+        `throw Object.assign(new ${cls}(\`syntax error in expression (error token is "\${${tok}}")\`),{__clawserText:${text}})`,
+    ],
     // Who reports one: `$((…))`/`$[…]`, `((…))`; `let` parses `(( EXPR))` (no space after:
     // the token of `let x=1/0` is `0`, not `0 `).
-    ['expansion', /case"ArithmeticExpansion":\{let (\w)=(\w)\.expression\.originalText;(if\(\1&&[^]{0,80}?\.test\(\1\)\)\{let \w=)(await [\w$]+\(\w,\1\),[^]{0,200}?)\}(return String\(await [\w$]+\(\w,\2\.expression\.expression,!0\)\))\}/g, 1,
-      (_m, text, part, ifHead, rest, ret) => `case"ArithmeticExpansion":{let ${text}=${part}.expression.originalText,__clawserText=${text};try{${ifHead}__clawserText=${rest}}${ret}}catch(err){throw __clawserArithText(err,__clawserText,${cls})}}`],
-    ['((…))', /(async executeArithmeticCommand\((\w)\)\{[^]{0,400}?catch\((\w)\)\{return [\w$]+\(`bash: )arithmetic expression: \$\{\3\.message\}/g, 1,
-      (_m, head, node, err) => `${head}((: \${__clawserCommandMessage(${err},${node}.expression)}`],
+    [
+      'expansion',
+      new RegExp(
+        String.raw`case"ArithmeticExpansion":\{let (\w)=(\w)\.expression\.originalText;(if\(\1&&[^]{0,80}?\.test\(\1\)\)\{let \w=)` +
+          String.raw`(await [\w$]+\(\w,\1\),[^]{0,200}?)\}(return String\(await [\w$]+\(\w,\2\.expression\.expression,!0\)\))\}`,
+        'g',
+      ),
+      1,
+      (_m, text, part, ifHead, rest, ret) =>
+        `case"ArithmeticExpansion":{let ${text}=${part}.expression.originalText,__clawserText=${text};try{${ifHead}__clawserText=${rest}` +
+        `}${ret}}catch(err){throw __clawserArithText(err,__clawserText,${cls})}}`,
+    ],
+    [
+      '((…))',
+      /(async executeArithmeticCommand\((\w)\)\{[^]{0,400}?catch\((\w)\)\{return [\w$]+\(`bash: )arithmetic expression: \$\{\3\.message\}/g,
+      1,
+      (_m, head, node, err) => `${head}((: \${__clawserCommandMessage(${err},${node}.expression)}`,
+    ],
     // `((…))` parses its expression rebuilt from tokens (`(( i / 0 ))` is `i / 0`): its text as
     // written is kept for the message (bash's `i / 0 `).
-    ['((…)) text', /parseArithmeticCommand\(\)\{let (\w)=this\.expect\([^]{0,2000}?\w\|\|this\.expect\([\w$]+\.DPAREN_END\);let (\w)=this\.parseArithmeticExpression\((\w)\.trim\(\)\)/g, 1,
-      (m, open, expr, text) => m.replace(/=this\.parseArithmeticExpression\(\w\.trim\(\)\)$/, `=__clawserRawArith(this.parseArithmeticExpression(${text}.trim()),this._input,${open},this.tokens[this.pos-1],${text}.trim())`)],
+    [
+      '((…)) text',
+      new RegExp(
+        String.raw`parseArithmeticCommand\(\)\{let (\w)=this\.expect\([^]{0,2000}?\w\|\|` +
+          String.raw`this\.expect\([\w$]+\.DPAREN_END\);let (\w)=this\.parseArithmeticExpression\((\w)\.trim\(\)\)`,
+        'g',
+      ),
+      1,
+      (m, open, expr, text) =>
+        m.replace(
+          /=this\.parseArithmeticExpression\(\w\.trim\(\)\)$/,
+          `=__clawserRawArith(this.parseArithmeticExpression(${text}.trim()),this._input,${open},this.tokens[this.pos-1],${text}.trim())`,
+        ),
+    ],
     // `for ((…))` builds its three parts from tokens too (`i=i/0`): each keeps its text as written.
-    ['for ((…)) text', /(function [\w$]+\((\w),\w,\w\)\{)\2\.expect\(([\w$]+)\.DPAREN_START\);(let \w=null,\w=null,\w=null,(\w)=\["","",""\],(\w)=0,\w=0;for\(;!\2\.check\(\3\.DPAREN_END,\3\.EOF\);\)\{let (\w)=\2\.advance\(\);if\(\7\.type===\3\.SEMICOLON&&\w===0\)\{if\()(\6\+\+,\6>2\)break\}[^]{0,100}?\})\2\.expect\(\3\.DPAREN_END\),((?:\5\[[012]\]\.trim\(\)&&\(\w=[\w$]+\(\2,\5\[[012]\]\.trim\(\)\)\),){3})/g, 1,
-      (_m, head, p, tokens, decl, parts, _a, tok, loop, build) => `${head}const __clawserMarks=[${p}.expect(${tokens}.DPAREN_START)];${decl}__clawserMarks.push(${tok}),${loop}__clawserMarks.push(${p}.current()),${p}.expect(${tokens}.DPAREN_END),${build.replace(new RegExp(`(\\w)=([\\w$]+)\\(${p},${parts}\\[([012])\\]\\.trim\\(\\)\\)`, 'g'), (_b, v, parse, k) => `${v}=__clawserRawArith(${parse}(${p},${parts}[${k}].trim()),${p}._input,__clawserMarks[${k}],__clawserMarks[${Number(k) + 1}],${parts}[${k}].trim())`)}`],
+    [
+      'for ((…)) text',
+      new RegExp(
+        String.raw`(function [\w$]+\((\w),\w,\w\)\{)\2\.expect\(([\w$]+)\.DPAREN_START\);(let \w=null,\w=null,\w=null,(\w)` +
+          String.raw`=\["","",""\],(\w)=0,\w=0;for\(;!\2\.check\(\3\.DPAREN_END,\3\.EOF\);\)\{let (\w)=\2\.advance\(\)` +
+          String.raw`;if\(\7\.type===\3\.SEMICOLON&&\w===0\)\{if\()(\6\+\+,\6>2\)break\}[^]{0,100}?\})` +
+          String.raw`\2\.expect\(\3\.DPAREN_END\),((?:\5\[[012]\]\.trim\(\)&&\(\w=[\w$]+\(\2,\5\[[012]\]\.trim\(\)\)\),){3})`,
+        'g',
+      ),
+      1,
+      (_m, head, p, tokens, decl, parts, _a, tok, loop, build) =>
+        `${head}const __clawserMarks=[${p}.expect(${tokens}.DPAREN_START)];${decl}__clawserMarks.push(${tok}),${loop}__clawserMarks.` +
+        `push(${p}.current()),${p}.expect(${tokens}.DPAREN_END),${build.replace(
+          new RegExp(`(\\w)=([\\w$]+)\\(${p},${parts}\\[([012])` + `\\]\\.trim\\(\\)\\)`, 'g'),
+          (_b, v, parse, k) =>
+            `${v}=__clawserRawArith(${parse}(${p},${parts}[${k}].trim()),${p}._input,` +
+            `__clawserMarks[${k}],__clawserMarks[${Number(k) + 1}],${parts}[${k}].trim())`,
+        )}`,
+    ],
     ['let', /`\(\( \$\{(\w)\} \)\)`/g, 1, (_m, expr) => `\`(( \${${expr}}))\``],
   ];
   for (const [name, re, count] of edits) if ((source.match(re)?.length ?? 0) !== count) throw fail(name);
   const helper = [
-    'function __clawserSpan(r,t,s){if(r&&r.expr&&typeof r.expr==="object")r.expr.__clawserIn=t,r.expr.__clawserFrom=s,r.expr.__clawserTo=r.pos;return r}',
+    'function __clawserSpan(r,t,s){if(r&&r.expr&&typeof r.expr==="object")r.expr.' +
+      '__clawserIn=t,r.expr.__clawserFrom=s,r.expr.__clawserTo=r.pos;return r}',
     'function __clawserSpanned(n){return!!n&&typeof n.__clawserIn==="string"}',
     'function __clawserRest(n){return n.__clawserIn.slice(n.__clawserFrom).replace(/^\\s+/,"")}',
-    'function __clawserBinary(apply,a,b,node,Err){const r=node.right;if(__clawserSpanned(r)){if((node.operator==="/"||node.operator==="%")&&b===0)throw Object.assign(new Err(`division by 0 (error token is "${__clawserRest(r)}")`),{__clawserText:r.__clawserIn});if(node.operator==="**"&&b<0){const after=r.__clawserIn.slice(r.__clawserTo).replace(/^\\s+/,""),last=/([A-Za-z0-9_]+|\\S)\\s*$/.exec(r.__clawserIn.slice(r.__clawserFrom,r.__clawserTo));throw Object.assign(new Err(`exponent less than 0 (error token is "${after||(last?r.__clawserIn.slice(r.__clawserFrom+last.index):"")}")`),{__clawserText:r.__clawserIn})}}return apply(a,b,node.operator)}',
-    'function __clawserAssign(apply,a,b,node,Err){if((node.operator==="/="||node.operator==="%=")&&b===0){const v=node.value;throw Object.assign(new Err(`division by 0 (error token is "${__clawserSpanned(v)?__clawserRest(v):"0"}")`),__clawserSpanned(v)?{__clawserText:v.__clawserIn}:{})}return apply(a,b,node.operator)}',
-    'function __clawserBase(n,Err){return typeof n.__clawserIn==="string"?Object.assign(new Err(`value too great for base (error token is "${n.__clawserLiteral}")`),{__clawserText:n.__clawserIn.slice(0,n.__clawserTo)}):new Err("value too great for base")}',
-    'function __clawserArithMessage(err,text){if(!err||typeof err.message!=="string")return String(err);if(err.__clawserTexted)return err.message;const t=String(err.__clawserText??text??"").replace(/^\\s+/,"");return t?`${t}: ${err.message}`:err.message}',
-    'function __clawserRawArith(expr,input,open,close,text){if(expr&&typeof input==="string"&&open&&close&&typeof open.end==="number"&&typeof close.start==="number"){const raw=input.slice(open.end,close.start);if(raw.replace(/\\s+/g,"")===text.replace(/\\s+/g,""))expr.__clawserSource=raw}return expr}',
-    'function __clawserCommandMessage(err,expr){const raw=expr&&expr.__clawserSource;if(typeof raw!=="string"||!err||typeof err.message!=="string"||err.__clawserTexted||(err.__clawserText!==void 0&&String(err.__clawserText).trim()!==String(expr.originalText).trim()))return __clawserArithMessage(err,expr&&expr.originalText);let message=err.message;const m=/^([^]*\\(error token is ")([^]*)("\\))$/.exec(message);if(m){const want=m[2].replace(/\\s+/g,"");let i=raw.length,n=0;while(i>0&&n<want.length){i--;if(!/\\s/.test(raw[i]))n++}if(want&&raw.slice(i).replace(/\\s+/g,"")===want)message=m[1]+raw.slice(i)+m[3]}return`${raw.replace(/^\\s+/,"")}: ${message}`}',
-    'function __clawserArithText(err,text,Err){if(err instanceof Err&&!err.__clawserTexted){const old=err.message;err.message=__clawserArithMessage(err,text),err.__clawserTexted=!0;if(err.stderr===`bash: ${old}\\n`)err.stderr=`bash: ${err.message}\\n`}return err}',
-    'function __clawserLineAbort(err,Arith,Exit){if(!(err instanceof Arith))return err;const abort=new Exit(1,err.stdout,err.stderr);abort.internalOutputAccounting=err.internalOutputAccounting,abort.__clawserLineAbort=!0;return abort}',
+    'function __clawserBinary(apply,a,b,node,Err){const r=node.right;if(__clawserSpanned(r)){if((node.operator==="/"||node.' +
+      'operator==="%")&&b===0)throw Object.assign(new Err(`division by 0 (error token is ' +
+      '"${__clawserRest(r)}")`),{__clawserText:r.__clawserIn});if(node.operator==="**"&&b<0){const ' +
+      'after=r.__clawserIn.slice(r.__clawserTo).replace(/^\\s+/,""),last=/([A-Za-z0-9_]+|\\S)\\s*$/.exec(r.__clawserIn.slice(r.' +
+      '__clawserFrom,r.__clawserTo));throw Object.assign(new Err(`exponent less than 0 (error token is ' +
+      '"${after||(last?r.__clawserIn.slice(r.__clawserFrom+last.index):"")}")`),{__clawserText:r.__clawserIn})}}return ' +
+      'apply(a,b,node.operator)}',
+    'function __clawserAssign(apply,a,b,node,Err){if((node.operator==="/="||node.operator==="%=")&&b===0){const ' +
+      'v=node.value;throw Object.assign(new Err(`division by 0 (error token is ' +
+      '"${__clawserSpanned(v)?__clawserRest(v):"0"}")`),__clawserSpanned(v)?{__clawserText:v.__clawserIn}:{})}return ' +
+      'apply(a,b,node.operator)}',
+    'function __clawserBase(n,Err){return typeof n.__clawserIn==="string"?Object.assign(new Err(`value too great for base (error ' +
+      'token is "${n.__clawserLiteral}")`),{__clawserText:n.__clawserIn.slice(0,n.__clawserTo)}):new Err("value too great for base")}',
+    'function __clawserArithMessage(err,text){if(!err||typeof err.message!=="string")return ' +
+      'String(err);if(err.__clawserTexted)return err.message;const t=String(err.__clawserText??text??"").replace(/^\\s+/,"");return ' +
+      't?`${t}: ${err.message}`:err.message}',
+    'function __clawserRawArith(expr,input,open,close,text){if(expr&&typeof input==="string"&&open&&close&&typeof ' +
+      'open.end==="number"&&typeof close.start==="number"){const raw=input.slice(open.end,close.start);if(raw.' +
+      'replace(/\\s+/g,"")===text.replace(/\\s+/g,""))expr.__clawserSource=raw}return expr}',
+    'function __clawserCommandMessage(err,expr){const raw=expr&&expr.__clawserSource;if(typeof raw!=="string"||!err||typeof ' +
+      'err.message!=="string"||err.__clawserTexted||(err.__clawserText!==void 0&&String(err.__clawserText).trim()!==String(expr.' +
+      'originalText).trim()))return __clawserArithMessage(err,expr&&expr.originalText);let message=err.message;const ' +
+      'm=/^([^]*\\(error token is ")([^]*)("\\))$/.exec(message);if(m){const want=m[2].replace(/\\s+/g,"");let ' +
+      'i=raw.length,n=0;while(i>0&&n<want.length){i--;if(!/\\s/.test(raw[i]))n++}if(want&&raw.slice(i).replace(/\\s+/g,"")' +
+      '===want)message=m[1]+raw.slice(i)+m[3]}return`${raw.replace(/^\\s+/,"")}: ${message}`}',
+    'function __clawserArithText(err,text,Err){if(err instanceof Err&&!err.__clawserTexted){const ' +
+      'old=err.message;err.message=__clawserArithMessage(err,text),err.__clawserTexted=!0;if(err.' +
+      'stderr===`bash: ${old}\\n`)err.stderr=`bash: ${err.message}\\n`}return err}',
+    'function __clawserLineAbort(err,Arith,Exit){if(!(err instanceof Arith))return err;const abort=new ' +
+      'Exit(1,err.stdout,err.stderr);abort.internalOutputAccounting=err.internalOutputAccounting,abort.__clawserLineAbort=!0;return ' +
+      'abort}',
     '',
   ].join('\n');
   let out = source;
@@ -255,13 +510,25 @@ function patchArithmeticMessages(source, path) {
 function patchControlFlowRedirections(source, path) {
   // withPreparedRedirections' catch: the control-flow error class, the function that routes it.
   const routed = /catch\((\w)\)\{throw!\(\1 instanceof ([\w$]+)\)\|\|!\w\|\|await ([\w$]+)\(\w,\1,\w,\w\),\1\}finally/;
-  const simple = /(try\{(\w)=await this\.runCommand\([\w,!]*\)\}catch\((\w)\)\{if\(\3 instanceof [\w$]+\|\|\3 instanceof [\w$]+\)\w=\3,\2=[\w$]+;else )(throw \3\})(?=[^]{0,300}?\2=await [\w$]+\(this\.ctx,\2,(\w)\.redirections,(\w)\.targets,)/;
+  const simple = new RegExp(
+    String.raw`(try\{(\w)=await this\.runCommand\([\w,!]*\)\}catch\((\w)\)\{if\(\3 instanceof [\w$]+\|\|` +
+      String.raw`\3 instanceof [\w$]+\)\w=\3,\2=[\w$]+;else )(throw \3\})(?=[^]{0,300}?\2=await [\w$]+\(this\.ctx,\2,(\w)` +
+      String.raw`\.redirections,(\w)\.targets,)`,
+  );
   const found = source.match(routed);
-  if ((source.match(new RegExp(routed.source, 'g'))?.length ?? 0) !== 1 || !found || (source.match(new RegExp(simple.source, 'g'))?.length ?? 0) !== 1) {
+  if (
+    (source.match(new RegExp(routed.source, 'g'))?.length ?? 0) !== 1 ||
+    !found ||
+    (source.match(new RegExp(simple.source, 'g'))?.length ?? 0) !== 1
+  ) {
     throw new Error(`just-bash's redirections changed; update patchControlFlowRedirections in scripts/just-bash-patches.mjs (${path})`);
   }
   const [, , flowClass, route] = found;
-  return source.replace(simple, (_m, head, _r, err, _throw, node, prepared) => `${head}{if(${err} instanceof ${flowClass})await ${route}(this.ctx,${err},${node}.redirections,${prepared});throw ${err}}}`);
+  return source.replace(
+    simple,
+    (_m, head, _r, err, _throw, node, prepared) =>
+      `${head}{if(${err} instanceof ${flowClass})await ${route}(this.ctx,${err},${node}.redirections,${prepared});throw ${err}}}`,
+  );
 }
 
 /**
@@ -272,8 +539,13 @@ function patchControlFlowRedirections(source, path) {
  * @param {string} source @param {string} path
  */
 function patchDoubleParens(source, path) {
-  const look = /((\w)\[(\w)\+1\]===("\)")\)return!1;if\(\3>\w&&\((\w)==="-"\|\|\5==='"'\|\|\5==="'"\|\|\5==="\$"\|\|\/\[a-zA-Z_\/\.\]\/\.test\(\5\))\)/g;
-  if ((source.match(look)?.length ?? 0) !== 1) throw new Error(`just-bash's (( lookahead changed; update patchDoubleParens in scripts/just-bash-patches.mjs (${path})`);
+  const look = new RegExp(
+    String.raw`((\w)\[(\w)\+1\]===("\)")\)return!1;if\(\3>\w&&\((\w)==="-"\|\|\5==='"'\|\|` +
+      String.raw`\5==="'"\|\|\5==="\$"\|\|\/\[a-zA-Z_\/\.\]\/\.test\(\5\))\)`,
+    'g',
+  );
+  if ((source.match(look)?.length ?? 0) !== 1)
+    throw new Error(`just-bash's (( lookahead changed; update patchDoubleParens in scripts/just-bash-patches.mjs (${path})`);
   return source.replace(look, (_m, head, input, at, _paren, c) => `${head}&&!(${c}==="/"&&/[\\s=]/.test(${input}[${at}+1]??"")))`);
 }
 
@@ -289,11 +561,27 @@ export const EVAL_PATCH_MARK = 'clawser: eval nests at most maxCallDepth deep (i
  */
 function patchEvalDepth(source, path) {
   const limitError = /throw (\w+)\.state\.sourceDepth--,new (\w+)\(`source: maximum nesting depth/;
-  const body = /(async function \w+\((\w+),\w+,\w+,\w+=!1\)\{let \w+=\w+;if\(\w+\.length>0\)\{let \w+=\w+\[0\];if\(\w+==="--"\)[^]{0,300}?bash: eval: [^]{0,300}?)try\{(let \w+=\w+\(\w+\);return await \2\.executeScript\(\w+\)\}catch\(\w+\)\{[^]{0,300}?\}finally\{)/g;
+  const body = new RegExp(
+    String.raw`(async function \w+\((\w+),\w+,\w+,\w+=!1\)\{let \w+=\w+;if\(\w+\.length>0\)` +
+      String.raw`\{let \w+=\w+\[0\];if\(\w+==="--"\)[^]{0,300}?bash: eval: [^]{0,300}?)try\{(let \w+=\w+\(\w+\)` +
+      String.raw`;return await \2\.executeScript\(\w+\)\}catch\(\w+\)\{[^]{0,300}?\}finally\{)`,
+    'g',
+  );
   const error = source.match(limitError)?.[2];
   const found = source.match(body)?.length ?? 0;
-  if (!error || found !== 1) throw new Error(`just-bash's eval changed (${found} found${error ? '' : ', no limit error'}); update patchEvalDepth in scripts/just-bash-patches.mjs (${path})`);
-  return `/*! ${EVAL_PATCH_MARK} */\n${source.replace(body, (_m, head, e, rest) => `${head}if((${e}.state.__clawserEvalDepth=(${e}.state.__clawserEvalDepth||0)+1)>${e}.limits.maxCallDepth){${e}.state.__clawserEvalDepth--;throw new ${error}(\`eval: maximum nesting depth (\${${e}.limits.maxCallDepth}) exceeded: an alias or a variable that evaluates itself?\`,"recursion")}try{${rest}${e}.state.__clawserEvalDepth--;`)}`;
+  if (!error || found !== 1)
+    throw new Error(
+      `just-bash's eval changed (${found} found${error ? '' : ', no limit error'}); update patchEvalDepth in ` +
+        `scripts/just-bash-patches.mjs (${path})`,
+    );
+  return `/*! ${EVAL_PATCH_MARK} */\n${source.replace(
+    body,
+    (_m, head, e, rest) =>
+      `${head}if((${e}.state.__clawserEvalDepth=(${e}.` +
+      `state.__clawserEvalDepth||0)+1)>${e}.limits.maxCallDepth){${e}.state.__clawserEvalDepth--;throw new ${error}(\`eval: maximum ` +
+      `nesting depth (\${${e}.limits.maxCallDepth}) exceeded: an alias or a variable that evaluates ` +
+      `itself?\`,"recursion")}try{${rest}${e}.state.__clawserEvalDepth--;`,
+  )}`;
 }
 
 /**
@@ -306,7 +594,22 @@ export function patchJustBash() {
     setup(b) {
       b.onLoad({ filter: /just-bash[\\/]dist[\\/]bundle[\\/]browser\.js$/ }, async (args) => {
         const source = await readFile(args.path, 'utf8');
-        return { contents: patchEvalDepth(patchDoubleParens(patchControlFlowRedirections(patchArithmeticMessages(patchArithmetic(patchRgArchives(patchGlobs(patchByteStrings(source, args.path), args.path), args.path), args.path), args.path), args.path), args.path), args.path), loader: 'js' };
+        return {
+          contents: patchEvalDepth(
+            patchDoubleParens(
+              patchControlFlowRedirections(
+                patchArithmeticMessages(
+                  patchArithmetic(patchRgArchives(patchGlobs(patchByteStrings(source, args.path), args.path), args.path), args.path),
+                  args.path,
+                ),
+                args.path,
+              ),
+              args.path,
+            ),
+            args.path,
+          ),
+          loader: 'js',
+        };
       });
     },
   };

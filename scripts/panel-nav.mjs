@@ -24,8 +24,9 @@ export async function renderPanelNav(appRoot = root, panels) {
   const registered = panels ?? (await import(pathToFileURL(join(appRoot, 'web/app/panels.js')).href)).BUILTIN_PANELS;
   const source = await readFile(join(appRoot, NAV_FILE), 'utf8');
   if (!BLOCK.test(source)) throw new Error(`${NAV_FILE} lacks the panel-nav:start and panel-nav:end markers`);
-  const lines = registered.map((p) => `  { name: ${quoted(p.name)}, label: ${quoted(p.label)}, icon: ${quoted(p.icon)}, `
-    + `shortcut: ${quoted(p.shortcut)} },\n`);
+  const lines = registered.map(
+    (p) => `  { name: ${quoted(p.name)}, label: ${quoted(p.label)}, icon: ${quoted(p.icon)}, ` + `shortcut: ${quoted(p.shortcut)} },\n`,
+  );
   return source.replace(BLOCK, (_, start, end) => `${start}${lines.join('')}${end}`);
 }
 

@@ -46,7 +46,9 @@ const MAX_TEXT = 2048;
 export const MANUAL = {
   'tree-notes': {
     why: 'tree is not installed where the corpus is recorded: output of tree 2.1.0, checked by hand',
-    stdout: 'notes\n|-- archive\n|   |-- 2023.md\n|   `-- old\n|       `-- ancient.txt\n|-- ideas.md\n|-- meeting\\ notes.md\n`-- todo.md\n\n3 directories, 5 files\n',
+    stdout:
+      'notes\n|-- archive\n|   |-- 2023.md\n|   `-- old\n|       `-- ancient.txt\n|-- ' +
+      'ideas.md\n|-- meeting\\ notes.md\n`-- todo.md\n\n3 directories, 5 files\n',
     exitCode: 0,
   },
   'tree-d': {
@@ -182,13 +184,20 @@ function bashEnv(root) {
  */
 export function recordCase(c, tree = TREE) {
   const manual = MANUAL[c.id];
-  if (manual) return { id: c.id, cmd: c.cmd, stdout: manual.stdout, exitCode: manual.exitCode, files: manual.files ?? {}, manual: manual.why };
+  if (manual)
+    return { id: c.id, cmd: c.cmd, stdout: manual.stdout, exitCode: manual.exitCode, files: manual.files ?? {}, manual: manual.why };
   // realpath: the temporary folder may sit behind a link (/tmp → /private/tmp), and `pwd -P` would show it.
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'shell-corpus-')));
   try {
     writeTreeToDisk(root, tree);
     const before = snapshotDisk(root);
-    const r = spawnSync(REAL_BASH, ['-c', `umask 022\n${c.cmd}`], { cwd: root, env: bashEnv(root), input: '', timeout: 30_000, maxBuffer: 16 * 1024 * 1024 });
+    const r = spawnSync(REAL_BASH, ['-c', `umask 022\n${c.cmd}`], {
+      cwd: root,
+      env: bashEnv(root),
+      input: '',
+      timeout: 30_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
     if (r.error) throw r.error;
     if (r.signal) throw new Error(`case ${c.id}: bash ended by ${r.signal}`);
     const stdout = r.stdout.toString('utf8').split(`${root}/`).join('/').split(root).join('/');
@@ -206,7 +215,11 @@ export function formatExpected(recordings) {
     if (r.manual) out.manual = r.manual;
     return out;
   });
-  return `${JSON.stringify({ note: 'Recorded by scripts/record-shell-corpus.mjs with real bash; do not edit by hand.', cases }, null, 2)}\n`;
+  return `${JSON.stringify(
+    { note: 'Recorded by scripts/record-shell-corpus.mjs with ' + 'real bash; do not edit by hand.', cases },
+    null,
+    2,
+  )}\n`;
 }
 
 function main() {

@@ -8,7 +8,9 @@ import { startLlmServer } from '../tests/fixtures/llm-server.mjs';
 const app = await startApp();
 const llm = await startLlmServer();
 const reply =
-  'Here is a small function that debounces calls:\n\n```js\nexport function debounce(fn, ms) {\n  let t;\n  return (...args) => {\n    clearTimeout(t);\n    t = setTimeout(() => fn(...args), ms);\n  };\n}\n```\n\nIt waits **ms** milliseconds after the last call before running `fn`.';
+  'Here is a small function that debounces calls:\n\n```js\nexport function debounce(fn, ms) {\n  let t;\n  ' +
+  'return (...args) => {\n    clearTimeout(t);\n    t = setTimeout(() => fn(...args), ms);\n  ' +
+  '};\n}\n```\n\nIt waits **ms** milliseconds after the last call before running `fn`.';
 try {
   for (const [name, viewport, scheme] of /** @type {const} */ ([
     ['chat-light', { width: 1280, height: 720 }, 'light'],
@@ -39,7 +41,10 @@ try {
     await page.screenshot({ path: `docs/screenshots/${name}.png` });
     if (name === 'chat-light') {
       llm.enqueue(
-        { text: 'Saving the note first.', toolCalls: [{ id: 'w1', name: 'fs_write', arguments: { path: 'notes/x.md', content: '# X\nX is the 24th letter.' } }] },
+        {
+          text: 'Saving the note first.',
+          toolCalls: [{ id: 'w1', name: 'fs_write', arguments: { path: 'notes/x.md', content: '# X\nX is the 24th letter.' } }],
+        },
         { toolCalls: [{ id: 'l1', name: 'fs_list', arguments: { path: '/', recursive: true } }] },
         { text: 'Saved **notes/x.md**. Your workspace now has one note.' },
       );
@@ -61,7 +66,10 @@ try {
       await page.evaluate(async () => {
         const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
         const fs = new OpfsFileSystem();
-        await fs.write(`clawser_workspaces/${location.hash.split('/')[1]}/notes/x.md`, '# X\nX is the 24th letter of the Latin alphabet.\n');
+        await fs.write(
+          `clawser_workspaces/${location.hash.split('/')[1]}/notes/x.md`,
+          '# X\nX is the 24th letter of the Latin alphabet.\n',
+        );
         fs.terminate();
       });
       await page.getByRole('button', { name: 'Git', exact: true }).click();
@@ -70,7 +78,10 @@ try {
       await page.screenshot({ path: 'docs/screenshots/git.png' });
       // Memory, goals and a scheduled job, made through the panels.
       await page.getByRole('button', { name: 'Memory', exact: true }).click();
-      for (const [key, content] of [['favourite editor', 'The user edits code in Helix.'], ['deploy day', 'Releases go out on Thursdays after the standup.']]) {
+      for (const [key, content] of [
+        ['favourite editor', 'The user edits code in Helix.'],
+        ['deploy day', 'Releases go out on Thursdays after the standup.'],
+      ]) {
         await page.getByRole('button', { name: 'Add memory' }).click();
         const d = page.getByRole('dialog', { name: 'New memory' });
         await d.getByLabel(/^Key/).fill(key);
@@ -102,7 +113,11 @@ try {
       await page.screenshot({ path: 'docs/screenshots/events.png' });
       await page.keyboard.press('Alt+8');
       await page.locator('.dash-chart canvas').first().waitFor();
-      await page.getByRole('table', { name: 'Storage by workspace' }).getByRole('row', { name: /\(this one\)/ }).filter({ hasNotText: 'Measuring…' }).waitFor();
+      await page
+        .getByRole('table', { name: 'Storage by workspace' })
+        .getByRole('row', { name: /\(this one\)/ })
+        .filter({ hasNotText: 'Measuring…' })
+        .waitFor();
       await page.screenshot({ path: 'docs/screenshots/dashboard.png' });
       await page.keyboard.press('Alt+9');
       await page.getByRole('textbox', { name: 'Configuration (JSON)' }).waitFor();

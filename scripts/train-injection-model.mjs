@@ -9,8 +9,9 @@
 // - attacks: the trainable sources of tests/fixtures/injection-labels.mjs (the earlier corpus's
 //   dev rounds and the dev sources of tests/fixtures/injection-families.mjs);
 // - ordinary text: those sources' own benign texts and carriers, tests/fixtures/injection-benign-dev.mjs,
-//   the dev articles and chats of tests/fixtures/injection-benign-prose-dev.mjs, and chunks of the installed packages' docs and code — only packages outside the held-out
-//   quarter (injection-benign-docs.mjs);
+//   the dev articles and chats of tests/fixtures/injection-benign-prose-dev.mjs, and chunks of the
+//   installed packages' docs and code — only packages outside the held-out quarter
+//   (injection-benign-docs.mjs);
 // - minus any text that nearly copies a held-out one (tests/fixtures/near-duplicates.mjs).
 // Never read for training: the held-out sources (`corpus-blind8`, `blind`) and their benign texts,
 // the held-out packages, Clawser's own docs and code, the articles and chat logs, the text about
@@ -94,8 +95,24 @@ export const THRESHOLD = 1.5;
  * @type {Record<string, 0 | 1>}
  */
 export const SOURCE_HALF = {
-  'corpus-r1': 0, 'corpus-r3': 0, 'corpus-r5': 0, 'corpus-r7': 0, 'corpus-dev9': 0, 'corpus-dev11': 0, promptinject: 0, 'bipia-text': 0, agentic: 0, 'corpus-blind8': 0,
-  'corpus-r2': 1, 'corpus-r4': 1, 'corpus-r6': 1, 'corpus-r8': 1, 'corpus-dev10': 1, latent: 1, 'bipia-code': 1, blind: 1,
+  'corpus-r1': 0,
+  'corpus-r3': 0,
+  'corpus-r5': 0,
+  'corpus-r7': 0,
+  'corpus-dev9': 0,
+  'corpus-dev11': 0,
+  promptinject: 0,
+  'bipia-text': 0,
+  agentic: 0,
+  'corpus-blind8': 0,
+  'corpus-r2': 1,
+  'corpus-r4': 1,
+  'corpus-r6': 1,
+  'corpus-r8': 1,
+  'corpus-dev10': 1,
+  latent: 1,
+  'bipia-code': 1,
+  blind: 1,
 };
 
 /** @typedef {import('../tests/fixtures/injection-labels.mjs').Family} Family */
@@ -104,7 +121,9 @@ export const SOURCE_HALF = {
 
 /** Every unit the sanitizer would score for `text`: the text and its decoded readings. @param {string} text */
 export function units(text) {
-  return readingsOf(text).filter((r) => !('matched' in r && r.matched)).flatMap((r) => unitFeatures(r.text, ALL_CUES).map((u) => u.features));
+  return readingsOf(text)
+    .filter((r) => !('matched' in r && r.matched))
+    .flatMap((r) => unitFeatures(r.text, ALL_CUES).map((u) => u.features));
 }
 
 /**
@@ -115,14 +134,24 @@ export function units(text) {
  */
 export function benignHeldOut() {
   return [
-    ...packageChunks({ heldOut: true, kinds: ['doc'], limit: HELDOUT_DOCS, perFile: 8, seed: 21 }).map((c) => ({ text: c.text, kind: 'package-docs', file: c.file })),
+    ...packageChunks({ heldOut: true, kinds: ['doc'], limit: HELDOUT_DOCS, perFile: 8, seed: 21 }).map((c) => ({
+      text: c.text,
+      kind: 'package-docs',
+      file: c.file,
+    })),
     ...packageReadmes({ heldOut: true, limit: HELDOUT_READMES }).map((c) => ({ text: c.text, kind: 'package-readmes', file: c.file })),
-    ...packageChunks({ heldOut: true, kinds: ['code'], limit: HELDOUT_CODE, perFile: 1, seed: 22 }).map((c) => ({ text: c.text, kind: 'package-code', file: c.file })),
+    ...packageChunks({ heldOut: true, kinds: ['code'], limit: HELDOUT_CODE, perFile: 1, seed: 22 }).map((c) => ({
+      text: c.text,
+      kind: 'package-code',
+      file: c.file,
+    })),
     ...projectChunks().map((c) => ({ text: c.text, kind: `project-${c.kind === 'doc' ? 'docs' : 'code'}`, file: c.file })),
     ...ARTICLES.map((text, i) => ({ text, kind: 'articles', file: `article ${i + 1}` })),
     ...CHAT_LOGS.map((text, i) => ({ text, kind: 'chat-logs', file: `chat log ${i + 1}` })),
     ...BENIGN_ABOUT_INSTRUCTIONS.map((text) => ({ text, kind: 'about-instructions' })),
-    ...sourcedBenign().filter((b) => !b.trainable).map((b) => ({ text: b.text, kind: 'held-out-sources', file: b.source })),
+    ...sourcedBenign()
+      .filter((b) => !b.trainable)
+      .map((b) => ({ text: b.text, kind: 'held-out-sources', file: b.source })),
   ];
 }
 
@@ -135,14 +164,23 @@ export function benignHeldOut() {
 export function trainingSet() {
   /** @type {Labelled[]} */
   const out = [];
-  for (const a of labelledAttacks()) if (a.trainable) out.push({ text: a.text, label: 1, families: a.families, source: a.source, trainable: true });
+  for (const a of labelledAttacks())
+    if (a.trainable) out.push({ text: a.text, label: 1, families: a.families, source: a.source, trainable: true });
   for (const b of sourcedBenign()) if (b.trainable) out.push({ text: b.text, label: 0, families: [], source: b.source, trainable: true });
   for (const text of BENIGN_ABOUT_INSTRUCTIONS_DEV) out.push({ text, label: 0, families: [], source: 'about-dev', trainable: true });
   for (const text of [...DEV_ARTICLES, ...DEV_CHATS]) out.push({ text, label: 0, families: [], source: 'prose-dev', trainable: true });
-  for (const c of [...packageChunks({ heldOut: false, kinds: ['doc'], limit: TRAIN_DOCS, perFile: 6 }), ...packageChunks({ heldOut: false, kinds: ['code'], limit: TRAIN_CODE, perFile: 1 })]) {
+  for (const c of [
+    ...packageChunks({ heldOut: false, kinds: ['doc'], limit: TRAIN_DOCS, perFile: 6 }),
+    ...packageChunks({ heldOut: false, kinds: ['code'], limit: TRAIN_CODE, perFile: 1 }),
+  ]) {
     out.push({ text: c.text, label: 0, families: [], source: `packages-${c.kind}`, trainable: true });
   }
-  const heldOut = [...labelledAttacks().filter((a) => !a.trainable).map((a) => a.text), ...benignHeldOut().map((b) => b.text)];
+  const heldOut = [
+    ...labelledAttacks()
+      .filter((a) => !a.trainable)
+      .map((a) => a.text),
+    ...benignHeldOut().map((b) => b.text),
+  ];
   const index = new NearDuplicateIndex(out.map((x) => x.text));
   /** @type {Set<number>} */
   const copies = new Set();
@@ -152,7 +190,9 @@ export function trainingSet() {
 
 /** The held-out sources' attacks: measured, never trained on. @returns {Labelled[]} */
 export function heldOutAttacks() {
-  return labelledAttacks().filter((a) => !a.trainable).map((a) => ({ text: a.text, label: /** @type {const} */ (1), families: a.families, source: a.source, trainable: false }));
+  return labelledAttacks()
+    .filter((a) => !a.trainable)
+    .map((a) => ({ text: a.text, label: /** @type {const} */ (1), families: a.families, source: a.source, trainable: false }));
 }
 
 /** Feature names as numbers, so training adds up array cells instead of looking up strings. */
@@ -163,15 +203,17 @@ export class FeatureIndex {
   names = [];
   /** @param {string[][]} us */
   encode(us) {
-    return us.map((u) => Int32Array.from(u, (f) => {
-      let id = this.ids.get(f);
-      if (id === undefined) {
-        id = this.names.length;
-        this.ids.set(f, id);
-        this.names.push(f);
-      }
-      return id;
-    }));
+    return us.map((u) =>
+      Int32Array.from(u, (f) => {
+        let id = this.ids.get(f);
+        if (id === undefined) {
+          id = this.names.length;
+          this.ids.set(f, id);
+          this.names.push(f);
+        }
+        return id;
+      }),
+    );
   }
 }
 
@@ -260,7 +302,11 @@ export const textScore = (w, us) => us.reduce((m, u) => Math.max(m, unitScore(w,
  */
 export function prepare(xs, index) {
   const rules = new InputSanitizer({ model: false });
-  return xs.map((x) => ({ ...x, units: index.encode(units(x.text)), rules: x.label === 1 || !x.trainable ? rules.sanitize(x.text).flags.length > 0 : false }));
+  return xs.map((x) => ({
+    ...x,
+    units: index.encode(units(x.text)),
+    rules: x.label === 1 || !x.trainable ? rules.sanitize(x.text).flags.length > 0 : false,
+  }));
 }
 
 const pct = (/** @type {number} */ n, /** @type {number} */ d) => (d === 0 ? null : Math.round((n / d) * 1000) / 10);
@@ -279,10 +325,21 @@ class Contribution {
     else if (model) this.modelOnly++;
     else this.missed++;
   }
-  get flagged() { return this.cuesOnly + this.modelOnly + this.both; }
-  get total() { return this.flagged + this.missed; }
+  get flagged() {
+    return this.cuesOnly + this.modelOnly + this.both;
+  }
+  get total() {
+    return this.flagged + this.missed;
+  }
   toJSON() {
-    return { flagged: `${this.flagged}/${this.total}`, pct: pct(this.flagged, this.total), cuesOnly: this.cuesOnly, modelOnly: this.modelOnly, both: this.both, missed: this.missed };
+    return {
+      flagged: `${this.flagged}/${this.total}`,
+      pct: pct(this.flagged, this.total),
+      cuesOnly: this.cuesOnly,
+      modelOnly: this.modelOnly,
+      both: this.both,
+      missed: this.missed,
+    };
   }
 }
 
@@ -301,7 +358,8 @@ export function leaveFamilyOutFolds(examples) {
   for (const family of Object.keys(FAMILIES)) {
     for (const half of /** @type {const} */ ([0, 1])) {
       const test = examples.flatMap((x, i) => (x.label === 1 && x.families.includes(family) && SOURCE_HALF[x.source] === half ? [i] : []));
-      const eligible = (/** @type {number} */ i) => examples[i].trainable && !examples[i].families.includes(family) && SOURCE_HALF[examples[i].source] !== half;
+      const eligible = (/** @type {number} */ i) =>
+        examples[i].trainable && !examples[i].families.includes(family) && SOURCE_HALF[examples[i].source] !== half;
       /** @type {Set<number>} */
       const copies = new Set();
       for (const t of test) for (const { index: i } of index.near(examples[t].text, eligible)) copies.add(i);
@@ -319,7 +377,11 @@ export function leaveFamilyOutFolds(examples) {
  * @param {{threshold?: number, index?: FeatureIndex, examples?: Example[]}} [opts] `examples`:
  *   the training set and the held-out sources' attacks, prepared with `index` (built here if absent)
  */
-export function leaveFamilyOut({ threshold = THRESHOLD, index = new FeatureIndex(), examples = prepare([...trainingSet(), ...heldOutAttacks()], index) } = {}) {
+export function leaveFamilyOut({
+  threshold = THRESHOLD,
+  index = new FeatureIndex(),
+  examples = prepare([...trainingSet(), ...heldOutAttacks()], index),
+} = {}) {
   /** @type {Record<string, Contribution>} */
   const byFamily = {};
   /** @type {Record<string, Contribution>} the same, on the held-out sources' attacks only (no rule was tuned on them) */
@@ -331,7 +393,11 @@ export function leaveFamilyOut({ threshold = THRESHOLD, index = new FeatureIndex
   const copiesDropped = {};
   for (const fold of leaveFamilyOutFolds(examples)) {
     const sanitizer = new InputSanitizer({ model: false, without: [fold.family] });
-    const w = trainSelected(fold.train.map((i) => examples[i]), index, cuesOf([fold.family]).lexicons);
+    const w = trainSelected(
+      fold.train.map((i) => examples[i]),
+      index,
+      cuesOf([fold.family]).lexicons,
+    );
     const c = (byFamily[fold.family] ??= new Contribution());
     copiesDropped[`${fold.family}/${fold.half}`] = fold.copiesDropped;
     for (const i of fold.test) {
@@ -352,7 +418,9 @@ export function leaveFamilyOut({ threshold = THRESHOLD, index = new FeatureIndex
     injectionHeldOutFamilyRecall: pct(all.flagged, all.total),
     injectionHeldOutFamilyRecallMin: Math.min(...families.map((f) => /** @type {number} */ (pct(byFamily[f].flagged, byFamily[f].total)))),
     injectionHeldOutFamilyRecallByFamily: Object.fromEntries(families.map((f) => [f, byFamily[f].toJSON()])),
-    injectionHeldOutFamilyRecallHeldOutSourcesByFamily: Object.fromEntries(families.map((f) => [f, byFamilyHeldOutSources[f]?.toJSON() ?? null])),
+    injectionHeldOutFamilyRecallHeldOutSourcesByFamily: Object.fromEntries(
+      families.map((f) => [f, byFamilyHeldOutSources[f]?.toJSON() ?? null]),
+    ),
     injectionHeldOutFamilyContribution: all.toJSON(),
     injectionHeldOutFamilyNearCopiesDropped: copiesDropped,
     injectionHeldOutFamilyThresholdSweep: Object.fromEntries(THRESHOLDS.map((t) => [t, pct(...sweep[t])])),
@@ -366,7 +434,10 @@ export function leaveFamilyOut({ threshold = THRESHOLD, index = new FeatureIndex
 export function leaveHalfOut({ threshold = THRESHOLD, index, examples }) {
   const byHalf = /** @type {Contribution[]} */ ([]);
   for (const half of [0, 1]) {
-    const w = trainSelected(examples.filter((x) => x.trainable && SOURCE_HALF[x.source] !== half), index);
+    const w = trainSelected(
+      examples.filter((x) => x.trainable && SOURCE_HALF[x.source] !== half),
+      index,
+    );
     const c = (byHalf[half] = new Contribution());
     for (const x of examples) if (x.label === 1 && SOURCE_HALF[x.source] === half) c.add(x.rules, textScore(w, x.units) > threshold);
   }
@@ -382,10 +453,23 @@ export function leaveHalfOut({ threshold = THRESHOLD, index, examples }) {
  * @param {{threshold?: number, weights?: Map<string, number>, index?: FeatureIndex, examples?: Example[]}} [opts]
  *   `weights`: the shipped model (default: trained here on the training set)
  */
-export function heldOutReport({ threshold = THRESHOLD, weights, index = new FeatureIndex(), examples = prepare([...trainingSet(), ...heldOutAttacks()], index) } = {}) {
+export function heldOutReport({
+  threshold = THRESHOLD,
+  weights,
+  index = new FeatureIndex(),
+  examples = prepare([...trainingSet(), ...heldOutAttacks()], index),
+} = {}) {
   const heldOutBenign = benignHeldOut();
-  const benign = prepare(heldOutBenign.map((b) => ({ text: b.text, label: /** @type {const} */ (0), families: [], source: b.kind, trainable: false })), index);
-  const shipped = weights ? Float64Array.from(index.names, (f) => weights.get(f) ?? 0) : trainSelected(examples.filter((x) => x.trainable), index);
+  const benign = prepare(
+    heldOutBenign.map((b) => ({ text: b.text, label: /** @type {const} */ (0), families: [], source: b.kind, trainable: false })),
+    index,
+  );
+  const shipped = weights
+    ? Float64Array.from(index.names, (f) => weights.get(f) ?? 0)
+    : trainSelected(
+        examples.filter((x) => x.trainable),
+        index,
+      );
   /** @type {Record<string, Contribution>} */
   const bySource = {};
   /** @type {Record<string, Contribution>} */
@@ -411,7 +495,13 @@ export function heldOutReport({ threshold = THRESHOLD, weights, index = new Feat
     (byKind[x.source] ??= new Contribution()).add(x.rules, model);
     documents.add(x.rules, model);
     for (const t of THRESHOLDS) if (x.rules || score > t) fpAt[t]++;
-    if (x.rules || model) falsePositives.push({ kind: x.source, file: heldOutBenign[i].file, by: x.rules && model ? 'both' : x.rules ? 'cues' : 'model', text: x.text.slice(0, 160) });
+    if (x.rules || model)
+      falsePositives.push({
+        kind: x.source,
+        file: heldOutBenign[i].file,
+        by: x.rules && model ? 'both' : x.rules ? 'cues' : 'model',
+        text: x.text.slice(0, 160),
+      });
   });
   return {
     injectionBlindSourceRecall: pct(attacks.flagged, attacks.total),
@@ -420,7 +510,12 @@ export function heldOutReport({ threshold = THRESHOLD, weights, index = new Feat
     injectionBlindSourceContribution: attacks.toJSON(),
     injectionBenignFalsePositiveRate: pct(documents.flagged, documents.total),
     injectionBenignFalsePositiveMaxKind: Math.max(...Object.values(byKind).map((c) => /** @type {number} */ (pct(c.flagged, c.total)))),
-    injectionBenignFalsePositiveByKind: Object.fromEntries(Object.entries(byKind).map(([k, c]) => [k, { flagged: `${c.flagged}/${c.total}`, pct: pct(c.flagged, c.total), cuesOnly: c.cuesOnly, modelOnly: c.modelOnly, both: c.both }])),
+    injectionBenignFalsePositiveByKind: Object.fromEntries(
+      Object.entries(byKind).map(([k, c]) => [
+        k,
+        { flagged: `${c.flagged}/${c.total}`, pct: pct(c.flagged, c.total), cuesOnly: c.cuesOnly, modelOnly: c.modelOnly, both: c.both },
+      ]),
+    ),
     injectionBenignFalsePositiveContribution: { cuesOnly: documents.cuesOnly, modelOnly: documents.modelOnly, both: documents.both },
     injectionBenignThresholdSweep: Object.fromEntries(THRESHOLDS.map((t) => [t, pct(fpAt[t], benign.length)])),
     threshold,
@@ -430,12 +525,17 @@ export function heldOutReport({ threshold = THRESHOLD, weights, index = new Feat
 
 /**
  * The whole evaluation: leave-family-out, leave-half-out, and the held-out report.
- * @param {{threshold?: number, weights?: Map<string, number>}} [opts] `weights`: the shipped model (default: trained here on the full training set)
+ * @param {{threshold?: number, weights?: Map<string, number>}} [opts] `weights`: the shipped model (default: trained here on the full
+ *   training set)
  */
 export function evaluateGeneralisation({ threshold = THRESHOLD, weights } = {}) {
   const index = new FeatureIndex();
   const examples = prepare([...trainingSet(), ...heldOutAttacks()], index);
-  return { ...leaveFamilyOut({ threshold, index, examples }), ...leaveHalfOut({ threshold, index, examples }), ...heldOutReport({ threshold, weights, index, examples }) };
+  return {
+    ...leaveFamilyOut({ threshold, index, examples }),
+    ...leaveHalfOut({ threshold, index, examples }),
+    ...heldOutReport({ threshold, weights, index, examples }),
+  };
 }
 
 /**

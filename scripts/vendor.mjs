@@ -14,7 +14,39 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const vendorDir = join(root, 'web', 'vendor');
 
 /** The zod functions and classes the app uses as `z.name` (and a few close relatives). */
-const ZOD_FUNCTIONS = ['string', 'object', 'number', 'enum', 'array', 'literal', 'boolean', 'record', 'looseObject', 'strictObject', 'unknown', 'any', 'union', 'discriminatedUnion', 'intersection', 'tuple', 'optional', 'nullable', 'lazy', 'null', 'undefined', 'never', 'instanceof', 'custom', 'preprocess', 'int', 'coerce', 'iso', 'toJSONSchema', 'ZodType', 'ZodError'];
+const ZOD_FUNCTIONS = [
+  'string',
+  'object',
+  'number',
+  'enum',
+  'array',
+  'literal',
+  'boolean',
+  'record',
+  'looseObject',
+  'strictObject',
+  'unknown',
+  'any',
+  'union',
+  'discriminatedUnion',
+  'intersection',
+  'tuple',
+  'optional',
+  'nullable',
+  'lazy',
+  'null',
+  'undefined',
+  'never',
+  'instanceof',
+  'custom',
+  'preprocess',
+  'int',
+  'coerce',
+  'iso',
+  'toJSONSchema',
+  'ZodType',
+  'ZodError',
+];
 /** Names that are reserved words, imported under another name. */
 const RESERVED = new Set(['enum', 'null', 'undefined', 'instanceof']);
 
@@ -70,10 +102,16 @@ const packages = [
     specifier: 'isomorphic-git',
     file: 'isomorphic-git.js',
     // isomorphic-git uses a Buffer global: without it, commit fails with "Buffer is not defined".
-    entry: "import { Buffer } from 'buffer'; if (!globalThis.Buffer) globalThis.Buffer = Buffer;\nexport * from 'isomorphic-git'; export { default } from 'isomorphic-git';",
+    entry:
+      "import { Buffer } from 'buffer'; if (!globalThis.Buffer) globalThis.Buffer = " +
+      "Buffer;\nexport * from 'isomorphic-git'; export { default } from 'isomorphic-git';",
     options: { plugins: [patchIsomorphicGitDeflate()] },
   },
-  { specifier: 'isomorphic-git/http/web', file: 'isomorphic-git-http.js', entry: "export * from 'isomorphic-git/http/web'; export { default } from 'isomorphic-git/http/web';" },
+  {
+    specifier: 'isomorphic-git/http/web',
+    file: 'isomorphic-git-http.js',
+    entry: "export * from 'isomorphic-git/http/web'; export { default } from 'isomorphic-git/http/web';",
+  },
   {
     specifier: 'html2canvas',
     file: 'html2canvas.js',
@@ -114,13 +152,16 @@ const packages = [
  */
 function patchIsomorphicGitDeflate() {
   const before = 'const c = new Blob([buffer]).stream().pipeThrough(cs);\n  return new Uint8Array(await new Response(c).arrayBuffer())';
-  const after = 'const writer = cs.writable.getWriter();\n  writer.write(buffer).catch(() => {});\n  writer.close().catch(() => {});\n  return new Uint8Array(await new Response(cs.readable).arrayBuffer())';
+  const after =
+    'const writer = cs.writable.getWriter();\n  writer.write(buffer).catch(() => {});\n  ' +
+    'writer.close().catch(() => {});\n  return new Uint8Array(await new Response(cs.readable).arrayBuffer())';
   return {
     name: 'patch-isomorphic-git-deflate',
     setup(b) {
       b.onLoad({ filter: /isomorphic-git[\\/]index\.js$/ }, async (args) => {
         const source = await readFile(args.path, 'utf8');
-        if (!source.includes(before)) throw new Error(`isomorphic-git's deflate changed; update patchIsomorphicGitDeflate in scripts/vendor.mjs (${args.path})`);
+        if (!source.includes(before))
+          throw new Error(`isomorphic-git's deflate changed; update patchIsomorphicGitDeflate in scripts/vendor.mjs (${args.path})`);
         return { contents: source.replace(before, after), loader: 'js' };
       });
     },
@@ -142,15 +183,22 @@ function patchXtermStyles() {
       b.onLoad({ filter: /@xterm[\\/]xterm[\\/]lib[\\/]xterm\.mjs$/ }, async (args) => {
         const source = await readFile(args.path, 'utf8');
         const styles = source.split('.createElement("style")').length - 1;
-        if (styles < 2 || !source.includes(attr)) throw new Error(`xterm's styling changed; update patchXtermStyles in scripts/vendor.mjs (${args.path})`);
-        return { contents: source.replaceAll('.createElement("style")', '.createElement("clawser-css")').replace(attr, 't.style.cssText+=`${e};`'), loader: 'js' };
+        if (styles < 2 || !source.includes(attr))
+          throw new Error(`xterm's styling changed; update patchXtermStyles in scripts/vendor.mjs (${args.path})`);
+        return {
+          contents: source.replaceAll('.createElement("style")', '.createElement("clawser-css")').replace(attr, 't.style.cssText+=`${e};`'),
+          loader: 'js',
+        };
       });
     },
   };
 }
 
 /** Files used as they are: [from node_modules, to web/vendor]. */
-const assets = [['uplot/dist/uPlot.min.css', 'uplot.css'], ['@xterm/xterm/css/xterm.css', 'xterm.css']];
+const assets = [
+  ['uplot/dist/uPlot.min.css', 'uplot.css'],
+  ['@xterm/xterm/css/xterm.css', 'xterm.css'],
+];
 
 /** onnxruntime-web's wasm: without COOP/COEP only the SIMD build is fetched, so only it is precached. */
 const wasmFiles = ['ort-wasm-simd.wasm'];

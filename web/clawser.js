@@ -21,7 +21,12 @@ export { BranchTree, activePath } from './agent/conversation/branches.js';
 export { ConversationSearch } from './agent/conversation/conversation-search.js';
 export { UsageLedger, summarizeLedger } from './stores/usage-ledger.js';
 export { buildConfig, parseConfig, loosenedProtections, configToolChoices, storedToolChoices } from './app/workspace-config.js';
-export { toJsonl as conversationToJsonl, toMarkdown as conversationToMarkdown, toHtml as conversationToHtml, parseImport as parseConversationImport } from './agent/conversation/conversation-export.js';
+export {
+  toJsonl as conversationToJsonl,
+  toMarkdown as conversationToMarkdown,
+  toHtml as conversationToHtml,
+  parseImport as parseConversationImport,
+} from './agent/conversation/conversation-export.js';
 export { ClawserAgent } from './agent/runtime/agent.js';
 export { HookPipeline, HOOK_POINTS } from './agent/runtime/hooks.js';
 export { AutonomyController } from './agent/runtime/autonomy.js';
@@ -46,7 +51,14 @@ export { Daemon, DaemonState, DaemonStateMachine, DaemonError, DAEMON_TRANSITION
 export { TabCoordinator, TabError } from './agent/coordination/tabs.js';
 
 // Sandbox
-export { createSandbox, prewarmSandbox, discardSpareSandbox, SandboxPool, SandboxNotIsolatedError, SandboxStartError } from './packages/andbox/index.js';
+export {
+  createSandbox,
+  prewarmSandbox,
+  discardSpareSandbox,
+  SandboxPool,
+  SandboxNotIsolatedError,
+  SandboxStartError,
+} from './packages/andbox/index.js';
 
 // Skills (Agent Skills: agentskills.io)
 export { validateSkill, splitFrontmatter, nameProblem } from './skills/format.js';
@@ -62,7 +74,16 @@ export { McpOAuth, discover as discoverMcpOAuth } from './mcp/oauth.js';
 export { mcpToolDefinition, mcpToolName, mcpToolNames, mcpToolKey, parseMcpToolKey, mcpResult } from './mcp/tools.js';
 
 // Named agents, sub-agents, per-turn undo, self-repair, heartbeat
-export { validateAgent, parseAgentFile, agentToJson, agentToMarkdown, agentSystemPrompt, allowedTools, lowerAutonomy, AgentDefinitionSchema } from './agent/runtime/agent-definitions.js';
+export {
+  validateAgent,
+  parseAgentFile,
+  agentToJson,
+  agentToMarkdown,
+  agentSystemPrompt,
+  allowedTools,
+  lowerAutonomy,
+  AgentDefinitionSchema,
+} from './agent/runtime/agent-definitions.js';
 export { parseMention, mentionCompletions, DEFAULT_AGENT_NAME } from './agent/conversation/mentions.js';
 export { parseIdentity, identityPrompt, IdentitySchema } from './agent/runtime/identity.js';
 export { AgentStore, AgentStoreError } from './agent/runtime/agent-store.js';

@@ -40,7 +40,7 @@ const { app, llm, page } = await useFixture({
  */
 async function violations() {
   // Evaluated over CDP (the app's CSP does not apply), once per document.
-  if (!await page.evaluate(() => 'axe' in window)) await page.evaluate(axeSource);
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
   return page.evaluate(async () => {
     const axe = /** @type {any} */ (window).axe; // any: axe-core's global, injected above
     const r = await axe.run(document, { resultTypes: ['violations'] });
@@ -58,15 +58,22 @@ async function violations() {
 function cutSelects() {
   return page.evaluate(() => {
     const ctx = /** @type {CanvasRenderingContext2D} */ (document.createElement('canvas').getContext('2d'));
-    return [...document.querySelectorAll('select')].filter((s) => s.checkVisibility()).flatMap((s) => {
-      const cs = getComputedStyle(s);
-      ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
-      return [...s.options].flatMap((o) => {
-        const text = o.textContent ?? '';
-        const need = ctx.measureText(text).width + parseFloat(cs.paddingLeft) + parseFloat(cs.paddingRight) + 16;
-        return need > s.clientWidth ? [`select "${s.getAttribute('aria-label') ?? s.labels?.[0]?.textContent ?? s.id}" cuts option "${text}" (${Math.round(need)} > ${s.clientWidth} px)`] : [];
+    return [...document.querySelectorAll('select')]
+      .filter((s) => s.checkVisibility())
+      .flatMap((s) => {
+        const cs = getComputedStyle(s);
+        ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+        return [...s.options].flatMap((o) => {
+          const text = o.textContent ?? '';
+          const need = ctx.measureText(text).width + parseFloat(cs.paddingLeft) + parseFloat(cs.paddingRight) + 16;
+          return need > s.clientWidth
+            ? [
+                `select "${s.getAttribute('aria-label') ?? s.labels?.[0]?.textContent ?? s.id}" cuts option "${text}" ` +
+                  `(${Math.round(need)} > ${s.clientWidth} px)`,
+              ]
+            : [];
+        });
       });
-    });
   });
 }
 
@@ -81,7 +88,10 @@ const PANELS = PANEL_NAV.map((p) => {
 });
 const SCHEMES = /** @type {const} */ (['light', 'dark']);
 /** A laptop and a phone: every dialog and state. */
-const WIDTHS = [[1280, 800], [360, 780]];
+const WIDTHS = [
+  [1280, 800],
+  [360, 780],
+];
 /** The chat and the panels also on a wide desktop. */
 const PANEL_WIDTHS = [[1920, 1080], ...WIDTHS];
 
@@ -89,7 +99,7 @@ const PANEL_WIDTHS = [[1920, 1080], ...WIDTHS];
 const found = [];
 /** @param {string} state */
 async function scan(state) {
-  for (const v of [...await violations(), ...await cutSelects()]) found.push(`${state}: ${v}`);
+  for (const v of [...(await violations()), ...(await cutSelects())]) found.push(`${state}: ${v}`);
 }
 
 /** @param {'light' | 'dark'} scheme @param {number[]} size */
@@ -120,13 +130,20 @@ test('the scans report a planted violation and a planted cut option (control)', 
     document.querySelector('main')?.append(b, s);
   });
   const v = await violations();
-  assert.ok(v.some((x) => x.startsWith('button-name (critical): #planted')), JSON.stringify(v));
+  assert.ok(
+    v.some((x) => x.startsWith('button-name (critical): #planted')),
+    JSON.stringify(v),
+  );
   // The chosen option fits; the other one does not.
-  assert.deepEqual((await cutSelects()).map((x) => x.replace(/ \(.*/, '')), ['select "Planted" cuts option "An option far too long for this narrow select"']);
+  assert.deepEqual(
+    (await cutSelects()).map((x) => x.replace(/ \(.*/, '')),
+    ['select "Planted" cuts option "An option far too long for this narrow select"'],
+  );
   await page.evaluate(() => document.querySelectorAll('#planted, select[aria-label="Planted"]').forEach((e) => e.remove()));
 });
 
-test('no serious or critical violation and no cut option on any panel, dialog or chat state, light and dark, 360 px to 1920 px', async () => {
+test('no serious or critical violation and no cut option on any panel, dialog or chat state, light and dark, \
+360 px to 1920 px', async () => {
   // A reply, then a tool call waiting for approval (then a tool card).
   await sendMessage(page, 'hello **there**, a list:\n\n- one\n- two');
   await page.locator('.msg.assistant:not(.streaming)').waitFor();
@@ -139,7 +156,10 @@ test('no serious or critical violation and no cut option on any panel, dialog or
   await page.locator('.tool-card').first().waitFor();
   await page.getByText('It is two.').waitFor();
   // The agent's question.
-  llm.enqueue({ toolCalls: [{ id: 'q1', name: 'ask_user', arguments: { question: 'Which colour?', choices: ['Red', 'Blue'] } }] }, { text: 'Blue it is.' });
+  llm.enqueue(
+    { toolCalls: [{ id: 'q1', name: 'ask_user', arguments: { question: 'Which colour?', choices: ['Red', 'Blue'] } }] },
+    { text: 'Blue it is.' },
+  );
   await sendMessage(page, 'pick a colour with me');
   const ask = page.getByRole('dialog', { name: 'The agent asks' });
   await ask.getByText('Which colour?').waitFor();
@@ -147,9 +167,15 @@ test('no serious or critical violation and no cut option on any panel, dialog or
   await ask.getByRole('button', { name: 'Blue' }).click();
   await page.getByText('Blue it is.').waitFor();
   // A choice dialog: undoing a turn whose file was changed since.
-  llm.enqueue({ toolCalls: [{ id: 'w1', name: 'fs_write', arguments: { path: 'a11y.md', content: 'by the agent' } }] }, { text: 'Wrote it.' });
+  llm.enqueue(
+    { toolCalls: [{ id: 'w1', name: 'fs_write', arguments: { path: 'a11y.md', content: 'by the agent' } }] },
+    { text: 'Wrote it.' },
+  );
   await sendMessage(page, 'write a file');
-  await page.getByRole('dialog', { name: /Allow “fs_write”/ }).getByRole('button', { name: 'Allow once' }).click();
+  await page
+    .getByRole('dialog', { name: /Allow “fs_write”/ })
+    .getByRole('button', { name: 'Allow once' })
+    .click();
   await page.getByText('Wrote it.').waitFor();
   await writeWorkspaceFile(page, 'a11y.md', 'edited by the user');
   await page.locator('li.turn-undo').getByRole('button', { name: 'Undo turn' }).click();
@@ -186,7 +212,9 @@ test('no serious or critical violation and no cut option on any panel, dialog or
         await page.waitForURL(new RegExp(`/${route}$`));
         await page.waitForLoadState('networkidle');
         // The panel as it shows once loaded (the Git panel's first read fills it in later), not a half-drawn one.
-        await waitInPage(page, async () => !document.querySelector('#main [aria-busy="true"]'), undefined, { what: `the ${name} panel to finish loading` });
+        await waitInPage(page, async () => !document.querySelector('#main [aria-busy="true"]'), undefined, {
+          what: `the ${name} panel to finish loading`,
+        });
         await scan(`${where} ${name}`);
       }
       await page.keyboard.press('Alt+0');
@@ -270,7 +298,14 @@ async function walkPanel(heading) {
       const cs = getComputedStyle(el);
       before.set(el, `${cs.outlineStyle} ${cs.outlineWidth} ${cs.outlineColor} | ${cs.boxShadow}`);
     }
-    const walk = { before, seen: [], previous: null, changed: false, note: (/** @type {MutationRecord[]} */ _records) => {}, observer: /** @type {MutationObserver | null} */ (null) };
+    const walk = {
+      before,
+      seen: [],
+      previous: null,
+      changed: false,
+      note: (/** @type {MutationRecord[]} */ _records) => {},
+      observer: /** @type {MutationObserver | null} */ (null),
+    };
     // A panel that adds or replaces controls while walked (still loading on a busy machine)
     // makes the walk's verdict about elements no longer there: the caller walks it again.
     const CONTROLS = 'a[href], button, input, select, textarea, summary, [tabindex]';
@@ -311,28 +346,35 @@ async function walkPanel(heading) {
     walk.observer.disconnect();
     return walk.changed;
   });
-  problems.push(...await page.evaluate(() => {
-    const walk = /** @type {any} */ (window).__walk; // any: the walk's state, kept in the page between key presses
-    const main = /** @type {HTMLElement} */ (document.getElementById('main'));
-    const heading = main.querySelector('h2');
-    const controls = [...main.querySelectorAll('a[href], button, input, select, textarea, summary, [tabindex]')].filter((el) => {
-      const c = /** @type {HTMLElement & {disabled?: boolean}} */ (el);
-      if (c.tabIndex < 0 || c.disabled || c.closest('[inert]') || !c.checkVisibility({ visibilityProperty: true })) return false;
-      if (heading && !(heading.compareDocumentPosition(c) & Node.DOCUMENT_POSITION_FOLLOWING)) return false;
-      const closed = c.parentElement?.closest('details:not([open])');
-      if (closed && !(c.tagName === 'SUMMARY' && c.parentElement === closed)) return false;
-      // A radio group is one Tab stop.
-      if (c instanceof HTMLInputElement && c.type === 'radio' && c.name) {
-        const group = [...main.querySelectorAll(`input[type="radio"][name="${CSS.escape(c.name)}"]`)];
-        return group.some((r) => /** @type {HTMLInputElement} */ (r).checked) ? c.checked : group[0] === c;
-      }
-      return true;
-    });
-    return [
-      ...(walk.left ? [] : ['focus never left the panel']),
-      ...controls.filter((c) => !walk.seen.includes(c)).map((c) => `Tab never reaches ${c.tagName.toLowerCase()} "${(c.getAttribute('aria-label') ?? c.textContent ?? '').trim().slice(0, 40)}"`),
-    ];
-  }));
+  problems.push(
+    ...(await page.evaluate(() => {
+      const walk = /** @type {any} */ (window).__walk; // any: the walk's state, kept in the page between key presses
+      const main = /** @type {HTMLElement} */ (document.getElementById('main'));
+      const heading = main.querySelector('h2');
+      const controls = [...main.querySelectorAll('a[href], button, input, select, textarea, summary, [tabindex]')].filter((el) => {
+        const c = /** @type {HTMLElement & {disabled?: boolean}} */ (el);
+        if (c.tabIndex < 0 || c.disabled || c.closest('[inert]') || !c.checkVisibility({ visibilityProperty: true })) return false;
+        if (heading && !(heading.compareDocumentPosition(c) & Node.DOCUMENT_POSITION_FOLLOWING)) return false;
+        const closed = c.parentElement?.closest('details:not([open])');
+        if (closed && !(c.tagName === 'SUMMARY' && c.parentElement === closed)) return false;
+        // A radio group is one Tab stop.
+        if (c instanceof HTMLInputElement && c.type === 'radio' && c.name) {
+          const group = [...main.querySelectorAll(`input[type="radio"][name="${CSS.escape(c.name)}"]`)];
+          return group.some((r) => /** @type {HTMLInputElement} */ (r).checked) ? c.checked : group[0] === c;
+        }
+        return true;
+      });
+      return [
+        ...(walk.left ? [] : ['focus never left the panel']),
+        ...controls
+          .filter((c) => !walk.seen.includes(c))
+          .map(
+            (c) =>
+              `Tab never reaches ${c.tagName.toLowerCase()} "${(c.getAttribute('aria-label') ?? c.textContent ?? '').trim().slice(0, 40)}"`,
+          ),
+      ];
+    })),
+  );
   return { problems, visited, changed };
 }
 
@@ -349,11 +391,14 @@ function walkStep() {
     return { left: true, stuck: false, name: '', problems: [] };
   }
   const labels = /** @type {HTMLInputElement} */ (el).labels;
-  const name = `${el.tagName.toLowerCase()} "${(el.getAttribute('aria-label') ?? labels?.[0]?.textContent ?? el.textContent ?? '').trim().slice(0, 40)}"`;
+  const name =
+    `${el.tagName.toLowerCase()} ` +
+    `"${(el.getAttribute('aria-label') ?? labels?.[0]?.textContent ?? el.textContent ?? '').trim().slice(0, 40)}"`;
   if (el === walk.previous) return { left: false, stuck: true, name, problems: [] };
   /** @type {string[]} */
   const problems = [];
-  if (walk.previous && !(walk.previous.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING)) problems.push(`Tab goes back from ${walk.previousName} to ${name}`);
+  if (walk.previous && !(walk.previous.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING))
+    problems.push(`Tab goes back from ${walk.previousName} to ${name}`);
   /** @type {Element | null} */
   let shown = null;
   for (let e = /** @type {Element | null} */ (el); e && e !== main && !shown; e = e.parentElement) {
@@ -383,11 +428,21 @@ test('keyboard: the walk reports a control without a focus indicator, one Tab sk
     const skipped = Object.assign(document.createElement('button'), { type: 'button', textContent: 'Planted skipped', tabIndex: -1 });
     const trap = Object.assign(document.createElement('input'), { type: 'text' });
     trap.setAttribute('aria-label', 'Planted trap');
-    trap.addEventListener('keydown', (e) => { if (e.key === 'Tab') e.preventDefault(); });
+    trap.addEventListener('keydown', (e) => {
+      if (e.key === 'Tab') e.preventDefault();
+    });
     heading.after(plain, skipped, trap);
-    trap.addEventListener('focus', () => { skipped.tabIndex = 0; });
+    trap.addEventListener('focus', () => {
+      skipped.tabIndex = 0;
+    });
     // A control the panel adds while it is walked (as a panel still loading does).
-    trap.addEventListener('focus', () => { heading.after(Object.assign(document.createElement('button'), { type: 'button', textContent: 'Planted late' })); }, { once: true });
+    trap.addEventListener(
+      'focus',
+      () => {
+        heading.after(Object.assign(document.createElement('button'), { type: 'button', textContent: 'Planted late' }));
+      },
+      { once: true },
+    );
   });
   const { problems, changed } = await walkPanel('Memory');
   assert.equal(changed, true, 'a control added during the walk is noticed (the walk is then redone)');
@@ -398,7 +453,7 @@ test('keyboard: the walk reports a control without a focus indicator, one Tab sk
   await page.evaluate(() => document.querySelectorAll('#main h2 ~ button, #main h2 ~ input').forEach((e) => e.remove()));
 });
 
-test('keyboard: from each panel\'s heading Tab reaches its controls in order, each with a visible focus, and leaves the panel', async () => {
+test("keyboard: from each panel's heading Tab reaches its controls in order, each with a visible focus, and leaves the panel", async () => {
   /** @type {string[]} */
   const problems = [];
   for (const { key, name, route } of PANELS) {
@@ -407,7 +462,9 @@ test('keyboard: from each panel\'s heading Tab reaches its controls in order, ea
     await page.waitForURL(new RegExp(`/${route}$`));
     await page.waitForLoadState('networkidle');
     // A panel still reading what it shows (the Git panel's first read of the repository) fills in later.
-    await waitInPage(page, async () => !document.querySelector('#main [aria-busy="true"]'), undefined, { what: `the ${name} panel to finish loading` });
+    await waitInPage(page, async () => !document.querySelector('#main [aria-busy="true"]'), undefined, {
+      what: `the ${name} panel to finish loading`,
+    });
     // A walk over a panel whose controls changed under it (still filling in) is walked again.
     let walk = await walkPanel(name);
     for (let again = 0; walk.changed && again < 5; again++) walk = await walkPanel(name);
@@ -422,26 +479,36 @@ test('keyboard: from each panel\'s heading Tab reaches its controls in order, ea
   await page.getByText(/Esc then Tab moves on/).waitFor();
 });
 
-test('prefers-reduced-motion: with "reduce" nothing animates or transitions; with "no-preference" the terminal\'s cursor blinks (control)', async () => {
+test('prefers-reduced-motion: with "reduce" nothing animates or transitions; with "no-preference" the terminal\'s cursor blinks \
+(control)', async () => {
   await page.keyboard.press('Alt+KeyT');
   await page.locator('.terminal-host textarea').waitFor();
   await page.locator('.terminal-host textarea').focus();
   /** The elements (and pseudo-elements) with a non-zero animation or transition. */
-  const moving = () => page.evaluate(() => {
-    const longest = (/** @type {string} */ list) => Math.max(...list.split(',').map((d) => parseFloat(d) * (d.trim().endsWith('ms') ? 1 : 1000)));
-    return [...document.querySelectorAll('*')].flatMap((el) => [null, '::before', '::after'].flatMap((pseudo) => {
-      const cs = getComputedStyle(el, pseudo);
-      const animated = cs.animationName !== 'none' && longest(cs.animationDuration) > 0;
-      const transitioned = cs.transitionProperty !== 'none' && longest(cs.transitionDuration) > 0;
-      return animated || transitioned ? [`${el.tagName.toLowerCase()}.${[...el.classList].join('.')}${pseudo ?? ''}`] : [];
-    }));
-  });
+  const moving = () =>
+    page.evaluate(() => {
+      const longest = (/** @type {string} */ list) =>
+        Math.max(...list.split(',').map((d) => parseFloat(d) * (d.trim().endsWith('ms') ? 1 : 1000)));
+      return [...document.querySelectorAll('*')].flatMap((el) =>
+        [null, '::before', '::after'].flatMap((pseudo) => {
+          const cs = getComputedStyle(el, pseudo);
+          const animated = cs.animationName !== 'none' && longest(cs.animationDuration) > 0;
+          const transitioned = cs.transitionProperty !== 'none' && longest(cs.transitionDuration) > 0;
+          return animated || transitioned ? [`${el.tagName.toLowerCase()}.${[...el.classList].join('.')}${pseudo ?? ''}`] : [];
+        }),
+      );
+    });
   await page.emulateMedia({ reducedMotion: 'no-preference' });
   await waitInPage(page, async () => document.querySelector('.xterm-cursor-blink') !== null, undefined, { what: 'the blinking cursor' });
   const control = await moving();
-  assert.ok(control.some((m) => m.includes('xterm-cursor-blink')), JSON.stringify(control));
+  assert.ok(
+    control.some((m) => m.includes('xterm-cursor-blink')),
+    JSON.stringify(control),
+  );
   await page.emulateMedia({ reducedMotion: 'reduce' });
-  await waitInPage(page, async () => document.querySelector('.xterm-cursor-blink') === null, undefined, { what: 'the cursor to stop blinking' });
+  await waitInPage(page, async () => document.querySelector('.xterm-cursor-blink') === null, undefined, {
+    what: 'the cursor to stop blinking',
+  });
   assert.deepEqual(await moving(), []);
 });
 
@@ -454,11 +521,17 @@ async function openPanel(label) {
   await page.waitForURL(new RegExp(`/${panel.route}$`));
 }
 
-test('no serious or critical violation and no cut option in the panels\' inner states (editor, preview, diff, replay, schedule preview, add forms, a memory), light and dark, 360 and 1280 px', async () => {
+test("no serious or critical violation and no cut option in the panels' inner states (editor, preview, diff, replay, schedule preview, \
+add forms, a memory), light and dark, 360 and 1280 px", async () => {
   found.length = 0;
   await look('light', WIDTHS[0]);
   await writeWorkspaceFile(page, 'inner.js', '// the answer\nexport const answer = 42;\nfunction twice(n) { return `${n * 2}`; }\n');
-  await writeWorkspaceFile(page, 'inner.md', '# Notes\n\nSome **bold**, a [link](https://example.com) and `code`.\n\n> A quote.\n\n| a | b |\n| - | - |\n| 1 | 2 |\n\n```js\nconst x = 1;\n```\n');
+  await writeWorkspaceFile(
+    page,
+    'inner.md',
+    '# Notes\n\nSome **bold**, a [link](https://example.com) and `code`.\n\n> A ' +
+      'quote.\n\n| a | b |\n| - | - |\n| 1 | 2 |\n\n```js\nconst x = 1;\n```\n',
+  );
 
   // Files: a file in the editor (syntax colours), then a Markdown preview.
   await openPanel('Files');
@@ -503,7 +576,7 @@ test('no serious or critical violation and no cut option in the panels\' inner s
   await openPanel('Schedule');
   await page.getByLabel('When', { exact: true }).fill('every 15 minutes');
   await page.getByText('Means: every 15 minute(s). Next 5 runs:').waitFor();
-  await scanEach('schedule: a phrase\'s preview');
+  await scanEach("schedule: a phrase's preview");
 
   // Skills: the registry form opened and turned on, and the install-from-URL form.
   await openPanel('Skills');
@@ -532,7 +605,10 @@ test('no serious or critical violation and no cut option in the panels\' inner s
   await page.getByRole('button', { name: 'New agent' }).click();
   const agentForm = page.getByRole('form', { name: 'New agent' });
   await agentForm.getByLabel('Name (what you type after @)').fill('Writer');
-  await agentForm.getByRole('alert').getByText(/^name: /).waitFor();
+  await agentForm
+    .getByRole('alert')
+    .getByText(/^name: /)
+    .waitFor();
   await scanEach('agents: the New agent form with a problem');
 
   // Memory: its add form (a dialog), then the memory listed.

@@ -17,7 +17,10 @@ const storedEvents = async () => /** @type {string} */ (await readWorkspaceFile(
 
 test('the agent writes a note after approval, lists files, and shows each call as a card', async () => {
   llm.enqueue(
-    { text: 'I will save it.', toolCalls: [{ id: 'call_w', name: 'fs_write', arguments: { path: 'notes/x.md', content: '# X\nX is a letter.' } }] },
+    {
+      text: 'I will save it.',
+      toolCalls: [{ id: 'call_w', name: 'fs_write', arguments: { path: 'notes/x.md', content: '# X\nX is a letter.' } }],
+    },
     { toolCalls: [{ id: 'call_l', name: 'fs_list', arguments: { path: '/', recursive: true } }] },
     { text: 'Saved **notes/x.md**; your workspace has 1 file.' },
   );
@@ -48,11 +51,21 @@ test('the agent writes a note after approval, lists files, and shows each call a
   await cards.nth(1).locator('summary').click();
   assert.match(await cards.nth(1).locator('.tool-output').innerText(), /notes\/x\.md \(18 B\)/);
   // The approved call's time is its own; the time the dialog waited for the user is shown apart.
-  assert.match(await cards.nth(0).locator('.tool-state').innerText(), /^✓ · [\d.]+ (?:ms|s) \(after [\d.]+ (?:ms|s|min \d+ s) waiting for approval\)$/);
-  assert.match(await cards.nth(1).locator('.tool-state').innerText(), /^✓ · [\d.]+ (?:ms|s)$/, 'control: a call that needed no approval shows no wait');
+  assert.match(
+    await cards.nth(0).locator('.tool-state').innerText(),
+    /^✓ · [\d.]+ (?:ms|s) \(after [\d.]+ (?:ms|s|min \d+ s) waiting for approval\)$/,
+  );
+  assert.match(
+    await cards.nth(1).locator('.tool-state').innerText(),
+    /^✓ · [\d.]+ (?:ms|s)$/,
+    'control: a call that needed no approval shows no wait',
+  );
   // The model got the results in the next requests, in the OpenAI wire format.
   const third = llm.requests.at(-1)?.body;
-  assert.deepEqual(third.messages.slice(-4).map((/** @type {any} */ m) => m.role), ['assistant', 'tool', 'assistant', 'tool']);
+  assert.deepEqual(
+    third.messages.slice(-4).map((/** @type {any} */ m) => m.role),
+    ['assistant', 'tool', 'assistant', 'tool'],
+  );
   assert.ok(third.tools.some((/** @type {any} */ t) => t.function.name === 'fs_write'));
   assert.equal(await cards.nth(1).getByText('rewritten by a hook').count(), 0);
   await cards.nth(1).locator('summary').click();
@@ -100,7 +113,11 @@ test('Tools panel: setting a tool to denied hides it from the model and survives
   await page.getByRole('button', { name: 'Tools', exact: true }).click();
   await page.getByRole('combobox', { name: 'Policy for web_fetch' }).selectOption('denied');
   // Settings are written in the background: the reload comes once the choice is stored.
-  await storedConfigUntil(page, (e) => Object.entries(e).some(([k, v]) => k.startsWith('clawser_tool_perms_') && /"web_fetch":"denied"/.test(v)), 'the Off stored');
+  await storedConfigUntil(
+    page,
+    (e) => Object.entries(e).some(([k, v]) => k.startsWith('clawser_tool_perms_') && /"web_fetch":"denied"/.test(v)),
+    'the Off stored',
+  );
   await page.reload();
   assert.equal(await page.getByRole('combobox', { name: 'Policy for web_fetch' }).inputValue(), 'denied');
   await page.getByRole('button', { name: 'Back to chat' }).click();
@@ -112,7 +129,10 @@ test('Tools panel: setting a tool to denied hides it from the model and survives
 });
 
 test('a traversal attempt is blocked and shown; a leaked key is redacted on screen and in the stored log', async () => {
-  llm.enqueue({ toolCalls: [{ id: 'tr', name: 'fs_read', arguments: { path: '../%2e%2e/other/secret.md' } }] }, { text: 'Here is a key: sk-ant-api03-FAKEFAKEFAKEFAKEFAKEFAKEFAKE012345 — oops.' });
+  llm.enqueue(
+    { toolCalls: [{ id: 'tr', name: 'fs_read', arguments: { path: '../%2e%2e/other/secret.md' } }] },
+    { text: 'Here is a key: sk-ant-api03-FAKEFAKEFAKEFAKEFAKEFAKEFAKE012345 — oops.' },
+  );
   await send('read outside');
   // The recorded reply (not the streaming bubble, which the same text matches while it arrives).
   const reply = page.locator('.msg.assistant:not(.streaming) .msg-body', { hasText: 'oops' });
@@ -120,7 +140,12 @@ test('a traversal attempt is blocked and shown; a leaked key is redacted on scre
   const card = page.locator('.tool-card').last();
   assert.match(await card.locator('.tool-state').innerText(), /✗ safety/);
   const body = await reply.innerText();
-  assert.match(body, /\[REDACTED anthropic_key\]/, `the transcript: ${JSON.stringify(await page.locator('.messages > li').allInnerTexts())}; the model got: ${JSON.stringify(llm.requests.slice(-4).map((r) => r.body.messages.at(-1)))}`);
+  assert.match(
+    body,
+    /\[REDACTED anthropic_key\]/,
+    `the transcript: ${JSON.stringify(await page.locator('.messages > li').allInnerTexts())}; the model ` +
+      `got: ${JSON.stringify(llm.requests.slice(-4).map((r) => r.body.messages.at(-1)))}`,
+  );
   assert.doesNotMatch(await page.locator('.messages').innerText(), /FAKEFAKE/);
   const log = await storedEvents();
   assert.doesNotMatch(log, /FAKEFAKE/);
@@ -136,13 +161,19 @@ test('Anthropic tool_use streams run tools the same way', async () => {
   await dialog.getByLabel('API key', { exact: true }).fill('sk-ant-test-key');
   await dialog.getByLabel('Base URL', { exact: true }).fill(llm.url);
   await saveSettings(page);
-  llm.enqueue({ text: 'Reading.', toolCalls: [{ id: 'toolu_1', name: 'fs_read', arguments: { path: 'b.txt' } }] }, { text: 'The file says two.' });
+  llm.enqueue(
+    { text: 'Reading.', toolCalls: [{ id: 'toolu_1', name: 'fs_read', arguments: { path: 'b.txt' } }] },
+    { text: 'The file says two.' },
+  );
   await send('what is in b.txt');
   await page.getByText('The file says two.').waitFor();
   const req = llm.requests.at(-1);
   assert.equal(req?.path, '/v1/messages');
   const lastUser = req?.body.messages.at(-1);
-  assert.deepEqual(lastUser.content.map((/** @type {any} */ b) => [b.type, b.tool_use_id, b.content]), [['tool_result', 'toolu_1', 'two']]);
+  assert.deepEqual(
+    lastUser.content.map((/** @type {any} */ b) => [b.type, b.tool_use_id, b.content]),
+    [['tool_result', 'toolu_1', 'two']],
+  );
   assert.ok(req?.body.tools.some((/** @type {any} */ t) => t.name === 'fs_read' && t.input_schema.type === 'object'));
   assert.deepEqual(offMachine(browser.requests), []);
 });

@@ -8,13 +8,22 @@ import { useFixture } from './fixture.mjs';
 // OpenAI's wire format through the fixture: this catalog entry is vision-capable.
 const { llm, page } = await useFixture({
   llm: {},
-  settings: ({ llm }) => ({ provider: 'openai', model: 'gpt-4o', apiKey: 'sk-test-vision-key', baseUrl: `${llm.url}/v1`, autonomy: 'full' }),
+  settings: ({ llm }) => ({
+    provider: 'openai',
+    model: 'gpt-4o',
+    apiKey: 'sk-test-vision-key',
+    baseUrl: `${llm.url}/v1`,
+    autonomy: 'full',
+  }),
 });
 
 const send = (/** @type {string} */ text) => sendMessage(page, text);
 
 test('ask_user opens a question dialog and the run waits for the answer', async () => {
-  llm.enqueue({ toolCalls: [{ id: 'q1', name: 'ask_user', arguments: { question: 'Which colour?', choices: ['Red', 'Blue'] } }] }, { text: 'Blue it is.' });
+  llm.enqueue(
+    { toolCalls: [{ id: 'q1', name: 'ask_user', arguments: { question: 'Which colour?', choices: ['Red', 'Blue'] } }] },
+    { text: 'Blue it is.' },
+  );
   await send('pick a colour with me');
   const dialog = page.getByRole('dialog', { name: 'The agent asks' });
   await dialog.getByText('Which colour?').waitFor();
@@ -25,8 +34,27 @@ test('ask_user opens a question dialog and the run waits for the answer', async 
 
 test('the artifact pane shows sanitized agent HTML in a sandboxed frame; dom_query reads it', async () => {
   llm.enqueue(
-    { toolCalls: [{ id: 'd1', name: 'dom_modify', arguments: { selector: 'document', action: 'set_html', value: '<h1 id="t">Report</h1><p class="x">draft</p><script>parent.document.title="pwned"</script><img src=x onerror="parent.document.title=1">' } }] },
-    { toolCalls: [{ id: 'd2', name: 'dom_modify', arguments: { selector: 'p.x', action: 'set_text', value: 'final' } }, { id: 'd3', name: 'dom_query', arguments: { selector: 'h1, p' } }] },
+    {
+      toolCalls: [
+        {
+          id: 'd1',
+          name: 'dom_modify',
+          arguments: {
+            selector: 'document',
+            action: 'set_html',
+            value:
+              '<h1 id="t">Report</h1><p class="x">draft</p><script>parent.document.' +
+              'title="pwned"</script><img src=x onerror="parent.document.title=1">',
+          },
+        },
+      ],
+    },
+    {
+      toolCalls: [
+        { id: 'd2', name: 'dom_modify', arguments: { selector: 'p.x', action: 'set_text', value: 'final' } },
+        { id: 'd3', name: 'dom_query', arguments: { selector: 'h1, p' } },
+      ],
+    },
     { text: 'Artifact ready.' },
   );
   await send('make a report artifact');

@@ -9,7 +9,13 @@ import { waitUntil } from '../fixtures/wait.mjs';
 const { llm, page } = await useFixture({
   llm: {},
   beforePage: ({ context }) => recordNotifications(context),
-  settings: ({ llm }) => ({ provider: 'openai', model: 'gpt-4o', apiKey: 'sk-test-agents-key', baseUrl: `${llm.url}/v1`, autonomy: 'full' }),
+  settings: ({ llm }) => ({
+    provider: 'openai',
+    model: 'gpt-4o',
+    apiKey: 'sk-test-agents-key',
+    baseUrl: `${llm.url}/v1`,
+    autonomy: 'full',
+  }),
 });
 /** Waits for a condition of this process (the scripted server's requests). @param {() => boolean} check @param {string} what */
 const until = (/** @type {() => boolean} */ check, /** @type {string} */ what) => waitUntil(check, what);
@@ -33,24 +39,31 @@ test('a looping model is told it is stuck, then stopped by self-repair; Continue
   assert.equal(await page.getByRole('button', { name: 'Continue anyway' }).count(), 0);
 });
 
-test('the Agents panel creates @writer (prompt, two tools, preview); "@wr" completes in the composer and @writer answers, labelled, with only its tools', async () => {
+test('the Agents panel creates @writer (prompt, two tools, preview); "@wr" completes in the composer and @writer answers, labelled, \
+with only its tools', async () => {
   await page.getByRole('button', { name: 'Agents', exact: true }).click();
   const panel = page.getByRole('region', { name: 'Agents' });
   await panel.getByRole('listitem').filter({ hasText: '@clawser' }).waitFor();
   await panel.getByRole('button', { name: 'New agent' }).click();
   const editor = panel.getByRole('form', { name: 'New agent' });
   await editor.getByLabel('Name (what you type after @)').fill('Writer');
-  await editor.getByRole('alert').getByText(/^name: a name of 1–32/).waitFor();
+  await editor
+    .getByRole('alert')
+    .getByText(/^name: a name of 1–32/)
+    .waitFor();
   await editor.getByLabel('Name (what you type after @)').fill('writer');
   await editor.getByLabel('Description').fill('Drafts prose');
   await editor.getByLabel('System prompt', { exact: true }).fill('You are the writer agent. Write vividly.');
-  await editor.getByLabel('All the workspace\'s tools').uncheck();
+  await editor.getByLabel("All the workspace's tools").uncheck();
   for (const box of await editor.locator('.agent-tool-grid input').all()) await box.uncheck();
   await editor.getByLabel('fs_read', { exact: true }).check();
   await editor.getByLabel('fs_list', { exact: true }).check();
   await editor.getByLabel('Identity').selectOption('markdown');
   await editor.locator('#agent-edit-identity').fill('Signs every answer with — W.');
-  assert.match(String(await editor.getByLabel('System prompt preview').textContent()), /^You are the writer agent\. Write vividly\.\n\n# Your identity\nSigns every answer with — W\.$/);
+  assert.match(
+    String(await editor.getByLabel('System prompt preview').textContent()),
+    /^You are the writer agent\. Write vividly\.\n\n# Your identity\nSigns every answer with — W\.$/,
+  );
   await editor.getByRole('button', { name: 'Save agent' }).click();
   await panel.getByRole('status').getByText('Saved @writer.').waitFor();
   await panel.getByRole('listitem').filter({ hasText: '@writer' }).getByText('2 tools').waitFor();
@@ -84,16 +97,23 @@ test('the Agents panel creates @writer (prompt, two tools, preview); "@wr" compl
   assert.ok(plain.tools.length > 10);
   // An unknown agent is a clear error, and nothing is sent.
   await sendMessage(page, '@nobody hi');
-  await page.getByRole('alert').getByText(/There is no agent named @nobody/).waitFor();
+  await page
+    .getByRole('alert')
+    .getByText(/There is no agent named @nobody/)
+    .waitFor();
   assert.equal(llm.requests.length, 2);
 });
 
-test('agent_delegate: a live card (status, step, Cancel) while the sub-agent runs; its child conversation holds its work and is linked from the parent', async () => {
+test('agent_delegate: a live card (status, step, Cancel) while the sub-agent runs; \
+its child conversation holds its work and is linked from the parent', async () => {
   await page.getByRole('button', { name: 'New conversation' }).click();
   llm.reset();
   llm.enqueue(
     { toolCalls: [{ id: 'del1', name: 'agent_delegate', arguments: { task: 'Write tides.md with three facts about tides.' } }] },
-    { toolCalls: [{ id: 'cw1', name: 'fs_write', arguments: { path: 'tides.md', content: '# Tides\n1. Moon\n2. Sun\n3. Twice a day\n' } }], pauseAfter: 0 },
+    {
+      toolCalls: [{ id: 'cw1', name: 'fs_write', arguments: { path: 'tides.md', content: '# Tides\n1. Moon\n2. Sun\n3. Twice a day\n' } }],
+      pauseAfter: 0,
+    },
     { text: 'Wrote tides.md with three facts.' },
     { text: 'The sub-agent wrote tides.md.' },
   );
@@ -112,13 +132,19 @@ test('agent_delegate: a live card (status, step, Cancel) while the sub-agent run
   await done.getByText(/Sub-agent @clawser-sub finished · changed tides\.md/).waitFor();
   // The child got only the task (not the parent's conversation), and the parent its answer.
   assert.equal(llm.requests[1].body.messages.at(-1).content, 'Write tides.md with three facts about tides.');
-  assert.match(llm.requests[3].body.messages.at(-1).content, /Sub-agent @clawser-sub finished[\s\S]*Files it changed: tides\.md\.[\s\S]*Its final answer:\nWrote tides\.md with three facts\./);
+  assert.match(
+    llm.requests[3].body.messages.at(-1).content,
+    /Sub-agent @clawser-sub finished[\s\S]*Files it changed: tides\.md\.[\s\S]*Its final answer:\nWrote tides\.md with three facts\./,
+  );
   // The child conversation is listed and browsable.
   await done.getByRole('button', { name: 'Open the conversation of @clawser-sub' }).click();
   await page.getByText('Wrote tides.md with three facts.').waitFor();
   // By its text content: a list item's innerText is empty until a frame has laid it out (content-visibility: auto).
   await page.locator('.conv-item.active', { hasText: /↳ @clawser-sub: Write tides\.md/ }).waitFor();
-  await page.getByRole('link', { name: /↳ @clawser-sub: Write tides\.md/ }).first().waitFor();
+  await page
+    .getByRole('link', { name: /↳ @clawser-sub: Write tides\.md/ })
+    .first()
+    .waitFor();
   // …and leads back to the conversation that delegated.
   await page.locator('li.sub-agent-of').getByRole('button', { name: 'Open the delegating conversation' }).click();
   await page.getByText('The sub-agent wrote tides.md.').waitFor();
@@ -135,11 +161,14 @@ test('agent_delegate: Cancel on the live card stops that sub-agent; the parent i
   await sendMessage(page, 'delegate a long survey');
   const card = page.getByRole('group', { name: 'Sub-agent @clawser-sub' });
   // Cancelled while its reply streams (the sub-agent's request reached the model).
-  await until(() => llm.requests.length >= 2, 'the sub-agent\'s request');
+  await until(() => llm.requests.length >= 2, "the sub-agent's request");
   await card.getByRole('button', { name: 'Cancel sub-agent @clawser-sub' }).click();
   await page.getByText('Understood, the survey was cancelled.').waitFor();
   assert.match(llm.requests.at(-1)?.body.messages.at(-1).content, /was cancelled/);
-  await page.locator('li.delegation-done').getByText(/Sub-agent @clawser-sub was cancelled/).waitFor();
+  await page
+    .locator('li.delegation-done')
+    .getByText(/Sub-agent @clawser-sub was cancelled/)
+    .waitFor();
   llm.resume(); // the paused reply's connection is let go (the app already stopped reading it)
 });
 
@@ -147,7 +176,10 @@ test('agent_delegate: Cancel on the live card stops that sub-agent; the parent i
 async function storedState() {
   return page.evaluate(async () => {
     const [{ OpfsFileSystem }, { ScopedFileSystem }, { MemoryStore }, { GoalStore }] = await Promise.all([
-      import('/web/storage/opfs-fs.js'), import('/web/storage/scoped-fs.js'), import('/web/memory/store.js'), import('/web/stores/goals.js'),
+      import('/web/storage/opfs-fs.js'),
+      import('/web/storage/scoped-fs.js'),
+      import('/web/memory/store.js'),
+      import('/web/stores/goals.js'),
     ]);
     const ws = location.hash.slice(1).split('/')[1];
     const opfs = new OpfsFileSystem();
@@ -155,7 +187,8 @@ async function storedState() {
       const fs = new ScopedFileSystem(opfs, `clawser_workspaces/${ws}`);
       const read = (/** @type {string} */ p) => fs.readText(p).catch(() => null);
       return {
-        a: await read('undo-a.md'), b: await read('undo-b.md'),
+        a: await read('undo-a.md'),
+        b: await read('undo-b.md'),
         memories: (await new MemoryStore({ fs }).list()).map((m) => `${m.key}=${m.content}`),
         goals: (await new GoalStore({ fs }).list()).map((g) => g.description),
       };
@@ -165,16 +198,19 @@ async function storedState() {
   });
 }
 
-test('undo of a turn that wrote two files, stored a memory and added a goal, then redo (Alt+Shift+Z); the undone turn leaves the model\'s context', async () => {
+test("undo of a turn that wrote two files, stored a memory and added a goal, then redo (Alt+Shift+Z); \
+the undone turn leaves the model's context", async () => {
   await page.getByRole('button', { name: 'New conversation' }).click();
   llm.reset();
   llm.enqueue(
-    { toolCalls: [
-      { id: 'u1', name: 'fs_write', arguments: { path: 'undo-a.md', content: 'alpha' } },
-      { id: 'u2', name: 'fs_write', arguments: { path: 'undo-b.md', content: 'beta' } },
-      { id: 'u3', name: 'memory_store', arguments: { key: 'favourite-sea', content: 'the Baltic', category: 'user' } },
-      { id: 'u4', name: 'goal_add', arguments: { description: 'Map every lighthouse' } },
-    ] },
+    {
+      toolCalls: [
+        { id: 'u1', name: 'fs_write', arguments: { path: 'undo-a.md', content: 'alpha' } },
+        { id: 'u2', name: 'fs_write', arguments: { path: 'undo-b.md', content: 'beta' } },
+        { id: 'u3', name: 'memory_store', arguments: { key: 'favourite-sea', content: 'the Baltic', category: 'user' } },
+        { id: 'u4', name: 'goal_add', arguments: { description: 'Map every lighthouse' } },
+      ],
+    },
     { text: 'All set for the lighthouses.' },
   );
   await sendMessage(page, 'set up the lighthouse project');
@@ -188,7 +224,10 @@ test('undo of a turn that wrote two files, stored a memory and added a goal, the
   assert.deepEqual(await storedState(), { a: 'alpha', b: 'beta', memories: ['favourite-sea=the Baltic'], goals: ['Map every lighthouse'] });
 
   await bar.getByRole('button', { name: 'Undo turn' }).click();
-  await page.locator('li.turn-undone').getByText(/Turn undone: 2 files, 1 memory, 1 goal put back/).waitFor();
+  await page
+    .locator('li.turn-undone')
+    .getByText(/Turn undone: 2 files, 1 memory, 1 goal put back/)
+    .waitFor();
   assert.equal(await page.getByText('All set for the lighthouses.').count(), 0, 'the turn leaves the transcript');
   assert.deepEqual(await storedState(), { a: null, b: null, memories: [], goals: [] });
 
@@ -211,15 +250,21 @@ test('undo of a turn that wrote two files, stored a memory and added a goal, the
   await page.locator('li.turn-undo').getByRole('button', { name: 'Undo turn' }).waitFor();
 });
 
-test('undo asks when a file the turn wrote was changed since: keeping the user\'s edit undoes the rest', async () => {
+test("undo asks when a file the turn wrote was changed since: keeping the user's edit undoes the rest", async () => {
   await page.getByRole('button', { name: 'New conversation' }).click();
   llm.reset();
   llm.enqueue(
-    { toolCalls: [{ id: 'c1', name: 'fs_write', arguments: { path: 'undo-a.md', content: 'by the agent' } }, { id: 'c2', name: 'fs_write', arguments: { path: 'undo-b.md', content: 'also by the agent' } }] },
+    {
+      toolCalls: [
+        { id: 'c1', name: 'fs_write', arguments: { path: 'undo-a.md', content: 'by the agent' } },
+        { id: 'c2', name: 'fs_write', arguments: { path: 'undo-b.md', content: 'also by the agent' } },
+      ],
+    },
     { text: 'Wrote both.' },
   );
   await sendMessage(page, 'write both files');
-  for (let i = 0; i < 2; i++) await page.getByRole('dialog').filter({ hasText: 'fs_write' }).getByRole('button', { name: 'Allow once' }).click();
+  for (let i = 0; i < 2; i++)
+    await page.getByRole('dialog').filter({ hasText: 'fs_write' }).getByRole('button', { name: 'Allow once' }).click();
   await page.getByText('Wrote both.').waitFor();
   // The user edits one of them afterwards (as the Files panel would).
   await page.evaluate(async () => {
@@ -233,20 +278,27 @@ test('undo asks when a file the turn wrote was changed since: keeping the user\'
   const ask = page.getByRole('dialog', { name: 'Undo: changed since the turn' });
   await ask.getByText('the file undo-a.md').waitFor();
   await ask.getByRole('button', { name: 'Keep their changes' }).click();
-  await page.locator('li.turn-undone').getByText(/Kept as changed since: the file undo-a\.md/).waitFor();
+  await page
+    .locator('li.turn-undone')
+    .getByText(/Kept as changed since: the file undo-a\.md/)
+    .waitFor();
   const state = await storedState();
   assert.equal(state.a, 'edited by the user');
   assert.equal(state.b, null);
 });
 
-test('heartbeat: set up in the Agents panel; HEARTBEAT_OK leaves no message and no notification, a finding arrives like a job result', async () => {
+test('heartbeat: set up in the Agents panel; HEARTBEAT_OK leaves no message and no notification, \
+a finding arrives like a job result', async () => {
   await page.getByRole('button', { name: 'Agents', exact: true }).click();
   const form = page.getByRole('form', { name: 'Heartbeat' });
   await form.getByLabel('Review the checklist on a schedule').check();
   await form.getByLabel('When').fill('every 30 minutes');
   await form.getByLabel('Checklist (HEARTBEAT.md)').fill('- Is inbox/ empty?\n- Any goal overdue?');
   await form.getByRole('button', { name: 'Save heartbeat' }).click();
-  await form.getByRole('status').getByText(/^Heartbeat on: every 30 minute\(s\); next review /).waitFor();
+  await form
+    .getByRole('status')
+    .getByText(/^Heartbeat on: every 30 minute\(s\); next review /)
+    .waitFor();
 
   await page.getByRole('button', { name: 'Schedule', exact: true }).click();
   const job = page.locator('.job', { hasText: 'Heartbeat' });
@@ -255,7 +307,10 @@ test('heartbeat: set up in the Agents panel; HEARTBEAT_OK leaves no message and 
   llm.enqueue({ text: 'HEARTBEAT_OK' });
   await job.getByRole('button', { name: 'Run Heartbeat now' }).click();
   await job.getByText(/Last run .*: succeeded/).waitFor();
-  assert.match(String(llm.requests[0].body.messages.at(-1).content), /<<<heartbeat-checklist>>>\n- Is inbox\/ empty\?\n- Any goal overdue\?\n<<<end-heartbeat-checklist>>>$/);
+  assert.match(
+    String(llm.requests[0].body.messages.at(-1).content),
+    /<<<heartbeat-checklist>>>\n- Is inbox\/ empty\?\n- Any goal overdue\?\n<<<end-heartbeat-checklist>>>$/,
+  );
   assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__notifications), [], 'all well: no notification');
   assert.equal(await page.locator('.banner', { hasText: 'Heartbeat' }).count(), 0, 'and no banner');
   await page.getByRole('link', { name: /💓 Heartbeat/ }).waitFor({ state: 'detached' });
@@ -264,11 +319,17 @@ test('heartbeat: set up in the Agents panel; HEARTBEAT_OK leaves no message and 
   await job.getByRole('button', { name: 'Run Heartbeat now' }).click();
   await page.locator('.banner', { hasText: 'Scheduled job “Heartbeat” finished.' }).getByRole('button', { name: 'Open' }).click();
   await page.locator('.msg.assistant', { hasText: 'Two new files arrived in inbox/.' }).waitFor();
-  assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__notifications), [{ title: 'Scheduled job “Heartbeat” finished', body: 'Two new files arrived in inbox/.' }]);
-  await page.getByRole('link', { name: /💓 Heartbeat/ }).first().waitFor();
+  assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__notifications), [
+    { title: 'Scheduled job “Heartbeat” finished', body: 'Two new files arrived in inbox/.' },
+  ]);
+  await page
+    .getByRole('link', { name: /💓 Heartbeat/ })
+    .first()
+    .waitFor();
 });
 
-test('agent_delegate: opening a running sub-agent\'s conversation shows its work live and cancels nothing; the caller finishes meanwhile', async () => {
+test("agent_delegate: opening a running sub-agent's conversation shows its work live and cancels nothing; \
+the caller finishes meanwhile", async () => {
   await page.getByRole('button', { name: 'New conversation' }).click();
   llm.reset();
   llm.enqueue(
@@ -278,7 +339,7 @@ test('agent_delegate: opening a running sub-agent\'s conversation shows its work
   );
   await sendMessage(page, 'delegate the lighthouse count');
   const card = page.getByRole('group', { name: 'Sub-agent @clawser-sub' });
-  await until(() => llm.requests.length >= 2, 'the sub-agent\'s request');
+  await until(() => llm.requests.length >= 2, "the sub-agent's request");
   await card.getByRole('button', { name: 'Open the conversation of @clawser-sub' }).click();
   await page.locator('li.sub-agent-of').waitFor();
   await page.locator('.msg.user', { hasText: 'Count the lighthouses of Norway.' }).waitFor();
@@ -288,11 +349,15 @@ test('agent_delegate: opening a running sub-agent\'s conversation shows its work
   await page.locator('.msg.assistant', { hasText: 'There are about 200 lighthouses in Norway.' }).waitFor();
   await page.locator('li.sub-agent-of').getByRole('button', { name: 'Open the delegating conversation' }).click();
   await page.getByText('The sub-agent counted about 200.').waitFor();
-  await page.locator('li.delegation-done').getByText(/Sub-agent @clawser-sub finished/).waitFor();
-  assert.equal(llm.requests.length, 3, 'no message went to the sub-agent\'s conversation while it ran');
+  await page
+    .locator('li.delegation-done')
+    .getByText(/Sub-agent @clawser-sub finished/)
+    .waitFor();
+  assert.equal(llm.requests.length, 3, "no message went to the sub-agent's conversation while it ran");
 });
 
-test('the workspace identity shapes the default agent (preview, then a plain message); an agent is duplicated, exported as Markdown and imported back', async () => {
+test('the workspace identity shapes the default agent (preview, then a plain message); an agent is duplicated, \
+exported as Markdown and imported back', async () => {
   await page.getByRole('button', { name: 'Agents', exact: true }).click();
   const panel = page.getByRole('region', { name: 'Agents' });
   await panel.getByRole('button', { name: 'Edit identity of @clawser' }).click();
@@ -301,25 +366,46 @@ test('the workspace identity shapes the default agent (preview, then a plain mes
   // The example is offered; a broken field is named before anything is saved.
   assert.match(await editor.locator('#agent-edit-identity').inputValue(), /"display": "Ada"/);
   await editor.locator('#agent-edit-identity').fill(JSON.stringify({ names: { display: 'Mira' }, psychology: { mbti: 'XXXX' } }));
-  await editor.getByRole('alert').getByText(/^psychology\.mbti: an MBTI type/).waitFor();
-  await editor.locator('#agent-edit-identity').fill(JSON.stringify({ names: { display: 'Mira', full: 'Mira the navigator' }, linguistics: { catchphrases: ['Steady as she goes'] } }));
-  await editor.getByLabel('System prompt preview').getByText(/# Your identity\nYou are Mira \(Mira the navigator\)\./).waitFor();
+  await editor
+    .getByRole('alert')
+    .getByText(/^psychology\.mbti: an MBTI type/)
+    .waitFor();
+  await editor
+    .locator('#agent-edit-identity')
+    .fill(
+      JSON.stringify({ names: { display: 'Mira', full: 'Mira the navigator' }, linguistics: { catchphrases: ['Steady as she goes'] } }),
+    );
+  await editor
+    .getByLabel('System prompt preview')
+    .getByText(/# Your identity\nYou are Mira \(Mira the navigator\)\./)
+    .waitFor();
   await editor.getByRole('button', { name: 'Save identity' }).click();
-  await panel.getByRole('status').getByText('Saved the workspace\'s identity.').waitFor();
+  await panel.getByRole('status').getByText("Saved the workspace's identity.").waitFor();
 
   // Duplicate @writer, export the copy as Markdown, delete it, import the file back.
   const writer = panel.getByRole('listitem').filter({ hasText: '@writer' }).first();
   await writer.getByRole('button', { name: 'Duplicate @writer' }).click();
   await panel.getByRole('status').getByText('Duplicated @writer as @writer-copy.').waitFor();
   const copy = panel.locator('li[data-agent="writer-copy"]');
-  const [download] = await Promise.all([page.waitForEvent('download'), copy.getByRole('button', { name: 'Export Markdown of @writer-copy' }).click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    copy.getByRole('button', { name: 'Export Markdown of @writer-copy' }).click(),
+  ]);
   const file = await download.path();
   const text = await (await import('node:fs/promises')).readFile(String(file), 'utf8');
-  assert.match(text, /^---\nname: "writer-copy"\n[\s\S]*tools: \[("fs_read","fs_list"|"fs_list","fs_read")\][\s\S]*---\nYou are the writer agent\. Write vividly\.\n$/);
+  assert.match(
+    text,
+    new RegExp(
+      String.raw`^---\nname: "writer-copy"\n[\s\S]*tools: \[("fs_read","fs_list"|` +
+        String.raw`"fs_list","fs_read")\][\s\S]*---\nYou are the writer agent\. Write vividly\.\n$`,
+    ),
+  );
   await copy.getByRole('button', { name: 'Delete @writer-copy' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
   await copy.waitFor({ state: 'detached' });
-  await panel.getByLabel('Agent file to import').setInputFiles({ name: 'writer-copy.agent.md', mimeType: 'text/markdown', buffer: Buffer.from(text) });
+  await panel
+    .getByLabel('Agent file to import')
+    .setInputFiles({ name: 'writer-copy.agent.md', mimeType: 'text/markdown', buffer: Buffer.from(text) });
   await panel.getByRole('status').getByText('Imported @writer-copy into this workspace.').waitFor();
   await copy.getByText('2 tools').waitFor();
   await panel.getByRole('button', { name: 'Back to chat' }).click();
@@ -329,5 +415,8 @@ test('the workspace identity shapes the default agent (preview, then a plain mes
   llm.enqueue({ text: 'Steady as she goes.' });
   await sendMessage(page, 'who are you?');
   await page.getByText('Steady as she goes.').waitFor();
-  assert.match(llm.requests[0].body.messages[0].content, /# Your identity\nYou are Mira \(Mira the navigator\)\.[\s\S]*Catchphrases you may use: Steady as she goes/);
+  assert.match(
+    llm.requests[0].body.messages[0].content,
+    /# Your identity\nYou are Mira \(Mira the navigator\)\.[\s\S]*Catchphrases you may use: Steady as she goes/,
+  );
 });

@@ -33,18 +33,21 @@ async function startOtherOrigin() {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     const accept = createHash('sha1').update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
-    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+    socket.write(
+      `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`,
+    );
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
   const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port;
   return {
     url: `http://127.0.0.1:${port}/`,
     wsUrl: `ws://127.0.0.1:${port}/ws`,
-    close: () => new Promise((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.closeAllConnections();
-      server.close(() => resolve(undefined));
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve(undefined));
+      }),
   };
 }
 
@@ -72,11 +75,15 @@ await page.evaluate(async () => {
 });
 
 /** @param {string} code @param {{timeoutMs?: number}} [opts] */
-const run = (code, opts) => page.evaluate(([c, o]) => /** @type {any} */ (window).__sb.evaluate(c, o), /** @type {const} */ ([code, opts ?? {}]));
+const run = (code, opts) =>
+  page.evaluate(([c, o]) => /** @type {any} */ (window).__sb.evaluate(c, o), /** @type {const} */ ([code, opts ?? {}]));
 
 test('benign code runs: expressions, statements, top-level await, print, structured values', async () => {
   assert.equal((await run('1 + 1')).value, 2);
-  const r = await run('const xs = [1, 2, 3];\nprint("sum", xs.reduce((a, b) => a + b));\nawait new Promise((r) => setTimeout(r, 0));\n({ n: xs.length, m: new Map([[1, 2]]) })');
+  const r = await run(
+    'const xs = [1, 2, 3];\nprint("sum", xs.reduce((a, b) => a + b));\nawait new Promise((r) ' +
+      '=> setTimeout(r, 0));\n({ n: xs.length, m: new Map([[1, 2]]) })',
+  );
   assert.deepEqual(r.logs, ['sum 6']);
   assert.equal(r.value.n, 3);
   assert.equal(r.error, null);
@@ -95,10 +102,26 @@ test('capabilities: host.call, convenience globals, structured clones, denial, u
   const f = await run('const r = await fetch("https://example.com/x"); await r.text()');
   assert.equal(f.value, 'host fetched https://example.com/x', JSON.stringify(f.error));
   const calls = await page.evaluate(() => /** @type {any} */ (window).__sb.calls.map((/** @type {any} */ c) => [c.name, c.ok]));
-  assert.deepEqual(calls.slice(-5), [['add', true], ['add', true], ['secret', false], ['nope', false], ['fetch', true]]);
+  assert.deepEqual(calls.slice(-5), [
+    ['add', true],
+    ['add', true],
+    ['secret', false],
+    ['nope', false],
+    ['fetch', true],
+  ]);
   // The code catches the host's refusal as an Error with its name and stable code.
-  const caught = await run('const out = [];\nfor (const f of [() => secret(), () => host.call("nope", {})]) { try { await f(); } catch (e) { out.push([e instanceof Error, e.name, e.code]); } }\nout');
-  assert.deepEqual(caught.value, [[true, 'PermissionDenied', 'denied'], [true, 'CapabilityError', 'not_granted']], JSON.stringify(caught.error));
+  const caught = await run(
+    'const out = [];\nfor (const f of [() => secret(), () => host.call("nope", {})]) { try { await ' +
+      'f(); } catch (e) { out.push([e instanceof Error, e.name, e.code]); } }\nout',
+  );
+  assert.deepEqual(
+    caught.value,
+    [
+      [true, 'PermissionDenied', 'denied'],
+      [true, 'CapabilityError', 'not_granted'],
+    ],
+    JSON.stringify(caught.error),
+  );
 });
 
 test('allow-listed vendored modules can be imported; others cannot', async () => {
@@ -120,16 +143,23 @@ test('allow-listed vendored modules can be imported; others cannot', async () =>
 function escapeProbes({ app: APP, other: OTHER, otherWs: OTHER_WS }) {
   const q = JSON.stringify;
   return {
-    indexedDB: 'await new Promise((res, rej) => { const r = indexedDB.open("andbox-probe"); r.onsuccess = () => { r.result.close(); res("opened"); }; r.onerror = () => rej(r.error); })',
+    indexedDB:
+      'await new Promise((res, rej) => { const r = indexedDB.open("andbox-probe"); r.onsuccess = () => ' +
+      '{ r.result.close(); res("opened"); }; r.onerror = () => rej(r.error); })',
     opfs: '(await navigator.storage.getDirectory()).kind',
     caches: 'typeof (await caches.open("andbox-probe")).match',
     fetchAppOrigin: `(await self.fetch(${q(APP)})).status`,
     fetchOtherOrigin: `await (await self.fetch(${q(`${OTHER}cors`)})).text()`,
     syncXhr: `(() => { const x = new XMLHttpRequest(); x.open("GET", ${q(APP)}, false); x.send(); return x.status; })()`,
-    websocket: `await new Promise((res, rej) => { const ws = new WebSocket(${q(OTHER_WS)}); ws.onopen = () => { ws.close(); res("open"); }; ws.onerror = () => rej(new Error("websocket failed")); })`,
-    eventSource: `await new Promise((res, rej) => { const es = new EventSource(${q(`${OTHER}events`)}); es.onmessage = (e) => { es.close(); res(e.data); }; es.onerror = () => { es.close(); rej(new Error("eventsource failed")); }; })`,
+    websocket:
+      `await new Promise((res, rej) => { const ws = new WebSocket(${q(OTHER_WS)}); ws.onopen = () => { ws.close(); ` +
+      `res("open"); }; ws.onerror = () => rej(new Error("websocket failed")); })`,
+    eventSource:
+      `await new Promise((res, rej) => { const es = new EventSource(${q(`${OTHER}events`)}); es.onmessage = (e) => { ` +
+      `es.close(); res(e.data); }; es.onerror = () => { es.close(); rej(new Error("eventsource failed")); }; })`,
     importScripts: `(importScripts(${q(`${APP}precache-manifest.js`)}), typeof self.CLAWSER_PRECACHE)`,
-    importVariable: `await (async () => { const url = ${q(`${APP}web/storage/errors.js`)}; return Object.keys(await import(url)).length; })()`,
+    importVariable:
+      `await (async () => { const url = ${q(`${APP}web/storage/errors.js`)}; return Object.keys(await ` + `import(url)).length; })()`,
   };
 }
 
@@ -140,18 +170,30 @@ function escapeProbes({ app: APP, other: OTHER, otherWs: OTHER_WS }) {
  * @returns {Promise<Record<string, {ok: boolean, value?: unknown, error?: string}>>}
  */
 function inPlainWorker(p, probes) {
-  const source = `const probes = {${Object.entries(probes).map(([n, code]) => `${JSON.stringify(n)}: async () => (${code})`).join(',\n')}};
-(async () => { const out = {}; for (const [n, f] of Object.entries(probes)) { try { out[n] = { ok: true, value: await f() }; } catch (e) { out[n] = { ok: false, error: String(e) }; } } postMessage(out); })();`;
-  return p.evaluate((src) => new Promise((resolve) => {
-    const w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));
-    w.onmessage = (e) => { w.terminate(); resolve(e.data); };
-  }), source);
+  const source =
+    `const probes = {${Object.entries(probes)
+      .map(([n, code]) => `${JSON.stringify(n)}: async () => (${code})`)
+      .join(',\n')}};
+(async () => { const out = {}; for (const [n, f] of Object.entries(probes)) { try { out[n] = { ok: true, value: await f() }; } catch ` +
+    `(e) { out[n] = { ok: false, error: String(e) }; } } postMessage(out); })();`;
+  return p.evaluate(
+    (src) =>
+      new Promise((resolve) => {
+        const w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));
+        w.onmessage = (e) => {
+          w.terminate();
+          resolve(e.data);
+        };
+      }),
+    source,
+  );
 }
 
 test('every escape route fails in the sandbox, and works from a plain worker of the app (the control)', async () => {
   const probes = escapeProbes({ app: app.url, other: other.url, otherWs: other.wsUrl });
   const control = await inPlainWorker(page, probes);
-  for (const [name, r] of Object.entries(control)) assert.equal(r.ok, true, `control: ${name} must work in a plain worker of the app's origin (${r.error})`);
+  for (const [name, r] of Object.entries(control))
+    assert.equal(r.ok, true, `control: ${name} must work in a plain worker of the app's origin (${r.error})`);
   for (const [name, code] of Object.entries(probes)) {
     const r = await run(code);
     assert.ok(r.error, `${name} did not fail in the sandbox: ${JSON.stringify(r.value)}`);
@@ -164,7 +206,10 @@ test('every escape route fails in the sandbox, and works from a plain worker of 
     const sandboxed = /** @type {HTMLIFrameElement} */ (document.querySelector('iframe[title="andbox sandbox"]'));
     const plain = document.createElement('iframe');
     plain.src = '/web/packages/andbox/README.md';
-    await new Promise((r) => { plain.onload = r; document.body.append(plain); });
+    await new Promise((r) => {
+      plain.onload = r;
+      document.body.append(plain);
+    });
     const result = { sandboxed: sandboxed.contentDocument === null, plain: plain.contentDocument !== null };
     plain.remove();
     return result;
@@ -193,7 +238,10 @@ function attackScript() {
   return async ([frameUrl, steal]) => {
     const frame = document.createElement('iframe');
     frame.src = frameUrl;
-    await new Promise((r) => { frame.onload = r; document.body.append(frame); });
+    await new Promise((r) => {
+      frame.onload = r;
+      document.body.append(frame);
+    });
     const channel = new MessageChannel();
     const data = new MessageChannel();
     /** @type {unknown[]} */
@@ -202,7 +250,8 @@ function attackScript() {
       channel.port1.onmessage = (e) => {
         seen.push(e.data);
         if (e.data?.type === 'frame-ready') channel.port1.postMessage({ type: 'start', source: steal, modules: {} }, [data.port2]);
-        if (e.data?.type === 'refused' && seen.length === 1) channel.port1.postMessage({ type: 'start', source: steal, modules: {} }, [data.port2]);
+        if (e.data?.type === 'refused' && seen.length === 1)
+          channel.port1.postMessage({ type: 'start', source: steal, modules: {} }, [data.port2]);
         if (e.data?.type === 'refused' && seen.length === 2) resolve({ outcome: 'refused', seen });
       };
       data.port1.onmessage = (e) => resolve({ outcome: 'ran', stolen: e.data, seen });
@@ -211,7 +260,8 @@ function attackScript() {
   };
 }
 
-test('the frame refuses to run unless it is really sandboxed: embedded without the sandbox attribute it runs nothing (control: the same worker code in a plain worker reads the storage)', async () => {
+test('the frame refuses to run unless it is really sandboxed: embedded without the sandbox attribute it runs nothing (control: \
+the same worker code in a plain worker reads the storage)', async () => {
   await page.evaluate(async () => {
     const root = await navigator.storage.getDirectory();
     const w = await (await root.getFileHandle('andbox-probe-marker.txt', { create: true })).createWritable();
@@ -219,40 +269,69 @@ test('the frame refuses to run unless it is really sandboxed: embedded without t
     await w.close();
   });
   // Control: the attacker's worker code, run as a plain worker of the app's origin, gets the data.
-  const control = await page.evaluate((src) => new Promise((resolve) => {
-    const w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));
-    const ch = new MessageChannel();
-    ch.port1.onmessage = (e) => { w.terminate(); resolve(e.data); };
-    w.postMessage({ type: 'connect' }, [ch.port2]);
-  }), STEAL);
+  const control = await page.evaluate(
+    (src) =>
+      new Promise((resolve) => {
+        const w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));
+        const ch = new MessageChannel();
+        ch.port1.onmessage = (e) => {
+          w.terminate();
+          resolve(e.data);
+        };
+        w.postMessage({ type: 'connect' }, [ch.port2]);
+      }),
+    STEAL,
+  );
   assert.deepEqual(control, { stolen: 'app secret' });
   // A page of the app's own origin (so frame-ancestors 'self' lets it) embeds the frame without
   // the sandbox attribute: the frame has a real origin and refuses, then refuses "start" too.
   const attack = await page.evaluate(attackScript(), /** @type {[string, string]} */ ([`${app.url}web/packages/andbox/frame.html`, STEAL]));
-  assert.deepEqual(attack, { outcome: 'refused', seen: [{ type: 'refused', code: 'sandbox_not_isolated' }, { type: 'refused', code: 'sandbox_not_isolated' }] });
+  assert.deepEqual(attack, {
+    outcome: 'refused',
+    seen: [
+      { type: 'refused', code: 'sandbox_not_isolated' },
+      { type: 'refused', code: 'sandbox_not_isolated' },
+    ],
+  });
 });
 
-test('a page of another port of the same site cannot borrow the frame: the headers stop the load; without them (control) the frame itself refuses', async () => {
+test('a page of another port of the same site cannot borrow the frame: the headers stop the load; without them \
+(control) the frame itself refuses', async () => {
   const attacker = await browser.context.newPage();
   try {
     await attacker.goto(`${other.url}attack.html`);
     const frameUrl = `${app.url}web/packages/andbox/frame.html`;
     // With the app's headers (frame-ancestors 'self'): the browser does not load the frame, it
     // shows an error page in its place.
-    const refused = attacker.waitForEvent('framenavigated', { predicate: (f) => f !== attacker.mainFrame() && f.url().startsWith('chrome-error://') });
+    const refused = attacker.waitForEvent('framenavigated', {
+      predicate: (f) => f !== attacker.mainFrame() && f.url().startsWith('chrome-error://'),
+    });
     await attacker.evaluate((url) => {
       const frame = document.createElement('iframe');
       frame.src = url;
       document.body.append(frame);
     }, frameUrl);
     await refused;
-    assert.equal(attacker.frames().filter((f) => f.url() === frameUrl).length, 0, 'the sandbox document never loaded in the other site\'s page');
+    assert.equal(
+      attacker.frames().filter((f) => f.url() === frameUrl).length,
+      0,
+      "the sandbox document never loaded in the other site's page",
+    );
     // Control: the same attack against a server without the headers loads the frame — and the
     // frame's own check refuses to run the attacker's worker.
     const bare = await fx.startApp({ framingHeaders: false });
     try {
-      const r = await attacker.evaluate(attackScript(), /** @type {[string, string]} */ ([`${bare.url}web/packages/andbox/frame.html`, STEAL]));
-      assert.deepEqual(r, { outcome: 'refused', seen: [{ type: 'refused', code: 'sandbox_not_isolated' }, { type: 'refused', code: 'sandbox_not_isolated' }] });
+      const r = await attacker.evaluate(
+        attackScript(),
+        /** @type {[string, string]} */ ([`${bare.url}web/packages/andbox/frame.html`, STEAL]),
+      );
+      assert.deepEqual(r, {
+        outcome: 'refused',
+        seen: [
+          { type: 'refused', code: 'sandbox_not_isolated' },
+          { type: 'refused', code: 'sandbox_not_isolated' },
+        ],
+      });
     } finally {
       await bare.close();
     }
@@ -293,12 +372,21 @@ test('a sandbox taken from the pre-warmed spare frame works, is as isolated, and
     const framesBefore = document.querySelectorAll('iframe[title="andbox sandbox"]').length;
     await prewarmSandbox();
     const spareFrame = [...document.querySelectorAll('iframe[title="andbox sandbox"]')].at(-1);
-    const sb = await createSandbox({ capabilities: { twice: (/** @type {number} */ n) => n * 2 }, imports: { fflate: '/web/vendor/fflate.js' }, timeoutMs: 2000 });
+    const sb = await createSandbox({
+      capabilities: { twice: (/** @type {number} */ n) => n * 2 },
+      imports: { fflate: '/web/vendor/fflate.js' },
+      timeoutMs: 2000,
+    });
     const usedSpare = sb.frameElement === spareFrame;
     const results = {
       value: (await sb.evaluate('await twice(21)')).value,
       module: (await sb.evaluate('import { strToU8 } from "fflate";\nstrToU8("ab").length')).value,
-      idb: (await sb.evaluate('await new Promise((res, rej) => { const r = indexedDB.open("x"); r.onsuccess = () => res("opened"); r.onerror = () => rej(r.error); })')).error?.name,
+      idb: (
+        await sb.evaluate(
+          'await new Promise((res, rej) => { const r = indexedDB.open("x"); r.onsuccess = ' +
+            '() => res("opened"); r.onerror = () => rej(r.error); })',
+        )
+      ).error?.name,
       fetch: (await sb.evaluate('await self.fetch(location.origin)')).error != null,
       parent: (await sb.evaluate('parent.document.title')).error != null,
       loopStopped: (await sb.evaluate('while (true) {}', { timeoutMs: 200 })).error?.name,
@@ -325,23 +413,29 @@ test('a sandbox taken from the pre-warmed spare frame works, is as isolated, and
   assert.equal(r.framesAfter, r.framesBefore);
 });
 
-test('a sandbox whose frame cannot load fails within seconds with a clear error (control: the same start with the frame reachable works)', async () => {
+test('a sandbox whose frame cannot load fails within seconds with a clear error (control: \
+the same start with the frame reachable works)', async () => {
   const p = await browser.context.newPage();
   try {
     await p.goto(`${app.url}#home`);
     await p.getByRole('heading', { name: 'Workspaces' }).waitFor();
-    const start = () => p.evaluate(async () => {
-      const { createSandbox, discardSpareSandbox } = await import('/web/packages/andbox/index.js');
-      await discardSpareSandbox();
-      try {
-        const sb = await createSandbox({});
-        const value = (await sb.evaluate('6 * 7')).value;
-        sb.dispose();
-        return { value };
-      } catch (err) {
-        return { name: /** @type {Error} */ (err).name, code: /** @type {any} */ (err).code, message: /** @type {Error} */ (err).message }; // any: the error's code
-      }
-    });
+    const start = () =>
+      p.evaluate(async () => {
+        const { createSandbox, discardSpareSandbox } = await import('/web/packages/andbox/index.js');
+        await discardSpareSandbox();
+        try {
+          const sb = await createSandbox({});
+          const value = (await sb.evaluate('6 * 7')).value;
+          sb.dispose();
+          return { value };
+        } catch (err) {
+          return {
+            name: /** @type {Error} */ (err).name,
+            code: /** @type {any} */ (err).code,
+            message: /** @type {Error} */ (err).message,
+          }; // any: the error's code
+        }
+      });
     assert.deepEqual(await start(), { value: 42 });
     // The frame's document cannot be fetched (as offline before it was ever cached).
     await p.route('**/andbox/frame.html*', (route) => route.abort('internetdisconnected'));
@@ -354,7 +448,7 @@ test('a sandbox whose frame cannot load fails within seconds with a clear error 
   }
 });
 
-test('a pool of one\'s own: its spare frame serves its sandboxes, not the page\'s default ones', async () => {
+test("a pool of one's own: its spare frame serves its sandboxes, not the page's default ones", async () => {
   const q = await browser.context.newPage();
   try {
     await q.goto(`${app.url}web/packages/andbox/README.md`);
@@ -365,7 +459,11 @@ test('a pool of one\'s own: its spare frame serves its sandboxes, not the page\'
       const spare = [...document.querySelectorAll('iframe[title="andbox sandbox"]')].at(-1);
       const other = await createSandbox({});
       const mine = await createSandbox({ pool });
-      const result = { otherTookIt: other.frameElement === spare, mineTookIt: mine.frameElement === spare, value: (await mine.evaluate('6 * 7')).value };
+      const result = {
+        otherTookIt: other.frameElement === spare,
+        mineTookIt: mine.frameElement === spare,
+        value: (await mine.evaluate('6 * 7')).value,
+      };
       other.dispose();
       mine.dispose();
       await pool.discard();

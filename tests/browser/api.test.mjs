@@ -28,7 +28,15 @@ test('web/clawser.js: provider + EventLog persistence + renderMarkdown, as an em
       const gitLog = (await git.log({ fs: wfs, dir: '/' })).map((c) => c.commit.message.trim());
       const viaHelper = (await new api.WorkspaceGit(wfs).log()).map((c) => c.message);
       const listed = (await wfs.list('')).map((e) => e.name).sort();
-      return { text, html: api.renderMarkdown(text), types: reopened.events.map((e) => e.type), exports: Object.keys(api).sort(), gitLog, viaHelper, listed };
+      return {
+        text,
+        html: api.renderMarkdown(text),
+        types: reopened.events.map((e) => e.type),
+        exports: Object.keys(api).sort(),
+        gitLog,
+        viaHelper,
+        listed,
+      };
     }, llm.url);
     assert.equal(result.text, 'Hello from **the API**');
     assert.equal(result.html.trim(), '<p>Hello from <strong>the API</strong></p>');
@@ -36,7 +44,19 @@ test('web/clawser.js: provider + EventLog persistence + renderMarkdown, as an em
     assert.deepEqual(result.gitLog, ['from an embedder']);
     assert.deepEqual(result.viaHelper, ['from an embedder']);
     assert.deepEqual(result.listed, ['.git', 'hello.txt']);
-    for (const name of ['workspaceFs', 'WorkspaceGit', 'createBackup', 'EventLog', 'createProvider', 'parseSSE', 'OpfsFileSystem', 'MemoryFileSystem', 'renderMarkdown', 'ClawserAgent']) assert.ok(result.exports.includes(name), name);
+    for (const name of [
+      'workspaceFs',
+      'WorkspaceGit',
+      'createBackup',
+      'EventLog',
+      'createProvider',
+      'parseSSE',
+      'OpfsFileSystem',
+      'MemoryFileSystem',
+      'renderMarkdown',
+      'ClawserAgent',
+    ])
+      assert.ok(result.exports.includes(name), name);
   } finally {
     await fx.close();
   }

@@ -29,7 +29,9 @@ function snapshot(page) {
         if (handle.kind === 'directory') await walk(handle, `${prefix}${name}/`);
         else {
           const bytes = await (await handle.getFile()).arrayBuffer();
-          files[`${prefix}${name}`] = [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
+          files[`${prefix}${name}`] = [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))]
+            .map((b) => b.toString(16).padStart(2, '0'))
+            .join('');
         }
       }
     };
@@ -64,17 +66,22 @@ function snapshot(page) {
  * @param {import('playwright-core').Page} page
  */
 function waitForRepo(page) {
-  return waitInPage(page, async () => {
-    const root = await navigator.storage.getDirectory();
-    try {
-      const ws = await (await root.getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(location.hash.split('/')[1]);
-      await (await ws.getDirectoryHandle('.git')).getFileHandle('HEAD');
-      await (await ws.getDirectoryHandle('.agents')).getFileHandle('store.json');
-      return true;
-    } catch {
-      return false;
-    }
-  }, undefined, { what: 'the workspace\'s git init and agents\' marker' });
+  return waitInPage(
+    page,
+    async () => {
+      const root = await navigator.storage.getDirectory();
+      try {
+        const ws = await (await root.getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(location.hash.split('/')[1]);
+        await (await ws.getDirectoryHandle('.git')).getFileHandle('HEAD');
+        await (await ws.getDirectoryHandle('.agents')).getFileHandle('store.json');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    undefined,
+    { what: "the workspace's git init and agents' marker" },
+  );
 }
 
 /**
@@ -83,7 +90,7 @@ function waitForRepo(page) {
  */
 function dataOffsetOfLargestEntry(zip) {
   let best = { size: 0, at: -1 };
-  for (let at = 0; zip.readUInt32LE(at) === 0x04034b50;) {
+  for (let at = 0; zip.readUInt32LE(at) === 0x04034b50; ) {
     const size = zip.readUInt32LE(at + 18);
     const start = at + 30 + zip.readUInt16LE(at + 26) + zip.readUInt16LE(at + 28);
     if (size > best.size) best = { size, at: start + Math.floor(size / 2) };
@@ -94,7 +101,11 @@ function dataOffsetOfLargestEntry(zip) {
 }
 
 test('export everything, wipe the site, restore: files, conversations, git and settings come back byte for byte', async () => {
-  const page = await openWorkspace(browser.context, app.url, { provider: 'openai', model: 'gpt-4o-mini', apiKey: 'sk-test-backup-key-0123456789' });
+  const page = await openWorkspace(browser.context, app.url, {
+    provider: 'openai',
+    model: 'gpt-4o-mini',
+    apiKey: 'sk-test-backup-key-0123456789',
+  });
   // A conversation (Echo), files, a git commit, a second workspace.
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: /Settings/ });
@@ -123,18 +134,24 @@ test('export everything, wipe the site, restore: files, conversations, git and s
   await page.goto(`${app.url}#home`);
   await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
   // The chat turn's usage is written a moment after the turn (batched): let it land first.
-  await waitInPage(page, async () => {
-    const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces');
-    for await (const ws of /** @type {any} */ (root).values()) { // any: the directory iterator is missing from TypeScript's DOM types
-      try {
-        await (await ws.getDirectoryHandle('.usage')).getFileHandle('ledger.json');
-        return true;
-      } catch {
-        // not this workspace
+  await waitInPage(
+    page,
+    async () => {
+      const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces');
+      for await (const ws of /** @type {any} */ (root).values()) {
+        // any: the directory iterator is missing from TypeScript's DOM types
+        try {
+          await (await ws.getDirectoryHandle('.usage')).getFileHandle('ledger.json');
+          return true;
+        } catch {
+          // not this workspace
+        }
       }
-    }
-    return false;
-  }, undefined, { what: 'the usage ledger' });
+      return false;
+    },
+    undefined,
+    { what: 'the usage ledger' },
+  );
   const beforeBackup = await snapshot(page);
   assert.ok(Object.keys(beforeBackup.files).some((p) => p.includes('/.conversations/')));
   assert.ok(Object.keys(beforeBackup.files).some((p) => p.includes('/.git/objects/')));
@@ -169,13 +186,20 @@ test('export everything, wipe the site, restore: files, conversations, git and s
   const damaged = Buffer.from(backupBytes);
   damaged[dataOffsetOfLargestEntry(damaged)] ^= 0xff;
   const beforeDamaged = await snapshot(page);
-  await page.locator('input[aria-label="Choose a backup file to restore"]').setInputFiles({ name: 'bad.zip', mimeType: 'application/zip', buffer: damaged });
-  await page.getByRole('alert').filter({ hasText: /backup|archive|damaged|corrupt/i }).waitFor();
+  await page
+    .locator('input[aria-label="Choose a backup file to restore"]')
+    .setInputFiles({ name: 'bad.zip', mimeType: 'application/zip', buffer: damaged });
+  await page
+    .getByRole('alert')
+    .filter({ hasText: /backup|archive|damaged|corrupt/i })
+    .waitFor();
   assert.deepEqual(await snapshot(page), beforeDamaged);
   await page.getByRole('alert').getByRole('button', { name: 'Dismiss' }).click();
 
   // Restore: the passphrase unlocks the key; the summary says what is replaced.
-  await page.locator('input[aria-label="Choose a backup file to restore"]').setInputFiles({ name: 'backup.zip', mimeType: 'application/zip', buffer: backupBytes });
+  await page
+    .locator('input[aria-label="Choose a backup file to restore"]')
+    .setInputFiles({ name: 'backup.zip', mimeType: 'application/zip', buffer: backupBytes });
   const pass = page.getByRole('dialog', { name: 'This backup includes API keys' });
   await pass.getByLabel('Passphrase').fill('correct horse battery');
   await pass.getByRole('button', { name: 'Continue' }).click();
@@ -184,10 +208,22 @@ test('export everything, wipe the site, restore: files, conversations, git and s
   assert.match(await confirm.innerText(), /2 workspace\(s\) \(My workspace, Second\).*1 API key/s);
   // A restore of many files takes long on a loaded machine: waited for, not timed; one that
   // fails says why instead of the page reloading, and the test says what it said.
-  const reloaded = page.waitForEvent('load', { timeout: 180_000 }).then(() => 'reloaded', (err) => `no reload: ${err}`);
+  const reloaded = page.waitForEvent('load', { timeout: 180_000 }).then(
+    () => 'reloaded',
+    (err) => `no reload: ${err}`,
+  );
   await confirm.getByRole('button', { name: 'Replace everything' }).click();
   const failed = page.getByRole('alert').filter({ hasText: /restore|backup/i });
-  assert.equal(await Promise.race([reloaded, failed.waitFor({ timeout: 180_000 }).then(async () => `the app said: ${await failed.innerText()}`, () => new Promise(() => {}))]), 'reloaded');
+  assert.equal(
+    await Promise.race([
+      reloaded,
+      failed.waitFor({ timeout: 180_000 }).then(
+        async () => `the app said: ${await failed.innerText()}`,
+        () => new Promise(() => {}),
+      ),
+    ]),
+    'reloaded',
+  );
   await page.getByRole('link', { name: /Second/ }).waitFor();
   const restored = await snapshot(page);
   assert.deepEqual(restored.files, beforeBackup.files);

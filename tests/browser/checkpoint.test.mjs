@@ -34,7 +34,15 @@ test('a checkpoint on OPFS survives a reload and restores identically; a tab clo
     const cm = new CheckpointManager({ fs: new ScopedFileSystem(new OpfsFileSystem(), 'clawser_workspaces/ckpt') });
     /** @type {unknown[]} */
     const applied = [];
-    const daemon = new Daemon({ checkpoints: cm, collect: () => { throw new Error('unused'); }, restore: (state) => { applied.push(state); } });
+    const daemon = new Daemon({
+      checkpoints: cm,
+      collect: () => {
+        throw new Error('unused');
+      },
+      restore: (state) => {
+        applied.push(state);
+      },
+    });
     /** @type {string[]} */
     const path = [];
     daemon.subscribe((t) => path.push(t.to));
@@ -57,19 +65,34 @@ test('a checkpoint on OPFS survives a reload and restores identically; a tab clo
     const cm = new CheckpointManager({ fs: new ScopedFileSystem(new OpfsFileSystem(), 'clawser_workspaces/ckpt') });
     /** @type {any} */ // any: the restored state is only carried over to collect()
     let live = null;
-    const daemon = new Daemon({ checkpoints: cm, collect: () => ({ workspaceId: live.workspaceId, conversationId: live.conversationId, turn: { status: 'running', startedAt: 1234, bytes: 4096 } }), restore: (state) => { live = state; } });
+    const daemon = new Daemon({
+      checkpoints: cm,
+      collect: () => ({
+        workspaceId: live.workspaceId,
+        conversationId: live.conversationId,
+        turn: { status: 'running', startedAt: 1234, bytes: 4096 },
+      }),
+      restore: (state) => {
+        live = state;
+      },
+    });
     await daemon.start();
     await daemon.checkpoint({ reason: 'turn started' });
   });
   await page.close();
   const next = await blankPage();
-  await waitInPage(next, async () => {
-    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
-    const fs = new OpfsFileSystem();
-    const names = (await fs.list('clawser_workspaces/ckpt/.checkpoints')).map((e) => e.name);
-    fs.terminate();
-    return names.filter((n) => n !== 'index.json').length === 2;
-  }, undefined, { what: 'the second checkpoint on OPFS' });
+  await waitInPage(
+    next,
+    async () => {
+      const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+      const fs = new OpfsFileSystem();
+      const names = (await fs.list('clawser_workspaces/ckpt/.checkpoints')).map((e) => e.name);
+      fs.terminate();
+      return names.filter((n) => n !== 'index.json').length === 2;
+    },
+    undefined,
+    { what: 'the second checkpoint on OPFS' },
+  );
   const afterKill = await next.evaluate(async () => {
     const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
     const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
@@ -78,7 +101,13 @@ test('a checkpoint on OPFS survives a reload and restores identically; a tab clo
     const cm = new CheckpointManager({ fs: new ScopedFileSystem(new OpfsFileSystem(), 'clawser_workspaces/ckpt') });
     /** @type {any} */ // any: only a few fields are checked
     let state = null;
-    const daemon = new Daemon({ checkpoints: cm, collect: () => state, restore: (s) => { state = s; } });
+    const daemon = new Daemon({
+      checkpoints: cm,
+      collect: () => state,
+      restore: (s) => {
+        state = s;
+      },
+    });
     const start = await daemon.start();
     return { interrupted: start.interrupted, conversationId: state?.conversationId, list: (await cm.list()).map((c) => c.turnStatus) };
   });
@@ -90,7 +119,8 @@ test('a checkpoint on OPFS survives a reload and restores identically; a tab clo
   await next.close();
 });
 
-test('on OPFS: the newest 10 are kept, concurrent saves all land with ordered ids, a damaged newest file is skipped and moved aside', async () => {
+test('on OPFS: the newest 10 are kept, concurrent saves all land with ordered ids, \
+a damaged newest file is skipped and moved aside', async () => {
   const page = await blankPage();
   const result = await page.evaluate(async () => {
     const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
@@ -116,9 +146,20 @@ test('on OPFS: the newest 10 are kept, concurrent saves all land with ordered id
     await opfs.write('clawser_workspaces/prune/.checkpoints/zzzzzzzzz-0000.json', text.slice(0, 100));
     const withDamaged = await cm.latest();
     const damaged = (await opfs.list('clawser_workspaces/prune/.checkpoints/damaged')).map((e) => e.name);
-    const index = JSON.parse(await opfs.readText('clawser_workspaces/prune/.checkpoints/index.json')).checkpoints.map((/** @type {{id: string}} */ c) => c.id);
+    const index = JSON.parse(await opfs.readText('clawser_workspaces/prune/.checkpoints/index.json')).checkpoints.map(
+      (/** @type {{id: string}} */ c) => c.id,
+    );
     await opfs.delete('clawser_workspaces/prune');
-    return { ids, files, listed, oldest, latestBytes: latest.checkpoint?.state.turn?.bytes, withDamaged: { id: withDamaged.checkpoint?.info.id, skipped: withDamaged.skipped }, damaged, index };
+    return {
+      ids,
+      files,
+      listed,
+      oldest,
+      latestBytes: latest.checkpoint?.state.turn?.bytes,
+      withDamaged: { id: withDamaged.checkpoint?.info.id, skipped: withDamaged.skipped },
+      damaged,
+      index,
+    };
   });
   assert.equal(new Set(result.ids).size, 13);
   assert.deepEqual([...result.ids].sort(), result.ids, 'ids sort in save order');

@@ -29,7 +29,8 @@ const editConfig = async (fn) => {
   await editor().fill(JSON.stringify(c, null, 2));
 };
 
-test('the editor shows the whole configuration without secrets; a problem names its field and jumps to it; a fix saves and survives a reload', async () => {
+test('the editor shows the whole configuration without secrets; a problem names its field and jumps to it; \
+a fix saves and survives a reload', async () => {
   await page.keyboard.press('Alt+9');
   await panel().waitFor();
   assert.match(page.url(), /\/config$/);
@@ -42,21 +43,33 @@ test('the editor shows the whole configuration without secrets; a problem names 
   assert.equal(await panel().getByRole('button', { name: 'Save configuration' }).isDisabled(), true, 'nothing to save yet');
 
   const before = await stored();
-  await editConfig((c) => { c.agent.maxIterations = 0; c.agent.autonomy.levle = 'full'; });
+  await editConfig((c) => {
+    c.agent.maxIterations = 0;
+    c.agent.autonomy.levle = 'full';
+  });
   await panel().getByText('1 problem: nothing is saved until they are fixed.').waitFor();
   const problem = panel().getByRole('list', { name: 'Problems' }).getByRole('listitem');
   assert.match(await problem.innerText(), /^agent\.maxIterations: /);
   assert.equal(await editor().getAttribute('aria-invalid'), 'true');
   assert.equal(await panel().getByRole('button', { name: 'Save configuration' }).isDisabled(), true);
   await problem.getByRole('button').click();
-  const selected = await editor().evaluate((el) => /** @type {HTMLTextAreaElement} */ (el).value.slice(/** @type {HTMLTextAreaElement} */ (el).selectionStart, /** @type {HTMLTextAreaElement} */ (el).selectionEnd));
+  const selected = await editor().evaluate((el) =>
+    /** @type {HTMLTextAreaElement} */ (el).value.slice(
+      /** @type {HTMLTextAreaElement} */ (el).selectionStart,
+      /** @type {HTMLTextAreaElement} */ (el).selectionEnd,
+    ),
+  );
   assert.equal(selected, '"maxIterations"', 'the cursor is on the field');
   assert.ok(await editor().evaluate((el) => el === document.activeElement));
   // Type fixed: the misspelt field is the next problem.
-  await editConfig((c) => { c.agent.maxIterations = 7; });
+  await editConfig((c) => {
+    c.agent.maxIterations = 7;
+  });
   await problem.filter({ hasText: /^agent\.autonomy\.levle: not a setting here/ }).waitFor();
   assert.equal(await stored(), before, 'nothing was saved while invalid');
-  await editConfig((c) => { delete c.agent.autonomy.levle; });
+  await editConfig((c) => {
+    delete c.agent.autonomy.levle;
+  });
   await panel().getByText('Valid: ready to save.').waitFor();
   await panel().getByRole('button', { name: 'Save configuration' }).click();
   await panel().getByText('Saved. New turns use it.').waitFor();
@@ -68,12 +81,18 @@ test('the editor shows the whole configuration without secrets; a problem names 
 
 test('loosening a protection asks first: Cancel changes nothing, Apply anyway saves it', async () => {
   const before = await stored();
-  await editConfig((c) => { c.agent.safetyEnabled = false; c.toolPolicies.fs_write = 'auto'; });
+  await editConfig((c) => {
+    c.agent.safetyEnabled = false;
+    c.toolPolicies.fs_write = 'auto';
+  });
   await panel().getByRole('button', { name: 'Save configuration' }).click();
   const dialog = page.getByRole('dialog', { name: 'Loosen protections?' });
   await dialog.waitFor();
   const items = await dialog.getByRole('listitem').allInnerTexts();
-  assert.deepEqual(items, ['turns the safety checks off (prompt-injection scan, secret redaction, path and URL checks)', 'lets fs_write run without asking (was: ask each time)']);
+  assert.deepEqual(items, [
+    'turns the safety checks off (prompt-injection scan, secret redaction, path and URL checks)',
+    'lets fs_write run without asking (was: ask each time)',
+  ]);
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await panel().getByText('Not saved: nothing was changed.').waitFor();
   assert.equal(await stored(), before);
@@ -85,7 +104,10 @@ test('loosening a protection asks first: Cancel changes nothing, Apply anyway sa
   await page.keyboard.press('Alt+6');
   assert.equal(await page.getByRole('combobox', { name: 'Policy for fs_write' }).inputValue(), 'auto');
   await page.keyboard.press('Alt+9');
-  await editConfig((c) => { c.agent.safetyEnabled = true; c.toolPolicies = {}; });
+  await editConfig((c) => {
+    c.agent.safetyEnabled = true;
+    c.toolPolicies = {};
+  });
   await panel().getByRole('button', { name: 'Save configuration' }).click();
   await panel().getByText('Saved. New turns use it.').waitFor();
   assert.equal(await page.getByRole('dialog', { name: 'Loosen protections?' }).count(), 0, 'tightening asks nothing');
@@ -105,7 +127,10 @@ test('export has no secret and imports back; an import with a secret or a wrong 
   await writeFile(withKey, JSON.stringify({ ...doc, provider: { ...doc.provider, apiKey: 'sk-planted' } }));
   await panel().locator('input[type=file]').setInputFiles(withKey);
   await panel().getByText('“with-key.json” was not applied: nothing was changed. Fix the problems below and save, or discard.').waitFor();
-  assert.match(await panel().getByRole('list', { name: 'Problems' }).innerText(), /provider\.apiKey: secrets are never imported or exported/);
+  assert.match(
+    await panel().getByRole('list', { name: 'Problems' }).innerText(),
+    /provider\.apiKey: secrets are never imported or exported/,
+  );
   assert.equal(await stored(), before, 'nothing changed');
 
   const wrong = join(dir, 'wrong.json');
@@ -118,10 +143,16 @@ test('export has no secret and imports back; an import with a secret or a wrong 
   assert.deepEqual(JSON.parse(await editor().inputValue()), doc);
 
   const good = join(dir, 'good.json');
-  await writeFile(good, JSON.stringify({ ...doc, provider: { ...doc.provider, model: 'gpt-4o-mini' }, agent: { ...doc.agent, maxIterations: 12 } }));
+  await writeFile(
+    good,
+    JSON.stringify({ ...doc, provider: { ...doc.provider, model: 'gpt-4o-mini' }, agent: { ...doc.agent, maxIterations: 12 } }),
+  );
   await panel().locator('input[type=file]').setInputFiles(good);
   // A new model redraws the workspace (its header names the model); the panel stays open.
-  await page.locator('header').getByText(/gpt-4o-mini/).waitFor();
+  await page
+    .locator('header')
+    .getByText(/gpt-4o-mini/)
+    .waitFor();
   await panel().waitFor();
   assert.equal((await agentSettings()).maxIterations, 12);
   assert.equal(JSON.parse(await editor().inputValue()).provider.model, 'gpt-4o-mini');
@@ -129,7 +160,8 @@ test('export has no secret and imports back; an import with a secret or a wrong 
   assert.notEqual(await storedValue(`clawser_secret_${workspaceId()}_openai`), null);
 });
 
-test('the "Always allow" rules and the skills turned off are in the document: exported, imported back after removal, and a bad rule changes nothing', async () => {
+test('the "Always allow" rules and the skills turned off are in the document: exported, imported back after removal, \
+and a bad rule changes nothing', async () => {
   const skillChoices = async () => (await storedValue(`clawser_skills_enabled_${workspaceId()}`)) ?? {};
   const rules = () => page.getByRole('list', { name: 'Approval rules' });
   // A rule made where users make them (the Tools panel) shows in the document.
@@ -142,9 +174,14 @@ test('the "Always allow" rules and the skills turned off are in the document: ex
   await page.keyboard.press('Alt+9');
   await panel().waitFor();
   const shown = JSON.parse(await editor().inputValue());
-  assert.deepEqual(shown.approvalRules.map((/** @type {any} */ r) => [r.tool, r.kind, r.pattern]), [['shell', 'command', 'git status']]);
+  assert.deepEqual(
+    shown.approvalRules.map((/** @type {any} */ r) => [r.tool, r.kind, r.pattern]),
+    [['shell', 'command', 'git status']],
+  );
   // Skills turned off are saved through the document too.
-  await editConfig((c) => { c.skills = { 'daily-notes': false }; });
+  await editConfig((c) => {
+    c.skills = { 'daily-notes': false };
+  });
   await panel().getByRole('button', { name: 'Save configuration' }).click();
   await panel().getByText('Saved. New turns use it.').waitFor();
   assert.deepEqual(await skillChoices(), { 'daily-notes': false });
@@ -156,9 +193,13 @@ test('the "Always allow" rules and the skills turned off are in the document: ex
   assert.deepEqual(doc.skills, { 'daily-notes': false });
 
   // Both removed here…
-  await editConfig((c) => { c.approvalRules = []; c.skills = {}; });
+  await editConfig((c) => {
+    c.approvalRules = [];
+    c.skills = {};
+  });
   await panel().getByRole('button', { name: 'Save configuration' }).click();
-  await page.getByRole('dialog', { name: 'Loosen protections?' }).getByRole('button', { name: 'Apply anyway' }).click(); // the skill back on
+  // the skill back on
+  await page.getByRole('dialog', { name: 'Loosen protections?' }).getByRole('button', { name: 'Apply anyway' }).click();
   await panel().getByText('Saved. New turns use it.').waitFor();
   assert.deepEqual(await skillChoices(), {});
   await page.keyboard.press('Alt+6');
@@ -183,7 +224,9 @@ test('the "Always allow" rules and the skills turned off are in the document: ex
   await panel().locator('input[type=file]').setInputFiles(good);
   const dialog = page.getByRole('dialog', { name: 'Loosen protections?' });
   await dialog.waitFor();
-  assert.deepEqual(await dialog.getByRole('listitem').allInnerTexts(), ['lets shell run without asking for commands starting with “git status”']);
+  assert.deepEqual(await dialog.getByRole('listitem').allInnerTexts(), [
+    'lets shell run without asking for commands starting with “git status”',
+  ]);
   await dialog.getByRole('button', { name: 'Apply anyway' }).click();
   await panel().getByText('Imported and saved “exported.json”.').waitFor();
   assert.deepEqual(await skillChoices(), { 'daily-notes': false });
@@ -205,16 +248,20 @@ test('the MCP servers are in the document without their tokens; removed, they co
   await add.getByLabel('Token or header value (kept encrypted)').fill('tok-MCP-never-exported-42');
   await add.getByRole('button', { name: 'Add server' }).click();
   await card().waitFor();
-  await storedConfigUntil(page, (e) => sealedTokens(e) === 1, 'the server\'s sealed token'); // written in the background
+  await storedConfigUntil(page, (e) => sealedTokens(e) === 1, "the server's sealed token"); // written in the background
 
   await page.keyboard.press('Alt+9');
   await panel().waitFor();
-  assert.deepEqual(JSON.parse(await editor().inputValue()).mcpServers, [{ name: 'Docs', url: 'https://mcp.example.com/mcp', auth: 'bearer' }]);
+  assert.deepEqual(JSON.parse(await editor().inputValue()).mcpServers, [
+    { name: 'Docs', url: 'https://mcp.example.com/mcp', auth: 'bearer' },
+  ]);
   const [download] = await Promise.all([page.waitForEvent('download'), panel().getByRole('button', { name: 'Export JSON' }).click()]);
   const exported = await readFile(/** @type {string} */ (await download.path()), 'utf8');
   assert.ok(!exported.includes('tok-MCP-never-exported-42'), 'the token is not exported');
 
-  await editConfig((c) => { c.mcpServers = []; });
+  await editConfig((c) => {
+    c.mcpServers = [];
+  });
   await panel().getByRole('button', { name: 'Save configuration' }).click();
   await panel().getByText('Saved. New turns use it.').waitFor();
   assert.equal(await secrets(), 0, 'its token went with it');
@@ -228,7 +275,9 @@ test('the MCP servers are in the document without their tokens; removed, they co
   await panel().locator('input[type=file]').setInputFiles(file);
   const dialog = page.getByRole('dialog', { name: 'Loosen protections?' });
   await dialog.waitFor();
-  assert.deepEqual(await dialog.getByRole('listitem').allInnerTexts(), ['adds the MCP server “Docs” at mcp.example.com (its tools reach the agent once you connect it)']);
+  assert.deepEqual(await dialog.getByRole('listitem').allInnerTexts(), [
+    'adds the MCP server “Docs” at mcp.example.com (its tools reach the agent once you connect it)',
+  ]);
   await dialog.getByRole('button', { name: 'Apply anyway' }).click();
   await panel().getByText('Imported and saved “exported.json”.').waitFor();
   await page.keyboard.press('Alt+M');

@@ -35,10 +35,14 @@ const DAMAGE_NOTICE = /Clawser found (a damaged file|\d+ damaged files)/;
 
 /** Every process of the machine: pid, parent and command line. */
 function processes() {
-  return execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' }).split('\n').filter(Boolean).map((line) => {
-    const m = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line);
-    return m ? { pid: Number(m[1]), ppid: Number(m[2]), args: m[3] } : null;
-  }).filter((p) => p !== null);
+  return execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const m = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line);
+      return m ? { pid: Number(m[1]), ppid: Number(m[2]), args: m[3] } : null;
+    })
+    .filter((p) => p !== null);
 }
 
 /** @param {number} pid */
@@ -51,7 +55,12 @@ function alive(pid) {
   }
 }
 
-/** Waits until a check (in Node, or in a page: async) holds, checked once per 50 ms of `timeoutMs`. @param {() => boolean | Promise<boolean>} check @param {string} what @param {number} [timeoutMs] */
+/**
+ * Waits until a check (in Node, or in a page: async) holds, checked once per 50 ms of `timeoutMs`.
+ * @param {() => boolean | Promise<boolean>} check
+ * @param {string} what
+ * @param {number} [timeoutMs]
+ */
 async function until(check, what, timeoutMs = 30_000) {
   await waitUntil(check, what, { tries: Math.ceil(timeoutMs / 50) });
 }
@@ -68,21 +77,27 @@ async function crash(browser) {
   assert.ok(main, 'the browser process was found');
   /** @type {Set<number>} */
   const tree = new Set([main.pid]);
-  for (let grew = true; grew;) {
+  for (let grew = true; grew; ) {
     grew = false;
-    for (const p of all) if (tree.has(p.ppid) && !tree.has(p.pid)) { tree.add(p.pid); grew = true; }
+    for (const p of all)
+      if (tree.has(p.ppid) && !tree.has(p.pid)) {
+        tree.add(p.pid);
+        grew = true;
+      }
   }
   const closed = new Promise((resolve) => browser.context.once('close', resolve));
   process.kill(main.pid, 'SIGKILL');
   await closed;
-  await until(() => [...tree].every((pid) => !alive(pid)), 'the killed browser\'s processes to exit');
+  await until(() => [...tree].every((pid) => !alive(pid)), "the killed browser's processes to exit");
 }
 
 /** localStorage's files in a profile, as text (keys are stored as Latin-1). @param {string} profileDir */
 function localStorageOnDisk(profileDir) {
   const dir = join(profileDir, 'Default', 'Local Storage', 'leveldb');
   try {
-    return readdirSync(dir).map((f) => readFileSync(join(dir, f)).toString('latin1')).join('');
+    return readdirSync(dir)
+      .map((f) => readFileSync(join(dir, f)).toString('latin1'))
+      .join('');
   } catch {
     return '';
   }
@@ -105,7 +120,11 @@ async function localStorageSentinel(browser) {
   return {
     committed: () => until(() => localStorageOnDisk(browser.profileDir).includes(mark), 'Chromium to write localStorage to disk', 90_000),
     /** @param {string} text @param {string} what */
-    notOnDisk: (text, what) => assert.ok(!localStorageOnDisk(browser.profileDir).includes(text), `${what} is not on disk in localStorage before the kill (else the kill tests nothing)`),
+    notOnDisk: (text, what) =>
+      assert.ok(
+        !localStorageOnDisk(browser.profileDir).includes(text),
+        `${what} is not on disk in localStorage before the kill (else the kill tests nothing)`,
+      ),
   };
 }
 
@@ -141,7 +160,10 @@ function stateChecked(page) {
   return page.waitForFunction(() => performance.getEntriesByName('clawser-state-checked').length > 0);
 }
 
-/** A new browser on the profile of `browser` (killed or closed), and a page on the app's home screen once the app is in. @param {string} profileDir */
+/**
+ * A new browser on the profile of `browser` (killed or closed), and a page on the app's home screen once the app is in.
+ * @param {string} profileDir
+ */
 async function reopen(profileDir) {
   const browser = await launch({ profileDir });
   const page = await fx.newPage(browser.context);
@@ -157,25 +179,38 @@ async function reopen(profileDir) {
  */
 async function nothingHidden(page) {
   await stateChecked(page);
-  assert.equal(await page.locator('.banner', { hasText: /found in the browser's storage/ }).count(), 0, 'no workspace folder left off the list');
+  assert.equal(
+    await page.locator('.banner', { hasText: /found in the browser's storage/ }).count(),
+    0,
+    'no workspace folder left off the list',
+  );
   assert.equal(await page.locator('.banner', { hasText: DAMAGE_NOTICE }).count(), 0, 'no damaged file');
 }
 
-/** Whether a workspace's conversation log holds `text` (read straight from OPFS). @param {import('playwright-core').Page} page @param {string} ws @param {string} text */
+/**
+ * Whether a workspace's conversation log holds `text` (read straight from OPFS).
+ * @param {import('playwright-core').Page} page
+ * @param {string} ws
+ * @param {string} text
+ */
 function logHolds(page, ws, text) {
-  return page.evaluate(async ([id, t]) => {
-    try {
-      const root = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(id);
-      for await (const [, conv] of /** @type {any} */ (await root.getDirectoryHandle('.conversations')).entries()) { // any: the directory iterator is missing from TypeScript's DOM types
-        if (conv.kind !== 'directory') continue;
-        const log = await (await (await conv.getFileHandle('events.jsonl').catch(() => null))?.getFile())?.text();
-        if (log?.includes(t)) return true;
+  return page.evaluate(
+    async ([id, t]) => {
+      try {
+        const root = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(id);
+        for await (const [, conv] of /** @type {any} */ (await root.getDirectoryHandle('.conversations')).entries()) {
+          // any: the directory iterator is missing from TypeScript's DOM types
+          if (conv.kind !== 'directory') continue;
+          const log = await (await (await conv.getFileHandle('events.jsonl').catch(() => null))?.getFile())?.text();
+          if (log?.includes(t)) return true;
+        }
+      } catch {
+        // not there (yet)
       }
-    } catch {
-      // not there (yet)
-    }
-    return false;
-  }, /** @type {[string, string]} */ ([ws, text]));
+      return false;
+    },
+    /** @type {[string, string]} */ ([ws, text]),
+  );
 }
 
 /**
@@ -186,9 +221,13 @@ function logHolds(page, ws, text) {
 function turnCheckpoint(page, ws) {
   return page.evaluate(async (id) => {
     try {
-      const dir = await (await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(id)).getDirectoryHandle('.checkpoints');
+      const dir = await (
+        await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(id)
+      ).getDirectoryHandle('.checkpoints');
       const names = [];
-      for await (const [name, handle] of /** @type {any} */ (dir).entries()) if (handle.kind === 'file' && name.endsWith('.json') && name !== 'index.json') names.push(name); // any: the directory iterator is missing from TypeScript's DOM types
+      // any: the directory iterator is missing from TypeScript's DOM types
+      for await (const [name, handle] of /** @type {any} */ (dir).entries())
+        if (handle.kind === 'file' && name.endsWith('.json') && name !== 'index.json') names.push(name);
       for (const name of names.sort().reverse()) {
         try {
           return JSON.parse(await (await (await dir.getFileHandle(name)).getFile()).text()).state?.turn?.status ?? null;
@@ -205,7 +244,14 @@ function turnCheckpoint(page, ws) {
 
 /** The workspaces the home screen lists: id → text of the row's link. @param {import('playwright-core').Page} page */
 function listed(page) {
-  return page.evaluate(() => Object.fromEntries([...document.querySelectorAll('a.ws-open')].map((a) => [decodeURIComponent(a.getAttribute('href')?.split('/')[1] ?? ''), a.textContent ?? ''])));
+  return page.evaluate(() =>
+    Object.fromEntries(
+      [...document.querySelectorAll('a.ws-open')].map((a) => [
+        decodeURIComponent(a.getAttribute('href')?.split('/')[1] ?? ''),
+        a.textContent ?? '',
+      ]),
+    ),
+  );
 }
 
 /**
@@ -233,7 +279,8 @@ function countFiles(page, path) {
     /** @param {FileSystemDirectoryHandle} d @returns {Promise<number>} */
     const count = async (d) => {
       let n = 0;
-      for await (const [, handle] of /** @type {any} */ (d).entries()) n += handle.kind === 'directory' ? await count(handle) : 1; // any: the directory iterator is missing from TypeScript's DOM types
+      // any: the directory iterator is missing from TypeScript's DOM types
+      for await (const [, handle] of /** @type {any} */ (d).entries()) n += handle.kind === 'directory' ? await count(handle) : 1;
       return n;
     };
     try {
@@ -253,19 +300,31 @@ async function watcher(browser) {
   return page;
 }
 
-/** Writes `n` small files under a workspace's notes/ through the app's storage module. @param {import('playwright-core').Page} page @param {string} ws @param {number} n */
+/**
+ * Writes `n` small files under a workspace's notes/ through the app's storage module.
+ * @param {import('playwright-core').Page} page
+ * @param {string} ws
+ * @param {number} n
+ */
 function writeNotes(page, ws, n) {
-  return page.evaluate(async ([id, count]) => {
-    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
-    const fs = new OpfsFileSystem();
-    try {
-      for (let i = 0; i < count; i += 100) {
-        await Promise.all(Array.from({ length: Math.min(100, count - i) }, (_, k) => fs.write(`clawser_workspaces/${id}/notes/${i + k}.md`, `note ${i + k}\n`)));
+  return page.evaluate(
+    async ([id, count]) => {
+      const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+      const fs = new OpfsFileSystem();
+      try {
+        for (let i = 0; i < count; i += 100) {
+          await Promise.all(
+            Array.from({ length: Math.min(100, count - i) }, (_, k) =>
+              fs.write(`clawser_workspaces/${id}/notes/${i + k}.md`, `note ${i + k}\n`),
+            ),
+          );
+        }
+      } finally {
+        fs.terminate();
       }
-    } finally {
-      fs.terminate();
-    }
-  }, /** @type {[string, number]} */ ([ws, n]));
+    },
+    /** @type {[string, number]} */ ([ws, n]),
+  );
 }
 
 /** Makes a workspace from the home screen; resolves to its id. @param {import('playwright-core').Page} page @param {string} name */
@@ -319,12 +378,18 @@ async function streamScenario({ kill }) {
     // The question is on storage (the log is appended as the turn goes), and so is the
     // checkpoint that says a turn is running.
     const side = await watcher(first);
-    await until(async () => (await logHolds(side, mine, 'hello before the crash')) && (await turnCheckpoint(side, mine)) === 'running', 'the question and the running turn on storage');
+    await until(
+      async () => (await logHolds(side, mine, 'hello before the crash')) && (await turnCheckpoint(side, mine)) === 'running',
+      'the question and the running turn on storage',
+    );
     if (!kill) {
       llm.resume();
       paused = false;
       await page.locator('.msg.assistant', { hasText: 'browser goes.' }).waitFor();
-      await until(async () => (await logHolds(side, mine, 'browser goes.')) && (await turnCheckpoint(side, mine)) === 'idle', 'the reply and the end of the turn on storage');
+      await until(
+        async () => (await logHolds(side, mine, 'browser goes.')) && (await turnCheckpoint(side, mine)) === 'idle',
+        'the reply and the end of the turn on storage',
+      );
     }
     if (kill) {
       sentinel.notOnDisk(second, 'the second workspace on the list');
@@ -359,7 +424,8 @@ async function streamScenario({ kill }) {
   }
 }
 
-test('the browser killed while a reply streams: the workspace list, the provider settings and the question are all there afterwards, and the cut-off reply is offered again', async () => {
+test('the browser killed while a reply streams: the workspace list, the provider settings and the question are all there afterwards, \
+and the cut-off reply is offered again', async () => {
   await streamScenario({ kill: true });
 });
 
@@ -398,31 +464,46 @@ async function restoreScenario({ kill }) {
     await home.getByRole('link', { name: /Made after the backup/ }).waitFor();
     await home.waitForFunction(() => performance.getEntriesByName('clawser-app-ready').length > 0);
     await sentinel.committed();
-    await home.locator('input[aria-label="Choose a backup file to restore"]').setInputFiles({ name: 'backup.zip', mimeType: 'application/zip', buffer: backup });
+    await home
+      .locator('input[aria-label="Choose a backup file to restore"]')
+      .setInputFiles({ name: 'backup.zip', mimeType: 'application/zip', buffer: backup });
     const confirm = home.getByRole('dialog', { name: 'Replace everything with this backup?' });
     if (kill) {
       const side = await watcher(first);
       await confirm.getByRole('button', { name: 'Replace everything' }).click();
       // Killed half way: a hundred of the workspace's notes moved aside already (or the backup's
       // files being put in place).
-      await waitInPage(side, async (id) => {
-        try {
-          const root = await navigator.storage.getDirectory();
-          const state = JSON.parse(await (await (await root.getFileHandle('.restore-state.json')).getFile()).text());
-          if (state.phase === 'placing') return true;
-          if (state.phase !== 'aside') return false;
-          const notes = await (await (await (await root.getDirectoryHandle('.restore-previous')).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(id)).getDirectoryHandle('notes');
-          let n = 0;
-          for await (const _ of /** @type {any} */ (notes).keys()) if (++n >= 100) return true; // any: the directory iterator is missing from TypeScript's DOM types
-          return false;
-        } catch {
-          return false;
-        }
-      }, mine, { what: 'the restore half way through moving files', timeoutMs: 60_000 });
-      sentinel.notOnDisk('clawser_restore_running', 'the restore\'s flag');
+      await waitInPage(
+        side,
+        async (id) => {
+          try {
+            const root = await navigator.storage.getDirectory();
+            const state = JSON.parse(await (await (await root.getFileHandle('.restore-state.json')).getFile()).text());
+            if (state.phase === 'placing') return true;
+            if (state.phase !== 'aside') return false;
+            const notes = await (
+              await (
+                await (await root.getDirectoryHandle('.restore-previous')).getDirectoryHandle('clawser_workspaces')
+              ).getDirectoryHandle(id)
+            ).getDirectoryHandle('notes');
+            let n = 0;
+            // any: the directory iterator is missing from TypeScript's DOM types
+            for await (const _ of /** @type {any} */ (notes).keys()) if (++n >= 100) return true;
+            return false;
+          } catch {
+            return false;
+          }
+        },
+        mine,
+        { what: 'the restore half way through moving files', timeoutMs: 60_000 },
+      );
+      sentinel.notOnDisk('clawser_restore_running', "the restore's flag");
       await crash(first);
     } else {
-      await Promise.all([home.waitForEvent('load', { timeout: 180_000 }), confirm.getByRole('button', { name: 'Replace everything' }).click()]); // a restore of many files takes long on a loaded machine: waited for, not timed
+      await Promise.all([
+        home.waitForEvent('load', { timeout: 180_000 }),
+        confirm.getByRole('button', { name: 'Replace everything' }).click(),
+      ]); // a restore of many files takes long on a loaded machine: waited for, not timed
       await home.waitForFunction(() => performance.getEntriesByName('clawser-app-ready').length > 0, undefined, { timeout: 120_000 });
       await first.close({ keepProfile: true });
     }
@@ -439,11 +520,12 @@ async function restoreScenario({ kill }) {
         assert.match(await banner.innerText(), /previous data was kept/);
       } else {
         assert.equal(await banner.count(), 0, 'no interrupted restore to report');
-        assert.deepEqual(Object.keys(rows), [mine], 'the backup\'s workspaces');
+        assert.deepEqual(Object.keys(rows), [mine], "the backup's workspaces");
         assert.equal(await countFiles(again, `clawser_workspaces/${later}`), -1);
       }
       assert.equal(await countFiles(again, `clawser_workspaces/${mine}/notes`), NOTES, 'every file of the workspace');
-      for (const leftover of ['.restore-previous', '.restore-staging']) assert.equal(await countFiles(again, leftover), -1, `${leftover} is gone`);
+      for (const leftover of ['.restore-previous', '.restore-staging'])
+        assert.equal(await countFiles(again, leftover), -1, `${leftover} is gone`);
       assert.equal(await rawText(again, '.restore-state.json'), null);
       await nothingHidden(again);
     } finally {
@@ -454,11 +536,12 @@ async function restoreScenario({ kill }) {
   }
 }
 
-test('the browser killed during a restore: the next start rolls it back from its marker file and says so; every file is as before', async () => {
+test('the browser killed during a restore: the next start rolls it back from its marker file and says so; \
+every file is as before', async () => {
   await restoreScenario({ kill: true });
 });
 
-test('control: a restore that runs to the end shows the backup\'s data and no notice', async () => {
+test("control: a restore that runs to the end shows the backup's data and no notice", async () => {
   await restoreScenario({ kill: false });
 });
 
@@ -471,7 +554,11 @@ async function deleteScenario({ kill }) {
   const profileDir = setup.profileDir;
   try {
     // An earlier visit made the workspace and its files.
-    const made = await openWorkspace(setup.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
+    const made = await openWorkspace(setup.context, app.url, {
+      provider: 'openai-compatible',
+      model: 'test-model',
+      baseUrl: `${llm.url}/v1`,
+    });
     const mine = workspaceOf(made.url());
     const doomed = await newWorkspace(made, 'Doomed');
     await writeNotes(made, doomed, NOTES);
@@ -485,20 +572,28 @@ async function deleteScenario({ kill }) {
     await page.getByRole('dialog').getByRole('button', { name: 'Delete workspace' }).click();
     if (kill) {
       // Killed once its files have begun to go.
-      await waitInPage(side, async (id) => {
-        /** @param {FileSystemDirectoryHandle} d @returns {Promise<number>} */
-        const count = async (d) => {
-          let n = 0;
-          for await (const [, h] of /** @type {any} */ (d).entries()) n += h.kind === 'directory' ? await count(h) : 1; // any: the directory iterator is missing from TypeScript's DOM types
-          return n;
-        };
-        try {
-          const dir = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(id);
-          return (await count(dir)) < 1500;
-        } catch {
-          return true; // all gone already
-        }
-      }, doomed, { what: 'the delete under way' });
+      await waitInPage(
+        side,
+        async (id) => {
+          /** @param {FileSystemDirectoryHandle} d @returns {Promise<number>} */
+          const count = async (d) => {
+            let n = 0;
+            // any: the directory iterator is missing from TypeScript's DOM types
+            for await (const [, h] of /** @type {any} */ (d).entries()) n += h.kind === 'directory' ? await count(h) : 1;
+            return n;
+          };
+          try {
+            const dir = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(
+              id,
+            );
+            return (await count(dir)) < 1500;
+          } catch {
+            return true; // all gone already
+          }
+        },
+        doomed,
+        { what: 'the delete under way' },
+      );
       await crash(first);
       // The kill came before the delete was done: some of its files are still there (looked at
       // from a page that is not the app, which would finish the delete).
@@ -508,7 +603,16 @@ async function deleteScenario({ kill }) {
       assert.ok(left > 0 && left < NOTES, `the kill came half way through the delete (${left} of its ${NOTES} files left)`);
     } else {
       await page.getByRole('link', { name: /Doomed/ }).waitFor({ state: 'detached' });
-      await waitInPage(side, async (id) => (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(id).then(() => false, () => true), doomed, { what: 'its folder gone' });
+      await waitInPage(
+        side,
+        async (id) =>
+          (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(id).then(
+            () => false,
+            () => true,
+          ),
+        doomed,
+        { what: 'its folder gone' },
+      );
       await first.close({ keepProfile: true });
     }
     const { browser, page: again } = await reopen(profileDir);
@@ -526,7 +630,8 @@ async function deleteScenario({ kill }) {
   }
 }
 
-test('the browser killed while a workspace is being deleted: it is not listed afterwards and its leftover files are removed at the next start', async () => {
+test('the browser killed while a workspace is being deleted: it is not listed afterwards and its leftover files are removed at the next \
+start', async () => {
   await deleteScenario({ kill: true });
 });
 
@@ -585,7 +690,11 @@ async function burstScenario({ kill }) {
       const dialog = again.getByRole('dialog', { name: /Settings/ });
       assert.equal(await dialog.getByLabel('Model', { exact: true }).inputValue(), 'model-4');
       assert.equal(await dialog.getByLabel('Autonomy').inputValue(), 'readonly');
-      assert.match(await dialog.getByLabel('API key', { exact: true }).getAttribute('placeholder') ?? '', /^Saved \(encrypted\)/, 'the sealed key is there');
+      assert.match(
+        (await dialog.getByLabel('API key', { exact: true }).getAttribute('placeholder')) ?? '',
+        /^Saved \(encrypted\)/,
+        'the sealed key is there',
+      );
       await nothingHidden(again);
     } finally {
       await browser.close();
@@ -595,7 +704,8 @@ async function burstScenario({ kill }) {
   }
 }
 
-test('the browser killed right after a burst of settings changes the app said were saved: every one of them is there afterwards', async () => {
+test('the browser killed right after a burst of settings changes the app said were saved: \
+every one of them is there afterwards', async () => {
   await burstScenario({ kill: true });
 });
 
@@ -613,12 +723,23 @@ test('control: the same burst with the browser closed normally', async () => {
 async function twoWorkspaces() {
   const browser = await launch();
   try {
-    const page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
+    const page = await openWorkspace(browser.context, app.url, {
+      provider: 'openai-compatible',
+      model: 'test-model',
+      baseUrl: `${llm.url}/v1`,
+    });
     const mine = workspaceOf(page.url());
     const second = await newWorkspace(page, 'Second');
     // Opening it records its last use in the background: stored before the browser closes, so the
     // next start has nothing of this one left to write over the list a test reads first.
-    await storedConfigUntil(page, (entries) => JSON.parse(entries.clawser_workspaces ?? '[]').some((/** @type {{id: string, lastUsedAt?: number}} */ w) => w.id === second && w.lastUsedAt), 'the second workspace\'s last use');
+    await storedConfigUntil(
+      page,
+      (entries) =>
+        JSON.parse(entries.clawser_workspaces ?? '[]').some(
+          (/** @type {{id: string, lastUsedAt?: number}} */ w) => w.id === second && w.lastUsedAt,
+        ),
+      "the second workspace's last use",
+    );
     await browser.close({ keepProfile: true });
     return { profileDir: browser.profileDir, mine, second };
   } catch (err) {
@@ -627,17 +748,25 @@ async function twoWorkspaces() {
   }
 }
 
-/** Writes a file straight to OPFS (no app module), as damage leaves it. @param {import('playwright-core').Page} page @param {string} path @param {string} text */
+/**
+ * Writes a file straight to OPFS (no app module), as damage leaves it.
+ * @param {import('playwright-core').Page} page
+ * @param {string} path
+ * @param {string} text
+ */
 function writeRaw(page, path, text) {
-  return page.evaluate(async ([p, t]) => {
-    let dir = await navigator.storage.getDirectory();
-    const parts = p.split('/');
-    const name = /** @type {string} */ (parts.pop());
-    for (const part of parts) dir = await dir.getDirectoryHandle(part);
-    const w = await (await dir.getFileHandle(name, { create: true })).createWritable();
-    await w.write(t);
-    await w.close();
-  }, /** @type {[string, string]} */ ([path, text]));
+  return page.evaluate(
+    async ([p, t]) => {
+      let dir = await navigator.storage.getDirectory();
+      const parts = p.split('/');
+      const name = /** @type {string} */ (parts.pop());
+      for (const part of parts) dir = await dir.getDirectoryHandle(part);
+      const w = await (await dir.getFileHandle(name, { create: true })).createWritable();
+      await w.write(t);
+      await w.close();
+    },
+    /** @type {[string, string]} */ ([path, text]),
+  );
 }
 
 /** The names in a folder of OPFS. @param {import('playwright-core').Page} page @param {string} path */
@@ -646,7 +775,8 @@ function namesIn(page, path) {
     let dir = await navigator.storage.getDirectory();
     for (const part of p.split('/')) dir = await dir.getDirectoryHandle(part);
     const names = [];
-    for await (const [name] of /** @type {any} */ (dir).entries()) names.push(name); // any: the directory iterator is missing from TypeScript's DOM types
+    // any: the directory iterator is missing from TypeScript's DOM types
+    for await (const [name] of /** @type {any} */ (dir).entries()) names.push(name);
     return names.sort();
   }, path);
 }
@@ -663,7 +793,11 @@ async function reviewDamage(page, what) {
   return { dialog, item };
 }
 
-/** Downloads an entry's raw bytes; resolves to them as text. @param {import('playwright-core').Page} page @param {import('playwright-core').Locator} item */
+/**
+ * Downloads an entry's raw bytes; resolves to them as text.
+ * @param {import('playwright-core').Page} page
+ * @param {import('playwright-core').Locator} item
+ */
 async function downloadOf(page, item) {
   const [download] = await Promise.all([page.waitForEvent('download'), item.getByRole('button', { name: /^Download/ }).click()]);
   return (await readFile(/** @type {string} */ (await download.path()))).toString('utf8');
@@ -677,7 +811,7 @@ async function damagedListScenario({ damage }) {
     const side = await watcher(browser);
     const path = 'clawser_state/workspaces.json';
     const intact = await rawText(side, path);
-    assert.ok(intact, 'the list is a file of the browser\'s storage');
+    assert.ok(intact, "the list is a file of the browser's storage");
     // Cut short, as a write the disk did not finish leaves it.
     const damaged = intact.slice(0, Math.floor(intact.length / 2));
     if (damage) await writeRaw(side, path, damaged);
@@ -729,7 +863,8 @@ async function damagedListScenario({ damage }) {
   }
 }
 
-test('a damaged workspace list: the app opens, names it and the workspaces still in storage, overwrites nothing; its bytes download, and set aside it is kept and the workspaces come back', async () => {
+test('a damaged workspace list: the app opens, names it and the workspaces still in storage, overwrites nothing; its bytes download, \
+and set aside it is kept and the workspaces come back', async () => {
   await damagedListScenario({ damage: true });
 });
 
@@ -745,7 +880,7 @@ async function damagedSettingsScenario({ damage }) {
     const side = await watcher(browser);
     const path = 'clawser_state/settings.json';
     const intact = await rawText(side, path);
-    assert.ok(intact, 'the settings are a file of the browser\'s storage');
+    assert.ok(intact, "the settings are a file of the browser's storage");
     // Garbage bytes in the middle, as a disk error leaves them.
     const damaged = `${intact.slice(0, 40)}\u0000\u0000\u0007\u0001${intact.slice(44)}`;
     if (damage) await writeRaw(side, path, damaged);
@@ -791,7 +926,8 @@ async function damagedSettingsScenario({ damage }) {
   }
 }
 
-test('a damaged settings file: the app opens with every workspace listed, names it, saves nothing over it; its bytes download, and set aside it is kept and a new one started', async () => {
+test('a damaged settings file: the app opens with every workspace listed, names it, saves nothing over it; its bytes download, \
+and set aside it is kept and a new one started', async () => {
   await damagedSettingsScenario({ damage: true });
 });
 
@@ -866,7 +1002,8 @@ async function unlistedScenario({ lose }) {
   }
 }
 
-test('a workspace folder the list does not name is offered back under its name at start; added back, it is listed again, and stays so', async () => {
+test('a workspace folder the list does not name is offered back under its name at start; added back, it is listed again, \
+and stays so', async () => {
   await unlistedScenario({ lose: true });
 });
 

@@ -48,57 +48,86 @@ before(async () => {
   await appView(page);
   // Off the app (its writes done), the workspace's other files are made by their own stores.
   await offTheApp();
-  await page.evaluate(async ({ ws, alpha }) => {
-    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
-    const { EventLog, emptySpend } = await import('/web/agent/conversation/event-log.js');
-    const opfs = new OpfsFileSystem();
-    const dir = `clawser_workspaces/${ws}/.conversations/${alpha}`;
-    // A snapshot of alpha, as the app writes one every 500 events.
-    const bytes = await opfs.readBytes(`${dir}/events.jsonl`);
-    const { log } = EventLog.fromJSONL(new TextDecoder().decode(bytes));
-    await opfs.write(`${dir}/snapshot.json`, JSON.stringify({ version: 1, eventCount: log.size, byteLength: bytes.length, history: log.deriveSessionHistory().messages, spend: emptySpend() }));
-    // The workspace's other files, each written by its own store.
-    const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
-    const { LocalConfig } = await import('/web/storage/local-config.js');
-    const fs = new ScopedFileSystem(opfs, `clawser_workspaces/${ws}`);
-    const { GoalStore } = await import('/web/stores/goals.js');
-    await new GoalStore({ fs }).add({ description: 'Ship the report' });
-    const { Scheduler } = await import('/web/stores/scheduler.js');
-    await new Scheduler({ fs, execute: async () => ({ ok: true, summary: '' }) }).add({ name: 'Morning summary', when: 'every day at 9am', action: { kind: 'prompt', prompt: 'Summarize.' } });
-    const { MemoryStore } = await import('/web/memory/store.js');
-    const memory = new MemoryStore({ fs });
-    await memory.store({ key: 'favourite colour', content: 'blue' });
-    await memory.flush();
-    await memory.store({ key: 'home town', content: 'Lyon' });
-    await memory.flush();
-    const { AgentStore } = await import('/web/agent/runtime/agent-store.js');
-    const agents = new AgentStore({ fs, globalFs: new ScopedFileSystem(opfs, 'clawser_agents') });
-    await agents.save({ name: 'writer', description: 'Writes drafts', systemPrompt: 'You write drafts.' }, 'workspace');
-    await agents.setIdentity({ format: 'json', text: JSON.stringify({ names: { display: 'Ada' } }) });
-    const { SkillStore } = await import('/web/skills/store.js');
-    const skills = new SkillStore({ globalFs: new ScopedFileSystem(opfs, 'clawser_skills'), workspaceFs: fs, config: new LocalConfig(), workspaceId: ws });
-    await skills.install('notes', new Map([['SKILL.md', '---\nname: notes\ndescription: Takes notes in notes/.\n---\nWrite notes as Markdown files in notes/.\n']]));
-    const { UsageLedger } = await import('/web/stores/usage-ledger.js');
-    const usage = new UsageLedger({ fs });
-    usage.recordTool({ name: 'fs_read', ok: true, blocked: false, durationMs: 3 });
-    await usage.flush();
-    const { WorkspaceGit } = await import('/web/git/git.js');
-    await fs.write('notes/a.md', '# A\n');
-    const repo = new WorkspaceGit(fs);
-    await repo.ensureRepo();
-    await repo.commitAll({ message: 'First' });
-    // One checkpoint, an hour old (a newer one cut short would be taken for one being written).
-    const { CheckpointManager } = await import('/web/agent/coordination/checkpoint.js');
-    await fs.delete('.checkpoints');
-    await new CheckpointManager({ fs, now: () => Date.now() - 3_600_000 }).save({ workspaceId: ws, conversationId: alpha, turn: { status: 'idle' } });
-    opfs.terminate();
-  }, { ws, alpha });
+  await page.evaluate(
+    async ({ ws, alpha }) => {
+      const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+      const { EventLog, emptySpend } = await import('/web/agent/conversation/event-log.js');
+      const opfs = new OpfsFileSystem();
+      const dir = `clawser_workspaces/${ws}/.conversations/${alpha}`;
+      // A snapshot of alpha, as the app writes one every 500 events.
+      const bytes = await opfs.readBytes(`${dir}/events.jsonl`);
+      const { log } = EventLog.fromJSONL(new TextDecoder().decode(bytes));
+      await opfs.write(
+        `${dir}/snapshot.json`,
+        JSON.stringify({
+          version: 1,
+          eventCount: log.size,
+          byteLength: bytes.length,
+          history: log.deriveSessionHistory().messages,
+          spend: emptySpend(),
+        }),
+      );
+      // The workspace's other files, each written by its own store.
+      const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
+      const { LocalConfig } = await import('/web/storage/local-config.js');
+      const fs = new ScopedFileSystem(opfs, `clawser_workspaces/${ws}`);
+      const { GoalStore } = await import('/web/stores/goals.js');
+      await new GoalStore({ fs }).add({ description: 'Ship the report' });
+      const { Scheduler } = await import('/web/stores/scheduler.js');
+      await new Scheduler({ fs, execute: async () => ({ ok: true, summary: '' }) }).add({
+        name: 'Morning summary',
+        when: 'every day at 9am',
+        action: { kind: 'prompt', prompt: 'Summarize.' },
+      });
+      const { MemoryStore } = await import('/web/memory/store.js');
+      const memory = new MemoryStore({ fs });
+      await memory.store({ key: 'favourite colour', content: 'blue' });
+      await memory.flush();
+      await memory.store({ key: 'home town', content: 'Lyon' });
+      await memory.flush();
+      const { AgentStore } = await import('/web/agent/runtime/agent-store.js');
+      const agents = new AgentStore({ fs, globalFs: new ScopedFileSystem(opfs, 'clawser_agents') });
+      await agents.save({ name: 'writer', description: 'Writes drafts', systemPrompt: 'You write drafts.' }, 'workspace');
+      await agents.setIdentity({ format: 'json', text: JSON.stringify({ names: { display: 'Ada' } }) });
+      const { SkillStore } = await import('/web/skills/store.js');
+      const skills = new SkillStore({
+        globalFs: new ScopedFileSystem(opfs, 'clawser_skills'),
+        workspaceFs: fs,
+        config: new LocalConfig(),
+        workspaceId: ws,
+      });
+      await skills.install(
+        'notes',
+        new Map([['SKILL.md', '---\nname: notes\ndescription: Takes notes in notes/.\n---\nWrite notes as Markdown files in notes/.\n']]),
+      );
+      const { UsageLedger } = await import('/web/stores/usage-ledger.js');
+      const usage = new UsageLedger({ fs });
+      usage.recordTool({ name: 'fs_read', ok: true, blocked: false, durationMs: 3 });
+      await usage.flush();
+      const { WorkspaceGit } = await import('/web/git/git.js');
+      await fs.write('notes/a.md', '# A\n');
+      const repo = new WorkspaceGit(fs);
+      await repo.ensureRepo();
+      await repo.commitAll({ message: 'First' });
+      // One checkpoint, an hour old (a newer one cut short would be taken for one being written).
+      const { CheckpointManager } = await import('/web/agent/coordination/checkpoint.js');
+      await fs.delete('.checkpoints');
+      await new CheckpointManager({ fs, now: () => Date.now() - 3_600_000 }).save({
+        workspaceId: ws,
+        conversationId: alpha,
+        turn: { status: 'idle' },
+      });
+      opfs.terminate();
+    },
+    { ws, alpha },
+  );
   pristine = await page.evaluate(async (ws) => {
     /** @type {Record<string, string>} */
     const files = {};
     /** @param {FileSystemDirectoryHandle} dir @param {string} prefix */
     const walk = async (dir, prefix) => {
-      for await (const [name, handle] of /** @type {any} */ (dir).entries()) { // any: the async iterator is not in TypeScript's DOM types here
+      for await (const [name, handle] of /** @type {any} */ (dir).entries()) {
+        // any: the async iterator is not in TypeScript's DOM types here
         if (handle.kind === 'directory') await walk(handle, `${prefix}${name}/`);
         else {
           const bytes = new Uint8Array(await (await handle.getFile()).arrayBuffer());
@@ -145,47 +174,58 @@ async function restore(changes = {}) {
     if (bytes === null) delete files[path];
     else files[path] = Buffer.from(bytes).toString('base64');
   }
-  await page.evaluate(async ({ ws, files }) => {
-    const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces');
-    await root.removeEntry(ws, { recursive: true }).catch(() => {});
-    const top = await root.getDirectoryHandle(ws, { create: true });
-    for (const [path, b64] of Object.entries(files)) {
-      const parts = path.split('/');
-      const name = /** @type {string} */ (parts.pop());
-      let dir = top;
-      for (const p of parts) dir = await dir.getDirectoryHandle(p, { create: true });
-      const w = await (await dir.getFileHandle(name, { create: true })).createWritable();
-      await w.write(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
-      await w.close();
-    }
-  }, { ws, files });
+  await page.evaluate(
+    async ({ ws, files }) => {
+      const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces');
+      await root.removeEntry(ws, { recursive: true }).catch(() => {});
+      const top = await root.getDirectoryHandle(ws, { create: true });
+      for (const [path, b64] of Object.entries(files)) {
+        const parts = path.split('/');
+        const name = /** @type {string} */ (parts.pop());
+        let dir = top;
+        for (const p of parts) dir = await dir.getDirectoryHandle(p, { create: true });
+        const w = await (await dir.getFileHandle(name, { create: true })).createWritable();
+        await w.write(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
+        await w.close();
+      }
+    },
+    { ws, files },
+  );
 }
 
 /** A file of the workspace now, or null. @param {string} path */
 function readNow(path) {
-  return page.evaluate(async ({ ws, path }) => {
-    try {
-      let dir = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(ws);
-      const parts = path.split('/');
-      const name = /** @type {string} */ (parts.pop());
-      for (const p of parts) dir = await dir.getDirectoryHandle(p);
-      return [...new Uint8Array(await (await (await dir.getFileHandle(name)).getFile()).arrayBuffer())];
-    } catch {
-      return null;
-    }
-  }, { ws, path }).then((a) => (a ? Uint8Array.from(a) : null));
+  return page
+    .evaluate(
+      async ({ ws, path }) => {
+        try {
+          let dir = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(ws);
+          const parts = path.split('/');
+          const name = /** @type {string} */ (parts.pop());
+          for (const p of parts) dir = await dir.getDirectoryHandle(p);
+          return [...new Uint8Array(await (await (await dir.getFileHandle(name)).getFile()).arrayBuffer())];
+        } catch {
+          return null;
+        }
+      },
+      { ws, path },
+    )
+    .then((a) => (a ? Uint8Array.from(a) : null));
 }
 
 /** The names in a folder of the workspace. @param {string} path */
 function namesIn(path) {
-  return page.evaluate(async ({ ws, path }) => {
-    let dir = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(ws);
-    for (const p of path.split('/').filter(Boolean)) dir = await dir.getDirectoryHandle(p);
-    /** @type {string[]} */
-    const names = [];
-    for await (const name of /** @type {any} */ (dir).keys()) names.push(name); // any: as above
-    return names.sort();
-  }, { ws, path });
+  return page.evaluate(
+    async ({ ws, path }) => {
+      let dir = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle(ws);
+      for (const p of path.split('/').filter(Boolean)) dir = await dir.getDirectoryHandle(p);
+      /** @type {string[]} */
+      const names = [];
+      for await (const name of /** @type {any} */ (dir).keys()) names.push(name); // any: as above
+      return names.sort();
+    },
+    { ws, path },
+  );
 }
 
 /** Opens the app on `route` (a hash) and waits for its own view of the workspace. @param {string} route */
@@ -203,14 +243,21 @@ const banner = () => page.locator('[data-banner="damaged-files"]');
 const JSON_DAMAGE = {
   'cut short': (/** @type {Uint8Array} */ b) => b.slice(0, Math.max(1, Math.floor(b.length / 2))),
   garbage: () => Uint8Array.from([0x00, 0xff, 0x13, 0x37, 0xfe, 0x7b, 0x22, 0x00, 0x88]),
-  'wrong shape': () => enc.encode(JSON.stringify({ version: 1, conversations: [42], title: 7, history: [5], goals: 'none', jobs: {}, agents: 3 })),
+  'wrong shape': () =>
+    enc.encode(JSON.stringify({ version: 1, conversations: [42], title: 7, history: [5], goals: 'none', jobs: {}, agents: 3 })),
 };
 
 /** Damage to a JSON-lines log: the last line cut short, a garbage line, a line of the wrong shape. */
 const LOG_DAMAGE = {
   'cut short': (/** @type {Uint8Array} */ b) => b.slice(0, b.length - Math.ceil((b.length - b.lastIndexOf(0x0a, b.length - 2)) / 2)),
-  garbage: (/** @type {Uint8Array} */ b) => Uint8Array.from([...b.slice(0, b.indexOf(0x0a) + 1), 0x00, 0xff, 0x13, 0x37, 0x0a, ...b.slice(b.indexOf(0x0a) + 1)]),
-  'wrong shape': (/** @type {Uint8Array} */ b) => Uint8Array.from([...b.slice(0, b.indexOf(0x0a) + 1), ...enc.encode('{"id":"x","type":"no_such_kind","data":{}}\n'), ...b.slice(b.indexOf(0x0a) + 1)]),
+  garbage: (/** @type {Uint8Array} */ b) =>
+    Uint8Array.from([...b.slice(0, b.indexOf(0x0a) + 1), 0x00, 0xff, 0x13, 0x37, 0x0a, ...b.slice(b.indexOf(0x0a) + 1)]),
+  'wrong shape': (/** @type {Uint8Array} */ b) =>
+    Uint8Array.from([
+      ...b.slice(0, b.indexOf(0x0a) + 1),
+      ...enc.encode('{"id":"x","type":"no_such_kind","data":{}}\n'),
+      ...b.slice(b.indexOf(0x0a) + 1),
+    ]),
 };
 
 /** Damage to a skill's SKILL.md: cut short in its frontmatter, binary garbage, a frontmatter without its description. */
@@ -235,24 +282,124 @@ const INDEX_DAMAGE = {
  * opened, and what the notice names.
  * `panel`: the route is a panel (memory is read when first used); `log`: damaged lines are kept in a
  * sibling file; `folder`: set aside moves the folder; `setAsideBySelf`: set aside at once (kept).
- * @type {{kind: string, path: () => string, damages: Record<string, (b: Uint8Array) => Uint8Array>, route: () => string, names: RegExp, log?: boolean, panel?: boolean, folder?: boolean, setAsideBySelf?: boolean}[]}
+ * @type {{kind: string, path: () => string, damages: Record<string, (b: Uint8Array) => Uint8Array>, route: () => string, names: RegExp,
+ *   log?: boolean, panel?: boolean, folder?: boolean, setAsideBySelf?: boolean}[]}
  */
 const KINDS = [
-  { kind: 'goals', path: () => '.goals/goals.json', damages: JSON_DAMAGE, route: () => `#workspace/${ws}/conversation/${beta}`, names: /The goals of this workspace \(\.goals\/goals\.json\)/ },
-  { kind: 'scheduled jobs', path: () => '.scheduler/jobs.json', damages: JSON_DAMAGE, route: () => `#workspace/${ws}/conversation/${beta}`, names: /The scheduled jobs of this workspace/ },
-  { kind: 'usage statistics', path: () => '.usage/ledger.json', damages: JSON_DAMAGE, route: () => `#workspace/${ws}/conversation/${beta}`, names: /The usage statistics of this workspace/ },
-  { kind: 'named agents', path: () => '.agents/agents.json', damages: JSON_DAMAGE, route: () => `#workspace/${ws}/conversation/${beta}`, names: /The workspace's agents file/ },
-  { kind: 'identity', path: () => '.agents/config/identity.json', damages: { ...JSON_DAMAGE, 'wrong shape': () => enc.encode(JSON.stringify({ names: 'Ada' })) }, route: () => `#workspace/${ws}/conversation/${beta}`, names: /The workspace's identity/ },
-  { kind: 'skill', path: () => '.skills/notes/SKILL.md', damages: SKILL_DAMAGE, route: () => `#workspace/${ws}/conversation/${beta}`, names: /The skill “notes”/, folder: true },
-  { kind: 'git index', path: () => '.git/index', damages: INDEX_DAMAGE, route: () => `#workspace/${ws}/conversation/${beta}`, names: /The git index of this workspace/ },
-  { kind: 'agent checkpoint', path: () => /** @type {string} */ (Object.keys(pristine).find((p) => /^\.checkpoints\/[0-9a-z]+-[0-9a-z]+\.json$/.test(p))), damages: JSON_DAMAGE, route: () => `#workspace/${ws}/conversation/${beta}`, names: /An agent checkpoint/, setAsideBySelf: true },
-  { kind: 'undo record', path: () => /** @type {string} */ (Object.keys(pristine).find((p) => p.startsWith(`.conversations/${alpha}/undo/`))), damages: JSON_DAMAGE, route: () => `#workspace/${ws}/conversation/${alpha}`, names: /the undo record of a turn/ },
-  { kind: 'memory format file', path: () => '.memory/meta.json', damages: { ...JSON_DAMAGE, 'wrong shape': () => enc.encode('{"format":"one"}') }, route: () => `#workspace/${ws}/memory`, names: /The memory's format file/, panel: true },
-  { kind: 'memory log', path: () => '.memory/entries.jsonl', damages: LOG_DAMAGE, route: () => `#workspace/${ws}/memory`, names: /The memory of this workspace: its log/, panel: true, log: true },
-  { kind: 'conversation details', path: () => `.conversations/${alpha}/meta.json`, damages: JSON_DAMAGE, route: () => `#workspace/${ws}/conversation/${alpha}`, names: /Conversation “alpha question”: its details \(meta\.json\)/ },
-  { kind: 'conversation log', path: () => `.conversations/${alpha}/events.jsonl`, damages: LOG_DAMAGE, route: () => `#workspace/${ws}/conversation/${alpha}`, names: /Conversation “alpha question”: its log \(events\.jsonl\)/, log: true },
-  { kind: 'conversation snapshot', path: () => `.conversations/${alpha}/snapshot.json`, damages: { ...JSON_DAMAGE, 'wrong shape': () => enc.encode(JSON.stringify({ version: 1, eventCount: 2, byteLength: 10, history: [5, { role: 'user' }] })) }, route: () => `#workspace/${ws}/conversation/${alpha}`, names: /Conversation “alpha question”: its snapshot/ },
-  { kind: 'conversation list', path: () => '.conversations/list.json', damages: JSON_DAMAGE, route: () => `#workspace/${ws}/conversation/${beta}`, names: /list of conversations \(list\.json\)/ },
+  {
+    kind: 'goals',
+    path: () => '.goals/goals.json',
+    damages: JSON_DAMAGE,
+    route: () => `#workspace/${ws}/conversation/${beta}`,
+    names: /The goals of this workspace \(\.goals\/goals\.json\)/,
+  },
+  {
+    kind: 'scheduled jobs',
+    path: () => '.scheduler/jobs.json',
+    damages: JSON_DAMAGE,
+    route: () => `#workspace/${ws}/conversation/${beta}`,
+    names: /The scheduled jobs of this workspace/,
+  },
+  {
+    kind: 'usage statistics',
+    path: () => '.usage/ledger.json',
+    damages: JSON_DAMAGE,
+    route: () => `#workspace/${ws}/conversation/${beta}`,
+    names: /The usage statistics of this workspace/,
+  },
+  {
+    kind: 'named agents',
+    path: () => '.agents/agents.json',
+    damages: JSON_DAMAGE,
+    route: () => `#workspace/${ws}/conversation/${beta}`,
+    names: /The workspace's agents file/,
+  },
+  {
+    kind: 'identity',
+    path: () => '.agents/config/identity.json',
+    damages: { ...JSON_DAMAGE, 'wrong shape': () => enc.encode(JSON.stringify({ names: 'Ada' })) },
+    route: () => `#workspace/${ws}/conversation/${beta}`,
+    names: /The workspace's identity/,
+  },
+  {
+    kind: 'skill',
+    path: () => '.skills/notes/SKILL.md',
+    damages: SKILL_DAMAGE,
+    route: () => `#workspace/${ws}/conversation/${beta}`,
+    names: /The skill “notes”/,
+    folder: true,
+  },
+  {
+    kind: 'git index',
+    path: () => '.git/index',
+    damages: INDEX_DAMAGE,
+    route: () => `#workspace/${ws}/conversation/${beta}`,
+    names: /The git index of this workspace/,
+  },
+  {
+    kind: 'agent checkpoint',
+    path: () => /** @type {string} */ (Object.keys(pristine).find((p) => /^\.checkpoints\/[0-9a-z]+-[0-9a-z]+\.json$/.test(p))),
+    damages: JSON_DAMAGE,
+    route: () => `#workspace/${ws}/conversation/${beta}`,
+    names: /An agent checkpoint/,
+    setAsideBySelf: true,
+  },
+  {
+    kind: 'undo record',
+    path: () => /** @type {string} */ (Object.keys(pristine).find((p) => p.startsWith(`.conversations/${alpha}/undo/`))),
+    damages: JSON_DAMAGE,
+    route: () => `#workspace/${ws}/conversation/${alpha}`,
+    names: /the undo record of a turn/,
+  },
+  {
+    kind: 'memory format file',
+    path: () => '.memory/meta.json',
+    damages: { ...JSON_DAMAGE, 'wrong shape': () => enc.encode('{"format":"one"}') },
+    route: () => `#workspace/${ws}/memory`,
+    names: /The memory's format file/,
+    panel: true,
+  },
+  {
+    kind: 'memory log',
+    path: () => '.memory/entries.jsonl',
+    damages: LOG_DAMAGE,
+    route: () => `#workspace/${ws}/memory`,
+    names: /The memory of this workspace: its log/,
+    panel: true,
+    log: true,
+  },
+  {
+    kind: 'conversation details',
+    path: () => `.conversations/${alpha}/meta.json`,
+    damages: JSON_DAMAGE,
+    route: () => `#workspace/${ws}/conversation/${alpha}`,
+    names: /Conversation “alpha question”: its details \(meta\.json\)/,
+  },
+  {
+    kind: 'conversation log',
+    path: () => `.conversations/${alpha}/events.jsonl`,
+    damages: LOG_DAMAGE,
+    route: () => `#workspace/${ws}/conversation/${alpha}`,
+    names: /Conversation “alpha question”: its log \(events\.jsonl\)/,
+    log: true,
+  },
+  {
+    kind: 'conversation snapshot',
+    path: () => `.conversations/${alpha}/snapshot.json`,
+    damages: {
+      ...JSON_DAMAGE,
+      'wrong shape': () => enc.encode(JSON.stringify({ version: 1, eventCount: 2, byteLength: 10, history: [5, { role: 'user' }] })),
+    },
+    route: () => `#workspace/${ws}/conversation/${alpha}`,
+    names: /Conversation “alpha question”: its snapshot/,
+  },
+  {
+    kind: 'conversation list',
+    path: () => '.conversations/list.json',
+    damages: JSON_DAMAGE,
+    route: () => `#workspace/${ws}/conversation/${beta}`,
+    names: /list of conversations \(list\.json\)/,
+  },
 ];
 
 for (const k of KINDS) {
@@ -272,7 +419,11 @@ for (const k of KINDS) {
       // Nothing overwritten: a log's damaged lines were copied aside (kept), the other files are as they were.
       if (k.log) {
         const keptPath = path.replace(/\.jsonl$/, '.damaged.jsonl');
-        const kept = dec.decode(/** @type {Uint8Array} */ (await readNow(keptPath))).trim().split('\n').map((l) => JSON.parse(l));
+        const kept = dec
+          .decode(/** @type {Uint8Array} */ (await readNow(keptPath)))
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l));
         assert.equal(kept.length, 1);
         assert.ok(Buffer.from(bad).includes(Buffer.from(kept[0].raw, 'base64')), 'the exact bytes kept');
       } else if (k.setAsideBySelf) {
@@ -282,7 +433,13 @@ for (const k of KINDS) {
       // Review: the raw bytes download as they are.
       await banner().getByRole('button', { name: 'Review' }).click();
       const dialog = page.getByRole('dialog', { name: 'Damaged files' });
-      const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: /^Download/ }).first().click()]);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        dialog
+          .getByRole('button', { name: /^Download/ })
+          .first()
+          .click(),
+      ]);
       const got = await new Promise((resolve, reject) => {
         download.createReadStream().then((s) => {
           /** @type {Buffer[]} */
@@ -318,7 +475,11 @@ for (const k of KINDS) {
         // Reported once: opened again (a reload), the lines are found kept already.
         await page.reload();
         await appView(page);
-        if (k.panel) await page.getByText(/favourite colour|home town/).first().waitFor();
+        if (k.panel)
+          await page
+            .getByText(/favourite colour|home town/)
+            .first()
+            .waitFor();
         else await page.locator('.msg.user', { hasText: 'alpha question' }).waitFor();
         assert.equal(await banner().count(), 0, 'not reported again');
       }
@@ -330,14 +491,37 @@ for (const k of KINDS) {
 // is, not only when that conversation opens"): the workspace's files are read in the background
 // when it opens, alpha's with them, while the person reads beta.
 const NOT_OPEN = [
-  { file: 'events.jsonl', how: 'a damaged middle line', damage: LOG_DAMAGE.garbage, names: /Conversation “alpha question”: its log \(events\.jsonl\)/, log: true },
-  { file: 'events.jsonl', how: 'a torn last line', damage: LOG_DAMAGE['cut short'], names: /Conversation “alpha question”: its log \(events\.jsonl\)/, log: true },
-  { file: 'meta.json', how: 'its details cut short', damage: JSON_DAMAGE['cut short'], names: /Conversation “alpha question”: its details \(meta\.json\)/ },
-  { file: 'snapshot.json', how: 'a snapshot of the wrong shape', damage: () => enc.encode(JSON.stringify({ version: 1, eventCount: 2, byteLength: 10, history: [5] })), names: /Conversation “alpha question”: its snapshot/ },
+  {
+    file: 'events.jsonl',
+    how: 'a damaged middle line',
+    damage: LOG_DAMAGE.garbage,
+    names: /Conversation “alpha question”: its log \(events\.jsonl\)/,
+    log: true,
+  },
+  {
+    file: 'events.jsonl',
+    how: 'a torn last line',
+    damage: LOG_DAMAGE['cut short'],
+    names: /Conversation “alpha question”: its log \(events\.jsonl\)/,
+    log: true,
+  },
+  {
+    file: 'meta.json',
+    how: 'its details cut short',
+    damage: JSON_DAMAGE['cut short'],
+    names: /Conversation “alpha question”: its details \(meta\.json\)/,
+  },
+  {
+    file: 'snapshot.json',
+    how: 'a snapshot of the wrong shape',
+    damage: () => enc.encode(JSON.stringify({ version: 1, eventCount: 2, byteLength: 10, history: [5] })),
+    names: /Conversation “alpha question”: its snapshot/,
+  },
 ];
 
 for (const d of NOT_OPEN) {
-  test(`conversation alpha with ${d.how}, the app opened on beta: the notice names alpha, found in the background; nothing overwritten, reported once`, async () => {
+  test(`conversation alpha with ${d.how}, the app opened on beta: the notice names alpha, found in the background; nothing overwritten, \
+reported once`, async () => {
     const path = `.conversations/${alpha}/${d.file}`;
     const bad = d.damage(bytesOf(pristine[path]));
     await restore({ [path]: bad });
@@ -348,25 +532,37 @@ for (const d of NOT_OPEN) {
     assert.equal(new URL(page.url()).hash, `#workspace/${ws}/conversation/${beta}`, 'still on beta');
     assert.deepEqual(await readNow(path), bad, 'the file is as it was');
     if (d.log) {
-      const kept = dec.decode(/** @type {Uint8Array} */ (await readNow(`.conversations/${alpha}/events.damaged.jsonl`))).trim().split('\n').map((l) => JSON.parse(l));
+      const kept = dec
+        .decode(/** @type {Uint8Array} */ (await readNow(`.conversations/${alpha}/events.damaged.jsonl`)))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       assert.equal(kept.length, 1, 'the damaged line kept aside, once');
       assert.ok(Buffer.from(bad).includes(Buffer.from(kept[0].raw, 'base64')), 'its exact bytes');
       // Reported once: the page opened again, the check runs again and finds the line kept already.
       await page.reload();
       await appView(page);
-      await waitInPage(page, async () => performance.getEntriesByName('clawser-workspace-checked').length > 0, undefined, { what: 'the workspace checked' });
+      await waitInPage(page, async () => performance.getEntriesByName('clawser-workspace-checked').length > 0, undefined, {
+        what: 'the workspace checked',
+      });
       assert.equal(await banner().count(), 0, 'not reported again');
     }
     assert.deepEqual(pageErrors, []);
   });
 }
 
-test('control: alpha intact, the app opened on beta: once the background check is done, no notice, nothing kept aside; what it found intact is remembered', async () => {
+test('control: alpha intact, the app opened on beta: once the background check is done, no notice, nothing kept aside; \
+what it found intact is remembered', async () => {
   await restore();
   await openApp(`#workspace/${ws}/conversation/${beta}`);
-  await waitInPage(page, async () => performance.getEntriesByName('clawser-workspace-checked').length > 0, undefined, { what: 'the workspace checked' });
+  await waitInPage(page, async () => performance.getEntriesByName('clawser-workspace-checked').length > 0, undefined, {
+    what: 'the workspace checked',
+  });
   assert.equal(await banner().count(), 0);
-  assert.deepEqual((await namesIn(`.conversations/${alpha}`)).filter((n) => n.includes('damaged')), []);
+  assert.deepEqual(
+    (await namesIn(`.conversations/${alpha}`)).filter((n) => n.includes('damaged')),
+    [],
+  );
   assert.deepEqual(await readNow(`.conversations/${alpha}/events.jsonl`), bytesOf(pristine[`.conversations/${alpha}/events.jsonl`]));
   // What it found intact is remembered (size and time), so the next page does not read it again.
   const checked = JSON.parse(dec.decode(/** @type {Uint8Array} */ (await readNow('.conversations/checked.json'))));
@@ -376,7 +572,10 @@ test('control: alpha intact, the app opened on beta: once the background check i
 test('the notice and its list work from the keyboard, at 360 px and in the dark theme too, and axe finds nothing serious', async () => {
   const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
   const path = `.conversations/${alpha}/meta.json`;
-  for (const [width, scheme] of /** @type {const} */ ([[1280, 'light'], [360, 'dark']])) {
+  for (const [width, scheme] of /** @type {const} */ ([
+    [1280, 'light'],
+    [360, 'dark'],
+  ])) {
     await restore({ [path]: JSON_DAMAGE['cut short'](bytesOf(pristine[path])) });
     await page.setViewportSize({ width, height: 800 });
     await page.emulateMedia({ colorScheme: scheme });
@@ -390,7 +589,9 @@ test('the notice and its list work from the keyboard, at 360 px and in the dark 
     const found = await page.evaluate(async () => {
       const axe = /** @type {any} */ (window).axe; // any: axe-core's global, injected above
       const r = await axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.filter((/** @type {any} */ v) => v.impact === 'serious' || v.impact === 'critical').map((/** @type {any} */ v) => `${v.id}: ${v.help}`);
+      return r.violations
+        .filter((/** @type {any} */ v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((/** @type {any} */ v) => `${v.id}: ${v.help}`);
     });
     assert.deepEqual(found, [], `${width} px, ${scheme}`);
     // Nothing wider than the window.
@@ -407,7 +608,9 @@ test('a damaged file found while the person is on the home screen (the scheduled
   pageErrors.length = 0;
   await page.goto(`${app.url}#home`);
   await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
-  await banner().filter({ hasText: /The scheduled jobs of this workspace/ }).waitFor();
+  await banner()
+    .filter({ hasText: /The scheduled jobs of this workspace/ })
+    .waitFor();
   assert.match(await banner().innerText(), /Workspace “My workspace”/);
   assert.equal(new URL(page.url()).hash, '#home');
   assert.deepEqual(pageErrors, []);
@@ -417,7 +620,9 @@ test('control: on the home screen with every file intact, the jobs are read and 
   await restore();
   await page.goto(`${app.url}#home`);
   await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
-  await waitInPage(page, async () => performance.getEntriesByName('clawser-schedulers-started').length > 0, undefined, { what: 'the jobs read' });
+  await waitInPage(page, async () => performance.getEntriesByName('clawser-schedulers-started').length > 0, undefined, {
+    what: 'the jobs read',
+  });
   assert.equal(await banner().count(), 0);
 });
 
@@ -430,10 +635,14 @@ test('control: every file intact, the same workspace and conversations open with
     assert.equal(await banner().count(), 0);
   }
   // And nothing was set aside.
-  assert.deepEqual((await namesIn(`.conversations/${alpha}`)).filter((n) => n.includes('damaged')), []);
+  assert.deepEqual(
+    (await namesIn(`.conversations/${alpha}`)).filter((n) => n.includes('damaged')),
+    [],
+  );
 });
 
-test('control: every file intact, once the workspace\'s files were read in the background (and memory, on its panel), still no notice', async () => {
+test("control: every file intact, once the workspace's files were read in the background (and memory, on its panel), \
+still no notice", async () => {
   await restore();
   for (const route of [`#workspace/${ws}/conversation/${beta}`, `#workspace/${ws}/memory`]) {
     await openApp(route);
@@ -441,10 +650,16 @@ test('control: every file intact, once the workspace\'s files were read in the b
       await page.getByText('favourite colour').waitFor();
       await page.getByText('home town').waitFor();
     }
-    await waitInPage(page, async () => performance.getEntriesByName('clawser-workspace-checked').length > 0, undefined, { what: 'the workspace checked' });
+    await waitInPage(page, async () => performance.getEntriesByName('clawser-workspace-checked').length > 0, undefined, {
+      what: 'the workspace checked',
+    });
     assert.equal(await banner().count(), 0);
   }
   for (const folder of ['.goals', '.scheduler', '.usage', '.agents', '.skills', '.git', '.checkpoints', '.memory']) {
-    assert.deepEqual((await namesIn(folder)).filter((n) => n.includes('damaged')), [], folder);
+    assert.deepEqual(
+      (await namesIn(folder)).filter((n) => n.includes('damaged')),
+      [],
+      folder,
+    );
   }
 });

@@ -27,37 +27,64 @@ test('model calls and tool calls of real turns are counted per model and per too
   assert.match(page.url(), /\/dashboard$/);
   const totals = dashboard().locator('.dash-totals');
   // Three calls of the turn, and the title request after the first exchange (counted too).
-  await totals.filter({ hasText: /tokens in 4 model calls, about \$0\.\d+, in the last 30 days\./ }).waitFor().catch(async (err) => {
-    // Say what the panel showed instead, and what the server was asked.
-    throw new Error(`${err.message}\nThe totals read: ${await totals.innerText().catch(() => '(none)')}; title requests: ${llm.titleRequests.length}, requests: ${llm.requests.length}`);
-  });
+  await totals
+    .filter({ hasText: /tokens in 4 model calls, about \$0\.\d+, in the last 30 days\./ })
+    .waitFor()
+    .catch(async (err) => {
+      // Say what the panel showed instead, and what the server was asked.
+      throw new Error(
+        `${err.message}\nThe totals read: ${await totals.innerText().catch(() => '(none)')}; title ` +
+          `requests: ${llm.titleRequests.length}, requests: ${llm.requests.length}`,
+      );
+    });
   assert.equal(llm.titleRequests.length, 1);
   const models = dashboard().getByRole('table', { name: 'Model calls by provider and model' });
   const row = models.getByRole('row', { name: /gpt-4o/ });
-  assert.match(await row.innerText(), /openai-compatible\s+gpt-4o\s+4\s+44\s+\d+\s+\$0\.\d+/, 'provider, model, calls, input tokens (4 × 11), output, cost');
+  assert.match(
+    await row.innerText(),
+    /openai-compatible\s+gpt-4o\s+4\s+44\s+\d+\s+\$0\.\d+/,
+    'provider, model, calls, input tokens (4 × 11), output, cost',
+  );
   // The chart library drew both charts on canvases, labelled for screen readers.
   assert.equal(await dashboard().locator('.dash-chart canvas').count(), 2);
-  assert.match(await dashboard().getByRole('img', { name: /tokens per day by model/ }).innerText(), /gpt-4o \(openai-compatible\)/, 'the legend names the series');
+  assert.match(
+    await dashboard()
+      .getByRole('img', { name: /tokens per day by model/ })
+      .innerText(),
+    /gpt-4o \(openai-compatible\)/,
+    'the legend names the series',
+  );
   const tools = dashboard().getByRole('table', { name: 'Tool calls' });
   assert.match(await tools.getByRole('row', { name: /fs_list/ }).innerText(), /fs_list\s+1\s+0\s+0\s+\d+ ms/);
-  assert.match(await tools.getByRole('row', { name: /fs_read/ }).innerText(), /fs_read\s+1\s+1 \(100%\)\s+0/, 'the failed read counts as a failure');
+  assert.match(
+    await tools.getByRole('row', { name: /fs_read/ }).innerText(),
+    /fs_read\s+1\s+1 \(100%\)\s+0/,
+    'the failed read counts as a failure',
+  );
 
   // Stored in the workspace (one of Clawser's own folders), so a reload shows the same numbers.
-  await waitInPage(page, async () => {
-    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
-    const fs = new OpfsFileSystem();
-    try {
-      // Every call is written (the title request's model call may come after the tools').
-      const ledger = JSON.parse(await fs.readText(`clawser_workspaces/${location.hash.split('/')[1]}/.usage/ledger.json`));
-      const days = /** @type {{models: Record<string, {calls: number}>, tools: Record<string, unknown>}[]} */ (Object.values(ledger.days));
-      const modelCalls = days.reduce((n, d) => n + Object.values(d.models).reduce((m, x) => m + x.calls, 0), 0);
-      return modelCalls === 4 && days.some((d) => 'fs_read' in d.tools);
-    } catch {
-      return false;
-    } finally {
-      fs.terminate();
-    }
-  }, undefined, { what: 'the usage ledger to be written' });
+  await waitInPage(
+    page,
+    async () => {
+      const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+      const fs = new OpfsFileSystem();
+      try {
+        // Every call is written (the title request's model call may come after the tools').
+        const ledger = JSON.parse(await fs.readText(`clawser_workspaces/${location.hash.split('/')[1]}/.usage/ledger.json`));
+        const days = /** @type {{models: Record<string, {calls: number}>, tools: Record<string, unknown>}[]} */ (
+          Object.values(ledger.days)
+        );
+        const modelCalls = days.reduce((n, d) => n + Object.values(d.models).reduce((m, x) => m + x.calls, 0), 0);
+        return modelCalls === 4 && days.some((d) => 'fs_read' in d.tools);
+      } catch {
+        return false;
+      } finally {
+        fs.terminate();
+      }
+    },
+    undefined,
+    { what: 'the usage ledger to be written' },
+  );
   await page.reload();
   await dashboard().waitFor();
   await totals.filter({ hasText: /tokens in 4 model calls/ }).waitFor();
@@ -90,12 +117,18 @@ test('scheduled jobs: counts, the next run and recent runs with their result', a
   await page.keyboard.press('Alt+8');
   const jobs = dashboard().getByRole('region', { name: 'Scheduled jobs' });
   await jobs.getByText(/^1 active, 0 paused, 0 done\. Next: “List the files” /).waitFor();
-  assert.match(await jobs.getByRole('table', { name: 'Recent runs' }).getByRole('row', { name: /List the files/ }).innerText(), /List the files\s+.+\(run now\)\s+Done/);
+  assert.match(
+    await jobs
+      .getByRole('table', { name: 'Recent runs' })
+      .getByRole('row', { name: /List the files/ })
+      .innerText(),
+    /List the files\s+.+\(run now\)\s+Done/,
+  );
   await jobs.getByRole('button', { name: 'Open the Schedule panel' }).click();
   await page.getByRole('heading', { name: 'Schedule', exact: true }).waitFor();
 });
 
-test('storage: the quota, each workspace\'s size, and the browser asked to keep the data, with its answer shown', async () => {
+test("storage: the quota, each workspace's size, and the browser asked to keep the data, with its answer shown", async () => {
   await page.keyboard.press('Alt+8');
   const storage = dashboard().getByRole('region', { name: 'Storage' });
   await storage.getByText(/ used of .+ this browser allows \(/).waitFor();
@@ -111,22 +144,46 @@ test('storage: the quota, each workspace\'s size, and the browser asked to keep 
     const answer = await page.evaluate(() => navigator.storage.persisted());
     await line.filter({ hasText: answer ? /^Protected/ : /said no for now/ }).waitFor();
   } else {
-    assert.equal(await storage.getByRole('button', { name: 'Ask the browser to keep this data' }).isHidden(), true, 'nothing to ask once protected');
+    assert.equal(
+      await storage.getByRole('button', { name: 'Ask the browser to keep this data' }).isHidden(),
+      true,
+      'nothing to ask once protected',
+    );
   }
 });
 
-test('a browser whose language tag Intl refuses ("en-US@posix", some Linux builds): the Dashboard shows its numbers in tables and says why there are no charts', async () => {
+test('a browser whose language tag Intl refuses ("en-US@posix", some Linux builds): \
+the Dashboard shows its numbers in tables and says why there are no charts', async () => {
   // The first test recorded model calls in this workspace; the control there drew both charts.
   const odd = await browser.context.newPage();
   try {
     await odd.addInitScript(() => Object.defineProperty(Navigator.prototype, 'language', { get: () => 'en-US@posix', configurable: true }));
     await odd.goto(page.url().replace(/\/[a-z]+$/, '/dashboard'));
     // Control: the tag really is one Intl refuses in this browser.
-    assert.equal(await odd.evaluate(() => { try { new Intl.NumberFormat(navigator.language); return 'accepted'; } catch { return 'refused'; } }), 'refused');
+    assert.equal(
+      await odd.evaluate(() => {
+        try {
+          new Intl.NumberFormat(navigator.language);
+          return 'accepted';
+        } catch {
+          return 'refused';
+        }
+      }),
+      'refused',
+    );
     const panel = odd.getByRole('region', { name: 'Dashboard' });
     await panel.getByText(/^The charts cannot be drawn in this browser \(.*\); the tables below hold the same numbers\.$/).waitFor();
-    await panel.locator('.dash-totals').filter({ hasText: /tokens in \d+ model calls/ }).waitFor();
-    assert.match(await panel.getByRole('table', { name: 'Model calls by provider and model' }).getByRole('row', { name: /gpt-4o/ }).innerText(), /openai-compatible\s+gpt-4o/);
+    await panel
+      .locator('.dash-totals')
+      .filter({ hasText: /tokens in \d+ model calls/ })
+      .waitFor();
+    assert.match(
+      await panel
+        .getByRole('table', { name: 'Model calls by provider and model' })
+        .getByRole('row', { name: /gpt-4o/ })
+        .innerText(),
+      /openai-compatible\s+gpt-4o/,
+    );
     assert.equal(await panel.locator('.dash-chart canvas').count(), 0);
   } finally {
     await odd.close();

@@ -37,7 +37,10 @@ test('an insecure origin (LAN-style host over http) gets a clear explanation, no
     await page.goto(app.url.replace('127.0.0.1', 'lan-host.test'));
     assert.equal(await page.evaluate(() => isSecureContext), false);
     await page.getByRole('status').filter({ hasText: 'not a secure context' }).waitFor();
-    await page.getByRole('alert').filter({ hasText: /secure context|https|localhost/ }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /secure context|https|localhost/ })
+      .waitFor();
   } finally {
     await close();
   }

@@ -31,7 +31,10 @@ async function openApp(context) {
 function setUpMemory(page, options) {
   return page.evaluate(async ({ folder, load }) => {
     const [{ Embedder }, { MemoryStore }, { OpfsFileSystem }, { ScopedFileSystem }] = await Promise.all([
-      import('/web/memory/embedder.js'), import('/web/memory/store.js'), import('/web/storage/opfs-fs.js'), import('/web/storage/scoped-fs.js'),
+      import('/web/memory/embedder.js'),
+      import('/web/memory/store.js'),
+      import('/web/storage/opfs-fs.js'),
+      import('/web/storage/scoped-fs.js'),
     ]);
     const embedder = new Embedder();
     const store = new MemoryStore({ fs: new ScopedFileSystem(new OpfsFileSystem(), folder), embedder });
@@ -42,7 +45,10 @@ function setUpMemory(page, options) {
     const started = performance.now();
     /** @type {string | null} */
     let code = null;
-    if (load) await embedder.load().catch((/** @type {any} */ err) => { code = err.code; }); // any: EmbedderError
+    if (load)
+      await embedder.load().catch((/** @type {any} */ err) => {
+        code = err.code;
+      }); // any: EmbedderError
     return { code, ms: performance.now() - started, status: embedder.status.state, message: embedder.status.message };
   }, options);
 }
@@ -51,7 +57,9 @@ test('no model: status "missing" at once, keyword recall works, nothing requeste
   const browser = await fx.launchBrowser();
   /** Requests of the page and its workers (the service worker precaches every vendor file). @type {string[]} */
   const ownRequests = [];
-  browser.context.on('request', (r) => { if (!r.serviceWorker()) ownRequests.push(r.url()); });
+  browser.context.on('request', (r) => {
+    if (!r.serviceWorker()) ownRequests.push(r.url());
+  });
   try {
     const page = await openApp(browser.context);
     const result = await setUpMemory(page, { folder: 'emb-tests/none', load: true });
@@ -70,19 +78,29 @@ test('no model: status "missing" at once, keyword recall works, nothing requeste
     assert.equal(recall.queue.state, 'waiting');
     assert.equal(recall.queue.pending, 1);
     assert.deepEqual(offMachine(browser.requests), []);
-    assert.ok(ownRequests.some((u) => u.endsWith('/web/memory/embed-worker.js')), 'the worker ran');
-    assert.deepEqual(ownRequests.filter((u) => u.includes('/models/') || u.startsWith(hub.url) || u.includes('transformers.js') || u.endsWith('.wasm')), [], 'transformers is not even imported');
+    assert.ok(
+      ownRequests.some((u) => u.endsWith('/web/memory/embed-worker.js')),
+      'the worker ran',
+    );
+    assert.deepEqual(
+      ownRequests.filter((u) => u.includes('/models/') || u.startsWith(hub.url) || u.includes('transformers.js') || u.endsWith('.wasm')),
+      [],
+      'transformers is not even imported',
+    );
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();
   }
 });
 
-test('download with progress, background embedding, vectors persist across a reload, semantic recall; then ZIP and folder import', async () => {
+test('download with progress, background embedding, vectors persist across a reload, semantic recall; \
+then ZIP and folder import', async () => {
   const browser = await fx.launchBrowser();
   /** @type {string[]} */
   const ownRequests = [];
-  browser.context.on('request', (r) => { if (!r.serviceWorker()) ownRequests.push(r.url()); });
+  browser.context.on('request', (r) => {
+    if (!r.serviceWorker()) ownRequests.push(r.url());
+  });
   try {
     const page = await openApp(browser.context);
     const installed = await page.evaluate(async (hubUrl) => {
@@ -116,10 +134,15 @@ test('download with progress, background embedding, vectors persist across a rel
         store.store({ key: 'tooling', content: 'Uses the Helix editor for TypeScript code.', category: 'user' }),
       ]);
     });
-    await waitInPage(page, async () => {
-      const { store } = /** @type {any} */ (window).__mem; // any: the test handle
-      return store.embedding.state === 'idle' && store.embedding.vectors === 4;
-    }, undefined, { what: 'four memories embedded in the background' });
+    await waitInPage(
+      page,
+      async () => {
+        const { store } = /** @type {any} */ (window).__mem; // any: the test handle
+        return store.embedding.state === 'idle' && store.embedding.vectors === 4;
+      },
+      undefined,
+      { what: 'four memories embedded in the background' },
+    );
     const semantic = await page.evaluate(async () => {
       const { store, states } = /** @type {any} */ (window).__mem; // any: the test handle
       await store.whenEmbedded(); // vectors on disk
@@ -128,12 +151,19 @@ test('download with progress, background embedding, vectors persist across a rel
     });
     assert.equal(semantic.first, 'vehicle', 'no word in common, ranked by meaning');
     assert.equal(semantic.last.mode, 'hybrid');
-    assert.ok(semantic.states.some((/** @type {string} */ s) => /^running \d+\/4$/.test(s)), `queue progress observable: ${semantic.states.join(', ')}`);
+    assert.ok(
+      semantic.states.some((/** @type {string} */ s) => /^running \d+\/4$/.test(s)),
+      `queue progress observable: ${semantic.states.join(', ')}`,
+    );
 
     // Reload: the vectors come back from .memory/vectors.bin, nothing is embedded again.
     await page.reload();
     const after = await page.evaluate(async () => {
-      const [{ MemoryStore }, { OpfsFileSystem }, { ScopedFileSystem }] = await Promise.all([import('/web/memory/store.js'), import('/web/storage/opfs-fs.js'), import('/web/storage/scoped-fs.js')]);
+      const [{ MemoryStore }, { OpfsFileSystem }, { ScopedFileSystem }] = await Promise.all([
+        import('/web/memory/store.js'),
+        import('/web/storage/opfs-fs.js'),
+        import('/web/storage/scoped-fs.js'),
+      ]);
       const store = new MemoryStore({ fs: new ScopedFileSystem(new OpfsFileSystem(), 'emb-tests/ws') });
       const { vectors } = await store.load();
       return { vectors, count: store.index.vectorCount, pending: store.embedding.pending };
@@ -161,16 +191,33 @@ test('download with progress, background embedding, vectors persist across a rel
       await installer.remove();
       embedder.reset();
       const removed = await installer.status();
-      const missing = await embedder.load().then(() => 'ready', (/** @type {any} */ e) => e.code); // any: EmbedderError
+      const missing = await embedder.load().then(
+        () => 'ready',
+        (/** @type {any} */ e) => e.code,
+      ); // any: EmbedderError
       const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
       /** @type {string[]} */
       const phases = [];
       await installer.importZip(new Blob([bytes]), { onProgress: (p) => phases.push(p.phase) });
       const status = await embedder.reload();
       const [v] = await embedder.embed(['rain and snow']);
-      return { removed: removed.installed, missing, phases: [...new Set(phases)], state: status.state, dims: v.length, source: (await installer.status()).manifest?.source };
+      return {
+        removed: removed.installed,
+        missing,
+        phases: [...new Set(phases)],
+        state: status.state,
+        dims: v.length,
+        source: (await installer.status()).manifest?.source,
+      };
     }, zipBase64);
-    assert.deepEqual(viaZip, { removed: false, missing: 'model_missing', phases: ['read', 'verify', 'store', 'done'], state: 'ready', dims: 384, source: 'zip' });
+    assert.deepEqual(viaZip, {
+      removed: false,
+      missing: 'model_missing',
+      phases: ['read', 'verify', 'store', 'done'],
+      state: 'ready',
+      dims: 384,
+      source: 'zip',
+    });
 
     // And from a picked folder (File objects, as <input webkitdirectory> gives them).
     const files = Object.entries(tinyModelFiles()).map(([path, b]) => ({ path, b64: Buffer.from(b).toString('base64') }));
@@ -178,15 +225,25 @@ test('download with progress, background embedding, vectors persist across a rel
       const { ModelInstaller } = await import('/web/memory/model-install.js');
       const installer = new ModelInstaller();
       await installer.remove();
-      const picked = list.map(({ path, b64 }) => ({ path: `all-MiniLM-L6-v2/${path}`, file: new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], path.split('/').pop() ?? path) }));
+      const picked = list.map(({ path, b64 }) => ({
+        path: `all-MiniLM-L6-v2/${path}`,
+        file: new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], path.split('/').pop() ?? path),
+      }));
       await installer.importFiles(picked);
       return (await installer.status()).manifest?.source;
     }, files);
     assert.equal(viaFolder, 'folder');
 
     assert.deepEqual(offMachine(browser.requests), []);
-    assert.deepEqual(browser.requests.filter((u) => u.includes('/models/')), [], 'model files come from Cache Storage, never the network');
-    assert.ok(ownRequests.some((u) => u.endsWith('/web/vendor/ort/ort-wasm-simd.wasm')), `onnxruntime wasm from the vendored folder: ${ownRequests.filter((u) => /vendor/.test(u)).join(', ')}`);
+    assert.deepEqual(
+      browser.requests.filter((u) => u.includes('/models/')),
+      [],
+      'model files come from Cache Storage, never the network',
+    );
+    assert.ok(
+      ownRequests.some((u) => u.endsWith('/web/vendor/ort/ort-wasm-simd.wasm')),
+      `onnxruntime wasm from the vendored folder: ${ownRequests.filter((u) => /vendor/.test(u)).join(', ')}`,
+    );
     assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();

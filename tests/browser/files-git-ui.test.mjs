@@ -19,7 +19,10 @@ test('files panel: create, edit with the editor, save, upload, drop, preview, re
   page.on('pageerror', (e) => errors.push(e.message));
   // Not counted: the first-run card probing for a local Ollama / LM Studio (refused), and
   // DOMPurify's sanitizing of an onerror attribute that the page's CSP reports while blocking it.
-  page.on('console', (m) => { if (m.type() === 'error' && !m.text().includes('ERR_CONNECTION_REFUSED') && !m.location().url.endsWith('/dompurify.js')) errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().includes('ERR_CONNECTION_REFUSED') && !m.location().url.endsWith('/dompurify.js'))
+      errors.push(m.text());
+  });
   await page.getByRole('button', { name: 'Files', exact: true }).click();
   await page.getByRole('heading', { name: 'Files', exact: true }).waitFor();
   await page.getByText('No files yet').waitFor();
@@ -34,7 +37,10 @@ test('files panel: create, edit with the editor, save, upload, drop, preview, re
   await page.keyboard.type('const answer = 42; // the answer\n');
   await page.getByRole('heading', { name: 'src/app.js •' }).waitFor();
   assert.ok(await page.locator('.cm-lineNumbers').isVisible(), 'line numbers');
-  const colours = await page.locator('.editor-holder .cm-line span', { hasText: 'const' }).first().evaluate((el) => [getComputedStyle(el).color, getComputedStyle(/** @type {Element} */ (el.closest('.cm-line'))).color]);
+  const colours = await page
+    .locator('.editor-holder .cm-line span', { hasText: 'const' })
+    .first()
+    .evaluate((el) => [getComputedStyle(el).color, getComputedStyle(/** @type {Element} */ (el.closest('.cm-line'))).color]);
   assert.notEqual(colours[0], colours[1], 'syntax colouring: the keyword has its own colour');
   // The editor's styles apply under the page's CSP (no inline <style>): spaces stay spaces.
   assert.equal(await page.locator('.editor-holder .cm-content').evaluate((el) => getComputedStyle(el).whiteSpace), 'break-spaces');
@@ -44,7 +50,14 @@ test('files panel: create, edit with the editor, save, upload, drop, preview, re
   assert.equal(saved, 'const answer = 42; // the answer\n', JSON.stringify([...(saved ?? '')].map((c) => c.charCodeAt(0))));
 
   // Upload through the picker (into the selected folder "src"), an image preview.
-  await page.locator('input[type=file][aria-label="Choose files to upload"]').setInputFiles([{ name: 'dot.png', mimeType: 'image/png', buffer: PNG }, { name: 'notes.md', mimeType: 'text/markdown', buffer: Buffer.from('# Title\n\nSome **bold** text <img src=x onerror="window.__pwned=1">\n') }]);
+  await page.locator('input[type=file][aria-label="Choose files to upload"]').setInputFiles([
+    { name: 'dot.png', mimeType: 'image/png', buffer: PNG },
+    {
+      name: 'notes.md',
+      mimeType: 'text/markdown',
+      buffer: Buffer.from('# Title\n\nSome **bold** text <img src=x onerror="window.__pwned=1">\n'),
+    },
+  ]);
   await page.getByText(/Uploaded 2 file\(s\) to \/src/).waitFor();
   await page.getByRole('button', { name: 'dot.png', exact: true }).click();
   const img = page.getByRole('img', { name: 'Preview of src/dot.png' });
@@ -71,11 +84,17 @@ test('files panel: create, edit with the editor, save, upload, drop, preview, re
 
   // Rename (move into another folder), refused traversal, delete with confirmation.
   await page.getByRole('button', { name: 'Rename or move src/dropped.txt' }).click();
-  await page.getByRole('dialog').getByLabel(/New path/).fill('../outside.txt');
+  await page
+    .getByRole('dialog')
+    .getByLabel(/New path/)
+    .fill('../outside.txt');
   await page.getByRole('dialog').getByRole('button', { name: 'Rename' }).click();
   await page.getByText(/Path traversal/).waitFor();
   await page.getByRole('button', { name: 'Rename or move src/dropped.txt' }).click();
-  await page.getByRole('dialog').getByLabel(/New path/).fill('archive/dropped.txt');
+  await page
+    .getByRole('dialog')
+    .getByLabel(/New path/)
+    .fill('archive/dropped.txt');
   await page.getByRole('dialog').getByRole('button', { name: 'Rename' }).click();
   await page.getByText('Moved to archive/dropped.txt.').waitFor();
   assert.equal(await readWorkspaceFile(page, 'archive/dropped.txt'), 'dropped text');
@@ -90,7 +109,9 @@ test('files panel: create, edit with the editor, save, upload, drop, preview, re
 
   // ZIP import: safe entries written, unsafe ones refused and reported.
   const zip = zipSync({ 'docs/readme.txt': strToU8('from zip'), '../evil.txt': strToU8('no'), '.git/config': strToU8('no') });
-  await page.locator('input[type=file][aria-label="Choose a ZIP archive to import"]').setInputFiles({ name: 'pack.zip', mimeType: 'application/zip', buffer: Buffer.from(zip) });
+  await page
+    .locator('input[type=file][aria-label="Choose a ZIP archive to import"]')
+    .setInputFiles({ name: 'pack.zip', mimeType: 'application/zip', buffer: Buffer.from(zip) });
   await page.getByText(/Imported 1 file\(s\) from pack\.zip.*refused 2/).waitFor();
   assert.equal(await readWorkspaceFile(page, 'src/docs/readme.txt'), 'from zip');
 
@@ -145,7 +166,10 @@ test('git panel: status, stage, commit, history, diff, branches, restore', async
 
     // Branch: create and switch, commit there, switch back — the file follows the branch.
     await page.getByRole('button', { name: 'New branch' }).click();
-    await page.getByRole('dialog').getByLabel(/Branch name/).fill('experiment');
+    await page
+      .getByRole('dialog')
+      .getByLabel(/Branch name/)
+      .fill('experiment');
     await page.getByRole('dialog').getByRole('button', { name: 'Create and switch' }).click();
     await page.getByText('Created branch experiment and switched to it.').waitFor();
     assert.equal(await page.getByLabel('Current branch').inputValue(), 'experiment');
@@ -190,10 +214,14 @@ test('git panel: status, stage, commit, history, diff, branches, restore', async
     await page.getByLabel(/Commit automatically after each agent turn/).uncheck();
     // Saved in the background, as the boxes change.
     const agentKey = `clawser_agent_${decodeURIComponent(new URL(page.url()).hash.split('/')[1] ?? '')}`;
-    await storedConfigUntil(page, (e) => {
-      const git = JSON.parse(e[agentKey] ?? '{}').git;
-      return git?.autoInit === false && git?.autoCommit === false;
-    }, 'both automations off');
+    await storedConfigUntil(
+      page,
+      (e) => {
+        const git = JSON.parse(e[agentKey] ?? '{}').git;
+        return git?.autoInit === false && git?.autoCommit === false;
+      },
+      'both automations off',
+    );
   } finally {
     await own.close();
   }

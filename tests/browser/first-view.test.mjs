@@ -23,10 +23,13 @@ async function heldPage({ firstVisit = false } = {}) {
     // What a previous visit leaves: the list, a provider choice and each workspace's folder.
     await page.goto(`${app.url}manifest.webmanifest`);
     await page.evaluate(async () => {
-      localStorage.setItem('clawser_workspaces', JSON.stringify([
-        { id: 'walpha', name: 'Alpha', createdAt: Date.now() - 86_400_000 },
-        { id: 'wbeta', name: 'Beta', createdAt: Date.now() },
-      ]));
+      localStorage.setItem(
+        'clawser_workspaces',
+        JSON.stringify([
+          { id: 'walpha', name: 'Alpha', createdAt: Date.now() - 86_400_000 },
+          { id: 'wbeta', name: 'Beta', createdAt: Date.now() },
+        ]),
+      );
       localStorage.setItem('clawser_config_walpha', JSON.stringify({ provider: 'echo', model: '', baseUrl: '' }));
       const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces', { create: true });
       for (const id of ['walpha', 'wbeta']) await root.getDirectoryHandle(id, { create: true });
@@ -44,7 +47,8 @@ async function heldPage({ firstVisit = false } = {}) {
   return { page, context, release, asked: () => asked };
 }
 
-test('opened on the home screen, the workspace list shows before app.js has loaded; a workspace opened meanwhile opens once the app is in', async () => {
+test('opened on the home screen, the workspace list shows before app.js has loaded; \
+a workspace opened meanwhile opens once the app is in', async () => {
   const { page, context, release, asked } = await heldPage();
   try {
     await page.goto(app.url);
@@ -53,7 +57,7 @@ test('opened on the home screen, the workspace list shows before app.js has load
     // Painted without the app: app.js was asked for and is still held back.
     assert.equal(asked(), true);
     assert.equal(await page.evaluate(() => !!document.querySelector('.banners')), false, 'the app has not started');
-    assert.match(await alpha.textContent() ?? '', /Echo · test provider, no AI/);
+    assert.match((await alpha.textContent()) ?? '', /Echo · test provider, no AI/);
     await page.getByRole('link', { name: /Beta/ }).waitFor();
     assert.equal(await page.evaluate(() => performance.getEntriesByName('clawser-interactive').length), 1);
     await alpha.click();
@@ -74,11 +78,16 @@ test('the app adopts the painted home screen: the focused button keeps its focus
     const create = page.getByRole('button', { name: 'New workspace' });
     await create.focus();
     await page.evaluate(() => {
-      /** @type {any} */ (document.activeElement).dataset.painted = 'first'; // any: marks the element to find it again after the app started
+      // any: marks the element to find it again after the app started
+      /** @type {any} */ (document.activeElement).dataset.painted = 'first';
     });
     release();
     await page.locator('.banners').waitFor({ state: 'attached' });
-    assert.equal(await page.evaluate(() => /** @type {HTMLElement | null} */ (document.activeElement)?.dataset.painted ?? null), 'first', 'the same element, still focused');
+    assert.equal(
+      await page.evaluate(() => /** @type {HTMLElement | null} */ (document.activeElement)?.dataset.painted ?? null),
+      'first',
+      'the same element, still focused',
+    );
     await page.keyboard.press('Enter');
     await page.getByRole('dialog').getByLabel('Workspace name').fill('Gamma');
     await page.getByRole('dialog').getByLabel('Workspace name').press('Enter');
@@ -100,7 +109,12 @@ test('a list changed by another tab before the app is in: the app draws the curr
     // Another tab renames Alpha meanwhile.
     await page.evaluate(() => {
       const list = JSON.parse(localStorage.getItem('clawser_workspaces') ?? '[]');
-      localStorage.setItem('clawser_workspaces', JSON.stringify(list.map((/** @type {{id: string, name: string}} */ w) => (w.id === 'walpha' ? { ...w, name: 'Alpha renamed' } : w))));
+      localStorage.setItem(
+        'clawser_workspaces',
+        JSON.stringify(
+          list.map((/** @type {{id: string, name: string}} */ w) => (w.id === 'walpha' ? { ...w, name: 'Alpha renamed' } : w)),
+        ),
+      );
     });
     release();
     await page.getByRole('heading', { name: 'Alpha renamed', level: 1 }).waitFor();
@@ -119,7 +133,7 @@ test('a first visit paints "My workspace" before app.js has loaded, writing noth
     assert.equal(await page.evaluate(() => !!document.querySelector('.banners')), false, 'the app has not started');
     // Offered, not written: only the app, once it has read the stored list, makes it.
     assert.equal(await page.evaluate(() => localStorage.getItem('clawser_workspaces')), null);
-    const id = decodeURIComponent((await mine.getAttribute('href') ?? '').split('/')[1] ?? '');
+    const id = decodeURIComponent(((await mine.getAttribute('href')) ?? '').split('/')[1] ?? '');
     assert.ok(id);
     const saved = [{ id }];
     await mine.click();
@@ -127,10 +141,13 @@ test('a first visit paints "My workspace" before app.js has loaded, writing noth
     await page.getByRole('heading', { name: 'My workspace', level: 1 }).waitFor();
     assert.match(page.url(), new RegExp(`#workspace/${saved[0].id}`));
     // Its folder exists, and reloading lists it once.
-    assert.equal(await page.evaluate(async (id) => {
-      const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces');
-      return (await root.getDirectoryHandle(id)).kind;
-    }, saved[0].id), 'directory');
+    assert.equal(
+      await page.evaluate(async (id) => {
+        const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces');
+        return (await root.getDirectoryHandle(id)).kind;
+      }, saved[0].id),
+      'directory',
+    );
     await page.goto(app.url);
     await mine.waitFor();
     assert.equal(await page.getByRole('link', { name: /My workspace/ }).count(), 1);

@@ -51,7 +51,10 @@ import { launchBrowser, startApp, showHome, showWorkspace, PAGE_TIMEOUT_MS } fro
 /** @typedef {Awaited<ReturnType<typeof startLlmServer>>} LlmServer */
 /** @typedef {import('./helpers.mjs').BrowserOptions} BrowserOptions */
 /** @typedef {import('./helpers.mjs').WorkspaceSettings} WorkspaceSettings */
-/** @typedef {{apiKey?: string, models?: string[], cors?: boolean, script?: import('../fixtures/llm-server.mjs').ScriptedResponse[]}} LlmOptions */
+/**
+ * @typedef {{apiKey?: string, models?: string[], cors?: boolean, script?: import('../fixtures/llm-server.mjs').ScriptedResponse[]}}
+ *   LlmOptions
+ */
 
 /**
  * @typedef {object} FixtureOptions
@@ -96,7 +99,8 @@ export class Fixture {
 
   /** The folder the app is served from: only for `app: {copy: true}`. */
   get appDir() {
-    if (!this.#appDir) throw new Error('This fixture serves the checkout: ask for `app: { copy: true }` to get a copy the test may change.');
+    if (!this.#appDir)
+      throw new Error('This fixture serves the checkout: ask for `app: { copy: true }` to get a copy the test may change.');
     return this.#appDir;
   }
 
@@ -119,7 +123,7 @@ export class Fixture {
 
   /** The page the fixture opened. */
   get page() {
-    if (!this.#page) throw new Error('This fixture opened no page: ask for `page: \'blank\' | \'home\' | \'workspace\'`.');
+    if (!this.#page) throw new Error("This fixture opened no page: ask for `page: 'blank' | 'home' | 'workspace'`.");
     return this.#page;
   }
 
@@ -161,7 +165,9 @@ export class Fixture {
   async launchBrowser(options = {}) {
     const browser = await launchBrowser(options);
     let open = true;
-    browser.context.once('close', () => { open = false; });
+    browser.context.once('close', () => {
+      open = false;
+    });
     // A closed context (closed by the test, or its browser killed) is not closed again.
     this.defer(async () => {
       if (open) await browser.context.close();

@@ -24,7 +24,9 @@ function git(cwd, ...args) {
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_')) env[k] = v;
   Object.assign(env, { HOME: work, XDG_CONFIG_HOME: work, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' });
   return new Promise((resolve, reject) => {
-    execFile('git', ['-c', 'user.name=Other', '-c', 'user.email=other@example.com', ...args], { cwd, env }, (err, stdout, stderr) => (err ? reject(new Error(`git ${args.join(' ')}: ${stderr}`)) : resolve(stdout.trim())));
+    execFile('git', ['-c', 'user.name=Other', '-c', 'user.email=other@example.com', ...args], { cwd, env }, (err, stdout, stderr) =>
+      err ? reject(new Error(`git ${args.join(' ')}: ${stderr}`)) : resolve(stdout.trim()),
+    );
   });
 }
 
@@ -94,7 +96,10 @@ test('clone with a token, push, pull, non-fast-forward, wrong token, no CORS', a
   await page.getByRole('button', { name: 'Commit', exact: true }).click();
   await panelSays(page, /Committed [0-9a-f]{7}\./);
   await page.getByRole('button', { name: 'Push', exact: true }).click();
-  await page.getByRole('alert').filter({ hasText: /Pull first, then push again/ }).waitFor();
+  await page
+    .getByRole('alert')
+    .filter({ hasText: /Pull first, then push again/ })
+    .waitFor();
   await page.getByRole('alert').getByRole('button', { name: 'Dismiss' }).click();
   // Pull merges (no conflict), then the push goes through.
   await page.getByRole('button', { name: 'Pull', exact: true }).click();
@@ -113,7 +118,10 @@ test('clone with a token, push, pull, non-fast-forward, wrong token, no CORS', a
   await page.getByRole('button', { name: 'Save remote' }).click();
   await page.getByText('Remote settings saved.').waitFor();
   await page.getByRole('button', { name: 'Pull', exact: true }).click();
-  await page.getByRole('alert').filter({ hasText: /refused the credentials/ }).waitFor();
+  await page
+    .getByRole('alert')
+    .filter({ hasText: /refused the credentials/ })
+    .waitFor();
   await page.getByRole('alert').getByRole('button', { name: 'Dismiss' }).click();
 
   // A server that does not allow web pages (no CORS headers): the message says what to do.
@@ -124,7 +132,10 @@ test('clone with a token, push, pull, non-fast-forward, wrong token, no CORS', a
     await page.getByRole('button', { name: 'Clone a git repository' }).click();
     await page.getByRole('dialog', { name: 'Clone a git repository' }).getByLabel('Repository URL').fill(plainUrl);
     await page.getByRole('dialog', { name: 'Clone a git repository' }).getByRole('button', { name: 'Clone' }).click();
-    await page.getByRole('alert').filter({ hasText: /does not allow requests from web pages \(CORS\)\. Set a CORS proxy/ }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /does not allow requests from web pages \(CORS\)\. Set a CORS proxy/ })
+      .waitFor();
     assert.equal(await page.getByRole('link', { name: /plain/ }).count(), 0, 'the failed clone left no workspace');
   } finally {
     await noCors.close();
@@ -132,7 +143,8 @@ test('clone with a token, push, pull, non-fast-forward, wrong token, no CORS', a
   await page.close();
 });
 
-test('the Clone action refuses a repository whose pack expands like a zip bomb (40 MB of zeros), with the archive message, and leaves no workspace; control: the clone above', async () => {
+test('the Clone action refuses a repository whose pack expands like a zip bomb (40 MB of zeros), with the archive message, \
+and leaves no workspace; control: the clone above', async () => {
   const bomb = await server.createRepo('bomb', { 'big.bin': new Uint8Array(40 * 1024 * 1024), 'README.md': 'hi\n' });
   const page = await fx.newPage(browser.context);
   await page.goto(`${app.url}#home`);
@@ -141,17 +153,27 @@ test('the Clone action refuses a repository whose pack expands like a zip bomb (
   await dialog.getByLabel('Repository URL').fill(bomb);
   await dialog.getByLabel(/Access token/).fill('sekret-token');
   await dialog.getByRole('button', { name: 'Clone' }).click();
-  await page.getByRole('alert').filter({ hasText: /The archive expands to more than 100 times its size \(\d+ KB to more than \d+ MB\), as zip bombs do; nothing was extracted\./ }).waitFor();
+  await page
+    .getByRole('alert')
+    .filter({
+      hasText:
+        /The archive expands to more than 100 times its size \(\d+ KB to more than \d+ MB\), as zip bombs do; nothing was extracted\./,
+    })
+    .waitFor();
   assert.equal(await page.getByRole('link', { name: /bomb/ }).count(), 0, 'the refused clone left no workspace');
   const left = await page.evaluate(async () => {
     const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces');
     /** @type {string[]} */
     const found = [];
-    for await (const [name, handle] of /** @type {any} */ (root).entries()) { // any: the async iterator is not in TypeScript's DOM types here
+    for await (const [name, handle] of /** @type {any} */ (root).entries()) {
+      // any: the async iterator is not in TypeScript's DOM types here
       if (handle.kind !== 'directory') continue;
       try {
         await (await handle.getDirectoryHandle('.git')).getDirectoryHandle('objects');
-        const bin = await handle.getFileHandle('big.bin').then(() => true, () => false);
+        const bin = await handle.getFileHandle('big.bin').then(
+          () => true,
+          () => false,
+        );
         if (bin) found.push(name);
       } catch {
         // no repository there

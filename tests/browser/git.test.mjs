@@ -45,13 +45,17 @@ test('commit 100 files in OPFS, edit and delete, and the real git accepts the re
       await walk('');
       return { commitMs, status, files, log: (await repo.log()).map((c) => c.message) };
     });
-    assert.deepEqual(result.status.map((s) => [s.path, s.state]).sort(), [['src/file1.txt', 'modified'], ['src/file2.txt', 'deleted']]);
+    assert.deepEqual(result.status.map((s) => [s.path, s.state]).sort(), [
+      ['src/file1.txt', 'modified'],
+      ['src/file2.txt', 'deleted'],
+    ]);
     assert.deepEqual(result.log, ['Edit one, delete one', 'Add 100 files']);
     for (const [path, b64] of Object.entries(result.files)) {
       await mkdir(dirname(join(dir, path)), { recursive: true });
       await writeFile(join(dir, path), Buffer.from(b64, 'base64'));
     }
-    const git = (/** @type {string[]} */ ...args) => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir } });
+    const git = (/** @type {string[]} */ ...args) =>
+      execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir } });
     git('fsck', '--full', '--strict');
     assert.equal(git('log', '--format=%s|%an').trim(), 'Edit one, delete one|Test\nAdd 100 files|Test');
     assert.equal(git('ls-tree', '-r', '--name-only', 'HEAD').trim().split('\n').length, 99);

@@ -97,7 +97,11 @@ export async function startApp(options = {}) {
     url: `http://127.0.0.1:${port}/`,
     port,
     server,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve(undefined)); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve(undefined));
+      }),
   };
 }
 
@@ -127,7 +131,8 @@ export async function saveSettings(page) {
 }
 
 /**
- * @typedef {{provider?: string, model?: string, apiKey?: string, baseUrl?: string, autonomy?: 'readonly' | 'supervised' | 'full'}} WorkspaceSettings
+ * @typedef {{provider?: string, model?: string, apiKey?: string, baseUrl?: string, autonomy?: 'readonly' | 'supervised' | 'full'}}
+ *   WorkspaceSettings
  */
 
 /**
@@ -213,15 +218,18 @@ export function readWorkspaceFile(page, path) {
  * @param {import('playwright-core').Page} page @param {string} path relative to the workspace @param {string} text
  */
 export function writeWorkspaceFile(page, path, text) {
-  return page.evaluate(async ([p, t]) => {
-    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
-    const fs = new OpfsFileSystem();
-    try {
-      await fs.write(`clawser_workspaces/${location.hash.split('/')[1]}/${p}`, t);
-    } finally {
-      fs.terminate();
-    }
-  }, [path, text]);
+  return page.evaluate(
+    async ([p, t]) => {
+      const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+      const fs = new OpfsFileSystem();
+      try {
+        await fs.write(`clawser_workspaces/${location.hash.split('/')[1]}/${p}`, t);
+      } finally {
+        fs.terminate();
+      }
+    },
+    [path, text],
+  );
 }
 
 /**
@@ -234,7 +242,10 @@ export async function panelSays(page, text) {
   try {
     await page.getByText(text).waitFor();
   } catch (err) {
-    const said = await page.locator('[role=status], [role=alert]').allInnerTexts().catch(() => []);
+    const said = await page
+      .locator('[role=status], [role=alert]')
+      .allInnerTexts()
+      .catch(() => []);
     throw new Error(`${/** @type {Error} */ (err).message}\nThe page said: ${JSON.stringify(said.filter((t) => t.trim()))}`);
   }
 }
@@ -256,7 +267,8 @@ export async function sendMessage(page, text) {
  * @param {{timeoutMs?: number, what?: string}} [options]
  */
 export async function waitInPage(page, check, arg, options = {}) {
-  const inPage = () => page.evaluate(/** @type {(arg: A) => Promise<boolean>} */ (check), /** @type {any} */ (arg)); // any: evaluate's overloads cannot follow a generic argument
+  // any: evaluate's overloads cannot follow a generic argument
+  const inPage = () => page.evaluate(/** @type {(arg: A) => Promise<boolean>} */ (check), /** @type {any} */ (arg));
   await waitUntil(inPage, options.what ?? 'a condition in the page', { tries: Math.ceil((options.timeoutMs ?? 20_000) / 50) });
 }
 
@@ -272,9 +284,13 @@ export async function recordNotifications(context) {
     Object.defineProperty(window, '__notifications', { value: shown });
     class RecordingNotification {
       static permission = 'granted';
-      static requestPermission() { return Promise.resolve('granted'); }
+      static requestPermission() {
+        return Promise.resolve('granted');
+      }
       /** @param {string} title @param {{body?: string}} [options] */
-      constructor(title, options = {}) { shown.push({ title, body: options.body ?? '' }); }
+      constructor(title, options = {}) {
+        shown.push({ title, body: options.body ?? '' });
+      }
       close() {}
     }
     Object.defineProperty(window, 'Notification', { value: RecordingNotification, configurable: true });

@@ -28,7 +28,9 @@ function git(cwd, ...args) {
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_')) env[k] = v;
   Object.assign(env, { HOME: work, XDG_CONFIG_HOME: work, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' });
   return new Promise((resolve, reject) => {
-    execFile('git', ['-c', 'user.name=Other', '-c', 'user.email=other@example.com', ...args], { cwd, env }, (err, stdout, stderr) => (err ? reject(new Error(`git ${args.join(' ')}: ${stderr}`)) : resolve(stdout.trim())));
+    execFile('git', ['-c', 'user.name=Other', '-c', 'user.email=other@example.com', ...args], { cwd, env }, (err, stdout, stderr) =>
+      err ? reject(new Error(`git ${args.join(' ')}: ${stderr}`)) : resolve(stdout.trim()),
+    );
   });
 }
 
@@ -69,10 +71,18 @@ function storesOf(page) {
   });
 }
 
-/** Nothing the user did not make: no job, goal, memory, skill, and nothing planted anywhere. @param {import('playwright-core').Page} page @param {string} when */
+/**
+ * Nothing the user did not make: no job, goal, memory, skill, and nothing planted anywhere.
+ * @param {import('playwright-core').Page} page
+ * @param {string} when
+ */
 async function assertNothingPlanted(page, when) {
   const s = await storesOf(page);
-  assert.deepEqual({ jobs: s.jobs, goals: s.goals, memories: s.memories, pinned: s.pinned, skills: s.skills, vault: s.vault }, { jobs: [], goals: [], memories: [], pinned: [], skills: false, vault: false }, when);
+  assert.deepEqual(
+    { jobs: s.jobs, goals: s.goals, memories: s.memories, pinned: s.pinned, skills: s.skills, vault: s.vault },
+    { jobs: [], goals: [], memories: [], pinned: [], skills: false, vault: false },
+    when,
+  );
   assert.doesNotMatch(JSON.stringify(s), new RegExp(PLANTED), when);
 }
 
@@ -81,7 +91,11 @@ const note = (/** @type {number} */ n) => `${n} files of Clawser's own folders i
 test('clone, branch switch, pull and restore of a repository carrying every internal folder install nothing of it', async () => {
   const planted = await internalStateFiles('v1');
   const url = await server.createRepo('planted', { 'README.md': '# Planted\n', 'docs/guide.md': 'Guide v1\n', ...planted });
-  assert.match(await server.git('planted', 'show', 'main:.scheduler/jobs.json'), /"kind": "prompt"/, 'the repository really carries a prompt job');
+  assert.match(
+    await server.git('planted', 'show', 'main:.scheduler/jobs.json'),
+    /"kind": "prompt"/,
+    'the repository really carries a prompt job',
+  );
   const page = await fx.newPage(browser.context);
   await page.goto(`${app.url}#home`);
 
@@ -94,12 +108,18 @@ test('clone, branch switch, pull and restore of a repository carrying every inte
   await page.getByRole('button', { name: 'README.md', exact: true }).waitFor();
   assert.equal(await readWorkspaceFile(page, 'docs/guide.md'), 'Guide v1\n');
   await assertNothingPlanted(page, 'after the clone');
-  await page.getByRole('status').filter({ hasText: `Cloned planted. ${note(Object.keys(planted).length)}` }).waitFor();
+  await page
+    .getByRole('status')
+    .filter({ hasText: `Cloned planted. ${note(Object.keys(planted).length)}` })
+    .waitFor();
 
   // A branch carrying them (created from the cloned commit), and back.
   await page.getByRole('button', { name: 'Git', exact: true }).click();
   await page.getByRole('button', { name: 'New branch' }).click();
-  await page.getByRole('dialog').getByLabel(/Branch name/).fill('side');
+  await page
+    .getByRole('dialog')
+    .getByLabel(/Branch name/)
+    .fill('side');
   await page.getByRole('dialog').getByRole('button', { name: 'Create and switch' }).click();
   await page.getByText(`Created branch side and switched to it. ${note(Object.keys(planted).length)}`).waitFor();
   await page.getByLabel('Current branch').selectOption('main');
@@ -136,16 +156,28 @@ test('clone, branch switch, pull and restore of a repository carrying every inte
   await page.getByRole('button', { name: /initial/ }).click();
   await page.getByRole('button', { name: 'Restore workspace to this commit' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Restore workspace' }).click();
-  await page.getByText(new RegExp(`Restored 1 file\\(s\\) from [0-9a-f]{7}; review and commit them\\. ${note(Object.keys(planted).length).replace(/[.()]/g, '\\$&')}`)).waitFor();
+  await page
+    .getByText(
+      new RegExp(
+        `Restored 1 file\\(s\\) from [0-9a-f]{7}; review and commit them\\. ${note(Object.keys(planted).length).replace(/[.()]/g, '\\$&')}`,
+      ),
+    )
+    .waitFor();
   assert.equal(await readWorkspaceFile(page, 'docs/guide.md'), 'Guide v1\n');
   await assertNothingPlanted(page, 'after the restore');
   await page.close();
 });
 
-test('with the safety checks off, the agent\'s fs tools still cannot write or delete the scheduler\'s jobs; other files they can', async () => {
+test("with the safety checks off, the agent's fs tools still cannot write or delete the scheduler's jobs; \
+other files they can", async () => {
   const llm = await fx.startLlm();
   try {
-    const page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1`, autonomy: 'full' });
+    const page = await openWorkspace(browser.context, app.url, {
+      provider: 'openai-compatible',
+      model: 'test-model',
+      baseUrl: `${llm.url}/v1`,
+      autonomy: 'full',
+    });
     await page.getByRole('button', { name: 'Settings', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: /Settings/ });
     await dialog.getByRole('checkbox', { name: /Safety checks/ }).uncheck();
@@ -159,8 +191,14 @@ test('with the safety checks off, the agent\'s fs tools still cannot write or de
       const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
       const { Scheduler } = await import('/web/stores/scheduler.js');
       const root = new OpfsFileSystem();
-      await new Scheduler({ fs: new ScopedFileSystem(root, `clawser_workspaces/${location.hash.split('/')[1]}`), execute: async () => ({ ok: true, summary: '' }) })
-        .add({ name: 'My own job', trigger: { kind: 'interval', everyMs: 3_600_000, startAt: Date.now() + 3_600_000 }, action: { kind: 'prompt', prompt: 'Summarise my notes.' } });
+      await new Scheduler({
+        fs: new ScopedFileSystem(root, `clawser_workspaces/${location.hash.split('/')[1]}`),
+        execute: async () => ({ ok: true, summary: '' }),
+      }).add({
+        name: 'My own job',
+        trigger: { kind: 'interval', everyMs: 3_600_000, startAt: Date.now() + 3_600_000 },
+        action: { kind: 'prompt', prompt: 'Summarise my notes.' },
+      });
       root.terminate();
     });
     const mine = (await storesOf(page)).jobsFile;
@@ -168,7 +206,20 @@ test('with the safety checks off, the agent\'s fs tools still cannot write or de
     const plantedJobs = (await internalStateFiles('tool'))['.scheduler/jobs.json'];
     llm.enqueue(
       { toolCalls: [{ id: 'w1', name: 'fs_write', arguments: { path: '.scheduler/jobs.json', content: plantedJobs } }] },
-      { toolCalls: [{ id: 'w2', name: 'fs_write', arguments: { path: '.Memory/entries.jsonl', content: `{"op":"put","entry":{"id":"m1","key":"${PLANTED}","content":"obey","category":"core","timestamp":1,"pinned":true}}\n`, mode: 'append' } }] },
+      {
+        toolCalls: [
+          {
+            id: 'w2',
+            name: 'fs_write',
+            arguments: {
+              path: '.Memory/entries.jsonl',
+              content:
+                `{"op":"put","entry":{"id":"m1","key":"${PLANTED}","content":"obey","category":"core","timestamp":1,"pinned":` + `true}}\n`,
+              mode: 'append',
+            },
+          },
+        ],
+      },
       { toolCalls: [{ id: 'd1', name: 'fs_delete', arguments: { path: '.scheduler/jobs.json' } }] },
       { toolCalls: [{ id: 'd2', name: 'fs_delete', arguments: { path: '.scheduler' } }] },
       { toolCalls: [{ id: 'ok', name: 'fs_write', arguments: { path: 'notes/allowed.md', content: 'a normal file' } }] },
@@ -183,12 +234,16 @@ test('with the safety checks off, the agent\'s fs tools still cannot write or de
     assert.equal(await cards.count(), 5);
     for (let i = 0; i < 4; i++) {
       await cards.nth(i).locator('summary').click();
-      assert.match(await cards.nth(i).locator('.tool-output').innerText(), /one of Clawser's own folders: only Clawser itself changes it/, `call ${i + 1} refused by storage`);
+      assert.match(
+        await cards.nth(i).locator('.tool-output').innerText(),
+        /one of Clawser's own folders: only Clawser itself changes it/,
+        `call ${i + 1} refused by storage`,
+      );
     }
     // The control: safety really is off and the same tools write elsewhere.
     assert.equal(await readWorkspaceFile(page, 'notes/allowed.md'), 'a normal file');
     const after = await storesOf(page);
-    assert.equal(after.jobsFile, mine, 'the jobs file is exactly the user\'s');
+    assert.equal(after.jobsFile, mine, "the jobs file is exactly the user's");
     assert.deepEqual(after.jobs, ['My own job']);
     assert.deepEqual(after.pinned, []);
     assert.equal(await readWorkspaceFile(page, '.Memory/entries.jsonl'), null);

@@ -27,10 +27,19 @@ test('home: default workspace, create, rename, delete with confirmation', async 
   assert.match(page.url(), /#workspace\/w/);
   const scratchId = /#workspace\/([^/]+)/.exec(page.url())?.[1] ?? '';
   // What a workspace keeps in the page's storage besides its files: skills choices, MCP servers and their sealed tokens.
-  const planted = [`clawser_skills_enabled_${scratchId}`, `clawser_mcp_servers_${scratchId}`, `clawser_mcp_secret_${scratchId}_abcd1234`, `clawser_mcp_oauth_${scratchId}_abcd1234`];
+  const planted = [
+    `clawser_skills_enabled_${scratchId}`,
+    `clawser_mcp_servers_${scratchId}`,
+    `clawser_mcp_secret_${scratchId}_abcd1234`,
+    `clawser_mcp_oauth_${scratchId}_abcd1234`,
+  ];
   await changeStoredConfig(page, Object.fromEntries(planted.map((k) => [k, 'v1:sealed'])));
   const plantedNow = await storedConfig(page);
-  assert.deepEqual(planted.filter((k) => k in plantedNow), planted, 'stored before the delete');
+  assert.deepEqual(
+    planted.filter((k) => k in plantedNow),
+    planted,
+    'stored before the delete',
+  );
   // The app reads them afresh (it would hear of another tab's change anyway, a moment later).
   await page.reload();
   await page.getByRole('link', { name: /Workspaces/ }).click();
@@ -47,7 +56,11 @@ test('home: default workspace, create, rename, delete with confirmation', async 
   await page.getByRole('link', { name: /Scratch 2/ }).waitFor({ state: 'detached' });
   assert.equal(await page.getByRole('link', { name: /My workspace/ }).count(), 1);
   const left = await storedConfig(page);
-  assert.deepEqual(planted.filter((k) => k in left), [], 'deleted with the workspace');
+  assert.deepEqual(
+    planted.filter((k) => k in left),
+    [],
+    'deleted with the workspace',
+  );
 });
 
 test('first run says which no-key options exist and offers an API key', async () => {
@@ -90,7 +103,10 @@ test('settings: test connection reports a bad key, a wrong model, then success; 
 
 test('chat streams token by token as Markdown, sanitized, with copy buttons', async () => {
   // Paused after "Streaming **bold** words" (the role piece, then three words) until the test has looked.
-  llm.enqueue({ text: 'Streaming **bold** words arrive one by one and then a code block:\n\n```js\nconsole.log("hi")\n```\n', pauseAfter: 4 });
+  llm.enqueue({
+    text: 'Streaming **bold** words arrive one by one and then a code block:\n\n```js\nconsole.log("hi")\n```\n',
+    pauseAfter: 4,
+  });
   await message().fill('Hello Clawser');
   await page.getByRole('button', { name: 'Send' }).click();
   // Mid-stream: Stop is offered and only part of the text is there.
@@ -111,7 +127,11 @@ test('chat streams token by token as Markdown, sanitized, with copy buttons', as
 
 test('model output cannot inject scripts, handlers, forms, frames or remote images', async () => {
   llm.enqueue({
-    text: 'Safe text <script>window.__pwned=1</script> <img src=x onerror="window.__pwned=2"> [link](javascript:window.__pwned=3) <iframe src="https://evil.example"></iframe> <form action="https://evil.example"><input name=q></form> <div style="position:fixed;inset:0">overlay</div> ![track](https://evil.example/pixel.png)',
+    text:
+      'Safe text <script>window.__pwned=1</script> <img src=x onerror="window.__pwned=2"> ' +
+      '[link](javascript:window.__pwned=3) <iframe src="https://evil.example"></iframe> <form ' +
+      'action="https://evil.example"><input name=q></form> <div style="position:fixed;inset:0">overlay</div> ' +
+      '![track](https://evil.example/pixel.png)',
   });
   await message().fill('show me');
   await page.getByRole('button', { name: 'Send' }).click();

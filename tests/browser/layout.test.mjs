@@ -13,11 +13,16 @@ const overflow = (page) => page.evaluate(() => document.documentElement.scrollWi
 /** Relative luminance of the body background. @param {import('playwright-core').Page} page */
 const bgLuminance = (page) =>
   page.evaluate(() => {
-    const m = getComputedStyle(document.body).backgroundColor.match(/\d+(\.\d+)?/g)?.map(Number) ?? [0, 0, 0];
+    const m = getComputedStyle(document.body)
+      .backgroundColor.match(/\d+(\.\d+)?/g)
+      ?.map(Number) ?? [0, 0, 0];
     return (0.2126 * m[0] + 0.7152 * m[1] + 0.0722 * m[2]) / 255;
   });
 
-for (const [width, height] of [[360, 740], [1920, 1080]]) {
+for (const [width, height] of [
+  [360, 740],
+  [1920, 1080],
+]) {
   for (const scheme of /** @type {const} */ (['light', 'dark'])) {
     test(`${width}px ${scheme}: no horizontal overflow, named controls, keyboard chat`, async () => {
       const browser = await fx.launchBrowser({ viewport: { width, height }, colorScheme: scheme });
@@ -32,7 +37,8 @@ for (const [width, height] of [[360, 740], [1920, 1080]]) {
         assert.equal(await overflow(page), 0, 'first run fits');
         await page.getByRole('button', { name: 'Try Echo' }).click();
         // The workspace view is rebuilt with the new provider: wait for it before typing.
-        await page.getByText('Echo · test provider, no AI').waitFor({ state: 'attached' }); // in the top bar, hidden on phones (the Menu shows it)
+        // in the top bar, hidden on phones (the Menu shows it)
+        await page.getByText('Echo · test provider, no AI').waitFor({ state: 'attached' });
         // Keyboard only: focus the message box, type, Enter sends.
         const box = page.getByRole('textbox', { name: 'Message' });
         await box.focus();
@@ -67,12 +73,14 @@ for (const [width, height] of [[360, 740], [1920, 1080]]) {
             assert.equal(await menu.getAttribute('aria-expanded'), 'true');
           }
           await page.getByRole('navigation', { name: 'Workspace panels' }).getByRole('button', { name, exact: true }).click();
-          if (width < 720) assert.equal(await page.getByRole('button', { name: 'Menu' }).getAttribute('aria-expanded'), 'false', 'the drawer closes');
+          if (width < 720)
+            assert.equal(await page.getByRole('button', { name: 'Menu' }).getAttribute('aria-expanded'), 'false', 'the drawer closes');
         };
         await page.getByRole('button', { name: 'Settings', exact: true }).click();
         const dialog = page.getByRole('dialog', { name: /Settings/ });
         await dialog.waitFor();
-        for (const label of ['Provider', 'Model']) assert.ok(await dialog.getByLabel(label, { exact: true }).isVisible(), `${label} labelled`);
+        for (const label of ['Provider', 'Model'])
+          assert.ok(await dialog.getByLabel(label, { exact: true }).isVisible(), `${label} labelled`);
         assert.equal(await overflow(page), 0, 'settings fit');
         await page.keyboard.press('Escape');
         await dialog.waitFor({ state: 'detached' });
@@ -80,7 +88,10 @@ for (const [width, height] of [[360, 740], [1920, 1080]]) {
         await page.evaluate(async () => {
           const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
           const fs = new OpfsFileSystem();
-          await fs.write(`clawser_workspaces/${location.hash.split('/')[1]}/docs/a-rather-long-file-name-for-narrow-screens.md`, '# Heading\n\nA long line of text that should wrap inside the editor rather than push the page wider than the screen at all.\n');
+          await fs.write(
+            `clawser_workspaces/${location.hash.split('/')[1]}/docs/a-rather-long-file-name-for-narrow-screens.md`,
+            '# Heading\n\nA long line of text that should wrap inside the editor rather than push the page wider than the screen at all.\n',
+          );
           fs.terminate();
         });
         await openPanel('Files');
@@ -95,12 +106,26 @@ for (const [width, height] of [[360, 740], [1920, 1080]]) {
         // Memory, Goals and Schedule: each fits, and every control is named (checked below per panel).
         /** @type {string[]} */
         const unnamedInPanels = [];
-        const namelessControls = () => page.evaluate(() => [...document.querySelectorAll('button, input:not([type=hidden]):not([hidden]), select, textarea')].filter((el) => {
-          const e = /** @type {HTMLInputElement} */ (el);
-          const name = e.getAttribute('aria-label') || e.labels?.[0]?.textContent || (e.tagName === 'BUTTON' ? e.textContent : '') || e.getAttribute('aria-labelledby') || e.title;
-          return !name?.trim();
-        }).map((el) => el.outerHTML.slice(0, 80)));
-        for (const [panel, ready] of /** @type {const} */ ([['Memory', 'Semantic search'], ['Goals', 'New goal'], ['Schedule', 'New scheduled job']])) {
+        const namelessControls = () =>
+          page.evaluate(() =>
+            [...document.querySelectorAll('button, input:not([type=hidden]):not([hidden]), select, textarea')]
+              .filter((el) => {
+                const e = /** @type {HTMLInputElement} */ (el);
+                const name =
+                  e.getAttribute('aria-label') ||
+                  e.labels?.[0]?.textContent ||
+                  (e.tagName === 'BUTTON' ? e.textContent : '') ||
+                  e.getAttribute('aria-labelledby') ||
+                  e.title;
+                return !name?.trim();
+              })
+              .map((el) => el.outerHTML.slice(0, 80)),
+          );
+        for (const [panel, ready] of /** @type {const} */ ([
+          ['Memory', 'Semantic search'],
+          ['Goals', 'New goal'],
+          ['Schedule', 'New scheduled job'],
+        ])) {
           await openPanel(panel);
           await page.getByText(ready, { exact: true }).first().waitFor();
           if (panel === 'Schedule') {
@@ -108,14 +133,23 @@ for (const [width, height] of [[360, 740], [1920, 1080]]) {
             await page.locator('.next-runs li').first().waitFor();
           }
           assert.equal(await overflow(page), 0, `${panel} panel fits`);
-          unnamedInPanels.push(...await namelessControls());
+          unnamedInPanels.push(...(await namelessControls()));
         }
         assert.deepEqual(unnamedInPanels, [], 'every control of the memory, goals and schedule panels has an accessible name');
-        const unnamed = await page.evaluate(() => [...document.querySelectorAll('button, input:not([type=hidden]):not([hidden]), select, textarea')].filter((el) => {
-          const e = /** @type {HTMLInputElement} */ (el);
-          const name = e.getAttribute('aria-label') || e.labels?.[0]?.textContent || (e.tagName === 'BUTTON' ? e.textContent : '') || e.getAttribute('aria-labelledby') || e.title;
-          return !name?.trim();
-        }).map((el) => el.outerHTML.slice(0, 80)));
+        const unnamed = await page.evaluate(() =>
+          [...document.querySelectorAll('button, input:not([type=hidden]):not([hidden]), select, textarea')]
+            .filter((el) => {
+              const e = /** @type {HTMLInputElement} */ (el);
+              const name =
+                e.getAttribute('aria-label') ||
+                e.labels?.[0]?.textContent ||
+                (e.tagName === 'BUTTON' ? e.textContent : '') ||
+                e.getAttribute('aria-labelledby') ||
+                e.title;
+              return !name?.trim();
+            })
+            .map((el) => el.outerHTML.slice(0, 80)),
+        );
         assert.deepEqual(unnamed, [], 'every control has an accessible name');
       } finally {
         await browser.close();
@@ -131,7 +165,17 @@ test('every panel has a keyboard shortcut (Alt+1…Alt+9), announced on its butt
     await page.goto(app.url);
     await page.getByRole('link', { name: /My workspace/ }).click();
     await page.getByRole('textbox', { name: 'Message' }).waitFor();
-    const panels = [['1', 'Files'], ['2', 'Git'], ['3', 'Memory'], ['4', 'Goals'], ['5', 'Schedule'], ['6', 'Tools'], ['7', 'Events'], ['8', 'Dashboard'], ['9', 'Config']];
+    const panels = [
+      ['1', 'Files'],
+      ['2', 'Git'],
+      ['3', 'Memory'],
+      ['4', 'Goals'],
+      ['5', 'Schedule'],
+      ['6', 'Tools'],
+      ['7', 'Events'],
+      ['8', 'Dashboard'],
+      ['9', 'Config'],
+    ];
     for (const [key, name] of panels) {
       assert.equal(await page.getByRole('button', { name, exact: true }).getAttribute('aria-keyshortcuts'), `Alt+${key}`);
       await page.keyboard.press(`Alt+${key}`);

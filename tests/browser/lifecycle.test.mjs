@@ -30,7 +30,8 @@ function filesUnder(page, sub) {
     }
     /** @param {FileSystemDirectoryHandle} d @param {string} prefix */
     const walk = async (d, prefix) => {
-      for await (const [name, handle] of /** @type {any} */ (d).entries()) { // any: TS's DOM lib lacks entries() on directory handles
+      for await (const [name, handle] of /** @type {any} */ (d).entries()) {
+        // any: TS's DOM lib lacks entries() on directory handles
         if (handle.kind === 'directory') await walk(handle, `${prefix}${name}/`);
         else out[`${prefix}${name}`] = await (await handle.getFile()).text();
       }
@@ -51,7 +52,8 @@ async function openLlmWorkspace(page) {
 
 const settings = () => ({ provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
 
-test('a checkpoint holds ids and offsets, no copy of the conversation; the turn cut off by a closed tab is still offered for retry', async () => {
+test('a checkpoint holds ids and offsets, no copy of the conversation; \
+the turn cut off by a closed tab is still offered for retry', async () => {
   const page = await openWorkspace(browser.context, app.url, settings());
   await openLlmWorkspace(page);
   await sendMessage(page, 'alpha first turn words');
@@ -59,13 +61,20 @@ test('a checkpoint holds ids and offsets, no copy of the conversation; the turn 
   llm.enqueue({ text: 'this reply never finishes because the tab goes away', dropAfter: 4, holdOpen: true });
   await sendMessage(page, 'beta second turn words');
   await page.locator('.msg.streaming .msg-body', { hasText: 'reply' }).waitFor();
-  await waitInPage(page, async () => {
-    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
-    const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
-    const { CheckpointManager } = await import('/web/agent/coordination/checkpoint.js');
-    const cm = new CheckpointManager({ fs: new ScopedFileSystem(new OpfsFileSystem(), `clawser_workspaces/${location.hash.split('/')[1]}`) });
-    return (await cm.latest()).checkpoint?.state.turn?.status === 'running';
-  }, undefined, { what: 'a checkpoint of the running turn' });
+  await waitInPage(
+    page,
+    async () => {
+      const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+      const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
+      const { CheckpointManager } = await import('/web/agent/coordination/checkpoint.js');
+      const cm = new CheckpointManager({
+        fs: new ScopedFileSystem(new OpfsFileSystem(), `clawser_workspaces/${location.hash.split('/')[1]}`),
+      });
+      return (await cm.latest()).checkpoint?.state.turn?.status === 'running';
+    },
+    undefined,
+    { what: 'a checkpoint of the running turn' },
+  );
   const id = await conversationId(page);
   const checkpoints = await filesUnder(page, '.checkpoints');
   assert.ok(Object.keys(checkpoints).length >= 3, 'checkpoints of the turns were written');
@@ -75,7 +84,10 @@ test('a checkpoint holds ids and offsets, no copy of the conversation; the turn 
     assert.ok(log.includes(text), `the log holds "${text}"`);
     for (const [path, content] of Object.entries(checkpoints)) assert.ok(!content.includes(text), `checkpoint ${path} holds no "${text}"`);
   }
-  assert.ok(Object.values(checkpoints).some((c) => c.includes(id)), 'the checkpoints name the conversation by its id');
+  assert.ok(
+    Object.values(checkpoints).some((c) => c.includes(id)),
+    'the checkpoints name the conversation by its id',
+  );
 
   const url = page.url();
   await page.close({ runBeforeUnload: false });
@@ -107,8 +119,14 @@ test('deleting a conversation deletes every copy of it: a backup exported afterw
   const entries = unzipSync(new Uint8Array(await readFile(/** @type {string} */ (await download.path()))));
   const texts = Object.entries(entries).map(([name, bytes]) => [name, strFromU8(bytes)]);
   // Control: what was kept is found by the same probe, checkpoints included.
-  assert.ok(texts.some(([, t]) => t.includes('delta words to keep')), 'the kept conversation is in the backup');
-  assert.ok(texts.some(([name]) => name.includes('/.checkpoints/')), 'the backup has checkpoints');
+  assert.ok(
+    texts.some(([, t]) => t.includes('delta words to keep')),
+    'the kept conversation is in the backup',
+  );
+  assert.ok(
+    texts.some(([name]) => name.includes('/.checkpoints/')),
+    'the backup has checkpoints',
+  );
   for (const [name, text] of texts) {
     assert.ok(!text.includes('gamma words'), `${name} holds none of the deleted conversation's text`);
     assert.ok(!text.includes(gone) && !name.includes(gone), `${name} does not mention the deleted conversation`);
@@ -126,18 +144,30 @@ test('deleting a conversation while its turn streams waits for the turn to end: 
   await sendMessage(page, 'epsilon second');
   await page.locator('.msg.streaming .msg-body', { hasText: 'answer' }).waitFor();
   // Control: while the turn runs, the conversation's folder has both files.
-  assert.deepEqual(Object.keys(await filesUnder(page, `.conversations/${id}`)).filter((n) => n !== 'snapshot.json' && !n.startsWith('undo/')).sort(), ['events.jsonl', 'meta.json']);
+  assert.deepEqual(
+    Object.keys(await filesUnder(page, `.conversations/${id}`))
+      .filter((n) => n !== 'snapshot.json' && !n.startsWith('undo/'))
+      .sort(),
+    ['events.jsonl', 'meta.json'],
+  );
   await page.getByRole('button', { name: /^Delete conversation epsilon/ }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Delete conversation' }).click();
   await page.getByRole('button', { name: /^Delete conversation epsilon/ }).waitFor({ state: 'detached' });
   // The turn has ended when the daemon checkpointed its end (after the turn's last append).
-  await waitInPage(page, async () => {
-    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
-    const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
-    const { CheckpointManager } = await import('/web/agent/coordination/checkpoint.js');
-    const cm = new CheckpointManager({ fs: new ScopedFileSystem(new OpfsFileSystem(), `clawser_workspaces/${location.hash.split('/')[1]}`) });
-    return (await cm.latest()).checkpoint?.state.turn?.status === 'idle';
-  }, undefined, { what: 'the checkpoint of the turn\'s end' });
+  await waitInPage(
+    page,
+    async () => {
+      const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+      const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
+      const { CheckpointManager } = await import('/web/agent/coordination/checkpoint.js');
+      const cm = new CheckpointManager({
+        fs: new ScopedFileSystem(new OpfsFileSystem(), `clawser_workspaces/${location.hash.split('/')[1]}`),
+      });
+      return (await cm.latest()).checkpoint?.state.turn?.status === 'idle';
+    },
+    undefined,
+    { what: "the checkpoint of the turn's end" },
+  );
   // The stopped turn's last events were written before the files went, not after.
   assert.deepEqual(await filesUnder(page, `.conversations/${id}`), {});
   const all = await filesUnder(page, '.conversations');

@@ -23,7 +23,11 @@ fx.defer(() => mcp.close());
 const secured = await startOAuthServers(mcp.url);
 fx.defer(() => secured.close());
 // Two servers whose names and tools read the same once joined (issue 32 §3).
-const pair = await startScriptedMcpServers({ '/github': [{ name: 'create_issue' }], '/github-create': [{ name: 'issue' }], '/elsewhere': [{ name: 'create_issue' }] });
+const pair = await startScriptedMcpServers({
+  '/github': [{ name: 'create_issue' }],
+  '/github-create': [{ name: 'issue' }],
+  '/elsewhere': [{ name: 'create_issue' }],
+});
 fx.defer(() => pair.close());
 
 /** A server's card, by its exact name (another card may mention the same words). @param {string} name */
@@ -68,12 +72,25 @@ test('the Servers panel connects a real MCP server from the page; the agent call
   const results = llm.requests.at(-1)?.body.messages.filter((/** @type {any} */ m) => m.role === 'tool');
   assert.equal(results[0].content, 'Echo: from the agent');
   assert.match(results[1].content, /logging/i);
-  assert.ok(llm.requests.at(-3)?.body.tools.some((/** @type {any} */ t) => t.function.name === 'mcp__everything__get_sum' && t.function.parameters.properties.a.type === 'number'), 'the server\'s schema reaches the model');
+  assert.ok(
+    llm.requests
+      .at(-3)
+      ?.body.tools.some(
+        (/** @type {any} */ t) => t.function.name === 'mcp__everything__get_sum' && t.function.parameters.properties.a.type === 'number',
+      ),
+    "the server's schema reaches the model",
+  );
 
   // A long-running tool's progress is shown while it runs.
-  llm.enqueue({ toolCalls: [{ id: 'l1', name: 'mcp__everything__trigger_long_running_operation', arguments: { duration: 3, steps: 6 } }] }, { text: 'Finished the long one.' });
+  llm.enqueue(
+    { toolCalls: [{ id: 'l1', name: 'mcp__everything__trigger_long_running_operation', arguments: { duration: 3, steps: 6 } }] },
+    { text: 'Finished the long one.' },
+  );
   await sendMessage(page, 'run the long operation');
-  await page.getByText(/mcp__everything__trigger_long_running_operation: [1-5]\/6/).first().waitFor();
+  await page
+    .getByText(/mcp__everything__trigger_long_running_operation: [1-5]\/6/)
+    .first()
+    .waitFor();
   await page.locator('.msg.assistant', { hasText: 'Finished the long one.' }).waitFor();
 
   // The server's tool descriptions are outside text in every request: a memory is asked for, and says why.
@@ -86,7 +103,8 @@ test('the Servers panel connects a real MCP server from the page; the agent call
   await page.locator('.msg.assistant', { hasText: 'Not stored.' }).waitFor();
 });
 
-test('a resource attached to a message and a prompt used as a slash command go to the model, marked as outside content; after a reload the server connects again', async () => {
+test('a resource attached to a message and a prompt used as a slash command go to the model, marked as outside content; \
+after a reload the server connects again', async () => {
   await page.getByRole('button', { name: 'Servers', exact: true }).click();
   const card = cardOf('everything');
   await card.getByText(/\d+ tools, \d+ resources, \d+ prompts of everything/).click();
@@ -110,7 +128,11 @@ test('a resource attached to a message and a prompt used as a slash command go t
   assert.match(prompted.content, /NY/);
   await page.locator('.msg.user').getByText('Prompt args-prompt of the MCP server “everything”').waitFor();
   // Both are outside content in the log (a standing-state tool asks after them).
-  const log = /** @type {string} */ (await readWorkspaceFile(page, '{conversation}/events.jsonl')).split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((e) => e.type === 'user_message');
+  const log = /** @type {string} */ (await readWorkspaceFile(page, '{conversation}/events.jsonl'))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .filter((e) => e.type === 'user_message');
   assert.equal(log.find((e) => e.data.text === 'summarize the attachment')?.data.untrusted, 'a resource of the MCP server “everything”');
   assert.equal(log.find((e) => e.data.prompt)?.data.untrusted, 'a prompt of the MCP server “everything”');
   // A missing required argument is said, and nothing is sent.
@@ -125,7 +147,8 @@ test('a resource attached to a message and a prompt used as a slash command go t
   await cardOf('everything').locator('.server-status', { hasText: 'Connected' }).waitFor();
 });
 
-test('a server behind OAuth: the 401 offers "Sign in", the sign-in window comes back with a code (PKCE, registered client, resource), and the server connects with its token', async () => {
+test('a server behind OAuth: the 401 offers "Sign in", the sign-in window comes back with a code (PKCE, registered client, resource), \
+and the server connects with its token', async () => {
   await addServer('secured', secured.mcpUrl, 'oauth');
   const card = cardOf('secured');
   await card.locator('.server-status', { hasText: 'Failed' }).waitFor();
@@ -134,7 +157,10 @@ test('a server behind OAuth: the 401 offers "Sign in", the sign-in window comes 
   await popup.waitForEvent('close');
   await card.locator('.server-status', { hasText: 'Connected' }).waitFor();
   await card.getByText(/\d+ tools, \d+ resources, \d+ prompts of secured/).click();
-  await card.getByRole('table', { name: 'Tools of secured' }).getByRole('row', { name: /mcp__secured__echo/ }).waitFor();
+  await card
+    .getByRole('table', { name: 'Tools of secured' })
+    .getByRole('row', { name: /mcp__secured__echo/ })
+    .waitFor();
   assert.equal(secured.log.registered.length, 1, 'the client registered itself');
   assert.deepEqual(secured.log.registered[0].redirect_uris, [new URL('web/app/oauth-callback.html', app.url).href]);
   const authz = secured.log.authorizations[0];
@@ -152,7 +178,13 @@ test('a server behind OAuth: the 401 offers "Sign in", the sign-in window comes 
   llm.enqueue({ toolCalls: [{ id: 's1', name: 'mcp__secured__echo', arguments: { message: 'behind OAuth' } }] }, { text: 'Done.' });
   await sendMessage(page, 'echo through the secured server');
   await page.locator('.msg.assistant', { hasText: 'Done.' }).waitFor();
-  assert.equal(llm.requests.at(-1)?.body.messages.filter((/** @type {any} */ m) => m.role === 'tool').at(-1).content, 'Echo: behind OAuth');
+  assert.equal(
+    llm.requests
+      .at(-1)
+      ?.body.messages.filter((/** @type {any} */ m) => m.role === 'tool')
+      .at(-1).content,
+    'Echo: behind OAuth',
+  );
 
   // The panel: the first server's log messages (logging was turned on by the agent), disconnect, remove.
   await page.getByRole('button', { name: 'Servers', exact: true }).click();
@@ -179,7 +211,10 @@ async function listedName(server) {
   const summary = card.getByText(new RegExp(`^\\d+ tools?, \\d+ resources?, \\d+ prompts? of ${server}$`));
   assert.match(await summary.innerText(), /^1 tool,/, `${server}'s tool is registered (none left out)`);
   if (!(await card.getByRole('table', { name: `Tools of ${server}` }).isVisible())) await summary.click();
-  return card.getByRole('table', { name: `Tools of ${server}` }).locator('tbody code').innerText();
+  return card
+    .getByRole('table', { name: `Tools of ${server}` })
+    .locator('tbody code')
+    .innerText();
 }
 
 /**
@@ -199,15 +234,20 @@ async function turn(name, answer, done) {
   // The turn ends only when the call has run (or was refused).
   await page.locator('.msg.assistant', { hasText: done }).waitFor();
   assert.ok(pair.calls.length - calls <= 1);
-  return pair.calls.length > calls ? pair.calls.at(-1) ?? null : null;
+  return pair.calls.length > calls ? (pair.calls.at(-1) ?? null) : null;
 }
 
 /** The stored tool choices (policies and rules) among stored settings, as text. @param {Record<string, string>} entries */
-const choicesIn = (entries) => Object.entries(entries).filter(([k]) => /^clawser_tool_(perms|rules)_/.test(k)).map(([, v]) => v).join('\n');
+const choicesIn = (entries) =>
+  Object.entries(entries)
+    .filter(([k]) => /^clawser_tool_(perms|rules)_/.test(k))
+    .map(([, v]) => v)
+    .join('\n');
 /** The stored tool choices of the page, as text. */
 const storedChoices = async () => choicesIn(await storedConfig(page));
 
-test('issue 32 §3: servers "github" (create_issue) and "github-create" (issue) show two tool names; "Always allow" in the dialog lets only github\'s tool run without asking; removed and added again, it asks again', async () => {
+test('issue 32 §3: servers "github" (create_issue) and "github-create" (issue) show two tool names; \
+"Always allow" in the dialog lets only github\'s tool run without asking; removed and added again, it asks again', async () => {
   await page.getByRole('button', { name: 'Servers', exact: true }).click();
   // github-create first: with one flat name, the first to connect took it.
   await addServer('github-create', pair.url('/github-create'));
@@ -244,7 +284,8 @@ test('issue 32 §3: servers "github" (create_issue) and "github-create" (issue) 
   assert.equal((await turn(gh, 'Allow once', 'Asked again.'))?.path, '/github');
 });
 
-test('issue 32 §3: the Config document names each choice by its server; the colliding pair exported, removed and imported again stays two servers, each with its own choice', async () => {
+test('issue 32 §3: the Config document names each choice by its server; the colliding pair exported, \
+removed and imported again stays two servers, each with its own choice', async () => {
   const gh = 'mcp__github__create_issue';
   const ghc = 'mcp__github_create__issue';
   const panel = page.getByRole('region', { name: 'Config' });
@@ -258,7 +299,12 @@ test('issue 32 §3: the Config document names each choice by its server; the col
   const loosen = page.getByRole('dialog', { name: 'Loosen protections?' });
   await page.keyboard.press('Alt+9');
   await panel.waitFor();
-  await editConfig((c) => { c.mcpToolPolicies = [{ server: 'github', tool: 'create_issue', policy: 'auto' }, { server: 'github-create', tool: 'issue', policy: 'denied' }]; });
+  await editConfig((c) => {
+    c.mcpToolPolicies = [
+      { server: 'github', tool: 'create_issue', policy: 'auto' },
+      { server: 'github-create', tool: 'issue', policy: 'denied' },
+    ];
+  });
   await panel.getByText('Valid: ready to save.').waitFor();
   await panel.getByRole('button', { name: 'Save configuration' }).click();
   await loosen.waitFor();
@@ -269,42 +315,61 @@ test('issue 32 §3: the Config document names each choice by its server; the col
   await panel.getByText('Saved. New turns use it.').waitFor();
   assert.match(await storedChoices(), /create_issue/, 'stored');
   await page.getByRole('button', { name: 'Back to chat' }).click();
-  assert.equal((await turn(gh, null, 'Ran unasked.'))?.path, '/github', 'github\'s create_issue runs without asking');
-  assert.equal(await turn(ghc, null, 'It was off.'), null, 'github-create\'s issue is off: refused, never sent');
+  assert.equal((await turn(gh, null, 'Ran unasked.'))?.path, '/github', "github's create_issue runs without asking");
+  assert.equal(await turn(ghc, null, 'It was off.'), null, "github-create's issue is off: refused, never sent");
 
   // Exported, the pair and its choices are named by server; removed (the document), nothing stays.
   await page.keyboard.press('Alt+9');
   await panel.waitFor();
   const exported = JSON.parse(await editor.inputValue());
-  assert.deepEqual(exported.mcpToolPolicies, [{ server: 'github', tool: 'create_issue', policy: 'auto' }, { server: 'github-create', tool: 'issue', policy: 'denied' }]);
-  assert.deepEqual(Object.keys(exported.toolPolicies).filter((k) => k.startsWith('mcp')), [], 'no MCP tool by its model name');
-  await editConfig((c) => { c.mcpServers = c.mcpServers.filter((/** @type {any} */ m) => !m.name.startsWith('github')); c.mcpToolPolicies = []; });
+  assert.deepEqual(exported.mcpToolPolicies, [
+    { server: 'github', tool: 'create_issue', policy: 'auto' },
+    { server: 'github-create', tool: 'issue', policy: 'denied' },
+  ]);
+  assert.deepEqual(
+    Object.keys(exported.toolPolicies).filter((k) => k.startsWith('mcp')),
+    [],
+    'no MCP tool by its model name',
+  );
+  await editConfig((c) => {
+    c.mcpServers = c.mcpServers.filter((/** @type {any} */ m) => !m.name.startsWith('github'));
+    c.mcpToolPolicies = [];
+  });
   await panel.getByRole('button', { name: 'Save configuration' }).click();
   await panel.getByText('Saved. New turns use it.').waitFor();
-  assert.doesNotMatch(await storedChoices(), /create_issue|issue/, 'the servers\' choices went with them');
+  assert.doesNotMatch(await storedChoices(), /create_issue|issue/, "the servers' choices went with them");
 
   // Imported again: two new servers, each choice on its own server's tool.
   await editor.fill(JSON.stringify(exported, null, 2));
   await panel.getByRole('button', { name: 'Save configuration' }).click();
   await loosen.waitFor();
   const again = await loosen.getByRole('listitem').allInnerTexts();
-  assert.ok(again.some((t) => /adds the MCP server “github” at/.test(t)) && again.some((t) => /adds the MCP server “github-create” at/.test(t)), JSON.stringify(again));
-  assert.ok(again.some((t) => /create_issue.*“github”.*without asking/.test(t)), JSON.stringify(again));
+  assert.ok(
+    again.some((t) => /adds the MCP server “github” at/.test(t)) && again.some((t) => /adds the MCP server “github-create” at/.test(t)),
+    JSON.stringify(again),
+  );
+  assert.ok(
+    again.some((t) => /create_issue.*“github”.*without asking/.test(t)),
+    JSON.stringify(again),
+  );
   await loosen.getByRole('button', { name: 'Apply anyway' }).click();
   await panel.getByText('Saved. New turns use it.').waitFor();
   await page.keyboard.press('Alt+M');
   for (const name of ['github', 'github-create']) {
-    await cardOf(name).getByRole('button', { name: `Connect ${name}` }).click();
+    await cardOf(name)
+      .getByRole('button', { name: `Connect ${name}` })
+      .click();
     await cardOf(name).locator('.server-status', { hasText: 'Connected' }).waitFor();
   }
   assert.equal(await listedName('github'), gh);
   assert.equal(await listedName('github-create'), ghc);
   await page.getByRole('button', { name: 'Back to chat' }).click();
   assert.equal((await turn(gh, null, 'Unasked again.'))?.path, '/github', 'imported: github\'s "Always allow" applies to github\'s tool');
-  assert.equal(await turn(ghc, null, 'Still off.'), null, 'and github-create\'s Off to github-create\'s');
+  assert.equal(await turn(ghc, null, 'Still off.'), null, "and github-create's Off to github-create's");
 });
 
-test('issue 32 §3: @triage, saved with github\'s create_issue, is not offered the tool of another "github" added at another address; the chat and its card say so, naming it and the tool (control: before, it is offered and its call reaches /github)', async () => {
+test('issue 32 §3: @triage, saved with github\'s create_issue, is not offered the tool of another "github" added at another address; \
+the chat and its card say so, naming it and the tool (control: before, it is offered and its call reaches /github)', async () => {
   const gh = 'mcp__github__create_issue';
   // github's tool runs without asking: a call offered is a call made (no dialog to wait on).
   await page.getByRole('button', { name: 'Tools', exact: true }).click();
@@ -314,7 +379,7 @@ test('issue 32 §3: @triage, saved with github\'s create_issue, is not offered t
   await panel.getByRole('button', { name: 'New agent' }).click();
   const editor = panel.getByRole('form', { name: 'New agent' });
   await editor.getByLabel('Name (what you type after @)').fill('triage');
-  await editor.getByLabel('All the workspace\'s tools').uncheck();
+  await editor.getByLabel("All the workspace's tools").uncheck();
   for (const box of await editor.locator('.agent-tool-grid input').all()) await box.uncheck();
   await editor.getByLabel(gh, { exact: true }).check();
   await editor.getByRole('button', { name: 'Save agent' }).click();
@@ -333,10 +398,12 @@ test('issue 32 §3: @triage, saved with github\'s create_issue, is not offered t
     await sendMessage(page, '@triage file an issue');
     // What the model was offered, as soon as it is asked (the condition is this process's: polled).
     await waitUntil(() => llm.requests.length > before, 'the model to be asked');
-    const offered = (llm.requests[before]?.body.tools ?? []).map((/** @type {any} */ t) => t.function.name).filter((/** @type {string} */ n) => n.startsWith('mcp'));
+    const offered = (llm.requests[before]?.body.tools ?? [])
+      .map((/** @type {any} */ t) => t.function.name)
+      .filter((/** @type {string} */ n) => n.startsWith('mcp'));
     assert.deepEqual(offered, expected, 'the MCP tools @triage is offered');
     await page.locator('.msg.assistant', { hasText: done }).waitFor();
-    return pair.calls.length > calls ? pair.calls.at(-1)?.path ?? null : null;
+    return pair.calls.length > calls ? (pair.calls.at(-1)?.path ?? null) : null;
   };
   // Control: the server it was saved with.
   assert.equal(await ask([gh], 'Filed.'), '/github');
@@ -347,17 +414,25 @@ test('issue 32 §3: @triage, saved with github\'s create_issue, is not offered t
   await page.getByText('Removed “github”.').waitFor();
   await addServer('github', pair.url('/elsewhere'));
   await cardOf('github').locator('.server-status', { hasText: 'Connected' }).waitFor();
-  assert.equal(await listedName('github'), gh, 'the new server\'s tool has the name');
+  assert.equal(await listedName('github'), gh, "the new server's tool has the name");
   await page.getByRole('button', { name: 'Back to chat' }).click();
 
   assert.equal(await ask([], 'Not offered.'), null, 'nothing reached /elsewhere');
-  await page.getByRole('status').filter({ hasText: /^@triage: mcp__github__create_issue is left out — it was chosen for an MCP server that is no longer set up/ }).waitFor();
+  await page
+    .getByRole('status')
+    .filter({ hasText: /^@triage: mcp__github__create_issue is left out — it was chosen for an MCP server that is no longer set up/ })
+    .waitFor();
   await page.getByRole('button', { name: 'Agents', exact: true }).click();
-  await panel.getByRole('listitem').filter({ hasText: '@triage' }).getByText(/mcp__github__create_issue is left out .*“github” \(http:\/\/127\.0\.0\.1:\d+\/elsewhere\)/).waitFor();
+  await panel
+    .getByRole('listitem')
+    .filter({ hasText: '@triage' })
+    .getByText(/mcp__github__create_issue is left out .*“github” \(http:\/\/127\.0\.0\.1:\d+\/elsewhere\)/)
+    .waitFor();
   await panel.getByRole('button', { name: 'Back to chat' }).click();
 });
 
-test('issue 32 §3: a server that is not connected keeps its choices in view — the Tools panel lists its "Always allow" by server, address and tool, and Forget removes it; control: a connected server\'s choice shows in its row as before', async () => {
+test('issue 32 §3: a server that is not connected keeps its choices in view — the Tools panel lists its "Always allow" by server, \
+address and tool, and Forget removes it; control: a connected server\'s choice shows in its row as before', async () => {
   const gh = 'mcp__github__create_issue';
   const ghc = 'mcp__github_create__issue';
   const stored = page.getByRole('list', { name: 'Choices for tools not connected' });
@@ -373,7 +448,11 @@ test('issue 32 §3: a server that is not connected keeps its choices in view —
   await cardOf('github').locator('.server-status', { hasText: 'Not connected' }).waitFor();
   await page.getByRole('button', { name: 'Tools', exact: true }).click();
   await stored.waitFor();
-  assert.equal(await page.getByRole('combobox', { name: `Policy for ${gh}` }).count(), 0, 'its tool is not in the table while not connected');
+  assert.equal(
+    await page.getByRole('combobox', { name: `Policy for ${gh}` }).count(),
+    0,
+    'its tool is not in the table while not connected',
+  );
   const items = await stored.getByRole('listitem').allInnerTexts();
   assert.equal(items.length, 1, JSON.stringify(items));
   assert.match(items[0], /^create_issue \(MCP server “github”, http:\/\/127\.0\.0\.1:\d+\/elsewhere, not connected\): Always allow/);
@@ -384,7 +463,11 @@ test('issue 32 §3: a server that is not connected keeps its choices in view —
   await stored.getByRole('button', { name: /^Forget the choice for create_issue \(MCP server “github”/ }).click();
   await stored.waitFor({ state: 'hidden' });
   // The "Always allow" is gone from what is stored; github-create's Off stays.
-  await storedConfigUntil(page, (e) => !/create_issue/.test(choicesIn(e)) && /:issue/.test(choicesIn(e)), 'only the "Always allow" forgotten');
+  await storedConfigUntil(
+    page,
+    (e) => !/create_issue/.test(choicesIn(e)) && /:issue/.test(choicesIn(e)),
+    'only the "Always allow" forgotten',
+  );
 
   // Connected again: its tool follows the default (asks).
   await page.keyboard.press('Alt+M');

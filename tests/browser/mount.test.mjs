@@ -10,7 +10,8 @@ import { useFixture } from './fixture.mjs';
 
 const { app, llm, browser } = await useFixture({ llm: {} });
 await browser.context.addInitScript(() => {
-  /** @type {any} */ (window).showDirectoryPicker = async () => (await navigator.storage.getDirectory()).getDirectoryHandle('my-computer-folder', { create: true });
+  /** @type {any} */ (window).showDirectoryPicker = async () =>
+    (await navigator.storage.getDirectory()).getDirectoryHandle('my-computer-folder', { create: true });
   // A later visit: the browser asks for permission again (as Chrome does for a remembered handle).
   if (sessionStorage.getItem('ask-again')) {
     const proto = /** @type {any} */ (FileSystemHandle.prototype);
@@ -20,19 +21,24 @@ await browser.context.addInitScript(() => {
       return 'granted';
     };
   }
-  if (sessionStorage.getItem('no-fsa')) delete /** @type {any} */ (window).showDirectoryPicker;
+  if (sessionStorage.getItem('no-fsa')) delete (/** @type {any} */ (window).showDirectoryPicker);
 });
 
 /** @param {import('playwright-core').Page} page @param {string} path */
-const readFolderFile = (page, path) => page.evaluate(async (p) => {
-  let dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('my-computer-folder');
-  const parts = p.split('/');
-  for (const part of parts.slice(0, -1)) dir = await dir.getDirectoryHandle(part);
-  return (await (await dir.getFileHandle(/** @type {string} */ (parts.at(-1)))).getFile()).text();
-}, path);
+const readFolderFile = (page, path) =>
+  page.evaluate(async (p) => {
+    let dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('my-computer-folder');
+    const parts = p.split('/');
+    for (const part of parts.slice(0, -1)) dir = await dir.getDirectoryHandle(part);
+    return (await (await dir.getFileHandle(/** @type {string} */ (parts.at(-1)))).getFile()).text();
+  }, path);
 
 test('a folder from the computer becomes the workspace for the panel and the agent; remembered, re-permitted, left', async () => {
-  const page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
+  const page = await openWorkspace(browser.context, app.url, {
+    provider: 'openai-compatible',
+    model: 'test-model',
+    baseUrl: `${llm.url}/v1`,
+  });
   await page.evaluate(async () => {
     const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle('my-computer-folder', { create: true });
     const w = await (await dir.getFileHandle('readme.txt', { create: true })).createWritable();
@@ -68,7 +74,10 @@ test('a folder from the computer becomes the workspace for the panel and the age
     for await (const [name] of /** @type {any} */ (dir).entries()) names.push(name);
     return names;
   });
-  assert.ok(!leaked.includes('.conversations') && !leaked.includes('.git'), `nothing of Clawser's own was written into the folder: ${leaked}`);
+  assert.ok(
+    !leaked.includes('.conversations') && !leaked.includes('.git'),
+    `nothing of Clawser's own was written into the folder: ${leaked}`,
+  );
 
   // Next session: the folder is remembered; the browser asks for permission again.
   await page.evaluate(() => sessionStorage.setItem('ask-again', '1'));

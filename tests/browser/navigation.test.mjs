@@ -14,7 +14,8 @@ const search = () => palette().getByRole('combobox', { name: 'Search actions' })
 
 test('the rail lists every panel with its label; collapsing keeps the names for assistive tech and is remembered', async () => {
   const rail = page.getByRole('navigation', { name: 'Workspace panels' });
-  for (const name of ['Chat', 'Files', 'Git', 'Memory', 'Goals', 'Schedule', 'Tools', 'Events', 'Dashboard', 'Config']) await rail.getByRole('button', { name, exact: true }).waitFor();
+  for (const name of ['Chat', 'Files', 'Git', 'Memory', 'Goals', 'Schedule', 'Tools', 'Events', 'Dashboard', 'Config'])
+    await rail.getByRole('button', { name, exact: true }).waitFor();
   assert.equal(await rail.getByRole('button', { name: 'Chat', exact: true }).getAttribute('aria-current'), 'page');
   const wide = /** @type {{width: number}} */ (await rail.boundingBox()).width;
   const toggle = rail.getByRole('button', { name: 'Show panel names' });
@@ -41,7 +42,14 @@ test('Ctrl+K opens the palette; typing filters fuzzily; Enter runs the action; E
   await search().waitFor();
   assert.ok(await search().evaluate((el) => el === document.activeElement), 'the search field has the focus');
   await search().fill('sched');
-  assert.equal(await palette().getByRole('option').first().innerText().then((t) => t.split('\n')[0]), 'Open Schedule');
+  assert.equal(
+    await palette()
+      .getByRole('option')
+      .first()
+      .innerText()
+      .then((t) => t.split('\n')[0]),
+    'Open Schedule',
+  );
   await page.keyboard.press('Enter');
   await palette().waitFor({ state: 'detached' });
   await page.getByRole('heading', { name: 'Schedule', exact: true }).waitFor();
@@ -80,7 +88,10 @@ test('the palette switches conversations, starts a new one and sets the autonomy
   assert.equal(await search().getAttribute('aria-activedescendant'), await options.nth(1).getAttribute('id'));
   await page.keyboard.press('Enter');
   const level = /Set autonomy to (.+)$/.exec(chosen)?.[1];
-  await page.getByRole('status').filter({ hasText: `Autonomy is now ${level}` }).waitFor();
+  await page
+    .getByRole('status')
+    .filter({ hasText: `Autonomy is now ${level}` })
+    .waitFor();
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: /Settings/ });
   const value = await dialog.getByLabel('Autonomy').inputValue();
@@ -89,8 +100,14 @@ test('the palette switches conversations, starts a new one and sets the autonomy
   await dialog.waitFor({ state: 'detached' });
 });
 
-test('the palette runs what the buttons and shortcuts do: regenerate, undo and redo a turn, fold the rail, split the view, delete the conversation', async () => {
-  /** Runs the palette's first match for `query`, checking it is `label` and shows `shortcut`. @param {string} query @param {RegExp} label @param {string} [shortcut] */
+test('the palette runs what the buttons and shortcuts do: regenerate, undo and redo a turn, fold the rail, split the view, \
+delete the conversation', async () => {
+  /**
+   * Runs the palette's first match for `query`, checking it is `label` and shows `shortcut`.
+   * @param {string} query
+   * @param {RegExp} label
+   * @param {string} [shortcut]
+   */
   const run = async (query, label, shortcut) => {
     await page.keyboard.press('Control+k');
     await search().fill(query);
@@ -134,7 +151,11 @@ test('the palette runs what the buttons and shortcuts do: regenerate, undo and r
   await run('chat beside', /^Show the chat beside this panel$/);
   await page.getByRole('textbox', { name: 'Message' }).waitFor();
   await page.getByRole('heading', { name: 'Files', exact: true }).waitFor();
-  assert.equal(await page.getByRole('button', { name: 'Chat beside this panel' }).getAttribute('aria-pressed'), 'true', 'the ◫ button says so');
+  assert.equal(
+    await page.getByRole('button', { name: 'Chat beside this panel' }).getAttribute('aria-pressed'),
+    'true',
+    'the ◫ button says so',
+  );
   await run('chat beside', /^Hide the chat beside this panel$/);
   await page.getByRole('textbox', { name: 'Message' }).waitFor({ state: 'detached' });
   await page.keyboard.press('Alt+0');
@@ -153,7 +174,8 @@ test('the palette runs what the buttons and shortcuts do: regenerate, undo and r
   await list.getByText(title, { exact: true }).waitFor({ state: 'detached' });
 });
 
-test('the palette runs the chat\'s Continue and Edit and the home screen\'s actions: rename and delete a workspace, export everything, restore a backup', async () => {
+test("the palette runs the chat's Continue and Edit and the home screen's actions: rename and delete a workspace, export everything, \
+restore a backup", async () => {
   /** Runs the palette's first match for `query`, checking it is `label`. @param {string} query @param {RegExp} label */
   const run = async (query, label) => {
     await page.keyboard.press('Control+k');
@@ -284,12 +306,23 @@ test('search across conversations: ranked hits with the words marked; a hit open
   await found.waitFor();
   assert.match(await found.innerText(), /zeppelin hangar/);
   assert.ok(await found.evaluate((el) => el === document.activeElement), 'the message has the focus');
-  assert.ok(await found.isVisible() && await found.evaluate((el) => {
-    const r = el.getBoundingClientRect();
-    const s = /** @type {HTMLElement} */ (el.closest('.scroller')).getBoundingClientRect();
-    return r.top >= s.top && r.bottom <= s.bottom;
-  }), 'scrolled into view (not to the latest message)');
-  assert.ok(await page.locator('.msg.assistant', { hasText: 'filler message 11' }).evaluate((el) => el.getBoundingClientRect().top > /** @type {HTMLElement} */ (el.closest('.scroller')).getBoundingClientRect().bottom), 'control: the latest message is below the view');
+  assert.ok(
+    (await found.isVisible()) &&
+      (await found.evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        const s = /** @type {HTMLElement} */ (el.closest('.scroller')).getBoundingClientRect();
+        return r.top >= s.top && r.bottom <= s.bottom;
+      })),
+    'scrolled into view (not to the latest message)',
+  );
+  assert.ok(
+    await page
+      .locator('.msg.assistant', { hasText: 'filler message 11' })
+      .evaluate(
+        (el) => el.getBoundingClientRect().top > /** @type {HTMLElement} */ (el.closest('.scroller')).getBoundingClientRect().bottom,
+      ),
+    'control: the latest message is below the view',
+  );
 
   // The palette leads to the search box too.
   await box.fill('');
@@ -299,7 +332,8 @@ test('search across conversations: ranked hits with the words marked; a hit open
   await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Search conversations');
 });
 
-test('Events panel: the timeline with filters and search, data shown with secrets redacted, replay step by step, fork at an event', async () => {
+test('Events panel: the timeline with filters and search, data shown with secrets redacted, replay step by step, \
+fork at an event', async () => {
   await page.getByRole('button', { name: 'New conversation', exact: true }).click();
   await page.getByText('Start the conversation: type a message below.').waitFor();
   const key = 'sk-ant-api03-EVENTSPANELFAKEKEY0123456789abcdef';
@@ -323,10 +357,16 @@ test('Events panel: the timeline with filters and search, data shown with secret
   assert.equal(await list.locator('.ev-user_message, .ev-agent_message').count(), 0);
   await page.getByLabel('Messages', { exact: true }).check();
   await page.getByRole('searchbox', { name: 'Search events' }).fill('tides');
-  await page.getByRole('status').filter({ hasText: /of \d+ events matching “tides”/ }).waitFor();
-  assert.ok(await rows.count() >= 1 && await rows.count() < total);
+  await page
+    .getByRole('status')
+    .filter({ hasText: /of \d+ events matching “tides”/ })
+    .waitFor();
+  assert.ok((await rows.count()) >= 1 && (await rows.count()) < total);
   await page.getByRole('searchbox', { name: 'Search events' }).fill('');
-  await page.getByRole('status').filter({ hasText: `${total} of ${total} events.` }).waitFor();
+  await page
+    .getByRole('status')
+    .filter({ hasText: `${total} of ${total} events.` })
+    .waitFor();
   // The data of an event, secrets redacted on screen.
   const secretRow = list.getByRole('listitem').filter({ hasText: 'second one' }).first();
   await secretRow.locator('summary').click();
@@ -347,14 +387,18 @@ test('Events panel: the timeline with filters and search, data shown with secret
   await page.getByRole('button', { name: 'End replay' }).click();
 
   // Fork at the first reply: a new conversation holding the events up to it.
-  const firstReply = list.getByRole('listitem').filter({ has: page.locator('.ev-agent_message') }).first();
+  const firstReply = list
+    .getByRole('listitem')
+    .filter({ has: page.locator('.ev-agent_message') })
+    .first();
   await firstReply.locator('summary').click();
   await firstReply.getByRole('button', { name: /Fork here: a new conversation at this agent message event/ }).click();
   await page.getByRole('textbox', { name: 'Message' }).waitFor();
   await page.locator('.msg.assistant', { hasText: 'Echo: first question about tides' }).waitFor();
   assert.equal(await page.locator('.msg.user').count(), 1, 'only the events up to the fork');
   assert.equal(await page.locator('.msg', { hasText: 'second one' }).count(), 0);
-  await page.locator('.conv-item.active', { hasText: /\(fork\)/ }).waitFor(); // by text content: innerText is empty until laid out (content-visibility: auto)
+  // by text content: innerText is empty until laid out (content-visibility: auto)
+  await page.locator('.conv-item.active', { hasText: /\(fork\)/ }).waitFor();
 });
 
 test('a long conversation list is drawn a page at a time and grows as it scrolls into view', async () => {
@@ -363,11 +407,16 @@ test('a long conversation list is drawn a page at a time and grows as it scrolls
     const opfs = new OpfsFileSystem();
     const ws = location.hash.split('/')[1];
     const old = Date.UTC(2020, 0, 1);
-    await Promise.all(Array.from({ length: 150 }, async (_, i) => {
-      const dir = `clawser_workspaces/${ws}/.conversations/cold${i}`;
-      await opfs.write(`${dir}/events.jsonl`, '');
-      await opfs.write(`${dir}/meta.json`, JSON.stringify({ id: `cold${i}`, title: `Old conversation ${i}`, createdAt: old - i, updatedAt: old - i }));
-    }));
+    await Promise.all(
+      Array.from({ length: 150 }, async (_, i) => {
+        const dir = `clawser_workspaces/${ws}/.conversations/cold${i}`;
+        await opfs.write(`${dir}/events.jsonl`, '');
+        await opfs.write(
+          `${dir}/meta.json`,
+          JSON.stringify({ id: `cold${i}`, title: `Old conversation ${i}`, createdAt: old - i, updatedAt: old - i }),
+        );
+      }),
+    );
     opfs.terminate();
   });
   await page.reload();
@@ -378,5 +427,5 @@ test('a long conversation list is drawn a page at a time and grows as it scrolls
   await more.scrollIntoViewIfNeeded();
   await page.waitForFunction(() => document.querySelectorAll('.conv-item').length > 100);
   await list.getByRole('link', { name: /Old conversation 149/ }).waitFor({ state: 'attached' });
-  assert.ok(await list.locator('.conv-item').count() >= 150, 'every conversation reachable');
+  assert.ok((await list.locator('.conv-item').count()) >= 150, 'every conversation reachable');
 });

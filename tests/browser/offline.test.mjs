@@ -17,7 +17,9 @@ import { PANEL_NAV } from '../../web/app/panel-nav.js';
  * @param {import('playwright-core').Page} page @param {string} label
  */
 async function runCodeTurn(page, label) {
-  await page.getByRole('textbox', { name: 'Message' }).fill(`\`\`\`js\nconst listing = await fs_list({});\nprint("${label}:", typeof listing, 6 * 7)\n\`\`\``);
+  await page
+    .getByRole('textbox', { name: 'Message' })
+    .fill(`\`\`\`js\nconst listing = await fs_list({});\nprint("${label}:", typeof listing, 6 * 7)\n\`\`\``);
   await page.getByRole('button', { name: 'Send' }).click();
   await page.getByRole('dialog', { name: 'Allow “run_js”?' }).getByRole('button', { name: 'Allow once' }).click();
   await page.getByText(`Echo: your code printed: ${label}: string 42`).waitFor();
@@ -41,7 +43,12 @@ async function everyPanel(page) {
       await page.waitForFunction(() => [...document.styleSheets].some((s) => s.href?.endsWith('/xterm.css') && s.cssRules.length > 0));
     }
     // The Dashboard's chart library and its stylesheet come from the cache too.
-    if (name === 'Dashboard') await page.waitForFunction(() => !!document.querySelector('link[data-uplot]') && [...document.styleSheets].some((s) => s.href?.endsWith('/uplot.css') && s.cssRules.length > 0));
+    if (name === 'Dashboard')
+      await page.waitForFunction(
+        () =>
+          !!document.querySelector('link[data-uplot]') &&
+          [...document.styleSheets].some((s) => s.href?.endsWith('/uplot.css') && s.cssRules.length > 0),
+      );
     assert.equal(await page.locator('[role="alert"]').filter({ hasText: /\S/ }).count(), 0, `${name} panel offline: no error`);
     await page.getByRole('button', { name: 'Back to chat' }).click();
     await page.getByRole('textbox', { name: 'Message' }).waitFor();
@@ -95,14 +102,30 @@ test('installable; after one visit the app loads and chats offline, every file f
     // Every panel opens and shows its content offline, with no error.
     await everyPanel(page);
     const local = responses.filter((r) => r.url.startsWith(fx.url));
-    assert.ok(local.some((r) => r.url.endsWith('/web/app/main.js')), 'modules were requested');
-    assert.ok(local.some((r) => r.url.includes('/web/vendor/')), 'vendor files were requested');
+    assert.ok(
+      local.some((r) => r.url.endsWith('/web/app/main.js')),
+      'modules were requested',
+    );
+    assert.ok(
+      local.some((r) => r.url.includes('/web/vendor/')),
+      'vendor files were requested',
+    );
     // The code turn's tool result went through the sanitizer, whose learned detector loads its weights as data.
-    assert.ok(local.some((r) => r.url.endsWith('/web/safety/injection-weights.json')), 'the injection detector loaded its weights');
-    assert.deepEqual(failed.filter((f) => f.startsWith(fx.url)), [], 'no request of the app failed');
+    assert.ok(
+      local.some((r) => r.url.endsWith('/web/safety/injection-weights.json')),
+      'the injection detector loaded its weights',
+    );
+    assert.deepEqual(
+      failed.filter((f) => f.startsWith(fx.url)),
+      [],
+      'no request of the app failed',
+    );
     // Every app file came from the service worker, but the sandbox frame: a sandboxed frame's
     // navigation never reaches it, so the browser's cache serves the versioned frame.
-    assert.deepEqual(local.filter((r) => !r.fromSW).map((r) => new URL(r.url).pathname), local.filter((r) => !r.fromSW).map(() => '/web/packages/andbox/frame.html'));
+    assert.deepEqual(
+      local.filter((r) => !r.fromSW).map((r) => new URL(r.url).pathname),
+      local.filter((r) => !r.fromSW).map(() => '/web/packages/andbox/frame.html'),
+    );
     assert.ok(local.every((r) => r.fromSW || /frame\.html\?v=[0-9a-f]{16}$/.test(r.url)));
 
     // The server is gone entirely: a cold start still works.
@@ -120,7 +143,10 @@ test('installable; after one visit the app loads and chats offline, every file f
       for (const n of names) out.push(Object.keys(await import(n)).length > 0);
       return out;
     });
-    assert.deepEqual(loaded, loaded.map(() => true));
+    assert.deepEqual(
+      loaded,
+      loaded.map(() => true),
+    );
     assert.deepEqual(offMachine(browser.requests), []);
   } finally {
     await fx.close();
@@ -184,7 +210,10 @@ test('semantic memory with the server gone: the embedding worker embeds a new me
     // A memory added now is embedded by the worker, from the model this browser keeps.
     await addMemory(fresh, 'pet', 'my dog is a puppy');
     await freshState.getByText('Semantic search is on (3 memories embedded).').waitFor({ timeout: 60_000 });
-    assert.ok(fresh.workers().some((w) => w.url().endsWith('/web/memory/embed-worker.js')), 'the embedding worker runs in this tab');
+    assert.ok(
+      fresh.workers().some((w) => w.url().endsWith('/web/memory/embed-worker.js')),
+      'the embedding worker runs in this tab',
+    );
     // Search by meaning, no word in common: each query ranks its own memory first — the new one too.
     await firstFound(fresh, 'canine', 'my dog is a puppy');
     await firstFound(fresh, 'automobile', 'my car is a red sedan');
@@ -224,7 +253,9 @@ test('a new version is offered in the app and old caches are deleted on activate
     await banner.waitFor();
     await Promise.all([page.waitForEvent('load'), banner.getByRole('button', { name: 'Reload' }).click()]);
     await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
-    await waitInPage(page, async () => (await caches.keys()).filter((k) => k.startsWith('clawser-app-')).length === 1, undefined, { what: 'the old cache to be deleted' });
+    await waitInPage(page, async () => (await caches.keys()).filter((k) => k.startsWith('clawser-app-')).length === 1, undefined, {
+      what: 'the old cache to be deleted',
+    });
     const after = await page.evaluate(() => caches.keys());
     assert.notDeepEqual(after, before);
     const served = await page.evaluate(async () => (await (await fetch('./web/app/main.js')).text()).includes('// new version'));

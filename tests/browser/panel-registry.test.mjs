@@ -57,7 +57,10 @@ test('one file and one line: the panel is in the navigation with its shortcut, h
   const before = (await readFile(join(appRoot, 'web/app/panels.js'), 'utf8')).split('\n');
   const after = (await site.registry()).split('\n');
   assert.equal(after.length, before.length + 1);
-  assert.deepEqual(after.filter((l) => l !== LINE), before);
+  assert.deepEqual(
+    after.filter((l) => l !== LINE),
+    before,
+  );
   // The first view's copy of the navigation has it too (the first view draws the rail before the app loads).
   const lastNav = await page.evaluate(() => import('/web/app/panel-nav.js').then((m) => m.PANEL_NAV.at(-1)));
   assert.deepEqual(lastNav, { name: 'probe', label: 'Probe', icon: '🔎', shortcut: 'Alt+Q' });
@@ -86,7 +89,7 @@ test('one file and one line: the panel is in the navigation with its shortcut, h
   await shortcuts.waitFor({ state: 'detached' });
 });
 
-test('it opens with the general context: the workspace\'s services, settings, conversations, preferences, ways back', async () => {
+test("it opens with the general context: the workspace's services, settings, conversations, preferences, ways back", async () => {
   await page.goto(`${site.url}#workspace/${workspaceId()}/probe`);
   await probe().waitFor();
   assert.equal(await fact('workspace').innerText(), workspaceId());

@@ -36,7 +36,8 @@ const useOpenAI = async (more) => {
   await saveSettings(page);
 };
 
-test('mid-conversation, a failing provider falls back to the next in the chain after its retries; the reply says who answered', async () => {
+test('mid-conversation, a failing provider falls back to the next in the chain after its retries; \
+the reply says who answered', async () => {
   await send('first question');
   await page.locator('.msg.assistant:not(.streaming) .msg-body', { hasText: 'You said: first question' }).waitFor();
 
@@ -74,34 +75,61 @@ test('mid-conversation, a failing provider falls back to the next in the chain a
   assert.equal(primary.requests.filter((r) => JSON.stringify(r.body).includes('second question')).length, 2);
   // Every try is in the log; no key is.
   const log = /** @type {string} */ (await readWorkspaceFile(page, '{conversation}/events.jsonl'));
-  const tries = log.split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((e) => e.type === 'provider_attempt');
-  assert.deepEqual(tries.slice(-3).map((e) => [e.data.provider, e.data.outcome]), [['openai-compatible', 'failed'], ['openai-compatible', 'failed'], ['anthropic', 'ok']]);
+  const tries = log
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .filter((e) => e.type === 'provider_attempt');
+  assert.deepEqual(
+    tries.slice(-3).map((e) => [e.data.provider, e.data.outcome]),
+    [
+      ['openai-compatible', 'failed'],
+      ['openai-compatible', 'failed'],
+      ['anthropic', 'ok'],
+    ],
+  );
   assert.ok(!log.includes(BACKUP_KEY) && !log.includes(PRIMARY_KEY));
 
   // Control: an auth error is not sent to the fallback.
   primary.enqueue({ status: 401, body: { error: { message: 'bad key' } } });
   const before = backup.requests.length;
   await send('third question');
-  await page.getByRole('alert').filter({ hasText: /rejected the API key/ }).waitFor();
+  await page
+    .getByRole('alert')
+    .filter({ hasText: /rejected the API key/ })
+    .waitFor();
   assert.equal(backup.requests.length, before);
 
   // Two more requests the primary fails (3 in a row with the second question; the auth error does
   // not count): the circuit breaker pauses it, the chat says so, and the next message skips it.
   for (const q of ['fourth question', 'fifth question']) {
-    primary.enqueue({ status: 503, body: { error: { message: 'overloaded' } } }, { status: 503, body: { error: { message: 'overloaded' } } });
+    primary.enqueue(
+      { status: 503, body: { error: { message: 'overloaded' } } },
+      { status: 503, body: { error: { message: 'overloaded' } } },
+    );
     backup.enqueue({ text: `Fallback answer to the ${q}.` });
     await send(q);
     await page.locator('.msg.assistant:not(.streaming)', { hasText: `Fallback answer to the ${q}.` }).waitFor();
   }
   const paused = page.locator('.chat-paused');
-  await paused.filter({ hasText: /openai-compatible\/primary-model is paused after 3 failed requests in a row; it is tried again at .+ \(the next provider of your fallback chain answers meanwhile\)\./ }).waitFor();
+  await paused
+    .filter({
+      hasText: new RegExp(
+        String.raw`openai-compatible\/primary-model is paused after 3 failed requests in a row; it is tried again ` +
+          String.raw`at .+ \(the next provider of your fallback chain answers meanwhile\)\.`,
+      ),
+    })
+    .waitFor();
   assert.equal(await paused.getAttribute('role'), 'status');
   const primaryCalls = primary.requests.length;
   backup.enqueue({ text: 'Straight from the fallback.' });
   await send('sixth question');
   await page.locator('.msg.assistant:not(.streaming)', { hasText: 'Straight from the fallback.' }).waitFor();
   assert.equal(primary.requests.length, primaryCalls, 'the paused provider is not asked');
-  await page.locator('li.attempts', { hasText: /Skipped for \d+ s after 3 failures in a row/ }).first().waitFor({ state: 'attached' });
+  await page
+    .locator('li.attempts', { hasText: /Skipped for \d+ s after 3 failures in a row/ })
+    .first()
+    .waitFor({ state: 'attached' });
 });
 
 test('a stalled stream ends with a clear time-out error; the partial text is kept, also after a reload', async () => {
@@ -120,7 +148,11 @@ test('a stalled stream ends with a clear time-out error; the partial text is kep
   await alert.waitFor();
   assert.match(await alert.innerText(), /stopped sending for 2 s in the middle of the reply \(the text so far is kept\)/);
   assert.match(await alert.innerText(), /The beginning of/);
-  assert.equal(primary.requests.filter((r) => JSON.stringify(r.body).includes('stall please')).length, 1, 'a reply that had started is not silently restarted');
+  assert.equal(
+    primary.requests.filter((r) => JSON.stringify(r.body).includes('stall please')).length,
+    1,
+    'a reply that had started is not silently restarted',
+  );
   primary.dropOpen();
   await page.reload();
   const again = page.locator('.msg.error', { hasText: 'The reply failed' });
@@ -128,7 +160,8 @@ test('a stalled stream ends with a clear time-out error; the partial text is kep
   assert.match(await again.innerText(), /The beginning of[\s\S]*stopped sending for 2 s/);
 });
 
-test('the cost and token meter: "cost unknown" for a model without a price; a priced model adds up per conversation and today; 80% of the daily limit warns', async () => {
+test('the cost and token meter: "cost unknown" for a model without a price; a priced model adds up per conversation and today; \
+80% of the daily limit warns', async () => {
   const meter = page.getByLabel('Cost and tokens');
   await page.getByRole('button', { name: 'New conversation', exact: true }).click();
   await send('an unpriced model');
@@ -138,32 +171,44 @@ test('the cost and token meter: "cost unknown" for a model without a price; a pr
   // A priced model (OpenAI's list price), a daily limit of 0.15 USD.
   await useOpenAI((dialog) => dialog.getByLabel('Cost limit per day, USD (0 = no limit)').fill('0.15'));
   await page.getByRole('button', { name: 'New conversation', exact: true }).click();
-  const chunk = (/** @type {object} */ o) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'gpt-4.1-mini', ...o })}\n\n`;
+  const chunk = (/** @type {object} */ o) =>
+    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', model: 'gpt-4.1-mini', ...o })}\n\n`;
   // 100,000 tokens in and 50,000 out at 0.40 and 1.60 USD per million: 0.12 USD.
-  primary.enqueue({ rawEvents: [
-    chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'A costly answer.' }, finish_reason: null }] }),
-    chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
-    chunk({ choices: [], usage: { prompt_tokens: 100_000, completion_tokens: 50_000, total_tokens: 150_000 } }),
-    'data: [DONE]\n\n',
-  ] });
+  primary.enqueue({
+    rawEvents: [
+      chunk({ choices: [{ index: 0, delta: { role: 'assistant', content: 'A costly answer.' }, finish_reason: null }] }),
+      chunk({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+      chunk({ choices: [], usage: { prompt_tokens: 100_000, completion_tokens: 50_000, total_tokens: 150_000 } }),
+      'data: [DONE]\n\n',
+    ],
+  });
   await send('a priced model');
   await page.locator('.msg.assistant:not(.streaming)', { hasText: 'A costly answer.' }).waitFor();
-  await page.waitForFunction(() => /this conversation \$0\.120 \(150K tokens\) · today \$0\.120/.test(document.querySelector('.chat-meter')?.textContent ?? ''));
+  await page.waitForFunction(() =>
+    /this conversation \$0\.120 \(150K tokens\) · today \$0\.120/.test(document.querySelector('.chat-meter')?.textContent ?? ''),
+  );
   assert.match(await meter.innerText(), /≈ 150K tokens in context/);
   const warning = page.getByRole('status').filter({ hasText: "80% of today's cost limit is used (0.12 USD of 0.15 USD)" });
   await warning.waitFor();
   // The composer's estimate grows with the draft.
   await page.getByRole('textbox', { name: 'Message' }).fill('x'.repeat(40_000));
-  await page.waitForFunction(() => /≈ 160K tokens in context with your message/.test(document.querySelector('.chat-meter')?.textContent ?? ''));
+  await page.waitForFunction(() =>
+    /≈ 160K tokens in context with your message/.test(document.querySelector('.chat-meter')?.textContent ?? ''),
+  );
   await page.getByRole('textbox', { name: 'Message' }).fill('');
   // The cost is on record with the reply.
   const log = /** @type {string} */ (await readWorkspaceFile(page, '{conversation}/events.jsonl'));
-  const reply = log.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.type === 'agent_message');
+  const reply = log
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .find((e) => e.type === 'agent_message');
   assert.ok(Math.abs(reply.data.costCents - 12) < 1e-9);
   assert.equal(reply.data.provider, 'openai');
 });
 
-test('the response cache, when switched on for every request: the same question in a new conversation is answered from it, labelled, with no call', async () => {
+test('the response cache, when switched on for every request: the same question in a new conversation is answered from it, labelled, \
+with no call', async () => {
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const dialog = settingsDialog();
   await dialog.getByLabel('Reuse identical answers').selectOption('always');
@@ -186,7 +231,8 @@ test('the response cache, when switched on for every request: the same question 
   assert.equal(asked(), 2);
 });
 
-test('an image picked for the message is scaled to the provider\'s limit, sent in its image shape, shown as a thumbnail, and still there after a reload', async () => {
+test("an image picked for the message is scaled to the provider's limit, sent in its image shape, shown as a thumbnail, \
+and still there after a reload", async () => {
   await page.getByRole('button', { name: 'New conversation', exact: true }).click();
   // A 3000 × 1000 PNG made in the page: wider than OpenAI's 2048 px.
   const png = await page.evaluate(async () => {
@@ -201,10 +247,14 @@ test('an image picked for the message is scaled to the provider\'s limit, sent i
     for (const b of bytes) s += String.fromCharCode(b);
     return btoa(s);
   });
-  await page.locator('form.composer input[type=file]').setInputFiles({ name: 'wide.png', mimeType: 'image/png', buffer: Buffer.from(png, 'base64') });
+  await page
+    .locator('form.composer input[type=file]')
+    .setInputFiles({ name: 'wide.png', mimeType: 'image/png', buffer: Buffer.from(png, 'base64') });
   await page.getByRole('img', { name: 'Attached image 1' }).waitFor();
   // Control: a text file is not an image and is not attached.
-  await page.locator('form.composer input[type=file]').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') });
+  await page
+    .locator('form.composer input[type=file]')
+    .setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') });
   assert.equal(await page.getByRole('list', { name: 'Attached images' }).getByRole('listitem').count(), 1);
   await send('what is in this picture?');
   await page.locator('.msg.assistant:not(.streaming)', { hasText: 'You said: what is in this picture?' }).waitFor();
@@ -218,23 +268,37 @@ test('an image picked for the message is scaled to the provider\'s limit, sent i
   const sent = Buffer.from(url.split(',')[1], 'base64');
   assert.deepEqual([sent.readUInt32BE(16), sent.readUInt32BE(20)], [2048, 683], 'scaled to the 2048 px edge, proportions kept');
   const thumb = page.locator('.msg.user .msg-images img').first();
-  await page.waitForFunction(() => { const img = /** @type {HTMLImageElement | null} */ (document.querySelector('.msg.user .msg-images img')); return !!img && img.complete && img.naturalWidth === 2048; });
+  await page.waitForFunction(() => {
+    const img = /** @type {HTMLImageElement | null} */ (document.querySelector('.msg.user .msg-images img'));
+    return !!img && img.complete && img.naturalWidth === 2048;
+  });
   assert.equal(await thumb.getAttribute('alt'), 'Image 1 you attached');
   // The log holds the file's path, not the image.
   const log = /** @type {string} */ (await readWorkspaceFile(page, '{conversation}/events.jsonl'));
-  const message = log.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.type === 'user_message');
+  const message = log
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .find((e) => e.type === 'user_message');
   assert.match(message.data.images[0].path, /^images\/[\w-]+\.png$/);
   assert.ok(log.length < 10_000);
   await page.reload();
-  await page.waitForFunction(() => { const img = /** @type {HTMLImageElement | null} */ (document.querySelector('.msg.user .msg-images img')); return !!img && img.complete && img.naturalWidth === 2048; });
+  await page.waitForFunction(() => {
+    const img = /** @type {HTMLImageElement | null} */ (document.querySelector('.msg.user .msg-images img'));
+    return !!img && img.complete && img.naturalWidth === 2048;
+  });
   // The next turn sends the image again with the history.
   await send('and now?');
   await page.locator('.msg.assistant:not(.streaming)', { hasText: 'You said: and now?' }).waitFor();
-  const again = primary.requests.at(-1)?.body.messages.find((/** @type {any} */ m) => Array.isArray(m.content) && m.content.some((/** @type {any} */ c) => c.type === 'image_url'));
+  const again = primary.requests
+    .at(-1)
+    ?.body.messages.find(
+      (/** @type {any} */ m) => Array.isArray(m.content) && m.content.some((/** @type {any} */ c) => c.type === 'image_url'),
+    );
   assert.ok(again, 'the earlier image is part of the history');
 });
 
-test('the model picker lists a scripted server\'s models with their badges; Ollama downloads a model with its progress', async () => {
+test("the model picker lists a scripted server's models with their badges; Ollama downloads a model with its progress", async () => {
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const dialog = settingsDialog();
   // OpenAI (the scripted server's /v1/models): ids, badges from the model family.
@@ -254,7 +318,10 @@ test('the model picker lists a scripted server\'s models with their badges; Olla
   await dialog.getByLabel('Base URL', { exact: true }).fill(primary.url);
   await dialog.getByRole('button', { name: 'Browse models' }).click();
   await dialog.getByText('2 models offered.').waitFor();
-  assert.match(await models.getByRole('listitem').filter({ hasText: 'primary-model' }).innerText(), /tools[\s\S]*131.1K context[\s\S]*2.0 GB on disk/);
+  assert.match(
+    await models.getByRole('listitem').filter({ hasText: 'primary-model' }).innerText(),
+    /tools[\s\S]*131.1K context[\s\S]*2.0 GB on disk/,
+  );
   await dialog.getByLabel('Download to Ollama (name)').fill('qwen-new');
   await dialog.getByRole('button', { name: 'Download model' }).click();
   await dialog.getByText('Downloaded qwen-new.').waitFor();
@@ -265,7 +332,8 @@ test('the model picker lists a scripted server\'s models with their badges; Olla
   await dialog.waitFor({ state: 'detached' });
 });
 
-test('routing hints: a conversation pinned to "Fast" is answered by that hint\'s model, also after a reload; back to the workspace default', async () => {
+test('routing hints: a conversation pinned to "Fast" is answered by that hint\'s model, also after a reload; \
+back to the workspace default', async () => {
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const dialog = settingsDialog();
   await dialog.getByLabel('Fast provider').selectOption('anthropic');
@@ -281,7 +349,10 @@ test('routing hints: a conversation pinned to "Fast" is answered by that hint\'s
   backup.enqueue({ text: 'Quick answer.' });
   await send('a quick one');
   await page.locator('.msg.assistant:not(.streaming)', { hasText: 'Quick answer.' }).waitFor();
-  assert.equal(await page.locator('.msg.assistant:not(.streaming)', { hasText: 'Quick answer.' }).locator('.who').innerText(), 'backup-model');
+  assert.equal(
+    await page.locator('.msg.assistant:not(.streaming)', { hasText: 'Quick answer.' }).locator('.who').innerText(),
+    'backup-model',
+  );
   await page.reload();
   await appView(page);
   assert.equal(await page.getByLabel('Model for this conversation').inputValue(), 'fast', 'the pin is kept with the conversation');
@@ -307,10 +378,14 @@ test('images pasted and dropped on the composer are attached too; one removed is
     };
     const pasted = new DataTransfer();
     pasted.items.add(await file('pasted.png', '#c33'));
-    document.querySelector('.composer-input')?.dispatchEvent(new ClipboardEvent('paste', { clipboardData: pasted, bubbles: true, cancelable: true }));
+    document
+      .querySelector('.composer-input')
+      ?.dispatchEvent(new ClipboardEvent('paste', { clipboardData: pasted, bubbles: true, cancelable: true }));
     const dropped = new DataTransfer();
     dropped.items.add(await file('dropped.png', '#3c3'));
-    document.querySelector('form.composer')?.dispatchEvent(new DragEvent('drop', { dataTransfer: dropped, bubbles: true, cancelable: true }));
+    document
+      .querySelector('form.composer')
+      ?.dispatchEvent(new DragEvent('drop', { dataTransfer: dropped, bubbles: true, cancelable: true }));
   });
   const tray = page.getByRole('list', { name: 'Attached images' });
   await tray.getByRole('img', { name: 'Attached image 2' }).waitFor();
@@ -334,10 +409,19 @@ test('images pasted and dropped on the composer are attached too; one removed is
   await page.locator('.msg.user', { hasText: 'one picture, edited' }).locator('.msg-images img').waitFor();
   // After a reload the pasted picture is still shown with its message.
   await page.reload();
-  await page.waitForFunction(() => [...document.querySelectorAll('.msg.user')].some((li) => /one picture, edited/.test(li.textContent ?? '') && [...li.querySelectorAll('.msg-images img')].some((img) => /** @type {HTMLImageElement} */ (img).complete && /** @type {HTMLImageElement} */ (img).naturalWidth === 64)));
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('.msg.user')].some(
+      (li) =>
+        /one picture, edited/.test(li.textContent ?? '') &&
+        [...li.querySelectorAll('.msg-images img')].some(
+          (img) => /** @type {HTMLImageElement} */ (img).complete && /** @type {HTMLImageElement} */ (img).naturalWidth === 64,
+        ),
+    ),
+  );
 });
 
-test('a message with images goes to the Vision hint when the workspace\'s model cannot see them; a refusal is shown as the reply, marked', async () => {
+test("a message with images goes to the Vision hint when the workspace's model cannot see them; a refusal is shown as the reply, \
+marked", async () => {
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const dialog = settingsDialog();
   await dialog.getByLabel('Provider', { exact: true }).selectOption('openai-compatible');
@@ -357,7 +441,9 @@ test('a message with images goes to the Vision hint when the workspace\'s model 
     ctx.fillRect(0, 0, 32, 32);
     const pasted = new DataTransfer();
     pasted.items.add(new File([await canvas.convertToBlob({ type: 'image/png' })], 'chart.png', { type: 'image/png' }));
-    document.querySelector('.composer-input')?.dispatchEvent(new ClipboardEvent('paste', { clipboardData: pasted, bubbles: true, cancelable: true }));
+    document
+      .querySelector('.composer-input')
+      ?.dispatchEvent(new ClipboardEvent('paste', { clipboardData: pasted, bubbles: true, cancelable: true }));
   });
   await page.getByRole('list', { name: 'Attached images' }).getByRole('img', { name: 'Attached image 1' }).waitFor();
   const primaryBefore = primary.requests.length;
@@ -365,7 +451,7 @@ test('a message with images goes to the Vision hint when the workspace\'s model 
   await send('what is this?');
   const reply = page.locator('.msg.assistant:not(.streaming)', { hasText: 'A blue square.' });
   await reply.waitFor();
-  assert.equal(await reply.locator('.who').innerText(), 'backup-model', 'answered by the Vision hint\'s model');
+  assert.equal(await reply.locator('.who').innerText(), 'backup-model', "answered by the Vision hint's model");
   assert.equal(primary.requests.length, primaryBefore, 'the text-only model was not asked');
   const user = backup.requests.at(-1)?.body.messages.findLast((/** @type {any} */ m) => m.role === 'user');
   assert.equal(user.content.filter((/** @type {any} */ c) => c.type === 'image_url').length, 1);
@@ -377,14 +463,16 @@ test('a message with images goes to the Vision hint when the workspace\'s model 
   // A refusal (Chat Completions' delta.refusal) is the reply, marked as one.
   const base = { id: 'chatcmpl-r', object: 'chat.completion.chunk', created: 1, model: 'primary-model' };
   const sse = (/** @type {unknown} */ o) => `data: ${JSON.stringify(o)}\n\n`;
-  primary.enqueue({ rawEvents: [
-    sse({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: null, refusal: '' }, finish_reason: null }] }),
-    sse({ ...base, choices: [{ index: 0, delta: { refusal: 'I can\'t help with that request.' }, finish_reason: null }] }),
-    sse({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
-    'data: [DONE]\n\n',
-  ] });
+  primary.enqueue({
+    rawEvents: [
+      sse({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: null, refusal: '' }, finish_reason: null }] }),
+      sse({ ...base, choices: [{ index: 0, delta: { refusal: "I can't help with that request." }, finish_reason: null }] }),
+      sse({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+      'data: [DONE]\n\n',
+    ],
+  });
   await send('something it will not do');
-  const refusal = page.locator('.msg.assistant:not(.streaming)', { hasText: 'I can\'t help with that request.' });
+  const refusal = page.locator('.msg.assistant:not(.streaming)', { hasText: "I can't help with that request." });
   await refusal.waitFor();
   await refusal.getByText('Refusal — the model declined this request.').waitFor();
 });
@@ -415,6 +503,9 @@ test('WebP and GIF images are attached and sent in their own type', async () => 
   await page.locator('.msg.assistant:not(.streaming)', { hasText: 'You said: two formats' }).waitFor();
   const user = primary.requests.at(-1)?.body.messages.findLast((/** @type {any} */ m) => m.role === 'user');
   const urls = user.content.filter((/** @type {any} */ c) => c.type === 'image_url').map((/** @type {any} */ c) => String(c.image_url.url));
-  assert.deepEqual(urls.map((/** @type {string} */ u) => u.slice(0, u.indexOf(';'))), ['data:image/webp', 'data:image/gif']);
+  assert.deepEqual(
+    urls.map((/** @type {string} */ u) => u.slice(0, u.indexOf(';'))),
+    ['data:image/webp', 'data:image/gif'],
+  );
   assert.deepEqual(Buffer.from(urls[1].split(',')[1], 'base64'), gif, 'a small GIF is sent byte for byte');
 });

@@ -35,7 +35,7 @@ async function echoChat(route) {
 /** The run is over: Stop is gone and Send works again. @param {import('playwright-core').Page} page */
 async function composerFree(page) {
   await page.getByRole('button', { name: 'Stop', exact: true }).waitFor({ state: 'hidden' });
-  await page.waitForFunction(() => !(/** @type {HTMLButtonElement} */ (document.querySelector('form.composer .send-btn'))).disabled);
+  await page.waitForFunction(() => !(/** @type {HTMLButtonElement} */ (document.querySelector('form.composer .send-btn')).disabled));
 }
 
 /**
@@ -47,7 +47,8 @@ async function runCode(page, code) {
   await page.getByRole('dialog', { name: 'Allow “run_js”?' }).getByRole('button', { name: 'Allow once' }).click();
 }
 
-test('a sandbox frame that cannot load: the code card fails with a clear error and the composer is free, within the start time-out (control: reachable, the same code runs)', async () => {
+test('a sandbox frame that cannot load: the code card fails with a clear error and the composer is free, within the start time-out \
+(control: reachable, the same code runs)', async () => {
   const { browser, page } = await echoChat((route) => route.abort('internetdisconnected'));
   try {
     await runCode(page, 'print("unreachable", 6 * 7)');
@@ -56,8 +57,17 @@ test('a sandbox frame that cannot load: the code card fails with a clear error a
     await card.locator('.tool-state', { hasText: '✗ failed' }).waitFor({ timeout: FRAME_START_TIMEOUT_MS + MARGIN_MS });
     await composerFree(page);
     const tookMs = Date.now() - started;
-    assert.ok(tookMs < FRAME_START_TIMEOUT_MS + MARGIN_MS, `the failed start ended the run within the start time-out and a margin (${tookMs} ms)`);
-    assert.match(await card.locator('.tool-output').last().innerText(), /^The code did not run: The code sandbox could not start: its frame did not load\. If you are offline, connect once so Clawser can keep a copy, then try again\./);
+    assert.ok(
+      tookMs < FRAME_START_TIMEOUT_MS + MARGIN_MS,
+      `the failed start ended the run within the start time-out and a margin (${tookMs} ms)`,
+    );
+    assert.match(
+      await card.locator('.tool-output').last().innerText(),
+      new RegExp(
+        String.raw`^The code did not run: The code sandbox could not start: its frame did not load\. If you are` +
+          String.raw` offline, connect once so Clawser can keep a copy, then try again\.`,
+      ),
+    );
     await page.getByText(/Echo: your code printed: The code did not run: The code sandbox could not start/).waitFor();
 
     // Control: with the frame reachable the same code runs, in the same conversation.
@@ -69,16 +79,21 @@ test('a sandbox frame that cannot load: the code card fails with a clear error a
   }
 });
 
-test('Stop while the sandbox is still starting ends the run at once and frees the composer (control: the next message is answered)', async () => {
+test('Stop while the sandbox is still starting ends the run at once and frees the composer (control: \
+the next message is answered)', async () => {
   /** Frame requests held without an answer: the sandbox stays "starting". @type {import('playwright-core').Route[]} */
   const held = [];
-  const { browser, page } = await echoChat((route) => { held.push(route); });
+  const { browser, page } = await echoChat((route) => {
+    held.push(route);
+  });
   try {
     // The app keeps a spare frame loading when idle; let that attempt run out first, so the turn's
     // sandbox starts its own frame now and is certainly still starting when Stop is pressed.
     const frames = () => page.locator('iframe[title="andbox sandbox"]').count();
     await page.waitForFunction(() => document.querySelector('iframe[title="andbox sandbox"]') !== null, null, { timeout: 30_000 });
-    await page.waitForFunction(() => document.querySelector('iframe[title="andbox sandbox"]') === null, null, { timeout: FRAME_START_TIMEOUT_MS + MARGIN_MS });
+    await page.waitForFunction(() => document.querySelector('iframe[title="andbox sandbox"]') === null, null, {
+      timeout: FRAME_START_TIMEOUT_MS + MARGIN_MS,
+    });
 
     const asked = page.waitForRequest(/\/andbox\/frame\.html/);
     await runCode(page, 'print("never", 6 * 7)');

@@ -12,7 +12,11 @@ await recordNotifications(browser.context);
 await browser.context.clock.install();
 
 test('a job from the Schedule panel fires at its time: a turn in its conversation, a chat message and a notification', async () => {
-  const page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
+  const page = await openWorkspace(browser.context, app.url, {
+    provider: 'openai-compatible',
+    model: 'test-model',
+    baseUrl: `${llm.url}/v1`,
+  });
   await page.getByRole('button', { name: 'Schedule', exact: true }).click();
   await page.getByRole('heading', { name: 'Schedule', exact: true }).waitFor();
   assert.match(await page.locator('#job-mode').innerText(), /Jobs run while Clawser is open in a tab/);
@@ -48,10 +52,14 @@ test('a job from the Schedule panel fires at its time: a turn in its conversatio
   // Delivered: a notification and, since the job's conversation is not on screen, a banner.
   const notes = await page.evaluate(() => /** @type {any} */ (window).__notifications); // set by the init script
   assert.deepEqual(notes, [{ title: 'Scheduled job “Give me the weather summary” finished', body: 'Sunny all day, 21 °C.' }]);
-  await page.locator('.banner', { hasText: 'Scheduled job “Give me the weather summary” finished.' }).getByRole('button', { name: 'Open' }).click();
+  await page
+    .locator('.banner', { hasText: 'Scheduled job “Give me the weather summary” finished.' })
+    .getByRole('button', { name: 'Open' })
+    .click();
   await page.locator('.msg.assistant', { hasText: 'Sunny all day, 21 °C.' }).waitFor();
   await page.getByText('⏰ Scheduled job “Give me the weather summary” ran.').waitFor();
-  await page.locator('.conv-item.active', { hasText: /⏰ Give me the weather summary/ }).waitFor(); // by text content: innerText is empty until laid out (content-visibility: auto)
+  // by text content: innerText is empty until laid out (content-visibility: auto)
+  await page.locator('.conv-item.active', { hasText: /⏰ Give me the weather summary/ }).waitFor();
 
   // Pause: its time passes without a run. Resume and "Run now" work from the panel.
   await page.getByRole('button', { name: 'Schedule', exact: true }).click();
@@ -70,17 +78,31 @@ test('a job from the Schedule panel fires at its time: a turn in its conversatio
   await page.reload();
   await page.getByRole('heading', { name: 'Schedule', exact: true }).waitFor();
   await page.locator('.job', { hasText: 'Give me the weather summary' }).getByText('History (2)').waitFor();
-  await page.locator('.job', { hasText: 'Give me the weather summary' }).getByRole('button', { name: 'Delete Give me the weather summary' }).click();
-  await page.getByRole('dialog', { name: /Delete “Give me the weather summary”/ }).getByRole('button', { name: 'Delete job' }).click();
+  await page
+    .locator('.job', { hasText: 'Give me the weather summary' })
+    .getByRole('button', { name: 'Delete Give me the weather summary' })
+    .click();
+  await page
+    .getByRole('dialog', { name: /Delete “Give me the weather summary”/ })
+    .getByRole('button', { name: 'Delete job' })
+    .click();
   await page.getByText('No scheduled jobs yet.').waitFor();
   await page.close();
 });
 
-test('the agent schedules a job only with the user\'s approval; the chat records it', async () => {
+test("the agent schedules a job only with the user's approval; the chat records it", async () => {
   const page = await openWorkspace(browser.context, app.url);
   await page.getByRole('button', { name: 'New conversation', exact: true }).click();
   llm.enqueue(
-    { toolCalls: [{ id: 's1', name: 'schedule_add', arguments: { when: 'every weekday at 9am', prompt: 'Check my calendar for today', timezone: 'Europe/Berlin' } }] },
+    {
+      toolCalls: [
+        {
+          id: 's1',
+          name: 'schedule_add',
+          arguments: { when: 'every weekday at 9am', prompt: 'Check my calendar for today', timezone: 'Europe/Berlin' },
+        },
+      ],
+    },
     { text: 'I will check your calendar every weekday at 9.' },
   );
   await sendMessage(page, 'check my calendar every weekday morning at 9');
@@ -95,21 +117,39 @@ test('the agent schedules a job only with the user\'s approval; the chat records
   await page.locator('.msg.assistant', { hasText: 'I will check your calendar every weekday at 9.' }).waitFor();
   await page.getByText('Scheduled: Check my calendar for today').waitFor();
   const toolResult = llm.requests.at(-1)?.body.messages.at(-1).content;
-  assert.match(toolResult, /Scheduled job j\w+ "Check my calendar for today" \(cron 0 9 \* \* 1-5 \(Europe\/Berlin\)\); next run \d{4}-\d\d-\d\dT0[78]:00Z\./);
+  assert.match(
+    toolResult,
+    /Scheduled job j\w+ "Check my calendar for today" \(cron 0 9 \* \* 1-5 \(Europe\/Berlin\)\); next run \d{4}-\d\d-\d\dT0[78]:00Z\./,
+  );
   await page.getByRole('button', { name: 'Schedule', exact: true }).click();
   const job = page.locator('.job', { hasText: 'Check my calendar for today' });
   await job.getByText(/created by the agent/).waitFor();
-  assert.ok(await job.getByRole('button', { name: 'Open the conversation of Check my calendar for today' }).isVisible(), 'it runs in the conversation that created it');
-  await waitInPage(page, async () => {
-    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
-    const text = await new OpfsFileSystem().readText(`clawser_workspaces/${location.hash.split('/')[1]}/.scheduler/jobs.json`).catch(() => '');
-    return /"createdBy": "agent"/.test(text);
-  }, undefined, { what: 'the job saved in .scheduler/jobs.json' });
+  assert.ok(
+    await job.getByRole('button', { name: 'Open the conversation of Check my calendar for today' }).isVisible(),
+    'it runs in the conversation that created it',
+  );
+  await waitInPage(
+    page,
+    async () => {
+      const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+      const text = await new OpfsFileSystem()
+        .readText(`clawser_workspaces/${location.hash.split('/')[1]}/.scheduler/jobs.json`)
+        .catch(() => '');
+      return /"createdBy": "agent"/.test(text);
+    },
+    undefined,
+    { what: 'the job saved in .scheduler/jobs.json' },
+  );
   await page.close();
 });
 
-test('a job\'s approval names the job and workspace; unanswered, it closes after the time-out, the run needs approval and the user is told', async () => {
-  const page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
+test("a job's approval names the job and workspace; unanswered, it closes after the time-out, \
+the run needs approval and the user is told", async () => {
+  const page = await openWorkspace(browser.context, app.url, {
+    provider: 'openai-compatible',
+    model: 'test-model',
+    baseUrl: `${llm.url}/v1`,
+  });
   await page.getByRole('button', { name: 'Schedule', exact: true }).click();
   await page.getByRole('heading', { name: 'Schedule', exact: true }).waitFor();
   assert.equal(await page.getByLabel('Minutes a job waits for an approval').inputValue(), '10', 'the default is 10 minutes');
@@ -139,27 +179,45 @@ test('a job\'s approval names the job and workspace; unanswered, it closes after
     for (const d of document.querySelectorAll('dialog.approval-dialog[open]')) {
       const b = /** @type {HTMLElement | null} */ ([...d.querySelectorAll('button')].find((x) => x.textContent === 'Allow once') ?? null);
       const r = b?.getBoundingClientRect();
-      if (b && r && d.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2))) return /job “(.+?)”/.exec(d.querySelector('.approval-job')?.textContent ?? '')?.[1] ?? null;
+      if (b && r && d.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)))
+        return /job “(.+?)”/.exec(d.querySelector('.approval-job')?.textContent ?? '')?.[1] ?? null;
     }
     return null;
   });
   assert.ok(top === 'Daily report' || top === 'Nightly notes', `a dialog is on top (${top})`);
   const [answered, unanswered] = top === 'Nightly notes' ? ['Nightly notes', 'Daily report'] : ['Daily report', 'Nightly notes'];
   await (top === 'Nightly notes' ? second : first).getByRole('button', { name: 'Allow once' }).click();
-  await page.locator('.job', { hasText: answered }).getByText(/Last run .*: succeeded/).waitFor();
+  await page
+    .locator('.job', { hasText: answered })
+    .getByText(/Last run .*: succeeded/)
+    .waitFor();
   // The other is not answered: after 10 minutes its dialog closes and the run needs approval.
   await browser.context.clock.fastForward('10:01');
   await (top === 'Nightly notes' ? first : second).waitFor({ state: 'detached' });
-  await page.locator('.job', { hasText: unanswered }).getByText(/Last run .*: needs approval/).waitFor();
+  await page
+    .locator('.job', { hasText: unanswered })
+    .getByText(/Last run .*: needs approval/)
+    .waitFor();
   await page.locator('.banner', { hasText: new RegExp(`Scheduled job “${unanswered}” in workspace “.+” needs approval`) }).waitFor();
   const notes = await page.evaluate(() => /** @type {any} */ (window).__notifications); // set by the init script
-  assert.ok(notes.some((/** @type {{title: string}} */ n) => new RegExp(`^Scheduled job “${unanswered}” in workspace “.+” needs approval$`).test(n.title)));
+  assert.ok(
+    notes.some((/** @type {{title: string}} */ n) =>
+      new RegExp(`^Scheduled job “${unanswered}” in workspace “.+” needs approval$`).test(n.title),
+    ),
+  );
   const written = await page.evaluate(async () => {
     const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
     const fs = new OpfsFileSystem();
     const ws = `clawser_workspaces/${location.hash.split('/')[1]}`;
-    return { answered: await fs.readText(`${ws}/Nightly notes.md`).catch(() => null), unanswered: await fs.readText(`${ws}/Daily report.md`).catch(() => null) };
+    return {
+      answered: await fs.readText(`${ws}/Nightly notes.md`).catch(() => null),
+      unanswered: await fs.readText(`${ws}/Daily report.md`).catch(() => null),
+    };
   });
-  assert.deepEqual(written, answered === 'Nightly notes' ? { answered: 'x', unanswered: null } : { answered: null, unanswered: 'x' }, 'only the approved call ran');
+  assert.deepEqual(
+    written,
+    answered === 'Nightly notes' ? { answered: 'x', unanswered: null } : { answered: null, unanswered: 'x' },
+    'only the approved call ran',
+  );
   await page.close();
 });

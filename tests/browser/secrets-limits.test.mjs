@@ -4,7 +4,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { saveSettings, openHome, readWorkspaceFile, sendMessage, waitInPage, storedConfig, changeStoredConfig, appView } from './helpers.mjs';
+import {
+  saveSettings,
+  openHome,
+  readWorkspaceFile,
+  sendMessage,
+  waitInPage,
+  storedConfig,
+  changeStoredConfig,
+  appView,
+} from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
 
 /** @type {string[]} */ const siteHits = [];
@@ -33,10 +42,19 @@ const sitePort = /** @type {import('node:net').AddressInfo} */ (site.address()).
 /** The stored tool_result events of the open conversation. */
 async function toolResults() {
   const log = /** @type {string} */ (await readWorkspaceFile(page, '{conversation}/events.jsonl'));
-  return log.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.type === 'tool_result' || e.type === 'tool_result_truncated');
+  return log
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+    .filter((e) => e.type === 'tool_result' || e.type === 'tool_result_truncated');
 }
 
-/** Runs one scripted tool call and waits for the model's closing words. @param {string} id @param {string} name @param {Record<string, unknown>} args */
+/**
+ * Runs one scripted tool call and waits for the model's closing words.
+ * @param {string} id
+ * @param {string} name
+ * @param {Record<string, unknown>} args
+ */
 async function runTool(id, name, args) {
   const done = `finished ${id}`;
   llm.enqueue({ toolCalls: [{ id, name, arguments: args }] }, { text: done });
@@ -134,17 +152,36 @@ test('two tabs racing a first seal create one master key: each unseals the other
       await get('warm-up', createStore(name, 'keys'));
       const go = new BroadcastChannel(`${name}-go`);
       /** @type {any} */ (globalThis).__box = new SecretBox({ dbName: name });
-      /** @type {any} */ (globalThis).__go = new Promise((resolve) => { go.onmessage = () => { go.close(); resolve(undefined); }; });
+      /** @type {any} */ (globalThis).__go = new Promise((resolve) => {
+        go.onmessage = () => {
+          go.close();
+          resolve(undefined);
+        };
+      });
     }, dbName);
   }
-  const sealing = [a, b].map((p) => p.evaluate(async () => {
-    const g = /** @type {any} */ (globalThis);
-    await g.__go;
-    return /** @type {Promise<string>} */ (g.__box.encrypt(`secret ${Math.random()}`));
-  }));
-  await a.evaluate((name) => { const c = new BroadcastChannel(`${name}-go`); c.postMessage('go'); c.close(); }, dbName);
+  const sealing = [a, b].map((p) =>
+    p.evaluate(async () => {
+      const g = /** @type {any} */ (globalThis);
+      await g.__go;
+      return /** @type {Promise<string>} */ (g.__box.encrypt(`secret ${Math.random()}`));
+    }),
+  );
+  await a.evaluate((name) => {
+    const c = new BroadcastChannel(`${name}-go`);
+    c.postMessage('go');
+    c.close();
+  }, dbName);
   const [sa, sb] = await Promise.all(sealing);
-  const unseal = (/** @type {import('playwright-core').Page} */ p, /** @type {string} */ s) => p.evaluate((x) => /** @type {any} */ (globalThis).__box.decrypt(x).then((/** @type {string} */ t) => t, (/** @type {Error} */ e) => `failed: ${e.message}`), s);
+  const unseal = (/** @type {import('playwright-core').Page} */ p, /** @type {string} */ s) =>
+    p.evaluate(
+      (x) =>
+        /** @type {any} */ (globalThis).__box.decrypt(x).then(
+          (/** @type {string} */ t) => t,
+          (/** @type {Error} */ e) => `failed: ${e.message}`,
+        ),
+      s,
+    );
   assert.match(await unseal(b, sa), /^secret 0\./, 'tab two reads what tab one sealed');
   assert.match(await unseal(a, sb), /^secret 0\./, 'tab one reads what tab two sealed');
   await Promise.all([a.close(), b.close()]);
@@ -164,20 +201,35 @@ test('two tabs share one autonomy count per workspace: neither overwrites the ot
       const { RestoreGate } = await import('/web/agent/coordination/restore-gate.js');
       const { AutonomyController } = await import('/web/agent/runtime/autonomy.js');
       const tabs = new TabCoordinator({ label: 'usage test' });
-      const config = await openConfig({ fs: new OpfsFileSystem(), tabs, gate: new RestoreGate({ channel: tabs }), onError: (err) => { throw err; } });
+      const config = await openConfig({
+        fs: new OpfsFileSystem(),
+        tabs,
+        gate: new RestoreGate({ channel: tabs }),
+        onError: (err) => {
+          throw err;
+        },
+      });
       const store = new AgentSettingsStore({ config, secrets: /** @type {any} */ (null) });
-      /** @type {any} */ (globalThis).__autonomy = new AutonomyController({ config: { level: 'full', maxActionsPerHour: 4, maxCostCentsPerDay: 0 }, ...store.usageStore(w) });
+      /** @type {any} */ (globalThis).__autonomy = new AutonomyController({
+        config: { level: 'full', maxActionsPerHour: 4, maxCostCentsPerDay: 0 },
+        ...store.usageStore(w),
+      });
     }, ws);
   }
-  const record = (/** @type {import('playwright-core').Page} */ p) => p.evaluate(() => /** @type {any} */ (globalThis).__autonomy.recordAction());
+  const record = (/** @type {import('playwright-core').Page} */ p) =>
+    p.evaluate(() => /** @type {any} */ (globalThis).__autonomy.recordAction());
   await record(tabs[0]);
   await record(tabs[1]);
   await record(tabs[0]);
   // Control: 3 of 4 — not yet at the limit in either tab.
-  await waitInPage(tabs[1], async () => /** @type {any} */ (globalThis).__autonomy.usage.actions.length === 3, undefined, { what: 'tab two to see 3 actions' });
+  await waitInPage(tabs[1], async () => /** @type {any} */ (globalThis).__autonomy.usage.actions.length === 3, undefined, {
+    what: 'tab two to see 3 actions',
+  });
   assert.equal(await tabs[1].evaluate(() => /** @type {any} */ (globalThis).__autonomy.checkLimits()), null);
   await record(tabs[1]);
-  await waitInPage(tabs[0], async () => /** @type {any} */ (globalThis).__autonomy.usage.actions.length === 4, undefined, { what: 'tab one to see all 4 actions' });
-  assert.match(await tabs[0].evaluate(() => /** @type {any} */ (globalThis).__autonomy.checkLimits()) ?? '', /4 tool actions per hour/);
+  await waitInPage(tabs[0], async () => /** @type {any} */ (globalThis).__autonomy.usage.actions.length === 4, undefined, {
+    what: 'tab one to see all 4 actions',
+  });
+  assert.match((await tabs[0].evaluate(() => /** @type {any} */ (globalThis).__autonomy.checkLimits())) ?? '', /4 tool actions per hour/);
   await Promise.all(tabs.map((p) => p.close()));
 });

@@ -14,12 +14,19 @@ const hub = await startModelServer();
 fx.defer(() => hub.close());
 
 test('install the model from the Memory panel, then search and recall by meaning; pin; remove', async () => {
-  const page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
+  const page = await openWorkspace(browser.context, app.url, {
+    provider: 'openai-compatible',
+    model: 'test-model',
+    baseUrl: `${llm.url}/v1`,
+  });
   await page.getByRole('button', { name: 'Memory', exact: true }).click();
   const state = page.locator('#semantic-state');
   await state.getByText('Semantic search is off: no embedding model is installed.', { exact: false }).waitFor();
   // Memories first: they are embedded once the model arrives.
-  for (const [key, content, category] of [['car', 'my car is a red sedan', 'user'], ['dinner', 'i like pizza for dinner', 'user']]) {
+  for (const [key, content, category] of [
+    ['car', 'my car is a red sedan', 'user'],
+    ['dinner', 'i like pizza for dinner', 'user'],
+  ]) {
     await page.getByRole('button', { name: 'Add memory' }).click();
     const dialog = page.getByRole('dialog', { name: 'New memory' });
     await dialog.getByLabel(/^Key/).fill(key);

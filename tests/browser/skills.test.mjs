@@ -63,11 +63,16 @@ test('the Skills panel installs a ZIP (binary file kept and listed) and refuses 
   assert.match(/** @type {string} */ (await readWorkspaceFile(page, '.skills/report-writer/SKILL.md')), /name: report-writer/);
 });
 
-test('a turn: the model sees the skill by description, activates it, runs its script in the sandbox after approval, with only its allowed tools', async () => {
+test('a turn: the model sees the skill by description, activates it, runs its script in the sandbox after approval, \
+with only its allowed tools', async () => {
   await page.getByRole('button', { name: 'Back to chat' }).click();
   llm.enqueue(
     { toolCalls: [{ id: 'a1', name: 'skill_activate', arguments: { name: 'report-writer' } }] },
-    { toolCalls: [{ id: 'r1', name: 'skill_run_script', arguments: { name: 'report-writer', script: 'make_report.js', args: { title: 'Q3' } } }] },
+    {
+      toolCalls: [
+        { id: 'r1', name: 'skill_run_script', arguments: { name: 'report-writer', script: 'make_report.js', args: { title: 'Q3' } } },
+      ],
+    },
     { text: 'Your Q3 report is in reports/Q3.md.' },
   );
   await sendMessage(page, 'write the Q3 report');
@@ -81,24 +86,38 @@ test('a turn: the model sees the skill by description, activates it, runs its sc
   await page.locator('.msg.assistant', { hasText: 'Your Q3 report is in reports/Q3.md.' }).waitFor();
   assert.equal(await readWorkspaceFile(page, 'reports/Q3.md'), '# Q3 report');
   const [first, afterActivate, afterScript] = llm.requests.slice(-3);
-  assert.match(systemOf(first), /<skills>[\s\S]*- report-writer: Writes quarterly reports in the house style\. Use when the user asks for a report\.\n<\/skills>/);
+  assert.match(
+    systemOf(first),
+    /<skills>[\s\S]*- report-writer: Writes quarterly reports in the house style\. Use when the user asks for a report\.\n<\/skills>/,
+  );
   assert.ok(!systemOf(first).includes('Numbers first'), 'only names and descriptions before activation');
   const activated = afterActivate.body.messages.find((/** @type {any} */ m) => m.role === 'tool');
   assert.match(activated.content, /<skill name="report-writer">\n# Report writer[\s\S]*- assets\/letterhead\.pdf \(binary, 14 bytes\)/);
   const ran = afterScript.body.messages.filter((/** @type {any} */ m) => m.role === 'tool').at(-1);
-  assert.match(ran.content, /wrote reports\/Q3\.md; fs_write: function, fs_list: undefined/, 'allowed-tools: fs_write only (fs_list is not there)');
-  assert.match(ran.content, /=> report Q3 done/, 'the script\'s last expression is its value (and it may declare its own args)');
+  assert.match(
+    ran.content,
+    /wrote reports\/Q3\.md; fs_write: function, fs_list: undefined/,
+    'allowed-tools: fs_write only (fs_list is not there)',
+  );
+  assert.match(ran.content, /=> report Q3 done/, "the script's last expression is its value (and it may declare its own args)");
   await page.getByText('Skill “report-writer” activated: its instructions are in use.').waitFor();
 });
 
-test('"/report-writer" from the user loads the instructions with the message; disabled, the skill is gone from the prompt; export and delete', async () => {
+test('"/report-writer" from the user loads the instructions with the message; disabled, the skill is gone from the prompt; \
+export and delete', async () => {
   llm.enqueue({ text: 'Following the report skill.' });
   await sendMessage(page, '/report-writer for Q4 please');
   await page.locator('.msg.assistant', { hasText: 'Following the report skill.' }).waitFor();
   await page.locator('.msg.user', { hasText: '/report-writer for Q4 please' }).waitFor();
   await page.getByText('Skill “report-writer” activated (by you): its instructions are in use.').waitFor();
   const user = llm.requests.at(-1)?.body.messages.findLast((/** @type {any} */ m) => m.role === 'user');
-  assert.match(user.content, /^\(The user activated the skill “report-writer”; follow its instructions\.\)\n<skill name="report-writer">[\s\S]*<\/skill>[\s\S]*\n\n\/report-writer for Q4 please$/);
+  assert.match(
+    user.content,
+    new RegExp(
+      String.raw`^\(The user activated the skill “report-writer”; follow its instructions\.\)` +
+        String.raw`\n<skill name="report-writer">[\s\S]*<\/skill>[\s\S]*\n\n\/report-writer for Q4 please$`,
+    ),
+  );
 
   await page.getByRole('button', { name: 'Skills', exact: true }).click();
   const card = page.locator('.skill', { hasText: 'report-writer' });
@@ -114,7 +133,12 @@ test('"/report-writer" from the user loads the instructions with the message; di
   const [download] = await Promise.all([page.waitForEvent('download'), card.getByRole('button', { name: 'Export report-writer' }).click()]);
   assert.equal(download.suggestedFilename(), 'report-writer.zip');
   const files = unzipSync(new Uint8Array(await readFile(/** @type {string} */ (await download.path()))));
-  assert.deepEqual(Object.keys(files).sort(), ['report-writer/SKILL.md', 'report-writer/assets/letterhead.pdf', 'report-writer/references/style.md', 'report-writer/scripts/make_report.js']);
+  assert.deepEqual(Object.keys(files).sort(), [
+    'report-writer/SKILL.md',
+    'report-writer/assets/letterhead.pdf',
+    'report-writer/references/style.md',
+    'report-writer/scripts/make_report.js',
+  ]);
   assert.deepEqual([...files['report-writer/assets/letterhead.pdf']], [...PDF], 'the binary file is exported unchanged');
   await card.getByRole('button', { name: 'Delete report-writer' }).click();
   await page.getByRole('dialog', { name: 'Delete the skill “report-writer”?' }).getByRole('button', { name: 'Delete' }).click();
@@ -136,13 +160,33 @@ test('"/report-writer" from the user loads the instructions with the message; di
 test('install from a URL; updates from a registry only once turned on: a newer version is offered and installed', async () => {
   /** @type {string[]} */
   const asked = [];
-  const notes = (/** @type {string} */ version) => zipSync({ 'notes/SKILL.md': strToU8(`---\nname: notes\ndescription: Keeps meeting notes tidy.\nmetadata:\n  version: "${version}"\n---\nWrite notes as bullet points.\n`) });
+  const notes = (/** @type {string} */ version) =>
+    zipSync({
+      'notes/SKILL.md': strToU8(
+        `---\nname: notes\ndescription: Keeps meeting notes tidy.\nmetadata:\n  version: "${version}"\n---\nWrite notes as bullet ` +
+          `points.\n`,
+      ),
+    });
   await page.route('https://skills.example/**', (route) => {
     const url = route.request().url();
     asked.push(url);
-    if (url.endsWith('/index.json')) return route.fulfill({ status: 200, headers: { 'content-type': 'application/json', 'access-control-allow-origin': '*' }, body: JSON.stringify({ skills: [{ name: 'notes', version: '1.1.0', url: 'https://skills.example/notes-1.1.0.zip' }, { name: 'other', version: '9.0.0', url: 'https://skills.example/other.zip' }] }) });
+    if (url.endsWith('/index.json'))
+      return route.fulfill({
+        status: 200,
+        headers: { 'content-type': 'application/json', 'access-control-allow-origin': '*' },
+        body: JSON.stringify({
+          skills: [
+            { name: 'notes', version: '1.1.0', url: 'https://skills.example/notes-1.1.0.zip' },
+            { name: 'other', version: '9.0.0', url: 'https://skills.example/other.zip' },
+          ],
+        }),
+      });
     const version = url.endsWith('notes-1.1.0.zip') ? '1.1.0' : '1.0.0';
-    return route.fulfill({ status: 200, headers: { 'content-type': 'application/zip', 'access-control-allow-origin': '*' }, body: Buffer.from(notes(version)) });
+    return route.fulfill({
+      status: 200,
+      headers: { 'content-type': 'application/zip', 'access-control-allow-origin': '*' },
+      body: Buffer.from(notes(version)),
+    });
   });
   await page.getByRole('button', { name: 'Install from URL' }).click();
   const dialog = page.getByRole('dialog', { name: 'Install a skill from a URL' });
@@ -171,7 +215,8 @@ test('install from a URL; updates from a registry only once turned on: a newer v
   await page.unroute('https://skills.example/**');
 });
 
-test('issue 32 §4: a script allowed `shell` reaches through that shell only its allowed-tools — never agent_delegate (control: fs_list, which it is allowed, works)', async () => {
+test('issue 32 §4: a script allowed `shell` reaches through that shell only its allowed-tools — never agent_delegate (control: fs_list, \
+which it is allowed, works)', async () => {
   const reacher = `---
 name: reacher
 description: Lists the workspace.
@@ -189,7 +234,13 @@ try {
 print('LISTED ' + listed);
 print('DELEGATED ' + delegated);`;
   if (!(await page.getByLabel('Skill ZIP files').count())) await page.getByRole('button', { name: 'Skills', exact: true }).click();
-  await page.getByLabel('Skill ZIP files').setInputFiles([{ name: 'reacher.zip', mimeType: 'application/zip', buffer: Buffer.from(zipSync({ 'reacher/SKILL.md': strToU8(reacher), 'reacher/scripts/reach.js': strToU8(script) })) }]);
+  await page.getByLabel('Skill ZIP files').setInputFiles([
+    {
+      name: 'reacher.zip',
+      mimeType: 'application/zip',
+      buffer: Buffer.from(zipSync({ 'reacher/SKILL.md': strToU8(reacher), 'reacher/scripts/reach.js': strToU8(script) })),
+    },
+  ]);
   await page.getByText('Installed “reacher” for this workspace.', { exact: false }).waitFor();
   await page.getByRole('button', { name: 'Back to chat' }).click();
   llm.enqueue(
@@ -199,7 +250,11 @@ print('DELEGATED ' + delegated);`;
   const before = llm.requests.length;
   await sendMessage(page, 'run the reacher');
   // Supervised: the script and each of its shell lines ask (told apart by what they run); the user allows them all.
-  for (const [tool, text] of [['skill_run_script', 'reach.js'], ['shell', 'fs_list'], ['shell', 'agent_delegate']]) {
+  for (const [tool, text] of [
+    ['skill_run_script', 'reach.js'],
+    ['shell', 'fs_list'],
+    ['shell', 'agent_delegate'],
+  ]) {
     const dialog = page.getByRole('dialog', { name: `Allow “${tool}”?` }).filter({ hasText: text });
     await dialog.waitFor();
     await dialog.getByRole('button', { name: 'Allow once' }).click();
@@ -207,13 +262,18 @@ print('DELEGATED ' + delegated);`;
   }
   await page.locator('.msg.assistant', { hasText: 'Reached.' }).waitFor();
   assert.equal(llm.requests.length - before, 2, 'no sub-agent asked the model anything');
-  const result = llm.requests.at(-1)?.body.messages.filter((/** @type {any} */ m) => m.role === 'tool').at(-1);
-  assert.match(result.content, /LISTED exit code: 0\n/, 'control: fs_list, in allowed-tools, works from the script\'s shell');
+  const result = llm.requests
+    .at(-1)
+    ?.body.messages.filter((/** @type {any} */ m) => m.role === 'tool')
+    .at(-1);
+  assert.match(result.content, /LISTED exit code: 0\n/, "control: fs_list, in allowed-tools, works from the script's shell");
   assert.match(result.content, /DELEGATED [^]*agent_delegate is not among the tools this script may use/);
 });
 
-test('issue 32 (review): a skill written in the panel is the user\'s own — activating it does not taint the turn; a downloaded one does (the control), and the panel says which is which', async () => {
-  if (!(await page.getByRole('button', { name: 'Write a skill' }).count())) await page.getByRole('button', { name: 'Skills', exact: true }).click();
+test("issue 32 (review): a skill written in the panel is the user's own — activating it does not taint the turn; a downloaded one does \
+(the control), and the panel says which is which", async () => {
+  if (!(await page.getByRole('button', { name: 'Write a skill' }).count()))
+    await page.getByRole('button', { name: 'Skills', exact: true }).click();
   await page.getByRole('button', { name: 'Write a skill' }).click();
   const form = page.getByRole('dialog', { name: 'Write a skill' });
   await form.getByLabel('Name').fill('my-notes');
@@ -241,7 +301,7 @@ test('issue 32 (review): a skill written in the panel is the user\'s own — act
   // After the user's own skill: the usual question, with "Always allow" (no untrusted content).
   const first = page.getByRole('dialog', { name: 'Allow “memory_store”?' }).filter({ hasText: 'Notes are short bullets.' });
   await first.waitFor();
-  assert.equal(await first.getByText('Untrusted content.').count(), 0, 'the user\'s own skill does not taint');
+  assert.equal(await first.getByText('Untrusted content.').count(), 0, "the user's own skill does not taint");
   assert.equal(await first.getByRole('button', { name: 'Always allow' }).count(), 1);
   await first.getByRole('button', { name: 'Deny' }).click();
   // After the downloaded skill: the dialog names it as untrusted content, and offers no "Always allow".

@@ -17,11 +17,12 @@ const message = () => page.getByRole('textbox', { name: 'Message', exact: true }
 const toggle = () => page.getByRole('button', { name: 'Chat beside this panel' });
 const separator = () => page.getByRole('separator', { name: 'Resize the chat and Files' });
 /** The chat pane's share of the split, in percent. */
-const chatShare = () => page.evaluate(() => {
-  const split = /** @type {HTMLElement} */ (document.querySelector('.split'));
-  const chat = /** @type {HTMLElement} */ (split.querySelector('.split-chat'));
-  return Math.round((chat.getBoundingClientRect().width / split.getBoundingClientRect().width) * 100);
-});
+const chatShare = () =>
+  page.evaluate(() => {
+    const split = /** @type {HTMLElement} */ (document.querySelector('.split'));
+    const chat = /** @type {HTMLElement} */ (split.querySelector('.split-chat'));
+    return Math.round((chat.getBoundingClientRect().width / split.getBoundingClientRect().width) * 100);
+  });
 
 test('Files beside the chat: both usable, resized by keyboard and pointer, remembered after a reload', async () => {
   await page.keyboard.press('Alt+1');
@@ -51,7 +52,7 @@ test('Files beside the chat: both usable, resized by keyboard and pointer, remem
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
   assert.equal(await separator().getAttribute('aria-valuenow'), '60');
-  assert.ok(Math.abs(await chatShare() - 60) <= 2, `the chat takes 60% (${await chatShare()}%)`);
+  assert.ok(Math.abs((await chatShare()) - 60) <= 2, `the chat takes 60% (${await chatShare()}%)`);
   const box = /** @type {{x: number, y: number, width: number, height: number}} */ (await page.locator('.split').boundingBox());
   const handle = /** @type {{x: number, y: number, width: number, height: number}} */ (await separator().boundingBox());
   await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2);
@@ -64,7 +65,7 @@ test('Files beside the chat: both usable, resized by keyboard and pointer, remem
   await page.reload();
   await separator().waitFor();
   assert.equal(Number(await separator().getAttribute('aria-valuenow')), dragged, 'the share is remembered');
-  assert.ok(Math.abs(await chatShare() - dragged) <= 2);
+  assert.ok(Math.abs((await chatShare()) - dragged) <= 2);
   await message().waitFor();
 
   // Git offers the same; a phone-sized window shows the panel alone.
@@ -104,12 +105,13 @@ test('the artifact pane beside the chat resizes and keeps its width', async () =
   await handle.focus();
   await page.keyboard.press('ArrowLeft');
   assert.equal(await handle.getAttribute('aria-valuenow'), '50', 'ArrowLeft moves the divider left: the artifact grows');
-  const share = () => page.evaluate(() => {
-    const artifact = /** @type {HTMLElement} */ (document.querySelector('.artifact-pane'));
-    const body = /** @type {HTMLElement} */ (document.querySelector('.workspace-body'));
-    return Math.round((artifact.getBoundingClientRect().width / body.getBoundingClientRect().width) * 100);
-  });
-  assert.ok(Math.abs(await share() - 50) <= 2, `the artifact takes half (${await share()}%)`);
+  const share = () =>
+    page.evaluate(() => {
+      const artifact = /** @type {HTMLElement} */ (document.querySelector('.artifact-pane'));
+      const body = /** @type {HTMLElement} */ (document.querySelector('.workspace-body'));
+      return Math.round((artifact.getBoundingClientRect().width / body.getBoundingClientRect().width) * 100);
+    });
+  assert.ok(Math.abs((await share()) - 50) <= 2, `the artifact takes half (${await share()}%)`);
   await page.getByText('Artifact shown.').waitFor();
   await page.keyboard.press('Alt+1');
   await page.keyboard.press('Alt+0');
@@ -117,7 +119,8 @@ test('the artifact pane beside the chat resizes and keeps its width', async () =
   assert.equal(await handle.getAttribute('aria-valuenow'), '50', 'kept');
 });
 
-test('a resize made just before a reload is kept although its write had not happened yet (another tab held the settings lock); once the lock is free it is written and no journal is left (control: the same with the lock free)', async () => {
+test('a resize made just before a reload is kept although its write had not happened yet (another tab held the settings lock); \
+once the lock is free it is written and no journal is left (control: the same with the lock free)', async () => {
   await page.setViewportSize({ width: 1400, height: 850 });
   await page.keyboard.press('Alt+1');
   await page.getByRole('heading', { name: 'Files', exact: true }).waitFor();
@@ -129,12 +132,19 @@ test('a resize made just before a reload is kept although its write had not happ
     for (const held of [false, true]) {
       if (held) {
         // The other tab holds the lock every settings write takes, as a long write of its own would.
-        await other.evaluate(() => new Promise((taken) => {
-          navigator.locks.request('clawser:config', () => new Promise((release) => {
-            /** @type {any} */ (window).releaseConfig = release; // any: a handle for the test
-            taken(undefined);
-          }));
-        }));
+        await other.evaluate(
+          () =>
+            new Promise((taken) => {
+              navigator.locks.request(
+                'clawser:config',
+                () =>
+                  new Promise((release) => {
+                    /** @type {any} */ (window).releaseConfig = release; // any: a handle for the test
+                    taken(undefined);
+                  }),
+              );
+            }),
+        );
       }
       const from = Number(await separator().getAttribute('aria-valuenow'));
       await separator().focus();
@@ -142,10 +152,19 @@ test('a resize made just before a reload is kept although its write had not happ
       const now = Number(await separator().getAttribute('aria-valuenow'));
       assert.notEqual(now, from);
       // The other tab sees this tab's localStorage a moment later (on a busy machine, not at once).
-      if (held) assert.equal(await waitUntil(async () => (await journals()) || null, 'the other tab to see the journal'), 1, 'the unwritten change is journalled');
+      if (held)
+        assert.equal(
+          await waitUntil(async () => (await journals()) || null, 'the other tab to see the journal'),
+          1,
+          'the unwritten change is journalled',
+        );
       await page.reload();
       await separator().waitFor();
-      assert.equal(Number(await separator().getAttribute('aria-valuenow')), now, held ? 'kept: made again from the journal' : 'control: kept');
+      assert.equal(
+        Number(await separator().getAttribute('aria-valuenow')),
+        now,
+        held ? 'kept: made again from the journal' : 'control: kept',
+      );
       if (held) await other.evaluate(() => /** @type {any} */ (window).releaseConfig()); // any: the handle set above
       await other.waitForFunction(() => Object.keys(localStorage).every((k) => !k.startsWith('clawser_unsaved_changes.')));
       await page.reload();

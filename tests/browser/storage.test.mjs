@@ -51,7 +51,10 @@ test('OPFS file system: atomic replace, append, ranges, truncate, list, move, de
     range: 'twö\n',
     stat: { kind: 'file', size: 9, hasTime: true },
     truncated: 'one\n',
-    list: [{ name: 'file.txt', kind: 'file' }, { name: 'log.jsonl', kind: 'file' }],
+    list: [
+      { name: 'file.txt', kind: 'file' },
+      { name: 'log.jsonl', kind: 'file' },
+    ],
     moved: [null, 'replaced'],
     movedOver: 'other',
     dirMoved: [{ name: 'moved.txt', kind: 'file' }],
@@ -62,7 +65,8 @@ test('OPFS file system: atomic replace, append, ranges, truncate, list, move, de
   await page.close();
 });
 
-test('OPFS concurrency: overlapping operations keep their order, others overlap; a folder deleted by another tab is recovered', async () => {
+test('OPFS concurrency: overlapping operations keep their order, others overlap; \
+a folder deleted by another tab is recovered', async () => {
   const page = await blankPage();
   const other = await blankPage();
   const result = await page.evaluate(async () => {
@@ -86,7 +90,10 @@ test('OPFS concurrency: overlapping operations keep their order, others overlap;
     return { inOrder: log.every((n, i) => n === i) && log.length === 200, readBack, moved, obj: await fs.readText('c/obj') };
   });
   assert.equal(result.inOrder, true);
-  assert.deepEqual(result.readBack, Array.from({ length: 100 }, (_, i) => `v${i}`));
+  assert.deepEqual(
+    result.readBack,
+    Array.from({ length: 100 }, (_, i) => `v${i}`),
+  );
   assert.equal(result.moved, 'A');
   assert.equal(result.obj, 'xy');
   // This tab's storage worker has the folder "c/d1" cached; another tab deletes and recreates it.
@@ -145,7 +152,8 @@ function heldOpen(page, path) {
   }, path);
 }
 
-test('OPFS reads: a log\'s tail with its size (closed, held open by this tab, held by another tab), and reads after another tab replaced or deleted a file', async () => {
+test("OPFS reads: a log's tail with its size (closed, held open by this tab, held by another tab), \
+and reads after another tab replaced or deleted a file", async () => {
   const page = await blankPage();
   const other = await blankPage();
   const result = await page.evaluate(async () => {
@@ -197,7 +205,9 @@ test('OPFS reads: a log\'s tail with its size (closed, held open by this tab, he
       tail: dec.decode((await fs.readTail('rt/log.jsonl', 5)).bytes),
     };
   });
-  await other.evaluate(async () => { await /** @type {any} */ (window).__otherFs.append('rt/log.jsonl', 'five\n'); });
+  await other.evaluate(async () => {
+    await /** @type {any} */ (window).__otherFs.append('rt/log.jsonl', 'five\n');
+  });
   const whileHeld = await page.evaluate(async () => {
     const { bytes, size } = await /** @type {any} */ (window).__fs.readTail('rt/log.jsonl', 5);
     return [new TextDecoder().decode(bytes), size];
@@ -210,7 +220,8 @@ test('OPFS reads: a log\'s tail with its size (closed, held open by this tab, he
   await other.close();
 });
 
-test('OPFS readFiles: whole files and tails in one call (a missing file null, a file held by another tab read too); an atomic write waits for a file another tab holds a moment', async () => {
+test('OPFS readFiles: whole files and tails in one call (a missing file null, a file held by another tab read too); \
+an atomic write waits for a file another tab holds a moment', async () => {
   const page = await blankPage();
   const other = await blankPage();
   await page.evaluate(async () => {
@@ -221,11 +232,18 @@ test('OPFS readFiles: whole files and tails in one call (a missing file null, a 
     await fs.write('rf/meta.json', '{"id":"x"}');
     await fs.write('rf/log.jsonl', 'one\ntwo\nthree\n');
   });
-  const read = () => page.evaluate(async () => {
-    const dec = new TextDecoder();
-    const got = await /** @type {any} */ (window).__fs.readFiles([{ path: 'rf/log.jsonl', tail: 5 }, { path: 'rf/meta.json' }, { path: 'rf/none.json' }, { path: 'rf/log.jsonl' }, { path: 'rf/nodir/x', tail: 3 }]);
-    return got.map((/** @type {any} */ r) => (r ? [dec.decode(r.bytes), r.size] : r));
-  });
+  const read = () =>
+    page.evaluate(async () => {
+      const dec = new TextDecoder();
+      const got = await /** @type {any} */ (window).__fs.readFiles([
+        { path: 'rf/log.jsonl', tail: 5 },
+        { path: 'rf/meta.json' },
+        { path: 'rf/none.json' },
+        { path: 'rf/log.jsonl' },
+        { path: 'rf/nodir/x', tail: 3 },
+      ]);
+      return got.map((/** @type {any} */ r) => (r ? [dec.decode(r.bytes), r.size] : r));
+    });
   assert.deepEqual(await read(), [['hree\n', 14], ['{"id":"x"}', 10], null, ['one\ntwo\nthree\n', 14], null]);
   // Another tab appends to the log (its worker then holds it open for a moment): still read, and
   // an atomic write of a file held that way waits for it instead of failing as busy.
@@ -252,10 +270,27 @@ test('a storage worker that dies fails its waiting calls clearly, and the next c
   const result = await page.evaluate(async () => {
     const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
     // A worker that crashes on its first message stands in for one killed mid-operation.
-    const url = URL.createObjectURL(new Blob(['let n = 0; onmessage = (e) => { if (n++ === 0 && !globalThis.__ok) throw new Error("boom"); postMessage({ id: e.data.id, ok: true, result: "alive" }); };'], { type: 'text/javascript' }));
+    const url = URL.createObjectURL(
+      new Blob(
+        [
+          'let n = 0; onmessage = (e) => { if (n++ === 0 && !globalThis.__ok) throw new ' +
+            'Error("boom"); postMessage({ id: e.data.id, ok: true, result: "alive" }); };',
+        ],
+        { type: 'text/javascript' },
+      ),
+    );
     const fs = new OpfsFileSystem({ workerUrl: url });
-    const first = await fs.stat('x').then(() => 'resolved', (err) => err.message);
-    const second = await Promise.race([fs.stat('x').then(() => 'resolved', (err) => err.message), new Promise((r) => setTimeout(() => r('hung'), 10_000))]);
+    const first = await fs.stat('x').then(
+      () => 'resolved',
+      (err) => err.message,
+    );
+    const second = await Promise.race([
+      fs.stat('x').then(
+        () => 'resolved',
+        (err) => err.message,
+      ),
+      new Promise((r) => setTimeout(() => r('hung'), 10_000)),
+    ]);
     return { first, second };
   });
   assert.match(result.first, /The storage worker failed/);
@@ -273,7 +308,10 @@ test('secrets: AES-GCM under a non-extractable key kept in IndexedDB', async () 
     const back = await new SecretBox({ dbName: 'clawser_keys_test' }).decrypt(sealed);
     const { get, createStore } = await import('idb-keyval');
     const key = /** @type {CryptoKey} */ (await get('master', createStore('clawser_keys_test', 'keys')));
-    const exported = await crypto.subtle.exportKey('raw', key).then(() => 'exported', () => 'refused');
+    const exported = await crypto.subtle.exportKey('raw', key).then(
+      () => 'exported',
+      () => 'refused',
+    );
     return { leaks: sealed.includes('sk-browser-secret'), back, extractable: key.extractable, exported };
   });
   assert.deepEqual(r, { leaks: false, back: 'sk-browser-secret', extractable: false, exported: 'refused' });
@@ -313,16 +351,26 @@ test('events persist line by line on OPFS and a torn last line is recovered with
     const fs = new OpfsFileSystem();
     const text = await fs.readText(path);
     fs.terminate();
-    return text.split('\n').filter(Boolean).map((l) => JSON.parse(l).type);
+    return text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).type);
   }, where);
   // Each model call's try is on record too (provider_attempt), before its reply.
-  assert.deepEqual(lines.filter((t) => t !== 'provider_attempt'), ['user_message', 'agent_message', 'user_message', 'agent_message']);
+  assert.deepEqual(
+    lines.filter((t) => t !== 'provider_attempt'),
+    ['user_message', 'agent_message', 'user_message', 'agent_message'],
+  );
   assert.equal(lines.at(-2), 'provider_attempt');
   await page.close();
 });
 
 test('a tab closed mid-stream loses no earlier event', async () => {
-  const page = await openWorkspace(browser.context, app.url, { provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` });
+  const page = await openWorkspace(browser.context, app.url, {
+    provider: 'openai-compatible',
+    model: 'test-model',
+    baseUrl: `${llm.url}/v1`,
+  });
   await page.getByRole('button', { name: 'New conversation', exact: true }).click();
   await page.getByRole('textbox', { name: 'Message' }).fill('first turn');
   await page.getByRole('button', { name: 'Send' }).click();
@@ -332,14 +380,21 @@ test('a tab closed mid-stream loses no earlier event', async () => {
   await page.getByRole('button', { name: 'Send' }).click();
   await page.locator('.msg.streaming .msg-body', { hasText: 'reply' }).waitFor();
   // The daemon's checkpoint of the turn in flight is on disk.
-  await waitInPage(page, async () => {
-    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
-    const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
-    const { CheckpointManager } = await import('/web/agent/coordination/checkpoint.js');
-    const cm = new CheckpointManager({ fs: new ScopedFileSystem(new OpfsFileSystem(), `clawser_workspaces/${location.hash.split('/')[1]}`) });
-    const { checkpoint } = await cm.latest();
-    return checkpoint?.state.turn?.status === 'running' && (checkpoint.state.turn.bytes ?? 0) > 0;
-  }, undefined, { what: 'a checkpoint of the running turn' });
+  await waitInPage(
+    page,
+    async () => {
+      const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+      const { ScopedFileSystem } = await import('/web/storage/scoped-fs.js');
+      const { CheckpointManager } = await import('/web/agent/coordination/checkpoint.js');
+      const cm = new CheckpointManager({
+        fs: new ScopedFileSystem(new OpfsFileSystem(), `clawser_workspaces/${location.hash.split('/')[1]}`),
+      });
+      const { checkpoint } = await cm.latest();
+      return checkpoint?.state.turn?.status === 'running' && (checkpoint.state.turn.bytes ?? 0) > 0;
+    },
+    undefined,
+    { what: 'a checkpoint of the running turn' },
+  );
   const url = page.url();
   await page.close({ runBeforeUnload: false });
   const again = await fx.newPage(browser.context);
@@ -347,7 +402,10 @@ test('a tab closed mid-stream loses no earlier event', async () => {
   await again.getByText('You said: first turn').waitFor();
   const users = await again.locator('.msg.user').allInnerTexts();
   assert.ok(users.some((t) => t.includes('first turn')));
-  assert.ok(users.some((t) => t.includes('second turn')), 'the message sent before the tab closed is kept');
+  assert.ok(
+    users.some((t) => t.includes('second turn')),
+    'the message sent before the tab closed is kept',
+  );
   // The interrupted request is offered again; Retry answers it (without sending it twice).
   await again.getByText('Your last request was interrupted: the tab closed before the reply finished.').waitFor();
   await again.getByRole('button', { name: 'Retry' }).click();

@@ -79,17 +79,15 @@ async function openTab(name, label) {
 async function settled(pages) {
   const ids = await Promise.all(pages.map((p) => p.evaluate(() => /** @type {TabWindow} */ (/** @type {unknown} */ (window)).tabs.id)));
   for (const p of pages) {
-    await p.waitForFunction(
-      (all) => {
-        const t = /** @type {TabWindow} */ (/** @type {unknown} */ (window)).tabs;
-        const seen = t.peers().map((x) => x.id);
-        return all.every((id) => id === t.id || seen.includes(id)) && t.leaderId !== null;
-      },
-      ids,
-    );
+    await p.waitForFunction((all) => {
+      const t = /** @type {TabWindow} */ (/** @type {unknown} */ (window)).tabs;
+      const seen = t.peers().map((x) => x.id);
+      return all.every((id) => id === t.id || seen.includes(id)) && t.leaderId !== null;
+    }, ids);
   }
   // Each tab reports who it thinks leads; they must agree once presence has settled.
-  for (const p of pages) await p.waitForFunction((all) => all.includes(/** @type {TabWindow} */ (/** @type {unknown} */ (window)).tabs.leaderId ?? ''), ids);
+  for (const p of pages)
+    await p.waitForFunction((all) => all.includes(/** @type {TabWindow} */ (/** @type {unknown} */ (window)).tabs.leaderId ?? ''), ids);
   return ids;
 }
 
@@ -114,10 +112,17 @@ async function together(pages, key, work) {
 const state = (page) =>
   page.evaluate(() => {
     const w = /** @type {TabWindow} */ (/** @type {unknown} */ (window));
-    return { id: w.tabs.id, mode: w.tabs.mode, isLeader: w.tabs.isLeader, leaderId: w.tabs.leaderId, peers: w.tabs.peers().map((p) => ({ id: p.id, label: p.label, leader: p.leader })), errors: w.tabErrors };
+    return {
+      id: w.tabs.id,
+      mode: w.tabs.mode,
+      isLeader: w.tabs.isLeader,
+      leaderId: w.tabs.leaderId,
+      peers: w.tabs.peers().map((p) => ({ id: p.id, label: p.label, leader: p.leader })),
+      errors: w.tabErrors,
+    };
   });
 
-test('two real tabs: exactly one leader, each sees the other; closing the leader\'s tab hands leadership over', async (t) => {
+test("two real tabs: exactly one leader, each sees the other; closing the leader's tab hands leadership over", async (t) => {
   const name = 'tabs-leader';
   const a = await openTab(name, 'A');
   const b = await openTab(name, 'B');
@@ -133,7 +138,10 @@ test('two real tabs: exactly one leader, each sees the other; closing the leader
   // The browser's own lock table agrees: the leader lock is held once and the follower waits for it.
   const lockTable = await follower.evaluate(async () => {
     const q = await navigator.locks.query();
-    return { held: (q.held ?? []).filter((l) => l.name === 'tabs-leader-leader').length, pending: (q.pending ?? []).filter((l) => l.name === 'tabs-leader-leader').length };
+    return {
+      held: (q.held ?? []).filter((l) => l.name === 'tabs-leader-leader').length,
+      pending: (q.pending ?? []).filter((l) => l.name === 'tabs-leader-leader').length,
+    };
   });
   assert.deepEqual(lockTable, { held: 1, pending: 1 });
 
@@ -142,7 +150,10 @@ test('two real tabs: exactly one leader, each sees the other; closing the leader
   await leader.close();
   await follower.waitForFunction(() => /** @type {TabWindow} */ (/** @type {unknown} */ (window)).tabs.isLeader);
   const log = await follower.evaluate(() => /** @type {TabWindow} */ (/** @type {unknown} */ (window)).leaderLog);
-  assert.deepEqual(log.map((e) => e.leader), [true]);
+  assert.deepEqual(
+    log.map((e) => e.leader),
+    [true],
+  );
   const takeoverMs = log[0].at - closedAt;
   t.diagnostic(`takeover after the leader's tab closed: ${takeoverMs} ms (page.close() called → follower's onLeaderChange(true))`);
   console.log(`[tabs] measured takeover: ${takeoverMs} ms`);
@@ -152,12 +163,17 @@ test('two real tabs: exactly one leader, each sees the other; closing the leader
   await follower.close();
 });
 
-test('runOnce: each job occurrence fires exactly once across two tabs calling it concurrently (leader only, and with both tabs competing)', async (t) => {
+test('runOnce: each job occurrence fires exactly once across two tabs calling it concurrently (leader only, \
+and with both tabs competing)', async (t) => {
   const name = 'tabs-run-once';
   const a = await openTab(name, 'A');
   const b = await openTab(name, 'B');
   await settled([a, b]);
-  /** Every tab calls runOnce 10× at once for occurrences 1..5, in both tabs at the same time. @param {import('playwright-core').Page} page @param {boolean} leaderOnly */
+  /**
+   * Every tab calls runOnce 10× at once for occurrences 1..5, in both tabs at the same time.
+   * @param {import('playwright-core').Page} page
+   * @param {boolean} leaderOnly
+   */
   const attempt = (page, leaderOnly) =>
     page.evaluate(async (leaderOnly) => {
       const w = /** @type {TabWindow} */ (/** @type {unknown} */ (window));
@@ -188,10 +204,11 @@ test('runOnce: each job occurrence fires exactly once across two tabs calling it
       return outcomes;
     }, leaderOnly);
   /** @param {string} prefix */
-  const counts = (prefix) => a.evaluate(async (prefix) => {
-    const w = /** @type {TabWindow} */ (/** @type {unknown} */ (window));
-    return Promise.all([1, 2, 3, 4, 5].map((o) => w.counter.read(`${prefix}-count-${o}`)));
-  }, prefix);
+  const counts = (prefix) =>
+    a.evaluate(async (prefix) => {
+      const w = /** @type {TabWindow} */ (/** @type {unknown} */ (window));
+      return Promise.all([1, 2, 3, 4, 5].map((o) => w.counter.read(`${prefix}-count-${o}`)));
+    }, prefix);
 
   const [la, lb] = await together([a, b], 'run-once-leader', (p) => attempt(p, true));
   assert.deepEqual(await counts('leader'), [1, 1, 1, 1, 1], 'leader only: once per occurrence');
@@ -201,7 +218,11 @@ test('runOnce: each job occurrence fires exactly once across two tabs calling it
   assert.deepEqual(leaderOutcome, { ran: 5, not_due: 45 });
 
   const [aa, ab] = await together([a, b], 'run-once-any', (p) => attempt(p, false));
-  assert.deepEqual(await counts('any'), [1, 1, 1, 1, 1], 'both tabs competing: the lock and the persisted check still allow one run per occurrence');
+  assert.deepEqual(
+    await counts('any'),
+    [1, 1, 1, 1, 1],
+    'both tabs competing: the lock and the persisted check still allow one run per occurrence',
+  );
   assert.equal((aa.ran ?? 0) + (ab.ran ?? 0), 5);
   for (const o of [aa, ab]) assert.equal((o.ran ?? 0) + (o.not_due ?? 0), 50, 'every call went through the lock and the check');
   t.diagnostic(`both tabs competing: tab A ${JSON.stringify(aa)}, tab B ${JSON.stringify(ab)} (5 occurrences × 10 calls per tab)`);
@@ -235,7 +256,11 @@ test('withLock: 2 tabs × 50 concurrent read-modify-writes of one OPFS counter l
   // Errors thrown inside the lock reach the caller and free the lock.
   const propagated = await a.evaluate(async () => {
     const w = /** @type {TabWindow} */ (/** @type {unknown} */ (window));
-    const err = await w.tabs.withLock('counter', () => { throw new RangeError('inside'); }).catch((e) => e);
+    const err = await w.tabs
+      .withLock('counter', () => {
+        throw new RangeError('inside');
+      })
+      .catch((e) => e);
     return [err instanceof RangeError, await w.tabs.withLock('counter', () => 'free again')];
   });
   assert.deepEqual(propagated, [true, 'free again']);
@@ -257,7 +282,14 @@ test('publish/subscribe: delivered to the other tab only; malformed messages on 
   // Junk from another script on the same channel name, then one valid message after it.
   await b.evaluate((name) => {
     const raw = new BroadcastChannel(`${name}-tabs`);
-    for (const junk of [null, 'text', { v: 1, kind: 'msg', id: 'x', topic: 'goals:ws1' }, { v: 1, kind: 'bye', id: 42 }, { v: 1, kind: 'beat', id: 'x', leader: 'yes', startedAt: 1 }]) raw.postMessage(junk);
+    for (const junk of [
+      null,
+      'text',
+      { v: 1, kind: 'msg', id: 'x', topic: 'goals:ws1' },
+      { v: 1, kind: 'bye', id: 42 },
+      { v: 1, kind: 'beat', id: 'x', leader: 'yes', startedAt: 1 },
+    ])
+      raw.postMessage(junk);
     raw.close();
   }, name);
   await a.evaluate(() => /** @type {TabWindow} */ (/** @type {unknown} */ (window)).tabs.publish('goals:ws1', { rev: 1, ids: ['g1'] }));
@@ -265,18 +297,30 @@ test('publish/subscribe: delivered to the other tab only; malformed messages on 
   await b.evaluate(() => /** @type {TabWindow} */ (/** @type {unknown} */ (window)).tabs.publish('goals:ws1', { rev: 2 }));
   await a.waitForFunction(() => /** @type {TabWindow} */ (/** @type {unknown} */ (window)).received.length === 1);
   const got = await Promise.all([a, b].map((p) => p.evaluate(() => /** @type {TabWindow} */ (/** @type {unknown} */ (window)).received)));
-  assert.deepEqual(got[0], [{ topic: 'goals:ws1', data: { rev: 2 }, from: idB }], 'A got only B\'s message, not its own');
-  assert.deepEqual(got[1], [{ topic: 'goals:ws1', data: { rev: 1, ids: ['g1'] }, from: idA }], 'B got only A\'s message; the junk was ignored');
+  assert.deepEqual(got[0], [{ topic: 'goals:ws1', data: { rev: 2 }, from: idB }], "A got only B's message, not its own");
+  assert.deepEqual(
+    got[1],
+    [{ topic: 'goals:ws1', data: { rev: 1, ids: ['g1'] }, from: idA }],
+    "B got only A's message; the junk was ignored",
+  );
   for (const p of [a, b]) {
     const s = await state(p);
-    assert.deepEqual(s.peers.map((x) => x.id), [p === a ? idB : idA], 'no phantom peers from the junk');
+    assert.deepEqual(
+      s.peers.map((x) => x.id),
+      [p === a ? idB : idA],
+      'no phantom peers from the junk',
+    );
     assert.deepEqual(s.errors, []);
   }
   // close() sends bye and gives up leadership at once.
   const leaderPage = (await state(a)).isLeader ? a : b;
   const other = leaderPage === a ? b : a;
   await leaderPage.evaluate(() => /** @type {TabWindow} */ (/** @type {unknown} */ (window)).tabs.close());
-  await other.waitForFunction(() => /** @type {TabWindow} */ (/** @type {unknown} */ (window)).tabs.isLeader && /** @type {TabWindow} */ (/** @type {unknown} */ (window)).tabs.peers().length === 0);
+  await other.waitForFunction(
+    () =>
+      /** @type {TabWindow} */ (/** @type {unknown} */ (window)).tabs.isLeader &&
+      /** @type {TabWindow} */ (/** @type {unknown} */ (window)).tabs.peers().length === 0,
+  );
   await a.close();
   await b.close();
 });
@@ -299,7 +343,10 @@ test('a leader tab that gets the freeze event hands leadership over and rejoins 
   await a.waitForFunction(() => /** @type {TabWindow} */ (/** @type {unknown} */ (window)).tabs.peers().some((p) => p.leader));
   await b.waitForFunction(() => /** @type {TabWindow} */ (/** @type {unknown} */ (window)).tabs.peers().length === 1);
   const [sa, sb] = [await state(a), await state(b)];
-  assert.deepEqual(await a.evaluate(() => /** @type {TabWindow} */ (/** @type {unknown} */ (window)).leaderLog.map((e) => e.leader)), [true, false]);
+  assert.deepEqual(await a.evaluate(() => /** @type {TabWindow} */ (/** @type {unknown} */ (window)).leaderLog.map((e) => e.leader)), [
+    true,
+    false,
+  ]);
   assert.equal(sa.isLeader, false);
   assert.equal(sb.isLeader, true);
   assert.equal(sa.leaderId, sb.id);

@@ -29,10 +29,19 @@ await page.evaluate(async () => {
 
 /** Waits until the terminal shows `text` (a string or pattern). @param {string | RegExp} text */
 async function shows(text) {
-  await waitInPage(page, ({ source, flags }) => {
-    const rows = [...document.querySelectorAll('.terminal-host .xterm-rows')].map((r) => /** @type {HTMLElement} */ (r).innerText).join('\n');
-    return Promise.resolve(new RegExp(source, flags).test(rows));
-  }, typeof text === 'string' ? { source: text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), flags: '' } : { source: text.source, flags: text.flags }, { what: `the terminal to show ${text}` });
+  await waitInPage(
+    page,
+    ({ source, flags }) => {
+      const rows = [...document.querySelectorAll('.terminal-host .xterm-rows')]
+        .map((r) => /** @type {HTMLElement} */ (r).innerText)
+        .join('\n');
+      return Promise.resolve(new RegExp(source, flags).test(rows));
+    },
+    typeof text === 'string'
+      ? { source: text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), flags: '' }
+      : { source: text.source, flags: text.flags },
+    { what: `the terminal to show ${text}` },
+  );
 }
 
 /** Types a line into the focused terminal and presses Enter. @param {string} line */
@@ -81,7 +90,9 @@ test('the Terminal panel runs a pipeline over the workspace’s OPFS files and c
   assert.equal(await readWorkspaceFile(page, '.scheduler/jobs.json'), null);
 });
 
-test('in the page (the vendored interpreter, over OPFS): globs ending in / name folders and never ./ or ../, diff prints its normal format, a usr/bin/ folder leaves commands alone, a zip bomb is refused, LANG is set, an arithmetic error ends its line (issue 32 §5 §8)', async () => {
+test('in the page (the vendored interpreter, over OPFS): globs ending in / name folders and never ./ or ../, \
+diff prints its normal format, a usr/bin/ folder leaves commands alone, a zip bomb is refused, LANG is set, \
+an arithmetic error ends its line (issue 32 §5 §8)', async () => {
   await page.keyboard.press('Alt+KeyT');
   await page.locator('.terminal-host .xterm-helper-textarea').waitFor();
   await idle();
@@ -101,17 +112,26 @@ test('in the page (the vendored interpreter, over OPFS): globs ending in / name 
     const [, ws] = location.hash.slice(1).split('/');
     const fs = new OpfsFileSystem();
     try {
-      await fs.write(`clawser_workspaces/${ws}/bomb.zip`, zipSync({ 'a.bin': new Uint8Array(15 * 1024 * 1024), 'b.bin': new Uint8Array(15 * 1024 * 1024) }, { level: 9 }));
+      await fs.write(
+        `clawser_workspaces/${ws}/bomb.zip`,
+        zipSync({ 'a.bin': new Uint8Array(15 * 1024 * 1024), 'b.bin': new Uint8Array(15 * 1024 * 1024) }, { level: 9 }),
+      );
     } finally {
       fs.terminate();
     }
   });
-  await typeLine('unzip -q bomb.zip -d out 2> err.txt; echo "unzip $?"; grep -c "as zip bombs do; nothing was extracted" err.txt; ls -d out 2>&1 | grep -c "No such"');
+  await typeLine(
+    'unzip -q bomb.zip -d out 2> err.txt; echo "unzip $?"; grep -c "as zip bombs do; ' +
+      'nothing was extracted" err.txt; ls -d out 2>&1 | grep -c "No such"',
+  );
   await shows(/\nunzip 1\n1\n1\n/);
   assert.equal(await readWorkspaceFile(page, 'out/a.bin'), null);
   // No glob matches . or ..: rm -rf .*/ removes the dot folder only, never notes/ above it; LANG is
   // in the environment (the browser's language).
-  await typeLine('mkdir -p notes/sub/.cache && cd notes/sub && echo .*/ && rm -rf .*/; cd / && ls -a notes/sub | tr "\\n" " "; ls -d notes; echo "lang=$LANG"');
+  await typeLine(
+    'mkdir -p notes/sub/.cache && cd notes/sub && echo .*/ && rm -rf .*/; cd / && ls ' +
+      '-a notes/sub | tr "\\n" " "; ls -d notes; echo "lang=$LANG"',
+  );
   await shows(/\n\.cache\/\n\. \.\. notes\nlang=[a-z]{2,3}_[A-Z]{2}\.UTF-8\n/);
   // An arithmetic error ends its line wherever it is (here in a function), with bash's message; the next line runs.
   await idle();
@@ -136,7 +156,12 @@ test('Ctrl-C stops `while true; do :; done`; the page answers while it runs', as
   await shows(/echo alive\nalive\n/);
   // Ctrl-L clears the screen and leaves a prompt.
   await page.keyboard.press('Control+l');
-  await waitInPage(page, () => Promise.resolve(!/echo alive/.test(/** @type {HTMLElement} */ (document.querySelector('.terminal-host .xterm-rows')).innerText)), undefined, { what: 'the screen to clear' });
+  await waitInPage(
+    page,
+    () => Promise.resolve(!/echo alive/.test(/** @type {HTMLElement} */ (document.querySelector('.terminal-host .xterm-rows')).innerText)),
+    undefined,
+    { what: 'the screen to clear' },
+  );
   // Screen-reader mode: xterm's accessible buffer appears, and the choice is kept.
   await page.getByLabel('Screen reader mode').check();
   await page.locator('.terminal-host:visible .xterm-accessibility-tree').waitFor({ state: 'attached' });
@@ -166,13 +191,11 @@ test('history survives a reload (Up recalls the last line, Ctrl-R searches)', as
   await shows(/wc -l\n3\n/);
 });
 
-test('the agent’s shell tool: a write asks, "Always allow “cp”" becomes a prefix rule listed in the Tools panel; a read-only line does not ask', async () => {
+test('the agent’s shell tool: a write asks, "Always allow “cp”" becomes a prefix rule listed in the Tools panel; \
+a read-only line does not ask', async () => {
   await idle();
   await page.getByRole('button', { name: 'Back to chat' }).click();
-  llm.enqueue(
-    { toolCalls: [{ id: 's1', name: 'shell', arguments: { command: 'cp readme.txt notes/agent.txt' } }] },
-    { text: 'Wrote it.' },
-  );
+  llm.enqueue({ toolCalls: [{ id: 's1', name: 'shell', arguments: { command: 'cp readme.txt notes/agent.txt' } }] }, { text: 'Wrote it.' });
   await sendMessage(page, 'write a note with the shell');
   const dialog = page.getByRole('dialog', { name: 'Allow “shell”?' });
   await dialog.waitFor();
@@ -197,7 +220,10 @@ test('the agent’s shell tool: a write asks, "Always allow “cp”" becomes a 
   await again.getByRole('button', { name: 'Deny' }).click();
   await page.locator('.msg.assistant', { hasText: 'Done.' }).waitFor();
   assert.equal(await readWorkspaceFile(page, 'notes/agent2.txt'), 'hello\n', 'covered by the rule, not removed (denied)');
-  const tools = llm.requests.at(-1)?.body.messages.filter((/** @type {any} */ m) => m.role === 'tool').slice(-3);
+  const tools = llm.requests
+    .at(-1)
+    ?.body.messages.filter((/** @type {any} */ m) => m.role === 'tool')
+    .slice(-3);
   assert.match(tools[1].content, /notes\/meeting\.md:2/);
 
   await page.keyboard.press('Alt+Digit6');

@@ -19,7 +19,8 @@ const HOUR = 3_600_000;
  * A fresh profile holding what a previous visit leaves: workspace Alpha (provider Echo) with three
  * conversations and their saved list, Beta with none. app.js is answered only once `release`
  * is called.
- * @param {{tornLine?: boolean, files?: Record<string, string>}} [options] tornLine: the newest conversation's log ends with half a line (a tab closed mid-write);
+ * @param {{tornLine?: boolean, files?: Record<string, string>}} [options] tornLine: the newest conversation's log ends with half a line (a
+ *   tab closed mid-write);
  *   files: written over the others afterwards (a path in Alpha's conversations folder → its text), e.g. a damaged one
  */
 async function heldPage({ tornLine = false, files = {} } = {}) {
@@ -28,46 +29,62 @@ async function heldPage({ tornLine = false, files = {} } = {}) {
   const errors = /** @type {string[]} */ ([]);
   page.on('pageerror', (err) => errors.push(err.message));
   await page.goto(`${app.url}manifest.webmanifest`);
-  await page.evaluate(async ({ HOUR, tornLine, files }) => {
-    const now = Date.now();
-    localStorage.setItem('clawser_workspaces', JSON.stringify([
-      { id: 'walpha', name: 'Alpha', createdAt: now - 48 * HOUR },
-      { id: 'wbeta', name: 'Beta', createdAt: now - 24 * HOUR },
-    ]));
-    localStorage.setItem('clawser_config_walpha', JSON.stringify({ provider: 'echo', model: '', baseUrl: '' }));
-    const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces', { create: true });
-    await root.getDirectoryHandle('wbeta', { create: true });
-    const conversations = await (await root.getDirectoryHandle('walpha', { create: true })).getDirectoryHandle('.conversations', { create: true });
-    /** @param {FileSystemDirectoryHandle} dir @param {string} name @param {string} text */
-    const write = async (dir, name, text) => {
-      const w = await (await dir.getFileHandle(name, { create: true })).createWritable();
-      await w.write(text);
-      await w.close();
-    };
-    /** @type {Record<string, {id: string, title: string, createdAt: number, updatedAt: number}>} */
-    const list = {};
-    const specs = [
-      { id: 'cnew', title: 'Newest talk', at: now - HOUR, say: ['What is **OPFS**?', 'The *origin private* file system.'] },
-      { id: 'cmid', title: 'Middle talk', at: now - 2 * HOUR, say: ['Plan the trip', 'Start with the train.'] },
-      { id: 'cold', title: 'Oldest talk', at: now - 3 * HOUR, say: ['First words', 'Hello.'] },
-    ];
-    for (const s of specs) {
-      const dir = await conversations.getDirectoryHandle(s.id, { create: true });
-      const meta = { id: s.id, title: s.title, createdAt: s.at, updatedAt: s.at };
-      list[s.id] = meta;
-      const lines = s.say.map((text, k) => JSON.stringify({ id: `${s.id}-${k}`, type: k ? 'agent_message' : 'user_message', source: k ? 'agent' : 'user', timestamp: s.at + k, data: { text } }));
-      await write(dir, 'events.jsonl', `${lines.join('\n')}\n${tornLine && s.id === 'cnew' ? '{"id":"cnew-2","type":"user_me' : ''}`);
-      await write(dir, 'meta.json', JSON.stringify(meta));
-    }
-    await write(conversations, 'list.json', JSON.stringify({ version: 1, conversations: list }));
-    for (const [path, text] of Object.entries(files)) {
-      const parts = path.split('/');
-      const name = /** @type {string} */ (parts.pop());
-      let dir = conversations;
-      for (const p of parts) dir = await dir.getDirectoryHandle(p, { create: true });
-      await write(dir, name, text);
-    }
-  }, { HOUR, tornLine, files });
+  await page.evaluate(
+    async ({ HOUR, tornLine, files }) => {
+      const now = Date.now();
+      localStorage.setItem(
+        'clawser_workspaces',
+        JSON.stringify([
+          { id: 'walpha', name: 'Alpha', createdAt: now - 48 * HOUR },
+          { id: 'wbeta', name: 'Beta', createdAt: now - 24 * HOUR },
+        ]),
+      );
+      localStorage.setItem('clawser_config_walpha', JSON.stringify({ provider: 'echo', model: '', baseUrl: '' }));
+      const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces', { create: true });
+      await root.getDirectoryHandle('wbeta', { create: true });
+      const conversations = await (await root.getDirectoryHandle('walpha', { create: true })).getDirectoryHandle('.conversations', {
+        create: true,
+      });
+      /** @param {FileSystemDirectoryHandle} dir @param {string} name @param {string} text */
+      const write = async (dir, name, text) => {
+        const w = await (await dir.getFileHandle(name, { create: true })).createWritable();
+        await w.write(text);
+        await w.close();
+      };
+      /** @type {Record<string, {id: string, title: string, createdAt: number, updatedAt: number}>} */
+      const list = {};
+      const specs = [
+        { id: 'cnew', title: 'Newest talk', at: now - HOUR, say: ['What is **OPFS**?', 'The *origin private* file system.'] },
+        { id: 'cmid', title: 'Middle talk', at: now - 2 * HOUR, say: ['Plan the trip', 'Start with the train.'] },
+        { id: 'cold', title: 'Oldest talk', at: now - 3 * HOUR, say: ['First words', 'Hello.'] },
+      ];
+      for (const s of specs) {
+        const dir = await conversations.getDirectoryHandle(s.id, { create: true });
+        const meta = { id: s.id, title: s.title, createdAt: s.at, updatedAt: s.at };
+        list[s.id] = meta;
+        const lines = s.say.map((text, k) =>
+          JSON.stringify({
+            id: `${s.id}-${k}`,
+            type: k ? 'agent_message' : 'user_message',
+            source: k ? 'agent' : 'user',
+            timestamp: s.at + k,
+            data: { text },
+          }),
+        );
+        await write(dir, 'events.jsonl', `${lines.join('\n')}\n${tornLine && s.id === 'cnew' ? '{"id":"cnew-2","type":"user_me' : ''}`);
+        await write(dir, 'meta.json', JSON.stringify(meta));
+      }
+      await write(conversations, 'list.json', JSON.stringify({ version: 1, conversations: list }));
+      for (const [path, text] of Object.entries(files)) {
+        const parts = path.split('/');
+        const name = /** @type {string} */ (parts.pop());
+        let dir = conversations;
+        for (const p of parts) dir = await dir.getDirectoryHandle(p, { create: true });
+        await write(dir, name, text);
+      }
+    },
+    { HOUR, tornLine, files },
+  );
   /** @type {() => void} */
   let release = () => {};
   const held = new Promise((resolve) => (release = () => resolve(undefined)));
@@ -90,7 +107,8 @@ const appStarted = (page) => page.evaluate(() => !!document.querySelector('.bann
 /** @param {import('playwright-core').Page} page */
 const messages = (page) => page.locator('.messages');
 
-test('opened on a workspace, its conversations and the latest one\'s messages show before app.js has loaded; the app\'s view takes over with what was typed and the focus', async () => {
+test("opened on a workspace, its conversations and the latest one's messages show before app.js has loaded; \
+the app's view takes over with what was typed and the focus", async () => {
   const { page, close, release, asked, errors } = await heldPage();
   try {
     await page.goto(`${app.url}#workspace/walpha`);
@@ -113,10 +131,23 @@ test('opened on a workspace, its conversations and the latest one\'s messages sh
     release();
     await appView(page);
     // The app's own view, with the text and the focus carried over.
-    assert.equal(await page.evaluate((old) => document.querySelector('textarea.composer-input') !== old, painted), true, 'another composer');
+    assert.equal(
+      await page.evaluate((old) => document.querySelector('textarea.composer-input') !== old, painted),
+      true,
+      'another composer',
+    );
     assert.equal(await composer.inputValue(), 'half a thought');
     assert.equal(await composer.evaluate((el) => el === document.activeElement), true, 'the composer keeps the focus');
-    assert.equal(await page.evaluate(() => { const el = /** @type {HTMLTextAreaElement} */ (document.activeElement); return [el.selectionStart, el.selectionEnd]; }).then(String), '14,14', 'and the caret');
+    assert.equal(
+      await page
+        .evaluate(() => {
+          const el = /** @type {HTMLTextAreaElement} */ (document.activeElement);
+          return [el.selectionStart, el.selectionEnd];
+        })
+        .then(String),
+      '14,14',
+      'and the caret',
+    );
     await messages(page).getByText('The origin private file system.').waitFor();
     assert.equal(await page.evaluate(() => document.querySelectorAll('.workspace').length), 1, 'one workspace view');
     // It works: sending goes through the app's controller.
@@ -149,10 +180,20 @@ test('a message sent and a conversation chosen before the app is in are run once
     assert.equal(await composer.inputValue(), 'not yet');
     assert.equal(await messages(page).getByText('not yet').count(), 0);
     await messages(page).getByText('Start with the train.').waitFor();
-    assert.equal(await page.evaluate(async () => {
-      const dir = await (await (await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle('walpha')).getDirectoryHandle('.conversations')).getDirectoryHandle('cmid');
-      return (await (await dir.getFileHandle('events.jsonl')).getFile()).text();
-    }).then((text) => text.includes('"sent early"')), true, 'written to its log');
+    assert.equal(
+      await page
+        .evaluate(async () => {
+          const dir = await (
+            await (
+              await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle('walpha')
+            ).getDirectoryHandle('.conversations')
+          ).getDirectoryHandle('cmid');
+          return (await (await dir.getFileHandle('events.jsonl')).getFile()).text();
+        })
+        .then((text) => text.includes('"sent early"')),
+      true,
+      'written to its log',
+    );
   } finally {
     await close();
   }
@@ -177,14 +218,21 @@ test('a message sent and a conversation chosen before the app is in are run once
     const composer = third.page.getByRole('textbox', { name: 'Message' });
     await composer.fill('meant for the newest');
     await composer.press('Enter');
-    await third.page.evaluate(() => { location.hash = '#workspace/walpha/conversation/cold'; });
+    await third.page.evaluate(() => {
+      location.hash = '#workspace/walpha/conversation/cold';
+    });
     third.release();
     await messages(third.page).getByText('First words').waitFor();
     await third.page.locator('.banners').waitFor({ state: 'attached' });
-    await third.page.waitForFunction(() => /** @type {HTMLTextAreaElement | null} */ (document.querySelector('textarea.composer-input'))?.value === 'meant for the newest');
+    await third.page.waitForFunction(
+      () => /** @type {HTMLTextAreaElement | null} */ (document.querySelector('textarea.composer-input'))?.value === 'meant for the newest',
+    );
     const logs = await third.page.evaluate(async () => {
-      const dir = await (await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle('walpha')).getDirectoryHandle('.conversations');
-      const read = async (/** @type {string} */ id) => (await (await (await dir.getDirectoryHandle(id)).getFileHandle('events.jsonl')).getFile()).text();
+      const dir = await (
+        await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle('walpha')
+      ).getDirectoryHandle('.conversations');
+      const read = async (/** @type {string} */ id) =>
+        (await (await (await dir.getDirectoryHandle(id)).getFileHandle('events.jsonl')).getFile()).text();
       return (await read('cnew')) + (await read('cold'));
     });
     assert.equal(logs.includes('meant for the newest'), false, 'sent nowhere');
@@ -193,7 +241,7 @@ test('a message sent and a conversation chosen before the app is in are run once
   }
 });
 
-test('a panel\'s keyboard shortcut pressed before the app is in opens the panel once it is', async () => {
+test("a panel's keyboard shortcut pressed before the app is in opens the panel once it is", async () => {
   const { page, close, release } = await heldPage();
   try {
     await page.goto(`${app.url}#workspace/walpha`);
@@ -202,7 +250,11 @@ test('a panel\'s keyboard shortcut pressed before the app is in opens the panel 
     assert.equal(await appStarted(page), false);
     release();
     await page.waitForURL(/#workspace\/walpha\/files/);
-    await page.getByRole('navigation', { name: 'Workspace panels' }).getByRole('button', { name: 'Files', exact: true }).and(page.locator('[aria-current="page"]')).waitFor();
+    await page
+      .getByRole('navigation', { name: 'Workspace panels' })
+      .getByRole('button', { name: 'Files', exact: true })
+      .and(page.locator('[aria-current="page"]'))
+      .waitFor();
   } finally {
     await close();
   }
@@ -213,10 +265,15 @@ test('the first view never writes: a log whose last line is torn is left to the 
   try {
     await page.goto(`${app.url}#workspace/walpha`);
     await requested;
-    const size = () => page.evaluate(async () => {
-      const dir = await (await (await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle('walpha')).getDirectoryHandle('.conversations')).getDirectoryHandle('cnew');
-      return (await (await dir.getFileHandle('events.jsonl')).getFile()).size;
-    });
+    const size = () =>
+      page.evaluate(async () => {
+        const dir = await (
+          await (
+            await (await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces')).getDirectoryHandle('walpha')
+          ).getDirectoryHandle('.conversations')
+        ).getDirectoryHandle('cnew');
+        return (await (await dir.getFileHandle('events.jsonl')).getFile()).size;
+      });
     const torn = await size();
     // The same workspace without the torn line is painted (the first test); this one is not.
     assert.equal(await page.evaluate(() => performance.getEntriesByName('clawser-interactive').length), 0);
@@ -224,18 +281,27 @@ test('the first view never writes: a log whose last line is torn is left to the 
     assert.equal(await size(), torn, 'not repaired before the app is in');
     release();
     await page.getByText(/its last entry was incomplete/).waitFor();
-    assert.ok(await size() < torn, 'the app cut the torn line');
+    assert.ok((await size()) < torn, 'the app cut the torn line');
     await messages(page).getByText('The origin private file system.').waitFor();
   } finally {
     await close();
   }
 });
 
-test('a damaged file never makes the first view throw: damaged details or a snapshot of the wrong shape are painted around, a damaged list is left to the app; the app then says what it found', async () => {
+test('a damaged file never makes the first view throw: damaged details or a snapshot of the wrong shape are painted around, \
+a damaged list is left to the app; the app then says what it found', async () => {
   /** @type {{files: Record<string, string>, painted: boolean, names: RegExp}[]} */
   const cases = [
-    { files: { 'cnew/meta.json': '{"id":"cnew","title":"New' }, painted: true, names: /Conversation “Newest talk”: its details \(meta\.json\)/ },
-    { files: { 'cnew/snapshot.json': JSON.stringify({ version: 1, eventCount: 2, byteLength: 10, history: [5, { role: 'user' }] }) }, painted: true, names: /Conversation “Newest talk”: its snapshot/ },
+    {
+      files: { 'cnew/meta.json': '{"id":"cnew","title":"New' },
+      painted: true,
+      names: /Conversation “Newest talk”: its details \(meta\.json\)/,
+    },
+    {
+      files: { 'cnew/snapshot.json': JSON.stringify({ version: 1, eventCount: 2, byteLength: 10, history: [5, { role: 'user' }] }) },
+      painted: true,
+      names: /Conversation “Newest talk”: its snapshot/,
+    },
     { files: { 'list.json': '\u0000\u00ff garbage' }, painted: false, names: /list of conversations \(list\.json\)/ },
   ];
   for (const c of cases) {
@@ -254,7 +320,8 @@ test('a damaged file never makes the first view throw: damaged details or a snap
       release();
       await appView(page);
       await page.locator('[data-banner="damaged-files"]').filter({ hasText: c.names }).waitFor();
-      for (const title of ['Newest talk', 'Middle talk', 'Oldest talk']) await page.getByRole('navigation', { name: 'Conversations' }).getByText(title).waitFor();
+      for (const title of ['Newest talk', 'Middle talk', 'Oldest talk'])
+        await page.getByRole('navigation', { name: 'Conversations' }).getByText(title).waitFor();
       await messages(page).getByText('The origin private file system.').waitFor();
       assert.deepEqual(errors, [], Object.keys(c.files)[0]);
     } finally {
@@ -264,7 +331,10 @@ test('a damaged file never makes the first view throw: damaged details or a snap
 });
 
 test('opened on another panel, or on a workspace without a saved list, nothing is painted early', async () => {
-  for (const [hash, heading] of [['#workspace/walpha/files', 'Alpha'], ['#workspace/wbeta', 'Beta']]) {
+  for (const [hash, heading] of [
+    ['#workspace/walpha/files', 'Alpha'],
+    ['#workspace/wbeta', 'Beta'],
+  ]) {
     const { page, close, release, requested } = await heldPage();
     try {
       await page.goto(`${app.url}${hash}`);

@@ -19,7 +19,8 @@ import { loose } from '../fixtures/loose-events.mjs';
 
 /**
  * @param {ConstructorParameters<typeof ScriptedProvider>[0]} turns
- * @param {{approve?: any, autonomy?: AutonomyController, hooks?: HookPipeline, maxIterations?: number, registry?: BrowserToolRegistry, compaction?: any, maxResultChars?: number}} [opts]
+ * @param {{approve?: any, autonomy?: AutonomyController, hooks?: HookPipeline, maxIterations?: number, registry?: BrowserToolRegistry,
+ *   compaction?: any, maxResultChars?: number}} [opts]
  */
 async function setup(turns, opts = {}) {
   const fs = new MemoryFileSystem();
@@ -31,14 +32,28 @@ async function setup(turns, opts = {}) {
   const safety = new SafetyPipeline();
   const tools = new ToolRunner({
     registry,
-    context: { workspaceId: 'ws', fs: new ScopedFileSystem(fs, 'clawser_workspaces/ws'), settings: toolSettings(), fetch: globalThis.fetch },
+    context: {
+      workspaceId: 'ws',
+      fs: new ScopedFileSystem(fs, 'clawser_workspaces/ws'),
+      settings: toolSettings(),
+      fetch: globalThis.fetch,
+    },
     hooks: opts.hooks,
     autonomy: opts.autonomy,
     safety,
     approve: opts.approve ?? (async () => 'once'),
     maxResultChars: opts.maxResultChars,
   });
-  const agent = new ClawserAgent({ provider, conversation, tools, hooks: opts.hooks, autonomy: opts.autonomy, safety, maxIterations: opts.maxIterations, compaction: opts.compaction });
+  const agent = new ClawserAgent({
+    provider,
+    conversation,
+    tools,
+    hooks: opts.hooks,
+    autonomy: opts.autonomy,
+    safety,
+    maxIterations: opts.maxIterations,
+    compaction: opts.compaction,
+  });
   return { fs, conversation, provider, agent, registry, config, store };
 }
 /** @param {AsyncIterable<any>} it */
@@ -58,12 +73,24 @@ test('multi-step tool use: write a note, list files, answer; files really writte
   const { text } = await agent.run('save a note about X to notes/x.md, then list my files');
   assert.equal(text, 'Saved notes/x.md.');
   assert.equal(await fs.readText('clawser_workspaces/ws/notes/x.md'), '# X\nabout x');
-  assert.deepEqual(types(conversation), ['user_message', 'agent_message', 'tool_call', 'tool_result', 'agent_message', 'tool_call', 'tool_result', 'agent_message']);
+  assert.deepEqual(types(conversation), [
+    'user_message',
+    'agent_message',
+    'tool_call',
+    'tool_result',
+    'agent_message',
+    'tool_call',
+    'tool_result',
+    'agent_message',
+  ]);
   const listResult = loose(conversation.events)[6].data.result;
   assert.match(listResult, /notes\/\nnotes\/x\.md \(11 B\)/);
   assert.doesNotMatch(listResult, /\.conversations/, 'internal folders are hidden');
   const last = provider.requests[2];
-  assert.deepEqual(last.messages.map((m) => m.role), ['user', 'assistant', 'tool', 'assistant', 'tool']);
+  assert.deepEqual(
+    last.messages.map((m) => m.role),
+    ['user', 'assistant', 'tool', 'assistant', 'tool'],
+  );
   assert.equal(last.messages[2].toolCallId, 'c1');
   assert.ok(provider.requests[0].tools?.some((t) => t.name === 'fs_write' && /** @type {any} */ (t.parameters).properties.path));
   // Reopening derives the same history.
@@ -76,16 +103,22 @@ async function Conversation_reopen(conv) {
 
 test('parallel tool calls in one reply all run, in order, each with its result', async () => {
   const { agent, conversation } = await setup([
-    { toolCalls: [
-      { id: 'a', name: 'fs_write', arguments: { path: 'a.txt', content: 'A' } },
-      { id: 'b', name: 'fs_write', arguments: { path: 'b.txt', content: 'B' } },
-      { id: 'c', name: 'fs_read', arguments: { path: 'a.txt' } },
-    ] },
+    {
+      toolCalls: [
+        { id: 'a', name: 'fs_write', arguments: { path: 'a.txt', content: 'A' } },
+        { id: 'b', name: 'fs_write', arguments: { path: 'b.txt', content: 'B' } },
+        { id: 'c', name: 'fs_read', arguments: { path: 'a.txt' } },
+      ],
+    },
     { text: 'ok' },
   ]);
   await agent.run('go');
   const results = conversation.events.filter((e) => e.type === 'tool_result').map((e) => [e.data.toolCallId, e.data.ok, e.data.result]);
-  assert.deepEqual(results, [['a', true, 'Created "a.txt" (1 B).'], ['b', true, 'Created "b.txt" (1 B).'], ['c', true, 'A']]);
+  assert.deepEqual(results, [
+    ['a', true, 'Created "a.txt" (1 B).'],
+    ['b', true, 'Created "b.txt" (1 B).'],
+    ['c', true, 'A'],
+  ]);
 });
 
 test('the loop stops at the iteration cap with a clear error event', async () => {
@@ -101,21 +134,45 @@ test('the loop stops at the iteration cap with a clear error event', async () =>
 test('abort while a tool waits for approval leaves a consistent log (every call answered)', async () => {
   const ac = new AbortController();
   const { agent, conversation, provider } = await setup(
-    [{ toolCalls: [{ id: 'w1', name: 'fs_write', arguments: { path: 'x', content: '1' } }, { id: 'w2', name: 'fs_write', arguments: { path: 'y', content: '2' } }] }, { text: 'after' }],
-    { approve: async () => { ac.abort(); return 'once'; } },
+    [
+      {
+        toolCalls: [
+          { id: 'w1', name: 'fs_write', arguments: { path: 'x', content: '1' } },
+          { id: 'w2', name: 'fs_write', arguments: { path: 'y', content: '2' } },
+        ],
+      },
+      { text: 'after' },
+    ],
+    {
+      approve: async () => {
+        ac.abort();
+        return 'once';
+      },
+    },
   );
   await drain(agent.runStream('write two files', { signal: ac.signal }));
   assert.deepEqual(types(conversation), ['user_message', 'agent_message', 'tool_call', 'tool_result', 'tool_call', 'tool_result']);
-  assert.deepEqual(conversation.events.filter((e) => e.type === 'tool_result').map((e) => e.data.blocked), ['cancelled', 'cancelled']);
+  assert.deepEqual(
+    conversation.events.filter((e) => e.type === 'tool_result').map((e) => e.data.blocked),
+    ['cancelled', 'cancelled'],
+  );
   const h = conversation.deriveSessionHistory().messages;
-  assert.deepEqual(h.map((m) => m.role), ['user', 'assistant', 'tool', 'tool']);
+  assert.deepEqual(
+    h.map((m) => m.role),
+    ['user', 'assistant', 'tool', 'tool'],
+  );
   assert.equal(provider.requests.length, 1);
 });
 
 test('denied approval never runs the tool and tells the model; "always" persists the policy', async () => {
   let asked = 0;
   const { agent, conversation, fs, registry, config } = await setup(
-    [{ toolCalls: [{ id: 'd', name: 'fs_write', arguments: { path: 'no.txt', content: 'x' } }] }, { toolCalls: [{ id: 'e', name: 'fs_write', arguments: { path: 'yes.txt', content: 'y' } }] }, { toolCalls: [{ id: 'f', name: 'fs_write', arguments: { path: 'yes2.txt', content: 'z' } }] }, { text: 'done' }],
+    [
+      { toolCalls: [{ id: 'd', name: 'fs_write', arguments: { path: 'no.txt', content: 'x' } }] },
+      { toolCalls: [{ id: 'e', name: 'fs_write', arguments: { path: 'yes.txt', content: 'y' } }] },
+      { toolCalls: [{ id: 'f', name: 'fs_write', arguments: { path: 'yes2.txt', content: 'z' } }] },
+      { text: 'done' },
+    ],
     { approve: async () => (++asked === 1 ? 'deny' : 'always') },
   );
   await agent.run('try');
@@ -145,9 +202,20 @@ test('policies: defaults by level, overrides, denied tools hidden from the model
 });
 
 test('argument validation errors go back to the model, and the tool does not run', async () => {
-  const { agent, conversation } = await setup([{ toolCalls: [{ id: 'v', name: 'fs_write', arguments: { path: 'a.md' } }, { id: 'u', name: 'no_such_tool', arguments: {} }, { id: 'j', name: 'fs_read', arguments: { _raw: '{bad json' } }] }, { text: 'fixed' }]);
+  const { agent, conversation } = await setup([
+    {
+      toolCalls: [
+        { id: 'v', name: 'fs_write', arguments: { path: 'a.md' } },
+        { id: 'u', name: 'no_such_tool', arguments: {} },
+        { id: 'j', name: 'fs_read', arguments: { _raw: '{bad json' } },
+      ],
+    },
+    { text: 'fixed' },
+  ]);
   await agent.run('x');
-  const res = loose(conversation.events).filter((e) => e.type === 'tool_result').map((e) => [e.data.blocked, e.data.result]);
+  const res = loose(conversation.events)
+    .filter((e) => e.type === 'tool_result')
+    .map((e) => [e.data.blocked, e.data.result]);
   assert.equal(res[0][0], 'validation');
   assert.match(res[0][1], /Invalid arguments for fs_write: content:/);
   assert.equal(res[1][0], 'unknown');
@@ -162,13 +230,29 @@ test('hooks: every point runs, can rewrite and block; a throwing hook is skipped
   const hooks = new HookPipeline({ onError: (i) => errors.push(i.name) });
   hooks.register('onSessionStart', () => void seen.push('start'));
   hooks.register('beforeInbound', ({ text }) => ({ text: text.replace('secret-word', '[x]') }));
-  hooks.register('beforeInbound', function boom() { throw new Error('hook bug'); });
-  hooks.register('beforeOutbound', ({ request, iteration }) => { seen.push(`out${iteration}`); return { request: { ...request, system: `${request.system}\nEXTRA` } }; });
+  hooks.register('beforeInbound', function boom() {
+    throw new Error('hook bug');
+  });
+  hooks.register('beforeOutbound', ({ request, iteration }) => {
+    seen.push(`out${iteration}`);
+    return { request: { ...request, system: `${request.system}\nEXTRA` } };
+  });
   hooks.register('transformResponse', ({ text }) => ({ text: text.toUpperCase() }));
-  hooks.register('beforeToolCall', ({ name, args }) => (name === 'fs_delete' ? { block: 'no deleting' } : name === 'fs_write' ? { args: { ...args, path: `hooked/${args.path}` } } : undefined));
+  hooks.register('beforeToolCall', ({ name, args }) =>
+    name === 'fs_delete' ? { block: 'no deleting' } : name === 'fs_write' ? { args: { ...args, path: `hooked/${args.path}` } } : undefined,
+  );
   hooks.register('onSessionEnd', ({ reason }) => void seen.push(`end:${reason}`));
   const { agent, conversation, provider, fs } = await setup(
-    [{ text: 'ok ', toolCalls: [{ id: '1', name: 'fs_write', arguments: { path: 'f.txt', content: 'c' } }, { id: '2', name: 'fs_delete', arguments: { path: 'f.txt' } }] }, { text: 'fin' }],
+    [
+      {
+        text: 'ok ',
+        toolCalls: [
+          { id: '1', name: 'fs_write', arguments: { path: 'f.txt', content: 'c' } },
+          { id: '2', name: 'fs_delete', arguments: { path: 'f.txt' } },
+        ],
+      },
+      { text: 'fin' },
+    ],
     { hooks },
   );
   await agent.run('my secret-word');
@@ -190,7 +274,18 @@ test('hooks: every point runs, can rewrite and block; a throwing hook is skipped
 
 test('autonomy: readonly blocks non-read tools; supervised forces approval; limits stop the run', async () => {
   const ro = new AutonomyController({ config: { level: 'readonly' } });
-  const a = await setup([{ toolCalls: [{ id: 'r', name: 'fs_list', arguments: {} }, { id: 'w', name: 'fs_write', arguments: { path: 'x', content: '1' } }] }, { text: 'ok' }], { autonomy: ro });
+  const a = await setup(
+    [
+      {
+        toolCalls: [
+          { id: 'r', name: 'fs_list', arguments: {} },
+          { id: 'w', name: 'fs_write', arguments: { path: 'x', content: '1' } },
+        ],
+      },
+      { text: 'ok' },
+    ],
+    { autonomy: ro },
+  );
   await a.agent.run('x');
   const r = a.conversation.events.filter((e) => e.type === 'tool_result');
   assert.equal(r[0].data.ok, true);
@@ -200,15 +295,40 @@ test('autonomy: readonly blocks non-read tools; supervised forces approval; limi
   let asked = 0;
   const sup = new AutonomyController({ config: { level: 'supervised' } });
   const registry = createBuiltinRegistry();
-  const s = await setup([{ toolCalls: [{ id: 'w', name: 'fs_write', arguments: { path: 'x', content: '1' } }, { id: 'm', name: 'memory_store', arguments: { key: 'k', content: 'v' } }] }, { text: 'ok' }], { autonomy: sup, registry, approve: async () => { asked++; return 'once'; } });
+  const s = await setup(
+    [
+      {
+        toolCalls: [
+          { id: 'w', name: 'fs_write', arguments: { path: 'x', content: '1' } },
+          { id: 'm', name: 'memory_store', arguments: { key: 'k', content: 'v' } },
+        ],
+      },
+      { text: 'ok' },
+    ],
+    {
+      autonomy: sup,
+      registry,
+      approve: async () => {
+        asked++;
+        return 'once';
+      },
+    },
+  );
   await s.agent.run('x');
   assert.equal(asked, 2, 'supervised asks for every change, a memory too (its default policy is auto)');
 
   let now = Date.parse('2026-11-21T10:00:00Z');
   /** @type {any} */
   let saved = null;
-  const limited = new AutonomyController({ config: { level: 'full', maxActionsPerHour: 2 }, now: () => now, save: (u) => (saved = structuredClone(u)) });
-  const l = await setup([{ toolCalls: [1, 2, 3].map((i) => ({ id: `l${i}`, name: 'fs_list', arguments: {} })) }, { text: 'never reached' }], { autonomy: limited });
+  const limited = new AutonomyController({
+    config: { level: 'full', maxActionsPerHour: 2 },
+    now: () => now,
+    save: (u) => (saved = structuredClone(u)),
+  });
+  const l = await setup(
+    [{ toolCalls: [1, 2, 3].map((i) => ({ id: `l${i}`, name: 'fs_list', arguments: {} })) }, { text: 'never reached' }],
+    { autonomy: limited },
+  );
   const evs = await drain(l.agent.runStream('x'));
   assert.ok(types(l.conversation).includes('autonomy_blocked'));
   assert.match(evs.find((e) => e.type === 'error')?.error.message, /2 tool actions per hour/);
@@ -220,7 +340,9 @@ test('autonomy: readonly blocks non-read tools; supervised forces approval; limi
   assert.match(reloaded.checkLimits() ?? '', /per hour/, 'usage survives a reload');
 
   const costly = new AutonomyController({ config: { level: 'full', maxCostCentsPerDay: 1 }, now: () => now });
-  const c = await setup([{ text: 'expensive', usage: { inputTokens: 1_000_000, outputTokens: 0 } }, { text: 'never' }], { autonomy: costly });
+  const c = await setup([{ text: 'expensive', usage: { inputTokens: 1_000_000, outputTokens: 0 } }, { text: 'never' }], {
+    autonomy: costly,
+  });
   c.provider.model = 'gpt-4o';
   await c.agent.run('first');
   assert.ok(costly.usage.costCents >= 250);
@@ -236,7 +358,18 @@ test('pricing: cost in cents by model prefix; unknown and local models are free'
 });
 
 test('tool results are capped with a tool_result_truncated event; secrets in results are redacted', async () => {
-  const { agent, conversation, fs } = await setup([{ toolCalls: [{ id: 'big', name: 'fs_read', arguments: { path: 'big.txt' } }, { id: 'sec', name: 'fs_read', arguments: { path: 'sec.txt' } }] }, { text: 'ok' }], { maxResultChars: 1000 });
+  const { agent, conversation, fs } = await setup(
+    [
+      {
+        toolCalls: [
+          { id: 'big', name: 'fs_read', arguments: { path: 'big.txt' } },
+          { id: 'sec', name: 'fs_read', arguments: { path: 'sec.txt' } },
+        ],
+      },
+      { text: 'ok' },
+    ],
+    { maxResultChars: 1000 },
+  );
   await fs.write('clawser_workspaces/ws/big.txt', 'x'.repeat(5000));
   await fs.write('clawser_workspaces/ws/sec.txt', 'key: sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789');
   await agent.run('read');
@@ -248,7 +381,15 @@ test('tool results are capped with a tool_result_truncated event; secrets in res
 });
 
 test('a traversal attempt is blocked by the safety check and recorded', async () => {
-  const { agent, conversation } = await setup([{ toolCalls: [{ id: 't', name: 'fs_read', arguments: { path: '../../other-workspace/secret.md' } }, { id: 'u', name: 'fs_read', arguments: { path: '.conversations/c1/events.jsonl' } }] }, { text: 'ok' }]);
+  const { agent, conversation } = await setup([
+    {
+      toolCalls: [
+        { id: 't', name: 'fs_read', arguments: { path: '../../other-workspace/secret.md' } },
+        { id: 'u', name: 'fs_read', arguments: { path: '.conversations/c1/events.jsonl' } },
+      ],
+    },
+    { text: 'ok' },
+  ]);
   await agent.run('x');
   const blocked = conversation.events.filter((e) => e.type === 'safety_tool_blocked');
   assert.equal(blocked.length, 2);
@@ -275,9 +416,19 @@ test('compaction: triggered past the threshold, keeps 10 recent messages, falls 
   const h = conversation.deriveSessionHistory().messages;
   assert.match(h[0].content, /SUMMARY OF EARLIER TALK/);
   assert.ok(h.length <= 2 + 10 + 4, `history stays bounded (${h.length} messages)`);
-  assert.ok(estimateTokens(h) < estimateTokens(conversation.events.filter((e) => e.type === 'user_message' || e.type === 'agent_message').map((e) => ({ role: 'user', content: e.data.text }))) * 0.75);
+  assert.ok(
+    estimateTokens(h) <
+      estimateTokens(
+        conversation.events
+          .filter((e) => e.type === 'user_message' || e.type === 'agent_message')
+          .map((e) => ({ role: 'user', content: e.data.text })),
+      ) *
+        0.75,
+  );
   assert.match(provider.chatRequests[0].messages[0].content, /^Summarize this conversation concisely/);
-  provider.onChat = async () => { throw new Error('model down'); };
+  provider.onChat = async () => {
+    throw new Error('model down');
+  };
   for (let i = 0; i < 8; i++) await agent.run(`more ${i} ${long}`);
   const last = conversation.events.filter((e) => e.type === 'context_compacted').at(-1);
   assert.equal(last?.data.method, 'truncation');
@@ -286,8 +437,24 @@ test('compaction: triggered past the threshold, keeps 10 recent messages, falls 
 
 test('registry: JSON Schema for providers, unique names', () => {
   const r = new BrowserToolRegistry();
-  r.register({ name: 'echo_tool', description: 'd', permission: 'read', schema: z.object({ a: z.string(), n: z.number().int().optional() }), run: async () => ({ ok: true, output: '' }) });
-  assert.throws(() => r.register({ name: 'echo_tool', description: 'd', permission: 'read', schema: z.object({}), run: async () => ({ ok: true, output: '' }) }), /already/);
+  r.register({
+    name: 'echo_tool',
+    description: 'd',
+    permission: 'read',
+    schema: z.object({ a: z.string(), n: z.number().int().optional() }),
+    run: async () => ({ ok: true, output: '' }),
+  });
+  assert.throws(
+    () =>
+      r.register({
+        name: 'echo_tool',
+        description: 'd',
+        permission: 'read',
+        schema: z.object({}),
+        run: async () => ({ ok: true, output: '' }),
+      }),
+    /already/,
+  );
   const [spec] = r.specs();
   assert.equal(/** @type {any} */ (spec.parameters).type, 'object');
   assert.deepEqual(/** @type {any} */ (spec.parameters).required, ['a']);
@@ -302,7 +469,12 @@ test("a tool call's time is its own: the wait for the user's approval is recorde
   try {
     const { agent, conversation } = await setup(
       [{ toolCalls: [{ id: 'w1', name: 'fs_write', arguments: { path: 'x', content: '1' } }] }, { text: 'done' }],
-      { approve: async () => { clock += 5000; return 'once'; } },
+      {
+        approve: async () => {
+          clock += 5000;
+          return 'once';
+        },
+      },
     );
     await drain(agent.runStream('write a file'));
     const result = conversation.events.find((e) => e.type === 'tool_result');
@@ -314,29 +486,49 @@ test("a tool call's time is its own: the wait for the user's approval is recorde
   }
 });
 
-test('costs in the event log: a turn\'s last reply records the turn\'s cost and the totals of the conversation, today and this month', async () => {
+test("costs in the event log: a turn's last reply records the turn's cost and the totals of the conversation, \
+today and this month", async () => {
   const autonomy = new AutonomyController({ config: { level: 'full', maxCostCentsPerDay: 0 } });
   const million = { inputTokens: 1_000_000, outputTokens: 0 };
-  const c = await setup([
-    { toolCalls: [{ id: 'l1', name: 'fs_list', arguments: {} }], usage: million },
-    { text: 'listed', usage: million },
-    { text: 'again', usage: million },
-  ], { autonomy });
+  const c = await setup(
+    [
+      { toolCalls: [{ id: 'l1', name: 'fs_list', arguments: {} }], usage: million },
+      { text: 'listed', usage: million },
+      { text: 'again', usage: million },
+    ],
+    { autonomy },
+  );
   c.provider.model = 'gpt-4o';
   await c.agent.run('list the files');
   const replies = c.conversation.events.filter((e) => e.type === 'agent_message');
   assert.equal(replies[0].data.costs, undefined, 'a reply that calls tools is not the end of the turn');
-  assert.deepEqual(replies[1].data.costs, { turnCents: 500, conversationCents: 500, todayCents: 500, monthCents: 500 }, 'two calls of $2.50');
+  assert.deepEqual(
+    replies[1].data.costs,
+    { turnCents: 500, conversationCents: 500, todayCents: 500, monthCents: 500 },
+    'two calls of $2.50',
+  );
   await c.agent.run('once more');
-  assert.deepEqual(c.conversation.events.filter((e) => e.type === 'agent_message').at(-1)?.data.costs, { turnCents: 250, conversationCents: 750, todayCents: 750, monthCents: 750 });
+  assert.deepEqual(c.conversation.events.filter((e) => e.type === 'agent_message').at(-1)?.data.costs, {
+    turnCents: 250,
+    conversationCents: 750,
+    todayCents: 750,
+    monthCents: 750,
+  });
   // A model without a price: the turn says so instead of counting 0.
   const u = await setup([{ text: 'hi', usage: million }], { autonomy: new AutonomyController({ config: { level: 'full' } }) });
   u.provider.model = 'some-unpriced-model';
   await u.agent.run('hello');
-  assert.deepEqual(u.conversation.events.find((e) => e.type === 'agent_message')?.data.costs, { turnCents: 0, turnUnpricedCalls: 1, conversationCents: 0, todayCents: 0, monthCents: 0 });
+  assert.deepEqual(u.conversation.events.find((e) => e.type === 'agent_message')?.data.costs, {
+    turnCents: 0,
+    turnUnpricedCalls: 1,
+    conversationCents: 0,
+    todayCents: 0,
+    monthCents: 0,
+  });
 });
 
-test('Stop ends a tool call even when the tool ignores its signal; its later result is dropped, a well-behaved tool still answers', async () => {
+test('Stop ends a tool call even when the tool ignores its signal; its later result is dropped, \
+a well-behaved tool still answers', async () => {
   /** @type {(r: {ok: boolean, output: string}) => void} */
   let finishLate = () => {};
   let lateStarted = false;
@@ -344,11 +536,39 @@ test('Stop ends a tool call even when the tool ignores its signal; its later res
   const registry = new BrowserToolRegistry();
   const schema = z.object({});
   // Never settles and never looks at its signal.
-  registry.register({ name: 'stuck_tool', description: 'd', permission: 'read', schema, run: () => new Promise(() => { stuckStarted = true; }) });
+  registry.register({
+    name: 'stuck_tool',
+    description: 'd',
+    permission: 'read',
+    schema,
+    run: () =>
+      new Promise(() => {
+        stuckStarted = true;
+      }),
+  });
   // Ignores its signal, answers when the test says so (after Stop).
-  registry.register({ name: 'late_tool', description: 'd', permission: 'read', schema, run: () => new Promise((resolve) => { lateStarted = true; finishLate = resolve; }) });
-  registry.register({ name: 'good_tool', description: 'd', permission: 'read', schema, run: async () => ({ ok: true, output: 'the answer' }) });
-  const runner = new ToolRunner({ registry, context: { workspaceId: 'ws', fs: new MemoryFileSystem(), settings: toolSettings(), fetch: globalThis.fetch } });
+  registry.register({
+    name: 'late_tool',
+    description: 'd',
+    permission: 'read',
+    schema,
+    run: () =>
+      new Promise((resolve) => {
+        lateStarted = true;
+        finishLate = resolve;
+      }),
+  });
+  registry.register({
+    name: 'good_tool',
+    description: 'd',
+    permission: 'read',
+    schema,
+    run: async () => ({ ok: true, output: 'the answer' }),
+  });
+  const runner = new ToolRunner({
+    registry,
+    context: { workspaceId: 'ws', fs: new MemoryFileSystem(), settings: toolSettings(), fetch: globalThis.fetch },
+  });
 
   // Control: with a signal that never aborts, the tool's own result comes back.
   const good = await runner.run({ id: 'g', name: 'good_tool', arguments: {} }, { signal: new AbortController().signal });
@@ -374,8 +594,19 @@ test('Stop ends a tool call even when the tool ignores its signal; its later res
   // Through the agent: Stop during the stuck tool ends the run, and the tool's card records it as cancelled.
   let agentToolStarted = false;
   const agentRegistry = new BrowserToolRegistry();
-  agentRegistry.register({ name: 'stuck_tool', description: 'd', permission: 'read', schema, run: () => new Promise(() => { agentToolStarted = true; }) });
-  const { agent, conversation } = await setup([{ toolCalls: [{ id: 'k', name: 'stuck_tool', arguments: {} }] }, { text: 'never asked' }], { registry: agentRegistry });
+  agentRegistry.register({
+    name: 'stuck_tool',
+    description: 'd',
+    permission: 'read',
+    schema,
+    run: () =>
+      new Promise(() => {
+        agentToolStarted = true;
+      }),
+  });
+  const { agent, conversation } = await setup([{ toolCalls: [{ id: 'k', name: 'stuck_tool', arguments: {} }] }, { text: 'never asked' }], {
+    registry: agentRegistry,
+  });
   const ac = new AbortController();
   // The user presses Stop once the tool is running.
   void (async () => {
@@ -384,6 +615,9 @@ test('Stop ends a tool call even when the tool ignores its signal; its later res
   })();
   await drain(agent.runStream('go', { signal: ac.signal }));
   const result = conversation.events.find((e) => e.type === 'tool_result');
-  assert.deepEqual([result?.data.ok, result?.data.blocked, result?.data.result], [false, 'cancelled', 'Cancelled by the user while it was running.']);
+  assert.deepEqual(
+    [result?.data.ok, result?.data.blocked, result?.data.result],
+    [false, 'cancelled', 'Cancelled by the user while it was running.'],
+  );
   assert.equal(conversation.events.filter((e) => e.type === 'agent_message').length, 1, 'the model is not asked again');
 });

@@ -15,7 +15,13 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
  * @returns {{values: string[], types: string[]}}
  */
 export function exportedNames(source) {
-  const values = [...source.matchAll(/^export\s*\{([^}]*)\}\s*from\s/gm)].flatMap((m) => m[1].split(',').map((part) => part.trim()).filter(Boolean).map((part) => /** @type {string} */ (part.split(/\s+as\s+/).at(-1))));
+  const values = [...source.matchAll(/^export\s*\{([^}]*)\}\s*from\s/gm)].flatMap((m) =>
+    m[1]
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean)
+      .map((part) => /** @type {string} */ (part.split(/\s+as\s+/).at(-1))),
+  );
   const types = [...source.matchAll(/@typedef\s+\{[^}]*\}\s+([\w$]+)/g)].map((m) => m[1]);
   return { values, types };
 }
@@ -46,31 +52,54 @@ export function undocumented(names, markdown) {
 export function staleNames(names, markdown) {
   /** @type {Set<string>} */
   const stale = new Set();
-  for (const item of prose(markdown).split(/\n(?=\S)/).filter((block) => block.startsWith('- '))) {
+  for (const item of prose(markdown)
+    .split(/\n(?=\S)/)
+    .filter((block) => block.startsWith('- '))) {
     if (/\b(?:web|agent|app|tools|storage|mcp|git|files)\/[\w/.-]+\.(?:js|ts)\b/.test(item)) continue;
-    const named = [...codeSpans(item).join(' ').matchAll(/\b[A-Z][\w$]*Error\b/g)].map((m) => m[0]);
+    const named = [
+      ...codeSpans(item)
+        .join(' ')
+        .matchAll(/\b[A-Z][\w$]*Error\b/g),
+    ].map((m) => m[0]);
     const subject = item.match(/^- `(?:new\s+)?([A-Za-z_$][\w$]*)(?=[(.`])/)?.[1];
     for (const name of subject ? [subject, ...named] : named) if (!names.includes(name)) stale.add(name);
   }
   return [...stale];
 }
 
-test('the checks find an export left out of the doc and a documented name that is no export, and pass a methods list and an internal module\'s item', () => {
-  const source = "/** @typedef {import('./x.d.ts').Thing} Thing */\nexport { alpha, beta as gamma } from './a.js';\nexport {\n  Delta,\n  DeltaError,\n} from './d.js';\n";
+test("the checks find an export left out of the doc and a documented name that is no export, \
+and pass a methods list and an internal module's item", () => {
+  const source =
+    "/** @typedef {import('./x.d.ts').Thing} Thing */\nexport { alpha, beta as gamma } from " +
+    "'./a.js';\nexport {\n  Delta,\n  DeltaError,\n} from './d.js';\n";
   assert.deepEqual(exportedNames(source), { values: ['alpha', 'gamma', 'Delta', 'DeltaError'], types: ['Thing'] });
-  const doc = '# API\n\n```js\nimport { gamma } from "x";\n```\n\n- `alpha(x)` → a `Thing`.\n- `new Delta({a})` — `run()`, `stop()`;\n  errors: `DeltaError`.\n';
-  assert.deepEqual(undocumented(['alpha', 'gamma', 'Delta', 'DeltaError', 'Thing'], doc), ['gamma'], 'a name only in an example is not documented');
+  const doc =
+    '# API\n\n```js\nimport { gamma } from "x";\n```\n\n- `alpha(x)` → a `Thing`.\n- ' +
+    '`new Delta({a})` — `run()`, `stop()`;\n  errors: `DeltaError`.\n';
+  assert.deepEqual(
+    undocumented(['alpha', 'gamma', 'Delta', 'DeltaError', 'Thing'], doc),
+    ['gamma'],
+    'a name only in an example is not documented',
+  );
   assert.deepEqual(staleNames(['alpha', 'Delta', 'DeltaError'], doc), [], 'control: methods and codes are not API names');
   assert.deepEqual(staleNames(['alpha', 'DeltaError'], doc), ['Delta'], 'an item whose subject is no export');
   assert.deepEqual(staleNames(['alpha', 'Delta'], doc), ['DeltaError'], 'an error class that is no export');
-  assert.deepEqual(staleNames(['alpha'], '- `Hidden(x)` (`web/hidden.js`) throws `HiddenError`.\n'), [], 'control: an internal module\'s item names its module');
+  assert.deepEqual(
+    staleNames(['alpha'], '- `Hidden(x)` (`web/hidden.js`) throws `HiddenError`.\n'),
+    [],
+    "control: an internal module's item names its module",
+  );
 });
 
-test('docs/api.md documents every export of web/clawser.js, and names as the API\'s nothing it does not export', async () => {
+test("docs/api.md documents every export of web/clawser.js, and names as the API's nothing it does not export", async () => {
   const { values, types } = exportedNames(readFileSync(resolve(ROOT, 'web/clawser.js'), 'utf8'));
   // The module's real exports, so the parsing above is checked too.
   assert.deepEqual([...values].sort(), Object.keys(await import('../../web/clawser.js')).sort());
   const doc = readFileSync(resolve(ROOT, 'docs/api.md'), 'utf8');
   assert.deepEqual(undocumented([...values, ...types], doc), [], 'exports of web/clawser.js that docs/api.md does not name in a code span');
-  assert.deepEqual(staleNames([...values, ...types], doc), [], 'names docs/api.md presents as the API\'s that web/clawser.js does not export (say which module an internal one comes from)');
+  assert.deepEqual(
+    staleNames([...values, ...types], doc),
+    [],
+    "names docs/api.md presents as the API's that web/clawser.js does not export (say which module an internal one comes from)",
+  );
 });

@@ -14,16 +14,33 @@ test('routes parse and format both ways', () => {
   // Without the registry's names (the first views run before it exists) a name is kept as
   // written: a panel registered later is not taken for the chat.
   assert.deepEqual(parseRoute('#workspace/w1/bogus'), { name: 'workspace', workspaceId: 'w1', panel: 'bogus' });
-  assert.deepEqual(parseRoute('#workspace/w1/conversation/c9'), { name: 'workspace', workspaceId: 'w1', panel: 'chat', conversationId: 'c9' });
+  assert.deepEqual(parseRoute('#workspace/w1/conversation/c9'), {
+    name: 'workspace',
+    workspaceId: 'w1',
+    panel: 'chat',
+    conversationId: 'c9',
+  });
   assert.deepEqual(parseRoute('#workspace/%E0%A4%A'), { name: 'workspace', workspaceId: '%E0%A4%A', panel: 'chat' });
-  for (const hash of ['#home', '#workspace/w1', '#workspace/w1/settings', '#workspace/w1/conversation/c9']) assert.equal(formatRoute(parseRoute(hash)), hash);
+  for (const hash of ['#home', '#workspace/w1', '#workspace/w1/settings', '#workspace/w1/conversation/c9'])
+    assert.equal(formatRoute(parseRoute(hash)), hash);
 });
 
 test('static server: paths outside the app are refused', () => {
   const root = '/srv/app';
   assert.equal(resolveStaticPath(root, '/'), '/srv/app/index.html');
   assert.equal(resolveStaticPath(root, '/web/app/main.js'), '/srv/app/web/app/main.js');
-  for (const bad of ['/../etc/passwd', '/web/../../etc/passwd', '/%2e%2e/etc/passwd', '/web/%2e%2e/%2e%2e/x', '/node_modules/zod/package.json', '/.git/config', '/package.json', '/web\\..\\x', '/web/%00x', '/%E0%A4%A']) {
+  for (const bad of [
+    '/../etc/passwd',
+    '/web/../../etc/passwd',
+    '/%2e%2e/etc/passwd',
+    '/web/%2e%2e/%2e%2e/x',
+    '/node_modules/zod/package.json',
+    '/.git/config',
+    '/package.json',
+    '/web\\..\\x',
+    '/web/%00x',
+    '/%E0%A4%A',
+  ]) {
     assert.equal(resolveStaticPath(root, bad), null, bad);
   }
 });
@@ -32,7 +49,14 @@ test('static server: MIME types, no-cache, 404 and 405', async () => {
   const server = await startServer({ port: 0 });
   const base = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
   try {
-    const cases = [['/', 'text/html'], ['/web/app/main.js', 'text/javascript'], ['/manifest.webmanifest', 'application/manifest+json'], ['/web/vendor/ort/ort-wasm-simd.wasm', 'application/wasm'], ['/sw.js', 'text/javascript'], ['/precache-manifest.js', 'text/javascript']];
+    const cases = [
+      ['/', 'text/html'],
+      ['/web/app/main.js', 'text/javascript'],
+      ['/manifest.webmanifest', 'application/manifest+json'],
+      ['/web/vendor/ort/ort-wasm-simd.wasm', 'application/wasm'],
+      ['/sw.js', 'text/javascript'],
+      ['/precache-manifest.js', 'text/javascript'],
+    ];
     for (const [path, type] of cases) {
       const res = await fetch(base + path);
       assert.equal(res.status, 200, path);
@@ -53,7 +77,13 @@ test('static server: every response, errors included, forbids framing by other o
   const server = await startServer({ port: 0 });
   const base = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
   try {
-    for (const [path, method, status] of /** @type {const} */ ([['/', 'GET', 200], ['/web/packages/andbox/frame.html', 'GET', 200], ['/sw.js', 'HEAD', 200], ['/package.json', 'GET', 404], ['/', 'POST', 405]])) {
+    for (const [path, method, status] of /** @type {const} */ ([
+      ['/', 'GET', 200],
+      ['/web/packages/andbox/frame.html', 'GET', 200],
+      ['/sw.js', 'HEAD', 200],
+      ['/package.json', 'GET', 404],
+      ['/', 'POST', 405],
+    ])) {
       const res = await fetch(base + path, { method });
       assert.equal(res.status, status, path);
       assert.equal(res.headers.get('content-security-policy'), "frame-ancestors 'self'", `${method} ${path}`);
@@ -69,7 +99,16 @@ test('static server: every response, errors included, forbids framing by other o
 test('precache manifest lists the shell, every app module and the vendor files', async () => {
   const { files, version } = await buildPrecacheManifest();
   assert.match(version, /^[0-9a-f]{16}$/);
-  for (const f of ['./', './index.html', './manifest.webmanifest', './web/app/main.js', './web/storage/opfs-worker.js', './web/vendor/zod.js', './web/vendor/ort/ort-wasm-simd.wasm', './icons/maskable-512.png']) {
+  for (const f of [
+    './',
+    './index.html',
+    './manifest.webmanifest',
+    './web/app/main.js',
+    './web/storage/opfs-worker.js',
+    './web/vendor/zod.js',
+    './web/vendor/ort/ort-wasm-simd.wasm',
+    './icons/maskable-512.png',
+  ]) {
     assert.ok(files.includes(f), f);
   }
   // Every import map entry is precached.
@@ -82,7 +121,8 @@ test('web app manifest is installable: standalone, 192/512 icons and maskable', 
   const m = JSON.parse(await readFile(`${appRoot}/manifest.webmanifest`, 'utf8'));
   assert.equal(m.display, 'standalone');
   assert.ok(m.name && m.short_name && m.start_url);
-  const sizes = (/** @type {string} */ purpose) => m.icons.filter((/** @type {any} */ i) => i.purpose === purpose).map((/** @type {any} */ i) => i.sizes);
+  const sizes = (/** @type {string} */ purpose) =>
+    m.icons.filter((/** @type {any} */ i) => i.purpose === purpose).map((/** @type {any} */ i) => i.sizes);
   assert.deepEqual(sizes('any'), ['192x192', '512x512']);
   assert.deepEqual(sizes('maskable'), ['192x192', '512x512']);
 });
@@ -94,7 +134,11 @@ test('andbox frame.html is generated from frame-script.txt with a matching CSP h
   assert.match(onDisk, /connect-src 'none'/);
   assert.match(onDisk, /worker-src blob:/);
   // Its version (in the URL the client loads) is the hash of exactly these bytes.
-  assert.equal(await readFile(`${appRoot}/web/packages/andbox/frame-version.js`, 'utf8'), andboxFrameVersionModule(andboxFrameVersion(onDisk)), 'run: node scripts/andbox-frame.mjs');
+  assert.equal(
+    await readFile(`${appRoot}/web/packages/andbox/frame-version.js`, 'utf8'),
+    andboxFrameVersionModule(andboxFrameVersion(onDisk)),
+    'run: node scripts/andbox-frame.mjs',
+  );
 });
 
 test('static server: an internal error is a 500 with the framing headers, not a request left hanging', async () => {
@@ -118,7 +162,8 @@ test('static server: an internal error is a 500 with the framing headers, not a 
   }
 });
 
-test('static server: the versioned sandbox frame is cacheable for a year (its navigation never reaches the service worker); everything else revalidates', async () => {
+test('static server: the versioned sandbox frame is cacheable for a year (its navigation never reaches the service worker); \
+everything else revalidates', async () => {
   const server = await startServer({ port: 0 });
   const base = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
   try {
@@ -136,7 +181,7 @@ test('static server: the versioned sandbox frame is cacheable for a year (its na
   }
 });
 
-test('index.html is current: import map, its CSP hash, modulepreload of the first view and the list of the app\'s modules', async () => {
+test("index.html is current: import map, its CSP hash, modulepreload of the first view and the list of the app's modules", async () => {
   const { renderIndexHtml, currentImports } = await import('../../scripts/index-html.mjs');
   const onDisk = await readFile(`${appRoot}/index.html`, 'utf8');
   assert.equal(onDisk, await renderIndexHtml(await currentImports()), 'run: node scripts/index-html.mjs');
@@ -149,22 +194,48 @@ test('index.html is current: import map, its CSP hash, modulepreload of the firs
   // The run loop and the providers load with the first turn, not at start-up.
   assert.ok(!listed.includes('./web/agent/runtime/agent.js') && !listed.includes('./web/providers/index.js'));
   // A workspace's chat paints from its own short list (preloaded by route-preload.js on such a route).
-  const workspace = JSON.parse(/<script type="application\/json" id="workspace-view-modules">([\s\S]*?)<\/script>/.exec(onDisk)?.[1] ?? '[]');
-  for (const f of ['./web/app/workspace-first-view.js', './web/ui/chat-view.js', './web/ui/workspace-view.js', './web/agent/conversation/conversation.js']) assert.ok(workspace.includes(f), f);
-  for (const f of ['./web/app/app.js', './web/app/chat-controller.js', './web/app/panels.js', './web/storage/opfs-fs.js', './web/app/first-view.js']) assert.ok(!workspace.includes(f), f);
+  const workspace = JSON.parse(
+    /<script type="application\/json" id="workspace-view-modules">([\s\S]*?)<\/script>/.exec(onDisk)?.[1] ?? '[]',
+  );
+  for (const f of [
+    './web/app/workspace-first-view.js',
+    './web/ui/chat-view.js',
+    './web/ui/workspace-view.js',
+    './web/agent/conversation/conversation.js',
+  ])
+    assert.ok(workspace.includes(f), f);
+  for (const f of [
+    './web/app/app.js',
+    './web/app/chat-controller.js',
+    './web/app/panels.js',
+    './web/storage/opfs-fs.js',
+    './web/app/first-view.js',
+  ])
+    assert.ok(!workspace.includes(f), f);
   assert.ok(workspace.length < 25, `a short list: ${workspace.length}`);
 });
 
-test('the navigation drawn by the first view is the panel registry\'s: same names, labels, icons, shortcuts, order', async () => {
+test("the navigation drawn by the first view is the panel registry's: same names, labels, icons, shortcuts, order", async () => {
   const { BUILTIN_PANELS } = await import('../../web/app/panels.js');
   const { PANEL_NAV, panelNav } = await import('../../web/app/panel-nav.js');
-  assert.deepEqual(BUILTIN_PANELS.map(({ name, label, icon, shortcut }) => ({ name, label, icon, shortcut })), PANEL_NAV);
+  assert.deepEqual(
+    BUILTIN_PANELS.map(({ name, label, icon, shortcut }) => ({ name, label, icon, shortcut })),
+    PANEL_NAV,
+  );
   assert.throws(() => panelNav('nope'), /No built-in panel/);
 });
 
-test('panel shortcuts: Alt+key by the key\'s position, Alt+0 the chat, nothing with other modifiers', async () => {
+test("panel shortcuts: Alt+key by the key's position, Alt+0 the chat, nothing with other modifiers", async () => {
   const { PANEL_NAV, panelOfShortcut } = await import('../../web/app/panel-nav.js');
-  const key = (/** @type {string} */ code, /** @type {string} */ k, mods = {}) => ({ altKey: true, ctrlKey: false, metaKey: false, shiftKey: false, code, key: k, ...mods });
+  const key = (/** @type {string} */ code, /** @type {string} */ k, mods = {}) => ({
+    altKey: true,
+    ctrlKey: false,
+    metaKey: false,
+    shiftKey: false,
+    code,
+    key: k,
+    ...mods,
+  });
   assert.equal(panelOfShortcut(key('Digit1', '¡'), PANEL_NAV), 'files', 'a Mac types another character');
   assert.equal(panelOfShortcut(key('Digit0', '0'), PANEL_NAV), 'chat');
   assert.equal(panelOfShortcut(key('KeyM', 'µ'), PANEL_NAV), 'servers');
@@ -184,18 +255,34 @@ test('panel registry: a panel is one entry (name, label, icon, shortcut, view); 
   const { PanelRegistry, BUILTIN_PANELS } = await import('../../web/app/panels.js');
   const registry = new PanelRegistry();
   for (const p of BUILTIN_PANELS) registry.register(p);
-  assert.deepEqual(registry.list().map((p) => p.name), ['files', 'git', 'memory', 'goals', 'schedule', 'tools', 'events', 'dashboard', 'skills', 'servers', 'terminal', 'agents', 'config']);
-  assert.deepEqual(registry.list().map((p) => p.shortcut), ['Alt+1', 'Alt+2', 'Alt+3', 'Alt+4', 'Alt+5', 'Alt+6', 'Alt+7', 'Alt+8', 'Alt+S', 'Alt+M', 'Alt+T', 'Alt+A', 'Alt+9']);
+  assert.deepEqual(
+    registry.list().map((p) => p.name),
+    ['files', 'git', 'memory', 'goals', 'schedule', 'tools', 'events', 'dashboard', 'skills', 'servers', 'terminal', 'agents', 'config'],
+  );
+  assert.deepEqual(
+    registry.list().map((p) => p.shortcut),
+    ['Alt+1', 'Alt+2', 'Alt+3', 'Alt+4', 'Alt+5', 'Alt+6', 'Alt+7', 'Alt+8', 'Alt+S', 'Alt+M', 'Alt+T', 'Alt+A', 'Alt+9'],
+  );
   for (const p of registry.list()) assert.ok(p.label && p.icon && typeof p.open === 'function', p.name);
   const view = { root: /** @type {any} */ ({}) }; // any: a stand-in element, never rendered here
   const off = registry.register({ name: 'heartbeat', label: 'Heartbeat', icon: '💓', shortcut: '', open: () => view });
   assert.equal(registry.get('heartbeat')?.label, 'Heartbeat');
-  assert.throws(() => registry.register({ name: 'heartbeat', label: 'Again', icon: '', shortcut: '', open: () => view }), /already registered/);
-  for (const name of ['chat', 'settings', 'Bad Name', '']) assert.throws(() => registry.register({ name, label: 'x', icon: '', shortcut: '', open: () => view }), /Invalid panel name/);
+  assert.throws(
+    () => registry.register({ name: 'heartbeat', label: 'Again', icon: '', shortcut: '', open: () => view }),
+    /already registered/,
+  );
+  for (const name of ['chat', 'settings', 'Bad Name', ''])
+    assert.throws(() => registry.register({ name, label: 'x', icon: '', shortcut: '', open: () => view }), /Invalid panel name/);
   // The router accepts any registered panel, and sends unknown ones to the chat.
   const names = registry.list().map((p) => p.name);
   assert.deepEqual(parseRoute('#workspace/w1/heartbeat', names), { name: 'workspace', workspaceId: 'w1', panel: 'heartbeat' });
   assert.deepEqual(parseRoute('#workspace/w1/settings', names), { name: 'workspace', workspaceId: 'w1', panel: 'settings' });
   off();
-  assert.deepEqual(parseRoute('#workspace/w1/heartbeat', registry.list().map((p) => p.name)), { name: 'workspace', workspaceId: 'w1', panel: 'chat' });
+  assert.deepEqual(
+    parseRoute(
+      '#workspace/w1/heartbeat',
+      registry.list().map((p) => p.name),
+    ),
+    { name: 'workspace', workspaceId: 'w1', panel: 'chat' },
+  );
 });

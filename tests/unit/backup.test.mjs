@@ -2,7 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
-import { BackupError, createBackup, localStorageConfig, readBackup, recoverInterruptedRestore, restoreBackup } from '../../web/backup/backup.js';
+import {
+  BackupError,
+  createBackup,
+  localStorageConfig,
+  readBackup,
+  recoverInterruptedRestore,
+  restoreBackup,
+} from '../../web/backup/backup.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { QUOTA_MESSAGE, StorageError } from '../../web/storage/errors.js';
 
@@ -23,7 +30,9 @@ class FaultyFs extends MemoryFileSystem {
   /** @type {() => void} */
   #hung = () => {};
   /** Resolves when a call hangs: the tab is gone, nothing of it runs any more. */
-  tabClosed = new Promise((resolve) => { this.#hung = () => resolve(undefined); });
+  tabClosed = new Promise((resolve) => {
+    this.#hung = () => resolve(undefined);
+  });
 
   /** @param {string} op @param {string} path @param {() => Promise<void>} run */
   async #gated(op, path, run) {
@@ -113,7 +122,10 @@ const SEALED = await boxA.encrypt(API_KEY);
 async function source() {
   const fs = new FaultyFs();
   await fs.write('clawser_workspaces/w1/notes/a.md', '# A');
-  await fs.write('clawser_workspaces/w1/data.bin', Uint8Array.from({ length: 300 }, (_, i) => (i * 7) % 256));
+  await fs.write(
+    'clawser_workspaces/w1/data.bin',
+    Uint8Array.from({ length: 300 }, (_, i) => (i * 7) % 256),
+  );
   await fs.write('clawser_workspaces/w1/empty.txt', '');
   await fs.write('clawser_workspaces/w1/.conversations/c1/events.jsonl', '{"type":"user","text":"hi"}\n');
   await fs.write('clawser_workspaces/w1/.git/HEAD', 'ref: refs/heads/main\n');
@@ -122,7 +134,10 @@ async function source() {
   await fs.write('future_feature/state.json', '{"on":true}');
   await fs.write('top.txt', 'a file at the root');
   const storage = fakeStorage({
-    clawser_workspaces: JSON.stringify([{ id: 'w1', name: 'Work', createdAt: 1 }, { id: 'w2', name: 'Empty', createdAt: 2 }]),
+    clawser_workspaces: JSON.stringify([
+      { id: 'w1', name: 'Work', createdAt: 1 },
+      { id: 'w2', name: 'Empty', createdAt: 2 },
+    ]),
     clawser_config_w1: JSON.stringify({ provider: 'openai', model: 'gpt-x', baseUrl: '' }),
     clawser_secret_w1_openai: JSON.stringify(SEALED),
     clawser_not_json: '{oops',
@@ -154,7 +169,10 @@ const isCode = (code) => (/** @type {unknown} */ err) => {
 };
 
 /** Every entry of a ZIP, inflated, as text. @param {Uint8Array} zip */
-const inflatedText = (zip) => Object.entries(unzipSync(zip)).map(([name, data]) => `${name}\n${strFromU8(data)}`).join('\n');
+const inflatedText = (zip) =>
+  Object.entries(unzipSync(zip))
+    .map(([name, data]) => `${name}\n${strFromU8(data)}`)
+    .join('\n');
 
 /** @param {Uint8Array} data */
 const sha = (data) => createHash('sha256').update(data).digest('hex');
@@ -166,7 +184,17 @@ const sha = (data) => createHash('sha256').update(data).digest('hex');
  */
 function craft(files, patch = {}, extra = {}) {
   const list = Object.entries(files).map(([path, data]) => ({ path, size: data.length, sha256: sha(data) }));
-  const manifest = { format: 'clawser-backup', version: 1, createdAt: NOW.toISOString(), appVersion: 'test', files: list, dirs: [], config: 0, secrets: 'none', ...patch };
+  const manifest = {
+    format: 'clawser-backup',
+    version: 1,
+    createdAt: NOW.toISOString(),
+    appVersion: 'test',
+    files: list,
+    dirs: [],
+    config: 0,
+    secrets: 'none',
+    ...patch,
+  };
   /** @type {Record<string, Uint8Array>} */
   const zip = { 'manifest.json': strToU8(JSON.stringify(manifest)), 'config.json': strToU8('{}'), ...extra };
   for (const [path, data] of Object.entries(files)) zip[`files/${path}`] = data;
@@ -193,7 +221,10 @@ test('everything round-trips byte for byte; secrets and unreadable config stay o
   assert.deepEqual(contents.summary, {
     createdAt: NOW.toISOString(),
     appVersion: '0.1.0',
-    workspaces: [{ id: 'w1', name: 'Work' }, { id: 'w2', name: 'Empty' }],
+    workspaces: [
+      { id: 'w1', name: 'Work' },
+      { id: 'w2', name: 'Empty' },
+    ],
     files: 7,
     bytes: [...contents.files.values()].reduce((n, d) => n + d.length, 0),
     config: 2,
@@ -266,12 +297,23 @@ test('a tampered, incomplete or padded archive is refused', async () => {
   await assert.rejects(readBackup(zipSync({ ...entries, 'config.json': strToU8('{"clawser_a":"{oops"}') })), isCode('corrupt'));
   await assert.rejects(readBackup(zipSync({ ...entries, 'config.json': strToU8('{"other":"1","clawser_a":"1"}') })), isCode('corrupt'));
   const directory = Buffer.from(zip).indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02])); // the file data ends here
-  for (const cut of [directory - 10, Math.round(directory / 2)]) await assert.rejects(readBackup(zip.subarray(0, cut)), isCode('corrupt'), `truncated at ${cut}`);
+  for (const cut of [directory - 10, Math.round(directory / 2)])
+    await assert.rejects(readBackup(zip.subarray(0, cut)), isCode('corrupt'), `truncated at ${cut}`);
 });
 
 test('unsafe paths are refused', async () => {
   const x = strToU8('x');
-  for (const bad of ['../evil.txt', 'a/../../evil.txt', '/etc/passwd', 'a\\..\\b.txt', 'C:/Windows/evil.txt', 'a/./b.txt', '\uFF0E\uFF0E/fullwidth.txt', '.restore-previous/x.txt', 'a//b.txt']) {
+  for (const bad of [
+    '../evil.txt',
+    'a/../../evil.txt',
+    '/etc/passwd',
+    'a\\..\\b.txt',
+    'C:/Windows/evil.txt',
+    'a/./b.txt',
+    '\uFF0E\uFF0E/fullwidth.txt',
+    '.restore-previous/x.txt',
+    'a//b.txt',
+  ]) {
     await assert.rejects(readBackup(craft({ [bad]: x })), isCode('unsafe_path'), bad);
   }
   await assert.rejects(readBackup(craft({ 'ok.txt': x }, { dirs: ['../up'] })), isCode('unsafe_path'));
@@ -284,20 +326,29 @@ test('not a backup, a newer format, and oversized archives are refused with thei
   await assert.rejects(readBackup(strToU8('just text')), isCode('not_a_backup'));
   await assert.rejects(readBackup(zipSync({ 'readme.txt': x })), isCode('not_a_backup'));
   await assert.rejects(readBackup(zipSync({ 'manifest.json': strToU8('{"manifest_version":3}') })), isCode('not_a_backup'));
-  await assert.rejects(readBackup(craft({}, { version: 2 })), (err) => isCode('unsupported_version')(err) && /newer version of Clawser/.test(/** @type {Error} */ (err).message));
+  await assert.rejects(
+    readBackup(craft({}, { version: 2 })),
+    (err) => isCode('unsupported_version')(err) && /newer version of Clawser/.test(/** @type {Error} */ (err).message),
+  );
   await assert.rejects(readBackup(craft({}, { files: 'nope' })), isCode('corrupt'));
   await assert.rejects(readBackup(craft({ a: x, 'a/b': x })), isCode('corrupt'), 'a file and a folder at once');
   const big = craft({ 'zeros.bin': new Uint8Array(5 * 1024 * 1024) });
   await assert.rejects(readBackup(big, { limits: { maxTotalBytes: 1024 * 1024 } }), isCode('too_large'));
   await assert.rejects(readBackup(craft({ a: x, b: x, c: x }), { limits: { maxEntries: 3 } }), isCode('too_large'));
   const src = await source();
-  await assert.rejects(createBackup({ fs: src.fs, config: src.config, secrets: boxA, appVersion: '0', limits: { maxTotalBytes: 100 } }), isCode('too_large'));
+  await assert.rejects(
+    createBackup({ fs: src.fs, config: src.config, secrets: boxA, appVersion: '0', limits: { maxTotalBytes: 100 } }),
+    isCode('too_large'),
+  );
 });
 
 /** Source archive contents plus a target device, with the target's state before the restore. */
 async function prepared() {
   const src = await source();
-  const contents = await readBackup(await createBackup({ fs: src.fs, config: src.config, secrets: boxA, passphrase: PASS, appVersion: '0.1.0', now: NOW }), { passphrase: PASS });
+  const contents = await readBackup(
+    await createBackup({ fs: src.fs, config: src.config, secrets: boxA, passphrase: PASS, appVersion: '0.1.0', now: NOW }),
+    { passphrase: PASS },
+  );
   const dst = await target();
   return { src, contents, dst, before: { files: await snapshot(dst.fs), config: dst.storage.dump() } };
 }
@@ -314,13 +365,23 @@ async function assertRestored(p) {
   const config = p.dst.storage.dump();
   assert.ok(config.clawser_secret_w1_openai.startsWith('"v1:B:'));
   delete config.clawser_secret_w1_openai;
-  assert.deepEqual(config, { clawser_config_w1: p.src.storage.getItem('clawser_config_w1'), clawser_workspaces: p.src.storage.getItem('clawser_workspaces'), other_site_key: 'untouched' });
+  assert.deepEqual(config, {
+    clawser_config_w1: p.src.storage.getItem('clawser_config_w1'),
+    clawser_workspaces: p.src.storage.getItem('clawser_workspaces'),
+    other_site_key: 'untouched',
+  });
 }
 
 /** @param {Awaited<ReturnType<typeof prepared>>} p */
 const restore = (p) => restoreBackup(p.contents, { fs: p.dst.fs, config: p.dst.config, secrets: fakeBox('B') });
 
-/** Fails (or hangs) the `n`th call matching op and path prefix. @param {string} op @param {string} prefix @param {number} n @param {'fail' | 'hang' | 'hang-after'} what */
+/**
+ * Fails (or hangs) the `n`th call matching op and path prefix.
+ * @param {string} op
+ * @param {string} prefix
+ * @param {number} n
+ * @param {'fail' | 'hang' | 'hang-after'} what
+ */
 function nth(op, prefix, n, what) {
   let seen = 0;
   return (/** @type {string} */ o, /** @type {string} */ path) => (o === op && path.startsWith(prefix) && ++seen === n ? what : undefined);
@@ -346,7 +407,11 @@ test('a file another tab still holds open (busy) is tried again until it is let 
 });
 
 test('a failure while swapping folders rolls back', async () => {
-  for (const [prefix, n] of /** @type {const} */ ([['clawser_workspaces/', 2], ['.restore-staging/', 1], ['.restore-staging/', 4]])) {
+  for (const [prefix, n] of /** @type {const} */ ([
+    ['clawser_workspaces/', 2],
+    ['.restore-staging/', 1],
+    ['.restore-staging/', 4],
+  ])) {
     const p = await prepared();
     p.dst.fs.fault = nth('move', prefix, n, 'fail');
     await assert.rejects(restore(p), isCode('restore_failed'), `${prefix} ${n}`);
@@ -405,7 +470,10 @@ test('localStorageConfig sees and changes only clawser_ keys', () => {
   assert.throws(() => config.setRaw('other', '1'), /clawser_/);
   assert.throws(() => config.remove('other'), /clawser_/);
   storage.failSet = () => true;
-  assert.throws(() => config.setRaw('clawser_c', '1'), (err) => err instanceof StorageError && err.code === 'quota');
+  assert.throws(
+    () => config.setRaw('clawser_c', '1'),
+    (err) => err instanceof StorageError && err.code === 'quota',
+  );
   assert.deepEqual(storage.dump(), { clawser_b: '"x"', other: '2' });
 });
 
@@ -416,14 +484,25 @@ test('damage to the config or the sealed API keys is reported as damage, before 
   const fs = new MemoryFileSystem();
   await fs.write('clawser_workspaces/w/a.txt', 'a');
   /** @type {Map<string, string>} */
-  const store = new Map([['clawser_workspaces', '[]'], ['clawser_secret_w_openai', JSON.stringify('v1:sealed')]]);
-  const config = { entries: () => [...store.entries()], setRaw: (/** @type {string} */ k, /** @type {string} */ v) => void store.set(k, v), remove: (/** @type {string} */ k) => void store.delete(k) };
+  const store = new Map([
+    ['clawser_workspaces', '[]'],
+    ['clawser_secret_w_openai', JSON.stringify('v1:sealed')],
+  ]);
+  const config = {
+    entries: () => [...store.entries()],
+    setRaw: (/** @type {string} */ k, /** @type {string} */ v) => void store.set(k, v),
+    remove: (/** @type {string} */ k) => void store.delete(k),
+  };
   const secrets = { encrypt: async (/** @type {string} */ s) => `v1:${s}`, decrypt: async (/** @type {string} */ s) => s.slice(3) };
   const bytes = await createBackup({ fs, config, secrets, passphrase: 'correct horse', appVersion: 'test' });
   for (const name of ['secrets.json', 'config.json']) {
     const entries = unzipSync(bytes);
     const text = new TextDecoder().decode(entries[name]);
     entries[name] = strToU8(text.replace(/"[A-Za-z0-9+/]{8}/, (m) => m.slice(0, 4) + 'AAAA' + m.slice(8)).replace('"[]"', '"[ ]"'));
-    await assert.rejects(readBackup(zipSync(entries)), (/** @type {any} */ err) => err.code === 'corrupt' && new RegExp(`${name} was changed or damaged`).test(err.message), name);
+    await assert.rejects(
+      readBackup(zipSync(entries)),
+      (/** @type {any} */ err) => err.code === 'corrupt' && new RegExp(`${name} was changed or damaged`).test(err.message),
+      name,
+    );
   }
 });

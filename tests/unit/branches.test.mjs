@@ -16,33 +16,53 @@ const ev = (id, type, data = {}) => /** @type {any} */ ({ id, type, data, source
 
 test('the tree: a branch event moves the head; the path follows parents; siblings and the latest leaf', () => {
   const events = [
-    ev('u1', 'user_message', { text: 'hi' }), ev('a1', 'agent_message', { text: 'hello' }),
-    ev('u2', 'user_message', { text: 'first' }), ev('a2', 'agent_message', { text: 'one' }),
+    ev('u1', 'user_message', { text: 'hi' }),
+    ev('a1', 'agent_message', { text: 'hello' }),
+    ev('u2', 'user_message', { text: 'first' }),
+    ev('a2', 'agent_message', { text: 'one' }),
     ev('b1', 'branch', { head: 'a1' }),
-    ev('u2b', 'user_message', { text: 'second' }), ev('a2b', 'agent_message', { text: 'two' }),
+    ev('u2b', 'user_message', { text: 'second' }),
+    ev('a2b', 'agent_message', { text: 'two' }),
   ];
   const tree = new BranchTree(events);
-  assert.deepEqual(tree.path().map((e) => e.id), ['u1', 'a1', 'u2b', 'a2b']);
+  assert.deepEqual(
+    tree.path().map((e) => e.id),
+    ['u1', 'a1', 'u2b', 'a2b'],
+  );
   assert.deepEqual(tree.siblings('u2b'), ['u2', 'u2b']);
   assert.equal(tree.latestIn('u2'), 'a2');
-  assert.deepEqual([...tree.alternativesOnPath()].map(([id, v]) => [id, v.index, v.count]), [['u2b', 1, 2]]);
+  assert.deepEqual(
+    [...tree.alternativesOnPath()].map(([id, v]) => [id, v.index, v.count]),
+    [['u2b', 1, 2]],
+  );
   // Back to the first version, continued: it keeps growing on its own branch.
   tree.add(ev('b2', 'branch', { head: 'a2' }));
   tree.add(ev('u3', 'user_message', { text: 'more' }));
-  assert.deepEqual(tree.path().map((e) => e.id), ['u1', 'a1', 'u2', 'a2', 'u3']);
+  assert.deepEqual(
+    tree.path().map((e) => e.id),
+    ['u1', 'a1', 'u2', 'a2', 'u3'],
+  );
   assert.equal(tree.latestIn('u2'), 'u3');
   // An unknown head (a log cut short) is ignored; null starts over.
   tree.add(ev('b3', 'branch', { head: 'nope' }));
   assert.equal(tree.head, 'u3');
-  assert.deepEqual(activePath([...events, ev('b4', 'branch', { head: null }), ev('u0', 'user_message', { text: 'anew' })]).map((e) => e.id), ['u0']);
+  assert.deepEqual(
+    activePath([...events, ev('b4', 'branch', { head: null }), ev('u0', 'user_message', { text: 'anew' })]).map((e) => e.id),
+    ['u0'],
+  );
   // Control: a log without branch events is its own path.
-  assert.deepEqual(activePath(events.slice(0, 4)).map((e) => e.id), ['u1', 'a1', 'u2', 'a2']);
+  assert.deepEqual(
+    activePath(events.slice(0, 4)).map((e) => e.id),
+    ['u1', 'a1', 'u2', 'a2'],
+  );
 });
 
 /** Runs one turn of the Echo agent. @param {Conversation} conversation @param {string} text */
 async function turn(conversation, text) {
   const agent = new ClawserAgent({ provider: new EchoProvider(), conversation });
-  for await (const _ of agent.runStream(text)) { /* drain */ }
+  for await (const _ of agent.runStream(text)) {
+    /* drain */
+  }
 }
 
 test('edit and resend: the model sees only the new version; both survive a reopen; switching back restores the first', async () => {
@@ -56,21 +76,34 @@ test('edit and resend: the model sees only the new version; both survive a reope
   await conv.fork(beta.id, 'replace');
   await turn(conv, 'gamma');
   const texts = (/** @type {Conversation} */ c) => c.deriveSessionHistory().messages.map((m) => m.content);
-  assert.deepEqual(texts(conv).filter((t) => /alpha|beta|gamma/.test(t) && !t.startsWith('Echo')), ['alpha', 'gamma']);
+  assert.deepEqual(
+    texts(conv).filter((t) => /alpha|beta|gamma/.test(t) && !t.startsWith('Echo')),
+    ['alpha', 'gamma'],
+  );
   assert.ok(!texts(conv).some((t) => t.includes('beta')), 'the replaced message is not in the model context');
   assert.ok(conv.branched);
   const gamma = loose(conv.events).find((e) => e.data.text === 'gamma');
   assert.deepEqual(conv.alternatives().get(gamma.id), { index: 1, count: 2, siblings: [beta.id, gamma.id] });
 
   conv = await store.open(meta.id); // reload
-  assert.deepEqual(conv.events.filter((e) => e.type === 'user_message').map((e) => e.data.text), ['alpha', 'gamma']);
+  assert.deepEqual(
+    conv.events.filter((e) => e.type === 'user_message').map((e) => e.data.text),
+    ['alpha', 'gamma'],
+  );
   assert.deepEqual(texts(conv), texts(conv)); // stable
   await conv.switchTo(beta.id);
-  assert.deepEqual(conv.events.filter((e) => e.type === 'user_message').map((e) => e.data.text), ['alpha', 'beta']);
+  assert.deepEqual(
+    conv.events.filter((e) => e.type === 'user_message').map((e) => e.data.text),
+    ['alpha', 'beta'],
+  );
   assert.ok(texts(conv).some((t) => t === 'beta'));
   assert.equal(conv.events.at(-1)?.type, 'agent_message', 'the first version as it was last continued (its reply)');
   conv = await store.open(meta.id);
-  assert.deepEqual(conv.events.filter((e) => e.type === 'user_message').map((e) => e.data.text), ['alpha', 'beta'], 'the switch survives a reopen');
+  assert.deepEqual(
+    conv.events.filter((e) => e.type === 'user_message').map((e) => e.data.text),
+    ['alpha', 'beta'],
+    'the switch survives a reopen',
+  );
 
   // Exported as JSONL and imported again: every version comes along, and the same one is shown.
   const all = await store.allEvents(meta.id);
@@ -78,7 +111,10 @@ test('edit and resend: the model sees only the new version; both survive a reope
   assert.ok(parsed.ok);
   const copy = await store.createFrom('copy', parsed.ok ? parsed.events : []);
   const reopened = await store.open(copy.id);
-  assert.deepEqual(reopened.events.filter((e) => e.type === 'user_message').map((e) => e.data.text), ['alpha', 'beta']);
+  assert.deepEqual(
+    reopened.events.filter((e) => e.type === 'user_message').map((e) => e.data.text),
+    ['alpha', 'beta'],
+  );
   assert.equal([...reopened.alternatives().values()][0]?.count, 2);
 });
 
@@ -90,15 +126,21 @@ test('regenerate: another reply to the same message, the earlier one kept; no se
   const ask = /** @type {any} */ (conv.events.find((e) => e.type === 'user_message'));
   await conv.fork(ask.id, 'after');
   const agent = new ClawserAgent({ provider: new EchoProvider(), conversation: conv });
-  for await (const _ of agent.regenerateStream('alpha')) { /* drain */ }
+  for await (const _ of agent.regenerateStream('alpha')) {
+    /* drain */
+  }
   assert.equal(conv.events.filter((e) => e.type === 'user_message').length, 1);
   const replies = conv.events.filter((e) => e.type === 'agent_message');
   assert.equal(replies.length, 1);
   assert.deepEqual(conv.alternatives().get(replies[0].id)?.index, 1);
-  assert.deepEqual(conv.deriveSessionHistory().messages.map((m) => m.role), ['user', 'assistant']);
+  assert.deepEqual(
+    conv.deriveSessionHistory().messages.map((m) => m.role),
+    ['user', 'assistant'],
+  );
 });
 
-test('a long branched conversation opens whole (its path may leave the tail and the snapshot); control: an unbranched one opens from its tail', async () => {
+test('a long branched conversation opens whole (its path may leave the tail and the snapshot); control: \
+an unbranched one opens from its tail', async () => {
   const fs = new MemoryFileSystem();
   const store = new ConversationStore(fs, 'w');
   const meta = await store.create();
@@ -115,7 +157,10 @@ test('a long branched conversation opens whole (its path may leave the tail and 
   await turn(conv, 'second');
   conv = await store.open(meta.id);
   assert.ok(!conv.hasEarlier);
-  assert.deepEqual(conv.events.map((e) => e.type === 'user_message' ? e.data.text : e.type), ['second', 'agent_message']);
+  assert.deepEqual(
+    conv.events.map((e) => (e.type === 'user_message' ? e.data.text : e.type)),
+    ['second', 'agent_message'],
+  );
   assert.equal(conv.deriveSessionHistory().messages[0].content, 'second');
 });
 
@@ -126,7 +171,11 @@ test('another tab branching the conversation is followed', async () => {
   const coordination = {
     withLock: (/** @type {string} */ _k, /** @type {() => Promise<any>} */ fn) => fn(),
     publish: () => {},
-    subscribe: (/** @type {string} */ t, /** @type {any} */ fn) => { if (!subs.has(t)) subs.set(t, new Set()); subs.get(t)?.add(fn); return () => {}; },
+    subscribe: (/** @type {string} */ t, /** @type {any} */ fn) => {
+      if (!subs.has(t)) subs.set(t, new Set());
+      subs.get(t)?.add(fn);
+      return () => {};
+    },
   };
   const store = new ConversationStore(fs, 'w', coordination);
   const meta = await store.create();
@@ -138,7 +187,10 @@ test('another tab branching the conversation is followed', async () => {
   await turn(a, 'two');
   await b.refresh();
   assert.ok(b.branched);
-  assert.deepEqual(b.events.filter((e) => e.type === 'user_message').map((e) => e.data.text), ['two']);
+  assert.deepEqual(
+    b.events.filter((e) => e.type === 'user_message').map((e) => e.data.text),
+    ['two'],
+  );
 });
 
 test('a regenerate cut short by a closed tab is found as the request to retry (control: a finished one is answered)', async () => {
@@ -151,6 +203,8 @@ test('a regenerate cut short by a closed tab is found as the request to retry (c
   await conv.fork(ask.id, 'after'); // the tab closes here, before any reply
   assert.deepEqual(await conv.requestAfter(before), { text: 'alpha', answered: false });
   const agent = new ClawserAgent({ provider: new EchoProvider(), conversation: conv });
-  for await (const _ of agent.regenerateStream('alpha')) { /* drain */ }
+  for await (const _ of agent.regenerateStream('alpha')) {
+    /* drain */
+  }
   assert.deepEqual(await conv.requestAfter(before), { text: 'alpha', answered: true });
 });

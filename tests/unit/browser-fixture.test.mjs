@@ -39,7 +39,8 @@ export function setUpFindings(source) {
   if (!/(?<![\w$.])(useFixture|openFixture)\s*\(/.test(code)) found.push('opens no fixture (useFixture or openFixture)');
   if (code.includes(LAUNCH)) found.push(`calls ${LAUNCH}`);
   if (code.includes(PERSISTENT)) found.push(`calls ${PERSISTENT}`);
-  if (/import\s*\{[^}]*\bchromium\b[^}]*\}\s*from\s*['"]playwright-core['"]/.test(code)) found.push('imports chromium from playwright-core');
+  if (/import\s*\{[^}]*\bchromium\b[^}]*\}\s*from\s*['"]playwright-core['"]/.test(code))
+    found.push('imports chromium from playwright-core');
   for (const name of ['startServer', 'launchBrowser', 'startApp', 'startLlmServer']) {
     if (new RegExp(`(?<![\\w$.])${name}\\s*\\(`).test(code)) found.push(`calls ${name}() itself`);
   }
@@ -48,7 +49,10 @@ export function setUpFindings(source) {
 
 /** The browser test files: name → source. */
 function browserTests() {
-  return readdirSync(BROWSER_TESTS).filter((f) => f.endsWith('.test.mjs')).sort().map((f) => ({ file: f, source: readFileSync(join(BROWSER_TESTS, f), 'utf8') }));
+  return readdirSync(BROWSER_TESTS)
+    .filter((f) => f.endsWith('.test.mjs'))
+    .sort()
+    .map((f) => ({ file: f, source: readFileSync(join(BROWSER_TESTS, f), 'utf8') }));
 }
 
 test('the check finds a set-up of its own and passes one made through the fixture (control)', () => {
@@ -79,11 +83,16 @@ test('the check finds a set-up of its own and passes one made through the fixtur
     `const b = await ${LAUNCH}{ headless: true });`,
     'const server = await startServer({ root });',
   ].join('\n');
-  assert.deepEqual(setUpFindings(direct), [`calls ${LAUNCH}`, `calls ${PERSISTENT}`, 'imports chromium from playwright-core', 'calls startServer() itself']);
+  assert.deepEqual(setUpFindings(direct), [
+    `calls ${LAUNCH}`,
+    `calls ${PERSISTENT}`,
+    'imports chromium from playwright-core',
+    'calls startServer() itself',
+  ]);
   // Controls: the fixture, and its lower-level parts called on it, are fine; so is a mention in a comment.
   const shared = [
     "import { useFixture, openFixture } from './fixture.mjs';",
-    "// not like this: browser = await launchBrowser();",
+    '// not like this: browser = await launchBrowser();',
     'const { app, llm, page } = await useFixture({ llm: {}, page: "workspace" });',
     'const other = await fx.launchBrowser({ profileDir });',
     'const bare = await fx.startApp({ framingHeaders: false });',

@@ -42,10 +42,22 @@ function run(args, env, limitMs = 90_000) {
 test('a missing browser: the preflight fails once with one message that says what to do', async () => {
   const missing = await run(['scripts/check-browser.mjs'], { CHROME_PATH: '/nonexistent/chromium' });
   assert.equal(missing.code, 1);
-  assert.match(missing.output, /^Browser tests cannot run: CHROME_PATH is set to \/nonexistent\/chromium, which does not exist\. Point it at a Chrome\/Chromium binary or unset it\.\n$/);
+  assert.match(
+    missing.output,
+    new RegExp(
+      String.raw`^Browser tests cannot run: CHROME_PATH is set to \/nonexistent\/chromium, which does not` +
+        String.raw` exist\. Point it at a Chrome\/Chromium binary or unset it\.\n$`,
+    ),
+  );
   const broken = await run(['scripts/check-browser.mjs'], { CHROME_PATH: '/bin/false' });
   assert.equal(broken.code, 1);
-  assert.match(broken.output, /^Browser tests cannot run: Chromium \(CHROME_PATH: \/bin\/false\) did not start: .*Install Chromium \(Debian: `apt-get install -y chromium`\), set CHROME_PATH, or reinstall with `npm install`\.\n$/);
+  assert.match(
+    broken.output,
+    new RegExp(
+      String.raw`^Browser tests cannot run: Chromium \(CHROME_PATH: \/bin\/false\) did not start: .*Install Chromium \(Debian: ` +
+        String.raw`\`apt-get install -y chromium\`\), set CHROME_PATH, or reinstall with \`npm install\`\.\n$`,
+    ),
+  );
   const unknown = await run(['scripts/check-browser.mjs'], { CLAWSER_BROWSER: 'firefox' });
   assert.match(unknown.output, /CLAWSER_BROWSER is "firefox"; use "provided"/);
 });
@@ -55,23 +67,47 @@ test('a browser that lacks a shared library: the preflight names the library and
   const dir = await mkdtemp(join(tmpdir(), 'clawser-nolib-'));
   try {
     const fake = join(dir, 'chromium');
-    await writeFile(fake, '#!/bin/sh\necho "$0: error while loading shared libraries: libnss3.so: cannot open shared object file: No such file or directory" >&2\nexit 127\n', { mode: 0o755 });
+    await writeFile(
+      fake,
+      '#!/bin/sh\necho "$0: error while loading shared libraries: libnss3.so: cannot open ' +
+        'shared object file: No such file or directory" >&2\nexit 127\n',
+      { mode: 0o755 },
+    );
     const r = await run(['scripts/check-browser.mjs'], { CHROME_PATH: fake });
     assert.equal(r.code, 1);
     assert.equal(r.output.split('\n').filter(Boolean).length, 1, 'one line');
-    assert.match(r.output, /^Browser tests cannot run: Chromium \(CHROME_PATH: \S+\) did not start: it needs the shared library libnss3\.so, which this system does not have\. Install the system's Chromium \(Debian: `apt-get install -y chromium`, which brings its libraries\), install the package that provides libnss3\.so, or set CHROME_PATH to a browser that runs here\.\n$/);
+    assert.match(
+      r.output,
+      new RegExp(
+        String.raw`^Browser tests cannot run: Chromium \(CHROME_PATH: \S+\) did not start: it needs the shared library` +
+          String.raw` libnss3\.so, which this system does not have\. Install the system's Chromium \(Debian: \`apt-get in` +
+          String.raw`stall -y chromium\`, which brings its libraries\), install the package that provides libnss3\.so, or` +
+          String.raw` set CHROME_PATH to a browser that runs here\.\n$`,
+      ),
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
   // The same for the npm-provided build (the case it is for); any other failure keeps its first line.
   const provided = { source: /** @type {const} */ ('provided'), path: '/tmp/chromium' };
-  const log = 'browserType.launch: Target page, context or browser has been closed\nBrowser logs:\n[pid=1][err] /tmp/chromium: error while loading shared libraries: libgbm.so.1: cannot open shared object file\n';
-  assert.match(launchFailureMessage(provided, new Error(log)), /^Chromium \(provided: \/tmp\/chromium\) did not start: it needs the shared library libgbm\.so\.1,.*set CHROME_PATH/);
-  assert.equal(launchFailureMessage(provided, new Error('spawn EACCES\nmore')), 'Chromium (provided: /tmp/chromium) did not start: spawn EACCES. Install Chromium (Debian: `apt-get install -y chromium`), set CHROME_PATH, or reinstall with `npm install`.');
+  const log =
+    'browserType.launch: Target page, context or browser has been closed\nBrowser logs:\n[pid=1][err] ' +
+    '/tmp/chromium: error while loading shared libraries: libgbm.so.1: cannot open shared object file\n';
+  assert.match(
+    launchFailureMessage(provided, new Error(log)),
+    /^Chromium \(provided: \/tmp\/chromium\) did not start: it needs the shared library libgbm\.so\.1,.*set CHROME_PATH/,
+  );
+  assert.equal(
+    launchFailureMessage(provided, new Error('spawn EACCES\nmore')),
+    'Chromium (provided: /tmp/chromium) did not start: spawn EACCES. Install Chromium (Debian: ' +
+      '`apt-get install -y chromium`), set CHROME_PATH, or reinstall with `npm install`.',
+  );
 });
 
 test('a broken browser: every browser test file fails and exits, none hangs on the servers it started', async () => {
-  const files = readdirSync(`${root}/tests/browser`).filter((f) => f.endsWith('.test.mjs')).sort();
+  const files = readdirSync(`${root}/tests/browser`)
+    .filter((f) => f.endsWith('.test.mjs'))
+    .sort();
   assert.ok(files.length > 20);
   /** @type {string[]} */
   const hung = [];
@@ -79,12 +115,14 @@ test('a broken browser: every browser test file fails and exits, none hangs on t
   const passed = [];
   // Two at a time: the machine has two cores.
   for (let i = 0; i < files.length; i += 2) {
-    await Promise.all(files.slice(i, i + 2).map(async (f) => {
-      const r = await run(['--test', `tests/browser/${f}`], { CHROME_PATH: '/bin/false' });
-      if (r.hung) hung.push(f);
-      else if (r.code === 0) passed.push(f);
-      else assert.match(r.output, /did not start/, `${f} fails with the launch error`);
-    }));
+    await Promise.all(
+      files.slice(i, i + 2).map(async (f) => {
+        const r = await run(['--test', `tests/browser/${f}`], { CHROME_PATH: '/bin/false' });
+        if (r.hung) hung.push(f);
+        else if (r.code === 0) passed.push(f);
+        else assert.match(r.output, /did not start/, `${f} fails with the launch error`);
+      }),
+    );
   }
   assert.deepEqual(hung, [], 'these files never exited after the browser failed to start');
   assert.deepEqual(passed, [], 'a browser test file passed without a browser');

@@ -8,8 +8,14 @@ import { EchoProvider } from '../../web/providers/echo.js';
 import { loose } from '../fixtures/loose-events.mjs';
 
 test('a message sent right after "New conversation" lands in the new conversation, answered', async () => {
-  const settings = /** @type {any} */ ({ providerConfig: async () => ({ provider: 'echo', model: 'echo' }) }); // any: only providerConfig is used
-  const chat = new ChatController({ fs: new MemoryFileSystem(), workspaceId: 'w', settings, providerFactory: () => new EchoProvider({ delayMs: 0 }) });
+  // any: only providerConfig is used
+  const settings = /** @type {any} */ ({ providerConfig: async () => ({ provider: 'echo', model: 'echo' }) });
+  const chat = new ChatController({
+    fs: new MemoryFileSystem(),
+    workspaceId: 'w',
+    settings,
+    providerFactory: () => new EchoProvider({ delayMs: 0 }),
+  });
   await chat.init();
   await chat.newConversation();
   await chat.send('in the first one');
@@ -26,11 +32,30 @@ test('a message sent right after "New conversation" lands in the new conversatio
 
 test('a fork never ends inside a tool round: it stops before calls without their results', async () => {
   const { withoutOpenToolRound } = await import('../../web/app/conversation-rules.js');
-  const ev = (/** @type {string} */ id, /** @type {string} */ type, /** @type {any} */ data) => /** @type {any} */ ({ id, type, data, source: 'system', timestamp: 1 }); // test events
-  const events = [ev('u', 'user_message', { text: 'go' }), ev('a', 'agent_message', { text: '', toolCalls: [{ id: 't1', name: 'x', arguments: {} }, { id: 't2', name: 'y', arguments: {} }] }), ev('c', 'tool_call', { id: 't1' }), ev('r1', 'tool_result', { toolCallId: 't1' })];
-  assert.deepEqual(withoutOpenToolRound(events).map((e) => e.id), ['u']);
+  const ev = (/** @type {string} */ id, /** @type {string} */ type, /** @type {any} */ data) =>
+    /** @type {any} */ ({ id, type, data, source: 'system', timestamp: 1 }); // test events
+  const events = [
+    ev('u', 'user_message', { text: 'go' }),
+    ev('a', 'agent_message', {
+      text: '',
+      toolCalls: [
+        { id: 't1', name: 'x', arguments: {} },
+        { id: 't2', name: 'y', arguments: {} },
+      ],
+    }),
+    ev('c', 'tool_call', { id: 't1' }),
+    ev('r1', 'tool_result', { toolCallId: 't1' }),
+  ];
+  assert.deepEqual(
+    withoutOpenToolRound(events).map((e) => e.id),
+    ['u'],
+  );
   const done = [...events, ev('r2', 'tool_result', { toolCallId: 't2' })];
-  assert.deepEqual(withoutOpenToolRound(done).map((e) => e.id), ['u', 'a', 'c', 'r1', 'r2'], 'control: a finished round is kept');
+  assert.deepEqual(
+    withoutOpenToolRound(done).map((e) => e.id),
+    ['u', 'a', 'c', 'r1', 'r2'],
+    'control: a finished round is kept',
+  );
 });
 
 test('a late model title never brings back a deleted conversation nor replaces a rename', async () => {
@@ -48,25 +73,39 @@ test('a late model title never brings back a deleted conversation nor replaces a
   await store.delete(b.id);
   await convB.setGeneratedTitle('Model title');
   assert.equal(await fs.stat(`clawser_workspaces/w/.conversations/${b.id}/meta.json`), null);
-  assert.deepEqual((await store.list()).map((m) => m.id), [a.id]);
+  assert.deepEqual(
+    (await store.list()).map((m) => m.id),
+    [a.id],
+  );
   // Control: an unnamed conversation takes the model's title.
   const c = await store.create('New conversation');
   await (await store.open(c.id)).setGeneratedTitle('Model title');
   assert.ok((await store.list()).some((m) => m.title === 'Model title'));
 });
 
-test('Continue keeps the named agent that wrote the reply; one that no longer exists falls back to the workspace\'s agent', async () => {
+test("Continue keeps the named agent that wrote the reply; one that no longer exists falls back to the workspace's agent", async () => {
   /** @type {any[]} */
   const built = [];
-  const settings = /** @type {any} */ ({ providerConfig: async () => ({ provider: 'echo', model: 'echo' }), apiKey: async () => undefined }); // any: what #turn uses
+  const settings = /** @type {any} */ ({
+    providerConfig: async () => ({ provider: 'echo', model: 'echo' }),
+    apiKey: async () => undefined,
+  }); // any: what #turn uses
   /** @type {Record<string, import('../../web/agent/runtime/agent-definitions.js').ScopedAgent>} */
   const agents = { writer: { name: 'writer', description: '', systemPrompt: 'You write.', scope: 'workspace' } };
   const chat = new ChatController({
-    fs: new MemoryFileSystem(), workspaceId: 'w', settings, providerFactory: () => new EchoProvider({ delayMs: 0 }),
+    fs: new MemoryFileSystem(),
+    workspaceId: 'w',
+    settings,
+    providerFactory: () => new EchoProvider({ delayMs: 0 }),
     agents: async () => ({ list: async () => Object.values(agents), get: async (/** @type {string} */ n) => agents[n] ?? null }),
     buildAgent: async (provider, conversation, secrets, options) => {
       built.push(options?.profile?.name ?? null);
-      return new (await import('../../web/agent/runtime/agent.js')).ClawserAgent({ provider, conversation, secrets, ...(options?.profile ? { label: options.profile.name } : {}) });
+      return new (await import('../../web/agent/runtime/agent.js')).ClawserAgent({
+        provider,
+        conversation,
+        secrets,
+        ...(options?.profile ? { label: options.profile.name } : {}),
+      });
     },
   });
   await chat.init();
@@ -74,9 +113,9 @@ test('Continue keeps the named agent that wrote the reply; one that no longer ex
   await chat.send('@writer a line please');
   assert.equal(chat.state.events.findLast((e) => e.type === 'agent_message')?.data.agent, 'writer');
   await chat.continueReply();
-  assert.deepEqual(built, ['writer', 'writer'], 'the continuation is @writer\'s');
+  assert.deepEqual(built, ['writer', 'writer'], "the continuation is @writer's");
   delete agents.writer;
   await chat.continueReply();
-  assert.equal(built[2], null, 'gone: the workspace\'s agent goes on, no error');
+  assert.equal(built[2], null, "gone: the workspace's agent goes on, no error");
   assert.equal(chat.state.failure, null);
 });

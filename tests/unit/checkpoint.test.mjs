@@ -13,7 +13,11 @@ const turnAt = (n) => ({ status: /** @type {const} */ ('running'), startedAt: n,
 
 function manager(fs = new MemoryFileSystem(), options = {}) {
   let clock = Date.UTC(2026, 4, 1, 12);
-  return { fs, cm: new CheckpointManager({ fs, now: () => (clock += 1000), ...options }), tick: (/** @type {number} */ ms) => (clock += ms) };
+  return {
+    fs,
+    cm: new CheckpointManager({ fs, now: () => (clock += 1000), ...options }),
+    tick: (/** @type {number} */ ms) => (clock += ms),
+  };
 }
 
 test('save → latest/load return the same state; the file is one JSON per checkpoint under .checkpoints/ plus an index', async () => {
@@ -48,7 +52,10 @@ test('ids sort by time, also when saves land in the same millisecond; list is ne
   for (let i = 0; i < 5; i++) ids.push((await cm.save({ workspaceId: 'w', turn: { status: 'idle' } })).id);
   assert.deepEqual([...ids].sort(), ids, 'ascending in save order');
   assert.equal(new Set(ids).size, 5);
-  assert.deepEqual((await cm.list()).map((c) => c.id), [...ids].reverse());
+  assert.deepEqual(
+    (await cm.list()).map((c) => c.id),
+    [...ids].reverse(),
+  );
   // A second manager over the same files (a reload, with the clock behind) continues after them.
   const again = new CheckpointManager({ fs, now: () => 5 });
   await again.list();
@@ -64,12 +71,21 @@ test('keeps the newest 10 by default: older files and their index entries are de
   const ids = [];
   for (let i = 0; i < 13; i++) ids.push((await cm.save({ workspaceId: 'w', turn: turnAt(i) })).id);
   const listed = await cm.list();
-  assert.deepEqual(listed.map((c) => c.id), ids.slice(3).reverse());
+  assert.deepEqual(
+    listed.map((c) => c.id),
+    ids.slice(3).reverse(),
+  );
   for (const id of ids.slice(0, 3)) assert.equal(await fs.stat(`.checkpoints/${id}.json`), null);
-  assert.deepEqual(JSON.parse(await fs.readText('.checkpoints/index.json')).checkpoints.map((/** @type {any} */ c) => c.id), ids.slice(3).reverse());
+  assert.deepEqual(
+    JSON.parse(await fs.readText('.checkpoints/index.json')).checkpoints.map((/** @type {any} */ c) => c.id),
+    ids.slice(3).reverse(),
+  );
   await assert.rejects(cm.load(ids[0]), { name: 'CheckpointError', code: 'not_found' });
   assert.deepEqual(await cm.prune({ keep: 2 }), ids.slice(3, 11).reverse());
-  assert.deepEqual((await cm.list()).map((c) => c.id), [ids[12], ids[11]]);
+  assert.deepEqual(
+    (await cm.list()).map((c) => c.id),
+    [ids[12], ids[11]],
+  );
   const small = manager(new MemoryFileSystem(), { keep: 3 }).cm;
   for (let i = 0; i < 6; i++) await small.save({ workspaceId: 'w', turn: { status: 'idle' } });
   assert.equal((await small.list()).length, 3);
@@ -83,7 +99,10 @@ test('damaged or partial files are skipped with a report (moved to damaged/), ne
   const text = await fs.readText(`.checkpoints/${good.id}.json`);
   await fs.write('.checkpoints/zzzzzzzz5-0000.json', text.slice(0, text.length / 2));
   await fs.write('.checkpoints/zzzzzzzz4-0000.json', '');
-  await fs.write('.checkpoints/zzzzzzzz3-0000.json', JSON.stringify({ id: 'zzzzzzzz3-0000', at: 1, state: { version: 2, workspaceId: 'w', savedAt: 1, turn: { status: 'robot' } } }));
+  await fs.write(
+    '.checkpoints/zzzzzzzz3-0000.json',
+    JSON.stringify({ id: 'zzzzzzzz3-0000', at: 1, state: { version: 2, workspaceId: 'w', savedAt: 1, turn: { status: 'robot' } } }),
+  );
   await fs.write('.checkpoints/zzzzzzzz2-0000.json', JSON.stringify({ id: 'zzzzzzzz2-0000', at: 1, state: { version: 3 } }));
   await fs.write('.checkpoints/zzzzzzzz1-0000.json', text);
   await fs.write('.checkpoints/notes.txt', 'not a checkpoint');
@@ -91,7 +110,10 @@ test('damaged or partial files are skipped with a report (moved to damaged/), ne
   const { checkpoint, skipped } = await cm.latest();
   assert.equal(checkpoint?.info.id, older.id);
   assert.deepEqual(checkpoint?.state.turn, turnAt(2));
-  assert.deepEqual(skipped.map((s) => s.id), ['zzzzzzzz5-0000', 'zzzzzzzz4-0000', 'zzzzzzzz3-0000', 'zzzzzzzz2-0000', 'zzzzzzzz1-0000']);
+  assert.deepEqual(
+    skipped.map((s) => s.id),
+    ['zzzzzzzz5-0000', 'zzzzzzzz4-0000', 'zzzzzzzz3-0000', 'zzzzzzzz2-0000', 'zzzzzzzz1-0000'],
+  );
   assert.match(skipped[0].reason, /not valid JSON \(cut off or damaged\)/);
   assert.match(skipped[1].reason, /not valid JSON \(empty\)/);
   assert.match(skipped[2].reason, /turn\.status/);
@@ -103,7 +125,13 @@ test('damaged or partial files are skipped with a report (moved to damaged/), ne
   assert.deepEqual((await cm.latest()).skipped, []);
   // The broken index does not matter: list() falls back to the files.
   const fresh = new CheckpointManager({ fs });
-  assert.deepEqual((await fresh.list()).map((c) => [c.id, c.at, c.bytes]), [[older.id, older.at, older.bytes], [good.id, good.at, good.bytes]]);
+  assert.deepEqual(
+    (await fresh.list()).map((c) => [c.id, c.at, c.bytes]),
+    [
+      [older.id, older.at, older.bytes],
+      [good.id, good.at, good.bytes],
+    ],
+  );
   await assert.rejects(cm.load('zzzzzzzz5-0000'), { code: 'not_found' });
   await assert.rejects(cm.load('../../etc'), { code: 'not_found' });
   // A save rewrites the index; damaged files are pruned down to `keep` as well.
@@ -111,7 +139,10 @@ test('damaged or partial files are skipped with a report (moved to damaged/), ne
   await small.save({ workspaceId: 'w', turn: { status: 'idle' } });
   await small.idle();
   assert.equal(JSON.parse(await fs.readText('.checkpoints/index.json')).checkpoints.length, 2);
-  assert.deepEqual((await fs.list('.checkpoints/damaged')).map((e) => e.name), ['zzzzzzzz4-0000.json', 'zzzzzzzz5-0000.json']);
+  assert.deepEqual(
+    (await fs.list('.checkpoints/damaged')).map((e) => e.name),
+    ['zzzzzzzz4-0000.json', 'zzzzzzzz5-0000.json'],
+  );
 });
 
 test('a failed save (storage full, other errors) keeps every earlier checkpoint and surfaces a typed error', async () => {
@@ -130,8 +161,14 @@ test('a failed save (storage full, other errors) keeps every earlier checkpoint 
   fs.failNextWrite = Object.assign(new Error('quota exceeded'), { name: 'QuotaExceededError' });
   await assert.rejects(cm.save({ workspaceId: 'w', turn: turnAt(9) }), { code: 'quota' });
   fs.failNextWrite = new StorageError('io', 'disk on fire');
-  await assert.rejects(cm.save({ workspaceId: 'w', turn: turnAt(9) }), { code: 'io', message: /disk on fire\. Earlier checkpoints were kept/ });
-  assert.deepEqual((await cm.list()).map((c) => c.id), [first.id]);
+  await assert.rejects(cm.save({ workspaceId: 'w', turn: turnAt(9) }), {
+    code: 'io',
+    message: /disk on fire\. Earlier checkpoints were kept/,
+  });
+  assert.deepEqual(
+    (await cm.list()).map((c) => c.id),
+    [first.id],
+  );
   assert.equal(await fs.readText('.checkpoints/index.json'), indexBefore);
   assert.deepEqual((await cm.latest()).checkpoint?.state.turn, turnAt(4));
   // The next save works again.
@@ -142,11 +179,23 @@ test('a failed save (storage full, other errors) keeps every earlier checkpoint 
 test('invalid or oversized state is refused before anything is written; a copy of the history is not a checkpoint', async () => {
   const { fs, cm } = manager(new MemoryFileSystem(), { maxBytes: 300 });
   await assert.rejects(cm.save(/** @type {any} */ ({ turn: { status: 'idle' } })), { code: 'invalid_state', message: /workspaceId/ });
-  await assert.rejects(cm.save(/** @type {any} */ ({ workspaceId: 'w', turn: { status: 'lost' } })), { code: 'invalid_state', message: /turn\.status/ });
-  await assert.rejects(cm.save(/** @type {any} */ ({ workspaceId: 'w', turn: { status: 'running', bytes: -1 } })), { code: 'invalid_state', message: /turn\.bytes/ });
+  await assert.rejects(cm.save(/** @type {any} */ ({ workspaceId: 'w', turn: { status: 'lost' } })), {
+    code: 'invalid_state',
+    message: /turn\.status/,
+  });
+  await assert.rejects(cm.save(/** @type {any} */ ({ workspaceId: 'w', turn: { status: 'running', bytes: -1 } })), {
+    code: 'invalid_state',
+    message: /turn\.bytes/,
+  });
   // Checkpoints hold ids and offsets: the messages of a conversation (or its request text) are refused.
-  await assert.rejects(cm.save(/** @type {any} */ ({ workspaceId: 'w', session: { messages: [{ role: 'user', content: 'my secret plan' }] } })), { code: 'invalid_state', message: /session/ });
-  await assert.rejects(cm.save(/** @type {any} */ ({ workspaceId: 'w', turn: { status: 'running', userText: 'my secret plan' } })), { code: 'invalid_state', message: /userText/ });
+  await assert.rejects(
+    cm.save(/** @type {any} */ ({ workspaceId: 'w', session: { messages: [{ role: 'user', content: 'my secret plan' }] } })),
+    { code: 'invalid_state', message: /session/ },
+  );
+  await assert.rejects(cm.save(/** @type {any} */ ({ workspaceId: 'w', turn: { status: 'running', userText: 'my secret plan' } })), {
+    code: 'invalid_state',
+    message: /userText/,
+  });
   await assert.rejects(cm.save({ workspaceId: 'w'.repeat(500) }), { code: 'too_large', message: /more than the/ });
   assert.equal(await fs.stat('.checkpoints'), null);
   const info = await cm.save({ workspaceId: 'w', turn: { status: 'idle' } });
@@ -157,12 +206,34 @@ test('invalid or oversized state is refused before anything is written; a copy o
 
 test('a format-1 checkpoint (with a copy of the history) is read without the copy', async () => {
   const { fs, cm } = manager();
-  await fs.write('.checkpoints/000000001-0000.json', JSON.stringify({ id: '000000001-0000', at: 1, state: { version: 1, workspaceId: 'w', conversationId: 'c1', savedAt: 1, session: { messages: [{ role: 'user', content: 'old copy' }] }, turn: { status: 'running', userText: 'old copy', startedAt: 7 }, extra: {} } }));
+  await fs.write(
+    '.checkpoints/000000001-0000.json',
+    JSON.stringify({
+      id: '000000001-0000',
+      at: 1,
+      state: {
+        version: 1,
+        workspaceId: 'w',
+        conversationId: 'c1',
+        savedAt: 1,
+        session: { messages: [{ role: 'user', content: 'old copy' }] },
+        turn: { status: 'running', userText: 'old copy', startedAt: 7 },
+        extra: {},
+      },
+    }),
+  );
   const { checkpoint } = await cm.latest();
-  assert.deepEqual(checkpoint?.state, { version: 2, workspaceId: 'w', conversationId: 'c1', savedAt: 1, turn: { status: 'running', startedAt: 7 } });
+  assert.deepEqual(checkpoint?.state, {
+    version: 2,
+    workspaceId: 'w',
+    conversationId: 'c1',
+    savedAt: 1,
+    turn: { status: 'running', startedAt: 7 },
+  });
 });
 
-test('forget(conversationId) deletes every checkpoint file that mentions the conversation, damaged ones too, and rewrites the index', async () => {
+test('forget(conversationId) deletes every checkpoint file that mentions the conversation, damaged ones too, \
+and rewrites the index', async () => {
   const { fs, cm } = manager();
   const keep = await cm.save({ workspaceId: 'w', conversationId: 'c-other', turn: turnAt(1) });
   await cm.save({ workspaceId: 'w', conversationId: 'c-gone', turn: turnAt(2) });
@@ -181,8 +252,14 @@ test('forget(conversationId) deletes every checkpoint file that mentions the con
   assert.equal(await mentions(), 4, 'two checkpoints, the index and a damaged file');
   assert.equal(await cm.forget('c-gone'), 3);
   assert.equal(await mentions(), 0);
-  assert.deepEqual((await cm.list()).map((c) => c.id), [keep.id]);
-  assert.deepEqual((await fs.list('.checkpoints/damaged')).map((e) => e.name), ['000000003-0000.json']);
+  assert.deepEqual(
+    (await cm.list()).map((c) => c.id),
+    [keep.id],
+  );
+  assert.deepEqual(
+    (await fs.list('.checkpoints/damaged')).map((e) => e.name),
+    ['000000003-0000.json'],
+  );
   assert.equal(await cm.forget('c-none'), 0);
 });
 
@@ -194,7 +271,9 @@ test('housekeeping after a save (index, pruning) never fails the save; a later s
     get(target, prop) {
       if (prop === 'write') {
         return (/** @type {string} */ path, /** @type {string | Uint8Array} */ data, /** @type {any} */ options) =>
-          failIndex && path.endsWith('index.json') ? Promise.reject(new StorageError('quota', QUOTA_MESSAGE)) : /** @type {import('../../web/storage/types.d.ts').FileSystem} */ (target).write(path, data, options);
+          failIndex && path.endsWith('index.json')
+            ? Promise.reject(new StorageError('quota', QUOTA_MESSAGE))
+            : /** @type {import('../../web/storage/types.d.ts').FileSystem} */ (target).write(path, data, options);
       }
       const value = Reflect.get(target, prop);
       return typeof value === 'function' ? value.bind(target) : value;
@@ -205,7 +284,14 @@ test('housekeeping after a save (index, pruning) never fails the save; a later s
   for (let i = 0; i < 5; i++) infos.push(await cm.save({ workspaceId: 'w', conversationId: `c${i}`, turn: turnAt(i) }));
   await cm.idle();
   assert.equal(await inner.stat('.checkpoints/index.json'), null);
-  assert.deepEqual((await cm.list()).map((c) => c.id), infos.slice(2).map((c) => c.id).reverse(), 'pruned even though the index could not be written');
+  assert.deepEqual(
+    (await cm.list()).map((c) => c.id),
+    infos
+      .slice(2)
+      .map((c) => c.id)
+      .reverse(),
+    'pruned even though the index could not be written',
+  );
   failIndex = false;
   const last = await cm.save({ workspaceId: 'w', turn: turnAt(1) });
   await cm.idle();
@@ -232,10 +318,14 @@ test('a checkpoint file, new and of its own name, is written in place ({atomic: 
   const { cm } = manager(fs);
   await cm.save({ workspaceId: 'w', conversationId: 'c', turn: turnAt(1) });
   await cm.idle();
-  assert.deepEqual(writes, [['.checkpoints/ID.json', { atomic: false }], ['.checkpoints/index.json', { atomic: false }]]);
+  assert.deepEqual(writes, [
+    ['.checkpoints/ID.json', { atomic: false }],
+    ['.checkpoints/index.json', { atomic: false }],
+  ]);
 });
 
-test('a recent checkpoint that is empty or cut off may be another tab\'s being written: latest() passes over it without setting it aside; an older one is set aside', async () => {
+test("a recent checkpoint that is empty or cut off may be another tab's being written: latest() passes over it without setting it aside; \
+an older one is set aside", async () => {
   let clock = 5_000_000;
   const fs = new MemoryFileSystem();
   const cm = new CheckpointManager({ fs, now: () => clock });
@@ -254,6 +344,9 @@ test('a recent checkpoint that is empty or cut off may be another tab\'s being w
   clock += 60_000;
   const later = await cm.latest();
   assert.equal(later.checkpoint?.info.id, good.id);
-  assert.deepEqual(later.skipped.map((s) => s.id), [writing]);
+  assert.deepEqual(
+    later.skipped.map((s) => s.id),
+    [writing],
+  );
   assert.equal(await fs.stat(`.checkpoints/${writing}.json`), null);
 });

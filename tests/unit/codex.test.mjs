@@ -27,7 +27,12 @@ test('extracts js blocks from real-looking replies', () => {
     ['```js\n\n```\n```ts\nconst n: number = 1\n```', ['const n: number = 1']],
     ['```json\n{"a":1}\n```', []],
   ];
-  for (const [reply, expected] of cases) assert.deepEqual(extractCodeBlocks(/** @type {string} */ (reply)).map((b) => b.code), expected, String(reply));
+  for (const [reply, expected] of cases)
+    assert.deepEqual(
+      extractCodeBlocks(/** @type {string} */ (reply)).map((b) => b.code),
+      expected,
+      String(reply),
+    );
   assert.equal(extractCodeBlocks('```js\nx\n```')[0].closed, true);
   assert.equal(extractCodeBlocks('```js\nx')[0].closed, false);
 });
@@ -52,11 +57,14 @@ test('adapts Python-isms but leaves strings and comments alone', () => {
 });
 
 test('codexPrompt lists tools as async functions', () => {
-  const p = codexPrompt(createBuiltinRegistry().list().filter((t) => t.name === 'fs_write'));
+  const p = codexPrompt(
+    createBuiltinRegistry()
+      .list()
+      .filter((t) => t.name === 'fs_write'),
+  );
   assert.match(p, /await fs_write\(\{ path: string, content: string, mode\?: string \}\)/);
   assert.match(p, /```js/);
 });
-
 
 test('a Codex turn: the model writes code, tools run through the gates (approval), output goes back', async () => {
   const fs = new MemoryFileSystem();
@@ -75,7 +83,11 @@ test('a Codex turn: the model writes code, tools run through the gates (approval
   const codex = new Codex({ getSandbox: async () => sandbox });
   const provider = new ScriptedProvider(
     [
-      { text: 'Writing it.\n```js\nawait fs_write({ path: "notes/c.md", content: "from code" })\nprint(await fs_list({ path: "notes" }))\n```' },
+      {
+        text:
+          'Writing it.\n```js\nawait fs_write({ path: "notes/c.md", content: "from ' +
+          'code" })\nprint(await fs_list({ path: "notes" }))\n```',
+      },
       { text: 'Trying the forbidden.\n```js\nawait fs_read({ path: "../../x" })\n```' },
       { text: 'All done, notes/c.md exists.' },
     ],
@@ -95,10 +107,17 @@ test('a Codex turn: the model writes code, tools run through the gates (approval
   assert.match(provider.requests[0].system ?? '', /await fs_write\(/);
   assert.equal(provider.requests[0].tools, undefined, 'no native tools offered');
   const h = provider.requests[1].messages;
-  assert.deepEqual(h.map((m) => m.role), ['user', 'assistant', 'tool']);
+  assert.deepEqual(
+    h.map((m) => m.role),
+    ['user', 'assistant', 'tool'],
+  );
 });
 
-/** A Codex agent over a fresh workspace; `code` is the block the model writes. @param {{code: string, policy?: 'auto' | 'approve' | 'denied', level?: 'full' | 'readonly' | 'supervised', hooks?: HookPipeline, approve?: (r: any) => Promise<'once' | 'always' | 'deny'>}} o */
+/**
+ * A Codex agent over a fresh workspace; `code` is the block the model writes.
+ * @param {{code: string, policy?: 'auto' | 'approve' | 'denied', level?: 'full' | 'readonly' | 'supervised', hooks?: HookPipeline,
+ *   approve?: (r: any) => Promise<'once' | 'always' | 'deny'>}} o
+ */
 async function codexGateSetup(o) {
   const fs = new MemoryFileSystem();
   const store = new ConversationStore(fs, 'w');
@@ -110,7 +129,9 @@ async function codexGateSetup(o) {
   const tools = new ToolRunner({
     registry,
     context: { workspaceId: 'w', fs: new ScopedFileSystem(fs, 'clawser_workspaces/w'), settings: toolSettings(), fetch: globalThis.fetch },
-    hooks: o.hooks, autonomy, approve: o.approve,
+    hooks: o.hooks,
+    autonomy,
+    approve: o.approve,
   });
   const sandbox = fakeSandbox();
   /** @type {string[]} */
@@ -135,7 +156,8 @@ test('Codex block: run_js turned off (policy denied) → the block does not run;
   assert.equal(auto.result?.data.ok, true);
 });
 
-test('Codex block: read-only autonomy refuses the code (run_js is a write tool); control: full autonomy runs it and counts one action per block', async () => {
+test('Codex block: read-only autonomy refuses the code (run_js is a write tool); control: \
+full autonomy runs it and counts one action per block', async () => {
   const ro = await codexGateSetup({ code: 'print(1)', policy: 'auto', level: 'readonly' });
   assert.deepEqual(ro.ran, []);
   assert.equal(ro.result?.data.blocked, 'autonomy');
@@ -173,7 +195,8 @@ test('Codex block under the default policy asks for approval showing the code; a
   assert.equal(r.result?.data.blocked, 'denied');
 });
 
-test('two Codex runs sharing a sandbox never swap each other\'s capabilities (a Run again during a turn); control: each sees its own runner', async () => {
+test("two Codex runs sharing a sandbox never swap each other's capabilities (a Run again during a turn); control: \
+each sees its own runner", async () => {
   // Like andbox, this sandbox looks a capability up when the code calls it, not when it starts.
   const sb = {
     /** @type {Record<string, (args: any) => unknown>} */
@@ -182,21 +205,29 @@ test('two Codex runs sharing a sandbox never swap each other\'s capabilities (a 
     async evaluate(code) {
       const logs = /** @type {string[]} */ ([]);
       const fn = new (Object.getPrototypeOf(async () => {}).constructor)('print', 'probe', 'gate', code);
-      const value = await fn((/** @type {unknown} */ x) => logs.push(String(x)), (/** @type {any} */ a) => sb.capabilities.probe(a), () => /** @type {any} */ (globalThis).__codexGate);
+      const value = await fn(
+        (/** @type {unknown} */ x) => logs.push(String(x)),
+        (/** @type {any} */ a) => sb.capabilities.probe(a),
+        () => /** @type {any} */ (globalThis).__codexGate,
+      );
       return { value, logs, error: null, durationMs: 0 };
     },
   };
   /** @param {string} who */
-  const runner = (who) => /** @type {any} */ ({ registry: { list: () => [{ name: 'probe' }] }, run: async () => ({ ok: true, output: who }) }); // a stand-in ToolRunner
+  const runner = (who) =>
+    // a stand-in ToolRunner
+    /** @type {any} */ ({ registry: { list: () => [{ name: 'probe' }] }, run: async () => ({ ok: true, output: who }) });
   /** @type {() => void} */
   let open = () => {};
-  /** @type {any} */ (globalThis).__codexGate = new Promise((r) => { open = () => r(undefined); });
+  /** @type {any} */ (globalThis).__codexGate = new Promise((r) => {
+    open = () => r(undefined);
+  });
   const codex = new Codex({ getSandbox: async () => sb });
   const turn = codex.run('await gate(); print(await probe({}))', { tools: runner('turn') });
   const again = codex.run('print(await probe({}))', { tools: runner('run again') });
   open();
   const [a, b] = await Promise.all([turn, again]);
-  assert.equal(a.output, 'turn', 'the turn\'s code still calls the turn\'s runner');
+  assert.equal(a.output, 'turn', "the turn's code still calls the turn's runner");
   assert.equal(b.output, 'run again');
 });
 
@@ -210,10 +241,16 @@ test('Stop ends a run whose sandbox is still starting, and a sandbox that fails 
   assert.equal(stopped.ok, false);
   assert.equal(stopped.error, 'cancelled');
   // Control: a sandbox that starts runs the code.
-  const ok = await new Codex({ getSandbox: async () => ({ capabilities: {}, evaluate: async () => ({ value: 2, logs: ['hi'], error: null, durationMs: 1 }) }) }).run('print("hi"); 2');
+  const ok = await new Codex({
+    getSandbox: async () => ({ capabilities: {}, evaluate: async () => ({ value: 2, logs: ['hi'], error: null, durationMs: 1 }) }),
+  }).run('print("hi"); 2');
   assert.equal(ok.ok, true);
   // A sandbox that cannot start: the run fails with the reason.
-  const broken = new Codex({ getSandbox: async () => { throw Object.assign(new Error('The code sandbox could not start: its frame did not load.'), { code: 'sandbox_unavailable' }); } });
+  const broken = new Codex({
+    getSandbox: async () => {
+      throw Object.assign(new Error('The code sandbox could not start: its frame did not load.'), { code: 'sandbox_unavailable' });
+    },
+  });
   const failed = await broken.run('print(1)');
   assert.equal(failed.ok, false);
   assert.match(failed.output, /^The code did not run: The code sandbox could not start/);

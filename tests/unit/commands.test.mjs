@@ -8,7 +8,16 @@ import { buildCommands } from '../../web/app/commands.js';
 const recorder = () => {
   /** @type {string[]} */
   const calls = [];
-  const act = new Proxy({}, { get: (_, name) => (/** @type {unknown[]} */ ...args) => { calls.push([String(name), ...args].join(':')); } });
+  const act = new Proxy(
+    {},
+    {
+      get:
+        (_, name) =>
+        (/** @type {unknown[]} */ ...args) => {
+          calls.push([String(name), ...args].join(':'));
+        },
+    },
+  );
   return { calls, act: /** @type {any} */ (act) }; // any: a Proxy stands in for every action of the context's type
 };
 
@@ -16,9 +25,15 @@ const recorder = () => {
 const context = (over = {}) => {
   const { calls, act } = recorder();
   const commands = buildCommands({
-    workspaces: [{ id: 'w1', name: 'Home' }, { id: 'w2', name: 'Work' }],
+    workspaces: [
+      { id: 'w1', name: 'Home' },
+      { id: 'w2', name: 'Work' },
+    ],
     workspace: { id: 'w1', name: 'Home' },
-    conversations: [{ id: 'c1', title: 'Garden' }, { id: 'c2', title: 'Taxes' }],
+    conversations: [
+      { id: 'c1', title: 'Garden' },
+      { id: 'c2', title: 'Taxes' },
+    ],
     conversationId: 'c1',
     panels: [{ name: 'files', label: 'Files', shortcut: 'Alt+1' }],
     panel: 'chat',
@@ -86,7 +101,15 @@ test('commands: the rail and the split say which way they toggle', () => {
 test('commands: outside a workspace only workspaces, clone, backup, the list and the shortcuts', () => {
   const { ids } = context({ workspace: null, conversationId: null, conversations: [], turn: null, railCollapsed: null, autonomy: null });
   assert.deepEqual(ids, ['workspace:w1', 'workspace:w2', 'new-workspace', 'clone', 'export-all', 'home', 'shortcuts']);
-  const home = context({ workspace: null, conversationId: null, conversations: [], turn: null, railCollapsed: null, autonomy: null, canRestore: true });
+  const home = context({
+    workspace: null,
+    conversationId: null,
+    conversations: [],
+    turn: null,
+    railCollapsed: null,
+    autonomy: null,
+    canRestore: true,
+  });
   assert.deepEqual(home.ids, ['workspace:w1', 'workspace:w2', 'new-workspace', 'clone', 'export-all', 'restore', 'home', 'shortcuts']);
   assert.equal(home.run('restore'), 'restoreBackup');
 });
@@ -106,14 +129,21 @@ test('commands: the open workspace can be renamed and deleted; cloning and expor
   assert.ok(!home.includes('rename-workspace') && !home.includes('delete-workspace'), 'no workspace open to rename or delete');
   assert.ok(home.includes('clone') && home.includes('export-all') && home.includes('restore'));
   // None of these has a keyboard shortcut, so none shows one.
-  for (const id of ['rename-workspace', 'delete-workspace', 'clone', 'export-all']) assert.equal(open.commands.find((c) => c.id === id)?.shortcut, undefined);
+  for (const id of ['rename-workspace', 'delete-workspace', 'clone', 'export-all'])
+    assert.equal(open.commands.find((c) => c.id === id)?.shortcut, undefined);
 });
 
 test('commands: Continue only after a stopped reply, with nothing being written and the chat on screen', () => {
   const stopped = context({ turn: { undo: false, redo: false, regenerate: 'e9', continue: true } });
   assert.equal(stopped.run('continue'), 'continueReply');
-  assert.ok(!context({ turn: { undo: false, redo: false, regenerate: 'e9', continue: false } }).ids.includes('continue'), 'the last reply was not stopped');
-  assert.ok(!context({ turn: { undo: false, redo: false, regenerate: null, continue: true }, streaming: true }).ids.includes('continue'), 'a reply is being written');
+  assert.ok(
+    !context({ turn: { undo: false, redo: false, regenerate: 'e9', continue: false } }).ids.includes('continue'),
+    'the last reply was not stopped',
+  );
+  assert.ok(
+    !context({ turn: { undo: false, redo: false, regenerate: null, continue: true }, streaming: true }).ids.includes('continue'),
+    'a reply is being written',
+  );
   assert.ok(!context({ turn: null }).ids.includes('continue'), 'the chat is not on screen');
 });
 
@@ -121,6 +151,9 @@ test('commands: Edit opens the last message sent, when the chat is on screen and
   const sent = context({ turn: { undo: false, redo: false, regenerate: null, edit: 'u7' } });
   assert.equal(sent.run('edit'), 'editMessage:u7');
   assert.ok(!context({ turn: { undo: false, redo: false, regenerate: null, edit: null } }).ids.includes('edit'), 'no message sent yet');
-  assert.ok(!context({ turn: { undo: false, redo: false, regenerate: null, edit: 'u7' }, streaming: true }).ids.includes('edit'), 'a reply is being written');
+  assert.ok(
+    !context({ turn: { undo: false, redo: false, regenerate: null, edit: 'u7' }, streaming: true }).ids.includes('edit'),
+    'a reply is being written',
+  );
   assert.ok(!context({ turn: null }).ids.includes('edit'), 'the chat is not on screen');
 });

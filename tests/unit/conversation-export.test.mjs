@@ -6,7 +6,8 @@ import { applyEventToHistory } from '../../web/agent/conversation/event-log.js';
 import { BranchTree, activePath } from '../../web/agent/conversation/branches.js';
 
 /** @param {string} id @param {string} type @param {Record<string, unknown>} data @param {string} source */
-const ev = (id, type, data, source) => /** @type {any} */ ({ id, type, timestamp: Date.UTC(2026, 10, 25, 9, Number(id.slice(1))), source, data }); // test events
+const ev = (id, type, data, source) =>
+  /** @type {any} */ ({ id, type, timestamp: Date.UTC(2026, 10, 25, 9, Number(id.slice(1))), source, data }); // test events
 const events = [
   ev('e1', 'user_message', { text: 'Show me `code`' }, 'user'),
   ev('e2', 'tool_call', { id: 't1', name: 'fs_read', arguments: { path: 'a.md' } }, 'agent'),
@@ -64,7 +65,10 @@ test('imported messages count as content from outside: in the context, they tain
   // Control: the same events as the user's own carry no taint.
   assert.ok(history(events).every((m) => !m.untrusted));
   const imported = history(markImported(events, 'chat.jsonl'));
-  assert.deepEqual(imported.map((m) => m.untrusted), imported.map(() => 'an imported conversation file (chat.jsonl)'));
+  assert.deepEqual(
+    imported.map((m) => m.untrusted),
+    imported.map(() => 'an imported conversation file (chat.jsonl)'),
+  );
 });
 
 test('branches: the JSONL keeps every version and the version shown; Markdown and HTML show the version shown only', () => {
@@ -81,11 +85,26 @@ test('branches: the JSONL keeps every version and the version shown; Markdown an
   const r = parseImport(toJsonl(branched));
   assert.ok(r.ok);
   const tree = new BranchTree(r.events);
-  assert.deepEqual(tree.path().map((e) => e.id), ['e1', 'e2'], 'the version shown when exported');
-  assert.deepEqual([...tree.alternativesOnPath()].map(([id, v]) => [id, v.index, v.count]), [['e1', 0, 2]], '‹ 1/2 ›');
-  assert.deepEqual(tree.pathTo(tree.latestIn('e4')).map((e) => e.id), ['e4', 'e5'], 'the other version, switchable');
+  assert.deepEqual(
+    tree.path().map((e) => e.id),
+    ['e1', 'e2'],
+    'the version shown when exported',
+  );
+  assert.deepEqual(
+    [...tree.alternativesOnPath()].map(([id, v]) => [id, v.index, v.count]),
+    [['e1', 0, 2]],
+    '‹ 1/2 ›',
+  );
+  assert.deepEqual(
+    tree.pathTo(tree.latestIn('e4')).map((e) => e.id),
+    ['e4', 'e5'],
+    'the other version, switchable',
+  );
   // Control: without the last branch event the edit is the version shown.
-  assert.deepEqual(new BranchTree(branched.slice(0, 5)).path().map((e) => e.id), ['e4', 'e5']);
+  assert.deepEqual(
+    new BranchTree(branched.slice(0, 5)).path().map((e) => e.id),
+    ['e4', 'e5'],
+  );
 
   const shown = activePath(branched);
   const md = toMarkdown({ title: 'Sums' }, shown);

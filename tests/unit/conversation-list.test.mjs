@@ -2,11 +2,19 @@
 // first view of a workspace's chat).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseConversationList, conversationListText, byActivity, LIST_VERSION, isConversationMeta, ConversationMetaSchema } from '../../web/agent/conversation/conversation-list.js';
+import {
+  parseConversationList,
+  conversationListText,
+  byActivity,
+  LIST_VERSION,
+  isConversationMeta,
+  ConversationMetaSchema,
+} from '../../web/agent/conversation/conversation-list.js';
 
 const meta = (/** @type {string} */ id, /** @type {number} */ updatedAt) => ({ id, title: id, createdAt: 1, updatedAt });
 
-test('a saved list reads back; anything unreadable or of another version reads as empty (the store rebuilds it), damage says what is wrong', () => {
+test('a saved list reads back; anything unreadable or of another version reads as empty (the store rebuilds it), \
+damage says what is wrong', () => {
   const list = { a: meta('a', 5), b: meta('b', 9) };
   assert.deepEqual(parseConversationList(conversationListText(list)), { conversations: list, problem: null });
   assert.equal(JSON.parse(conversationListText(list)).version, LIST_VERSION);
@@ -21,16 +29,41 @@ test('a saved list reads back; anything unreadable or of another version reads a
 });
 
 test('newest activity first', () => {
-  assert.deepEqual(byActivity([meta('a', 1), meta('b', 3), meta('c', 2)]).map((m) => m.id), ['b', 'c', 'a']);
+  assert.deepEqual(
+    byActivity([meta('a', 1), meta('b', 3), meta('c', 2)]).map((m) => m.id),
+    ['b', 'c', 'a'],
+  );
 });
 
-test('the list\'s fast check of an entry and the zod schema of meta.json agree', () => {
+test("the list's fast check of an entry and the zod schema of meta.json agree", () => {
   const good = meta('a', 1);
   const samples = [
-    good, { ...good, titleSet: true, titleGenerated: false, branched: true, route: 'code', parent: { conversationId: 'p', toolCallId: 't', agent: 'w' }, extra: 'kept' },
-    null, [], 'a', 5, {}, { ...good, id: '' }, { ...good, id: 'x'.repeat(201) }, { ...good, title: 3 }, { ...good, createdAt: '1' },
-    { ...good, updatedAt: null }, { ...good, titleSet: 'yes' }, { ...good, branched: 1 }, { ...good, route: 'slow' },
-    { ...good, parent: { conversationId: 'p' } }, { ...good, parent: null }, { ...good, createdAt: Infinity },
+    good,
+    {
+      ...good,
+      titleSet: true,
+      titleGenerated: false,
+      branched: true,
+      route: 'code',
+      parent: { conversationId: 'p', toolCallId: 't', agent: 'w' },
+      extra: 'kept',
+    },
+    null,
+    [],
+    'a',
+    5,
+    {},
+    { ...good, id: '' },
+    { ...good, id: 'x'.repeat(201) },
+    { ...good, title: 3 },
+    { ...good, createdAt: '1' },
+    { ...good, updatedAt: null },
+    { ...good, titleSet: 'yes' },
+    { ...good, branched: 1 },
+    { ...good, route: 'slow' },
+    { ...good, parent: { conversationId: 'p' } },
+    { ...good, parent: null },
+    { ...good, createdAt: Infinity },
   ];
   for (const s of samples) assert.equal(isConversationMeta(s), ConversationMetaSchema.safeParse(s).success, JSON.stringify(s));
 });

@@ -4,12 +4,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  stoppedLastReply, lastRegenerableReply, lastOwnMessage, regenerable, retriedAttempts, providerAttemptRuns,
+  stoppedLastReply,
+  lastRegenerableReply,
+  lastOwnMessage,
+  regenerable,
+  retriedAttempts,
+  providerAttemptRuns,
 } from '../../web/app/conversation-rules.js';
 
 /** A test event. @param {string} id @param {string} type @param {Record<string, unknown>} [data] */
 const ev = (id, type, data = {}) => /** @type {any} */ ({ id, type, data, source: 'system', timestamp: 1 }); // test events
-const toolStep = (/** @type {string} */ id) => ev(id, 'agent_message', { text: '', toolCalls: [{ id: `${id}-c`, name: 'fs_read', arguments: {} }] });
+const toolStep = (/** @type {string} */ id) =>
+  ev(id, 'agent_message', { text: '', toolCalls: [{ id: `${id}-c`, name: 'fs_read', arguments: {} }] });
 
 test('Continue: the stopped reply the transcript ends with, also past records after it; nothing once the user wrote again', () => {
   const stopped = [ev('u', 'user_message', { text: 'go' }), ev('a', 'agent_message', { text: 'half', stopped: true })];
@@ -22,7 +28,12 @@ test('Continue: the stopped reply the transcript ends with, also past records af
 });
 
 test('Regenerate: the last reply when it is not a step of tool calls', () => {
-  const done = [ev('u', 'user_message', { text: 'go' }), toolStep('s'), ev('r', 'tool_result', { toolCallId: 's-c' }), ev('a', 'agent_message', { text: 'answer' })];
+  const done = [
+    ev('u', 'user_message', { text: 'go' }),
+    toolStep('s'),
+    ev('r', 'tool_result', { toolCallId: 's-c' }),
+    ev('a', 'agent_message', { text: 'answer' }),
+  ];
   assert.equal(lastRegenerableReply(done), 'a');
   assert.equal(regenerable(done[3]), true);
   // A turn that ends on a tool step (stopped mid-way) offers no Regenerate; the button's rule is the same.
@@ -33,7 +44,12 @@ test('Regenerate: the last reply when it is not a step of tool calls', () => {
 });
 
 test('Edit: the last message the user wrote, never a "continue" request', () => {
-  const events = [ev('u1', 'user_message', { text: 'first' }), ev('a', 'agent_message', { text: 'half', stopped: true }), ev('c', 'user_message', { text: 'Continue…', continues: true }), ev('b', 'agent_message', { text: 'rest' })];
+  const events = [
+    ev('u1', 'user_message', { text: 'first' }),
+    ev('a', 'agent_message', { text: 'half', stopped: true }),
+    ev('c', 'user_message', { text: 'Continue…', continues: true }),
+    ev('b', 'agent_message', { text: 'rest' }),
+  ];
   assert.equal(lastOwnMessage(events), 'u1');
   // Control: a message of the user's own after it is the one.
   assert.equal(lastOwnMessage([...events, ev('u2', 'user_message', { text: 'second' })]), 'u2');
@@ -42,26 +58,46 @@ test('Edit: the last message the user wrote, never a "continue" request', () => 
 
 test('a failed attempt the user retried with the same message is left out; one with a reply, or another message, stays', () => {
   const events = [
-    ev('u1', 'user_message', { text: 'hi' }), ev('e1', 'provider_error', { code: 'network', message: 'down' }),
-    ev('u2', 'user_message', { text: 'hi' }), ev('a2', 'agent_message', { text: 'hello' }),
+    ev('u1', 'user_message', { text: 'hi' }),
+    ev('e1', 'provider_error', { code: 'network', message: 'down' }),
+    ev('u2', 'user_message', { text: 'hi' }),
+    ev('a2', 'agent_message', { text: 'hello' }),
   ];
   assert.deepEqual([...retriedAttempts(events)], ['u1', 'e1']);
   // Controls: another message after the failure, and a failure after part of a reply (tool calls ran), are kept.
   assert.deepEqual([...retriedAttempts([events[0], events[1], ev('u2', 'user_message', { text: 'something else' })])], []);
-  assert.deepEqual([...retriedAttempts([events[0], toolStep('s'), ev('e1', 'stream_error', { message: 'cut' }), ev('u2', 'user_message', { text: 'hi' })])], []);
+  assert.deepEqual(
+    [
+      ...retriedAttempts([
+        events[0],
+        toolStep('s'),
+        ev('e1', 'stream_error', { message: 'cut' }),
+        ev('u2', 'user_message', { text: 'hi' }),
+      ]),
+    ],
+    [],
+  );
   assert.deepEqual([...retriedAttempts([events[0], events[1]])], [], 'the last attempt is never hidden');
 });
 
-test('provider tries are folded by run: more than one try or one that did not answer, keyed by the run\'s last try', () => {
-  const attempt = (/** @type {string} */ id, /** @type {string} */ outcome) => ev(id, 'provider_attempt', { provider: 'openai', model: 'm', outcome, latencyMs: 10 });
+test("provider tries are folded by run: more than one try or one that did not answer, keyed by the run's last try", () => {
+  const attempt = (/** @type {string} */ id, /** @type {string} */ outcome) =>
+    ev(id, 'provider_attempt', { provider: 'openai', model: 'm', outcome, latencyMs: 10 });
   const events = [
-    ev('u', 'user_message', { text: 'go' }), attempt('t1', 'failed'), attempt('t2', 'ok'), ev('a', 'agent_message', { text: 'x' }),
-    attempt('t3', 'ok'), ev('b', 'agent_message', { text: 'y' }),
+    ev('u', 'user_message', { text: 'go' }),
+    attempt('t1', 'failed'),
+    attempt('t2', 'ok'),
+    ev('a', 'agent_message', { text: 'x' }),
+    attempt('t3', 'ok'),
+    ev('b', 'agent_message', { text: 'y' }),
     attempt('t4', 'skipped'),
   ];
   const runs = providerAttemptRuns(events);
   assert.deepEqual([...runs.keys()], ['t2', 't4']);
-  assert.deepEqual(runs.get('t2')?.map((e) => e.id), ['t1', 't2']);
+  assert.deepEqual(
+    runs.get('t2')?.map((e) => e.id),
+    ['t1', 't2'],
+  );
   // Control: one try that answered is not worth a notice.
   assert.equal(runs.has('t3'), false);
 });

@@ -28,7 +28,10 @@ test('finds messages across conversations, ranked, with a snippet marking the wo
   assert.equal(hits[0].role, 'assistant');
   assert.equal(hits[0].eventId, garden.events[1].id);
   const { text, marks } = hits[0].snippet;
-  assert.deepEqual(marks.map(([a, b]) => text.slice(a, b)), ['rhubarb']);
+  assert.deepEqual(
+    marks.map(([a, b]) => text.slice(a, b)),
+    ['rhubarb'],
+  );
   assert.equal((await search.search('lant'))[0]?.eventId, garden.events[1].id, 'prefix');
   assert.equal((await search.search('rhubarb lant'))[0]?.eventId, garden.events[1].id, 'the last word, being typed, is a prefix');
   assert.deepEqual(await search.search('lant rhubarb'), [], 'an earlier word is matched whole');
@@ -39,7 +42,8 @@ test('finds messages across conversations, ranked, with a snippet marking the wo
   assert.ok((await search.search('garden')).some((h) => h.role === 'title' || h.role === 'user'));
 });
 
-test('incremental: new messages after an update are found after the next one; the saved index serves a new session; deleted conversations leave it', async () => {
+test('incremental: new messages after an update are found after the next one; the saved index serves a new session; \
+deleted conversations leave it', async () => {
   const fs = new MemoryFileSystem();
   const store = new ConversationStore(fs, 'w');
   const a = await conversation(store, ['alpha message']);
@@ -49,7 +53,10 @@ test('incremental: new messages after an update are found after the next one; th
   const again = new ConversationSearch(fs, 'w');
   let reads = 0;
   const readBytes = fs.readBytes.bind(fs);
-  fs.readBytes = async (path, range) => { if (path.endsWith('events.jsonl')) reads++; return readBytes(path, range); };
+  fs.readBytes = async (path, range) => {
+    if (path.endsWith('events.jsonl')) reads++;
+    return readBytes(path, range);
+  };
   await again.update(await store.list());
   assert.equal(reads, 0, 'nothing re-read');
   assert.equal((await again.search('alpha')).filter((h) => h.role !== 'title').length, 1);
@@ -81,10 +88,14 @@ test('snippets: cut around the first match with ellipses, marks inside', () => {
   const s = makeSnippet(long, ['needle'], 80);
   assert.ok(s.text.startsWith('…') && s.text.endsWith('…'));
   assert.ok(s.text.length <= 82);
-  assert.deepEqual(s.marks.map(([a, b]) => s.text.slice(a, b)), ['needle']);
+  assert.deepEqual(
+    s.marks.map(([a, b]) => s.text.slice(a, b)),
+    ['needle'],
+  );
 });
 
-test('a new session finds what was appended after the index was saved, even without meta.json changing (an agent reply, another tab)', async () => {
+test('a new session finds what was appended after the index was saved, even without meta.json changing (an agent reply, \
+another tab)', async () => {
   const fs = new MemoryFileSystem();
   const store = new ConversationStore(fs, 'w');
   const conv = await conversation(store, ['question about owls']);
@@ -96,7 +107,7 @@ test('a new session finds what was appended after the index was saved, even with
   assert.equal((await next.search('voles')).length, 1);
 });
 
-test('a deleted conversation\'s words leave the saved index file at once (control: they were in it)', async () => {
+test("a deleted conversation's words leave the saved index file at once (control: they were in it)", async () => {
   const fs = new MemoryFileSystem();
   const store = new ConversationStore(fs, 'w');
   const conv = await conversation(store, ['the passphrase is quokkasecret']);
@@ -117,7 +128,10 @@ test('searches typed while the index is being built wait for that build instead 
   const search = new ConversationSearch(fs, 'w');
   let reads = 0;
   const readBytes = fs.readBytes.bind(fs);
-  fs.readBytes = async (path, range) => { if (path.endsWith('events.jsonl')) reads++; return readBytes(path, range); };
+  fs.readBytes = async (path, range) => {
+    if (path.endsWith('events.jsonl')) reads++;
+    return readBytes(path, range);
+  };
   const metas = await store.list();
   await Promise.all([search.update(metas), search.update(metas), search.update(metas)]);
   assert.equal(reads, 5);

@@ -35,13 +35,16 @@ test('state machine: the table is the documented one; every allowed transition w
         assert.deepEqual(t, { from, to, reason: 'because', at: clock });
         assert.equal(m.state, to);
       } else {
-        assert.throws(() => m.transition(to), (/** @type {any} */ err) => {
-          assert.ok(err instanceof DaemonError);
-          assert.ok(err instanceof Error);
-          assert.equal(err.code, 'invalid_transition');
-          assert.match(err.message, new RegExp(`from "${from}" to "${to}"`));
-          return true;
-        });
+        assert.throws(
+          () => m.transition(to),
+          (/** @type {any} */ err) => {
+            assert.ok(err instanceof DaemonError);
+            assert.ok(err instanceof Error);
+            assert.equal(err.code, 'invalid_transition');
+            assert.match(err.message, new RegExp(`from "${from}" to "${to}"`));
+            return true;
+          },
+        );
         assert.equal(m.state, from, 'a refused transition changes nothing');
         assert.equal(m.history.length, 0);
       }
@@ -51,7 +54,8 @@ test('state machine: the table is the documented one; every allowed transition w
   assert.throws(() => new DaemonStateMachine().transition(/** @type {any} */ ('bogus')), { code: 'invalid_transition' });
 });
 
-test('state machine: listeners get {from, to, reason, at}, can unsubscribe, a throwing one does not stop the others; history keeps the last N', () => {
+test('state machine: listeners get {from, to, reason, at}, can unsubscribe, a throwing one does not stop the others; \
+history keeps the last N', () => {
   let clock = 0;
   /** @type {unknown[]} */
   const listenerErrors = [];
@@ -59,17 +63,25 @@ test('state machine: listeners get {from, to, reason, at}, can unsubscribe, a th
   assert.equal(m.state, S.STOPPED);
   /** @type {any[]} */
   const seen = [];
-  m.subscribe(() => { throw new Error('broken listener'); });
+  m.subscribe(() => {
+    throw new Error('broken listener');
+  });
   const off = m.subscribe((t) => seen.push(t));
   m.transition(S.STARTING);
   m.transition(S.RUNNING, { reason: 'nothing to restore' });
-  assert.deepEqual(seen, [{ from: 'stopped', to: 'starting', at: 10 }, { from: 'starting', to: 'running', reason: 'nothing to restore', at: 20 }]);
+  assert.deepEqual(seen, [
+    { from: 'stopped', to: 'starting', at: 10 },
+    { from: 'starting', to: 'running', reason: 'nothing to restore', at: 20 },
+  ]);
   assert.equal(listenerErrors.length, 2);
   off();
   m.transition(S.PAUSED);
   m.transition(S.RUNNING);
   assert.equal(seen.length, 2, 'unsubscribed');
-  assert.deepEqual(m.history.map((t) => `${t.from}>${t.to}@${t.at}`), ['starting>running@20', 'running>paused@30', 'paused>running@40']);
+  assert.deepEqual(
+    m.history.map((t) => `${t.from}>${t.to}@${t.at}`),
+    ['starting>running@20', 'running>paused@30', 'paused>running@40'],
+  );
   m.history.pop();
   assert.equal(m.history.length, 3, 'history is a copy');
 });
@@ -88,7 +100,10 @@ function setup(options = {}) {
     checkpoints,
     now,
     collect: () => ({ workspaceId: 'ws', conversationId: 'c1', turn: app.turn ?? { status: 'idle', bytes: app.log } }),
-    restore: (state, info) => { app.restored.push({ state, info }); app.log = state.turn?.bytes ?? 0; },
+    restore: (state, info) => {
+      app.restored.push({ state, info });
+      app.log = state.turn?.bytes ?? 0;
+    },
   });
   /** @type {string[]} */
   const path = [];
@@ -142,17 +157,25 @@ test('Daemon: start with a checkpoint goes through RECOVERING and restores it; a
   assert.deepEqual(third.path, ['starting', 'running']);
 });
 
-test('Daemon: a failed checkpoint moves to ERROR with the message, keeps the previous checkpoint; start() from ERROR resumes without restoring over live state', async () => {
+test('Daemon: a failed checkpoint moves to ERROR with the message, keeps the previous checkpoint; \
+start() from ERROR resumes without restoring over live state', async () => {
   const { fs, daemon, app, path, checkpoints } = setup();
   await daemon.start();
   const good = await daemon.checkpoint();
   app.log = 8;
   fs.failNextWrite = new StorageError('quota', QUOTA_MESSAGE);
-  await assert.rejects(daemon.checkpoint(), (/** @type {any} */ err) => err.name === 'CheckpointError' && err.code === 'quota' && /storage is full/.test(err.message));
+  await assert.rejects(
+    daemon.checkpoint(),
+    (/** @type {any} */ err) => err.name === 'CheckpointError' && err.code === 'quota' && /storage is full/.test(err.message),
+  );
   assert.equal(daemon.state, S.ERROR);
   assert.match(daemon.error?.message ?? '', /storage is full/);
   assert.match(daemon.machine.history.at(-1)?.reason ?? '', /storage is full/);
-  assert.deepEqual((await checkpoints.list()).map((c) => c.id), [good.id], 'the previous checkpoint is intact');
+  assert.deepEqual(
+    (await checkpoints.list()).map((c) => c.id),
+    [good.id],
+    'the previous checkpoint is intact',
+  );
   assert.equal((await checkpoints.latest()).checkpoint?.state.turn?.bytes, 4);
   await assert.rejects(daemon.checkpoint(), { code: 'invalid_transition' });
   // Restart: the live state (8) must not be replaced by the older checkpoint (4).
@@ -161,10 +184,22 @@ test('Daemon: a failed checkpoint moves to ERROR with the message, keeps the pre
   assert.equal(app.restored.length, 0);
   assert.equal(daemon.error, null);
   assert.equal((await checkpoints.load((await daemon.checkpoint()).id)).state.turn?.bytes, 8);
-  assert.deepEqual(path, ['starting', 'running', 'checkpointing', 'running', 'checkpointing', 'error', 'starting', 'running', 'checkpointing', 'running']);
+  assert.deepEqual(path, [
+    'starting',
+    'running',
+    'checkpointing',
+    'running',
+    'checkpointing',
+    'error',
+    'starting',
+    'running',
+    'checkpointing',
+    'running',
+  ]);
 });
 
-test('Daemon: collect and restore failures are typed; storage failure at start goes to ERROR; damaged checkpoints are reported, not thrown', async () => {
+test('Daemon: collect and restore failures are typed; storage failure at start goes to ERROR; damaged checkpoints are reported, \
+not thrown', async () => {
   const fs = new MemoryFileSystem();
   const a = setup({ fs });
   await a.daemon.start();
@@ -175,8 +210,12 @@ test('Daemon: collect and restore failures are typed; storage failure at start g
 
   const broken = new Daemon({
     checkpoints: new CheckpointManager({ fs }),
-    collect: () => { throw new Error('no conversation open'); },
-    restore: () => { throw new Error('unknown conversation'); },
+    collect: () => {
+      throw new Error('no conversation open');
+    },
+    restore: () => {
+      throw new Error('unknown conversation');
+    },
   });
   await broken.start();
   await assert.rejects(broken.checkpoint(), { name: 'DaemonError', code: 'collect_failed', message: /no conversation open/ });
@@ -188,10 +227,20 @@ test('Daemon: collect and restore failures are typed; storage failure at start g
   await a.daemon.checkpoint();
   await assert.rejects(broken.start(), { name: 'DaemonError', code: 'restore_failed', message: /unknown conversation/ });
   assert.equal(broken.state, S.ERROR);
-  assert.deepEqual(broken.machine.history.slice(-3).map((t) => t.to), ['starting', 'recovering', 'error']);
+  assert.deepEqual(
+    broken.machine.history.slice(-3).map((t) => t.to),
+    ['starting', 'recovering', 'error'],
+  );
 
   const failing = new Daemon({
-    checkpoints: { latest: async () => { throw new StorageError('unavailable', 'Browser storage is not available here.'); }, save: async () => { throw new Error('unused'); } },
+    checkpoints: {
+      latest: async () => {
+        throw new StorageError('unavailable', 'Browser storage is not available here.');
+      },
+      save: async () => {
+        throw new Error('unused');
+      },
+    },
     collect: () => ({ workspaceId: 'w' }),
     restore: () => {},
   });
@@ -233,7 +282,12 @@ test('Daemon: checkpoints requested while one is written are coalesced into one 
   // When the one being written fails, the queued callers get its error.
   app.log = 1;
   await daemon.start();
-  daemon.checkpoints = { latest: checkpoints.latest.bind(checkpoints), save: async () => { throw new StorageError('quota', QUOTA_MESSAGE); } };
+  daemon.checkpoints = {
+    latest: checkpoints.latest.bind(checkpoints),
+    save: async () => {
+      throw new StorageError('quota', QUOTA_MESSAGE);
+    },
+  };
   const failing = daemon.checkpoint();
   const queued = daemon.checkpoint();
   await assert.rejects(failing, { code: 'quota' });

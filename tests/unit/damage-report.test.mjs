@@ -6,7 +6,14 @@ import assert from 'node:assert/strict';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 
 /** @returns {Promise<any>} */ // any: the module is new in issue 32 (this file runs, and fails test by test, without it)
-const load = () => import('../../web/app/damage-report.js').catch(() => ({ DamageReport: class { constructor() { throw new Error('no DamageReport'); } } }));
+const load = () =>
+  import('../../web/app/damage-report.js').catch(() => ({
+    DamageReport: class {
+      constructor() {
+        throw new Error('no DamageReport');
+      }
+    },
+  }));
 
 /** Banners that record what is shown. */
 function banners() {
@@ -15,20 +22,39 @@ function banners() {
   return {
     shown,
     root: /** @type {HTMLElement} */ (/** @type {unknown} */ (null)),
-    show: (/** @type {string} */ id, /** @type {string} */ text, /** @type {any} */ options = {}) => { shown.set(id, { text, ...options }); }, // any: the banner options as passed
-    hide: (/** @type {string} */ id) => { shown.delete(id); },
+    show: (/** @type {string} */ id, /** @type {string} */ text, /** @type {any} */ options = {}) => {
+      shown.set(id, { text, ...options });
+    }, // any: the banner options as passed
+    hide: (/** @type {string} */ id) => {
+      shown.delete(id);
+    },
   };
 }
 
-test('one notice for every damaged file, listed once however often it is found; set aside, it leaves the list (and may be reported anew)', async () => {
+test('one notice for every damaged file, listed once however often it is found; set aside, it leaves the list \
+(and may be reported anew)', async () => {
   const { DamageReport, DAMAGE_BANNER } = await load();
   const b = banners();
   const fs = new MemoryFileSystem();
-  const report = new DamageReport({ fs, banners: b, onError: (/** @type {unknown} */ e) => { throw e; } });
+  const report = new DamageReport({
+    fs,
+    banners: b,
+    onError: (/** @type {unknown} */ e) => {
+      throw e;
+    },
+  });
   assert.equal(b.shown.size, 0, 'control: nothing found, no notice');
   const sink = report.sink({ where: 'Workspace “Notes”', fs, prefix: 'clawser_workspaces/w1/' });
   let setAside = 0;
-  const goals = { what: 'The goals of this workspace (.goals/goals.json)', problem: 'cut short: the file ends in the middle of its data (x)', path: '.goals/goals.json', setAside: async () => { setAside++; return '.goals/goals.damaged-1.json'; } };
+  const goals = {
+    what: 'The goals of this workspace (.goals/goals.json)',
+    problem: 'cut short: the file ends in the middle of its data (x)',
+    path: '.goals/goals.json',
+    setAside: async () => {
+      setAside++;
+      return '.goals/goals.damaged-1.json';
+    },
+  };
   sink(goals);
   sink({ ...goals, problem: 'another reader says it differently' });
   assert.equal(report.items.length, 1);
@@ -37,9 +63,25 @@ test('one notice for every damaged file, listed once however often it is found; 
   const notice = b.shown.get(DAMAGE_BANNER);
   assert.equal(notice?.kind, 'warn');
   assert.equal(notice?.action?.label, 'Review');
-  assert.match(String(notice?.text), /a damaged file \(Workspace “Notes”\): The goals of this workspace \(\.goals\/goals\.json\) — cut short: the file ends in the middle of its data\. Everything else works, and nothing was overwritten\./);
-  sink({ what: 'Conversation “Trip”: its log (events.jsonl)', problem: '1 line could not be read', path: '.conversations/c/events.jsonl', keptAt: '.conversations/c/events.damaged.jsonl' });
-  sink({ what: 'Conversation “Trip”: its log (events.jsonl)', problem: '2 lines could not be read', path: '.conversations/c/events.jsonl', keptAt: '.conversations/c/events.damaged.jsonl' });
+  assert.match(
+    String(notice?.text),
+    new RegExp(
+      String.raw`a damaged file \(Workspace “Notes”\): The goals of this workspace \(\.goals\/goals\.json\)` +
+        String.raw` — cut short: the file ends in the middle of its data\. Everything else works, and nothing was overwritten\.`,
+    ),
+  );
+  sink({
+    what: 'Conversation “Trip”: its log (events.jsonl)',
+    problem: '1 line could not be read',
+    path: '.conversations/c/events.jsonl',
+    keptAt: '.conversations/c/events.damaged.jsonl',
+  });
+  sink({
+    what: 'Conversation “Trip”: its log (events.jsonl)',
+    problem: '2 lines could not be read',
+    path: '.conversations/c/events.jsonl',
+    keptAt: '.conversations/c/events.damaged.jsonl',
+  });
   assert.equal(report.items.length, 2, 'lines found later update the same entry');
   assert.equal(report.items[1].problem, '2 lines could not be read');
   assert.match(String(b.shown.get(DAMAGE_BANNER)?.text), /2 damaged files/);
@@ -50,7 +92,7 @@ test('one notice for every damaged file, listed once however often it is found; 
   assert.equal(report.items.length, 2, 'damaged again after it was set aside: news');
 });
 
-test('records from outside a store (the crash helper\'s, plain data) are listed too', async () => {
+test("records from outside a store (the crash helper's, plain data) are listed too", async () => {
   const { DamageReport, DAMAGE_BANNER } = await load();
   const b = banners();
   const report = new DamageReport({ fs: new MemoryFileSystem(), banners: b, onError: () => {} });

@@ -50,7 +50,10 @@ test('pure readers: a cut-short, garbage or wrong-shaped meta.json or list.json 
   assert.equal(cut.ok, false);
   assert.match(/** @type {{problem: string}} */ (cut).problem, /^cut short/);
   assert.match(/** @type {{problem: string}} */ (parseMeta(DAMAGES.garbage())).problem, /^garbage/);
-  assert.match(/** @type {{problem: string}} */ (parseMeta(JSON.stringify({ ...meta, title: 42 }))).problem, /^not in the expected shape \(title:/);
+  assert.match(
+    /** @type {{problem: string}} */ (parseMeta(JSON.stringify({ ...meta, title: 42 }))).problem,
+    /^not in the expected shape \(title:/,
+  );
   const list = { c1: meta };
   assert.deepEqual(parseConversationList(conversationListText(list)), { conversations: list, problem: null });
   assert.deepEqual(parseConversationList(null), { conversations: {}, problem: null });
@@ -62,18 +65,25 @@ test('pure readers: a cut-short, garbage or wrong-shaped meta.json or list.json 
     assert.ok(r.problem, name);
   }
   // One entry of the wrong shape makes the list damaged (it would otherwise hide that conversation's details).
-  assert.match(String(parseConversationList(JSON.stringify({ version: 1, conversations: { c1: { ...meta, updatedAt: 'soon' } } })).problem), /c1/);
+  assert.match(
+    String(parseConversationList(JSON.stringify({ version: 1, conversations: { c1: { ...meta, updatedAt: 'soon' } } })).problem),
+    /c1/,
+  );
 });
 
 for (const [name, damage] of Object.entries(DAMAGES)) {
-  test(`meta.json ${name}: the conversation opens with its events, is reported, and meta.json is not overwritten until set aside`, async () => {
+  test(`meta.json ${name}: the conversation opens with its events, is reported, \
+and meta.json is not overwritten until set aside`, async () => {
     const { fs, store, notices, ids, dir } = await setup();
     const path = `${dir(ids[0])}/meta.json`;
     const bad = damage(await fs.readText(path));
     await fs.write(path, bad);
     const conv = await store.open(ids[0]);
-    assert.deepEqual(loose(conv.events).map((e) => e.data.text), ['alpha question', 'alpha answer']);
-    assert.equal(conv.meta.title, 'alpha question', 'the saved list\'s copy stands in');
+    assert.deepEqual(
+      loose(conv.events).map((e) => e.data.text),
+      ['alpha question', 'alpha answer'],
+    );
+    assert.equal(conv.meta.title, 'alpha question', "the saved list's copy stands in");
     assert.equal(notices.length, 1);
     assert.match(notices[0].what, /Conversation “alpha question”: its details \(meta\.json\)/);
     assert.equal(notices[0].path, path);
@@ -82,7 +92,10 @@ for (const [name, damage] of Object.entries(DAMAGES)) {
     assert.equal(await fs.readText(path), bad, 'not overwritten');
     await assert.rejects(store.rename(ids[0], 'x'), { code: 'damaged' });
     // The other conversation is untouched.
-    assert.deepEqual(loose((await store.open(ids[1])).events).map((e) => e.data.text), ['beta question', 'beta answer']);
+    assert.deepEqual(
+      loose((await store.open(ids[1])).events).map((e) => e.data.text),
+      ['beta question', 'beta answer'],
+    );
     // Set aside: the bytes are kept next to it, new details are written and used.
     const to = await /** @type {() => Promise<string>} */ (notices[0].setAside)();
     assert.match(to, /meta\.damaged-[\d-]+T[\d-]+Z\.json$/);
@@ -120,7 +133,8 @@ test('a damaged meta.json of a conversation the saved list does not know is list
 });
 
 for (const [name, damage] of Object.entries(DAMAGES)) {
-  test(`list.json ${name}: every conversation is still listed (from its own details), it is reported and not overwritten until set aside`, async () => {
+  test(`list.json ${name}: every conversation is still listed (from its own details), \
+it is reported and not overwritten until set aside`, async () => {
     const { fs, store, notices, ids } = await setup();
     const path = 'clawser_workspaces/ws/.conversations/list.json';
     const bad = damage(await fs.readText(path));
@@ -151,13 +165,17 @@ test('list.json intact (control): no report, and it follows every change', async
 async function withSnapshot() {
   const s = await setup();
   const conv = await s.store.open(s.ids[0]);
-  for (let i = 0; i < SNAPSHOT_EVERY + 1; i++) await conv.append(i % 2 ? 'agent_message' : 'user_message', { text: `m${i}` }, i % 2 ? 'agent' : 'user');
+  for (let i = 0; i < SNAPSHOT_EVERY + 1; i++)
+    await conv.append(i % 2 ? 'agent_message' : 'user_message', { text: `m${i}` }, i % 2 ? 'agent' : 'user');
   const path = `${s.dir(s.ids[0])}/snapshot.json`;
   assert.ok(await s.fs.stat(path));
   return { ...s, conv, path };
 }
 
-for (const [name, damage] of Object.entries({ ...DAMAGES, 'wrong shape': () => JSON.stringify({ version: 1, eventCount: 3, byteLength: 10, history: [5, { role: 'user' }] }) })) {
+for (const [name, damage] of Object.entries({
+  ...DAMAGES,
+  'wrong shape': () => JSON.stringify({ version: 1, eventCount: 3, byteLength: 10, history: [5, { role: 'user' }] }),
+})) {
   test(`snapshot.json ${name}: ignored (the log is replayed, same history), reported, not rewritten until set aside`, async () => {
     const { fs, store, notices, ids, conv, path } = await withSnapshot();
     const bad = damage(await fs.readText(path));
@@ -185,19 +203,31 @@ test('snapshot.json intact (control): used (the log is read from the tail), no r
 /** The records of a log's sibling file of kept lines. @param {MemoryFileSystem} fs @param {string} logPath */
 async function kept(fs, logPath) {
   const text = await fs.readText(logPath.replace(/\.jsonl$/, '.damaged.jsonl')).catch(() => '');
-  return text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
-test('damaged middle lines of events.jsonl are skipped, kept in events.damaged.jsonl with their exact bytes, and reported once; the log is not changed', async () => {
+test('damaged middle lines of events.jsonl are skipped, kept in events.damaged.jsonl with their exact bytes, and reported once; \
+the log is not changed', async () => {
   const { fs, store, notices, ids, dir } = await setup();
   const path = `${dir(ids[0])}/events.jsonl`;
   const [first, second] = (await fs.readText(path)).split('\n');
   const garbage = new Uint8Array([0x7b, 0xff, 0xfe, 0x00, 0x22]);
   const wrongShape = '{"id":"x","type":"no_such_event","data":{},"timestamp":1}';
-  const bytes = new Uint8Array([...new TextEncoder().encode(`${first}\n`), ...garbage, 0x0a, ...new TextEncoder().encode(`${wrongShape}\n${second}\n`)]);
+  const bytes = new Uint8Array([
+    ...new TextEncoder().encode(`${first}\n`),
+    ...garbage,
+    0x0a,
+    ...new TextEncoder().encode(`${wrongShape}\n${second}\n`),
+  ]);
   await fs.write(path, bytes);
   const conv = await store.open(ids[0]);
-  assert.deepEqual(loose(conv.events).map((e) => e.data.text), ['alpha question', 'alpha answer']);
+  assert.deepEqual(
+    loose(conv.events).map((e) => e.data.text),
+    ['alpha question', 'alpha answer'],
+  );
   assert.equal(notices.length, 1);
   assert.match(notices[0].problem, /2 lines could not be read/);
   assert.match(String(notices[0].keptAt), /events\.damaged\.jsonl$/);
@@ -229,7 +259,10 @@ for (const [name, tail] of Object.entries({ torn: '{"id":"half","type":"agent_me
     assert.equal(notices.length, 1);
     assert.match(notices[0].problem, /last entry was incomplete/);
     await conv.append('user_message', { text: 'after' }, 'user');
-    assert.deepEqual(loose((await store.open(ids[0])).events).map((e) => e.data.text), ['alpha question', 'alpha answer', 'after']);
+    assert.deepEqual(
+      loose((await store.open(ids[0])).events).map((e) => e.data.text),
+      ['alpha question', 'alpha answer', 'after'],
+    );
     assert.equal(notices.length, 1, 'reported once');
   });
 }
@@ -261,7 +294,10 @@ test('Conversation.open without a store: the report says what was damaged', asyn
   await fs.write(`${dir(ids[0])}/meta.json`, '{');
   const conv = await Conversation.open(fs, dir(ids[0]));
   assert.equal(conv.metaDamaged, true);
-  assert.deepEqual(conv.report.damaged?.map((d) => d.file), ['meta.json']);
+  assert.deepEqual(
+    conv.report.damaged?.map((d) => d.file),
+    ['meta.json'],
+  );
   assert.equal(conv.events.length, 2);
 });
 
@@ -282,7 +318,8 @@ class CountingFs extends MemoryFileSystem {
 /** @param {Uint8Array} bytes */
 const text = (bytes) => new TextDecoder().decode(bytes);
 
-test('check: each conversation\'s damage is found without opening it — a middle line, a torn last line, details, snapshot — reported as opening would, kept once, nothing overwritten; control: intact, nothing reported', async () => {
+test("check: each conversation's damage is found without opening it — a middle line, a torn last line, details, \
+snapshot — reported as opening would, kept once, nothing overwritten; control: intact, nothing reported", async () => {
   const { fs, store, notices, ids, dir } = await setup();
   const [alpha, beta] = ids;
   // Control: intact, nothing reported, nothing kept.
@@ -305,7 +342,10 @@ test('check: each conversation\'s damage is found without opening it — a middl
   assert.equal(notices.length, 1, 'reported once');
   const conv = await store.open(alpha);
   assert.equal(notices.length, 1, 'opening it finds the line kept already');
-  assert.deepEqual(loose(conv.events).map((e) => e.data.text), ['alpha question', 'alpha answer']);
+  assert.deepEqual(
+    loose(conv.events).map((e) => e.data.text),
+    ['alpha question', 'alpha answer'],
+  );
   assert.equal((await fs.readText(`${dir(alpha)}/events.damaged.jsonl`)).trim().split('\n').length, 1);
 
   // A torn last line, in beta: kept, reported; the log not cut (opening does that).
@@ -322,8 +362,14 @@ test('check: each conversation\'s damage is found without opening it — a middl
   await fs.write(`${dir(beta)}/meta.json`, '{"id":"');
   await fs.write(`${dir(beta)}/snapshot.json`, JSON.stringify({ version: 1, eventCount: 1, byteLength: 1, history: [5] }));
   await store.check();
-  const whats = notices.slice(2).map((n) => n.what).sort();
-  assert.deepEqual(whats, ['Conversation “beta question”: its details (meta.json)', 'Conversation “beta question”: its snapshot (snapshot.json, a copy that makes opening faster)']);
+  const whats = notices
+    .slice(2)
+    .map((n) => n.what)
+    .sort();
+  assert.deepEqual(whats, [
+    'Conversation “beta question”: its details (meta.json)',
+    'Conversation “beta question”: its snapshot (snapshot.json, a copy that makes opening faster)',
+  ]);
   // Set aside from the notice: kept under another name, found no more.
   const snap = /** @type {import('../../web/storage/damage.js').DamageNotice} */ (notices.find((n) => /snapshot/.test(n.what)));
   const to = await /** @type {() => Promise<string>} */ (snap.setAside)();
@@ -355,7 +401,8 @@ test('check: a file unchanged since it was found intact is not read again; a cha
   assert.match(notices[0].what, /its log/);
 });
 
-test('search: a log with damaged lines is left out of the results and reported (kept, once), not skipped silently; control: intact logs, no report', async () => {
+test('search: a log with damaged lines is left out of the results and reported (kept, once), not skipped silently; control: intact logs, \
+no report', async () => {
   const { ConversationSearch } = await import('../../web/agent/conversation/conversation-search.js');
   const { fs, store, notices, ids, dir } = await setup();
   /** @type {Promise<void>[]} */

@@ -23,7 +23,12 @@ import { memoryStorage } from '../fixtures/stand-ins.mjs';
 // Loaded so, this file also runs (and fails test by test) against code without these new modules.
 const d = /** @type {any} */ (await import('../../web/storage/damage.js').catch(() => ({}))); // any: the module is new in issue 32
 /** @returns {Promise<any>} */ // any: as above
-const indexCheck = () => import('../../web/git/index-check.js').catch(() => ({ gitIndexProblem: () => { throw new Error('no index check'); } }));
+const indexCheck = () =>
+  import('../../web/git/index-check.js').catch(() => ({
+    gitIndexProblem: () => {
+      throw new Error('no index check');
+    },
+  }));
 
 /** A sink that records what it is told. */
 function recorder() {
@@ -32,7 +37,8 @@ function recorder() {
   return { notices, onDamage: (/** @type {import('../../web/storage/damage.js').DamageNotice} */ n) => notices.push(n) };
 }
 
-test('readJson and jsonProblem: cut short, garbage, empty, broken and the wrong shape are told apart; an intact document reads (control)', () => {
+test('readJson and jsonProblem: cut short, garbage, empty, broken and the wrong shape are told apart; an intact document reads \
+(control)', () => {
   const schema = z.object({ version: z.literal(1), items: z.array(z.string()) });
   assert.deepEqual(d.readJson('{"version":1,"items":["a"]}', schema), { ok: true, value: { version: 1, items: ['a'] } });
   assert.match(d.readJson('{"version":1,"items":["a', schema).problem, /^cut short/);
@@ -49,7 +55,8 @@ test('asidePath names a set-aside file next to the original, kept apart by the t
   assert.equal(d.asidePath('.skills/notes', 0), '.skills/notes.damaged-1970-01-01T00-00-00-000Z');
 });
 
-test('keepDamagedLines keeps each damaged line once, with its exact bytes, and survives a torn record of its own; nothing to keep writes nothing (control)', async () => {
+test('keepDamagedLines keeps each damaged line once, with its exact bytes, and survives a torn record of its own; \
+nothing to keep writes nothing (control)', async () => {
   const fs = new MemoryFileSystem();
   assert.deepEqual(await d.keepDamagedLines(fs, 'log/events.jsonl', []), []);
   assert.equal(await fs.stat('log/events.damaged.jsonl'), null, 'control: no file');
@@ -59,8 +66,23 @@ test('keepDamagedLines keeps each damaged line once, with its exact bytes, and s
   await fs.append('log/events.damaged.jsonl', '{"offset":99,"raw":"AA');
   const other = { offset: 20, bytes: Uint8Array.from([1]), problem: 'x', last: true };
   assert.equal((await d.keepDamagedLines(fs, 'log/events.jsonl', [line, other])).length, 1);
-  const records = (await fs.readText('log/events.damaged.jsonl')).split('\n').filter(Boolean).flatMap((l) => { try { return [JSON.parse(l)]; } catch { return []; } });
-  assert.deepEqual(records.map((r) => [r.offset, [...fromBase64(r.raw)], r.last ?? false]), [[10, [0, 255, 7], false], [20, [1], true]]);
+  const records = (await fs.readText('log/events.damaged.jsonl'))
+    .split('\n')
+    .filter(Boolean)
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l)];
+      } catch {
+        return [];
+      }
+    });
+  assert.deepEqual(
+    records.map((r) => [r.offset, [...fromBase64(r.raw)], r.last ?? false]),
+    [
+      [10, [0, 255, 7], false],
+      [20, [1], true],
+    ],
+  );
 });
 
 test('gitIndexProblem: an index git wrote reads (control); cut short, garbage and entries that are not there are caught', async () => {
@@ -80,16 +102,32 @@ test('gitIndexProblem: an index git wrote reads (control); cut short, garbage an
   assert.match(await gitIndexProblem(Uint8Array.from([...head, ...sha])), /^not in the expected shape \(entry 1 of 5/);
 });
 
-test('LockedJsonFile with a schema: a damaged file reads as empty (reported), changes are refused and write nothing; set aside, it works again', async () => {
+test('LockedJsonFile with a schema: a damaged file reads as empty (reported), changes are refused and write nothing; set aside, \
+it works again', async () => {
   const fs = new MemoryFileSystem();
   const { notices, onDamage } = recorder();
   let setAside = 0;
-  const file = new LockedJsonFile({ fs, path: 'x/doc.json', schema: z.object({ n: z.number() }), empty: () => ({ n: 0 }), lock: (_n, fn) => fn(), name: 'doc', what: 'The doc', onDamage, onSetAside: () => { setAside++; } });
+  const file = new LockedJsonFile({
+    fs,
+    path: 'x/doc.json',
+    schema: z.object({ n: z.number() }),
+    empty: () => ({ n: 0 }),
+    lock: (_n, fn) => fn(),
+    name: 'doc',
+    what: 'The doc',
+    onDamage,
+    onSetAside: () => {
+      setAside++;
+    },
+  });
   await fs.write('x/doc.json', '{"n":');
   assert.deepEqual(await file.readOr(), { n: 0 });
   assert.equal(notices.length, 1);
   assert.match(notices[0].problem, /^cut short/);
-  await assert.rejects(file.update((v) => ({ result: null, changed: true, value: { n: v.n + 1 } })), { code: 'damaged', message: /The doc is damaged \(cut short.*download it or set it aside/ });
+  await assert.rejects(
+    file.update((v) => ({ result: null, changed: true, value: { n: v.n + 1 } })),
+    { code: 'damaged', message: /The doc is damaged \(cut short.*download it or set it aside/ },
+  );
   assert.equal(await fs.readText('x/doc.json'), '{"n":', 'not overwritten');
   const to = await /** @type {() => Promise<string>} */ (notices[0].setAside)();
   assert.equal(await fs.readText(to), '{"n":');
@@ -98,7 +136,8 @@ test('LockedJsonFile with a schema: a damaged file reads as empty (reported), ch
   assert.deepEqual(await file.read(), { n: 1 });
 });
 
-test('goals: a damaged goals.json reads as no goals (reported), a new goal is refused and the file kept; control: intact goals list and change', async () => {
+test('goals: a damaged goals.json reads as no goals (reported), a new goal is refused and the file kept; control: \
+intact goals list and change', async () => {
   const fs = new MemoryFileSystem();
   const { notices, onDamage } = recorder();
   const control = new GoalStore({ fs, onDamage });
@@ -114,17 +153,29 @@ test('goals: a damaged goals.json reads as no goals (reported), a new goal is re
   assert.equal(await fs.readText('.goals/goals.json'), '{"version":1,"goals":[{"id":');
   await /** @type {() => Promise<string>} */ (notices[0].setAside)();
   await store.add({ description: 'Another' });
-  assert.deepEqual((await store.list()).map((g) => g.description), ['Another']);
+  assert.deepEqual(
+    (await store.list()).map((g) => g.description),
+    ['Another'],
+  );
 });
 
-test('scheduled jobs: started on a damaged jobs.json, the clock runs nothing and throws nothing (reported); set aside, jobs are added and run again', async () => {
+test('scheduled jobs: started on a damaged jobs.json, the clock runs nothing and throws nothing (reported); set aside, \
+jobs are added and run again', async () => {
   const fs = new MemoryFileSystem();
   const { notices, onDamage } = recorder();
   await fs.write('.scheduler/jobs.json', '\u0000garbage');
   /** @type {string[]} */
   const ran = [];
   const timers = { set: () => /** @type {any} */ (0), clear: () => {} }; // any: no real timer in this test
-  const scheduler = new Scheduler({ fs, onDamage, timers, execute: async (job) => { ran.push(job.name); return { ok: true, summary: '' }; } });
+  const scheduler = new Scheduler({
+    fs,
+    onDamage,
+    timers,
+    execute: async (job) => {
+      ran.push(job.name);
+      return { ok: true, summary: '' };
+    },
+  });
   await scheduler.start();
   assert.deepEqual(await scheduler.list(), []);
   assert.ok(notices.length >= 1);
@@ -136,7 +187,8 @@ test('scheduled jobs: started on a damaged jobs.json, the clock runs nothing and
   scheduler.stop();
 });
 
-test('usage statistics: a damaged ledger reads as nothing counted (reported); the next write sets it aside (kept) and counts again', async () => {
+test('usage statistics: a damaged ledger reads as nothing counted (reported); the next write sets it aside \
+(kept) and counts again', async () => {
   const fs = new MemoryFileSystem();
   const { notices, onDamage } = recorder();
   await fs.write('.usage/ledger.json', '[1,2,3]');
@@ -152,7 +204,8 @@ test('usage statistics: a damaged ledger reads as nothing counted (reported); th
   assert.equal(Object.keys((await ledger.read()).days).length, 1);
 });
 
-test('named agents and identity: damaged files are reported (the default persona answers) and set aside on request; control: intact ones are used', async () => {
+test('named agents and identity: damaged files are reported (the default persona answers) and set aside on request; control: \
+intact ones are used', async () => {
   const root = new MemoryFileSystem();
   const fs = new ScopedFileSystem(root, 'clawser_workspaces/ws');
   const globalFs = new ScopedFileSystem(root, 'clawser_agents');
@@ -169,29 +222,54 @@ test('named agents and identity: damaged files are reported (the default persona
   const names = (await store.list()).map((a) => a.name);
   assert.deepEqual(names, ['clawser']);
   assert.deepEqual(notices.map((n) => n.path).sort(), ['.agents/agents.json', '.agents/config/identity.json']);
-  assert.deepEqual(global.notices.map((n) => n.path), ['agents.json']);
+  assert.deepEqual(
+    global.notices.map((n) => n.path),
+    ['agents.json'],
+  );
   for (const n of [...notices, ...global.notices]) await /** @type {() => Promise<string>} */ (n.setAside)();
   await store.save({ name: 'writer' }, 'workspace');
-  assert.deepEqual((await store.list()).map((a) => a.name), ['clawser', 'writer']);
+  assert.deepEqual(
+    (await store.list()).map((a) => a.name),
+    ['clawser', 'writer'],
+  );
 });
 
-test('skills: a skill whose SKILL.md is damaged is reported and not offered; set aside, its folder is kept under another name and no longer listed', async () => {
+test('skills: a skill whose SKILL.md is damaged is reported and not offered; set aside, \
+its folder is kept under another name and no longer listed', async () => {
   const root = new MemoryFileSystem();
   const workspaceFs = new ScopedFileSystem(root, 'clawser_workspaces/ws');
   const { notices, onDamage } = recorder();
-  const store = new SkillStore({ globalFs: new ScopedFileSystem(root, 'clawser_skills'), workspaceFs, config: new LocalConfig(memoryStorage()), workspaceId: 'ws', onDamage });
+  const store = new SkillStore({
+    globalFs: new ScopedFileSystem(root, 'clawser_skills'),
+    workspaceFs,
+    config: new LocalConfig(memoryStorage()),
+    workspaceId: 'ws',
+    onDamage,
+  });
   await store.install('notes', new Map([['SKILL.md', '---\nname: notes\ndescription: Takes notes.\n---\nBody\n']]));
   await store.install('todo', new Map([['SKILL.md', '---\nname: todo\ndescription: Keeps a list.\n---\nBody\n']]));
   assert.equal((await store.active()).length, 2);
   assert.equal(notices.length, 0, 'control');
   await workspaceFs.write('.skills/notes/SKILL.md', '---\nname: no');
-  const fresh = new SkillStore({ globalFs: new ScopedFileSystem(root, 'clawser_skills'), workspaceFs, config: new LocalConfig(memoryStorage()), workspaceId: 'ws', onDamage });
-  assert.deepEqual((await fresh.active()).map((s) => s.name), ['todo']);
+  const fresh = new SkillStore({
+    globalFs: new ScopedFileSystem(root, 'clawser_skills'),
+    workspaceFs,
+    config: new LocalConfig(memoryStorage()),
+    workspaceId: 'ws',
+    onDamage,
+  });
+  assert.deepEqual(
+    (await fresh.active()).map((s) => s.name),
+    ['todo'],
+  );
   assert.equal(notices.length, 1);
   assert.equal(notices[0].path, '.skills/notes/SKILL.md');
   const to = await /** @type {() => Promise<string>} */ (notices[0].setAside)();
   assert.equal(await workspaceFs.readText(`${to}/SKILL.md`), '---\nname: no');
-  assert.deepEqual((await fresh.list()).map((s) => s.name), ['todo']);
+  assert.deepEqual(
+    (await fresh.list()).map((s) => s.name),
+    ['todo'],
+  );
 });
 
 test('undo records: a damaged record is reported and not offered, the others are; a set-aside one is not read again', async () => {
@@ -207,7 +285,8 @@ test('undo records: a damaged record is reported and not offered, the others are
   assert.equal(notices.length, 1, 'the set-aside file is not a record');
 });
 
-test('memory: a torn last line is kept (exact bytes) then cut off, so the next memory is not glued to it; damaged middle lines are kept once; a damaged format file is reported', async () => {
+test('memory: a torn last line is kept (exact bytes) then cut off, so the next memory is not glued to it; \
+damaged middle lines are kept once; a damaged format file is reported', async () => {
   const fs = new MemoryFileSystem();
   const { notices, onDamage } = recorder();
   const first = new MemoryStore({ fs, onDamage });
@@ -225,17 +304,28 @@ test('memory: a torn last line is kept (exact bytes) then cut off, so the next m
   const second = new MemoryStore({ fs, onDamage });
   assert.deepEqual((await second.list()).map((e) => e.key).sort(), ['colour', 'town']);
   assert.deepEqual(notices.map((n) => n.path).sort(), ['.memory/entries.jsonl', '.memory/meta.json']);
-  const kept = (await fs.readText('.memory/entries.damaged.jsonl')).trim().split('\n').map((l) => JSON.parse(l));
-  assert.deepEqual(kept.map((k) => [...fromBase64(k.raw)]), [[...garbage], [...torn]]);
+  const kept = (await fs.readText('.memory/entries.damaged.jsonl'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.deepEqual(
+    kept.map((k) => [...fromBase64(k.raw)]),
+    [[...garbage], [...torn]],
+  );
   assert.ok(!(await fs.readText('.memory/entries.jsonl')).includes('"ha'), 'the torn line was cut off once kept');
   await second.store({ key: 'pet', content: 'cat' });
   await second.flush();
   const third = new MemoryStore({ fs, onDamage });
-  assert.deepEqual((await third.list()).map((e) => e.key).sort(), ['colour', 'pet', 'town'], 'the memory stored after the torn line is read back');
+  assert.deepEqual(
+    (await third.list()).map((e) => e.key).sort(),
+    ['colour', 'pet', 'town'],
+    'the memory stored after the torn line is read back',
+  );
   assert.equal(notices.filter((n) => n.path === '.memory/entries.jsonl').length, 1, 'kept lines are reported once');
 });
 
-test('git: a damaged index makes git refuse with code "damaged" (reported), never with a raw error; set aside, status and commits work again', async () => {
+test('git: a damaged index makes git refuse with code "damaged" (reported), never with a raw error; set aside, \
+status and commits work again', async () => {
   const fs = new MemoryFileSystem();
   await fs.write('a.txt', 'alpha');
   const { notices, onDamage } = recorder();
@@ -250,5 +340,8 @@ test('git: a damaged index makes git refuse with code "damaged" (reported), neve
   await /** @type {() => Promise<string>} */ (notices[0].setAside)();
   await fs.write('a.txt', 'alpha 2');
   assert.ok(await repo.commitAll({ message: 'two' }));
-  assert.deepEqual((await repo.status()).map((s) => s.state), ['unchanged']);
+  assert.deepEqual(
+    (await repo.status()).map((s) => s.state),
+    ['unchanged'],
+  );
 });

@@ -17,7 +17,8 @@ const cached = (key) => key === 'clawser_workspaces' || key.startsWith('clawser_
 
 /**
  * A config as one tab of the app makes it.
- * @param {{fs?: MemoryFileSystem, storage?: Storage, tabs?: ReturnType<typeof inProcessTabs>, name?: string, errors?: unknown[], journal?: boolean, gate?: Promise<void>}} [o]
+ * @param {{fs?: MemoryFileSystem, storage?: Storage, tabs?: ReturnType<typeof inProcessTabs>, name?: string, errors?: unknown[],
+ *   journal?: boolean, gate?: Promise<void>}} [o]
  */
 function config(o = {}) {
   const fs = o.fs ?? new MemoryFileSystem();
@@ -48,7 +49,8 @@ async function until(check) {
   assert.ok(check(), 'condition reached');
 }
 
-test('the first start moves every clawser_ key of localStorage into the files, losing nothing; localStorage keeps only the first view\'s copy', async () => {
+test("the first start moves every clawser_ key of localStorage into the files, losing nothing; \
+localStorage keeps only the first view's copy", async () => {
   const storage = memoryStorage();
   const legacy = {
     clawser_workspaces: JSON.stringify([{ id: 'w1', name: 'One', createdAt: 1 }]),
@@ -65,9 +67,18 @@ test('the first start moves every clawser_ key of localStorage into the files, l
   // Every key reads as before, from the files.
   for (const [k, v] of Object.entries(legacy)) if (k !== 'clawser_restore_running') assert.equal(JSON.stringify(c.get(k, null)), v, k);
   assert.deepEqual(Object.keys(await stored(fs, 'workspaces.json')), ['clawser_workspaces']);
-  assert.deepEqual(Object.keys(await stored(fs, 'settings.json')).sort(), ['clawser_agent_w1', 'clawser_config_w1', 'clawser_secret_w1_openai', 'clawser_tool_rules_w1']);
+  assert.deepEqual(Object.keys(await stored(fs, 'settings.json')).sort(), [
+    'clawser_agent_w1',
+    'clawser_config_w1',
+    'clawser_secret_w1_openai',
+    'clawser_tool_rules_w1',
+  ]);
   // localStorage: the first view's keys, the restore hint and other pages' keys; not the secrets or rules.
-  assert.deepEqual(Object.keys(Object.fromEntries(new LocalConfig(storage).entries())).sort(), ['clawser_config_w1', 'clawser_restore_running', 'clawser_workspaces']);
+  assert.deepEqual(Object.keys(Object.fromEntries(new LocalConfig(storage).entries())).sort(), [
+    'clawser_config_w1',
+    'clawser_restore_running',
+    'clawser_workspaces',
+  ]);
   assert.equal(storage.getItem('someone_else'), 'kept');
   // A second start reads the files; what localStorage holds no longer matters.
   storage.setItem('clawser_config_w1', JSON.stringify({ provider: 'openai', model: 'stale', baseUrl: '' }));
@@ -77,7 +88,8 @@ test('the first start moves every clawser_ key of localStorage into the files, l
   assert.equal(storage.getItem('clawser_config_w1'), legacy.clawser_config_w1, 'the cache is put right');
 });
 
-test('a migration that cannot be written leaves localStorage as it was and works from its values (control: one that can, moves them)', async () => {
+test('a migration that cannot be written leaves localStorage as it was and works from its values (control: one that can, \
+moves them)', async () => {
   const storage = memoryStorage();
   storage.setItem('clawser_agent_w1', JSON.stringify({ a: 1 }));
   const fs = new MemoryFileSystem();
@@ -94,7 +106,8 @@ test('a migration that cannot be written leaves localStorage as it was and works
   assert.deepEqual(await stored(fs, 'settings.json'), { clawser_agent_w1: JSON.stringify({ a: 1 }) });
 });
 
-test('changes read back at once, are on storage once flush resolves, and a new page reads them; the first view\'s cache follows', async () => {
+test("changes read back at once, are on storage once flush resolves, and a new page reads them; \
+the first view's cache follows", async () => {
   const { c, fs, storage } = config();
   await c.load();
   c.set('clawser_workspaces', [{ id: 'w1', name: 'One', createdAt: 1 }]);
@@ -104,13 +117,16 @@ test('changes read back at once, are on storage once flush resolves, and a new p
   await c.flush();
   assert.deepEqual(await stored(fs, 'settings.json'), { clawser_config_w1: '{"provider":"echo"}', clawser_agent_w1: '{"x":1}' });
   assert.equal(storage.getItem('clawser_config_w1'), '{"provider":"echo"}');
-  assert.equal(storage.getItem('clawser_agent_w1'), null, 'only the first view\'s keys are cached');
+  assert.equal(storage.getItem('clawser_agent_w1'), null, "only the first view's keys are cached");
   c.remove('clawser_agent_w1');
   assert.deepEqual(c.keys('clawser_agent_'), []);
   await c.flush();
   const next = config({ fs, storage }).c;
   await next.load();
-  assert.deepEqual(next.entries().sort(), [['clawser_config_w1', '{"provider":"echo"}'], ['clawser_workspaces', '[{"id":"w1","name":"One","createdAt":1}]']]);
+  assert.deepEqual(next.entries().sort(), [
+    ['clawser_config_w1', '{"provider":"echo"}'],
+    ['clawser_workspaces', '[{"id":"w1","name":"One","createdAt":1}]'],
+  ]);
   assert.throws(() => c.set('other', 1), { code: 'invalid_key' });
 });
 
@@ -131,7 +147,8 @@ const seqOf = async (fs, file) => JSON.parse(await fs.readText(`${STATE_FOLDER}/
 /** @param {DurableConfig} c */
 const ids = (c) => /** @type {Array<{id: string}>} */ (c.get('clawser_workspaces', [])).map((w) => w.id);
 
-test('a page reloaded before its background write finishes loses nothing: the next page makes its changes again from its journal, once (control: changes written in time leave no journal and are not written again)', async () => {
+test('a page reloaded before its background write finishes loses nothing: the next page makes its changes again from its journal, once \
+(control: changes written in time leave no journal and are not written again)', async () => {
   const fs = new StallingFileSystem();
   const storage = memoryStorage();
   const before = config({ fs, storage }).c;
@@ -151,10 +168,14 @@ test('a page reloaded before its background write finishes loses nothing: the ne
   const page = config({ fs, storage }).c;
   await page.load();
   page.set('clawser_policy_w1', { web_fetch: 'denied' });
-  page.update('clawser_workspaces', (list) => [...(/** @type {object[]} */ (list)), { id: 'w2', name: 'Two', createdAt: 2 }]);
+  page.update('clawser_workspaces', (list) => [.../** @type {object[]} */ (list), { id: 'w2', name: 'Two', createdAt: 2 }]);
   page.remove('clawser_gone');
   assert.equal(journals(storage).length, 1, 'journalled at once, with the change');
-  assert.deepEqual(await stored(fs, 'settings.json'), { clawser_agent_w1: '{"keep":"me"}', clawser_gone: '1' }, 'not written: the write never finished');
+  assert.deepEqual(
+    await stored(fs, 'settings.json'),
+    { clawser_agent_w1: '{"keep":"me"}', clawser_gone: '1' },
+    'not written: the write never finished',
+  );
 
   // Reloaded: a new page (its own tabs: the old page's lock went with it), the same storage.
   fs.stalled = false;
@@ -165,7 +186,11 @@ test('a page reloaded before its background write finishes loses nothing: the ne
   assert.equal(next.get('clawser_gone', null), null);
   await next.flush();
   assert.deepEqual(await stored(fs, 'settings.json'), { clawser_agent_w1: '{"keep":"me"}', clawser_policy_w1: '{"web_fetch":"denied"}' });
-  assert.deepEqual(JSON.parse((await stored(fs, 'workspaces.json')).clawser_workspaces).map((/** @type {{id: string}} */ w) => w.id), ['w1', 'w2'], 'the update made once');
+  assert.deepEqual(
+    JSON.parse((await stored(fs, 'workspaces.json')).clawser_workspaces).map((/** @type {{id: string}} */ w) => w.id),
+    ['w1', 'w2'],
+    'the update made once',
+  );
   await until(() => journals(storage).length === 0);
 
   // A journal that is not readable is ignored and removed.
@@ -176,7 +201,8 @@ test('a page reloaded before its background write finishes loses nothing: the ne
   assert.deepEqual(journals(storage), []);
 });
 
-test('a journalled change is not made again once its file was written since — by its page or over it (control: the same journal with nothing written since is made again)', async () => {
+test('a journalled change is not made again once its file was written since — by its page or over it (control: \
+the same journal with nothing written since is made again)', async () => {
   for (const since of ['nothing', 'written by its page', 'another write']) {
     const fs = new StallingFileSystem();
     const storage = memoryStorage();
@@ -188,7 +214,7 @@ test('a journalled change is not made again once its file was written since — 
     if (since !== 'written by its page') fs.stalled = true;
     const page = config({ fs, storage }).c;
     await page.load();
-    page.update('clawser_workspaces', (list) => [...(/** @type {object[]} */ (list)), { id: 'w2', name: 'Two', createdAt: 2 }]);
+    page.update('clawser_workspaces', (list) => [.../** @type {object[]} */ (list), { id: 'w2', name: 'Two', createdAt: 2 }]);
     const journal = /** @type {string} */ (storage.getItem(journals(storage)[0]));
     if (since === 'written by its page') {
       await page.flush();
@@ -211,19 +237,26 @@ test('a journalled change is not made again once its file was written since — 
     await next.flush();
     const expected = { nothing: ['w1', 'w2'], 'written by its page': ['w1'], 'another write': ['w3'] }[since];
     assert.deepEqual(ids(next), expected, since);
-    assert.deepEqual(JSON.parse((await stored(fs, 'workspaces.json')).clawser_workspaces).map((/** @type {{id: string}} */ w) => w.id), expected, `${since}: stored`);
+    assert.deepEqual(
+      JSON.parse((await stored(fs, 'workspaces.json')).clawser_workspaces).map((/** @type {{id: string}} */ w) => w.id),
+      expected,
+      `${since}: stored`,
+    );
     await until(() => journals(storage).length === 0);
   }
 });
 
-test('a page that starts while another is still writing makes that page\'s change once: a list update is never applied twice (control: the page alone)', async () => {
+test("a page that starts while another is still writing makes that page's change once: a list update is never applied twice (control: \
+the page alone)", async () => {
   for (const alone of [true, false]) {
     const fs = new MemoryFileSystem();
     const storage = memoryStorage();
     const tabs = inProcessTabs();
     /** @type {() => void} */
     let release = () => {};
-    const gate = new Promise((resolve) => { release = () => resolve(undefined); });
+    const gate = new Promise((resolve) => {
+      release = () => resolve(undefined);
+    });
     const first = config({ fs, storage, tabs }).c;
     await first.load();
     first.set('clawser_workspaces', [{ id: 'w1', name: 'One', createdAt: 1 }]);
@@ -232,7 +265,7 @@ test('a page that starts while another is still writing makes that page\'s chang
     // Tab B adds a workspace; its write waits (it has not taken the lock yet).
     const b = config({ fs, storage, tabs, name: 'b', gate }).c;
     await b.load();
-    b.update('clawser_workspaces', (list) => [...(/** @type {object[]} */ (list)), { id: 'w2', name: 'Two', createdAt: 2 }]);
+    b.update('clawser_workspaces', (list) => [.../** @type {object[]} */ (list), { id: 'w2', name: 'Two', createdAt: 2 }]);
     if (!alone) {
       // Tab A starts meanwhile: it sees B's change and writes it.
       const a = config({ fs, storage, tabs, name: 'a' }).c;
@@ -242,13 +275,17 @@ test('a page that starts while another is still writing makes that page\'s chang
     }
     release();
     await b.flush();
-    assert.deepEqual(JSON.parse((await stored(fs, 'workspaces.json')).clawser_workspaces).map((/** @type {{id: string}} */ w) => w.id), ['w1', 'w2'], alone ? 'control' : 'once');
+    assert.deepEqual(
+      JSON.parse((await stored(fs, 'workspaces.json')).clawser_workspaces).map((/** @type {{id: string}} */ w) => w.id),
+      ['w1', 'w2'],
+      alone ? 'control' : 'once',
+    );
     assert.deepEqual(ids(b), ['w1', 'w2']);
     await until(() => journals(storage).length === 0);
   }
 });
 
-test('two tabs: each sees the other\'s changes, and changes made at the same time are all kept (control: one tab alone)', async () => {
+test("two tabs: each sees the other's changes, and changes made at the same time are all kept (control: one tab alone)", async () => {
   const fs = new MemoryFileSystem();
   const tabs = inProcessTabs();
   const a = config({ fs, tabs, name: 'a' }).c;
@@ -260,7 +297,7 @@ test('two tabs: each sees the other\'s changes, and changes made at the same tim
   }
   await Promise.all([a.flush(), b.flush()]);
   const keys = Object.keys(await stored(fs, 'settings.json'));
-  assert.equal(keys.length, 40, 'no tab overwrote the other\'s changes');
+  assert.equal(keys.length, 40, "no tab overwrote the other's changes");
   await until(() => a.keys('clawser_').length === 40 && b.keys('clawser_').length === 40);
   // The same key from both: the later write wins everywhere (memory of both tabs and the file).
   a.set('clawser_same', 'from a');
@@ -275,25 +312,39 @@ test('two tabs: each sees the other\'s changes, and changes made at the same tim
   assert.equal(c.keys('clawser_').length, 41);
 });
 
-test('a damaged file is never overwritten: its keys read as missing, changes stay in memory and flush says why; set aside, it is kept and a new one written (control: an intact file)', async () => {
+test('a damaged file is never overwritten: its keys read as missing, changes stay in memory and flush says why; set aside, \
+it is kept and a new one written (control: an intact file)', async () => {
   const fs = new MemoryFileSystem();
   const tabs = inProcessTabs();
   const damaged = '{"format":"clawser-config","version":1,"seq":3,"entries":{"clawser_workspaces":"[{\\"id\\":\\"w1\\"';
   await fs.write(`${STATE_FOLDER}/workspaces.json`, damaged);
-  await fs.write(`${STATE_FOLDER}/settings.json`, JSON.stringify({ format: 'clawser-config', version: 1, seq: 1, entries: { clawser_config_w1: '{"provider":"echo"}' } }));
+  await fs.write(
+    `${STATE_FOLDER}/settings.json`,
+    JSON.stringify({ format: 'clawser-config', version: 1, seq: 1, entries: { clawser_config_w1: '{"provider":"echo"}' } }),
+  );
   const { c, storage } = config({ fs, tabs });
   storage.setItem('clawser_workspaces', '[{"id":"w1","name":"Cached","createdAt":1}]');
   await c.load();
-  assert.deepEqual(c.problems().map((p) => [p.file, p.size]), [['workspaces.json', damaged.length]]);
+  assert.deepEqual(
+    c.problems().map((p) => [p.file, p.size]),
+    [['workspaces.json', damaged.length]],
+  );
   assert.match(c.problems()[0].reason, /^cut short/);
   assert.equal(c.damageOf('clawser_workspaces')?.file, 'workspaces.json');
   assert.equal(c.damageOf('clawser_config_w1'), null, 'control: the intact file is fine');
   assert.deepEqual(c.get('clawser_config_w1', null), { provider: 'echo' });
   assert.equal(c.get('clawser_workspaces', 'none'), 'none');
-  assert.equal(storage.getItem('clawser_workspaces'), '[{"id":"w1","name":"Cached","createdAt":1}]', 'the cache of a damaged file is left as it was');
+  assert.equal(
+    storage.getItem('clawser_workspaces'),
+    '[{"id":"w1","name":"Cached","createdAt":1}]',
+    'the cache of a damaged file is left as it was',
+  );
   c.set('clawser_workspaces', [{ id: 'w2', name: 'New', createdAt: 2 }]);
   c.set('clawser_config_w2', { provider: 'echo' });
-  await assert.rejects(c.flush(), (err) => /** @type {any} */ (err).code === 'damaged' && /workspaces\.json.*damaged/.test(/** @type {Error} */ (err).message));
+  await assert.rejects(
+    c.flush(),
+    (err) => /** @type {any} */ (err).code === 'damaged' && /workspaces\.json.*damaged/.test(/** @type {Error} */ (err).message),
+  );
   assert.equal(await fs.readText(`${STATE_FOLDER}/workspaces.json`), damaged, 'not overwritten');
   assert.ok((await stored(fs, 'settings.json')).clawser_config_w2, 'control: the other file was written');
   assert.equal(new TextDecoder().decode(await c.damagedBytes('workspaces.json')), damaged);
@@ -326,8 +377,14 @@ test('nothing is written while a restore runs in another tab; the change is writ
   const fs = new MemoryFileSystem();
   const tab = inProcessTabs().tab('a');
   const c = new DurableConfig({
-    fs, files: FILES, fileOf, lock: (name, fn) => tab.withLock(name, fn), channel: tab,
-    writable: () => { if (restoring) throw Object.assign(new Error('A backup is being restored in another tab.'), { code: 'restore_in_progress' }); },
+    fs,
+    files: FILES,
+    fileOf,
+    lock: (name, fn) => tab.withLock(name, fn),
+    channel: tab,
+    writable: () => {
+      if (restoring) throw Object.assign(new Error('A backup is being restored in another tab.'), { code: 'restore_in_progress' });
+    },
   });
   await c.load();
   c.set('clawser_x', 1);
@@ -338,7 +395,8 @@ test('nothing is written while a restore runs in another tab; the change is writ
   assert.deepEqual(await stored(fs, 'settings.json'), { clawser_x: '1' });
 });
 
-test('update builds on what is stored when written: counts from two tabs, some made while a write is under way, add up exactly (control: the same increments in one tab, in turn)', async () => {
+test('update builds on what is stored when written: counts from two tabs, some made while a write is under way, add up exactly (control: \
+the same increments in one tab, in turn)', async () => {
   const fs = new MemoryFileSystem();
   const tabs = inProcessTabs();
   const a = config({ fs, tabs, name: 'a' }).c;

@@ -12,7 +12,9 @@ import { tinyModelFiles, startModelServer, TINY_MODEL_ID, MemoryCacheStorage } f
 const BASE = 'http://app.test/models/';
 /** @type {Awaited<ReturnType<typeof startModelServer>>[]} */
 const servers = [];
-after(async () => { for (const s of servers) await s.close(); });
+after(async () => {
+  for (const s of servers) await s.close();
+});
 
 /** @param {Parameters<typeof startModelServer>[0]} [options] */
 async function hub(options) {
@@ -33,7 +35,10 @@ test('download: four files from the hub URL, byte progress to the full size, sto
   const files = tinyModelFiles();
   const expected = Object.values(files).reduce((s, b) => s + b.length, 0);
   assert.equal(result.totalBytes, expected);
-  assert.deepEqual(server.requests.map((r) => r.path).sort(), REQUIRED_MODEL_FILES.map((p) => `/${TINY_MODEL_ID}/resolve/main/${p}`).sort());
+  assert.deepEqual(
+    server.requests.map((r) => r.path).sort(),
+    REQUIRED_MODEL_FILES.map((p) => `/${TINY_MODEL_ID}/resolve/main/${p}`).sort(),
+  );
   const downloads = progress.filter((p) => p.phase === 'download');
   assert.ok(downloads.length >= 8, `several progress steps (${downloads.length})`);
   for (let i = 1; i < downloads.length; i++) assert.ok(downloads[i].loaded >= downloads[i - 1].loaded, 'loaded never goes back');
@@ -44,7 +49,10 @@ test('download: four files from the hub URL, byte progress to the full size, sto
   assert.equal(status.installed, true);
   assert.equal(status.manifest?.source, 'download');
   assert.match(status.manifest?.fingerprint ?? '', /^Xenova\/all-MiniLM-L6-v2@sha256:[0-9a-f]{24}$/);
-  assert.deepEqual(await installer.listFiles(), REQUIRED_MODEL_FILES.map((path) => ({ path, size: files[path].length })));
+  assert.deepEqual(
+    await installer.listFiles(),
+    REQUIRED_MODEL_FILES.map((path) => ({ path, size: files[path].length })),
+  );
   // Stored under the local URL transformers.js looks up first.
   const cache = await caches.open('clawser-models');
   assert.ok(await cache.match(`${BASE}${TINY_MODEL_ID}/onnx/model_quantized.onnx`));
@@ -58,21 +66,34 @@ test('download: no Content-Length still reports growing totals; HTTP errors and 
   const caches = new MemoryCacheStorage();
   /** @type {number[]} */
   const totals = [];
-  await new ModelInstaller({ caches, modelBaseUrl: BASE, hubUrl: chunked.url }).download({ onProgress: (p) => { if (p.phase === 'download') totals.push(p.total); } });
+  await new ModelInstaller({ caches, modelBaseUrl: BASE, hubUrl: chunked.url }).download({
+    onProgress: (p) => {
+      if (p.phase === 'download') totals.push(p.total);
+    },
+  });
   assert.ok(totals.at(-1) === Object.values(tinyModelFiles()).reduce((s, b) => s + b.length, 0));
 
   const broken = await hub({ fail: { 'tokenizer.json': 503 } });
   const caches2 = new MemoryCacheStorage();
   const installer = new ModelInstaller({ caches: caches2, modelBaseUrl: BASE, hubUrl: broken.url });
-  await assert.rejects(installer.download(), (err) => err instanceof ModelInstallError && err.code === 'http' && /tokenizer\.json failed: HTTP 503/.test(err.message));
+  await assert.rejects(
+    installer.download(),
+    (err) => err instanceof ModelInstallError && err.code === 'http' && /tokenizer\.json failed: HTTP 503/.test(err.message),
+  );
   assert.equal(await installer.isInstalled(), false);
 
   const controller = new AbortController();
   controller.abort();
-  await assert.rejects(installer.download({ signal: controller.signal }), (err) => err instanceof ModelInstallError && err.code === 'aborted');
+  await assert.rejects(
+    installer.download({ signal: controller.signal }),
+    (err) => err instanceof ModelInstallError && err.code === 'aborted',
+  );
 
   const unreachable = new ModelInstaller({ caches: caches2, modelBaseUrl: BASE, hubUrl: 'http://127.0.0.1:1' });
-  await assert.rejects(unreachable.download(), (err) => err instanceof ModelInstallError && err.code === 'network' && /import the model folder or ZIP/.test(err.message));
+  await assert.rejects(
+    unreachable.download(),
+    (err) => err instanceof ModelInstallError && err.code === 'network' && /import the model folder or ZIP/.test(err.message),
+  );
 });
 
 test('ZIP import: model folder at any depth, unrelated entries never inflated; bombs, traversal and junk refused', async () => {
@@ -93,17 +114,30 @@ test('ZIP import: model folder at any depth, unrelated entries never inflated; b
   // A zip bomb: config.json claims to be small but inflates to 8 MB of zeros (limit 1 MB).
   const bomb = zipSync({ ...files, 'config.json': new Uint8Array(8 * 1024 * 1024) }, { level: 9 });
   assert.ok(bomb.length < 200_000);
-  await assert.rejects(installer.importZip(new Blob([bomb])), (err) => err instanceof ModelInstallError && err.code === 'too_large' && /config\.json/.test(err.message));
+  await assert.rejects(
+    installer.importZip(new Blob([bomb])),
+    (err) => err instanceof ModelInstallError && err.code === 'too_large' && /config\.json/.test(err.message),
+  );
   assert.equal(await installer.isInstalled(), true, 'a failed import leaves the installed model alone');
 
   // Traversal names are never matched, so the model counts as incomplete.
   /** @type {Record<string, Uint8Array>} */
   const evil = {};
   for (const [p, b] of Object.entries(files)) evil[p === 'config.json' ? '../config.json' : p] = b;
-  await assert.rejects(installer.importZip(new Blob([zipSync(evil)])), (err) => err instanceof ModelInstallError && err.code === 'missing_files' && /config\.json is missing/.test(err.message));
-  await assert.rejects(installer.importZip(new Blob([strToU8('not a zip at all')])), (err) => err instanceof ModelInstallError && err.code === 'zip_corrupt');
+  await assert.rejects(
+    installer.importZip(new Blob([zipSync(evil)])),
+    (err) => err instanceof ModelInstallError && err.code === 'missing_files' && /config\.json is missing/.test(err.message),
+  );
+  await assert.rejects(
+    installer.importZip(new Blob([strToU8('not a zip at all')])),
+    (err) => err instanceof ModelInstallError && err.code === 'zip_corrupt',
+  );
   const stored = zipSync(files, { level: 0 });
-  await assert.rejects(installer.importZip(new Blob([stored.subarray(0, Math.floor(stored.length * 0.6))])), (err) => err instanceof ModelInstallError && err.code === 'zip_corrupt', 'cut off mid-entry');
+  await assert.rejects(
+    installer.importZip(new Blob([stored.subarray(0, Math.floor(stored.length * 0.6))])),
+    (err) => err instanceof ModelInstallError && err.code === 'zip_corrupt',
+    'cut off mid-entry',
+  );
   assert.equal(matchModelFile('/abs/config.json'), null);
   assert.equal(matchModelFile('C:/x/config.json'), null);
   assert.deepEqual(matchModelFile('a\\b\\onnx\\model_quantized.onnx'), { required: 'onnx/model_quantized.onnx', rank: 4 });
@@ -124,17 +158,36 @@ test('folder import: relative paths matched, nearest wins; validation names the 
   const dec = new TextDecoder();
   /** @param {Record<string, Uint8Array | string>} patch */
   const withFiles = (patch) => new Map(Object.entries({ ...files, ...patch }).map(([k, v]) => [k, typeof v === 'string' ? strToU8(v) : v]));
-  const invalid = (/** @type {RegExp} */ re) => (/** @type {unknown} */ err) => err instanceof ModelInstallError && err.code === 'invalid_file' && re.test(err.message);
-  assert.throws(() => validateModelFiles(withFiles({ 'config.json': JSON.stringify({ ...JSON.parse(dec.decode(files['config.json'])), hidden_size: 768 }) })), invalid(/768-dimensional/));
+  const invalid = (/** @type {RegExp} */ re) => (/** @type {unknown} */ err) =>
+    err instanceof ModelInstallError && err.code === 'invalid_file' && re.test(err.message);
+  assert.throws(
+    () =>
+      validateModelFiles(
+        withFiles({ 'config.json': JSON.stringify({ ...JSON.parse(dec.decode(files['config.json'])), hidden_size: 768 }) }),
+      ),
+    invalid(/768-dimensional/),
+  );
   assert.throws(() => validateModelFiles(withFiles({ 'config.json': '{"hidden_size": 384}' })), invalid(/config\.json does not look like/));
   assert.throws(() => validateModelFiles(withFiles({ 'tokenizer.json': '[1,2]' })), invalid(/tokenizer\.json/));
-  assert.throws(() => validateModelFiles(withFiles({ 'onnx/model_quantized.onnx': 'version https://git-lfs.github.com/spec/v1\noid sha256:abc' })), invalid(/Git LFS pointer/));
-  assert.throws(() => validateModelFiles(withFiles({ 'onnx/model_quantized.onnx': '<!doctype html><html>not found</html>' })), invalid(/not an ONNX model/));
+  assert.throws(
+    () => validateModelFiles(withFiles({ 'onnx/model_quantized.onnx': 'version https://git-lfs.github.com/spec/v1\noid sha256:abc' })),
+    invalid(/Git LFS pointer/),
+  );
+  assert.throws(
+    () => validateModelFiles(withFiles({ 'onnx/model_quantized.onnx': '<!doctype html><html>not found</html>' })),
+    invalid(/not an ONNX model/),
+  );
   const noTokenizer = withFiles({});
   noTokenizer.delete('tokenizer.json');
-  assert.throws(() => validateModelFiles(noTokenizer), (err) => err instanceof ModelInstallError && err.code === 'missing_files');
+  assert.throws(
+    () => validateModelFiles(noTokenizer),
+    (err) => err instanceof ModelInstallError && err.code === 'missing_files',
+  );
   // Without Cache Storage (an insecure context) the installer says so.
-  await assert.rejects(new ModelInstaller({ caches: null }).download(), (err) => err instanceof ModelInstallError && err.code === 'unavailable');
+  await assert.rejects(
+    new ModelInstaller({ caches: null }).download(),
+    (err) => err instanceof ModelInstallError && err.code === 'unavailable',
+  );
   assert.equal((await new ModelInstaller({ caches: null }).status()).available, false);
 });
 
@@ -148,14 +201,26 @@ test('vectors.bin codec: round trip within int8 precision, torn tail and corrupt
   const seen = [];
   const result = decodeVectorFile(file, (r) => {
     const v = vec(r.id === 'm1' ? 1 : 2);
-    let dot = 0, n1 = 0, n2 = 0;
-    for (let i = 0; i < dims; i++) { dot += v[i] * r.vector[i]; n1 += v[i] * v[i]; n2 += r.vector[i] * r.vector[i]; }
+    let dot = 0,
+      n1 = 0,
+      n2 = 0;
+    for (let i = 0; i < dims; i++) {
+      dot += v[i] * r.vector[i];
+      n1 += v[i] * v[i];
+      n2 += r.vector[i] * r.vector[i];
+    }
     seen.push({ id: r.id, hash: r.textHash, len: r.textLength, cos: dot / Math.sqrt(n1 * n2) });
   });
   assert.deepEqual(result.header, { dimensions: dims, modelTag: 'Xenova/all-MiniLM-L6-v2@sha256:abc', size: header.length });
   assert.equal(result.records, 2);
   assert.equal(result.torn, false);
-  assert.deepEqual(seen.map((s) => [s.id, s.hash, s.len]), [['m1', textHash('key\ncontent'), 11], ['m2', textHash('other\ntext'), 10]]);
+  assert.deepEqual(
+    seen.map((s) => [s.id, s.hash, s.len]),
+    [
+      ['m1', textHash('key\ncontent'), 11],
+      ['m2', textHash('other\ntext'), 10],
+    ],
+  );
   for (const s of seen) assert.ok(s.cos > 0.9999, `cosine after int8 round trip ${s.cos}`);
 
   const torn = file.subarray(0, file.length - 100);

@@ -42,13 +42,20 @@ function inProcessWorker(options = {}) {
       onerror: null,
       postMessage(message) {
         options.log?.push(message);
-        setImmediate(() => { if (!terminated) handle(structuredClone(message)); });
+        setImmediate(() => {
+          if (!terminated) handle(structuredClone(message));
+        });
       },
-      terminate() { terminated = true; },
+      terminate() {
+        terminated = true;
+      },
     };
     const handle = createEmbedWorkerHost({
       importModule: (url) => import(url),
-      post: (message) => setImmediate(() => { if (!terminated) worker.onmessage?.({ data: structuredClone(message) }); }),
+      post: (message) =>
+        setImmediate(() => {
+          if (!terminated) worker.onmessage?.({ data: structuredClone(message) });
+        }),
       cacheStorage: options.cacheStorage ?? null,
     });
     return worker;
@@ -56,7 +63,13 @@ function inProcessWorker(options = {}) {
 }
 
 /** @param {string} root @param {{log?: unknown[]}} [options] */
-const nodeEmbedder = (root, options = {}) => new Embedder({ modelBaseUrl: `${root}/`, cacheName: null, transformersUrl: '@xenova/transformers', createWorker: inProcessWorker(options) });
+const nodeEmbedder = (root, options = {}) =>
+  new Embedder({
+    modelBaseUrl: `${root}/`,
+    cacheName: null,
+    transformersUrl: '@xenova/transformers',
+    createWorker: inProcessWorker(options),
+  });
 
 /** @param {ArrayLike<number>} a @param {ArrayLike<number>} b */
 const cos = (a, b) => {
@@ -73,7 +86,10 @@ test('real pipeline on the tiny model: 384-d unit vectors, similar texts closer 
   const status = await embedder.load();
   assert.equal(status.state, 'ready');
   assert.deepEqual(status.model, { id: 'Xenova/all-MiniLM-L6-v2', dimensions: 384, fingerprint: 'Xenova/all-MiniLM-L6-v2' });
-  assert.deepEqual(states.filter((s, i) => s !== states[i - 1]), ['idle', 'loading', 'ready']);
+  assert.deepEqual(
+    states.filter((s, i) => s !== states[i - 1]),
+    ['idle', 'loading', 'ready'],
+  );
   const [car, automobile, dog, puppy] = await embedder.embed(['My car is red', 'I drive an automobile', 'the dog likes pizza', 'a puppy']);
   assert.equal(car.length, 384);
   assert.ok(Math.abs(cos(car, car) - 1) < 1e-5, 'normalized');
@@ -82,7 +98,8 @@ test('real pipeline on the tiny model: 384-d unit vectors, similar texts closer 
   // One at a time in the worker; the same text gives the same vector in any batch.
   const [again] = await embedder.embed(['My car is red']);
   assert.ok(cos(again, car) > 0.9999);
-  await assert.rejects(embedder.embed(/** @type {any} */ ([1])), (err) => err instanceof EmbedderError && err.code === 'invalid_input'); // any: a wrong input on purpose
+  // any: a wrong input on purpose
+  await assert.rejects(embedder.embed(/** @type {any} */ ([1])), (err) => err instanceof EmbedderError && err.code === 'invalid_input');
   assert.deepEqual(await embedder.embed([]), []);
   embedder.dispose();
   await assert.rejects(embedder.embed(['x']), (err) => err instanceof EmbedderError && err.code === 'not_ready');
@@ -91,7 +108,10 @@ test('real pipeline on the tiny model: 384-d unit vectors, similar texts closer 
 test('no model: load rejects quickly with model_missing and status missing; embed says so too', async () => {
   const embedder = nodeEmbedder(emptyRoot);
   const started = Date.now();
-  await assert.rejects(embedder.load(), (err) => err instanceof EmbedderError && err.code === 'model_missing' && /no embedding model is installed/.test(err.message));
+  await assert.rejects(
+    embedder.load(),
+    (err) => err instanceof EmbedderError && err.code === 'model_missing' && /no embedding model is installed/.test(err.message),
+  );
   assert.ok(Date.now() - started < 5000, `fast (${Date.now() - started} ms)`);
   assert.equal(embedder.status.state, 'missing');
   assert.equal(embedder.status.code, 'model_missing');
@@ -99,7 +119,11 @@ test('no model: load rejects quickly with model_missing and status missing; embe
 
   // With Cache Storage configured and empty, the worker answers before importing transformers.
   const log = /** @type {unknown[]} */ ([]);
-  const cached = new Embedder({ modelBaseUrl: 'http://app.test/models/', transformersUrl: 'data:text/javascript,throw new Error("must not be imported")', createWorker: inProcessWorker({ cacheStorage: new MemoryCacheStorage(), log }) });
+  const cached = new Embedder({
+    modelBaseUrl: 'http://app.test/models/',
+    transformersUrl: 'data:text/javascript,throw new Error("must not be imported")',
+    createWorker: inProcessWorker({ cacheStorage: new MemoryCacheStorage(), log }),
+  });
   await assert.rejects(cached.load(), (err) => err instanceof EmbedderError && err.code === 'model_missing');
 });
 
@@ -109,7 +133,11 @@ test('installed into Cache Storage, the pipeline reads the files from there (the
   const installer = new ModelInstaller({ caches, modelBaseUrl: base });
   const files = tinyModelFiles();
   await installer.importFiles(Object.entries(files).map(([path, b]) => ({ path, file: new Blob([b]) })));
-  const embedder = new Embedder({ modelBaseUrl: base, transformersUrl: '@xenova/transformers', createWorker: inProcessWorker({ cacheStorage: caches }) });
+  const embedder = new Embedder({
+    modelBaseUrl: base,
+    transformersUrl: '@xenova/transformers',
+    createWorker: inProcessWorker({ cacheStorage: caches }),
+  });
   const status = await embedder.load();
   assert.equal(status.model?.fingerprint, (await installer.status()).manifest?.fingerprint);
   const [a, b] = await embedder.embed(['weather forecast', 'rain and snow']);
@@ -121,7 +149,11 @@ test('priority: a query overtakes queued background batches; timeouts and aborts
   const log = /** @type {any[]} */ ([]); // any: recorded worker messages
   const embedder = nodeEmbedder(modelRoot, { log });
   await embedder.load();
-  const low = [embedder.embed(['car one'], { priority: 'low' }), embedder.embed(['car two'], { priority: 'low' }), embedder.embed(['car three'], { priority: 'low' })];
+  const low = [
+    embedder.embed(['car one'], { priority: 'low' }),
+    embedder.embed(['car two'], { priority: 'low' }),
+    embedder.embed(['car three'], { priority: 'low' }),
+  ];
   const high = embedder.embed(['dog query'], { priority: 'high' });
   await Promise.all([...low, high]);
   const order = log.filter((m) => m.type === 'embed').map((m) => m.texts[0]);
@@ -157,7 +189,10 @@ test('memory store: background embedding, vectors persist across a reload, seman
   const done = await store.whenEmbedded();
   assert.equal(done.state, 'idle');
   assert.equal(done.vectors, 4);
-  assert.ok(states.some((s) => s.state === 'running' && s.total === 4), 'a "running, n of 4" state was observable');
+  assert.ok(
+    states.some((s) => s.state === 'running' && s.total === 4),
+    'a "running, n of 4" state was observable',
+  );
   assert.match(done.message, /4 memories embedded/);
   // Semantic: no word in common with "automobile", yet the car memory ranks first.
   const hits = await store.recall('automobile', { limit: 2 });
@@ -208,7 +243,13 @@ test('memory store: a torn vectors.bin tail is cut off; another model means re-e
   assert.equal((await mem.readBytes('ws/.memory/vectors.bin')).length, full.length, 'cut back to the last whole record');
 
   // The same store with an embedder of another model: all vectors are recomputed.
-  const other = new Embedder({ modelBaseUrl: `${modelRoot}/`, cacheName: null, transformersUrl: '@xenova/transformers', fingerprint: 'another-model', createWorker: inProcessWorker() });
+  const other = new Embedder({
+    modelBaseUrl: `${modelRoot}/`,
+    cacheName: null,
+    transformersUrl: '@xenova/transformers',
+    fingerprint: 'another-model',
+    createWorker: inProcessWorker(),
+  });
   await other.load();
   reloaded.attachEmbedder(other);
   assert.equal(reloaded.index.vectorCount, 0, 'old-model vectors dropped');
@@ -252,7 +293,10 @@ test('memory store: recall falls back to keywords fast when the embedder is miss
   /** @type {import('../../web/memory/store.js').EmbedderLike} */
   const slow = {
     status: { state: 'ready', message: 'ok', model: { id: 'slow', dimensions: 384, fingerprint: 'slow' } },
-    subscribe(fn) { fn(this.status); return () => {}; },
+    subscribe(fn) {
+      fn(this.status);
+      return () => {};
+    },
     embed(texts, options) {
       if (options?.priority === 'low') return Promise.resolve(texts.map(() => vector));
       return new Promise((resolve) => waiting.push(resolve));

@@ -53,7 +53,10 @@ test('history window never starts with a tool result or orphan assistant', () =>
     { role: 'user', content: 'c' },
   ];
   trimHistory(/** @type {any} */ (h), { maxMessages: 4, maxChars: 1e9 });
-  assert.deepEqual(h.map((m) => m.role), ['user']);
+  assert.deepEqual(
+    h.map((m) => m.role),
+    ['user'],
+  );
 });
 
 test('Conversation appends line by line, reopens identically, and is not rewritten', async () => {
@@ -90,7 +93,10 @@ test('reopening after a torn write cuts only the torn line, then appends cleanly
   assert.equal(reopened.events.length, 1);
   await reopened.append('agent_message', { text: 'next' }, 'agent');
   const third = await store.open(id);
-  assert.deepEqual(loose(third.events).map((e) => e.data.text), ['kept', 'next']);
+  assert.deepEqual(
+    loose(third.events).map((e) => e.data.text),
+    ['kept', 'next'],
+  );
   assert.equal(third.report.tornBytes, 0);
 });
 
@@ -112,7 +118,8 @@ test('snapshots make reopening read only the tail, with the same history', async
   const { id } = await store.create();
   const conv = await store.open(id);
   const n = SNAPSHOT_EVERY * 2 + 37;
-  for (let i = 0; i < n; i++) await conv.append(i % 2 ? 'agent_message' : 'user_message', { text: `message ${i} ${'x'.repeat(300)}` }, i % 2 ? 'agent' : 'user');
+  for (let i = 0; i < n; i++)
+    await conv.append(i % 2 ? 'agent_message' : 'user_message', { text: `message ${i} ${'x'.repeat(300)}` }, i % 2 ? 'agent' : 'user');
   const snap = JSON.parse(await fs.readText(`${store.dirOf(id)}/snapshot.json`));
   assert.equal(snap.eventCount, SNAPSHOT_EVERY * 2);
   /** @type {any[]} */
@@ -120,7 +127,8 @@ test('snapshots make reopening read only the tail, with the same history', async
   /** @type {any} */
   const spy = new Proxy(fs, {
     get(target, prop) {
-      if (prop === 'readBytes') return (/** @type {string} */ p, /** @type {any} */ r) => (p.endsWith('events.jsonl') && reads.push(r), target.readBytes(p, r));
+      if (prop === 'readBytes')
+        return (/** @type {string} */ p, /** @type {any} */ r) => (p.endsWith('events.jsonl') && reads.push(r), target.readBytes(p, r));
       const v = Reflect.get(target, prop);
       return typeof v === 'function' ? v.bind(target) : v;
     },
@@ -136,7 +144,10 @@ test('snapshots make reopening read only the tail, with the same history', async
   assert.equal(older.at(-1)?.id, conv.events[firstLoaded - 1].id);
   while (again.hasEarlier) await again.loadEarlier();
   assert.equal(again.events.length, n);
-  assert.deepEqual(again.events.map((e) => e.id), conv.events.map((e) => e.id));
+  assert.deepEqual(
+    again.events.map((e) => e.id),
+    conv.events.map((e) => e.id),
+  );
 });
 
 test('a failed append (quota) changes nothing and reports a clear error', async () => {
@@ -150,7 +161,10 @@ test('a failed append (quota) changes nothing and reports a clear error', async 
   assert.equal(conv.events.length, 1);
   assert.equal(conv.deriveSessionHistory().messages.length, 1);
   await conv.append('user_message', { text: 'after' }, 'user');
-  assert.deepEqual(loose((await store.open(id)).events).map((e) => e.data.text), ['safe', 'after']);
+  assert.deepEqual(
+    loose((await store.open(id)).events).map((e) => e.data.text),
+    ['safe', 'after'],
+  );
 });
 
 test('ClawserAgent records the turn; stop keeps the partial reply; errors are logged', async () => {
@@ -161,7 +175,10 @@ test('ClawserAgent records the turn; stop keeps the partial reply; errors are lo
   let text = '';
   for await (const ev of agent.runStream('hello world')) if (ev.type === 'text') text += ev.text;
   assert.equal(text, 'Echo: hello world');
-  assert.deepEqual(conv.events.map((e) => e.type), ['user_message', 'agent_message']);
+  assert.deepEqual(
+    conv.events.map((e) => e.type),
+    ['user_message', 'agent_message'],
+  );
   const ac = new AbortController();
   for await (const ev of agent.runStream('one two three four', { signal: ac.signal })) if (ev.type === 'text') ac.abort();
   const last = conv.events.at(-1);
@@ -170,13 +187,25 @@ test('ClawserAgent records the turn; stop keeps the partial reply; errors are lo
   const failing = new ClawserAgent({
     conversation: conv,
     secrets: ['sk-very-secret-1'],
-    provider: { id: 'x', model: 'm', supportsNativeTools: false, chat: async () => { throw new Error('unused'); },
-      async *chatStream() { yield { type: 'error', error: { code: 'auth', retryable: false, message: 'bad key sk-very-secret-1' } }; } },
+    provider: {
+      id: 'x',
+      model: 'm',
+      supportsNativeTools: false,
+      chat: async () => {
+        throw new Error('unused');
+      },
+      async *chatStream() {
+        yield { type: 'error', error: { code: 'auth', retryable: false, message: 'bad key sk-very-secret-1' } };
+      },
+    },
   });
   const evs = [];
   for await (const ev of failing.runStream('x')) evs.push(ev);
   // The user's message is announced as saved first (the view shows it at once), then the error.
-  assert.deepEqual(evs.slice(0, 2).map((e) => e.type), ['saved', 'error']);
+  assert.deepEqual(
+    evs.slice(0, 2).map((e) => e.type),
+    ['saved', 'error'],
+  );
   assert.equal(/** @type {{eventType?: string}} */ (evs[0]).eventType, 'user_message');
   const logged = conv.events.at(-1);
   assert.equal(logged?.type, 'provider_error');
@@ -184,7 +213,8 @@ test('ClawserAgent records the turn; stop keeps the partial reply; errors are lo
   assert.equal(conv.deriveSessionHistory().messages.at(-1)?.role, 'assistant', 'the failed user message left the context');
 });
 
-test('the conversation list is read from one saved file, kept in step with every meta.json write; conversations it does not know are found, deleted ones leave it', async () => {
+test('the conversation list is read from one saved file, kept in step with every meta.json write; \
+conversations it does not know are found, deleted ones leave it', async () => {
   const fs = new MemoryFileSystem();
   const store = new ConversationStore(fs, 'w');
   const a = await store.create('first');
@@ -194,10 +224,16 @@ test('the conversation list is read from one saved file, kept in step with every
   await conv.rename('renamed by the conversation');
   await store.rename(b.id, 'renamed by the store');
   // A conversation written without the store (an older version, a restore): found by its folder.
-  await fs.write(`clawser_workspaces/w/.conversations/cold/meta.json`, JSON.stringify({ id: 'cold', title: 'from elsewhere', createdAt: 1, updatedAt: 1 }));
+  await fs.write(
+    `clawser_workspaces/w/.conversations/cold/meta.json`,
+    JSON.stringify({ id: 'cold', title: 'from elsewhere', createdAt: 1, updatedAt: 1 }),
+  );
   let metaReads = 0;
   const readText = fs.readText.bind(fs);
-  fs.readText = async (path) => { if (path.endsWith('/meta.json')) metaReads++; return readText(path); };
+  fs.readText = async (path) => {
+    if (path.endsWith('/meta.json')) metaReads++;
+    return readText(path);
+  };
   const first = await store.list();
   assert.deepEqual(first.map((m) => m.title).sort(), ['from elsewhere', 'renamed by the conversation', 'renamed by the store']);
   assert.equal(metaReads, 1, 'only the unknown conversation was read');
@@ -209,8 +245,14 @@ test('the conversation list is read from one saved file, kept in step with every
   assert.deepEqual((await store.list()).map((m) => m.title).sort(), ['from elsewhere', 'renamed by the conversation']);
   // A folder deleted behind the store's back leaves the list too.
   await fs.delete('clawser_workspaces/w/.conversations/cold');
-  assert.deepEqual((await store.list()).map((m) => m.title), ['renamed by the conversation']);
+  assert.deepEqual(
+    (await store.list()).map((m) => m.title),
+    ['renamed by the conversation'],
+  );
   // A damaged list is rebuilt from the meta.json files.
   await fs.write('clawser_workspaces/w/.conversations/list.json', '{not json');
-  assert.deepEqual((await store.list()).map((m) => m.title), ['renamed by the conversation']);
+  assert.deepEqual(
+    (await store.list()).map((m) => m.title),
+    ['renamed by the conversation'],
+  );
 });

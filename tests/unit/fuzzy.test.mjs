@@ -16,6 +16,13 @@ test('ranking: a word prefix beats a scattered match; word starts beat inner let
   assert.deepEqual(fuzzyRank('sched', items, (x) => x).slice(0, 2), ['Open Schedule', 'Switch to conversation: Schedule ideas']);
   assert.equal(fuzzyRank('nc', ['Enhance', 'New conversation'], (x) => x)[0], 'New conversation');
   assert.equal(fuzzyRank('exp', items, (x) => x)[0], 'Export conversation');
-  assert.deepEqual(fuzzyRank('zzz', items, (x) => x), []);
-  assert.deepEqual(fuzzyRank('', items, (x) => x), items, 'an empty query lists everything in order');
+  assert.deepEqual(
+    fuzzyRank('zzz', items, (x) => x),
+    [],
+  );
+  assert.deepEqual(
+    fuzzyRank('', items, (x) => x),
+    items,
+    'an empty query lists everything in order',
+  );
 });

@@ -166,12 +166,17 @@ test('OPTIONS preflight answers 204 with CORS headers and needs no auth', async 
   const url = await server.createRepo('demo');
   const res = await fetch(`${url}/git-upload-pack`, {
     method: 'OPTIONS',
-    headers: { origin: 'http://app.test', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+    headers: {
+      origin: 'http://app.test',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization, content-type',
+    },
   });
   assert.equal(res.status, 204);
   assert.equal(res.headers.get('access-control-allow-origin'), 'http://app.test');
   const allowHeaders = res.headers.get('access-control-allow-headers') ?? '';
-  for (const h of ['authorization', 'content-type', 'git-protocol', 'user-agent', 'x-authorization']) assert.match(allowHeaders, new RegExp(`\\b${h}\\b`));
+  for (const h of ['authorization', 'content-type', 'git-protocol', 'user-agent', 'x-authorization'])
+    assert.match(allowHeaders, new RegExp(`\\b${h}\\b`));
   assert.match(res.headers.get('access-control-allow-methods') ?? '', /GET, POST, OPTIONS/);
   assert.match(res.headers.get('access-control-expose-headers') ?? '', /content-type/);
   assert.deepEqual(server.requests.at(-1), { method: 'OPTIONS', path: '/demo.git/git-upload-pack', query: '', status: 204 });

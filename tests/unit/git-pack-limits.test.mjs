@@ -22,10 +22,12 @@ import { startGitServer } from '../fixtures/git-http-server.mjs';
 const MB = 1024 * 1024;
 const zeros = (/** @type {number} */ mb) => new Uint8Array(mb * MB);
 /** The shared refusal of an archive that expands like a zip bomb (sizes vary with the archive). */
-const RATIO_MESSAGE = /^The archive expands to more than 100 times its size \(\d+ KB to more than \d+ MB\), as zip bombs do; nothing was extracted\.$/;
+const RATIO_MESSAGE =
+  /^The archive expands to more than 100 times its size \(\d+ KB to more than \d+ MB\), as zip bombs do; nothing was extracted\.$/;
 
 /** @param {unknown} err */
-const isRatioRefusal = (err) => err instanceof ArchiveLimitError && err.code === 'too_large' && err.limit === 'ratio' && RATIO_MESSAGE.test(err.message);
+const isRatioRefusal = (err) =>
+  err instanceof ArchiveLimitError && err.code === 'too_large' && err.limit === 'ratio' && RATIO_MESSAGE.test(err.message);
 
 /** Every file under `dir` of a file system, with its bytes' hash. @param {import('../../web/storage/types.d.ts').FileSystem} fs */
 async function snapshot(fs, dir = '') {
@@ -34,7 +36,10 @@ async function snapshot(fs, dir = '') {
   for (const e of await fs.list(dir)) {
     const path = dir ? `${dir}/${e.name}` : e.name;
     if (e.kind === 'directory') Object.assign(out, await snapshot(fs, path));
-    else out[path] = createHash('sha1').update(await fs.readBytes(path)).digest('hex');
+    else
+      out[path] = createHash('sha1')
+        .update(await fs.readBytes(path))
+        .digest('hex');
   }
   return out;
 }
@@ -46,11 +51,21 @@ function git(cwd, ...args) {
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_')) env[k] = v;
   Object.assign(env, { HOME: cwd, XDG_CONFIG_HOME: cwd, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' });
   return new Promise((resolve, reject) => {
-    execFile('git', ['-c', 'user.name=Other', '-c', 'user.email=other@example.com', ...args], { cwd, env, maxBuffer: 64 * MB }, (err, stdout, stderr) => (err ? reject(new Error(`git ${args.join(' ')}: ${stderr}`)) : resolve(stdout.trim())));
+    execFile(
+      'git',
+      ['-c', 'user.name=Other', '-c', 'user.email=other@example.com', ...args],
+      { cwd, env, maxBuffer: 64 * MB },
+      (err, stdout, stderr) => (err ? reject(new Error(`git ${args.join(' ')}: ${stderr}`)) : resolve(stdout.trim())),
+    );
   });
 }
 
-/** Commits `files` on top of the remote's main, as someone else would, and pushes. @param {string} url @param {Record<string, string | Uint8Array>} files @param {string} message */
+/**
+ * Commits `files` on top of the remote's main, as someone else would, and pushes.
+ * @param {string} url
+ * @param {Record<string, string | Uint8Array>} files
+ * @param {string} message
+ */
 async function pushCommit(url, files, message) {
   const work = await mkdtemp(join(tmpdir(), 'clawser-pack-'));
   try {
@@ -68,9 +83,17 @@ async function pushCommit(url, files, message) {
   }
 }
 
-/** Ordinary prose-like text from a fixed word list, `bytes` long, seeded (compresses ~3×, like code and notes). @param {number} seed @param {number} bytes */
+/**
+ * Ordinary prose-like text from a fixed word list, `bytes` long, seeded (compresses ~3×, like code and notes).
+ * @param {number} seed
+ * @param {number} bytes
+ */
 function prose(seed, bytes) {
-  const words = 'the of and to in is for that with as on be this are by it from or at an which not can will file value function return data user when each should if one more new use then time all also into only list name need what where how make after first before their there these other used line page point under while state change order number'.split(' ');
+  const words = (
+    'the of and to in is for that with as on be this are by it from or at an which not can will file value function return ' +
+    'data user when each should if one more new use then time all also into only list name need what where how make after ' +
+    'first before their there these other used line page point under while state change order number'
+  ).split(' ');
   let a = seed >>> 0;
   const next = () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -93,7 +116,8 @@ test('the bomb is what the review found: 40 MB of zeros, refused as a ZIP by the
   assert.throws(() => expandZip(zip), isRatioRefusal);
 });
 
-test('clone: a repository whose pack expands like a zip bomb (40 MB of zeros) is refused with the shared message; nothing is left in the workspace. Control: an ordinary repository clones', async (t) => {
+test('clone: a repository whose pack expands like a zip bomb (40 MB of zeros) is refused with the shared message; \
+nothing is left in the workspace. Control: an ordinary repository clones', async (t) => {
   const server = await startGitServer();
   t.after(() => server.close());
   const bomb = await server.createRepo('bomb', { 'big.bin': zeros(40), 'README.md': 'hi\n' });
@@ -104,7 +128,11 @@ test('clone: a repository whose pack expands like a zip bomb (40 MB of zeros) is
   assert.equal(packRequests.length, 1, 'the pack was asked for (the refusal is of what arrived, not of the URL)');
 
   // Control: the same server, an ordinary repository.
-  const url = await server.createRepo('ordinary', { 'README.md': '# Ordinary\n', 'src/main.js': 'console.log("hi");\n', 'notes/log.txt': 'the same line again\n'.repeat(50_000) });
+  const url = await server.createRepo('ordinary', {
+    'README.md': '# Ordinary\n',
+    'src/main.js': 'console.log("hi");\n',
+    'notes/log.txt': 'the same line again\n'.repeat(50_000),
+  });
   const ok = new MemoryFileSystem();
   const { repo } = await cloneInto(ok, url);
   assert.equal(await ok.readText('README.md'), '# Ordinary\n');
@@ -112,7 +140,8 @@ test('clone: a repository whose pack expands like a zip bomb (40 MB of zeros) is
   assert.equal((await repo.log()).length, 1);
 });
 
-test('pull: a commit whose pack expands like a zip bomb is refused with the shared message; the repository and the working copy are as they were. Control: an ordinary commit pulls', async (t) => {
+test('pull: a commit whose pack expands like a zip bomb is refused with the shared message; \
+the repository and the working copy are as they were. Control: an ordinary commit pulls', async (t) => {
   const server = await startGitServer();
   t.after(() => server.close());
   const url = await server.createRepo('pulled', { 'README.md': '# Pulled\n' });
@@ -139,7 +168,8 @@ test('pull: a commit whose pack expands like a zip bomb is refused with the shar
   assert.equal((await repo2.log()).length, 2);
 });
 
-test('control: a moderately large repository (300 files of ordinary text, ~3 MB, and three commits of edits) clones and pulls whole', async (t) => {
+test('control: a moderately large repository (300 files of ordinary text, ~3 MB, \
+and three commits of edits) clones and pulls whole', async (t) => {
   const server = await startGitServer();
   t.after(() => server.close());
   /** @type {Record<string, string>} */
@@ -149,7 +179,9 @@ test('control: a moderately large repository (300 files of ordinary text, ~3 MB,
   for (let c = 0; c < 3; c++) {
     /** @type {Record<string, string>} */
     const edits = {};
-    for (let i = c; i < 300; i += 7) edits[`src/part${Math.floor(i / 30)}/file${i}.md`] = `${files[`src/part${Math.floor(i / 30)}/file${i}.md`]}\n${prose(1000 + c * 300 + i, 400)}`;
+    for (let i = c; i < 300; i += 7)
+      edits[`src/part${Math.floor(i / 30)}/file${i}.md`] =
+        `${files[`src/part${Math.floor(i / 30)}/file${i}.md`]}\n${prose(1000 + c * 300 + i, 400)}`;
     Object.assign(files, edits);
     await pushCommit(url, edits, `Edit ${c + 1}`);
   }
@@ -219,7 +251,10 @@ function pack(objects) {
   const offsets = [];
   for (const o of objects) {
     offsets.push(offset);
-    const header = [...objectHeader(o.type, o.data.length), ...(o.type === 6 ? ofsBytes(offset - offsets[/** @type {number} */ (o.base)]) : [])];
+    const header = [
+      ...objectHeader(o.type, o.data.length),
+      ...(o.type === 6 ? ofsBytes(offset - offsets[/** @type {number} */ (o.base)]) : []),
+    ];
     const body = zlibSync(o.data, { level: 9 });
     out.push(Uint8Array.from(header), body);
     offset += header.length + body.length;
@@ -250,11 +285,15 @@ function inspect(bytes, chunk = 16_384) {
   return inspector;
 }
 
-test('inspector: a delta whose result is 40 MB (a 64 KB base copied 640 times: ~1 KB of delta) is refused by the ratio; control: the same pack with an ordinary delta passes, counted', () => {
+test('inspector: a delta whose result is 40 MB (a 64 KB base copied 640 times: ~1 KB of delta) is refused by the ratio; control: \
+the same pack with an ordinary delta passes, counted', () => {
   const base = new Uint8Array(64 * 1024);
   const copies = 640;
   const bombDelta = Uint8Array.from([...varint(base.length), ...varint(copies * 64 * 1024), ...new Array(copies).fill(0x80)]);
-  const bomb = pack([{ type: 3, data: base }, { type: 6, data: bombDelta, base: 0 }]);
+  const bomb = pack([
+    { type: 3, data: base },
+    { type: 6, data: bombDelta, base: 0 },
+  ]);
   assert.ok(bomb.length < 2048, `${bomb.length} bytes of pack`);
   assert.throws(() => inspect(response(bomb)), isRatioRefusal);
 
@@ -262,18 +301,36 @@ test('inspector: a delta whose result is 40 MB (a 64 KB base copied 640 times: ~
   const text = new TextEncoder().encode(prose(7, 64 * 1024));
   const insert = new TextEncoder().encode('one more line\n');
   const delta = Uint8Array.from([...varint(text.length), ...varint(text.length + insert.length), 0x80, insert.length, ...insert]);
-  const ok = inspect(response(pack([{ type: 3, data: text }, { type: 6, data: delta, base: 0 }])), 1000);
+  const ok = inspect(
+    response(
+      pack([
+        { type: 3, data: text },
+        { type: 6, data: delta, base: 0 },
+      ]),
+    ),
+    1000,
+  );
   assert.equal(ok.objects, 2);
-  assert.equal(ok.budget.total, text.length + delta.length + text.length + insert.length, 'each object counted at what it becomes (the delta: its instructions and its result)');
+  assert.equal(
+    ok.budget.total,
+    text.length + delta.length + text.length + insert.length,
+    'each object counted at what it becomes (the delta: its instructions and its result)',
+  );
 });
 
-test('inspector: an object whose header says it is larger than one file may be is refused at its header, before its data arrives; control: a small object passes', () => {
+test('inspector: an object whose header says it is larger than one file may be is refused at its header, before its data arrives; control: \
+a small object passes', () => {
   assert.ok(PackResponseInspector, 'web/git/pack-limits.js exports PackResponseInspector');
   const header = Uint8Array.from([0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2, 0, 0, 0, 1, ...objectHeader(3, 150 * MB)]);
   const inspector = new PackResponseInspector();
   assert.throws(
     () => inspector.push(response(header).subarray(0, -4)), // the header alone: its data has not arrived
-    (err) => err instanceof ArchiveLimitError && err.limit === 'entry' && err.message === '"object 1 of 1 (a blob)" in the archive expands to more than 100 MB, more than Clawser expands for one file; nothing was extracted.',
+    (err) =>
+      err instanceof ArchiveLimitError &&
+      err.limit === 'entry' &&
+      err.message ===
+        '"object 1 of 1 (a blob)" in the archive expands to more than 100 MB, more ' +
+          'than Clawser expands for one file; nothing was extracted.',
   );
   const ok = inspect(response(pack([{ type: 3, data: new TextEncoder().encode('small') }])));
   assert.equal(ok.objects, 1);
@@ -282,25 +339,45 @@ test('inspector: an object whose header says it is larger than one file may be i
 
 test('inspector: a pack cut short or not a pack is refused before git sees it; control: an empty pack (nothing new) passes', () => {
   const whole = response(pack([{ type: 3, data: new TextEncoder().encode(prose(3, 20_000)) }]));
-  assert.throws(() => inspect(whole.subarray(0, whole.length - 200)), (err) => /** @type {any} */ (err).code === 'network');
+  assert.throws(
+    () => inspect(whole.subarray(0, whole.length - 200)),
+    (err) => /** @type {any} */ (err).code === 'network',
+  );
   const notPack = response(Uint8Array.from([...Buffer.from('JUNK'), 0, 0, 0, 2, 0, 0, 0, 1, ...Buffer.from('x'.repeat(40))]));
-  assert.throws(() => inspect(notPack), (err) => /** @type {any} */ (err).code === 'git');
+  assert.throws(
+    () => inspect(notPack),
+    (err) => /** @type {any} */ (err).code === 'git',
+  );
   assert.equal(inspect(response(pack([]))).objects, 0);
 });
 
 test('the shared budget grows with an archive read as it arrives', () => {
   const budget = new ExpansionBudget(0);
-  assert.throws(() => new ExpansionBudget(0).add(11 * MB), (err) => err instanceof ArchiveLimitError && err.limit === 'ratio');
+  assert.throws(
+    () => new ExpansionBudget(0).add(11 * MB),
+    (err) => err instanceof ArchiveLimitError && err.limit === 'ratio',
+  );
   budget.received(200 * 1024);
   budget.add(19 * MB); // control: 100 × 200 KB
-  assert.throws(() => budget.add(2 * MB), (err) => err instanceof ArchiveLimitError && err.limit === 'ratio' && /\(200 KB to more than 20 MB\)/.test(err.message));
+  assert.throws(
+    () => budget.add(2 * MB),
+    (err) => err instanceof ArchiveLimitError && err.limit === 'ratio' && /\(200 KB to more than 20 MB\)/.test(err.message),
+  );
 });
 
-test('the deflate walker agrees with zlib: every length, its first bytes and where the data ends, over every level, block kind and split; invalid data throws', async () => {
+test('the deflate walker agrees with zlib: every length, its first bytes and where the data ends, over every level, block kind and split; \
+invalid data throws', async () => {
   const { deflateRawSync } = await import('node:zlib');
   const { DeflateScanner } = await import('../../web/git/deflate-scan.js');
   const random = new Uint8Array(200_000).map((_, i) => (Math.imul(i + 1, 2654435761) >>> 13) & 255);
-  const inputs = [new Uint8Array(0), Buffer.from('a'), Buffer.from(prose(11, 100_000)), zeros(1), random, Buffer.concat([random.subarray(0, 70_000), zeros(1), Buffer.from(prose(5, 30_000))])];
+  const inputs = [
+    new Uint8Array(0),
+    Buffer.from('a'),
+    Buffer.from(prose(11, 100_000)),
+    zeros(1),
+    random,
+    Buffer.concat([random.subarray(0, 70_000), zeros(1), Buffer.from(prose(5, 30_000))]),
+  ];
   const after = Buffer.from('NEXT OBJECT');
   let cases = 0;
   for (const input of inputs) {

@@ -9,7 +9,11 @@ test('agent git tools: status, commit, log, diff, branch, checkout/restore — e
   const fs = new MemoryFileSystem();
   const ctx = { workspaceId: 'w', fs, settings: toolSettings(), fetch: globalThis.fetch };
   assert.ok(GIT_TOOLS.every((t) => builtinTools().includes(t)));
-  assert.deepEqual(GIT_TOOLS.filter((t) => t.permission === 'write').map((t) => t.name), ['git_commit', 'git_checkout', 'git_branch'], 'write tools need approval by default');
+  assert.deepEqual(
+    GIT_TOOLS.filter((t) => t.permission === 'write').map((t) => t.name),
+    ['git_commit', 'git_checkout', 'git_branch'],
+    'write tools need approval by default',
+  );
   assert.match((await gitStatus.run({}, ctx)).output, /not a git repository yet/);
   await fs.write('notes.md', 'one\n');
   assert.match((await gitCommit.run({ message: 'Add notes' }, ctx)).output, /^Committed [0-9a-f]{10}: Add notes/);
@@ -38,7 +42,9 @@ test('agent git tools: status, commit, log, diff, branch, checkout/restore — e
   const bad = await gitBranch.run({ action: 'create', name: 'has space' }, ctx);
   assert.equal(bad.ok, false);
   assert.match(bad.output, /not a valid branch name.*\(invalid_name\)/);
-  const fullLog = await (await import('../../web/git/git.js')).WorkspaceGit.prototype.log.call(new (await import('../../web/git/git.js')).WorkspaceGit(fs));
+  const fullLog = await (await import('../../web/git/git.js')).WorkspaceGit.prototype.log.call(
+    new (await import('../../web/git/git.js')).WorkspaceGit(fs),
+  );
   const first = /** @type {string} */ (fullLog.at(-1)?.oid);
   assert.ok(first.startsWith(firstId));
   assert.match((await gitCheckout.run({ restore: first, path: 'notes.md' }, ctx)).output, /Restored 1 file\(s\).*notes\.md/);

@@ -9,7 +9,12 @@ import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { ScopedFileSystem } from '../../web/storage/scoped-fs.js';
 import { clockPast } from '../fixtures/wait.mjs';
 
-/** Copies a FileSystem folder to disk. @param {import('../../web/storage/types.d.ts').FileSystem} fs @param {string} from @param {string} to */
+/**
+ * Copies a FileSystem folder to disk.
+ * @param {import('../../web/storage/types.d.ts').FileSystem} fs
+ * @param {string} from
+ * @param {string} to
+ */
 async function copyOut(fs, from, to) {
   for (const e of await fs.list(from)) {
     const src = from ? `${from}/${e.name}` : e.name;
@@ -45,12 +50,16 @@ test('git on the workspace files: commit, status (same-size edits too), delete, 
   assert.ok(!(await repo.status()).some((s) => s.path.startsWith('.conversations')));
   await repo.commitAll({ message: 'Second commit' });
   const log = await repo.log();
-  assert.deepEqual(log.map((c) => c.message), ['Second commit', 'First commit']);
+  assert.deepEqual(
+    log.map((c) => c.message),
+    ['Second commit', 'First commit'],
+  );
 
   const dir = await mkdtemp(join(tmpdir(), 'clawser-git-'));
   try {
     await copyOut(ws, '', dir);
-    const run = (/** @type {string[]} */ ...args) => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir } });
+    const run = (/** @type {string[]} */ ...args) =>
+      execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir } });
     run('fsck', '--full', '--strict');
     assert.equal(run('log', '--format=%s').trim(), 'Second commit\nFirst commit');
     assert.equal(run('show', 'HEAD:notes/a.md'), 'ALPHA');
@@ -94,7 +103,13 @@ test('diffs: a file against HEAD / index, a commit against its parent; binary fi
   await ws.write('img.bin', new Uint8Array([0, 1, 2, 3]));
   const first = /** @type {string} */ (await repo.commitAll({ message: 'first' }));
   const firstDiff = await repo.diffCommit(first);
-  assert.deepEqual(firstDiff.map((d) => [d.path, d.change, d.binary]), [['doc.md', 'added', false], ['img.bin', 'added', true]]);
+  assert.deepEqual(
+    firstDiff.map((d) => [d.path, d.change, d.binary]),
+    [
+      ['doc.md', 'added', false],
+      ['img.bin', 'added', true],
+    ],
+  );
   await clockPast(); // a later edit gets a later mtime
   await ws.write('doc.md', 'line 1\nline two\nline 3\nline 4\n');
   const d = await repo.diffFile('doc.md');
@@ -106,7 +121,13 @@ test('diffs: a file against HEAD / index, a commit against its parent; binary fi
   await ws.delete('img.bin');
   const second = /** @type {string} */ (await repo.commitAll({ message: 'second' }));
   const secondDiff = await repo.diffCommit(second);
-  assert.deepEqual(secondDiff.map((x) => [x.path, x.change]), [['doc.md', 'modified'], ['img.bin', 'deleted']]);
+  assert.deepEqual(
+    secondDiff.map((x) => [x.path, x.change]),
+    [
+      ['doc.md', 'modified'],
+      ['img.bin', 'deleted'],
+    ],
+  );
   const { formatDiff } = await import('../../web/git/git.js');
   assert.match(formatDiff(secondDiff), /--- a\/doc.md\n\+\+\+ b\/doc.md\n@@ -1,3 \+1,4 @@/);
   assert.equal(new TextDecoder().decode(/** @type {Uint8Array} */ (await repo.readFileAt(first, 'doc.md'))), 'line 1\nline 2\nline 3\n');
@@ -157,10 +178,13 @@ test('restore a file or the whole tree to a commit without moving HEAD', async (
   assert.equal(await ws.readText('b.txt'), 'b1\n');
   assert.equal(await ws.stat('c.txt'), null);
   await repo.commitAll({ message: 'back to v1' });
-  assert.deepEqual((await repo.diffCommit((await repo.log())[0].oid)).map((d) => d.path), ['a.txt', 'b.txt', 'c.txt']);
+  assert.deepEqual(
+    (await repo.diffCommit((await repo.log())[0].oid)).map((d) => d.path),
+    ['a.txt', 'b.txt', 'c.txt'],
+  );
 });
 
-test('the first commit of a workspace takes every file except ignored ones and Clawser\'s own folders', async () => {
+test("the first commit of a workspace takes every file except ignored ones and Clawser's own folders", async () => {
   const ws = new ScopedFileSystem(new MemoryFileSystem(), 'clawser_workspaces/w');
   await ws.write('.gitignore', 'build/\n*.log\n');
   await ws.write('src/app.js', 'app');
@@ -172,23 +196,35 @@ test('the first commit of a workspace takes every file except ignored ones and C
   const repo = new WorkspaceGit(ws);
   assert.match((await repo.commitAll({ message: 'First' })) ?? '', /^[0-9a-f]{40}$/);
   const st = await repo.status();
-  assert.deepEqual(st.filter((s) => s.state !== 'unchanged'), [], 'everything not ignored was committed');
+  assert.deepEqual(
+    st.filter((s) => s.state !== 'unchanged'),
+    [],
+    'everything not ignored was committed',
+  );
   assert.deepEqual(st.map((s) => s.path).sort(), ['.gitignore', 'goals/active/g.md', 'src/app.js', 'src/deep/er/util.js']);
-  assert.equal(await new WorkspaceGit(new ScopedFileSystem(new MemoryFileSystem(), 'x')).commitAll({ message: 'empty' }), null, 'an empty workspace makes no commit');
+  assert.equal(
+    await new WorkspaceGit(new ScopedFileSystem(new MemoryFileSystem(), 'x')).commitAll({ message: 'empty' }),
+    null,
+    'an empty workspace makes no commit',
+  );
 });
 
-test('commitPaths commits exactly the given paths (files, a deleted folder, a rename) and nothing else; the real git agrees (control: commitAll takes the rest)', async () => {
+test('commitPaths commits exactly the given paths (files, a deleted folder, a rename) and nothing else; the real git agrees (control: \
+commitAll takes the rest)', async () => {
   const ws = new ScopedFileSystem(new MemoryFileSystem(), 'clawser_workspaces/w');
   const repo = new WorkspaceGit(ws);
   await repo.ensureRepo();
   await ws.write('.gitignore', '*.log\n');
-  await ws.write('mine.txt', 'the user\'s\n');
+  await ws.write('mine.txt', "the user's\n");
   await ws.write('agent.txt', 'A\n');
   await ws.write('agent.log', 'ignored\n');
   // The first commit of a repository: only the given paths (an ignored one is left out).
   const first = await repo.commitPaths(['agent.txt', './agent.log', '.memory/x.json'], { message: 'Agent: first' });
   assert.match(first ?? '', /^[0-9a-f]{40}$/);
-  assert.deepEqual((await repo.diffCommit(/** @type {string} */ (first))).map((d) => d.path), ['agent.txt']);
+  assert.deepEqual(
+    (await repo.diffCommit(/** @type {string} */ (first))).map((d) => d.path),
+    ['agent.txt'],
+  );
   assert.equal(await repo.commitPaths(['agent.txt'], { message: 'again' }), null, 'no empty commit');
   await ws.write('dir/one.txt', '1\n');
   await ws.write('dir/sub/two.txt', '2\n');
@@ -199,16 +235,26 @@ test('commitPaths commits exactly the given paths (files, a deleted folder, a re
   await repo.stage(['staged.txt']);
   await ws.delete('dir');
   await ws.move('old.txt', 'new.txt');
-  await ws.write('mine.txt', 'the user\'s, edited\n');
+  await ws.write('mine.txt', "the user's, edited\n");
   const oid = /** @type {string} */ (await repo.commitPaths(['dir', 'old.txt', 'new.txt'], { message: 'Agent: tidy' }));
-  assert.deepEqual((await repo.diffCommit(oid)).map((d) => `${d.change} ${d.path}`), ['deleted dir/one.txt', 'deleted dir/sub/two.txt', 'added new.txt', 'deleted old.txt']);
-  const status = Object.fromEntries((await repo.status()).filter((s) => s.state !== 'unchanged').map((s) => [s.path, `${s.state}${s.staged ? ' staged' : ''}`]));
-  assert.deepEqual(status, { '.gitignore': 'new', 'mine.txt': 'new', 'staged.txt': 'new staged' }, 'the rest is as it was: untracked, staged');
+  assert.deepEqual(
+    (await repo.diffCommit(oid)).map((d) => `${d.change} ${d.path}`),
+    ['deleted dir/one.txt', 'deleted dir/sub/two.txt', 'added new.txt', 'deleted old.txt'],
+  );
+  const status = Object.fromEntries(
+    (await repo.status()).filter((s) => s.state !== 'unchanged').map((s) => [s.path, `${s.state}${s.staged ? ' staged' : ''}`]),
+  );
+  assert.deepEqual(
+    status,
+    { '.gitignore': 'new', 'mine.txt': 'new', 'staged.txt': 'new staged' },
+    'the rest is as it was: untracked, staged',
+  );
   await assert.rejects(repo.commitPaths(['../outside'], { message: 'x' }), /leaves the workspace/);
   const dir = await mkdtemp(join(tmpdir(), 'clawser-commit-paths-'));
   try {
     await copyOut(ws, '', dir);
-    const git = (/** @type {string[]} */ ...args) => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir } });
+    const git = (/** @type {string[]} */ ...args) =>
+      execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir } });
     git('fsck', '--full', '--strict');
     assert.equal(git('ls-tree', '-r', '--name-only', 'HEAD').trim(), 'agent.txt\nnew.txt');
     assert.equal(git('status', '--porcelain').trim().split('\n').sort().join('\n'), '?? .gitignore\n?? mine.txt\nA  staged.txt');
@@ -217,10 +263,14 @@ test('commitPaths commits exactly the given paths (files, a deleted folder, a re
   }
   // Control: commitAll takes everything that is left.
   await repo.commitAll({ message: 'all' });
-  assert.deepEqual((await repo.status()).filter((s) => s.state !== 'unchanged'), []);
+  assert.deepEqual(
+    (await repo.status()).filter((s) => s.state !== 'unchanged'),
+    [],
+  );
 });
 
-test('a whole-tree restore keeps what is not committed (new files, uncommitted edits, staged files) and names it; a single-file restore is asked for and overwrites (control)', async () => {
+test('a whole-tree restore keeps what is not committed (new files, uncommitted edits, staged files) and names it; \
+a single-file restore is asked for and overwrites (control)', async () => {
   const ws = new ScopedFileSystem(new MemoryFileSystem(), 'w');
   const repo = new WorkspaceGit(ws);
   await ws.write('a.txt', 'v1\n');
@@ -234,7 +284,13 @@ test('a whole-tree restore keeps what is not committed (new files, uncommitted e
   await ws.write('s.txt', 'staged, not committed\n');
   await repo.stage(['s.txt']);
   const r = await repo.restore(v1);
-  assert.deepEqual([r.changed.sort(), r.kept], [['a.txt', 'c.txt'], ['b.txt', 'new.txt', 's.txt']]);
+  assert.deepEqual(
+    [r.changed.sort(), r.kept],
+    [
+      ['a.txt', 'c.txt'],
+      ['b.txt', 'new.txt', 's.txt'],
+    ],
+  );
   assert.equal(await ws.readText('b.txt'), 'b, edited and not committed\n');
   assert.equal(await ws.readText('new.txt'), 'never committed\n');
   assert.equal(await ws.readText('a.txt'), 'v1\n');

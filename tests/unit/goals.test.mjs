@@ -14,19 +14,35 @@ test('goals: one store, Markdown mirrors moved from goals/active/ to goals/compl
   const sub = await store.add({ description: 'Collect the sales numbers', parentId: g.id });
   await assert.rejects(store.add({ description: 'orphan', parentId: 'nope' }), /no goal with the id "nope"/);
   const parentFile = `goals/active/${goalFileName(g)}`;
-  assert.match(await fs.readText(parentFile), /^# Ship the quarterly report\n\n- Status: active[\s\S]*## Sub-goals\n\n- \[ \] Collect the sales numbers \(active\)/);
+  assert.match(
+    await fs.readText(parentFile),
+    /^# Ship the quarterly report\n\n- Status: active[\s\S]*## Sub-goals\n\n- \[ \] Collect the sales numbers \(active\)/,
+  );
   await store.update(sub.id, { progress: 'Asked finance for Q3 data', artifacts: ['data/q3.csv'] });
-  assert.match(await fs.readText(`goals/active/${goalFileName(sub)}`), /## Files\n\n- data\/q3\.csv[\s\S]*## Progress\n\n- 2026-11-21 09:0\d — Asked finance for Q3 data/);
+  assert.match(
+    await fs.readText(`goals/active/${goalFileName(sub)}`),
+    /## Files\n\n- data\/q3\.csv[\s\S]*## Progress\n\n- 2026-11-21 09:0\d — Asked finance for Q3 data/,
+  );
   await store.update(sub.id, { status: 'completed', progress: 'Numbers in data/q3.csv' });
   assert.equal(await fs.stat(`goals/active/${goalFileName(sub)}`), null, 'moved out of active');
   assert.match(await fs.readText(`goals/completed/${goalFileName(sub)}`), /- Status: completed/);
-  assert.match(await fs.readText(parentFile), /- \[x\] Collect the sales numbers \(completed\)/, 'the parent mirror shows the sub-goal done');
+  assert.match(
+    await fs.readText(parentFile),
+    /- \[x\] Collect the sales numbers \(completed\)/,
+    'the parent mirror shows the sub-goal done',
+  );
   const summary = await store.summary();
   assert.match(summary, /Active goals of this workspace[\s\S]*\[g[0-9a-z]+\] Ship the quarterly report/);
   assert.doesNotMatch(summary, /Collect the sales numbers/);
   // A second store over the same files (e.g. the panel after a reload) sees the same goals.
   const again = new GoalStore({ fs });
-  assert.deepEqual((await again.list()).map((x) => [x.description, x.status]), [['Ship the quarterly report', 'active'], ['Collect the sales numbers', 'completed']]);
+  assert.deepEqual(
+    (await again.list()).map((x) => [x.description, x.status]),
+    [
+      ['Ship the quarterly report', 'active'],
+      ['Collect the sales numbers', 'completed'],
+    ],
+  );
   // The store itself is internal: tools cannot write it directly.
   assert.match(checkPath('.goals/goals.json') ?? '', /protected folder/);
 });

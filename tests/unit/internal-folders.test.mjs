@@ -26,7 +26,7 @@ import { internalStateFiles, PLANTED } from '../fixtures/internal-state.mjs';
 
 const isProtected = (/** @type {any} */ e) => e.code === 'protected' && /Clawser's own folders/.test(e.message);
 
-test('the protected view refuses every change inside Clawser\'s own folders, whatever the case; reads and other paths work', async () => {
+test("the protected view refuses every change inside Clawser's own folders, whatever the case; reads and other paths work", async () => {
   const mem = new MemoryFileSystem();
   await mem.write('.scheduler/jobs.json', '{"version":1,"jobs":[]}');
   await mem.write('notes/a.md', 'a');
@@ -66,7 +66,9 @@ function git(cwd, ...args) {
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GIT_')) env[k] = v;
   Object.assign(env, { HOME: cwd, XDG_CONFIG_HOME: cwd, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' });
   return new Promise((resolve, reject) => {
-    execFile('git', ['-c', 'user.name=Other', '-c', 'user.email=other@example.com', ...args], { cwd, env }, (err, stdout, stderr) => (err ? reject(new Error(`git ${args.join(' ')}: ${stderr}`)) : resolve(stdout.trim())));
+    execFile('git', ['-c', 'user.name=Other', '-c', 'user.email=other@example.com', ...args], { cwd, env }, (err, stdout, stderr) =>
+      err ? reject(new Error(`git ${args.join(' ')}: ${stderr}`)) : resolve(stdout.trim()),
+    );
   });
 }
 
@@ -96,7 +98,8 @@ async function storesOf(root, ws) {
   };
 }
 
-test('a repository carrying every internal folder: clone, pull, branch switch and restore never write them; commits keep the repository\'s copies', async (t) => {
+test("a repository carrying every internal folder: clone, pull, branch switch and restore never write them; \
+commits keep the repository's copies", async (t) => {
   const server = await startGitServer();
   t.after(() => server.close());
   const work = await mkdtemp(join(tmpdir(), 'clawser-internal-'));
@@ -104,14 +107,26 @@ test('a repository carrying every internal folder: clone, pull, branch switch an
   const planted = await internalStateFiles('v1');
   const internalCount = Object.keys(planted).length;
   const url = await server.createRepo('planted', { 'README.md': '# Planted\n', 'docs/guide.md': 'Guide v1\n', ...planted });
-  assert.ok((await server.git('planted', 'ls-tree', '-r', '--name-only', 'main')).includes('.scheduler/jobs.json'), 'the real git committed the internal folders');
+  assert.ok(
+    (await server.git('planted', 'ls-tree', '-r', '--name-only', 'main')).includes('.scheduler/jobs.json'),
+    'the real git committed the internal folders',
+  );
 
   const root = new MemoryFileSystem();
   const ws = new ScopedFileSystem(root, 'clawser_workspaces/w');
   // The user's own goal, made by the owning store before the clone.
   await new GoalStore({ fs: ws }).add({ description: 'My own goal' });
   const mine = await ws.readText('.goals/goals.json');
-  const expected = { jobs: [], goals: ['My own goal'], memories: [], pinned: [], conversations: [], checkpoints: 0, skills: null, vault: null };
+  const expected = {
+    jobs: [],
+    goals: ['My own goal'],
+    memories: [],
+    pinned: [],
+    conversations: [],
+    checkpoints: 0,
+    skills: null,
+    vault: null,
+  };
 
   // Clone.
   const { repo, skipped } = await cloneInto(ws, url);
@@ -120,7 +135,10 @@ test('a repository carrying every internal folder: clone, pull, branch switch an
   assert.deepEqual(await storesOf(root, ws), expected);
   assert.equal(await ws.readText('.goals/goals.json'), mine);
   // Only the user's own goal's Markdown mirror (goals/, a normal folder) is new; nothing else changed.
-  assert.deepEqual((await repo.status()).filter((s) => s.state !== 'unchanged' || s.staged || s.unstaged).map((s) => s.path.split('/')[0]), ['goals']);
+  assert.deepEqual(
+    (await repo.status()).filter((s) => s.state !== 'unchanged' || s.staged || s.unstaged).map((s) => s.path.split('/')[0]),
+    ['goals'],
+  );
   const first = (await repo.log())[0].oid;
   // Below git itself: its file system adapter cannot write there either.
   await assert.rejects(repo.fs.promises.writeFile('/.scheduler/jobs.json', '{}'), { code: 'EPERM' });
@@ -154,7 +172,10 @@ test('a repository carrying every internal folder: clone, pull, branch switch an
   // Restore the first commit: its normal files come back, its internal ones do not.
   const restored = await repo.restore(first);
   // (A whole-tree restore also removes files the commit did not have, here the goal's Markdown mirror.)
-  assert.deepEqual(restored.changed.filter((p) => !p.startsWith('goals/')), ['docs/guide.md']);
+  assert.deepEqual(
+    restored.changed.filter((p) => !p.startsWith('goals/')),
+    ['docs/guide.md'],
+  );
   assert.equal(restored.skipped, internalCount);
   assert.deepEqual(await storesOf(root, ws), expected);
   await assert.rejects(repo.restore(first, { filepath: '.scheduler/jobs.json' }), { code: 'protected' });
@@ -168,21 +189,33 @@ test('a repository carrying every internal folder: clone, pull, branch switch an
   await repo.commitAll({ message: 'Back to guide v1' });
   await repo.push();
   const tree = (await server.git('planted', 'ls-tree', '-r', '--name-only', 'main')).split('\n');
-  assert.deepEqual(tree.filter((p) => p.startsWith('.')).sort(), [...onMain].sort(), 'the repository\'s internal files are all still there');
+  assert.deepEqual(tree.filter((p) => p.startsWith('.')).sort(), [...onMain].sort(), "the repository's internal files are all still there");
   assert.equal(await server.git('planted', 'show', 'main:docs/guide.md'), 'Guide v1');
   assert.doesNotMatch(await server.git('planted', 'show', 'main:.goals/goals.json'), /My own goal/);
   assert.match(await server.git('planted', 'show', 'main:.goals/goals.json'), new RegExp(`${PLANTED} goal v2`));
   await server.git('planted', 'fsck', '--full');
 });
 
-test('ZIP import into the Files panel skips and reports entries of Clawser\'s own folders; the rest is imported', async () => {
+test("ZIP import into the Files panel skips and reports entries of Clawser's own folders; the rest is imported", async () => {
   const root = new MemoryFileSystem();
   const ws = new ScopedFileSystem(root, 'clawser_workspaces/w');
   const files = new FilesController({ fs: new ProtectedFileSystem(ws) });
   const planted = await internalStateFiles('zip');
-  const zip = zipSync({ 'notes/a.md': strToU8('a'), ...Object.fromEntries(Object.entries(planted).map(([p, text]) => [p, strToU8(text)])) });
+  const zip = zipSync({
+    'notes/a.md': strToU8('a'),
+    ...Object.fromEntries(Object.entries(planted).map(([p, text]) => [p, strToU8(text)])),
+  });
   const r = await files.importZip('', zip);
   assert.deepEqual(r.written, ['notes/a.md']);
   assert.deepEqual(r.refused.map((x) => x.name).sort(), Object.keys(planted).sort());
-  assert.deepEqual(await storesOf(root, ws), { jobs: [], goals: [], memories: [], pinned: [], conversations: [], checkpoints: 0, skills: null, vault: null });
+  assert.deepEqual(await storesOf(root, ws), {
+    jobs: [],
+    goals: [],
+    memories: [],
+    pinned: [],
+    conversations: [],
+    checkpoints: 0,
+    skills: null,
+    vault: null,
+  });
 });

@@ -11,11 +11,16 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join, dirname, resolve, relative } from 'node:path';
 import { WEB, webModules } from '../fixtures/web-modules.mjs';
 
-
 /** The relative module specifiers a source imports at run time (static, side-effect and dynamic). @param {string} source */
 export function runtimeImports(source) {
   const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-  const found = code.matchAll(/(?:^|[\n;])\s*(?:import|export)\s[^;'"]*?from\s*['"]([^'"]+)['"]|(?:^|[\n;])\s*import\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g);
+  const found = code.matchAll(
+    new RegExp(
+      String.raw`(?:^|[\n;])\s*(?:import|export)\s[^;'"]*?from\s*['"]([^'"]+)['"]|(?:^|` +
+        String.raw`[\n;])\s*import\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)`,
+      'g',
+    ),
+  );
   return [...found].map((m) => m[1] ?? m[2] ?? m[3]).filter((s) => s.startsWith('.'));
 }
 
@@ -38,12 +43,20 @@ export function violations(files) {
       const target = resolve(dirname(path), spec);
       const to = layerOf(target);
       const edge = `${relative(WEB, path)} → ${relative(WEB, target)}`;
-      if (from === 'ui' && to !== 'ui' && relative(WEB, target) !== 'safety/markdown.js') bad.push(`${edge}: a UI module imports only UI modules and the safe renderer; pass the rest in from the app`);
-      if ((to === 'app' || to === 'ui') && from !== 'app' && from !== 'ui' && from !== 'clawser.js') bad.push(`${edge}: only the app imports the app and the UI`);
-      if (to === 'agent' && !['agent', 'app', 'clawser.js'].includes(from)) bad.push(`${edge}: the agent sits above the tools, providers and stores; pass what they need in`);
-      if (from === 'stores' && ['agent', 'tools', 'app', 'ui'].includes(to)) bad.push(`${edge}: a store of web/stores/ sits below the agent and the tools (both use it); it imports storage, safety, mcp…, never the agent, tools, app or UI`);
+      if (from === 'ui' && to !== 'ui' && relative(WEB, target) !== 'safety/markdown.js')
+        bad.push(`${edge}: a UI module imports only UI modules and the safe renderer; pass the rest in from the app`);
+      if ((to === 'app' || to === 'ui') && from !== 'app' && from !== 'ui' && from !== 'clawser.js')
+        bad.push(`${edge}: only the app imports the app and the UI`);
+      if (to === 'agent' && !['agent', 'app', 'clawser.js'].includes(from))
+        bad.push(`${edge}: the agent sits above the tools, providers and stores; pass what they need in`);
+      if (from === 'stores' && ['agent', 'tools', 'app', 'ui'].includes(to))
+        bad.push(
+          `${edge}: a store of web/stores/ sits below the agent and the tools (both use it); it imports storage, safety, mcp…, never ` +
+            `the agent, tools, app or UI`,
+        );
       if (from === 'storage' && to !== 'storage') bad.push(`${edge}: storage imports nothing above it`);
-      if (from === 'net' && to !== 'net') bad.push(`${edge}: web/net/ imports nothing outside it (a leaf under everything that talks to the network)`);
+      if (from === 'net' && to !== 'net')
+        bad.push(`${edge}: web/net/ imports nothing outside it (a leaf under everything that talks to the network)`);
     }
   }
   return bad;
@@ -56,7 +69,8 @@ export function violations(files) {
  */
 export function typeImports(source, declarations = false) {
   const typed = declarations ? [source] : [...source.matchAll(/\/\*[\s\S]*?\*\//g)].map((m) => m[0]);
-  return typed.flatMap((text) => [...text.matchAll(/\bfrom\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1] ?? m[2]))
+  return typed
+    .flatMap((text) => [...text.matchAll(/\bfrom\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1] ?? m[2]))
     .filter((s) => s.startsWith('.'));
 }
 
@@ -67,10 +81,18 @@ export function typeImports(source, declarations = false) {
  * @param {{path: string, source: string}[]} files
  */
 export function typeViolations(files) {
-  return files.filter(({ path }) => layerOf(path) === 'ui').flatMap(({ path, source }) => typeImports(source, path.endsWith('.d.ts'))
-    .map((spec) => resolve(dirname(path), spec))
-    .filter((target) => layerOf(target) === 'app')
-    .map((target) => `${relative(WEB, path)} → ${relative(WEB, target)}: a view names an interface of its own (web/ui/types.d.ts), not the app's types`));
+  return files
+    .filter(({ path }) => layerOf(path) === 'ui')
+    .flatMap(({ path, source }) =>
+      typeImports(source, path.endsWith('.d.ts'))
+        .map((spec) => resolve(dirname(path), spec))
+        .filter((target) => layerOf(target) === 'app')
+        .map(
+          (target) =>
+            `${relative(WEB, path)} → ${relative(WEB, target)}: a view names an interface of its own (web/ui/types.d.ts), not the app's ` +
+            `types`,
+        ),
+    );
 }
 
 /**
@@ -88,8 +110,14 @@ export function ruleImports(files) {
     for (const m of code.matchAll(/(?:^|[\n;])\s*import\s*\{([^}]*)\}\s*from\s*['"]([^'"]+)['"]/g)) {
       const target = resolve(dirname(path), m[2]);
       if (!m[2].startsWith('.') || layerOf(target) !== 'ui' || relative(WEB, target) === 'ui/dom.js') continue;
-      for (const name of m[1].split(',').map((n) => n.trim().split(/\s+as\s+/)[0]).filter(Boolean)) {
-        if (!/^[A-Z]/.test(name) && !/Dialog$/.test(name) && !/^open[A-Z]/.test(name)) bad.push(`${relative(WEB, path)} imports ${name} from ${relative(WEB, target)}: only views, dialogs and DOM helpers come from the UI`);
+      for (const name of m[1]
+        .split(',')
+        .map((n) => n.trim().split(/\s+as\s+/)[0])
+        .filter(Boolean)) {
+        if (!/^[A-Z]/.test(name) && !/Dialog$/.test(name) && !/^open[A-Z]/.test(name))
+          bad.push(
+            `${relative(WEB, path)} imports ${name} from ${relative(WEB, target)}: only views, dialogs and DOM helpers come from the UI`,
+          );
       }
     }
   }
@@ -124,10 +152,16 @@ test('the checker flags each kind of wrong import (control)', () => {
     { path: join(WEB, 'ui/x-panel.js'), source: "import { a } from '../memory/summaries.js';\nimport { b } from '../safety/markdown.js';" },
     { path: join(WEB, 'agent/x.js'), source: "import { c } from '../ui/dialogs.js';" },
     { path: join(WEB, 'storage/x.js'), source: "const d = import('../app/x.js');" },
-    { path: join(WEB, 'tools/x.js'), source: "import { e } from '../agent/scheduler.js';\nimport { f } from '../safety/leak-detector.js';" },
+    {
+      path: join(WEB, 'tools/x.js'),
+      source: "import { e } from '../agent/scheduler.js';\nimport { f } from '../safety/leak-detector.js';",
+    },
     { path: join(WEB, 'ui/y-panel.js'), source: "import { g } from '../safety/leak-detector.js';" },
     // web/net/ is a leaf: its modules import only each other (the second line is the control).
-    { path: join(WEB, 'net/x.js'), source: "import { h } from '../providers/errors.js';\nimport { i } from './offline.js';\nconst j = import('../storage/errors.js');" },
+    {
+      path: join(WEB, 'net/x.js'),
+      source: "import { h } from '../providers/errors.js';\nimport { i } from './offline.js';\nconst j = import('../storage/errors.js');",
+    },
   ]);
   assert.equal(bad.length, 8, bad.join('\n'));
   assert.match(bad[0], /^ui\/x-panel\.js → memory\/summaries\.js/);
@@ -140,20 +174,42 @@ test('the checker flags each kind of wrong import (control)', () => {
   assert.match(bad[7], /^net\/x\.js → storage\/errors\.js: web\/net\/ imports nothing outside it/);
 });
 
-test('a store of web/stores/ imports what is below it, never the agent, tools, app or UI (control: storage, safety, mcp; tools may import a store)', () => {
+test('a store of web/stores/ imports what is below it, never the agent, tools, app or UI (control: storage, safety, mcp; \
+tools may import a store)', () => {
   const bad = violations([
-    { path: join(WEB, 'stores/x.js'), source: "import { a } from '../agent/coordination/tabs.js';\nimport { b } from '../tools/registry.js';" },
+    {
+      path: join(WEB, 'stores/x.js'),
+      source: "import { a } from '../agent/coordination/tabs.js';\nimport { b } from '../tools/registry.js';",
+    },
     { path: join(WEB, 'stores/y.js'), source: "const c = import('../ui/dialogs.js');" },
     // Controls: what a store may import, and the tools (and the agent) importing a store.
-    { path: join(WEB, 'stores/z.js'), source: "import { d } from '../storage/locked-json.js';\nimport { e } from '../safety/standing-data.js';\nimport { f } from '../mcp/tool-lists.js';\nimport { g } from './schedule.js';" },
+    {
+      path: join(WEB, 'stores/z.js'),
+      source:
+        "import { d } from '../storage/locked-json.js';\nimport { e } from " +
+        "'../safety/standing-data.js';\nimport { f } from '../mcp/tool-lists.js';\nimport { g } from " +
+        "'./schedule.js';",
+    },
     { path: join(WEB, 'tools/x.js'), source: "import { GOAL_STATUSES } from '../stores/goals.js';" },
     { path: join(WEB, 'agent/runtime/x.js'), source: "import { h } from '../../stores/usage-ledger.js';" },
   ]);
   assert.equal(bad.filter((b) => b.includes('a store of web/stores/')).length, 3, bad.join('\n'));
-  assert.ok(bad.some((b) => /^stores\/x\.js → agent\/coordination\/tabs\.js: a store of web\/stores\//.test(b)), bad.join('\n'));
-  assert.ok(bad.some((b) => /^stores\/x\.js → tools\/registry\.js: a store of web\/stores\//.test(b)), bad.join('\n'));
-  assert.ok(bad.some((b) => /^stores\/y\.js → ui\/dialogs\.js: a store of web\/stores\//.test(b)), bad.join('\n'));
-  assert.ok(!bad.some((b) => b.startsWith('stores/z.js') || b.startsWith('tools/x.js') || b.startsWith('agent/runtime/x.js')), bad.join('\n'));
+  assert.ok(
+    bad.some((b) => /^stores\/x\.js → agent\/coordination\/tabs\.js: a store of web\/stores\//.test(b)),
+    bad.join('\n'),
+  );
+  assert.ok(
+    bad.some((b) => /^stores\/x\.js → tools\/registry\.js: a store of web\/stores\//.test(b)),
+    bad.join('\n'),
+  );
+  assert.ok(
+    bad.some((b) => /^stores\/y\.js → ui\/dialogs\.js: a store of web\/stores\//.test(b)),
+    bad.join('\n'),
+  );
+  assert.ok(
+    !bad.some((b) => b.startsWith('stores/z.js') || b.startsWith('tools/x.js') || b.startsWith('agent/runtime/x.js')),
+    bad.join('\n'),
+  );
 });
 
 test('every module of web/ imports along the dependency direction', () => {
@@ -174,10 +230,17 @@ test('typeImports finds JSDoc @import and import() types, and the imports of a .
   assert.deepEqual(typeImports(dts, true), ['../agent/types.d.ts', '../app/settings.js']);
 });
 
-test('the type checker flags a view that names an app type, and lets it name the agent\'s (control)', () => {
+test("the type checker flags a view that names an app type, and lets it name the agent's (control)", () => {
   const bad = typeViolations([
-    { path: join(WEB, 'ui/x-panel.js'), source: "/** @import { GitController } from '../app/git-controller.js' */\n/** @import { ClawserEvent } from '../agent/types.d.ts' */" },
-    { path: join(WEB, 'ui/types.d.ts'), source: "import type { Workspace } from '../app/workspaces.js';\nimport type { Usage } from '../providers/types.d.ts';" },
+    {
+      path: join(WEB, 'ui/x-panel.js'),
+      source:
+        "/** @import { GitController } from '../app/git-controller.js' */\n/** @import { ClawserEvent } from '../agent/types.d.ts' */",
+    },
+    {
+      path: join(WEB, 'ui/types.d.ts'),
+      source: "import type { Workspace } from '../app/workspaces.js';\nimport type { Usage } from '../providers/types.d.ts';",
+    },
     // The app may name the UI's interfaces (it hands its classes to the views).
     { path: join(WEB, 'app/x.js'), source: "/** @import { ChatState } from '../ui/types.d.ts' */\n/** @import { Y } from './y.js' */" },
   ]);
@@ -188,14 +251,25 @@ test('the type checker flags a view that names an app type, and lets it name the
 
 test('no UI module names a type of the app: views state the interfaces they need', () => {
   const files = [...modules(), ...declarationFiles()].map((path) => ({ path, source: readFileSync(path, 'utf8') }));
-  assert.ok(files.some((f) => layerOf(f.path) === 'ui') && files.some((f) => f.path.endsWith('.d.ts')), 'the views and the declarations were read');
+  assert.ok(
+    files.some((f) => layerOf(f.path) === 'ui') && files.some((f) => f.path.endsWith('.d.ts')),
+    'the views and the declarations were read',
+  );
   assert.deepEqual(typeViolations(files), []);
 });
 
 test('the rule checker flags a rule taken from a view, not a view, a dialog or a DOM helper (control)', () => {
   const bad = ruleImports([
-    { path: join(WEB, 'app/x.js'), source: "import { stoppedLastReply, ChatView } from '../ui/chat-view.js';\nimport { confirmDialog } from '../ui/dialogs.js';\nimport { h, pickFile } from '../ui/dom.js';" },
-    { path: join(WEB, 'app/y.js'), source: "import { openCommandPalette } from '../ui/command-palette.js';\nimport { fuzzyRank } from './fuzzy.js';" },
+    {
+      path: join(WEB, 'app/x.js'),
+      source:
+        "import { stoppedLastReply, ChatView } from '../ui/chat-view.js';\nimport { confirmDialog } " +
+        "from '../ui/dialogs.js';\nimport { h, pickFile } from '../ui/dom.js';",
+    },
+    {
+      path: join(WEB, 'app/y.js'),
+      source: "import { openCommandPalette } from '../ui/command-palette.js';\nimport { fuzzyRank } from './fuzzy.js';",
+    },
   ]);
   assert.deepEqual(bad, ['app/x.js imports stoppedLastReply from ui/chat-view.js: only views, dialogs and DOM helpers come from the UI']);
 });

@@ -17,7 +17,9 @@ const randomVector = (random, dims) => Float32Array.from({ length: dims }, () =>
 
 /** @param {ArrayLike<number>} a @param {ArrayLike<number>} b */
 function cosine(a, b) {
-  let dot = 0, na = 0, nb = 0;
+  let dot = 0,
+    na = 0,
+    nb = 0;
   for (let i = 0; i < a.length; i++) {
     dot += a[i] * b[i];
     na += a[i] * a[i];
@@ -180,7 +182,10 @@ test('limit and minScore', () => {
   assert.deepEqual(index.search('project', { limit: 0 }), []);
   const all = index.search('project api tests', { limit: 100 });
   const some = index.search('project api tests', { limit: 100, minScore: 0.5 });
-  assert.deepEqual(some, all.filter((h) => h.score >= 0.5));
+  assert.deepEqual(
+    some,
+    all.filter((h) => h.score >= 0.5),
+  );
   assert.ok(some.length < all.length);
 });
 
@@ -310,7 +315,8 @@ test('cosines match float math; the WebAssembly and JS scans agree exactly', () 
   const b = js.search('topic3', { queryVector: q, limit: 300 });
   assert.deepEqual(a, b);
   assert.equal(a.length, 300);
-  for (const h of a) assert.ok(Math.abs(/** @type {number} */ (h.vector) - cosine(q, /** @type {Float32Array} */ (vectors.get(h.id)))) < 2e-3);
+  for (const h of a)
+    assert.ok(Math.abs(/** @type {number} */ (h.vector) - cosine(q, /** @type {Float32Array} */ (vectors.get(h.id)))) < 2e-3);
 });
 
 // --- slots, sweeps, scale
@@ -347,9 +353,13 @@ test('many removals and re-adds reuse slots and keep results right', () => {
   assert.equal(shared.length, live.size);
   assert.deepEqual(new Set(ids(shared)), new Set(live.keys()));
   const words = (/** @type {string} */ text) => text.split(' ');
-  assert.deepEqual(ids(index.search('round3 group7', { limit: 10_000, categories: ['user'] })).sort(),
-    [...live].filter(([, e]) => e.category === 'user' && (words(e.text).includes('round3') || words(e.text).includes('group7')))
-      .map(([id]) => id).sort());
+  assert.deepEqual(
+    ids(index.search('round3 group7', { limit: 10_000, categories: ['user'] })).sort(),
+    [...live]
+      .filter(([, e]) => e.category === 'user' && (words(e.text).includes('round3') || words(e.text).includes('group7')))
+      .map(([id]) => id)
+      .sort(),
+  );
   assert.ok(stats.deadPostings * 4 <= stats.postings + stats.deadPostings);
 });
 
@@ -411,7 +421,8 @@ test('20k entries: every entry stays searchable; rankings match a reference impl
     docs.set(`m${i}`, tokenize(text));
     if (vector) vectors.set(`m${i}`, vector);
   }
-  for (let i = 0; i < 2000; i += 3) { // churn: removals and replacements
+  for (let i = 0; i < 2000; i += 3) {
+    // churn: removals and replacements
     index.remove(`m${i}`);
     docs.delete(`m${i}`);
     vectors.delete(`m${i}`);
@@ -464,11 +475,17 @@ test('relevance floor: a weak match (one common word of a long message, a distan
   const floor = { cosine: 0.3, keyword: 1 / 3 };
   const message = 'what will the weather be like tomorrow afternoon in Lisbon for the concert';
   // Control: without the floor the relative scores recall the best weak match anyway.
-  assert.deepEqual(index.search(message).map((h) => h.id), ['tea']);
+  assert.deepEqual(
+    index.search(message).map((h) => h.id),
+    ['tea'],
+  );
   assert.ok(index.search(message)[0].keyword > 0.999, 'relative scores make the best candidate look perfect');
   assert.deepEqual(index.search(message, { relevance: floor }), [], 'one shared common word is below the floor');
   const hit = index.search('which editor do I use for code?', { relevance: floor });
-  assert.deepEqual(hit.map((h) => h.id), ['editor']);
+  assert.deepEqual(
+    hit.map((h) => h.id),
+    ['editor'],
+  );
   assert.ok(hit[0].coverage >= 1 / 3 && hit[0].coverage <= 1);
 
   // Hybrid: everything with a vector gets a score; the floor keeps only the close ones.
@@ -476,5 +493,8 @@ test('relevance floor: a weak match (one common word of a long message, a distan
   assert.equal(index.search('', { queryVector: unrelated }).length, 3, 'control: without the floor every entry is ranked');
   assert.deepEqual(index.search('', { queryVector: unrelated, relevance: floor }), []);
   const close = Float32Array.from([0.9, 0.1, 0, 0.2]);
-  assert.deepEqual(index.search('', { queryVector: close, relevance: floor }).map((h) => h.id), ['editor']);
+  assert.deepEqual(
+    index.search('', { queryVector: close, relevance: floor }).map((h) => h.id),
+    ['editor'],
+  );
 });

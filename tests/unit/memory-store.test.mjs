@@ -15,7 +15,11 @@ test('memory store: same-key merge (newer wins), recall, forget, survives a relo
   const merged = await store.store({ key: 'preferred  LANGUAGE', content: 'The user prefers Rust now.', category: 'user' });
   assert.equal(store.size, 2, 'same key (case and spaces ignored) merged');
   assert.equal((await store.recall('which language does the user prefer'))[0].content, 'The user prefers Rust now.');
-  assert.deepEqual((await store.recall('typescript')).map((h) => h.id), [], 'the replaced content is no longer indexed');
+  assert.deepEqual(
+    (await store.recall('typescript')).map((h) => h.id),
+    [],
+    'the replaced content is no longer indexed',
+  );
   // A reload reads the append-only log and ends in the same state.
   const again = new MemoryStore({ fs });
   await again.load();
@@ -24,7 +28,10 @@ test('memory store: same-key merge (newer wins), recall, forget, survives a relo
   assert.equal(await again.forget('project'), true);
   assert.equal(await again.forget('project'), false);
   const third = new MemoryStore({ fs });
-  assert.deepEqual((await third.list()).map((e) => e.key), ['preferred  LANGUAGE'.trim()]);
+  assert.deepEqual(
+    (await third.list()).map((e) => e.key),
+    ['preferred  LANGUAGE'.trim()],
+  );
   // A torn last line (tab closed mid-write) is skipped, the rest loads.
   await fs.append('.memory/entries.jsonl', '{"op":"put","entry":{"id":"x","key":');
   const fourth = new MemoryStore({ fs });
@@ -42,7 +49,9 @@ test('memory store: many stores in a burst are batched into few appends; export/
     return realAppend(p, d);
   };
   const store = new MemoryStore({ fs });
-  await Promise.all(Array.from({ length: 200 }, (_, i) => store.store({ key: `fact ${i}`, content: `Fact number ${i} about topic ${i % 7}` })));
+  await Promise.all(
+    Array.from({ length: 200 }, (_, i) => store.store({ key: `fact ${i}`, content: `Fact number ${i} about topic ${i % 7}` })),
+  );
   assert.equal(store.size, 200);
   assert.ok(appends < 200, `batched (${appends} appends)`);
   const exported = await store.exportJson();
@@ -57,15 +66,21 @@ test('memory store: many stores in a burst are batched into few appends; export/
 test('memory tools: store, recall, forget through the tool interface', async () => {
   const memory = new MemoryStore({ fs: new ScopedFileSystem(new MemoryFileSystem(), 'ws') });
   const ctx = { workspaceId: 'w', fs: new MemoryFileSystem(), settings: toolSettings(), fetch: globalThis.fetch, memory };
-  assert.match((await memoryStore.run({ key: 'deadline', content: 'The report is due on Friday.', category: 'context' }, ctx)).output, /Remembered "deadline" \(context\)/);
-  assert.match((await memoryRecall.run({ query: 'when is the report due' }, ctx)).output, /\[context\] deadline: The report is due on Friday\./);
+  assert.match(
+    (await memoryStore.run({ key: 'deadline', content: 'The report is due on Friday.', category: 'context' }, ctx)).output,
+    /Remembered "deadline" \(context\)/,
+  );
+  assert.match(
+    (await memoryRecall.run({ query: 'when is the report due' }, ctx)).output,
+    /\[context\] deadline: The report is due on Friday\./,
+  );
   assert.equal((await memoryRecall.run({ query: 'bananas' }, ctx)).output, 'No matching memories.');
   assert.equal((await memoryForget.run({ key: 'deadline' }, ctx)).ok, true);
   assert.equal((await memoryForget.run({ key: 'deadline' }, ctx)).ok, false);
   assert.equal(memoryForget.permission, 'write');
 });
 
-test('two tabs on one memory log: appends serialized, each reads the other\'s, compaction keeps both, deletions carry over', async () => {
+test("two tabs on one memory log: appends serialized, each reads the other's, compaction keeps both, deletions carry over", async () => {
   const { localLock } = await import('../../web/stores/scheduler.js');
   const fs = new MemoryFileSystem();
   const lock = localLock();
@@ -75,8 +90,14 @@ test('two tabs on one memory log: appends serialized, each reads the other\'s, c
   /** An in-process stand-in for TabCoordinator: a shared lock and a bus to the other tab. @param {string} tab */
   const tabOf = (tab) => ({
     withLock: (/** @type {string} */ key, /** @type {() => Promise<any>} */ fn) => lock(key, fn),
-    publish: (/** @type {string} */ topic, /** @type {unknown} */ data) => { for (const s of subs) if (s.topic === topic && s.tab !== tab) queueMicrotask(() => s.fn(data, tab)); },
-    subscribe: (/** @type {string} */ topic, /** @type {(data: unknown, from: string) => void} */ fn) => { const s = { topic, fn, tab }; subs.add(s); return () => subs.delete(s); },
+    publish: (/** @type {string} */ topic, /** @type {unknown} */ data) => {
+      for (const s of subs) if (s.topic === topic && s.tab !== tab) queueMicrotask(() => s.fn(data, tab));
+    },
+    subscribe: (/** @type {string} */ topic, /** @type {(data: unknown, from: string) => void} */ fn) => {
+      const s = { topic, fn, tab };
+      subs.add(s);
+      return () => subs.delete(s);
+    },
   });
   let clock = 1000;
   const a = new MemoryStore({ fs, coordination: tabOf('a'), key: 'ws', now: () => clock++ });
@@ -102,7 +123,8 @@ test('two tabs on one memory log: appends serialized, each reads the other\'s, c
   assert.equal(fresh.size, 41);
   assert.equal((await fresh.recall('shared'))[0].content, 'newer');
   // Many changes in a: its compaction rewrites the log and keeps b's memories; b sees a's deletions.
-  for (let r = 0; r < 50; r++) for (let i = 0; i < 20; i++) await a.update((await a.recall(`a${i}`))[0].id, { content: `from tab a ${i} rev ${r}` });
+  for (let r = 0; r < 50; r++)
+    for (let i = 0; i < 20; i++) await a.update((await a.recall(`a${i}`))[0].id, { content: `from tab a ${i} rev ${r}` });
   for (let i = 10; i < 20; i++) await a.forget(`a${i}`);
   for (let i = 0; i < 5; i++) await settle();
   const log = await fs.readText('.memory/entries.jsonl');

@@ -11,7 +11,11 @@ import { fileURLToPath } from 'node:url';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const TESTS = join(ROOT, 'tests');
 
-/** The arguments of the call whose `(` is at `open`, split at top-level commas (strings skipped). @param {string} source @param {number} open */
+/**
+ * The arguments of the call whose `(` is at `open`, split at top-level commas (strings skipped).
+ * @param {string} source
+ * @param {number} open
+ */
 function callArguments(source, open) {
   /** @type {string[]} */
   const args = [];
@@ -64,14 +68,44 @@ export function timedWaits(source) {
  * @type {{file: string, match?: string, why: string}[]}
  */
 export const ALLOWED = [
-  { file: 'tests/fixtures/wait.mjs', match: 'everyMs', why: 'the pause between two checks of a condition, bounded by a number of checks: the one poll of the tests' },
-  { file: 'tests/fixtures/llm-server.mjs', match: 'state.pullDelayMs', why: 'the scripted model server\'s pace (a slow model download): part of the world a test scripts, not a wait of the test' },
-  { file: 'tests/fixtures/llm-server.mjs', match: 'r.delayMs', why: 'the scripted model server\'s pace between streamed pieces, so a test can stop a reply mid-stream' },
-  { file: 'tests/fixtures/mcp-everything.mjs', match: 'did not start', why: 'a bound on a hang: the MCP server that never starts fails the suite instead of stalling it' },
-  { file: 'tests/unit/browser-harness.test.mjs', match: 'const guard', why: 'a bound on a hang: a child process that never exits is killed and reported as hung' },
-  { file: 'tests/browser/storage.test.mjs', match: "r('hung')", why: 'a bound on a hang: the storage call that must fail clearly is reported as hung instead of stalling the test' },
-  { file: 'tests/fixtures/injection-dev11-blind7.mjs', why: 'a text corpus: its code is a document the injection detector reads, never run' },
-  { file: 'tests/fixtures/injection-families-blind.mjs', why: 'a text corpus: its code is a document the injection detector reads, never run' },
+  {
+    file: 'tests/fixtures/wait.mjs',
+    match: 'everyMs',
+    why: 'the pause between two checks of a condition, bounded by a number of checks: the one poll of the tests',
+  },
+  {
+    file: 'tests/fixtures/llm-server.mjs',
+    match: 'state.pullDelayMs',
+    why: "the scripted model server's pace (a slow model download): part of the world a test scripts, not a wait of the test",
+  },
+  {
+    file: 'tests/fixtures/llm-server.mjs',
+    match: 'r.delayMs',
+    why: "the scripted model server's pace between streamed pieces, so a test can stop a reply mid-stream",
+  },
+  {
+    file: 'tests/fixtures/mcp-everything.mjs',
+    match: 'did not start',
+    why: 'a bound on a hang: the MCP server that never starts fails the suite instead of stalling it',
+  },
+  {
+    file: 'tests/unit/browser-harness.test.mjs',
+    match: 'const guard',
+    why: 'a bound on a hang: a child process that never exits is killed and reported as hung',
+  },
+  {
+    file: 'tests/browser/storage.test.mjs',
+    match: "r('hung')",
+    why: 'a bound on a hang: the storage call that must fail clearly is reported as hung instead of stalling the test',
+  },
+  {
+    file: 'tests/fixtures/injection-dev11-blind7.mjs',
+    why: 'a text corpus: its code is a document the injection detector reads, never run',
+  },
+  {
+    file: 'tests/fixtures/injection-families-blind.mjs',
+    why: 'a text corpus: its code is a document the injection detector reads, never run',
+  },
 ];
 
 /** Every test source (tests/**\/*.mjs|js). @returns {string[]} */
@@ -86,15 +120,22 @@ function sources(dir = TESTS) {
 // Built so that this file itself holds none of the calls it looks for.
 const T = ['set', 'Timeout'].join('');
 
-test('the detector finds a fixed sleep, a delayed callback, a poll interval and Playwright\'s waitForTimeout, and passes a timer with no delay', () => {
-  assert.deepEqual(timedWaits(`await new Promise((r) => ${T}(r, 50));`).map((w) => w.line), [1]);
+test("the detector finds a fixed sleep, a delayed callback, a poll interval and Playwright's waitForTimeout, \
+and passes a timer with no delay", () => {
+  assert.deepEqual(
+    timedWaits(`await new Promise((r) => ${T}(r, 50));`).map((w) => w.line),
+    [1],
+  );
   assert.equal(timedWaits(`x;\nawait new Promise((resolve) => ${T}(() => resolve('done'), 1_000));`)[0]?.line, 2);
   assert.equal(timedWaits(`await new Promise((r) => ${T}(r, delayMs))`).length, 1, 'a delay held in a variable');
   assert.equal(timedWaits(`${T}(\n  () => { a(); },\n  10,\n);`).length, 1, 'over several lines');
   assert.equal(timedWaits(`const t = ${['set', 'Interval'].join('')}(check, 10);`).length, 1);
   assert.equal(timedWaits(`await page.${['waitFor', 'Timeout'].join('')}(500);`).length, 1);
   // Controls: a timer with no delay is a turn of the event loop, not a sleep.
-  assert.deepEqual(timedWaits(`await new Promise((r) => ${T}(r, 0));\nawait new Promise((r) => ${T}(r));\n${T}(() => f(a, 'b, 5'), 0);\nclear${T}(x);`), []);
+  assert.deepEqual(
+    timedWaits(`await new Promise((r) => ${T}(r, 0));\nawait new Promise((r) => ${T}(r));\n${T}(() => f(a, 'b, 5'), 0);\nclear${T}(x);`),
+    [],
+  );
 });
 
 test('no test waits on time alone: every timed wait in tests/ is a listed exception, and every exception is still there', () => {

@@ -21,19 +21,29 @@ function fakeApi(o = {}) {
           calls.summarize.push(t);
           return `• summary of ${t.length} chars`;
         },
-        destroy: () => { calls.destroyed++; },
+        destroy: () => {
+          calls.destroyed++;
+        },
       };
     },
   };
   return { api, calls };
 }
 
-const older = /** @type {import('../../web/providers/types.d.ts').Message[]} */ ([{ role: 'user', content: 'Plan the trip to Lyon' }, { role: 'assistant', content: 'Train on Friday.' }]);
+const older = /** @type {import('../../web/providers/types.d.ts').Message[]} */ ([
+  { role: 'user', content: 'Plan the trip to Lyon' },
+  { role: 'assistant', content: 'Train on Friday.' },
+]);
 /** A chat model that must not be asked, or answers. @param {boolean} [allowed] */
-const chatModel = (allowed = true) => /** @type {any} */ ({ id: 'x', model: 'm', chat: async () => {
-  if (!allowed) throw new Error('the chat model was asked');
-  return { content: 'Model summary.', usage: { inputTokens: 10, outputTokens: 3 } };
-} });
+const chatModel = (allowed = true) =>
+  /** @type {any} */ ({
+    id: 'x',
+    model: 'm',
+    chat: async () => {
+      if (!allowed) throw new Error('the chat model was asked');
+      return { content: 'Model summary.', usage: { inputTokens: 10, outputTokens: 3 } };
+    },
+  });
 
 test('available: the on-device summarizer writes the compaction summary, at no cost; the chat model is not asked', async () => {
   const { api, calls } = fakeApi();
@@ -46,11 +56,17 @@ test('available: the on-device summarizer writes the compaction summary, at no c
 
 test('over its input quota: summarized in parts, then the parts together', async () => {
   const { api, calls } = fakeApi({ quota: 400 });
-  const long = Array.from({ length: 40 }, (_, i) => ({ role: /** @type {'user' | 'assistant'} */ (i % 2 ? 'assistant' : 'user'), content: `Paragraph ${i}: ${'words '.repeat(20)}` }));
+  const long = Array.from({ length: 40 }, (_, i) => ({
+    role: /** @type {'user' | 'assistant'} */ (i % 2 ? 'assistant' : 'user'),
+    content: `Paragraph ${i}: ${'words '.repeat(20)}`,
+  }));
   const r = await summarize(chatModel(false), long, { onDevice: () => onDeviceSummarizer({ Summarizer: api }) });
   assert.equal(r.method, 'on-device');
   assert.ok(calls.summarize.length > 2);
-  assert.ok(calls.summarize.slice(0, -1).every((t) => t.length <= 400 * 3), 'each part fits');
+  assert.ok(
+    calls.summarize.slice(0, -1).every((t) => t.length <= 400 * 3),
+    'each part fits',
+  );
   assert.match(calls.summarize.at(-1) ?? '', /summary of/);
 });
 

@@ -15,15 +15,20 @@ const PANELS_DIR = join(WEB, 'app/panels');
 
 /** What a complete entry declares (the control of every test below). */
 const complete = () => ({
-  name: 'probe', label: 'Probe', icon: '🔎', shortcut: 'Alt+Q', split: false,
+  name: 'probe',
+  label: 'Probe',
+  icon: '🔎',
+  shortcut: 'Alt+Q',
+  split: false,
   open: () => ({ root: /** @type {any} */ ({}) }), // any: a stand-in element, never rendered here
 });
 
 /** @param {unknown} entry @param {RegExp} names what the message must name */
-const refused = (entry, names) => assert.throws(
-  () => checkPanelEntry(/** @type {any} */ (entry)), // any: deliberately wrong entries
-  (err) => err instanceof PanelError && err.code === 'invalid' && names.test(err.message),
-);
+const refused = (entry, names) =>
+  assert.throws(
+    () => checkPanelEntry(/** @type {any} */ (entry)), // any: deliberately wrong entries
+    (err) => err instanceof PanelError && err.code === 'invalid' && names.test(err.message),
+  );
 
 test('a panel entry declares name, label, icon, shortcut, split and open: one lacking any of them is refused, naming it', () => {
   // Control: a complete entry passes, and so does one without a keyboard shortcut ('').
@@ -38,7 +43,7 @@ test('a panel entry declares name, label, icon, shortcut, split and open: one la
   refused(null, /panel entry/);
 });
 
-test('an entry\'s fields have their form: a route name, words, Alt+digit or Alt+letter (not the app\'s), a boolean, a function', () => {
+test("an entry's fields have their form: a route name, words, Alt+digit or Alt+letter (not the app's), a boolean, a function", () => {
   for (const name of ['Probe', 'chat', 'settings', 'two words', '', '9lives', 'x'.repeat(33)]) refused({ ...complete(), name }, /name/);
   refused({ ...complete(), label: '' }, /label/);
   refused({ ...complete(), label: 42 }, /label/);
@@ -64,7 +69,10 @@ test('the registry refuses a second panel with the same name or shortcut; one ad
   const again = () => registry.register({ ...complete(), shortcut: 'Alt+1' });
   assert.throws(again, (err) => taken(err) && /Alt\+1 already opens Files/.test(`${err}`));
   assert.throws(() => registry.register({ ...complete(), name: 'files', shortcut: '' }), taken);
-  assert.throws(() => registry.register({ ...complete(), label: '' }), (err) => err instanceof PanelError && err.code === 'invalid');
+  assert.throws(
+    () => registry.register({ ...complete(), label: '' }),
+    (err) => err instanceof PanelError && err.code === 'invalid',
+  );
   // Control: a free shortcut, no shortcut, split left out.
   const { split: _, ...noSplit } = complete();
   const off = registry.register(noSplit);
@@ -72,11 +80,20 @@ test('the registry refuses a second panel with the same name or shortcut; one ad
   off();
   registry.register({ ...complete(), shortcut: '' });
   registry.register({ ...complete(), name: 'probe-two' });
-  assert.deepEqual(registry.list().slice(-2).map((p) => p.name), ['probe', 'probe-two']);
+  assert.deepEqual(
+    registry
+      .list()
+      .slice(-2)
+      .map((p) => p.name),
+    ['probe', 'probe-two'],
+  );
 });
 
 /** The entry files: web/app/panels/<name>.js. */
-const entryFiles = () => readdirSync(PANELS_DIR).filter((f) => f.endsWith('.js')).map((f) => join(PANELS_DIR, f));
+const entryFiles = () =>
+  readdirSync(PANELS_DIR)
+    .filter((f) => f.endsWith('.js'))
+    .map((f) => join(PANELS_DIR, f));
 
 test('each file of web/app/panels/ is a complete entry named after its file, registered by one line of web/app/panels.js', async () => {
   const files = entryFiles();
@@ -107,8 +124,13 @@ const runtimeImports = (source) => [...staticImports(source), ...[...code(source
 
 test('an entry file imports nothing when loaded: its view and what the view needs load with open()', () => {
   // Control: the check sees a static import, a side-effect import and a re-export, not a dynamic one or a type.
-  const sample = ["/** @import { X } from './x.js' */", "import { a } from '../a.js';", "import '../b.js';", "export { c } from './c.js';",
-    "const d = () => import('../../ui/d.js');"].join('\n');
+  const sample = [
+    "/** @import { X } from './x.js' */",
+    "import { a } from '../a.js';",
+    "import '../b.js';",
+    "export { c } from './c.js';",
+    "const d = () => import('../../ui/d.js');",
+  ].join('\n');
   assert.deepEqual(staticImports(sample), ['../a.js', '../b.js', './c.js']);
   assert.deepEqual(runtimeImports(sample), ['../a.js', '../b.js', './c.js', '../../ui/d.js']);
   for (const file of entryFiles()) assert.deepEqual(staticImports(readFileSync(file, 'utf8')), [], `${basename(file)} imports at load`);
@@ -116,7 +138,7 @@ test('an entry file imports nothing when loaded: its view and what the view need
   assert.deepEqual(staticImports(readFileSync(join(WEB, 'app/panels.js'), 'utf8')), []);
 });
 
-test('a panel\'s view (web/ui/<name>-panel.js) is imported by its entry alone: no other module wires a panel', () => {
+test("a panel's view (web/ui/<name>-panel.js) is imported by its entry alone: no other module wires a panel", () => {
   const views = readdirSync(join(WEB, 'ui')).filter((f) => f.endsWith('-panel.js'));
   assert.ok(views.length >= 13, 'the views were found');
   /** @type {Map<string, string[]>} view → the modules importing it */
@@ -133,7 +155,7 @@ test('a panel\'s view (web/ui/<name>-panel.js) is imported by its entry alone: n
   }
 });
 
-test('panel-nav.js (what the first view draws) is the registry\'s navigation: run node scripts/index-html.mjs when it is not', async () => {
+test("panel-nav.js (what the first view draws) is the registry's navigation: run node scripts/index-html.mjs when it is not", async () => {
   const onDisk = readFileSync(join(WEB, 'app/panel-nav.js'), 'utf8');
   assert.equal(onDisk, await renderPanelNav(), 'run: node scripts/index-html.mjs');
   // Control: a registry with one more panel renders one more line, with its facts.

@@ -89,10 +89,14 @@ test('every registered wire and provider declares all it must', () => {
   for (const host of CATALOG) assert.deepEqual(hostProblems(host), [], host.id);
   assert.equal(new Set(WIRES.map((w) => w.id)).size, WIRES.length, 'wire ids are unique');
   assert.equal(new Set(CATALOG.map((e) => e.id)).size, CATALOG.length, 'provider ids are unique');
-  for (const wire of WIRES) assert.ok(CATALOG.some((e) => e.wire === wire.id), `${wire.id}: some provider speaks it`);
+  for (const wire of WIRES)
+    assert.ok(
+      CATALOG.some((e) => e.wire === wire.id),
+      `${wire.id}: some provider speaks it`,
+    );
 });
 
-test('each wire\'s lazy factory loads its own file, web/providers/<wire id>.js, whose providers do what the capabilities say', async () => {
+test("each wire's lazy factory loads its own file, web/providers/<wire id>.js, whose providers do what the capabilities say", async () => {
   for (const wire of WIRES) {
     assert.ok(existsSync(join(WEB, 'providers', `${wire.id}.js`)), `${wire.id}: its file`);
     const mod = await wire.load();
@@ -183,7 +187,7 @@ test('the scanner finds a wire named in a literal, a comparison with .wire and a
     'const chosen = { provider: "chrome-ai" };',
     'if (x.wire !== y) no();',
   ].join('\n');
-  assert.deepEqual(namedWires(planted, NAMES), ["'ollama'", "'echo'", '"chrome-ai"', ".wire ===", 'switch (entry.wire', ".wire !=="]);
+  assert.deepEqual(namedWires(planted, NAMES), ["'ollama'", "'echo'", '"chrome-ai"', '.wire ===', 'switch (entry.wire', '.wire !==']);
   // Controls: comments, other words and URLs are not names.
   const quiet = "// entry.wire === 'ollama'\n/** 'echo' */\nconst s = 'echo me'; const u = 'https://ollama.com';";
   assert.deepEqual(namedWires(quiet, NAMES), []);
@@ -193,7 +197,7 @@ test('the scanner finds a wire named in a literal, a comparison with .wire and a
   assert.ok(SCANNED.includes(join(WEB, 'providers', 'types.d.ts')) && SCANNED.includes(join(WEB, 'ui', 'settings-dialog.js')));
 });
 
-test('web/providers/index.js has no switch; no module outside the registry and a wire\'s own file names a wire or a provider', () => {
+test("web/providers/index.js has no switch; no module outside the registry and a wire's own file names a wire or a provider", () => {
   /** @type {string[]} */
   const named = [];
   // index.js makes providers through the registry's lazy factories, not a switch.
@@ -204,7 +208,7 @@ test('web/providers/index.js has no switch; no module outside the registry and a
     const found = namedWires(readFileSync(path, 'utf8'), NAMES).filter((n) => !allowed.includes(n.slice(1, -1)));
     if (found.length) named.push(`${relative(WEB, path)}: ${[...new Set(found)].join(', ')}`);
   }
-  assert.deepEqual(named, [], 'ask the provider\'s capabilities (catalog entry .capabilities) instead');
+  assert.deepEqual(named, [], "ask the provider's capabilities (catalog entry .capabilities) instead");
   // Control: the registry itself names them all.
   assert.ok(NAMES.every((n) => namedWires(readFileSync(REGISTRY, 'utf8'), NAMES).includes(`'${n}'`)));
 });

@@ -4,7 +4,13 @@ import { startLlmServer } from '../fixtures/llm-server.mjs';
 import { createProvider, ProviderError } from '../../web/providers/index.js';
 import { testConnection } from '../../web/providers/connection.js';
 import { discoverNoKeyOptions } from '../../web/providers/discovery.js';
-import { ChromeAIProvider, chromeAIAvailability, tabChromeAIAvailability, UNAVAILABLE_KEY, splitConversation } from '../../web/providers/chrome-ai.js';
+import {
+  ChromeAIProvider,
+  chromeAIAvailability,
+  tabChromeAIAvailability,
+  UNAVAILABLE_KEY,
+  splitConversation,
+} from '../../web/providers/chrome-ai.js';
 import { toWireMessages } from '../../web/providers/anthropic.js';
 import { redactSecrets } from '../../web/providers/errors.js';
 
@@ -26,7 +32,8 @@ const ending = (events) => {
   const { usage: _usage, ...rest } = events.at(-1) ?? {};
   return rest;
 };
-const openai = () => createProvider({ provider: 'openai-compatible', model: 'test-model', apiKey: 'sk-test-key-123456', baseUrl: `${server.url}/v1` });
+const openai = () =>
+  createProvider({ provider: 'openai-compatible', model: 'test-model', apiKey: 'sk-test-key-123456', baseUrl: `${server.url}/v1` });
 const anthropic = () => createProvider({ provider: 'anthropic', model: 'claude-test', apiKey: 'sk-test-key-123456', baseUrl: server.url });
 
 test('OpenAI request body and headers follow Chat Completions', async () => {
@@ -49,31 +56,65 @@ test('OpenAI request body and headers follow Chat Completions', async () => {
   assert.deepEqual(req.body.stream_options, { include_usage: true });
   assert.equal(req.body.max_completion_tokens, 50);
   assert.deepEqual(req.body.messages[0], { role: 'system', content: 'sys' });
-  assert.deepEqual(req.body.messages[2].tool_calls[0], { id: 'c1', type: 'function', function: { name: 'fs_list', arguments: '{"path":"/"}' } });
+  assert.deepEqual(req.body.messages[2].tool_calls[0], {
+    id: 'c1',
+    type: 'function',
+    function: { name: 'fs_list', arguments: '{"path":"/"}' },
+  });
   assert.deepEqual(req.body.messages[3], { role: 'tool', tool_call_id: 'c1', content: '[]' });
   assert.equal(req.body.tools[0].type, 'function');
 });
 
 test('OpenAI stream assembles text, usage and fragmented parallel tool calls', async () => {
   server.reset();
-  server.enqueue({ text: 'Hello wörld 🌍', toolCalls: [{ id: 'a', name: 'one', arguments: { x: 1 } }, { id: 'b', name: 'two', arguments: { y: 'é' } }], chunkBytes: 7 });
+  server.enqueue({
+    text: 'Hello wörld 🌍',
+    toolCalls: [
+      { id: 'a', name: 'one', arguments: { x: 1 } },
+      { id: 'b', name: 'two', arguments: { y: 'é' } },
+    ],
+    chunkBytes: 7,
+  });
   const events = await all(openai().chatStream({ messages: [{ role: 'user', content: 'hi' }] }));
-  const text = events.filter((e) => e.type === 'text').map((e) => e.text).join('');
+  const text = events
+    .filter((e) => e.type === 'text')
+    .map((e) => e.text)
+    .join('');
   assert.equal(text, 'Hello wörld 🌍');
-  assert.deepEqual(events.filter((e) => e.type === 'tool_call'), [
-    { type: 'tool_call', id: 'a', name: 'one', arguments: { x: 1 } },
-    { type: 'tool_call', id: 'b', name: 'two', arguments: { y: 'é' } },
-  ]);
+  assert.deepEqual(
+    events.filter((e) => e.type === 'tool_call'),
+    [
+      { type: 'tool_call', id: 'a', name: 'one', arguments: { x: 1 } },
+      { type: 'tool_call', id: 'b', name: 'two', arguments: { y: 'é' } },
+    ],
+  );
   assert.deepEqual(events.find((e) => e.type === 'finish')?.usage, { inputTokens: 11, outputTokens: 3 });
   assert.deepEqual(ending(events), { type: 'finish', stopReason: 'tool_use' });
 });
 
 test('OpenAI refusals (delta.refusal with content null) reach the reply as text, marked as a refusal', async () => {
   server.reset();
-  const chunk = (/** @type {Record<string, unknown>} */ delta, /** @type {string | null} */ finish = null) => `data: ${JSON.stringify({ id: 'r', object: 'chat.completion.chunk', model: 'test-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-  server.enqueue({ rawEvents: [chunk({ role: 'assistant', content: null, refusal: '' }), chunk({ content: null, refusal: "I'm sorry, " }), chunk({ content: null, refusal: 'I cannot help with that.' }), chunk({}, 'stop'), 'data: [DONE]\n\n'] });
+  const chunk = (/** @type {Record<string, unknown>} */ delta, /** @type {string | null} */ finish = null) => {
+    const data = { id: 'r', object: 'chat.completion.chunk', model: 'test-model', choices: [{ index: 0, delta, finish_reason: finish }] };
+    return `data: ${JSON.stringify(data)}\n\n`;
+  };
+  server.enqueue({
+    rawEvents: [
+      chunk({ role: 'assistant', content: null, refusal: '' }),
+      chunk({ content: null, refusal: "I'm sorry, " }),
+      chunk({ content: null, refusal: 'I cannot help with that.' }),
+      chunk({}, 'stop'),
+      'data: [DONE]\n\n',
+    ],
+  });
   const events = await all(openai().chatStream({ messages: [{ role: 'user', content: 'hi' }] }));
-  assert.equal(events.filter((e) => e.type === 'text').map((e) => e.text).join(''), "I'm sorry, I cannot help with that.");
+  assert.equal(
+    events
+      .filter((e) => e.type === 'text')
+      .map((e) => e.text)
+      .join(''),
+    "I'm sorry, I cannot help with that.",
+  );
   assert.deepEqual(ending(events), { type: 'finish', stopReason: 'refusal' });
   // Control: an ordinary reply ends as end_turn.
   server.enqueue({ text: 'Sure.' });
@@ -87,7 +128,14 @@ test('Anthropic request uses the browser header and merges tool results', async 
     system: 'be brief',
     messages: [
       { role: 'user', content: 'hi' },
-      { role: 'assistant', content: 'calling', toolCalls: [{ id: 't1', name: 'a', arguments: {} }, { id: 't2', name: 'b', arguments: {} }] },
+      {
+        role: 'assistant',
+        content: 'calling',
+        toolCalls: [
+          { id: 't1', name: 'a', arguments: {} },
+          { id: 't2', name: 'b', arguments: {} },
+        ],
+      },
       { role: 'tool', toolCallId: 't1', content: 'r1' },
       { role: 'tool', toolCallId: 't2', content: 'r2' },
     ],
@@ -101,15 +149,31 @@ test('Anthropic request uses the browser header and merges tool results', async 
   assert.deepEqual(req.body.system, [{ type: 'text', text: 'be brief', cache_control: { type: 'ephemeral' } }]);
   assert.equal(req.body.max_tokens, 4096);
   assert.equal(req.body.messages.length, 3);
-  assert.deepEqual(req.body.messages[2].content.map((/** @type {any} */ b) => b.tool_use_id), ['t1', 't2']);
+  assert.deepEqual(
+    req.body.messages[2].content.map((/** @type {any} */ b) => b.tool_use_id),
+    ['t1', 't2'],
+  );
 });
 
 test('Anthropic stream assembles text, tool use and usage', async () => {
   server.reset();
-  server.enqueue({ text: 'Sure — done.', toolCalls: [{ id: 'tu1', name: 'fs_write', arguments: { path: 'a.md', content: 'x' } }], chunkBytes: 5 });
+  server.enqueue({
+    text: 'Sure — done.',
+    toolCalls: [{ id: 'tu1', name: 'fs_write', arguments: { path: 'a.md', content: 'x' } }],
+    chunkBytes: 5,
+  });
   const events = await all(anthropic().chatStream({ messages: [{ role: 'user', content: 'hi' }] }));
-  assert.equal(events.filter((e) => e.type === 'text').map((e) => e.text).join(''), 'Sure — done.');
-  assert.deepEqual(events.find((e) => e.type === 'tool_call'), { type: 'tool_call', id: 'tu1', name: 'fs_write', arguments: { path: 'a.md', content: 'x' } });
+  assert.equal(
+    events
+      .filter((e) => e.type === 'text')
+      .map((e) => e.text)
+      .join(''),
+    'Sure — done.',
+  );
+  assert.deepEqual(
+    events.find((e) => e.type === 'tool_call'),
+    { type: 'tool_call', id: 'tu1', name: 'fs_write', arguments: { path: 'a.md', content: 'x' } },
+  );
   assert.deepEqual(events.find((e) => e.type === 'finish')?.usage, { inputTokens: 12, outputTokens: 3 });
   assert.deepEqual(ending(events), { type: 'finish', stopReason: 'tool_use' });
 });
@@ -129,7 +193,12 @@ test('a connection dropped mid-stream becomes a retryable network error', async 
 
 test('HTTP errors map to stable codes without leaking the key', async () => {
   server.reset();
-  const bad = createProvider({ provider: 'openai-compatible', model: 'test-model', apiKey: 'sk-wrong-secret-999', baseUrl: `${server.url}/v1` });
+  const bad = createProvider({
+    provider: 'openai-compatible',
+    model: 'test-model',
+    apiKey: 'sk-wrong-secret-999',
+    baseUrl: `${server.url}/v1`,
+  });
   const [authErr] = await all(bad.chatStream({ messages: [{ role: 'user', content: 'x' }] }));
   assert.equal(authErr.error.code, 'auth');
   assert.doesNotMatch(authErr.error.message, /sk-wrong-secret-999/);
@@ -140,11 +209,19 @@ test('HTTP errors map to stable codes without leaking the key', async () => {
   server.enqueue({ status: 503 });
   const [srv] = await all(anthropic().chatStream({ messages: [{ role: 'user', content: 'x' }] }));
   assert.equal(srv.error.code, 'server');
-  const wrongModel = createProvider({ provider: 'openai-compatible', model: 'nope', apiKey: 'sk-test-key-123456', baseUrl: `${server.url}/v1` });
+  const wrongModel = createProvider({
+    provider: 'openai-compatible',
+    model: 'nope',
+    apiKey: 'sk-test-key-123456',
+    baseUrl: `${server.url}/v1`,
+  });
   const [wm] = await all(wrongModel.chatStream({ messages: [{ role: 'user', content: 'x' }] }));
   assert.equal(wm.error.code, 'client');
   assert.match(wm.error.message, /model "nope"/);
-  await assert.rejects(wrongModel.chat({ messages: [{ role: 'user', content: 'x' }] }), (/** @type {any} */ e) => e instanceof ProviderError && e.code === 'client');
+  await assert.rejects(
+    wrongModel.chat({ messages: [{ role: 'user', content: 'x' }] }),
+    (/** @type {any} */ e) => e instanceof ProviderError && e.code === 'client',
+  );
 });
 
 test('unreachable server is a network error; abort is "aborted"', async () => {
@@ -165,7 +242,10 @@ test('unreachable server is a network error; abort is "aborted"', async () => {
 
 test('createProvider validates configuration with clear messages', () => {
   assert.throws(() => createProvider({ provider: 'nope' }), /Unknown provider/);
-  assert.throws(() => createProvider({ provider: 'openai' }), (/** @type {any} */ e) => e.code === 'auth' && /needs an API key/.test(e.message));
+  assert.throws(
+    () => createProvider({ provider: 'openai' }),
+    (/** @type {any} */ e) => e.code === 'auth' && /needs an API key/.test(e.message),
+  );
   assert.throws(() => createProvider({ provider: 'openai-compatible', model: 'm' }), /base URL/);
   assert.throws(() => createProvider({ provider: 'openai-compatible', model: 'm', baseUrl: 'ftp://x' }), /http/);
   for (const id of ['ollama', 'lmstudio', 'groq', 'openrouter', 'together', 'fireworks', 'mistral', 'deepseek', 'xai', 'perplexity']) {
@@ -183,10 +263,20 @@ test('Echo streams the message back and needs nothing', async () => {
 });
 
 test('testConnection reports success with models, bad key, wrong model and unreachable', async () => {
-  const ok = await testConnection({ provider: 'openai-compatible', model: 'test-model', apiKey: 'sk-test-key-123456', baseUrl: `${server.url}/v1` });
+  const ok = await testConnection({
+    provider: 'openai-compatible',
+    model: 'test-model',
+    apiKey: 'sk-test-key-123456',
+    baseUrl: `${server.url}/v1`,
+  });
   assert.equal(ok.ok, true);
   assert.deepEqual(ok.ok && ok.models, ['test-model', 'claude-test']);
-  const bad = await testConnection({ provider: 'openai-compatible', model: 'test-model', apiKey: 'sk-nope-000000', baseUrl: `${server.url}/v1` });
+  const bad = await testConnection({
+    provider: 'openai-compatible',
+    model: 'test-model',
+    apiKey: 'sk-nope-000000',
+    baseUrl: `${server.url}/v1`,
+  });
   assert.deepEqual([bad.ok, !bad.ok && bad.code], [false, 'auth']);
   const wm = await testConnection({ provider: 'anthropic', model: 'gpt-x', apiKey: 'sk-test-key-123456', baseUrl: server.url });
   assert.equal(!wm.ok && wm.code, 'client');
@@ -221,14 +311,24 @@ test('discovery finds local servers and reports Chrome AI absence', async () => 
   assert.equal(found.chromeAI, 'unsupported');
 });
 
-test('Chrome AI: an "unavailable" answer is asked once per tab (a reload while it is pending crashes Chromium 150); other answers are asked again', async () => {
+test('Chrome AI: an "unavailable" answer is asked once per tab (a reload while it is pending crashes Chromium 150); \
+other answers are asked again', async () => {
   /** A scope with a Prompt API answering `answer`, counting questions, and a session storage. @param {string} answer */
   const scope = (answer) => {
     const store = new Map();
     const s = {
       asked: 0,
-      LanguageModel: { availability: async () => { s.asked++; return answer; }, create() {} },
-      sessionStorage: { getItem: (/** @type {string} */ k) => store.get(k) ?? null, setItem: (/** @type {string} */ k, /** @type {string} */ v) => store.set(k, v) },
+      LanguageModel: {
+        availability: async () => {
+          s.asked++;
+          return answer;
+        },
+        create() {},
+      },
+      sessionStorage: {
+        getItem: (/** @type {string} */ k) => store.get(k) ?? null,
+        setItem: (/** @type {string} */ k, /** @type {string} */ v) => store.set(k, v),
+      },
     };
     return s;
   };
@@ -246,13 +346,45 @@ test('Chrome AI: an "unavailable" answer is asked once per tab (a reload while i
   assert.equal(later.asked, 2, 'a download moves on: asked again');
   // Without session storage (or refused), it still answers.
   assert.equal(await tabChromeAIAvailability({ LanguageModel: { availability: async () => 'unavailable', create() {} } }), 'unavailable');
-  assert.equal(await tabChromeAIAvailability({ LanguageModel: { availability: async () => 'unavailable', create() {} }, get sessionStorage() { throw new Error('SecurityError'); } }), 'unavailable');
+  assert.equal(
+    await tabChromeAIAvailability({
+      LanguageModel: { availability: async () => 'unavailable', create() {} },
+      get sessionStorage() {
+        throw new Error('SecurityError');
+      },
+    }),
+    'unavailable',
+  );
 });
 
 test('Chrome AI: availability states of both API shapes, streaming deltas and cumulative chunks', async () => {
-  const current = { LanguageModel: { availability: async () => 'downloadable', create: async () => ({ promptStreaming: async function* () { yield 'Hel'; yield 'lo'; }, destroy() {} }) } };
+  const current = {
+    LanguageModel: {
+      availability: async () => 'downloadable',
+      create: async () => ({
+        promptStreaming: async function* () {
+          yield 'Hel';
+          yield 'lo';
+        },
+        destroy() {},
+      }),
+    },
+  };
   assert.equal(await chromeAIAvailability(current), 'downloadable');
-  const legacy = { ai: { languageModel: { capabilities: async () => ({ available: 'readily' }), create: async () => ({ promptStreaming: async function* () { yield 'Hel'; yield 'Hello'; yield 'Hello!'; } }) } } };
+  const legacy = {
+    ai: {
+      languageModel: {
+        capabilities: async () => ({ available: 'readily' }),
+        create: async () => ({
+          promptStreaming: async function* () {
+            yield 'Hel';
+            yield 'Hello';
+            yield 'Hello!';
+          },
+        }),
+      },
+    },
+  };
   assert.equal(await chromeAIAvailability(legacy), 'available');
   assert.equal(await chromeAIAvailability({}), 'unsupported');
   assert.equal(await chromeAIAvailability({ LanguageModel: { availability: async () => 'unavailable', create() {} } }), 'unavailable');
@@ -261,13 +393,34 @@ test('Chrome AI: availability states of both API shapes, streaming deltas and cu
   const b = await new ChromeAIProvider({ scope: legacy }).chat({ messages: [{ role: 'user', content: 'hi' }] });
   assert.equal(b.content, 'Hello!');
   await assert.rejects(new ChromeAIProvider({ scope: {} }).chat({ messages: [{ role: 'user', content: 'hi' }] }), /not available/);
-  const split = splitConversation({ system: 's', messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }] });
-  assert.deepEqual(split, { initialPrompts: [{ role: 'system', content: 's' }, { role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }], prompt: 'c' });
+  const split = splitConversation({
+    system: 's',
+    messages: [
+      { role: 'user', content: 'a' },
+      { role: 'assistant', content: 'b' },
+      { role: 'user', content: 'c' },
+    ],
+  });
+  assert.deepEqual(split, {
+    initialPrompts: [
+      { role: 'system', content: 's' },
+      { role: 'user', content: 'a' },
+      { role: 'assistant', content: 'b' },
+    ],
+    prompt: 'c',
+  });
 });
 
 test('Anthropic wire messages alternate roles', () => {
-  const wire = toWireMessages([{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }, { role: 'assistant', content: 'c' }]);
-  assert.deepEqual(wire.map((m) => m.role), ['user', 'assistant']);
+  const wire = toWireMessages([
+    { role: 'user', content: 'a' },
+    { role: 'user', content: 'b' },
+    { role: 'assistant', content: 'c' },
+  ]);
+  assert.deepEqual(
+    wire.map((m) => m.role),
+    ['user', 'assistant'],
+  );
   assert.equal(wire[0].content.length, 2);
 });
 
@@ -279,16 +432,30 @@ test('redactSecrets removes keys and bearer tokens', () => {
 
 test('Anthropic prompt caching: the tool list ends with a cache breakpoint; cached input is counted apart and priced lower', async () => {
   server.reset();
-  const tools = [{ name: 'a', description: 'a', parameters: { type: 'object' } }, { name: 'b', description: 'b', parameters: { type: 'object' } }];
+  const tools = [
+    { name: 'a', description: 'a', parameters: { type: 'object' } },
+    { name: 'b', description: 'b', parameters: { type: 'object' } },
+  ];
   const ev = (/** @type {string} */ type, /** @type {object} */ o) => `event: ${type}\ndata: ${JSON.stringify({ type, ...o })}\n\n`;
-  server.enqueue({ rawEvents: [
-    ev('message_start', { message: { id: 'm', type: 'message', role: 'assistant', model: 'claude-test', content: [], usage: { input_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 3000, output_tokens: 1 } } }),
-    ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-    ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'ok' } }),
-    ev('content_block_stop', { index: 0 }),
-    ev('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 10 } }),
-    ev('message_stop', {}),
-  ] });
+  server.enqueue({
+    rawEvents: [
+      ev('message_start', {
+        message: {
+          id: 'm',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-test',
+          content: [],
+          usage: { input_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 3000, output_tokens: 1 },
+        },
+      }),
+      ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+      ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'ok' } }),
+      ev('content_block_stop', { index: 0 }),
+      ev('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 10 } }),
+      ev('message_stop', {}),
+    ],
+  });
   const r = await anthropic().chat({ system: 'long stable prompt', messages: [{ role: 'user', content: 'hi' }], tools });
   const body = server.requests[0].body;
   assert.equal(body.tools[0].cache_control, undefined);
@@ -304,9 +471,16 @@ test('Anthropic prompt caching: the tool list ends with a cache breakpoint; cach
 test('pricing: per model with cached input; local models are free; an unknown model is "cost unknown", never 0', async () => {
   const { costCents, formatCost, priceOf } = await import('../../web/providers/pricing.js');
   assert.equal(costCents('openai', 'gpt-4.1-mini', { inputTokens: 1_000_000, outputTokens: 1_000_000 }), 40 + 160);
-  assert.equal(costCents('openai', 'gpt-4.1-mini-2025-04-14', { inputTokens: 1_000_000, outputTokens: 0, cachedInputTokens: 1_000_000 }), 10);
-  assert.equal(costCents('openrouter', 'openai/gpt-4.1', { inputTokens: 1_000_000, outputTokens: 0 }), 200, 'a router\'s model path');
-  assert.deepEqual(priceOf('anthropic', 'claude-opus-4-5-20251101'), { input: 5, output: 25, cachedInput: 0.5, cacheWrite: 6.25 }, 'the longest prefix wins');
+  assert.equal(
+    costCents('openai', 'gpt-4.1-mini-2025-04-14', { inputTokens: 1_000_000, outputTokens: 0, cachedInputTokens: 1_000_000 }),
+    10,
+  );
+  assert.equal(costCents('openrouter', 'openai/gpt-4.1', { inputTokens: 1_000_000, outputTokens: 0 }), 200, "a router's model path");
+  assert.deepEqual(
+    priceOf('anthropic', 'claude-opus-4-5-20251101'),
+    { input: 5, output: 25, cachedInput: 0.5, cacheWrite: 6.25 },
+    'the longest prefix wins',
+  );
   assert.equal(costCents('ollama', 'llama3.2', { inputTokens: 5000, outputTokens: 5000 }), 0);
   assert.equal(costCents('openai-compatible', 'my-own-model', { inputTokens: 5000, outputTokens: 5000 }), null);
   assert.equal(formatCost(null), 'cost unknown');

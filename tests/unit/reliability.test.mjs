@@ -20,7 +20,9 @@ function fakeClock() {
     setTimer(fn, ms) {
       const timer = { at: t + ms, fn, on: true };
       timers.push(timer);
-      return () => { timer.on = false; };
+      return () => {
+        timer.on = false;
+      };
     },
     /** @param {number} ms @param {AbortSignal} [signal] */
     async sleep(ms, signal) {
@@ -41,7 +43,8 @@ function fakeClock() {
 }
 
 /**
- * @typedef {{text?: string[], error?: {code: string, retryable: boolean, message: string, retryAfterMs?: number}, connectStall?: number, firstByteStall?: number, gapStall?: number, toolCall?: boolean}} Step
+ * @typedef {{text?: string[], error?: {code: string, retryable: boolean, message: string, retryAfterMs?: number}, connectStall?: number,
+ *   firstByteStall?: number, gapStall?: number, toolCall?: boolean}} Step
  */
 
 /**
@@ -59,7 +62,9 @@ function scripted(id, script, clock, caps = {}) {
     supportsVision: caps.vision ?? true,
     connects: true,
     calls: 0,
-    chat() { throw new Error('not used'); },
+    chat() {
+      throw new Error('not used');
+    },
     /**
      * @param {any} _request @param {{signal?: AbortSignal, onConnected?: () => void}} options
      * @returns {AsyncGenerator<any>} any: plain scripted events, checked by the tests that read them
@@ -112,14 +117,25 @@ async function run(p, req, options = {}) {
   return (await all(withStatus((onStatus) => p.chatStream(req, { ...options, onStatus })))).map((x) => ('part' in x ? x.part : x.status));
 }
 /** @param {any[]} events */
-const textOf = (events) => events.filter((e) => e.type === 'text').map((e) => e.text).join('');
+const textOf = (events) =>
+  events
+    .filter((e) => e.type === 'text')
+    .map((e) => e.text)
+    .join('');
 /** @param {any[]} events */
-const attempts = (events) => events.filter((e) => e.type === 'attempt').map((e) => `${e.provider}:${e.outcome}${e.retryInMs !== undefined ? `+${e.retryInMs}` : ''}`);
+const attempts = (events) =>
+  events.filter((e) => e.type === 'attempt').map((e) => `${e.provider}:${e.outcome}${e.retryInMs !== undefined ? `+${e.retryInMs}` : ''}`);
 
 test('backoff doubles up to its cap with equal jitter; Retry-After reads seconds and HTTP dates', () => {
   const r = { baseDelayMs: 1000, maxDelayMs: 8000 };
-  assert.deepEqual([0, 1, 2, 3, 4].map((a) => backoffDelay(a, r, 0)), [500, 1000, 2000, 4000, 4000]);
-  assert.deepEqual([0, 1, 2, 3, 4].map((a) => backoffDelay(a, r, 0.999999)), [1000, 2000, 4000, 8000, 8000]);
+  assert.deepEqual(
+    [0, 1, 2, 3, 4].map((a) => backoffDelay(a, r, 0)),
+    [500, 1000, 2000, 4000, 4000],
+  );
+  assert.deepEqual(
+    [0, 1, 2, 3, 4].map((a) => backoffDelay(a, r, 0.999999)),
+    [1000, 2000, 4000, 8000, 8000],
+  );
   assert.equal(parseRetryAfter('7'), 7000);
   assert.equal(parseRetryAfter('1.5'), 1500);
   const now = Date.parse('2026-11-26T10:00:00Z');
@@ -140,7 +156,10 @@ test('retryable failures before any output are retried with backoff, then the re
   assert.deepEqual(attempts(events), ['a:failed+750', 'a:failed+1500', 'a:ok']);
   assert.ok(events.some((e) => e.type === 'retry' && /retrying in 1 s/.test(e.text)));
   assert.equal(events.filter((e) => e.type === 'finish').length, 1);
-  assert.equal(events.some((e) => e.type === 'error'), false);
+  assert.equal(
+    events.some((e) => e.type === 'error'),
+    false,
+  );
 });
 
 test('Retry-After is honoured; one longer than the cap moves on to the fallback at once', async () => {
@@ -214,7 +233,15 @@ test('circuit breaker: after 3 failed requests the provider is skipped for the c
   assert.equal(breaker.state('a/a-model').state, 'closed');
   // A trial that ends in a refused request or Stop does not leave the provider skipped for good.
   for (const ending of ['client', 'stop']) {
-    const c = scripted('c', [{ error: server() }, ending === 'client' ? { error: { code: 'client', retryable: false, message: 'bad request' } } : { text: ['partial'] }, { text: ['fine'] }], clock);
+    const c = scripted(
+      'c',
+      [
+        { error: server() },
+        ending === 'client' ? { error: { code: 'client', retryable: false, message: 'bad request' } } : { text: ['partial'] },
+        { text: ['fine'] },
+      ],
+      clock,
+    );
     const br = new CircuitBreaker({ threshold: 1, cooldownMs: 1000, now: clock.now });
     const rc = new ReliableProvider({ chain: [c, scripted('d', [], clock)], clock, breaker: br, retry: { retries: 0 } });
     await run(rc, request);
@@ -295,14 +322,23 @@ test('response cache: least recently used goes first past the limit; entries exp
   const { ResponseCache } = await import('../../web/providers/cache.js');
   let now = 0;
   const cache = new ResponseCache({ max: 3, ttlMs: 1000, now: () => now });
-  const reply = (/** @type {string} */ text) => ({ text, thinking: '', stopReason: /** @type {const} */ ('end_turn'), model: 'm', provider: 'p' });
+  const reply = (/** @type {string} */ text) => ({
+    text,
+    thinking: '',
+    stopReason: /** @type {const} */ ('end_turn'),
+    model: 'm',
+    provider: 'p',
+  });
   cache.set('a', reply('A'));
   cache.set('b', reply('B'));
   cache.set('c', reply('C'));
   assert.equal(cache.get('a')?.text, 'A', 'a is now the most recent');
   cache.set('d', reply('D'));
   assert.equal(cache.get('b'), undefined, 'b was the least recently used');
-  assert.deepEqual(['a', 'c', 'd'].map((k) => cache.get(k)?.text), ['A', 'C', 'D']);
+  assert.deepEqual(
+    ['a', 'c', 'd'].map((k) => cache.get(k)?.text),
+    ['A', 'C', 'D'],
+  );
   now = 1001;
   assert.equal(cache.get('a'), undefined);
   assert.equal(cache.size, 2, 'an expired entry is dropped when met');
@@ -311,7 +347,15 @@ test('response cache: least recently used goes first past the limit; entries exp
 test('cache key: the normalized request — tool-call ids do not matter, content, tools, model and temperature do; policy', async () => {
   const { cacheKey, cacheable } = await import('../../web/providers/cache.js');
   /** @param {string} id @param {any} [extra] */
-  const req = (id, extra = {}) => ({ system: 's', messages: [{ role: /** @type {const} */ ('assistant'), content: '', toolCalls: [{ id, name: 'fs_list', arguments: { path: '/' } }] }, { role: /** @type {const} */ ('tool'), toolCallId: id, content: '[]' }], temperature: 0, ...extra });
+  const req = (id, extra = {}) => ({
+    system: 's',
+    messages: [
+      { role: /** @type {const} */ ('assistant'), content: '', toolCalls: [{ id, name: 'fs_list', arguments: { path: '/' } }] },
+      { role: /** @type {const} */ ('tool'), toolCallId: id, content: '[]' },
+    ],
+    temperature: 0,
+    ...extra,
+  });
   const k = await cacheKey('openai', 'gpt-4.1', req('call_1'));
   assert.match(k, /^[0-9a-f]{64}$/);
   assert.equal(await cacheKey('openai', 'gpt-4.1', req('call_2')), k);
@@ -321,9 +365,13 @@ test('cache key: the normalized request — tool-call ids do not matter, content
   assert.notEqual(await cacheKey('openai', 'gpt-4.1', req('call_1', { system: 'another system prompt' })), k, 'the system prompt');
   const other = req('call_1');
   other.messages[1].content = '["a.txt"]';
-  assert.notEqual(await cacheKey('openai', 'gpt-4.1', other), k, 'a message\'s content');
+  assert.notEqual(await cacheKey('openai', 'gpt-4.1', other), k, "a message's content");
   assert.notEqual(await cacheKey('anthropic', 'gpt-4.1', req('call_1')), k, 'the provider');
-  assert.notEqual(await cacheKey('openai', 'gpt-4.1', req('call_1'), 'http://127.0.0.1:1234/v1'), k, 'the server (two OpenAI-compatible servers with one model name)');
+  assert.notEqual(
+    await cacheKey('openai', 'gpt-4.1', req('call_1'), 'http://127.0.0.1:1234/v1'),
+    k,
+    'the server (two OpenAI-compatible servers with one model name)',
+  );
   assert.equal(await cacheKey('openai', 'gpt-4.1', req('call_1', { maxTokens: undefined })), k, 'an absent field is the same as none');
   assert.equal(cacheable({ messages: [], temperature: 0 }, 'deterministic'), true);
   assert.equal(cacheable({ messages: [] }, 'deterministic'), false, 'the provider’s default temperature is above 0');
@@ -332,10 +380,15 @@ test('cache key: the normalized request — tool-call ids do not matter, content
   assert.equal(cacheable({ messages: [], temperature: 0 }, 'off'), false);
 });
 
-test('the reliability layer answers a repeated request from the cache (no call, no cost) — never tool calls, errors or cut replies; fresh skips it', async () => {
+test('the reliability layer answers a repeated request from the cache (no call, no cost) — never tool calls, errors or cut replies; \
+fresh skips it', async () => {
   const { ResponseCache } = await import('../../web/providers/cache.js');
   const clock = fakeClock();
-  const a = scripted('a', [{ text: ['Paris.'] }, { text: ['A new answer.'] }, { toolCall: true }, { toolCall: true }, { text: ['half'], error: server() }], clock);
+  const a = scripted(
+    'a',
+    [{ text: ['Paris.'] }, { text: ['A new answer.'] }, { toolCall: true }, { toolCall: true }, { text: ['half'], error: server() }],
+    clock,
+  );
   const cache = new ResponseCache({ now: clock.now });
   const r = new ReliableProvider({ chain: [a], clock, cache, cachePolicy: 'always' });
   const q = { messages: [{ role: /** @type {const} */ ('user'), content: 'Capital of France?' }] };

@@ -61,12 +61,16 @@ function bus() {
     const tab = tabs++;
     return {
       /** @param {string} topic @param {unknown} data */
-      publish: (topic, data) => { for (const s of subs) if (s.topic === topic && s.tab !== tab) s.fn(structuredClone(data), String(tab)); },
+      publish: (topic, data) => {
+        for (const s of subs) if (s.topic === topic && s.tab !== tab) s.fn(structuredClone(data), String(tab));
+      },
       /** @param {string} topic @param {(data: unknown, from: string) => void} fn */
       subscribe: (topic, fn) => {
         const s = { topic, fn, tab };
         subs.push(s);
-        return () => { subs.splice(subs.indexOf(s), 1); };
+        return () => {
+          subs.splice(subs.indexOf(s), 1);
+        };
       },
     };
   };
@@ -84,7 +88,9 @@ function twoTabs() {
 function deferred() {
   /** @type {(v?: unknown) => void} */
   let resolve = () => {};
-  const promise = new Promise((r) => { resolve = r; });
+  const promise = new Promise((r) => {
+    resolve = r;
+  });
   return { promise, resolve };
 }
 
@@ -93,14 +99,18 @@ test('writes of several tabs run side by side; a restore waits until every write
   const order = /** @type {string[]} */ ([]);
   const slow = deferred();
   const started = deferred();
-  const writeB = b.write(async () => { started.resolve(); await slow.promise; order.push('b write'); });
+  const writeB = b.write(async () => {
+    started.resolve();
+    await slow.promise;
+    order.push('b write');
+  });
   await started.promise;
   // Control: another write (other tab) does not wait behind B's.
   await a.write(async () => order.push('a write'));
   assert.deepEqual(order, ['a write']);
   const restore = a.exclusive(async () => order.push('restore'));
   await Promise.resolve();
-  assert.deepEqual(order, ['a write'], 'the restore waits for B\'s write in flight');
+  assert.deepEqual(order, ['a write'], "the restore waits for B's write in flight");
   slow.resolve();
   await Promise.all([writeB, restore]);
   assert.deepEqual(order, ['a write', 'b write', 'restore']);
@@ -114,22 +124,42 @@ test('from the announcement on, every tab refuses new writes (code restore_in_pr
   const release = deferred();
   const holding = deferred();
   // A write in tab B holds the lock, so the restore has to wait; meanwhile B tries more writes.
-  const inFlight = b.write(async () => { holding.resolve(); await release.promise; return 'done'; });
+  const inFlight = b.write(async () => {
+    holding.resolve();
+    await release.promise;
+    return 'done';
+  });
   await holding.promise;
   const restored = deferred();
-  const restore = a.exclusive(async () => { restored.resolve(); return 'restored'; });
+  const restore = a.exclusive(async () => {
+    restored.resolve();
+    return 'restored';
+  });
   assert.deepEqual(heardByB, [{ phase: 'begin' }]);
   assert.equal(b.restoring, 'elsewhere');
   let ran = false;
-  await assert.rejects(b.write(async () => { ran = true; }), (err) => err instanceof RestoreInProgressError && err.code === 'restore_in_progress' && /another tab/.test(err.message));
-  await assert.rejects(a.write(async () => { ran = true; }), (err) => err instanceof RestoreInProgressError && /nothing is saved until/.test(err.message));
+  await assert.rejects(
+    b.write(async () => {
+      ran = true;
+    }),
+    (err) => err instanceof RestoreInProgressError && err.code === 'restore_in_progress' && /another tab/.test(err.message),
+  );
+  await assert.rejects(
+    a.write(async () => {
+      ran = true;
+    }),
+    (err) => err instanceof RestoreInProgressError && /nothing is saved until/.test(err.message),
+  );
   assert.equal(ran, false);
   release.resolve();
   assert.equal(await inFlight, 'done', 'the write already running finishes');
   assert.equal(await restore, 'restored');
   assert.deepEqual(heardByB, [{ phase: 'begin' }, { phase: 'end', ok: true }]);
   // After a good restore the tab's data is stale: it stays closed (the app reloads it).
-  await assert.rejects(b.write(async () => {}), RestoreInProgressError);
+  await assert.rejects(
+    b.write(async () => {}),
+    RestoreInProgressError,
+  );
 });
 
 test('a failed restore is announced as failed: the other tabs, and the restoring one, write again', async () => {
@@ -137,17 +167,30 @@ test('a failed restore is announced as failed: the other tabs, and the restoring
   /** @type {unknown[]} */
   const heard = [];
   b.subscribe((n) => heard.push(n));
-  await assert.rejects(a.exclusive(async () => { throw new Error('bad backup'); }), /bad backup/);
+  await assert.rejects(
+    a.exclusive(async () => {
+      throw new Error('bad backup');
+    }),
+    /bad backup/,
+  );
   assert.deepEqual(heard, [{ phase: 'begin' }, { phase: 'end', ok: false }]);
   assert.equal(b.restoring, null);
   assert.equal(await b.write(async () => 'b writes'), 'b writes');
   assert.equal(await a.write(async () => 'a writes'), 'a writes');
 });
 
-test('writes nested in one tab share its hold; with a restore pending, a nested write is refused at once instead of waiting for itself', async () => {
+test('writes nested in one tab share its hold; with a restore pending, \
+a nested write is refused at once instead of waiting for itself', async () => {
   const locks = new RwLocks();
   let requests = 0;
-  const counting = { request: /** @type {RwLocks['request']} */ ((name, options, cb) => { requests++; return locks.request(name, options, cb); }) };
+  const counting = {
+    request: /** @type {RwLocks['request']} */ (
+      (name, options, cb) => {
+        requests++;
+        return locks.request(name, options, cb);
+      }
+    ),
+  };
   const channel = bus();
   const a = new RestoreGate({ locks, channel: channel() });
   const b = new RestoreGate({ locks: counting, channel: channel() });
@@ -176,7 +219,11 @@ test('quietly: a tab that opens during a restore waits for its end before readin
   const inRestore = deferred();
   const finish = deferred();
   const order = /** @type {string[]} */ ([]);
-  const restore = a.exclusive(async () => { inRestore.resolve(); await finish.promise; order.push('restore done'); });
+  const restore = a.exclusive(async () => {
+    inRestore.resolve();
+    await finish.promise;
+    order.push('restore done');
+  });
   await inRestore.promise;
   const opening = b.quietly(async () => order.push('new tab reads'));
   await Promise.resolve();
@@ -186,12 +233,15 @@ test('quietly: a tab that opens during a restore waits for its end before readin
   assert.deepEqual(order, ['restore done', 'new tab reads']);
 });
 
-test('gatedCoordination: the stores\' cross-tab locks are taken inside the gate, so a restore holds them back', async () => {
+test("gatedCoordination: the stores' cross-tab locks are taken inside the gate, so a restore holds them back", async () => {
   const { a, b } = twoTabs();
   /** @type {string[]} */
   const locked = [];
   const coordination = {
-    withLock: async (/** @type {string} */ key, /** @type {() => Promise<unknown>} */ fn) => { locked.push(key); return fn(); },
+    withLock: async (/** @type {string} */ key, /** @type {() => Promise<unknown>} */ fn) => {
+      locked.push(key);
+      return fn();
+    },
     publish: () => {},
     subscribe: () => () => {},
   };
@@ -199,15 +249,22 @@ test('gatedCoordination: the stores\' cross-tab locks are taken inside the gate,
   assert.equal(await gated.withLock('memory:ws', async () => 'stored'), 'stored');
   const hold = deferred();
   const started = deferred();
-  const restore = a.exclusive(async () => { started.resolve(); await hold.promise; });
+  const restore = a.exclusive(async () => {
+    started.resolve();
+    await hold.promise;
+  });
   await started.promise;
-  await assert.rejects(gated.withLock('goals:ws', async () => 'never'), RestoreInProgressError);
-  assert.deepEqual(locked, ['memory:ws'], 'the refused write never took the store\'s lock');
+  await assert.rejects(
+    gated.withLock('goals:ws', async () => 'never'),
+    RestoreInProgressError,
+  );
+  assert.deepEqual(locked, ['memory:ws'], "the refused write never took the store's lock");
   hold.resolve();
   await restore;
 });
 
-test('a write that was already waiting for the lock when the restore was announced is refused when it gets it (it was meant for the replaced data)', async () => {
+test('a write that was already waiting for the lock when the restore was announced is refused when it gets it \
+(it was meant for the replaced data)', async () => {
   const locks = new RwLocks();
   const channel = bus();
   const a = new RestoreGate({ locks, channel: channel() });
@@ -216,10 +273,15 @@ test('a write that was already waiting for the lock when the restore was announc
   const holding = deferred();
   const release = deferred();
   // Something holds the lock exclusively (a tab opening while it checks for an interrupted restore).
-  const quiet = opener.quietly(async () => { holding.resolve(); await release.promise; });
+  const quiet = opener.quietly(async () => {
+    holding.resolve();
+    await release.promise;
+  });
   await holding.promise;
   let ran = false;
-  const waiting = c.write(async () => { ran = true; });
+  const waiting = c.write(async () => {
+    ran = true;
+  });
   const restore = a.exclusive(async () => 'restored');
   release.resolve();
   await quiet;

@@ -9,7 +9,12 @@ const MIN = 60_000;
 const HOUR = 60 * MIN;
 
 /** A scheduler with a hand-driven clock and timers that only record what they would wait for. */
-function setup({ fs = new MemoryFileSystem(), start = Date.UTC(2026, 10, 23, 8, 0), lock = localLock(), policy = /** @type {'once' | 'skip'} */ ('once') } = {}) {
+function setup({
+  fs = new MemoryFileSystem(),
+  start = Date.UTC(2026, 10, 23, 8, 0),
+  lock = localLock(),
+  policy = /** @type {'once' | 'skip'} */ ('once'),
+} = {}) {
   const clock = { now: start };
   /** @type {{job: string, scheduledFor: number, missed: number, manual: boolean}[]} */
   const ran = [];
@@ -21,7 +26,13 @@ function setup({ fs = new MemoryFileSystem(), start = Date.UTC(2026, 10, 23, 8, 
     lock,
     timezone: 'UTC',
     missedPolicy: () => policy,
-    timers: { set: (_fn, ms) => { waits.push(ms); return /** @type {any} */ (waits.length); }, clear: () => {} }, // fake handle
+    timers: {
+      set: (_fn, ms) => {
+        waits.push(ms);
+        return /** @type {any} */ (waits.length);
+      },
+      clear: () => {},
+    }, // fake handle
     execute: async (job, run) => {
       ran.push({ job: job.name, ...run });
       if (job.name === 'fails') throw new Error('The provider is down');
@@ -55,20 +66,30 @@ test('scheduler: a phrase becomes a job; it fires at its time, records the run, 
   assert.equal(new Date(/** @type {number} */ (saved.nextRunAt)).toISOString(), '2026-11-24T09:00:00.000Z');
   // A second scheduler over the same files sees the same job and history (reload).
   const again = setup({ fs });
-  assert.deepEqual((await again.scheduler.list()).map((j) => [j.name, j.runs.length]), [['Summarize my inbox', 1]]);
+  assert.deepEqual(
+    (await again.scheduler.list()).map((j) => [j.name, j.runs.length]),
+    [['Summarize my inbox', 1]],
+  );
 });
 
 test('scheduler: missed runs while closed run once (never once per slot), or are skipped by policy', async () => {
   for (const policy of /** @type {const} */ (['once', 'skip'])) {
     const fs = new MemoryFileSystem();
     const first = setup({ fs, policy });
-    await first.scheduler.add({ when: 'every 1 hour', action: { kind: 'tool', tool: 'fetch', args: { url: 'https://example.com' } }, name: 'hourly' });
+    await first.scheduler.add({
+      when: 'every 1 hour',
+      action: { kind: 'tool', tool: 'fetch', args: { url: 'https://example.com' } },
+      name: 'hourly',
+    });
     await first.scheduler.add({ when: 'in 2 hours', action: { kind: 'prompt', prompt: 'one-off' }, name: 'once' });
     // The app was closed for 10 hours.
     const later = setup({ fs, policy, start: first.clock.now + 10 * HOUR + 30 * MIN });
     await later.scheduler.start();
     if (policy === 'once') {
-      assert.deepEqual(later.ran.map((r) => [r.job, r.missed]).sort(), [['hourly', 9], ['once', 0]]);
+      assert.deepEqual(later.ran.map((r) => [r.job, r.missed]).sort(), [
+        ['hourly', 9],
+        ['once', 0],
+      ]);
     } else {
       assert.deepEqual(later.ran, []);
     }
@@ -131,7 +152,9 @@ test('scheduler: pause, resume (no make-up runs), run now, failures recorded, de
   await next.scheduler.remove(job.id);
   assert.deepEqual(await next.scheduler.list(), []);
   await assert.rejects(next.scheduler.remove(job.id), { code: 'not_found' });
-  await assert.rejects(next.scheduler.add({ when: 'whenever you like', action: { kind: 'prompt', prompt: 'x' } }), { code: 'not_understood' });
+  await assert.rejects(next.scheduler.add({ when: 'whenever you like', action: { kind: 'prompt', prompt: 'x' } }), {
+    code: 'not_understood',
+  });
   await fs.write('.scheduler/jobs.json', '{broken');
   // Damaged: read as no jobs (the app is told, with a way to set it aside), changes refused.
   assert.deepEqual(await next.scheduler.reload(), []);
@@ -141,7 +164,15 @@ test('scheduler: pause, resume (no make-up runs), run now, failures recorded, de
 
 test('schedule tools: add (with an event), list, remove', async () => {
   const { scheduler } = setup();
-  const ctx = { workspaceId: 'w', fs: new MemoryFileSystem(), settings: toolSettings(), fetch: globalThis.fetch, scheduler, conversationId: 'conv1', toolNames: ['fetch'] };
+  const ctx = {
+    workspaceId: 'w',
+    fs: new MemoryFileSystem(),
+    settings: toolSettings(),
+    fetch: globalThis.fetch,
+    scheduler,
+    conversationId: 'conv1',
+    toolNames: ['fetch'],
+  };
   assert.equal(scheduleAdd.permission, 'write', 'creating a job needs approval by default');
   const preview = await scheduleAdd.preview?.({ when: 'every day at 7:30', prompt: 'Good morning briefing' }, ctx);
   assert.match(String(preview), /^Means: cron 30 7 \* \* \* \(UTC\)\. Next 5 runs:\n(• .+\n){4}• .+$/);
@@ -167,11 +198,17 @@ test('public API: nextRuns(expression, {from, timezone, count}) gives Dates, acr
   // Europe/Berlin leaves summer time on 2026-10-25: 9:00 local is 07:00Z before, 08:00Z after.
   const dates = nextRuns('0 9 * * *', { from: new Date('2026-10-23T12:00:00Z'), timezone: 'Europe/Berlin', count: 3 });
   assert.ok(dates.every((d) => d instanceof Date));
-  assert.deepEqual(dates.map((d) => d.toISOString()), ['2026-10-24T07:00:00.000Z', '2026-10-25T08:00:00.000Z', '2026-10-26T08:00:00.000Z']);
-  assert.equal(nextRuns('every weekday at 9am', { from: Date.UTC(2026, 10, 21), timezone: 'UTC', count: 1 })[0].toISOString(), '2026-11-23T09:00:00.000Z');
+  assert.deepEqual(
+    dates.map((d) => d.toISOString()),
+    ['2026-10-24T07:00:00.000Z', '2026-10-25T08:00:00.000Z', '2026-10-26T08:00:00.000Z'],
+  );
+  assert.equal(
+    nextRuns('every weekday at 9am', { from: Date.UTC(2026, 10, 21), timezone: 'UTC', count: 1 })[0].toISOString(),
+    '2026-11-23T09:00:00.000Z',
+  );
 });
 
-test('scheduler: a job waiting (e.g. for an approval) never stalls the workspace\'s other jobs', async () => {
+test("scheduler: a job waiting (e.g. for an approval) never stalls the workspace's other jobs", async () => {
   const clock = { now: Date.UTC(2026, 10, 23, 8, 0) };
   /** @type {(() => void)[]} */
   const armed = [];
@@ -179,14 +216,25 @@ test('scheduler: a job waiting (e.g. for an approval) never stalls the workspace
   let answerSlow = () => {};
   /** @type {(name: string) => void} */
   let finished = () => {};
-  const fastDone = new Promise((r) => { finished = r; });
+  const fastDone = new Promise((r) => {
+    finished = r;
+  });
   const scheduler = new Scheduler({
     fs: new MemoryFileSystem(),
     now: () => clock.now,
     timezone: 'UTC',
-    timers: { set: (fn) => { armed.push(fn); return /** @type {any} */ (armed.length); }, clear: () => {} }, // fake handle
+    timers: {
+      set: (fn) => {
+        armed.push(fn);
+        return /** @type {any} */ (armed.length);
+      },
+      clear: () => {},
+    }, // fake handle
     execute: (job) => {
-      if (job.name === 'slow') return new Promise((r) => { answerSlow = r; });
+      if (job.name === 'slow')
+        return new Promise((r) => {
+          answerSlow = r;
+        });
       finished(job.name);
       return Promise.resolve({ ok: true, summary: `did ${job.name}` });
     },
@@ -207,14 +255,16 @@ test('scheduler: a job waiting (e.g. for an approval) never stalls the workspace
   assert.equal((await scheduler.list()).find((j) => j.name === 'slow')?.runs.at(-1)?.status, 'ok');
 });
 
-test('scheduler: a run whose approval nobody answered is recorded as "needs approval"; control: a refused-by-error run is "error"', async () => {
+test('scheduler: a run whose approval nobody answered is recorded as "needs approval"; control: \
+a refused-by-error run is "error"', async () => {
   const clock = { now: Date.UTC(2026, 10, 23, 8, 0) };
   const scheduler = new Scheduler({
     fs: new MemoryFileSystem(),
     now: () => clock.now,
     timezone: 'UTC',
     timers: { set: () => /** @type {any} */ (1), clear: () => {} }, // fake handle
-    execute: async (job) => (job.name === 'unanswered' ? { ok: false, summary: 'No one answered', needsApproval: true } : { ok: false, summary: 'broke' }),
+    execute: async (job) =>
+      job.name === 'unanswered' ? { ok: false, summary: 'No one answered', needsApproval: true } : { ok: false, summary: 'broke' },
   });
   const a = await scheduler.add({ name: 'unanswered', when: 'every 1 hour', action: { kind: 'tool', tool: 'fs_write', args: {} } });
   const b = await scheduler.add({ name: 'broken', when: 'every 1 hour', action: { kind: 'tool', tool: 'fs_write', args: {} } });

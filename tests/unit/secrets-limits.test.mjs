@@ -85,7 +85,12 @@ async function agentSetup(turns, opts = {}) {
   const safety = opts.safety === false ? undefined : new SafetyPipeline();
   const tools = new ToolRunner({
     registry,
-    context: { workspaceId: 'ws', fs: new ScopedFileSystem(fs, 'clawser_workspaces/ws'), settings: toolSettings(), fetch: globalThis.fetch },
+    context: {
+      workspaceId: 'ws',
+      fs: new ScopedFileSystem(fs, 'clawser_workspaces/ws'),
+      settings: toolSettings(),
+      fetch: globalThis.fetch,
+    },
     autonomy: opts.autonomy,
     safety,
     approve: async () => 'once',
@@ -114,10 +119,13 @@ async function logText(fs) {
 
 test('a key the model echoes into tool-call arguments never reaches events.jsonl; the tool still runs', async () => {
   for (const safety of [true, false]) {
-    const { agent, fs, conversation } = await agentSetup([
-      { toolCalls: [{ id: 'w', name: 'fs_write', arguments: { path: 'config.env', content: `OPENAI_API_KEY=${KEY}\n` } }] },
-      { text: 'done' },
-    ], { safety });
+    const { agent, fs, conversation } = await agentSetup(
+      [
+        { toolCalls: [{ id: 'w', name: 'fs_write', arguments: { path: 'config.env', content: `OPENAI_API_KEY=${KEY}\n` } }] },
+        { text: 'done' },
+      ],
+      { safety },
+    );
     await agent.run('store my key');
     const log = await logText(fs);
     assert.ok(!log.includes(KEY), `safety ${safety}: the key is in the log`);
@@ -131,14 +139,19 @@ test('a key the model echoes into tool-call arguments never reaches events.jsonl
 
 test('calls not run after a stop are recorded with redacted arguments too', async () => {
   const limited = new AutonomyController({ config: { level: 'full', maxActionsPerHour: 1 } });
-  const { agent, fs, conversation } = await agentSetup([
-    { toolCalls: [
-      { id: 'a', name: 'fs_list', arguments: {} },
-      { id: 'b', name: 'fs_list', arguments: {} },
-      { id: 'c', name: 'fs_write', arguments: { path: 'k.txt', content: `Bearer abcdefghijklmnopqrstuvwxyz0123 ${KEY}` } },
-    ] },
-    { text: 'never' },
-  ], { autonomy: limited });
+  const { agent, fs, conversation } = await agentSetup(
+    [
+      {
+        toolCalls: [
+          { id: 'a', name: 'fs_list', arguments: {} },
+          { id: 'b', name: 'fs_list', arguments: {} },
+          { id: 'c', name: 'fs_write', arguments: { path: 'k.txt', content: `Bearer abcdefghijklmnopqrstuvwxyz0123 ${KEY}` } },
+        ],
+      },
+      { text: 'never' },
+    ],
+    { autonomy: limited },
+  );
   await agent.run('x');
   const c = conversation.events.find((e) => e.type === 'tool_call' && e.data.id === 'c');
   assert.ok(c, 'the remaining call is recorded');
@@ -149,8 +162,16 @@ test('calls not run after a stop are recorded with redacted arguments too', asyn
 test('codex-mode calls are recorded with redacted arguments', async () => {
   /** @type {string[]} */
   const ran = [];
-  const codex = { run: async (/** @type {string} */ code) => { ran.push(code); return { ok: true, output: 'ok', durationMs: 1 }; } };
-  const { agent, conversation } = await agentSetup([{ text: `Running:\n\`\`\`js\nawait fs_write({path: 'a', content: '${KEY}'})\n\`\`\`\n` }, { text: 'done' }], { safety: false, nativeTools: false, codex });
+  const codex = {
+    run: async (/** @type {string} */ code) => {
+      ran.push(code);
+      return { ok: true, output: 'ok', durationMs: 1 };
+    },
+  };
+  const { agent, conversation } = await agentSetup(
+    [{ text: `Running:\n\`\`\`js\nawait fs_write({path: 'a', content: '${KEY}'})\n\`\`\`\n` }, { text: 'done' }],
+    { safety: false, nativeTools: false, codex },
+  );
   await agent.run('x');
   assert.equal(ran.length, 1, 'the code ran');
   assert.ok(ran[0].includes(KEY), 'with the real text');
@@ -167,11 +188,21 @@ test('schedule_add refuses a job whose stored prompt or arguments contain a secr
   /** @type {any[]} */
   const added = [];
   const scheduler = {
-    add: async (/** @type {any} */ j) => { added.push(j); return { id: 'j1', name: 'job', trigger: { kind: 'once', at: 0 } }; },
+    add: async (/** @type {any} */ j) => {
+      added.push(j);
+      return { id: 'j1', name: 'job', trigger: { kind: 'once', at: 0 } };
+    },
     get: async () => ({ nextRunAt: 0 }),
     describe: () => 'once',
   };
-  const ctx = /** @type {any} */ ({ workspaceId: 'ws', settings: toolSettings(), fetch: globalThis.fetch, scheduler, conversationId: 'c', toolNames: ['fs_write'] });
+  const ctx = /** @type {any} */ ({
+    workspaceId: 'ws',
+    settings: toolSettings(),
+    fetch: globalThis.fetch,
+    scheduler,
+    conversationId: 'c',
+    toolNames: ['fs_write'],
+  });
   const withKey = await tool.run({ when: 'in 5 minutes', prompt: `use ${KEY} to call the API` }, ctx);
   assert.equal(withKey.ok, false);
   assert.match(withKey.output, /secret/i);
@@ -194,16 +225,21 @@ test('schedule_add refuses a job whose stored prompt or arguments contain a secr
 function fakeFetch(routes) {
   /** @type {{url: string, init: RequestInit | undefined}[]} */
   const calls = [];
-  const fn = /** @type {typeof fetch} */ (async (input, init) => {
-    const url = String(input);
-    calls.push({ url, init });
-    const r = routes[url];
-    if (!r) throw new TypeError(`unexpected request to ${url}`);
-    return r();
-  });
+  const fn = /** @type {typeof fetch} */ (
+    async (input, init) => {
+      const url = String(input);
+      calls.push({ url, init });
+      const r = routes[url];
+      if (!r) throw new TypeError(`unexpected request to ${url}`);
+      return r();
+    }
+  );
   return { fn, calls };
 }
-const redirect = (/** @type {string} */ to, status = 302) => () => new Response(null, { status, headers: { location: to } });
+const redirect =
+  (/** @type {string} */ to, status = 302) =>
+  () =>
+    new Response(null, { status, headers: { location: to } });
 const page = (/** @type {string} */ body) => () => new Response(body, { status: 200, headers: { 'content-type': 'text/plain' } });
 
 /** @param {typeof fetch} fetchFn @param {Partial<import('../../web/tools/types.d.ts').ToolSettings>} [settings] */
@@ -215,7 +251,11 @@ test('web_fetch: a redirect to the metadata address is refused without requestin
   assert.equal(r.ok, false);
   assert.match(r.output, /169\.254\.169\.254/);
   assert.match(r.output, /redirect/i);
-  assert.deepEqual(f.calls.map((c) => c.url), ['https://public.example/a'], 'the private address was never requested');
+  assert.deepEqual(
+    f.calls.map((c) => c.url),
+    ['https://public.example/a'],
+    'the private address was never requested',
+  );
   assert.equal(f.calls[0].init?.redirect, 'manual');
 });
 
@@ -248,7 +288,8 @@ test('web_fetch: more than 5 redirects are refused; a chain of 5 with a relative
   assert.equal(f6.calls.length, 6);
   /** @type {Record<string, () => Response>} */
   const five = {};
-  for (let i = 0; i < 5; i++) five[`https://h.example/${i}`] = redirect(i === 2 ? `/${i + 1}` : `https://h.example/${i + 1}`, i === 0 ? 301 : 307);
+  for (let i = 0; i < 5; i++)
+    five[`https://h.example/${i}`] = redirect(i === 2 ? `/${i + 1}` : `https://h.example/${i + 1}`, i === 0 ? 301 : 307);
   five['https://h.example/5'] = page('end of chain');
   const f5 = fakeFetch(five);
   const r5 = await webFetch.run({ url: 'https://h.example/0' }, fetchCtx(f5.fn));
@@ -257,11 +298,27 @@ test('web_fetch: more than 5 redirects are refused; a chain of 5 with a relative
   assert.match(r5.output, /https:\/\/h\.example\/5/, 'the final address is shown');
 });
 
-test('web_fetch: a redirect whose target the fetch hides (a browser\'s opaque redirect) is not followed', async () => {
-  const opaque = /** @type {Response} */ (/** @type {unknown} */ ({ type: 'opaqueredirect', status: 0, statusText: '', url: 'https://a.example/', headers: new Headers(), body: null, ok: false, redirected: false }));
+test("web_fetch: a redirect whose target the fetch hides (a browser's opaque redirect) is not followed", async () => {
+  const opaque = /** @type {Response} */ (
+    /** @type {unknown} */ ({
+      type: 'opaqueredirect',
+      status: 0,
+      statusText: '',
+      url: 'https://a.example/',
+      headers: new Headers(),
+      body: null,
+      ok: false,
+      redirected: false,
+    })
+  );
   /** @type {string[]} */
   const calls = [];
-  const fn = /** @type {typeof fetch} */ (async (input) => { calls.push(String(input)); return opaque; });
+  const fn = /** @type {typeof fetch} */ (
+    async (input) => {
+      calls.push(String(input));
+      return opaque;
+    }
+  );
   const r = await webFetch.run({ url: 'https://a.example/' }, fetchCtx(fn));
   assert.equal(r.ok, false);
   assert.match(r.output, /redirect/i);
@@ -274,7 +331,12 @@ test('web_fetch: a redirect whose target the fetch hides (a browser\'s opaque re
 test('two controllers sharing one usage store count together (concurrent turns, jobs)', () => {
   /** @type {any} */
   let stored = null;
-  const store = { load: () => (stored ? structuredClone(stored) : null), save: (/** @type {any} */ u) => { stored = structuredClone(u); } };
+  const store = {
+    load: () => (stored ? structuredClone(stored) : null),
+    save: (/** @type {any} */ u) => {
+      stored = structuredClone(u);
+    },
+  };
   const now = () => Date.parse('2026-11-24T10:00:00Z');
   const a = new AutonomyController({ config: { level: 'full', maxActionsPerHour: 4, maxCostCentsPerDay: 100 }, now, ...store });
   const b = new AutonomyController({ config: { level: 'full', maxActionsPerHour: 4, maxCostCentsPerDay: 100 }, now, ...store });
@@ -308,7 +370,11 @@ test('two tabs (two settings stores on one localStorage) share one count per wor
   assert.match(a.checkLimits() ?? '', /3 tool actions per hour/);
   assert.equal(other.checkLimits(), null, 'another workspace has its own count');
   // A reload (a new store for the same storage) sees the count.
-  const reloaded = new AutonomyController({ config, now, ...new AgentSettingsStore({ config: new LocalConfig(storage), secrets: /** @type {any} */ (null) }).usageStore('ws', { now }) });
+  const reloaded = new AutonomyController({
+    config,
+    now,
+    ...new AgentSettingsStore({ config: new LocalConfig(storage), secrets: /** @type {any} */ (null) }).usageStore('ws', { now }),
+  });
   assert.match(reloaded.checkLimits() ?? '', /3 tool actions per hour/);
 });
 
@@ -332,9 +398,30 @@ test('two SecretBoxes racing a first seal create one master key: each unseals th
 
 test('the Settings limits parse with a clear message per wrong field', async () => {
   const { parseLimitFields } = await import('../../web/app/agent-settings.js');
-  const good = parseLimitFields({ allowedPrivateHosts: '127.0.0.1:8080, LOCALHOST\n[::1]:11434', maxIterations: '7', maxToolResultChars: '2000', maxReadKiB: '64', maxWriteKiB: '1' });
-  assert.deepEqual(good, { ok: true, value: { allowedPrivateHosts: ['127.0.0.1:8080', 'localhost', '[::1]:11434'], maxIterations: 7, maxToolResultChars: 2000, maxReadBytes: 65536, maxWriteBytes: 1024 } });
-  const bad = parseLimitFields({ allowedPrivateHosts: 'http://127.0.0.1/', maxIterations: '0', maxToolResultChars: 'lots', maxReadKiB: '1.5', maxWriteKiB: '' });
+  const good = parseLimitFields({
+    allowedPrivateHosts: '127.0.0.1:8080, LOCALHOST\n[::1]:11434',
+    maxIterations: '7',
+    maxToolResultChars: '2000',
+    maxReadKiB: '64',
+    maxWriteKiB: '1',
+  });
+  assert.deepEqual(good, {
+    ok: true,
+    value: {
+      allowedPrivateHosts: ['127.0.0.1:8080', 'localhost', '[::1]:11434'],
+      maxIterations: 7,
+      maxToolResultChars: 2000,
+      maxReadBytes: 65536,
+      maxWriteBytes: 1024,
+    },
+  });
+  const bad = parseLimitFields({
+    allowedPrivateHosts: 'http://127.0.0.1/',
+    maxIterations: '0',
+    maxToolResultChars: 'lots',
+    maxReadKiB: '1.5',
+    maxWriteKiB: '',
+  });
   assert.equal(bad.ok, false);
   if (bad.ok) return;
   assert.match(bad.errors.allowedPrivateHosts ?? '', /host or host:port/);
@@ -346,27 +433,49 @@ test('the Settings limits parse with a clear message per wrong field', async () 
   const store = new AgentSettingsStore({ config: new LocalConfig(memoryStorage()), secrets: /** @type {any} */ (null) });
   const cur = store.load('ws');
   const v = good.value;
-  const saved = store.save('ws', { ...cur, allowedPrivateHosts: v.allowedPrivateHosts, maxIterations: v.maxIterations, maxToolResultChars: v.maxToolResultChars, tools: { ...cur.tools, maxReadBytes: v.maxReadBytes, maxWriteBytes: v.maxWriteBytes } });
-  assert.deepEqual([saved.maxIterations, saved.tools.maxReadBytes, store.load('ws').allowedPrivateHosts], [7, 65536, ['127.0.0.1:8080', 'localhost', '[::1]:11434']]);
+  const saved = store.save('ws', {
+    ...cur,
+    allowedPrivateHosts: v.allowedPrivateHosts,
+    maxIterations: v.maxIterations,
+    maxToolResultChars: v.maxToolResultChars,
+    tools: { ...cur.tools, maxReadBytes: v.maxReadBytes, maxWriteBytes: v.maxWriteBytes },
+  });
+  assert.deepEqual(
+    [saved.maxIterations, saved.tools.maxReadBytes, store.load('ws').allowedPrivateHosts],
+    [7, 65536, ['127.0.0.1:8080', 'localhost', '[::1]:11434']],
+  );
 });
 
-test('the monthly cost limit: spend of earlier days and other (closed) tabs counts until the month ends; 80% warns; the next month starts at 0', () => {
+test('the monthly cost limit: spend of earlier days and other (closed) tabs counts until the month ends; 80% warns; \
+the next month starts at 0', () => {
   const storage = memoryStorage();
   let t = Date.parse('2026-11-03T10:00:00Z');
   const now = () => t;
   const config = { level: /** @type {const} */ ('full'), maxActionsPerHour: 0, maxCostCentsPerDay: 0, maxCostCentsPerMonth: 1000 };
-  const page1 = new AutonomyController({ config, now, ...new AgentSettingsStore({ config: new LocalConfig(storage), secrets: /** @type {any} */ (null) }).usageStore('ws', { now }) });
+  const page1 = new AutonomyController({
+    config,
+    now,
+    ...new AgentSettingsStore({ config: new LocalConfig(storage), secrets: /** @type {any} */ (null) }).usageStore('ws', { now }),
+  });
   page1.recordCost(850);
   assert.match(page1.costWarning() ?? '', /85% of this month's cost limit is used \(8\.50 USD of 10\.00 USD\)/);
   // Two days later, a reload (a new page): the earlier page's spend still counts.
   t = Date.parse('2026-11-05T10:00:00Z');
-  const page2 = new AutonomyController({ config, now, ...new AgentSettingsStore({ config: new LocalConfig(storage), secrets: /** @type {any} */ (null) }).usageStore('ws', { now }) });
+  const page2 = new AutonomyController({
+    config,
+    now,
+    ...new AgentSettingsStore({ config: new LocalConfig(storage), secrets: /** @type {any} */ (null) }).usageStore('ws', { now }),
+  });
   assert.equal(page2.usage.monthCents, 850);
   page2.recordCost(200);
   assert.match(page2.checkLimits() ?? '', /This month's cost limit of 10\.00 USD is reached \(10\.50 USD spent\)/);
   // Control: with the month over, the count starts again.
   t = Date.parse('2026-12-02T10:00:00Z');
-  const page3 = new AutonomyController({ config, now, ...new AgentSettingsStore({ config: new LocalConfig(storage), secrets: /** @type {any} */ (null) }).usageStore('ws', { now }) });
+  const page3 = new AutonomyController({
+    config,
+    now,
+    ...new AgentSettingsStore({ config: new LocalConfig(storage), secrets: /** @type {any} */ (null) }).usageStore('ws', { now }),
+  });
   assert.equal(page3.usage.monthCents, 0);
   assert.equal(page3.checkLimits(), null);
 });

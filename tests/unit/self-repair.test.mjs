@@ -12,7 +12,11 @@ import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
 import { memoryStorage } from '../fixtures/stand-ins.mjs';
 import { loose } from '../fixtures/loose-events.mjs';
 
-/** One iteration: the calls, each with its result, then the check. @param {StuckDetector} d @param {[string, object, boolean, string][]} calls */
+/**
+ * One iteration: the calls, each with its result, then the check.
+ * @param {StuckDetector} d
+ * @param {[string, object, boolean, string][]} calls
+ */
 function step(d, calls, state = {}) {
   for (const [name, args, ok, out] of calls) d.toolResult(name, args, ok, out);
   return d.check(state);
@@ -30,13 +34,18 @@ test('repeat: the same call with the same arguments (in any key order) and the s
   assert.equal(stop?.action, 'stop');
 });
 
-test('repeat, negative: different arguments, a result that changes (fix, then test again), or a change of course after the warning, go on', () => {
+test('repeat, negative: different arguments, a result that changes (fix, then test again), or a change of course after the warning, \
+go on', () => {
   const d = new StuckDetector({ repeatLimit: 3 });
   for (let i = 0; i < 6; i++) assert.equal(step(d, [['fs_read', { path: `file${i}` }, true, `content ${i}`]]), null);
   const fixing = new StuckDetector({ repeatLimit: 3 });
   for (let failures = 4; failures >= 1; failures--) {
     assert.equal(step(fixing, [['fs_edit', { path: 'a.js', n: failures }, true, 'edited']]), null);
-    assert.equal(step(fixing, [['shell', { command: 'npm test' }, false, `${failures} failing`]]), null, 'the test run gives a new result each time');
+    assert.equal(
+      step(fixing, [['shell', { command: 'npm test' }, false, `${failures} failing`]]),
+      null,
+      'the test run gives a new result each time',
+    );
   }
   const e = new StuckDetector({ repeatLimit: 3 });
   step(e, [['web_fetch', { url: 'u' }, true, 'x']]);
@@ -48,13 +57,28 @@ test('repeat, negative: different arguments, a result that changes (fix, then te
 
 test('error storm: N failures in a row warn, one more stops; a success resets the streak', () => {
   const d = new StuckDetector({ errorLimit: 3 });
-  assert.equal(step(d, [['a', { i: 1 }, false, 'e1'], ['a', { i: 2 }, false, 'e2']]), null);
+  assert.equal(
+    step(d, [
+      ['a', { i: 1 }, false, 'e1'],
+      ['a', { i: 2 }, false, 'e2'],
+    ]),
+    null,
+  );
   assert.equal(step(d, [['a', { i: 3 }, false, 'e3']])?.finding.kind, 'errors');
   assert.equal(step(d, [['a', { i: 4 }, false, 'e4']])?.action, 'stop');
   const ok = new StuckDetector({ errorLimit: 3 });
-  step(ok, [['a', { i: 1 }, false, 'e1'], ['a', { i: 2 }, false, 'e2']]);
+  step(ok, [
+    ['a', { i: 1 }, false, 'e1'],
+    ['a', { i: 2 }, false, 'e2'],
+  ]);
   assert.equal(step(ok, [['a', { i: 3 }, true, 'fine']]), null);
-  assert.equal(step(ok, [['a', { i: 4 }, false, 'e4'], ['a', { i: 5 }, false, 'e5']]), null);
+  assert.equal(
+    step(ok, [
+      ['a', { i: 4 }, false, 'e4'],
+      ['a', { i: 5 }, false, 'e5'],
+    ]),
+    null,
+  );
 });
 
 test('no new information: steps that only repeat calls that gave the same results before; silent commands that differ are progress', () => {
@@ -104,7 +128,16 @@ async function agentWith(/** @type {any[]} */ turns, selfRepair = {}) {
   const conversation = await store.open((await store.create()).id);
   const provider = new ScriptedProvider(turns);
   const registry = createBuiltinRegistry({ config: new LocalConfig(memoryStorage()), workspaceId: 'ws' });
-  const tools = new ToolRunner({ registry, context: { workspaceId: 'ws', fs: new ScopedFileSystem(fs, 'clawser_workspaces/ws'), settings: toolSettings(), fetch: globalThis.fetch }, approve: async () => 'once' });
+  const tools = new ToolRunner({
+    registry,
+    context: {
+      workspaceId: 'ws',
+      fs: new ScopedFileSystem(fs, 'clawser_workspaces/ws'),
+      settings: toolSettings(),
+      fetch: globalThis.fetch,
+    },
+    approve: async () => 'once',
+  });
   const agent = new ClawserAgent({ provider, conversation, tools, selfRepair, maxIterations: 20 });
   return { agent, conversation, provider };
 }
@@ -115,7 +148,10 @@ test('agent: a looping model is told (a note in its system prompt), then stopped
   const { error } = await agent.run('list my files');
   assert.match(String(error?.message), /looked stuck.*fs_list.*Continue anyway/s);
   const repairs = conversation.events.filter((e) => e.type === 'self_repair');
-  assert.deepEqual(repairs.map((e) => e.data.action), ['warned', 'stopped']);
+  assert.deepEqual(
+    repairs.map((e) => e.data.action),
+    ['warned', 'stopped'],
+  );
   assert.equal(repairs[0].data.reason, 'repeat');
   assert.equal(provider.requests.length, 4, 'three calls, the warning, one more call, then stopped');
   assert.doesNotMatch(String(provider.requests[2].system), /looks stuck/);
@@ -134,13 +170,17 @@ test('agent, control: the same model that changes course after the note finishes
   const { text, error } = await agent.run('list my files');
   assert.equal(error, null);
   assert.equal(text, 'Nothing there yet.');
-  assert.deepEqual(conversation.events.filter((e) => e.type === 'self_repair').map((e) => e.data.action), ['warned']);
+  assert.deepEqual(
+    conversation.events.filter((e) => e.type === 'self_repair').map((e) => e.data.action),
+    ['warned'],
+  );
   const off = await agentWith([loop(1), loop(2), loop(3), loop(4), loop(5), { text: 'done' }], { enabled: false });
   assert.equal((await off.agent.run('list')).text, 'done', 'without self-repair the loop runs on');
   assert.equal(off.conversation.events.filter((e) => e.type === 'self_repair').length, 0);
 });
 
-test('agent: a reply that runs away (endless text, no tools) is cut at the output limit, kept as stopped, with a self_repair event; the control under the limit ends normally', async () => {
+test('agent: a reply that runs away (endless text, no tools) is cut at the output limit, kept as stopped, with a self_repair event; \
+the control under the limit ends normally', async () => {
   const long = 'spam '.repeat(600); // 3,000 characters
   const { agent, conversation } = await agentWith([{ text: long }], { maxOutputChars: 1000 });
   const { error } = await agent.run('write forever');
@@ -148,7 +188,10 @@ test('agent: a reply that runs away (endless text, no tools) is cut at the outpu
   const reply = conversation.events.find((e) => e.type === 'agent_message');
   assert.equal(reply?.data.stopped, true);
   assert.ok(String(reply?.data.text).length < long.length, 'the rest was not taken');
-  assert.deepEqual(conversation.events.filter((e) => e.type === 'self_repair').map((e) => [e.data.action, e.data.reason]), [['stopped', 'output']]);
+  assert.deepEqual(
+    conversation.events.filter((e) => e.type === 'self_repair').map((e) => [e.data.action, e.data.reason]),
+    [['stopped', 'output']],
+  );
   const fine = await agentWith([{ text: long }], { maxOutputChars: 10_000 });
   assert.equal((await fine.agent.run('write a bit')).text, long);
 });
@@ -160,5 +203,9 @@ test('a change resets the repeat count: fix, then the same test run with the sam
   d.madeChange();
   assert.equal(step(d, [['shell', { command: 'npm test' }, false, '1 failing']]), null, 'after a change, the same run counts afresh');
   assert.equal(step(d, [['shell', { command: 'npm test' }, false, '1 failing']]), null);
-  assert.equal(step(d, [['shell', { command: 'npm test' }, false, '1 failing']])?.finding.kind, 'repeat', 'control: without a change in between, the third identical run is a repeat');
+  assert.equal(
+    step(d, [['shell', { command: 'npm test' }, false, '1 failing']])?.finding.kind,
+    'repeat',
+    'control: without a change in between, the third identical run is a repeat',
+  );
 });

@@ -29,7 +29,7 @@ async function shellIn(env) {
 const words = (out) => out.trim().split(/\s+/).join(' ');
 
 const CASES = /** @type {[string, Record<string, string>, string][]} */ ([
-  ['no locale set (the browser\'s)', {}, LOCALE],
+  ["no locale set (the browser's)", {}, LOCALE],
   ['LANG=en_US.UTF-8', { LANG: 'en_US.UTF-8' }, LOCALE],
   ['LC_ALL=C (control: what bash does in the corpus)', { LC_ALL: 'C' }, BYTES],
   ['LANG=C', { LANG: 'C' }, BYTES],
@@ -47,8 +47,15 @@ for (const [name, env, order] of CASES) {
     assert.equal(words((await shell.run('echo *')).stdout), order, 'glob');
     assert.equal(words((await shell.run('for f in *; do echo "$f"; done')).stdout), order, 'glob in a for loop');
     assert.equal(words((await shell.run('ls -r')).stdout), order.split(' ').reverse().join(' '), 'ls -r');
-    assert.equal(words((await shell.run('ls -l | tail -n +2 | awk \'{print $9}\'')).stdout), order, 'ls -l');
-    assert.equal(words((await shell.run('ls cherry Apple _x 10')).stdout), order.split(' ').filter((w) => ['cherry', 'Apple', '_x', '10'].includes(w)).join(' '), 'ls with operands');
+    assert.equal(words((await shell.run("ls -l | tail -n +2 | awk '{print $9}'")).stdout), order, 'ls -l');
+    assert.equal(
+      words((await shell.run('ls cherry Apple _x 10')).stdout),
+      order
+        .split(' ')
+        .filter((w) => ['cherry', 'Apple', '_x', '10'].includes(w))
+        .join(' '),
+      'ls with operands',
+    );
   });
 }
 
@@ -56,7 +63,7 @@ test('the locale can change for one command or for the rest of the line', async 
   const shell = await shellIn({});
   assert.equal(words((await shell.run('LC_ALL=C sort ../words.txt')).stdout), BYTES);
   assert.equal(words((await shell.run('LC_ALL=C ls')).stdout), BYTES);
-  assert.equal(words((await shell.run('sort ../words.txt')).stdout), LOCALE, 'control: the next line is back to the session\'s locale');
+  assert.equal(words((await shell.run('sort ../words.txt')).stdout), LOCALE, "control: the next line is back to the session's locale");
   assert.equal(words((await shell.run('export LC_ALL=C; echo *; sort ../words.txt')).stdout), `${BYTES} ${BYTES}`);
 });
 
@@ -77,12 +84,20 @@ async function treeShell(/** @type {Record<string, string>} */ env) {
 }
 
 /** The section headers of ls -R's output. @param {string} out */
-const headers = (out) => out.split('\n').filter((l) => l.endsWith(':')).join(' ');
+const headers = (out) =>
+  out
+    .split('\n')
+    .filter((l) => l.endsWith(':'))
+    .join(' ');
 
 test('ls -R with LC_ALL=C: sections in byte order, depth first (as its listings), -r reversed, no doubled slash', async () => {
   const c = await treeShell({ LC_ALL: 'C' });
   // GNU ls with LC_ALL=C: byte order, a folder's subfolders right after it.
-  assert.equal((await c.run('ls -R')).stdout, '.:\nApple\nBanana\n_x\na-c\napple\nc.md\n\n./Apple:\nj\n\n./Banana:\nx\n\n./Banana/x:\nf\n\n./_x:\ni\n\n./a-c:\nk\n\n./apple:\nY\ny\n\n./apple/Y:\nh\n\n./apple/y:\ng\n');
+  assert.equal(
+    (await c.run('ls -R')).stdout,
+    '.:\nApple\nBanana\n_x\na-c\napple\nc.md\n\n./Apple:\nj\n\n./Banana:\nx\n\n./Banana/x:\nf\n\n./' +
+      '_x:\ni\n\n./a-c:\nk\n\n./apple:\nY\ny\n\n./apple/Y:\nh\n\n./apple/y:\ng\n',
+  );
   assert.equal(headers((await c.run('ls -Rr')).stdout), '.: ./apple: ./apple/y: ./apple/Y: ./a-c: ./_x: ./Banana: ./Banana/x: ./Apple:');
   assert.equal(headers((await c.run('ls -lR')).stdout), '.: ./Apple: ./Banana: ./Banana/x: ./_x: ./a-c: ./apple: ./apple/Y: ./apple/y:');
   assert.equal(headers((await c.run('ls -R apple/')).stdout), 'apple/: apple/Y: apple/y:', 'no doubled slash after an operand ending in /');
@@ -90,12 +105,19 @@ test('ls -R with LC_ALL=C: sections in byte order, depth first (as its listings)
 
 test('control: ls -R with a locale (en_US.UTF-8): sections in the locale order, depth first, as before', async () => {
   const locale = await treeShell({ LANG: 'en_US.UTF-8' });
-  assert.equal(headers((await locale.run('ls -R')).stdout), '.: ./_x: ./a-c: ./apple: ./apple/y: ./apple/Y: ./Apple: ./Banana: ./Banana/x:');
-  assert.equal(headers((await locale.run('ls -lR')).stdout), '.: ./_x: ./a-c: ./apple: ./apple/y: ./apple/Y: ./Apple: ./Banana: ./Banana/x:');
+  assert.equal(
+    headers((await locale.run('ls -R')).stdout),
+    '.: ./_x: ./a-c: ./apple: ./apple/y: ./apple/Y: ./Apple: ./Banana: ./Banana/x:',
+  );
+  assert.equal(
+    headers((await locale.run('ls -lR')).stdout),
+    '.: ./_x: ./a-c: ./apple: ./apple/y: ./apple/Y: ./Apple: ./Banana: ./Banana/x:',
+  );
   assert.equal((await locale.run('ls -R Apple')).stdout, 'Apple:\nj\n', 'a folder without subfolders: its header all the same, as GNU');
 });
 
-test('LANG is in the environment (the browser\'s language, en_US.UTF-8 without one): echo $LANG and env say the locale sort and ls use', async () => {
+test("LANG is in the environment (the browser's language, en_US.UTF-8 without one): \
+echo $LANG and env say the locale sort and ls use", async () => {
   const { posixLocale } = await import('../../web/shell/commands/collate.js');
   const shell = await shellIn({});
   const lang = (await shell.run('echo "$LANG"')).stdout.trim();

@@ -29,7 +29,10 @@ const PROBES = [
 for (const [name, files] of /** @type {[string, Record<string, string>][]} */ ([
   ['a top-level usr/bin/ folder', { 'notes.md': 'note\n', 'usr/bin/tool': 'my tool\n', 'usr/share/doc.txt': 'doc\n' }],
   ['a top-level bin/ folder with files named like commands', { 'notes.md': 'note\n', 'bin/ls': 'not ls\n', 'bin/echo': 'not echo\n' }],
-  ['both usr/bin/ and bin/, with files named like commands', { 'notes.md': 'note\n', 'usr/bin/cat': 'not cat\n', 'usr/bin/sort': 'x\n', 'bin/wc': 'not wc\n' }],
+  [
+    'both usr/bin/ and bin/, with files named like commands',
+    { 'notes.md': 'note\n', 'usr/bin/cat': 'not cat\n', 'usr/bin/sort': 'x\n', 'bin/wc': 'not wc\n' },
+  ],
   ['no usr/ or bin/ folder (control)', { 'notes.md': 'note\n' }],
 ])) {
   test(`commands are found in a workspace with ${name}`, async () => {
@@ -45,7 +48,7 @@ for (const [name, files] of /** @type {[string, Record<string, string>][]} */ ([
   });
 }
 
-test('the workspace\'s own usr/ and bin/ folders stay ordinary folders (listed, read, written, removed)', async () => {
+test("the workspace's own usr/ and bin/ folders stay ordinary folders (listed, read, written, removed)", async () => {
   const { shell, fs } = await shellOver({ 'usr/bin/tool': 'my tool\n', 'bin/ls': 'not ls\n' });
   assert.equal((await shell.run('ls usr/bin')).stdout, 'tool\n');
   assert.equal((await shell.run('cat /usr/bin/tool bin/ls')).stdout, 'my tool\nnot ls\n');

@@ -1,16 +1,26 @@
 // Shell compatibility: every case of tests/fixtures/shell-corpus/corpus.txt runs in Clawser's
 // shell — over the vendored interpreter, as in the page — over a MemoryFileSystem holding the
-// corpus tree, and its stdout, exit code and resulting files must equal what real bash did (expected.json, recorded by scripts/record-shell-corpus.mjs)
-// — except the few cases of DIFFERENCES, where the documented behaviour is asserted instead
-// (docs/shell.md, "Shell compatibility", lists them). When /usr/bin/bash is here, a handful of
-// cases are also run by real bash again, so a stale expected.json is caught.
+// corpus tree, and its stdout, exit code and resulting files must equal what real bash did
+// (expected.json, recorded by scripts/record-shell-corpus.mjs) — except the few cases of
+// DIFFERENCES, where the documented behaviour is asserted instead (docs/shell.md, "Shell
+// compatibility", lists them). When /usr/bin/bash is here, a handful of cases are also run by real
+// bash again, so a stale expected.json is caught.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { useVendoredInterpreter } from '../fixtures/vendored-interpreter.mjs';
 import { TREE } from '../fixtures/shell-corpus/tree.mjs';
-import { loadCorpus, recordCase, treeSnapshot, treeDelta, fileValue, EXPECTED_FILE, REAL_BASH, MANUAL } from '../../scripts/record-shell-corpus.mjs';
+import {
+  loadCorpus,
+  recordCase,
+  treeSnapshot,
+  treeDelta,
+  fileValue,
+  EXPECTED_FILE,
+  REAL_BASH,
+  MANUAL,
+} from '../../scripts/record-shell-corpus.mjs';
 
 // The interpreter the page runs (the vendored build and its patches: globs ending in /, their
 // collation), not node_modules' Node build.
@@ -33,8 +43,12 @@ const DIFFERENCES = {
     stdout: '1\tnotes\n',
   },
   'tree-notes': {
-    reason: "just-bash's `tree` reports like tree 1.x (the top folder not counted) and does not escape spaces in names (tree 2.x writes `meeting\\ notes.md`)",
-    stdout: 'notes\n|-- archive\n|   |-- 2023.md\n|   `-- old\n|       `-- ancient.txt\n|-- ideas.md\n|-- meeting notes.md\n`-- todo.md\n\n2 directories, 5 files\n',
+    reason:
+      "just-bash's `tree` reports like tree 1.x (the top folder not counted) and does not " +
+      'escape spaces in names (tree 2.x writes `meeting\\ notes.md`)',
+    stdout:
+      'notes\n|-- archive\n|   |-- 2023.md\n|   `-- old\n|       `-- ancient.txt\n|-- ' +
+      'ideas.md\n|-- meeting notes.md\n`-- todo.md\n\n2 directories, 5 files\n',
   },
 };
 
@@ -112,14 +126,32 @@ test('every case: the virtual shell does what real bash did (stdout, exit code, 
 });
 
 /** Re-run by real bash: bash, coreutils, grep and sed only (no awk: mawk and gawk differ; no jq or tar). */
-const RECHECK = ['pipe-grep-wc', 'redirect-and-both', 'heredoc-expands', 'glob-globstar', 'brace-mkdir', 'cd-pwd', 'cp-recursive', 'find-type-d', 'sort-k-t', 'sed-i', 'script-rename-loop'];
+const RECHECK = [
+  'pipe-grep-wc',
+  'redirect-and-both',
+  'heredoc-expands',
+  'glob-globstar',
+  'brace-mkdir',
+  'cd-pwd',
+  'cp-recursive',
+  'find-type-d',
+  'sort-k-t',
+  'sed-i',
+  'script-rename-loop',
+];
 
-test('expected.json is not stale: a handful of cases run again by real bash', { skip: !existsSync(REAL_BASH) && 'no /usr/bin/bash here' }, () => {
+test('expected.json is not stale: a handful of cases run again by real bash', {
+  skip: !existsSync(REAL_BASH) && 'no /usr/bin/bash here',
+}, () => {
   for (const id of RECHECK) {
     const c = corpus.find((x) => x.id === id);
     assert.ok(c, `RECHECK names an unknown case ${id}`);
     const fresh = recordCase(c);
     const want = /** @type {Recording} */ (recorded.get(c.id));
-    assert.deepEqual({ stdout: fresh.stdout, exitCode: fresh.exitCode, files: fresh.files }, { stdout: want.stdout, exitCode: want.exitCode, files: want.files }, `real bash no longer does what expected.json says for ${c.id}: run node scripts/record-shell-corpus.mjs`);
+    assert.deepEqual(
+      { stdout: fresh.stdout, exitCode: fresh.exitCode, files: fresh.files },
+      { stdout: want.stdout, exitCode: want.exitCode, files: want.files },
+      `real bash no longer does what expected.json says for ${c.id}: run node scripts/record-shell-corpus.mjs`,
+    );
   }
 });

@@ -57,7 +57,14 @@ test('rm -rf .*/ beside dot folders removes those folders and nothing above', as
 test('control: rm -rf .cache/ (no glob) removes that folder only', async () => {
   const { fs, shell } = await shellWith(DOTS);
   assert.equal((await shell.run('cd notes/sub && rm -rf .cache/')).exitCode, 0);
-  assert.deepEqual(await filesOf(fs), ['notes/keep.md', 'notes/other.md', 'notes/sub/.env', 'notes/sub/.git/HEAD', 'notes/sub/a.txt', 'top.md']);
+  assert.deepEqual(await filesOf(fs), [
+    'notes/keep.md',
+    'notes/other.md',
+    'notes/sub/.env',
+    'notes/sub/.git/HEAD',
+    'notes/sub/a.txt',
+    'top.md',
+  ]);
 });
 
 test('dotglob: */ and * name dot folders but never ./ or ../; .* neither; ./ and ../ written out still work', async () => {

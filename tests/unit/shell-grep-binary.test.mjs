@@ -23,18 +23,30 @@ const result = (stdout, stderr, exitCode) => ({ stdout, stderr, exitCode });
 test('a match in a binary file: "binary file matches" on stderr, no raw line on stdout (status 0), with -r too', async () => {
   const sh = await shell();
   assert.deepEqual(await sh.run('grep hello bin.dat'), result('', 'grep: bin.dat: binary file matches\n', 0));
-  assert.deepEqual(await sh.run('grep -n hello d/b.bin'), result('', 'grep: d/b.bin: binary file matches\n', 0), 'the NUL is on another line: the file is binary all the same');
+  assert.deepEqual(
+    await sh.run('grep -n hello d/b.bin'),
+    result('', 'grep: d/b.bin: binary file matches\n', 0),
+    'the NUL is on another line: the file is binary all the same',
+  );
   assert.deepEqual(await sh.run('grep -v zzz bin.dat'), result('', 'grep: bin.dat: binary file matches\n', 0));
   assert.deepEqual(await sh.run('grep hello bin.dat a.txt'), result('a.txt:hello\n', 'grep: bin.dat: binary file matches\n', 0));
   const r = await sh.run('grep -r hello .');
   assert.equal(r.stdout, './a.txt:hello\n');
-  assert.deepEqual(r.stderr.split('\n').filter(Boolean).sort(), ['grep: ./bin.dat: binary file matches', 'grep: ./d/b.bin: binary file matches']);
+  assert.deepEqual(r.stderr.split('\n').filter(Boolean).sort(), [
+    'grep: ./bin.dat: binary file matches',
+    'grep: ./d/b.bin: binary file matches',
+  ]);
   assert.equal(r.exitCode, 0);
   assert.deepEqual(await sh.run('cat bin.dat | grep hello'), result('', 'grep: (standard input): binary file matches\n', 0));
-  assert.deepEqual(await sh.run('grep -s hello bin.dat'), result('', 'grep: bin.dat: binary file matches\n', 0), '-s keeps it: it is not an error');
+  assert.deepEqual(
+    await sh.run('grep -s hello bin.dat'),
+    result('', 'grep: bin.dat: binary file matches\n', 0),
+    '-s keeps it: it is not an error',
+  );
 });
 
-test('-I (--binary-files=without-match) skips binary files; -a (--text, --binary-files=text) reads them as text; the last one given wins', async () => {
+test('-I (--binary-files=without-match) skips binary files; -a (--text, --binary-files=text) reads them as text; \
+the last one given wins', async () => {
   const sh = await shell();
   assert.deepEqual(await sh.run('grep -I hello bin.dat'), result('', '', 1));
   assert.deepEqual(await sh.run('grep -rI hello . | sort'), result('./a.txt:hello\n', '', 0));
@@ -46,7 +58,10 @@ test('-I (--binary-files=without-match) skips binary files; -a (--text, --binary
   assert.deepEqual(await sh.run('grep -a hello bin.dat'), result('hello\0x\n', '', 0));
   assert.deepEqual(await sh.run('grep --text -n hello d/b.bin'), result('1:zz\0hello\n2:hello again\n', '', 0));
   assert.deepEqual(await sh.run('grep --binary-files=text hello bin.dat'), result('hello\0x\n', '', 0));
-  assert.deepEqual(await sh.run('grep -rn -a hello . | sort'), result('./a.txt:1:hello\n./bin.dat:1:hello\0x\n./d/b.bin:1:zz\0hello\n./d/b.bin:2:hello again\n', '', 0));
+  assert.deepEqual(
+    await sh.run('grep -rn -a hello . | sort'),
+    result('./a.txt:1:hello\n./bin.dat:1:hello\0x\n./d/b.bin:1:zz\0hello\n./d/b.bin:2:hello again\n', '', 0),
+  );
   assert.deepEqual(await sh.run('grep -aI hello bin.dat'), result('', '', 1));
   assert.deepEqual(await sh.run('grep -Ia hello bin.dat'), result('hello\0x\n', '', 0));
   assert.deepEqual(await sh.run('grep --binary-files=binary hello bin.dat'), result('', 'grep: bin.dat: binary file matches\n', 0));

@@ -11,7 +11,11 @@ import { useVendoredInterpreter } from '../fixtures/vendored-interpreter.mjs';
 useVendoredInterpreter();
 const { createShell } = await import('../../web/shell/shell.js');
 
-/** Runs a line, failing the test if run() throws; the session must still be free after it. @param {import('../../web/shell/shell.js').Shell} shell @param {string} line */
+/**
+ * Runs a line, failing the test if run() throws; the session must still be free after it.
+ * @param {import('../../web/shell/shell.js').Shell} shell
+ * @param {string} line
+ */
 async function runSafely(shell, line) {
   const r = await shell.run(line, { timeoutMs: 20_000 });
   assert.equal(typeof r.exitCode, 'number', line);
@@ -19,7 +23,8 @@ async function runSafely(shell, line) {
   return r;
 }
 
-test('an alias that calls itself is not expanded again inside its own expansion, as in bash: `ll` prints X, then "ll: command not found" (control: an alias that calls another command runs it)', async () => {
+test('an alias that calls itself is not expanded again inside its own expansion, as in bash: `ll` prints X, then "ll: command not found" \
+(control: an alias that calls another command runs it)', async () => {
   const shell = createShell({ fs: new MemoryFileSystem() });
   await shell.run("alias ll='echo X; ll'");
   const r = await runSafely(shell, 'll');
@@ -42,9 +47,10 @@ test('an alias that calls itself is not expanded again inside its own expansion,
   assert.equal((await runSafely(shell, 'ls2 -d /')).stdout, 'X\n/\n');
 });
 
-test('eval that evaluates itself, or an alias defined and used on one line that calls itself, stops with a clear error instead of exhausting memory (control: many evals in a loop run)', async () => {
+test('eval that evaluates itself, or an alias defined and used on one line that calls itself, \
+stops with a clear error instead of exhausting memory (control: many evals in a loop run)', async () => {
   const shell = createShell({ fs: new MemoryFileSystem() });
-  for (const line of ["x='eval \"$x\"'; eval \"$x\"", "alias zz='echo Z; zz'; zz", "alias p='echo P; q'; alias q='echo Q; p'; p"]) {
+  for (const line of ['x=\'eval "$x"\'; eval "$x"', "alias zz='echo Z; zz'; zz", "alias p='echo P; q'; alias q='echo Q; p'; p"]) {
     const r = await runSafely(shell, line);
     assert.notEqual(r.exitCode, 0, line);
     assert.match(r.stderr, /eval|alias|command not found/, line);
@@ -55,14 +61,22 @@ test('eval that evaluates itself, or an alias defined and used on one line that 
   assert.equal(loop.stdout, '2000\n');
 });
 
-test('a line the interpreter stops at a limit leaves the session as it was: options, aliases and variables kept, the functions it defined kept (control: the same session runs on)', async () => {
+test('a line the interpreter stops at a limit leaves the session as it was: options, aliases and variables kept, \
+the functions it defined kept (control: the same session runs on)', async () => {
   const shell = createShell({ fs: new MemoryFileSystem() });
   await shell.run("alias ll='echo listed'; set -o pipefail; shopt -s nullglob; kept=yes");
-  for (const line of ['g() { g; }; g', "x='eval \"$x\"'; eval \"$x\""]) {
+  for (const line of ['g() { g; }; g', 'x=\'eval "$x"\'; eval "$x"']) {
     const r = await runSafely(shell, line);
     assert.equal(r.exitCode, 126, line);
-    assert.equal((await shell.run('ll; echo $kept ${OSTYPE:-no-ostype}')).stdout, 'listed\nyes no-ostype\n', `${line}: aliases expand, variables kept, none of the interpreter's own added`);
-    assert.ok(shell.setOptions.has('pipefail') && shell.shoptOptions.has('nullglob') && shell.shoptOptions.has('expand_aliases'), `${line}: options kept`);
+    assert.equal(
+      (await shell.run('ll; echo $kept ${OSTYPE:-no-ostype}')).stdout,
+      'listed\nyes no-ostype\n',
+      `${line}: aliases expand, variables kept, none of the interpreter's own added`,
+    );
+    assert.ok(
+      shell.setOptions.has('pipefail') && shell.shoptOptions.has('nullglob') && shell.shoptOptions.has('expand_aliases'),
+      `${line}: options kept`,
+    );
   }
   assert.ok(shell.functions.has('g'), 'bash keeps a function defined before the limit stopped the line');
 });

@@ -18,7 +18,10 @@ test('parses events with LF, CRLF and CR line endings alike', () => {
   for (const nl of ['\n', '\r\n', '\r']) {
     const p = new SSEParser();
     const evs = p.push(`event: a${nl}data: one${nl}${nl}data: two${nl}data: three${nl}${nl}`);
-    assert.deepEqual(evs, [{ event: 'a', data: 'one' }, { event: 'message', data: 'two\nthree' }]);
+    assert.deepEqual(evs, [
+      { event: 'a', data: 'one' },
+      { event: 'message', data: 'two\nthree' },
+    ]);
   }
 });
 

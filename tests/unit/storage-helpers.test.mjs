@@ -14,26 +14,33 @@ function twoTabs() {
   const locks = new LocalLocks();
   /** @type {string[]} */
   const told = [];
-  const make = (/** @type {string} */ tab) => new LockedJsonFile({
-    fs, path: 'state/list.json', name: 'list',
-    lock: (name, fn) => locks.request(name, {}, fn),
-    empty: () => ({ items: /** @type {string[]} */ ([]) }),
-    parse: (text) => {
-      const v = JSON.parse(text);
-      if (!Array.isArray(v.items)) throw new Error('list.json is damaged: "items" is not a list');
-      return /** @type {{items: string[]}} */ (v);
-    },
-    onWritten: () => told.push(tab),
-  });
+  const make = (/** @type {string} */ tab) =>
+    new LockedJsonFile({
+      fs,
+      path: 'state/list.json',
+      name: 'list',
+      lock: (name, fn) => locks.request(name, {}, fn),
+      empty: () => ({ items: /** @type {string[]} */ ([]) }),
+      parse: (text) => {
+        const v = JSON.parse(text);
+        if (!Array.isArray(v.items)) throw new Error('list.json is damaged: "items" is not a list');
+        return /** @type {{items: string[]}} */ (v);
+      },
+      onWritten: () => told.push(tab),
+    });
   return { fs, a: make('a'), b: make('b'), told };
 }
 
 test('LockedJsonFile: concurrent changes from two tabs are both kept (each re-reads under the lock)', async () => {
   const { fs, a, b, told } = twoTabs();
-  await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).update((v) => {
-    v.items.push(`item ${i}`);
-    return { result: v.items.length, changed: true };
-  })));
+  await Promise.all(
+    Array.from({ length: 20 }, (_, i) =>
+      (i % 2 ? a : b).update((v) => {
+        v.items.push(`item ${i}`);
+        return { result: v.items.length, changed: true };
+      }),
+    ),
+  );
   const stored = JSON.parse(await fs.readText('state/list.json'));
   assert.equal(stored.items.length, 20);
   assert.equal(new Set(stored.items).size, 20);
@@ -51,9 +58,18 @@ test('LockedJsonFile: concurrent changes from two tabs are both kept (each re-re
 
 test('LockedJsonFile: a change that throws or says "unchanged" writes nothing and tells no one', async () => {
   const { fs, a, told } = twoTabs();
-  await a.update((v) => { v.items.push('kept'); return { result: null, changed: true }; });
+  await a.update((v) => {
+    v.items.push('kept');
+    return { result: null, changed: true };
+  });
   const before = await fs.readText('state/list.json');
-  await assert.rejects(a.update((v) => { v.items.push('lost'); throw new Error('refused'); }), /refused/);
+  await assert.rejects(
+    a.update((v) => {
+      v.items.push('lost');
+      throw new Error('refused');
+    }),
+    /refused/,
+  );
   const r = await a.update((v) => ({ result: v.items.length, changed: false }));
   assert.equal(r.result, 1);
   assert.equal(await fs.readText('state/list.json'), before);
@@ -63,7 +79,13 @@ test('LockedJsonFile: a change that throws or says "unchanged" writes nothing an
 test('LockedJsonFile: a damaged file is reported and left as it was', async () => {
   const { fs, a } = twoTabs();
   await fs.write('state/list.json', '{"items": 5}');
-  await assert.rejects(a.update((v) => { v.items.push('x'); return { result: null, changed: true }; }), /damaged/);
+  await assert.rejects(
+    a.update((v) => {
+      v.items.push('x');
+      return { result: null, changed: true };
+    }),
+    /damaged/,
+  );
   assert.equal(await fs.readText('state/list.json'), '{"items": 5}');
 });
 
@@ -72,8 +94,26 @@ test('LockedJsonFile: files derived from the value are written under the same lo
   /** @type {string[]} */
   const order = [];
   await Promise.all([
-    a.update((v) => ({ result: null, changed: true, value: { items: ['a'] }, afterWrite: async () => { order.push('a: mirror start'); await fs.write('state/mirror.txt', 'a'); await null; order.push('a: mirror end'); } })),
-    b.update((v) => ({ result: null, changed: true, value: { items: [...v.items, 'b'] }, afterWrite: async () => { order.push('b: mirror'); await fs.write('state/mirror.txt', v.items.join(',')); } })),
+    a.update((v) => ({
+      result: null,
+      changed: true,
+      value: { items: ['a'] },
+      afterWrite: async () => {
+        order.push('a: mirror start');
+        await fs.write('state/mirror.txt', 'a');
+        await null;
+        order.push('a: mirror end');
+      },
+    })),
+    b.update((v) => ({
+      result: null,
+      changed: true,
+      value: { items: [...v.items, 'b'] },
+      afterWrite: async () => {
+        order.push('b: mirror');
+        await fs.write('state/mirror.txt', v.items.join(','));
+      },
+    })),
   ]);
   assert.deepEqual(order, ['a: mirror start', 'a: mirror end', 'b: mirror']);
   assert.deepEqual(JSON.parse(await fs.readText('state/list.json')).items, ['a', 'b']);
@@ -84,17 +124,26 @@ test('readAppended: complete lines with exact byte offsets; a half-written line 
   const enc = new TextEncoder();
   await fs.append('log.jsonl', enc.encode('{"n":1,"t":"é"}\n{"n":2}\n'));
   let r = await readAppended(fs, 'log.jsonl', 0);
-  assert.deepEqual(r.lines.map((l) => l.text), ['{"n":1,"t":"é"}', '{"n":2}']);
+  assert.deepEqual(
+    r.lines.map((l) => l.text),
+    ['{"n":1,"t":"é"}', '{"n":2}'],
+  );
   assert.equal(r.lines[1].offset, enc.encode('{"n":1,"t":"é"}\n').length, 'offsets count bytes, not characters');
   const from = r.next;
   await fs.append('log.jsonl', enc.encode('{"n":3}\n{"n":'));
   r = await readAppended(fs, 'log.jsonl', from);
-  assert.deepEqual(r.lines.map((l) => l.text), ['{"n":3}']);
+  assert.deepEqual(
+    r.lines.map((l) => l.text),
+    ['{"n":3}'],
+  );
   const afterThree = r.next;
   assert.equal(afterThree, from + enc.encode('{"n":3}\n').length, 'the unfinished line is left for next time');
   await fs.append('log.jsonl', enc.encode('4}\n'));
   r = await readAppended(fs, 'log.jsonl', afterThree);
-  assert.deepEqual(r.lines.map((l) => l.text), ['{"n":4}']);
+  assert.deepEqual(
+    r.lines.map((l) => l.text),
+    ['{"n":4}'],
+  );
   assert.equal((await readAppended(fs, 'log.jsonl', r.next)).lines.length, 0);
   await fs.write('log.jsonl', '{"n":9}\n');
   assert.equal((await readAppended(fs, 'log.jsonl', r.next)).shrunk, true);
@@ -116,8 +165,19 @@ test('splitLines gives each line as decoding it alone would: byte-order marks, b
     return { lines, tail: bytes.subarray(start), tailOffset: base + start };
   };
   let seed = 5;
-  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
-  const pieces = [[0x0a], [0x0a, 0x0a], [0xef, 0xbb, 0xbf], [0xe2, 0x82], [0xe2, 0x82, 0xac], [0x82], [0xf0, 0x9f, 0x98, 0x80], [0xff], [0x0d, 0x0a], [...new TextEncoder().encode('{"a":"é"}')]];
+  const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+  const pieces = [
+    [0x0a],
+    [0x0a, 0x0a],
+    [0xef, 0xbb, 0xbf],
+    [0xe2, 0x82],
+    [0xe2, 0x82, 0xac],
+    [0x82],
+    [0xf0, 0x9f, 0x98, 0x80],
+    [0xff],
+    [0x0d, 0x0a],
+    [...new TextEncoder().encode('{"a":"é"}')],
+  ];
   for (let round = 0; round < 300; round++) {
     /** @type {number[]} */
     const bytes = [];
@@ -133,7 +193,8 @@ test('splitLines gives each line as decoding it alone would: byte-order marks, b
   }
 });
 
-test('readTail: the last bytes of a file with its size, through readTail where offered, else stat + readBytes; a missing file is empty', async () => {
+test('readTail: the last bytes of a file with its size, through readTail where offered, else stat + readBytes; \
+a missing file is empty', async () => {
   const fs = new MemoryFileSystem();
   await fs.write('log.jsonl', 'one\ntwo\n');
   const text = (/** @type {{bytes: Uint8Array, size: number}} */ r) => [new TextDecoder().decode(r.bytes), r.size];

@@ -16,7 +16,10 @@ test('memory file system: write, append, read ranges, list, stat, move, delete',
   assert.deepEqual(await fs.stat('a/b'), { kind: 'directory', size: 0 });
   assert.equal(await fs.stat('a/zzz'), null);
   await fs.append('a/new.txt', 'x');
-  assert.deepEqual(await fs.list('a'), [{ name: 'b', kind: 'directory' }, { name: 'new.txt', kind: 'file' }]);
+  assert.deepEqual(await fs.list('a'), [
+    { name: 'b', kind: 'directory' },
+    { name: 'new.txt', kind: 'file' },
+  ]);
   await fs.move('a/b', 'd/e');
   assert.equal(await fs.readText('d/e/c.txt'), 'hello world');
   await fs.write('x.txt', 'old');
@@ -38,7 +41,9 @@ test('LocalConfig only accepts clawser_ keys and turns quota errors into a clear
   const m = new Map();
   let full = false;
   const storage = /** @type {Storage} */ ({
-    get length() { return m.size; },
+    get length() {
+      return m.size;
+    },
     key: (i) => [...m.keys()][i] ?? null,
     getItem: (k) => m.get(k) ?? null,
     setItem: (k, v) => {
@@ -54,7 +59,10 @@ test('LocalConfig only accepts clawser_ keys and turns quota errors into a clear
   assert.equal(cfg.get('clawser_missing', 7), 7);
   assert.throws(() => cfg.set('other', 1), /must start with/);
   full = true;
-  assert.throws(() => cfg.set('clawser_y', 1), (/** @type {any} */ e) => e.code === 'quota' && /storage is full/.test(e.message));
+  assert.throws(
+    () => cfg.set('clawser_y', 1),
+    (/** @type {any} */ e) => e.code === 'quota' && /storage is full/.test(e.message),
+  );
   assert.deepEqual(cfg.keys('clawser_'), ['clawser_x']);
 });
 

@@ -57,9 +57,17 @@ test('every wire ends a reply with one finish part carrying the stop reason and 
     server.enqueue({ text: 'Three short words' });
     const text = await all(make().chatStream(HI));
     const usage = { inputTokens: input, outputTokens: 3 };
-    assert.deepEqual(text.filter((p) => p.type === 'finish'), [{ type: 'finish', stopReason: 'end_turn', usage }], wire);
+    assert.deepEqual(
+      text.filter((p) => p.type === 'finish'),
+      [{ type: 'finish', stopReason: 'end_turn', usage }],
+      wire,
+    );
     assert.equal(text.at(-1).type, 'finish', `${wire}: last`);
-    assert.deepEqual(text.filter((p) => !PART_TYPES.includes(p.type)), [], `${wire}: parts only`);
+    assert.deepEqual(
+      text.filter((p) => !PART_TYPES.includes(p.type)),
+      [],
+      `${wire}: parts only`,
+    );
     server.enqueue({ toolCalls: [{ id: 'call_9', name: 'fs_list', arguments: { path: '/' } }] });
     const offered = [{ name: 'fs_list', description: 'list', parameters: { type: 'object' } }];
     const tools = await all(make().chatStream({ ...LIST, tools: offered }));
@@ -75,12 +83,16 @@ test('every wire ends a reply with one finish part carrying the stop reason and 
   assert.deepEqual(chrome.at(-1), { type: 'finish', stopReason: 'end_turn' });
 });
 
-test('parts carry the wire\'s ids: tool calls their call ids, text and reasoning their block or item where the wire has one', async () => {
+test("parts carry the wire's ids: tool calls their call ids, text and reasoning their block or item where the wire has one", async () => {
   const call = { id: 'call_from_wire', name: 'fs_list', arguments: { path: '/' } };
   for (const { wire, make } of WIRES.filter((w) => ['openai', 'anthropic', 'openai-responses'].includes(w.wire))) {
     server.enqueue({ toolCalls: [call] });
     const parts = await all(make().chatStream(LIST));
-    assert.deepEqual(parts.filter((p) => p.type === 'tool_call').map((p) => p.id), ['call_from_wire'], wire);
+    assert.deepEqual(
+      parts.filter((p) => p.type === 'tool_call').map((p) => p.id),
+      ['call_from_wire'],
+      wire,
+    );
   }
   // Gemini gives a call id only in newer replies; Ollama none: an id is made up, one per call.
   for (const { wire, make } of WIRES.filter((w) => ['gemini', 'ollama'].includes(w.wire))) {
@@ -93,7 +105,11 @@ test('parts carry the wire\'s ids: tool calls their call ids, text and reasoning
   const withId = JSON.stringify({ candidates: [{ content: { parts }, finishReason: 'STOP' }] });
   server.enqueue({ rawEvents: [`data: ${withId}\r\n\r\n`] });
   const gem = await all(WIRES[2].make().chatStream(LIST));
-  assert.deepEqual(gem.filter((p) => p.type === 'tool_call').map((p) => p.id), ['gem-7'], 'Gemini\'s own id when it sends one');
+  assert.deepEqual(
+    gem.filter((p) => p.type === 'tool_call').map((p) => p.id),
+    ['gem-7'],
+    "Gemini's own id when it sends one",
+  );
   // Text and reasoning: Anthropic's content block, the Responses API's output item.
   server.enqueue({ text: 'Hello there' });
   const anthropic = await all(WIRES[1].make().chatStream(HI));
@@ -120,13 +136,19 @@ test('a setting the provider does not apply is a warning part before the reply, 
   assert.equal('temperature' in server.requests.at(-1)?.body, false, 'not sent');
   server.enqueue({ text: 'ok' });
   const plain = at('openai-responses', 'gpt-4.1-mini', '/v1');
-  assert.deepEqual((await all(plain.chatStream({ ...HI, temperature: 0.3 }))).filter((p) => p.type === 'warning'), []);
+  assert.deepEqual(
+    (await all(plain.chatStream({ ...HI, temperature: 0.3 }))).filter((p) => p.type === 'warning'),
+    [],
+  );
   assert.equal(server.requests.at(-1)?.body.temperature, 0.3, 'control: applied');
   // Chrome's Prompt API takes no length limit, no temperature and no images.
   const image = { mediaType: 'image/png', dataUrl: 'data:image/png;base64,AA==' };
   const chrome = new ChromeAIProvider({ scope: promptApi(['Hi']) });
   const said = await chrome.chat({ messages: [{ role: 'user', content: 'see', images: [image] }], maxTokens: 50, temperature: 0 });
-  assert.deepEqual(said.warnings?.map((w) => w.setting), ['maxTokens', 'temperature', 'images']);
+  assert.deepEqual(
+    said.warnings?.map((w) => w.setting),
+    ['maxTokens', 'temperature', 'images'],
+  );
   assert.equal(said.content, 'Hi', 'the reply still comes');
   assert.deepEqual((await chrome.chat(HI)).warnings, [], 'control: nothing to warn of');
   // Through the reliability layer a warning is said once, not once per try.
@@ -134,7 +156,14 @@ test('a setting the provider does not apply is a warning part before the reply, 
   const reliable = new ReliableProvider({ chain: [reasoning], clock: instantClock() });
   const retried = await all(reliable.chatStream({ ...HI, temperature: 0.3 }));
   assert.equal(retried.filter((p) => p.type === 'warning').length, 1);
-  assert.equal(retried.filter((p) => p.type === 'text').map((p) => p.text).join(''), 'ok', 'control: it was retried');
+  assert.equal(
+    retried
+      .filter((p) => p.type === 'text')
+      .map((p) => p.text)
+      .join(''),
+    'ok',
+    'control: it was retried',
+  );
 });
 
 test('status is not in the parts: tries, retries and fallbacks reach onStatus as they happen; withStatus puts both in order', async () => {
@@ -145,10 +174,16 @@ test('status is not in the parts: tries, retries and fallbacks reach onStatus as
   const statuses = [];
   const reliable = new ReliableProvider({ chain: [failing, backup], clock: instantClock(), retry: { retries: 1 } });
   const parts = await all(reliable.chatStream(HI, { onStatus: (s) => statuses.push(s) }));
-  assert.deepEqual(parts.filter((p) => !PART_TYPES.includes(p.type)), [], 'parts only');
+  assert.deepEqual(
+    parts.filter((p) => !PART_TYPES.includes(p.type)),
+    [],
+    'parts only',
+  );
   assert.equal(parts.map((p) => p.text ?? '').join(''), 'from the backup');
-  assert.deepEqual(statuses.map((s) => (s.type === 'attempt' ? `attempt:${s.provider}:${s.outcome}` : s.type)),
-    ['attempt:anthropic:failed', 'retry', 'attempt:anthropic:failed', 'fallback', 'attempt:openai-compatible:ok']);
+  assert.deepEqual(
+    statuses.map((s) => (s.type === 'attempt' ? `attempt:${s.provider}:${s.outcome}` : s.type)),
+    ['attempt:anthropic:failed', 'retry', 'attempt:anthropic:failed', 'fallback', 'attempt:openai-compatible:ok'],
+  );
   assert.match(statuses[1].text, /Anthropic|anthropic/);
   // Control: merged, the statuses stand where they happened among the parts.
   server.enqueue(BUSY, BUSY, { text: 'again' });
@@ -164,20 +199,28 @@ test('status is not in the parts: tries, retries and fallbacks reach onStatus as
   /** @type {any[]} */
   const hit = [];
   const again = await all(cached.chatStream(ask('Capital of France?'), { onStatus: (s) => hit.push(s) }));
-  assert.deepEqual(hit.map((s) => s.type), ['cache_hit']);
-  assert.deepEqual(again.map((p) => p.type), ['text', 'finish']);
+  assert.deepEqual(
+    hit.map((s) => s.type),
+    ['cache_hit'],
+  );
+  assert.deepEqual(
+    again.map((p) => p.type),
+    ['text', 'finish'],
+  );
 });
 
 test('withStatus hands on a status as soon as it is given, while the next part is still to come', async () => {
   /** @type {() => void} */
   let release = () => {};
-  const gate = new Promise((resolve) => { release = () => resolve(undefined); });
+  const gate = new Promise((resolve) => {
+    release = () => resolve(undefined);
+  });
   /** @param {(s: any) => void} onStatus */
   async function* slow(onStatus) {
-    yield /** @type {any} */ ({ type: 'text', text: 'a' });
+    yield/** @type {any} */ ({ type: 'text', text: 'a' });
     onStatus({ type: 'progress', text: 'waiting' });
     await gate; // the next part exists only once the test lets it
-    yield /** @type {any} */ ({ type: 'finish', stopReason: 'end_turn' });
+    yield/** @type {any} */ ({ type: 'finish', stopReason: 'end_turn' });
   }
   const it = withStatus((onStatus) => slow(onStatus))[Symbol.asyncIterator]();
   assert.deepEqual((await it.next()).value, { part: { type: 'text', text: 'a' } });
@@ -190,9 +233,15 @@ test('withStatus hands on a status as soon as it is given, while the next part i
   const progress = [];
   const downloading = new ChromeAIProvider({ scope: promptApi(['Hi'], 'downloadable') });
   const parts = await all(downloading.chatStream(HI, { onStatus: (s) => progress.push(s) }));
-  assert.deepEqual(progress.map((s) => s.type), ['progress', 'progress']);
+  assert.deepEqual(
+    progress.map((s) => s.type),
+    ['progress', 'progress'],
+  );
   assert.match(progress[1].text, /Downloading the on-device model… 100%/);
-  assert.deepEqual(parts.map((p) => p.type), ['text', 'finish']);
+  assert.deepEqual(
+    parts.map((p) => p.type),
+    ['text', 'finish'],
+  );
 });
 
 test('the agent records each try from the status channel, shows retries as status lines, takes the usage from finish', async () => {
@@ -202,9 +251,16 @@ test('the agent records each try from the status channel, shows retries as statu
   server.enqueue(BUSY, { text: 'Hello you' });
   const agent = new ClawserAgent({ provider: new ReliableProvider({ chain: [provider], clock: instantClock() }), conversation });
   const streamed = await all(agent.runStream('hi'));
-  assert.ok(streamed.some((e) => e.type === 'status' && /retrying/.test(e.text)), 'the retry line reaches the view');
+  assert.ok(
+    streamed.some((e) => e.type === 'status' && /retrying/.test(e.text)),
+    'the retry line reaches the view',
+  );
   const agentEvents = [...PART_TYPES, 'status', 'saved', 'tool_start', 'compacting'];
-  assert.deepEqual(streamed.filter((e) => !agentEvents.includes(e.type)), [], 'statuses reach the view as status lines or records only');
+  assert.deepEqual(
+    streamed.filter((e) => !agentEvents.includes(e.type)),
+    [],
+    'statuses reach the view as status lines or records only',
+  );
   const attempts = conversation.events.filter((e) => e.type === 'provider_attempt').map((e) => e.data.outcome);
   assert.deepEqual(attempts.slice(-2), ['failed', 'ok']);
   const reply = conversation.events.filter((e) => e.type === 'agent_message').at(-1);
@@ -219,7 +275,9 @@ function instantClock() {
     now: () => now,
     setTimer: () => () => {},
     /** @param {number} ms */
-    sleep: async (ms) => { now += ms; },
+    sleep: async (ms) => {
+      now += ms;
+    },
     random: () => 0.5,
   };
 }
@@ -239,7 +297,9 @@ function promptApi(chunks, state = 'available') {
           target.dispatchEvent(Object.assign(new Event('downloadprogress'), { loaded: 1, total: 1 }));
         }
         return {
-          async *promptStreaming() { yield* chunks; },
+          async *promptStreaming() {
+            yield* chunks;
+          },
           destroy() {},
         };
       },

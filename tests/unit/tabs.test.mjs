@@ -6,7 +6,13 @@ import assert from 'node:assert/strict';
 import { PeerTable, parseMessage, TabCoordinator, TabError } from '../../web/agent/coordination/tabs.js';
 import { LocalLocks } from '../../web/storage/local-locks.js';
 
-/** Resolves on the next call of a `subscribe`-style registration. @template T @param {(fn: (v: T) => void) => () => void} on @param {(v: T) => boolean} [until] @returns {Promise<T>} */
+/**
+ * Resolves on the next call of a `subscribe`-style registration.
+ * @template T
+ * @param {(fn: (v: T) => void) => () => void} on
+ * @param {(v: T) => boolean} [until]
+ * @returns {Promise<T>}
+ */
 function next(on, until = () => true) {
   return new Promise((resolve) => {
     const off = on((v) => {
@@ -45,7 +51,10 @@ test('peer table: a peer silent for 3 beats is pruned, a beating one stays; one 
   assert.equal(table.seen({ id: 'b', leader: false, startedAt: 20 }, now), true);
   assert.equal(table.seen({ id: 'a', leader: true, startedAt: 10, label: 'ws 1' }, now), true);
   assert.equal(table.seen({ id: 'a', leader: true, startedAt: 10, label: 'ws 1' }, now), false, 'a refresh is not a change');
-  assert.deepEqual(table.list().map((p) => p.id), ['a', 'b']);
+  assert.deepEqual(
+    table.list().map((p) => p.id),
+    ['a', 'b'],
+  );
   // "a" keeps beating, "b" goes silent.
   for (let i = 1; i <= 3; i++) {
     now = i * beat;
@@ -61,14 +70,24 @@ test('peer table: a peer silent for 3 beats is pruned, a beating one stays; one 
   assert.deepEqual(table.prune(6 * beat), []);
   // A new leader clears the stale flag of the old one (only one tab can hold the lock).
   assert.equal(table.seen({ id: 'c', leader: true, startedAt: 30 }, now), true);
-  assert.deepEqual(table.list().map((p) => [p.id, p.leader]), [['a', false], ['c', true]]);
+  assert.deepEqual(
+    table.list().map((p) => [p.id, p.leader]),
+    [
+      ['a', false],
+      ['c', true],
+    ],
+  );
   assert.equal(table.remove('c'), true);
   assert.equal(table.remove('c'), false);
 });
 
 test('channel messages: only well-formed ones are accepted, unknown fields dropped', () => {
   const bad = [
-    null, 'hello', 42, [], {},
+    null,
+    'hello',
+    42,
+    [],
+    {},
     { v: 2, kind: 'beat', id: 'x', leader: false, startedAt: 1 },
     { v: 1, kind: 'beat', id: '', leader: false, startedAt: 1 },
     { v: 1, kind: 'beat', id: 'x'.repeat(101), leader: false, startedAt: 1 },
@@ -81,12 +100,26 @@ test('channel messages: only well-formed ones are accepted, unknown fields dropp
     { v: 1, kind: 'bye', id: 5 },
   ];
   for (const raw of bad) assert.equal(parseMessage(raw), null, JSON.stringify(raw));
-  assert.deepEqual(parseMessage({ v: 1, kind: 'hello', id: 'x', leader: true, startedAt: 5, label: 'L', extra: 'dropped' }), { v: 1, kind: 'hello', id: 'x', leader: true, startedAt: 5, label: 'L' });
+  assert.deepEqual(parseMessage({ v: 1, kind: 'hello', id: 'x', leader: true, startedAt: 5, label: 'L', extra: 'dropped' }), {
+    v: 1,
+    kind: 'hello',
+    id: 'x',
+    leader: true,
+    startedAt: 5,
+    label: 'L',
+  });
   assert.deepEqual(parseMessage({ v: 1, kind: 'bye', id: 'x', leader: 1 }), { v: 1, kind: 'bye', id: 'x' });
-  assert.deepEqual(parseMessage({ v: 1, kind: 'msg', id: 'x', topic: 't', data: undefined }), { v: 1, kind: 'msg', id: 'x', topic: 't', data: undefined });
+  assert.deepEqual(parseMessage({ v: 1, kind: 'msg', id: 'x', topic: 't', data: undefined }), {
+    v: 1,
+    kind: 'msg',
+    id: 'x',
+    topic: 't',
+    data: undefined,
+  });
 });
 
-test('in-process locks: same key runs one at a time in order, errors propagate and free the lock, other keys overlap, abort while waiting', async () => {
+test('in-process locks: same key runs one at a time in order, errors propagate and free the lock, other keys overlap, \
+abort while waiting', async () => {
   const locks = new LocalLocks();
   let shared = 0;
   let inside = 0;
@@ -105,7 +138,11 @@ test('in-process locks: same key runs one at a time in order, errors propagate a
   const results = await Promise.all(Array.from({ length: 20 }, bump));
   assert.equal(shared, 20);
   assert.equal(maxInside, 1);
-  assert.deepEqual(results, Array.from({ length: 20 }, (_, i) => i), 'granted in arrival order');
+  assert.deepEqual(
+    results,
+    Array.from({ length: 20 }, (_, i) => i),
+    'granted in arrival order',
+  );
 
   const failed = locks.request('k', {}, () => {
     throw new Error('boom');
@@ -131,7 +168,9 @@ test('in-process locks: same key runs one at a time in order, errors propagate a
   assert.equal(ranAborted, false);
 });
 
-test('node 20: BroadcastChannel but no navigator.locks → single mode: leader at once, in-process locks, publish a no-op', { skip: globalThis.navigator?.locks ? 'this node has Web Locks' : false }, async () => {
+test('node 20: BroadcastChannel but no navigator.locks → single mode: leader at once, in-process locks, publish a no-op', {
+  skip: globalThis.navigator?.locks ? 'this node has Web Locks' : false,
+}, async () => {
   assert.equal(typeof BroadcastChannel, 'function', 'node 20 has BroadcastChannel');
   assert.equal(globalThis.navigator?.locks, undefined, 'node 20 has no Web Locks');
   const tabs = new TabCoordinator({ label: 'node' });
@@ -155,12 +194,19 @@ test('node 20: BroadcastChannel but no navigator.locks → single mode: leader a
     ),
   );
   assert.equal(counter, 10);
-  await assert.rejects(tabs.withLock('x', () => Promise.reject(new RangeError('inner'))), RangeError);
+  await assert.rejects(
+    tabs.withLock('x', () => Promise.reject(new RangeError('inner'))),
+    RangeError,
+  );
   // runOnce: the leader runs a due occurrence once; the persisted check stops repeats.
   let lastRun = 0;
   const job = { isDue: () => lastRun < 1, run: () => (lastRun = 1) };
   const runs = await Promise.all([tabs.runOnce('job', job), tabs.runOnce('job', job), tabs.runOnce('job', job)]);
-  assert.deepEqual(runs, [{ ran: true, value: 1 }, { ran: false, reason: 'not_due' }, { ran: false, reason: 'not_due' }]);
+  assert.deepEqual(runs, [
+    { ran: true, value: 1 },
+    { ran: false, reason: 'not_due' },
+    { ran: false, reason: 'not_due' },
+  ]);
   /** @type {boolean[]} */
   const changes = [];
   tabs.onLeaderChange((l) => changes.push(l));
@@ -168,7 +214,8 @@ test('node 20: BroadcastChannel but no navigator.locks → single mode: leader a
   assert.equal(tabs.isLeader, false);
   assert.deepEqual(changes, [false]);
   assert.equal(received, 0, 'a tab never receives its own messages');
-  await assert.rejects(tabs.whenLeader(), (/** @type {any} */ e) => e instanceof TabError && e.code === 'closed'); // any: assert.rejects' validator gets unknown
+  // any: assert.rejects' validator gets unknown
+  await assert.rejects(tabs.whenLeader(), (/** @type {any} */ e) => e instanceof TabError && e.code === 'closed');
   assert.throws(() => tabs.publish('t', 1), { code: 'closed' });
   assert.deepEqual(await tabs.runOnce('job', job), { ran: false, reason: 'not_leader' });
 });
@@ -185,7 +232,8 @@ test('single mode is also chosen when only one of the two APIs exists; bad optio
   assert.throws(() => new TabCoordinator({ label: 'x'.repeat(201), locks: null }), { code: 'invalid_argument' });
 });
 
-test('two coordinators over node\'s BroadcastChannel and shared in-process locks: one leader, presence, pub/sub, malformed messages ignored, pruning, takeover', async () => {
+test("two coordinators over node's BroadcastChannel and shared in-process locks: one leader, presence, pub/sub, \
+malformed messages ignored, pruning, takeover", async () => {
   const name = `unit-${process.pid}`;
   const time = manualTime();
   const locks = new LocalLocks();
@@ -206,8 +254,14 @@ test('two coordinators over node\'s BroadcastChannel and shared in-process locks
   await aSeesB;
   assert.equal(a.mode, 'web-locks');
   assert.equal([a, b].filter((t) => t.isLeader).length, 1);
-  assert.deepEqual(a.peers().map((p) => [p.id, p.label, p.leader]), [[b.id, 'B', false]]);
-  assert.deepEqual(b.peers().map((p) => [p.id, p.label, p.leader]), [[a.id, 'A', true]]);
+  assert.deepEqual(
+    a.peers().map((p) => [p.id, p.label, p.leader]),
+    [[b.id, 'B', false]],
+  );
+  assert.deepEqual(
+    b.peers().map((p) => [p.id, p.label, p.leader]),
+    [[a.id, 'A', true]],
+  );
   assert.equal(b.leaderId, a.id);
 
   // Publish reaches the other coordinator only; malformed messages on the channel change nothing.
@@ -218,16 +272,38 @@ test('two coordinators over node\'s BroadcastChannel and shared in-process locks
   a.subscribe('goals', (d) => gotA.push(d));
   b.subscribe('goals', (d, from) => gotB.push([d, from]));
   const stranger = new BroadcastChannel(`${name}-tabs`);
-  for (const junk of [null, 'x', { v: 1, kind: 'msg', id: 'z', topic: 'goals' }, { v: 1, kind: 'beat', id: 'z', leader: true }, { kind: 'bye', id: a.id }]) stranger.postMessage(junk);
+  for (const junk of [
+    null,
+    'x',
+    { v: 1, kind: 'msg', id: 'z', topic: 'goals' },
+    { v: 1, kind: 'beat', id: 'z', leader: true },
+    { kind: 'bye', id: a.id },
+  ])
+    stranger.postMessage(junk);
   // The stranger's valid message comes after its junk (one sender's messages stay in order).
-  const delivered = [a, b].map((t) => next((fn) => t.subscribe('goals', fn), (d) => d === 'sentinel'));
+  const delivered = [a, b].map((t) =>
+    next(
+      (fn) => t.subscribe('goals', fn),
+      (d) => d === 'sentinel',
+    ),
+  );
   stranger.postMessage({ v: 1, kind: 'msg', id: 'z', topic: 'goals', data: 'sentinel' });
   await Promise.all(delivered);
   a.publish('goals', { rev: 2 });
-  await next((fn) => b.subscribe('goals', fn), (d) => JSON.stringify(d) === '{"rev":2}');
-  assert.deepEqual(gotB, [['sentinel', 'z'], [{ rev: 2 }, a.id]]);
+  await next(
+    (fn) => b.subscribe('goals', fn),
+    (d) => JSON.stringify(d) === '{"rev":2}',
+  );
+  assert.deepEqual(gotB, [
+    ['sentinel', 'z'],
+    [{ rev: 2 }, a.id],
+  ]);
   assert.deepEqual(gotA, ['sentinel']);
-  assert.deepEqual(b.peers().map((p) => p.id), [a.id], 'the junk beat and the forged bye were ignored');
+  assert.deepEqual(
+    b.peers().map((p) => p.id),
+    [a.id],
+    'the junk beat and the forged bye were ignored',
+  );
   assert.throws(() => a.publish('goals', () => 1), { code: 'invalid_argument' });
 
   // A peer that announces itself once and then goes silent is pruned after 3 missed beats.
@@ -243,7 +319,10 @@ test('two coordinators over node\'s BroadcastChannel and shared in-process locks
     time.tick(1000);
     // Nothing changes on a plain refresh, so publish a marker to know b's beat went through.
     b.publish('tick', i);
-    await next((fn) => a.subscribe('tick', fn), (d) => d === i);
+    await next(
+      (fn) => a.subscribe('tick', fn),
+      (d) => d === i,
+    );
   }
   assert.deepEqual(pruned, [], 'within 3 beats the ghost is kept');
   time.tick(1);

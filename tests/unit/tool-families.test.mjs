@@ -31,8 +31,17 @@ const MUST_DECLARE = {
 const READ_ONLY_VERBS = ['memory list', 'memory recall', 'goal list', 'job list', 'skill list', 'mcp list', 'tool list'];
 /** The tools a read-only line's `clawser` may call: the set before (web/tools/shell.js's list); it grows only here. */
 const READ_ONLY_TOOLS = [
-  'memory_recall', 'goal_list', 'schedule_list', 'fs_read', 'fs_list', 'git_status', 'git_log', 'git_diff', 'skill_read_file',
-  'storage_get', 'storage_list',
+  'memory_recall',
+  'goal_list',
+  'schedule_list',
+  'fs_read',
+  'fs_list',
+  'git_status',
+  'git_log',
+  'git_diff',
+  'skill_read_file',
+  'storage_get',
+  'storage_list',
 ];
 
 /** A complete family, as a new web/tools/notes.js would export it. */
@@ -41,12 +50,19 @@ function notesFamily() {
     id: 'notes',
     tools: [
       {
-        name: 'notes_list', description: 'List the notes.', permission: /** @type {const} */ ('read'), readOnly: true,
-        schema: z.object({ tag: z.string().optional() }), run: async () => ({ ok: true, output: 'no notes' }),
+        name: 'notes_list',
+        description: 'List the notes.',
+        permission: /** @type {const} */ ('read'),
+        readOnly: true,
+        schema: z.object({ tag: z.string().optional() }),
+        run: async () => ({ ok: true, output: 'no notes' }),
       },
       {
-        name: 'notes_add', description: 'Add a note.', permission: /** @type {const} */ ('write'),
-        schema: z.object({ title: z.string().min(1), text: z.string() }), run: async () => ({ ok: true, output: 'added' }),
+        name: 'notes_add',
+        description: 'Add a note.',
+        permission: /** @type {const} */ ('write'),
+        schema: z.object({ title: z.string().min(1), text: z.string() }),
+        run: async () => ({ ok: true, output: 'added' }),
       },
     ],
     cli: [
@@ -82,76 +98,112 @@ function spoilt(spoil) {
   return family;
 }
 
-test('a registry entry must declare its parts: familyProblems names each one missing '
-  + '(control: every built-in family and a complete new one have none)', () => {
-  assert.deepEqual(TOOL_FAMILIES.flatMap(familyProblems), [], 'the built-in families are complete');
-  assert.deepEqual(familyProblems(notesFamily()), [], 'a complete new family');
-  for (const field of MUST_DECLARE.family) {
-    assert.ok(familyProblems(spoilt((f) => delete f[field])).some((p) => declaresNo(p, field)), `a family without ${field}`);
-  }
-  for (const field of MUST_DECLARE.tool) {
-    assert.ok(familyProblems(spoilt((f) => delete f.tools[1][field])).some((p) => declaresNo(p, field)), `a tool without ${field}`);
-  }
-  for (const field of MUST_DECLARE.verb) {
-    assert.ok(familyProblems(spoilt((f) => delete f.cli[1][field])).some((p) => declaresNo(p, field)), `a verb without ${field}`);
-  }
-  // Declared, but wrong: each is a problem too.
-  /** @type {Record<string, (family: any) => void>} any: see spoilt */
-  const wrong = {
-    'an unknown permission': (f) => { f.tools[1].permission = 'admin'; },
-    'a tool that changes things declared read-only': (f) => { f.tools[1].readOnly = true; },
-    'a verb bound to a tool of another family': (f) => { f.cli[1].tool = 'fs_write'; },
-    'a verb taking an argument its tool does not have': (f) => { f.cli[1].args = ['title', 'body...']; },
-    'an option its tool does not have': (f) => { f.cli[0].options = { colour: ['--colour'] }; },
-    'a verb that is not "area action"': (f) => { f.cli[1].verb = 'note'; },
-    'a family id that is not a word': (f) => { f.id = 'My Notes'; },
-    'both tools and create': (f) => { f.create = () => []; },
-  };
-  for (const [what, spoil] of Object.entries(wrong)) assert.notDeepEqual(familyProblems(spoilt(spoil)), [], what);
-});
+test(
+  'a registry entry must declare its parts: familyProblems names each one missing ' +
+    '(control: every built-in family and a complete new one have none)',
+  () => {
+    assert.deepEqual(TOOL_FAMILIES.flatMap(familyProblems), [], 'the built-in families are complete');
+    assert.deepEqual(familyProblems(notesFamily()), [], 'a complete new family');
+    for (const field of MUST_DECLARE.family) {
+      assert.ok(
+        familyProblems(spoilt((f) => delete f[field])).some((p) => declaresNo(p, field)),
+        `a family without ${field}`,
+      );
+    }
+    for (const field of MUST_DECLARE.tool) {
+      assert.ok(
+        familyProblems(spoilt((f) => delete f.tools[1][field])).some((p) => declaresNo(p, field)),
+        `a tool without ${field}`,
+      );
+    }
+    for (const field of MUST_DECLARE.verb) {
+      assert.ok(
+        familyProblems(spoilt((f) => delete f.cli[1][field])).some((p) => declaresNo(p, field)),
+        `a verb without ${field}`,
+      );
+    }
+    // Declared, but wrong: each is a problem too.
+    /** @type {Record<string, (family: any) => void>} any: see spoilt */
+    const wrong = {
+      'an unknown permission': (f) => {
+        f.tools[1].permission = 'admin';
+      },
+      'a tool that changes things declared read-only': (f) => {
+        f.tools[1].readOnly = true;
+      },
+      'a verb bound to a tool of another family': (f) => {
+        f.cli[1].tool = 'fs_write';
+      },
+      'a verb taking an argument its tool does not have': (f) => {
+        f.cli[1].args = ['title', 'body...'];
+      },
+      'an option its tool does not have': (f) => {
+        f.cli[0].options = { colour: ['--colour'] };
+      },
+      'a verb that is not "area action"': (f) => {
+        f.cli[1].verb = 'note';
+      },
+      'a family id that is not a word': (f) => {
+        f.id = 'My Notes';
+      },
+      'both tools and create': (f) => {
+        f.create = () => [];
+      },
+    };
+    for (const [what, spoil] of Object.entries(wrong)) assert.notDeepEqual(familyProblems(spoilt(spoil)), [], what);
+  },
+);
 
-test('the read-only `clawser` verbs derive from the tools\' permission and are exactly the set before; '
-  + 'a verb of a write tool never is (control: a reading tool\'s verb is)', () => {
-  assert.deepEqual(clawserCli().readOnly, READ_ONLY_VERBS);
-  assert.deepEqual(READ_ONLY_COMMANDS.filter((c) => c.startsWith('clawser ')), READ_ONLY_VERBS.map((v) => `clawser ${v}`));
-  assert.deepEqual([...readOnlyTools()].sort(), [...READ_ONLY_TOOLS].sort());
-  assert.deepEqual([...clawserCli().readOnlyTools].sort(), [...READ_ONLY_TOOLS].sort(), 'what the agent\'s shell lets such a line call');
-  // Every read-only verb bound to a tool is bound to one whose permission is "read".
-  const tools = new Map(builtinTools().map((t) => [t.name, t]));
-  for (const verb of clawserCli().verbs.filter((v) => v.readOnly && v.tool)) {
-    assert.equal(tools.get(/** @type {string} */ (verb.tool))?.permission, 'read', verb.verb);
-  }
-  // A "read" tool that does more than read the workspace (it loads a skill into the turn) is not.
-  assert.equal(tools.get('skill_activate')?.permission, 'read');
-  assert.ok(!clawserCli().readOnly.includes('skill activate'));
+test(
+  "the read-only `clawser` verbs derive from the tools' permission and are exactly the set before; " +
+    "a verb of a write tool never is (control: a reading tool's verb is)",
+  () => {
+    assert.deepEqual(clawserCli().readOnly, READ_ONLY_VERBS);
+    assert.deepEqual(
+      READ_ONLY_COMMANDS.filter((c) => c.startsWith('clawser ')),
+      READ_ONLY_VERBS.map((v) => `clawser ${v}`),
+    );
+    assert.deepEqual([...readOnlyTools()].sort(), [...READ_ONLY_TOOLS].sort());
+    assert.deepEqual([...clawserCli().readOnlyTools].sort(), [...READ_ONLY_TOOLS].sort(), "what the agent's shell lets such a line call");
+    // Every read-only verb bound to a tool is bound to one whose permission is "read".
+    const tools = new Map(builtinTools().map((t) => [t.name, t]));
+    for (const verb of clawserCli().verbs.filter((v) => v.readOnly && v.tool)) {
+      assert.equal(tools.get(/** @type {string} */ (verb.tool))?.permission, 'read', verb.verb);
+    }
+    // A "read" tool that does more than read the workspace (it loads a skill into the turn) is not.
+    assert.equal(tools.get('skill_activate')?.permission, 'read');
+    assert.ok(!clawserCli().readOnly.includes('skill activate'));
 
-  const notes = notesFamily();
-  const cli = clawserCli([...TOOL_FAMILIES, notes]);
-  assert.ok(cli.readOnly.includes('note list'), 'control: the verb of a tool that only reads');
-  assert.ok(!cli.readOnly.includes('note add'), 'the verb of a write tool');
-  // A write tool that claims to be read-only is refused, and its verb is not read-only either way.
-  const claiming = spoilt((f) => { f.tools[1].readOnly = true; });
-  assert.ok(familyProblems(claiming).some((p) => /notes_add.*read-only/.test(p)));
-  assert.throws(() => clawserCli([...TOOL_FAMILIES, claiming]), /notes_add/);
-  assert.throws(() => builtinTools([...TOOL_FAMILIES, claiming]), /notes_add/);
-  assert.equal(onlyReads({ ...claiming.tools[1], readOnly: true }), false, 'were the check bypassed, the permission still decides');
-  assert.equal(onlyReads(notesFamily().tools[0]), true, 'control');
-  // A family may not take a verb of the command's own (a listing, a user-only action) or another family's.
-  for (const verb of ['memory list', 'memory pin', 'tool policy', 'goal add']) {
-    const taking = notesFamily();
-    taking.cli[1].verb = verb;
-    assert.throws(() => clawserCli([...TOOL_FAMILIES, taking]), new RegExp(verb), verb);
-  }
-  // The shell's verdict follows the same set: read-only verbs pass, the others do not.
-  const shell = createShell({ fs: new MemoryFileSystem() });
-  for (const verb of READ_ONLY_VERBS) assert.equal(readOnlyVerdict(shell.parse(`clawser ${verb} x`)).readOnly, true, verb);
-  const others = ['skill activate', 'memory add', 'memory forget', 'goal add', 'goal done', 'job add', 'job remove', 'skill install'];
-  for (const verb of [...others, 'tool call', 'config list', 'conversation list', 'memory pin']) {
-    assert.equal(readOnlyVerdict(shell.parse(`clawser ${verb} x`)).readOnly, false, verb);
-  }
-});
+    const notes = notesFamily();
+    const cli = clawserCli([...TOOL_FAMILIES, notes]);
+    assert.ok(cli.readOnly.includes('note list'), 'control: the verb of a tool that only reads');
+    assert.ok(!cli.readOnly.includes('note add'), 'the verb of a write tool');
+    // A write tool that claims to be read-only is refused, and its verb is not read-only either way.
+    const claiming = spoilt((f) => {
+      f.tools[1].readOnly = true;
+    });
+    assert.ok(familyProblems(claiming).some((p) => /notes_add.*read-only/.test(p)));
+    assert.throws(() => clawserCli([...TOOL_FAMILIES, claiming]), /notes_add/);
+    assert.throws(() => builtinTools([...TOOL_FAMILIES, claiming]), /notes_add/);
+    assert.equal(onlyReads({ ...claiming.tools[1], readOnly: true }), false, 'were the check bypassed, the permission still decides');
+    assert.equal(onlyReads(notesFamily().tools[0]), true, 'control');
+    // A family may not take a verb of the command's own (a listing, a user-only action) or another family's.
+    for (const verb of ['memory list', 'memory pin', 'tool policy', 'goal add']) {
+      const taking = notesFamily();
+      taking.cli[1].verb = verb;
+      assert.throws(() => clawserCli([...TOOL_FAMILIES, taking]), new RegExp(verb), verb);
+    }
+    // The shell's verdict follows the same set: read-only verbs pass, the others do not.
+    const shell = createShell({ fs: new MemoryFileSystem() });
+    for (const verb of READ_ONLY_VERBS) assert.equal(readOnlyVerdict(shell.parse(`clawser ${verb} x`)).readOnly, true, verb);
+    const others = ['skill activate', 'memory add', 'memory forget', 'goal add', 'goal done', 'job add', 'job remove', 'skill install'];
+    for (const verb of [...others, 'tool call', 'config list', 'conversation list', 'memory pin']) {
+      assert.equal(readOnlyVerdict(shell.parse(`clawser ${verb} x`)).readOnly, false, verb);
+    }
+  },
+);
 
-test('through the agent at read-only autonomy: a read-only verb runs unasked (control), a write tool\'s verb is refused', async () => {
+test("through the agent at read-only autonomy: a read-only verb runs unasked (control), a write tool's verb is refused", async () => {
   const w = await shellWorkspace({ level: 'readonly' });
   await w.memory.store({ key: 'colour', content: 'blue', source: 'user' });
   const { results } = await w.turn(['clawser memory recall colour', 'clawser memory forget colour']);
@@ -161,61 +213,71 @@ test('through the agent at read-only autonomy: a read-only verb runs unasked (co
   assert.equal((await w.memory.list()).length, 1, 'the memory is still there');
 });
 
-test('a tool family added by one file and one line: its tools reach the registry, its verbs `clawser` '
-  + '(help, usage errors, calls), its reading verb the read-only set', async () => {
-  const families = [...TOOL_FAMILIES, notesFamily()];
-  const registry = new BrowserToolRegistry();
-  for (const tool of builtinTools(families)) registry.register(tool);
-  assert.ok(registry.get('notes_list') && registry.get('notes_add'));
-  assert.equal(registry.policyOf('notes_add'), 'approve', 'its permission sets its default policy');
-  const names = (/** @type {import('../../web/tools/types.d.ts').ToolDefinition[]} */ tools) => tools.map((t) => t.name);
-  assert.deepEqual(names(builtinTools()), names(builtinTools(families)).slice(0, -2), 'the built-in tools come first, in their order');
+test(
+  'a tool family added by one file and one line: its tools reach the registry, its verbs `clawser` ' +
+    '(help, usage errors, calls), its reading verb the read-only set',
+  async () => {
+    const families = [...TOOL_FAMILIES, notesFamily()];
+    const registry = new BrowserToolRegistry();
+    for (const tool of builtinTools(families)) registry.register(tool);
+    assert.ok(registry.get('notes_list') && registry.get('notes_add'));
+    assert.equal(registry.policyOf('notes_add'), 'approve', 'its permission sets its default policy');
+    const names = (/** @type {import('../../web/tools/types.d.ts').ToolDefinition[]} */ tools) => tools.map((t) => t.name);
+    assert.deepEqual(names(builtinTools()), names(builtinTools(families)).slice(0, -2), 'the built-in tools come first, in their order');
 
-  const help = await runClawser('clawser help', { families });
-  assert.match(help.stdout, /^ {2}note list \[--tag t\] \| add <title> <text>$/m);
-  const usage = await runClawser('clawser note add onlytitle', { families });
-  assert.deepEqual([usage.exitCode, usage.stderr, usage.calls], [2, 'clawser note add <title> <text>\n', []]);
-  const added = await runClawser('clawser note add Shopping eggs and milk', { families });
-  assert.equal(added.stdout, 'notes_add done\n');
-  assert.deepEqual(added.calls, [['notes_add', { title: 'Shopping', text: 'eggs and milk' }]]);
-  const listed = await runClawser('clawser note list -t home', { families });
-  assert.deepEqual(listed.calls, [['notes_list', { tag: 'home' }]]);
-  assert.deepEqual(clawserCli(families).subcommands.note, ['list', 'add']);
-  // Control: without the family, `clawser` has no such area.
-  assert.equal((await runClawser('clawser note list')).exitCode, 2);
-  assert.equal(CLAWSER_SUBCOMMANDS.note, undefined);
-});
+    const help = await runClawser('clawser help', { families });
+    assert.match(help.stdout, /^ {2}note list \[--tag t\] \| add <title> <text>$/m);
+    const usage = await runClawser('clawser note add onlytitle', { families });
+    assert.deepEqual([usage.exitCode, usage.stderr, usage.calls], [2, 'clawser note add <title> <text>\n', []]);
+    const added = await runClawser('clawser note add Shopping eggs and milk', { families });
+    assert.equal(added.stdout, 'notes_add done\n');
+    assert.deepEqual(added.calls, [['notes_add', { title: 'Shopping', text: 'eggs and milk' }]]);
+    const listed = await runClawser('clawser note list -t home', { families });
+    assert.deepEqual(listed.calls, [['notes_list', { tag: 'home' }]]);
+    assert.deepEqual(clawserCli(families).subcommands.note, ['list', 'add']);
+    // Control: without the family, `clawser` has no such area.
+    assert.equal((await runClawser('clawser note list')).exitCode, 2);
+    assert.equal(CLAWSER_SUBCOMMANDS.note, undefined);
+  },
+);
 
-test('web/tools/families.js is the one list: every module of web/tools/ exporting a family is in it once, '
-  + 'and nothing else lists families', async () => {
-  const dir = join(WEB, 'tools');
-  const exporting = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.js'))) {
-    const module = await import(join(dir, file));
-    if ('family' in module) exporting.push({ file, family: module.family });
-  }
-  assert.ok(exporting.length >= 12, 'the family modules were found');
-  assert.deepEqual(exporting.filter((e) => !TOOL_FAMILIES.includes(e.family)).map((e) => e.file), [], 'each family module is listed');
-  assert.equal(new Set(TOOL_FAMILIES).size, TOOL_FAMILIES.length, 'each once');
-  assert.equal(TOOL_FAMILIES.length, exporting.length, 'the list holds nothing else');
-  // One line per family: an import of `family` from its module.
-  const source = readFileSync(join(dir, 'families.js'), 'utf8');
-  for (const { file } of exporting) {
-    const line = new RegExp(`^import \\{ family as \\w+ \\} from '\\./${file.replace('.', '\\.')}';$`, 'gm');
-    assert.equal(source.match(line)?.length, 1, file);
-  }
-  // No other module names the families' tool lists: the registry's tools come from TOOL_FAMILIES.
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.js') && f !== 'families.js')) {
-    const source = readFileSync(join(dir, file), 'utf8');
-    assert.doesNotMatch(source, /\.\.\.[A-Z]+_TOOLS\b/, `${file} spreads a family's tool list`);
-  }
-});
+test(
+  'web/tools/families.js is the one list: every module of web/tools/ exporting a family is in it once, ' +
+    'and nothing else lists families',
+  async () => {
+    const dir = join(WEB, 'tools');
+    const exporting = [];
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.js'))) {
+      const module = await import(join(dir, file));
+      if ('family' in module) exporting.push({ file, family: module.family });
+    }
+    assert.ok(exporting.length >= 12, 'the family modules were found');
+    assert.deepEqual(
+      exporting.filter((e) => !TOOL_FAMILIES.includes(e.family)).map((e) => e.file),
+      [],
+      'each family module is listed',
+    );
+    assert.equal(new Set(TOOL_FAMILIES).size, TOOL_FAMILIES.length, 'each once');
+    assert.equal(TOOL_FAMILIES.length, exporting.length, 'the list holds nothing else');
+    // One line per family: an import of `family` from its module.
+    const source = readFileSync(join(dir, 'families.js'), 'utf8');
+    for (const { file } of exporting) {
+      const line = new RegExp(`^import \\{ family as \\w+ \\} from '\\./${file.replace('.', '\\.')}';$`, 'gm');
+      assert.equal(source.match(line)?.length, 1, file);
+    }
+    // No other module names the families' tool lists: the registry's tools come from TOOL_FAMILIES.
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.js') && f !== 'families.js')) {
+      const source = readFileSync(join(dir, file), 'utf8');
+      assert.doesNotMatch(source, /\.\.\.[A-Z]+_TOOLS\b/, `${file} spreads a family's tool list`);
+    }
+  },
+);
 
 test('docs/shell.md shows `clawser help` and the read-only `clawser` verbs as the metadata makes them', async () => {
   const docs = readFileSync(join(WEB, '../docs/shell.md'), 'utf8');
   const help = (await runClawser('clawser help')).stdout;
   const block = `\`\`\`text\n$ clawser help\n${help}\`\`\``;
-  assert.ok(docs.includes(block), 'docs/shell.md\'s help block is `clawser help` (copy it from the command)');
+  assert.ok(docs.includes(block), "docs/shell.md's help block is `clawser help` (copy it from the command)");
   const paragraph = docs.slice(docs.indexOf('The read-only list ('), docs.indexOf('## Approval rules'));
   const documented = [...paragraph.matchAll(/`clawser (\w+ \w+)`/g)].map((m) => m[1]);
   assert.deepEqual(documented, clawserCli().readOnly);

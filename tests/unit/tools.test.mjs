@@ -24,7 +24,9 @@ function fakeFetch(routes) {
 }
 
 test('web_fetch: HTML reduced to readable text, JSON pretty, binary not shown, capped', async () => {
-  const html = '<html><head><title>T</title><style>.x{}</style><script>evil()</script></head><body><nav>menu</nav><h1>Hello</h1><p>First &amp; second.</p><ul><li>one</li></ul></body></html>';
+  const html =
+    '<html><head><title>T</title><style>.x{}</style><script>evil()</script></head><body><nav>menu</' +
+    'nav><h1>Hello</h1><p>First &amp; second.</p><ul><li>one</li></ul></body></html>';
   const f = fakeFetch({
     'https://e.test/page': { type: 'text/html; charset=utf-8', body: html },
     'https://e.test/data': { type: 'application/json', body: '{"a":1}' },
@@ -42,7 +44,10 @@ test('web_fetch: HTML reduced to readable text, JSON pretty, binary not shown, c
   const big = await webFetch.run({ url: 'https://e.test/big', maxChars: 1000 }, ctx({ fetch: f }));
   assert.match(big.output, /cut at 1000 characters/);
   assert.equal((await webFetch.run({ url: 'https://e.test/404' }, ctx({ fetch: f }))).ok, false);
-  const blocked = await webFetch.run({ url: 'https://other.test/' }, ctx({ fetch: f, settings: toolSettings({ fetchAllowlist: ['e.test'] }) }));
+  const blocked = await webFetch.run(
+    { url: 'https://other.test/' },
+    ctx({ fetch: f, settings: toolSettings({ fetchAllowlist: ['e.test'] }) }),
+  );
   assert.match(blocked.output, /not in this workspace's fetch allowlist/);
   const cors = await webFetch.run({ url: 'https://down.test/' }, ctx({ fetch: f }));
   assert.match(cors.output, /unreachable or does not allow requests from a web page/);
@@ -60,27 +65,48 @@ test('web_search: a clear "not configured" result, SearXNG and Brave formats', a
     urls.push(String(input));
     const brave = String(input).includes('brave');
     if (brave) assert.equal(/** @type {Record<string, string>} */ (init?.headers)['x-subscription-token'], 'bk');
-    return Response.json(brave ? { web: { results: [{ title: 'B', url: 'https://b.test', description: '<b>bold</b> snippet' }] } } : { results: [{ title: 'S', url: 'https://s.test', content: 'searx snippet' }] });
+    return Response.json(
+      brave
+        ? { web: { results: [{ title: 'B', url: 'https://b.test', description: '<b>bold</b> snippet' }] } }
+        : { results: [{ title: 'S', url: 'https://s.test', content: 'searx snippet' }] },
+    );
   };
-  const searx = await webSearch.run({ query: 'cats & dogs' }, ctx({ fetch: f, settings: toolSettings({ searchEndpoint: 'https://searx.test/' }) }));
+  const searx = await webSearch.run(
+    { query: 'cats & dogs' },
+    ctx({ fetch: f, settings: toolSettings({ searchEndpoint: 'https://searx.test/' }) }),
+  );
   assert.equal(urls[0], 'https://searx.test/search?q=cats+%26+dogs&format=json');
   assert.match(searx.output, /1\. S\n {3}https:\/\/s\.test\n {3}searx snippet/);
-  const brave = await webSearch.run({ query: 'q' }, ctx({ fetch: f, settings: toolSettings({ searchEndpoint: 'https://api.search.brave.com/res/v1/web/search', searchApiKey: 'bk' }) }));
+  const brave = await webSearch.run(
+    { query: 'q' },
+    ctx({ fetch: f, settings: toolSettings({ searchEndpoint: 'https://api.search.brave.com/res/v1/web/search', searchApiKey: 'bk' }) }),
+  );
   assert.match(brave.output, /bold snippet/);
   // The key goes to Brave's host only, not to any URL that mentions it.
   /** @type {(Record<string, string> | undefined)[]} */
   const sent = [];
   /** @type {typeof fetch} */
-  const g = async (_input, init) => { sent.push(/** @type {Record<string, string> | undefined} */ (init?.headers)); return Response.json({ results: [] }); };
-  await webSearch.run({ query: 'q' }, ctx({ fetch: g, settings: toolSettings({ searchEndpoint: 'https://evil.example/api.search.brave.com', searchApiKey: 'bk' }) }));
+  const g = async (_input, init) => {
+    sent.push(/** @type {Record<string, string> | undefined} */ (init?.headers));
+    return Response.json({ results: [] });
+  };
+  await webSearch.run(
+    { query: 'q' },
+    ctx({ fetch: g, settings: toolSettings({ searchEndpoint: 'https://evil.example/api.search.brave.com', searchApiKey: 'bk' }) }),
+  );
   assert.equal(sent[0]?.['x-subscription-token'], undefined);
 });
 
 test('storage tools refuse clawser_* keys and work on the rest', async () => {
   /** @type {Map<string, string>} */
-  const m = new Map([['clawser_secret', 'x'], ['user_note', 'hi']]);
+  const m = new Map([
+    ['clawser_secret', 'x'],
+    ['user_note', 'hi'],
+  ]);
   /** @type {any} */ (globalThis).localStorage = {
-    get length() { return m.size; },
+    get length() {
+      return m.size;
+    },
     key: (/** @type {number} */ i) => [...m.keys()][i] ?? null,
     getItem: (/** @type {string} */ k) => m.get(k) ?? null,
     setItem: (/** @type {string} */ k, /** @type {string} */ v) => void m.set(k, v),
@@ -122,7 +148,9 @@ test('browser tools use only the UI services given to them', async () => {
     askUser: async (q, o) => (calls.push(`ask:${q}:${o?.choices?.join('|')}`), q === 'skip?' ? null : 'yes'),
     notify: async (t) => (calls.push(`notify:${t}`), 'denied'),
     openTab: (u) => (calls.push(`open:${u}`), true),
-    clipboardRead: async () => { throw new Error('permission denied'); },
+    clipboardRead: async () => {
+      throw new Error('permission denied');
+    },
     clipboardWrite: async () => {},
     screenInfo: () => ({ screen: { width: 1 } }),
     screenshot: async () => ({ dataUrl: 'data:image/png;base64,iVBORw0KGgo=', width: 2, height: 3 }),
@@ -159,9 +187,14 @@ test('tool images reach vision providers in each wire format', () => {
     { role: 'assistant', content: '', toolCalls: [{ id: 's1', name: 'screenshot', arguments: {} }] },
     { role: 'tool', toolCallId: 's1', content: 'saved', images: [img] },
   ]);
-  const openai = /** @type {import('../../web/providers/openai.js').OpenAIProvider} */ (createProvider({ provider: 'openai', apiKey: 'k' }));
+  const openai = /** @type {import('../../web/providers/openai.js').OpenAIProvider} */ (
+    createProvider({ provider: 'openai', apiKey: 'k' })
+  );
   const body = /** @type {any} */ (openai.buildBody({ messages: msgs }));
-  assert.deepEqual(body.messages.map((/** @type {any} */ m) => m.role), ['user', 'assistant', 'tool', 'user']);
+  assert.deepEqual(
+    body.messages.map((/** @type {any} */ m) => m.role),
+    ['user', 'assistant', 'tool', 'user'],
+  );
   assert.equal(body.messages[3].content[1].image_url.url, img.dataUrl);
   const wire = /** @type {any} */ (toWireMessages(msgs));
   assert.deepEqual(wire[2].content[0].content[1], { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } });

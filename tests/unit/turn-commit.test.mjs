@@ -30,7 +30,8 @@ import { loose } from '../fixtures/loose-events.mjs';
 
 const AUTHOR = { name: 'Clawser', email: 'clawser@localhost' };
 const { commitTurn } = turnCommit;
-/** The commit after an undo or redo (absent before the fix: no commit is made). @type {(args: any) => Promise<string | null>} */ // any: its arguments are the controller's
+// any: its arguments are the controller's
+/** The commit after an undo or redo (absent before the fix: no commit is made). @type {(args: any) => Promise<string | null>} */
 const commitTakeBack = /** @type {any} */ (turnCommit).commitTakeBack ?? (async () => null);
 
 /**
@@ -50,12 +51,17 @@ async function workspace() {
   const memory = new MemoryStore({ fs });
   const scheduler = new Scheduler({ fs, timezone: 'UTC', execute: async () => ({ ok: true, summary: '' }) });
   const conversations = new ConversationStore(root, 'ws');
-  const services = /** @type {any} */ ({ // any: the parts of a workspace's services a turn uses
-    registry, goals, scheduler,
+  const services = /** @type {any} */ ({
+    // any: the parts of a workspace's services a turn uses
+    registry,
+    goals,
+    scheduler,
     git: async () => repo,
     memory: async () => memory,
     skills: async () => undefined,
-    mcp: async () => { throw new Error('no MCP servers here'); },
+    mcp: async () => {
+      throw new Error('no MCP servers here');
+    },
     agents: async () => ({ get: async () => null, identity: async () => null }),
     toolUi: {},
     usage: new UsageLedger({ fs }),
@@ -78,7 +84,8 @@ async function workspace() {
     const { agent } = await factory.agent('ws', provider, conversation, [], { approve: async () => 'once' });
     const tools = /** @type {import('../../web/agent/runtime/tool-runner.js').ToolRunner} */ (agent.tools);
     // Code runs in a stand-in sandbox (Node has no andbox), through the turn's own runner as in the app.
-    tools.context.runCode = (code, signal, o) => new Codex({ getSandbox: async () => fakeSandbox() }).run(code, { tools, signal, ...(o?.only ? { only: o.only } : {}) });
+    tools.context.runCode = (code, signal, o) =>
+      new Codex({ getSandbox: async () => fakeSandbox() }).run(code, { tools, signal, ...(o?.only ? { only: o.only } : {}) });
     await agent.run(text);
     const notice = await commitTurn({ repo, tools, turn: { title: 'Chat', text }, author: AUTHOR, mounted: false });
     return { agent, notice };
@@ -89,70 +96,107 @@ async function workspace() {
     return { message: head.message, paths: (await repo.diffCommit(head.oid)).map((d) => d.path) };
   };
   /** Files with changes not committed (as the Git panel lists them). */
-  const uncommitted = async () => (await repo.status()).filter((s) => s.state !== 'unchanged' || s.staged || s.unstaged).map((s) => s.path).sort();
+  const uncommitted = async () =>
+    (await repo.status())
+      .filter((s) => s.state !== 'unchanged' || s.staged || s.unstaged)
+      .map((s) => s.path)
+      .sort();
   return { root, fs, repo, goals, memory, scheduler, conversation, factory, turn, lastCommit, uncommitted };
 }
 
 /** A scripted reply that calls one tool. @param {string} name @param {Record<string, unknown>} args */
 const call = (name, args) => ({ toolCalls: [{ id: `${name}-${Math.random().toString(36).slice(2, 8)}`, name, arguments: args }] });
 
-test('the agent\'s commit holds only agent.txt: the user\'s a.txt and goal file stay uncommitted (control: a turn writing two files commits both)', async () => {
+test("the agent's commit holds only agent.txt: the user's a.txt and goal file stay uncommitted (control: \
+a turn writing two files commits both)", async () => {
   const w = await workspace();
   // The user, before the turn: a file from the Terminal, a goal from the Goals panel (its mirror is a workspace file).
   await w.fs.write('a.txt', 'mine\n');
   const goal = await w.goals.add({ description: 'Write the report' });
   const goalFile = w.goals.mirrorPathOf(goal);
-  const { notice } = await w.turn([call('fs_write', { path: 'agent.txt', content: 'from the agent\n' }), { text: 'Wrote agent.txt.' }], 'write agent.txt');
+  const { notice } = await w.turn(
+    [call('fs_write', { path: 'agent.txt', content: 'from the agent\n' }), { text: 'Wrote agent.txt.' }],
+    'write agent.txt',
+  );
   assert.match(String(notice), /committed \([0-9a-f]{7}\)/);
   const commit = await w.lastCommit();
   assert.match(commit.message, /^Agent: write agent\.txt/);
   assert.deepEqual(commit.paths, ['agent.txt']);
-  assert.deepEqual(await w.uncommitted(), ['a.txt', goalFile].sort(), 'the user\'s work is still shown as changes');
+  assert.deepEqual(await w.uncommitted(), ['a.txt', goalFile].sort(), "the user's work is still shown as changes");
   // Control: a turn that writes two files commits both, and still nothing of the user's.
-  await w.turn([{ toolCalls: [{ id: 'x', name: 'fs_write', arguments: { path: 'notes/x.md', content: 'x' } }, { id: 'y', name: 'fs_write', arguments: { path: 'y.txt', content: 'y' } }] }, { text: 'Two.' }], 'write two files');
+  await w.turn(
+    [
+      {
+        toolCalls: [
+          { id: 'x', name: 'fs_write', arguments: { path: 'notes/x.md', content: 'x' } },
+          { id: 'y', name: 'fs_write', arguments: { path: 'y.txt', content: 'y' } },
+        ],
+      },
+      { text: 'Two.' },
+    ],
+    'write two files',
+  );
   assert.deepEqual((await w.lastCommit()).paths, ['notes/x.md', 'y.txt']);
   assert.deepEqual(await w.uncommitted(), ['a.txt', goalFile].sort());
 });
 
-test('deletions, renames, shell writes, sandbox code and a sub-agent\'s files are the turn\'s commit; nothing of the user\'s is (control: the same paths all committed)', async () => {
+test("deletions, renames, shell writes, sandbox code and a sub-agent's files are the turn's commit; nothing of the user's is (control: \
+the same paths all committed)", async () => {
   const w = await workspace();
   await w.fs.write('old.txt', 'old\n');
   await w.fs.write('gone.txt', 'bye\n');
   await w.fs.write('dir/one.txt', '1\n');
   await w.repo.commitAll({ message: 'More', author: AUTHOR });
-  await w.fs.write('user-notes.md', 'the user\'s notes\n');
+  await w.fs.write('user-notes.md', "the user's notes\n");
   await w.fs.write('README.md', '# Project\nEdited by the user.\n');
-  await w.turn([
-    call('fs_delete', { path: 'gone.txt' }),
-    call('shell', { command: 'mv old.txt new.txt && echo from-shell > shell.txt' }),
-    call('shell', { command: 'rm -r dir' }),
-    call('run_js', { code: 'await fs_write({ path: "code.txt", content: "from code" }); return "ok";' }),
-    // The sub-agent's own turn (its replies come from the same script, in order).
-    call('agent_delegate', { task: 'write sub.txt' }),
-    call('fs_write', { path: 'sub.txt', content: 'from the sub-agent' }),
-    { text: 'The sub-agent wrote sub.txt.' },
-    { text: 'All done.' },
-  ], 'tidy up');
-  assert.deepEqual(loose(w.conversation.events).filter((e) => e.type === 'tool_result' && !e.data.ok).map((e) => e.data.result), [], 'every call ran');
+  await w.turn(
+    [
+      call('fs_delete', { path: 'gone.txt' }),
+      call('shell', { command: 'mv old.txt new.txt && echo from-shell > shell.txt' }),
+      call('shell', { command: 'rm -r dir' }),
+      call('run_js', { code: 'await fs_write({ path: "code.txt", content: "from code" }); return "ok";' }),
+      // The sub-agent's own turn (its replies come from the same script, in order).
+      call('agent_delegate', { task: 'write sub.txt' }),
+      call('fs_write', { path: 'sub.txt', content: 'from the sub-agent' }),
+      { text: 'The sub-agent wrote sub.txt.' },
+      { text: 'All done.' },
+    ],
+    'tidy up',
+  );
+  assert.deepEqual(
+    loose(w.conversation.events)
+      .filter((e) => e.type === 'tool_result' && !e.data.ok)
+      .map((e) => e.data.result),
+    [],
+    'every call ran',
+  );
   assert.equal(await w.fs.readText('sub.txt'), 'from the sub-agent', 'the sub-agent ran');
   assert.equal(await w.fs.readText('code.txt'), 'from code', 'the sandbox code ran');
   const commit = await w.lastCommit();
   assert.deepEqual(commit.paths, ['code.txt', 'dir/one.txt', 'gone.txt', 'new.txt', 'old.txt', 'shell.txt', 'sub.txt']);
-  assert.deepEqual(await w.uncommitted(), ['README.md', 'user-notes.md'], 'the user\'s edit and new file stay uncommitted');
-  assert.equal(await w.repo.readFileAt('HEAD', 'README.md').then((b) => b && new TextDecoder().decode(b)), '# Project\n', 'the committed README is the one before the user\'s edit');
+  assert.deepEqual(await w.uncommitted(), ['README.md', 'user-notes.md'], "the user's edit and new file stay uncommitted");
+  assert.equal(
+    await w.repo.readFileAt('HEAD', 'README.md').then((b) => b && new TextDecoder().decode(b)),
+    '# Project\n',
+    "the committed README is the one before the user's edit",
+  );
 });
 
-test('a path both the user and the agent changed: the agent\'s resulting content is committed (control: a path only the user changed stays uncommitted)', async () => {
+test("a path both the user and the agent changed: the agent's resulting content is committed (control: \
+a path only the user changed stays uncommitted)", async () => {
   const w = await workspace();
   await w.fs.write('shared.md', 'the user started this\n');
   await w.fs.write('mine.md', 'only mine\n');
   await w.turn([call('shell', { command: 'echo "the agent added this" >> shared.md' }), { text: 'Appended.' }], 'add a line to shared.md');
   assert.deepEqual((await w.lastCommit()).paths, ['shared.md']);
-  assert.equal(new TextDecoder().decode(/** @type {Uint8Array} */ (await w.repo.readFileAt('HEAD', 'shared.md'))), 'the user started this\nthe agent added this\n');
+  assert.equal(
+    new TextDecoder().decode(/** @type {Uint8Array} */ (await w.repo.readFileAt('HEAD', 'shared.md'))),
+    'the user started this\nthe agent added this\n',
+  );
   assert.deepEqual(await w.uncommitted(), ['mine.md']);
 });
 
-test('a file the user staged stays staged, untouched by the agent\'s commit (control: the agent\'s file is committed)', async () => {
+test("a file the user staged stays staged, untouched by the agent's commit (control: the agent's file is committed)", async () => {
   const w = await workspace();
   await w.fs.write('staged.txt', 'staged by the user\n');
   await w.repo.stage(['staged.txt']);
@@ -162,7 +206,7 @@ test('a file the user staged stays staged, untouched by the agent\'s commit (con
   assert.deepEqual([staged?.state, staged?.staged], ['new', true]);
 });
 
-test('the agent\'s goal is its own: its mirror file is in the agent\'s commit, the user\'s goal is not (control)', async () => {
+test("the agent's goal is its own: its mirror file is in the agent's commit, the user's goal is not (control)", async () => {
   const w = await workspace();
   const mine = await w.goals.add({ description: 'My own goal' });
   await w.turn([call('goal_add', { description: 'Agent goal' }), { text: 'Added.' }], 'add a goal');
@@ -172,7 +216,7 @@ test('the agent\'s goal is its own: its mirror file is in the agent\'s commit, t
   assert.deepEqual(await w.uncommitted(), [w.goals.mirrorPathOf(mine)]);
 });
 
-test('git restore run by the agent is the turn\'s change and is committed (control: the user\'s file is not)', async () => {
+test("git restore run by the agent is the turn's change and is committed (control: the user's file is not)", async () => {
   const w = await workspace();
   await w.fs.write('README.md', '# Broken\n');
   await w.repo.commitAll({ message: 'Break it', author: AUTHOR });
@@ -184,16 +228,17 @@ test('git restore run by the agent is the turn\'s change and is committed (contr
   assert.deepEqual(await w.uncommitted(), ['mine.txt']);
 });
 
-test('restoring the workspace to before the agent\'s commit keeps the user\'s uncommitted work (control: the agent\'s file is removed)', async () => {
+test("restoring the workspace to before the agent's commit keeps the user's uncommitted work (control: \
+the agent's file is removed)", async () => {
   const w = await workspace();
   await w.fs.write('a.txt', 'mine\n');
-  await w.fs.write('README.md', '# Project\nThe user\'s edit, not committed.\n');
+  await w.fs.write('README.md', "# Project\nThe user's edit, not committed.\n");
   await w.turn([call('fs_write', { path: 'agent.txt', content: 'A' }), { text: 'ok' }], 'write agent.txt');
   const [, before] = await w.repo.log();
   const result = await w.repo.restore(before.oid);
-  assert.equal(await w.fs.stat('agent.txt'), null, 'the agent\'s file is gone');
-  assert.equal(await w.fs.readText('a.txt'), 'mine\n', 'the user\'s new file is kept');
-  assert.equal(await w.fs.readText('README.md'), '# Project\nThe user\'s edit, not committed.\n', 'the user\'s edit is kept');
+  assert.equal(await w.fs.stat('agent.txt'), null, "the agent's file is gone");
+  assert.equal(await w.fs.readText('a.txt'), 'mine\n', "the user's new file is kept");
+  assert.equal(await w.fs.readText('README.md'), "# Project\nThe user's edit, not committed.\n", "the user's edit is kept");
   assert.deepEqual(result.changed, ['agent.txt']);
   assert.deepEqual(result.kept, ['README.md', 'a.txt']);
   // Restoring the later commit again brings the agent's file back (what a restore wrote is in the repository).
@@ -202,16 +247,21 @@ test('restoring the workspace to before the agent\'s commit keeps the user\'s un
   assert.equal(await w.fs.readText('agent.txt'), 'A');
 });
 
-test('undo and redo record their own commits, and the next turn\'s commit has only its own paths (control: undoing a turn that changed no file makes no commit)', async () => {
+test("undo and redo record their own commits, and the next turn's commit has only its own paths (control: \
+undoing a turn that changed no file makes no commit)", async () => {
   const w = await workspace();
   const { ChatController } = await import('../../web/app/chat-controller.js');
   /** @type {import('../fixtures/scripted-provider.mjs').ScriptedTurn[]} */
   let script = [];
   const chat = new ChatController({
-    fs: w.root, workspaceId: 'ws',
-    settings: /** @type {any} */ ({ providerConfig: async () => ({ provider: 'echo', model: 'echo' }) }), // any: only providerConfig is used
-    providerFactory: () => /** @type {any} */ (new ScriptedProvider(script.splice(0))), // any: the scripted provider stands in for a Provider
-    buildAgent: async (provider, conversation) => (await w.factory.agent('ws', provider, conversation, [], { approve: async () => 'once' })).agent,
+    fs: w.root,
+    workspaceId: 'ws',
+    // any: only providerConfig is used
+    settings: /** @type {any} */ ({ providerConfig: async () => ({ provider: 'echo', model: 'echo' }) }),
+    // any: the scripted provider stands in for a Provider
+    providerFactory: () => /** @type {any} */ (new ScriptedProvider(script.splice(0))),
+    buildAgent: async (provider, conversation) =>
+      (await w.factory.agent('ws', provider, conversation, [], { approve: async () => 'once' })).agent,
     // As the app wires them (web/app/chat-assembly.js): a commit after each turn, and after each undo or redo.
     afterTurn: (agent, turn) => commitTurn({ repo: w.repo, tools: agent.tools, turn, author: AUTHOR, mounted: false }),
     afterTakeBack: (change) => commitTakeBack({ repo: w.repo, ...change, author: AUTHOR }),
@@ -242,9 +292,19 @@ test('undo and redo record their own commits, and the next turn\'s commit has on
   await chat.send('write later.txt');
   const later = await w.lastCommit();
   assert.match(later.message, /^Agent: write later\.txt/);
-  assert.deepEqual(later.paths, ['later.txt'], 'the undo\'s deletion is not swept into a later turn');
+  assert.deepEqual(later.paths, ['later.txt'], "the undo's deletion is not swept into a later turn");
   assert.deepEqual(await w.uncommitted(), ['a.txt']);
-  assert.deepEqual((await w.repo.log({ depth: 10 })).map((c) => c.message.split('\n')[0]), ['Agent: write later.txt', 'Undo turn: write agent.txt', 'Redo turn: write agent.txt', 'Undo turn: write agent.txt', 'Agent: write agent.txt', 'Start']);
+  assert.deepEqual(
+    (await w.repo.log({ depth: 10 })).map((c) => c.message.split('\n')[0]),
+    [
+      'Agent: write later.txt',
+      'Undo turn: write agent.txt',
+      'Redo turn: write agent.txt',
+      'Undo turn: write agent.txt',
+      'Agent: write agent.txt',
+      'Start',
+    ],
+  );
   // Control: undoing a turn that changed no file (a memory) makes no commit.
   script = [call('memory_store', { key: 'sea', content: 'Baltic', category: 'user' }), { text: 'remembered' }];
   await chat.send('remember the sea');

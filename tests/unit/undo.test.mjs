@@ -33,7 +33,20 @@ async function workspace() {
   /** @param {any[]} turns */
   const turn = async (turns, text = 'do it') => {
     const rec = recordingContext(stores);
-    const tools = new ToolRunner({ registry, context: { workspaceId: 'ws', fs: rec.fs, memory: rec.memory, goals: rec.goals, scheduler: rec.scheduler, settings: toolSettings(), fetch: globalThis.fetch, conversationId: conversation.id }, approve: async () => 'once' });
+    const tools = new ToolRunner({
+      registry,
+      context: {
+        workspaceId: 'ws',
+        fs: rec.fs,
+        memory: rec.memory,
+        goals: rec.goals,
+        scheduler: rec.scheduler,
+        settings: toolSettings(),
+        fetch: globalThis.fetch,
+        conversationId: conversation.id,
+      },
+      approve: async () => 'once',
+    });
     tools.recorder = rec.recorder;
     const head = conversation.head;
     const agent = new ClawserAgent({ provider: /** @type {any} */ (new ScriptedProvider(turns)), conversation, tools });
@@ -42,19 +55,40 @@ async function workspace() {
     const start = head === null ? 0 : events.findIndex((e) => e.id === head) + 1;
     const own = events.slice(start);
     const changes = await rec.recorder.finish();
-    return { version: /** @type {const} */ (1), id: own[0].id, conversationId: conversation.id, head, last: /** @type {any} */ (own.at(-1)).id, at: Date.now(), state: /** @type {const} */ ('done'), messages: 2, changes };
+    return {
+      version: /** @type {const} */ (1),
+      id: own[0].id,
+      conversationId: conversation.id,
+      head,
+      last: /** @type {any} */ (own.at(-1)).id,
+      at: Date.now(),
+      state: /** @type {const} */ ('done'),
+      messages: 2,
+      changes,
+    };
   };
-  return { root, ws, stores, conversation, conversations, turn, domains: undoDomains(stores), undo: new UndoStore(root, conversations.dirOf(conversation.id), { keep: 3 }) };
+  return {
+    root,
+    ws,
+    stores,
+    conversation,
+    conversations,
+    turn,
+    domains: undoDomains(stores),
+    undo: new UndoStore(root, conversations.dirOf(conversation.id), { keep: 3 }),
+  };
 }
 
 const writeTwoFilesMemoryGoalJob = [
-  { toolCalls: [
-    { id: 'a', name: 'fs_write', arguments: { path: 'notes/a.md', content: 'A new' } },
-    { id: 'b', name: 'fs_write', arguments: { path: 'b.md', content: 'B changed' } },
-    { id: 'm', name: 'memory_store', arguments: { key: 'Colour', content: 'blue', category: 'user' } },
-    { id: 'g', name: 'goal_add', arguments: { description: 'Ship the report' } },
-    { id: 'j', name: 'schedule_add', arguments: { when: 'every day at 9:00', name: 'Daily digest', prompt: 'Summarize' } },
-  ] },
+  {
+    toolCalls: [
+      { id: 'a', name: 'fs_write', arguments: { path: 'notes/a.md', content: 'A new' } },
+      { id: 'b', name: 'fs_write', arguments: { path: 'b.md', content: 'B changed' } },
+      { id: 'm', name: 'memory_store', arguments: { key: 'Colour', content: 'blue', category: 'user' } },
+      { id: 'g', name: 'goal_add', arguments: { description: 'Ship the report' } },
+      { id: 'j', name: 'schedule_add', arguments: { when: 'every day at 9:00', name: 'Daily digest', prompt: 'Summarize' } },
+    ],
+  },
   { text: 'Done.' },
 ];
 
@@ -63,7 +97,16 @@ test('a turn records files, a memory, a goal and a job; undo puts every one back
   await w.ws.write('b.md', 'B before');
   await w.stores.memory.store({ key: 'colour', content: 'red', category: 'user' });
   const record = await w.turn(writeTwoFilesMemoryGoalJob);
-  assert.deepEqual(record.changes.map((c) => `${c.kind}:${c.key}`).sort(), ['file:b.md', 'file:notes/a.md', 'goal:' + record.changes.find((c) => c.kind === 'goal')?.key, 'job:' + record.changes.find((c) => c.kind === 'job')?.key, 'memory:colour'].sort());
+  assert.deepEqual(
+    record.changes.map((c) => `${c.kind}:${c.key}`).sort(),
+    [
+      'file:b.md',
+      'file:notes/a.md',
+      'goal:' + record.changes.find((c) => c.kind === 'goal')?.key,
+      'job:' + record.changes.find((c) => c.kind === 'job')?.key,
+      'memory:colour',
+    ].sort(),
+  );
   assert.equal(describeChanges(record), '2 files, 1 memory, 1 goal, 1 scheduled job');
   const undo = await planUndo(record, w.domains, 'undo');
   assert.equal(undo.conflicts.length, 0);
@@ -87,7 +130,15 @@ test('undo of a delete and a forget; an undo that changed nothing else is a no-o
   const w = await workspace();
   await w.ws.write('keep.txt', 'precious');
   await w.stores.memory.store({ key: 'pin', content: 'remember me', category: 'user', pinned: true });
-  const record = await w.turn([{ toolCalls: [{ id: 'd', name: 'fs_delete', arguments: { path: 'keep.txt' } }, { id: 'f', name: 'memory_forget', arguments: { key: 'pin' } }] }, { text: 'gone' }]);
+  const record = await w.turn([
+    {
+      toolCalls: [
+        { id: 'd', name: 'fs_delete', arguments: { path: 'keep.txt' } },
+        { id: 'f', name: 'memory_forget', arguments: { key: 'pin' } },
+      ],
+    },
+    { text: 'gone' },
+  ]);
   assert.equal(await w.ws.stat('keep.txt'), null);
   await applyUndo(await planUndo(record, w.domains, 'undo'), w.domains);
   assert.equal(await w.ws.readText('keep.txt'), 'precious');
@@ -119,7 +170,10 @@ test('conflict: a file or goal changed by someone else since is never overwritte
   const r2 = await w2.turn(writeTwoFilesMemoryGoalJob);
   const jobId = String(r2.changes.find((c) => c.kind === 'job')?.key);
   await w2.stores.scheduler.update(jobId, { name: 'Renamed by the user' });
-  assert.deepEqual((await planUndo(r2, w2.domains, 'undo')).conflicts.map((c) => c.what), [`the scheduled job ${jobId}`]);
+  assert.deepEqual(
+    (await planUndo(r2, w2.domains, 'undo')).conflicts.map((c) => c.what),
+    [`the scheduled job ${jobId}`],
+  );
 });
 
 test('the recorder notes a file once, before its first change, also under parallel calls; internal folders stay out of reach', async () => {
@@ -136,9 +190,22 @@ test('the recorder notes a file once, before its first change, also under parall
 
 test('undo store: newest records kept (3 here), a new turn drops the redo of undone ones, damaged files skipped', async () => {
   const w = await workspace();
-  const make = (/** @type {number} */ i) => ({ version: /** @type {const} */ (1), id: `t${i}`, conversationId: 'c', head: null, last: `e${i}`, at: i, state: /** @type {const} */ ('done'), messages: 2, changes: [] });
+  const make = (/** @type {number} */ i) => ({
+    version: /** @type {const} */ (1),
+    id: `t${i}`,
+    conversationId: 'c',
+    head: null,
+    last: `e${i}`,
+    at: i,
+    state: /** @type {const} */ ('done'),
+    messages: 2,
+    changes: [],
+  });
   for (let i = 1; i <= 5; i++) await w.undo.add(make(i));
-  assert.deepEqual((await w.undo.list()).map((r) => r.id), ['t3', 't4', 't5']);
+  assert.deepEqual(
+    (await w.undo.list()).map((r) => r.id),
+    ['t3', 't4', 't5'],
+  );
   await w.undo.save({ ...make(5), state: 'undone', undoneAt: 10 });
   assert.equal((await w.undo.undoable('e4'))?.id, 't4', 'the turn that ends where the conversation ends');
   assert.equal(await w.undo.undoable('e5'), null, 't5 is undone');
@@ -146,24 +213,49 @@ test('undo store: newest records kept (3 here), a new turn drops the redo of und
   await w.undo.add(make(6));
   assert.equal(await w.undo.redoable(null), null, 'redo is gone once a new turn ran');
   await w.root.write(`${w.undo.dir}/broken.json`, '{not json');
-  assert.deepEqual((await w.undo.list()).map((r) => r.id), ['t3', 't4', 't6']);
+  assert.deepEqual(
+    (await w.undo.list()).map((r) => r.id),
+    ['t3', 't4', 't6'],
+  );
 });
 
-test('ChatController: undo goes back turn by turn, redo comes forward again; an edited message\'s turn is undoable; a memory keeps who wrote it', async () => {
+test("ChatController: undo goes back turn by turn, redo comes forward again; an edited message's turn is undoable; \
+a memory keeps who wrote it", async () => {
   const { ChatController } = await import('../../web/app/chat-controller.js');
   const root = new MemoryFileSystem();
   const ws = new ScopedFileSystem(root, 'clawser_workspaces/w');
-  const stores = { fs: new ProtectedFileSystem(ws), memory: new MemoryStore({ fs: ws }), goals: new GoalStore({ fs: ws }), scheduler: new Scheduler({ fs: ws, timezone: 'UTC', execute: async () => ({ ok: true, summary: '' }) }) };
+  const stores = {
+    fs: new ProtectedFileSystem(ws),
+    memory: new MemoryStore({ fs: ws }),
+    goals: new GoalStore({ fs: ws }),
+    scheduler: new Scheduler({ fs: ws, timezone: 'UTC', execute: async () => ({ ok: true, summary: '' }) }),
+  };
   const registry = createBuiltinRegistry({ config: new LocalConfig(memoryStorage()), workspaceId: 'w' });
   /** @type {any[]} */
   let script = [];
-  const settings = /** @type {any} */ ({ providerConfig: async () => ({ provider: 'echo', model: 'echo' }) }); // any: only providerConfig is used
+  // any: only providerConfig is used
+  const settings = /** @type {any} */ ({ providerConfig: async () => ({ provider: 'echo', model: 'echo' }) });
   const chat = new ChatController({
-    fs: root, workspaceId: 'w', settings,
+    fs: root,
+    workspaceId: 'w',
+    settings,
     providerFactory: () => /** @type {any} */ (new ScriptedProvider(script.splice(0))),
     buildAgent: (provider, conversation) => {
       const rec = recordingContext(stores);
-      const tools = new ToolRunner({ registry, context: { workspaceId: 'w', fs: rec.fs, memory: rec.memory, goals: rec.goals, scheduler: rec.scheduler, settings: toolSettings(), fetch: globalThis.fetch, conversationId: conversation.id }, approve: async () => 'once' });
+      const tools = new ToolRunner({
+        registry,
+        context: {
+          workspaceId: 'w',
+          fs: rec.fs,
+          memory: rec.memory,
+          goals: rec.goals,
+          scheduler: rec.scheduler,
+          settings: toolSettings(),
+          fetch: globalThis.fetch,
+          conversationId: conversation.id,
+        },
+        approve: async () => 'once',
+      });
       tools.recorder = rec.recorder;
       return new ClawserAgent({ provider, conversation, tools });
     },
@@ -173,10 +265,16 @@ test('ChatController: undo goes back turn by turn, redo comes forward again; an 
   await chat.newConversation();
   // Read through a function: the state changes under assertions that would narrow it.
   const undoState = () => chat.state.undo;
-  const write = (/** @type {string} */ path, /** @type {string} */ content) => [{ toolCalls: [{ id: `w-${path}-${content}`, name: 'fs_write', arguments: { path, content } }] }, { text: `wrote ${path}` }];
+  const write = (/** @type {string} */ path, /** @type {string} */ content) => [
+    { toolCalls: [{ id: `w-${path}-${content}`, name: 'fs_write', arguments: { path, content } }] },
+    { text: `wrote ${path}` },
+  ];
   script = write('one.txt', '1');
   await chat.send('first');
-  script = [{ toolCalls: [{ id: 'm', name: 'memory_store', arguments: { key: 'sea', content: 'Baltic', category: 'user' } }] }, { text: 'remembered' }];
+  script = [
+    { toolCalls: [{ id: 'm', name: 'memory_store', arguments: { key: 'sea', content: 'Baltic', category: 'user' } }] },
+    { text: 'remembered' },
+  ];
   await chat.send('second');
   const stored = (await stores.memory.list())[0];
   assert.equal(stored.source, 'agent');
@@ -189,15 +287,28 @@ test('ChatController: undo goes back turn by turn, redo comes forward again; an 
   assert.equal(await ws.stat('one.txt'), null);
   assert.equal(chat.state.undo, null);
   assert.match((await chat.undoTurn()).message, /no turn to undo/);
-  assert.deepEqual(chat.state.events.map((e) => e.type), ['turn_undone'], 'both turns left the transcript; the log keeps them');
+  assert.deepEqual(
+    chat.state.events.map((e) => e.type),
+    ['turn_undone'],
+    'both turns left the transcript; the log keeps them',
+  );
 
   assert.equal((await chat.redoTurn()).ok, true);
   assert.equal(await ws.readText('one.txt'), '1');
   assert.equal((await chat.redoTurn()).ok, true, 'the second turn comes back after the first');
   const back = (await stores.memory.list())[0];
-  assert.deepEqual([back.key, back.content, back.source, back.id], ['sea', 'Baltic', 'agent', stored.id], 'exactly as it was, its author included');
+  assert.deepEqual(
+    [back.key, back.content, back.source, back.id],
+    ['sea', 'Baltic', 'agent', stored.id],
+    'exactly as it was, its author included',
+  );
   assert.match((await chat.redoTurn()).message, /nothing to redo/);
-  assert.deepEqual(loose(chat.state.events).filter((e) => e.type === 'agent_message' && e.data.text).map((e) => e.data.text), ['wrote one.txt', 'remembered']);
+  assert.deepEqual(
+    loose(chat.state.events)
+      .filter((e) => e.type === 'agent_message' && e.data.text)
+      .map((e) => e.data.text),
+    ['wrote one.txt', 'remembered'],
+  );
   // After redoing both, undo still goes back turn by turn.
   assert.equal((await chat.undoTurn()).ok, true);
   assert.equal((await chat.undoTurn()).ok, true);
@@ -216,7 +327,12 @@ test('ChatController: undo goes back turn by turn, redo comes forward again; an 
   assert.equal((await chat.undoTurn()).ok, true);
   assert.equal(await ws.stat('edited.txt'), null);
   // Undoing the edit shows the version from before it again, and undo goes on from there.
-  assert.deepEqual(loose(chat.state.events).filter((e) => e.type === 'agent_message' && e.data.text).map((e) => e.data.text), ['wrote one.txt', 'remembered']);
+  assert.deepEqual(
+    loose(chat.state.events)
+      .filter((e) => e.type === 'agent_message' && e.data.text)
+      .map((e) => e.data.text),
+    ['wrote one.txt', 'remembered'],
+  );
   assert.equal(undoState()?.summary, '1 memory');
   assert.equal((await chat.undoTurn()).ok, true);
   assert.deepEqual(await stores.memory.list(), []);
@@ -224,7 +340,12 @@ test('ChatController: undo goes back turn by turn, redo comes forward again; an 
   assert.equal((await chat.redoTurn()).ok, true);
   assert.equal((await chat.redoTurn()).ok, true);
   assert.equal(await ws.readText('edited.txt'), 'E');
-  assert.deepEqual(loose(chat.state.events).filter((e) => e.type === 'agent_message' && e.data.text).map((e) => e.data.text), ['wrote edited.txt']);
+  assert.deepEqual(
+    loose(chat.state.events)
+      .filter((e) => e.type === 'agent_message' && e.data.text)
+      .map((e) => e.data.text),
+    ['wrote edited.txt'],
+  );
 });
 
 test('copies are kept within a budget: a file past it is reported as too large to put back, the others are undone', async () => {
@@ -239,9 +360,22 @@ test('copies are kept within a budget: a file past it is reported as too large t
   await fs.write('small.txt', 'small after');
   await fs.write('big.bin', new Uint8Array(10));
   const changes = await rec.finish();
-  const record = { version: /** @type {const} */ (1), id: 't', conversationId: 'c', head: null, last: 'e', at: 0, state: /** @type {const} */ ('done'), messages: 1, changes };
+  const record = {
+    version: /** @type {const} */ (1),
+    id: 't',
+    conversationId: 'c',
+    head: null,
+    last: 'e',
+    at: 0,
+    state: /** @type {const} */ ('done'),
+    messages: 1,
+    changes,
+  };
   const plan = await planUndo(record, { file: fileDomain(root) }, 'undo');
-  assert.deepEqual(plan.conflicts.map((c) => c.what), ['the file big.bin (too large to keep a copy of: left as it is)']);
+  assert.deepEqual(
+    plan.conflicts.map((c) => c.what),
+    ['the file big.bin (too large to keep a copy of: left as it is)'],
+  );
   await applyUndo(plan, { file: fileDomain(root) });
   assert.equal(await root.readText('small.txt'), 'small before');
   assert.equal((await root.readBytes('big.bin')).length, 10, 'left as it is');

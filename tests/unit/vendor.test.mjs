@@ -11,7 +11,9 @@ const TYPE_ONLY = new Set(['infer', 'input', 'output']);
 async function* jsFiles(dir) {
   for (const e of await readdir(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
-    if (e.isDirectory()) { if (e.name !== 'vendor') yield* jsFiles(p); } else if (p.endsWith('.js')) yield p;
+    if (e.isDirectory()) {
+      if (e.name !== 'vendor') yield* jsFiles(p);
+    } else if (p.endsWith('.js')) yield p;
   }
 }
 
@@ -27,7 +29,8 @@ test('every z.name the app calls exists on the vendored z (and behaves like zod)
     for (const m of text.matchAll(/\bz\.([A-Za-z]+)\b/g)) if (!TYPE_ONLY.has(m[1])) used.set(m[1], file);
   }
   assert.ok(used.size >= 10, `found ${used.size} names`);
-  for (const [name, file] of used) assert.ok(name in z, `z.${name} (used in ${file}) is missing from web/vendor/zod.js: add it to ZOD_FUNCTIONS in scripts/vendor.mjs`);
+  for (const [name, file] of used)
+    assert.ok(name in z, `z.${name} (used in ${file}) is missing from web/vendor/zod.js: add it to ZOD_FUNCTIONS in scripts/vendor.mjs`);
   const r = z.object({ a: z.string().min(2), b: z.enum(['x', 'y']) }).safeParse({ a: 1, b: 'q' });
   assert.equal(r.success, false);
   assert.match(r.error?.issues[0].message ?? '', /expected string, received number/);

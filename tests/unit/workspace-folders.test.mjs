@@ -7,7 +7,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { WORKSPACE_FOLDERS, INTERNAL_FOLDERS, PROTECTED_FOLDERS, PROTECTED_SEGMENTS, SECRET_FOLDERS } from '../../web/storage/workspace-folders.js';
+import {
+  WORKSPACE_FOLDERS,
+  INTERNAL_FOLDERS,
+  PROTECTED_FOLDERS,
+  PROTECTED_SEGMENTS,
+  SECRET_FOLDERS,
+} from '../../web/storage/workspace-folders.js';
 import { verdictsOf } from '../fixtures/workspace-folder-verdicts.mjs';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { ScopedFileSystem } from '../../web/storage/scoped-fs.js';
@@ -56,7 +62,8 @@ function expectedVerdict(name, lists) {
   };
 }
 
-test('the lists of Clawser\'s own folders are what they were, and every part treats each folder as before (control: user folders and look-alikes)', async () => {
+test("the lists of Clawser's own folders are what they were, and every part treats each folder as before (control: \
+user folders and look-alikes)", async () => {
   assert.deepEqual(INTERNAL_FOLDERS, BEFORE.internal);
   assert.deepEqual(PROTECTED_FOLDERS, BEFORE.protectedFolders);
   assert.deepEqual(PROTECTED_SEGMENTS, BEFORE.protectedSegments);
@@ -88,7 +95,8 @@ const verdictByProperties = (f) => ({
   gitUntracked: f.offLimits,
 });
 
-test('the layout declares each folder once, its properties nest, every list is the folders with its property, and nothing changes them', async () => {
+test('the layout declares each folder once, its properties nest, every list is the folders with its property, \
+and nothing changes them', async () => {
   const names = WORKSPACE_FOLDERS.map((f) => f.name);
   assert.equal(new Set(names).size, names.length, 'each folder once');
   for (const f of WORKSPACE_FOLDERS) {
@@ -99,13 +107,17 @@ test('the layout declares each folder once, its properties nest, every list is t
     if (f.secret) assert.ok(f.ownerOnly, `${f.name}: secrets are written only by their owner`);
     if (f.ownerOnly) assert.ok(f.offLimits, `${f.name}: what only its owner writes is off-limits to tools`);
   }
-  const withProperty = (/** @type {'inBrowser' | 'ownerOnly' | 'offLimits' | 'secret'} */ p) => WORKSPACE_FOLDERS.filter((f) => f[p]).map((f) => f.name);
+  const withProperty = (/** @type {'inBrowser' | 'ownerOnly' | 'offLimits' | 'secret'} */ p) =>
+    WORKSPACE_FOLDERS.filter((f) => f[p]).map((f) => f.name);
   assert.deepEqual(INTERNAL_FOLDERS, withProperty('inBrowser'));
   assert.deepEqual(PROTECTED_FOLDERS, withProperty('ownerOnly'));
   assert.deepEqual(PROTECTED_SEGMENTS, withProperty('offLimits'));
   assert.deepEqual(SECRET_FOLDERS, withProperty('secret'));
-  for (const list of [WORKSPACE_FOLDERS, INTERNAL_FOLDERS, PROTECTED_FOLDERS, PROTECTED_SEGMENTS, SECRET_FOLDERS]) assert.throws(() => /** @type {unknown[]} */ (list).push('notes'), TypeError);
-  assert.throws(() => { /** @type {WorkspaceFolder} */ (WORKSPACE_FOLDERS[0]).ownerOnly = false; }, TypeError);
+  for (const list of [WORKSPACE_FOLDERS, INTERNAL_FOLDERS, PROTECTED_FOLDERS, PROTECTED_SEGMENTS, SECRET_FOLDERS])
+    assert.throws(() => /** @type {unknown[]} */ (list).push('notes'), TypeError);
+  assert.throws(() => {
+    /** @type {WorkspaceFolder} */ (WORKSPACE_FOLDERS[0]).ownerOnly = false;
+  }, TypeError);
   const seen = await verdictsOf(names);
   for (const f of WORKSPACE_FOLDERS) assert.deepEqual(seen[f.name], verdictByProperties(f), f.name);
 });
@@ -114,40 +126,81 @@ test('the layout declares each folder once, its properties nest, every list is t
 const PROBES = [
   { name: '.probe-store', holds: 'a new store', inBrowser: true, ownerOnly: true, offLimits: true, secret: false },
   { name: '.probe-secret', holds: 'a new store of secrets', inBrowser: true, ownerOnly: true, offLimits: true, secret: true },
-  { name: '.probe-owned', holds: 'a new owner-written folder that stays with the user\'s files, like .git', inBrowser: false, ownerOnly: true, offLimits: true, secret: false },
-  { name: 'probe-reserved', holds: 'a new reserved name, like clawser_keys', inBrowser: false, ownerOnly: false, offLimits: true, secret: false },
+  {
+    name: '.probe-owned',
+    holds: "a new owner-written folder that stays with the user's files, like .git",
+    inBrowser: false,
+    ownerOnly: true,
+    offLimits: true,
+    secret: false,
+  },
+  {
+    name: 'probe-reserved',
+    holds: 'a new reserved name, like clawser_keys',
+    inBrowser: false,
+    ownerOnly: false,
+    offLimits: true,
+    secret: false,
+  },
 ];
 
 /** The verdicts of `names` in a child process whose layout has `probes` too. @param {WorkspaceFolder[]} probes @param {string[]} names */
 function verdictsWithProbes(probes, names) {
   const hooks = new URL('../fixtures/workspace-folders-probe-hooks.mjs', import.meta.url).href;
-  const register = `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(hooks)});`)}`;
+  const register = `data:text/javascript,${encodeURIComponent(
+    `import { register } from 'node:module'; ` + `register(${JSON.stringify(hooks)});`,
+  )}`;
   const script = fileURLToPath(new URL('../fixtures/workspace-folder-verdicts.mjs', import.meta.url));
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', register, script, ...names], { env: { ...process.env, CLAWSER_PROBE_FOLDERS: JSON.stringify(probes) } }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${err.message}\n${stderr}`));
-      else resolve(/** @type {Record<string, import('../fixtures/workspace-folder-verdicts.mjs').FolderVerdict>} */ (JSON.parse(stdout)));
-    });
+    execFile(
+      process.execPath,
+      ['--import', register, script, ...names],
+      { env: { ...process.env, CLAWSER_PROBE_FOLDERS: JSON.stringify(probes) } },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`${err.message}\n${stderr}`));
+        else resolve(/** @type {Record<string, import('../fixtures/workspace-folder-verdicts.mjs').FolderVerdict>} */ (JSON.parse(stdout)));
+      },
+    );
   });
 }
 
-test('a folder added to the layout reaches every part its properties say and no other (control: a user folder, and the same run without the probes)', async () => {
+test('a folder added to the layout reaches every part its properties say and no other (control: a user folder, \
+and the same run without the probes)', async () => {
   const names = [...PROBES.map((p) => p.name), 'probe-user', '.memory', '.git', 'clawser_keys', 'notes'];
   const seen = await verdictsWithProbes(PROBES, names);
   for (const probe of PROBES) assert.deepEqual(seen[probe.name], verdictByProperties(probe), probe.name);
-  const user = { mountedToBrowser: false, protectedView: false, gitView: false, agentShellUnreadable: false, terminalUnreadable: false, toolPathRefused: false, filesPanelHidden: false, fsListHidden: false, zipLeftOut: false, gitUntracked: false };
-  assert.deepEqual(seen['probe-user'], user, 'a folder not in the layout is the user\'s');
+  const user = {
+    mountedToBrowser: false,
+    protectedView: false,
+    gitView: false,
+    agentShellUnreadable: false,
+    terminalUnreadable: false,
+    toolPathRefused: false,
+    filesPanelHidden: false,
+    fsListHidden: false,
+    zipLeftOut: false,
+    gitUntracked: false,
+  };
+  assert.deepEqual(seen['probe-user'], user, "a folder not in the layout is the user's");
   // The folders already there keep their treatment.
   for (const f of WORKSPACE_FOLDERS.filter((w) => names.includes(w.name))) assert.deepEqual(seen[f.name], verdictByProperties(f), f.name);
   // The control: without the probes the same names are the user's folders, so the child really loaded them.
-  const without = await verdictsWithProbes([], PROBES.map((p) => p.name));
+  const without = await verdictsWithProbes(
+    [],
+    PROBES.map((p) => p.name),
+  );
   for (const probe of PROBES) assert.deepEqual(without[probe.name], user, probe.name);
 });
 
-test('every folder the stores write at the workspace\'s root is a store of the layout (control: the goals\' Markdown mirror is the user\'s goals/)', async () => {
+test("every folder the stores write at the workspace's root is a store of the layout (control: \
+the goals' Markdown mirror is the user's goals/)", async () => {
   const root = new MemoryFileSystem();
   const fs = new ScopedFileSystem(root, 'clawser_workspaces/w');
-  await new Scheduler({ fs, execute: async () => ({ ok: true, summary: '' }) }).add({ name: 'job', trigger: { kind: 'interval', everyMs: 60_000, startAt: Date.now() }, action: { kind: 'prompt', prompt: 'hello' } });
+  await new Scheduler({ fs, execute: async () => ({ ok: true, summary: '' }) }).add({
+    name: 'job',
+    trigger: { kind: 'interval', everyMs: 60_000, startAt: Date.now() },
+    action: { kind: 'prompt', prompt: 'hello' },
+  });
   await new GoalStore({ fs }).add({ description: 'a goal' });
   const memory = new MemoryStore({ fs });
   await memory.store({ key: 'k', content: 'a memory', category: 'core' });
@@ -159,10 +212,26 @@ test('every folder the stores write at the workspace\'s root is a store of the l
   const ledger = new UsageLedger({ fs });
   ledger.recordTurn({ provider: 'p', model: 'm', inputTokens: 1, outputTokens: 1, costCents: 1 });
   await ledger.flush();
-  await new AgentStore({ fs, globalFs: new ScopedFileSystem(root, 'clawser_agents') }).save({ name: 'writer', description: 'w' }, 'workspace');
+  await new AgentStore({ fs, globalFs: new ScopedFileSystem(root, 'clawser_agents') }).save(
+    { name: 'writer', description: 'w' },
+    'workspace',
+  );
   const skill = new TextEncoder().encode('---\nname: notes\ndescription: Notes.\n---\nTake notes.\n');
-  await new SkillStore({ globalFs: new ScopedFileSystem(root, 'clawser_skills'), workspaceFs: fs, config: new LocalConfig(memoryStorage()), workspaceId: 'w' }).install('notes', new Map([['SKILL.md', skill]]));
+  await new SkillStore({
+    globalFs: new ScopedFileSystem(root, 'clawser_skills'),
+    workspaceFs: fs,
+    config: new LocalConfig(memoryStorage()),
+    workspaceId: 'w',
+  }).install('notes', new Map([['SKILL.md', skill]]));
   const written = (await fs.list('')).map((e) => e.name).sort();
-  assert.deepEqual(written.filter((n) => !INTERNAL_FOLDERS.includes(n)), ['goals'], 'only the goals\' mirror is outside the stores\' folders');
-  assert.deepEqual(written.filter((n) => n !== 'goals'), ['.agents', '.checkpoints', '.conversations', '.goals', '.memory', '.scheduler', '.skills', '.usage'], 'every store wrote');
+  assert.deepEqual(
+    written.filter((n) => !INTERNAL_FOLDERS.includes(n)),
+    ['goals'],
+    "only the goals' mirror is outside the stores' folders",
+  );
+  assert.deepEqual(
+    written.filter((n) => n !== 'goals'),
+    ['.agents', '.checkpoints', '.conversations', '.goals', '.memory', '.scheduler', '.skills', '.usage'],
+    'every store wrote',
+  );
 });

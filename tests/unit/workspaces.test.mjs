@@ -27,7 +27,10 @@ test('deleting a workspace removes what its tools kept in config, and only its o
 
   await store.delete(gone.id);
 
-  assert.deepEqual(store.list().map((w) => w.name), ['Kept']);
+  assert.deepEqual(
+    store.list().map((w) => w.name),
+    ['Kept'],
+  );
   assert.deepEqual(deleted, [gone.id]);
   for (const k of toolKeys(gone.id)) assert.equal(config.get(k, null), null, `${k} is removed`);
   // Control: the other workspace's keys are still there.
@@ -75,7 +78,8 @@ function crashingDeletes(fs) {
   return { view, crashed };
 }
 
-test('a delete cut short by a crash leaves the workspace off the list, and the next start finishes it (control: a delete that runs to the end)', async () => {
+test('a delete cut short by a crash leaves the workspace off the list, and the next start finishes it (control: \
+a delete that runs to the end)', async () => {
   const { fs, start } = await durable();
   const first = await start();
   const gone = await first.store.create('Gone');
@@ -87,7 +91,11 @@ test('a delete cut short by a crash leaves the workspace off the list, and the n
   await crashed;
   assert.equal((await fs.list(`clawser_workspaces/${gone.id}`)).length, 4, 'its files are still partly there');
   const next = await start();
-  assert.deepEqual(next.store.list().map((w) => w.name), ['Kept'], 'not listed as a normal workspace');
+  assert.deepEqual(
+    next.store.list().map((w) => w.name),
+    ['Kept'],
+    'not listed as a normal workspace',
+  );
   assert.deepEqual(next.store.deleting(), [gone.id]);
   assert.deepEqual(await next.store.unlisted(), [], 'not offered back either');
   assert.equal(await next.store.finishDeletes(), 1);
@@ -99,24 +107,38 @@ test('a delete cut short by a crash leaves the workspace off the list, and the n
   assert.deepEqual((await start()).store.deleting(), []);
 });
 
-test('workspace folders the list does not name are found, with the name their record knows, and can be added back (control: a listed one is not offered)', async () => {
+test('workspace folders the list does not name are found, with the name their record knows, and can be added back (control: \
+a listed one is not offered)', async () => {
   const { fs, start } = await durable();
   const { config, store } = await start();
   const alpha = await store.create('Alpha');
   const beta = await store.create('Beta');
   await fs.mkdir('clawser_workspaces/wnorecord');
   // The list loses Beta (a crash of an earlier version lost localStorage's copy, say).
-  config.set('clawser_workspaces', store.list().filter((w) => w.id !== beta.id));
+  config.set(
+    'clawser_workspaces',
+    store.list().filter((w) => w.id !== beta.id),
+  );
   await config.flush();
   const found = await store.unlisted();
-  assert.deepEqual(found.map((f) => [f.id, f.name]).sort(), [[beta.id, 'Beta'], ['wnorecord', null]]);
+  assert.deepEqual(found.map((f) => [f.id, f.name]).sort(), [
+    [beta.id, 'Beta'],
+    ['wnorecord', null],
+  ]);
   const added = await store.addBack(found);
   assert.deepEqual(added.map((w) => w.name).sort(), ['Beta', 'Recovered workspace 2'].sort());
-  assert.deepEqual((await start()).store.list().map((w) => w.id).sort(), [alpha.id, beta.id, 'wnorecord'].sort());
+  assert.deepEqual(
+    (await start()).store
+      .list()
+      .map((w) => w.id)
+      .sort(),
+    [alpha.id, beta.id, 'wnorecord'].sort(),
+  );
   assert.deepEqual(await store.unlisted(), []);
 });
 
-test('the records of workspaces whose folder is gone (replaced by a restore) are removed; a listed workspace\'s record and an unlisted folder\'s stay (control)', async () => {
+test("the records of workspaces whose folder is gone (replaced by a restore) are removed; \
+a listed workspace's record and an unlisted folder's stay (control)", async () => {
   const { fs, start } = await durable();
   const { store } = await start();
   const kept = await store.create('Kept');
@@ -126,15 +148,23 @@ test('the records of workspaces whose folder is gone (replaced by a restore) are
   // folder stayed but the list lost it.
   await fs.delete(`clawser_workspaces/${gone.id}`);
   const next = await start();
-  next.config.set('clawser_workspaces', next.store.list().filter((w) => w.id === kept.id));
+  next.config.set(
+    'clawser_workspaces',
+    next.store.list().filter((w) => w.id === kept.id),
+  );
   await next.config.flush();
   await next.store.ensureRecords();
   const records = (await fs.list('clawser_state/workspaces')).map((e) => e.name).sort();
   assert.deepEqual(records, [`${found.id}.json`, `${kept.id}.json`].sort());
-  assert.deepEqual((await next.store.unlisted()).map((f) => f.name), ['Found'], 'the unlisted folder keeps its name');
+  assert.deepEqual(
+    (await next.store.unlisted()).map((f) => f.name),
+    ['Found'],
+    'the unlisted folder keeps its name',
+  );
 });
 
-test('a damaged list is never written over: nothing is listed or created, the folders are found, and after setting it aside they come back (control: an intact list)', async () => {
+test('a damaged list is never written over: nothing is listed or created, the folders are found, and after setting it aside they come back \
+(control: an intact list)', async () => {
   const { fs, start } = await durable();
   const { store } = await start();
   const alpha = await store.create('Alpha');
@@ -149,10 +179,17 @@ test('a damaged list is never written over: nothing is listed or created, the fo
   next.store.touch(alpha.id);
   await next.config.flush().catch(() => {});
   assert.equal(await fs.readText('clawser_state/workspaces.json'), damaged, 'not written over');
-  assert.deepEqual((await next.store.unlisted()).map((f) => f.name), ['Alpha renamed'], 'found, with its latest name');
+  assert.deepEqual(
+    (await next.store.unlisted()).map((f) => f.name),
+    ['Alpha renamed'],
+    'found, with its latest name',
+  );
   await next.config.setAside('workspaces.json');
   await next.store.addBack(await next.store.unlisted());
-  assert.deepEqual((await start()).store.list().map((w) => [w.id, w.name]), [[alpha.id, 'Alpha renamed']]);
+  assert.deepEqual(
+    (await start()).store.list().map((w) => [w.id, w.name]),
+    [[alpha.id, 'Alpha renamed']],
+  );
   // Control: intact, it reports nothing.
   assert.equal((await start()).store.damage(), null);
 });
@@ -175,7 +212,11 @@ async function twoTabs() {
   const open = async (/** @type {string} */ name) => {
     const tab = tabs.tab(name);
     const config = new DurableConfig({
-      fs, files: ['workspaces.json', 'settings.json'], fileOf: configFileOf, lock: (n, fn) => tab.withLock(n, fn), channel: tab,
+      fs,
+      files: ['workspaces.json', 'settings.json'],
+      fileOf: configFileOf,
+      lock: (n, fn) => tab.withLock(n, fn),
+      channel: tab,
       check: (file, entries) => (file === 'workspaces.json' ? workspaceListProblem(entries) : null),
     });
     await config.load();
@@ -184,20 +225,31 @@ async function twoTabs() {
   return { fs, open };
 }
 
-test('two tabs changing the list at the same moment keep each other\'s change: both new workspaces listed, the rename and the delete both kept (control: one tab alone)', async () => {
+test("two tabs changing the list at the same moment keep each other's change: both new workspaces listed, \
+the rename and the delete both kept (control: one tab alone)", async () => {
   const { open } = await twoTabs();
   const a = await open('a');
   const b = await open('b');
   const first = await a.store.create('First');
   // Neither tab has heard of the other's change yet when it makes its own.
   const [alpha, beta] = await Promise.all([a.store.create('Alpha'), b.store.create('Beta')]);
-  const names = async () => (await open('c')).store.list().map((w) => w.name).sort();
+  const names = async () =>
+    (await open('c')).store
+      .list()
+      .map((w) => w.name)
+      .sort();
   assert.deepEqual(await names(), ['Alpha', 'Beta', 'First']);
   await Promise.all([a.store.rename(first.id, 'First renamed'), b.store.delete(alpha.id)]);
   assert.deepEqual(await names(), ['Beta', 'First renamed']);
   // Each tab's own view agrees once the other's message is in.
   for (let i = 0; i < 100 && a.store.list().length !== 2; i++) await new Promise((r) => setTimeout(r, 0));
-  assert.deepEqual(a.store.list().map((w) => w.name).sort(), ['Beta', 'First renamed']);
+  assert.deepEqual(
+    a.store
+      .list()
+      .map((w) => w.name)
+      .sort(),
+    ['Beta', 'First renamed'],
+  );
   // Control: one tab alone, the same changes in turn.
   const solo = await (await twoTabs()).open('solo');
   const s1 = await solo.store.create('First');
@@ -205,11 +257,18 @@ test('two tabs changing the list at the same moment keep each other\'s change: b
   await solo.store.create('Beta');
   await solo.store.rename(s1.id, 'First renamed');
   await solo.store.delete(s2.id);
-  assert.deepEqual(solo.store.list().map((w) => w.name).sort(), ['Beta', 'First renamed']);
+  assert.deepEqual(
+    solo.store
+      .list()
+      .map((w) => w.name)
+      .sort(),
+    ['Beta', 'First renamed'],
+  );
   assert.ok(beta);
 });
 
-test('a stored list of the wrong shape is damage, not an empty list: nothing listed, nothing written over, its folders found (control: a list of the right shape)', async () => {
+test('a stored list of the wrong shape is damage, not an empty list: nothing listed, nothing written over, its folders found (control: \
+a list of the right shape)', async () => {
   const { fs, open } = await twoTabs();
   const { store } = await open('a');
   const alpha = await store.create('Alpha');
@@ -222,10 +281,16 @@ test('a stored list of the wrong shape is damage, not an empty list: nothing lis
   await assert.rejects(next.store.create('New'), { code: 'damaged' });
   await next.config.flush().catch(() => {});
   assert.equal(await fs.readText('clawser_state/workspaces.json'), wrong, 'not written over');
-  assert.deepEqual((await next.store.unlisted()).map((f) => f.name), ['Alpha']);
+  assert.deepEqual(
+    (await next.store.unlisted()).map((f) => f.name),
+    ['Alpha'],
+  );
   // Control: the right shape is read as it is.
   await fs.write('clawser_state/workspaces.json', text);
   const intact = await open('c');
   assert.equal(intact.store.damage(), null);
-  assert.deepEqual(intact.store.list().map((w) => w.id), [alpha.id]);
+  assert.deepEqual(
+    intact.store.list().map((w) => w.id),
+    [alpha.id],
+  );
 });

@@ -32,7 +32,18 @@ test('entries that escape the target are refused and reported, the rest imported
   const fs = new MemoryFileSystem();
   const r = await importZip(fs, 'target', zip);
   assert.deepEqual(r.written, ['ok/fine.txt']);
-  assert.deepEqual(r.refused.map((x) => x.name).sort(), ['../escape.txt', '.conversations/c/events.jsonl', '/etc/passwd', 'C:/Windows/evil.txt', 'a/../../escape2.txt', 'a\\..\\b.txt', '\uFF0E\uFF0E/fullwidth.txt'].sort());
+  assert.deepEqual(
+    r.refused.map((x) => x.name).sort(),
+    [
+      '../escape.txt',
+      '.conversations/c/events.jsonl',
+      '/etc/passwd',
+      'C:/Windows/evil.txt',
+      'a/../../escape2.txt',
+      'a\\..\\b.txt',
+      '\uFF0E\uFF0E/fullwidth.txt',
+    ].sort(),
+  );
   assert.equal(await fs.stat('escape.txt'), null);
   assert.deepEqual(await fs.list(''), [{ name: 'target', kind: 'directory' }]);
   for (const bad of ['', '/', 'a/./b/../../..']) assert.ok(unsafeEntryReason(bad), bad);
@@ -42,12 +53,21 @@ test('zip bombs and too many entries are rejected before anything is written', a
   const bomb = zipSync({ 'zeros.bin': new Uint8Array(30 * 1024 * 1024) }, { level: 9 });
   assert.ok(bomb.length < 100_000, 'highly compressed');
   const fs = new MemoryFileSystem();
-  await assert.rejects(importZip(fs, 't', bomb, { maxTotalBytes: 10 * 1024 * 1024 }), (/** @type {any} */ e) => e instanceof ZipError && e.code === 'too_large' && /nothing was extracted/.test(e.message));
-  await assert.rejects(importZip(fs, 't', bomb, { maxEntryBytes: 1024 * 1024 }), (/** @type {any} */ e) => e.code === 'too_large' && /zeros\.bin/.test(e.message));
+  await assert.rejects(
+    importZip(fs, 't', bomb, { maxTotalBytes: 10 * 1024 * 1024 }),
+    (/** @type {any} */ e) => e instanceof ZipError && e.code === 'too_large' && /nothing was extracted/.test(e.message),
+  );
+  await assert.rejects(
+    importZip(fs, 't', bomb, { maxEntryBytes: 1024 * 1024 }),
+    (/** @type {any} */ e) => e.code === 'too_large' && /zeros\.bin/.test(e.message),
+  );
   /** @type {Record<string, Uint8Array>} */
   const many = {};
   for (let i = 0; i < 50; i++) many[`f${i}.txt`] = strToU8('x');
   await assert.rejects(importZip(fs, 't', zipSync(many), { maxEntries: 20 }), (/** @type {any} */ e) => e.code === 'too_many_entries');
   assert.deepEqual(await fs.list(''), [], 'nothing written');
-  assert.throws(() => readZip(strToU8('not a zip at all')), (/** @type {any} */ e) => e.code === 'corrupt');
+  assert.throws(
+    () => readZip(strToU8('not a zip at all')),
+    (/** @type {any} */ e) => e.code === 'corrupt',
+  );
 });

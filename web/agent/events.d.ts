@@ -330,6 +330,13 @@ export type EventRecord<T extends EventType = EventType> = { [K in T]: { type: K
 
 /** The events a tool may ask to record after its result (ToolResult.events). */
 export type ToolEventType =
-  | 'memory_stored' | 'memory_forgotten' | 'goal_added' | 'goal_updated' | 'scheduler_added' | 'scheduler_removed'
-  | 'skill_activated' | 'skill_installed' | 'agent_delegated';
+  | 'memory_stored'
+  | 'memory_forgotten'
+  | 'goal_added'
+  | 'goal_updated'
+  | 'scheduler_added'
+  | 'scheduler_removed'
+  | 'skill_activated'
+  | 'skill_installed'
+  | 'agent_delegated';
 export type ToolEvent = EventRecord<ToolEventType>;

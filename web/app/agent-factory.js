@@ -44,13 +44,19 @@ import { recordingContext, TurnPaths } from './turn-undo.js';
  * @typedef {object} AgentFactoryDeps
  * @property {AgentSettingsStore} agentSettings
  * @property {HookPipeline} hooks
- * @property {(workspaceId: string) => {registry: BrowserToolRegistry, git: () => Promise<import('../git/git.js').WorkspaceGit>, memory: () => Promise<import('../memory/store.js').MemoryStore>, skills: () => Promise<import('../skills/store.js').SkillStore>, mcp: () => Promise<import('../mcp/manager.js').McpManager>, agents: () => Promise<import('../agent/runtime/agent-store.js').AgentStore>, goals: GoalStore, scheduler: Scheduler, toolUi: AppToolUi, usage: import('../stores/usage-ledger.js').UsageLedger}} services
+ * @property {(workspaceId: string) => {registry: BrowserToolRegistry, git: () => Promise<import('../git/git.js').WorkspaceGit>,
+ *   memory: () => Promise<import('../memory/store.js').MemoryStore>, skills: () => Promise<import('../skills/store.js').SkillStore>,
+ *   mcp: () => Promise<import('../mcp/manager.js').McpManager>, agents: () =>
+ *   Promise<import('../agent/runtime/agent-store.js').AgentStore>, goals: GoalStore, scheduler: Scheduler, toolUi: AppToolUi,
+ *   usage: import('../stores/usage-ledger.js').UsageLedger}} services
  * @property {(workspaceId: string) => FileSystem} workspaceFs the workspace's files
  * @property {(workspaceId: string) => string | null} mountedFolder the name of the folder opened from the computer, if any
  * @property {import('./settings.js').SettingsStore} [providerSettings] the saved provider keys (for the fallback chain)
- * @property {(workspaceId: string, title: string, parent: {conversationId: string, toolCallId: string, agent: string}) => Promise<Conversation>} [createChildConversation]
+ * @property {(workspaceId: string, title: string, parent: {conversationId: string, toolCallId: string, agent: string}) =>
+ *   Promise<Conversation>} [createChildConversation]
  *   a sub-agent's conversation, made where the chat lists it
- * @property {(workspaceId: string) => import('../agent/coordination/delegation-board.js').DelegationBoard} [delegationBoard] the live sub-agents the chat shows
+ * @property {(workspaceId: string) => import('../agent/coordination/delegation-board.js').DelegationBoard} [delegationBoard] the live
+ *   sub-agents the chat shows
  */
 
 export class AgentFactory {
@@ -76,10 +82,16 @@ export class AgentFactory {
     // A routing hint has the user's own base URL; a definition has none: the workspace's for that provider, else the catalog's.
     const workspace = await settings?.providerConfig(workspaceId).catch(() => null);
     const baseUrl = route ? route.baseUrl || undefined : workspace?.provider === provider ? workspace.baseUrl : undefined;
-    return { provider: await this.provider(workspaceId, { provider, model: (own?.model ?? route?.model) || undefined, baseUrl, apiKey }), apiKey };
+    return {
+      provider: await this.provider(workspaceId, { provider, model: (own?.model ?? route?.model) || undefined, baseUrl, apiKey }),
+      apiKey,
+    };
   }
 
-  /** A circuit breaker per workspace: a provider that keeps failing is skipped by every turn and job of it. @type {Map<string, import('../providers/reliability.js').CircuitBreaker>} */
+  /**
+   * A circuit breaker per workspace: a provider that keeps failing is skipped by every turn and job of it.
+   * @type {Map<string, import('../providers/reliability.js').CircuitBreaker>}
+   */
   #breakers = new Map();
   /** The response cache per workspace (in memory: a page's). @type {Map<string, import('../providers/cache.js').ResponseCache>} */
   #caches = new Map();
@@ -91,7 +103,11 @@ export class AgentFactory {
    * @param {string} workspaceId @param {import('../providers/types.d.ts').ProviderConfig} primary
    */
   async provider(workspaceId, primary) {
-    const [{ createProvider, catalogEntry }, { ReliableProvider, CircuitBreaker }, { ResponseCache }] = await Promise.all([import('../providers/index.js'), import('../providers/reliability.js'), import('../providers/cache.js')]);
+    const [{ createProvider, catalogEntry }, { ReliableProvider, CircuitBreaker }, { ResponseCache }] = await Promise.all([
+      import('../providers/index.js'),
+      import('../providers/reliability.js'),
+      import('../providers/cache.js'),
+    ]);
     const s = this.#deps.agentSettings.load(workspaceId).providers;
     const first = createProvider(primary);
     const chain = [first];
@@ -113,9 +129,18 @@ export class AgentFactory {
     let cache = this.#caches.get(workspaceId);
     if (!cache) this.#caches.set(workspaceId, (cache = new ResponseCache()));
     return new ReliableProvider({
-      chain, breaker, labels, secrets, cache, cachePolicy: s.cache,
+      chain,
+      breaker,
+      labels,
+      secrets,
+      cache,
+      cachePolicy: s.cache,
       retry: { retries: s.retries },
-      timeouts: { connectMs: s.timeouts.connectSeconds * 1000, firstByteMs: s.timeouts.firstByteSeconds * 1000, gapMs: s.timeouts.gapSeconds * 1000 },
+      timeouts: {
+        connectMs: s.timeouts.connectSeconds * 1000,
+        firstByteMs: s.timeouts.firstByteSeconds * 1000,
+        gapMs: s.timeouts.gapSeconds * 1000,
+      },
     });
   }
 
@@ -123,33 +148,57 @@ export class AgentFactory {
    * A turn's agent: its parts, the system prompt with the active goals (framed as data), and
    * automatic recall when on.
    * @param {string} workspaceId @param {Provider} provider @param {Conversation} conversation @param {string[]} secrets
-   * @param {{approve?: import('../agent/runtime/tool-runner.js').ApproveFn, profile?: AgentProfile, depth?: number, recorder?: import('../agent/runtime/undo.js').TurnRecorder, callerPaths?: Set<string>}} [options] profile: a named agent answers;
-   *   depth: how deep a sub-agent is (0: the user's agent); recorder: the undo recorder of the turn this one belongs to (a sub-agent's caller);
+   * @param {{approve?: import('../agent/runtime/tool-runner.js').ApproveFn, profile?: AgentProfile, depth?: number,
+   *   recorder?: import('../agent/runtime/undo.js').TurnRecorder, callerPaths?: Set<string>}} [options] profile: a named agent answers;
+   *   depth: how deep a sub-agent is (0: the user's agent); recorder: the undo recorder of the turn this one belongs to (a sub-agent's
+   *   caller);
    *   callerPaths: the paths the caller's turn changed (a sub-agent's are added to them)
    */
   async agent(workspaceId, provider, conversation, secrets, options = {}) {
     const parts = await this.parts(workspaceId, conversation.id, options);
     const profile = options.profile;
     // The workspace's own agent is shaped by the workspace's identity; a named one by its own.
-    const identity = profile ? undefined : await this.#deps.services(workspaceId).agents().then((a) => a.identity()).catch(() => null);
+    const identity = profile
+      ? undefined
+      : await this.#deps
+          .services(workspaceId)
+          .agents()
+          .then((a) => a.identity())
+          .catch(() => null);
     const base = agentSystemPrompt(profile ?? (identity ? { identity } : {}), DEFAULT_SYSTEM_PROMPT);
     // MCP servers' tokens are redacted like API keys.
-    const mcpSecrets = await this.#deps.services(workspaceId).mcp().then((m) => m.secretValues()).catch(() => []);
+    const mcpSecrets = await this.#deps
+      .services(workspaceId)
+      .mcp()
+      .then((m) => m.secretValues())
+      .catch(() => []);
     // Active goals ride along in the system prompt so the agent keeps pursuing them.
-    const goals = await this.#deps.services(workspaceId).goals.summary(2000, parts.safety.enabled ? parts.safety.sanitizer : null).catch(() => '');
+    const goals = await this.#deps
+      .services(workspaceId)
+      .goals.summary(2000, parts.safety.enabled ? parts.safety.sanitizer : null)
+      .catch(() => '');
     const memory = parts.tools.context.memory;
     // Enabled skills are offered by name and description; their instructions load on activation.
-    const skills = await parts.tools.context.skills?.active().catch(() => []) ?? [];
+    const skills = (await parts.tools.context.skills?.active().catch(() => [])) ?? [];
     // The fallback chain's keys are redacted like the primary's.
-    const chainSecrets = 'secrets' in provider && Array.isArray(provider.secrets) ? provider.secrets.filter((k) => typeof k === 'string') : [];
+    const chainSecrets =
+      'secrets' in provider && Array.isArray(provider.secrets) ? provider.secrets.filter((k) => typeof k === 'string') : [];
     const agent = new ClawserAgent({
-      provider, conversation, secrets: [...new Set([...secrets, ...chainSecrets, ...mcpSecrets])], tools: parts.tools, codex: parts.codex, hooks: this.#deps.hooks, autonomy: parts.autonomy, safety: parts.safety,
+      provider,
+      conversation,
+      secrets: [...new Set([...secrets, ...chainSecrets, ...mcpSecrets])],
+      tools: parts.tools,
+      codex: parts.codex,
+      hooks: this.#deps.hooks,
+      autonomy: parts.autonomy,
+      safety: parts.safety,
       systemPrompt: `${base}${skillsPrompt(skills)}${goals}`,
       maxIterations: profile?.maxIterations ?? parts.settings.maxIterations,
       ...(profile ? { label: profile.name } : {}),
       selfRepair: parts.settings.selfRepair,
       compaction: { thresholdTokens: parts.settings.compactionThresholdTokens, keepRecent: 10 },
-      recall: parts.settings.memory.autoRecall && memory ? (text) => recallForTurn(memory, text, parts.settings.memory.recallLimit) : undefined,
+      recall:
+        parts.settings.memory.autoRecall && memory ? (text) => recallForTurn(memory, text, parts.settings.memory.recallLimit) : undefined,
       ledger: this.#deps.services(workspaceId).usage,
       // Compaction summaries on the device when Chrome has its summarizer (no key, no cost).
       onDeviceSummarizer: async () => (await import('../providers/on-device-summarizer.js')).onDeviceSummarizer(),
@@ -164,7 +213,8 @@ export class AgentFactory {
    * Gives an agent's tools `agent_delegate`: sub-agents in child conversations, with at most this
    * agent's tools and autonomy, a slot each (the turn's cap), one level deeper.
    * @param {string} workspaceId @param {ClawserAgentType} agent @param {Awaited<ReturnType<AgentFactory['parts']>>} parts
-   * @param {{provider: Provider, secrets: string[], approve?: import('../agent/runtime/tool-runner.js').ApproveFn, depth: number, self: {systemPrompt?: string, identity?: import('../agent/runtime/identity.js').IdentitySource}}} caller
+   * @param {{provider: Provider, secrets: string[], approve?: import('../agent/runtime/tool-runner.js').ApproveFn, depth: number,
+   *   self: {systemPrompt?: string, identity?: import('../agent/runtime/identity.js').IdentitySource}}} caller
    */
   #enableDelegation(workspaceId, agent, parts, caller) {
     const create = this.#deps.createChildConversation;
@@ -173,40 +223,46 @@ export class AgentFactory {
     const slots = new Semaphore(settings.maxParallel);
     const registry = parts.tools.registry;
     const conversationId = agent.conversation.id;
-    parts.tools.context.delegate = (args, call) => runDelegation(args, call, {
-      depth: caller.depth,
-      settings,
-      slots,
-      callerTools: registry.list().map((t) => t.name),
-      callerAutonomy: parts.autonomy.config.level,
-      callerName: agent.label ?? DEFAULT_AGENT_NAME,
-      callerTaint: parts.tools.taint,
-      callerPrompt: caller.self,
-      parentConversationId: conversationId,
-      // Its MCP tools are the ones its list was saved for (see AgentStore.forUse).
-      resolve: async (name) => {
-        const store = await this.#deps.services(workspaceId).agents();
-        const found = await store.get(name);
-        if (!found) return null;
-        const { agent, leftOut } = await store.forUse(found);
-        return { ...agent, leftOut };
-      },
-      createConversation: (title, parent) => create(workspaceId, title, parent),
-      buildAgent: async (conversation, profile, definition, depth) => {
-        const own = definition ? await this.#providerFor(workspaceId, definition) : null;
-        const secrets = own?.apiKey ? [...caller.secrets, own.apiKey] : caller.secrets;
-        // Its changes belong to the caller's turn: one undo takes them back too, and the commit
-        // after the turn holds its paths (and the names of its write tools).
-        const child = (await this.agent(workspaceId, own?.provider ?? caller.provider, conversation, secrets, {
-          ...(caller.approve ? { approve: caller.approve } : {}), profile, depth,
-          ...(parts.tools.recorder ? { recorder: parts.tools.recorder } : {}), ...(parts.tools.writtenPaths ? { callerPaths: parts.tools.writtenPaths } : {}),
-        })).agent;
-        if (child.tools) child.tools.writes = parts.tools.writes;
-        return child;
-      },
-      changesFiles: (name) => registry.get(name)?.permission === 'write',
-      board: this.#deps.delegationBoard?.(workspaceId),
-    });
+    parts.tools.context.delegate = (args, call) =>
+      runDelegation(args, call, {
+        depth: caller.depth,
+        settings,
+        slots,
+        callerTools: registry.list().map((t) => t.name),
+        callerAutonomy: parts.autonomy.config.level,
+        callerName: agent.label ?? DEFAULT_AGENT_NAME,
+        callerTaint: parts.tools.taint,
+        callerPrompt: caller.self,
+        parentConversationId: conversationId,
+        // Its MCP tools are the ones its list was saved for (see AgentStore.forUse).
+        resolve: async (name) => {
+          const store = await this.#deps.services(workspaceId).agents();
+          const found = await store.get(name);
+          if (!found) return null;
+          const { agent, leftOut } = await store.forUse(found);
+          return { ...agent, leftOut };
+        },
+        createConversation: (title, parent) => create(workspaceId, title, parent),
+        buildAgent: async (conversation, profile, definition, depth) => {
+          const own = definition ? await this.#providerFor(workspaceId, definition) : null;
+          const secrets = own?.apiKey ? [...caller.secrets, own.apiKey] : caller.secrets;
+          // Its changes belong to the caller's turn: one undo takes them back too, and the commit
+          // after the turn holds its paths (and the names of its write tools).
+          const child = (
+            await this.agent(workspaceId, own?.provider ?? caller.provider, conversation, secrets, {
+              ...(caller.approve ? { approve: caller.approve } : {}),
+              profile,
+              depth,
+              ...(parts.tools.recorder ? { recorder: parts.tools.recorder } : {}),
+              ...(parts.tools.writtenPaths ? { callerPaths: parts.tools.writtenPaths } : {}),
+            })
+          ).agent;
+          if (child.tools) child.tools.writes = parts.tools.writes;
+          return child;
+        },
+        changesFiles: (name) => registry.get(name)?.permission === 'write',
+        board: this.#deps.delegationBoard?.(workspaceId),
+      });
   }
 
   /**
@@ -220,7 +276,14 @@ export class AgentFactory {
     const costCents = cents ?? 0;
     const s = this.#deps.agentSettings.load(workspaceId);
     new AutonomyController({ config: s.autonomy, ...this.#deps.agentSettings.usageStore(workspaceId) }).recordCost(costCents);
-    this.#deps.services(workspaceId).usage.recordTurn({ provider: provider.id, model: provider.model, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costCents, unpriced: cents === null });
+    this.#deps.services(workspaceId).usage.recordTurn({
+      provider: provider.id,
+      model: provider.model,
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      costCents,
+      unpriced: cents === null,
+    });
   }
 
   /**
@@ -249,7 +312,12 @@ export class AgentFactory {
     if (!settings) return null;
     const fast = s.providers.routes.fast;
     const config = fast
-      ? { provider: fast.provider, model: fast.model || undefined, baseUrl: fast.baseUrl || undefined, apiKey: await settings.apiKey(workspaceId, fast.provider).catch(() => undefined) }
+      ? {
+          provider: fast.provider,
+          model: fast.model || undefined,
+          baseUrl: fast.baseUrl || undefined,
+          apiKey: await settings.apiKey(workspaceId, fast.provider).catch(() => undefined),
+        }
       : await settings.providerConfig(workspaceId);
     if (!config || catalogEntry(config.provider)?.capabilities.test) return null;
     const provider = await this.provider(workspaceId, config);
@@ -268,11 +336,21 @@ export class AgentFactory {
    * @param {string} code @param {ToolRunner} tools @param {AbortSignal | undefined} signal @param {{only?: string[], adapt?: boolean}} o
    */
   async #runIsolated(code, tools, signal, o) {
-    const sandbox = import('../packages/andbox/index.js').then(({ createSandbox }) => createSandbox({ timeoutMs: 300_000, imports: { fflate: new URL('../vendor/fflate.js', import.meta.url).href } }));
+    const sandbox = import('../packages/andbox/index.js').then(({ createSandbox }) =>
+      createSandbox({ timeoutMs: 300_000, imports: { fflate: new URL('../vendor/fflate.js', import.meta.url).href } }),
+    );
     try {
-      return await new Codex({ getSandbox: () => sandbox }).run(code, { tools, signal, ...(o.only ? { only: o.only } : {}), ...(o.adapt === false ? { adapt: false } : {}) });
+      return await new Codex({ getSandbox: () => sandbox }).run(code, {
+        tools,
+        signal,
+        ...(o.only ? { only: o.only } : {}),
+        ...(o.adapt === false ? { adapt: false } : {}),
+      });
     } finally {
-      sandbox.then((sb) => sb.dispose(), () => {});
+      sandbox.then(
+        (sb) => sb.dispose(),
+        () => {},
+      );
     }
   }
 
@@ -294,8 +372,11 @@ export class AgentFactory {
    * autonomy, the gated tool runner and the Codex with the conversation's warm sandbox.
    * @param {string} workspaceId
    * @param {string} conversationId
-   * @param {{approve?: import('../agent/runtime/tool-runner.js').ApproveFn, profile?: AgentProfile, recorder?: import('../agent/runtime/undo.js').TurnRecorder, callerPaths?: Set<string>}} [options] approve: a scheduled job's (names the job, times out);
-   *   profile: a named agent or sub-agent (its tools and autonomy narrow the workspace's); recorder: the turn's undo recorder when it has one already;
+   * @param {{approve?: import('../agent/runtime/tool-runner.js').ApproveFn, profile?: AgentProfile,
+   *   recorder?: import('../agent/runtime/undo.js').TurnRecorder, callerPaths?: Set<string>}} [options] approve: a scheduled job's (names
+   *   the job, times out);
+   *   profile: a named agent or sub-agent (its tools and autonomy narrow the workspace's); recorder: the turn's undo recorder when it has
+   *   one already;
    *   callerPaths: a sub-agent's caller's changed paths (its own are added to them)
    */
   async parts(workspaceId, conversationId, options = {}) {
@@ -312,8 +393,19 @@ export class AgentFactory {
     }
     const profile = options.profile;
     // Usage is the workspace's: a named agent's or sub-agent's actions and cost count toward its limits.
-    const autonomy = new AutonomyController({ config: { ...s.autonomy, level: lowerAutonomy(s.autonomy.level, profile?.autonomy) }, ...agentSettings.usageStore(workspaceId) });
-    const registry = profile?.tools ? new ToolSubset(services.registry, allowedTools(services.registry.list().map((t) => t.name), profile.tools)) : services.registry;
+    const autonomy = new AutonomyController({
+      config: { ...s.autonomy, level: lowerAutonomy(s.autonomy.level, profile?.autonomy) },
+      ...agentSettings.usageStore(workspaceId),
+    });
+    const registry = profile?.tools
+      ? new ToolSubset(
+          services.registry,
+          allowedTools(
+            services.registry.list().map((t) => t.name),
+            profile.tools,
+          ),
+        )
+      : services.registry;
     const context = await this.toolContext(workspaceId, conversationId, mcp);
     if (profile?.tools) context.toolNames = registry.list().map((t) => t.name);
     if (profile) context.agentName = profile.name;
@@ -321,8 +413,18 @@ export class AgentFactory {
     // The paths they change — through files, the shell, code, goals' mirrors, a git restore —
     // are the commit after the turn (and a sub-agent's report).
     const written = new TurnPaths(options.callerPaths);
-    const recording = recordingContext({ fs: context.fs, memory: context.memory, goals: context.goals, scheduler: context.scheduler, git: context.git }, options.recorder, written);
-    Object.assign(context, { fs: recording.fs, memory: recording.memory, goals: recording.goals, scheduler: recording.scheduler, git: recording.git });
+    const recording = recordingContext(
+      { fs: context.fs, memory: context.memory, goals: context.goals, scheduler: context.scheduler, git: context.git },
+      options.recorder,
+      written,
+    );
+    Object.assign(context, {
+      fs: recording.fs,
+      memory: recording.memory,
+      goals: recording.goals,
+      scheduler: recording.scheduler,
+      git: recording.git,
+    });
     const tools = new ToolRunner({
       registry,
       context,
@@ -330,7 +432,9 @@ export class AgentFactory {
       autonomy,
       safety,
       // A named agent's or sub-agent's request says who asks.
-      approve: profile ? (req) => (options.approve ?? approvalDialog)({ ...req, agent: profile.name }) : options.approve ?? approvalDialog,
+      approve: profile
+        ? (req) => (options.approve ?? approvalDialog)({ ...req, agent: profile.name })
+        : (options.approve ?? approvalDialog),
       maxResultChars: s.maxToolResultChars,
       ledger: services.usage,
     });
@@ -339,7 +443,8 @@ export class AgentFactory {
     // Connected MCP servers' tool descriptions are in every request: text from outside, so the
     // conversation counts as having read outside content (standing-state tools ask).
     for (const server of mcp?.servers() ?? []) {
-      if (mcp?.state(server.id).tools.length) tools.addTaint({ tool: 'mcp', what: `tool descriptions written by the MCP server “${server.name}”` });
+      if (mcp?.state(server.id).tools.length)
+        tools.addTaint({ tool: 'mcp', what: `tool descriptions written by the MCP server “${server.name}”` });
     }
     // The shell's `clawser` and `curl` act through this same runner: one path through the gates.
     let nested = 0;
@@ -347,11 +452,13 @@ export class AgentFactory {
       const outcome = await tools.run({ id: `shell_${Date.now().toString(36)}_${nested++}`, name, arguments: args }, { signal });
       return { ok: outcome.ok, output: outcome.output };
     };
-    tools.context.authorizeTool = (name, args, signal) => tools.authorize({ id: `shell_${Date.now().toString(36)}_${nested++}`, name, arguments: args }, { signal });
+    tools.context.authorizeTool = (name, args, signal) =>
+      tools.authorize({ id: `shell_${Date.now().toString(36)}_${nested++}`, name, arguments: args }, { signal });
     const codex = new Codex({ getSandbox: () => this.#sandboxFor(conversationId) });
-    tools.context.runCode = (code, signal, o) => (o?.isolated
-      ? this.#runIsolated(code, tools, signal, o)
-      : codex.run(code, { tools, signal, ...(o?.only ? { only: o.only } : {}), ...(o?.adapt === false ? { adapt: false } : {}) }));
+    tools.context.runCode = (code, signal, o) =>
+      o?.isolated
+        ? this.#runIsolated(code, tools, signal, o)
+        : codex.run(code, { tools, signal, ...(o?.only ? { only: o.only } : {}), ...(o?.adapt === false ? { adapt: false } : {}) });
     return { settings: s, safety, autonomy, tools, codex };
   }
 
@@ -373,13 +480,17 @@ export class AgentFactory {
       git: await services.git(),
       memory: await services.memory(),
       skills: await services.skills(),
-      mcp: mcp ?? await services.mcp().catch(() => undefined),
+      mcp: mcp ?? (await services.mcp().catch(() => undefined)),
       goals: services.goals,
       scheduler: services.scheduler,
       conversationId,
       contentOrigin: this.contentOrigin(workspaceId),
       toolNames: services.registry.list().map((t) => t.name),
-      settings: toolSettings({ ...s.tools, allowedPrivateHosts: s.allowedPrivateHosts, searchApiKey: await agentSettings.searchApiKey(workspaceId) }),
+      settings: toolSettings({
+        ...s.tools,
+        allowedPrivateHosts: s.allowedPrivateHosts,
+        searchApiKey: await agentSettings.searchApiKey(workspaceId),
+      }),
       fetch: globalThis.fetch.bind(globalThis),
       ui: services.toolUi,
     };
@@ -426,13 +537,20 @@ export class AgentFactory {
       return sb;
     }
     // Loaded on first use: most turns never run code.
-    sb = import('../packages/andbox/index.js').then(({ createSandbox }) => createSandbox({ timeoutMs: 300_000, imports: { fflate: new URL('../vendor/fflate.js', import.meta.url).href } }));
+    sb = import('../packages/andbox/index.js').then(({ createSandbox }) =>
+      createSandbox({ timeoutMs: 300_000, imports: { fflate: new URL('../vendor/fflate.js', import.meta.url).href } }),
+    );
     sb.catch(() => this.#sandboxes.delete(conversationId));
     this.#sandboxes.set(conversationId, sb);
     while (this.#sandboxes.size > 3) {
-      const [oldest, p] = /** @type {[string, Promise<import('../packages/andbox/index.js').Sandbox>]} */ (this.#sandboxes.entries().next().value);
+      const [oldest, p] = /** @type {[string, Promise<import('../packages/andbox/index.js').Sandbox>]} */ (
+        this.#sandboxes.entries().next().value
+      );
       this.#sandboxes.delete(oldest);
-      p.then((x) => x.dispose(), () => {});
+      p.then(
+        (x) => x.dispose(),
+        () => {},
+      );
     }
     return sb;
   }

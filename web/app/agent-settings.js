@@ -5,80 +5,115 @@ import { AutonomySchema, mergeUsage, normalizeUsage } from '../agent/runtime/aut
 import { ToolSettingsSchema } from '../tools/index.js';
 import { SelfRepairSchema, DEFAULT_SELF_REPAIR } from '../agent/runtime/self-repair.js';
 
-const RouteSchema = z.object({ provider: z.string().min(1), model: z.string().max(300).default(''), baseUrl: z.string().max(2000).default('') });
+const RouteSchema = z.object({
+  provider: z.string().min(1),
+  model: z.string().max(300).default(''),
+  baseUrl: z.string().max(2000).default(''),
+});
 
 export const AgentSettingsSchema = z.object({
   autonomy: AutonomySchema.default({ level: 'supervised', maxActionsPerHour: 100, maxCostCentsPerDay: 500, maxCostCentsPerMonth: 0 }),
   compactionThresholdTokens: z.number().int().min(1000).max(1_000_000).default(12_000),
   maxIterations: z.number().int().min(1).max(100).default(20),
   maxToolResultChars: z.number().int().min(1000).max(1_000_000).default(50_000),
-  tools: ToolSettingsSchema.omit({ searchApiKey: true, allowedPrivateHosts: true }).default({ maxReadBytes: 50 * 1024 * 1024, maxWriteBytes: 10 * 1024 * 1024, maxFetchChars: 40_000, fetchAllowlist: [], searchEndpoint: '' }),
+  tools: ToolSettingsSchema.omit({ searchApiKey: true, allowedPrivateHosts: true }).default({
+    maxReadBytes: 50 * 1024 * 1024,
+    maxWriteBytes: 10 * 1024 * 1024,
+    maxFetchChars: 40_000,
+    fetchAllowlist: [],
+    searchEndpoint: '',
+  }),
   leakAction: z.enum(['redact', 'warn', 'block']).default('redact'),
   /** Off only after the user confirmed it in a dialog (see SafetyPipeline.confirmDisable). */
   safetyEnabled: z.boolean().default(true),
   allowedPrivateHosts: z.array(z.string()).default([]),
-  memory: z.object({
-    /** Put the memories most relevant to each message into the turn's context. */
-    autoRecall: z.boolean().default(true),
-    recallLimit: z.number().int().min(1).max(20).default(5),
-    /**
-     * Who summarizes long memories (a summary stands in for them in prompts): SUMMARY_MODES of
-     * web/memory/summaries.js, spelled out so that module stays off the start-up path.
-     */
-    summaries: z.enum(['auto', 'on-device', 'off']).default('auto'),
-  }).default({ autoRecall: true, recallLimit: 5, summaries: 'auto' }),
-  scheduler: z.object({
-    /** A job due while the app was closed: run it once on the next open, or skip it. */
-    missedPolicy: z.enum(['once', 'skip']).default('once'),
-    /** How long a job's approval waits for an answer before the call is refused and the run marked "needs approval". */
-    approvalTimeoutMinutes: z.number().int().min(1).max(1440).default(10),
-  }).default({ missedPolicy: 'once', approvalTimeoutMinutes: 10 }),
-  providers: z.object({
-    /** Tried in order when the workspace's provider fails with a retryable error (never on auth or client errors). */
-    fallbacks: z.array(z.object({
-      provider: z.string().min(1),
-      model: z.string().max(300).default(''),
-      baseUrl: z.string().max(2000).default(''),
-    })).max(4).default([]),
-    /** Routing hints: a kind of work mapped to a provider and model; a conversation can pin one. */
-    routes: z.object({
-      fast: RouteSchema.optional(),
-      smart: RouteSchema.optional(),
-      code: RouteSchema.optional(),
-      vision: RouteSchema.optional(),
-    }).default({}),
-    /** Tries of one provider after its first, before the next in the chain. */
-    retries: z.number().int().min(0).max(5).default(2),
-    /** The response cache: identical requests within 30 minutes answered again (only at temperature 0, always, or never). */
-    cache: z.enum(['deterministic', 'always', 'off']).default('deterministic'),
-    /** Stream time-outs by state: no answer, no first byte, a gap between chunks. */
-    timeouts: z.object({
-      connectSeconds: z.number().int().min(1).max(600).default(30),
-      firstByteSeconds: z.number().int().min(1).max(3600).default(300),
-      gapSeconds: z.number().int().min(1).max(3600).default(180),
-    }).default({ connectSeconds: 30, firstByteSeconds: 300, gapSeconds: 180 }),
-  }).default({ fallbacks: [], routes: {}, retries: 2, cache: 'deterministic', timeouts: { connectSeconds: 30, firstByteSeconds: 300, gapSeconds: 180 } }),
+  memory: z
+    .object({
+      /** Put the memories most relevant to each message into the turn's context. */
+      autoRecall: z.boolean().default(true),
+      recallLimit: z.number().int().min(1).max(20).default(5),
+      /**
+       * Who summarizes long memories (a summary stands in for them in prompts): SUMMARY_MODES of
+       * web/memory/summaries.js, spelled out so that module stays off the start-up path.
+       */
+      summaries: z.enum(['auto', 'on-device', 'off']).default('auto'),
+    })
+    .default({ autoRecall: true, recallLimit: 5, summaries: 'auto' }),
+  scheduler: z
+    .object({
+      /** A job due while the app was closed: run it once on the next open, or skip it. */
+      missedPolicy: z.enum(['once', 'skip']).default('once'),
+      /** How long a job's approval waits for an answer before the call is refused and the run marked "needs approval". */
+      approvalTimeoutMinutes: z.number().int().min(1).max(1440).default(10),
+    })
+    .default({ missedPolicy: 'once', approvalTimeoutMinutes: 10 }),
+  providers: z
+    .object({
+      /** Tried in order when the workspace's provider fails with a retryable error (never on auth or client errors). */
+      fallbacks: z
+        .array(
+          z.object({
+            provider: z.string().min(1),
+            model: z.string().max(300).default(''),
+            baseUrl: z.string().max(2000).default(''),
+          }),
+        )
+        .max(4)
+        .default([]),
+      /** Routing hints: a kind of work mapped to a provider and model; a conversation can pin one. */
+      routes: z
+        .object({
+          fast: RouteSchema.optional(),
+          smart: RouteSchema.optional(),
+          code: RouteSchema.optional(),
+          vision: RouteSchema.optional(),
+        })
+        .default({}),
+      /** Tries of one provider after its first, before the next in the chain. */
+      retries: z.number().int().min(0).max(5).default(2),
+      /** The response cache: identical requests within 30 minutes answered again (only at temperature 0, always, or never). */
+      cache: z.enum(['deterministic', 'always', 'off']).default('deterministic'),
+      /** Stream time-outs by state: no answer, no first byte, a gap between chunks. */
+      timeouts: z
+        .object({
+          connectSeconds: z.number().int().min(1).max(600).default(30),
+          firstByteSeconds: z.number().int().min(1).max(3600).default(300),
+          gapSeconds: z.number().int().min(1).max(3600).default(180),
+        })
+        .default({ connectSeconds: 30, firstByteSeconds: 300, gapSeconds: 180 }),
+    })
+    .default({
+      fallbacks: [],
+      routes: {},
+      retries: 2,
+      cache: 'deterministic',
+      timeouts: { connectSeconds: 30, firstByteSeconds: 300, gapSeconds: 180 },
+    }),
   /** When a run counts as stuck, and its time and cost budgets (web/agent/runtime/self-repair.js). */
   selfRepair: SelfRepairSchema.default(DEFAULT_SELF_REPAIR),
   /** Sub-agents (agent_delegate): how many run at once in a turn, how deep they may nest. */
-  delegation: z.object({
-    maxParallel: z.number().int().min(1).max(10).default(3),
-    maxDepth: z.number().int().min(1).max(5).default(2),
-  }).default({ maxParallel: 3, maxDepth: 2 }),
+  delegation: z
+    .object({
+      maxParallel: z.number().int().min(1).max(10).default(3),
+      maxDepth: z.number().int().min(1).max(5).default(2),
+    })
+    .default({ maxParallel: 3, maxDepth: 2 }),
   /** The heartbeat's schedule (a phrase or cron); whether it runs is its job in the scheduler. */
   heartbeat: z.object({ when: z.string().min(1).max(200).default('every 30 minutes') }).default({ when: 'every 30 minutes' }),
   /** Per-turn undo: how many turns of each conversation can be undone. */
   undo: z.object({ turnsKept: z.number().int().min(1).max(200).default(20) }).default({ turnsKept: 20 }),
-  git: z.object({
-    /** Make the workspace a git repository when it is first opened. */
-    autoInit: z.boolean().default(true),
-    /** Commit after each agent turn that changed files, so any agent edit can be rolled back. */
-    autoCommit: z.boolean().default(true),
-    /** Prefix for git's HTTP requests, for servers that do not allow browsers (CORS). */
-    corsProxy: z.string().max(2000).default(''),
-    authorName: z.string().max(200).default('Clawser'),
-    authorEmail: z.string().max(200).default('clawser@localhost'),
-  }).default({ autoInit: true, autoCommit: true, corsProxy: '', authorName: 'Clawser', authorEmail: 'clawser@localhost' }),
+  git: z
+    .object({
+      /** Make the workspace a git repository when it is first opened. */
+      autoInit: z.boolean().default(true),
+      /** Commit after each agent turn that changed files, so any agent edit can be rolled back. */
+      autoCommit: z.boolean().default(true),
+      /** Prefix for git's HTTP requests, for servers that do not allow browsers (CORS). */
+      corsProxy: z.string().max(2000).default(''),
+      authorName: z.string().max(200).default('Clawser'),
+      authorEmail: z.string().max(200).default('clawser@localhost'),
+    })
+    .default({ autoInit: true, autoCommit: true, corsProxy: '', authorName: 'Clawser', authorEmail: 'clawser@localhost' }),
 });
 /** @typedef {z.infer<typeof AgentSettingsSchema>} AgentSettings */
 
@@ -96,10 +131,26 @@ const whole = (label, min, max) => {
  * field. Sizes are entered in KiB.
  */
 export const LimitFieldsSchema = z.object({
-  allowedPrivateHosts: z.string().max(2000, { error: 'Private hosts: the list is too long.' })
-    .transform((v) => [...new Set(v.split(/[\s,]+/).map((h) => h.trim().toLowerCase()).filter(Boolean))])
-    .pipe(z.array(z.string().regex(HOST_RE, { error: 'Private hosts: write each as a host or host:port (e.g. 127.0.0.1:11434), without http:// or a path.' }))
-      .max(50, { error: 'Private hosts: at most 50.' })),
+  allowedPrivateHosts: z
+    .string()
+    .max(2000, { error: 'Private hosts: the list is too long.' })
+    .transform((v) => [
+      ...new Set(
+        v
+          .split(/[\s,]+/)
+          .map((h) => h.trim().toLowerCase())
+          .filter(Boolean),
+      ),
+    ])
+    .pipe(
+      z
+        .array(
+          z.string().regex(HOST_RE, {
+            error: 'Private hosts: write each as a host or host:port (e.g. 127.0.0.1:11434), without http:// or a path.',
+          }),
+        )
+        .max(50, { error: 'Private hosts: at most 50.' }),
+    ),
   maxIterations: whole('Steps per turn', 1, 100),
   maxToolResultChars: whole('Tool result cap', 1000, 1_000_000),
   maxReadKiB: whole('Largest file a tool reads', 1, 1024 * 1024),
@@ -108,7 +159,8 @@ export const LimitFieldsSchema = z.object({
 
 /**
  * @param {Record<keyof z.input<typeof LimitFieldsSchema>, string>} raw the dialog's fields
- * @returns {{ok: true, value: {allowedPrivateHosts: string[], maxIterations: number, maxToolResultChars: number, maxReadBytes: number, maxWriteBytes: number}} | {ok: false, errors: Partial<Record<keyof z.input<typeof LimitFieldsSchema>, string>>}}
+ * @returns {{ok: true, value: {allowedPrivateHosts: string[], maxIterations: number, maxToolResultChars: number, maxReadBytes: number,
+ *   maxWriteBytes: number}} | {ok: false, errors: Partial<Record<keyof z.input<typeof LimitFieldsSchema>, string>>}}
  */
 export function parseLimitFields(raw) {
   const parsed = LimitFieldsSchema.safeParse(raw);
@@ -258,7 +310,8 @@ export class AgentSettingsStore {
           const u = normalizeUsage(this.config.get(k, null));
           // A record holding this month's spend stays until the month is over (the monthly limit counts it).
           const month = new Date(now()).toISOString().slice(0, 7);
-          const idle = k !== own && u.costDay < stale && u.actions.every((t) => t < now() - DAY) && !(u.costMonth === month && u.monthCents > 0);
+          const idle =
+            k !== own && u.costDay < stale && u.actions.every((t) => t < now() - DAY) && !(u.costMonth === month && u.monthCents > 0);
           if (idle) this.config.remove(k);
           else parts.push(u);
         }

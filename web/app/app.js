@@ -1,3 +1,7 @@
+// Why this file is long: the orchestrator: it wires every store, controller, view and the daemon
+//  for a workspace and keeps the router's state; the panels, chat, services, settings and daemon
+//  are their own modules, and what is left is start-up and the wiring between them, which reads
+//  best in one place.
 /** @import { Route } from './router.js' */
 /** @import { FirstView, HomeActions } from './first-view.js' */
 /** @import { WorkspaceFirstView } from './workspace-first-view.js' */
@@ -34,13 +38,27 @@ import { SettingsFlow } from './settings-flow.js';
 import { createChatController } from './chat-assembly.js';
 import { LayoutPreference, artifactSlot } from './workspace-layout.js';
 import { listenForShortcuts, shortcutList } from './shortcuts.js';
-import { noticeInsecureContext, noticeStorageStall, noticeUpdates, noticeConnectivity, noticeUnlistedWorkspaces, noticeUnsaved } from './page-notices.js';
+import {
+  noticeInsecureContext,
+  noticeStorageStall,
+  noticeUpdates,
+  noticeConnectivity,
+  noticeUnlistedWorkspaces,
+  noticeUnsaved,
+} from './page-notices.js';
 import { DamageReport } from './damage-report.js';
 import { checkWorkspace } from './workspace-check.js';
 import { recoverRestore, restoreMarker } from './restore-recovery.js';
 import { openConfig, reportConfigDamage, STATE_CHECKED_MARK, WORKSPACES_FILE } from './config-files.js';
 import { createWorkspace, renameWorkspace, deleteWorkspace } from './workspace-actions.js';
-import { renameConversation, exportConversation, importConversation, deleteConversation, pickConversationFile, saveCodeToWorkspace } from './conversation-actions.js';
+import {
+  renameConversation,
+  exportConversation,
+  importConversation,
+  deleteConversation,
+  pickConversationFile,
+  saveCodeToWorkspace,
+} from './conversation-actions.js';
 
 /** How long after a workspace opens its conversations' files start being checked (in idle time). */
 const CONVERSATION_CHECK_DELAY_MS = 2000;
@@ -58,7 +76,8 @@ export class ClawserApp {
   /**
    * The workspace on screen; `palette`: what its views do that the command palette runs too.
    * `showName`: the workspace's new name on screen (after a rename).
-   * @type {{workspaceId: string, panel: string, controller: ChatController, destroy: () => void, palette?: ViewActions, showName?: (name: string) => void} | null}
+   * @type {{workspaceId: string, panel: string, controller: ChatController, destroy: () => void, palette?: ViewActions,
+   *   showName?: (name: string) => void} | null}
    */
   #view = null;
   /** @type {Map<string, ChatController>} */
@@ -93,7 +112,7 @@ export class ClawserApp {
     this.#startedFs = options.fs ?? null;
     this.banners = BannerArea();
     this.#firstView = options.firstView ?? null;
-    this.#workspaceView = this.#firstView ? null : options.workspaceView ?? null;
+    this.#workspaceView = this.#firstView ? null : (options.workspaceView ?? null);
     this.main = this.#firstView?.view ?? this.#workspaceView?.view ?? h('div', { class: 'view' });
     /** The workspace panels besides the chat. */
     this.panels = new PanelRegistry();
@@ -115,7 +134,14 @@ export class ClawserApp {
     try {
       fs = this.#startedFs ?? new OpfsFileSystem();
     } catch (err) {
-      clear(this.main).append(h('main', { class: 'home', id: 'main' }, h('h1', null, 'Clawser cannot start here'), h('p', { role: 'alert' }, /** @type {Error} */ (err).message)));
+      clear(this.main).append(
+        h(
+          'main',
+          { class: 'home', id: 'main' },
+          h('h1', null, 'Clawser cannot start here'),
+          h('p', { role: 'alert' }, /** @type {Error} */ (err).message),
+        ),
+      );
       return;
     }
     this.fs = fs;
@@ -167,22 +193,29 @@ export class ClawserApp {
       whenIdle: (fn) => this.#whenIdle(fn),
       quiet: () => this.#quiet,
       guard: (p) => this.#guard(p),
-      damage: (workspaceId, place) => (place.global ? (notice) => this.damage?.sink({ where: 'Every workspace', fs: place.fs, prefix: place.prefix })(notice) : this.damageSink(workspaceId, place.fs, place.prefix)),
+      damage: (workspaceId, place) =>
+        place.global
+          ? (notice) => this.damage?.sink({ where: 'Every workspace', fs: place.fs, prefix: place.prefix })(notice)
+          : this.damageSink(workspaceId, place.fs, place.prefix),
     });
     // Turn assembly (the agent, its tools, the sandbox) is loaded on first use: the first view
     // shows without it, which keeps the start-up path short.
     /** @type {Promise<import('./agent-factory.js').AgentFactory> | null} */
     let agents = null;
-    this.agents = () => (agents ??= import('./agent-factory.js').then(({ AgentFactory }) => new AgentFactory({
-      agentSettings,
-      hooks: this.hooks,
-      services: (workspaceId) => this.#servicesOf(workspaceId),
-      workspaceFs: (workspaceId) => this.workspaceFs(workspaceId),
-      mountedFolder: (workspaceId) => this.services?.mountOf(workspaceId)?.handle.name ?? null,
-      providerSettings: /** @type {SettingsStore} */ (this.settings),
-      createChildConversation: (workspaceId, title, parent) => this.#controller(workspaceId).createChild(title, parent),
-      delegationBoard: (workspaceId) => this.#delegationBoard(workspaceId),
-    })));
+    this.agents = () =>
+      (agents ??= import('./agent-factory.js').then(
+        ({ AgentFactory }) =>
+          new AgentFactory({
+            agentSettings,
+            hooks: this.hooks,
+            services: (workspaceId) => this.#servicesOf(workspaceId),
+            workspaceFs: (workspaceId) => this.workspaceFs(workspaceId),
+            mountedFolder: (workspaceId) => this.services?.mountOf(workspaceId)?.handle.name ?? null,
+            providerSettings: /** @type {SettingsStore} */ (this.settings),
+            createChildConversation: (workspaceId, title, parent) => this.#controller(workspaceId).createChild(title, parent),
+            delegationBoard: (workspaceId) => this.#delegationBoard(workspaceId),
+          }),
+      ));
     this.workspaces = new WorkspaceStore({
       config,
       fs,
@@ -206,16 +239,20 @@ export class ClawserApp {
     // Clone, backup and restore are loaded when first used (not on the start-up path).
     /** @type {Promise<import('./data-actions.js').DataActions> | null} */
     let data = null;
-    this.data = () => (data ??= import('./data-actions.js').then(({ DataActions }) => new DataActions({
-      fs,
-      config,
-      secrets,
-      workspaces: /** @type {WorkspaceStore} */ (this.workspaces),
-      agentSettings: /** @type {AgentSettingsStore} */ (this.agentSettings),
-      status: (text) => (text ? this.banners.show('progress', text, { dismissible: false }) : this.banners.hide('progress')),
-      notify: (text) => this.banners.show('clone-skipped', text),
-      exclusive: (fn) => /** @type {RestoreGate} */ (this.restoreGate).exclusive(fn),
-    })));
+    this.data = () =>
+      (data ??= import('./data-actions.js').then(
+        ({ DataActions }) =>
+          new DataActions({
+            fs,
+            config,
+            secrets,
+            workspaces: /** @type {WorkspaceStore} */ (this.workspaces),
+            agentSettings: /** @type {AgentSettingsStore} */ (this.agentSettings),
+            status: (text) => (text ? this.banners.show('progress', text, { dismissible: false }) : this.banners.hide('progress')),
+            notify: (text) => this.banners.show('clone-skipped', text),
+            exclusive: (fn) => /** @type {RestoreGate} */ (this.restoreGate).exclusive(fn),
+          }),
+      ));
     // Said before anything is drawn (only when there is damage: a normal start reads nothing more).
     if (config.problems().length) await this.#reportConfigDamage();
     await this.#firstWorkspace();
@@ -242,7 +279,9 @@ export class ClawserApp {
     // Usage statistics are written a second after each call: what is left goes as the page does.
     addEventListener('pagehide', () => this.services?.flushUsage());
     // Hidden is the last moment a page is sure to run (a phone may discard it afterwards).
-    document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') this.services?.flushUsage(); });
+    document.addEventListener('visibilitychange', () => {
+      if (document.visibilityState === 'hidden') this.services?.flushUsage();
+    });
     noticeConnectivity(this.banners);
     listenForShortcuts({
       showList: () => this.#showShortcuts(),
@@ -326,7 +365,11 @@ export class ClawserApp {
       // Nothing here can be used meanwhile (new conversations, renames, settings would be written
       // into the data being replaced): the view is inert until the reload.
       this.main.inert = true;
-      this.banners.show('restore-elsewhere', 'A backup is being restored in another tab. Nothing is saved here until it has finished; this tab reloads then.', { kind: 'warn', dismissible: false });
+      this.banners.show(
+        'restore-elsewhere',
+        'A backup is being restored in another tab. Nothing is saved here until it has finished; this tab reloads then.',
+        { kind: 'warn', dismissible: false },
+      );
       return;
     }
     if (notice.ok) {
@@ -335,11 +378,16 @@ export class ClawserApp {
     }
     this.#quiet = false;
     this.main.inert = false;
-    this.banners.show('restore-elsewhere', 'The restore in another tab failed and changed nothing; this tab works again.', { kind: 'warn' });
+    this.banners.show('restore-elsewhere', 'The restore in another tab failed and changed nothing; this tab works again.', {
+      kind: 'warn',
+    });
     if (this.tabs?.isLeader) this.#whenIdle(() => this.#startSchedulers());
   }
 
-  /** The agent factory once loaded (for synchronous questions: which providers are paused). @type {import('./agent-factory.js').AgentFactory | null} */
+  /**
+   * The agent factory once loaded (for synchronous questions: which providers are paused).
+   * @type {import('./agent-factory.js').AgentFactory | null}
+   */
   #loadedFactory = null;
 
   /** The agent factory, loaded on first use. */
@@ -359,7 +407,10 @@ export class ClawserApp {
 
   #sandboxWarmed = false;
 
-  /** A search hit chosen: the message to show once its conversation is on screen. @type {{workspaceId: string, conversationId: string, eventId: string | null} | null} */
+  /**
+   * A search hit chosen: the message to show once its conversation is on screen.
+   * @type {{workspaceId: string, conversationId: string, eventId: string | null} | null}
+   */
   #pendingReveal = null;
 
   async #revealPending() {
@@ -402,7 +453,8 @@ export class ClawserApp {
       this.banners.show('missing', 'That workspace does not exist (it may have been deleted).', { kind: 'warn' });
       return this.router.go({ name: 'home' }, { replace: true });
     }
-    if (this.#view?.workspaceId !== ws.id || this.#view.panel !== panel) await this.#renderWorkspace(ws.id, route.conversationId, panel, painted);
+    if (this.#view?.workspaceId !== ws.id || this.#view.panel !== panel)
+      await this.#renderWorkspace(ws.id, route.conversationId, panel, painted);
     else if (route.conversationId) await this.#view.controller.select(route.conversationId);
     await this.#revealPending();
     if (route.panel === 'settings') await this.#openSettings(ws.id);
@@ -461,7 +513,16 @@ export class ClawserApp {
     if (!firstView || firstView.listing !== homeListing(stores.list(), providerOf)) draw();
     // The workspace a first view offered on an empty cache, when the stored list had others: not made, so not opened.
     const offered = firstView?.created && !stores.get(firstView.created.id) ? firstView.created.id : null;
-    firstView?.adopt(offered ? { ...actions, onOpen: (id) => { if (id !== offered) actions.onOpen(id); } } : actions);
+    firstView?.adopt(
+      offered
+        ? {
+            ...actions,
+            onOpen: (id) => {
+              if (id !== offered) actions.onOpen(id);
+            },
+          }
+        : actions,
+    );
     document.title = 'Clawser';
   }
 
@@ -502,7 +563,8 @@ export class ClawserApp {
       notify: (id, title, body) => this.#servicesOf(id).toolUi.notify(title, body),
       banners: this.banners,
       open: (route) => this.router.go(route),
-      onScreen: (id, conversationId) => this.#view?.workspaceId === id && this.#view.panel === 'chat' && this.#view.controller.state.activeId === conversationId,
+      onScreen: (id, conversationId) =>
+        this.#view?.workspaceId === id && this.#view.panel === 'chat' && this.#view.controller.state.activeId === conversationId,
       guard: (p) => this.#guard(p),
       heartbeat: async (id) => (await this.#servicesOf(id).agents()).heartbeat(),
     }));
@@ -590,13 +652,24 @@ export class ClawserApp {
     const splitOn = splittable && layout.split;
     /** The chat is on screen beside the panel (not on a narrow window): choosing a conversation keeps the panel. */
     const splitShown = () => splitOn && matchMedia('(min-width: 901px)').matches;
-    const content = splitOn && sub && panelEntry
-      ? SplitView({ chat: chat.root, panel: sub.root, panelLabel: panelEntry.label, ratio: layout.ratio, onRatio: (ratio) => layouts.save({ ratio }) })
-      : sub ? sub.root : chat.root;
-    const toggleSplit = splittable ? () => {
-      layouts.save({ split: !layout.split });
-      this.#guard(this.#renderWorkspace(workspaceId, controller.state.activeId ?? undefined, panel));
-    } : null;
+    const content =
+      splitOn && sub && panelEntry
+        ? SplitView({
+            chat: chat.root,
+            panel: sub.root,
+            panelLabel: panelEntry.label,
+            ratio: layout.ratio,
+            onRatio: (ratio) => layouts.save({ ratio }),
+          })
+        : sub
+          ? sub.root
+          : chat.root;
+    const toggleSplit = splittable
+      ? () => {
+          layouts.save({ split: !layout.split });
+          this.#guard(this.#renderWorkspace(workspaceId, controller.state.activeId ?? undefined, panel));
+        }
+      : null;
     /** @type {Parameters<typeof WorkspaceView>[0]} */
     const workspaceProps = {
       workspace: ws,
@@ -605,8 +678,20 @@ export class ClawserApp {
       side: side.root,
       split: toggleSplit ? { on: layout.split, onToggle: toggleSplit } : undefined,
       panels: [
-        { label: 'Chat', icon: '💬', shortcut: 'Alt+0', current: panel === 'chat', onOpen: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }) },
-        ...this.panels.list().map((p) => ({ label: p.label, icon: p.icon, shortcut: p.shortcut, current: p.name === panel, onOpen: () => this.router.go({ name: 'workspace', workspaceId, panel: p.name }) })),
+        {
+          label: 'Chat',
+          icon: '💬',
+          shortcut: 'Alt+0',
+          current: panel === 'chat',
+          onOpen: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),
+        },
+        ...this.panels.list().map((p) => ({
+          label: p.label,
+          icon: p.icon,
+          shortcut: p.shortcut,
+          current: p.name === panel,
+          onOpen: () => this.router.go({ name: 'workspace', workspaceId, panel: p.name }),
+        })),
       ],
       railCollapsed: this.config?.get(RAIL_COLLAPSED_KEY, false) === true,
       onRailToggle: (collapsed) => this.#guard((async () => this.config?.set(RAIL_COLLAPSED_KEY, collapsed))()),
@@ -640,12 +725,23 @@ export class ClawserApp {
       onDelete: (id, title) => this.#guard(this.#deleteConversation(workspaceId, controller, id, title)),
     };
     const view = WorkspaceView(workspaceProps);
-    if (painted) painted.handOver(view.root, { controller, activeId: controller.state.activeId, workspace: workspaceProps, chat: chatProps, setup: /** @type {SettingsFlow} */ (this.#settingsFlow).setupActions(workspaceId) });
+    if (painted)
+      painted.handOver(view.root, {
+        controller,
+        activeId: controller.state.activeId,
+        workspace: workspaceProps,
+        chat: chatProps,
+        setup: /** @type {SettingsFlow} */ (this.#settingsFlow).setupActions(workspaceId),
+      });
     else clear(this.main).append(view.root);
     if (this.#view?.controller === controller) {
       this.#view.palette = {
-        focusSearch: view.focusSearch, toggleRail: view.toggleRail, railCollapsed: view.railCollapsed,
-        undoTurn: chat.undoTurn, redoTurn: chat.redoTurn, editMessage: chat.editMessage,
+        focusSearch: view.focusSearch,
+        toggleRail: view.toggleRail,
+        railCollapsed: view.railCollapsed,
+        undoTurn: chat.undoTurn,
+        redoTurn: chat.redoTurn,
+        editMessage: chat.editMessage,
         chatShown: () => panel === 'chat' || splitShown(),
         split: toggleSplit ? { on: layout.split, toggle: toggleSplit } : null,
       };
@@ -655,7 +751,12 @@ export class ClawserApp {
       };
     }
     document.title = `${ws.name} — Clawser`;
-    destroyView = () => { view.destroy(); chat.destroy(); sub?.destroy?.(); side.destroy(); };
+    destroyView = () => {
+      view.destroy();
+      chat.destroy();
+      sub?.destroy?.();
+      side.destroy();
+    };
     /** @type {WorkspaceServices} */ (this.services).autoInitGit(workspaceId);
     /** @type {WorkspaceServices} */ (this.services).connectMcp(workspaceId);
     this.#checkOnce(workspaceId);
@@ -672,23 +773,26 @@ export class ClawserApp {
       if (this.#quiet || !this.workspaces?.get(workspaceId)) return;
       const fs = this.workspaceFs(workspaceId);
       let settled = false;
-      this.#guard(checkWorkspace({
-        workspaceId, services: this.#servicesOf(workspaceId), fs, onDamage: this.damageSink(workspaceId, fs, `clawser_workspaces/${workspaceId}/`),
-        // Every conversation's files, a batch at a time while the page is idle, once start-up
-        // has settled: reads queued then would hold up the first ones of the person's own.
-        conversations: this.#controller(workspaceId).store,
-        pause: () => new Promise((resolve) => {
-          const idle = () => this.#whenIdle(() => resolve(undefined));
-          if (settled) return idle();
-          settled = true;
-          setTimeout(idle, CONVERSATION_CHECK_DELAY_MS);
+      this.#guard(
+        checkWorkspace({
+          workspaceId,
+          services: this.#servicesOf(workspaceId),
+          fs,
+          onDamage: this.damageSink(workspaceId, fs, `clawser_workspaces/${workspaceId}/`),
+          // Every conversation's files, a batch at a time while the page is idle, once start-up
+          // has settled: reads queued then would hold up the first ones of the person's own.
+          conversations: this.#controller(workspaceId).store,
+          pause: () =>
+            new Promise((resolve) => {
+              const idle = () => this.#whenIdle(() => resolve(undefined));
+              if (settled) return idle();
+              settled = true;
+              setTimeout(idle, CONVERSATION_CHECK_DELAY_MS);
+            }),
         }),
-      }));
+      );
     });
   }
-
-
-
 
   /**
    * Deletes a conversation once the user confirmed it (its list's button, the command palette);
@@ -696,7 +800,8 @@ export class ClawserApp {
    * @param {string} workspaceId @param {ChatController} controller @param {string} id @param {string} title
    */
   async #deleteConversation(workspaceId, controller, id, title) {
-    if ((await deleteConversation(controller, id, title)) === 'active') this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }, { replace: true });
+    if ((await deleteConversation(controller, id, title)) === 'active')
+      this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }, { replace: true });
   }
 
   /** @param {string} workspaceId @param {File} file */
@@ -737,7 +842,7 @@ export class ClawserApp {
     const w = stores.get(workspaceId);
     if (!w) return;
     const home = () => this.router.go({ name: 'home' }, { replace: true });
-    if (await deleteWorkspace(stores, w, home) && this.router.current.name === 'home') this.#renderHome();
+    if ((await deleteWorkspace(stores, w, home)) && this.router.current.name === 'home') this.#renderHome();
   }
 
   /** The command palette, with every action that applies where the user is (loaded on first use). */
@@ -761,7 +866,8 @@ export class ClawserApp {
       cloneRepository: () => this.#cloneRepository(),
       exportEverything: () => this.#exportEverything(),
       // A restore replaces everything: it starts from the home screen, where no workspace is open.
-      pickBackup: this.router.current.name === 'home' ? () => pickFile(BACKUP_FILE_TYPES, (file) => this.#guard(this.#restoreBackup(file))) : null,
+      pickBackup:
+        this.router.current.name === 'home' ? () => pickFile(BACKUP_FILE_TYPES, (file) => this.#guard(this.#restoreBackup(file))) : null,
     });
   }
 
@@ -774,9 +880,15 @@ export class ClawserApp {
     this.#daemons.add(workspaceId);
     const gate = /** @type {RestoreGate} */ (this.restoreGate);
     const fs = this.workspaceFs(workspaceId);
-    await startWorkspaceDaemon({ workspaceId, fs, controller, warn: (message) => this.banners.show(`daemon-${workspaceId}`, message, { kind: 'warn' }), write: (fn) => gate.write(fn), onDamage: this.damageSink(workspaceId, fs, `clawser_workspaces/${workspaceId}/`) });
+    await startWorkspaceDaemon({
+      workspaceId,
+      fs,
+      controller,
+      warn: (message) => this.banners.show(`daemon-${workspaceId}`, message, { kind: 'warn' }),
+      write: (fn) => gate.write(fn),
+      onDamage: this.damageSink(workspaceId, fs, `clawser_workspaces/${workspaceId}/`),
+    });
   }
-
 
   /** @param {() => void} fn */
   #whenIdle(fn) {
@@ -808,7 +920,11 @@ export class ClawserApp {
       providerSettings: /** @type {SettingsStore} */ (this.settings),
       chat: this.#controller(workspaceId),
       workspaces: () => this.workspaces?.list() ?? [],
-      preferences: { get: (key) => this.config?.get(key, null), set: (key, value) => this.config?.set(key, value), flush: () => this.config?.flush() ?? Promise.resolve() },
+      preferences: {
+        get: (key) => this.config?.get(key, null),
+        set: (key, value) => this.config?.set(key, value),
+        flush: () => this.config?.flush() ?? Promise.resolve(),
+      },
       back: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),
       openPanel: (panel) => this.router.go({ name: 'workspace', workspaceId, panel }),
       openConversation: (id) => this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: id }),
@@ -826,7 +942,10 @@ export class ClawserApp {
     this.router.go({ name: 'workspace', workspaceId, panel: 'settings' });
   }
 
-  /** The settings dialog over the workspace; afterwards its chat again (shown anew when something was saved). @param {string} workspaceId */
+  /**
+   * The settings dialog over the workspace; afterwards its chat again (shown anew when something was saved).
+   * @param {string} workspaceId
+   */
   async #openSettings(workspaceId) {
     const saved = await /** @type {SettingsFlow} */ (this.#settingsFlow).open(workspaceId);
     if (saved === null) return;

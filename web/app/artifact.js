@@ -58,7 +58,14 @@ export class ArtifactDocument {
   /** @param {string} selector */
   async query(selector) {
     const els = this.#select(selector);
-    return { count: els.length, items: els.slice(0, 50).map((el) => ({ tag: el.tagName.toLowerCase(), text: (el.textContent ?? '').trim().slice(0, 500), html: el.outerHTML.slice(0, 1000) })) };
+    return {
+      count: els.length,
+      items: els.slice(0, 50).map((el) => ({
+        tag: el.tagName.toLowerCase(),
+        text: (el.textContent ?? '').trim().slice(0, 500),
+        html: el.outerHTML.slice(0, 1000),
+      })),
+    };
   }
 
   /**
@@ -75,7 +82,11 @@ export class ArtifactDocument {
       else if (action === 'append_html') el.insertAdjacentHTML('beforeend', /** @type {string} */ (purifier.sanitize(value, SANITIZE)));
       else if (action === 'remove') el.remove();
       else if (action === 'set_attribute') {
-        if (!attribute || /^on/i.test(attribute) || /^(src|href|srcdoc|action|formaction)$/i.test(attribute) && /^\s*(javascript|data|vbscript):/i.test(value)) {
+        if (
+          !attribute ||
+          /^on/i.test(attribute) ||
+          (/^(src|href|srcdoc|action|formaction)$/i.test(attribute) && /^\s*(javascript|data|vbscript):/i.test(value))
+        ) {
           throw new Error(`Setting "${attribute}" to that value is not allowed.`);
         }
         el.setAttribute(attribute, value);

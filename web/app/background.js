@@ -16,7 +16,8 @@ const MIN_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
  * The part of the Periodic Background Sync API used here (not in TypeScript's DOM types).
- * @typedef {{register(tag: string, options?: {minInterval?: number}): Promise<void>, unregister(tag: string): Promise<void>, getTags(): Promise<string[]>}} PeriodicSyncManager
+ * @typedef {{register(tag: string, options?: {minInterval?: number}): Promise<void>, unregister(tag: string): Promise<void>,
+ *   getTags(): Promise<string[]>}} PeriodicSyncManager
  */
 /**
  * unsupported: no Periodic Background Sync in this browser; not-granted: the browser does not
@@ -83,19 +84,28 @@ export async function backgroundMode(here) {
   const who = here.tabs > 1 ? ` ${here.tabs} Clawser tabs are open; ${here.leader ? 'this one' : 'another one'} runs the jobs.` : '';
   if (check === 'registered' && reg) {
     const notifications = typeof Notification === 'undefined' ? 'unsupported' : Notification.permission;
-    const quiet = notifications === 'granted' ? '' : ' Notifications are not allowed for Clawser, so these checks cannot tell you anything until you allow them below.';
+    const quiet =
+      notifications === 'granted'
+        ? ''
+        : ' Notifications are not allowed for Clawser, so these checks cannot tell you anything until you allow them below.';
     const at = await lastCheckAt(reg);
-    const last = at === null ? ' No background check has happened yet.' : ` The last background check was on ${new Date(at).toLocaleString()}.`;
+    const last =
+      at === null ? ' No background check has happened yet.' : ` The last background check was on ${new Date(at).toLocaleString()}.`;
     return {
       mode: 'background',
-      text: `${base}${who} While no Clawser tab is open, this browser lets Clawser check for due jobs now and then (the browser decides when, typically at most about once an hour) and notify you of them; they run when you open Clawser, as chosen below.${quiet}${last}`,
+      text:
+        `${base}${who} While no Clawser tab is open, this browser lets Clawser check for due jobs now and then (the browser decides ` +
+        `when, typically at most about once an hour) and notify you of them; they run when you open Clawser, as chosen ` +
+        `below.${quiet}${last}`,
     };
   }
   const closed = ' Jobs that fall due while it is closed are handled when you next open it, as chosen below.';
   const installed = typeof matchMedia === 'function' && matchMedia('(display-mode: standalone)').matches;
   const why = {
     unsupported: ' This browser offers no background checks for web apps, so nothing checks for due jobs while Clawser is closed.',
-    'not-granted': ` The browser has not allowed Clawser background checks (Periodic Background Sync), so nothing checks for due jobs while Clawser is closed.${installed ? '' : ' Installing Clawser as an app may let the browser allow them.'}`,
+    'not-granted':
+      ` The browser has not allowed Clawser background checks (Periodic Background Sync), so nothing checks for due jobs ` +
+      `while Clawser is closed.${installed ? '' : ' Installing Clawser as an app may let the browser allow them.'}`,
     'not-ready': ' The browser allows background checks; they start once Clawser has finished installing its offline copy.',
     failed: ' The browser allows background checks but refused to set them up, so nothing checks for due jobs while Clawser is closed.',
     registered: '',

@@ -28,7 +28,19 @@ import { AutonomyController } from '../agent/runtime/autonomy.js';
  * @param {import('../storage/damage.js').DamageSink} [deps.onDamage] the page's notice of damaged files, for this workspace's conversations
  * @returns {ChatController}
  */
-export function createChatController({ workspaceId, fs, coordination, settings, agentSettings, services, agents, loadedAgents, delegations, guard, onDamage }) {
+export function createChatController({
+  workspaceId,
+  fs,
+  coordination,
+  settings,
+  agentSettings,
+  services,
+  agents,
+  loadedAgents,
+  delegations,
+  guard,
+  onDamage,
+}) {
   const detector = new LeakDetector();
   // Read once per turn (in buildAgent), not on every streamed chunk.
   let redactOn = agentSettings.load(workspaceId).safetyEnabled;
@@ -40,9 +52,17 @@ export function createChatController({ workspaceId, fs, coordination, settings, 
     settings,
     redact: (text) => (redactOn ? detector.scan(text).redacted : text),
     spendStatus: () => {
-      const autonomy = new AutonomyController({ config: agentSettings.load(workspaceId).autonomy, ...agentSettings.usageStore(workspaceId) });
+      const autonomy = new AutonomyController({
+        config: agentSettings.load(workspaceId).autonomy,
+        ...agentSettings.usageStore(workspaceId),
+      });
       const usage = autonomy.usage;
-      return { todayCents: usage.costCents, monthCents: usage.monthCents, warning: autonomy.costWarning(), paused: loadedAgents()?.pausedProviders(workspaceId) ?? [] };
+      return {
+        todayCents: usage.costCents,
+        monthCents: usage.monthCents,
+        warning: autonomy.costWarning(),
+        paused: loadedAgents()?.pausedProviders(workspaceId) ?? [],
+      };
     },
     routes: () => agentSettings.load(workspaceId).providers.routes,
     // Every turn's provider goes through the reliability layer (retries, fallbacks, time-outs).
@@ -63,8 +83,17 @@ export function createChatController({ workspaceId, fs, coordination, settings, 
     // Undo puts back what a turn changed, through the same protected view the tools had.
     undoDomains: async () => {
       const s = services.of(workspaceId);
-      const [{ undoDomains }, { ProtectedFileSystem }, memory] = await Promise.all([import('./turn-undo.js'), import('../storage/protected-fs.js'), s.memory().catch(() => undefined)]);
-      return undoDomains({ fs: new ProtectedFileSystem(services.workspaceFs(workspaceId)), memory, goals: s.goals, scheduler: s.scheduler });
+      const [{ undoDomains }, { ProtectedFileSystem }, memory] = await Promise.all([
+        import('./turn-undo.js'),
+        import('../storage/protected-fs.js'),
+        s.memory().catch(() => undefined),
+      ]);
+      return undoDomains({
+        fs: new ProtectedFileSystem(services.workspaceFs(workspaceId)),
+        memory,
+        goals: s.goals,
+        scheduler: s.scheduler,
+      });
     },
     undoKeep: () => agentSettings.load(workspaceId).undo.turnsKept,
   });

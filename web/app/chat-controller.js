@@ -62,7 +62,11 @@ export class ChatController {
     this.store = new ConversationStore(fs, workspaceId, coordination, onDamage ? { onDamage } : {});
     /** Full-text search across the workspace's conversations. */
     // Damaged log lines the search comes across are kept and reported by the store, as opening would.
-    this.search = new ConversationSearch(fs, workspaceId, { onDamagedLog: (id) => { this.store.checkLog(id).catch(() => {}); } });
+    this.search = new ConversationSearch(fs, workspaceId, {
+      onDamagedLog: (id) => {
+        this.store.checkLog(id).catch(() => {});
+      },
+    });
     this.coordination = coordination;
     this.delegations = deps.delegations;
     /** The workspace's routing hints (a kind of work → provider and model). */
@@ -72,22 +76,52 @@ export class ChatController {
     const busy = () => this.busy;
     this.#runCode = deps.runCode;
     this.#agents = deps.agents;
-    const core = new ChatCore({ workspaceId, coordination, meter: (conv) => chatMeter(conv, { ...sources, spendStatus: deps.spendStatus }) });
+    const core = new ChatCore({
+      workspaceId,
+      coordination,
+      meter: (conv) => chatMeter(conv, { ...sources, spendStatus: deps.spendStatus }),
+    });
     this.#core = core;
-    this.#takeBack = new TakeBack(core, { fs, store: this.store, search: this.search, busy, undoDomains: deps.undoDomains, undoKeep: deps.undoKeep, afterTakeBack: deps.afterTakeBack, onDamage });
+    this.#takeBack = new TakeBack(core, {
+      fs,
+      store: this.store,
+      search: this.search,
+      busy,
+      undoDomains: deps.undoDomains,
+      undoKeep: deps.undoKeep,
+      afterTakeBack: deps.afterTakeBack,
+      onDamage,
+    });
     this.#interrupted = new InterruptedTurns(core);
     this.#conversations = new Conversations(core, {
-      workspaceId, store: this.store, search: this.search, coordination, delegations: deps.delegations,
-      takeBack: this.#takeBack, interrupted: this.#interrupted, busy, removed: (id) => this.onRemoved?.(id),
+      workspaceId,
+      store: this.store,
+      search: this.search,
+      coordination,
+      delegations: deps.delegations,
+      takeBack: this.#takeBack,
+      interrupted: this.#interrupted,
+      busy,
+      removed: (id) => this.onRemoved?.(id),
     });
     this.#search = new ChatSearch(core, { search: this.search, conversations: this.#conversations, busy });
     this.#turns = new Turns(core, {
       sources,
       // The providers and the agent's run loop load with the first turn, not on the app's start-up path.
       providerFactory: deps.providerFactory ?? (async (c) => (await import('../providers/index.js')).createProvider(c)),
-      buildAgent: deps.buildAgent ?? (async (provider, conversation, secrets) => new (await import('../agent/runtime/agent.js')).ClawserAgent({ provider, conversation, secrets })),
-      redact, afterTurn: deps.afterTurn, search: this.search, conversations: this.#conversations, takeBack: this.#takeBack, interrupted: this.#interrupted,
-      titles: new Titles(core, { redact, onSideUsage: deps.onSideUsage }), busy, onTurn: (phase, turn) => this.onTurn?.(phase, turn),
+      buildAgent:
+        deps.buildAgent ??
+        (async (provider, conversation, secrets) =>
+          new (await import('../agent/runtime/agent.js')).ClawserAgent({ provider, conversation, secrets })),
+      redact,
+      afterTurn: deps.afterTurn,
+      search: this.search,
+      conversations: this.#conversations,
+      takeBack: this.#takeBack,
+      interrupted: this.#interrupted,
+      titles: new Titles(core, { redact, onSideUsage: deps.onSideUsage }),
+      busy,
+      onTurn: (phase, turn) => this.onTurn?.(phase, turn),
     });
   }
 
@@ -301,7 +335,10 @@ export class ChatController {
 
   /** What this workspace's model (or the conversation's pinned one) takes as images. @returns {ImageLimits} */
   imageLimits() {
-    return imageLimits({ settings: this.settings, workspaceId: this.workspaceId, routes: this.routes }, this.#core.conversation?.meta.route);
+    return imageLimits(
+      { settings: this.settings, workspaceId: this.workspaceId, routes: this.routes },
+      this.#core.conversation?.meta.route,
+    );
   }
 
   /** The composer's pre-send estimate: a draft's size in tokens for this workspace's provider. @param {string} text */

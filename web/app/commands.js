@@ -5,7 +5,11 @@
  */
 /** @import { Command } from '../ui/command-palette.js' */
 
-const LEVELS = /** @type {const} */ ([['readonly', 'read-only'], ['supervised', 'supervised'], ['full', 'full']]);
+const LEVELS = /** @type {const} */ ([
+  ['readonly', 'read-only'],
+  ['supervised', 'supervised'],
+  ['full', 'full'],
+]);
 
 /**
  * @param {object} ctx
@@ -17,7 +21,8 @@ const LEVELS = /** @type {const} */ ([['readonly', 'read-only'], ['supervised', 
  * @param {string} ctx.panel the one on screen
  * @param {'readonly' | 'supervised' | 'full' | null} ctx.autonomy the open workspace's level
  * @param {boolean} ctx.streaming a reply is being written
- * @param {{undo: boolean, redo: boolean, regenerate: string | null, continue?: boolean, edit?: string | null} | null} [ctx.turn] the chat on screen:
+ * @param {{undo: boolean, redo: boolean, regenerate: string | null, continue?: boolean, edit?: string | null} | null} [ctx.turn] the chat
+ *   on screen:
  *   whether a turn can be undone or redone, the reply that can be regenerated, whether the last reply was stopped (and can be
  *   continued), the last message the user sent (that can be edited) (null: the chat is not on screen)
  * @param {{on: boolean} | null} [ctx.split] the panel on screen can show beside the chat (null: it cannot, or the window is too narrow)
@@ -61,48 +66,149 @@ export function buildCommands(ctx) {
     if (ctx.streaming) out.push({ id: 'stop', label: 'Stop the reply', shortcut: 'Esc', run: act.stop });
     out.push({ id: 'new-conversation', label: 'New conversation', keywords: 'chat start', run: act.newConversation });
     out.push({ id: 'search', label: 'Search conversations…', keywords: 'find messages full text', run: act.search });
-    if (ctx.panel !== 'chat') out.push({ id: 'panel:chat', label: 'Open Chat', group: 'Panel', shortcut: 'Alt+0', keywords: 'back conversation messages', run: () => act.openPanel('chat') });
+    if (ctx.panel !== 'chat')
+      out.push({
+        id: 'panel:chat',
+        label: 'Open Chat',
+        group: 'Panel',
+        shortcut: 'Alt+0',
+        keywords: 'back conversation messages',
+        run: () => act.openPanel('chat'),
+      });
     for (const p of ctx.panels) {
-      if (p.name !== ctx.panel) out.push({ id: `panel:${p.name}`, label: `Open ${p.label}`, group: 'Panel', shortcut: p.shortcut, run: () => act.openPanel(p.name) });
+      if (p.name !== ctx.panel)
+        out.push({
+          id: `panel:${p.name}`,
+          label: `Open ${p.label}`,
+          group: 'Panel',
+          shortcut: p.shortcut,
+          run: () => act.openPanel(p.name),
+        });
     }
-    out.push({ id: 'settings', label: 'Change provider or model…', group: 'Settings', keywords: 'settings api key model provider', run: () => act.openPanel('settings') });
+    out.push({
+      id: 'settings',
+      label: 'Change provider or model…',
+      group: 'Settings',
+      keywords: 'settings api key model provider',
+      run: () => act.openPanel('settings'),
+    });
     for (const [level, word] of LEVELS) {
-      if (level !== ctx.autonomy) out.push({ id: `autonomy:${level}`, label: `Set autonomy to ${word}`, group: 'Settings', keywords: 'permissions approval', run: () => act.setAutonomy(level) });
+      if (level !== ctx.autonomy)
+        out.push({
+          id: `autonomy:${level}`,
+          label: `Set autonomy to ${word}`,
+          group: 'Settings',
+          keywords: 'permissions approval',
+          run: () => act.setAutonomy(level),
+        });
     }
     const current = ctx.conversationId;
     if (current) {
-      out.push({ id: 'export', label: 'Export this conversation…', keywords: 'download markdown jsonl html save', run: () => act.exportConversation(current) });
+      out.push({
+        id: 'export',
+        label: 'Export this conversation…',
+        keywords: 'download markdown jsonl html save',
+        run: () => act.exportConversation(current),
+      });
       out.push({ id: 'rename', label: 'Rename this conversation…', keywords: 'title', run: () => act.renameConversation(current) });
       out.push({ id: 'delete', label: 'Delete this conversation…', keywords: 'remove trash', run: () => act.deleteConversation(current) });
     }
     const turn = ctx.turn;
     if (turn && !ctx.streaming) {
       const reply = turn.regenerate;
-      if (reply) out.push({ id: 'regenerate', label: 'Regenerate the last reply', keywords: 'retry again answer version', run: () => act.regenerate(reply) });
-      if (turn.undo) out.push({ id: 'undo', label: 'Undo the latest turn', shortcut: 'Alt+Z', keywords: 'revert files memories', run: act.undoTurn });
-      if (turn.redo) out.push({ id: 'redo', label: 'Redo the turn undone last', shortcut: 'Alt+Shift+Z', keywords: 'reapply', run: act.redoTurn });
-      if (turn.continue) out.push({ id: 'continue', label: 'Continue the stopped reply', keywords: 'resume go on stopped incomplete', run: act.continueReply });
+      if (reply)
+        out.push({
+          id: 'regenerate',
+          label: 'Regenerate the last reply',
+          keywords: 'retry again answer version',
+          run: () => act.regenerate(reply),
+        });
+      if (turn.undo)
+        out.push({ id: 'undo', label: 'Undo the latest turn', shortcut: 'Alt+Z', keywords: 'revert files memories', run: act.undoTurn });
+      if (turn.redo)
+        out.push({ id: 'redo', label: 'Redo the turn undone last', shortcut: 'Alt+Shift+Z', keywords: 'reapply', run: act.redoTurn });
+      if (turn.continue)
+        out.push({
+          id: 'continue',
+          label: 'Continue the stopped reply',
+          keywords: 'resume go on stopped incomplete',
+          run: act.continueReply,
+        });
       const mine = turn.edit;
-      if (mine) out.push({ id: 'edit', label: 'Edit your last message', keywords: 'change fix resend version', run: () => act.editMessage(mine) });
+      if (mine)
+        out.push({ id: 'edit', label: 'Edit your last message', keywords: 'change fix resend version', run: () => act.editMessage(mine) });
     }
-    if (ctx.split) out.push({ id: 'split', label: ctx.split.on ? 'Hide the chat beside this panel' : 'Show the chat beside this panel', group: 'View', keywords: 'split side by side layout', run: act.toggleSplit });
-    if (ctx.railCollapsed != null) out.push({ id: 'rail', label: ctx.railCollapsed ? 'Unfold the panel rail (show panel names)' : 'Fold the panel rail (icons only)', group: 'View', keywords: 'collapse expand sidebar navigation labels', run: act.toggleRail });
+    if (ctx.split)
+      out.push({
+        id: 'split',
+        label: ctx.split.on ? 'Hide the chat beside this panel' : 'Show the chat beside this panel',
+        group: 'View',
+        keywords: 'split side by side layout',
+        run: act.toggleSplit,
+      });
+    if (ctx.railCollapsed != null)
+      out.push({
+        id: 'rail',
+        label: ctx.railCollapsed ? 'Unfold the panel rail (show panel names)' : 'Fold the panel rail (icons only)',
+        group: 'View',
+        keywords: 'collapse expand sidebar navigation labels',
+        run: act.toggleRail,
+      });
     out.push({ id: 'import', label: 'Import a conversation (JSONL)…', keywords: 'upload open file', run: act.importConversation });
     for (const c of ctx.conversations) {
-      if (c.id !== current) out.push({ id: `conversation:${c.id}`, label: c.title, group: 'Conversation', keywords: 'switch open', run: () => act.openConversation(c.id) });
+      if (c.id !== current)
+        out.push({
+          id: `conversation:${c.id}`,
+          label: c.title,
+          group: 'Conversation',
+          keywords: 'switch open',
+          run: () => act.openConversation(c.id),
+        });
     }
   }
   for (const w of ctx.workspaces) {
-    if (w.id !== ws?.id) out.push({ id: `workspace:${w.id}`, label: w.name, group: 'Workspace', keywords: 'switch open', run: () => act.openWorkspace(w.id) });
+    if (w.id !== ws?.id)
+      out.push({ id: `workspace:${w.id}`, label: w.name, group: 'Workspace', keywords: 'switch open', run: () => act.openWorkspace(w.id) });
   }
   out.push({ id: 'new-workspace', label: 'New workspace…', group: 'Workspace', run: act.newWorkspace });
   if (ws) {
-    out.push({ id: 'rename-workspace', label: `Rename workspace “${ws.name}”…`, group: 'Workspace', keywords: 'name title', run: () => act.renameWorkspace(ws.id) });
-    out.push({ id: 'delete-workspace', label: `Delete workspace “${ws.name}”…`, group: 'Workspace', keywords: 'remove trash', run: () => act.deleteWorkspace(ws.id) });
+    out.push({
+      id: 'rename-workspace',
+      label: `Rename workspace “${ws.name}”…`,
+      group: 'Workspace',
+      keywords: 'name title',
+      run: () => act.renameWorkspace(ws.id),
+    });
+    out.push({
+      id: 'delete-workspace',
+      label: `Delete workspace “${ws.name}”…`,
+      group: 'Workspace',
+      keywords: 'remove trash',
+      run: () => act.deleteWorkspace(ws.id),
+    });
   }
-  out.push({ id: 'clone', label: 'Clone a git repository…', group: 'Workspace', keywords: 'new workspace github repo url download', run: act.cloneRepository });
-  out.push({ id: 'export-all', label: 'Export everything…', group: 'Backup', keywords: 'backup download zip all workspaces save', run: act.exportEverything });
-  if (ctx.canRestore) out.push({ id: 'restore', label: 'Restore from a backup…', group: 'Backup', keywords: 'import upload zip replace', run: act.restoreBackup });
+  out.push({
+    id: 'clone',
+    label: 'Clone a git repository…',
+    group: 'Workspace',
+    keywords: 'new workspace github repo url download',
+    run: act.cloneRepository,
+  });
+  out.push({
+    id: 'export-all',
+    label: 'Export everything…',
+    group: 'Backup',
+    keywords: 'backup download zip all workspaces save',
+    run: act.exportEverything,
+  });
+  if (ctx.canRestore)
+    out.push({
+      id: 'restore',
+      label: 'Restore from a backup…',
+      group: 'Backup',
+      keywords: 'import upload zip replace',
+      run: act.restoreBackup,
+    });
   out.push({ id: 'home', label: 'All workspaces', group: 'Workspace', keywords: 'home list', run: act.home });
   out.push({ id: 'shortcuts', label: 'Keyboard shortcuts', shortcut: '?', keywords: 'help keys', run: act.shortcuts });
   return out;

@@ -21,7 +21,10 @@ export const SETTINGS_FILE = 'settings.json';
 /** @param {string} key */
 export const configFileOf = (key) => (key === WORKSPACES_KEY || key.startsWith(`${WORKSPACES_KEY}_`) ? WORKSPACES_FILE : SETTINGS_FILE);
 
-/** What the first views read from localStorage (first-view.js, workspace-first-view.js): the list, each workspace's provider, the rail. @param {string} key */
+/**
+ * What the first views read from localStorage (first-view.js, workspace-first-view.js): the list, each workspace's provider, the rail.
+ * @param {string} key
+ */
 export const firstViewKey = (key) => key === WORKSPACES_KEY || key.startsWith('clawser_config_') || key === RAIL_COLLAPSED_KEY;
 
 /**
@@ -31,7 +34,10 @@ export const firstViewKey = (key) => key === WORKSPACES_KEY || key.startsWith('c
  */
 export function workspaceListProblem(entries) {
   /** @type {Array<[string, import('zod').ZodType<unknown>]>} */
-  const checks = [[WORKSPACES_KEY, WORKSPACE_LIST_SCHEMAS.list], [DELETING_KEY, WORKSPACE_LIST_SCHEMAS.deleting]];
+  const checks = [
+    [WORKSPACES_KEY, WORKSPACE_LIST_SCHEMAS.list],
+    [DELETING_KEY, WORKSPACE_LIST_SCHEMAS.deleting],
+  ];
   for (const [key, schema] of checks) {
     const raw = entries[key];
     if (raw === undefined) continue;
@@ -97,9 +103,17 @@ export async function reportConfigDamage({ config, damage, unlisted, afterSetAsi
     if (p.file === WORKSPACES_FILE) {
       const found = await unlisted().catch(() => []);
       const names = found.map((f) => (f.name ? `“${f.name}”` : `one without a name (${f.id})`)).join(', ');
-      problem = `${p.reason}. Until it is set aside, no workspace is listed and none can be added or renamed; ${found.length ? `the folders of ${found.length === 1 ? 'one workspace are' : `${found.length} workspaces are`} still in the browser's storage (${names}), and are offered back once it is set aside` : 'no workspace folder was found in the browser\'s storage'}`;
+      problem = `${p.reason}. Until it is set aside, no workspace is listed and none can be added or renamed; ${
+        found.length
+          ? `the ` +
+            `folders of ${found.length === 1 ? 'one workspace are' : `${found.length} workspaces are`} still in the browser's storage ` +
+            `(${names}), and are offered back once it is set aside`
+          : "no workspace folder was found in the browser's storage"
+      }`;
     } else {
-      problem = `${p.reason}. Until it is set aside, every workspace uses the default settings (no provider chosen, no saved keys, tool rules or servers), and a changed setting is not saved`;
+      problem =
+        `${p.reason}. Until it is set aside, every workspace uses the default settings (no provider chosen, no saved keys, tool ` +
+        `rules or servers), and a changed setting is not saved`;
     }
     damage.add({
       what: p.file === WORKSPACES_FILE ? `The workspace list (${p.file})` : `Your settings, every workspace's (${p.file})`,

@@ -22,7 +22,19 @@ export async function exportConversation(controller, id) {
   // Short options (a select cannot wrap on a phone); what JSONL is goes in the hint.
   /** @type {Record<string, 'markdown' | 'jsonl' | 'html'>} */
   const formats = { Markdown: 'markdown', 'JSONL (importable)': 'jsonl', 'HTML page': 'html' };
-  const choice = await formDialog({ title: `Export “${title}”`, fields: [{ name: 'format', label: 'Format', options: Object.keys(formats), value: 'Markdown', hint: 'JSONL is the event log with every version; it can be imported back.' }], submitLabel: 'Export' });
+  const choice = await formDialog({
+    title: `Export “${title}”`,
+    fields: [
+      {
+        name: 'format',
+        label: 'Format',
+        options: Object.keys(formats),
+        value: 'Markdown',
+        hint: 'JSONL is the event log with every version; it can be imported back.',
+      },
+    ],
+    submitLabel: 'Export',
+  });
   if (!choice) return;
   const file = await controller.exportConversation(id, formats[String(choice.format)] ?? 'markdown');
   downloadBlob(new Blob([file.text], { type: file.type }), file.name);
@@ -35,7 +47,11 @@ export async function exportConversation(controller, id) {
  * @returns {Promise<'active' | 'other' | null>}
  */
 export async function deleteConversation(controller, id, title) {
-  const ok = await confirmDialog({ title: `Delete “${title}”?`, message: 'The whole conversation is removed from this browser. This cannot be undone.', confirmLabel: 'Delete conversation' });
+  const ok = await confirmDialog({
+    title: `Delete “${title}”?`,
+    message: 'The whole conversation is removed from this browser. This cannot be undone.',
+    confirmLabel: 'Delete conversation',
+  });
   if (!ok) return null;
   const wasActive = controller.state.activeId === id;
   await controller.remove(id);
@@ -59,10 +75,23 @@ export function pickConversationFile(onFile) {
  * @param {string} code @param {string} ext
  */
 export async function saveCodeToWorkspace(files, code, ext) {
-  const path = await promptDialog({ title: 'Save code to the workspace', label: 'File path', value: `snippet.${ext}`, submitLabel: 'Save' });
+  const path = await promptDialog({
+    title: 'Save code to the workspace',
+    label: 'File path',
+    value: `snippet.${ext}`,
+    submitLabel: 'Save',
+  });
   if (!path) return null;
   const controller = await files();
-  if (await controller.exists(path) && !(await confirmDialog({ title: 'Replace the file?', message: `"${path}" exists. Replace its content with this code?`, confirmLabel: 'Replace' }))) return null;
+  if (
+    (await controller.exists(path)) &&
+    !(await confirmDialog({
+      title: 'Replace the file?',
+      message: `"${path}" exists. Replace its content with this code?`,
+      confirmLabel: 'Replace',
+    }))
+  )
+    return null;
   await controller.save(path, code.endsWith('\n') ? code : `${code}\n`);
   return controller.check(path);
 }

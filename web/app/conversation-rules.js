@@ -63,7 +63,8 @@ export function retriedAttempts(events) {
       const failed = attempt.some((x) => x.type === 'provider_error' || x.type === 'stream_error');
       const replied = attempt.some((x) => x.type === 'agent_message' || x.type === 'tool_call');
       const sent = events[start];
-      if (failed && !replied && sent.type === 'user_message' && String(sent.data.text ?? '') === String(e.data.text ?? '')) for (const x of attempt) hidden.add(x.id);
+      if (failed && !replied && sent.type === 'user_message' && String(sent.data.text ?? '') === String(e.data.text ?? ''))
+        for (const x of attempt) hidden.add(x.id);
     }
     start = i;
   }
@@ -82,7 +83,8 @@ export function providerAttemptRuns(events) {
   /** @type {EventOf<'provider_attempt'>[]} */
   let run = [];
   const close = () => {
-    if (run.length > 1 || run.some((a) => a.data.outcome !== 'ok')) runs.set(/** @type {EventOf<'provider_attempt'>} */ (run.at(-1)).id, run);
+    if (run.length > 1 || run.some((a) => a.data.outcome !== 'ok'))
+      runs.set(/** @type {EventOf<'provider_attempt'>} */ (run.at(-1)).id, run);
     run = [];
   };
   for (const e of events) {
@@ -102,7 +104,12 @@ export function withoutOpenToolRound(events) {
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i];
     if (e.type !== 'agent_message' || !Array.isArray(e.data.toolCalls) || !e.data.toolCalls.length) continue;
-    const answered = new Set(events.slice(i + 1).filter((x) => x.type === 'tool_result').map((x) => x.data.toolCallId));
+    const answered = new Set(
+      events
+        .slice(i + 1)
+        .filter((x) => x.type === 'tool_result')
+        .map((x) => x.data.toolCallId),
+    );
     return e.data.toolCalls.every((/** @type {{id: string}} */ c) => answered.has(c.id)) ? events : events.slice(0, i);
   }
   return events;

@@ -14,7 +14,8 @@ import { Daemon } from '../agent/coordination/daemon.js';
  * No checkpoint is taken when the tab is hidden: that fires while the page unloads too, and a
  * write cut off there right after the site's data was cleared leaves Chromium's OPFS hanging
  * for the next page. Turn start and end are the moments that matter for recovery.
- * @param {{workspaceId: string, fs: FileSystem, controller: ChatController, warn: (message: string) => void, write?: <T>(fn: () => Promise<T>) => Promise<T>,
+ * @param {{workspaceId: string, fs: FileSystem, controller: ChatController, warn: (message: string) => void, write?: <T>(fn: () =>
+ *   Promise<T>) => Promise<T>,
  *   onDamage?: import('../storage/damage.js').DamageSink}} deps
  *   fs: the workspace's files; warn: shows a problem to the user; write: runs a storage write
  *   (the app's RestoreGate: refused while a backup is restored in any tab); onDamage: told of
@@ -36,25 +37,38 @@ export async function startWorkspaceDaemon({ workspaceId, fs, controller, warn, 
     // What a restore needs: which conversation the cut-off turn ran in and its log offset then.
     restore: (state) => {
       const t = state.turn;
-      interrupted = t?.status === 'running' && state.conversationId && t.bytes !== undefined ? { conversationId: state.conversationId, bytes: t.bytes } : null;
+      interrupted =
+        t?.status === 'running' && state.conversationId && t.bytes !== undefined
+          ? { conversationId: state.conversationId, bytes: t.bytes }
+          : null;
     },
   });
   /** The last checkpoint asked for (a conversation delete waits for it). @type {Promise<void>} */
   let saving = Promise.resolve();
   const save = (/** @type {string} */ reason) => {
-    saving = daemon.checkpoint({ reason }).then(() => {}, (err) => {
-      // Refused during a backup restore in another tab: that tab's banner says why.
-      if (/** @type {{code?: string}} */ (err).code !== 'restore_in_progress') warn(`The agent's state could not be saved: ${/** @type {Error} */ (err).message}`);
-      // From ERROR, the next start resumes (without restoring over what is in memory).
-      daemon.start().catch(() => {});
-    });
+    saving = daemon.checkpoint({ reason }).then(
+      () => {},
+      (err) => {
+        // Refused during a backup restore in another tab: that tab's banner says why.
+        if (/** @type {{code?: string}} */ (err).code !== 'restore_in_progress')
+          warn(`The agent's state could not be saved: ${/** @type {Error} */ (err).message}`);
+        // From ERROR, the next start resumes (without restoring over what is in memory).
+        daemon.start().catch(() => {});
+      },
+    );
     return saving;
   };
   controller.onTurn = (phase, info) => {
     if (info.scheduled) return;
-    turn = phase === 'start'
-      ? { status: 'running', startedAt: Date.now(), conversationId: info.conversationId, bytes: controller.logPosition(info.conversationId)?.bytes ?? 0 }
-      : { status: 'idle' };
+    turn =
+      phase === 'start'
+        ? {
+            status: 'running',
+            startedAt: Date.now(),
+            conversationId: info.conversationId,
+            bytes: controller.logPosition(info.conversationId)?.bytes ?? 0,
+          }
+        : { status: 'idle' };
     save(`turn ${phase}`);
   };
   controller.onRemoved = async (conversationId) => {
@@ -67,9 +81,15 @@ export async function startWorkspaceDaemon({ workspaceId, fs, controller, warn, 
   });
   for (const skipped of started?.skipped ?? []) {
     const kept = `.checkpoints/damaged/${skipped.id}.json`;
-    if (onDamage) onDamage({ what: `An agent checkpoint (${skipped.path})`, problem: `${skipped.reason.replace(/\.$/, '')}. It was set aside, kept in .checkpoints/damaged/, and an older one was used`, path: kept });
+    if (onDamage)
+      onDamage({
+        what: `An agent checkpoint (${skipped.path})`,
+        problem: `${skipped.reason.replace(/\.$/, '')}. It was set aside, kept in .checkpoints/damaged/, and an older one was used`,
+        path: kept,
+      });
   }
-  if (!onDamage && started?.skipped.length) warn(`${started.skipped.length} damaged checkpoint file(s) were set aside (in .checkpoints/damaged/); an older one was used.`);
+  if (!onDamage && started?.skipped.length)
+    warn(`${started.skipped.length} damaged checkpoint file(s) were set aside (in .checkpoints/damaged/); an older one was used.`);
   const cut = /** @type {{conversationId: string, bytes: number} | null} */ (interrupted);
   if (started?.interrupted && cut) await controller.markInterrupted(cut.conversationId, cut.bytes);
   return daemon;

@@ -32,7 +32,8 @@ export class DamageReport {
   #seen = new Set();
 
   /**
-   * @param {{fs: FileSystem, banners: ReturnType<typeof BannerArea>, dialog?: () => Promise<typeof import('../ui/damage-dialog.js')>, onError: (err: unknown) => void}} deps
+   * @param {{fs: FileSystem, banners: ReturnType<typeof BannerArea>, dialog?: () => Promise<typeof import('../ui/damage-dialog.js')>,
+   *   onError: (err: unknown) => void}} deps
    *   fs: the page's storage (where `rawPath`s are); dialog: loads the dialog module (on first use)
    */
   constructor(deps) {
@@ -76,16 +77,17 @@ export class DamageReport {
    * @returns {DamageSink}
    */
   sink({ where, fs, prefix = '' }) {
-    return (notice) => this.add({
-      what: notice.what,
-      where,
-      problem: notice.problem,
-      rawPath: `${prefix}${notice.path}`,
-      ...(notice.keptAt ? { keptAt: `${prefix}${notice.keptAt}`, keptPath: notice.keptAt } : {}),
-      ...(notice.setAside ? { setAside: notice.setAside } : {}),
-      fs,
-      path: notice.path,
-    });
+    return (notice) =>
+      this.add({
+        what: notice.what,
+        where,
+        problem: notice.problem,
+        rawPath: `${prefix}${notice.path}`,
+        ...(notice.keptAt ? { keptAt: `${prefix}${notice.keptAt}`, keptPath: notice.keptAt } : {}),
+        ...(notice.setAside ? { setAside: notice.setAside } : {}),
+        fs,
+        path: notice.path,
+      });
   }
 
   #show() {
@@ -93,10 +95,26 @@ export class DamageReport {
     if (!items.length) return this.deps.banners.hide(DAMAGE_BANNER);
     const places = [...new Set(items.map((i) => i.where))];
     // One file: what is wrong too, in short (the dialog has the whole of it).
-    const names = items.length === 1 ? `${items[0].what} — ${items[0].problem.split(/ \(|\. /)[0]}` : items.slice(0, 2).map((i) => i.what).join('; ');
+    const names =
+      items.length === 1
+        ? `${items[0].what} — ${items[0].problem.split(/ \(|\. /)[0]}`
+        : items
+            .slice(0, 2)
+            .map((i) => i.what)
+            .join('; ');
     const more = items.length > 2 ? `; and ${items.length - 2} more` : '';
-    const text = `Clawser found ${items.length === 1 ? 'a damaged file' : `${items.length} damaged files`} (${places.join(', ')}): ${names}${more}. Everything else works, and nothing was overwritten.`;
-    this.deps.banners.show(DAMAGE_BANNER, text, { kind: 'warn', action: { label: 'Review', run: () => { this.review().catch(this.deps.onError); } } });
+    const text =
+      `Clawser found ${items.length === 1 ? 'a damaged file' : `${items.length} damaged files`} ` +
+      `(${places.join(', ')}): ${names}${more}. Everything else works, and nothing was overwritten.`;
+    this.deps.banners.show(DAMAGE_BANNER, text, {
+      kind: 'warn',
+      action: {
+        label: 'Review',
+        run: () => {
+          this.review().catch(this.deps.onError);
+        },
+      },
+    });
   }
 
   /** Opens the list, with a download and "Set aside" for each file. */
@@ -104,7 +122,14 @@ export class DamageReport {
     const shown = this.items;
     const { damageDialog } = await (this.deps.dialog ?? (() => import('../ui/damage-dialog.js')))();
     await damageDialog({
-      rows: shown.map((i) => ({ what: i.what, where: i.where, problem: i.problem, rawPath: i.rawPath, ...(i.keptAt ? { keptAt: i.keptAt } : {}), canSetAside: !!i.setAside })),
+      rows: shown.map((i) => ({
+        what: i.what,
+        where: i.where,
+        problem: i.problem,
+        rawPath: i.rawPath,
+        ...(i.keptAt ? { keptAt: i.keptAt } : {}),
+        canSetAside: !!i.setAside,
+      })),
       onDownload: (index) => this.download(shown[index]),
       onSetAside: (index) => this.setAside(shown[index]),
       onError: this.deps.onError,
@@ -117,7 +142,7 @@ export class DamageReport {
    */
   async download(item) {
     const fs = item.fs ?? this.deps.fs;
-    const path = item.keptAt ? item.keptPath ?? item.keptAt : item.path ?? item.rawPath;
+    const path = item.keptAt ? (item.keptPath ?? item.keptAt) : (item.path ?? item.rawPath);
     const bytes = await fs.readBytes(path);
     const name = (item.keptAt ?? item.rawPath).split('/').slice(-3).join('-').replace(/^\.+/, '');
     downloadBlob(new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (bytes)], { type: 'application/octet-stream' }), `damaged-${name}`);

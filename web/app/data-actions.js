@@ -14,7 +14,12 @@ const sizeText = (n) => (n < 1024 * 1024 ? `${Math.max(1, Math.round(n / 1024))}
 
 /** A workspace name from a repository URL ("…/team/notes.git" → "notes"). @param {string} url */
 export function repoName(url) {
-  const last = url.replace(/[?#].*$/, '').replace(/\/+$/, '').split('/').pop() ?? '';
+  const last =
+    url
+      .replace(/[?#].*$/, '')
+      .replace(/\/+$/, '')
+      .split('/')
+      .pop() ?? '';
   return decodeURIComponent(last.replace(/\.git$/i, '')) || 'Cloned repository';
 }
 
@@ -23,7 +28,9 @@ export function repoName(url) {
  * backup of everything and restoring one. Dialogs here, rules in web/git and web/backup.
  */
 export class DataActions {
-  /** @param {{fs: FileSystem, config: ConfigStore, secrets: SecretBox, workspaces: WorkspaceStore, agentSettings: AgentSettingsStore, status: (text: string | null) => void, notify: (text: string) => void,
+  /**
+   * @param {{fs: FileSystem, config: ConfigStore, secrets: SecretBox, workspaces: WorkspaceStore, agentSettings: AgentSettingsStore,
+   *   status: (text: string | null) => void, notify: (text: string) => void,
    *   exclusive: (fn: () => Promise<void>) => Promise<void>}} deps exclusive: runs the restore with every other tab held back (RestoreGate)
    *   notify: a lasting message for the user (what a clone left out); config: the settings a backup carries and a restore replaces */
   constructor(deps) {
@@ -34,7 +41,9 @@ export class DataActions {
   async cloneRepository() {
     const v = await formDialog({
       title: 'Clone a git repository',
-      description: 'The repository becomes a new workspace. Private repositories need an access token; servers that do not allow web pages need a CORS proxy.',
+      description:
+        'The repository becomes a new workspace. Private repositories need an access ' +
+        'token; servers that do not allow web pages need a CORS proxy.',
       fields: [
         { name: 'url', label: 'Repository URL', type: 'url', required: true, placeholder: 'https://github.com/you/notes.git' },
         { name: 'token', label: 'Access token (optional)', type: 'password' },
@@ -50,7 +59,10 @@ export class DataActions {
     let skipped = 0;
     try {
       // cloneInto writes through git's protected view: a repository's copies of Clawser's own folders are never written.
-      ({ skipped } = await cloneInto(new ScopedFileSystem(this.deps.fs, `clawser_workspaces/${ws.id}`), url, { token: String(v.token), corsProxy: String(v.corsProxy) }));
+      ({ skipped } = await cloneInto(new ScopedFileSystem(this.deps.fs, `clawser_workspaces/${ws.id}`), url, {
+        token: String(v.token),
+        corsProxy: String(v.corsProxy),
+      }));
       const s = this.deps.agentSettings.load(ws.id);
       this.deps.agentSettings.save(ws.id, { ...s, git: { ...s.git, corsProxy: String(v.corsProxy) } });
       if (v.token) await this.deps.agentSettings.setGitToken(ws.id, String(v.token));
@@ -61,7 +73,11 @@ export class DataActions {
     } finally {
       this.deps.status(null);
     }
-    if (skipped) this.deps.notify(`Cloned ${repoName(url)}. ${skippedNote(skipped)} They would have been jobs, goals, memories or other state of Clawser that you did not make.`);
+    if (skipped)
+      this.deps.notify(
+        `Cloned ${repoName(url)}. ${skippedNote(skipped)} They would have been jobs, goals, memories or other state of Clawser that you ` +
+          `did not make.`,
+      );
     return ws.id;
   }
 
@@ -71,18 +87,33 @@ export class DataActions {
       description: 'Downloads one file with all workspaces, conversations, files, memories, goals, schedules and settings.',
       fields: [
         { name: 'withKeys', label: 'Include API keys and tokens (protected by a passphrase)', type: 'checkbox' },
-        { name: 'passphrase', label: 'Passphrase (only with API keys; at least 8 characters)', type: 'password', hint: 'Without it the keys in the file cannot be recovered. It is not stored anywhere.' },
+        {
+          name: 'passphrase',
+          label: 'Passphrase (only with API keys; at least 8 characters)',
+          type: 'password',
+          hint: 'Without it the keys in the file cannot be recovered. It is not stored anywhere.',
+        },
       ],
       submitLabel: 'Export',
     });
     if (!v) return;
     const passphrase = v.withKeys ? String(v.passphrase) : undefined;
-    if (v.withKeys && (passphrase ?? '').length < 8) throw new Error('Choose a passphrase of at least 8 characters to include API keys, or export without them.');
+    if (v.withKeys && (passphrase ?? '').length < 8)
+      throw new Error('Choose a passphrase of at least 8 characters to include API keys, or export without them.');
     const { createBackup } = await import('../backup/backup.js');
     this.deps.status('Preparing the backup…');
     try {
-      const bytes = await createBackup({ fs: this.deps.fs, config: this.deps.config, secrets: this.deps.secrets, passphrase, appVersion: APP_VERSION });
-      downloadBlob(new Blob([/** @type {BlobPart} */ (bytes)], { type: 'application/zip' }), `clawser-backup-${new Date().toISOString().slice(0, 10)}.zip`);
+      const bytes = await createBackup({
+        fs: this.deps.fs,
+        config: this.deps.config,
+        secrets: this.deps.secrets,
+        passphrase,
+        appVersion: APP_VERSION,
+      });
+      downloadBlob(
+        new Blob([/** @type {BlobPart} */ (bytes)], { type: 'application/zip' }),
+        `clawser-backup-${new Date().toISOString().slice(0, 10)}.zip`,
+      );
     } finally {
       this.deps.status(null);
     }
@@ -108,13 +139,19 @@ export class DataActions {
         submitLabel: 'Continue',
       });
       if (!v) return false;
-      contents = v.passphrase ? await readBackup(bytes, { passphrase: String(v.passphrase) }) : await readBackup(bytes, { ignoreSecrets: true });
+      contents = v.passphrase
+        ? await readBackup(bytes, { passphrase: String(v.passphrase) })
+        : await readBackup(bytes, { ignoreSecrets: true });
     }
     const s = contents.summary;
     const names = s.workspaces.map((w) => w.name).join(', ');
     const ok = await confirmDialog({
       title: 'Replace everything with this backup?',
-      message: `Backup of ${new Date(s.createdAt).toLocaleString()}: ${s.workspaces.length} workspace(s)${names ? ` (${names})` : ''}, ${s.files} files (${sizeText(s.bytes)}), ${s.config} settings, ${s.secretsIncluded ? `${s.secretCount} API key(s)` : 'no API keys'}. Everything Clawser keeps in this browser now is replaced. If the restore fails, nothing changes.`,
+      message:
+        `Backup of ${new Date(s.createdAt).toLocaleString()}: ${s.workspaces.length} ` +
+        `workspace(s)${names ? ` (${names})` : ''}, ${s.files} files (${sizeText(s.bytes)}), ${s.config} ` +
+        `settings, ${s.secretsIncluded ? `${s.secretCount} API key(s)` : 'no API keys'}. Everything Clawser keeps in this browser now ` +
+        `is replaced. If the restore fails, nothing changes.`,
       confirmLabel: 'Replace everything',
     });
     if (!ok) return false;

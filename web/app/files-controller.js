@@ -18,10 +18,26 @@ export class FilesError extends Error {
 /** Text files above this are shown read-only with a download link instead of the editor. */
 export const MAX_EDIT_BYTES = 5 * 1024 * 1024;
 
-const IMAGE_TYPES = /** @type {Record<string, string>} */ ({ png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', svg: 'image/svg+xml', bmp: 'image/bmp', ico: 'image/x-icon', avif: 'image/avif' });
+const IMAGE_TYPES = /** @type {Record<string, string>} */ ({
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  svg: 'image/svg+xml',
+  bmp: 'image/bmp',
+  ico: 'image/x-icon',
+  avif: 'image/avif',
+});
 
 /** @param {string} path */
-export const extensionOf = (path) => (path.split('/').pop()?.match(/\.([^.]+)$/)?.[1] ?? '').toLowerCase();
+export const extensionOf = (path) =>
+  (
+    path
+      .split('/')
+      .pop()
+      ?.match(/\.([^.]+)$/)?.[1] ?? ''
+  ).toLowerCase();
 
 /** @param {string} a @param {string} b */
 const join = (a, b) => (a ? `${a}/${b}` : b);
@@ -66,12 +82,20 @@ export class FilesController {
     return parts.join('/');
   }
 
-  /** Folders first, then files, by name; internal folders hidden. @param {string} dir @returns {Promise<(DirEntry & {path: string, size?: number})[]>} */
+  /**
+   * Folders first, then files, by name; internal folders hidden.
+   * @param {string} dir
+   * @returns {Promise<(DirEntry & {path: string, size?: number})[]>}
+   */
   async list(dir = '') {
     const entries = await this.fs.list(dir);
     const visible = entries.filter((e) => !PROTECTED_SEGMENTS.includes(e.name.toLowerCase()));
     const withSize = await Promise.all(
-      visible.map(async (e) => ({ ...e, path: join(dir, e.name), size: e.kind === 'file' ? (await this.fs.stat(join(dir, e.name)))?.size : undefined })),
+      visible.map(async (e) => ({
+        ...e,
+        path: join(dir, e.name),
+        size: e.kind === 'file' ? (await this.fs.stat(join(dir, e.name)))?.size : undefined,
+      })),
     );
     return withSize.sort((a, b) => (a.kind === b.kind ? a.name.localeCompare(b.name) : a.kind === 'directory' ? -1 : 1));
   }
@@ -79,7 +103,8 @@ export class FilesController {
   /**
    * A file for viewing: text (editable when not too big), an image, or binary.
    * @param {string} path
-   * @returns {Promise<{path: string, size: number, kind: 'text', text: string, editable: boolean} | {path: string, size: number, kind: 'image', mediaType: string, bytes: Uint8Array} | {path: string, size: number, kind: 'binary'}>}
+   * @returns {Promise<{path: string, size: number, kind: 'text', text: string, editable: boolean} | {path: string, size: number,
+   *   kind: 'image', mediaType: string, bytes: Uint8Array} | {path: string, size: number, kind: 'binary'}>}
    */
   async open(path) {
     const p = this.check(path);

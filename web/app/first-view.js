@@ -13,7 +13,10 @@ import { RESTORE_FLAG } from './flags.js';
 import { HomeView } from '../ui/home-view.js';
 import { h } from '../ui/dom.js';
 
-/** The home screen's actions (what the app does when a button is used). @typedef {Omit<Parameters<typeof HomeView>[0], 'workspaces' | 'providerOf'>} HomeActions */
+/**
+ * The home screen's actions (what the app does when a button is used).
+ * @typedef {Omit<Parameters<typeof HomeView>[0], 'workspaces' | 'providerOf'>} HomeActions
+ */
 
 /** Benchmarks read this performance mark: the first view is on screen and usable. */
 export const INTERACTIVE_MARK = 'clawser-interactive';

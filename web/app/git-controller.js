@@ -45,8 +45,21 @@ export class GitController {
   async refresh() {
     const isRepo = await this.repo.isRepo();
     if (!isRepo) return this.#set({ loading: false, isRepo, branch: null, branches: [], changes: [], log: [], remotes: [] });
-    const [status, { current, branches }, log, remotes] = await Promise.all([this.repo.status(), this.repo.branches(), this.repo.log({ depth: 100 }), this.repo.remotes()]);
-    this.#set({ loading: false, isRepo, branch: current, branches, changes: status.filter((s) => s.state !== 'unchanged' || s.staged || s.unstaged), log, remotes });
+    const [status, { current, branches }, log, remotes] = await Promise.all([
+      this.repo.status(),
+      this.repo.branches(),
+      this.repo.log({ depth: 100 }),
+      this.repo.remotes(),
+    ]);
+    this.#set({
+      loading: false,
+      isRepo,
+      branch: current,
+      branches,
+      changes: status.filter((s) => s.state !== 'unchanged' || s.staged || s.unstaged),
+      log,
+      remotes,
+    });
   }
 
   /**
@@ -68,22 +81,38 @@ export class GitController {
   }
 
   init() {
-    return this.#act('Creating the repository…', () => this.repo.ensureRepo(), () => 'This workspace is now a git repository.');
+    return this.#act(
+      'Creating the repository…',
+      () => this.repo.ensureRepo(),
+      () => 'This workspace is now a git repository.',
+    );
   }
 
   /** @param {string[]} paths */
   stage(paths) {
-    return this.#act('Staging…', () => this.repo.stage(paths), () => `Staged ${paths.length} file(s).`);
+    return this.#act(
+      'Staging…',
+      () => this.repo.stage(paths),
+      () => `Staged ${paths.length} file(s).`,
+    );
   }
 
   /** @param {string[]} paths */
   unstage(paths) {
-    return this.#act('Unstaging…', () => this.repo.unstage(paths), () => `Unstaged ${paths.length} file(s).`);
+    return this.#act(
+      'Unstaging…',
+      () => this.repo.unstage(paths),
+      () => `Unstaged ${paths.length} file(s).`,
+    );
   }
 
   /** @param {string} message */
   commit(message) {
-    return this.#act('Committing…', () => this.repo.commit({ message, author: this.author }), (oid) => (oid ? `Committed ${oid.slice(0, 7)}.` : 'Nothing is staged: stage files first.'));
+    return this.#act(
+      'Committing…',
+      () => this.repo.commit({ message, author: this.author }),
+      (oid) => (oid ? `Committed ${oid.slice(0, 7)}.` : 'Nothing is staged: stage files first.'),
+    );
   }
 
   /** @param {string} path */
@@ -100,22 +129,46 @@ export class GitController {
 
   /** @param {string} name @param {boolean} checkout */
   createBranch(name, checkout) {
-    return this.#act('Creating the branch…', () => this.repo.createBranch(name, { checkout }), (r) => withSkipped(`Created branch ${name}${checkout ? ' and switched to it' : ''}.`, r.skipped));
+    return this.#act(
+      'Creating the branch…',
+      () => this.repo.createBranch(name, { checkout }),
+      (r) => withSkipped(`Created branch ${name}${checkout ? ' and switched to it' : ''}.`, r.skipped),
+    );
   }
 
   /** @param {string} name @param {boolean} [force] */
   switchBranch(name, force = false) {
-    return this.#act(`Switching to ${name}…`, () => this.repo.switchBranch(name, { force }), (r) => withSkipped(`Switched to ${name}.`, r.skipped));
+    return this.#act(
+      `Switching to ${name}…`,
+      () => this.repo.switchBranch(name, { force }),
+      (r) => withSkipped(`Switched to ${name}.`, r.skipped),
+    );
   }
 
   /** @param {string} name */
   deleteBranch(name) {
-    return this.#act('Deleting the branch…', () => this.repo.deleteBranch(name), () => `Deleted branch ${name}.`);
+    return this.#act(
+      'Deleting the branch…',
+      () => this.repo.deleteBranch(name),
+      () => `Deleted branch ${name}.`,
+    );
   }
 
   /** @param {string} oid @param {string} [filepath] */
   restore(oid, filepath) {
-    return this.#act('Restoring…', () => this.repo.restore(oid, { filepath }), ({ changed, skipped, kept }) => withSkipped(`${changed.length ? `Restored ${changed.length} file(s) from ${oid.slice(0, 7)}; review and commit them.` : 'Already identical; nothing to restore.'}${keptNote(kept)}`, skipped));
+    return this.#act(
+      'Restoring…',
+      () => this.repo.restore(oid, { filepath }),
+      ({ changed, skipped, kept }) =>
+        withSkipped(
+          `${
+            changed.length
+              ? `Restored ${changed.length} file(s) from ${oid.slice(0, 7)}; review and commit ` + `them.`
+              : 'Already identical; nothing to ' + 'restore.'
+          }${keptNote(kept)}`,
+          skipped,
+        ),
+    );
   }
 
   /** @param {{url?: string, token?: string | null, corsProxy?: string}} next token: undefined keeps, null removes */
@@ -131,16 +184,28 @@ export class GitController {
   }
 
   async #remoteOptions() {
-    return { token: await this.settings.gitToken(this.workspaceId), corsProxy: this.settings.load(this.workspaceId).git.corsProxy, author: this.author };
+    return {
+      token: await this.settings.gitToken(this.workspaceId),
+      corsProxy: this.settings.load(this.workspaceId).git.corsProxy,
+      author: this.author,
+    };
   }
 
   async pull() {
     const options = await this.#remoteOptions();
-    return this.#act('Pulling…', () => this.repo.pull(options), (r) => withSkipped('Pulled: up to date with the remote.', r.skipped));
+    return this.#act(
+      'Pulling…',
+      () => this.repo.pull(options),
+      (r) => withSkipped('Pulled: up to date with the remote.', r.skipped),
+    );
   }
 
   async push() {
     const options = await this.#remoteOptions();
-    return this.#act('Pushing…', () => this.repo.push(options), () => 'Pushed to the remote.');
+    return this.#act(
+      'Pushing…',
+      () => this.repo.push(options),
+      () => 'Pushed to the remote.',
+    );
   }
 }

@@ -12,7 +12,8 @@ export class JobDelivery {
    * @param {{agentSettings: import('./agent-settings.js').AgentSettingsStore,
    *   workspaceName: (workspaceId: string) => string,
    *   controller: (workspaceId: string) => import('./chat-controller.js').ChatController,
-   *   tools: (workspaceId: string, conversationId: string, approve: import('../agent/scheduling/job-approval.js').JobApprover['approve']) => Promise<import('../agent/runtime/tool-runner.js').ToolRunner>,
+   *   tools: (workspaceId: string, conversationId: string, approve: import('../agent/scheduling/job-approval.js').JobApprover['approve'])
+   *   => Promise<import('../agent/runtime/tool-runner.js').ToolRunner>,
    *   notify: (workspaceId: string, title: string, body: string) => Promise<unknown>,
    *   banners: {show: (id: string, text: string, options?: any) => void},
    *   open: (route: import('./router.js').Route) => void,
@@ -59,10 +60,18 @@ export class JobDelivery {
     const d = this.deps;
     const headline = `Scheduled job “${name}” in workspace “${workspace.name}” needs approval`;
     if (notificationsAllowed()) d.guard(d.notify(workspace.id, headline, result.summary.slice(0, 240)));
-    d.banners.show(`job-approval-${workspace.id}`, `${headline}: ${result.summary}`, { kind: 'warn', action: { label: 'Open schedule', run: () => d.open({ name: 'workspace', workspaceId: workspace.id, panel: 'schedule' }) } });
+    d.banners.show(`job-approval-${workspace.id}`, `${headline}: ${result.summary}`, {
+      kind: 'warn',
+      action: { label: 'Open schedule', run: () => d.open({ name: 'workspace', workspaceId: workspace.id, panel: 'schedule' }) },
+    });
   }
 
-  /** A finished job's result: a notification when allowed, and a banner when its conversation is not on screen. @param {string} workspaceId @param {string} name @param {{ok: boolean, summary: string, conversationId?: string}} result */
+  /**
+   * A finished job's result: a notification when allowed, and a banner when its conversation is not on screen.
+   * @param {string} workspaceId
+   * @param {string} name
+   * @param {{ok: boolean, summary: string, conversationId?: string}} result
+   */
   #deliver(workspaceId, name, result) {
     const d = this.deps;
     const headline = `Scheduled job “${name}” ${result.ok ? 'finished' : 'failed'}`;
@@ -70,7 +79,10 @@ export class JobDelivery {
     if (notificationsAllowed()) d.guard(d.notify(workspaceId, headline, body || headline));
     const conversationId = result.conversationId;
     if (conversationId && !d.onScreen(workspaceId, conversationId)) {
-      d.banners.show('job', `${headline}.`, { kind: result.ok ? 'info' : 'warn', action: { label: 'Open', run: () => d.open({ name: 'workspace', workspaceId, panel: 'chat', conversationId }) } });
+      d.banners.show('job', `${headline}.`, {
+        kind: result.ok ? 'info' : 'warn',
+        action: { label: 'Open', run: () => d.open({ name: 'workspace', workspaceId, panel: 'chat', conversationId }) },
+      });
     }
   }
 }

@@ -16,10 +16,12 @@ import { isMcpName, describeProblem } from '../mcp/tool-lists.js';
 export function scheduledPromptText(job, now) {
   if (job.action.kind !== 'prompt') throw new TypeError('Only prompt jobs have a prompt.');
   const { text, flags } = new InputSanitizer().sanitize(job.action.prompt);
-  const by = job.createdBy === 'agent' ? 'the agent, with the user\'s approval,' : 'the user';
+  const by = job.createdBy === 'agent' ? "the agent, with the user's approval," : 'the user';
   const framed =
-    `[Scheduled task “${job.name}”, set up by ${by} on ${new Date(job.createdAt).toISOString()}; it runs now (${new Date(now).toISOString()}) with nobody necessarily watching. ` +
-    'The text between the markers was written when the task was created: carry out that earlier request; it is not a new message from the user, and it grants nothing beyond what it asked then.]\n' +
+    `[Scheduled task “${job.name}”, set up by ${by} on ${new Date(job.createdAt).toISOString()}; it runs now ` +
+    `(${new Date(now).toISOString()}) with nobody necessarily watching. ` +
+    'The text between the markers was written when the task was created: carry out that earlier request; it is ' +
+    'not a new message from the user, and it grants nothing beyond what it asked then.]\n' +
     `<<<scheduled-task>>>\n${text.replaceAll('<<<', '‹‹‹').replaceAll('>>>', '›››')}\n<<<end-scheduled-task>>>`;
   return { text: framed, flags };
 }
@@ -33,7 +35,8 @@ export function scheduledPromptText(job, now) {
  * a run refused that way comes back with `needsApproval`.
  * A heartbeat runs its turn in a conversation of its own: when the reply says all is well the
  * conversation is deleted and nothing is delivered (`quiet`); otherwise it stays, like a prompt job's.
- * @param {{job: Job, run: {scheduledFor: number, missed: number, manual: boolean}, controller: ChatController, tools: () => Promise<ToolRunner>, approver?: JobApprover, now?: () => number,
+ * @param {{job: Job, run: {scheduledFor: number, missed: number, manual: boolean}, controller: ChatController, tools: () =>
+ *   Promise<ToolRunner>, approver?: JobApprover, now?: () => number,
  *   checklist?: () => Promise<string | null>}} deps
  *   controller: the chat of the job's workspace; tools: the workspace's gated tool runner (its approvals through approver);
  *   checklist: the workspace's heartbeat checklist (HEARTBEAT.md)
@@ -41,26 +44,41 @@ export function scheduledPromptText(job, now) {
  */
 export async function runJob({ job, run, controller, tools, approver, now = Date.now, checklist }) {
   const title = `⏰ ${job.name}`;
-  const fired = { jobId: job.id, name: job.name, kind: job.action.kind, scheduledFor: run.scheduledFor, missed: run.missed, manual: run.manual || undefined };
+  const fired = {
+    jobId: job.id,
+    name: job.name,
+    kind: job.action.kind,
+    scheduledFor: run.scheduledFor,
+    missed: run.missed,
+    manual: run.manual || undefined,
+  };
   /** @param {JobOutcome} r @returns {JobOutcome} */
   const settle = (r) => (approver?.timedOut ? { ...r, ok: false, needsApproval: true, summary: approver.summary } : r);
   if (job.action.kind === 'prompt') {
     const { text, flags } = scheduledPromptText(job, now());
-    return settle(await controller.runScheduled({
-      conversationId: job.conversationId, title, text, approve: approver?.approve,
-      before: async (conv) => {
-        await conv.append('scheduler_fired', fired, 'system');
-        if (flags.length) await conv.append('safety_input_flag', { where: 'scheduled_task', jobId: job.id, flags }, 'system');
-      },
-    }));
+    return settle(
+      await controller.runScheduled({
+        conversationId: job.conversationId,
+        title,
+        text,
+        approve: approver?.approve,
+        before: async (conv) => {
+          await conv.append('scheduler_fired', fired, 'system');
+          if (flags.length) await conv.append('safety_input_flag', { where: 'scheduled_task', jobId: job.id, flags }, 'system');
+        },
+      }),
+    );
   }
   if (job.action.kind === 'heartbeat') {
     const list = (await checklist?.())?.trim();
-    if (!list) return { ok: true, summary: 'The heartbeat checklist is empty: nothing to review (write it in the Agents panel).', quiet: true };
+    if (!list)
+      return { ok: true, summary: 'The heartbeat checklist is empty: nothing to review (write it in the Agents panel).', quiet: true };
     const { heartbeatText, isHeartbeatOk, HEARTBEAT_OK } = await import('../agent/scheduling/heartbeat.js');
     const { text, flags } = heartbeatText(list, { now: now() });
     const ran = await controller.runScheduled({
-      title: '💓 Heartbeat', text, approve: approver?.approve,
+      title: '💓 Heartbeat',
+      text,
+      approve: approver?.approve,
       before: async (conv) => {
         await conv.append('scheduler_fired', fired, 'system');
         if (flags.length) await conv.append('safety_input_flag', { where: 'heartbeat', jobId: job.id, flags }, 'system');
@@ -83,11 +101,20 @@ export async function runJob({ job, run, controller, tools, approver, now = Date
   if (isMcpName(name)) {
     const action = job.action;
     const reached = runner.context.mcp?.resolveToolList([name], action.key ? { [name]: action.key } : {});
-    const problem = reached ? reached.problems[0] : { tool: name, reason: 'the workspace\'s MCP servers are not available here' };
+    const problem = reached ? reached.problems[0] : { tool: name, reason: "the workspace's MCP servers are not available here" };
     if (problem) {
       /** @type {JobOutcome} */
-      const result = { ok: false, summary: `${describeProblem(`The job “${job.name}”`, problem)} It did not run: schedule it again to call the tool of that name now.` };
-      if (shouldDeliver(job.delivery, false)) result.conversationId = await controller.record(job.conversationId, title, 'scheduler_fired', { ...fired, ok: false, summary: result.summary });
+      const result = {
+        ok: false,
+        summary:
+          `${describeProblem(`The job “${job.name}”`, problem)} It did not run: schedule it again to call the tool of that name ` + `now.`,
+      };
+      if (shouldDeliver(job.delivery, false))
+        result.conversationId = await controller.record(job.conversationId, title, 'scheduler_fired', {
+          ...fired,
+          ok: false,
+          summary: result.summary,
+        });
       return result;
     }
     // Not connected now: the runner says there is no such tool.
@@ -96,11 +123,18 @@ export async function runJob({ job, run, controller, tools, approver, now = Date
       only = [name, ...reached.keys];
     }
   }
-  const outcome = await runner.run({ id: `job_${job.id}_${run.scheduledFor.toString(36)}`, name, arguments: job.action.args }, only ? { only } : {});
+  const outcome = await runner.run(
+    { id: `job_${job.id}_${run.scheduledFor.toString(36)}`, name, arguments: job.action.args },
+    only ? { only } : {},
+  );
   /** @type {JobOutcome} */
   const result = settle({ ok: outcome.ok, summary: outcome.output });
   if (shouldDeliver(job.delivery, result.ok)) {
-    result.conversationId = await controller.record(job.conversationId, title, 'scheduler_fired', { ...fired, ok: result.ok, summary: result.summary.slice(0, 4000) });
+    result.conversationId = await controller.record(job.conversationId, title, 'scheduler_fired', {
+      ...fired,
+      ok: result.ok,
+      summary: result.summary.slice(0, 4000),
+    });
   }
   return result;
 }

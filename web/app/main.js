@@ -7,10 +7,11 @@ import { preload, workspaceFirstView } from './route-preload.js';
  * After the next frame is on screen (or a moment, in a hidden tab, which draws no frames): asking
  * for a hundred modules takes the page a while, and the painted view should not wait for it.
  */
-const afterFrame = () => new Promise((resolve) => {
-  requestAnimationFrame(() => setTimeout(resolve, 0));
-  setTimeout(resolve, 100);
-});
+const afterFrame = () =>
+  new Promise((resolve) => {
+    requestAnimationFrame(() => setTimeout(resolve, 0));
+    setTimeout(resolve, 100);
+  });
 
 const root = document.getElementById('app');
 if (root) {
@@ -22,7 +23,11 @@ if (root) {
     // first thing), only once the first view is on screen: asked for together with its
     // modules, they made it twice as slow.
     if (firstView || workspaceView) await afterFrame();
-    const fs = firstView ? null : import('../storage/opfs-fs.js').then(({ OpfsFileSystem }) => (OpfsFileSystem.isAvailable() ? new OpfsFileSystem() : null)).catch(() => null);
+    const fs = firstView
+      ? null
+      : import('../storage/opfs-fs.js')
+          .then(({ OpfsFileSystem }) => (OpfsFileSystem.isAvailable() ? new OpfsFileSystem() : null))
+          .catch(() => null);
     void preload('app-modules', 8);
     const [{ ClawserApp }, started] = await Promise.all([import('./app.js'), fs]);
     await new ClawserApp(root, { firstView, workspaceView, fs: started }).start();

@@ -41,7 +41,8 @@ export class McpAuth {
   /** @param {string} url @param {string} state @returns {Promise<{code?: string, error?: string, error_description?: string}>} */
   #authorize(url, state) {
     const popup = this.popup;
-    if (!popup) return Promise.reject(new McpError('auth', 'The sign-in window was blocked: allow pop-ups for Clawser, then sign in again.'));
+    if (!popup)
+      return Promise.reject(new McpError('auth', 'The sign-in window was blocked: allow pop-ups for Clawser, then sign in again.'));
     popup.location.href = url;
     return new Promise((resolve) => {
       const channel = new BroadcastChannel('clawser-oauth');
@@ -52,9 +53,13 @@ export class McpAuth {
         clearTimeout(limit);
         resolve(answer);
       };
-      channel.onmessage = (e) => { if (e.data?.state === state) done(e.data); };
+      channel.onmessage = (e) => {
+        if (e.data?.state === state) done(e.data);
+      };
       // A closed window without an answer: the user gave up (a little grace for the last message).
-      const watch = setInterval(() => { if (popup.closed) setTimeout(() => done({ error: 'the sign-in window was closed' }), 700); }, 500);
+      const watch = setInterval(() => {
+        if (popup.closed) setTimeout(() => done({ error: 'the sign-in window was closed' }), 700);
+      }, 500);
       const limit = setTimeout(() => done({ error: 'no answer within ten minutes' }), SIGN_IN_MS);
     });
   }

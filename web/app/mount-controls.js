@@ -35,12 +35,17 @@ export function mountControls({ mount: folder, confirm, changed }) {
     onReconnect: async () => {
       if (!mount) return;
       mount.granted = (await MountStore.permission(mount.handle, true)) === 'granted';
-      if (!mount.granted) throw new Error(`Access to “${mount.handle.name}” was not allowed; the workspace cannot show its files until it is.`);
+      if (!mount.granted)
+        throw new Error(`Access to “${mount.handle.name}” was not allowed; the workspace cannot show its files until it is.`);
       folder.permissionChanged();
       await changed();
     },
     onUnmount: async () => {
-      const ok = await confirm({ title: `Stop using “${mount?.handle.name}”?`, message: 'The folder on your computer is not changed. The workspace shows its own browser-stored files again.', confirmLabel: 'Stop using the folder' });
+      const ok = await confirm({
+        title: `Stop using “${mount?.handle.name}”?`,
+        message: 'The folder on your computer is not changed. The workspace shows its own browser-stored files again.',
+        confirmLabel: 'Stop using the folder',
+      });
       if (!ok) return;
       await folder.set(null);
       await changed();

@@ -17,7 +17,10 @@ if (!message.state) {
   const channel = new BroadcastChannel('clawser-oauth');
   channel.postMessage(message);
   channel.close();
-  if (statusLine) statusLine.textContent = message.error ? `The sign-in did not finish (${message.error}). You can close this window.` : 'Signed in. You can close this window.';
+  if (statusLine)
+    statusLine.textContent = message.error
+      ? `The sign-in did not finish (${message.error}). You can close this window.`
+      : 'Signed in. You can close this window.';
   setTimeout(() => window.close(), 300);
 }
 export {};

@@ -13,7 +13,12 @@ import { registerServiceWorker } from './sw-client.js';
 /** Says so when the page cannot have offline mode or storage. @param {Banners} banners */
 export function noticeInsecureContext(banners) {
   if (!isSecureContext) {
-    banners.show('insecure', 'This page is not a secure context, so offline mode and storage are unavailable. Open Clawser via http://localhost / http://127.0.0.1 or over https.', { kind: 'warn', dismissible: false });
+    banners.show(
+      'insecure',
+      'This page is not a secure context, so offline mode and storage are unavailable. Open ' +
+        'Clawser via http://localhost / http://127.0.0.1 or over https.',
+      { kind: 'warn', dismissible: false },
+    );
   }
 }
 
@@ -24,7 +29,16 @@ export function noticeInsecureContext(banners) {
  * @param {Banners} banners @returns {() => void}
  */
 export function noticeStorageStall(banners) {
-  const stalled = setTimeout(() => banners.show('storage-stalled', 'The browser\'s storage is not responding, so Clawser cannot open your workspaces yet. Close every Clawser tab and open it again; if that does not help, restart the browser.', { kind: 'warn', dismissible: false }), 10_000);
+  const stalled = setTimeout(
+    () =>
+      banners.show(
+        'storage-stalled',
+        "The browser's storage is not responding, so Clawser cannot open your workspaces yet. Close every " +
+          'Clawser tab and open it again; if that does not help, restart the browser.',
+        { kind: 'warn', dismissible: false },
+      ),
+    10_000,
+  );
   return () => {
     clearTimeout(stalled);
     banners.hide('storage-stalled');
@@ -35,7 +49,12 @@ export function noticeStorageStall(banners) {
 export function noticeUpdates(banners) {
   return registerServiceWorker({
     onUpdateReady: (apply) => banners.show('update', 'A new version of Clawser is available.', { action: { label: 'Reload', run: apply } }),
-    onUpdatedElsewhere: (reload) => banners.show('update', 'Clawser was updated in another tab. Reload this tab to use the new version (your conversations are saved).', { kind: 'warn', dismissible: false, action: { label: 'Reload', run: reload } }),
+    onUpdatedElsewhere: (reload) =>
+      banners.show('update', 'Clawser was updated in another tab. Reload this tab to use the new version (your conversations are saved).', {
+        kind: 'warn',
+        dismissible: false,
+        action: { label: 'Reload', run: reload },
+      }),
   });
 }
 
@@ -46,7 +65,12 @@ export function noticeUpdates(banners) {
 export function noticeConnectivity(banners) {
   const show = () => {
     if (navigator.onLine) banners.hide('offline');
-    else banners.show('offline', 'You are offline. Your workspaces, files, memory and local models keep working; cloud providers answer again once you reconnect.', { kind: 'warn', dismissible: false });
+    else
+      banners.show(
+        'offline',
+        'You are offline. Your workspaces, files, memory and local models keep working; cloud providers answer again once you reconnect.',
+        { kind: 'warn', dismissible: false },
+      );
   };
   addEventListener('online', show);
   addEventListener('offline', show);
@@ -66,15 +90,21 @@ export function noticeUnlistedWorkspaces(banners, found, addBack) {
     return;
   }
   const names = found.map((f) => (f.name ? `“${f.name}”` : `an unnamed one (${f.id})`)).join(', ');
-  const text = found.length === 1
-    ? `A workspace was found in the browser's storage that your workspace list does not show: ${names}. Its files and conversations are there.`
-    : `${found.length} workspaces were found in the browser's storage that your workspace list does not show: ${names}. Their files and conversations are there.`;
+  const text =
+    found.length === 1
+      ? `A workspace was found in the browser's storage that your workspace list does not show: ${names}. Its files and conversations ` +
+        `are there.`
+      : `${found.length} workspaces were found in the browser's storage that your workspace list does not show: ${names}. Their files ` +
+        `and conversations are there.`;
   banners.show('unlisted', text, {
     kind: 'warn',
     action: {
       label: found.length === 1 ? 'Add it back' : 'Add them back',
       run: () => {
-        addBack().then(() => banners.show('unlisted', `Added back to your workspace list: ${names}.`, { kind: 'info' }), (err) => noticeUnsaved(banners, err, { always: true }));
+        addBack().then(
+          () => banners.show('unlisted', `Added back to your workspace list: ${names}.`, { kind: 'info' }),
+          (err) => noticeUnsaved(banners, err, { always: true }),
+        );
       },
     },
   });

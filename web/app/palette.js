@@ -27,7 +27,8 @@ import { lastRegenerableReply, stoppedLastReply, lastOwnMessage } from './conver
 /**
  * Opens the palette (not over another dialog); resolves when it closed.
  * @param {object} deps
- * @param {{workspaceId: string, panel: string, controller: ChatController, palette?: ViewActions} | null} deps.view the open workspace's view (null on the home screen)
+ * @param {{workspaceId: string, panel: string, controller: ChatController, palette?: ViewActions} | null} deps.view the open workspace's
+ *   view (null on the home screen)
  * @param {WorkspaceStore} deps.workspaces
  * @param {{name: string, label: string, shortcut?: string}[]} deps.panels besides the chat
  * @param {AgentSettingsStore} deps.agentSettings
@@ -37,18 +38,37 @@ import { lastRegenerableReply, stoppedLastReply, lastOwnMessage } from './conver
  * @param {() => Promise<void>} deps.newWorkspace
  * @param {(workspaceId: string) => void} deps.pickImport
  * @param {() => void} deps.showShortcuts
- * @param {(workspaceId: string, controller: ChatController, id: string, title: string) => Promise<void>} deps.deleteConversation asks, then deletes (the list's × does the same)
- * @param {(workspaceId: string) => Promise<void>} deps.renameWorkspace the open workspace's (asks for the name, as the home screen's Rename)
+ * @param {(workspaceId: string, controller: ChatController, id: string, title: string) => Promise<void>} deps.deleteConversation asks, then
+ *   deletes (the list's × does the same)
+ * @param {(workspaceId: string) => Promise<void>} deps.renameWorkspace the open workspace's (asks for the name, as the home screen's
+ *   Rename)
  * @param {(workspaceId: string) => Promise<void>} deps.deleteWorkspace the open workspace's (asks, as the home screen's Delete)
  * @param {() => Promise<void>} deps.cloneRepository the home screen's "Clone a git repository"
  * @param {() => Promise<void>} deps.exportEverything the home screen's "Export everything"
  * @param {(() => void) | null} deps.pickBackup asks for a backup file and restores it (null: no restore starts from here)
  */
-export async function openPalette({ view, workspaces, panels, agentSettings, go, inform, guard, newWorkspace, pickImport, showShortcuts, deleteConversation, renameWorkspace, deleteWorkspace, cloneRepository, exportEverything, pickBackup }) {
+export async function openPalette({
+  view,
+  workspaces,
+  panels,
+  agentSettings,
+  go,
+  inform,
+  guard,
+  newWorkspace,
+  pickImport,
+  showShortcuts,
+  deleteConversation,
+  renameWorkspace,
+  deleteWorkspace,
+  cloneRepository,
+  exportEverything,
+  pickBackup,
+}) {
   if (document.querySelector('dialog[open]')) return;
   const workspaceId = view?.workspaceId ?? null;
   const controller = view?.controller ?? null;
-  const ws = workspaceId ? workspaces.get(workspaceId) ?? null : null;
+  const ws = workspaceId ? (workspaces.get(workspaceId) ?? null) : null;
   const actions = view?.palette;
   const wide = matchMedia('(min-width: 721px)').matches;
   // The split view needs more room than the rail: it and its button show from 901 px (styles.css).
@@ -64,13 +84,16 @@ export async function openPalette({ view, workspaces, panels, agentSettings, go,
     panel: view?.panel ?? 'chat',
     autonomy: workspaceId ? agentSettings.load(workspaceId).autonomy.level : null,
     streaming: !!controller?.state.streaming,
-    turn: controller && actions?.chatShown() ? {
-      undo: !!controller.state.undo,
-      redo: !!controller.state.redo,
-      regenerate: controller.busy ? null : lastRegenerableReply(controller.state.events),
-      continue: !controller.busy && !!stoppedLastReply(controller.state.events),
-      edit: controller.busy ? null : lastOwnMessage(controller.state.events),
-    } : null,
+    turn:
+      controller && actions?.chatShown()
+        ? {
+            undo: !!controller.state.undo,
+            redo: !!controller.state.redo,
+            regenerate: controller.busy ? null : lastRegenerableReply(controller.state.events),
+            continue: !controller.busy && !!stoppedLastReply(controller.state.events),
+            edit: controller.busy ? null : lastOwnMessage(controller.state.events),
+          }
+        : null,
     // The rail's button is hidden on a phone's width (CSS: max-width 720px), the split's up to 900 px.
     split: actions?.split && splitWide ? { on: actions.split.on } : null,
     railCollapsed: actions && wide ? actions.railCollapsed() : null,
@@ -79,11 +102,14 @@ export async function openPalette({ view, workspaces, panels, agentSettings, go,
       home: () => go({ name: 'home' }),
       openWorkspace: (id) => go({ name: 'workspace', workspaceId: id, panel: 'chat' }),
       newWorkspace: () => guard(newWorkspace()),
-      newConversation: () => guard((async () => {
-        if (!controller || !workspaceId) return;
-        const meta = await controller.newConversation();
-        go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: meta.id });
-      })()),
+      newConversation: () =>
+        guard(
+          (async () => {
+            if (!controller || !workspaceId) return;
+            const meta = await controller.newConversation();
+            go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: meta.id });
+          })(),
+        ),
       openConversation: (id) => workspaceId && go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: id }),
       openPanel: (panel) => workspaceId && go({ name: 'workspace', workspaceId, panel }),
       setAutonomy: (level) => {

@@ -116,7 +116,9 @@ export class PanelRegistry {
       throw new PanelError('taken', `The shortcut ${checked.shortcut} already opens ${holder.label}: give "${checked.name}" another one.`);
     }
     this.#panels.set(checked.name, checked);
-    return () => { this.#panels.delete(checked.name); };
+    return () => {
+      this.#panels.delete(checked.name);
+    };
   }
 
   /** @param {string} name */
@@ -136,18 +138,20 @@ export class PanelRegistry {
  * writes from this list); each entry loads its view only when it is opened.
  * @type {PanelEntry[]}
  */
-export const BUILTIN_PANELS = (await Promise.all([
-  import('./panels/files.js'),
-  import('./panels/git.js'),
-  import('./panels/memory.js'),
-  import('./panels/goals.js'),
-  import('./panels/schedule.js'),
-  import('./panels/tools.js'),
-  import('./panels/events.js'),
-  import('./panels/dashboard.js'),
-  import('./panels/skills.js'),
-  import('./panels/servers.js'),
-  import('./panels/terminal.js'),
-  import('./panels/agents.js'),
-  import('./panels/config.js'),
-])).map((m) => m.default);
+export const BUILTIN_PANELS = (
+  await Promise.all([
+    import('./panels/files.js'),
+    import('./panels/git.js'),
+    import('./panels/memory.js'),
+    import('./panels/goals.js'),
+    import('./panels/schedule.js'),
+    import('./panels/tools.js'),
+    import('./panels/events.js'),
+    import('./panels/dashboard.js'),
+    import('./panels/skills.js'),
+    import('./panels/servers.js'),
+    import('./panels/terminal.js'),
+    import('./panels/agents.js'),
+    import('./panels/config.js'),
+  ])
+).map((m) => m.default);

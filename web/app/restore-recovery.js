@@ -26,7 +26,10 @@ export function markRestoreRunning(running) {
  * @param {FileSystem} fs
  */
 export function restoreMarker(fs) {
-  return fs.stat(MARKER).then((s) => s !== null, () => false);
+  return fs.stat(MARKER).then(
+    (s) => s !== null,
+    () => false,
+  );
 }
 
 /**
@@ -46,11 +49,24 @@ export async function recoverRestore({ fs, config, marker }) {
     const { recoverInterruptedRestore } = await import('../backup/backup.js');
     const outcome = await recoverInterruptedRestore({ fs, config });
     markRestoreRunning(false);
-    if (outcome === 'rolled_back') return { kind: 'warn', text: 'A backup restore was interrupted (the browser or the tab closed before it finished). Your previous data was kept as it was; restore the backup again if you still want it.' };
-    if (outcome === 'completed') return { kind: 'warn', text: 'A backup restore was interrupted just before it finished; it has now been completed.' };
+    if (outcome === 'rolled_back')
+      return {
+        kind: 'warn',
+        text:
+          'A backup restore was interrupted (the browser or the tab closed before it finished). Your ' +
+          'previous data was kept as it was; restore the backup again if you still want it.',
+      };
+    if (outcome === 'completed')
+      return { kind: 'warn', text: 'A backup restore was interrupted just before it finished; it has now been completed.' };
     return null;
   } catch (err) {
     // The app still opens: what could be read is shown, and the marker stays for the next try.
-    return { kind: 'error', text: `A backup restore was interrupted and could not be finished or undone (${/** @type {Error} */ (err)?.message ?? String(err)}). Some files may be missing or mixed: restore the backup again, or reload to retry.` };
+    return {
+      kind: 'error',
+      text:
+        `A backup restore was interrupted and could not be finished or undone ` +
+        `(${/** @type {Error} */ (err)?.message ?? String(err)}). Some files may be missing or mixed: restore the backup again, or ` +
+        `reload to retry.`,
+    };
   }
 }

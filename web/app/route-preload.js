@@ -55,8 +55,16 @@ async function paintWorkspace(route) {
   const late = new AbortController();
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let timer;
-  const timeout = new Promise((resolve) => (timer = setTimeout(() => { late.abort(); resolve(null); }, PAINT_WAIT_MS)));
-  const painting = import('./workspace-first-view.js').then((m) => m.paintWorkspaceFirstView(root, route, folder, late.signal)).catch(() => null);
+  const timeout = new Promise(
+    (resolve) =>
+      (timer = setTimeout(() => {
+        late.abort();
+        resolve(null);
+      }, PAINT_WAIT_MS)),
+  );
+  const painting = import('./workspace-first-view.js')
+    .then((m) => m.paintWorkspaceFirstView(root, route, folder, late.signal))
+    .catch(() => null);
   const painted = /** @type {Awaited<typeof painting>} */ (await Promise.race([painting, timeout]));
   clearTimeout(timer);
   return painted;
@@ -70,7 +78,10 @@ async function paintWorkspace(route) {
  */
 async function conversationsFolder(storageRoot, workspaceId) {
   const root = await storageRoot;
-  const restoring = root.getFileHandle('.restore-state.json').then(() => true, () => false);
+  const restoring = root.getFileHandle('.restore-state.json').then(
+    () => true,
+    () => false,
+  );
   let dir = root;
   for (const name of ['clawser_workspaces', workspaceId, '.conversations']) dir = await dir.getDirectoryHandle(name);
   if (await restoring) throw new Error('A backup restore was interrupted: the app finishes or undoes it first.');

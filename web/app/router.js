@@ -12,17 +12,25 @@ const BASE_ROUTES = ['chat', 'settings'];
  * @returns {Route}
  */
 export function parseRoute(hash, panels) {
-  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map((p) => {
-    try {
-      return decodeURIComponent(p);
-    } catch {
-      return p;
-    }
-  });
+  const parts = hash
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter(Boolean)
+    .map((p) => {
+      try {
+        return decodeURIComponent(p);
+      } catch {
+        return p;
+      }
+    });
   if (parts[0] !== 'workspace' || !parts[1]) return { name: 'home' };
   const workspaceId = parts[1];
   if (parts[2] === 'conversation' && parts[3]) return { name: 'workspace', workspaceId, panel: 'chat', conversationId: parts[3] };
-  return { name: 'workspace', workspaceId, panel: parts[2] && (!panels || BASE_ROUTES.includes(parts[2]) || panels.includes(parts[2])) ? parts[2] : 'chat' };
+  return {
+    name: 'workspace',
+    workspaceId,
+    panel: parts[2] && (!panels || BASE_ROUTES.includes(parts[2]) || panels.includes(parts[2])) ? parts[2] : 'chat',
+  };
 }
 
 /**

@@ -12,7 +12,10 @@ const DEFAULT_HUB = 'https://huggingface.co';
  * search works), and the actions of the Memory panel's install section.
  */
 export class SemanticSearch {
-  /** @type {Promise<{embedder: import('../memory/embedder.js').Embedder, ModelInstaller: typeof import('../memory/model-install.js').ModelInstaller}> | null} */
+  /**
+   * @type {Promise<{embedder: import('../memory/embedder.js').Embedder,
+   *   ModelInstaller: typeof import('../memory/model-install.js').ModelInstaller}> | null}
+   */
   #parts = null;
 
   /** @param {{config: ConfigStore, whenIdle: (fn: () => void) => void}} deps */
@@ -27,11 +30,15 @@ export class SemanticSearch {
   }
 
   #load() {
-    return (this.#parts ??= Promise.all([import('../memory/embedder.js'), import('../memory/model-install.js')]).then(([{ Embedder }, { ModelInstaller }]) => {
-      const embedder = new Embedder();
-      this.whenIdle(() => { embedder.load().catch(() => {}); });
-      return { embedder, ModelInstaller };
-    }));
+    return (this.#parts ??= Promise.all([import('../memory/embedder.js'), import('../memory/model-install.js')]).then(
+      ([{ Embedder }, { ModelInstaller }]) => {
+        const embedder = new Embedder();
+        this.whenIdle(() => {
+          embedder.load().catch(() => {});
+        });
+        return { embedder, ModelInstaller };
+      },
+    ));
   }
 
   /** The download source the user set, or the Hugging Face hub. */

@@ -11,7 +11,10 @@ import { h } from '../ui/dom.js';
 import { FirstRunCard } from '../ui/first-run.js';
 import { openSettingsDialog } from '../ui/settings-dialog.js';
 
-/** What the provider card's buttons do. @typedef {{onChoose: (choice: {provider: string, model?: string}) => void, onAddKey: () => void}} SetupActions */
+/**
+ * What the provider card's buttons do.
+ * @typedef {{onChoose: (choice: {provider: string, model?: string}) => void, onAddKey: () => void}} SetupActions
+ */
 
 /**
  * Choosing a workspace's provider: the first-run card (the no-key options found on this
@@ -60,7 +63,11 @@ export class SettingsFlow {
   /** @param {string} workspaceId @param {{provider: string, model?: string}} choice */
   async #applyChoice(workspaceId, choice) {
     const entry = catalogEntry(choice.provider);
-    await this.deps.settings.save(workspaceId, { provider: choice.provider, model: choice.model ?? entry?.defaultModel ?? '', baseUrl: '' });
+    await this.deps.settings.save(workspaceId, {
+      provider: choice.provider,
+      model: choice.model ?? entry?.defaultModel ?? '',
+      baseUrl: '',
+    });
     await this.deps.showWorkspace(workspaceId);
   }
 
@@ -81,7 +88,8 @@ export class SettingsFlow {
         catalog: CATALOG,
         current: settings.load(workspaceId),
         agent: agentSettings.load(workspaceId),
-        describeBackground: async () => (await (await import('./background.js')).backgroundMode({ leader: !!tabs.isLeader, tabs: tabs.peers().length + 1 })).text,
+        describeBackground: async () =>
+          (await (await import('./background.js')).backgroundMode({ leader: !!tabs.isLeader, tabs: tabs.peers().length + 1 })).text,
         hasKey: (provider) => settings.hasKey(workspaceId, provider),
         describeAvailability: async (provider) => {
           const entry = catalogEntry(provider);
@@ -90,7 +98,8 @@ export class SettingsFlow {
           return availability ? `On this browser: ${(await availability({ perTab: true })).text}` : null;
         },
         listModels: async ({ useSavedKey, ...config }) => {
-          const apiKey = config.apiKey ?? (useSavedKey ? await settings.apiKey(workspaceId, config.provider).catch(() => undefined) : undefined);
+          const apiKey =
+            config.apiKey ?? (useSavedKey ? await settings.apiKey(workspaceId, config.provider).catch(() => undefined) : undefined);
           const { listModelInfo, modelBadges } = await import('../providers/models.js');
           const r = await listModelInfo({ ...config, apiKey });
           return { source: r.source, models: r.models.map((m) => ({ ...m, badges: modelBadges(m) })) };
@@ -104,7 +113,8 @@ export class SettingsFlow {
           await p.pullModel(model, { onProgress });
         },
         onTest: async ({ useSavedKey, ...config }) => {
-          const apiKey = config.apiKey ?? (useSavedKey ? await settings.apiKey(workspaceId, config.provider).catch(() => undefined) : undefined);
+          const apiKey =
+            config.apiKey ?? (useSavedKey ? await settings.apiKey(workspaceId, config.provider).catch(() => undefined) : undefined);
           const { testConnection } = await import('../providers/connection.js');
           return testConnection({ ...config, apiKey });
         },

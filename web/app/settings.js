@@ -45,7 +45,10 @@ function readSettings(raw) {
  */
 export const parseSettings = (raw) => readSettings(raw).current;
 
-/** "OpenAI · gpt-4o-mini", "No provider yet": what the home screen says of a workspace's provider. @param {WorkspaceSettings | null} current */
+/**
+ * "OpenAI · gpt-4o-mini", "No provider yet": what the home screen says of a workspace's provider.
+ * @param {WorkspaceSettings | null} current
+ */
 export function providerLabel(current) {
   const entry = current ? catalogEntry(current.provider) : undefined;
   if (!entry) return 'No provider yet';
@@ -67,9 +70,9 @@ export function setupChoices(findings) {
     const always = e.capabilities.runs === 'browser' && !e.capabilities.availability;
     const found = always ? { provider: e.id, found: true, models: [] } : findings?.find((f) => f.provider === e.id);
     const base = { provider: e.id, title: setup.title, action: setup.action, test: e.capabilities.test };
-    if (!found) return { ...base, usable: findings ? false : null, detail: findings ? setup.missing ?? '' : setup.checking };
+    if (!found) return { ...base, usable: findings ? false : null, detail: findings ? (setup.missing ?? '') : setup.checking };
     const said = found.found ? setup.found : setup.missing;
-    const detail = found.text ?? (typeof said === 'function' ? said(found.models) : said ?? '');
+    const detail = found.text ?? (typeof said === 'function' ? said(found.models) : (said ?? ''));
     return { ...base, usable: found.found, detail, ...(found.found && found.models[0] ? { model: found.models[0] } : {}) };
   });
 }
@@ -108,18 +111,32 @@ export class SettingsStore {
     await this.config.flush();
   }
 
-  /** Saves (sealed) the key of one provider of the workspace, e.g. a fallback's. @param {string} workspaceId @param {string} provider @param {string} apiKey */
+  /**
+   * Saves (sealed) the key of one provider of the workspace, e.g. a fallback's.
+   * @param {string} workspaceId
+   * @param {string} provider
+   * @param {string} apiKey
+   */
   async saveKey(workspaceId, provider, apiKey) {
     if (!catalogEntry(provider)) throw new Error(`Unknown provider "${provider}".`);
     this.config.set(secretKey(workspaceId, provider), await this.secrets.encrypt(apiKey.trim()));
     await this.config.flush();
   }
 
-  /** The full provider configuration, key decrypted, for createProvider. @param {string} workspaceId @returns {Promise<ProviderConfig | null>} */
+  /**
+   * The full provider configuration, key decrypted, for createProvider.
+   * @param {string} workspaceId
+   * @returns {Promise<ProviderConfig | null>}
+   */
   async providerConfig(workspaceId) {
     const s = this.load(workspaceId);
     if (!s) return null;
-    return { provider: s.provider, model: s.model || undefined, baseUrl: s.baseUrl || undefined, apiKey: await this.apiKey(workspaceId, s.provider) };
+    return {
+      provider: s.provider,
+      model: s.model || undefined,
+      baseUrl: s.baseUrl || undefined,
+      apiKey: await this.apiKey(workspaceId, s.provider),
+    };
   }
 
   /** @param {string} workspaceId @param {string} provider @returns {Promise<string | undefined>} */

@@ -34,17 +34,23 @@ export function terminalActions({ workspaceId, services, agentSettings, chat }) 
   const labelOf = async (key) => {
     const tool = registry.toolOfKey(key);
     if (tool) return tool.name;
-    return key.startsWith('mcp:') ? (await services.mcp()).choiceName(key) ?? key : key;
+    return key.startsWith('mcp:') ? ((await services.mcp()).choiceName(key) ?? key) : key;
   };
   /** What a choice's tool is, when it is not there now ("\t" and the words). @param {string} key */
-  const noteOf = async (key) => (registry.toolOfKey(key) || !key.startsWith('mcp:') ? '' : `\t${(await services.mcp()).describeKey(key) ?? ''}`);
+  const noteOf = async (key) =>
+    registry.toolOfKey(key) || !key.startsWith('mcp:') ? '' : `\t${(await services.mcp()).describeKey(key) ?? ''}`;
   return {
     list: async (topic) => {
       const { listStore } = await import('../shell/commands/clawser.js');
       if (topic === 'memory') return /** @type {string} */ (await listStore(topic, { memory: await services.memory() }));
       if (topic === 'skills') return /** @type {string} */ (await listStore(topic, { skills: await services.skills() }));
       if (topic === 'mcp') return /** @type {string} */ (await listStore(topic, { mcp: await services.mcp() }, { urls: true }));
-      if (topic === 'conversations') return chat().state.conversations.map((c) => `${c.id}\t${c.title}`).join('\n') || '(no conversations)';
+      if (topic === 'conversations')
+        return (
+          chat()
+            .state.conversations.map((c) => `${c.id}\t${c.title}`)
+            .join('\n') || '(no conversations)'
+        );
       return JSON.stringify(agentSettings.load(workspaceId), null, 2);
     },
     act: async (area, action, args) => {
@@ -63,10 +69,17 @@ export function terminalActions({ workspaceId, services, agentSettings, chat }) 
           await store.store({ key: entry.key, content: entry.content, category: entry.category, pinned: action === 'pin' });
           return `${action === 'pin' ? 'Pinned' : 'Unpinned'} "${entry.key}".`;
         }
-        case 'memory export': return JSON.stringify(await (await services.memory()).exportJson(), null, 2);
-        case 'job pause': await services.scheduler.pause(need(first, 'a job id')); return `Paused ${first}.`;
-        case 'job resume': await services.scheduler.resume(need(first, 'a job id')); return `Resumed ${first}.`;
-        case 'job run': await services.scheduler.runNow(need(first, 'a job id')); return `Ran ${first}.`;
+        case 'memory export':
+          return JSON.stringify(await (await services.memory()).exportJson(), null, 2);
+        case 'job pause':
+          await services.scheduler.pause(need(first, 'a job id'));
+          return `Paused ${first}.`;
+        case 'job resume':
+          await services.scheduler.resume(need(first, 'a job id'));
+          return `Resumed ${first}.`;
+        case 'job run':
+          await services.scheduler.runNow(need(first, 'a job id'));
+          return `Ran ${first}.`;
         case 'skill enable':
         case 'skill disable':
           (await services.skills()).setEnabled(need(first, 'a skill name'), action === 'enable');
@@ -80,7 +93,7 @@ export function terminalActions({ workspaceId, services, agentSettings, chat }) 
           return `Removed the skill "${name}".`;
         }
         case 'mcp add': {
-          const server = await (await services.mcp()).add({ name: need(first, 'a name'), url: need(rest[0], 'the server\'s URL') });
+          const server = await (await services.mcp()).add({ name: need(first, 'a name'), url: need(rest[0], "the server's URL") });
           return `Added ${server.name} (${server.id}); connect it with clawser mcp connect ${server.name}.`;
         }
         case 'mcp remove':
@@ -100,18 +113,24 @@ export function terminalActions({ workspaceId, services, agentSettings, chat }) 
           const policy = need(rest[0], 'auto, approve, denied or default');
           if (!['auto', 'approve', 'denied', 'default'].includes(policy)) throw new Error('the policy is auto, approve, denied or default');
           const key = await keyOfName(name);
-          if (!key) throw new Error(`there is no tool "${name}" (see clawser tool list; a tool of an MCP server that is not connected is named <server>/<tool>, see clawser tool choices)`);
+          if (!key)
+            throw new Error(
+              `there is no tool "${name}" (see clawser tool list; a tool of an MCP server that is not connected is named ` +
+                `<server>/<tool>, see clawser tool choices)`,
+            );
           services.registry.setPolicy(key, policy === 'default' ? null : /** @type {'auto' | 'approve' | 'denied'} */ (policy));
           return `${name}: ${policy}.`;
         }
         case 'tool choices': {
           // Every choice kept, whether or not its tool is there now (an MCP server not connected: <server>/<tool>).
           const lines = [];
-          for (const [key, policy] of Object.entries(services.registry.overrides())) lines.push(`${await labelOf(key)}\t${policy}${await noteOf(key)}`);
+          for (const [key, policy] of Object.entries(services.registry.overrides()))
+            lines.push(`${await labelOf(key)}\t${policy}${await noteOf(key)}`);
           return lines.join('\n') || '(no choices: every tool follows its default)';
         }
         case 'tool rules': {
-          // An MCP server's tool's rule is kept under the server's identity: shown by the tool's name while connected, else as <server>/<tool>.
+          // An MCP server's tool's rule is kept under the server's identity: shown by the tool's
+          // name while connected, else as <server>/<tool>.
           const lines = [];
           for (const r of services.registry.rules()) lines.push(`${await labelOf(r.tool)}\t${r.kind}\t${r.pattern}${await noteOf(r.tool)}`);
           return lines.join('\n') || '(no rules)';
@@ -119,7 +138,9 @@ export function terminalActions({ workspaceId, services, agentSettings, chat }) 
         case 'tool unrule': {
           const [tool, kind, ...pattern] = args;
           const key = tool ? await keyOfName(tool) : null;
-          const rule = services.registry.rules().find((r) => (r.tool === tool || r.tool === key) && r.kind === kind && r.pattern === pattern.join(' '));
+          const rule = services.registry
+            .rules()
+            .find((r) => (r.tool === tool || r.tool === key) && r.kind === kind && r.pattern === pattern.join(' '));
           if (!rule) throw new Error('no such rule (see clawser tool rules)');
           services.registry.removeRule(rule);
           return 'Rule removed.';
@@ -135,7 +156,8 @@ export function terminalActions({ workspaceId, services, agentSettings, chat }) 
         case 'conversation export': {
           const format = rest[0] ?? 'markdown';
           if (!['markdown', 'jsonl', 'html'].includes(format)) throw new Error('the format is markdown, jsonl or html');
-          return (await chat().exportConversation(need(first, 'a conversation id'), /** @type {'markdown' | 'jsonl' | 'html'} */ (format))).text;
+          return (await chat().exportConversation(need(first, 'a conversation id'), /** @type {'markdown' | 'jsonl' | 'html'} */ (format)))
+            .text;
         }
         case 'conversation delete':
           await chat().remove(need(first, 'a conversation id'));

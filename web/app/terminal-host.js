@@ -96,7 +96,10 @@ export class TerminalHost {
               return { ok: false, output: `${name} failed: ${/** @type {Error} */ (err)?.message ?? String(err)}` };
             }
           },
-          tools: () => deps.registry.list().map((t) => ({ name: t.name, permission: t.permission, description: t.description, policy: deps.registry.policyOf(t.name) })),
+          tools: () =>
+            deps.registry
+              .list()
+              .map((t) => ({ name: t.name, permission: t.permission, description: t.description, policy: deps.registry.policyOf(t.name) })),
           list: deps.list,
           setConfig: deps.setConfig,
           act: deps.act,

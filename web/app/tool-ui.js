@@ -9,7 +9,8 @@
  */
 export class AppToolUi {
   /**
-   * @param {{artifact: ArtifactDocument, askUser: (question: string, choices?: string[]) => Promise<string | null>, screenshotTarget: () => HTMLElement}} deps
+   * @param {{artifact: ArtifactDocument, askUser: (question: string, choices?: string[]) => Promise<string | null>, screenshotTarget: () =>
+   *   HTMLElement}} deps
    */
   constructor(deps) {
     this.artifact = deps.artifact;
@@ -53,7 +54,13 @@ export class AppToolUi {
 
   screenInfo() {
     return {
-      screen: { width: screen.width, height: screen.height, availWidth: screen.availWidth, availHeight: screen.availHeight, colorDepth: screen.colorDepth },
+      screen: {
+        width: screen.width,
+        height: screen.height,
+        availWidth: screen.availWidth,
+        availHeight: screen.availHeight,
+        colorDepth: screen.colorDepth,
+      },
       window: { innerWidth, innerHeight },
       devicePixelRatio,
       colorScheme: matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light',
@@ -69,7 +76,12 @@ export class AppToolUi {
   async screenshot() {
     const { default: html2canvas } = await import('html2canvas');
     const target = this.screenshotTarget();
-    const canvas = await html2canvas(target, { backgroundColor: getComputedStyle(document.body).backgroundColor, logging: false, useCORS: false, scale: Math.min(devicePixelRatio, 2) });
+    const canvas = await html2canvas(target, {
+      backgroundColor: getComputedStyle(document.body).backgroundColor,
+      logging: false,
+      useCORS: false,
+      scale: Math.min(devicePixelRatio, 2),
+    });
     return { dataUrl: canvas.toDataURL('image/png'), width: canvas.width, height: canvas.height };
   }
 }

@@ -24,14 +24,17 @@ const firstLine = (text) => {
  * @param {{title: string, text: string}} turn @param {string[]} writes
  */
 export function turnCommitMessage(turn, writes) {
-  const counts = [...new Set(writes)].map((n) => `${n}${writes.filter((w) => w === n).length > 1 ? ` ×${writes.filter((w) => w === n).length}` : ''}`);
+  const counts = [...new Set(writes)].map(
+    (n) => `${n}${writes.filter((w) => w === n).length > 1 ? ` ×${writes.filter((w) => w === n).length}` : ''}`,
+  );
   return `Agent: ${firstLine(turn.text) || 'turn'}\n\nConversation: ${turn.title}${counts.length ? `\nTools: ${counts.join(', ')}` : ''}`;
 }
 
 /**
  * Commits a finished turn's paths. Resolves to a sentence for the user, or null (the turn
  * changed no file, or a folder from the computer that is no repository).
- * @param {{repo: WorkspaceGit, tools: TurnTools | undefined, turn: {title: string, text: string}, author: {name: string, email: string}, mounted: boolean}} args
+ * @param {{repo: WorkspaceGit, tools: TurnTools | undefined, turn: {title: string, text: string}, author: {name: string, email: string},
+ *   mounted: boolean}} args
  */
 export async function commitTurn({ repo, tools, turn, author, mounted }) {
   const paths = [...(tools?.writtenPaths ?? [])];
@@ -45,12 +48,16 @@ export async function commitTurn({ repo, tools, turn, author, mounted }) {
  * Commits what an undo (or redo) of a turn changed, as its own commit ("Undo turn: …"), so a
  * later turn's commit never carries it. None when those paths are already as committed (the
  * turn had not been committed).
- * @param {{repo: WorkspaceGit, direction: 'undo' | 'redo', paths: string[], turn: {title: string, text: string}, author: {name: string, email: string}}} args
+ * @param {{repo: WorkspaceGit, direction: 'undo' | 'redo', paths: string[], turn: {title: string, text: string}, author: {name: string,
+ *   email: string}}} args
  */
 export async function commitTakeBack({ repo, direction, paths, turn, author }) {
   // No repository: an undo does not start one.
   if (!paths.length || !(await repo.isRepo())) return null;
   const word = direction === 'undo' ? 'Undo' : 'Redo';
-  const oid = await repo.commitPaths(paths, { message: `${word} turn: ${firstLine(turn.text) || 'turn'}\n\nConversation: ${turn.title}`, author });
+  const oid = await repo.commitPaths(paths, {
+    message: `${word} turn: ${firstLine(turn.text) || 'turn'}\n\nConversation: ${turn.title}`,
+    author,
+  });
   return oid ? `The ${direction} was committed (${oid.slice(0, 7)}).` : null;
 }

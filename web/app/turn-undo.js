@@ -10,9 +10,9 @@ import { goalPath } from '../stores/goals.js';
  * recorder before they change anything.
  */
 
-
 /**
- * @param {{fs: FileSystem, memory?: import('../memory/store.js').MemoryStore, goals?: import('../stores/goals.js').GoalStore, scheduler?: import('../stores/scheduler.js').Scheduler}} stores
+ * @param {{fs: FileSystem, memory?: import('../memory/store.js').MemoryStore, goals?: import('../stores/goals.js').GoalStore,
+ *   scheduler?: import('../stores/scheduler.js').Scheduler}} stores
  *   fs: the workspace's files as the tools see them (Clawser's own folders read-only)
  * @returns {UndoDomains}
  */
@@ -54,7 +54,8 @@ export function undoDomains(stores) {
   const scheduler = stores.scheduler;
   if (scheduler) {
     /** The fields that make a job what it is (its run bookkeeping changes on its own). @param {any} j */
-    const defining = (j) => (j ? JSON.stringify([j.name, j.trigger, j.action, j.delivery, !!j.paused, !!j.done, j.conversationId ?? null]) : 'null');
+    const defining = (j) =>
+      j ? JSON.stringify([j.name, j.trigger, j.action, j.delivery, !!j.paused, !!j.done, j.conversationId ?? null]) : 'null';
     domains.job = {
       async get(id) {
         const j = await scheduler.get(id);
@@ -91,7 +92,8 @@ export class TurnPaths extends Set {
 
 /**
  * A turn's recorder, and the tool context pieces that report to it.
- * @param {{fs: FileSystem, memory?: import('../memory/store.js').MemoryStore, goals?: import('../stores/goals.js').GoalStore, scheduler?: import('../stores/scheduler.js').Scheduler, git?: import('../git/git.js').WorkspaceGit}} stores
+ * @param {{fs: FileSystem, memory?: import('../memory/store.js').MemoryStore, goals?: import('../stores/goals.js').GoalStore,
+ *   scheduler?: import('../stores/scheduler.js').Scheduler, git?: import('../git/git.js').WorkspaceGit}} stores
  * @param {TurnRecorderType} [recorder] a caller's recorder (a sub-agent's changes belong to its caller's turn)
  * @param {Set<string>} [written] collects the paths this context's tools changed: files, a goal's mirror, what a git restore wrote
  */
@@ -101,22 +103,38 @@ export function recordingContext(stores, recorder, written) {
   return {
     recorder: r,
     fs: new RecordingFileSystem(stores.fs, r, written),
-    memory: memory && recordingStore(memory, r, 'memory', {
-      store: { before: ([input]) => normKey(String(input?.key ?? '')) },
-      update: { before: async ([id]) => { const e = (await memory.list()).find((m) => m.id === id); return e ? normKey(e.key) : null; } },
-      forget: { before: async ([idOrKey]) => { const e = (await memory.list()).find((m) => m.id === idOrKey || normKey(m.key) === normKey(String(idOrKey))); return e ? normKey(e.key) : null; } },
-    }),
-    goals: stores.goals && recordingStore(written ? mirrorReporting(stores.goals, written) : stores.goals, r, 'goal', {
-      add: { after: (goal) => goal?.id ?? null },
-      update: { before: ([id]) => String(id) },
-    }),
-    scheduler: stores.scheduler && recordingStore(stores.scheduler, r, 'job', {
-      add: { after: (job) => job?.id ?? null },
-      remove: { before: ([id]) => String(id) },
-      pause: { before: ([id]) => String(id) },
-      resume: { before: ([id]) => String(id) },
-      update: { before: ([id]) => String(id) },
-    }),
+    memory:
+      memory &&
+      recordingStore(memory, r, 'memory', {
+        store: { before: ([input]) => normKey(String(input?.key ?? '')) },
+        update: {
+          before: async ([id]) => {
+            const e = (await memory.list()).find((m) => m.id === id);
+            return e ? normKey(e.key) : null;
+          },
+        },
+        forget: {
+          before: async ([idOrKey]) => {
+            const e = (await memory.list()).find((m) => m.id === idOrKey || normKey(m.key) === normKey(String(idOrKey)));
+            return e ? normKey(e.key) : null;
+          },
+        },
+      }),
+    goals:
+      stores.goals &&
+      recordingStore(written ? mirrorReporting(stores.goals, written) : stores.goals, r, 'goal', {
+        add: { after: (goal) => goal?.id ?? null },
+        update: { before: ([id]) => String(id) },
+      }),
+    scheduler:
+      stores.scheduler &&
+      recordingStore(stores.scheduler, r, 'job', {
+        add: { after: (job) => job?.id ?? null },
+        remove: { before: ([id]) => String(id) },
+        pause: { before: ([id]) => String(id) },
+        resume: { before: ([id]) => String(id) },
+        update: { before: ([id]) => String(id) },
+      }),
     git: stores.git && recordingGit(stores.git, r, written),
   };
 }
@@ -140,7 +158,8 @@ function mirrorReporting(goals, written) {
       const value = Reflect.get(target, prop, target);
       if (typeof value !== 'function') return value;
       if (prop !== 'add' && prop !== 'update') return value.bind(target);
-      return async (/** @type {any[]} */ ...args) => { // any: the store method's own arguments
+      return async (/** @type {any[]} */ ...args) => {
+        // any: the store method's own arguments
         const before = prop === 'update' ? await target.get(String(args[0])).catch(() => null) : null;
         const goal = await value.apply(target, args);
         await note(before);
@@ -163,14 +182,15 @@ function recordingGit(git, recorder, written) {
       const value = Reflect.get(target, prop, target);
       if (prop === 'restore') {
         /** @type {import('../git/git.js').WorkspaceGit['restore']} */
-        const restore = (ref, options = {}) => target.restore(ref, {
-          ...options,
-          onChange: async (path) => {
-            await recorder.touch('file', path);
-            written?.add(path);
-            await options.onChange?.(path);
-          },
-        });
+        const restore = (ref, options = {}) =>
+          target.restore(ref, {
+            ...options,
+            onChange: async (path) => {
+              await recorder.touch('file', path);
+              written?.add(path);
+              await options.onChange?.(path);
+            },
+          });
         return restore;
       }
       return typeof value === 'function' ? value.bind(target) : value;

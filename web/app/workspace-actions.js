@@ -26,7 +26,11 @@ export async function renameWorkspace(workspaces, w) {
  * @param {() => Promise<void> | void} [leave] runs once confirmed, before anything is deleted: closes the workspace when it is on screen
  */
 export async function deleteWorkspace(workspaces, w, leave) {
-  const ok = await confirmDialog({ title: `Delete “${w.name}”?`, message: 'Its conversations, files and settings are removed from this browser. This cannot be undone.', confirmLabel: 'Delete workspace' });
+  const ok = await confirmDialog({
+    title: `Delete “${w.name}”?`,
+    message: 'Its conversations, files and settings are removed from this browser. This cannot be undone.',
+    confirmLabel: 'Delete workspace',
+  });
   if (!ok) return false;
   await leave?.();
   await workspaces.delete(w.id);

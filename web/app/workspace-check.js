@@ -44,5 +44,11 @@ async function checkGitIndex(fs, onDamage, setAside) {
   const bytes = await fs.readBytes(INDEX_PATH).catch(() => null);
   if (!bytes) return;
   const problem = await gitIndexProblem(bytes);
-  if (problem) onDamage({ what: 'The git index of this workspace (.git/index, what the next commit will hold)', problem: `${problem}. Setting it aside loses no commit: git then sees every file anew`, path: INDEX_PATH, setAside });
+  if (problem)
+    onDamage({
+      what: 'The git index of this workspace (.git/index, what the next commit will hold)',
+      problem: `${problem}. Setting it aside loses no commit: git then sees every file anew`,
+      path: INDEX_PATH,
+      setAside,
+    });
 }

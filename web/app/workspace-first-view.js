@@ -55,10 +55,14 @@ class ReadOnlyFiles {
   }
 
   /** @param {string} path */
-  readText(path) { return this.#dir.readText(path); }
+  readText(path) {
+    return this.#dir.readText(path);
+  }
 
   /** @param {string} path @param {{start?: number, end?: number}} [range] */
-  readBytes(path, range) { return this.#dir.readBytes(path, range); }
+  readBytes(path, range) {
+    return this.#dir.readBytes(path, range);
+  }
 
   /** The end of a file and its size, from one snapshot of it. @param {string} path @param {number} maxBytes */
   async readTail(path, maxBytes) {
@@ -75,21 +79,37 @@ class ReadOnlyFiles {
   }
 
   /** @param {string} path @returns {Promise<DirEntry[]>} */
-  list(path) { return this.#dir.list(path); }
+  list(path) {
+    return this.#dir.list(path);
+  }
 
   /** @param {string} path @returns {Promise<FileStat | null>} */
-  stat(path) { return this.#dir.stat(path); }
+  stat(path) {
+    return this.#dir.stat(path);
+  }
 
   #refuse() {
     return Promise.reject(new StorageError('io', 'The first view does not write.'));
   }
 
-  write() { return this.#refuse(); }
-  append() { return this.#refuse(); }
-  truncate() { return this.#refuse(); }
-  mkdir() { return this.#refuse(); }
-  delete() { return this.#refuse(); }
-  move() { return this.#refuse(); }
+  write() {
+    return this.#refuse();
+  }
+  append() {
+    return this.#refuse();
+  }
+  truncate() {
+    return this.#refuse();
+  }
+  mkdir() {
+    return this.#refuse();
+  }
+  delete() {
+    return this.#refuse();
+  }
+  move() {
+    return this.#refuse();
+  }
 }
 
 /** @param {HTMLElement} root @param {string} selector */
@@ -99,7 +119,10 @@ const find = (root, selector) => /** @type {HTMLElement | null} */ (root.querySe
 const CARRIED_FIELDS = ['textarea.composer-input', 'input.conv-search'];
 const CARRIED_SCROLL = ['.sidebar', '.conv-list'];
 /** The phone drawers and the buttons that open them. */
-const DRAWERS = [['.sidebar', '.drawer-toggle'], ['.ws-rail', '.menu-toggle']];
+const DRAWERS = [
+  ['.sidebar', '.drawer-toggle'],
+  ['.ws-rail', '.menu-toggle'],
+];
 
 /**
  * Paints the chat of the workspace in `route`, when the page opens on it with a saved
@@ -130,11 +153,15 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
     // A damaged list is the app's to report (it lists every conversation from its own details).
     if (saved.problem) return null;
     const conversations = byActivity(Object.values(saved.conversations));
-    const target = route.conversationId && conversations.some((c) => c.id === route.conversationId) ? route.conversationId : conversations[0]?.id;
+    const target =
+      route.conversationId && conversations.some((c) => c.id === route.conversationId) ? route.conversationId : conversations[0]?.id;
     // Its meta.json, as the app reads it (the list's copy may lag behind it, e.g. on `branched`;
     // it stands in for a damaged one). Damage that needs a write (a torn last line to set
     // aside) makes the read-only view refuse, and the app paints instead.
-    if (target) conversation = await Conversation.open(/** @type {FileSystem} */ (files), target, undefined, undefined, false, { fallbackMeta: saved.conversations[target] });
+    if (target)
+      conversation = await Conversation.open(/** @type {FileSystem} */ (files), target, undefined, undefined, false, {
+        fallbackMeta: saved.conversations[target],
+      });
     state = {
       conversations,
       activeId: conversation?.id ?? null,
@@ -157,13 +184,16 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
   /** Runs `run` with the app's targets, now or once handed over. @param {(t: HandOverTargets) => void} run @param {boolean} [bound] */
   const call = (run, bound = false) => (targets ? run(targets) : waiting.push({ run, bound }));
   /** The same, for a call whose answer is awaited. @template T @param {(t: HandOverTargets) => T} run @returns {Promise<Awaited<T>>} */
-  const later = (run, bound = false) => new Promise((resolve, reject) => call((t) => {
-    try {
-      Promise.resolve(run(t)).then(resolve, reject);
-    } catch (err) {
-      reject(err);
-    }
-  }, bound));
+  const later = (run, bound = false) =>
+    new Promise((resolve, reject) =>
+      call((t) => {
+        try {
+          Promise.resolve(run(t)).then(resolve, reject);
+        } catch (err) {
+          reject(err);
+        }
+      }, bound),
+    );
   /**
    * The first action that starts a turn (send, retry, edit…) waits for the app; the view is busy
    * from then on, so a second one is not taken (two turns would start at once).
@@ -184,7 +214,9 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
       fn(state);
       return () => true;
     },
-    get busy() { return turnQueued; },
+    get busy() {
+      return turnQueued;
+    },
     delegations: undefined,
     rules: conversationRules,
     imageLimits: () => ({ accepts: false, maxEdge: 0, maxBytes: 0, why: 'Clawser is still starting: attach the image again in a moment.' }),
@@ -219,12 +251,13 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
     controller,
     needsSetup,
     // Still "checking" what this machine offers: the app's card finds out.
-    setupCard: () => FirstRunCard({
-      choices: setupChoices(null),
-      checking: true,
-      onChoose: (choice) => call((t) => t.setup.onChoose(choice)),
-      onAddKey: () => call((t) => t.setup.onAddKey()),
-    }),
+    setupCard: () =>
+      FirstRunCard({
+        choices: setupChoices(null),
+        checking: true,
+        onChoose: (choice) => call((t) => t.setup.onChoose(choice)),
+        onAddKey: () => call((t) => t.setup.onAddKey()),
+      }),
     onOpenSettings: () => call((t) => t.chat.onOpenSettings()),
     onConversationChange: () => {}, // the app's view puts it in the address
     onSaveCode: (code, ext) => later((t) => t.chat.onSaveCode?.(code, ext) ?? null),
@@ -235,9 +268,21 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
     controller,
     chat: chat.root,
     side: h('div', { class: 'artifact-slot' }),
-    panels: nav.map((p, i) => ({ label: p.label, icon: p.icon, shortcut: p.shortcut, current: i === 0, onOpen: () => call((t) => t.workspace.panels.find((q) => q.label === p.label)?.onOpen()) })),
+    panels: nav.map((p, i) => ({
+      label: p.label,
+      icon: p.icon,
+      shortcut: p.shortcut,
+      current: i === 0,
+      onOpen: () => call((t) => t.workspace.panels.find((q) => q.label === p.label)?.onOpen()),
+    })),
     railCollapsed: config.get(RAIL_COLLAPSED_KEY, false) === true,
-    onRailToggle: (collapsed) => { try { config.set(RAIL_COLLAPSED_KEY, collapsed); } catch { /* a preference only */ } },
+    onRailToggle: (collapsed) => {
+      try {
+        config.set(RAIL_COLLAPSED_KEY, collapsed);
+      } catch {
+        /* a preference only */
+      }
+    },
     onPalette: () => call((t) => t.workspace.onPalette()),
     // The app's view searches what was typed in the box when it takes over.
     onSearch: () => new Promise(() => {}),
@@ -280,10 +325,17 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
     },
     handOver(next, appTargets) {
       const painted = screen.root;
-      const focused = document.activeElement instanceof HTMLElement && painted.contains(document.activeElement) ? document.activeElement : null;
+      const focused =
+        document.activeElement instanceof HTMLElement && painted.contains(document.activeElement) ? document.activeElement : null;
       const fields = CARRIED_FIELDS.map((selector) => {
         const el = /** @type {HTMLInputElement | HTMLTextAreaElement | null} */ (find(painted, selector));
-        return { selector, value: el?.value ?? '', focused: !!el && el === focused, start: el?.selectionStart ?? null, end: el?.selectionEnd ?? null };
+        return {
+          selector,
+          value: el?.value ?? '',
+          focused: !!el && el === focused,
+          start: el?.selectionStart ?? null,
+          end: el?.selectionEnd ?? null,
+        };
       });
       const scrolls = CARRIED_SCROLL.map((selector) => ({ selector, top: find(painted, selector)?.scrollTop ?? 0 }));
       const messages = find(painted, '.scroller');

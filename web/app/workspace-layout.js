@@ -55,11 +55,21 @@ export function artifactSlot({ artifact, share, onShare }) {
   let artifactHandle = null;
   const showArtifact = () => {
     if (artifactView || !artifact.html) return;
-    const pane = ArtifactView({ artifact, onClose: () => { pane.destroy(); pane.root.remove(); artifactHandle?.remove(); artifactView = null; } });
+    const pane = ArtifactView({
+      artifact,
+      onClose: () => {
+        pane.destroy();
+        pane.root.remove();
+        artifactHandle?.remove();
+        artifactView = null;
+      },
+    });
     artifactView = pane;
     // Resizable against the chat, the width remembered.
     artifactHandle = ResizeHandle({
-      label: 'Resize the chat and the artifact', value: share, after: true,
+      label: 'Resize the chat and the artifact',
+      value: share,
+      after: true,
       container: () => /** @type {HTMLElement} */ (side.parentElement),
       onChange: (v) => pane.root.style.setProperty('width', `${v}%`),
       onCommit: onShare,
@@ -69,5 +79,11 @@ export function artifactSlot({ artifact, share, onShare }) {
   };
   const unsubscribe = artifact.subscribe(showArtifact);
   showArtifact();
-  return { root: side, destroy: () => { unsubscribe(); artifactView?.destroy(); } };
+  return {
+    root: side,
+    destroy: () => {
+      unsubscribe();
+      artifactView?.destroy();
+    },
+  };
 }

@@ -18,7 +18,8 @@ import { commitTurn, commitTakeBack } from './turn-commit.js';
  * What one workspace has besides its conversations, made once per page.
  * @typedef {{registry: ReturnType<typeof createBuiltinRegistry>, artifact: ArtifactDocument, toolUi: AppToolUi,
  *   files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>,
- *   memory: () => Promise<import('../memory/store.js').MemoryStore>, summaries: () => Promise<import('../memory/summaries.js').MemorySummaries>,
+ *   memory: () => Promise<import('../memory/store.js').MemoryStore>, summaries: () =>
+ *   Promise<import('../memory/summaries.js').MemorySummaries>,
  *   skills: () => Promise<import('../skills/store.js').SkillStore>, mcp: () => Promise<import('../mcp/manager.js').McpManager>,
  *   agents: () => Promise<import('../agent/runtime/agent-store.js').AgentStore>,
  *   goals: GoalStore, scheduler: Scheduler, usage: UsageLedger,
@@ -38,7 +39,10 @@ import { commitTurn, commitTakeBack } from './turn-commit.js';
  *   permissionChanged: () => void}} WorkspaceMount
  */
 
-/** A folder opened from the computer for a workspace, and whether the page may use it now. @typedef {{handle: FileSystemDirectoryHandle, granted: boolean}} Mount */
+/**
+ * A folder opened from the computer for a workspace, and whether the page may use it now.
+ * @typedef {{handle: FileSystemDirectoryHandle, granted: boolean}} Mount
+ */
 
 /** Set once this tab's schedulers have read every workspace's jobs (tests wait for it). */
 export const SCHEDULERS_STARTED_MARK = 'clawser-schedulers-started';
@@ -61,7 +65,10 @@ export class WorkspaceServices {
   #services = new Map();
   /** Folders opened from the computer, by workspace (loaded when the workspace is first shown). @type {Map<string, Mount | null>} */
   #mounted = new Map();
-  /** The folder-handle FileSystem class, loaded only when a folder is opened. @type {typeof import('../storage/handle-fs.js').DirectoryHandleFileSystem | null} */
+  /**
+   * The folder-handle FileSystem class, loaded only when a folder is opened.
+   * @type {typeof import('../storage/handle-fs.js').DirectoryHandleFileSystem | null}
+   */
   #HandleFs = null;
   /** Workspaces whose repository was ensured on this page (once is enough). */
   #gitChecked = new Set();
@@ -76,16 +83,20 @@ export class WorkspaceServices {
 
   /**
    * @param {{fs: FileSystem, config: import('../storage/types.d.ts').ConfigStore, coordination: Coordination,
-   *   tabs: import('../agent/coordination/tabs.js').TabCoordinator, restoreGate: import('../agent/coordination/restore-gate.js').RestoreGate,
+   *   tabs: import('../agent/coordination/tabs.js').TabCoordinator, restoreGate:
+   *   import('../agent/coordination/restore-gate.js').RestoreGate,
    *   agentSettings: import('./agent-settings.js').AgentSettingsStore, semantic: import('./semantic.js').SemanticSearch,
    *   mounts: MountStore, screenshotTarget: () => HTMLElement,
-   *   runJob: (workspaceId: string, job: import('../stores/scheduler.js').Job, run: {scheduledFor: number, missed: number, manual: boolean}) => Promise<any>,
-   *   summaryModel: (workspaceId: string) => Promise<import('../memory/summaries.js').ModelSummarizer | null>, whenIdle: (fn: () => void) => void,
+   *   runJob: (workspaceId: string, job: import('../stores/scheduler.js').Job, run: {scheduledFor: number, missed: number, manual:
+   *   boolean}) => Promise<any>,
+   *   summaryModel: (workspaceId: string) => Promise<import('../memory/summaries.js').ModelSummarizer | null>, whenIdle: (fn: () => void)
+   *   => void,
    *   secrets: import('../storage/secrets.js').SecretBox,
    *   toolContext: (workspaceId: string) => Promise<import('../tools/types.d.ts').ToolContext>,
    *   chat: (workspaceId: string) => import('./chat-controller.js').ChatController,
    *   quiet: () => boolean, guard: (p: Promise<unknown>) => void,
-   *   damage?: (workspaceId: string, place: {fs: FileSystem, prefix: string, global?: boolean}) => import('../storage/damage.js').DamageSink}} deps
+   *   damage?: (workspaceId: string, place: {fs: FileSystem, prefix: string, global?: boolean}) =>
+   *   import('../storage/damage.js').DamageSink}} deps
    *   runJob: runs one occurrence of a scheduled job (job delivery); summaryModel: the chat model that summarizes long
    *   memories when the device cannot; toolContext: what the terminal's `clawser` command's tools get; chat: the
    *   workspace's conversations; quiet: a restore runs, background writers must not start;
@@ -105,7 +116,9 @@ export class WorkspaceServices {
   #damage(workspaceId, global = false, folder = '') {
     const d = this.deps;
     if (!d.damage) return {};
-    const place = global ? { fs: new ScopedFileSystem(d.fs, folder), prefix: `${folder}/`, global } : { fs: this.workspaceFs(workspaceId), prefix: `clawser_workspaces/${workspaceId}/` };
+    const place = global
+      ? { fs: new ScopedFileSystem(d.fs, folder), prefix: `${folder}/`, global }
+      : { fs: this.workspaceFs(workspaceId), prefix: `clawser_workspaces/${workspaceId}/` };
     return { onDamage: d.damage(workspaceId, place) };
   }
 
@@ -126,19 +139,38 @@ export class WorkspaceServices {
       /** @type {import('../mcp/tool-lists.js').ToolListBinder} */
       const toolLists = {
         bind: async (owner, names) => (await this.of(workspaceId).mcp()).bindToolList(owner, names),
-        forget: async (owner) => { (await this.of(workspaceId).mcp()).forgetToolList(owner); },
+        forget: async (owner) => {
+          (await this.of(workspaceId).mcp()).forgetToolList(owner);
+        },
         resolve: async (owner, names) => (await this.of(workspaceId).mcp()).toolListFor(owner, names),
       };
-      /** @type {Promise<{store: import('../memory/store.js').MemoryStore, summaries: import('../memory/summaries.js').MemorySummaries}> | null} */
+      /**
+       * @type {Promise<{store: import('../memory/store.js').MemoryStore, summaries: import('../memory/summaries.js').MemorySummaries}>
+       *   | null}
+       */
       let memory = null;
       // The store and the summaries of its long memories, made in the background (see web/memory/summaries.js).
-      const memoryParts = () => (memory ??= Promise.all([import('../memory/store.js'), import('../memory/summaries.js'), import('../providers/on-device-summarizer.js'), d.semantic.embedder()])
-        .then(([{ MemoryStore }, { MemorySummaries }, { onDeviceSummarizer }, embedder]) => {
-          const store = new MemoryStore({ fs: this.workspaceFs(workspaceId), embedder, coordination: d.coordination, key: workspaceId, ...this.#damage(workspaceId) });
+      const memoryParts = () =>
+        (memory ??= Promise.all([
+          import('../memory/store.js'),
+          import('../memory/summaries.js'),
+          import('../providers/on-device-summarizer.js'),
+          d.semantic.embedder(),
+        ]).then(([{ MemoryStore }, { MemorySummaries }, { onDeviceSummarizer }, embedder]) => {
+          const store = new MemoryStore({
+            fs: this.workspaceFs(workspaceId),
+            embedder,
+            coordination: d.coordination,
+            key: workspaceId,
+            ...this.#damage(workspaceId),
+          });
           const summaries = new MemorySummaries({
             store,
             // Summaries serve automatic recall: none are made (or paid for) while it is off.
-            mode: () => { const m = d.agentSettings.load(workspaceId).memory; return m.autoRecall ? m.summaries : 'off'; },
+            mode: () => {
+              const m = d.agentSettings.load(workspaceId).memory;
+              return m.autoRecall ? m.summaries : 'off';
+            },
             onDevice: () => onDeviceSummarizer(undefined, 'memory'),
             model: () => d.summaryModel(workspaceId),
             // The tabs' lock, not the restore gate's: a restore must not wait for a model call in flight
@@ -160,25 +192,55 @@ export class WorkspaceServices {
         summaries: () => memoryParts().then((m) => m.summaries),
         // Global skills (every workspace) and the workspace's own; this store is the only writer of both folders.
         // MCP servers: their tools join this workspace's registry while connected.
-        mcp: () => (mcp ??= import('../mcp/manager.js').then(({ McpManager }) => {
-          // OAuth-signed servers: their access token (refreshed when it expires) on every request.
-          /** @param {import('../mcp/manager.js').McpServerConfig} server */
-          const authHeaders = (server) => this.mcpAuth().then((a) => a.oauth.headers(workspaceId, server));
-          const manager = new McpManager({ config: d.config, secrets: d.secrets, registry, workspaceId, authHeaders });
-          this.#stopMcp.set(workspaceId, () => manager.closeAll());
-          return manager;
-        })),
-        skills: () => (skills ??= import('../skills/store.js').then(({ SkillStore }) => new SkillStore({
-          globalFs: new ScopedFileSystem(d.fs, 'clawser_skills'), workspaceFs: this.workspaceFs(workspaceId), config: d.config, workspaceId, coordination: d.coordination, toolLists,
-          ...this.#damage(workspaceId), ...renameSink(this.#damage(workspaceId, true, 'clawser_skills')),
-        }))),
+        mcp: () =>
+          (mcp ??= import('../mcp/manager.js').then(({ McpManager }) => {
+            // OAuth-signed servers: their access token (refreshed when it expires) on every request.
+            /** @param {import('../mcp/manager.js').McpServerConfig} server */
+            const authHeaders = (server) => this.mcpAuth().then((a) => a.oauth.headers(workspaceId, server));
+            const manager = new McpManager({ config: d.config, secrets: d.secrets, registry, workspaceId, authHeaders });
+            this.#stopMcp.set(workspaceId, () => manager.closeAll());
+            return manager;
+          })),
+        skills: () =>
+          (skills ??= import('../skills/store.js').then(
+            ({ SkillStore }) =>
+              new SkillStore({
+                globalFs: new ScopedFileSystem(d.fs, 'clawser_skills'),
+                workspaceFs: this.workspaceFs(workspaceId),
+                config: d.config,
+                workspaceId,
+                coordination: d.coordination,
+                toolLists,
+                ...this.#damage(workspaceId),
+                ...renameSink(this.#damage(workspaceId, true, 'clawser_skills')),
+              }),
+          )),
         // Named agents (the workspace's and the global ones) and the workspace's identity; the only writer of `.agents/`.
-        agents: () => (agents ??= import('../agent/runtime/agent-store.js').then(({ AgentStore }) => new AgentStore({
-          fs: this.workspaceFs(workspaceId), globalFs: new ScopedFileSystem(d.fs, 'clawser_agents'), coordination: d.coordination, key: workspaceId, toolLists,
-          ...this.#damage(workspaceId), ...renameSink(this.#damage(workspaceId, true, 'clawser_agents')),
-        }))),
-        goals: new GoalStore({ fs: this.workspaceFs(workspaceId), coordination: d.coordination, key: workspaceId, ...this.#damage(workspaceId) }),
-        usage: new UsageLedger({ fs: this.workspaceFs(workspaceId), coordination: d.coordination, key: workspaceId, ...this.#damage(workspaceId) }),
+        agents: () =>
+          (agents ??= import('../agent/runtime/agent-store.js').then(
+            ({ AgentStore }) =>
+              new AgentStore({
+                fs: this.workspaceFs(workspaceId),
+                globalFs: new ScopedFileSystem(d.fs, 'clawser_agents'),
+                coordination: d.coordination,
+                key: workspaceId,
+                toolLists,
+                ...this.#damage(workspaceId),
+                ...renameSink(this.#damage(workspaceId, true, 'clawser_agents')),
+              }),
+          )),
+        goals: new GoalStore({
+          fs: this.workspaceFs(workspaceId),
+          coordination: d.coordination,
+          key: workspaceId,
+          ...this.#damage(workspaceId),
+        }),
+        usage: new UsageLedger({
+          fs: this.workspaceFs(workspaceId),
+          coordination: d.coordination,
+          key: workspaceId,
+          ...this.#damage(workspaceId),
+        }),
         scheduler: new Scheduler({
           fs: this.workspaceFs(workspaceId),
           execute: (job, run) => d.runJob(workspaceId, job, run),
@@ -231,16 +293,21 @@ export class WorkspaceServices {
   /** @param {string} workspaceId */
   async #terminal(workspaceId) {
     const d = this.deps;
-    const hosts = (this.#terminals ??= import('./terminal-actions.js').then(({ TerminalHosts }) => new TerminalHosts({
-      config: d.config,
-      agentSettings: d.agentSettings,
-      services: (id) => this.of(id),
-      workspaceFs: (id) => this.workspaceFs(id),
-      toolContext: d.toolContext,
-      chat: d.chat,
-    })));
+    const hosts = (this.#terminals ??= import('./terminal-actions.js').then(
+      ({ TerminalHosts }) =>
+        new TerminalHosts({
+          config: d.config,
+          agentSettings: d.agentSettings,
+          services: (id) => this.of(id),
+          workspaceFs: (id) => this.workspaceFs(id),
+          toolContext: d.toolContext,
+          chat: d.chat,
+        }),
+    ));
     // A module that failed to load is asked for again next time.
-    hosts.catch(() => { if (this.#terminals === hosts) this.#terminals = null; });
+    hosts.catch(() => {
+      if (this.#terminals === hosts) this.#terminals = null;
+    });
     return (await hosts).of(workspaceId);
   }
 
@@ -265,13 +332,17 @@ export class WorkspaceServices {
     return {
       // Loaded with the Files panel (it brings the ZIP code), not at start-up.
       // The panel (uploads, ZIP import, edits) never changes Clawser's own folders; neither does git (WorkspaceGit guards itself).
-      files: () => (files ??= import('./files-controller.js').then(({ FilesController }) => new FilesController({ fs: new ProtectedFileSystem(wsFs) }))),
+      files: () =>
+        (files ??= import('./files-controller.js').then(
+          ({ FilesController }) => new FilesController({ fs: new ProtectedFileSystem(wsFs) }),
+        )),
       // isomorphic-git is large: loaded when git is first needed. One instance per workspace,
       // so the agent's git tools, auto-commit and the panel share one command queue.
-      git: () => (repo ??= import('../git/git.js').then(({ WorkspaceGit }) => {
-        const g = this.deps.agentSettings.load(workspaceId).git;
-        return new WorkspaceGit(wsFs, { author: { name: g.authorName, email: g.authorEmail }, ...this.#damage(workspaceId) });
-      })),
+      git: () =>
+        (repo ??= import('../git/git.js').then(({ WorkspaceGit }) => {
+          const g = this.deps.agentSettings.load(workspaceId).git;
+          return new WorkspaceGit(wsFs, { author: { name: g.authorName, email: g.authorEmail }, ...this.#damage(workspaceId) });
+        })),
     };
   }
 
@@ -285,7 +356,11 @@ export class WorkspaceServices {
     const own = new ScopedFileSystem(this.deps.fs, `clawser_workspaces/${workspaceId}`);
     const mount = this.#mounted.get(workspaceId);
     if (!mount) return own;
-    return new MountedFileSystem({ internal: own, mounted: mount.granted && this.#HandleFs ? new this.#HandleFs(mount.handle) : null, folderName: mount.handle.name });
+    return new MountedFileSystem({
+      internal: own,
+      mounted: mount.granted && this.#HandleFs ? new this.#HandleFs(mount.handle) : null,
+      folderName: mount.handle.name,
+    });
   }
 
   /** The workspace's folder from the computer (null: none; undefined: not loaded yet). @param {string} workspaceId */
@@ -298,7 +373,10 @@ export class WorkspaceServices {
     if (this.#mounted.has(workspaceId)) return;
     const handle = await this.deps.mounts.get(workspaceId).catch(() => null);
     if (handle) this.#HandleFs ??= (await import('../storage/handle-fs.js')).DirectoryHandleFileSystem;
-    this.#mounted.set(workspaceId, handle ? { handle, granted: (await MountStore.permission(handle).catch(() => 'denied')) === 'granted' } : null);
+    this.#mounted.set(
+      workspaceId,
+      handle ? { handle, granted: (await MountStore.permission(handle).catch(() => 'denied')) === 'granted' } : null,
+    );
   }
 
   /**
@@ -321,20 +399,35 @@ export class WorkspaceServices {
     if (s) Object.assign(s, this.#fileServices(workspaceId));
   }
 
-  /** Connects, when the page is idle, the MCP servers that were connected when it last closed (once per page). @param {string} workspaceId */
+  /**
+   * Connects, when the page is idle, the MCP servers that were connected when it last closed (once per page).
+   * @param {string} workspaceId
+   */
   connectMcp(workspaceId) {
     if (this.#mcpStarted.has(workspaceId)) return;
     this.#mcpStarted.add(workspaceId);
-    this.deps.whenIdle(() => this.deps.guard(this.of(workspaceId).mcp().then((m) => m.connectSaved())));
+    this.deps.whenIdle(() =>
+      this.deps.guard(
+        this.of(workspaceId)
+          .mcp()
+          .then((m) => m.connectSaved()),
+      ),
+    );
   }
 
   /** Makes the workspace a repository in the background when the setting says so. @param {string} workspaceId */
   autoInitGit(workspaceId) {
     // A folder opened from the computer is never turned into a repository behind the user's back.
-    if (this.#gitChecked.has(workspaceId) || !this.deps.agentSettings.load(workspaceId).git.autoInit || this.#mounted.get(workspaceId)) return;
+    if (this.#gitChecked.has(workspaceId) || !this.deps.agentSettings.load(workspaceId).git.autoInit || this.#mounted.get(workspaceId))
+      return;
     this.#gitChecked.add(workspaceId);
     const run = () => {
-      if (!this.deps.quiet()) this.deps.guard(this.of(workspaceId).git().then((repo) => repo.ensureRepo()));
+      if (!this.deps.quiet())
+        this.deps.guard(
+          this.of(workspaceId)
+            .git()
+            .then((repo) => repo.ensureRepo()),
+        );
     };
     if ('requestIdleCallback' in globalThis) requestIdleCallback(run, { timeout: 5000 });
     else setTimeout(run, 1000);
@@ -350,7 +443,13 @@ export class WorkspaceServices {
     const s = this.deps.agentSettings.load(workspaceId).git;
     if (!s.autoCommit || !agent.tools?.writtenPaths?.size) return null;
     const repo = await this.of(workspaceId).git();
-    return commitTurn({ repo, tools: agent.tools, turn, author: { name: s.authorName, email: s.authorEmail }, mounted: !!this.#mounted.get(workspaceId) });
+    return commitTurn({
+      repo,
+      tools: agent.tools,
+      turn,
+      author: { name: s.authorName, email: s.authorEmail },
+      mounted: !!this.#mounted.get(workspaceId),
+    });
   }
 
   /**

@@ -4,7 +4,12 @@ import { z } from 'zod';
 import { STATE_FOLDER } from '../storage/state-folder.js';
 
 const WORKSPACE_ID = /^[A-Za-z0-9_-]+$/;
-const WorkspaceSchema = z.object({ id: z.string().regex(WORKSPACE_ID), name: z.string(), createdAt: z.number(), lastUsedAt: z.number().optional() });
+const WorkspaceSchema = z.object({
+  id: z.string().regex(WORKSPACE_ID),
+  name: z.string(),
+  createdAt: z.number(),
+  lastUsedAt: z.number().optional(),
+});
 const ListSchema = z.array(WorkspaceSchema);
 /** The workspaces being deleted. */
 const IdsSchema = z.array(z.string().regex(WORKSPACE_ID));
@@ -58,7 +63,10 @@ const metaPath = (id) => `${STATE_FOLDER}/workspaces/${id}.json`;
 /** @param {string} id */
 const folderOf = (id) => `clawser_workspaces/${id}`;
 
-/** A workspace folder the list does not name: its name when its record knows it. @typedef {{id: string, name: string | null, createdAt: number | null}} UnlistedWorkspace */
+/**
+ * A workspace folder the list does not name: its name when its record knows it.
+ * @typedef {{id: string, name: string | null, createdAt: number | null}} UnlistedWorkspace
+ */
 
 /**
  * The workspace list (in config: durable, in OPFS), each workspace's folder and record (its
@@ -71,7 +79,8 @@ const folderOf = (id) => `clawser_workspaces/${id}`;
 export class WorkspaceStore {
   /**
    * @param {{config: ConfigStore & {damageOf?: (key: string) => {reason: string} | null}, fs: FileSystem, onDelete?: (id: string) => void,
-   *   lock?: <T>(name: string, fn: () => Promise<T>) => Promise<T>}} deps lock: the cross-tab lock (Web Locks) a delete holds while its files go
+   *   lock?: <T>(name: string, fn: () => Promise<T>) => Promise<T>}} deps lock: the cross-tab lock (Web Locks) a delete holds while its
+   *   files go
    */
   constructor(deps) {
     this.deps = deps;
@@ -98,7 +107,11 @@ export class WorkspaceStore {
   /** Refuses a change while the stored list is damaged (it would be written over). */
   #writable() {
     const d = this.damage();
-    if (d) throw new WorkspaceListError(`The workspace list in the browser's storage is damaged (${d.reason}), so it was not changed. It is kept as it is: download it or set it aside from the notice about damaged files, then try again.`);
+    if (d)
+      throw new WorkspaceListError(
+        `The workspace list in the browser's storage is damaged (${d.reason}), so it was not changed. It is kept as it is: download it ` +
+          `or set it aside from the notice about damaged files, then try again.`,
+      );
   }
 
   /** Workspaces being deleted (their files may still be there). @returns {string[]} */
@@ -230,10 +243,14 @@ export class WorkspaceStore {
     }
     const known = new Set([...this.list().map((w) => w.id), ...this.deleting()]);
     const ids = entries.filter((e) => e.kind === 'directory' && WORKSPACE_ID.test(e.name) && !known.has(e.name)).map((e) => e.name);
-    return Promise.all(ids.map(async (id) => {
-      const meta = MetaSchema.safeParse(parseJson(await this.fs.readText(metaPath(id)).catch(() => null)));
-      return meta.success && meta.data.id === id ? { id, name: meta.data.name, createdAt: meta.data.createdAt } : { id, name: null, createdAt: null };
-    }));
+    return Promise.all(
+      ids.map(async (id) => {
+        const meta = MetaSchema.safeParse(parseJson(await this.fs.readText(metaPath(id)).catch(() => null)));
+        return meta.success && meta.data.id === id
+          ? { id, name: meta.data.name, createdAt: meta.data.createdAt }
+          : { id, name: null, createdAt: null };
+      }),
+    );
   }
 
   /**
@@ -246,7 +263,9 @@ export class WorkspaceStore {
     this.#writable();
     const listed = new Set(this.list().map((w) => w.id));
     const now = Date.now();
-    const added = found.filter((f) => !listed.has(f.id)).map((f, i) => ({ id: f.id, name: cleanName(f.name ?? `Recovered workspace ${i + 1}`), createdAt: f.createdAt ?? now }));
+    const added = found
+      .filter((f) => !listed.has(f.id))
+      .map((f, i) => ({ id: f.id, name: cleanName(f.name ?? `Recovered workspace ${i + 1}`), createdAt: f.createdAt ?? now }));
     if (!added.length) return [];
     for (const ws of added) await this.#writeMeta(ws);
     this.config.update(WORKSPACES_KEY, (v) => {
@@ -259,7 +278,10 @@ export class WorkspaceStore {
   }
 }
 
-/** A change to the workspace list refused because the stored list is damaged (code `damaged`, as DamagedFileError: the same notice covers it). */
+/**
+ * A change to the workspace list refused because the stored list is damaged (code `damaged`, as DamagedFileError: the same notice covers
+ * it).
+ */
 export class WorkspaceListError extends Error {
   /** @param {string} message */
   constructor(message) {

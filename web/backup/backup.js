@@ -3,13 +3,25 @@
 import { deflateSync, strToU8, zipSync } from 'fflate';
 import { ARCHIVE_LIMITS } from '../files/archive-limits.js';
 import { LocalConfig } from '../storage/local-config.js';
-import { BACKUP_FORMAT, BACKUP_VERSION, BACKUP_LIMITS, PREFIX, FILES, RESERVED, BackupError, isSealed, mb, parseJson, sha256, join } from './common.js';
+import {
+  BACKUP_FORMAT,
+  BACKUP_VERSION,
+  BACKUP_LIMITS,
+  PREFIX,
+  FILES,
+  RESERVED,
+  BackupError,
+  isSealed,
+  mb,
+  parseJson,
+  sha256,
+  join,
+} from './common.js';
 import { sealSecrets } from './crypto.js';
 
 export { BACKUP_FORMAT, BACKUP_VERSION, BACKUP_LIMITS, BackupError } from './common.js';
 export { readBackup } from './format.js';
 export { restoreBackup, recoverInterruptedRestore } from './restore.js';
-
 
 /**
  * "Export everything / Restore": one ZIP with every file of the app's storage and every
@@ -53,11 +65,21 @@ export async function createBackup({ fs, config, secrets, passphrase, appVersion
   const dirs = [];
   await walk(fs, '', paths, dirs);
   // Refuse to make a backup that readBackup would refuse.
-  if (paths.length + 3 > maxEntries) throw new BackupError('too_large', `There are more than ${maxEntries - 3} files; a backup can hold at most that many. Delete workspaces you no longer need, or export them one by one.`);
+  if (paths.length + 3 > maxEntries)
+    throw new BackupError(
+      'too_large',
+      `There are more than ${maxEntries - 3} files; a backup can hold at most that many. Delete workspaces you no longer need, or ` +
+        `export them one by one.`,
+    );
   let total = 0;
   const count = (/** @type {number} */ n) => {
     total += n;
-    if (total > maxTotalBytes) throw new BackupError('too_large', `Everything together is more than ${mb(maxTotalBytes)} MB, more than one backup can hold. Delete workspaces you no longer need, or export them one by one.`);
+    if (total > maxTotalBytes)
+      throw new BackupError(
+        'too_large',
+        `Everything together is more than ${mb(maxTotalBytes)} MB, more than one backup can hold. Delete workspaces you no longer need, ` +
+          `or export them one by one.`,
+      );
   };
 
   /** @type {Record<string, Uint8Array>} */

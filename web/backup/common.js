@@ -20,7 +20,6 @@ export const PREVIOUS = '.restore-previous';
 export const STATE = '.restore-state.json';
 export const RESERVED = [STAGING, PREVIOUS, STATE, STATE_FOLDER];
 
-
 /** Backup/restore failure with a stable `code` and a message a person can act on. */
 export class BackupError extends Error {
   /** @param {BackupErrorCode} code @param {string} message @param {{cause?: unknown}} [options] */
@@ -30,7 +29,6 @@ export class BackupError extends Error {
     this.code = code;
   }
 }
-
 
 // ---------------------------------------------------------------------------------------
 // Small helpers
@@ -49,7 +47,8 @@ export async function listIfExists(fs, path) {
 export const join = (dir, name) => (dir ? `${dir}/${name}` : name);
 
 /** @param {string} what */
-export const corrupt = (what) => new BackupError('corrupt', `This backup is damaged or was altered: ${what}. Nothing was restored; use another copy of the backup.`);
+export const corrupt = (what) =>
+  new BackupError('corrupt', `This backup is damaged or was altered: ${what}. Nothing was restored; use another copy of the backup.`);
 
 /** @param {unknown} value @returns {value is string} a SecretBox-sealed API key */
 export const isSealed = (value) => typeof value === 'string' && value.startsWith('v1:');
@@ -92,4 +91,3 @@ export function issueText(error) {
   const issue = error.issues[0];
   return issue ? `${issue.path.join('.') || 'value'}: ${issue.message}` : 'unknown problem';
 }
-

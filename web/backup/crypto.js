@@ -22,11 +22,13 @@ export const SealedSchema = z.object({
 const SecretsSchema = z.record(ConfigKey, z.string());
 /** @typedef {z.infer<typeof SealedSchema>} Sealed */
 
-
 /** @param {string} passphrase @param {Uint8Array<ArrayBuffer>} salt @param {number} iterations */
 async function deriveKey(passphrase, salt, iterations) {
   const base = await crypto.subtle.importKey('raw', new TextEncoder().encode(passphrase), 'PBKDF2', false, ['deriveKey']);
-  return crypto.subtle.deriveKey({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations }, base, { name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
+  return crypto.subtle.deriveKey({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations }, base, { name: 'AES-GCM', length: 256 }, false, [
+    'encrypt',
+    'decrypt',
+  ]);
 }
 
 /** @param {Record<string, string>} clear @param {string} passphrase @returns {Promise<Sealed>} */
@@ -35,7 +37,11 @@ export async function sealSecrets(clear, passphrase) {
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const key = await deriveKey(passphrase, salt, KDF_ITERATIONS);
   const data = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, key, new TextEncoder().encode(JSON.stringify(clear))));
-  return { kdf: { name: 'PBKDF2', hash: 'SHA-256', iterations: KDF_ITERATIONS, salt: toBase64(salt) }, iv: toBase64(iv), data: toBase64(data) };
+  return {
+    kdf: { name: 'PBKDF2', hash: 'SHA-256', iterations: KDF_ITERATIONS, salt: toBase64(salt) },
+    iv: toBase64(iv),
+    data: toBase64(data),
+  };
 }
 
 /** @param {Sealed} sealed @param {string} passphrase */
@@ -49,7 +55,11 @@ export async function openSecrets(sealed, passphrase) {
     plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv }, key, fromBase64(sealed.data));
   } catch (err) {
     // AES-GCM cannot tell a wrong passphrase from altered bytes; the first is far likelier.
-    throw new BackupError('wrong_passphrase', 'The passphrase is wrong, so the API keys in this backup cannot be opened. Try again, or restore without the API keys.', { cause: err });
+    throw new BackupError(
+      'wrong_passphrase',
+      'The passphrase is wrong, so the API keys in this backup cannot be opened. Try again, or restore without the API keys.',
+      { cause: err },
+    );
   }
   const parsed = SecretsSchema.safeParse(parseJson(new TextDecoder().decode(plain)));
   if (!parsed.success) throw corrupt(`its API key section is invalid (${issueText(parsed.error)})`);

@@ -3,11 +3,23 @@ import { strFromU8 } from 'fflate';
 import { ArchiveFormatError, ArchiveLimitError, expandZip } from '../files/archive-limits.js';
 import { z } from 'zod';
 import { normalizePathForCheck } from '../safety/tool-call-validator.js';
-import { BACKUP_FORMAT, BACKUP_VERSION, BACKUP_LIMITS, PREFIX, FILES, RESERVED, BackupError, corrupt, isSealed, parseJson, sha256, issueText } from './common.js';
+import {
+  BACKUP_FORMAT,
+  BACKUP_VERSION,
+  BACKUP_LIMITS,
+  PREFIX,
+  FILES,
+  RESERVED,
+  BackupError,
+  corrupt,
+  isSealed,
+  parseJson,
+  sha256,
+  issueText,
+} from './common.js';
 import { openSecrets, SealedSchema } from './crypto.js';
 
 /** Reading a backup and checking all of it, before anything is touched. */
-
 
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 const ManifestSchema = z.object({
@@ -22,7 +34,10 @@ const ManifestSchema = z.object({
   checksums: z.object({ config: Sha256, secrets: Sha256.optional() }).optional(),
 });
 const ConfigKey = z.string().startsWith(PREFIX);
-const ConfigSchema = z.record(ConfigKey, z.string().refine((raw) => parseJson(raw) !== undefined, 'not valid JSON'));
+const ConfigSchema = z.record(
+  ConfigKey,
+  z.string().refine((raw) => parseJson(raw) !== undefined, 'not valid JSON'),
+);
 
 /**
  * Reads and checks a backup completely: ZIP within limits, format and version, safe paths,
@@ -36,7 +51,11 @@ const ConfigSchema = z.record(ConfigKey, z.string().refine((raw) => parseJson(ra
 export async function readBackup(bytes, { passphrase, ignoreSecrets = false, limits } = {}) {
   const entries = unzip(bytes, { ...BACKUP_LIMITS, ...limits });
   const manifestBytes = entries.get('manifest.json');
-  if (!manifestBytes) throw new BackupError('not_a_backup', 'This ZIP file is not a Clawser backup (it has no manifest.json). Choose a file made with "Export everything".');
+  if (!manifestBytes)
+    throw new BackupError(
+      'not_a_backup',
+      'This ZIP file is not a Clawser backup (it has no manifest.json). Choose a file made with "Export everything".',
+    );
   const manifest = parseManifest(manifestBytes);
 
   /** @type {Map<string, Uint8Array>} */
@@ -52,7 +71,9 @@ export async function readBackup(bytes, { passphrase, ignoreSecrets = false, lim
   for (const d of manifest.dirs) checkStoragePath(d);
   checkNoClash([...files.keys()], manifest.dirs);
   for (const name of entries.keys()) {
-    const known = name.startsWith(FILES) ? files.has(name.slice(FILES.length)) : ['manifest.json', 'config.json', 'secrets.json'].includes(name);
+    const known = name.startsWith(FILES)
+      ? files.has(name.slice(FILES.length))
+      : ['manifest.json', 'config.json', 'secrets.json'].includes(name);
     if (!known) throw corrupt(`it contains "${name}", which the manifest does not list`);
   }
 
@@ -70,7 +91,12 @@ export async function readBackup(bytes, { passphrase, ignoreSecrets = false, lim
   if (manifest.secrets === 'passphrase') {
     const sealed = parseEntry(entries, 'secrets.json', SealedSchema);
     if (!ignoreSecrets) {
-      if (!passphrase) throw new BackupError('wrong_passphrase', 'This backup includes API keys protected by a passphrase. Enter the passphrase used when it was made, or restore without the API keys.');
+      if (!passphrase)
+        throw new BackupError(
+          'wrong_passphrase',
+          'This backup includes API keys protected by a passphrase. Enter the passphrase ' +
+            'used when it was made, or restore without the API keys.',
+        );
       secrets = await openSecrets(sealed, passphrase);
       if (Object.keys(secrets).some((k) => Object.hasOwn(config, k))) throw corrupt('an API key is also in config.json');
     }
@@ -87,7 +113,11 @@ export async function readBackup(bytes, { passphrase, ignoreSecrets = false, lim
  * @param {Uint8Array} bytes @param {BackupLimits} limits
  */
 function unzip(bytes, { maxEntries, maxTotalBytes }) {
-  if (!(bytes[0] === 0x50 && bytes[1] === 0x4b)) throw new BackupError('not_a_backup', 'This file is not a Clawser backup (it is not a ZIP archive). Choose a file made with "Export everything".');
+  if (!(bytes[0] === 0x50 && bytes[1] === 0x4b))
+    throw new BackupError(
+      'not_a_backup',
+      'This file is not a Clawser backup (it is not a ZIP archive). Choose a file made with "Export everything".',
+    );
   /** @type {Set<string>} */
   const seen = new Set();
   /** @type {ReturnType<typeof expandZip>} */
@@ -97,7 +127,11 @@ function unzip(bytes, { maxEntries, maxTotalBytes }) {
       limits: { maxEntries, maxTotalBytes, maxEntryBytes: maxTotalBytes },
       select: (name) => {
         const reason = unsafeReason(name);
-        if (reason) throw new BackupError('unsafe_path', `The backup contains an unsafe path "${name}" (${reason}); nothing was restored. It was not made by Clawser or was altered.`);
+        if (reason)
+          throw new BackupError(
+            'unsafe_path',
+            `The backup contains an unsafe path "${name}" (${reason}); nothing was restored. It was not made by Clawser or was altered.`,
+          );
         if (seen.has(name)) throw corrupt(`"${name}" appears twice`);
         seen.add(name);
         return true;
@@ -105,7 +139,8 @@ function unzip(bytes, { maxEntries, maxTotalBytes }) {
     });
   } catch (err) {
     if (err instanceof ArchiveLimitError) throw new BackupError('too_large', err.message);
-    if (err instanceof ArchiveFormatError) throw corrupt(err.entry ? `"${err.entry}" cannot be read (${err.detail})` : `it is ${err.detail}`);
+    if (err instanceof ArchiveFormatError)
+      throw corrupt(err.entry ? `"${err.entry}" cannot be read (${err.detail})` : `it is ${err.detail}`);
     throw err;
   }
   const bad = expanded.unsupported[0];
@@ -119,9 +154,14 @@ function unzip(bytes, { maxEntries, maxTotalBytes }) {
 /** @param {Uint8Array} bytes @returns {BackupManifest} */
 function parseManifest(bytes) {
   const raw = /** @type {{format?: unknown, version?: unknown} | undefined} */ (parseJson(strFromU8(bytes)));
-  if (!raw || typeof raw !== 'object' || raw.format !== BACKUP_FORMAT) throw new BackupError('not_a_backup', 'This ZIP file is not a Clawser backup. Choose a file made with "Export everything".');
+  if (!raw || typeof raw !== 'object' || raw.format !== BACKUP_FORMAT)
+    throw new BackupError('not_a_backup', 'This ZIP file is not a Clawser backup. Choose a file made with "Export everything".');
   if (typeof raw.version === 'number' && raw.version > BACKUP_VERSION) {
-    throw new BackupError('unsupported_version', `This backup was made by a newer version of Clawser (backup format ${raw.version}; this version reads format ${BACKUP_VERSION}). Update Clawser (reload the page), then restore again.`);
+    throw new BackupError(
+      'unsupported_version',
+      `This backup was made by a newer version of Clawser (backup format ${raw.version}; this version reads format ${BACKUP_VERSION}). ` +
+        `Update Clawser (reload the page), then restore again.`,
+    );
   }
   const parsed = ManifestSchema.safeParse(raw);
   if (!parsed.success) throw corrupt(`its manifest is invalid (${issueText(parsed.error)})`);
@@ -163,7 +203,11 @@ function unsafeReason(name) {
 /** A path inside the storage: safe, and not one of the restore's own entries. @param {string} path */
 function checkStoragePath(path) {
   const reason = unsafeReason(path) ?? (RESERVED.includes(path.split('/')[0]) ? 'reserved name' : null);
-  if (reason) throw new BackupError('unsafe_path', `The backup contains an unsafe path "${path}" (${reason}); nothing was restored. It was not made by Clawser or was altered.`);
+  if (reason)
+    throw new BackupError(
+      'unsafe_path',
+      `The backup contains an unsafe path "${path}" (${reason}); nothing was restored. It was not made by Clawser or was altered.`,
+    );
 }
 
 /** No path is both a file and a folder (it would fail half-way through staging). @param {string[]} files @param {string[]} dirs */
@@ -171,7 +215,8 @@ function checkNoClash(files, dirs) {
   const fileSet = new Set(files);
   for (const p of [...files, ...dirs]) {
     const parts = p.split('/');
-    for (let i = 1; i < parts.length; i++) if (fileSet.has(parts.slice(0, i).join('/'))) throw corrupt(`"${parts.slice(0, i).join('/')}" is both a file and a folder`);
+    for (let i = 1; i < parts.length; i++)
+      if (fileSet.has(parts.slice(0, i).join('/'))) throw corrupt(`"${parts.slice(0, i).join('/')}" is both a file and a folder`);
   }
   for (const d of dirs) if (fileSet.has(d)) throw corrupt(`"${d}" is both a file and a folder`);
 }

@@ -5,7 +5,6 @@ import { STAGING, PREVIOUS, STATE, RESERVED, BackupError, listIfExists, join, er
 
 /** Restoring a checked backup: staged, moved into place, recoverable after a crash. */
 
-
 /*
  * A restore moves through phases, each recorded first in the marker file `.restore-state.json`
  * (written atomically) at the storage root:
@@ -83,7 +82,9 @@ export async function restoreBackup(contents, { fs: storage, config, secrets, ke
     // Sealed before anything is touched, so a SecretBox failure changes nothing.
     for (const [key, value] of Object.entries(contents.secrets ?? {})) finalConfig[key] = JSON.stringify(await secrets.encrypt(value));
   } catch (err) {
-    throw new BackupError('restore_failed', `The API keys could not be stored securely (${errorText(err)}); nothing was changed.`, { cause: err });
+    throw new BackupError('restore_failed', `The API keys could not be stored securely (${errorText(err)}); nothing was changed.`, {
+      cause: err,
+    });
   }
 
   /** @type {Phase | null} */
@@ -119,7 +120,8 @@ export async function restoreBackup(contents, { fs: storage, config, secrets, ke
       'restore_failed',
       undone
         ? `Restoring the backup failed (${errorText(err)}); everything was left as it was.`
-        : `Restoring the backup failed (${errorText(err)}) and could not be undone right now. Reload Clawser: it will put everything back as it was.`,
+        : `Restoring the backup failed (${errorText(err)}) and could not be undone right now. Reload Clawser: it will put everything ` +
+            `back as it was.`,
       { cause: err },
     );
   }
@@ -168,7 +170,11 @@ async function readState(fs) {
     throw err;
   }
   const parsed = StateSchema.safeParse(parseJson(text));
-  if (!parsed.success) throw new BackupError('restore_failed', `An interrupted restore left a state file Clawser cannot read (${STATE}); the storage may be mixed. Restore the backup again.`);
+  if (!parsed.success)
+    throw new BackupError(
+      'restore_failed',
+      `An interrupted restore left a state file Clawser cannot read (${STATE}); the storage may be mixed. Restore the backup again.`,
+    );
   return parsed.data;
 }
 

@@ -4,7 +4,8 @@
  * Raw access to the app's `clawser_*` config entries (values are the stored JSON text); `flush`
  * resolves once the changes are stored (the restore waits for it before it lets go of its marker).
  */
-export type ConfigStore = Pick<import('../storage/types.d.ts').ConfigStore, 'entries' | 'setRaw' | 'remove'> & Partial<Pick<import('../storage/types.d.ts').ConfigStore, 'flush'>>;
+export type ConfigStore = Pick<import('../storage/types.d.ts').ConfigStore, 'entries' | 'setRaw' | 'remove'> &
+  Partial<Pick<import('../storage/types.d.ts').ConfigStore, 'flush'>>;
 
 /** What a backup needs of SecretBox: seal and unseal API keys ("v1:..." strings). */
 export interface SecretSealer {
@@ -12,7 +13,14 @@ export interface SecretSealer {
   decrypt(sealed: string): Promise<string>;
 }
 
-export type BackupErrorCode = 'not_a_backup' | 'unsupported_version' | 'corrupt' | 'unsafe_path' | 'wrong_passphrase' | 'too_large' | 'restore_failed';
+export type BackupErrorCode =
+  | 'not_a_backup'
+  | 'unsupported_version'
+  | 'corrupt'
+  | 'unsafe_path'
+  | 'wrong_passphrase'
+  | 'too_large'
+  | 'restore_failed';
 
 export interface BackupLimits {
   /** Entries in one archive. */

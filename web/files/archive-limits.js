@@ -17,18 +17,20 @@ const MB = 1024 * 1024;
 /** @typedef {{maxEntries: number, maxEntryBytes: number, maxTotalBytes: number, maxRatio: number, ratioFreeBytes: number}} ArchiveLimits */
 
 /** The limits every path uses unless it has a documented reason for larger sizes (a backup, the model). */
-export const ARCHIVE_LIMITS = /** @type {Readonly<ArchiveLimits>} */ (Object.freeze({
-  /** Entries in one archive (folders included). */
-  maxEntries: 10_000,
-  /** Expanded bytes of one entry. */
-  maxEntryBytes: 100 * MB,
-  /** Expanded bytes of the whole archive. */
-  maxTotalBytes: 200 * MB,
-  /** Expanded bytes per byte of archive, beyond the free allowance below. */
-  maxRatio: 100,
-  /** Expansion that is never judged by the ratio (small archives of very repetitive text). */
-  ratioFreeBytes: 10 * MB,
-}));
+export const ARCHIVE_LIMITS = /** @type {Readonly<ArchiveLimits>} */ (
+  Object.freeze({
+    /** Entries in one archive (folders included). */
+    maxEntries: 10_000,
+    /** Expanded bytes of one entry. */
+    maxEntryBytes: 100 * MB,
+    /** Expanded bytes of the whole archive. */
+    maxTotalBytes: 200 * MB,
+    /** Expanded bytes per byte of archive, beyond the free allowance below. */
+    maxRatio: 100,
+    /** Expansion that is never judged by the ratio (small archives of very repetitive text). */
+    ratioFreeBytes: 10 * MB,
+  })
+);
 
 /** An archive refused by a limit: nothing was extracted. `limit` says which one. */
 export class ArchiveLimitError extends Error {
@@ -82,12 +84,24 @@ export class ExpansionBudget {
    */
   entry(name) {
     const { maxEntries } = this.limits;
-    if (++this.entries > maxEntries) throw new ArchiveLimitError('too_many_entries', 'entries', `The archive has more than ${maxEntries.toLocaleString('en-US')} entries, more than Clawser expands from one archive; nothing was extracted.`);
+    if (++this.entries > maxEntries)
+      throw new ArchiveLimitError(
+        'too_many_entries',
+        'entries',
+        `The archive has more than ${maxEntries.toLocaleString('en-US')} entries, more than Clawser expands from one archive; nothing ` +
+          `was extracted.`,
+      );
     let size = 0;
     return {
       add: (bytes) => {
         size += bytes;
-        if (size > this.limits.maxEntryBytes) throw new ArchiveLimitError('too_large', 'entry', `"${name}" in the archive expands to more than ${formatSize(this.limits.maxEntryBytes)}, more than Clawser expands for one file; nothing was extracted.`);
+        if (size > this.limits.maxEntryBytes)
+          throw new ArchiveLimitError(
+            'too_large',
+            'entry',
+            `"${name}" in the archive expands to more than ${formatSize(this.limits.maxEntryBytes)}, more than Clawser expands for one ` +
+              `file; nothing was extracted.`,
+          );
         this.add(bytes);
       },
       size: () => size,
@@ -108,8 +122,19 @@ export class ExpansionBudget {
   add(bytes) {
     this.total += bytes;
     const { maxTotalBytes, maxRatio } = this.limits;
-    if (this.total > maxTotalBytes) throw new ArchiveLimitError('too_large', 'total', `The archive expands to more than ${formatSize(maxTotalBytes)}, more than Clawser expands from one archive; nothing was extracted.`);
-    if (this.total > this.ratioBytes) throw new ArchiveLimitError('too_large', 'ratio', `The archive expands to more than ${maxRatio} times its size (${formatSize(this.archiveBytes)} to more than ${formatSize(this.ratioBytes)}), as zip bombs do; nothing was extracted.`);
+    if (this.total > maxTotalBytes)
+      throw new ArchiveLimitError(
+        'too_large',
+        'total',
+        `The archive expands to more than ${formatSize(maxTotalBytes)}, more than Clawser expands from one archive; nothing was extracted.`,
+      );
+    if (this.total > this.ratioBytes)
+      throw new ArchiveLimitError(
+        'too_large',
+        'ratio',
+        `The archive expands to more than ${maxRatio} times its size (${formatSize(this.archiveBytes)} to more ` +
+          `than ${formatSize(this.ratioBytes)}), as zip bombs do; nothing was extracted.`,
+      );
   }
 }
 

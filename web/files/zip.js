@@ -76,11 +76,20 @@ export function readZip(bytes, limits = {}) {
     });
   } catch (err) {
     if (err instanceof ArchiveLimitError) throw new ZipError(err.code, err.message);
-    if (err instanceof ArchiveFormatError) throw new ZipError('corrupt', err.entry ? `The archive is damaged ("${err.entry}": ${err.detail}); nothing was imported.` : `This is not a readable ZIP archive (${err.detail}).`);
+    if (err instanceof ArchiveFormatError)
+      throw new ZipError(
+        'corrupt',
+        err.entry
+          ? `The archive is damaged ("${err.entry}": ${err.detail}); nothing was imported.`
+          : `This is not a readable ZIP archive (${err.detail}).`,
+      );
     throw err;
   }
-  if (expanded.count === 0 && bytes.length > 0 && !(bytes[0] === 0x50 && bytes[1] === 0x4b)) throw new ZipError('corrupt', 'This is not a ZIP archive.');
-  const entries = expanded.entries.filter((e) => !e.name.endsWith('/')).map((e) => ({ path: e.name.split('/').filter(Boolean).join('/'), data: e.data }));
+  if (expanded.count === 0 && bytes.length > 0 && !(bytes[0] === 0x50 && bytes[1] === 0x4b))
+    throw new ZipError('corrupt', 'This is not a ZIP archive.');
+  const entries = expanded.entries
+    .filter((e) => !e.name.endsWith('/'))
+    .map((e) => ({ path: e.name.split('/').filter(Boolean).join('/'), data: e.data }));
   return { entries, refused: [...refused, ...expanded.unsupported] };
 }
 

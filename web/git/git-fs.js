@@ -8,7 +8,10 @@
 
 /** @param {string} path */
 function clean(path) {
-  return path.split('/').filter((p) => p && p !== '.').join('/');
+  return path
+    .split('/')
+    .filter((p) => p && p !== '.')
+    .join('/');
 }
 
 /**
@@ -28,7 +31,14 @@ export class GitFsError extends Error {
 /** @param {unknown} err @param {string} path */
 function nodeError(err, path) {
   const code = /** @type {{code?: string}} */ (err)?.code;
-  const map = { not_found: 'ENOENT', not_a_directory: 'ENOTDIR', invalid_path: 'EINVAL', quota: 'ENOSPC', busy: 'EBUSY', protected: 'EPERM' };
+  const map = {
+    not_found: 'ENOENT',
+    not_a_directory: 'ENOTDIR',
+    invalid_path: 'EINVAL',
+    quota: 'ENOSPC',
+    busy: 'EBUSY',
+    protected: 'EPERM',
+  };
   return new GitFsError(map[/** @type {keyof typeof map} */ (code)] ?? 'EIO', `${/** @type {Error} */ (err)?.message ?? err} (${path})`);
 }
 
@@ -77,7 +87,8 @@ export function createGitFs(fs, adapterOptions = {}) {
   /** Reads shared by the command, pending ones included (commandCache only). @type {Map<string, Promise<Uint8Array>>} */
   const reads = new Map();
   /** @param {string} p */
-  const shared = (p) => commandCache && (p === '.gitignore' || p.endsWith('/.gitignore') || (p.startsWith('.git/') && !p.startsWith('.git/objects/')));
+  const shared = (p) =>
+    commandCache && (p === '.gitignore' || p.endsWith('/.gitignore') || (p.startsWith('.git/') && !p.startsWith('.git/objects/')));
   /** @param {string} p */
   const readBytes = (p) => {
     if (!shared(p)) return fs.readBytes(p);

@@ -1,3 +1,6 @@
+// Why this file is long: the GitRepo façade over isomorphic-git: each method (status, stage,
+//  commit, log, diffs, branches, remotes, pull, push, restore) is short, and they share the
+//  repository's guarded file system, its index check and its error mapping.
 /** @import { FileSystem } from '../storage/types.d.ts' */
 import git from 'isomorphic-git';
 import http from 'isomorphic-git/http/web';
@@ -11,7 +14,8 @@ import { INDEX_PATH } from './index-check.js';
 import { guardedHttp } from './pack-limits.js';
 
 /** What isomorphic-git says when `.git/index` cannot be read. */
-const DAMAGED_INDEX = /Index file is empty|Invalid dircache magic|Invalid checksum in GitIndex|Unsupported dircache version|GitIndex|dircache/i;
+const DAMAGED_INDEX =
+  /Index file is empty|Invalid dircache magic|Invalid checksum in GitIndex|Unsupported dircache version|GitIndex|dircache/i;
 
 /**
  * Clawser's own folders never enter the repository, and never leave it: git neither stages the
@@ -20,12 +24,17 @@ const DAMAGED_INDEX = /Index file is empty|Invalid dircache magic|Invalid checks
  */
 export function isTracked(filepath) {
   // "./.memory/x" and "/.memory/x" name the same folder.
-  const first = filepath.split('/').find((p) => p && p !== '.')?.toLowerCase() ?? '';
+  const first =
+    filepath
+      .split('/')
+      .find((p) => p && p !== '.')
+      ?.toLowerCase() ?? '';
   return !PROTECTED_SEGMENTS.includes(first);
 }
 
 /** The refusal for a path in Clawser's own folders. @param {string} filepath */
-const protectedPath = (filepath) => new GitError('protected', `"${filepath}" is in Clawser's own folders, which git never stages, commits, checks out or restores.`);
+const protectedPath = (filepath) =>
+  new GitError('protected', `"${filepath}" is in Clawser's own folders, which git never stages, commits, checks out or restores.`);
 
 const DIR = '/';
 export const DEFAULT_AUTHOR = { name: 'Clawser', email: 'clawser@localhost' };
@@ -46,7 +55,10 @@ const decoder = new TextDecoder('utf-8', { fatal: false });
 function checkBranchName(name) {
   // git check-ref-format, the rules a user can break by typing.
   if (!name || name.length > 200 || /(^[-./])|([./]$)|\.\.|[\s~^:?*[\\\x00-\x1f\x7f]|@\{|\.lock$|\/\//.test(name) || name === '@') {
-    throw new GitError('invalid_name', `"${name}" is not a valid branch name: use letters, digits, "-", "_", "/" and "." (no spaces, no "..", not starting with "-").`);
+    throw new GitError(
+      'invalid_name',
+      `"${name}" is not a valid branch name: use letters, digits, "-", "_", "/" and "." (no spaces, no "..", not starting with "-").`,
+    );
   }
 }
 
@@ -83,9 +95,18 @@ export class WorkspaceGit {
   #damagedIndex(err) {
     const message = /** @type {Error} */ (err)?.message ?? '';
     if (!DAMAGED_INDEX.test(message) || err instanceof GitError) return null;
-    const problem = /empty/i.test(message) ? 'empty: the file holds nothing' : /checksum/i.test(message) ? 'cut short or altered: its checksum does not match its content' : `not a git index git can read (${message})`;
+    const problem = /empty/i.test(message)
+      ? 'empty: the file holds nothing'
+      : /checksum/i.test(message)
+        ? 'cut short or altered: its checksum does not match its content'
+        : `not a git index git can read (${message})`;
     const what = 'The git index of this workspace (.git/index, what the next commit will hold)';
-    this.onDamage?.({ what, problem: `${problem}. Setting it aside loses no commit: git then sees every file anew`, path: INDEX_PATH, setAside: () => this.setAsideIndex() });
+    this.onDamage?.({
+      what,
+      problem: `${problem}. Setting it aside loses no commit: git then sees every file anew`,
+      path: INDEX_PATH,
+      setAside: () => this.setAsideIndex(),
+    });
     return new GitError('damaged', `${what} is damaged (${problem}). ${SET_ASIDE_HINT}`, { cause: err });
   }
 
@@ -99,9 +120,11 @@ export class WorkspaceGit {
    * @template T @param {(ctx: {fs: ReturnType<typeof createGitFs>, cache: object}) => Promise<T>} fn @returns {Promise<T>}
    */
   #run(fn) {
-    const run = this.#queue.then(() => fn({ fs: createGitFs(this.raw, { commandCache: true }), cache: {} })).catch((err) => {
-      throw this.#damagedIndex(err) ?? toGitError(err);
-    });
+    const run = this.#queue
+      .then(() => fn({ fs: createGitFs(this.raw, { commandCache: true }), cache: {} }))
+      .catch((err) => {
+        throw this.#damagedIndex(err) ?? toGitError(err);
+      });
     this.#queue = run.catch(() => {});
     return run;
   }
@@ -241,7 +264,8 @@ export class WorkspaceGit {
       const oid = await git.commit({ fs, dir: DIR, message, author, tree, cache });
       // The index says what the commit has for these paths (what else is staged stays staged).
       for (const entry of await git.listFiles({ fs, dir: DIR, cache })) {
-        if (roots.some((r) => entry === r || entry.startsWith(`${r}/`)) && !files.has(entry)) await git.updateIndex({ fs, dir: DIR, cache, filepath: entry, remove: true, force: true });
+        if (roots.some((r) => entry === r || entry.startsWith(`${r}/`)) && !files.has(entry))
+          await git.updateIndex({ fs, dir: DIR, cache, filepath: entry, remove: true, force: true });
       }
       for (const [filepath, blob] of files) await git.updateIndex({ fs, dir: DIR, cache, filepath, oid: blob, mode: 0o100644, add: true });
       return oid;
@@ -284,14 +308,20 @@ export class WorkspaceGit {
     return git.writeTree({ fs, dir: DIR, tree: [...entries.values()] });
   }
 
-  /** Every tracked file under `dir` (not .git or Clawser's own folders), folders listed concurrently. @param {string} dir @returns {Promise<string[]>} */
+  /**
+   * Every tracked file under `dir` (not .git or Clawser's own folders), folders listed concurrently.
+   * @param {string} dir
+   * @returns {Promise<string[]>}
+   */
   async #listFiles(dir) {
     const entries = await this.raw.list(dir);
-    const nested = await Promise.all(entries.map(async (e) => {
-      const path = dir ? `${dir}/${e.name}` : e.name;
-      if (!isTracked(path)) return [];
-      return e.kind === 'directory' ? this.#listFiles(path) : [path];
-    }));
+    const nested = await Promise.all(
+      entries.map(async (e) => {
+        const path = dir ? `${dir}/${e.name}` : e.name;
+        if (!isTracked(path)) return [];
+        return e.kind === 'directory' ? this.#listFiles(path) : [path];
+      }),
+    );
     return nested.flat();
   }
 
@@ -375,7 +405,8 @@ export class WorkspaceGit {
       map: async (path, [entry]) => {
         if (path === '.' || filepath === path || filepath.startsWith(path + '/')) {
           // Index entries carry an object id, not content.
-          if (path === filepath && entry && (await entry.type()) === 'blob') found = (await git.readBlob({ fs, dir: DIR, oid: await entry.oid(), cache })).blob;
+          if (path === filepath && entry && (await entry.type()) === 'blob')
+            found = (await git.readBlob({ fs, dir: DIR, oid: await entry.oid(), cache })).blob;
           return true;
         }
         return null;
@@ -464,8 +495,10 @@ export class WorkspaceGit {
   /** @param {string} name */
   deleteBranch(name) {
     return this.#run(async ({ fs }) => {
-      if ((await git.currentBranch({ fs, dir: DIR })) === name) throw new GitError('current_branch', `"${name}" is the current branch; switch to another branch before deleting it.`);
-      if (!(await git.listBranches({ fs, dir: DIR })).includes(name)) throw new GitError('branch_not_found', `There is no branch named "${name}".`);
+      if ((await git.currentBranch({ fs, dir: DIR })) === name)
+        throw new GitError('current_branch', `"${name}" is the current branch; switch to another branch before deleting it.`);
+      if (!(await git.listBranches({ fs, dir: DIR })).includes(name))
+        throw new GitError('branch_not_found', `There is no branch named "${name}".`);
       await git.deleteBranch({ fs, dir: DIR, ref: name });
     });
   }
@@ -491,11 +524,16 @@ export class WorkspaceGit {
 
   /** @param {ReturnType<typeof createGitFs>} fs @param {string} name @param {boolean} force */
   async #switch(fs, name, force) {
-    if (!(await git.listBranches({ fs, dir: DIR })).includes(name)) throw new GitError('branch_not_found', `There is no branch named "${name}".`);
+    if (!(await git.listBranches({ fs, dir: DIR })).includes(name))
+      throw new GitError('branch_not_found', `There is no branch named "${name}".`);
     if (!force) {
       const dirty = await this.#dirtyPaths(fs, {});
       if (dirty.length) {
-        throw new GitError('dirty_worktree', `Commit or discard the changes to ${dirty.slice(0, 3).join(', ')}${dirty.length > 3 ? ` and ${dirty.length - 3} more` : ''} before switching branches.`);
+        throw new GitError(
+          'dirty_worktree',
+          `Commit or discard the changes to ${dirty.slice(0, 3).join(', ')}${dirty.length > 3 ? ` and ${dirty.length - 3} more` : ''} ` +
+            `before switching branches.`,
+        );
       }
     }
     return { skipped: await this.#checkout(fs, {}, name, force) };
@@ -562,7 +600,8 @@ export class WorkspaceGit {
 
   /** Sets the URL of a remote ("origin" by default), replacing it. @param {string} url @param {string} [remote] */
   setRemote(url, remote = 'origin') {
-    if (!/^https?:\/\/[^\s]+$/.test(url.trim())) return Promise.reject(new GitError('invalid_name', 'The remote must be an http(s) URL of a git repository.'));
+    if (!/^https?:\/\/[^\s]+$/.test(url.trim()))
+      return Promise.reject(new GitError('invalid_name', 'The remote must be an http(s) URL of a git repository.'));
     return this.#run(async ({ fs }) => {
       await this.#ensure(fs);
       await git.addRemote({ fs, dir: DIR, remote, url: url.trim(), force: true });
@@ -590,9 +629,27 @@ export class WorkspaceGit {
       const remote = options.remote ?? 'origin';
       try {
         // git.pull's own checkout would write every path: fetch and merge, then check out through #checkout.
-        const { fetchHead, fetchHeadDescription } = await git.fetch({ fs, dir: DIR, ...remoteArgs(options, url), url: undefined, remote, ref, singleBranch: true, cache });
+        const { fetchHead, fetchHeadDescription } = await git.fetch({
+          fs,
+          dir: DIR,
+          ...remoteArgs(options, url),
+          url: undefined,
+          remote,
+          ref,
+          singleBranch: true,
+          cache,
+        });
         if (!fetchHead) return { skipped: 0 };
-        await git.merge({ fs, dir: DIR, ours: ref, theirs: fetchHead, fastForward: true, message: `Merge ${fetchHeadDescription}`, author: options.author ?? this.author, cache });
+        await git.merge({
+          fs,
+          dir: DIR,
+          ours: ref,
+          theirs: fetchHead,
+          fastForward: true,
+          message: `Merge ${fetchHeadDescription}`,
+          author: options.author ?? this.author,
+          cache,
+        });
         return { skipped: await this.#checkout(fs, cache, ref, false) };
       } catch (err) {
         throw remoteError(err, url, options);
@@ -606,8 +663,20 @@ export class WorkspaceGit {
       const url = await this.#remoteUrl(fs, options.remote ?? 'origin');
       const ref = (await git.currentBranch({ fs, dir: DIR })) ?? 'main';
       try {
-        const result = await git.push({ fs, dir: DIR, ...remoteArgs(options, url), url: undefined, remote: options.remote ?? 'origin', ref, force: options.force });
-        if (!result.ok) throw new GitError('non_fast_forward', `The remote refused the push: ${result.error ?? 'unknown reason'}. Pull first, then push again.`);
+        const result = await git.push({
+          fs,
+          dir: DIR,
+          ...remoteArgs(options, url),
+          url: undefined,
+          remote: options.remote ?? 'origin',
+          ref,
+          force: options.force,
+        });
+        if (!result.ok)
+          throw new GitError(
+            'non_fast_forward',
+            `The remote refused the push: ${result.error ?? 'unknown reason'}. Pull first, then push again.`,
+          );
         return result;
       } catch (err) {
         throw remoteError(err, url, options);
@@ -662,7 +731,12 @@ export class WorkspaceGit {
     });
   }
 
-  /** Whether the repository holds these bytes as an object (a commit's or the index's file). @param {ReturnType<typeof createGitFs>} fs @param {object} cache @param {Uint8Array} bytes */
+  /**
+   * Whether the repository holds these bytes as an object (a commit's or the index's file).
+   * @param {ReturnType<typeof createGitFs>} fs
+   * @param {object} cache
+   * @param {Uint8Array} bytes
+   */
   async #holds(fs, cache, bytes) {
     const { oid } = await git.hashBlob({ object: bytes });
     try {
@@ -714,7 +788,10 @@ function remoteArgs(options, url) {
     onAuth: () => (token ? { username: 'x-access-token', password: token } : { cancel: true }),
     // A refused token is not retried: it would only be refused again.
     onAuthFailure: () => ({ cancel: true }),
-    onProgress: options.onProgress ? (/** @type {{phase: string, loaded: number, total?: number}} */ p) => options.onProgress?.({ phase: p.phase, loaded: p.loaded, total: p.total }) : undefined,
+    onProgress: options.onProgress
+      ? (/** @type {{phase: string, loaded: number, total?: number}} */ p) =>
+          options.onProgress?.({ phase: p.phase, loaded: p.loaded, total: p.total })
+      : undefined,
     url,
   };
 }
@@ -734,7 +811,15 @@ export async function cloneInto(fs, url, options = {}) {
   const hadGit = await repo.isRepo();
   try {
     // git.clone's checkout would write every path: fetch only, then check out through the filter.
-    await git.clone({ fs: gfs, dir: DIR, ...remoteArgs(options, url), ref: options.ref, singleBranch: true, depth: options.depth, noCheckout: true });
+    await git.clone({
+      fs: gfs,
+      dir: DIR,
+      ...remoteArgs(options, url),
+      ref: options.ref,
+      singleBranch: true,
+      depth: options.depth,
+      noCheckout: true,
+    });
   } catch (err) {
     // isomorphic-git's own clean-up cannot remove a folder that is not empty: nothing half-cloned stays.
     if (!hadGit) await repo.raw.delete('.git').catch(() => {});
@@ -753,9 +838,21 @@ export async function cloneInto(fs, url, options = {}) {
 export function fileDiff(path, a, b) {
   const change = a === null ? 'added' : b === null ? 'deleted' : 'modified';
   if (isBinary(a) || isBinary(b)) return { path, change, binary: true, hunks: [] };
-  if ((a?.length ?? 0) > MAX_DIFF_BYTES || (b?.length ?? 0) > MAX_DIFF_BYTES) return { path, change, binary: false, hunks: [], tooLarge: true };
+  if ((a?.length ?? 0) > MAX_DIFF_BYTES || (b?.length ?? 0) > MAX_DIFF_BYTES)
+    return { path, change, binary: false, hunks: [], tooLarge: true };
   const patch = structuredPatch(path, path, a ? decoder.decode(a) : '', b ? decoder.decode(b) : '', '', '', { context: 3 });
-  return { path, change, binary: false, hunks: patch.hunks.map((h) => ({ oldStart: h.oldStart, oldLines: h.oldLines, newStart: h.newStart, newLines: h.newLines, lines: h.lines })) };
+  return {
+    path,
+    change,
+    binary: false,
+    hunks: patch.hunks.map((h) => ({
+      oldStart: h.oldStart,
+      oldLines: h.oldLines,
+      newStart: h.newStart,
+      newLines: h.newLines,
+      lines: h.lines,
+    })),
+  };
 }
 
 /** A unified-diff text of file diffs (for the agent's git_diff tool). @param {FileDiff[]} diffs */
@@ -765,7 +862,9 @@ export function formatDiff(diffs) {
       const head = `--- ${d.change === 'added' ? '/dev/null' : `a/${d.path}`}\n+++ ${d.change === 'deleted' ? '/dev/null' : `b/${d.path}`}`;
       if (d.binary) return `${head}\nBinary file ${d.change}`;
       if (d.tooLarge) return `${head}\nFile too large to diff`;
-      return [head, ...d.hunks.map((h) => `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@\n${h.lines.join('\n')}`)].join('\n');
+      return [head, ...d.hunks.map((h) => `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@\n${h.lines.join('\n')}`)].join(
+        '\n',
+      );
     })
     .join('\n');
 }

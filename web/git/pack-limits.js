@@ -26,14 +26,18 @@ const MB = 1024 * 1024;
  * history, 53,000 objects, expands to 220 MB from a 17.5 MB pack); what the ratio allows, and one
  * object, stay the same. Objects are not files: a pack may hold up to a million of them.
  */
-export const PACK_LIMITS = /** @type {Readonly<Partial<ArchiveLimits>>} */ (Object.freeze({ maxEntries: 1_000_000, maxTotalBytes: 1024 * MB }));
+export const PACK_LIMITS = /** @type {Readonly<Partial<ArchiveLimits>>} */ (
+  Object.freeze({ maxEntries: 1_000_000, maxTotalBytes: 1024 * MB })
+);
 
 /** @type {Record<number, string>} */
 const TYPE_NAMES = { 1: 'a commit', 2: 'a tree', 3: 'a blob', 4: 'a tag', 6: 'a delta', 7: 'a delta' };
 
 /** @param {string} detail */
-const unreadable = (detail) => new GitError('git', `The git server's answer is not a pack Clawser can read (${detail}); nothing was written.`);
-const cutShort = () => new GitError('network', 'The connection to the git server ended before the whole repository arrived; nothing was written. Try again.');
+const unreadable = (detail) =>
+  new GitError('git', `The git server's answer is not a pack Clawser can read (${detail}); nothing was written.`);
+const cutShort = () =>
+  new GitError('network', 'The connection to the git server ended before the whole repository arrived; nothing was written. Try again.');
 
 /** @param {Uint8Array} bytes */
 const ascii = (bytes) => String.fromCharCode(...bytes);
@@ -104,7 +108,7 @@ function objectHeader(b) {
     const start = i;
     do {
       if (i >= b.available) return null;
-      if (i - start > 9) throw unreadable('an object\'s base offset without an end');
+      if (i - start > 9) throw unreadable("an object's base offset without an end");
       c = at(i++);
     } while (c & 128);
   } else if (type === 7) {
@@ -243,7 +247,8 @@ export class PackResponseInspector {
         case 'zlib': {
           const z = b.peek(2);
           if (!z) return;
-          if ((z[0] & 15) !== 8 || z[0] >> 4 > 7 || ((z[0] << 8) | z[1]) % 31 || z[1] & 32) throw unreadable(`object ${this.objects + 1} is not zlib data`);
+          if ((z[0] & 15) !== 8 || z[0] >> 4 > 7 || ((z[0] << 8) | z[1]) % 31 || z[1] & 32)
+            throw unreadable(`object ${this.objects + 1} is not zlib data`);
           b.take(2);
           this.#state = 'data';
           break;
@@ -349,7 +354,11 @@ function iteratorOf(body) {
   return body;
 }
 
-/** The chunks again, for git; each is let go once git has it. @param {(Uint8Array | undefined)[]} chunks @returns {AsyncIterableIterator<Uint8Array>} */
+/**
+ * The chunks again, for git; each is let go once git has it.
+ * @param {(Uint8Array | undefined)[]} chunks
+ * @returns {AsyncIterableIterator<Uint8Array>}
+ */
 function replay(chunks) {
   let i = 0;
   /** @type {AsyncIterableIterator<Uint8Array>} */

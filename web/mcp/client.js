@@ -1,3 +1,6 @@
+// Why this file is long: one Streamable HTTP session of the MCP protocol (handshake, session id,
+//  response and GET streams, cancellation, progress, re-handshake); every part reads and writes the
+//  same session state.
 /**
  * A Model Context Protocol client over Streamable HTTP (protocol revisions 2025-06-18 and
  * 2025-11-25), from the page: JSON-RPC POSTs that accept a JSON or an SSE answer, the session
@@ -18,7 +21,8 @@ export const CLIENT_INFO = { name: 'clawser', title: 'Clawser', version: '0.1.0'
 
 export class McpError extends Error {
   /**
-   * @param {'http' | 'rpc' | 'cors' | 'unreachable' | 'old_transport' | 'unsupported_version' | 'session' | 'aborted' | 'auth' | 'protocol'} code
+   * @param {'http' | 'rpc' | 'cors' | 'unreachable' | 'old_transport' | 'unsupported_version' | 'session' | 'aborted' | 'auth'
+   *   | 'protocol'} code
    * @param {string} message @param {{rpcCode?: number, status?: number, data?: unknown, authenticate?: string | null}} [details]
    */
   constructor(code, message, details = {}) {
@@ -34,7 +38,10 @@ export class McpError extends Error {
 }
 
 /** What a server must send for a page to use it (the CORS part of the error message). */
-export const CORS_HELP = 'send Access-Control-Allow-Origin for this page, allow the Content-Type, Authorization, Mcp-Session-Id, MCP-Protocol-Version and Last-Event-ID request headers and the GET, POST and DELETE methods, and expose the Mcp-Session-Id response header (Access-Control-Expose-Headers)';
+export const CORS_HELP =
+  'send Access-Control-Allow-Origin for this page, allow the Content-Type, Authorization, Mcp-Session-Id, ' +
+  'MCP-Protocol-Version and Last-Event-ID request headers and the GET, POST and DELETE methods, and ' +
+  'expose the Mcp-Session-Id response header (Access-Control-Expose-Headers)';
 
 /**
  * @typedef {object} McpTool
@@ -42,12 +49,15 @@ export const CORS_HELP = 'send Access-Control-Allow-Origin for this page, allow 
  * @property {string} [title]
  * @property {string} [description]
  * @property {Record<string, unknown>} inputSchema
- * @property {{title?: string, readOnlyHint?: boolean, destructiveHint?: boolean, idempotentHint?: boolean, openWorldHint?: boolean}} [annotations]
+ * @property {{title?: string, readOnlyHint?: boolean, destructiveHint?: boolean, idempotentHint?: boolean, openWorldHint?: boolean}}
+ *   [annotations]
  */
 
 /**
- * @typedef {{type: 'text', text: string} | {type: 'image', data: string, mimeType: string} | {type: 'audio', data: string, mimeType: string}
- *   | {type: 'resource', resource: {uri: string, mimeType?: string, text?: string, blob?: string}} | {type: 'resource_link', uri: string, name?: string, description?: string, mimeType?: string}} McpContent
+ * @typedef {{type: 'text', text: string} | {type: 'image', data: string, mimeType: string} | {type: 'audio', data: string, mimeType:
+ *   string}
+ *   | {type: 'resource', resource: {uri: string, mimeType?: string, text?: string, blob?: string}} | {type: 'resource_link', uri: string,
+ *   name?: string, description?: string, mimeType?: string}} McpContent
  */
 
 /** @typedef {{progress: number, total?: number, message?: string}} McpProgress */
@@ -72,7 +82,10 @@ export class McpClient {
   sessionId = null;
   /** @type {string | null} */
   protocolVersion = null;
-  /** @type {{serverInfo: {name: string, version?: string, title?: string}, capabilities: Record<string, any>, instructions?: string, protocolVersion: string} | null} */
+  /**
+   * @type {{serverInfo: {name: string, version?: string, title?: string}, capabilities: Record<string, any>, instructions?: string,
+   *   protocolVersion: string} | null}
+   */
   server = null;
   #nextId = 1;
   /** Progress callbacks by token. @type {Map<string | number, (p: McpProgress) => void>} */
@@ -85,7 +98,10 @@ export class McpClient {
   #sessionful = false;
   /** close() was called: no new handshake after it. */
   #closed = false;
-  /** The new handshake in progress after the server lost the session (shared by every request that noticed). @type {Promise<unknown> | null} */
+  /**
+   * The new handshake in progress after the server lost the session (shared by every request that noticed).
+   * @type {Promise<unknown> | null}
+   */
   #reconnecting = null;
   /** Requests waiting for an answer: each restarts its time-out when the server reports progress. @type {Map<number, () => void>} */
   #alive = new Map();
@@ -109,7 +125,11 @@ export class McpClient {
     this.protocolVersion = null;
     let result;
     try {
-      result = await this.#request('initialize', { protocolVersion: PROTOCOL_VERSIONS[0], capabilities: { roots: { listChanged: false } }, clientInfo: CLIENT_INFO }, { signal: options.signal, handshake: true });
+      result = await this.#request(
+        'initialize',
+        { protocolVersion: PROTOCOL_VERSIONS[0], capabilities: { roots: { listChanged: false } }, clientInfo: CLIENT_INFO },
+        { signal: options.signal, handshake: true },
+      );
     } catch (err) {
       const e = /** @type {McpError} */ (err);
       // A server of the newer, sessionless revision has no `initialize`: it says so with -32004
@@ -117,19 +137,39 @@ export class McpClient {
       if (e.rpcCode === -32004 || e.rpcCode === -32601 || (e.code === 'rpc' && /protocol version|unsupported/i.test(e.message))) {
         const supported = /** @type {{supported?: unknown}} */ (e.data ?? {}).supported;
         const list = Array.isArray(supported) ? supported.map(String).join(', ') : '';
-        throw new McpError('unsupported_version', `${this.#host()} speaks only ${list ? `protocol revision ${list}` : 'a newer protocol revision'} without the initialize handshake (the sessionless revision), which this version of Clawser does not speak (it speaks ${PROTOCOL_VERSIONS.join(', ')}). Update Clawser, or use the server's older endpoint if it has one.`, { rpcCode: e.rpcCode, data: e.data });
+        throw new McpError(
+          'unsupported_version',
+          `${this.#host()} speaks only ${list ? `protocol revision ${list}` : 'a newer protocol revision'} without the initialize ` +
+            `handshake (the sessionless revision), which this version of Clawser does not speak (it ` +
+            `speaks ${PROTOCOL_VERSIONS.join(', ')}). Update Clawser, or use the server's older endpoint if it has one.`,
+          { rpcCode: e.rpcCode, data: e.data },
+        );
       }
-      if (e.code === 'http' && (e.status === 404 || e.status === 405 || e.status === 400)) throw await this.#explainNoStreamableHttp(e, options.signal);
+      if (e.code === 'http' && (e.status === 404 || e.status === 405 || e.status === 400))
+        throw await this.#explainNoStreamableHttp(e, options.signal);
       throw err;
     }
     const version = String(result?.protocolVersion ?? '');
     if (!PROTOCOL_VERSIONS.includes(version)) {
       this.close().catch(() => {});
-      throw new McpError('unsupported_version', `${this.#host()} answered with protocol revision "${version || 'none'}", which Clawser does not speak (it speaks ${PROTOCOL_VERSIONS.join(', ')}).${version > PROTOCOL_VERSIONS[0] ? ' The server is newer: it may offer only the newest sessionless revision; update Clawser.' : ''}`);
+      throw new McpError(
+        'unsupported_version',
+        `${this.#host()} answered with protocol revision "${version || 'none'}", which Clawser does not speak (it ` +
+          `speaks ${PROTOCOL_VERSIONS.join(', ')}).${
+            version > PROTOCOL_VERSIONS[0]
+              ? ' The server is newer: it may offer ' + 'only the newest ' + 'sessionless revision; update Clawser.'
+              : ''
+          }`,
+      );
     }
     this.protocolVersion = version;
     this.#sessionful = !!this.sessionId;
-    this.server = { serverInfo: result.serverInfo ?? { name: this.#host() }, capabilities: result.capabilities ?? {}, instructions: typeof result.instructions === 'string' ? result.instructions : undefined, protocolVersion: version };
+    this.server = {
+      serverInfo: result.serverInfo ?? { name: this.#host() },
+      capabilities: result.capabilities ?? {},
+      instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
+      protocolVersion: version,
+    };
     await this.#notify('notifications/initialized', undefined, options.signal);
     if (this.#wantsListening) {
       this.#listening?.abort();
@@ -157,7 +197,16 @@ export class McpClient {
       while (!controller.signal.aborted && failures < 8) {
         let res = null;
         try {
-          res = await this.fetch(this.url, { method: 'GET', headers: { ...(await this.#headers()), accept: 'text/event-stream', ...(resume.lastEventId ? { 'last-event-id': resume.lastEventId } : {}) }, signal: controller.signal, credentials: 'omit' });
+          res = await this.fetch(this.url, {
+            method: 'GET',
+            headers: {
+              ...(await this.#headers()),
+              accept: 'text/event-stream',
+              ...(resume.lastEventId ? { 'last-event-id': resume.lastEventId } : {}),
+            },
+            signal: controller.signal,
+            credentials: 'omit',
+          });
         } catch {
           res = null;
         }
@@ -169,7 +218,11 @@ export class McpClient {
         } else failures++;
         await new Promise((r) => setTimeout(r, Math.min(resume.retryMs * 2 ** failures, 60_000)));
       }
-    })().catch(() => {}).finally(() => { if (this.#listening === controller) this.#listening = null; });
+    })()
+      .catch(() => {})
+      .finally(() => {
+        if (this.#listening === controller) this.#listening = null;
+      });
   }
 
   /** Every tool, through all pages. @param {{signal?: AbortSignal}} [options] @returns {Promise<McpTool[]>} */
@@ -195,29 +248,49 @@ export class McpClient {
     }
     try {
       const r = await this.#request('tools/call', params, { signal: options.signal });
-      return { content: Array.isArray(r?.content) ? r.content : [], isError: r?.isError === true, ...(r?.structuredContent !== undefined ? { structuredContent: r.structuredContent } : {}) };
+      return {
+        content: Array.isArray(r?.content) ? r.content : [],
+        isError: r?.isError === true,
+        ...(r?.structuredContent !== undefined ? { structuredContent: r.structuredContent } : {}),
+      };
     } finally {
       if (token) this.#progress.delete(token);
     }
   }
 
-  /** @param {{signal?: AbortSignal}} [options] @returns {Promise<{uri: string, name: string, title?: string, description?: string, mimeType?: string}[]>} */
+  /**
+   * @param {{signal?: AbortSignal}} [options]
+   * @returns {Promise<{uri: string, name: string, title?: string, description?: string, mimeType?: string}[]>}
+   */
   async listResources(options = {}) {
     return this.#all('resources/list', 'resources', options.signal);
   }
 
-  /** @param {string} uri @param {{signal?: AbortSignal}} [options] @returns {Promise<{contents: {uri: string, mimeType?: string, text?: string, blob?: string}[]}>} */
+  /**
+   * @param {string} uri
+   * @param {{signal?: AbortSignal}} [options]
+   * @returns {Promise<{contents: {uri: string, mimeType?: string, text?: string, blob?: string}[]}>}
+   */
   async readResource(uri, options = {}) {
     const r = await this.#request('resources/read', { uri }, { signal: options.signal });
     return { contents: Array.isArray(r?.contents) ? r.contents : [] };
   }
 
-  /** @param {{signal?: AbortSignal}} [options] @returns {Promise<{name: string, title?: string, description?: string, arguments?: {name: string, description?: string, required?: boolean}[]}[]>} */
+  /**
+   * @param {{signal?: AbortSignal}} [options]
+   * @returns {Promise<{name: string, title?: string, description?: string, arguments?: {name: string, description?: string,
+   *   required?: boolean}[]}[]>}
+   */
   async listPrompts(options = {}) {
     return this.#all('prompts/list', 'prompts', options.signal);
   }
 
-  /** @param {string} name @param {Record<string, string>} [args] @param {{signal?: AbortSignal}} [options] @returns {Promise<{description?: string, messages: {role: string, content: McpContent}[]}>} */
+  /**
+   * @param {string} name
+   * @param {Record<string, string>} [args]
+   * @param {{signal?: AbortSignal}} [options]
+   * @returns {Promise<{description?: string, messages: {role: string, content: McpContent}[]}>}
+   */
   async getPrompt(name, args = {}, options = {}) {
     const r = await this.#request('prompts/get', { name, arguments: args }, { signal: options.signal });
     return { description: r?.description, messages: Array.isArray(r?.messages) ? r.messages : [] };
@@ -238,7 +311,11 @@ export class McpClient {
     this.sessionId = null;
     if (!session) return;
     try {
-      await this.fetch(this.url, { method: 'DELETE', headers: { ...(await this.#headers()), 'mcp-session-id': session }, credentials: 'omit' });
+      await this.fetch(this.url, {
+        method: 'DELETE',
+        headers: { ...(await this.#headers()), 'mcp-session-id': session },
+        credentials: 'omit',
+      });
     } catch {
       // The server may be gone already: nothing to end.
     }
@@ -300,14 +377,28 @@ export class McpClient {
     let timer;
     const arm = () => {
       clearTimeout(timer);
-      timer = setTimeout(() => { timedOut = true; onAbort(); }, this.timeoutMs);
+      timer = setTimeout(() => {
+        timedOut = true;
+        onAbort();
+      }, this.timeoutMs);
     };
     arm();
     this.#alive.set(id, arm);
     const sent = this.sessionId;
     try {
       const res = await this.#post(body, controller.signal);
-      if ((res.status === 404 || (res.status === 400 && /session/i.test(await res.clone().text().catch(() => '')))) && !options.handshake && !options.retried) {
+      if (
+        (res.status === 404 ||
+          (res.status === 400 &&
+            /session/i.test(
+              await res
+                .clone()
+                .text()
+                .catch(() => ''),
+            ))) &&
+        !options.handshake &&
+        !options.retried
+      ) {
         if (sent && !this.#closed) {
           // The server forgot the session (restarted, expired): one new handshake for every request that noticed, then the request again.
           if (this.sessionId === sent || this.sessionId === null) {
@@ -318,7 +409,12 @@ export class McpClient {
         }
         if (res.status === 400) {
           // No session id to send although the server keeps sessions: it sent one the page may not read.
-          throw new McpError('cors', `${this.#host()} answered HTTP 400 about its session: it sends an Mcp-Session-Id this page cannot read. The server must expose it (Access-Control-Expose-Headers: Mcp-Session-Id).`, { status: 400 });
+          throw new McpError(
+            'cors',
+            `${this.#host()} answered HTTP 400 about its session: it sends an Mcp-Session-Id this page cannot read. The server must ` +
+              `expose it (Access-Control-Expose-Headers: Mcp-Session-Id).`,
+            { status: 400 },
+          );
         }
       }
       if (!res.ok) throw await this.#httpError(res);
@@ -335,7 +431,12 @@ export class McpClient {
         // Up to 5 tries in a row that bring nothing; a resumed stream that brought events resets the count.
         for (let attempt = 0; resume.lastEventId && attempt < 5 && !controller.signal.aborted; attempt++) {
           await new Promise((r) => setTimeout(r, Math.min(resume.retryMs, 10_000)));
-          const again = await this.fetch(this.url, { method: 'GET', headers: { ...(await this.#headers()), accept: 'text/event-stream', 'last-event-id': resume.lastEventId }, signal: controller.signal, credentials: 'omit' }).catch(() => null);
+          const again = await this.fetch(this.url, {
+            method: 'GET',
+            headers: { ...(await this.#headers()), accept: 'text/event-stream', 'last-event-id': resume.lastEventId },
+            signal: controller.signal,
+            credentials: 'omit',
+          }).catch(() => null);
           if (!again?.ok || !again.body) continue;
           const before = resume.lastEventId;
           const resumed = await this.#readStream(again.body, id, controller.signal, resume);
@@ -358,7 +459,12 @@ export class McpClient {
       }
       throw new McpError('protocol', `${this.#host()} did not answer ${method}.`);
     } catch (err) {
-      if (timedOut) throw new McpError('http', `${this.#host()} did not answer ${method} within ${Math.round(this.timeoutMs / 1000)} s (no progress either); the request was cancelled.`);
+      if (timedOut)
+        throw new McpError(
+          'http',
+          `${this.#host()} did not answer ${method} within ${Math.round(this.timeoutMs / 1000)} s (no progress either); the request was ` +
+            `cancelled.`,
+        );
       if (signal?.aborted || /** @type {Error} */ (err).name === 'AbortError') throw new McpError('aborted', 'Cancelled.');
       throw err;
     } finally {
@@ -373,7 +479,9 @@ export class McpClient {
    * caller's Stop does not end it for the others; a failure leaves the next request to try again.
    */
   #reconnect() {
-    this.#reconnecting = this.connect().finally(() => { this.#reconnecting = null; });
+    this.#reconnecting = this.connect().finally(() => {
+      this.#reconnecting = null;
+    });
     this.#reconnecting.catch(() => {});
   }
 
@@ -397,7 +505,8 @@ export class McpClient {
   /**
    * Reads an SSE stream until the answer to `id` (returned) or its end (null), handling what
    * else the server sends; remembers the last event id and the retry delay for resuming.
-   * @param {ReadableStream<Uint8Array>} body @param {number} id @param {AbortSignal} signal @param {{lastEventId: string, retryMs: number}} resume
+   * @param {ReadableStream<Uint8Array>} body @param {number} id @param {AbortSignal} signal @param {{lastEventId: string, retryMs: number}}
+   *   resume
    */
   async #readStream(body, id, signal, resume) {
     for await (const msg of parseSSE(body, { signal })) {
@@ -417,7 +526,11 @@ export class McpClient {
     res.body?.cancel().catch(() => {});
   }
 
-  /** An answer to a server's request. @param {string | number} id @param {{result?: unknown, error?: {code: number, message: string}}} reply */
+  /**
+   * An answer to a server's request.
+   * @param {string | number} id
+   * @param {{result?: unknown, error?: {code: number, message: string}}} reply
+   */
   async #reply(id, reply) {
     const res = await this.#post(JSON.stringify({ jsonrpc: '2.0', id, ...reply }));
     res.body?.cancel().catch(() => {});
@@ -454,7 +567,8 @@ export class McpClient {
     }
     if (!m || typeof m !== 'object') return null;
     if ('id' in m && m.id === waiting && ('result' in m || 'error' in m)) {
-      if (m.error) throw new McpError('rpc', `${this.#host()}: ${String(m.error.message ?? 'error')}`, { rpcCode: m.error.code, data: m.error.data });
+      if (m.error)
+        throw new McpError('rpc', `${this.#host()}: ${String(m.error.message ?? 'error')}`, { rpcCode: m.error.code, data: m.error.data });
       return { result: m.result };
     }
     if (typeof m.method !== 'string') return null;
@@ -468,8 +582,13 @@ export class McpClient {
     if (m.method === 'notifications/progress') {
       const p = m.params ?? {};
       for (const arm of this.#alive.values()) arm();
-      this.#progress.get(p.progressToken)?.({ progress: Number(p.progress), ...(p.total !== undefined ? { total: Number(p.total) } : {}), ...(typeof p.message === 'string' ? { message: p.message } : {}) });
-    } else if (m.method === 'notifications/message') this.options.onLog?.(String(m.params?.level ?? 'info'), m.params?.data, m.params?.logger);
+      this.#progress.get(p.progressToken)?.({
+        progress: Number(p.progress),
+        ...(p.total !== undefined ? { total: Number(p.total) } : {}),
+        ...(typeof p.message === 'string' ? { message: p.message } : {}),
+      });
+    } else if (m.method === 'notifications/message')
+      this.options.onLog?.(String(m.params?.level ?? 'info'), m.params?.data, m.params?.logger);
     else if (m.method === 'notifications/tools/list_changed') this.options.onToolsChanged?.();
     this.options.onNotification?.({ method: m.method, params: m.params });
     return null;
@@ -487,9 +606,19 @@ export class McpClient {
     }
     const detail = j ? String(j?.error?.message ?? j?.error_description ?? j?.message ?? text.slice(0, 300)) : text.slice(0, 300);
     if (res.status === 401 || res.status === 403) {
-      return new McpError('auth', `${this.#host()} refused the request (HTTP ${res.status})${detail ? `: ${detail}` : ''}. Check the server's token or sign in again.`, { status: res.status, authenticate: res.headers.get('www-authenticate') });
+      return new McpError(
+        'auth',
+        `${this.#host()} refused the request (HTTP ${res.status})${detail ? `: ${detail}` : ''}. Check the server's token or sign in ` +
+          `again.`,
+        { status: res.status, authenticate: res.headers.get('www-authenticate') },
+      );
     }
-    if (j?.jsonrpc === '2.0' && j.error && typeof j.error.code === 'number') return new McpError('rpc', `${this.#host()} answered HTTP ${res.status}: ${String(j.error.message ?? '')}`, { status: res.status, rpcCode: j.error.code, data: j.error.data });
+    if (j?.jsonrpc === '2.0' && j.error && typeof j.error.code === 'number')
+      return new McpError('rpc', `${this.#host()} answered HTTP ${res.status}: ${String(j.error.message ?? '')}`, {
+        status: res.status,
+        rpcCode: j.error.code,
+        data: j.error.data,
+      });
     return new McpError('http', `${this.#host()} answered HTTP ${res.status}${detail ? `: ${detail}` : ''}.`, { status: res.status });
   }
 
@@ -504,7 +633,12 @@ export class McpClient {
       answered = false;
     }
     const origin = this.options.origin ?? globalThis.location?.origin ?? 'this page';
-    if (answered) return new McpError('cors', `${this.#host()} answered, but does not let this page (${origin}) use it: CORS. For a browser to use an MCP server it must ${CORS_HELP}.`);
+    if (answered)
+      return new McpError(
+        'cors',
+        `${this.#host()} answered, but does not let this page (${origin}) use it: CORS. For a browser to use an MCP server it ` +
+          `must ${CORS_HELP}.`,
+      );
     return new McpError('unreachable', `${this.#host()} could not be reached: is the server running, and is ${this.url} its MCP endpoint?`);
   }
 
@@ -518,11 +652,19 @@ export class McpClient {
     signal?.addEventListener('abort', () => controller.abort(), { once: true });
     const timer = setTimeout(() => controller.abort(), 5000);
     try {
-      const res = await this.fetch(this.url, { method: 'GET', headers: { ...(this.options.headers ?? {}), accept: 'text/event-stream' }, signal: controller.signal });
+      const res = await this.fetch(this.url, {
+        method: 'GET',
+        headers: { ...(this.options.headers ?? {}), accept: 'text/event-stream' },
+        signal: controller.signal,
+      });
       if (res.ok && res.body && (res.headers.get('content-type') ?? '').includes('text/event-stream')) {
         for await (const msg of parseSSE(res.body, { signal: controller.signal })) {
           if (msg.event === 'endpoint') {
-            return new McpError('old_transport', `${this.#host()} speaks only the old HTTP+SSE transport (protocol 2024-11-05), which Clawser does not use. Use the server's Streamable HTTP endpoint (often /mcp) or a newer version of the server.`);
+            return new McpError(
+              'old_transport',
+              `${this.#host()} speaks only the old HTTP+SSE transport (protocol 2024-11-05), which Clawser does not use. Use the ` +
+                `server's Streamable HTTP endpoint (often /mcp) or a newer version of the server.`,
+            );
           }
           break;
         }
@@ -533,7 +675,9 @@ export class McpClient {
       clearTimeout(timer);
       controller.abort();
     }
-    return new McpError('http', `${original.message} Is ${this.url} the server's MCP endpoint (often ending in /mcp)?`, { status: original.status });
+    return new McpError('http', `${original.message} Is ${this.url} the server's MCP endpoint (often ending in /mcp)?`, {
+      status: original.status,
+    });
   }
 
   #host() {

@@ -1,3 +1,6 @@
+// Why this file is long: the MCP servers of a workspace: their validated configuration,
+//  connections, sign-in, tool lists, per-tool policy and the registry's bindings change together
+//  whenever a server connects, reconnects or is removed.
 /** @import { ConfigStore } from '../storage/types.d.ts' */
 /** @import { SecretBox } from '../storage/secrets.js' */
 /** @import { BrowserToolRegistry } from '../tools/registry.js' */
@@ -19,7 +22,10 @@ const POLICY = z.enum(['auto', 'approve', 'denied']);
 const LegacyChoiceSchema = z.object({
   name: z.string().min(1).max(200),
   policy: POLICY.optional(),
-  rules: z.array(z.object({ kind: z.enum(['command', 'domain', 'path']), pattern: z.string().min(1).max(500), createdAt: z.number().optional() })).max(500).default([]),
+  rules: z
+    .array(z.object({ kind: z.enum(['command', 'domain', 'path']), pattern: z.string().min(1).max(500), createdAt: z.number().optional() }))
+    .max(500)
+    .default([]),
   sole: z.boolean(),
 });
 
@@ -27,10 +33,17 @@ const LegacyChoiceSchema = z.object({
 export const McpServerSchema = z.object({
   id: z.string().regex(/^[a-z0-9]{4,24}$/),
   name: z.string().trim().min(1).max(40),
-  url: z.string().url().max(2000).refine((u) => /^https?:\/\//i.test(u), { message: 'The address must start with http:// or https://.' }),
+  url: z
+    .string()
+    .url()
+    .max(2000)
+    .refine((u) => /^https?:\/\//i.test(u), { message: 'The address must start with http:// or https://.' }),
   auth: z.enum(['none', 'bearer', 'header', 'oauth']).default('none'),
   /** For `header`: the header's name (e.g. X-API-Key). */
-  headerName: z.string().regex(/^[A-Za-z0-9-]{1,100}$/, { message: 'A header name is letters, digits and hyphens.' }).optional(),
+  headerName: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{1,100}$/, { message: 'A header name is letters, digits and hyphens.' })
+    .optional(),
   /** Connected when the workspace opens (it was connected when the page closed). */
   autoConnect: z.boolean().default(false),
   /** Choices an older version stored under flat tool names that this server's tools can have had (see LegacyChoiceSchema). */
@@ -51,7 +64,10 @@ export const McpServerSettingSchema = McpServerSchema.pick({ name: true, url: tr
 function newServerId(taken) {
   for (;;) {
     const bytes = crypto.getRandomValues(new Uint8Array(8));
-    const id = [...bytes].map((b) => (b % 36).toString(36)).join('').padEnd(8, '0');
+    const id = [...bytes]
+      .map((b) => (b % 36).toString(36))
+      .join('')
+      .padEnd(8, '0');
     if (!taken.some((s) => s.id === id)) return id;
   }
 }
@@ -62,7 +78,11 @@ const isLegacyKey = (key) => /^mcp_[a-z0-9]/.test(key);
 /** Bindings of lists of tools: by owner ("agent:workspace:triage"), each MCP name to a tool's identity or a server's key prefix. */
 const ToolListsSchema = z.record(z.string().max(200), z.record(z.string().max(200), z.string().max(600)));
 
-/** The Config document's part of a server: how two lists of servers are compared. @param {McpServerSetting} a @param {McpServerSetting} b */
+/**
+ * The Config document's part of a server: how two lists of servers are compared.
+ * @param {McpServerSetting} a
+ * @param {McpServerSetting} b
+ */
 const sameSetting = (a, b) => a.name === b.name && a.url === b.url && a.auth === b.auth && a.headerName === b.headerName;
 
 /**
@@ -74,14 +94,27 @@ const sameSetting = (a, b) => a.name === b.name && a.url === b.url && a.auth ===
  * @property {string | null} instructions
  * @property {{tool: McpTool, name: string}[]} tools each with its Clawser name
  * @property {{uri: string, name: string, title?: string, description?: string, mimeType?: string}[]} resources
- * @property {{name: string, title?: string, description?: string, arguments?: {name: string, description?: string, required?: boolean}[]}[]} prompts
+ * @property {{name: string, title?: string, description?: string, arguments?: {name: string, description?: string,
+ *   required?: boolean}[]}[]} prompts
  * @property {{at: number, level: string, text: string}[]} logs the server's log messages (newest last, at most 200)
  * @property {boolean} needsSignIn the server asked to sign in (OAuth) or refused its token
  * @property {string | null} authenticate its WWW-Authenticate header then (where OAuth discovery starts)
  */
 
 /** @returns {McpServerState} */
-const fresh = () => ({ status: 'disconnected', error: null, serverInfo: null, protocolVersion: null, instructions: null, tools: [], resources: [], prompts: [], logs: [], needsSignIn: false, authenticate: null });
+const fresh = () => ({
+  status: 'disconnected',
+  error: null,
+  serverInfo: null,
+  protocolVersion: null,
+  instructions: null,
+  tools: [],
+  resources: [],
+  prompts: [],
+  logs: [],
+  needsSignIn: false,
+  authenticate: null,
+});
 
 /**
  * A workspace's MCP servers: saved (the settings store, secrets sealed), connected on demand or when
@@ -113,7 +146,8 @@ export class McpManager {
   #settleStoredChoices() {
     const { registry } = this.deps;
     const servers = this.servers();
-    const orphan = (/** @type {string} */ key) => key.startsWith('mcp__') || (!!parseMcpToolKey(key) && !servers.some((s) => isKeyOfServer(key, s)));
+    const orphan = (/** @type {string} */ key) =>
+      key.startsWith('mcp__') || (!!parseMcpToolKey(key) && !servers.some((s) => isKeyOfServer(key, s)));
     const policies = registry.overrides();
     const rules = registry.rules();
     const legacy = [...new Set([...Object.keys(policies), ...rules.map((r) => r.tool)])].filter(isLegacyKey);
@@ -125,18 +159,29 @@ export class McpManager {
         const sole = candidates.length === 1;
         const policy = policies[name];
         // An "Always allow" or a rule that more than one server can have been given would loosen another server's tool: dropped.
-        const entry = { name, ...(policy && (sole || policy !== 'auto') ? { policy } : {}), rules: sole ? rules.filter((r) => r.tool === name).map(({ kind, pattern, createdAt }) => ({ kind, pattern, ...(createdAt ? { createdAt } : {}) })) : [], sole };
+        const entry = {
+          name,
+          ...(policy && (sole || policy !== 'auto') ? { policy } : {}),
+          rules: sole
+            ? rules
+                .filter((r) => r.tool === name)
+                .map(({ kind, pattern, createdAt }) => ({ kind, pattern, ...(createdAt ? { createdAt } : {}) }))
+            : [],
+          sole,
+        };
         if (!entry.policy && !entry.rules.length) continue;
         for (const c of candidates) handed.set(c.id, [...(handed.get(c.id) ?? []), entry]);
       }
       // The servers first: if the rest fails, the flat names are read again next time (kept once per name).
       if (handed.size) {
-        this.#save(servers.map((s) => {
-          const add = handed.get(s.id);
-          if (!add) return s;
-          const have = s.legacyChoices ?? [];
-          return { ...s, legacyChoices: [...have, ...add.filter((e) => !have.some((h) => h.name === e.name))] };
-        }));
+        this.#save(
+          servers.map((s) => {
+            const add = handed.get(s.id);
+            if (!add) return s;
+            const have = s.legacyChoices ?? [];
+            return { ...s, legacyChoices: [...have, ...add.filter((e) => !have.some((h) => h.name === e.name))] };
+          }),
+        );
       }
     }
     registry.forgetChoices((key) => isLegacyKey(key) || orphan(key));
@@ -169,7 +214,9 @@ export class McpManager {
   /** Calls back when a server or its state changed. @param {() => void} fn */
   subscribe(fn) {
     this.#listeners.add(fn);
-    return () => { this.#listeners.delete(fn); };
+    return () => {
+      this.#listeners.delete(fn);
+    };
   }
 
   #changed() {
@@ -187,12 +234,28 @@ export class McpManager {
    */
   async add(input) {
     const list = this.servers();
-    const server = McpServerSchema.parse({ id: newServerId(list), name: input.name, url: input.url.trim(), auth: input.auth ?? 'none', headerName: input.auth === 'header' ? input.headerName : undefined, listsBound: true });
+    const server = McpServerSchema.parse({
+      id: newServerId(list),
+      name: input.name,
+      url: input.url.trim(),
+      auth: input.auth ?? 'none',
+      headerName: input.auth === 'header' ? input.headerName : undefined,
+      listsBound: true,
+    });
     // Tool names are made of the server's name: two names that read the same there would clash.
     const clash = list.find((s) => serverSlug(s.name) === serverSlug(server.name));
-    if (clash) throw new McpError('protocol', `“${server.name}” reads the same as “${clash.name}”, a server already set up in this workspace, in tool names (mcp__${serverSlug(server.name)}__…): its tools would have the same names. Choose another name.`);
-    if ((server.auth === 'bearer' || server.auth === 'header') && !input.secret) throw new McpError('auth', server.auth === 'bearer' ? 'Enter the bearer token.' : `Enter the value of the ${server.headerName ?? ''} header.`);
-    if (server.auth === 'header' && !server.headerName) throw new McpError('auth', 'Enter the header\'s name.');
+    if (clash)
+      throw new McpError(
+        'protocol',
+        `“${server.name}” reads the same as “${clash.name}”, a server already set up in this workspace, in tool names ` +
+          `(mcp__${serverSlug(server.name)}__…): its tools would have the same names. Choose another name.`,
+      );
+    if ((server.auth === 'bearer' || server.auth === 'header') && !input.secret)
+      throw new McpError(
+        'auth',
+        server.auth === 'bearer' ? 'Enter the bearer token.' : `Enter the value of the ${server.headerName ?? ''} header.`,
+      );
+    if (server.auth === 'header' && !server.headerName) throw new McpError('auth', "Enter the header's name.");
     // A new server starts with no choices, whatever an earlier one with this id left (lists bound to it included).
     this.deps.registry.forgetChoices((key) => parseMcpToolKey(key)?.id === server.id);
     this.#forgetBindings((key) => parseMcpToolKey(key)?.id === server.id);
@@ -210,8 +273,16 @@ export class McpManager {
   async setSecret(id, secret) {
     const server = this.servers().find((s) => s.id === id);
     if (!server) throw new McpError('protocol', 'This server is not set up in this workspace.');
-    if (server.auth !== 'bearer' && server.auth !== 'header') throw new McpError('auth', `“${server.name}” signs in ${server.auth === 'oauth' ? 'with OAuth (Sign in)' : 'with nothing'}: it takes no token.`);
-    if (!secret) throw new McpError('auth', server.auth === 'bearer' ? 'Enter the bearer token.' : `Enter the value of the ${server.headerName ?? ''} header.`);
+    if (server.auth !== 'bearer' && server.auth !== 'header')
+      throw new McpError(
+        'auth',
+        `“${server.name}” signs in ${server.auth === 'oauth' ? 'with OAuth (Sign in)' : 'with nothing'}: it takes no token.`,
+      );
+    if (!secret)
+      throw new McpError(
+        'auth',
+        server.auth === 'bearer' ? 'Enter the bearer token.' : `Enter the value of the ${server.headerName ?? ''} header.`,
+      );
     this.deps.config.set(this.#secretKey(id), await this.deps.secrets.encrypt(secret));
     this.#changed();
   }
@@ -232,8 +303,17 @@ export class McpManager {
     const next = [];
     for (const s of settings) {
       const same = old.find((o) => sameSetting(o, s) && !next.some((n) => n.id === o.id));
-      // The document is the whole of the user's choices: an "Always allow" of an older version still waiting for its tool goes; an Off stays.
-      if (same) next.push(same.legacyChoices ? { ...same, legacyChoices: same.legacyChoices.filter((c) => c.policy && c.policy !== 'auto').map((c) => ({ ...c, rules: [] })) } : same);
+      // The document is the whole of the user's choices: an "Always allow" of an older version
+      // still waiting for its tool goes; an Off stays.
+      if (same)
+        next.push(
+          same.legacyChoices
+            ? {
+                ...same,
+                legacyChoices: same.legacyChoices.filter((c) => c.policy && c.policy !== 'auto').map((c) => ({ ...c, rules: [] })),
+              }
+            : same,
+        );
       else next.push(McpServerSchema.parse({ ...McpServerSettingSchema.parse(s), id: newServerId([...old, ...next]), listsBound: true }));
     }
     return next;
@@ -255,7 +335,8 @@ export class McpManager {
     // A planned server keeps an id only as it was (the same address and sign-in).
     for (const n of next) {
       const o = old.find((x) => x.id === n.id);
-      if (o && !sameSetting(o, n)) throw new McpError('protocol', `The server “${n.name}” changed since its list was planned: plan it again.`);
+      if (o && !sameSetting(o, n))
+        throw new McpError('protocol', `The server “${n.name}” changed since its list was planned: plan it again.`);
     }
     this.#save(next);
     for (const o of old) {
@@ -340,10 +421,16 @@ export class McpManager {
     const client = new McpClient({
       url: server.url,
       headers: fixed,
-      authHeaders: server.auth === 'oauth' && this.deps.authHeaders ? () => /** @type {NonNullable<typeof this.deps.authHeaders>} */ (this.deps.authHeaders)(server) : undefined,
+      authHeaders:
+        server.auth === 'oauth' && this.deps.authHeaders
+          ? () => /** @type {NonNullable<typeof this.deps.authHeaders>} */ (this.deps.authHeaders)(server)
+          : undefined,
       fetch: this.deps.fetch,
-      onLog: (level, data, logger) => this.#log(id, level, `${logger ? `${logger}: ` : ''}${typeof data === 'string' ? data : JSON.stringify(data)}`),
-      onToolsChanged: () => { this.#refreshTools(id).catch((err) => this.#fail(id, err)); },
+      onLog: (level, data, logger) =>
+        this.#log(id, level, `${logger ? `${logger}: ` : ''}${typeof data === 'string' ? data : JSON.stringify(data)}`),
+      onToolsChanged: () => {
+        this.#refreshTools(id).catch((err) => this.#fail(id, err));
+      },
     });
     const live = /** @type {{client: McpClient | null, state: McpServerState, unregister: (() => void)[]}} */ (this.#live.get(id));
     live.client = client;
@@ -375,7 +462,13 @@ export class McpManager {
     for (const off of live?.unregister ?? []) off();
     if (live) live.unregister = [];
     const e = /** @type {McpError} */ (err);
-    this.#set(id, { status: 'error', error: e?.message ?? String(err), tools: [], needsSignIn: e?.code === 'auth' && e.status === 401, authenticate: e?.authenticate ?? null });
+    this.#set(id, {
+      status: 'error',
+      error: e?.message ?? String(err),
+      tools: [],
+      needsSignIn: e?.code === 'auth' && e.status === 401,
+      authenticate: e?.authenticate ?? null,
+    });
   }
 
   /** @param {string} id @param {boolean} on */
@@ -406,7 +499,12 @@ export class McpManager {
         return false;
       }
       if (t.name.length <= 256) return true;
-      this.#log(id, 'warning', `A tool whose name is ${t.name.length} characters long (“${t.name.slice(0, 60)}…”) was left out: names longer than 256 characters are not taken.`);
+      this.#log(
+        id,
+        'warning',
+        `A tool whose name is ${t.name.length} characters long (“${t.name.slice(0, 60)}…”) was left out: names longer than 256 ` +
+          `characters are not taken.`,
+      );
       return false;
     });
     const siblings = usable.map((t) => t.name);
@@ -414,12 +512,23 @@ export class McpManager {
       const def = mcpToolDefinition(server, tool, () => this.#live.get(id)?.client ?? null, {
         siblings,
         // A token refused mid-session: the panel offers to sign in again.
-        onError: (err) => { try { this.#authFailure(id, err); } catch { /* the tool reports it */ } },
+        onError: (err) => {
+          try {
+            this.#authFailure(id, err);
+          } catch {
+            /* the tool reports it */
+          }
+        },
       });
       const holder = this.deps.registry.get(def.name);
       if (holder) {
-        // The name is taken (the server listed one tool twice, or another tool holds it): the first keeps it and the user is told; no choice passes between them.
-        this.#log(id, 'warning', `Tool ${tool.name} was left out: its name ${def.name} is already taken by ${this.#describeHolder(holder)}.`);
+        // The name is taken (the server listed one tool twice, or another tool holds it): the first
+        // keeps it and the user is told; no choice passes between them.
+        this.#log(
+          id,
+          'warning',
+          `Tool ${tool.name} was left out: its name ${def.name} is already taken by ${this.#describeHolder(holder)}.`,
+        );
         continue;
       }
       live.unregister.push(this.deps.registry.register(def));
@@ -454,12 +563,14 @@ export class McpManager {
       for (const t of matches) {
         const key = mcpToolKey(server, t.name);
         // A choice made since for the tool itself stands.
-        if (entry.policy && (exact || entry.policy !== 'auto') && registry.userPolicyOf(key) === null) registry.setPolicy(key, entry.policy);
+        if (entry.policy && (exact || entry.policy !== 'auto') && registry.userPolicyOf(key) === null)
+          registry.setPolicy(key, entry.policy);
         if (exact) for (const r of entry.rules) registry.addRule({ tool: key, ...r });
       }
       return false;
     });
-    if (left.length !== pending.length) this.#save(this.servers().map((s) => (s.id === server.id ? { ...s, legacyChoices: left.length ? left : undefined } : s)));
+    if (left.length !== pending.length)
+      this.#save(this.servers().map((s) => (s.id === server.id ? { ...s, legacyChoices: left.length ? left : undefined } : s)));
   }
 
   /**
@@ -474,7 +585,10 @@ export class McpManager {
     if (!server) return `${k.tool} (an MCP server no longer set up)`;
     const st = this.state(server.id);
     const live = st.tools.find((t) => t.tool.name === k.tool);
-    return live ? live.name : `${k.tool} (MCP server “${server.name}”, ${server.url}, ${st.status === 'connected' ? 'which does not list it now' : 'not connected'})`;
+    return live
+      ? live.name
+      : `${k.tool} (MCP server ` +
+          `“${server.name}”, ${server.url}, ${st.status === 'connected' ? 'which does not list it now' : 'not connected'})`;
   }
 
   /**
@@ -495,7 +609,9 @@ export class McpManager {
    */
   keyOfChoiceName(text) {
     // The longest server name that starts it: a server's name may hold "/".
-    const server = this.servers().filter((s) => text.startsWith(`${s.name}/`) && text.length > s.name.length + 1).sort((a, b) => b.name.length - a.name.length)[0];
+    const server = this.servers()
+      .filter((s) => text.startsWith(`${s.name}/`) && text.length > s.name.length + 1)
+      .sort((a, b) => b.name.length - a.name.length)[0];
     return server ? mcpToolKey(server, text.slice(server.name.length + 1)) : null;
   }
 
@@ -570,7 +686,7 @@ export class McpManager {
    * @param {string | null} owner @param {string[]} names
    */
   toolListFor(owner, names) {
-    return resolveNames(names, owner === null ? null : this.#bindings()[owner] ?? {}, this.#listEnv());
+    return resolveNames(names, owner === null ? null : (this.#bindings()[owner] ?? {}), this.#listEnv());
   }
 
   /** The bindings of names as they are now, without storing them (a scheduled job keeps its own). @param {string[]} names */
@@ -653,11 +769,14 @@ export class McpManager {
     const client = this.client(id);
     if (!client) throw new McpError('protocol', 'Connect the server first.');
     const r = await client.getPrompt(name, args).catch((err) => this.#authFailure(id, err));
-    return r.messages.map((m) => {
-      const c = m.content;
-      const body = c.type === 'text' ? c.text : c.type === 'resource' ? (c.resource.text ?? `[resource ${c.resource.uri}]`) : `[${c.type}]`;
-      return r.messages.length > 1 ? `${m.role}: ${body}` : body;
-    }).join('\n\n');
+    return r.messages
+      .map((m) => {
+        const c = m.content;
+        const body =
+          c.type === 'text' ? c.text : c.type === 'resource' ? (c.resource.text ?? `[resource ${c.resource.uri}]`) : `[${c.type}]`;
+        return r.messages.length > 1 ? `${m.role}: ${body}` : body;
+      })
+      .join('\n\n');
   }
 
   /**

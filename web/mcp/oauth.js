@@ -63,7 +63,10 @@ const secureOrLocal = (url) => {
   return u.protocol === 'https:' || (u.protocol === 'http:' && /^(127\.0\.0\.1|localhost|\[::1\])$/.test(u.hostname));
 };
 /** @param {string} url */
-const normalized = (url) => { const u = new URL(url); return `${u.origin}${u.pathname.replace(/\/+$/, '')}`; };
+const normalized = (url) => {
+  const u = new URL(url);
+  return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+};
 
 /** @param {Uint8Array} bytes */
 const base64url = (bytes) => toBase64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
@@ -100,20 +103,44 @@ export async function discover(serverUrl, wwwAuthenticate, f) {
   const url = new URL(serverUrl);
   const namedRaw = authenticateParams(wwwAuthenticate).resource_metadata;
   // The metadata address the 401 names is used only on https (or this machine).
-  const named = namedRaw && (() => { try { return secureOrLocal(namedRaw); } catch { return false; } })() ? namedRaw : undefined;
+  const named =
+    namedRaw &&
+    (() => {
+      try {
+        return secureOrLocal(namedRaw);
+      } catch {
+        return false;
+      }
+    })()
+      ? namedRaw
+      : undefined;
   const path = url.pathname.replace(/\/$/, '');
-  const prm = await firstJson(f, [...(named ? [named] : []), `${url.origin}/.well-known/oauth-protected-resource${path}`, `${url.origin}/.well-known/oauth-protected-resource`]);
+  const prm = await firstJson(f, [
+    ...(named ? [named] : []),
+    `${url.origin}/.well-known/oauth-protected-resource${path}`,
+    `${url.origin}/.well-known/oauth-protected-resource`,
+  ]);
   const resource = prm ? ResourceMetadataSchema.safeParse(prm.json) : null;
-  if (!resource?.success) throw new McpError('auth', `${url.host} asks to sign in but publishes no OAuth protected-resource metadata (RFC 9728), so Clawser cannot tell where to sign in. Use a token instead.`);
+  if (!resource?.success)
+    throw new McpError(
+      'auth',
+      `${url.host} asks to sign in but publishes no OAuth protected-resource metadata (RFC 9728), so Clawser cannot tell where to sign ` +
+        `in. Use a token instead.`,
+    );
   // The token is for this server only: metadata naming another resource (another API the user
   // can sign in to) would have Clawser hand this server a token for it.
   const res = new URL(resource.data.resource);
   const resPath = res.pathname.replace(/\/+$/, '');
   if (res.origin !== url.origin || !(path === resPath || path.startsWith(`${resPath}/`) || resPath === '')) {
-    throw new McpError('auth', `${url.host} names ${resource.data.resource} as the resource to sign in for, which is not this server (${serverUrl}); Clawser does not sign in for another resource.`);
+    throw new McpError(
+      'auth',
+      `${url.host} names ${resource.data.resource} as the resource to sign in for, which is not this server (${serverUrl}); Clawser ` +
+        `does not sign in for another resource.`,
+    );
   }
   const issuer = new URL(resource.data.authorization_servers[0]);
-  if (!secureOrLocal(issuer.href)) throw new McpError('auth', `The authorization server ${issuer.href} is not on https; Clawser does not sign in over plain http.`);
+  if (!secureOrLocal(issuer.href))
+    throw new McpError('auth', `The authorization server ${issuer.href} is not on https; Clawser does not sign in over plain http.`);
   const ipath = issuer.pathname.replace(/\/$/, '');
   const as = await firstJson(f, [
     `${issuer.origin}/.well-known/oauth-authorization-server${ipath}`,
@@ -122,14 +149,26 @@ export async function discover(serverUrl, wwwAuthenticate, f) {
   ]);
   const meta = as ? AuthServerSchema.safeParse(as.json) : null;
   if (!meta?.success) throw new McpError('auth', `The authorization server ${issuer.host} publishes no usable metadata (RFC 8414).`);
-  if (!meta.data.code_challenge_methods_supported?.includes('S256')) throw new McpError('auth', `The authorization server ${issuer.host} does not say it supports PKCE (S256); Clawser does not sign in without it.`);
-  if (meta.data.issuer !== undefined && normalized(meta.data.issuer) !== normalized(issuer.href)) throw new McpError('auth', `The authorization server's metadata names another issuer (${meta.data.issuer}, not ${issuer.href}); Clawser does not trust it.`);
+  if (!meta.data.code_challenge_methods_supported?.includes('S256'))
+    throw new McpError(
+      'auth',
+      `The authorization server ${issuer.host} does not say it supports PKCE (S256); Clawser does not sign in without it.`,
+    );
+  if (meta.data.issuer !== undefined && normalized(meta.data.issuer) !== normalized(issuer.href))
+    throw new McpError(
+      'auth',
+      `The authorization server's metadata names another issuer (${meta.data.issuer}, not ${issuer.href}); Clawser does not trust it.`,
+    );
   for (const endpoint of [meta.data.authorization_endpoint, meta.data.token_endpoint, meta.data.registration_endpoint]) {
-    if (endpoint && !secureOrLocal(endpoint)) throw new McpError('auth', `The authorization server's endpoint ${endpoint} is not on https; Clawser does not sign in over plain http.`);
+    if (endpoint && !secureOrLocal(endpoint))
+      throw new McpError(
+        'auth',
+        `The authorization server's endpoint ${endpoint} is not on https; Clawser does not sign in over plain http.`,
+      );
   }
   // The least the server asks for: the scope of its 401, else the resource's own list (never every scope the authorization server knows).
   const asked = authenticateParams(wwwAuthenticate).scope;
-  const scopes = asked ? asked.split(/\s+/).filter(Boolean) : resource.data.scopes_supported ?? [];
+  const scopes = asked ? asked.split(/\s+/).filter(Boolean) : (resource.data.scopes_supported ?? []);
   return { resource: resource.data.resource, scopes, server: meta.data };
 }
 
@@ -139,7 +178,8 @@ export async function discover(serverUrl, wwwAuthenticate, f) {
 export class McpOAuth {
   /**
    * @param {{config: ConfigStore, secrets: SecretBox, fetch?: typeof fetch, redirectUri: string,
-   *   authorize: (url: string, state: string) => Promise<{code?: string, error?: string, error_description?: string}>, now?: () => number}} deps
+   *   authorize: (url: string, state: string) => Promise<{code?: string, error?: string, error_description?: string}>, now?: () => number}}
+   *   deps
    *   authorize: shows the sign-in page (a popup) and resolves with what the redirect brought back for `state`
    */
   constructor(deps) {
@@ -192,14 +232,29 @@ export class McpOAuth {
       const res = await this.fetch(as.registration_endpoint, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({ client_name: 'Clawser', redirect_uris: [this.deps.redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' }),
+        body: JSON.stringify({
+          client_name: 'Clawser',
+          redirect_uris: [this.deps.redirectUri],
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'none',
+        }),
         credentials: 'omit',
       }).catch(() => null);
       const body = res?.ok ? await res.json().catch(() => null) : null;
-      if (!body || typeof body.client_id !== 'string') throw new McpError('auth', `Clawser could not register with the authorization server ${new URL(as.registration_endpoint).host} (HTTP ${res?.status ?? 'no answer'}).`);
+      if (!body || typeof body.client_id !== 'string')
+        throw new McpError(
+          'auth',
+          `Clawser could not register with the authorization server ${new URL(as.registration_endpoint).host} ` +
+            `(HTTP ${res?.status ?? 'no answer'}).`,
+        );
       clientId = body.client_id;
     } else {
-      throw new McpError('auth', `The authorization server ${new URL(as.authorization_endpoint).host} offers no dynamic client registration; Clawser cannot sign in there. Use a token instead.`);
+      throw new McpError(
+        'auth',
+        `The authorization server ${new URL(as.authorization_endpoint).host} offers no dynamic client registration; Clawser cannot sign ` +
+          `in there. Use a token instead.`,
+      );
     }
     const { verifier, challenge } = await pkcePair();
     const state = base64url(crypto.getRandomValues(new Uint8Array(16)));
@@ -213,8 +268,21 @@ export class McpOAuth {
     url.searchParams.set('resource', found.resource);
     if (found.scopes.length) url.searchParams.set('scope', found.scopes.join(' '));
     const answer = await this.deps.authorize(url.href, state);
-    if (!answer.code) throw new McpError('auth', `Signing in to ${new URL(server.url).host} did not finish${answer.error ? `: ${answer.error}${answer.error_description ? ` (${answer.error_description})` : ''}` : ''}.`);
-    const tokens = await this.#token(as.token_endpoint, { grant_type: 'authorization_code', code: answer.code, redirect_uri: this.deps.redirectUri, client_id: clientId, code_verifier: verifier, resource: found.resource });
+    if (!answer.code)
+      throw new McpError(
+        'auth',
+        `Signing in to ${new URL(server.url).host} did not finish${
+          answer.error ? `: ${answer.error}${answer.error_description ? ` ` + `(${answer.error_description})` : ''}` : ''
+        }.`,
+      );
+    const tokens = await this.#token(as.token_endpoint, {
+      grant_type: 'authorization_code',
+      code: answer.code,
+      redirect_uri: this.deps.redirectUri,
+      client_id: clientId,
+      code_verifier: verifier,
+      resource: found.resource,
+    });
     await this.#save(workspaceId, server.id, { clientId, tokenEndpoint: as.token_endpoint, resource: found.resource, ...tokens });
   }
 
@@ -223,12 +291,27 @@ export class McpOAuth {
    * @returns {Promise<{accessToken: string, refreshToken?: string, expiresAt?: number}>}
    */
   async #token(endpoint, form) {
-    const res = await this.fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: new URLSearchParams(form).toString(), credentials: 'omit' }).catch(() => null);
+    const res = await this.fetch(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: new URLSearchParams(form).toString(),
+      credentials: 'omit',
+    }).catch(() => null);
     const body = res ? await res.json().catch(() => null) : null;
     const parsed = TokenSchema.safeParse(body);
-    if (!res?.ok || !parsed.success) throw new McpError('auth', `The authorization server refused the sign-in (${String(body?.error_description ?? body?.error ?? `HTTP ${res?.status ?? 'no answer'}`)}).`);
+    if (!res?.ok || !parsed.success)
+      throw new McpError(
+        'auth',
+        `The authorization server refused the sign-in (${String(
+          body?.error_description ?? body?.error ?? `HTTP ` + `${res?.status ?? 'no answer'}`,
+        )}).`,
+      );
     const t = parsed.data;
-    return { accessToken: t.access_token, ...(t.refresh_token ? { refreshToken: t.refresh_token } : {}), ...(t.expires_in ? { expiresAt: this.now() + t.expires_in * 1000 } : {}) };
+    return {
+      accessToken: t.access_token,
+      ...(t.refresh_token ? { refreshToken: t.refresh_token } : {}),
+      ...(t.expires_in ? { expiresAt: this.now() + t.expires_in * 1000 } : {}),
+    };
   }
 
   /**
@@ -243,7 +326,10 @@ export class McpOAuth {
     const key = this.#key(workspaceId, server.id);
     const before = this.#locks.get(key) ?? Promise.resolve();
     const mine = before.then(() => this.#headersNow(workspaceId, server));
-    this.#locks.set(key, mine.catch(() => {}));
+    this.#locks.set(
+      key,
+      mine.catch(() => {}),
+    );
     return mine;
   }
 
@@ -257,7 +343,12 @@ export class McpOAuth {
     // Calls are queued per server (headers()), so one refresh happens at a time: a refresh token is often good for one use only.
     if (saved.expiresAt && saved.expiresAt - this.now() < 60_000 && saved.refreshToken) {
       try {
-        const fresh = await this.#token(saved.tokenEndpoint, { grant_type: 'refresh_token', refresh_token: saved.refreshToken, client_id: saved.clientId, resource: saved.resource });
+        const fresh = await this.#token(saved.tokenEndpoint, {
+          grant_type: 'refresh_token',
+          refresh_token: saved.refreshToken,
+          client_id: saved.clientId,
+          resource: saved.resource,
+        });
         saved = { ...saved, ...fresh, refreshToken: fresh.refreshToken ?? saved.refreshToken };
         await this.#save(workspaceId, server.id, saved);
       } catch {
@@ -266,7 +357,6 @@ export class McpOAuth {
     }
     return { authorization: `Bearer ${saved.accessToken}` };
   }
-
 
   /** The tokens of a server (for redaction). @param {string} workspaceId @param {string} serverId */
   async secretValues(workspaceId, serverId) {

@@ -67,12 +67,17 @@ function legacyTarget(name, env) {
   const candidates = env.servers.filter((s) => name.startsWith(`mcp_${slug(s.name)}_`));
   const older = 'a tool name of an older version of Clawser';
   if (!candidates.length) return { reason: `${older}, and no MCP server set up now can have made it` };
-  if (candidates.length > 1) return { reason: `${older} that more than one MCP server set up now can have made (${candidates.map((s) => `“${s.name}”`).join(', ')})` };
+  if (candidates.length > 1)
+    return {
+      reason: `${older} that more than one MCP server set up now can have made (${candidates.map((s) => `“${s.name}”`).join(', ')})`,
+    };
   const server = candidates[0];
   if (server.listsBound) return { reason: `${older}, saved before ${describeServer(server)} was set up` };
   const matches = env.live(server.id).filter((t) => legacyMcpToolName(server.name, t.tool.name) === name);
-  if (!matches.length) return env.live(server.id).length ? { reason: `${older}; ${describeServer(server)} has no tool of that name now` } : null;
-  if (matches.length > 1) return { reason: `${older} that several tools of ${describeServer(server)} had (${matches.map((m) => m.name).join(', ')})` };
+  if (!matches.length)
+    return env.live(server.id).length ? { reason: `${older}; ${describeServer(server)} has no tool of that name now` } : null;
+  if (matches.length > 1)
+    return { reason: `${older} that several tools of ${describeServer(server)} had (${matches.map((m) => m.name).join(', ')})` };
   const tool = env.tool(matches[0].name);
   return tool ? { tool } : null;
 }
@@ -106,7 +111,14 @@ export function bindNames(names, env) {
     }
     const target = legacyTarget(name, env);
     if (target && 'tool' in target && target.tool.policyKey) bound[name] = target.tool.policyKey;
-    else problems.push({ tool: name, reason: target && 'reason' in target ? target.reason : 'a tool name of an older version of Clawser, whose server is not connected: connect it and save again' });
+    else
+      problems.push({
+        tool: name,
+        reason:
+          target && 'reason' in target
+            ? target.reason
+            : 'a tool name of an older version of Clawser, whose server is not connected: connect it and save again',
+      });
   }
   return { bound, problems };
 }
@@ -151,7 +163,12 @@ export function resolveNames(names, bound, env) {
       // Its server is set up still: not connected now (or no longer lists the tool), like any such tool.
       if (serverOfKey(key, env.servers)) continue;
       const now = holder?.policyKey ? serverOfKey(holder.policyKey, env.servers) : undefined;
-      out.problems.push({ tool: name, reason: `it was chosen for an MCP server that is no longer set up (removed, or moved to another address)${now ? `; the tool of that name now belongs to ${describeServer(now)}, which was not chosen for it` : ''}` });
+      out.problems.push({
+        tool: name,
+        reason: `it was chosen for an MCP server that is no longer set up (removed, or moved to another address)${
+          now ? `; the tool of ` + `that name now belongs to ${describeServer(now)}, which was not chosen for it` : ''
+        }`,
+      });
       continue;
     }
     if (name.startsWith('mcp__')) {
@@ -159,7 +176,12 @@ export function resolveNames(names, bound, env) {
       // No server of that name: the name reaches nothing (as any unknown tool).
       if (!server) continue;
       if (server.listsBound) {
-        out.problems.push({ tool: name, reason: `it was not chosen for ${describeServer(server)}, which was set up after the list was saved (or the list was saved in another workspace)` });
+        out.problems.push({
+          tool: name,
+          reason:
+            `it was not chosen for ${describeServer(server)}, which was set up after the list was saved (or the list was saved in ` +
+            `another workspace)`,
+        });
         continue;
       }
       if (holder?.policyKey?.startsWith(mcpServerKeyPrefix(server))) take(holder);
@@ -174,4 +196,3 @@ export function resolveNames(names, bound, env) {
 
 /** A problem as a sentence about its list's owner ("@triage", "The skill “pdf”"). @param {string} who @param {ToolListProblem} p */
 export const describeProblem = (who, p) => `${who}: ${p.tool} is left out — ${p.reason}.`;
-

@@ -16,7 +16,11 @@ import { stripInvisible } from '../safety/invisible.js';
 export const slug = (s) => plainSlug(s) || 'x';
 
 /** @param {string} s */
-const plainSlug = (s) => s.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+const plainSlug = (s) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
 
 /**
  * A short, stable digest of a string: 8 characters of [0-9a-z] (41 bits, FNV-1a in two lanes
@@ -110,7 +114,11 @@ export function parseMcpToolKey(key) {
   return m ? { id: m[1], urlTag: m[2], tool: m[3] } : null;
 }
 
-/** Whether a key belongs to this server as it is now (same id, same address). @param {string} key @param {{id: string, url: string}} server */
+/**
+ * Whether a key belongs to this server as it is now (same id, same address).
+ * @param {string} key
+ * @param {{id: string, url: string}} server
+ */
 export const isKeyOfServer = (key, server) => key.startsWith(mcpServerKeyPrefix(server));
 
 /**
@@ -127,7 +135,8 @@ export function legacyMcpToolName(server, tool) {
 }
 
 /** The permission an MCP tool gets from its annotations. @param {McpTool} tool @returns {'read' | 'network'} */
-export const mcpPermission = (tool) => (tool.annotations?.readOnlyHint === true && tool.annotations?.destructiveHint !== true ? 'read' : 'network');
+export const mcpPermission = (tool) =>
+  tool.annotations?.readOnlyHint === true && tool.annotations?.destructiveHint !== true ? 'read' : 'network';
 
 /**
  * A tool result from MCP content: text parts joined, images (the first as the result's image),
@@ -143,12 +152,17 @@ export function mcpResult(r, maxChars = 100_000) {
   for (const c of r.content) {
     if (c.type === 'text') parts.push(c.text);
     else if (c.type === 'image') {
-      if (!image && /^image\/(png|jpeg|gif|webp)$/.test(c.mimeType)) image = { mediaType: c.mimeType, dataUrl: `data:${c.mimeType};base64,${c.data}` };
+      if (!image && /^image\/(png|jpeg|gif|webp)$/.test(c.mimeType))
+        image = { mediaType: c.mimeType, dataUrl: `data:${c.mimeType};base64,${c.data}` };
       parts.push(`[image: ${c.mimeType}, ${Math.round((c.data.length * 3) / 4)} bytes]`);
     } else if (c.type === 'audio') parts.push(`[audio: ${c.mimeType}]`);
     else if (c.type === 'resource') {
       const res = c.resource;
-      parts.push(typeof res.text === 'string' ? `[resource ${res.uri}${res.mimeType ? ` (${res.mimeType})` : ''}]\n${res.text}` : `[resource ${res.uri}: binary${res.mimeType ? `, ${res.mimeType}` : ''}]`);
+      parts.push(
+        typeof res.text === 'string'
+          ? `[resource ${res.uri}${res.mimeType ? ` (${res.mimeType})` : ''}]\n${res.text}`
+          : `[resource ${res.uri}: binary${res.mimeType ? `, ${res.mimeType}` : ''}]`,
+      );
     } else if (c.type === 'resource_link') parts.push(`[link: ${c.name ?? c.uri} — ${c.uri}${c.description ? ` — ${c.description}` : ''}]`);
   }
   if (!parts.length && r.structuredContent !== undefined) parts.push(JSON.stringify(r.structuredContent, null, 2));
@@ -160,7 +174,8 @@ export function mcpResult(r, maxChars = 100_000) {
 /**
  * One MCP tool as a Clawser tool; calls go to `client()` (the server's current connection).
  * @param {{id: string, name: string, url: string}} server @param {McpTool} tool @param {() => McpClient | null} client
- * @param {{onProgress?: (tool: string, p: import('./client.js').McpProgress) => void, onError?: (err: import('./client.js').McpError) => void, siblings?: string[]}} [options]
+ * @param {{onProgress?: (tool: string, p: import('./client.js').McpProgress) => void, onError?: (err: import('./client.js').McpError) =>
+ *   void, siblings?: string[]}} [options]
  *   siblings: the exact names of every tool of the server (see mcpToolNames)
  * @returns {ToolDefinition}
  */
@@ -170,11 +185,17 @@ export function mcpToolDefinition(server, tool, client, options = {}) {
   // Annotations are the server's hints: read-only lowers the permission, destructive asks every time.
   const destructive = tool.annotations?.destructiveHint === true && tool.annotations?.readOnlyHint !== true;
   // Written by the server: invisible and control characters removed, one paragraph, bounded.
-  const clean = (/** @type {string} */ s) => stripInvisible(s).replace(/[\u0000-\u001F\u007F]/g, ' ').replace(/\s+/g, ' ').trim();
+  const clean = (/** @type {string} */ s) =>
+    stripInvisible(s)
+      .replace(/[\u0000-\u001F\u007F]/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
   return {
     name,
     policyKey: mcpToolKey(server, tool.name),
-    description: clean(`[MCP server “${server.name}”] ${tool.title && tool.title !== tool.name ? `${tool.title}: ` : ''}${tool.description ?? tool.name}`).slice(0, 1024),
+    description: clean(
+      `[MCP server “${server.name}”] ${tool.title && tool.title !== tool.name ? `${tool.title}: ` : ''}${tool.description ?? tool.name}`,
+    ).slice(0, 1024),
     permission: mcpPermission(tool),
     untrusted: `the MCP server “${server.name}”`,
     // The server checks the arguments against its own schema; here only their shape as an object.
@@ -201,7 +222,10 @@ export function mcpToolDefinition(server, tool, client, options = {}) {
       return mcpResult(r);
     },
     preview(args) {
-      return `Call ${tool.name} on the MCP server “${server.name}”${tool.annotations?.readOnlyHint ? ' (it says it only reads)' : ''}${destructive ? ' — the server marks it destructive' : ''} with ${JSON.stringify(args).slice(0, 500)}.`;
+      return (
+        `Call ${tool.name} on the MCP server “${server.name}”${tool.annotations?.readOnlyHint ? ' (it says it only reads)' : ''}` +
+        `${destructive ? ' — the server marks it destructive' : ''} with ${JSON.stringify(args).slice(0, 500)}.`
+      );
     },
   };
 }

@@ -33,7 +33,9 @@ import { INSTALL_MANIFEST, REQUIRED_MODEL_FILES, modelFileUrl } from './model-fi
  * @property {string} [fingerprint] model tag when there is no install manifest (Node)
  */
 
-export const MISSING_MESSAGE = 'Semantic search is off: no embedding model is installed. Install it in the Memory panel (download once, or import the model folder or ZIP); keyword search works meanwhile.';
+export const MISSING_MESSAGE =
+  'Semantic search is off: no embedding model is installed. Install it in the Memory panel (download ' +
+  'once, or import the model folder or ZIP); keyword search works meanwhile.';
 
 /** transformers.js reports absent local files with these phrases (hub.js getModelFile). */
 const NOT_FOUND = /not found locally|could not locate file|local_files_only|no such file|ENOENT/i;
@@ -45,7 +47,12 @@ const NOT_FOUND = /not found locally|could not locate file|local_files_only|no s
 export function classifyLoadError(err) {
   const text = err instanceof Error ? err.message : String(err);
   if (NOT_FOUND.test(text)) return { code: 'model_missing', message: MISSING_MESSAGE };
-  return { code: 'load_failed', message: `The embedding model could not be loaded (${text.slice(0, 300)}). Remove it and install it again in the Memory panel; keyword search works meanwhile.` };
+  return {
+    code: 'load_failed',
+    message:
+      `The embedding model could not be loaded (${text.slice(0, 300)}). Remove it and install it again in the Memory panel; ` +
+      `keyword search works meanwhile.`,
+  };
 }
 
 /**
@@ -66,7 +73,8 @@ async function findInstalled(cacheStorage, config) {
   } catch {
     return { ok: false };
   }
-  const fingerprint = data && typeof data === 'object' && 'fingerprint' in data && typeof data.fingerprint === 'string' ? data.fingerprint : '';
+  const fingerprint =
+    data && typeof data === 'object' && 'fingerprint' in data && typeof data.fingerprint === 'string' ? data.fingerprint : '';
   for (const file of REQUIRED_MODEL_FILES) {
     if (!(await cache.match(modelFileUrl(config.localModelPath, config.modelId, file)))) return { ok: false };
   }
@@ -77,7 +85,8 @@ async function findInstalled(cacheStorage, config) {
  * The subset of transformers.js used here (the vendored bundle is untyped at the URL import).
  * @typedef {{
  *   env: any,
- *   pipeline: (task: string, model: string, options?: object) => Promise<(texts: string[], options: object) => Promise<{data: Float32Array, dims: number[]}>>
+ *   pipeline: (task: string, model: string, options?: object) => Promise<(texts: string[], options: object) => Promise<{data: Float32Array,
+ *   dims: number[]}>>
  * }} TransformersModule
  *   env: any — transformers' env object has a loose, version-specific shape
  */
@@ -145,7 +154,13 @@ export function createEmbedWorkerHost(deps) {
       const probe = await pipe(['probe'], { pooling: 'mean', normalize: true });
       const dims = probe.dims.at(-1);
       if (dims !== config.dimensions) {
-        setStatus({ state: 'error', code: 'wrong_dimensions', message: `The installed embedding model makes ${dims}-dimensional vectors; memory search needs ${config.dimensions} (all-MiniLM-L6-v2). Remove it and install all-MiniLM-L6-v2.` });
+        setStatus({
+          state: 'error',
+          code: 'wrong_dimensions',
+          message:
+            `The installed embedding model makes ${dims}-dimensional vectors; memory search needs ${config.dimensions} ` +
+            `(all-MiniLM-L6-v2). Remove it and install all-MiniLM-L6-v2.`,
+        });
         return;
       }
       extractor = pipe;
@@ -167,7 +182,11 @@ export function createEmbedWorkerHost(deps) {
       const data = out.data instanceof Float32Array ? out.data : Float32Array.from(out.data);
       deps.post({ type: 'result', id, data, dimensions: out.dims.at(-1) }, [data.buffer]);
     } catch (err) {
-      deps.post({ type: 'result', id, error: { code: 'embed_failed', message: `Embedding failed: ${err instanceof Error ? err.message : String(err)}` } });
+      deps.post({
+        type: 'result',
+        id,
+        error: { code: 'embed_failed', message: `Embedding failed: ${err instanceof Error ? err.message : String(err)}` },
+      });
     }
   }
 
@@ -179,7 +198,9 @@ export function createEmbedWorkerHost(deps) {
         deps.post({ type: 'status', status });
         return;
       }
-      loading = load(/** @type {EmbedWorkerConfig} */ (message.config)).finally(() => { loading = null; });
+      loading = load(/** @type {EmbedWorkerConfig} */ (message.config)).finally(() => {
+        loading = null;
+      });
     } else if (message.type === 'embed') {
       const id = Number(message.id);
       const texts = Array.isArray(message.texts) ? message.texts.map(String) : [];

@@ -7,11 +7,19 @@
  * overtakes queued background batches and waits at most for the one batch being computed.
  */
 /** @import { EmbedderStatus, EmbedWorkerConfig } from './embed-core.js' */
-import { DEFAULT_MODEL_ID, MODEL_CACHE_NAME, MODEL_DIMENSIONS, defaultModelBaseUrl, defaultTransformersUrl, defaultWasmPaths } from './model-files.js';
+import {
+  DEFAULT_MODEL_ID,
+  MODEL_CACHE_NAME,
+  MODEL_DIMENSIONS,
+  defaultModelBaseUrl,
+  defaultTransformersUrl,
+  defaultWasmPaths,
+} from './model-files.js';
 import { MISSING_MESSAGE } from './embed-core.js';
 
 /**
- * @typedef {'model_missing' | 'load_failed' | 'wrong_dimensions' | 'not_ready' | 'timeout' | 'worker_failed' | 'embed_failed' | 'invalid_input' | 'aborted' | 'unsupported'} EmbedderErrorCode
+ * @typedef {'model_missing' | 'load_failed' | 'wrong_dimensions' | 'not_ready' | 'timeout' | 'worker_failed' | 'embed_failed'
+ *   | 'invalid_input' | 'aborted' | 'unsupported'} EmbedderErrorCode
  */
 
 /** Embedding failure with a stable `code` and a message a person can act on. */
@@ -105,15 +113,25 @@ export class Embedder {
       fingerprint: options.fingerprint,
     };
     const workerUrl = options.workerUrl ?? new URL('./embed-worker.js', import.meta.url);
-    this.#createWorker = options.createWorker ?? (() => {
-      if (typeof Worker === 'undefined') throw new EmbedderError('unsupported', 'This browser cannot run the embedding worker (no module Workers); keyword search still works.');
-      return /** @type {WorkerLike} */ (/** @type {unknown} */ (new Worker(workerUrl, { type: 'module', name: 'clawser-embedder' })));
-    });
+    this.#createWorker =
+      options.createWorker ??
+      (() => {
+        if (typeof Worker === 'undefined')
+          throw new EmbedderError(
+            'unsupported',
+            'This browser cannot run the embedding worker (no module Workers); keyword search still works.',
+          );
+        return /** @type {WorkerLike} */ (/** @type {unknown} */ (new Worker(workerUrl, { type: 'module', name: 'clawser-embedder' })));
+      });
   }
 
   /** Current status (state, message, code, model). */
-  get status() { return this.#status; }
-  get ready() { return this.#status.state === 'ready'; }
+  get status() {
+    return this.#status;
+  }
+  get ready() {
+    return this.#status.state === 'ready';
+  }
 
   /**
    * Calls `fn` with the current status now and on every change.
@@ -123,7 +141,9 @@ export class Embedder {
   subscribe(fn) {
     this.#listeners.add(fn);
     fn(this.#status);
-    return () => { this.#listeners.delete(fn); };
+    return () => {
+      this.#listeners.delete(fn);
+    };
   }
 
   /** @param {EmbedderStatus} status */
@@ -146,7 +166,9 @@ export class Embedder {
    */
   load() {
     if (this.#status.state === 'ready') return Promise.resolve(this.#status);
-    const promise = new Promise((resolve, reject) => { this.#loadWaiters.push({ resolve, reject }); });
+    const promise = new Promise((resolve, reject) => {
+      this.#loadWaiters.push({ resolve, reject });
+    });
     if (this.#loadWaiters.length === 1) {
       try {
         const worker = this.#ensureWorker();
@@ -154,11 +176,22 @@ export class Embedder {
         clearTimeout(this.#loadTimer);
         this.#loadTimer = setTimeout(() => {
           if (this.#status.state !== 'loading') return;
-          this.#fail('timeout', `The embedding model did not load within ${Math.round(this.loadTimeoutMs / 1000)} s. Try again; if it keeps failing, remove and reinstall it.`);
+          this.#fail(
+            'timeout',
+            `The embedding model did not load within ${Math.round(this.loadTimeoutMs / 1000)} s. Try again; if it keeps failing, remove ` +
+              `and reinstall it.`,
+          );
         }, this.loadTimeoutMs);
         worker.postMessage({ type: 'load', config: this.#config });
       } catch (err) {
-        const e = err instanceof EmbedderError ? err : new EmbedderError('worker_failed', `The embedding worker could not start: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        const e =
+          err instanceof EmbedderError
+            ? err
+            : new EmbedderError(
+                'worker_failed',
+                `The embedding worker could not start: ${err instanceof Error ? err.message : String(err)}`,
+                { cause: err },
+              );
         this.#setStatus({ state: 'error', code: e.code, message: e.message });
         this.#settleLoad(e);
       }
@@ -199,7 +232,12 @@ export class Embedder {
     if (texts.length === 0) return Promise.resolve([]);
     if (this.#status.state !== 'ready') {
       const missing = this.#status.state === 'missing';
-      return Promise.reject(new EmbedderError(missing ? 'model_missing' : 'not_ready', missing ? MISSING_MESSAGE : `The embedding model is not ready (${this.#status.state}): ${this.#status.message}`));
+      return Promise.reject(
+        new EmbedderError(
+          missing ? 'model_missing' : 'not_ready',
+          missing ? MISSING_MESSAGE : `The embedding model is not ready (${this.#status.state}): ${this.#status.message}`,
+        ),
+      );
     }
     if (options.signal?.aborted) return Promise.reject(new EmbedderError('aborted', 'Embedding was cancelled.'));
     return new Promise((resolve, reject) => {
@@ -210,8 +248,20 @@ export class Embedder {
       const job = {
         texts: texts.map((t) => (t.length > MAX_EMBED_CHARS ? t.slice(0, MAX_EMBED_CHARS) : t)),
         priority: options.priority ?? 'low',
-        resolve: (v) => { if (!job.settled) { job.settled = true; job.cleanup(); resolve(v); } },
-        reject: (e) => { if (!job.settled) { job.settled = true; job.cleanup(); reject(e); } },
+        resolve: (v) => {
+          if (!job.settled) {
+            job.settled = true;
+            job.cleanup();
+            resolve(v);
+          }
+        },
+        reject: (e) => {
+          if (!job.settled) {
+            job.settled = true;
+            job.cleanup();
+            reject(e);
+          }
+        },
         settled: false,
         cleanup: () => {
           clearTimeout(timer);
@@ -224,7 +274,11 @@ export class Embedder {
         if (i >= 0) this.#queue.splice(i, 1);
         job.reject(err); // a running job's result is dropped when it arrives
       };
-      if (options.timeoutMs !== undefined) timer = setTimeout(() => settle(new EmbedderError('timeout', `Embedding took longer than ${options.timeoutMs} ms.`)), options.timeoutMs);
+      if (options.timeoutMs !== undefined)
+        timer = setTimeout(
+          () => settle(new EmbedderError('timeout', `Embedding took longer than ${options.timeoutMs} ms.`)),
+          options.timeoutMs,
+        );
       options.signal?.addEventListener('abort', onAbort, { once: true });
       if (job.priority === 'high') {
         const firstLow = this.#queue.findIndex((j) => j.priority === 'low');
@@ -257,7 +311,11 @@ export class Embedder {
     worker.onmessage = (event) => this.#onMessage(event.data);
     worker.onerror = (event) => {
       if (this.#worker !== worker) return;
-      this.#fail('worker_failed', `The embedding worker failed${event?.message ? ` (${event.message})` : ''}. Reload the page to try again; keyword search still works.`);
+      this.#fail(
+        'worker_failed',
+        `The embedding worker failed${event?.message ? ` (${event.message})` : ''}. Reload the page to try again; keyword search still ` +
+          `works.`,
+      );
     };
     this.#worker = worker;
     return worker;
@@ -290,7 +348,12 @@ export class Embedder {
         const flat = data.data;
         const d = Number(data.dimensions);
         if (d !== this.dimensions || flat.length !== d * job.texts.length) {
-          job.reject(new EmbedderError('embed_failed', `The embedding worker returned ${flat.length} numbers for ${job.texts.length} texts of ${this.dimensions} dimensions.`));
+          job.reject(
+            new EmbedderError(
+              'embed_failed',
+              `The embedding worker returned ${flat.length} numbers for ${job.texts.length} texts of ${this.dimensions} dimensions.`,
+            ),
+          );
         } else {
           job.resolve(Array.from({ length: job.texts.length }, (_, i) => flat.subarray(i * d, (i + 1) * d)));
         }

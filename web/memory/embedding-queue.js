@@ -96,22 +96,41 @@ export class EmbeddingQueue {
     const pending = this.#waiting.size;
     const embedder = this.#embedder;
     const vectors = this.deps.vectors();
-    const base = { pending, done: this.#done, total: this.#done + pending, failed: this.#failed.size, vectors, embedder: embedder?.status.state ?? null };
+    const base = {
+      pending,
+      done: this.#done,
+      total: this.#done + pending,
+      failed: this.#failed.size,
+      vectors,
+      embedder: embedder?.status.state ?? null,
+    };
     if (!embedder) return { ...base, state: 'off', message: 'Semantic search is off.' };
     if (!this.ready()) {
       const status = embedder.status;
-      const message = status.state === 'ready' ? `The embedding model makes ${status.model?.dimensions}-dimensional vectors; memory needs ${this.deps.dimensions}.` : status.message;
+      const message =
+        status.state === 'ready'
+          ? `The embedding model makes ${status.model?.dimensions}-dimensional vectors; memory needs ${this.deps.dimensions}.`
+          : status.message;
       return { ...base, state: 'waiting', message };
     }
-    if (pending > 0 || this.#running) return { ...base, state: 'running', message: `Embedding ${this.#done} of ${this.#done + pending} memories…` };
-    return { ...base, state: 'idle', message: `Semantic search is on (${vectors} ${vectors === 1 ? 'memory' : 'memories'} embedded${this.#failed.size ? `, ${this.#failed.size} failed` : ''}).` };
+    if (pending > 0 || this.#running)
+      return { ...base, state: 'running', message: `Embedding ${this.#done} of ${this.#done + pending} memories…` };
+    return {
+      ...base,
+      state: 'idle',
+      message: `Semantic search is on (${vectors} ${vectors === 1 ? 'memory' : 'memories'} embedded${
+        this.#failed.size ? `, ` + `${this.#failed.size} failed` : ''
+      }).`,
+    };
   }
 
   /** Calls `fn` with the state now and after every change (coalesced per microtask). @param {(state: EmbeddingState) => void} fn */
   subscribe(fn) {
     this.#listeners.add(fn);
     fn(this.state);
-    return () => { this.#listeners.delete(fn); };
+    return () => {
+      this.#listeners.delete(fn);
+    };
   }
 
   /** Resolves once the queue is not running (everything embedded, or the embedder not ready). */

@@ -21,7 +21,12 @@ export const MODEL_DIMENSIONS = 384;
 export const MODEL_CACHE_NAME = 'clawser-models';
 
 /** The files transformers.js loads for a quantized BERT-style feature extractor. */
-export const REQUIRED_MODEL_FILES = /** @type {const} */ (['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_quantized.onnx']);
+export const REQUIRED_MODEL_FILES = /** @type {const} */ ([
+  'config.json',
+  'tokenizer.json',
+  'tokenizer_config.json',
+  'onnx/model_quantized.onnx',
+]);
 
 /** Written last on install, removed first on uninstall: "installed" means this exists. */
 export const INSTALL_MANIFEST = 'clawser-install.json';

@@ -1,3 +1,6 @@
+// Why this file is long: the three ways to install the embedding model (download with progress, a
+//  folder, a ZIP) share one validation and one write-then-manifest order, which is the file's
+//  guarantee (a half install never counts).
 /**
  * Installing the embedding model once, for offline use: downloaded from the Hugging Face hub
  * (byte-level progress for a progress bar), or imported from a folder or a ZIP for machines
@@ -9,11 +12,20 @@
 import { z } from 'zod';
 import { Unzip, UnzipInflate } from 'fflate';
 import { ArchiveLimitError, ExpansionBudget } from '../files/archive-limits.js';
-import { DEFAULT_MODEL_ID, INSTALL_MANIFEST, MODEL_CACHE_NAME, MODEL_DIMENSIONS, REQUIRED_MODEL_FILES, defaultModelBaseUrl, modelFileUrl } from './model-files.js';
+import {
+  DEFAULT_MODEL_ID,
+  INSTALL_MANIFEST,
+  MODEL_CACHE_NAME,
+  MODEL_DIMENSIONS,
+  REQUIRED_MODEL_FILES,
+  defaultModelBaseUrl,
+  modelFileUrl,
+} from './model-files.js';
 import { offlineExplains } from '../net/offline.js';
 
 /**
- * @typedef {'offline' | 'network' | 'http' | 'aborted' | 'missing_files' | 'invalid_file' | 'too_large' | 'zip_corrupt' | 'quota' | 'storage' | 'unavailable'} ModelInstallErrorCode
+ * @typedef {'offline' | 'network' | 'http' | 'aborted' | 'missing_files' | 'invalid_file' | 'too_large' | 'zip_corrupt' | 'quota'
+ *   | 'storage' | 'unavailable'} ModelInstallErrorCode
  */
 
 /** Install failure with a stable `code` and a message a person can act on. */
@@ -96,7 +108,10 @@ const ManifestSchema = z.object({
 
 /** @param {string} name */
 function safeRelativePath(name) {
-  const parts = name.replace(/\\/g, '/').split('/').filter((p) => p && p !== '.');
+  const parts = name
+    .replace(/\\/g, '/')
+    .split('/')
+    .filter((p) => p && p !== '.');
   if (name.startsWith('/') || /^[a-zA-Z]:/.test(name) || parts.some((p) => p === '..' || /[\0-\x1f]/.test(p))) return null;
   return parts;
 }
@@ -129,7 +144,11 @@ export function matchModelFile(name) {
 export function validateModelFiles(files, dimensions = MODEL_DIMENSIONS) {
   const missing = REQUIRED_MODEL_FILES.filter((f) => !files.has(f));
   if (missing.length) {
-    throw new ModelInstallError('missing_files', `The model is incomplete: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing. Pick the model folder (or a ZIP of it) holding config.json, tokenizer.json, tokenizer_config.json and onnx/model_quantized.onnx.`);
+    throw new ModelInstallError(
+      'missing_files',
+      `The model is incomplete: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing. Pick the model folder (or a ZIP ` +
+        `of it) holding config.json, tokenizer.json, tokenizer_config.json and onnx/model_quantized.onnx.`,
+    );
   }
   /** @param {string} path @param {z.ZodType} schema */
   const json = (path, schema) => {
@@ -142,19 +161,31 @@ export function validateModelFiles(files, dimensions = MODEL_DIMENSIONS) {
       throw new ModelInstallError('invalid_file', `${path} is not valid JSON. Get a fresh copy of the model files.`);
     }
     const parsed = schema.safeParse(value);
-    if (!parsed.success) throw new ModelInstallError('invalid_file', `${path} does not look like a transformers model file (${parsed.error.issues[0]?.path.join('.') || 'root'}: ${parsed.error.issues[0]?.message}). Get a fresh copy of the model files.`);
+    if (!parsed.success)
+      throw new ModelInstallError(
+        'invalid_file',
+        `${path} does not look like a transformers model file (${parsed.error.issues[0]?.path.join('.') || 'root'}: ` +
+          `${parsed.error.issues[0]?.message}). Get a fresh copy of the model files.`,
+      );
     return /** @type {Record<string, unknown>} */ (parsed.data);
   };
   const config = json('config.json', ConfigSchema);
   if (config.hidden_size !== dimensions) {
-    throw new ModelInstallError('invalid_file', `This model makes ${config.hidden_size}-dimensional vectors; memory search needs ${dimensions} (Xenova/all-MiniLM-L6-v2). Install that model.`);
+    throw new ModelInstallError(
+      'invalid_file',
+      `This model makes ${config.hidden_size}-dimensional vectors; memory search needs ${dimensions} (Xenova/all-MiniLM-L6-v2). Install ` +
+        `that model.`,
+    );
   }
   json('tokenizer.json', TokenizerSchema);
   json('tokenizer_config.json', TokenizerConfigSchema);
   const onnx = /** @type {Uint8Array} */ (files.get('onnx/model_quantized.onnx'));
   const head = new TextDecoder().decode(onnx.subarray(0, 40));
   if (head.startsWith('version https://git-lfs')) {
-    throw new ModelInstallError('invalid_file', 'onnx/model_quantized.onnx is a Git LFS pointer, not the model. Fetch the real file (git lfs pull) or download the model instead.');
+    throw new ModelInstallError(
+      'invalid_file',
+      'onnx/model_quantized.onnx is a Git LFS pointer, not the model. Fetch the real file (git lfs pull) or download the model instead.',
+    );
   }
   // An ONNX ModelProto starts with field 1 (ir_version, varint): byte 0x08.
   if (onnx.length < 16 || onnx[0] !== 0x08) {
@@ -220,7 +251,11 @@ export class ModelInstaller {
   }
 
   #cacheStorage() {
-    if (!this.caches) throw new ModelInstallError('unavailable', 'Browser storage for the model (Cache Storage) is not available here. Open Clawser over https or http://localhost.');
+    if (!this.caches)
+      throw new ModelInstallError(
+        'unavailable',
+        'Browser storage for the model (Cache Storage) is not available here. Open Clawser over https or http://localhost.',
+      );
     return this.caches;
   }
 
@@ -256,7 +291,15 @@ export class ModelInstaller {
       files.push({ path, size });
       r.body?.cancel().catch(() => {});
     }
-    return { installed: !!manifest && missing.length === 0, available: true, modelId: this.modelId, files, totalBytes: files.reduce((s, f) => s + f.size, 0), missing, manifest };
+    return {
+      installed: !!manifest && missing.length === 0,
+      available: true,
+      modelId: this.modelId,
+      files,
+      totalBytes: files.reduce((s, f) => s + f.size, 0),
+      missing,
+      manifest,
+    };
   }
 
   async isInstalled() {
@@ -297,56 +340,79 @@ export class ModelInstaller {
       onProgress?.({ phase: 'download', loaded, total, file, files: state.map((f) => ({ ...f })) });
     };
     try {
-      const results = await Promise.all(REQUIRED_MODEL_FILES.map(async (path, i) => {
-        const url = this.hubFileUrl(path);
-        /** @type {Response} */
-        let res;
-        try {
-          res = await this.fetch(url, { signal: controller.signal, credentials: 'omit' });
-        } catch (err) {
-          if (signal?.aborted) throw new ModelInstallError('aborted', 'The model download was cancelled; nothing was installed.');
-          const offline = offlineExplains(url);
-          throw new ModelInstallError(offline ? 'offline' : 'network', offline
-            ? 'You are offline, so the model cannot be downloaded. Connect and try again, or import the model folder or ZIP instead.'
-            : `Could not reach ${new URL(url).host} to download the model (${err instanceof Error ? err.message : String(err)}). Check the connection, or import the model folder or ZIP instead.`, { cause: err });
-        }
-        if (!res.ok) throw new ModelInstallError('http', `Downloading ${path} failed: HTTP ${res.status} from ${new URL(url).host}. Try again later, or import the model folder or ZIP instead.`);
-        const limit = MODEL_FILE_LIMITS[path];
-        const length = Number(res.headers.get('content-length'));
-        if (length > 0) state[i].total = length;
-        if (length > limit) throw new ModelInstallError('too_large', `${path} is ${length} bytes, more than the ${limit} allowed; this is not the expected model.`);
-        report(path);
-        if (!res.body) {
-          const bytes = new Uint8Array(await res.arrayBuffer());
-          state[i].loaded = bytes.length;
-          report(path);
-          return bytes;
-        }
-        const reader = res.body.getReader();
-        /** @type {Uint8Array[]} */
-        const chunks = [];
-        let size = 0;
-        for (;;) {
-          /** @type {ReadableStreamReadResult<Uint8Array>} */
-          let step;
+      const results = await Promise.all(
+        REQUIRED_MODEL_FILES.map(async (path, i) => {
+          const url = this.hubFileUrl(path);
+          /** @type {Response} */
+          let res;
           try {
-            step = await reader.read();
+            res = await this.fetch(url, { signal: controller.signal, credentials: 'omit' });
           } catch (err) {
             if (signal?.aborted) throw new ModelInstallError('aborted', 'The model download was cancelled; nothing was installed.');
-            throw new ModelInstallError('network', `The download of ${path} broke off (${err instanceof Error ? err.message : String(err)}). Try again.`, { cause: err });
+            const offline = offlineExplains(url);
+            throw new ModelInstallError(
+              offline ? 'offline' : 'network',
+              offline
+                ? 'You are offline, so the model cannot be downloaded. Connect and try again, or import the model folder or ZIP instead.'
+                : `Could not reach ${new URL(url).host} to download the model (${err instanceof Error ? err.message : String(err)}). ` +
+                    `Check the connection, or import the model folder or ZIP instead.`,
+              { cause: err },
+            );
           }
-          if (step.done) break;
-          size += step.value.length;
-          if (size > limit) {
-            void reader.cancel();
-            throw new ModelInstallError('too_large', `${path} is larger than the ${limit} bytes allowed; this is not the expected model.`);
-          }
-          chunks.push(step.value);
-          state[i].loaded = size;
+          if (!res.ok)
+            throw new ModelInstallError(
+              'http',
+              `Downloading ${path} failed: HTTP ${res.status} from ${new URL(url).host}. Try again later, or import the model folder or ` +
+                `ZIP instead.`,
+            );
+          const limit = MODEL_FILE_LIMITS[path];
+          const length = Number(res.headers.get('content-length'));
+          if (length > 0) state[i].total = length;
+          if (length > limit)
+            throw new ModelInstallError(
+              'too_large',
+              `${path} is ${length} bytes, more than the ${limit} allowed; this is not the expected model.`,
+            );
           report(path);
-        }
-        return join(chunks, size);
-      }));
+          if (!res.body) {
+            const bytes = new Uint8Array(await res.arrayBuffer());
+            state[i].loaded = bytes.length;
+            report(path);
+            return bytes;
+          }
+          const reader = res.body.getReader();
+          /** @type {Uint8Array[]} */
+          const chunks = [];
+          let size = 0;
+          for (;;) {
+            /** @type {ReadableStreamReadResult<Uint8Array>} */
+            let step;
+            try {
+              step = await reader.read();
+            } catch (err) {
+              if (signal?.aborted) throw new ModelInstallError('aborted', 'The model download was cancelled; nothing was installed.');
+              throw new ModelInstallError(
+                'network',
+                `The download of ${path} broke off (${err instanceof Error ? err.message : String(err)}). Try again.`,
+                { cause: err },
+              );
+            }
+            if (step.done) break;
+            size += step.value.length;
+            if (size > limit) {
+              void reader.cancel();
+              throw new ModelInstallError(
+                'too_large',
+                `${path} is larger than the ${limit} bytes allowed; this is not the expected model.`,
+              );
+            }
+            chunks.push(step.value);
+            state[i].loaded = size;
+            report(path);
+          }
+          return join(chunks, size);
+        }),
+      );
       const files = new Map(REQUIRED_MODEL_FILES.map((p, i) => [p, results[i]]));
       return await this.#install(files, 'download', options);
     } catch (err) {
@@ -369,7 +435,9 @@ export class ModelInstaller {
     const chosen = new Map();
     for (const item of Array.from(picked)) {
       const isFile = typeof File !== 'undefined' && item instanceof File;
-      const name = isFile ? (/** @type {File} */ (item).webkitRelativePath || /** @type {File} */ (item).name) : /** @type {{path: string}} */ (item).path;
+      const name = isFile
+        ? /** @type {File} */ (item).webkitRelativePath || /** @type {File} */ (item).name
+        : /** @type {{path: string}} */ (item).path;
       const blob = isFile ? /** @type {File} */ (item) : /** @type {{file: Blob}} */ (item).file;
       if (typeof name !== 'string' || !(blob instanceof Blob)) continue;
       const match = matchModelFile(name);
@@ -379,7 +447,11 @@ export class ModelInstaller {
     }
     for (const [required, c] of chosen) {
       const limit = MODEL_FILE_LIMITS[/** @type {typeof REQUIRED_MODEL_FILES[number]} */ (required)];
-      if (c.blob.size > limit) throw new ModelInstallError('too_large', `${c.name} is ${c.blob.size} bytes, more than the ${limit} allowed; this is not the expected model.`);
+      if (c.blob.size > limit)
+        throw new ModelInstallError(
+          'too_large',
+          `${c.name} is ${c.blob.size} bytes, more than the ${limit} allowed; this is not the expected model.`,
+        );
     }
     const total = [...chosen.values()].reduce((s, c) => s + c.blob.size, 0);
     const state = [...chosen].map(([path, c]) => ({ path, loaded: 0, total: /** @type {number | null} */ (c.blob.size) }));
@@ -393,7 +465,11 @@ export class ModelInstaller {
       try {
         bytes = new Uint8Array(await c.blob.arrayBuffer());
       } catch (err) {
-        throw new ModelInstallError('invalid_file', `Could not read ${c.name} (${err instanceof Error ? err.message : String(err)}). Pick the folder again.`, { cause: err });
+        throw new ModelInstallError(
+          'invalid_file',
+          `Could not read ${c.name} (${err instanceof Error ? err.message : String(err)}). Pick the folder again.`,
+          { cause: err },
+        );
       }
       files.set(path, bytes);
       loaded += bytes.length;
@@ -414,7 +490,11 @@ export class ModelInstaller {
   async importZip(zip, options = {}) {
     this.#cacheStorage();
     const { signal, onProgress } = options;
-    if (zip.size > ZIP_IMPORT_LIMITS.maxArchiveBytes) throw new ModelInstallError('too_large', `The archive is larger than ${Math.round(ZIP_IMPORT_LIMITS.maxArchiveBytes / 1024 / 1024)} MB; ZIP only the model folder.`);
+    if (zip.size > ZIP_IMPORT_LIMITS.maxArchiveBytes)
+      throw new ModelInstallError(
+        'too_large',
+        `The archive is larger than ${Math.round(ZIP_IMPORT_LIMITS.maxArchiveBytes / 1024 / 1024)} MB; ZIP only the model folder.`,
+      );
     /** @type {Map<string, {rank: number, chunks: Uint8Array[], size: number, done: boolean}>} */
     const found = new Map();
     /** @type {ModelInstallError | null} */
@@ -423,7 +503,11 @@ export class ModelInstaller {
     // The shared archive limits (entries, the ratio, their messages); the model's files may be
     // larger than other archives' (each has its own limit below).
     const sizes = Object.values(MODEL_FILE_LIMITS);
-    const budget = new ExpansionBudget(zip.size, { maxEntries: ZIP_IMPORT_LIMITS.maxEntries, maxEntryBytes: Math.max(...sizes), maxTotalBytes: sizes.reduce((a, b) => a + b, 0) });
+    const budget = new ExpansionBudget(zip.size, {
+      maxEntries: ZIP_IMPORT_LIMITS.maxEntries,
+      maxEntryBytes: Math.max(...sizes),
+      maxTotalBytes: sizes.reduce((a, b) => a + b, 0),
+    });
     /** @param {unknown} err */
     const limited = (err) => {
       if (!(err instanceof ArchiveLimitError)) throw err;
@@ -462,7 +546,10 @@ export class ModelInstaller {
           return;
         }
         if (slot.size > limit) {
-          failure = new ModelInstallError('too_large', `"${file.name}" expands to more than ${limit} bytes; this is not the expected model.`);
+          failure = new ModelInstallError(
+            'too_large',
+            `"${file.name}" expands to more than ${limit} bytes; this is not the expected model.`,
+          );
           file.terminate();
           return;
         }
@@ -472,7 +559,11 @@ export class ModelInstaller {
       try {
         file.start();
       } catch (err) {
-        failure = new ModelInstallError('zip_corrupt', `"${file.name}" uses a compression this importer cannot read (${err instanceof Error ? err.message : String(err)}). Create the ZIP with standard (deflate) compression.`);
+        failure = new ModelInstallError(
+          'zip_corrupt',
+          `"${file.name}" uses a compression this importer cannot read (${err instanceof Error ? err.message : String(err)}). Create ` +
+            `the ZIP with standard (deflate) compression.`,
+        );
       }
     });
     unzip.register(UnzipInflate);
@@ -492,7 +583,11 @@ export class ModelInstaller {
       if (!failure) unzip.push(new Uint8Array(0), true);
     } catch (err) {
       if (err instanceof ModelInstallError) throw err;
-      failure ??= new ModelInstallError('zip_corrupt', `This is not a readable ZIP archive (${err instanceof Error ? err.message : String(err)}).`, { cause: err });
+      failure ??= new ModelInstallError(
+        'zip_corrupt',
+        `This is not a readable ZIP archive (${err instanceof Error ? err.message : String(err)}).`,
+        { cause: err },
+      );
     } finally {
       void reader.cancel().catch(() => {});
     }
@@ -501,7 +596,11 @@ export class ModelInstaller {
     /** @type {Map<string, Uint8Array>} */
     const files = new Map();
     for (const [path, slot] of found) {
-      if (!slot.done) throw new ModelInstallError('zip_corrupt', `The archive ends in the middle of ${path}: it is incomplete. Download or create the ZIP again.`);
+      if (!slot.done)
+        throw new ModelInstallError(
+          'zip_corrupt',
+          `The archive ends in the middle of ${path}: it is incomplete. Download or create the ZIP again.`,
+        );
       files.set(path, join(slot.chunks, slot.size));
     }
     return this.#install(files, 'zip', options);
@@ -530,19 +629,41 @@ export class ModelInstaller {
       for (const path of REQUIRED_MODEL_FILES) {
         const bytes = /** @type {Uint8Array<ArrayBuffer>} */ (files.get(path));
         const type = path.endsWith('.json') ? 'application/json' : 'application/octet-stream';
-        await cache.put(this.#key(path), new Response(bytes, { headers: { 'content-type': type, 'content-length': String(bytes.length) } }));
+        await cache.put(
+          this.#key(path),
+          new Response(bytes, { headers: { 'content-type': type, 'content-length': String(bytes.length) } }),
+        );
         stored += bytes.length;
         onProgress?.({ phase: 'store', loaded: stored, total, file: path, files: [] });
       }
       /** @type {InstallManifest} */
-      const manifest = { modelId: this.modelId, fingerprint, source, installedAt: Date.now(), files: REQUIRED_MODEL_FILES.map((path) => ({ path, size: /** @type {Uint8Array} */ (files.get(path)).length })) };
-      await cache.put(this.#key(INSTALL_MANIFEST), new Response(JSON.stringify(manifest), { headers: { 'content-type': 'application/json' } }));
+      const manifest = {
+        modelId: this.modelId,
+        fingerprint,
+        source,
+        installedAt: Date.now(),
+        files: REQUIRED_MODEL_FILES.map((path) => ({ path, size: /** @type {Uint8Array} */ (files.get(path)).length })),
+      };
+      await cache.put(
+        this.#key(INSTALL_MANIFEST),
+        new Response(JSON.stringify(manifest), { headers: { 'content-type': 'application/json' } }),
+      );
       onProgress?.({ phase: 'done', loaded: total, total, files: [] });
       return { manifest, totalBytes: total };
     } catch (err) {
       await this.remove().catch(() => {});
-      if (isQuota(err)) throw new ModelInstallError('quota', `Browser storage is full: the model needs ${Math.ceil(total / 1024 / 1024)} MB. Free space (delete old workspaces or conversations) and try again.`, { cause: err });
-      throw new ModelInstallError('storage', `The model could not be stored (${err instanceof Error ? err.message : String(err)}). Try again.`, { cause: err });
+      if (isQuota(err))
+        throw new ModelInstallError(
+          'quota',
+          `Browser storage is full: the model needs ${Math.ceil(total / 1024 / 1024)} MB. Free space (delete old workspaces or ` +
+            `conversations) and try again.`,
+          { cause: err },
+        );
+      throw new ModelInstallError(
+        'storage',
+        `The model could not be stored (${err instanceof Error ? err.message : String(err)}). Try again.`,
+        { cause: err },
+      );
     }
   }
 }

@@ -1,3 +1,6 @@
+// Why this file is long: the memory index's packed layout (typed-array slots, one postings pool,
+//  sweeping) is read and written by every operation; split, the layout's invariants would be spread
+//  over several files.
 /**
  * Search core of the agent's long-term memory: BM25 over an inverted index, plus exact
  * cosine similarity when embeddings exist, merged into one hybrid score. Pure: no DOM,
@@ -26,7 +29,9 @@ import { VectorRows, loadDotsModule, quantize } from './vector-kernel.js';
 
 export { tokenize };
 
-const FREE = 0, LIVE = 1, DEAD = 2;
+const FREE = 0,
+  LIVE = 1,
+  DEAD = 2;
 const MAX_SLOTS = 1 << 24; // postings pack the slot into 24 bits
 const MAX_CATEGORIES = 256;
 
@@ -132,12 +137,20 @@ export class MemoryIndex {
     this.#growSlots(1024);
   }
 
-  get size() { return this.#live; }
-  get vectorCount() { return this.#vectorCount; }
-  get dimensions() { return this.#dims; }
+  get size() {
+    return this.#live;
+  }
+  get vectorCount() {
+    return this.#vectorCount;
+  }
+  get dimensions() {
+    return this.#dims;
+  }
 
   /** @param {string} id */
-  has(id) { return this.#slotOf.has(id); }
+  has(id) {
+    return this.#slotOf.has(id);
+  }
 
   /**
    * Indexes an entry, replacing any entry with this id (its vector too: pass `vector` again,
@@ -214,7 +227,8 @@ export class MemoryIndex {
     // Validate before the accumulators are dirtied.
     const qVec = useVectors ? this.#quantizeQuery(/** @type {ArrayLike<number>} */ (options.queryVector)) : null;
 
-    const acc = this.#acc, touched = this.#touched;
+    const acc = this.#acc,
+      touched = this.#touched;
     const nTouched = this.#accumulateBM25(query, mask);
     const idfSum = this.#queryIdf;
     const floor = options.relevance;
@@ -230,8 +244,12 @@ export class MemoryIndex {
     if (qVec) {
       dots = /** @type {VectorRows} */ (this.#vectors).scan(qVec.row, this.#highWater);
       qScale = qVec.scale;
-      const state = this.#state, cat = this.#cat, hasVec = this.#hasVec, vecScale = this.#vecScale;
-      const wv = this.#wVector, wk = this.#wKeyword;
+      const state = this.#state,
+        cat = this.#cat,
+        hasVec = this.#hasVec,
+        vecScale = this.#vecScale;
+      const wv = this.#wVector,
+        wk = this.#wKeyword;
       for (let s = 0, n = this.#highWater; s < n; s++) {
         if (state[s] !== LIVE || (mask && !mask[cat[s]])) continue;
         let score;
@@ -294,7 +312,11 @@ export class MemoryIndex {
    * @returns {number} how many entries were touched
    */
   #accumulateBM25(query, mask) {
-    const acc = this.#acc, touched = this.#touched, state = this.#state, cat = this.#cat, docLen = this.#docLen;
+    const acc = this.#acc,
+      touched = this.#touched,
+      state = this.#state,
+      cat = this.#cat,
+      docLen = this.#docLen;
     const pool = this.#pool;
     const n = this.#live;
     const k1 = this.#k1;
@@ -310,7 +332,8 @@ export class MemoryIndex {
         idfSum += idfMax;
         continue;
       }
-      const start = this.#pOff[t], end = start + this.#pLen[t];
+      const start = this.#pOff[t],
+        end = start + this.#pLen[t];
       let df = end - start;
       if (this.#deadDocs > 0) {
         df = 0;
@@ -432,7 +455,8 @@ export class MemoryIndex {
 
   /** Gives term t a chunk twice as large, at the end of the pool. @param {number} t */
   #relocate(t) {
-    const cap = this.#pCap[t], len = this.#pLen[t];
+    const cap = this.#pCap[t],
+      len = this.#pLen[t];
     const newCap = Math.max(4, cap * 2);
     if (cap > 0 && this.#pOff[t] + cap === this.#poolUsed && this.#poolUsed + newCap - cap <= this.#pool.length) {
       this.#poolUsed += newCap - cap; // last chunk: extend in place
@@ -461,13 +485,19 @@ export class MemoryIndex {
    * @param {boolean} dropDead
    */
   #rebuildPool(extra, dropDead) {
-    const state = this.#state, old = this.#pool, pOff = this.#pOff, pLen = this.#pLen, pCap = this.#pCap;
+    const state = this.#state,
+      old = this.#pool,
+      pOff = this.#pOff,
+      pLen = this.#pLen,
+      pCap = this.#pCap;
     let need = extra;
     for (let t = 0; t < this.#termCount; t++) if (pLen[t] > 0) need += pLen[t] + (pLen[t] >> 2) + 1;
     const pool = new Int32Array(Math.max(1024, need));
-    let used = 0, postings = 0;
+    let used = 0,
+      postings = 0;
     for (let t = 0; t < this.#termCount; t++) {
-      const start = pOff[t], end = start + pLen[t];
+      const start = pOff[t],
+        end = start + pLen[t];
       let len = 0;
       for (let i = start; i < end; i++) {
         const p = old[i];
@@ -572,16 +602,20 @@ class TopK {
 
   /** @param {number} slot @param {number} score */
   push(slot, score) {
-    const slots = this.slots, scores = this.scores;
+    const slots = this.slots,
+      scores = this.scores;
     if (this.n < this.k) {
       let i = this.n++;
-      while (i > 0) { // sift up
+      while (i > 0) {
+        // sift up
         const p = (i - 1) >> 1;
         if (scores[p] <= score) break;
-        slots[i] = slots[p]; scores[i] = scores[p];
+        slots[i] = slots[p];
+        scores[i] = scores[p];
         i = p;
       }
-      slots[i] = slot; scores[i] = score;
+      slots[i] = slot;
+      scores[i] = score;
     } else if (this.k > 0 && score > scores[0]) {
       let i = 0; // replace the minimum, sift down
       const n = this.n;
@@ -590,10 +624,12 @@ class TopK {
         if (c >= n) break;
         if (c + 1 < n && scores[c + 1] < scores[c]) c++;
         if (scores[c] >= score) break;
-        slots[i] = slots[c]; scores[i] = scores[c];
+        slots[i] = slots[c];
+        scores[i] = scores[c];
         i = c;
       }
-      slots[i] = slot; scores[i] = score;
+      slots[i] = slot;
+      scores[i] = score;
     }
   }
 

@@ -1,3 +1,6 @@
+// Why this file is long: the memory store's append log, its damage handling, the index it feeds,
+//  the vectors and the embedding queue keep one consistent state; a write updates them together,
+//  and rewrites take the tabs' lock after reading other tabs' lines.
 /** @import { FileSystem } from '../storage/types.d.ts' */
 /** @import { EmbedderStatus } from './embed-core.js' */
 import { z } from 'zod';
@@ -30,7 +33,6 @@ export const MemoryEntrySchema = z.object({
 });
 const SummarySchema = z.object({ text: z.string().min(1).max(4000), by: z.string().min(1).max(200), of: z.string().min(1).max(40) });
 /** @typedef {z.infer<typeof MemoryEntrySchema>} MemoryEntry */
-
 
 const LogLineSchema = z.union([
   z.object({ op: z.literal('put'), entry: MemoryEntrySchema }),
@@ -149,7 +151,8 @@ export class MemoryStore {
   #queryCache = new Map();
   /**
    * @param {{fs: FileSystem, dir?: string, index?: MemoryIndex, now?: () => number, embedder?: EmbedderLike | null,
-   *   batchSize?: number, batchChars?: number, queryTimeoutMs?: number, coordination?: import('../agent/types.d.ts').Coordination, key?: string,
+   *   batchSize?: number, batchChars?: number, queryTimeoutMs?: number, coordination?: import('../agent/types.d.ts').Coordination, key?:
+   *   string,
    *   onDamage?: import('../storage/damage.js').DamageSink}} deps
    *   onDamage: told of a damaged meta.json and of damaged lines of the log (kept in entries.damaged.jsonl, once)
    *   fs: the workspace file system; dir: the memory folder (".memory"); embedder: see
@@ -165,7 +168,12 @@ export class MemoryStore {
     this.topic = `memory:${deps.key ?? ''}`;
     this.coordination?.subscribe(this.topic, () => {
       if (!this.#loaded) return;
-      this.#enqueueLog(() => this.#catchUp()).then((n) => { if (n) this.#changed(); }, () => {});
+      this.#enqueueLog(() => this.#catchUp()).then(
+        (n) => {
+          if (n) this.#changed();
+        },
+        () => {},
+      );
     });
     this.fs = deps.fs;
     this.dir = deps.dir ?? '.memory';
@@ -179,9 +187,17 @@ export class MemoryStore {
     this.queryTimeoutMs = deps.queryTimeoutMs ?? 300;
     /** @type {RecallInfo | null} */
     this.lastRecall = null;
-    this.vectors = new VectorFile({ fs: this.fs, path: `${this.dir}/${VECTORS_FILE}`, dimensions: this.index.dimensions, modelTag: () => this.queue.embedder?.status.model?.fingerprint });
+    this.vectors = new VectorFile({
+      fs: this.fs,
+      path: `${this.dir}/${VECTORS_FILE}`,
+      dimensions: this.index.dimensions,
+      modelTag: () => this.queue.embedder?.status.model?.fingerprint,
+    });
     this.queue = new EmbeddingQueue({
-      textOf: (id) => { const e = this.#entries.get(id); return e ? entryText(e) : null; },
+      textOf: (id) => {
+        const e = this.#entries.get(id);
+        return e ? entryText(e) : null;
+      },
       dimensions: this.index.dimensions,
       batchSize: this.batchSize,
       batchChars: this.batchChars,
@@ -192,7 +208,9 @@ export class MemoryStore {
         return encodeVectorRecord(id, text, vector, this.index.dimensions);
       },
       persist: (records) => this.vectors.append(records, { live: () => this.index.vectorCount, keep: (r) => this.#isCurrent(r) }),
-      onReady: (status) => { if (this.#loaded && status.model) this.#adoptModel(status.model.fingerprint); },
+      onReady: (status) => {
+        if (this.#loaded && status.model) this.#adoptModel(status.model.fingerprint);
+      },
     });
     if (deps.embedder) this.attachEmbedder(deps.embedder);
   }
@@ -219,9 +237,18 @@ export class MemoryStore {
     if (meta?.ok) format = meta.value.format;
     else if (meta) {
       // Damaged: the log itself says what it holds; the file is kept as it is until set aside.
-      this.onDamage?.({ what: 'The memory\'s format file', problem: `${meta.problem}. The memories are read as this version's`, path: metaPath, setAside: () => setAsideFile(this.fs, metaPath) });
+      this.onDamage?.({
+        what: "The memory's format file",
+        problem: `${meta.problem}. The memories are read as this version's`,
+        path: metaPath,
+        setAside: () => setAsideFile(this.fs, metaPath),
+      });
     }
-    if (format > MEMORY_FORMAT) throw new MemoryError('newer_format', `These memories were saved by a newer version of Clawser (format ${format}); update Clawser to use them. Nothing was changed.`);
+    if (format > MEMORY_FORMAT)
+      throw new MemoryError(
+        'newer_format',
+        `These memories were saved by a newer version of Clawser (format ${format}); update Clawser to use them. Nothing was changed.`,
+      );
     for (let f = format; f < MEMORY_FORMAT; f++) await MIGRATIONS[f]?.(this.fs, this.dir);
     if (format < MEMORY_FORMAT) await this.fs.write(metaPath, JSON.stringify({ format: MEMORY_FORMAT }));
     const logPath = `${this.dir}/${LOG}`;
@@ -402,7 +429,8 @@ export class MemoryStore {
     this.#entries.set(entry.id, entry);
     this.#byKey.set(k, entry.id);
     // Same text and category (a pin, a timestamp): the index — and the vector — stay.
-    if (old && old.key === entry.key && old.content === entry.content && old.category === entry.category && this.index.has(entry.id)) return;
+    if (old && old.key === entry.key && old.content === entry.content && old.category === entry.category && this.index.has(entry.id))
+      return;
     this.index.upsert(entry.id, { text: entryText(entry), category: entry.category });
     // upsert dropped any vector: the new text needs a new one.
     this.queue.add(entry.id);
@@ -457,7 +485,8 @@ export class MemoryStore {
 
   /**
    * Stores a memory; an existing one with the same key (case-insensitive) is replaced.
-   * @param {{key: string, content: string, category?: MemoryEntry['category'], source?: string, conversationId?: string, pinned?: boolean}} input
+   * @param {{key: string, content: string, category?: MemoryEntry['category'], source?: string, conversationId?: string, pinned?: boolean}}
+   *   input
    * @returns {Promise<MemoryEntry>}
    */
   async store(input) {
@@ -475,7 +504,7 @@ export class MemoryStore {
       conversationId: input.conversationId,
       pinned: input.pinned ?? before?.pinned,
       // The same text stored again keeps its summary.
-      summary: before && before.content === content ? currentSummary(before) ?? undefined : undefined,
+      summary: before && before.content === content ? (currentSummary(before) ?? undefined) : undefined,
     });
     this.#apply(entry);
     this.#log({ op: 'put', entry });
@@ -497,7 +526,11 @@ export class MemoryStore {
     return e;
   }
 
-  /** Changes fields of an entry by id. @param {string} id @param {Partial<Pick<MemoryEntry, 'key' | 'content' | 'category' | 'pinned'>>} patch */
+  /**
+   * Changes fields of an entry by id.
+   * @param {string} id
+   * @param {Partial<Pick<MemoryEntry, 'key' | 'content' | 'category' | 'pinned'>>} patch
+   */
   async update(id, patch) {
     await this.load();
     const current = this.#entries.get(id);
@@ -553,7 +586,8 @@ export class MemoryStore {
    * query vector is given or the embedder produces it within `semanticTimeoutMs`, else
    * keywords alone. `lastRecall` tells which happened.
    * @param {string} query
-   * @param {{limit?: number, categories?: string[], minScore?: number, relevance?: {cosine: number, keyword: number}, queryVector?: ArrayLike<number>, semantic?: boolean, semanticTimeoutMs?: number}} [options]
+   * @param {{limit?: number, categories?: string[], minScore?: number, relevance?: {cosine: number, keyword: number},
+   *   queryVector?: ArrayLike<number>, semantic?: boolean, semanticTimeoutMs?: number}} [options]
    *   semantic: false ranks by keywords only; relevance: an absolute floor (RECALL_FLOOR of recall.js for automatic recall)
    * @returns {Promise<(MemoryEntry & {score: number})[]>}
    */
@@ -570,7 +604,9 @@ export class MemoryStore {
       info = { mode: q.vector ? 'hybrid' : 'keyword', reason: q.reason };
     }
     this.lastRecall = info;
-    return this.index.search(query, searchOptions).map((hit) => ({ ...(/** @type {MemoryEntry} */ (this.#entries.get(hit.id))), score: hit.score }));
+    return this.index
+      .search(query, searchOptions)
+      .map((hit) => ({ .../** @type {MemoryEntry} */ (this.#entries.get(hit.id)), score: hit.score }));
   }
 
   /**
@@ -594,17 +630,22 @@ export class MemoryStore {
     }
     const work = embedder.embed([key], { priority: 'high', timeoutMs: 30_000 }).then(([v]) => {
       // The index rejects such vectors; better keyword-only than a failed recall.
-      if (!v || v.length !== this.index.dimensions || !v.every(Number.isFinite) || !v.some((x) => x !== 0)) throw new RangeError('unusable query vector');
+      if (!v || v.length !== this.index.dimensions || !v.every(Number.isFinite) || !v.some((x) => x !== 0))
+        throw new RangeError('unusable query vector');
       this.#queryCache.set(key, v);
       if (this.#queryCache.size > 64) this.#queryCache.delete(/** @type {string} */ (this.#queryCache.keys().next().value));
       return v;
     });
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     let timer;
-    const timeout = new Promise((resolve) => { timer = setTimeout(() => resolve('timeout'), timeoutMs); });
+    const timeout = new Promise((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    });
     try {
       const result = await Promise.race([work, timeout]);
-      return result === 'timeout' ? { vector: null, reason: 'timeout' } : { vector: /** @type {Float32Array} */ (result), reason: 'embedded' };
+      return result === 'timeout'
+        ? { vector: null, reason: 'timeout' }
+        : { vector: /** @type {Float32Array} */ (result), reason: 'embedded' };
     } catch {
       return { vector: null, reason: 'error' };
     } finally {
@@ -616,7 +657,9 @@ export class MemoryStore {
   /** Newest first. @param {{category?: string}} [filter] */
   async list(filter = {}) {
     await this.load();
-    return [...this.#entries.values()].filter((e) => !filter.category || e.category === filter.category).sort((a, b) => b.timestamp - a.timestamp);
+    return [...this.#entries.values()]
+      .filter((e) => !filter.category || e.category === filter.category)
+      .sort((a, b) => b.timestamp - a.timestamp);
   }
 
   get size() {
@@ -652,7 +695,9 @@ export class MemoryStore {
    * @param {unknown} data
    */
   async importJson(data) {
-    const parsed = z.object({ format: z.literal('clawser-memory'), version: z.number().int().max(MEMORY_FORMAT), entries: z.array(MemoryEntrySchema) }).parse(data);
+    const parsed = z
+      .object({ format: z.literal('clawser-memory'), version: z.number().int().max(MEMORY_FORMAT), entries: z.array(MemoryEntrySchema) })
+      .parse(data);
     await this.load();
     let imported = 0;
     for (const entry of parsed.entries) {

@@ -5,14 +5,16 @@
  */
 
 /** English stop words, apostrophes removed (the tokenizer drops them before the lookup). */
-const STOP_WORDS = new Set(`a about above after again against all am an and any are aren arent as at be because been
+const STOP_WORDS = new Set(
+  `a about above after again against all am an and any are aren arent as at be because been
 before being below between both but by can cannot cant could couldnt did didnt do does doesnt doing dont down during
 each few for from further had hadnt has hasnt have havent having he hed hes her here heres hers herself him himself his
 how hows i if im in into is isnt it its itself ive just let lets me more most my myself no nor not of off on once only
 or other ought our ours ourselves out over own same shant she shes should shouldnt so some such than that thats the
 their theirs them themselves then there theres these they theyd theyll theyre theyve this those through to too under
 until up very was wasnt we wed well were werent weve what whats when whens where wheres which while who whom whos why
-whys will with wont would wouldnt you youd youll youre youve your yours yourself yourselves`.split(/\s+/));
+whys will with wont would wouldnt you youd youll youre youve your yours yourself yourselves`.split(/\s+/),
+);
 
 const WORD = /[\p{L}\p{N}\p{M}]+(?:['’][\p{L}\p{N}\p{M}]+)*/gu;
 const ASCII_WORDS = /[a-z0-9]+(?:'[a-z0-9]+)*/g; // same split for ASCII text, much faster
@@ -42,8 +44,14 @@ export function tokenize(text) {
       const parts = w.split(CJK_RUNS);
       for (let i = 0; i < parts.length; i++) {
         const p = parts[i];
-        if (i % 2 === 0) { if (p) addWord(out, p); continue; }
-        if (p.length === 1) { out.push(p); continue; }
+        if (i % 2 === 0) {
+          if (p) addWord(out, p);
+          continue;
+        }
+        if (p.length === 1) {
+          out.push(p);
+          continue;
+        }
         for (let j = 0; j + 1 < p.length; j++) out.push(p.slice(j, j + 2));
       }
       continue;

@@ -19,7 +19,10 @@ export class VectorFile {
   #state = { valid: false, model: /** @type {string | null} */ (null), records: 0, repair: false, disabled: false };
   #chain = Promise.resolve();
 
-  /** @param {{fs: FileSystem, path: string, dimensions: number, modelTag?: () => string | undefined}} deps modelTag: the model for a new header when none was adopted */
+  /**
+   * @param {{fs: FileSystem, path: string, dimensions: number, modelTag?: () => string | undefined}} deps modelTag: the model for a new
+   *   header when none was adopted
+   */
   constructor(deps) {
     this.fs = deps.fs;
     this.path = deps.path;
@@ -93,27 +96,29 @@ export class VectorFile {
    * @param {{live: () => number, keep: (record: VectorRecord) => boolean}} compaction when the file grew stale: which records stay
    */
   append(records, compaction) {
-    this.#chain = this.#chain.then(async () => {
-      const s = this.#state;
-      if (s.disabled) return;
-      if (!s.valid) return this.#writeNew(records);
-      if (s.repair) {
-        // An earlier append may have left a partial record: cut back to the last whole one.
-        const result = decodeVectorFile(await this.fs.readBytes(this.path), () => {});
-        s.repair = false;
-        if (!result.header) return this.#writeNew(records);
-        if (result.torn) await this.fs.truncate(this.path, result.validBytes);
-        s.records = result.records;
-      }
-      try {
-        await this.fs.append(this.path, concatBytes(records));
-      } catch (err) {
-        s.repair = true;
-        throw err;
-      }
-      s.records += records.length;
-      if (this.isStale(compaction.live())) await this.#compact(compaction.keep);
-    }).catch((err) => console.warn('Memory vectors could not be saved; they are recomputed after a reload', err));
+    this.#chain = this.#chain
+      .then(async () => {
+        const s = this.#state;
+        if (s.disabled) return;
+        if (!s.valid) return this.#writeNew(records);
+        if (s.repair) {
+          // An earlier append may have left a partial record: cut back to the last whole one.
+          const result = decodeVectorFile(await this.fs.readBytes(this.path), () => {});
+          s.repair = false;
+          if (!result.header) return this.#writeNew(records);
+          if (result.torn) await this.fs.truncate(this.path, result.validBytes);
+          s.records = result.records;
+        }
+        try {
+          await this.fs.append(this.path, concatBytes(records));
+        } catch (err) {
+          s.repair = true;
+          throw err;
+        }
+        s.records += records.length;
+        if (this.isStale(compaction.live())) await this.#compact(compaction.keep);
+      })
+      .catch((err) => console.warn('Memory vectors could not be saved; they are recomputed after a reload', err));
   }
 
   /** Queues a rewrite keeping one record per memory whose text it matches. @param {(record: VectorRecord) => boolean} keep */

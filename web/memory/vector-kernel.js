@@ -5,7 +5,6 @@
  * search.js for why the scan stays brute force. Pure: no DOM, no storage.
  */
 
-
 /*
  * dots(q, v, stride, n, out): for each of n int8 rows at v (stride bytes apart), the int32
  * dot product with the int16 query at q, written to out. stride is a multiple of 16.
@@ -38,7 +37,11 @@
  *         (local.set $n (i32.sub (local.get $n) (i32.const 1)))
  *         (br $rows)))))
  */
-const DOTS_WASM = 'AGFzbQEAAAABCQFgBX9/f39/AAIKAQFtA21lbQIAAQMCAQAHCAEEZG90cwAACq8BAawBAgF/AnsCQANAIANFDQH9DAAAAAAAAAAAAAAAAAAAAAAhBkEAIQUDQCABIAVq/QAEACEHIAYgB/2HASAAIAVBAXRq/QAEAP26Af2uASEGIAYgB/2IASAAIAVBAXRq/QAEEP26Af2uASEGIAVBEGoiBSACSQ0ACyAEIAb9GwAgBv0bAWogBv0bAiAG/RsDamo2AgAgASACaiEBIARBBGohBCADQQFrIQMMAAsLCw==';
+const DOTS_WASM =
+  'AGFzbQEAAAABCQFgBX9/f39/AAIKAQFtA21lbQIAAQMCAQAHCAEEZG90cwAACq8BAawBAgF/' +
+  'AnsCQANAIANFDQH9DAAAAAAAAAAAAAAAAAAAAAAhBkEAIQUDQCABIAVq/QAEACEHIAYgB/2HASAAIAVBAXRq/QAEAP26Af2uASEGIAYgB/' +
+  '2IASAAIAVBAXRq/QAEEP26Af2uASEGIAVBEGoiBSACSQ0ACyAEIAb9GwAgBv0bAWogBv0bAiAG/' +
+  'RsDamo2AgAgASACaiEBIARBBGohBCADQQFrIQMMAAsLCw==';
 
 /** @type {WebAssembly.Module | null | undefined} undefined: not tried yet; null: unavailable */
 let dotsModule;
@@ -88,8 +91,12 @@ export class VectorRows {
     this.grow(capacity);
   }
 
-  get kernel() { return this.#memory ? 'wasm-simd' : 'js'; }
-  get bytes() { return this.#buffer.byteLength; }
+  get kernel() {
+    return this.#memory ? 'wasm-simd' : 'js';
+  }
+  get bytes() {
+    return this.#buffer.byteLength;
+  }
 
   /** @param {number} capacity */
   grow(capacity) {
@@ -127,10 +134,15 @@ export class VectorRows {
       this.#dots(qOff, 0, stride, n, outOff);
       return new Int32Array(this.#buffer, outOff, n);
     }
-    const rows = this.rows, qf = this.#qf, out = this.#out;
+    const rows = this.rows,
+      qf = this.#qf,
+      out = this.#out;
     qf.set(q);
     for (let s = 0, o = 0; s < n; s++, o += stride) {
-      let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+      let a0 = 0,
+        a1 = 0,
+        a2 = 0,
+        a3 = 0;
       for (let j = 0; j < stride; j += 4) {
         a0 += qf[j] * rows[o + j];
         a1 += qf[j + 1] * rows[o + j + 1];
@@ -153,7 +165,8 @@ export class VectorRows {
  */
 export function quantize(vector, dims, out, maxInt) {
   if (!vector || vector.length !== dims) throw new RangeError(`Expected a vector of ${dims} dimensions, got ${vector?.length}`);
-  let sum = 0, maxAbs = 0;
+  let sum = 0,
+    maxAbs = 0;
   for (let i = 0; i < dims; i++) {
     const x = vector[i];
     if (!Number.isFinite(x)) throw new RangeError('Vector has a non-finite component');

@@ -81,7 +81,8 @@ export function encodeVectorRecord(id, text, vector, dimensions) {
   if (!vector || vector.length !== dimensions) throw new RangeError(`Expected a vector of ${dimensions} dimensions, got ${vector?.length}`);
   const idBytes = encoder.encode(id);
   if (idBytes.length === 0 || idBytes.length > MAX_ID_BYTES) throw new RangeError('Invalid id for a vector record');
-  let sum = 0, maxAbs = 0;
+  let sum = 0,
+    maxAbs = 0;
   for (let i = 0; i < dimensions; i++) {
     const x = vector[i];
     if (!Number.isFinite(x)) throw new RangeError('Vector has a non-finite component');
@@ -97,11 +98,16 @@ export function encodeVectorRecord(id, text, vector, dimensions) {
   const view = new DataView(out.buffer);
   let o = 0;
   out[o++] = RECORD_MARK;
-  view.setUint16(o, idBytes.length, true); o += 2;
-  out.set(idBytes, o); o += idBytes.length;
-  view.setUint32(o, text.length, true); o += 4;
-  view.setUint32(o, textHash(text), true); o += 4;
-  view.setFloat32(o, scale, true); o += 4;
+  view.setUint16(o, idBytes.length, true);
+  o += 2;
+  out.set(idBytes, o);
+  o += idBytes.length;
+  view.setUint32(o, text.length, true);
+  o += 4;
+  view.setUint32(o, textHash(text), true);
+  o += 4;
+  view.setFloat32(o, scale, true);
+  o += 4;
   const int8 = new Int8Array(out.buffer, o, dimensions);
   for (let i = 0; i < dimensions; i++) int8[i] = Math.round(vector[i] * k);
   o += dimensions;
@@ -148,10 +154,14 @@ export function decodeVectorFile(bytes, onRecord) {
     const sumAt = end - 4;
     if (view.getUint32(sumAt, true) !== checksum(bytes, start, sumAt)) break;
     o += 3;
-    const id = decoder.decode(bytes.subarray(o, o + idLen)); o += idLen;
-    const textLength = view.getUint32(o, true); o += 4;
-    const hash = view.getUint32(o, true); o += 4;
-    const scale = view.getFloat32(o, true); o += 4;
+    const id = decoder.decode(bytes.subarray(o, o + idLen));
+    o += idLen;
+    const textLength = view.getUint32(o, true);
+    o += 4;
+    const hash = view.getUint32(o, true);
+    o += 4;
+    const scale = view.getFloat32(o, true);
+    o += 4;
     for (let i = 0; i < dimensions; i++) vector[i] = int8[o + i] * scale;
     o = end;
     records++;

@@ -7,7 +7,14 @@ export const ANTHROPIC_VERSION = '2023-06-01';
 const DEFAULT_MAX_TOKENS = 4096;
 
 /** @type {Record<string, StopReason>} */
-const STOP_REASONS = { end_turn: 'end_turn', tool_use: 'tool_use', max_tokens: 'max_tokens', stop_sequence: 'stop_sequence', refusal: 'refusal', pause_turn: 'end_turn' };
+const STOP_REASONS = {
+  end_turn: 'end_turn',
+  tool_use: 'tool_use',
+  max_tokens: 'max_tokens',
+  stop_sequence: 'stop_sequence',
+  refusal: 'refusal',
+  pause_turn: 'end_turn',
+};
 
 /**
  * Anthropic Messages wire format, called straight from the browser.
@@ -50,7 +57,12 @@ export class AnthropicProvider extends HttpSseProvider {
     if (request.system) body.system = [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }];
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (request.tools?.length) {
-      body.tools = request.tools.map((t, i, all) => ({ name: t.name, description: t.description, input_schema: t.parameters, ...(i === all.length - 1 ? { cache_control: { type: 'ephemeral' } } : {}) }));
+      body.tools = request.tools.map((t, i, all) => ({
+        name: t.name,
+        description: t.description,
+        input_schema: t.parameters,
+        ...(i === all.length - 1 ? { cache_control: { type: 'ephemeral' } } : {}),
+      }));
     }
     return body;
   }
@@ -88,10 +100,13 @@ export function toWireMessages(messages) {
         const [head, data] = i.dataUrl.split(',');
         return { type: 'image', source: { type: 'base64', media_type: /data:([^;]+)/.exec(head)?.[1] ?? i.mediaType, data } };
       });
-      blocks.push({ type: 'tool_result', tool_use_id: m.toolCallId, content: images.length ? [{ type: 'text', text: m.content }, ...images] : m.content });
-    }
-    else {
-      for (const i of m.role === 'user' ? m.images ?? [] : []) {
+      blocks.push({
+        type: 'tool_result',
+        tool_use_id: m.toolCallId,
+        content: images.length ? [{ type: 'text', text: m.content }, ...images] : m.content,
+      });
+    } else {
+      for (const i of m.role === 'user' ? (m.images ?? []) : []) {
         const [head, data] = i.dataUrl.split(',');
         blocks.push({ type: 'image', source: { type: 'base64', media_type: /data:([^;]+)/.exec(head)?.[1] ?? i.mediaType, data } });
       }
@@ -176,7 +191,14 @@ export async function* assembleAnthropicStream(messages, label) {
       case 'error': {
         const errType = json.error?.type ?? '';
         const message = json.error?.message ?? 'unknown error';
-        const code = errType === 'rate_limit_error' ? 'rate_limit' : errType === 'overloaded_error' || errType === 'api_error' ? 'server' : errType === 'authentication_error' ? 'auth' : 'server';
+        const code =
+          errType === 'rate_limit_error'
+            ? 'rate_limit'
+            : errType === 'overloaded_error' || errType === 'api_error'
+              ? 'server'
+              : errType === 'authentication_error'
+                ? 'auth'
+                : 'server';
         yield { type: 'error', error: new ProviderError(code, `${label} reported an error mid-reply: ${message}`).toJSON() };
         return;
       }

@@ -8,7 +8,10 @@
  */
 
 /** @typedef {{text: string, thinking: string, stopReason: StopReason, model: string, provider: string, at: number}} CachedReply */
-/** When the cache is used: only for requests at temperature 0 (the default), for every request, or never. @typedef {'deterministic' | 'always' | 'off'} CachePolicy */
+/**
+ * When the cache is used: only for requests at temperature 0 (the default), for every request, or never.
+ * @typedef {'deterministic' | 'always' | 'off'} CachePolicy
+ */
 
 export const CACHE_MAX_ENTRIES = 500;
 export const CACHE_TTL_MS = 30 * 60_000;
@@ -65,7 +68,8 @@ export function cacheable(request, policy) {
 /**
  * The cache key: SHA-256 of the normalized request. Tool-call ids are left out (they are random
  * per call, the calls themselves are not); images count by their content.
- * @param {string} provider @param {string} model @param {ChatRequest} request @param {string} [baseUrl] the server (two servers may serve one model id)
+ * @param {string} provider @param {string} model @param {ChatRequest} request @param {string} [baseUrl] the server (two servers may serve
+ *   one model id)
  */
 export async function cacheKey(provider, model, request, baseUrl = '') {
   const normalized = {

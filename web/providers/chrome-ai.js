@@ -83,7 +83,7 @@ const LANGUAGE_OPTIONS = { expectedInputs: [{ type: 'text', languages: ['en'] }]
 /** Human wording for each availability state. */
 export const CHROME_AI_STATES = {
   unsupported: 'Not in this browser (needs a recent Chrome with built-in AI enabled).',
-  unavailable: 'This device cannot run Chrome\'s on-device model (hardware or settings).',
+  unavailable: "This device cannot run Chrome's on-device model (hardware or settings).",
   downloadable: 'Available — the on-device model (several GB) downloads on first use.',
   downloading: 'The on-device model is downloading…',
   available: 'Ready — runs on this device, no key, nothing leaves the browser.',
@@ -130,18 +130,32 @@ export class ChromeAIProvider {
     const signal = options.signal;
     const found = findPromptApi(this.scope);
     if (!found) {
-      yield { type: 'error', error: new ProviderError('client', `Chrome built-in AI is not available in this browser. ${CHROME_AI_STATES.unsupported} Pick another provider in Settings.`, { retryable: false }).toJSON() };
+      yield {
+        type: 'error',
+        error: new ProviderError(
+          'client',
+          `Chrome built-in AI is not available in this browser. ${CHROME_AI_STATES.unsupported} Pick another provider in Settings.`,
+          { retryable: false },
+        ).toJSON(),
+      };
       return;
     }
     const state = await chromeAIAvailability(this.scope);
     if (state === 'unavailable') {
-      yield { type: 'error', error: new ProviderError('client', `${CHROME_AI_STATES.unavailable} Pick another provider in Settings.`, { retryable: false }).toJSON() };
+      yield {
+        type: 'error',
+        error: new ProviderError('client', `${CHROME_AI_STATES.unavailable} Pick another provider in Settings.`, {
+          retryable: false,
+        }).toJSON(),
+      };
       return;
     }
     // The Prompt API takes text, and no limit on the reply's length; sampling is left at Chrome's.
     yield* ignoredSettings(request, 'Chrome built-in AI', {
-      maxTokens: 'takes no limit on the reply\'s length', temperature: 'is used at its own temperature',
-      images: 'reads text only', tools: 'takes tools through code only',
+      maxTokens: "takes no limit on the reply's length",
+      temperature: 'is used at its own temperature',
+      images: 'reads text only',
+      tools: 'takes tools through code only',
     });
     const { initialPrompts, prompt } = splitConversation(request);
     const status = (/** @type {string} */ text) => options.onStatus?.({ type: 'progress', text });
@@ -177,9 +191,17 @@ export class ChromeAIProvider {
       if (signal?.aborted || e.name === 'AbortError') {
         yield { type: 'error', error: { code: 'aborted', retryable: false, message: 'Stopped.' } };
       } else if (e.name === 'QuotaExceededError') {
-        yield { type: 'error', error: new ProviderError('client', 'The conversation is too long for Chrome\'s on-device model. Start a new conversation.', { retryable: false }).toJSON() };
+        yield {
+          type: 'error',
+          error: new ProviderError('client', "The conversation is too long for Chrome's on-device model. Start a new conversation.", {
+            retryable: false,
+          }).toJSON(),
+        };
       } else {
-        yield { type: 'error', error: new ProviderError('unknown', `Chrome built-in AI failed: ${e.message || e.name}`, { retryable: true }).toJSON() };
+        yield {
+          type: 'error',
+          error: new ProviderError('unknown', `Chrome built-in AI failed: ${e.message || e.name}`, { retryable: true }).toJSON(),
+        };
       }
     } finally {
       session?.destroy?.();
@@ -197,7 +219,11 @@ export function splitConversation(request) {
   if (request.system) initialPrompts.push({ role: 'system', content: request.system });
   const msgs = request.messages;
   let lastUser = -1;
-  for (let i = msgs.length - 1; i >= 0; i--) if (msgs[i].role === 'user') { lastUser = i; break; }
+  for (let i = msgs.length - 1; i >= 0; i--)
+    if (msgs[i].role === 'user') {
+      lastUser = i;
+      break;
+    }
   msgs.forEach((/** @type {Message} */ m, i) => {
     if (i === lastUser) return;
     if (m.role === 'tool') initialPrompts.push({ role: 'user', content: `Tool result:\n${m.content}` });

@@ -31,7 +31,10 @@ export async function testConnection(config, deps = {}) {
     return { ok: false, code: e.code ?? 'client', message: e.message };
   }
   try {
-    const result = await provider.chat({ messages: [{ role: 'user', content: 'Reply with the single word: ok' }], maxTokens: 8 }, { signal: deps.signal });
+    const result = await provider.chat(
+      { messages: [{ role: 'user', content: 'Reply with the single word: ok' }], maxTokens: 8 },
+      { signal: deps.signal },
+    );
     /** @type {string[] | undefined} */
     let models;
     if ('listModels' in provider && typeof provider.listModels === 'function') {
@@ -67,18 +70,20 @@ export async function diagnoseNetworkFailure(entry, config, deps) {
   if (reachable) {
     const help = entry.corsHelp
       ? entry.corsHelp.replaceAll('{origin}', origin)
-      : `${entry.label} answered but does not allow requests from a web page (CORS). Use a provider that allows browser access, or put a CORS proxy in front of it and set its URL as the base URL.`;
+      : `${entry.label} answered but does not allow requests from a web page (CORS). Use a provider that allows browser access, or put ` +
+        `a CORS proxy in front of it and set its URL as the base URL.`;
     // Some hosts (OpenAI) answer a wrong key with a response that lacks CORS headers.
     const keyHint = entry.corsMayMeanBadKey
       ? ` If you use ${entry.label} directly, this can also mean the API key is wrong: check it.`
       : '';
     return { ok: false, code: 'cors', message: help + keyHint };
   }
-  if (!entry.local && offlineExplains(base, deps.online)) return { ok: false, code: 'network', message: offlineMessage(`${entry.label} at ${base}`) };
+  if (!entry.local && offlineExplains(base, deps.online))
+    return { ok: false, code: 'network', message: offlineMessage(`${entry.label} at ${base}`) };
   const hint = entry.local
     ? ` Is ${entry.label.replace(' (local)', '')} running? Start it and retry.`
     : isLocalAddress(base)
-    ? ` Is the server at ${base} running? Start it and retry.`
-    : ' Check your internet connection and the base URL.';
+      ? ` Is the server at ${base} running? Start it and retry.`
+      : ' Check your internet connection and the base URL.';
   return { ok: false, code: 'network', message: `Could not reach ${entry.label} at ${base}.${hint}` };
 }

@@ -13,21 +13,23 @@ import { CATALOG, loadWire } from './catalog.js';
  */
 export async function discoverLocalProviders(deps = {}) {
   const timeoutMs = deps.timeoutMs ?? 1500;
-  return Promise.all(CATALOG.filter((e) => e.capabilities.local).map(async (entry) => {
-    const caps = entry.capabilities;
-    const none = { provider: entry.id, found: false, models: [] };
-    if (caps.runs === 'browser' && !caps.availability) return { provider: entry.id, found: true, models: [] };
-    try {
-      const wire = await loadWire(entry.wire);
-      if (caps.availability && wire.availability) {
-        const a = await wire.availability({ perTab: true });
-        return { ...none, found: a.usable, state: a.state, text: a.text };
+  return Promise.all(
+    CATALOG.filter((e) => e.capabilities.local).map(async (entry) => {
+      const caps = entry.capabilities;
+      const none = { provider: entry.id, found: false, models: [] };
+      if (caps.runs === 'browser' && !caps.availability) return { provider: entry.id, found: true, models: [] };
+      try {
+        const wire = await loadWire(entry.wire);
+        if (caps.availability && wire.availability) {
+          const a = await wire.availability({ perTab: true });
+          return { ...none, found: a.usable, state: a.state, text: a.text };
+        }
+        return wire.discover ? { provider: entry.id, ...(await wire.discover(entry, { fetchImpl: deps.fetchImpl, timeoutMs })) } : none;
+      } catch {
+        return none;
       }
-      return wire.discover ? { provider: entry.id, ...(await wire.discover(entry, { fetchImpl: deps.fetchImpl, timeoutMs })) } : none;
-    } catch {
-      return none;
-    }
-  }));
+    }),
+  );
 }
 
 /**

@@ -24,13 +24,19 @@ export class EchoProvider {
   async *chatStream(request, options = {}) {
     // A test provider: it repeats, so sampling and length settings mean nothing to it.
     yield* ignoredSettings(request, 'Echo', {
-      temperature: 'repeats your message and takes no temperature', maxTokens: 'repeats your message whole',
+      temperature: 'repeats your message and takes no temperature',
+      maxTokens: 'repeats your message whole',
     });
     const last = request.messages.at(-1);
     // After code ran (the Codex path) the last message is its output: echo that, without code.
     const text = last?.role === 'tool' ? last.content : lastUserText(request);
     // Multi-line messages start on their own line, so a fenced code block stays a block.
-    const reply = last?.role === 'tool' ? `Echo: your code printed: ${text}` : text ? `Echo:${text.includes('\n') ? '\n' : ' '}${text}` : 'Echo: (empty message)';
+    const reply =
+      last?.role === 'tool'
+        ? `Echo: your code printed: ${text}`
+        : text
+          ? `Echo:${text.includes('\n') ? '\n' : ' '}${text}`
+          : 'Echo: (empty message)';
     const pieces = reply.match(/\S+\s*|\s+/g) ?? [reply];
     for (const piece of pieces) {
       if (options.signal?.aborted) {

@@ -85,7 +85,8 @@ export function parseRetryAfter(value, now = Date.now()) {
 
 /**
  * Maps an HTTP failure to a ProviderError.
- * @param {{status: number, body: string, label: string, model: string, url?: string, retryAfter?: string | null, secrets?: (string | undefined)[]}} info
+ * @param {{status: number, body: string, label: string, model: string, url?: string, retryAfter?: string | null, secrets?: (string
+ *   | undefined)[]}} info
  *   url: the request's address (a 404 from an address without a version segment suggests "/v1")
  */
 export function httpError({ status, body, label, model, url, retryAfter, secrets }) {
@@ -97,26 +98,43 @@ export function httpError({ status, body, label, model, url, retryAfter, secrets
   }
   if (status === 429) {
     const wait = retryAfterMs !== undefined ? ` Try again in ${Math.ceil(retryAfterMs / 1000)} s.` : ' Wait a moment and retry.';
-    return new ProviderError('rate_limit', `${label} is rate-limiting requests or the account is out of credit.${wait}${suffix}`, { status, retryAfterMs });
+    return new ProviderError('rate_limit', `${label} is rate-limiting requests or the account is out of credit.${wait}${suffix}`, {
+      status,
+      retryAfterMs,
+    });
   }
   if (status >= 500) {
-    return new ProviderError('server', `${label} had a server error (HTTP ${status}). This is usually temporary; retry shortly${suffix}.`, { status, retryAfterMs });
+    return new ProviderError('server', `${label} had a server error (HTTP ${status}). This is usually temporary; retry shortly${suffix}.`, {
+      status,
+      retryAfterMs,
+    });
   }
   if (status === 408) {
     return new ProviderError('network', `${label} timed out waiting for the request (HTTP 408). Retry${suffix}.`, { status });
   }
   if (status === 404 && /model/i.test(detail)) {
-    return new ProviderError('client', `The model "${model}" was not found at ${label}. Pick another model in Settings${suffix}.`, { status, retryable: false });
+    return new ProviderError('client', `The model "${model}" was not found at ${label}. Pick another model in Settings${suffix}.`, {
+      status,
+      retryable: false,
+    });
   }
   if (status === 404) {
     // Most OpenAI-compatible servers (Ollama, LM Studio, llama.cpp, vLLM) serve under /v1; a base URL typed without it answers 404.
-    const missingVersion = url && !/\/v\d+(?:beta\d*|alpha\d*)?(?:\/|$)/.test(new URL(url, 'http://x').pathname)
-      ? ` The base URL may be missing "/v1": try ${originOf(url)}/v1.`
-      : '';
-    return new ProviderError('client', `${label} answered "not found" (HTTP 404): check the base URL in Settings${suffix}.${missingVersion}`, { status, retryable: false });
+    const missingVersion =
+      url && !/\/v\d+(?:beta\d*|alpha\d*)?(?:\/|$)/.test(new URL(url, 'http://x').pathname)
+        ? ` The base URL may be missing "/v1": try ${originOf(url)}/v1.`
+        : '';
+    return new ProviderError(
+      'client',
+      `${label} answered "not found" (HTTP 404): check the base URL in Settings${suffix}.${missingVersion}`,
+      { status, retryable: false },
+    );
   }
   if (/model/i.test(detail) && /(not exist|not found|unknown|invalid|does not have access|no such)/i.test(detail)) {
-    return new ProviderError('client', `The model "${model}" is not available at ${label}. Pick another model in Settings${suffix}.`, { status, retryable: false });
+    return new ProviderError('client', `The model "${model}" is not available at ${label}. Pick another model in Settings${suffix}.`, {
+      status,
+      retryable: false,
+    });
   }
   return new ProviderError('client', `${label} refused the request (HTTP ${status})${suffix}.`, { status, retryable: false });
 }
@@ -134,12 +152,17 @@ export function fetchError(err, { label, url, signal, online }) {
   }
   const host = originOf(url);
   if (isLocalAddress(url)) {
-    return new ProviderError('network', `Nothing answered at ${host}. Is the ${label.replace(/ \(local\)$/, '')} server running? Start it and retry.`, { cause: err });
+    return new ProviderError(
+      'network',
+      `Nothing answered at ${host}. Is the ${label.replace(/ \(local\)$/, '')} server running? Start it and retry.`,
+      { cause: err },
+    );
   }
   if (offlineExplains(url, online)) return new ProviderError('network', offlineMessage(`${label} at ${host}`), { cause: err });
   return new ProviderError(
     'network',
-    `Could not reach ${label} at ${host}. Check your connection and the base URL; if the server is running, it may be refusing requests from this page (CORS) — use "Test connection" in Settings for a precise diagnosis.`,
+    `Could not reach ${label} at ${host}. Check your connection and the base URL; if the server is running, it may be refusing requests ` +
+      `from this page (CORS) — use "Test connection" in Settings for a precise diagnosis.`,
     { cause: err },
   );
 }

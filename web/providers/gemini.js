@@ -6,15 +6,31 @@ import { parseSSE } from '../net/sse.js';
 
 /** @type {Record<string, StopReason>} */
 const FINISH_REASONS = {
-  STOP: 'end_turn', MAX_TOKENS: 'max_tokens', SAFETY: 'refusal', RECITATION: 'refusal', BLOCKLIST: 'refusal',
-  PROHIBITED_CONTENT: 'refusal', SPII: 'refusal', IMAGE_SAFETY: 'refusal', LANGUAGE: 'refusal', OTHER: 'unknown',
-  MALFORMED_FUNCTION_CALL: 'unknown', FINISH_REASON_UNSPECIFIED: 'unknown',
+  STOP: 'end_turn',
+  MAX_TOKENS: 'max_tokens',
+  SAFETY: 'refusal',
+  RECITATION: 'refusal',
+  BLOCKLIST: 'refusal',
+  PROHIBITED_CONTENT: 'refusal',
+  SPII: 'refusal',
+  IMAGE_SAFETY: 'refusal',
+  LANGUAGE: 'refusal',
+  OTHER: 'unknown',
+  MALFORMED_FUNCTION_CALL: 'unknown',
+  FINISH_REASON_UNSPECIFIED: 'unknown',
 };
 
 /** Google status names of an error body, mapped to our codes. @type {Record<string, import('./types.d.ts').ProviderErrorCode>} */
 const STATUS_CODES = {
-  RESOURCE_EXHAUSTED: 'rate_limit', UNAVAILABLE: 'server', INTERNAL: 'server', DEADLINE_EXCEEDED: 'server',
-  UNAUTHENTICATED: 'auth', PERMISSION_DENIED: 'auth', INVALID_ARGUMENT: 'client', NOT_FOUND: 'client', FAILED_PRECONDITION: 'client',
+  RESOURCE_EXHAUSTED: 'rate_limit',
+  UNAVAILABLE: 'server',
+  INTERNAL: 'server',
+  DEADLINE_EXCEEDED: 'server',
+  UNAUTHENTICATED: 'auth',
+  PERMISSION_DENIED: 'auth',
+  INVALID_ARGUMENT: 'client',
+  NOT_FOUND: 'client',
+  FAILED_PRECONDITION: 'client',
 };
 
 /** Models that think and can report their thoughts (Gemini 2.5 and later). */
@@ -50,7 +66,9 @@ export class GeminiProvider extends HttpSseProvider {
     const body = { contents: toGeminiContents(request.messages) };
     if (request.system) body.systemInstruction = { parts: [{ text: request.system }] };
     if (request.tools?.length) {
-      body.tools = [{ functionDeclarations: request.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) }];
+      body.tools = [
+        { functionDeclarations: request.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) },
+      ];
     }
     /** @type {Record<string, unknown>} */
     const generation = {};
@@ -82,7 +100,10 @@ export class GeminiProvider extends HttpSseProvider {
     const out = [];
     let pageToken = '';
     for (let page = 0; page < 10; page++) {
-      const res = await doFetch(`${this.baseUrl}/v1beta/models?pageSize=1000${pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : ''}`, { headers: this.buildHeaders(), signal: options.signal });
+      const res = await doFetch(
+        `${this.baseUrl}/v1beta/models?pageSize=1000${pageToken ? `&pageToken=${encodeURIComponent(pageToken)}` : ''}`,
+        { headers: this.buildHeaders(), signal: options.signal },
+      );
       if (!res.ok) break;
       const json = await res.json().catch(() => null);
       for (const m of Array.isArray(json?.models) ? json.models : []) {
@@ -90,7 +111,14 @@ export class GeminiProvider extends HttpSseProvider {
         const methods = Array.isArray(m.supportedGenerationMethods) ? m.supportedGenerationMethods : [];
         if (methods.length && !methods.includes('generateContent')) continue;
         const id = m.name.replace(/^models\//, '');
-        out.push({ id, label: typeof m.displayName === 'string' ? m.displayName : id, contextTokens: typeof m.inputTokenLimit === 'number' ? m.inputTokenLimit : undefined, tools: true, vision: /gemini/i.test(id), reasoning: m.thinking === true || THINKING_MODEL.test(id) });
+        out.push({
+          id,
+          label: typeof m.displayName === 'string' ? m.displayName : id,
+          contextTokens: typeof m.inputTokenLimit === 'number' ? m.inputTokenLimit : undefined,
+          tools: true,
+          vision: /gemini/i.test(id),
+          reasoning: m.thinking === true || THINKING_MODEL.test(id),
+        });
       }
       pageToken = typeof json?.nextPageToken === 'string' ? json.nextPageToken : '';
       if (!pageToken) break;
@@ -161,7 +189,9 @@ function geminiError(json, label) {
   if (!e || typeof e !== 'object') return null;
   const status = typeof e.status === 'string' ? e.status : '';
   const http = typeof e.code === 'number' ? e.code : undefined;
-  const code = STATUS_CODES[status] ?? (http === 429 ? 'rate_limit' : http && http >= 500 ? 'server' : http === 401 || http === 403 ? 'auth' : http ? 'client' : 'server');
+  const code =
+    STATUS_CODES[status] ??
+    (http === 429 ? 'rate_limit' : http && http >= 500 ? 'server' : http === 401 || http === 403 ? 'auth' : http ? 'client' : 'server');
   const message = typeof e.message === 'string' && e.message ? e.message : status || 'unknown error';
   return new ProviderError(code, `${label} reported an error mid-reply: ${message}`, { status: http });
 }
@@ -229,7 +259,10 @@ export async function* assembleGeminiStream(messages, label) {
         /** @type {StreamPart} */
         const ev = {
           type: 'tool_call',
-          id: typeof part.functionCall.id === 'string' && part.functionCall.id ? part.functionCall.id : `gemini_call_${Date.now().toString(36)}_${calls}`,
+          id:
+            typeof part.functionCall.id === 'string' && part.functionCall.id
+              ? part.functionCall.id
+              : `gemini_call_${Date.now().toString(36)}_${calls}`,
           name: part.functionCall.name,
           arguments: args && typeof args === 'object' && !Array.isArray(args) ? args : {},
         };
@@ -239,10 +272,14 @@ export async function* assembleGeminiStream(messages, label) {
     }
     if (candidate.finishReason) {
       const reason = String(candidate.finishReason);
-      stopReason = calls && reason === 'STOP' ? 'tool_use' : FINISH_REASONS[reason] ?? 'unknown';
-      if (stopReason === 'refusal' && !sawText) yield { type: 'text', text: `${label} stopped the reply (${reason.toLowerCase().replace(/_/g, ' ')}).` };
+      stopReason = calls && reason === 'STOP' ? 'tool_use' : (FINISH_REASONS[reason] ?? 'unknown');
+      if (stopReason === 'refusal' && !sawText)
+        yield { type: 'text', text: `${label} stopped the reply (${reason.toLowerCase().replace(/_/g, ' ')}).` };
       if (reason === 'MALFORMED_FUNCTION_CALL' && !sawText && !calls) {
-        yield { type: 'error', error: new ProviderError('server', `${label} produced a malformed tool call. Retry, or rephrase the request.`).toJSON() };
+        yield {
+          type: 'error',
+          error: new ProviderError('server', `${label} produced a malformed tool call. Retry, or rephrase the request.`).toJSON(),
+        };
         return;
       }
     }

@@ -6,7 +6,8 @@ import { parseSSE } from '../net/sse.js';
 
 /**
  * POSTs JSON and returns the streaming response, or throws a classified ProviderError.
- * @param {{url: string, headers: Record<string, string>, body: unknown, signal?: AbortSignal, label: string, model: string, secrets?: (string | undefined)[], fetchImpl?: typeof fetch}} opts
+ * @param {{url: string, headers: Record<string, string>, body: unknown, signal?: AbortSignal, label: string, model: string,
+ *   secrets?: (string | undefined)[], fetchImpl?: typeof fetch}} opts
  */
 export async function postJson(opts) {
   const doFetch = opts.fetchImpl ?? globalThis.fetch.bind(globalThis);
@@ -24,7 +25,15 @@ export async function postJson(opts) {
   }
   if (!res.ok) {
     const body = await res.text().catch(() => '');
-    throw httpError({ status: res.status, body, label: opts.label, model: opts.model, url: opts.url, retryAfter: res.headers.get('retry-after'), secrets: opts.secrets });
+    throw httpError({
+      status: res.status,
+      body,
+      label: opts.label,
+      model: opts.model,
+      url: opts.url,
+      retryAfter: res.headers.get('retry-after'),
+      secrets: opts.secrets,
+    });
   }
   if (!res.body) throw new ProviderError('server', `${opts.label} sent an empty response.`);
   return res;
@@ -49,7 +58,8 @@ export async function collectStream(stream, model) {
   const warnings = [];
   for await (const ev of stream) {
     if (ev.type === 'text') content += ev.text;
-    else if (ev.type === 'tool_call') toolCalls.push({ id: ev.id, name: ev.name, arguments: ev.arguments, ...(ev.signature ? { signature: ev.signature } : {}) });
+    else if (ev.type === 'tool_call')
+      toolCalls.push({ id: ev.id, name: ev.name, arguments: ev.arguments, ...(ev.signature ? { signature: ev.signature } : {}) });
     else if (ev.type === 'warning') warnings.push({ setting: ev.setting, message: ev.message });
     else if (ev.type === 'finish') {
       stopReason = ev.stopReason;
@@ -85,7 +95,9 @@ export function ignoredSettings(request, label, settings) {
   return /** @type {[IgnoredSetting, string][]} */ (Object.entries(settings))
     .filter(([setting]) => given[setting])
     .map(([setting, why]) => ({
-      type: 'warning', setting, message: `${label} ${why}: the request's ${SETTING_NAMES[setting]} was not applied.`,
+      type: 'warning',
+      setting,
+      message: `${label} ${why}: the request's ${SETTING_NAMES[setting]} was not applied.`,
     }));
 }
 
@@ -130,7 +142,8 @@ export function parseToolArguments(raw) {
  * @param {AbortSignal | undefined} signal
  * @param {string} label
  * @param {(messages: AsyncIterable<import('../net/sse.js').SSEMessage>) => AsyncGenerator<StreamPart>} assemble
- * @param {(body: ReadableStream<Uint8Array>, signal: AbortSignal | undefined) => AsyncIterable<SSEMessage>} [frame] how the body is cut into messages (default: SSE)
+ * @param {(body: ReadableStream<Uint8Array>, signal: AbortSignal | undefined) => AsyncIterable<SSEMessage>} [frame] how the body is cut
+ *   into messages (default: SSE)
  * @returns {AsyncGenerator<StreamPart>}
  */
 export async function* streamBody(res, signal, label, assemble, frame = (body, s) => parseSSE(body, { signal: s })) {
@@ -245,7 +258,9 @@ export class HttpSseProvider {
     if (!res.ok) return [];
     const json = await res.json().catch(() => null);
     const data = Array.isArray(json?.data) ? json.data : Array.isArray(json?.models) ? json.models : [];
-    return data.map((/** @type {{id?: string, name?: string}} */ m) => m.id ?? m.name).filter((/** @type {unknown} */ x) => typeof x === 'string');
+    return data
+      .map((/** @type {{id?: string, name?: string}} */ m) => m.id ?? m.name)
+      .filter((/** @type {unknown} */ x) => typeof x === 'string');
   }
 
   /** @param {ChatRequest} request @param {CallOptions} [options] */
@@ -258,10 +273,13 @@ export class HttpSseProvider {
     const signal = options.signal;
     const warnings = this.warnings(request);
     const reply = () => this.#stream(request, signal, options.onConnected);
-    return guardStream(async function* () {
-      yield* warnings;
-      yield* reply();
-    }, { label: this.label, url: this.url, signal });
+    return guardStream(
+      async function* () {
+        yield* warnings;
+        yield* reply();
+      },
+      { label: this.label, url: this.url, signal },
+    );
   }
 
   /**
@@ -281,6 +299,12 @@ export class HttpSseProvider {
       fetchImpl: this.fetchImpl,
     });
     onConnected?.();
-    yield* streamBody(res, signal, this.label, (messages) => this.assemble(messages), (body, s) => this.frame(body, s));
+    yield* streamBody(
+      res,
+      signal,
+      this.label,
+      (messages) => this.assemble(messages),
+      (body, s) => this.frame(body, s),
+    );
   }
 }

@@ -20,7 +20,8 @@ export function imageLimitsFor(entry, model = '') {
   const images = entry?.capabilities.images;
   const limits = images ? { maxEdge: images.maxEdge, maxBytes: images.maxBytes } : DEFAULT_LIMITS;
   if (!entry) return { accepts: false, ...limits, why: 'Choose a provider in Settings first.' };
-  if (!seesImages(entry, model)) return { accepts: false, ...limits, why: `${entry.label}${model ? ` (${model})` : ''} does not accept images here.` };
+  if (!seesImages(entry, model))
+    return { accepts: false, ...limits, why: `${entry.label}${model ? ` (${model})` : ''} does not accept images here.` };
   return { accepts: true, ...limits };
 }
 

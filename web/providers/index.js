@@ -35,15 +35,24 @@ export const ProviderConfigSchema = z.object({
 export function createProvider(config, deps = {}) {
   const parsed = ProviderConfigSchema.safeParse(config);
   if (!parsed.success) {
-    throw new ProviderError('client', `Invalid provider settings: ${parsed.error.issues.map((i) => i.message).join('; ')}`, { retryable: false });
+    throw new ProviderError('client', `Invalid provider settings: ${parsed.error.issues.map((i) => i.message).join('; ')}`, {
+      retryable: false,
+    });
   }
   const { provider, apiKey, baseUrl } = parsed.data;
   const entry = catalogEntry(provider);
-  if (!entry) throw new ProviderError('client', `Unknown provider "${provider}". Choose one of: ${CATALOG.map((e) => e.id).join(', ')}.`, { retryable: false });
+  if (!entry)
+    throw new ProviderError('client', `Unknown provider "${provider}". Choose one of: ${CATALOG.map((e) => e.id).join(', ')}.`, {
+      retryable: false,
+    });
   const model = parsed.data.model || entry.defaultModel;
   const caps = entry.capabilities;
   if (caps.key === 'required' && !apiKey) {
-    throw new ProviderError('auth', `${entry.label} needs an API key. Add it in Settings${entry.keyUrl ? ` (get one at ${entry.keyUrl})` : ''}.`, { retryable: false });
+    throw new ProviderError(
+      'auth',
+      `${entry.label} needs an API key. Add it in Settings${entry.keyUrl ? ` (get one at ${entry.keyUrl})` : ''}.`,
+      { retryable: false },
+    );
   }
   if (caps.needsModel && !model) {
     throw new ProviderError('client', `Choose a model for ${entry.label} in Settings.`, { retryable: false });

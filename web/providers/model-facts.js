@@ -34,7 +34,7 @@ export const MODELS = {
   'gpt-4o': { tools: true, vision: true, context: 128_000, price: [2.5, 10, 1.25] },
   'o4-mini': { tools: true, vision: true, reasoning: true, context: 200_000, price: [1.1, 4.4, 0.275] },
   'o3-mini': { tools: true, vision: true, reasoning: true, context: 200_000, price: [1.1, 4.4, 0.55] },
-  'o3': { tools: true, vision: true, reasoning: true, context: 200_000, price: [2, 8, 0.5] },
+  o3: { tools: true, vision: true, reasoning: true, context: 200_000, price: [2, 8, 0.5] },
   // Anthropic
   'claude-opus-4-5': { tools: true, vision: true, reasoning: true, context: 200_000, price: [5, 25, 0.5, 6.25] },
   'claude-opus-4': { tools: true, vision: true, reasoning: true, context: 200_000, price: [15, 75, 1.5, 18.75] },
@@ -60,7 +60,7 @@ export const MODELS = {
   'grok-3-mini': { tools: true, reasoning: true, context: 131_072, price: [0.3, 0.5, 0.075] },
   'grok-4': { tools: true, vision: true, reasoning: true, context: 256_000, price: [3, 15, 0.75] },
   'sonar-pro': { tools: false, context: 128_000, price: [3, 15, 3] },
-  'sonar': { tools: false, context: 128_000, price: [1, 1, 1] },
+  sonar: { tools: false, context: 128_000, price: [1, 1, 1] },
 };
 
 const BY_LENGTH = Object.keys(MODELS).sort((a, b) => b.length - a.length);

@@ -27,13 +27,18 @@ export function knownModel(id) {
  */
 export async function listModelInfo(config, deps = {}) {
   const entry = catalogEntry(config.provider);
-  const provider = /** @type {any} */ (createProvider(config, { fetchImpl: deps.fetchImpl })); // any: the list methods are optional per wire format
+  // any: the list methods are optional per wire format
+  const provider = /** @type {any} */ (createProvider(config, { fetchImpl: deps.fetchImpl }));
   /** @type {ModelInfo[]} */
   let models = [];
   if (typeof provider.listModelInfo === 'function') models = await provider.listModelInfo({ signal: deps.signal });
-  else if (typeof provider.listModels === 'function') models = (await provider.listModels({ signal: deps.signal })).map((/** @type {string} */ id) => ({ id }));
+  else if (typeof provider.listModels === 'function')
+    models = (await provider.listModels({ signal: deps.signal })).map((/** @type {string} */ id) => ({ id }));
   if (!models.length) return { models: (entry?.models ?? []).map(knownModel), source: 'catalog' };
-  return { models: models.map((m) => ({ ...knownModel(m.id), ...Object.fromEntries(Object.entries(m).filter(([, v]) => v !== undefined)) })), source: 'provider' };
+  return {
+    models: models.map((m) => ({ ...knownModel(m.id), ...Object.fromEntries(Object.entries(m).filter(([, v]) => v !== undefined)) })),
+    source: 'provider',
+  };
 }
 
 /** The badges of a model, in words. @param {ModelInfo} m @returns {string[]} */
@@ -45,6 +50,7 @@ export function modelBadges(m) {
   if (m.vision) out.push('images');
   if (m.reasoning) out.push('reasoning');
   if (m.contextTokens) out.push(`${compact.format(m.contextTokens)} context`);
-  if (m.sizeBytes) out.push(`${m.sizeBytes >= 1e9 ? `${(m.sizeBytes / 1e9).toFixed(1)} GB` : `${Math.max(1, Math.round(m.sizeBytes / 1e6))} MB`} on disk`);
+  if (m.sizeBytes)
+    out.push(`${m.sizeBytes >= 1e9 ? `${(m.sizeBytes / 1e9).toFixed(1)} GB` : `${Math.max(1, Math.round(m.sizeBytes / 1e6))} MB`} on disk`);
   return out;
 }

@@ -50,7 +50,11 @@ export class OllamaProvider extends HttpSseProvider {
     if (request.maxTokens) options.num_predict = request.maxTokens;
     if (request.temperature !== undefined) options.temperature = request.temperature;
     if (Object.keys(options).length) body.options = options;
-    if (request.tools?.length) body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+    if (request.tools?.length)
+      body.tools = request.tools.map((t) => ({
+        type: 'function',
+        function: { name: t.name, description: t.description, parameters: t.parameters },
+      }));
     return body;
   }
 
@@ -70,11 +74,22 @@ export class OllamaProvider extends HttpSseProvider {
     const url = `${this.baseUrl}${path}`;
     let res;
     try {
-      res = await doFetch(url, { ...init, headers: { ...(init.body ? { 'content-type': 'application/json' } : {}), ...this.buildHeaders() } });
+      res = await doFetch(url, {
+        ...init,
+        headers: { ...(init.body ? { 'content-type': 'application/json' } : {}), ...this.buildHeaders() },
+      });
     } catch (err) {
       throw fetchError(err, { label: this.label, url, signal: init.signal ?? undefined });
     }
-    if (!res.ok) throw httpError({ status: res.status, body: await res.text().catch(() => ''), label: this.label, model: this.model, url, secrets: [this.apiKey] });
+    if (!res.ok)
+      throw httpError({
+        status: res.status,
+        body: await res.text().catch(() => ''),
+        label: this.label,
+        model: this.model,
+        url,
+        secrets: [this.apiKey],
+      });
     return res;
   }
 
@@ -86,26 +101,33 @@ export class OllamaProvider extends HttpSseProvider {
   async listModelInfo(options = {}) {
     const json = await (await this.#get('/api/tags', { signal: options.signal })).json().catch(() => null);
     const models = (Array.isArray(json?.models) ? json.models : []).filter((/** @type {any} */ m) => typeof m?.name === 'string');
-    return Promise.all(models.map(async (/** @type {any} */ m) => {
-      /** @type {ModelInfo} */
-      const info = { id: m.name, label: m.name, ...(typeof m.size === 'number' ? { sizeBytes: m.size } : {}) };
-      try {
-        const show = await (await this.#get('/api/show', { method: 'POST', body: JSON.stringify({ model: m.name }), signal: options.signal })).json();
-        const caps = Array.isArray(show?.capabilities) ? show.capabilities : null;
-        if (caps) Object.assign(info, { tools: caps.includes('tools'), vision: caps.includes('vision'), reasoning: caps.includes('thinking') });
-        const ctx = Object.entries(show?.model_info ?? {}).find(([k]) => k.endsWith('.context_length'))?.[1];
-        if (typeof ctx === 'number') info.contextTokens = ctx;
-      } catch {
-        // An older Ollama without /api/show details: the model is listed without badges.
-      }
-      return info;
-    }));
+    return Promise.all(
+      models.map(async (/** @type {any} */ m) => {
+        /** @type {ModelInfo} */
+        const info = { id: m.name, label: m.name, ...(typeof m.size === 'number' ? { sizeBytes: m.size } : {}) };
+        try {
+          const show = await (
+            await this.#get('/api/show', { method: 'POST', body: JSON.stringify({ model: m.name }), signal: options.signal })
+          ).json();
+          const caps = Array.isArray(show?.capabilities) ? show.capabilities : null;
+          if (caps)
+            Object.assign(info, { tools: caps.includes('tools'), vision: caps.includes('vision'), reasoning: caps.includes('thinking') });
+          const ctx = Object.entries(show?.model_info ?? {}).find(([k]) => k.endsWith('.context_length'))?.[1];
+          if (typeof ctx === 'number') info.contextTokens = ctx;
+        } catch {
+          // An older Ollama without /api/show details: the model is listed without badges.
+        }
+        return info;
+      }),
+    );
   }
 
   /** @param {CallOptions} [options] */
   async listModels(options = {}) {
     const json = await (await this.#get('/api/tags', { signal: options.signal })).json().catch(() => null);
-    return (Array.isArray(json?.models) ? json.models : []).map((/** @type {{name?: string}} */ m) => m.name).filter((/** @type {unknown} */ x) => typeof x === 'string');
+    return (Array.isArray(json?.models) ? json.models : [])
+      .map((/** @type {{name?: string}} */ m) => m.name)
+      .filter((/** @type {unknown} */ x) => typeof x === 'string');
   }
 
   /**
@@ -124,9 +146,14 @@ export class OllamaProvider extends HttpSseProvider {
       } catch {
         continue;
       }
-      if (typeof json.error === 'string') throw new ProviderError('client', `${this.label} could not pull "${model}": ${json.error}`, { retryable: false });
+      if (typeof json.error === 'string')
+        throw new ProviderError('client', `${this.label} could not pull "${model}": ${json.error}`, { retryable: false });
       last = String(json.status ?? '');
-      options.onProgress?.({ status: last, ...(typeof json.completed === 'number' ? { completed: json.completed } : {}), ...(typeof json.total === 'number' ? { total: json.total } : {}) });
+      options.onProgress?.({
+        status: last,
+        ...(typeof json.completed === 'number' ? { completed: json.completed } : {}),
+        ...(typeof json.total === 'number' ? { total: json.total } : {}),
+      });
     }
     if (last !== 'success') throw droppedError(this.label);
   }
@@ -153,7 +180,11 @@ function toOllamaMessage(m, callNames) {
   if (m.role === 'tool') return { role: 'tool', content: m.content, tool_name: callNames.get(m.toolCallId ?? '') ?? 'tool', ...images };
   if (m.role === 'assistant' && m.toolCalls?.length) {
     for (const c of m.toolCalls) callNames.set(c.id, c.name);
-    return { role: 'assistant', content: m.content, tool_calls: m.toolCalls.map((c) => ({ function: { name: c.name, arguments: c.arguments } })) };
+    return {
+      role: 'assistant',
+      content: m.content,
+      tool_calls: m.toolCalls.map((c) => ({ function: { name: c.name, arguments: c.arguments } })),
+    };
   }
   return { role: m.role, content: m.content, ...images };
 }
@@ -177,7 +208,7 @@ export async function* assembleOllamaStream(lines, label) {
       throw new ProviderError('server', `${label} sent a malformed stream line.`);
     }
     if (json.error !== undefined) {
-      const message = typeof json.error === 'string' ? json.error : json.error?.message ?? 'unknown error';
+      const message = typeof json.error === 'string' ? json.error : (json.error?.message ?? 'unknown error');
       yield { type: 'error', error: new ProviderError('server', `${label} reported an error mid-reply: ${message}`).toJSON() };
       return;
     }
@@ -196,11 +227,16 @@ export async function* assembleOllamaStream(lines, label) {
           args = { _raw: args };
         }
       }
-      yield { type: 'tool_call', id: typeof tc.id === 'string' && tc.id ? tc.id : `ollama_call_${Date.now().toString(36)}_${calls}`, name: fn.name, arguments: args && typeof args === 'object' && !Array.isArray(args) ? args : {} };
+      yield {
+        type: 'tool_call',
+        id: typeof tc.id === 'string' && tc.id ? tc.id : `ollama_call_${Date.now().toString(36)}_${calls}`,
+        name: fn.name,
+        arguments: args && typeof args === 'object' && !Array.isArray(args) ? args : {},
+      };
     }
     if (json.done === true) {
       const usage = { inputTokens: json.prompt_eval_count ?? 0, outputTokens: json.eval_count ?? 0 };
-      yield { type: 'finish', stopReason: calls ? 'tool_use' : DONE_REASONS[json.done_reason] ?? 'end_turn', usage };
+      yield { type: 'finish', stopReason: calls ? 'tool_use' : (DONE_REASONS[json.done_reason] ?? 'end_turn'), usage };
       return;
     }
   }

@@ -14,7 +14,8 @@
 /**
  * @typedef {{summarize: (text: string, options?: {context?: string, signal?: AbortSignal}) => Promise<string>, inputQuota?: number,
  *   measureInputUsage?: (text: string) => Promise<number>, destroy?: () => void}} ChromeSummarizer
- * @typedef {{availability: (options?: object) => Promise<string>, create: (options?: object) => Promise<ChromeSummarizer>}} ChromeSummarizerApi
+ * @typedef {{availability: (options?: object) => Promise<string>, create: (options?: object) => Promise<ChromeSummarizer>}}
+ *   ChromeSummarizerApi
  */
 
 const LANGUAGES = { format: 'plain-text', expectedInputLanguages: ['en'], outputLanguage: 'en' };
@@ -22,11 +23,12 @@ const LANGUAGES = { format: 'plain-text', expectedInputLanguages: ['en'], output
 const PURPOSES = {
   conversation: {
     options: { ...LANGUAGES, type: 'key-points', length: 'long' },
-    context: 'A conversation between a user and an AI assistant. Keep facts, decisions, names, file paths, open tasks and the user\'s preferences.',
+    context:
+      "A conversation between a user and an AI assistant. Keep facts, decisions, names, file paths, open tasks and the user's preferences.",
   },
   memory: {
     options: { ...LANGUAGES, type: 'tldr', length: 'medium' },
-    context: 'A note saved in an AI assistant\'s long-term memory. Keep facts, names, numbers, file paths, decisions and preferences.',
+    context: "A note saved in an AI assistant's long-term memory. Keep facts, names, numbers, file paths, decisions and preferences.",
   },
 };
 
@@ -36,7 +38,8 @@ const PURPOSES = {
  * @param {keyof typeof PURPOSES} [purpose] a conversation (compaction) or a memory
  * @returns {Promise<OnDeviceSummarizer | null>}
  */
-export async function onDeviceSummarizer(scope = /** @type {any} */ (globalThis), purpose = 'conversation') { // any: the API is not in TypeScript's DOM types yet
+export async function onDeviceSummarizer(scope = /** @type {any} */ (globalThis), purpose = 'conversation') {
+  // any: the API is not in TypeScript's DOM types yet
   const api = scope.Summarizer;
   if (!api || typeof api.availability !== 'function') return null;
   const { options, context } = PURPOSES[purpose];

@@ -31,7 +31,14 @@ export class OpenAIResponsesProvider extends HttpSseProvider {
     if (request.temperature !== undefined && !REASONING_MODEL.test(this.model)) body.temperature = request.temperature;
     if (REASONING_MODEL.test(this.model)) body.reasoning = { summary: 'auto' };
     // strict: false — left out, the Responses API makes every schema strict (all fields required).
-    if (request.tools?.length) body.tools = request.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: false }));
+    if (request.tools?.length)
+      body.tools = request.tools.map((t) => ({
+        type: 'function',
+        name: t.name,
+        description: t.description,
+        parameters: t.parameters,
+        strict: false,
+      }));
     return body;
   }
 
@@ -68,17 +75,33 @@ export function toResponsesInput(messages) {
   for (const m of messages) {
     if (m.role === 'tool') {
       out.push({ type: 'function_call_output', call_id: m.toolCallId, output: m.content });
-      if (m.images?.length) out.push({ role: 'user', content: [{ type: 'input_text', text: 'Images returned by the tool call above:' }, ...m.images.map((i) => ({ type: 'input_image', image_url: i.dataUrl }))] });
+      if (m.images?.length)
+        out.push({
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'Images returned by the tool call above:' },
+            ...m.images.map((i) => ({ type: 'input_image', image_url: i.dataUrl })),
+          ],
+        });
       continue;
     }
     if (m.role === 'user') {
-      out.push(m.images?.length
-        ? { role: 'user', content: [...(m.content ? [{ type: 'input_text', text: m.content }] : []), ...m.images.map((i) => ({ type: 'input_image', image_url: i.dataUrl }))] }
-        : { role: 'user', content: m.content });
+      out.push(
+        m.images?.length
+          ? {
+              role: 'user',
+              content: [
+                ...(m.content ? [{ type: 'input_text', text: m.content }] : []),
+                ...m.images.map((i) => ({ type: 'input_image', image_url: i.dataUrl })),
+              ],
+            }
+          : { role: 'user', content: m.content },
+      );
       continue;
     }
     if (m.content) out.push({ role: 'assistant', content: m.content });
-    for (const c of m.toolCalls ?? []) out.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: JSON.stringify(c.arguments) });
+    for (const c of m.toolCalls ?? [])
+      out.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: JSON.stringify(c.arguments) });
   }
   return out;
 }
@@ -138,7 +161,13 @@ export async function* assembleResponsesStream(messages, label) {
         break;
       case 'response.output_item.added': {
         const item = json.item ?? {};
-        if (item.type === 'function_call') calls.set(item.id ?? `out_${json.output_index}`, { callId: item.call_id ?? item.id ?? `call_${json.output_index}`, name: item.name ?? '', args: item.arguments ?? '', emitted: false });
+        if (item.type === 'function_call')
+          calls.set(item.id ?? `out_${json.output_index}`, {
+            callId: item.call_id ?? item.id ?? `call_${json.output_index}`,
+            name: item.name ?? '',
+            args: item.arguments ?? '',
+            emitted: false,
+          });
         break;
       }
       case 'response.function_call_arguments.delta': {
@@ -176,7 +205,16 @@ export async function* assembleResponsesStream(messages, label) {
           if (cached) usage.cachedInputTokens = cached;
         }
         const reason = json.response?.incomplete_details?.reason;
-        stopReason = type === 'response.completed' ? (sawCall ? 'tool_use' : 'end_turn') : reason === 'max_output_tokens' ? 'max_tokens' : reason === 'content_filter' ? 'refusal' : 'unknown';
+        stopReason =
+          type === 'response.completed'
+            ? sawCall
+              ? 'tool_use'
+              : 'end_turn'
+            : reason === 'max_output_tokens'
+              ? 'max_tokens'
+              : reason === 'content_filter'
+                ? 'refusal'
+                : 'unknown';
         break;
       }
       case 'response.failed': {
@@ -200,6 +238,18 @@ export async function* assembleResponsesStream(messages, label) {
 /** @param {unknown} code @param {unknown} message @param {string} label */
 function responsesError(code, message, label) {
   const c = String(code ?? '');
-  const kind = /rate_limit/.test(c) ? 'rate_limit' : /server_error|overloaded|unavailable|timeout/.test(c) ? 'server' : /invalid_api_key|auth/.test(c) ? 'auth' : c ? 'client' : 'server';
-  return new ProviderError(kind, `${label} reported an error mid-reply: ${typeof message === 'string' && message ? message : c || 'unknown error'}`, { retryable: kind === 'rate_limit' || kind === 'server' });
+  const kind = /rate_limit/.test(c)
+    ? 'rate_limit'
+    : /server_error|overloaded|unavailable|timeout/.test(c)
+      ? 'server'
+      : /invalid_api_key|auth/.test(c)
+        ? 'auth'
+        : c
+          ? 'client'
+          : 'server';
+  return new ProviderError(
+    kind,
+    `${label} reported an error mid-reply: ${typeof message === 'string' && message ? message : c || 'unknown error'}`,
+    { retryable: kind === 'rate_limit' || kind === 'server' },
+  );
 }

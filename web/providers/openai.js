@@ -4,7 +4,13 @@ import { ProviderError, droppedError } from './errors.js';
 import { HttpSseProvider, parseToolArguments, probeServer } from './http.js';
 
 /** @type {Record<string, StopReason>} */
-const STOP_REASONS = { stop: 'end_turn', tool_calls: 'tool_use', function_call: 'tool_use', length: 'max_tokens', content_filter: 'refusal' };
+const STOP_REASONS = {
+  stop: 'end_turn',
+  tool_calls: 'tool_use',
+  function_call: 'tool_use',
+  length: 'max_tokens',
+  content_filter: 'refusal',
+};
 
 /**
  * Chat Completions wire format: OpenAI itself and every OpenAI-compatible host
@@ -30,7 +36,13 @@ export class OpenAIProvider extends HttpSseProvider {
     const flushImages = () => {
       // Tool messages carry text only: images follow them as one user message.
       if (!pendingImages.length) return;
-      messages.push({ role: 'user', content: [{ type: 'text', text: 'Images returned by the tool calls above:' }, ...pendingImages.map((i) => ({ type: 'image_url', image_url: { url: i.dataUrl } }))] });
+      messages.push({
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Images returned by the tool calls above:' },
+          ...pendingImages.map((i) => ({ type: 'image_url', image_url: { url: i.dataUrl } })),
+        ],
+      });
       pendingImages = [];
     };
     for (const m of request.messages) {
@@ -51,7 +63,10 @@ export class OpenAIProvider extends HttpSseProvider {
     if (request.maxTokens) body[this.entry.id === 'openai' ? 'max_completion_tokens' : 'max_tokens'] = request.maxTokens;
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (request.tools?.length) {
-      body.tools = request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+      body.tools = request.tools.map((t) => ({
+        type: 'function',
+        function: { name: t.name, description: t.description, parameters: t.parameters },
+      }));
     }
     return body;
   }
@@ -93,13 +108,23 @@ export function discover(entry, deps) {
 function toWireMessage(m) {
   if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
   if (m.role === 'user' && m.images?.length) {
-    return { role: 'user', content: [...(m.content ? [{ type: 'text', text: m.content }] : []), ...m.images.map((i) => ({ type: 'image_url', image_url: { url: i.dataUrl } }))] };
+    return {
+      role: 'user',
+      content: [
+        ...(m.content ? [{ type: 'text', text: m.content }] : []),
+        ...m.images.map((i) => ({ type: 'image_url', image_url: { url: i.dataUrl } })),
+      ],
+    };
   }
   if (m.role === 'assistant' && m.toolCalls?.length) {
     return {
       role: 'assistant',
       content: m.content || null,
-      tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })),
+      tool_calls: m.toolCalls.map((c) => ({
+        id: c.id,
+        type: 'function',
+        function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+      })),
     };
   }
   return { role: m.role, content: m.content };
@@ -182,5 +207,5 @@ export async function* assembleOpenAIStream(messages, label) {
   }
   if (!finished && stopReason === null) throw droppedError(label);
   yield* flushCalls();
-  yield { type: 'finish', stopReason: refused ? 'refusal' : stopReason ?? 'end_turn', ...(usage ? { usage } : {}) };
+  yield { type: 'finish', stopReason: refused ? 'refusal' : (stopReason ?? 'end_turn'), ...(usage ? { usage } : {}) };
 }

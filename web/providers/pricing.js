@@ -38,7 +38,9 @@ export function costCents(provider, model, usage) {
   const cached = Math.max(0, usage.cachedInputTokens ?? 0);
   const written = Math.max(0, usage.cacheWriteTokens ?? 0);
   const plain = Math.max(0, usage.inputTokens - cached - written);
-  return ((plain * price.input + cached * price.cachedInput + written * price.cacheWrite + usage.outputTokens * price.output) / 1_000_000) * 100;
+  return (
+    ((plain * price.input + cached * price.cachedInput + written * price.cacheWrite + usage.outputTokens * price.output) / 1_000_000) * 100
+  );
 }
 
 /**

@@ -31,16 +31,17 @@ export const systemClock = {
     const t = setTimeout(fn, ms);
     return () => clearTimeout(t);
   },
-  sleep: (ms, signal) => new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  }),
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      }
+      signal?.addEventListener('abort', done, { once: true });
+    }),
   random: () => Math.random(),
 };
 
@@ -98,7 +99,10 @@ export class CircuitBreaker {
     this.#states.delete(key);
   }
 
-  /** A try ended without telling whether the provider works (Stop, a refused request): a half-open trial may be made again. @param {string} key */
+  /**
+   * A try ended without telling whether the provider works (Stop, a refused request): a half-open trial may be made again.
+   * @param {string} key
+   */
   release(key) {
     const s = this.#states.get(key);
     if (s) s.trial = false;
@@ -116,7 +120,9 @@ export class CircuitBreaker {
   /** The providers skipped now (open), with when they are tried again. @returns {{key: string, failures: number, retryAt: number}[]} */
   openKeys() {
     const now = this.now();
-    return [...this.#states].filter(([, s]) => s.failures >= this.threshold && now < s.openUntil).map(([key, s]) => ({ key, failures: s.failures, retryAt: s.openUntil }));
+    return [...this.#states]
+      .filter(([, s]) => s.failures >= this.threshold && now < s.openUntil)
+      .map(([key, s]) => ({ key, failures: s.failures, retryAt: s.openUntil }));
   }
 
   /**
@@ -126,7 +132,9 @@ export class CircuitBreaker {
   state(key) {
     const s = this.#states.get(key);
     if (!s || s.failures < this.threshold) return { state: 'closed', failures: s?.failures ?? 0 };
-    return this.now() < s.openUntil ? { state: 'open', failures: s.failures, retryAt: s.openUntil } : { state: 'half-open', failures: s.failures };
+    return this.now() < s.openUntil
+      ? { state: 'open', failures: s.failures, retryAt: s.openUntil }
+      : { state: 'half-open', failures: s.failures };
   }
 }
 
@@ -146,13 +154,24 @@ export class ReliableProvider {
   #current;
 
   /**
-   * @param {{chain: Provider[], breaker?: CircuitBreaker, clock?: Clock, retry?: Partial<typeof DEFAULT_RETRY>, timeouts?: Partial<typeof DEFAULT_TIMEOUTS>, labels?: Map<Provider, string>, secrets?: string[],
+   * @param {{chain: Provider[], breaker?: CircuitBreaker, clock?: Clock, retry?: Partial<typeof DEFAULT_RETRY>, timeouts?: Partial<typeof
+   *   DEFAULT_TIMEOUTS>, labels?: Map<Provider, string>, secrets?: string[],
    *   cache?: import('./cache.js').ResponseCache, cachePolicy?: import('./cache.js').CachePolicy}} options
    *   labels: how to name each provider in status lines (default: its id)
    *   secrets: the keys of the whole chain, for redaction wherever the primary's key is redacted
    *   cache: identical requests answered again from memory (per `cachePolicy`, default: only at temperature 0)
    */
-  constructor({ chain, breaker, clock = systemClock, retry = {}, timeouts = {}, labels, secrets = [], cache, cachePolicy = 'deterministic' }) {
+  constructor({
+    chain,
+    breaker,
+    clock = systemClock,
+    retry = {},
+    timeouts = {},
+    labels,
+    secrets = [],
+    cache,
+    cachePolicy = 'deterministic',
+  }) {
     if (!chain.length) throw new ProviderError('client', 'No provider configured.', { retryable: false });
     this.chain = chain;
     this.clock = clock;
@@ -245,8 +264,12 @@ export class ReliableProvider {
     let lastError = null;
     let triedAny = false;
     /** @param {Provider} provider */
-    const unfitFor = (provider) => (provider.supportsNativeTools !== this.supportsNativeTools ? 'it takes tools differently'
-      : hasImages(request) && !provider.supportsVision ? 'it does not accept images' : '');
+    const unfitFor = (provider) =>
+      provider.supportsNativeTools !== this.supportsNativeTools
+        ? 'it takes tools differently'
+        : hasImages(request) && !provider.supportsVision
+          ? 'it does not accept images'
+          : '';
     // The breaker only steers the request to another provider: with none left, the user's request still goes out.
     const useBreaker = this.chain.some((p) => !unfitFor(p) && this.breaker.state(breakerKey(p)).state !== 'open');
     for (let index = 0; index < this.chain.length; index++) {
@@ -255,7 +278,10 @@ export class ReliableProvider {
       const unfit = unfitFor(provider);
       if (unfit || (useBreaker && !this.breaker.allow(key))) {
         const st = this.breaker.state(key);
-        const message = unfit ? `Skipped: ${unfit}.` : `Skipped for ${Math.ceil(((st.retryAt ?? this.clock.now()) - this.clock.now()) / 1000)} s after ${st.failures} failures in a row.`;
+        const message = unfit
+          ? `Skipped: ${unfit}.`
+          : `Skipped for ${Math.ceil(((st.retryAt ?? this.clock.now()) - this.clock.now()) / 1000)} s after ${st.failures} failures in ` +
+            `a row.`;
         status(attemptStatus(provider, { outcome: 'skipped', attempt: 0, latencyMs: 0, message }));
         continue;
       }
@@ -322,7 +348,17 @@ export class ReliableProvider {
       }
     }
     if (!lastError) {
-      yield { type: 'error', error: new ProviderError('server', triedAny ? 'The provider failed.' : 'Every provider of this workspace is cooling down after repeated failures, or cannot take this request. Wait a minute and retry.', { retryable: true }).toJSON() };
+      yield {
+        type: 'error',
+        error: new ProviderError(
+          'server',
+          triedAny
+            ? 'The provider failed.'
+            : 'Every provider of this workspace is cooling down after repeated failures, ' +
+                'or cannot take this request. Wait a minute and retry.',
+          { retryable: true },
+        ).toJSON(),
+      };
       return;
     }
     const several = this.chain.length > 1 ? ` (every provider of the fallback chain failed; the last said this)` : '';
@@ -377,17 +413,28 @@ export class ReliableProvider {
         yield ev;
       }
     } catch (err) {
-      result.error = (err instanceof ProviderError ? err : new ProviderError('unknown', String(/** @type {Error} */ (err)?.message ?? err))).toJSON();
+      result.error = (
+        err instanceof ProviderError ? err : new ProviderError('unknown', String(/** @type {Error} */ (err)?.message ?? err))
+      ).toJSON();
     } finally {
       cancel();
       signal?.removeEventListener('abort', relay);
     }
     if (expired && !signal?.aborted) {
-      const seconds = Math.round((expired === 'connect' ? this.timeouts.connectMs : expired === 'first byte' ? this.timeouts.firstByteMs : this.timeouts.gapMs) / 1000);
-      const what = expired === 'connect' ? `did not answer within ${seconds} s`
-        : expired === 'first byte' ? `accepted the request but sent nothing for ${seconds} s`
-        : `stopped sending for ${seconds} s in the middle of the reply${result.output ? ' (the text so far is kept)' : ''}`;
-      result.error = new ProviderError('network', `${this.#label(provider)} ${what}. Retry, or raise the time-out in Settings if the model is slow.`).toJSON();
+      const seconds = Math.round(
+        (expired === 'connect' ? this.timeouts.connectMs : expired === 'first byte' ? this.timeouts.firstByteMs : this.timeouts.gapMs) /
+          1000,
+      );
+      const what =
+        expired === 'connect'
+          ? `did not answer within ${seconds} s`
+          : expired === 'first byte'
+            ? `accepted the request but sent nothing for ${seconds} s`
+            : `stopped sending for ${seconds} s in the middle of the reply${result.output ? ' (the text so far is kept)' : ''}`;
+      result.error = new ProviderError(
+        'network',
+        `${this.#label(provider)} ${what}. Retry, or raise the time-out in Settings if the model is slow.`,
+      ).toJSON();
     }
   }
 }

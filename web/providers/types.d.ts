@@ -103,7 +103,7 @@ export type StreamPart =
   | { type: 'reasoning'; text: string; id?: string }
   | { type: 'tool_call'; id: string; name: string; arguments: Record<string, unknown>; signature?: string }
   | { type: 'warning'; setting: IgnoredSetting; message: string }
-  | { type: 'finish'; stopReason: StopReason; /** Absent where the wire reports no token counts (Chrome's Prompt API). */ usage?: Usage }
+  | { type: 'finish'; stopReason: StopReason /** Absent where the wire reports no token counts (Chrome's Prompt API). */; usage?: Usage }
   | { type: 'error'; error: ProviderErrorShape };
 
 /** @deprecated the first API's name of StreamPart */

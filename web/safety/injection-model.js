@@ -46,11 +46,27 @@ function lexiconFilter(sentence, namesAI = CUE_LEXICONS.NAMES_AI.test(sentence))
  * in one sentence, only that each occurs somewhere. Pairs of general ideas are what carries over
  * from the families a model was trained on to a family it never saw.
  */
-const PAIRED = ['CLAUSE_ORDER', 'IMPERATIVE_START', 'SAY_ORDER', 'YOU', 'YOU_MUST', 'OUTPUT', 'FORCE', 'FORCE_WORD', 'FIXED_TEXT', 'READER_SITUATION', 'NAMES_AI', 'SECRECY', 'PROTOCOL'];
+const PAIRED = [
+  'CLAUSE_ORDER',
+  'IMPERATIVE_START',
+  'SAY_ORDER',
+  'YOU',
+  'YOU_MUST',
+  'OUTPUT',
+  'FORCE',
+  'FORCE_WORD',
+  'FIXED_TEXT',
+  'READER_SITUATION',
+  'NAMES_AI',
+  'SECRECY',
+  'PROTOCOL',
+];
 const PAIRED_AT = new Map(PAIRED.map((name, i) => [name, i]));
 /** The pair features of a sentence's matched lexicons. @param {string[]} matched lexicon names @returns {string[]} */
 function pairsOf(matched) {
-  const general = matched.filter((m) => PAIRED_AT.has(m)).sort((a, b) => /** @type {number} */ (PAIRED_AT.get(a)) - /** @type {number} */ (PAIRED_AT.get(b)));
+  const general = matched
+    .filter((m) => PAIRED_AT.has(m))
+    .sort((a, b) => /** @type {number} */ (PAIRED_AT.get(a)) - /** @type {number} */ (PAIRED_AT.get(b)));
   /** @type {string[]} */
   const out = [];
   for (let i = 0; i < general.length; i++) for (let j = i + 1; j < general.length; j++) out.push(`p:${general[i]}+${general[j]}`);
@@ -122,8 +138,9 @@ export class InjectionWeightsError extends Error {
   }
 }
 
-const REMEDY = 'Reload Clawser to fetch it again; if that does not help, update or reinstall the app '
-  + '(a developer regenerates it with `node scripts/train-injection-model.mjs`).';
+const REMEDY =
+  'Reload Clawser to fetch it again; if that does not help, update or reinstall the app ' +
+  '(a developer regenerates it with `node scripts/train-injection-model.mjs`).';
 const LEXICON_NAMES = new Set(ALL_CUES.map(([name]) => name));
 const CONTEXTS = new Set(['x:order_alone', 'x:single_order', 'x:rare_order']);
 /**
@@ -134,7 +151,11 @@ const CONTEXTS = new Set(['x:order_alone', 'x:single_order', 'x:rare_order']);
 function knownFeature(f) {
   if (f === 'bias' || f.startsWith('w:') || f.startsWith('b:') || CONTEXTS.has(f)) return true;
   if (f.startsWith('c:')) return LEXICON_NAMES.has(f.slice(2));
-  if (f.startsWith('p:')) return f.slice(2).split('+').every((name) => PAIRED_AT.has(name));
+  if (f.startsWith('p:'))
+    return f
+      .slice(2)
+      .split('+')
+      .every((name) => PAIRED_AT.has(name));
   return false;
 }
 
@@ -196,17 +217,21 @@ export async function loadInjectionWeights(url = WEIGHTS_URL) {
  * (the training script imports it to compute features before any weights exist); it fails
  * scoring: the sanitizer then says why (scoreInjection throws) rather than run a detector short.
  */
-const shipped = await loadInjectionWeights().catch((err) => (err instanceof InjectionWeightsError
-  ? err
-  : new InjectionWeightsError('invalid', `The prompt-injection detector's weights could not be checked (${err}). ${REMEDY}`, {
-    cause: err,
-  })));
+const shipped = await loadInjectionWeights().catch((err) =>
+  err instanceof InjectionWeightsError
+    ? err
+    : new InjectionWeightsError('invalid', `The prompt-injection detector's weights could not be checked (${err}). ${REMEDY}`, {
+        cause: err,
+      }),
+);
 /** Why the shipped weights cannot be used, or null when they loaded. */
 export const injectionWeightsError = shipped instanceof InjectionWeightsError ? shipped : null;
 /** @type {Map<string, number>} */
 const weights = new Map(shipped instanceof InjectionWeightsError ? [] : Object.entries(shipped.weights));
 const THRESHOLD = shipped instanceof InjectionWeightsError ? Infinity : shipped.threshold;
-/** The lexicons the trained model gives a weight, and the general ones whose pairs it may weigh: the only ones worth testing when scoring. */
+/**
+ * The lexicons the trained model gives a weight, and the general ones whose pairs it may weigh: the only ones worth testing when scoring.
+ */
 const WEIGHTED_CUES = ALL_CUES.filter(([name]) => weights.has(`c:${name}`) || PAIRED_AT.has(name));
 
 /**
@@ -285,7 +310,9 @@ for (const [k, i] of featureId) {
   }
 }
 const ORDER_RES = ORDER_LEXICONS.map((name) => CUE_LEXICONS[/** @type {keyof typeof CUE_LEXICONS} */ (name)]);
-const CUE_IDS = /** @type {[string, RegExp, number | undefined][]} */ (WEIGHTED_CUES.map(([name, re]) => [name, re, featureId.get(`c:${name}`)]));
+const CUE_IDS = /** @type {[string, RegExp, number | undefined][]} */ (
+  WEIGHTED_CUES.map(([name, re]) => [name, re, featureId.get(`c:${name}`)])
+);
 
 /**
  * The numbers of a sentence's weighted features.

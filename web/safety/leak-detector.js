@@ -11,7 +11,14 @@
 
 /** Order matters: specific formats before generic ones. @type {{type: string, re: RegExp}[]} */
 export const LEAK_RULES = [
-  { type: 'private_key', re: /-----BEGIN (?:RSA |EC |DSA |OPENSSH |PGP |ENCRYPTED )?PRIVATE KEY(?: BLOCK)?-----[\s\S]*?-----END (?:RSA |EC |DSA |OPENSSH |PGP |ENCRYPTED )?PRIVATE KEY(?: BLOCK)?-----/g },
+  {
+    type: 'private_key',
+    re: new RegExp(
+      String.raw`-----BEGIN (?:RSA |EC |DSA |OPENSSH |PGP |ENCRYPTED )?PRIVATE KEY(?: BLOCK)` +
+        String.raw`?-----[\s\S]*?-----END (?:RSA |EC |DSA |OPENSSH |PGP |ENCRYPTED )?PRIVATE KEY(?: BLOCK)?-----`,
+      'g',
+    ),
+  },
   { type: 'anthropic_key', re: /\bsk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{20,}/g },
   { type: 'openai_key', re: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
   { type: 'google_api_key', re: /\bAIza[0-9A-Za-z_-]{35}\b/g },
@@ -28,7 +35,10 @@ export const LEAK_RULES = [
   { type: 'fireworks_key', re: /\bfw_[A-Za-z0-9]{20,}\b/g },
   { type: 'openrouter_key', re: /\bsk-or-v1-[a-f0-9]{40,}\b/g },
   { type: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/g },
-  { type: 'connection_string', re: /\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|sqlserver):\/\/[^\s:@/]+:[^\s@/]+@[^\s]+/gi },
+  {
+    type: 'connection_string',
+    re: /\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|sqlserver):\/\/[^\s:@/]+:[^\s@/]+@[^\s]+/gi,
+  },
   { type: 'bearer_token', re: /\bBearer\s+[A-Za-z0-9._~+/=-]{20,}/gi },
   { type: 'basic_auth_url', re: /\bhttps?:\/\/[^\s:@/]+:[^\s@/]{6,}@[^\s]+/gi },
 ];

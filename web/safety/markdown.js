@@ -12,11 +12,67 @@ import DOMPurify from 'dompurify';
 const marked = new Marked({ gfm: true, breaks: false, async: false });
 
 const ALLOWED_TAGS = [
-  'a', 'abbr', 'b', 'blockquote', 'br', 'code', 'del', 'details', 'div', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
-  'hr', 'i', 'img', 'input', 'ins', 'kbd', 'li', 'mark', 'ol', 'p', 'pre', 'q', 's', 'samp', 'small', 'span', 'strong',
-  'sub', 'summary', 'sup', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'u', 'ul',
+  'a',
+  'abbr',
+  'b',
+  'blockquote',
+  'br',
+  'code',
+  'del',
+  'details',
+  'div',
+  'em',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'hr',
+  'i',
+  'img',
+  'input',
+  'ins',
+  'kbd',
+  'li',
+  'mark',
+  'ol',
+  'p',
+  'pre',
+  'q',
+  's',
+  'samp',
+  'small',
+  'span',
+  'strong',
+  'sub',
+  'summary',
+  'sup',
+  'table',
+  'tbody',
+  'td',
+  'tfoot',
+  'th',
+  'thead',
+  'tr',
+  'u',
+  'ul',
 ];
-const ALLOWED_ATTR = ['href', 'title', 'alt', 'src', 'class', 'colspan', 'rowspan', 'align', 'start', 'type', 'checked', 'disabled', 'open'];
+const ALLOWED_ATTR = [
+  'href',
+  'title',
+  'alt',
+  'src',
+  'class',
+  'colspan',
+  'rowspan',
+  'align',
+  'start',
+  'type',
+  'checked',
+  'disabled',
+  'open',
+];
 
 /**
  * A DOMPurify instance of this module's own (never the shared default one, whose hooks would
@@ -68,7 +124,10 @@ function escapeHtml(text) {
  * @returns {string}
  */
 export function renderMarkdown(markdown) {
-  const source = String(markdown ?? '').replace(/!\[([^\]]*)\]\(\s*<?(https?:[^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/gi, (_m, alt, url) => `[🖼 ${alt || 'image'}](${url})`);
+  const source = String(markdown ?? '').replace(
+    /!\[([^\]]*)\]\(\s*<?(https?:[^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/gi,
+    (_m, alt, url) => `[🖼 ${alt || 'image'}](${url})`,
+  );
   let html;
   try {
     html = /** @type {string} */ (marked.parse(source));

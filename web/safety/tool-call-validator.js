@@ -14,9 +14,19 @@ const SHELL_KEYS = new Set(['command', 'cmd', 'script']);
 
 /** @type {{rule: string, re: RegExp}[]} */
 export const SHELL_RULES = [
-  { rule: 'recursive_delete_root', re: /\brm\s+(-[a-zA-Z]*[rR][a-zA-Z]*\s+-?[a-zA-Z]*\s*|-[a-zA-Z]*\s+)*(--no-preserve-root\s+)?(\/\*?|~\/?|\$HOME\/?|\*)(\s|$|;)/ },
+  {
+    rule: 'recursive_delete_root',
+    re: /\brm\s+(-[a-zA-Z]*[rR][a-zA-Z]*\s+-?[a-zA-Z]*\s*|-[a-zA-Z]*\s+)*(--no-preserve-root\s+)?(\/\*?|~\/?|\$HOME\/?|\*)(\s|$|;)/,
+  },
   { rule: 'chained_rm', re: /(;|&&|\|\||\|)\s*rm\s+-/ },
-  { rule: 'pipe_to_shell', re: /\b(curl|wget|fetch|iwr|Invoke-WebRequest)\b[^|;]*\|\s*(sudo\s+)?(ba|z|k|da|c|tc)?sh\b|\b(curl|wget)\b[^|;]*\|\s*(python3?|perl|ruby|node)\b/i },
+  {
+    rule: 'pipe_to_shell',
+    re: new RegExp(
+      String.raw`\b(curl|wget|fetch|iwr|Invoke-WebRequest)\b[^|;]*\|\s*(sudo\s+)?(ba|z|k|da|c|` +
+        String.raw`tc)?sh\b|\b(curl|wget)\b[^|;]*\|\s*(python3?|perl|ruby|node)\b`,
+      'i',
+    ),
+  },
   { rule: 'decode_to_shell', re: /\bbase64\s+(-d|--decode)\b[^|;]*\|\s*(ba|z)?sh\b/ },
   { rule: 'command_substitution', re: /\$\([^)]*\)|`[^`]*`/ },
   { rule: 'fork_bomb', re: /:\s*\(\s*\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;?\s*:/ },
@@ -27,7 +37,22 @@ export const SHELL_RULES = [
   { rule: 'sudo', re: /(^|[;&|]\s*)sudo\s/ },
 ];
 
-const BLOCKED_SCHEMES = ['file:', 'data:', 'javascript:', 'blob:', 'vbscript:', 'filesystem:', 'chrome:', 'chrome-extension:', 'about:', 'view-source:', 'ftp:', 'ws:', 'wss:', 'jar:'];
+const BLOCKED_SCHEMES = [
+  'file:',
+  'data:',
+  'javascript:',
+  'blob:',
+  'vbscript:',
+  'filesystem:',
+  'chrome:',
+  'chrome-extension:',
+  'about:',
+  'view-source:',
+  'ftp:',
+  'ws:',
+  'wss:',
+  'jar:',
+];
 
 /** Overlong UTF-8 spellings (2, 3 and 4 bytes) of ".", "/" and "\\" — traversal in disguise. */
 const OVERLONG = /%c0%(?:ae|af)|%c1%9c|%e0%80%(?:ae|af)|%e0%81%9c|%f0%80%80%(?:ae|af)|%f0%80%81%9c/gi;
@@ -48,8 +73,11 @@ export function normalizePathForCheck(value) {
     } catch {
       // Invalid UTF-8 (e.g. overlong forms like %c0%ae, which old decoders read as ".") does
       // not decode: map the path characters in every spelling and keep decoding what is left.
-      next = v.replace(OVERLONG, (m) => OVERLONG_CHARS[m.toLowerCase().replace(/%/g, '').slice(-2)] ?? m)
-        .replace(/%2e/gi, '.').replace(/%2f/gi, '/').replace(/%5c/gi, '\\');
+      next = v
+        .replace(OVERLONG, (m) => OVERLONG_CHARS[m.toLowerCase().replace(/%/g, '').slice(-2)] ?? m)
+        .replace(/%2e/gi, '.')
+        .replace(/%2f/gi, '/')
+        .replace(/%5c/gi, '\\');
     }
     if (next === v) break;
     v = next;
@@ -72,7 +100,8 @@ export function checkPath(raw) {
   if (v.includes('\\')) return 'Backslashes are not allowed in paths; use "/".';
   if (/^[a-zA-Z]:/.test(v) || v.startsWith('~')) return 'Only paths inside the workspace are allowed.';
   const segments = v.split('/').filter(Boolean);
-  if (segments.some((s) => s === '..' || /^\.{3,}$/.test(s))) return 'Path traversal ("..") is not allowed: paths must stay inside the workspace.';
+  if (segments.some((s) => s === '..' || /^\.{3,}$/.test(s)))
+    return 'Path traversal ("..") is not allowed: paths must stay inside the workspace.';
   const hit = segments.find((s) => PROTECTED_SEGMENTS.includes(s.toLowerCase()));
   if (hit) return `"${hit}" is a protected folder (Clawser's own data or secrets); tools cannot read or change it.`;
   return null;
@@ -91,7 +120,9 @@ const VIRTUAL_SHELL_EXEMPT = new Set(['command_substitution']);
  */
 export function checkShell(command, options = {}) {
   const v = String(command).normalize('NFKC');
-  for (const { rule, re } of SHELL_RULES) if (!(options.virtual && VIRTUAL_SHELL_EXEMPT.has(rule)) && re.test(v)) return `The command matches a dangerous pattern (${rule}) and was blocked.`;
+  for (const { rule, re } of SHELL_RULES)
+    if (!(options.virtual && VIRTUAL_SHELL_EXEMPT.has(rule)) && re.test(v))
+      return `The command matches a dangerous pattern (${rule}) and was blocked.`;
   return null;
 }
 
@@ -100,13 +131,31 @@ function privateIPv4(host) {
   const p = host.split('.').map(Number);
   if (p.length !== 4 || p.some((n) => !Number.isInteger(n) || n < 0 || n > 255)) return false;
   const [a, b] = p;
-  return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || (a === 198 && (b === 18 || b === 19)) || a >= 224;
+  return (
+    a === 0 ||
+    a === 10 ||
+    a === 127 ||
+    (a === 169 && b === 254) ||
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 100 && b >= 64 && b <= 127) ||
+    (a === 198 && (b === 18 || b === 19)) ||
+    a >= 224
+  );
 }
 
 /** @param {string} hostname as given by URL (IPv6 in brackets) */
 export function isPrivateHost(hostname) {
   const h = hostname.toLowerCase().replace(/\.$/, '');
-  if (h === 'localhost' || h.endsWith('.localhost') || h.endsWith('.local') || h.endsWith('.internal') || h.endsWith('.lan') || h.endsWith('.home.arpa')) return true;
+  if (
+    h === 'localhost' ||
+    h.endsWith('.localhost') ||
+    h.endsWith('.local') ||
+    h.endsWith('.internal') ||
+    h.endsWith('.lan') ||
+    h.endsWith('.home.arpa')
+  )
+    return true;
   if (h === 'metadata.google.internal' || h === 'metadata') return true;
   if (/^\d+\.\d+\.\d+\.\d+$/.test(h)) return privateIPv4(h);
   if (h.startsWith('[')) {
@@ -139,7 +188,8 @@ export function checkUrl(raw, options = {}) {
     return `"${raw.slice(0, 100)}" is not a valid absolute URL (it must start with http:// or https://).`;
   }
   if (BLOCKED_SCHEMES.includes(url.protocol)) return `The URL scheme "${url.protocol}" is blocked; only http and https are allowed.`;
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `The URL scheme "${url.protocol}" is not allowed; only http and https are.`;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `The URL scheme "${url.protocol}" is not allowed; only http and https are.`;
   if (url.username || url.password) return 'URLs with embedded credentials are not allowed.';
   const allowed = (options.allowedPrivateHosts ?? []).map((h) => h.toLowerCase());
   if (isPrivateHost(url.hostname) && !allowed.includes(url.hostname.toLowerCase()) && !allowed.includes(url.host.toLowerCase())) {
@@ -169,7 +219,8 @@ export class ToolCallValidator {
       if (typeof value === 'string') {
         if (PATH_KEYS.has(key) || (toolName.startsWith('fs_') && key === 'name')) reason = checkPath(value);
         else if (URL_KEYS.has(key)) reason = checkUrl(value, this.options);
-        else if (SHELL_KEYS.has(key) || (toolName === 'shell' && key === 'input')) reason = checkShell(value, { virtual: toolName === 'shell' });
+        else if (SHELL_KEYS.has(key) || (toolName === 'shell' && key === 'input'))
+          reason = checkShell(value, { virtual: toolName === 'shell' });
       } else if (Array.isArray(value)) {
         for (const v of value) visit(v, key);
       } else if (value && typeof value === 'object') {

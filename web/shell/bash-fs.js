@@ -29,7 +29,8 @@ const READ_AHEAD_MAX_BYTES = 1024 * 1024;
 export function latin1(bytes) {
   /** @type {string[]} */
   const parts = [];
-  for (let i = 0; i < bytes.length; i += 0x8000) parts.push(String.fromCharCode.apply(null, /** @type {number[]} */ (/** @type {unknown} */ (bytes.subarray(i, i + 0x8000)))));
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    parts.push(String.fromCharCode.apply(null, /** @type {number[]} */ (/** @type {unknown} */ (bytes.subarray(i, i + 0x8000)))));
   return parts.join('');
 }
 
@@ -154,7 +155,12 @@ export class BashFileSystem {
     this.#allow(access, path, op);
   }
 
-  /** Refuses what the bound (permit) does not allow, and records why. @param {'read' | 'list' | 'stat' | 'write' | 'delete'} access @param {string} path @param {string} op */
+  /**
+   * Refuses what the bound (permit) does not allow, and records why.
+   * @param {'read' | 'list' | 'stat' | 'write' | 'delete'} access
+   * @param {string} path
+   * @param {string} op
+   */
   #allow(access, path, op) {
     const why = this.permit?.(access);
     if (!why) return;
@@ -175,7 +181,13 @@ export class BashFileSystem {
       const message = err instanceof Error ? err.message : String(err);
       if (code === 'not_found') throw new ShellFsError('ENOENT', op, path);
       if (code === 'not_a_directory') throw new ShellFsError('ENOTDIR', op, path);
-      if (code === 'protected') throw new ShellFsError('EACCES', op, path, `${toStoragePath(path).split('/')[0]}/ is one of Clawser's own folders: only Clawser changes it`);
+      if (code === 'protected')
+        throw new ShellFsError(
+          'EACCES',
+          op,
+          path,
+          `${toStoragePath(path).split('/')[0]}/ is one of Clawser's own folders: only Clawser changes it`,
+        );
       if (code === 'quota') throw new ShellFsError('ENOSPC', op, path, message);
       if (code === 'invalid_path') throw new ShellFsError('EINVAL', op, path, message);
       throw new ShellFsError('EIO', op, path, message);
@@ -208,10 +220,13 @@ export class BashFileSystem {
   #top = null;
 
   #topLevel() {
-    this.#top ??= this.fs.list('').then((entries) => new Set(entries.map((e) => e.name)), () => {
-      this.#top = null;
-      return new Set();
-    });
+    this.#top ??= this.fs.list('').then(
+      (entries) => new Set(entries.map((e) => e.name)),
+      () => {
+        this.#top = null;
+        return new Set();
+      },
+    );
     return this.#top;
   }
 
@@ -255,10 +270,13 @@ export class BashFileSystem {
     for (const next of files.slice(at + 1, at + 1 + READ_AHEAD)) {
       if (this.#ahead.has(next) || this.#ahead.size >= READ_AHEAD * 2) continue;
       const fs = this.fs;
-      this.#ahead.set(next, (async () => {
-        const stat = await fs.stat(next);
-        return stat && stat.kind === 'file' && stat.size <= READ_AHEAD_MAX_BYTES ? fs.readBytes(next) : null;
-      })().catch(() => null));
+      this.#ahead.set(
+        next,
+        (async () => {
+          const stat = await fs.stat(next);
+          return stat && stat.kind === 'file' && stat.size <= READ_AHEAD_MAX_BYTES ? fs.readBytes(next) : null;
+        })().catch(() => null),
+      );
     }
   }
 
@@ -340,7 +358,9 @@ export class BashFileSystem {
   async writeFile(path, content, options) {
     if (path === '/dev/null') return;
     await this.#beforeWrite(path);
-    await this.#call('open', path, () => this.fs.write(toStoragePath(path), this.#bytes(content, options))).finally(() => this.invalidate());
+    await this.#call('open', path, () => this.fs.write(toStoragePath(path), this.#bytes(content, options))).finally(() =>
+      this.invalidate(),
+    );
   }
 
   /** @param {string} path @param {string | Uint8Array} content @param {unknown} [options] */
@@ -348,7 +368,9 @@ export class BashFileSystem {
     if (path === '/dev/null') return;
     await this.#beforeWrite(path);
     const data = this.#bytes(content, options);
-    await this.#call('open', path, () => this.fs.append(toStoragePath(path), typeof data === 'string' ? encoder.encode(data) : data)).finally(() => this.invalidate());
+    await this.#call('open', path, () =>
+      this.fs.append(toStoragePath(path), typeof data === 'string' ? encoder.encode(data) : data),
+    ).finally(() => this.invalidate());
   }
 
   /**
@@ -388,16 +410,34 @@ export class BashFileSystem {
    */
   async stat(path) {
     // The one device the workspace has: empty to read, swallowing what is written.
-    if (isDevNull(path)) return { isFile: false, isDirectory: false, isSymbolicLink: false, mode: 0o666, size: 0, mtime: new Date(0), identity: '/dev/null' };
+    if (isDevNull(path))
+      return { isFile: false, isDirectory: false, isSymbolicLink: false, mode: 0o666, size: 0, mtime: new Date(0), identity: '/dev/null' };
     const stat = await this.#statOf(path).catch((err) => {
       if (this.#commandFile(path)) return null;
       throw err;
     });
-    if (!stat && this.#commandFile(path)) return { isFile: true, isDirectory: false, isSymbolicLink: false, mode: 0o755, size: 0, mtime: new Date(0), identity: resolveShellPath('/', path) };
+    if (!stat && this.#commandFile(path))
+      return {
+        isFile: true,
+        isDirectory: false,
+        isSymbolicLink: false,
+        mode: 0o755,
+        size: 0,
+        mtime: new Date(0),
+        identity: resolveShellPath('/', path),
+      };
     if (!stat) throw new ShellFsError('ENOENT', 'stat', path);
     await this.#metadataRead(path, stat);
     const isDirectory = stat.kind === 'directory';
-    return { isFile: !isDirectory, isDirectory, isSymbolicLink: false, mode: isDirectory ? 0o755 : 0o644, size: stat.size, mtime: new Date(stat.mtimeMs ?? 0), identity: resolveShellPath('/', path) };
+    return {
+      isFile: !isDirectory,
+      isDirectory,
+      isSymbolicLink: false,
+      mode: isDirectory ? 0o755 : 0o644,
+      size: stat.size,
+      mtime: new Date(stat.mtimeMs ?? 0),
+      identity: resolveShellPath('/', path),
+    };
   }
 
   /** @param {string} path */
@@ -440,8 +480,14 @@ export class BashFileSystem {
       .filter((e) => !this.#hidden(p ? `${p}/${e.name}` : e.name))
       .map((e) => ({ name: e.name, isFile: e.kind === 'file', isDirectory: e.kind === 'directory', isSymbolicLink: false }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    this.#listed.set(p, sorted.filter((e) => e.isFile).map((e) => (p ? `${p}/${e.name}` : e.name)));
-    this.#listings.set(p, sorted.map((e) => ({ ...e })));
+    this.#listed.set(
+      p,
+      sorted.filter((e) => e.isFile).map((e) => (p ? `${p}/${e.name}` : e.name)),
+    );
+    this.#listings.set(
+      p,
+      sorted.map((e) => ({ ...e })),
+    );
     if (this.onRead) await this.onRead(p);
     return sorted;
   }

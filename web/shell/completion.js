@@ -70,7 +70,9 @@ export function wordsBefore(text) {
   // Inside an open quote the word starts after the quote (which stays), and needs no escaping.
   const last = quote
     ? { text: current, start: text.lastIndexOf(quote) + 1, quoted: quote }
-    : /\s$/.test(text) ? { text: '', start: text.length, quoted: '' } : { text: current, start: current ? start : text.length, quoted: '' };
+    : /\s$/.test(text)
+      ? { text: '', start: text.length, quoted: '' }
+      : { text: current, start: current ? start : text.length, quoted: '' };
   // Assignments before a command (FOO=1 cmd) are not the command.
   while (words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0].text)) words.shift();
   return { words: words.map((w) => w.text), last };
@@ -93,13 +95,22 @@ export async function complete(line, cursor, source) {
   if (word.startsWith('$') && !word.includes('/')) return result(source.variables().map((v) => `$${v}`));
   if (!words.length && !word.includes('/')) return result(source.commands());
   if (words[0] === 'git' && words.length === 1) return result(GIT_SUBCOMMANDS);
-  if (words[0] === 'git' && ['checkout', 'switch', 'branch', 'merge', 'log', 'diff'].includes(words[1] ?? '') && source.branches && !word.includes('/')) {
+  if (
+    words[0] === 'git' &&
+    ['checkout', 'switch', 'branch', 'merge', 'log', 'diff'].includes(words[1] ?? '') &&
+    source.branches &&
+    !word.includes('/')
+  ) {
     const branches = await source.branches().catch(() => []);
-    const paths = words[1] === 'checkout' || words[1] === 'switch' || words[1] === 'branch' ? [] : (await pathMatches(word, source)).matches.map(escapeName);
+    const paths =
+      words[1] === 'checkout' || words[1] === 'switch' || words[1] === 'branch'
+        ? []
+        : (await pathMatches(word, source)).matches.map(escapeName);
     return result([...branches, ...paths]);
   }
   if (words[0] === 'clawser' && words.length === 1) return result(Object.keys(CLAWSER_SUBCOMMANDS));
-  if (words[0] === 'clawser' && words.length === 2) return result(/** @type {Record<string, string[]>} */ (CLAWSER_SUBCOMMANDS)[words[1]] ?? []);
+  if (words[0] === 'clawser' && words.length === 2)
+    return result(/** @type {Record<string, string[]>} */ (CLAWSER_SUBCOMMANDS)[words[1]] ?? []);
   const paths = (await pathMatches(word, source)).matches.map(escapeName);
   return { start: last.start, word, matches: paths, common: commonPrefix(paths), quote: last.quoted };
 }

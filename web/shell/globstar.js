@@ -11,7 +11,8 @@
 /**
  * The parts of just-bash's glob expander this uses (its file system, options and matcher).
  * @typedef {object} GlobExpander
- * @property {{readdirWithFileTypes?: (path: string) => Promise<GlobEntry[]>, readdir: (path: string) => Promise<string[]>, stat: (path: string) => Promise<{isDirectory: boolean}>, resolvePath: (base: string, path: string) => string}} fs
+ * @property {{readdirWithFileTypes?: (path: string) => Promise<GlobEntry[]>, readdir: (path: string) => Promise<string[]>,
+ *   stat: (path: string) => Promise<{isDirectory: boolean}>, resolvePath: (base: string, path: string) => string}} fs
  * @property {string} cwd
  * @property {boolean} dotglob
  * @property {boolean} globskipdots

@@ -8,7 +8,8 @@
 
 /**
  * What a key press asks the panel to do besides redrawing.
- * @typedef {{type: 'submit', line: string} | {type: 'complete', line: string, cursor: number} | {type: 'interrupt'} | {type: 'clear'} | {type: 'eof'}} EditorAction
+ * @typedef {{type: 'submit', line: string} | {type: 'complete', line: string, cursor: number} | {type: 'interrupt'} | {type: 'clear'}
+ *   | {type: 'eof'}} EditorAction
  */
 
 const CSI = '\x1b[';
@@ -171,7 +172,8 @@ export class LineEditor {
       case '\x0b': // Ctrl-K: delete to the end
         this.buffer.splice(this.cursor);
         break;
-      case '\x17': { // Ctrl-W: delete the word before the cursor
+      case '\x17': {
+        // Ctrl-W: delete the word before the cursor
         const start = this.#wordStart();
         this.buffer.splice(start, this.cursor - start);
         this.cursor = start;

@@ -27,22 +27,79 @@ import { clawserCli } from './commands/clawser.js';
  * Commands that run other code (another shell, a command they are given, a script language
  * that can call the system): never read-only, and a narrowed "Always allow" cannot cover them.
  */
-export const COMMAND_RUNNERS = Object.freeze(['bash', 'sh', 'eval', 'source', '.', 'exec', 'command', 'builtin', 'xargs', 'find', 'awk', 'sed', 'env', 'timeout', 'nohup', 'time', 'watch', 'trap', 'alias', 'unalias',
+export const COMMAND_RUNNERS = Object.freeze([
+  'bash',
+  'sh',
+  'eval',
+  'source',
+  '.',
+  'exec',
+  'command',
+  'builtin',
+  'xargs',
+  'find',
+  'awk',
+  'sed',
+  'env',
+  'timeout',
+  'nohup',
+  'time',
+  'watch',
+  'trap',
+  'alias',
+  'unalias',
   // They set variables (or options) by a name given as a word: an alias (BASH_ALIAS_*), PS4 with
   // set -x, a variable arithmetic will evaluate later. No narrowed rule covers them.
-  'export', 'declare', 'typeset', 'local', 'readonly', 'read', 'mapfile', 'readarray', 'let', 'unset', 'set', 'shopt', 'getopts', 'printf',
+  'export',
+  'declare',
+  'typeset',
+  'local',
+  'readonly',
+  'read',
+  'mapfile',
+  'readarray',
+  'let',
+  'unset',
+  'set',
+  'shopt',
+  'getopts',
+  'printf',
   // It binds a command name to a file (`hash -p /a.sh ls`).
-  'hash']);
+  'hash',
+]);
 
 /** Commands that run other commands by name (a session's function or alias among them). */
-export const RUNS_BY_NAME = Object.freeze(['bash', 'sh', 'eval', 'source', '.', 'exec', 'command', 'builtin', 'xargs', 'find', 'env', 'timeout', 'nohup', 'time', 'watch', 'trap']);
+export const RUNS_BY_NAME = Object.freeze([
+  'bash',
+  'sh',
+  'eval',
+  'source',
+  '.',
+  'exec',
+  'command',
+  'builtin',
+  'xargs',
+  'find',
+  'env',
+  'timeout',
+  'nohup',
+  'time',
+  'watch',
+  'trap',
+]);
 
 /**
  * Names bash, just-bash or Clawser's commands give a meaning (aliases live in BASH_ALIAS_*,
  * traces in PS4, the search path, word splitting, options, the locale, the working directory,
  * proxies…): assigning one can change what later commands run or how.
  */
-const MEANINGFUL_VARIABLES = /^(BASH.*|SHELLOPTS|BASHOPTS|PS[0-4]|PROMPT_.*|ENV|IFS|PATH|CDPATH|HOME|PWD|OLDPWD|SHELL|TERM|USER|LOGNAME|HOSTNAME|HOSTTYPE|OSTYPE|MACHTYPE|UID|EUID|PPID|GROUPS|HIST.*|GLOBIGNORE|FIGNORE|LANG|LANGUAGE|LC_.*|TZ|TMPDIR|POSIXLY_CORRECT|OPT(IND|ARG|ERR)|COMP.*|FUNCNAME|FUNCNEST|S?RANDOM|SECONDS|LINENO|EPOCH.*|COLUMNS|LINES|TIMEFORMAT|MAIL.*|INPUTRC|READLINE_.*|PIPESTATUS|DIRSTACK|auto_resume|histchars|GIT_.*|CURL_.*|SSL_.*|(https?|ftp|all|no)_proxy|(HTTPS?|FTP|ALL|NO)_PROXY)$/;
+const MEANINGFUL_VARIABLES = new RegExp(
+  String.raw`^(BASH.*|SHELLOPTS|BASHOPTS|PS[0-4]|PROMPT_.*|ENV|IFS|PATH|CDPATH|HOME|PWD|OLDPWD|SHELL|TERM|USER|LOGNAME|` +
+    String.raw`HOSTNAME|HOSTTYPE|OSTYPE|MACHTYPE|UID|EUID|PPID|GROUPS|HIST.*|GLOBIGNORE|FIGNORE|LANG|LANGUAGE|LC_.*|TZ|` +
+    String.raw`TMPDIR|POSIXLY_CORRECT|OPT(IND|ARG|ERR)|COMP.*|FUNCNAME|FUNCNEST|S?RANDOM|SECONDS|LINENO|EPOCH.*|COLUMNS|` +
+    String.raw`LINES|TIMEFORMAT|MAIL.*|INPUTRC|READLINE_.*|PIPESTATUS|DIRSTACK|auto_resume|histchars|GIT_.*|CURL_.*|SSL_.*|` +
+    String.raw`(https?|ftp|all|no)_proxy|(HTTPS?|FTP|ALL|NO)_PROXY)$`,
+);
 
 /**
  * A plain variable: a name (a letter first: just-bash keeps its own state under `_…` names)
@@ -54,16 +111,74 @@ export function isPlainVariable(name) {
 }
 
 /** Parameter expansions that do no arithmetic, no assignment and no indirection. */
-const PLAIN_EXPANSIONS = new Set([null, undefined, 'DefaultValue', 'UseAlternative', 'Length', 'ErrorIfUnset', 'PatternRemoval', 'PatternReplacement', 'CaseModification']);
+const PLAIN_EXPANSIONS = new Set([
+  null,
+  undefined,
+  'DefaultValue',
+  'UseAlternative',
+  'Length',
+  'ErrorIfUnset',
+  'PatternRemoval',
+  'PatternReplacement',
+  'CaseModification',
+]);
 /** Comparisons [[ ]] evaluates as arithmetic (which can run code held in a variable). */
 const ARITHMETIC_TESTS = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
 
 export const READ_ONLY_COMMANDS = Object.freeze([
-  'basename', 'base64', 'break', 'cat', 'cd', 'continue', 'column', 'comm', 'cut', 'diff', 'dirname', 'du', 'echo', 'expand', 'false', 'file',
-  'fold', 'grep', 'egrep', 'fgrep', 'head', 'help', 'jq', 'ls', 'md5sum', 'nl', 'od', 'paste', 'printenv', 'printf', 'pwd',
-  'realpath', 'rev', 'seq', 'sha1sum', 'sha256sum', 'stat', 'tac', 'tail', 'test', '[', '[[', 'tr', 'tree', 'true', 'type',
-  'unexpand', 'wc', 'which', ':',
-  'git status', 'git log', 'git diff',
+  'basename',
+  'base64',
+  'break',
+  'cat',
+  'cd',
+  'continue',
+  'column',
+  'comm',
+  'cut',
+  'diff',
+  'dirname',
+  'du',
+  'echo',
+  'expand',
+  'false',
+  'file',
+  'fold',
+  'grep',
+  'egrep',
+  'fgrep',
+  'head',
+  'help',
+  'jq',
+  'ls',
+  'md5sum',
+  'nl',
+  'od',
+  'paste',
+  'printenv',
+  'printf',
+  'pwd',
+  'realpath',
+  'rev',
+  'seq',
+  'sha1sum',
+  'sha256sum',
+  'stat',
+  'tac',
+  'tail',
+  'test',
+  '[',
+  '[[',
+  'tr',
+  'tree',
+  'true',
+  'type',
+  'unexpand',
+  'wc',
+  'which',
+  ':',
+  'git status',
+  'git log',
+  'git diff',
   // The verbs of `clawser` that only read: listings of its own, and those whose tool declares it
   // only reads (permission "read" and readOnly: web/tools/families.js).
   ...clawserCli().readOnly.map((verb) => `clawser ${verb}`),
@@ -85,7 +200,8 @@ export function literalWord(word) {
   if (parts.length === 1 && parts[0].type === 'Glob' && parts[0].pattern === '[') return '[';
   for (const part of parts) {
     if (part.type === 'Literal' || part.type === 'SingleQuoted' || part.type === 'Escaped') text += String(part.value);
-    else if (part.type === 'DoubleQuoted' && Array.isArray(part.parts) && part.parts.every((p) => p.type === 'Literal')) text += part.parts.map((p) => String(p.value)).join('');
+    else if (part.type === 'DoubleQuoted' && Array.isArray(part.parts) && part.parts.every((p) => p.type === 'Literal'))
+      text += part.parts.map((p) => String(p.value)).join('');
     else return null;
   }
   return text;
@@ -107,7 +223,13 @@ const SPLITTING = new Set(['ParameterExpansion', 'CommandSubstitution', 'Arithme
  */
 function mayBeOption(word) {
   /** @param {AstNode[]} parts @param {boolean} quoted @returns {boolean} */
-  const splits = (parts, quoted) => parts.some((p) => (!quoted && SPLITTING.has(p.type)) || (p.type === 'ParameterExpansion' && /^[@*]$/.test(String(p.parameter))) || (p.type === 'DoubleQuoted' && Array.isArray(p.parts) && splits(/** @type {AstNode[]} */ (p.parts), true)));
+  const splits = (parts, quoted) =>
+    parts.some(
+      (p) =>
+        (!quoted && SPLITTING.has(p.type)) ||
+        (p.type === 'ParameterExpansion' && /^[@*]$/.test(String(p.parameter))) ||
+        (p.type === 'DoubleQuoted' && Array.isArray(p.parts) && splits(/** @type {AstNode[]} */ (p.parts), true)),
+    );
   /** @param {AstNode[]} parts @returns {boolean | null} null: nothing yet */
   const lead = (parts) => {
     for (const part of parts) {
@@ -161,12 +283,31 @@ function expandedOption(name, args) {
 /** A word that is one double-quoted string (no splitting, no "$@"). @param {AstNode} word */
 function isQuotedWhole(word) {
   const parts = /** @type {AstNode[]} */ (word.parts ?? []);
-  return parts.length === 1 && parts[0].type === 'DoubleQuoted' && !(/** @type {AstNode[]} */ (parts[0].parts ?? [])).some((p) => p.type === 'ParameterExpansion' && /^[@*]$/.test(String(p.parameter)));
+  return (
+    parts.length === 1 &&
+    parts[0].type === 'DoubleQuoted' &&
+    !(/** @type {AstNode[]} */ (parts[0].parts ?? []).some((p) => p.type === 'ParameterExpansion' && /^[@*]$/.test(String(p.parameter))))
+  );
 }
 
 /** The text of a word for messages (its source when it expands). @param {AstNode} word */
 function wordText(word) {
-  return literalWord(word) ?? /** @type {AstNode[]} */ (word.parts ?? []).map((p) => (p.type === 'Literal' || p.type === 'SingleQuoted' || p.type === 'Escaped' ? String(p.value) : p.type === 'DoubleQuoted' ? '"…"' : p.type === 'ParameterExpansion' ? `$${String(p.parameter)}` : p.type === 'Glob' ? String(p.pattern) : '…')).join('');
+  return (
+    literalWord(word) ??
+    /** @type {AstNode[]} */ (word.parts ?? [])
+      .map((p) =>
+        p.type === 'Literal' || p.type === 'SingleQuoted' || p.type === 'Escaped'
+          ? String(p.value)
+          : p.type === 'DoubleQuoted'
+            ? '"…"'
+            : p.type === 'ParameterExpansion'
+              ? `$${String(p.parameter)}`
+              : p.type === 'Glob'
+                ? String(p.pattern)
+                : '…',
+      )
+      .join('')
+  );
 }
 
 /**
@@ -199,8 +340,13 @@ export function analyzeScript(script) {
       const name = literalWord(node.name);
       commands.push([name, ...args.map(literalWord)]);
       const expanded = expandedOption(name, args);
-      if (expanded) options.push(`${wordText(expanded)} expands where an option of ${name ?? 'the command'} could stand (${name === 'echo' ? "printf '%s\\n' prints a value as it is" : 'put -- before it'})`);
-      if (name === 'read') for (const a of /** @type {AstNode[]} */ (node.assignments ?? [])) if (a.name === 'IFS' && !a.array && !a.append) local.add(a);
+      if (expanded)
+        options.push(
+          `${wordText(expanded)} expands where an option of ${name ?? 'the command'} could stand ` +
+            `(${name === 'echo' ? "printf '%s\\n' prints a value " + 'as it is' : 'put -- before it'})`,
+        );
+      if (name === 'read')
+        for (const a of /** @type {AstNode[]} */ (node.assignments ?? [])) if (a.name === 'IFS' && !a.array && !a.append) local.add(a);
     }
     if (node.type === 'Assignment' && !local.has(node)) {
       const name = String(node.name);
@@ -208,16 +354,21 @@ export function analyzeScript(script) {
     }
     // Other constructs that bind a name bind it like an assignment: a loop's variable
     // (`for BASH_ALIAS_git in …`), a redirection's `{name}` (the descriptor's number).
-    if ((node.type === 'For' || node.type === 'Select') && !isPlainVariable(String(node.variable))) writes.push(`an assignment to ${String(node.variable)} (the loop's variable)`);
-    if (node.type === 'Redirection' && typeof node.fdVariable === 'string' && !isPlainVariable(node.fdVariable)) writes.push(`an assignment to ${node.fdVariable} (a {name} redirection)`);
+    if ((node.type === 'For' || node.type === 'Select') && !isPlainVariable(String(node.variable)))
+      writes.push(`an assignment to ${String(node.variable)} (the loop's variable)`);
+    if (node.type === 'Redirection' && typeof node.fdVariable === 'string' && !isPlainVariable(node.fdVariable))
+      writes.push(`an assignment to ${node.fdVariable} (a {name} redirection)`);
     // Arithmetic evaluates variables as expressions, and an expression can hold `a[$(…)]`: a
     // value set earlier (even assembled at run time) would run. So any arithmetic counts.
-    if (node.type === 'ArithmeticExpansion' || node.type === 'ArithmeticCommand' || node.type === 'CStyleFor') writes.push('arithmetic (it can run code held in a variable)');
+    if (node.type === 'ArithmeticExpansion' || node.type === 'ArithmeticCommand' || node.type === 'CStyleFor')
+      writes.push('arithmetic (it can run code held in a variable)');
     if (node.type === 'ParameterExpansion') {
       const op = /** @type {{type?: string} | null} */ (node.operation)?.type;
-      if (!PLAIN_EXPANSIONS.has(op) || !/^([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])$/.test(String(node.parameter))) writes.push(`the expansion \${${String(node.parameter)}…} (arithmetic, assignment or indirection)`);
+      if (!PLAIN_EXPANSIONS.has(op) || !/^([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])$/.test(String(node.parameter)))
+        writes.push(`the expansion \${${String(node.parameter)}…} (arithmetic, assignment or indirection)`);
     }
-    if (typeof node.operator === 'string' && ARITHMETIC_TESTS.has(node.operator) && node.type !== 'Redirection') writes.push(`an arithmetic comparison (${node.operator})`);
+    if (typeof node.operator === 'string' && ARITHMETIC_TESTS.has(node.operator) && node.type !== 'Redirection')
+      writes.push(`an arithmetic comparison (${node.operator})`);
     if (node.type === 'CommandSubstitution' || node.type === 'ProcessSubstitution') {
       // Parsed: its commands are visited like the rest.
     }
@@ -310,10 +461,12 @@ function isPlainRead(args) {
 export function readOnlyVerdict(script) {
   const { commands, writes, options } = analyzeScript(script);
   const texts = commands.map((words) => words.map((w) => w ?? '…').join(' '));
-  const coverable = !writes.length && commands.every((words) => words[0] !== null && !COMMAND_RUNNERS.includes(/** @type {string} */ (words[0])));
+  const coverable =
+    !writes.length && commands.every((words) => words[0] !== null && !COMMAND_RUNNERS.includes(/** @type {string} */ (words[0])));
   if (writes.length) return { readOnly: false, reason: `it writes or may run hidden code (${writes[0]})`, commands: texts, coverable };
   const bad = commands.find((words) => !isReadOnlyCommand(words));
-  if (bad) return { readOnly: false, reason: `"${bad[0] ?? 'a computed command name'}" is not a read-only command`, commands: texts, coverable };
+  if (bad)
+    return { readOnly: false, reason: `"${bad[0] ?? 'a computed command name'}" is not a read-only command`, commands: texts, coverable };
   if (options.length) return { readOnly: false, reason: options[0], commands: texts, coverable };
   return { readOnly: true, commands: texts, coverable };
 }

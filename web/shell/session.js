@@ -12,7 +12,18 @@ import { literalWord } from './read-only.js';
 /** `set -o` options a session keeps (SHELLOPTS names). */
 export const SESSION_SET_OPTIONS = ['errexit', 'nounset', 'pipefail', 'xtrace', 'noglob', 'noclobber', 'allexport', 'verbose'];
 /** `shopt` options a session keeps (BASHOPTS names). */
-export const SESSION_SHOPT_OPTIONS = ['extglob', 'dotglob', 'nullglob', 'failglob', 'globstar', 'nocaseglob', 'nocasematch', 'expand_aliases', 'lastpipe', 'xpg_echo'];
+export const SESSION_SHOPT_OPTIONS = [
+  'extglob',
+  'dotglob',
+  'nullglob',
+  'failglob',
+  'globstar',
+  'nocaseglob',
+  'nocasematch',
+  'expand_aliases',
+  'lastpipe',
+  'xpg_echo',
+];
 
 /** The hidden commands the preamble and loops call. */
 export const YIELD_COMMAND = '__clawser_yield';
@@ -54,7 +65,12 @@ export function reservedDefinition(script) {
     }
     const n = /** @type {AstNode} */ (value);
     if (n.type === 'FunctionDef' && isReservedName(String(n.name))) found = String(n.name);
-    else if (n.type === 'Assignment' && String(n.name).startsWith('BASH_ALIAS_') && isReservedName(String(n.name).slice('BASH_ALIAS_'.length))) found = String(n.name).slice('BASH_ALIAS_'.length);
+    else if (
+      n.type === 'Assignment' &&
+      String(n.name).startsWith('BASH_ALIAS_') &&
+      isReservedName(String(n.name).slice('BASH_ALIAS_'.length))
+    )
+      found = String(n.name).slice('BASH_ALIAS_'.length);
     else if (n.type === 'SimpleCommand' && literalWord(n.name) === 'alias') {
       for (const word of /** @type {unknown[]} */ (n.args ?? [])) {
         const text = literalWord(word);
@@ -179,12 +195,22 @@ export function preambleSource(state) {
   const off = SESSION_SET_OPTIONS.filter((o) => !state.setOptions.has(o));
   // errexit last: the preamble itself must not stop on a failure.
   const order = (/** @type {string[]} */ list) => [...list.filter((o) => o !== 'errexit'), ...list.filter((o) => o === 'errexit')];
-  if (off.length) lines.push(`\\set ${order(off).map((o) => `+o ${o}`).join(' ')}`);
+  if (off.length)
+    lines.push(
+      `\\set ${order(off)
+        .map((o) => `+o ${o}`)
+        .join(' ')}`,
+    );
   const shOn = SESSION_SHOPT_OPTIONS.filter((o) => state.shoptOptions.has(o));
   const shOff = SESSION_SHOPT_OPTIONS.filter((o) => !state.shoptOptions.has(o));
   if (shOn.length) lines.push(`\\shopt -s ${shOn.join(' ')}`);
   if (shOff.length) lines.push(`\\shopt -u ${shOff.join(' ')}`);
-  if (on.length) lines.push(`\\set ${order(on).map((o) => `-o ${o}`).join(' ')}`);
+  if (on.length)
+    lines.push(
+      `\\set ${order(on)
+        .map((o) => `-o ${o}`)
+        .join(' ')}`,
+    );
   return { options: lines.join('\n'), status: `\\${STATUS_COMMAND} ${state.lastStatus} && \\${STATUS_COMMAND} 0` };
 }
 
@@ -201,7 +227,10 @@ export function optionsFromEnv(env) {
   return { set, shopt };
 }
 
-/** @param {unknown} word @returns {string | null} the text of a word that is one unquoted literal (the only kind bash expands as an alias) */
+/**
+ * @param {unknown} word
+ * @returns {string | null} the text of a word that is one unquoted literal (the only kind bash expands as an alias)
+ */
 function aliasWord(word) {
   const w = /** @type {AstNode | null} */ (word);
   const parts = /** @type {AstNode[] | undefined} */ (w?.parts);
@@ -210,7 +239,10 @@ function aliasWord(word) {
 
 /** A word naming `name` that is never expanded as an alias (its first character escaped). @param {string} name @returns {AstNode} */
 function escapedWord(name) {
-  return { type: 'Word', parts: [{ type: 'Escaped', value: name[0] }, ...(name.length > 1 ? [{ type: 'Literal', value: name.slice(1) }] : [])] };
+  return {
+    type: 'Word',
+    parts: [{ type: 'Escaped', value: name[0] }, ...(name.length > 1 ? [{ type: 'Literal', value: name.slice(1) }] : [])],
+  };
 }
 
 /**
@@ -233,12 +265,51 @@ export function expandAliases(script, aliases, syntax) {
     const statements = /** @type {AstNode[]} */ (parsed.statements ?? []);
     const pipelines = /** @type {AstNode[] | undefined} */ (statements[0]?.pipelines);
     const commands = /** @type {AstNode[] | undefined} */ (pipelines?.[0]?.commands);
-    return statements.length === 1 && pipelines?.length === 1 && commands?.length === 1 && !statements[0].background && !pipelines[0].negated ? commands[0] : null;
+    return statements.length === 1 &&
+      pipelines?.length === 1 &&
+      commands?.length === 1 &&
+      !statements[0].background &&
+      !pipelines[0].negated
+      ? commands[0]
+      : null;
   };
   /** The source text of words. @param {AstNode[]} words */
-  const wordsText = (words) => (words.length ? syntax.serialize({ type: 'Script', statements: [{ type: 'Statement', pipelines: [{ type: 'Pipeline', commands: [{ type: 'SimpleCommand', name: { type: 'Word', parts: [{ type: 'Literal', value: ':' }] }, args: words, assignments: [], redirections: [] }], negated: false, timed: false, timePosix: false }], operators: [], background: false }] }).replace(/^: /, '').trimEnd() : '');
+  const wordsText = (words) =>
+    words.length
+      ? syntax
+          .serialize({
+            type: 'Script',
+            statements: [
+              {
+                type: 'Statement',
+                pipelines: [
+                  {
+                    type: 'Pipeline',
+                    commands: [
+                      {
+                        type: 'SimpleCommand',
+                        name: { type: 'Word', parts: [{ type: 'Literal', value: ':' }] },
+                        args: words,
+                        assignments: [],
+                        redirections: [],
+                      },
+                    ],
+                    negated: false,
+                    timed: false,
+                    timePosix: false,
+                  },
+                ],
+                operators: [],
+                background: false,
+              },
+            ],
+          })
+          .replace(/^: /, '')
+          .trimEnd()
+      : '';
   /** A word holding `text` single-quoted. @param {string} text */
-  const quoted = (text) => /** @type {AstNode[]} */ (/** @type {AstNode} */ (single(syntax.parse(`: '${text.replace(/'/g, "'\\''")}'`)))?.args)[0];
+  const quoted = (text) =>
+    /** @type {AstNode[]} */ (/** @type {AstNode} */ (single(syntax.parse(`: '${text.replace(/'/g, "'\\''")}'`)))?.args)[0];
   /** @param {AstNode} node a SimpleCommand @param {Set<string>} stack the aliases being expanded */
   const expand = (node, stack) => {
     const active = new Set(stack);

@@ -1,3 +1,6 @@
+// Why this file is long: the shell's session over just-bash: the command table, the protected file
+//  system, the read-only gate, and how each line is parsed, checked, run and recorded, which are
+//  one path by design (one path through the gates).
 /** @import { FileSystem } from '../storage/types.d.ts' */
 /** @import { Command, BashExecResult } from 'just-bash' */
 /** @import { AstNode } from './session.js' */
@@ -13,7 +16,19 @@ import { diffCommand } from './commands/diff.js';
 import { grepCommand } from './commands/grep.js';
 import { lsCommand } from './commands/ls.js';
 import { posixLocale } from './commands/collate.js';
-import { PREAMBLE_TRACE, STATUS_COMMAND, YIELD_COMMAND, addLoopYields, expandAliases, functionChanges, isReservedName, optionsFromEnv, preambleSource, reservedDefinition, shieldFromAliases } from './session.js';
+import {
+  PREAMBLE_TRACE,
+  STATUS_COMMAND,
+  YIELD_COMMAND,
+  addLoopYields,
+  expandAliases,
+  functionChanges,
+  isReservedName,
+  optionsFromEnv,
+  preambleSource,
+  reservedDefinition,
+  shieldFromAliases,
+} from './session.js';
 import { HIDDEN_CODE, RUNS_BY_NAME, analyzeScript, isPlainVariable } from './read-only.js';
 
 /**
@@ -21,7 +36,13 @@ import { HIDDEN_CODE, RUNS_BY_NAME, analyzeScript, isPlainVariable } from './rea
  * a run (exit 124); loops and recursion stop at their limits with bash's message.
  * @typedef {{outputBytes: number, timeoutMs: number, loopIterations: number, callDepth: number, commandCount: number}} ShellLimits
  */
-export const DEFAULT_SHELL_LIMITS = Object.freeze({ outputBytes: 16 * 1024 * 1024, timeoutMs: 10 * 60_000, loopIterations: 1_000_000, callDepth: 200, commandCount: 10_000_000 });
+export const DEFAULT_SHELL_LIMITS = Object.freeze({
+  outputBytes: 16 * 1024 * 1024,
+  timeoutMs: 10 * 60_000,
+  loopIterations: 1_000_000,
+  callDepth: 200,
+  commandCount: 10_000_000,
+});
 
 /** just-bash commands left out (see the constructor). */
 const NOT_ENABLED = ['python', 'python3', 'js-exec', 'sqlite3', 'yq', 'xan'];
@@ -57,9 +78,12 @@ export class ShellSyntaxError extends Error {
  * @property {Partial<ShellLimits>} [limits]
  * @property {string[]} [history] earlier command lines (oldest first)
  * @property {(ms: number, signal?: AbortSignal) => Promise<void>} [sleep]
- * @property {readonly string[]} [unreadable] top-level folders whose content the shell may not read (the agent's shell: Clawser's own folders)
- * @property {import('just-bash').BashOptions['fetch']} [fetch] what `curl` uses (web_fetch's rules: web/tools/web.js ruleFetch); without it curl is not available
- * @property {(path: string) => Promise<void> | void} [onRead] told of every file read, folder listed and file whose metadata a command gets (a storage path) before the command gets it
+ * @property {readonly string[]} [unreadable] top-level folders whose content the shell may not read (the agent's shell: Clawser's own
+ *   folders)
+ * @property {import('just-bash').BashOptions['fetch']} [fetch] what `curl` uses (web_fetch's rules: web/tools/web.js ruleFetch); without it
+ *   curl is not available
+ * @property {(path: string) => Promise<void> | void} [onRead] told of every file read, folder listed and file whose metadata a command gets
+ *   (a storage path) before the command gets it
  * @property {BashFileSystem['permit']} [permit] bounds what the shell may do with the files (a skill script's shell: its allowed-tools)
  */
 
@@ -82,7 +106,15 @@ export class Shell {
     /** @type {Record<string, string>} */
     // LANG as a desktop's terminal has it (the browser's language): sort, ls and globs follow it,
     // and `echo $LANG`, `env` and `unset LANG` (byte order, as bash's C locale) all agree with that.
-    this.variables = { HOME: '/', PATH: '/usr/bin:/bin', TERM: 'xterm-256color', USER: 'user', SHELL: '/bin/bash', LANG: posixLocale(globalThis.navigator?.language), ...options.env };
+    this.variables = {
+      HOME: '/',
+      PATH: '/usr/bin:/bin',
+      TERM: 'xterm-256color',
+      USER: 'user',
+      SHELL: '/bin/bash',
+      LANG: posixLocale(globalThis.navigator?.language),
+      ...options.env,
+    };
     /** @type {Map<string, AstNode>} */
     this.functions = new Map();
     this.setOptions = new Set(/** @type {string[]} */ ([]));
@@ -190,14 +222,25 @@ export class Shell {
           this.pending = { define: functionChanges(script) };
           // Aliases as bash reads a line (the ones the line started with, never recursively);
           // the kept functions had theirs expanded when they were defined.
-          const aliases = this.shoptOptions.has('expand_aliases') ? new Map(this.aliases().map((name) => [name, this.variables[`BASH_ALIAS_${name}`]])) : new Map();
+          const aliases = this.shoptOptions.has('expand_aliases')
+            ? new Map(this.aliases().map((name) => [name, this.variables[`BASH_ALIAS_${name}`]]))
+            : new Map();
           expandAliases(script, aliases, { parse: (text) => this.parse(text), serialize: (ast) => this.#serialize(ast) });
           const restore = [...this.functions.values()].map((node) => {
             const copy = structuredClone(node);
             shieldFromAliases(copy, new Set(aliases.keys()));
-            return { type: 'Statement', pipelines: [{ type: 'Pipeline', commands: [copy], negated: false, timed: false, timePosix: false }], operators: [], background: false };
+            return {
+              type: 'Statement',
+              pipelines: [{ type: 'Pipeline', commands: [copy], negated: false, timed: false, timePosix: false }],
+              operators: [],
+              background: false,
+            };
           });
-          statements.unshift(.../** @type {AstNode[]} */ (this.preamble.options.statements), ...restore, .../** @type {AstNode[]} */ (this.preamble.status.statements));
+          statements.unshift(
+            .../** @type {AstNode[]} */ (this.preamble.options.statements),
+            ...restore,
+            .../** @type {AstNode[]} */ (this.preamble.status.statements),
+          );
           this.preamble = null;
         }
         addLoopYields(script, yieldStatement);
@@ -273,11 +316,16 @@ export class Shell {
     this.lastStatus = exitCode;
     this.fs.invalidate();
     let message = err instanceof Error ? err.message : String(err);
-    if (err instanceof RangeError && /call stack/i.test(message)) message = 'the line nests too deeply for this shell (maximum call stack size exceeded)';
+    if (err instanceof RangeError && /call stack/i.test(message))
+      message = 'the line nests too deeply for this shell (maximum call stack size exceeded)';
     return { stdout: '', stderr: `bash: ${message.replace(/^bash: /, '').replace(/\n*$/, '')}\n`, exitCode };
   }
 
-  /** @param {string} commandLine @param {{signal?: AbortSignal, stdin?: string, timeoutMs?: number, addToHistory?: boolean, readOnly?: boolean}} options @returns {Promise<ShellResult>} */
+  /**
+   * @param {string} commandLine
+   * @param {{signal?: AbortSignal, stdin?: string, timeoutMs?: number, addToHistory?: boolean, readOnly?: boolean}} options
+   * @returns {Promise<ShellResult>}
+   */
   async #runLine(commandLine, options) {
     if (options.addToHistory !== false && commandLine.trim()) this.#remember(commandLine);
     /** @type {AstNode} */
@@ -289,14 +337,21 @@ export class Shell {
       // vendored one the page runs keeps it for the command that expands it, as bash does
       // (scripts/just-bash-patches.mjs, patchArithmetic). Should it throw here all the same, it
       // is bash's status 1; anything else the parser throws is a syntax error.
-      if (!(err instanceof ShellSyntaxError)) return this.#failed(err, /arithmetic/i.test(String(/** @type {Error} */ (err)?.message)) ? 1 : 2);
+      if (!(err instanceof ShellSyntaxError))
+        return this.#failed(err, /arithmetic/i.test(String(/** @type {Error} */ (err)?.message)) ? 1 : 2);
       this.lastStatus = 2;
       return { stdout: '', stderr: `bash: ${err.message}\n`, exitCode: 2 };
     }
     const reserved = reservedDefinition(script);
     if (reserved) {
       this.lastStatus = 2;
-      return { stdout: '', stderr: `bash: ${reserved} is reserved: the shell's own hidden commands use that name, so a session cannot define a function or alias by it\n`, exitCode: 2 };
+      return {
+        stdout: '',
+        stderr:
+          `bash: ${reserved} is reserved: the shell's own hidden commands use that name, so a session cannot define a function or ` +
+          `alias by it\n`,
+        exitCode: 2,
+      };
     }
     // Before the timer starts: nothing thrown from here on leaves a timer or listener behind.
     const preamble = preambleSource(this);
@@ -329,7 +384,11 @@ export class Shell {
         // The history only where `history` asks for it (it would show in `env` otherwise).
         // PWD given: the interpreter would otherwise resolve the working directory through the
         // file system at the start of every line (a read of a folder, for the taint).
-        env: { ...this.variables, PWD: this.cwd, ...(/\bhistory\b/.test(commandLine) ? { BASH_HISTORY: JSON.stringify(this.history) } : {}) },
+        env: {
+          ...this.variables,
+          PWD: this.cwd,
+          ...(/\bhistory\b/.test(commandLine) ? { BASH_HISTORY: JSON.stringify(this.history) } : {}),
+        },
         replaceEnv: true,
         rawScript: true,
         signal: controller.signal,
@@ -469,7 +528,8 @@ export class Shell {
       }
     }
     const ps4 = this.variables.PS4;
-    if (this.setOptions.has('xtrace') && ps4 !== undefined && /[$`]/.test(ps4)) found.push(`this session traces every command (set -x) with PS4='${ps4}', which is expanded before each command and can run code`);
+    if (this.setOptions.has('xtrace') && ps4 !== undefined && /[$`]/.test(ps4))
+      found.push(`this session traces every command (set -x) with PS4='${ps4}', which is expanded before each command and can run code`);
     return found;
   }
 
@@ -492,7 +552,9 @@ export class Shell {
 
   /** Names of the aliases defined. */
   aliases() {
-    return Object.keys(this.variables).filter((k) => k.startsWith('BASH_ALIAS_')).map((k) => k.slice('BASH_ALIAS_'.length));
+    return Object.keys(this.variables)
+      .filter((k) => k.startsWith('BASH_ALIAS_'))
+      .map((k) => k.slice('BASH_ALIAS_'.length));
   }
 
   /** Every command name the shell knows (built-ins, extras, functions, aliases). */
@@ -521,7 +583,40 @@ function functionText(name, node) {
 }
 
 /** Bash's own built-ins (run by the interpreter, not the command registry). */
-export const BUILTINS = ['alias', 'break', 'cd', 'continue', 'declare', 'echo', 'eval', 'exit', 'export', 'false', 'getopts', 'hash', 'let', 'local', 'printf', 'pwd', 'read', 'readonly', 'return', 'set', 'shift', 'shopt', 'source', 'test', 'trap', 'true', 'type', 'unalias', 'unset', 'wait', '[', '[['];
+export const BUILTINS = [
+  'alias',
+  'break',
+  'cd',
+  'continue',
+  'declare',
+  'echo',
+  'eval',
+  'exit',
+  'export',
+  'false',
+  'getopts',
+  'hash',
+  'let',
+  'local',
+  'printf',
+  'pwd',
+  'read',
+  'readonly',
+  'return',
+  'set',
+  'shift',
+  'shopt',
+  'source',
+  'test',
+  'trap',
+  'true',
+  'type',
+  'unalias',
+  'unset',
+  'wait',
+  '[',
+  '[[',
+];
 
 /**
  * `rm` that says so when an argument is the workspace root or inside one of Clawser's own
@@ -547,7 +642,10 @@ function protectedRm(deleteRefused) {
         const path = toStoragePath(resolveShellPath(ctx.cwd, arg));
         const folder = path ? protectedFolderOf(path) : '/';
         if (folder) {
-          stderr += folder === '/' ? `rm: refusing to remove '${arg}': it is the whole workspace\n` : `rm: cannot remove '${arg}': Permission denied (${folder}/ is one of Clawser's own folders: only Clawser changes it)\n`;
+          stderr +=
+            folder === '/'
+              ? `rm: refusing to remove '${arg}': it is the whole workspace\n`
+              : `rm: cannot remove '${arg}': Permission denied (${folder}/ is one of Clawser's own folders: only Clawser changes it)\n`;
           continue;
         }
       }

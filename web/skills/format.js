@@ -70,7 +70,14 @@ export function splitFrontmatter(text) {
   if (lines[0]?.trimEnd() !== '---') return { error: 'SKILL.md must open with a line "---" that starts the YAML frontmatter.' };
   const end = lines.findIndex((l, i) => i > 0 && l.trimEnd() === '---');
   if (end < 0) return { error: 'The frontmatter is never closed: add a line "---" after its last field.' };
-  return { yaml: lines.slice(1, end).join('\n'), body: lines.slice(end + 1).join('\n').replace(/^\s*\n/, ''), bodyLine: end + 2 };
+  return {
+    yaml: lines.slice(1, end).join('\n'),
+    body: lines
+      .slice(end + 1)
+      .join('\n')
+      .replace(/^\s*\n/, ''),
+    bodyLine: end + 2,
+  };
 }
 
 /**
@@ -139,7 +146,12 @@ function metadataOf(node, errors) {
     if (isScalar(pair.value) && pair.value.value !== null && typeof pair.value.value !== 'object') {
       out[key] = typeof pair.value.value === 'string' ? pair.value.value : String(pair.value.source ?? pair.value.value);
     } else {
-      errors.push({ field: `metadata.${key}`, message: `metadata.${key} must be a single text value, not ${isMap(pair.value) ? 'a nested map' : isSeq(pair.value) ? 'a list' : 'empty'}.` });
+      errors.push({
+        field: `metadata.${key}`,
+        message:
+          `metadata.${key} must be a single text value, ` +
+          `not ${isMap(pair.value) ? 'a nested map' : isSeq(pair.value) ? 'a list' : 'empty'}.`,
+      });
     }
   }
   return out;
@@ -172,7 +184,12 @@ export function validateSkill(dirName, files) {
   const skillMd = entries.find(([p]) => p === 'SKILL.md')?.[1];
   if (skillMd === undefined) {
     const other = entries.find(([p]) => p.toLowerCase() === 'skill.md');
-    errors.push({ field: 'SKILL.md', message: other ? `The instructions file must be named exactly "SKILL.md" (found "${other[0]}").` : 'A skill needs a SKILL.md file at the top of its folder.' });
+    errors.push({
+      field: 'SKILL.md',
+      message: other
+        ? `The instructions file must be named exactly "SKILL.md" (found "${other[0]}").`
+        : 'A skill needs a SKILL.md file at the top of its folder.',
+    });
     return { ok: false, errors, warnings, skill: null };
   }
   const text = textOf(skillMd);
@@ -190,7 +207,12 @@ export function validateSkill(dirName, files) {
     const e = doc.errors[0];
     // Lines of SKILL.md: the frontmatter starts on line 2.
     const line = e.pos ? split.yaml.slice(0, e.pos[0]).split('\n').length + 1 : null;
-    errors.push({ field: 'frontmatter', message: `The frontmatter is not valid YAML${line ? ` (line ${line} of SKILL.md)` : ''}: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}` });
+    errors.push({
+      field: 'frontmatter',
+      message:
+        `The frontmatter is not valid YAML${line ? ` (line ${line} of SKILL.md)` : ''}: ` +
+        `${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`,
+    });
     return { ok: false, errors, warnings, skill: null };
   }
   if (!isMap(doc.contents)) {
@@ -207,7 +229,12 @@ export function validateSkill(dirName, files) {
   };
   for (const pair of map.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-    if (!KNOWN_FIELDS.includes(key)) warnings.push({ field: key, message: `"${key}" is not a field of the Agent Skills specification; it is kept but not used (put extra information under metadata).` });
+    if (!KNOWN_FIELDS.includes(key))
+      warnings.push({
+        field: key,
+        message:
+          `"${key}" is not a field of the Agent Skills specification; it is kept but not used (put extra information under ` + `metadata).`,
+      });
   }
 
   // name
@@ -217,23 +244,34 @@ export function validateSkill(dirName, files) {
   else {
     const problem = nameProblem(name.trim());
     if (problem) errors.push({ field: 'name', message: `name "${name}" ${problem}.` });
-    else if (name.trim().normalize('NFKC') !== dirName.normalize('NFKC')) errors.push({ field: 'name', message: `name "${name}" must equal the skill's folder name "${dirName}".` });
+    else if (name.trim().normalize('NFKC') !== dirName.normalize('NFKC'))
+      errors.push({ field: 'name', message: `name "${name}" must equal the skill's folder name "${dirName}".` });
   }
   // description
   const description = value('description');
-  if (description === undefined) errors.push({ field: 'description', message: 'description is required: say what the skill does and when to use it.' });
+  if (description === undefined)
+    errors.push({ field: 'description', message: 'description is required: say what the skill does and when to use it.' });
   else if (typeof description !== 'string') errors.push({ field: 'description', message: 'description must be text.' });
   else if (!description.trim()) errors.push({ field: 'description', message: 'description must not be empty.' });
-  else if ([...description].length > DESCRIPTION_MAX) errors.push({ field: 'description', message: `description must be at most ${DESCRIPTION_MAX} characters (it has ${[...description].length}).` });
+  else if ([...description].length > DESCRIPTION_MAX)
+    errors.push({
+      field: 'description',
+      message: `description must be at most ${DESCRIPTION_MAX} characters (it has ${[...description].length}).`,
+    });
   // license
   const license = value('license');
-  if (license !== undefined && license !== null && typeof license !== 'string') errors.push({ field: 'license', message: 'license must be text (a license name or a file of the skill).' });
+  if (license !== undefined && license !== null && typeof license !== 'string')
+    errors.push({ field: 'license', message: 'license must be text (a license name or a file of the skill).' });
   // compatibility
   const compatibility = value('compatibility');
   if (compatibility !== undefined && compatibility !== null) {
     if (typeof compatibility !== 'string') errors.push({ field: 'compatibility', message: 'compatibility must be text.' });
     else if (!compatibility.trim()) errors.push({ field: 'compatibility', message: 'compatibility must not be empty when it is given.' });
-    else if ([...compatibility].length > COMPATIBILITY_MAX) errors.push({ field: 'compatibility', message: `compatibility must be at most ${COMPATIBILITY_MAX} characters (it has ${[...compatibility].length}).` });
+    else if ([...compatibility].length > COMPATIBILITY_MAX)
+      errors.push({
+        field: 'compatibility',
+        message: `compatibility must be at most ${COMPATIBILITY_MAX} characters (it has ${[...compatibility].length}).`,
+      });
   }
   // allowed-tools: a space-separated string (the specification), or a list (accepted, as the reference validator does)
   const toolsNode = raw('allowed-tools');
@@ -243,14 +281,23 @@ export function validateSkill(dirName, files) {
     const scalar = isScalar(toolsNode) ? /** @type {unknown} */ (toolsNode.value) : undefined;
     if (typeof scalar === 'string') allowedTools = scalar.split(/\s+/).filter(Boolean);
     else if (isScalar(toolsNode) && scalar === null) allowedTools = [];
-    else if (isSeq(toolsNode) && toolsNode.items.every((i) => isScalar(i) && typeof i.value === 'string')) allowedTools = toolsNode.items.map((i) => String(/** @type {any} */ (i).value)); // isScalar checked just above
-    else errors.push({ field: 'allowed-tools', message: 'allowed-tools must be tool names separated by spaces (e.g. "fs_read web_fetch").' });
+    else if (isSeq(toolsNode) && toolsNode.items.every((i) => isScalar(i) && typeof i.value === 'string'))
+      allowedTools = toolsNode.items.map((i) => String(/** @type {any} */ (i).value)); // isScalar checked just above
+    else
+      errors.push({ field: 'allowed-tools', message: 'allowed-tools must be tool names separated by spaces (e.g. "fs_read web_fetch").' });
   }
   const metadata = metadataOf(raw('metadata'), errors);
   if (!split.body.trim()) warnings.push({ field: 'body', message: 'SKILL.md has no instructions after the frontmatter.' });
-  else if (split.body.split('\n').length > BODY_LINES_RECOMMENDED) warnings.push({ field: 'body', message: `SKILL.md has more than ${BODY_LINES_RECOMMENDED} lines of instructions; the specification recommends moving details to references/.` });
+  else if (split.body.split('\n').length > BODY_LINES_RECOMMENDED)
+    warnings.push({
+      field: 'body',
+      message:
+        `SKILL.md has more than ${BODY_LINES_RECOMMENDED} lines of instructions; the specification recommends moving details to ` +
+        `references/.`,
+    });
   for (const f of list) {
-    if (f.role === 'script' && f.language === 'python') warnings.push({ field: `files/${f.path}`, message: `${f.path} is Python: it cannot run in the browser; it is shown as text.` });
+    if (f.role === 'script' && f.language === 'python')
+      warnings.push({ field: `files/${f.path}`, message: `${f.path} is Python: it cannot run in the browser; it is shown as text.` });
   }
   const ok = errors.length === 0;
   return {
@@ -259,16 +306,16 @@ export function validateSkill(dirName, files) {
     warnings,
     skill: ok
       ? {
-        name: /** @type {string} */ (name).trim().normalize('NFKC'),
-        description: /** @type {string} */ (description).trim(),
-        ...(typeof license === 'string' && license.trim() ? { license: license.trim() } : {}),
-        ...(typeof compatibility === 'string' ? { compatibility: compatibility.trim() } : {}),
-        allowedTools,
-        allowedToolsGiven: toolsNode !== undefined,
-        metadata,
-        body: split.body,
-        files: list,
-      }
+          name: /** @type {string} */ (name).trim().normalize('NFKC'),
+          description: /** @type {string} */ (description).trim(),
+          ...(typeof license === 'string' && license.trim() ? { license: license.trim() } : {}),
+          ...(typeof compatibility === 'string' ? { compatibility: compatibility.trim() } : {}),
+          allowedTools,
+          allowedToolsGiven: toolsNode !== undefined,
+          metadata,
+          body: split.body,
+          files: list,
+        }
       : null,
   };
 }

@@ -8,12 +8,16 @@ import { z } from 'zod';
 import { offlineExplains, offlineMessage } from '../net/offline.js';
 
 export const RegistryIndexSchema = z.object({
-  skills: z.array(z.object({
-    name: z.string().min(1).max(64),
-    version: z.string().min(1).max(64),
-    url: z.string().url().max(2000),
-    description: z.string().max(1024).optional(),
-  })).max(10_000),
+  skills: z
+    .array(
+      z.object({
+        name: z.string().min(1).max(64),
+        version: z.string().min(1).max(64),
+        url: z.string().url().max(2000),
+        description: z.string().max(1024).optional(),
+      }),
+    )
+    .max(10_000),
 });
 
 export class RegistryError extends Error {
@@ -60,7 +64,10 @@ export async function checkUpdates(indexUrl, installed, fetchFn = globalThis.fet
     res = await fetchFn(indexUrl, { credentials: 'omit', cache: 'no-cache' });
   } catch {
     if (offlineExplains(indexUrl)) throw new RegistryError('unreachable', offlineMessage(`the skills registry at ${indexUrl}`));
-    throw new RegistryError('unreachable', `The skills registry at ${indexUrl} could not be reached (offline, or it does not allow browsers: CORS).`);
+    throw new RegistryError(
+      'unreachable',
+      `The skills registry at ${indexUrl} could not be reached (offline, or it does not allow browsers: CORS).`,
+    );
   }
   if (!res.ok) throw new RegistryError('http', `The skills registry answered HTTP ${res.status} at ${indexUrl}.`);
   let parsed;
@@ -69,11 +76,18 @@ export async function checkUpdates(indexUrl, installed, fetchFn = globalThis.fet
   } catch {
     throw new RegistryError('invalid', `${indexUrl} is not JSON: not a skills registry index.`);
   }
-  if (!parsed.success) throw new RegistryError('invalid', `${indexUrl} is not a skills registry index (${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}).`);
+  if (!parsed.success)
+    throw new RegistryError(
+      'invalid',
+      `${indexUrl} is not a skills registry index (${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}).`,
+    );
   const latest = new Map();
-  for (const s of parsed.data.skills) if (!latest.has(s.name) || compareVersions(s.version, latest.get(s.name).version) > 0) latest.set(s.name, s);
+  for (const s of parsed.data.skills)
+    if (!latest.has(s.name) || compareVersions(s.version, latest.get(s.name).version) > 0) latest.set(s.name, s);
   return installed.flatMap((i) => {
     const l = latest.get(i.name);
-    return l && (i.version === null || compareVersions(l.version, i.version) > 0) ? [{ name: i.name, installed: i.version, latest: l.version, url: l.url }] : [];
+    return l && (i.version === null || compareVersions(l.version, i.version) > 0)
+      ? [{ name: i.name, installed: i.version, latest: l.version, url: l.url }]
+      : [];
   });
 }

@@ -12,7 +12,11 @@ import { offlineExplains, offlineMessage } from '../net/offline.js';
 
 /** @typedef {{dirName: string, files: Map<string, Uint8Array>, refused: {name: string, reason: string}[], origin: string}} SkillSource */
 
-const ZIP_GUARDS = { maxEntries: SKILL_LIMITS.maxFiles * 5, maxTotalBytes: SKILL_LIMITS.maxTotalBytes, maxEntryBytes: SKILL_LIMITS.maxFileBytes };
+const ZIP_GUARDS = {
+  maxEntries: SKILL_LIMITS.maxFiles * 5,
+  maxTotalBytes: SKILL_LIMITS.maxTotalBytes,
+  maxEntryBytes: SKILL_LIMITS.maxFileBytes,
+};
 
 /**
  * The skills in a set of files: every folder holding a SKILL.md (the root's is named after
@@ -29,7 +33,7 @@ export function skillsIn(entries, fallbackName) {
   return skillRoots.map((root) => {
     const files = new Map();
     for (const e of kept) if (e.path.startsWith(root)) files.set(e.path.slice(root.length), e.data);
-    const dirName = root ? root.replace(/\/$/, '').split('/').pop() ?? fallbackName : fallbackName;
+    const dirName = root ? (root.replace(/\/$/, '').split('/').pop() ?? fallbackName) : fallbackName;
     return { dirName, files, atRoot: root === '' };
   });
 }
@@ -52,11 +56,19 @@ function declaredName(skillMd) {
  */
 export function skillsFromZip(bytes, fileName) {
   const { entries, refused } = readZip(bytes, ZIP_GUARDS);
-  const base = fileName.replace(/\.zip$/i, '').replace(/[^\p{L}\p{N}-]+/gu, '-').toLowerCase();
+  const base = fileName
+    .replace(/\.zip$/i, '')
+    .replace(/[^\p{L}\p{N}-]+/gu, '-')
+    .toLowerCase();
   const found = skillsIn(entries, base);
   if (!found.length) throw new SkillError('invalid', `“${fileName}” holds no SKILL.md: it is not an Agent Skills package.`);
   // Only a SKILL.md at the archive's root has no folder to be named after: then the name it declares.
-  return found.map(({ atRoot, ...s }) => ({ ...s, dirName: atRoot ? declaredName(s.files.get('SKILL.md')) ?? base : s.dirName, refused, origin: `installed from the ZIP file “${fileName}”` }));
+  return found.map(({ atRoot, ...s }) => ({
+    ...s,
+    dirName: atRoot ? (declaredName(s.files.get('SKILL.md')) ?? base) : s.dirName,
+    refused,
+    origin: `installed from the ZIP file “${fileName}”`,
+  }));
 }
 
 /**
@@ -70,12 +82,18 @@ export async function skillsFromDirectoryHandle(handle) {
   let total = 0;
   /** @param {FileSystemDirectoryHandle} dir @param {string} prefix */
   const walk = async (dir, prefix) => {
-    for await (const [name, h] of /** @type {any} */ (dir).entries()) { // entries() is not in TypeScript's DOM types yet
+    for await (const [name, h] of /** @type {any} */ (dir).entries()) {
+      // entries() is not in TypeScript's DOM types yet
       if (h.kind === 'directory') await walk(h, `${prefix}${name}/`);
       else {
         const file = await h.getFile();
         total += file.size;
-        if (total > SKILL_LIMITS.maxTotalBytes || entries.length >= SKILL_LIMITS.maxFiles * 5) throw new SkillError('too_large', `The folder “${handle.name}” is too large to be a skill (more than ${SKILL_LIMITS.maxTotalBytes / 1048576} MB or ${SKILL_LIMITS.maxFiles * 5} files).`);
+        if (total > SKILL_LIMITS.maxTotalBytes || entries.length >= SKILL_LIMITS.maxFiles * 5)
+          throw new SkillError(
+            'too_large',
+            `The folder “${handle.name}” is too large to be a skill (more than ${SKILL_LIMITS.maxTotalBytes / 1048576} MB ` +
+              `or ${SKILL_LIMITS.maxFiles * 5} files).`,
+          );
         entries.push({ path: `${prefix}${name}`, data: new Uint8Array(await file.arrayBuffer()) });
       }
     }
@@ -83,7 +101,11 @@ export async function skillsFromDirectoryHandle(handle) {
   await walk(handle, '');
   const found = skillsIn(entries, handle.name);
   if (!found.length) throw new SkillError('invalid', `The folder “${handle.name}” holds no SKILL.md: it is not a skill.`);
-  return found.map(({ atRoot: _root, ...s }) => ({ ...s, refused: [], origin: `installed from the folder “${handle.name}” on the computer` }));
+  return found.map(({ atRoot: _root, ...s }) => ({
+    ...s,
+    refused: [],
+    origin: `installed from the folder “${handle.name}” on the computer`,
+  }));
 }
 
 /**
@@ -100,7 +122,11 @@ export async function skillsFromFileList(fileList) {
   const entries = [];
   for (const f of files) {
     total += f.size;
-    if (total > SKILL_LIMITS.maxTotalBytes) throw new SkillError('too_large', `The folder “${top}” is too large to be a skill (more than ${SKILL_LIMITS.maxTotalBytes / 1048576} MB).`);
+    if (total > SKILL_LIMITS.maxTotalBytes)
+      throw new SkillError(
+        'too_large',
+        `The folder “${top}” is too large to be a skill (more than ${SKILL_LIMITS.maxTotalBytes / 1048576} MB).`,
+      );
     const rel = (f.webkitRelativePath || f.name).split('/').slice(1).join('/') || f.name;
     entries.push({ path: rel, data: new Uint8Array(await f.arrayBuffer()) });
   }
@@ -121,18 +147,27 @@ export async function skillsFromUrl(url, fetchFn = globalThis.fetch.bind(globalT
   } catch {
     throw new SkillError('invalid', `“${url}” is not a web address.`);
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new SkillError('invalid', 'A skill can be installed from an http(s) address only.');
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    throw new SkillError('invalid', 'A skill can be installed from an http(s) address only.');
   let res;
   try {
     res = await fetchFn(parsed.href, { signal, credentials: 'omit' });
   } catch (err) {
     if (/** @type {Error} */ (err).name === 'AbortError') throw err;
     if (offlineExplains(parsed.href)) throw new SkillError('not_found', offlineMessage(parsed.host));
-    throw new SkillError('not_found', `${parsed.host} could not be reached (offline, or it does not allow browsers to download from it: CORS). Download the skill and install the file instead.`);
+    throw new SkillError(
+      'not_found',
+      `${parsed.host} could not be reached (offline, or it does not allow browsers to download from it: CORS). Download the skill and ` +
+        `install the file instead.`,
+    );
   }
   if (!res.ok) throw new SkillError('not_found', `${parsed.href} answered HTTP ${res.status}: no skill there.`);
   const declared = Number(res.headers.get('content-length') ?? 0);
-  if (declared > SKILL_LIMITS.maxTotalBytes) throw new SkillError('too_large', `${parsed.href} is ${Math.ceil(declared / 1048576)} MB; a skill may hold at most ${SKILL_LIMITS.maxTotalBytes / 1048576} MB.`);
+  if (declared > SKILL_LIMITS.maxTotalBytes)
+    throw new SkillError(
+      'too_large',
+      `${parsed.href} is ${Math.ceil(declared / 1048576)} MB; a skill may hold at most ${SKILL_LIMITS.maxTotalBytes / 1048576} MB.`,
+    );
   const bytes = new Uint8Array(await res.arrayBuffer());
   const fileName = decodeURIComponent(parsed.pathname.split('/').pop() || 'skill');
   const origin = `downloaded from ${parsed.href}`;

@@ -126,7 +126,9 @@ export class SkillStore {
   /** Calls back after skills changed (here or in another tab). @param {() => void} fn */
   subscribe(fn) {
     this.#listeners.add(fn);
-    return () => { this.#listeners.delete(fn); };
+    return () => {
+      this.#listeners.delete(fn);
+    };
   }
 
   /** @param {boolean} [announce] */
@@ -219,7 +221,10 @@ export class SkillStore {
     const path = this.#path(scope, name);
     sink?.({
       what: `The ${scope === 'global' ? 'global ' : ''}skill “${name}”`,
-      problem: `${v.errors.slice(0, 2).map((e) => e.message.replace(/\.$/, '')).join('; ')}. It is not offered to the agent`,
+      problem: `${v.errors
+        .slice(0, 2)
+        .map((e) => e.message.replace(/\.$/, ''))
+        .join('; ')}. It is not offered to the agent`,
       path: `${path}/SKILL.md`,
       // The folder is renamed (kept, and no longer taken for a skill).
       setAside: async () => {
@@ -237,7 +242,10 @@ export class SkillStore {
     if (root && !(await fs.stat(root))) return [];
     try {
       // Staging folders and damaged skills set aside (`name.damaged-…`) are not skills.
-      return (await fs.list(root)).filter((e) => e.kind === 'directory' && !e.name.startsWith('.') && !e.name.includes('.damaged-')).map((e) => e.name).sort();
+      return (await fs.list(root))
+        .filter((e) => e.kind === 'directory' && !e.name.startsWith('.') && !e.name.includes('.damaged-'))
+        .map((e) => e.name)
+        .sort();
     } catch (err) {
       if (/** @type {{code?: string}} */ (err).code === 'not_found') return [];
       throw err;
@@ -254,8 +262,24 @@ export class SkillStore {
     const mine = new Set(own);
     /** @type {SkillEntry[]} */
     const out = [];
-    for (const name of own) out.push({ name, scope: 'workspace', shadowed: false, enabled: this.isEnabled(name), validation: await this.#validation('workspace', name), origin: await this.#originOf('workspace', name) });
-    for (const name of global) out.push({ name, scope: 'global', shadowed: mine.has(name), enabled: this.isEnabled(name), validation: await this.#validation('global', name), origin: await this.#originOf('global', name) });
+    for (const name of own)
+      out.push({
+        name,
+        scope: 'workspace',
+        shadowed: false,
+        enabled: this.isEnabled(name),
+        validation: await this.#validation('workspace', name),
+        origin: await this.#originOf('workspace', name),
+      });
+    for (const name of global)
+      out.push({
+        name,
+        scope: 'global',
+        shadowed: mine.has(name),
+        enabled: this.isEnabled(name),
+        validation: await this.#validation('global', name),
+        origin: await this.#originOf('global', name),
+      });
     return out;
   }
 
@@ -265,7 +289,9 @@ export class SkillStore {
    * @returns {Promise<(Skill & {scope: SkillScope, origin: string | null})[]>}
    */
   async active() {
-    return (await this.list()).filter((e) => e.enabled && !e.shadowed && e.validation.skill).map((e) => ({ ...(/** @type {Skill} */ (e.validation.skill)), scope: e.scope, origin: e.origin }));
+    return (await this.list())
+      .filter((e) => e.enabled && !e.shadowed && e.validation.skill)
+      .map((e) => ({ .../** @type {Skill} */ (e.validation.skill), scope: e.scope, origin: e.origin }));
   }
 
   /**
@@ -293,16 +319,30 @@ export class SkillStore {
     const scope = options.scope ?? 'workspace';
     const validation = validateSkill(dirName, files);
     if (!validation.ok || !validation.skill) {
-      throw new SkillError('invalid', `“${dirName}” is not a valid skill: ${validation.errors.map((e) => e.message).join(' ')}`, validation);
+      throw new SkillError(
+        'invalid',
+        `“${dirName}” is not a valid skill: ${validation.errors.map((e) => e.message).join(' ')}`,
+        validation,
+      );
     }
     let total = 0;
-    if (files.size > SKILL_LIMITS.maxFiles) throw new SkillError('too_large', `“${dirName}” has ${files.size} files; a skill may have at most ${SKILL_LIMITS.maxFiles}.`);
+    if (files.size > SKILL_LIMITS.maxFiles)
+      throw new SkillError('too_large', `“${dirName}” has ${files.size} files; a skill may have at most ${SKILL_LIMITS.maxFiles}.`);
     for (const [path, data] of files) {
       const size = typeof data === 'string' ? new TextEncoder().encode(data).length : data.length;
-      if (size > SKILL_LIMITS.maxFileBytes) throw new SkillError('too_large', `${path} of “${dirName}” is ${Math.ceil(size / 1048576)} MB; a skill's file may be at most ${SKILL_LIMITS.maxFileBytes / 1048576} MB.`);
+      if (size > SKILL_LIMITS.maxFileBytes)
+        throw new SkillError(
+          'too_large',
+          `${path} of “${dirName}” is ${Math.ceil(size / 1048576)} MB; a skill's file may be at ` +
+            `most ${SKILL_LIMITS.maxFileBytes / 1048576} MB.`,
+        );
       total += size;
     }
-    if (total > SKILL_LIMITS.maxTotalBytes) throw new SkillError('too_large', `“${dirName}” holds ${Math.ceil(total / 1048576)} MB; a skill may hold at most ${SKILL_LIMITS.maxTotalBytes / 1048576} MB.`);
+    if (total > SKILL_LIMITS.maxTotalBytes)
+      throw new SkillError(
+        'too_large',
+        `“${dirName}” holds ${Math.ceil(total / 1048576)} MB; a skill may hold at most ${SKILL_LIMITS.maxTotalBytes / 1048576} MB.`,
+      );
     const name = validation.skill.name;
     const fs = this.#fs(scope);
     const stamp = Date.now().toString(36);
@@ -336,7 +376,9 @@ export class SkillStore {
     if (choices[name] === false) this.deps.config.set(this.#enabledKey, { ...choices, [name]: true });
     // Its allowed-tools' MCP tools are the ones of the servers set up now: a server added later under the same name is not.
     // (Not bound, they reach only a server saved before bindings existed: it fails safe.)
-    await this.deps.toolLists?.bind(skillOwner(scope, name), validation.skill.allowedToolsGiven ? validation.skill.allowedTools : []).catch(() => []);
+    await this.deps.toolLists
+      ?.bind(skillOwner(scope, name), validation.skill.allowedToolsGiven ? validation.skill.allowedTools : [])
+      .catch(() => []);
     this.#changed();
     return validation;
   }
@@ -345,7 +387,9 @@ export class SkillStore {
   async remove(name, scope) {
     if (!(await this.#names(scope)).includes(name)) throw new SkillError('not_found', `No ${scope} skill named “${name}”.`);
     await this.#fs(scope).delete(this.#path(scope, name));
-    await this.#fs(scope).delete(this.#originPath(scope, name)).catch(() => {});
+    await this.#fs(scope)
+      .delete(this.#originPath(scope, name))
+      .catch(() => {});
     await this.deps.toolLists?.forget(skillOwner(scope, name)).catch(() => {});
     this.#changed();
   }
@@ -367,14 +411,26 @@ export class SkillStore {
     if (!found) throw new SkillError('not_found', `No skill named “${name}” is installed.`);
     const problem = pathProblem(path);
     if (problem) throw new SkillError('not_found', `The path "${path}" ${problem}.`);
-    const file = found.validation.skill?.files.find((f) => f.path === path) ?? (found.validation.skill ? null : { path, binary: false, size: 0 });
-    if (!file) throw new SkillError('not_found', `“${name}” has no file ${path}. Its files: ${found.validation.skill?.files.map((f) => f.path).join(', ')}.`);
+    const file =
+      found.validation.skill?.files.find((f) => f.path === path) ?? (found.validation.skill ? null : { path, binary: false, size: 0 });
+    if (!file)
+      throw new SkillError(
+        'not_found',
+        `“${name}” has no file ${path}. Its files: ${found.validation.skill?.files.map((f) => f.path).join(', ')}.`,
+      );
     const bytes = await this.#fs(found.scope).readBytes(`${this.#path(found.scope, name)}/${path}`);
     const text = textOf(bytes);
     if (text === null) return { text: '', offset: 0, next: null, total: 0, binary: true, size: bytes.length };
     const offset = Math.max(0, Math.min(options.offset ?? 0, text.length));
     const max = options.maxChars ?? PAGE_CHARS;
     const end = Math.min(text.length, offset + max);
-    return { text: text.slice(offset, end), offset, next: end < text.length ? end : null, total: text.length, binary: false, size: bytes.length };
+    return {
+      text: text.slice(offset, end),
+      offset,
+      next: end < text.length ? end : null,
+      total: text.length,
+      binary: false,
+      size: bytes.length,
+    };
   }
 }

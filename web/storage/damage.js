@@ -11,7 +11,10 @@ import { StorageError } from './errors.js';
 
 /** A change refused because the file it would overwrite is damaged (code `damaged`); the message says what to do. */
 export class DamagedFileError extends StorageError {
-  /** @param {string} message @param {{cause?: unknown, what?: string, problem?: string}} [options] what, problem: the file and what is wrong */
+  /**
+   * @param {string} message
+   * @param {{cause?: unknown, what?: string, problem?: string}} [options] what, problem: the file and what is wrong
+   */
   constructor(message, options = {}) {
     super('damaged', message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'DamagedFileError';
@@ -41,7 +44,11 @@ export const SET_ASIDE_HINT = 'It is kept as it is: download it or set it aside 
 /** Ignores reports (a store used without the app: tests, tools). @type {DamageSink} */
 export const ignoreDamage = () => {};
 
-/** The result of a checked read: the value, or what is wrong with the file. @template T @typedef {{ok: true, value: T} | {ok: false, problem: string}} Checked */
+/**
+ * The result of a checked read: the value, or what is wrong with the file.
+ * @template T
+ * @typedef {{ok: true, value: T} | {ok: false, problem: string}} Checked
+ */
 
 /** Control characters no JSON or text file of Clawser holds (tab, newline and return excepted), and undecodable bytes. */
 const GARBAGE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffd]/;
@@ -57,7 +64,8 @@ export function jsonProblem(text, err) {
   // V8 says "Unexpected end of JSON input", "Unterminated string in JSON at position n" or
   // "Expected … after … at position n" with n at the end when the text stops early.
   const at = /position (\d+)/.exec(message);
-  if (/end of JSON input|Unterminated/i.test(message) || (at && Number(at[1]) >= text.trimEnd().length)) return `cut short: the file ends in the middle of its data (${message})`;
+  if (/end of JSON input|Unterminated/i.test(message) || (at && Number(at[1]) >= text.trimEnd().length))
+    return `cut short: the file ends in the middle of its data (${message})`;
   return `not valid JSON (${message})`;
 }
 
@@ -163,7 +171,16 @@ export async function keepDamagedLines(fs, logPath, lines, now = Date.now()) {
   }
   const fresh = lines.filter((l) => !known.has(`${l.offset}:${toBase64(l.bytes)}`));
   if (!fresh.length) return [];
-  const records = fresh.map((l) => JSON.stringify({ offset: l.offset, problem: l.problem, ...(l.last ? { last: true } : {}), keptAt: now, raw: toBase64(l.bytes), text: decoder.decode(l.bytes).slice(0, 2000) }));
+  const records = fresh.map((l) =>
+    JSON.stringify({
+      offset: l.offset,
+      problem: l.problem,
+      ...(l.last ? { last: true } : {}),
+      keptAt: now,
+      raw: toBase64(l.bytes),
+      text: decoder.decode(l.bytes).slice(0, 2000),
+    }),
+  );
   // A torn last record of this file must not swallow the first new one.
   const lead = existing && !existing.endsWith('\n') ? '\n' : '';
   await fs.append(path, `${lead}${records.join('\n')}\n`);
@@ -182,7 +199,9 @@ export function keptLinesProblem(lines, keptIn, intact) {
   const middle = lines.filter((l) => !l.last);
   const parts = [
     lines.some((l) => l.last) ? 'its last entry was incomplete (a tab or the browser closed while writing it)' : '',
-    middle.length ? `${count(middle.length, 'line')} could not be read (${[...new Set(middle.map((l) => l.problem))].slice(0, 2).join('; ')})` : '',
+    middle.length
+      ? `${count(middle.length, 'line')} could not be read (${[...new Set(middle.map((l) => l.problem))].slice(0, 2).join('; ')})`
+      : '',
   ].filter(Boolean);
   return `${parts.join('; and ')}. ${lines.length === 1 ? 'It was' : 'They were'} set aside, kept in ${keptIn}; ${intact}`;
 }

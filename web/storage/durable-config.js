@@ -1,3 +1,7 @@
+// Why this file is long: the durable configuration: one file in the state folder, each page's
+//  localStorage journal of changes not yet written, their replay by the next page, damage set
+//  aside, and the other tabs told; every operation has to keep the file and the journals
+//  consistent.
 /** @import { FileSystem, ConfigStore } from './types.d.ts' */
 /** @import { LocalConfig } from './local-config.js' */
 import { z } from 'zod';
@@ -28,7 +32,8 @@ const FileSchema = z.object({
  * (a value set here; undefined: what is stored) by the `steps` of `update` calls since. `id`
  * names it in the journal and, once written, in the file. A change made again from a journal
  * is written only if its file is still at `onlyAt` (nothing written over it since).
- * @typedef {{raw: string | null, from?: string | null, steps: Array<(raw: string | undefined) => string | null>, id: string, onlyAt?: number}} PendingOp
+ * @typedef {{raw: string | null, from?: string | null, steps: Array<(raw: string | undefined) => string | null>, id: string,
+ *   onlyAt?: number}} PendingOp
  */
 
 /**
@@ -103,7 +108,8 @@ function parseOr(raw, fallback) {
 }
 
 /** @param {number} seq @param {Record<string, string>} entries @param {Record<string, string>} [written] @returns {string} */
-const serialize = (seq, entries, written) => JSON.stringify({ format: FORMAT, version: 1, seq, entries, ...(written && Object.keys(written).length ? { written } : {}) }, null, 1);
+const serialize = (seq, entries, written) =>
+  JSON.stringify({ format: FORMAT, version: 1, seq, entries, ...(written && Object.keys(written).length ? { written } : {}) }, null, 1);
 
 /**
  * @typedef {object} DurableConfigOptions
@@ -111,7 +117,8 @@ const serialize = (seq, entries, written) => JSON.stringify({ format: FORMAT, ve
  * @property {string[]} files the files' names in STATE_FOLDER, e.g. ['workspaces.json', 'settings.json']
  * @property {(key: string) => string} fileOf which file a key lives in (one of `files`)
  * @property {(name: string, fn: () => Promise<any>) => Promise<any>} lock a cross-tab lock (Web Locks); any: the result is the callback's
- * @property {{publish: (topic: string, data: unknown) => void, subscribe: (topic: string, fn: (data: unknown) => void) => () => void} | null} [channel]
+ * @property {{publish: (topic: string, data: unknown) => void, subscribe: (topic: string, fn: (data: unknown) => void) => () => void}
+ *   | null} [channel]
  *   tells the other tabs what changed (BroadcastChannel); without it there are no other tabs
  * @property {LocalConfig | null} [cache] localStorage: where earlier versions kept everything (migrated from on the
  *   first start) and, for the keys `cached` names, a copy the page paints its first view from
@@ -290,7 +297,10 @@ export class DurableConfig {
 
   /** Each file's text, or null when missing. @returns {Promise<(string | null)[]>} */
   async #readAll() {
-    const reads = await readFiles(this.fs, this.options.files.map((f) => ({ path: this.pathOf(f) })));
+    const reads = await readFiles(
+      this.fs,
+      this.options.files.map((f) => ({ path: this.pathOf(f) })),
+    );
     const decoder = new TextDecoder();
     return reads.map((r) => (r ? decoder.decode(r.bytes) : null));
   }
@@ -305,7 +315,12 @@ export class DurableConfig {
     const parsed = text === null ? null : this.#parse(file, text);
     if (parsed?.ok === false) {
       this.#take(file, 0, {}, {});
-      this.#damage.set(file, { file, path: this.pathOf(file), reason: parsed.reason, size: new TextEncoder().encode(/** @type {string} */ (text)).length });
+      this.#damage.set(file, {
+        file,
+        path: this.pathOf(file),
+        reason: parsed.reason,
+        size: new TextEncoder().encode(/** @type {string} */ (text)).length,
+      });
       return;
     }
     const seq = parsed ? parsed.doc.seq : 0;
@@ -361,7 +376,11 @@ export class DurableConfig {
     for (const [file, entries] of byFile) {
       const back = parseConfigFile((await readTextIfExists(this.fs, this.pathOf(file))) ?? '');
       if (!back.ok || JSON.stringify(back.doc.entries) !== JSON.stringify(entries)) {
-        throw new StorageError('io', `Your settings could not be moved into the browser's file storage (${this.pathOf(file)} did not read back the same); they stay where they were. Reload Clawser to try again.`);
+        throw new StorageError(
+          'io',
+          `Your settings could not be moved into the browser's file storage (${this.pathOf(file)} did not read back the same); they ` +
+            `stay where they were. Reload Clawser to try again.`,
+        );
       }
     }
     return count;
@@ -389,7 +408,8 @@ export class DurableConfig {
 
   /** @param {string} key */
   #check(key) {
-    if (typeof key !== 'string' || !key.startsWith(PREFIX)) throw new ConfigError('invalid_key', `Config keys must start with "${PREFIX}" (got "${key}").`);
+    if (typeof key !== 'string' || !key.startsWith(PREFIX))
+      throw new ConfigError('invalid_key', `Config keys must start with "${PREFIX}" (got "${key}").`);
     return key;
   }
 
@@ -444,7 +464,12 @@ export class DurableConfig {
       return next === undefined ? null : JSON.stringify(next);
     };
     const earlier = this.#pending.get(key);
-    this.#change(key, { raw: step(this.#raw(key)), ...(earlier && earlier.from !== undefined ? { from: earlier.from } : {}), steps: [...(earlier?.steps ?? []), step], id: '' });
+    this.#change(key, {
+      raw: step(this.#raw(key)),
+      ...(earlier && earlier.from !== undefined ? { from: earlier.from } : {}),
+      steps: [...(earlier?.steps ?? []), step],
+      id: '',
+    });
   }
 
   /** A change made here: applied at once, journalled, written in the background. @param {string} key @param {PendingOp} op */
@@ -454,7 +479,10 @@ export class DurableConfig {
     this.#schedule().catch((err) => this.options.onError?.(err));
   }
 
-  /** Another tab changed what is stored under these keys: this tab's updates of them are made again from it. @param {Iterable<string>} keys */
+  /**
+   * Another tab changed what is stored under these keys: this tab's updates of them are made again from it.
+   * @param {Iterable<string>} keys
+   */
   #rebase(keys) {
     for (const key of keys) {
       const op = this.#pending.get(key);
@@ -465,7 +493,9 @@ export class DurableConfig {
   /** @param {string} prefix @returns {string[]} */
   keys(prefix) {
     this.#check(prefix);
-    return this.entries().map(([k]) => k).filter((k) => k.startsWith(prefix));
+    return this.entries()
+      .map(([k]) => k)
+      .filter((k) => k.startsWith(prefix));
   }
 
   /** Every entry as [key, raw JSON text] (what a backup stores). @returns {Array<[string, string]>} */
@@ -583,7 +613,10 @@ export class DurableConfig {
     this.#cacheWritten(written.map(([key]) => key));
     if (blocked.length) {
       const first = this.#damage.get(blocked[0]);
-      throw new DamagedFileError(`${blocked.map((f) => this.#describe(f)).join(' ')} The change is kept in this tab but not saved. ${SET_ASIDE_HINT}`, { what: first?.path ?? blocked[0], problem: first?.reason ?? '' });
+      throw new DamagedFileError(
+        `${blocked.map((f) => this.#describe(f)).join(' ')} The change is kept in this tab but not saved. ${SET_ASIDE_HINT}`,
+        { what: first?.path ?? blocked[0], problem: first?.reason ?? '' },
+      );
     }
   }
 

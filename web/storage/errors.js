@@ -15,7 +15,8 @@ export class StorageError extends Error {
 }
 
 export const QUOTA_MESSAGE =
-  'Browser storage is full, so this was not saved. Free space by deleting conversations or workspaces you no longer need, or export them first; nothing already saved was changed.';
+  'Browser storage is full, so this was not saved. Free space by deleting conversations or workspaces ' +
+  'you no longer need, or export them first; nothing already saved was changed.';
 
 /** True for the DOMException (or wrapped error) a browser throws when storage is full. */
 export function isQuotaError(/** @type {unknown} */ err) {
@@ -46,12 +47,18 @@ export function toStorageError(/** @type {unknown} */ err, /** @type {string} */
   const name = /** @type {{name?: string}} */ (err)?.name;
   if (isQuotaError(err)) return new StorageError('quota', QUOTA_MESSAGE, { cause: err });
   if (name === 'NotFoundError') return new StorageError('not_found', `"${path}" does not exist.`, { cause: err });
-  if (name === 'TypeMismatchError') return new StorageError('not_a_directory', `"${path}" is not the kind of entry expected.`, { cause: err });
+  if (name === 'TypeMismatchError')
+    return new StorageError('not_a_directory', `"${path}" is not the kind of entry expected.`, { cause: err });
   if (name === 'NoModificationAllowedError' || name === 'InvalidStateError') {
     return new StorageError('busy', `"${path}" is in use by another Clawser tab; try again in a moment.`, { cause: err });
   }
   if (name === 'SecurityError') {
-    return new StorageError('unavailable', 'Browser storage is not available here. Clawser needs a secure context (https or http://localhost) and storage not blocked by the browser.', { cause: err });
+    return new StorageError(
+      'unavailable',
+      'Browser storage is not available here. Clawser needs a secure context (https or ' +
+        'http://localhost) and storage not blocked by the browser.',
+      { cause: err },
+    );
   }
   return new StorageError('io', `Storage failed for "${path}": ${/** @type {Error} */ (err)?.message ?? String(err)}`, { cause: err });
 }

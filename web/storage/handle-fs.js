@@ -40,7 +40,9 @@ export class DirectoryHandleFileSystem {
       return await fn();
     } catch (err) {
       if (/** @type {Error} */ (err)?.name === 'NotAllowedError') {
-        throw new StorageError('unavailable', `Access to the folder “${this.name}” was withdrawn. Allow it again in the Files panel.`, { cause: err });
+        throw new StorageError('unavailable', `Access to the folder “${this.name}” was withdrawn. Allow it again in the Files panel.`, {
+          cause: err,
+        });
       }
       throw toStorageError(err, path);
     }
@@ -91,7 +93,11 @@ export class DirectoryHandleFileSystem {
       const size = (await handle.getFile()).size;
       const w = await handle.createWritable({ keepExistingData: true });
       try {
-        await w.write({ type: 'write', position: size, data: /** @type {BufferSource} */ (typeof data === 'string' ? encoder.encode(data) : new Uint8Array(data)) });
+        await w.write({
+          type: 'write',
+          position: size,
+          data: /** @type {BufferSource} */ (typeof data === 'string' ? encoder.encode(data) : new Uint8Array(data)),
+        });
         await w.close();
       } catch (err) {
         await w.abort().catch(() => {});
@@ -115,7 +121,8 @@ export class DirectoryHandleFileSystem {
       const dir = await this.#dir(splitPath(path), false);
       /** @type {DirEntry[]} */
       const out = [];
-      for await (const [name, handle] of /** @type {any} */ (dir).entries()) { // entries() is missing from TypeScript's DOM lib
+      for await (const [name, handle] of /** @type {any} */ (dir).entries()) {
+        // entries() is missing from TypeScript's DOM lib
         if (name.endsWith('.crswap')) continue; // Chrome's in-progress write of createWritable()
         out.push({ name, kind: handle.kind });
       }

@@ -87,7 +87,11 @@ export class LocalConfig {
     }
   }
 
-  /** Changes a value from what it is (undefined: missing, or returned to remove it). @param {string} key @param {(value: unknown) => unknown} fn */
+  /**
+   * Changes a value from what it is (undefined: missing, or returned to remove it).
+   * @param {string} key
+   * @param {(value: unknown) => unknown} fn
+   */
   update(key, fn) {
     const next = fn(this.get(key, undefined));
     if (next === undefined) this.remove(key);

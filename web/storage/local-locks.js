@@ -6,7 +6,8 @@
 
 /**
  * The part of `navigator.locks` the stores and the tab coordinator use.
- * @typedef {{request<T>(name: string, options: {mode?: 'exclusive' | 'shared', signal?: AbortSignal}, callback: () => T | PromiseLike<T>): Promise<Awaited<T>>}} LockRequester
+ * @typedef {{request<T>(name: string, options: {mode?: 'exclusive' | 'shared', signal?: AbortSignal}, callback: () => T
+ *   | PromiseLike<T>): Promise<Awaited<T>>}} LockRequester
  */
 
 /**

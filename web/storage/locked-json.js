@@ -21,8 +21,10 @@ import { readJson, DamagedFileError, SET_ASIDE_HINT, setAsideFile, ignoreDamage 
  */
 export class LockedJsonFile {
   /**
-   * @param {{fs: FileSystem, path: string, parse?: (text: string) => T, schema?: import('zod').ZodType<T>, empty: () => T, lock: LockFn, name: string,
-   *   serialize?: (value: T) => string, onWritten?: () => void, what?: string, onDamage?: DamageSink, onSetAside?: () => void | Promise<unknown>}} options
+   * @param {{fs: FileSystem, path: string, parse?: (text: string) => T, schema?: import('zod').ZodType<T>, empty: () => T, lock: LockFn,
+   *   name: string,
+   *   serialize?: (value: T) => string, onWritten?: () => void, what?: string, onDamage?: DamageSink, onSetAside?: () => void |
+   *   Promise<unknown>}} options
    *   parse: text → value, throwing an error the user can act on when the file is damaged (or `schema`:
    *   checked, damage reported); empty: the value when the file does not exist; name: the lock's name;
    *   onWritten: after a change was written and the lock released (e.g. tell the other tabs);
@@ -46,13 +48,18 @@ export class LockedJsonFile {
         return false;
       }
     };
-    this.parse = options.parse ?? ((text) => {
-      if (!schema) return /** @type {T} */ (JSON.parse(text));
-      const checked = readJson(text, schema);
-      if (checked.ok) return checked.value;
-      this.onDamage({ what: this.what, problem: checked.problem, path: this.path, setAside: () => this.setAside() });
-      throw new DamagedFileError(`${this.what} is damaged (${checked.problem}), so this was not changed. ${SET_ASIDE_HINT}`, { what: this.what, problem: checked.problem });
-    });
+    this.parse =
+      options.parse ??
+      ((text) => {
+        if (!schema) return /** @type {T} */ (JSON.parse(text));
+        const checked = readJson(text, schema);
+        if (checked.ok) return checked.value;
+        this.onDamage({ what: this.what, problem: checked.problem, path: this.path, setAside: () => this.setAside() });
+        throw new DamagedFileError(`${this.what} is damaged (${checked.problem}), so this was not changed. ${SET_ASIDE_HINT}`, {
+          what: this.what,
+          problem: checked.problem,
+        });
+      });
     this.empty = options.empty;
     this.lock = options.lock;
     this.name = options.name;
@@ -99,7 +106,8 @@ export class LockedJsonFile {
    * writes when `fn` says it changed. `afterWrite` runs after the write, still under the lock (files
    * derived from the value, which must not interleave with another tab's).
    * @template R
-   * @param {(value: T) => Promise<{result: R, changed: boolean, value?: T, afterWrite?: () => Promise<void>}> | {result: R, changed: boolean, value?: T, afterWrite?: () => Promise<void>}} fn
+   * @param {(value: T) => Promise<{result: R, changed: boolean, value?: T, afterWrite?: () => Promise<void>}> | {result: R,
+   *   changed: boolean, value?: T, afterWrite?: () => Promise<void>}} fn
    * @returns {Promise<{result: R, changed: boolean, value: T}>}
    */
   async update(fn) {

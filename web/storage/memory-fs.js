@@ -159,7 +159,8 @@ export class MemoryFileSystem {
     if (!node) throw new StorageError('not_found', `"${from}" does not exist.`);
     const dstDir = this.#dir(dst, true);
     const existing = dstDir.children.get(dstName);
-    if (existing && existing.kind !== node.kind) throw new StorageError('not_a_directory', `Cannot replace "${to}" with a different kind of entry.`);
+    if (existing && existing.kind !== node.kind)
+      throw new StorageError('not_a_directory', `Cannot replace "${to}" with a different kind of entry.`);
     srcDir.children.delete(srcName);
     dstDir.children.set(dstName, node);
   }

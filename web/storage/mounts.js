@@ -15,13 +15,17 @@ export class MountStore {
 
   /** Whether this browser can open folders, and why not. */
   static support() {
-    if (typeof /** @type {any} */ (globalThis).showDirectoryPicker === 'function') return { supported: true }; // not in TypeScript's DOM lib yet
-    return { supported: false, reason: 'this browser has no File System Access API (it is in Chrome and Edge on desktop, not in Firefox, Safari or on phones)' };
+    // not in TypeScript's DOM lib yet
+    if (typeof (/** @type {any} */ (globalThis).showDirectoryPicker) === 'function') return { supported: true };
+    return {
+      supported: false,
+      reason: 'this browser has no File System Access API (it is in Chrome and Edge on desktop, not in Firefox, Safari or on phones)',
+    };
   }
 
   /** @param {string} workspaceId @returns {Promise<FileSystemDirectoryHandle | null>} */
   async get(workspaceId) {
-    return (/** @type {FileSystemDirectoryHandle | undefined} */ (await get(workspaceId, this.#store))) ?? null;
+    return /** @type {FileSystemDirectoryHandle | undefined} */ (await get(workspaceId, this.#store)) ?? null;
   }
 
   /** @param {string} workspaceId @param {FileSystemDirectoryHandle} handle */

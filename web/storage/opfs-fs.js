@@ -16,7 +16,10 @@ export class OpfsFileSystem {
   /** @param {{workerUrl?: string | URL}} [options] */
   constructor(options = {}) {
     if (!OpfsFileSystem.isAvailable()) {
-      throw new StorageError('unavailable', 'Browser storage (OPFS) is not available here. Open Clawser over https or http://localhost in a current Chrome, Edge or Firefox.');
+      throw new StorageError(
+        'unavailable',
+        'Browser storage (OPFS) is not available here. Open Clawser over https or http://localhost in a current Chrome, Edge or Firefox.',
+      );
     }
     this.workerUrl = options.workerUrl ?? new URL('./opfs-worker.js', import.meta.url);
     this.#worker = this.#spawn();
@@ -66,29 +69,58 @@ export class OpfsFileSystem {
   }
 
   /** @param {string} path @returns {Promise<string>} */
-  readText(path) { return this.#call('readText', [path]); }
+  readText(path) {
+    return this.#call('readText', [path]);
+  }
   /** @param {string} path @param {{start?: number, end?: number}} [range] @returns {Promise<Uint8Array>} */
-  readBytes(path, range) { return this.#call('readBytes', [path, range]); }
+  readBytes(path, range) {
+    return this.#call('readBytes', [path, range]);
+  }
   /** @param {string} path @param {number} maxBytes @returns {Promise<{bytes: Uint8Array, size: number}>} */
-  readTail(path, maxBytes) { return this.#call('readTail', [path, maxBytes]); }
+  readTail(path, maxBytes) {
+    return this.#call('readTail', [path, maxBytes]);
+  }
   /** @param {import('./types.d.ts').ReadRequest[]} requests @returns {Promise<(import('./types.d.ts').FileRead | null)[]>} */
-  readFiles(requests) { return this.#call('readFiles', [requests]); }
-  /** @param {string} path @param {string | Uint8Array} data @param {import('./types.d.ts').WriteOptions} [options] @returns {Promise<void>} */
-  write(path, data, options) { return this.#call('write', [path, data, options]); }
+  readFiles(requests) {
+    return this.#call('readFiles', [requests]);
+  }
+  /**
+   * @param {string} path
+   * @param {string | Uint8Array} data
+   * @param {import('./types.d.ts').WriteOptions} [options]
+   * @returns {Promise<void>}
+   */
+  write(path, data, options) {
+    return this.#call('write', [path, data, options]);
+  }
   /** @param {string} path @param {string | Uint8Array} data @returns {Promise<void>} */
-  append(path, data) { return this.#call('append', [path, data]); }
+  append(path, data) {
+    return this.#call('append', [path, data]);
+  }
   /** @param {string} path @param {number} size @returns {Promise<void>} */
-  truncate(path, size) { return this.#call('truncate', [path, size]); }
+  truncate(path, size) {
+    return this.#call('truncate', [path, size]);
+  }
   /** @param {string} path @returns {Promise<DirEntry[]>} */
-  list(path) { return this.#call('list', [path]); }
+  list(path) {
+    return this.#call('list', [path]);
+  }
   /** @param {string} path @returns {Promise<FileStat | null>} */
-  stat(path) { return this.#call('stat', [path]); }
+  stat(path) {
+    return this.#call('stat', [path]);
+  }
   /** @param {string} path @returns {Promise<void>} */
-  mkdir(path) { return this.#call('mkdir', [path]); }
+  mkdir(path) {
+    return this.#call('mkdir', [path]);
+  }
   /** @param {string} path @returns {Promise<void>} */
-  delete(path) { return this.#call('delete', [path]); }
+  delete(path) {
+    return this.#call('delete', [path]);
+  }
   /** @param {string} from @param {string} to @returns {Promise<void>} */
-  move(from, to) { return this.#call('move', [from, to]); }
+  move(from, to) {
+    return this.#call('move', [from, to]);
+  }
 
   /**
    * Stops the storage worker, which releases every file it holds open (another tab's restore

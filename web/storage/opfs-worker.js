@@ -70,11 +70,16 @@ function fileAt(key) {
   const lookup = dirAt(parts, false).then((dir) => dir.getFileHandle(name));
   if (fileCache.size >= FILE_CACHE_MAX) fileCache.clear();
   fileCache.set(key, lookup);
-  const forget = () => { if (fileCache.get(key) === lookup) fileCache.delete(key); };
+  const forget = () => {
+    if (fileCache.get(key) === lookup) fileCache.delete(key);
+  };
   lookup.catch(forget);
   // A lookup the browser leaves unanswered is not kept: later reads look the file up afresh.
   const stall = setTimeout(forget, STALL_MS);
-  lookup.then(() => clearTimeout(stall), () => clearTimeout(stall));
+  lookup.then(
+    () => clearTimeout(stall),
+    () => clearTimeout(stall),
+  );
   return lookup;
 }
 
@@ -88,7 +93,9 @@ function dirAt(parts, create) {
   const lookup = dirAt(parts.slice(0, -1), create).then((parent) => parent.getDirectoryHandle(name, { create }));
   dirCache.set(key, lookup);
   // A failed lookup (missing folder) is not remembered: the folder may be created later.
-  lookup.catch(() => { if (dirCache.get(key) === lookup) dirCache.delete(key); });
+  lookup.catch(() => {
+    if (dirCache.get(key) === lookup) dirCache.delete(key);
+  });
   return lookup;
 }
 
@@ -137,14 +144,21 @@ const STALL_MS = 4000;
  * @returns {Promise<{file: FileSystemFileHandle, handle: FileSystemSyncAccessHandle}>}
  */
 function openSync(dir, name, create) {
-  return retryStalled(() => dir.getFileHandle(name, { create }).then(async (file) => ({ file, handle: await file.createSyncAccessHandle() })), {
-    stallMs: STALL_MS,
-    attempts: 20,
-    pauseMs: 25,
-    retryOn: ['NoModificationAllowedError'],
-    release: (late) => late.handle.close(),
-    stalledError: () => new StorageError('busy', `The browser's storage did not answer while opening "${name}". Try again; if it keeps happening, reload the tab.`),
-  });
+  return retryStalled(
+    () => dir.getFileHandle(name, { create }).then(async (file) => ({ file, handle: await file.createSyncAccessHandle() })),
+    {
+      stallMs: STALL_MS,
+      attempts: 20,
+      pauseMs: 25,
+      retryOn: ['NoModificationAllowedError'],
+      release: (late) => late.handle.close(),
+      stalledError: () =>
+        new StorageError(
+          'busy',
+          `The browser's storage did not answer while opening "${name}". Try again; if it keeps happening, reload the tab.`,
+        ),
+    },
+  );
 }
 
 /**
@@ -236,12 +250,16 @@ async function readTail(after, path, maxBytes) {
   if (!open.has(key)) {
     const stalled = new Error('stalled');
     /** @type {FileSystemSyncAccessHandle | null} */
-    const h = await retryStalled(() => fileAt(key).then((file) => /** @type {any} */ (file).createSyncAccessHandle({ mode: 'read-only' })), { // the mode option is not in TypeScript's DOM lib yet
-      stallMs: STALL_MS,
-      attempts: 1,
-      release: (/** @type {FileSystemSyncAccessHandle} */ late) => late.close(),
-      stalledError: () => stalled,
-    }).catch((/** @type {Error} */ err) => {
+    const h = await retryStalled(
+      () => fileAt(key).then((file) => /** @type {any} */ (file).createSyncAccessHandle({ mode: 'read-only' })),
+      {
+        // the mode option is not in TypeScript's DOM lib yet
+        stallMs: STALL_MS,
+        attempts: 1,
+        release: (/** @type {FileSystemSyncAccessHandle} */ late) => late.close(),
+        stalledError: () => stalled,
+      },
+    ).catch((/** @type {Error} */ err) => {
       if (err === stalled || err.name === 'NoModificationAllowedError') return null;
       throw err;
     });
@@ -276,15 +294,17 @@ const ops = {
   async readFiles(/** @type {Closers} */ after, /** @type {{path: string, tail?: number}[]} */ requests) {
     // Settled, all of them, before answering: a read still running could open a handle after
     // its closing time.
-    const settled = await Promise.allSettled(requests.map(async ({ path, tail }) => {
-      try {
-        return await withFreshFolders(() => readTail(after, path, tail ?? Number.MAX_SAFE_INTEGER), [path]);
-      } catch (err) {
-        const e = toStorageError(err, path);
-        if (isMissing(e, tail !== undefined)) return null;
-        throw e;
-      }
-    }));
+    const settled = await Promise.allSettled(
+      requests.map(async ({ path, tail }) => {
+        try {
+          return await withFreshFolders(() => readTail(after, path, tail ?? Number.MAX_SAFE_INTEGER), [path]);
+        } catch (err) {
+          const e = toStorageError(err, path);
+          if (isMissing(e, tail !== undefined)) return null;
+          throw e;
+        }
+      }),
+    );
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) throw /** @type {PromiseRejectedResult} */ (failed).reason;
     return settled.map((r) => /** @type {PromiseFulfilledResult<unknown>} */ (r).value);
@@ -292,7 +312,11 @@ const ops = {
   async readText(/** @type {string} */ path) {
     return decoder.decode(/** @type {Uint8Array} */ (await ops.readBytes(path)));
   },
-  async write(/** @type {string} */ path, /** @type {string | Uint8Array} */ data, /** @type {import('./types.d.ts').WriteOptions | undefined} */ options) {
+  async write(
+    /** @type {string} */ path,
+    /** @type {string | Uint8Array} */ data,
+    /** @type {import('./types.d.ts').WriteOptions | undefined} */ options,
+  ) {
     const { parts, name } = parentAndName(path);
     const dir = await dirAt(parts, true);
     if (options?.atomic === false) {
@@ -344,7 +368,8 @@ const ops = {
     const dir = await dirAt(splitPath(path), false);
     /** @type {{name: string, kind: 'file' | 'directory'}[]} */
     const out = [];
-    for await (const [name, handle] of /** @type {any} */ (dir).entries()) { // entries() is missing from TypeScript's DOM lib
+    for await (const [name, handle] of /** @type {any} */ (dir).entries()) {
+      // entries() is missing from TypeScript's DOM lib
       if (name.includes('.tmp-') && name.startsWith('.')) continue; // leftovers of an interrupted atomic write
       out.push({ name, kind: handle.kind });
     }
@@ -425,7 +450,8 @@ const ops = {
  * @param {FileSystemDirectoryHandle} to
  */
 async function copyTree(from, to) {
-  for await (const [name, handle] of /** @type {any} */ (from).entries()) { // entries() is missing from TypeScript's DOM lib
+  for await (const [name, handle] of /** @type {any} */ (from).entries()) {
+    // entries() is missing from TypeScript's DOM lib
     if (handle.kind === 'directory') {
       await copyTree(handle, await to.getDirectoryHandle(name, { create: true }));
     } else {
@@ -481,7 +507,8 @@ async function withFreshFolders(fn, paths) {
 
 /** The buffers of a result's bytes (one read's, or each of readFiles'), moved rather than copied. @param {unknown} result */
 function transferables(result) {
-  const bytesIn = (/** @type {unknown} */ r) => (r instanceof Uint8Array ? r : /** @type {{bytes?: unknown} | null | undefined} */ (r)?.bytes);
+  const bytesIn = (/** @type {unknown} */ r) =>
+    r instanceof Uint8Array ? r : /** @type {{bytes?: unknown} | null | undefined} */ (r)?.bytes;
   /** @type {ArrayBuffer[]} */
   const out = [];
   for (const r of Array.isArray(result) ? result : [result]) {
@@ -526,12 +553,14 @@ scope.onmessage = (/** @type {MessageEvent<{id: number, op: string, args: unknow
   const read = READS.has(op);
   const before = active.filter((a) => !(read && a.read) && a.paths.some((p) => paths.some((q) => overlaps(p, q)))).map((a) => a.done);
   const entry = { paths, read, done: Promise.resolve() };
-  entry.done = Promise.all(before).then(() => runOp(id, op, args)).finally(() => {
-    active.splice(active.indexOf(entry), 1);
-    if (active.length === 0) {
-      clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => closeUnder(''), IDLE_CLOSE_MS);
-    }
-  });
+  entry.done = Promise.all(before)
+    .then(() => runOp(id, op, args))
+    .finally(() => {
+      active.splice(active.indexOf(entry), 1);
+      if (active.length === 0) {
+        clearTimeout(idleTimer);
+        idleTimer = setTimeout(() => closeUnder(''), IDLE_CLOSE_MS);
+      }
+    });
   active.push(entry);
 };

@@ -35,20 +35,51 @@ export class ProtectedFileSystem {
     if (!parts.length) throw new StorageError('protected', 'The whole workspace cannot be deleted or moved from here.');
     const folder = protectedFolderOf(path, this.folders);
     if (folder) {
-      throw new StorageError('protected', `"${parts.join('/')}" is inside ${parts[0]}/, one of Clawser's own folders: only Clawser itself changes it (not tools, git, imports or the Files panel). Work with files outside it.`);
+      throw new StorageError(
+        'protected',
+        `"${parts.join('/')}" is inside ${parts[0]}/, one of Clawser's own folders: only Clawser itself changes it (not tools, git, ` +
+          `imports or the Files panel). Work with files outside it.`,
+      );
     }
   }
 
-  /** @param {string} p */ async readText(p) { return this.inner.readText(p); }
-  /** @param {string} p @param {{start?: number, end?: number}} [r] */ async readBytes(p, r) { return this.inner.readBytes(p, r); }
-  /** @param {string} p @returns {Promise<DirEntry[]>} */ async list(p) { return this.inner.list(p); }
-  /** @param {string} p @returns {Promise<FileStat | null>} */ async stat(p) { return this.inner.stat(p); }
-  /** @param {string} p @param {string | Uint8Array} d @param {WriteOptions} [o] */ async write(p, d, o) { this.check(p); return this.inner.write(p, d, o); }
-  /** @param {string} p @param {string | Uint8Array} d */ async append(p, d) { this.check(p); return this.inner.append(p, d); }
-  /** @param {string} p @param {number} n */ async truncate(p, n) { this.check(p); return this.inner.truncate(p, n); }
-  /** @param {string} p */ async mkdir(p) { if (splitPath(p).length) this.check(p); return this.inner.mkdir(p); }
-  /** @param {string} p */ async delete(p) { this.check(p); return this.inner.delete(p); }
-  /** @param {string} a @param {string} b */ async move(a, b) { this.check(a); this.check(b); return this.inner.move(a, b); }
+  /** @param {string} p */ async readText(p) {
+    return this.inner.readText(p);
+  }
+  /** @param {string} p @param {{start?: number, end?: number}} [r] */ async readBytes(p, r) {
+    return this.inner.readBytes(p, r);
+  }
+  /** @param {string} p @returns {Promise<DirEntry[]>} */ async list(p) {
+    return this.inner.list(p);
+  }
+  /** @param {string} p @returns {Promise<FileStat | null>} */ async stat(p) {
+    return this.inner.stat(p);
+  }
+  /** @param {string} p @param {string | Uint8Array} d @param {WriteOptions} [o] */ async write(p, d, o) {
+    this.check(p);
+    return this.inner.write(p, d, o);
+  }
+  /** @param {string} p @param {string | Uint8Array} d */ async append(p, d) {
+    this.check(p);
+    return this.inner.append(p, d);
+  }
+  /** @param {string} p @param {number} n */ async truncate(p, n) {
+    this.check(p);
+    return this.inner.truncate(p, n);
+  }
+  /** @param {string} p */ async mkdir(p) {
+    if (splitPath(p).length) this.check(p);
+    return this.inner.mkdir(p);
+  }
+  /** @param {string} p */ async delete(p) {
+    this.check(p);
+    return this.inner.delete(p);
+  }
+  /** @param {string} a @param {string} b */ async move(a, b) {
+    this.check(a);
+    this.check(b);
+    return this.inner.move(a, b);
+  }
 }
 
 /**
@@ -57,6 +88,7 @@ export class ProtectedFileSystem {
  * @param {FileSystem} fs
  */
 export function gitFileSystem(fs) {
-  if (fs instanceof ProtectedFileSystem) return fs.folders.includes('.git') ? new ProtectedFileSystem(fs.inner, { writable: ['.git'] }) : fs;
+  if (fs instanceof ProtectedFileSystem)
+    return fs.folders.includes('.git') ? new ProtectedFileSystem(fs.inner, { writable: ['.git'] }) : fs;
   return new ProtectedFileSystem(fs, { writable: ['.git'] });
 }

@@ -41,15 +41,17 @@ export async function folderBytes(fs, path, options = {}) {
     if (options.signal?.aborted) break;
     const dir = /** @type {string} */ (queue.pop());
     const entries = await fs.list(dir).catch(() => []);
-    const stats = await Promise.all(entries.map(async (e) => {
-      const p = dir ? `${dir}/${e.name}` : e.name;
-      if (e.kind === 'directory') {
-        queue.push(p);
-        return 0;
-      }
-      const st = await fs.stat(p).catch(() => null);
-      return st?.kind === 'file' ? st.size : 0;
-    }));
+    const stats = await Promise.all(
+      entries.map(async (e) => {
+        const p = dir ? `${dir}/${e.name}` : e.name;
+        if (e.kind === 'directory') {
+          queue.push(p);
+          return 0;
+        }
+        const st = await fs.stat(p).catch(() => null);
+        return st?.kind === 'file' ? st.size : 0;
+      }),
+    );
     for (const size of stats) bytes += size;
     files += entries.filter((e) => e.kind === 'file').length;
     await new Promise((resolve) => setTimeout(resolve, 0));

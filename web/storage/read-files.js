@@ -27,7 +27,10 @@ export async function readOne(fs, { path, tail }) {
     if (fs.readTail) return await fs.readTail(path, tail);
     const stat = await fs.stat(path);
     if (stat?.kind !== 'file') return null;
-    return { bytes: stat.size > 0 ? await fs.readBytes(path, { start: Math.max(0, stat.size - tail), end: stat.size }) : new Uint8Array(0), size: stat.size };
+    return {
+      bytes: stat.size > 0 ? await fs.readBytes(path, { start: Math.max(0, stat.size - tail), end: stat.size }) : new Uint8Array(0),
+      size: stat.size,
+    };
   } catch (err) {
     if (isMissing(err, tail !== undefined)) return null;
     throw err;

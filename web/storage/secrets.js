@@ -42,7 +42,9 @@ export class SecretBox {
   /** @param {string} plaintext @returns {Promise<string>} "v1:" + base64(iv ‖ ciphertext) */
   async encrypt(plaintext) {
     const iv = crypto.getRandomValues(new Uint8Array(12));
-    const ct = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, await this.#masterKey(), new TextEncoder().encode(plaintext)));
+    const ct = new Uint8Array(
+      await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, await this.#masterKey(), new TextEncoder().encode(plaintext)),
+    );
     const all = new Uint8Array(iv.length + ct.length);
     all.set(iv);
     all.set(ct, iv.length);
@@ -58,7 +60,11 @@ export class SecretBox {
       return new TextDecoder().decode(pt);
     } catch (err) {
       // Happens when site data was partly cleared (the key in IndexedDB is gone): the ciphertext is unrecoverable.
-      throw new StorageError('io', 'A saved API key could not be decrypted (browser data was partly cleared). Enter the API key again in Settings.', { cause: err });
+      throw new StorageError(
+        'io',
+        'A saved API key could not be decrypted (browser data was partly cleared). Enter the API key again in Settings.',
+        { cause: err },
+      );
     }
   }
 }

@@ -14,7 +14,8 @@ const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * retried after a short pause too — an abandoned call may hold the file for a moment.
  * @template T
  * @param {() => Promise<T>} attempt
- * @param {{stallMs: number, attempts: number, release: (late: T) => void, retryOn?: string[], pauseMs?: number, onStall?: (attempt: number) => void, stalledError: () => Error}} options
+ * @param {{stallMs: number, attempts: number, release: (late: T) => void, retryOn?: string[], pauseMs?: number,
+ *   onStall?: (attempt: number) => void, stalledError: () => Error}} options
  *   `pauseMs`: the pause before a retried error's next attempt grows by this much each time (default 50)
  * @returns {Promise<T>}
  */
@@ -28,7 +29,12 @@ export async function retryStalled(attempt, options) {
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     let timer;
     try {
-      result = await Promise.race([call, new Promise((resolve) => { timer = setTimeout(() => resolve(STALLED), stallMs); })]);
+      result = await Promise.race([
+        call,
+        new Promise((resolve) => {
+          timer = setTimeout(() => resolve(STALLED), stallMs);
+        }),
+      ]);
     } catch (err) {
       if (!retryOn.includes(/** @type {Error} */ (err)?.name) || n >= attempts) throw err;
       await delay(pauseMs * n);

@@ -103,4 +103,13 @@ export interface ConfigStore {
 
 /** `protected`: a write into one of Clawser's own folders through a view that may not change them.
  * `damaged`: a file Clawser keeps is damaged and is kept as it is until the person sets it aside. */
-export type StorageErrorCode = 'not_found' | 'quota' | 'invalid_path' | 'not_a_directory' | 'busy' | 'unavailable' | 'io' | 'protected' | 'damaged';
+export type StorageErrorCode =
+  | 'not_found'
+  | 'quota'
+  | 'invalid_path'
+  | 'not_a_directory'
+  | 'busy'
+  | 'unavailable'
+  | 'io'
+  | 'protected'
+  | 'damaged';

@@ -23,26 +23,48 @@
  * @property {boolean} secret holds secrets: even the user's own terminal cannot read it
  */
 
-/** A store's folder: every protection. @param {string} name @param {string} holds @param {{secret?: boolean}} [o] @returns {WorkspaceFolder} */
+/**
+ * A store's folder: every protection.
+ * @param {string} name
+ * @param {string} holds
+ * @param {{secret?: boolean}} [o]
+ * @returns {WorkspaceFolder}
+ */
 const store = (name, holds, o = {}) => ({ name, holds, inBrowser: true, ownerOnly: true, offLimits: true, secret: !!o.secret });
 
 /** @type {readonly Readonly<WorkspaceFolder>[]} */
-export const WORKSPACE_FOLDERS = Object.freeze([
-  store('.conversations', 'the conversations: event logs, their list, the search index'),
-  store('.checkpoints', 'checkpoints of the agent\'s state'),
-  store('.memory', 'long-term memories and their embeddings'),
-  store('.goals', 'goals'),
-  store('.scheduler', 'scheduled jobs'),
-  store('.vault', 'reserved for encrypted secrets', { secret: true }),
-  store('.secrets', 'reserved for secrets', { secret: true }),
-  store('.skills', 'the workspace\'s own skills'),
-  store('.usage', 'the usage ledger (tokens and cost)'),
-  store('.agents', 'named agents, the workspace\'s identity and heartbeat'),
-  // The repository stays with the user's files (an opened folder's existing repository is used as is); only git writes it.
-  { name: '.git', holds: 'the repository: git\'s objects, refs and index', inBrowser: false, ownerOnly: true, offLimits: true, secret: false },
-  // Not a folder Clawser makes: the name of the IndexedDB that holds the key of the secrets, kept from tools' paths.
-  { name: 'clawser_keys', holds: 'nothing (a reserved name: the secrets\' key store is an IndexedDB of this name)', inBrowser: false, ownerOnly: false, offLimits: true, secret: false },
-].map((f) => Object.freeze(f)));
+export const WORKSPACE_FOLDERS = Object.freeze(
+  [
+    store('.conversations', 'the conversations: event logs, their list, the search index'),
+    store('.checkpoints', "checkpoints of the agent's state"),
+    store('.memory', 'long-term memories and their embeddings'),
+    store('.goals', 'goals'),
+    store('.scheduler', 'scheduled jobs'),
+    store('.vault', 'reserved for encrypted secrets', { secret: true }),
+    store('.secrets', 'reserved for secrets', { secret: true }),
+    store('.skills', "the workspace's own skills"),
+    store('.usage', 'the usage ledger (tokens and cost)'),
+    store('.agents', "named agents, the workspace's identity and heartbeat"),
+    // The repository stays with the user's files (an opened folder's existing repository is used as is); only git writes it.
+    {
+      name: '.git',
+      holds: "the repository: git's objects, refs and index",
+      inBrowser: false,
+      ownerOnly: true,
+      offLimits: true,
+      secret: false,
+    },
+    // Not a folder Clawser makes: the name of the IndexedDB that holds the key of the secrets, kept from tools' paths.
+    {
+      name: 'clawser_keys',
+      holds: "nothing (a reserved name: the secrets' key store is an IndexedDB of this name)",
+      inBrowser: false,
+      ownerOnly: false,
+      offLimits: true,
+      secret: false,
+    },
+  ].map((f) => Object.freeze(f)),
+);
 
 /** @param {keyof WorkspaceFolder} property @returns {readonly string[]} the names of the folders that have it */
 const namesWith = (property) => Object.freeze(WORKSPACE_FOLDERS.filter((f) => f[property] === true).map((f) => f.name));
@@ -51,7 +73,9 @@ const namesWith = (property) => Object.freeze(WORKSPACE_FOLDERS.filter((f) => f[
 export const INTERNAL_FOLDERS = namesWith('inBrowser');
 /** Folders only their owners write (the stores and `.git`): what `ProtectedFileSystem` refuses and the agent's shell cannot read. */
 export const PROTECTED_FOLDERS = namesWith('ownerOnly');
-/** Folder names no tool path may pass through, at any depth; hidden from the Files panel, `fs_list` and ZIP export; never tracked by git. */
+/**
+ * Folder names no tool path may pass through, at any depth; hidden from the Files panel, `fs_list` and ZIP export; never tracked by git.
+ */
 export const PROTECTED_SEGMENTS = namesWith('offLimits');
 /** Folders of secrets that even the user's terminal cannot read. */
 export const SECRET_FOLDERS = namesWith('secret');

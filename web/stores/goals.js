@@ -23,7 +23,13 @@ const STORE = '.goals/goals.json';
 
 /** A file name from a goal: readable and unique. @param {Goal} g */
 export function goalFileName(g) {
-  const slug = g.description.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48) || 'goal';
+  const slug =
+    g.description
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 48) || 'goal';
   return `${slug}-${g.id}.md`;
 }
 
@@ -39,10 +45,17 @@ export function goalMarkdown(g, all) {
     `- Updated: ${new Date(g.updatedAt).toISOString()}`,
     parent ? `- Part of: ${parent.description}` : '',
     '',
-    subs.length ? `## Sub-goals\n\n${subs.map((s) => `- [${s.status === 'completed' ? 'x' : ' '}] ${s.description} (${s.status})`).join('\n')}\n` : '',
+    subs.length
+      ? `## Sub-goals\n\n${subs.map((s) => `- [${s.status === 'completed' ? 'x' : ' '}] ${s.description} (${s.status})`).join('\n')}\n`
+      : '',
     g.artifacts.length ? `## Files\n\n${g.artifacts.map((a) => `- ${a}`).join('\n')}\n` : '',
-    g.progress.length ? `## Progress\n\n${g.progress.map((p) => `- ${new Date(p.at).toISOString().slice(0, 16).replace('T', ' ')} — ${p.note}`).join('\n')}\n` : '',
-  ].filter((line, i, arr) => line !== '' || arr[i - 1] !== '').join('\n');
+    g.progress.length
+      ? `## Progress\n\n` +
+        `${g.progress.map((p) => `- ${new Date(p.at).toISOString().slice(0, 16).replace('T', ' ')} — ${p.note}`).join('\n')}\n`
+      : '',
+  ]
+    .filter((line, i, arr) => line !== '' || arr[i - 1] !== '')
+    .join('\n');
 }
 
 /** Where a goal's mirror lives: open goals under goals/active/, finished ones under goals/completed/. @param {Goal} g */
@@ -73,7 +86,8 @@ export class GoalStore {
   #localLocks = new LocalLocks();
 
   /**
-   * @param {{fs: FileSystem, now?: () => number, coordination?: import('../agent/types.d.ts').Coordination, key?: string, onDamage?: import('../storage/damage.js').DamageSink}} deps
+   * @param {{fs: FileSystem, now?: () => number, coordination?: import('../agent/types.d.ts').Coordination, key?: string,
+   *   onDamage?: import('../storage/damage.js').DamageSink}} deps
    *   fs: the workspace file system; coordination + key (the workspace id): other tabs change the same goals;
    *   onDamage: told when goals.json is damaged (the goals read as none, changes are refused, until it is set aside)
    */
@@ -169,7 +183,11 @@ export class GoalStore {
     const next = goal ? GoalSchema.parse(goal) : null;
     await this.#file.update((stored) => {
       const current = stored.goals.find((g) => g.id === id);
-      const goals = next ? (current ? stored.goals.map((g) => (g.id === id ? next : g)) : [...stored.goals, next]) : stored.goals.filter((g) => g.id !== id);
+      const goals = next
+        ? current
+          ? stored.goals.map((g) => (g.id === id ? next : g))
+          : [...stored.goals, next]
+        : stored.goals.filter((g) => g.id !== id);
       return {
         result: null,
         changed: true,
@@ -193,7 +211,16 @@ export class GoalStore {
   #add(input, goals) {
     if (input.parentId && !goals.some((g) => g.id === input.parentId)) throw new Error(`There is no goal with the id "${input.parentId}".`);
     const now = this.now();
-    const goal = GoalSchema.parse({ id: `g${now.toString(36)}${Math.random().toString(36).slice(2, 6)}`, description: input.description.trim(), status: 'active', parentId: input.parentId, progress: [], artifacts: [], createdAt: now, updatedAt: now });
+    const goal = GoalSchema.parse({
+      id: `g${now.toString(36)}${Math.random().toString(36).slice(2, 6)}`,
+      description: input.description.trim(),
+      status: 'active',
+      parentId: input.parentId,
+      progress: [],
+      artifacts: [],
+      createdAt: now,
+      updatedAt: now,
+    });
     const parent = goals.find((g) => g.id === input.parentId);
     return { goals: [...goals, goal], touched: parent ? [goal, parent] : [goal], oldPaths: new Map(), result: goal };
   }
@@ -206,7 +233,11 @@ export class GoalStore {
     return this.#change((goals) => this.#update(id, patch, goals));
   }
 
-  /** @param {string} id @param {{status?: Goal['status'], progress?: string, artifacts?: string[], description?: string}} patch @param {Goal[]} goals */
+  /**
+   * @param {string} id
+   * @param {{status?: Goal['status'], progress?: string, artifacts?: string[], description?: string}} patch
+   * @param {Goal[]} goals
+   */
   #update(id, patch, goals) {
     const current = goals.find((g) => g.id === id);
     if (!current) throw new Error(`There is no goal with the id "${id}". Use goal_list to see them.`);

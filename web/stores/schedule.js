@@ -25,7 +25,8 @@ export class ScheduleError extends Error {
 
 /** @param {string} expression @param {string | undefined} timezone */
 function cronOf(expression, timezone) {
-  if (expression.trim().split(/\s+/).length !== 5) throw new ScheduleError('invalid_cron', `"${expression}" is not a 5-field cron expression (minute hour day month weekday).`);
+  if (expression.trim().split(/\s+/).length !== 5)
+    throw new ScheduleError('invalid_cron', `"${expression}" is not a 5-field cron expression (minute hour day month weekday).`);
   if (timezone) {
     try {
       new Intl.DateTimeFormat('en', { timeZone: timezone });
@@ -53,7 +54,12 @@ export function nextRun(trigger, after) {
   return cronOf(trigger.expression, trigger.timezone).nextRun(new Date(after))?.getTime() ?? null;
 }
 
-/** The next `count` runs after `after` (for the confirmation that shows the next 5 times). @param {Trigger} trigger @param {number} after @param {number} [count] */
+/**
+ * The next `count` runs after `after` (for the confirmation that shows the next 5 times).
+ * @param {Trigger} trigger
+ * @param {number} after
+ * @param {number} [count]
+ */
 export function nextRuns(trigger, after, count = 5) {
   /** @type {number[]} */
   const out = [];
@@ -139,11 +145,14 @@ export function parseSchedulePhrase(phrase, { now, timezone }) {
     const n = m[1] ? Number(m[1]) : 1;
     return { kind: 'interval', everyMs: Math.max(60_000, n * units[m[2]]), startAt: now + n * units[m[2]] };
   }
-  m = p.match(/^(?:every |each )?(day|weekday|weekend day|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s? at (.+)$/) ?? p.match(/^(daily|every morning) at (.+)$/);
+  m =
+    p.match(/^(?:every |each )?(day|weekday|weekend day|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s? at (.+)$/) ??
+    p.match(/^(daily|every morning) at (.+)$/);
   if (m) {
     const time = parseTime(m[2]);
     if (!time) throw new ScheduleError('not_understood', `"${m[2]}" is not a time; write e.g. "9am" or "17:30".`);
-    const days = m[1] === 'weekday' ? '1-5' : m[1] === 'weekend day' ? '0,6' : WEEKDAYS.includes(m[1]) ? String(WEEKDAYS.indexOf(m[1])) : '*';
+    const days =
+      m[1] === 'weekday' ? '1-5' : m[1] === 'weekend day' ? '0,6' : WEEKDAYS.includes(m[1]) ? String(WEEKDAYS.indexOf(m[1])) : '*';
     return { kind: 'cron', expression: `${time[1]} ${time[0]} * * ${days}`, timezone };
   }
   m = p.match(/^(today|tomorrow) at (.+)$/);
@@ -152,11 +161,18 @@ export function parseSchedulePhrase(phrase, { now, timezone }) {
     if (!time) throw new ScheduleError('not_understood', `"${m[2]}" is not a time; write e.g. "9am" or "17:30".`);
     // The next matching minute in the time zone, found by cron (handles DST and zones).
     const midnight = startOfNextDay(now, timezone);
-    const at = cronOf(`${time[1]} ${time[0]} * * *`, timezone).nextRun(new Date(m[1] === 'tomorrow' ? midnight - 1 : now))?.getTime();
-    if (!at || (m[1] === 'today' && at >= midnight)) throw new ScheduleError('in_the_past', `Today at ${m[2]} has already passed; say "tomorrow at ${m[2]}".`);
+    const at = cronOf(`${time[1]} ${time[0]} * * *`, timezone)
+      .nextRun(new Date(m[1] === 'tomorrow' ? midnight - 1 : now))
+      ?.getTime();
+    if (!at || (m[1] === 'today' && at >= midnight))
+      throw new ScheduleError('in_the_past', `Today at ${m[2]} has already passed; say "tomorrow at ${m[2]}".`);
     return { kind: 'once', at };
   }
-  throw new ScheduleError('not_understood', `"${phrase}" is not a schedule I understand. Try "every weekday at 9am", "every 2 hours", "in 3 days", "tomorrow at 8:30" or a cron expression like "0 9 * * 1-5".`);
+  throw new ScheduleError(
+    'not_understood',
+    `"${phrase}" is not a schedule I understand. Try "every weekday at 9am", "every 2 hours", "in 3 days", "tomorrow at 8:30" or a cron ` +
+      `expression like "0 9 * * 1-5".`,
+  );
 }
 
 /** Midnight starting the next day in `timezone`, as ms. @param {number} now @param {string | undefined} timezone */

@@ -14,7 +14,12 @@ const ActionSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('prompt'), prompt: z.string().min(1).max(20_000) }),
   // key: for an MCP tool, what it was bound to when scheduled (its identity, or its server's while
   // not connected): the job never calls another server's tool of the same name (web/mcp/tool-lists.js).
-  z.object({ kind: z.literal('tool'), tool: z.string().min(1).max(100), args: z.record(z.string(), z.unknown()).default({}), key: z.string().max(600).optional() }),
+  z.object({
+    kind: z.literal('tool'),
+    tool: z.string().min(1).max(100),
+    args: z.record(z.string(), z.unknown()).default({}),
+    key: z.string().max(600).optional(),
+  }),
   // The workspace's heartbeat: the agent reviews its checklist (set up in the Agents panel, never by a tool).
   z.object({ kind: z.literal('heartbeat') }),
 ]);
@@ -127,7 +132,8 @@ export class Scheduler {
    *   timezone?: string, maxDelayMs?: number, onChange?: () => void, onDamage?: import('../storage/damage.js').DamageSink,
    *   bindTool?: (name: string) => Promise<string | undefined>}} deps
    *   lock: cross-tab lock (TabCoordinator.withLock); onChange: after this tab changed jobs (e.g. tell other tabs);
-   *   bindTool: what an MCP tool a new job calls is bound to now (see web/mcp/tool-lists.js); absent: such a job reaches only servers saved before bindings;
+   *   bindTool: what an MCP tool a new job calls is bound to now (see web/mcp/tool-lists.js); absent: such a job reaches only servers saved
+   *   before bindings;
    *   onDamage: told when jobs.json is damaged (no job runs and changes are refused until it is set aside)
    */
   constructor(deps) {
@@ -145,7 +151,9 @@ export class Scheduler {
     this.bindTool = deps.bindTool;
   }
 
-  get running() { return this.#running; }
+  get running() {
+    return this.#running;
+  }
 
   /** @param {() => void} fn called after any change (this tab's or a reload) */
   subscribe(fn) {
@@ -231,7 +239,10 @@ export class Scheduler {
    */
   preview(when, options = {}) {
     const now = this.now();
-    const trigger = typeof when === 'string' ? parseSchedulePhrase(when, { now, timezone: options.timezone ?? this.timezone }) : TriggerSchema.parse(when);
+    const trigger =
+      typeof when === 'string'
+        ? parseSchedulePhrase(when, { now, timezone: options.timezone ?? this.timezone })
+        : TriggerSchema.parse(when);
     const next = nextRuns(trigger, now, options.count ?? 5);
     if (!next.length) throw new ScheduleError('in_the_past', 'That time has already passed; choose a time in the future.');
     return { trigger, next, description: describeTrigger(trigger) };
@@ -260,7 +271,11 @@ export class Scheduler {
       lastCheckedAt: now,
       runs: [],
     });
-    if (!parsed.success) throw new SchedulerError('invalid_job', `The job is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'job'}: ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new SchedulerError(
+        'invalid_job',
+        `The job is not valid: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'job'}: ${i.message}`).join('; ')}`,
+      );
     const job = parsed.data;
     await this.#mutate((jobs) => {
       jobs.push(job);
@@ -285,7 +300,9 @@ export class Scheduler {
 
   /** @param {string} id */
   pause(id) {
-    return this.#change(id, (j) => { j.paused = true; });
+    return this.#change(id, (j) => {
+      j.paused = true;
+    });
   }
 
   /** Resumes from now: runs missed while paused are not made up. @param {string} id */
@@ -379,10 +396,13 @@ export class Scheduler {
       const n = this.nextRunOf(j);
       if (n !== null && n < next) next = n;
     }
-    this.#timer = this.timers.set(() => {
-      this.#timer = null;
-      this.tick().catch(() => {});
-    }, Math.max(0, next - now));
+    this.#timer = this.timers.set(
+      () => {
+        this.#timer = null;
+        this.tick().catch(() => {});
+      },
+      Math.max(0, next - now),
+    );
   }
 
   /** Runs whatever is due now (the timer calls this; tests call it with an injected clock). */

@@ -12,7 +12,15 @@ import { LocalLocks } from '../storage/local-locks.js';
  */
 
 const count = z.number().finite().min(0).default(0);
-const ModelDaySchema = z.object({ provider: z.string().max(100), model: z.string().max(300), calls: count, inputTokens: count, outputTokens: count, costCents: count, unpricedCalls: count });
+const ModelDaySchema = z.object({
+  provider: z.string().max(100),
+  model: z.string().max(300),
+  calls: count,
+  inputTokens: count,
+  outputTokens: count,
+  costCents: count,
+  unpricedCalls: count,
+});
 const ToolDaySchema = z.object({ calls: count, failures: count, blocked: count, ms: count });
 const DaySchema = z.object({
   models: z.record(z.string(), ModelDaySchema).default({}),
@@ -21,7 +29,10 @@ const DaySchema = z.object({
 export const LedgerSchema = z.object({ version: z.literal(1), days: z.record(z.string().regex(/^\d{4}-\d{2}-\d{2}$/), DaySchema) });
 /** @typedef {z.infer<typeof LedgerSchema>} Ledger */
 /** @typedef {z.infer<typeof DaySchema>} LedgerDay */
-/** unpriced: the model's price is unknown (its cost is not in costCents). @typedef {{provider: string, model: string, inputTokens: number, outputTokens: number, costCents: number, unpriced?: boolean}} TurnUsage */
+/**
+ * unpriced: the model's price is unknown (its cost is not in costCents).
+ * @typedef {{provider: string, model: string, inputTokens: number, outputTokens: number, costCents: number, unpriced?: boolean}} TurnUsage
+ */
 /** @typedef {{name: string, ok: boolean, blocked: boolean, durationMs: number}} ToolUse */
 
 /** How long daily totals are kept. */
@@ -50,7 +61,15 @@ const clean = (n) => (Number.isFinite(n) && n > 0 ? n : 0);
 export function addTurn(ledger, day, u) {
   const models = dayOf(ledger, day).models;
   const key = `${u.provider}\u0000${u.model}`;
-  const m = (models[key] ??= { provider: u.provider, model: u.model, calls: 0, inputTokens: 0, outputTokens: 0, costCents: 0, unpricedCalls: 0 });
+  const m = (models[key] ??= {
+    provider: u.provider,
+    model: u.model,
+    calls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    costCents: 0,
+    unpricedCalls: 0,
+  });
   m.calls += 1;
   if (u.unpriced) m.unpricedCalls += 1;
   m.inputTokens += clean(u.inputTokens);
@@ -58,7 +77,12 @@ export function addTurn(ledger, day, u) {
   m.costCents += clean(u.costCents);
 }
 
-/** Adds one tool call (a call the gates refused counts as blocked, not as a failure). @param {Ledger} ledger @param {string} day @param {ToolUse} t */
+/**
+ * Adds one tool call (a call the gates refused counts as blocked, not as a failure).
+ * @param {Ledger} ledger
+ * @param {string} day
+ * @param {ToolUse} t
+ */
 export function addTool(ledger, day, t) {
   const tools = dayOf(ledger, day).tools;
   const s = (tools[t.name] ??= { calls: 0, failures: 0, blocked: 0, ms: 0 });
@@ -73,7 +97,15 @@ export function mergeLedger(into, delta) {
   for (const [day, d] of Object.entries(delta.days)) {
     const target = dayOf(into, day);
     for (const [key, m] of Object.entries(d.models)) {
-      const t = (target.models[key] ??= { provider: m.provider, model: m.model, calls: 0, inputTokens: 0, outputTokens: 0, costCents: 0, unpricedCalls: 0 });
+      const t = (target.models[key] ??= {
+        provider: m.provider,
+        model: m.model,
+        calls: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        costCents: 0,
+        unpricedCalls: 0,
+      });
       t.calls += m.calls;
       t.unpricedCalls += m.unpricedCalls ?? 0;
       t.inputTokens += m.inputTokens;
@@ -109,8 +141,12 @@ export function summarizeLedger(ledger, range) {
   const days = [];
   // Walk by calendar day around noon so daylight-saving changes never skip or repeat a day.
   const today = new Date(range.now);
-  for (let i = range.days - 1; i >= 0; i--) days.push(dayKey(new Date(today.getFullYear(), today.getMonth(), today.getDate() - i, 12).getTime()));
-  /** @type {Map<string, {provider: string, model: string, calls: number, inputTokens: number, outputTokens: number, costCents: number, unpricedCalls: number, tokensPerDay: number[], centsPerDay: number[]}>} */
+  for (let i = range.days - 1; i >= 0; i--)
+    days.push(dayKey(new Date(today.getFullYear(), today.getMonth(), today.getDate() - i, 12).getTime()));
+  /**
+   * @type {Map<string, {provider: string, model: string, calls: number, inputTokens: number, outputTokens: number, costCents: number,
+   *   unpricedCalls: number, tokensPerDay: number[], centsPerDay: number[]}>}
+   */
   const series = new Map();
   /** @type {Map<string, {name: string, calls: number, failures: number, blocked: number, ms: number}>} */
   const tools = new Map();
@@ -119,7 +155,21 @@ export function summarizeLedger(ledger, range) {
     if (!d) return;
     for (const [key, m] of Object.entries(d.models)) {
       let s = series.get(key);
-      if (!s) series.set(key, (s = { provider: m.provider, model: m.model, calls: 0, inputTokens: 0, outputTokens: 0, costCents: 0, unpricedCalls: 0, tokensPerDay: days.map(() => 0), centsPerDay: days.map(() => 0) }));
+      if (!s)
+        series.set(
+          key,
+          (s = {
+            provider: m.provider,
+            model: m.model,
+            calls: 0,
+            inputTokens: 0,
+            outputTokens: 0,
+            costCents: 0,
+            unpricedCalls: 0,
+            tokensPerDay: days.map(() => 0),
+            centsPerDay: days.map(() => 0),
+          }),
+        );
       s.calls += m.calls;
       s.unpricedCalls += m.unpricedCalls ?? 0;
       s.inputTokens += m.inputTokens;
@@ -147,7 +197,9 @@ export function summarizeLedger(ledger, range) {
       costCents: models.reduce((n, m) => n + m.costCents, 0),
       unpricedCalls: models.reduce((n, m) => n + m.unpricedCalls, 0),
     },
-    tools: [...tools.values()].map((t) => ({ ...t, avgMs: t.calls - t.blocked > 0 ? t.ms / (t.calls - t.blocked) : 0 })).sort((a, b) => b.calls - a.calls || a.name.localeCompare(b.name)),
+    tools: [...tools.values()]
+      .map((t) => ({ ...t, avgMs: t.calls - t.blocked > 0 ? t.ms / (t.calls - t.blocked) : 0 }))
+      .sort((a, b) => b.calls - a.calls || a.name.localeCompare(b.name)),
   };
 }
 
@@ -173,7 +225,8 @@ export class UsageLedger {
   #listeners = new Set();
 
   /**
-   * @param {{fs: FileSystem, coordination?: Coordination, key?: string, now?: () => number, delayMs?: number, onDamage?: import('../storage/damage.js').DamageSink}} deps
+   * @param {{fs: FileSystem, coordination?: Coordination, key?: string, now?: () => number, delayMs?: number,
+   *   onDamage?: import('../storage/damage.js').DamageSink}} deps
    *   key: the workspace id (the lock's and the change notice's name); delayMs: how long calls are gathered before a write;
    *   onDamage: told when the ledger file is damaged, and when it was set aside to count again
    */
@@ -207,7 +260,9 @@ export class UsageLedger {
   /** Calls `fn` when the totals change (in this tab or another). @param {() => void} fn */
   onChange(fn) {
     this.#listeners.add(fn);
-    return () => { this.#listeners.delete(fn); };
+    return () => {
+      this.#listeners.delete(fn);
+    };
   }
 
   #notify() {
@@ -241,32 +296,41 @@ export class UsageLedger {
   flush() {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    this.#writing = this.#writing.catch(() => {}).then(async () => {
-      const delta = this.#pending;
-      if (!Object.keys(delta.days).length) return;
-      this.#pending = emptyLedger();
-      // Counted by read() while it is being written (neither pending nor stored yet).
-      this.#inFlight = delta;
-      try {
-        await this.#file.update(async (stored) => ({ result: null, changed: true, value: pruneLedger(mergeLedger(stored, delta), this.now()) }))
-          .catch(async (err) => {
-            if (/** @type {{code?: string}} */ (err).code !== 'damaged') throw err;
-            // Damaged: counting must go on, so it is set aside at once (renamed, its bytes kept for
-            // the person to look at; under the lock, checked again there) and counting starts again.
-            const to = await this.#file.setAside();
-            if (to !== LEDGER_PATH) this.onDamage?.({ what: this.#file.what, problem: `damaged; it was set aside, kept as ${to}, and counting started again`, path: LEDGER_PATH, keptAt: to });
-            await this.#file.update(async (stored) => ({ result: null, changed: true, value: mergeLedger(stored, delta) }));
-          });
-      } catch (err) {
-        // Not lost: added back to be written with the next call.
+    this.#writing = this.#writing
+      .catch(() => {})
+      .then(async () => {
+        const delta = this.#pending;
+        if (!Object.keys(delta.days).length) return;
+        this.#pending = emptyLedger();
+        // Counted by read() while it is being written (neither pending nor stored yet).
+        this.#inFlight = delta;
+        try {
+          await this.#file
+            .update(async (stored) => ({ result: null, changed: true, value: pruneLedger(mergeLedger(stored, delta), this.now()) }))
+            .catch(async (err) => {
+              if (/** @type {{code?: string}} */ (err).code !== 'damaged') throw err;
+              // Damaged: counting must go on, so it is set aside at once (renamed, its bytes kept for
+              // the person to look at; under the lock, checked again there) and counting starts again.
+              const to = await this.#file.setAside();
+              if (to !== LEDGER_PATH)
+                this.onDamage?.({
+                  what: this.#file.what,
+                  problem: `damaged; it was set aside, kept as ${to}, and counting started again`,
+                  path: LEDGER_PATH,
+                  keptAt: to,
+                });
+              await this.#file.update(async (stored) => ({ result: null, changed: true, value: mergeLedger(stored, delta) }));
+            });
+        } catch (err) {
+          // Not lost: added back to be written with the next call.
+          this.#inFlight = null;
+          this.#pending = mergeLedger(delta, this.#pending);
+          throw err;
+        }
         this.#inFlight = null;
-        this.#pending = mergeLedger(delta, this.#pending);
-        throw err;
-      }
-      this.#inFlight = null;
-      // This tab's readers too (the write's announcement reaches only the other tabs).
-      this.#notify();
-    });
+        // This tab's readers too (the write's announcement reaches only the other tabs).
+        this.#notify();
+      });
     return this.#writing;
   }
 

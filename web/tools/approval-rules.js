@@ -40,13 +40,17 @@ export function scopeOf(tool, args, ctx) {
     }
   }
   if (typeof args.path === 'string' && args.path) return { kind: 'path', targets: [normalizePath(args.path)] };
-  if (Array.isArray(args.paths) && args.paths.length && args.paths.every((p) => typeof p === 'string' && p)) return { kind: 'path', targets: args.paths.map((p) => normalizePath(/** @type {string} */ (p))) };
+  if (Array.isArray(args.paths) && args.paths.length && args.paths.every((p) => typeof p === 'string' && p))
+    return { kind: 'path', targets: args.paths.map((p) => normalizePath(/** @type {string} */ (p))) };
   return null;
 }
 
 /** @param {string} path */
 function normalizePath(path) {
-  return path.split('/').filter((p) => p && p !== '.').join('/');
+  return path
+    .split('/')
+    .filter((p) => p && p !== '.')
+    .join('/');
 }
 
 /**
@@ -120,7 +124,11 @@ export function suggestRule(toolName, scope) {
   }
   const words = target.trim().split(/\s+/);
   const withSub = ['git', 'clawser', 'npm', 'docker'].includes(words[0]) && words[1] && !words[1].startsWith('-');
-  return { tool: toolName, kind: 'command', pattern: words.slice(0, withSub ? (words[0] === 'clawser' && words[2] && !words[2].startsWith('-') ? 3 : 2) : 1).join(' ') };
+  return {
+    tool: toolName,
+    kind: 'command',
+    pattern: words.slice(0, withSub ? (words[0] === 'clawser' && words[2] && !words[2].startsWith('-') ? 3 : 2) : 1).join(' '),
+  };
 }
 
 /** "git status", "*.python.org", "notes/**" as the dialog and the Tools panel say it. @param {ApprovalRule} rule */

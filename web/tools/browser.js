@@ -50,7 +50,9 @@ export const navigate = {
     const u = new URL(url);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') return { ok: false, output: 'Only http and https URLs can be opened.' };
     const opened = ui(ctx).openTab(u.href);
-    return opened ? { ok: true, output: `Opened ${u.href} in a new tab.` } : { ok: false, output: 'The browser blocked the new tab (pop-up blocker).' };
+    return opened
+      ? { ok: true, output: `Opened ${u.href} in a new tab.` }
+      : { ok: false, output: 'The browser blocked the new tab (pop-up blocker).' };
   },
 };
 
@@ -82,7 +84,9 @@ export const screenInfo = {
 /** @type {ToolDefinition} */
 export const screenshot = {
   name: 'screenshot',
-  description: "Take a screenshot of Clawser's own view (not other tabs or apps). Saved as a PNG file in the workspace; vision-capable models also see it.",
+  description:
+    "Take a screenshot of Clawser's own view (not other tabs or apps). Saved as a PNG " +
+    'file in the workspace; vision-capable models also see it.',
   permission: 'browser',
   schema: z.object({ path: z.string().max(1024).optional().describe('Where to save the PNG (default screenshots/<time>.png)') }),
   async run({ path }, /** @type {ToolContext} */ ctx) {
@@ -93,7 +97,11 @@ export const screenshot = {
     const bytes = new Uint8Array(bin.length);
     for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
     await ctx.fs.write(file, bytes);
-    return { ok: true, output: `Screenshot ${shot.width}×${shot.height} saved to "${file}".`, image: { mediaType: 'image/png', dataUrl: shot.dataUrl } };
+    return {
+      ok: true,
+      output: `Screenshot ${shot.width}×${shot.height} saved to "${file}".`,
+      image: { mediaType: 'image/png', dataUrl: shot.dataUrl },
+    };
   },
 };
 
@@ -112,7 +120,9 @@ export const askUser = {
 /** @type {ToolDefinition} */
 export const domQuery = {
   name: 'dom_query',
-  description: "Query the agent's artifact pane (a sandboxed page the agent writes HTML into) with a CSS selector. It never touches Clawser's own interface.",
+  description:
+    "Query the agent's artifact pane (a sandboxed page the agent writes HTML into) " +
+    "with a CSS selector. It never touches Clawser's own interface.",
   permission: 'read',
   schema: z.object({ selector: z.string().min(1).max(500) }),
   async run({ selector }, /** @type {ToolContext} */ ctx) {
@@ -124,7 +134,9 @@ export const domQuery = {
 /** @type {ToolDefinition} */
 export const domModify = {
   name: 'dom_modify',
-  description: "Change the agent's artifact pane: replace its whole HTML (selector \"document\" with action set_html), or set text/HTML, append HTML, remove, or set an attribute on elements matching a CSS selector. HTML is sanitized; scripts never run.",
+  description:
+    'Change the agent\'s artifact pane: replace its whole HTML (selector "document" with action set_html), or set text/HTML, ' +
+    'append HTML, remove, or set an attribute on elements matching a CSS selector. HTML is sanitized; scripts never run.',
   permission: 'internal',
   schema: z.object({
     selector: z.string().min(1).max(500),
@@ -139,7 +151,9 @@ export const domModify = {
       return { ok: true, output: 'The artifact pane now shows the new content.' };
     }
     const n = await pane.modify(selector, action, value, attribute);
-    return n === 0 ? { ok: false, output: `No elements match "${selector}".` } : { ok: true, output: `Changed ${n} element${n === 1 ? '' : 's'}.` };
+    return n === 0
+      ? { ok: false, output: `No elements match "${selector}".` }
+      : { ok: true, output: `Changed ${n} element${n === 1 ? '' : 's'}.` };
   },
 };
 

@@ -4,7 +4,10 @@ import { z } from 'zod';
 /** @type {ToolDefinition} */
 export const runJs = {
   name: 'run_js',
-  description: 'Run JavaScript in an isolated sandbox (no network, no access to the page or its data). Top-level await works; print() shows output; the final expression is returned. The other tools are available inside as async functions, e.g. await fs_read({ path: "a.md" }).',
+  description:
+    'Run JavaScript in an isolated sandbox (no network, no access to the page or its data). Top-level ' +
+    'await works; print() shows output; the final expression is returned. The other tools are available ' +
+    'inside as async functions, e.g. await fs_read({ path: "a.md" }).',
   permission: 'write',
   schema: z.object({ code: z.string().min(1).max(200_000) }),
   async run({ code }, /** @type {ToolContext} */ ctx) {

@@ -125,18 +125,20 @@ function verbProblems(spec, tools, where) {
   const names = spec.args;
   if (names !== undefined) {
     if (!Array.isArray(names) || !names.every(isText)) problems.push(`${at} its args are not a list of names`);
-    else names.forEach((name, i) => {
-      if (name.endsWith('...') && i !== names.length - 1) problems.push(`${at} only its last argument may take the rest ("${name}")`);
-      unknown(name.replace(/\.\.\.$/, ''), 'the argument');
-    });
+    else
+      names.forEach((name, i) => {
+        if (name.endsWith('...') && i !== names.length - 1) problems.push(`${at} only its last argument may take the rest ("${name}")`);
+        unknown(name.replace(/\.\.\.$/, ''), 'the argument');
+      });
   }
   if (spec.options !== undefined) {
     if (!spec.options || typeof spec.options !== 'object') problems.push(`${at} its options are not an object`);
-    else for (const [name, flags] of Object.entries(spec.options)) {
-      const flagged = Array.isArray(flags) && flags.length > 0 && flags.every((f) => FLAG.test(f));
-      if (!flagged) problems.push(`${at} the option "${name}" has no flags such as --${name}`);
-      unknown(name, 'the option');
-    }
+    else
+      for (const [name, flags] of Object.entries(spec.options)) {
+        const flagged = Array.isArray(flags) && flags.length > 0 && flags.every((f) => FLAG.test(f));
+        if (!flagged) problems.push(`${at} the option "${name}" has no flags such as --${name}`);
+        unknown(name, 'the option');
+      }
   }
   if (spec.fixed !== undefined) {
     if (!spec.fixed || typeof spec.fixed !== 'object') problems.push(`${at} fixed is not an object`);
@@ -187,9 +189,18 @@ export function checkedFamilies(families = TOOL_FAMILIES) {
   const twice = (names, what) => {
     for (const name of new Set(names.filter((n, i) => names.indexOf(n) !== i))) problems.push(`${what} "${name}" is declared twice`);
   };
-  twice(families.map((f) => f?.id), 'the family id');
-  twice(all.flatMap(({ made }) => made.tools.map((t) => t?.name)), 'the tool');
-  twice(families.flatMap((f) => (Array.isArray(f?.cli) ? f.cli.map((v) => v?.verb) : [])), 'the clawser verb');
+  twice(
+    families.map((f) => f?.id),
+    'the family id',
+  );
+  twice(
+    all.flatMap(({ made }) => made.tools.map((t) => t?.name)),
+    'the tool',
+  );
+  twice(
+    families.flatMap((f) => (Array.isArray(f?.cli) ? f.cli.map((v) => v?.verb) : [])),
+    'the clawser verb',
+  );
   if (problems.length) throw new ToolFamilyError(problems);
   return all.map(({ family, made }) => ({ family, tools: made.tools }));
 }
@@ -210,5 +221,7 @@ export function onlyReads(tool) {
 
 /** The tools of the families that only read (onlyReads). @param {readonly ToolFamily[]} [families] */
 export function readOnlyTools(families = TOOL_FAMILIES) {
-  return familyTools(families).filter(onlyReads).map((t) => t.name);
+  return familyTools(families)
+    .filter(onlyReads)
+    .map((t) => t.name);
 }

@@ -21,16 +21,27 @@ export const fsRead = {
   description: 'Read a text file from the workspace. Returns its content (or a part of it with offset/maxBytes).',
   permission: 'read',
   readOnly: true,
-  schema: z.object({ path: Path, offset: z.number().int().min(0).optional().describe('Byte offset to start at'), maxBytes: z.number().int().min(1).optional().describe('Read at most this many bytes') }),
+  schema: z.object({
+    path: Path,
+    offset: z.number().int().min(0).optional().describe('Byte offset to start at'),
+    maxBytes: z.number().int().min(1).optional().describe('Read at most this many bytes'),
+  }),
   async run({ path, offset = 0, maxBytes }, /** @type {ToolContext} */ ctx) {
     const stat = await ctx.fs.stat(path);
     if (!stat) return { ok: false, output: `No file at "${path}". Use fs_list to see what exists.` };
     if (stat.kind !== 'file') return { ok: false, output: `"${path}" is a folder; use fs_list to see inside it.` };
     const limit = ctx.settings.maxReadBytes;
     const end = Math.min(stat.size, offset + (maxBytes ?? limit));
-    if (end - offset > limit) return { ok: false, output: `"${path}" is ${formatBytes(stat.size)}; reads are limited to ${formatBytes(limit)}. Use offset and maxBytes to read a part.` };
+    if (end - offset > limit)
+      return {
+        ok: false,
+        output:
+          `"${path}" is ${formatBytes(stat.size)}; reads are limited to ${formatBytes(limit)}. Use offset and maxBytes to read a ` +
+          `part.`,
+      };
     const bytes = await ctx.fs.readBytes(path, { start: offset, end });
-    if (bytes.subarray(0, 8192).includes(0)) return { ok: true, output: `"${path}" is a binary file (${formatBytes(stat.size)}); its content is not shown as text.` };
+    if (bytes.subarray(0, 8192).includes(0))
+      return { ok: true, output: `"${path}" is a binary file (${formatBytes(stat.size)}); its content is not shown as text.` };
     const more = end < stat.size ? `\n…[${formatBytes(stat.size - end)} more; read on with offset ${end}]` : '';
     const untrusted = (await ctx.contentOrigin?.(path)) ?? undefined;
     return { ok: true, output: decoder.decode(bytes) + more, untrusted };
@@ -40,17 +51,26 @@ export const fsRead = {
 /** @type {ToolDefinition} */
 export const fsWrite = {
   name: 'fs_write',
-  description: 'Write a text file in the workspace (creating folders as needed). mode "overwrite" (default) replaces it atomically; "append" adds to the end.',
+  description:
+    'Write a text file in the workspace (creating folders as needed). mode "overwrite" ' +
+    '(default) replaces it atomically; "append" adds to the end.',
   permission: 'write',
   schema: z.object({ path: Path, content: z.string(), mode: z.enum(['overwrite', 'append']).optional() }),
   async run({ path, content, mode = 'overwrite' }, /** @type {ToolContext} */ ctx) {
     const bytes = new TextEncoder().encode(content);
-    if (bytes.length > ctx.settings.maxWriteBytes) return { ok: false, output: `The content is ${formatBytes(bytes.length)}; writes are limited to ${formatBytes(ctx.settings.maxWriteBytes)}.` };
+    if (bytes.length > ctx.settings.maxWriteBytes)
+      return {
+        ok: false,
+        output: `The content is ${formatBytes(bytes.length)}; writes are limited to ${formatBytes(ctx.settings.maxWriteBytes)}.`,
+      };
     const existing = await ctx.fs.stat(path);
     if (existing?.kind === 'directory') return { ok: false, output: `"${path}" is a folder; choose a file name.` };
     if (mode === 'append') await ctx.fs.append(path, bytes);
     else await ctx.fs.write(path, bytes);
-    return { ok: true, output: `${mode === 'append' ? 'Appended' : existing ? 'Replaced' : 'Created'} "${path}" (${formatBytes(bytes.length)}).` };
+    return {
+      ok: true,
+      output: `${mode === 'append' ? 'Appended' : existing ? 'Replaced' : 'Created'} "${path}" (${formatBytes(bytes.length)}).`,
+    };
   },
 };
 
@@ -60,7 +80,10 @@ export const fsList = {
   description: 'List files and folders of the workspace (or of a folder in it), with sizes.',
   permission: 'read',
   readOnly: true,
-  schema: z.object({ path: z.string().max(1024).optional().describe('Folder to list; the workspace root by default'), recursive: z.boolean().optional() }),
+  schema: z.object({
+    path: z.string().max(1024).optional().describe('Folder to list; the workspace root by default'),
+    recursive: z.boolean().optional(),
+  }),
   async run({ path = '/', recursive = false }, /** @type {ToolContext} */ ctx) {
     const stat = await ctx.fs.stat(path);
     if (!stat) return { ok: false, output: `No folder at "${path}".` };

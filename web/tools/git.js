@@ -18,7 +18,8 @@ const withSkipped = (text, skipped) => (skipped ? `${text} ${skippedNote(skipped
 const repoOf = async (ctx) => ctx.git ?? new (await gitModule()).WorkspaceGit(ctx.fs);
 
 /** @param {string} text */
-const capped = (text) => (text.length > MAX_OUTPUT ? `${text.slice(0, MAX_OUTPUT)}\n…[${text.length - MAX_OUTPUT} more characters cut]` : text);
+const capped = (text) =>
+  text.length > MAX_OUTPUT ? `${text.slice(0, MAX_OUTPUT)}\n…[${text.length - MAX_OUTPUT} more characters cut]` : text;
 
 /**
  * Runs a git action, turning GitErrors into a result the model can act on.
@@ -66,29 +67,38 @@ export const gitStatus = {
         staged.length ? `Staged:\n${staged.map(line).join('\n')}` : '',
         unstaged.length ? `Not staged:\n${unstaged.map(line).join('\n')}` : '',
         untracked.length ? `Untracked:\n${untracked.map((s) => `  ${s.path}`).join('\n')}` : '',
-      ].filter(Boolean).join('\n');
+      ]
+        .filter(Boolean)
+        .join('\n');
     }),
 };
 
 /** @type {ToolDefinition} */
 export const gitDiff = {
   name: 'git_diff',
-  description: 'Show a unified diff: of the working copy against the last commit (optionally one file), or of one commit against its parent (commit).',
+  description:
+    'Show a unified diff: of the working copy against the last commit (optionally one file), or of one commit against its parent (commit).',
   permission: 'read',
   readOnly: true,
-  schema: z.object({ path: z.string().max(1024).optional().describe('Only this file'), commit: Ref.optional().describe('Show what this commit changed') }),
+  schema: z.object({
+    path: z.string().max(1024).optional().describe('Only this file'),
+    commit: Ref.optional().describe('Show what this commit changed'),
+  }),
   run: ({ path, commit }, /** @type {ToolContext} */ ctx) =>
-    fromOutside(ctx, gitResult(async () => {
-      const repo = await repoOf(ctx);
-      if (commit) {
-        const diffs = (await repo.diffCommit(commit)).filter((d) => !path || d.path === path);
-        return diffs.length ? (await gitModule()).formatDiff(diffs) : 'That commit changed nothing here.';
-      }
-      const paths = path ? [path] : (await repo.status()).filter((s) => s.state !== 'unchanged').map((s) => s.path);
-      const diffs = await Promise.all(paths.map((p) => repo.diffFile(p)));
-      const text = (await gitModule()).formatDiff(diffs.filter((d) => d.binary || d.tooLarge || d.hunks.length));
-      return text || 'No changes.';
-    })),
+    fromOutside(
+      ctx,
+      gitResult(async () => {
+        const repo = await repoOf(ctx);
+        if (commit) {
+          const diffs = (await repo.diffCommit(commit)).filter((d) => !path || d.path === path);
+          return diffs.length ? (await gitModule()).formatDiff(diffs) : 'That commit changed nothing here.';
+        }
+        const paths = path ? [path] : (await repo.status()).filter((s) => s.state !== 'unchanged').map((s) => s.path);
+        const diffs = await Promise.all(paths.map((p) => repo.diffFile(p)));
+        const text = (await gitModule()).formatDiff(diffs.filter((d) => d.binary || d.tooLarge || d.hunks.length));
+        return text || 'No changes.';
+      }),
+    ),
 };
 
 /** @type {ToolDefinition} */
@@ -97,13 +107,25 @@ export const gitLog = {
   description: 'List recent commits (newest first) with id, date, author and message.',
   permission: 'read',
   readOnly: true,
-  schema: z.object({ limit: z.number().int().min(1).max(200).optional(), path: z.string().max(1024).optional().describe('Only commits that changed this file') }),
+  schema: z.object({
+    limit: z.number().int().min(1).max(200).optional(),
+    path: z.string().max(1024).optional().describe('Only commits that changed this file'),
+  }),
   run: ({ limit = 20, path }, /** @type {ToolContext} */ ctx) =>
-    fromOutside(ctx, gitResult(async () => {
-      const log = await (await repoOf(ctx)).log({ depth: limit, filepath: path });
-      if (!log.length) return 'No commits yet.';
-      return log.map((c) => `${c.oid.slice(0, 10)} ${new Date(c.timestamp).toISOString().slice(0, 16).replace('T', ' ')} ${c.author}: ${c.message.split('\n')[0]}`).join('\n');
-    })),
+    fromOutside(
+      ctx,
+      gitResult(async () => {
+        const log = await (await repoOf(ctx)).log({ depth: limit, filepath: path });
+        if (!log.length) return 'No commits yet.';
+        return log
+          .map(
+            (c) =>
+              `${c.oid.slice(0, 10)} ${new Date(c.timestamp).toISOString().slice(0, 16).replace('T', ' ')} ${c.author}: ` +
+              `${c.message.split('\n')[0]}`,
+          )
+          .join('\n');
+      }),
+    ),
 };
 
 /** @type {ToolDefinition} */
@@ -127,10 +149,14 @@ export const gitCommit = {
 /** @type {ToolDefinition} */
 export const gitCheckout = {
   name: 'git_checkout',
-  description: 'Switch to a branch, or restore files to their content at a commit ("restore": one file with path, or the whole workspace). Restoring keeps history: the restored content shows as changes to commit. Restoring the whole workspace leaves files with changes not committed as they are (it names them).',
+  description:
+    'Switch to a branch, or restore files to their content at a commit ("restore": one file with path, or the whole ' +
+    'workspace). Restoring keeps history: the restored content shows as changes to commit. Restoring the whole ' +
+    'workspace leaves files with changes not committed as they are (it names them).',
   permission: 'write',
   // A path rule covers restoring that file, never a branch switch (which changes every file).
-  scopeTargets: (/** @type {{branch?: string, restore?: string, path?: string}} */ { branch, path }) => (branch || !path ? null : { kind: 'path', targets: [path] }),
+  scopeTargets: (/** @type {{branch?: string, restore?: string, path?: string}} */ { branch, path }) =>
+    branch || !path ? null : { kind: 'path', targets: [path] },
   schema: z.object({
     branch: Ref.optional().describe('Branch to switch to'),
     restore: Ref.optional().describe('Commit id (or branch) whose content to restore'),
@@ -146,7 +172,10 @@ export const gitCheckout = {
       }
       if (!restore) throw new GitError('git', 'Give a branch to switch to, or a commit to restore from.');
       const { changed, skipped, kept } = await repo.restore(restore, { filepath: path });
-      const restored = changed.length ? `Restored ${changed.length} file(s) from ${restore.slice(0, 10)}: ${changed.slice(0, 20).join(', ')}${changed.length > 20 ? ', …' : ''}` : 'Already identical; nothing restored.';
+      const restored = changed.length
+        ? `Restored ${changed.length} file(s) from ${restore.slice(0, 10)}: ${changed.slice(0, 20).join(', ')}` +
+          `${changed.length > 20 ? ', …' : ''}`
+        : 'Already identical; nothing restored.';
       return withSkipped(`${restored}${keptNote(kept)}`, skipped);
     }),
 };

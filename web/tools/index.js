@@ -18,8 +18,16 @@ export function builtinTools(families = TOOL_FAMILIES) {
 }
 
 export const ToolSettingsSchema = z.object({
-  maxReadBytes: z.number().int().min(1).default(50 * 1024 * 1024),
-  maxWriteBytes: z.number().int().min(1).default(10 * 1024 * 1024),
+  maxReadBytes: z
+    .number()
+    .int()
+    .min(1)
+    .default(50 * 1024 * 1024),
+  maxWriteBytes: z
+    .number()
+    .int()
+    .min(1)
+    .default(10 * 1024 * 1024),
   maxFetchChars: z.number().int().min(100).default(40_000),
   fetchAllowlist: z.array(z.string()).default([]),
   allowedPrivateHosts: z.array(z.string()).default([]),

@@ -14,7 +14,8 @@ export const storageGet = {
   readOnly: true,
   schema: z.object({ key: Key }),
   async run({ key }, /** @type {ToolContext} */ ctx) {
-    if (PageStorage.isReserved(key)) return { ok: false, output: 'Keys starting with "clawser_" belong to Clawser and cannot be read by tools.' };
+    if (PageStorage.isReserved(key))
+      return { ok: false, output: 'Keys starting with "clawser_" belong to Clawser and cannot be read by tools.' };
     const v = storage(ctx).get(key);
     return v === null ? { ok: false, output: `No value stored under "${key}".` } : { ok: true, output: v };
   },
@@ -23,15 +24,19 @@ export const storageGet = {
 /** @type {ToolDefinition} */
 export const storageSet = {
   name: 'storage_set',
-  description: "Store a string value in the browser's key-value storage (localStorage) under a key. Clawser's own clawser_* keys are refused.",
+  description:
+    "Store a string value in the browser's key-value storage (localStorage) under a key. Clawser's own clawser_* keys are refused.",
   permission: 'write',
   schema: z.object({ key: Key, value: z.string().max(1_000_000) }),
   async run({ key, value }, /** @type {ToolContext} */ ctx) {
-    if (PageStorage.isReserved(key)) return { ok: false, output: 'Keys starting with "clawser_" belong to Clawser and cannot be written by tools.' };
+    if (PageStorage.isReserved(key))
+      return { ok: false, output: 'Keys starting with "clawser_" belong to Clawser and cannot be written by tools.' };
     try {
       storage(ctx).set(key, value);
     } catch (err) {
-      return { ok: false, output: `Could not store "${key}": ${/** @type {Error} */ (err).name === 'QuotaExceededError' ? 'browser storage is full' : /** @type {Error} */ (err).message}.` };
+      const error = /** @type {Error} */ (err);
+      const why = error.name === 'QuotaExceededError' ? 'browser storage is full' : error.message;
+      return { ok: false, output: `Could not store "${key}": ${why}.` };
     }
     return { ok: true, output: `Stored "${key}" (${value.length} characters).` };
   },

@@ -68,7 +68,8 @@ export class BrowserToolRegistry {
     if (tool) return tool.policyKey ?? tool.name;
     // An MCP tool's name means nothing without its server connected: a choice made by that name
     // alone could later reach whichever server's tool takes it.
-    if (name.startsWith('mcp__')) throw new ToolChoiceError('not_connected', `The tool ${name} is not connected: connect its MCP server to choose for it.`);
+    if (name.startsWith('mcp__'))
+      throw new ToolChoiceError('not_connected', `The tool ${name} is not connected: connect its MCP server to choose for it.`);
     return name;
   }
 
@@ -154,7 +155,11 @@ export class BrowserToolRegistry {
     return parsed.success ? parsed.data : {};
   }
 
-  /** @param {string} name @param {PermissionLevel} [permission] this call's permission, when it depends on its arguments @returns {ToolPolicy} */
+  /**
+   * @param {string} name
+   * @param {PermissionLevel} [permission] this call's permission, when it depends on its arguments
+   * @returns {ToolPolicy}
+   */
   policyOf(name, permission) {
     const tool = this.#tools.get(name);
     const override = this.overrides()[tool ? (tool.policyKey ?? tool.name) : name];
@@ -182,7 +187,10 @@ export class BrowserToolRegistry {
     else this.memoryPolicies = next;
   }
 
-  /** Replaces every choice at once (a configuration applied whole); tools not listed follow their default. @param {Record<string, ToolPolicy>} policies */
+  /**
+   * Replaces every choice at once (a configuration applied whole); tools not listed follow their default.
+   * @param {Record<string, ToolPolicy>} policies
+   */
   replacePolicies(policies) {
     const next = PolicySchema.parse(policies);
     if (this.config) this.config.set(this.#key, next);
@@ -197,13 +205,23 @@ export class BrowserToolRegistry {
    */
   validate(name, args) {
     const tool = this.#tools.get(name);
-    if (!tool) return { ok: false, error: `There is no tool named "${name}". Available tools: ${this.list().map((t) => t.name).join(', ')}.` };
+    if (!tool)
+      return {
+        ok: false,
+        error: `There is no tool named "${name}". Available tools: ${this.list()
+          .map((t) => t.name)
+          .join(', ')}.`,
+      };
     const raw = /** @type {Record<string, unknown>} */ (args ?? {});
-    if (raw && typeof raw === 'object' && '_raw' in raw) return { ok: false, error: `The arguments for ${name} were not valid JSON: ${String(raw._raw).slice(0, 200)}` };
+    if (raw && typeof raw === 'object' && '_raw' in raw)
+      return { ok: false, error: `The arguments for ${name} were not valid JSON: ${String(raw._raw).slice(0, 200)}` };
     const result = tool.schema.safeParse(raw);
     if (result.success) return { ok: true, value: /** @type {Record<string, unknown>} */ (result.data) };
     const issues = result.error.issues.map((i) => `${i.path.length ? i.path.join('.') : 'arguments'}: ${i.message}`).join('; ');
-    return { ok: false, error: `Invalid arguments for ${name}: ${issues}. Expected: ${JSON.stringify(tool.jsonSchema ?? toJsonSchema(tool.schema))}` };
+    return {
+      ok: false,
+      error: `Invalid arguments for ${name}: ${issues}. Expected: ${JSON.stringify(tool.jsonSchema ?? toJsonSchema(tool.schema))}`,
+    };
   }
 }
 
@@ -215,7 +233,9 @@ export class BrowserToolRegistry {
 export function toJsonSchema(schema) {
   let json = jsonSchemas.get(schema);
   if (!json) {
-    const { $schema: _ignored, ...rest } = /** @type {Record<string, unknown>} */ (z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }));
+    const { $schema: _ignored, ...rest } = /** @type {Record<string, unknown>} */ (
+      z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' })
+    );
     void _ignored;
     jsonSchemas.set(schema, (json = rest));
   }

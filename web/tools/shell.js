@@ -92,7 +92,13 @@ class ShellSessions {
 // The interpreter (just-bash) is large: loaded with the first shell call. The `clawser` command
 // knows every tool family (web/tools/families.js, which lists this one): it is only ever loaded
 // here lazily, after the families are.
-const shellModules = () => Promise.all([import('../shell/shell.js'), import('../shell/read-only.js'), import('../shell/commands/git.js'), import('../shell/commands/clawser.js')]);
+const shellModules = () =>
+  Promise.all([
+    import('../shell/shell.js'),
+    import('../shell/read-only.js'),
+    import('../shell/commands/git.js'),
+    import('../shell/commands/clawser.js'),
+  ]);
 /** @type {Awaited<ReturnType<typeof shellModules>> | null} */
 let loaded = null;
 
@@ -107,7 +113,10 @@ export async function loadShell() {
  */
 function capped(text, name) {
   if (text.length <= SHELL_OUTPUT_CAP) return text;
-  return `${text.slice(0, SHELL_OUTPUT_CAP)}\n…[${name} cut at ${SHELL_OUTPUT_CAP} of ${text.length} characters; redirect it to a file and read parts with head, tail or grep]`;
+  return (
+    `${text.slice(0, SHELL_OUTPUT_CAP)}\n…[${name} cut at ${SHELL_OUTPUT_CAP} of ${text.length} characters; redirect it to a file ` +
+    `and read parts with head, tail or grep]`
+  );
 }
 
 /**
@@ -135,7 +144,13 @@ function newLine(session) {
 }
 
 /** The tools that allow each kind of file access (any one of them), for a bounded shell. */
-const FILE_ACCESS = /** @type {const} */ ({ read: ['fs_read'], list: ['fs_read', 'fs_list'], stat: ['fs_read', 'fs_list'], write: ['fs_write'], delete: ['fs_delete'] });
+const FILE_ACCESS = /** @type {const} */ ({
+  read: ['fs_read'],
+  list: ['fs_read', 'fs_list'],
+  stat: ['fs_read', 'fs_list'],
+  write: ['fs_write'],
+  delete: ['fs_delete'],
+});
 
 /**
  * The git tool a subcommand of the shell's `git` amounts to.
@@ -158,7 +173,9 @@ function gitToolOf(sub, args) {
 function outOfBounds(only, tools) {
   if (tools.some((t) => only.includes(t))) return null;
   const allowed = only.join(', ') || 'none';
-  return tools.length === 1 ? `${tools[0]} is not among the tools this script may use (${allowed})` : `neither ${tools.join(' nor ')} is among the tools this script may use (${allowed})`;
+  return tools.length === 1
+    ? `${tools[0]} is not among the tools this script may use (${allowed})`
+    : `neither ${tools.join(' nor ')} is among the tools this script may use (${allowed})`;
 }
 
 /**
@@ -178,13 +195,16 @@ async function agentShell(session, options = {}) {
   /** @type {import('../shell/shell.js').Shell | null} */
   let shell = null;
   const fetch = ruleFetch({
-      fetch: (...a) => session.ctx.fetch(...a),
-      get settings() {
-        return session.ctx.settings;
-      },
-      // curl is a web_fetch of its URL: the same gates (network permission, policy, approval, allowlist).
-      authorize: async (url) => (session.ctx.authorizeTool ? session.ctx.authorizeTool('web_fetch', { url }, session.ctx.signal, options.only ? { only: options.only } : undefined) : 'curl is not available here.'),
-    });
+    fetch: (...a) => session.ctx.fetch(...a),
+    get settings() {
+      return session.ctx.settings;
+    },
+    // curl is a web_fetch of its URL: the same gates (network permission, policy, approval, allowlist).
+    authorize: async (url) =>
+      session.ctx.authorizeTool
+        ? session.ctx.authorizeTool('web_fetch', { url }, session.ctx.signal, options.only ? { only: options.only } : undefined)
+        : 'curl is not available here.',
+  });
   shell = createShell({
     fs: ctx.fs,
     unreadable: PROTECTED_FOLDERS,
@@ -193,30 +213,46 @@ async function agentShell(session, options = {}) {
     onRead: (path) => taintWorkspaceContent(session, path),
     ...(bound ? { permit: (/** @type {keyof typeof FILE_ACCESS} */ access) => outOfBounds(bound, FILE_ACCESS[access]) } : {}),
     commands: [
-      gitCommand(async () => {
-        // A cloned repository's history (log, diff) is outside content too.
-        await taintWorkspaceContent(session);
-        return session.ctx.git ?? new (await import('../git/git.js')).WorkspaceGit(session.ctx.fs);
-      }, { mayWrite: () => !shell?.readOnlyRun, ...(bound ? { permit: (sub, args) => outOfBounds(bound, [gitToolOf(sub, args)]) } : {}) }),
+      gitCommand(
+        async () => {
+          // A cloned repository's history (log, diff) is outside content too.
+          await taintWorkspaceContent(session);
+          return session.ctx.git ?? new (await import('../git/git.js')).WorkspaceGit(session.ctx.fs);
+        },
+        { mayWrite: () => !shell?.readOnlyRun, ...(bound ? { permit: (sub, args) => outOfBounds(bound, [gitToolOf(sub, args)]) } : {}) },
+      ),
       clawserCommand({
         callTool: (name, args, signal) => {
-          if (options.only && !options.only.includes(name)) return Promise.resolve({ ok: false, output: `${name} is not among the tools this script may use (${options.only.filter((n) => !n.includes(':')).join(', ') || 'none'}).` });
-          if (name === 'shell' || name === 'run_js' || name === 'skill_run_script') return Promise.resolve({ ok: false, output: `${name} cannot be called from inside the shell.` });
+          if (options.only && !options.only.includes(name))
+            return Promise.resolve({
+              ok: false,
+              output:
+                `${name} is not among the tools this script may use ` +
+                `(${options.only.filter((n) => !n.includes(':')).join(', ') || 'none'}).`,
+            });
+          if (name === 'shell' || name === 'run_js' || name === 'skill_run_script')
+            return Promise.resolve({ ok: false, output: `${name} cannot be called from inside the shell.` });
           // A read-only line may only read, whatever its hidden parts try: it calls only the tools
           // that declare it (permission "read" and readOnly).
           if (shell?.readOnlyRun && !clawserCli().readOnlyTools.includes(name)) {
             return Promise.resolve({ ok: false, output: `${name} may change something, and this line was run as read-only.` });
           }
           // The bound goes with the call: the runner holds it whatever the tool reaches in turn.
-          return session.ctx.callTool ? session.ctx.callTool(name, args, signal, options.only ? { only: options.only } : undefined) : Promise.resolve({ ok: false, output: 'Tools cannot be called from here.' });
+          return session.ctx.callTool
+            ? session.ctx.callTool(name, args, signal, options.only ? { only: options.only } : undefined)
+            : Promise.resolve({ ok: false, output: 'Tools cannot be called from here.' });
         },
-        tools: () => (session.ctx.toolNames ?? []).filter((name) => !options.only || options.only.includes(name)).map((name) => ({ name, permission: '', description: '' })),
+        tools: () =>
+          (session.ctx.toolNames ?? [])
+            .filter((name) => !options.only || options.only.includes(name))
+            .map((name) => ({ name, permission: '', description: '' })),
         list: async (topic) => {
           // A listing is a read of that store: only for an agent (or script) that has the reading tool.
           // (MCP servers' names and states are not a store's content: not gated.)
           const reader = topic === 'memory' ? 'memory_recall' : topic === 'skills' ? 'skill_activate' : null;
           const names = session.ctx.toolNames;
-          if (reader && ((names && !names.includes(reader)) || (options.only && !options.only.includes(reader)))) throw new Error(`the agent cannot list ${topic}: ${reader} is not among its tools`);
+          if (reader && ((names && !names.includes(reader)) || (options.only && !options.only.includes(reader))))
+            throw new Error(`the agent cannot list ${topic}: ${reader} is not among its tools`);
           const listed = topic === 'memory' || topic === 'skills' || topic === 'mcp' ? await listStore(topic, session.ctx) : null;
           if (listed === null) throw new Error(`the agent cannot list ${topic} from the shell`);
           return listed;
@@ -227,11 +263,16 @@ async function agentShell(session, options = {}) {
       // A skill script's own shell, the shell tool called by a script (its context's toolNames are
       // bounded) or an agent without web_fetch: no network.
       const names = session.ctx.toolNames;
-      if ((options.only && !options.only.includes('web_fetch')) || (names && !names.includes('web_fetch'))) throw new Error(`curl: web_fetch is not among the tools ${options.only || session.ctx.only ? 'this script may use' : 'this agent has'}, so this shell has no network`);
+      if ((options.only && !options.only.includes('web_fetch')) || (names && !names.includes('web_fetch')))
+        throw new Error(
+          `curl: web_fetch is not among the tools ${options.only || session.ctx.only ? 'this script may use' : 'this agent has'}, so ` +
+            `this shell has no network`,
+        );
       if (shell?.readOnlyRun) throw new Error('curl: this line was run as read-only');
       // The agent's curl fetches like web_fetch does (GET or HEAD, no body): nothing more.
       const method = (init?.method ?? 'GET').toUpperCase();
-      if ((method !== 'GET' && method !== 'HEAD') || init?.body) throw new Error(`curl: the agent's shell only fetches (GET or HEAD, without a body); ${method} is for you to run in the Terminal`);
+      if ((method !== 'GET' && method !== 'HEAD') || init?.body)
+        throw new Error(`curl: the agent's shell only fetches (GET or HEAD, without a body); ${method} is for you to run in the Terminal`);
       session.fetched.push(url);
       const response = await fetch(url, init);
       // The page is in: every later command of this line, and every later call, sees the taint.
@@ -242,9 +283,18 @@ async function agentShell(session, options = {}) {
   return shell;
 }
 
-/** What the model is told of a run: the exit code, then stdout and stderr, each capped. @param {{stdout: string, stderr: string, exitCode: number}} result */
+/**
+ * What the model is told of a run: the exit code, then stdout and stderr, each capped.
+ * @param {{stdout: string, stderr: string, exitCode: number}} result
+ */
 function formatResult(result) {
-  return [`exit code: ${result.exitCode}`, `stdout:\n${capped(result.stdout, 'stdout') || '(empty)'}`, result.stderr ? `stderr:\n${capped(result.stderr, 'stderr')}` : ''].filter(Boolean).join('\n');
+  return [
+    `exit code: ${result.exitCode}`,
+    `stdout:\n${capped(result.stdout, 'stdout') || '(empty)'}`,
+    result.stderr ? `stderr:\n${capped(result.stderr, 'stderr')}` : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
 }
 
 /**
@@ -255,7 +305,8 @@ function formatResult(result) {
 export async function runShellScript(source, options, ctx) {
   /** @type {Record<string, string>} */
   const env = { ARGS: JSON.stringify(options.args ?? {}) };
-  for (const [k, v] of Object.entries(options.args ?? {})) if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && v !== null && typeof v !== 'object') env[k] = String(v);
+  for (const [k, v] of Object.entries(options.args ?? {}))
+    if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && v !== null && typeof v !== 'object') env[k] = String(v);
   /** @type {Live} */
   const session = { ctx, fetched: [] };
   const shell = await agentShell(session, { only: options.only, env });
@@ -276,9 +327,12 @@ export function createShellTool() {
   return {
     name: 'shell',
     description:
-      'Run a bash command line over the workspace files (a virtual bash: pipes, redirects, &&, loops, functions; ~80 commands such as ls, cat, grep -r, find, sed, awk, sort, jq, diff, tar, plus `git` and `clawser`). ' +
+      'Run a bash command line over the workspace files (a virtual bash: pipes, redirects, &&, loops, functions; ~80 ' +
+      'commands such as ls, cat, grep -r, find, sed, awk, sort, jq, diff, tar, plus `git` and `clawser`). ' +
       'The workspace is `/`. The session keeps the working directory, variables and functions between calls in this conversation. ' +
-      `Returns the exit code, stdout and stderr (each cut at ${SHELL_OUTPUT_CAP} characters). Read-only lines (ls, cat, grep, wc, git status…) run like read tools; others need approval. A word that expands where an option could stand keeps a line from being read-only: write \`cat -- "$f"\`, \`wc -l ./*.md\`, \`printf '%s\\n' "$x"\`.`,
+      `Returns the exit code, stdout and stderr (each cut at ${SHELL_OUTPUT_CAP} characters). Read-only lines (ls, cat, grep, wc, git ` +
+      `status…) run like read tools; others need approval. A word that expands where an option could stand keeps a line from being ` +
+      `read-only: write \`cat -- "$f"\`, \`wc -l ./*.md\`, \`printf '%s\\n' "$x"\`.`,
     permission: 'write',
     schema: z.object({
       command: z.string().min(1).max(20_000).describe('The bash command line (several lines allowed)'),
@@ -311,7 +365,12 @@ export function createShellTool() {
       newLine(session.live);
       // A line judged read-only runs with every change refused: what the check missed writes nothing.
       const readOnly = !!sessions.analyse(command, ctx)?.readOnly;
-      const result = await session.shell.run(command, { signal: ctx.signal, ...(stdin !== undefined ? { stdin } : {}), timeoutMs: SHELL_TIMEOUT_MS, readOnly });
+      const result = await session.shell.run(command, {
+        signal: ctx.signal,
+        ...(stdin !== undefined ? { stdin } : {}),
+        timeoutMs: SHELL_TIMEOUT_MS,
+        readOnly,
+      });
       const output = formatResult(result);
       // What came in from outside: fetched pages, or the files of a cloned repository / opened folder.
       const fetched = session.live.fetched.slice(before);

@@ -50,38 +50,75 @@ export class ToolSubset extends BrowserToolRegistry {
   }
 
   /** @override */
-  rules() { return this.inner.rules(); }
+  rules() {
+    return this.inner.rules();
+  }
   /** @override @param {ApprovalRule} rule */
-  addRule(rule) { this.inner.addRule(rule); }
+  addRule(rule) {
+    this.inner.addRule(rule);
+  }
   /** @override @param {ApprovalRule} rule */
-  removeRule(rule) { this.inner.removeRule(rule); }
+  removeRule(rule) {
+    this.inner.removeRule(rule);
+  }
   /** @override @param {string} name @param {Record<string, unknown>} args @param {unknown} [ctx] */
-  ruleCovers(name, args, ctx) { return this.#has(name) && this.inner.ruleCovers(name, args, ctx); }
+  ruleCovers(name, args, ctx) {
+    return this.#has(name) && this.inner.ruleCovers(name, args, ctx);
+  }
   /** @override */
-  overrides() { return this.inner.overrides(); }
+  overrides() {
+    return this.inner.overrides();
+  }
   /** @override @param {string} name @param {PermissionLevel} [permission] @returns {ToolPolicy} */
-  policyOf(name, permission) { return this.#has(name) ? this.inner.policyOf(name, permission) : 'denied'; }
+  policyOf(name, permission) {
+    return this.#has(name) ? this.inner.policyOf(name, permission) : 'denied';
+  }
   /** @override @param {string} name */
-  userPolicyOf(name) { return this.inner.userPolicyOf(name); }
+  userPolicyOf(name) {
+    return this.inner.userPolicyOf(name);
+  }
   /** @override @param {string} name @param {ToolPolicy | null} policy */
-  setPolicy(name, policy) { this.inner.setPolicy(name, policy); }
+  setPolicy(name, policy) {
+    this.inner.setPolicy(name, policy);
+  }
   /** @override @param {Record<string, ToolPolicy>} policies */
-  replacePolicies(policies) { this.inner.replacePolicies(policies); }
+  replacePolicies(policies) {
+    this.inner.replacePolicies(policies);
+  }
   /** @override @param {ApprovalRule[]} rules */
-  replaceRules(rules) { this.inner.replaceRules(rules); }
+  replaceRules(rules) {
+    this.inner.replaceRules(rules);
+  }
   /** @override @param {string} name */
-  keyOf(name) { return this.inner.keyOf(name); }
+  keyOf(name) {
+    return this.inner.keyOf(name);
+  }
   /** @override @param {string} key */
   toolOfKey(key) {
     const tool = this.inner.toolOfKey(key);
     return tool && this.#has(tool.name) ? tool : undefined;
   }
   /** @override @param {(key: string) => boolean} drop */
-  forgetChoices(drop) { this.inner.forgetChoices(drop); }
+  forgetChoices(drop) {
+    this.inner.forgetChoices(drop);
+  }
 
-  /** @override @param {string} name @param {unknown} args @returns {{ok: true, value: Record<string, unknown>} | {ok: false, error: string}} */
+  /**
+   * @override
+   * @param {string} name
+   * @param {unknown} args
+   * @returns {{ok: true, value: Record<string, unknown>} | {ok: false, error: string}}
+   */
   validate(name, args) {
-    if (!this.#has(name)) return { ok: false, error: `There is no tool named "${name}" for this agent. Available tools: ${this.list().map((t) => t.name).join(', ') || 'none'}.` };
+    if (!this.#has(name))
+      return {
+        ok: false,
+        error: `There is no tool named "${name}" for this agent. Available tools: ${
+          this.list()
+            .map((t) => t.name)
+            .join(', ') || 'none'
+        }.`,
+      };
     return this.inner.validate(name, args);
   }
 }

@@ -43,13 +43,22 @@ export interface ToolContext {
    * `only` limits the tools it may call (a skill's allowed-tools), `isolated` runs it in a sandbox
    * of its own (started for it, then discarded), `adapt: false` runs it exactly as written.
    */
-  runCode?: (code: string, signal?: AbortSignal, options?: { only?: string[]; isolated?: boolean; adapt?: boolean }) => Promise<{ ok: boolean; output: string }>;
+  runCode?: (
+    code: string,
+    signal?: AbortSignal,
+    options?: { only?: string[]; isolated?: boolean; adapt?: boolean },
+  ) => Promise<{ ok: boolean; output: string }>;
   /**
    * Calls another tool through the same gates as this call (the shell's `clawser` command, its
    * `curl`): autonomy, policy, approval, taint, and this call's bound — a skill script's
    * allowed-tools — narrowed further by `options.only`. Absent: such commands are not available.
    */
-  callTool?: (name: string, args: Record<string, unknown>, signal?: AbortSignal, options?: { only?: string[] }) => Promise<{ ok: boolean; output: string }>;
+  callTool?: (
+    name: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+    options?: { only?: string[] },
+  ) => Promise<{ ok: boolean; output: string }>;
   /**
    * The bound this call runs under — a skill script's allowed-tools — when it has one (set by the
    * ToolRunner). The shell gives such calls a session of their own: nothing a script leaves in a
@@ -65,7 +74,12 @@ export interface ToolContext {
    */
   taint?: (what: string, detail?: string) => void;
   /** Asks the gates whether a call may run, without running it (the shell's `curl` as a web_fetch): null when it may, else why not. */
-  authorizeTool?: (name: string, args: Record<string, unknown>, signal?: AbortSignal, options?: { only?: string[] }) => Promise<string | null>;
+  authorizeTool?: (
+    name: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+    options?: { only?: string[] },
+  ) => Promise<string | null>;
   /** Reports how far a running call is, for the chat ("3/10 — indexing"). */
   progress?: (text: string) => void;
   /** The named agent or sub-agent whose turn this is (absent: the workspace's own agent). */
@@ -76,7 +90,10 @@ export interface ToolContext {
    * Runs a sub-agent (agent_delegate) in a child conversation: never with more tools or autonomy
    * than this call's agent. Absent: delegation is not available (a scheduled tool job, the terminal).
    */
-  delegate?: (args: { agent?: string; task: string; context?: string; tools?: string[] }, call: { callId: string; signal?: AbortSignal }) => Promise<ToolResult>;
+  delegate?: (
+    args: { agent?: string; task: string; context?: string; tools?: string[] },
+    call: { callId: string; signal?: AbortSignal },
+  ) => Promise<ToolResult>;
   /** The workspace's MCP servers (their prompts, for "/mcp__server__prompt"). */
   mcp?: import('../mcp/manager.js').McpManager;
   /** The workspace's installed skills (skill_* tools), shared with the Skills panel. */
@@ -97,7 +114,12 @@ export interface ToolUi {
 export interface ArtifactPane {
   setHtml(html: string): Promise<void>;
   query(selector: string): Promise<{ count: number; items: { tag: string; text: string; html: string }[] }>;
-  modify(selector: string, action: 'set_text' | 'set_html' | 'append_html' | 'remove' | 'set_attribute', value?: string, attribute?: string): Promise<number>;
+  modify(
+    selector: string,
+    action: 'set_text' | 'set_html' | 'append_html' | 'remove' | 'set_attribute',
+    value?: string,
+    attribute?: string,
+  ): Promise<number>;
 }
 
 export interface ToolSettings {
@@ -180,7 +202,8 @@ export interface ToolDefinition {
    * What one call touches, for approval rules narrowed to a command prefix, a domain or a path
    * glob (see approval-rules.js); null: nothing a rule can cover. Default: a `url` or `path` argument.
    */
-  scopeTargets?(args: any, ctx?: ToolContext): { kind: 'command' | 'domain' | 'path'; targets: string[] } | null; // args were validated against `schema`
+  // args were validated against `schema`
+  scopeTargets?(args: any, ctx?: ToolContext): { kind: 'command' | 'domain' | 'path'; targets: string[] } | null;
   /** Asked for on every call, whatever the policy, and "Always allow" is not offered (an MCP tool its server marks destructive). */
   alwaysAsk?: string;
   /** Calls of this tool next to each other in one reply run at the same time (sub-agents). */

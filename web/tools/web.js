@@ -15,7 +15,9 @@ const REDIRECT_STATUSES = [301, 302, 303, 307, 308];
 export function htmlToText(html) {
   if (typeof DOMParser !== 'undefined') {
     const doc = new DOMParser().parseFromString(html, 'text/html');
-    doc.querySelectorAll('script, style, noscript, template, svg, iframe, nav, footer, header[role="banner"], form').forEach((n) => n.remove());
+    doc
+      .querySelectorAll('script, style, noscript, template, svg, iframe, nav, footer, header[role="banner"], form')
+      .forEach((n) => n.remove());
     const title = doc.title ? `# ${doc.title.trim()}\n\n` : '';
     const root = doc.querySelector('main, article') ?? doc.body;
     if (!root) return title.trim();
@@ -25,14 +27,25 @@ export function htmlToText(html) {
     });
     root.querySelectorAll('h1,h2,h3,h4,h5,h6,p,li,tr,br,div,section,pre,blockquote').forEach((el) => el.append('\n'));
     root.querySelectorAll('li').forEach((el) => el.prepend('- '));
-    return (title + (root.textContent ?? '')).replace(/[ \t\f\v]+/g, ' ').replace(/ *\n */g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+    return (title + (root.textContent ?? ''))
+      .replace(/[ \t\f\v]+/g, ' ')
+      .replace(/ *\n */g, '\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim();
   }
   return html
     .replace(/<(script|style|noscript|template|svg)[\s\S]*?<\/\1>/gi, '')
     .replace(/<br\s*\/?>|<\/(p|div|li|h\d|tr)>/gi, '\n')
     .replace(/<[^>]+>/g, '')
-    .replace(/&nbsp;/g, ' ').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&')
-    .replace(/[ \t]+/g, ' ').replace(/\n\s*\n\s*\n+/g, '\n\n').trim();
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/[ \t]+/g, ' ')
+    .replace(/\n\s*\n\s*\n+/g, '\n\n')
+    .trim();
 }
 
 /** @param {string} host @param {string[]} allowlist */
@@ -55,7 +68,8 @@ export function urlRefusal(u, settings) {
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'Only http and https URLs can be fetched.';
   const bad = checkUrl(u.href, { allowedPrivateHosts: settings.allowedPrivateHosts });
   if (bad) return bad;
-  if (!hostAllowed(u.hostname, settings.fetchAllowlist)) return `${u.hostname} is not in this workspace's fetch allowlist (${settings.fetchAllowlist.join(', ')}).`;
+  if (!hostAllowed(u.hostname, settings.fetchAllowlist))
+    return `${u.hostname} is not in this workspace's fetch allowlist (${settings.fetchAllowlist.join(', ')}).`;
   return null;
 }
 
@@ -63,8 +77,11 @@ export function urlRefusal(u, settings) {
  * A fetch for the shell's `curl` (just-bash's SecureFetch shape) under web_fetch's rules:
  * every hop is checked before it is requested, `authorize` is asked first (the agent's shell
  * passes it through the tool gates as a web_fetch call), bodies are capped.
- * @param {{fetch: typeof fetch, settings: {allowedPrivateHosts: string[], fetchAllowlist: string[]}, authorize?: (url: string) => Promise<string | null>, maxBytes?: number}} options
- * @returns {(url: string, init?: {method?: string, headers?: Headers | Record<string, string>, body?: string, followRedirects?: boolean, maxRedirects?: number, timeoutMs?: number, signal?: AbortSignal}) => Promise<{status: number, statusText: string, headers: Record<string, string>, body: Uint8Array, url: string}>}
+ * @param {{fetch: typeof fetch, settings: {allowedPrivateHosts: string[], fetchAllowlist: string[]}, authorize?: (url: string) =>
+ *   Promise<string | null>, maxBytes?: number}} options
+ * @returns {(url: string, init?: {method?: string, headers?: Headers | Record<string, string>, body?: string, followRedirects?: boolean,
+ *   maxRedirects?: number, timeoutMs?: number, signal?: AbortSignal}) => Promise<{status: number, statusText: string,
+ *   headers: Record<string, string>, body: Uint8Array, url: string}>}
  */
 export function ruleFetch(options) {
   const maxBytes = options.maxBytes ?? 50 * 1024 * 1024;
@@ -84,19 +101,29 @@ export function ruleFetch(options) {
       /** @type {Response} */
       let res;
       try {
-        res = await options.fetch(current.href, { method, headers: init.headers, body, signal, redirect: 'manual', credentials: 'omit', referrerPolicy: 'no-referrer' });
+        res = await options.fetch(current.href, {
+          method,
+          headers: init.headers,
+          body,
+          signal,
+          redirect: 'manual',
+          credentials: 'omit',
+          referrerPolicy: 'no-referrer',
+        });
       } catch (err) {
         if (timeout.aborted) throw new Error(`curl: ${current.host} did not answer in time`);
         if (init.signal?.aborted) throw err;
         if (offlineExplains(current.href)) throw new Error(`curl: ${offlineMessage(current.href)}`);
         throw new Error(`curl: could not reach ${current.href} (the site is unreachable or does not allow requests from a web page: CORS)`);
       }
-      if (res.type === 'opaqueredirect') throw new Error(`curl: ${current.host} redirects, and the browser hides where to, so the next address cannot be checked`);
+      if (res.type === 'opaqueredirect')
+        throw new Error(`curl: ${current.host} redirects, and the browser hides where to, so the next address cannot be checked`);
       if (REDIRECT_STATUSES.includes(res.status) && init.followRedirects !== false) {
         const location = res.headers.get('location');
         await res.body?.cancel();
         if (!location) throw new Error(`curl: HTTP ${res.status} without a Location`);
-        if (hop >= Math.min(init.maxRedirects ?? MAX_REDIRECTS, MAX_REDIRECTS)) throw new Error(`curl: more than ${MAX_REDIRECTS} redirects`);
+        if (hop >= Math.min(init.maxRedirects ?? MAX_REDIRECTS, MAX_REDIRECTS))
+          throw new Error(`curl: more than ${MAX_REDIRECTS} redirects`);
         current = new URL(location, current);
         if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
           method = 'GET';
@@ -125,7 +152,9 @@ export function ruleFetch(options) {
       }
       /** @type {Record<string, string>} */
       const headers = {};
-      res.headers.forEach((v, k) => { headers[k] = v; });
+      res.headers.forEach((v, k) => {
+        headers[k] = v;
+      });
       return { status: res.status, statusText: res.statusText, headers, body: bytes, url: current.href };
     }
   };
@@ -137,7 +166,10 @@ export const webFetch = {
   description: 'Fetch a web page or API (http/https) and return its readable text. HTML is reduced to text; JSON is pretty-printed.',
   permission: 'network',
   untrusted: 'a web page',
-  schema: z.object({ url: z.string().max(4096).describe('Absolute http(s) URL'), maxChars: z.number().int().min(100).max(200_000).optional() }),
+  schema: z.object({
+    url: z.string().max(4096).describe('Absolute http(s) URL'),
+    maxChars: z.number().int().min(100).max(200_000).optional(),
+  }),
   async run({ url, maxChars }, /** @type {ToolContext} */ ctx) {
     /** Scheme, private-address and allowlist rules, applied to the first address and to every redirect. @param {URL} u */
     const refusal = (u) => urlRefusal(u, ctx.settings);
@@ -156,18 +188,27 @@ export const webFetch = {
     // Redirects are followed here, not by fetch, so each hop passes the same checks before it is requested.
     for (let hop = 0; ; hop++) {
       const refused = refusal(current);
-      if (refused) return { ok: false, output: hop === 0 ? refused : `The site redirected to ${current.href}, which is refused: ${refused}` };
+      if (refused)
+        return { ok: false, output: hop === 0 ? refused : `The site redirected to ${current.href}, which is refused: ${refused}` };
       try {
         res = await ctx.fetch(current.href, { signal, redirect: 'manual', credentials: 'omit', referrerPolicy: 'no-referrer' });
       } catch (err) {
         if (timeout.aborted) return { ok: false, output: `${current.host} did not answer within 30 s.` };
         if (ctx.signal?.aborted) throw err;
         if (offlineExplains(current.href)) return { ok: false, output: offlineMessage(current.href) };
-        return { ok: false, output: `Could not fetch ${current.href}: the site is unreachable or does not allow requests from a web page (CORS).` };
+        return {
+          ok: false,
+          output: `Could not fetch ${current.href}: the site is unreachable or does not allow requests from a web page (CORS).`,
+        };
       }
       if (res.type === 'opaqueredirect') {
         // Browsers hide a redirect's target from the page: the next hop cannot be checked, so it is not followed.
-        return { ok: false, output: `${current.host} answered with a redirect, and the browser does not let Clawser see where it leads, so the next address cannot be checked and is not followed. If you know the page's final address, fetch that directly.` };
+        return {
+          ok: false,
+          output:
+            `${current.host} answered with a redirect, and the browser does not let Clawser see where it leads, so the next ` +
+            `address cannot be checked and is not followed. If you know the page's final address, fetch that directly.`,
+        };
       }
       if (!REDIRECT_STATUSES.includes(res.status)) break;
       const location = res.headers.get('location');
@@ -216,17 +257,29 @@ export const webFetch = {
 /** @type {ToolDefinition} */
 export const webSearch = {
   name: 'web_search',
-  description: 'Search the web through the search service configured in Settings (SearXNG or Brave Search). Returns titles, URLs and snippets.',
+  description:
+    'Search the web through the search service configured in Settings (SearXNG or Brave Search). Returns titles, URLs and snippets.',
   permission: 'network',
   untrusted: 'web search results',
   schema: z.object({ query: z.string().min(1).max(500), count: z.number().int().min(1).max(20).optional() }),
   async run({ query, count = 8 }, /** @type {ToolContext} */ ctx) {
     const endpoint = ctx.settings.searchEndpoint.trim();
     if (!endpoint) {
-      return { ok: false, output: 'Web search is not configured for this workspace. The user can add a SearXNG URL or a Brave Search API key in Settings → Tools. No results were made up.' };
+      return {
+        ok: false,
+        output:
+          'Web search is not configured for this workspace. The user can add a SearXNG URL or a ' +
+          'Brave Search API key in Settings → Tools. No results were made up.',
+      };
     }
     // The key goes only to Brave's own host, never to a URL that merely contains its name.
-    const isBrave = (() => { try { return new URL(endpoint).hostname === 'api.search.brave.com'; } catch { return false; } })();
+    const isBrave = (() => {
+      try {
+        return new URL(endpoint).hostname === 'api.search.brave.com';
+      } catch {
+        return false;
+      }
+    })();
     const url = new URL(isBrave ? endpoint : `${endpoint.replace(/\/+$/, '')}/search`);
     url.searchParams.set('q', query);
     if (isBrave) url.searchParams.set('count', String(count));
@@ -244,9 +297,16 @@ export const webSearch = {
     if (!res.ok) return { ok: false, output: `The search service answered HTTP ${res.status}.` };
     const json = await res.json().catch(() => null);
     /** @type {{title: string, url: string, content: string}[]} */
-    const items = (isBrave ? json?.web?.results ?? [] : json?.results ?? []).slice(0, count).map((/** @type {any} */ r) => ({ title: String(r.title ?? ''), url: String(r.url ?? ''), content: String(r.content ?? r.description ?? '') })); // search JSON read defensively
+    const items = (isBrave ? (json?.web?.results ?? []) : (json?.results ?? [])).slice(0, count).map((/** @type {any} */ r) => ({
+      title: String(r.title ?? ''),
+      url: String(r.url ?? ''),
+      content: String(r.content ?? r.description ?? ''),
+    })); // search JSON read defensively
     if (items.length === 0) return { ok: true, output: `No results for "${query}".` };
-    return { ok: true, output: items.map((r, i) => `${i + 1}. ${r.title}\n   ${r.url}\n   ${htmlToText(r.content).slice(0, 300)}`).join('\n') };
+    return {
+      ok: true,
+      output: items.map((r, i) => `${i + 1}. ${r.title}\n   ${r.url}\n   ${htmlToText(r.content).slice(0, 300)}`).join('\n'),
+    };
   },
 };
 

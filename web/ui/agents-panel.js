@@ -9,15 +9,20 @@ import { confirmDialog } from './dialogs.js';
  * import, delete — and an editor with a live preview of the system prompt the agent runs with.
  * Everything it shows and does comes through `props` (the app wires the store and formats).
  * @param {{
- *   agents: {list: () => Promise<ScopedAgent[]>, save: (value: unknown, scope: 'workspace' | 'global', previousName?: string) => Promise<AgentDefinition>,
+ *   agents: {list: () => Promise<ScopedAgent[]>, save: (value: unknown, scope: 'workspace' | 'global', previousName?: string) =>
+ *   Promise<AgentDefinition>,
  *     remove: (name: string, scope: 'workspace' | 'global') => Promise<void>, duplicate: (name: string) => Promise<AgentDefinition>,
- *     setIdentity: (source: IdentitySource | null) => Promise<void>, subscribe: (fn: () => void) => () => void, quarantined?: string | null,
+ *     setIdentity: (source: IdentitySource | null) => Promise<void>, subscribe: (fn: () => void) => () => void, quarantined?: string |
+ *     null,
  *     problems?: {scope: 'workspace' | 'global', message: string}[], setAsideDamaged?: (scope: 'workspace' | 'global') => Promise<string>,
  *     forUse?: (a: ScopedAgent) => Promise<{leftOut: string[]}>, lastSaveProblems?: {tool: string, reason: string}[]},
- *   format: {toJson: (a: AgentDefinition) => string, toMarkdown: (a: AgentDefinition) => string, parseFile: (text: string) => {ok: true, agent: AgentDefinition} | {ok: false, errors: string[]},
- *     validate: (value: unknown) => {ok: true, agent: AgentDefinition} | {ok: false, errors: string[]}, checkIdentity: (source: IdentitySource) => {ok: true, prompt: string} | {ok: false, errors: string[]},
+ *   format: {toJson: (a: AgentDefinition) => string, toMarkdown: (a: AgentDefinition) => string, parseFile: (text: string) => {ok: true,
+ *   agent: AgentDefinition} | {ok: false, errors: string[]},
+ *     validate: (value: unknown) => {ok: true, agent: AgentDefinition} | {ok: false, errors: string[]}, checkIdentity: (source:
+ *     IdentitySource) => {ok: true, prompt: string} | {ok: false, errors: string[]},
  *     preview: (a: {systemPrompt?: string, identity?: IdentitySource}) => string, identityTemplate: string},
- *   heartbeat: {load: () => Promise<{enabled: boolean, when: string, checklist: string, next: string | null}>, save: (h: {enabled: boolean, when: string, checklist: string}) => Promise<string>},
+ *   heartbeat: {load: () => Promise<{enabled: boolean, when: string, checklist: string, next: string | null}>, save: (h: {enabled: boolean,
+ *   when: string, checklist: string}) => Promise<string>},
  *   toolNames: string[], routes: string[], defaultName: string, providerExample?: string,
  *   onError: (err: unknown) => void, onBack: () => void}} props
  */
@@ -26,7 +31,9 @@ export function AgentsPanel(props) {
   const status = h('p', { class: 'small', role: 'status', 'aria-live': 'polite' });
   const list = h('div', { class: 'agent-list' });
   const editorHost = h('div', { class: 'agent-editor-host' });
-  const importPicker = /** @type {HTMLInputElement} */ (h('input', { type: 'file', accept: '.json,.md,application/json,text/markdown', hidden: true, 'aria-label': 'Agent file to import' }));
+  const importPicker = /** @type {HTMLInputElement} */ (
+    h('input', { type: 'file', accept: '.json,.md,application/json,text/markdown', hidden: true, 'aria-label': 'Agent file to import' })
+  );
 
   const slug = (/** @type {string} */ s) => s.replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '') || 'agent';
 
@@ -37,38 +44,149 @@ export function AgentsPanel(props) {
   const edit = (agent) => {
     const builtin = agent?.scope === 'builtin';
     const id = (/** @type {string} */ k) => `agent-edit-${k}`;
-    const field = (/** @type {string} */ label, /** @type {HTMLElement} */ control, /** @type {string} */ hint = '') => h('div', { class: 'field' }, h('label', { for: control.id }, label), control, hint ? h('p', { class: 'small muted' }, hint) : '');
-    const name = /** @type {HTMLInputElement} */ (h('input', { id: id('name'), value: agent?.name ?? '', required: true, autocomplete: 'off', readOnly: builtin, pattern: '[a-z][a-z0-9_-]{0,31}', placeholder: 'writer' }));
-    const description = /** @type {HTMLInputElement} */ (h('input', { id: id('description'), value: agent?.description ?? '', autocomplete: 'off', disabled: builtin }));
-    const scope = /** @type {HTMLSelectElement} */ (h('select', { id: id('scope'), disabled: !!agent },
-      h('option', { value: 'workspace', selected: agent?.scope !== 'global' }, 'This workspace'), h('option', { value: 'global', selected: agent?.scope === 'global' }, 'Every workspace')));
-    const prompt = /** @type {HTMLTextAreaElement} */ (h('textarea', { id: id('prompt'), rows: 5, value: agent?.systemPrompt ?? '', disabled: builtin, placeholder: 'Empty: the default system prompt' }));
-    const modelKind = /** @type {HTMLSelectElement} */ (h('select', { id: id('model-kind'), disabled: builtin },
-      h('option', { value: '' }, 'The workspace\'s model'),
-      ...props.routes.map((r) => h('option', { value: `route:${r}`, selected: agent?.route === r }, `Routing hint: ${r}`)),
-      h('option', { value: 'own', selected: !!agent?.model }, 'A model of its own')));
+    const field = (/** @type {string} */ label, /** @type {HTMLElement} */ control, /** @type {string} */ hint = '') =>
+      h('div', { class: 'field' }, h('label', { for: control.id }, label), control, hint ? h('p', { class: 'small muted' }, hint) : '');
+    const name = /** @type {HTMLInputElement} */ (
+      h('input', {
+        id: id('name'),
+        value: agent?.name ?? '',
+        required: true,
+        autocomplete: 'off',
+        readOnly: builtin,
+        pattern: '[a-z][a-z0-9_-]{0,31}',
+        placeholder: 'writer',
+      })
+    );
+    const description = /** @type {HTMLInputElement} */ (
+      h('input', { id: id('description'), value: agent?.description ?? '', autocomplete: 'off', disabled: builtin })
+    );
+    const scope = /** @type {HTMLSelectElement} */ (
+      h(
+        'select',
+        { id: id('scope'), disabled: !!agent },
+        h('option', { value: 'workspace', selected: agent?.scope !== 'global' }, 'This workspace'),
+        h('option', { value: 'global', selected: agent?.scope === 'global' }, 'Every workspace'),
+      )
+    );
+    const prompt = /** @type {HTMLTextAreaElement} */ (
+      h('textarea', {
+        id: id('prompt'),
+        rows: 5,
+        value: agent?.systemPrompt ?? '',
+        disabled: builtin,
+        placeholder: 'Empty: the default system prompt',
+      })
+    );
+    const modelKind = /** @type {HTMLSelectElement} */ (
+      h(
+        'select',
+        { id: id('model-kind'), disabled: builtin },
+        h('option', { value: '' }, "The workspace's model"),
+        ...props.routes.map((r) => h('option', { value: `route:${r}`, selected: agent?.route === r }, `Routing hint: ${r}`)),
+        h('option', { value: 'own', selected: !!agent?.model }, 'A model of its own'),
+      )
+    );
     const provider = /** @type {HTMLInputElement} */ (
       h('input', { id: id('provider'), value: agent?.model?.provider ?? '', autocomplete: 'off', placeholder: props.providerExample ?? '' })
     );
-    const model = /** @type {HTMLInputElement} */ (h('input', { id: id('model'), value: agent?.model?.model ?? '', autocomplete: 'off', placeholder: 'gpt-4o-mini' }));
-    const ownModel = h('div', { class: 'row', hidden: !agent?.model }, field('Provider', provider, 'Its key and address are the ones saved for that provider in Settings.'), field('Model', model));
-    modelKind.addEventListener('change', () => { ownModel.hidden = modelKind.value !== 'own'; });
-    const allTools = /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', id: id('all-tools'), checked: !agent?.tools, disabled: builtin }));
+    const model = /** @type {HTMLInputElement} */ (
+      h('input', { id: id('model'), value: agent?.model?.model ?? '', autocomplete: 'off', placeholder: 'gpt-4o-mini' })
+    );
+    const ownModel = h(
+      'div',
+      { class: 'row', hidden: !agent?.model },
+      field('Provider', provider, 'Its key and address are the ones saved for that provider in Settings.'),
+      field('Model', model),
+    );
+    modelKind.addEventListener('change', () => {
+      ownModel.hidden = modelKind.value !== 'own';
+    });
+    const allTools = /** @type {HTMLInputElement} */ (
+      h('input', { type: 'checkbox', id: id('all-tools'), checked: !agent?.tools, disabled: builtin })
+    );
     // Names the agent has that no tool has now (an MCP server not connected) stay in its list, and say so.
     const absent = (agent?.tools ?? []).filter((t) => !props.toolNames.includes(t));
-    const toolBoxes = [...props.toolNames, ...absent].map((t) => /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', id: id(`tool-${t}`), value: t, checked: !agent?.tools || agent.tools.includes(t), disabled: builtin || !agent?.tools })));
-    allTools.addEventListener('change', () => { for (const b of toolBoxes) { b.disabled = allTools.checked; if (allTools.checked) b.checked = true; } });
-    const tools = h('fieldset', { class: 'agent-tools' }, h('legend', null, 'Tools it may use (never more than the workspace allows)'),
-      h('div', { class: 'row' }, allTools, h('label', { for: allTools.id }, 'All the workspace\'s tools')),
-      h('div', { class: 'agent-tool-grid' }, ...toolBoxes.map((b) => h('span', { class: 'row' }, b, h('label', { for: b.id }, absent.includes(b.value) ? `${b.value} (not available now)` : b.value)))));
-    const autonomy = /** @type {HTMLSelectElement} */ (h('select', { id: id('autonomy'), disabled: builtin },
-      h('option', { value: '' }, 'The workspace\'s level'),
-      ...[['readonly', 'Read-only'], ['supervised', 'Supervised'], ['full', 'Full']].map(([v, l]) => h('option', { value: v, selected: agent?.autonomy === v }, l))));
-    const steps = /** @type {HTMLInputElement} */ (h('input', { id: id('steps'), type: 'number', min: 1, max: 100, value: agent?.maxIterations ?? '', disabled: builtin, placeholder: 'The workspace\'s' }));
-    const identityFormat = /** @type {HTMLSelectElement} */ (h('select', { id: id('identity-format') },
-      h('option', { value: '' }, 'None'), h('option', { value: 'json', selected: agent?.identity?.format === 'json' }, 'AIEOS identity (JSON)'), h('option', { value: 'markdown', selected: agent?.identity?.format === 'markdown' }, 'Markdown persona')));
-    const identityText = /** @type {HTMLTextAreaElement} */ (h('textarea', { id: id('identity'), rows: 10, value: agent?.identity?.text ?? '', hidden: !agent?.identity, spellcheck: false }));
-    const template = h('button', { type: 'button', class: 'secondary small-btn', hidden: agent?.identity?.format !== 'json', on: { click: () => { identityText.value = props.format.identityTemplate; update(); } } }, 'Insert an example identity');
+    const toolBoxes = [...props.toolNames, ...absent].map(
+      (t) =>
+        /** @type {HTMLInputElement} */ (
+          h('input', {
+            type: 'checkbox',
+            id: id(`tool-${t}`),
+            value: t,
+            checked: !agent?.tools || agent.tools.includes(t),
+            disabled: builtin || !agent?.tools,
+          })
+        ),
+    );
+    allTools.addEventListener('change', () => {
+      for (const b of toolBoxes) {
+        b.disabled = allTools.checked;
+        if (allTools.checked) b.checked = true;
+      }
+    });
+    const tools = h(
+      'fieldset',
+      { class: 'agent-tools' },
+      h('legend', null, 'Tools it may use (never more than the workspace allows)'),
+      h('div', { class: 'row' }, allTools, h('label', { for: allTools.id }, "All the workspace's tools")),
+      h(
+        'div',
+        { class: 'agent-tool-grid' },
+        ...toolBoxes.map((b) =>
+          h('span', { class: 'row' }, b, h('label', { for: b.id }, absent.includes(b.value) ? `${b.value} (not available now)` : b.value)),
+        ),
+      ),
+    );
+    const autonomy = /** @type {HTMLSelectElement} */ (
+      h(
+        'select',
+        { id: id('autonomy'), disabled: builtin },
+        h('option', { value: '' }, "The workspace's level"),
+        ...[
+          ['readonly', 'Read-only'],
+          ['supervised', 'Supervised'],
+          ['full', 'Full'],
+        ].map(([v, l]) => h('option', { value: v, selected: agent?.autonomy === v }, l)),
+      )
+    );
+    const steps = /** @type {HTMLInputElement} */ (
+      h('input', {
+        id: id('steps'),
+        type: 'number',
+        min: 1,
+        max: 100,
+        value: agent?.maxIterations ?? '',
+        disabled: builtin,
+        placeholder: "The workspace's",
+      })
+    );
+    const identityFormat = /** @type {HTMLSelectElement} */ (
+      h(
+        'select',
+        { id: id('identity-format') },
+        h('option', { value: '' }, 'None'),
+        h('option', { value: 'json', selected: agent?.identity?.format === 'json' }, 'AIEOS identity (JSON)'),
+        h('option', { value: 'markdown', selected: agent?.identity?.format === 'markdown' }, 'Markdown persona'),
+      )
+    );
+    const identityText = /** @type {HTMLTextAreaElement} */ (
+      h('textarea', { id: id('identity'), rows: 10, value: agent?.identity?.text ?? '', hidden: !agent?.identity, spellcheck: false })
+    );
+    const template = h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary small-btn',
+        hidden: agent?.identity?.format !== 'json',
+        on: {
+          click: () => {
+            identityText.value = props.format.identityTemplate;
+            update();
+          },
+        },
+      },
+      'Insert an example identity',
+    );
     identityFormat.addEventListener('change', () => {
       identityText.hidden = !identityFormat.value;
       template.hidden = identityFormat.value !== 'json';
@@ -81,7 +199,8 @@ export function AgentsPanel(props) {
     const preview = h('pre', { class: 'agent-preview', tabindex: 0, 'aria-label': 'System prompt preview' });
 
     /** The identity as entered, or null. @returns {IdentitySource | null} */
-    const identity = () => (identityFormat.value ? { format: /** @type {'json' | 'markdown'} */ (identityFormat.value), text: identityText.value } : null);
+    const identity = () =>
+      identityFormat.value ? { format: /** @type {'json' | 'markdown'} */ (identityFormat.value), text: identityText.value } : null;
     /** The definition as entered (not yet validated). */
     const value = () => {
       const id = identity();
@@ -91,7 +210,11 @@ export function AgentsPanel(props) {
         description: description.value.trim(),
         systemPrompt: prompt.value,
         ...(id ? { identity: id } : {}),
-        ...(kind === 'own' ? { model: { provider: provider.value.trim(), model: model.value.trim() } } : kind.startsWith('route:') ? { route: kind.slice(6) } : {}),
+        ...(kind === 'own'
+          ? { model: { provider: provider.value.trim(), model: model.value.trim() } }
+          : kind.startsWith('route:')
+            ? { route: kind.slice(6) }
+            : {}),
         ...(allTools.checked ? {} : { tools: toolBoxes.filter((b) => b.checked).map((b) => b.value) }),
         ...(autonomy.value ? { autonomy: autonomy.value } : {}),
         ...(steps.value ? { maxIterations: Number(steps.value) } : {}),
@@ -111,20 +234,47 @@ export function AgentsPanel(props) {
     for (const el of [modelKind, autonomy, allTools, ...toolBoxes]) el.addEventListener('change', update);
 
     const save = h('button', { type: 'submit' }, builtin ? 'Save identity' : 'Save agent');
-    const form = /** @type {HTMLFormElement} */ (h('form', { class: 'card agent-editor', 'aria-label': builtin ? 'Workspace identity' : agent ? `Edit @${agent.name}` : 'New agent' },
-      h('h3', null, builtin ? 'The workspace\'s identity' : agent ? `Edit @${agent.name}` : 'New agent'),
-      builtin ? h('p', { class: 'small muted' }, `Shapes the system prompt of @${props.defaultName}, the agent that answers every message not addressed to another one. Kept in Clawser's own .agents/config/ folder.`) : '',
-      builtin ? '' : h('div', { class: 'row' }, field('Name (what you type after @)', name), field('Scope', scope)),
-      builtin ? '' : field('Description', description),
-      builtin ? '' : field('System prompt', prompt, 'Replaces the default prompt; an identity below is added to it.'),
-      builtin ? '' : h('div', { class: 'row' }, field('Model', modelKind), field('Autonomy', autonomy, 'Never above the workspace\'s.'), field('Steps per turn', steps)),
-      builtin ? '' : ownModel,
-      builtin ? '' : tools,
-      field('Identity', identityFormat), identityText, template,
-      errors,
-      h('h4', null, 'System prompt preview'), preview,
-      h('div', { class: 'row' }, save, h('button', { type: 'button', class: 'secondary', on: { click: () => clear(editorHost) } }, 'Cancel')),
-    ));
+    const form = /** @type {HTMLFormElement} */ (
+      h(
+        'form',
+        { class: 'card agent-editor', 'aria-label': builtin ? 'Workspace identity' : agent ? `Edit @${agent.name}` : 'New agent' },
+        h('h3', null, builtin ? "The workspace's identity" : agent ? `Edit @${agent.name}` : 'New agent'),
+        builtin
+          ? h(
+              'p',
+              { class: 'small muted' },
+              `Shapes the system prompt of @${props.defaultName}, the agent that answers every message not addressed to another one. ` +
+                `Kept in Clawser's own .agents/config/ folder.`,
+            )
+          : '',
+        builtin ? '' : h('div', { class: 'row' }, field('Name (what you type after @)', name), field('Scope', scope)),
+        builtin ? '' : field('Description', description),
+        builtin ? '' : field('System prompt', prompt, 'Replaces the default prompt; an identity below is added to it.'),
+        builtin
+          ? ''
+          : h(
+              'div',
+              { class: 'row' },
+              field('Model', modelKind),
+              field('Autonomy', autonomy, "Never above the workspace's."),
+              field('Steps per turn', steps),
+            ),
+        builtin ? '' : ownModel,
+        builtin ? '' : tools,
+        field('Identity', identityFormat),
+        identityText,
+        template,
+        errors,
+        h('h4', null, 'System prompt preview'),
+        preview,
+        h(
+          'div',
+          { class: 'row' },
+          save,
+          h('button', { type: 'button', class: 'secondary', on: { click: () => clear(editorHost) } }, 'Cancel'),
+        ),
+      )
+    );
     form.addEventListener('submit', (ev) => {
       ev.preventDefault();
       guarded(async () => {
@@ -134,9 +284,13 @@ export function AgentsPanel(props) {
         }
         if (builtin) {
           await props.agents.setIdentity(identity());
-          status.textContent = identity() ? 'Saved the workspace\'s identity.' : 'Removed the workspace\'s identity.';
+          status.textContent = identity() ? "Saved the workspace's identity." : "Removed the workspace's identity.";
         } else {
-          const saved = await props.agents.save(value(), agent?.scope === 'global' ? 'global' : agent ? 'workspace' : /** @type {'workspace' | 'global'} */ (scope.value), agent?.name);
+          const saved = await props.agents.save(
+            value(),
+            agent?.scope === 'global' ? 'global' : agent ? 'workspace' : /** @type {'workspace' | 'global'} */ (scope.value),
+            agent?.name,
+          );
           const unbound = props.agents.lastSaveProblems ?? [];
           status.textContent = `Saved @${saved.name}.${unbound.map((p) => ` ${p.tool} reaches no tool: ${p.reason}.`).join('')}`;
         }
@@ -157,84 +311,229 @@ export function AgentsPanel(props) {
   };
 
   /** @param {ScopedAgent} a @param {string[]} leftOut what its list names that it does not reach now, in words */
-  const item = (a, leftOut) => h('li', { class: 'card agent', 'data-agent': a.name },
-    h('div', { class: 'row' },
-      h('h3', null, `@${a.name}`),
-      h('span', { class: 'small muted' }, a.scope === 'builtin' ? `default${a.identity ? ' · identity set' : ''}` : a.scope === 'global' ? 'every workspace' : 'this workspace'),
-    ),
-    h('p', null, a.description || h('span', { class: 'muted' }, 'No description.')),
-    a.scope === 'builtin' ? '' : h('p', { class: 'small muted' }, [
-      a.model ? `model ${a.model.provider}${a.model.model ? `/${a.model.model}` : ''}` : a.route ? `routing hint ${a.route}` : 'the workspace\'s model',
-      a.tools ? `${a.tools.length} tool${a.tools.length === 1 ? '' : 's'}` : 'all tools',
-      a.autonomy ? `autonomy ${a.autonomy}` : '',
-      a.maxIterations ? `${a.maxIterations} steps` : '',
-    ].filter(Boolean).join(' · ')),
-    ...leftOut.map((text) => h('p', { class: 'notice warn small' }, `${text} Edit the agent and save it to choose the tool of that name now.`)),
-    h('div', { class: 'row' },
-      h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': a.scope === 'builtin' ? `Edit identity of @${a.name}` : `Edit @${a.name}`, on: { click: () => edit(a) } }, a.scope === 'builtin' ? 'Edit identity' : 'Edit'),
-      a.scope === 'builtin' ? '' : h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Duplicate @${a.name}`, on: { click: () => guarded(async () => {
-        const copy = await props.agents.duplicate(a.name);
-        status.textContent = `Duplicated @${a.name} as @${copy.name}.`;
-        await draw();
-      }) } }, 'Duplicate'),
-      a.scope === 'builtin' ? '' : h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Export JSON of @${a.name}`, on: { click: () => exportAgent(a, 'json') } }, 'Export JSON'),
-      a.scope === 'builtin' ? '' : h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Export Markdown of @${a.name}`, on: { click: () => exportAgent(a, 'md') } }, 'Export Markdown'),
-      a.scope === 'builtin' ? '' : h('button', { type: 'button', class: 'secondary small-btn danger', 'aria-label': `Delete @${a.name}`, on: { click: () => guarded(async () => {
-        if (!await confirmDialog({ title: `Delete @${a.name}?`, message: `It is removed from ${a.scope === 'global' ? 'every workspace' : 'this workspace'}. Export it first to keep a copy.`, confirmLabel: 'Delete' })) return;
-        await props.agents.remove(a.name, /** @type {'workspace' | 'global'} */ (a.scope));
-        status.textContent = `Deleted @${a.name}.`;
-        await draw();
-      }) } }, 'Delete'),
-    ),
-  );
+  const item = (a, leftOut) =>
+    h(
+      'li',
+      { class: 'card agent', 'data-agent': a.name },
+      h(
+        'div',
+        { class: 'row' },
+        h('h3', null, `@${a.name}`),
+        h(
+          'span',
+          { class: 'small muted' },
+          a.scope === 'builtin'
+            ? `default${a.identity ? ' · identity set' : ''}`
+            : a.scope === 'global'
+              ? 'every workspace'
+              : 'this workspace',
+        ),
+      ),
+      h('p', null, a.description || h('span', { class: 'muted' }, 'No description.')),
+      a.scope === 'builtin'
+        ? ''
+        : h(
+            'p',
+            { class: 'small muted' },
+            [
+              a.model
+                ? `model ${a.model.provider}${a.model.model ? `/${a.model.model}` : ''}`
+                : a.route
+                  ? `routing hint ${a.route}`
+                  : "the workspace's model",
+              a.tools ? `${a.tools.length} tool${a.tools.length === 1 ? '' : 's'}` : 'all tools',
+              a.autonomy ? `autonomy ${a.autonomy}` : '',
+              a.maxIterations ? `${a.maxIterations} steps` : '',
+            ]
+              .filter(Boolean)
+              .join(' · '),
+          ),
+      ...leftOut.map((text) =>
+        h('p', { class: 'notice warn small' }, `${text} Edit the agent and save it to choose the tool of that name now.`),
+      ),
+      h(
+        'div',
+        { class: 'row' },
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary small-btn',
+            'aria-label': a.scope === 'builtin' ? `Edit identity of @${a.name}` : `Edit @${a.name}`,
+            on: { click: () => edit(a) },
+          },
+          a.scope === 'builtin' ? 'Edit identity' : 'Edit',
+        ),
+        a.scope === 'builtin'
+          ? ''
+          : h(
+              'button',
+              {
+                type: 'button',
+                class: 'secondary small-btn',
+                'aria-label': `Duplicate @${a.name}`,
+                on: {
+                  click: () =>
+                    guarded(async () => {
+                      const copy = await props.agents.duplicate(a.name);
+                      status.textContent = `Duplicated @${a.name} as @${copy.name}.`;
+                      await draw();
+                    }),
+                },
+              },
+              'Duplicate',
+            ),
+        a.scope === 'builtin'
+          ? ''
+          : h(
+              'button',
+              {
+                type: 'button',
+                class: 'secondary small-btn',
+                'aria-label': `Export JSON of @${a.name}`,
+                on: { click: () => exportAgent(a, 'json') },
+              },
+              'Export JSON',
+            ),
+        a.scope === 'builtin'
+          ? ''
+          : h(
+              'button',
+              {
+                type: 'button',
+                class: 'secondary small-btn',
+                'aria-label': `Export Markdown of @${a.name}`,
+                on: { click: () => exportAgent(a, 'md') },
+              },
+              'Export Markdown',
+            ),
+        a.scope === 'builtin'
+          ? ''
+          : h(
+              'button',
+              {
+                type: 'button',
+                class: 'secondary small-btn danger',
+                'aria-label': `Delete @${a.name}`,
+                on: {
+                  click: () =>
+                    guarded(async () => {
+                      if (
+                        !(await confirmDialog({
+                          title: `Delete @${a.name}?`,
+                          message:
+                            `It is removed from ${a.scope === 'global' ? 'every workspace' : 'this workspace'}. Export it first ` +
+                            `to keep a copy.`,
+                          confirmLabel: 'Delete',
+                        }))
+                      )
+                        return;
+                      await props.agents.remove(a.name, /** @type {'workspace' | 'global'} */ (a.scope));
+                      status.textContent = `Deleted @${a.name}.`;
+                      await draw();
+                    }),
+                },
+              },
+              'Delete',
+            ),
+      ),
+    );
 
   const draw = async () => {
     const all = await props.agents.list();
     const forUse = props.agents.forUse;
-    const leftOut = await Promise.all(all.map(async (a) => (forUse ? (await forUse.call(props.agents, a).catch(() => ({ leftOut: [] }))).leftOut : [])));
-    if (props.agents.quarantined && !status.textContent) status.textContent = `A folder .agents/ that Clawser did not write (from a clone, an import or an older version) was moved to ${props.agents.quarantined}/; nothing in it is used. Import an agent from there if you trust it.`;
+    const leftOut = await Promise.all(
+      all.map(async (a) => (forUse ? (await forUse.call(props.agents, a).catch(() => ({ leftOut: [] }))).leftOut : [])),
+    );
+    if (props.agents.quarantined && !status.textContent)
+      status.textContent =
+        `A folder .agents/ that Clawser did not write (from a clone, an import or an older version) was moved ` +
+        `to ${props.agents.quarantined}/; nothing in it is used. Import an agent from there if you trust it.`;
     clear(list).append(
-      ...(props.agents.problems ?? []).map((p) => h('div', { class: 'notice warn row', role: 'alert' },
-        h('span', null, `${p.message} Its agents are not used until it is fixed or set aside.`),
-        props.agents.setAsideDamaged ? h('button', { type: 'button', class: 'secondary small-btn', on: { click: () => guarded(async () => {
-          const where = await /** @type {NonNullable<typeof props.agents.setAsideDamaged>} */ (props.agents.setAsideDamaged)(p.scope);
-          status.textContent = `Moved the damaged file to ${where}; you can create agents again.`;
-          await draw();
-        }) } }, 'Set the damaged file aside') : '')),
+      ...(props.agents.problems ?? []).map((p) =>
+        h(
+          'div',
+          { class: 'notice warn row', role: 'alert' },
+          h('span', null, `${p.message} Its agents are not used until it is fixed or set aside.`),
+          props.agents.setAsideDamaged
+            ? h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'secondary small-btn',
+                  on: {
+                    click: () =>
+                      guarded(async () => {
+                        const where = await /** @type {NonNullable<typeof props.agents.setAsideDamaged>} */ (props.agents.setAsideDamaged)(
+                          p.scope,
+                        );
+                        status.textContent = `Moved the damaged file to ${where}; you can create agents again.`;
+                        await draw();
+                      }),
+                  },
+                },
+                'Set the damaged file aside',
+              )
+            : '',
+        ),
+      ),
       h('ul', { class: 'agents', 'aria-label': 'Agents' }, ...all.map((a, i) => item(a, leftOut[i]))),
     );
   };
 
-  importPicker.addEventListener('change', () => guarded(async () => {
-    const file = importPicker.files?.[0];
-    importPicker.value = '';
-    if (!file) return;
-    const parsed = props.format.parseFile(await file.text());
-    if (!parsed.ok) {
-      status.textContent = `Not imported (${file.name}): ${parsed.errors.join('; ')}`;
-      return;
-    }
-    const taken = new Set((await props.agents.list()).map((a) => a.name));
-    if (taken.has(parsed.agent.name) && !await confirmDialog({ title: `Replace @${parsed.agent.name}?`, message: `An agent named @${parsed.agent.name} exists; importing replaces this workspace's definition.`, confirmLabel: 'Replace' })) return;
-    await props.agents.save(parsed.agent, 'workspace');
-    status.textContent = `Imported @${parsed.agent.name} into this workspace.`;
-    await draw();
-  }));
+  importPicker.addEventListener('change', () =>
+    guarded(async () => {
+      const file = importPicker.files?.[0];
+      importPicker.value = '';
+      if (!file) return;
+      const parsed = props.format.parseFile(await file.text());
+      if (!parsed.ok) {
+        status.textContent = `Not imported (${file.name}): ${parsed.errors.join('; ')}`;
+        return;
+      }
+      const taken = new Set((await props.agents.list()).map((a) => a.name));
+      if (
+        taken.has(parsed.agent.name) &&
+        !(await confirmDialog({
+          title: `Replace @${parsed.agent.name}?`,
+          message: `An agent named @${parsed.agent.name} exists; importing replaces this workspace's definition.`,
+          confirmLabel: 'Replace',
+        }))
+      )
+        return;
+      await props.agents.save(parsed.agent, 'workspace');
+      status.textContent = `Imported @${parsed.agent.name} into this workspace.`;
+      await draw();
+    }),
+  );
 
   // The heartbeat: a checklist the agent reviews on a schedule; "all well" (HEARTBEAT_OK) stays silent.
   const hbOn = /** @type {HTMLInputElement} */ (h('input', { type: 'checkbox', id: 'heartbeat-on' }));
-  const hbWhen = /** @type {HTMLInputElement} */ (h('input', { id: 'heartbeat-when', autocomplete: 'off', placeholder: 'every 30 minutes' }));
-  const hbList = /** @type {HTMLTextAreaElement} */ (h('textarea', { id: 'heartbeat-checklist', rows: 6, placeholder: '- Are there new files in inbox/?\n- Is any goal overdue?' }));
+  const hbWhen = /** @type {HTMLInputElement} */ (
+    h('input', { id: 'heartbeat-when', autocomplete: 'off', placeholder: 'every 30 minutes' })
+  );
+  const hbList = /** @type {HTMLTextAreaElement} */ (
+    h('textarea', { id: 'heartbeat-checklist', rows: 6, placeholder: '- Are there new files in inbox/?\n- Is any goal overdue?' })
+  );
   const hbStatus = h('p', { class: 'small', role: 'status', 'aria-live': 'polite' });
-  const hbForm = /** @type {HTMLFormElement} */ (h('form', { class: 'card heartbeat', 'aria-label': 'Heartbeat' },
-    h('h3', null, 'Heartbeat'),
-    h('p', { class: 'small muted' }, 'On a schedule, the agent reviews this checklist (HEARTBEAT.md, kept in Clawser\'s own folder). When all is well it answers HEARTBEAT_OK and nothing is shown; anything else arrives like a scheduled job\'s result.'),
-    h('div', { class: 'row' }, hbOn, h('label', { for: 'heartbeat-on' }, 'Review the checklist on a schedule')),
-    h('div', { class: 'field' }, h('label', { for: 'heartbeat-when' }, 'When'), hbWhen),
-    h('div', { class: 'field' }, h('label', { for: 'heartbeat-checklist' }, 'Checklist (HEARTBEAT.md)'), hbList),
-    h('div', { class: 'row' }, h('button', { type: 'submit' }, 'Save heartbeat')),
-    hbStatus,
-  ));
+  const hbForm = /** @type {HTMLFormElement} */ (
+    h(
+      'form',
+      { class: 'card heartbeat', 'aria-label': 'Heartbeat' },
+      h('h3', null, 'Heartbeat'),
+      h(
+        'p',
+        { class: 'small muted' },
+        "On a schedule, the agent reviews this checklist (HEARTBEAT.md, kept in Clawser's own folder). When all is well it " +
+          "answers HEARTBEAT_OK and nothing is shown; anything else arrives like a scheduled job's result.",
+      ),
+      h('div', { class: 'row' }, hbOn, h('label', { for: 'heartbeat-on' }, 'Review the checklist on a schedule')),
+      h('div', { class: 'field' }, h('label', { for: 'heartbeat-when' }, 'When'), hbWhen),
+      h('div', { class: 'field' }, h('label', { for: 'heartbeat-checklist' }, 'Checklist (HEARTBEAT.md)'), hbList),
+      h('div', { class: 'row' }, h('button', { type: 'submit' }, 'Save heartbeat')),
+      hbStatus,
+    )
+  );
   const loadHeartbeat = async () => {
     const hb = await props.heartbeat.load();
     hbOn.checked = hb.enabled;
@@ -250,14 +549,26 @@ export function AgentsPanel(props) {
   });
   guarded(loadHeartbeat);
 
-  const off = props.agents.subscribe(() => { guarded(draw); });
-  const root = h('section', { class: 'agents-panel', 'aria-label': 'Agents' },
-    h('div', { class: 'panel-head row' },
+  const off = props.agents.subscribe(() => {
+    guarded(draw);
+  });
+  const root = h(
+    'section',
+    { class: 'agents-panel', 'aria-label': 'Agents' },
+    h(
+      'div',
+      { class: 'panel-head row' },
       h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
       h('h2', null, 'Agents'),
     ),
-    h('p', { class: 'small muted' }, 'Address an agent with “@name message” in the chat; the agent can also hand work to one with agent_delegate.'),
-    h('div', { class: 'row' },
+    h(
+      'p',
+      { class: 'small muted' },
+      'Address an agent with “@name message” in the chat; the agent can also hand work to one with agent_delegate.',
+    ),
+    h(
+      'div',
+      { class: 'row' },
       h('button', { type: 'button', on: { click: () => edit(null) } }, 'New agent'),
       h('button', { type: 'button', class: 'secondary', on: { click: () => importPicker.click() } }, 'Import agent'),
       importPicker,

@@ -13,10 +13,28 @@ export function approvalDialog(request) {
     if (request.signal?.aborted) return resolve('deny');
     const titleId = `appr-${Math.random().toString(36).slice(2)}`;
     const mins = request.timeoutMs ? Math.round(request.timeoutMs / 60_000) : 0;
-    const dialog = h('dialog', { class: 'dialog approval-dialog', 'aria-labelledby': titleId, 'aria-describedby': `${titleId}-d` },
-      h('form', { method: 'dialog' },
-        request.job ? h('p', { class: 'approval-job' }, `Scheduled job “${request.job.name}” in workspace “${request.workspace?.name ?? ''}” wants to run this.`) : null,
-        h('h2', { id: titleId }, request.job ? `Allow “${request.tool}” for job “${request.job.name}”?` : request.agent ? `Allow “${request.tool}” for @${request.agent}?` : `Allow “${request.tool}”?`),
+    const dialog = h(
+      'dialog',
+      { class: 'dialog approval-dialog', 'aria-labelledby': titleId, 'aria-describedby': `${titleId}-d` },
+      h(
+        'form',
+        { method: 'dialog' },
+        request.job
+          ? h(
+              'p',
+              { class: 'approval-job' },
+              `Scheduled job “${request.job.name}” in workspace “${request.workspace?.name ?? ''}” wants to run this.`,
+            )
+          : null,
+        h(
+          'h2',
+          { id: titleId },
+          request.job
+            ? `Allow “${request.tool}” for job “${request.job.name}”?`
+            : request.agent
+              ? `Allow “${request.tool}” for @${request.agent}?`
+              : `Allow “${request.tool}”?`,
+        ),
         h('p', { id: `${titleId}-d` }, request.description),
         request.taint?.length
           ? h('p', { class: 'approval-taint', role: 'note' }, h('strong', null, 'Untrusted content. '), request.reason)
@@ -24,14 +42,44 @@ export function approvalDialog(request) {
         h('div', { class: 'small muted' }, 'It will run with these arguments:'),
         h('pre', { class: 'approval-args' }, JSON.stringify(request.args, null, 2)),
         request.preview ? h('p', { class: 'approval-preview plain' }, request.preview) : null,
-        request.job && mins ? h('p', { class: 'small muted' }, `Unanswered within ${mins} minute${mins === 1 ? '' : 's'}, the call is refused and the run is marked “needs approval”.`) : null,
-        h('div', { class: 'dialog-actions' },
+        request.job && mins
+          ? h(
+              'p',
+              { class: 'small muted' },
+              `Unanswered within ${mins} minute${mins === 1 ? '' : 's'}, the call is refused and the run is marked “needs approval”.`,
+            )
+          : null,
+        h(
+          'div',
+          { class: 'dialog-actions' },
           h('button', { type: 'submit', value: 'deny', class: 'secondary' }, 'Deny'),
           // A yes given because of untrusted content counts once: no standing "always".
-          request.allowAlways === false ? null : h('button', { type: 'submit', value: 'always', class: 'secondary', title: `Always allow every call of ${request.tool} in this workspace` }, 'Always allow'),
+          request.allowAlways === false
+            ? null
+            : h(
+                'button',
+                {
+                  type: 'submit',
+                  value: 'always',
+                  class: 'secondary',
+                  title: `Always allow every call of ${request.tool} in this workspace`,
+                },
+                'Always allow',
+              ),
           // "Always allow" narrowed to this command prefix, domain or folder.
           // Named "Allow always: …" so it is told apart from the plain "Always allow" by ear and by tests.
-          request.allowAlways === false || !request.rule ? null : h('button', { type: 'submit', value: 'rule', class: 'secondary', 'aria-label': `Allow always: only ${request.ruleText ?? request.rule.pattern}` }, `Allow always: ${request.rule.kind === 'command' ? `“${request.rule.pattern}”` : request.rule.pattern}`),
+          request.allowAlways === false || !request.rule
+            ? null
+            : h(
+                'button',
+                {
+                  type: 'submit',
+                  value: 'rule',
+                  class: 'secondary',
+                  'aria-label': `Allow always: only ${request.ruleText ?? request.rule.pattern}`,
+                },
+                `Allow always: ${request.rule.kind === 'command' ? `“${request.rule.pattern}”` : request.rule.pattern}`,
+              ),
           h('button', { type: 'submit', value: 'once' }, 'Allow once'),
         ),
       ),
@@ -60,16 +108,26 @@ export function askUserDialog(question, choices) {
   return new Promise((resolve) => {
     const titleId = `ask-${Math.random().toString(36).slice(2)}`;
     const input = h('textarea', { id: `${titleId}-a`, rows: 3 });
-    const dialog = h('dialog', { class: 'dialog', 'aria-labelledby': titleId },
-      h('form', { method: 'dialog' },
+    const dialog = h(
+      'dialog',
+      { class: 'dialog', 'aria-labelledby': titleId },
+      h(
+        'form',
+        { method: 'dialog' },
         h('h2', { id: titleId }, 'The agent asks'),
         h('p', { class: 'plain' }, question),
         choices?.length
-          ? h('div', { class: 'row' }, choices.map((c) => h('button', { type: 'submit', value: `choice:${c}`, class: 'secondary' }, c)))
+          ? h(
+              'div',
+              { class: 'row' },
+              choices.map((c) => h('button', { type: 'submit', value: `choice:${c}`, class: 'secondary' }, c)),
+            )
           : null,
         h('label', { for: `${titleId}-a` }, 'Your answer'),
         input,
-        h('div', { class: 'dialog-actions' },
+        h(
+          'div',
+          { class: 'dialog-actions' },
           h('button', { type: 'submit', value: 'dismiss', class: 'secondary', formNoValidate: true }, 'Dismiss'),
           h('button', { type: 'submit', value: 'answer' }, 'Answer'),
         ),

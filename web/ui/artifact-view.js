@@ -9,12 +9,21 @@ import { h } from './dom.js';
 export function ArtifactView({ artifact, onClose }) {
   const frame = h('iframe', { title: 'Agent artifact', sandbox: '', referrerPolicy: 'no-referrer' });
   const set = (/** @type {string} */ html) => {
-    frame.srcdoc = `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'"></head><body>${html}</body></html>`;
+    frame.srcdoc =
+      `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src ` +
+      `'none'; img-src data:; style-src 'unsafe-inline'"></head><body>${html}</body></html>`;
   };
   set(artifact.html);
   const unsubscribe = artifact.subscribe(set);
-  const root = h('aside', { class: 'artifact-pane', 'aria-label': 'Artifact' },
-    h('div', { class: 'artifact-bar' }, h('strong', null, 'Artifact'), h('button', { type: 'button', class: 'secondary', on: { click: onClose } }, 'Close artifact')),
+  const root = h(
+    'aside',
+    { class: 'artifact-pane', 'aria-label': 'Artifact' },
+    h(
+      'div',
+      { class: 'artifact-bar' },
+      h('strong', null, 'Artifact'),
+      h('button', { type: 'button', class: 'secondary', on: { click: onClose } }, 'Close artifact'),
+    ),
     frame,
   );
   return { root, destroy: unsubscribe };

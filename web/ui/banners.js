@@ -10,12 +10,17 @@ export function BannerArea() {
    */
   const show = (id, text, options = {}) => {
     root.querySelector(`[data-banner="${id}"]`)?.remove();
-    const el = h('div', { class: `banner ${options.kind ?? 'info'}`, 'data-banner': id, role: options.kind === 'error' ? 'alert' : 'status' }, h('span', null, text));
+    const el = h(
+      'div',
+      { class: `banner ${options.kind ?? 'info'}`, 'data-banner': id, role: options.kind === 'error' ? 'alert' : 'status' },
+      h('span', null, text),
+    );
     if (options.action) {
       const { label, run } = options.action;
       el.append(h('button', { type: 'button', on: { click: run } }, label));
     }
-    if (options.dismissible !== false) el.append(h('button', { type: 'button', class: 'secondary', 'aria-label': 'Dismiss', on: { click: () => el.remove() } }, '×'));
+    if (options.dismissible !== false)
+      el.append(h('button', { type: 'button', class: 'secondary', 'aria-label': 'Dismiss', on: { click: () => el.remove() } }, '×'));
     root.append(el);
   };
   /** @param {string} id */

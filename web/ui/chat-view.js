@@ -40,15 +40,25 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   const toBottom = () => {
     if (pinned) return;
     scroller.scrollTop = scroller.scrollHeight;
-    requestAnimationFrame(() => { if (!pinned) scroller.scrollTop = scroller.scrollHeight; });
+    requestAnimationFrame(() => {
+      if (!pinned) scroller.scrollTop = scroller.scrollHeight;
+    });
   };
   /** A message brought into view (a search hit) stays there until the transcript changes. @type {HTMLElement | null} */
   let pinned = null;
   // Content that grows after it is drawn (highlighted code, images, a narrow split pane) keeps
   // the latest message in view while the reader is at the bottom.
   let atBottom = true;
-  scroller.addEventListener('scroll', () => { atBottom = nearBottom(); }, { passive: true });
-  const grown = new ResizeObserver(() => { if (atBottom && !pinned) scroller.scrollTop = scroller.scrollHeight; });
+  scroller.addEventListener(
+    'scroll',
+    () => {
+      atBottom = nearBottom();
+    },
+    { passive: true },
+  );
+  const grown = new ResizeObserver(() => {
+    if (atBottom && !pinned) scroller.scrollTop = scroller.scrollHeight;
+  });
   grown.observe(list);
 
   /**
@@ -72,12 +82,16 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     field.value = draft;
     const mine = { eventId: e.id, draft };
     editing = mine;
-    field.addEventListener('input', () => { mine.draft = field.value; });
+    field.addEventListener('input', () => {
+      mine.draft = field.value;
+    });
     const restore = () => {
       editing = null;
       renderTranscript(/** @type {ChatState} */ (last));
       // Back on the message's Edit button, not lost at the top of the page.
-      /** @type {HTMLElement | null} */ (list.querySelector(`li[data-event-id="${CSS.escape(e.id)}"] button[aria-label="Edit this message"]`))?.focus();
+      /** @type {HTMLElement | null} */ (
+        list.querySelector(`li[data-event-id="${CSS.escape(e.id)}"] button[aria-label="Edit this message"]`)
+      )?.focus();
     };
     const submitEdit = () => {
       // A message of images alone may be sent again without text (its images stay).
@@ -85,17 +99,31 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       editing = null;
       controller.edit(e.id, field.value);
     };
-    const editor = h('form', { class: 'edit-form', 'aria-label': 'Edit message' }, field,
-      h('div', { class: 'row' },
+    const editor = h(
+      'form',
+      { class: 'edit-form', 'aria-label': 'Edit message' },
+      field,
+      h(
+        'div',
+        { class: 'row' },
         h('button', { type: 'submit' }, 'Send edited message'),
         h('button', { type: 'button', class: 'secondary', on: { click: restore } }, 'Cancel'),
       ),
       h('p', { class: 'small muted' }, 'The conversation continues from the edited message; the earlier version is kept (‹ › switches).'),
     );
-    editor.addEventListener('submit', (ev) => { ev.preventDefault(); submitEdit(); });
+    editor.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      submitEdit();
+    });
     field.addEventListener('keydown', (ev) => {
-      if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) { ev.preventDefault(); submitEdit(); }
-      else if (ev.key === 'Escape') { ev.preventDefault(); ev.stopPropagation(); restore(); }
+      if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) {
+        ev.preventDefault();
+        submitEdit();
+      } else if (ev.key === 'Escape') {
+        ev.preventDefault();
+        ev.stopPropagation();
+        restore();
+      }
     });
     li.querySelector('.msg-body')?.replaceChildren(editor);
     li.querySelector('.msg-actions')?.remove();
@@ -111,18 +139,23 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
    */
   const restoreFocus = (want) => {
     // The same message, or for a reply that was regenerated the reply now last in the list.
-    const candidates = /** @type {HTMLElement[]} */ ([
-      want.eventId ? list.querySelector(`li[data-event-id="${CSS.escape(want.eventId)}"]`) : null,
-      list.children[want.index],
-      [...list.querySelectorAll('li.msg.assistant')].at(-1),
-    ].filter(Boolean));
+    const candidates = /** @type {HTMLElement[]} */ (
+      [
+        want.eventId ? list.querySelector(`li[data-event-id="${CSS.escape(want.eventId)}"]`) : null,
+        list.children[want.index],
+        [...list.querySelectorAll('li.msg.assistant')].at(-1),
+      ].filter(Boolean)
+    );
     /** @param {HTMLElement} li */
     const enabled = (li) => /** @type {HTMLElement[]} */ ([...li.querySelectorAll('button')]).filter((b) => !b.hasAttribute('disabled'));
     const same = (/** @type {HTMLElement} */ b) => (b.getAttribute('aria-label') ?? b.textContent ?? '') === want.label;
-    const sibling = (/** @type {HTMLElement} */ b) => /^(Previous|Next) version/.test(want.label) && /^(Previous|Next) version/.test(b.getAttribute('aria-label') ?? '');
-    const again = candidates.map((li) => enabled(li).find(same)).find(Boolean)
-      ?? candidates.map((li) => enabled(li).find(sibling)).find(Boolean)
-      ?? (candidates[0] ? enabled(candidates[0])[0] : null) ?? null;
+    const sibling = (/** @type {HTMLElement} */ b) =>
+      /^(Previous|Next) version/.test(want.label) && /^(Previous|Next) version/.test(b.getAttribute('aria-label') ?? '');
+    const again =
+      candidates.map((li) => enabled(li).find(same)).find(Boolean) ??
+      candidates.map((li) => enabled(li).find(sibling)).find(Boolean) ??
+      (candidates[0] ? enabled(candidates[0])[0] : null) ??
+      null;
     if (again) {
       again.focus({ preventScroll: true });
       refocus = null;
@@ -138,7 +171,12 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     const focusedLi = focused && list.contains(focused) && focused.tagName === 'BUTTON' ? focused.closest('li') : null;
     const wasEditing = focused?.getAttribute('aria-label') === 'Edit message' && list.contains(focused);
     // Kept until the control exists again (Regenerate's buttons are hidden while the reply streams).
-    if (focusedLi && focused) refocus = { eventId: focusedLi.getAttribute('data-event-id'), index: [...list.children].indexOf(focusedLi), label: focused.getAttribute('aria-label') ?? focused.textContent ?? '' };
+    if (focusedLi && focused)
+      refocus = {
+        eventId: focusedLi.getAttribute('data-event-id'),
+        index: [...list.children].indexOf(focusedLi),
+        label: focused.getAttribute('aria-label') ?? focused.textContent ?? '',
+      };
     else if (focused && focused !== document.body && !list.contains(focused)) refocus = null;
     if (s.activeId !== last?.activeId) editing = null;
     clear(list);
@@ -147,11 +185,30 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     const parent = s.conversations.find((c) => c.id === s.activeId)?.parent;
     if (parent) {
       const from = s.conversations.find((c) => c.id === parent.conversationId);
-      list.append(h('li', { class: 'notice small muted sub-agent-of' }, `Sub-agent @${parent.agent}'s conversation: a task delegated from “${from?.title ?? 'a deleted conversation'}”${controller.busy ? ' — it is working here now (messages can be sent once it is done)' : ''}. `,
-        from ? h('button', { type: 'button', class: 'secondary small-btn', on: { click: () => controller.select(parent.conversationId) } }, 'Open the delegating conversation') : ''));
+      list.append(
+        h(
+          'li',
+          { class: 'notice small muted sub-agent-of' },
+          `Sub-agent @${parent.agent}'s conversation: a task delegated from “${from?.title ?? 'a deleted conversation'}”` +
+            `${controller.busy ? ' — it is working here now ' + '(messages can be ' + 'sent once it is done)' : ''}. `,
+          from
+            ? h(
+                'button',
+                { type: 'button', class: 'secondary small-btn', on: { click: () => controller.select(parent.conversationId) } },
+                'Open the delegating conversation',
+              )
+            : '',
+        ),
+      );
     }
     if (s.hasEarlier) {
-      list.append(h('li', { class: 'earlier' }, h('button', { type: 'button', class: 'secondary', on: { click: () => controller.loadEarlier() } }, 'Show earlier messages')));
+      list.append(
+        h(
+          'li',
+          { class: 'earlier' },
+          h('button', { type: 'button', class: 'secondary', on: { click: () => controller.loadEarlier() } }, 'Show earlier messages'),
+        ),
+      );
     }
     const { rules } = controller;
     const retried = rules.retriedAttempts(s.events);
@@ -163,7 +220,8 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       if (el) list.append(el);
     }
     // Cards whose call never got a result (the tab closed mid-tool) must not spin forever.
-    for (const st of list.querySelectorAll('.tool-state')) if (st.textContent === 'running…' && !s.streaming) st.textContent = 'no result recorded';
+    for (const st of list.querySelectorAll('.tool-state'))
+      if (st.textContent === 'running…' && !s.streaming) st.textContent = 'no result recorded';
     if (!needsSetup && s.events.length === 0 && !s.streaming) {
       list.append(h('li', { class: 'empty muted' }, 'Start the conversation: type a message below.'));
     }
@@ -183,7 +241,9 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
         target.tabIndex = -1;
         target.scrollIntoView({ block: 'center' });
         target.focus({ preventScroll: true });
-        requestAnimationFrame(() => { if (pinned === target) target.scrollIntoView({ block: 'center' }); });
+        requestAnimationFrame(() => {
+          if (pinned === target) target.scrollIntoView({ block: 'center' });
+        });
         return;
       }
     }
@@ -226,14 +286,30 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     const actions = h('div', { class: 'row failure-actions' });
     // After self-repair stopped a stuck run, going on is the user's call (the run is watched afresh).
     if (f.selfRepair) actions.append(h('button', { type: 'button', on: { click: () => controller.retry() } }, 'Continue anyway'));
-    else actions.append(h('button', { type: 'button', on: { click: () => { if (input.value.trim() === f.text.trim()) input.value = ''; controller.retry(); } } }, 'Retry'));
+    else
+      actions.append(
+        h(
+          'button',
+          {
+            type: 'button',
+            on: {
+              click: () => {
+                if (input.value.trim() === f.text.trim()) input.value = '';
+                controller.retry();
+              },
+            },
+          },
+          'Retry',
+        ),
+      );
     if (!f.selfRepair && (f.code === 'auth' || f.code === 'client' || f.code === 'cors' || f.code === 'network')) {
       actions.append(h('button', { type: 'button', class: 'secondary', on: { click: onOpenSettings } }, 'Open settings'));
     }
     const lastEvent = s.events.at(-1);
-    const recorded = lastEvent && (lastEvent.type === 'provider_error' || lastEvent.type === 'stream_error' || lastEvent.type === 'self_repair')
-      ? list.querySelector(`li.msg.error[data-event-id="${CSS.escape(lastEvent.id)}"]`)
-      : null;
+    const recorded =
+      lastEvent && (lastEvent.type === 'provider_error' || lastEvent.type === 'stream_error' || lastEvent.type === 'self_repair')
+        ? list.querySelector(`li.msg.error[data-event-id="${CSS.escape(lastEvent.id)}"]`)
+        : null;
     // The alert is inside the list item: a list holds only list items, for screen readers too.
     if (recorded) {
       recorded.classList.add('failure');
@@ -241,7 +317,13 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
       body?.setAttribute('role', 'alert');
       body?.append(actions);
     } else {
-      list.append(h('li', { class: 'failure' }, h('div', { role: 'alert' }, h('p', null, h('strong', null, 'The reply failed. '), f.message), actions)));
+      list.append(
+        h(
+          'li',
+          { class: 'failure' },
+          h('div', { role: 'alert' }, h('p', null, h('strong', null, 'The reply failed. '), f.message), actions),
+        ),
+      );
     }
     // The message the user wrote is kept for them to edit or resend.
     if (isNew && !f.resume && !input.value.trim()) input.value = f.text;
@@ -256,10 +338,13 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     if (!board || !s) return;
     if (cards) return cards.draw(s);
     if (!board.list().some((d) => d.parentConversationId === s.activeId)) return; // no card drawn yet, none to draw
-    import('./chat/delegation-cards.js').then(({ DelegationCards }) => {
-      cards ??= DelegationCards({ board, controller, list });
-      if (last) cards.draw(last);
-    }, () => {});
+    import('./chat/delegation-cards.js').then(
+      ({ DelegationCards }) => {
+        cards ??= DelegationCards({ board, controller, list });
+        if (last) cards.draw(last);
+      },
+      () => {},
+    );
   };
   const offDelegations = controller.delegations?.subscribe(() => drawDelegations(last)) ?? (() => {});
 
@@ -267,12 +352,18 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   let turnActions = null;
   /** @type {Promise<ReturnType<typeof TurnActions>> | null} */
   let turnActionsLoaded = null;
-  const loadTurnActions = () => (turnActionsLoaded ??= import('./chat/turn-actions.js').then(({ TurnActions }) => (turnActions = TurnActions({ controller, list }))));
+  const loadTurnActions = () =>
+    (turnActionsLoaded ??= import('./chat/turn-actions.js').then(({ TurnActions }) => (turnActions = TurnActions({ controller, list }))));
   /** @param {ChatState} s */
   const drawTurnActions = (s) => {
     if (turnActions) return turnActions.draw(s);
     if (!s.undo && !s.redo) return; // no row drawn yet, none to draw
-    loadTurnActions().then((t) => { if (last) t.draw(last); }, () => {});
+    loadTurnActions().then(
+      (t) => {
+        if (last) t.draw(last);
+      },
+      () => {},
+    );
   };
   /** Undo a turn, or redo it (the button's, Alt+Z's and the palette's). @param {'undo' | 'redo'} direction */
   const takeBack = (direction) => loadTurnActions().then((t) => t.takeBack(direction));
@@ -341,7 +432,9 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     items.destroy();
   };
   return {
-    root, destroy, focusComposer: () => composer.input.focus(),
+    root,
+    destroy,
+    focusComposer: () => composer.input.focus(),
     /** What Alt+Z and Alt+Shift+Z do (for the command palette): conflicts are asked about the same way. */
     undoTurn: () => takeBack('undo'),
     redoTurn: () => takeBack('redo'),

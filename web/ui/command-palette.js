@@ -23,15 +23,39 @@ import { h, clear } from './dom.js';
 export function openCommandPalette(commands, rank) {
   return new Promise((resolve) => {
     const listId = `palette-${Math.random().toString(36).slice(2)}`;
-    const input = /** @type {HTMLInputElement} */ (h('input', {
-      type: 'text', role: 'combobox', 'aria-label': 'Search actions', 'aria-expanded': 'true', 'aria-controls': listId,
-      'aria-autocomplete': 'list', autocomplete: 'off', spellcheck: false, placeholder: 'Type an action, a panel or a conversation…',
-    }));
+    const input = /** @type {HTMLInputElement} */ (
+      h('input', {
+        type: 'text',
+        role: 'combobox',
+        'aria-label': 'Search actions',
+        'aria-expanded': 'true',
+        'aria-controls': listId,
+        'aria-autocomplete': 'list',
+        autocomplete: 'off',
+        spellcheck: false,
+        placeholder: 'Type an action, a panel or a conversation…',
+      })
+    );
     const list = h('ul', { id: listId, role: 'listbox', class: 'palette-list', 'aria-label': 'Actions' });
     const status = h('p', { class: 'small muted palette-status', role: 'status' });
-    const dialog = h('dialog', { class: 'dialog palette', 'aria-label': 'Command palette' },
-      input, list, status,
-      h('p', { class: 'small muted' }, h('kbd', null, '↑'), ' ', h('kbd', null, '↓'), ' to move, ', h('kbd', null, 'Enter'), ' to run, ', h('kbd', null, 'Esc'), ' to close'),
+    const dialog = h(
+      'dialog',
+      { class: 'dialog palette', 'aria-label': 'Command palette' },
+      input,
+      list,
+      status,
+      h(
+        'p',
+        { class: 'small muted' },
+        h('kbd', null, '↑'),
+        ' ',
+        h('kbd', null, '↓'),
+        ' to move, ',
+        h('kbd', null, 'Enter'),
+        ' to run, ',
+        h('kbd', null, 'Esc'),
+        ' to close',
+      ),
     );
     /** @type {Command[]} */
     let shown = [];
@@ -44,7 +68,23 @@ export function openCommandPalette(commands, rank) {
       active = Math.min(active, Math.max(0, shown.length - 1));
       clear(list);
       shown.forEach((c, i) => {
-        const option = h('li', { id: `${listId}-${i}`, role: 'option', class: 'palette-option', 'aria-selected': i === active ? 'true' : 'false', on: { click: () => choose(c), mousemove: () => { if (active !== i) { active = i; mark(); } } } },
+        const option = h(
+          'li',
+          {
+            id: `${listId}-${i}`,
+            role: 'option',
+            class: 'palette-option',
+            'aria-selected': i === active ? 'true' : 'false',
+            on: {
+              click: () => choose(c),
+              mousemove: () => {
+                if (active !== i) {
+                  active = i;
+                  mark();
+                }
+              },
+            },
+          },
           h('span', { class: 'palette-label' }, c.label),
           c.group ? h('span', { class: 'small muted' }, c.group) : null,
           c.shortcut ? h('kbd', null, c.shortcut) : null,
@@ -66,7 +106,10 @@ export function openCommandPalette(commands, rank) {
       chosen = c;
       dialog.close();
     };
-    input.addEventListener('input', () => { active = 0; draw(); });
+    input.addEventListener('input', () => {
+      active = 0;
+      draw();
+    });
     input.addEventListener('keydown', (e) => {
       if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
         e.preventDefault();

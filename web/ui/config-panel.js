@@ -44,17 +44,25 @@ export function locateField(text, path) {
 export function ConfigPanel(props) {
   const guarded = guard(props.onError);
   let saved = JSON.stringify(props.load(), null, 2);
-  const editor = /** @type {HTMLTextAreaElement} */ (h('textarea', {
-    id: 'config-text', class: 'config-text', spellcheck: false, autocomplete: 'off', rows: 24,
-    'aria-describedby': 'config-help config-problems-h',
-  }));
+  const editor = /** @type {HTMLTextAreaElement} */ (
+    h('textarea', {
+      id: 'config-text',
+      class: 'config-text',
+      spellcheck: false,
+      autocomplete: 'off',
+      rows: 24,
+      'aria-describedby': 'config-help config-problems-h',
+    })
+  );
   editor.value = saved;
   const status = h('p', { role: 'status', 'aria-live': 'polite', class: 'small' });
   const problemsHeading = h('p', { id: 'config-problems-h', class: 'config-check' });
   const problemList = h('ul', { class: 'config-problems', 'aria-label': 'Problems' });
   const saveBtn = /** @type {HTMLButtonElement} */ (h('button', { type: 'button' }, 'Save configuration'));
   const discardBtn = /** @type {HTMLButtonElement} */ (h('button', { type: 'button', class: 'secondary' }, 'Discard changes'));
-  const picker = /** @type {HTMLInputElement} */ (h('input', { type: 'file', accept: '.json,application/json', hidden: true, 'aria-label': 'Configuration file to import' }));
+  const picker = /** @type {HTMLInputElement} */ (
+    h('input', { type: 'file', accept: '.json,application/json', hidden: true, 'aria-label': 'Configuration file to import' })
+  );
 
   /** @param {ConfigProblem} p */
   const jump = (p) => {
@@ -73,12 +81,20 @@ export function ConfigPanel(props) {
       problemsHeading.className = 'config-check ok';
       editor.removeAttribute('aria-invalid');
     } else {
-      problemsHeading.textContent = `${r.problems.length === 1 ? '1 problem' : `${r.problems.length} problems`}: nothing is saved until they are fixed.`;
+      problemsHeading.textContent =
+        `${r.problems.length === 1 ? '1 problem' : `${r.problems.length} problems`}: nothing is saved until ` + `they are fixed.`;
       problemsHeading.className = 'config-check bad';
       editor.setAttribute('aria-invalid', 'true');
-      problemList.append(...r.problems.map((p) => h('li', null,
-        h('button', { type: 'button', class: 'link-btn', on: { click: () => jump(p) } }, h('code', null, p.path)),
-        `: ${p.message}`)));
+      problemList.append(
+        ...r.problems.map((p) =>
+          h(
+            'li',
+            null,
+            h('button', { type: 'button', class: 'link-btn', on: { click: () => jump(p) } }, h('code', null, p.path)),
+            `: ${p.message}`,
+          ),
+        ),
+      );
     }
     saveBtn.disabled = !r.ok || !changed;
     discardBtn.disabled = !changed;
@@ -96,12 +112,15 @@ export function ConfigPanel(props) {
   /** Applies a valid document, after the user confirmed what it loosens. @param {Config} value @param {string} what */
   const apply = async (value, what) => {
     const loosened = props.loosened(value);
-    if (loosened.length && !(await confirmDialog({
-      title: 'Loosen protections?',
-      message: `${what} changes these protections of the workspace:`,
-      items: loosened,
-      confirmLabel: 'Apply anyway',
-    }))) {
+    if (
+      loosened.length &&
+      !(await confirmDialog({
+        title: 'Loosen protections?',
+        message: `${what} changes these protections of the workspace:`,
+        items: loosened,
+        confirmLabel: 'Apply anyway',
+      }))
+    ) {
       status.textContent = 'Not saved: nothing was changed.';
       return false;
     }
@@ -112,49 +131,72 @@ export function ConfigPanel(props) {
     return true;
   };
 
-  saveBtn.addEventListener('click', () => guarded(async () => {
-    const r = check();
-    if (!r.ok) return;
-    if (await apply(r.value, 'This configuration')) status.textContent = 'Saved. New turns use it.';
-  }));
+  saveBtn.addEventListener('click', () =>
+    guarded(async () => {
+      const r = check();
+      if (!r.ok) return;
+      if (await apply(r.value, 'This configuration')) status.textContent = 'Saved. New turns use it.';
+    }),
+  );
   discardBtn.addEventListener('click', () => {
     saved = JSON.stringify(props.load(), null, 2);
     editor.value = saved;
     check();
     status.textContent = 'Changes discarded.';
   });
-  const exportBtn = h('button', { type: 'button', class: 'secondary', on: { click: () => {
-    // What is saved, not the draft: an export is always a configuration that loads.
-    downloadBlob(new Blob([`${JSON.stringify(props.load(), null, 2)}\n`], { type: 'application/json' }), props.fileName);
-    status.textContent = `Exported ${props.fileName} (no API keys or tokens).`;
-  } } }, 'Export JSON');
+  const exportBtn = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      on: {
+        click: () => {
+          // What is saved, not the draft: an export is always a configuration that loads.
+          downloadBlob(new Blob([`${JSON.stringify(props.load(), null, 2)}\n`], { type: 'application/json' }), props.fileName);
+          status.textContent = `Exported ${props.fileName} (no API keys or tokens).`;
+        },
+      },
+    },
+    'Export JSON',
+  );
   const importBtn = h('button', { type: 'button', class: 'secondary', on: { click: () => picker.click() } }, 'Import JSON…');
-  picker.addEventListener('change', () => guarded(async () => {
-    const file = picker.files?.[0];
-    picker.value = '';
-    if (!file) return;
-    if (file.size > 1_000_000) {
-      status.textContent = `“${file.name}” is not a configuration (larger than 1 MB): nothing was changed.`;
-      return;
-    }
-    const text = await file.text();
-    editor.value = text;
-    const r = check();
-    if (!r.ok) {
-      status.textContent = `“${file.name}” was not applied: nothing was changed. Fix the problems below and save, or discard.`;
-      return;
-    }
-    if (await apply(r.value, `“${file.name}”`)) status.textContent = `Imported and saved “${file.name}”.`;
-  }));
+  picker.addEventListener('change', () =>
+    guarded(async () => {
+      const file = picker.files?.[0];
+      picker.value = '';
+      if (!file) return;
+      if (file.size > 1_000_000) {
+        status.textContent = `“${file.name}” is not a configuration (larger than 1 MB): nothing was changed.`;
+        return;
+      }
+      const text = await file.text();
+      editor.value = text;
+      const r = check();
+      if (!r.ok) {
+        status.textContent = `“${file.name}” was not applied: nothing was changed. Fix the problems below and save, or discard.`;
+        return;
+      }
+      if (await apply(r.value, `“${file.name}”`)) status.textContent = `Imported and saved “${file.name}”.`;
+    }),
+  );
 
-  const root = h('section', { class: 'config-panel', 'aria-label': 'Config' },
-    h('div', { class: 'panel-head row' },
+  const root = h(
+    'section',
+    { class: 'config-panel', 'aria-label': 'Config' },
+    h(
+      'div',
+      { class: 'panel-head row' },
       h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
       h('h2', null, 'Config'),
     ),
-    h('p', { id: 'config-help', class: 'small muted' },
-      'This workspace\'s whole configuration: provider and model, autonomy and limits, safety, tools and their “Always allow” rules, skills turned off, MCP servers, memory, schedule and git. ',
-      'API keys and tokens are never part of it: set them in Settings (an MCP server\'s in the Servers panel). Everything is checked before anything is saved.'),
+    h(
+      'p',
+      { id: 'config-help', class: 'small muted' },
+      "This workspace's whole configuration: provider and model, autonomy and limits, safety, tools and their " +
+        '“Always allow” rules, skills turned off, MCP servers, memory, schedule and git. ',
+      "API keys and tokens are never part of it: set them in Settings (an MCP server's in the " +
+        'Servers panel). Everything is checked before anything is saved.',
+    ),
     h('label', { for: 'config-text' }, 'Configuration (JSON)'),
     editor,
     problemsHeading,
@@ -163,5 +205,10 @@ export function ConfigPanel(props) {
     status,
   );
   check();
-  return { root, destroy: () => { if (timer) clearTimeout(timer); } };
+  return {
+    root,
+    destroy: () => {
+      if (timer) clearTimeout(timer);
+    },
+  };
 }

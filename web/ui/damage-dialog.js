@@ -14,7 +14,8 @@ import { h } from './dom.js';
 /**
  * The damaged files Clawser found, each with what is wrong, a download of its raw bytes and (when
  * it is not set aside yet) "Set aside". Nothing changes until a button is pressed.
- * @param {{rows: DamageRow[], onDownload: (index: number) => Promise<void>, onSetAside: (index: number) => Promise<string>, onError: (err: unknown) => void}} props
+ * @param {{rows: DamageRow[], onDownload: (index: number) => Promise<void>, onSetAside: (index: number) => Promise<string>,
+ *   onError: (err: unknown) => void}} props
  * @returns {Promise<void>} when closed
  */
 export function damageDialog({ rows, onDownload, onSetAside, onError }) {
@@ -22,22 +23,37 @@ export function damageDialog({ rows, onDownload, onSetAside, onError }) {
     const titleId = `dlg-${Math.random().toString(36).slice(2)}`;
     const items = rows.map((row, i) => {
       const status = h('p', { class: 'small', role: 'status' });
-      const download = h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Download ${row.keptAt ? 'the damaged bytes set aside' : 'the raw file'} of ${row.what}` }, 'Download');
+      const download = h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary small-btn',
+          'aria-label': `Download ${row.keptAt ? 'the damaged bytes set aside' : 'the raw file'} of ${row.what}`,
+        },
+        'Download',
+      );
       download.addEventListener('click', () => {
         onDownload(i).catch(onError);
       });
-      const aside = row.canSetAside ? h('button', { type: 'button', class: 'small-btn', 'aria-label': `Set aside ${row.what}` }, 'Set aside') : null;
+      const aside = row.canSetAside
+        ? h('button', { type: 'button', class: 'small-btn', 'aria-label': `Set aside ${row.what}` }, 'Set aside')
+        : null;
       aside?.addEventListener('click', () => {
         aside.disabled = true;
-        onSetAside(i).then((to) => {
-          aside.remove();
-          status.textContent = `Set aside: the file is kept as ${to}, and Clawser starts this item afresh.`;
-        }, (err) => {
-          aside.disabled = false;
-          onError(err);
-        });
+        onSetAside(i).then(
+          (to) => {
+            aside.remove();
+            status.textContent = `Set aside: the file is kept as ${to}, and Clawser starts this item afresh.`;
+          },
+          (err) => {
+            aside.disabled = false;
+            onError(err);
+          },
+        );
       });
-      return h('li', { class: 'damage-item' },
+      return h(
+        'li',
+        { class: 'damage-item' },
         h('h3', null, row.what),
         h('p', { class: 'small muted' }, row.where),
         h('p', null, row.problem.replace(/\.?$/, '.')),
@@ -47,10 +63,19 @@ export function damageDialog({ rows, onDownload, onSetAside, onError }) {
         status,
       );
     });
-    const dialog = h('dialog', { class: 'dialog damage-dialog', 'aria-labelledby': titleId },
-      h('form', { method: 'dialog' },
+    const dialog = h(
+      'dialog',
+      { class: 'dialog damage-dialog', 'aria-labelledby': titleId },
+      h(
+        'form',
+        { method: 'dialog' },
         h('h2', { id: titleId }, 'Damaged files'),
-        h('p', null, 'These files could not be read as they should. Everything else works without them, and nothing was overwritten: download a file to keep a copy, or set it aside (it is renamed and kept) so Clawser can start that item afresh.'),
+        h(
+          'p',
+          null,
+          'These files could not be read as they should. Everything else works without them, and nothing was overwritten: download ' +
+            'a file to keep a copy, or set it aside (it is renamed and kept) so Clawser can start that item afresh.',
+        ),
         h('ul', { class: 'damage-list' }, ...items),
         h('div', { class: 'dialog-actions' }, h('button', { type: 'submit', value: 'ok' }, 'Close')),
       ),

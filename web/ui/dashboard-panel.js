@@ -2,7 +2,10 @@
 import { h, clear, formatTime, guard } from './dom.js';
 
 /** @typedef {ReturnType<typeof import('../stores/usage-ledger.js').summarizeLedger>} UsageSummary */
-/** @typedef {{id: string, name: string, paused: boolean, done: boolean, nextRun: number | null, runs: {at: number, status: string, summary: string, durationMs?: number, manual?: boolean}[]}} JobView */
+/**
+ * @typedef {{id: string, name: string, paused: boolean, done: boolean, nextRun: number | null, runs: {at: number, status: string,
+ *   summary: string, durationMs?: number, manual?: boolean}[]}} JobView
+ */
 /** @typedef {{id: string, name: string, current: boolean}} WorkspaceRow */
 
 const RANGES = [7, 30, 90, 365];
@@ -20,7 +23,10 @@ export function formatBytes(n) {
   const units = ['B', 'KB', 'MB', 'GB', 'TB'];
   let i = 0;
   let v = n;
-  while (v >= 1000 && i < units.length - 1) { v /= 1000; i++; }
+  while (v >= 1000 && i < units.length - 1) {
+    v /= 1000;
+    i++;
+  }
   return `${i ? v.toFixed(v < 10 ? 1 : 0) : v} ${units[i]}`;
 }
 
@@ -36,7 +42,11 @@ function ensureChartStyles() {
  * ("en-US@posix"). The Dashboard then shows its tables, which hold the same numbers.
  * @returns {Promise<typeof uPlot | Error>}
  */
-const loadCharts = () => import('uplot').then((m) => m.default, (err) => (err instanceof Error ? err : new Error(String(err))));
+const loadCharts = () =>
+  import('uplot').then(
+    (m) => m.default,
+    (err) => (err instanceof Error ? err : new Error(String(err))),
+  );
 
 /**
  * One line per provider and model over the days of the range (a canvas: the table next to it
@@ -55,20 +65,33 @@ function drawChart(UPlot, holder, s, what) {
     points: { show: s.days.length <= 14 },
     value: (/** @type {uPlot} */ _u, /** @type {number | null} */ v) => (v === null ? '–' : what === 'cost' ? money(v) : numbers.format(v)),
   }));
-  const data = /** @type {uPlot.AlignedData} */ ([xs, ...s.models.slice(0, COLOURS.length).map((m) => (what === 'cost' ? m.centsPerDay : m.tokensPerDay))]);
+  const data = /** @type {uPlot.AlignedData} */ ([
+    xs,
+    ...s.models.slice(0, COLOURS.length).map((m) => (what === 'cost' ? m.centsPerDay : m.tokensPerDay)),
+  ]);
   const width = Math.max(240, holder.clientWidth || 600);
-  const chart = new UPlot({
-    width,
-    height: 220,
-    series: [{ label: 'Day', value: (_u, v) => (v === null ? '–' : new Date(v * 1000).toLocaleDateString()) }, ...series],
-    scales: { x: { time: true } },
-    axes: [
-      { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid } },
-      { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid }, size: 64, values: (_u, vals) => vals.map((v) => (what === 'cost' ? usdAxis.format(v / 100) : numbers.format(v))) },
-    ],
-    legend: { show: true },
-    cursor: { drag: { x: false, y: false } },
-  }, data, holder);
+  const chart = new UPlot(
+    {
+      width,
+      height: 220,
+      series: [{ label: 'Day', value: (_u, v) => (v === null ? '–' : new Date(v * 1000).toLocaleDateString()) }, ...series],
+      scales: { x: { time: true } },
+      axes: [
+        { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid } },
+        {
+          stroke: fg,
+          grid: { stroke: grid },
+          ticks: { stroke: grid },
+          size: 64,
+          values: (_u, vals) => vals.map((v) => (what === 'cost' ? usdAxis.format(v / 100) : numbers.format(v))),
+        },
+      ],
+      legend: { show: true },
+      cursor: { drag: { x: false, y: false } },
+    },
+    data,
+    holder,
+  );
   return chart;
 }
 
@@ -90,7 +113,11 @@ export function DashboardPanel(props) {
   const charting = loadCharts();
   const noCharts = h('p', { class: 'small muted', hidden: true });
   const guarded = guard(props.onError);
-  const range = h('select', { id: 'dash-range', 'aria-label': 'Period' }, ...RANGES.map((d) => h('option', { value: String(d), selected: d === 30 }, d === 365 ? 'Last year' : `Last ${d} days`)));
+  const range = h(
+    'select',
+    { id: 'dash-range', 'aria-label': 'Period' },
+    ...RANGES.map((d) => h('option', { value: String(d), selected: d === 30 }, d === 365 ? 'Last year' : `Last ${d} days`)),
+  );
   const totals = h('p', { class: 'dash-totals', role: 'status', 'aria-live': 'polite' });
   const tokenChart = h('div', { class: 'dash-chart', role: 'img' });
   const costChart = h('div', { class: 'dash-chart', role: 'img' });
@@ -116,7 +143,13 @@ export function DashboardPanel(props) {
       totals.textContent = `No model calls in the ${period}.`;
       tokenChart.hidden = costChart.hidden = true;
     } else {
-      totals.textContent = `${numbers.format(s.totals.tokens)} tokens in ${numbers.format(s.totals.calls)} model calls, about ${money(s.totals.costCents)}${s.totals.unpricedCalls ? ` (plus ${numbers.format(s.totals.unpricedCalls)} calls to models without a known price: cost unknown)` : ''}, in the ${period}.`;
+      totals.textContent =
+        `${numbers.format(s.totals.tokens)} tokens in ${numbers.format(s.totals.calls)} model calls, ` +
+        `about ${money(s.totals.costCents)}${
+          s.totals.unpricedCalls
+            ? ` (plus ${numbers.format(s.totals.unpricedCalls)} calls to models ` + `without a known price: cost unknown)`
+            : ''
+        }, in the ${period}.`;
       tokenChart.hidden = false;
       costChart.hidden = s.totals.costCents <= 0;
       tokenChart.setAttribute('aria-label', `Chart of tokens per day by model, ${period}: see the table below.`);
@@ -131,48 +164,161 @@ export function DashboardPanel(props) {
         if (!costChart.hidden) charts.push(drawChart(UPlot, costChart, s, 'cost'));
       }
     }
-    clear(modelTable).append(s.models.length
-      ? h('table', { class: 'data-table' },
-        h('caption', null, 'Model calls by provider and model'),
-        h('thead', null, h('tr', null, ...['Provider', 'Model', 'Calls', 'Input tokens', 'Output tokens', 'Estimated cost'].map((c) => h('th', { scope: 'col' }, c)))),
-        h('tbody', null, ...s.models.map((m) => h('tr', null,
-          h('td', null, m.provider), h('td', null, m.model), h('td', { class: 'num' }, numbers.format(m.calls)),
-          h('td', { class: 'num' }, numbers.format(m.inputTokens)), h('td', { class: 'num' }, numbers.format(m.outputTokens)),
-          h('td', { class: 'num' }, m.unpricedCalls === m.calls && m.calls > 0 ? 'cost unknown' : m.unpricedCalls ? `${money(m.costCents)} + unknown` : m.costCents > 0 ? money(m.costCents) : '—'),
-        ))))
-      : h('p', { class: 'muted small' }, 'Each reply of a model is counted here: tokens in and out, and the cost estimated from the provider\'s list prices.'));
-    clear(toolTable).append(s.tools.length
-      ? h('table', { class: 'data-table' },
-        h('caption', null, 'Tool calls'),
-        h('thead', null, h('tr', null, ...['Tool', 'Calls', 'Failed', 'Refused', 'Average time'].map((c) => h('th', { scope: 'col' }, c)))),
-        h('tbody', null, ...s.tools.map((t) => h('tr', { class: t.failures ? 'has-failures' : '' },
-          h('td', null, h('code', null, t.name)), h('td', { class: 'num' }, numbers.format(t.calls)),
-          h('td', { class: 'num' }, t.failures ? `${numbers.format(t.failures)} (${Math.round((t.failures / t.calls) * 100)}%)` : '0'),
-          h('td', { class: 'num', title: 'Refused by a gate: approval denied, autonomy, safety, policy, invalid arguments' }, numbers.format(t.blocked)),
-          h('td', { class: 'num' }, t.calls > t.blocked ? `${t.avgMs < 1000 ? `${Math.round(t.avgMs)} ms` : `${(t.avgMs / 1000).toFixed(1)} s`}` : '—'),
-        ))))
-      : h('p', { class: 'muted small' }, 'No tool calls in this period.'));
+    clear(modelTable).append(
+      s.models.length
+        ? h(
+            'table',
+            { class: 'data-table' },
+            h('caption', null, 'Model calls by provider and model'),
+            h(
+              'thead',
+              null,
+              h(
+                'tr',
+                null,
+                ...['Provider', 'Model', 'Calls', 'Input tokens', 'Output tokens', 'Estimated cost'].map((c) =>
+                  h('th', { scope: 'col' }, c),
+                ),
+              ),
+            ),
+            h(
+              'tbody',
+              null,
+              ...s.models.map((m) =>
+                h(
+                  'tr',
+                  null,
+                  h('td', null, m.provider),
+                  h('td', null, m.model),
+                  h('td', { class: 'num' }, numbers.format(m.calls)),
+                  h('td', { class: 'num' }, numbers.format(m.inputTokens)),
+                  h('td', { class: 'num' }, numbers.format(m.outputTokens)),
+                  h(
+                    'td',
+                    { class: 'num' },
+                    m.unpricedCalls === m.calls && m.calls > 0
+                      ? 'cost unknown'
+                      : m.unpricedCalls
+                        ? `${money(m.costCents)} + unknown`
+                        : m.costCents > 0
+                          ? money(m.costCents)
+                          : '—',
+                  ),
+                ),
+              ),
+            ),
+          )
+        : h(
+            'p',
+            { class: 'muted small' },
+            "Each reply of a model is counted here: tokens in and out, and the cost estimated from the provider's list prices.",
+          ),
+    );
+    clear(toolTable).append(
+      s.tools.length
+        ? h(
+            'table',
+            { class: 'data-table' },
+            h('caption', null, 'Tool calls'),
+            h(
+              'thead',
+              null,
+              h('tr', null, ...['Tool', 'Calls', 'Failed', 'Refused', 'Average time'].map((c) => h('th', { scope: 'col' }, c))),
+            ),
+            h(
+              'tbody',
+              null,
+              ...s.tools.map((t) =>
+                h(
+                  'tr',
+                  { class: t.failures ? 'has-failures' : '' },
+                  h('td', null, h('code', null, t.name)),
+                  h('td', { class: 'num' }, numbers.format(t.calls)),
+                  h(
+                    'td',
+                    { class: 'num' },
+                    t.failures ? `${numbers.format(t.failures)} (${Math.round((t.failures / t.calls) * 100)}%)` : '0',
+                  ),
+                  h(
+                    'td',
+                    { class: 'num', title: 'Refused by a gate: approval denied, autonomy, safety, policy, invalid arguments' },
+                    numbers.format(t.blocked),
+                  ),
+                  h(
+                    'td',
+                    { class: 'num' },
+                    t.calls > t.blocked ? `${t.avgMs < 1000 ? `${Math.round(t.avgMs)} ms` : `${(t.avgMs / 1000).toFixed(1)} s`}` : '—',
+                  ),
+                ),
+              ),
+            ),
+          )
+        : h('p', { class: 'muted small' }, 'No tool calls in this period.'),
+    );
   };
 
   const drawJobs = async () => {
     const jobs = await props.jobs();
     const active = jobs.filter((j) => !j.paused && !j.done);
-    const runs = jobs.flatMap((j) => j.runs.map((r) => ({ ...r, job: j.name }))).sort((a, b) => b.at - a.at).slice(0, 10);
-    const next = active.map((j) => ({ j, at: j.nextRun })).filter((x) => x.at !== null).sort((a, b) => /** @type {number} */ (a.at) - /** @type {number} */ (b.at))[0];
+    const runs = jobs
+      .flatMap((j) => j.runs.map((r) => ({ ...r, job: j.name })))
+      .sort((a, b) => b.at - a.at)
+      .slice(0, 10);
+    const next = active
+      .map((j) => ({ j, at: j.nextRun }))
+      .filter((x) => x.at !== null)
+      .sort((a, b) => /** @type {number} */ (a.at) - /** @type {number} */ (b.at))[0];
     const failed = runs.filter((r) => r.status === 'error' || r.status === 'needs_approval' || r.status === 'interrupted').length;
     clear(jobsBox).append(
-      h('p', null, jobs.length
-        ? `${active.length} active, ${jobs.filter((j) => j.paused).length} paused, ${jobs.filter((j) => j.done).length} done.${next ? ` Next: “${next.j.name}” ${formatTime(/** @type {number} */ (next.at))}.` : ''}${failed ? ` ${failed} of the last ${runs.length} runs did not finish well.` : ''}`
-        : 'No scheduled jobs in this workspace.'),
+      h(
+        'p',
+        null,
+        jobs.length
+          ? `${active.length} active, ${jobs.filter((j) => j.paused).length} paused, ${jobs.filter((j) => j.done).length} ` +
+              `done.${next ? ` Next: “${next.j.name}” ${formatTime(/** @type {number} */ (next.at))}.` : ''}${
+                failed ? ` ${failed} of the ` + `last ${runs.length} runs did not finish well.` : ''
+              }`
+          : 'No scheduled jobs in this workspace.',
+      ),
       runs.length
-        ? h('div', { class: 'table-wrap', tabindex: 0, role: 'group', 'aria-label': 'Recent runs (scrolls sideways)' }, h('table', { class: 'data-table' },
-          h('caption', null, 'Recent runs'),
-          h('thead', null, h('tr', null, ...['Job', 'When', 'Result', 'Took'].map((c) => h('th', { scope: 'col' }, c)))),
-          h('tbody', null, ...runs.map((r) => h('tr', { class: `run-${r.status}` },
-            h('td', null, r.job), h('td', null, formatTime(r.at), r.manual ? ' (run now)' : ''),
-            h('td', { title: r.summary }, `${STATUS[r.status] ?? r.status}${r.summary ? ` — ${r.summary.slice(0, 80)}${r.summary.length > 80 ? '…' : ''}` : ''}`),
-            h('td', { class: 'num' }, r.durationMs === undefined ? '—' : r.durationMs < 1000 ? `${r.durationMs} ms` : `${(r.durationMs / 1000).toFixed(1)} s`),
-          )))))
+        ? h(
+            'div',
+            { class: 'table-wrap', tabindex: 0, role: 'group', 'aria-label': 'Recent runs (scrolls sideways)' },
+            h(
+              'table',
+              { class: 'data-table' },
+              h('caption', null, 'Recent runs'),
+              h('thead', null, h('tr', null, ...['Job', 'When', 'Result', 'Took'].map((c) => h('th', { scope: 'col' }, c)))),
+              h(
+                'tbody',
+                null,
+                ...runs.map((r) =>
+                  h(
+                    'tr',
+                    { class: `run-${r.status}` },
+                    h('td', null, r.job),
+                    h('td', null, formatTime(r.at), r.manual ? ' (run now)' : ''),
+                    h(
+                      'td',
+                      { title: r.summary },
+                      `${STATUS[r.status] ?? r.status}${
+                        r.summary ? ` — ${r.summary.slice(0, 80)}` + `${r.summary.length > 80 ? '…' : ''}` : ''
+                      }`,
+                    ),
+                    h(
+                      'td',
+                      { class: 'num' },
+                      r.durationMs === undefined
+                        ? '—'
+                        : r.durationMs < 1000
+                          ? `${r.durationMs} ms`
+                          : `${(r.durationMs / 1000).toFixed(1)} s`,
+                    ),
+                  ),
+                ),
+              ),
+            ),
+          )
         : '',
       h('button', { type: 'button', class: 'secondary', on: { click: props.onOpenSchedule } }, 'Open the Schedule panel'),
     );
@@ -187,39 +333,53 @@ export function DashboardPanel(props) {
   const quotaLine = h('p');
   /** @param {boolean | null} persisted */
   const showPersisted = (persisted) => {
-    persistLine.textContent = persisted === null
-      ? 'This browser does not say whether it may clear this data under storage pressure.'
-      : persisted ? 'Protected: the browser will not clear Clawser\'s data to free space (only you can, in its site settings).'
-        : 'Not protected: under storage pressure the browser may clear Clawser\'s data. Ask it to keep the data, and keep backups.';
+    persistLine.textContent =
+      persisted === null
+        ? 'This browser does not say whether it may clear this data under storage pressure.'
+        : persisted
+          ? "Protected: the browser will not clear Clawser's data to free space (only you can, in its site settings)."
+          : "Not protected: under storage pressure the browser may clear Clawser's data. Ask it to keep the data, and keep backups.";
     keepButton.hidden = persisted !== false;
   };
-  keepButton.addEventListener('click', () => guarded(async () => {
-    const answer = await props.requestPersistence();
-    showPersisted(answer);
-    if (answer === false) persistLine.textContent = 'The browser said no for now. Chrome agrees once the app is installed, bookmarked or used often; keep backups meanwhile.';
-  }));
+  keepButton.addEventListener('click', () =>
+    guarded(async () => {
+      const answer = await props.requestPersistence();
+      showPersisted(answer);
+      if (answer === false)
+        persistLine.textContent =
+          'The browser said no for now. Chrome agrees once the app is installed, bookmarked or used often; keep backups meanwhile.';
+    }),
+  );
   const drawStorage = async () => {
     const st = await props.storage();
     if (st.usage !== null && st.quota) {
       meter.setAttribute('value', String(st.usage / st.quota));
       meter.hidden = false;
-      quotaLine.textContent = `${formatBytes(st.usage)} used of ${formatBytes(st.quota)} this browser allows (${((st.usage / st.quota) * 100).toFixed(st.usage / st.quota < 0.01 ? 2 : 0)}%).`;
+      quotaLine.textContent =
+        `${formatBytes(st.usage)} used of ${formatBytes(st.quota)} this browser allows ` +
+        `(${((st.usage / st.quota) * 100).toFixed(st.usage / st.quota < 0.01 ? 2 : 0)}%).`;
     } else {
       meter.hidden = true;
       quotaLine.textContent = 'This browser does not report how much storage is used.';
     }
     showPersisted(st.persisted);
   };
-  const workspaceTable = h('table', { class: 'data-table' },
+  const workspaceTable = h(
+    'table',
+    { class: 'data-table' },
     h('caption', null, 'Storage by workspace'),
     h('thead', null, h('tr', null, ...['Workspace', 'Size', 'Files'].map((c) => h('th', { scope: 'col' }, c)))),
-    h('tbody', null, ...props.workspaces.map((w) => {
-      const size = h('td', { class: 'num' }, 'Measuring…');
-      const files = h('td', { class: 'num' }, '');
-      sizeCells.set(w.id, size);
-      sizeCells.set(`${w.id}:files`, files);
-      return h('tr', null, h('td', null, w.name, w.current ? ' (this one)' : ''), size, files);
-    })),
+    h(
+      'tbody',
+      null,
+      ...props.workspaces.map((w) => {
+        const size = h('td', { class: 'num' }, 'Measuring…');
+        const files = h('td', { class: 'num' }, '');
+        sizeCells.set(w.id, size);
+        sizeCells.set(`${w.id}:files`, files);
+        return h('tr', null, h('td', null, w.name, w.current ? ' (this one)' : ''), size, files);
+      }),
+    ),
   );
   const measureAll = async () => {
     // The open workspace first: it is the one the user is looking at.
@@ -236,7 +396,10 @@ export function DashboardPanel(props) {
   /** @type {ReturnType<typeof setTimeout> | null} */
   let pending = null;
   const later = () => {
-    pending ??= setTimeout(() => { pending = null; guarded(drawUsage); }, 500);
+    pending ??= setTimeout(() => {
+      pending = null;
+      guarded(drawUsage);
+    }, 500);
   };
   const offUsage = props.watchUsage(later);
   const offJobs = props.watchJobs(() => guarded(drawJobs));
@@ -249,23 +412,46 @@ export function DashboardPanel(props) {
   });
   resize.observe(tokenChart);
 
-  const root = h('section', { class: 'dashboard-panel', 'aria-label': 'Dashboard' },
-    h('div', { class: 'panel-head row' },
+  const root = h(
+    'section',
+    { class: 'dashboard-panel', 'aria-label': 'Dashboard' },
+    h(
+      'div',
+      { class: 'panel-head row' },
       h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
       h('h2', null, 'Dashboard'),
       range,
     ),
-    h('section', { class: 'card', 'aria-labelledby': 'dash-usage-h' },
+    h(
+      'section',
+      { class: 'card', 'aria-labelledby': 'dash-usage-h' },
       h('h3', { id: 'dash-usage-h' }, 'Tokens and cost'),
-      totals, noCharts, tokenChart, costChart, modelTable,
-      h('p', { class: 'muted small' }, 'Costs are estimates from list prices; your provider\'s bill is the reference. Local models (Chrome AI, Ollama, Echo) cost nothing.'),
+      totals,
+      noCharts,
+      tokenChart,
+      costChart,
+      modelTable,
+      h(
+        'p',
+        { class: 'muted small' },
+        "Costs are estimates from list prices; your provider's bill is the reference. Local models (Chrome AI, Ollama, Echo) cost nothing.",
+      ),
     ),
     h('section', { class: 'card', 'aria-labelledby': 'dash-tools-h' }, h('h3', { id: 'dash-tools-h' }, 'Tools'), toolTable),
     h('section', { class: 'card', 'aria-labelledby': 'dash-jobs-h' }, h('h3', { id: 'dash-jobs-h' }, 'Scheduled jobs'), jobsBox),
-    h('section', { class: 'card', 'aria-labelledby': 'dash-storage-h' },
+    h(
+      'section',
+      { class: 'card', 'aria-labelledby': 'dash-storage-h' },
       h('h3', { id: 'dash-storage-h' }, 'Storage'),
-      quotaLine, meter, persistLine, keepButton,
-      h('div', { class: 'table-wrap', tabindex: 0, role: 'group', 'aria-label': 'Storage by workspace (scrolls sideways)' }, workspaceTable),
+      quotaLine,
+      meter,
+      persistLine,
+      keepButton,
+      h(
+        'div',
+        { class: 'table-wrap', tabindex: 0, role: 'group', 'aria-label': 'Storage by workspace (scrolls sideways)' },
+        workspaceTable,
+      ),
     ),
   );
   guarded(drawUsage);
@@ -275,7 +461,9 @@ export function DashboardPanel(props) {
   return {
     root,
     /** The numbers on screen (tests and the command palette read them). */
-    get summary() { return shown; },
+    get summary() {
+      return shown;
+    },
     destroy: () => {
       abort.abort();
       offUsage();
@@ -288,4 +476,10 @@ export function DashboardPanel(props) {
 }
 
 /** @type {Record<string, string>} */
-const STATUS = { ok: 'Done', error: 'Failed', running: 'Running', interrupted: 'Interrupted (tab closed)', needs_approval: 'Waited for approval' };
+const STATUS = {
+  ok: 'Done',
+  error: 'Failed',
+  running: 'Running',
+  interrupted: 'Interrupted (tab closed)',
+  needs_approval: 'Waited for approval',
+};

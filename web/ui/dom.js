@@ -49,7 +49,9 @@ const DAY = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' 
 export function formatTime(ts) {
   const d = new Date(ts);
   const today = new Date();
-  return d.getFullYear() === today.getFullYear() && d.getMonth() === today.getMonth() && d.getDate() === today.getDate() ? TIME.format(d) : DAY.format(d);
+  return d.getFullYear() === today.getFullYear() && d.getMonth() === today.getMonth() && d.getDate() === today.getDate()
+    ? TIME.format(d)
+    : DAY.format(d);
 }
 
 /**
@@ -73,7 +75,9 @@ export function downloadBlob(blob, name) {
  */
 export function pickFile(accept, onFile) {
   const picker = /** @type {HTMLInputElement} */ (h('input', { type: 'file', accept }));
-  picker.addEventListener('change', () => { if (picker.files?.[0]) onFile(picker.files[0]); });
+  picker.addEventListener('change', () => {
+    if (picker.files?.[0]) onFile(picker.files[0]);
+  });
   picker.click();
 }
 

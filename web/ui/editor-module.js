@@ -28,10 +28,44 @@ export function languageFor(cm, ext) {
 
 /** A code fence's language name → the file extension it is saved and highlighted as. */
 const FENCE_EXTENSIONS = /** @type {Record<string, string>} */ ({
-  javascript: 'js', js: 'js', mjs: 'js', node: 'js', jsx: 'jsx', typescript: 'ts', ts: 'ts', tsx: 'tsx',
-  python: 'py', py: 'py', json: 'json', jsonl: 'jsonl', html: 'html', xml: 'xml', svg: 'svg', css: 'css',
-  markdown: 'md', md: 'md', bash: 'sh', sh: 'sh', shell: 'sh', zsh: 'sh', yaml: 'yaml', yml: 'yaml', toml: 'toml',
-  sql: 'sql', rust: 'rs', go: 'go', java: 'java', c: 'c', cpp: 'cpp', 'c++': 'cpp', csharp: 'cs', 'c#': 'cs', ruby: 'rb', php: 'php', text: 'txt', txt: 'txt',
+  javascript: 'js',
+  js: 'js',
+  mjs: 'js',
+  node: 'js',
+  jsx: 'jsx',
+  typescript: 'ts',
+  ts: 'ts',
+  tsx: 'tsx',
+  python: 'py',
+  py: 'py',
+  json: 'json',
+  jsonl: 'jsonl',
+  html: 'html',
+  xml: 'xml',
+  svg: 'svg',
+  css: 'css',
+  markdown: 'md',
+  md: 'md',
+  bash: 'sh',
+  sh: 'sh',
+  shell: 'sh',
+  zsh: 'sh',
+  yaml: 'yaml',
+  yml: 'yaml',
+  toml: 'toml',
+  sql: 'sql',
+  rust: 'rs',
+  go: 'go',
+  java: 'java',
+  c: 'c',
+  cpp: 'cpp',
+  'c++': 'cpp',
+  csharp: 'cs',
+  'c#': 'cs',
+  ruby: 'rb',
+  php: 'php',
+  text: 'txt',
+  txt: 'txt',
 });
 
 /** @param {string | undefined} fence e.g. "js", "Python" @returns {string} an extension ("txt" when unknown) */
@@ -52,15 +86,21 @@ export async function highlightElement(code, ext) {
   const text = code.textContent ?? '';
   const tree = support.language.parser.parse(text);
   const out = document.createDocumentFragment();
-  cm.highlightCode(text, tree, cm.classHighlighter, (piece, classes) => {
-    if (!classes) out.append(piece);
-    else {
-      const span = document.createElement('span');
-      span.className = classes;
-      span.textContent = piece;
-      out.append(span);
-    }
-  }, () => out.append('\n'));
+  cm.highlightCode(
+    text,
+    tree,
+    cm.classHighlighter,
+    (piece, classes) => {
+      if (!classes) out.append(piece);
+      else {
+        const span = document.createElement('span');
+        span.className = classes;
+        span.textContent = piece;
+        out.append(span);
+      }
+    },
+    () => out.append('\n'),
+  );
   // The text may have changed while the bundle loaded (a streaming reply): keep the newer one.
   if ((code.textContent ?? '') !== text) return false;
   code.replaceChildren(out);

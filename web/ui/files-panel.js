@@ -44,18 +44,20 @@ function editorLook(cm) {
     '.cm-cursor': { borderLeftColor: 'var(--text)' },
     '.cm-gutters': { backgroundColor: 'var(--surface-2)', color: 'var(--muted)', borderRight: '1px solid var(--border)' },
     '.cm-activeLine, .cm-activeLineGutter': { backgroundColor: 'color-mix(in srgb, var(--surface-2) 70%, transparent)' },
-    '&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection': { backgroundColor: 'color-mix(in srgb, var(--accent) 30%, transparent)' },
+    '&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection': {
+      backgroundColor: 'color-mix(in srgb, var(--accent) 30%, transparent)',
+    },
     '.cm-panels': { backgroundColor: 'var(--surface-2)', color: 'var(--text)' },
     '.cm-tooltip': { backgroundColor: 'var(--surface)', color: 'var(--text)', border: '1px solid var(--border)' },
   });
   return [theme, cm.syntaxHighlighting(highlight)];
 }
 
-
 /**
  * The Files panel: the workspace tree, an editor with syntax colouring, previews of images
  * and Markdown, and create / rename / move / delete / upload / download / ZIP.
- * @param {{files: FilesPanelController, onError: (err: unknown) => void, mount?: {supported: boolean, reason?: string, mounted: string | null, needsPermission: boolean, onMount: () => Promise<void>, onReconnect: () => Promise<void>, onUnmount: () => Promise<void>},
+ * @param {{files: FilesPanelController, onError: (err: unknown) => void, mount?: {supported: boolean, reason?: string, mounted: string |
+ *   null, needsPermission: boolean, onMount: () => Promise<void>, onReconnect: () => Promise<void>, onUnmount: () => Promise<void>},
  *   onBack: () => void}} props
  */
 export function FilesPanel(props) {
@@ -83,9 +85,14 @@ export function FilesPanel(props) {
     }
   };
 
-  const downloadFile = async (/** @type {string} */ path) => downloadBlob(new Blob([/** @type {BlobPart} */ (await files.readBytes(path))]), baseName(path));
+  const downloadFile = async (/** @type {string} */ path) =>
+    downloadBlob(new Blob([/** @type {BlobPart} */ (await files.readBytes(path))]), baseName(path));
   /** A folder ('' = the whole workspace) as a ZIP. */
-  const downloadZip = async (/** @type {string} */ dir) => downloadBlob(new Blob([/** @type {BlobPart} */ (await files.exportZip(dir))], { type: 'application/zip' }), `${dir ? baseName(dir) : 'workspace'}.zip`);
+  const downloadZip = async (/** @type {string} */ dir) =>
+    downloadBlob(
+      new Blob([/** @type {BlobPart} */ (await files.exportZip(dir))], { type: 'application/zip' }),
+      `${dir ? baseName(dir) : 'workspace'}.zip`,
+    );
 
   const selectDir = (/** @type {string} */ dir) => {
     selectedDir = dir;
@@ -95,35 +102,92 @@ export function FilesPanel(props) {
   /** @param {string} dir @param {HTMLElement} into @param {number} depth */
   async function drawDir(dir, into, depth) {
     const entries = await files.list(dir);
-    if (!entries.length && depth === 0) into.append(h('li', { class: 'muted small empty' }, 'No files yet. Create one, upload, or drop files here.'));
+    if (!entries.length && depth === 0)
+      into.append(h('li', { class: 'muted small empty' }, 'No files yet. Create one, upload, or drop files here.'));
     for (const e of entries) {
       const isDir = e.kind === 'directory';
       const open = expanded.has(e.path);
-      const name = h('button', {
-        type: 'button',
-        class: `file-name${e.path === openPath ? ' active' : ''}`,
-        style: undefined,
-        'aria-expanded': isDir ? String(open) : undefined,
-        'aria-current': e.path === openPath ? 'true' : undefined,
-        title: e.path,
-        on: {
-          click: () => guarded(async () => {
-            if (isDir) {
-              if (open) expanded.delete(e.path);
-              else expanded.add(e.path);
-              selectDir(e.path);
-              await redraw();
-            } else await openFile(e.path);
-          }),
+      const name = h(
+        'button',
+        {
+          type: 'button',
+          class: `file-name${e.path === openPath ? ' active' : ''}`,
+          style: undefined,
+          'aria-expanded': isDir ? String(open) : undefined,
+          'aria-current': e.path === openPath ? 'true' : undefined,
+          title: e.path,
+          on: {
+            click: () =>
+              guarded(async () => {
+                if (isDir) {
+                  if (open) expanded.delete(e.path);
+                  else expanded.add(e.path);
+                  selectDir(e.path);
+                  await redraw();
+                } else await openFile(e.path);
+              }),
+          },
         },
-      }, h('span', { 'aria-hidden': 'true', class: 'file-icon' }, isDir ? (open ? '▾ ' : '▸ ') : '· '), e.name);
-      const actions = h('span', { class: 'file-actions' },
-        !isDir ? h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Download ${e.path}`, title: 'Download', on: { click: () => guarded(() => downloadFile(e.path)) } }, '⤓') : null,
-        isDir ? h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Export ${e.path} as ZIP`, title: 'Export as ZIP', on: { click: () => guarded(() => downloadZip(e.path)) } }, '⇩') : null,
-        h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Rename or move ${e.path}`, title: 'Rename / move', on: { click: () => guarded(() => renameEntry(e.path)) } }, '✎'),
-        h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Delete ${e.path}`, title: 'Delete', on: { click: () => guarded(() => deleteEntry(e.path, isDir)) } }, '×'),
+        h('span', { 'aria-hidden': 'true', class: 'file-icon' }, isDir ? (open ? '▾ ' : '▸ ') : '· '),
+        e.name,
       );
-      const li = h('li', { class: `file-row depth-${Math.min(depth, 8)}` }, h('div', { class: 'file-line' }, name, h('span', { class: 'small muted file-size' }, isDir ? '' : size(e.size ?? 0)), actions));
+      const actions = h(
+        'span',
+        { class: 'file-actions' },
+        !isDir
+          ? h(
+              'button',
+              {
+                type: 'button',
+                class: 'icon-btn',
+                'aria-label': `Download ${e.path}`,
+                title: 'Download',
+                on: { click: () => guarded(() => downloadFile(e.path)) },
+              },
+              '⤓',
+            )
+          : null,
+        isDir
+          ? h(
+              'button',
+              {
+                type: 'button',
+                class: 'icon-btn',
+                'aria-label': `Export ${e.path} as ZIP`,
+                title: 'Export as ZIP',
+                on: { click: () => guarded(() => downloadZip(e.path)) },
+              },
+              '⇩',
+            )
+          : null,
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'icon-btn',
+            'aria-label': `Rename or move ${e.path}`,
+            title: 'Rename / move',
+            on: { click: () => guarded(() => renameEntry(e.path)) },
+          },
+          '✎',
+        ),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'icon-btn',
+            'aria-label': `Delete ${e.path}`,
+            title: 'Delete',
+            on: { click: () => guarded(() => deleteEntry(e.path, isDir)) },
+          },
+          '×',
+        ),
+      );
+      const li = h(
+        'li',
+        { class: `file-row depth-${Math.min(depth, 8)}` },
+        h('div', { class: 'file-line' }, name, h('span', { class: 'small muted file-size' }, isDir ? '' : size(e.size ?? 0)), actions),
+      );
       into.append(li);
       if (isDir && open) {
         const sub = h('ul', { role: 'list' });
@@ -142,7 +206,11 @@ export function FilesPanel(props) {
   /** Asks before leaving unsaved edits. */
   async function leaveEditor() {
     if (!dirty) return true;
-    return confirmDialog({ title: 'Discard unsaved changes?', message: `Your edits to “${openPath}” are not saved.`, confirmLabel: 'Discard changes' });
+    return confirmDialog({
+      title: 'Discard unsaved changes?',
+      message: `Your edits to “${openPath}” are not saved.`,
+      confirmLabel: 'Discard changes',
+    });
   }
 
   function closeView() {
@@ -164,22 +232,31 @@ export function FilesPanel(props) {
     selectDir(parentOf(file.path));
     const title = h('h2', { class: 'file-title' }, file.path);
     const meta = h('span', { class: 'small muted' }, size(file.size));
-    const download = h('button', { type: 'button', class: 'secondary', on: { click: () => guarded(() => downloadFile(file.path)) } }, 'Download');
+    const download = h(
+      'button',
+      { type: 'button', class: 'secondary', on: { click: () => guarded(() => downloadFile(file.path)) } },
+      'Download',
+    );
     const head = h('div', { class: 'file-head' }, title, meta, download);
     clear(view).append(head);
     if (file.kind === 'image') {
       const url = URL.createObjectURL(new Blob([/** @type {BlobPart} */ (file.bytes)], { type: file.mediaType }));
       view.append(h('img', { class: 'file-image', src: url, alt: `Preview of ${file.path}` }));
     } else if (file.kind === 'binary') {
-      view.append(h('p', { class: 'muted' }, 'This is a binary file; it cannot be shown as text. Download it to open it with another program.'));
+      view.append(
+        h('p', { class: 'muted' }, 'This is a binary file; it cannot be shown as text. Download it to open it with another program.'),
+      );
     } else {
       const isMarkdown = ['md', 'markdown'].includes(props.files.extensionOf(file.path));
       const holder = h('div', { class: 'editor-holder' });
       const preview = h('div', { class: 'markdown file-preview', hidden: true });
       const save = h('button', { type: 'button', disabled: true, on: { click: () => guarded(saveFile) } }, 'Save');
-      const previewToggle = isMarkdown ? h('button', { type: 'button', class: 'secondary', 'aria-pressed': 'false', on: { click: () => togglePreview() } }, 'Preview') : null;
+      const previewToggle = isMarkdown
+        ? h('button', { type: 'button', class: 'secondary', 'aria-pressed': 'false', on: { click: () => togglePreview() } }, 'Preview')
+        : null;
       head.append(...(file.editable ? [save] : []), ...(previewToggle ? [previewToggle] : []));
-      if (!file.editable) view.append(h('p', { class: 'notice warn small' }, 'This file is too large to edit here; the first part is shown read-only.'));
+      if (!file.editable)
+        view.append(h('p', { class: 'notice warn small' }, 'This file is too large to edit here; the first part is shown read-only.'));
       view.append(holder, preview);
       const setDirty = (/** @type {boolean} */ d) => {
         dirty = d;
@@ -215,8 +292,19 @@ export function FilesPanel(props) {
             cm.EditorView.lineWrapping,
             cm.EditorState.readOnly.of(!file.editable),
             cm.EditorView.contentAttributes.of({ 'aria-label': `Contents of ${file.path}` }),
-            cm.keymap.of([{ key: 'Mod-s', preventDefault: true, run: () => { if (dirty) guarded(saveFile); return true; } }]),
-            cm.EditorView.updateListener.of((u) => { if (u.docChanged) setDirty(true); }),
+            cm.keymap.of([
+              {
+                key: 'Mod-s',
+                preventDefault: true,
+                run: () => {
+                  if (dirty) guarded(saveFile);
+                  return true;
+                },
+              },
+            ]),
+            cm.EditorView.updateListener.of((u) => {
+              if (u.docChanged) setDirty(true);
+            }),
           ],
         }),
       });
@@ -227,7 +315,12 @@ export function FilesPanel(props) {
 
   /** @param {string} path */
   async function renameEntry(path) {
-    const next = await promptDialog({ title: `Rename or move “${baseName(path)}”`, label: 'New path (folders are created as needed)', value: path, submitLabel: 'Rename' });
+    const next = await promptDialog({
+      title: `Rename or move “${baseName(path)}”`,
+      label: 'New path (folders are created as needed)',
+      value: path,
+      submitLabel: 'Rename',
+    });
     if (!next || next === path) return;
     const moved = await files.move(path, next);
     if (openPath === path || openPath?.startsWith(`${path}/`)) openPath = moved + (openPath === path ? '' : openPath.slice(path.length));
@@ -239,7 +332,14 @@ export function FilesPanel(props) {
 
   /** @param {string} path @param {boolean} isDir */
   async function deleteEntry(path, isDir) {
-    const ok = await confirmDialog({ title: `Delete “${baseName(path)}”?`, message: isDir ? `The folder ${path} and everything in it are deleted. If the workspace is versioned with git, committed content can be restored from the Git panel.` : `${path} is deleted. If it was committed, it can be restored from the Git panel.`, confirmLabel: 'Delete' });
+    const ok = await confirmDialog({
+      title: `Delete “${baseName(path)}”?`,
+      message: isDir
+        ? `The folder ${path} and everything in it are deleted. If the workspace is versioned with git, committed content can be ` +
+          `restored from the Git panel.`
+        : `${path} is deleted. If it was committed, it can be restored from the Git panel.`,
+      confirmLabel: 'Delete',
+    });
     if (!ok) return;
     await files.remove(path);
     if (openPath && (openPath === path || openPath.startsWith(`${path}/`))) closeView();
@@ -249,7 +349,12 @@ export function FilesPanel(props) {
 
   /** @param {'file' | 'directory'} kind */
   async function createEntry(kind) {
-    const name = await promptDialog({ title: kind === 'file' ? 'New file' : 'New folder', label: `Name (in /${selectedDir})`, value: '', submitLabel: 'Create' });
+    const name = await promptDialog({
+      title: kind === 'file' ? 'New file' : 'New folder',
+      label: `Name (in /${selectedDir})`,
+      value: '',
+      submitLabel: 'Create',
+    });
     if (!name) return;
     const path = await files.create(selectedDir ? `${selectedDir}/${name}` : name, kind);
     if (kind === 'directory') expanded.add(path);
@@ -265,43 +370,92 @@ export function FilesPanel(props) {
     if (plain.length) {
       let r = await files.upload(selectedDir, plain.map(fileSource));
       const clashes = r.skipped.filter((s) => s.reason === 'a file with this name exists');
-      if (clashes.length && (await confirmDialog({ title: 'Replace existing files?', message: `${clashes.map((c) => c.name).join(', ')} already exist in /${selectedDir}.`, confirmLabel: 'Replace' }))) {
-        const again = await files.upload(selectedDir, plain.filter((f) => clashes.some((c) => c.name === f.name)).map(fileSource), { replace: true });
+      if (
+        clashes.length &&
+        (await confirmDialog({
+          title: 'Replace existing files?',
+          message: `${clashes.map((c) => c.name).join(', ')} already exist in /${selectedDir}.`,
+          confirmLabel: 'Replace',
+        }))
+      ) {
+        const again = await files.upload(selectedDir, plain.filter((f) => clashes.some((c) => c.name === f.name)).map(fileSource), {
+          replace: true,
+        });
         r = { written: [...r.written, ...again.written], skipped: [...r.skipped.filter((s) => !clashes.includes(s)), ...again.skipped] };
       }
-      status.textContent = `Uploaded ${r.written.length} file(s) to /${selectedDir}${r.skipped.length ? `; skipped ${r.skipped.map((s) => `${s.name} (${s.reason})`).join(', ')}` : ''}.`;
+      status.textContent = `Uploaded ${r.written.length} file(s) to /${selectedDir}${
+        r.skipped.length ? `; ` + `skipped ${r.skipped.map((s) => `${s.name} (${s.reason})`).join(', ')}` : ''
+      }.`;
     }
     expanded.add(selectedDir);
     await redraw();
   }
 
   const picker = h('input', { type: 'file', multiple: true, hidden: true, 'aria-label': 'Choose files to upload' });
-  picker.addEventListener('change', () => guarded(async () => {
-    await uploadFiles(picker.files ?? []);
-    picker.value = '';
-  }));
-  const zipPicker = h('input', { type: 'file', accept: '.zip,application/zip', hidden: true, 'aria-label': 'Choose a ZIP archive to import' });
-  zipPicker.addEventListener('change', () => guarded(async () => {
-    for (const z of zipPicker.files ?? []) {
-      const r = await files.importZip(selectedDir, new Uint8Array(await z.arrayBuffer()));
-      status.textContent = `Imported ${r.written.length} file(s) from ${z.name} into /${selectedDir}${r.refused.length ? `; refused ${r.refused.length}: ${r.refused.slice(0, 5).map((x) => `${x.name} (${x.reason})`).join(', ')}` : ''}.`;
-    }
-    zipPicker.value = '';
-    expanded.add(selectedDir);
-    await redraw();
-  }));
+  picker.addEventListener('change', () =>
+    guarded(async () => {
+      await uploadFiles(picker.files ?? []);
+      picker.value = '';
+    }),
+  );
+  const zipPicker = h('input', {
+    type: 'file',
+    accept: '.zip,application/zip',
+    hidden: true,
+    'aria-label': 'Choose a ZIP archive to import',
+  });
+  zipPicker.addEventListener('change', () =>
+    guarded(async () => {
+      for (const z of zipPicker.files ?? []) {
+        const r = await files.importZip(selectedDir, new Uint8Array(await z.arrayBuffer()));
+        status.textContent = `Imported ${r.written.length} file(s) from ${z.name} into /${selectedDir}${
+          r.refused.length
+            ? `; refused ${r.refused.length}: ${r.refused
+                .slice(0, 5)
+                .map((x) => `${x.name} (${x.reason})`)
+                .join(', ')}`
+            : ''
+        }.`;
+      }
+      zipPicker.value = '';
+      expanded.add(selectedDir);
+      await redraw();
+    }),
+  );
 
   const mount = props.mount;
-  const mountControls = !mount ? null : !mount.supported
-    ? h('p', { class: 'small muted mount-note' }, `Opening a folder from this computer is not available: ${mount.reason ?? 'this browser has no File System Access API'}. Files stay in the browser's private storage.`)
-    : mount.mounted
-      ? h('div', { class: 'row mount-note' },
-        h('span', { class: 'small' }, mount.needsPermission ? `Folder “${mount.mounted}” needs your permission again.` : `Showing your folder “${mount.mounted}”.`),
-        mount.needsPermission ? h('button', { type: 'button', on: { click: () => guarded(mount.onReconnect) } }, 'Allow access to the folder') : null,
-        h('button', { type: 'button', class: 'secondary', on: { click: () => guarded(mount.onUnmount) } }, 'Stop using this folder'))
-      : h('button', { type: 'button', class: 'secondary', on: { click: () => guarded(mount.onMount) } }, 'Open a folder from this computer');
+  const mountControls = !mount
+    ? null
+    : !mount.supported
+      ? h(
+          'p',
+          { class: 'small muted mount-note' },
+          `Opening a folder from this computer is not available: ${mount.reason ?? 'this browser has no File System Access API'}. Files ` +
+            `stay in the browser's private storage.`,
+        )
+      : mount.mounted
+        ? h(
+            'div',
+            { class: 'row mount-note' },
+            h(
+              'span',
+              { class: 'small' },
+              mount.needsPermission ? `Folder “${mount.mounted}” needs your permission again.` : `Showing your folder “${mount.mounted}”.`,
+            ),
+            mount.needsPermission
+              ? h('button', { type: 'button', on: { click: () => guarded(mount.onReconnect) } }, 'Allow access to the folder')
+              : null,
+            h('button', { type: 'button', class: 'secondary', on: { click: () => guarded(mount.onUnmount) } }, 'Stop using this folder'),
+          )
+        : h(
+            'button',
+            { type: 'button', class: 'secondary', on: { click: () => guarded(mount.onMount) } },
+            'Open a folder from this computer',
+          );
 
-  const toolbar = h('div', { class: 'files-toolbar row', role: 'toolbar', 'aria-label': 'File actions' },
+  const toolbar = h(
+    'div',
+    { class: 'files-toolbar row', role: 'toolbar', 'aria-label': 'File actions' },
     h('button', { type: 'button', on: { click: () => guarded(() => createEntry('file')) } }, 'New file'),
     h('button', { type: 'button', class: 'secondary', on: { click: () => guarded(() => createEntry('directory')) } }, 'New folder'),
     h('button', { type: 'button', class: 'secondary', on: { click: () => picker.click() } }, 'Upload files'),
@@ -312,8 +466,12 @@ export function FilesPanel(props) {
     zipPicker,
   );
 
-  const root = h('section', { class: 'files-panel', 'aria-label': 'Files' },
-    h('div', { class: 'panel-head row' },
+  const root = h(
+    'section',
+    { class: 'files-panel', 'aria-label': 'Files' },
+    h(
+      'div',
+      { class: 'panel-head row' },
       h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
       h('h2', null, 'Files'),
     ),
@@ -329,7 +487,9 @@ export function FilesPanel(props) {
       root.classList.add('drop-target');
     }
   });
-  root.addEventListener('dragleave', (e) => { if (e.target === root) root.classList.remove('drop-target'); });
+  root.addEventListener('dragleave', (e) => {
+    if (e.target === root) root.classList.remove('drop-target');
+  });
   root.addEventListener('drop', (e) => {
     e.preventDefault();
     root.classList.remove('drop-target');
@@ -339,7 +499,9 @@ export function FilesPanel(props) {
     if (dirty) e.preventDefault();
   };
   addEventListener('beforeunload', beforeUnload);
-  const unsubscribe = files.subscribe(() => { guarded(redraw); });
+  const unsubscribe = files.subscribe(() => {
+    guarded(redraw);
+  });
   selectDir('');
   closeView();
   guarded(redraw);

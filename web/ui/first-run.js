@@ -12,17 +12,24 @@ export function FirstRunCard({ choices, checking, onChoose, onAddKey }) {
   const choiceOf = (/** @type {SetupChoice} */ c) => ({ provider: c.provider, ...(c.model ? { model: c.model } : {}) });
   /** @param {SetupChoice} c */
   const item = (c) =>
-    h('li', { class: 'option' },
+    h(
+      'li',
+      { class: 'option' },
       h('span', { class: `dot ${c.usable === null ? 'pending' : c.usable ? 'yes' : 'no'}`, 'aria-hidden': 'true' }),
       h('div', null, h('strong', null, c.title), h('p', { class: 'muted small' }, c.detail)),
-      c.usable ? h('button', { type: 'button', ...(c.test ? { class: 'secondary' } : {}), on: { click: () => onChoose(choiceOf(c)) } },
-        c.action) : null,
+      c.usable
+        ? h('button', { type: 'button', ...(c.test ? { class: 'secondary' } : {}), on: { click: () => onChoose(choiceOf(c)) } }, c.action)
+        : null,
     );
-  return h('section', { class: 'card first-run', 'aria-labelledby': 'fr-title' },
+  return h(
+    'section',
+    { class: 'card first-run', 'aria-labelledby': 'fr-title' },
     h('h2', { id: 'fr-title' }, 'Choose how Clawser thinks'),
     h('p', null, 'Pick a model provider for this workspace. These options need no API key on this machine:'),
     h('ul', { class: 'options', 'aria-busy': checking ? 'true' : 'false' }, choices.map(item)),
-    h('div', { class: 'row' },
+    h(
+      'div',
+      { class: 'row' },
       h('button', { type: 'button', on: { click: onAddKey } }, 'Add an API key'),
       h('span', { class: 'muted small' }, 'OpenAI, Anthropic, Groq, OpenRouter, Mistral and more.'),
     ),

@@ -11,16 +11,27 @@ export function GoalsPanel(props) {
   const { goals } = props;
   const status = h('p', { class: 'small', role: 'status', 'aria-live': 'polite' });
   const list = h('div', { class: 'goal-list' });
-  const filter = h('select', { id: 'goal-filter', 'aria-label': 'Show goals' },
+  const filter = h(
+    'select',
+    { id: 'goal-filter', 'aria-label': 'Show goals' },
     h('option', { value: '' }, 'All goals'),
     ...props.goals.statuses.map((s) => h('option', { value: s }, s[0].toUpperCase() + s.slice(1))),
   );
 
   const guarded = guard(props.onError);
 
-  const description = h('input', { id: 'goal-new', type: 'text', required: true, maxLength: 2000, autocomplete: 'off', placeholder: 'e.g. Publish the launch blog post' });
+  const description = h('input', {
+    id: 'goal-new',
+    type: 'text',
+    required: true,
+    maxLength: 2000,
+    autocomplete: 'off',
+    placeholder: 'e.g. Publish the launch blog post',
+  });
   const parent = h('select', { id: 'goal-parent' });
-  const form = h('form', { class: 'card goal-form' },
+  const form = h(
+    'form',
+    { class: 'card goal-form' },
     h('div', { class: 'field' }, h('label', { for: 'goal-new' }, 'New goal'), description),
     h('div', { class: 'field' }, h('label', { for: 'goal-parent' }, 'Part of'), parent),
     h('div', { class: 'row' }, h('button', { type: 'submit' }, 'Add goal')),
@@ -38,36 +49,93 @@ export function GoalsPanel(props) {
   /** @param {Goal} g @param {Goal[]} all @returns {HTMLLIElement} */
   const goalItem = (g, all) => {
     const subs = all.filter((x) => x.parentId === g.id);
-    const select = h('select', { 'aria-label': `Status of ${g.description}` }, ...props.goals.statuses.map((s) => h('option', { value: s, selected: s === g.status }, s)));
-    select.addEventListener('change', () => guarded(async () => {
-      await goals.update(g.id, { status: /** @type {Goal['status']} */ (select.value) });
-      status.textContent = `“${g.description}” is now ${select.value}.`;
-    }));
+    const select = h(
+      'select',
+      { 'aria-label': `Status of ${g.description}` },
+      ...props.goals.statuses.map((s) => h('option', { value: s, selected: s === g.status }, s)),
+    );
+    select.addEventListener('change', () =>
+      guarded(async () => {
+        await goals.update(g.id, { status: /** @type {Goal['status']} */ (select.value) });
+        status.textContent = `“${g.description}” is now ${select.value}.`;
+      }),
+    );
     const last = g.progress.at(-1);
-    return h('li', { class: `goal card goal-${g.status}`, 'data-goal': g.id },
-      h('div', { class: 'row goal-head' },
-        h('h4', null, g.description),
-        select,
-      ),
+    return h(
+      'li',
+      { class: `goal card goal-${g.status}`, 'data-goal': g.id },
+      h('div', { class: 'row goal-head' }, h('h4', null, g.description), select),
       h('p', { class: 'small muted' }, `Updated ${formatTime(g.updatedAt)} · `, h('code', null, props.goals.mirrorPathOf(g))),
       last ? h('p', { class: 'small' }, `Latest: ${last.note}`) : null,
-      g.artifacts.length ? h('p', { class: 'small' }, 'Files: ', ...g.artifacts.flatMap((a, i) => [i ? ', ' : '', h('code', null, a)])) : null,
-      h('div', { class: 'row' },
-        h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Add progress to ${g.description}`, on: { click: () => guarded(async () => {
-          const r = await formDialog({ title: 'Add progress', description: g.description, fields: [{ name: 'note', label: 'Progress note', multiline: true }, { name: 'files', label: 'Linked files (comma-separated paths, optional)' }], submitLabel: 'Save progress' });
-          if (!r) return;
-          const note = String(r.note ?? '');
-          const files = String(r.files ?? '').split(',').map((f) => f.trim()).filter(Boolean);
-          if (!note && !files.length) return;
-          await goals.update(g.id, { progress: note || undefined, artifacts: files.length ? files : undefined });
-        }) } }, 'Add progress'),
-        h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Edit ${g.description}`, on: { click: () => guarded(async () => {
-          const r = await formDialog({ title: 'Edit goal', fields: [{ name: 'description', label: 'Description', value: g.description }], submitLabel: 'Save' });
-          if (r && String(r.description ?? '')) await goals.update(g.id, { description: String(r.description) });
-        }) } }, 'Edit'),
+      g.artifacts.length
+        ? h('p', { class: 'small' }, 'Files: ', ...g.artifacts.flatMap((a, i) => [i ? ', ' : '', h('code', null, a)]))
+        : null,
+      h(
+        'div',
+        { class: 'row' },
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary small-btn',
+            'aria-label': `Add progress to ${g.description}`,
+            on: {
+              click: () =>
+                guarded(async () => {
+                  const r = await formDialog({
+                    title: 'Add progress',
+                    description: g.description,
+                    fields: [
+                      { name: 'note', label: 'Progress note', multiline: true },
+                      { name: 'files', label: 'Linked files (comma-separated paths, optional)' },
+                    ],
+                    submitLabel: 'Save progress',
+                  });
+                  if (!r) return;
+                  const note = String(r.note ?? '');
+                  const files = String(r.files ?? '')
+                    .split(',')
+                    .map((f) => f.trim())
+                    .filter(Boolean);
+                  if (!note && !files.length) return;
+                  await goals.update(g.id, { progress: note || undefined, artifacts: files.length ? files : undefined });
+                }),
+            },
+          },
+          'Add progress',
+        ),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary small-btn',
+            'aria-label': `Edit ${g.description}`,
+            on: {
+              click: () =>
+                guarded(async () => {
+                  const r = await formDialog({
+                    title: 'Edit goal',
+                    fields: [{ name: 'description', label: 'Description', value: g.description }],
+                    submitLabel: 'Save',
+                  });
+                  if (r && String(r.description ?? '')) await goals.update(g.id, { description: String(r.description) });
+                }),
+            },
+          },
+          'Edit',
+        ),
       ),
-      g.progress.length > 1 ? h('details', { class: 'small' }, h('summary', null, `Progress (${g.progress.length})`), h('ol', null, ...g.progress.map((p) => h('li', null, `${new Date(p.at).toLocaleString()} — ${p.note}`)))) : null,
-      subs.length ? h('ul', { class: 'sub-goals', 'aria-label': `Sub-goals of ${g.description}` }, ...subs.map((sg) => goalItem(sg, all))) : null,
+      g.progress.length > 1
+        ? h(
+            'details',
+            { class: 'small' },
+            h('summary', null, `Progress (${g.progress.length})`),
+            h('ol', null, ...g.progress.map((p) => h('li', null, `${new Date(p.at).toLocaleString()} — ${p.note}`))),
+          )
+        : null,
+      subs.length
+        ? h('ul', { class: 'sub-goals', 'aria-label': `Sub-goals of ${g.description}` }, ...subs.map((sg) => goalItem(sg, all)))
+        : null,
     );
   };
 
@@ -78,17 +146,32 @@ export function GoalsPanel(props) {
     // Top level: goals whose parent is not shown (so a filtered sub-goal is not lost).
     const roots = shown.filter((g) => !g.parentId || !ids.has(g.parentId));
     const selected = parent.value;
-    clear(parent).append(h('option', { value: '' }, 'Nothing (a top-level goal)'), ...all.filter((g) => g.status === 'active' || g.status === 'paused').map((g) => h('option', { value: g.id, selected: g.id === selected }, g.description)));
+    clear(parent).append(
+      h('option', { value: '' }, 'Nothing (a top-level goal)'),
+      ...all
+        .filter((g) => g.status === 'active' || g.status === 'paused')
+        .map((g) => h('option', { value: g.id, selected: g.id === selected }, g.description)),
+    );
     clear(list).append(
-      roots.length ? h('ul', { class: 'goals' }, ...roots.map((g) => goalItem(g, shown))) : h('p', { class: 'muted small' }, all.length ? 'No goals with this status.' : 'No goals yet. Add one here, or ask the agent to pursue something.'),
+      roots.length
+        ? h('ul', { class: 'goals' }, ...roots.map((g) => goalItem(g, shown)))
+        : h(
+            'p',
+            { class: 'muted small' },
+            all.length ? 'No goals with this status.' : 'No goals yet. Add one here, or ask the agent to pursue something.',
+          ),
     );
   };
   filter.addEventListener('change', () => guarded(draw));
   const unsubscribe = goals.subscribe(() => guarded(draw));
   guarded(draw);
 
-  const root = h('section', { class: 'goals-panel', 'aria-label': 'Goals' },
-    h('div', { class: 'panel-head row' },
+  const root = h(
+    'section',
+    { class: 'goals-panel', 'aria-label': 'Goals' },
+    h(
+      'div',
+      { class: 'panel-head row' },
       h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
       h('h2', null, 'Goals'),
       filter,
@@ -97,5 +180,10 @@ export function GoalsPanel(props) {
     form,
     list,
   );
-  return { root, destroy: () => { unsubscribe(); } };
+  return {
+    root,
+    destroy: () => {
+      unsubscribe();
+    },
+  };
 }

@@ -12,7 +12,8 @@ const MAX_ATTACHED = 8;
  * @returns {Promise<{bytes: Uint8Array, mediaType: string, width: number, height: number}>}
  */
 export async function fitImage(file, limits) {
-  if (!TYPES.includes(file.type)) throw new Error(`Only PNG, JPEG, WebP and GIF images can be attached (this is ${file.type || 'not an image'}).`);
+  if (!TYPES.includes(file.type))
+    throw new Error(`Only PNG, JPEG, WebP and GIF images can be attached (this is ${file.type || 'not an image'}).`);
   let bitmap;
   try {
     bitmap = await createImageBitmap(file);
@@ -43,25 +44,50 @@ export async function fitImage(file, limits) {
  * The composer's attachments: a button that picks images, pasting or dropping them on the
  * composer, thumbnails with a remove button each, and a line that says why an image was not
  * taken. `take()` hands the fitted images over (and empties the tray).
- * @param {{limits: () => {accepts: boolean, maxEdge: number, maxBytes: number, why?: string}, dropTarget: HTMLElement, pasteTarget: HTMLElement, onChange?: () => void}} props
+ * @param {{limits: () => {accepts: boolean, maxEdge: number, maxBytes: number, why?: string}, dropTarget: HTMLElement,
+ *   pasteTarget: HTMLElement, onChange?: () => void}} props
  */
 export function ImageAttachments(props) {
   /** @type {{bytes: Uint8Array, mediaType: string, url: string}[]} */
   let items = [];
-  const input = /** @type {HTMLInputElement} */ (h('input', { type: 'file', accept: TYPES.join(','), multiple: true, hidden: true, 'aria-hidden': 'true', tabIndex: -1 }));
-  const button = h('button', { type: 'button', class: 'secondary attach-btn', title: 'Attach images (or paste or drop them on the message box)' }, 'Attach image');
+  const input = /** @type {HTMLInputElement} */ (
+    h('input', { type: 'file', accept: TYPES.join(','), multiple: true, hidden: true, 'aria-hidden': 'true', tabIndex: -1 })
+  );
+  const button = h(
+    'button',
+    { type: 'button', class: 'secondary attach-btn', title: 'Attach images (or paste or drop them on the message box)' },
+    'Attach image',
+  );
   const tray = h('ul', { class: 'attachments', 'aria-label': 'Attached images', hidden: true });
   const note = h('p', { class: 'small muted attach-note', role: 'status' });
 
   const draw = () => {
-    tray.replaceChildren(...items.map((item, i) => h('li', null,
-      h('img', { src: item.url, alt: `Attached image ${i + 1}`, width: 56, height: 56 }),
-      h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Remove attached image ${i + 1}`, on: { click: () => {
-        URL.revokeObjectURL(item.url);
-        items.splice(i, 1);
-        draw();
-        button.focus();
-      } } }, '×'))));
+    tray.replaceChildren(
+      ...items.map((item, i) =>
+        h(
+          'li',
+          null,
+          h('img', { src: item.url, alt: `Attached image ${i + 1}`, width: 56, height: 56 }),
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'icon-btn',
+              'aria-label': `Remove attached image ${i + 1}`,
+              on: {
+                click: () => {
+                  URL.revokeObjectURL(item.url);
+                  items.splice(i, 1);
+                  draw();
+                  button.focus();
+                },
+              },
+            },
+            '×',
+          ),
+        ),
+      ),
+    );
     tray.hidden = items.length === 0;
     props.onChange?.();
   };
@@ -83,7 +109,10 @@ export function ImageAttachments(props) {
       }
       try {
         const fitted = await fitImage(file, limits);
-        items.push({ ...fitted, url: URL.createObjectURL(new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (fitted.bytes)], { type: fitted.mediaType })) });
+        items.push({
+          ...fitted,
+          url: URL.createObjectURL(new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (fitted.bytes)], { type: fitted.mediaType })),
+        });
       } catch (err) {
         note.textContent = `${file.name || 'An image'}: ${/** @type {Error} */ (err).message}`;
       }
@@ -94,7 +123,10 @@ export function ImageAttachments(props) {
 
   button.addEventListener('click', () => input.click());
   input.addEventListener('change', () => {
-    if (input.files) add(input.files).finally(() => { input.value = ''; });
+    if (input.files)
+      add(input.files).finally(() => {
+        input.value = '';
+      });
   });
   props.pasteTarget.addEventListener('paste', (e) => {
     const files = /** @type {ClipboardEvent} */ (e).clipboardData?.files;
@@ -115,7 +147,10 @@ export function ImageAttachments(props) {
   });
 
   return {
-    button, input, tray, note,
+    button,
+    input,
+    tray,
+    note,
     get count() {
       return items.length;
     },

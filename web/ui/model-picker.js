@@ -15,24 +15,41 @@ import { h } from './dom.js';
 export function ModelPicker(props) {
   const open = h('button', { type: 'button', class: 'secondary' }, 'Browse models');
   const status = h('p', { class: 'small muted', role: 'status', 'aria-live': 'polite' });
-  const filter = h('input', { id: 'set-model-filter', type: 'search', autocomplete: 'off', spellcheck: false, placeholder: 'Filter the list' });
+  const filter = h('input', {
+    id: 'set-model-filter',
+    type: 'search',
+    autocomplete: 'off',
+    spellcheck: false,
+    placeholder: 'Filter the list',
+  });
   const list = h('ul', { class: 'model-list', 'aria-label': 'Available to choose' });
-  const panel = h('fieldset', { class: 'model-picker', hidden: true },
+  const panel = h(
+    'fieldset',
+    { class: 'model-picker', hidden: true },
     h('legend', null, 'Available to choose'),
-    h('label', { for: filter.id, class: 'sr-only' }, 'Filter the list'), filter, list);
+    h('label', { for: filter.id, class: 'sr-only' }, 'Filter the list'),
+    filter,
+    list,
+  );
   /** @type {(ModelInfo & {badges: string[]})[]} */
   let models = [];
 
   const draw = () => {
     const q = filter.value.trim().toLowerCase();
     const shown = models.filter((m) => !q || m.id.toLowerCase().includes(q) || (m.label ?? '').toLowerCase().includes(q)).slice(0, 200);
-    list.replaceChildren(...shown.map((m) => {
-      const id = `set-model-opt-${m.id.replace(/[^\w-]/g, '_')}`;
-      const radio = h('input', { type: 'radio', name: 'model-choice', id, value: m.id, checked: m.id === props.current() });
-      radio.addEventListener('change', () => props.onChoose(m.id));
-      return h('li', null, radio, h('label', { for: id }, h('span', { class: 'model-id' }, m.id),
-        ...m.badges.map((b) => h('span', { class: 'badge' }, b))));
-    }));
+    list.replaceChildren(
+      ...shown.map((m) => {
+        const id = `set-model-opt-${m.id.replace(/[^\w-]/g, '_')}`;
+        const radio = h('input', { type: 'radio', name: 'model-choice', id, value: m.id, checked: m.id === props.current() });
+        radio.addEventListener('change', () => props.onChoose(m.id));
+        return h(
+          'li',
+          null,
+          radio,
+          h('label', { for: id }, h('span', { class: 'model-id' }, m.id), ...m.badges.map((b) => h('span', { class: 'badge' }, b))),
+        );
+      }),
+    );
     if (!shown.length) list.append(h('li', { class: 'muted small' }, q ? 'No model matches.' : 'No models.'));
   };
   filter.addEventListener('input', draw);
@@ -42,7 +59,10 @@ export function ModelPicker(props) {
     try {
       const r = await props.load();
       models = r.models;
-      status.textContent = r.source === 'provider' ? `${models.length} model${models.length === 1 ? '' : 's'} offered.` : 'The provider did not list its models: these are suggestions; any model id can be typed.';
+      status.textContent =
+        r.source === 'provider'
+          ? `${models.length} model${models.length === 1 ? '' : 's'} offered.`
+          : 'The provider did not list its models: these are suggestions; any model id can be typed.';
       panel.hidden = false;
       draw();
     } catch (err) {
@@ -61,9 +81,17 @@ export function ModelPicker(props) {
   let pullRow = null;
   if (props.pull) {
     const pull = props.pull;
-    const name = h('input', { id: 'set-pull-name', type: 'text', autocomplete: 'off', spellcheck: false, placeholder: 'e.g. llama3.2 or qwen2.5:7b' });
+    const name = h('input', {
+      id: 'set-pull-name',
+      type: 'text',
+      autocomplete: 'off',
+      spellcheck: false,
+      placeholder: 'e.g. llama3.2 or qwen2.5:7b',
+    });
     const go = h('button', { type: 'button', class: 'secondary' }, 'Download model');
-    const progress = /** @type {HTMLProgressElement} */ (h('progress', { max: 1, value: 0, hidden: true, 'aria-label': 'Download progress' }));
+    const progress = /** @type {HTMLProgressElement} */ (
+      h('progress', { max: 1, value: 0, hidden: true, 'aria-label': 'Download progress' })
+    );
     const pullStatus = h('p', { class: 'small muted', role: 'status', 'aria-live': 'polite' });
     go.addEventListener('click', async () => {
       const model = name.value.trim();
@@ -92,7 +120,24 @@ export function ModelPicker(props) {
         progress.hidden = true;
       }
     });
-    pullRow = h('div', { class: 'field' }, h('label', { for: name.id }, 'Download to Ollama (name)'), h('div', { class: 'row' }, name, go), progress, pullStatus);
+    pullRow = h(
+      'div',
+      { class: 'field' },
+      h('label', { for: name.id }, 'Download to Ollama (name)'),
+      h('div', { class: 'row' }, name, go),
+      progress,
+      pullStatus,
+    );
   }
-  return { button: open, status, panel, pullRow, hide: () => { panel.hidden = true; status.textContent = ''; filter.value = ''; } };
+  return {
+    button: open,
+    status,
+    panel,
+    pullRow,
+    hide: () => {
+      panel.hidden = true;
+      status.textContent = '';
+      filter.value = '';
+    },
+  };
 }

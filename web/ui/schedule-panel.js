@@ -4,7 +4,15 @@ import { h, clear, guard } from './dom.js';
 import { confirmDialog } from './dialogs.js';
 
 /** @param {number} t */
-const dateTime = (t) => new Date(t).toLocaleString(undefined, { weekday: 'short', year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+const dateTime = (t) =>
+  new Date(t).toLocaleString(undefined, {
+    weekday: 'short',
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
 
 /**
  * The Schedule panel: a form that turns a phrase or cron expression into a job after showing
@@ -13,7 +21,8 @@ const dateTime = (t) => new Date(t).toLocaleString(undefined, { weekday: 'short'
  * @param {{scheduler: Scheduler, conversations: ConversationMeta[], toolNames: string[], timezone: string,
  *   missedPolicy: 'once' | 'skip', onMissedPolicy: (p: 'once' | 'skip') => void,
  *   approvalTimeoutMinutes: number, onApprovalTimeout: (minutes: number) => void,
- *   background: {mode: 'background' | 'foreground', text: string}, watchBackground?: (fn: (b: {mode: 'background' | 'foreground', text: string}) => void) => () => void,
+ *   background: {mode: 'background' | 'foreground', text: string}, watchBackground?: (fn: (b: {mode: 'background' | 'foreground', text:
+ *   string}) => void) => () => void,
  *   notifications: NotificationPermission | 'unsupported', onAllowNotifications: () => Promise<NotificationPermission | 'unsupported'>,
  *   onOpenConversation: (id: string) => void, onError: (err: unknown) => void, onBack: () => void}} props
  */
@@ -25,7 +34,13 @@ export function SchedulePanel(props) {
   const guarded = guard(props.onError);
 
   // ── New job form ──
-  const when = h('input', { id: 'job-when', type: 'text', required: true, autocomplete: 'off', placeholder: 'every weekday at 9am · every 2 hours · in 3 days · 0 9 * * 1-5' });
+  const when = h('input', {
+    id: 'job-when',
+    type: 'text',
+    required: true,
+    autocomplete: 'off',
+    placeholder: 'every weekday at 9am · every 2 hours · in 3 days · 0 9 * * 1-5',
+  });
   const tz = h('input', { id: 'job-tz', type: 'text', value: props.timezone, autocomplete: 'off' });
   const name = h('input', { id: 'job-name', type: 'text', autocomplete: 'off', placeholder: 'Optional' });
   const kindPrompt = h('input', { type: 'radio', name: 'job-kind', id: 'job-kind-prompt', value: 'prompt', checked: true });
@@ -33,18 +48,24 @@ export function SchedulePanel(props) {
   const prompt = h('textarea', { id: 'job-prompt', rows: 3, placeholder: 'e.g. Summarize what changed in my notes today' });
   const tool = h('select', { id: 'job-tool' }, ...props.toolNames.map((n) => h('option', { value: n }, n)));
   const args = h('textarea', { id: 'job-args', rows: 3, value: '{}', spellcheck: false });
-  const delivery = h('select', { id: 'job-delivery' },
+  const delivery = h(
+    'select',
+    { id: 'job-delivery' },
     h('option', { value: 'always' }, 'Always'),
     h('option', { value: 'success' }, 'Only when it succeeds'),
     h('option', { value: 'error' }, 'Only when it fails'),
     h('option', { value: 'never' }, 'Never (see the history here)'),
   );
-  const conversation = h('select', { id: 'job-conv' },
+  const conversation = h(
+    'select',
+    { id: 'job-conv' },
     h('option', { value: '' }, 'A new conversation for this job'),
     ...props.conversations.map((c) => h('option', { value: c.id }, c.title)),
   );
   const promptField = h('div', { class: 'field' }, h('label', { for: 'job-prompt' }, 'Prompt for the agent'), prompt);
-  const toolFields = h('div', { class: 'field-group', hidden: true },
+  const toolFields = h(
+    'div',
+    { class: 'field-group', hidden: true },
     h('div', { class: 'field' }, h('label', { for: 'job-tool' }, 'Tool'), tool),
     h('div', { class: 'field' }, h('label', { for: 'job-args' }, 'Arguments (JSON)'), args),
   );
@@ -65,8 +86,16 @@ export function SchedulePanel(props) {
     try {
       const p = scheduler.preview(when.value, { timezone: tz.value.trim() || undefined });
       preview.append(
-        h('p', { class: 'small' }, `Means: ${props.scheduler.describe(p.trigger)}. Next ${p.next.length === 1 ? 'run' : `${p.next.length} runs`}:`),
-        h('ol', { class: 'next-runs small' }, ...p.next.map((t) => h('li', null, h('time', { dateTime: new Date(t).toISOString() }, dateTime(t))))),
+        h(
+          'p',
+          { class: 'small' },
+          `Means: ${props.scheduler.describe(p.trigger)}. Next ${p.next.length === 1 ? 'run' : `${p.next.length} runs`}:`,
+        ),
+        h(
+          'ol',
+          { class: 'next-runs small' },
+          ...p.next.map((t) => h('li', null, h('time', { dateTime: new Date(t).toISOString() }, dateTime(t)))),
+        ),
       );
       create.disabled = false;
     } catch (err) {
@@ -76,14 +105,21 @@ export function SchedulePanel(props) {
   when.addEventListener('input', updatePreview);
   tz.addEventListener('input', updatePreview);
 
-  const form = h('form', { class: 'card job-form', 'aria-labelledby': 'job-form-title' },
+  const form = h(
+    'form',
+    { class: 'card job-form', 'aria-labelledby': 'job-form-title' },
     h('h3', { id: 'job-form-title' }, 'New scheduled job'),
     h('div', { class: 'field' }, h('label', { for: 'job-when' }, 'When'), when),
     h('div', { class: 'field' }, h('label', { for: 'job-tz' }, 'Time zone'), tz),
     preview,
-    h('fieldset', { class: 'row' }, h('legend', null, 'What it does'),
-      kindPrompt, h('label', { for: 'job-kind-prompt' }, 'Run a prompt'),
-      kindTool, h('label', { for: 'job-kind-tool' }, 'Call a tool'),
+    h(
+      'fieldset',
+      { class: 'row' },
+      h('legend', null, 'What it does'),
+      kindPrompt,
+      h('label', { for: 'job-kind-prompt' }, 'Run a prompt'),
+      kindTool,
+      h('label', { for: 'job-kind-tool' }, 'Call a tool'),
     ),
     promptField,
     toolFields,
@@ -130,12 +166,22 @@ export function SchedulePanel(props) {
   });
 
   // ── Settings: missed runs, background mode, notifications ──
-  const missed = h('select', { id: 'job-missed' },
+  const missed = h(
+    'select',
+    { id: 'job-missed' },
     h('option', { value: 'once', selected: props.missedPolicy === 'once' }, 'Run it once on next open'),
     h('option', { value: 'skip', selected: props.missedPolicy === 'skip' }, 'Skip it'),
   );
   missed.addEventListener('change', () => props.onMissedPolicy(/** @type {'once' | 'skip'} */ (missed.value)));
-  const approvalWait = h('input', { id: 'job-approval-timeout', type: 'number', min: '1', max: '1440', step: '1', value: String(props.approvalTimeoutMinutes), 'aria-describedby': 'job-approval-timeout-d' });
+  const approvalWait = h('input', {
+    id: 'job-approval-timeout',
+    type: 'number',
+    min: '1',
+    max: '1440',
+    step: '1',
+    value: String(props.approvalTimeoutMinutes),
+    'aria-describedby': 'job-approval-timeout-d',
+  });
   approvalWait.addEventListener('change', () => {
     const v = Math.round(Number(approvalWait.value));
     if (Number.isFinite(v) && v >= 1 && v <= 1440) props.onApprovalTimeout(v);
@@ -144,21 +190,49 @@ export function SchedulePanel(props) {
   const notifyLine = h('p', { class: 'small' });
   const drawNotify = (/** @type {NotificationPermission | 'unsupported'} */ state) => {
     clear(notifyLine).append(
-      state === 'granted' ? 'Results are shown as notifications and in the job\'s conversation.'
-        : state === 'denied' ? 'Notifications are blocked for this site (change it in the browser\'s site settings); results appear in the job\'s conversation.'
-        : state === 'unsupported' ? 'This browser has no notifications; results appear in the job\'s conversation.'
-        : 'Results appear in the job\'s conversation. ',
-      state === 'default' ? h('button', { type: 'button', class: 'secondary small-btn', on: { click: () => guarded(async () => drawNotify(await props.onAllowNotifications())) } }, 'Allow notifications') : '',
+      state === 'granted'
+        ? "Results are shown as notifications and in the job's conversation."
+        : state === 'denied'
+          ? "Notifications are blocked for this site (change it in the browser's site settings); results appear in the job's conversation."
+          : state === 'unsupported'
+            ? "This browser has no notifications; results appear in the job's conversation."
+            : "Results appear in the job's conversation. ",
+      state === 'default'
+        ? h(
+            'button',
+            {
+              type: 'button',
+              class: 'secondary small-btn',
+              on: { click: () => guarded(async () => drawNotify(await props.onAllowNotifications())) },
+            },
+            'Allow notifications',
+          )
+        : '',
     );
   };
   drawNotify(props.notifications);
   const mode = h('p', { class: 'small', id: 'job-mode' }, props.background.text);
-  const unwatch = props.watchBackground?.((b) => { mode.textContent = b.text; }) ?? (() => {});
-  const settings = h('section', { class: 'card job-settings', 'aria-label': 'How jobs run' },
+  const unwatch =
+    props.watchBackground?.((b) => {
+      mode.textContent = b.text;
+    }) ?? (() => {});
+  const settings = h(
+    'section',
+    { class: 'card job-settings', 'aria-label': 'How jobs run' },
     mode,
     h('div', { class: 'field' }, h('label', { for: 'job-missed' }, 'When a job was due while Clawser was closed'), missed),
-    h('div', { class: 'field' }, h('label', { for: 'job-approval-timeout' }, 'Minutes a job waits for an approval'), approvalWait,
-      h('p', { class: 'small muted', id: 'job-approval-timeout-d' }, 'Unanswered by then, the call is refused, the run is marked “needs approval” and you are notified. Other jobs keep running meanwhile.')),
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: 'job-approval-timeout' }, 'Minutes a job waits for an approval'),
+      approvalWait,
+      h(
+        'p',
+        { class: 'small muted', id: 'job-approval-timeout-d' },
+        'Unanswered by then, the call is refused, the run is marked “needs approval” ' +
+          'and you are notified. Other jobs keep running meanwhile.',
+      ),
+    ),
     notifyLine,
   );
 
@@ -169,44 +243,165 @@ export function SchedulePanel(props) {
   const jobItem = (j) => {
     const last = j.runs.at(-1);
     const state = j.done ? 'Done' : j.paused ? 'Paused' : j.nextRunAt ? `Next: ${dateTime(j.nextRunAt)}` : 'No more runs';
-    const actions = h('div', { class: 'row job-actions' },
-      !j.done ? h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `${j.paused ? 'Resume' : 'Pause'} ${j.name}`, on: { click: () => guarded(() => (j.paused ? scheduler.resume(j.id) : scheduler.pause(j.id))) } }, j.paused ? 'Resume' : 'Pause') : null,
-      h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Run ${j.name} now`, on: { click: () => guarded(async () => {
-        status.textContent = `Running “${j.name}”…`;
-        const r = await scheduler.runNow(j.id);
-        status.textContent = r ? `“${j.name}” ${r.ok ? 'finished' : r.needsApproval ? 'needs approval' : 'failed'}.` : `“${j.name}” is already running.`;
-      }) } }, 'Run now'),
-      j.conversationId ? h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Open the conversation of ${j.name}`, on: { click: () => props.onOpenConversation(/** @type {string} */ (j.conversationId)) } }, 'Open conversation') : null,
-      h('button', { type: 'button', class: 'secondary small-btn danger', 'aria-label': `Delete ${j.name}`, on: { click: () => guarded(async () => {
-        const ok = await confirmDialog({ title: `Delete “${j.name}”?`, message: 'The job stops running; its history is removed. Conversations it wrote to are kept.', confirmLabel: 'Delete job' });
-        if (ok) await scheduler.remove(j.id);
-      }) } }, 'Delete'),
+    const actions = h(
+      'div',
+      { class: 'row job-actions' },
+      !j.done
+        ? h(
+            'button',
+            {
+              type: 'button',
+              class: 'secondary small-btn',
+              'aria-label': `${j.paused ? 'Resume' : 'Pause'} ${j.name}`,
+              on: { click: () => guarded(() => (j.paused ? scheduler.resume(j.id) : scheduler.pause(j.id))) },
+            },
+            j.paused ? 'Resume' : 'Pause',
+          )
+        : null,
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary small-btn',
+          'aria-label': `Run ${j.name} now`,
+          on: {
+            click: () =>
+              guarded(async () => {
+                status.textContent = `Running “${j.name}”…`;
+                const r = await scheduler.runNow(j.id);
+                status.textContent = r
+                  ? `“${j.name}” ${r.ok ? 'finished' : r.needsApproval ? 'needs approval' : 'failed'}.`
+                  : `“${j.name}” is already running.`;
+              }),
+          },
+        },
+        'Run now',
+      ),
+      j.conversationId
+        ? h(
+            'button',
+            {
+              type: 'button',
+              class: 'secondary small-btn',
+              'aria-label': `Open the conversation of ${j.name}`,
+              on: { click: () => props.onOpenConversation(/** @type {string} */ (j.conversationId)) },
+            },
+            'Open conversation',
+          )
+        : null,
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary small-btn danger',
+          'aria-label': `Delete ${j.name}`,
+          on: {
+            click: () =>
+              guarded(async () => {
+                const ok = await confirmDialog({
+                  title: `Delete “${j.name}”?`,
+                  message: 'The job stops running; its history is removed. Conversations it wrote to are kept.',
+                  confirmLabel: 'Delete job',
+                });
+                if (ok) await scheduler.remove(j.id);
+              }),
+          },
+        },
+        'Delete',
+      ),
     );
-    return h('li', { class: 'job card', 'data-job': j.id },
-      h('div', { class: 'row job-head' }, h('h4', null, j.name), h('span', { class: 'small muted' }, `${j.action.kind === 'prompt' ? 'Prompt' : j.action.kind === 'heartbeat' ? 'Heartbeat checklist' : `Tool ${j.action.tool}`} · ${props.scheduler.describe(j.trigger)}${j.createdBy === 'agent' ? ' · created by the agent' : ''}`)),
-      h('p', { class: 'small job-state' }, state, last ? ` · Last run ${dateTime(last.at)}: ${last.status === 'ok' ? 'succeeded' : last.status === 'error' ? 'failed' : last.status === 'needs_approval' ? 'needs approval (nobody answered in time)' : last.status}` : ' · Not run yet'),
-      last?.summary ? h('p', { class: `small job-summary${last.status === 'error' || last.status === 'needs_approval' ? ' bad' : ''}` }, last.summary.length > 300 ? `${last.summary.slice(0, 297)}…` : last.summary) : null,
+    return h(
+      'li',
+      { class: 'job card', 'data-job': j.id },
+      h(
+        'div',
+        { class: 'row job-head' },
+        h('h4', null, j.name),
+        h(
+          'span',
+          { class: 'small muted' },
+          `${j.action.kind === 'prompt' ? 'Prompt' : j.action.kind === 'heartbeat' ? 'Heartbeat checklist' : `Tool ${j.action.tool}`} ` +
+            `· ${props.scheduler.describe(j.trigger)}${j.createdBy === 'agent' ? ' · created by the agent' : ''}`,
+        ),
+      ),
+      h(
+        'p',
+        { class: 'small job-state' },
+        state,
+        last
+          ? ` · Last run ${dateTime(last.at)}: ` +
+              `${
+                last.status === 'ok'
+                  ? 'succeeded'
+                  : last.status === 'error'
+                    ? 'failed'
+                    : last.status === 'needs_approval'
+                      ? 'needs approval (nobody answered ' + 'in time)'
+                      : last.status
+              }`
+          : ' · Not run yet',
+      ),
+      last?.summary
+        ? h(
+            'p',
+            { class: `small job-summary${last.status === 'error' || last.status === 'needs_approval' ? ' bad' : ''}` },
+            last.summary.length > 300 ? `${last.summary.slice(0, 297)}…` : last.summary,
+          )
+        : null,
       actions,
-      j.runs.length ? h('details', { class: 'job-history', open: openHistories.has(j.id), on: { toggle: (/** @type {Event} */ e) => { if (/** @type {HTMLDetailsElement} */ (e.target).open) openHistories.add(j.id); else openHistories.delete(j.id); } } },
-        h('summary', { class: 'small' }, `History (${j.runs.length})`),
-        h('ol', { class: 'small', reversed: true }, ...j.runs.slice().reverse().map((r) => h('li', null,
-          `${dateTime(r.at)} — ${r.status === 'needs_approval' ? 'needs approval' : r.status}${r.manual ? ' (run now)' : ''}${r.missed ? ` (caught up; ${r.missed + 1} slots missed)` : ''}${r.durationMs !== undefined ? ` · ${Math.round(r.durationMs / 100) / 10} s` : ''}${r.summary ? `: ${r.summary.slice(0, 200)}` : ''}`,
-        ))),
-      ) : null,
+      j.runs.length
+        ? h(
+            'details',
+            {
+              class: 'job-history',
+              open: openHistories.has(j.id),
+              on: {
+                toggle: (/** @type {Event} */ e) => {
+                  if (/** @type {HTMLDetailsElement} */ (e.target).open) openHistories.add(j.id);
+                  else openHistories.delete(j.id);
+                },
+              },
+            },
+            h('summary', { class: 'small' }, `History (${j.runs.length})`),
+            h(
+              'ol',
+              { class: 'small', reversed: true },
+              ...j.runs
+                .slice()
+                .reverse()
+                .map((r) =>
+                  h(
+                    'li',
+                    null,
+                    `${dateTime(r.at)} — ${r.status === 'needs_approval' ? 'needs approval' : r.status}${r.manual ? ' (run now)' : ''}` +
+                      `${r.missed ? ` (caught up; ${r.missed + 1} slots missed)` : ''}${
+                        r.durationMs !== undefined ? ` ` + `· ${Math.round(r.durationMs / 100) / 10} s` : ''
+                      }${r.summary ? `: ${r.summary.slice(0, 200)}` : ''}`,
+                  ),
+                ),
+            ),
+          )
+        : null,
     );
   };
   const draw = async () => {
     const jobs = await scheduler.list();
     clear(list).append(
       h('h3', null, `Jobs (${jobs.length})`),
-      jobs.length ? h('ul', { class: 'jobs' }, ...jobs.map(jobItem)) : h('p', { class: 'muted small' }, 'No scheduled jobs yet. Create one here, or ask the agent (it asks you to approve each job).'),
+      jobs.length
+        ? h('ul', { class: 'jobs' }, ...jobs.map(jobItem))
+        : h('p', { class: 'muted small' }, 'No scheduled jobs yet. Create one here, or ask the agent (it asks you to approve each job).'),
     );
   };
   const unsubscribe = scheduler.subscribe(() => guarded(draw));
   guarded(draw);
 
-  const root = h('section', { class: 'schedule-panel', 'aria-label': 'Schedule' },
-    h('div', { class: 'panel-head row' },
+  const root = h(
+    'section',
+    { class: 'schedule-panel', 'aria-label': 'Schedule' },
+    h(
+      'div',
+      { class: 'panel-head row' },
       h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
       h('h2', null, 'Schedule'),
     ),
@@ -214,5 +409,11 @@ export function SchedulePanel(props) {
     settings,
     h('div', { class: 'schedule-layout' }, form, list),
   );
-  return { root, destroy: () => { unsubscribe(); unwatch(); } };
+  return {
+    root,
+    destroy: () => {
+      unsubscribe();
+      unwatch();
+    },
+  };
 }

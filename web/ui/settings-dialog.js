@@ -18,13 +18,16 @@ import { ModelPicker } from './model-picker.js';
  * @property {(provider: string) => Promise<string | null>} describeAvailability e.g. Chrome AI's state, or null
  * @property {(config: ProviderConfig & {useSavedKey: boolean}) => Promise<ConnectionReport>} onTest
  * @property {Agent} agent
- * @property {(settings: ProviderChoice & {apiKey?: string | null}, agent: Agent, fallbackKeys: Record<string, string>) => Promise<void>} onSave
+ * @property {(settings: ProviderChoice & {apiKey?: string | null}, agent: Agent, fallbackKeys: Record<string, string>) => Promise<void>}
+ *   onSave
  *   fallbackKeys: keys typed for fallback providers, by provider id
  * @property {() => Promise<string>} [describeBackground] how scheduled jobs run in this browser (tab only, or background checks too)
  * @property {ParseLimits} parseLimits checks the limit fields (messages per field)
- * @property {(config: ProviderConfig & {useSavedKey: boolean}) => Promise<{models: (import('../providers/types.d.ts').ModelInfo & {badges: string[]})[], source: 'provider' | 'catalog'}>} [listModels]
+ * @property {(config: ProviderConfig & {useSavedKey: boolean}) => Promise<{models: (import('../providers/types.d.ts').ModelInfo &
+ *   {badges: string[]})[], source: 'provider' | 'catalog'}>} [listModels]
  *   the models the provider offers, with their badges
- * @property {(config: ProviderConfig, model: string, onProgress: (p: {status: string, completed?: number, total?: number}) => void) => Promise<void>} [pullModel] downloads a model to Ollama
+ * @property {(config: ProviderConfig, model: string, onProgress: (p: {status: string, completed?: number, total?: number}) => void) =>
+ *   Promise<void>} [pullModel] downloads a model to Ollama
  */
 
 /**
@@ -39,9 +42,11 @@ export function openSettingsDialog(props) {
   const ids = { provider: 'set-provider', model: 'set-model', key: 'set-key', base: 'set-base', models: 'set-models', title: 'set-title' };
   // Grouped by what they need: nothing, a key, or an address (a server of the user's).
   const group = (/** @type {CatalogEntry} */ e) =>
-    (e.capabilities.baseUrl === 'required' ? 'other' : e.capabilities.key === 'required' ? 'key' : 'free');
+    e.capabilities.baseUrl === 'required' ? 'other' : e.capabilities.key === 'required' ? 'key' : 'free';
   const options = (/** @type {string} */ g) => catalog.filter((e) => group(e) === g).map((e) => h('option', { value: e.id }, e.label));
-  const providerSelect = h('select', { id: ids.provider, name: 'provider' },
+  const providerSelect = h(
+    'select',
+    { id: ids.provider, name: 'provider' },
     h('optgroup', { label: 'No API key needed' }, options('free')),
     h('optgroup', { label: 'Cloud providers (API key)' }, options('key')),
     h('optgroup', { label: 'Other' }, options('other')),
@@ -53,7 +58,14 @@ export function openSettingsDialog(props) {
   const keyInput = h('input', { id: ids.key, name: 'apiKey', type: 'password', autocomplete: 'off', spellcheck: false });
   const keyHelp = h('p', { class: 'muted small', id: 'set-key-help' });
   const removeKey = h('button', { type: 'button', class: 'secondary small-btn' }, 'Remove saved key');
-  const baseInput = h('input', { id: ids.base, name: 'baseUrl', type: 'url', autocomplete: 'off', spellcheck: false, placeholder: 'https://…/v1' });
+  const baseInput = h('input', {
+    id: ids.base,
+    name: 'baseUrl',
+    type: 'url',
+    autocomplete: 'off',
+    spellcheck: false,
+    placeholder: 'https://…/v1',
+  });
   // Options stay short (a select cannot wrap on a phone); what the choice means is said below it.
   const providerNote = h('p', { id: 'set-provider-note', class: 'muted small' });
   providerSelect.setAttribute('aria-describedby', 'set-provider-note');
@@ -61,35 +73,96 @@ export function openSettingsDialog(props) {
   const result = h('p', { class: 'test-result', role: 'status', 'aria-live': 'polite' });
   const testBtn = h('button', { type: 'button', class: 'secondary' }, 'Test connection');
   const a = props.agent;
-  const level = h('select', { id: 'set-autonomy', name: 'autonomy', 'aria-describedby': 'set-autonomy-note' },
+  const level = h(
+    'select',
+    { id: 'set-autonomy', name: 'autonomy', 'aria-describedby': 'set-autonomy-note' },
     h('option', { value: 'readonly' }, 'Read-only'),
     h('option', { value: 'supervised' }, 'Supervised'),
     h('option', { value: 'full' }, 'Full'),
   );
   level.value = a.autonomy.level;
   const levelNote = h('p', { id: 'set-autonomy-note', class: 'muted small' });
-  const LEVELS = { readonly: 'Only tools that read run; anything that would change something is refused.', supervised: 'Anything that changes something asks you first.', full: 'Each tool follows its policy in the Tools panel.' };
-  const showLevel = () => { levelNote.textContent = LEVELS[/** @type {keyof typeof LEVELS} */ (level.value)] ?? ''; };
+  const LEVELS = {
+    readonly: 'Only tools that read run; anything that would change something is refused.',
+    supervised: 'Anything that changes something asks you first.',
+    full: 'Each tool follows its policy in the Tools panel.',
+  };
+  const showLevel = () => {
+    levelNote.textContent = LEVELS[/** @type {keyof typeof LEVELS} */ (level.value)] ?? '';
+  };
   showLevel();
   level.addEventListener('change', showLevel);
   const perHour = h('input', { id: 'set-actions', type: 'number', min: 0, step: 1, value: String(a.autonomy.maxActionsPerHour) });
-  const perDay = h('input', { id: 'set-cost', type: 'number', min: 0, step: 0.01, value: (a.autonomy.maxCostCentsPerDay / 100).toFixed(2) });
-  const perMonth = h('input', { id: 'set-cost-month', type: 'number', min: 0, step: 0.01, value: (a.autonomy.maxCostCentsPerMonth / 100).toFixed(2) });
+  const perDay = h('input', {
+    id: 'set-cost',
+    type: 'number',
+    min: 0,
+    step: 0.01,
+    value: (a.autonomy.maxCostCentsPerDay / 100).toFixed(2),
+  });
+  const perMonth = h('input', {
+    id: 'set-cost-month',
+    type: 'number',
+    min: 0,
+    step: 0.01,
+    value: (a.autonomy.maxCostCentsPerMonth / 100).toFixed(2),
+  });
   const compact = h('input', { id: 'set-compact', type: 'number', min: 1000, step: 1000, value: String(a.compactionThresholdTokens) });
   // Limits that used to exist only in code. Each field has its own error line (aria-describedby);
   // zod checks them on Save (no min/max/step attributes, so the browser's own check does not preempt it).
-  /** @type {{name: 'allowedPrivateHosts' | 'maxIterations' | 'maxToolResultChars' | 'maxReadKiB' | 'maxWriteKiB', label: string, help: string, input: HTMLInputElement}[]} */
+  /**
+   * @type {{name: 'allowedPrivateHosts' | 'maxIterations' | 'maxToolResultChars' | 'maxReadKiB' | 'maxWriteKiB', label: string,
+   *   help: string, input: HTMLInputElement}[]}
+   */
   const limits = [
-    { name: 'allowedPrivateHosts', label: 'Private hosts the agent may reach', help: 'Host or host:port, separated by commas (e.g. 127.0.0.1:11434). Loopback, local-network and cloud-metadata addresses are refused unless listed here.',
-      input: h('input', { id: 'set-private-hosts', type: 'text', autocomplete: 'off', spellcheck: false, value: a.allowedPrivateHosts.join(', ') }) },
-    { name: 'maxIterations', label: 'Steps per turn, at most (1–100)', help: 'Model calls in one turn before the agent stops and asks to continue.',
-      input: h('input', { id: 'set-iterations', type: 'number', step: 'any', value: String(a.maxIterations) }) },
-    { name: 'maxToolResultChars', label: 'Tool result cap (characters)', help: 'Longer tool output is cut before the model sees it.',
-      input: h('input', { id: 'set-result-cap', type: 'number', step: 'any', value: String(a.maxToolResultChars) }) },
-    { name: 'maxReadKiB', label: 'Largest file a tool reads (KiB)', help: '',
-      input: h('input', { id: 'set-read-cap', type: 'number', step: 'any', value: String(Math.max(1, Math.round(a.tools.maxReadBytes / 1024))) }) },
-    { name: 'maxWriteKiB', label: 'Largest file a tool writes (KiB)', help: '',
-      input: h('input', { id: 'set-write-cap', type: 'number', step: 'any', value: String(Math.max(1, Math.round(a.tools.maxWriteBytes / 1024))) }) },
+    {
+      name: 'allowedPrivateHosts',
+      label: 'Private hosts the agent may reach',
+      help:
+        'Host or host:port, separated by commas (e.g. 127.0.0.1:11434). Loopback, ' +
+        'local-network and cloud-metadata addresses are refused unless listed here.',
+      input: h('input', {
+        id: 'set-private-hosts',
+        type: 'text',
+        autocomplete: 'off',
+        spellcheck: false,
+        value: a.allowedPrivateHosts.join(', '),
+      }),
+    },
+    {
+      name: 'maxIterations',
+      label: 'Steps per turn, at most (1–100)',
+      help: 'Model calls in one turn before the agent stops and asks to continue.',
+      input: h('input', { id: 'set-iterations', type: 'number', step: 'any', value: String(a.maxIterations) }),
+    },
+    {
+      name: 'maxToolResultChars',
+      label: 'Tool result cap (characters)',
+      help: 'Longer tool output is cut before the model sees it.',
+      input: h('input', { id: 'set-result-cap', type: 'number', step: 'any', value: String(a.maxToolResultChars) }),
+    },
+    {
+      name: 'maxReadKiB',
+      label: 'Largest file a tool reads (KiB)',
+      help: '',
+      input: h('input', {
+        id: 'set-read-cap',
+        type: 'number',
+        step: 'any',
+        value: String(Math.max(1, Math.round(a.tools.maxReadBytes / 1024))),
+      }),
+    },
+    {
+      name: 'maxWriteKiB',
+      label: 'Largest file a tool writes (KiB)',
+      help: '',
+      input: h('input', {
+        id: 'set-write-cap',
+        type: 'number',
+        step: 'any',
+        value: String(Math.max(1, Math.round(a.tools.maxWriteBytes / 1024))),
+      }),
+    },
   ];
   const limitRows = limits.map((f) => {
     const error = h('p', { id: `${f.input.id}-error`, class: 'field-error', role: 'alert' });
@@ -99,16 +172,20 @@ export function openSettingsDialog(props) {
   });
   /** @returns {ReturnType<ParseLimits>} */
   const readLimits = () => {
-    const parsed = props.parseLimits(/** @type {Record<(typeof limits)[number]['name'], string>} */ (Object.fromEntries(limits.map((f) => [f.name, f.input.value]))));
+    const parsed = props.parseLimits(
+      /** @type {Record<(typeof limits)[number]['name'], string>} */ (Object.fromEntries(limits.map((f) => [f.name, f.input.value]))),
+    );
     for (const f of limitRows) {
-      const message = parsed.ok ? '' : parsed.errors[f.name] ?? '';
+      const message = parsed.ok ? '' : (parsed.errors[f.name] ?? '');
       f.error.textContent = message;
       if (message) f.input.setAttribute('aria-invalid', 'true');
       else f.input.removeAttribute('aria-invalid');
     }
     return parsed;
   };
-  const leak = h('select', { id: 'set-leak' },
+  const leak = h(
+    'select',
+    { id: 'set-leak' },
     h('option', { value: 'redact' }, 'Redact (recommended)'),
     h('option', { value: 'warn' }, 'Keep, with a warning'),
     h('option', { value: 'block' }, 'Withhold the reply'),
@@ -120,33 +197,61 @@ export function openSettingsDialog(props) {
     // Turning the safety pipeline off is a two-step decision.
     const ok = await confirmDialog({
       title: 'Turn safety checks off?',
-      message: 'Without them, tool calls are not checked for path traversal, private-network requests (web_fetch still checks its own addresses) or dangerous commands, injected instructions in web pages are not marked, and secrets in replies are not redacted. Approvals and autonomy limits still apply.',
+      message:
+        'Without them, tool calls are not checked for path traversal, private-network requests (web_fetch still ' +
+        'checks its own addresses) or dangerous commands, injected instructions in web pages are not marked, and ' +
+        'secrets in replies are not redacted. Approvals and autonomy limits still apply.',
       confirmLabel: 'Turn safety checks off',
     });
     if (!ok) safetyOn.checked = true;
   });
-  const agentFields = h('fieldset', null,
+  const agentFields = h(
+    'fieldset',
+    null,
     h('legend', null, 'Agent'),
     h('div', { class: 'field' }, h('label', { for: 'set-autonomy' }, 'Autonomy'), level, levelNote),
     h('div', { class: 'field' }, h('label', { for: 'set-actions' }, 'Tool actions per hour (0 = no limit)'), perHour),
     h('div', { class: 'field' }, h('label', { for: 'set-cost' }, 'Cost limit per day, USD (0 = no limit)'), perDay),
-    h('div', { class: 'field' }, h('label', { for: 'set-cost-month' }, 'Cost limit per month, USD (0 = no limit)'), perMonth,
-      h('p', { class: 'muted small' }, 'A warning shows at 80% of a limit. Costs are estimated from list prices; models without a known price count as "cost unknown".')),
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: 'set-cost-month' }, 'Cost limit per month, USD (0 = no limit)'),
+      perMonth,
+      h(
+        'p',
+        { class: 'muted small' },
+        'A warning shows at 80% of a limit. Costs are estimated from list prices; models without a known price count as "cost unknown".',
+      ),
+    ),
     h('div', { class: 'field' }, h('label', { for: 'set-compact' }, 'Summarize older messages past (tokens)'), compact),
     ...limitRows.map((f) => f.row),
     h('div', { class: 'field' }, h('label', { for: 'set-leak' }, 'When a reply contains a secret'), leak),
-    h('div', { class: 'row' }, safetyOn, h('label', { for: 'set-safety' }, 'Safety checks (input sanitizer, tool-call validator, leak detector)')),
+    h(
+      'div',
+      { class: 'row' },
+      safetyOn,
+      h('label', { for: 'set-safety' }, 'Safety checks (input sanitizer, tool-call validator, leak detector)'),
+    ),
   );
   const fallbacks = FallbackFields({ catalog, providers: a.providers, hasKey: props.hasKey });
-  const dialogConfig = () => ({ provider: providerSelect.value, model: modelInput.value.trim() || undefined, baseUrl: baseInput.value.trim() || undefined, apiKey: keyInput.value.trim() || undefined });
+  const dialogConfig = () => ({
+    provider: providerSelect.value,
+    model: modelInput.value.trim() || undefined,
+    baseUrl: baseInput.value.trim() || undefined,
+    apiKey: keyInput.value.trim() || undefined,
+  });
   const listModels = props.listModels;
   const pullModel = props.pullModel;
-  const picker = listModels ? ModelPicker({
-    load: () => listModels({ ...dialogConfig(), useSavedKey: !removeRequested }),
-    current: () => modelInput.value.trim(),
-    onChoose: (id) => { modelInput.value = id; },
-    pull: pullModel ? (name, onProgress) => pullModel(dialogConfig(), name, onProgress) : undefined,
-  }) : null;
+  const picker = listModels
+    ? ModelPicker({
+        load: () => listModels({ ...dialogConfig(), useSavedKey: !removeRequested }),
+        current: () => modelInput.value.trim(),
+        onChoose: (id) => {
+          modelInput.value = id;
+        },
+        pull: pullModel ? (name, onProgress) => pullModel(dialogConfig(), name, onProgress) : undefined,
+      })
+    : null;
   const keyRow = h('div', { class: 'field' }, h('label', { for: ids.key }, 'API key'), keyInput, keyHelp, removeKey);
   const baseRow = h('div', { class: 'field' }, h('label', { for: ids.base }, 'Base URL'), baseInput);
   let removeRequested = false;
@@ -166,7 +271,9 @@ export function openSettingsDialog(props) {
     keyRow.hidden = entry.capabilities.key === 'none';
     keyInput.required = entry.needsKey && !saved;
     keyInput.placeholder = saved ? 'Saved (encrypted) — leave empty to keep it' : entry.needsKey ? 'Required' : 'Optional';
-    keyHelp.textContent = entry.keyUrl ? `Get a key at ${entry.keyUrl}. Keys are encrypted in this browser and sent only to ${entry.label}.` : 'Keys are encrypted in this browser and sent only to this provider.';
+    keyHelp.textContent = entry.keyUrl
+      ? `Get a key at ${entry.keyUrl}. Keys are encrypted in this browser and sent only to ${entry.label}.`
+      : 'Keys are encrypted in this browser and sent only to this provider.';
     removeKey.hidden = !saved;
     // Every HTTP format: a proxy or gateway in front of the API is a common setup.
     baseRow.hidden = entry.capabilities.baseUrl === 'none';
@@ -194,11 +301,29 @@ export function openSettingsDialog(props) {
   });
 
   const backgroundLine = h('p', { id: 'set-jobs-mode' }, '…');
-  props.describeBackground?.().then((text) => { backgroundLine.textContent = text; }, () => { backgroundLine.textContent = ''; });
-  const form = h('form', { method: 'dialog', class: 'settings-form' },
+  props.describeBackground?.().then(
+    (text) => {
+      backgroundLine.textContent = text;
+    },
+    () => {
+      backgroundLine.textContent = '';
+    },
+  );
+  const form = h(
+    'form',
+    { method: 'dialog', class: 'settings-form' },
     h('h2', { id: ids.title }, `Settings — ${props.workspaceName}`),
     h('div', { class: 'field' }, h('label', { for: ids.provider }, 'Provider'), providerSelect, providerNote, availability),
-    h('div', { class: 'field' }, h('label', { for: ids.model }, 'Model'), modelInput, modelList, picker ? h('div', { class: 'row' }, picker.button) : null, picker?.status, picker?.panel),
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: ids.model }, 'Model'),
+      modelInput,
+      modelList,
+      picker ? h('div', { class: 'row' }, picker.button) : null,
+      picker?.status,
+      picker?.panel,
+    ),
     picker?.pullRow,
     keyRow,
     baseRow,
@@ -206,8 +331,17 @@ export function openSettingsDialog(props) {
     result,
     agentFields,
     fallbacks.element,
-    props.describeBackground ? h('section', { class: 'small', 'aria-labelledby': 'set-jobs-title' }, h('h3', { id: 'set-jobs-title' }, 'Scheduled jobs'), backgroundLine) : null,
-    h('div', { class: 'dialog-actions' },
+    props.describeBackground
+      ? h(
+          'section',
+          { class: 'small', 'aria-labelledby': 'set-jobs-title' },
+          h('h3', { id: 'set-jobs-title' }, 'Scheduled jobs'),
+          backgroundLine,
+        )
+      : null,
+    h(
+      'div',
+      { class: 'dialog-actions' },
       h('button', { type: 'submit', value: 'cancel', class: 'secondary', formNoValidate: true }, 'Cancel'),
       h('button', { type: 'submit', value: 'save' }, 'Save'),
     ),

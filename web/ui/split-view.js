@@ -9,13 +9,21 @@ const clamp = (v) => Math.min(MAX, Math.max(MIN, Math.round(v)));
  * A separator the pointer drags and the keyboard moves (arrows by 5%, Home and End to the
  * limits): `value` is the share (20–80%) of `container()`'s width that the pane before it takes
  * (or, `after`, the pane after it). `onChange` applies each step; `onCommit` remembers the last.
- * @param {{label: string, value: number, container: () => HTMLElement, after?: boolean, onChange: (v: number) => void, onCommit: (v: number) => void}} props
+ * @param {{label: string, value: number, container: () => HTMLElement, after?: boolean, onChange: (v: number) => void,
+ *   onCommit: (v: number) => void}} props
  */
 export function ResizeHandle(props) {
   let value = clamp(props.value);
   const handle = h('div', {
-    class: 'resize-handle', role: 'separator', tabindex: 0, 'aria-orientation': 'vertical', 'aria-label': props.label,
-    'aria-valuemin': MIN, 'aria-valuemax': MAX, 'aria-valuenow': value, title: 'Drag, or use the arrow keys, to resize',
+    class: 'resize-handle',
+    role: 'separator',
+    tabindex: 0,
+    'aria-orientation': 'vertical',
+    'aria-label': props.label,
+    'aria-valuemin': MIN,
+    'aria-valuemax': MAX,
+    'aria-valuenow': value,
+    title: 'Drag, or use the arrow keys, to resize',
   });
   /** @param {number} v */
   const set = (v) => {

@@ -24,8 +24,52 @@ import { h } from './dom.js';
 
 /** The colours of the app's light and dark themes (every text colour meets WCAG AA on its background). */
 const THEMES = {
-  light: { background: '#ffffff', foreground: '#17172b', cursor: '#4f46e5', cursorAccent: '#ffffff', selectionBackground: '#c7d2fe', black: '#17172b', blue: '#4338ca', green: '#15803d', red: '#b91c1c', yellow: '#a16207', magenta: '#a21caf', cyan: '#0e7490', white: '#d9dbe6', brightBlack: '#5b5e73', brightBlue: '#4338ca', brightGreen: '#166534', brightRed: '#b91c1c', brightYellow: '#854d0e', brightMagenta: '#86198f', brightCyan: '#155e75', brightWhite: '#f7f7fb' },
-  dark: { background: '#0c0c16', foreground: '#ececf6', cursor: '#818cf8', cursorAccent: '#0b0b18', selectionBackground: '#3730a3', black: '#10101c', blue: '#818cf8', green: '#4ade80', red: '#f87171', yellow: '#facc15', magenta: '#e879f9', cyan: '#22d3ee', white: '#ececf6', brightBlack: '#a3a6bd', brightBlue: '#a5b4fc', brightGreen: '#86efac', brightRed: '#fca5a5', brightYellow: '#fde047', brightMagenta: '#f0abfc', brightCyan: '#67e8f9', brightWhite: '#ffffff' },
+  light: {
+    background: '#ffffff',
+    foreground: '#17172b',
+    cursor: '#4f46e5',
+    cursorAccent: '#ffffff',
+    selectionBackground: '#c7d2fe',
+    black: '#17172b',
+    blue: '#4338ca',
+    green: '#15803d',
+    red: '#b91c1c',
+    yellow: '#a16207',
+    magenta: '#a21caf',
+    cyan: '#0e7490',
+    white: '#d9dbe6',
+    brightBlack: '#5b5e73',
+    brightBlue: '#4338ca',
+    brightGreen: '#166534',
+    brightRed: '#b91c1c',
+    brightYellow: '#854d0e',
+    brightMagenta: '#86198f',
+    brightCyan: '#155e75',
+    brightWhite: '#f7f7fb',
+  },
+  dark: {
+    background: '#0c0c16',
+    foreground: '#ececf6',
+    cursor: '#818cf8',
+    cursorAccent: '#0b0b18',
+    selectionBackground: '#3730a3',
+    black: '#10101c',
+    blue: '#818cf8',
+    green: '#4ade80',
+    red: '#f87171',
+    yellow: '#facc15',
+    magenta: '#e879f9',
+    cyan: '#22d3ee',
+    white: '#ececf6',
+    brightBlack: '#a3a6bd',
+    brightBlue: '#a5b4fc',
+    brightGreen: '#86efac',
+    brightRed: '#fca5a5',
+    brightYellow: '#fde047',
+    brightMagenta: '#f0abfc',
+    brightCyan: '#67e8f9',
+    brightWhite: '#ffffff',
+  },
 };
 
 /** xterm's stylesheet, added once with the first terminal. */
@@ -181,19 +225,26 @@ function SessionView(session, props, dark, reducedMotion) {
     // Alt+digit/letter are the app's panel shortcuts (Alt+B and Alt+F move by word here).
     if (e.altKey && !e.ctrlKey && !e.metaKey && /^(Digit|Key)/.test(e.code) && e.code !== 'KeyB' && e.code !== 'KeyF') return false;
     const key = e.key.toLowerCase();
-    if ((e.ctrlKey || e.metaKey) && (key === 'c' && (e.shiftKey || e.metaKey || term.hasSelection()))) {
+    if ((e.ctrlKey || e.metaKey) && key === 'c' && (e.shiftKey || e.metaKey || term.hasSelection())) {
       if (term.hasSelection()) void navigator.clipboard?.writeText(term.getSelection()).catch(() => {});
       return false;
     }
     if ((e.ctrlKey && e.shiftKey && key === 'v') || (e.metaKey && key === 'v')) {
-      void navigator.clipboard?.readText().then((text) => term.paste(text)).catch(() => {});
+      void navigator.clipboard
+        ?.readText()
+        .then((text) => term.paste(text))
+        .catch(() => {});
       return false;
     }
     return true;
   });
-  const onTheme = () => { term.options.theme = dark.matches ? THEMES.dark : THEMES.light; };
+  const onTheme = () => {
+    term.options.theme = dark.matches ? THEMES.dark : THEMES.light;
+  };
   dark.addEventListener('change', onTheme);
-  const onMotion = () => { term.options.cursorBlink = !reducedMotion.matches; };
+  const onMotion = () => {
+    term.options.cursorBlink = !reducedMotion.matches;
+  };
   reducedMotion.addEventListener('change', onMotion);
   const resize = new ResizeObserver(() => {
     if (opened && element.offsetParent) fit.fit();
@@ -209,7 +260,10 @@ function SessionView(session, props, dark, reducedMotion) {
       opened = true;
       term.open(element);
       fit.fit();
-      term.write(`Clawser shell — bash over this workspace's files. Type \x1b[1mhelp\x1b[0m for the commands, \x1b[1mclawser help\x1b[0m for the app's.\r\n`);
+      term.write(
+        `Clawser shell — bash over this workspace's files. Type \x1b[1mhelp\x1b[0m for the commands, \x1b[1mclawser help\x1b[0m for the ` +
+          `app's.\r\n`,
+      );
       prompt();
     },
     focus() {
@@ -247,11 +301,27 @@ export function TerminalPanel(props) {
   const screen = h('div', { class: 'terminal-screen' });
 
   const drawTabs = () => {
-    tabs.replaceChildren(...views.map((v, i) => h('span', { class: 'terminal-tab' },
-      h('button', { type: 'button', class: v === active ? '' : 'secondary', 'aria-pressed': String(v === active), on: { click: () => show(v) } }, `Session ${i + 1}`),
-      views.length > 1 ? h('button', { type: 'button', class: 'secondary icon', 'aria-label': `Close session ${i + 1}`, on: { click: () => close(v) } }, '✕') : null,
-    )),
-    h('button', { type: 'button', class: 'secondary', on: { click: add } }, '+ New session'));
+    tabs.replaceChildren(
+      ...views.map((v, i) =>
+        h(
+          'span',
+          { class: 'terminal-tab' },
+          h(
+            'button',
+            { type: 'button', class: v === active ? '' : 'secondary', 'aria-pressed': String(v === active), on: { click: () => show(v) } },
+            `Session ${i + 1}`,
+          ),
+          views.length > 1
+            ? h(
+                'button',
+                { type: 'button', class: 'secondary icon', 'aria-label': `Close session ${i + 1}`, on: { click: () => close(v) } },
+                '✕',
+              )
+            : null,
+        ),
+      ),
+      h('button', { type: 'button', class: 'secondary', on: { click: add } }, '+ New session'),
+    );
   };
   /** @param {ReturnType<typeof SessionView>} view */
   const show = (view) => {
@@ -279,17 +349,28 @@ export function TerminalPanel(props) {
     for (const v of views) v.setScreenReader(on);
     props.onPreferences({ screenReader: on });
   });
-  const root = h('section', { class: 'terminal-panel', 'aria-labelledby': 'terminal-title' },
-    h('div', { class: 'row spread' },
+  const root = h(
+    'section',
+    { class: 'terminal-panel', 'aria-labelledby': 'terminal-title' },
+    h(
+      'div',
+      { class: 'row spread' },
       h('h2', { id: 'terminal-title' }, 'Terminal'),
-      h('div', { class: 'row' },
+      h(
+        'div',
+        { class: 'row' },
         h('label', { class: 'row small', for: 'terminal-sr' }, sr, 'Screen reader mode'),
         h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
       ),
     ),
     tabs,
     screen,
-    h('p', { class: 'small muted' }, 'Tab completes (Esc then Tab moves on) · ↑/↓ and Ctrl-R search history · Ctrl-C stops · Ctrl-L clears · Ctrl-Shift-C/V copy and paste. Clawser’s own folders (.memory, .git…) are read-only here.'),
+    h(
+      'p',
+      { class: 'small muted' },
+      'Tab completes (Esc then Tab moves on) · ↑/↓ and Ctrl-R search history · Ctrl-C stops · Ctrl-L clears · ' +
+        'Ctrl-Shift-C/V copy and paste. Clawser’s own folders (.memory, .git…) are read-only here.',
+    ),
   );
   // Shown once the panel is in the document (xterm measures its container).
   requestAnimationFrame(() => show(active));

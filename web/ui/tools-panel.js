@@ -8,16 +8,22 @@ import { h } from './dom.js';
  * policy — the default (what the autonomy level does with it, in words) or the user's own
  * choice ("Always allow" from a dialog lands here) — plus the tool settings (fetch allowlist,
  * web search service).
- * @param {{tools: ToolDefinition[], userPolicyOf: (name: string) => ToolPolicy | null, defaultOf: (name: string) => string, onPolicy: (name: string, policy: ToolPolicy | null) => void,
- *   rules: () => ApprovalRule[], toolLabel: (key: string) => string, describeRule: (rule: ApprovalRule) => string, onRemoveRule: (rule: ApprovalRule) => void, onAddRule: (rule: ApprovalRule) => void,
+ * @param {{tools: ToolDefinition[], userPolicyOf: (name: string) => ToolPolicy | null, defaultOf: (name: string) => string, onPolicy:
+ *   (name: string, policy: ToolPolicy | null) => void,
+ *   rules: () => ApprovalRule[], toolLabel: (key: string) => string, describeRule: (rule: ApprovalRule) => string, onRemoveRule: (rule:
+ *   ApprovalRule) => void, onAddRule: (rule: ApprovalRule) => void,
  *   storedChoices?: () => {key: string, label: string, policy: ToolPolicy}[], onForget?: (key: string) => void,
- *   settings: ToolSettingsView, hasSearchKey: boolean, onSaveSettings: (s: {fetchAllowlist: string[], searchEndpoint: string, searchApiKey?: string | null}) => Promise<void>, onBack: () => void}} props
- *   storedChoices: the user's choices for tools not in the table (an MCP server's while it is not connected), in words; onForget removes one
+ *   settings: ToolSettingsView, hasSearchKey: boolean, onSaveSettings: (s: {fetchAllowlist: string[], searchEndpoint: string,
+ *   searchApiKey?: string | null}) => Promise<void>, onBack: () => void}} props
+ *   storedChoices: the user's choices for tools not in the table (an MCP server's while it is not connected), in words; onForget removes
+ *   one
  */
 export function ToolsPanel(props) {
   const rows = props.tools.map((t) => {
     const id = `policy-${t.name}`;
-    const select = h('select', { id, 'aria-label': `Policy for ${t.name}`, 'aria-describedby': `${id}-d` },
+    const select = h(
+      'select',
+      { id, 'aria-label': `Policy for ${t.name}`, 'aria-describedby': `${id}-d` },
       // Short options (a select cannot wrap on a phone); the note under it says what they mean here.
       h('option', { value: '' }, 'Default'),
       h('option', { value: 'auto' }, 'Always allow'),
@@ -28,28 +34,57 @@ export function ToolsPanel(props) {
     const show = () => {
       const user = props.userPolicyOf(t.name);
       select.value = user ?? '';
-      note.textContent = user ? `Your choice for this workspace. Default: ${props.defaultOf(t.name)}.` : `Default here: ${props.defaultOf(t.name)}.`;
-      if (t.standing) note.textContent += `${note.textContent ? ' ' : ''}Changes what later turns see or do: asks whenever the conversation has read untrusted content.`;
-      if (t.permissionFor) note.textContent += ' A line of read-only commands (ls, cat, grep, git status…) counts as a read: it runs without asking, even at read-only autonomy, and can change nothing.';
+      note.textContent = user
+        ? `Your choice for this workspace. Default: ${props.defaultOf(t.name)}.`
+        : `Default here: ${props.defaultOf(t.name)}.`;
+      if (t.standing)
+        note.textContent +=
+          `${note.textContent ? ' ' : ''}Changes what later turns see or do: asks whenever the conversation has read ` +
+          `untrusted content.`;
+      if (t.permissionFor)
+        note.textContent +=
+          ' A line of read-only commands (ls, cat, grep, git status…) counts as a read: it runs ' +
+          'without asking, even at read-only autonomy, and can change nothing.';
     };
     show();
     select.addEventListener('change', () => {
       props.onPolicy(t.name, select.value ? /** @type {ToolPolicy} */ (select.value) : null);
       show();
     });
-    return h('tr', null,
+    return h(
+      'tr',
+      null,
       h('td', null, h('code', null, t.name)),
       h('td', null, t.description),
       h('td', null, h('span', { class: 'perm' }, t.standing ? `${t.permission}, standing` : t.permission)),
       h('td', null, select, note),
     );
   });
-  const allow = h('input', { id: 'tool-allowlist', type: 'text', value: props.settings.tools.fetchAllowlist.join(', '), placeholder: 'e.g. wikipedia.org, docs.python.org' });
-  const endpoint = h('input', { id: 'tool-search', type: 'url', value: props.settings.tools.searchEndpoint, placeholder: 'https://searx.example.org or https://api.search.brave.com/res/v1/web/search' });
-  const key = h('input', { id: 'tool-search-key', type: 'password', autocomplete: 'off', placeholder: props.hasSearchKey ? 'Saved (encrypted) — leave empty to keep' : 'Only for Brave Search' });
+  const allow = h('input', {
+    id: 'tool-allowlist',
+    type: 'text',
+    value: props.settings.tools.fetchAllowlist.join(', '),
+    placeholder: 'e.g. wikipedia.org, docs.python.org',
+  });
+  const endpoint = h('input', {
+    id: 'tool-search',
+    type: 'url',
+    value: props.settings.tools.searchEndpoint,
+    placeholder: 'https://searx.example.org or https://api.search.brave.com/res/v1/web/search',
+  });
+  const key = h('input', {
+    id: 'tool-search-key',
+    type: 'password',
+    autocomplete: 'off',
+    placeholder: props.hasSearchKey ? 'Saved (encrypted) — leave empty to keep' : 'Only for Brave Search',
+  });
   const status = h('p', { role: 'status', class: 'small' });
-  const form = h('form', { class: 'card' },
-    h('fieldset', null,
+  const form = h(
+    'form',
+    { class: 'card' },
+    h(
+      'fieldset',
+      null,
       h('legend', null, 'Tool settings'),
       h('div', { class: 'field' }, h('label', { for: 'tool-allowlist' }, 'web_fetch domain allowlist (empty: any public site)'), allow),
       h('div', { class: 'field' }, h('label', { for: 'tool-search' }, 'Web search service URL'), endpoint),
@@ -62,7 +97,10 @@ export function ToolsPanel(props) {
     e.preventDefault();
     try {
       await props.onSaveSettings({
-        fetchAllowlist: allow.value.split(/[\s,]+/).map((d) => d.trim()).filter(Boolean),
+        fetchAllowlist: allow.value
+          .split(/[\s,]+/)
+          .map((d) => d.trim())
+          .filter(Boolean),
         searchEndpoint: endpoint.value.trim(),
         searchApiKey: key.value.trim() ? key.value.trim() : undefined,
       });
@@ -72,10 +110,32 @@ export function ToolsPanel(props) {
     }
   });
   const rulesSection = RulesSection(props);
-  return h('section', { class: 'tools-panel', 'aria-labelledby': 'tools-title' },
-    h('div', { class: 'row spread' }, h('h2', { id: 'tools-title' }, 'Tools'), h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat')),
-    h('p', { class: 'muted' }, 'What the agent may do in this workspace. Read tools run on their own; tools that change files, memory, goals or jobs, use the network or the browser ask first unless you choose “Always allow” (here or in the approval dialog). Read-only autonomy refuses every change.'),
-    h('table', { class: 'tools-table' }, h('thead', null, h('tr', null, h('th', null, 'Tool'), h('th', null, 'What it does'), h('th', null, 'Level'), h('th', null, 'Policy'))), h('tbody', null, rows)),
+  return h(
+    'section',
+    { class: 'tools-panel', 'aria-labelledby': 'tools-title' },
+    h(
+      'div',
+      { class: 'row spread' },
+      h('h2', { id: 'tools-title' }, 'Tools'),
+      h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
+    ),
+    h(
+      'p',
+      { class: 'muted' },
+      'What the agent may do in this workspace. Read tools run on their own; tools that change files, ' +
+        'memory, goals or jobs, use the network or the browser ask first unless you choose “Always allow” ' +
+        '(here or in the approval dialog). Read-only autonomy refuses every change.',
+    ),
+    h(
+      'table',
+      { class: 'tools-table' },
+      h(
+        'thead',
+        null,
+        h('tr', null, h('th', null, 'Tool'), h('th', null, 'What it does'), h('th', null, 'Level'), h('th', null, 'Policy')),
+      ),
+      h('tbody', null, rows),
+    ),
     StoredChoices(props),
     rulesSection,
     form,
@@ -85,30 +145,60 @@ export function ToolsPanel(props) {
 /**
  * "Always allow" narrowed to a command prefix, a domain or a path glob: listed, removable, and
  * addable by hand (the approval dialog adds them too).
- * @param {{tools: ToolDefinition[], rules: () => ApprovalRule[], toolLabel: (key: string) => string, describeRule: (rule: ApprovalRule) => string, onRemoveRule: (rule: ApprovalRule) => void, onAddRule: (rule: ApprovalRule) => void}} props
+ * @param {{tools: ToolDefinition[], rules: () => ApprovalRule[], toolLabel: (key: string) => string, describeRule: (rule: ApprovalRule) =>
+ *   string, onRemoveRule: (rule: ApprovalRule) => void, onAddRule: (rule: ApprovalRule) => void}} props
  *   toolLabel: a rule's tool in words (an MCP server's tool is kept under its server's identity)
  */
 function RulesSection(props) {
   const list = h('ul', { class: 'rule-list', 'aria-label': 'Approval rules' });
   const draw = () => {
     const rules = props.rules();
-    list.replaceChildren(...(rules.length
-      ? rules.map((rule) => h('li', { class: 'row spread' },
-        h('span', null, h('code', null, props.toolLabel(rule.tool)), ` may run without asking for ${props.describeRule(rule)}`),
-        h('button', { type: 'button', class: 'secondary', 'aria-label': `Remove the rule: ${props.toolLabel(rule.tool)} for ${props.describeRule(rule)}`, on: { click: () => { props.onRemoveRule(rule); draw(); } } }, 'Remove')))
-      : [h('li', { class: 'muted' }, 'No rules yet. Choose “Always allow …” in an approval dialog, or add one here.')]));
+    list.replaceChildren(
+      ...(rules.length
+        ? rules.map((rule) =>
+            h(
+              'li',
+              { class: 'row spread' },
+              h('span', null, h('code', null, props.toolLabel(rule.tool)), ` may run without asking for ${props.describeRule(rule)}`),
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'secondary',
+                  'aria-label': `Remove the rule: ${props.toolLabel(rule.tool)} for ${props.describeRule(rule)}`,
+                  on: {
+                    click: () => {
+                      props.onRemoveRule(rule);
+                      draw();
+                    },
+                  },
+                },
+                'Remove',
+              ),
+            ),
+          )
+        : [h('li', { class: 'muted' }, 'No rules yet. Choose “Always allow …” in an approval dialog, or add one here.')]),
+    );
   };
   draw();
-  const tool = h('select', { id: 'rule-tool' }, props.tools.map((t) => h('option', { value: t.name }, t.name)));
-  const kind = h('select', { id: 'rule-kind' },
+  const tool = h(
+    'select',
+    { id: 'rule-tool' },
+    props.tools.map((t) => h('option', { value: t.name }, t.name)),
+  );
+  const kind = h(
+    'select',
+    { id: 'rule-kind' },
     h('option', { value: 'command' }, 'Command prefix (shell)'),
     h('option', { value: 'domain' }, 'Domain (URL)'),
     h('option', { value: 'path' }, 'Path glob (file)'),
   );
   const pattern = h('input', { id: 'rule-pattern', type: 'text', required: true, placeholder: 'git status · docs.python.org · notes/**' });
   const status = h('p', { role: 'status', class: 'small' });
-  /** @type {HTMLSelectElement} */ (tool).value = props.tools.some((t) => t.name === 'shell') ? 'shell' : props.tools[0]?.name ?? '';
-  const form = h('form', { class: 'row wrap' },
+  /** @type {HTMLSelectElement} */ (tool).value = props.tools.some((t) => t.name === 'shell') ? 'shell' : (props.tools[0]?.name ?? '');
+  const form = h(
+    'form',
+    { class: 'row wrap' },
     h('div', { class: 'field' }, h('label', { for: 'rule-tool' }, 'Tool'), tool),
     h('div', { class: 'field' }, h('label', { for: 'rule-kind' }, 'Kind'), kind),
     h('div', { class: 'field' }, h('label', { for: 'rule-pattern' }, 'Allow'), pattern),
@@ -118,14 +208,25 @@ function RulesSection(props) {
     e.preventDefault();
     const value = /** @type {HTMLInputElement} */ (pattern).value.trim();
     if (!value) return;
-    props.onAddRule({ tool: /** @type {HTMLSelectElement} */ (tool).value, kind: /** @type {ApprovalRule['kind']} */ (/** @type {HTMLSelectElement} */ (kind).value), pattern: value });
+    props.onAddRule({
+      tool: /** @type {HTMLSelectElement} */ (tool).value,
+      kind: /** @type {ApprovalRule['kind']} */ (/** @type {HTMLSelectElement} */ (kind).value),
+      pattern: value,
+    });
     /** @type {HTMLInputElement} */ (pattern).value = '';
     status.textContent = 'Rule added.';
     draw();
   });
-  return h('section', { class: 'card', 'aria-labelledby': 'rules-title' },
+  return h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'rules-title' },
     h('h3', { id: 'rules-title' }, 'Narrowed “Always allow” rules'),
-    h('p', { class: 'small muted' }, 'A rule lets one tool run without asking, but only for a command prefix (the shell: every command of the line must match), a URL’s domain, or a path glob. Untrusted content still makes memory, goal, job and skill changes ask.'),
+    h(
+      'p',
+      { class: 'small muted' },
+      'A rule lets one tool run without asking, but only for a command prefix (the shell: every command of the line must match), a ' +
+        'URL’s domain, or a path glob. Untrusted content still makes memory, goal, job and skill changes ask.',
+    ),
     list,
     form,
     status,
@@ -143,16 +244,47 @@ const POLICY_WORDS = { auto: 'Always allow', approve: 'Ask each time', denied: '
  */
 function StoredChoices(props) {
   const list = h('ul', { class: 'rule-list', 'aria-label': 'Choices for tools not connected' });
-  const section = h('section', { class: 'card', 'aria-labelledby': 'stored-choices-title' },
+  const section = h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'stored-choices-title' },
     h('h3', { id: 'stored-choices-title' }, 'Choices for tools not connected'),
-    h('p', { class: 'small muted' }, 'What you chose for tools of MCP servers that are not connected now. They apply again when the server connects (the same server at the same address); forget one to start from the default.'),
-    list);
+    h(
+      'p',
+      { class: 'small muted' },
+      'What you chose for tools of MCP servers that are not connected now. They apply again when the server ' +
+        'connects (the same server at the same address); forget one to start from the default.',
+    ),
+    list,
+  );
   const draw = () => {
     const choices = props.storedChoices?.() ?? [];
     section.hidden = !choices.length;
-    list.replaceChildren(...choices.map((c) => h('li', { class: 'row spread' },
-      h('span', null, h('code', null, c.label), `: ${POLICY_WORDS[c.policy]}`),
-      props.onForget ? h('button', { type: 'button', class: 'secondary', 'aria-label': `Forget the choice for ${c.label}`, on: { click: () => { /** @type {NonNullable<typeof props.onForget>} */ (props.onForget)(c.key); draw(); } } }, 'Forget') : '')));
+    list.replaceChildren(
+      ...choices.map((c) =>
+        h(
+          'li',
+          { class: 'row spread' },
+          h('span', null, h('code', null, c.label), `: ${POLICY_WORDS[c.policy]}`),
+          props.onForget
+            ? h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'secondary',
+                  'aria-label': `Forget the choice for ${c.label}`,
+                  on: {
+                    click: () => {
+                      /** @type {NonNullable<typeof props.onForget>} */ (props.onForget)(c.key);
+                      draw();
+                    },
+                  },
+                },
+                'Forget',
+              )
+            : '',
+        ),
+      ),
+    );
   };
   draw();
   return section;

@@ -205,15 +205,15 @@ export type LimitFieldName = 'allowedPrivateHosts' | 'maxIterations' | 'maxToolR
 /** Checks the limit fields: their values, or a message a user can act on per field. */
 export type ParseLimits = (raw: Record<LimitFieldName, string>) =>
   | {
-    ok: true;
-    value: {
-      allowedPrivateHosts: string[];
-      maxIterations: number;
-      maxToolResultChars: number;
-      maxReadBytes: number;
-      maxWriteBytes: number;
-    };
-  }
+      ok: true;
+      value: {
+        allowedPrivateHosts: string[];
+        maxIterations: number;
+        maxToolResultChars: number;
+        maxReadBytes: number;
+        maxWriteBytes: number;
+      };
+    }
   | { ok: false; errors: Partial<Record<LimitFieldName, string>> };
 
 /** The tool settings the Tools panel shows. */
@@ -252,8 +252,11 @@ export interface FilesPanelController {
   move(from: string, to: string): Promise<string>;
   remove(path: string): Promise<void>;
   /** Existing files are replaced only with `replace`; otherwise reported as skipped. */
-  upload(dir: string, files: { name: string; bytes: () => Promise<Uint8Array> }[], options?: { replace?: boolean }):
-    Promise<{ written: string[]; skipped: { name: string; reason: string }[] }>;
+  upload(
+    dir: string,
+    files: { name: string; bytes: () => Promise<Uint8Array> }[],
+    options?: { replace?: boolean },
+  ): Promise<{ written: string[]; skipped: { name: string; reason: string }[] }>;
   exportZip(dir?: string): Promise<Uint8Array>;
   importZip(dir: string, bytes: Uint8Array): Promise<{ written: string[]; refused: { name: string; reason: string }[] }>;
 }

@@ -6,33 +6,108 @@ import { h, clear, formatTime } from './dom.js';
  * The workspace screen: a compact top bar, the panel navigation (a labelled icon rail on wide
  * screens, collapsible and remembered; a drawer behind the Menu button on phones), the
  * conversation list (a drawer on phones) and the panel passed in.
- * @param {{workspace: WorkspaceSummary, controller: ChatStateSource, chat: HTMLElement, side?: HTMLElement, providerLabel: string, onHome: () => void, onSettings: () => void, onPalette: () => void,
+ * @param {{workspace: WorkspaceSummary, controller: ChatStateSource, chat: HTMLElement, side?: HTMLElement, providerLabel: string, onHome:
+ *   () => void, onSettings: () => void, onPalette: () => void,
  *   split?: {on: boolean, onToggle: () => void},
- *   panels: {label: string, icon: string, shortcut?: string, current: boolean, onOpen: () => void}[], railCollapsed: boolean, onRailToggle: (collapsed: boolean) => void,
+ *   panels: {label: string, icon: string, shortcut?: string, current: boolean, onOpen: () => void}[], railCollapsed: boolean, onRailToggle:
+ *   (collapsed: boolean) => void,
  *   onSearch: (query: string) => Promise<SearchHit[]>, onOpenHit: (hit: SearchHit) => void,
- *   onSelect: (id: string) => void, onNew: () => void, onRename: (id: string, title: string) => void, onDelete: (id: string, title: string) => void, onExport: (id: string, title: string) => void, onImport: (file: File) => void}} props
+ *   onSelect: (id: string) => void, onNew: () => void, onRename: (id: string, title: string) => void, onDelete: (id: string, title: string)
+ *   => void, onExport: (id: string, title: string) => void, onImport: (file: File) => void}} props
  *   panels: Chat first, in the navigation's order; split: the panel on screen can show beside the chat (wide screens)
  */
 export function WorkspaceView(props) {
   const { workspace, controller } = props;
   const convList = h('ul', { class: 'conv-list' });
-  const drawerToggle = h('button', { type: 'button', class: 'secondary drawer-toggle icon-only', 'aria-expanded': 'false', 'aria-controls': 'conv-drawer', title: 'Conversations' },
-    h('span', { 'aria-hidden': 'true' }, '💬'), h('span', { class: 'sr-only' }, 'Conversations'));
-  const menuToggle = h('button', { type: 'button', class: 'secondary menu-toggle icon-only', 'aria-expanded': 'false', 'aria-controls': 'ws-rail', title: 'Menu: panels and workspaces' },
-    h('span', { 'aria-hidden': 'true' }, '☰'), h('span', { class: 'sr-only' }, 'Menu'));
+  const drawerToggle = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary drawer-toggle icon-only',
+      'aria-expanded': 'false',
+      'aria-controls': 'conv-drawer',
+      title: 'Conversations',
+    },
+    h('span', { 'aria-hidden': 'true' }, '💬'),
+    h('span', { class: 'sr-only' }, 'Conversations'),
+  );
+  const menuToggle = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary menu-toggle icon-only',
+      'aria-expanded': 'false',
+      'aria-controls': 'ws-rail',
+      title: 'Menu: panels and workspaces',
+    },
+    h('span', { 'aria-hidden': 'true' }, '☰'),
+    h('span', { class: 'sr-only' }, 'Menu'),
+  );
   let collapsed = props.railCollapsed;
-  const railToggle = h('button', { type: 'button', class: 'icon-btn rail-toggle', 'aria-expanded': String(!collapsed), 'aria-controls': 'ws-rail', 'aria-label': 'Show panel names', title: 'Show or hide the panel names' },
-    h('span', { 'aria-hidden': 'true' }, collapsed ? '»' : '«'));
-  const rail = h('nav', { class: 'ws-rail', id: 'ws-rail', 'aria-label': 'Workspace panels' },
-    h('a', { href: '#home', class: 'home-link rail-only-narrow', on: { click: (/** @type {MouseEvent} */ e) => { e.preventDefault(); props.onHome(); } } }, h('span', { 'aria-hidden': 'true' }, '‹ '), 'All workspaces'),
+  const railToggle = h(
+    'button',
+    {
+      type: 'button',
+      class: 'icon-btn rail-toggle',
+      'aria-expanded': String(!collapsed),
+      'aria-controls': 'ws-rail',
+      'aria-label': 'Show panel names',
+      title: 'Show or hide the panel names',
+    },
+    h('span', { 'aria-hidden': 'true' }, collapsed ? '»' : '«'),
+  );
+  const rail = h(
+    'nav',
+    { class: 'ws-rail', id: 'ws-rail', 'aria-label': 'Workspace panels' },
+    h(
+      'a',
+      {
+        href: '#home',
+        class: 'home-link rail-only-narrow',
+        on: {
+          click: (/** @type {MouseEvent} */ e) => {
+            e.preventDefault();
+            props.onHome();
+          },
+        },
+      },
+      h('span', { 'aria-hidden': 'true' }, '‹ '),
+      'All workspaces',
+    ),
     // The same badge as the top bar's (hidden on phones), drawn by CSS from the attribute so the
     // page holds the provider's name as text once.
-    h('span', { class: 'provider-badge small rail-only-narrow provider-copy', title: 'Current provider', 'data-provider': props.providerLabel }),
-    h('ul', { class: 'rail-list' },
-      ...props.panels.map((p) => h('li', null,
-        h('button', { type: 'button', class: 'rail-btn', 'aria-current': p.current ? 'page' : undefined, 'aria-keyshortcuts': p.shortcut, title: p.shortcut ? `${p.label} (${p.shortcut})` : p.label,
-          on: { click: () => { closeMenu(); p.onOpen(); } } },
-        h('span', { class: 'rail-icon', 'aria-hidden': 'true' }, p.icon), h('span', { class: 'rail-label' }, p.label)))),
+    h('span', {
+      class: 'provider-badge small rail-only-narrow provider-copy',
+      title: 'Current provider',
+      'data-provider': props.providerLabel,
+    }),
+    h(
+      'ul',
+      { class: 'rail-list' },
+      ...props.panels.map((p) =>
+        h(
+          'li',
+          null,
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'rail-btn',
+              'aria-current': p.current ? 'page' : undefined,
+              'aria-keyshortcuts': p.shortcut,
+              title: p.shortcut ? `${p.label} (${p.shortcut})` : p.label,
+              on: {
+                click: () => {
+                  closeMenu();
+                  p.onOpen();
+                },
+              },
+            },
+            h('span', { class: 'rail-icon', 'aria-hidden': 'true' }, p.icon),
+            h('span', { class: 'rail-label' }, p.label),
+          ),
+        ),
+      ),
     ),
     railToggle,
   );
@@ -46,7 +121,12 @@ export function WorkspaceView(props) {
     props.onRailToggle(collapsed);
   };
   railToggle.addEventListener('click', toggleRail);
-  /** Opens or closes a phone drawer (the menu or the conversations) and says so on its button. @param {HTMLElement} drawer @param {HTMLElement} toggle @param {boolean} open */
+  /**
+   * Opens or closes a phone drawer (the menu or the conversations) and says so on its button.
+   * @param {HTMLElement} drawer
+   * @param {HTMLElement} toggle
+   * @param {boolean} open
+   */
   const setDrawer = (drawer, toggle, open) => {
     drawer.classList.toggle('open', open);
     toggle.setAttribute('aria-expanded', String(open));
@@ -63,14 +143,30 @@ export function WorkspaceView(props) {
       menuToggle.focus();
     }
   });
-  const importPicker = /** @type {HTMLInputElement} */ (h('input', { type: 'file', accept: '.jsonl,.json,application/x-ndjson', hidden: true, 'aria-label': 'Choose a conversation file (JSONL) to import' }));
+  const importPicker = /** @type {HTMLInputElement} */ (
+    h('input', {
+      type: 'file',
+      accept: '.jsonl,.json,application/x-ndjson',
+      hidden: true,
+      'aria-label': 'Choose a conversation file (JSONL) to import',
+    })
+  );
   importPicker.addEventListener('change', () => {
     const file = importPicker.files?.[0];
     importPicker.value = '';
     if (file) props.onImport(file);
   });
   // Search across every conversation: typing replaces the list with ranked hits.
-  const searchBox = /** @type {HTMLInputElement} */ (h('input', { type: 'search', class: 'conv-search', 'aria-label': 'Search conversations', placeholder: 'Search conversations…', autocomplete: 'off', 'aria-controls': 'conv-results' }));
+  const searchBox = /** @type {HTMLInputElement} */ (
+    h('input', {
+      type: 'search',
+      class: 'conv-search',
+      'aria-label': 'Search conversations',
+      placeholder: 'Search conversations…',
+      autocomplete: 'off',
+      'aria-controls': 'conv-results',
+    })
+  );
   const results = h('ul', { class: 'search-results', id: 'conv-results', 'aria-label': 'Search results', hidden: true });
   const searchStatus = h('p', { class: 'small muted', role: 'status', 'aria-live': 'polite' });
   let searchSeq = 0;
@@ -109,10 +205,28 @@ export function WorkspaceView(props) {
     clear(results);
     for (const hit of hits) {
       const who = hit.role === 'title' ? 'Title' : hit.role === 'user' ? 'You' : 'Assistant';
-      results.append(h('li', null, h('button', { type: 'button', class: 'search-hit', on: { click: () => { closeDrawer(); props.onOpenHit(hit); } } },
-        h('span', { class: 'hit-title' }, hit.title),
-        h('span', { class: 'small muted' }, hit.role === 'title' ? who : `${who} · ${formatTime(hit.timestamp)}`),
-        marked(hit.snippet))));
+      results.append(
+        h(
+          'li',
+          null,
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'search-hit',
+              on: {
+                click: () => {
+                  closeDrawer();
+                  props.onOpenHit(hit);
+                },
+              },
+            },
+            h('span', { class: 'hit-title' }, hit.title),
+            h('span', { class: 'small muted' }, hit.role === 'title' ? who : `${who} · ${formatTime(hit.timestamp)}`),
+            marked(hit.snippet),
+          ),
+        ),
+      );
     }
     results.hidden = false;
     convList.hidden = true;
@@ -131,10 +245,31 @@ export function WorkspaceView(props) {
       /** @type {HTMLElement | null} */ (results.querySelector('button'))?.focus();
     }
   });
-  const sidebar = h('nav', { class: 'sidebar', id: 'conv-drawer', 'aria-label': 'Conversations' },
-    h('div', { class: 'row' },
-      h('button', { type: 'button', class: 'new-conv', on: { click: () => { closeDrawer(); props.onNew(); } } }, 'New conversation'),
-      h('button', { type: 'button', class: 'secondary', title: 'Import a conversation exported as JSONL', on: { click: () => importPicker.click() } }, 'Import'),
+  const sidebar = h(
+    'nav',
+    { class: 'sidebar', id: 'conv-drawer', 'aria-label': 'Conversations' },
+    h(
+      'div',
+      { class: 'row' },
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'new-conv',
+          on: {
+            click: () => {
+              closeDrawer();
+              props.onNew();
+            },
+          },
+        },
+        'New conversation',
+      ),
+      h(
+        'button',
+        { type: 'button', class: 'secondary', title: 'Import a conversation exported as JSONL', on: { click: () => importPicker.click() } },
+        'Import',
+      ),
       importPicker,
     ),
     searchBox,
@@ -176,25 +311,78 @@ export function WorkspaceView(props) {
     for (const c of s.conversations.slice(0, shownCount)) {
       const active = c.id === s.activeId;
       convList.append(
-        h('li', { class: `conv-item${active ? ' active' : ''}` },
-          h('a', { href: `#workspace/${encodeURIComponent(workspace.id)}/conversation/${encodeURIComponent(c.id)}`, 'aria-current': active ? 'page' : undefined, class: 'conv-open', on: { click: (/** @type {MouseEvent} */ e) => { e.preventDefault(); closeDrawer(); props.onSelect(c.id); } } },
+        h(
+          'li',
+          { class: `conv-item${active ? ' active' : ''}` },
+          h(
+            'a',
+            {
+              href: `#workspace/${encodeURIComponent(workspace.id)}/conversation/${encodeURIComponent(c.id)}`,
+              'aria-current': active ? 'page' : undefined,
+              class: 'conv-open',
+              on: {
+                click: (/** @type {MouseEvent} */ e) => {
+                  e.preventDefault();
+                  closeDrawer();
+                  props.onSelect(c.id);
+                },
+              },
+            },
             h('span', { class: 'conv-title' }, c.title),
             h('span', { class: 'small muted' }, formatTime(c.updatedAt)),
           ),
-          h('div', { class: 'conv-actions' },
-            h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Rename conversation ${c.title}`, title: 'Rename', on: { click: () => props.onRename(c.id, c.title) } }, '✎'),
-            h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Export conversation ${c.title}`, title: 'Export', on: { click: () => props.onExport(c.id, c.title) } }, '⤓'),
-            h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Delete conversation ${c.title}`, title: 'Delete', on: { click: () => props.onDelete(c.id, c.title) } }, '×'),
+          h(
+            'div',
+            { class: 'conv-actions' },
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'icon-btn',
+                'aria-label': `Rename conversation ${c.title}`,
+                title: 'Rename',
+                on: { click: () => props.onRename(c.id, c.title) },
+              },
+              '✎',
+            ),
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'icon-btn',
+                'aria-label': `Export conversation ${c.title}`,
+                title: 'Export',
+                on: { click: () => props.onExport(c.id, c.title) },
+              },
+              '⤓',
+            ),
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'icon-btn',
+                'aria-label': `Delete conversation ${c.title}`,
+                title: 'Delete',
+                on: { click: () => props.onDelete(c.id, c.title) },
+              },
+              '×',
+            ),
           ),
         ),
       );
     }
     const rest = s.conversations.length - shownCount;
     if (rest > 0) {
-      const more = h('button', { type: 'button', class: 'secondary', on: { click: showMore } }, `Show ${Math.min(rest, PAGE * 2)} more of ${rest} older conversations`);
+      const more = h(
+        'button',
+        { type: 'button', class: 'secondary', on: { click: showMore } },
+        `Show ${Math.min(rest, PAGE * 2)} more of ${rest} older conversations`,
+      );
       convList.append(h('li', { class: 'more' }, more));
       if (typeof IntersectionObserver !== 'undefined') {
-        moreObserver = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) showMore(); });
+        moreObserver = new IntersectionObserver((entries) => {
+          if (entries.some((e) => e.isIntersecting)) showMore();
+        });
         moreObserver.observe(more);
       }
     }
@@ -203,26 +391,75 @@ export function WorkspaceView(props) {
 
   const title = h('h1', { class: 'ws-title' }, workspace.name);
   root.append(
-    h('header', { class: 'topbar' },
+    h(
+      'header',
+      { class: 'topbar' },
       menuToggle,
-      h('a', { href: '#home', class: 'home-link wide-only', on: { click: (/** @type {MouseEvent} */ e) => { e.preventDefault(); props.onHome(); } } }, h('span', { 'aria-hidden': 'true' }, '‹ '), 'Workspaces'),
+      h(
+        'a',
+        {
+          href: '#home',
+          class: 'home-link wide-only',
+          on: {
+            click: (/** @type {MouseEvent} */ e) => {
+              e.preventDefault();
+              props.onHome();
+            },
+          },
+        },
+        h('span', { 'aria-hidden': 'true' }, '‹ '),
+        'Workspaces',
+      ),
       title,
       h('span', { class: 'provider-badge small wide-only', title: 'Current provider' }, props.providerLabel),
       drawerToggle,
-      props.split ? h('button', { type: 'button', class: 'secondary icon-only split-btn wide-only', 'aria-pressed': String(props.split.on), title: 'Show the chat beside this panel', on: { click: props.split.onToggle } },
-        h('span', { 'aria-hidden': 'true' }, '◫'), h('span', { class: 'sr-only' }, 'Chat beside this panel')) : null,
-      h('button', { type: 'button', class: 'secondary icon-only palette-btn', 'aria-keyshortcuts': 'Control+K Meta+K', title: 'Command palette (Ctrl+K)', on: { click: props.onPalette } },
-        h('span', { 'aria-hidden': 'true' }, '⌘K'), h('span', { class: 'sr-only' }, 'Commands')),
-      h('button', { type: 'button', class: 'secondary settings-btn', title: 'Settings', on: { click: props.onSettings } }, h('span', { class: 'settings-icon', 'aria-hidden': 'true' }, '⚙'), h('span', { class: 'settings-label' }, 'Settings')),
+      props.split
+        ? h(
+            'button',
+            {
+              type: 'button',
+              class: 'secondary icon-only split-btn wide-only',
+              'aria-pressed': String(props.split.on),
+              title: 'Show the chat beside this panel',
+              on: { click: props.split.onToggle },
+            },
+            h('span', { 'aria-hidden': 'true' }, '◫'),
+            h('span', { class: 'sr-only' }, 'Chat beside this panel'),
+          )
+        : null,
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary icon-only palette-btn',
+          'aria-keyshortcuts': 'Control+K Meta+K',
+          title: 'Command palette (Ctrl+K)',
+          on: { click: props.onPalette },
+        },
+        h('span', { 'aria-hidden': 'true' }, '⌘K'),
+        h('span', { class: 'sr-only' }, 'Commands'),
+      ),
+      h(
+        'button',
+        { type: 'button', class: 'secondary settings-btn', title: 'Settings', on: { click: props.onSettings } },
+        h('span', { class: 'settings-icon', 'aria-hidden': 'true' }, '⚙'),
+        h('span', { class: 'settings-label' }, 'Settings'),
+      ),
     ),
     h('div', { class: 'workspace-body' }, rail, sidebar, h('main', { class: 'panel', id: 'main' }, props.chat), props.side ?? null),
   );
   return {
     root,
-    destroy: () => { clearTimeout(searchTimer); moreObserver?.disconnect(); unsubscribe(); },
+    destroy: () => {
+      clearTimeout(searchTimer);
+      moreObserver?.disconnect();
+      unsubscribe();
+    },
     toggleRail,
     /** Shows the workspace's new name (after a rename). @param {string} name */
-    showName: (name) => { title.textContent = name; },
+    showName: (name) => {
+      title.textContent = name;
+    },
     /** Whether the rail shows icons only. */
     railCollapsed: () => collapsed,
     /** Puts the focus in the search box (opening the drawer on phones). */

@@ -58,11 +58,16 @@ export class BranchTree {
     return this.pathTo(this.#head);
   }
 
-  /** The events from the first to `id` (its version of the conversation), oldest first. @param {string | null} id @returns {ClawserEvent[]} */
+  /**
+   * The events from the first to `id` (its version of the conversation), oldest first.
+   * @param {string | null} id
+   * @returns {ClawserEvent[]}
+   */
   pathTo(id) {
     /** @type {ClawserEvent[]} */
     const out = [];
-    for (let at = id && this.#byId.has(id) ? id : null; at !== null; at = this.#parent.get(at) ?? null) out.push(/** @type {ClawserEvent} */ (this.#byId.get(at)));
+    for (let at = id && this.#byId.has(id) ? id : null; at !== null; at = this.#parent.get(at) ?? null)
+      out.push(/** @type {ClawserEvent} */ (this.#byId.get(at)));
     return out.reverse();
   }
 

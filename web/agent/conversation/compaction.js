@@ -46,7 +46,8 @@ function transcript(older) {
  * transcript so the conversation can go on.
  * @param {Provider} provider
  * @param {Message[]} older
- * @param {{signal?: AbortSignal, maxFallbackChars?: number, onDevice?: () => Promise<import('../../providers/on-device-summarizer.js').OnDeviceSummarizer | null>}} [options]
+ * @param {{signal?: AbortSignal, maxFallbackChars?: number, onDevice?: () =>
+ *   Promise<import('../../providers/on-device-summarizer.js').OnDeviceSummarizer | null>}} [options]
  *   onDevice: Chrome's built-in summarizer, tried first (no key, no cost); the chat model when it is missing or fails
  * @returns {Promise<{summary: string, method: 'on-device' | 'model' | 'truncation', usage?: {inputTokens: number, outputTokens: number}}>}
  *   usage: what the model call cost (counted like a turn's)

@@ -28,10 +28,19 @@ function turns(events) {
   const out = [];
   for (const e of events) {
     if (e.type === 'user_message') out.push({ who: 'You', at: e.timestamp, text: String(e.data.text ?? ''), kind: 'user' });
-    else if (e.type === 'agent_message' && e.data.text) out.push({ who: String(e.data.model ?? 'Assistant'), at: e.timestamp, text: String(e.data.text), kind: 'assistant' });
-    else if (e.type === 'tool_call') out.push({ who: 'Tool call', at: e.timestamp, text: `${String(e.data.name ?? 'tool')} ${JSON.stringify(e.data.arguments ?? {})}`, kind: 'tool' });
-    else if (e.type === 'tool_result') out.push({ who: 'Tool result', at: e.timestamp, text: `${e.data.ok ? '✓' : '✗'} ${String(e.data.result ?? '')}`, kind: 'tool' });
-    else if (e.type === 'provider_error' || e.type === 'stream_error' || e.type === 'error') out.push({ who: 'Error', at: e.timestamp, text: String(e.data.message ?? 'failed'), kind: 'error' });
+    else if (e.type === 'agent_message' && e.data.text)
+      out.push({ who: String(e.data.model ?? 'Assistant'), at: e.timestamp, text: String(e.data.text), kind: 'assistant' });
+    else if (e.type === 'tool_call')
+      out.push({
+        who: 'Tool call',
+        at: e.timestamp,
+        text: `${String(e.data.name ?? 'tool')} ${JSON.stringify(e.data.arguments ?? {})}`,
+        kind: 'tool',
+      });
+    else if (e.type === 'tool_result')
+      out.push({ who: 'Tool result', at: e.timestamp, text: `${e.data.ok ? '✓' : '✗'} ${String(e.data.result ?? '')}`, kind: 'tool' });
+    else if (e.type === 'provider_error' || e.type === 'stream_error' || e.type === 'error')
+      out.push({ who: 'Error', at: e.timestamp, text: String(e.data.message ?? 'failed'), kind: 'error' });
   }
   return out;
 }
@@ -67,10 +76,19 @@ const escapeHtml = (s) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&l
  * @param {(markdown: string) => string} render sanitized HTML for a message
  */
 export function toHtml(meta, events, render) {
-  const body = turns(events).map((t) => {
-    const content = t.kind === 'tool' ? `<pre>${escapeHtml(t.text)}</pre>` : t.kind === 'user' ? `<p>${escapeHtml(t.text).replaceAll('\n', '<br>')}</p>` : render(t.text);
-    return `<article class="${t.kind}"><header>${escapeHtml(t.who)} · <time>${escapeHtml(when(t.at))}</time></header>${content}</article>`;
-  }).join('\n');
+  const body = turns(events)
+    .map((t) => {
+      const content =
+        t.kind === 'tool'
+          ? `<pre>${escapeHtml(t.text)}</pre>`
+          : t.kind === 'user'
+            ? `<p>${escapeHtml(t.text).replaceAll('\n', '<br>')}</p>`
+            : render(t.text);
+      return (
+        `<article class="${t.kind}"><header>${escapeHtml(t.who)} · <time>${escapeHtml(when(t.at))}</time></header>${content}</` + `article>`
+      );
+    })
+    .join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
@@ -111,7 +129,8 @@ export function parseImport(text) {
     } catch {
       return { ok: false, error: `Line ${i + 1} is not JSON. A conversation file has one event (JSON) per line, as exported by Clawser.` };
     }
-    if (!isEvent(value) || !SOURCES.has(value.source)) return { ok: false, error: `Line ${i + 1} is not a Clawser event (it needs an id, a known type, a timestamp, a source and data).` };
+    if (!isEvent(value) || !SOURCES.has(value.source))
+      return { ok: false, error: `Line ${i + 1} is not a Clawser event (it needs an id, a known type, a timestamp, a source and data).` };
     if (ids.has(value.id)) return { ok: false, error: `Line ${i + 1} repeats the event id "${value.id}".` };
     ids.add(value.id);
     events.push(value);
@@ -130,6 +149,9 @@ export function parseImport(text) {
 export function markImported(events, fileName) {
   const what = `an imported conversation file (${fileName.slice(0, 80)})`;
   /** @template {{data: {untrusted?: string}}} E @param {E} e @returns {E} */
-  const tainted = (e) => ({ ...e, data: { ...e.data, untrusted: typeof e.data.untrusted === 'string' && e.data.untrusted ? e.data.untrusted : what } });
+  const tainted = (e) => ({
+    ...e,
+    data: { ...e.data, untrusted: typeof e.data.untrusted === 'string' && e.data.untrusted ? e.data.untrusted : what },
+  });
   return events.map((e) => (e.type === 'user_message' || e.type === 'agent_message' || e.type === 'tool_result' ? tainted(e) : e));
 }

@@ -45,7 +45,11 @@ export function isConversationMeta(value) {
   if (!optionalFlag(m.titleSet) || !optionalFlag(m.titleGenerated) || !optionalFlag(m.branched)) return false;
   if (m.route !== undefined && !ROUTES.has(m.route)) return false;
   const p = m.parent;
-  if (p !== undefined && (!p || typeof p !== 'object' || typeof p.conversationId !== 'string' || typeof p.toolCallId !== 'string' || typeof p.agent !== 'string')) return false;
+  if (
+    p !== undefined &&
+    (!p || typeof p !== 'object' || typeof p.conversationId !== 'string' || typeof p.toolCallId !== 'string' || typeof p.agent !== 'string')
+  )
+    return false;
   return true;
 }
 
@@ -82,14 +86,18 @@ export function parseConversationList(text) {
   } catch (err) {
     return { conversations: {}, problem: jsonProblem(text, err) };
   }
-  if (!saved || typeof saved !== 'object' || Array.isArray(saved) || typeof saved.version !== 'number') return { conversations: {}, problem: 'not in the expected shape (version: a number is expected)' };
+  if (!saved || typeof saved !== 'object' || Array.isArray(saved) || typeof saved.version !== 'number')
+    return { conversations: {}, problem: 'not in the expected shape (version: a number is expected)' };
   if (saved.version !== LIST_VERSION) return { conversations: {}, problem: null };
-  if (!saved.conversations || typeof saved.conversations !== 'object' || Array.isArray(saved.conversations)) return { conversations: {}, problem: 'not in the expected shape (conversations: an object is expected)' };
+  if (!saved.conversations || typeof saved.conversations !== 'object' || Array.isArray(saved.conversations))
+    return { conversations: {}, problem: 'not in the expected shape (conversations: an object is expected)' };
   /** @type {Record<string, ConversationMeta>} */
   const conversations = {};
   for (const [id, value] of Object.entries(saved.conversations)) {
     if (!isConversationMeta(value) || value.id !== id) {
-      const why = isConversationMeta(value) ? 'its id differs' : ConversationMetaSchema.safeParse(value).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`)[0];
+      const why = isConversationMeta(value)
+        ? 'its id differs'
+        : ConversationMetaSchema.safeParse(value).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`)[0];
       return { conversations: {}, problem: `not in the expected shape (conversation ${JSON.stringify(id).slice(0, 80)}: ${why})` };
     }
     conversations[id] = value;

@@ -39,7 +39,12 @@ const INDEX_VERSION = 1;
  */
 const OPTIONS = {
   fields: ['title', 'text'],
-  searchOptions: { prefix: (_term, i, terms) => i === terms.length - 1, fuzzy: (term) => (term.length > 5 ? 0.15 : false), combineWith: 'AND', boost: { title: 2 } },
+  searchOptions: {
+    prefix: (_term, i, terms) => i === terms.length - 1,
+    fuzzy: (term) => (term.length > 5 ? 0.15 : false),
+    combineWith: 'AND',
+    boost: { title: 2 },
+  },
 };
 /** Conversations whose messages are shown per query, and hits per conversation. */
 const TOP_CONVERSATIONS = 20;
@@ -209,11 +214,13 @@ export class ConversationSearch {
       this.#verified = true;
       const known = conversations.filter((c) => this.#indexed.has(c.id) && !this.#dirty.has(c.id));
       for (let i = 0; i < known.length; i += 64) {
-        await Promise.all(known.slice(i, i + 64).map(async (c) => {
-          const stat = await this.#fs.stat(this.#log(c.id)).catch(() => null);
-          const size = stat?.kind === 'file' ? stat.size : 0;
-          if (size !== this.#indexed.get(c.id)?.bytes) this.#dirty.add(c.id);
-        }));
+        await Promise.all(
+          known.slice(i, i + 64).map(async (c) => {
+            const stat = await this.#fs.stat(this.#log(c.id)).catch(() => null);
+            const size = stat?.kind === 'file' ? stat.size : 0;
+            if (size !== this.#indexed.get(c.id)?.bytes) this.#dirty.add(c.id);
+          }),
+        );
       }
     }
     let reindexed = 0;
@@ -279,27 +286,53 @@ export class ConversationSearch {
     const index = this.#index;
     if (!index || !query.trim()) return [];
     const results = index.search(query.trim()).slice(0, options.limit ?? TOP_CONVERSATIONS);
-    const perConversation = await Promise.all(results.map(async (r) => {
-      const conversationId = String(r.id);
-      const title = this.#indexed.get(conversationId)?.title ?? '';
-      const terms = r.terms.map((t) => t.toLowerCase());
-      /** @type {SearchHit[]} */
-      const hits = [];
-      if (r.match && Object.values(r.match).some((fields) => fields.includes('title'))) {
-        hits.push({ conversationId, title, eventId: null, role: 'title', timestamp: 0, score: r.score, snippet: makeSnippet(title, terms) });
-      }
-      const { messages } = await this.#messages(conversationId);
-      const ranked = messages
-        .filter((m) => { const lower = m.text.toLowerCase(); return terms.some((t) => lower.includes(t)); })
-        .map((m) => ({ m, snippet: makeSnippet(m.text, terms) }))
-        .filter((x) => x.snippet.marks.length > 0)
-        .sort((a, b) => new Set(b.snippet.marks.map(([s, e]) => b.snippet.text.slice(s, e).toLowerCase())).size - new Set(a.snippet.marks.map(([s, e]) => a.snippet.text.slice(s, e).toLowerCase())).size || b.m.event.timestamp - a.m.event.timestamp)
-        .slice(0, HITS_PER_CONVERSATION);
-      for (const { m, snippet } of ranked) {
-        hits.push({ conversationId, title, eventId: m.event.id, role: m.event.type === 'user_message' ? 'user' : 'assistant', timestamp: m.event.timestamp, score: r.score, snippet });
-      }
-      return hits;
-    }));
+    const perConversation = await Promise.all(
+      results.map(async (r) => {
+        const conversationId = String(r.id);
+        const title = this.#indexed.get(conversationId)?.title ?? '';
+        const terms = r.terms.map((t) => t.toLowerCase());
+        /** @type {SearchHit[]} */
+        const hits = [];
+        if (r.match && Object.values(r.match).some((fields) => fields.includes('title'))) {
+          hits.push({
+            conversationId,
+            title,
+            eventId: null,
+            role: 'title',
+            timestamp: 0,
+            score: r.score,
+            snippet: makeSnippet(title, terms),
+          });
+        }
+        const { messages } = await this.#messages(conversationId);
+        const ranked = messages
+          .filter((m) => {
+            const lower = m.text.toLowerCase();
+            return terms.some((t) => lower.includes(t));
+          })
+          .map((m) => ({ m, snippet: makeSnippet(m.text, terms) }))
+          .filter((x) => x.snippet.marks.length > 0)
+          .sort(
+            (a, b) =>
+              new Set(b.snippet.marks.map(([s, e]) => b.snippet.text.slice(s, e).toLowerCase())).size -
+                new Set(a.snippet.marks.map(([s, e]) => a.snippet.text.slice(s, e).toLowerCase())).size ||
+              b.m.event.timestamp - a.m.event.timestamp,
+          )
+          .slice(0, HITS_PER_CONVERSATION);
+        for (const { m, snippet } of ranked) {
+          hits.push({
+            conversationId,
+            title,
+            eventId: m.event.id,
+            role: m.event.type === 'user_message' ? 'user' : 'assistant',
+            timestamp: m.event.timestamp,
+            score: r.score,
+            snippet,
+          });
+        }
+        return hits;
+      }),
+    );
     return perConversation.flat();
   }
 

@@ -6,9 +6,16 @@ import { Conversation, damagedLogLines, snapshotProblem } from './conversation.j
 import { parseEventLines } from './event-log.js';
 import { toJsonl } from './conversation-export.js';
 import { LIST_FILE, parseConversationList, conversationListText, byActivity, parseMeta } from './conversation-list.js';
-import { ignoreDamage, setAsideFile, DamagedFileError, SET_ASIDE_HINT, keptLinesProblem, damagedLinesPath, keepDamagedLines } from '../../storage/damage.js';
+import {
+  ignoreDamage,
+  setAsideFile,
+  DamagedFileError,
+  SET_ASIDE_HINT,
+  keptLinesProblem,
+  damagedLinesPath,
+  keepDamagedLines,
+} from '../../storage/damage.js';
 import { plainTitle } from './title.js';
-
 
 /** Conversations checked together, between two pauses. */
 const CHECK_BATCH = 20;
@@ -159,11 +166,14 @@ export class ConversationStore {
    * @param {ConversationMeta} meta
    */
   async #listed(meta) {
-    await this.#changeList((list) => { list[meta.id] = meta; }).catch(() => this.#fs.delete(this.#listFile).catch(() => {}));
+    await this.#changeList((list) => {
+      list[meta.id] = meta;
+    }).catch(() => this.#fs.delete(this.#listFile).catch(() => {}));
   }
 
   /**
-   * @param {string} [title] @param {{parent?: ConversationMeta['parent']}} [options] parent: a sub-agent's conversation names its caller's (and keeps its title)
+   * @param {string} [title] @param {{parent?: ConversationMeta['parent']}} [options] parent: a sub-agent's conversation names its caller's
+   *   (and keeps its title)
    * @returns {Promise<ConversationMeta>}
    */
   async create(title = 'New conversation', options = {}) {
@@ -187,14 +197,17 @@ export class ConversationStore {
     const known = this.#known[id];
     const options = known && !('damaged' in known) ? { fallbackMeta: known } : {};
     // Opening repairs a torn last line: under the lock, a line another tab is writing is never taken for one.
-    const conv = await (c ? c.withLock(Conversation.topic(dir), () => Conversation.open(this.#fs, dir, undefined, c, false, options)) : Conversation.open(this.#fs, dir, undefined, undefined, false, options));
+    const conv = await (c
+      ? c.withLock(Conversation.topic(dir), () => Conversation.open(this.#fs, dir, undefined, c, false, options))
+      : Conversation.open(this.#fs, dir, undefined, undefined, false, options));
     conv.onMetaWritten = (meta) => this.#listed(meta);
     const title = conv.meta.title;
     for (const d of conv.report.damaged ?? []) {
       if (d.file === 'meta.json') this.#reportMeta(id, title, d.problem);
       else this.#reportSnapshot(id, title, d.problem, () => conv.setAsideSnapshot());
     }
-    const reportLines = (/** @type {import('../../storage/damage.js').DamagedLine[]} */ lines) => this.#reportLines(id, conv.meta.title, lines);
+    const reportLines = (/** @type {import('../../storage/damage.js').DamagedLine[]} */ lines) =>
+      this.#reportLines(id, conv.meta.title, lines);
     reportLines(conv.report.keptLines ?? []);
     conv.onDamagedLines = reportLines;
     return conv;
@@ -210,7 +223,12 @@ export class ConversationStore {
     });
   }
 
-  /** Damaged lines of a log just kept aside. @param {string} id @param {string} title @param {import('../../storage/damage.js').DamagedLine[]} lines */
+  /**
+   * Damaged lines of a log just kept aside.
+   * @param {string} id
+   * @param {string} title
+   * @param {import('../../storage/damage.js').DamagedLine[]} lines
+   */
   #reportLines(id, title, lines) {
     if (!lines.length) return;
     const log = `${this.dirOf(id)}/events.jsonl`;
@@ -222,7 +240,13 @@ export class ConversationStore {
     });
   }
 
-  /** Runs `fn` under the conversation's lock when other tabs share it. @template T @param {string} id @param {() => Promise<T>} fn @returns {Promise<T>} */
+  /**
+   * Runs `fn` under the conversation's lock when other tabs share it.
+   * @template T
+   * @param {string} id
+   * @param {() => Promise<T>} fn
+   * @returns {Promise<T>}
+   */
   #locked(id, fn) {
     const c = this.#coordination;
     return c ? c.withLock(Conversation.topic(this.dirOf(id)), fn) : fn();
@@ -252,7 +276,9 @@ export class ConversationStore {
       await pause?.();
       await this.#checkBatch(conversations.slice(i, i + CHECK_BATCH), before, after).catch(() => {});
     }
-    const same = Object.keys(after).length === Object.keys(before).length && Object.entries(after).every(([k, v]) => before[k]?.size === v.size && before[k]?.mtimeMs === v.mtimeMs);
+    const same =
+      Object.keys(after).length === Object.keys(before).length &&
+      Object.entries(after).every(([k, v]) => before[k]?.size === v.size && before[k]?.mtimeMs === v.mtimeMs);
     if (same) return;
     const write = () => this.#fs.write(this.#checkedFile, JSON.stringify({ version: 1, files: after }));
     const c = this.#coordination;
@@ -281,24 +307,34 @@ export class ConversationStore {
    * @param {Record<string, CheckedFile>} after filled with the files found intact
    */
   async #checkBatch(metas, before, after) {
-    /** @type {{id: string, title: string, file: typeof CHECKED_FILES[number], path: string, stat: import('../../storage/types.d.ts').FileStat}[]} */
+    /**
+     * @type {{id: string, title: string, file: typeof CHECKED_FILES[number], path: string,
+     *   stat: import('../../storage/types.d.ts').FileStat}[]}
+     */
     const stale = [];
-    await Promise.all(metas.flatMap((meta) => CHECKED_FILES.map(async (file) => {
-      const path = `${this.dirOf(meta.id)}/${file}`;
-      const stat = await this.#fs.stat(path).catch(() => null);
-      if (stat?.kind !== 'file') return;
-      const key = `${meta.id}/${file}`;
-      const seen = before[key];
-      if (seen && seen.size === stat.size && seen.mtimeMs === stat.mtimeMs) after[key] = seen;
-      else stale.push({ id: meta.id, title: meta.title, file, path, stat });
-    })));
+    await Promise.all(
+      metas.flatMap((meta) =>
+        CHECKED_FILES.map(async (file) => {
+          const path = `${this.dirOf(meta.id)}/${file}`;
+          const stat = await this.#fs.stat(path).catch(() => null);
+          if (stat?.kind !== 'file') return;
+          const key = `${meta.id}/${file}`;
+          const seen = before[key];
+          if (seen && seen.size === stat.size && seen.mtimeMs === stat.mtimeMs) after[key] = seen;
+          else stale.push({ id: meta.id, title: meta.title, file, path, stat });
+        }),
+      ),
+    );
     for (let i = 0; i < stale.length; ) {
       let bytes = 0;
       let j = i;
       while (j < stale.length && (j === i || bytes + stale[j].stat.size <= CHECK_READ_BYTES)) bytes += stale[j++].stat.size;
       const group = stale.slice(i, j);
       i = j;
-      const reads = await readFiles(this.#fs, group.map(({ path }) => ({ path }))).catch(() => group.map(() => null));
+      const reads = await readFiles(
+        this.#fs,
+        group.map(({ path }) => ({ path })),
+      ).catch(() => group.map(() => null));
       for (const [k, { id, title, file, stat }] of group.entries()) {
         const read = reads[k];
         if (!read) continue;
@@ -322,7 +358,8 @@ export class ConversationStore {
     }
     if (file === 'snapshot.json') {
       const problem = snapshotProblem(text());
-      if (problem) this.#reportSnapshot(id, title, problem, () => this.#locked(id, () => setAsideFile(this.#fs, `${this.dirOf(id)}/snapshot.json`)));
+      if (problem)
+        this.#reportSnapshot(id, title, problem, () => this.#locked(id, () => setAsideFile(this.#fs, `${this.dirOf(id)}/snapshot.json`)));
       return !problem;
     }
     if (damagedLogLines(bytes).length) await this.checkLog(id, title);
@@ -358,9 +395,15 @@ export class ConversationStore {
     const known = this.#known[id];
     const firstAsk = events.find((e) => e.type === 'user_message');
     /** @type {ConversationMeta} */
-    const meta = known && !('damaged' in known)
-      ? { ...known }
-      : { id, title: (firstAsk && plainTitle(String(firstAsk.data.text ?? ''))) || 'Recovered conversation', createdAt: events[0]?.timestamp ?? Date.now(), updatedAt: events.at(-1)?.timestamp ?? Date.now() };
+    const meta =
+      known && !('damaged' in known)
+        ? { ...known }
+        : {
+            id,
+            title: (firstAsk && plainTitle(String(firstAsk.data.text ?? ''))) || 'Recovered conversation',
+            createdAt: events[0]?.timestamp ?? Date.now(),
+            updatedAt: events.at(-1)?.timestamp ?? Date.now(),
+          };
     if (events.some((e) => e.type === 'branch')) meta.branched = true;
     else delete meta.branched;
     const write = async () => {
@@ -414,7 +457,10 @@ export class ConversationStore {
   async rename(id, title) {
     const path = `${this.dirOf(id)}/meta.json`;
     const checked = parseMeta(await this.#fs.readText(path));
-    if (!checked.ok) throw new DamagedFileError(`This conversation was not renamed: its details (meta.json) are damaged (${checked.problem}). ${SET_ASIDE_HINT}`);
+    if (!checked.ok)
+      throw new DamagedFileError(
+        `This conversation was not renamed: its details (meta.json) are damaged (${checked.problem}). ${SET_ASIDE_HINT}`,
+      );
     const meta = { ...checked.value, title, titleSet: true };
     await writeJson(this.#fs, path, meta);
     await this.#listed(meta);
@@ -429,6 +475,8 @@ export class ConversationStore {
     // (meta.json is gone), so no events.jsonl is left without its meta.json.
     if (c) await c.withLock(Conversation.topic(dir), () => this.#fs.delete(dir));
     else await this.#fs.delete(dir);
-    await this.#changeList((list) => { delete list[id]; }).catch(() => {}); // the folder is gone: list() drops it anyway
+    await this.#changeList((list) => {
+      delete list[id];
+    }).catch(() => {}); // the folder is gone: list() drops it anyway
   }
 }

@@ -1,3 +1,6 @@
+// Why this file is long: one conversation's life over its append-only log (open with catch-up
+//  across tabs, damage kept aside, snapshot, branches, images, title and meta); each step reads and
+//  writes the same private state, so split they would have to expose it.
 /** @import { ClawserEvent, EventType, EventData, EventOf, EventSource } from '../types.d.ts' */
 /** @import { ConversationMeta, HistorySnapshot, LoadReport, SessionHistory, Coordination } from '../types.d.ts' */
 /** @import { FileSystem, FileRead, ReadRequest } from '../../storage/types.d.ts' */
@@ -9,7 +12,15 @@ import { EventLog, addSpend, applyEventToHistory, emptySpend, isEvent, trimHisto
 import { plainTitle } from './title.js';
 import { BranchTree } from './branches.js';
 import { parseMeta } from './conversation-list.js';
-import { readJson, keepDamagedLines, lineProblem, setAsideFile, damagedLinesPath, DamagedFileError, SET_ASIDE_HINT } from '../../storage/damage.js';
+import {
+  readJson,
+  keepDamagedLines,
+  lineProblem,
+  setAsideFile,
+  damagedLinesPath,
+  DamagedFileError,
+  SET_ASIDE_HINT,
+} from '../../storage/damage.js';
 import { z } from 'zod';
 
 /** A snapshot every this many events bounds the work of opening a conversation. */
@@ -87,7 +98,17 @@ const SnapshotSchema = z.looseObject({
   eventCount: count.int(),
   byteLength: count.int(),
   history: z.array(MessageSchema),
-  spend: z.looseObject({ calls: count, inputTokens: count, outputTokens: count, costCents: count, unpricedCalls: count, contextTokens: count, partial: z.boolean().optional() }).optional(),
+  spend: z
+    .looseObject({
+      calls: count,
+      inputTokens: count,
+      outputTokens: count,
+      costCents: count,
+      unpricedCalls: count,
+      contextTokens: count,
+      partial: z.boolean().optional(),
+    })
+    .optional(),
 });
 
 /**
@@ -155,7 +176,9 @@ export class Conversation {
   #path = [];
 
   /**
-   * @param {{fs: FileSystem, dir: string, meta: ConversationMeta, history: Message[], spend?: import('./event-log.js').ConversationSpend, eventCount: number, byteLength: number, sinceSnapshot: number, events: ClawserEvent[], displayStart: number, report: LoadReport, coordination?: Coordination, branched?: boolean}} state
+   * @param {{fs: FileSystem, dir: string, meta: ConversationMeta, history: Message[], spend?: import('./event-log.js').ConversationSpend,
+   *   eventCount: number, byteLength: number, sinceSnapshot: number, events: ClawserEvent[], displayStart: number, report: LoadReport,
+   *   coordination?: Coordination, branched?: boolean}} state
    */
   constructor(state) {
     this.#coordination = state.coordination;
@@ -190,8 +213,12 @@ export class Conversation {
     this.#history = trimHistory(history);
   }
 
-  get id() { return this.#meta.id; }
-  get meta() { return { ...this.#meta }; }
+  get id() {
+    return this.#meta.id;
+  }
+  get meta() {
+    return { ...this.#meta };
+  }
   /**
    * Keeps an image the user attached, as a file in the conversation's `images/` folder.
    * @param {Uint8Array} bytes @param {string} mediaType
@@ -213,17 +240,31 @@ export class Conversation {
   }
 
   /** What this conversation's model calls cost, all versions included. */
-  get spend() { return { ...this.#spend }; }
-  get eventCount() { return this.#eventCount; }
+  get spend() {
+    return { ...this.#spend };
+  }
+  get eventCount() {
+    return this.#eventCount;
+  }
   /** Events loaded for display, oldest first: the active path when the conversation has branches. */
-  get events() { return this.#tree ? this.#path : this.#log.events; }
+  get events() {
+    return this.#tree ? this.#path : this.#log.events;
+  }
   /** True once a message was edited or a reply regenerated (the log holds several versions). */
-  get branched() { return !!this.#tree; }
+  get branched() {
+    return !!this.#tree;
+  }
   /** True when older events exist before the loaded ones. */
-  get hasEarlier() { return this.#displayStart > 0; }
-  get #eventsPath() { return `${this.#dir}/events.jsonl`; }
+  get hasEarlier() {
+    return this.#displayStart > 0;
+  }
+  get #eventsPath() {
+    return `${this.#dir}/events.jsonl`;
+  }
   /** Length of `events.jsonl` as far as this instance has read or written it (an offset for checkpoints). */
-  get byteLength() { return this.#byteLength; }
+  get byteLength() {
+    return this.#byteLength;
+  }
 
   /**
    * Opens a conversation: snapshot + tail only, so the cost does not grow with its length.
@@ -274,7 +315,12 @@ export class Conversation {
       if (checked.ok) meta = checked.value;
       else {
         report.damaged.push({ file: 'meta.json', problem: checked.problem });
-        const { branched: _unknown, ...known } = options.fallbackMeta ?? { id, title: 'Conversation with damaged details', createdAt: 0, updatedAt: 0 };
+        const { branched: _unknown, ...known } = options.fallbackMeta ?? {
+          id,
+          title: 'Conversation with damaged details',
+          createdAt: 0,
+          updatedAt: 0,
+        };
         meta = { ...known, id };
         // Whether it has versions is not known: read whole, the log says.
         whole = true;
@@ -358,14 +404,23 @@ export class Conversation {
     const branched = !!meta.branched || events.some((e) => e.type === 'branch');
     if (branched && !whole && (readStart > 0 || snapshot)) {
       const again = await Conversation.open(fs, dir, meta, coordination, true);
-      again.report = { ...again.report, damaged: [...report.damaged, ...(again.report.damaged ?? [])], keptLines: [...report.keptLines, ...(again.report.keptLines ?? [])], tornBytes: report.tornBytes || again.report.tornBytes };
+      again.report = {
+        ...again.report,
+        damaged: [...report.damaged, ...(again.report.damaged ?? [])],
+        keptLines: [...report.keptLines, ...(again.report.keptLines ?? [])],
+        tornBytes: report.tornBytes || again.report.tornBytes,
+      };
       again.#snapshotDamaged = report.damaged.some((d) => d.file === 'snapshot.json');
       return again;
     }
     trimHistory(history);
     const conv = new Conversation({
       branched,
-      fs, dir, meta, history, spend,
+      fs,
+      dir,
+      meta,
+      history,
+      spend,
       eventCount: (snapshot?.eventCount ?? 0) + afterSnapshot,
       byteLength: size,
       sinceSnapshot: afterSnapshot,
@@ -385,7 +440,9 @@ export class Conversation {
   #snapshotDamaged = false;
 
   /** True while this conversation's meta.json is damaged and kept as it is. */
-  get metaDamaged() { return this.#metaDamaged; }
+  get metaDamaged() {
+    return this.#metaDamaged;
+  }
 
   /**
    * Told when damaged lines of the log were kept aside after opening (older events loaded,
@@ -396,7 +453,8 @@ export class Conversation {
 
   /**
    * Keeps damaged lines found after opening and says so.
-   * @param {{offset: number, text: string}[]} lines complete lines read from `bytes` (at offset `base`) @param {Uint8Array} bytes @param {number} base @param {number} end
+   * @param {{offset: number, text: string}[]} lines complete lines read from `bytes` (at offset `base`) @param {Uint8Array} bytes @param
+   *   {number} base @param {number} end
    */
   async #keepDamaged(lines, bytes, base, end) {
     const damaged = damagedAmong(lines, bytes, base, end);
@@ -406,7 +464,9 @@ export class Conversation {
   }
 
   /** Where this conversation's damaged log lines are kept. */
-  get damagedLinesPath() { return damagedLinesPath(this.#eventsPath); }
+  get damagedLinesPath() {
+    return damagedLinesPath(this.#eventsPath);
+  }
 
   /** Sets the damaged snapshot.json aside (kept); a new one is written at the next interval. Resolves to where it went. */
   setAsideSnapshot() {
@@ -539,7 +599,7 @@ export class Conversation {
     await this.#enqueue(() => this.#prepareBranches());
     const tree = /** @type {BranchTree} */ (this.#tree);
     if (!tree.has(eventId)) throw new Error('That message is not in this conversation.');
-    const head = where === 'after' ? eventId : tree.parentOf(eventId) ?? null;
+    const head = where === 'after' ? eventId : (tree.parentOf(eventId) ?? null);
     return this.append('branch', { head }, 'user');
   }
 
@@ -606,9 +666,14 @@ export class Conversation {
       // A regenerated reply starts with a branch to the message it answers again.
       const head = events.find((e) => e.type === 'branch')?.data.head;
       const ask = typeof head === 'string' ? this.#log.events.find((e) => e.id === head) : undefined;
-      return ask?.type === 'user_message' ? { text: String(ask.data.text ?? ''), answered: events.some((e) => e.type === 'agent_message') } : null;
+      return ask?.type === 'user_message'
+        ? { text: String(ask.data.text ?? ''), answered: events.some((e) => e.type === 'agent_message') }
+        : null;
     }
-    return { text: String(asked.data.text ?? ''), answered: events.slice(events.indexOf(asked) + 1).some((e) => e.type === 'agent_message') };
+    return {
+      text: String(asked.data.text ?? ''),
+      answered: events.slice(events.indexOf(asked) + 1).some((e) => e.type === 'agent_message'),
+    };
   }
 
   /** After another tab appended: reads its events. Resolves to the new events (maybe none). */
@@ -732,7 +797,9 @@ export class Conversation {
    * @returns {import('../runtime/tool-runner.js').TaintSource[]}
    */
   earlierTaint() {
-    return this.deriveSessionHistory().messages.flatMap((m) => (m.untrusted ? [{ tool: 'conversation', what: m.untrusted, earlier: true }] : []));
+    return this.deriveSessionHistory().messages.flatMap((m) =>
+      m.untrusted ? [{ tool: 'conversation', what: m.untrusted, earlier: true }] : [],
+    );
   }
 
   /**

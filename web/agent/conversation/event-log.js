@@ -6,14 +6,41 @@ import { activePath } from './branches.js';
  * Every event type, for the checks at run time (a line read from disk, an import); the same list
  * as events.d.ts's EventDataMap (it type-checks only while both name the same types).
  */
-export const EVENT_TYPES = /** @satisfies {readonly EventType[]} */ (/** @type {const} */ ([
-  'user_message', 'agent_message', 'tool_call', 'tool_result', 'tool_result_truncated', 'error',
-  'autonomy_blocked', 'cache_hit', 'context_compacted', 'memory_stored', 'memory_forgotten', 'memory_recalled',
-  'goal_added', 'goal_updated', 'scheduler_added', 'scheduler_fired', 'scheduler_removed',
-  'safety_input_flag', 'safety_tool_blocked', 'safety_output_blocked', 'safety_output_redacted',
-  'provider_error', 'stream_error', 'provider_attempt', 'branch', 'skill_activated', 'skill_installed',
-  'self_repair', 'agent_delegated', 'turn_undone', 'turn_redone',
-]));
+export const EVENT_TYPES = /** @satisfies {readonly EventType[]} */ (
+  /** @type {const} */ ([
+    'user_message',
+    'agent_message',
+    'tool_call',
+    'tool_result',
+    'tool_result_truncated',
+    'error',
+    'autonomy_blocked',
+    'cache_hit',
+    'context_compacted',
+    'memory_stored',
+    'memory_forgotten',
+    'memory_recalled',
+    'goal_added',
+    'goal_updated',
+    'scheduler_added',
+    'scheduler_fired',
+    'scheduler_removed',
+    'safety_input_flag',
+    'safety_tool_blocked',
+    'safety_output_blocked',
+    'safety_output_redacted',
+    'provider_error',
+    'stream_error',
+    'provider_attempt',
+    'branch',
+    'skill_activated',
+    'skill_installed',
+    'self_repair',
+    'agent_delegated',
+    'turn_undone',
+    'turn_redone',
+  ])
+);
 /** @type {EventType extends typeof EVENT_TYPES[number] ? true : false} */
 const LISTS_EVERY_TYPE = true;
 void LISTS_EVERY_TYPE;
@@ -31,7 +58,8 @@ const SUMMARIZED = ', in the summary of the earlier conversation';
  * What a conversation has cost: model calls, tokens, estimated cents (calls to models without a
  * known price are counted apart: their cost is unknown, not 0), and the size of the context the
  * last call sent. `partial`: counted from a snapshot older than this record (earlier calls missing).
- * @typedef {{calls: number, inputTokens: number, outputTokens: number, costCents: number, unpricedCalls: number, contextTokens: number, partial?: boolean}} ConversationSpend
+ * @typedef {{calls: number, inputTokens: number, outputTokens: number, costCents: number, unpricedCalls: number, contextTokens: number,
+ *   partial?: boolean}} ConversationSpend
  */
 
 /** @returns {ConversationSpend} */
@@ -68,17 +96,25 @@ export function applyEventToHistory(history, event) {
       const m = { role: 'user', content: String(d.text ?? '') };
       // A skill the user activated with "/name": its instructions, as they were then.
       const skill = /** @type {{name?: unknown, instructions?: unknown} | undefined} */ (d.skill);
-      if (skill && typeof skill.instructions === 'string') m.content = `(The user activated the skill “${String(skill.name)}”; follow its instructions.)\n${skill.instructions}\n\n${m.content}`;
+      if (skill && typeof skill.instructions === 'string')
+        m.content =
+          `(The user activated the skill “${String(skill.name)}”; follow its ` + `instructions.)\n${skill.instructions}\n\n${m.content}`;
       // An MCP prompt the user chose is the message; attachments (MCP resources) follow it.
       const prompt = /** @type {{text?: unknown} | undefined} */ (d.prompt);
       if (prompt && typeof prompt.text === 'string') m.content = prompt.text;
       if (Array.isArray(d.attachments)) {
-        for (const a of d.attachments) if (a && typeof a.text === 'string') m.content += `\n\n<attachment label=${JSON.stringify(String(a.label ?? ''))}>\n${a.text.replaceAll('</attachment>', '‹/attachment>')}\n</attachment>`;
+        for (const a of d.attachments)
+          if (a && typeof a.text === 'string')
+            m.content +=
+              `\n\n<attachment label=${JSON.stringify(String(a.label ?? ''))}>\n` +
+              `${a.text.replaceAll('</attachment>', '‹/attachment>')}\n</attachment>`;
       }
       if (typeof d.untrusted === 'string' && d.untrusted) m.untrusted = d.untrusted; // e.g. an imported conversation
       if (Array.isArray(d.images)) {
         // Checked as read from disk: only files of this conversation.
-        const refs = d.images.filter((r) => r && typeof r.path === 'string' && /^images\/[\w.-]+$/.test(r.path) && typeof r.mediaType === 'string');
+        const refs = d.images.filter(
+          (r) => r && typeof r.path === 'string' && /^images\/[\w.-]+$/.test(r.path) && typeof r.mediaType === 'string',
+        );
         if (refs.length) m.imageRefs = refs.map((r) => ({ path: r.path, mediaType: r.mediaType }));
       }
       history.push(m);
@@ -96,7 +132,11 @@ export function applyEventToHistory(history, event) {
     case 'tool_result': {
       const d = event.data;
       /** @type {Message} */
-      const m = { role: 'tool', toolCallId: String(d.toolCallId ?? ''), content: typeof d.result === 'string' ? d.result : JSON.stringify(d.result ?? null) };
+      const m = {
+        role: 'tool',
+        toolCallId: String(d.toolCallId ?? ''),
+        content: typeof d.result === 'string' ? d.result : JSON.stringify(d.result ?? null),
+      };
       if (typeof d.untrusted === 'string' && d.untrusted) m.untrusted = d.untrusted;
       history.push(m);
       break;
@@ -236,7 +276,15 @@ export class EventLog {
  */
 export function isEvent(value) {
   const e = /** @type {ClawserEvent} */ (value);
-  return !!e && typeof e === 'object' && typeof e.id === 'string' && TYPE_SET.has(e.type) && typeof e.timestamp === 'number' && !!e.data && typeof e.data === 'object';
+  return (
+    !!e &&
+    typeof e === 'object' &&
+    typeof e.id === 'string' &&
+    TYPE_SET.has(e.type) &&
+    typeof e.timestamp === 'number' &&
+    !!e.data &&
+    typeof e.data === 'object'
+  );
 }
 
 /**

@@ -26,7 +26,9 @@ export function plainTitle(markdown) {
 }
 
 /** The instruction of the title request (the scripted test server recognises it by its start). */
-export const TITLE_PROMPT = 'Title this conversation. Reply with a short title of at most six words, in the language of the conversation, plain text, no quotes, nothing else.';
+export const TITLE_PROMPT =
+  'Title this conversation. Reply with a short title of at most six words, in the ' +
+  'language of the conversation, plain text, no quotes, nothing else.';
 
 /**
  * The request that asks the model for a title after the first exchange.
@@ -37,7 +39,9 @@ export function titleRequest(userText, replyText) {
   const clip = (/** @type {string} */ s) => (s.length > 1500 ? `${s.slice(0, 1500)}…` : s);
   return {
     system: TITLE_PROMPT,
-    messages: [{ role: 'user', content: `The user wrote:\n${clip(userText)}\n\nThe assistant answered:\n${clip(replyText)}\n\nThe title:` }],
+    messages: [
+      { role: 'user', content: `The user wrote:\n${clip(userText)}\n\nThe assistant answered:\n${clip(replyText)}\n\nThe title:` },
+    ],
     // Room for a reasoning model's thinking (counted in the cap) before its few words of title.
     maxTokens: 1024,
   };
@@ -49,7 +53,13 @@ export function titleRequest(userText, replyText) {
  * @param {string} answer
  */
 export function cleanModelTitle(answer) {
-  const line = String(answer ?? '').trim().split('\n').find((l) => l.trim()) ?? '';
-  const t = plainTitle(line.replace(/^\s*(?:title|titre|título|titel)\s*:\s*/i, '')).replace(/^["'“”‘’«»]+|["'“”‘’«».]+$/g, '').trim();
+  const line =
+    String(answer ?? '')
+      .trim()
+      .split('\n')
+      .find((l) => l.trim()) ?? '';
+  const t = plainTitle(line.replace(/^\s*(?:title|titre|título|titel)\s*:\s*/i, ''))
+    .replace(/^["'“”‘’«»]+|["'“”‘’«».]+$/g, '')
+    .trim();
   return t.length > MAX ? `${t.slice(0, MAX - 3).trimEnd()}…` : t;
 }

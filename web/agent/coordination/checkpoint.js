@@ -23,15 +23,20 @@ export const CheckpointStateSchema = z.strictObject({
   conversationId: z.string().optional(),
   savedAt: z.number(),
   // A turn still 'running' in the newest checkpoint was interrupted (tab killed mid-turn).
-  turn: z.strictObject({
-    status: z.enum(['running', 'idle']),
-    startedAt: z.number().optional(),
-    // Length of the conversation's events.jsonl when the turn started.
-    bytes: z.number().int().nonnegative().optional(),
-  }).optional(),
+  turn: z
+    .strictObject({
+      status: z.enum(['running', 'idle']),
+      startedAt: z.number().optional(),
+      // Length of the conversation's events.jsonl when the turn started.
+      bytes: z.number().int().nonnegative().optional(),
+    })
+    .optional(),
 });
 /** @typedef {z.infer<typeof CheckpointStateSchema>} CheckpointState */
-/** What `save()` takes: the state without `version` and `savedAt`, which it fills in. @typedef {Omit<CheckpointState, 'version' | 'savedAt'>} CheckpointInput */
+/**
+ * What `save()` takes: the state without `version` and `savedAt`, which it fills in.
+ * @typedef {Omit<CheckpointState, 'version' | 'savedAt'>} CheckpointInput
+ */
 
 /**
  * Format 1 (before issue 11) kept a copy of the conversation's history in `session`. Such a
@@ -60,7 +65,10 @@ const InfoSchema = z.object({
 const IndexSchema = z.object({ version: z.literal(1), checkpoints: z.array(InfoSchema) });
 
 /** @typedef {{info: CheckpointInfo, state: CheckpointState}} Checkpoint */
-/** A checkpoint file that could not be read; it was moved to `damaged/`. @typedef {{id: string, path: string, reason: string}} SkippedCheckpoint */
+/**
+ * A checkpoint file that could not be read; it was moved to `damaged/`.
+ * @typedef {{id: string, path: string, reason: string}} SkippedCheckpoint
+ */
 
 /** @typedef {'quota' | 'io' | 'invalid_state' | 'too_large' | 'not_found' | 'corrupt'} CheckpointErrorCode */
 
@@ -108,7 +116,9 @@ function fromLegacy(old) {
   /** @type {CheckpointState} */
   const state = { version: 2, workspaceId: old.workspaceId, savedAt: old.savedAt };
   if (old.conversationId !== undefined) state.conversationId = old.conversationId;
-  if (old.turn) state.turn = old.turn.startedAt === undefined ? { status: old.turn.status } : { status: old.turn.status, startedAt: old.turn.startedAt };
+  if (old.turn)
+    state.turn =
+      old.turn.startedAt === undefined ? { status: old.turn.status } : { status: old.turn.status, startedAt: old.turn.startedAt };
   return state;
 }
 
@@ -207,12 +217,19 @@ export class CheckpointManager {
   async save(input) {
     const at = Math.max(this.now(), this.#lastAt + 1); // monotonic, so ids keep their order
     const parsed = CheckpointStateSchema.safeParse({ ...input, version: 2, savedAt: at });
-    if (!parsed.success) throw new CheckpointError('invalid_state', `The agent state cannot be checkpointed: ${describeIssue(parsed.error)}`, { cause: parsed.error });
+    if (!parsed.success)
+      throw new CheckpointError('invalid_state', `The agent state cannot be checkpointed: ${describeIssue(parsed.error)}`, {
+        cause: parsed.error,
+      });
     const state = parsed.data;
     const id = newId(at);
     const bytes = encoder.encode(JSON.stringify({ id, at, state }));
     if (bytes.length > this.maxBytes) {
-      throw new CheckpointError('too_large', `The agent state is ${(bytes.length / 1048576).toFixed(1)} MB, more than the ${(this.maxBytes / 1048576).toFixed(0)} MB a checkpoint may take; it was not saved.`);
+      throw new CheckpointError(
+        'too_large',
+        `The agent state is ${(bytes.length / 1048576).toFixed(1)} MB, more than the ${(this.maxBytes / 1048576).toFixed(0)} MB a ` +
+          `checkpoint may take; it was not saved.`,
+      );
     }
     this.#lastAt = at; // before the write, so saves issued meanwhile get later ids
     const path = this.pathOf(id);
@@ -228,7 +245,12 @@ export class CheckpointManager {
       // A failed write may leave part of the file behind.
       await this.fs.delete(path).catch(() => {});
       if (isQuotaError(err)) {
-        throw new CheckpointError('quota', 'The checkpoint was not saved: browser storage is full. Earlier checkpoints were kept. Free space by deleting conversations or workspaces you no longer need.', { cause: err });
+        throw new CheckpointError(
+          'quota',
+          'The checkpoint was not saved: browser storage is full. Earlier checkpoints were kept. ' +
+            'Free space by deleting conversations or workspaces you no longer need.',
+          { cause: err },
+        );
       }
       throw new CheckpointError('io', `The checkpoint was not saved: ${messageOf(err)}. Earlier checkpoints were kept.`, { cause: err });
     }
@@ -271,7 +293,12 @@ export class CheckpointManager {
     for (const id of kept) {
       // A file the index does not know (another tab's, or the index was lost): rebuild its
       // summary from the file, so the index heals itself. Rare, so the extra read is fine.
-      const info = index.get(id) ?? (await this.load(id).then((c) => c.info, () => null));
+      const info =
+        index.get(id) ??
+        (await this.load(id).then(
+          (c) => c.info,
+          () => null,
+        ));
       if (!info) continue;
       index.set(id, info);
       checkpoints.push(info);
@@ -291,7 +318,11 @@ export class CheckpointManager {
   /** @param {number} keep */
   async #pruneDamaged(keep) {
     const entries = await this.fs.list(`${this.dir}/${DAMAGED}`).catch(() => []);
-    const names = entries.filter((e) => e.kind === 'file').map((e) => e.name).sort().reverse();
+    const names = entries
+      .filter((e) => e.kind === 'file')
+      .map((e) => e.name)
+      .sort()
+      .reverse();
     await Promise.all(names.slice(keep).map((n) => this.fs.delete(`${this.dir}/${DAMAGED}/${n}`)));
     this.#damagedToPrune = false;
   }
@@ -335,17 +366,19 @@ export class CheckpointManager {
     await this.idle();
     const ids = await this.#ids();
     const index = await this.#readIndex();
-    return Promise.all(ids.map(async (id) => {
-      const known = index.get(id);
-      if (known) return known;
-      try {
-        const { info } = await this.load(id);
-        index.set(id, info);
-        return info;
-      } catch {
-        return { id, at: timeOfId(id), bytes: (await this.fs.stat(this.pathOf(id)).catch(() => null))?.size ?? 0 };
-      }
-    }));
+    return Promise.all(
+      ids.map(async (id) => {
+        const known = index.get(id);
+        if (known) return known;
+        try {
+          const { info } = await this.load(id);
+          index.set(id, info);
+          return info;
+        } catch {
+          return { id, at: timeOfId(id), bytes: (await this.fs.stat(this.pathOf(id)).catch(() => null))?.size ?? 0 };
+        }
+      }),
+    );
   }
 
   /**
@@ -359,21 +392,27 @@ export class CheckpointManager {
     try {
       text = await this.fs.readText(this.pathOf(id));
     } catch (err) {
-      if (/** @type {{code?: string}} */ (err).code === 'not_found') throw new CheckpointError('not_found', `There is no checkpoint "${id}".`, { cause: err });
+      if (/** @type {{code?: string}} */ (err).code === 'not_found')
+        throw new CheckpointError('not_found', `There is no checkpoint "${id}".`, { cause: err });
       throw new CheckpointError('io', `Checkpoint "${id}" could not be read: ${messageOf(err)}`, { cause: err });
     }
     let json;
     try {
       json = JSON.parse(text);
     } catch (err) {
-      throw new CheckpointError('corrupt', `Checkpoint "${id}" is not valid JSON (${text.length ? 'cut off or damaged' : 'empty'}).`, { cause: err });
+      throw new CheckpointError('corrupt', `Checkpoint "${id}" is not valid JSON (${text.length ? 'cut off or damaged' : 'empty'}).`, {
+        cause: err,
+      });
     }
     const version = json?.state?.version;
     if (version !== undefined && version !== 1 && version !== 2) {
       throw new CheckpointError('corrupt', `Checkpoint "${id}" was written by a newer version of Clawser (format ${String(version)}).`);
     }
     const parsed = version === 1 ? LegacyFileSchema.safeParse(json) : FileSchema.safeParse(json);
-    if (!parsed.success) throw new CheckpointError('corrupt', `Checkpoint "${id}" does not have the expected shape (${describeIssue(parsed.error)}).`, { cause: parsed.error });
+    if (!parsed.success)
+      throw new CheckpointError('corrupt', `Checkpoint "${id}" does not have the expected shape (${describeIssue(parsed.error)}).`, {
+        cause: parsed.error,
+      });
     if (parsed.data.id !== id) throw new CheckpointError('corrupt', `Checkpoint file "${id}" holds checkpoint "${parsed.data.id}".`);
     const { at } = parsed.data;
     const state = parsed.data.state.version === 1 ? fromLegacy(parsed.data.state) : parsed.data.state;

@@ -112,7 +112,9 @@ export class DaemonStateMachine {
   /** @param {(t: DaemonTransition) => void} fn @returns {() => void} unsubscribe */
   subscribe(fn) {
     this.#listeners.add(fn);
-    return () => { this.#listeners.delete(fn); };
+    return () => {
+      this.#listeners.delete(fn);
+    };
   }
 }
 
@@ -121,7 +123,8 @@ export class DaemonStateMachine {
  * previous tab stopped (so the app can say "your last request was interrupted" and offer
  * Retry: `bytes` is where the conversation's log stood when it started, so its request is the
  * first user message after that offset), and damaged checkpoint files that were skipped.
- * @typedef {{restored: CheckpointInfo | null, interrupted: {startedAt?: number, bytes?: number} | null, skipped: SkippedCheckpoint[]}} StartResult
+ * @typedef {{restored: CheckpointInfo | null, interrupted: {startedAt?: number, bytes?: number} | null, skipped: SkippedCheckpoint[]}}
+ *   StartResult
  */
 
 /**
@@ -192,7 +195,9 @@ export class Daemon {
     } catch (err) {
       return Promise.reject(err); // async API: a refused transition is a rejection, not a throw
     }
-    this.#starting = this.#start(options.restore ?? true).finally(() => { this.#starting = null; });
+    this.#starting = this.#start(options.restore ?? true).finally(() => {
+      this.#starting = null;
+    });
     return this.#starting;
   }
 
@@ -214,7 +219,14 @@ export class Daemon {
         try {
           await this.restoreState(cp.state, cp.info);
         } catch (err) {
-          this.#fail(new DaemonError('restore_failed', `The saved agent state (checkpoint ${cp.info.id}) could not be restored: ${/** @type {Error} */ (err)?.message ?? String(err)}`, { cause: err }));
+          this.#fail(
+            new DaemonError(
+              'restore_failed',
+              `The saved agent state (checkpoint ${cp.info.id}) could not be restored: ` +
+                `${/** @type {Error} */ (err)?.message ?? String(err)}`,
+              { cause: err },
+            ),
+          );
         }
         result.restored = cp.info;
         this.lastCheckpoint = cp.info;
@@ -243,13 +255,15 @@ export class Daemon {
    */
   checkpoint(options = {}) {
     if (this.#inflight) {
-      this.#queued ??= this.#inflight.catch(() => {}).then(() => {
-        this.#queued = null;
-        // The one before failed: callers waiting for the next get that failure, not a
-        // confusing "cannot go from error to checkpointing".
-        if (this.state === S.ERROR && this.error) throw this.error;
-        return this.checkpoint(options);
-      });
+      this.#queued ??= this.#inflight
+        .catch(() => {})
+        .then(() => {
+          this.#queued = null;
+          // The one before failed: callers waiting for the next get that failure, not a
+          // confusing "cannot go from error to checkpointing".
+          if (this.state === S.ERROR && this.error) throw this.error;
+          return this.checkpoint(options);
+        });
       return this.#queued;
     }
     try {
@@ -257,7 +271,9 @@ export class Daemon {
     } catch (err) {
       return Promise.reject(err);
     }
-    this.#inflight = this.#checkpoint().finally(() => { this.#inflight = null; });
+    this.#inflight = this.#checkpoint().finally(() => {
+      this.#inflight = null;
+    });
     return this.#inflight;
   }
 
@@ -266,7 +282,13 @@ export class Daemon {
     try {
       input = await this.collect();
     } catch (err) {
-      return this.#fail(new DaemonError('collect_failed', `The agent state could not be collected for a checkpoint: ${/** @type {Error} */ (err)?.message ?? String(err)}`, { cause: err }));
+      return this.#fail(
+        new DaemonError(
+          'collect_failed',
+          `The agent state could not be collected for a checkpoint: ${/** @type {Error} */ (err)?.message ?? String(err)}`,
+          { cause: err },
+        ),
+      );
     }
     let info;
     try {
@@ -307,7 +329,9 @@ export class Daemon {
     /** @type {unknown} */
     let failure = null;
     if (options.checkpoint && this.state === S.RUNNING) {
-      await this.checkpoint({ reason: 'stop' }).catch((err) => { failure = err; });
+      await this.checkpoint({ reason: 'stop' }).catch((err) => {
+        failure = err;
+      });
     }
     this.machine.transition(S.STOPPED, { reason: options.reason });
     this.#live = false;

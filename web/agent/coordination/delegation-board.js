@@ -57,7 +57,9 @@ export class DelegationBoard {
   /** @param {() => void} fn */
   subscribe(fn) {
     this.#listeners.add(fn);
-    return () => { this.#listeners.delete(fn); };
+    return () => {
+      this.#listeners.delete(fn);
+    };
   }
 
   #emit() {

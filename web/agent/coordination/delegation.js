@@ -39,7 +39,10 @@ export class Semaphore {
     if (this.free > 0) this.free--;
     else {
       await new Promise((resolve, reject) => {
-        const go = () => { signal?.removeEventListener('abort', quit); resolve(undefined); };
+        const go = () => {
+          signal?.removeEventListener('abort', quit);
+          resolve(undefined);
+        };
         const quit = () => {
           this.waiting = this.waiting.filter((w) => w !== go);
           reject(new DelegationError('cancelled', 'Cancelled before it started.'));
@@ -69,13 +72,17 @@ export class Semaphore {
  * @property {string[]} callerTools the tools the caller has
  * @property {'readonly' | 'supervised' | 'full'} callerAutonomy
  * @property {string} callerName the caller's name (for the child's title)
- * @property {import('../runtime/tool-runner.js').TaintSource[]} [callerTaint] the outside content the caller took in (the child starts with it)
- * @property {{systemPrompt?: string, identity?: import('../runtime/identity.js').IdentitySource}} [callerPrompt] who the caller is (a copy of it is the same)
+ * @property {import('../runtime/tool-runner.js').TaintSource[]} [callerTaint] the outside content the caller took in (the child starts with
+ *   it)
+ * @property {{systemPrompt?: string, identity?: import('../runtime/identity.js').IdentitySource}} [callerPrompt] who the caller is (a copy
+ *   of it is the same)
  * @property {string} parentConversationId
  * @property {(name: string) => Promise<(AgentDefinition & {leftOut?: string[]}) | null>} resolve a named agent, its tools as
  *   it reaches them now (leftOut: what its list names that it does not reach, in words: the answer says so)
- * @property {(title: string, parent: {conversationId: string, toolCallId: string, agent: string}) => Promise<Conversation>} createConversation
- * @property {(conversation: Conversation, profile: import('../../app/agent-factory.js').AgentProfile, definition: AgentDefinition | null, depth: number) => Promise<ClawserAgent>} buildAgent
+ * @property {(title: string, parent: {conversationId: string, toolCallId: string, agent: string}) => Promise<Conversation>}
+ *   createConversation
+ * @property {(conversation: Conversation, profile: import('../../app/agent-factory.js').AgentProfile, definition: AgentDefinition | null,
+ *   depth: number) => Promise<ClawserAgent>} buildAgent
  * @property {(toolName: string) => boolean} changesFiles a tool whose `path` argument names a file it changes
  * @property {DelegationBoard} [board]
  */
@@ -89,10 +96,19 @@ export class Semaphore {
  */
 export async function runDelegation(args, call, deps) {
   if (deps.depth >= deps.settings.maxDepth) {
-    return { ok: false, output: `Not delegated: sub-agents may nest ${deps.settings.maxDepth} level${deps.settings.maxDepth === 1 ? '' : 's'} deep, and this one is at the limit. Do the task yourself.` };
+    return {
+      ok: false,
+      output:
+        `Not delegated: sub-agents may nest ${deps.settings.maxDepth} level${deps.settings.maxDepth === 1 ? '' : 's'} deep, and ` +
+        `this one is at the limit. Do the task yourself.`,
+    };
   }
   const definition = args.agent ? await deps.resolve(args.agent) : null;
-  if (args.agent && !definition) return { ok: false, output: `Not delegated: there is no agent named “${args.agent}”. Leave “agent” out to delegate to a copy of yourself.` };
+  if (args.agent && !definition)
+    return {
+      ok: false,
+      output: `Not delegated: there is no agent named “${args.agent}”. Leave “agent” out to delegate to a copy of yourself.`,
+    };
   // At most the caller's tools, then the definition's, then what the call asks for.
   let tools = allowedTools(allowedTools(deps.callerTools, definition?.tools), args.tools);
   // At the last level, a child cannot delegate further.
@@ -103,7 +119,20 @@ export async function runDelegation(args, call, deps) {
   const signal = call.signal ? AbortSignal.any([call.signal, own.signal]) : own.signal;
   // Tool call ids are unique within a conversation only (a provider may number them call_0, call_1…).
   const key = `${deps.parentConversationId}:${call.callId}`;
-  deps.board?.add({ id: key, callId: call.callId, parentConversationId: deps.parentConversationId, agent: name, task: args.task.slice(0, 200), status: 'waiting', step: 'Waiting for a free slot…', costCents: 0, steps: 0 }, own);
+  deps.board?.add(
+    {
+      id: key,
+      callId: call.callId,
+      parentConversationId: deps.parentConversationId,
+      agent: name,
+      task: args.task.slice(0, 200),
+      status: 'waiting',
+      step: 'Waiting for a free slot…',
+      costCents: 0,
+      steps: 0,
+    },
+    own,
+  );
   /** @type {(() => void) | null} */
   let release = null;
   try {
@@ -114,7 +143,11 @@ export async function runDelegation(args, call, deps) {
   }
   try {
     const title = `↳ @${name}: ${args.task.replace(/\s+/g, ' ').slice(0, 60)}`;
-    const conversation = await deps.createConversation(title, { conversationId: deps.parentConversationId, toolCallId: call.callId, agent: name });
+    const conversation = await deps.createConversation(title, {
+      conversationId: deps.parentConversationId,
+      toolCallId: call.callId,
+      agent: name,
+    });
     deps.board?.update(key, { conversationId: conversation.id, status: 'running', step: 'Starting…' });
     /** @type {import('../../app/agent-factory.js').AgentProfile} */
     const profile = {
@@ -122,8 +155,15 @@ export async function runDelegation(args, call, deps) {
       tools,
       autonomy,
       ...(definition
-        ? { systemPrompt: definition.systemPrompt, ...(definition.identity ? { identity: definition.identity } : {}), ...(definition.maxIterations ? { maxIterations: definition.maxIterations } : {}) }
-        : { ...(deps.callerPrompt?.systemPrompt ? { systemPrompt: deps.callerPrompt.systemPrompt } : {}), ...(deps.callerPrompt?.identity ? { identity: deps.callerPrompt.identity } : {}) }),
+        ? {
+            systemPrompt: definition.systemPrompt,
+            ...(definition.identity ? { identity: definition.identity } : {}),
+            ...(definition.maxIterations ? { maxIterations: definition.maxIterations } : {}),
+          }
+        : {
+            ...(deps.callerPrompt?.systemPrompt ? { systemPrompt: deps.callerPrompt.systemPrompt } : {}),
+            ...(deps.callerPrompt?.identity ? { identity: deps.callerPrompt.identity } : {}),
+          }),
     };
     const agent = await deps.buildAgent(conversation, profile, definition, deps.depth + 1);
     // The task was written by a caller that may have read outside content: the child starts as
@@ -137,7 +177,12 @@ export async function runDelegation(args, call, deps) {
     let steps = 0;
     // A tainted caller's task is outside content in the child's log too: every later turn there
     // (the user going on in it, a retry) starts tainted.
-    const inherited = deps.callerTaint?.length ? `a task from @${deps.callerName}, written after it read ${deps.callerTaint.slice(0, 3).map((t) => t.what).join(', ')}` : undefined;
+    const inherited = deps.callerTaint?.length
+      ? `a task from @${deps.callerName}, written after it read ${deps.callerTaint
+          .slice(0, 3)
+          .map((t) => t.what)
+          .join(', ')}`
+      : undefined;
     for await (const ev of agent.runStream(message, { signal, from: 'agent', ...(inherited ? { untrusted: inherited } : {}) })) {
       if (ev.type === 'text') answer += ev.text;
       else if (ev.type === 'tool_start') {
@@ -165,23 +210,55 @@ export async function runDelegation(args, call, deps) {
     const taint = agent.tools?.taint.filter((t) => !t.earlier) ?? [];
     const cancelled = signal.aborted;
     const ok = !failure && !cancelled && !!answer.trim();
-    deps.board?.update(key, { status: cancelled ? 'cancelled' : ok ? 'done' : 'failed', step: cancelled ? 'Cancelled.' : ok ? 'Done.' : (failure ?? 'No answer.'), costCents });
-    const head = `Sub-agent @${name} ${cancelled ? 'was cancelled' : ok ? 'finished' : 'failed'} (its conversation: “${title}”, ${steps} tool call${steps === 1 ? '' : 's'}${costCents ? `, ${costCents.toFixed(2)}¢` : ''}).`;
+    deps.board?.update(key, {
+      status: cancelled ? 'cancelled' : ok ? 'done' : 'failed',
+      step: cancelled ? 'Cancelled.' : ok ? 'Done.' : (failure ?? 'No answer.'),
+      costCents,
+    });
+    const head =
+      `Sub-agent @${name} ${cancelled ? 'was cancelled' : ok ? 'finished' : 'failed'} (its conversation: ` +
+      `“${title}”, ${steps} tool call${steps === 1 ? '' : 's'}${costCents ? `, ${costCents.toFixed(2)}¢` : ''}).`;
     const output = [
       head,
       ...(definition?.leftOut ?? []),
       `Files it changed: ${files.length ? files.join(', ') : 'none'}.`,
-      cancelled ? 'It was stopped before it finished; what it did so far is kept in its conversation.' : failure ? `What failed: ${failure}` : '',
+      cancelled
+        ? 'It was stopped before it finished; what it did so far is kept in its conversation.'
+        : failure
+          ? `What failed: ${failure}`
+          : '',
       answer.trim() ? `Its final answer:\n${answer.trim()}` : '',
-    ].filter(Boolean).join('\n');
+    ]
+      .filter(Boolean)
+      .join('\n');
     return {
       ok,
       output,
       // Its answer carries what it read: outside content read by the child taints the caller too.
-      ...(taint.length ? { untrusted: `the answer of sub-agent @${name}, which read ${taint.slice(0, 3).map((t) => t.what).join(', ')}` } : {}),
+      ...(taint.length
+        ? {
+            untrusted: `the answer of sub-agent @${name}, which read ${taint
+              .slice(0, 3)
+              .map((t) => t.what)
+              .join(', ')}`,
+          }
+        : {}),
       // The child's spend is part of the caller's turn.
       costCents,
-      events: [{ type: 'agent_delegated', data: { toolCallId: call.callId, agent: name, conversationId: conversation.id, title, status: cancelled ? 'cancelled' : ok ? 'done' : 'failed', costCents, files } }],
+      events: [
+        {
+          type: 'agent_delegated',
+          data: {
+            toolCallId: call.callId,
+            agent: name,
+            conversationId: conversation.id,
+            title,
+            status: cancelled ? 'cancelled' : ok ? 'done' : 'failed',
+            costCents,
+            files,
+          },
+        },
+      ],
     };
   } finally {
     release();
@@ -195,7 +272,12 @@ export async function runDelegation(args, call, deps) {
  * @param {Conversation} conversation @param {(toolName: string) => boolean} changesFiles
  */
 function changedFiles(conversation, changesFiles) {
-  const ok = new Set(conversation.events.filter((e) => e.type === 'tool_result').filter((e) => e.data.ok).map((e) => e.data.toolCallId));
+  const ok = new Set(
+    conversation.events
+      .filter((e) => e.type === 'tool_result')
+      .filter((e) => e.data.ok)
+      .map((e) => e.data.toolCallId),
+  );
   const files = new Set();
   for (const e of conversation.events) {
     if (e.type !== 'tool_call' || !ok.has(e.data.id) || !changesFiles(String(e.data.name))) continue;

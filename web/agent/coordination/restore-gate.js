@@ -26,9 +26,11 @@ import { LocalLocks } from '../../storage/local-locks.js';
 export class RestoreInProgressError extends Error {
   /** @param {boolean} here the restore runs in this tab */
   constructor(here) {
-    super(here
-      ? 'A backup is being restored: nothing is saved until it has finished and the page has reloaded.'
-      : 'A backup is being restored in another tab: this change was not saved. The page reloads when the restore has finished.');
+    super(
+      here
+        ? 'A backup is being restored: nothing is saved until it has finished and the page has reloaded.'
+        : 'A backup is being restored in another tab: this change was not saved. The page reloads when the restore has finished.',
+    );
     this.name = 'RestoreInProgressError';
     this.code = 'restore_in_progress';
   }
@@ -80,7 +82,9 @@ export class RestoreGate {
   /** Calls `fn` when another tab begins or ends a restore. @param {(notice: RestoreNotice) => void} fn */
   subscribe(fn) {
     this.#listeners.add(fn);
-    return () => { this.#listeners.delete(fn); };
+    return () => {
+      this.#listeners.delete(fn);
+    };
   }
 
   /** @param {RestoreNotice} notice */
@@ -110,10 +114,14 @@ export class RestoreGate {
     this.#holders++;
     try {
       this.#held ??= new Promise((granted, failed) => {
-        this.#locks.request(this.#name, { mode: 'shared' }, () => {
-          granted();
-          return new Promise((release) => { this.#release = () => release(undefined); });
-        }).catch(failed);
+        this.#locks
+          .request(this.#name, { mode: 'shared' }, () => {
+            granted();
+            return new Promise((release) => {
+              this.#release = () => release(undefined);
+            });
+          })
+          .catch(failed);
       });
       await this.#held;
       this.#check();

@@ -1,3 +1,6 @@
+// Why this file is long: leadership, presence and the stores' lock and publish primitives share one
+//  BroadcastChannel and one lock namespace, and the freeze/resume hand-over touches all three; it
+//  is just over the line.
 /**
  * Coordination between the tabs of one origin (issue 6, "Daemon and tabs").
  *
@@ -245,9 +248,11 @@ export class TabCoordinator {
   /** @param {TabCoordinatorOptions} [options] */
   constructor(options = {}) {
     const name = options.name ?? 'clawser';
-    if (!/^[\w.-]{1,100}$/.test(name)) throw new TabError('invalid_argument', `The coordinator name "${name}" must be 1–100 letters, digits, "_", "-" or ".".`);
+    if (!/^[\w.-]{1,100}$/.test(name))
+      throw new TabError('invalid_argument', `The coordinator name "${name}" must be 1–100 letters, digits, "_", "-" or ".".`);
     const heartbeatMs = options.heartbeatMs ?? 1000;
-    if (!Number.isFinite(heartbeatMs) || heartbeatMs < 10) throw new TabError('invalid_argument', 'heartbeatMs must be a number of at least 10 (milliseconds).');
+    if (!Number.isFinite(heartbeatMs) || heartbeatMs < 10)
+      throw new TabError('invalid_argument', 'heartbeatMs must be a number of at least 10 (milliseconds).');
     if (options.label !== undefined) checkLabel(options.label);
     this.#name = name;
     this.#label = options.label;
@@ -274,7 +279,8 @@ export class TabCoordinator {
     this.#channel.addEventListener('message', (event) => this.#receive(event.data));
     this.#send(this.#announce('hello'));
     this.#stopBeats = (options.every ?? defaultEvery)(() => this.#beat(), heartbeatMs);
-    this.#pageEvents = options.pageEvents !== undefined ? options.pageEvents : typeof globalThis.addEventListener === 'function' ? globalThis : null;
+    this.#pageEvents =
+      options.pageEvents !== undefined ? options.pageEvents : typeof globalThis.addEventListener === 'function' ? globalThis : null;
     this.#pageEvents?.addEventListener('pagehide', this.#onPageHide);
     this.#pageEvents?.addEventListener('pageshow', this.#onPageShow);
     this.#documentEvents = options.documentEvents !== undefined ? options.documentEvents : (globalThis.document ?? null);
@@ -368,7 +374,11 @@ export class TabCoordinator {
     try {
       this.#channel.postMessage({ v: 1, kind: 'msg', id: this.id, topic, data });
     } catch (err) {
-      throw new TabError('invalid_argument', `The data published on "${topic}" cannot be sent to other tabs (it must be structured-clonable).`, { cause: err });
+      throw new TabError(
+        'invalid_argument',
+        `The data published on "${topic}" cannot be sent to other tabs (it must be structured-clonable).`,
+        { cause: err },
+      );
     }
   }
 
@@ -595,5 +605,6 @@ export class TabCoordinator {
 
 /** @param {unknown} label */
 function checkLabel(label) {
-  if (typeof label !== 'string' || label.length > MAX_LABEL) throw new TabError('invalid_argument', `A tab label must be a string of at most ${MAX_LABEL} characters.`);
+  if (typeof label !== 'string' || label.length > MAX_LABEL)
+    throw new TabError('invalid_argument', `A tab label must be a string of at most ${MAX_LABEL} characters.`);
 }

@@ -17,37 +17,49 @@ export { AGENT_NAME_RE, DEFAULT_AGENT_NAME, parseMention, mentionCompletions } f
 export const AUTONOMY_LEVELS = /** @type {const} */ (['readonly', 'supervised', 'full']);
 const ROUTES = /** @type {const} */ (['fast', 'smart', 'code', 'vision']);
 
-export const AgentDefinitionSchema = z.strictObject({
-  name: z.string().regex(AGENT_NAME_RE, { error: 'a name of 1–32 lower-case letters, digits, - or _, starting with a letter (it is what you type after @)' }),
-  description: z.string().trim().max(500, { error: 'at most 500 characters' }).default(''),
-  /** Replaces the default system prompt when set (an identity adds to it). */
-  systemPrompt: z.string().max(20_000, { error: 'at most 20,000 characters' }).default(''),
-  identity: IdentitySourceSchema.optional(),
-  /**
-   * A provider and model of its own, or a routing hint of the workspace. Never an address: the
-   * provider's key and base URL are the ones saved in Settings (an imported definition must not
-   * send a saved key elsewhere).
-   */
-  model: z.strictObject({
-    provider: z.string().min(1).max(64)
-      .refine((id) => !!catalogEntry(id) && !catalogEntry(id)?.capabilities.test, {
-        error: 'a provider this version knows (see Settings)',
-      }),
-    model: z.string().max(300).default(''),
-  }).optional(),
-  route: z.enum(ROUTES).optional(),
-  /** The tools it may use (names); absent: all the workspace's. */
-  tools: z.array(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, { error: 'a tool name' })).max(200).optional(),
-  /** At most the workspace's level; absent: the workspace's. */
-  autonomy: z.enum(AUTONOMY_LEVELS).optional(),
-  maxIterations: z.number().int().min(1).max(100).optional(),
-}).superRefine((d, ctx) => {
-  if (d.model && d.route) ctx.addIssue({ code: 'custom', path: ['route'], message: 'choose a model or a routing hint, not both' });
-  if (d.identity) {
-    const id = parseIdentity(d.identity);
-    if (!id.ok) for (const e of id.errors) ctx.addIssue({ code: 'custom', path: ['identity'], message: e });
-  }
-});
+export const AgentDefinitionSchema = z
+  .strictObject({
+    name: z.string().regex(AGENT_NAME_RE, {
+      error: 'a name of 1–32 lower-case letters, digits, - or _, starting with a letter (it is what you type after @)',
+    }),
+    description: z.string().trim().max(500, { error: 'at most 500 characters' }).default(''),
+    /** Replaces the default system prompt when set (an identity adds to it). */
+    systemPrompt: z.string().max(20_000, { error: 'at most 20,000 characters' }).default(''),
+    identity: IdentitySourceSchema.optional(),
+    /**
+     * A provider and model of its own, or a routing hint of the workspace. Never an address: the
+     * provider's key and base URL are the ones saved in Settings (an imported definition must not
+     * send a saved key elsewhere).
+     */
+    model: z
+      .strictObject({
+        provider: z
+          .string()
+          .min(1)
+          .max(64)
+          .refine((id) => !!catalogEntry(id) && !catalogEntry(id)?.capabilities.test, {
+            error: 'a provider this version knows (see Settings)',
+          }),
+        model: z.string().max(300).default(''),
+      })
+      .optional(),
+    route: z.enum(ROUTES).optional(),
+    /** The tools it may use (names); absent: all the workspace's. */
+    tools: z
+      .array(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, { error: 'a tool name' }))
+      .max(200)
+      .optional(),
+    /** At most the workspace's level; absent: the workspace's. */
+    autonomy: z.enum(AUTONOMY_LEVELS).optional(),
+    maxIterations: z.number().int().min(1).max(100).optional(),
+  })
+  .superRefine((d, ctx) => {
+    if (d.model && d.route) ctx.addIssue({ code: 'custom', path: ['route'], message: 'choose a model or a routing hint, not both' });
+    if (d.identity) {
+      const id = parseIdentity(d.identity);
+      if (!id.ok) for (const e of id.errors) ctx.addIssue({ code: 'custom', path: ['identity'], message: e });
+    }
+  });
 /** @typedef {z.infer<typeof AgentDefinitionSchema>} AgentDefinition */
 /** @typedef {AgentDefinition & {scope: 'workspace' | 'global' | 'builtin'}} ScopedAgent */
 
@@ -58,12 +70,24 @@ export const AgentDefinitionSchema = z.strictObject({
  */
 export function validateAgent(value) {
   const r = AgentDefinitionSchema.safeParse(value);
-  return r.success ? { ok: true, agent: r.data } : { ok: false, errors: r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : 'agent'}: ${i.message}`) };
+  return r.success
+    ? { ok: true, agent: r.data }
+    : { ok: false, errors: r.error.issues.map((i) => `${i.path.length ? i.path.join('.') : 'agent'}: ${i.message}`) };
 }
 
-/** The default agent as the Agents panel lists it (its identity is the workspace's). @param {import('./identity.js').IdentitySource} [identity] @returns {ScopedAgent} */
+/**
+ * The default agent as the Agents panel lists it (its identity is the workspace's).
+ * @param {import('./identity.js').IdentitySource} [identity]
+ * @returns {ScopedAgent}
+ */
 export function defaultAgent(identity) {
-  return { name: DEFAULT_AGENT_NAME, description: 'The workspace\'s agent: answers every message not addressed to another agent, with the workspace\'s settings.', systemPrompt: '', scope: 'builtin', ...(identity ? { identity } : {}) };
+  return {
+    name: DEFAULT_AGENT_NAME,
+    description: "The workspace's agent: answers every message not addressed to another agent, with the workspace's settings.",
+    systemPrompt: '',
+    scope: 'builtin',
+    ...(identity ? { identity } : {}),
+  };
 }
 
 /** A definition as JSON text (for export). @param {AgentDefinition} a */
@@ -75,7 +99,9 @@ export function agentToJson(a) {
 /** A definition as Markdown: YAML frontmatter, the system prompt as the body. @param {AgentDefinition} a */
 export function agentToMarkdown(a) {
   const { scope: _scope, systemPrompt, ...rest } = /** @type {ScopedAgent} */ (a);
-  const yaml = Object.entries(rest).map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join('\n');
+  const yaml = Object.entries(rest)
+    .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
+    .join('\n');
   return `---\n${yaml}\n---\n${systemPrompt ? `${systemPrompt}\n` : ''}`;
 }
 

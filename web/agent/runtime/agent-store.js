@@ -121,7 +121,9 @@ export class AgentStore {
   /** Told when an agent or the identity changes (here or in another tab). @param {() => void} fn */
   subscribe(fn) {
     this.#listeners.add(fn);
-    return () => { this.#listeners.delete(fn); };
+    return () => {
+      this.#listeners.delete(fn);
+    };
   }
 
   /** @param {'workspace' | 'global'} scope */
@@ -136,32 +138,38 @@ export class AgentStore {
       lock: c ? (name, fn) => c.withLock(name, fn) : (name, fn) => this.#locks.request(name, {}, fn),
       empty: () => ({ version: /** @type {const} */ (1), agents: /** @type {AgentDefinition[]} */ ([]) }),
       schema: FileSchema,
-      what: scope === 'global' ? 'The global agents file' : 'The workspace\'s agents file',
+      what: scope === 'global' ? 'The global agents file' : "The workspace's agents file",
       ...(onDamage ? { onDamage } : {}),
       onSetAside: () => this.#changed(),
       onWritten: () => c?.publish(topic, {}),
     });
   }
 
-  /** Every agent: the default one, then the workspace's, then the global ones not shadowed by a workspace one. @returns {Promise<ScopedAgent[]>} */
+  /**
+   * Every agent: the default one, then the workspace's, then the global ones not shadowed by a workspace one.
+   * @returns {Promise<ScopedAgent[]>}
+   */
   async list() {
     const trusted = await this.#trusted();
     const empty = { version: /** @type {const} */ (1), agents: /** @type {AgentDefinition[]} */ ([]) };
     /** @type {{scope: 'workspace' | 'global', message: string}[]} */
     const problems = [];
     // A damaged file costs its agents, not the others (the panel offers to move it aside).
-    const read = (/** @type {'workspace' | 'global'} */ scope) => this.#file(scope).read().catch((err) => {
-      const e = /** @type {import('../../storage/damage.js').DamagedFileError} */ (err);
-      problems.push({ scope, message: e.code === 'damaged' ? `${e.what} is damaged: ${e.problem}.` : e.message });
-      return empty;
-    });
+    const read = (/** @type {'workspace' | 'global'} */ scope) =>
+      this.#file(scope)
+        .read()
+        .catch((err) => {
+          const e = /** @type {import('../../storage/damage.js').DamagedFileError} */ (err);
+          problems.push({ scope, message: e.code === 'damaged' ? `${e.what} is damaged: ${e.problem}.` : e.message });
+          return empty;
+        });
     const [own, global, identity] = await Promise.all([trusted ? read('workspace') : empty, read('global'), this.identity()]);
     // A damaged identity file (cut short, garbage, the wrong shape) is not used: the default persona answers.
     const persona = identity ? parseIdentity(identity) : null;
     if (identity && persona && !persona.ok) {
       const path = identity.format === 'json' ? IDENTITY_JSON : IDENTITY_MD;
       this.onDamage?.({
-        what: 'The workspace\'s identity (the agent\'s persona)',
+        what: "The workspace's identity (the agent's persona)",
         problem: `${persona.errors.slice(0, 2).join('; ')}. It is not used: the default persona answers`,
         path,
         setAside: async () => {
@@ -171,7 +179,11 @@ export class AgentStore {
         },
       });
     }
-    if (!trusted) problems.push({ scope: 'workspace', message: 'This workspace\'s .agents/ folder could not be checked; its agents, identity and heartbeat checklist are not used.' });
+    if (!trusted)
+      problems.push({
+        scope: 'workspace',
+        message: "This workspace's .agents/ folder could not be checked; its agents, identity and heartbeat checklist are not used.",
+      });
     this.problems = problems;
     const names = new Set(own.agents.map((a) => a.name));
     return [
@@ -193,14 +205,23 @@ export class AgentStore {
    * @returns {Promise<AgentDefinition>}
    */
   async save(value, scope, previousName) {
-    if (scope === 'workspace' && !(await this.#trusted())) throw new AgentStoreError('invalid', 'The agent was not saved: this workspace\'s .agents/ folder could not be checked. Reload and try again.');
+    if (scope === 'workspace' && !(await this.#trusted()))
+      throw new AgentStoreError(
+        'invalid',
+        "The agent was not saved: this workspace's .agents/ folder could not be checked. Reload and try again.",
+      );
     const v = validateAgent(value);
     if (!v.ok) throw new AgentStoreError('invalid', `The agent was not saved: ${v.errors.join('; ')}`);
     const agent = v.agent;
-    if (agent.name === DEFAULT_AGENT_NAME) throw new AgentStoreError('builtin', `“${DEFAULT_AGENT_NAME}” is the workspace's own agent; choose another name.`);
+    if (agent.name === DEFAULT_AGENT_NAME)
+      throw new AgentStoreError('builtin', `“${DEFAULT_AGENT_NAME}” is the workspace's own agent; choose another name.`);
     await this.#file(scope).update((stored) => {
       const others = stored.agents.filter((a) => a.name !== (previousName ?? agent.name));
-      if (others.some((a) => a.name === agent.name)) throw new AgentStoreError('exists', `An agent named “${agent.name}” already exists ${scope === 'global' ? 'in every workspace' : 'in this workspace'}.`);
+      if (others.some((a) => a.name === agent.name))
+        throw new AgentStoreError(
+          'exists',
+          `An agent named “${agent.name}” already exists ${scope === 'global' ? 'in every workspace' : 'in this workspace'}.`,
+        );
       const at = stored.agents.findIndex((a) => a.name === (previousName ?? agent.name));
       const agents = [...stored.agents];
       if (at >= 0) agents[at] = agent;
@@ -216,7 +237,10 @@ export class AgentStore {
     return agent;
   }
 
-  /** The MCP tool names of the last saved agent's list that bind to no server (they reach nothing). @type {import('../../mcp/tool-lists.js').ToolListProblem[]} */
+  /**
+   * The MCP tool names of the last saved agent's list that bind to no server (they reach nothing).
+   * @type {import('../../mcp/tool-lists.js').ToolListProblem[]}
+   */
   lastSaveProblems = [];
 
   /**
@@ -234,9 +258,12 @@ export class AgentStore {
     const without = { names: tools.filter((t) => !isMcpName(t)), problems: [] };
     const resolved = this.toolLists
       ? await this.toolLists.resolve(agentOwner(agent.scope, agent.name), tools).catch((err) => ({
-        ...without,
-        problems: tools.filter(isMcpName).map((tool) => ({ tool, reason: `the workspace's MCP servers could not be read (${/** @type {Error} */ (err)?.message ?? err})` })),
-      }))
+          ...without,
+          problems: tools.filter(isMcpName).map((tool) => ({
+            tool,
+            reason: `the workspace's MCP servers could not be read (${/** @type {Error} */ (err)?.message ?? err})`,
+          })),
+        }))
       : without;
     return { agent: { ...agent, tools: resolved.names }, leftOut: resolved.problems.map((p) => describeProblem(`@${agent.name}`, p)) };
   }
@@ -246,7 +273,11 @@ export class AgentStore {
     if (scope === 'workspace') await this.#vet();
     const out = await this.#file(scope).update((stored) => {
       const agents = stored.agents.filter((a) => a.name !== name);
-      return { result: agents.length !== stored.agents.length, changed: agents.length !== stored.agents.length, value: { version: 1, agents } };
+      return {
+        result: agents.length !== stored.agents.length,
+        changed: agents.length !== stored.agents.length,
+        value: { version: 1, agents },
+      };
     });
     if (!out.result) throw new AgentStoreError('not_found', `There is no agent named “${name}” to delete.`);
     await this.toolLists?.forget(agentOwner(scope, name)).catch(() => {});
@@ -282,7 +313,8 @@ export class AgentStore {
    */
   async setHeartbeat(text) {
     await this.#vet();
-    if (text && text.length > 20_000) throw new AgentStoreError('invalid', `The checklist is ${text.length.toLocaleString('en')} characters; at most 20,000.`);
+    if (text && text.length > 20_000)
+      throw new AgentStoreError('invalid', `The checklist is ${text.length.toLocaleString('en')} characters; at most 20,000.`);
     if (text?.trim()) await this.fs.write(HEARTBEAT, text);
     else if (await this.fs.stat(HEARTBEAT)) await this.fs.delete(HEARTBEAT);
     this.coordination?.publish(this.topic, {});

@@ -22,25 +22,33 @@ export class AttachedImages {
    */
   async into(messages, supportsVision) {
     if (!messages.some((m) => m.imageRefs?.length)) return messages;
-    return Promise.all(messages.map(async (m) => {
-      if (!m.imageRefs?.length) return m;
-      const { imageRefs, ...rest } = m;
-      if (!supportsVision) return { ...rest, content: `${rest.content}\n\n[${imageRefs.length} attached image${imageRefs.length === 1 ? '' : 's'} not shown: this model does not accept images]` };
-      /** @type {ImagePart[]} */
-      const images = [];
-      for (const ref of imageRefs) {
-        let url = this.#urls.get(ref.path);
-        if (!url) {
-          try {
-            url = `data:${ref.mediaType};base64,${toBase64(await this.read(ref))}`;
-          } catch {
-            continue; // a missing file (a partial restore): the message goes without it
+    return Promise.all(
+      messages.map(async (m) => {
+        if (!m.imageRefs?.length) return m;
+        const { imageRefs, ...rest } = m;
+        if (!supportsVision)
+          return {
+            ...rest,
+            content:
+              `${rest.content}\n\n[${imageRefs.length} attached image${imageRefs.length === 1 ? '' : 's'} not shown: this model ` +
+              `does not accept images]`,
+          };
+        /** @type {ImagePart[]} */
+        const images = [];
+        for (const ref of imageRefs) {
+          let url = this.#urls.get(ref.path);
+          if (!url) {
+            try {
+              url = `data:${ref.mediaType};base64,${toBase64(await this.read(ref))}`;
+            } catch {
+              continue; // a missing file (a partial restore): the message goes without it
+            }
+            this.#urls.set(ref.path, url);
           }
-          this.#urls.set(ref.path, url);
+          images.push({ mediaType: ref.mediaType, dataUrl: url });
         }
-        images.push({ mediaType: ref.mediaType, dataUrl: url });
-      }
-      return images.length ? { ...rest, images } : rest;
-    }));
+        return images.length ? { ...rest, images } : rest;
+      }),
+    );
   }
 }

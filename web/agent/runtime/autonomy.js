@@ -141,8 +141,10 @@ export class AutonomyController {
       return {
         allowed: false,
         reason: standing
-          ? 'Autonomy is set to read-only: the agent changes nothing that persists, and this tool changes memory, goals or scheduled jobs. Change it in Settings to allow more.'
-          : `Autonomy is set to read-only: the agent may only use read tools (this one is "${permission}"). Change it in Settings to allow more.`,
+          ? 'Autonomy is set to read-only: the agent changes nothing that persists, and this tool changes ' +
+            'memory, goals or scheduled jobs. Change it in Settings to allow more.'
+          : `Autonomy is set to read-only: the agent may only use read tools (this one is "${permission}"). Change it in Settings to ` +
+            `allow more.`,
       };
     }
     const limit = this.checkLimits();
@@ -155,7 +157,10 @@ export class AutonomyController {
     const usage = this.usage;
     const { maxActionsPerHour } = this.config;
     if (maxActionsPerHour > 0 && usage.actions.length >= maxActionsPerHour) {
-      return `The limit of ${maxActionsPerHour} tool actions per hour is reached. It frees up as older actions age out, or raise it in Settings.`;
+      return (
+        `The limit of ${maxActionsPerHour} tool actions per hour is reached. It frees up as older actions age out, or raise it in ` +
+        `Settings.`
+      );
     }
     return this.checkCost();
   }
@@ -165,10 +170,16 @@ export class AutonomyController {
     const usage = this.usage;
     const { maxCostCentsPerDay, maxCostCentsPerMonth } = this.config;
     if (maxCostCentsPerDay > 0 && usage.costCents >= maxCostCentsPerDay) {
-      return `Today's cost limit of ${(maxCostCentsPerDay / 100).toFixed(2)} USD is reached (${(usage.costCents / 100).toFixed(2)} USD spent). Raise it in Settings or continue tomorrow.`;
+      return (
+        `Today's cost limit of ${(maxCostCentsPerDay / 100).toFixed(2)} USD is reached (${(usage.costCents / 100).toFixed(2)} USD ` +
+        `spent). Raise it in Settings or continue tomorrow.`
+      );
     }
     if (maxCostCentsPerMonth > 0 && usage.monthCents >= maxCostCentsPerMonth) {
-      return `This month's cost limit of ${(maxCostCentsPerMonth / 100).toFixed(2)} USD is reached (${(usage.monthCents / 100).toFixed(2)} USD spent). Raise it in Settings or continue next month.`;
+      return (
+        `This month's cost limit of ${(maxCostCentsPerMonth / 100).toFixed(2)} USD is reached ` +
+        `(${(usage.monthCents / 100).toFixed(2)} USD spent). Raise it in Settings or continue next month.`
+      );
     }
     return null;
   }
@@ -185,7 +196,10 @@ export class AutonomyController {
       return `${Math.floor((usage.costCents / day) * 100)}% of today's cost limit is used (${usd(usage.costCents)} of ${usd(day)}).`;
     }
     if (month > 0 && usage.monthCents >= month * COST_WARNING_SHARE && usage.monthCents < month) {
-      return `${Math.floor((usage.monthCents / month) * 100)}% of this month's cost limit is used (${usd(usage.monthCents)} of ${usd(month)}).`;
+      return (
+        `${Math.floor((usage.monthCents / month) * 100)}% of this month's cost limit is used (${usd(usage.monthCents)} ` +
+        `of ${usd(month)}).`
+      );
     }
     return null;
   }
@@ -197,9 +211,10 @@ export class AutonomyController {
 
   /** @param {number} cents */
   recordCost(cents) {
-    if (cents > 0) this.#change((u) => {
-      u.costCents += cents;
-      u.monthCents += cents;
-    });
+    if (cents > 0)
+      this.#change((u) => {
+        u.costCents += cents;
+        u.monthCents += cents;
+      });
   }
 }

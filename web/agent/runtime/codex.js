@@ -16,7 +16,9 @@ import { toJsonSchema } from '../../tools/registry.js';
 /**
  * What the Codex needs of a sandbox (andbox's Sandbox, or a stand-in in tests). Capability
  * arguments are structured clones coming from sandboxed code, hence `any`.
- * @typedef {{evaluate(code: string, options?: {timeoutMs?: number, signal?: AbortSignal}): Promise<{value: unknown, logs: string[], error: {name: string, message: string, stack: string} | null, durationMs: number}>, capabilities: Record<string, (args: any) => unknown>}} SandboxLike
+ * @typedef {{evaluate(code: string, options?: {timeoutMs?: number, signal?: AbortSignal}): Promise<{value: unknown, logs: string[],
+ *   error: {name: string, message: string, stack: string} | null, durationMs: number}>, capabilities: Record<string, (args: any) =>
+ *   unknown>}} SandboxLike
  */
 
 const RUNNABLE = new Set(['js', 'javascript', 'mjs', 'node', 'jsx', 'ts', 'typescript']);
@@ -77,10 +79,26 @@ export function adaptPythonisms(code) {
           j += 2;
           continue;
         }
-        if (code[j] === '{' && code[j + 1] === '{') { s += '{'; j += 2; continue; }
-        if (code[j] === '}' && code[j + 1] === '}') { s += '}'; j += 2; continue; }
-        if (code[j] === '{') { s += '${'; j++; continue; }
-        if (code[j] === '`') { s += '\\`'; j++; continue; }
+        if (code[j] === '{' && code[j + 1] === '{') {
+          s += '{';
+          j += 2;
+          continue;
+        }
+        if (code[j] === '}' && code[j + 1] === '}') {
+          s += '}';
+          j += 2;
+          continue;
+        }
+        if (code[j] === '{') {
+          s += '${';
+          j++;
+          continue;
+        }
+        if (code[j] === '`') {
+          s += '\\`';
+          j++;
+          continue;
+        }
         s += code[j++];
       }
       out += '`' + s + '`';
@@ -140,10 +158,13 @@ export function adaptPythonisms(code) {
       if (!isProperty && word === 'True') out += 'true';
       else if (!isProperty && word === 'False') out += 'false';
       else if (!isProperty && word === 'None') out += 'null';
-      else if (lineStart && word === 'print' && /^[ \t]+[^\s(=.]/.test(code.slice(j)) ) {
+      else if (lineStart && word === 'print' && /^[ \t]+[^\s(=.]/.test(code.slice(j))) {
         // Python 2 style `print "x"` → print("x")
         const end = code.indexOf('\n', j);
-        const stmt = code.slice(j, end === -1 ? n : end).trim().replace(/;$/, '');
+        const stmt = code
+          .slice(j, end === -1 ? n : end)
+          .trim()
+          .replace(/;$/, '');
         out += `print(${adaptPythonisms(stmt)});`;
         i = end === -1 ? n : end;
         lineStart = false;
@@ -187,8 +208,12 @@ export function codexTools(registry) {
  */
 export function codexPrompt(tools) {
   const lines = tools.map((t) => {
-    const schema = /** @type {{properties?: Record<string, {type?: string, description?: string}>, required?: string[]}} */ (toJsonSchema(t.schema));
-    const props = Object.entries(schema.properties ?? {}).map(([k, v]) => `${k}${schema.required?.includes(k) ? '' : '?'}: ${v.type ?? 'any'}`);
+    const schema = /** @type {{properties?: Record<string, {type?: string, description?: string}>, required?: string[]}} */ (
+      toJsonSchema(t.schema)
+    );
+    const props = Object.entries(schema.properties ?? {}).map(
+      ([k, v]) => `${k}${schema.required?.includes(k) ? '' : '?'}: ${v.type ?? 'any'}`,
+    );
     return `- await ${t.name}({ ${props.join(', ')} }) — ${t.description}`;
   });
   return [
@@ -239,13 +264,15 @@ export class Codex {
 
   /**
    * @param {string} code
-   * @param {{tools?: ToolRunner, signal?: AbortSignal, only?: string[], adapt?: boolean}} options only: the tools the code may call (default: every tool but the excluded); adapt: false runs the code as written (no fixes of Python habits)
+   * @param {{tools?: ToolRunner, signal?: AbortSignal, only?: string[], adapt?: boolean}} options only: the tools the code may call
+   *   (default: every tool but the excluded); adapt: false runs the code as written (no fixes of Python habits)
    * @returns {Promise<{ok: boolean, output: string, durationMs: number, value: unknown, logs: string[], error: string | null}>}
    */
   async run(code, options = {}) {
     // Stop ends a run even while its sandbox is still starting.
     const signal = options.signal;
-    if (signal?.aborted) return { ok: false, output: 'Cancelled by the user before it ran.', durationMs: 0, value: undefined, logs: [], error: 'cancelled' };
+    if (signal?.aborted)
+      return { ok: false, output: 'Cancelled by the user before it ran.', durationMs: 0, value: undefined, logs: [], error: 'cancelled' };
     /** @type {(() => void) | undefined} */
     let unlisten;
     const stopped = new Promise((resolve) => {
@@ -263,16 +290,25 @@ export class Codex {
     } finally {
       unlisten?.();
     }
-    if (!sandbox) return { ok: false, output: 'Cancelled by the user before it ran.', durationMs: 0, value: undefined, logs: [], error: 'cancelled' };
+    if (!sandbox)
+      return { ok: false, output: 'Cancelled by the user before it ran.', durationMs: 0, value: undefined, logs: [], error: 'cancelled' };
     const before = holders.get(sandbox) ?? Promise.resolve();
     const mine = before.then(() => this.#runIn(sandbox, code, options));
-    holders.set(sandbox, mine.catch(() => {}));
+    holders.set(
+      sandbox,
+      mine.catch(() => {}),
+    );
     return mine;
   }
 
-  /** @param {SandboxLike} sandbox @param {string} code @param {{tools?: ToolRunner, signal?: AbortSignal, only?: string[], adapt?: boolean}} options */
+  /**
+   * @param {SandboxLike} sandbox
+   * @param {string} code
+   * @param {{tools?: ToolRunner, signal?: AbortSignal, only?: string[], adapt?: boolean}} options
+   */
   async #runIn(sandbox, code, options) {
-    if (options.signal?.aborted) return { ok: false, output: 'Cancelled by the user before it ran.', durationMs: 0, value: undefined, logs: [], error: 'cancelled' };
+    if (options.signal?.aborted)
+      return { ok: false, output: 'Cancelled by the user before it ran.', durationMs: 0, value: undefined, logs: [], error: 'cancelled' };
     /** @type {Record<string, (args: any) => Promise<string>>} */ // args come from sandboxed code; the runner validates them
     const caps = {};
     const runner = options.tools;
@@ -282,20 +318,27 @@ export class Codex {
         if (this.exclude.has(tool.name) || (options.only && !options.only.includes(tool.name))) continue;
         caps[tool.name] = async (args) => {
           // `only` goes with the call: the tools it reaches in turn (a shell's clawser) stay within it.
-          const outcome = await runner.run({ id: `code_${Date.now().toString(36)}_${n++}`, name: tool.name, arguments: args ?? {} }, { signal: options.signal, ...(options.only ? { only: options.only } : {}) });
+          const outcome = await runner.run(
+            { id: `code_${Date.now().toString(36)}_${n++}`, name: tool.name, arguments: args ?? {} },
+            { signal: options.signal, ...(options.only ? { only: options.only } : {}) },
+          );
           if (!outcome.ok) throw new ToolCallError(outcome);
           return outcome.output;
         };
       }
     }
     sandbox.capabilities = caps;
-    const r = await sandbox.evaluate(options.adapt === false ? code : adaptPythonisms(code), { timeoutMs: this.timeoutMs, signal: options.signal });
+    const r = await sandbox.evaluate(options.adapt === false ? code : adaptPythonisms(code), {
+      timeoutMs: this.timeoutMs,
+      signal: options.signal,
+    });
     const parts = [];
     if (r.logs.length) parts.push(r.logs.join('\n'));
     if (r.error) parts.push(`${r.error.name}: ${r.error.message}${r.error.stack ? `\n${r.error.stack}` : ''}`);
     else if (r.value !== undefined) parts.push(`=> ${typeof r.value === 'string' ? r.value : safeJson(r.value)}`);
     let output = parts.join('\n') || '(no output)';
-    if (output.length > this.maxOutputChars) output = `${output.slice(0, this.maxOutputChars)}\n…[output cut at ${this.maxOutputChars} characters]`;
+    if (output.length > this.maxOutputChars)
+      output = `${output.slice(0, this.maxOutputChars)}\n…[output cut at ${this.maxOutputChars} characters]`;
     return { ok: !r.error, output, durationMs: r.durationMs, value: r.value, logs: r.logs, error: r.error ? r.error.message : null };
   }
 }

@@ -29,7 +29,15 @@
  * @typedef {(ctx: HookContexts[P]) => HookResult | Promise<HookResult>} HookFn
  */
 
-export const HOOK_POINTS = /** @type {const} */ (['beforeInbound', 'beforeOutbound', 'transformResponse', 'beforeToolCall', 'afterToolCall', 'onSessionStart', 'onSessionEnd']);
+export const HOOK_POINTS = /** @type {const} */ ([
+  'beforeInbound',
+  'beforeOutbound',
+  'transformResponse',
+  'beforeToolCall',
+  'afterToolCall',
+  'onSessionStart',
+  'onSessionEnd',
+]);
 
 export class HookPipeline {
   /** @type {Map<HookPoint, {name: string, priority: number, fn: Function}[]>} */ // fn is HookFn<P> for the point it is stored under

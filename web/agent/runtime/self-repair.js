@@ -28,12 +28,19 @@ export const DEFAULT_SELF_REPAIR = SelfRepairSchema.parse({});
 
 /** @typedef {'repeat' | 'stale' | 'errors' | 'output' | 'time' | 'cost'} StuckKind */
 /** @typedef {{kind: StuckKind, message: string}} StuckFinding */
-/** What to do after an iteration: nothing, tell the model, or stop the run. @typedef {{action: 'warn' | 'stop', finding: StuckFinding, note?: string}} Intervention */
+/**
+ * What to do after an iteration: nothing, tell the model, or stop the run.
+ * @typedef {{action: 'warn' | 'stop', finding: StuckFinding, note?: string}} Intervention
+ */
 
 /** Arguments as a key that does not depend on property order. @param {unknown} value @returns {string} */
 function stableKey(value) {
   if (Array.isArray(value)) return `[${value.map(stableKey).join(',')}]`;
-  if (value && typeof value === 'object') return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${stableKey(/** @type {Record<string, unknown>} */ (value)[k])}`).join(',')}}`;
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableKey(/** @type {Record<string, unknown>} */ (value)[k])}`)
+      .join(',')}}`;
   return JSON.stringify(value) ?? 'undefined';
 }
 
@@ -50,14 +57,19 @@ function fingerprint(text) {
 /** What the model is told (the first step). @param {StuckFinding} f */
 function noteFor(f) {
   const advice = {
-    repeat: 'Do not call it again with the same arguments: the result will not change. Try a different approach, or answer the user with what you have and say what is blocking you.',
+    repeat:
+      'Do not call it again with the same arguments: the result will not change. Try a different ' +
+      'approach, or answer the user with what you have and say what is blocking you.',
     stale: 'Your recent tool calls brought nothing new. Stop repeating them; answer with what you know, or ask the user for what you need.',
     errors: 'Stop and look at the errors: change the arguments or the approach, or tell the user what fails.',
     output: 'Wrap up now with a short final answer.',
     time: 'Wrap up now: give your final answer without further tool calls.',
     cost: 'Wrap up now: give your final answer without further tool calls.',
   }[f.kind];
-  return `Note from Clawser (not from the user or a tool): this run looks stuck — ${f.message} ${advice} If the next step is stuck too, the run will be stopped.`;
+  return (
+    `Note from Clawser (not from the user or a tool): this run looks stuck — ${f.message} ${advice} If the next step is stuck too, ` +
+    `the run will be stopped.`
+  );
 }
 
 export class StuckDetector {
@@ -129,14 +141,32 @@ export class StuckDetector {
     const c = this.config;
     /** @type {StuckFinding[]} */
     const found = [];
-    if (this.repeatedNow.length) found.push({ kind: 'repeat', message: `${this.repeatedNow.map((n) => `“${n}”`).join(', ')} was called with the same arguments ${c.repeatLimit} times or more in this turn, with the same result each time.` });
+    if (this.repeatedNow.length)
+      found.push({
+        kind: 'repeat',
+        message:
+          `${this.repeatedNow.map((n) => `“${n}”`).join(', ')} was called with the same arguments ${c.repeatLimit} times or more ` +
+          `in this turn, with the same result each time.`,
+      });
     if (this.errorStreak >= c.errorLimit) found.push({ kind: 'errors', message: `the last ${this.errorStreak} tool calls failed.` });
     if (this.resultsThisIteration) this.staleStreak = this.newThisIteration ? 0 : this.staleStreak + 1;
-    if (this.staleStreak >= c.staleIterations) found.push({ kind: 'stale', message: `the last ${this.staleStreak} steps only repeated calls that had given the same results before.` });
-    if (this.outputChars > c.maxOutputChars) found.push({ kind: 'output', message: `the model has written ${this.outputChars.toLocaleString('en')} characters in this turn (the limit is ${c.maxOutputChars.toLocaleString('en')}).` });
+    if (this.staleStreak >= c.staleIterations)
+      found.push({
+        kind: 'stale',
+        message: `the last ${this.staleStreak} steps only repeated calls that had given the same results before.`,
+      });
+    if (this.outputChars > c.maxOutputChars)
+      found.push({
+        kind: 'output',
+        message:
+          `the model has written ${this.outputChars.toLocaleString('en')} characters in this turn (the limit ` +
+          `is ${c.maxOutputChars.toLocaleString('en')}).`,
+      });
     const seconds = (this.now() - this.startedAt - this.waitedMs) / 1000;
-    if (c.turnSeconds && seconds > c.turnSeconds) found.push({ kind: 'time', message: `the turn has run for ${Math.round(seconds)} seconds (the budget is ${c.turnSeconds}).` });
-    if (c.turnCents && (state.costCents ?? 0) > c.turnCents) found.push({ kind: 'cost', message: `the turn has cost ${(state.costCents ?? 0).toFixed(2)}¢ (the budget is ${c.turnCents}¢).` });
+    if (c.turnSeconds && seconds > c.turnSeconds)
+      found.push({ kind: 'time', message: `the turn has run for ${Math.round(seconds)} seconds (the budget is ${c.turnSeconds}).` });
+    if (c.turnCents && (state.costCents ?? 0) > c.turnCents)
+      found.push({ kind: 'cost', message: `the turn has cost ${(state.costCents ?? 0).toFixed(2)}¢ (the budget is ${c.turnCents}¢).` });
     this.repeatedNow = [];
     this.newThisIteration = false;
     this.resultsThisIteration = 0;

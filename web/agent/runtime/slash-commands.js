@@ -20,14 +20,23 @@ export async function slashPrompt(text, mcp) {
   const values = [...(m[3] ?? '').matchAll(/"([^"]*)"|(\S+)/g)].map((x) => x[1] ?? x[2]);
   const declared = found.prompt.arguments ?? [];
   const missing = declared.filter((a, i) => a.required && values[i] === undefined);
-  if (missing.length) return { error: `/mcp__${m[1]}__${m[2]} needs ${declared.map((a) => `${a.name}${a.required ? '' : ' (optional)'}`).join(', ')}; missing: ${missing.map((a) => a.name).join(', ')}. Quote a value with spaces.` };
+  if (missing.length)
+    return {
+      error:
+        `/mcp__${m[1]}__${m[2]} needs ${declared.map((a) => `${a.name}${a.required ? '' : ' (optional)'}`).join(', ')}; ` +
+        `missing: ${missing.map((a) => a.name).join(', ')}. Quote a value with spaces.`,
+    };
   /** @type {Record<string, string>} */
   const args = {};
-  declared.forEach((a, i) => { if (values[i] !== undefined) args[a.name] = values[i]; });
+  declared.forEach((a, i) => {
+    if (values[i] !== undefined) args[a.name] = values[i];
+  });
   try {
     return { server: found.server.name, name: found.prompt.name, text: await mcp.promptText(found.server.id, found.prompt.name, args) };
   } catch (err) {
-    return { error: `The MCP server “${found.server.name}” could not give the prompt ${found.prompt.name}: ${/** @type {Error} */ (err).message}` };
+    return {
+      error: `The MCP server “${found.server.name}” could not give the prompt ${found.prompt.name}: ${/** @type {Error} */ (err).message}`,
+    };
   }
 }
 

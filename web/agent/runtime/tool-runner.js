@@ -6,7 +6,10 @@
 /** @import { SafetyPipeline } from '../../safety/pipeline.js' */
 import { scopeOf, suggestRule, describeRule } from '../../tools/approval-rules.js';
 
-/** 'rule': "Always allow" narrowed to the request's `rule` (a command prefix, a domain, a path glob). @typedef {'once' | 'always' | 'rule' | 'deny'} ApprovalAnswer */
+/**
+ * 'rule': "Always allow" narrowed to the request's `rule` (a command prefix, a domain, a path glob).
+ * @typedef {'once' | 'always' | 'rule' | 'deny'} ApprovalAnswer
+ */
 /**
  * Untrusted content the conversation took in: which tool brought it, what it is in words, and
  * a detail (the URL, path or query); `earlier` when it came in a previous turn and is still in
@@ -20,7 +23,8 @@ import { scopeOf, suggestRule, describeRule } from '../../tools/approval-rules.j
  * dialog says so, and `allowAlways` is false (the answer counts once, whatever it is).
  * @typedef {{tool: string, description: string, permission: string, args: Record<string, unknown>, reason: string, preview?: string,
  *   job?: {id: string, name: string}, workspace?: {id: string, name: string}, timeoutMs?: number, signal?: AbortSignal,
- *   taint?: TaintSource[], allowAlways?: boolean, rule?: import('../../tools/approval-rules.js').ApprovalRule, ruleText?: string, agent?: string}} ApprovalRequest
+ *   taint?: TaintSource[], allowAlways?: boolean, rule?: import('../../tools/approval-rules.js').ApprovalRule, ruleText?: string, agent?:
+ *   string}} ApprovalRequest
  *   agent: the named agent or sub-agent asking (the dialog names it)
  *   rule: the narrow "Always allow" the dialog offers for this call (absent when it has nothing to narrow to), ruleText: it in words
  */
@@ -103,10 +107,20 @@ export function describeTaint(t) {
  */
 function taintReason(taint, toolName) {
   const now = taint.filter((t) => !t.earlier);
-  const list = (now.length ? now : taint).slice(0, 3).map(describeTaint).join(', ') + (taint.length > 3 ? ` and ${taint.length - 3} more` : '');
+  const list =
+    (now.length ? now : taint).slice(0, 3).map(describeTaint).join(', ') + (taint.length > 3 ? ` and ${taint.length - 3} more` : '');
   const when = now.length ? 'This turn read' : 'This conversation read earlier';
-  const does = /^memory/.test(toolName) ? 'remember something for later conversations' : /^goal/.test(toolName) ? 'set or change a goal that rides along with every turn' : /^schedule/.test(toolName) ? 'schedule a job that runs later without you' : 'change what later turns are told or do';
-  return `${when} ${list}. Text from outside can try to plant instructions, so the agent may not ${does} unless you approve it — allow it only if it is what you asked for.`;
+  const does = /^memory/.test(toolName)
+    ? 'remember something for later conversations'
+    : /^goal/.test(toolName)
+      ? 'set or change a goal that rides along with every turn'
+      : /^schedule/.test(toolName)
+        ? 'schedule a job that runs later without you'
+        : 'change what later turns are told or do';
+  return (
+    `${when} ${list}. Text from outside can try to plant instructions, so the agent may not ${does} unless you approve it — allow ` +
+    `it only if it is what you asked for.`
+  );
 }
 
 /**
@@ -122,7 +136,8 @@ function taintReason(taint, toolName) {
  */
 export class ToolRunner {
   /**
-   * @param {{registry: BrowserToolRegistry, context: ToolContext, hooks?: HookPipeline, autonomy?: AutonomyController, safety?: SafetyPipeline, approve?: ApproveFn, maxResultChars?: number,
+   * @param {{registry: BrowserToolRegistry, context: ToolContext, hooks?: HookPipeline, autonomy?: AutonomyController, safety?:
+   *   SafetyPipeline, approve?: ApproveFn, maxResultChars?: number,
    *   ledger?: {recordTool: (t: import('../../stores/usage-ledger.js').ToolUse) => void}}} deps
    *   ledger: counts every call and how it ended (the Dashboard's tool statistics)
    */
@@ -139,7 +154,10 @@ export class ToolRunner {
     this.writes = [];
     /** Untrusted content the conversation has taken in so far. @type {TaintSource[]} */
     this.taint = [];
-    /** Notes what this turn's tools change, for undo (set by the app; absent: no undo). @type {import('./undo.js').TurnRecorder | undefined} */
+    /**
+     * Notes what this turn's tools change, for undo (set by the app; absent: no undo).
+     * @type {import('./undo.js').TurnRecorder | undefined}
+     */
     this.recorder = undefined;
     /** The paths this runner's tools changed, whatever tool (the shell too), when the app tracks them. @type {Set<string> | undefined} */
     this.writtenPaths = undefined;
@@ -147,7 +165,12 @@ export class ToolRunner {
 
   /** Marks the conversation as having taken in untrusted content. @param {TaintSource} source */
   addTaint(source) {
-    if (!this.taint.some((t) => t.tool === source.tool && t.what === source.what && t.detail === source.detail && !!t.earlier === !!source.earlier)) this.taint.push(source);
+    if (
+      !this.taint.some(
+        (t) => t.tool === source.tool && t.what === source.what && t.detail === source.detail && !!t.earlier === !!source.earlier,
+      )
+    )
+      this.taint.push(source);
   }
 
   /**
@@ -158,7 +181,12 @@ export class ToolRunner {
   async run(call, options = {}) {
     const outcome = await this.#run(call, options);
     try {
-      this.ledger?.recordTool({ name: this.registry.get(call.name) ? call.name : '(unknown tool)', ok: outcome.ok, blocked: !!outcome.blocked, durationMs: outcome.durationMs });
+      this.ledger?.recordTool({
+        name: this.registry.get(call.name) ? call.name : '(unknown tool)',
+        ok: outcome.ok,
+        blocked: !!outcome.blocked,
+        durationMs: outcome.durationMs,
+      });
     } catch {
       // Statistics never fail a call.
     }
@@ -182,7 +210,8 @@ export class ToolRunner {
    * Every gate before a call runs: the tool exists, its arguments validate, hooks, safety,
    * autonomy, policy and the user's approval.
    * @param {ToolCall} call @param {{signal?: AbortSignal, only?: string[]}} options @param {number} started
-   * @returns {Promise<{refused: ToolOutcome} | {tool: import('../../tools/types.d.ts').ToolDefinition, args: Record<string, unknown>, approvalMs: number}>}
+   * @returns {Promise<{refused: ToolOutcome} | {tool: import('../../tools/types.d.ts').ToolDefinition, args: Record<string, unknown>,
+   *   approvalMs: number}>}
    */
   async #gate(call, options, started) {
     /** Time spent waiting for the user's answer: not the tool's time. */
@@ -190,13 +219,32 @@ export class ToolRunner {
     const ranFor = () => performance.now() - started - approvalMs;
     const signal = options.signal;
     /** @param {NonNullable<ToolOutcome['blocked']>} blocked @param {Record<string, unknown>} args @param {boolean} [stopRun] */
-    const refuse = (blocked, args, stopRun = false) => ({ refused: { ok: false, output: blocked.reason, blocked, args, durationMs: ranFor(), ...(approvalMs ? { approvalMs } : {}), stopRun } });
+    const refuse = (blocked, args, stopRun = false) => ({
+      refused: { ok: false, output: blocked.reason, blocked, args, durationMs: ranFor(), ...(approvalMs ? { approvalMs } : {}), stopRun },
+    });
     const tool = this.registry.get(call.name);
     const firstArgs = call.arguments;
-    if (!tool) return refuse({ kind: 'unknown', reason: `There is no tool named "${call.name}". Available tools: ${this.registry.list().map((t) => t.name).join(', ')}.` }, firstArgs);
+    if (!tool)
+      return refuse(
+        {
+          kind: 'unknown',
+          reason: `There is no tool named "${call.name}". Available tools: ${this.registry
+            .list()
+            .map((t) => t.name)
+            .join(', ')}.`,
+        },
+        firstArgs,
+      );
     // A skill script's allowed-tools: whatever path the call took (its shell, that shell's clawser).
     // An MCP tool is in them only with its identity: another server's tool of the same name is not.
-    if (options.only && !withinBound(options.only, tool)) return refuse({ kind: 'denied', reason: `${tool.name} is not among the tools this script may use (${boundNames(options.only).join(', ') || 'none'}).` }, firstArgs);
+    if (options.only && !withinBound(options.only, tool))
+      return refuse(
+        {
+          kind: 'denied',
+          reason: `${tool.name} is not among the tools this script may use (${boundNames(options.only).join(', ') || 'none'}).`,
+        },
+        firstArgs,
+      );
     let checked = this.registry.validate(call.name, firstArgs);
     if (!checked.ok) return refuse({ kind: 'validation', reason: checked.error }, firstArgs);
     let args = checked.value;
@@ -205,7 +253,11 @@ export class ToolRunner {
       if (hooked.blocked) return refuse({ kind: 'hook', reason: `Blocked by ${hooked.blocked.by}: ${hooked.blocked.reason}` }, args);
       if (hooked.ctx.args !== args) {
         checked = this.registry.validate(call.name, hooked.ctx.args);
-        if (!checked.ok) return refuse({ kind: 'validation', reason: `A hook rewrote the arguments into invalid ones: ${checked.error}` }, hooked.ctx.args);
+        if (!checked.ok)
+          return refuse(
+            { kind: 'validation', reason: `A hook rewrote the arguments into invalid ones: ${checked.error}` },
+            hooked.ctx.args,
+          );
         args = checked.value;
       }
     }
@@ -226,10 +278,12 @@ export class ToolRunner {
       forceApproval = a.forceApproval && this.registry.userPolicyOf(tool.name) !== 'auto' && !ruled;
     }
     const policy = this.registry.policyOf(tool.name, permission);
-    if (policy === 'denied') return refuse({ kind: 'denied', reason: `The user has turned the tool "${tool.name}" off for this workspace.` }, args);
+    if (policy === 'denied')
+      return refuse({ kind: 'denied', reason: `The user has turned the tool "${tool.name}" off for this workspace.` }, args);
     const tainted = !!tool.standing && this.taint.length > 0;
     if ((policy === 'approve' && !ruled) || forceApproval || tainted || tool.alwaysAsk) {
-      if (!this.approve) return refuse({ kind: 'denied', reason: `"${tool.name}" needs the user's approval, and no one is there to approve it.` }, args);
+      if (!this.approve)
+        return refuse({ kind: 'denied', reason: `"${tool.name}" needs the user's approval, and no one is there to approve it.` }, args);
       /** @type {string | undefined} */
       let preview;
       if (tool.preview) {
@@ -239,7 +293,13 @@ export class ToolRunner {
           preview = `(${/** @type {Error} */ (err)?.message ?? String(err)})`;
         }
       }
-      const reason = tainted ? taintReason(this.taint, tool.name) : tool.alwaysAsk ? tool.alwaysAsk : policy === 'approve' ? 'This tool needs approval in this workspace.' : 'Supervised autonomy: actions that change something need approval.';
+      const reason = tainted
+        ? taintReason(this.taint, tool.name)
+        : tool.alwaysAsk
+          ? tool.alwaysAsk
+          : policy === 'approve'
+            ? 'This tool needs approval in this workspace.'
+            : 'Supervised autonomy: actions that change something need approval.';
       /** @type {ApprovalRequest} */
       const request = { tool: tool.name, description: tool.description, permission, args, preview, reason };
       if (tainted) Object.assign(request, { taint: this.taint.map((t) => ({ ...t })), allowAlways: false });
@@ -252,7 +312,14 @@ export class ToolRunner {
       const answer = await this.approve(request);
       approvalMs = performance.now() - asked;
       if (signal?.aborted) return refuse({ kind: 'cancelled', reason: 'Cancelled by the user before it ran.' }, args);
-      if (answer === 'deny') return refuse({ kind: 'denied', reason: `The user denied this call to ${tool.name}. Do not retry it; ask the user or choose another approach.` }, args);
+      if (answer === 'deny')
+        return refuse(
+          {
+            kind: 'denied',
+            reason: `The user denied this call to ${tool.name}. Do not retry it; ask the user or choose another approach.`,
+          },
+          args,
+        );
       // A tainted request counts once: "always" must not turn into a standing yes. The answer is
       // for the tool that was asked about (its identity), even if another now holds its name.
       const key = tool.policyKey ?? tool.name;
@@ -278,16 +345,21 @@ export class ToolRunner {
     ctx.taint = (what, detail) => this.addTaint({ tool: toolName, what, ...(detail ? { detail } : {}) });
     ctx.toolNames ??= this.registry.list().map((t) => t.name);
     /** @param {string[] | undefined} more */
-    const within = (more) => (only && more ? only.filter((n) => more.includes(n)) : only ?? more);
+    const within = (more) => (only && more ? only.filter((n) => more.includes(n)) : (only ?? more));
     let nested = 0;
     const id = () => `${options.callId ?? toolName}_nested_${nested++}`;
     if (this.context.callTool) {
       ctx.callTool = async (name, args, signal, o) => {
-        const outcome = await this.run({ id: id(), name, arguments: args }, { signal, ...(within(o?.only) ? { only: within(o?.only) } : {}) });
+        const outcome = await this.run(
+          { id: id(), name, arguments: args },
+          { signal, ...(within(o?.only) ? { only: within(o?.only) } : {}) },
+        );
         return { ok: outcome.ok, output: outcome.output };
       };
     }
-    if (this.context.authorizeTool) ctx.authorizeTool = (name, args, signal, o) => this.authorize({ id: id(), name, arguments: args }, { signal, ...(within(o?.only) ? { only: within(o?.only) } : {}) });
+    if (this.context.authorizeTool)
+      ctx.authorizeTool = (name, args, signal, o) =>
+        this.authorize({ id: id(), name, arguments: args }, { signal, ...(within(o?.only) ? { only: within(o?.only) } : {}) });
     if (only) {
       ctx.only = only;
       ctx.toolNames = ctx.toolNames.filter((n) => only.includes(n));
@@ -305,8 +377,21 @@ export class ToolRunner {
     const { tool, args, approvalMs } = gate;
     const signal = options.signal;
     const ranFor = () => performance.now() - started - approvalMs;
-    /** @param {NonNullable<ToolOutcome['blocked']>} blocked @param {Record<string, unknown>} args @param {boolean} [stopRun] @returns {ToolOutcome} */
-    const refuse = (blocked, args, stopRun = false) => ({ ok: false, output: blocked.reason, blocked, args, durationMs: ranFor(), ...(approvalMs ? { approvalMs } : {}), stopRun });
+    /**
+     * @param {NonNullable<ToolOutcome['blocked']>} blocked
+     * @param {Record<string, unknown>} args
+     * @param {boolean} [stopRun]
+     * @returns {ToolOutcome}
+     */
+    const refuse = (blocked, args, stopRun = false) => ({
+      ok: false,
+      output: blocked.reason,
+      blocked,
+      args,
+      durationMs: ranFor(),
+      ...(approvalMs ? { approvalMs } : {}),
+      stopRun,
+    });
     // Outside code (a skill's script) taints the conversation before it runs: its own tool calls are checked as such.
     if (tool.taintsBeforeRun && tool.untrusted) this.addTaint({ tool: tool.name, what: tool.untrusted, detail: detailOf(args) });
     this.autonomy?.recordAction();
@@ -314,7 +399,10 @@ export class ToolRunner {
     let result;
     const cancelled = () => refuse({ kind: 'cancelled', reason: 'Cancelled by the user while it was running.' }, args);
     try {
-      const settled = await untilAborted(Promise.resolve(tool.run(args, this.#contextFor(tool.name, { ...options, callId: call.id }))), signal);
+      const settled = await untilAborted(
+        Promise.resolve(tool.run(args, this.#contextFor(tool.name, { ...options, callId: call.id }))),
+        signal,
+      );
       if (settled === ABORTED) return cancelled();
       result = settled;
     } catch (err) {
@@ -335,7 +423,10 @@ export class ToolRunner {
     }
     /** @type {TaintSource | undefined} */
     let untrusted;
-    const what = result.untrusted ?? tool.untrusted ?? (flags.length ? `${tool.name} output that looks like instructions (${flags.map((f) => f.rule).join(', ')})` : undefined);
+    const what =
+      result.untrusted ??
+      tool.untrusted ??
+      (flags.length ? `${tool.name} output that looks like instructions (${flags.map((f) => f.rule).join(', ')})` : undefined);
     if (what) {
       untrusted = { tool: tool.name, what, detail: detailOf(args) };
       this.addTaint(untrusted);
@@ -347,7 +438,16 @@ export class ToolRunner {
       output = `${output.slice(0, this.maxResultChars)}\n…[truncated: ${output.length - this.maxResultChars} more characters not shown]`;
     }
     return {
-      ok: result.ok, output, args, durationMs: ranFor(), ...(approvalMs ? { approvalMs } : {}), truncated, flags, image: result.image, events: result.events, untrusted,
+      ok: result.ok,
+      output,
+      args,
+      durationMs: ranFor(),
+      ...(approvalMs ? { approvalMs } : {}),
+      truncated,
+      flags,
+      image: result.image,
+      events: result.events,
+      untrusted,
       ...(typeof result.costCents === 'number' ? { costCents: result.costCents } : {}),
     };
   }

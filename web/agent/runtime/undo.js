@@ -29,7 +29,8 @@ export const UNDO_KINDS = /** @type {const} */ (['file', 'memory', 'goal', 'job'
  * state (null: remove it), `same` whether two states are the same for conflict checks.
  * `snapshot` (when given) is what the recorder keeps before a change (it may keep less than `get`, a size budget).
  * `paths` (when given): the workspace files a state of the thing is kept in (the commit after an undo holds them).
- * @typedef {{get: (key: string) => Promise<unknown>, set: (key: string, value: unknown) => Promise<void>, same?: (a: unknown, b: unknown) => boolean, describe?: (key: string) => string,
+ * @typedef {{get: (key: string) => Promise<unknown>, set: (key: string, value: unknown) => Promise<void>, same?: (a: unknown, b: unknown)
+ *   => boolean, describe?: (key: string) => string,
  *   snapshot?: (key: string) => Promise<unknown>, paths?: (key: string, value: unknown) => string[]}} UndoDomain
  */
 /** @typedef {Partial<Record<UndoKind, UndoDomain>>} UndoDomains */
@@ -42,7 +43,10 @@ export const TurnRecordSchema = z.object({
   /** The turn's first event. */
   id: z.string(),
   conversationId: z.string(),
-  /** Where the conversation stood before the turn (null: empty); after an edit or a regeneration, the version shown before it. Undo goes back there. */
+  /**
+   * Where the conversation stood before the turn (null: empty); after an edit or a regeneration, the version shown before it. Undo goes
+   * back there.
+   */
   head: z.string().nullable(),
   /** Its last event. */
   last: z.string(),
@@ -80,7 +84,14 @@ export class TurnRecorder {
     if (!domain) return;
     /** @type {{kind: UndoKind, key: string, before: unknown, ready: Promise<void>}} */
     const entry = { kind, key, before: null, ready: Promise.resolve() };
-    entry.ready = (domain.snapshot ?? domain.get)(key).then((v) => { entry.before = v; }, () => { entry.before = null; });
+    entry.ready = (domain.snapshot ?? domain.get)(key).then(
+      (v) => {
+        entry.before = v;
+      },
+      () => {
+        entry.before = null;
+      },
+    );
     this.#touched.set(id, entry);
     return entry.ready;
   }
@@ -119,7 +130,11 @@ function sameJson(a, b) {
  * @implements {FileSystem}
  */
 export class RecordingFileSystem {
-  /** @param {FileSystem} inner @param {TurnRecorder} recorder @param {Set<string>} [written] collects the paths changed through this view (a sub-agent's "files it changed") */
+  /**
+   * @param {FileSystem} inner
+   * @param {TurnRecorder} recorder
+   * @param {Set<string>} [written] collects the paths changed through this view (a sub-agent's "files it changed")
+   */
   constructor(inner, recorder, written) {
     this.inner = inner;
     this.recorder = recorder;
@@ -137,28 +152,56 @@ export class RecordingFileSystem {
     if (protectedFolderOf(path)) return;
     const stat = await this.inner.stat(path).catch(() => null);
     if (stat?.kind === 'directory') {
-      for (const e of await this.inner.list(path).catch(() => /** @type {DirEntry[]} */ ([]))) await this.#note(`${path.replace(/\/+$/, '')}/${e.name}`);
+      for (const e of await this.inner.list(path).catch(() => /** @type {DirEntry[]} */ ([])))
+        await this.#note(`${path.replace(/\/+$/, '')}/${e.name}`);
       return;
     }
     await this.recorder.touch('file', normalize(path));
   }
 
-  /** @param {string} p */ async readText(p) { return this.inner.readText(p); }
-  /** @param {string} p @param {{start?: number, end?: number}} [r] */ async readBytes(p, r) { return this.inner.readBytes(p, r); }
-  /** @param {string} p @returns {Promise<DirEntry[]>} */ async list(p) { return this.inner.list(p); }
-  /** @param {string} p @returns {Promise<FileStat | null>} */ async stat(p) { return this.inner.stat(p); }
-  /** @param {string} p @param {string | Uint8Array} d @param {WriteOptions} [o] */ async write(p, d, o) { await this.#note(p); await this.inner.write(p, d, o); this.#wrote(p); }
-  /** @param {string} p @param {string | Uint8Array} d */ async append(p, d) { await this.#note(p); await this.inner.append(p, d); this.#wrote(p); }
-  /** @param {string} p @param {number} n */ async truncate(p, n) { await this.#note(p); await this.inner.truncate(p, n); this.#wrote(p); }
-  /** @param {string} p */ async mkdir(p) { return this.inner.mkdir(p); }
-  /** @param {string} p */ async delete(p) { await this.#note(p); await this.inner.delete(p); this.#wrote(p); }
+  /** @param {string} p */ async readText(p) {
+    return this.inner.readText(p);
+  }
+  /** @param {string} p @param {{start?: number, end?: number}} [r] */ async readBytes(p, r) {
+    return this.inner.readBytes(p, r);
+  }
+  /** @param {string} p @returns {Promise<DirEntry[]>} */ async list(p) {
+    return this.inner.list(p);
+  }
+  /** @param {string} p @returns {Promise<FileStat | null>} */ async stat(p) {
+    return this.inner.stat(p);
+  }
+  /** @param {string} p @param {string | Uint8Array} d @param {WriteOptions} [o] */ async write(p, d, o) {
+    await this.#note(p);
+    await this.inner.write(p, d, o);
+    this.#wrote(p);
+  }
+  /** @param {string} p @param {string | Uint8Array} d */ async append(p, d) {
+    await this.#note(p);
+    await this.inner.append(p, d);
+    this.#wrote(p);
+  }
+  /** @param {string} p @param {number} n */ async truncate(p, n) {
+    await this.#note(p);
+    await this.inner.truncate(p, n);
+    this.#wrote(p);
+  }
+  /** @param {string} p */ async mkdir(p) {
+    return this.inner.mkdir(p);
+  }
+  /** @param {string} p */ async delete(p) {
+    await this.#note(p);
+    await this.inner.delete(p);
+    this.#wrote(p);
+  }
   /** @param {string} a @param {string} b */
   async move(a, b) {
     await this.#note(a);
     const target = await this.inner.stat(b).catch(() => null);
     if (target?.kind === 'directory') {
       const stat = await this.inner.stat(a).catch(() => null);
-      if (stat?.kind === 'file') await this.recorder.touch('file', normalize(`${b.replace(/\/+$/, '')}/${a.split('/').filter(Boolean).at(-1)}`));
+      if (stat?.kind === 'file')
+        await this.recorder.touch('file', normalize(`${b.replace(/\/+$/, '')}/${a.split('/').filter(Boolean).at(-1)}`));
     } else if (!target) {
       const stat = await this.inner.stat(a).catch(() => null);
       if (stat?.kind === 'directory') {
@@ -211,7 +254,11 @@ export function fileDomain(fs, options = {}) {
         if (await fs.stat(path).catch(() => null)) await fs.delete(path);
         return;
       }
-      if (typeof value === 'object') throw new Error(`no copy was kept (${Math.round(Number(/** @type {{tooLarge: number}} */ (value).tooLarge) / 1048576)} MB; copies are kept up to ${UNDO_MAX_FILE_BYTES / 1048576} MB)`);
+      if (typeof value === 'object')
+        throw new Error(
+          `no copy was kept (${Math.round(Number(/** @type {{tooLarge: number}} */ (value).tooLarge) / 1048576)} MB; copies are kept up ` +
+            `to ${UNDO_MAX_FILE_BYTES / 1048576} MB)`,
+        );
       const bin = atob(String(value));
       const bytes = new Uint8Array(bin.length);
       for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
@@ -228,7 +275,8 @@ export function fileDomain(fs, options = {}) {
  * result).
  * @template {object} T
  * @param {T} store @param {TurnRecorder} recorder @param {UndoKind} kind
- * @param {Record<string, {before?: (args: any[]) => string | null | Promise<string | null>, after?: (result: any) => string | null}>} methods
+ * @param {Record<string, {before?: (args: any[]) => string | null | Promise<string | null>, after?: (result: any) => string | null}>}
+ *   methods
  * @returns {T}
  */
 export function recordingStore(store, recorder, kind, methods) {
@@ -267,7 +315,11 @@ export async function planUndo(record, domains, direction) {
     const target = direction === 'undo' ? change.before : change.after;
     // No copy was kept (too large): said, never guessed.
     if (isTooLarge(target) || isTooLarge(expected)) {
-      conflicts.push({ change, target, what: `${domain.describe?.(change.key) ?? change.key} (too large to keep a copy of: left as it is)` });
+      conflicts.push({
+        change,
+        target,
+        what: `${domain.describe?.(change.key) ?? change.key} (too large to keep a copy of: left as it is)`,
+      });
       continue;
     }
     const now = await domain.get(change.key).catch(() => null);
@@ -301,7 +353,8 @@ export async function applyUndo(plan, domains, options = {}) {
 /**
  * The workspace files an applied plan changed (a file, a goal's mirror): what the commit after
  * an undo or redo holds.
- * @param {Awaited<ReturnType<typeof planUndo>>} plan @param {UndoDomains} domains @param {{overwrite?: boolean}} [options] as given to applyUndo
+ * @param {Awaited<ReturnType<typeof planUndo>>} plan @param {UndoDomains} domains @param {{overwrite?: boolean}} [options] as given to
+ *   applyUndo
  */
 export function undoPaths(plan, domains, options = {}) {
   const done = options.overwrite ? [...plan.apply, ...plan.conflicts] : plan.apply;
@@ -320,7 +373,12 @@ export function describeChanges(record) {
   /** @type {Record<string, number>} */
   const n = {};
   for (const c of record.changes) n[c.kind] = (n[c.kind] ?? 0) + 1;
-  const words = { file: ['file', 'files'], memory: ['memory', 'memories'], goal: ['goal', 'goals'], job: ['scheduled job', 'scheduled jobs'] };
+  const words = {
+    file: ['file', 'files'],
+    memory: ['memory', 'memories'],
+    goal: ['goal', 'goals'],
+    job: ['scheduled job', 'scheduled jobs'],
+  };
   const parts = UNDO_KINDS.filter((k) => n[k]).map((k) => `${n[k]} ${words[k][n[k] === 1 ? 0 : 1]}`);
   return parts.length ? parts.join(', ') : 'no files, memories, goals or jobs';
 }
@@ -340,7 +398,10 @@ export class UndoStore {
     this.title = options.title ?? '';
   }
 
-  /** Every record, oldest first (damaged files are skipped and reported; set-aside ones are not records). @returns {Promise<TurnRecord[]>} */
+  /**
+   * Every record, oldest first (damaged files are skipped and reported; set-aside ones are not records).
+   * @returns {Promise<TurnRecord[]>}
+   */
   async list() {
     const entries = await this.fs.list(this.dir).catch(() => []);
     /** @type {TurnRecord[]} */
@@ -354,7 +415,12 @@ export class UndoStore {
       if (r.ok) out.push(r.value);
       else {
         // Not offered (that turn cannot be undone); kept as it is.
-        this.onDamage?.({ what: `Conversation “${this.title}”: the undo record of a turn (${e.name})`, problem: `${r.problem}. That turn cannot be undone`, path, setAside: () => setAsideFile(this.fs, path) });
+        this.onDamage?.({
+          what: `Conversation “${this.title}”: the undo record of a turn (${e.name})`,
+          problem: `${r.problem}. That turn cannot be undone`,
+          path,
+          setAside: () => setAsideFile(this.fs, path),
+        });
       }
     }
     return out.sort((a, b) => a.at - b.at);
@@ -393,6 +459,11 @@ export class UndoStore {
    * @param {string | null} end
    */
   async redoable(end) {
-    return (await this.list()).filter((r) => r.state === 'undone' && r.head === end).sort((a, b) => (a.undoneAt ?? 0) - (b.undoneAt ?? 0)).at(-1) ?? null;
+    return (
+      (await this.list())
+        .filter((r) => r.state === 'undone' && r.head === end)
+        .sort((a, b) => (a.undoneAt ?? 0) - (b.undoneAt ?? 0))
+        .at(-1) ?? null
+    );
   }
 }

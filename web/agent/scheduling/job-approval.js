@@ -16,35 +16,48 @@ export function jobApprover(deps) {
   const timers = deps.timers ?? { set: (fn, ms) => setTimeout(fn, ms), clear: (t) => clearTimeout(t) };
   const state = { timedOut: false, tool: '' };
   /** @type {ApproveFn | undefined} */
-  const approve = deps.approve && (async (request) => {
-    const closer = new AbortController();
-    /** @type {ReturnType<typeof setTimeout> | undefined} */
-    let timer;
-    /** @type {Promise<'deny'>} */
-    const expired = new Promise((resolve) => {
-      timer = timers.set(() => {
-        state.timedOut = true;
-        state.tool = request.tool;
-        closer.abort();
-        resolve('deny');
-      }, timeoutMs);
+  const approve =
+    deps.approve &&
+    (async (request) => {
+      const closer = new AbortController();
+      /** @type {ReturnType<typeof setTimeout> | undefined} */
+      let timer;
+      /** @type {Promise<'deny'>} */
+      const expired = new Promise((resolve) => {
+        timer = timers.set(() => {
+          state.timedOut = true;
+          state.tool = request.tool;
+          closer.abort();
+          resolve('deny');
+        }, timeoutMs);
+      });
+      try {
+        const asked = /** @type {ApproveFn} */ (deps.approve)({
+          ...request,
+          job: { id: deps.job.id, name: deps.job.name },
+          workspace: { ...deps.workspace },
+          timeoutMs,
+          signal: closer.signal,
+        });
+        return await Promise.race([asked, expired]);
+      } finally {
+        if (timer !== undefined) timers.clear(timer);
+      }
     });
-    try {
-      const asked = /** @type {ApproveFn} */ (deps.approve)({ ...request, job: { id: deps.job.id, name: deps.job.name }, workspace: { ...deps.workspace }, timeoutMs, signal: closer.signal });
-      return await Promise.race([asked, expired]);
-    } finally {
-      if (timer !== undefined) timers.clear(timer);
-    }
-  });
   return {
     approve,
     timeoutMs,
     /** True once a request of this run went unanswered. */
-    get timedOut() { return state.timedOut; },
+    get timedOut() {
+      return state.timedOut;
+    },
     /** What the run's history and the notification say about it. */
     get summary() {
       const mins = Math.round(timeoutMs / 60_000);
-      return `Nobody answered the approval for "${state.tool}" within ${mins} minute${mins === 1 ? '' : 's'}, so the call was refused. Run the job again when you are there to approve it, or allow the tool for this workspace.`;
+      return (
+        `Nobody answered the approval for "${state.tool}" within ${mins} minute${mins === 1 ? '' : 's'}, so the call was refused. ` +
+        `Run the job again when you are there to approve it, or allow the tool for this workspace.`
+      );
     },
   };
 }

@@ -48,7 +48,10 @@ export class Conversations {
     };
     // Another tab created, renamed or deleted a conversation.
     deps.coordination?.subscribe(`convs:${deps.workspaceId}`, () => {
-      store.list().then((conversations) => core.set({ conversations }), () => {});
+      store.list().then(
+        (conversations) => core.set({ conversations }),
+        () => {},
+      );
     });
     // A sub-agent's conversation on screen follows its work (the sub-agent appends to the instance shown).
     deps.delegations?.subscribe(() => {
@@ -91,7 +94,16 @@ export class Conversations {
     core.conversation = conv;
     this.#watch(conv);
     // What opening found damaged (a torn last entry included) is on the page's notice of damaged files.
-    core.set({ activeId: id, ...core.transcript(conv), hasEarlier: conv.hasEarlier, streaming: run && !run.finishing ? { ...run.streaming } : null, failure: null, notice: null, undo: null, redo: null });
+    core.set({
+      activeId: id,
+      ...core.transcript(conv),
+      hasEarlier: conv.hasEarlier,
+      streaming: run && !run.finishing ? { ...run.streaming } : null,
+      failure: null,
+      notice: null,
+      undo: null,
+      redo: null,
+    });
     await this.deps.takeBack.refresh(conv);
     await this.deps.interrupted.offer();
   }
@@ -104,12 +116,15 @@ export class Conversations {
     if (!coordination) return;
     const dir = this.deps.store.dirOf(conv.id);
     this.#unwatch = coordination.subscribe(Conversation.topic(dir), () => {
-      conv.refresh().then((added) => {
-        if (added.length && this.core.conversation === conv) {
-          this.core.show(conv);
-          return this.deps.takeBack.refresh(conv);
-        }
-      }).catch(() => {});
+      conv
+        .refresh()
+        .then((added) => {
+          if (added.length && this.core.conversation === conv) {
+            this.core.show(conv);
+            return this.deps.takeBack.refresh(conv);
+          }
+        })
+        .catch(() => {});
     });
   }
 
@@ -156,9 +171,14 @@ export class Conversations {
     })();
     // A message sent while the new conversation is being made goes into it (not into the one
     // being left, whose turn leaving would stop).
-    const settled = opening.then(() => {}, () => {});
+    const settled = opening.then(
+      () => {},
+      () => {},
+    );
     this.opening = settled;
-    settled.then(() => { if (this.opening === settled) this.opening = null; });
+    settled.then(() => {
+      if (this.opening === settled) this.opening = null;
+    });
     return opening;
   }
 
@@ -182,7 +202,11 @@ export class Conversations {
   async export(id, format) {
     const meta = this.core.state.conversations.find((c) => c.id === id) ?? { title: 'Conversation' };
     const events = await this.deps.store.allEvents(id);
-    const base = meta.title.replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'conversation';
+    const base =
+      meta.title
+        .replace(/[^\p{L}\p{N}]+/gu, '-')
+        .replace(/^-+|-+$/g, '')
+        .slice(0, 60) || 'conversation';
     if (format === 'jsonl') return { name: `${base}.jsonl`, type: 'application/x-ndjson', text: toJsonl(events) };
     // A page shows the version on screen; the JSONL log above keeps every version.
     const shown = activePath(events);
@@ -200,7 +224,10 @@ export class Conversations {
     const parsed = parseImport(text);
     if (!parsed.ok) throw new ChatError('invalid', `Not imported: ${parsed.error}`);
     const first = parsed.events.find((e) => e.type === 'user_message');
-    const title = plainTitle(fileName.replace(/\.jsonl?$/i, '').replace(/[-_]+/g, ' ')) || plainTitle(String(first?.data.text ?? '')) || 'Imported conversation';
+    const title =
+      plainTitle(fileName.replace(/\.jsonl?$/i, '').replace(/[-_]+/g, ' ')) ||
+      plainTitle(String(first?.data.text ?? '')) ||
+      'Imported conversation';
     const meta = await this.deps.store.createFrom(title, markImported(parsed.events, fileName));
     this.core.listed(meta);
     await this.select(meta.id);
@@ -217,7 +244,9 @@ export class Conversations {
     const tree = new BranchTree(await store.allEvents(conversationId));
     if (!tree.has(eventId)) throw new ChatError('not_found', 'That event is not in this conversation (it may have been deleted).');
     const source = this.core.state.conversations.find((c) => c.id === conversationId)?.title ?? 'Conversation';
-    const meta = await store.createFrom(`${source} (fork)`.slice(0, 120), withoutOpenToolRound(tree.pathTo(eventId)), { imagesFrom: conversationId });
+    const meta = await store.createFrom(`${source} (fork)`.slice(0, 120), withoutOpenToolRound(tree.pathTo(eventId)), {
+      imagesFrom: conversationId,
+    });
     this.core.listed(meta);
     return meta;
   }
@@ -291,8 +320,7 @@ export class Conversations {
     if (core.state.activeId === conv.id) {
       core.show(conv);
       await this.deps.takeBack.refresh(conv).catch(() => {});
-    }
-    else core.set({ conversations: core.withMeta(conv.meta) });
+    } else core.set({ conversations: core.withMeta(conv.meta) });
     return conv.id;
   }
 
@@ -307,4 +335,3 @@ export class Conversations {
     return URL.createObjectURL(new Blob([/** @type {Uint8Array<ArrayBuffer>} */ (bytes)], { type: ref.mediaType }));
   }
 }
-

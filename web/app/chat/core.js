@@ -10,7 +10,16 @@
  */
 export class ChatCore {
   /** @type {ChatState} */
-  state = { conversations: [], activeId: null, events: [], versions: new Map(), hasEarlier: false, streaming: null, failure: null, notice: null };
+  state = {
+    conversations: [],
+    activeId: null,
+    events: [],
+    versions: new Map(),
+    hasEarlier: false,
+    streaming: null,
+    failure: null,
+    notice: null,
+  };
   /** The conversation on screen. @type {Conversation | null} */
   conversation = null;
   /** Turns in progress, by conversation (a scheduled turn may run in one the user is not viewing). @type {Map<string, TurnRun>} */

@@ -37,6 +37,14 @@ export class InterruptedTurns {
     const request = await conv.requestAfter(bytes).catch(() => null);
     if (!request || request.answered || core.conversation !== conv) return;
     if (conv.deriveSessionHistory().messages.at(-1)?.role !== 'user') return;
-    core.set({ failure: { code: 'network', retryable: true, message: 'Your last request was interrupted: the tab closed before the reply finished. Retry to get the answer.', text: request.text, resume: true } });
+    core.set({
+      failure: {
+        code: 'network',
+        retryable: true,
+        message: 'Your last request was interrupted: the tab closed before the reply finished. Retry to get the answer.',
+        text: request.text,
+        resume: true,
+      },
+    });
   }
 }

@@ -25,11 +25,22 @@ export function chatMeter(conv, { settings, workspaceId, spendStatus, routes }) 
   }
   // Drawn on every transcript update: the settings are read once here.
   const hints = routes();
-  const menu = Object.entries(hints).filter(([, r]) => r && catalogEntry(r.provider))
-    .map(([hint, r]) => ({ hint: /** @type {RouteHint} */ (hint), label: `${hint[0].toUpperCase()}${hint.slice(1)}`, model: `${catalogEntry(r?.provider ?? '')?.label ?? r?.provider}${r?.model ? ` · ${r.model}` : ''}` }));
+  const menu = Object.entries(hints)
+    .filter(([, r]) => r && catalogEntry(r.provider))
+    .map(([hint, r]) => ({
+      hint: /** @type {RouteHint} */ (hint),
+      label: `${hint[0].toUpperCase()}${hint.slice(1)}`,
+      model: `${catalogEntry(r?.provider ?? '')?.label ?? r?.provider}${r?.model ? ` · ${r.model}` : ''}`,
+    }));
   const pinned = conv.meta.route ?? null;
   const routed = pinned ? hints[pinned] : undefined;
-  return { spend: conv.spend, family: tokenFamily(routed?.provider ?? s?.provider ?? '', routed?.model ?? s?.model ?? ''), routes: menu, route: pinned, ...(status ?? {}) };
+  return {
+    spend: conv.spend,
+    family: tokenFamily(routed?.provider ?? s?.provider ?? '', routed?.model ?? s?.model ?? ''),
+    routes: menu,
+    route: pinned,
+    ...(status ?? {}),
+  };
 }
 
 /**

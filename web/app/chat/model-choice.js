@@ -30,7 +30,12 @@ import { ChatError } from './errors.js';
 export async function routeConfig(hint, { settings, workspaceId, routes }) {
   const r = routes()[hint];
   if (!r || !catalogEntry(r.provider)) return null;
-  return { provider: r.provider, model: r.model || undefined, baseUrl: r.baseUrl || undefined, apiKey: await settings.apiKey(workspaceId, r.provider).catch(() => undefined) };
+  return {
+    provider: r.provider,
+    model: r.model || undefined,
+    baseUrl: r.baseUrl || undefined,
+    apiKey: await settings.apiKey(workspaceId, r.provider).catch(() => undefined),
+  };
 }
 
 /**
@@ -62,7 +67,11 @@ export async function chooseModel(sources, { message, pinned, agent, needsVision
     profile = await store.get(named);
     // Continuing a reply of an agent that no longer exists (or of a sub-agent copy): the workspace's agent goes on.
     if (!profile && !mention) profile = null;
-    else if (!profile) throw new ChatError('client', `There is no agent named @${named}. Create it in the Agents panel, or remove the @ to ask the workspace's agent.`);
+    else if (!profile)
+      throw new ChatError(
+        'client',
+        `There is no agent named @${named}. Create it in the Agents panel, or remove the @ to ask the workspace's agent.`,
+      );
     // Its MCP tools are the ones its list was saved for: another server's of the same name is left out, and the user told.
     if (profile && store.forUse) {
       ({ agent: profile, leftOut } = await store.forUse(profile));
@@ -71,10 +80,17 @@ export async function chooseModel(sources, { message, pinned, agent, needsVision
     const own = profile?.model;
     // Its base URL is the one saved for that provider (a definition carries none: an imported
     // one could otherwise send the saved key elsewhere).
-    if (own) config = { provider: own.provider, model: own.model || undefined, baseUrl: config?.provider === own.provider ? config.baseUrl : undefined, apiKey: await settings.apiKey(workspaceId, own.provider).catch(() => undefined) };
+    if (own)
+      config = {
+        provider: own.provider,
+        model: own.model || undefined,
+        baseUrl: config?.provider === own.provider ? config.baseUrl : undefined,
+        apiKey: await settings.apiKey(workspaceId, own.provider).catch(() => undefined),
+      };
     else if (profile?.route) config = (await routeConfig(profile.route, sources)) ?? config;
   }
-  if (needsVision && config && !imageLimitsFor(catalogEntry(config.provider), config.model).accepts) config = (await routeConfig('vision', sources)) ?? config;
+  if (needsVision && config && !imageLimitsFor(catalogEntry(config.provider), config.model).accepts)
+    config = (await routeConfig('vision', sources)) ?? config;
   if (!config) throw new ProviderError('client', 'Choose a provider in Settings first.');
   return { config, profile, leftOut };
 }
@@ -90,7 +106,9 @@ export function imageLimits({ settings, workspaceId, routes }, pinned) {
   // One read of the settings (a parse of stored JSON) for the whole decision.
   const hints = routes();
   const routed = pinned ? hints[pinned] : undefined;
-  const own = routed ? imageLimitsFor(catalogEntry(routed.provider), routed.model) : imageLimitsFor(s ? catalogEntry(s.provider) : undefined, s?.model ?? '');
+  const own = routed
+    ? imageLimitsFor(catalogEntry(routed.provider), routed.model)
+    : imageLimitsFor(s ? catalogEntry(s.provider) : undefined, s?.model ?? '');
   // A model without images hands a message with images to the Vision hint, when one is set.
   const vision = hints.vision;
   if (!own.accepts && vision) {
@@ -108,5 +126,8 @@ export function imageLimits({ settings, workspaceId, routes }, pinned) {
 export async function agentCompletions(text, agents) {
   if (!agents || !/^@[a-z0-9_-]*$/i.test(text)) return [];
   const all = await (await agents()).list();
-  return mentionCompletions(text, all.map((a) => ({ name: a.name, description: a.description })));
+  return mentionCompletions(
+    text,
+    all.map((a) => ({ name: a.name, description: a.description })),
+  );
 }

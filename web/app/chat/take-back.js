@@ -47,7 +47,11 @@ export class TakeBack {
 
   /** @param {Conversation} conv */
   #store(conv) {
-    return new UndoStore(this.deps.fs, this.deps.store.dirOf(conv.id), { keep: this.keep(), title: conv.meta.title, ...(this.deps.onDamage ? { onDamage: this.deps.onDamage } : {}) });
+    return new UndoStore(this.deps.fs, this.deps.store.dirOf(conv.id), {
+      keep: this.keep(),
+      title: conv.meta.title,
+      ...(this.deps.onDamage ? { onDamage: this.deps.onDamage } : {}),
+    });
   }
 
   /**
@@ -64,8 +68,15 @@ export class TakeBack {
     if (start === -1 || (start === 0 && conv.hasEarlier)) return;
     const turn = events.slice(start);
     await this.#store(conv).add({
-      version: 1, id: first, conversationId: conv.id, head: headBefore, last: /** @type {ClawserEvent} */ (turn.at(-1)).id,
-      at: Date.now(), state: 'done', messages: turn.filter((e) => e.type === 'user_message' || e.type === 'agent_message').length, changes,
+      version: 1,
+      id: first,
+      conversationId: conv.id,
+      head: headBefore,
+      last: /** @type {ClawserEvent} */ (turn.at(-1)).id,
+      at: Date.now(),
+      state: 'done',
+      messages: turn.filter((e) => e.type === 'user_message' || e.type === 'agent_message').length,
+      changes,
     });
   }
 
@@ -106,7 +117,10 @@ export class TakeBack {
       return { ok: false, message };
     }
     /** @type {Promise<TakeBackOutcome>} */
-    const run = this.#now(direction, options).catch((err) => ({ ok: false, message: `${direction === 'undo' ? 'Undo' : 'Redo'} failed: ${/** @type {Error} */ (err).message}` }));
+    const run = this.#now(direction, options).catch((err) => ({
+      ok: false,
+      message: `${direction === 'undo' ? 'Undo' : 'Redo'} failed: ${/** @type {Error} */ (err).message}`,
+    }));
     this.#taking = run;
     /** @type {TakeBackOutcome} */
     let r;
@@ -146,14 +160,29 @@ export class TakeBack {
     const record = direction === 'undo' ? await store.undoable(end) : await store.redoable(end);
     if (!record) {
       const any = (await store.list()).some((r) => r.state === (direction === 'undo' ? 'done' : 'undone'));
-      if (!any) return { ok: false, message: direction === 'undo' ? 'There is no turn to undo in this conversation.' : 'There is nothing to redo.' };
-      return { ok: false, message: direction === 'undo' ? 'The conversation went on after its last recorded turn (a message or a result came after it, or another version is shown): there is nothing here to undo.' : 'The conversation went on after the undo: the turn cannot be redone.' };
+      if (!any)
+        return {
+          ok: false,
+          message: direction === 'undo' ? 'There is no turn to undo in this conversation.' : 'There is nothing to redo.',
+        };
+      return {
+        ok: false,
+        message:
+          direction === 'undo'
+            ? 'The conversation went on after its last recorded turn (a message or a result came after ' +
+              'it, or another version is shown): there is nothing here to undo.'
+            : 'The conversation went on after the undo: the turn cannot be redone.',
+      };
     }
     const domains = await this.deps.undoDomains();
     const plan = await planUndo(record, domains, direction);
     const mode = options.conflicts ?? 'ask';
     if (plan.conflicts.length && mode === 'ask') {
-      return { ok: false, conflicts: plan.conflicts.map((c) => c.what), message: `Changed since the turn: ${plan.conflicts.map((c) => c.what).join(', ')}.` };
+      return {
+        ok: false,
+        conflicts: plan.conflicts.map((c) => c.what),
+        message: `Changed since the turn: ${plan.conflicts.map((c) => c.what).join(', ')}.`,
+      };
     }
     const failed = await applyUndo(plan, domains, { overwrite: mode === 'overwrite' });
     const paths = undoPaths(plan, domains, { overwrite: mode === 'overwrite' });
@@ -166,7 +195,13 @@ export class TakeBack {
     };
     let text = direction === 'undo' ? request() : undefined;
     /** @type {import('../../agent/types.d.ts').EventData<'turn_undone'>} */
-    const data = { turnId: record.id, summary, ...(kept.length ? { kept } : {}), ...(mode === 'overwrite' && plan.conflicts.length ? { overwritten: plan.conflicts.map((c) => c.what) } : {}), ...(failed.length ? { failed } : {}) };
+    const data = {
+      turnId: record.id,
+      summary,
+      ...(kept.length ? { kept } : {}),
+      ...(mode === 'overwrite' && plan.conflicts.length ? { overwritten: plan.conflicts.map((c) => c.what) } : {}),
+      ...(failed.length ? { failed } : {}),
+    };
     if (direction === 'undo') {
       await conv.moveHead(record.head);
       await conv.append('turn_undone', data, 'user');
@@ -181,8 +216,27 @@ export class TakeBack {
     this.deps.search.touch(conv.id);
     if (core.conversation === conv) core.show(conv);
     await this.refresh(conv);
-    const what = direction === 'undo' ? `Undid the turn (${summary} put back; its ${record.messages} message${record.messages === 1 ? '' : 's'} are out of the model's context, kept in the log).` : `Redid the turn (${summary}).`;
-    const extra = [kept.length ? ` Kept as they are now: ${kept.join(', ')}.` : '', failed.length ? ` Could not put back: ${failed.join('; ')}.` : ''].join('');
-    return { ok: !failed.length, message: `${what}${extra}`, ...(paths.length ? { commit: { direction, paths, turn: { conversationId: conv.id, title: conv.meta.title, text: typeof text === 'string' ? text : '' } } } : {}) };
+    const what =
+      direction === 'undo'
+        ? `Undid the turn (${summary} put back; its ${record.messages} message${record.messages === 1 ? '' : 's'} are out of the ` +
+          `model's context, kept in the log).`
+        : `Redid the turn (${summary}).`;
+    const extra = [
+      kept.length ? ` Kept as they are now: ${kept.join(', ')}.` : '',
+      failed.length ? ` Could not put back: ${failed.join('; ')}.` : '',
+    ].join('');
+    return {
+      ok: !failed.length,
+      message: `${what}${extra}`,
+      ...(paths.length
+        ? {
+            commit: {
+              direction,
+              paths,
+              turn: { conversationId: conv.id, title: conv.meta.title, text: typeof text === 'string' ? text : '' },
+            },
+          }
+        : {}),
+    };
   }
 }

@@ -43,6 +43,8 @@ export class Titles {
       await conv.setGeneratedTitle(title);
       core.set({ conversations: core.withMeta(conv.meta) });
       core.announceList();
-    })().catch(() => {}).finally(() => this.#titling.delete(conv.id)); // a title is a nicety: the provisional one stays
+    })()
+      .catch(() => {})
+      .finally(() => this.#titling.delete(conv.id)); // a title is a nicety: the provisional one stays
   }
 }

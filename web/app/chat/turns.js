@@ -30,10 +30,25 @@ function turnFailure(conv, storageError, message, profile) {
   if (storageError) return { code: 'client', retryable: true, message: storageError, text: message, resume: false };
   if (last && (last.type === 'provider_error' || last.type === 'stream_error')) {
     const resume = conv.deriveSessionHistory().messages.at(-1)?.role === 'tool';
-    return { code: last.data.code, retryable: !!last.data.retryable, message: String(last.data.message ?? 'The reply failed.'), text: message, resume, ...agent };
+    return {
+      code: last.data.code,
+      retryable: !!last.data.retryable,
+      message: String(last.data.message ?? 'The reply failed.'),
+      text: message,
+      resume,
+      ...agent,
+    };
   }
   if (last?.type === 'self_repair' && last.data.action === 'stopped') {
-    return { code: 'client', retryable: true, message: String(last.data.message ?? 'Stopped: the run looked stuck.'), text: message, resume: true, selfRepair: true, ...agent };
+    return {
+      code: 'client',
+      retryable: true,
+      message: String(last.data.message ?? 'Stopped: the run looked stuck.'),
+      text: message,
+      resume: true,
+      selfRepair: true,
+      ...agent,
+    };
   }
   return null;
 }
@@ -75,7 +90,12 @@ export class Turns {
     }
     if (attachments.length) this.core.set({ attachments: [] });
     this.#lastImages = images.length ? { text: message, images } : null;
-    return this.run(message, (agent, signal) => agent.runStream(message, { signal, ...(images.length ? { images } : {}), ...(attachments.length ? { attachments } : {}) }), images.length ? { needsVision: true } : {});
+    return this.run(
+      message,
+      (agent, signal) =>
+        agent.runStream(message, { signal, ...(images.length ? { images } : {}), ...(attachments.length ? { attachments } : {}) }),
+      images.length ? { needsVision: true } : {},
+    );
   }
 
   /** @param {{label: string, text: string, untrusted?: string}} attachment */
@@ -99,7 +119,12 @@ export class Turns {
     const imageRefs = original?.type === 'user_message' && Array.isArray(original.data.images) ? original.data.images : [];
     if ((!message && !imageRefs.length) || !conv || this.deps.busy()) return Promise.resolve();
     // The conversation is fixed now: switching away while the turn starts must not move it.
-    return this.run(message, (agent, signal) => this.#afterFork(conv, eventId, 'replace', () => agent.runStream(message, { signal, ...(imageRefs.length ? { imageRefs } : {}) })), { conversation: conv, ...(imageRefs.length ? { needsVision: true } : {}) });
+    return this.run(
+      message,
+      (agent, signal) =>
+        this.#afterFork(conv, eventId, 'replace', () => agent.runStream(message, { signal, ...(imageRefs.length ? { imageRefs } : {}) })),
+      { conversation: conv, ...(imageRefs.length ? { needsVision: true } : {}) },
+    );
   }
 
   /** @param {string} eventId a reply, or the user message its turn started with */
@@ -111,7 +136,9 @@ export class Turns {
     const ask = events.slice(0, at + 1).findLast((e) => e.type === 'user_message');
     if (at === -1 || !ask) return Promise.resolve();
     const text = String(ask.data.text ?? '');
-    return this.run(text, (agent, signal) => this.#afterFork(conv, ask.id, 'after', () => agent.regenerateStream(text, { signal })), { conversation: conv });
+    return this.run(text, (agent, signal) => this.#afterFork(conv, ask.id, 'after', () => agent.regenerateStream(text, { signal })), {
+      conversation: conv,
+    });
   }
 
   continueReply() {
@@ -119,7 +146,11 @@ export class Turns {
     if (!conv || this.deps.busy()) return Promise.resolve();
     // The reply is continued by the agent that wrote it (a named agent keeps its tools and autonomy).
     const by = conv.events.findLast((e) => e.type === 'agent_message')?.data.agent;
-    return this.run(CONTINUE_TEXT, (agent, signal) => agent.runStream(CONTINUE_TEXT, { signal, continues: true }), typeof by === 'string' ? { agent: by } : {});
+    return this.run(
+      CONTINUE_TEXT,
+      (agent, signal) => agent.runStream(CONTINUE_TEXT, { signal, continues: true }),
+      typeof by === 'string' ? { agent: by } : {},
+    );
   }
 
   retry() {
@@ -127,7 +158,8 @@ export class Turns {
     if (!f || this.deps.busy()) return Promise.resolve();
     const as = f.agent ? { agent: f.agent } : {};
     if (f.resume) return this.run(f.text, (agent, signal) => agent.respond({ signal }), as);
-    if (f.text === CONTINUE_TEXT) return this.run(CONTINUE_TEXT, (agent, signal) => agent.runStream(CONTINUE_TEXT, { signal, continues: true }), as);
+    if (f.text === CONTINUE_TEXT)
+      return this.run(CONTINUE_TEXT, (agent, signal) => agent.runStream(CONTINUE_TEXT, { signal, continues: true }), as);
     return this.send(f.text, this.#lastImages?.text === f.text ? this.#lastImages.images : []);
   }
 
@@ -143,7 +175,11 @@ export class Turns {
     if (this.deps.takeBack.taking) await this.deps.takeBack.taking.catch(() => {});
     while (runs.has(conv.id)) await runs.get(conv.id)?.done;
     if (job.before) await job.before(conv);
-    const r = await this.run(job.text, (agent, signal) => agent.runStream(job.text, { signal }), { conversation: conv, scheduled: true, approve: job.approve });
+    const r = await this.run(job.text, (agent, signal) => agent.runStream(job.text, { signal }), {
+      conversation: conv,
+      scheduled: true,
+      approve: job.approve,
+    });
     return { ...r, conversationId: conv.id };
   }
 
@@ -185,7 +221,10 @@ export class Turns {
       provider = await deps.providerFactory(chosen.config);
     } catch (err) {
       const e = /** @type {{code?: string, message: string}} */ (err);
-      if (!target.scheduled) core.set({ failure: { code: /** @type {any} */ (e.code ?? 'client'), retryable: false, message: e.message, text: message, resume: false } }); // code comes from ProviderError/StorageError/ChatError
+      if (!target.scheduled)
+        core.set({
+          failure: { code: /** @type {any} */ (e.code ?? 'client'), retryable: false, message: e.message, text: message, resume: false },
+        }); // code comes from ProviderError/StorageError/ChatError
       return { ok: false, summary: e.message };
     }
     if (!target.conversation && !core.conversation) await deps.conversations.newConversation();
@@ -194,7 +233,16 @@ export class Turns {
     /** @type {() => void} */
     let finished = () => {};
     /** @type {TurnRun} */
-    const run = { abort: new AbortController(), scheduled: !!target.scheduled, conversation: conv, streaming, done: new Promise((r) => { finished = () => r(undefined); }), finishing: false };
+    const run = {
+      abort: new AbortController(),
+      scheduled: !!target.scheduled,
+      conversation: conv,
+      streaming,
+      done: new Promise((r) => {
+        finished = () => r(undefined);
+      }),
+      finishing: false,
+    };
     core.runs.set(conv.id, run);
     deps.interrupted.forget(conv.id);
     const turnInfo = { conversationId: conv.id, text: message, scheduled: !!target.scheduled };
@@ -206,7 +254,12 @@ export class Turns {
     /** @type {ClawserAgent} */
     let agent;
     try {
-      agent = await deps.buildAgent(provider, conv, apiKey ? [apiKey] : [], target.approve || profile ? { ...(target.approve ? { approve: target.approve } : {}), ...(profile ? { profile } : {}) } : undefined);
+      agent = await deps.buildAgent(
+        provider,
+        conv,
+        apiKey ? [apiKey] : [],
+        target.approve || profile ? { ...(target.approve ? { approve: target.approve } : {}), ...(profile ? { profile } : {}) } : undefined,
+      );
     } catch (err) {
       core.runs.delete(conv.id);
       finished();
@@ -247,7 +300,11 @@ export class Turns {
     }
     if (failure) return { ok: false, summary: failure.message, acted };
     const reply = conv.events.findLast((e) => e.type === 'agent_message' || e.type === 'user_message');
-    return { ok: reply?.type === 'agent_message' && !reply.data.stopped, summary: reply?.type === 'agent_message' ? String(reply.data.text ?? '') : 'No reply.', acted };
+    return {
+      ok: reply?.type === 'agent_message' && !reply.data.stopped,
+      summary: reply?.type === 'agent_message' ? String(reply.data.text ?? '') : 'No reply.',
+      acted,
+    };
   }
 
   /**
@@ -272,7 +329,8 @@ export class Turns {
         else if (ev.type === 'reasoning') streaming.thinking += ev.text;
         else if (ev.type === 'status') streaming.status = ev.text;
         else if (ev.type === 'tool_start') streaming.status = `Running ${ev.name}…`;
-        else if (ev.type === 'compacting') streaming.status = 'Summarizing earlier messages to keep the conversation within the model\'s context…';
+        else if (ev.type === 'compacting')
+          streaming.status = "Summarizing earlier messages to keep the conversation within the model's context…";
         else if (ev.type === 'saved') {
           if (ev.eventType !== 'branch') firstSaved ??= ev.eventId;
           deps.search.touch(conv.id);

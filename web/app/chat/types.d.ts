@@ -17,8 +17,12 @@ import type { SettingsStore } from '../settings.js';
  * the job, times out) instead of the dialog's default; options.profile: the named agent a message
  * "@name …" addressed.
  */
-export type AgentBuilder = (provider: Provider, conversation: Conversation, secrets: string[],
-  options?: { approve?: ApproveFn; profile?: AgentDefinition }) => ClawserAgent | Promise<ClawserAgent>;
+export type AgentBuilder = (
+  provider: Provider,
+  conversation: Conversation,
+  secrets: string[],
+  options?: { approve?: ApproveFn; profile?: AgentDefinition },
+) => ClawserAgent | Promise<ClawserAgent>;
 
 /** A routing hint's model. */
 export interface RouteTarget {
@@ -103,8 +107,12 @@ export interface ChatDeps {
   /** Applied to text while it streams, so a leaked secret is never on screen. */
   redact?: (text: string) => string;
   /** Runs a code block again in a sandbox of its own ("Run again"). */
-  runCode?: (conversationId: string, code: string, signal: AbortSignal | undefined, taint: TaintSource[]) =>
-    Promise<{ ok: boolean; output: string; durationMs: number }>;
+  runCode?: (
+    conversationId: string,
+    code: string,
+    signal: AbortSignal | undefined,
+    taint: TaintSource[],
+  ) => Promise<{ ok: boolean; output: string; durationMs: number }>;
   /** Runs when a turn ends (also after a failure or Stop); a returned string is shown as a notice. */
   afterTurn?: (agent: ClawserAgent, turn: TurnInfo) => Promise<string | null>;
   /** Calls made besides the agent's turns (the title request): counted toward cost and the Dashboard. */

@@ -13,8 +13,11 @@ const panel = {
     const { workspaceId, agentSettings } = ctx;
     const { scheduler, registry } = ctx.services;
     const [{ AgentsPanel }, defs, identity, agentModule, store] = await Promise.all([
-      import('../../ui/agents-panel.js'), import('../../agent/runtime/agent-definitions.js'), import('../../agent/runtime/identity.js'),
-      import('../../agent/runtime/agent.js'), ctx.services.agents(),
+      import('../../ui/agents-panel.js'),
+      import('../../agent/runtime/agent-definitions.js'),
+      import('../../agent/runtime/identity.js'),
+      import('../../agent/runtime/agent.js'),
+      ctx.services.agents(),
     ]);
     return AgentsPanel({
       providerExample: (await import('../../providers/catalog.js')).CATALOG.find((e) => e.capabilities.key === 'required')?.id,
@@ -44,7 +47,11 @@ const panel = {
           agentSettings.save(workspaceId, { ...s, heartbeat: { when: hb.when || s.heartbeat.when } });
           if (!hb.enabled) return 'Heartbeat off. The checklist is kept.';
           const job = await scheduler.add({
-            when: hb.when, action: { kind: 'heartbeat' }, name: 'Heartbeat', delivery: 'always', createdBy: 'user',
+            when: hb.when,
+            action: { kind: 'heartbeat' },
+            name: 'Heartbeat',
+            delivery: 'always',
+            createdBy: 'user',
           });
           const next = (await scheduler.get(job.id))?.nextRunAt;
           const empty = hb.checklist.trim() ? '' : ' The checklist is empty: nothing will be reviewed until you write one.';

@@ -11,32 +11,39 @@ const panel = {
   split: false,
   async open(ctx) {
     const [{ ConfigPanel }, config, { DEFAULT_POLICY }] = await Promise.all([
-      import('../../ui/config-panel.js'), import('../workspace-config.js'), import('../../tools/index.js'),
+      import('../../ui/config-panel.js'),
+      import('../workspace-config.js'),
+      import('../../tools/index.js'),
     ]);
     const { buildConfig, parseConfig, loosenedProtections, configToolChoices, storedToolChoices } = config;
     const { registry } = ctx.services;
     const { agentSettings, providerSettings, workspaceId: ws } = ctx;
     const [skills, mcp] = await Promise.all([ctx.services.skills(), ctx.services.mcp()]);
-    const current = () => buildConfig({
-      provider: providerSettings.load(ws),
-      agent: agentSettings.load(ws),
-      ...configToolChoices({ overrides: registry.overrides(), rules: registry.rules() }, mcp.servers()),
-      skills: skills.choices(),
-      mcpServers: mcp.settings(),
-    });
+    const current = () =>
+      buildConfig({
+        provider: providerSettings.load(ws),
+        agent: agentSettings.load(ws),
+        ...configToolChoices({ overrides: registry.overrides(), rules: registry.rules() }, mcp.servers()),
+        skills: skills.choices(),
+        mcpServers: mcp.settings(),
+      });
     // An MCP server's tool is named in the document with its server (mcpToolPolicies), never by its tool name alone.
-    const toolNames = registry.list().filter((t) => !t.policyKey).map((t) => t.name);
+    const toolNames = registry
+      .list()
+      .filter((t) => !t.policyKey)
+      .map((t) => t.name);
     const name = ctx.workspaces().find((w) => w.id === ws)?.name ?? 'workspace';
     /** A tool's default policy (what the document loosens from). @param {string} tool */
     const defaultOf = (tool) => DEFAULT_POLICY[registry.get(tool)?.permission ?? 'write'] ?? 'approve';
     return ConfigPanel({
       load: current,
       check: (text) => parseConfig(text, { toolNames }),
-      loosened: (next) => loosenedProtections(current(), next, defaultOf, {
-        hasKey: (provider) => providerSettings.hasKey(ws, provider),
-        hasSearchKey: agentSettings.hasSearchApiKey(ws),
-        hasGitToken: agentSettings.hasGitToken(ws),
-      }),
+      loosened: (next) =>
+        loosenedProtections(current(), next, defaultOf, {
+          hasKey: (provider) => providerSettings.hasKey(ws, provider),
+          hasSearchKey: agentSettings.hasSearchApiKey(ws),
+          hasGitToken: agentSettings.hasGitToken(ws),
+        }),
       // All or nothing: what was there comes back if any part fails to save (e.g. storage full).
       save: async (next) => {
         const before = {

@@ -11,14 +11,23 @@ const panel = {
   split: false,
   async open(ctx) {
     const [{ DashboardPanel }, { summarizeLedger }, { storageState, requestPersistence }] = await Promise.all([
-      import('../../ui/dashboard-panel.js'), import('../../stores/usage-ledger.js'), import('../../storage/quota.js'),
+      import('../../ui/dashboard-panel.js'),
+      import('../../stores/usage-ledger.js'),
+      import('../../storage/quota.js'),
     ]);
     const { usage, scheduler, measureWorkspace } = ctx.services;
     return DashboardPanel({
       usage: async (days) => summarizeLedger(await usage.read(), { now: Date.now(), days }),
       watchUsage: (fn) => usage.onChange(fn),
-      jobs: async () => (await scheduler.list())
-        .map((j) => ({ id: j.id, name: j.name, paused: j.paused, done: j.done, nextRun: scheduler.nextRunOf(j), runs: j.runs })),
+      jobs: async () =>
+        (await scheduler.list()).map((j) => ({
+          id: j.id,
+          name: j.name,
+          paused: j.paused,
+          done: j.done,
+          nextRun: scheduler.nextRunOf(j),
+          runs: j.runs,
+        })),
       watchJobs: (fn) => scheduler.subscribe(fn),
       storage: storageState,
       requestPersistence,

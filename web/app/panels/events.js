@@ -10,7 +10,9 @@ const panel = {
   split: false,
   async open(ctx) {
     const [{ EventsPanel }, { LeakDetector }, actions] = await Promise.all([
-      import('../../ui/events-panel.js'), import('../../safety/leak-detector.js'), import('../conversation-actions.js'),
+      import('../../ui/events-panel.js'),
+      import('../../safety/leak-detector.js'),
+      import('../conversation-actions.js'),
     ]);
     const { chat } = ctx;
     const detector = new LeakDetector();
@@ -24,10 +26,13 @@ const panel = {
         const meta = await chat.forkAt(conversationId, eventId);
         ctx.openConversation(meta.id);
       },
-      onExport: (id) => { actions.exportConversation(chat, id).catch(ctx.showError); },
-      onImport: () => actions.pickConversationFile((file) => {
-        actions.importConversation(chat, file).then((meta) => ctx.openConversation(meta.id), ctx.showError);
-      }),
+      onExport: (id) => {
+        actions.exportConversation(chat, id).catch(ctx.showError);
+      },
+      onImport: () =>
+        actions.pickConversationFile((file) => {
+          actions.importConversation(chat, file).then((meta) => ctx.openConversation(meta.id), ctx.showError);
+        }),
       onOpenConversation: ctx.openConversation,
       onError: ctx.showError,
       onBack: ctx.back,

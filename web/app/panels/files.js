@@ -10,7 +10,10 @@ const panel = {
   split: true,
   async open(ctx) {
     const [{ FilesPanel }, { mountControls }, { confirmDialog }, files] = await Promise.all([
-      import('../../ui/files-panel.js'), import('../mount-controls.js'), import('../../ui/dialogs.js'), ctx.services.files(),
+      import('../../ui/files-panel.js'),
+      import('../mount-controls.js'),
+      import('../../ui/dialogs.js'),
+      ctx.services.files(),
     ]);
     // A folder opened or let go: the workspace is shown again over its new files.
     const mount = mountControls({ mount: ctx.services.mount, confirm: confirmDialog, changed: ctx.refresh });

@@ -11,8 +11,11 @@ const panel = {
   async open(ctx) {
     const { workspaceId, agentSettings } = ctx;
     const [{ MemoryPanel }, { SemanticSection }, { SUMMARIZE_OVER, currentSummary }, memory, maker] = await Promise.all([
-      import('../../ui/memory-panel.js'), import('../../ui/semantic-section.js'), import('../../memory/summaries.js'),
-      ctx.services.memory(), ctx.services.summaries(),
+      import('../../ui/memory-panel.js'),
+      import('../../ui/semantic-section.js'),
+      import('../../memory/summaries.js'),
+      ctx.services.memory(),
+      ctx.services.summaries(),
     ]);
     const semantic = SemanticSection(await ctx.services.semantic.sectionProps(memory, ctx.showError));
     const settings = agentSettings.load(workspaceId).memory;

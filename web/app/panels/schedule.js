@@ -25,7 +25,9 @@ const panel = {
       background: await backgroundMode({ leader: tabs.isLeader, tabs: tabs.peers().length + 1 }),
       // Which tab runs the jobs changes as tabs open and close: the panel's line follows.
       watchBackground: (fn) => {
-        const update = () => { backgroundMode({ leader: tabs.isLeader, tabs: tabs.peers().length + 1 }).then(fn, () => {}); };
+        const update = () => {
+          backgroundMode({ leader: tabs.isLeader, tabs: tabs.peers().length + 1 }).then(fn, () => {});
+        };
         const offs = [tabs.onLeaderChange(update), tabs.onPeersChange(update)];
         return () => offs.forEach((off) => off());
       },

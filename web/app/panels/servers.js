@@ -11,7 +11,9 @@ const panel = {
   async open(ctx) {
     // The sign-in helper is loaded now: a click must open its window without waiting.
     const [{ ServersPanel }, mcp, auth] = await Promise.all([
-      import('../../ui/servers-panel.js'), ctx.services.mcp(), ctx.services.mcpAuth(),
+      import('../../ui/servers-panel.js'),
+      ctx.services.mcp(),
+      ctx.services.mcpAuth(),
     ]);
     return ServersPanel({
       mcp,

@@ -10,7 +10,10 @@ const panel = {
   split: false,
   async open(ctx) {
     const [{ SkillsPanel }, sources, registry, skills] = await Promise.all([
-      import('../../ui/skills-panel.js'), import('../../skills/sources.js'), import('../../skills/registry.js'), ctx.services.skills(),
+      import('../../ui/skills-panel.js'),
+      import('../../skills/sources.js'),
+      import('../../skills/registry.js'),
+      ctx.services.skills(),
     ]);
     return SkillsPanel({ skills, sources, registry, onError: ctx.showError, onBack: ctx.back });
   },

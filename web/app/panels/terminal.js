@@ -13,7 +13,9 @@ const panel = {
   split: false,
   async open(ctx) {
     const [{ TerminalPanel }, { complete }, { LineEditor }, host] = await Promise.all([
-      import('../../ui/terminal-panel.js'), import('../../shell/completion.js'), import('../../shell/line-editor.js'),
+      import('../../ui/terminal-panel.js'),
+      import('../../shell/completion.js'),
+      import('../../shell/line-editor.js'),
       ctx.services.terminal(),
     ]);
     return TerminalPanel({

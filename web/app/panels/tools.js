@@ -26,13 +26,15 @@ const panel = {
   split: false,
   async open(ctx) {
     const [{ ToolsPanel }, { DEFAULT_POLICY }, { describeRule }] = await Promise.all([
-      import('../../ui/tools-panel.js'), import('../../tools/index.js'), import('../../tools/approval-rules.js'),
+      import('../../ui/tools-panel.js'),
+      import('../../tools/index.js'),
+      import('../../tools/approval-rules.js'),
     ]);
     const { registry } = ctx.services;
     const { agentSettings, workspaceId } = ctx;
     // A choice for an MCP server's tool is kept under the server's identity: named by the manager when its server is not connected.
-    const mcpChoices = registry.rules().some((r) => r.tool.startsWith('mcp:'))
-      || Object.keys(registry.overrides()).some((k) => k.startsWith('mcp:'));
+    const mcpChoices =
+      registry.rules().some((r) => r.tool.startsWith('mcp:')) || Object.keys(registry.overrides()).some((k) => k.startsWith('mcp:'));
     const mcp = mcpChoices ? await ctx.services.mcp() : null;
     const tools = registry.list();
     // Each row's choice goes to the tool it shows (its identity as the panel opened), even if its
@@ -51,9 +53,10 @@ const panel = {
       onRemoveRule: (rule) => registry.removeRule(rule),
       onAddRule: (rule) => registry.addRule({ ...rule, tool: keyOf(rule.tool) }),
       // The choices of tools not in the table (an MCP server not connected): seen and forgettable all the same.
-      storedChoices: () => Object.entries(registry.overrides())
-        .filter(([key]) => key.startsWith('mcp:') && !tools.some((t) => t.policyKey === key))
-        .map(([key, policy]) => ({ key, policy, label: mcp?.describeKey(key) ?? key })),
+      storedChoices: () =>
+        Object.entries(registry.overrides())
+          .filter(([key]) => key.startsWith('mcp:') && !tools.some((t) => t.policyKey === key))
+          .map(([key, policy]) => ({ key, policy, label: mcp?.describeKey(key) ?? key })),
       onForget: (key) => registry.setPolicy(key, null),
       settings: agentSettings.load(workspaceId),
       hasSearchKey: agentSettings.hasSearchApiKey(workspaceId),

@@ -31,7 +31,10 @@ export const FRAME_START_TIMEOUT_MS = 10_000;
 /** The sandbox frame did not load or answer in time (e.g. offline before Clawser cached it). */
 export class SandboxStartError extends Error {
   constructor() {
-    super('The code sandbox could not start: its frame did not load. If you are offline, connect once so Clawser can keep a copy, then try again.');
+    super(
+      'The code sandbox could not start: its frame did not load. If you are offline, ' +
+        'connect once so Clawser can keep a copy, then try again.',
+    );
     this.name = 'SandboxStartError';
     this.code = 'sandbox_unavailable';
   }
@@ -40,7 +43,10 @@ export class SandboxStartError extends Error {
 /** The frame found itself with a real origin (not sandboxed), so it refused to run code. */
 export class SandboxNotIsolatedError extends Error {
   constructor() {
-    super('The sandbox frame is not isolated (its origin is not opaque), so it refused to run code. The browser may not support sandboxed frames here.');
+    super(
+      'The sandbox frame is not isolated (its origin is not opaque), so it refused to ' +
+        'run code. The browser may not support sandboxed frames here.',
+    );
     this.name = 'SandboxNotIsolatedError';
     this.code = 'sandbox_not_isolated';
   }
@@ -134,7 +140,9 @@ export class SandboxPool {
   runtime() {
     if (!this.#runtime) {
       const p = fetchRuntime();
-      p.catch(() => { if (this.#runtime === p) this.#runtime = null; });
+      p.catch(() => {
+        if (this.#runtime === p) this.#runtime = null;
+      });
       this.#runtime = p;
     }
     return this.#runtime;
@@ -163,7 +171,9 @@ export class SandboxPool {
       await booted;
       return r;
     });
-    ready.catch(() => { if (this.#spare === ready) this.#spare = null; });
+    ready.catch(() => {
+      if (this.#spare === ready) this.#spare = null;
+    });
     return ready;
   }
 
@@ -186,8 +196,13 @@ export class SandboxPool {
     const taken = this.#spare;
     this.#spare = null;
     // The refill waits for an idle moment, so it does not compete with the sandbox starting now.
-    const refill = () => { this.#spare ??= this.#loadSpare(); };
-    taken.then(() => ('requestIdleCallback' in globalThis ? requestIdleCallback(refill, { timeout: 2000 }) : setTimeout(refill, 200)), () => {});
+    const refill = () => {
+      this.#spare ??= this.#loadSpare();
+    };
+    taken.then(
+      () => ('requestIdleCallback' in globalThis ? requestIdleCallback(refill, { timeout: 2000 }) : setTimeout(refill, 200)),
+      () => {},
+    );
     return taken;
   }
 }
@@ -215,7 +230,8 @@ export function discardSpareSandbox() {
  * @param {number} [options.timeoutMs] default wall-clock limit per evaluation (30 s)
  * @param {number} [options.memoryLimitHint] advisory only: browsers expose no per-worker memory cap
  * @param {Record<string, string>} [options.imports] module name → URL of an ES module the code may import
- * @param {(call: {name: string, args: unknown}) => Promise<boolean> | boolean} [options.allowCall] permission check before each capability call
+ * @param {(call: {name: string, args: unknown}) => Promise<boolean> | boolean} [options.allowCall] permission check before each capability
+ *   call
  * @param {(call: CapabilityCall) => void} [options.onCall] log of every capability call
  * @param {HTMLElement} [options.container] where the hidden iframe goes (document.body)
  * @param {SandboxPool} [options.pool] shares the runtime and a spare frame (default: the page's)
@@ -307,7 +323,12 @@ export class Sandbox {
       const e = /** @type {Error & {code?: unknown}} */ (err);
       record.error = e?.message ?? String(err);
       try {
-        port.postMessage({ type: 'callResult', callId: m.callId, ok: false, error: { name: e?.name ?? 'Error', message: record.error, ...(typeof e?.code === 'string' ? { code: e.code } : {}) } });
+        port.postMessage({
+          type: 'callResult',
+          callId: m.callId,
+          ok: false,
+          error: { name: e?.name ?? 'Error', message: record.error, ...(typeof e?.code === 'string' ? { code: e.code } : {}) },
+        });
       } catch {
         // the worker was reset meanwhile
       }

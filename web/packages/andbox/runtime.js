@@ -43,7 +43,8 @@
 
   /** @param {string} name */
   async function importModule(name) {
-    if (!(name in moduleSources)) throw new Error(`Module "${name}" is not available in the sandbox. Allowed: ${Object.keys(moduleSources).join(', ') || 'none'}.`);
+    if (!(name in moduleSources))
+      throw new Error(`Module "${name}" is not available in the sandbox. Allowed: ${Object.keys(moduleSources).join(', ') || 'none'}.`);
     moduleUrls[name] ??= URL.createObjectURL(new Blob([moduleSources[name]], { type: 'text/javascript' }));
     return import(moduleUrls[name]);
   }
@@ -65,9 +66,18 @@
    */
   function rewriteImports(code) {
     return code
-      .replace(/^\s*import\s+\*\s+as\s+([\w$]+)\s+from\s+['"]([^'"]+)['"];?/gm, (_m, ns, mod) => `const ${ns} = await __import(${JSON.stringify(mod)});`)
-      .replace(/^\s*import\s+\{([^}]*)\}\s+from\s+['"]([^'"]+)['"];?/gm, (_m, names, mod) => `const {${names.replace(/\s+as\s+/g, ': ')}} = await __import(${JSON.stringify(mod)});`)
-      .replace(/^\s*import\s+([\w$]+)\s+from\s+['"]([^'"]+)['"];?/gm, (_m, name, mod) => `const ${name} = (await __import(${JSON.stringify(mod)})).default;`)
+      .replace(
+        /^\s*import\s+\*\s+as\s+([\w$]+)\s+from\s+['"]([^'"]+)['"];?/gm,
+        (_m, ns, mod) => `const ${ns} = await __import(${JSON.stringify(mod)});`,
+      )
+      .replace(
+        /^\s*import\s+\{([^}]*)\}\s+from\s+['"]([^'"]+)['"];?/gm,
+        (_m, names, mod) => `const {${names.replace(/\s+as\s+/g, ': ')}} = await __import(${JSON.stringify(mod)});`,
+      )
+      .replace(
+        /^\s*import\s+([\w$]+)\s+from\s+['"]([^'"]+)['"];?/gm,
+        (_m, name, mod) => `const ${name} = (await __import(${JSON.stringify(mod)})).default;`,
+      )
       .replace(/\bimport\s*\(\s*(['"][^'"]+['"])\s*\)/g, '__import($1)');
   }
 
@@ -118,7 +128,9 @@
     const lines = String(e.stack ?? '')
       .split('\n')
       .filter((l) => /<anonymous>|eval at/.test(l) && !/runtime|blob:/.test(l.replace(/eval at [^(]*\(blob:[^)]*\)/, '')))
-      .map((l) => l.replace(/.*<anonymous>:(\d+):(\d+).*/, (_m, line, col) => `    at your code, line ${Math.max(1, Number(line) - offset)}:${col}`))
+      .map((l) =>
+        l.replace(/.*<anonymous>:(\d+):(\d+).*/, (_m, line, col) => `    at your code, line ${Math.max(1, Number(line) - offset)}:${col}`),
+      )
       .filter((l) => l.includes('your code'));
     return { name: e.name ?? 'Error', message: e.message ?? String(e), stack: lines.join('\n') };
   }
@@ -156,8 +168,16 @@
   }
 
   /** `fetch` for sandboxed code: performed by the host (allow-listed), never by the sandbox. */
-  async function sandboxFetch(/** @type {string} */ url, /** @type {{method?: string, headers?: Record<string, string>, body?: string}} */ init = {}) {
-    const r = /** @type {{status: number, statusText: string, headers: Record<string, string>, body: string}} */ (await call('fetch', { url: String(url), init: { method: init.method, headers: init.headers, body: typeof init.body === 'string' ? init.body : undefined } }));
+  async function sandboxFetch(
+    /** @type {string} */ url,
+    /** @type {{method?: string, headers?: Record<string, string>, body?: string}} */ init = {},
+  ) {
+    const r = /** @type {{status: number, statusText: string, headers: Record<string, string>, body: string}} */ (
+      await call('fetch', {
+        url: String(url),
+        init: { method: init.method, headers: init.headers, body: typeof init.body === 'string' ? init.body : undefined },
+      })
+    );
     return new Response(r.body, { status: r.status, statusText: r.statusText, headers: r.headers });
   }
 

@@ -49,15 +49,31 @@ import { TOOL_FAMILIES, ToolFamilyError, checkedFamilies, onlyReads } from '../.
  * terminal and the agent's shell use it); null when that store is not given.
  * `urls`: show MCP servers' addresses (the terminal's user; not the agent).
  * @param {'memory' | 'skills' | 'mcp'} topic
- * @param {{memory?: import('../../memory/store.js').MemoryStore, skills?: import('../../skills/store.js').SkillStore, mcp?: import('../../mcp/manager.js').McpManager}} stores
+ * @param {{memory?: import('../../memory/store.js').MemoryStore, skills?: import('../../skills/store.js').SkillStore,
+ *   mcp?: import('../../mcp/manager.js').McpManager}} stores
  * @param {{urls?: boolean}} [options]
  * @returns {Promise<string | null>}
  */
 export async function listStore(topic, stores, options = {}) {
-  if (topic === 'memory' && stores.memory) return (await stores.memory.list()).map((m) => `${m.key}\t${m.category}\t${m.content.slice(0, 80).replace(/\s+/g, ' ')}`).join('\n') || '(no memories)';
-  if (topic === 'skills' && stores.skills) return (await stores.skills.list()).map((s) => `${s.name}\t${s.scope}\t${s.enabled ? 'enabled' : 'disabled'}${s.shadowed ? '\tshadowed' : ''}`).join('\n') || '(no skills)';
+  if (topic === 'memory' && stores.memory)
+    return (
+      (await stores.memory.list()).map((m) => `${m.key}\t${m.category}\t${m.content.slice(0, 80).replace(/\s+/g, ' ')}`).join('\n') ||
+      '(no memories)'
+    );
+  if (topic === 'skills' && stores.skills)
+    return (
+      (await stores.skills.list())
+        .map((s) => `${s.name}\t${s.scope}\t${s.enabled ? 'enabled' : 'disabled'}${s.shadowed ? '\tshadowed' : ''}`)
+        .join('\n') || '(no skills)'
+    );
   const mcp = stores.mcp;
-  if (topic === 'mcp' && mcp) return mcp.servers().map((s) => `${s.name}${options.urls ? `\t${s.url}` : ''}\t${mcp.state(s.id).status}\t${mcp.state(s.id).tools.length} tools`).join('\n') || '(no MCP servers)';
+  if (topic === 'mcp' && mcp)
+    return (
+      mcp
+        .servers()
+        .map((s) => `${s.name}${options.urls ? `\t${s.url}` : ''}\t${mcp.state(s.id).status}\t${mcp.state(s.id).tools.length} tools`)
+        .join('\n') || '(no MCP servers)'
+    );
   return null;
 }
 
@@ -100,7 +116,8 @@ const OWN_VERBS = [
   { verb: 'mcp connect', usage: '<server>', user: true },
   { verb: 'mcp disconnect', usage: '<server>', user: true },
   {
-    verb: 'tool list', readOnly: true,
+    verb: 'tool list',
+    readOnly: true,
     run: async (_, io) => {
       const rows = io.host.tools().map(({ name, permission, policy, description }) => {
         return `${name.padEnd(24)} ${permission.padEnd(8)} ${(policy ?? '').padEnd(8)} ${description.split('. ')[0]}`;
@@ -116,7 +133,8 @@ const OWN_VERBS = [
   // Not read-only: the agent's shell cannot list the settings or the conversations at all.
   { verb: 'config list', run: (_, io) => io.list('config') },
   {
-    verb: 'config set', usage: '<key> <value>',
+    verb: 'config set',
+    usage: '<key> <value>',
     run: async (rest, io) => {
       const { setConfig } = io.host;
       if (!setConfig) return fail('clawser: settings cannot be changed here');
@@ -174,7 +192,12 @@ function split(args, valued) {
  */
 export function verbArguments(spec, words) {
   const options = Object.entries(spec.options ?? {});
-  const { opts, rest } = options.length ? split(words, options.flatMap(([, flags]) => flags)) : { opts: {}, rest: words };
+  const { opts, rest } = options.length
+    ? split(
+        words,
+        options.flatMap(([, flags]) => flags),
+      )
+    : { opts: {}, rest: words };
   const names = spec.args ?? [];
   const takesRest = names.at(-1)?.endsWith('...');
   if (takesRest ? rest.length < names.length : names.some((_, i) => !rest[i])) return null;
@@ -195,7 +218,11 @@ export function verbArguments(spec, words) {
 function familyVerb(spec, tool) {
   const [area, action] = spec.verb.split(' ');
   return {
-    verb: spec.verb, area, action, usage: spec.usage, tool: spec.tool,
+    verb: spec.verb,
+    area,
+    action,
+    usage: spec.usage,
+    tool: spec.tool,
     // Declared by the tool, never by the verb: only a "read" tool that only reads.
     readOnly: onlyReads(tool),
     run: async (rest, io) => {
@@ -215,7 +242,12 @@ function ownVerb(entry) {
     return outcome(() => act(area, action, rest));
   };
   return {
-    verb: entry.verb, area, action, usage: entry.usage ?? '', readOnly: entry.readOnly === true, user: entry.user === true,
+    verb: entry.verb,
+    area,
+    action,
+    usage: entry.usage ?? '',
+    readOnly: entry.readOnly === true,
+    user: entry.user === true,
     run: entry.user ? byUser : /** @type {Verb['run']} */ (entry.run),
   };
 }
@@ -233,10 +265,12 @@ export function clawserCli(families = TOOL_FAMILIES) {
   if (families === TOOL_FAMILIES && builtin) return builtin;
   const checked = checkedFamilies(families);
   const tools = checked.flatMap((f) => f.tools);
-  const fromFamilies = checked.flatMap(({ family, tools: its }) => (family.cli ?? []).map((spec) => {
-    // checkedFamilies made sure the tool is the family's.
-    return familyVerb(spec, /** @type {ToolDefinition} */ (its.find((t) => t.name === spec.tool)));
-  }));
+  const fromFamilies = checked.flatMap(({ family, tools: its }) =>
+    (family.cli ?? []).map((spec) => {
+      // checkedFamilies made sure the tool is the family's.
+      return familyVerb(spec, /** @type {ToolDefinition} */ (its.find((t) => t.name === spec.tool)));
+    }),
+  );
   const own = OWN_VERBS.map(ownVerb);
   const taken = fromFamilies.filter((v) => own.some((o) => o.verb === v.verb));
   if (taken.length) throw new ToolFamilyError(taken.map((v) => `the clawser verb "${v.verb}" is the command's own`));
@@ -247,7 +281,12 @@ export function clawserCli(families = TOOL_FAMILIES) {
     ...own.filter((v) => v.area === area && v.action !== 'list'),
   ]);
   const ofArea = (/** @type {string} */ area) => verbs.filter((v) => v.area === area);
-  const lines = areas.map((area) => `  ${area} ${ofArea(area).map((v) => [v.action, v.usage].filter(Boolean).join(' ')).join(' | ')}`);
+  const lines = areas.map(
+    (area) =>
+      `  ${area} ${ofArea(area)
+        .map((v) => [v.action, v.usage].filter(Boolean).join(' '))
+        .join(' | ')}`,
+  );
   const cli = {
     verbs,
     usage: `usage: clawser <area> <action> [args]\n${lines.join('\n')}\n${HELP_NOTES}`,

@@ -1,3 +1,6 @@
+// Why this file is long: GNU diff: Myers' linear-space search, the boundary shifting and the five
+//  output formats (normal, unified, context, ed, side by side) over files and folders, which share
+//  the hunk model.
 /** @import { Command, CommandContext } from 'just-bash' */
 // GNU `diff`, in place of just-bash's (which always wrote a unified diff after a row of `=`):
 // the normal format by default (`2c2`, `< old`, `---`, `> new`, or --normal), -u/-U N, -c/-C N
@@ -14,15 +17,60 @@ import { collationOf } from './collate.js';
  * -c, -e, -y); `context` its context lines (-u and -c: 3, or the largest -U/-C/--context/-N
  * given); `width` and `expandTabs` shape -y's columns. `error` is a usage error GNU reports
  * (exit 2) — conflicting formats, a bad number.
- * @typedef {{style: 'normal' | 'unified' | 'context' | 'ed' | 'side', context: number, width: number, expandTabs: boolean, suppressCommon: boolean, brief: boolean, same: boolean, ignoreCase: boolean, ignoreAllSpace: boolean, ignoreSpaceChange: boolean, ignoreBlankLines: boolean, text: boolean, newFile: boolean, recursive: boolean, labels: string[], switches: string[], files: string[], error: string | null}} DiffOptions
+ * @typedef {{style: 'normal' | 'unified' | 'context' | 'ed' | 'side', context: number, width: number, expandTabs: boolean,
+ *   suppressCommon: boolean, brief: boolean, same: boolean, ignoreCase: boolean, ignoreAllSpace: boolean, ignoreSpaceChange: boolean,
+ *   ignoreBlankLines: boolean, text: boolean, newFile: boolean, recursive: boolean, labels: string[], switches: string[], files: string[],
+ *   error: string | null}} DiffOptions
  */
 
 /** @param {string[]} args @returns {DiffOptions | null} null: an option this command does not handle */
 export function parseDiffArgs(args) {
   /** @type {DiffOptions} */
-  const o = { style: 'normal', context: -1, width: 130, expandTabs: false, suppressCommon: false, brief: false, same: false, ignoreCase: false, ignoreAllSpace: false, ignoreSpaceChange: false, ignoreBlankLines: false, text: false, newFile: false, recursive: false, labels: [], switches: [], files: [], error: null };
-  const FLAGS = /** @type {Record<string, keyof DiffOptions>} */ ({ q: 'brief', s: 'same', i: 'ignoreCase', w: 'ignoreAllSpace', b: 'ignoreSpaceChange', B: 'ignoreBlankLines', a: 'text', N: 'newFile', r: 'recursive', t: 'expandTabs' });
-  const LONG = /** @type {Record<string, keyof DiffOptions>} */ ({ brief: 'brief', 'report-identical-files': 'same', 'ignore-case': 'ignoreCase', 'ignore-all-space': 'ignoreAllSpace', 'ignore-space-change': 'ignoreSpaceChange', 'ignore-blank-lines': 'ignoreBlankLines', text: 'text', 'new-file': 'newFile', recursive: 'recursive', 'expand-tabs': 'expandTabs', 'suppress-common-lines': 'suppressCommon' });
+  const o = {
+    style: 'normal',
+    context: -1,
+    width: 130,
+    expandTabs: false,
+    suppressCommon: false,
+    brief: false,
+    same: false,
+    ignoreCase: false,
+    ignoreAllSpace: false,
+    ignoreSpaceChange: false,
+    ignoreBlankLines: false,
+    text: false,
+    newFile: false,
+    recursive: false,
+    labels: [],
+    switches: [],
+    files: [],
+    error: null,
+  };
+  const FLAGS = /** @type {Record<string, keyof DiffOptions>} */ ({
+    q: 'brief',
+    s: 'same',
+    i: 'ignoreCase',
+    w: 'ignoreAllSpace',
+    b: 'ignoreSpaceChange',
+    B: 'ignoreBlankLines',
+    a: 'text',
+    N: 'newFile',
+    r: 'recursive',
+    t: 'expandTabs',
+  });
+  const LONG = /** @type {Record<string, keyof DiffOptions>} */ ({
+    brief: 'brief',
+    'report-identical-files': 'same',
+    'ignore-case': 'ignoreCase',
+    'ignore-all-space': 'ignoreAllSpace',
+    'ignore-space-change': 'ignoreSpaceChange',
+    'ignore-blank-lines': 'ignoreBlankLines',
+    text: 'text',
+    'new-file': 'newFile',
+    recursive: 'recursive',
+    'expand-tabs': 'expandTabs',
+    'suppress-common-lines': 'suppressCommon',
+  });
   const STYLES = /** @type {Record<string, DiffOptions['style']>} */ ({ normal: 'normal', ed: 'ed', 'side-by-side': 'side' });
   /** @type {DiffOptions['style'] | null} */
   let style = null;
@@ -157,7 +205,12 @@ export function changedLines(a, b, horizon = 0) {
   };
   const x = keep(ra, da, rca);
   const y = keep(rb, db, rcb);
-  compareSeq(x.ids, y.ids, (i) => (rca[x.real[i] + 1] = 1), (j) => (rcb[y.real[j] + 1] = 1));
+  compareSeq(
+    x.ids,
+    y.ids,
+    (i) => (rca[x.real[i] + 1] = 1),
+    (j) => (rcb[y.real[j] + 1] = 1),
+  );
   shiftBoundaries(rca, rcb, ra);
   shiftBoundaries(rcb, rca, rb);
   ca.set(rca.subarray(1, ra.length + 1), start + 1);
@@ -176,70 +229,72 @@ function discards(a, b) {
   const counts = [new Int32Array(top), new Int32Array(top)];
   for (let i = 0; i < a.length; i++) counts[0][a[i]]++;
   for (let i = 0; i < b.length; i++) counts[1][b[i]]++;
-  return /** @type {[Uint8Array, Uint8Array]} */ ([a, b].map((v, f) => {
-    const end = v.length;
-    const other = counts[1 - f];
-    const d = new Uint8Array(end);
-    let many = 5;
-    let tem = Math.floor(end / 64);
-    while ((tem >>= 2) > 0) many *= 2;
-    for (let i = 0; i < end; i++) {
-      const nmatch = other[v[i]];
-      d[i] = nmatch === 0 ? 1 : nmatch > many ? 2 : 0;
-    }
-    for (let i = 0; i < end; i++) {
-      if (d[i] === 2) d[i] = 0;
-      else if (d[i] !== 0) {
-        let provisional = 0;
-        let j = i;
-        for (; j < end; j++) {
-          if (d[j] === 0) break;
-          if (d[j] === 2) ++provisional;
-        }
-        while (j > i && d[j - 1] === 2) {
-          d[--j] = 0;
-          --provisional;
-        }
-        const length = j - i;
-        if (provisional * 4 > length) {
-          while (j > i) if (d[--j] === 2) d[j] = 0;
-        } else {
-          let minimum = 1;
-          let t = length >> 2;
-          while (0 < (t >>= 2)) minimum <<= 1;
-          minimum++;
-          let consec = 0;
-          for (j = 0; j < length; j++) {
-            if (d[i + j] !== 2) consec = 0;
-            else if (minimum === ++consec) j -= consec;
-            else if (minimum < consec) d[i + j] = 0;
+  return /** @type {[Uint8Array, Uint8Array]} */ (
+    [a, b].map((v, f) => {
+      const end = v.length;
+      const other = counts[1 - f];
+      const d = new Uint8Array(end);
+      let many = 5;
+      let tem = Math.floor(end / 64);
+      while ((tem >>= 2) > 0) many *= 2;
+      for (let i = 0; i < end; i++) {
+        const nmatch = other[v[i]];
+        d[i] = nmatch === 0 ? 1 : nmatch > many ? 2 : 0;
+      }
+      for (let i = 0; i < end; i++) {
+        if (d[i] === 2) d[i] = 0;
+        else if (d[i] !== 0) {
+          let provisional = 0;
+          let j = i;
+          for (; j < end; j++) {
+            if (d[j] === 0) break;
+            if (d[j] === 2) ++provisional;
           }
-          consec = 0;
-          for (j = 0; j < length; j++) {
-            if (j >= 8 && d[i + j] === 1) break;
-            if (d[i + j] === 2) {
-              consec = 0;
-              d[i + j] = 0;
-            } else if (d[i + j] === 0) consec = 0;
-            else consec++;
-            if (consec === 3) break;
+          while (j > i && d[j - 1] === 2) {
+            d[--j] = 0;
+            --provisional;
           }
-          i += length - 1;
-          consec = 0;
-          for (j = 0; j < length; j++) {
-            if (j >= 8 && d[i - j] === 1) break;
-            if (d[i - j] === 2) {
-              consec = 0;
-              d[i - j] = 0;
-            } else if (d[i - j] === 0) consec = 0;
-            else consec++;
-            if (consec === 3) break;
+          const length = j - i;
+          if (provisional * 4 > length) {
+            while (j > i) if (d[--j] === 2) d[j] = 0;
+          } else {
+            let minimum = 1;
+            let t = length >> 2;
+            while (0 < (t >>= 2)) minimum <<= 1;
+            minimum++;
+            let consec = 0;
+            for (j = 0; j < length; j++) {
+              if (d[i + j] !== 2) consec = 0;
+              else if (minimum === ++consec) j -= consec;
+              else if (minimum < consec) d[i + j] = 0;
+            }
+            consec = 0;
+            for (j = 0; j < length; j++) {
+              if (j >= 8 && d[i + j] === 1) break;
+              if (d[i + j] === 2) {
+                consec = 0;
+                d[i + j] = 0;
+              } else if (d[i + j] === 0) consec = 0;
+              else consec++;
+              if (consec === 3) break;
+            }
+            i += length - 1;
+            consec = 0;
+            for (j = 0; j < length; j++) {
+              if (j >= 8 && d[i - j] === 1) break;
+              if (d[i - j] === 2) {
+                consec = 0;
+                d[i - j] = 0;
+              } else if (d[i - j] === 0) consec = 0;
+              else consec++;
+              if (consec === 3) break;
+            }
           }
         }
       }
-    }
-    return d;
-  }));
+      return d;
+    })
+  );
 }
 
 /**
@@ -369,7 +424,10 @@ function shiftBoundaries(changed, other, equivs) {
   }
 }
 
-/** @typedef {{a0: number, a1: number, b0: number, b1: number}} Hunk lines a0..a1 of the first file become b0..b1 of the second (0-based, end excluded) */
+/**
+ * @typedef {{a0: number, a1: number, b0: number, b1: number}} Hunk lines a0..a1 of the first file become b0..b1 of the second (0-based, end
+ *   excluded)
+ */
 
 /** @param {Uint8Array} ca @param {Uint8Array} cb @param {number} n @param {number} m @returns {Hunk[]} */
 function hunksOf(ca, cb, n, m) {
@@ -422,22 +480,24 @@ function formatted(A, B, o, headers) {
   /** @type {Map<string, number>} */
   const ids = new Map();
   // The missing newline of a last line is part of it: `a` and `a\n` differ.
-  const idsOf = (/** @type {Text} */ t) => Int32Array.from(t.lines, (line, i) => {
-    const key = `${keyOf(line, o)}${t.noNewline && i === t.lines.length - 1 ? '\u0000no-newline' : ''}`;
-    let id = ids.get(key);
-    if (id === undefined) {
-      id = ids.size;
-      ids.set(key, id);
-    }
-    return id;
-  });
+  const idsOf = (/** @type {Text} */ t) =>
+    Int32Array.from(t.lines, (line, i) => {
+      const key = `${keyOf(line, o)}${t.noNewline && i === t.lines.length - 1 ? '\u0000no-newline' : ''}`;
+      let id = ids.get(key);
+      if (id === undefined) {
+        id = ids.size;
+        ids.set(key, id);
+      }
+      return id;
+    });
   const a = idsOf(A);
   const b = idsOf(B);
   const withContext = o.style === 'unified' || o.style === 'context';
   const { ca, cb } = changedLines(a, b, withContext ? o.context : 0);
   let hunks = hunksOf(ca, cb, a.length, b.length);
   if (o.ignoreBlankLines) {
-    const blank = (/** @type {string[]} */ lines, /** @type {number} */ from, /** @type {number} */ to) => lines.slice(from, to).every((l) => /^[ \t\v\f\r]*$/.test(l));
+    const blank = (/** @type {string[]} */ lines, /** @type {number} */ from, /** @type {number} */ to) =>
+      lines.slice(from, to).every((l) => /^[ \t\v\f\r]*$/.test(l));
     hunks = hunks.filter((h) => !(blank(A.lines, h.a0, h.a1) && blank(B.lines, h.b0, h.b1)));
   }
   // Side by side shows every line, alike or not (GNU's -y of two equal files prints them all).
@@ -445,7 +505,11 @@ function formatted(A, B, o, headers) {
   if (!hunks.length) return { text: '', differ: false };
   /** @param {Text} t @param {number} k @param {string} mark */
   const line = (t, k, mark) => `${mark}${t.lines[k]}\n${t.noNewline && k === t.lines.length - 1 ? NO_NEWLINE : ''}`;
-  /** A range as normal, context and ed formats write it: `3`, `3,5`, or the line before an empty one. @param {number} x0 @param {number} x1 */
+  /**
+   * A range as normal, context and ed formats write it: `3`, `3,5`, or the line before an empty one.
+   * @param {number} x0
+   * @param {number} x1
+   */
   const span = (x0, x1) => (x1 - x0 > 1 ? `${x0 + 1},${x1}` : `${x1}`);
   if (o.style === 'normal') {
     let out = '';
@@ -468,7 +532,14 @@ function formatted(A, B, o, headers) {
     while (last + 1 < hunks.length && hunks[last + 1].a0 - hunks[last].a1 <= 2 * context) last++;
     const aStart = Math.max(0, hunks[g].a0 - context);
     const aEnd = Math.min(A.lines.length, hunks[last].a1 + context);
-    groups.push({ first: g, last, aStart, aEnd, bStart: hunks[g].b0 - (hunks[g].a0 - aStart), bEnd: hunks[last].b1 + (aEnd - hunks[last].a1) });
+    groups.push({
+      first: g,
+      last,
+      aStart,
+      aEnd,
+      bStart: hunks[g].b0 - (hunks[g].a0 - aStart),
+      bEnd: hunks[last].b1 + (aEnd - hunks[last].a1),
+    });
     g = last + 1;
   }
   let out = `${headers[0]}\n${headers[1]}\n`;
@@ -498,7 +569,8 @@ function formatted(A, B, o, headers) {
     }
     return out;
   }
-  const range = (/** @type {number} */ start, /** @type {number} */ length) => (length === 1 ? `${start + 1}` : length === 0 ? `${start},0` : `${start + 1},${length}`);
+  const range = (/** @type {number} */ start, /** @type {number} */ length) =>
+    length === 1 ? `${start + 1}` : length === 0 ? `${start},0` : `${start + 1},${length}`;
   for (const { first, last, aStart, aEnd, bStart, bEnd } of groups) {
     out += `@@ -${range(aStart, aEnd - aStart)} +${range(bStart, bEnd - bStart)} @@\n`;
     let i = aStart;
@@ -666,7 +738,10 @@ function sideBySide(hunks, A, B, o) {
 /** unified's header time, as GNU writes it (UTC). @param {Date} date */
 function headerTime(date) {
   const p = (/** @type {number} */ n, w = 2) => String(n).padStart(w, '0');
-  return `${date.getUTCFullYear()}-${p(date.getUTCMonth() + 1)}-${p(date.getUTCDate())} ${p(date.getUTCHours())}:${p(date.getUTCMinutes())}:${p(date.getUTCSeconds())}.${p(date.getUTCMilliseconds(), 3)}000000 +0000`;
+  return (
+    `${date.getUTCFullYear()}-${p(date.getUTCMonth() + 1)}-${p(date.getUTCDate())} ${p(date.getUTCHours())}:` +
+    `${p(date.getUTCMinutes())}:${p(date.getUTCSeconds())}.${p(date.getUTCMilliseconds(), 3)}000000 +0000`
+  );
 }
 
 /** The context format's header time, ctime's form (UTC): `Tue Jan  2 03:04:05 2024`. @param {Date} date */
@@ -674,7 +749,10 @@ function contextTime(date) {
   const p = (/** @type {number} */ n) => String(n).padStart(2, '0');
   const day = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'][date.getUTCDay()];
   const month = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][date.getUTCMonth()];
-  return `${day} ${month} ${String(date.getUTCDate()).padStart(2, ' ')} ${p(date.getUTCHours())}:${p(date.getUTCMinutes())}:${p(date.getUTCSeconds())} ${date.getUTCFullYear()}`;
+  return (
+    `${day} ${month} ${String(date.getUTCDate()).padStart(2, ' ')} ${p(date.getUTCHours())}:${p(date.getUTCMinutes())}:` +
+    `${p(date.getUTCSeconds())} ${date.getUTCFullYear()}`
+  );
 }
 
 /** @returns {Command} */
@@ -683,11 +761,24 @@ export function diffCommand() {
     const o = parseDiffArgs(args);
     if (!o) return /** @type {NonNullable<typeof ctx.origCommand>} */ (ctx.origCommand)(args);
     if (o.error) return { stdout: '', stderr: `diff: ${o.error}\ndiff: Try 'diff --help' for more information.\n`, exitCode: 2 };
-    if (o.files.length !== 2) return { stdout: '', stderr: `diff: ${o.files.length < 2 ? `missing operand after '${o.files[0] ?? 'diff'}'` : `extra operand '${o.files[2]}'`}\ndiff: Try 'diff --help' for more information.\n`, exitCode: 2 };
+    if (o.files.length !== 2)
+      return {
+        stdout: '',
+        stderr:
+          `diff: ${o.files.length < 2 ? `missing operand after '${o.files[0] ?? 'diff'}'` : `extra operand '${o.files[2]}'`}` +
+          `\ndiff: Try 'diff --help' for more information.\n`,
+        exitCode: 2,
+      };
     const run = new DiffRun(ctx, o);
     const [x, y] = o.files;
     await run.compare(x, y, true);
-    return { stdout: run.out, stdoutKind: 'bytes', stdoutEncoding: 'binary', stderr: run.err, exitCode: run.trouble ? 2 : run.differ ? 1 : 0 };
+    return {
+      stdout: run.out,
+      stdoutKind: 'bytes',
+      stdoutEncoding: 'binary',
+      stderr: run.err,
+      exitCode: run.trouble ? 2 : run.differ ? 1 : 0,
+    };
   });
 }
 
@@ -758,9 +849,16 @@ class DiffRun {
       this.differ = true;
       return;
     }
-    const when = async (/** @type {{kind: string, path: string}} */ k) => (k.kind === 'file' && k.path !== '-' ? (await this.ctx.fs.stat(k.path)).mtime : k.kind === 'missing' ? new Date(0) : new Date());
-    /** A file's header line: its --label as given, else its name and time. @param {number} n @param {string} name @param {{kind: string, path: string}} k */
-    const title = async (n, name, k) => this.o.labels[n] ?? `${name}\t${this.o.style === 'context' ? contextTime(await when(k)) : headerTime(await when(k))}`;
+    const when = async (/** @type {{kind: string, path: string}} */ k) =>
+      k.kind === 'file' && k.path !== '-' ? (await this.ctx.fs.stat(k.path)).mtime : k.kind === 'missing' ? new Date(0) : new Date();
+    /**
+     * A file's header line: its --label as given, else its name and time.
+     * @param {number} n
+     * @param {string} name
+     * @param {{kind: string, path: string}} k
+     */
+    const title = async (n, name, k) =>
+      this.o.labels[n] ?? `${name}\t${this.o.style === 'context' ? contextTime(await when(k)) : headerTime(await when(k))}`;
     /** @type {[string, string]} */
     let headers = ['', ''];
     if (this.o.style === 'unified') headers = [`--- ${await title(0, x, kx)}`, `+++ ${await title(1, y, ky)}`];
@@ -769,7 +867,10 @@ class DiffRun {
     if (this.o.style === 'ed') {
       // An ed script has no way to say "no newline at the end": GNU completes the line, warns,
       // and ends with status 2.
-      for (const [t, name] of /** @type {const} */ ([[tx, x], [ty, y]])) {
+      for (const [t, name] of /** @type {const} */ ([
+        [tx, x],
+        [ty, y],
+      ])) {
         if (!t.noNewline) continue;
         t.noNewline = false;
         this.err += `diff: ${name}: No newline at end of file\n\n`;

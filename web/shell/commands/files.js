@@ -119,13 +119,22 @@ function zipListing(bytes) {
 export function unzipCommand() {
   return defineCommand('unzip', async (args, ctx) => {
     const z1 = args.includes('-Z1');
-    const { flags, values, rest } = parse(args.filter((a) => a !== '-Z1'), 'd');
+    const { flags, values, rest } = parse(
+      args.filter((a) => a !== '-Z1'),
+      'd',
+    );
     const [archive] = rest;
     if (!archive) return { stdout: '', stderr: 'usage: unzip [-l|-Z1] [-q] [-o] archive.zip [-d dir]\n', exitCode: 10 };
     const path = resolveShellPath(ctx.cwd, archive);
     if (!(await ctx.fs.exists(path))) return { stdout: '', stderr: `unzip:  cannot find or open ${archive}.\n`, exitCode: 9 };
     const bytes = await ctx.fs.readFileBuffer(path);
-    const invalid = (/** @type {unknown} */ err) => ({ stdout: '', stderr: `unzip: ${archive} is not a valid zip file (${err instanceof ArchiveFormatError ? err.detail : /** @type {Error} */ (err).message})\n`, exitCode: 9 });
+    const invalid = (/** @type {unknown} */ err) => ({
+      stdout: '',
+      stderr:
+        `unzip: ${archive} is not a valid zip file ` +
+        `(${err instanceof ArchiveFormatError ? err.detail : /** @type {Error} */ (err).message})\n`,
+      exitCode: 9,
+    });
     if (z1 || flags.has('l')) {
       /** @type {{name: string, size: number}[]} */
       let listing;
@@ -136,7 +145,12 @@ export function unzipCommand() {
       }
       if (z1) return ok(listing.map((e) => `${e.name}\n`).join(''));
       const total = listing.reduce((n, e) => n + e.size, 0);
-      return ok(`Archive:  ${archive}\n  Length      Date    Time    Name\n---------  ---------- -----   ----\n${listing.map((e) => `${String(e.size).padStart(9)}  1980-01-01 00:00   ${e.name}\n`).join('')}---------                     -------\n${String(total).padStart(9)}                     ${listing.length} file${listing.length === 1 ? '' : 's'}\n`);
+      return ok(
+        `Archive:  ${archive}\n  Length      Date    Time    Name\n---------  ---------- -----   ` +
+          `----\n${listing.map((e) => `${String(e.size).padStart(9)}  1980-01-01 00:00   ${e.name}\n`).join('')}---------` +
+          `                     -------\n${String(total).padStart(9)}                     ${listing.length} ` +
+          `file${listing.length === 1 ? '' : 's'}\n`,
+      );
     }
     /** @type {{name: string, data: Uint8Array}[]} */
     let entries;
@@ -148,7 +162,8 @@ export function unzipCommand() {
         },
       }));
     } catch (err) {
-      if (err instanceof UnsafeEntry) return { stdout: '', stderr: `unzip: refusing the unsafe entry "${err.entry}"; nothing was extracted\n`, exitCode: 1 };
+      if (err instanceof UnsafeEntry)
+        return { stdout: '', stderr: `unzip: refusing the unsafe entry "${err.entry}"; nothing was extracted\n`, exitCode: 1 };
       if (err instanceof ArchiveLimitError) return { stdout: '', stderr: `unzip: ${archive}: ${err.message}\n`, exitCode: 1 };
       return invalid(err);
     }

@@ -55,7 +55,8 @@ function parseArgs(args, valued) {
  * same queue and the same rules as the Git panel and the git tools — Clawser's own folders are
  * never staged or checked out.
  * @param {() => Promise<WorkspaceGit>} repoOf
- * @param {{mayWrite?: () => boolean, permit?: (sub: string, args: string[]) => string | null}} [options] mayWrite: false while a line runs as read-only;
+ * @param {{mayWrite?: () => boolean, permit?: (sub: string, args: string[]) => string | null}} [options] mayWrite: false while a line runs
+ *   as read-only;
  *   permit: why a bounded shell (a skill script's) may not run this subcommand, or null
  * @returns {Command}
  */
@@ -64,8 +65,13 @@ export function gitCommand(repoOf, options = {}) {
     const [sub, ...rest] = args;
     if (!sub || sub === 'help' || sub === '--help' || sub === '-h') return ok(USAGE, sub ? 0 : 1);
     if (!GIT_SUBCOMMANDS.includes(sub)) return fail(`git: '${sub}' is not supported here. See 'git help'.`);
-    const reads = sub === 'status' || sub === 'log' || sub === 'diff' || (sub === 'branch' && !rest.some((a) => !a.startsWith('-') || a === '-d' || a === '-D'));
-    if (!reads && options.mayWrite && !options.mayWrite()) return fail(`fatal: git ${sub} changes the repository, and this line was run as read-only`, 128);
+    const reads =
+      sub === 'status' ||
+      sub === 'log' ||
+      sub === 'diff' ||
+      (sub === 'branch' && !rest.some((a) => !a.startsWith('-') || a === '-d' || a === '-D'));
+    if (!reads && options.mayWrite && !options.mayWrite())
+      return fail(`fatal: git ${sub} changes the repository, and this line was run as read-only`, 128);
     const refused = options.permit?.(sub, rest);
     if (refused) return fail(`fatal: git ${sub}: ${refused}`, 128);
     try {
@@ -98,14 +104,26 @@ function formatCommit(template, c) {
   const ago = relative(Date.now() - c.timestamp);
   /** @type {Record<string, string>} */
   const fields = {
-    H: c.oid, h: c.oid.slice(0, 7), P: (c.parents ?? []).join(' '), p: (c.parents ?? []).map((p) => p.slice(0, 7)).join(' '),
-    s: subject, b: body.join('\n').replace(/^\n+/, '') ? `${body.join('\n').replace(/^\n+/, '')}\n` : '', B: `${c.message}\n`,
-    n: '\n', '%': '%',
+    H: c.oid,
+    h: c.oid.slice(0, 7),
+    P: (c.parents ?? []).join(' '),
+    p: (c.parents ?? []).map((p) => p.slice(0, 7)).join(' '),
+    s: subject,
+    b: body.join('\n').replace(/^\n+/, '') ? `${body.join('\n').replace(/^\n+/, '')}\n` : '',
+    B: `${c.message}\n`,
+    n: '\n',
+    '%': '%',
   };
   for (const who of ['a', 'c']) {
     Object.assign(fields, {
-      [`${who}n`]: c.author, [`${who}e`]: c.email, [`${who}d`]: gitDate(c.timestamp), [`${who}D`]: new Date(c.timestamp).toUTCString().replace('GMT', '+0000'),
-      [`${who}t`]: String(Math.floor(c.timestamp / 1000)), [`${who}i`]: `${iso.slice(0, 10)} ${iso.slice(11, 19)} +0000`, [`${who}I`]: `${iso.slice(0, 19)}+00:00`, [`${who}r`]: ago,
+      [`${who}n`]: c.author,
+      [`${who}e`]: c.email,
+      [`${who}d`]: gitDate(c.timestamp),
+      [`${who}D`]: new Date(c.timestamp).toUTCString().replace('GMT', '+0000'),
+      [`${who}t`]: String(Math.floor(c.timestamp / 1000)),
+      [`${who}i`]: `${iso.slice(0, 10)} ${iso.slice(11, 19)} +0000`,
+      [`${who}I`]: `${iso.slice(0, 19)}+00:00`,
+      [`${who}r`]: ago,
     });
   }
   return template.replace(/%([ac][a-zA-Z]|[a-zA-Z%])/g, (m, key) => fields[key] ?? m);
@@ -114,11 +132,20 @@ function formatCommit(template, c) {
 /** git's relative date. @param {number} ms */
 function relative(ms) {
   const s = Math.max(0, Math.round(ms / 1000));
-  const units = /** @type {[number, string][]} */ ([[31536000, 'year'], [2592000, 'month'], [604800, 'week'], [86400, 'day'], [3600, 'hour'], [60, 'minute'], [1, 'second']]);
-  for (const [size, name] of units) if (s >= size || size === 1) {
-    const n = Math.floor(s / size);
-    return `${n} ${name}${n === 1 ? '' : 's'} ago`;
-  }
+  const units = /** @type {[number, string][]} */ ([
+    [31536000, 'year'],
+    [2592000, 'month'],
+    [604800, 'week'],
+    [86400, 'day'],
+    [3600, 'hour'],
+    [60, 'minute'],
+    [1, 'second'],
+  ]);
+  for (const [size, name] of units)
+    if (s >= size || size === 1) {
+      const n = Math.floor(s / size);
+      return `${n} ${name}${n === 1 ? '' : 's'} ago`;
+    }
   return '0 seconds ago';
 }
 
@@ -169,10 +196,16 @@ async function runGit(repo, sub, args, ctx) {
       const staged = changed.filter((s) => s.staged);
       const unstaged = changed.filter((s) => s.unstaged && !(s.state === 'new' && !s.staged));
       const untracked = changed.filter((s) => s.state === 'new' && !s.staged);
-      const word = (/** @type {typeof status[number]} */ s) => (s.state === 'new' ? 'new file' : s.state === 'deleted' ? 'deleted' : 'modified');
+      const word = (/** @type {typeof status[number]} */ s) =>
+        s.state === 'new' ? 'new file' : s.state === 'deleted' ? 'deleted' : 'modified';
       const out = [`On branch ${current ?? '(detached)'}`];
       if (staged.length) out.push('Changes to be committed:', ...staged.map((s) => `\t${`${word(s)}:`.padEnd(12)}${s.path}`), '');
-      if (unstaged.length) out.push('Changes not staged for commit:', ...unstaged.map((s) => `\t${`${s.state === 'deleted' ? 'deleted' : 'modified'}:`.padEnd(12)}${s.path}`), '');
+      if (unstaged.length)
+        out.push(
+          'Changes not staged for commit:',
+          ...unstaged.map((s) => `\t${`${s.state === 'deleted' ? 'deleted' : 'modified'}:`.padEnd(12)}${s.path}`),
+          '',
+        );
       if (untracked.length) out.push('Untracked files:', ...untracked.map((s) => `\t${s.path}`), '');
       if (!changed.length) out.push('nothing to commit, working tree clean');
       return ok(out.join('\n'));
@@ -180,7 +213,7 @@ async function runGit(repo, sub, args, ctx) {
     case 'add': {
       const { opts, rest } = parseArgs(args, []);
       const all = opts.has('-A') || opts.has('--all');
-      if (!all && !rest.length) return fail('Nothing specified, nothing added.\nhint: Maybe you wanted to say \'git add .\'?');
+      if (!all && !rest.length) return fail("Nothing specified, nothing added.\nhint: Maybe you wanted to say 'git add .'?");
       const specs = all ? [''] : rest.map(path);
       const status = await repo.status();
       const under = (/** @type {string} */ p, /** @type {string} */ spec) => !spec || p === spec || p.startsWith(`${spec}/`);
@@ -190,7 +223,8 @@ async function runGit(repo, sub, args, ctx) {
         // Changed files git knows (deletions included), and the files on disk (a new repository knows none yet).
         const known = status.filter((s) => s.state !== 'unchanged' && under(s.path, spec)).map((s) => s.path);
         const onDisk = await filesUnder(ctx, spec);
-        if (!known.length && !onDisk.length && !status.some((s) => under(s.path, spec))) return fail(`fatal: pathspec '${rest[i] ?? '.'}' did not match any files`, 128);
+        if (!known.length && !onDisk.length && !status.some((s) => under(s.path, spec)))
+          return fail(`fatal: pathspec '${rest[i] ?? '.'}' did not match any files`, 128);
         for (const p of [...known, ...onDisk]) wanted.add(p);
       }
       if (wanted.size) await repo.stage([...wanted]);
@@ -208,21 +242,36 @@ async function runGit(repo, sub, args, ctx) {
     }
     case 'log': {
       // `-3` is `-n 3`, as in git.
-      const { opts, rest } = parseArgs(args.map((a) => (/^-\d+$/.test(a) ? `-n${a.slice(1)}` : a)), ['-n', '--max-count', '--skip']);
+      const { opts, rest } = parseArgs(
+        args.map((a) => (/^-\d+$/.test(a) ? `-n${a.slice(1)}` : a)),
+        ['-n', '--max-count', '--skip'],
+      );
       const count = Number(opts.get('-n') ?? opts.get('--max-count') ?? 50) || 50;
       const skip = Math.max(0, Number(opts.get('--skip') ?? 0) || 0);
       const all = await repo.log({ depth: count + skip, ...(rest[0] ? { filepath: path(rest[0]) } : {}) });
-      if (!all.length) return fail("fatal: your current branch does not have any commits yet", 128);
+      if (!all.length) return fail('fatal: your current branch does not have any commits yet', 128);
       const log = all.slice(skip, skip + count);
       const pretty = String(opts.get('--format') ?? opts.get('--pretty') ?? (opts.has('--oneline') ? 'oneline-abbrev' : 'medium'));
       if (pretty === 'oneline-abbrev') return ok(log.map((c) => `${c.oid.slice(0, 7)} ${c.message.split('\n')[0]}`).join('\n'));
       if (pretty === 'oneline') return ok(log.map((c) => `${c.oid} ${c.message.split('\n')[0]}`).join('\n'));
       // short, full, fuller: close enough to medium here (the author is the committer).
-      if (['medium', 'true', 'short', 'full', 'fuller'].includes(pretty)) return ok(log.map((c) => `commit ${c.oid}\nAuthor: ${c.author} <${c.email}>\nDate:   ${gitDate(c.timestamp)}\n\n${c.message.split('\n').map((l) => `    ${l}`).join('\n')}\n`).join('\n'));
+      if (['medium', 'true', 'short', 'full', 'fuller'].includes(pretty))
+        return ok(
+          log
+            .map(
+              (c) =>
+                `commit ${c.oid}\nAuthor: ${c.author} <${c.email}>\nDate:   ${gitDate(c.timestamp)}\n\n${c.message
+                  .split('\n')
+                  .map((l) => `    ${l}`)
+                  .join('\n')}\n`,
+            )
+            .join('\n'),
+        );
       // format: separates the entries with newlines; tformat: (and a bare --format) ends each with one.
       const separated = pretty.startsWith('format:');
       const template = pretty.replace(/^t?format:/, '');
-      if (!/%|^[^a-z]/.test(template) && !pretty.includes(':') && !opts.has('--format')) return fail(`fatal: invalid --pretty format: ${pretty}`, 128);
+      if (!/%|^[^a-z]/.test(template) && !pretty.includes(':') && !opts.has('--format'))
+        return fail(`fatal: invalid --pretty format: ${pretty}`, 128);
       const entries = log.map((c) => formatCommit(template, c));
       return { stdout: separated ? entries.join('\n') : entries.map((e) => `${e}\n`).join(''), stderr: '', exitCode: 0 };
     }
@@ -233,8 +282,16 @@ async function runGit(repo, sub, args, ctx) {
       const isPath = (/** @type {string} */ r) => status.some((s) => s.path === path(r) || s.path.startsWith(`${path(r)}/`));
       if (rest.length === 1 && !isPath(rest[0])) return ok(formatDiff(await repo.diffCommit(rest[0])));
       const cached = opts.has('--cached') || opts.has('--staged');
-      const paths = status.filter((s) => (cached ? s.staged : s.unstaged && s.state !== 'new') && (!rest.length || rest.some((r) => s.path === path(r) || s.path.startsWith(`${path(r)}/`)))).map((s) => s.path);
-      const diffs = await Promise.all(paths.map((p) => repo.diffFile(p, cached ? { from: 'HEAD', to: 'INDEX' } : { from: 'INDEX', to: 'WORKDIR' })));
+      const paths = status
+        .filter(
+          (s) =>
+            (cached ? s.staged : s.unstaged && s.state !== 'new') &&
+            (!rest.length || rest.some((r) => s.path === path(r) || s.path.startsWith(`${path(r)}/`))),
+        )
+        .map((s) => s.path);
+      const diffs = await Promise.all(
+        paths.map((p) => repo.diffFile(p, cached ? { from: 'HEAD', to: 'INDEX' } : { from: 'INDEX', to: 'WORKDIR' })),
+      );
       return ok(formatDiff(diffs.filter((d) => d.binary || d.tooLarge || d.hunks.length)));
     }
     case 'branch': {
@@ -257,8 +314,11 @@ async function runGit(repo, sub, args, ctx) {
       const create = opts.has('-b') || opts.has('-c');
       const name = rest[0];
       if (!name) return fail(`fatal: give a branch to ${sub === 'switch' ? 'switch to' : 'check out'}`, 128);
-      if (sub === 'checkout' && (rest[0] === '--' || rest.length > 1)) return fail("use 'git restore <path>' to discard changes to a file", 128);
-      const { skipped } = create ? await repo.createBranch(name, { checkout: true }) : await repo.switchBranch(name, { force: opts.has('-f') });
+      if (sub === 'checkout' && (rest[0] === '--' || rest.length > 1))
+        return fail("use 'git restore <path>' to discard changes to a file", 128);
+      const { skipped } = create
+        ? await repo.createBranch(name, { checkout: true })
+        : await repo.switchBranch(name, { force: opts.has('-f') });
       const note = skipped ? `\n${skippedNote(skipped)}` : '';
       return { stdout: '', stderr: `Switched to ${create ? 'a new ' : ''}branch '${name}'${note}\n`, exitCode: 0 };
     }

@@ -12,7 +12,22 @@ import { resolveShellPath } from '../bash-fs.js';
 
 /** Options whose value is the next word (or the rest of the word). */
 const VALUED = 'efmABCdD';
-const VALUED_LONG = ['regexp', 'file', 'max-count', 'after-context', 'before-context', 'context', 'directories', 'devices', 'include', 'exclude', 'exclude-dir', 'exclude-from', 'label', 'binary-files'];
+const VALUED_LONG = [
+  'regexp',
+  'file',
+  'max-count',
+  'after-context',
+  'before-context',
+  'context',
+  'directories',
+  'devices',
+  'include',
+  'exclude',
+  'exclude-dir',
+  'exclude-from',
+  'label',
+  'binary-files',
+];
 
 /** What GNU grep does with a binary file: --binary-files=TYPE. */
 const BINARY_TYPES = ['binary', 'text', 'without-match'];
@@ -22,10 +37,27 @@ const BINARY_TYPES = ['binary', 'text', 'without-match'];
  * @param {string[]} args
  * `binary` is null unless -a, -I or --binary-files was given (the last one wins); `badBinary`
  * holds a --binary-files value grep does not know.
- * @returns {{pass: string[], patterns: string[], patternGiven: boolean, fixed: boolean, recursive: boolean, withName: boolean | null, quietErrors: boolean, include: string[], exclude: string[], excludeDir: string[], operands: string[], binary: BinaryFiles | null, badBinary: string | null, stripped: boolean} | null}
+ * @returns {{pass: string[], patterns: string[], patternGiven: boolean, fixed: boolean, recursive: boolean, withName: boolean | null,
+ *   quietErrors: boolean, include: string[], exclude: string[], excludeDir: string[], operands: string[], binary: BinaryFiles | null,
+ *   badBinary: string | null, stripped: boolean} | null}
  */
 export function parseGrepArgs(args) {
-  const o = { pass: /** @type {string[]} */ ([]), patterns: /** @type {string[]} */ ([]), patternGiven: false, fixed: false, recursive: false, withName: /** @type {boolean | null} */ (null), quietErrors: false, include: /** @type {string[]} */ ([]), exclude: /** @type {string[]} */ ([]), excludeDir: /** @type {string[]} */ ([]), operands: /** @type {string[]} */ ([]), binary: /** @type {BinaryFiles | null} */ (null), badBinary: /** @type {string | null} */ (null), stripped: false };
+  const o = {
+    pass: /** @type {string[]} */ ([]),
+    patterns: /** @type {string[]} */ ([]),
+    patternGiven: false,
+    fixed: false,
+    recursive: false,
+    withName: /** @type {boolean | null} */ (null),
+    quietErrors: false,
+    include: /** @type {string[]} */ ([]),
+    exclude: /** @type {string[]} */ ([]),
+    excludeDir: /** @type {string[]} */ ([]),
+    operands: /** @type {string[]} */ ([]),
+    binary: /** @type {BinaryFiles | null} */ (null),
+    badBinary: /** @type {string | null} */ (null),
+    stripped: false,
+  };
   /** @param {string} name @param {string} value */
   const valued = (name, value) => {
     if (name === 'e' || name === 'regexp') o.patterns.push(value);
@@ -63,8 +95,7 @@ export function parseGrepArgs(args) {
         // --binary (-U) means nothing on POSIX systems.
         if (name === 'text') o.binary = 'text';
         o.stripped = true;
-      }
-      else {
+      } else {
         if (name === 'fixed-strings') o.fixed = true;
         o.pass.push(a);
       }
@@ -83,8 +114,7 @@ export function parseGrepArgs(args) {
       else if (c === 'a' || c === 'I' || c === 'U') {
         if (c !== 'U') o.binary = c === 'a' ? 'text' : 'without-match';
         o.stripped = true;
-      }
-      else {
+      } else {
         if (c === 'F') o.fixed = true;
         o.pass.push(`-${c}`);
       }
@@ -110,7 +140,10 @@ function globRegExp(glob) {
       const end = glob.indexOf(']', i + 2);
       if (end < 0) re += '\\[';
       else {
-        re += `[${glob.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`;
+        re += `[${glob
+          .slice(i + 1, end)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\')}]`;
         i = end;
       }
     } else re += c.replace(/[.+^${}()|\\/]/g, '\\$&');
@@ -129,7 +162,8 @@ export function grepCommand(watch = { watchBinary: 0, binaryReads: 0 }) {
   return defineCommand('grep', async (args, ctx) => {
     const orig = /** @type {NonNullable<typeof ctx.origCommand>} */ (ctx.origCommand);
     const o = parseGrepArgs(args);
-    if (o?.badBinary !== null && o?.badBinary !== undefined) return { stdout: '', stderr: 'grep: unknown binary-files type\n', exitCode: 2 };
+    if (o?.badBinary !== null && o?.badBinary !== undefined)
+      return { stdout: '', stderr: 'grep: unknown binary-files type\n', exitCode: 2 };
     const binary = o?.binary ?? 'binary';
     const has = (/** @type {string[]} */ names) => !!o && o.pass.some((a) => names.includes(a));
     const quietMode = has(['-q', '--quiet', '--silent']);
@@ -154,7 +188,8 @@ export function grepCommand(watch = { watchBinary: 0, binaryReads: 0 }) {
         watch.watchBinary--;
       }
     };
-    const binaryMatters = (/** @type {boolean} */ sawBinary) => sawBinary && (binary === 'without-match' || (binary === 'binary' && !counting && !listing && !listingMissing && !quietMode));
+    const binaryMatters = (/** @type {boolean} */ sawBinary) =>
+      sawBinary && (binary === 'without-match' || (binary === 'binary' && !counting && !listing && !listingMissing && !quietMode));
     // What just-bash's grep already does as GNU's: left to it as written.
     if (!o || (!o.recursive && o.withName === null && !o.quietErrors && o.patterns.length <= 1 && !o.stripped)) {
       const r = await search(args);
@@ -165,13 +200,15 @@ export function grepCommand(watch = { watchBinary: 0, binaryReads: 0 }) {
     /** @type {string[]} */
     let pattern = [];
     if (o.patterns.length === 1) pattern = ['-e', o.patterns[0]];
-    else if (o.patterns.length > 1 && o.fixed) pattern = ['-E', '-e', o.patterns.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')];
+    else if (o.patterns.length > 1 && o.fixed)
+      pattern = ['-E', '-e', o.patterns.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')];
     else if (o.patterns.length > 1) pattern = ['-e', o.patterns.join('\n')];
     const pass = o.patterns.length > 1 && o.fixed ? o.pass.filter((a) => a !== '-F' && a !== '--fixed-strings') : o.pass;
     const include = o.include.map(globRegExp);
     const exclude = o.exclude.map(globRegExp);
     const excludeDir = o.excludeDir.map(globRegExp);
-    const wanted = (/** @type {string} */ name) => (!include.length || include.some((r) => r.test(name))) && !exclude.some((r) => r.test(name));
+    const wanted = (/** @type {string} */ name) =>
+      (!include.length || include.some((r) => r.test(name))) && !exclude.some((r) => r.test(name));
     /** Names as GNU's fts builds them from the operand. @param {string} base @param {string} name */
     const under = (base, name) => (base === '' ? name : base === '/' ? `/${name}` : `${base}/${name}`);
     /**
@@ -183,7 +220,14 @@ export function grepCommand(watch = { watchBinary: 0, binaryReads: 0 }) {
      * @returns {Promise<{clean: boolean, operands: string[]}>}
      */
     const split = async (base, path, each) => {
-      const entries = ctx.fs.readdirWithFileTypes ? await ctx.fs.readdirWithFileTypes(path) : await Promise.all((await ctx.fs.readdir(path)).map(async (name) => ({ name, isDirectory: (await ctx.fs.stat(`${path === '/' ? '' : path}/${name}`)).isDirectory })));
+      const entries = ctx.fs.readdirWithFileTypes
+        ? await ctx.fs.readdirWithFileTypes(path)
+        : await Promise.all(
+            (await ctx.fs.readdir(path)).map(async (name) => ({
+              name,
+              isDirectory: (await ctx.fs.stat(`${path === '/' ? '' : path}/${name}`)).isDirectory,
+            })),
+          );
       let clean = !each && base !== '' && base !== '.' && base !== '/' && !base.endsWith('/.');
       /** @type {string[]} */
       const operands = [];
@@ -231,13 +275,32 @@ export function grepCommand(watch = { watchBinary: 0, binaryReads: 0 }) {
     const withName = o.withName ?? (operands.length > 1 || sawFolder);
     if (!files.length && operands.length) return { stdout: '', stderr, exitCode: trouble ? 2 : 1 };
     // just-bash names files when it has several, or with -r (even for one file); -h never.
-    const naming = (/** @type {number} */ count) => [...(o.recursive || (withName && count === 1) ? ['-r'] : []), ...(withName ? [] : ['-h'])];
-    const filters = o.recursive ? [...o.include.map((g) => `--include=${g}`), ...o.exclude.map((g) => `--exclude=${g}`), ...o.excludeDir.map((g) => `--exclude-dir=${g}`)] : [];
-    const quiet = (/** @type {string} */ text) => (o.quietErrors ? text.split('\n').filter((l) => !/: (No such file or directory|Is a directory|Permission denied)$/.test(l)).join('\n') : text);
+    const naming = (/** @type {number} */ count) => [
+      ...(o.recursive || (withName && count === 1) ? ['-r'] : []),
+      ...(withName ? [] : ['-h']),
+    ];
+    const filters = o.recursive
+      ? [
+          ...o.include.map((g) => `--include=${g}`),
+          ...o.exclude.map((g) => `--exclude=${g}`),
+          ...o.excludeDir.map((g) => `--exclude-dir=${g}`),
+        ]
+      : [];
+    const quiet = (/** @type {string} */ text) =>
+      o.quietErrors
+        ? text
+            .split('\n')
+            .filter((l) => !/: (No such file or directory|Is a directory|Permission denied)$/.test(l))
+            .join('\n')
+        : text;
     const result = await search([...pass, ...naming(files.length), ...filters, ...pattern, '--', ...files]);
     if (!binaryMatters(result.sawBinary)) {
       const found = result.exitCode === 0;
-      return { stdout: result.stdout, stderr: stderr + quiet(result.stderr), exitCode: trouble && !(found && quietMode) ? 2 : result.exitCode };
+      return {
+        stdout: result.stdout,
+        stderr: stderr + quiet(result.stderr),
+        exitCode: trouble && !(found && quietMode) ? 2 : result.exitCode,
+      };
     }
     // A binary file was read: file by file, as GNU grep does it.
     const each = (await collect(true)).files;
@@ -251,7 +314,10 @@ export function grepCommand(watch = { watchBinary: 0, binaryReads: 0 }) {
       if (fromStdin) isBinary = stdinText().includes('\0');
       else {
         const path = resolveShellPath(ctx.cwd, file);
-        isBinary = await ctx.fs.stat(path).then(async (st) => st.isFile && (await ctx.fs.readFileBuffer(path)).includes(0), () => false);
+        isBinary = await ctx.fs.stat(path).then(
+          async (st) => st.isFile && (await ctx.fs.readFileBuffer(path)).includes(0),
+          () => false,
+        );
       }
       if (isBinary && binary === 'without-match') {
         if (counting) stdout += withName ? `${shown}:0\n` : '0\n';

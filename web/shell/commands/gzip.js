@@ -9,7 +9,16 @@ import { ArchiveLimitError, expandGzip } from '../../files/archive-limits.js';
 import { fromLatin1, latin1, resolveShellPath } from '../bash-fs.js';
 
 /** Suffixes gunzip knows (GNU's), with what each becomes. */
-const SUFFIXES = [['.gz', ''], ['.tgz', '.tar'], ['.taz', '.tar'], ['-gz', ''], ['.z', ''], ['-z', ''], ['_z', ''], ['.Z', '']];
+const SUFFIXES = [
+  ['.gz', ''],
+  ['.tgz', '.tar'],
+  ['.taz', '.tar'],
+  ['-gz', ''],
+  ['.z', ''],
+  ['-z', ''],
+  ['_z', ''],
+  ['.Z', ''],
+];
 
 /**
  * GNU gzip's options as far as expanding is concerned; null when the call is not one this
@@ -17,9 +26,40 @@ const SUFFIXES = [['.gz', ''], ['.tgz', '.tar'], ['.taz', '.tar'], ['-gz', ''], 
  * @param {string} name gzip, gunzip or zcat @param {string[]} args
  */
 export function parseGunzipArgs(name, args) {
-  const o = { decompress: name !== 'gzip', stdout: name === 'zcat', keep: false, force: false, quiet: false, verbose: false, test: false, recursive: false, suffix: /** @type {string | null} */ (null), files: /** @type {string[]} */ ([]) };
-  const LONG = /** @type {Record<string, keyof typeof o>} */ ({ decompress: 'decompress', uncompress: 'decompress', stdout: 'stdout', 'to-stdout': 'stdout', keep: 'keep', force: 'force', quiet: 'quiet', verbose: 'verbose', test: 'test', recursive: 'recursive' });
-  const SHORT = /** @type {Record<string, keyof typeof o>} */ ({ d: 'decompress', c: 'stdout', k: 'keep', f: 'force', q: 'quiet', v: 'verbose', t: 'test', r: 'recursive' });
+  const o = {
+    decompress: name !== 'gzip',
+    stdout: name === 'zcat',
+    keep: false,
+    force: false,
+    quiet: false,
+    verbose: false,
+    test: false,
+    recursive: false,
+    suffix: /** @type {string | null} */ (null),
+    files: /** @type {string[]} */ ([]),
+  };
+  const LONG = /** @type {Record<string, keyof typeof o>} */ ({
+    decompress: 'decompress',
+    uncompress: 'decompress',
+    stdout: 'stdout',
+    'to-stdout': 'stdout',
+    keep: 'keep',
+    force: 'force',
+    quiet: 'quiet',
+    verbose: 'verbose',
+    test: 'test',
+    recursive: 'recursive',
+  });
+  const SHORT = /** @type {Record<string, keyof typeof o>} */ ({
+    d: 'decompress',
+    c: 'stdout',
+    k: 'keep',
+    f: 'force',
+    q: 'quiet',
+    v: 'verbose',
+    t: 'test',
+    r: 'recursive',
+  });
   let options = true;
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
@@ -118,7 +158,11 @@ async function expandOne(ctx, o, operand) {
   await ctx.fs.writeFile(targetPath, data);
   if (!o.keep) await ctx.fs.rm(path);
   const saved = data.length ? ((1 - bytes.length / data.length) * 100).toFixed(1) : '0.0';
-  return { out: '', err: o.verbose ? `${name}:\t${saved.padStart(5)}% -- ${o.keep ? 'created' : 'replaced with'} ${target.split('/').pop()}\n` : '', status: 0 };
+  return {
+    out: '',
+    err: o.verbose ? `${name}:\t${saved.padStart(5)}% -- ${o.keep ? 'created' : 'replaced with'} ${target.split('/').pop()}\n` : '',
+    status: 0,
+  };
 }
 
 /**

@@ -12,7 +12,17 @@ import { collationOf } from './collate.js';
 
 /** Flags just-bash's ls takes (and their long names). */
 const FLAGS = 'aAdFhlrRSt1';
-const LONG = /** @type {Record<string, string>} */ ({ all: 'a', 'almost-all': 'A', directory: 'd', classify: 'F', 'human-readable': 'h', reverse: 'r', recursive: 'R', 'file-type': 'F', 'indicator-style=slash': 'F' });
+const LONG = /** @type {Record<string, string>} */ ({
+  all: 'a',
+  'almost-all': 'A',
+  directory: 'd',
+  classify: 'F',
+  'human-readable': 'h',
+  reverse: 'r',
+  recursive: 'R',
+  'file-type': 'F',
+  'indicator-style=slash': 'F',
+});
 
 /** @param {string[]} args @returns {{flags: Set<string>, operands: string[]} | null} null: leave the line to just-bash */
 export function parseLsArgs(args) {
@@ -71,12 +81,18 @@ function resort(out, flags, compare) {
  * @param {string} out one listing of just-bash's @param {Set<string>} flags
  */
 function orderSections(out, flags) {
-  const sections = out.replace(/\n$/, '').split('\n\n').map((text) => {
-    const lines = text.split('\n');
-    const header = /:$/.test(lines[0]) ? lines[0].slice(0, -1) : null;
-    const names = lines.slice(1).filter((l) => !/^total \d/.test(l)).map((l) => nameOf(l, flags));
-    return { text, header, names, body: lines.slice(1) };
-  });
+  const sections = out
+    .replace(/\n$/, '')
+    .split('\n\n')
+    .map((text) => {
+      const lines = text.split('\n');
+      const header = /:$/.test(lines[0]) ? lines[0].slice(0, -1) : null;
+      const names = lines
+        .slice(1)
+        .filter((l) => !/^total \d/.test(l))
+        .map((l) => nameOf(l, flags));
+      return { text, header, names, body: lines.slice(1) };
+    });
   /** @type {Map<string, typeof sections[number]>} */
   const byHeader = new Map();
   for (const s of sections) if (s.header !== null) byHeader.set(s.header, s);
@@ -164,4 +180,3 @@ export function lsCommand() {
     return { stdout: groups.join('\n'), stderr, exitCode };
   });
 }
-

@@ -140,7 +140,13 @@ function humanValue(s) {
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
 
 /** @param {string} s */
-const monthValue = (s) => MONTHS.indexOf(s.replace(/^[ \t]+/, '').slice(0, 3).toUpperCase()) + 1;
+const monthValue = (s) =>
+  MONTHS.indexOf(
+    s
+      .replace(/^[ \t]+/, '')
+      .slice(0, 3)
+      .toUpperCase(),
+  ) + 1;
 
 /** dpkg's order of a character in a version's non-digit part. @param {string} s @param {number} i */
 function order(s, i) {
@@ -209,7 +215,8 @@ function hash(s, salt) {
  * The comparison of lines under the options: each key, then (unless -s or -u) the whole lines,
  * as coreutils' compare(). Each line is prepared once (its keys cut, decoded, parsed), so the
  * sort compares values, not text to cut again.
- * @param {{keys: Key[], global: KeyOptions, tab: string | null, stable: boolean, unique: boolean, collate: (a: string, b: string) => number, byteOrder: boolean}} o
+ * @param {{keys: Key[], global: KeyOptions, tab: string | null, stable: boolean, unique: boolean, collate: (a: string, b: string) =>
+ *   number, byteOrder: boolean}} o
  * @returns {{prepare: (line: string) => Prepared, compare: (a: Prepared, b: Prepared) => number}}
  */
 function comparator(o) {
@@ -291,9 +298,44 @@ export function parseSortArgs(args) {
   const global = {};
   /** @type {Key[]} */
   const keys = [];
-  const o = { global, keys, tab: /** @type {string | null} */ (null), check: /** @type {'' | 'diagnose' | 'quiet'} */ (''), merge: false, output: /** @type {string | null} */ (null), stable: false, unique: false, zero: false, files: /** @type {string[]} */ ([]), error: '' };
-  const LONG_FLAGS = /** @type {Record<string, string>} */ ({ 'ignore-leading-blanks': 'b', 'dictionary-order': 'd', 'ignore-case': 'f', 'general-numeric-sort': 'g', 'human-numeric-sort': 'h', 'ignore-nonprinting': 'i', 'month-sort': 'M', 'numeric-sort': 'n', 'random-sort': 'R', reverse: 'r', 'version-sort': 'V', merge: 'm', stable: 's', unique: 'u', 'zero-terminated': 'z' });
-  const SORT_WORDS = /** @type {Record<string, string>} */ ({ 'general-numeric': 'g', 'human-numeric': 'h', month: 'M', numeric: 'n', random: 'R', version: 'V' });
+  const o = {
+    global,
+    keys,
+    tab: /** @type {string | null} */ (null),
+    check: /** @type {'' | 'diagnose' | 'quiet'} */ (''),
+    merge: false,
+    output: /** @type {string | null} */ (null),
+    stable: false,
+    unique: false,
+    zero: false,
+    files: /** @type {string[]} */ ([]),
+    error: '',
+  };
+  const LONG_FLAGS = /** @type {Record<string, string>} */ ({
+    'ignore-leading-blanks': 'b',
+    'dictionary-order': 'd',
+    'ignore-case': 'f',
+    'general-numeric-sort': 'g',
+    'human-numeric-sort': 'h',
+    'ignore-nonprinting': 'i',
+    'month-sort': 'M',
+    'numeric-sort': 'n',
+    'random-sort': 'R',
+    reverse: 'r',
+    'version-sort': 'V',
+    merge: 'm',
+    stable: 's',
+    unique: 'u',
+    'zero-terminated': 'z',
+  });
+  const SORT_WORDS = /** @type {Record<string, string>} */ ({
+    'general-numeric': 'g',
+    'human-numeric': 'h',
+    month: 'M',
+    numeric: 'n',
+    random: 'R',
+    version: 'V',
+  });
   /** @param {string} c */
   const flag = (c) => {
     if (ORDERING.includes(c) || c === 'r') /** @type {Record<string, boolean>} */ (/** @type {unknown} */ (global))[c] = true;
@@ -384,7 +426,15 @@ export function sortCommand() {
       inputs.push(lines);
     }
     const { byteOrder, compare: collate } = collationOf(ctx.env);
-    const { prepare, compare } = comparator({ keys: o.keys, global: o.global, tab: o.tab, stable: o.stable, unique: o.unique, collate, byteOrder });
+    const { prepare, compare } = comparator({
+      keys: o.keys,
+      global: o.global,
+      tab: o.tab,
+      stable: o.stable,
+      unique: o.unique,
+      collate,
+      byteOrder,
+    });
     if (o.check) {
       const lines = (inputs[0] ?? []).map(prepare);
       for (let i = 1; i < lines.length; i++) {
@@ -399,14 +449,19 @@ export function sortCommand() {
     /** @type {Prepared[]} */
     let records;
     if (o.merge) {
-      records = inputs.map((lines) => lines.map(prepare)).reduce((merged, next) => {
-        /** @type {Prepared[]} */
-        const out = [];
-        let i = 0;
-        let j = 0;
-        while (i < merged.length && j < next.length) out.push(compare(merged[i], next[j]) <= 0 ? merged[i++] : next[j++]);
-        return out.concat(merged.slice(i), next.slice(j));
-      }, /** @type {Prepared[]} */ ([]));
+      records = inputs
+        .map((lines) => lines.map(prepare))
+        .reduce(
+          (merged, next) => {
+            /** @type {Prepared[]} */
+            const out = [];
+            let i = 0;
+            let j = 0;
+            while (i < merged.length && j < next.length) out.push(compare(merged[i], next[j]) <= 0 ? merged[i++] : next[j++]);
+            return out.concat(merged.slice(i), next.slice(j));
+          },
+          /** @type {Prepared[]} */ ([]),
+        );
     } else if (!o.keys.length && (byteOrder || !inputs.some((lines) => lines.some((l) => /[\x80-\xff]/.test(l))))) {
       // Whole lines that are their own text (bytes in C, ASCII otherwise): sorted as they are.
       const text = byteOrder ? (/** @type {string} */ a, /** @type {string} */ b) => (a < b ? -1 : a > b ? 1 : 0) : collate;

@@ -19,7 +19,10 @@ const fail = (message, exitCode = 2) => ({ stdout: '', stderr: `tar: ${message}\
  * @param {string[]} args
  */
 export function parseTarArgs(args) {
-  /** @type {{mode: 'c' | 'x' | 't' | null, gzip: boolean, verbose: boolean, file: string | null, dir: string | null, paths: string[], error?: string}} */
+  /**
+   * @type {{mode: 'c' | 'x' | 't' | null, gzip: boolean, verbose: boolean, file: string | null, dir: string | null, paths: string[],
+   *   error?: string}}
+   */
   const o = { mode: null, gzip: false, verbose: false, file: null, dir: null, paths: [] };
   const list = [...args];
   if (list[0] && /^[cxtzvfC]+$/.test(list[0]) && !list[0].startsWith('-')) list[0] = `-${list[0]}`;
@@ -72,7 +75,7 @@ async function collect(ctx, base, name, out) {
   const stat = await ctx.fs.stat(path);
   if (stat.isDirectory) {
     if (clean !== '.') out.push({ header: { name: `${clean}/`, size: 0, type: 'directory', mode: 0o755, mtime: stat.mtime } });
-    for (const entry of (await ctx.fs.readdir(path))) await collect(ctx, base, clean === '.' ? entry : `${clean}/${entry}`, out);
+    for (const entry of await ctx.fs.readdir(path)) await collect(ctx, base, clean === '.' ? entry : `${clean}/${entry}`, out);
     return;
   }
   const body = await ctx.fs.readFileBuffer(path);
@@ -110,9 +113,14 @@ export function tarCommand() {
       // -v lists the names: on stderr when the archive itself goes to stdout.
       const listing = o.verbose ? entries.map((e) => `${e.header.name}\n`).join('') : '';
       const failed = stderr.includes('Cannot stat') ? 2 : 0;
-      if (toStdout) return { stdout: latin1(archive), stdoutKind: 'bytes', stdoutEncoding: 'binary', stderr: stderr + listing, exitCode: failed };
+      if (toStdout)
+        return { stdout: latin1(archive), stdoutKind: 'bytes', stdoutEncoding: 'binary', stderr: stderr + listing, exitCode: failed };
       await ctx.fs.writeFile(resolveShellPath(ctx.cwd, /** @type {string} */ (o.file)), archive);
-      return { stdout: listing, stderr: stderr + (failed ? 'tar: Exiting with failure status due to previous errors\n' : ''), exitCode: failed };
+      return {
+        stdout: listing,
+        stderr: stderr + (failed ? 'tar: Exiting with failure status due to previous errors\n' : ''),
+        exitCode: failed,
+      };
     }
     /** @type {Uint8Array} */
     let bytes;
@@ -149,10 +157,15 @@ export function tarCommand() {
         return fail(err.message);
       }
     }
-    const wanted = (/** @type {string} */ name) => !o.paths.length || o.paths.some((p) => name === p || name === `${p}/` || name.startsWith(`${p.replace(/\/+$/, '')}/`));
+    const wanted = (/** @type {string} */ name) =>
+      !o.paths.length || o.paths.some((p) => name === p || name === `${p}/` || name.startsWith(`${p.replace(/\/+$/, '')}/`));
     const chosen = entries.filter((e) => wanted(e.header.name));
     if (o.mode === 't') {
-      const line = (/** @type {import('modern-tar').TarHeader} */ h) => (o.verbose ? `${h.type === 'directory' ? 'd' : '-'}rw-r--r-- user/user ${String(h.size).padStart(8)} ${(h.mtime ?? new Date(0)).toISOString().slice(0, 16).replace('T', ' ')} ${h.name}\n` : `${h.name}\n`);
+      const line = (/** @type {import('modern-tar').TarHeader} */ h) =>
+        o.verbose
+          ? `${h.type === 'directory' ? 'd' : '-'}rw-r--r-- user/user ${String(h.size).padStart(8)} ` +
+            `${(h.mtime ?? new Date(0)).toISOString().slice(0, 16).replace('T', ' ')} ${h.name}\n`
+          : `${h.name}\n`;
       return { stdout: chosen.map((e) => line(e.header)).join(''), stderr: '', exitCode: 0 };
     }
     let stdout = '';

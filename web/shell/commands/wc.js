@@ -26,15 +26,26 @@ export function markStdinFiles(node) {
   if (!node || typeof node !== 'object') return;
   const n = /** @type {Record<string, any>} */ (node); // any: just-bash's AST nodes, read by shape
   for (const key of Object.keys(n)) if (n[key] && typeof n[key] === 'object') markStdinFiles(n[key]);
-  if (n.type !== 'SimpleCommand' || n.name?.parts?.length !== 1 || n.name.parts[0].type !== 'Literal' || n.name.parts[0].value !== 'wc') return;
+  if (n.type !== 'SimpleCommand' || n.name?.parts?.length !== 1 || n.name.parts[0].type !== 'Literal' || n.name.parts[0].value !== 'wc')
+    return;
   const from = (n.redirections ?? []).filter((/** @type {any} */ r) => r.operator === '<' && (r.fd === null || r.fd === 0)).pop();
-  if (from) n.assignments = [...(n.assignments ?? []), { type: 'Assignment', name: STDIN_FILE, value: structuredClone(from.target), append: false, array: null }];
+  if (from)
+    n.assignments = [
+      ...(n.assignments ?? []),
+      { type: 'Assignment', name: STDIN_FILE, value: structuredClone(from.target), append: false, array: null },
+    ];
 }
 
 /** @param {string[]} args */
 export function parseWcArgs(args) {
   const o = { l: false, w: false, m: false, c: false, L: false, total: 'auto', files: /** @type {string[]} */ ([]) };
-  const LONG = /** @type {Record<string, 'l' | 'w' | 'm' | 'c' | 'L'>} */ ({ lines: 'l', words: 'w', chars: 'm', bytes: 'c', 'max-line-length': 'L' });
+  const LONG = /** @type {Record<string, 'l' | 'w' | 'm' | 'c' | 'L'>} */ ({
+    lines: 'l',
+    words: 'w',
+    chars: 'm',
+    bytes: 'c',
+    'max-line-length': 'L',
+  });
   let options = true;
   for (const a of args) {
     if (!options || a === '-' || !a.startsWith('-')) o.files.push(a);
@@ -74,16 +85,18 @@ function count(bytes, utf8, need = { m: true, L: true }) {
       words++;
     }
   }
-  const text = utf8 && (need.m || need.L) && /[\x80-\xff]/.test(bytes) ? decoder.decode(Uint8Array.from(bytes, (ch) => ch.charCodeAt(0))) : bytes;
+  const text =
+    utf8 && (need.m || need.L) && /[\x80-\xff]/.test(bytes) ? decoder.decode(Uint8Array.from(bytes, (ch) => ch.charCodeAt(0))) : bytes;
   let max = 0;
   let pos = 0;
-  if (need.L) for (const ch of text) {
-    if (ch === '\n' || ch === '\r' || ch === '\f') {
-      max = Math.max(max, pos);
-      pos = 0;
-    } else if (ch === '\t') pos += 8 - (pos % 8);
-    else if (ch >= ' ' && ch !== '\x7f') pos++;
-  }
+  if (need.L)
+    for (const ch of text) {
+      if (ch === '\n' || ch === '\r' || ch === '\f') {
+        max = Math.max(max, pos);
+        pos = 0;
+      } else if (ch === '\t') pos += 8 - (pos % 8);
+      else if (ch >= ' ' && ch !== '\x7f') pos++;
+    }
   max = Math.max(max, pos);
   return { l: lines, w: words, m: utf8 && need.m && text !== bytes ? [...text].length : bytes.length, c: bytes.length, L: max };
 }
@@ -104,7 +117,13 @@ export function wcCommand() {
       if (name === null || name === '-') {
         const from = ctx.env.get(STDIN_FILE);
         const stat = from ? await ctx.fs.stat(resolveShellPath(ctx.cwd, from)).catch(() => null) : null;
-        inputs.push({ name, counts: count(/** @type {string} */ (/** @type {unknown} */ (ctx.stdin ?? '')), utf8, o), regular: !!stat?.isFile, size: stat?.isFile ? stat.size : 0, failed: false });
+        inputs.push({
+          name,
+          counts: count(/** @type {string} */ (/** @type {unknown} */ (ctx.stdin ?? '')), utf8, o),
+          regular: !!stat?.isFile,
+          size: stat?.isFile ? stat.size : 0,
+          failed: false,
+        });
         continue;
       }
       const path = resolveShellPath(ctx.cwd, name);
@@ -119,7 +138,13 @@ export function wcCommand() {
         inputs.push({ name, counts: { l: 0, w: 0, m: 0, c: 0, L: 0 }, regular: false, size: 0, failed: false });
         continue;
       }
-      inputs.push({ name, counts: count(latin1(await ctx.fs.readFileBuffer(path)), utf8, o), regular: stat.isFile, size: stat.size, failed: false });
+      inputs.push({
+        name,
+        counts: count(latin1(await ctx.fs.readFileBuffer(path)), utf8, o),
+        regular: stat.isFile,
+        size: stat.size,
+        failed: false,
+      });
     }
     // coreutils' compute_number_width: one count of one input needs no padding.
     let width = 1;
@@ -133,7 +158,8 @@ export function wcCommand() {
       }
       width = Math.max(String(total).length, minimum);
     }
-    const row = (/** @type {Record<string, number>} */ counts, /** @type {string | null} */ name) => `${fields.map((f) => String(counts[f]).padStart(width)).join(' ')}${name === null ? '' : ` ${name}`}\n`;
+    const row = (/** @type {Record<string, number>} */ counts, /** @type {string | null} */ name) =>
+      `${fields.map((f) => String(counts[f]).padStart(width)).join(' ')}${name === null ? '' : ` ${name}`}\n`;
     let stdout = '';
     /** @type {Record<string, number>} */
     const totals = { l: 0, w: 0, m: 0, c: 0, L: 0 };
@@ -143,7 +169,8 @@ export function wcCommand() {
       totals.L = Math.max(totals.L, input.counts.L);
       if (o.total !== 'only') stdout += row(input.counts, input.name);
     }
-    if (o.total === 'always' || o.total === 'only' || (o.total === 'auto' && operands.length > 1)) stdout += o.total === 'only' ? row(totals, null) : row(totals, 'total');
+    if (o.total === 'always' || o.total === 'only' || (o.total === 'auto' && operands.length > 1))
+      stdout += o.total === 'only' ? row(totals, null) : row(totals, 'total');
     return { stdout, stderr, exitCode: stderr ? 1 : 0 };
   });
 }

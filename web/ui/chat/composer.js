@@ -9,20 +9,49 @@ import { ImageAttachments } from '../image-attach.js';
  *   onDraft: the draft or its images changed (the meter's estimate follows)
  */
 export function Composer({ controller, needsSetup, onDraft }) {
-  const input = h('textarea', { class: 'composer-input', 'aria-label': 'Message', placeholder: needsSetup ? 'Choose a provider above to start' : 'Message Clawser…', title: 'Enter sends, Shift+Enter starts a new line', rows: 2, disabled: needsSetup });
+  const input = h('textarea', {
+    class: 'composer-input',
+    'aria-label': 'Message',
+    placeholder: needsSetup ? 'Choose a provider above to start' : 'Message Clawser…',
+    title: 'Enter sends, Shift+Enter starts a new line',
+    rows: 2,
+    disabled: needsSetup,
+  });
   const send = h('button', { type: 'submit', class: 'send-btn', disabled: needsSetup }, 'Send');
-  const stop = h('button', { type: 'button', class: 'stop-btn danger', hidden: true, title: 'Stop the reply (Esc)', 'aria-keyshortcuts': 'Escape' }, 'Stop');
+  const stop = h(
+    'button',
+    { type: 'button', class: 'stop-btn danger', hidden: true, title: 'Stop the reply (Esc)', 'aria-keyshortcuts': 'Escape' },
+    'Stop',
+  );
   const form = h('form', { class: 'composer', 'aria-label': 'Send a message' });
-  const images = ImageAttachments({ limits: () => controller.imageLimits(), dropTarget: form, pasteTarget: input, onChange: () => onDraft() });
+  const images = ImageAttachments({
+    limits: () => controller.imageLimits(),
+    dropTarget: form,
+    pasteTarget: input,
+    onChange: () => onDraft(),
+  });
   // Texts attached to the next message (MCP resources), each removable.
   const texts = h('ul', { class: 'attachments text-attachments', 'aria-label': 'Attached resources', hidden: true });
   /** How many texts wait to go with the next message. */
   let textCount = 0;
   // "@" at the start of a message completes to the named agents (arrows, Enter or Tab, Esc).
-  const mentionList = h('ul', { id: 'mention-list', role: 'listbox', class: 'mention-list', 'aria-label': 'Agents to address', hidden: true });
+  const mentionList = h('ul', {
+    id: 'mention-list',
+    role: 'listbox',
+    class: 'mention-list',
+    'aria-label': 'Agents to address',
+    hidden: true,
+  });
   input.setAttribute('aria-autocomplete', 'list');
   input.setAttribute('aria-controls', 'mention-list');
-  form.append(mentionList, images.tray, texts, input, images.note, h('div', { class: 'composer-actions' }, images.button, images.input, stop, send));
+  form.append(
+    mentionList,
+    images.tray,
+    texts,
+    input,
+    images.note,
+    h('div', { class: 'composer-actions' }, images.button, images.input, stop, send),
+  );
   images.button.toggleAttribute('disabled', needsSetup);
   input.addEventListener('input', onDraft);
 
@@ -44,10 +73,27 @@ export function Composer({ controller, needsSetup, onDraft }) {
   let mentionActive = 0;
   const drawMentions = () => {
     mentionList.hidden = !mentionOptions.length;
-    clear(mentionList).append(...mentionOptions.map((a, i) => h('li', {
-      id: `mention-${a.name}`, role: 'option', 'aria-selected': String(i === mentionActive), class: i === mentionActive ? 'active' : '',
-      on: { mousedown: (/** @type {MouseEvent} */ ev) => { ev.preventDefault(); acceptMention(i); } },
-    }, h('strong', null, `@${a.name}`), a.description ? h('span', { class: 'small muted' }, ` — ${a.description.slice(0, 80)}`) : '')));
+    clear(mentionList).append(
+      ...mentionOptions.map((a, i) =>
+        h(
+          'li',
+          {
+            id: `mention-${a.name}`,
+            role: 'option',
+            'aria-selected': String(i === mentionActive),
+            class: i === mentionActive ? 'active' : '',
+            on: {
+              mousedown: (/** @type {MouseEvent} */ ev) => {
+                ev.preventDefault();
+                acceptMention(i);
+              },
+            },
+          },
+          h('strong', null, `@${a.name}`),
+          a.description ? h('span', { class: 'small muted' }, ` — ${a.description.slice(0, 80)}`) : '',
+        ),
+      ),
+    );
     if (mentionOptions.length) input.setAttribute('aria-activedescendant', `mention-${mentionOptions[mentionActive].name}`);
     else input.removeAttribute('aria-activedescendant');
   };
@@ -64,18 +110,27 @@ export function Composer({ controller, needsSetup, onDraft }) {
   input.addEventListener('input', () => {
     const text = input.value;
     if (!text.startsWith('@') || /\s/.test(text)) {
-      if (mentionOptions.length) { mentionOptions = []; drawMentions(); }
+      if (mentionOptions.length) {
+        mentionOptions = [];
+        drawMentions();
+      }
       return;
     }
     const asked = ++mentionAsked;
-    controller.mentionCompletions(text).then((found) => {
-      if (asked !== mentionAsked) return;
-      mentionOptions = found;
-      mentionActive = 0;
-      drawMentions();
-    }, () => {});
+    controller.mentionCompletions(text).then(
+      (found) => {
+        if (asked !== mentionAsked) return;
+        mentionOptions = found;
+        mentionActive = 0;
+        drawMentions();
+      },
+      () => {},
+    );
   });
-  input.addEventListener('blur', () => { mentionOptions = []; drawMentions(); });
+  input.addEventListener('blur', () => {
+    mentionOptions = [];
+    drawMentions();
+  });
   input.addEventListener('keydown', (e) => {
     if (mentionOptions.length) {
       if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
@@ -115,7 +170,25 @@ export function Composer({ controller, needsSetup, onDraft }) {
     /** The texts waiting to go with the next message, each with its remove button. @param {{label: string}[]} items */
     showTexts(items) {
       textCount = items.length;
-      texts.replaceChildren(...items.map((a, i) => h('li', { class: 'small' }, `📎 ${a.label} `, h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Remove the attachment ${a.label}`, on: { click: () => controller.detach(i) } }, '×'))));
+      texts.replaceChildren(
+        ...items.map((a, i) =>
+          h(
+            'li',
+            { class: 'small' },
+            `📎 ${a.label} `,
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'icon-btn',
+                'aria-label': `Remove the attachment ${a.label}`,
+                on: { click: () => controller.detach(i) },
+              },
+              '×',
+            ),
+          ),
+        ),
+      );
       texts.hidden = items.length === 0;
     },
     destroy: () => images.destroy(),

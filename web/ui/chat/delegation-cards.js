@@ -21,17 +21,49 @@ export function DelegationCards({ board, controller, list }) {
       let el = /** @type {HTMLElement | null} */ (host.querySelector('.delegation-live'));
       if (!el) {
         // Built once and updated in place: a button replaced under the pointer would lose the click.
-        el = h('div', { class: 'delegation-live row', role: 'group', 'aria-label': `Sub-agent @${d.agent}`, 'data-delegation': d.id },
+        el = h(
+          'div',
+          { class: 'delegation-live row', role: 'group', 'aria-label': `Sub-agent @${d.agent}`, 'data-delegation': d.id },
           h('span', { class: 'small delegation-text' }),
-          h('button', { type: 'button', class: 'secondary small-btn delegation-open', hidden: true, 'aria-label': `Open the conversation of @${d.agent}`, on: { click: () => { const id = board.get(d.id)?.conversationId; if (id) controller.select(id); } } }, 'Open'),
-          h('button', { type: 'button', class: 'secondary small-btn danger delegation-cancel', 'aria-label': `Cancel sub-agent @${d.agent}`, on: { click: () => controller.cancelDelegation(d.id) } }, 'Cancel'));
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'secondary small-btn delegation-open',
+              hidden: true,
+              'aria-label': `Open the conversation of @${d.agent}`,
+              on: {
+                click: () => {
+                  const id = board.get(d.id)?.conversationId;
+                  if (id) controller.select(id);
+                },
+              },
+            },
+            'Open',
+          ),
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'secondary small-btn danger delegation-cancel',
+              'aria-label': `Cancel sub-agent @${d.agent}`,
+              on: { click: () => controller.cancelDelegation(d.id) },
+            },
+            'Cancel',
+          ),
+        );
         host.append(el);
       }
       const label = { waiting: 'waiting', running: 'running', done: 'done', failed: 'failed', cancelled: 'cancelled' }[d.status];
       const text = /** @type {HTMLElement} */ (el.querySelector('.delegation-text'));
-      clear(text).append(h('strong', null, `@${d.agent}`), ` — ${label} · ${d.step} · ${d.steps} tool call${d.steps === 1 ? '' : 's'}${d.costCents ? ` · ${d.costCents.toFixed(2)}¢` : ''}`);
+      clear(text).append(
+        h('strong', null, `@${d.agent}`),
+        ` — ${label} · ${d.step} · ${d.steps} tool call${d.steps === 1 ? '' : 's'}${d.costCents ? ` · ${d.costCents.toFixed(2)}¢` : ''}`,
+      );
       /** @type {HTMLButtonElement} */ (el.querySelector('.delegation-open')).hidden = !d.conversationId;
-      /** @type {HTMLButtonElement} */ (el.querySelector('.delegation-cancel')).hidden = !(d.status === 'waiting' || d.status === 'running');
+      /** @type {HTMLButtonElement} */ (el.querySelector('.delegation-cancel')).hidden = !(
+        d.status === 'waiting' || d.status === 'running'
+      );
     }
   };
   return { draw };

@@ -1,3 +1,6 @@
+// Why this file is long: how every event type of the conversation looks (messages, tool calls and
+//  results, failures, approvals, notices); each renderer is short, and one file keeps the list of
+//  event looks complete next to each other.
 /** @import { ClawserEvent, EventOf } from '../../agent/types.d.ts' */
 /** @import { ImageRef } from '../../providers/types.d.ts' */
 /** @import { ChatState, ChatViewController } from '../types.d.ts' */
@@ -42,7 +45,11 @@ function enhanceCodeBlocks(container, { highlight, onSave }) {
     if (pre.parentElement?.classList.contains('code-block')) continue;
     const code = pre.querySelector('code');
     const lang = code?.className.match(/language-([\w+#-]+)/)?.[1];
-    const buttons = h('span', { class: 'row code-actions' }, copyButton('Copy', 'Copy code', () => pre.textContent ?? ''));
+    const buttons = h(
+      'span',
+      { class: 'row code-actions' },
+      copyButton('Copy', 'Copy code', () => pre.textContent ?? ''),
+    );
     if (onSave) {
       const save = h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Save code to the workspace' }, 'Save');
       save.addEventListener('click', async () => {
@@ -55,11 +62,18 @@ function enhanceCodeBlocks(container, { highlight, onSave }) {
       });
       buttons.append(save);
     }
-    const wrapper = h('div', { class: 'code-block' }, h('div', { class: 'code-bar' }, h('span', { class: 'small muted' }, lang ?? 'code'), buttons));
+    const wrapper = h(
+      'div',
+      { class: 'code-block' },
+      h('div', { class: 'code-bar' }, h('span', { class: 'small muted' }, lang ?? 'code'), buttons),
+    );
     pre.replaceWith(wrapper);
     wrapper.append(pre);
     // Plain text stays when the bundle cannot load.
-    if (highlight && code) editorModule().then((m) => m.highlightElement(code, m.extensionForFence(lang))).catch(() => {});
+    if (highlight && code)
+      editorModule()
+        .then((m) => m.highlightElement(code, m.extensionForFence(lang)))
+        .catch(() => {});
   }
 }
 
@@ -82,7 +96,13 @@ function formatDuration(ms) {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
-const OUTCOME_WORDS = /** @type {Record<string, string>} */ ({ ok: 'answered', failed: 'failed', cut: 'failed after starting', skipped: 'skipped', aborted: 'stopped' });
+const OUTCOME_WORDS = /** @type {Record<string, string>} */ ({
+  ok: 'answered',
+  failed: 'failed',
+  cut: 'failed after starting',
+  skipped: 'skipped',
+  aborted: 'stopped',
+});
 
 /** The tries of one model call, folded: which provider answered, and what the others did. @param {EventOf<'provider_attempt'>[]} run */
 function attemptsNotice(run) {
@@ -90,22 +110,48 @@ function attemptsNotice(run) {
   const failures = run.filter((a) => a.data.outcome === 'failed' || a.data.outcome === 'cut').length;
   const who = (/** @type {EventOf<'provider_attempt'>} */ a) => `${a.data.provider} (${a.data.model})`;
   const summary = answered
-    ? `Answered by ${who(answered)}${failures ? ` after ${failures} failed ${failures === 1 ? 'try' : 'tries'}` : ''}${run.some((a) => a.data.outcome === 'skipped') ? ', skipping a provider' : ''}`
+    ? `Answered by ${who(answered)}${failures ? ` after ${failures} failed ${failures === 1 ? 'try' : 'tries'}` : ''}` +
+      `${run.some((a) => a.data.outcome === 'skipped') ? ', skipping a provider' : ''}`
     : `No provider answered (${run.length} ${run.length === 1 ? 'try' : 'tries'})`;
-  return h('li', { class: 'notice small muted attempts' },
-    h('details', null,
+  return h(
+    'li',
+    { class: 'notice small muted attempts' },
+    h(
+      'details',
+      null,
       h('summary', null, summary),
-      h('ol', null, ...run.map((a) => h('li', null,
-        `${who(a)}: ${OUTCOME_WORDS[String(a.data.outcome)] ?? String(a.data.outcome)}`,
-        a.data.outcome !== 'skipped' ? ` after ${formatDuration(Number(a.data.latencyMs ?? 0))}` : '',
-        a.data.message ? ` — ${String(a.data.message)}` : '',
-        a.data.retryInMs ? ` Retried after ${formatDuration(Number(a.data.retryInMs))}.` : '')))));
+      h(
+        'ol',
+        null,
+        ...run.map((a) =>
+          h(
+            'li',
+            null,
+            `${who(a)}: ${OUTCOME_WORDS[String(a.data.outcome)] ?? String(a.data.outcome)}`,
+            a.data.outcome !== 'skipped' ? ` after ${formatDuration(Number(a.data.latencyMs ?? 0))}` : '',
+            a.data.message ? ` — ${String(a.data.message)}` : '',
+            a.data.retryInMs ? ` Retried after ${formatDuration(Number(a.data.retryInMs))}.` : '',
+          ),
+        ),
+      ),
+    ),
+  );
 }
 
 /** @param {'user' | 'assistant' | 'error'} kind @param {string} who @param {number | null} ts */
 export function bubble(kind, who, ts) {
   const body = h('div', { class: 'msg-body' });
-  const li = h('li', { class: `msg ${kind}` }, h('div', { class: 'msg-meta small muted' }, h('span', { class: 'who' }, who), ts ? h('time', { dateTime: new Date(ts).toISOString() }, formatTime(ts)) : null), body);
+  const li = h(
+    'li',
+    { class: `msg ${kind}` },
+    h(
+      'div',
+      { class: 'msg-meta small muted' },
+      h('span', { class: 'who' }, who),
+      ts ? h('time', { dateTime: new Date(ts).toISOString() }, formatTime(ts)) : null,
+    ),
+    body,
+  );
   return { li, body };
 }
 
@@ -136,17 +182,27 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
   const showThumb = (ref, img) => {
     let url = thumbs.get(ref.path);
     if (!url) thumbs.set(ref.path, (url = controller.imageUrl(ref)));
-    url.then((u) => { img.src = u; }, () => { img.alt = `${img.alt} (missing)`; });
+    url.then(
+      (u) => {
+        img.src = u;
+      },
+      () => {
+        img.alt = `${img.alt} (missing)`;
+      },
+    );
   };
 
   /**
    * Copy a message as written (Markdown) or as the plain text on screen.
    * @param {string} markdown @param {HTMLElement} body
    */
-  const messageActions = (markdown, body) => h('div', { class: 'row msg-actions' },
-    copyButton('Copy', 'Copy message as Markdown', () => markdown),
-    copyButton('Copy text', 'Copy text of the message (plain text)', () => plainTextOf(body)),
-  );
+  const messageActions = (markdown, body) =>
+    h(
+      'div',
+      { class: 'row msg-actions' },
+      copyButton('Copy', 'Copy message as Markdown', () => markdown),
+      copyButton('Copy text', 'Copy text of the message (plain text)', () => plainTextOf(body)),
+    );
 
   /**
    * "Run again" on a code card: runs through the same gates, with a Stop of its own; the output is
@@ -184,36 +240,98 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
    * ‹ 2/3 ›: which version of a message or reply is shown, and the way to the others.
    * @param {string} eventId @param {{index: number, count: number}} v @param {string} what "message" or "reply"
    */
-  const versionSwitcher = (eventId, v, what) => h('span', { class: 'row versions', role: 'group', 'aria-label': `Versions of this ${what}` },
-    h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Previous version of this ${what}`, disabled: v.index === 0, on: { click: () => controller.switchVersion(eventId, -1) } }, '‹'),
-    h('span', { class: 'small', 'aria-live': 'polite' }, `${v.index + 1}/${v.count}`),
-    h('button', { type: 'button', class: 'icon-btn', 'aria-label': `Next version of this ${what}`, disabled: v.index === v.count - 1, on: { click: () => controller.switchVersion(eventId, 1) } }, '›'),
-  );
+  const versionSwitcher = (eventId, v, what) =>
+    h(
+      'span',
+      { class: 'row versions', role: 'group', 'aria-label': `Versions of this ${what}` },
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'icon-btn',
+          'aria-label': `Previous version of this ${what}`,
+          disabled: v.index === 0,
+          on: { click: () => controller.switchVersion(eventId, -1) },
+        },
+        '‹',
+      ),
+      h('span', { class: 'small', 'aria-live': 'polite' }, `${v.index + 1}/${v.count}`),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'icon-btn',
+          'aria-label': `Next version of this ${what}`,
+          disabled: v.index === v.count - 1,
+          on: { click: () => controller.switchVersion(eventId, 1) },
+        },
+        '›',
+      ),
+    );
 
   /** @param {EventOf<'user_message'>} e @param {{index: number, count: number} | undefined} versions @param {boolean} idle */
   const userMessage = (e, versions, idle) => {
     if (e.data.continues) {
-      return h('li', { class: 'notice small muted' }, 'You asked the model to continue its stopped reply.', versions ? versionSwitcher(e.id, versions, 'message') : '');
+      return h(
+        'li',
+        { class: 'notice small muted' },
+        'You asked the model to continue its stopped reply.',
+        versions ? versionSwitcher(e.id, versions, 'message') : '',
+      );
     }
     const { li, body } = bubble('user', 'You', e.timestamp);
     li.dataset.eventId = e.id;
     const refs = Array.isArray(e.data.images) ? e.data.images : [];
     if (refs.length) {
-      body.append(h('div', { class: 'msg-images' }, ...refs.map((/** @type {ImageRef} */ ref, /** @type {number} */ i) => {
-        const img = /** @type {HTMLImageElement} */ (h('img', { alt: `Image ${i + 1} you attached`, loading: 'lazy' }));
-        showThumb(ref, img);
-        return img;
-      })));
+      body.append(
+        h(
+          'div',
+          { class: 'msg-images' },
+          ...refs.map((/** @type {ImageRef} */ ref, /** @type {number} */ i) => {
+            const img = /** @type {HTMLImageElement} */ (h('img', { alt: `Image ${i + 1} you attached`, loading: 'lazy' }));
+            showThumb(ref, img);
+            return img;
+          }),
+        ),
+      );
     }
     if (e.data.text) body.append(h('p', { class: 'plain' }, String(e.data.text ?? '')));
     // What went with the message: an MCP prompt's text, attached resources (shown folded).
     const prompt = e.data.prompt;
-    if (prompt && typeof prompt.text === 'string') body.append(h('details', { class: 'msg-attachment' }, h('summary', null, `Prompt ${String(prompt.name ?? '')} of the MCP server “${String(prompt.server ?? '')}”`), h('pre', null, prompt.text)));
+    if (prompt && typeof prompt.text === 'string')
+      body.append(
+        h(
+          'details',
+          { class: 'msg-attachment' },
+          h('summary', null, `Prompt ${String(prompt.name ?? '')} of the MCP server “${String(prompt.server ?? '')}”`),
+          h('pre', null, prompt.text),
+        ),
+      );
     for (const a of Array.isArray(e.data.attachments) ? e.data.attachments : []) {
-      body.append(h('details', { class: 'msg-attachment' }, h('summary', null, `📎 ${String(a?.label ?? 'attachment')}`), h('pre', null, String(a?.text ?? ''))));
+      body.append(
+        h(
+          'details',
+          { class: 'msg-attachment' },
+          h('summary', null, `📎 ${String(a?.label ?? 'attachment')}`),
+          h('pre', null, String(a?.text ?? '')),
+        ),
+      );
     }
     const actions = messageActions(String(e.data.text ?? ''), body);
-    if (idle) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Edit this message', title: 'Edit and send again (the current version is kept)', on: { click: () => onEdit(e, li) } }, 'Edit'));
+    if (idle)
+      actions.append(
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'copy-btn',
+            'aria-label': 'Edit this message',
+            title: 'Edit and send again (the current version is kept)',
+            on: { click: () => onEdit(e, li) },
+          },
+          'Edit',
+        ),
+      );
     if (versions) actions.append(versionSwitcher(e.id, versions, 'message'));
     li.append(actions);
     return li;
@@ -223,17 +341,53 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
   const reply = (e, idle, continuable) => {
     if (!e.data.text && e.data.toolCalls?.length) return null; // only tool calls: their cards follow
     // A named agent's reply carries its name (and the model that wrote it).
-    const { li, body } = bubble('assistant', e.data.agent ? `@${String(e.data.agent)} · ${String(e.data.model ?? '')}` : String(e.data.model ?? 'Assistant'), e.timestamp);
+    const { li, body } = bubble(
+      'assistant',
+      e.data.agent ? `@${String(e.data.agent)} · ${String(e.data.model ?? '')}` : String(e.data.model ?? 'Assistant'),
+      e.timestamp,
+    );
     if (e.data.agent) li.dataset.agent = String(e.data.agent);
     li.dataset.eventId = e.id;
     setMarkdown(body, String(e.data.text ?? ''));
     const actions = messageActions(String(e.data.text ?? ''), body);
-    if (idle && controller.rules.regenerable(e)) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Regenerate this reply (the current one is kept as a version)', on: { click: () => controller.regenerate(e.id) } }, 'Regenerate'));
-    if (idle && continuable) actions.append(h('button', { type: 'button', class: 'copy-btn', 'aria-label': 'Continue this reply', title: 'Ask the model to go on from where you stopped it', on: { click: () => controller.continueReply() } }, 'Continue'));
+    if (idle && controller.rules.regenerable(e))
+      actions.append(
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'copy-btn',
+            'aria-label': 'Regenerate this reply (the current one is kept as a version)',
+            on: { click: () => controller.regenerate(e.id) },
+          },
+          'Regenerate',
+        ),
+      );
+    if (idle && continuable)
+      actions.append(
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'copy-btn',
+            'aria-label': 'Continue this reply',
+            title: 'Ask the model to go on from where you stopped it',
+            on: { click: () => controller.continueReply() },
+          },
+          'Continue',
+        ),
+      );
     li.append(actions);
     if (e.data.stopped) li.append(h('p', { class: 'small muted' }, 'Stopped — the reply above is incomplete.'));
     if (e.data.stopReason === 'refusal') li.append(h('p', { class: 'small muted' }, 'Refusal — the model declined this request.'));
-    if (e.data.cached) li.append(h('p', { class: 'small muted' }, 'From the response cache: the same request was answered moments ago (no cost). Regenerate asks the model again.'));
+    if (e.data.cached)
+      li.append(
+        h(
+          'p',
+          { class: 'small muted' },
+          'From the response cache: the same request was answered moments ago (no cost). Regenerate asks the model again.',
+        ),
+      );
     return li;
   };
 
@@ -241,11 +395,28 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
   const toolCard = (e) => {
     if (e.type === 'tool_call') {
       const isCode = e.data.name === 'run_js' && typeof e.data.arguments?.code === 'string';
-      const card = h('details', { class: `tool-card${isCode ? ' code-card' : ''}`, 'data-tool-call': String(e.data.id ?? ''), open: isCode },
-        h('summary', null, h('span', { class: 'tool-name' }, isCode ? (e.data.codex ? 'code' : 'run_js') : String(e.data.name ?? 'tool')), h('span', { class: 'tool-state small muted' }, 'running…')),
+      const card = h(
+        'details',
+        { class: `tool-card${isCode ? ' code-card' : ''}`, 'data-tool-call': String(e.data.id ?? ''), open: isCode },
+        h(
+          'summary',
+          null,
+          h('span', { class: 'tool-name' }, isCode ? (e.data.codex ? 'code' : 'run_js') : String(e.data.name ?? 'tool')),
+          h('span', { class: 'tool-state small muted' }, 'running…'),
+        ),
         isCode
-          ? h('div', { class: 'tool-section' }, h('pre', { class: 'tool-code' }, h('code', { class: 'language-js' }, String(e.data.arguments.code))), runAgainButton(String(e.data.arguments.code)))
-          : h('div', { class: 'tool-section' }, h('div', { class: 'small muted' }, 'Arguments'), h('pre', { class: 'tool-args' }, JSON.stringify(e.data.arguments ?? {}, null, 2))),
+          ? h(
+              'div',
+              { class: 'tool-section' },
+              h('pre', { class: 'tool-code' }, h('code', { class: 'language-js' }, String(e.data.arguments.code))),
+              runAgainButton(String(e.data.arguments.code)),
+            )
+          : h(
+              'div',
+              { class: 'tool-section' },
+              h('div', { class: 'small muted' }, 'Arguments'),
+              h('pre', { class: 'tool-args' }, JSON.stringify(e.data.arguments ?? {}, null, 2)),
+            ),
       );
       return h('li', { class: 'msg tool' }, card);
     }
@@ -254,11 +425,28 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
       const state = card.querySelector('.tool-state');
       if (state) {
         const waited = e.data.approvalMs ? ` (after ${formatDuration(Number(e.data.approvalMs))} waiting for approval)` : '';
-        state.textContent = `${e.data.ok ? '✓' : e.data.blocked ? `✗ ${e.data.blocked}` : '✗ failed'} · ${formatDuration(Number(e.data.durationMs ?? 0))}${waited}`;
+        state.textContent =
+          `${e.data.ok ? '✓' : e.data.blocked ? `✗ ${e.data.blocked}` : '✗ failed'} ` +
+          `· ${formatDuration(Number(e.data.durationMs ?? 0))}${waited}`;
         state.classList.toggle('bad', !e.data.ok);
       }
-      if (e.data.arguments) card.append(h('div', { class: 'tool-section' }, h('div', { class: 'small muted' }, 'Arguments as run (rewritten by a hook)'), h('pre', null, JSON.stringify(e.data.arguments, null, 2))));
-      card.append(h('div', { class: 'tool-section' }, h('div', { class: 'small muted' }, 'Result'), h('pre', { class: 'tool-output' }, String(e.data.result ?? ''))));
+      if (e.data.arguments)
+        card.append(
+          h(
+            'div',
+            { class: 'tool-section' },
+            h('div', { class: 'small muted' }, 'Arguments as run (rewritten by a hook)'),
+            h('pre', null, JSON.stringify(e.data.arguments, null, 2)),
+          ),
+        );
+      card.append(
+        h(
+          'div',
+          { class: 'tool-section' },
+          h('div', { class: 'small muted' }, 'Result'),
+          h('pre', { class: 'tool-output' }, String(e.data.result ?? '')),
+        ),
+      );
     }
     return null;
   };
@@ -269,7 +457,12 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
    */
   const failure = (e) => {
     if (e.type === 'self_repair') {
-      if (e.data.action !== 'stopped') return h('li', { class: 'notice small muted' }, `Self-repair: ${String(e.data.message ?? '')} The agent was told to change course.`);
+      if (e.data.action !== 'stopped')
+        return h(
+          'li',
+          { class: 'notice small muted' },
+          `Self-repair: ${String(e.data.message ?? '')} The agent was told to change course.`,
+        );
       const { li, body } = bubble('error', 'Self-repair', e.timestamp);
       li.dataset.eventId = e.id;
       body.append(h('p', null, String(e.data.message ?? 'Stopped: the run looked stuck.')));
@@ -301,11 +494,18 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
     // Another version of a reply starts here (whatever the turn shows first).
     const replyVersions = versions ? h('li', { class: 'notice small muted versions-row' }, versionSwitcher(e.id, versions, 'reply')) : null;
     const run = e.type === 'provider_attempt' ? tries.get(e.id) : undefined;
-    const shown = e.type === 'provider_attempt' ? (run ? attemptsNotice(run) : null)
-      : e.type === 'agent_message' ? reply(e, idle, continuable)
-        : e.type === 'tool_call' || e.type === 'tool_result' ? toolCard(e)
-          : e.type === 'self_repair' || e.type === 'provider_error' || e.type === 'stream_error' ? failure(e)
-            : recordNotice(e, controller);
+    const shown =
+      e.type === 'provider_attempt'
+        ? run
+          ? attemptsNotice(run)
+          : null
+        : e.type === 'agent_message'
+          ? reply(e, idle, continuable)
+          : e.type === 'tool_call' || e.type === 'tool_result'
+            ? toolCard(e)
+            : e.type === 'self_repair' || e.type === 'provider_error' || e.type === 'stream_error'
+              ? failure(e)
+              : recordNotice(e, controller);
     if (!replyVersions) return shown;
     const group = document.createDocumentFragment();
     group.append(replyVersions);
@@ -314,7 +514,11 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
   };
 
   const destroy = () => {
-    for (const url of thumbs.values()) url.then((u) => URL.revokeObjectURL(u), () => {});
+    for (const url of thumbs.values())
+      url.then(
+        (u) => URL.revokeObjectURL(u),
+        () => {},
+      );
   };
   return { item, setMarkdown, destroy };
 }
@@ -325,49 +529,109 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
  * @param {ClawserEvent} e @param {Pick<ChatViewController, 'select'>} controller
  */
 function recordNotice(e, controller) {
-  if (e.type === 'autonomy_blocked' || e.type === 'error') return h('li', { class: 'notice warn', role: 'status' }, String((e.type === 'error' ? e.data.message : e.data.reason) ?? 'Stopped.'));
+  if (e.type === 'autonomy_blocked' || e.type === 'error')
+    return h('li', { class: 'notice warn', role: 'status' }, String((e.type === 'error' ? e.data.message : e.data.reason) ?? 'Stopped.'));
   if (e.type === 'memory_recalled') {
     const keys = (e.data.memories ?? []).map((/** @type {{key: string}} */ m) => m.key);
     return h('li', { class: 'notice small muted' }, `Memories used: ${keys.join(', ')}`);
   }
   if (e.type === 'skill_activated' || e.type === 'skill_installed') {
     const name = String(e.data.name ?? '');
-    return h('li', { class: 'notice small muted' }, e.type === 'skill_installed' ? `Skill installed: ${name}` : `Skill “${name}” activated${e.data.by === 'user' ? ' (by you)' : ''}: its instructions are in use.`);
+    return h(
+      'li',
+      { class: 'notice small muted' },
+      e.type === 'skill_installed'
+        ? `Skill installed: ${name}`
+        : `Skill “${name}” activated${e.data.by === 'user' ? ' (by you)' : ''}: its instructions are in use.`,
+    );
   }
   if (e.type === 'memory_stored' || e.type === 'memory_forgotten') {
     return h('li', { class: 'notice small muted' }, `${e.type === 'memory_stored' ? 'Remembered' : 'Forgot'}: ${String(e.data.key ?? '')}`);
   }
   if (e.type === 'goal_added' || e.type === 'goal_updated') {
-    return h('li', { class: 'notice small muted' }, e.type === 'goal_added' ? `Goal added: ${String(e.data.description ?? '')}` : `Goal ${String(e.data.id ?? '')} is now ${String(e.data.status ?? '')}${e.data.progress ? ` — ${String(e.data.progress)}` : ''}`);
+    return h(
+      'li',
+      { class: 'notice small muted' },
+      e.type === 'goal_added'
+        ? `Goal added: ${String(e.data.description ?? '')}`
+        : `Goal ${String(e.data.id ?? '')} is now ${String(e.data.status ?? '')}${e.data.progress ? ` — ${String(e.data.progress)}` : ''}`,
+    );
   }
   if (e.type === 'scheduler_added' || e.type === 'scheduler_removed') {
-    return h('li', { class: 'notice small muted' }, `${e.type === 'scheduler_added' ? 'Scheduled' : 'Deleted the scheduled job'}: ${String(e.data.name ?? '')}`);
+    return h(
+      'li',
+      { class: 'notice small muted' },
+      `${e.type === 'scheduler_added' ? 'Scheduled' : 'Deleted the scheduled job'}: ${String(e.data.name ?? '')}`,
+    );
   }
   if (e.type === 'scheduler_fired') {
-    const head = `Scheduled job “${String(e.data.name ?? '')}” ${e.data.manual ? 'run now' : 'ran'}${e.data.missed ? ` (it was due while Clawser was closed; ${Number(e.data.missed) + 1} runs were missed, run once)` : ''}`;
-    if ((e.data.kind === 'prompt' || e.data.kind === 'heartbeat') && e.data.ok === undefined) return h('li', { class: 'notice small muted scheduled' }, `⏰ ${head}.`);
-    return h('li', { class: `notice scheduled${e.data.ok === false ? ' warn' : ''}`, role: 'status' }, h('div', null, `⏰ ${head}: ${e.data.ok ? 'done' : 'failed'}.`), e.data.summary ? h('pre', { class: 'tool-output' }, String(e.data.summary)) : '');
+    const head = `Scheduled job “${String(e.data.name ?? '')}” ${e.data.manual ? 'run now' : 'ran'}${
+      e.data.missed ? ` (it was due ` + `while Clawser was closed; ${Number(e.data.missed) + 1} runs were missed, run once)` : ''
+    }`;
+    if ((e.data.kind === 'prompt' || e.data.kind === 'heartbeat') && e.data.ok === undefined)
+      return h('li', { class: 'notice small muted scheduled' }, `⏰ ${head}.`);
+    return h(
+      'li',
+      { class: `notice scheduled${e.data.ok === false ? ' warn' : ''}`, role: 'status' },
+      h('div', null, `⏰ ${head}: ${e.data.ok ? 'done' : 'failed'}.`),
+      e.data.summary ? h('pre', { class: 'tool-output' }, String(e.data.summary)) : '',
+    );
   }
   if (e.type === 'context_compacted') {
-    return h('li', { class: 'notice small muted' }, `Earlier messages were summarized to keep the conversation within the model's context (${e.data.replacedMessages} messages${e.data.method === 'truncation' ? ', by truncation because the summary call failed' : e.data.method === 'on-device' ? ', on this device by Chrome\'s built-in summarizer' : ''}).`);
+    return h(
+      'li',
+      { class: 'notice small muted' },
+      `Earlier messages were summarized to keep the conversation within the model's context (${e.data.replacedMessages} ` +
+        `messages${
+          e.data.method === 'truncation'
+            ? ', by truncation because the summary ' + 'call failed'
+            : e.data.method === 'on-device'
+              ? ", on this device by Chrome's " + 'built-in summarizer'
+              : ''
+        }).`,
+    );
   }
   if (e.type === 'safety_output_redacted') {
-    return h('li', { class: 'notice small muted' }, `A secret-looking value (${(e.data.kinds ?? []).join(', ')}) was redacted from the reply.`);
+    return h(
+      'li',
+      { class: 'notice small muted' },
+      `A secret-looking value (${(e.data.kinds ?? []).join(', ')}) was redacted from the reply.`,
+    );
   }
   if (e.type === 'turn_undone' || e.type === 'turn_redone') {
-    return h('li', { class: 'notice small muted turn-undone', 'data-event-id': e.id },
+    return h(
+      'li',
+      { class: 'notice small muted turn-undone', 'data-event-id': e.id },
       e.type === 'turn_undone'
         ? `Turn undone: ${String(e.data.summary ?? '')} put back; its messages are hidden from the model (kept in the event log).`
         : `Turn redone: ${String(e.data.summary ?? '')}.`,
       Array.isArray(e.data.kept) && e.data.kept.length ? ` Kept as changed since: ${e.data.kept.join(', ')}.` : '',
-      Array.isArray(e.data.failed) && e.data.failed.length ? ` Could not put back: ${e.data.failed.join('; ')}.` : '');
+      Array.isArray(e.data.failed) && e.data.failed.length ? ` Could not put back: ${e.data.failed.join('; ')}.` : '',
+    );
   }
   if (e.type === 'agent_delegated') {
     const who = `@${String(e.data.agent ?? 'sub-agent')}`;
     const id = String(e.data.conversationId ?? '');
-    return h('li', { class: 'notice small muted delegation-done' },
-      `Sub-agent ${who} ${e.data.status === 'done' ? 'finished' : e.data.status === 'cancelled' ? 'was cancelled' : 'failed'}${Array.isArray(e.data.files) && e.data.files.length ? ` · changed ${e.data.files.join(', ')}` : ''}${e.data.costCents ? ` · ${Number(e.data.costCents).toFixed(2)}¢` : ''} `,
-      id ? h('button', { type: 'button', class: 'secondary small-btn', 'aria-label': `Open the conversation of ${who}`, on: { click: () => controller.select(id) } }, 'Open its conversation') : '');
+    return h(
+      'li',
+      { class: 'notice small muted delegation-done' },
+      `Sub-agent ${who} ${e.data.status === 'done' ? 'finished' : e.data.status === 'cancelled' ? 'was cancelled' : 'failed'}` +
+        `${Array.isArray(e.data.files) && e.data.files.length ? ` · changed ${e.data.files.join(', ')}` : ''}${
+          e.data.costCents ? ` ` + `· ${Number(e.data.costCents).toFixed(2)}¢` : ''
+        } `,
+      id
+        ? h(
+            'button',
+            {
+              type: 'button',
+              class: 'secondary small-btn',
+              'aria-label': `Open the conversation of ${who}`,
+              on: { click: () => controller.select(id) },
+            },
+            'Open its conversation',
+          )
+        : '',
+    );
   }
   return null; // safety_tool_blocked shows on its tool card; the rest are records only
 }

@@ -5,7 +5,16 @@ import { h } from '../dom.js';
 const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });
 
 /** "$0.0042", "$1.23". @param {number} cents */
-const usd = (cents) => (cents === 0 ? '$0' : cents < 0.01 ? '< $0.0001' : cents < 1 ? `$${(cents / 100).toFixed(4)}` : cents < 100 ? `$${(cents / 100).toFixed(3)}` : `$${(cents / 100).toFixed(2)}`);
+const usd = (cents) =>
+  cents === 0
+    ? '$0'
+    : cents < 0.01
+      ? '< $0.0001'
+      : cents < 1
+        ? `$${(cents / 100).toFixed(4)}`
+        : cents < 100
+          ? `$${(cents / 100).toFixed(3)}`
+          : `$${(cents / 100).toFixed(2)}`;
 
 /**
  * The chat's bar and the notices under it: the cost and token meter (the context size with the
@@ -19,7 +28,13 @@ export function MeterBar({ controller, draft }) {
   const routeSelect = /** @type {HTMLSelectElement} */ (h('select', { id: 'chat-route' }));
   const routeModel = h('span', { id: 'chat-route-model', class: 'muted' });
   routeSelect.setAttribute('aria-describedby', routeModel.id);
-  const routeRow = h('div', { class: 'chat-route row small', hidden: true }, h('label', { for: routeSelect.id }, 'Model for this conversation'), routeSelect, routeModel);
+  const routeRow = h(
+    'div',
+    { class: 'chat-route row small', hidden: true },
+    h('label', { for: routeSelect.id }, 'Model for this conversation'),
+    routeSelect,
+    routeModel,
+  );
   routeSelect.addEventListener('change', () => {
     controller.pinRoute(/** @type {RouteHint | null} */ (routeSelect.value || null)).catch(() => {});
   });
@@ -41,7 +56,10 @@ export function MeterBar({ controller, draft }) {
     const parts = [];
     if (context > 0) parts.push(`≈ ${compact.format(context)} tokens in context${tokens ? ' with your message' : ''}`);
     if (m.spend.calls > 0) {
-      const known = m.spend.unpricedCalls === m.spend.calls ? 'cost unknown' : `${m.spend.partial ? 'at least ' : ''}${usd(m.spend.costCents)}${m.spend.unpricedCalls ? ' + unknown' : ''}`;
+      const known =
+        m.spend.unpricedCalls === m.spend.calls
+          ? 'cost unknown'
+          : `${m.spend.partial ? 'at least ' : ''}${usd(m.spend.costCents)}${m.spend.unpricedCalls ? ' + unknown' : ''}`;
       parts.push(`this conversation ${known} (${compact.format(m.spend.inputTokens + m.spend.outputTokens)} tokens)`);
     }
     if (m.todayCents) parts.push(`today ${usd(m.todayCents)}`);
@@ -51,15 +69,25 @@ export function MeterBar({ controller, draft }) {
     costWarning.textContent = m.warning ? `${m.warning} Limits are in Settings.` : '';
     costWarning.hidden = !m.warning;
     const paused = (m.paused ?? []).filter((p) => p.retryAt > Date.now());
-    pausedNotice.textContent = paused.map((p) => `${p.provider} is paused after ${p.failures} failed requests in a row; it is tried again at ${new Date(p.retryAt).toLocaleTimeString()} (the next provider of your fallback chain answers meanwhile).`).join(' ');
+    pausedNotice.textContent = paused
+      .map(
+        (p) =>
+          `${p.provider} is paused after ${p.failures} failed requests in a row; it is tried again ` +
+          `at ${new Date(p.retryAt).toLocaleTimeString()} (the next provider of your fallback chain answers meanwhile).`,
+      )
+      .join(' ');
     pausedNotice.hidden = paused.length === 0;
     // The notice goes when the pause ends, even if nothing else redraws the chat.
     clearTimeout(pausedTimer);
-    if (paused.length) pausedTimer = /** @type {any} */ (setTimeout(draw, Math.min(...paused.map((p) => p.retryAt)) - Date.now() + 100)); // timer id (number in browsers)
+    // timer id (number in browsers)
+    if (paused.length) pausedTimer = /** @type {any} */ (setTimeout(draw, Math.min(...paused.map((p) => p.retryAt)) - Date.now() + 100));
     const routes = m.routes ?? [];
     routeRow.hidden = routes.length === 0;
     const wanted = [['', 'Workspace default'], ...routes.map((r) => [r.hint, r.label])];
-    if (routeSelect.options.length !== wanted.length || wanted.some(([v, l], i) => routeSelect.options[i].value !== v || routeSelect.options[i].text !== l)) {
+    if (
+      routeSelect.options.length !== wanted.length ||
+      wanted.some(([v, l], i) => routeSelect.options[i].value !== v || routeSelect.options[i].text !== l)
+    ) {
       routeSelect.replaceChildren(...wanted.map(([v, l]) => h('option', { value: v }, l)));
     }
     routeSelect.value = m.route && routes.some((r) => r.hint === m.route) ? m.route : '';

@@ -18,9 +18,14 @@ export function TurnActions({ controller, list }) {
     if (!r.conflicts) return;
     const choice = await choiceDialog({
       title: direction === 'undo' ? 'Undo: changed since the turn' : 'Redo: changed since the undo',
-      message: `These were changed by someone else after the ${direction === 'undo' ? 'turn' : 'undo'} (you, another tab, or a job). Overwrite them too, or ${direction} everything else and keep them as they are now?`,
+      message:
+        `These were changed by someone else after the ${direction === 'undo' ? 'turn' : 'undo'} (you, another tab, or a job). ` +
+        `Overwrite them too, or ${direction} everything else and keep them as they are now?`,
       items: r.conflicts,
-      choices: [{ value: 'keep', label: 'Keep their changes' }, { value: 'overwrite', label: 'Overwrite them', danger: true }],
+      choices: [
+        { value: 'keep', label: 'Keep their changes' },
+        { value: 'overwrite', label: 'Overwrite them', danger: true },
+      ],
     });
     if (choice) await act({ conflicts: choice });
   };
@@ -32,13 +37,47 @@ export function TurnActions({ controller, list }) {
     if (s.streaming) return;
     if (s.undo) {
       const changed = s.undo.changes > 0;
-      list.append(h('li', { class: 'notice small muted turn-undo row' },
-        h('span', null, `${s.events.at(-1)?.id === s.undo.last ? 'This turn' : 'The turn before'} changed ${changed ? `${s.undo.summary}.` : 'no files, memories, goals or jobs; undo takes it out of the conversation.'}`),
-        h('button', { type: 'button', class: 'secondary small-btn', 'aria-keyshortcuts': 'Alt+Z', title: 'Undo the latest turn (Alt+Z)', on: { click: () => takeBack('undo') } }, 'Undo turn')));
+      list.append(
+        h(
+          'li',
+          { class: 'notice small muted turn-undo row' },
+          h(
+            'span',
+            null,
+            `${s.events.at(-1)?.id === s.undo.last ? 'This turn' : 'The turn before'} ` +
+              `changed ${
+                changed ? `${s.undo.summary}.` : 'no files, memories, goals or jobs; ' + 'undo takes it ' + 'out of the conversation.'
+              }`,
+          ),
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'secondary small-btn',
+              'aria-keyshortcuts': 'Alt+Z',
+              title: 'Undo the latest turn (Alt+Z)',
+              on: { click: () => takeBack('undo') },
+            },
+            'Undo turn',
+          ),
+        ),
+      );
     }
     if (s.redo) {
-      list.querySelector(`li.turn-undone[data-event-id="${CSS.escape(s.redo.event)}"]`)?.append(' ',
-        h('button', { type: 'button', class: 'secondary small-btn redo-turn', 'aria-keyshortcuts': 'Alt+Shift+Z', title: 'Redo the turn (Alt+Shift+Z)', on: { click: () => takeBack('redo') } }, 'Redo turn'));
+      list.querySelector(`li.turn-undone[data-event-id="${CSS.escape(s.redo.event)}"]`)?.append(
+        ' ',
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary small-btn redo-turn',
+            'aria-keyshortcuts': 'Alt+Shift+Z',
+            title: 'Redo the turn (Alt+Shift+Z)',
+            on: { click: () => takeBack('redo') },
+          },
+          'Redo turn',
+        ),
+      );
     }
   };
 
