@@ -119,3 +119,35 @@ test("Continue keeps the named agent that wrote the reply; one that no longer ex
   assert.equal(built[2], null, "gone: the workspace's agent goes on, no error");
   assert.equal(chat.state.failure, null);
 });
+
+test("a setting the provider left unapplied is said in the chat's notice, not dropped", async () => {
+  const message = "Test provider takes no temperature: the request's temperature was not applied.";
+  class WarningEcho extends EchoProvider {
+    /** @override @param {import('../../web/providers/types.d.ts').ChatRequest} request @param {any} [options] any: passed through */
+    async *chatStream(request, options) {
+      /** @type {import('../../web/providers/types.d.ts').StreamPart} */
+      const warning = { type: 'warning', setting: 'temperature', message };
+      yield warning;
+      yield* super.chatStream(request, options);
+    }
+  }
+  /** @param {EchoProvider} provider */
+  const chatWith = async (provider) => {
+    // any: only providerConfig is used
+    const settings = /** @type {any} */ ({ providerConfig: async () => ({ provider: 'echo', model: 'echo' }) });
+    const chat = new ChatController({ fs: new MemoryFileSystem(), workspaceId: 'w', settings, providerFactory: () => provider });
+    await chat.init();
+    await chat.newConversation();
+    await chat.send('hello');
+    return chat;
+  };
+  const warned = await chatWith(new WarningEcho({ delayMs: 0 }));
+  assert.equal(warned.state.notice, message);
+  assert.deepEqual(
+    loose(warned.state.events).map((e) => e.type),
+    ['user_message', 'agent_message'],
+    'the reply is answered as before',
+  );
+  const plain = await chatWith(new EchoProvider({ delayMs: 0 }));
+  assert.equal(plain.state.notice, null, 'control: no warning, no notice');
+});

@@ -267,7 +267,7 @@ export class Turns {
       if (visible()) core.set({ streaming: null });
       throw err;
     }
-    const { firstSaved, storageError } = await this.#stream(agent, start, run, visible);
+    const { firstSaved, storageError } = await this.#stream(agent, start, run, visible, leftOut);
     // What the turn changed, as it left it — taken before the conversation is free again, so the
     // next turn cannot change things first (the stream's catch takes every failure).
     const changes = (await agent.tools?.recorder?.finish().catch(() => null)) ?? [];
@@ -310,11 +310,13 @@ export class Turns {
   /**
    * Streams a turn into the chat's state while its conversation is on screen (redacted as it
    * streams). firstSaved: the turn's first event (after an edit's or a regeneration's branch);
-   * storageError: what could not be recorded (a full storage ends the stream here).
+   * storageError: what could not be recorded (a full storage ends the stream here). A provider's
+   * warning (a setting it left unapplied) joins `leftOut`, the turn's notice.
    * @param {ClawserAgent} agent @param {TurnStart} start @param {TurnRun} run @param {() => boolean} visible
+   * @param {string[]} leftOut
    * @returns {Promise<{firstSaved: string | null, storageError: string | null}>}
    */
-  async #stream(agent, start, run, visible) {
+  async #stream(agent, start, run, visible, leftOut) {
     const { core, deps } = this;
     const { conversation: conv, streaming } = run;
     /** @type {string | null} */
@@ -329,7 +331,11 @@ export class Turns {
         else if (ev.type === 'reasoning') streaming.thinking += ev.text;
         else if (ev.type === 'status') streaming.status = ev.text;
         else if (ev.type === 'tool_start') streaming.status = `Running ${ev.name}…`;
-        else if (ev.type === 'compacting')
+        else if (ev.type === 'warning') {
+          // A setting the provider left unapplied is said, with what the turn was left without.
+          if (!leftOut.includes(ev.message)) leftOut.push(ev.message);
+          if (visible()) core.set({ notice: leftOut.join(' ') });
+        } else if (ev.type === 'compacting')
           streaming.status = "Summarizing earlier messages to keep the conversation within the model's context…";
         else if (ev.type === 'saved') {
           if (ev.eventType !== 'branch') firstSaved ??= ev.eventId;
