@@ -36,6 +36,18 @@ const openai = () =>
   createProvider({ provider: 'openai-compatible', model: 'test-model', apiKey: 'sk-test-key-123456', baseUrl: `${server.url}/v1` });
 const anthropic = () => createProvider({ provider: 'anthropic', model: 'claude-test', apiKey: 'sk-test-key-123456', baseUrl: server.url });
 
+test("the token limit's field is the host's: OpenAI's max_completion_tokens, another OpenAI-compatible host's max_tokens", async () => {
+  server.reset();
+  const base = { model: 'test-model', apiKey: 'sk-test-key-123456', baseUrl: `${server.url}/v1` };
+  await createProvider({ provider: 'openai', ...base }).chat({ maxTokens: 50, messages: [{ role: 'user', content: 'hi' }] });
+  await createProvider({ provider: 'openai-compatible', ...base }).chat({ maxTokens: 60, messages: [{ role: 'user', content: 'hi' }] });
+  const [official, compatible] = server.requests.map((r) => r.body);
+  assert.equal(official.max_completion_tokens, 50);
+  assert.equal(official.max_tokens, undefined);
+  assert.equal(compatible.max_tokens, 60, 'control: a host that takes the older field');
+  assert.equal(compatible.max_completion_tokens, undefined);
+});
+
 test('OpenAI request body and headers follow Chat Completions', async () => {
   server.reset();
   const p = createProvider({ provider: 'openai', model: 'test-model', apiKey: 'sk-test-key-123456', baseUrl: `${server.url}/v1` });

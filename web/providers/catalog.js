@@ -141,6 +141,7 @@ export const PROVIDERS = [
     defaultModel: 'gpt-4.1-mini',
     models: ['gpt-4.1-mini', 'gpt-4.1', 'gpt-4o', 'gpt-4o-mini', 'o4-mini'],
     streamUsage: true,
+    tokenLimitField: 'max_completion_tokens',
     vision: true,
     tokenFamily: 'openai',
     keyUrl: 'https://platform.openai.com/api-keys',

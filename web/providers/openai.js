@@ -60,7 +60,7 @@ export class OpenAIProvider extends HttpSseProvider {
     /** @type {Record<string, unknown>} */
     const body = { model: this.model, messages, stream: true };
     if (this.entry.streamUsage) body.stream_options = { include_usage: true };
-    if (request.maxTokens) body[this.entry.id === 'openai' ? 'max_completion_tokens' : 'max_tokens'] = request.maxTokens;
+    if (request.maxTokens) body[this.entry.tokenLimitField ?? 'max_tokens'] = request.maxTokens;
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (request.tools?.length) {
       body.tools = request.tools.map((t) => ({

@@ -296,6 +296,8 @@ export interface HostDeclaration {
   models: string[];
   /** Accepts stream_options.include_usage (OpenAI wire). */
   streamUsage?: boolean;
+  /** The request field for the reply's token limit where it is not `max_tokens` (OpenAI's own API). */
+  tokenLimitField?: 'max_completion_tokens';
   /** Where to get a key. */
   keyUrl?: string;
   /** Extra hint when the browser is blocked by CORS. */
