@@ -1,3 +1,5 @@
+// Why this file is long: one patch per fix to the vendored interpreter, each with the exact code it
+//  replaces and why; they apply in order to one file, and one list keeps that order visible.
 // The vendored shell interpreter's patches (scripts/vendor.mjs applies them to just-bash's
 // browser build; tests/fixtures/vendored-interpreter.mjs runs that build in Node). Each fails
 // the build loudly when the code it patches is not found, e.g. after an update.

@@ -1,3 +1,5 @@
+// Why this file is long: the accessibility scans share one app and page: every panel and inner
+//  state in both themes and widths, and the Tab walks; split, each file would start its own app.
 // Accessibility (issue 13), in the real page:
 // - axe-core (a dev dependency, injected by the test only) finds no serious or critical
 //   violation, in light and dark, on the chat (a reply, a tool card, an undone turn and a failed

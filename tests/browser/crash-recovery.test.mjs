@@ -1,3 +1,5 @@
+// Why this file is long: 14 crash scenarios, each killing a real browser at an observed moment;
+//  they share the profile, kill and reopen helpers.
 // A browser crash loses or hides nothing (issue 32 §9). Each test drives the real app in a
 // real Chromium on a profile folder of its own, KILLS the browser process (SIGKILL, not a
 // close: the browser gets no chance to save anything) at a moment the test observes — a reply

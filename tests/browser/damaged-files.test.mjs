@@ -1,3 +1,5 @@
+// Why this file is long: one test per kind of stored file, damaged three ways, through one running
+//  app; the damage helpers are shared.
 // Issue 32 §9, through the real app: each kind of file Clawser keeps in a workspace (except the
 // workspace list and the settings), damaged in turn — cut short, garbage bytes, valid JSON of
 // the wrong shape — and the app opens: the workspace, its other conversation, and a notice

@@ -1,3 +1,5 @@
+// Why this file is long: 18 tests of the built-in tools through one real agent and scripted
+//  provider, each a short scenario with its control.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';

@@ -1,3 +1,5 @@
+// Why this file is long: 27 tests against one real MCP server (server-everything) started once for
+//  the file; split, each file would start its own.
 // The MCP client (issue 15) against a real server: @modelcontextprotocol/server-everything in
 // its Streamable HTTP mode on 127.0.0.1, started with a clean environment. Tools (listed,
 // called, an error result, a long-running one with progress and cancellation), resources,

@@ -1,3 +1,5 @@
+// Why this file is long: three wire formats against one scripted server, and their assemblers on
+//  hand-cut byte streams; each test is short.
 // Gemini, OpenAI Responses and Ollama's native API against the scripted server speaking each
 // wire format, and each assembler on hand-cut byte streams (CRLF, chunks split anywhere, a
 // multi-byte character split across reads, a connection dropped mid-line, errors mid-stream).

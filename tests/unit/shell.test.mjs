@@ -1,3 +1,5 @@
+// Why this file is long: 24 tests of the shell's parser, session state, limits and gates, sharing
+//  one set of file-system and agent helpers.
 // Issue 16: the shell (web/shell/) — parser, session state, limits, Clawser's folders, the
 // read-only list, approval rules narrowed by arguments and the agent's `shell` tool.
 import { test } from 'node:test';

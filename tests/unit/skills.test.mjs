@@ -1,3 +1,5 @@
+// Why this file is long: the SKILL.md rules (one assertion each, with the field named), the store,
+//  the sources and the tools share the same fixtures.
 // Agent Skills (issue 15): SKILL.md validated per the specification (every rule, with the field
 // and the rule named), the skills store (global and per workspace, the workspace's copy wins,
 // enabled per workspace, the only writer), ZIP / URL sources with their guards, the registry
