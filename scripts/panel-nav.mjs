@@ -1,5 +1,5 @@
 // Keeps web/app/panel-nav.js's PANEL_NAV current: the navigation facts (name, label, icon,
-// shortcut) of the panels registered in web/app/panels.js, in their order, copied so the first
+// shortcut, split) of the panels registered in web/app/panels.js, in their order, copied so the first
 // view draws the navigation without loading the registry and its entry files. Run by
 // `node scripts/index-html.mjs`; tests/unit/panels.test.mjs fails when the copy is stale.
 import { readFile, writeFile } from 'node:fs/promises';
@@ -16,16 +16,18 @@ const quoted = (text) => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`
 /**
  * panel-nav.js with PANEL_NAV written from the registry.
  * @param {string} [appRoot] the folder holding web/ (tests change copies of the app)
- * @param {readonly {name: string, label: string, icon: string, shortcut: string}[]} [panels] the registry's
- *   panels (by default web/app/panels.js's BUILTIN_PANELS)
+ * @param {readonly {name: string, label: string, icon: string, shortcut: string, split: boolean}[]} [panels] the
+ *   registry's panels (by default web/app/panels.js's, loaded)
  */
 export async function renderPanelNav(appRoot = root, panels) {
-  /** @type {readonly {name: string, label: string, icon: string, shortcut: string}[]} */
-  const registered = panels ?? (await import(pathToFileURL(join(appRoot, 'web/app/panels.js')).href)).BUILTIN_PANELS;
+  /** @type {readonly {name: string, label: string, icon: string, shortcut: string, split: boolean}[]} */
+  const registered = panels ?? (await (await import(pathToFileURL(join(appRoot, 'web/app/panels.js')).href)).loadBuiltinPanels());
   const source = await readFile(join(appRoot, NAV_FILE), 'utf8');
   if (!BLOCK.test(source)) throw new Error(`${NAV_FILE} lacks the panel-nav:start and panel-nav:end markers`);
   const lines = registered.map(
-    (p) => `  { name: ${quoted(p.name)}, label: ${quoted(p.label)}, icon: ${quoted(p.icon)}, ` + `shortcut: ${quoted(p.shortcut)} },\n`,
+    (p) =>
+      `  { name: ${quoted(p.name)}, label: ${quoted(p.label)}, icon: ${quoted(p.icon)}, ` +
+      `shortcut: ${quoted(p.shortcut)}, split: ${p.split === true} },\n`,
   );
   return source.replace(BLOCK, (_, start, end) => `${start}${lines.join('')}${end}`);
 }

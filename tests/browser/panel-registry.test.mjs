@@ -14,7 +14,7 @@ import { writePanelNav } from '../../scripts/panel-nav.mjs';
 import { useFixture, openFixture } from './fixture.mjs';
 
 /** The registry's line for the probe panel: the last of the navigation. */
-const LINE = "  import('./panels/probe.js'),";
+const LINE = "  () => import('./panels/probe.js'),";
 
 /**
  * Gives a fixture's private copy of the app the probe panel's entry file; `register`: and its line
@@ -29,7 +29,7 @@ async function addProbe(fx, { register }) {
   const registryPath = join(dir, 'web/app/panels.js');
   const registry = await readFile(registryPath, 'utf8');
   const lines = registry.split('\n');
-  const last = lines.findLastIndex((l) => /^ {2}import\('\.\/panels\/[a-z0-9-]+\.js'\),$/.test(l));
+  const last = lines.findLastIndex((l) => /^ {2}\(\) => import\('\.\/panels\/[a-z0-9-]+\.js'\),$/.test(l));
   assert.ok(last > 0, 'the registry lists its panels one line each');
   if (register) {
     lines.splice(last + 1, 0, LINE);
@@ -63,7 +63,7 @@ test('one file and one line: the panel is in the navigation with its shortcut, h
   );
   // The first view's copy of the navigation has it too (the first view draws the rail before the app loads).
   const lastNav = await page.evaluate(() => import('/web/app/panel-nav.js').then((m) => m.PANEL_NAV.at(-1)));
-  assert.deepEqual(lastNav, { name: 'probe', label: 'Probe', icon: '🔎', shortcut: 'Alt+Q' });
+  assert.deepEqual(lastNav, { name: 'probe', label: 'Probe', icon: '🔎', shortcut: 'Alt+Q', split: true });
 
   const button = rail().getByRole('button', { name: 'Probe', exact: true });
   assert.equal(await button.getAttribute('aria-keyshortcuts'), 'Alt+Q');

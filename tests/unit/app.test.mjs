@@ -193,6 +193,14 @@ test("index.html is current: import map, its CSP hash, modulepreload of the firs
   assert.ok(!listed.includes('./web/app/first-view.js'), 'listed once');
   // The run loop and the providers load with the first turn, not at start-up.
   assert.ok(!listed.includes('./web/agent/runtime/agent.js') && !listed.includes('./web/providers/index.js'));
+  // The memory store and its index load with the workspace's services, not at start-up: the
+  // memory tools (loaded at start with every tool family) take only its categories.
+  assert.ok(listed.includes('./web/tools/memory.js'), 'control: the memory tools are on the list');
+  for (const f of ['./web/memory/store.js', './web/memory/search.js', './web/memory/recall.js', './web/memory/summaries.js'])
+    assert.ok(!listed.includes(f), `${f} is not loaded at start-up`);
+  // A panel's entry file loads when the panel first opens: the app registers it from panel-nav.js.
+  assert.ok(listed.includes('./web/app/panels.js') && listed.includes('./web/app/panel-nav.js'), 'control: the registry is');
+  assert.ok(!listed.some((/** @type {string} */ f) => f.startsWith('./web/app/panels/')), 'no panel entry file is loaded at start-up');
   // A workspace's chat paints from its own short list (preloaded by route-preload.js on such a route).
   const workspace = JSON.parse(
     /<script type="application\/json" id="workspace-view-modules">([\s\S]*?)<\/script>/.exec(onDisk)?.[1] ?? '[]',
@@ -216,10 +224,10 @@ test("index.html is current: import map, its CSP hash, modulepreload of the firs
 });
 
 test("the navigation drawn by the first view is the panel registry's: same names, labels, icons, shortcuts, order", async () => {
-  const { BUILTIN_PANELS } = await import('../../web/app/panels.js');
+  const { loadBuiltinPanels } = await import('../../web/app/panels.js');
   const { PANEL_NAV, panelNav } = await import('../../web/app/panel-nav.js');
   assert.deepEqual(
-    BUILTIN_PANELS.map(({ name, label, icon, shortcut }) => ({ name, label, icon, shortcut })),
+    (await loadBuiltinPanels()).map(({ name, label, icon, shortcut, split }) => ({ name, label, icon, shortcut, split })),
     PANEL_NAV,
   );
   assert.throws(() => panelNav('nope'), /No built-in panel/);
@@ -252,9 +260,9 @@ test('APP_VERSION matches package.json (it is recorded in backups)', async () =>
 });
 
 test('panel registry: a panel is one entry (name, label, icon, shortcut, view); the router knows the registered names', async () => {
-  const { PanelRegistry, BUILTIN_PANELS } = await import('../../web/app/panels.js');
+  const { PanelRegistry, loadBuiltinPanels } = await import('../../web/app/panels.js');
   const registry = new PanelRegistry();
-  for (const p of BUILTIN_PANELS) registry.register(p);
+  for (const p of await loadBuiltinPanels()) registry.register(p);
   assert.deepEqual(
     registry.list().map((p) => p.name),
     ['files', 'git', 'memory', 'goals', 'schedule', 'tools', 'events', 'dashboard', 'skills', 'servers', 'terminal', 'agents', 'config'],

@@ -1,6 +1,6 @@
 // A panel is one file plus one line (issue 33): its entry file, web/app/panels/<name>.js, declares
 // how it shows in the navigation (name, label, icon, shortcut, split) and a lazy open(context);
-// one line in web/app/panels.js registers it. These tests list what an entry must declare, keep
+// one line in web/app/panels.js registers it (loaded when the panel first opens). These tests list what an entry must declare, keep
 // the entry files light (the first view and the app's start load no view), keep each view behind
 // its entry alone and keep the first view's copy of the navigation (panel-nav.js) current.
 import { test } from 'node:test';
@@ -8,8 +8,12 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { WEB, webModules } from '../fixtures/web-modules.mjs';
-import { checkPanelEntry, PanelError, PanelRegistry, BUILTIN_PANELS } from '../../web/app/panels.js';
+import { checkPanelEntry, PanelError, PanelRegistry, builtinPanels, loadBuiltinPanels } from '../../web/app/panels.js';
+import { PANEL_NAV } from '../../web/app/panel-nav.js';
 import { renderPanelNav } from '../../scripts/panel-nav.mjs';
+
+/** The built-in panels' entries, loaded. */
+const BUILTIN_PANELS = await loadBuiltinPanels();
 
 const PANELS_DIR = join(WEB, 'app/panels');
 
@@ -161,5 +165,33 @@ test("panel-nav.js (what the first view draws) is the registry's navigation: run
   // Control: a registry with one more panel renders one more line, with its facts.
   const more = await renderPanelNav(undefined, [...BUILTIN_PANELS, complete()]);
   assert.equal(more.split('\n').length, onDisk.split('\n').length + 1);
-  assert.match(more, /\{ name: 'probe', label: 'Probe', icon: '🔎', shortcut: 'Alt\+Q' \},\n/);
+  assert.match(more, /\{ name: 'probe', label: 'Probe', icon: '🔎', shortcut: 'Alt\+Q', split: false \},\n/);
+});
+
+test('the app registers the built-in panels from panel-nav.js without loading their files; opening one loads its entry', async () => {
+  const lazy = builtinPanels(PANEL_NAV);
+  assert.deepEqual(
+    lazy.map(({ name, label, icon, shortcut, split }) => ({ name, label, icon, shortcut, split })),
+    BUILTIN_PANELS.map(({ name, label, icon, shortcut, split }) => ({ name, label, icon, shortcut, split })),
+  );
+  const registry = new PanelRegistry();
+  for (const p of lazy) registry.register(p);
+  // Opening loads the entry and runs its open(): the Files entry's view needs a page, so its failure
+  // (a DOM missing in Node) shows the entry's own open ran, not a stale-copy refusal.
+  const files = /** @type {import('../../web/app/panels.js').PanelEntry} */ (registry.get('files'));
+  const ctx = /** @type {any} */ ({}); // any: only reached as far as the entry's own open
+  await assert.rejects(
+    Promise.resolve().then(() => files.open(ctx)),
+    (err) => !(err instanceof PanelError),
+  );
+  // A copy that is not the registry's is refused, with what to run.
+  assert.throws(
+    () => builtinPanels(PANEL_NAV.slice(1)),
+    (err) => err instanceof PanelError && /node scripts\/index-html\.mjs/.test(`${err}`),
+  );
+  const swapped = [PANEL_NAV[1], PANEL_NAV[0], ...PANEL_NAV.slice(2)];
+  await assert.rejects(
+    Promise.resolve().then(() => builtinPanels(swapped)[0].open(ctx)),
+    (err) => err instanceof PanelError && /stale \("git" opened "files"\)/.test(`${err}`),
+  );
 });

@@ -31,7 +31,8 @@ import { SplitView } from '../ui/split-view.js';
 import { ChatView } from '../ui/chat-view.js';
 import { shortcutsDialog } from '../ui/dialogs.js';
 import { BannerArea } from '../ui/banners.js';
-import { PanelRegistry, BUILTIN_PANELS } from './panels.js';
+import { PanelRegistry, builtinPanels } from './panels.js';
+import { PANEL_NAV } from './panel-nav.js';
 import { WorkspaceServices } from './workspace-services.js';
 import { JobDelivery } from './job-delivery.js';
 import { SettingsFlow } from './settings-flow.js';
@@ -116,7 +117,7 @@ export class ClawserApp {
     this.main = this.#firstView?.view ?? this.#workspaceView?.view ?? h('div', { class: 'view' });
     /** The workspace panels besides the chat. */
     this.panels = new PanelRegistry();
-    for (const p of BUILTIN_PANELS) this.panels.register(p);
+    for (const p of builtinPanels(PANEL_NAV)) this.panels.register(p);
     this.router = new Router({ panels: () => this.panels.list().map((p) => p.name) });
   }
 

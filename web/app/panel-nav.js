@@ -1,26 +1,27 @@
-// How each built-in panel appears in the navigation (name, label, icon, shortcut), in its order:
-// a copy of what the panels' entry files declare (web/app/panels/), so the first view draws the
-// navigation without loading the panel registry. PANEL_NAV is written by
-// `node scripts/index-html.mjs` from the registry (tests/unit/panels.test.mjs says when it is stale).
+// How each built-in panel appears in the navigation (name, label, icon, shortcut, and whether it
+// shows beside the chat), in its order: a copy of what the panels' entry files declare
+// (web/app/panels/), so the first view draws the navigation, and the app registers the panels,
+// without loading their entry files. PANEL_NAV is written by `node scripts/index-html.mjs` from
+// the registry (tests/unit/panels.test.mjs says when it is stale).
 
-/** @typedef {{name: string, label: string, icon: string, shortcut: string}} PanelNavEntry */
+/** @typedef {{name: string, label: string, icon: string, shortcut: string, split: boolean}} PanelNavEntry */
 
 /** @type {readonly PanelNavEntry[]} */
 export const PANEL_NAV = [
   // panel-nav:start (generated from web/app/panels.js)
-  { name: 'files', label: 'Files', icon: '📁', shortcut: 'Alt+1' },
-  { name: 'git', label: 'Git', icon: '🌿', shortcut: 'Alt+2' },
-  { name: 'memory', label: 'Memory', icon: '🧠', shortcut: 'Alt+3' },
-  { name: 'goals', label: 'Goals', icon: '🎯', shortcut: 'Alt+4' },
-  { name: 'schedule', label: 'Schedule', icon: '⏰', shortcut: 'Alt+5' },
-  { name: 'tools', label: 'Tools', icon: '🛠️', shortcut: 'Alt+6' },
-  { name: 'events', label: 'Events', icon: '📜', shortcut: 'Alt+7' },
-  { name: 'dashboard', label: 'Dashboard', icon: '📊', shortcut: 'Alt+8' },
-  { name: 'skills', label: 'Skills', icon: '🧩', shortcut: 'Alt+S' },
-  { name: 'servers', label: 'Servers', icon: '🔌', shortcut: 'Alt+M' },
-  { name: 'terminal', label: 'Terminal', icon: '⌨️', shortcut: 'Alt+T' },
-  { name: 'agents', label: 'Agents', icon: '🤖', shortcut: 'Alt+A' },
-  { name: 'config', label: 'Config', icon: '🧾', shortcut: 'Alt+9' },
+  { name: 'files', label: 'Files', icon: '📁', shortcut: 'Alt+1', split: true },
+  { name: 'git', label: 'Git', icon: '🌿', shortcut: 'Alt+2', split: true },
+  { name: 'memory', label: 'Memory', icon: '🧠', shortcut: 'Alt+3', split: false },
+  { name: 'goals', label: 'Goals', icon: '🎯', shortcut: 'Alt+4', split: false },
+  { name: 'schedule', label: 'Schedule', icon: '⏰', shortcut: 'Alt+5', split: false },
+  { name: 'tools', label: 'Tools', icon: '🛠️', shortcut: 'Alt+6', split: false },
+  { name: 'events', label: 'Events', icon: '📜', shortcut: 'Alt+7', split: false },
+  { name: 'dashboard', label: 'Dashboard', icon: '📊', shortcut: 'Alt+8', split: false },
+  { name: 'skills', label: 'Skills', icon: '🧩', shortcut: 'Alt+S', split: false },
+  { name: 'servers', label: 'Servers', icon: '🔌', shortcut: 'Alt+M', split: false },
+  { name: 'terminal', label: 'Terminal', icon: '⌨️', shortcut: 'Alt+T', split: false },
+  { name: 'agents', label: 'Agents', icon: '🤖', shortcut: 'Alt+A', split: false },
+  { name: 'config', label: 'Config', icon: '🧾', shortcut: 'Alt+9', split: false },
   // panel-nav:end
 ];
 

@@ -133,25 +133,60 @@ export class PanelRegistry {
 }
 
 /**
- * The built-in panels, in the navigation's order: one line each. Loaded with the app (the first
- * view draws the navigation from its copy in panel-nav.js, which `node scripts/index-html.mjs`
- * writes from this list); each entry loads its view only when it is opened.
- * @type {PanelEntry[]}
+ * The built-in panels, in the navigation's order: one line each, loading the panel's entry file.
+ * The app does not load them at start-up: it registers each from its navigation facts in
+ * panel-nav.js (which `node scripts/index-html.mjs` writes from these entries) and loads the entry
+ * when the panel first opens (builtinPanels below).
+ * @type {(() => Promise<{default: PanelEntry}>)[]}
  */
-export const BUILTIN_PANELS = (
-  await Promise.all([
-    import('./panels/files.js'),
-    import('./panels/git.js'),
-    import('./panels/memory.js'),
-    import('./panels/goals.js'),
-    import('./panels/schedule.js'),
-    import('./panels/tools.js'),
-    import('./panels/events.js'),
-    import('./panels/dashboard.js'),
-    import('./panels/skills.js'),
-    import('./panels/servers.js'),
-    import('./panels/terminal.js'),
-    import('./panels/agents.js'),
-    import('./panels/config.js'),
-  ])
-).map((m) => m.default);
+export const BUILTIN_PANELS = [
+  () => import('./panels/files.js'),
+  () => import('./panels/git.js'),
+  () => import('./panels/memory.js'),
+  () => import('./panels/goals.js'),
+  () => import('./panels/schedule.js'),
+  () => import('./panels/tools.js'),
+  () => import('./panels/events.js'),
+  () => import('./panels/dashboard.js'),
+  () => import('./panels/skills.js'),
+  () => import('./panels/servers.js'),
+  () => import('./panels/terminal.js'),
+  () => import('./panels/agents.js'),
+  () => import('./panels/config.js'),
+];
+
+/** Every built-in panel's entry, loaded (the navigation's generator and the tests). @returns {Promise<PanelEntry[]>} */
+export async function loadBuiltinPanels() {
+  return (await Promise.all(BUILTIN_PANELS.map((load) => load()))).map((m) => m.default);
+}
+
+/**
+ * The built-in panels as the app registers them at start-up, without loading their files: each
+ * entry's navigation facts from `nav` (panel-nav.js's PANEL_NAV, the same order), and an `open`
+ * that loads the entry file first. A copy that does not match the registry (a line added without
+ * running the scripts) is refused with what to run: the navigation is never wrong.
+ * @param {readonly {name: string, label: string, icon: string, shortcut: string, split: boolean}[]} nav
+ * @returns {PanelEntry[]}
+ */
+export function builtinPanels(nav) {
+  if (nav.length !== BUILTIN_PANELS.length) {
+    throw new PanelError(
+      'invalid',
+      `The navigation's copy (web/app/panel-nav.js) lists ${nav.length} panels and the registry ` +
+        `${BUILTIN_PANELS.length}: run node scripts/index-html.mjs.`,
+    );
+  }
+  return nav.map((facts, i) => ({
+    ...facts,
+    open: async (ctx) => {
+      const entry = checkPanelEntry((await BUILTIN_PANELS[i]()).default);
+      if (entry.name !== facts.name) {
+        throw new PanelError(
+          'invalid',
+          `The navigation's copy is stale ("${facts.name}" opened "${entry.name}"): run node scripts/index-html.mjs.`,
+        );
+      }
+      return entry.open(ctx);
+    },
+  }));
+}

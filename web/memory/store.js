@@ -12,8 +12,9 @@ import { encodeVectorRecord, textHash } from './vectors.js';
 import { VectorFile } from './vector-file.js';
 import { EmbeddingQueue } from './embedding-queue.js';
 import { contentStamp, currentSummary } from './summaries.js';
+import { CATEGORIES } from './categories.js';
 
-export const CATEGORIES = /** @type {const} */ (['core', 'learned', 'user', 'context']);
+export { CATEGORIES };
 
 export const MemoryEntrySchema = z.object({
   id: z.string().min(1).max(64),

@@ -1,6 +1,6 @@
 /** @import { ToolDefinition, ToolContext, ToolFamily } from './types.d.ts' */
 import { z } from 'zod';
-import { CATEGORIES } from '../memory/store.js';
+import { CATEGORIES } from '../memory/categories.js';
 
 const Category = z.enum(CATEGORIES);
 
