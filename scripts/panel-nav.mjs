@@ -2,6 +2,7 @@
 // shortcut, split) of the panels registered in web/app/panels.js, in their order, copied so the first
 // view draws the navigation without loading the registry and its entry files. Run by
 // `node scripts/index-html.mjs`; tests/unit/panels.test.mjs fails when the copy is stale.
+/** @import { PanelNavEntry } from '../web/app/panel-nav.js' */
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -16,11 +17,10 @@ const quoted = (text) => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`
 /**
  * panel-nav.js with PANEL_NAV written from the registry.
  * @param {string} [appRoot] the folder holding web/ (tests change copies of the app)
- * @param {readonly {name: string, label: string, icon: string, shortcut: string, split: boolean}[]} [panels] the
- *   registry's panels (by default web/app/panels.js's, loaded)
+ * @param {readonly PanelNavEntry[]} [panels] the registry's panels (by default web/app/panels.js's, loaded)
  */
 export async function renderPanelNav(appRoot = root, panels) {
-  /** @type {readonly {name: string, label: string, icon: string, shortcut: string, split: boolean}[]} */
+  /** @type {readonly PanelNavEntry[]} */
   const registered = panels ?? (await (await import(pathToFileURL(join(appRoot, 'web/app/panels.js')).href)).loadBuiltinPanels());
   const source = await readFile(join(appRoot, NAV_FILE), 'utf8');
   if (!BLOCK.test(source)) throw new Error(`${NAV_FILE} lacks the panel-nav:start and panel-nav:end markers`);

@@ -1,3 +1,4 @@
+/** @import { PanelNavEntry } from './panel-nav.js' */
 /** @import { ChatController } from './chat-controller.js' */
 /** @import { Services } from './workspace-services.js' */
 /** @import { AgentSettingsStore } from './agent-settings.js' */
@@ -165,7 +166,7 @@ export async function loadBuiltinPanels() {
  * entry's navigation facts from `nav` (panel-nav.js's PANEL_NAV, the same order), and an `open`
  * that loads the entry file first. A copy that does not match the registry (a line added without
  * running the scripts) is refused with what to run: the navigation is never wrong.
- * @param {readonly {name: string, label: string, icon: string, shortcut: string, split: boolean}[]} nav
+ * @param {readonly PanelNavEntry[]} nav
  * @returns {PanelEntry[]}
  */
 export function builtinPanels(nav) {

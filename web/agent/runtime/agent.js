@@ -551,20 +551,18 @@ export class ClawserAgent {
       }
       text = out.text;
     }
+    /** The reply as the user saw it, kept as stopped (its tool calls not run). @returns {EventData<'agent_message'>} */
+    const stopped = () => ({
+      text,
+      stopped: true,
+      model: this.provider.model,
+      provider: this.provider.id,
+      ...(usage ? { usage, costCents: callCost } : {}),
+      ...(this.label ? { agent: this.label } : {}),
+    });
     if (runaway && !signal?.aborted) {
       // Kept as a stopped reply (what the user saw), then the run ends with self-repair's reason.
-      yield await this.#record(
-        'agent_message',
-        {
-          text,
-          stopped: true,
-          model: this.provider.model,
-          provider: this.provider.id,
-          ...(usage ? { usage, costCents: callCost } : {}),
-          ...(this.label ? { agent: this.label } : {}),
-        },
-        'agent',
-      );
+      yield await this.#record('agent_message', stopped(), 'agent');
       const message =
         `Stopped: this reply ran away — it passed ${run.stuck.config.maxOutputChars.toLocaleString('en')} characters ` +
         `without ending. Continue anyway if it should go on.`;
@@ -574,19 +572,7 @@ export class ClawserAgent {
     }
     if (signal?.aborted || failure?.code === 'aborted') {
       // The user saw the partial reply: keep it, marked as stopped (tool calls not run).
-      if (text)
-        yield await this.#record(
-          'agent_message',
-          {
-            text,
-            stopped: true,
-            model: this.provider.model,
-            provider: this.provider.id,
-            ...(usage ? { usage, costCents: callCost } : {}),
-            ...(this.label ? { agent: this.label } : {}),
-          },
-          'agent',
-        );
+      if (text) yield await this.#record('agent_message', stopped(), 'agent');
       return null;
     }
     if (failure) {
