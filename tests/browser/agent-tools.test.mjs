@@ -70,11 +70,15 @@ test('the agent writes a note after approval, lists files, and shows each call a
   assert.equal(await cards.nth(1).getByText('rewritten by a hook').count(), 0);
   await cards.nth(1).locator('summary').click();
   // A reload shows the same transcript.
-  // (The auto-commit notice is a one-off status line outside the transcript.)
+  // (The auto-commit notice is a one-off status line outside the transcript.) The latest turn's
+  // Undo row is drawn once its module has loaded, which may come after the commit notice: it is
+  // part of what must come back, so both sides wait for it.
+  await page.locator('.messages li.turn-undo', { hasText: 'This turn changed 1 file.' }).waitFor();
   const before = await page.locator('.messages').innerText();
   await page.reload();
   await page.locator('.tool-card').nth(1).waitFor();
   await appView(page); // the first view, painted before the app, has no Undo row yet
+  await page.locator('.messages li.turn-undo').waitFor();
   assert.equal(await page.locator('.messages').innerText(), before);
 });
 
