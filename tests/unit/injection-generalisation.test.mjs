@@ -15,6 +15,7 @@ import { BENIGN_ABOUT_INSTRUCTIONS } from '../fixtures/injection-benign-blind.mj
 import { ARTICLES } from '../fixtures/injection-benign-articles.mjs';
 import { CHAT_LOGS } from '../fixtures/injection-benign-chats.mjs';
 import { NearDuplicateIndex } from '../fixtures/near-duplicates.mjs';
+import { ATTACK_VOCABULARY_FILES, projectChunks } from '../fixtures/injection-benign-docs.mjs';
 import { trainingSet, benignHeldOut, SOURCE_HALF } from '../../scripts/train-injection-model.mjs';
 
 const sanitizer = new InputSanitizer();
@@ -113,6 +114,21 @@ test('real ordinary documents nobody trained on: at most 3% flagged in EVERY kin
     assert.ok(d >= min, `${kind}: ${d} documents`);
     assert.ok(n / d <= 0.03, `${kind}: ${n}/${d} flagged`);
   }
+});
+
+test("the project files left out of the ordinary documents as the detector's own attack vocabulary are each flagged", (t) => {
+  const chunks = projectChunks({ vocabulary: true });
+  for (const file of ATTACK_VOCABULARY_FILES) {
+    const own = chunks.filter((c) => c.file === file);
+    const n = own.filter((c) => flagged(c.text)).length;
+    t.diagnostic(`${file}: ${n}/${own.length} chunks flagged`);
+    assert.ok(own.length > 0, `${file} is read`);
+    assert.ok(n > 0, `${file} holds no flagged text: it is an ordinary file and belongs in the false-positive set`);
+  }
+  // Control: the ordinary set holds none of them.
+  const ordinary = new Set(projectChunks().map((c) => c.file));
+  for (const file of ATTACK_VOCABULARY_FILES) assert.ok(!ordinary.has(file), file);
+  assert.ok(ordinary.has('web/safety/leak-detector.js'), 'the rest of web/safety/ is ordinary code');
 });
 
 test("control: the same detector flags the issue's examples, and an injection placed in the articles and chat logs, \
