@@ -69,7 +69,7 @@ export function vocabulary() {
   /** @type {string[]} */
   const tokens = ['<unk>', '<s>', '</s>', ...SPECIAL];
   const types = [TOKEN.UNKNOWN, TOKEN.CONTROL, TOKEN.CONTROL, ...SPECIAL.map(() => TOKEN.CONTROL)];
-  for (let b = 0; b < 256; b++) {
+  for (let b = 0; b < 128; b++) {
     tokens.push(`<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`);
     types.push(TOKEN.BYTE);
   }
