@@ -137,6 +137,7 @@ class Writer {
     const rest = (n - (this.length % n)) % n;
     if (rest) this.bytes(new Uint8Array(rest));
   }
+  /** @returns {Uint8Array<ArrayBuffer>} */
   concat() {
     const out = new Uint8Array(this.length);
     let at = 0;
@@ -151,7 +152,7 @@ class Writer {
 /**
  * The GGUF file's bytes.
  * @param {{seed?: number}} [options]
- * @returns {Uint8Array}
+ * @returns {Uint8Array<ArrayBuffer>}
  */
 export function makeTestGguf({ seed = 1 } = {}) {
   const { embedding: n, layers, heads, kvHeads, feedForward: ff, context } = SHAPE;

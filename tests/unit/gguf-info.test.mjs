@@ -1,0 +1,53 @@
+// A GGUF model file's header, read without its weights (issue 34 §2), on the test model that
+// scripts/make-test-gguf.mjs writes; damaged files give a clear error.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { makeTestGguf, SHAPE, CHAT_TEMPLATE } from '../../scripts/make-test-gguf.mjs';
+import { GgufError, readGgufInfo } from '../../web/providers/gguf-info.js';
+
+const bytes = makeTestGguf({ seed: 7 });
+
+test("the test model's header: architecture, name, quantisation, context, template that calls tools, parameters", async () => {
+  const info = await readGgufInfo(new Blob([bytes]));
+  assert.equal(info.version, 3);
+  assert.equal(info.architecture, 'llama');
+  assert.equal(info.name, 'clawser-test-tiny');
+  assert.equal(info.fileType, 'F32');
+  assert.equal(info.contextLength, SHAPE.context);
+  assert.equal(info.chatTemplate, CHAT_TEMPLATE);
+  assert.equal(info.callsTools, true);
+  assert.equal(info.tensorCount, 3 + SHAPE.layers * 9);
+  assert.equal(info.vocabularySize, 3 + 6 + 128 + 95);
+  assert.equal(info.parameters * 4 < bytes.length, true, 'f32 weights fit in the file');
+  assert.equal(info.split, null);
+});
+
+test('the header is read in slices: a small read size gives the same answer', async () => {
+  const whole = await readGgufInfo(new Blob([bytes]));
+  const blob = new Blob([bytes]);
+  let reads = 0;
+  const counted = /** @type {Blob} */ (
+    /** @type {unknown} */ ({
+      size: blob.size,
+      slice: (/** @type {number} */ a, /** @type {number} */ b) => {
+        reads++;
+        return blob.slice(a, b);
+      },
+    })
+  );
+  const sliced = await readGgufInfo(counted);
+  assert.deepEqual({ ...sliced, metadata: null }, { ...whole, metadata: null });
+  assert.ok(reads >= 1);
+});
+
+test('a file that is not GGUF, one cut short and one of another version are refused with what to do', async () => {
+  const refused = async (/** @type {Uint8Array<ArrayBuffer>} */ b, /** @type {string} */ code) =>
+    assert.rejects(readGgufInfo(new Blob([b])), (err) => err instanceof GgufError && err.code === code && err.message.length > 20);
+  await refused(new TextEncoder().encode('PK\x03\x04 this is a zip file, not a model at all'), 'not_gguf');
+  await refused(bytes.subarray(0, 2000), 'truncated');
+  const v9 = bytes.slice();
+  new DataView(v9.buffer).setUint32(4, 9, true);
+  await refused(v9, 'unsupported_version');
+  // Control: the whole file reads.
+  assert.equal((await readGgufInfo(new Blob([bytes]))).architecture, 'llama');
+});
