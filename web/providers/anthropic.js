@@ -63,6 +63,10 @@ export class AnthropicProvider extends HttpSseProvider {
         input_schema: t.parameters,
         ...(i === all.length - 1 ? { cache_control: { type: 'ephemeral' } } : {}),
       }));
+      const choice = request.toolChoice;
+      if (choice)
+        body.tool_choice =
+          typeof choice === 'object' ? { type: 'tool', name: choice.name } : { type: choice === 'required' ? 'any' : choice };
     }
     return body;
   }

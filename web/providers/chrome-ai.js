@@ -156,6 +156,7 @@ export class ChromeAIProvider {
       temperature: 'is used at its own temperature',
       images: 'reads text only',
       tools: 'takes tools through code only',
+      toolChoice: 'takes tools through code only, so no tool choice',
     });
     const { initialPrompts, prompt } = splitConversation(request);
     const status = (/** @type {string} */ text) => options.onStatus?.({ type: 'progress', text });

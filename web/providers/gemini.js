@@ -69,6 +69,13 @@ export class GeminiProvider extends HttpSseProvider {
       body.tools = [
         { functionDeclarations: request.tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })) },
       ];
+      const choice = request.toolChoice;
+      if (choice) {
+        const mode = typeof choice === 'object' || choice === 'required' ? 'ANY' : choice.toUpperCase();
+        body.toolConfig = {
+          functionCallingConfig: { mode, ...(typeof choice === 'object' ? { allowedFunctionNames: [choice.name] } : {}) },
+        };
+      }
     }
     /** @type {Record<string, unknown>} */
     const generation = {};

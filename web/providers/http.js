@@ -89,6 +89,8 @@ export function ignoredSettings(request, label, settings) {
     temperature: request.temperature !== undefined,
     maxTokens: request.maxTokens !== undefined,
     tools: !!request.tools?.length,
+    // 'auto' is what every wire does without one: only a stronger choice can be left unapplied.
+    toolChoice: !!request.tools?.length && request.toolChoice !== undefined && request.toolChoice !== 'auto',
     images: request.messages.some((m) => m.images?.length),
     system: !!request.system,
   };
@@ -102,7 +104,14 @@ export function ignoredSettings(request, label, settings) {
 }
 
 /** @type {Record<IgnoredSetting, string>} */
-const SETTING_NAMES = { temperature: 'temperature', maxTokens: 'token limit', tools: 'tools', images: 'images', system: 'system prompt' };
+const SETTING_NAMES = {
+  temperature: 'temperature',
+  maxTokens: 'token limit',
+  tools: 'tools',
+  toolChoice: 'tool choice',
+  images: 'images',
+  system: 'system prompt',
+};
 
 /**
  * Wraps a provider's event generator so that any thrown error becomes one

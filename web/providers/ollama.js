@@ -1,7 +1,7 @@
 /** @import { ChatRequest, StreamPart, StopReason, Message, CallOptions, ModelInfo, WireOptions, CatalogEntry } from './types.d.ts' */
 /** @import { SSEMessage } from '../net/sse.js' */
 import { ProviderError, droppedError, fetchError, httpError } from './errors.js';
-import { HttpSseProvider, probeServer } from './http.js';
+import { HttpSseProvider, ignoredSettings, probeServer } from './http.js';
 import { parseNDJSON } from './ndjson.js';
 import { seesImages } from './images.js';
 
@@ -56,6 +56,14 @@ export class OllamaProvider extends HttpSseProvider {
         function: { name: t.name, description: t.description, parameters: t.parameters },
       }));
     return body;
+  }
+
+  /**
+   * Ollama's chat API has no tool choice: the model decides, and that is said.
+   * @override @param {import('./types.d.ts').ChatRequest} request
+   */
+  warnings(request) {
+    return ignoredSettings(request, this.label, { toolChoice: 'takes no tool choice (the model decides whether to call one)' });
   }
 
   /** @override */

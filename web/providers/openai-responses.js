@@ -31,7 +31,7 @@ export class OpenAIResponsesProvider extends HttpSseProvider {
     if (request.temperature !== undefined && !REASONING_MODEL.test(this.model)) body.temperature = request.temperature;
     if (REASONING_MODEL.test(this.model)) body.reasoning = { summary: 'auto' };
     // strict: false — left out, the Responses API makes every schema strict (all fields required).
-    if (request.tools?.length)
+    if (request.tools?.length) {
       body.tools = request.tools.map((t) => ({
         type: 'function',
         name: t.name,
@@ -39,6 +39,9 @@ export class OpenAIResponsesProvider extends HttpSseProvider {
         parameters: t.parameters,
         strict: false,
       }));
+      const choice = request.toolChoice;
+      if (choice) body.tool_choice = typeof choice === 'string' ? choice : { type: 'function', name: choice.name };
+    }
     return body;
   }
 

@@ -67,6 +67,8 @@ export class OpenAIProvider extends HttpSseProvider {
         type: 'function',
         function: { name: t.name, description: t.description, parameters: t.parameters },
       }));
+      const choice = request.toolChoice;
+      if (choice) body.tool_choice = typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
     }
     return body;
   }

@@ -54,9 +54,13 @@ export interface ChatRequest {
   messages: Message[];
   system?: string;
   tools?: ToolSpec[];
+  /** Whether the model must call a tool (`required`), may (`auto`, the default), may not (`none`), or must call the one named. */
+  toolChoice?: ToolChoice;
   maxTokens?: number;
   temperature?: number;
 }
+
+export type ToolChoice = 'auto' | 'required' | 'none' | { name: string };
 
 export interface Usage {
   inputTokens: number;
@@ -110,7 +114,7 @@ export type StreamPart =
 export type StreamEvent = StreamPart;
 
 /** A request setting a provider can leave unapplied (a warning part says which). */
-export type IgnoredSetting = 'temperature' | 'maxTokens' | 'tools' | 'images' | 'system';
+export type IgnoredSetting = 'temperature' | 'maxTokens' | 'tools' | 'toolChoice' | 'images' | 'system';
 
 /** A setting left unapplied, as a call's result lists them. */
 export interface CallWarning {
