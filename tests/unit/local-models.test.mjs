@@ -41,7 +41,8 @@ test('an imported model is stored whole, described by its header, listed, read b
   await assert.rejects(store.get(model.id), (err) => err instanceof LocalModelError && err.code === 'not_found');
 });
 
-test('a file that is not a GGUF model, one cut short, and one too big for the space left are refused before anything is written', async () => {
+test('a file that is not a GGUF model, one cut short, and one too big for the space left are refused before anything is \
+written', async () => {
   const fs = new MemoryFileSystem();
   const store = new LocalModelStore(fs, roomy);
   const refused = async (/** @type {Promise<unknown>} */ p, /** @type {string} */ code) =>

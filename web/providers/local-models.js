@@ -18,7 +18,10 @@ const SPARE_BYTES = 64 * 1024 * 1024;
 
 /** A model import or lookup that failed, with a message the user can act on. */
 export class LocalModelError extends Error {
-  /** @param {'not_gguf' | 'quota' | 'not_found' | 'invalid' | 'aborted'} code @param {string} message @param {{cause?: unknown}} [options] */
+  /**
+   * @param {'not_gguf' | 'quota' | 'not_found' | 'invalid' | 'aborted'} code
+   * @param {string} message @param {{cause?: unknown}} [options]
+   */
   constructor(code, message, options) {
     super(message, options);
     this.name = 'LocalModelError';
