@@ -58,6 +58,9 @@ const RESERVED = new Set(['enum', 'null', 'undefined', 'instanceof']);
 const packages = [
   { specifier: 'idb-keyval', file: 'idb-keyval.js', entry: "export * from 'idb-keyval';" },
   { specifier: 'fflate', file: 'fflate.js', entry: "export * from 'fflate';" },
+  // llama.cpp in WebAssembly for the local model (issue 34); its worker is made from a Blob inside
+  // the bundle, and its wasm is copied beside it (wllama/wllama.wasm), loaded only by that provider.
+  { specifier: '@wllama/wllama', file: 'wllama.js', entry: "export { Wllama } from '@wllama/wllama';" },
   { specifier: 'dompurify', file: 'dompurify.js', entry: "export { default } from 'dompurify';" },
   { specifier: 'croner', file: 'croner.js', entry: "export * from 'croner';" },
   { specifier: 'minisearch', file: 'minisearch.js', entry: "export { default } from 'minisearch';" },
@@ -196,6 +199,7 @@ function patchXtermStyles() {
 
 /** Files used as they are: [from node_modules, to web/vendor]. */
 const assets = [
+  ['@wllama/wllama/esm/wasm/wllama.wasm', 'wllama/wllama.wasm'],
   ['uplot/dist/uPlot.min.css', 'uplot.css'],
   ['@xterm/xterm/css/xterm.css', 'xterm.css'],
 ];
@@ -206,6 +210,7 @@ const wasmFiles = ['ort-wasm-simd.wasm'];
 async function main() {
   await rm(vendorDir, { recursive: true, force: true });
   await mkdir(join(vendorDir, 'ort'), { recursive: true });
+  await mkdir(join(vendorDir, 'wllama'), { recursive: true });
   /** @type {Record<string, string>} */
   const imports = {};
   for (const pkg of packages) {
