@@ -16,10 +16,19 @@ const SLICE_BYTES = 8 * 1024 * 1024;
 /** Room left free beside a model (the browser's own bookkeeping, the conversations). */
 const SPARE_BYTES = 64 * 1024 * 1024;
 
-/** A model import or lookup that failed, with a message the user can act on. */
+/**
+ * `not_gguf`, `quota`, `not_found`, `invalid`, `aborted` (stopped by the user); a download's too:
+ * `offline`, `cors` (the server does not let pages read the file), `network` (unreachable, or the
+ * connection dropped: what was downloaded is kept), `http` (the server answered with an error),
+ * `busy` (running in another tab).
+ * @typedef {'not_gguf' | 'quota' | 'not_found' | 'invalid' | 'aborted' | 'offline' | 'cors' | 'network' | 'http' | 'busy'}
+ *   LocalModelErrorCode
+ */
+
+/** A model import, download or lookup that failed, with a message the user can act on. */
 export class LocalModelError extends Error {
   /**
-   * @param {'not_gguf' | 'quota' | 'not_found' | 'invalid' | 'aborted'} code
+   * @param {LocalModelErrorCode} code
    * @param {string} message @param {{cause?: unknown}} [options]
    */
   constructor(code, message, options) {
@@ -41,6 +50,8 @@ const ModelMetaSchema = z.object({
   parameters: z.number().int().nonnegative(),
   callsTools: z.boolean(),
   chatTemplate: z.string().nullable(),
+  /** Where it was downloaded from (no query string), for a downloaded model. */
+  source: z.string().max(2000).optional(),
 });
 /** @typedef {z.infer<typeof ModelMetaSchema>} LocalModel */
 
@@ -55,8 +66,34 @@ function newModelId(name) {
   return `${words || 'model'}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
-/** @param {number} bytes */
-const size = (bytes) => (bytes >= 1e9 ? `${(bytes / 1e9).toFixed(1)} GB` : `${Math.max(1, Math.round(bytes / 1e6))} MB`);
+/** "1.2 GB", "350 MB": a size as the messages say it. @param {number} bytes */
+export const modelSize = (bytes) => (bytes >= 1e9 ? `${(bytes / 1e9).toFixed(1)} GB` : `${Math.max(1, Math.round(bytes / 1e6))} MB`);
+
+/** The name of a model's nth file (1-based) in its folder. @param {number} n */
+export const partFile = (n) => `part-${String(n).padStart(5, '0')}.gguf`;
+
+/** Reads a GGUF header, a file that is not one refused as `not_gguf`. @param {Blob} blob @returns {Promise<GgufInfo>} */
+async function headerOf(blob) {
+  try {
+    return await readGgufInfo(blob);
+  } catch (err) {
+    if (err instanceof GgufError) throw new LocalModelError('not_gguf', err.message, { cause: err });
+    throw err;
+  }
+}
+
+/**
+ * A stored file as much of a Blob as the header reader uses (its size and slices read on demand),
+ * so a multi-gigabyte download is checked without being read into memory.
+ * @param {FileSystem} fs @param {string} path @param {number} size
+ * @returns {Blob}
+ */
+function storedBlob(fs, path, size) {
+  /** @param {number} start @param {number} end */
+  const slice = (start, end) => ({ arrayBuffer: async () => (await fs.readBytes(path, { start, end })).slice().buffer });
+  // The reader needs only `size` and `slice(start, end).arrayBuffer()`: the cast names the rest of Blob, which is never used.
+  return /** @type {Blob} */ (/** @type {unknown} */ ({ size, slice }));
+}
 
 export class LocalModelStore {
   /**
@@ -69,6 +106,22 @@ export class LocalModelStore {
   }
 
   /**
+   * Refuses (code `quota`) when `bytes` more would not fit in what the browser lets Clawser use;
+   * a browser that does not say lets it through.
+   * @param {number} bytes @param {string} [again] what to do once there is room ("import again")
+   */
+  async checkRoom(bytes, again = 'import again') {
+    const { quota, usage } = await this.estimate();
+    if (typeof quota === 'number' && typeof usage === 'number' && bytes + SPARE_BYTES > quota - usage) {
+      throw new LocalModelError(
+        'quota',
+        `This model needs ${modelSize(bytes)} and the browser lets Clawser use ${modelSize(Math.max(0, quota - usage))} more. ` +
+          `Free space on this computer, or delete models or workspaces you no longer need, then ${again}.`,
+      );
+    }
+  }
+
+  /**
    * Imports a GGUF model (its parts in order, for a split model), checked first.
    * @param {Blob[]} parts one Blob, or a split model's parts in order
    * @param {{name?: string, signal?: AbortSignal, onProgress?: (written: number, total: number) => void}} [options]
@@ -76,14 +129,7 @@ export class LocalModelStore {
    */
   async import(parts, options = {}) {
     if (!parts.length) throw new LocalModelError('invalid', 'Choose a .gguf model file to import.');
-    /** @type {GgufInfo} */
-    let info;
-    try {
-      info = await readGgufInfo(parts[0]);
-    } catch (err) {
-      if (err instanceof GgufError) throw new LocalModelError('not_gguf', err.message, { cause: err });
-      throw err;
-    }
+    const info = await headerOf(parts[0]);
     if (info.split && info.split.count !== parts.length) {
       throw new LocalModelError(
         'invalid',
@@ -91,18 +137,11 @@ export class LocalModelStore {
       );
     }
     const total = parts.reduce((n, p) => n + p.size, 0);
-    const { quota, usage } = await this.estimate();
-    if (typeof quota === 'number' && typeof usage === 'number' && total + SPARE_BYTES > quota - usage) {
-      throw new LocalModelError(
-        'quota',
-        `This model needs ${size(total)} and the browser lets Clawser use ${size(Math.max(0, quota - usage))} more. ` +
-          'Free space on this computer, or delete models or workspaces you no longer need, then import again.',
-      );
-    }
+    await this.checkRoom(total);
     const name = (options.name ?? info.name ?? 'Local model').trim().slice(0, 200) || 'Local model';
     const id = newModelId(name);
     const staging = `${STAGING}/${id}`;
-    const files = parts.map((_, i) => `part-${String(i + 1).padStart(5, '0')}.gguf`);
+    const files = parts.map((_, i) => partFile(i + 1));
     let written = 0;
     try {
       await this.fs.mkdir(staging);
@@ -118,27 +157,75 @@ export class LocalModelStore {
           options.onProgress?.(written, total);
         }
       }
-      /** @type {LocalModel} */
-      const meta = ModelMetaSchema.parse({
-        id,
-        name,
-        files,
-        bytes: total,
-        importedAt: Date.now(),
-        architecture: info.architecture,
-        quantisation: info.fileType,
-        contextLength: info.contextLength && info.contextLength > 0 ? info.contextLength : null,
-        parameters: info.parameters,
-        callsTools: info.callsTools,
-        chatTemplate: info.chatTemplate,
-      });
-      await this.fs.write(`${staging}/meta.json`, JSON.stringify(meta, null, 1));
-      await this.fs.move(staging, `${MODELS_FOLDER}/${id}`);
-      return meta;
+      return await this.#place(staging, { id, name, files, bytes: total, info });
     } catch (err) {
       await this.fs.delete(staging).catch(() => {});
       throw err;
     }
+  }
+
+  /**
+   * Takes in a model whose files were written into the store's storage some other way (a
+   * download): the whole header of its first file is checked, and a split model must have every
+   * part; then it is described and its folder moved into place. Anything else in the folder (the
+   * download's own notes) is removed. A file that is not a model is refused (`not_gguf`) and the
+   * folder left as it is, for the caller to discard.
+   * @param {string} folder under the store's folder, holding `files`
+   * @param {string[]} files in order
+   * @param {{name?: string, fallbackName?: string, source?: string}} [options] fallbackName: when neither `name` nor the header
+   *   names it; source: where it came from (its query string is dropped)
+   * @returns {Promise<LocalModel>}
+   */
+  async adopt(folder, files, options = {}) {
+    if (!folder.startsWith(`${MODELS_FOLDER}/.`))
+      throw new LocalModelError('invalid', `"${folder}" is not a staging folder of the models.`);
+    let bytes = 0;
+    /** @type {number[]} */
+    const sizes = [];
+    for (const f of files) {
+      const stat = await this.fs.stat(`${folder}/${f}`);
+      if (stat?.kind !== 'file') throw new LocalModelError('invalid', `A file of this model is missing (${f}): download it again.`);
+      sizes.push(stat.size);
+      bytes += stat.size;
+    }
+    const info = await headerOf(storedBlob(this.fs, `${folder}/${files[0]}`, sizes[0] ?? 0));
+    if ((info.split?.count ?? 1) !== files.length) {
+      throw new LocalModelError(
+        'invalid',
+        `This model is split into ${info.split?.count ?? 1} files and ${files.length} were downloaded: ` +
+          'download it again from its first part.',
+      );
+    }
+    for (const e of await this.fs.list(folder)) if (!files.includes(e.name)) await this.fs.delete(`${folder}/${e.name}`);
+    const name = (options.name ?? info.name ?? options.fallbackName ?? 'Local model').trim().slice(0, 200) || 'Local model';
+    const source = options.source ? options.source.replace(/[?#].*$/, '').slice(0, 2000) : undefined;
+    return this.#place(folder, { id: newModelId(name), name, files, bytes, info, source });
+  }
+
+  /**
+   * Describes a whole model in its folder and moves the folder into place.
+   * @param {string} folder
+   * @param {{id: string, name: string, files: string[], bytes: number, info: GgufInfo, source?: string}} m
+   */
+  async #place(folder, { id, name, files, bytes, info, source }) {
+    /** @type {LocalModel} */
+    const meta = ModelMetaSchema.parse({
+      id,
+      name,
+      files,
+      bytes,
+      importedAt: Date.now(),
+      architecture: info.architecture,
+      quantisation: info.fileType,
+      contextLength: info.contextLength && info.contextLength > 0 ? info.contextLength : null,
+      parameters: info.parameters,
+      callsTools: info.callsTools,
+      chatTemplate: info.chatTemplate,
+      ...(source ? { source } : {}),
+    });
+    await this.fs.write(`${folder}/meta.json`, JSON.stringify(meta, null, 1));
+    await this.fs.move(folder, `${MODELS_FOLDER}/${id}`);
+    return meta;
   }
 
   /** The imported models, newest first; a folder whose description is damaged is left out. @returns {Promise<LocalModel[]>} */
