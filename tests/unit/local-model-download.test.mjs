@@ -11,6 +11,7 @@ import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { LocalModelError, LocalModelStore, MODELS_FOLDER } from '../../web/providers/local-models.js';
 import { DOWNLOADS_FOLDER, ModelDownloads, modelUrls } from '../../web/providers/local-model-download.js';
 import { startModelServer, ggufHeaderOnly } from '../fixtures/model-server.mjs';
+import { waitUntil } from '../fixtures/wait.mjs';
 
 const model = makeTestGguf({ seed: 3 });
 const other = makeTestGguf({ seed: 4 });
@@ -157,6 +158,22 @@ test('Stop keeps what arrived; Resume goes on from there', async () => {
   assert.deepEqual(await storedBytes(store, m), model);
 });
 
+test('bytes that came are on disk while the server pauses (a reload then loses none of them)', async () => {
+  const fs = new MemoryFileSystem();
+  const store = new LocalModelStore(fs, roomy);
+  server.serve('/pause.gguf', model);
+  server.state.holdAfter = 150_000;
+  const downloads = downloadsOf(store);
+  const running = downloads.start(`${server.url}/pause.gguf`);
+  const [pending] = await waitUntil(async () => {
+    const list = await downloads.list();
+    return list[0]?.received === 150_000 ? list : null;
+  }, 'the first 150,000 bytes written while the server pauses');
+  assert.equal(pending.total, model.length);
+  server.release();
+  assert.deepEqual(await storedBytes(store, await running), model);
+});
+
 test('a server that ignores Range sends the whole file again, which replaces the part kept (not appended to it)', async () => {
   const fs = new MemoryFileSystem();
   const store = new LocalModelStore(fs, roomy);
@@ -168,9 +185,17 @@ test('a server that ignores Range sends the whole file again, which replaces the
   server.state.ignoreRange = true;
   /** @type {(string | undefined)[]} */
   const notes = [];
+  const before = server.requests('/norange.gguf').length;
   try {
     const m = await downloads.run(pending.id, { onProgress: (p) => notes.push(p.note) });
-    assert.equal(server.requests('/norange.gguf').at(-1)?.status, 200);
+    assert.deepEqual(
+      server
+        .requests('/norange.gguf')
+        .slice(before)
+        .map((r) => [r.range, r.status, r.sent]),
+      [[`bytes=${pending.received}-`, 200, model.length]],
+      'one request, answered with the whole file',
+    );
     assert.ok(notes.includes('no_range'), 'said once that it starts again');
     assert.deepEqual(await storedBytes(store, m), model, 'the whole file, once');
   } finally {

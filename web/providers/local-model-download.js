@@ -19,6 +19,8 @@ export const DOWNLOADS_FOLDER = `${MODELS_FOLDER}/.downloads`;
 export const DOWNLOAD_NOTE = 'download.json';
 /** Arriving bytes are written in slices of this size (and on a pause, so a resume loses little). */
 const WRITE_BYTES = 4 * 1024 * 1024;
+/** Bytes that came are written after this long without more (so a reload mid-way loses little). */
+const IDLE_WRITE_MS = 1000;
 /** What is asked of each part before the download starts: enough to see what it is. */
 const PROBE_BYTES = 64 * 1024;
 /** A split model's part in its address: `…-00001-of-00003.gguf`. */
@@ -662,7 +664,21 @@ export class ModelDownloads {
     try {
       for (;;) {
         if (signal?.aborted) throw aborted();
-        const { done, value } = await reader.read();
+        const next = reader.read();
+        /** @type {ReadableStreamReadResult<Uint8Array> | null} */
+        let result = null;
+        if (checked && pendingBytes) {
+          // A pause in what arrives writes what came so far.
+          /** @type {ReturnType<typeof setTimeout> | undefined} */
+          let timer;
+          const idle = new Promise((resolve) => {
+            timer = setTimeout(() => resolve(null), IDLE_WRITE_MS);
+          });
+          result = /** @type {ReadableStreamReadResult<Uint8Array> | null} */ (await Promise.race([next, idle]));
+          clearTimeout(timer);
+          if (!result) await flush();
+        }
+        const { done, value } = result ?? (await next);
         if (done) break;
         pending.push(value);
         pendingBytes += value.length;
