@@ -234,3 +234,64 @@ sw.addEventListener('notificationclick', (event) => {
     })().catch(() => {}),
   );
 });
+
+// ── Models downloaded by the browser in the background (Background Fetch) ──
+// The page hands a model's download to the browser (web/app/model-library.js). When all of it
+// has come, its parts are written where a download in the page writes them,
+// clawser_models/.downloads/<id>/ (the files named in that folder's download.json, by address),
+// and the pages are told; the page checks the model and takes it in (LocalModelStore.adopt).
+const MODEL_FETCH_PREFIX = 'clawser-model-'; // web/app/model-library.js BACKGROUND_PREFIX
+const MODEL_FETCHED = 'clawser-model-fetched'; // its FETCHED_MESSAGE
+
+/**
+ * The parts of Background Fetch used here (not in TypeScript's library yet).
+ * @typedef {{id: string, matchAll(): Promise<{request: Request, responseReady: Promise<Response>}[]>}} ModelFetch
+ * @typedef {ExtendableEvent & {registration: ModelFetch, updateUI?: (o: {title: string}) => Promise<void>}} ModelFetchEvent
+ */
+
+/** Writes each part that came into the download's folder; true when every part came whole. @param {ModelFetch} fetched */
+async function saveModelParts(fetched) {
+  const id = fetched.id.slice(MODEL_FETCH_PREFIX.length);
+  if (!/^dl-[a-z0-9]{1,32}$/.test(id)) return false;
+  const root = await navigator.storage.getDirectory();
+  const models = await root.getDirectoryHandle('clawser_models');
+  const dir = await (await models.getDirectoryHandle('.downloads')).getDirectoryHandle(id);
+  const note = JSON.parse(await (await (await dir.getFileHandle('download.json')).getFile()).text());
+  /** @type {{url: string, file: string}[]} */
+  const parts = Array.isArray(note?.parts) ? note.parts : [];
+  let whole = true;
+  for (const record of await fetched.matchAll()) {
+    const part = parts.find((p) => p.url === record.request.url);
+    const response = await record.responseReady;
+    if (!part || !/^part-\d{5}\.gguf$/.test(part.file) || !response.ok || !response.body) {
+      whole = false;
+      continue;
+    }
+    const writable = await (await dir.getFileHandle(part.file, { create: true })).createWritable();
+    await response.body.pipeTo(writable);
+  }
+  return whole;
+}
+
+sw.addEventListener(/** @type {any} */ ('backgroundfetchsuccess'), (/** @type {ModelFetchEvent} */ event) => {
+  if (!event.registration.id.startsWith(MODEL_FETCH_PREFIX)) return;
+  event.waitUntil(
+    (async () => {
+      const whole = await saveModelParts(event.registration).catch(() => false);
+      await event.updateUI?.({ title: whole ? 'Model downloaded: open Clawser to use it' : 'Model download incomplete' }).catch(() => {});
+      for (const client of await sw.clients.matchAll({ type: 'window', includeUncontrolled: true }))
+        client.postMessage({ type: MODEL_FETCHED, id: event.registration.id });
+    })(),
+  );
+});
+
+sw.addEventListener(/** @type {any} */ ('backgroundfetchclick'), (/** @type {ModelFetchEvent} */ event) => {
+  if (!event.registration.id.startsWith(MODEL_FETCH_PREFIX)) return;
+  event.waitUntil(
+    (async () => {
+      const windows = await sw.clients.matchAll({ type: 'window', includeUncontrolled: true });
+      if (windows.length) await windows[0].focus();
+      else await sw.clients.openWindow(new URL('./', sw.registration.scope).href);
+    })().catch(() => {}),
+  );
+});

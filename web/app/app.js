@@ -229,6 +229,7 @@ export class ClawserApp {
       },
     });
     this.#settingsFlow = new SettingsFlow({
+      fs,
       settings: this.settings,
       agentSettings,
       workspaces: this.workspaces,

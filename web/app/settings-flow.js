@@ -35,6 +35,7 @@ export class SettingsFlow {
    * @param {(workspaceId: string) => void} deps.goSettings the route of the workspace's settings
    * @param {(workspaceId: string) => Promise<void>} deps.showWorkspace after a provider was chosen on the card
    * @param {(p: Promise<unknown>) => void} deps.guard
+   * @param {import('../storage/types.d.ts').FileSystem} [deps.fs] the browser storage's root: the models on this computer
    */
   constructor(deps) {
     this.deps = deps;
@@ -72,6 +73,33 @@ export class SettingsFlow {
   }
 
   /**
+   * The models on this computer, made when the dialog first opens.
+   * @type {Promise<import('./model-library.js').ModelLibrary | null> | null}
+   */
+  #library = null;
+
+  /** The page's one ModelLibrary (null without the browser's storage). */
+  localModels() {
+    const fs = this.deps.fs;
+    this.#library ??= fs
+      ? import('./model-library.js').then(({ ModelLibrary, pageBackgroundFetch, downloadLock }) => {
+          const library = new ModelLibrary({
+            fs,
+            catalog: CATALOG,
+            workspaces: () => this.deps.workspaces.list(),
+            settingsOf: (id) => this.deps.settings.load(id),
+            backgroundFetch: pageBackgroundFetch,
+            exclusive: downloadLock,
+          });
+          // The service worker says when it has written a background download's parts.
+          globalThis.navigator?.serviceWorker?.addEventListener('message', (e) => library.onServiceWorkerMessage(e.data));
+          return library;
+        })
+      : Promise.resolve(null);
+    return this.#library;
+  }
+
+  /**
    * The settings dialog (one at a time). Resolves when it closed: true when it saved, false
    * when it was cancelled, null when another one was already open.
    * @param {string} workspaceId @returns {Promise<boolean | null>}
@@ -82,7 +110,21 @@ export class SettingsFlow {
     const { settings, agentSettings, tabs } = this.deps;
     const ws = this.deps.workspaces.get(workspaceId);
     try {
+      const library = await this.localModels().catch(() => null);
+      const providerId = library?.providerId ?? null;
       return await openSettingsDialog({
+        ...(library
+          ? {
+              localModels: {
+                controller: library,
+                providerId,
+                // The same save as the dialog's and the first-run card's: provider and model, no base URL.
+                onUse: async (id) => {
+                  if (providerId) await settings.save(workspaceId, { provider: providerId, model: id, baseUrl: '' });
+                },
+              },
+            }
+          : {}),
         parseLimits: parseLimitFields,
         workspaceName: ws?.name ?? '',
         catalog: CATALOG,

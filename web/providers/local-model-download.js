@@ -13,6 +13,24 @@
 // takes it in from there.
 import { z } from 'zod';
 import { LocalModelError, MODELS_FOLDER, modelSize, partFile } from './local-models.js';
+import {
+  KEPT,
+  aborted,
+  checkStart,
+  concat,
+  contentLength,
+  contentRange,
+  differs,
+  firstBytes,
+  header,
+  hostOf,
+  httpError,
+  modelUrls,
+  stemOf,
+  validatorsOf,
+} from './local-model-http.js';
+
+export { modelUrls };
 
 export const DOWNLOADS_FOLDER = `${MODELS_FOLDER}/.downloads`;
 /** The note of a download in its folder (read by the service worker too). */
@@ -23,8 +41,6 @@ const WRITE_BYTES = 4 * 1024 * 1024;
 const IDLE_WRITE_MS = 1000;
 /** What is asked of each part before the download starts: enough to see what it is. */
 const PROBE_BYTES = 64 * 1024;
-/** A split model's part in its address: `…-00001-of-00003.gguf`. */
-const SPLIT = /-(\d{5})-of-(\d{5})\.gguf$/i;
 /** Attempts at one part in one run (a file changed on the server starts it again). */
 const ATTEMPTS = 3;
 
@@ -71,176 +87,6 @@ const DownloadSchema = z.object({
  * @property {<T>(id: string, fn: () => Promise<T>) => Promise<T>} [exclusive] runs `fn` as the only
  *   writer of this download across tabs (throws `busy` when another tab has it)
  */
-
-/** @param {string} url */
-const hostOf = (url) => {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
-};
-
-/** What a stopped download keeps, said once. */
-const KEPT = 'What was downloaded is kept: choose Resume to go on from there, or Discard.';
-
-/**
- * The addresses of a model to download: the one pasted (a Hugging Face file page, `…/blob/…`, is
- * turned into its file, `…/resolve/…`), and for a split model (`…-00002-of-00003.gguf`) every part
- * from the first.
- * @param {string} input
- * @param {string} [pageProtocol] the page's protocol: an https page cannot fetch plain http
- * @returns {{url: string, parts: string[]}}
- */
-export function modelUrls(input, pageProtocol) {
-  const text = input.trim();
-  /** @type {URL} */
-  let url;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new LocalModelError('invalid', 'Paste the whole address of a .gguf file, starting with https://.');
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new LocalModelError('invalid', `Clawser downloads models over https, not ${url.protocol.replace(':', '')}.`);
-  }
-  const local = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-  if (pageProtocol === 'https:' && url.protocol === 'http:' && !local) {
-    throw new LocalModelError(
-      'invalid',
-      'This page is served over https, so the browser refuses downloads over plain http: use the https:// address of the file.',
-    );
-  }
-  if (/^(www\.)?(huggingface\.co|hf\.co)$/.test(url.hostname)) {
-    // A file's page (…/blob/main/x.gguf) is HTML; its file is at …/resolve/main/x.gguf.
-    url.pathname = url.pathname.replace(/^(\/[^/]+\/[^/]+)\/blob\//, '$1/resolve/');
-  }
-  url.hash = '';
-  const split = SPLIT.exec(url.pathname);
-  if (!split) return { url: url.href, parts: [url.href] };
-  const count = Number(split[2]);
-  if (count < 1 || count > 512) throw new LocalModelError('invalid', `A model split into ${count} files is not one Clawser can download.`);
-  const parts = Array.from({ length: count }, (_, i) => {
-    const u = new URL(url.href);
-    u.pathname = url.pathname.replace(SPLIT, `-${String(i + 1).padStart(5, '0')}-of-${split[2]}.gguf`);
-    return u.href;
-  });
-  return { url: parts[0], parts };
-}
-
-/** The file's name in an address, without `.gguf` and a split suffix: a name for a model whose header has none. @param {string} url */
-function stemOf(url) {
-  const last = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '');
-  return last.replace(SPLIT, '').replace(/\.gguf$/i, '') || null;
-}
-
-/** @param {Response} res @param {string} name */
-const header = (res, name) => res.headers.get(name);
-
-/** @param {Response} res @returns {number | null} */
-function contentLength(res) {
-  const n = Number(header(res, 'content-length'));
-  return header(res, 'content-length') !== null && Number.isSafeInteger(n) && n >= 0 ? n : null;
-}
-
-/**
- * `bytes 100-199/1000` → {start, total}; null when absent (a cross-origin server that does not
- * expose it) or malformed. A total of `*` is null.
- * @param {Response} res
- */
-function contentRange(res) {
-  const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(header(res, 'content-range')?.trim() ?? '');
-  if (!m) return null;
-  return { start: Number(m[1]), total: m[3] === '*' ? null : Number(m[3]) };
-}
-
-/** @param {Response} res */
-const validatorsOf = (res) => ({
-  etag: header(res, 'etag')?.slice(0, 512) ?? null,
-  lastModified: header(res, 'last-modified')?.slice(0, 128) ?? null,
-});
-
-/** Two validators that are both known and differ. @param {string | null} a @param {string | null} b */
-const differs = (a, b) => !!a && !!b && a !== b;
-
-/**
- * The start of a GGUF file ("GGUF", version 2 or 3), or a clear refusal: a web page (the address
- * of a model's page, not its file) is named as such.
- * @param {Uint8Array} bytes the first bytes (at least 8, or the whole file)
- * @param {string} url
- * @param {string | null} contentType
- */
-function checkStart(bytes, url, contentType) {
-  const magic = new TextDecoder().decode(bytes.subarray(0, 4));
-  const version = bytes.length >= 8 ? new DataView(bytes.buffer, bytes.byteOffset, 8).getUint32(4, true) : 0;
-  if (magic === 'GGUF' && (version === 2 || version === 3)) return;
-  const text = new TextDecoder().decode(bytes.subarray(0, 64)).trimStart().toLowerCase();
-  const page = /html/.test(contentType ?? '') || text.startsWith('<');
-  throw new LocalModelError(
-    'not_gguf',
-    page
-      ? `${hostOf(url)} sent a web page, not a model file. Use the address of the .gguf file itself: on Hugging Face, the ` +
-          'file’s download link (…/resolve/main/….gguf).'
-      : magic === 'GGUF'
-        ? `The file at ${hostOf(url)} is a GGUF version ${version}; Clawser reads versions 2 and 3.`
-        : `The file at ${hostOf(url)} is not a GGUF model (it does not start like one). Check that the address ends in .gguf.`,
-  );
-}
-
-/** @param {Uint8Array[]} chunks @param {number} length */
-function concat(chunks, length) {
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}
-
-/** Reads up to `n` bytes of a response, then lets the rest go. @param {Response} res @param {number} n */
-async function firstBytes(res, n) {
-  if (!res.body) return new Uint8Array(0);
-  const reader = res.body.getReader();
-  /** @type {Uint8Array[]} */
-  const chunks = [];
-  let length = 0;
-  try {
-    while (length < n) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      length += value.length;
-    }
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  return concat(chunks, length).subarray(0, n);
-}
-
-const aborted = () => new LocalModelError('aborted', `The download was stopped. ${KEPT}`);
-
-/** An error answer from the server, in words. @param {Response} res @param {string} url */
-function httpError(res, url) {
-  const host = hostOf(url);
-  const status = `${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
-  if (res.status === 404 || res.status === 410) {
-    return new LocalModelError(
-      'http',
-      `${host} has no file at this address (${status}). Check the link: on Hugging Face, copy the file’s download link ` +
-        '(…/resolve/main/….gguf) from the model’s “Files” tab.',
-    );
-  }
-  if (res.status === 401 || res.status === 403) {
-    return new LocalModelError(
-      'http',
-      `${host} refused the download (${status}): the model may ask you to sign in or accept its licence on its page. Download ` +
-        'the file there with your browser, then import it here.',
-    );
-  }
-  return new LocalModelError('http', `${host} answered ${status} instead of the file. Try again later, or download it with your browser.`);
-}
 
 /** Downloads of models, resumable across reloads; see the top of this file. */
 export class ModelDownloads {

@@ -1,10 +1,11 @@
 /** @import { CatalogEntry, ProviderConfig } from '../providers/types.d.ts' */
 /** @import { ConnectionReport } from '../providers/connection.js' */
-/** @import { AgentSettingsFields, ParseLimits, ProviderChoice } from './types.d.ts' */
+/** @import { AgentSettingsFields, LocalModelsController, ParseLimits, ProviderChoice } from './types.d.ts' */
 import { h } from './dom.js';
 import { confirmDialog } from './dialogs.js';
 import { FallbackFields } from './fallback-fields.js';
 import { ModelPicker } from './model-picker.js';
+import { LocalModelsSection } from './local-models-section.js';
 
 /**
  * The agent's settings are the app's record (`Agent`): the dialog changes the fields it shows
@@ -28,6 +29,9 @@ import { ModelPicker } from './model-picker.js';
  *   the models the provider offers, with their badges
  * @property {(config: ProviderConfig, model: string, onProgress: (p: {status: string, completed?: number, total?: number}) => void) =>
  *   Promise<void>} [pullModel] downloads a model to Ollama
+ * @property {{controller: LocalModelsController, providerId: string | null, onUse: (id: string) => Promise<void>}} [localModels]
+ *   the models on this computer; providerId: the provider that runs them; onUse: saves that provider and the model as the
+ *   workspace's
  */
 
 /**
@@ -252,6 +256,33 @@ export function openSettingsDialog(props) {
         pull: pullModel ? (name, onProgress) => pullModel(dialogConfig(), name, onProgress) : undefined,
       })
     : null;
+  const local = props.localModels;
+  /** A model was made this workspace's from the list (saved at once: the dialog closes as saved). */
+  let usedModel = false;
+  const localModels = local
+    ? LocalModelsSection({
+        controller: local.controller,
+        providerId: local.providerId,
+        chosen: () => ({ provider: providerSelect.value, model: modelInput.value.trim() }),
+        onUse: async (id) => {
+          await local.onUse(id);
+          usedModel = true;
+          if (local.providerId && providerSelect.value !== local.providerId) {
+            providerSelect.value = local.providerId;
+            sync(false);
+          }
+          modelInput.value = id;
+          localModels?.redraw();
+          result.className = 'test-result ok';
+          result.textContent = '✓ This workspace now uses this model.';
+        },
+        onError: (err) => {
+          result.className = 'test-result bad';
+          result.textContent = /** @type {Error} */ (err)?.message ?? String(err);
+        },
+      })
+    : null;
+  modelInput.addEventListener('input', () => localModels?.redraw());
   const keyRow = h('div', { class: 'field' }, h('label', { for: ids.key }, 'API key'), keyInput, keyHelp, removeKey);
   const baseRow = h('div', { class: 'field' }, h('label', { for: ids.base }, 'Base URL'), baseInput);
   let removeRequested = false;
@@ -284,6 +315,8 @@ export function openSettingsDialog(props) {
       if (picker.pullRow) picker.pullRow.hidden = !entry.capabilities.pullsModels;
     }
     providerNote.textContent = entry.note ? `${entry.label}: ${entry.note}.` : '';
+    if (initial || !same) localModels?.setOpen(!!local?.providerId && entry.id === local.providerId);
+    localModels?.redraw();
     availability.textContent = '';
     props.describeAvailability(entry.id).then((text) => {
       if (entryOf() === entry) availability.textContent = text ?? '';
@@ -325,6 +358,7 @@ export function openSettingsDialog(props) {
       picker?.panel,
     ),
     picker?.pullRow,
+    localModels?.root,
     keyRow,
     baseRow,
     h('div', { class: 'row' }, testBtn),
@@ -418,8 +452,9 @@ export function openSettingsDialog(props) {
       }
     });
     dialog.addEventListener('close', () => {
+      localModels?.destroy();
       dialog.remove();
-      resolve(saved);
+      resolve(saved || usedModel);
     });
     document.body.append(dialog);
     sync(true);

@@ -216,6 +216,66 @@ export type ParseLimits = (raw: Record<LimitFieldName, string>) =>
     }
   | { ok: false; errors: Partial<Record<LimitFieldName, string>> };
 
+/** A model on this computer, as the settings dialog's "Models on this computer" lists it. */
+export interface LocalModelRow {
+  id: string;
+  name: string;
+  bytes: number;
+  architecture: string;
+  parameters: number;
+  quantisation: string | null;
+  contextLength: number | null;
+  /** The file has a chat template; `callsTools`: the template renders tools (the model was trained to call them). */
+  chatTemplate: boolean;
+  callsTools: boolean;
+  /** Where it was downloaded from. */
+  source: string | null;
+  /** The workspaces whose provider runs this model. */
+  usedBy: { id: string; name: string }[];
+}
+
+/**
+ * A download or an import: `checking` (its address, before anything is written), `running` (in
+ * this page), `background` (the browser's Background Fetch), `stopped` (what came is kept; Resume
+ * or Discard), `failed` (only Discard).
+ */
+export interface ModelTransfer {
+  id: string;
+  kind: 'download' | 'import';
+  label: string;
+  received: number;
+  total: number | null;
+  state: 'checking' | 'running' | 'background' | 'stopped' | 'failed';
+  message: string | null;
+  canResume: boolean;
+}
+
+export interface LocalModelsState {
+  /** False until the models were read once. */
+  loaded: boolean;
+  models: LocalModelRow[];
+  transfers: ModelTransfer[];
+  /** The last failure, in words a user can act on. */
+  error: string | null;
+  notice: string | null;
+  /** The browser can download in the background (Background Fetch). */
+  backgroundFetch: boolean;
+}
+
+/** What the Models list does (the app's ModelLibrary): one per page, shared by every dialog. */
+export interface LocalModelsController {
+  state(): LocalModelsState;
+  /** Called after every change; returns what stops it. */
+  subscribe(fn: () => void): () => void;
+  refresh(): Promise<void>;
+  importFiles(files: File[]): Promise<void>;
+  download(url: string, options: { background: boolean }): Promise<void>;
+  stop(id: string): void;
+  resume(id: string): Promise<void>;
+  discard(id: string): Promise<void>;
+  remove(id: string): Promise<void>;
+}
+
 /** The tool settings the Tools panel shows. */
 export interface ToolSettingsView {
   tools: { fetchAllowlist: string[]; searchEndpoint: string };
