@@ -108,6 +108,8 @@ const progressNote = (note) =>
  * @property {() => {id: string, name: string}[]} workspaces
  * @property {(workspaceId: string) => {provider: string, model: string} | null} settingsOf a workspace's saved provider and model
  * @property {() => Promise<BackgroundFetchManager | null>} [backgroundFetch] the service worker's Background Fetch, where there is one
+ *   (may wait until the service worker is active)
+ * @property {() => Promise<boolean>} [hasBackgroundFetch] whether there is one (at once)
  * @property {<T>(id: string, fn: () => Promise<T>) => Promise<T>} [exclusive] a download's cross-tab lock (Web Locks)
  * @property {typeof fetch} [fetch]
  * @property {() => Promise<{quota?: number, usage?: number}>} [estimate]
@@ -205,7 +207,7 @@ export class ModelLibrary {
     const [models, pending, background] = await Promise.all([
       this.store.list(),
       this.downloads.list(),
-      this.#backgroundFetch().then((b) => !!b),
+      this.deps.hasBackgroundFetch ? this.deps.hasBackgroundFetch().catch(() => false) : false,
     ]);
     this.#models = models;
     this.#background = background;
@@ -510,9 +512,18 @@ export class ModelLibrary {
  * @returns {Promise<BackgroundFetchManager | null>}
  */
 export async function pageBackgroundFetch() {
+  const sw = globalThis.navigator?.serviceWorker;
+  const reg = await sw?.getRegistration?.();
+  if (!sw || !reg || !('backgroundFetch' in reg)) return null;
+  // Only an active worker takes a Background Fetch: a first visit's is still caching the app.
+  const ready = reg.active ? reg : await sw.ready;
+  return /** @type {{backgroundFetch: BackgroundFetchManager}} */ (/** @type {unknown} */ (ready)).backgroundFetch;
+}
+
+/** Whether this browser can download in the background for Clawser (its service worker has Background Fetch). */
+export async function pageHasBackgroundFetch() {
   const reg = await globalThis.navigator?.serviceWorker?.getRegistration?.();
-  const bg = /** @type {{backgroundFetch?: BackgroundFetchManager} | undefined} */ (reg)?.backgroundFetch;
-  return reg?.active && bg ? bg : null;
+  return !!reg && 'backgroundFetch' in reg;
 }
 
 /**

@@ -82,13 +82,14 @@ export class SettingsFlow {
   localModels() {
     const fs = this.deps.fs;
     this.#library ??= fs
-      ? import('./model-library.js').then(({ ModelLibrary, pageBackgroundFetch, downloadLock }) => {
+      ? import('./model-library.js').then(({ ModelLibrary, pageBackgroundFetch, pageHasBackgroundFetch, downloadLock }) => {
           const library = new ModelLibrary({
             fs,
             catalog: CATALOG,
             workspaces: () => this.deps.workspaces.list(),
             settingsOf: (id) => this.deps.settings.load(id),
             backgroundFetch: pageBackgroundFetch,
+            hasBackgroundFetch: pageHasBackgroundFetch,
             exclusive: downloadLock,
           });
           // The service worker says when it has written a background download's parts.

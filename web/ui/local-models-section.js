@@ -9,10 +9,11 @@ function size(bytes) {
   return `${Math.max(1, Math.round(bytes / 1e3))} KB`;
 }
 
-/** "0.5 B", "7.6 B", "1.2 M" parameters. @param {number} n */
+/** "0.5 B", "7.6 B", "1.2 M", "104 K" parameters. @param {number} n */
 function parameters(n) {
   if (n >= 1e9) return `${(n / 1e9).toFixed(1)} B`;
   if (n >= 1e6) return `${(n / 1e6).toFixed(1)} M`;
+  if (n >= 1e3) return `${Math.round(n / 1e3)} K`;
   return String(n);
 }
 
