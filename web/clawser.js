@@ -115,6 +115,8 @@ export { parseSSE, SSEParser } from './net/sse.js';
 export { testConnection } from './providers/connection.js';
 export { discoverNoKeyOptions } from './providers/discovery.js';
 export { chromeAIAvailability } from './providers/chrome-ai.js';
+export { importLocalModel, listLocalModels, deleteLocalModel } from './providers/local.js';
+export { LocalModelError } from './providers/local-models.js';
 
 // Storage
 export { OpfsFileSystem } from './storage/opfs-fs.js';

@@ -506,3 +506,29 @@ test('damage to the config or the sealed API keys is reported as damage, before 
     );
   }
 });
+
+test('the local models (gigabytes the user has as files) are never backed up, and a restore or its roll-back leaves them', async () => {
+  const { MODELS_FOLDER } = await import('../../web/providers/local-models.js');
+  const { MODELS_FOLDER: reserved } = await import('../../web/backup/common.js');
+  assert.equal(reserved, MODELS_FOLDER, 'the backup knows the models folder by its name');
+  const src = await source();
+  await src.fs.write(`${MODELS_FOLDER}/tiny-abc123/part-00001.gguf`, 'GGUF model bytes');
+  const contents = await readBackup(await createBackup({ fs: src.fs, config: src.config, secrets: boxA, appVersion: '0.1.0', now: NOW }));
+  assert.deepEqual(
+    [...contents.files.keys()].filter((p) => p.startsWith(MODELS_FOLDER)),
+    [],
+  );
+  assert.ok(contents.files.has('clawser_workspaces/w1/notes/a.md'), 'control: the workspaces are in it');
+  const dst = await target();
+  await dst.fs.write(`${MODELS_FOLDER}/kept-def456/part-00001.gguf`, 'the model of this computer');
+  await restoreBackup(contents, { fs: dst.fs, config: dst.config, secrets: fakeBox('B') });
+  assert.equal(await dst.fs.readText(`${MODELS_FOLDER}/kept-def456/part-00001.gguf`), 'the model of this computer');
+  assert.equal(await dst.fs.stat('clawser_workspaces/old/notes.md'), null, 'control: what the backup lacks is replaced');
+  // A restore that fails while placing rolls back: the models are still there.
+  const again = await target();
+  await again.fs.write(`${MODELS_FOLDER}/kept-def456/part-00001.gguf`, 'the model of this computer');
+  again.fs.fault = (op, path) => (op === 'move' && path.startsWith('.restore-staging/clawser_workspaces/w1/notes') ? 'fail' : undefined);
+  await assert.rejects(restoreBackup(contents, { fs: again.fs, config: again.config, secrets: fakeBox('B') }));
+  assert.equal(await again.fs.readText(`${MODELS_FOLDER}/kept-def456/part-00001.gguf`), 'the model of this computer');
+  assert.equal(await again.fs.readText('clawser_workspaces/old/notes.md'), 'old notes', 'control: rolled back');
+});

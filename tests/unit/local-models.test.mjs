@@ -87,3 +87,18 @@ test('a model whose description is damaged is left out of the list and named whe
     (err) => err instanceof LocalModelError && err.code === 'invalid' && /delete it/.test(err.message),
   );
 });
+
+test('open hands the runtime the model as Blobs of its stored bytes; a file cut short on disk is refused by name', async () => {
+  const fs = new MemoryFileSystem();
+  const store = new LocalModelStore(fs, roomy);
+  const model = await store.import([gguf], { name: 'Opened' });
+  const { parts } = await store.open(model.id);
+  assert.equal(parts.length, 1);
+  assert.deepEqual(new Uint8Array(await parts[0].arrayBuffer()), new Uint8Array(await gguf.arrayBuffer()));
+  await fs.truncate(`${MODELS_FOLDER}/${model.id}/${model.files[0]}`, 1000);
+  await assert.rejects(
+    store.open(model.id),
+    (err) => err instanceof LocalModelError && err.code === 'invalid' && /Opened/.test(err.message),
+  );
+  await assert.rejects(store.open('no-such-model'), (err) => err instanceof LocalModelError && err.code === 'not_found');
+});

@@ -84,7 +84,9 @@ export class DataActions {
   async exportEverything() {
     const v = await formDialog({
       title: 'Export everything',
-      description: 'Downloads one file with all workspaces, conversations, files, memories, goals, schedules and settings.',
+      description:
+        'Downloads one file with all workspaces, conversations, files, memories, goals, schedules and settings. ' +
+        'Models on this computer are not in it (keep their .gguf files to import them again); a restore leaves them in place.',
       fields: [
         { name: 'withKeys', label: 'Include API keys and tokens (protected by a passphrase)', type: 'checkbox' },
         {

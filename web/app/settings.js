@@ -67,7 +67,7 @@ export function setupChoices(findings) {
   const local = CATALOG.filter((e) => e.capabilities.local && e.setup);
   return [...local.filter((e) => !e.capabilities.test), ...local.filter((e) => e.capabilities.test)].map((e) => {
     const setup = /** @type {SetupTexts} */ (e.setup);
-    const always = e.capabilities.runs === 'browser' && !e.capabilities.availability;
+    const always = e.capabilities.runs === 'browser' && !e.capabilities.availability && !e.capabilities.listsModels;
     const found = always ? { provider: e.id, found: true, models: [] } : findings?.find((f) => f.provider === e.id);
     const base = { provider: e.id, title: setup.title, action: setup.action, test: e.capabilities.test };
     if (!found) return { ...base, usable: findings ? false : null, detail: findings ? (setup.missing ?? '') : setup.checking };

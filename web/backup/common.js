@@ -18,7 +18,13 @@ export const FILES = 'files/';
 export const STAGING = '.restore-staging';
 export const PREVIOUS = '.restore-previous';
 export const STATE = '.restore-state.json';
-export const RESERVED = [STAGING, PREVIOUS, STATE, STATE_FOLDER];
+/**
+ * The models the user brought for the local provider (web/providers/local-models.js
+ * MODELS_FOLDER): gigabytes the user has as files, imported again from them. Never backed up
+ * and left where they are by a restore (and its roll-back).
+ */
+export const MODELS_FOLDER = 'clawser_models';
+export const RESERVED = [STAGING, PREVIOUS, STATE, STATE_FOLDER, MODELS_FOLDER];
 
 /** Backup/restore failure with a stable `code` and a message a person can act on. */
 export class BackupError extends Error {

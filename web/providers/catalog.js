@@ -132,6 +132,42 @@ export const PROVIDERS = [
     },
   },
   {
+    id: 'local',
+    label: 'A model on this computer',
+    note: 'a GGUF model file you bring, run in this page: no key, works offline',
+    needsKey: false,
+    local: true,
+    defaultModel: '',
+    models: [],
+    wire: {
+      id: 'local',
+      load: () => import('./local.js'),
+      capabilities: {
+        tools: 'native',
+        images: null,
+        reasoning: false,
+        tokenFamily: 'default',
+        key: 'none',
+        baseUrl: 'none',
+        runs: 'browser',
+        needsModel: true,
+        listsModels: true,
+        pullsModels: false,
+        availability: false,
+        test: false,
+      },
+    },
+    setup: {
+      title: 'A model on this computer',
+      checking: 'Looking for models imported into this browser…',
+      action: 'Use a model on this computer',
+      found: (models) => `Imported: ${models.length} model${models.length === 1 ? '' : 's'}. Runs in this page, offline.`,
+      missing:
+        'Bring a GGUF model file (a 0.5–1.5 B model at Q4 is 0.4–1 GB) and import it in Settings. It runs in this page with no key ' +
+        'and no network; on a laptop CPU expect a few to twenty words a second.',
+    },
+  },
+  {
     id: 'openai',
     label: 'OpenAI',
     wire: OPENAI,

@@ -5,7 +5,8 @@ import { CATALOG, loadWire } from './catalog.js';
 /**
  * Looks for what this machine offers without an API key: every local provider of the registry
  * (catalog.js) — one that runs in the page and says whether it can (its wire's `availability`:
- * Chrome built-in AI), or a server on this machine (its wire's `discover`: Ollama, LM Studio).
+ * Chrome built-in AI), one that runs in the page and lists its models (`discover`: the models
+ * imported into this browser), or a server on this machine (its wire's `discover`: Ollama, LM Studio).
  * Each search is bounded by a short time-out; a provider running in the page with nothing to
  * ask (Echo) is always found. The wires' code loads here, on first use.
  * @param {{fetchImpl?: typeof fetch, timeoutMs?: number}} [deps]
@@ -17,7 +18,9 @@ export async function discoverLocalProviders(deps = {}) {
     CATALOG.filter((e) => e.capabilities.local).map(async (entry) => {
       const caps = entry.capabilities;
       const none = { provider: entry.id, found: false, models: [] };
-      if (caps.runs === 'browser' && !caps.availability) return { provider: entry.id, found: true, models: [] };
+      // In the page with nothing to ask (Echo): there. One that lists its models (the local
+      // models) says which it has.
+      if (caps.runs === 'browser' && !caps.availability && !caps.listsModels) return { provider: entry.id, found: true, models: [] };
       try {
         const wire = await loadWire(entry.wire);
         if (caps.availability && wire.availability) {

@@ -184,15 +184,21 @@ export function jsonSchemaGrammar(schema, options) {
 
 /**
  * The grammar of one tool call: `{"name": <a tool's name>, "arguments": <that tool's arguments>}`.
+ * `orText`: or else a reply in words, which cannot start with `{` (the model may call a tool or
+ * answer: 'auto' for a model whose chat template has no tools).
  * @param {{name: string, parameters: unknown}[]} tools the tools it may call (one for a forced choice)
- * @param {{maxString?: number}} [options]
+ * @param {{maxString?: number, orText?: boolean}} [options]
  */
-export function toolCallGrammar(tools, options) {
+export function toolCallGrammar(tools, options = {}) {
   if (!tools.length) throw new GrammarError('A tool call needs at least one tool.');
   const b = new GrammarBuilder(options);
   const calls = tools.map((t) => {
     const args = b.add(`${t.name}-arguments`, b.value(t.parameters ?? { type: 'object', properties: {} }, t.name));
     return `${literal('"name"')} ws ":" ws ${jsonLiteral(t.name)} ws "," ws ${literal('"arguments"')} ws ":" ws ${args}`;
   });
-  return b.render(`"{" ws (${calls.join(' | ')}) ws "}"`);
+  const call = `"{" ws (${calls.join(' | ')}) ws "}"`;
+  if (!options.orText) return b.render(call);
+  // Words: not a brace, nor blank, first (a reply never opens like a call).
+  const reply = b.add('reply', '[^{ \\t\\n\\x00] [^\\x00]*');
+  return b.render(`(${call}) | ${reply}`);
 }

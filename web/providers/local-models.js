@@ -8,6 +8,7 @@
 // stopped import leaves nothing behind.
 import { z } from 'zod';
 import { GgufError, readGgufInfo } from './gguf-info.js';
+import { OpfsFileSystem } from '../storage/opfs-fs.js';
 
 export const MODELS_FOLDER = 'clawser_models';
 const STAGING = `${MODELS_FOLDER}/.incoming`;
@@ -264,6 +265,36 @@ export class LocalModelStore {
     return parsed.data;
   }
 
+  /**
+   * A model's files as Blobs for the runtime, in order: read from disk as the runtime reads them
+   * (the file system's openFile), never all copied into memory first where the storage can say so.
+   * @param {string} id @returns {Promise<{model: LocalModel, parts: Blob[]}>}
+   */
+  async open(id) {
+    const model = await this.get(id);
+    const fs = this.fs;
+    const parts = await Promise.all(
+      model.files.map(async (f) => {
+        const path = `${MODELS_FOLDER}/${id}/${f}`;
+        try {
+          return fs.openFile ? await fs.openFile(path) : new Blob([/** @type {BlobPart} */ (await fs.readBytes(path))]);
+        } catch (err) {
+          throw new LocalModelError('invalid', `The file of the local model “${model.name}” is missing: delete it and import it again.`, {
+            cause: err,
+          });
+        }
+      }),
+    );
+    const bytes = parts.reduce((n, p) => n + p.size, 0);
+    if (bytes !== model.bytes) {
+      throw new LocalModelError(
+        'invalid',
+        `The local model “${model.name}” is damaged (${bytes} of ${model.bytes} bytes on disk): delete it and import it again.`,
+      );
+    }
+    return { model, parts };
+  }
+
   /** Deletes a model and its files. @param {string} id */
   async delete(id) {
     await this.get(id);
@@ -274,4 +305,16 @@ export class LocalModelStore {
   async clearStaging() {
     await this.fs.delete(STAGING).catch(() => {});
   }
+}
+
+/** @type {LocalModelStore | null} */
+let shared = null;
+
+/**
+ * The page's one store of local models, in the browser's storage (OPFS): what the provider
+ * loads, the Models list shows and the public API imports into.
+ */
+export function sharedLocalModelStore() {
+  shared ??= new LocalModelStore(new OpfsFileSystem());
+  return shared;
 }

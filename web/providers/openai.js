@@ -106,8 +106,8 @@ export function discover(entry, deps) {
   return probeServer(`${(entry.baseUrl ?? '').replace(/\/+$/, '')}/models`, ids, deps);
 }
 
-/** @param {Message} m */
-function toWireMessage(m) {
+/** A message as Chat Completions takes it (the local model's runtime speaks the same shape). @param {Message} m */
+export function toWireMessage(m) {
   if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
   if (m.role === 'user' && m.images?.length) {
     return {

@@ -60,6 +60,12 @@ export class MemoryFileSystem {
     return decoder.decode(f.buf.subarray(0, f.size));
   }
 
+  /** A copy of the file's bytes as a Blob (memory is all this file system has). @param {string} path */
+  async openFile(path) {
+    const f = this.#file(path);
+    return new Blob([f.buf.slice(0, f.size)]);
+  }
+
   /** @param {string} path @param {{start?: number, end?: number}} [range] */
   async readBytes(path, range = {}) {
     const f = this.#file(path);

@@ -72,6 +72,10 @@ export class OpfsFileSystem {
   readText(path) {
     return this.#call('readText', [path]);
   }
+  /** @param {string} path @returns {Promise<Blob>} */
+  openFile(path) {
+    return this.#call('openFile', [path]);
+  }
   /** @param {string} path @param {{start?: number, end?: number}} [range] @returns {Promise<Uint8Array>} */
   readBytes(path, range) {
     return this.#call('readBytes', [path, range]);

@@ -280,6 +280,15 @@ const CLOSING_AFTER = new Set(['readTail', 'readFiles']);
 
 /** @type {Record<string, (...args: any[]) => Promise<unknown>>} */ // args arrive as structured clones checked by each op
 const ops = {
+  /**
+   * The file as a File the browser reads from disk when it is read (a model of gigabytes is
+   * handed over without a copy in memory). A snapshot: it goes unreadable if the file is replaced.
+   */
+  async openFile(/** @type {string} */ path) {
+    const key = splitPath(path).join('/');
+    if (open.has(key)) throw new StorageError('busy', `“${path}” is being written; try again when it is done.`);
+    return (await fileAt(key)).getFile();
+  },
   async readBytes(/** @type {string} */ path, /** @type {{start?: number, end?: number}} */ range = {}) {
     return (await readRange(path, (size) => [range.start ?? 0, range.end ?? size])).bytes;
   },
@@ -485,7 +494,7 @@ function pathsOf(op, args) {
 const overlaps = (a, b) => a === '' || b === '' || a === b || a.startsWith(b + '/') || b.startsWith(a + '/');
 
 /** Operations that change nothing: they may overlap one another, never a change. */
-const READS = new Set(['readBytes', 'readTail', 'readFiles', 'readText', 'list', 'stat']);
+const READS = new Set(['openFile', 'readBytes', 'readTail', 'readFiles', 'readText', 'list', 'stat']);
 
 /** @type {{paths: string[], read: boolean, done: Promise<void>}[]} operations not finished yet, in arrival order */
 const active = [];

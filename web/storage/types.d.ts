@@ -38,6 +38,12 @@ export interface WriteOptions {
 export interface FileSystem {
   /** Whole file as UTF-8 text. Rejects with code `not_found` if missing. */
   readText(path: string): Promise<string>;
+  /**
+   * The whole file as a Blob read lazily by the browser (OPFS: its File, never copied into
+   * memory; a snapshot that goes unreadable if the file is replaced). Optional: only the root
+   * file system needs it (the local models). Rejects with code `not_found` if missing.
+   */
+  openFile?(path: string): Promise<Blob>;
   /** Bytes [start, end) of a file (end defaults to the file's size). */
   readBytes(path: string, range?: { start?: number; end?: number }): Promise<Uint8Array>;
   /**

@@ -1,0 +1,216 @@
+// The local provider (issue 34) in a real Chromium: a GGUF model the test generates (nothing is
+// downloaded) imported through the public API into OPFS, listed, and run by llama.cpp compiled
+// to WebAssembly (wllama) in the page — forced tool calls that always parse and validate (control:
+// the same request unconstrained does not), Stop, and damaged files refused with what to do.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { z } from 'zod';
+import { makeTestGguf } from '../../scripts/make-test-gguf.mjs';
+import { useFixture } from './fixture.mjs';
+
+const { page } = await useFixture({ page: 'home' });
+const gguf = Buffer.from(makeTestGguf({ seed: 1 })).toString('base64');
+
+/** Imports the test model in the page through the public API. @returns {Promise<string>} its id */
+const importModel = (/** @type {string} */ name, /** @type {string} */ base64 = gguf) =>
+  page.evaluate(
+    async ({ name, base64 }) => {
+      const { importLocalModel } = await import('/web/clawser.js');
+      const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+      return (await importLocalModel(new File([bytes], 'tiny.gguf'), { name })).id;
+    },
+    { name, base64 },
+  );
+
+/**
+ * The parts of one streamed reply of the local provider.
+ * @param {string} model @param {Record<string, unknown>} request @param {{stopAfter?: number}} [options]
+ */
+const stream = (model, request, options = {}) =>
+  page.evaluate(
+    async ({ model, request, stopAfter }) => {
+      const { createProvider } = await import('/web/clawser.js');
+      const provider = createProvider({ provider: 'local', model });
+      const abort = new AbortController();
+      /** @type {any[]} */
+      const parts = [];
+      let texts = 0;
+      let afterStop = 0;
+      for await (const part of provider.chatStream(/** @type {any} */ (request), { signal: abort.signal })) {
+        parts.push(part);
+        if (abort.signal.aborted) afterStop++;
+        if (part.type === 'text' && ++texts === stopAfter) abort.abort();
+      }
+      return { parts, afterStop };
+    },
+    { model, request, stopAfter: options.stopAfter ?? 0 },
+  );
+
+// Three schemas with nested objects, enums, arrays, required and optional fields.
+const SCHEMAS = {
+  get_weather: z.object({
+    city: z.string().max(30),
+    unit: z.enum(['c', 'f']),
+    days: z.array(z.number().int()).max(3).optional(),
+  }),
+  save_file: z.object({
+    path: z.string().min(1).max(40),
+    options: z.object({ append: z.boolean(), mode: z.number().int().nullable().optional() }),
+  }),
+  tag_items: z.object({
+    tags: z
+      .array(z.object({ name: z.string().max(10), weight: z.number().optional() }))
+      .min(1)
+      .max(2),
+    note: z.string().max(20).nullable().optional(),
+  }),
+};
+const TOOLS = Object.entries(SCHEMAS).map(([name, schema]) => ({
+  name,
+  description: `The ${name.replace('_', ' ')} tool.`,
+  parameters: z.toJSONSchema(schema),
+}));
+/** A call that names a tool and whose arguments its schema accepts. @param {any} part */
+const validCall = (part) => {
+  /** @type {Record<string, z.ZodType>} */
+  const schemas = SCHEMAS;
+  return part?.type === 'tool_call' && part.name in schemas && schemas[part.name].safeParse(part.arguments).success;
+};
+
+/** @type {string} */
+let model;
+
+test('a generated GGUF imported through the public API is stored in OPFS, listed with what its header says, and answers', async () => {
+  model = await importModel('Tiny test model');
+  const listed = await page.evaluate(async () => {
+    const { listLocalModels } = await import('/web/clawser.js');
+    const root = await navigator.storage.getDirectory();
+    const folder = await root.getDirectoryHandle('clawser_models');
+    /** @type {string[]} */
+    const names = [];
+    for await (const [name] of /** @type {any} */ (folder).entries()) names.push(name);
+    return { models: await listLocalModels(), names };
+  });
+  assert.equal(listed.models.length, 1);
+  assert.deepEqual(
+    { id: listed.models[0].id, name: listed.models[0].name, arch: listed.models[0].architecture, tools: listed.models[0].callsTools },
+    { id: model, name: 'Tiny test model', arch: 'llama', tools: true },
+  );
+  assert.ok(listed.names.includes(model), 'its folder is in OPFS');
+  const { parts } = await stream(model, { messages: [{ role: 'user', content: 'Hello' }], maxTokens: 12, temperature: 0 });
+  const finish = parts.at(-1);
+  assert.equal(finish.type, 'finish', JSON.stringify(parts.at(-1)));
+  assert.ok(
+    parts.some((p) => p.type === 'text' && p.text.length > 0),
+    'it wrote text',
+  );
+  assert.ok(finish.usage.inputTokens > 0 && finish.usage.outputTokens > 0 && finish.usage.outputTokens <= 12, JSON.stringify(finish));
+});
+
+test("with toolChoice 'required', 20 of 20 calls parse and validate against their schemas; control: the same request \
+unconstrained does not", async () => {
+  const messages = [{ role: 'user', content: 'Use one of the tools.' }];
+  /** @type {any[]} */
+  const calls = [];
+  for (let i = 0; i < 20; i++) {
+    const { parts } = await stream(model, { messages, tools: TOOLS, toolChoice: 'required', maxTokens: 600, temperature: 1 });
+    const call = parts.find((p) => p.type === 'tool_call');
+    assert.equal(parts.at(-1).type, 'finish', JSON.stringify(parts.at(-1)));
+    assert.equal(parts.at(-1).stopReason, 'tool_use');
+    calls.push(call);
+  }
+  const valid = calls.filter(validCall);
+  assert.equal(valid.length, 20, JSON.stringify(calls.filter((c) => !validCall(c)).slice(0, 3)));
+  assert.ok(new Set(valid.map((c) => c.name)).size >= 2, 'more than one tool was chosen');
+  // A named tool: every call is that one.
+  for (let i = 0; i < 3; i++) {
+    const { parts } = await stream(model, { messages, tools: TOOLS, toolChoice: { name: 'save_file' }, maxTokens: 600, temperature: 1 });
+    const call = parts.find((p) => p.type === 'tool_call');
+    assert.ok(validCall(call) && call.name === 'save_file', JSON.stringify(call));
+  }
+  // Control: without the constraint the model's output is no valid call.
+  let invalid = 0;
+  for (let i = 0; i < 5; i++) {
+    const { parts } = await stream(model, { messages, tools: TOOLS, toolChoice: 'none', maxTokens: 80, temperature: 1 });
+    const text = parts
+      .filter((p) => p.type === 'text')
+      .map((p) => p.text)
+      .join('');
+    let call = null;
+    try {
+      const json = JSON.parse(text);
+      call = { type: 'tool_call', name: json.name, arguments: json.arguments };
+    } catch {
+      // not even JSON
+    }
+    if (!parts.some(validCall) && !validCall(call)) invalid++;
+  }
+  assert.ok(invalid >= 1, `unconstrained, ${5 - invalid} of 5 were valid calls`);
+});
+
+test('Stop ends a reply mid-generation: the stream says it stopped and writes next to nothing after', async () => {
+  const { parts, afterStop } = await stream(
+    model,
+    { messages: [{ role: 'user', content: 'Write a long story.' }], maxTokens: 2000, temperature: 1 },
+    { stopAfter: 5 },
+  );
+  assert.deepEqual(parts.at(-1), { type: 'error', error: { code: 'aborted', retryable: false, message: 'Stopped.' } });
+  assert.ok(afterStop <= 3, `${afterStop} parts came after Stop`);
+  // Control: the same request without Stop runs on (it is not a short reply by chance).
+  const { parts: full } = await stream(model, {
+    messages: [{ role: 'user', content: 'Write a long story.' }],
+    maxTokens: 40,
+    temperature: 1,
+  });
+  assert.equal(full.at(-1).type, 'finish');
+  assert.ok(full.filter((p) => p.type === 'text').length > 8);
+});
+
+test('a truncated or foreign file is refused with what to do and nothing is stored; a model damaged on disk says so', async () => {
+  const refused = await page.evaluate(
+    async ({ base64 }) => {
+      const { importLocalModel, listLocalModels } = await import('/web/clawser.js');
+      const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+      const before = (await listLocalModels()).length;
+      /** @type {{code: string, message: string}[]} */
+      const errors = [];
+      for (const blob of [new Blob([bytes.slice(0, 2000)]), new Blob(['PK\x03\x04 this is a zip file, not a model at all'])]) {
+        await importLocalModel(blob, { name: 'Bad' }).catch((/** @type {any} */ e) => errors.push({ code: e.code, message: e.message }));
+      }
+      const root = await navigator.storage.getDirectory();
+      const folder = await root.getDirectoryHandle('clawser_models');
+      /** @type {string[]} */
+      const staged = [];
+      try {
+        for await (const [name] of /** @type {any} */ (await folder.getDirectoryHandle('.incoming')).entries()) staged.push(name);
+      } catch {
+        // no staging folder at all
+      }
+      return { errors, before, after: (await listLocalModels()).length, staged };
+    },
+    { base64: gguf },
+  );
+  assert.deepEqual(
+    refused.errors.map((e) => e.code),
+    ['not_gguf', 'not_gguf'],
+  );
+  for (const e of refused.errors) assert.ok(e.message.length > 30, e.message);
+  assert.equal(refused.after, refused.before);
+  assert.deepEqual(refused.staged, []);
+  // A stored model whose file was cut short afterwards: the provider says it is damaged.
+  const damaged = await importModel('To be damaged');
+  await page.evaluate(async (id) => {
+    const root = await navigator.storage.getDirectory();
+    const dir = await (await root.getDirectoryHandle('clawser_models')).getDirectoryHandle(id);
+    const file = await (await dir.getFileHandle('part-00001.gguf')).createWritable({ keepExistingData: true });
+    await file.truncate(5000);
+    await file.close();
+  }, damaged);
+  const { parts } = await stream(damaged, { messages: [{ role: 'user', content: 'Hello' }], maxTokens: 5 });
+  assert.equal(parts.at(-1).type, 'error');
+  assert.equal(parts.at(-1).error.code, 'client');
+  assert.match(parts.at(-1).error.message, /To be damaged.*damaged.*import it again/);
+  // Control: the intact model still answers.
+  const { parts: ok } = await stream(model, { messages: [{ role: 'user', content: 'Hello' }], maxTokens: 5 });
+  assert.equal(ok.at(-1).type, 'finish');
+});

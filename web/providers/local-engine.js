@@ -1,0 +1,166 @@
+/** @import { LocalModel } from './local-models.js' */
+// The local model's runtime (issue 34 §1): llama.cpp compiled to WebAssembly (wllama), loaded on
+// first use and kept while the page lives. wllama runs llama.cpp in a Worker of its own, so the
+// page never stutters while a model loads or writes. One model is loaded at a time (a model takes
+// hundreds of megabytes of memory): asking for another unloads the first.
+//
+// The backend is chosen here, at load: WebGPU where the browser offers a real adapter (not a
+// software fallback), else WebAssembly with threads where the page is cross-origin isolated
+// (SharedArrayBuffer), else one thread. A WebGPU load that fails is tried again on the CPU.
+
+/** The WebAssembly file, served from web/vendor/ by the install step (never a CDN). */
+const WASM_URL = new URL('../vendor/wllama/wllama.wasm', import.meta.url).href;
+/** The longest context loaded when the model allows more: its memory (the KV cache) grows with it. */
+export const LOCAL_CONTEXT_CAP = 8192;
+/** When the file says nothing of its context length. */
+const DEFAULT_CONTEXT = 4096;
+
+/**
+ * @typedef {{gpu: boolean, threads: number, isolated: boolean}} BackendChoice
+ * @typedef {{kind: 'webgpu' | 'wasm-threads' | 'wasm', threads: number, label: string}} Backend
+ * @typedef {{id: string, contextTokens: number, backend: Backend, wllama: any}} LoadedModel
+ *   wllama: the runtime object (typed by its own package, which the app does not load at start)
+ */
+
+/** A model the runtime could not load or run, with a message the user can act on. */
+export class LocalEngineError extends Error {
+  /**
+   * @param {'unsupported' | 'load' | 'context' | 'runtime'} code @param {string} message
+   * @param {{cause?: unknown}} [options]
+   */
+  constructor(code, message, options) {
+    super(message, options);
+    this.name = 'LocalEngineError';
+    this.code = code;
+  }
+}
+
+/**
+ * Whether this browser runs the runtime: its WebAssembly file uses 64-bit memory (Chrome 133+).
+ * A tiny module with a 64-bit memory either validates or not.
+ */
+export function supportsLocalModels() {
+  try {
+    return WebAssembly.validate(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 5, 3, 1, 4, 0]));
+  } catch {
+    return false;
+  }
+}
+
+/** What this page can offer the runtime (the choice is made, not yet tried). @returns {Promise<BackendChoice>} */
+export async function chooseBackend() {
+  const nav = /** @type {any} */ (globalThis.navigator); // navigator.gpu is not in TypeScript's DOM lib here
+  let gpu = false;
+  try {
+    const adapter = nav?.gpu ? await nav.gpu.requestAdapter() : null;
+    // A software adapter (SwiftShader) is slower than the CPU path: not worth it.
+    gpu = !!adapter && !(adapter.info?.isFallbackAdapter ?? adapter.isFallbackAdapter);
+  } catch {
+    gpu = false;
+  }
+  const isolated = globalThis.crossOriginIsolated === true;
+  const cores = Number(nav?.hardwareConcurrency) || 1;
+  // Leave a core to the page; threads need SharedArrayBuffer, which needs isolation.
+  const threads = isolated ? Math.max(1, Math.min(8, cores - 1)) : 1;
+  return { gpu, threads, isolated };
+}
+
+/** @param {BackendChoice} choice @param {boolean} gpu @param {number} threads @returns {Backend} */
+function backendOf(choice, gpu, threads) {
+  if (gpu) return { kind: 'webgpu', threads, label: 'WebGPU' };
+  if (threads > 1) return { kind: 'wasm-threads', threads, label: `WebAssembly, ${threads} threads` };
+  return {
+    kind: 'wasm',
+    threads: 1,
+    label: choice.isolated ? 'WebAssembly, 1 thread' : 'WebAssembly, 1 thread (the page is not cross-origin isolated)',
+  };
+}
+
+/** @type {{id: string, ready: Promise<LoadedModel>} | null} */
+let current = null;
+
+/**
+ * The loaded model `model`, loading it (and unloading another) when needed.
+ * @param {LocalModel} model
+ * @param {() => Promise<Blob[]>} files its parts, in order (read from disk as the runtime reads them)
+ * @param {{onProgress?: (text: string) => void, choice?: BackendChoice}} [options]
+ * @returns {Promise<LoadedModel>}
+ */
+export function loadLocalModel(model, files, options = {}) {
+  if (current?.id === model.id) return current.ready;
+  const previous = current;
+  const ready = (async () => {
+    if (previous) await unload(previous);
+    if (!supportsLocalModels()) {
+      throw new LocalEngineError(
+        'unsupported',
+        'This browser cannot run a model in the page (it needs 64-bit WebAssembly memory: Chrome or Edge 133 or later).',
+      );
+    }
+    const choice = options.choice ?? (await chooseBackend());
+    const { Wllama } = await import('@wllama/wllama');
+    const parts = await files();
+    const contextTokens = Math.min(model.contextLength ?? DEFAULT_CONTEXT, LOCAL_CONTEXT_CAP);
+    /** @param {boolean} gpu */
+    const tryLoad = async (gpu) => {
+      // Quiet: llama.cpp logs every step of a load; its errors come back as the load's error.
+      const noop = () => {};
+      const wllama = new Wllama({ default: WASM_URL }, { logger: { debug: noop, log: noop, warn: noop, error: noop } });
+      options.onProgress?.(`Loading ${model.name} (${backendOf(choice, gpu, choice.threads).label})…`);
+      try {
+        await wllama.loadModel(parts, { n_ctx: contextTokens, n_threads: choice.threads, n_gpu_layers: gpu ? 999 : 0 });
+      } catch (err) {
+        await wllama.exit().catch(() => {});
+        throw err;
+      }
+      const threads = wllama.getNumThreads?.() ?? choice.threads;
+      return { id: model.id, contextTokens, backend: backendOf(choice, gpu, threads), wllama };
+    };
+    try {
+      return await tryLoad(choice.gpu);
+    } catch (err) {
+      if (choice.gpu) {
+        try {
+          return await tryLoad(false);
+        } catch {
+          // The CPU's failure says no more than the first one.
+        }
+      }
+      throw new LocalEngineError(
+        'load',
+        `The model “${model.name}” could not be loaded: ${/** @type {Error} */ (err).message || 'the runtime refused it'}. ` +
+          'If the file is damaged, delete it and import it again; a model too big for this computer’s memory needs a smaller one.',
+        { cause: err },
+      );
+    }
+  })();
+  const entry = { id: model.id, ready };
+  current = entry;
+  // A failed load is not kept: the next call tries again.
+  ready.catch(() => {
+    if (current === entry) current = null;
+  });
+  return ready;
+}
+
+/** @param {{ready: Promise<LoadedModel>}} entry */
+async function unload(entry) {
+  const loaded = await entry.ready.catch(() => null);
+  await loaded?.wllama.exit().catch(() => {});
+}
+
+/**
+ * Unloads the model `id` if it is the one loaded (it is being deleted), or any model (no id).
+ * @param {string} [id]
+ */
+export async function unloadLocalModel(id) {
+  const entry = current;
+  if (!entry || (id && entry.id !== id)) return;
+  current = null;
+  await unload(entry);
+}
+
+/** The model loaded now and its backend, if any (for the Models list). @returns {Promise<LoadedModel | null>} */
+export async function loadedLocalModel() {
+  return current ? current.ready.catch(() => null) : null;
+}
