@@ -229,7 +229,6 @@ export class ClawserApp {
       },
     });
     this.#settingsFlow = new SettingsFlow({
-      fs,
       settings: this.settings,
       agentSettings,
       workspaces: this.workspaces,

@@ -1,9 +1,9 @@
-/** @import { FileSystem } from '../storage/types.d.ts' */
 /** @import { CatalogEntry } from '../providers/types.d.ts' */
 /** @import { LocalModel } from '../providers/local-models.js' */
 /** @import { DownloadProgress } from '../providers/local-model-download.js' */
 /** @import { LocalModelsController, LocalModelsState, ModelTransfer } from '../ui/types.d.ts' */
-import { LocalModelError, LocalModelStore } from '../providers/local-models.js';
+/** @import { LocalModelStore } from '../providers/local-models.js' */
+import { LocalModelError } from '../providers/local-models.js';
 import { ModelDownloads } from '../providers/local-model-download.js';
 
 // The models the user brings, as the settings dialog's "Models on this computer" shows them
@@ -103,7 +103,7 @@ const progressNote = (note) =>
 
 /**
  * @typedef {object} ModelLibraryDeps
- * @property {FileSystem} fs the browser storage's root
+ * @property {LocalModelStore} store the page's store of models (the one the provider loads from)
  * @property {readonly CatalogEntry[]} catalog
  * @property {() => {id: string, name: string}[]} workspaces
  * @property {(workspaceId: string) => {provider: string, model: string} | null} settingsOf a workspace's saved provider and model
@@ -112,7 +112,6 @@ const progressNote = (note) =>
  * @property {() => Promise<boolean>} [hasBackgroundFetch] whether there is one (at once)
  * @property {<T>(id: string, fn: () => Promise<T>) => Promise<T>} [exclusive] a download's cross-tab lock (Web Locks)
  * @property {typeof fetch} [fetch]
- * @property {() => Promise<{quota?: number, usage?: number}>} [estimate]
  */
 
 /** @implements {LocalModelsController} */
@@ -135,7 +134,7 @@ export class ModelLibrary {
   /** @param {ModelLibraryDeps} deps */
   constructor(deps) {
     this.deps = deps;
-    this.store = new LocalModelStore(deps.fs, deps.estimate ? { estimate: deps.estimate } : {});
+    this.store = deps.store;
     this.downloads = new ModelDownloads(this.store, {
       ...(deps.fetch ? { fetch: deps.fetch } : {}),
       ...(deps.exclusive ? { exclusive: deps.exclusive } : {}),

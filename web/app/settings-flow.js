@@ -35,7 +35,6 @@ export class SettingsFlow {
    * @param {(workspaceId: string) => void} deps.goSettings the route of the workspace's settings
    * @param {(workspaceId: string) => Promise<void>} deps.showWorkspace after a provider was chosen on the card
    * @param {(p: Promise<unknown>) => void} deps.guard
-   * @param {import('../storage/types.d.ts').FileSystem} [deps.fs] the browser storage's root: the models on this computer
    */
   constructor(deps) {
     this.deps = deps;
@@ -74,29 +73,28 @@ export class SettingsFlow {
 
   /**
    * The models on this computer, made when the dialog first opens.
-   * @type {Promise<import('./model-library.js').ModelLibrary | null> | null}
+   * @type {Promise<import('./model-library.js').ModelLibrary> | null}
    */
   #library = null;
 
-  /** The page's one ModelLibrary (null without the browser's storage). */
+  /** The page's one ModelLibrary, over the store the local provider loads from (null without the browser's storage). */
   localModels() {
-    const fs = this.deps.fs;
-    this.#library ??= fs
-      ? import('./model-library.js').then(({ ModelLibrary, pageBackgroundFetch, pageHasBackgroundFetch, downloadLock }) => {
-          const library = new ModelLibrary({
-            fs,
-            catalog: CATALOG,
-            workspaces: () => this.deps.workspaces.list(),
-            settingsOf: (id) => this.deps.settings.load(id),
-            backgroundFetch: pageBackgroundFetch,
-            hasBackgroundFetch: pageHasBackgroundFetch,
-            exclusive: downloadLock,
-          });
-          // The service worker says when it has written a background download's parts.
-          globalThis.navigator?.serviceWorker?.addEventListener('message', (e) => library.onServiceWorkerMessage(e.data));
-          return library;
-        })
-      : Promise.resolve(null);
+    this.#library ??= Promise.all([import('./model-library.js'), import('../providers/local-models.js')]).then(
+      ([{ ModelLibrary, pageBackgroundFetch, pageHasBackgroundFetch, downloadLock }, { sharedLocalModelStore }]) => {
+        const library = new ModelLibrary({
+          store: sharedLocalModelStore(),
+          catalog: CATALOG,
+          workspaces: () => this.deps.workspaces.list(),
+          settingsOf: (id) => this.deps.settings.load(id),
+          backgroundFetch: pageBackgroundFetch,
+          hasBackgroundFetch: pageHasBackgroundFetch,
+          exclusive: downloadLock,
+        });
+        // The service worker says when it has written a background download's parts.
+        globalThis.navigator?.serviceWorker?.addEventListener('message', (e) => library.onServiceWorkerMessage(e.data));
+        return library;
+      },
+    );
     return this.#library;
   }
 

@@ -262,7 +262,7 @@ export function LocalModelsSection(props) {
             type: 'button',
             class: 'small-btn',
             'data-key': `${m.id}:use`,
-            'aria-label': `Use ${m.name} in this workspace`,
+            'aria-label': `${here ? 'Used here' : 'Use in this workspace'}: ${m.name}`,
             disabled: here,
           },
           here ? 'Used here' : 'Use in this workspace',
