@@ -119,7 +119,8 @@ test('a GGUF file imported with the file picker is stored in OPFS and listed wit
   await closeSettings();
 });
 
-test('a truncated file and a file that is not a model are refused with a clear message, nothing stored; control: the good file is', async () => {
+test('a truncated file and a file that is not a model are refused with a clear message, nothing stored; control: the good file \
+is', async () => {
   const { section } = await openModels();
   const before = await modelFolders();
   const alert = section.getByRole('alert');
@@ -252,7 +253,8 @@ test('a download shows its progress; reloaded mid-way it resumes with a Range re
   await closeSettings();
 });
 
-test('the browser’s Background Fetch downloads a model across a reload; the service worker writes it and the page takes it in', async () => {
+test('the browser’s Background Fetch downloads a model across a reload; the service worker writes it and the page takes it \
+in', async () => {
   server.serve('/background.gguf', model);
   server.state.holdAfter = 150_000;
   const { section } = await openModels();
@@ -300,7 +302,8 @@ test('the browser’s Background Fetch downloads a model across a reload; the se
   await closeSettings();
 });
 
-test('a server that does not allow other sites (no CORS) and being offline are named with what to do; control: the same file with CORS', async () => {
+test('a server that does not allow other sites (no CORS) and being offline are named with what to do; control: the same file \
+with CORS', async () => {
   closed.serve('/m.gguf', model);
   server.serve('/m.gguf', model);
   const { section } = await openModels();
@@ -332,7 +335,8 @@ test('a server that does not allow other sites (no CORS) and being offline are n
   await closeSettings();
 });
 
-test('“Use in this workspace” saves the provider that runs it and the model, as the dialog saves them; the list says who uses it', async () => {
+test('“Use in this workspace” saves the provider that runs it and the model, as the dialog saves them; the list says who uses \
+it', async () => {
   const { section, dialog } = await openModels();
   const row = rowOf(section, NAME).first();
   const id = String(await row.getAttribute('data-model'));
