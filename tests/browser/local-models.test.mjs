@@ -60,12 +60,11 @@ function storedFiles() {
     const out = {};
     /** @param {FileSystemDirectoryHandle} d @param {string} prefix */
     const walk = async (d, prefix) => {
-      // @ts-expect-error entries() is not in TypeScript's DOM library yet
       for await (const [name, handle] of d.entries()) {
         const path = prefix ? `${prefix}/${name}` : name;
-        if (handle.kind === 'directory') await walk(handle, path);
+        if (handle instanceof FileSystemDirectoryHandle) await walk(handle, path);
         else
-          out[path] = await handle.getFile().then(
+          out[path] = await /** @type {FileSystemFileHandle} */ (handle).getFile().then(
             (/** @type {File} */ f) => f.size,
             () => -1,
           );
@@ -371,6 +370,7 @@ test('the section passes axe in light and dark, at 360 and 1920 px, and fits a p
     for (const width of [360, 1920]) {
       await page.emulateMedia({ colorScheme: scheme });
       await page.setViewportSize({ width, height: 900 });
+      /** @type {string[]} */
       const bad = await page.evaluate(async () => {
         const r = await /** @type {any} */ (window).axe.run(document.querySelector('details.local-models'), {
           resultTypes: ['violations'],

@@ -441,6 +441,13 @@ export class ModelLibrary {
       this.#say(`Downloaded “${m.name}”.`);
     } catch (err) {
       const code = /** @type {LocalModelError} */ (err).code;
+      if (code === 'busy') return; // already being taken in (the service worker's message and a refresh together)
+      if (code === 'not_found') {
+        // Taken in meanwhile (or discarded): nothing to say.
+        this.#transfers.delete(id);
+        await this.refresh().catch(() => {});
+        return;
+      }
       if (code === 'network' && t) {
         // Not (all) written: the fetch failed or was stopped.
         await this.downloads.setBackground(id, false).catch(() => {});

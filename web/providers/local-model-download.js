@@ -199,13 +199,19 @@ export class ModelDownloads {
    * @param {string} id @returns {Promise<LocalModel>}
    */
   async finish(id) {
-    const note = await this.get(id);
-    const sizes = await this.#onDisk(note);
-    const short = note.parts.findIndex((p, i) => sizes[i] === 0 || (p.size !== null && sizes[i] !== p.size));
-    if (short >= 0) {
-      throw new LocalModelError('network', `The download did not finish (part ${short + 1} of ${note.parts.length}). ${KEPT}`);
+    if (this.#running.has(id)) throw new LocalModelError('busy', 'This download is already being taken in.');
+    this.#running.add(id);
+    try {
+      const note = await this.get(id);
+      const sizes = await this.#onDisk(note);
+      const short = note.parts.findIndex((p, i) => sizes[i] === 0 || (p.size !== null && sizes[i] !== p.size));
+      if (short >= 0) {
+        throw new LocalModelError('network', `The download did not finish (part ${short + 1} of ${note.parts.length}). ${KEPT}`);
+      }
+      return await this.#adopt(note);
+    } finally {
+      this.#running.delete(id);
     }
-    return this.#adopt(note);
   }
 
   /** Marks a download as handed to the browser's Background Fetch, or back to this page. @param {string} id @param {boolean} on */
