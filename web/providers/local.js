@@ -241,6 +241,13 @@ export class LocalProvider {
     }
   }
 
+  /** The context the model is loaded with: the file's, within the cap its memory allows. @returns {Promise<number | null>} */
+  async contextWindow() {
+    if (!this.model) return null;
+    const model = await this.store.get(this.model).catch(() => null);
+    return model ? Math.min(model.contextLength ?? LOCAL_CONTEXT_CAP, LOCAL_CONTEXT_CAP) : null;
+  }
+
   /** The ids of this computer's models. @returns {Promise<string[]>} */
   async listModels() {
     return (await this.listModelInfo()).map((m) => m.id);
