@@ -20,7 +20,10 @@ const GGML_F32 = 0;
 /** Token types of tokenizer.ggml.token_type. */
 const TOKEN = { NORMAL: 1, UNKNOWN: 2, CONTROL: 3, USER_DEFINED: 4, BYTE: 6 };
 
-/** @typedef {{embedding: number, layers: number, heads: number, kvHeads: number, feedForward: number, context: number, headDim?: number}} Shape */
+/**
+ * @typedef {{embedding: number, layers: number, heads: number, kvHeads: number, feedForward: number, context: number, headDim?: number}}
+ *   Shape headDim: when it is not embedding / heads
+ */
 
 /** The model's shape: small enough to load and run at once, big enough to be a llama. @type {Shape} */
 export const SHAPE = { embedding: 64, layers: 2, heads: 4, kvHeads: 2, feedForward: 128, context: 2048 };

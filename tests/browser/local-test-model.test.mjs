@@ -56,8 +56,8 @@ function manyTools(count) {
 }
 
 /**
- * @typedef {{calls: {id: string, name: string, arguments: string}[], content: string, finish: (string | null)[], chunks: number, promptTokens: number}}
- *   Reply
+ * @typedef {{id: string, name: string, arguments: string}} Call
+ * @typedef {{calls: Call[], content: string, finish: (string | null)[], chunks: number, promptTokens: number}} Reply
  * @typedef {{role: string, content?: string | null, tool_calls?: unknown[], tool_call_id?: string}} Message
  */
 

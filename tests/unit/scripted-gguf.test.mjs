@@ -247,8 +247,10 @@ function render(messages, tools) {
   const system = first?.role === 'system' ? first.content : undefined;
   let out = '';
   if (tools.length) {
-    out += `<|im_start|>system\n${system === undefined ? '' : `${system}\n\n`}# Tools\n\nYou may call one or more functions to assist with the user query.\n\n`;
-    out += `You are provided with function signatures within <tools></tools> XML tags:\n<tools>${tools.map((t) => `\n${toJson(t)}`).join('')}\n</tools>\n\n`;
+    out += `<|im_start|>system\n${system === undefined ? '' : `${system}\n\n`}# Tools\n\n`;
+    out += 'You may call one or more functions to assist with the user query.\n\n';
+    out += 'You are provided with function signatures within <tools></tools> XML tags:\n<tools>';
+    out += `${tools.map((t) => `\n${toJson(t)}`).join('')}\n</tools>\n\n`;
     out += 'For each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n';
     out += '<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call><|im_end|>\n';
   } else if (system !== undefined) out += `<|im_start|>system\n${system}<|im_end|>\n`;
