@@ -3,8 +3,11 @@
 // (seeded), a byte-level vocabulary (every byte a token, plus the printable ASCII characters and
 // the chat template's markers) and a ChatML chat template that supports tools (Hermes-style
 // <tool_call> blocks, which llama.cpp recognises). Nothing is downloaded; the file is < 1 MB.
+// With --scripted, a model whose weights play one agent turn instead (makeScriptedGguf): a tool
+// call after a user's message, a final text after the tool's answer.
 //
 //   node scripts/make-test-gguf.mjs [out.gguf] [--seed N]
+//   node scripts/make-test-gguf.mjs [out.gguf] --scripted [--tool fs_list] [--arguments '{"path": "/"}'] [--final 'Done.']
 //
 // The GGUF layout (version 3): magic, version, tensor and metadata counts, the metadata
 // key/values, the tensor descriptions, padding to the alignment, then each tensor's data
@@ -328,8 +331,8 @@ function pythonJson(value) {
  */
 export function scriptPieces({ toolCall, finalText }) {
   const { name, arguments: args } = toolCall;
-  if (typeof name !== 'string' || !/^[A-Za-z0-9_.-]+$/.test(name))
-    throw new ScriptError(`make-test-gguf: the tool name ${JSON.stringify(name)} must be letters, digits, "_", "." or "-"`);
+  if (typeof name !== 'string' || !/^[^\s"\\]+$/.test(name))
+    throw new ScriptError(`make-test-gguf: the tool name ${JSON.stringify(name)} must have no spaces, quotes or backslashes`);
   if (!args || typeof args !== 'object' || Array.isArray(args))
     throw new ScriptError('make-test-gguf: the tool call\'s arguments must be an object, e.g. {"path": "/"}');
   if (typeof finalText !== 'string' || !finalText.trim()) throw new ScriptError('make-test-gguf: the final text must not be empty');
@@ -339,6 +342,9 @@ export function scriptPieces({ toolCall, finalText }) {
   for (const [i, piece] of pieces.entries()) {
     if (known.has(piece) || pieces.indexOf(piece) !== i)
       throw new ScriptError(`make-test-gguf: ${JSON.stringify(piece)} is already a token: choose a longer name or text`);
+    // A piece inside the role names would change how far back a tool's answer is (RECENT_TOOL_RESPONSE).
+    if ('<|im_start|>assistant\n<|im_start|>user\n'.includes(piece))
+      throw new ScriptError(`make-test-gguf: ${JSON.stringify(piece)} is part of the template's role names: choose another`);
   }
   return { call, finalText };
 }

@@ -420,6 +420,8 @@ test('a script it cannot play is refused with what to change; the default script
     { toolCall: { name: 'two words', arguments: {} }, finalText: 'x y' },
     { toolCall: { name: 'a', arguments: {} }, finalText: 'single-character names are tokens already' },
     { toolCall: { name: 'same', arguments: {} }, finalText: 'same' },
+    { toolCall: { name: 'assistant', arguments: {} }, finalText: 'x y' },
+    { toolCall: { name: 'say"hi"', arguments: {} }, finalText: 'x y' },
     { toolCall: { name: 'ok', arguments: {} }, finalText: ' ' },
     { toolCall: { name: 'ok', arguments: /** @type {any} */ ([1]) }, finalText: 'x y' },
   ];
@@ -431,4 +433,5 @@ test('a script it cannot play is refused with what to change; the default script
     );
   }
   assert.ok(makeScriptedGguf(SCRIPT).length > 0);
+  assert.ok(makeScriptedGguf({ toolCall: { name: 'mcp:server/tool_1', arguments: {} }, finalText: 'Ok: done.' }).length > 0);
 });
