@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LocalProvider, grammarFor, grammarToolsPrompt, toolModeOf } from '../../web/providers/local.js';
 import { GrammarError } from '../../web/providers/local-grammar.js';
-import { LOCAL_CONTEXT_CAP } from '../../web/providers/local-engine.js';
+import { KV_BUDGET_BYTES, LOCAL_CONTEXT_CAP } from '../../web/providers/local-engine.js';
 import { ReliableProvider } from '../../web/providers/reliability.js';
 import { compactAt } from '../../web/app/agent-factory.js';
 
@@ -60,14 +60,18 @@ test('a grammar holds the tools its converter can express and says which it left
 });
 
 test("the context a local model is loaded with is the agent's to compact within; other providers set none", async () => {
-  const model = (/** @type {number | null} */ contextLength) => ({
-    get: async () => ({ contextLength }),
+  const model = (/** @type {number | null} */ contextLength, /** @type {number | null} */ kvBytesPerToken) => ({
+    get: async () => ({ contextLength, kvBytesPerToken }),
     open: async () => ({ parts: [] }),
   });
-  const small = new LocalProvider({ model: 'm', store: /** @type {any} */ (model(4096)) });
-  const big = new LocalProvider({ model: 'm', store: /** @type {any} */ (model(131072)) });
-  assert.equal(await small.contextWindow(), 4096);
-  assert.equal(await big.contextWindow(), LOCAL_CONTEXT_CAP, 'within the cap its memory allows');
+  const small = new LocalProvider({ model: 'm', store: /** @type {any} */ (model(4096, 28672)) });
+  // A 1.5 B model trained for 128K: a token of context takes 28 KB, so 18,688 tokens fit in the budget.
+  const big = new LocalProvider({ model: 'm', store: /** @type {any} */ (model(131072, 28672)) });
+  const unknown = new LocalProvider({ model: 'm', store: /** @type {any} */ (model(131072, null)) });
+  assert.equal(await small.contextWindow(), 4096, 'as trained');
+  assert.equal(await big.contextWindow(), 18688);
+  assert.equal(Math.floor(KV_BUDGET_BYTES / 28672 / 256) * 256, 18688);
+  assert.equal(await unknown.contextWindow(), LOCAL_CONTEXT_CAP, 'a file that does not say: the cap');
   const reliable = new ReliableProvider({ chain: [small] });
   assert.equal(await reliable.contextWindow(), 4096, 'the reliability layer gives the primary’s');
   assert.equal(compactAt(12_000, 4096), 2457);
