@@ -37,16 +37,24 @@ export const FRAMING_HEADERS = Object.freeze({ 'content-security-policy': "frame
 const SANDBOX_FRAME = '/andbox/frame.html';
 
 /**
- * Cross-origin isolation (web/net/isolation.js): every HTML document but the sandbox frame carries
- * Document-Isolation-Policy, so the app has SharedArrayBuffer (a model on this computer runs on
- * several threads) while code in the sandbox gets none. 'coop-coep' (COOP same-origin + COEP
- * credentialless on every response) is the older way, kept only for the tests' comparison runs.
- * @param {string} urlPath @param {true | false | 'coop-coep'} isolation
+ * How the server isolates: true (every HTML document but the sandbox frame carries
+ * Document-Isolation-Policy), false (nothing: a static host that sends no headers). Only for
+ * the tests' comparison runs: 'coop-coep' (COOP same-origin + COEP credentialless on every
+ * response, the older way) and 'every-document' (the sandbox frame too).
+ * @typedef {boolean | 'coop-coep' | 'every-document'} IsolationMode
+ */
+
+/**
+ * Cross-origin isolation (web/net/isolation.js): the app's documents get SharedArrayBuffer (a
+ * model on this computer runs on several threads); the sandbox frame does not, so code of the
+ * model gets no shared memory (with the header, its worker would).
+ * @param {string} urlPath @param {IsolationMode} isolation
  * @returns {Record<string, string>}
  */
 export function isolationHeaders(urlPath, isolation) {
   if (isolation === 'coop-coep') return { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'credentialless' };
-  if (!isolation || !urlPath.endsWith('.html') || urlPath.endsWith(SANDBOX_FRAME)) return {};
+  if (!isolation || !urlPath.endsWith('.html')) return {};
+  if (urlPath.endsWith(SANDBOX_FRAME) && isolation !== 'every-document') return {};
   return { [ISOLATION_HEADER]: ISOLATION_VALUE };
 }
 
@@ -76,9 +84,8 @@ export function resolveStaticPath(root, urlPath) {
 }
 
 /**
- * @param {{host?: string, port?: number, root?: string, framingHeaders?: boolean, isolation?: boolean | 'coop-coep'}} [options]
- *   framingHeaders: false leaves FRAMING_HEADERS out — only for the tests' control runs; isolation:
- *   false serves no isolation header (a host that sends none), 'coop-coep' the older headers (tests only)
+ * @param {{host?: string, port?: number, root?: string, framingHeaders?: boolean, isolation?: IsolationMode}} [options]
+ *   framingHeaders: false leaves FRAMING_HEADERS out — only for the tests' control runs; isolation: see IsolationMode
  * @returns {Promise<import('node:http').Server>}
  */
 export function startServer({ host = '127.0.0.1', port = 0, root = appRoot, framingHeaders = true, isolation = true } = {}) {

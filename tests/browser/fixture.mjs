@@ -18,7 +18,8 @@
 // Options (all optional):
 //   app      {framingHeaders: false} (control runs only), {copy: true} a private copy of the app
 //            that the test may change (fx.appDir) and stop (fx.app.close()), {isolation: false}
-//            no isolation header (a static host that sends none; 'coop-coep': the older headers)
+//            no isolation header (a static host that sends none; the other modes: IsolationMode of
+//            scripts/static-server.mjs)
 //   llm      true or {apiKey, models, cors, script}: a scripted model server; `script`: replies
 //            queued at once (ScriptedResponse[]); none by default
 //   browser  {viewport, colorScheme, offline, args, profileDir}; false: none (the test launches
@@ -59,7 +60,7 @@ import { launchBrowser, startApp, showHome, showWorkspace, PAGE_TIMEOUT_MS } fro
 
 /**
  * @typedef {object} FixtureOptions
- * @property {{framingHeaders?: boolean, copy?: boolean, isolation?: boolean | 'coop-coep'}} [app]
+ * @property {{framingHeaders?: boolean, copy?: boolean, isolation?: import('../../scripts/static-server.mjs').IsolationMode}} [app]
  * @property {boolean | LlmOptions} [llm]
  * @property {false | BrowserOptions} [browser]
  * @property {'blank' | 'home' | 'workspace'} [page]
@@ -138,7 +139,7 @@ export class Fixture {
 
   /**
    * Another app server (e.g. one without the framing headers, for a control), closed at teardown.
-   * @param {{framingHeaders?: boolean, root?: string, isolation?: boolean | 'coop-coep'}} [options]
+   * @param {{framingHeaders?: boolean, root?: string, isolation?: import('../../scripts/static-server.mjs').IsolationMode}} [options]
    */
   async startApp(options = {}) {
     const app = await startApp(options);

@@ -142,6 +142,24 @@ frame is not isolated) and the screenshot tool makes a PNG', async () => {
   assert.equal((await pageState(page)).isolated, true, 'still the isolated page');
 });
 
+test('model code gets no SharedArrayBuffer in the isolated app; control: with the header on the sandbox frame too, \
+it would', async () => {
+  const probe = async (/** @type {Page} */ p) =>
+    p.evaluate(async () => {
+      const { createSandbox } = await import('/web/packages/andbox/index.js');
+      const sandbox = await createSandbox();
+      const out = await sandbox.evaluate('[typeof SharedArrayBuffer, self.crossOriginIsolated]');
+      sandbox.dispose();
+      return { page: crossOriginIsolated, sandbox: out.value };
+    });
+  assert.deepEqual(await probe(page), { page: true, sandbox: ['undefined', false] });
+  const every = await fx.startApp({ isolation: 'every-document' });
+  const other = await fx.newPage();
+  await showHome(other, every.url);
+  assert.deepEqual(await probe(other), { page: true, sandbox: ['function', true] });
+  await other.close();
+});
+
 test('under isolation an MCP server on another origin lists and calls its tools, and OAuth sign-in through a window \
 completes', async () => {
   const mcp = await startEverythingServer();

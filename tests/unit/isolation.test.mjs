@@ -43,6 +43,12 @@ isolation off sends none', async () => {
   assert.deepEqual(isolationHeaders('/web/packages/andbox/frame.html', true), {});
   assert.deepEqual(isolationHeaders('/web/app/main.js', true), {});
   assert.deepEqual(isolationHeaders('/index.html', false), {});
+  // The tests' comparison modes: the sandbox frame too; the older COOP/COEP pair.
+  assert.deepEqual(isolationHeaders('/web/packages/andbox/frame.html', 'every-document'), { [ISOLATION_HEADER]: ISOLATION_VALUE });
+  assert.deepEqual(Object.keys(isolationHeaders('/web/app/main.js', 'coop-coep')), [
+    'cross-origin-opener-policy',
+    'cross-origin-embedder-policy',
+  ]);
   for (const isolation of [true, false]) {
     const server = await startServer({ port: 0, isolation });
     const base = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
