@@ -14,6 +14,7 @@ import { startEverythingServer } from '../fixtures/mcp-everything.mjs';
 import { startOAuthServers } from '../fixtures/oauth-server.mjs';
 import { startModelServer, TINY_DIMS } from '../fixtures/tiny-model.mjs';
 import { waitUntil } from '../fixtures/wait.mjs';
+import { makeTestGguf } from '../../scripts/make-test-gguf.mjs';
 
 /** @typedef {import('playwright-core').Page} Page */
 
@@ -110,6 +111,38 @@ so; control: the same app served without the header is not isolated', async () =
   assert.equal(there.isolated, false);
   assert.equal(there.sharedMemory, 'undefined');
   assert.equal(there.state.isolated, false);
+  await other.close();
+});
+
+/**
+ * Loads the tiny test model with wllama (the local model's runtime) asking for two threads, and
+ * generates a few tokens: how many threads it got.
+ * @param {Page} p
+ */
+function wllamaThreads(p) {
+  return p.evaluate(async (base64) => {
+    const { Wllama } = await import('@wllama/wllama');
+    const quiet = { debug() {}, log() {}, warn() {}, error() {} };
+    const wllama = new Wllama(
+      { default: new URL('./web/vendor/wllama/wllama.wasm', location.href).href },
+      { suppressNativeLog: true, logger: quiet },
+    );
+    const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+    await wllama.loadModel([new Blob([bytes])], { n_ctx: 256, n_threads: 2, n_gpu_layers: 0 });
+    const reply = await wllama.createChatCompletion({ messages: [{ role: 'user', content: 'Hi' }], max_tokens: 4, seed: 1 });
+    const threads = { multithread: wllama.isMultithread(), threads: wllama.getNumThreads(), replied: !!reply.choices[0] };
+    await wllama.exit();
+    return threads;
+  }, Buffer.from(makeTestGguf()).toString('base64'));
+}
+
+test('what isolation is for: wllama runs a model on two threads in the isolated app; control: without the header it \
+gets one', async () => {
+  assert.deepEqual(await wllamaThreads(page), { multithread: true, threads: 2, replied: true });
+  const plain = await fx.startApp({ isolation: false });
+  const other = await fx.newPage();
+  await showHome(other, plain.url);
+  assert.deepEqual(await wllamaThreads(other), { multithread: false, threads: 1, replied: true });
   await other.close();
 });
 
