@@ -37,24 +37,25 @@ export const FRAMING_HEADERS = Object.freeze({ 'content-security-policy': "frame
 const SANDBOX_FRAME = '/andbox/frame.html';
 
 /**
- * How the server isolates: true (every HTML document but the sandbox frame carries
+ * How the server isolates: true (every response but the sandbox frame's carries
  * Document-Isolation-Policy), false (nothing: a static host that sends no headers). Only for
  * the tests' comparison runs: 'coop-coep' (COOP same-origin + COEP credentialless on every
- * response, the older way) and 'every-document' (the sandbox frame too).
- * @typedef {boolean | 'coop-coep' | 'every-document'} IsolationMode
+ * response, the older way) and 'sandbox-too' (the sandbox frame as well).
+ * @typedef {boolean | 'coop-coep' | 'sandbox-too'} IsolationMode
  */
 
 /**
  * Cross-origin isolation (web/net/isolation.js): the app's documents get SharedArrayBuffer (a
  * model on this computer runs on several threads); the sandbox frame does not, so code of the
- * model gets no shared memory (with the header, its worker would).
+ * model gets no shared memory (with the header, its worker would). Every other response carries
+ * it, documents or not: a same-origin document in a frame stays reachable from the app only
+ * when it has the app's policy (documents use the header; other responses ignore it).
  * @param {string} urlPath @param {IsolationMode} isolation
  * @returns {Record<string, string>}
  */
 export function isolationHeaders(urlPath, isolation) {
   if (isolation === 'coop-coep') return { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'credentialless' };
-  if (!isolation || !urlPath.endsWith('.html')) return {};
-  if (urlPath.endsWith(SANDBOX_FRAME) && isolation !== 'every-document') return {};
+  if (!isolation || (urlPath.endsWith(SANDBOX_FRAME) && isolation !== 'sandbox-too')) return {};
   return { [ISOLATION_HEADER]: ISOLATION_VALUE };
 }
 
@@ -98,7 +99,7 @@ export function startServer({ host = '127.0.0.1', port = 0, root = appRoot, fram
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'Method not allowed');
     const urlPath = new URL(req.url || '/', 'http://x').pathname;
     const file = resolveStaticPath(root, urlPath);
-    const isolated = isolationHeaders(file === join(root, 'index.html') ? '/index.html' : urlPath, isolation);
+    const isolated = isolationHeaders(urlPath, isolation);
     if (!file) return send(404, 'Not found');
     /** @type {Buffer} */
     let body;

@@ -186,7 +186,7 @@ it would', async () => {
       return { page: crossOriginIsolated, sandbox: out.value };
     });
   assert.deepEqual(await probe(page), { page: true, sandbox: ['undefined', false] });
-  const every = await fx.startApp({ isolation: 'every-document' });
+  const every = await fx.startApp({ isolation: 'sandbox-too' });
   const other = await fx.newPage();
   await showHome(other, every.url);
   assert.deepEqual(await probe(other), { page: true, sandbox: ['function', true] });

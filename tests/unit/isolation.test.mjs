@@ -1,5 +1,5 @@
 // Cross-origin isolation (issue 34 §1): the header `npm start` sends and the service worker adds
-// (the same one, on documents only, never on the sandbox frame), and what isolationState() says
+// (the same one, never on the sandbox frame), and what isolationState() says
 // of a page in each case. The browser side is tests/browser/isolation.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -37,14 +37,14 @@ test('isolationState: isolated, off, from the next load, not supported, not a se
   assert.match(isolationState({ env: page({ crossOriginIsolated: true }), wanted: true }).text, /^On: /);
 });
 
-test('static server: documents carry Document-Isolation-Policy, the sandbox frame and other files do not; control: \
-isolation off sends none', async () => {
+test("static server: every response carries Document-Isolation-Policy but the sandbox frame's; control: isolation off \
+sends none", async () => {
   assert.deepEqual(isolationHeaders('/index.html', true), { [ISOLATION_HEADER]: ISOLATION_VALUE });
   assert.deepEqual(isolationHeaders('/web/packages/andbox/frame.html', true), {});
-  assert.deepEqual(isolationHeaders('/web/app/main.js', true), {});
+  assert.deepEqual(isolationHeaders('/web/app/main.js', true), { [ISOLATION_HEADER]: ISOLATION_VALUE });
   assert.deepEqual(isolationHeaders('/index.html', false), {});
   // The tests' comparison modes: the sandbox frame too; the older COOP/COEP pair.
-  assert.deepEqual(isolationHeaders('/web/packages/andbox/frame.html', 'every-document'), { [ISOLATION_HEADER]: ISOLATION_VALUE });
+  assert.deepEqual(isolationHeaders('/web/packages/andbox/frame.html', 'sandbox-too'), { [ISOLATION_HEADER]: ISOLATION_VALUE });
   assert.deepEqual(Object.keys(isolationHeaders('/web/app/main.js', 'coop-coep')), [
     'cross-origin-opener-policy',
     'cross-origin-embedder-policy',
@@ -66,7 +66,7 @@ isolation off sends none', async () => {
         '/index.html': on,
         '/web/app/oauth-callback.html': on,
         '/web/packages/andbox/frame.html': null,
-        '/web/app/main.js': null,
+        '/web/app/main.js': on,
       });
     } finally {
       server.closeAllConnections();
