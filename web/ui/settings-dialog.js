@@ -28,6 +28,8 @@ import { ModelPicker } from './model-picker.js';
  *   the models the provider offers, with their badges
  * @property {(config: ProviderConfig, model: string, onProgress: (p: {status: string, completed?: number, total?: number}) => void) =>
  *   Promise<void>} [pullModel] downloads a model to Ollama
+ * @property {{on: boolean, text: string, save: (on: boolean) => Promise<void>}} [isolation] cross-origin isolation in this browser:
+ *   the setting, what this page is (a sentence), and how a change is saved (with the dialog's Save)
  */
 
 /**
@@ -300,6 +302,25 @@ export function openSettingsDialog(props) {
     keyInput.focus();
   });
 
+  const iso = props.isolation;
+  const isolationBox = iso
+    ? h('input', { id: 'set-isolation', type: 'checkbox', checked: iso.on, 'aria-describedby': 'set-isolation-note' })
+    : null;
+  const isolationSection = iso
+    ? h(
+        'section',
+        { class: 'small', 'aria-labelledby': 'set-browser-title' },
+        h('h3', { id: 'set-browser-title' }, 'This browser'),
+        h('div', { class: 'row' }, isolationBox, h('label', { for: 'set-isolation' }, 'Cross-origin isolation')),
+        h(
+          'p',
+          { id: 'set-isolation-note', class: 'muted small' },
+          'Lets a model on this computer run on several threads. The code sandbox, providers, MCP servers, sign-in windows ' +
+            'and screenshots work the same either way. For every workspace in this browser, from the next load.',
+        ),
+        h('p', { id: 'set-isolation-state' }, iso.text),
+      )
+    : null;
   const backgroundLine = h('p', { id: 'set-jobs-mode' }, '…');
   props.describeBackground?.().then(
     (text) => {
@@ -331,6 +352,7 @@ export function openSettingsDialog(props) {
     result,
     agentFields,
     fallbacks.element,
+    isolationSection,
     props.describeBackground
       ? h(
           'section',
@@ -410,6 +432,7 @@ export function openSettingsDialog(props) {
           },
           chain.keys,
         );
+        if (iso && isolationBox && isolationBox.checked !== iso.on) await iso.save(isolationBox.checked);
         saved = true;
         dialog.close('save');
       } catch (err) {
