@@ -57,7 +57,57 @@ sw.addEventListener('activate', (event) => {
 sw.addEventListener('message', (event) => {
   if (event.data && event.data.type === 'SKIP_WAITING') sw.skipWaiting();
   if (event.data && event.data.type === 'GET_VERSION') event.ports[0]?.postMessage({ version: manifest.version });
+  if (event.data && event.data.type === 'SET_ISOLATION' && typeof event.data.on === 'boolean') {
+    const on = event.data.on;
+    event.waitUntil(saveIsolation(on).then(() => event.ports[0]?.postMessage({ on })));
+  }
 });
+
+// ── Cross-origin isolation (web/net/isolation.js) ──
+// Every document this worker serves gets Document-Isolation-Policy (as `npm start` sends it), so
+// Clawser is isolated on a static host that sends no headers too, from the first load this worker
+// serves; with the setting off it is taken out, whoever sent it. The sandbox frame never has it
+// (its navigation does not come here anyway). The page tells this worker the setting (Settings →
+// This browser) at every start and at each change; it is kept in a cache of its own.
+const ISOLATION_HEADER = 'document-isolation-policy'; // the same as ISOLATION_HEADER/VALUE of web/net/isolation.js
+const ISOLATION_VALUE = 'isolate-and-credentialless';
+const SETTINGS_CACHE = 'clawser-settings'; // outside the clawser-app- prefix: a new version keeps it
+const ISOLATION_URL = new URL('./clawser-isolation.json', sw.registration.scope).href;
+const SANDBOX_FRAME = new URL('./web/packages/andbox/frame.html', sw.registration.scope).href;
+
+/** @type {Promise<boolean> | null} the setting, read once per life of this worker */
+let isolationOn = null;
+const readIsolation = () =>
+  (isolationOn ??= (async () => {
+    try {
+      const saved = await (await caches.open(SETTINGS_CACHE)).match(ISOLATION_URL);
+      return saved ? (await saved.json())?.on !== false : true;
+    } catch {
+      return true; // on unless turned off
+    }
+  })());
+
+/** @param {boolean} on */
+async function saveIsolation(on) {
+  isolationOn = Promise.resolve(on);
+  const cache = await caches.open(SETTINGS_CACHE);
+  await cache.put(ISOLATION_URL, new Response(JSON.stringify({ on }), { headers: { 'content-type': 'application/json' } }));
+}
+
+/**
+ * A document's response with the isolation header as the setting wants it.
+ * @param {Response} response @param {string} path the document's URL without query or fragment
+ */
+async function withIsolation(response, path) {
+  if (response.type !== 'basic' && response.type !== 'default') return response; // nothing of another origin is rewritten
+  const wanted = (await readIsolation()) && path !== SANDBOX_FRAME;
+  const has = response.headers.get(ISOLATION_HEADER);
+  if (wanted ? has === ISOLATION_VALUE : has === null) return response;
+  const headers = new Headers(response.headers);
+  if (wanted) headers.set(ISOLATION_HEADER, ISOLATION_VALUE);
+  else headers.delete(ISOLATION_HEADER);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
 
 sw.addEventListener('fetch', (event) => {
   const request = event.request;
@@ -73,9 +123,8 @@ sw.addEventListener('fetch', (event) => {
     (async () => {
       // Keys are stored without a query string, so an exact match finds them (ignoreSearch
       // makes Chromium scan the whole cache on each of the ~70 module requests of a start).
-      const hit = await (await appCache()).match(key);
-      if (hit) return hit;
-      return fetch(request);
+      const response = (await (await appCache()).match(key)) ?? (await fetch(request));
+      return request.mode === 'navigate' ? withIsolation(response, path) : response;
     })(),
   );
 });

@@ -5,6 +5,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { dirname, extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { precacheManifestSource } from './build-manifest.mjs';
+import { ISOLATION_HEADER, ISOLATION_VALUE } from '../web/net/isolation.js';
 
 export const appRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -32,6 +33,32 @@ const MIME = {
  */
 export const FRAMING_HEADERS = Object.freeze({ 'content-security-policy': "frame-ancestors 'self'", 'x-frame-options': 'SAMEORIGIN' });
 
+/** The sandbox frame's document: never isolated (code of the model gets no shared memory). */
+const SANDBOX_FRAME = '/andbox/frame.html';
+
+/**
+ * How the server isolates: true (every response but the sandbox frame's carries
+ * Document-Isolation-Policy), false (nothing: a static host that sends no headers). Only for
+ * the tests' comparison runs: 'coop-coep' (COOP same-origin + COEP credentialless on every
+ * response, the older way) and 'sandbox-too' (the sandbox frame as well).
+ * @typedef {boolean | 'coop-coep' | 'sandbox-too'} IsolationMode
+ */
+
+/**
+ * Cross-origin isolation (web/net/isolation.js): the app's documents get SharedArrayBuffer (a
+ * model on this computer runs on several threads); the sandbox frame does not, so code of the
+ * model gets no shared memory (with the header, its worker would). Every other response carries
+ * it, documents or not: a same-origin document in a frame stays reachable from the app only
+ * when it has the app's policy (documents use the header; other responses ignore it).
+ * @param {string} urlPath @param {IsolationMode} isolation
+ * @returns {Record<string, string>}
+ */
+export function isolationHeaders(urlPath, isolation) {
+  if (isolation === 'coop-coep') return { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'credentialless' };
+  if (!isolation || (urlPath.endsWith(SANDBOX_FRAME) && isolation !== 'sandbox-too')) return {};
+  return { [ISOLATION_HEADER]: ISOLATION_VALUE };
+}
+
 /** Only these may be served: never node_modules, .git, tests or scripts. */
 const ALLOWED_ROOTS = ['index.html', 'sw.js', 'manifest.webmanifest', 'precache-manifest.js', 'web', 'icons'];
 
@@ -58,11 +85,11 @@ export function resolveStaticPath(root, urlPath) {
 }
 
 /**
- * @param {{host?: string, port?: number, root?: string, framingHeaders?: boolean}} [options]
- *   framingHeaders: false leaves FRAMING_HEADERS out — only for the tests' control runs
+ * @param {{host?: string, port?: number, root?: string, framingHeaders?: boolean, isolation?: IsolationMode}} [options]
+ *   framingHeaders: false leaves FRAMING_HEADERS out — only for the tests' control runs; isolation: see IsolationMode
  * @returns {Promise<import('node:http').Server>}
  */
-export function startServer({ host = '127.0.0.1', port = 0, root = appRoot, framingHeaders = true } = {}) {
+export function startServer({ host = '127.0.0.1', port = 0, root = appRoot, framingHeaders = true, isolation = true } = {}) {
   const framing = framingHeaders ? FRAMING_HEADERS : {};
   const server = createServer(async (req, res) => {
     const send = (/** @type {number} */ status, /** @type {string} */ text) => {
@@ -72,6 +99,7 @@ export function startServer({ host = '127.0.0.1', port = 0, root = appRoot, fram
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'Method not allowed');
     const urlPath = new URL(req.url || '/', 'http://x').pathname;
     const file = resolveStaticPath(root, urlPath);
+    const isolated = isolationHeaders(urlPath, isolation);
     if (!file) return send(404, 'Not found');
     /** @type {Buffer} */
     let body;
@@ -104,6 +132,7 @@ export function startServer({ host = '127.0.0.1', port = 0, root = appRoot, fram
       'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
       'x-content-type-options': 'nosniff',
       ...framing,
+      ...isolated,
     });
     res.end(req.method === 'HEAD' ? undefined : body);
   });

@@ -17,7 +17,9 @@
 //
 // Options (all optional):
 //   app      {framingHeaders: false} (control runs only), {copy: true} a private copy of the app
-//            that the test may change (fx.appDir) and stop (fx.app.close())
+//            that the test may change (fx.appDir) and stop (fx.app.close()), {isolation: false}
+//            no isolation header (a static host that sends none; the other modes: IsolationMode of
+//            scripts/static-server.mjs)
 //   llm      true or {apiKey, models, cors, script}: a scripted model server; `script`: replies
 //            queued at once (ScriptedResponse[]); none by default
 //   browser  {viewport, colorScheme, offline, args, profileDir}; false: none (the test launches
@@ -58,7 +60,7 @@ import { launchBrowser, startApp, showHome, showWorkspace, PAGE_TIMEOUT_MS } fro
 
 /**
  * @typedef {object} FixtureOptions
- * @property {{framingHeaders?: boolean, copy?: boolean}} [app]
+ * @property {{framingHeaders?: boolean, copy?: boolean, isolation?: import('../../scripts/static-server.mjs').IsolationMode}} [app]
  * @property {boolean | LlmOptions} [llm]
  * @property {false | BrowserOptions} [browser]
  * @property {'blank' | 'home' | 'workspace'} [page]
@@ -137,7 +139,7 @@ export class Fixture {
 
   /**
    * Another app server (e.g. one without the framing headers, for a control), closed at teardown.
-   * @param {{framingHeaders?: boolean, root?: string}} [options]
+   * @param {{framingHeaders?: boolean, root?: string, isolation?: import('../../scripts/static-server.mjs').IsolationMode}} [options]
    */
   async startApp(options = {}) {
     const app = await startApp(options);
@@ -241,7 +243,11 @@ export class Fixture {
         for (const f of APP_FILES) await cp(join(appRoot, f), join(dir, f), { recursive: true });
         this.#appDir = dir;
       }
-      this.#app = await this.startApp({ framingHeaders: options.app?.framingHeaders, ...(this.#appDir ? { root: this.#appDir } : {}) });
+      this.#app = await this.startApp({
+        framingHeaders: options.app?.framingHeaders,
+        isolation: options.app?.isolation,
+        ...(this.#appDir ? { root: this.#appDir } : {}),
+      });
       if (options.llm) this.#llm = await this.startLlm(options.llm === true ? {} : options.llm);
       const page = options.page ?? (options.settings ? 'workspace' : undefined);
       if (options.browser === false) {

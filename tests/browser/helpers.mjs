@@ -87,8 +87,9 @@ export async function launchBrowser(options = {}) {
 
 /**
  * The app served on 127.0.0.1 at a free port.
- * @param {{framingHeaders?: boolean, root?: string}} [options] framingHeaders: false only for
- *   control runs; root: serve this folder (a copy of the app) instead of the checkout
+ * @param {{framingHeaders?: boolean, root?: string, isolation?: import('../../scripts/static-server.mjs').IsolationMode}} [options]
+ *   framingHeaders: false only for control runs; root: serve this folder (a copy of the app) instead
+ *   of the checkout; isolation: false serves no isolation header (a static host that sends none)
  */
 export async function startApp(options = {}) {
   const server = await startServer({ host: '127.0.0.1', port: 0, ...options });

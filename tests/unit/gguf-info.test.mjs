@@ -7,13 +7,15 @@ import { GgufError, readGgufInfo } from '../../web/providers/gguf-info.js';
 
 const bytes = makeTestGguf({ seed: 7 });
 
-test("the test model's header: architecture, name, quantisation, context, template that calls tools, parameters", async () => {
+test("the test model's header: architecture, name, quantisation, context and its memory, template that calls tools, parameters", async () => {
   const info = await readGgufInfo(new Blob([bytes]));
   assert.equal(info.version, 3);
   assert.equal(info.architecture, 'llama');
   assert.equal(info.name, 'clawser-test-tiny');
   assert.equal(info.fileType, 'F32');
   assert.equal(info.contextLength, SHAPE.context);
+  // A token of context: keys and values (f16) of every key-value head in every layer.
+  assert.equal(info.kvBytesPerToken, SHAPE.layers * SHAPE.kvHeads * 2 * (SHAPE.embedding / SHAPE.heads) * 2);
   assert.equal(info.chatTemplate, CHAT_TEMPLATE);
   assert.equal(info.callsTools, true);
   assert.equal(info.tensorCount, 3 + SHAPE.layers * 9);

@@ -196,7 +196,7 @@ export class AgentFactory {
       maxIterations: profile?.maxIterations ?? parts.settings.maxIterations,
       ...(profile ? { label: profile.name } : {}),
       selfRepair: parts.settings.selfRepair,
-      compaction: { thresholdTokens: parts.settings.compactionThresholdTokens, keepRecent: 10 },
+      compaction: { thresholdTokens: compactAt(parts.settings.compactionThresholdTokens, await contextOf(provider)), keepRecent: 10 },
       recall:
         parts.settings.memory.autoRecall && memory ? (text) => recallForTurn(memory, text, parts.settings.memory.recallLimit) : undefined,
       ledger: this.#deps.services(workspaceId).usage,
@@ -554,4 +554,19 @@ export class AgentFactory {
     }
     return sb;
   }
+}
+
+/** A provider's own context, where it sets one (never fails a turn). @param {Provider} provider */
+async function contextOf(provider) {
+  return (await provider.contextWindow?.().catch(() => null)) ?? null;
+}
+
+/**
+ * When a conversation is compacted: the workspace's setting, or sooner when the model's own
+ * context is smaller (a local model's): at 60% of it, leaving room for the tools, the reply and
+ * the estimate's error.
+ * @param {number} setting @param {number | null} window
+ */
+export function compactAt(setting, window) {
+  return window ? Math.max(1000, Math.min(setting, Math.floor(window * 0.6))) : setting;
 }

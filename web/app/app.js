@@ -22,6 +22,7 @@ import { RestoreGate, gatedCoordination } from '../agent/coordination/restore-ga
 import { startWorkspaceDaemon } from './daemon-wiring.js';
 import { DelegationBoard } from '../agent/coordination/delegation-board.js';
 import { SemanticSearch } from './semantic.js';
+import { IsolationSetting } from './isolation.js';
 import { RAIL_COLLAPSED_KEY } from './flags.js';
 import { MountStore } from '../storage/mounts.js';
 import { h, clear, pickFile } from '../ui/dom.js';
@@ -102,6 +103,8 @@ export class ClawserApp {
 
   /** Settings and the workspace list, in storage (made at start). @type {DurableConfig | undefined} */
   config;
+  /** Cross-origin isolation in this browser (made at start). @type {IsolationSetting | undefined} */
+  isolation;
 
   /**
    * @param {HTMLElement} root
@@ -174,6 +177,7 @@ export class ClawserApp {
     this.config = config;
     this.semantic = new SemanticSearch({ config, whenIdle: (fn) => this.#whenIdle(fn) });
     this.settings = new SettingsStore({ config, secrets });
+    this.isolation = new IsolationSetting({ config });
     this.agentSettings = new AgentSettingsStore({ config, secrets });
     const agentSettings = this.agentSettings;
     this.services = new WorkspaceServices({
@@ -236,6 +240,11 @@ export class ClawserApp {
       goSettings: (workspaceId) => this.#goSettings(workspaceId),
       showWorkspace: (workspaceId) => this.#renderWorkspace(workspaceId),
       guard: (p) => this.#guard(p),
+      isolation: this.isolation,
+      onIsolationChanged: (on) =>
+        this.banners.show('isolation', `Cross-origin isolation turns ${on ? 'on' : 'off'} when Clawser is next loaded.`, {
+          action: { label: 'Reload', run: () => location.reload() },
+        }),
     });
     // Clone, backup and restore are loaded when first used (not on the start-up path).
     /** @type {Promise<import('./data-actions.js').DataActions> | null} */
@@ -275,6 +284,8 @@ export class ClawserApp {
     this.tabs.onLeaderChange((leader) => (leader ? this.#whenIdle(() => this.#startSchedulers()) : this.#stopSchedulers()));
     if (this.tabs.isLeader) this.#whenIdle(() => this.#startSchedulers());
     this.#guard(noticeUpdates(this.banners));
+    // The service worker puts the isolation header on the pages it serves as the setting says.
+    navigator.serviceWorker?.ready.then(() => this.isolation?.tellServiceWorker()).catch(() => {});
     this.#whenIdle(() => this.#guard(this.#checkStoredState()));
     addEventListener('unhandledrejection', (e) => this.#showError(e.reason));
     // Usage statistics are written a second after each call: what is left goes as the page does.

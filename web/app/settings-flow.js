@@ -3,6 +3,7 @@
 /** @import { AgentSettingsStore } from './agent-settings.js' */
 /** @import { WorkspaceStore } from './workspaces.js' */
 /** @import { TabCoordinator } from '../agent/coordination/tabs.js' */
+/** @import { IsolationSetting } from './isolation.js' */
 import { CATALOG, catalogEntry, loadWire } from '../providers/catalog.js';
 import { discoverLocalProviders } from '../providers/discovery.js';
 import { parseLimitFields } from './agent-settings.js';
@@ -35,6 +36,8 @@ export class SettingsFlow {
    * @param {(workspaceId: string) => void} deps.goSettings the route of the workspace's settings
    * @param {(workspaceId: string) => Promise<void>} deps.showWorkspace after a provider was chosen on the card
    * @param {(p: Promise<unknown>) => void} deps.guard
+   * @param {IsolationSetting} [deps.isolation] cross-origin isolation in this browser
+   * @param {(on: boolean) => void} [deps.onIsolationChanged] after the setting changed (it shows from the next load)
    */
   constructor(deps) {
     this.deps = deps;
@@ -108,6 +111,7 @@ export class SettingsFlow {
     this.#open = true;
     const { settings, agentSettings, tabs } = this.deps;
     const ws = this.deps.workspaces.get(workspaceId);
+    const isolation = this.deps.isolation;
     try {
       const library = await this.localModels().catch(() => null);
       const providerId = library?.providerId ?? null;
@@ -132,6 +136,14 @@ export class SettingsFlow {
         describeBackground: async () =>
           (await (await import('./background.js')).backgroundMode({ leader: !!tabs.isLeader, tabs: tabs.peers().length + 1 })).text,
         hasKey: (provider) => settings.hasKey(workspaceId, provider),
+        isolation: isolation && {
+          on: isolation.wanted(),
+          text: isolation.state().text,
+          save: async (on) => {
+            await isolation.set(on);
+            this.deps.onIsolationChanged?.(on);
+          },
+        },
         describeAvailability: async (provider) => {
           const entry = catalogEntry(provider);
           if (!entry?.capabilities.availability) return null;

@@ -168,7 +168,7 @@ async function readValue(r, type) {
 /**
  * @typedef {{
  *   version: number, architecture: string, name: string | null, fileType: string | null,
- *   contextLength: number | null, parameters: number, tensorCount: number,
+ *   contextLength: number | null, kvBytesPerToken: number | null, parameters: number, tensorCount: number,
  *   chatTemplate: string | null, callsTools: boolean, vocabularySize: number | null,
  *   split: {index: number, count: number} | null, metadata: Record<string, unknown>
  * }} GgufInfo
@@ -219,6 +219,14 @@ export async function readGgufInfo(file) {
       ? Number(/** @type {{length: number}} */ (tokens).length)
       : null;
   const fileType = num('general.file_type');
+  // What one token of context costs in memory (the KV cache, f16 keys and values in every layer).
+  const layers = num(`${arch}.block_count`);
+  const heads = num(`${arch}.attention.head_count`);
+  const kvHeads = num(`${arch}.attention.head_count_kv`) ?? heads;
+  const width = num(`${arch}.embedding_length`);
+  const keyLength = num(`${arch}.attention.key_length`) ?? (width && heads ? width / heads : null);
+  const valueLength = num(`${arch}.attention.value_length`) ?? keyLength;
+  const kvBytesPerToken = layers && kvHeads && keyLength && valueLength ? layers * kvHeads * (keyLength + valueLength) * 2 : null;
   const splitCount = num('split.count');
   return {
     version,
@@ -226,6 +234,7 @@ export async function readGgufInfo(file) {
     name: typeof metadata['general.name'] === 'string' ? metadata['general.name'] : null,
     fileType: fileType === null ? null : (FILE_TYPES[fileType] ?? `type ${fileType}`),
     contextLength: num(`${arch}.context_length`),
+    kvBytesPerToken,
     parameters,
     tensorCount,
     chatTemplate: template,

@@ -10,10 +10,23 @@
 
 /** The WebAssembly file, served from web/vendor/ by the install step (never a CDN). */
 const WASM_URL = new URL('../vendor/wllama/wllama.wasm', import.meta.url).href;
-/** The longest context loaded when the model allows more: its memory (the KV cache) grows with it. */
+/** The longest context loaded when the file does not say what a token of context costs. */
 export const LOCAL_CONTEXT_CAP = 8192;
+/** The memory the context (llama.cpp's KV cache) may take: the model's own weights come on top. */
+export const KV_BUDGET_BYTES = 512 * 1024 * 1024;
 /** When the file says nothing of its context length. */
 const DEFAULT_CONTEXT = 4096;
+
+/**
+ * The context a model is loaded with: as long as it was trained for, within what its KV cache may
+ * take (KV_BUDGET_BYTES; LOCAL_CONTEXT_CAP when the file does not say), in whole 256-token steps.
+ * @param {{contextLength: number | null, kvBytesPerToken: number | null}} model
+ */
+export function localContextTokens(model) {
+  const trained = model.contextLength ?? DEFAULT_CONTEXT;
+  const fits = model.kvBytesPerToken ? Math.floor(KV_BUDGET_BYTES / model.kvBytesPerToken / 256) * 256 : LOCAL_CONTEXT_CAP;
+  return Math.max(Math.min(trained, 512), Math.min(trained, fits));
+}
 
 /**
  * @typedef {{gpu: boolean, threads: number, isolated: boolean}} BackendChoice
@@ -100,7 +113,7 @@ export function loadLocalModel(model, files, options = {}) {
     const choice = options.choice ?? (await chooseBackend());
     const { Wllama } = await import('@wllama/wllama');
     const parts = await files();
-    const contextTokens = Math.min(model.contextLength ?? DEFAULT_CONTEXT, LOCAL_CONTEXT_CAP);
+    const contextTokens = localContextTokens(model);
     /** @param {boolean} gpu */
     const tryLoad = async (gpu) => {
       // Quiet: llama.cpp logs every step of a load; its errors come back as the load's error.

@@ -48,6 +48,8 @@ const ModelMetaSchema = z.object({
   architecture: z.string(),
   quantisation: z.string().nullable(),
   contextLength: z.number().int().positive().nullable(),
+  /** Memory one token of context takes (null: the file does not say): bounds the context loaded. */
+  kvBytesPerToken: z.number().int().positive().nullable(),
   parameters: z.number().int().nonnegative(),
   callsTools: z.boolean(),
   chatTemplate: z.string().nullable(),
@@ -219,6 +221,7 @@ export class LocalModelStore {
       architecture: info.architecture,
       quantisation: info.fileType,
       contextLength: info.contextLength && info.contextLength > 0 ? info.contextLength : null,
+      kvBytesPerToken: info.kvBytesPerToken && info.kvBytesPerToken > 0 ? Math.round(info.kvBytesPerToken) : null,
       parameters: info.parameters,
       callsTools: info.callsTools,
       chatTemplate: info.chatTemplate,

@@ -13,7 +13,7 @@
 import { collectStream, ignoredSettings, parseToolArguments } from './http.js';
 import { assembleOpenAIStream, toWireMessage } from './openai.js';
 import { GrammarError, jsonSchemaGrammar, toolCallGrammar } from './local-grammar.js';
-import { LOCAL_CONTEXT_CAP, LocalEngineError, loadLocalModel, supportsLocalModels, unloadLocalModel } from './local-engine.js';
+import { LocalEngineError, localContextTokens, loadLocalModel, supportsLocalModels, unloadLocalModel } from './local-engine.js';
 import { LocalModelError, sharedLocalModelStore } from './local-models.js';
 
 const LABEL = 'The local model';
@@ -241,6 +241,13 @@ export class LocalProvider {
     }
   }
 
+  /** The context the model is loaded with: the file's, within what its memory may take. @returns {Promise<number | null>} */
+  async contextWindow() {
+    if (!this.model) return null;
+    const model = await this.store.get(this.model).catch(() => null);
+    return model ? localContextTokens(model) : null;
+  }
+
   /** The ids of this computer's models. @returns {Promise<string[]>} */
   async listModels() {
     return (await this.listModelInfo()).map((m) => m.id);
@@ -256,8 +263,8 @@ export class LocalProvider {
       tools: m.callsTools,
       vision: false,
       sizeBytes: m.bytes,
-      // What is loaded: the file's context, within the cap its memory allows.
-      contextTokens: Math.min(m.contextLength ?? LOCAL_CONTEXT_CAP, LOCAL_CONTEXT_CAP),
+      // What is loaded: the file's context, within what its memory may take.
+      contextTokens: localContextTokens(m),
     }));
   }
 }

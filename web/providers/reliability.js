@@ -193,6 +193,11 @@ export class ReliableProvider {
     return this.#current.model;
   }
 
+  /** The primary's context, where it sets one (a request is shaped for the primary). @returns {Promise<number | null>} */
+  async contextWindow() {
+    return (await this.chain[0].contextWindow?.()) ?? null;
+  }
+
   /** The request is shaped for the primary (native tools or the Codex): fallbacks must match it. */
   get supportsNativeTools() {
     return this.chain[0].supportsNativeTools;

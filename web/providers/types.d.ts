@@ -172,6 +172,11 @@ export interface Provider {
   readonly connects?: boolean;
   chat(request: ChatRequest, options?: CallOptions): Promise<ChatResult>;
   chatStream(request: ChatRequest, options?: CallOptions): AsyncIterable<StreamPart>;
+  /**
+   * The most tokens a request may hold, where the provider itself sets it (a local model loaded
+   * with a context of its own); absent or null: the conversation is compacted by the settings alone.
+   */
+  contextWindow?(): Promise<number | null>;
 }
 
 /** How text is counted into tokens, by tokenizer family (tokens.js; the families are model-facts.js's). */

@@ -32,6 +32,8 @@ import { LocalModelsSection } from './local-models-section.js';
  * @property {{controller: LocalModelsController, providerId: string | null, onUse: (id: string) => Promise<void>}} [localModels]
  *   the models on this computer; providerId: the provider that runs them; onUse: saves that provider and the model as the
  *   workspace's
+ * @property {{on: boolean, text: string, save: (on: boolean) => Promise<void>}} [isolation] cross-origin isolation in this browser:
+ *   the setting, what this page is (a sentence), and how a change is saved (with the dialog's Save)
  */
 
 /**
@@ -333,6 +335,25 @@ export function openSettingsDialog(props) {
     keyInput.focus();
   });
 
+  const iso = props.isolation;
+  const isolationBox = iso
+    ? h('input', { id: 'set-isolation', type: 'checkbox', checked: iso.on, 'aria-describedby': 'set-isolation-note' })
+    : null;
+  const isolationSection = iso
+    ? h(
+        'section',
+        { class: 'small', 'aria-labelledby': 'set-browser-title' },
+        h('h3', { id: 'set-browser-title' }, 'This browser'),
+        h('div', { class: 'row' }, isolationBox, h('label', { for: 'set-isolation' }, 'Cross-origin isolation')),
+        h(
+          'p',
+          { id: 'set-isolation-note', class: 'muted small' },
+          'Lets a model on this computer run on several threads. The code sandbox, providers, MCP servers, sign-in windows ' +
+            'and screenshots work the same either way. For every workspace in this browser, from the next load.',
+        ),
+        h('p', { id: 'set-isolation-state' }, iso.text),
+      )
+    : null;
   const backgroundLine = h('p', { id: 'set-jobs-mode' }, '…');
   props.describeBackground?.().then(
     (text) => {
@@ -365,6 +386,7 @@ export function openSettingsDialog(props) {
     result,
     agentFields,
     fallbacks.element,
+    isolationSection,
     props.describeBackground
       ? h(
           'section',
@@ -444,6 +466,7 @@ export function openSettingsDialog(props) {
           },
           chain.keys,
         );
+        if (iso && isolationBox && isolationBox.checked !== iso.on) await iso.save(isolationBox.checked);
         saved = true;
         dialog.close('save');
       } catch (err) {

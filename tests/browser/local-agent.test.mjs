@@ -1,0 +1,96 @@
+// Issue 34's promise in a real Chromium: with no key and no network, a person who imported a
+// model file has a tool-using agent. The model is the scripted test model (scripts/make-test-gguf.mjs
+// makeScriptedGguf: its weights play a tool call, then a final text, through its own chat
+// template), run by llama.cpp in WebAssembly in the page; the whole turn runs offline.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { makeScriptedGguf, makeTestGguf } from '../../scripts/make-test-gguf.mjs';
+import { useFixture } from './fixture.mjs';
+import { storedConfigUntil } from './helpers.mjs';
+
+const FINAL = 'Done: listed the files.';
+const fx = await useFixture({ page: 'workspace' });
+const { page, context } = fx;
+
+/** Imports a model through the public API. @param {Uint8Array} bytes @param {string} name */
+const importModel = (bytes, name) =>
+  page.evaluate(
+    async ({ base64, name }) => {
+      const { importLocalModel } = await import('/web/clawser.js');
+      const data = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+      return (await importLocalModel(new Blob([data]), { name })).id;
+    },
+    { base64: Buffer.from(bytes).toString('base64'), name },
+  );
+
+test('the first-run card offers a model on this computer once one is imported, and says how to get one before', async () => {
+  const card = page.getByRole('region', { name: 'Choose how Clawser thinks' });
+  await card.getByText(/Bring a GGUF model file/).waitFor();
+  assert.equal(await card.getByRole('button', { name: 'Use a model on this computer' }).count(), 0, 'nothing to use yet');
+  const id = await importModel(makeScriptedGguf({ toolCall: { name: 'fs_list', arguments: { path: '/' } }, finalText: FINAL }), 'Scripted');
+  await page.reload();
+  await card.getByText(/Imported: 1 model/).waitFor();
+  await card.getByRole('button', { name: 'Use a model on this computer' }).click();
+  await storedConfigUntil(page, (e) => Object.values(e).some((v) => v.includes('"provider":"local"') && v.includes(id)), 'local chosen');
+});
+
+test('offline, a whole agent turn: the model calls a tool, reads its result and answers', async () => {
+  await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
+  // The app is offline-ready once its service worker controls the page (everything precached).
+  await page.waitForFunction(() => !!navigator.serviceWorker.controller, null, { timeout: 60_000 });
+  await context.setOffline(true);
+  try {
+    assert.equal(await page.evaluate(() => navigator.onLine), false);
+    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('What files do I have?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const reply = page.locator('.msg.assistant .msg-body', { hasText: FINAL });
+    await reply.waitFor({ timeout: 120_000 });
+    const card = page.locator('.tool-card').first();
+    assert.match(await card.locator('summary').innerText(), /fs_list/);
+    assert.match(await card.locator('.tool-state').innerText(), /^✓/, 'the tool ran');
+  } finally {
+    await context.setOffline(false);
+  }
+  // The conversation's log holds the call, its result and the answer, in order (only this conversation so far).
+  const types = await page.evaluate(async () => {
+    const root = await navigator.storage.getDirectory();
+    const ws = await root.getDirectoryHandle('clawser_workspaces');
+    /** @type {string[]} */
+    const out = [];
+    for await (const [name, handle] of /** @type {any} */ (ws).entries()) {
+      if (handle.kind !== 'directory') continue;
+      const convs = await handle.getDirectoryHandle('.conversations').catch(() => null);
+      if (!convs) continue;
+      for await (const [, conv] of convs.entries()) {
+        if (conv.kind !== 'directory') continue;
+        const file = await conv.getFileHandle('events.jsonl').catch(() => null);
+        if (!file) continue;
+        const text = await (await file.getFile()).text();
+        for (const line of text.split('\n').filter(Boolean)) out.push(`${name}:${JSON.parse(line).type}`);
+      }
+    }
+    return out.map((t) => t.split(':')[1]);
+  });
+  const order = types.filter((t) => ['user_message', 'tool_call', 'tool_result', 'agent_message'].includes(t));
+  // The model's step that asked for the call, the call, its result, the answer.
+  assert.deepEqual(order, ['user_message', 'agent_message', 'tool_call', 'tool_result', 'agent_message'], types.join(', '));
+});
+
+test('control: the random test model under the same turn calls no tool', async () => {
+  const id = await importModel(makeTestGguf({ seed: 1 }), 'Random');
+  await page.evaluate(async (model) => {
+    const { createProvider } = await import('/web/clawser.js');
+    const provider = createProvider({ provider: 'local', model });
+    /** @type {any[]} */
+    const parts = [];
+    const tools = [
+      { name: 'fs_list', description: 'List files.', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
+    ];
+    for await (const p of provider.chatStream({ messages: [{ role: 'user', content: 'What files do I have?' }], tools, maxTokens: 30 }))
+      parts.push(p);
+    /** @type {any} */ (globalThis).__randomParts = parts;
+  }, id);
+  const parts = await page.evaluate(() => /** @type {any} */ (globalThis).__randomParts);
+  assert.equal(parts.at(-1).type, 'finish');
+  assert.equal(parts.filter((/** @type {any} */ p) => p.type === 'tool_call').length, 0);
+});
