@@ -7,7 +7,7 @@ import { GgufError, readGgufInfo } from '../../web/providers/gguf-info.js';
 
 const bytes = makeTestGguf({ seed: 7 });
 
-test("the test model's header: architecture, name, quantisation, context and its memory, template that calls tools, parameters", async () => {
+test("the test model's header: architecture, name, quantisation, context and its memory, template, tools, parameters", async () => {
   const info = await readGgufInfo(new Blob([bytes]));
   assert.equal(info.version, 3);
   assert.equal(info.architecture, 'llama');
