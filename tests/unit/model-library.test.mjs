@@ -121,14 +121,16 @@ test('a download stopped mid-way is listed as stopped with what came; Resume fin
   assert.deepEqual(lib.state().transfers, []);
 });
 
-test('a background download: handed to Background Fetch, then taken in from the parts the service worker wrote; control: parts missing', async () => {
+test('a background download: handed to Background Fetch, then taken in from the parts the service worker wrote; control: parts \
+missing', async () => {
   /** @type {{id: string, requests: string[], options: unknown}[]} */
   const fetched = [];
   const manager = {
     /** @param {string} id @param {string[]} requests @param {unknown} options */
     fetch: async (id, requests, options) => {
       fetched.push({ id, requests, options });
-      return /** @type {any} */ (Object.assign(new EventTarget(), { id, downloaded: 0, downloadTotal: 0, result: '', failureReason: '' })); // any: a stand-in registration
+      const registration = Object.assign(new EventTarget(), { id, downloaded: 0, downloadTotal: 0, result: '', failureReason: '' });
+      return /** @type {any} */ (registration); // any: a stand-in for the browser's registration
     },
     get: async () => undefined,
   };
