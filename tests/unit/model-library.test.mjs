@@ -150,6 +150,15 @@ missing', async () => {
     () => `the model taken in: ${JSON.stringify(lib.state())}`,
   );
   assert.deepEqual(lib.state().transfers, []);
+  // Without room for the browser's own copy too, it downloads in the page (said), not in the background.
+  const tight = library({
+    backgroundFetch: async () => manager,
+    hasBackgroundFetch: async () => true,
+  });
+  tight.store.estimate = async () => ({ quota: 64 * 1024 * 1024 + 1.5 * model.length, usage: 0 });
+  await tight.lib.download(`${server.url}/m.gguf`, { background: true });
+  assert.equal(fetched.length, 1, 'not handed to Background Fetch');
+  assert.equal(tight.lib.state().models.length, 1);
   // Control: a background download whose parts never came is offered to resume here.
   await lib.download(`${server.url}/m.gguf`, { background: true });
   lib.onServiceWorkerMessage({ type: FETCHED_MESSAGE, id: fetched[1].id });

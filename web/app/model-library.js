@@ -329,7 +329,19 @@ export class ModelLibrary {
       canResume: true,
     });
     if (options.background) {
-      const bg = await this.#backgroundFetch();
+      // The browser keeps its own copy of a Background Fetch until the service worker has written ours.
+      const room =
+        total === null ||
+        (await this.store.checkRoom(2 * total).then(
+          () => true,
+          () => false,
+        ));
+      const bg = room ? await this.#backgroundFetch() : null;
+      if (!room) {
+        this.#notice =
+          'There is room for the model but not for the browser’s background download too (it keeps a copy of its own ' +
+          'until the end): it downloads in this page.';
+      }
       if (bg) {
         try {
           await this.downloads.setBackground(note.id, true);
