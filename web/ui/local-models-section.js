@@ -225,11 +225,11 @@ export function LocalModelsSection(props) {
       row = { li, bar, text, note, actions, state: '' };
       rows.set(t.id, row);
     }
+    // A size the server did not say (or not yet known): an indeterminate bar.
     if (t.total) {
       row.bar.max = t.total;
       row.bar.value = Math.min(t.received, t.total);
-    } else if (t.state === 'checking') row.bar.removeAttribute('value');
-    else row.bar.value = 0;
+    } else row.bar.removeAttribute('value');
     const done = t.total ? `${size(t.received)} of ${size(t.total)}` : t.received ? size(t.received) : '';
     const state = { checking: 'Checking', running: '', background: 'In the background', stopped: 'Stopped', failed: 'Failed' }[t.state];
     row.text.textContent = [state, done].filter(Boolean).join(' · ');
