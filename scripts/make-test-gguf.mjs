@@ -173,10 +173,11 @@ class Writer {
 
 /**
  * The llama hyper-parameters and tokenizer of a test model, as GGUF metadata.
- * @param {{name: string, shape: Shape, vocab: ReturnType<typeof vocabulary>, ropeBase: number, extra?: Metadatum[]}} model
+ * @param {{name: string, shape: Shape, vocab: ReturnType<typeof vocabulary>, ropeBase: number, extra?: Metadatum[],
+ *   chatTemplate?: string}} model
  * @returns {Metadatum[]}
  */
-function llamaMetadata({ name, shape, vocab, ropeBase, extra = [] }) {
+function llamaMetadata({ name, shape, vocab, ropeBase, extra = [], chatTemplate = CHAT_TEMPLATE }) {
   const { embedding: n, layers, heads, kvHeads, feedForward: ff, context } = shape;
   const headDim = shape.headDim ?? n / heads;
   return [
@@ -211,7 +212,7 @@ function llamaMetadata({ name, shape, vocab, ropeBase, extra = [] }) {
     ['tokenizer.ggml.unknown_token_id', T.UINT32, 0],
     ['tokenizer.ggml.add_bos_token', T.BOOL, false],
     ...extra,
-    ['tokenizer.chat_template', T.STRING, CHAT_TEMPLATE],
+    ['tokenizer.chat_template', T.STRING, chatTemplate],
   ];
 }
 
@@ -240,11 +241,19 @@ function llamaTensorShapes(shape, nVocab) {
 }
 
 /**
+ * ChatML without tools: the template of a model that was not trained to call them (its tool calls
+ * come from the grammar, never from its template).
+ */
+export const PLAIN_CHAT_TEMPLATE =
+  '{%- for message in messages %}{{- "<|im_start|>" + message.role + "\\n" + message.content + "<|im_end|>\\n" }}{%- endfor %}' +
+  '{%- if add_generation_prompt %}{{- "<|im_start|>assistant\\n" }}{%- endif %}';
+
+/**
  * The GGUF file's bytes: a tiny llama with random weights.
- * @param {{seed?: number}} [options]
+ * @param {{seed?: number, chatTemplate?: string}} [options] chatTemplate: CHAT_TEMPLATE (with tools) unless given
  * @returns {Uint8Array<ArrayBuffer>}
  */
-export function makeTestGguf({ seed = 1 } = {}) {
+export function makeTestGguf({ seed = 1, chatTemplate } = {}) {
   const vocab = vocabulary();
   const next = random(seed);
   const tensors = llamaTensorShapes(SHAPE, vocab.tokens.length).map(({ name, dims, norm }) => {
@@ -254,7 +263,10 @@ export function makeTestGguf({ seed = 1 } = {}) {
     for (let k = 0; k < data.length; k++) data[k] = norm ? 1 : (next() * 2 - 1) * scale;
     return { name, dims, data };
   });
-  return writeGguf(llamaMetadata({ name: 'clawser-test-tiny', shape: SHAPE, vocab, ropeBase: 10000 }), tensors);
+  return writeGguf(
+    llamaMetadata({ name: 'clawser-test-tiny', shape: SHAPE, vocab, ropeBase: 10000, ...(chatTemplate ? { chatTemplate } : {}) }),
+    tensors,
+  );
 }
 
 const RMS_EPSILON = 1e-5;
