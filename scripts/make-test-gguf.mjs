@@ -3,8 +3,10 @@
 // (seeded), a byte-level vocabulary (every byte a token, plus the printable ASCII characters and
 // the chat template's markers) and a ChatML chat template that supports tools (Hermes-style
 // <tool_call> blocks, which llama.cpp recognises). Nothing is downloaded; the file is < 1 MB.
+// `--shape bench` writes a wider, deeper one (about 38 MB) for the speed benchmark
+// (bench/local-model.mjs), where the tiny one's arithmetic is too small to measure.
 //
-//   node scripts/make-test-gguf.mjs [out.gguf] [--seed N]
+//   node scripts/make-test-gguf.mjs [out.gguf] [--seed N] [--shape tiny|bench]
 //
 // The GGUF layout (version 3): magic, version, tensor and metadata counts, the metadata
 // key/values, the tensor descriptions, padding to the alignment, then each tensor's data
@@ -22,6 +24,9 @@ const TOKEN = { NORMAL: 1, UNKNOWN: 2, CONTROL: 3, BYTE: 6 };
 
 /** The model's shape: small enough to load and run at once, big enough to be a llama. */
 export const SHAPE = { embedding: 64, layers: 2, heads: 4, kvHeads: 2, feedForward: 128, context: 2048 };
+/** The benchmark's model: the same vocabulary and template, enough weights (9.5 M) that speed is the arithmetic's. */
+export const BENCH_SHAPE = { embedding: 384, layers: 6, heads: 6, kvHeads: 2, feedForward: 1024, context: 2048 };
+/** @typedef {typeof SHAPE} Shape */
 
 /** The chat template's markers, as control tokens. */
 const SPECIAL = ['<|im_start|>', '<|im_end|>', '<tool_call>', '</tool_call>', '<tool_response>', '</tool_response>'];
@@ -151,18 +156,18 @@ class Writer {
 
 /**
  * The GGUF file's bytes.
- * @param {{seed?: number}} [options]
+ * @param {{seed?: number, shape?: Shape}} [options]
  * @returns {Uint8Array<ArrayBuffer>}
  */
-export function makeTestGguf({ seed = 1 } = {}) {
-  const { embedding: n, layers, heads, kvHeads, feedForward: ff, context } = SHAPE;
+export function makeTestGguf({ seed = 1, shape = SHAPE } = {}) {
+  const { embedding: n, layers, heads, kvHeads, feedForward: ff, context } = shape;
   const vocab = vocabulary();
   const nVocab = vocab.tokens.length;
   const kv = (n / heads) * kvHeads;
   /** @type {[string, number, unknown, number?][]} key, type, value, array element type */
   const metadata = [
     ['general.architecture', T.STRING, 'llama'],
-    ['general.name', T.STRING, 'clawser-test-tiny'],
+    ['general.name', T.STRING, shape === SHAPE ? 'clawser-test-tiny' : 'clawser-test-bench'],
     ['general.alignment', T.UINT32, ALIGNMENT],
     ['general.file_type', T.UINT32, 0],
     ['llama.context_length', T.UINT32, context],
@@ -256,8 +261,12 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const at = args.indexOf('--seed');
   const seed = at === -1 ? 1 : Number(args.splice(at, 2)[1]);
   if (!Number.isInteger(seed)) throw new Error('make-test-gguf: --seed takes an integer');
+  const shapeAt = args.indexOf('--shape');
+  const shapeName = shapeAt === -1 ? 'tiny' : args.splice(shapeAt, 2)[1];
+  const shape = { tiny: SHAPE, bench: BENCH_SHAPE }[shapeName ?? ''];
+  if (!shape) throw new Error('make-test-gguf: --shape takes tiny or bench');
   const out = args[0] ?? 'test-model.gguf';
-  const bytes = makeTestGguf({ seed });
+  const bytes = makeTestGguf({ seed, shape });
   await writeFile(out, bytes);
   console.log(`wrote ${out} (${bytes.length} bytes, seed ${seed})`);
 }
