@@ -7,7 +7,8 @@
 //   localTokensPerSecondWasm  decoding speed, single-thread (any page) and multi-thread (a cross-
 //                             origin isolated page: this bench's own server adds COOP/COEP)
 //   localVsNativeSpeedRatio   node-llama-cpp's tokens/s ÷ wllama's, same file, same thread count,
-//                             same prompt, same number of tokens, greedy, runs alternating
+//                             same prompt, same number of tokens, greedy, runs alternating (left
+//                             out when more threads slow native llama.cpp down: no free cores)
 //   localFirstToolCallTokenMs from the request to the first token of a tool-call turn under the
 //                             grammar of web/providers/local-grammar.js, the whole prompt processed
 //                             (…PromptCached: a next turn, the prompt already in the context)
@@ -390,6 +391,15 @@ export async function localModelBench() {
     /** @param {'tiny' | 'bench'} model */
     const figures = (model) => {
       const [s, m] = [single[model], multi[model]];
+      // More threads making native llama.cpp slower means the cores were not free (its threads wait
+      // for each other by spinning, so one descheduled thread stalls the rest): the two-thread runs
+      // then measure the machine's other work, and the ratio is left out (`missed` lists it).
+      const nativeThreadScaling = native ? m.nativeTokensPerSecond / s.nativeTokensPerSecond : Number.NaN;
+      const multiThreadValid = nativeThreadScaling >= 1;
+      if (native && !multiThreadValid)
+        console.error(
+          `bench: local model ${model}: native llama.cpp is slower with ${m.threads} threads than with 1: no free cores, no ratio`,
+        );
       return {
         localModelBytes: s.bytes,
         localModelImportMs: round(s.importMs),
@@ -400,8 +410,9 @@ export async function localModelBench() {
         localTokensPerSecondNative: native
           ? { singleThread: round(s.nativeTokensPerSecond), multiThread: round(m.nativeTokensPerSecond), threads: m.threads }
           : { unavailable: /** @type {{unavailable: string}} */ (opened).unavailable },
-        // Missing (so `missed` lists it) when there is no native side to compare with.
-        localVsNativeSpeedRatio: native ? round(m.nativeTokensPerSecond / m.tokensPerSecond) : undefined,
+        // Missing (so `missed` lists it) when there is no native side to compare with, or no free cores.
+        localVsNativeSpeedRatio: multiThreadValid ? round(m.nativeTokensPerSecond / m.tokensPerSecond) : undefined,
+        localNativeThreadScaling: round(nativeThreadScaling),
         localVsNativeSpeedRatioSingleThread: native ? round(s.nativeTokensPerSecond / s.tokensPerSecond) : undefined,
         localFirstToolCallTokenMs: round(s.firstToolCallTokenMs),
         localFirstToolCallTokenMsMultiThread: round(m.firstToolCallTokenMs),
