@@ -3,6 +3,7 @@
 // real OPFS in Chromium, and SSE parsing in Node. Prints one JSON object.
 import { memoryBench } from './memory.mjs';
 import { checkpointBench } from './checkpoint.mjs';
+import { localModelBench } from './local-model.mjs';
 import { embeddingsBench } from './embeddings.mjs';
 import { searchBench } from './search.mjs';
 import { providersBench } from './providers.mjs';
@@ -154,6 +155,9 @@ const result = {
   ...(await embeddingsBench()),
   // Agent checkpoints (web/agent/coordination/checkpoint.js) on OPFS in Chromium.
   ...(await checkpointBench()),
+  // The model on this computer (issue 34): a generated GGUF from OPFS into wllama in the page, offline,
+  // single- and multi-threaded, against node-llama-cpp (native llama.cpp) on the same file (bench/local-model.mjs).
+  ...(await localModelBench()),
   // InputSanitizer (web/safety/input-sanitizer.js) in Node, on the prompt-injection corpus, and how
   // it generalises: whole families held out of examples, sources and their own rules; ordinary documents
   // nobody trained on, by kind; what the rules and cues catch alone, the model alone, both (bench/injection.mjs).
@@ -186,6 +190,8 @@ const result = {
     sanitizer50KBMs: 100,
     reliabilityOverheadPerRequestMs: 1,
     mcpToolCallOverheadMs: 2,
+    localVsNativeSpeedRatio: 3,
+    localFirstToolCallTokenMs: 300,
   },
   // Detection rates must reach their floor; false-positive rates stay under their ceiling.
   floors: {

@@ -4,9 +4,11 @@
 // the chat template's markers) and a ChatML chat template that supports tools (Hermes-style
 // <tool_call> blocks, which llama.cpp recognises). Nothing is downloaded; the file is < 1 MB.
 // With --scripted, a model whose weights play one agent turn instead (makeScriptedGguf): a tool
-// call after a user's message, a final text after the tool's answer.
+// call after a user's message, a final text after the tool's answer. `--shape bench` writes a
+// wider, deeper random one (about 38 MB) for the speed benchmark (bench/local-model.mjs), where
+// the tiny one's arithmetic is too small to measure.
 //
-//   node scripts/make-test-gguf.mjs [out.gguf] [--seed N]
+//   node scripts/make-test-gguf.mjs [out.gguf] [--seed N] [--shape tiny|bench]
 //   node scripts/make-test-gguf.mjs [out.gguf] --scripted [--tool fs_list] [--arguments '{"path": "/"}'] [--final 'Done.']
 //
 // The GGUF layout (version 3): magic, version, tensor and metadata counts, the metadata
@@ -30,6 +32,9 @@ const TOKEN = { NORMAL: 1, UNKNOWN: 2, CONTROL: 3, USER_DEFINED: 4, BYTE: 6 };
 
 /** The model's shape: small enough to load and run at once, big enough to be a llama. @type {Shape} */
 export const SHAPE = { embedding: 64, layers: 2, heads: 4, kvHeads: 2, feedForward: 128, context: 2048 };
+/** The benchmark's model: the same vocabulary and template, enough weights (9.5 M) that speed is the arithmetic's. */
+export const BENCH_SHAPE = { embedding: 384, layers: 6, heads: 6, kvHeads: 2, feedForward: 1024, context: 2048 };
+/** @typedef {typeof SHAPE} Shape */
 
 /**
  * The scripted model's shape: one layer with one head of 16 (all it needs), so a long prompt
@@ -173,10 +178,11 @@ class Writer {
 
 /**
  * The llama hyper-parameters and tokenizer of a test model, as GGUF metadata.
- * @param {{name: string, shape: Shape, vocab: ReturnType<typeof vocabulary>, ropeBase: number, extra?: Metadatum[]}} model
+ * @param {{name: string, shape: Shape, vocab: ReturnType<typeof vocabulary>, ropeBase: number, extra?: Metadatum[],
+ *   chatTemplate?: string}} model
  * @returns {Metadatum[]}
  */
-function llamaMetadata({ name, shape, vocab, ropeBase, extra = [] }) {
+function llamaMetadata({ name, shape, vocab, ropeBase, extra = [], chatTemplate = CHAT_TEMPLATE }) {
   const { embedding: n, layers, heads, kvHeads, feedForward: ff, context } = shape;
   const headDim = shape.headDim ?? n / heads;
   return [
@@ -211,7 +217,7 @@ function llamaMetadata({ name, shape, vocab, ropeBase, extra = [] }) {
     ['tokenizer.ggml.unknown_token_id', T.UINT32, 0],
     ['tokenizer.ggml.add_bos_token', T.BOOL, false],
     ...extra,
-    ['tokenizer.chat_template', T.STRING, CHAT_TEMPLATE],
+    ['tokenizer.chat_template', T.STRING, chatTemplate],
   ];
 }
 
@@ -240,21 +246,30 @@ function llamaTensorShapes(shape, nVocab) {
 }
 
 /**
- * The GGUF file's bytes: a tiny llama with random weights.
- * @param {{seed?: number}} [options]
+ * ChatML without tools: the template of a model that was not trained to call them (its tool calls
+ * come from the grammar, never from its template).
+ */
+export const PLAIN_CHAT_TEMPLATE =
+  '{%- for message in messages %}{{- "<|im_start|>" + message.role + "\\n" + message.content + "<|im_end|>\\n" }}{%- endfor %}' +
+  '{%- if add_generation_prompt %}{{- "<|im_start|>assistant\\n" }}{%- endif %}';
+
+/**
+ * The GGUF file's bytes: a llama with random weights, tiny unless `shape` says (BENCH_SHAPE).
+ * @param {{seed?: number, chatTemplate?: string, shape?: Shape}} [options] chatTemplate: CHAT_TEMPLATE (with tools) unless given
  * @returns {Uint8Array<ArrayBuffer>}
  */
-export function makeTestGguf({ seed = 1 } = {}) {
+export function makeTestGguf({ seed = 1, chatTemplate, shape = SHAPE } = {}) {
   const vocab = vocabulary();
   const next = random(seed);
-  const tensors = llamaTensorShapes(SHAPE, vocab.tokens.length).map(({ name, dims, norm }) => {
+  const tensors = llamaTensorShapes(shape, vocab.tokens.length).map(({ name, dims, norm }) => {
     const data = new Float32Array(dims.reduce((a, b) => a * b, 1));
     // Small random weights (scaled by fan-in) keep activations finite through the layers.
     const scale = 1 / Math.sqrt(dims[0]);
     for (let k = 0; k < data.length; k++) data[k] = norm ? 1 : (next() * 2 - 1) * scale;
     return { name, dims, data };
   });
-  return writeGguf(llamaMetadata({ name: 'clawser-test-tiny', shape: SHAPE, vocab, ropeBase: 10000 }), tensors);
+  const name = shape === SHAPE ? 'clawser-test-tiny' : 'clawser-test-bench';
+  return writeGguf(llamaMetadata({ name, shape, vocab, ropeBase: 10000, ...(chatTemplate ? { chatTemplate } : {}) }), tensors);
 }
 
 const RMS_EPSILON = 1e-5;
@@ -531,10 +546,14 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const final = option(args, '--final');
   const seed = seedText === undefined ? 1 : Number(seedText);
   if (!Number.isInteger(seed)) throw new Error('make-test-gguf: --seed takes an integer');
+  const shapeAt = args.indexOf('--shape');
+  const shapeName = shapeAt === -1 ? 'tiny' : args.splice(shapeAt, 2)[1];
+  const shape = { tiny: SHAPE, bench: BENCH_SHAPE }[shapeName ?? ''];
+  if (!shape) throw new Error('make-test-gguf: --shape takes tiny or bench');
   const out = args[0] ?? (scripted === -1 ? 'test-model.gguf' : 'test-model-scripted.gguf');
   const bytes =
     scripted === -1
-      ? makeTestGguf({ seed })
+      ? makeTestGguf({ seed, shape })
       : makeScriptedGguf({
           toolCall: { name: tool ?? SCRIPT.toolCall.name, arguments: toolArgs ? JSON.parse(toolArgs) : SCRIPT.toolCall.arguments },
           finalText: final ?? SCRIPT.finalText,

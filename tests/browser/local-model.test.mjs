@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { makeTestGguf } from '../../scripts/make-test-gguf.mjs';
+import { PLAIN_CHAT_TEMPLATE, makeTestGguf } from '../../scripts/make-test-gguf.mjs';
 import { useFixture } from './fixture.mjs';
 
 const { page } = await useFixture({ page: 'home' });
@@ -146,6 +146,44 @@ unconstrained does not", async () => {
     if (!parts.some(validCall) && !validCall(call)) invalid++;
   }
   assert.ok(invalid >= 1, `unconstrained, ${5 - invalid} of 5 were valid calls`);
+});
+
+test("a model whose chat template has no tools: under 'auto' each reply is a valid call or words, never a broken call; \
+'required' always calls", async () => {
+  const plain = Buffer.from(makeTestGguf({ seed: 2, chatTemplate: PLAIN_CHAT_TEMPLATE })).toString('base64');
+  const id = await importModel('No tools in its template', plain);
+  const listed = await page.evaluate(
+    async (id) => (await (await import('/web/clawser.js')).listLocalModels()).find((m) => m.id === id),
+    id,
+  );
+  assert.equal(listed?.callsTools, false);
+  const messages = [{ role: 'user', content: 'Use a tool if you need one.' }];
+  let calls = 0;
+  let words = 0;
+  for (let i = 0; i < 8; i++) {
+    const { parts } = await stream(id, { messages, tools: TOOLS, toolChoice: 'auto', maxTokens: 300, temperature: 1 });
+    const end = parts.at(-1);
+    assert.notEqual(end.type, 'error', JSON.stringify(end));
+    const call = parts.find((p) => p.type === 'tool_call');
+    if (call) {
+      assert.ok(validCall(call), JSON.stringify(call));
+      assert.equal(end.stopReason, 'tool_use');
+      calls++;
+    } else {
+      const text = parts
+        .filter((p) => p.type === 'text')
+        .map((p) => p.text)
+        .join('');
+      assert.ok(text.length > 0 && !text.startsWith('{'), JSON.stringify(text));
+      words++;
+    }
+  }
+  assert.equal(calls + words, 8);
+  // Control: forced, every reply of the same model is a valid call.
+  for (let i = 0; i < 3; i++) {
+    const { parts } = await stream(id, { messages, tools: TOOLS, toolChoice: 'required', maxTokens: 600, temperature: 1 });
+    assert.ok(validCall(parts.find((p) => p.type === 'tool_call')), JSON.stringify(parts.at(-1)));
+  }
 });
 
 test('Stop ends a reply mid-generation: the stream says it stopped and writes next to nothing after', async () => {

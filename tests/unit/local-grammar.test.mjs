@@ -61,3 +61,16 @@ test('what the grammar cannot express is refused by name, never loosened', () =>
   // Control: the same schema without the keyword converts.
   assert.ok(jsonSchemaGrammar({ type: 'object', properties: { x: { type: 'string' } } }).startsWith('root ::= '));
 });
+
+test('every number the grammar allows is finite and every integer safe: two exponent digits, fifteen digits', () => {
+  const grammar = jsonSchemaGrammar({ type: 'number' });
+  const rule = /** @type {string} */ (grammar.split('\n').find((l) => l.startsWith('number ::=')));
+  assert.match(rule, /\[eE\] \[-\+\]\? \[0-9\]\{1,2\}/);
+  // The largest such number, sixteen integer digits and fifteen decimals at e+99, is finite (control: e+999 is not).
+  assert.ok(Number.isFinite(JSON.parse(`${'9'.repeat(16)}.${'9'.repeat(15)}e+99`)));
+  assert.equal(JSON.parse('9e999'), Number.POSITIVE_INFINITY);
+  const integer = /** @type {string} */ (grammar.split('\n').find((l) => l.startsWith('integer ::=')));
+  assert.match(integer, /\[1-9\] \[0-9\]\{0,14\}/);
+  assert.ok(Number.isSafeInteger(Number('9'.repeat(15))));
+  assert.ok(!Number.isSafeInteger(Number('9'.repeat(16))), 'control: sixteen digits may not be');
+});

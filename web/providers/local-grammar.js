@@ -32,8 +32,10 @@ const BASE_RULES = [
   'ws ::= [ \\t\\n]{0,2}',
   // A JSON string's character: anything but a quote, a backslash or a control character, or an escape.
   'char ::= [^"\\\\\\x7F\\x00-\\x1F] | "\\\\" (["\\\\/bfnrt] | "u" [0-9a-fA-F]{4})',
-  'integer ::= "-"? ("0" | [1-9] [0-9]{0,15})',
-  'number ::= integer ("." [0-9]{1,15})? ([eE] [-+]? [0-9]{1,3})?',
+  // Fifteen digits at most: every integer it allows is a safe one (a JavaScript number holds it exactly).
+  'integer ::= "-"? ("0" | [1-9] [0-9]{0,14})',
+  // Two exponent digits: every number it allows is finite (1e999 would parse as Infinity, which no schema's number is).
+  'number ::= integer ("." [0-9]{1,15})? ([eE] [-+]? [0-9]{1,2})?',
   'boolean ::= "true" | "false"',
   'null ::= "null"',
 ];
