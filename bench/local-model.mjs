@@ -4,8 +4,9 @@
 // nothing downloaded) imported into OPFS through LocalModelStore, then loaded into wllama from its
 // OPFS File (the browser reads it from disk; no copy in JS memory).
 //   localModelLoadMs          from the stored model to a loaded one (median of 3 fresh loads)
-//   localTokensPerSecondWasm  decoding speed, single-thread (any page) and multi-thread (a cross-
-//                             origin isolated page: this bench's own server adds COOP/COEP)
+//   localTokensPerSecondWasm  decoding speed on one thread and on several, in the app's page, which
+//                             is cross-origin isolated (Document-Isolation-Policy, as `npm start`
+//                             and the service worker serve it)
 //   localVsNativeSpeedRatio   node-llama-cpp's tokens/s ÷ wllama's, same file, same thread count,
 //                             same prompt, same number of tokens, greedy, runs alternating (left
 //                             out when more threads slow native llama.cpp down: no free cores)
@@ -15,8 +16,9 @@
 // The keys are the tiny model's, as the issue asks; its arithmetic is so small that its speed is
 // mostly per-token overhead, so `localBenchModel` repeats them on a 38 MB one (the generator's
 // `bench` shape), whose speed is the arithmetic's.
-// The wasm side runs through `pageEngine` below (wllama directly): when web/providers/local.js
-// lands, only that function changes (createProvider({provider: 'local', model}) and its chatStream).
+//   localStopMs               Stop through the provider: from abort() to the stream's end, mid-reply
+// The wasm side runs through `pageEngine` below: wllama directly, the model opened as the store
+// hands it to the provider; Stop goes through the provider itself.
 // Run directly (`node bench/local-model.mjs`) it prints one JSON object; bench/run.mjs imports
 // localModelBench() instead.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -118,20 +120,14 @@ function pageEngine() {
       return { id: meta.id, bytes: meta.bytes, ms: performance.now() - t };
     },
     /**
-     * Loads a stored model from its OPFS File(s). Until the store hands out its Blobs (the provider's
-     * work), the files are opened through their handles under clawser_models/.
+     * Loads a stored model from its OPFS File(s), as the store hands them to the provider.
      * @param {string} id @param {number} threads
      */
     async load(id, threads) {
       store ??= openStore();
-      const { MODELS_FOLDER } = await import('/web/providers/local-models.js');
       const { Wllama } = await import('@wllama/wllama');
       const t = performance.now();
-      const meta = await (await store).get(id);
-      let dir = await navigator.storage.getDirectory();
-      for (const name of [MODELS_FOLDER, id]) dir = await dir.getDirectoryHandle(name);
-      const folder = dir;
-      const files = await Promise.all(meta.files.map(async (f) => (await folder.getFileHandle(f)).getFile()));
+      const { parts: files } = await (await store).open(id);
       const quiet = { debug() {}, log() {}, warn() {}, error: console.error };
       wllama = new Wllama(
         { default: new URL('/web/vendor/wllama/wllama.wasm', location.href).href },
@@ -191,6 +187,33 @@ function pageEngine() {
       await wllama?.exit();
       wllama = null;
     },
+    /**
+     * Stop, through the provider as the chat uses it: from abort() to the end of the stream, with
+     * the reply well under way (20 pieces written). The provider loads its own copy of the model.
+     * @param {string} id
+     */
+    async stop(id) {
+      const { createProvider } = await import('/web/providers/index.js');
+      const provider = createProvider({ provider: 'local', model: id });
+      const abort = new AbortController();
+      let pieces = 0;
+      let stoppedAt = 0;
+      let end = '';
+      for await (const part of provider.chatStream(
+        { messages: [{ role: 'user', content: 'Write a long story.' }], maxTokens: 4000, temperature: 1 },
+        { signal: abort.signal },
+      )) {
+        end = part.type === 'error' ? part.error.code : part.type;
+        if (part.type === 'text' && ++pieces === 20) {
+          stoppedAt = performance.now();
+          abort.abort();
+        }
+      }
+      const ms = performance.now() - stoppedAt;
+      const { unloadLocalModel } = await import('/web/providers/local-engine.js');
+      await unloadLocalModel(id);
+      return { ms: stoppedAt ? ms : Number.NaN, end };
+    },
   };
 }
 
@@ -204,21 +227,6 @@ function pageEngine() {
  */
 function inPage(page, fn, arg) {
   return page.evaluate(`(${fn.toString()})(globalThis.__localBench, ${JSON.stringify(arg ?? null)})`);
-}
-
-/**
- * Every response of the app's server gets COOP/COEP, so its page is cross-origin isolated (shared
- * memory, wllama's threads). The bench's own server; `npm start` is not changed here.
- * @param {import('node:http').Server} server
- */
-function isolate(server) {
-  const handlers = server.listeners('request');
-  server.removeAllListeners('request');
-  server.on('request', (req, res) => {
-    res.setHeader('cross-origin-opener-policy', 'same-origin');
-    res.setHeader('cross-origin-embedder-policy', 'require-corp');
-    for (const h of handlers) /** @type {(req: unknown, res: unknown) => void} */ (h)(req, res);
-  });
 }
 
 /**
@@ -294,7 +302,6 @@ async function openNative(files) {
  */
 async function wasmRuns({ isolated, threads, files, native }) {
   const app = await startApp();
-  if (isolated) isolate(app.server);
   const browser = await launchBrowser();
   try {
     const page = await browser.context.newPage();
@@ -328,8 +335,7 @@ async function wasmRuns({ isolated, threads, files, native }) {
       }
       if (!loaded) throw new Error('bench: the model was not loaded');
       if (loaded.isolated !== isolated) throw new Error(`bench: the page is ${loaded.isolated ? '' : 'not '}cross-origin isolated`);
-      if (loaded.multithread !== threads > 1)
-        throw new Error(`bench: wllama runs ${loaded.multithread ? 'multi' : 'single'}-threaded, ${threads} thread(s) asked`);
+      if (loaded.threads !== threads) throw new Error(`bench: wllama runs ${loaded.threads} thread(s), ${threads} asked`);
       console.error(`bench: local model ${model}: decode ${GENERATED} tokens × ${RUNS}, wasm and native, ${loaded.threads} thread(s)`);
       const wasmRates = [];
       const nativeRates = [];
@@ -356,6 +362,12 @@ async function wasmRuns({ isolated, threads, files, native }) {
       if (calls.some((c) => !c.text.startsWith('{')))
         throw new Error(`bench: a tool call did not follow the grammar: ${JSON.stringify(calls.map((c) => c.text))}`);
       await inPage(page, (e) => e.unload());
+      const stops = [];
+      for (let i = 0; i < RUNS; i++) {
+        const stop = await inPage(page, (e, id) => e.stop(id), imported.id);
+        if (stop.end !== 'aborted') throw new Error(`bench: a stopped reply ended with ${stop.end}, not as stopped`);
+        stops.push(stop.ms);
+      }
       out[model] = {
         importMs: imported.ms,
         bytes: imported.bytes,
@@ -369,6 +381,7 @@ async function wasmRuns({ isolated, threads, files, native }) {
         toolCallPromptMs: median(firstTurns.map((c) => c.promptMs)),
         toolCallPromptTokens: firstTurns[0].promptTokens,
         firstToolCallTokenCachedMs: median(nextTurns.map((c) => c.ms)),
+        stopMs: median(stops),
       };
     }
     return out;
@@ -386,7 +399,8 @@ export async function localModelBench() {
     const files = { tiny: join(dir, 'tiny.gguf'), bench: join(dir, 'bench.gguf') };
     await writeFile(files.tiny, makeTestGguf({ seed: 1 }));
     await writeFile(files.bench, makeTestGguf({ seed: 1, shape: BENCH_SHAPE }));
-    const single = await wasmRuns({ isolated: false, threads: 1, files, native });
+    // The app's page is isolated either way; one thread is what a page without isolation gets.
+    const single = await wasmRuns({ isolated: true, threads: 1, files, native });
     const multi = await wasmRuns({ isolated: true, threads: THREADS, files, native });
     /** @param {'tiny' | 'bench'} model */
     const figures = (model) => {
@@ -419,6 +433,9 @@ export async function localModelBench() {
         localToolCallPromptTokens: s.toolCallPromptTokens,
         localToolCallPromptMs: round(s.toolCallPromptMs),
         localFirstToolCallTokenMsPromptCached: round(s.firstToolCallTokenCachedMs),
+        // Stop: from abort() to the stream's end, mid-reply, through the provider.
+        localStopMs: round(s.stopMs),
+        localStopMsMultiThread: round(m.stopMs),
       };
     };
     return {
@@ -435,5 +452,7 @@ export async function localModelBench() {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const result = await localModelBench();
-  console.log(JSON.stringify({ ...result, targets: { localVsNativeSpeedRatio: 3, localFirstToolCallTokenMs: 300 } }, null, 2));
+  console.log(
+    JSON.stringify({ ...result, targets: { localVsNativeSpeedRatio: 3, localFirstToolCallTokenMs: 300, localStopMs: 100 } }, null, 2),
+  );
 }

@@ -192,6 +192,7 @@ const result = {
     mcpToolCallOverheadMs: 2,
     localVsNativeSpeedRatio: 3,
     localFirstToolCallTokenMs: 300,
+    localStopMs: 100,
   },
   // Detection rates must reach their floor; false-positive rates stay under their ceiling.
   floors: {

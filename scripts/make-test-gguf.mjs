@@ -34,7 +34,6 @@ const TOKEN = { NORMAL: 1, UNKNOWN: 2, CONTROL: 3, USER_DEFINED: 4, BYTE: 6 };
 export const SHAPE = { embedding: 64, layers: 2, heads: 4, kvHeads: 2, feedForward: 128, context: 2048 };
 /** The benchmark's model: the same vocabulary and template, enough weights (9.5 M) that speed is the arithmetic's. */
 export const BENCH_SHAPE = { embedding: 384, layers: 6, heads: 6, kvHeads: 2, feedForward: 1024, context: 2048 };
-/** @typedef {typeof SHAPE} Shape */
 
 /**
  * The scripted model's shape: one layer with one head of 16 (all it needs), so a long prompt
