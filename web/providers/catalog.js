@@ -133,7 +133,7 @@ export const PROVIDERS = [
   },
   {
     id: 'local',
-    label: 'A model on this computer',
+    label: 'Local model (GGUF)',
     note: 'a GGUF model file you bring, run in this page: no key, works offline',
     needsKey: false,
     local: true,
