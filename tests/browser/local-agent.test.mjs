@@ -76,6 +76,29 @@ test('offline, a whole agent turn: the model calls a tool, reads its result and 
   assert.deepEqual(order, ['user_message', 'agent_message', 'tool_call', 'tool_result', 'agent_message'], types.join(', '));
 });
 
+test("Settings shows the backend the loaded model runs on; deleting it there unloads it from the page's memory", async () => {
+  const loaded = () =>
+    page.evaluate(async () => {
+      const { loadedLocalModel } = await import('/web/providers/local-engine.js');
+      return (await loadedLocalModel())?.backend.label ?? null;
+    });
+  const backend = await loaded();
+  assert.match(String(backend), /^WebAssembly, \d+ threads?/, 'control: the turn left the model loaded');
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: /Settings/ });
+  const section = dialog.locator('details.local-models');
+  await section.waitFor();
+  if (!(await section.evaluate((d) => /** @type {HTMLDetailsElement} */ (d).open)))
+    await section.locator('summary', { hasText: 'Models on this computer' }).click();
+  const row = section.locator('li.local-model', { has: page.locator('.model-name', { hasText: 'Scripted' }) });
+  await row.getByText(`${backend} (loaded now)`).waitFor();
+  await row.getByRole('button', { name: 'Delete Scripted' }).click();
+  await page.getByRole('dialog', { name: 'Delete “Scripted”?' }).getByRole('button', { name: 'Delete model' }).click();
+  await row.waitFor({ state: 'detached' });
+  assert.equal(await loaded(), null);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+});
+
 test('control: the random test model under the same turn calls no tool', async () => {
   const id = await importModel(makeTestGguf({ seed: 1 }), 'Random');
   await page.evaluate(async (model) => {

@@ -4,6 +4,7 @@
 /** @import { LocalModelsController, LocalModelsState, ModelTransfer } from '../ui/types.d.ts' */
 /** @import { LocalModelStore } from '../providers/local-models.js' */
 import { LocalModelError } from '../providers/local-models.js';
+import { loadedLocalModel, localContextTokens, unloadLocalModel } from '../providers/local-engine.js';
 import { ModelDownloads } from '../providers/local-model-download.js';
 
 // The models the user brings, as the settings dialog's "Models on this computer" shows them
@@ -118,6 +119,8 @@ const progressNote = (note) =>
 export class ModelLibrary {
   /** @type {LocalModel[]} */
   #models = [];
+  /** The model loaded in this page now and the backend it runs on. @type {{id: string, label: string} | null} */
+  #runsOn = null;
   /** Downloads and imports, in the order they began. @type {Map<string, ModelTransfer & {stop?: () => void}>} */
   #transfers = new Map();
   #error = /** @type {string | null} */ (null);
@@ -156,6 +159,8 @@ export class ModelLibrary {
         parameters: m.parameters,
         quantisation: m.quantisation,
         contextLength: m.contextLength,
+        loadedContext: localContextTokens(m),
+        runsOn: this.#runsOn?.id === m.id ? this.#runsOn.label : null,
         chatTemplate: m.chatTemplate !== null,
         callsTools: m.callsTools,
         source: m.source ?? null,
@@ -210,6 +215,8 @@ export class ModelLibrary {
     ]);
     this.#models = models;
     this.#background = background;
+    const running = await loadedLocalModel();
+    this.#runsOn = running ? { id: running.id, label: running.backend.label } : null;
     this.#loaded = true;
     const ids = new Set(pending.map((p) => p.id));
     for (const [id, t] of this.#transfers) if (t.kind === 'download' && !ids.has(id) && t.state !== 'checking') this.#transfers.delete(id);
@@ -514,6 +521,8 @@ export class ModelLibrary {
   /** Deletes a model and its files. @param {string} id */
   async remove(id) {
     const m = this.#models.find((x) => x.id === id);
+    // Loaded, it holds its memory until unloaded: a deleted model must not.
+    await unloadLocalModel(id);
     await this.store.delete(id);
     this.#models = await this.store.list();
     this.#say(`Deleted “${m?.name ?? id}”.`);

@@ -250,7 +250,12 @@ export function LocalModelsSection(props) {
     const facts = [
       ['Size', size(m.bytes)],
       ['Quantisation', m.quantisation ?? 'Not stated'],
-      ['Context length', m.contextLength ? `${m.contextLength.toLocaleString('en-US')} tokens` : 'Not stated'],
+      [
+        'Context length',
+        `${m.contextLength ? `${m.contextLength.toLocaleString('en-US')} tokens` : 'Not stated'}` +
+          (m.loadedContext !== m.contextLength ? `; loads ${m.loadedContext.toLocaleString('en-US')} (its memory)` : ''),
+      ],
+      ['Runs on', m.runsOn ? `${m.runsOn} (loaded now)` : 'Chosen when it loads: WebGPU where this browser has it, else WebAssembly'],
       ['Chat template', templateText(m)],
       ['Model', `${m.architecture}, ${parameters(m.parameters)} parameters`],
       ['Used by', m.usedBy.length ? m.usedBy.map((w) => w.name).join(', ') : 'No workspace'],

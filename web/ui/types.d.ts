@@ -225,6 +225,10 @@ export interface LocalModelRow {
   parameters: number;
   quantisation: string | null;
   contextLength: number | null;
+  /** The context it is loaded with (within the memory its KV cache may take). */
+  loadedContext: number;
+  /** The backend it runs on, when it is loaded in this page now ("WebAssembly, 4 threads"). */
+  runsOn: string | null;
   /** The file has a chat template; `callsTools`: the template renders tools (the model was trained to call them). */
   chatTemplate: boolean;
   callsTools: boolean;
