@@ -104,6 +104,7 @@ test('a GGUF file imported with the file picker is stored in OPFS and listed wit
     Quantisation: 'F32',
     'Context length': '2,048 tokens',
     'Chat template': 'Yes, with tools (calls them natively)',
+    'Runs on': 'Chosen when it loads: WebGPU where this browser has it, else WebAssembly',
     Model: 'llama, 104 K parameters',
     'Used by': 'No workspace',
   });

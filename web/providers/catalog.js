@@ -163,8 +163,9 @@ export const PROVIDERS = [
       action: 'Use a model on this computer',
       found: (models) => `Imported: ${models.length} model${models.length === 1 ? '' : 's'}. Runs in this page, offline.`,
       missing:
-        'Bring a GGUF model file (a 0.5–1.5 B model at Q4 is 0.4–1 GB) and import it in Settings. It runs in this page with no key ' +
-        'and no network; on a laptop CPU expect a few to twenty words a second.',
+        'Bring a GGUF model file (a 0.5–1.5 B model at Q4 is 0.4–1 GB) and import it in Settings → Models on this computer. ' +
+        'It runs in this page with no key and no network: a few words a second on a Chromebook-class CPU, ' +
+        'more on a fast laptop or with WebGPU.',
     },
   },
   {

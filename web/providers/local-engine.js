@@ -89,7 +89,7 @@ function backendOf(choice, gpu, threads) {
   };
 }
 
-/** @type {{id: string, ready: Promise<LoadedModel>} | null} */
+/** @type {{id: string, ready: Promise<LoadedModel>, loaded?: LoadedModel} | null} */
 let current = null;
 
 /**
@@ -147,12 +147,18 @@ export function loadLocalModel(model, files, options = {}) {
       );
     }
   })();
+  /** @type {{id: string, ready: Promise<LoadedModel>, loaded?: LoadedModel}} */
   const entry = { id: model.id, ready };
   current = entry;
   // A failed load is not kept: the next call tries again.
-  ready.catch(() => {
-    if (current === entry) current = null;
-  });
+  ready.then(
+    (loaded) => {
+      entry.loaded = loaded;
+    },
+    () => {
+      if (current === entry) current = null;
+    },
+  );
   return ready;
 }
 
@@ -173,7 +179,10 @@ export async function unloadLocalModel(id) {
   await unload(entry);
 }
 
-/** The model loaded now and its backend, if any (for the Models list). @returns {Promise<LoadedModel | null>} */
+/**
+ * The model loaded now and its backend, if any (for the Models list): one still loading is not
+ * waited for. @returns {Promise<LoadedModel | null>}
+ */
 export async function loadedLocalModel() {
-  return current ? current.ready.catch(() => null) : null;
+  return current?.loaded ?? null;
 }

@@ -252,7 +252,12 @@ export class LocalModelStore {
     try {
       text = await this.fs.readText(`${MODELS_FOLDER}/${id}/meta.json`);
     } catch (err) {
-      throw new LocalModelError('not_found', `No local model is named "${id}": import it in Settings.`, { cause: err });
+      throw new LocalModelError(
+        'not_found',
+        `The local model “${id}” is not in this browser (deleted?). Choose one in Settings → Models on this computer ` +
+          '(“Use in this workspace”), importing its file again if needed.',
+        { cause: err },
+      );
     }
     /** @type {unknown} */
     let json = null;
