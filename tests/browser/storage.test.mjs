@@ -299,6 +299,55 @@ test('a storage worker that dies fails its waiting calls clearly, and the next c
   await page.close();
 });
 
+test('a file handle left unused is let go even while its worker keeps answering reads: another tab can then move the folder \
+(control: while it is held, it cannot)', async () => {
+  const page = await blankPage();
+  const result = await page.evaluate(async () => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const here = new OpfsFileSystem();
+    const other = new OpfsFileSystem(); // another tab's storage worker
+    await here.write('held/read-me.txt', 'r');
+    await here.append('held/log.jsonl', '{}\n'); // opens the file for appends and keeps it open
+    const control = await other.move('held', 'moved-early').then(
+      () => 'moved',
+      (/** @type {any} */ err) => err.code,
+    );
+    // A view that keeps reading: the worker is never idle.
+    let reading = true;
+    const reads = (async () => {
+      let n = 0;
+      while (reading) {
+        await here.readText('held/read-me.txt').catch(() => '');
+        n++;
+      }
+      return n;
+    })();
+    let moved = false;
+    /** @type {string[]} */
+    const refusals = [];
+    for (let i = 0; i < 100 && !moved; i++) {
+      await other.move('held', 'moved').then(
+        () => (moved = true),
+        (/** @type {any} */ err) => {
+          refusals.push(err.code);
+          return new Promise((r) => setTimeout(r, 100));
+        },
+      );
+    }
+    reading = false;
+    const readCount = await reads;
+    const log = await other.readText('moved/log.jsonl').catch(() => null);
+    here.terminate();
+    other.terminate();
+    return { control, moved, readCount, log, refusals: [...new Set(refusals)] };
+  });
+  assert.notEqual(result.control, 'moved', 'control: the held file keeps the folder in place');
+  assert.equal(result.moved, true, JSON.stringify(result));
+  assert.ok(result.readCount > 10, 'the worker kept answering reads meanwhile');
+  assert.equal(result.log, '{}\n', 'nothing appended was lost');
+  await page.close();
+});
+
 test('secrets: AES-GCM under a non-extractable key kept in IndexedDB', async () => {
   const page = await blankPage();
   const r = await page.evaluate(async () => {

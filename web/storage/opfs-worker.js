@@ -114,6 +114,7 @@ function closeUnder(prefix) {
       h.flush();
       h.close();
       open.delete(p);
+      lastUse.delete(p);
     }
   }
 }
@@ -121,12 +122,44 @@ function closeUnder(prefix) {
 /** @param {string} path @param {boolean} create */
 async function handleFor(path, create) {
   const key = splitPath(path).join('/');
+  lastUse.set(key, Date.now());
+  sweepLater();
   const existing = open.get(key);
   if (existing) return existing;
   const { parts, name } = parentAndName(key);
   const { handle } = await openSync(await dirAt(parts, create), name, create);
   open.set(key, handle);
   return handle;
+}
+
+/** When each open handle was last used. @type {Map<string, number>} */
+const lastUse = new Map();
+let sweepPending = false;
+
+/** Closes, soon, the handles nothing used for IDLE_CLOSE_MS, however busy the worker is otherwise. */
+function sweepLater() {
+  if (sweepPending) return;
+  sweepPending = true;
+  setTimeout(sweepIdle, IDLE_CLOSE_MS);
+}
+
+/**
+ * The idle close below waits for a quiet worker: one that keeps answering reads (a view polling a
+ * file) would hold its write handles for good, and another tab's restore could never move the
+ * folders. So a handle unused for IDLE_CLOSE_MS is closed anyway, unless an operation on its path
+ * is running.
+ */
+function sweepIdle() {
+  sweepPending = false;
+  const now = Date.now();
+  for (const [key, h] of open) {
+    if (now - (lastUse.get(key) ?? 0) < IDLE_CLOSE_MS || active.some((a) => a.paths.some((p) => overlaps(p, key)))) continue;
+    h.flush();
+    h.close();
+    open.delete(key);
+    lastUse.delete(key);
+  }
+  if (open.size) sweepLater();
 }
 
 /**
