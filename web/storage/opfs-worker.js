@@ -1,6 +1,9 @@
 // Owns every OPFS handle of one tab. File contents go through synchronous access
 // handles, which only exist in dedicated workers: an append writes just the new bytes
 // (createWritable would copy the whole file to a swap file on every append).
+// Why this file is long: a worker runs one script, and its operations share what makes them
+// safe together (the open handles and when they are let go, the order of overlapping operations,
+// the cached folder handles); split, each part would reach into the others' state.
 /// <reference lib="webworker" />
 import { StorageError, splitPath, toStorageError } from './errors.js';
 import { retryStalled } from './stall-retry.js';
