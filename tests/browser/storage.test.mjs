@@ -215,7 +215,17 @@ and reads after another tab replaced or deleted a file", async () => {
   assert.deepEqual(seen, { meta: ['{"v":2,"longer":true}', 21], gone: [null, 'not_found'], tail: 'four\n' });
   assert.deepEqual(whileHeld, ['five\n', 24]);
   await other.evaluate(() => /** @type {any} */ (window).__otherFs.terminate()); // releases its handle on the log
-  await page.evaluate(() => /** @type {any} */ (window).__fs.delete('rt'));
+  // The browser lets go of a terminated worker's handles a moment later: the clean-up waits for it.
+  await waitUntil(
+    () =>
+      page.evaluate(() =>
+        /** @type {any} */ (window).__fs.delete('rt').then(
+          () => true,
+          (/** @type {any} */ e) => (e.code === 'busy' ? false : Promise.reject(e)),
+        ),
+      ),
+    "the other tab's handle on the log released",
+  );
   await page.close();
   await other.close();
 });
