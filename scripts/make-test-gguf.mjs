@@ -14,6 +14,7 @@
 // The GGUF layout (version 3): magic, version, tensor and metadata counts, the metadata
 // key/values, the tensor descriptions, padding to the alignment, then each tensor's data
 // (little-endian float32 here), each at an aligned offset.
+import { rng } from '../bench/rng.mjs';
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
@@ -103,18 +104,6 @@ export function vocabulary({ bytes = 128, markerType = TOKEN.CONTROL } = {}) {
   // Scores rank ordinary pieces above byte fallback; every piece is one character, so ties do not matter.
   const scores = types.map((t) => (t === TOKEN.NORMAL ? -1 : 0));
   return { tokens, scores, types };
-}
-
-/** mulberry32: a small seeded generator, so the same seed gives the same file. @param {number} seed */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Grows a byte buffer as the header is written. */
@@ -259,7 +248,7 @@ export const PLAIN_CHAT_TEMPLATE =
  */
 export function makeTestGguf({ seed = 1, chatTemplate, shape = SHAPE } = {}) {
   const vocab = vocabulary();
-  const next = random(seed);
+  const next = rng(seed);
   const tensors = llamaTensorShapes(shape, vocab.tokens.length).map(({ name, dims, norm }) => {
     const data = new Float32Array(dims.reduce((a, b) => a * b, 1));
     // Small random weights (scaled by fan-in) keep activations finite through the layers.
