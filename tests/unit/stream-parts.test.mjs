@@ -6,6 +6,7 @@
 // is checked against the scripted server speaking its real format.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { startLlmServer } from '../fixtures/llm-server.mjs';
 import { createProvider } from '../../web/providers/index.js';
 import { ReliableProvider } from '../../web/providers/reliability.js';
@@ -51,6 +52,33 @@ const WIRES = [
   { wire: 'openai-responses', make: () => at('openai-responses', 'gpt-4.1-mini', '/v1'), input: 17 },
   { wire: 'ollama', make: () => at('ollama', 'llama-test'), input: 21 },
 ];
+
+/** The wires that run in the page, and the test file that checks their finish part. */
+const IN_PAGE = {
+  echo: 'tests/unit/stream-parts.test.mjs',
+  'chrome-ai': 'tests/unit/stream-parts.test.mjs',
+  local: 'tests/browser/local-model.test.mjs',
+};
+
+test('every wire of the registry is checked: HTTP wires in WIRES above, in-page ones name their test file', async () => {
+  const { WIRES: REGISTERED } = await import('../../web/providers/catalog.js');
+  const checked = new Set([...WIRES.map((w) => w.wire), ...Object.keys(IN_PAGE)]);
+  for (const wire of REGISTERED)
+    assert.ok(checked.has(wire.id), `wire ${wire.id} is registered but not checked: add it to WIRES in this file (or IN_PAGE)`);
+  for (const [wire, file] of Object.entries(IN_PAGE)) {
+    assert.ok(
+      REGISTERED.some((w) => w.id === wire && w.capabilities.runs === 'browser'),
+      `${wire} runs in the page`,
+    );
+    assert.match(
+      readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8'),
+      /type, 'finish'|type: 'finish'/,
+      `${file} checks ${wire}'s finish`,
+    );
+  }
+  // Control: a wire missing from both lists is named.
+  assert.ok(!new Set([...checked].filter((w) => w !== 'ollama')).has('ollama'));
+});
 
 test('every wire ends a reply with one finish part carrying the stop reason and the token counts; only parts in the stream', async () => {
   for (const { wire, make, input } of WIRES) {

@@ -7,7 +7,7 @@
 import { CATALOG, catalogEntry, loadWire } from '../providers/catalog.js';
 import { discoverLocalProviders } from '../providers/discovery.js';
 import { parseLimitFields } from './agent-settings.js';
-import { setupChoices } from './settings.js';
+import { keyProviderNames, setupChoices } from './settings.js';
 import { h } from '../ui/dom.js';
 import { FirstRunCard } from '../ui/first-run.js';
 import { openSettingsDialog } from '../ui/settings-dialog.js';
@@ -48,7 +48,14 @@ export class SettingsFlow {
     const holder = h('div', null);
     /** @param {LocalFinding[] | null} findings */
     const draw = (findings) =>
-      holder.replaceChildren(FirstRunCard({ choices: setupChoices(findings), checking: !findings, ...this.setupActions(workspaceId) }));
+      holder.replaceChildren(
+        FirstRunCard({
+          choices: setupChoices(findings),
+          checking: !findings,
+          keyProviders: keyProviderNames(),
+          ...this.setupActions(workspaceId),
+        }),
+      );
     draw(null);
     this.#discovery ??= discoverLocalProviders();
     this.#discovery.then(draw, () => draw([]));

@@ -3,7 +3,7 @@
 /** @import { ProviderConfig, LocalFinding, SetupTexts } from '../providers/types.d.ts' */
 /** @import { SetupChoice } from '../ui/types.d.ts' */
 import { z } from 'zod';
-import { CATALOG, catalogEntry, wireDeclaration } from '../providers/catalog.js';
+import { CATALOG, alwaysThere, catalogEntry, wireDeclaration } from '../providers/catalog.js';
 
 const SettingsSchema = z.object({
   provider: z.string(),
@@ -67,14 +67,23 @@ export function setupChoices(findings) {
   const local = CATALOG.filter((e) => e.capabilities.local && e.setup);
   return [...local.filter((e) => !e.capabilities.test), ...local.filter((e) => e.capabilities.test)].map((e) => {
     const setup = /** @type {SetupTexts} */ (e.setup);
-    const always = e.capabilities.runs === 'browser' && !e.capabilities.availability && !e.capabilities.listsModels;
-    const found = always ? { provider: e.id, found: true, models: [] } : findings?.find((f) => f.provider === e.id);
+    const found = alwaysThere(e) ? { provider: e.id, found: true, models: [] } : findings?.find((f) => f.provider === e.id);
     const base = { provider: e.id, title: setup.title, action: setup.action, test: e.capabilities.test };
     if (!found) return { ...base, usable: findings ? false : null, detail: findings ? (setup.missing ?? '') : setup.checking };
     const said = found.found ? setup.found : setup.missing;
     const detail = found.text ?? (typeof said === 'function' ? said(found.models) : (said ?? ''));
     return { ...base, usable: found.found, detail, ...(found.found && found.models[0] ? { model: found.models[0] } : {}) };
   });
+}
+
+/**
+ * The names of the services an API key opens, for the first-run card, as the registry lists them.
+ * @returns {string[]}
+ */
+export function keyProviderNames() {
+  // One name per service: OpenAI's Responses API is OpenAI again (the same base URL).
+  const seen = new Set();
+  return CATALOG.filter((e) => e.capabilities.key === 'required' && !seen.has(e.baseUrl) && seen.add(e.baseUrl)).map((e) => e.label);
 }
 
 /** Per-workspace provider settings; API keys sealed by SecretBox, never stored in clear. */

@@ -10,7 +10,7 @@
 import { DirectoryHandleFileSystem } from '../storage/handle-fs.js';
 import { StorageError, splitPath, toStorageError } from '../storage/errors.js';
 import { parseWorkspaceList, WORKSPACES_KEY } from './workspaces.js';
-import { parseSettings, providerLabel, settingsKey, setupChoices } from './settings.js';
+import { keyProviderNames, parseSettings, providerLabel, settingsKey, setupChoices } from './settings.js';
 import { RAIL_COLLAPSED_KEY } from './flags.js';
 import { PANEL_NAV, panelOfShortcut } from './panel-nav.js';
 import { markInteractive, savedConfig } from './first-view.js';
@@ -255,6 +255,7 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
       FirstRunCard({
         choices: setupChoices(null),
         checking: true,
+        keyProviders: keyProviderNames(),
         onChoose: (choice) => call((t) => t.setup.onChoose(choice)),
         onAddKey: () => call((t) => t.setup.onAddKey()),
       }),

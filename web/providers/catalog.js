@@ -451,6 +451,16 @@ function capabilitiesOf(host) {
  */
 export const CATALOG = PROVIDERS.map(({ wire, ...host }) => ({ ...host, wire: wire.id, capabilities: capabilitiesOf({ ...host, wire }) }));
 
+/**
+ * Whether a provider is there without looking: it runs in the page, has no availability to ask
+ * and no models to list (Echo). The first-run card and discovery both ask this.
+ * @param {CatalogEntry} entry
+ */
+export function alwaysThere(entry) {
+  const caps = entry.capabilities;
+  return caps.runs === 'browser' && !caps.availability && !caps.listsModels;
+}
+
 /** @param {string} id @returns {CatalogEntry | undefined} */
 export function catalogEntry(id) {
   return CATALOG.find((e) => e.id === id);

@@ -1,6 +1,6 @@
 /** @import { ChromeAIAvailability } from './chrome-ai.js' */
 /** @import { LocalFinding } from './types.d.ts' */
-import { CATALOG, loadWire } from './catalog.js';
+import { CATALOG, alwaysThere, loadWire } from './catalog.js';
 
 /**
  * Looks for what this machine offers without an API key: every local provider of the registry
@@ -20,7 +20,7 @@ export async function discoverLocalProviders(deps = {}) {
       const none = { provider: entry.id, found: false, models: [] };
       // In the page with nothing to ask (Echo): there. One that lists its models (the local
       // models) says which it has.
-      if (caps.runs === 'browser' && !caps.availability && !caps.listsModels) return { provider: entry.id, found: true, models: [] };
+      if (alwaysThere(entry)) return { provider: entry.id, found: true, models: [] };
       try {
         const wire = await loadWire(entry.wire);
         if (caps.availability && wire.availability) {

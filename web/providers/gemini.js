@@ -3,6 +3,7 @@
 import { ProviderError, droppedError, errorBodyMessage } from './errors.js';
 import { HttpSseProvider } from './http.js';
 import { parseSSE } from '../net/sse.js';
+import { modelReasons } from './model-facts.js';
 
 /** @type {Record<string, StopReason>} */
 const FINISH_REASONS = {
@@ -34,7 +35,6 @@ const STATUS_CODES = {
 };
 
 /** Models that think and can report their thoughts (Gemini 2.5 and later). */
-const THINKING_MODEL = /gemini-(?:2\.5|[3-9])/i;
 
 /**
  * Google Gemini's native API (generateContent, streamed as SSE), called from the browser with
@@ -81,7 +81,7 @@ export class GeminiProvider extends HttpSseProvider {
     const generation = {};
     if (request.maxTokens) generation.maxOutputTokens = request.maxTokens;
     if (request.temperature !== undefined) generation.temperature = request.temperature;
-    if (THINKING_MODEL.test(this.model)) generation.thinkingConfig = { includeThoughts: true };
+    if (modelReasons(this.model)) generation.thinkingConfig = { includeThoughts: true };
     if (Object.keys(generation).length) body.generationConfig = generation;
     return body;
   }
@@ -124,7 +124,7 @@ export class GeminiProvider extends HttpSseProvider {
           contextTokens: typeof m.inputTokenLimit === 'number' ? m.inputTokenLimit : undefined,
           tools: true,
           vision: /gemini/i.test(id),
-          reasoning: m.thinking === true || THINKING_MODEL.test(id),
+          reasoning: m.thinking === true || modelReasons(id),
         });
       }
       pageToken = typeof json?.nextPageToken === 'string' ? json.nextPageToken : '';

@@ -3,6 +3,7 @@
 /** @import { SSEMessage } from '../net/sse.js' */
 import { ProviderError, droppedError, fetchError, httpError } from './errors.js';
 import { parseSSE } from '../net/sse.js';
+import { seesImages } from './images.js';
 
 /**
  * POSTs JSON and returns the streaming response, or throws a classified ProviderError.
@@ -207,7 +208,7 @@ export class HttpSseProvider {
     this.entry = entry;
     this.model = model;
     this.supportsNativeTools = entry.capabilities.tools === 'native';
-    this.supportsVision = !!entry.vision;
+    this.supportsVision = seesImages(entry, model);
     /** Reports when the response headers arrive (`onConnected`), so a connect time-out can apply. */
     this.connects = true;
     this.baseUrl = (baseUrl || entry.baseUrl || '').replace(/\/+$/, '');

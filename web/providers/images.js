@@ -1,5 +1,5 @@
 /** @import { CatalogEntry } from './types.d.ts' */
-import { LOCAL_VISION } from './model-facts.js';
+import { LOCAL_VISION, modelSeesImages } from './model-facts.js';
 
 /**
  * Where a wire takes no images. Each wire declares what it takes (its registry entry in
@@ -26,12 +26,18 @@ export function imageLimitsFor(entry, model = '') {
 }
 
 /**
- * Whether a model takes images: per model where the wire says the model decides (a local server:
- * most local models are text only), per provider elsewhere (its `vision`).
+ * Whether a model takes images: as its record in model-facts.js says where it has one (a router's
+ * `deepseek/deepseek-chat` takes none though the router takes images); else by name where the
+ * wire says the model decides (a local server: most local models are text only), else as the
+ * host says (its `vision`).
  * @param {CatalogEntry} entry @param {string} [model]
  */
 export function seesImages(entry, model = '') {
-  if (entry.capabilities.images?.decidedBy === 'model') return LOCAL_VISION.test(model || entry.defaultModel);
+  if (!entry.capabilities.images) return false;
+  const name = model || entry.defaultModel || '';
+  const known = entry.capabilities.images.decidedBy === 'model' ? undefined : modelSeesImages(name);
+  if (known !== undefined) return known;
+  if (entry.capabilities.images.decidedBy === 'model') return LOCAL_VISION.test(name);
   return !!entry.vision;
 }
 

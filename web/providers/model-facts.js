@@ -40,7 +40,7 @@ export const MODELS = {
   'claude-opus-4': { tools: true, vision: true, reasoning: true, context: 200_000, price: [15, 75, 1.5, 18.75] },
   'claude-sonnet-4': { tools: true, vision: true, reasoning: true, context: 200_000, price: [3, 15, 0.3, 3.75] },
   'claude-haiku-4': { tools: true, vision: true, reasoning: true, context: 200_000, price: [1, 5, 0.1, 1.25] },
-  'claude-3-7-sonnet': { price: [3, 15, 0.3, 3.75] },
+  'claude-3-7-sonnet': { tools: true, vision: true, reasoning: true, context: 200_000, price: [3, 15, 0.3, 3.75] },
   'claude-3-5-haiku': { tools: true, vision: true, context: 200_000, price: [0.8, 4, 0.08, 1] },
   // Google
   'gemini-2.5-pro': { tools: true, vision: true, reasoning: true, context: 1_048_576, price: [1.25, 10, 0.31] },
@@ -52,7 +52,7 @@ export const MODELS = {
   'gemini-2.0': { tools: true, vision: true, context: 1_048_576 },
   // Others
   'llama-3.3-70b': { tools: true, context: 128_000, price: [0.59, 0.79, 0.59] },
-  'llama-3.1-8b': { price: [0.05, 0.08, 0.05] },
+  'llama-3.1-8b': { tools: true, context: 128_000, price: [0.05, 0.08, 0.05] },
   'deepseek-chat': { tools: true, context: 128_000, price: [0.27, 1.1, 0.07] },
   'deepseek-reasoner': { tools: true, reasoning: true, context: 128_000, price: [0.55, 2.19, 0.14] },
   'mistral-small': { tools: true, vision: true, context: 128_000, price: [0.1, 0.3, 0.1] },
@@ -73,6 +73,33 @@ export function modelFacts(model) {
   const bare = model.toLowerCase().split('/').pop() ?? '';
   const key = BY_LENGTH.find((prefix) => bare.startsWith(prefix));
   return key === undefined ? undefined : MODELS[key];
+}
+
+/**
+ * Model ids without a record that reason: the OpenAI o-series and GPT-5 family, Gemini from 2.5
+ * on. A record, where there is one, decides.
+ */
+const REASONING_FAMILIES = /^(?:o\d|gpt-5)|gemini-(?:2\.5|[3-9])/i;
+
+/**
+ * Whether a model reasons (a wire asks: Gemini's thinking summaries, the Responses API's
+ * reasoning summaries and its refusal of temperature).
+ * @param {string} model
+ */
+export function modelReasons(model) {
+  const facts = modelFacts(model);
+  if (facts) return !!facts.reasoning;
+  return REASONING_FAMILIES.test(model.toLowerCase().split('/').pop() ?? '');
+}
+
+/**
+ * Whether a model takes images, where its record says; `undefined` for a model without one (the
+ * host decides then: images.js).
+ * @param {string} model @returns {boolean | undefined}
+ */
+export function modelSeesImages(model) {
+  const facts = modelFacts(model);
+  return facts ? !!facts.vision : undefined;
 }
 
 /**

@@ -3,9 +3,9 @@
 import { ProviderError, droppedError } from './errors.js';
 import { HttpSseProvider, ignoredSettings, parseToolArguments } from './http.js';
 import { OpenAIProvider } from './openai.js';
+import { modelReasons } from './model-facts.js';
 
 /** Reasoning models, which stream summaries of their reasoning when asked. */
-const REASONING_MODEL = /^(?:o\d|gpt-5)/i;
 
 /**
  * OpenAI's Responses API (`POST /responses`, typed SSE events). Nothing is stored on OpenAI's
@@ -28,8 +28,8 @@ export class OpenAIResponsesProvider extends HttpSseProvider {
     const body = { model: this.model, input: toResponsesInput(request.messages), stream: true, store: false };
     if (request.system) body.instructions = request.system;
     if (request.maxTokens) body.max_output_tokens = request.maxTokens;
-    if (request.temperature !== undefined && !REASONING_MODEL.test(this.model)) body.temperature = request.temperature;
-    if (REASONING_MODEL.test(this.model)) body.reasoning = { summary: 'auto' };
+    if (request.temperature !== undefined && !modelReasons(this.model)) body.temperature = request.temperature;
+    if (modelReasons(this.model)) body.reasoning = { summary: 'auto' };
     // strict: false — left out, the Responses API makes every schema strict (all fields required).
     if (request.tools?.length) {
       body.tools = request.tools.map((t) => ({
@@ -52,7 +52,7 @@ export class OpenAIResponsesProvider extends HttpSseProvider {
 
   /** Reasoning models take no temperature (the API refuses it): it is left out, and said. @override @param {ChatRequest} request */
   warnings(request) {
-    if (!REASONING_MODEL.test(this.model)) return [];
+    if (!modelReasons(this.model)) return [];
     return ignoredSettings(request, `${this.label} (${this.model}, a reasoning model)`, { temperature: 'takes no temperature' });
   }
 

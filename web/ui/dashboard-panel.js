@@ -434,7 +434,8 @@ export function DashboardPanel(props) {
       h(
         'p',
         { class: 'muted small' },
-        "Costs are estimates from list prices; your provider's bill is the reference. Local models (Chrome AI, Ollama, Echo) cost nothing.",
+        "Costs are estimates from list prices; your provider's bill is the reference. " +
+          'Models that run in this browser or on this computer cost nothing.',
       ),
     ),
     h('section', { class: 'card', 'aria-labelledby': 'dash-tools-h' }, h('h3', { id: 'dash-tools-h' }, 'Tools'), toolTable),

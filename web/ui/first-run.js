@@ -5,10 +5,13 @@ import { h } from './dom.js';
  * Shown in a workspace with no provider yet: what this machine offers without a key,
  * and the way to add one. A newcomer never faces an empty chat that errors.
  * @param {{choices: SetupChoice[], checking: boolean, onChoose: (choice: {provider: string, model?: string}) => void,
- *   onAddKey: () => void}} props
- *   choices: the providers that need no key, as found (each `usable` null while it is looked for)
+ *   onAddKey: () => void, keyProviders: string[]}} props
+ *   choices: the providers that need no key, as found (each `usable` null while it is looked for);
+ *   keyProviders: the names of the providers an API key opens, in the registry's order
  */
-export function FirstRunCard({ choices, checking, onChoose, onAddKey }) {
+export function FirstRunCard({ choices, checking, onChoose, onAddKey, keyProviders }) {
+  const named = keyProviders.slice(0, 5);
+  const more = keyProviders.length > named.length ? ' and more.' : '.';
   const choiceOf = (/** @type {SetupChoice} */ c) => ({ provider: c.provider, ...(c.model ? { model: c.model } : {}) });
   /** @param {SetupChoice} c */
   const item = (c) =>
@@ -31,7 +34,7 @@ export function FirstRunCard({ choices, checking, onChoose, onAddKey }) {
       'div',
       { class: 'row' },
       h('button', { type: 'button', on: { click: onAddKey } }, 'Add an API key'),
-      h('span', { class: 'muted small' }, 'OpenAI, Anthropic, Groq, OpenRouter, Mistral and more.'),
+      h('span', { class: 'muted small' }, `${named.join(', ')}${more}`),
     ),
   );
 }
