@@ -42,7 +42,7 @@ progress), an error result, an Mcp-Param header, a Base64 Mcp-Name; close sends 
   const tools = await client.listTools();
   assert.deepEqual(
     tools.map((t) => t.name),
-    ['echo', 'count', 'fail', 'in-region', 'café'],
+    ['echo', 'count', 'wait', 'fail', 'in-region', 'café'],
   );
   assert.deepEqual(await client.callTool('echo', { message: 'héllo' }), {
     content: [{ type: 'text', text: 'Echo: héllo' }],
@@ -311,5 +311,46 @@ close ends the subscription', async () => {
   assert.ok(
     v2.seen.slice(from).every((r) => r.method === 'POST'),
     'no GET stream',
+  );
+});
+
+test('2026-07-28: cancelling a call closes its stream, which the server takes as the cancellation (no notifications/cancelled is \
+sent); the log level goes with every request instead of logging/setLevel', async () => {
+  const from = v2.seen.length;
+  const client = new McpClient({ url: v2.url });
+  await client.connect();
+  const stop = new AbortController();
+  const call = client.callTool('wait', {}, { signal: stop.signal });
+  await waitUntil(() => posts(v2.seen, from).some((r) => r.body?.params?.name === 'wait'), 'the wait call to reach the server');
+  const before = v2.cancelled.count;
+  stop.abort();
+  await assert.rejects(call, (err) => err instanceof McpError && err.code === 'aborted');
+  await waitUntil(() => v2.cancelled.count > before, 'the server to see the call cancelled');
+  assert.ok(
+    posts(v2.seen, from).every((r) => r.body?.method !== 'notifications/cancelled'),
+    'no cancellation message',
+  );
+  await client.close();
+
+  /** @type {any[]} */
+  const sent = [];
+  const logging = stub((m) => {
+    sent.push(m);
+    if (m.method === 'server/discover')
+      return json(m.id, {
+        result: { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { logging: {}, tools: {} } },
+      });
+    return json(m.id, { result: { resultType: 'complete', tools: [] } });
+  });
+  const logged = new McpClient({ url: 'https://mcp.example/mcp', fetch: logging });
+  await logged.connect();
+  await logged.listTools();
+  assert.equal(sent.at(-1).params._meta[`${META}logLevel`], undefined, 'control: no level before one is asked for');
+  await logged.setLogLevel('debug');
+  await logged.listTools();
+  assert.equal(sent.at(-1).params._meta[`${META}logLevel`], 'debug');
+  assert.ok(
+    sent.every((m) => m.method !== 'logging/setLevel'),
+    'no logging/setLevel in 2026-07-28',
   );
 });
