@@ -1,7 +1,7 @@
 // Why this file is long: one Streamable HTTP connection of the MCP protocol in either era (the
 //  revision probe, handshake, session id, response, GET and listen streams, cancellation, progress,
 //  re-handshake); every part reads and writes the same connection state. The rules that differ
-//  between revisions are in revision.js.
+//  between revisions are in revision.js, the errors and their explanations in errors.js.
 /**
  * A Model Context Protocol client over Streamable HTTP, from the page. It speaks the stateless
  * revision 2026-07-28 and negotiates down to 2025-11-25, 2025-06-18 and 2025-03-26: connect()
@@ -20,7 +20,7 @@
  * headers it must allow).
  */
 import { parseSSE } from '../net/sse.js';
-import { offlineExplains, offlineMessage } from '../net/offline.js';
+import { CORS_HELP, McpError, explainNoStreamableHttp, hostOf, httpError, unreachable } from './errors.js';
 import {
   DiscoverResultSchema,
   LEGACY_VERSIONS,
@@ -33,33 +33,11 @@ import {
   withEnvelope,
 } from './revision.js';
 
+export { CORS_HELP, McpError } from './errors.js';
+
 /** Protocol revisions this client speaks, newest first. */
 export const PROTOCOL_VERSIONS = [...MODERN_VERSIONS, ...LEGACY_VERSIONS];
 export const CLIENT_INFO = { name: 'clawser', title: 'Clawser', version: '0.1.0' };
-
-export class McpError extends Error {
-  /**
-   * @param {'http' | 'rpc' | 'cors' | 'unreachable' | 'old_transport' | 'unsupported_version' | 'session' | 'aborted' | 'auth'
-   *   | 'protocol'} code
-   * @param {string} message @param {{rpcCode?: number, status?: number, data?: unknown, authenticate?: string | null}} [details]
-   */
-  constructor(code, message, details = {}) {
-    super(message);
-    this.name = 'McpError';
-    this.code = code;
-    this.rpcCode = details.rpcCode;
-    this.status = details.status;
-    this.data = details.data;
-    /** The WWW-Authenticate header of a 401 (OAuth discovery starts there). */
-    this.authenticate = details.authenticate ?? null;
-  }
-}
-
-/** What a server must send for a page to use it (the CORS part of the error message). */
-export const CORS_HELP =
-  'send Access-Control-Allow-Origin for this page, allow the Content-Type, Authorization, Mcp-Session-Id, ' +
-  'MCP-Protocol-Version, Mcp-Method, Mcp-Name (and any Mcp-Param-* its tools declare) and Last-Event-ID request headers ' +
-  'and the GET, POST and DELETE methods, and expose the Mcp-Session-Id response header (Access-Control-Expose-Headers)';
 
 /**
  * @typedef {object} McpTool
@@ -216,7 +194,7 @@ export class McpClient {
         );
       }
       if (e.code === 'http' && (e.status === 404 || e.status === 405 || e.status === 400))
-        throw await this.#explainNoStreamableHttp(e, options.signal);
+        throw await explainNoStreamableHttp(this.fetch, this.url, this.options.headers ?? {}, e, options.signal);
       throw err;
     }
     const version = String(result?.protocolVersion ?? '');
@@ -651,7 +629,7 @@ export class McpClient {
           );
         }
       }
-      if (!res.ok) throw await this.#httpError(res);
+      if (!res.ok) throw await httpError(res, this.#host());
       const session = res.headers.get('mcp-session-id');
       if (options.handshake && session) this.sessionId = session;
       const type = res.headers.get('content-type') ?? '';
@@ -756,7 +734,7 @@ export class McpClient {
   /** A notification (no answer expected: 202). @param {string} method @param {unknown} [params] @param {AbortSignal} [signal] */
   async #notify(method, params, signal) {
     const res = await this.#post(JSON.stringify({ jsonrpc: '2.0', method, ...(params !== undefined ? { params } : {}) }), signal);
-    if (!res.ok && res.status !== 202) throw await this.#httpError(res);
+    if (!res.ok && res.status !== 202) throw await httpError(res, this.#host());
     res.body?.cancel().catch(() => {});
   }
 
@@ -787,7 +765,7 @@ export class McpClient {
       });
     } catch (err) {
       if (signal?.aborted || /** @type {Error} */ (err).name === 'AbortError') throw err;
-      throw await this.#unreachable();
+      throw await unreachable(this.fetch, this.url, this.options.origin);
     }
   }
 
@@ -833,97 +811,7 @@ export class McpClient {
     return null;
   }
 
-  /** @param {Response} res */
-  async #httpError(res) {
-    const text = await res.text().catch(() => '');
-    /** @type {any} */ // the body's shape is the server's: read defensively below
-    let j = null;
-    try {
-      j = JSON.parse(text);
-    } catch {
-      // not JSON: the text as it is
-    }
-    const detail = j ? String(j?.error?.message ?? j?.error_description ?? j?.message ?? text.slice(0, 300)) : text.slice(0, 300);
-    if (res.status === 401 || res.status === 403) {
-      return new McpError(
-        'auth',
-        `${this.#host()} refused the request (HTTP ${res.status})${detail ? `: ${detail}` : ''}. Check the server's token or sign in ` +
-          `again.`,
-        { status: res.status, authenticate: res.headers.get('www-authenticate') },
-      );
-    }
-    if (j?.jsonrpc === '2.0' && j.error && typeof j.error.code === 'number')
-      return new McpError('rpc', `${this.#host()} answered HTTP ${res.status}: ${String(j.error.message ?? '')}`, {
-        status: res.status,
-        rpcCode: j.error.code,
-        data: j.error.data,
-      });
-    return new McpError('http', `${this.#host()} answered HTTP ${res.status}${detail ? `: ${detail}` : ''}.`, { status: res.status });
-  }
-
-  /** The request did not get through: offline, CORS, or nothing there. */
-  async #unreachable() {
-    if (offlineExplains(this.url)) return new McpError('unreachable', offlineMessage(this.#host()));
-    let answered = false;
-    try {
-      await this.fetch(this.url, { mode: 'no-cors', cache: 'no-store', credentials: 'omit' });
-      answered = true;
-    } catch {
-      answered = false;
-    }
-    const origin = this.options.origin ?? globalThis.location?.origin ?? 'this page';
-    if (answered)
-      return new McpError(
-        'cors',
-        `${this.#host()} answered, but does not let this page (${origin}) use it: CORS. For a browser to use an MCP server it ` +
-          `must ${CORS_HELP}.`,
-      );
-    return new McpError('unreachable', `${this.#host()} could not be reached: is the server running, and is ${this.url} its MCP endpoint?`);
-  }
-
-  /**
-   * Initialize was refused with 404/405: an old HTTP+SSE server (2024-11-05) answers a GET with
-   * an `endpoint` event. Says which it is.
-   * @param {McpError} original @param {AbortSignal} [signal]
-   */
-  async #explainNoStreamableHttp(original, signal) {
-    const controller = new AbortController();
-    signal?.addEventListener('abort', () => controller.abort(), { once: true });
-    const timer = setTimeout(() => controller.abort(), 5000);
-    try {
-      const res = await this.fetch(this.url, {
-        method: 'GET',
-        headers: { ...(this.options.headers ?? {}), accept: 'text/event-stream' },
-        signal: controller.signal,
-      });
-      if (res.ok && res.body && (res.headers.get('content-type') ?? '').includes('text/event-stream')) {
-        for await (const msg of parseSSE(res.body, { signal: controller.signal })) {
-          if (msg.event === 'endpoint') {
-            return new McpError(
-              'old_transport',
-              `${this.#host()} speaks only the old HTTP+SSE transport (protocol 2024-11-05), which Clawser does not use. Use the ` +
-                `server's Streamable HTTP endpoint (often /mcp) or a newer version of the server.`,
-            );
-          }
-          break;
-        }
-      }
-    } catch {
-      // no old-style stream either
-    } finally {
-      clearTimeout(timer);
-      controller.abort();
-    }
-    return new McpError('http', `${original.message} Is ${this.url} the server's MCP endpoint (often ending in /mcp)?`, {
-      status: original.status,
-    });
-  }
-
   #host() {
-    try {
-      return new URL(this.url).host;
-    } catch {
-      return this.url;
-    }
+    return hostOf(this.url);
   }
 }
