@@ -24,7 +24,10 @@ after(async () => {
   await Promise.all([v2?.close(), everything?.close()]);
 });
 
-/** The POSTs a server received since `from`, as JSON-RPC messages with their headers. @param {import('../fixtures/mcp-v2.mjs').V2Request[]} seen */
+/**
+ * The POSTs a server received since `from`, as JSON-RPC messages with their headers.
+ * @param {import('../fixtures/mcp-v2.mjs').V2Request[]} seen
+ */
 const posts = (seen, from = 0) => seen.slice(from).filter((r) => r.method === 'POST');
 
 test('2026-07-28 with a server of the v2 SDK: negotiated by server/discover with no initialize and no session; every request \
@@ -352,5 +355,49 @@ sent); the log level goes with every request instead of logging/setLevel', async
   assert.ok(
     sent.every((m) => m.method !== 'logging/setLevel'),
     'no logging/setLevel in 2026-07-28',
+  );
+});
+
+test('a 5xx answer to the probe says nothing of the era: the handshake is tried, and the next connect probes again (CONTROL: \
+a 4xx answer is remembered, above); a 2026-07-28 server that sends a request on a stream gets no answer', async () => {
+  let discovers = 0;
+  let busy = true;
+  const flaky = stub((m) => {
+    if (m.method === 'server/discover') {
+      discovers++;
+      if (busy) return new Response('overloaded', { status: 503 });
+      return json(m.id, { result: { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: {} } });
+    }
+    if (m.method === 'initialize')
+      return json(m.id, { result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'x' } } });
+    return new Response(null, { status: 202 });
+  });
+  const client = new McpClient({ url: 'https://mcp.example/mcp', fetch: flaky });
+  assert.equal((await client.connect()).protocolVersion, '2025-11-25', 'the handshake after a 503');
+  busy = false;
+  assert.equal((await client.connect()).protocolVersion, '2026-07-28', 'probed again');
+  assert.equal(discovers, 2);
+
+  /** @type {any[]} */
+  const posted = [];
+  const asking = stub((m) => {
+    posted.push(m);
+    if (m.method === 'server/discover')
+      return json(m.id, { result: { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: {} } } });
+    const sse = [
+      { jsonrpc: '2.0', id: 'srv-1', method: 'ping' },
+      { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', tools: [] } },
+    ]
+      .map((x) => `event: message\ndata: ${JSON.stringify(x)}\n\n`)
+      .join('');
+    return new Response(sse, { headers: { 'content-type': 'text/event-stream' } });
+  });
+  const modern = new McpClient({ url: 'https://mcp.example/mcp', fetch: asking });
+  await modern.connect();
+  assert.deepEqual(await modern.listTools(), []);
+  assert.deepEqual(
+    posted.map((m) => m.method ?? 'a reply'),
+    ['server/discover', 'tools/list'],
+    'no reply to the ping',
   );
 });

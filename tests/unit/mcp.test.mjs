@@ -234,8 +234,9 @@ nothing listening', async () => {
       err instanceof McpError &&
       err.code === 'cors' &&
       /does not let this page \(https:\/\/clawser\.example\) use it/.test(err.message) &&
-      /Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name \(and any Mcp-Param-\* its tools declare\) and Last-Event-ID request headers/.test(
-        err.message,
+      err.message.includes(
+        'Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name (and any Mcp-Param-* its tools declare) and ' +
+          'Last-Event-ID request headers',
       ) &&
       /expose the Mcp-Session-Id response header/.test(err.message),
   );
@@ -583,8 +584,9 @@ revisions it lists; a session id the page cannot read is explained', async () =>
     (err) =>
       err instanceof McpError &&
       err.code === 'unsupported_version' &&
-      /lists protocol revision 2026-07-28 but refused both Clawser's 2026-07-28 request \(server\/discover\) and the initialize handshake: it may speak a draft/.test(
-        err.message,
+      err.message.includes(
+        "lists protocol revision 2026-07-28 but refused both Clawser's 2026-07-28 request (server/discover) and the initialize " +
+          'handshake: it may speak a draft',
       ),
   );
   const noMethod = stubFetch(

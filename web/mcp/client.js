@@ -217,7 +217,8 @@ export class McpClient {
       protocolVersion: version,
     };
     await this.#notify('notifications/initialized', undefined, options.signal);
-    this.#era = 'legacy';
+    // A probe the browser could not send (CORS) is not tried again on a server that answers the 2025 way.
+    if (this.#probeBlocked) this.#era = 'legacy';
     if (this.#wantsListening) {
       this.#listening?.abort();
       this.#listening = null;
@@ -250,8 +251,9 @@ export class McpClient {
       }
       // The request did not get through (a CORS preflight that refuses the new headers, nothing
       // listening): the handshake tries the 2025 way and says what is wrong if that fails too.
+      // Only an answer of the server (not a 5xx, which says nothing of its era) is remembered.
       if (e.code === 'cors' || e.code === 'unreachable') this.#probeBlocked = true;
-      else this.#era = 'legacy';
+      else if (!(e.status && e.status >= 500)) this.#era = 'legacy';
       return null;
     }
     const parsed = DiscoverResultSchema.safeParse(result);
@@ -790,6 +792,8 @@ export class McpClient {
     }
     if (typeof m.method !== 'string' || quiet) return null;
     if ('id' in m && m.id !== undefined && m.id !== null) {
+      // 2026-07-28 servers send no requests (they ask for input in their results): nothing to answer.
+      if (this.#modern) return null;
       // A request of the server: ping and roots are answered; sampling and elicitation are not offered.
       if (m.method === 'ping') await this.#reply(m.id, { result: {} }).catch(() => {});
       else if (m.method === 'roots/list') await this.#reply(m.id, { result: { roots: [] } }).catch(() => {});
