@@ -38,7 +38,7 @@ an Mcp-Param header) in a turn; no session on the wire', async () => {
   const card = cardOf('modern');
   await card.locator('.server-status', { hasText: 'Connected' }).waitFor();
   await card.getByText('v2-fixture 2.0.0 · protocol 2026-07-28').waitFor();
-  await card.getByText(/6 tools, 0 resources, 0 prompts of modern/).click();
+  await card.getByText(/6 tools, 1 resource, 1 prompt of modern/).click();
   const tools = card.getByRole('table', { name: 'Tools of modern' });
   await tools.getByRole('row', { name: /mcp__modern__echo .* read-only/ }).waitFor();
   await tools.getByRole('row', { name: /mcp__modern__in_region .* may change things/ }).waitFor();

@@ -68,12 +68,26 @@ progress), an error result, an Mcp-Param header, a Base64 Mcp-Name; close sends 
     'q in eu-west',
   );
   assert.equal(/** @type {any} */ ((await client.callTool('café', {})).content[0]).text, 'served');
+  const [resource] = await client.listResources();
+  assert.equal((await client.readResource(resource.uri)).contents[0].text, 'buy bread');
+  assert.equal(/** @type {any} */ ((await client.getPrompt('greet')).messages[0].content).text, 'Say hello.');
   await client.close();
 
   const sent = posts(v2.seen, from);
   assert.deepEqual(
     sent.map((r) => r.body?.method),
-    ['server/discover', 'tools/list', 'tools/call', 'tools/call', 'tools/call', 'tools/call', 'tools/call'],
+    [
+      'server/discover',
+      'tools/list',
+      'tools/call',
+      'tools/call',
+      'tools/call',
+      'tools/call',
+      'tools/call',
+      'resources/list',
+      'resources/read',
+      'prompts/get',
+    ],
     'no initialize, no notifications/initialized',
   );
   assert.ok(
@@ -97,6 +111,9 @@ progress), an error result, an Mcp-Param header, a Base64 Mcp-Name; close sends 
     'Mcp-Name on each tools/call; a name outside the header-safe characters Base64-encoded',
   );
   assert.equal(sent[0].headers['mcp-name'], undefined, 'no Mcp-Name for a method without a name');
+  const byMethod = (/** @type {string} */ m) => sent.find((r) => r.body.method === m)?.headers['mcp-name'];
+  assert.equal(byMethod('resources/read'), 'note://today', 'the URI of resources/read');
+  assert.equal(byMethod('prompts/get'), 'greet');
   assert.equal(calls[3].headers['mcp-param-region'], 'eu-west', "the x-mcp-header parameter's value in Mcp-Param-Region");
   assert.equal(calls[0].headers['mcp-param-region'], undefined, 'control: not on the call of another tool');
   assert.equal(calls[1].body.params._meta.progressToken !== undefined, true, 'the progress token kept next to the envelope');
