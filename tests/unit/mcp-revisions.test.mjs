@@ -10,6 +10,7 @@ import { startEverythingServer } from '../fixtures/mcp-everything.mjs';
 import { startScriptedMcpServers } from '../fixtures/mcp-scripted.mjs';
 import { waitUntil } from '../fixtures/wait.mjs';
 import { McpClient, McpError, PROTOCOL_VERSIONS } from '../../web/mcp/client.js';
+import { headerValue, paramHeadersOf, paramHeaderValues } from '../../web/mcp/revision.js';
 
 const META = 'io.modelcontextprotocol/';
 
@@ -416,5 +417,45 @@ a 4xx answer is remembered, above); a 2026-07-28 server that sends a request on 
     posted.map((m) => m.method ?? 'a reply'),
     ['server/discover', 'tools/list'],
     'no reply to the ping',
+  );
+});
+
+test("header values as the revision encodes them (the spec's examples): plain ASCII as it is; non-ASCII, edge spaces, a newline \
+and the sentinel itself in Base64; Mcp-Param values of integers, booleans and nested properties; absent and null left out", () => {
+  assert.equal(headerValue('us-west1'), 'us-west1');
+  assert.equal(headerValue('a b'), 'a b', 'inner spaces are plain');
+  assert.equal(headerValue('Hello, 世界'), '=?base64?SGVsbG8sIOS4lueVjA==?=');
+  assert.equal(headerValue(' padded '), '=?base64?IHBhZGRlZCA=?=');
+  assert.equal(headerValue('line1\nline2'), '=?base64?bGluZTEKbGluZTI=?=');
+  assert.equal(headerValue('=?base64?literal?='), '=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=');
+  const schema = {
+    type: 'object',
+    properties: {
+      n: { type: 'integer', 'x-mcp-header': 'Count' },
+      ok: { type: 'boolean', 'x-mcp-header': 'Ok' },
+      where: { type: 'object', properties: { zone: { type: 'string', 'x-mcp-header': 'Zone' } } },
+      gone: { type: ['string', 'null'], 'x-mcp-header': 'Gone' },
+      data: { type: 'object', default: { 'x-mcp-header': 'not an annotation' } },
+    },
+  };
+  const found = paramHeadersOf(schema);
+  assert.ok(found.ok);
+  assert.deepEqual(found.ok ? found.headers.map((h) => [h.header, h.path.join('.')]) : [], [
+    ['Count', 'n'],
+    ['Ok', 'ok'],
+    ['Zone', 'where.zone'],
+    ['Gone', 'gone'],
+  ]);
+  assert.deepEqual(paramHeaderValues(found.ok ? found.headers : [], { n: 42, ok: false, where: { zone: 'Zürich' }, gone: null }), {
+    'mcp-param-count': '42',
+    'mcp-param-ok': 'false',
+    'mcp-param-zone': `=?base64?${Buffer.from('Zürich').toString('base64')}?=`,
+  });
+  assert.deepEqual(paramHeaderValues(found.ok ? found.headers : [], {}), {}, 'no value, no header');
+  assert.equal(paramHeadersOf({ type: 'object', 'x-mcp-header': 'Root' }).ok, false, 'not on the root');
+  assert.equal(
+    paramHeadersOf({ type: 'object', properties: { a: { anyOf: [{ type: 'string', 'x-mcp-header': 'A' }] } } }).ok,
+    false,
+    'not through a composition keyword',
   );
 });
