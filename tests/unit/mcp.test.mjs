@@ -63,8 +63,10 @@ test("handshake, session and protocol headers; tools listed and called; an error
   assert.equal(info.serverInfo.name, 'mcp-servers/everything');
   assert.ok(PROTOCOL_VERSIONS.includes(info.protocolVersion));
   assert.ok(client.sessionId, 'the session id is kept');
-  const [init, initialized] = rec.seen;
+  const [probe, init, initialized] = rec.seen;
+  assert.equal(probe.body.method, 'server/discover', 'the 2026-07-28 probe first (this server is of the 2025 era)');
   assert.equal(init.body.method, 'initialize');
+  assert.equal(init.headers['mcp-method'], undefined, 'a 2025 request carries none of the 2026-07-28 headers');
   assert.equal(init.headers.accept, 'application/json, text/event-stream', 'JSON and SSE both accepted');
   assert.equal(init.headers['mcp-session-id'], undefined);
   assert.equal(initialized.body.method, 'notifications/initialized');
@@ -207,18 +209,18 @@ nothing listening', async () => {
   }
   // A server that answers only a newer revision.
   /** @type {typeof fetch} */
-  const newer = async () =>
+  const newer = async (_u, init) =>
     new Response(
       JSON.stringify({
         jsonrpc: '2.0',
-        id: 1,
+        id: JSON.parse(String(init?.body)).id,
         result: { protocolVersion: '2026-09-30', capabilities: {}, serverInfo: { name: 'future' } },
       }),
       { headers: { 'content-type': 'application/json' } },
     );
   await assert.rejects(
     new McpClient({ url: 'https://mcp.example/mcp', fetch: newer }).connect(),
-    (err) => err instanceof McpError && err.code === 'unsupported_version' && /newest sessionless revision/.test(err.message),
+    (err) => err instanceof McpError && err.code === 'unsupported_version' && /The server is newer: update Clawser/.test(err.message),
   );
   // CORS: the request fails, but a no-cors probe gets an answer.
   /** @type {typeof fetch} */
@@ -232,7 +234,10 @@ nothing listening', async () => {
       err instanceof McpError &&
       err.code === 'cors' &&
       /does not let this page \(https:\/\/clawser\.example\) use it/.test(err.message) &&
-      /Mcp-Session-Id, MCP-Protocol-Version and Last-Event-ID request headers/.test(err.message) &&
+      err.message.includes(
+        'Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name (and any Mcp-Param-* its tools declare) and ' +
+          'Last-Event-ID request headers',
+      ) &&
       /expose the Mcp-Session-Id response header/.test(err.message),
   );
   /** @type {typeof fetch} */
@@ -561,8 +566,8 @@ a server that never answers times out', async () => {
   );
 });
 
-test('a server of the sessionless revision (no initialize) is named as such, with the revisions it lists; \
-a session id the page cannot read is explained', async () => {
+test('a server of a draft of the sessionless revision (no initialize, and no server/discover either) is named as such, with the \
+revisions it lists; a session id the page cannot read is explained', async () => {
   const sessionless = stubFetch(
     (m) =>
       new Response(
@@ -579,7 +584,10 @@ a session id the page cannot read is explained', async () => {
     (err) =>
       err instanceof McpError &&
       err.code === 'unsupported_version' &&
-      /speaks only protocol revision 2026-07-28 without the initialize handshake \(the sessionless revision\)/.test(err.message),
+      err.message.includes(
+        "lists protocol revision 2026-07-28 but refused both Clawser's 2026-07-28 request (server/discover) and the initialize " +
+          'handshake: it may speak a draft',
+      ),
   );
   const noMethod = stubFetch(
     (m) =>

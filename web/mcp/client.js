@@ -1,47 +1,43 @@
-// Why this file is long: one Streamable HTTP session of the MCP protocol (handshake, session id,
-//  response and GET streams, cancellation, progress, re-handshake); every part reads and writes the
-//  same session state.
+// Why this file is long: one Streamable HTTP connection of the MCP protocol in either era (the
+//  revision probe, handshake, session id, response, GET and listen streams, cancellation, progress,
+//  re-handshake); every part reads and writes the same connection state. The rules that differ
+//  between revisions are in revision.js, the errors and their explanations in errors.js.
 /**
- * A Model Context Protocol client over Streamable HTTP (protocol revisions 2025-06-18 and
- * 2025-11-25), from the page: JSON-RPC POSTs that accept a JSON or an SSE answer, the session
- * (`Mcp-Session-Id`) kept and sent, `MCP-Protocol-Version` on every request after the
- * handshake, a new handshake when the server forgot the session (404, or 400 "no valid
- * session"), `DELETE` on close, server notifications and requests on response streams (and on
- * the optional GET stream), cancellation (`notifications/cancelled`) and progress tokens.
+ * A Model Context Protocol client over Streamable HTTP, from the page. It speaks the stateless
+ * revision 2026-07-28 and negotiates down to 2025-11-25, 2025-06-18 and 2025-03-26: connect()
+ * first asks `server/discover` as 2026-07-28 (the spec's HTTP probe) and falls back to the
+ * initialize handshake when the server does not answer as a 2026-07-28 server.
+ * 2026-07-28: no session; every request carries `_meta` (protocol version, client identity and
+ * capabilities) and the `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*`
+ * headers; change notifications come on a `subscriptions/listen` stream; cancelling closes the
+ * request's stream. 2025: the session (`Mcp-Session-Id`) kept and sent, `MCP-Protocol-Version` on
+ * every request after the handshake, a new handshake when the server forgot the session (404, or
+ * 400 "no valid session"), `DELETE` on close, server notifications and requests on response
+ * streams (and on the optional GET stream), cancellation (`notifications/cancelled`).
+ * Both: JSON-RPC POSTs that accept a JSON or an SSE answer, progress tokens.
  * Errors say what to do: a server that speaks only the old HTTP+SSE transport, a revision this
  * client does not speak, and a server the browser cannot reach because of CORS (with the exact
  * headers it must allow).
  */
 import { parseSSE } from '../net/sse.js';
-import { offlineExplains, offlineMessage } from '../net/offline.js';
+import { CORS_HELP, McpError, explainNoStreamableHttp, hostOf, httpError, unreachable } from './errors.js';
+import {
+  DiscoverResultSchema,
+  LEGACY_VERSIONS,
+  MODERN_ERRORS,
+  MODERN_VERSIONS,
+  paramHeadersOf,
+  paramHeaderValues,
+  standardHeaders,
+  supportedVersionsOf,
+  withEnvelope,
+} from './revision.js';
+
+export { CORS_HELP, McpError } from './errors.js';
 
 /** Protocol revisions this client speaks, newest first. */
-export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'];
+export const PROTOCOL_VERSIONS = [...MODERN_VERSIONS, ...LEGACY_VERSIONS];
 export const CLIENT_INFO = { name: 'clawser', title: 'Clawser', version: '0.1.0' };
-
-export class McpError extends Error {
-  /**
-   * @param {'http' | 'rpc' | 'cors' | 'unreachable' | 'old_transport' | 'unsupported_version' | 'session' | 'aborted' | 'auth'
-   *   | 'protocol'} code
-   * @param {string} message @param {{rpcCode?: number, status?: number, data?: unknown, authenticate?: string | null}} [details]
-   */
-  constructor(code, message, details = {}) {
-    super(message);
-    this.name = 'McpError';
-    this.code = code;
-    this.rpcCode = details.rpcCode;
-    this.status = details.status;
-    this.data = details.data;
-    /** The WWW-Authenticate header of a 401 (OAuth discovery starts there). */
-    this.authenticate = details.authenticate ?? null;
-  }
-}
-
-/** What a server must send for a page to use it (the CORS part of the error message). */
-export const CORS_HELP =
-  'send Access-Control-Allow-Origin for this page, allow the Content-Type, Authorization, Mcp-Session-Id, ' +
-  'MCP-Protocol-Version and Last-Event-ID request headers and the GET, POST and DELETE methods, and ' +
-  'expose the Mcp-Session-Id response header (Access-Control-Expose-Headers)';
 
 /**
  * @typedef {object} McpTool
@@ -75,6 +71,16 @@ export const CORS_HELP =
  * @property {number} [timeoutMs] how long a request may go without an answer or progress (5 minutes)
  */
 
+/**
+ * @typedef {object} McpRequestOptions
+ * @property {AbortSignal} [signal]
+ * @property {boolean} [handshake] initialize or the 2026-07-28 probe: no session needed, not cancelled with a notification
+ * @property {boolean} [retried] sent again after a new handshake
+ * @property {boolean} [probe] the 2026-07-28 probe: what else the server sends meanwhile is not acted on
+ * @property {boolean} [lasting] no time-out (a listen stream)
+ * @property {Record<string, string>} [headers] more headers (a call's Mcp-Param-*)
+ */
+
 let nextProgress = 1;
 
 export class McpClient {
@@ -105,6 +111,19 @@ export class McpClient {
   #reconnecting = null;
   /** Requests waiting for an answer: each restarts its time-out when the server reports progress. @type {Map<number, () => void>} */
   #alive = new Map();
+  /** The server's era, once it answered the probe (kept for this client's life, as the spec advises). @type {'modern' | 'legacy' | null} */
+  #era = null;
+  /** The 2026-07-28 probe did not get through (CORS, network): said when the server then turns out to speak only 2026-07-28. */
+  #probeBlocked = false;
+  /** The log level asked for, sent with every 2026-07-28 request (there is no logging/setLevel). @type {string | null} */
+  #logLevel = null;
+  /** The Mcp-Param-* headers each listed tool's calls carry (2026-07-28). @type {Map<string, import('./revision.js').ParamHeader[]>} */
+  #paramHeaders = new Map();
+
+  /** This connection speaks the stateless revision (2026-07-28). */
+  get #modern() {
+    return this.protocolVersion !== null && MODERN_VERSIONS.includes(this.protocolVersion);
+  }
 
   /** @param {McpClientOptions} options */
   constructor(options) {
@@ -116,49 +135,76 @@ export class McpClient {
   }
 
   /**
-   * The handshake: `initialize`, then `notifications/initialized`. Returns what the server is.
+   * Connects: the 2026-07-28 probe (`server/discover`), else the 2025 handshake (`initialize`,
+   * then `notifications/initialized`). Returns what the server is.
    * @param {{signal?: AbortSignal}} [options]
    */
   async connect(options = {}) {
     this.#closed = false;
     this.sessionId = null;
     this.protocolVersion = null;
+    this.#paramHeaders.clear();
+    if (this.#era !== 'legacy') {
+      const modern = await this.#discover(options.signal);
+      if (modern) {
+        if (this.#wantsListening) {
+          this.#listening?.abort();
+          this.#listening = null;
+          this.listen();
+        }
+        return modern;
+      }
+    }
     let result;
     try {
       result = await this.#request(
         'initialize',
-        { protocolVersion: PROTOCOL_VERSIONS[0], capabilities: { roots: { listChanged: false } }, clientInfo: CLIENT_INFO },
+        { protocolVersion: LEGACY_VERSIONS[0], capabilities: { roots: { listChanged: false } }, clientInfo: CLIENT_INFO },
         { signal: options.signal, handshake: true },
       );
     } catch (err) {
       const e = /** @type {McpError} */ (err);
-      // A server of the newer, sessionless revision has no `initialize`: it says so with -32004
-      // (unsupported protocol version, listing what it supports) or -32601 (no such method).
-      if (e.rpcCode === -32004 || e.rpcCode === -32601 || (e.code === 'rpc' && /protocol version|unsupported/i.test(e.message))) {
-        const supported = /** @type {{supported?: unknown}} */ (e.data ?? {}).supported;
-        const list = Array.isArray(supported) ? supported.map(String).join(', ') : '';
+      // A server of the sessionless revision has no `initialize`: it says so with an unsupported
+      // protocol version error listing what it supports (-32022; -32004 in drafts) or -32601.
+      if (
+        e.rpcCode === MODERN_ERRORS.unsupportedVersion ||
+        e.rpcCode === -32004 ||
+        e.rpcCode === -32601 ||
+        (e.code === 'rpc' && /protocol version|unsupported/i.test(e.message))
+      ) {
+        const supported = supportedVersionsOf(e.data) ?? [];
+        const list = supported.join(', ');
+        if (this.#probeBlocked && supported.some((v) => MODERN_VERSIONS.includes(v)))
+          throw new McpError(
+            'cors',
+            `${this.#host()} speaks protocol revision ${list}, but this page's request in that revision did not get through: the ` +
+              `server must allow the Mcp-Method and Mcp-Name request headers (CORS). For a browser to use an MCP server it must ` +
+              `${CORS_HELP}.`,
+            { rpcCode: e.rpcCode, data: e.data },
+          );
         throw new McpError(
           'unsupported_version',
-          `${this.#host()} speaks only ${list ? `protocol revision ${list}` : 'a newer protocol revision'} without the initialize ` +
-            `handshake (the sessionless revision), which this version of Clawser does not speak (it ` +
-            `speaks ${PROTOCOL_VERSIONS.join(', ')}). Update Clawser, or use the server's older endpoint if it has one.`,
+          supported.some((v) => MODERN_VERSIONS.includes(v))
+            ? `${this.#host()} lists protocol revision ${list} but refused both Clawser's ${MODERN_VERSIONS.join(', ')} request ` +
+                `(server/discover) and the initialize handshake: it may speak a draft of that revision. Update the server.`
+            : `${this.#host()} answers neither server/discover (${MODERN_VERSIONS.join(', ')}) nor initialize (` +
+                `${LEGACY_VERSIONS.join(', ')})${list ? `; it speaks protocol revision ${list}` : ''}. Clawser speaks ` +
+                `${PROTOCOL_VERSIONS.join(', ')}: update Clawser or the server, or use the server's endpoint for these revisions.`,
           { rpcCode: e.rpcCode, data: e.data },
         );
       }
       if (e.code === 'http' && (e.status === 404 || e.status === 405 || e.status === 400))
-        throw await this.#explainNoStreamableHttp(e, options.signal);
+        throw await explainNoStreamableHttp(this.fetch, this.url, this.options.headers ?? {}, e, options.signal);
       throw err;
     }
     const version = String(result?.protocolVersion ?? '');
-    if (!PROTOCOL_VERSIONS.includes(version)) {
+    if (!LEGACY_VERSIONS.includes(version)) {
       this.close().catch(() => {});
       throw new McpError(
         'unsupported_version',
-        `${this.#host()} answered with protocol revision "${version || 'none'}", which Clawser does not speak (it ` +
-          `speaks ${PROTOCOL_VERSIONS.join(', ')}).${
-            version > PROTOCOL_VERSIONS[0]
-              ? ' The server is newer: it may offer ' + 'only the newest ' + 'sessionless revision; update Clawser.'
-              : ''
+        `${this.#host()} answered the initialize handshake with protocol revision "${version || 'none'}", which Clawser does not ` +
+          `speak there (it speaks ${LEGACY_VERSIONS.join(', ')} with the handshake, ${MODERN_VERSIONS.join(', ')} without).${
+            version > LEGACY_VERSIONS[0] ? ' The server is newer: update Clawser.' : ''
           }`,
       );
     }
@@ -171,6 +217,8 @@ export class McpClient {
       protocolVersion: version,
     };
     await this.#notify('notifications/initialized', undefined, options.signal);
+    // A probe the browser could not send (CORS) is not tried again on a server that answers the 2025 way.
+    if (this.#probeBlocked) this.#era = 'legacy';
     if (this.#wantsListening) {
       this.#listening?.abort();
       this.#listening = null;
@@ -180,12 +228,91 @@ export class McpClient {
   }
 
   /**
-   * Keeps a GET stream open for messages the server sends on its own (list changes, logs), when
-   * it offers one (405: it does not). Stops with close().
+   * The 2026-07-28 probe: `server/discover` in that revision. Returns what the server is when it
+   * answers as a 2026-07-28 server; null when it is of the 2025 era (any other answer but a
+   * refusal to authenticate, as the spec's backward-compatibility rules say); throws when it lists
+   * only revisions this client does not speak.
+   * @param {AbortSignal} [signal]
+   */
+  async #discover(signal) {
+    this.#probeBlocked = false;
+    this.protocolVersion = MODERN_VERSIONS[0];
+    let result;
+    try {
+      result = await this.#request('server/discover', {}, { signal, handshake: true, probe: true });
+    } catch (err) {
+      this.protocolVersion = null;
+      const e = /** @type {McpError} */ (err);
+      if (e.code === 'auth' || e.code === 'aborted') throw err;
+      const supported = e.rpcCode === MODERN_ERRORS.unsupportedVersion ? supportedVersionsOf(e.data) : null;
+      if (supported) {
+        this.#era = 'modern';
+        return this.#unspeakable(supported);
+      }
+      // The request did not get through (a CORS preflight that refuses the new headers, nothing
+      // listening): the handshake tries the 2025 way and says what is wrong if that fails too.
+      // Only an answer of the server (not a 5xx, which says nothing of its era) is remembered.
+      if (e.code === 'cors' || e.code === 'unreachable') this.#probeBlocked = true;
+      else if (!(e.status && e.status >= 500)) this.#era = 'legacy';
+      return null;
+    }
+    const parsed = DiscoverResultSchema.safeParse(result);
+    if (!parsed.success) {
+      this.protocolVersion = null;
+      this.#era = 'legacy';
+      return null;
+    }
+    const version = MODERN_VERSIONS.find((v) => parsed.data.supportedVersions.includes(v));
+    if (!version) {
+      this.protocolVersion = null;
+      this.#era = 'modern';
+      return this.#unspeakable(parsed.data.supportedVersions);
+    }
+    this.#era = 'modern';
+    this.protocolVersion = version;
+    const d = parsed.data;
+    const info = d._meta?.['io.modelcontextprotocol/serverInfo'];
+    this.server = {
+      serverInfo: info ?? { name: this.#host() },
+      capabilities: /** @type {Record<string, any>} */ (d.capabilities),
+      instructions: d.instructions,
+      protocolVersion: version,
+    };
+    return this.server;
+  }
+
+  /**
+   * A server of the 2026-07-28 era that lists no revision this client speaks in it: the 2025
+   * handshake when it lists one of those, else a clear error.
+   * @param {string[]} supported
+   * @returns {null}
+   */
+  #unspeakable(supported) {
+    if (supported.some((v) => LEGACY_VERSIONS.includes(v))) {
+      this.#era = 'legacy';
+      return null;
+    }
+    throw new McpError(
+      'unsupported_version',
+      `${this.#host()} speaks only protocol revision ${supported.join(', ') || '(none listed)'}, which Clawser does not speak ` +
+        `(it speaks ${PROTOCOL_VERSIONS.join(', ')}). Update Clawser, or use the server's endpoint for an older revision if it has one.`,
+      { rpcCode: MODERN_ERRORS.unsupportedVersion, data: { supported } },
+    );
+  }
+
+  /**
+   * Keeps a stream open for messages the server sends on its own (list changes, logs): in
+   * 2026-07-28 a `subscriptions/listen` request, when the server says its tools list changes; in
+   * 2025 the GET stream, when it offers one (405: it does not). Stops with close().
    */
   listen() {
     this.#wantsListening = true;
-    if (this.#listening || !this.sessionId) return;
+    if (this.#listening) return;
+    if (this.#modern) {
+      if (this.server?.capabilities.tools?.listChanged) this.#subscribe();
+      return;
+    }
+    if (!this.sessionId) return;
     const controller = new AbortController();
     this.#listening = controller;
     (async () => {
@@ -225,9 +352,55 @@ export class McpClient {
       });
   }
 
-  /** Every tool, through all pages. @param {{signal?: AbortSignal}} [options] @returns {Promise<McpTool[]>} */
+  /**
+   * The 2026-07-28 change stream: `subscriptions/listen` for tools list changes, opened again
+   * (with a longer wait after each failure) when it ends.
+   */
+  #subscribe() {
+    const controller = new AbortController();
+    this.#listening = controller;
+    (async () => {
+      let failures = 0;
+      while (!controller.signal.aborted && failures < 8) {
+        try {
+          await this.#request(
+            'subscriptions/listen',
+            { notifications: { toolsListChanged: true } },
+            { signal: controller.signal, lasting: true },
+          );
+          failures = 0;
+        } catch (err) {
+          if (controller.signal.aborted || /** @type {McpError} */ (err).rpcCode === -32601) return;
+          failures++;
+        }
+        await new Promise((r) => setTimeout(r, Math.min(1000 * 2 ** failures, 60_000)));
+      }
+    })()
+      .catch(() => {})
+      .finally(() => {
+        if (this.#listening === controller) this.#listening = null;
+      });
+  }
+
+  /**
+   * Every tool, through all pages. In 2026-07-28 a tool whose `x-mcp-header` annotations break the
+   * revision's rules is left out (and said through onLog), as the revision requires.
+   * @param {{signal?: AbortSignal}} [options] @returns {Promise<McpTool[]>}
+   */
   async listTools(options = {}) {
-    return this.#all('tools/list', 'tools', options.signal);
+    /** @type {McpTool[]} */
+    const tools = await this.#all('tools/list', 'tools', options.signal);
+    if (!this.#modern) return tools;
+    this.#paramHeaders.clear();
+    return tools.filter((t) => {
+      const headers = paramHeadersOf(t?.inputSchema);
+      if (headers.ok) {
+        this.#paramHeaders.set(t.name, headers.headers);
+        return true;
+      }
+      this.options.onLog?.('warning', `Clawser left out the tool "${t?.name}" of ${this.#host()}: ${headers.reason}.`, 'clawser');
+      return false;
+    });
   }
 
   /**
@@ -247,7 +420,21 @@ export class McpClient {
       params._meta = { progressToken: token };
     }
     try {
-      const r = await this.#request('tools/call', params, { signal: options.signal });
+      const call = () =>
+        this.#request('tools/call', params, {
+          signal: options.signal,
+          headers: this.#modern ? paramHeaderValues(this.#paramHeaders.get(name) ?? [], args ?? {}) : {},
+        });
+      let r;
+      try {
+        r = await call();
+      } catch (err) {
+        // The tool mirrors arguments into headers this client has not learnt yet: list the tools, then once again.
+        if (/** @type {McpError} */ (err).rpcCode !== MODERN_ERRORS.headerMismatch || !this.#modern || this.#paramHeaders.has(name))
+          throw err;
+        await this.listTools({ signal: options.signal });
+        r = await call();
+      }
       return {
         content: Array.isArray(r?.content) ? r.content : [],
         isError: r?.isError === true,
@@ -296,12 +483,18 @@ export class McpClient {
     return { description: r?.description, messages: Array.isArray(r?.messages) ? r.messages : [] };
   }
 
-  /** Asks the server to send its log messages from `level` up (when it has logging). @param {string} level */
+  /**
+   * Asks the server to send its log messages from `level` up (when it has logging): in 2026-07-28
+   * with every request, in 2025 with `logging/setLevel`.
+   * @param {string} level
+   */
   async setLogLevel(level) {
-    if (this.server?.capabilities.logging) await this.#request('logging/setLevel', { level });
+    if (!this.server?.capabilities.logging) return;
+    if (this.#modern) this.#logLevel = level;
+    else await this.#request('logging/setLevel', { level });
   }
 
-  /** Ends the session (`DELETE`) and stops listening. */
+  /** Ends the session (`DELETE`; 2026-07-28 has none) and stops listening. */
   async close() {
     this.#closed = true;
     this.#wantsListening = false;
@@ -350,12 +543,29 @@ export class McpClient {
   /**
    * One JSON-RPC request; its answer comes as JSON or as an SSE stream (with notifications and
    * server requests before it). A forgotten session is re-established once.
+   * In 2026-07-28 it carries the `_meta` envelope and the revision's headers (with `headers`:
+   * a call's Mcp-Param-*), and a result that asks for more input is refused.
    * @param {string} method @param {unknown} params
-   * @param {{signal?: AbortSignal, handshake?: boolean, retried?: boolean}} [options]
+   * @param {McpRequestOptions} [options]
    * @returns {Promise<any>}
    */
   async #request(method, params, options = {}) {
+    const result = await this.#exchange(method, params, options);
+    if (this.#modern && result?.resultType === 'input_required')
+      throw new McpError(
+        'protocol',
+        `${this.#host()} asks for more input to answer ${method} (${Object.keys(result.inputRequests ?? {}).join(', ') || 'unnamed'}: ` +
+          `elicitation, sampling or roots), which Clawser does not offer to MCP servers.`,
+      );
+    return result;
+  }
+
+  /** @param {string} method @param {unknown} params @param {McpRequestOptions} options @returns {Promise<any>} */
+  async #exchange(method, params, options) {
     const id = this.#nextId++;
+    const modern = this.#modern;
+    if (modern) params = withEnvelope(params, /** @type {string} */ (this.protocolVersion), CLIENT_INFO, this.#logLevel);
+    const extra = modern ? { ...(options.headers ?? {}), ...standardHeaders(method, params) } : {};
     const body = JSON.stringify({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) });
     const signal = options.signal;
     if (signal?.aborted) throw new McpError('aborted', 'Cancelled.');
@@ -367,8 +577,10 @@ export class McpClient {
     const controller = new AbortController();
     const onAbort = () => {
       controller.abort();
-      // The server stops the work too (not for the handshake, which may not be cancelled).
-      if (!options.handshake) this.#notify('notifications/cancelled', { requestId: id, reason: 'The user cancelled it.' }).catch(() => {});
+      // The server stops the work too (not for the handshake, which may not be cancelled). In
+      // 2026-07-28 closing the request's stream is the cancellation.
+      if (!options.handshake && !modern)
+        this.#notify('notifications/cancelled', { requestId: id, reason: 'The user cancelled it.' }).catch(() => {});
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     // A server that never answers does not hold the turn for ever: the time-out restarts with each progress report.
@@ -377,6 +589,7 @@ export class McpClient {
     let timer;
     const arm = () => {
       clearTimeout(timer);
+      if (options.lasting) return;
       timer = setTimeout(() => {
         timedOut = true;
         onAbort();
@@ -386,8 +599,9 @@ export class McpClient {
     this.#alive.set(id, arm);
     const sent = this.sessionId;
     try {
-      const res = await this.#post(body, controller.signal);
+      const res = await this.#post(body, controller.signal, extra);
       if (
+        !modern &&
         (res.status === 404 ||
           (res.status === 400 &&
             /session/i.test(
@@ -417,7 +631,7 @@ export class McpClient {
           );
         }
       }
-      if (!res.ok) throw await this.#httpError(res);
+      if (!res.ok) throw await httpError(res, this.#host());
       const session = res.headers.get('mcp-session-id');
       if (options.handshake && session) this.sessionId = session;
       const type = res.headers.get('content-type') ?? '';
@@ -425,11 +639,11 @@ export class McpClient {
         if (!res.body) throw new McpError('protocol', `${this.#host()} sent an empty event stream.`);
         /** @type {{lastEventId: string, retryMs: number}} */
         const resume = { lastEventId: '', retryMs: 1000 };
-        const answer = await this.#readStream(res.body, id, controller.signal, resume);
+        const answer = await this.#readStream(res.body, id, controller.signal, resume, options.probe);
         if (answer) return answer.result;
-        // The stream closed before the answer: resumable when the server gave event ids (2025-11-25).
+        // The stream closed before the answer: resumable when the server gave event ids (2025-11-25; not in 2026-07-28).
         // Up to 5 tries in a row that bring nothing; a resumed stream that brought events resets the count.
-        for (let attempt = 0; resume.lastEventId && attempt < 5 && !controller.signal.aborted; attempt++) {
+        for (let attempt = 0; !modern && resume.lastEventId && attempt < 5 && !controller.signal.aborted; attempt++) {
           await new Promise((r) => setTimeout(r, Math.min(resume.retryMs, 10_000)));
           const again = await this.fetch(this.url, {
             method: 'GET',
@@ -454,7 +668,7 @@ export class McpClient {
         throw new McpError('protocol', `${this.#host()} did not answer ${method} with JSON-RPC (${text.slice(0, 120)}).`);
       }
       for (const m of Array.isArray(message) ? message : [message]) {
-        const answer = await this.#incoming(m, id);
+        const answer = await this.#incoming(m, id, options.probe);
         if (answer) return answer.result;
       }
       throw new McpError('protocol', `${this.#host()} did not answer ${method}.`);
@@ -506,14 +720,14 @@ export class McpClient {
    * Reads an SSE stream until the answer to `id` (returned) or its end (null), handling what
    * else the server sends; remembers the last event id and the retry delay for resuming.
    * @param {ReadableStream<Uint8Array>} body @param {number} id @param {AbortSignal} signal @param {{lastEventId: string, retryMs: number}}
-   *   resume
+   *   resume @param {boolean} [quiet] only the answer counts (the probe)
    */
-  async #readStream(body, id, signal, resume) {
+  async #readStream(body, id, signal, resume, quiet = false) {
     for await (const msg of parseSSE(body, { signal })) {
       if (msg.id) resume.lastEventId = msg.id;
       if (msg.retry !== undefined) resume.retryMs = msg.retry;
       if (!msg.data) continue;
-      const answer = await this.#incoming(msg.data, id);
+      const answer = await this.#incoming(msg.data, id, quiet);
       if (answer) return answer;
     }
     return null;
@@ -522,7 +736,7 @@ export class McpClient {
   /** A notification (no answer expected: 202). @param {string} method @param {unknown} [params] @param {AbortSignal} [signal] */
   async #notify(method, params, signal) {
     const res = await this.#post(JSON.stringify({ jsonrpc: '2.0', method, ...(params !== undefined ? { params } : {}) }), signal);
-    if (!res.ok && res.status !== 202) throw await this.#httpError(res);
+    if (!res.ok && res.status !== 202) throw await httpError(res, this.#host());
     res.body?.cancel().catch(() => {});
   }
 
@@ -536,29 +750,34 @@ export class McpClient {
     res.body?.cancel().catch(() => {});
   }
 
-  /** @param {string} body @param {AbortSignal} [signal] */
-  async #post(body, signal) {
+  /** @param {string} body @param {AbortSignal} [signal] @param {Record<string, string>} [extra] the revision's headers of this request */
+  async #post(body, signal, extra = {}) {
     try {
       return await this.fetch(this.url, {
         method: 'POST',
-        headers: { ...(await this.#headers()), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        headers: {
+          ...(await this.#headers()),
+          ...extra,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
         body,
         signal,
         credentials: 'omit',
       });
     } catch (err) {
       if (signal?.aborted || /** @type {Error} */ (err).name === 'AbortError') throw err;
-      throw await this.#unreachable();
+      throw await unreachable(this.fetch, this.url, this.options.origin);
     }
   }
 
   /**
    * A message from the server: the answer to `waiting` (returned), or a notification or request
    * it sent meanwhile (handled here).
-   * @param {string | any} raw @param {number | null} waiting
+   * @param {string | any} raw @param {number | null} waiting @param {boolean} [quiet] only the answer counts (the probe)
    * @returns {Promise<{result: any} | null>}
    */
-  async #incoming(raw, waiting) {
+  async #incoming(raw, waiting, quiet = false) {
     let m;
     try {
       m = typeof raw === 'string' ? JSON.parse(raw) : raw;
@@ -571,8 +790,10 @@ export class McpClient {
         throw new McpError('rpc', `${this.#host()}: ${String(m.error.message ?? 'error')}`, { rpcCode: m.error.code, data: m.error.data });
       return { result: m.result };
     }
-    if (typeof m.method !== 'string') return null;
+    if (typeof m.method !== 'string' || quiet) return null;
     if ('id' in m && m.id !== undefined && m.id !== null) {
+      // 2026-07-28 servers send no requests (they ask for input in their results): nothing to answer.
+      if (this.#modern) return null;
       // A request of the server: ping and roots are answered; sampling and elicitation are not offered.
       if (m.method === 'ping') await this.#reply(m.id, { result: {} }).catch(() => {});
       else if (m.method === 'roots/list') await this.#reply(m.id, { result: { roots: [] } }).catch(() => {});
@@ -594,97 +815,7 @@ export class McpClient {
     return null;
   }
 
-  /** @param {Response} res */
-  async #httpError(res) {
-    const text = await res.text().catch(() => '');
-    /** @type {any} */ // the body's shape is the server's: read defensively below
-    let j = null;
-    try {
-      j = JSON.parse(text);
-    } catch {
-      // not JSON: the text as it is
-    }
-    const detail = j ? String(j?.error?.message ?? j?.error_description ?? j?.message ?? text.slice(0, 300)) : text.slice(0, 300);
-    if (res.status === 401 || res.status === 403) {
-      return new McpError(
-        'auth',
-        `${this.#host()} refused the request (HTTP ${res.status})${detail ? `: ${detail}` : ''}. Check the server's token or sign in ` +
-          `again.`,
-        { status: res.status, authenticate: res.headers.get('www-authenticate') },
-      );
-    }
-    if (j?.jsonrpc === '2.0' && j.error && typeof j.error.code === 'number')
-      return new McpError('rpc', `${this.#host()} answered HTTP ${res.status}: ${String(j.error.message ?? '')}`, {
-        status: res.status,
-        rpcCode: j.error.code,
-        data: j.error.data,
-      });
-    return new McpError('http', `${this.#host()} answered HTTP ${res.status}${detail ? `: ${detail}` : ''}.`, { status: res.status });
-  }
-
-  /** The request did not get through: offline, CORS, or nothing there. */
-  async #unreachable() {
-    if (offlineExplains(this.url)) return new McpError('unreachable', offlineMessage(this.#host()));
-    let answered = false;
-    try {
-      await this.fetch(this.url, { mode: 'no-cors', cache: 'no-store', credentials: 'omit' });
-      answered = true;
-    } catch {
-      answered = false;
-    }
-    const origin = this.options.origin ?? globalThis.location?.origin ?? 'this page';
-    if (answered)
-      return new McpError(
-        'cors',
-        `${this.#host()} answered, but does not let this page (${origin}) use it: CORS. For a browser to use an MCP server it ` +
-          `must ${CORS_HELP}.`,
-      );
-    return new McpError('unreachable', `${this.#host()} could not be reached: is the server running, and is ${this.url} its MCP endpoint?`);
-  }
-
-  /**
-   * Initialize was refused with 404/405: an old HTTP+SSE server (2024-11-05) answers a GET with
-   * an `endpoint` event. Says which it is.
-   * @param {McpError} original @param {AbortSignal} [signal]
-   */
-  async #explainNoStreamableHttp(original, signal) {
-    const controller = new AbortController();
-    signal?.addEventListener('abort', () => controller.abort(), { once: true });
-    const timer = setTimeout(() => controller.abort(), 5000);
-    try {
-      const res = await this.fetch(this.url, {
-        method: 'GET',
-        headers: { ...(this.options.headers ?? {}), accept: 'text/event-stream' },
-        signal: controller.signal,
-      });
-      if (res.ok && res.body && (res.headers.get('content-type') ?? '').includes('text/event-stream')) {
-        for await (const msg of parseSSE(res.body, { signal: controller.signal })) {
-          if (msg.event === 'endpoint') {
-            return new McpError(
-              'old_transport',
-              `${this.#host()} speaks only the old HTTP+SSE transport (protocol 2024-11-05), which Clawser does not use. Use the ` +
-                `server's Streamable HTTP endpoint (often /mcp) or a newer version of the server.`,
-            );
-          }
-          break;
-        }
-      }
-    } catch {
-      // no old-style stream either
-    } finally {
-      clearTimeout(timer);
-      controller.abort();
-    }
-    return new McpError('http', `${original.message} Is ${this.url} the server's MCP endpoint (often ending in /mcp)?`, {
-      status: original.status,
-    });
-  }
-
   #host() {
-    try {
-      return new URL(this.url).host;
-    } catch {
-      return this.url;
-    }
+    return hostOf(this.url);
   }
 }
