@@ -824,8 +824,9 @@ function remoteArgs(options, url) {
   };
 }
 
-/** @param {unknown} err @param {string} url @param {RemoteOptions} options */
-const remoteError = (err, url, options) => toGitError(err, { url, corsProxy: options.corsProxy, hasToken: !!options.token?.trim() });
+/** @param {unknown} err @param {string} url @param {RemoteOptions} options @param {boolean} [clone] */
+const remoteError = (err, url, options, clone) =>
+  toGitError(err, { url, corsProxy: options.corsProxy, hasToken: !!options.token?.trim(), clone });
 
 /**
  * Clones a repository into an empty workspace file system, leaving Clawser's own folders out
@@ -851,7 +852,7 @@ export async function cloneInto(fs, url, options = {}) {
   } catch (err) {
     // isomorphic-git's own clean-up cannot remove a folder that is not empty: nothing half-cloned stays.
     if (!hadGit) await repo.raw.delete('.git').catch(() => {});
-    throw remoteError(err, url, options);
+    throw remoteError(err, url, options, true);
   }
   const head = await git.currentBranch({ fs: gfs, dir: DIR }).catch(() => undefined);
   // An empty repository has no commit to check out.
