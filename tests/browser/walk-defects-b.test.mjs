@@ -68,3 +68,28 @@ test('a workspace name of only spaces is refused in the dialog, which stays open
   await home.getByRole('heading', { name: 'Walk notes', exact: true }).waitFor();
   await home.close();
 });
+
+test('the editor header shows the size a save wrote, not the size the file had when it was opened; control: opened again, the same size', async () => {
+  await page.getByRole('button', { name: 'Files', exact: true }).click();
+  await page.getByRole('heading', { name: 'Files', exact: true }).waitFor();
+  await page.getByRole('button', { name: 'New file' }).click();
+  await page.getByRole('dialog').getByLabel(/Name/).fill('walk-size.txt');
+  await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click();
+  const editor = page.getByRole('textbox', { name: 'Contents of walk-size.txt' });
+  await editor.waitFor();
+  const headSize = page.locator('.file-head .small.muted');
+  assert.equal(await headSize.innerText(), '0 B', 'a new file is empty');
+  const text = 'Thirty-six bytes of walk notes here\n';
+  assert.equal(Buffer.byteLength(text), 36);
+  await editor.click();
+  await page.keyboard.type(text);
+  await page.getByRole('heading', { name: 'walk-size.txt •' }).waitFor();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await page.getByRole('heading', { name: 'walk-size.txt', exact: true }).waitFor();
+  assert.equal(await headSize.innerText(), '36 B');
+  // Control: the list and the file opened anew say the same.
+  await page.locator('.file-line', { hasText: 'walk-size.txt' }).locator('.file-size', { hasText: '36 B' }).waitFor();
+  await page.getByRole('button', { name: 'walk-size.txt', exact: true }).click();
+  await editor.waitFor();
+  assert.equal(await headSize.innerText(), '36 B');
+});
