@@ -93,3 +93,46 @@ test('the editor header shows the size a save wrote, not the size the file had w
   await editor.waitFor();
   assert.equal(await headSize.innerText(), '36 B');
 });
+
+test('a fork says that it is one, and of what, in the list (never cut off) and in the chat, with the way back; \
+control: the original says nothing of the kind', async () => {
+  const title = 'Planning the long coastal walk from Porthcurno to Land’s End';
+  await page.keyboard.press('Alt+0');
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  await page.getByText('Start the conversation: type a message below.').waitFor();
+  await page.getByRole('textbox', { name: 'Message' }).fill(title);
+  await page.keyboard.press('Enter');
+  await page.locator('.msg.assistant:not(.streaming)', { hasText: 'Porthcurno' }).waitFor();
+  await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' });
+  const original = page.locator('.conv-item.active');
+  await original.locator('.conv-title', { hasText: 'Porthcurno' }).waitFor({ state: 'attached' });
+  const originalTitle = await original.locator('.conv-title').textContent();
+  assert.equal(await original.locator('.conv-fork').count(), 0, 'control: not a fork');
+  assert.equal(await page.locator('.fork-of').count(), 0, 'control: no fork notice');
+
+  await page.keyboard.press('Alt+7');
+  const events = page.getByRole('list', { name: 'Events' });
+  const reply = events
+    .getByRole('listitem')
+    .filter({ has: page.locator('.ev-agent_message') })
+    .first();
+  await reply.locator('summary').click();
+  await reply.getByRole('button', { name: /Fork here/ }).click();
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  const fork = page.locator('.conv-item.active .conv-fork');
+  await fork.waitFor();
+  assert.equal(await fork.textContent(), `Fork of “${originalTitle}”`);
+  const cut = await fork.evaluate((el) => {
+    const box = el.getBoundingClientRect();
+    const list = /** @type {Element} */ (el.closest('.conv-list')).getBoundingClientRect();
+    return { overflows: el.scrollWidth > el.clientWidth + 1, outside: box.right > list.right + 1, hidden: box.width === 0 };
+  });
+  assert.deepEqual(cut, { overflows: false, outside: false, hidden: false }, 'the whole line is visible');
+  // The chat says it too, with the way back to the original.
+  const notice = page.locator('.fork-of');
+  await notice.waitFor();
+  assert.match(await notice.innerText(), new RegExp(`A fork of “${originalTitle}”`));
+  await notice.getByRole('button', { name: 'Open the original conversation' }).click();
+  await page.locator('.conv-item.active .conv-fork').waitFor({ state: 'detached' });
+  assert.equal(await page.locator('.fork-of').count(), 0, 'the original is not a fork');
+});

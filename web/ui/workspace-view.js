@@ -328,7 +328,9 @@ export function WorkspaceView(props) {
                 },
               },
             },
-            h('span', { class: 'conv-title' }, c.title),
+            h('span', { class: 'conv-title', title: c.title }, c.title),
+            // A fork says so, and of what, on a line of its own that wraps rather than being cut off.
+            c.forkOf ? h('span', { class: 'conv-fork small' }, `Fork of “${c.forkOf.title}”`) : null,
             h('span', { class: 'small muted' }, formatTime(c.updatedAt)),
           ),
           h(
