@@ -136,3 +136,38 @@ control: the original says nothing of the kind', async () => {
   await page.locator('.conv-item.active .conv-fork').waitFor({ state: 'detached' });
   assert.equal(await page.locator('.fork-of').count(), 0, 'the original is not a fork');
 });
+
+test('a memory says its category and who added it in words (never "user · user"); a new memory starts from the default \
+category, not the one chosen for the last', async () => {
+  await page.keyboard.press('Alt+3');
+  await page.getByRole('heading', { name: 'Memory', exact: true }).waitFor();
+  const add = async (/** @type {string} */ key, /** @type {string | null} */ category) => {
+    await page.getByRole('button', { name: 'Add memory' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New memory' });
+    await dialog.getByLabel(/^Key/).fill(key);
+    await dialog.getByLabel('Content').fill(`The walk's ${key}.`);
+    const select = dialog.getByRole('combobox', { name: 'Category' });
+    const before = await select.inputValue();
+    if (category) await select.selectOption(category);
+    await dialog.getByRole('button', { name: 'Remember' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    return before;
+  };
+  assert.equal(await add('walk start', 'core'), 'user', 'the first new memory starts from the default');
+  assert.equal(await add('walk end', null), 'user', 'the next one starts from the default again, not from “core”');
+  // Nor from what an edit or the list's filter last showed.
+  await page.locator('.memory', { hasText: 'walk start' }).getByRole('button', { name: 'Edit walk start' }).click();
+  const edit = page.getByRole('dialog', { name: 'Edit memory' });
+  assert.equal(await edit.getByRole('combobox', { name: 'Category' }).inputValue(), 'core', 'an edit shows the memory’s own');
+  await edit.getByRole('button', { name: 'Cancel' }).click();
+  await page.locator('#memory-category').selectOption('core');
+  assert.equal(await add('walk middle', null), 'user', 'after an edit of a “core” memory and a “core” filter');
+  await page.locator('#memory-category').selectOption('');
+  const start = page.locator('.memory', { hasText: 'walk start' });
+  const end = page.locator('.memory', { hasText: 'walk end' });
+  await end.waitFor();
+  const facts = async (/** @type {import('playwright-core').Locator} */ m) => (await m.locator('.memory-head .small').innerText()).trim();
+  assert.match(await facts(end), /^Category: user · added by you · /);
+  assert.match(await facts(start), /^Category: core · added by you · /, 'the chosen category was kept');
+  assert.doesNotMatch(await facts(end), /user · user/);
+});
