@@ -3,9 +3,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { PANEL_NAV } from '../../web/app/panel-nav.js';
 import { useFixture } from './fixture.mjs';
 import { startGitServer } from '../fixtures/git-http-server.mjs';
 
+const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const fx = await useFixture({ settings: { provider: 'echo' } });
 const { app, browser, page } = fx;
 
@@ -170,4 +174,93 @@ category, not the one chosen for the last', async () => {
   assert.match(await facts(end), /^Category: user · added by you · /);
   assert.match(await facts(start), /^Category: core · added by you · /, 'the chosen category was kept');
   assert.doesNotMatch(await facts(end), /user · user/);
+});
+
+/**
+ * What axe's label-content-name-mismatch (experimental: a visible label the accessible name does
+ * not contain, WCAG 2.5.3) and heading-order (a heading level skipped) find on the page now.
+ * @param {import('playwright-core').Page} p
+ */
+async function nameAndHeadingFaults(p) {
+  if (!(await p.evaluate(() => 'axe' in window))) await p.evaluate(axeSource);
+  return p.evaluate(async () => {
+    const axe = /** @type {any} */ (window).axe; // any: axe-core's global, injected above
+    const rules = ['label-content-name-mismatch', 'heading-order'];
+    const r = await axe.run(document, {
+      runOnly: { type: 'rule', values: rules },
+      rules: Object.fromEntries(rules.map((id) => [id, { enabled: true }])),
+      resultTypes: ['violations'],
+    });
+    return r.violations.flatMap((/** @type {any} */ v) =>
+      v.nodes.map((/** @type {any} */ n) => `${v.id}: ${n.target.join(' ')} ${n.html.slice(0, 120)}`),
+    );
+  });
+}
+
+test('no label-content-name-mismatch and no heading-order on any panel with a job, a skill, a server and a memory listed; \
+control: both planted are found', async () => {
+  await page.evaluate(() => {
+    const b = document.createElement('button');
+    b.id = 'planted-name';
+    b.textContent = 'Run now';
+    b.setAttribute('aria-label', 'Run Planted job now');
+    const h2 = document.createElement('h2');
+    h2.textContent = 'Planted section';
+    const h4 = document.createElement('h4');
+    h4.id = 'planted-heading';
+    h4.textContent = 'Planted card';
+    document.querySelector('main')?.append(b, h2, h4);
+  });
+  const planted = await nameAndHeadingFaults(page);
+  assert.ok(
+    planted.some((x) => x.startsWith('label-content-name-mismatch: #planted-name')),
+    JSON.stringify(planted),
+  );
+  assert.ok(
+    planted.some((x) => x.startsWith('heading-order: #planted-heading')),
+    JSON.stringify(planted),
+  );
+  await page.evaluate(() => document.querySelectorAll('#planted-name, #planted-heading, main > h2').forEach((e) => e.remove()));
+
+  // A job, a skill and a server, so their cards and buttons are there.
+  await page.keyboard.press('Alt+5');
+  await page.getByLabel('When', { exact: true }).fill('every 2 hours');
+  await page.getByLabel('Prompt for the agent').fill('Summarize the morning');
+  await page.locator('#job-name').fill('Morning summary');
+  await page.getByRole('button', { name: 'Create job' }).click();
+  await page.locator('.job', { hasText: 'Morning summary' }).waitFor();
+  await page.keyboard.press('Alt+KeyS');
+  await page.getByRole('button', { name: 'Write a skill' }).click();
+  const skill = page.getByRole('dialog', { name: 'Write a skill' });
+  await skill.getByLabel('Name').fill('walk-notes');
+  await skill.getByLabel('When to use it').fill('Tidies walk notes. Use for notes.');
+  await skill.getByLabel('Instructions').fill('Write notes as short bullet points.');
+  await skill.getByRole('button', { name: 'Save skill' }).click();
+  await page.locator('.skill', { hasText: 'walk-notes' }).waitFor();
+  await page.keyboard.press('Alt+KeyM');
+  await page.getByRole('button', { name: 'Add server' }).click();
+  const server = page.getByRole('dialog', { name: 'Add an MCP server' });
+  await server.getByLabel(/^Name/).fill('walkserver');
+  await server.getByLabel('Server URL').fill(`${await closedPortUrl()}/mcp`);
+  await server.getByRole('button', { name: 'Add server' }).click();
+  await page.locator('.server', { hasText: 'walkserver' }).waitFor();
+  await page.keyboard.press('Alt+3');
+  await page.getByRole('button', { name: 'Add memory' }).click();
+  const memory = page.getByRole('dialog', { name: 'New memory' });
+  await memory.getByLabel(/^Key/).fill('walk heading');
+  await memory.getByLabel('Content').fill('A memory so that the panel lists one.');
+  await memory.getByRole('button', { name: 'Remember' }).click();
+  await page.locator('.memory', { hasText: 'walk heading' }).waitFor();
+
+  /** @type {string[]} */
+  const found = [];
+  for (const p of PANEL_NAV) {
+    await page.getByRole('navigation', { name: 'Workspace panels' }).getByRole('button', { name: p.label, exact: true }).click();
+    await page.getByRole('heading', { name: p.label, exact: true }).waitFor();
+    for (const f of await nameAndHeadingFaults(page)) found.push(`${p.label}: ${f}`);
+  }
+  await page.keyboard.press('Alt+0');
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  for (const f of await nameAndHeadingFaults(page)) found.push(`Chat: ${f}`);
+  assert.deepEqual(found, []);
 });
