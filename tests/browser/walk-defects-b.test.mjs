@@ -264,3 +264,44 @@ control: both planted are found', async () => {
   for (const f of await nameAndHeadingFaults(page)) found.push(`Chat: ${f}`);
   assert.deepEqual(found, []);
 });
+
+test('the palette button shows Ctrl+K on Linux and Windows; control: on a Mac (emulated) it shows ⌘K', async () => {
+  /** The palette button's keys in a new page whose browser reports `platform` (null: this machine's own, Linux). @param {string | null} platform */
+  const keysOn = async (platform) => {
+    const p = await fx.newPage(browser.context);
+    if (platform) {
+      const cdp = await browser.context.newCDPSession(p);
+      const ua = await p.evaluate(() => navigator.userAgent);
+      const mac = platform === 'MacIntel';
+      await cdp.send('Emulation.setUserAgentOverride', {
+        userAgent: ua,
+        platform,
+        userAgentMetadata: {
+          platform: mac ? 'macOS' : 'Windows',
+          platformVersion: mac ? '14.0.0' : '10.0.0',
+          architecture: 'x86',
+          model: '',
+          mobile: false,
+        },
+      });
+    }
+    await p.goto(app.url);
+    await p.getByRole('link', { name: /My workspace/ }).click();
+    const button = p.getByRole('button', { name: 'Commands' });
+    await button.waitFor();
+    const out = {
+      reported: await p.evaluate(() => navigator.platform),
+      shown: await button.locator('[aria-hidden="true"]').innerText(),
+      title: await button.getAttribute('title'),
+    };
+    await p.close();
+    return out;
+  };
+  const linux = await keysOn(null);
+  assert.match(linux.reported, /^Linux/, 'this machine reports Linux');
+  assert.deepEqual([linux.shown, linux.title], ['Ctrl+K', 'Command palette (Ctrl+K)']);
+  const windows = await keysOn('Win32');
+  assert.deepEqual([windows.reported, windows.shown], ['Win32', 'Ctrl+K']);
+  const mac = await keysOn('MacIntel');
+  assert.deepEqual([mac.reported, mac.shown, mac.title], ['MacIntel', '⌘K', 'Command palette (⌘K)']);
+});

@@ -13,6 +13,7 @@ import { parseWorkspaceList, WORKSPACES_KEY } from './workspaces.js';
 import { parseSettings, providerLabel, settingsKey, setupChoices } from './settings.js';
 import { RAIL_COLLAPSED_KEY } from './flags.js';
 import { PANEL_NAV, panelOfShortcut } from './panel-nav.js';
+import { hasCommandKey, paletteKeys } from './shortcuts.js';
 import { markInteractive, savedConfig } from './first-view.js';
 import * as conversationRules from './conversation-rules.js';
 import { Conversation } from '../agent/conversation/conversation.js';
@@ -284,6 +285,7 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
       }
     },
     onPalette: () => call((t) => t.workspace.onPalette()),
+    paletteKeys: paletteKeys(hasCommandKey()),
     // The app's view searches what was typed in the box when it takes over.
     onSearch: () => new Promise(() => {}),
     onOpenHit: (hit) => call((t) => t.workspace.onOpenHit(hit)),
