@@ -179,7 +179,7 @@ category, not the one chosen for the last', async () => {
 /**
  * What axe's label-content-name-mismatch (experimental: a visible label the accessible name does
  * not contain, WCAG 2.5.3) and heading-order (a heading level skipped) find on the page now.
- * @param {import('playwright-core').Page} p
+ * @param {import('playwright-core').Page} p @returns {Promise<string[]>}
  */
 async function nameAndHeadingFaults(p) {
   if (!(await p.evaluate(() => 'axe' in window))) await p.evaluate(axeSource);
