@@ -305,3 +305,16 @@ test('the palette button shows Ctrl+K on Linux and Windows; control: on a Mac (e
   const mac = await keysOn('MacIntel');
   assert.deepEqual([mac.reported, mac.shown, mac.title], ['MacIntel', '⌘K', 'Command palette (⌘K)']);
 });
+
+test('the meter says "≈ 1 token", not "1 tokens"; control: more than one is "tokens"', async () => {
+  await page.keyboard.press('Alt+0');
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  await page.getByText('Start the conversation: type a message below.').waitFor();
+  const box = page.getByRole('textbox', { name: 'Message' });
+  const meter = page.getByRole('group', { name: 'Cost and tokens' });
+  await box.fill('a');
+  await meter.filter({ hasText: /^≈ 1 token in context with your message$/ }).waitFor();
+  await box.fill('a longer draft of several words, well over one token');
+  await meter.filter({ hasText: /^≈ \d+ tokens in context with your message$/ }).waitFor();
+  await box.fill('');
+});
