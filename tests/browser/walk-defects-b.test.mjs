@@ -318,3 +318,33 @@ test('the meter says "≈ 1 token", not "1 tokens"; control: more than one is "t
   await meter.filter({ hasText: /^≈ \d+ tokens in context with your message$/ }).waitFor();
   await box.fill('');
 });
+
+test('the replay slider sits at the start for "Event 1 of N" and at the end for the last; control: the steps between move it', async () => {
+  await page.keyboard.press('Alt+0');
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  await page.getByRole('textbox', { name: 'Message' }).fill('replay me');
+  await page.keyboard.press('Enter');
+  await page.locator('.msg.assistant:not(.streaming)', { hasText: 'replay me' }).waitFor();
+  await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' });
+  await page.keyboard.press('Alt+7');
+  await page.getByRole('list', { name: 'Events' }).getByRole('listitem').first().waitFor();
+  await page.getByRole('button', { name: 'Replay step by step' }).click();
+  const slider = page.getByRole('slider', { name: 'Replay position' });
+  const at = () =>
+    slider.evaluate((el) => {
+      const r = /** @type {HTMLInputElement} */ (el);
+      return (Number(r.value) - Number(r.min)) / (Number(r.max) - Number(r.min));
+    });
+  const total = Number(/** @type {string} */ (await slider.getAttribute('max')));
+  assert.ok(total >= 2, `${total} events`);
+  await page.getByText(`Event 1 of ${total}`).waitFor();
+  assert.equal(await at(), 0, 'the first event: at the start');
+  assert.equal(await slider.getAttribute('aria-valuetext'), `Event 1 of ${total}`);
+  await page.getByRole('button', { name: 'Next event' }).click();
+  await page.getByText(`Event 2 of ${total}`).waitFor();
+  assert.equal(await at(), 1 / (total - 1));
+  await page.getByRole('button', { name: 'Last event' }).click();
+  await page.getByText(`Event ${total} of ${total}`).waitFor();
+  assert.equal(await at(), 1, 'the last event: at the end');
+  await page.getByRole('button', { name: 'End replay' }).click();
+});
