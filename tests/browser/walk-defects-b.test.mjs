@@ -348,3 +348,27 @@ test('the replay slider sits at the start for "Event 1 of N" and at the end for 
   assert.equal(await at(), 1, 'the last event: at the end');
   await page.getByRole('button', { name: 'End replay' }).click();
 });
+
+test('Settings says the missed-jobs choice is in the Schedule panel, not "below"; control: the Schedule panel says "below", \
+where the choice is', async () => {
+  await page.keyboard.press('Alt+0');
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: /Settings/ });
+  const jobs = dialog.getByRole('region', { name: 'Scheduled jobs' });
+  await jobs.filter({ hasText: /Jobs run while Clawser is open/ }).waitFor();
+  const said = await jobs.innerText();
+  assert.doesNotMatch(said, /below/, said);
+  assert.match(said, /as chosen in the Schedule panel \(“When a job was due while Clawser was closed”\)/);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  await page.keyboard.press('Alt+5');
+  const mode = page.locator('#job-mode');
+  await mode.filter({ hasText: /Jobs run while Clawser is open/ }).waitFor();
+  assert.match(await mode.innerText(), /as chosen below\./);
+  const below = await page.evaluate(() => {
+    const text = /** @type {Element} */ (document.querySelector('#job-mode'));
+    const choice = /** @type {Element} */ (document.querySelector('#job-missed'));
+    return !!(text.compareDocumentPosition(choice) & Node.DOCUMENT_POSITION_FOLLOWING);
+  });
+  assert.ok(below, 'the choice really is below the sentence there');
+});
