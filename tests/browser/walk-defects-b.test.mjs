@@ -73,7 +73,8 @@ test('a workspace name of only spaces is refused in the dialog, which stays open
   await home.close();
 });
 
-test('the editor header shows the size a save wrote, not the size the file had when it was opened; control: opened again, the same size', async () => {
+test('the editor header shows the size a save wrote, not the size the file had when it was opened; control: opened again, \
+the same size', async () => {
   await page.getByRole('button', { name: 'Files', exact: true }).click();
   await page.getByRole('heading', { name: 'Files', exact: true }).waitFor();
   await page.getByRole('button', { name: 'New file' }).click();
@@ -266,7 +267,10 @@ control: both planted are found', async () => {
 });
 
 test('the palette button shows Ctrl+K on Linux and Windows; control: on a Mac (emulated) it shows ⌘K', async () => {
-  /** The palette button's keys in a new page whose browser reports `platform` (null: this machine's own, Linux). @param {string | null} platform */
+  /**
+   * The palette button's keys in a new page whose browser reports `platform` (null: this machine's own, Linux).
+   * @param {string | null} platform
+   */
   const keysOn = async (platform) => {
     const p = await fx.newPage(browser.context);
     if (platform) {

@@ -93,7 +93,8 @@ export function toGitError(err, context = {}) {
 const noToken = (where, cause, clone) =>
   new GitError(
     'auth_failed',
-    `The server asks for credentials${where}: ${clone ? 'give an access token and clone again' : 'add an access token in the git settings'}.`,
+    `The server asks for credentials${where}: ` +
+      `${clone ? 'give an access token and clone again' : 'add an access token in the git settings'}.`,
     { cause },
   );
 
