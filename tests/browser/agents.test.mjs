@@ -305,7 +305,7 @@ a finding arrives like a job result', async () => {
   await job.getByText(/Heartbeat checklist/).waitFor();
   llm.reset();
   llm.enqueue({ text: 'HEARTBEAT_OK' });
-  await job.getByRole('button', { name: 'Run Heartbeat now' }).click();
+  await job.getByRole('button', { name: 'Run now: Heartbeat' }).click();
   await job.getByText(/Last run .*: succeeded/).waitFor();
   assert.match(
     String(llm.requests[0].body.messages.at(-1).content),
@@ -316,7 +316,7 @@ a finding arrives like a job result', async () => {
   await page.getByRole('link', { name: /💓 Heartbeat/ }).waitFor({ state: 'detached' });
 
   llm.enqueue({ text: 'Two new files arrived in inbox/.' });
-  await job.getByRole('button', { name: 'Run Heartbeat now' }).click();
+  await job.getByRole('button', { name: 'Run now: Heartbeat' }).click();
   await page.locator('.banner', { hasText: 'Scheduled job “Heartbeat” finished.' }).getByRole('button', { name: 'Open' }).click();
   await page.locator('.msg.assistant', { hasText: 'Two new files arrived in inbox/.' }).waitFor();
   assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__notifications), [

@@ -466,11 +466,12 @@ test('offline, cloning a git repository says "You are offline", not CORS; online
     const dialog = home.getByRole('dialog', { name: 'Clone a git repository' });
     await dialog.getByLabel('Repository URL').fill(url);
     await dialog.getByRole('button', { name: 'Clone' }).click();
-    const alert = home.getByRole('alert').filter({ hasText: /could not be reached|could not reach/ });
+    // Said in the dialog, which stays open with the URL (issue 37).
+    const alert = dialog.getByRole('alert').filter({ hasText: /could not be reached|could not reach/ });
     await alert.waitFor();
     const text = await alert.innerText();
-    await alert.getByRole('button', { name: 'Dismiss' }).click();
-    await alert.waitFor({ state: 'detached' });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
     return text;
   };
   try {
@@ -481,7 +482,7 @@ test('offline, cloning a git repository says "You are offline", not CORS; online
     const port = /** @type {import('node:net').AddressInfo} */ (closed.address()).port;
     await new Promise((r) => closed.close(r));
     const online = await clone(`http://127.0.0.1:${port}/team/repo.git`);
-    assert.match(online, /does not allow requests from web pages \(CORS\)\. Set a CORS proxy/);
+    assert.match(online, /does not allow requests from web pages \(CORS\)\. Give a CORS proxy/);
     assert.doesNotMatch(online, /You are offline/);
     // Offline (no request leaves the browser): the message says so.
     await browser.context.setOffline(true);

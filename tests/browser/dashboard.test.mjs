@@ -112,7 +112,7 @@ test('scheduled jobs: counts, the next run and recent runs with their result', a
   await page.getByLabel('Arguments (JSON)').fill(JSON.stringify({ path: '/' }));
   await page.getByRole('button', { name: 'Create job' }).click();
   const job = page.locator('.job', { hasText: 'List the files' });
-  await job.getByRole('button', { name: 'Run List the files now' }).click();
+  await job.getByRole('button', { name: 'Run now: List the files' }).click();
   await job.getByText(/Last run .*: succeeded/).waitFor();
   await page.keyboard.press('Alt+8');
   const jobs = dashboard().getByRole('region', { name: 'Scheduled jobs' });

@@ -133,9 +133,11 @@ test('clone with a token, push, pull, non-fast-forward, wrong token, no CORS', a
     await page.getByRole('dialog', { name: 'Clone a git repository' }).getByLabel('Repository URL').fill(plainUrl);
     await page.getByRole('dialog', { name: 'Clone a git repository' }).getByRole('button', { name: 'Clone' }).click();
     await page
+      .getByRole('dialog', { name: 'Clone a git repository' })
       .getByRole('alert')
-      .filter({ hasText: /does not allow requests from web pages \(CORS\)\. Set a CORS proxy/ })
+      .filter({ hasText: /does not allow requests from web pages \(CORS\)\. Give a CORS proxy/ })
       .waitFor();
+    await page.getByRole('dialog', { name: 'Clone a git repository' }).getByRole('button', { name: 'Cancel' }).click();
     assert.equal(await page.getByRole('link', { name: /plain/ }).count(), 0, 'the failed clone left no workspace');
   } finally {
     await noCors.close();

@@ -398,7 +398,7 @@ fork at an event', async () => {
   assert.equal(await page.locator('.msg.user').count(), 1, 'only the events up to the fork');
   assert.equal(await page.locator('.msg', { hasText: 'second one' }).count(), 0);
   // by text content: innerText is empty until laid out (content-visibility: auto)
-  await page.locator('.conv-item.active', { hasText: /\(fork\)/ }).waitFor();
+  await page.locator('.conv-item.active', { hasText: /Fork of “/ }).waitFor();
 });
 
 test('a long conversation list is drawn a page at a time and grows as it scrolls into view', async () => {

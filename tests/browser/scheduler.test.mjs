@@ -69,7 +69,7 @@ test('a job from the Schedule panel fires at its time: a turn in its conversatio
   await browser.context.clock.fastForward('31:00');
   await job.getByRole('button', { name: 'Resume Give me the weather summary' }).click();
   llm.enqueue({ text: 'Still sunny.' });
-  await job.getByRole('button', { name: 'Run Give me the weather summary now' }).click();
+  await job.getByRole('button', { name: 'Run now: Give me the weather summary' }).click();
   await page.getByText('“Give me the weather summary” finished.', { exact: true }).waitFor();
   await job.getByText('History (2)').click(); // the first run and this one: none while paused
   await job.getByText(/— ok \(run now\)/).waitFor();

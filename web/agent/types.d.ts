@@ -21,6 +21,8 @@ export interface ConversationMeta {
   branched?: boolean;
   /** A sub-agent's conversation: the conversation and tool call that delegated to it, and the agent's name. */
   parent?: { conversationId: string; toolCallId: string; agent: string };
+  /** A fork ("Fork here" in the Events panel): the conversation it was forked from and that one's title then. */
+  forkOf?: { conversationId: string; title: string };
   /** The routing hint this conversation is pinned to (its model comes from the workspace's routes). */
   route?: RouteHint;
 }

@@ -39,7 +39,7 @@ import { JobDelivery } from './job-delivery.js';
 import { SettingsFlow } from './settings-flow.js';
 import { createChatController } from './chat-assembly.js';
 import { LayoutPreference, artifactSlot } from './workspace-layout.js';
-import { listenForShortcuts, shortcutList } from './shortcuts.js';
+import { listenForShortcuts, shortcutList, hasCommandKey, paletteKeys } from './shortcuts.js';
 import {
   noticeInsecureContext,
   noticeStorageStall,
@@ -434,7 +434,7 @@ export class ClawserApp {
   }
 
   #showShortcuts() {
-    shortcutsDialog(shortcutList(this.panels.list()));
+    shortcutsDialog(shortcutList(this.panels.list(), { command: hasCommandKey() }));
   }
 
   /** @param {Promise<unknown>} p */
@@ -708,6 +708,7 @@ export class ClawserApp {
       railCollapsed: this.config?.get(RAIL_COLLAPSED_KEY, false) === true,
       onRailToggle: (collapsed) => this.#guard((async () => this.config?.set(RAIL_COLLAPSED_KEY, collapsed))()),
       onPalette: () => this.#guard(this.#openPalette()),
+      paletteKeys: paletteKeys(hasCommandKey()),
       onSearch: (query) => controller.searchConversations(query),
       onOpenHit: (hit) => {
         // Beside a panel, the chat half shows the hit and the panel stays.

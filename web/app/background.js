@@ -72,12 +72,17 @@ async function lastCheckAt(reg) {
 }
 
 /**
- * The mode and the sentence the Schedule panel shows. Also keeps the background check
- * registered or removed as the permission says.
- * @param {{leader: boolean, tabs: number}} here whether this tab runs the jobs, and how many Clawser tabs are open
+ * The mode and the sentence the Schedule panel (and Settings) shows. Also keeps the background
+ * check registered or removed as the permission says.
+ * @param {{leader: boolean, tabs: number, where?: 'schedule' | 'settings'}} here whether this tab runs the jobs, and how many Clawser
+ *   tabs are open; where: the sentence's place — the choices it refers to are below it in the Schedule panel, elsewhere it names them
  * @returns {Promise<{mode: 'background' | 'foreground', text: string}>}
  */
 export async function backgroundMode(here) {
+  const inSchedule = (here.where ?? 'schedule') === 'schedule';
+  // The choice of what happens to missed jobs, and the button that allows notifications, are in the Schedule panel.
+  const asChosen = inSchedule ? 'as chosen below' : 'as chosen in the Schedule panel (“When a job was due while Clawser was closed”)';
+  const allowThem = inSchedule ? 'allow them below' : 'allow them in the Schedule panel';
   const reg = await navigator.serviceWorker?.getRegistration?.().catch(() => undefined);
   const check = await syncBackgroundCheck(reg);
   const base = 'Jobs run while Clawser is open in a tab (one tab runs them when several are open).';
@@ -87,7 +92,7 @@ export async function backgroundMode(here) {
     const quiet =
       notifications === 'granted'
         ? ''
-        : ' Notifications are not allowed for Clawser, so these checks cannot tell you anything until you allow them below.';
+        : ` Notifications are not allowed for Clawser, so these checks cannot tell you anything until you ${allowThem}.`;
     const at = await lastCheckAt(reg);
     const last =
       at === null ? ' No background check has happened yet.' : ` The last background check was on ${new Date(at).toLocaleString()}.`;
@@ -95,11 +100,10 @@ export async function backgroundMode(here) {
       mode: 'background',
       text:
         `${base}${who} While no Clawser tab is open, this browser lets Clawser check for due jobs now and then (the browser decides ` +
-        `when, typically at most about once an hour) and notify you of them; they run when you open Clawser, as chosen ` +
-        `below.${quiet}${last}`,
+        `when, typically at most about once an hour) and notify you of them; they run when you open Clawser, ${asChosen}.${quiet}${last}`,
     };
   }
-  const closed = ' Jobs that fall due while it is closed are handled when you next open it, as chosen below.';
+  const closed = ` Jobs that fall due while it is closed are handled when you next open it, ${asChosen}.`;
   const installed = typeof matchMedia === 'function' && matchMedia('(display-mode: standalone)').matches;
   const why = {
     unsupported: ' This browser offers no background checks for web apps, so nothing checks for due jobs while Clawser is closed.',

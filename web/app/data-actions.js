@@ -37,9 +37,16 @@ export class DataActions {
     this.deps = deps;
   }
 
-  /** @returns {Promise<string | null>} the new workspace's id */
+  /**
+   * Asks for a repository and clones it into a new workspace. A failure is said in the dialog,
+   * which stays open with what was typed (the proxy and the token are fields of it: there is no
+   * workspace yet whose settings could hold them).
+   * @returns {Promise<string | null>} the new workspace's id
+   */
   async cloneRepository() {
-    const v = await formDialog({
+    /** @type {{id: string, skipped: number} | null} */
+    let cloned = null;
+    await formDialog({
       title: 'Clone a git repository',
       description:
         'The repository becomes a new workspace. Private repositories need an access ' +
@@ -50,22 +57,38 @@ export class DataActions {
         { name: 'corsProxy', label: 'CORS proxy (optional)', type: 'url', placeholder: 'https://cors.isomorphic-git.org' },
       ],
       submitLabel: 'Clone',
+      busyLabel: 'Cloning…',
+      submit: async (v) => {
+        try {
+          cloned = await this.#clone(String(v.url), String(v.token), String(v.corsProxy));
+          return null;
+        } catch (err) {
+          const code = /** @type {{code?: unknown}} */ (err)?.code;
+          const field = code === 'cors' ? 'corsProxy' : code === 'auth_failed' ? 'token' : code === 'remote_not_found' ? 'url' : undefined;
+          return { error: /** @type {Error} */ (err)?.message ?? String(err), field };
+        }
+      },
     });
-    if (!v) return null;
-    const url = String(v.url);
+    const done = /** @type {{id: string, skipped: number} | null} */ (cloned);
+    if (!done) return null;
+    return done.id;
+  }
+
+  /**
+   * Clones `url` into a new workspace named after it; on failure nothing is left behind.
+   * @param {string} url @param {string} token @param {string} corsProxy
+   */
+  async #clone(url, token, corsProxy) {
     const { cloneInto } = await import('../git/git.js');
     const ws = await this.deps.workspaces.create(repoName(url));
     this.deps.status(`Cloning ${url}…`);
     let skipped = 0;
     try {
       // cloneInto writes through git's protected view: a repository's copies of Clawser's own folders are never written.
-      ({ skipped } = await cloneInto(new ScopedFileSystem(this.deps.fs, `clawser_workspaces/${ws.id}`), url, {
-        token: String(v.token),
-        corsProxy: String(v.corsProxy),
-      }));
+      ({ skipped } = await cloneInto(new ScopedFileSystem(this.deps.fs, `clawser_workspaces/${ws.id}`), url, { token, corsProxy }));
       const s = this.deps.agentSettings.load(ws.id);
-      this.deps.agentSettings.save(ws.id, { ...s, git: { ...s.git, corsProxy: String(v.corsProxy) } });
-      if (v.token) await this.deps.agentSettings.setGitToken(ws.id, String(v.token));
+      this.deps.agentSettings.save(ws.id, { ...s, git: { ...s.git, corsProxy } });
+      if (token) await this.deps.agentSettings.setGitToken(ws.id, token);
     } catch (err) {
       // Nothing half-cloned is left behind.
       await this.deps.workspaces.delete(ws.id).catch(() => {});
@@ -78,7 +101,7 @@ export class DataActions {
         `Cloned ${repoName(url)}. ${skippedNote(skipped)} They would have been jobs, goals, memories or other state of Clawser that you ` +
           `did not make.`,
       );
-    return ws.id;
+    return { id: ws.id, skipped };
   }
 
   async exportEverything() {

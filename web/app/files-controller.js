@@ -127,10 +127,12 @@ export class FilesController {
     return (await this.fs.stat(this.check(path))) !== null;
   }
 
-  /** Saves text (atomic replace). @param {string} path @param {string} text */
+  /** Saves text (atomic replace); resolves to the size saved, in bytes. @param {string} path @param {string} text */
   async save(path, text) {
-    await this.fs.write(this.check(path), text);
+    const p = this.check(path);
+    await this.fs.write(p, text);
     this.#changed();
+    return (await this.fs.stat(p))?.size ?? new TextEncoder().encode(text).length;
   }
 
   /** @param {string} path @param {'file' | 'directory'} kind */

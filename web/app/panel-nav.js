@@ -45,3 +45,16 @@ export function panelOfShortcut(e, panels) {
   if (key === '0') return 'chat';
   return panels.find((p) => p.shortcut === `Alt+${key}`)?.name ?? null;
 }
+
+/**
+ * Whether this computer's keyboard has a ⌘ key (a Mac, an iPad, an iPhone), from the platform
+ * the browser reports (User-Agent Client Hints where there are, else navigator.platform).
+ * @param {{platform?: string, userAgentData?: {platform?: string}}} [nav] the browser's navigator
+ */
+export function hasCommandKey(nav = globalThis.navigator) {
+  const platform = nav?.userAgentData?.platform || nav?.platform || '';
+  return /^(mac|iphone|ipad|ipod)/i.test(platform);
+}
+
+/** The command palette's keys as this keyboard writes them: ⌘K on a Mac, Ctrl+K on Linux and Windows. @param {boolean} command */
+export const paletteKeys = (command) => (command ? '⌘K' : 'Ctrl+K');

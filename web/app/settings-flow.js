@@ -141,7 +141,15 @@ export class SettingsFlow {
         current: settings.load(workspaceId),
         agent: agentSettings.load(workspaceId),
         describeBackground: async () =>
-          (await (await import('./background.js')).backgroundMode({ leader: !!tabs.isLeader, tabs: tabs.peers().length + 1 })).text,
+          (
+            await (
+              await import('./background.js')
+            ).backgroundMode({
+              leader: !!tabs.isLeader,
+              tabs: tabs.peers().length + 1,
+              where: 'settings',
+            })
+          ).text,
         hasKey: (provider) => settings.hasKey(workspaceId, provider),
         isolation: isolation && {
           on: isolation.wanted(),

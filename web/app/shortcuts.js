@@ -5,15 +5,19 @@
  */
 import { panelOfShortcut } from './panel-nav.js';
 
+// The keyboard's words for the keys live with the navigation, which the first view loads anyway.
+export { hasCommandKey, paletteKeys } from './panel-nav.js';
+
 /**
- * Every shortcut with what it does, for the "?" dialog.
- * @param {readonly {label: string, shortcut?: string}[]} panels
+ * Every shortcut with what it does, for the "?" dialog (⌘ for Ctrl where the keyboard has it).
+ * @param {readonly {label: string, shortcut?: string}[]} panels @param {{command?: boolean}} [keyboard]
  * @returns {{keys: string, action: string}[]}
  */
-export function shortcutList(panels) {
+export function shortcutList(panels, { command = false } = {}) {
+  const mod = command ? '⌘' : 'Ctrl+';
   return [
     { keys: '?', action: 'Show this list' },
-    { keys: 'Ctrl+K / ⌘K', action: 'Command palette: every action, panel, conversation and workspace' },
+    { keys: `${mod}K`, action: 'Command palette: every action, panel, conversation and workspace' },
     { keys: 'Enter', action: 'Send the message' },
     { keys: 'Shift+Enter', action: 'New line in the message' },
     { keys: 'Esc', action: 'Stop the reply being written; close a dialog' },
@@ -22,7 +26,7 @@ export function shortcutList(panels) {
     { keys: 'Alt+0', action: 'Open Chat' },
     ...panels.filter((p) => p.shortcut).map((p) => ({ keys: /** @type {string} */ (p.shortcut), action: `Open ${p.label}` })),
     { keys: '← / →, Home, End', action: 'Resize the chat beside a panel (on the focused divider)' },
-    { keys: 'Ctrl+S / ⌘S', action: 'In the file editor: save the file' },
+    { keys: `${mod}S`, action: 'In the file editor: save the file' },
     { keys: 'Tab', action: 'In the Terminal: complete the command or path' },
     { keys: 'Esc, then Tab', action: 'Leave the Terminal (Shift+Tab too)' },
     { keys: '↑ / ↓, Ctrl+R', action: 'In the Terminal: earlier lines, search the history' },

@@ -12,7 +12,7 @@ import { StorageError, splitPath, toStorageError } from '../storage/errors.js';
 import { parseWorkspaceList, WORKSPACES_KEY } from './workspaces.js';
 import { keyProviderNames, parseSettings, providerLabel, settingsKey, setupChoices } from './settings.js';
 import { RAIL_COLLAPSED_KEY } from './flags.js';
-import { PANEL_NAV, panelOfShortcut } from './panel-nav.js';
+import { PANEL_NAV, panelOfShortcut, hasCommandKey, paletteKeys } from './panel-nav.js';
 import { markInteractive, savedConfig } from './first-view.js';
 import * as conversationRules from './conversation-rules.js';
 import { Conversation } from '../agent/conversation/conversation.js';
@@ -285,6 +285,7 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
       }
     },
     onPalette: () => call((t) => t.workspace.onPalette()),
+    paletteKeys: paletteKeys(hasCommandKey()),
     // The app's view searches what was typed in the box when it takes over.
     onSearch: () => new Promise(() => {}),
     onOpenHit: (hit) => call((t) => t.workspace.onOpenHit(hit)),

@@ -18,8 +18,9 @@ export class GitError extends Error {
 
 /**
  * Maps isomorphic-git's and fetch's errors to GitErrors. `url`/`corsProxy` make network
- * messages specific; `hasToken` tells a refused token from a missing one.
- * @param {unknown} err @param {{url?: string, corsProxy?: string, hasToken?: boolean}} [context]
+ * messages specific; `hasToken` tells a refused token from a missing one; `clone`: a clone into
+ * a new workspace, whose advice points to the clone's own fields (there are no workspace settings yet).
+ * @param {unknown} err @param {{url?: string, corsProxy?: string, hasToken?: boolean, clone?: boolean}} [context]
  * @returns {Error}
  */
 export function toGitError(err, context = {}) {
@@ -29,7 +30,7 @@ export function toGitError(err, context = {}) {
   const where = context.url ? ` (${context.url})` : '';
   if (code === 'HttpError') {
     const status = e.data?.statusCode;
-    if ((status === 401 || status === 403) && context.hasToken === false) return noToken(where, err);
+    if ((status === 401 || status === 403) && context.hasToken === false) return noToken(where, err, context.clone);
     if (status === 401 || status === 403)
       return new GitError(
         'auth_failed',
@@ -66,7 +67,7 @@ export function toGitError(err, context = {}) {
           `The server refused the credentials${where}: check the access token and that it may read and write this repository.`,
           { cause: err },
         )
-      : noToken(where, err);
+      : noToken(where, err, context.clone);
   }
   // fetch() rejects with a TypeError and no detail when CORS blocks the response or the host is unreachable.
   if (e instanceof TypeError && /fetch|network/i.test(e.message)) {
@@ -78,17 +79,24 @@ export function toGitError(err, context = {}) {
       context.corsProxy
         ? `Could not reach the git server through the CORS proxy ${context.corsProxy}${where}. Check that the proxy is running and ` +
             `allows this page's origin.`
-        : `The browser could not reach the git server${where}: it is offline, or it does not allow requests from web pages (CORS). Set ` +
-            `a CORS proxy in the workspace's git settings.`,
+        : `The browser could not reach the git server${where}: it is offline, or it does not allow requests from web pages (CORS). ` +
+            (context.clone
+              ? 'Give a CORS proxy (a server you trust that relays the requests) in “CORS proxy” and clone again.'
+              : "Set a CORS proxy in the workspace's git settings."),
       { cause: err },
     );
   }
   return err instanceof Error ? err : new GitError('git', String(err));
 }
 
-/** @param {string} where @param {unknown} cause */
-const noToken = (where, cause) =>
-  new GitError('auth_failed', `The server asks for credentials${where}: add an access token in the git settings.`, { cause });
+/** @param {string} where @param {unknown} cause @param {boolean} [clone] */
+const noToken = (where, cause, clone) =>
+  new GitError(
+    'auth_failed',
+    `The server asks for credentials${where}: ` +
+      `${clone ? 'give an access token and clone again' : 'add an access token in the git settings'}.`,
+    { cause },
+  );
 
 /** The user-facing note about what a checkout left out ('' when nothing was). @param {number} skipped */
 export function skippedNote(skipped) {

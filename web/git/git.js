@@ -441,29 +441,57 @@ export class WorkspaceGit {
     return this.#run(async ({ fs, cache }) => {
       const oid = await this.#resolve(fs, cache, ref);
       const { commit } = await git.readCommit({ fs, dir: DIR, oid, cache });
-      const parent = commit.parent[0];
-      const trees = parent ? [git.TREE({ ref: parent }), git.TREE({ ref: oid })] : [git.TREE({ ref: oid })];
-      /** @type {FileDiff[]} */
-      const out = [];
-      await git.walk({
-        fs,
-        dir: DIR,
-        cache,
-        trees,
-        map: async (path, entries) => {
-          if (path === '.') return true;
-          const [before, after] = parent ? entries : [null, entries[0]];
-          const [tb, ta] = await Promise.all([before?.type(), after?.type()]);
-          if (tb === 'tree' || ta === 'tree') return true;
-          const [ob, oa] = await Promise.all([before?.oid(), after?.oid()]);
-          if (ob === oa) return null;
-          const [cb, ca] = await Promise.all([before ? before.content() : null, after ? after.content() : null]);
-          out.push(fileDiff(path, cb ?? null, ca ?? null));
-          return null;
-        },
-      });
-      return out.sort((x, y) => x.path.localeCompare(y.path));
+      return this.#treeDiff(fs, cache, commit.parent[0] ?? null, oid);
     });
+  }
+
+  /**
+   * What changed from one commit to another (`git diff A B`): any two commits, in either order.
+   * @param {string} from @param {string} to commit ids (may be abbreviated), branches or HEAD
+   * @returns {Promise<FileDiff[]>}
+   */
+  diffCommits(from, to) {
+    return this.#run(async ({ fs, cache }) => {
+      const [a, b] = [await this.#resolve(fs, cache, from), await this.#resolve(fs, cache, to)];
+      return this.#treeDiff(fs, cache, a, b);
+    });
+  }
+
+  /**
+   * The full id of a commit, branch or HEAD, or null when `ref` names none (the shell tells
+   * `git diff <commit>` from `git diff <path>` by this, as git does).
+   * @param {string} ref @returns {Promise<string | null>}
+   */
+  resolveCommit(ref) {
+    return this.#run(({ fs, cache }) => this.#resolve(fs, cache, ref).catch(() => null));
+  }
+
+  /**
+   * File diffs between two commits' trees (`before` null: everything in `after` is added).
+   * @param {ReturnType<typeof createGitFs>} fs @param {object} cache @param {string | null} before @param {string} after
+   */
+  async #treeDiff(fs, cache, before, after) {
+    const trees = before ? [git.TREE({ ref: before }), git.TREE({ ref: after })] : [git.TREE({ ref: after })];
+    /** @type {FileDiff[]} */
+    const out = [];
+    await git.walk({
+      fs,
+      dir: DIR,
+      cache,
+      trees,
+      map: async (path, entries) => {
+        if (path === '.') return true;
+        const [old, now] = before ? entries : [null, entries[0]];
+        const [to, tn] = await Promise.all([old?.type(), now?.type()]);
+        if (to === 'tree' || tn === 'tree') return true;
+        const [oo, on] = await Promise.all([old?.oid(), now?.oid()]);
+        if (oo === on) return null;
+        const [co, cn] = await Promise.all([old ? old.content() : null, now ? now.content() : null]);
+        out.push(fileDiff(path, co ?? null, cn ?? null));
+        return null;
+      },
+    });
+    return out.sort((x, y) => x.path.localeCompare(y.path));
   }
 
   /** @returns {Promise<{current: string | null, branches: string[]}>} */
@@ -796,8 +824,9 @@ function remoteArgs(options, url) {
   };
 }
 
-/** @param {unknown} err @param {string} url @param {RemoteOptions} options */
-const remoteError = (err, url, options) => toGitError(err, { url, corsProxy: options.corsProxy, hasToken: !!options.token?.trim() });
+/** @param {unknown} err @param {string} url @param {RemoteOptions} options @param {boolean} [clone] */
+const remoteError = (err, url, options, clone) =>
+  toGitError(err, { url, corsProxy: options.corsProxy, hasToken: !!options.token?.trim(), clone });
 
 /**
  * Clones a repository into an empty workspace file system, leaving Clawser's own folders out
@@ -823,7 +852,7 @@ export async function cloneInto(fs, url, options = {}) {
   } catch (err) {
     // isomorphic-git's own clean-up cannot remove a folder that is not empty: nothing half-cloned stays.
     if (!hadGit) await repo.raw.delete('.git').catch(() => {});
-    throw remoteError(err, url, options);
+    throw remoteError(err, url, options, true);
   }
   const head = await git.currentBranch({ fs: gfs, dir: DIR }).catch(() => undefined);
   // An empty repository has no commit to check out.
@@ -855,16 +884,34 @@ export function fileDiff(path, a, b) {
   };
 }
 
-/** A unified-diff text of file diffs (for the agent's git_diff tool). @param {FileDiff[]} diffs */
+/**
+ * A hunk's range as git writes it: `start,count`, the count left out when it is 1, and an empty
+ * range given as the line before it (jsdiff counts an insertion at the top as `1,0`, git as `0,0`).
+ * @param {number} start @param {number} count
+ */
+function hunkRange(start, count) {
+  if (count === 1) return `${start}`;
+  return `${count === 0 ? Math.max(0, start - 1) : start},${count}`;
+}
+
+/** A unified-diff text of file diffs, as `git diff` prints it (the terminal's and the agent's git_diff tool). @param {FileDiff[]} diffs */
 export function formatDiff(diffs) {
   return diffs
     .map((d) => {
-      const head = `--- ${d.change === 'added' ? '/dev/null' : `a/${d.path}`}\n+++ ${d.change === 'deleted' ? '/dev/null' : `b/${d.path}`}`;
-      if (d.binary) return `${head}\nBinary file ${d.change}`;
-      if (d.tooLarge) return `${head}\nFile too large to diff`;
-      return [head, ...d.hunks.map((h) => `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@\n${h.lines.join('\n')}`)].join(
-        '\n',
+      const [a, b] = [d.change === 'added' ? '/dev/null' : `a/${d.path}`, d.change === 'deleted' ? '/dev/null' : `b/${d.path}`];
+      const head = `diff --git a/${d.path} b/${d.path}`;
+      if (d.binary) return `${head}\nBinary files ${a} and ${b} differ`;
+      if (d.tooLarge) return `${head}\n--- ${a}\n+++ ${b}\nFile too large to diff`;
+      const hunks = d.hunks.map(
+        (h) => `@@ -${hunkRange(h.oldStart, h.oldLines)} +${hunkRange(h.newStart, h.newLines)} @@\n${h.lines.join('\n')}`,
       );
+      return [`${head}\n--- ${a}\n+++ ${b}`, ...hunks].join('\n');
     })
     .join('\n');
+}
+
+/** `git diff --name-status` (`M\tpath`) or `--name-only` lines of file diffs. @param {FileDiff[]} diffs @param {boolean} [withStatus] */
+export function formatNameStatus(diffs, withStatus = true) {
+  const letter = { added: 'A', deleted: 'D', modified: 'M' };
+  return diffs.map((d) => (withStatus ? `${letter[d.change]}\t${d.path}` : d.path)).join('\n');
 }

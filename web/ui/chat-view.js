@@ -201,6 +201,25 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
         ),
       );
     }
+    // A fork says which conversation it came from, with the way back while that one exists.
+    const forkOf = s.conversations.find((c) => c.id === s.activeId)?.forkOf;
+    if (forkOf) {
+      const from = s.conversations.find((c) => c.id === forkOf.conversationId);
+      list.append(
+        h(
+          'li',
+          { class: 'notice small muted fork-of' },
+          `A fork of “${from?.title ?? forkOf.title}”${from ? '' : ' (since deleted)'}: its messages up to the fork, continued here. `,
+          from
+            ? h(
+                'button',
+                { type: 'button', class: 'secondary small-btn', on: { click: () => controller.select(forkOf.conversationId) } },
+                'Open the original conversation',
+              )
+            : '',
+        ),
+      );
+    }
     if (s.hasEarlier) {
       list.append(
         h(

@@ -121,7 +121,7 @@ export function EventsPanel(props) {
   const list = h('ol', { class: 'event-list', 'aria-label': 'Events' });
   // Replay: the log as it grew, one event at a time.
   const position = /** @type {HTMLInputElement} */ (
-    h('input', { type: 'range', min: '0', max: '0', value: '0', 'aria-label': 'Replay position' })
+    h('input', { type: 'range', min: '1', max: '1', value: '1', 'aria-label': 'Replay position' })
   );
   const positionText = h('span', { class: 'small', 'aria-live': 'polite' });
   const step = (/** @type {number} */ d) => {
@@ -258,8 +258,10 @@ export function EventsPanel(props) {
       list.append(row);
       if (current) requestAnimationFrame(() => row.scrollIntoView({ block: 'nearest' }));
     }
-    position.max = String(events.length);
-    position.value = String(replayAt);
+    // From the first event to the last: "Event 1 of 2" sits at the start, not half-way.
+    position.max = String(Math.max(1, events.length));
+    position.value = String(Math.max(1, replayAt));
+    position.setAttribute('aria-valuetext', replayAt ? `Event ${replayAt} of ${events.length}` : '');
     positionText.textContent = replayAt ? `Event ${replayAt} of ${events.length}` : '';
     status.textContent = `${shown.length} of ${events.length} events${q ? ` matching “${query.value.trim()}”` : ''}.`;
   }

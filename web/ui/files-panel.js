@@ -231,7 +231,7 @@ export function FilesPanel(props) {
     openPath = file.path;
     selectDir(parentOf(file.path));
     const title = h('h2', { class: 'file-title' }, file.path);
-    const meta = h('span', { class: 'small muted' }, size(file.size));
+    const meta = h('span', { class: 'small muted file-size' }, size(file.size));
     const download = h(
       'button',
       { type: 'button', class: 'secondary', on: { click: () => guarded(() => downloadFile(file.path)) } },
@@ -272,7 +272,7 @@ export function FilesPanel(props) {
       };
       const saveFile = async () => {
         if (!editor || !openPath) return;
-        await files.save(openPath, editor.text());
+        meta.textContent = size(await files.save(openPath, editor.text()));
         setDirty(false);
         status.textContent = `Saved ${openPath}.`;
       };

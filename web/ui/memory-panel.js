@@ -6,6 +6,9 @@ import { confirmDialog, formDialog } from './dialogs.js';
 /** Entries drawn at once; "Show more" adds as many again (100,000 entries stay responsive). */
 const PAGE = 100;
 
+/** Who added a memory, in words (its category can be "user" too: "user · user" said nothing). @param {string} source */
+const sourceWords = (source) => (source === 'user' ? 'added by you' : source === 'agent' ? 'stored by the agent' : `from ${source}`);
+
 /**
  * The Memory panel: search (the same ranking the agent's recall uses), filter by category,
  * add, edit, pin, delete, import and export the workspace's long-term memories.
@@ -70,7 +73,7 @@ export function MemoryPanel(props) {
         h(
           'span',
           { class: 'small muted' },
-          `${m.category} · ${m.source} · ${new Date(m.timestamp).toLocaleString()}${
+          `Category: ${m.category} · ${sourceWords(m.source)} · ${new Date(m.timestamp).toLocaleString()}${
             m.score !== undefined ? ` · ` + `score ${m.score.toFixed(2)}` : ''
           }`,
         ),

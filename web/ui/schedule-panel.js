@@ -263,7 +263,8 @@ export function SchedulePanel(props) {
         {
           type: 'button',
           class: 'secondary small-btn',
-          'aria-label': `Run ${j.name} now`,
+          // The name starts with the words on the button (WCAG 2.5.3), then says which job.
+          'aria-label': `Run now: ${j.name}`,
           on: {
             click: () =>
               guarded(async () => {
@@ -286,7 +287,7 @@ export function SchedulePanel(props) {
               'aria-label': `Open the conversation of ${j.name}`,
               on: { click: () => props.onOpenConversation(/** @type {string} */ (j.conversationId)) },
             },
-            'Open conversation',
+            'Open the conversation',
           )
         : null,
       h(

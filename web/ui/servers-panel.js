@@ -216,7 +216,7 @@ export function ServersPanel(props) {
       h(
         'div',
         { class: 'row server-head' },
-        h('h4', null, s.name),
+        h('h3', null, s.name),
         h('span', { class: `small server-status${st.status === 'error' ? ' bad' : ''}` }, STATUS_WORDS[st.status]),
         h(
           'span',

@@ -256,7 +256,7 @@ export function SkillsPanel(props) {
       h(
         'div',
         { class: 'row skill-head' },
-        h('h4', null, e.name),
+        h('h3', null, e.name),
         h(
           'span',
           { class: 'small muted' },

@@ -309,7 +309,8 @@ export interface FilesPanelController {
   list(dir?: string): Promise<(DirEntry & { path: string; size?: number })[]>;
   open(path: string): Promise<OpenedFile>;
   readBytes(path: string): Promise<Uint8Array>;
-  save(path: string, text: string): Promise<void>;
+  /** Resolves to the file's size once saved, in bytes. */
+  save(path: string, text: string): Promise<number>;
   /** Resolves to the path made. */
   create(path: string, kind: 'file' | 'directory'): Promise<string>;
   /** Renames or moves (never over something that exists); resolves to the new path. */

@@ -7,14 +7,15 @@ import { h, clear, formatTime } from './dom.js';
  * screens, collapsible and remembered; a drawer behind the Menu button on phones), the
  * conversation list (a drawer on phones) and the panel passed in.
  * @param {{workspace: WorkspaceSummary, controller: ChatStateSource, chat: HTMLElement, side?: HTMLElement, providerLabel: string, onHome:
- *   () => void, onSettings: () => void, onPalette: () => void,
+ *   () => void, onSettings: () => void, onPalette: () => void, paletteKeys: string,
  *   split?: {on: boolean, onToggle: () => void},
  *   panels: {label: string, icon: string, shortcut?: string, current: boolean, onOpen: () => void}[], railCollapsed: boolean, onRailToggle:
  *   (collapsed: boolean) => void,
  *   onSearch: (query: string) => Promise<SearchHit[]>, onOpenHit: (hit: SearchHit) => void,
  *   onSelect: (id: string) => void, onNew: () => void, onRename: (id: string, title: string) => void, onDelete: (id: string, title: string)
  *   => void, onExport: (id: string, title: string) => void, onImport: (file: File) => void}} props
- *   panels: Chat first, in the navigation's order; split: the panel on screen can show beside the chat (wide screens)
+ *   panels: Chat first, in the navigation's order; split: the panel on screen can show beside the chat (wide screens);
+ *   paletteKeys: the command palette's keys as this keyboard writes them (⌘K, Ctrl+K)
  */
 export function WorkspaceView(props) {
   const { workspace, controller } = props;
@@ -328,7 +329,9 @@ export function WorkspaceView(props) {
                 },
               },
             },
-            h('span', { class: 'conv-title' }, c.title),
+            h('span', { class: 'conv-title', title: c.title }, c.title),
+            // A fork says so, and of what, on a line of its own that wraps rather than being cut off.
+            c.forkOf ? h('span', { class: 'conv-fork small' }, `Fork of “${c.forkOf.title}”`) : null,
             h('span', { class: 'small muted' }, formatTime(c.updatedAt)),
           ),
           h(
@@ -433,10 +436,10 @@ export function WorkspaceView(props) {
           type: 'button',
           class: 'secondary icon-only palette-btn',
           'aria-keyshortcuts': 'Control+K Meta+K',
-          title: 'Command palette (Ctrl+K)',
+          title: `Command palette (${props.paletteKeys})`,
           on: { click: props.onPalette },
         },
-        h('span', { 'aria-hidden': 'true' }, '⌘K'),
+        h('span', { 'aria-hidden': 'true' }, props.paletteKeys),
         h('span', { class: 'sr-only' }, 'Commands'),
       ),
       h(

@@ -23,6 +23,7 @@ export const ConversationMetaSchema = z.looseObject({
   titleGenerated: z.boolean().optional(),
   branched: z.boolean().optional(),
   parent: z.looseObject({ conversationId: z.string(), toolCallId: z.string(), agent: z.string() }).optional(),
+  forkOf: z.looseObject({ conversationId: z.string(), title: z.string() }).optional(),
   route: z.enum(['fast', 'smart', 'code', 'vision']).optional(),
 });
 
@@ -50,6 +51,8 @@ export function isConversationMeta(value) {
     (!p || typeof p !== 'object' || typeof p.conversationId !== 'string' || typeof p.toolCallId !== 'string' || typeof p.agent !== 'string')
   )
     return false;
+  const f = m.forkOf;
+  if (f !== undefined && (!f || typeof f !== 'object' || typeof f.conversationId !== 'string' || typeof f.title !== 'string')) return false;
   return true;
 }
 

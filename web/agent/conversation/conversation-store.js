@@ -429,7 +429,8 @@ export class ConversationStore {
    * A new conversation holding `events` as they are (ids and times kept), e.g. from an imported
    * file the caller validated. The log is written before the conversation is listed.
    * @param {string} title @param {ClawserEvent[]} events @returns {Promise<ConversationMeta>}
-   * @param {{imagesFrom?: string}} [options] imagesFrom: the conversation whose attached images the events show (a fork)
+   * @param {{imagesFrom?: string, forkOf?: {conversationId: string, title: string}}} [options] imagesFrom: the conversation whose
+   *   attached images the events show (a fork); forkOf: the conversation this one is a fork of (kept in its details)
    */
   async createFrom(title, events, options = {}) {
     const now = Date.now();
@@ -448,6 +449,7 @@ export class ConversationStore {
     /** @type {ConversationMeta} */
     const meta = { id, title, createdAt: events[0]?.timestamp ?? now, updatedAt: events.at(-1)?.timestamp ?? now, titleSet: true };
     if (events.some((e) => e.type === 'branch')) meta.branched = true;
+    if (options.forkOf) meta.forkOf = { conversationId: options.forkOf.conversationId, title: options.forkOf.title };
     await writeJson(this.#fs, `${this.dirOf(id)}/meta.json`, meta);
     await this.#listed(meta);
     return meta;

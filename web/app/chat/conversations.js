@@ -244,8 +244,10 @@ export class Conversations {
     const tree = new BranchTree(await store.allEvents(conversationId));
     if (!tree.has(eventId)) throw new ChatError('not_found', 'That event is not in this conversation (it may have been deleted).');
     const source = this.core.state.conversations.find((c) => c.id === conversationId)?.title ?? 'Conversation';
-    const meta = await store.createFrom(`${source} (fork)`.slice(0, 120), withoutOpenToolRound(tree.pathTo(eventId)), {
+    // The title stays the source's: that it is a fork, and of what, is said beside it (forkOf), never cut off with the title.
+    const meta = await store.createFrom(source.slice(0, 120), withoutOpenToolRound(tree.pathTo(eventId)), {
       imagesFrom: conversationId,
+      forkOf: { conversationId, title: source },
     });
     this.core.listed(meta);
     return meta;

@@ -18,7 +18,8 @@ The workspace's repository (the same one as the Git panel):
   add <path>... | -A | .      stage files for the next commit
   commit -m <message> [-a]    commit what is staged (-a: every change)
   log [--oneline] [-N|-n N] [--skip=N] [--format=…|--pretty=…] [<path>]
-  diff [--cached] [<path>] | diff <commit>
+  diff [--cached] [--name-status|--name-only] [<path>...]   the working tree's (or staged) changes
+  diff <commit> [<commit>] [--] [<path>...]   what a commit changed, or from one commit to another (A..B too)
   branch [-d] [<name>]        list, create or delete branches
   checkout [-b] <branch>      switch branches (switch [-c] <branch> too)
   restore [--source=<commit>] <path>...
@@ -276,23 +277,48 @@ async function runGit(repo, sub, args, ctx) {
       return { stdout: separated ? entries.join('\n') : entries.map((e) => `${e}\n`).join(''), stderr: '', exitCode: 0 };
     }
     case 'diff': {
-      const { opts, rest } = parseArgs(args, []);
-      const { formatDiff } = await import('../../git/git.js');
+      // Words before `--` may be commits (`A B`, `A..B`, or one commit: what it changed); after
+      // it, only paths. Without `--`, a word is a commit when it names one and no file, as git reads it.
+      const dashes = args.indexOf('--');
+      const { opts, rest: words } = parseArgs(dashes < 0 ? args : args.slice(0, dashes), []);
+      const { formatDiff, formatNameStatus } = await import('../../git/git.js');
       const status = await repo.status();
       const isPath = (/** @type {string} */ r) => status.some((s) => s.path === path(r) || s.path.startsWith(`${path(r)}/`));
-      if (rest.length === 1 && !isPath(rest[0])) return ok(formatDiff(await repo.diffCommit(rest[0])));
+      /** @type {string[]} */
+      const revs = [];
+      let taken = 0;
+      for (const word of words) {
+        const range = word.match(/^(.*?)\.\.(?!\.)(.*)$/s);
+        const named = range && !revs.length ? [range[1] || 'HEAD', range[2] || 'HEAD'] : [word];
+        if (revs.length + named.length > 2 || (dashes < 0 && !range && isPath(word))) break;
+        const oids = await Promise.all(named.map((r) => repo.resolveCommit(r)));
+        if (oids.some((o) => !o)) {
+          if (dashes >= 0 || range) return fail(`fatal: bad revision '${named[oids.indexOf(null)]}'`, 128);
+          break;
+        }
+        revs.push(.../** @type {string[]} */ (oids));
+        taken++;
+      }
+      if (dashes >= 0 && taken < words.length) return fail(`fatal: bad revision '${words[taken]}'`, 128);
+      for (const word of words.slice(taken))
+        if (!isPath(word) && !(await ctx.fs.exists(resolveShellPath(ctx.cwd, word))))
+          return fail(`fatal: ambiguous argument '${word}': unknown revision or path not in the working tree.`, 128);
+      const paths = [...words.slice(taken), ...(dashes < 0 ? [] : args.slice(dashes + 1))].map(path);
+      const wanted = (/** @type {string} */ p) => !paths.length || paths.some((r) => p === r || p.startsWith(`${r}/`));
       const cached = opts.has('--cached') || opts.has('--staged');
-      const paths = status
-        .filter(
-          (s) =>
-            (cached ? s.staged : s.unstaged && s.state !== 'new') &&
-            (!rest.length || rest.some((r) => s.path === path(r) || s.path.startsWith(`${path(r)}/`))),
-        )
-        .map((s) => s.path);
-      const diffs = await Promise.all(
-        paths.map((p) => repo.diffFile(p, cached ? { from: 'HEAD', to: 'INDEX' } : { from: 'INDEX', to: 'WORKDIR' })),
-      );
-      return ok(formatDiff(diffs.filter((d) => d.binary || d.tooLarge || d.hunks.length)));
+      /** @type {import('../../git/git.js').FileDiff[]} */
+      let diffs;
+      if (revs.length === 2) diffs = await repo.diffCommits(revs[0], revs[1]);
+      else if (revs.length === 1) diffs = await repo.diffCommit(revs[0]);
+      else {
+        const changed = status.filter((s) => (cached ? s.staged : s.unstaged && s.state !== 'new') && wanted(s.path)).map((s) => s.path);
+        diffs = await Promise.all(
+          changed.map((p) => repo.diffFile(p, cached ? { from: 'HEAD', to: 'INDEX' } : { from: 'INDEX', to: 'WORKDIR' })),
+        );
+      }
+      diffs = diffs.filter((d) => wanted(d.path) && (d.binary || d.tooLarge || d.hunks.length || d.change !== 'modified'));
+      if (opts.has('--name-status') || opts.has('--name-only')) return ok(formatNameStatus(diffs, opts.has('--name-status')));
+      return ok(formatDiff(diffs));
     }
     case 'branch': {
       const { opts, rest } = parseArgs(args, []);

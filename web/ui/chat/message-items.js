@@ -628,7 +628,7 @@ function recordNotice(e, controller) {
               'aria-label': `Open the conversation of ${who}`,
               on: { click: () => controller.select(id) },
             },
-            'Open its conversation',
+            'Open the conversation',
           )
         : '',
     );

@@ -3,6 +3,8 @@
 import { h } from '../dom.js';
 
 const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });
+/** "1 token", "12 tokens", "1.2K tokens". @param {number} n */
+const tokensText = (n) => `${compact.format(n)} token${n === 1 ? '' : 's'}`;
 
 /** "$0.0042", "$1.23". @param {number} cents */
 const usd = (cents) =>
@@ -54,13 +56,13 @@ export function MeterBar({ controller, draft }) {
     const tokens = controller.estimateTokens(draft());
     const context = m.spend.contextTokens + tokens;
     const parts = [];
-    if (context > 0) parts.push(`≈ ${compact.format(context)} tokens in context${tokens ? ' with your message' : ''}`);
+    if (context > 0) parts.push(`≈ ${tokensText(context)} in context${tokens ? ' with your message' : ''}`);
     if (m.spend.calls > 0) {
       const known =
         m.spend.unpricedCalls === m.spend.calls
           ? 'cost unknown'
           : `${m.spend.partial ? 'at least ' : ''}${usd(m.spend.costCents)}${m.spend.unpricedCalls ? ' + unknown' : ''}`;
-      parts.push(`this conversation ${known} (${compact.format(m.spend.inputTokens + m.spend.outputTokens)} tokens)`);
+      parts.push(`this conversation ${known} (${tokensText(m.spend.inputTokens + m.spend.outputTokens)})`);
     }
     if (m.todayCents) parts.push(`today ${usd(m.todayCents)}`);
     if (m.monthCents && m.monthCents !== m.todayCents) parts.push(`this month ${usd(m.monthCents)}`);
