@@ -252,3 +252,83 @@ test('a truncated or foreign file is refused with what to do and nothing is stor
   const { parts: ok } = await stream(model, { messages: [{ role: 'user', content: 'Hello' }], maxTokens: 5 });
   assert.equal(ok.at(-1).type, 'finish');
 });
+
+/**
+ * Stop at a moment the runtime is busy in its worker and cannot look at the signal: while it loads
+ * the model (`load`) or reads a long prompt (`prefill`, its first step of the reply). The page
+ * watches wllama's worker: Stop is pressed as the runtime's step is sent, and every message the
+ * worker sends back is counted, so the test sees whether the stream ended without waiting for the
+ * runtime's answer (no timing: the order of events).
+ * @param {string} model @param {Record<string, unknown>} request @param {'load' | 'prefill' | null} at null: no Stop (the control)
+ */
+const stopWhileBusy = (model, request, at) =>
+  page.evaluate(
+    async ({ model, request, at }) => {
+      const { createProvider } = await import('/web/clawser.js');
+      const { loadedLocalModel, unloadLocalModel } = await import('/web/providers/local-engine.js');
+      /** @type {any} */
+      const g = globalThis;
+      if (!g.__workerWatch) {
+        const watch = { replies: 0, onSend: /** @type {((m: any) => void) | null} */ (null), watched: new WeakSet() };
+        const post = Worker.prototype.postMessage;
+        Worker.prototype.postMessage = function (/** @type {any} */ message, /** @type {any} */ ...rest) {
+          if (!watch.watched.has(this)) {
+            watch.watched.add(this);
+            this.addEventListener('message', () => watch.replies++);
+          }
+          const r = post.call(this, message, ...rest);
+          watch.onSend?.(message);
+          return r;
+        };
+        g.__workerWatch = watch;
+      }
+      const watch = g.__workerWatch;
+      // The step: loading from nothing, or a reply's first step with the model already loaded.
+      if (at === 'load') await unloadLocalModel();
+      const provider = createProvider({ provider: 'local', model });
+      const abort = new AbortController();
+      let repliesAtStop = -1;
+      watch.onSend = (/** @type {any} */ m) => {
+        const step = at === 'load' ? 'load' : 'get_result';
+        if (!at || abort.signal.aborted || m?.verb !== 'wllama.action' || m.args?.[0] !== step) return;
+        repliesAtStop = watch.replies;
+        abort.abort();
+      };
+      /** @type {any[]} */
+      const parts = [];
+      try {
+        for await (const part of provider.chatStream(/** @type {any} */ (request), { signal: abort.signal })) parts.push(part);
+      } finally {
+        watch.onSend = null;
+      }
+      return {
+        parts,
+        stopped: abort.signal.aborted,
+        waitedForRuntime: watch.replies !== repliesAtStop,
+        loaded: !!(await loadedLocalModel()),
+      };
+    },
+    { model, request, at },
+  );
+
+test('Stop while the model loads or reads a long prompt ends the reply without waiting for the runtime, which is torn down; \
+the next reply works (control: the same requests without Stop finish)', async () => {
+  // About 1,500 tokens (the test model's vocabulary is one token per character), in a context of 2,048.
+  const long = Array.from({ length: 30 }, (_, i) => `Line ${i}: the quick brown fox jumps over the lazy dog again.`).join('\n');
+  const request = { messages: [{ role: 'user', content: long }], maxTokens: 8, temperature: 0 };
+  // Control: without Stop the long prompt is read and answered.
+  const full = await stopWhileBusy(model, request, null);
+  assert.equal(full.parts.at(-1).type, 'finish', JSON.stringify(full.parts.at(-1)));
+  assert.ok(full.parts.at(-1).usage.inputTokens > 1000, JSON.stringify(full.parts.at(-1).usage));
+  for (const at of /** @type {const} */ (['prefill', 'load'])) {
+    const stopped = await stopWhileBusy(model, request, at);
+    assert.equal(stopped.stopped, true, `${at}: Stop was pressed`);
+    assert.deepEqual(stopped.parts.at(-1), { type: 'error', error: { code: 'aborted', retryable: false, message: 'Stopped.' } }, at);
+    assert.ok(!stopped.parts.some((p) => p.type === 'text'), `${at}: nothing was written`);
+    assert.equal(stopped.waitedForRuntime, false, `${at}: the stream ended before the runtime answered its step`);
+    assert.equal(stopped.loaded, false, `${at}: the runtime's work was torn down, not left running`);
+    // The next reply loads the model again and answers.
+    const next = await stopWhileBusy(model, { messages: [{ role: 'user', content: 'Hello' }], maxTokens: 5 }, null);
+    assert.equal(next.parts.at(-1).type, 'finish', `${at}: ${JSON.stringify(next.parts.at(-1))}`);
+  }
+});

@@ -89,21 +89,78 @@ function backendOf(choice, gpu, threads) {
   };
 }
 
-/** @type {{id: string, ready: Promise<LoadedModel>, loaded?: LoadedModel} | null} */
+/**
+ * A load, shared by the calls that wait for it. `waiting`: the calls still waiting (a load all of
+ * them stopped is cancelled); `runtime`: the runtime being loaded, torn down when it is.
+ * @typedef {{id: string, ready: Promise<LoadedModel>, loaded?: LoadedModel, waiting: number, cancelled: boolean, runtime?: any}} Entry
+ */
+
+/** @type {Entry | null} */
 let current = null;
 
+/** What Stop ends a load or a reply with (the providers' usual AbortError). */
+const stopped = () => new DOMException('Stopped', 'AbortError');
+
 /**
- * The loaded model `model`, loading it (and unloading another) when needed.
+ * The loaded model `model`, loading it (and unloading another) when needed. Stop (`signal`) ends
+ * the wait at once: the runtime cannot be interrupted mid-load, so a load no call waits for any
+ * more is cancelled by tearing its worker down, and the next call loads again.
  * @param {LocalModel} model
  * @param {() => Promise<Blob[]>} files its parts, in order (read from disk as the runtime reads them)
- * @param {{onProgress?: (text: string) => void, choice?: BackendChoice}} [options]
+ * @param {{onProgress?: (text: string) => void, choice?: BackendChoice, signal?: AbortSignal}} [options]
  * @returns {Promise<LoadedModel>}
  */
 export function loadLocalModel(model, files, options = {}) {
-  if (current?.id === model.id) return current.ready;
+  const { signal } = options;
+  if (signal?.aborted) return Promise.reject(stopped());
+  const entry = current?.id === model.id ? current : startLoad(model, files, options);
+  if (entry.loaded) return entry.ready;
+  // A call that cannot stop keeps the load going for good.
+  entry.waiting++;
+  if (!signal) return entry.ready;
+  return new Promise((resolve, reject) => {
+    const onStop = () => {
+      reject(stopped());
+      if (--entry.waiting === 0 && !entry.loaded) cancelLoad(entry);
+    };
+    signal.addEventListener('abort', onStop, { once: true });
+    entry.ready.then(
+      (loaded) => {
+        signal.removeEventListener('abort', onStop);
+        resolve(loaded);
+      },
+      (err) => {
+        signal.removeEventListener('abort', onStop);
+        reject(err);
+      },
+    );
+  });
+}
+
+/** Stops a load: its worker is torn down (nothing else interrupts it) and it is forgotten. @param {Entry} entry */
+function cancelLoad(entry) {
+  entry.cancelled = true;
+  if (current === entry) current = null;
+  entry.runtime?.exit().catch(() => {});
+}
+
+/**
+ * Starts loading `model` (after unloading the model loaded before), as the current entry.
+ * @param {LocalModel} model @param {() => Promise<Blob[]>} files
+ * @param {{onProgress?: (text: string) => void, choice?: BackendChoice}} options
+ * @returns {Entry}
+ */
+function startLoad(model, files, options) {
   const previous = current;
-  const ready = (async () => {
+  /** @type {Entry} */
+  const entry = { id: model.id, ready: /** @type {Promise<LoadedModel>} */ (/** @type {unknown} */ (null)), waiting: 0, cancelled: false };
+  /** Between the load's steps: a cancelled load goes no further. */
+  const check = () => {
+    if (entry.cancelled) throw stopped();
+  };
+  entry.ready = (async () => {
     if (previous) await unload(previous);
+    check();
     if (!supportsLocalModels()) {
       throw new LocalEngineError(
         'unsupported',
@@ -113,18 +170,22 @@ export function loadLocalModel(model, files, options = {}) {
     const choice = options.choice ?? (await chooseBackend());
     const { Wllama } = await import('@wllama/wllama');
     const parts = await files();
+    check();
     const contextTokens = localContextTokens(model);
     /** @param {boolean} gpu */
     const tryLoad = async (gpu) => {
       // Quiet: llama.cpp logs every step of a load; its errors come back as the load's error.
       const noop = () => {};
       const wllama = new Wllama({ default: WASM_URL }, { logger: { debug: noop, log: noop, warn: noop, error: noop } });
+      entry.runtime = wllama;
       options.onProgress?.(`Loading ${model.name} (${backendOf(choice, gpu, choice.threads).label})…`);
       try {
+        check();
         await wllama.loadModel(parts, { n_ctx: contextTokens, n_threads: choice.threads, n_gpu_layers: gpu ? 999 : 0 });
+        check();
       } catch (err) {
         await wllama.exit().catch(() => {});
-        throw err;
+        throw entry.cancelled ? stopped() : err;
       }
       const threads = wllama.getNumThreads?.() ?? choice.threads;
       return { id: model.id, contextTokens, backend: backendOf(choice, gpu, threads), wllama };
@@ -132,6 +193,7 @@ export function loadLocalModel(model, files, options = {}) {
     try {
       return await tryLoad(choice.gpu);
     } catch (err) {
+      if (entry.cancelled) throw stopped();
       if (choice.gpu) {
         try {
           return await tryLoad(false);
@@ -147,11 +209,9 @@ export function loadLocalModel(model, files, options = {}) {
       );
     }
   })();
-  /** @type {{id: string, ready: Promise<LoadedModel>, loaded?: LoadedModel}} */
-  const entry = { id: model.id, ready };
   current = entry;
   // A failed load is not kept: the next call tries again.
-  ready.then(
+  entry.ready.then(
     (loaded) => {
       entry.loaded = loaded;
     },
@@ -159,7 +219,7 @@ export function loadLocalModel(model, files, options = {}) {
       if (current === entry) current = null;
     },
   );
-  return ready;
+  return entry;
 }
 
 /** @param {{ready: Promise<LoadedModel>}} entry */
@@ -185,4 +245,59 @@ export async function unloadLocalModel(id) {
  */
 export async function loadedLocalModel() {
   return current?.loaded ?? null;
+}
+
+/** Replies under way, per loaded model. @type {WeakMap<LoadedModel, number>} */
+const replying = new WeakMap();
+
+/**
+ * A reply of the loaded model: the runtime's Chat Completions chunks (`params` as its
+ * createChatCompletion takes them, streamed). Stop (`signal`) ends it at once, whatever the runtime
+ * is doing: it looks at the signal only between its steps, and its first step reads the whole
+ * prompt (up to a batch of 2,048 tokens), which takes seconds to minutes on a slow CPU. Stopped
+ * there (before the first token), the runtime's worker is torn down — unless another reply is
+ * using it — and the next call loads the model again; stopped mid-reply, the runtime ends the
+ * reply itself at its next token.
+ * @param {LoadedModel} loaded @param {Record<string, unknown>} params @param {AbortSignal} [signal]
+ * @returns {AsyncGenerator<any>} the runtime's chat.completion.chunk objects
+ */
+export async function* localReply(loaded, params, signal) {
+  if (signal?.aborted) throw stopped();
+  const chunks = /** @type {AsyncIterable<any>} */ (
+    await loaded.wllama.createChatCompletion({ ...params, stream: true, abortSignal: signal })
+  );
+  const it = chunks[Symbol.asyncIterator]();
+  const STOP = Symbol('stop');
+  /** @type {Promise<typeof STOP> | null} */
+  const stop = signal
+    ? new Promise((resolve) => {
+        if (signal.aborted) resolve(STOP);
+        else signal.addEventListener('abort', () => resolve(STOP), { once: true });
+      })
+    : null;
+  replying.set(loaded, (replying.get(loaded) ?? 0) + 1);
+  let started = false;
+  try {
+    while (true) {
+      const next = it.next();
+      // Left behind on Stop, it settles (or fails) later: no unhandled rejection.
+      next.catch(() => {});
+      const r = stop ? await Promise.race([next, stop]) : await next;
+      if (r === STOP) {
+        if (!started && replying.get(loaded) === 1) void tearDown(loaded);
+        throw stopped();
+      }
+      if (r.done) return;
+      started = true;
+      yield r.value;
+    }
+  } finally {
+    replying.set(loaded, (replying.get(loaded) ?? 1) - 1);
+  }
+}
+
+/** Tears a loaded model's runtime down (its worker busy with a stopped reply): the next call loads again. @param {LoadedModel} loaded */
+async function tearDown(loaded) {
+  if (current?.loaded === loaded) current = null;
+  await loaded.wllama.exit().catch(() => {});
 }

@@ -13,7 +13,7 @@
 import { collectStream, ignoredSettings, parseToolArguments } from './http.js';
 import { assembleOpenAIStream, toWireMessage } from './openai.js';
 import { GrammarError, jsonSchemaGrammar, toolCallGrammar } from './local-grammar.js';
-import { LocalEngineError, localContextTokens, loadLocalModel, supportsLocalModels, unloadLocalModel } from './local-engine.js';
+import { LocalEngineError, localContextTokens, localReply, loadLocalModel, supportsLocalModels, unloadLocalModel } from './local-engine.js';
 import { LocalModelError, sharedLocalModelStore } from './local-models.js';
 
 const LABEL = 'The local model';
@@ -159,6 +159,7 @@ export class LocalProvider {
     const model = await this.store.get(this.model);
     const loaded = await loadLocalModel(model, async () => (await this.store.open(model.id)).parts, {
       onProgress: (text) => options.onStatus?.({ type: 'progress', text }),
+      ...(options.signal ? { signal: options.signal } : {}),
     });
     return { model, loaded };
   }
@@ -215,8 +216,6 @@ export class LocalProvider {
     /** @type {Record<string, unknown>} */
     const params = {
       messages,
-      stream: true,
-      abortSignal: signal,
       max_tokens: Math.min(request.maxTokens ?? DEFAULT_MAX_TOKENS, loaded.contextTokens),
       ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     };
@@ -229,8 +228,7 @@ export class LocalProvider {
     }
     if (grammar) params.grammar = grammar;
     try {
-      const chunks = await loaded.wllama.createChatCompletion(params);
-      const parts = assembleOpenAIStream(asMessages(chunks), LABEL);
+      const parts = assembleOpenAIStream(asMessages(localReply(loaded, params, signal)), LABEL);
       if (mode !== 'grammar') {
         yield* parts;
         return;
