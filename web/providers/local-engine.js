@@ -16,6 +16,15 @@ export const LOCAL_CONTEXT_CAP = 8192;
 export const KV_BUDGET_BYTES = 512 * 1024 * 1024;
 /** When the file says nothing of its context length. */
 const DEFAULT_CONTEXT = 4096;
+/**
+ * The most memory the runtime's WebAssembly worker asks for (wllama's WebAssembly.Memory maximum).
+ * On the CPU the weights live in it with the KV cache and working buffers; on WebGPU the weights
+ * go to the GPU. A single file over 2 GB is no problem: the runtime is 64-bit and reads the file
+ * from the Blob in slices (wllama's README's 2 GB limit is its 32-bit build's).
+ */
+export const RUNTIME_MEMORY_BYTES = 4 * 1024 ** 3;
+/** What llama.cpp's compute buffers and the runtime itself take besides weights and context (an allowance). */
+const WORKING_BYTES = 256 * 1024 ** 2;
 
 /**
  * The context a model is loaded with: as long as it was trained for, within what its KV cache may
@@ -29,6 +38,19 @@ export function localContextTokens(model) {
 }
 
 /**
+ * How much more memory than the runtime has a model needs on the CPU: its weights (the file), its
+ * context's KV cache and working buffers, against RUNTIME_MEMORY_BYTES. 0: it fits. Pure.
+ * @param {{bytes: number, kvBytesPerToken: number | null}} model @param {number} contextTokens
+ */
+export function cpuMemoryShortfall(model, contextTokens) {
+  const need = model.bytes + (model.kvBytesPerToken ?? 0) * contextTokens + WORKING_BYTES;
+  return Math.max(0, need - RUNTIME_MEMORY_BYTES);
+}
+
+/** "3.6 GB". @param {number} bytes */
+const gb = (bytes) => `${(bytes / 1e9).toFixed(1)} GB`;
+
+/**
  * @typedef {{gpu: boolean, threads: number, isolated: boolean}} BackendChoice
  * @typedef {{kind: 'webgpu' | 'wasm-threads' | 'wasm', threads: number, label: string}} Backend
  * @typedef {{id: string, contextTokens: number, backend: Backend, wllama: any}} LoadedModel
@@ -38,7 +60,7 @@ export function localContextTokens(model) {
 /** A model the runtime could not load or run, with a message the user can act on. */
 export class LocalEngineError extends Error {
   /**
-   * @param {'unsupported' | 'load' | 'context' | 'runtime'} code @param {string} message
+   * @param {'unsupported' | 'load' | 'memory' | 'context' | 'runtime'} code @param {string} message
    * @param {{cause?: unknown}} [options]
    */
   constructor(code, message, options) {
@@ -60,9 +82,13 @@ export function supportsLocalModels() {
   }
 }
 
-/** What this page can offer the runtime (the choice is made, not yet tried). @returns {Promise<BackendChoice>} */
-export async function chooseBackend() {
-  const nav = /** @type {any} */ (globalThis.navigator); // navigator.gpu is not in TypeScript's DOM lib here
+/**
+ * What this page can offer the runtime (the choice is made, not yet tried).
+ * @param {{navigator?: unknown, crossOriginIsolated?: boolean}} [env] the page (tests: a stand-in)
+ * @returns {Promise<BackendChoice>}
+ */
+export async function chooseBackend(env = globalThis) {
+  const nav = /** @type {any} */ (env.navigator); // navigator.gpu is not in TypeScript's DOM lib here
   let gpu = false;
   try {
     const adapter = nav?.gpu ? await nav.gpu.requestAdapter() : null;
@@ -71,15 +97,18 @@ export async function chooseBackend() {
   } catch {
     gpu = false;
   }
-  const isolated = globalThis.crossOriginIsolated === true;
+  const isolated = env.crossOriginIsolated === true;
   const cores = Number(nav?.hardwareConcurrency) || 1;
   // Leave a core to the page; threads need SharedArrayBuffer, which needs isolation.
   const threads = isolated ? Math.max(1, Math.min(8, cores - 1)) : 1;
   return { gpu, threads, isolated };
 }
 
-/** @param {BackendChoice} choice @param {boolean} gpu @param {number} threads @returns {Backend} */
-function backendOf(choice, gpu, threads) {
+/**
+ * The backend a load ran on, as the Models list shows it.
+ * @param {BackendChoice} choice @param {boolean} gpu @param {number} threads @returns {Backend}
+ */
+export function backendOf(choice, gpu, threads) {
   if (gpu) return { kind: 'webgpu', threads, label: 'WebGPU' };
   if (threads > 1) return { kind: 'wasm-threads', threads, label: `WebAssembly, ${threads} threads` };
   return {
@@ -107,7 +136,8 @@ const stopped = () => new DOMException('Stopped', 'AbortError');
  * more is cancelled by tearing its worker down, and the next call loads again.
  * @param {LocalModel} model
  * @param {() => Promise<Blob[]>} files its parts, in order (read from disk as the runtime reads them)
- * @param {{onProgress?: (text: string) => void, choice?: BackendChoice, signal?: AbortSignal}} [options]
+ * @param {{onProgress?: (text: string) => void, choice?: BackendChoice, signal?: AbortSignal, runtime?: {Wllama: any}}} [options]
+ *   choice, runtime: the backend and the runtime's module (tests: stand-ins; any: wllama's class, typed by its package)
  * @returns {Promise<LoadedModel>}
  */
 export function loadLocalModel(model, files, options = {}) {
@@ -147,7 +177,7 @@ function cancelLoad(entry) {
 /**
  * Starts loading `model` (after unloading the model loaded before), as the current entry.
  * @param {LocalModel} model @param {() => Promise<Blob[]>} files
- * @param {{onProgress?: (text: string) => void, choice?: BackendChoice}} options
+ * @param {{onProgress?: (text: string) => void, choice?: BackendChoice, runtime?: {Wllama: any}}} options
  * @returns {Entry}
  */
 function startLoad(model, files, options) {
@@ -168,12 +198,21 @@ function startLoad(model, files, options) {
       );
     }
     const choice = options.choice ?? (await chooseBackend());
-    const { Wllama } = await import('@wllama/wllama');
+    const { Wllama } = options.runtime ?? (await import('@wllama/wllama'));
     const parts = await files();
     check();
     const contextTokens = localContextTokens(model);
     /** @param {boolean} gpu */
     const tryLoad = async (gpu) => {
+      // A load that cannot fit fails deep in the runtime with no words for it: said here instead.
+      if (!gpu && cpuMemoryShortfall(model, contextTokens) > 0) {
+        throw new LocalEngineError(
+          'memory',
+          `The model “${model.name}” (${gb(model.bytes)}) needs more memory than the ${RUNTIME_MEMORY_BYTES / 1024 ** 3} GB a model run by ` +
+            'the CPU in a page can have, with its context. Import a smaller model or a smaller quantisation of it (Q4_K_M or ' +
+            'lower), or use a browser with WebGPU, where the weights go to the GPU.',
+        );
+      }
       // Quiet: llama.cpp logs every step of a load; its errors come back as the load's error.
       const noop = () => {};
       const wllama = new Wllama({ default: WASM_URL }, { logger: { debug: noop, log: noop, warn: noop, error: noop } });
@@ -197,10 +236,12 @@ function startLoad(model, files, options) {
       if (choice.gpu) {
         try {
           return await tryLoad(false);
-        } catch {
-          // The CPU's failure says no more than the first one.
+        } catch (cpu) {
+          // The CPU's failure says no more than the first one, unless it is the memory's.
+          if (cpu instanceof LocalEngineError || entry.cancelled) throw entry.cancelled ? stopped() : cpu;
         }
       }
+      if (err instanceof LocalEngineError) throw err;
       throw new LocalEngineError(
         'load',
         `The model “${model.name}” could not be loaded: ${/** @type {Error} */ (err).message || 'the runtime refused it'}. ` +

@@ -74,6 +74,23 @@ export function grammarToolsPrompt(tools, forced) {
   );
 }
 
+/**
+ * The runtime's "the request exceeds the available context size" (llama.cpp's words, whose advice
+ * to increase the context is not the user's to follow), as what the user can do.
+ * @param {unknown} err @param {{name: string}} model @param {number} contextTokens
+ * @returns {LocalEngineError | null} null: another error
+ */
+export function contextError(err, model, contextTokens) {
+  const text = String(/** @type {Error} */ (err)?.message ?? err);
+  if (!/context size|context length|exceeds? the (available )?context|kv cache|kv_cache|n_ctx/i.test(text)) return null;
+  return new LocalEngineError(
+    'context',
+    `This conversation is longer than the ${contextTokens.toLocaleString('en-US')} tokens of context “${model.name}” is loaded with. ` +
+      'Start a new conversation, or compact this one, or turn off tools this workspace does not need (their descriptions take context too).',
+    { cause: err },
+  );
+}
+
 /** @param {unknown} err @returns {ProviderErrorShape} */
 function errorShape(err) {
   const e = /** @type {Error & {code?: string}} */ (err);
@@ -81,17 +98,7 @@ function errorShape(err) {
   if (err instanceof LocalModelError || err instanceof LocalEngineError || err instanceof GrammarError) {
     return { code: 'client', retryable: false, message: e.message };
   }
-  const text = String(e?.message ?? err);
-  if (/context|kv cache|kv_cache|too long|exceed/i.test(text)) {
-    return {
-      code: 'client',
-      retryable: false,
-      message:
-        `${LABEL} ran out of context (${text}). Start a new conversation or compact this one, ` +
-        'or turn off tools this workspace does not need.',
-    };
-  }
-  return { code: 'server', retryable: false, message: `${LABEL} failed: ${text}` };
+  return { code: 'server', retryable: false, message: `${LABEL} failed: ${String(e?.message ?? err)}` };
 }
 
 /**
@@ -235,7 +242,8 @@ export class LocalProvider {
       }
       yield* readGrammarReply(parts);
     } catch (err) {
-      yield { type: 'error', error: errorShape(signal?.aborted ? new DOMException('Stopped', 'AbortError') : err) };
+      const stopped = signal?.aborted ? new DOMException('Stopped', 'AbortError') : null;
+      yield { type: 'error', error: errorShape(stopped ?? contextError(err, model, loaded.contextTokens) ?? err) };
     }
   }
 
