@@ -301,7 +301,10 @@ refusals and cut-off answers are not saved as summaries', async () => {
   });
   await s.run();
   assert.equal(calls.requests.length, 2, 'no call past the limit, even within one pass');
-  assert.match(String(s.state.error), /no chat model can be asked \(none is set up, a cost limit is reached, or the workspace’s model runs in this page/);
+  assert.match(
+    String(s.state.error),
+    /no chat model can be asked \(none is set up, a cost limit is reached, or the workspace’s model runs in this page/,
+  );
   assert.equal(s.state.pending, 3);
 
   // "Off" chosen while a pass runs: the next memory is not summarized.
