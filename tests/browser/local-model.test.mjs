@@ -338,7 +338,7 @@ is a load error with what to do; a model too big for the CPU runtime’s memory 
   const runs = await page.evaluate(async (id) => {
     const { loadLocalModel, unloadLocalModel } = await import('/web/providers/local-engine.js');
     const { sharedLocalModelStore } = await import('/web/providers/local-models.js');
-    // @ts-expect-error: the page's import map names it
+    // The page's import map names it (as the engine imports it).
     const { Wllama } = await import('@wllama/wllama');
     const store = sharedLocalModelStore();
     const model = await store.get(id);
@@ -346,14 +346,16 @@ is a load error with what to do; a model too big for the CPU runtime’s memory 
     const choice = { gpu: true, threads: 1, isolated: crossOriginIsolated };
     /** The real runtime, but a GPU load fails as a device without WebGPU makes it (`gpu`), or the CPU load too (`all`). */
     const runtime = (/** @type {'gpu' | 'none' | 'all'} */ fails, /** @type {number[]} */ attempts) => ({
-      Wllama: class extends Wllama {
-        /** @param {Blob[]} parts @param {any} params */
-        async loadModel(parts, params) {
+      createRuntime: (/** @type {any} */ paths, /** @type {any} */ config) => {
+        const wllama = new Wllama(paths, config);
+        const load = wllama.loadModel.bind(wllama);
+        wllama.loadModel = async (/** @type {Blob[]} */ parts, /** @type {any} */ params) => {
           attempts.push(params.n_gpu_layers);
           if (fails === 'all' || (fails === 'gpu' && params.n_gpu_layers > 0)) throw new Error('WebGPU device lost');
           // The page has no GPU: a load the stand-in lets "work" on the GPU runs on the CPU.
-          return super.loadModel(parts, { ...params, n_gpu_layers: 0 });
-        }
+          return load(parts, { ...params, n_gpu_layers: 0 });
+        };
+        return wllama;
       },
     });
     /** @type {Record<string, any>} */
@@ -363,7 +365,7 @@ is a load error with what to do; a model too big for the CPU runtime’s memory 
       /** @type {number[]} */
       const attempts = [];
       try {
-        const loaded = await loadLocalModel(model, files, { choice, runtime: runtime(fails, attempts) });
+        const loaded = await loadLocalModel(model, files, { choice, ...runtime(fails, attempts) });
         const reply = await loaded.wllama.createCompletion({ prompt: 'Hello', max_tokens: 3 });
         out[fails] = { attempts, backend: loaded.backend.kind, answered: typeof reply?.choices?.[0]?.text === 'string' };
       } catch (/** @type {any} */ err) {
@@ -375,7 +377,7 @@ is a load error with what to do; a model too big for the CPU runtime’s memory 
     /** @type {number[]} */
     const attempts = [];
     const huge = { ...model, bytes: 5 * 1024 ** 3 };
-    out.huge = await loadLocalModel(huge, files, { choice: { ...choice, gpu: false }, runtime: runtime('none', attempts) }).then(
+    out.huge = await loadLocalModel(huge, files, { choice: { ...choice, gpu: false }, ...runtime('none', attempts) }).then(
       () => ({ attempts }),
       (/** @type {any} */ err) => ({ attempts, error: { name: err.name, code: err.code, message: err.message } }),
     );

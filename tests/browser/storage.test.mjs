@@ -74,7 +74,8 @@ cannot be read whole); control: a small file beside it", async () => {
     // 70 MB: three slices of 32 MB, the last one short; each byte depends on its position, so a slice out of place shows.
     const big = new Uint8Array(70 * 1024 * 1024 + 123);
     for (let i = 0; i < big.length; i++) big[i] = (i * 7 + (i >>> 16)) & 255;
-    const digest = async (/** @type {Uint8Array} */ b) => [...new Uint8Array(await crypto.subtle.digest('SHA-256', b))].join(',');
+    const digest = async (/** @type {Uint8Array} */ b) =>
+      [...new Uint8Array(await crypto.subtle.digest('SHA-256', /** @type {BufferSource} */ (b)))].join(',');
     await fs.delete('mv');
     await fs.write('mv/from/model.gguf', big);
     await fs.write('mv/from/meta.json', '{"small": true}');

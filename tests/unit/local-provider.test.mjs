@@ -121,7 +121,8 @@ else one thread — and what the Models list shows of each', async () => {
   assert.equal(backendOf({ gpu: false, threads: 1, isolated: true }, false, 1).label, 'WebAssembly, 1 thread');
 });
 
-test("the Models list's rows: each model with what its file says and the context it loads with; a store that cannot list, none", async () => {
+test("the Models list's rows: each model with what its file says and the context it loads with; a store that cannot list, \
+none", async () => {
   const models = [
     { id: 'qwen-1', name: 'Qwen 1.5B', callsTools: true, bytes: 986e6, contextLength: 32768, kvBytesPerToken: 28672 },
     { id: 'plain-2', name: 'Plain', callsTools: false, bytes: 2e6, contextLength: 2048, kvBytesPerToken: null },

@@ -533,11 +533,11 @@ provider is asked', async () => {
   const withFast = (/** @type {string} */ provider, /** @type {string} */ model) =>
     agentSettings.save('ws', { ...s, providers: { ...s.providers, routes: { fast: { provider, model, baseUrl: '' } } } });
   withFast('anthropic', 'claude-haiku-4-5');
-  assert.equal((await factory.summaryModel('ws'))?.by({}), 'anthropic/claude-haiku-4-5');
+  assert.equal((await factory.summaryModel('ws'))?.by({ model: '' }), 'anthropic/claude-haiku-4-5');
   withFast(inPage, 'tiny');
-  assert.equal((await factory.summaryModel('ws'))?.by({}), `${inPage}/tiny`);
+  assert.equal((await factory.summaryModel('ws'))?.by({ model: '' }), `${inPage}/tiny`);
   // Control: a cloud provider as the workspace's, no Fast hint.
   agentSettings.save('ws', s);
   primary = { provider: 'openai', model: 'gpt-4o-mini', apiKey: 'sk-test-0123456789' };
-  assert.equal((await factory.summaryModel('ws'))?.by({}), 'openai/gpt-4o-mini');
+  assert.equal((await factory.summaryModel('ws'))?.by({ model: '' }), 'openai/gpt-4o-mini');
 });

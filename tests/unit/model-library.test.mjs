@@ -102,7 +102,8 @@ test('the library’s state: an import, then who uses the model', async () => {
   assert.equal(lib.state().models.length, 1);
 });
 
-test('“Used by” counts a workspace whose fallback or routing hint runs the model, saying how; control: another model or provider is no use', async () => {
+test('“Used by” counts a workspace whose fallback or routing hint runs the model, saying how; control: another model or \
+provider is no use', async () => {
   const { lib, settings, agent } = library();
   await lib.importFiles([new File([model], 'tiny.gguf')]);
   const [{ id }] = lib.state().models;

@@ -55,6 +55,8 @@ const gb = (bytes) => `${(bytes / 1e9).toFixed(1)} GB`;
  * @typedef {{kind: 'webgpu' | 'wasm-threads' | 'wasm', threads: number, label: string}} Backend
  * @typedef {{id: string, contextTokens: number, backend: Backend, wllama: any}} LoadedModel
  *   wllama: the runtime object (typed by its own package, which the app does not load at start)
+ * @typedef {(paths: {default: string}, config: Record<string, unknown>) => any} RuntimeFactory makes wllama's runtime object
+ *   (any: typed by its package, which the app does not load at start)
  */
 
 /** A model the runtime could not load or run, with a message the user can act on. */
@@ -136,8 +138,8 @@ const stopped = () => new DOMException('Stopped', 'AbortError');
  * more is cancelled by tearing its worker down, and the next call loads again.
  * @param {LocalModel} model
  * @param {() => Promise<Blob[]>} files its parts, in order (read from disk as the runtime reads them)
- * @param {{onProgress?: (text: string) => void, choice?: BackendChoice, signal?: AbortSignal, runtime?: {Wllama: any}}} [options]
- *   choice, runtime: the backend and the runtime's module (tests: stand-ins; any: wllama's class, typed by its package)
+ * @param {{onProgress?: (text: string) => void, choice?: BackendChoice, signal?: AbortSignal, createRuntime?: RuntimeFactory}} [options]
+ *   choice, createRuntime: the backend and how the runtime is made (tests: stand-ins)
  * @returns {Promise<LoadedModel>}
  */
 export function loadLocalModel(model, files, options = {}) {
@@ -177,7 +179,7 @@ function cancelLoad(entry) {
 /**
  * Starts loading `model` (after unloading the model loaded before), as the current entry.
  * @param {LocalModel} model @param {() => Promise<Blob[]>} files
- * @param {{onProgress?: (text: string) => void, choice?: BackendChoice, runtime?: {Wllama: any}}} options
+ * @param {{onProgress?: (text: string) => void, choice?: BackendChoice, createRuntime?: RuntimeFactory}} options
  * @returns {Entry}
  */
 function startLoad(model, files, options) {
@@ -198,7 +200,14 @@ function startLoad(model, files, options) {
       );
     }
     const choice = options.choice ?? (await chooseBackend());
-    const { Wllama } = options.runtime ?? (await import('@wllama/wllama'));
+    /** @type {RuntimeFactory} */
+    const create =
+      options.createRuntime ??
+      (await import('@wllama/wllama').then(
+        ({ Wllama }) =>
+          (/** @type {any} */ paths, /** @type {any} */ config) =>
+            new Wllama(paths, config),
+      ));
     const parts = await files();
     check();
     const contextTokens = localContextTokens(model);
@@ -208,14 +217,14 @@ function startLoad(model, files, options) {
       if (!gpu && cpuMemoryShortfall(model, contextTokens) > 0) {
         throw new LocalEngineError(
           'memory',
-          `The model “${model.name}” (${gb(model.bytes)}) needs more memory than the ${RUNTIME_MEMORY_BYTES / 1024 ** 3} GB a model run by ` +
-            'the CPU in a page can have, with its context. Import a smaller model or a smaller quantisation of it (Q4_K_M or ' +
-            'lower), or use a browser with WebGPU, where the weights go to the GPU.',
+          `The model “${model.name}” (${gb(model.bytes)}) needs more memory than the ${RUNTIME_MEMORY_BYTES / 1024 ** 3} GB ` +
+            'a model run by the CPU in a page can have, with its context. Import a smaller model or a smaller ' +
+            'quantisation of it (Q4_K_M or lower), or use a browser with WebGPU, where the weights go to the GPU.',
         );
       }
       // Quiet: llama.cpp logs every step of a load; its errors come back as the load's error.
       const noop = () => {};
-      const wllama = new Wllama({ default: WASM_URL }, { logger: { debug: noop, log: noop, warn: noop, error: noop } });
+      const wllama = create({ default: WASM_URL }, { logger: { debug: noop, log: noop, warn: noop, error: noop } });
       entry.runtime = wllama;
       options.onProgress?.(`Loading ${model.name} (${backendOf(choice, gpu, choice.threads).label})…`);
       try {

@@ -86,7 +86,8 @@ export function contextError(err, model, contextTokens) {
   return new LocalEngineError(
     'context',
     `This conversation is longer than the ${contextTokens.toLocaleString('en-US')} tokens of context “${model.name}” is loaded with. ` +
-      'Start a new conversation, or compact this one, or turn off tools this workspace does not need (their descriptions take context too).',
+      'Start a new conversation, or compact this one, or turn off tools this workspace does not need ' +
+      '(their descriptions take context too).',
     { cause: err },
   );
 }
