@@ -17,6 +17,9 @@
 // mostly per-token overhead, so `localBenchModel` repeats them on a 38 MB one (the generator's
 // `bench` shape), whose speed is the arithmetic's.
 //   localStopMs               Stop through the provider: from abort() to the stream's end, mid-reply
+//   localStopDuringPrefillMs  the same, Stop pressed as the runtime starts reading a long prompt
+//                             (about 1,500 tokens; it cannot look at the signal until it is read)
+//   localStopDuringLoadMs     the same, Stop pressed while the runtime loads the model
 // The wasm side runs through `pageEngine` below: wllama directly, the model opened as the store
 // hands it to the provider; Stop goes through the provider itself.
 // Run directly (`node bench/local-model.mjs`) it prints one JSON object; bench/run.mjs imports
@@ -29,6 +32,9 @@ import { BENCH_SHAPE, makeTestGguf } from '../scripts/make-test-gguf.mjs';
 import { launchBrowser, startApp } from '../tests/browser/helpers.mjs';
 import { toolCallGrammar } from '../web/providers/local-grammar.js';
 import { forwardProgress, openHome } from './page.mjs';
+
+/** A prompt of about 1,500 tokens (the test models' vocabulary is one token per character), for Stop mid-prefill. */
+const LONG_PROMPT = Array.from({ length: 30 }, (_, i) => `Line ${i}: the quick brown fox jumps over the lazy dog again.`).join('\n');
 
 /** The same prompt, length and seed on both sides. */
 const PROMPT = 'The quick brown fox jumps over the lazy dog. Once upon a time, in a small town,';
@@ -214,6 +220,49 @@ function pageEngine() {
       await unloadLocalModel(id);
       return { ms: stoppedAt ? ms : Number.NaN, end };
     },
+    /**
+     * Stop while the runtime is busy in its worker: as it is sent the model to load (`load`), or
+     * the first step of a reply to a long prompt, the step that reads the prompt (`prefill`). From
+     * abort() to the end of the stream, through the provider.
+     * @param {string} id @param {'load' | 'prefill'} at @param {string} prompt
+     */
+    async stopWhileBusy(id, at, prompt) {
+      const { createProvider } = await import('/web/providers/index.js');
+      const { loadLocalModel, unloadLocalModel } = await import('/web/providers/local-engine.js');
+      await unloadLocalModel();
+      if (at === 'prefill') {
+        store ??= openStore();
+        const s = await store;
+        await loadLocalModel(await s.get(id), async () => (await s.open(id)).parts);
+      }
+      const provider = createProvider({ provider: 'local', model: id });
+      const abort = new AbortController();
+      let stoppedAt = 0;
+      const post = Worker.prototype.postMessage;
+      const step = at === 'load' ? 'load' : 'get_result';
+      Worker.prototype.postMessage = function (/** @type {any} */ message, /** @type {any} */ ...rest) {
+        const r = post.call(this, message, ...rest);
+        if (!stoppedAt && message?.verb === 'wllama.action' && message.args?.[0] === step) {
+          stoppedAt = performance.now();
+          abort.abort();
+        }
+        return r;
+      };
+      let end = '';
+      try {
+        for await (const part of provider.chatStream(
+          { messages: [{ role: 'user', content: prompt }], maxTokens: 8, temperature: 0 },
+          { signal: abort.signal },
+        )) {
+          end = part.type === 'error' ? part.error.code : part.type;
+        }
+      } finally {
+        Worker.prototype.postMessage = post;
+      }
+      const ms = performance.now() - stoppedAt;
+      await unloadLocalModel(id);
+      return { ms: stoppedAt ? ms : Number.NaN, end };
+    },
   };
 }
 
@@ -368,6 +417,15 @@ async function wasmRuns({ isolated, threads, files, native }) {
         if (stop.end !== 'aborted') throw new Error(`bench: a stopped reply ended with ${stop.end}, not as stopped`);
         stops.push(stop.ms);
       }
+      /** @type {Record<'load' | 'prefill', number[]>} */
+      const busyStops = { load: [], prefill: [] };
+      for (let i = 0; i < RUNS; i++) {
+        for (const at of /** @type {const} */ (['prefill', 'load'])) {
+          const stop = await inPage(page, (e, a) => e.stopWhileBusy(a.id, a.at, a.prompt), { id: imported.id, at, prompt: LONG_PROMPT });
+          if (stop.end !== 'aborted') throw new Error(`bench: a reply stopped during ${at} ended with ${stop.end}, not as stopped`);
+          busyStops[at].push(stop.ms);
+        }
+      }
       out[model] = {
         importMs: imported.ms,
         bytes: imported.bytes,
@@ -382,6 +440,8 @@ async function wasmRuns({ isolated, threads, files, native }) {
         toolCallPromptTokens: firstTurns[0].promptTokens,
         firstToolCallTokenCachedMs: median(nextTurns.map((c) => c.ms)),
         stopMs: median(stops),
+        stopDuringPrefillMs: median(busyStops.prefill),
+        stopDuringLoadMs: median(busyStops.load),
       };
     }
     return out;
@@ -436,6 +496,9 @@ export async function localModelBench() {
         // Stop: from abort() to the stream's end, mid-reply, through the provider.
         localStopMs: round(s.stopMs),
         localStopMsMultiThread: round(m.stopMs),
+        // Stop while the runtime cannot look at the signal: reading a long prompt, loading the model.
+        localStopDuringPrefillMs: round(s.stopDuringPrefillMs),
+        localStopDuringLoadMs: round(s.stopDuringLoadMs),
       };
     };
     return {
@@ -453,6 +516,19 @@ export async function localModelBench() {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const result = await localModelBench();
   console.log(
-    JSON.stringify({ ...result, targets: { localVsNativeSpeedRatio: 3, localFirstToolCallTokenMs: 300, localStopMs: 100 } }, null, 2),
+    JSON.stringify(
+      {
+        ...result,
+        targets: {
+          localVsNativeSpeedRatio: 3,
+          localFirstToolCallTokenMs: 300,
+          localStopMs: 100,
+          localStopDuringPrefillMs: 100,
+          localStopDuringLoadMs: 100,
+        },
+      },
+      null,
+      2,
+    ),
   );
 }

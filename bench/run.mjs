@@ -193,6 +193,8 @@ const result = {
     localVsNativeSpeedRatio: 3,
     localFirstToolCallTokenMs: 300,
     localStopMs: 100,
+    localStopDuringPrefillMs: 100,
+    localStopDuringLoadMs: 100,
   },
   // Detection rates must reach their floor; false-positive rates stay under their ceiling.
   floors: {

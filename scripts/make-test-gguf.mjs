@@ -366,10 +366,11 @@ export function scriptPieces({ toolCall, finalText }) {
  * "answered" axis that turns the "\n" → <tool_call> entry into "\n" → finalText. "\n" also
  * prefers "\n" second, after the name and after the arguments: node-llama-cpp's function-calling
  * grammars end a name with "\n" and the arguments with "\n\n\n\n", and pick the best allowed token.
- * @param {{toolCall?: {name: string, arguments: Record<string, unknown>}, finalText?: string}} [script]
+ * @param {{toolCall?: {name: string, arguments: Record<string, unknown>}, finalText?: string, context?: number}} [script]
+ *   context: the context length the file states (default SCRIPTED_SHAPE's; a short one makes an agent's prompt too long for it)
  * @returns {Uint8Array<ArrayBuffer>}
  */
-export function makeScriptedGguf({ toolCall = SCRIPT.toolCall, finalText = SCRIPT.finalText } = {}) {
+export function makeScriptedGguf({ toolCall = SCRIPT.toolCall, finalText = SCRIPT.finalText, context } = {}) {
   const { call, finalText: answer } = scriptPieces({ toolCall, finalText });
   const base = vocabulary({ bytes: 256, markerType: TOKEN.USER_DEFINED });
   const vocab = {
@@ -459,7 +460,7 @@ export function makeScriptedGguf({ toolCall = SCRIPT.toolCall, finalText = SCRIP
   set(o, AXIS.answered, 0, 1, headDim);
   const metadata = llamaMetadata({
     name: 'clawser-test-scripted',
-    shape: SCRIPTED_SHAPE,
+    shape: context ? { ...SCRIPTED_SHAPE, context } : SCRIPTED_SHAPE,
     vocab,
     ropeBase: RECENT_TOOL_RESPONSE.ropeBase,
     // No "▁" after a special token, so a prompt's tokens are the same whoever renders it.

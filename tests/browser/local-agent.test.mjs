@@ -117,3 +117,36 @@ test('control: the random test model under the same turn calls no tool', async (
   assert.equal(parts.at(-1).type, 'finish');
   assert.equal(parts.filter((/** @type {any} */ p) => p.type === 'tool_call').length, 0);
 });
+
+/** Chooses the imported model `name` for this workspace in Settings → Models on this computer. @param {string} name */
+const useInWorkspace = async (name) => {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: /Settings/ });
+  const section = dialog.locator('details.local-models');
+  await section.waitFor();
+  if (!(await section.evaluate((d) => /** @type {HTMLDetailsElement} */ (d).open)))
+    await section.locator('summary', { hasText: 'Models on this computer' }).click();
+  const row = section.locator('li.local-model', { has: page.locator('.model-name', { hasText: name }) });
+  await row.getByRole('button', { name: `Use in this workspace: ${name}` }).click();
+  await row.getByRole('button', { name: `Used here: ${name}` }).waitFor();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+};
+
+test('a conversation longer than the context the model is loaded with: the chat says so and what to do, with Retry; \
+control: a model with room answers the retry', async () => {
+  // The scripted model stating a context of 1,024 tokens: the agent's system prompt and tools alone are longer.
+  const script = { toolCall: { name: 'fs_list', arguments: { path: '/' } }, finalText: FINAL };
+  await importModel(makeScriptedGguf({ ...script, context: 1024 }), 'Small context');
+  await useInWorkspace('Small context');
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill('What files do I have?');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const alert = page.getByRole('alert').filter({ hasText: /longer than the 1,024 tokens of context “Small context” is loaded with/ });
+  await alert.waitFor({ timeout: 120_000 });
+  assert.match(await alert.innerText(), /Start a new conversation, or compact this one/);
+  // Control: the same scripted model with its context of 32,768 tokens: the same turn goes through.
+  await importModel(makeScriptedGguf(script), 'Roomy');
+  await useInWorkspace('Roomy');
+  await alert.getByRole('button', { name: 'Retry' }).click();
+  await page.locator('.msg.assistant .msg-body', { hasText: FINAL }).last().waitFor({ timeout: 120_000 });
+  assert.equal(await page.getByRole('alert').count(), 0);
+});

@@ -252,3 +252,211 @@ test('a truncated or foreign file is refused with what to do and nothing is stor
   const { parts: ok } = await stream(model, { messages: [{ role: 'user', content: 'Hello' }], maxTokens: 5 });
   assert.equal(ok.at(-1).type, 'finish');
 });
+
+/**
+ * Stop at a moment the runtime is busy in its worker and cannot look at the signal: while it loads
+ * the model (`load`) or reads a long prompt (`prefill`, its first step of the reply). The page
+ * watches wllama's worker: Stop is pressed as the runtime's step is sent, and every message the
+ * worker sends back is counted, so the test sees whether the stream ended without waiting for the
+ * runtime's answer (no timing: the order of events).
+ * @param {string} model @param {Record<string, unknown>} request @param {'load' | 'prefill' | null} at null: no Stop (the control)
+ */
+const stopWhileBusy = (model, request, at) =>
+  page.evaluate(
+    async ({ model, request, at }) => {
+      const { createProvider } = await import('/web/clawser.js');
+      const { loadedLocalModel, unloadLocalModel } = await import('/web/providers/local-engine.js');
+      /** @type {any} */
+      const g = globalThis;
+      if (!g.__workerWatch) {
+        const watch = { replies: 0, onSend: /** @type {((m: any) => void) | null} */ (null), watched: new WeakSet() };
+        const post = Worker.prototype.postMessage;
+        Worker.prototype.postMessage = function (/** @type {any} */ message, /** @type {any} */ ...rest) {
+          if (!watch.watched.has(this)) {
+            watch.watched.add(this);
+            this.addEventListener('message', () => watch.replies++);
+          }
+          const r = post.call(this, message, ...rest);
+          watch.onSend?.(message);
+          return r;
+        };
+        g.__workerWatch = watch;
+      }
+      const watch = g.__workerWatch;
+      // The step: loading from nothing, or a reply's first step with the model already loaded.
+      if (at === 'load') await unloadLocalModel();
+      const provider = createProvider({ provider: 'local', model });
+      const abort = new AbortController();
+      let repliesAtStop = -1;
+      watch.onSend = (/** @type {any} */ m) => {
+        const step = at === 'load' ? 'load' : 'get_result';
+        if (!at || abort.signal.aborted || m?.verb !== 'wllama.action' || m.args?.[0] !== step) return;
+        repliesAtStop = watch.replies;
+        abort.abort();
+      };
+      /** @type {any[]} */
+      const parts = [];
+      try {
+        for await (const part of provider.chatStream(/** @type {any} */ (request), { signal: abort.signal })) parts.push(part);
+      } finally {
+        watch.onSend = null;
+      }
+      return {
+        parts,
+        stopped: abort.signal.aborted,
+        waitedForRuntime: watch.replies !== repliesAtStop,
+        loaded: !!(await loadedLocalModel()),
+      };
+    },
+    { model, request, at },
+  );
+
+test('Stop while the model loads or reads a long prompt ends the reply without waiting for the runtime, which is torn down; \
+the next reply works (control: the same requests without Stop finish)', async () => {
+  // About 1,500 tokens (the test model's vocabulary is one token per character), in a context of 2,048.
+  const long = Array.from({ length: 30 }, (_, i) => `Line ${i}: the quick brown fox jumps over the lazy dog again.`).join('\n');
+  const request = { messages: [{ role: 'user', content: long }], maxTokens: 8, temperature: 0 };
+  // Control: without Stop the long prompt is read and answered.
+  const full = await stopWhileBusy(model, request, null);
+  assert.equal(full.parts.at(-1).type, 'finish', JSON.stringify(full.parts.at(-1)));
+  assert.ok(full.parts.at(-1).usage.inputTokens > 1000, JSON.stringify(full.parts.at(-1).usage));
+  for (const at of /** @type {const} */ (['prefill', 'load'])) {
+    const stopped = await stopWhileBusy(model, request, at);
+    assert.equal(stopped.stopped, true, `${at}: Stop was pressed`);
+    assert.deepEqual(stopped.parts.at(-1), { type: 'error', error: { code: 'aborted', retryable: false, message: 'Stopped.' } }, at);
+    assert.ok(!stopped.parts.some((p) => p.type === 'text'), `${at}: nothing was written`);
+    assert.equal(stopped.waitedForRuntime, false, `${at}: the stream ended before the runtime answered its step`);
+    assert.equal(stopped.loaded, false, `${at}: the runtime's work was torn down, not left running`);
+    // The next reply loads the model again and answers.
+    const next = await stopWhileBusy(model, { messages: [{ role: 'user', content: 'Hello' }], maxTokens: 5 }, null);
+    assert.equal(next.parts.at(-1).type, 'finish', `${at}: ${JSON.stringify(next.parts.at(-1))}`);
+  }
+});
+
+test('a WebGPU load that fails is tried again on the CPU and says so; control: a GPU load that works is kept; both failing \
+is a load error with what to do; a model too big for the CPU runtime’s memory is refused before loading', async () => {
+  const runs = await page.evaluate(async (id) => {
+    const { loadLocalModel, unloadLocalModel } = await import('/web/providers/local-engine.js');
+    const { sharedLocalModelStore } = await import('/web/providers/local-models.js');
+    // The page's import map names it (as the engine imports it).
+    const { Wllama } = await import('@wllama/wllama');
+    const store = sharedLocalModelStore();
+    const model = await store.get(id);
+    const files = async () => (await store.open(id)).parts;
+    const choice = { gpu: true, threads: 1, isolated: crossOriginIsolated };
+    /** The real runtime, but a GPU load fails as a device without WebGPU makes it (`gpu`), or the CPU load too (`all`). */
+    const runtime = (/** @type {'gpu' | 'none' | 'all'} */ fails, /** @type {number[]} */ attempts) => ({
+      createRuntime: (/** @type {any} */ paths, /** @type {any} */ config) => {
+        const wllama = new Wllama(paths, config);
+        const load = wllama.loadModel.bind(wllama);
+        wllama.loadModel = async (/** @type {Blob[]} */ parts, /** @type {any} */ params) => {
+          attempts.push(params.n_gpu_layers);
+          if (fails === 'all' || (fails === 'gpu' && params.n_gpu_layers > 0)) throw new Error('WebGPU device lost');
+          // The page has no GPU: a load the stand-in lets "work" on the GPU runs on the CPU.
+          return load(parts, { ...params, n_gpu_layers: 0 });
+        };
+        return wllama;
+      },
+    });
+    /** @type {Record<string, any>} */
+    const out = {};
+    for (const fails of /** @type {const} */ (['gpu', 'none', 'all'])) {
+      await unloadLocalModel();
+      /** @type {number[]} */
+      const attempts = [];
+      try {
+        const loaded = await loadLocalModel(model, files, { choice, ...runtime(fails, attempts) });
+        const reply = await loaded.wllama.createCompletion({ prompt: 'Hello', max_tokens: 3 });
+        out[fails] = { attempts, backend: loaded.backend.kind, answered: typeof reply?.choices?.[0]?.text === 'string' };
+      } catch (/** @type {any} */ err) {
+        out[fails] = { attempts, error: { name: err.name, code: err.code, message: err.message } };
+      }
+    }
+    // A model too big for the memory the CPU runtime has (as its size says) is refused before any load.
+    await unloadLocalModel();
+    /** @type {number[]} */
+    const attempts = [];
+    const huge = { ...model, bytes: 5 * 1024 ** 3 };
+    out.huge = await loadLocalModel(huge, files, { choice: { ...choice, gpu: false }, ...runtime('none', attempts) }).then(
+      () => ({ attempts }),
+      (/** @type {any} */ err) => ({ attempts, error: { name: err.name, code: err.code, message: err.message } }),
+    );
+    await unloadLocalModel();
+    return out;
+  }, model);
+  assert.deepEqual(runs.gpu, { attempts: [999, 0], backend: 'wasm', answered: true });
+  assert.deepEqual(runs.none, { attempts: [999], backend: 'webgpu', answered: true });
+  assert.deepEqual(runs.all.attempts, [999, 0]);
+  assert.equal(runs.all.error.name, 'LocalEngineError');
+  assert.equal(runs.all.error.code, 'load');
+  assert.match(runs.all.error.message, /could not be loaded: WebGPU device lost.*delete it and import it again/);
+  assert.deepEqual(runs.huge.attempts, [], 'no load was tried');
+  assert.equal(runs.huge.error?.code, 'memory', JSON.stringify(runs.huge));
+  assert.match(runs.huge.error.message, /\(5\.4 GB\) needs more memory than the 4 GB .*smaller quantisation.*WebGPU/);
+});
+
+test('a prompt longer than the context the model is loaded with ends with what to do, as an error part and, from chat(), \
+an Error with a stable code; control: a prompt that fits is answered', async () => {
+  // About 2,600 tokens (one per character) for a context of 2,048.
+  const long = Array.from({ length: 50 }, (_, i) => `Line ${i}: the quick brown fox jumps over the lazy dog.`).join('\n');
+  const { parts } = await stream(model, { messages: [{ role: 'user', content: long }], maxTokens: 8 });
+  const end = parts.at(-1);
+  assert.equal(end.type, 'error', JSON.stringify(end));
+  assert.equal(end.error.code, 'client');
+  assert.equal(end.error.retryable, false);
+  assert.match(end.error.message, /longer than the 2,048 tokens of context .* is loaded with.*new conversation/);
+  assert.doesNotMatch(end.error.message, /try increasing it/, "llama.cpp's advice is not the user's to follow");
+  const thrown = await page.evaluate(
+    async ({ model, long }) => {
+      const { createProvider } = await import('/web/clawser.js');
+      try {
+        await createProvider({ provider: 'local', model }).chat({ messages: [{ role: 'user', content: long }], maxTokens: 8 });
+        return null;
+      } catch (/** @type {any} */ err) {
+        return { isError: err instanceof Error, name: err.name, code: err.code, message: err.message };
+      }
+    },
+    { model, long },
+  );
+  assert.ok(thrown?.isError, JSON.stringify(thrown));
+  assert.equal(thrown.code, 'client');
+  assert.match(thrown.message, /longer than the 2,048 tokens of context/);
+  // Control: half of it fits.
+  const fits = await stream(model, { messages: [{ role: 'user', content: long.slice(0, 1200) }], maxTokens: 8 });
+  assert.equal(fits.parts.at(-1).type, 'finish', JSON.stringify(fits.parts.at(-1)));
+});
+
+test('deleteLocalModel (the public API) unloads a loaded model and removes its file and listing; control: another model stays \
+and answers', async () => {
+  const doomed = await importModel('To be deleted');
+  const { parts } = await stream(doomed, { messages: [{ role: 'user', content: 'Hello' }], maxTokens: 3 });
+  assert.equal(parts.at(-1).type, 'finish');
+  const after = await page.evaluate(async (id) => {
+    const { deleteLocalModel, listLocalModels } = await import('/web/clawser.js');
+    const { loadedLocalModel } = await import('/web/providers/local-engine.js');
+    const wasLoaded = (await loadedLocalModel())?.id === id;
+    await deleteLocalModel(id);
+    const root = await navigator.storage.getDirectory();
+    /** @type {string[]} */
+    const folders = [];
+    for await (const [name] of /** @type {any} */ (await root.getDirectoryHandle('clawser_models')).entries()) folders.push(name);
+    return { wasLoaded, loaded: (await loadedLocalModel())?.id ?? null, listed: (await listLocalModels()).map((m) => m.id), folders };
+  }, doomed);
+  assert.equal(after.wasLoaded, true, 'it was loaded');
+  assert.equal(after.loaded, null, 'unloaded');
+  assert.ok(!after.listed.includes(doomed), 'not listed');
+  assert.ok(!after.folders.includes(doomed), 'its folder is gone');
+  // Control: the other model is still listed, stored and answers.
+  assert.ok(after.listed.includes(model) && after.folders.includes(model));
+  const { parts: other } = await stream(model, { messages: [{ role: 'user', content: 'Hello' }], maxTokens: 3 });
+  assert.equal(other.at(-1).type, 'finish');
+  // Deleting a model that is not there says so.
+  const missing = await page.evaluate(async (id) => {
+    const { deleteLocalModel } = await import('/web/clawser.js');
+    return deleteLocalModel(id).then(
+      () => null,
+      (/** @type {any} */ e) => ({ name: e.name, code: e.code }),
+    );
+  }, doomed);
+  assert.deepEqual(missing, { name: 'LocalModelError', code: 'not_found' });
+});

@@ -4,9 +4,9 @@
 // (tests/browser/local-model.test.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LocalProvider, grammarFor, grammarToolsPrompt, toolModeOf } from '../../web/providers/local.js';
+import { LocalProvider, contextError, grammarFor, grammarToolsPrompt, toolModeOf } from '../../web/providers/local.js';
 import { GrammarError } from '../../web/providers/local-grammar.js';
-import { KV_BUDGET_BYTES, LOCAL_CONTEXT_CAP } from '../../web/providers/local-engine.js';
+import { KV_BUDGET_BYTES, LOCAL_CONTEXT_CAP, LocalEngineError } from '../../web/providers/local-engine.js';
 import { ReliableProvider } from '../../web/providers/reliability.js';
 import { compactAt } from '../../web/app/agent-factory.js';
 
@@ -77,4 +77,91 @@ test("the context a local model is loaded with is the agent's to compact within;
   assert.equal(compactAt(12_000, 4096), 2457);
   assert.equal(compactAt(12_000, null), 12_000, 'control: no context of its own, the setting');
   assert.equal(compactAt(3000, 131072), 3000, 'a smaller setting stays');
+});
+
+test('the backend: WebGPU where the browser gives a real adapter; else threads where the page is cross-origin isolated; \
+else one thread — and what the Models list shows of each', async () => {
+  const { chooseBackend, backendOf } = await import('../../web/providers/local-engine.js');
+  /** A page: its WebGPU adapter (null: none; 'throws'; or the adapter), isolation and cores. */
+  const env = (/** @type {any} */ adapter, /** @type {boolean} */ isolated, cores = 4) => ({
+    navigator: {
+      hardwareConcurrency: cores,
+      ...(adapter === undefined
+        ? {}
+        : {
+            gpu: {
+              requestAdapter: async () => {
+                if (adapter === 'throws') throw new Error('GPU process crashed');
+                return adapter;
+              },
+            },
+          }),
+    },
+    crossOriginIsolated: isolated,
+  });
+  assert.deepEqual(await chooseBackend(env({ info: { isFallbackAdapter: false } }, true)), { gpu: true, threads: 3, isolated: true });
+  assert.deepEqual(await chooseBackend(env({ isFallbackAdapter: false }, false)), { gpu: true, threads: 1, isolated: false });
+  // A software adapter (SwiftShader) is slower than the CPU; no adapter; an adapter that fails; no WebGPU at all.
+  assert.equal((await chooseBackend(env({ info: { isFallbackAdapter: true } }, true))).gpu, false);
+  assert.equal((await chooseBackend(env(null, true))).gpu, false);
+  assert.equal((await chooseBackend(env('throws', true))).gpu, false);
+  assert.equal((await chooseBackend(env(undefined, true))).gpu, false);
+  // Threads need isolation (SharedArrayBuffer); a core is left to the page; at most 8.
+  assert.deepEqual(await chooseBackend(env(null, true, 4)), { gpu: false, threads: 3, isolated: true });
+  assert.deepEqual(await chooseBackend(env(null, true, 32)), { gpu: false, threads: 8, isolated: true });
+  assert.deepEqual(await chooseBackend(env(null, true, 1)), { gpu: false, threads: 1, isolated: true });
+  assert.deepEqual(await chooseBackend(env(null, false, 16)), { gpu: false, threads: 1, isolated: false }, 'control: not isolated');
+  // What is shown.
+  assert.equal(backendOf({ gpu: true, threads: 3, isolated: true }, true, 3).label, 'WebGPU');
+  assert.equal(backendOf({ gpu: false, threads: 3, isolated: true }, false, 3).label, 'WebAssembly, 3 threads');
+  assert.match(
+    backendOf({ gpu: false, threads: 1, isolated: false }, false, 1).label,
+    /1 thread \(the page is not cross-origin isolated\)/,
+  );
+  assert.equal(backendOf({ gpu: false, threads: 1, isolated: true }, false, 1).label, 'WebAssembly, 1 thread');
+});
+
+test("the Models list's rows: each model with what its file says and the context it loads with; a store that cannot list, \
+none", async () => {
+  const models = [
+    { id: 'qwen-1', name: 'Qwen 1.5B', callsTools: true, bytes: 986e6, contextLength: 32768, kvBytesPerToken: 28672 },
+    { id: 'plain-2', name: 'Plain', callsTools: false, bytes: 2e6, contextLength: 2048, kvBytesPerToken: null },
+  ];
+  const store = { list: async () => models, get: async () => models[0], open: async () => ({ parts: [] }) };
+  const provider = new LocalProvider({ model: 'qwen-1', store: /** @type {any} */ (store) });
+  assert.deepEqual(await provider.listModelInfo(), [
+    { id: 'qwen-1', label: 'Qwen 1.5B', tools: true, vision: false, sizeBytes: 986e6, contextTokens: 18688 },
+    { id: 'plain-2', label: 'Plain', tools: false, vision: false, sizeBytes: 2e6, contextTokens: 2048 },
+  ]);
+  assert.deepEqual(await provider.listModels(), ['qwen-1', 'plain-2']);
+  // Control: a store that does not list (an injected one) gives no rows rather than failing.
+  const { list: _list, ...unlisted } = store;
+  assert.deepEqual(await new LocalProvider({ model: 'qwen-1', store: /** @type {any} */ (unlisted) }).listModelInfo(), []);
+});
+
+test("the runtime's context overflow becomes an error with a stable code and what the user can do; control: other errors stay", () => {
+  const overflow = new Error('the request exceeds the available context size, try increasing it');
+  const err = contextError(overflow, { name: 'Qwen 1.5B' }, 4096);
+  assert.ok(err instanceof LocalEngineError);
+  assert.equal(err.code, 'context');
+  assert.equal(err.cause, overflow);
+  assert.match(err.message, /longer than the 4,096 tokens of context “Qwen 1\.5B” is loaded with\. Start a new conversation, or compact/);
+  assert.doesNotMatch(err.message, /increasing/);
+  assert.equal(contextError(new Error('Model failed to start inference'), { name: 'Qwen 1.5B' }, 4096), null);
+  assert.equal(contextError(new Error('WebGPU device lost'), { name: 'Qwen 1.5B' }, 4096), null);
+});
+
+test('a single GGUF file over 2 GB is taken as it is (the 64-bit runtime reads files in slices); a model whose weights and \
+context outgrow the runtime’s 4 GB of memory on the CPU is refused with what to do; control: a model that fits', async () => {
+  const { cpuMemoryShortfall, RUNTIME_MEMORY_BYTES } = await import('../../web/providers/local-engine.js');
+  const GB = 1024 ** 3;
+  assert.equal(RUNTIME_MEMORY_BYTES, 4 * GB);
+  const model = (/** @type {number} */ bytes, /** @type {number | null} */ kv = 28672) => ({ bytes, kvBytesPerToken: kv, name: 'M' });
+  // Over 2 GB in one file, within the memory: no refusal, no splitting asked for.
+  assert.equal(cpuMemoryShortfall(model(2.6 * GB), 4096), 0);
+  assert.equal(cpuMemoryShortfall(model(1 * GB), 4096), 0, 'control: a 1 GB model');
+  // Weights, the context's KV cache (28 KB a token × 18,688 tokens ≈ 0.5 GB) and working buffers over 4 GB.
+  assert.ok(cpuMemoryShortfall(model(3.5 * GB), 18688) > 0);
+  assert.equal(cpuMemoryShortfall(model(3.5 * GB), 512), 0, 'the same weights with a short context fit');
+  assert.ok(cpuMemoryShortfall(model(4.2 * GB, null), 4096) > 0, 'weights alone over 4 GB');
 });

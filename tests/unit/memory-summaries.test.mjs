@@ -301,7 +301,10 @@ refusals and cut-off answers are not saved as summaries', async () => {
   });
   await s.run();
   assert.equal(calls.requests.length, 2, 'no call past the limit, even within one pass');
-  assert.match(String(s.state.error), /no chat model can be asked \(none is set up, or a cost limit is reached\)/);
+  assert.match(
+    String(s.state.error),
+    /no chat model can be asked \(none is set up, a cost limit is reached, or the workspace’s model runs in this page/,
+  );
   assert.equal(s.state.pending, 3);
 
   // "Off" chosen while a pass runs: the next memory is not summarized.
@@ -501,4 +504,40 @@ test("the app's chat model for summaries: the Fast hint's model when set, never 
   restarted.start();
   await restarted.run();
   assert.equal(calls.calls.requests.length, 1, 'started again after a run while stopped');
+});
+
+test('summaries are not asked of a model run by this computer in the page, unless the Fast hint names it; control: a cloud \
+provider is asked', async () => {
+  const { AgentFactory } = await import('../../web/app/agent-factory.js');
+  const { AgentSettingsStore } = await import('../../web/app/agent-settings.js');
+  const { LocalConfig } = await import('../../web/storage/local-config.js');
+  const { CATALOG } = await import('../../web/providers/catalog.js');
+  // Found by what it declares, not by name.
+  const inPage = /** @type {string} */ (CATALOG.find((e) => !e.capabilities.background)?.id);
+  // secrets: not used by these calls
+  const agentSettings = new AgentSettingsStore({ config: new LocalConfig(memoryStorage()), secrets: /** @type {any} */ ({}) });
+  /** @type {import('../../web/providers/types.d.ts').ProviderConfig} */
+  let primary = { provider: inPage, model: 'tiny' };
+  const factory = new AgentFactory({
+    agentSettings,
+    hooks: /** @type {any} */ ({}), // not used here
+    services: () => /** @type {any} */ ({ usage: { recordTurn() {} } }), // only the usage ledger is used
+    workspaceFs: () => new MemoryFileSystem(),
+    mountedFolder: () => null,
+    // the two calls summaryModel makes
+    providerSettings: /** @type {any} */ ({ providerConfig: async () => primary, apiKey: async () => 'sk-ant-fast-0123456789' }),
+  });
+  assert.equal(await factory.summaryModel('ws'), null, 'the workspace’s model runs in the page');
+  // The user chose a model for quick work: it is asked (even when it is the one in the page).
+  const s = agentSettings.load('ws');
+  const withFast = (/** @type {string} */ provider, /** @type {string} */ model) =>
+    agentSettings.save('ws', { ...s, providers: { ...s.providers, routes: { fast: { provider, model, baseUrl: '' } } } });
+  withFast('anthropic', 'claude-haiku-4-5');
+  assert.equal((await factory.summaryModel('ws'))?.by({ model: '' }), 'anthropic/claude-haiku-4-5');
+  withFast(inPage, 'tiny');
+  assert.equal((await factory.summaryModel('ws'))?.by({ model: '' }), `${inPage}/tiny`);
+  // Control: a cloud provider as the workspace's, no Fast hint.
+  agentSettings.save('ws', s);
+  primary = { provider: 'openai', model: 'gpt-4o-mini', apiKey: 'sk-test-0123456789' };
+  assert.equal((await factory.summaryModel('ws'))?.by({ model: '' }), 'openai/gpt-4o-mini');
 });

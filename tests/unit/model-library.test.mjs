@@ -25,19 +25,23 @@ function library(deps = {}) {
   const store = new LocalModelStore(new MemoryFileSystem(), { estimate: async () => ({ quota: 10e9, usage: 0 }) });
   /** @type {Record<string, {provider: string, model: string}>} */
   const settings = {};
+  /** @type {Record<string, import('../../web/app/model-library.js').WorkspaceProviders>} */
+  const agent = {};
   const lib = new ModelLibrary({
     store,
     catalog: CATALOG,
     workspaces: () => [
       { id: 'w1', name: 'First' },
       { id: 'w2', name: 'Second' },
+      { id: 'w3', name: 'Third' },
     ],
     settingsOf: (id) => settings[id] ?? null,
+    providersOf: (id) => agent[id] ?? null,
     ...deps,
   });
   // The store's downloads ask the network as a page online would.
   lib.downloads.online = () => true;
-  return { lib, store, settings };
+  return { lib, store, settings, agent };
 }
 
 test('files picked or dropped become models: a split model’s parts together and in order, others alone, the rest left out', () => {
@@ -88,10 +92,42 @@ test('the library’s state: an import, then who uses the model', async () => {
   assert.ok(changes > 0);
   settings.w2 = { provider: String(lib.providerId), model: row.id };
   settings.w1 = { provider: 'openai', model: row.id };
-  assert.deepEqual(lib.state().models[0].usedBy, [{ id: 'w2', name: 'Second' }], 'only a workspace whose provider runs it');
+  assert.deepEqual(
+    lib.state().models[0].usedBy,
+    [{ id: 'w2', name: 'Second', as: ['provider'] }],
+    'only a workspace whose provider runs it',
+  );
   await lib.importFiles([new File(['not a model at all, but long enough to be read as one'], 'x.gguf')]);
   assert.match(String(lib.state().error), /not a GGUF model file/);
   assert.equal(lib.state().models.length, 1);
+});
+
+test('“Used by” counts a workspace whose fallback or routing hint runs the model, saying how; control: another model or \
+provider is no use', async () => {
+  const { lib, settings, agent } = library();
+  await lib.importFiles([new File([model], 'tiny.gguf')]);
+  const [{ id }] = lib.state().models;
+  const local = String(lib.providerId);
+  settings.w1 = { provider: 'openai', model: 'gpt-5' };
+  agent.w1 = {
+    fallbacks: [
+      { provider: 'anthropic', model: 'x' },
+      { provider: local, model: id },
+    ],
+    routes: {},
+  };
+  settings.w2 = { provider: local, model: id };
+  agent.w2 = { fallbacks: [], routes: { fast: { provider: local, model: id }, smart: { provider: 'openai', model: 'gpt-5' } } };
+  // Controls: another model of the same provider, the same id under another provider.
+  settings.w3 = { provider: local, model: 'another-model' };
+  agent.w3 = { fallbacks: [{ provider: 'openai', model: id }], routes: { code: { provider: local, model: 'another-model' } } };
+  assert.deepEqual(lib.state().models[0].usedBy, [
+    { id: 'w1', name: 'First', as: ['fallback'] },
+    { id: 'w2', name: 'Second', as: ['provider', 'fast route'] },
+  ]);
+  // Control: without the fallbacks and routes, only the workspace whose provider runs it.
+  for (const w of Object.values(agent)) Object.assign(w, { fallbacks: [], routes: {} });
+  assert.deepEqual(lib.state().models[0].usedBy, [{ id: 'w2', name: 'Second', as: ['provider'] }]);
 });
 
 test('a download stopped mid-way is listed as stopped with what came; Resume finishes it', async () => {

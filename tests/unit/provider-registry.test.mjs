@@ -27,6 +27,7 @@ const CAPABILITIES = {
   pullsModels: (/** @type {unknown} */ v) => typeof v === 'boolean',
   availability: (/** @type {unknown} */ v) => typeof v === 'boolean',
   test: (/** @type {unknown} */ v) => typeof v === 'boolean',
+  background: (/** @type {unknown} */ v) => typeof v === 'boolean',
 };
 
 /** What each provider (host) must declare. */

@@ -35,3 +35,51 @@ test('a model title: its first line, without "Title:", quotes or Markdown; empty
   assert.equal(r.system, TITLE_PROMPT);
   assert.ok(r.messages[0].content.length < 3300);
 });
+
+test('a model run by this computer in the page is not asked for a title (the first words stay), nor is a chain it leads; \
+control: a cloud provider, or a chain led by one, is asked', async () => {
+  const { Titles } = await import('../../web/app/chat/titles.js');
+  const { CATALOG } = await import('../../web/providers/catalog.js');
+  // Found by what it declares, not by name: the provider that takes no background work.
+  const inPage = CATALOG.find((e) => !e.capabilities.background)?.id;
+  const cloud = CATALOG.find((e) => e.capabilities.background && e.capabilities.runs === 'http')?.id;
+  assert.ok(inPage && cloud);
+  /** Asks for a title after a first exchange with `provider`; resolves with the title set (or null once nothing more can happen). */
+  const titleWith = async (/** @type {any} */ provider) => {
+    /** @type {string[]} */
+    const asked = [];
+    const ask = (/** @type {string} */ id) => ({
+      id,
+      model: 'm',
+      chat: async () => {
+        asked.push(id);
+        return { content: 'Fixing the parser', usage: { inputTokens: 1, outputTokens: 1 } };
+      },
+    });
+    const made = provider.chain
+      ? { id: provider.chain[0], chain: provider.chain.map(ask), chat: ask(provider.chain[0]).chat }
+      : ask(provider);
+    /** @type {(title: string) => void} */
+    let titled = () => {};
+    const done = new Promise((resolve) => (titled = resolve));
+    const conv = {
+      id: 'c1',
+      meta: { title: 'Fix the parser', titleSet: false, titleGenerated: false },
+      events: [
+        { type: 'user_message', data: { text: 'Fix the parser' } },
+        { type: 'agent_message', data: { text: 'Done: the lexer skipped empty lines.' } },
+      ],
+      setGeneratedTitle: async (/** @type {string} */ t) => titled(t),
+    };
+    const core = { state: { conversations: [conv] }, set() {}, withMeta: () => [], announceList() {} };
+    // fakes of the two parts Titles uses
+    new Titles(/** @type {any} */ (core), { redact: (t) => t }).afterFirstExchange(/** @type {any} */ (conv), /** @type {any} */ (made));
+    const title = asked.length ? await done : null;
+    return { asked, title };
+  };
+  assert.deepEqual(await titleWith(inPage), { asked: [], title: null });
+  assert.deepEqual(await titleWith({ chain: [inPage, cloud] }), { asked: [], title: null });
+  // Controls.
+  assert.deepEqual(await titleWith(cloud), { asked: [cloud], title: 'Fixing the parser' });
+  assert.deepEqual(await titleWith({ chain: [cloud, inPage] }), { asked: [cloud], title: 'Fixing the parser' });
+});

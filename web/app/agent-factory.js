@@ -301,6 +301,8 @@ export class AgentFactory {
    * The chat model that summarizes long memories when the device cannot (see
    * web/memory/summaries.js): the Fast routing hint's model when one is set, else the
    * workspace's; none for Echo (no AI), without a provider, or once a cost limit is reached.
+   * Nor the workspace's model when it takes no background work (one run by this computer's CPU
+   * in the page): only a Fast hint, the user's own choice, sends summaries there.
    * Its tokens count like a title's.
    * @param {string} workspaceId
    * @returns {Promise<import('../memory/summaries.js').ModelSummarizer | null>}
@@ -319,7 +321,8 @@ export class AgentFactory {
           apiKey: await settings.apiKey(workspaceId, fast.provider).catch(() => undefined),
         }
       : await settings.providerConfig(workspaceId);
-    if (!config || catalogEntry(config.provider)?.capabilities.test) return null;
+    const caps = config ? catalogEntry(config.provider)?.capabilities : undefined;
+    if (!config || caps?.test || (!fast && caps?.background === false)) return null;
     const provider = await this.provider(workspaceId, config);
     return {
       // Read after the call: the chain's entry that answered (a fallback, maybe) names the summary.

@@ -108,12 +108,35 @@ const progressNote = (note) =>
  * @property {readonly CatalogEntry[]} catalog
  * @property {() => {id: string, name: string}[]} workspaces
  * @property {(workspaceId: string) => {provider: string, model: string} | null} settingsOf a workspace's saved provider and model
+ * @property {(workspaceId: string) => WorkspaceProviders | null} [providersOf] its fallbacks and routing hints (agent settings)
  * @property {() => Promise<BackgroundFetchManager | null>} [backgroundFetch] the service worker's Background Fetch, where there is one
  *   (may wait until the service worker is active)
  * @property {() => Promise<boolean>} [hasBackgroundFetch] whether there is one (at once)
  * @property {<T>(id: string, fn: () => Promise<T>) => Promise<T>} [exclusive] a download's cross-tab lock (Web Locks)
  * @property {typeof fetch} [fetch]
  */
+
+/**
+ * The other providers a workspace may ask: its fallback chain and its routing hints (Fast, Smart…).
+ * @typedef {{fallbacks: {provider: string, model: string}[], routes: Record<string, {provider: string, model: string} | undefined>}}
+ *   WorkspaceProviders
+ */
+
+/**
+ * How a workspace uses the model `model` of the provider `providerId`: as its provider, a fallback,
+ * a routing hint ('fast route'); empty when it does not. Pure.
+ * @param {{provider: string, model: string} | null} main @param {WorkspaceProviders | null} others
+ * @param {string} providerId @param {string} model
+ * @returns {string[]}
+ */
+export function usesOfModel(main, others, providerId, model) {
+  const runs = (/** @type {{provider: string, model: string} | null | undefined} */ p) => p?.provider === providerId && p.model === model;
+  return [
+    ...(runs(main) ? ['provider'] : []),
+    ...((others?.fallbacks ?? []).some(runs) ? ['fallback'] : []),
+    ...Object.entries(others?.routes ?? {}).flatMap(([hint, r]) => (runs(r) ? [`${hint} route`] : [])),
+  ];
+}
 
 /** @implements {LocalModelsController} */
 export class ModelLibrary {
@@ -148,7 +171,8 @@ export class ModelLibrary {
   /** @returns {LocalModelsState} */
   state() {
     const names = new Map(this.deps.workspaces().map((w) => [w.id, w.name]));
-    const uses = [...names.keys()].map((id) => ({ id, s: this.deps.settingsOf(id) }));
+    const uses = [...names.keys()].map((id) => ({ id, main: this.deps.settingsOf(id), others: this.deps.providersOf?.(id) ?? null }));
+    const { providerId } = this;
     return {
       loaded: this.#loaded,
       models: this.#models.map((m) => ({
@@ -164,9 +188,12 @@ export class ModelLibrary {
         chatTemplate: m.chatTemplate !== null,
         callsTools: m.callsTools,
         source: m.source ?? null,
-        usedBy: uses
-          .filter((u) => this.providerId && u.s?.provider === this.providerId && u.s.model === m.id)
-          .map((u) => ({ id: u.id, name: names.get(u.id) ?? u.id })),
+        usedBy: providerId
+          ? uses.flatMap((u) => {
+              const as = usesOfModel(u.main, u.others, providerId, m.id);
+              return as.length ? [{ id: u.id, name: names.get(u.id) ?? u.id, as }] : [];
+            })
+          : [],
       })),
       transfers: [...this.#transfers.values()].map(({ stop: _stop, ...t }) => ({ ...t })),
       error: this.#error,

@@ -96,6 +96,7 @@ export class SettingsFlow {
           catalog: CATALOG,
           workspaces: () => this.deps.workspaces.list(),
           settingsOf: (id) => this.deps.settings.load(id),
+          providersOf: (id) => this.deps.agentSettings.load(id).providers,
           backgroundFetch: pageBackgroundFetch,
           hasBackgroundFetch: pageHasBackgroundFetch,
           exclusive: downloadLock,

@@ -294,7 +294,12 @@ export class MemorySummaries {
   async #askModel(e, signal) {
     if (this.#modelBlocked) return { why: this.#modelBlocked.why };
     const model = await this.deps.model().catch(() => null);
-    if (!model) return { why: 'no chat model can be asked (none is set up, or a cost limit is reached)' };
+    if (!model)
+      return {
+        why:
+          'no chat model can be asked (none is set up, a cost limit is reached, or the workspace’s model runs in this page: set a Fast ' +
+          'routing hint to summarize with another)',
+      };
     let r;
     try {
       r = await model.chat(summaryRequest(e), { signal });

@@ -24,6 +24,7 @@ const HTTP = /** @type {const} */ ({
   needsModel: true,
   availability: false,
   test: false,
+  background: true,
 });
 
 /** Chat Completions, spoken by OpenAI and by every OpenAI-compatible host below. */
@@ -88,6 +89,7 @@ export const PROVIDERS = [
         pullsModels: false,
         availability: false,
         test: true,
+        background: true,
       },
     },
     setup: {
@@ -121,6 +123,7 @@ export const PROVIDERS = [
         pullsModels: false,
         availability: true,
         test: false,
+        background: true,
       },
     },
     // Found or not, what the browser says is shown; `missing` is for a browser that could not be asked.
@@ -155,6 +158,8 @@ export const PROVIDERS = [
         pullsModels: false,
         availability: false,
         test: false,
+        // Every request takes the computer's CPU from the user's turns: titles and summaries are not asked of it.
+        background: false,
       },
     },
     setup: {

@@ -13,7 +13,7 @@
 import { collectStream, ignoredSettings, parseToolArguments } from './http.js';
 import { assembleOpenAIStream, toWireMessage } from './openai.js';
 import { GrammarError, jsonSchemaGrammar, toolCallGrammar } from './local-grammar.js';
-import { LocalEngineError, localContextTokens, loadLocalModel, supportsLocalModels, unloadLocalModel } from './local-engine.js';
+import { LocalEngineError, localContextTokens, localReply, loadLocalModel, supportsLocalModels, unloadLocalModel } from './local-engine.js';
 import { LocalModelError, sharedLocalModelStore } from './local-models.js';
 
 const LABEL = 'The local model';
@@ -74,6 +74,24 @@ export function grammarToolsPrompt(tools, forced) {
   );
 }
 
+/**
+ * The runtime's "the request exceeds the available context size" (llama.cpp's words, whose advice
+ * to increase the context is not the user's to follow), as what the user can do.
+ * @param {unknown} err @param {{name: string}} model @param {number} contextTokens
+ * @returns {LocalEngineError | null} null: another error
+ */
+export function contextError(err, model, contextTokens) {
+  const text = String(/** @type {Error} */ (err)?.message ?? err);
+  if (!/context size|context length|exceeds? the (available )?context|kv cache|kv_cache|n_ctx/i.test(text)) return null;
+  return new LocalEngineError(
+    'context',
+    `This conversation is longer than the ${contextTokens.toLocaleString('en-US')} tokens of context “${model.name}” is loaded with. ` +
+      'Start a new conversation, or compact this one, or turn off tools this workspace does not need ' +
+      '(their descriptions take context too).',
+    { cause: err },
+  );
+}
+
 /** @param {unknown} err @returns {ProviderErrorShape} */
 function errorShape(err) {
   const e = /** @type {Error & {code?: string}} */ (err);
@@ -81,17 +99,7 @@ function errorShape(err) {
   if (err instanceof LocalModelError || err instanceof LocalEngineError || err instanceof GrammarError) {
     return { code: 'client', retryable: false, message: e.message };
   }
-  const text = String(e?.message ?? err);
-  if (/context|kv cache|kv_cache|too long|exceed/i.test(text)) {
-    return {
-      code: 'client',
-      retryable: false,
-      message:
-        `${LABEL} ran out of context (${text}). Start a new conversation or compact this one, ` +
-        'or turn off tools this workspace does not need.',
-    };
-  }
-  return { code: 'server', retryable: false, message: `${LABEL} failed: ${text}` };
+  return { code: 'server', retryable: false, message: `${LABEL} failed: ${String(e?.message ?? err)}` };
 }
 
 /**
@@ -159,6 +167,7 @@ export class LocalProvider {
     const model = await this.store.get(this.model);
     const loaded = await loadLocalModel(model, async () => (await this.store.open(model.id)).parts, {
       onProgress: (text) => options.onStatus?.({ type: 'progress', text }),
+      ...(options.signal ? { signal: options.signal } : {}),
     });
     return { model, loaded };
   }
@@ -215,8 +224,6 @@ export class LocalProvider {
     /** @type {Record<string, unknown>} */
     const params = {
       messages,
-      stream: true,
-      abortSignal: signal,
       max_tokens: Math.min(request.maxTokens ?? DEFAULT_MAX_TOKENS, loaded.contextTokens),
       ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     };
@@ -229,15 +236,15 @@ export class LocalProvider {
     }
     if (grammar) params.grammar = grammar;
     try {
-      const chunks = await loaded.wllama.createChatCompletion(params);
-      const parts = assembleOpenAIStream(asMessages(chunks), LABEL);
+      const parts = assembleOpenAIStream(asMessages(localReply(loaded, params, signal)), LABEL);
       if (mode !== 'grammar') {
         yield* parts;
         return;
       }
       yield* readGrammarReply(parts);
     } catch (err) {
-      yield { type: 'error', error: errorShape(signal?.aborted ? new DOMException('Stopped', 'AbortError') : err) };
+      const stopped = signal?.aborted ? new DOMException('Stopped', 'AbortError') : null;
+      yield { type: 'error', error: errorShape(stopped ?? contextError(err, model, loaded.contextTokens) ?? err) };
     }
   }
 

@@ -212,6 +212,12 @@ export interface WireCapabilities {
   availability: boolean;
   /** A test provider, no AI: offered to try the app; never a fallback, a route or an agent's model; never asked for a title. */
   test: boolean;
+  /**
+   * Asked for work nobody is waiting for (a conversation's title, a memory's summary). false: a
+   * model run by this computer's CPU in the page, where such a request takes the machine from the
+   * user's own turns (the title stays the first words; summaries go to the Fast hint's model, if set).
+   */
+  background: boolean;
 }
 
 /** What a provider (a host of a wire) can do and needs: its wire's capabilities as the host narrows them. */

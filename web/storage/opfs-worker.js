@@ -22,6 +22,8 @@ const open = new Map();
 let idleTimer;
 /** Handles are exclusive per file; release them when idle so another tab can get them. */
 const IDLE_CLOSE_MS = 800;
+/** A folder's move copies its files this much at a time. */
+const COPY_SLICE_BYTES = 32 * 1024 * 1024;
 
 function root() {
   rootPromise ??= navigator.storage.getDirectory();
@@ -500,11 +502,14 @@ async function copyTree(from, to) {
     if (handle.kind === 'directory') {
       await copyTree(handle, await to.getDirectoryHandle(name, { create: true }));
     } else {
-      const data = new Uint8Array(await (await handle.getFile()).arrayBuffer());
+      // In slices: a whole file read at once cannot pass 2 GB (a model's), and would sit in memory.
+      const file = await handle.getFile();
       const out = await (await to.getFileHandle(name, { create: true })).createSyncAccessHandle();
       try {
         out.truncate(0);
-        writeAll(out, data, 0);
+        for (let at = 0; at < file.size; at += COPY_SLICE_BYTES) {
+          writeAll(out, new Uint8Array(await file.slice(at, Math.min(file.size, at + COPY_SLICE_BYTES)).arrayBuffer()), at);
+        }
         out.flush();
       } finally {
         out.close();

@@ -24,6 +24,12 @@ function templateText(m) {
   return 'None in the file';
 }
 
+/** "Second", "First (fallback)", "Third (fast route)": how a workspace uses the model. @param {LocalModelRow['usedBy'][number]} w */
+function usedAs(w) {
+  const other = w.as.filter((a) => a !== 'provider');
+  return other.length ? `${w.name} (${w.as.join(', ')})` : w.name;
+}
+
 /** Files in a drop: a folder's files too (a split model's parts). @param {DataTransfer} data @returns {Promise<File[]>} */
 async function droppedFiles(data) {
   const entries = [...data.items].map((i) => i.webkitGetAsEntry?.()).filter((e) => !!e);
@@ -258,7 +264,7 @@ export function LocalModelsSection(props) {
       ['Runs on', m.runsOn ? `${m.runsOn} (loaded now)` : 'Chosen when it loads: WebGPU where this browser has it, else WebAssembly'],
       ['Chat template', templateText(m)],
       ['Model', `${m.architecture}, ${parameters(m.parameters)} parameters`],
-      ['Used by', m.usedBy.length ? m.usedBy.map((w) => w.name).join(', ') : 'No workspace'],
+      ['Used by', m.usedBy.length ? m.usedBy.map(usedAs).join(', ') : 'No workspace'],
     ];
     const use = props.providerId
       ? h(
@@ -280,7 +286,7 @@ export function LocalModelsSection(props) {
       'Delete',
     );
     del.addEventListener('click', async () => {
-      const users = m.usedBy.map((w) => w.name);
+      const users = m.usedBy.map(usedAs);
       const ok = await confirmDialog({
         title: `Delete “${m.name}”?`,
         message:

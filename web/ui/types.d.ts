@@ -234,8 +234,8 @@ export interface LocalModelRow {
   callsTools: boolean;
   /** Where it was downloaded from. */
   source: string | null;
-  /** The workspaces whose provider runs this model. */
-  usedBy: { id: string; name: string }[];
+  /** The workspaces that run this model: as their provider, a fallback, a routing hint ('fast route'). */
+  usedBy: { id: string; name: string; as: string[] }[];
 }
 
 /**

@@ -8,7 +8,9 @@ import { catalogEntry } from '../../providers/catalog.js';
 /**
  * The titles the model writes: after a conversation's first exchange it is asked once, in the
  * background, for a short title; on any failure the first message's plain text stays the title.
- * A rename by the user always wins, and a test provider (Echo: no AI) is never asked.
+ * A rename by the user always wins, and a test provider (Echo: no AI) is never asked, nor a model
+ * that takes no background work (one run by this computer's CPU in the page: the first words stay
+ * the title rather than taking the machine from the user's turns).
  */
 export class Titles {
   /** Conversations whose title is being written. @type {Set<string>} */
@@ -26,7 +28,10 @@ export class Titles {
    */
   afterFirstExchange(conv, provider) {
     const meta = conv.meta;
-    if (meta.titleSet || meta.titleGenerated || catalogEntry(provider.id)?.capabilities.test || this.#titling.has(conv.id)) return;
+    // A chain (the reliability layer's) asks its first provider first.
+    const first = /** @type {{chain?: Provider[]}} */ (provider).chain?.[0] ?? provider;
+    const caps = catalogEntry(first.id)?.capabilities;
+    if (meta.titleSet || meta.titleGenerated || caps?.test || caps?.background === false || this.#titling.has(conv.id)) return;
     const ask = conv.events.filter((e) => e.type === 'user_message').find((e) => !e.data.continues);
     const reply = conv.events.filter((e) => e.type === 'agent_message').find((e) => e.data.text);
     if (!ask || !reply) return;
