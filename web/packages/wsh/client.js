@@ -326,7 +326,7 @@ export class WshClient extends EventTarget {
     }
     if (frame.channel === 0) {
       if (frame.t === 'ping') this.#transport?.send(encodeFrame('pong', 0, /** @type {Frame<'ping'>} */ (frame).header));
-      else if (frame.t === 'pong') this.#channels.get(-(/** @type {Frame<'pong'>} */ ((frame).header.id ?? 0)))?.(frame);
+      else if (frame.t === 'pong') this.#channels.get(-(/** @type {Frame<'pong'>} */ (frame.header.id ?? 0)))?.(frame);
       else if (frame.t === 'error') this.#lastServerError = errorFromHeader(/** @type {Frame<'error'>} */ (frame).header);
       return;
     }
@@ -415,8 +415,10 @@ export class WshClient extends EventTarget {
    * @returns {Promise<{channel: number, opened: Frame<'open'>['header']}>}
    */
   async #openChannel(t, header, onFrame, onFail, signal) {
-    signal?.throwIfAborted();
+    const aborted = () => new WshError('aborted', 'Cancelled.');
+    if (signal?.aborted) throw aborted();
     await this.#ready();
+    if (signal?.aborted) throw aborted();
     const channel = this.#nextChannel++;
     return new Promise((resolve, reject) => {
       let opened = false;
@@ -429,7 +431,7 @@ export class WshClient extends EventTarget {
       };
       const onAbort = () => {
         this.#send('close', channel, {}).catch(() => {});
-        fail(new WshError('aborted', 'Cancelled.'));
+        fail(aborted());
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#failers.set(channel, fail);
@@ -462,12 +464,17 @@ export class WshClient extends EventTarget {
     let proc = null;
     /** @type {Frame[]} */
     const early = [];
+    /** @type {unknown} */
+    let earlyError = null;
     const terminal = pty ? { cols: (typeof pty === 'object' && pty.cols) || 80, rows: (typeof pty === 'object' && pty.rows) || 24 } : null;
     const { channel, opened } = await this.#openChannel(
       terminal ? 'pty' : 'exec',
       { cmd, cwd, env, ...terminal },
       (frame) => (proc ? proc.receive(frame) : early.push(frame)),
-      (error) => proc?.fail(error),
+      (error) => {
+        if (proc) proc.fail(error);
+        else earlyError = error;
+      },
       signal,
     );
     const created = new WshProcess(this, channel, /** @type {{mode: 'pty' | 'pipe', pid?: number}} */ (opened), (t, header, payload) =>
@@ -475,6 +482,7 @@ export class WshClient extends EventTarget {
     );
     proc = created;
     for (const f of early) created.receive(f);
+    if (earlyError) created.fail(earlyError);
     signal?.addEventListener('abort', () => created.kill('SIGKILL').catch(() => {}), { once: true });
     return created;
   }

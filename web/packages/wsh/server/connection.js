@@ -61,6 +61,8 @@ export class Connection {
   #pending = 0;
   /** @type {Set<() => void>} */ #drainWaiters = new Set();
   #closed = false;
+  #signingIn = false;
+  /** @type {Frame[]} */ #held = [];
   /** The highest channel id opened so far (ids only go up, so a stale frame is told from a bad one). */
   #highest = 0;
   #nonce = toBase64(randomBytes(32));
@@ -170,9 +172,30 @@ export class Connection {
       return;
     }
     if (!this.key) {
-      this.#authenticate(frame).catch((err) => this.fail(err));
+      // Frames sent right behind the auth frame wait for its check; they are dropped if it fails.
+      if (this.#signingIn) {
+        if (this.#held.length >= 64) this.fail(new WshRefusedError('auth_failed', 'Too many frames before signing in.'));
+        else this.#held.push(frame);
+        return;
+      }
+      this.#signingIn = true;
+      this.#authenticate(frame).then(
+        () => {
+          for (const held of this.#held.splice(0)) this.#handle(held);
+        },
+        (err) => {
+          this.#held.length = 0;
+          this.fail(err);
+        },
+      );
       return;
     }
+    this.#handle(frame);
+  }
+
+  /** @param {Frame} frame */
+  #handle(frame) {
+    if (this.#closed) return;
     this.#touch();
     try {
       this.#dispatch(frame);
@@ -383,10 +406,6 @@ export class Connection {
           this.#send('close', id, {});
           this.#closeChannel(id);
         },
-        error: (err) => {
-          ended = true;
-          this.#channelError(id, err);
-        },
       },
     );
     channel.process = proc;
@@ -397,6 +416,13 @@ export class Connection {
       const hard = setTimeout(() => proc.kill('SIGKILL'), 3000);
       hard.unref();
     };
+    try {
+      await proc.ready;
+    } catch (err) {
+      ended = true;
+      this.#channelError(id, err);
+      return;
+    }
     this.#send('open', id, { mode: proc.mode, pid: proc.pid });
   }
 

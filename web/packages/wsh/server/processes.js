@@ -38,6 +38,7 @@ export async function loadNodePty() {
  * @typedef {object} RunningProcess
  * @property {'pty' | 'pipe'} mode
  * @property {number | undefined} pid
+ * @property {Promise<void>} ready resolves once it runs; rejects with `spawn_failed`
  * @property {(data: Uint8Array) => void} write
  * @property {() => void} endInput
  * @property {(cols: number, rows: number) => void} resize
@@ -51,7 +52,6 @@ export async function loadNodePty() {
  * @property {(data: Uint8Array) => void} stdout
  * @property {(data: Uint8Array) => void} stderr
  * @property {(code: number | null, signal: string | null) => void} exit once, after all output
- * @property {(err: WshError) => void} error it did not start
  */
 
 /**
@@ -75,11 +75,15 @@ function startPipes(plan, on) {
     windowsHide: true,
   });
   let started = false;
-  child.on('spawn', () => {
-    started = true;
-  });
-  child.on('error', (err) => {
-    if (!started) on.error(new WshError('spawn_failed', `Could not start "${plan.file}": ${err.message}`));
+  /** @type {Promise<void>} */
+  const ready = new Promise((resolve, reject) => {
+    child.on('spawn', () => {
+      started = true;
+      resolve();
+    });
+    child.on('error', (err) => {
+      if (!started) reject(new WshError('spawn_failed', `Could not start "${plan.file}": ${err.message}`));
+    });
   });
   child.stdout.on('data', (b) => on.stdout(b));
   child.stderr.on('data', (b) => on.stderr(b));
@@ -90,6 +94,7 @@ function startPipes(plan, on) {
   return {
     mode: 'pipe',
     pid: child.pid,
+    ready,
     write: (data) => {
       if (child.stdin.writable) child.stdin.write(data);
     },
@@ -127,10 +132,10 @@ function startPty(pty, plan, size, on) {
       encoding: null,
     });
   } catch (err) {
-    queueMicrotask(() =>
-      on.error(new WshError('spawn_failed', `Could not start "${plan.file}" on a terminal: ${/** @type {Error} */ (err).message}`)),
+    const ready = Promise.reject(
+      new WshError('spawn_failed', `Could not start "${plan.file}" on a terminal: ${/** @type {Error} */ (err).message}`),
     );
-    return { mode: 'pty', pid: undefined, write() {}, endInput() {}, resize() {}, kill() {}, pause() {}, resume() {} };
+    return { mode: 'pty', pid: undefined, ready, write() {}, endInput() {}, resize() {}, kill() {}, pause() {}, resume() {} };
   }
   const encoder = new TextEncoder();
   term.onData((data) => on.stdout(typeof data === 'string' ? encoder.encode(data) : data));
@@ -138,6 +143,7 @@ function startPty(pty, plan, size, on) {
   return {
     mode: 'pty',
     pid: term.pid,
+    ready: Promise.resolve(),
     write: (data) => term.write(typeof Buffer === 'undefined' ? new TextDecoder().decode(data) : Buffer.from(data)),
     // A terminal has no separate end of input: Ctrl-D is the end of a line's input.
     endInput: () => term.write('\x04'),
