@@ -326,8 +326,10 @@ export class WshClient extends EventTarget {
     }
     if (frame.channel === 0) {
       if (frame.t === 'ping') this.#transport?.send(encodeFrame('pong', 0, /** @type {Frame<'ping'>} */ (frame).header));
-      else if (frame.t === 'pong') this.#channels.get(-(/** @type {Frame<'pong'>} */ (frame.header.id ?? 0)))?.(frame);
-      else if (frame.t === 'error') this.#lastServerError = errorFromHeader(/** @type {Frame<'error'>} */ (frame).header);
+      else if (frame.t === 'pong') {
+        const pong = /** @type {Frame<'pong'>} */ (frame);
+        this.#channels.get(-(pong.header.id ?? 0))?.(frame);
+      } else if (frame.t === 'error') this.#lastServerError = errorFromHeader(/** @type {Frame<'error'>} */ (frame).header);
       return;
     }
     this.#channels.get(frame.channel)?.(frame);
@@ -455,7 +457,8 @@ export class WshClient extends EventTarget {
   /**
    * Starts a process. `pty`: a terminal (`true` or `{cols, rows}`), a real PTY when the server
    * has node-pty — `proc.mode` says which it got.
-   * @param {string | string[]} cmd a command line (run by the shell when the key allows any command) or argv
+   * @param {string | string[] | undefined} cmd a command line (run by the shell when the key allows any command) or argv;
+   *   undefined with `pty`: the user's login shell
    * @param {{pty?: boolean | {cols?: number, rows?: number}, cwd?: string, env?: Record<string, string>, signal?: AbortSignal}} [options]
    * @returns {Promise<WshProcess>}
    */
@@ -627,6 +630,17 @@ export class WshClient extends EventTarget {
     const signal = init.signal ?? undefined;
     /** @type {ReadableStreamDefaultController<Uint8Array> | null} */
     let sink = null;
+    /** @type {number | null} */
+    let channelId = null;
+    // Made before the channel opens: body chunks may arrive right behind the response head.
+    const stream = new ReadableStream({
+      start: (controller) => {
+        sink = controller;
+      },
+      cancel: () => {
+        if (channelId !== null) this.#send('close', channelId, {}).catch(() => {});
+      },
+    });
     /** @type {(h: Frame<'response'>['header']) => void} */
     let onResponse = () => {};
     /** @type {(e: unknown) => void} */
@@ -655,13 +669,8 @@ export class WshClient extends EventTarget {
       for (const piece of chunks(body)) await this.#send('chunk', channel, {}, piece);
       await this.#send('end', channel, {});
     }
+    channelId = channel;
     const head = await responded;
-    const stream = new ReadableStream({
-      start: (controller) => {
-        sink = controller;
-      },
-      cancel: () => this.#send('close', channel, {}).catch(() => {}),
-    });
     const nullBody = [101, 204, 205, 304].includes(head.status) || request.method === 'HEAD';
     const response = new Response(nullBody ? null : stream, {
       status: head.status < 200 ? 200 : head.status,

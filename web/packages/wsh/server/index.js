@@ -32,7 +32,8 @@ export const WSH_PATH = '/wsh';
  * @property {number} [idleTimeoutMs] a signed-in connection with nothing open is closed after this long (10 minutes)
  * @property {number} [authTimeoutMs] a connection must sign in within this (10 s)
  * @property {'auto' | PtyModule | null} [pty] 'auto': node-pty when installed; null: pipes only
- * @property {string} [webtransport] a WebTransport URL to advertise (a front end that speaks it)
+ * @property {string | ((port: number) => string)} [webtransport] a WebTransport URL to advertise (a front end that speaks
+ *   it), or a function of the port this server got
  * @property {(line: string) => void} [log] where log lines go (stderr); never bodies or secrets
  * @property {(req: IncomingMessage, res: ServerResponse) => void} [httpHandler] other HTTP requests (after the Host and Origin checks)
  */
@@ -70,13 +71,14 @@ export async function createWshServer(options = {}) {
         return found;
       }
     : async () => keys ?? [];
+  if (keysFile) await currentKeys(); // a missing or unreadable file fails now, not at the first sign-in
   /** @type {import('./connection.js').ServerContext} */
   const context = {
     keys: currentKeys,
     pty,
     relayAllowed: relayMatcher(relayAllow),
     relayEnabled: relayAllow.length > 0,
-    webtransport: options.webtransport,
+    webtransport: typeof options.webtransport === 'string' ? options.webtransport : undefined,
     idleTimeoutMs: options.idleTimeoutMs ?? 10 * 60 * 1000,
     authTimeoutMs: options.authTimeoutMs ?? 10 * 1000,
     sessions: new Map(),
@@ -145,6 +147,7 @@ export async function createWshServer(options = {}) {
   });
   const address = http.address();
   port = typeof address === 'object' && address ? address.port : 0;
+  if (typeof options.webtransport === 'function') context.webtransport = options.webtransport(port);
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   return {
     url: `ws://${urlHost}:${port}${WSH_PATH}`,
