@@ -129,7 +129,7 @@ export class WshProcess {
 
   /** @param {Frame} frame @internal */
   receive(frame) {
-    if (frame.t === 'stdout' || frame.t === 'stderr') this.#parts.push({ type: frame.t, data: frame.payload.slice() });
+    if (frame.t === 'stdout' || frame.t === 'stderr') this.#parts.push({ type: frame.t, data: frame.payload });
     else if (frame.t === 'exit') {
       const { code, signal } = /** @type {Frame<'exit'>} */ (frame).header;
       this.#ended = true;
@@ -600,7 +600,7 @@ export class WshClient extends EventTarget {
       'get',
       { path },
       (frame) => {
-        if (frame.t === 'chunk') parts.push(frame.payload.slice());
+        if (frame.t === 'chunk') parts.push(frame.payload);
         else if (frame.t === 'end') done(/** @type {Frame<'end'>} */ (frame).header);
       },
       (error) => failed(error),
@@ -656,7 +656,7 @@ export class WshClient extends EventTarget {
       { url: String(url), method: request.method, headers, body: body !== null },
       (frame) => {
         if (frame.t === 'response') onResponse(/** @type {Frame<'response'>} */ (frame).header);
-        else if (frame.t === 'chunk') sink?.enqueue(frame.payload.slice());
+        else if (frame.t === 'chunk') sink?.enqueue(frame.payload);
         else if (frame.t === 'end') sink?.close();
       },
       (error) => {

@@ -124,6 +124,26 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 const EMPTY = new Uint8Array(0);
 
 /**
+ * The data frames' headers, which carry nothing but their type: encoded once, and recognised by
+ * their bytes when decoding, so the hot path (stdout, file and body chunks) skips JSON and the
+ * schema. Any other spelling of the same header still goes the validated way.
+ */
+const BARE_HEADERS = new Map(
+  /** @type {FrameType[]} */ (['stdout', 'stderr', 'chunk', 'stdin', 'close']).map((t) => [t, encoder.encode(JSON.stringify({ t }))]),
+);
+
+/** The type whose bare header these bytes are, or undefined. @param {Uint8Array} bytes @param {number} start @param {number} length */
+function bareType(bytes, start, length) {
+  for (const [t, header] of BARE_HEADERS) {
+    if (header.byteLength !== length) continue;
+    let same = true;
+    for (let i = 0; i < length && same; i++) same = bytes[start + i] === header[i];
+    if (same) return t;
+  }
+  return undefined;
+}
+
+/**
  * Encodes one frame. The header is validated, so a sender cannot put a frame on the wire its
  * peer would refuse.
  * @template {FrameType} T
@@ -134,10 +154,17 @@ const EMPTY = new Uint8Array(0);
  * @returns {Uint8Array}
  */
 export function encodeFrame(t, channel, header, payload = EMPTY) {
+  const bare = BARE_HEADERS.get(t);
+  if (bare && Object.keys(header).length === 0) return assemble(bare, channel, payload);
   const schema = FRAME_SCHEMAS[t];
   if (!schema) throw new WshProtocolError('malformed_frame', `Unknown frame type "${String(t)}".`);
   const checked = schema.safeParse(header);
   if (!checked.success) throw new WshProtocolError('malformed_frame', `A "${t}" frame's header is invalid: ${issueText(checked.error)}`);
+  return assemble(encoder.encode(JSON.stringify({ ...checked.data, t })), channel, payload);
+}
+
+/** @param {Uint8Array} json @param {number} channel @param {Uint8Array} payload */
+function assemble(json, channel, payload) {
   if (!Number.isInteger(channel) || channel < 0 || channel > 0xffffffff)
     throw new WshProtocolError('malformed_frame', `Bad channel ${channel}.`);
   if (payload.byteLength > MAX_PAYLOAD_BYTES)
@@ -145,7 +172,6 @@ export function encodeFrame(t, channel, header, payload = EMPTY) {
       'frame_too_large',
       `A payload of ${payload.byteLength} bytes is over ${MAX_PAYLOAD_BYTES}: send it in chunks.`,
     );
-  const json = encoder.encode(JSON.stringify({ ...checked.data, t }));
   const out = new Uint8Array(PREFIX_BYTES + json.byteLength + payload.byteLength);
   const view = new DataView(out.buffer);
   out[0] = MAGIC;
@@ -179,6 +205,8 @@ export function decodeFrame(data) {
   const headerLength = view.getUint32(6);
   if (headerLength > MAX_HEADER_BYTES || PREFIX_BYTES + headerLength > bytes.byteLength)
     throw new WshProtocolError('malformed_frame', 'The frame header length runs past the frame.');
+  const bare = bareType(bytes, PREFIX_BYTES, headerLength);
+  if (bare) return /** @type {Frame} */ ({ t: bare, channel, header: {}, payload: bytes.subarray(PREFIX_BYTES + headerLength) });
   /** @type {unknown} */
   let raw;
   try {
