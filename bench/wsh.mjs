@@ -28,7 +28,10 @@ function localTrue() {
   });
 }
 
-/** MB/s of `head -c` read by Node straight from the pipe, spawned as the server does: the floor of streamed output. @param {number} bytes */
+/**
+ * MB/s of `head -c` read by Node straight from the pipe, spawned as the server does: the floor of streamed output.
+ * @param {number} bytes
+ */
 async function localPipeMBps(bytes) {
   const t = performance.now();
   const child = spawn('head', ['-c', String(bytes), '/dev/zero'], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });

@@ -70,7 +70,8 @@ test('control: a key that is not in the keys file is refused with auth_failed fr
         await wsh.WshClient.connect(url, { key: stranger });
         return 'connected';
       } catch (err) {
-        return `${err.name}:${err.code}`;
+        const e = /** @type {{name: string, code: string}} */ (err);
+        return `${e.name}:${e.code}`;
       }
     },
     { entry: WSH, url: server.url },

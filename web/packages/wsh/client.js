@@ -238,10 +238,9 @@ export class WshClient extends EventTarget {
       throw new WshError('connect_failed', 'No WebSocket here: in Node, import the package by its name (its Node entry uses ws).');
     let transport = await openWebSocket(this.url, WebSocketImpl, signal);
     let hello = await this.#nextFrame(transport, 'hello');
-    const WebTransportImpl =
-      this.options.WebTransport === undefined
-        ? /** @type {WebTransportConstructor | undefined} */ (/** @type {any} */ (globalThis).WebTransport) // any: not in every lib's types yet
-        : this.options.WebTransport;
+    // any: WebTransport is not in every lib's types yet
+    const fromGlobal = /** @type {WebTransportConstructor | undefined} */ (/** @type {any} */ (globalThis).WebTransport);
+    const WebTransportImpl = this.options.WebTransport === undefined ? fromGlobal : this.options.WebTransport;
     const pick = chooseTransport(hello, { preference: this.options.transport ?? 'auto', hasWebTransport: Boolean(WebTransportImpl) });
     let authHost = new URL(this.url).host;
     if (pick === 'webtransport' && WebTransportImpl && hello.webtransport) {
@@ -335,7 +334,11 @@ export class WshClient extends EventTarget {
     this.#channels.get(frame.channel)?.(frame);
   }
 
-  /** The connection dropped: fail what ran on it, then reconnect unless that cannot help. @param {Transport} transport @param {{code: number, reason: string}} info */
+  /**
+   * The connection dropped: fail what ran on it, then reconnect unless that cannot help.
+   * @param {Transport} transport
+   * @param {{code: number, reason: string}} info
+   */
   #lost(transport, info) {
     if (this.#transport !== transport) return;
     this.#transport = null;
@@ -399,13 +402,20 @@ export class WshClient extends EventTarget {
     }
   }
 
-  /** Sends a frame, waiting while the connection is full. @param {FrameType} t @param {number} channel @param {object} header @param {Uint8Array} [payload] */
+  /**
+   * Sends a frame, waiting while the connection is full.
+   * @param {FrameType} t
+   * @param {number} channel
+   * @param {object} header
+   * @param {Uint8Array} [payload]
+   */
   async #send(t, channel, header, payload) {
     const transport = this.#transport;
     if (!transport || this.#status !== 'open') throw new WshError('disconnected', 'Not connected.');
     while (transport.buffered() > SEND_HIGH_WATER && this.#transport === transport) await new Promise((r) => setTimeout(r, 5));
     if (this.#transport !== transport) throw new WshError('disconnected', 'The connection was lost while sending.');
-    transport.send(encodeFrame(/** @type {any} */ (t), channel, /** @type {any} */ (header), payload)); // any: the caller pairs type and header
+    // any: the caller pairs the type and its header
+    transport.send(encodeFrame(/** @type {any} */ (t), channel, /** @type {any} */ (header), payload));
   }
 
   /**

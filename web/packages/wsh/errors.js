@@ -70,7 +70,10 @@ export class WshError extends Error {
 
 /** A frame that breaks the protocol (bytes, version, header): the channel it came on is closed. */
 export class WshProtocolError extends WshError {
-  /** @param {'malformed_frame' | 'version_mismatch' | 'frame_too_large' | 'unknown_channel' | 'channel_in_use'} code @param {string} message */
+  /**
+   * @param {'malformed_frame' | 'version_mismatch' | 'frame_too_large' | 'unknown_channel' | 'channel_in_use'} code
+   * @param {string} message
+   */
   constructor(code, message) {
     super(code, message);
     this.name = 'WshProtocolError';

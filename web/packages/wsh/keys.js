@@ -80,7 +80,12 @@ export async function sign(pair, data) {
   return new Uint8Array(await crypto.subtle.sign(ALGORITHM, pair.privateKey, /** @type {Uint8Array<ArrayBuffer>} */ (data)));
 }
 
-/** Whether `signature` is the raw Ed25519 key's signature of `data` (false for any malformed input). @param {Uint8Array} raw @param {Uint8Array} signature @param {Uint8Array} data */
+/**
+ * Whether `signature` is the raw Ed25519 key's signature of `data` (false for any malformed input).
+ * @param {Uint8Array} raw
+ * @param {Uint8Array} signature
+ * @param {Uint8Array} data
+ */
 export async function verify(raw, signature, data) {
   try {
     const key = await crypto.subtle.importKey('raw', /** @type {Uint8Array<ArrayBuffer>} */ (raw), { name: ALGORITHM }, false, ['verify']);

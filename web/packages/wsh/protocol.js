@@ -263,7 +263,10 @@ const REFUSAL_CODES = new Set([
   'relay_disabled',
 ]);
 
-/** The Error subclass a received `error` frame becomes (an unknown code reads as `server_error`). @param {{code: string, message: string}} header */
+/**
+ * The Error subclass a received `error` frame becomes (an unknown code reads as `server_error`).
+ * @param {{code: string, message: string}} header
+ */
 export function errorFromHeader(header) {
   const code = /** @type {WshErrorCode} */ (
     /** @type {readonly string[]} */ (ERROR_CODES).includes(header.code) ? header.code : 'server_error'

@@ -115,8 +115,10 @@ export function openWebSocket(url, WebSocketImpl, signal) {
 
 /**
  * The WebTransport constructor shape (Chromium has one; Node does not).
- * @typedef {new (url: string) => {ready: Promise<unknown>, closed: Promise<unknown>, close(info?: {closeCode?: number, reason?: string}): void,
- *   createBidirectionalStream(): Promise<{readable: ReadableStream<Uint8Array>, writable: WritableStream<Uint8Array>}>}} WebTransportConstructor
+ * @typedef {new (url: string) => {ready: Promise<unknown>, closed: Promise<unknown>,
+ *   close(info?: {closeCode?: number, reason?: string}): void,
+ *   createBidirectionalStream(): Promise<{readable: ReadableStream<Uint8Array>, writable: WritableStream<Uint8Array>}>}}
+ *   WebTransportConstructor
  */
 
 /**

@@ -1,3 +1,7 @@
+// Why this file is long: one connection's state machine — sign-in, then channels (processes, files,
+// relay requests) that share its send path, back-pressure and the key's session count; split, each
+// kind of channel would have to reach into that private state.
+//
 // One client connection on the server: the challenge, the signature check, then the channels
 // (processes, file transfers, relay requests) — every request checked against the key's limits
 // before anything runs. A frame that breaks the protocol gets an `error` frame and the
@@ -124,7 +128,12 @@ export class Connection {
     });
   }
 
-  /** Sends bytes as data frames of payload size. @param {'stdout' | 'stderr' | 'chunk'} t @param {number} channel @param {Uint8Array} bytes */
+  /**
+   * Sends bytes as data frames of payload size.
+   * @param {'stdout' | 'stderr' | 'chunk'} t
+   * @param {number} channel
+   * @param {Uint8Array} bytes
+   */
   #sendData(t, channel, bytes) {
     for (const piece of chunks(bytes)) this.#send(t, channel, {}, piece);
   }

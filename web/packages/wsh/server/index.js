@@ -93,7 +93,10 @@ export async function createWshServer(options = {}) {
   const refusal = (req) => {
     const hostHeader = (req.headers.host ?? '').toLowerCase();
     if (!allowedHostNames(host, port, options.allowedHosts ?? []).has(hostHeader))
-      return `Host "${hostHeader}" is not this server's name (a DNS-rebinding defence); start it with --allowed-hosts ${hostHeader || 'NAME'} to allow it.`;
+      return (
+        `Host "${hostHeader}" is not this server's name (a DNS-rebinding defence); ` +
+        `start it with --allowed-hosts ${hostHeader || 'NAME'} to allow it.`
+      );
     const origin = req.headers.origin;
     if (origin !== undefined && !originAllowed(origin, origins))
       return `Origin "${origin}" is not allowed; start the server with --origins ${origin} to allow pages from it.`;
@@ -126,7 +129,8 @@ export async function createWshServer(options = {}) {
     if (why) {
       log(`refused a connection from ${req.socket.remoteAddress}: ${why}`);
       socket.end(
-        `HTTP/1.1 ${path === WSH_PATH ? '403 Forbidden' : '404 Not Found'}\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n\r\n${why}\n`,
+        `HTTP/1.1 ${path === WSH_PATH ? '403 Forbidden' : '404 Not Found'}\r\n` +
+          `content-type: text/plain; charset=utf-8\r\nconnection: close\r\n\r\n${why}\n`,
       );
       return;
     }

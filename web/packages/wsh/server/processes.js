@@ -65,7 +65,11 @@ export function startProcess(plan, on) {
   return startPipes(plan, on);
 }
 
-/** @param {{file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv}} plan @param {ProcessHandlers} on @returns {RunningProcess} */
+/**
+ * @param {{file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv}} plan
+ * @param {ProcessHandlers} on
+ * @returns {RunningProcess}
+ */
 function startPipes(plan, on) {
   const child = spawn(plan.file, plan.args, {
     cwd: plan.cwd,

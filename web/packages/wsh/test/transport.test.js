@@ -75,7 +75,8 @@ function bridgedWebTransport(target, opened) {
   };
 }
 
-test('a server that offers WebTransport: the client moves to it, signs in there and runs commands (control: declined, WebSocket)', async () => {
+test('a server that offers WebTransport: the client moves to it, signs in there and runs commands \
+(control: declined, WebSocket)', async () => {
   const key = await makeKey();
   const { server } = await startServer([key.entry], { webtransport: (port) => `https://127.0.0.1:${port}/wsh-wt` });
   /** @type {string[]} */
