@@ -90,7 +90,9 @@ export function rawSocket(url, options = {}) {
     ws.on('close', () => reject(new Error('closed before opening')));
   });
   opened.catch(() => {});
-  return { ws, frames, next, closed, refused, opened };
+  /** @type {Promise<number | 'upgraded'>} the handshake's outcome: a refusal's HTTP status, or 'upgraded' */
+  const outcome = Promise.race([refused, opened.then(() => /** @type {const} */ ('upgraded'))]);
+  return { ws, frames, next, closed, refused, opened, outcome };
 }
 
 /** Resolves when the process with this pid has exited (GNU tail --pid waits for it). @param {number} pid */
