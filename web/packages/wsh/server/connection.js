@@ -67,6 +67,7 @@ export class Connection {
   #closed = false;
   #signingIn = false;
   /** @type {Frame[]} */ #held = [];
+  #heldBytes = 0;
   /** The highest channel id opened so far (ids only go up, so a stale frame is told from a bad one). */
   #highest = 0;
   #nonce = toBase64(randomBytes(32));
@@ -183,7 +184,9 @@ export class Connection {
     if (!this.key) {
       // Frames sent right behind the auth frame wait for its check; they are dropped if it fails.
       if (this.#signingIn) {
-        if (this.#held.length >= 64) this.fail(new WshRefusedError('auth_failed', 'Too many frames before signing in.'));
+        this.#heldBytes += frame.payload.byteLength;
+        if (this.#held.length >= 64 || this.#heldBytes > 1024 * 1024)
+          this.fail(new WshRefusedError('auth_failed', 'Too much sent before signing in.'));
         else this.#held.push(frame);
         return;
       }
@@ -292,7 +295,10 @@ export class Connection {
       return;
     }
     const proc = channel.process;
-    if (!proc) throw new WshProtocolError('malformed_frame', `A "${frame.t}" frame does not belong on channel ${id}.`);
+    if (!proc) {
+      if (channel.kind === 'process') return; // input for a process still being checked and started: nothing to give it to yet
+      throw new WshProtocolError('malformed_frame', `A "${frame.t}" frame does not belong on channel ${id}.`);
+    }
     if (frame.t === 'stdin') {
       if (frame.payload.byteLength) proc.write(frame.payload);
       if (/** @type {Frame<'stdin'>} */ (frame).header.eof) proc.endInput();
