@@ -8,6 +8,7 @@ import { embeddingsBench } from './embeddings.mjs';
 import { searchBench } from './search.mjs';
 import { providersBench } from './providers.mjs';
 import { mcpBench } from './mcp.mjs';
+import { wshBench } from './wsh.mjs';
 import { shellBench } from './shell.mjs';
 import { sanitizerBench, injectionBench } from './injection.mjs';
 import { performance } from 'node:perf_hooks';
@@ -147,6 +148,9 @@ const result = {
   // Stream assembly per wire format and the reliability layer's overhead (web/providers/), in Node.
   ...(await providersBench()),
   ...(await mcpBench()),
+  // wsh (issue 35): an exec of `true` and stdout throughput against the real wsh-server bin on 127.0.0.1, beside the
+  // same machine's bare spawn and pipe (bench/wsh.mjs).
+  ...(await wshBench()),
   // The shell (web/shell/): grep -r over 1,000 files and a 10-stage pipeline over 10 MB, in the page (OPFS), in Node and in real bash.
   ...(await shellBench()),
   // Memory search (web/memory/search.js) in Node; the page runs the same code and WebAssembly kernel.
@@ -190,6 +194,7 @@ const result = {
     sanitizer50KBMs: 100,
     reliabilityOverheadPerRequestMs: 1,
     mcpToolCallOverheadMs: 2,
+    wshExecRoundTripMs: 5,
     localVsNativeSpeedRatio: 3,
     localFirstToolCallTokenMs: 300,
     localStopMs: 100,
@@ -203,6 +208,7 @@ const result = {
     injectionHeldOutFamilyRecall: 85,
     injectionHeldOutSourceRecall: 85,
     injectionBlindSourceRecall: 85,
+    wshStdoutMBps: 100,
   },
   ceilings: {
     sanitizerDevFalsePositivePct: 5,

@@ -13,6 +13,23 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SHELL = ['index.html', 'manifest.webmanifest'];
 const WALKED = ['web', 'icons'];
 const EXTENSIONS = new Set(['.js', '.css', '.svg', '.png', '.wasm', '.html', '.json', '.webmanifest', '.md']);
+/**
+ * Files under web/ that never run in the browser, kept out of the precache (root-relative; a
+ * folder ends in `/`): the wsh package's server, bin, Node entry, tests, type stubs and docs.
+ */
+export const NOT_FOR_THE_BROWSER = [
+  'web/packages/wsh/bin/',
+  'web/packages/wsh/server/',
+  'web/packages/wsh/test/',
+  'web/packages/wsh/types/',
+  'web/packages/wsh/node.js',
+  'web/packages/wsh/package.json',
+  'web/packages/wsh/README.md',
+  'web/packages/wsh/API.md',
+];
+
+/** @param {string} rel a root-relative path with `/` separators */
+export const notForTheBrowser = (rel) => NOT_FOR_THE_BROWSER.some((x) => (x.endsWith('/') ? rel.startsWith(x) : rel === x));
 
 /** @param {string} dir @returns {Promise<string[]>} */
 async function walk(dir) {
@@ -44,6 +61,7 @@ export async function buildPrecacheManifest(appRoot = root) {
   const urls = ['./'];
   for (const file of files) {
     const rel = relative(appRoot, file).split(sep).join('/');
+    if (notForTheBrowser(rel)) continue;
     hash
       .update(rel)
       .update('\0')

@@ -1,4 +1,77 @@
 #!/usr/bin/env node
-// Placeholder replaced by the wsh server entry point.
-console.error('wsh-server: not built yet');
-process.exit(1);
+// `npx wsh-server --keys FILE`: the wsh server on this machine. Its first line on stdout is the
+// URL to connect to; everything else (who signed in, refusals, relay requests) goes to stderr.
+import { parseArgs } from 'node:util';
+import { createWshServer } from '../server/index.js';
+
+const HELP = `Usage: wsh-server --keys FILE [options]
+
+  --keys FILE           public keys allowed in, one a line, with what each may do (see README)
+  --port N              port to listen on (default 0: any free port; the URL says which)
+  --host ADDR           address to bind (default 127.0.0.1: this machine only)
+  --relay-allow H,...   hosts the HTTP relay may forward to (host, host:port, *.domain); none: no relay
+  --origins O,...       browser origins allowed to connect (default: pages on localhost/127.0.0.1);
+                        an exact origin such as https://app.example, or http://host:* for any port
+  --allowed-hosts H,... more names clients may reach this server by (Host header check)
+  --idle-timeout SEC    close a signed-in connection with nothing open after SEC seconds (default 600)
+  --no-pty              never use a PTY, even if node-pty is installed
+  --webtransport URL    advertise a WebTransport endpoint (served by a front end)
+  --help                this text
+`;
+
+/** @param {string | undefined} value */
+const list = (value) =>
+  (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+try {
+  const { values } = parseArgs({
+    options: {
+      keys: { type: 'string' },
+      port: { type: 'string', default: '0' },
+      host: { type: 'string', default: '127.0.0.1' },
+      'relay-allow': { type: 'string' },
+      origins: { type: 'string' },
+      'allowed-hosts': { type: 'string' },
+      'idle-timeout': { type: 'string', default: '600' },
+      'no-pty': { type: 'boolean', default: false },
+      webtransport: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    process.exit(0);
+  }
+  if (!values.keys) throw new Error('--keys FILE is required: a file with the public key line(s) allowed in.');
+  const port = Number(values.port);
+  const idle = Number(values['idle-timeout']);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${values.port} is not a port number.`);
+  if (!(idle > 0)) throw new Error(`--idle-timeout ${values['idle-timeout']} is not a number of seconds.`);
+  const server = await createWshServer({
+    host: values.host,
+    port,
+    keysFile: values.keys,
+    relayAllow: list(values['relay-allow']),
+    origins: values.origins === undefined ? undefined : list(values.origins),
+    allowedHosts: list(values['allowed-hosts']),
+    idleTimeoutMs: idle * 1000,
+    pty: values['no-pty'] ? null : 'auto',
+    webtransport: values.webtransport,
+  });
+  process.stdout.write(`${server.url}\n`);
+  const relay = list(values['relay-allow']);
+  process.stderr.write(
+    `wsh-server: listening on ${server.url}; keys from ${values.keys}; ` +
+      `terminals: ${server.pty ? 'PTY (node-pty)' : 'pipes (install node-pty for a real terminal)'}; ` +
+      `relay: ${relay.length ? relay.join(', ') : 'off'}\n`,
+  );
+  const stop = () => server.close().then(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+} catch (err) {
+  process.stderr.write(`wsh-server: ${/** @type {Error} */ (err).message}\n`);
+  process.exit(2);
+}

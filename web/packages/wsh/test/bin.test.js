@@ -1,0 +1,67 @@
+// `npx wsh-server`: the real bin, spawned; its first line on stdout is the URL, which a client
+// signs in to; a key added to the keys file counts at once; bad flags fail with a message.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { appendFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { WshClient } from '../node.js';
+import { makeKey, tempDir } from './helpers.js';
+
+const BIN = fileURLToPath(new URL('../bin/wsh-server.js', import.meta.url));
+
+/** @param {string[]} args */
+function run(args) {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  test.after(() => child.kill('SIGKILL'));
+  let stderr = '';
+  child.stderr.on('data', (b) => {
+    stderr += b;
+  });
+  const lines = createInterface({ input: child.stdout });
+  /** @type {Promise<string>} */
+  const firstLine = new Promise((resolve, reject) => {
+    lines.once('line', resolve);
+    child.once('exit', () => reject(new Error(`exited first: ${stderr}`)));
+  });
+  firstLine.catch(() => {}); // a run that is expected to fail is read through its exit
+  return { child, firstLine, stderr: () => stderr };
+}
+
+test('the bin prints its URL first; the listed key runs a command there, a key added later counts at once', async () => {
+  const dir = await tempDir();
+  const keysFile = join(dir, 'keys');
+  const first = await makeKey();
+  const later = await makeKey();
+  await writeFile(keysFile, `# my keys\n${first.line}\n`);
+  const server = run(['--keys', keysFile, '--port', '0']);
+  const url = await server.firstLine;
+  assert.match(url, /^ws:\/\/127\.0\.0\.1:\d+\/wsh$/);
+  const client = await WshClient.connect(url, { key: first.pair });
+  assert.equal((await client.exec('echo from the bin')).stdout, 'from the bin\n');
+  client.close();
+  await assert.rejects(WshClient.connect(url, { key: later.pair }), { code: 'auth_failed' });
+  await appendFile(keysFile, `${later.line}\n`);
+  const added = await WshClient.connect(url, { key: later.pair });
+  assert.equal((await added.exec('echo added')).stdout, 'added\n', 'control: once listed, it signs in without a restart');
+  added.close();
+  assert.match(server.stderr(), /terminals: pipes/);
+  server.child.kill('SIGTERM');
+  const [code] = await once(server.child, 'exit');
+  assert.equal(code, 0);
+});
+
+test('bad usage fails with a message and exit code 2; --help prints the options', async () => {
+  const noKeys = run([]);
+  const [code] = await once(noKeys.child, 'exit');
+  assert.equal(code, 2);
+  assert.match(noKeys.stderr(), /--keys FILE is required/);
+  const missing = run(['--keys', '/nonexistent/keys']);
+  assert.equal((await once(missing.child, 'exit'))[0], 2);
+  assert.match(missing.stderr(), /no such file|ENOENT/);
+  const help = run(['--help']);
+  assert.match(await help.firstLine, /^Usage: wsh-server/);
+});

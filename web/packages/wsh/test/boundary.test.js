@@ -1,0 +1,57 @@
+// The package stands alone: its modules import only each other, `zod`, `ws` and Node's own
+// modules — nothing of Clawser's app — and the browser modules import nothing of Node's.
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** Modules the browser loads (the rest are the server, the bin, the Node entry and the tests). */
+const BROWSER = ['index.js', 'client.js', 'keys.js', 'protocol.js', 'errors.js', 'transport.js'];
+
+/** @param {string} dir @returns {string[]} */
+function modules(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (name === 'node_modules') return [];
+    if (statSync(path).isDirectory()) return modules(path);
+    return path.endsWith('.js') ? [path] : [];
+  });
+}
+
+/** The specifiers a source imports (static and dynamic with a string). @param {string} source */
+export function importsOf(source) {
+  const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  return [...code.matchAll(/(?:^|[\n;])\s*(?:import|export)\s[^;'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map(
+    (m) => m[1] ?? m[2],
+  );
+}
+
+test('every import stays in the package or names zod, ws or a node: module', () => {
+  /** @type {string[]} */
+  const bad = [];
+  const files = modules(ROOT);
+  assert.ok(files.length >= 15, 'the modules were found');
+  for (const file of files) {
+    for (const spec of importsOf(readFileSync(file, 'utf8'))) {
+      if (spec.startsWith('.')) {
+        if (relative(ROOT, resolve(dirname(file), spec)).startsWith('..')) bad.push(`${relative(ROOT, file)} → ${spec}`);
+      } else if (!['zod', 'ws'].includes(spec) && !spec.startsWith('node:')) bad.push(`${relative(ROOT, file)} → ${spec}`);
+    }
+  }
+  assert.deepEqual(bad, []);
+  // Control: the scan sees an import that leaves.
+  assert.deepEqual(importsOf("import { x } from '../../app/app.js';\nawait import('node:fs');"), ['../../app/app.js', 'node:fs']);
+});
+
+test('the browser modules import nothing of Node (no node:, no ws)', () => {
+  for (const name of BROWSER) {
+    const specs = importsOf(readFileSync(join(ROOT, name), 'utf8'));
+    assert.deepEqual(
+      specs.filter((s) => s.startsWith('node:') || s === 'ws'),
+      [],
+      name,
+    );
+  }
+});

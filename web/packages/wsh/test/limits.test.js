@@ -1,0 +1,102 @@
+// Per-key limits, enforced on the server: directories (for the working directory and for
+// put/get; `..` and symlinks cannot lead out), commands (run without a shell), environment,
+// sessions and output. Each refusal has its control: the allowed case works.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { WshClient } from '../node.js';
+import { makeKey, startServer, tempDir } from './helpers.js';
+
+const root = await tempDir();
+const inside = join(root, 'allowed');
+const outside = join(root, 'other');
+await mkdir(join(inside, 'sub'), { recursive: true });
+await mkdir(outside);
+await writeFile(join(outside, 'secret.txt'), 'not yours');
+await writeFile(join(inside, 'mine.txt'), 'yours');
+await symlink(outside, join(inside, 'escape'));
+await symlink(join(outside, 'secret.txt'), join(inside, 'secret-link.txt'));
+await symlink(join(outside, 'nowhere'), join(inside, 'dangling'));
+
+const dirsKey = await makeKey(`dirs=${inside}`);
+const cmdKey = await makeKey(`commands=echo,printf,sleep dirs=${inside} env=LANG`);
+const fewKey = await makeKey('sessions=1 output=1K');
+const { server } = await startServer([dirsKey.entry, cmdKey.entry, fewKey.entry]);
+
+/** @param {{pair: CryptoKeyPair}} key */
+async function connect(key) {
+  const client = await WshClient.connect(server.url, { key: key.pair });
+  test.after(() => client.close());
+  return client;
+}
+const dirs = await connect(dirsKey);
+const cmds = await connect(cmdKey);
+const few = await connect(fewKey);
+
+test('working directory: inside the allowed directory works; outside, through .. or a symlink is refused', async () => {
+  assert.equal((await dirs.exec('pwd', { cwd: inside })).stdout, `${inside}\n`, 'control');
+  assert.equal((await dirs.exec('pwd', { cwd: 'sub' })).stdout, `${join(inside, 'sub')}\n`, 'control: relative to the first directory');
+  assert.equal((await dirs.exec('pwd')).stdout, `${inside}\n`, 'control: the default is the first directory');
+  for (const cwd of [outside, `${inside}/../other`, join(inside, 'escape'), '/', '~']) {
+    await assert.rejects(dirs.exec('pwd', { cwd }), { code: 'dir_not_allowed' }, cwd);
+  }
+});
+
+test('put and get: inside works; outside, .., a symlink out or a dangling link is refused and nothing is written', async () => {
+  assert.deepEqual(await dirs.put('sub/new.txt', 'hello'), {
+    size: 5,
+    sha256: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824',
+  });
+  assert.equal(await readFile(join(inside, 'sub/new.txt'), 'utf8'), 'hello', 'control: written inside');
+  assert.equal(await (await dirs.get('mine.txt')).text(), 'yours', 'control: read inside');
+  for (const path of [join(outside, 'x.txt'), '../other/x.txt', 'escape/x.txt', 'dangling']) {
+    await assert.rejects(dirs.put(path, 'evil'), { code: 'dir_not_allowed' }, path);
+  }
+  assert.equal(existsSync(join(outside, 'x.txt')), false);
+  assert.equal(existsSync(join(outside, 'nowhere')), false);
+  for (const path of [join(outside, 'secret.txt'), '../other/secret.txt', 'escape/secret.txt', 'secret-link.txt']) {
+    await assert.rejects(dirs.get(path), { code: 'dir_not_allowed' }, path);
+  }
+  await assert.rejects(dirs.get('missing.txt'), { code: 'not_found' });
+  await assert.rejects(dirs.get('sub'), { code: 'not_a_file' });
+});
+
+test('put replaces a file only once all of it arrived and checked; a binary file round-trips', async () => {
+  const bytes = new Uint8Array(300 * 1024).map((_, i) => (i * 7) % 256);
+  const written = await dirs.put('blob.bin', new Blob([bytes]));
+  assert.equal(written.size, bytes.byteLength);
+  const back = new Uint8Array(await (await dirs.get('blob.bin')).arrayBuffer());
+  assert.deepEqual(back, bytes);
+});
+
+test('commands: a listed program runs without a shell; others, shell syntax and another PATH are refused', async () => {
+  assert.equal((await cmds.exec('echo "a b" c')).stdout, 'a b c\n', 'control: a listed command, quotes honoured');
+  assert.equal((await cmds.exec(['printf', '%s', '$(id)'])).stdout, '$(id)', 'control: argv, no expansion');
+  await assert.rejects(cmds.exec('ls'), { code: 'command_not_allowed' });
+  await assert.rejects(cmds.exec('/bin/echo hi'), { code: 'command_not_allowed' });
+  await assert.rejects(cmds.exec('./echo hi'), { code: 'command_not_allowed' });
+  for (const line of ['echo hi; ls', 'echo $(ls)', 'echo `ls`', 'echo hi | cat', 'echo hi > x', 'echo *', 'echo "$HOME"']) {
+    await assert.rejects(cmds.exec(line), { code: 'shell_syntax_not_allowed' }, line);
+  }
+  await assert.rejects(cmds.spawn('', { pty: true }), { code: 'malformed_frame' });
+  await assert.rejects(cmds.spawn(undefined, { pty: true }), { code: 'command_not_allowed' }, 'no login shell for a limited key');
+  await assert.rejects(cmds.exec('echo hi', { env: { PATH: '/tmp' } }), { code: 'env_not_allowed' });
+  assert.equal((await cmds.exec(['printf', 'ok'], { env: { LANG: 'C' } })).stdout, 'ok', 'control: a listed variable');
+  await assert.rejects(cmds.exec('echo hi', { cwd: outside }), { code: 'dir_not_allowed' });
+});
+
+test('sessions: a second process over the limit is refused; once the first ends, it runs (control)', async () => {
+  const first = await few.spawn('read x; echo done');
+  await assert.rejects(few.exec('echo second'), { code: 'too_many_sessions' });
+  await first.write('go\n');
+  assert.deepEqual(await first.exited, { exitCode: 0, signal: null });
+  assert.equal((await few.exec('echo second')).stdout, 'second\n', 'control');
+});
+
+test('output: a process writing past the key output cap is stopped with output_limit (control: under the cap)', async () => {
+  assert.equal((await few.exec('head -c 500 /dev/zero', { encoding: 'binary' })).stdout.byteLength, 500, 'control');
+  await assert.rejects(few.exec('head -c 100000 /dev/zero'), { code: 'output_limit' });
+  assert.equal((await few.exec('echo after')).stdout, 'after\n', 'the session was given back');
+});
