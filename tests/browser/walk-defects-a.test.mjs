@@ -80,7 +80,8 @@ test('"Browse models" lists the OpenAI-compatible server\'s models with the Mode
   await dialog.waitFor({ state: 'detached' });
 });
 
-test('the model list and the Events filters: radio buttons and checkboxes keep their own size, names stay whole (360 and 1280 px)', async () => {
+test('the model list and the Events filters: radio buttons and checkboxes keep their own size, names stay whole \
+(360 and 1280 px)', async () => {
   for (const size of [DESKTOP, PHONE]) {
     await page.setViewportSize(size);
     await page.getByRole('button', { name: 'Settings', exact: true }).click();
@@ -231,7 +232,8 @@ a regenerated reply still has one', async () => {
   await page.getByRole('group', { name: 'Versions of this reply' }).getByText('1/2').waitFor();
 });
 
-test('the Skills, Servers, Terminal and Agents panels have the page\'s padding: "Back to chat" whole, below the header (360 and 1280 px)', async () => {
+test('the Skills, Servers, Terminal and Agents panels have the page\'s padding: "Back to chat" whole, below the header \
+(360 and 1280 px)', async () => {
   for (const size of [DESKTOP, PHONE]) {
     await page.setViewportSize(size);
     try {
@@ -282,7 +284,6 @@ test("skill and server cards have no list bullets; the MCP tools table is laid o
   const skill = page.locator('.skill[data-skill="tidy-notes"]');
   await skill.waitFor();
   assert.equal(await bullet(skill), null, 'a skill card has no bullet');
-  // Control: a list that is meant to have bullets keeps them (the skill's problems, were there any, use one).
   await page.getByRole('button', { name: 'Back to chat' }).click();
 
   await openPanel(page, 'Servers');
@@ -316,6 +317,12 @@ test("skill and server cards have no list bullets; the MCP tools table is laid o
   assert.ok(['left', 'start'].includes(look.headAlign), `headings align with their column (${look.headAlign})`);
   assert.ok(look.width >= 0.9, "the table takes the card's width");
   await page.getByRole('button', { name: 'Back to chat' }).click();
+  // Control: a list that is meant to have bullets (one in a reply) keeps them.
+  llm.enqueue({ text: 'Two points:\n\n- one\n- two' });
+  await sendMessage(page, 'a list please');
+  const point = page.locator('.msg.assistant:not(.streaming) .msg-body li', { hasText: 'one' });
+  await point.waitFor();
+  assert.ok(await bullet(point), 'a point of a reply keeps its bullet');
 });
 
 test('Stop reads as stopped, not as a provider failure; a real failure still says "No provider answered"', async () => {
