@@ -329,13 +329,21 @@ test('Stop reads as stopped, not as a provider failure; a real failure still say
   await page.getByRole('button', { name: 'New conversation', exact: true }).click();
   await page.getByText('Start the conversation: type a message below.').waitFor();
   llm.enqueue({ text: 'alpha beta gamma delta epsilon', dropAfter: 3, holdOpen: true });
-  await sendMessage(page, 'start and be stopped');
+  await sendMessage(page, 'a reply to interrupt');
   await page.locator('.msg.streaming .msg-body', { hasText: 'alpha' }).waitFor();
-  await page.getByRole('button', { name: 'Stop' }).click();
+  await page.getByRole('button', { name: 'Stop', exact: true }).click();
   await page.getByText('Stopped — the reply above is incomplete.').waitFor();
   llm.dropOpen();
   assert.equal(await page.getByText(/No provider answered/).count(), 0, 'a Stop is not a provider failure');
   assert.equal(await page.getByText(/failed/i).count(), 0, 'nothing says it failed');
+  // Stopped while the retry of a failed try streams: the failure is shown, the end is the user's Stop.
+  llm.enqueue({ status: 500, body: { error: { message: 'boom' } } }, { text: 'eta theta iota kappa', dropAfter: 3, holdOpen: true });
+  await sendMessage(page, 'a retried reply to interrupt');
+  await page.locator('.msg.streaming .msg-body', { hasText: 'eta' }).waitFor();
+  await page.getByRole('button', { name: 'Stop', exact: true }).click();
+  await page.getByText('Stopped by you after 1 failed try').waitFor();
+  llm.dropOpen();
+  assert.equal(await page.getByText(/No provider answered/).count(), 0);
   // Control: a provider that fails every try is still said to have failed.
   for (let i = 0; i < 3; i++) llm.enqueue({ status: 500, body: { error: { message: 'boom' } } });
   await sendMessage(page, 'fail every try');
