@@ -162,9 +162,10 @@ test('360 px home screen: workspace names do not break mid-word beside Rename an
     await home.getByRole('button', { name: 'New workspace' }).click();
     await home.getByRole('dialog').getByLabel('Workspace name').fill('Quarterly research notebook');
     await home.getByRole('dialog').getByLabel('Workspace name').press('Enter');
-    await home.waitForURL(/#workspace\//);
+    // The new workspace is shown (its first run) before going back to the list.
+    await home.getByRole('button', { name: 'Try Echo' }).waitFor();
     await home.goto(`${app.url}#home`);
-    await home.getByRole('heading', { name: 'Workspaces' }).waitFor();
+    await home.locator('.ws-name', { hasText: 'Quarterly research notebook' }).waitFor();
     for (const size of [PHONE, DESKTOP]) {
       await home.setViewportSize(size);
       for (const name of ['My workspace', 'Quarterly research notebook']) {
@@ -303,12 +304,13 @@ test("skill and server cards have no list bullets; the MCP tools table is laid o
     const head = /** @type {HTMLElement} */ (t.querySelector('th'));
     const c = getComputedStyle(cell);
     const hd = getComputedStyle(head);
+    const room = t.parentElement?.getBoundingClientRect().width || 1;
     return {
       collapse: getComputedStyle(t).borderCollapse,
       padding: parseFloat(c.paddingLeft),
       rule: parseFloat(c.borderBottomWidth),
       headAlign: hd.textAlign,
-      width: t.getBoundingClientRect().width / /** @type {HTMLElement} */ (t.parentElement.getBoundingClientRect().width || 1),
+      width: t.getBoundingClientRect().width / room,
     };
   });
   assert.equal(look.collapse, 'collapse');
