@@ -57,6 +57,38 @@ test('the tree: a branch event moves the head; the path follows parents; sibling
   );
 });
 
+test('an undo and a redo are not versions: no ‹ 1/2 › for the undo record, none left after the redo; an edit still is one', () => {
+  const tree = new BranchTree([
+    ev('u1', 'user_message', { text: 'hi' }),
+    ev('a1', 'agent_message', { text: 'hello' }),
+    ev('u2', 'user_message', { text: 'write the file' }),
+    ev('a2', 'agent_message', { text: 'written' }),
+    // Undo: the head goes back before the turn, and the undo is recorded there.
+    ev('b1', 'branch', { head: 'a1' }),
+    ev('x1', 'turn_undone', { turnId: 'u2', summary: '1 file' }),
+  ]);
+  assert.deepEqual(
+    tree.path().map((e) => e.id),
+    ['u1', 'a1', 'x1'],
+  );
+  assert.deepEqual([...tree.alternativesOnPath()], [], 'the undo record has no versions');
+  // Redo: the head goes to the turn's last event, and the redo is recorded there.
+  tree.add(ev('b2', 'branch', { head: 'a2' }));
+  tree.add(ev('r1', 'turn_redone', { turnId: 'u2', summary: '1 file' }));
+  assert.deepEqual(
+    tree.path().map((e) => e.id),
+    ['u1', 'a1', 'u2', 'a2', 'r1'],
+  );
+  assert.deepEqual([...tree.alternativesOnPath()], [], 'no switcher left on the redone turn');
+  // Control: an edited message beside the same turn is a version, counted without the undo record.
+  tree.add(ev('b3', 'branch', { head: 'a1' }));
+  tree.add(ev('u2b', 'user_message', { text: 'write it again' }));
+  assert.deepEqual(
+    [...tree.alternativesOnPath()].map(([id, v]) => [id, v.index, v.count, v.siblings]),
+    [['u2b', 1, 2, ['u2', 'u2b']]],
+  );
+});
+
 /** Runs one turn of the Echo agent. @param {Conversation} conversation @param {string} text */
 async function turn(conversation, text) {
   const agent = new ClawserAgent({ provider: new EchoProvider(), conversation });

@@ -100,4 +100,15 @@ test("provider tries are folded by run: more than one try or one that did not an
   );
   // Control: one try that answered is not worth a notice.
   assert.equal(runs.has('t3'), false);
+  // One try the user stopped is not either (no provider failed); stopped after failed tries, the failures are shown.
+  const stopped = providerAttemptRuns([
+    ev('u1', 'user_message', { text: 'go' }),
+    attempt('s1', 'aborted'),
+    ev('a1', 'agent_message', { text: 'par', stopped: true }),
+    ev('u2', 'user_message', { text: 'again' }),
+    attempt('s2', 'failed'),
+    attempt('s3', 'aborted'),
+    ev('a2', 'agent_message', { text: 'tia', stopped: true }),
+  ]);
+  assert.deepEqual([...stopped.keys()], ['s3']);
 });

@@ -524,6 +524,17 @@ badges in words", async () => {
   );
   assert.deepEqual(modelBadges(/** @type {any} */ (fromServer.models[1])), ['tools', 'images', 'reasoning', '400K context']);
   assert.deepEqual(knownModel('some-new-model'), { id: 'some-new-model' }, 'unknown is not "no"');
+  // A provider whose chats need a model lists its models without one (the list is where it is chosen)…
+  const compatible = { provider: 'openai-compatible', apiKey: KEY, baseUrl: `${server.url}/v1` };
+  const unchosen = await listModelInfo(compatible);
+  assert.equal(unchosen.source, 'provider');
+  assert.deepEqual(
+    unchosen.models.map((m) => m.id),
+    fromServer.models.map((m) => m.id),
+  );
+  // …while a chat without one is still refused with what to do.
+  const { createProvider } = await import('../../web/providers/index.js');
+  assert.throws(() => createProvider(compatible), /Choose a model for OpenAI-compatible/);
   /** @type {typeof fetch} */
   const down = async () => new Response('nope', { status: 500 });
   const fallback = await listModelInfo({ provider: 'anthropic', apiKey: KEY }, { fetchImpl: down });

@@ -73,7 +73,8 @@ export function retriedAttempts(events) {
 
 /**
  * Runs of `provider_attempt` events (the tries of one model call) worth showing: more than one
- * try, or one that did not answer. Keyed by the run's last event, where the notice goes.
+ * try, or one that did not answer. One try the user stopped is not (its reply says it was
+ * stopped; no provider failed). Keyed by the run's last event, where the notice goes.
  * @param {readonly ClawserEvent[]} events
  * @returns {Map<string, EventOf<'provider_attempt'>[]>}
  */
@@ -83,7 +84,7 @@ export function providerAttemptRuns(events) {
   /** @type {EventOf<'provider_attempt'>[]} */
   let run = [];
   const close = () => {
-    if (run.length > 1 || run.some((a) => a.data.outcome !== 'ok'))
+    if (run.length > 1 || run.some((a) => a.data.outcome !== 'ok' && a.data.outcome !== 'aborted'))
       runs.set(/** @type {EventOf<'provider_attempt'>} */ (run.at(-1)).id, run);
     run = [];
   };

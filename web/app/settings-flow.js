@@ -175,7 +175,7 @@ export class SettingsFlow {
         },
         pullModel: async (config, model, onProgress) => {
           const { createProvider } = await import('../providers/index.js');
-          const p = createProvider(config);
+          const p = createProvider(config, { forModels: true });
           if (!('pullModel' in p) || typeof p.pullModel !== 'function') {
             throw new Error(`${catalogEntry(config.provider)?.label ?? config.provider} does not download models.`);
           }

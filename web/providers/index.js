@@ -29,7 +29,8 @@ export const ProviderConfigSchema = z.object({
 /**
  * Creates a provider from its configuration.
  * @param {ProviderConfig} config
- * @param {{fetchImpl?: typeof fetch, echoDelayMs?: number}} [deps]
+ * @param {{fetchImpl?: typeof fetch, echoDelayMs?: number, forModels?: boolean}} [deps] forModels: the provider is made to
+ *   list or download models, which needs no model chosen (a chat does: without one it is refused)
  * @returns {Provider}
  */
 export function createProvider(config, deps = {}) {
@@ -54,7 +55,7 @@ export function createProvider(config, deps = {}) {
       { retryable: false },
     );
   }
-  if (caps.needsModel && !model) {
+  if (caps.needsModel && !model && !deps.forModels) {
     throw new ProviderError('client', `Choose a model for ${entry.label} in Settings.`, { retryable: false });
   }
   if (caps.baseUrl === 'required' && !baseUrl) {

@@ -28,7 +28,8 @@ export function knownModel(id) {
 export async function listModelInfo(config, deps = {}) {
   const entry = catalogEntry(config.provider);
   // any: the list methods are optional per wire format
-  const provider = /** @type {any} */ (createProvider(config, { fetchImpl: deps.fetchImpl }));
+  // Listing needs no model: the list is where one is chosen.
+  const provider = /** @type {any} */ (createProvider(config, { fetchImpl: deps.fetchImpl, forModels: true }));
   /** @type {ModelInfo[]} */
   let models = [];
   if (typeof provider.listModelInfo === 'function') models = await provider.listModelInfo({ signal: deps.signal });

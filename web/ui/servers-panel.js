@@ -251,25 +251,30 @@ export function ServersPanel(props) {
             ),
             st.tools.length
               ? h(
-                  'table',
-                  { class: 'server-tools', 'aria-label': `Tools of ${s.name}` },
-                  h('thead', null, h('tr', null, h('th', null, 'Tool'), h('th', null, 'What it does'), h('th', null, 'Annotations'))),
+                  'div',
+                  { class: 'table-wrap' },
                   h(
-                    'tbody',
-                    null,
-                    ...st.tools.map(({ tool, name: n }) =>
-                      h(
-                        'tr',
-                        null,
-                        // The server's own name of the tool when Clawser's reads differently (create-issue → mcp__github__create_issue).
+                    'table',
+                    { class: 'data-table server-tools', 'aria-label': `Tools of ${s.name}` },
+                    h('thead', null, h('tr', null, h('th', null, 'Tool'), h('th', null, 'What it does'), h('th', null, 'Annotations'))),
+                    h(
+                      'tbody',
+                      null,
+                      ...st.tools.map(({ tool, name: n }) =>
                         h(
-                          'td',
+                          'tr',
                           null,
-                          h('code', null, n),
-                          n.endsWith(`__${tool.name}`) ? '' : h('div', { class: 'small muted' }, `the server's “${tool.name}”`),
+                          // The server's own name of the tool when Clawser's reads differently
+                          // (create-issue → mcp__github__create_issue).
+                          h(
+                            'td',
+                            null,
+                            h('code', null, n),
+                            n.endsWith(`__${tool.name}`) ? '' : h('div', { class: 'small muted' }, `the server's “${tool.name}”`),
+                          ),
+                          h('td', null, tool.description ?? ''),
+                          h('td', null, annotations(tool)),
                         ),
-                        h('td', null, tool.description ?? ''),
-                        h('td', null, annotations(tool)),
                       ),
                     ),
                   ),

@@ -7,6 +7,13 @@
  */
 /** @import { ClawserEvent } from '../types.d.ts' */
 
+/**
+ * The records of an undo and a redo: they follow the point the head was moved to, beside the
+ * turn they took back, yet they are not another version of the conversation to switch to (the
+ * way back to an undone turn is Redo).
+ */
+const TAKE_BACK = new Set(['turn_undone', 'turn_redone']);
+
 export class BranchTree {
   /** @type {Map<string, string | null>} */ #parent = new Map();
   /** @type {Map<string | null, string[]>} */ #children = new Map();
@@ -98,13 +105,15 @@ export class BranchTree {
 
   /**
    * For each event of the path that has alternatives: which one it is and how many there are.
+   * Undo and redo records neither have alternatives nor count as one.
    * @returns {Map<string, {index: number, count: number, siblings: string[]}>}
    */
   alternativesOnPath() {
     /** @type {Map<string, {index: number, count: number, siblings: string[]}>} */
     const out = new Map();
     for (const e of this.path()) {
-      const siblings = this.siblings(e.id);
+      if (TAKE_BACK.has(e.type)) continue;
+      const siblings = this.siblings(e.id).filter((id) => !TAKE_BACK.has(this.#byId.get(id)?.type ?? ''));
       if (siblings.length > 1) out.set(e.id, { index: siblings.indexOf(e.id), count: siblings.length, siblings });
     }
     return out;

@@ -104,15 +104,21 @@ const OUTCOME_WORDS = /** @type {Record<string, string>} */ ({
   aborted: 'stopped',
 });
 
-/** The tries of one model call, folded: which provider answered, and what the others did. @param {EventOf<'provider_attempt'>[]} run */
+/**
+ * The tries of one model call, folded: which provider answered, and what the others did; a run
+ * the user stopped reads as stopped, not as a failure of the providers.
+ * @param {EventOf<'provider_attempt'>[]} run
+ */
 function attemptsNotice(run) {
   const answered = run.findLast((a) => a.data.outcome === 'ok');
   const failures = run.filter((a) => a.data.outcome === 'failed' || a.data.outcome === 'cut').length;
+  const failed = failures ? ` after ${failures} failed ${failures === 1 ? 'try' : 'tries'}` : '';
   const who = (/** @type {EventOf<'provider_attempt'>} */ a) => `${a.data.provider} (${a.data.model})`;
   const summary = answered
-    ? `Answered by ${who(answered)}${failures ? ` after ${failures} failed ${failures === 1 ? 'try' : 'tries'}` : ''}` +
-      `${run.some((a) => a.data.outcome === 'skipped') ? ', skipping a provider' : ''}`
-    : `No provider answered (${run.length} ${run.length === 1 ? 'try' : 'tries'})`;
+    ? `Answered by ${who(answered)}${failed}${run.some((a) => a.data.outcome === 'skipped') ? ', skipping a provider' : ''}`
+    : run.at(-1)?.data.outcome === 'aborted'
+      ? `Stopped by you${failed}`
+      : `No provider answered (${run.length} ${run.length === 1 ? 'try' : 'tries'})`;
   return h(
     'li',
     { class: 'notice small muted attempts' },
