@@ -460,3 +460,41 @@ and answers', async () => {
   }, doomed);
   assert.deepEqual(missing, { name: 'LocalModelError', code: 'not_found' });
 });
+
+test('a browser without JSPI is told it cannot run a model in the page and nothing is fetched from elsewhere (wllama would take its \
+compat build from a CDN); control: the same request in a browser with JSPI answers', async () => {
+  const older = await page.context().newPage();
+  try {
+    await older.addInitScript(() => {
+      // Chrome 133–136: 64-bit memory, no JSPI.
+      delete (/** @type {any} */ (WebAssembly).Suspending);
+    });
+    const origin = new URL(page.url()).origin;
+    /** @type {string[]} */
+    const elsewhere = [];
+    older.on('request', (r) => {
+      if (!r.url().startsWith(origin) && !r.url().startsWith('blob:') && !r.url().startsWith('data:')) elsewhere.push(r.url());
+    });
+    await older.goto(page.url());
+    const request = { messages: [{ role: 'user', content: 'Hello' }], maxTokens: 4, temperature: 0 };
+    const parts = await older.evaluate(
+      async ({ model, request }) => {
+        const { createProvider } = await import('/web/clawser.js');
+        /** @type {any[]} */
+        const out = [];
+        for await (const part of createProvider({ provider: 'local', model }).chatStream(/** @type {any} */ (request))) out.push(part);
+        return out;
+      },
+      { model, request },
+    );
+    const error = parts.find((p) => p.type === 'error');
+    assert.ok(error, JSON.stringify(parts));
+    assert.match(error.error?.message ?? error.message ?? JSON.stringify(error), /Chrome or Edge 137/);
+    assert.deepEqual(elsewhere, []);
+    // Control: the page with JSPI answers the same request.
+    const { parts: answered } = await stream(model, request);
+    assert.equal(answered.at(-1).type, 'finish', JSON.stringify(answered));
+  } finally {
+    await older.close();
+  }
+});

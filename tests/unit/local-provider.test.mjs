@@ -165,3 +165,11 @@ context outgrow the runtime’s 4 GB of memory on the CPU is refused with what t
   assert.equal(cpuMemoryShortfall(model(3.5 * GB), 512), 0, 'the same weights with a short context fit');
   assert.ok(cpuMemoryShortfall(model(4.2 * GB, null), 4096) > 0, 'weights alone over 4 GB');
 });
+
+test('a browser without JSPI cannot run a model in the page (wllama would load its compat build from a CDN); control: with it', async () => {
+  const { supportsLocalModels } = await import('../../web/providers/local-engine.js');
+  const memory64 = { validate: () => true };
+  assert.equal(supportsLocalModels({ ...memory64, Suspending: function Suspending() {} }), true);
+  assert.equal(supportsLocalModels(memory64), false, 'no WebAssembly.Suspending: Chrome 133–136, Firefox');
+  assert.equal(supportsLocalModels({ validate: () => false, Suspending: function Suspending() {} }), false, 'no 64-bit memory');
+});

@@ -73,12 +73,17 @@ export class LocalEngineError extends Error {
 }
 
 /**
- * Whether this browser runs the runtime: its WebAssembly file uses 64-bit memory (Chrome 133+).
+ * Whether this browser runs the runtime: its WebAssembly file uses 64-bit memory and awaits the
+ * page's promises through JSPI (`WebAssembly.Suspending`): Chrome and Edge 137 or later. Without
+ * JSPI, wllama would fetch its "compat" build from a CDN: Clawser never loads code from outside
+ * its own files, so such a browser is told it cannot run a model in the page instead.
  * A tiny module with a 64-bit memory either validates or not.
+ * @param {{validate: (bytes: Uint8Array) => boolean, Suspending?: unknown}} [wasm] the page's WebAssembly (tests: a
+ *   stand-in; JSPI's Suspending is not in TypeScript's lib yet)
  */
-export function supportsLocalModels() {
+export function supportsLocalModels(wasm = /** @type {{validate: (b: Uint8Array) => boolean}} */ (globalThis.WebAssembly)) {
   try {
-    return WebAssembly.validate(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 5, 3, 1, 4, 0]));
+    return typeof wasm?.Suspending === 'function' && wasm.validate(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 5, 3, 1, 4, 0]));
   } catch {
     return false;
   }
@@ -196,7 +201,7 @@ function startLoad(model, files, options) {
     if (!supportsLocalModels()) {
       throw new LocalEngineError(
         'unsupported',
-        'This browser cannot run a model in the page (it needs 64-bit WebAssembly memory: Chrome or Edge 133 or later).',
+        'This browser cannot run a model in the page (it needs 64-bit WebAssembly memory and JSPI: Chrome or Edge 137 or later).',
       );
     }
     const choice = options.choice ?? (await chooseBackend());
@@ -225,6 +230,8 @@ function startLoad(model, files, options) {
       // Quiet: llama.cpp logs every step of a load; its errors come back as the load's error.
       const noop = () => {};
       const wllama = create({ default: WASM_URL }, { logger: { debug: noop, log: noop, warn: noop, error: noop } });
+      // Never the runtime's "compat" build from its CDN (its default where JSPI is missing).
+      wllama.setCompat?.(null);
       entry.runtime = wllama;
       options.onProgress?.(`Loading ${model.name} (${backendOf(choice, gpu, choice.threads).label})…`);
       try {
