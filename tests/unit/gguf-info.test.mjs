@@ -53,3 +53,18 @@ test('a file that is not GGUF, one cut short and one of another version are refu
   // Control: the whole file reads.
   assert.equal((await readGgufInfo(new Blob([bytes]))).architecture, 'llama');
 });
+
+test("a file cut short in its tensors' data (its header whole) is refused as cut short; control: the whole file, and one byte \
+of padding less than the last tensor's end", async () => {
+  const info = await readGgufInfo(new Blob([bytes]));
+  assert.ok(info.dataBytes > 0 && info.dataBytes <= bytes.length, String(info.dataBytes));
+  for (const cut of [bytes.length - 1000, Math.floor(bytes.length / 2), info.dataBytes - 1]) {
+    await assert.rejects(
+      readGgufInfo(new Blob([bytes.subarray(0, cut)])),
+      (err) => err instanceof GgufError && err.code === 'truncated' && /cut short/.test(err.message),
+      `cut at ${cut} of ${bytes.length}`,
+    );
+  }
+  // Control: the data ends where the last tensor ends; the file may end there.
+  assert.equal((await readGgufInfo(new Blob([bytes.subarray(0, info.dataBytes)]))).architecture, 'llama');
+});

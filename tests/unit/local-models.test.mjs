@@ -49,6 +49,8 @@ written', async () => {
     assert.rejects(p, (err) => err instanceof LocalModelError && err.code === code && err.message.length > 20);
   await refused(store.import([new Blob(['PK\x03\x04 a zip, not a model, with enough bytes to be read'])]), 'not_gguf');
   await refused(store.import([gguf.slice(0, 3000)]), 'not_gguf');
+  // Cut in its tensors' data, the header whole: a copy or download stopped short.
+  await refused(store.import([gguf.slice(0, gguf.size - 1000)]), 'not_gguf');
   const full = new LocalModelStore(fs, { estimate: async () => ({ quota: 100e6, usage: 99e6 }) });
   await refused(full.import([gguf]), 'quota');
   assert.deepEqual(await tree(fs), []);

@@ -57,6 +57,46 @@ const FILE_TYPES = /** @type {Record<number, string>} */ ({
 const TYPE_SIZE = /** @type {Record<number, number>} */ ({ 0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8 });
 const STRING = 8;
 const ARRAY = 9;
+/**
+ * ggml's tensor types: [bytes per block, values per block] (F32, F16, the Q and IQ quantisations,
+ * the integer types, BF16, TQ and MXFP4). A type not listed leaves the data's size unchecked.
+ * @type {Record<number, [number, number]>}
+ */
+const TENSOR_BLOCKS = {
+  0: [4, 1],
+  1: [2, 1],
+  2: [18, 32],
+  3: [20, 32],
+  6: [22, 32],
+  7: [24, 32],
+  8: [34, 32],
+  9: [36, 32],
+  10: [84, 256],
+  11: [110, 256],
+  12: [144, 256],
+  13: [176, 256],
+  14: [210, 256],
+  15: [292, 256],
+  16: [66, 256],
+  17: [74, 256],
+  18: [98, 256],
+  19: [50, 256],
+  20: [18, 32],
+  21: [110, 256],
+  22: [82, 256],
+  23: [136, 256],
+  24: [1, 1],
+  25: [2, 1],
+  26: [4, 1],
+  27: [8, 1],
+  28: [8, 1],
+  29: [56, 256],
+  30: [2, 1],
+  34: [54, 256],
+  35: [66, 256],
+  39: [17, 32],
+};
+
 /** Arrays longer than this are counted, not kept (a vocabulary has 150,000 strings). */
 const KEPT_ARRAY = 64;
 /** The most a header may take before it is taken for garbage. */
@@ -170,8 +210,9 @@ async function readValue(r, type) {
  *   version: number, architecture: string, name: string | null, fileType: string | null,
  *   contextLength: number | null, kvBytesPerToken: number | null, parameters: number, tensorCount: number,
  *   chatTemplate: string | null, callsTools: boolean, vocabularySize: number | null,
- *   split: {index: number, count: number} | null, metadata: Record<string, unknown>
+ *   split: {index: number, count: number} | null, dataBytes: number | null, metadata: Record<string, unknown>
  * }} GgufInfo
+ *   dataBytes: where the file's last tensor ends (the size it must have at least; null: a tensor type unknown here)
  */
 
 /**
@@ -198,6 +239,8 @@ export async function readGgufInfo(file) {
     metadata[key] = await readValue(r, await r.u32());
   }
   let parameters = 0;
+  /** Where the last tensor's data ends, from the data's start; null when a tensor's type is unknown here. */
+  let dataEnd = /** @type {number | null} */ (0);
   for (let i = 0; i < tensorCount; i++) {
     await r.string();
     const dims = await r.u32();
@@ -205,9 +248,17 @@ export async function readGgufInfo(file) {
     let count = 1;
     for (let d = 0; d < dims; d++) count *= await r.u64();
     parameters += count;
-    await r.u32(); // type
-    await r.u64(); // offset
+    const type = await r.u32();
+    const offset = await r.u64();
+    const block = TENSOR_BLOCKS[type];
+    if (dataEnd !== null) dataEnd = block ? Math.max(dataEnd, offset + Math.ceil(count / block[1]) * block[0]) : null;
   }
+  // A file cut off in its data (a copy or download stopped short) is refused here, not at load.
+  const alignment = typeof metadata['general.alignment'] === 'number' ? metadata['general.alignment'] : 32;
+  const dataStart = Math.ceil(r.position / alignment) * alignment;
+  const dataBytes = dataEnd === null ? null : dataStart + dataEnd;
+  if (dataBytes !== null && dataBytes > file.size)
+    throw new GgufError('truncated', 'The model file is cut short: download or copy it again.');
   const arch = typeof metadata['general.architecture'] === 'string' ? metadata['general.architecture'] : '';
   if (!arch) throw new GgufError('invalid', 'The model file does not say its architecture: it is not a language model Clawser can run.');
   const num = (/** @type {string} */ key) => (typeof metadata[key] === 'number' ? /** @type {number} */ (metadata[key]) : null);
@@ -242,6 +293,7 @@ export async function readGgufInfo(file) {
     callsTools: !!template && /\btools\b/.test(template),
     vocabularySize,
     split: splitCount && splitCount > 1 ? { index: num('split.no') ?? 0, count: splitCount } : null,
+    dataBytes,
     metadata,
   };
 }

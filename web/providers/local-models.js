@@ -139,6 +139,8 @@ export class LocalModelStore {
         `This model is split into ${info.split.count} files: choose all of them (${parts.length} chosen).`,
       );
     }
+    // Every part is whole (its header read, its tensors' data all there), not only the first.
+    for (const part of parts.slice(1)) await headerOf(part);
     const total = parts.reduce((n, p) => n + p.size, 0);
     await this.checkRoom(total);
     const name = (options.name ?? info.name ?? 'Local model').trim().slice(0, 200) || 'Local model';
@@ -192,6 +194,7 @@ export class LocalModelStore {
       bytes += stat.size;
     }
     const info = await headerOf(storedBlob(this.fs, `${folder}/${files[0]}`, sizes[0] ?? 0));
+    for (let i = 1; i < files.length; i++) await headerOf(storedBlob(this.fs, `${folder}/${files[i]}`, sizes[i] ?? 0));
     if ((info.split?.count ?? 1) !== files.length) {
       throw new LocalModelError(
         'invalid',
