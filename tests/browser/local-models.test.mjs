@@ -94,6 +94,21 @@ async function factsOf(row) {
   return Object.fromEntries(terms.map((t, i) => [t, values[i]]));
 }
 
+test("with no model yet, the first-run card's “Import a model…” opens Settings at the models on this computer; control: Echo is \
+offered to use at once", async () => {
+  const card = page.locator('.first-run');
+  const local = card.locator('li.option', { hasText: 'A model on this computer' });
+  await local.getByRole('button', { name: 'Import a model…' }).click();
+  const dialog = page.getByRole('dialog', { name: /Settings/ });
+  const section = dialog.locator('details.local-models');
+  await waitUntil(() => section.evaluate((d) => /** @type {HTMLDetailsElement} */ (d).open), 'the models section open');
+  assert.equal(await section.locator('summary').evaluate((el) => el === document.activeElement), true, 'focus on the section');
+  await closeSettings();
+  // Control: a provider found at once is offered to use, not to set up.
+  await card.locator('li.option', { hasText: 'Echo' }).getByRole('button').first().waitFor();
+  assert.equal(await local.getByRole('button', { name: 'Use a model on this computer' }).count(), 0);
+});
+
 test('a GGUF file imported with the file picker is stored in OPFS and listed with the facts read from its header', async () => {
   const { section } = await openModels();
   await section.getByLabel('GGUF model files').setInputFiles(tiny);
@@ -117,6 +132,11 @@ test('a GGUF file imported with the file picker is stored in OPFS and listed wit
   assert.equal(files[`${folder}/part-00001.gguf`], model.length, 'the whole file, in OPFS');
   assert.ok(files[`${folder}/meta.json`] > 0);
   await closeSettings();
+  // The first-run card looks again: the model is offered without a reload.
+  await page
+    .locator('.first-run li.option', { hasText: 'A model on this computer' })
+    .getByRole('button', { name: 'Use a model on this computer' })
+    .waitFor();
 });
 
 test('a truncated file and a file that is not a model are refused with a clear message, nothing stored; control: the good file \

@@ -14,7 +14,8 @@ import { openSettingsDialog } from '../ui/settings-dialog.js';
 
 /**
  * What the provider card's buttons do.
- * @typedef {{onChoose: (choice: {provider: string, model?: string}) => void, onAddKey: () => void}} SetupActions
+ * @typedef {{onChoose: (choice: {provider: string, model?: string}) => void, onAddKey: () => void,
+ *   onSetUp: (provider: string) => void}} SetupActions
  */
 
 /**
@@ -43,6 +44,12 @@ export class SettingsFlow {
     this.deps = deps;
   }
 
+  /** The first-run cards drawn (each looks again when the models on this computer change). @type {Set<() => void>} */
+  #cards = new Set();
+
+  /** The provider the next Settings dialog opens at (the first-run card's set-up button), once. @type {string | null} */
+  #setUp = null;
+
   /** The first-run card of a workspace with no provider yet. @param {string} workspaceId */
   setupCard(workspaceId) {
     const holder = h('div', null);
@@ -56,9 +63,17 @@ export class SettingsFlow {
           ...this.setupActions(workspaceId),
         }),
       );
+    const look = () => {
+      this.#discovery ??= discoverLocalProviders();
+      this.#discovery.then(draw, () => draw([]));
+    };
+    const redraw = () => {
+      if (holder.isConnected) look();
+      else this.#cards.delete(redraw);
+    };
+    this.#cards.add(redraw);
     draw(null);
-    this.#discovery ??= discoverLocalProviders();
-    this.#discovery.then(draw, () => draw([]));
+    look();
     return holder;
   }
 
@@ -67,6 +82,11 @@ export class SettingsFlow {
     return {
       onChoose: (choice) => this.deps.guard(this.#applyChoice(workspaceId, choice)),
       onAddKey: () => this.deps.goSettings(workspaceId),
+      // A provider not found yet: Settings, opened where it is set up (the models on this computer).
+      onSetUp: (provider) => {
+        this.#setUp = provider;
+        this.deps.goSettings(workspaceId);
+      },
     };
   }
 
@@ -101,6 +121,18 @@ export class SettingsFlow {
           hasBackgroundFetch: pageHasBackgroundFetch,
           exclusive: downloadLock,
         });
+        // What this machine offers changes with the list of models: the first-run cards look again.
+        let ids = '';
+        library.subscribe(() => {
+          const now = library
+            .state()
+            .models.map((m) => m.id)
+            .join();
+          if (now === ids) return;
+          ids = now;
+          this.#discovery = null;
+          for (const redraw of this.#cards) redraw();
+        });
         // The service worker says when it has written a background download's parts.
         globalThis.navigator?.serviceWorker?.addEventListener('message', (e) => library.onServiceWorkerMessage(e.data));
         return library;
@@ -120,6 +152,8 @@ export class SettingsFlow {
     const { settings, agentSettings, tabs } = this.deps;
     const ws = this.deps.workspaces.get(workspaceId);
     const isolation = this.deps.isolation;
+    const setUp = this.#setUp;
+    this.#setUp = null;
     try {
       const library = await this.localModels().catch(() => null);
       const providerId = library?.providerId ?? null;
@@ -129,6 +163,7 @@ export class SettingsFlow {
               localModels: {
                 controller: library,
                 providerId,
+                openFirst: !!providerId && setUp === providerId,
                 // The same save as the dialog's and the first-run card's: provider and model, no base URL.
                 onUse: async (id) => {
                   if (providerId) await settings.save(workspaceId, { provider: providerId, model: id, baseUrl: '' });

@@ -69,10 +69,12 @@ export function setupChoices(findings) {
     const setup = /** @type {SetupTexts} */ (e.setup);
     const found = alwaysThere(e) ? { provider: e.id, found: true, models: [] } : findings?.find((f) => f.provider === e.id);
     const base = { provider: e.id, title: setup.title, action: setup.action, test: e.capabilities.test };
-    if (!found) return { ...base, usable: findings ? false : null, detail: findings ? (setup.missing ?? '') : setup.checking };
+    const setUp = setup.setUpAction ? { setUpAction: setup.setUpAction } : {};
+    if (!found) return { ...base, usable: findings ? false : null, detail: findings ? (setup.missing ?? '') : setup.checking, ...setUp };
     const said = found.found ? setup.found : setup.missing;
     const detail = found.text ?? (typeof said === 'function' ? said(found.models) : (said ?? ''));
-    return { ...base, usable: found.found, detail, ...(found.found && found.models[0] ? { model: found.models[0] } : {}) };
+    if (!found.found) return { ...base, usable: false, detail, ...setUp };
+    return { ...base, usable: true, detail, ...(found.models[0] ? { model: found.models[0] } : {}) };
   });
 }
 

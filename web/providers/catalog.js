@@ -166,6 +166,7 @@ export const PROVIDERS = [
       title: 'A model on this computer',
       checking: 'Looking for models imported into this browser…',
       action: 'Use a model on this computer',
+      setUpAction: 'Import a model…',
       found: (models) => `Imported: ${models.length} model${models.length === 1 ? '' : 's'}. Runs in this page, offline.`,
       missing:
         'Bring a GGUF model file (a 0.5–1.5 B model at Q4 is 0.4–1 GB) and import it in Settings → Models on this computer. ' +

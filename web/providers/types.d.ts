@@ -280,6 +280,8 @@ export interface SetupTexts {
   found?: string | ((models: string[]) => string);
   /** When not found (default: what its availability says). */
   missing?: string;
+  /** When not found: the button that opens where it is set up (Settings). */
+  setUpAction?: string;
 }
 
 /** What the search for a local provider found (discovery.js). */

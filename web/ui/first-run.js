@@ -5,11 +5,12 @@ import { h } from './dom.js';
  * Shown in a workspace with no provider yet: what this machine offers without a key,
  * and the way to add one. A newcomer never faces an empty chat that errors.
  * @param {{choices: SetupChoice[], checking: boolean, onChoose: (choice: {provider: string, model?: string}) => void,
- *   onAddKey: () => void, keyProviders: string[]}} props
+ *   onAddKey: () => void, keyProviders: string[], onSetUp?: (provider: string) => void}} props
  *   choices: the providers that need no key, as found (each `usable` null while it is looked for);
- *   keyProviders: the names of the providers an API key opens, in the registry's order
+ *   keyProviders: the names of the providers an API key opens, in the registry's order;
+ *   onSetUp: opens where a provider not found yet is set up (its `setUpAction` button)
  */
-export function FirstRunCard({ choices, checking, onChoose, onAddKey, keyProviders }) {
+export function FirstRunCard({ choices, checking, onChoose, onAddKey, keyProviders, onSetUp }) {
   const named = keyProviders.slice(0, 5);
   const more = keyProviders.length > named.length ? ' and more.' : '.';
   const choiceOf = (/** @type {SetupChoice} */ c) => ({ provider: c.provider, ...(c.model ? { model: c.model } : {}) });
@@ -22,7 +23,9 @@ export function FirstRunCard({ choices, checking, onChoose, onAddKey, keyProvide
       h('div', null, h('strong', null, c.title), h('p', { class: 'muted small' }, c.detail)),
       c.usable
         ? h('button', { type: 'button', ...(c.test ? { class: 'secondary' } : {}), on: { click: () => onChoose(choiceOf(c)) } }, c.action)
-        : null,
+        : c.usable === false && c.setUpAction && onSetUp
+          ? h('button', { type: 'button', class: 'secondary', on: { click: () => onSetUp(c.provider) } }, c.setUpAction)
+          : null,
     );
   return h(
     'section',

@@ -29,7 +29,8 @@ import { LocalModelsSection } from './local-models-section.js';
  *   the models the provider offers, with their badges
  * @property {(config: ProviderConfig, model: string, onProgress: (p: {status: string, completed?: number, total?: number}) => void) =>
  *   Promise<void>} [pullModel] downloads a model to Ollama
- * @property {{controller: LocalModelsController, providerId: string | null, onUse: (id: string) => Promise<void>}} [localModels]
+ * @property {{controller: LocalModelsController, providerId: string | null, onUse: (id: string) => Promise<void>,
+ *   openFirst?: boolean}} [localModels] openFirst: the dialog opens at this section (the first-run card's "Import a model…")
  *   the models on this computer; providerId: the provider that runs them; onUse: saves that provider and the model as the
  *   workspace's
  * @property {{on: boolean, text: string, save: (on: boolean) => Promise<void>}} [isolation] cross-origin isolation in this browser:
@@ -482,6 +483,11 @@ export function openSettingsDialog(props) {
     document.body.append(dialog);
     sync(true);
     dialog.showModal();
-    providerSelect.focus();
+    if (local?.openFirst && localModels) {
+      // Opened from the first-run card's "Import a model…": at the models, ready to import.
+      localModels.setOpen(true);
+      localModels.root.scrollIntoView({ block: 'start' });
+      /** @type {HTMLElement | null} */ (localModels.root.querySelector('summary'))?.focus();
+    } else providerSelect.focus();
   });
 }

@@ -168,6 +168,8 @@ export interface SetupChoice {
   model?: string;
   /** A test provider (offered last, as the secondary choice). */
   test: boolean;
+  /** Not found: the button that opens where it is set up. */
+  setUpAction?: string;
 }
 
 /** The workspace's provider, model and base URL as the settings dialog reads and saves them. */
