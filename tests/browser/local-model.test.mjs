@@ -128,10 +128,11 @@ unconstrained does not", async () => {
     const call = parts.find((p) => p.type === 'tool_call');
     assert.ok(validCall(call) && call.name === 'save_file', JSON.stringify(call));
   }
-  // Control: without the constraint the model's output is no valid call.
+  // Control: the same request with the tools but without the grammar ('auto': the template renders the
+  // tools and the model writes freely) gives no valid call.
   let invalid = 0;
   for (let i = 0; i < 5; i++) {
-    const { parts } = await stream(model, { messages, tools: TOOLS, toolChoice: 'none', maxTokens: 80, temperature: 1 });
+    const { parts } = await stream(model, { messages, tools: TOOLS, toolChoice: 'auto', maxTokens: 80, temperature: 1 });
     const text = parts
       .filter((p) => p.type === 'text')
       .map((p) => p.text)
@@ -145,7 +146,7 @@ unconstrained does not", async () => {
     }
     if (!parts.some(validCall) && !validCall(call)) invalid++;
   }
-  assert.ok(invalid >= 1, `unconstrained, ${5 - invalid} of 5 were valid calls`);
+  assert.ok(invalid >= 4, `unconstrained, ${5 - invalid} of 5 were valid calls`);
 });
 
 test("a model whose chat template has no tools: under 'auto' each reply is a valid call or words, never a broken call; \

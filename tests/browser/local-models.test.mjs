@@ -114,12 +114,19 @@ test('a GGUF file imported with the file picker is stored in OPFS and listed wit
   await section.getByLabel('GGUF model files').setInputFiles(tiny);
   const row = rowOf(section, NAME);
   await row.waitFor();
+  // Before any load: what a load would choose in this page (a GPU adapter, isolation, its cores).
+  const wouldRun = await page.evaluate(async () => {
+    const { chooseBackend, backendOf } = await import('/web/providers/local-engine.js');
+    const c = await chooseBackend();
+    return backendOf(c, c.gpu, c.threads).label;
+  });
+  assert.match(wouldRun, /^(WebGPU|WebAssembly, \d+ threads?)/);
   assert.deepEqual(await factsOf(row), {
     Size: '424 KB',
     Quantisation: 'F32',
     'Context length': '2,048 tokens',
     'Chat template': 'Yes, with tools (calls them natively)',
-    'Runs on': 'Chosen when it loads: WebGPU where this browser has it, else WebAssembly',
+    'Runs on': `${wouldRun}, when it loads`,
     Model: 'llama, 104 K parameters',
     'Used by': 'No workspace',
   });

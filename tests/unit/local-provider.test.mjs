@@ -166,7 +166,7 @@ context outgrow the runtime’s 4 GB of memory on the CPU is refused with what t
   assert.ok(cpuMemoryShortfall(model(4.2 * GB, null), 4096) > 0, 'weights alone over 4 GB');
 });
 
-test('a browser without JSPI cannot run a model in the page (wllama would load its compat build from a CDN); control: with it', async () => {
+test('without JSPI no model runs in the page (wllama would load its compat build from a CDN); control: with it', async () => {
   const { supportsLocalModels } = await import('../../web/providers/local-engine.js');
   const memory64 = { validate: () => true };
   assert.equal(supportsLocalModels({ ...memory64, Suspending: function Suspending() {} }), true);

@@ -4,7 +4,7 @@
 /** @import { LocalModelsController, LocalModelsState, ModelTransfer } from '../ui/types.d.ts' */
 /** @import { LocalModelStore } from '../providers/local-models.js' */
 import { LocalModelError } from '../providers/local-models.js';
-import { loadedLocalModel, localContextTokens, unloadLocalModel } from '../providers/local-engine.js';
+import { backendOf, chooseBackend, loadedLocalModel, localContextTokens, unloadLocalModel } from '../providers/local-engine.js';
 import { ModelDownloads } from '../providers/local-model-download.js';
 
 // The models the user brings, as the settings dialog's "Models on this computer" shows them
@@ -144,6 +144,8 @@ export class ModelLibrary {
   #models = [];
   /** The model loaded in this page now and the backend it runs on. @type {{id: string, label: string} | null} */
   #runsOn = null;
+  /** What a load would run on in this page (the Models list says it before any load). @type {string | null} */
+  #willRunOn = null;
   /** Downloads and imports, in the order they began. @type {Map<string, ModelTransfer & {stop?: () => void}>} */
   #transfers = new Map();
   #error = /** @type {string | null} */ (null);
@@ -185,6 +187,7 @@ export class ModelLibrary {
         contextLength: m.contextLength,
         loadedContext: localContextTokens(m),
         runsOn: this.#runsOn?.id === m.id ? this.#runsOn.label : null,
+        willRunOn: this.#willRunOn,
         chatTemplate: m.chatTemplate !== null,
         callsTools: m.callsTools,
         source: m.source ?? null,
@@ -243,6 +246,9 @@ export class ModelLibrary {
     this.#models = models;
     this.#background = background;
     const running = await loadedLocalModel();
+    // What a load would run on here, chosen as the load chooses (a GPU adapter, isolation, cores).
+    const choice = await chooseBackend().catch(() => null);
+    this.#willRunOn = choice ? backendOf(choice, choice.gpu, choice.threads).label : null;
     this.#runsOn = running ? { id: running.id, label: running.backend.label } : null;
     this.#loaded = true;
     const ids = new Set(pending.map((p) => p.id));

@@ -261,7 +261,14 @@ export function LocalModelsSection(props) {
         `${m.contextLength ? `${m.contextLength.toLocaleString('en-US')} tokens` : 'Not stated'}` +
           (m.loadedContext !== m.contextLength ? `; loads ${m.loadedContext.toLocaleString('en-US')} (its memory)` : ''),
       ],
-      ['Runs on', m.runsOn ? `${m.runsOn} (loaded now)` : 'Chosen when it loads: WebGPU where this browser has it, else WebAssembly'],
+      [
+        'Runs on',
+        m.runsOn
+          ? `${m.runsOn} (loaded now)`
+          : m.willRunOn
+            ? `${m.willRunOn}, when it loads`
+            : 'Chosen when it loads: WebGPU where this browser has it, else WebAssembly',
+      ],
       ['Chat template', templateText(m)],
       ['Model', `${m.architecture}, ${parameters(m.parameters)} parameters`],
       ['Used by', m.usedBy.length ? m.usedBy.map(usedAs).join(', ') : 'No workspace'],

@@ -231,6 +231,8 @@ export interface LocalModelRow {
   loadedContext: number;
   /** The backend it runs on, when it is loaded in this page now ("WebAssembly, 4 threads"). */
   runsOn: string | null;
+  /** What it would run on in this page, chosen as a load chooses (null: not known yet). */
+  willRunOn: string | null;
   /** The file has a chat template; `callsTools`: the template renders tools (the model was trained to call them). */
   chatTemplate: boolean;
   callsTools: boolean;
