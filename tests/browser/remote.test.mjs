@@ -13,7 +13,7 @@ import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readWorkspaceFile, sendMessage } from './helpers.mjs';
+import { readWorkspaceFile, sendMessage, waitInPage } from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
 import { waitUntil } from '../fixtures/wait.mjs';
 
@@ -205,4 +205,68 @@ run', async () => {
 
   assert.match(lastToolResult(), /^Running the command on “stranger” failed \(auth_failed\): .*key/);
   assert.equal(existsSync(join(dir, 'stranger')), false, 'an unlisted key runs nothing');
+});
+
+/** Waits until the visible terminal shows `text`. @param {string | RegExp} text */
+async function terminalShows(text) {
+  const pattern = typeof text === 'string' ? { source: text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), flags: '' } : text;
+  await waitInPage(
+    page,
+    ({ source, flags }) => {
+      const rows = [...document.querySelectorAll('.terminal-host .xterm-rows')].map((r) => /** @type {HTMLElement} */ (r).innerText);
+      return Promise.resolve(new RegExp(source, flags).test(rows.join('\n')));
+    },
+    { source: pattern.source, flags: pattern.flags },
+    { what: `the terminal to show ${text}` },
+  );
+}
+
+/** Types a line into the terminal and presses Enter. @param {string} line */
+async function typeLine(line) {
+  await page.locator('.terminal-host:visible .xterm-helper-textarea').focus();
+  await page.keyboard.type(line);
+  await page.keyboard.press('Enter');
+}
+
+test('the Terminal: wsh connect opens a shell on the machine, lines run there, Ctrl-C stops what runs there, and the local shell \
+comes back when it ends', async () => {
+  await page.keyboard.press('Alt+KeyT');
+  await page.getByRole('heading', { name: 'Terminal' }).waitFor();
+  await page.locator('.terminal-host .xterm-helper-textarea').waitFor();
+  await typeLine('wsh connect nowhere');
+  await terminalShows('wsh: No machine is named “nowhere”. The machines: laptop, stranger.');
+
+  await typeLine('wsh connect laptop');
+  await terminalShows('Connected to laptop: a shell on pipes');
+  await typeLine(`echo "remote-$((40+2)) in $(pwd)" && touch ${join(dir, 'terminal-marker')}`);
+  await terminalShows(/remote-42 in \//);
+  assert.equal(existsSync(join(dir, 'terminal-marker')), true, 'the line ran on the machine');
+
+  await typeLine('sleep 300');
+  await page.keyboard.press('Control+C');
+  await terminalShows(/\[The session on laptop ended \(exit code 130, SIGINT\)\.\]/);
+  // Control: the local shell has the keys again (the remote one would not know `clawser`).
+  await typeLine('echo local-$((1+1)) && pwd');
+  await terminalShows(/local-2\n\//);
+});
+
+test('the Terminal says when the connection to the machine drops, and the session ends with what to do', async () => {
+  await typeLine('wsh connect laptop');
+  await terminalShows(/Connected to laptop: a shell on pipes[^]*Connected to laptop: a shell on pipes/);
+  const exited = new Promise((resolve) => server.once('exit', resolve));
+  server.kill();
+  await exited;
+  await terminalShows('[The connection to laptop dropped: reconnecting…]');
+  const screen = () =>
+    page.evaluate(() =>
+      [...document.querySelectorAll('.terminal-host .xterm-rows')].map((r) => /** @type {HTMLElement} */ (r).innerText).join(''),
+    );
+  await terminalShows(/\[The session on laptop ended/);
+  await waitUntil(
+    async () => /The session on laptop ended: .+ Run wsh connect laptop for a new one\.\]/.test((await screen()).replace(/\n/g, '')),
+    'the end said',
+    { tries: 100 },
+  ).catch(async (err) => {
+    throw new Error(`${err.message}\n${await screen()}`);
+  });
 });

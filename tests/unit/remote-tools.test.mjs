@@ -17,6 +17,7 @@ import { MemoryKeyStore } from '../../web/packages/wsh/index.js';
 import { createWshServer } from '../../web/packages/wsh/server/index.js';
 import { parseKeyLine } from '../../web/packages/wsh/server/keys-file.js';
 import { memoryStorage } from '../fixtures/stand-ins.mjs';
+import { shellWorkspace } from '../fixtures/shell-workspace.mjs';
 
 const wsh = () => import('../../web/packages/wsh/node.js');
 const tool = (/** @type {string} */ name) => {
@@ -122,4 +123,13 @@ test('the tools against the real server: a listed key runs and copies; an unlist
   assert.match(refused.output, /^Running the command on “other” failed \(auth_failed\): /);
   assert.equal(existsSync(marker), false, 'nothing ran for the unlisted key');
   machines.closeAll();
+});
+
+test('the agent’s shell has no wsh command (only the Terminal’s sessions): the agent reaches a machine through remote_exec \
+only', async () => {
+  const w = await shellWorkspace({ level: 'full' });
+  w.registry.setPolicy('shell', 'auto');
+  const { results } = await w.turn(['wsh connect laptop; echo control-ran']);
+  assert.match(results[0], /wsh: command not found/);
+  assert.match(results[0], /control-ran/, 'control: the same line runs its other command');
 });
