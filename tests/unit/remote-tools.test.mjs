@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { family, formatExec, REMOTE_OUTPUT_CAP, sizeText } from '../../web/tools/remote.js';
 import { familyProblems, onlyReads } from '../../web/tools/families.js';
+import { scopeOf, suggestRule } from '../../web/tools/approval-rules.js';
 import { RemoteMachines, RemoteError, MACHINES_KEY, keyNameOf } from '../../web/stores/remote-machines.js';
 import { LocalConfig } from '../../web/storage/local-config.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
@@ -36,6 +37,23 @@ test('the family declares what it must; every tool writes (asked by default), an
       ['remote_get', 'write', true, false],
     ],
   );
+});
+
+test('no approval rule narrower than the tool is offered for a remote call (a prefix rule cannot see into the remote line)', () => {
+  for (const [name, args] of /** @type {const} */ ([
+    ['remote_exec', { machine: 'm', command: 'ls; rm -rf ~' }],
+    ['remote_put', { machine: 'm', from: 'a', to: 'b' }],
+    ['remote_get', { machine: 'm', from: 'a', to: 'b' }],
+  ])) {
+    assert.equal(scopeOf(tool(name), args), null, name);
+    assert.equal(suggestRule(name, scopeOf(tool(name), args)), null, name);
+  }
+  // Control: a tool with a path argument gets a narrowed rule offered.
+  assert.deepEqual(suggestRule('fs_write', scopeOf(/** @type {any} */ ({}), { path: 'notes/a.md' })), {
+    tool: 'fs_write',
+    kind: 'path',
+    pattern: 'notes/**',
+  });
 });
 
 test('formatExec: output under the cap is whole and says nothing of a cap; above it, cut to the cap, saying the cap and what was \

@@ -73,7 +73,9 @@ const remoteExec = {
     command: z.string().min(1).max(8000).describe('The command line to run'),
     cwd: z.string().max(4096).optional().describe('Working directory on the machine (default: the key’s first directory, or home)'),
   }),
-  scopeTargets: (args) => ({ kind: 'command', targets: [args.command] }),
+  // No rule narrowed to a command prefix: the line is the remote shell's, which the prefix rules of
+  // approval-rules.js cannot see into (a rule for `ls` would cover `ls; rm -rf ~`), and no machine is named in a rule.
+  scopeTargets: () => null,
   preview: async (args, ctx) => {
     const m = (await machines(ctx)).get(args.machine);
     return `Run on “${m.name}” (${m.url})${args.cwd ? ` in ${args.cwd}` : ''}:\n${args.command}`;
