@@ -110,7 +110,7 @@ test('the tools against the real server: a listed key runs and copies; an unlist
   after(() => rm(dir, { recursive: true, force: true }));
   const config = new LocalConfig(memoryStorage());
   const keys = new MemoryKeyStore();
-  const machines = new RemoteMachines({ config, keys, wsh });
+  const machines = new RemoteMachines({ config, keys, wsh, reconnect: { minDelayMs: 10, maxAttempts: 2 } });
   /** @type {import('../../web/packages/wsh/server/keys-file.js').KeyEntry[]} */
   const listed = [];
   const server = await createWshServer({ keys: listed, pty: null, log: () => {} });
@@ -140,6 +140,17 @@ test('the tools against the real server: a listed key runs and copies; an unlist
   assert.equal(refused.ok, false);
   assert.match(refused.output, /^Running the command on “other” failed \(auth_failed\): /);
   assert.equal(existsSync(marker), false, 'nothing ran for the unlisted key');
+
+  // The server goes: a call fails after the client's few tries (it does not wait for ever), saying where the server was.
+  await server.close();
+  const gone = await tool('remote_exec').run({ machine: 'mine', command: 'true' }, ctx);
+  assert.equal(gone.ok, false);
+  assert.match(
+    gone.output,
+    new RegExp(
+      `^Running the command on “mine” failed \\((connect_failed|disconnected|closed)\\): .* Is wsh-server running at ${server.url}\\?$`,
+    ),
+  );
   machines.closeAll();
 });
 

@@ -68,12 +68,17 @@ export class RemoteMachines {
   #clients = new Map();
   /** @type {Set<() => void>} */
   #listeners = new Set();
+  /** How a dropped connection is made again: a few tries, then calls fail (a tool call must not wait for ever). */
+  #reconnect;
 
   /**
-   * @param {{config: ConfigStore, wsh?: () => Promise<WshModule>, keys?: KeyStore}} deps
-   *   wsh: loads the client (default: the package's browser entry); keys: where keys live (default: IndexedDB)
+   * @param {{config: ConfigStore, wsh?: () => Promise<WshModule>, keys?: KeyStore, reconnect?: {minDelayMs?: number,
+   *   maxAttempts?: number}}} deps
+   *   wsh: loads the client (default: the package's browser entry); keys: where keys live (default: IndexedDB);
+   *   reconnect: the client's back-off (default: 5 tries from 250 ms, about 6 s in all)
    */
   constructor(deps) {
+    this.#reconnect = deps.reconnect ?? { maxAttempts: 5 };
     this.#config = deps.config;
     this.#wsh = deps.wsh ?? (() => import('../packages/wsh/index.js'));
     this.#keys = deps.keys ?? null;
@@ -198,7 +203,7 @@ export class RemoteMachines {
     if (!client) {
       client = (async () => {
         const wsh = await this.#wsh();
-        return wsh.WshClient.connect(machine.url, { key: await this.#key(machine), signal });
+        return wsh.WshClient.connect(machine.url, { key: await this.#key(machine), signal, reconnect: this.#reconnect });
       })();
       this.#clients.set(machine.id, client);
       client

@@ -1,4 +1,5 @@
 /** @import { ToolDefinition, ToolContext, ToolFamily, ToolResult } from './types.d.ts' */
+/** @import { RemoteMachines } from '../stores/remote-machines.js' */
 // The user's own machines through wsh (web/packages/wsh/, the Remote panel adds them): run a
 // command there, copy a file there or back. Every result is outside content (what a machine
 // printed or holds), so it taints the turn; each call asks by default (permission 'write').
@@ -39,12 +40,28 @@ export function sizeText(n) {
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 
-/** A failure as the model reads it: what was tried and the machine's (or client's) words. @param {string} what @param {unknown} err */
-function failed(what, err) {
+/** The codes of a connection that could not be made, or was lost and not made again. */
+const UNREACHABLE = ['connect_failed', 'disconnected', 'closed'];
+
+/**
+ * A failure as the model reads it: what was tried and the machine's (or client's) words.
+ * @param {string} what @param {unknown} err @param {{name: string, url: string}} [machine]
+ */
+function failed(what, err, machine) {
   const e = /** @type {{code?: string, message?: string}} */ (err);
   if (e?.code === 'aborted') throw err;
   const code = e?.code ? ` (${e.code})` : '';
-  return { ok: false, output: `${what} failed${code}: ${e?.message ?? String(err)}` };
+  const hint = machine && UNREACHABLE.includes(String(e?.code)) ? ` Is wsh-server running at ${machine.url}?` : '';
+  return { ok: false, output: `${what} failed${code}: ${e?.message ?? String(err)}${hint}` };
+}
+
+/** The machine's name and address for a message, if it is known. @param {RemoteMachines} remote @param {string} name */
+function known(remote, name) {
+  try {
+    return remote.get(name);
+  } catch {
+    return undefined;
+  }
 }
 
 /** @param {ToolContext} ctx */
@@ -88,7 +105,7 @@ const remoteExec = {
       const text = /** @type {{stdout: string, stderr: string, exitCode: number, signal?: string | null}} */ (result);
       return { ok: result.exitCode === 0, output: formatExec(text) };
     } catch (err) {
-      return failed(`Running the command on “${args.machine}”`, err);
+      return failed(`Running the command on “${args.machine}”`, err, known(remote, args.machine));
     }
   },
 };
@@ -123,7 +140,7 @@ const remotePut = {
       const done = await client.put(args.to, bytes, { signal: ctx.signal });
       return { ok: true, output: `Copied ${args.from} (${sizeText(done.size)}, SHA-256 ${done.sha256}) to “${args.machine}”: ${args.to}.` };
     } catch (err) {
-      return failed(`Copying ${args.from} to “${args.machine}”`, err);
+      return failed(`Copying ${args.from} to “${args.machine}”`, err, known(remote, args.machine));
     }
   },
 };
@@ -157,7 +174,7 @@ const remoteGet = {
       }
       bytes = new Uint8Array(await blob.arrayBuffer());
     } catch (err) {
-      return failed(`Copying ${args.from} from “${args.machine}”`, err);
+      return failed(`Copying ${args.from} from “${args.machine}”`, err, known(remote, args.machine));
     }
     await ctx.fs.write(args.to, bytes);
     /** @type {ToolResult} */
