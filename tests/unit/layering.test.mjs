@@ -27,6 +27,12 @@ export function runtimeImports(source) {
 /** Every app module (vendor excluded). */
 const modules = webModules;
 
+/** The package of web/packages/ a file belongs to ('andbox', 'wsh'), or '' outside them. @param {string} path */
+const packageOf = (path) => {
+  const [top, name] = relative(WEB, path).split('/');
+  return top === 'packages' ? name : '';
+};
+
 /** The top-level folder under web/ a file belongs to ('clawser.js' for the public API module). @param {string} path */
 const layerOf = (path) => relative(WEB, path).split('/')[0];
 
@@ -55,6 +61,10 @@ export function violations(files) {
             `the agent, tools, app or UI`,
         );
       if (from === 'storage' && to !== 'storage') bad.push(`${edge}: storage imports nothing above it`);
+      if (from === 'packages' && packageOf(path) !== packageOf(target))
+        bad.push(
+          `${edge}: a package of web/packages/ is standalone: it imports only its own modules (the app imports it, never the reverse)`,
+        );
       if (from === 'net' && to !== 'net')
         bad.push(`${edge}: web/net/ imports nothing outside it (a leaf under everything that talks to the network)`);
     }
@@ -210,6 +220,28 @@ tools may import a store)', () => {
     !bad.some((b) => b.startsWith('stores/z.js') || b.startsWith('tools/x.js') || b.startsWith('agent/runtime/x.js')),
     bad.join('\n'),
   );
+});
+
+test('a package of web/packages/ imports only its own modules; the app, the tools and the stores may import it (control)', () => {
+  const bad = violations([
+    { path: join(WEB, 'packages/wsh/client.js'), source: "import { a } from '../../storage/local-config.js';" },
+    { path: join(WEB, 'packages/wsh/keys.js'), source: "const b = import('../andbox/index.js');" },
+    // Controls: a package's own modules, and the app's layers importing a package.
+    { path: join(WEB, 'packages/wsh/index.js'), source: "export { c } from './client.js';\nimport { d } from './server/index.js';" },
+    { path: join(WEB, 'stores/remote-machines.js'), source: "const e = import('../packages/wsh/index.js');" },
+    { path: join(WEB, 'app/x.js'), source: "import { f } from '../packages/wsh/index.js';" },
+  ]);
+  const mine = bad.filter((b) => b.includes('a package of web/packages/'));
+  assert.equal(mine.length, 2, bad.join('\n'));
+  assert.ok(
+    mine.some((b) => b.startsWith('packages/wsh/client.js → storage/local-config.js')),
+    bad.join('\n'),
+  );
+  assert.ok(
+    mine.some((b) => b.startsWith('packages/wsh/keys.js → packages/andbox/index.js')),
+    bad.join('\n'),
+  );
+  assert.deepEqual(bad, mine, 'control: nothing else is flagged');
 });
 
 test('every module of web/ imports along the dependency direction', () => {

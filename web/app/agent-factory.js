@@ -47,7 +47,8 @@ import { recordingContext, TurnPaths } from './turn-undo.js';
  * @property {(workspaceId: string) => {registry: BrowserToolRegistry, git: () => Promise<import('../git/git.js').WorkspaceGit>,
  *   memory: () => Promise<import('../memory/store.js').MemoryStore>, skills: () => Promise<import('../skills/store.js').SkillStore>,
  *   mcp: () => Promise<import('../mcp/manager.js').McpManager>, agents: () =>
- *   Promise<import('../agent/runtime/agent-store.js').AgentStore>, goals: GoalStore, scheduler: Scheduler, toolUi: AppToolUi,
+ *   Promise<import('../agent/runtime/agent-store.js').AgentStore>, remote?: () =>
+ *   Promise<import('../stores/remote-machines.js').RemoteMachines>, goals: GoalStore, scheduler: Scheduler, toolUi: AppToolUi,
  *   usage: import('../stores/usage-ledger.js').UsageLedger}} services
  * @property {(workspaceId: string) => FileSystem} workspaceFs the workspace's files
  * @property {(workspaceId: string) => string | null} mountedFolder the name of the folder opened from the computer, if any
@@ -484,6 +485,7 @@ export class AgentFactory {
       memory: await services.memory(),
       skills: await services.skills(),
       mcp: mcp ?? (await services.mcp().catch(() => undefined)),
+      remote: services.remote,
       goals: services.goals,
       scheduler: services.scheduler,
       conversationId,

@@ -19,6 +19,7 @@ export const PANEL_NAV = [
   { name: 'dashboard', label: 'Dashboard', icon: '📊', shortcut: 'Alt+8', split: false },
   { name: 'skills', label: 'Skills', icon: '🧩', shortcut: 'Alt+S', split: false },
   { name: 'servers', label: 'Servers', icon: '🔌', shortcut: 'Alt+M', split: false },
+  { name: 'remote', label: 'Remote', icon: '🖥️', shortcut: 'Alt+R', split: false },
   { name: 'terminal', label: 'Terminal', icon: '⌨️', shortcut: 'Alt+T', split: false },
   { name: 'agents', label: 'Agents', icon: '🤖', shortcut: 'Alt+A', split: false },
   { name: 'config', label: 'Config', icon: '🧾', shortcut: 'Alt+9', split: false },

@@ -151,6 +151,7 @@ export const BUILTIN_PANELS = [
   () => import('./panels/dashboard.js'),
   () => import('./panels/skills.js'),
   () => import('./panels/servers.js'),
+  () => import('./panels/remote.js'),
   () => import('./panels/terminal.js'),
   () => import('./panels/agents.js'),
   () => import('./panels/config.js'),

@@ -222,6 +222,7 @@ export class TerminalHosts {
       registry: services.registry,
       git: () => services.git(),
       toolContext: () => d.toolContext(workspaceId),
+      remote: services.remote,
       ...terminalActions({ workspaceId, services, agentSettings: d.agentSettings, chat: () => d.chat(workspaceId) }),
     });
   }

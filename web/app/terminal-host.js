@@ -7,6 +7,7 @@
 import { createShell } from '../shell/shell.js';
 import { gitCommand } from '../shell/commands/git.js';
 import { clawserCommand } from '../shell/commands/clawser.js';
+import { wshCommand } from '../shell/commands/wsh.js';
 import { ruleFetch } from '../tools/web.js';
 import { SECRET_FOLDERS } from '../storage/workspace-folders.js';
 import { z } from 'zod';
@@ -27,6 +28,19 @@ const HistorySchema = z.array(z.string().max(20_000)).max(HISTORY_LIMIT);
  * @property {(topic: 'memory' | 'skills' | 'mcp' | 'config' | 'conversations') => Promise<string>} list
  * @property {(key: string, value: string) => Promise<string>} setConfig
  * @property {(area: string, action: string, args: string[]) => Promise<string>} act the user's own actions (see clawserCommand)
+ * @property {() => Promise<import('../stores/remote-machines.js').RemoteMachines>} [remote] the user's machines (`wsh connect`)
+ */
+
+/**
+ * A shell on one of the user's machines, open in a terminal session (`wsh connect NAME`): what the
+ * Terminal panel needs of it (its RemoteSession).
+ * @typedef {import('../ui/terminal-panel.js').RemoteSession} RemoteSession
+ */
+
+/**
+ * A session of the Terminal: its shell, and the remote shell `wsh connect` opened in it (the
+ * Terminal panel attaches to it once the command returns, and clears it when it ends).
+ * @typedef {{id: number, shell: Shell, remote: RemoteSession | null}} TerminalSession
  */
 
 /**
@@ -42,7 +56,7 @@ export class TerminalHost {
   /** @param {TerminalHostDeps} deps */
   constructor(deps) {
     this.deps = deps;
-    /** @type {{id: number, shell: Shell}[]} */
+    /** @type {TerminalSession[]} */
     this.sessions = [];
     this.nextId = 1;
   }
@@ -70,7 +84,7 @@ export class TerminalHost {
     this.deps.config.set(this.#historyKey, []);
   }
 
-  /** A new session (its own working directory and variables). */
+  /** A new session (its own working directory and variables). @returns {TerminalSession} */
   newSession() {
     const deps = this.deps;
     /** @type {ToolContext | null} */
@@ -104,19 +118,82 @@ export class TerminalHost {
           setConfig: deps.setConfig,
           act: deps.act,
         }),
+        wshCommand({
+          list: async () => (await this.#machines()).list().map((m) => m.name),
+          connect: (name) => this.#connect(session, name),
+        }),
       ],
       fetch: async (url, init) => {
         const ctx = await toolContext();
         return ruleFetch({ fetch: ctx.fetch, settings: ctx.settings })(url, init);
       },
     });
-    const session = { id: this.nextId++, shell };
+    /** @type {TerminalSession} */
+    const session = { id: this.nextId++, shell, remote: null };
     this.sessions.push(session);
     return session;
   }
 
+  async #machines() {
+    if (!this.deps.remote) throw new Error('Remote machines are not available here.');
+    return this.deps.remote();
+  }
+
+  /**
+   * Opens the login shell of a machine in a session (a PTY when the server has node-pty, pipes
+   * otherwise); the panel attaches to it once `wsh connect` returns.
+   * @param {TerminalSession} session @param {string} name @returns {Promise<string>} what the command says
+   */
+  async #connect(session, name) {
+    if (session.remote) throw new Error(`This session is already connected to ${session.remote.name}.`);
+    const client = await (await this.#machines()).client(name);
+    const proc = await client.spawn(undefined, { pty: { cols: 80, rows: 24 } });
+    /** @type {Set<(text: string) => void>} */
+    const notices = new Set();
+    /** @param {Event} e */
+    const onStatus = (e) => {
+      const status = /** @type {Event & {status: string}} */ (e).status;
+      const text =
+        status === 'reconnecting'
+          ? `The connection to ${name} dropped: reconnecting…`
+          : status === 'open'
+            ? `Reconnected to ${name}.`
+            : status === 'closed'
+              ? `The connection to ${name} is closed.`
+              : null;
+      if (text) for (const fn of notices) fn(text);
+    };
+    client.addEventListener('status', onStatus);
+    session.remote = {
+      name,
+      mode: proc.mode,
+      output: proc,
+      exited: proc.exited,
+      write: (data) => proc.write(data),
+      end: () => proc.end(),
+      resize: (cols, rows) => proc.resize(cols, rows),
+      // On a PTY, Ctrl-C is a key the remote terminal turns into SIGINT for what runs in front; on pipes there is no
+      // terminal, so the signal goes to the process group (the shell with it).
+      interrupt: () => (proc.mode === 'pty' ? proc.write('\x03') : proc.kill('SIGINT')),
+      close: () => {
+        client.removeEventListener('status', onStatus);
+        void proc.close();
+        session.remote = null;
+      },
+      onNotice: (fn) => {
+        notices.add(fn);
+        return () => notices.delete(fn);
+      },
+    };
+    return proc.mode === 'pty'
+      ? `Connected to ${name}: a shell on a real terminal. It ends when the shell exits (exit, or Ctrl-D).`
+      : `Connected to ${name}: a shell on pipes (the server has no node-pty: no prompt, no full-screen programs; Ctrl-C ends the ` +
+          `session). It ends when the shell exits (exit, or Ctrl-D).`;
+  }
+
   /** @param {number} id */
   closeSession(id) {
+    this.sessions.find((s) => s.id === id)?.remote?.close();
     this.sessions = this.sessions.filter((s) => s.id !== id);
   }
 

@@ -24,10 +24,12 @@ import { commitTurn, commitTakeBack } from './turn-commit.js';
  *   agents: () => Promise<import('../agent/runtime/agent-store.js').AgentStore>,
  *   goals: GoalStore, scheduler: Scheduler, usage: UsageLedger,
  *   terminal: () => Promise<import('./terminal-host.js').TerminalHost>, mcpAuth: () => Promise<import('./mcp-auth.js').McpAuth>,
+ *   remote: () => Promise<import('../stores/remote-machines.js').RemoteMachines>,
  *   mount: WorkspaceMount, semantic: import('./semantic.js').SemanticSearch, tabs: import('../agent/coordination/tabs.js').TabCoordinator,
  *   measureWorkspace: (workspaceId: string, signal: AbortSignal) => Promise<{bytes: number, files: number}>}} Services
  *   terminal: the workspace's shell sessions and history (loads the shell); mcpAuth: OAuth sign-in for MCP servers (the
- *   page's); semantic: search by meaning (the page's); tabs: this browser's tabs of Clawser; measureWorkspace: the bytes a
+ *   page's); semantic: search by meaning (the page's); remote: the user's machines through wsh (the page's: every
+ *   workspace reaches the same machines); tabs: this browser's tabs of Clawser; measureWorkspace: the bytes a
  *   workspace's folder holds (any workspace of this browser: the Dashboard compares them)
  */
 
@@ -253,6 +255,7 @@ export class WorkspaceServices {
         }),
         terminal: () => this.#terminal(workspaceId),
         mcpAuth: () => this.mcpAuth(),
+        remote: () => this.remote(),
         mount: {
           workspaceId,
           current: () => this.mountOf(workspaceId),
@@ -283,6 +286,21 @@ export class WorkspaceServices {
   mcpAuth() {
     const { config, secrets } = this.deps;
     return (this.#mcpAuth ??= import('./mcp-auth.js').then(({ McpAuth }) => new McpAuth({ config, secrets })));
+  }
+
+  /**
+   * The user's machines through wsh (the page's), loaded with the first tool call or panel that needs them.
+   * @type {Promise<import('../stores/remote-machines.js').RemoteMachines> | null}
+   */
+  #remote = null;
+  remote() {
+    const { config } = this.deps;
+    const made = (this.#remote ??= import('../stores/remote-machines.js').then(({ RemoteMachines }) => new RemoteMachines({ config })));
+    // A module that failed to load is asked for again next time.
+    made.catch(() => {
+      if (this.#remote === made) this.#remote = null;
+    });
+    return made;
   }
 
   /**

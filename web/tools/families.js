@@ -12,6 +12,7 @@ import { family as scheduler } from './scheduler.js';
 import { family as skills } from './skills.js';
 import { family as shell } from './shell.js';
 import { family as agents } from './agents.js';
+import { family as remote } from './remote.js';
 
 /**
  * Every built-in tool family, in the order their tools are listed (to the model, in the Tools
@@ -19,7 +20,7 @@ import { family as agents } from './agents.js';
  * and its name below (CONTRIBUTING.md, "A tool family").
  * @type {readonly ToolFamily[]}
  */
-export const TOOL_FAMILIES = Object.freeze([fs, web, storage, browser, code, git, memory, goals, scheduler, skills, shell, agents]);
+export const TOOL_FAMILIES = Object.freeze([fs, web, storage, browser, code, git, memory, goals, scheduler, skills, shell, agents, remote]);
 
 /** A tool family that does not declare what it must (see familyProblems). */
 export class ToolFamilyError extends Error {

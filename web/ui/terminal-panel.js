@@ -8,8 +8,8 @@ import { h } from './dom.js';
  * What the panel gets: the workspace's sessions and history, and completion. No shell logic
  * lives here: the panel turns keys into line edits, runs finished lines and prints results.
  * @typedef {object} TerminalPanelProps
- * @property {{id: number, shell: Shell}[]} sessions live sessions of the workspace (kept by the app)
- * @property {() => {id: number, shell: Shell}} newSession
+ * @property {TerminalSession[]} sessions live sessions of the workspace (kept by the app)
+ * @property {() => TerminalSession} newSession
  * @property {(id: number) => void} closeSession
  * @property {() => string[]} history the workspace's history, oldest first
  * @property {(line: string) => void} remember
@@ -21,6 +21,27 @@ import { h } from './dom.js';
  * @property {(p: {screenReader: boolean}) => void} onPreferences
  * @property {() => void} onBack
  */
+
+/**
+ * A shell on one of the user's machines that `wsh connect` opened in a session: the panel hands
+ * it the keys and shows its output until it ends. `mode` 'pty': a real terminal there (keys go as
+ * they are, Ctrl-C included); 'pipe': no terminal there, so the panel echoes and edits the line
+ * itself and Ctrl-C is `interrupt()`.
+ * @typedef {object} RemoteSession
+ * @property {string} name the machine
+ * @property {'pty' | 'pipe'} mode
+ * @property {AsyncIterable<{type: 'stdout' | 'stderr', data: Uint8Array}>} output ends when the shell exits; throws when the
+ *   connection drops
+ * @property {Promise<{exitCode: number, signal: string | null}>} exited
+ * @property {(data: string) => Promise<void>} write
+ * @property {() => Promise<void>} end end of input (Ctrl-D on pipes)
+ * @property {(cols: number, rows: number) => Promise<void>} resize
+ * @property {() => Promise<void>} interrupt Ctrl-C
+ * @property {() => void} close hangs up (the session's shell again)
+ * @property {(fn: (text: string) => void) => () => void} onNotice the connection's news (dropped, reconnected)
+ */
+
+/** @typedef {{id: number, shell: Shell, remote?: RemoteSession | null}} TerminalSession */
 
 /** The colours of the app's light and dark themes (every text colour meets WCAG AA on its background). */
 const THEMES = {
@@ -83,7 +104,7 @@ const promptFor = (cwd) => `\x1b[1;32mclawser\x1b[0m:\x1b[1;34m${cwd}\x1b[0m$ `;
 
 /**
  * One session's view: its xterm, line editor, and the run in progress.
- * @param {{id: number, shell: Shell}} session @param {TerminalPanelProps} props @param {MediaQueryList} dark
+ * @param {TerminalSession} session @param {TerminalPanelProps} props @param {MediaQueryList} dark
  * @param {MediaQueryList} reducedMotion the cursor blinks only when motion is welcome
  */
 function SessionView(session, props, dark, reducedMotion) {
@@ -147,7 +168,59 @@ function SessionView(session, props, dark, reducedMotion) {
       running = null;
       element.removeAttribute('aria-busy');
     }
+    if (session.remote) await attach(session.remote);
     prompt();
+  };
+
+  /** The remote shell the keys go to (`wsh connect`), while it lasts. @type {RemoteSession | null} */
+  let remote = null;
+  /** The line typed so far to a remote shell on pipes (no terminal there to echo and edit it). */
+  let pipeLine = '';
+  /** @param {string} text */
+  const notice = (text) => term.write(`\r\n\x1b[33m[${text}]\x1b[0m\r\n`);
+  /** @param {unknown} err */
+  const quietly = (err) => notice(`wsh: ${/** @type {Error} */ (err)?.message ?? String(err)}`);
+  /** Shows a remote shell and gives it the keys until it ends. @param {RemoteSession} r */
+  const attach = async (r) => {
+    remote = r;
+    pipeLine = '';
+    const off = r.onNotice(notice);
+    r.resize(term.cols, term.rows).catch(quietly);
+    /** @type {string} */
+    let ending;
+    try {
+      for await (const part of r.output) term.write(part.data);
+      const { exitCode, signal } = await r.exited;
+      ending = `The session on ${r.name} ended (exit code ${exitCode}${signal ? `, ${signal}` : ''}).`;
+    } catch (err) {
+      const message = /** @type {Error} */ (err)?.message ?? String(err);
+      ending = `The session on ${r.name} ended: ${message} Run wsh connect ${r.name} for a new one.`;
+    } finally {
+      off();
+      remote = null;
+      r.close();
+    }
+    notice(ending);
+  };
+  /** Keys for a remote shell. @param {RemoteSession} r @param {string} data */
+  const toRemote = (r, data) => {
+    if (data === '\x03') return void r.interrupt().catch(quietly);
+    if (r.mode === 'pty') return void r.write(data).catch(quietly);
+    // Pipes: echo and edit the line here, send it whole on Enter.
+    for (const c of data) {
+      if (c === '\r' || c === '\n') {
+        term.write('\r\n');
+        void r.write(`${pipeLine}\n`).catch(quietly);
+        pipeLine = '';
+      } else if (c === '\x7f' || c === '\b') {
+        if (pipeLine) term.write('\b \b');
+        pipeLine = Array.from(pipeLine).slice(0, -1).join('');
+      } else if (c === '\x04' && !pipeLine) void r.end().catch(quietly);
+      else if (c >= ' ') {
+        pipeLine += c;
+        term.write(c);
+      }
+    }
   };
 
   /** @param {number} cursor */
@@ -174,6 +247,7 @@ function SessionView(session, props, dark, reducedMotion) {
   let typeahead = '';
   /** @param {string} data */
   const handle = (data) => {
+    if (remote) return toRemote(remote, data);
     if (running) {
       // While a line runs, Ctrl-C stops it (and drops what was typed ahead); the rest waits.
       if (data === '\x03') {
@@ -249,6 +323,7 @@ function SessionView(session, props, dark, reducedMotion) {
   const resize = new ResizeObserver(() => {
     if (opened && element.offsetParent) fit.fit();
   });
+  term.onResize(({ cols, rows }) => remote?.resize(cols, rows).catch(quietly));
   resize.observe(element);
 
   return {
@@ -275,6 +350,7 @@ function SessionView(session, props, dark, reducedMotion) {
     },
     dispose() {
       running?.abort();
+      remote?.close();
       resize.disconnect();
       dark.removeEventListener('change', onTheme);
       reducedMotion.removeEventListener('change', onMotion);

@@ -1,0 +1,234 @@
+/** @import { ConfigStore } from '../storage/types.d.ts' */
+/** @import { KeyStore } from '../packages/wsh/keys.js' */
+// The user's own machines reachable through wsh (web/packages/wsh/): their names and addresses
+// (in the ConfigStore, validated with zod), each with an Ed25519 key of its own whose private half
+// stays non-extractable in IndexedDB (the package's IndexedDbKeyStore). Page-wide, like the keys:
+// every workspace reaches the same machines. The remote_* tools and the Remote panel use it.
+import { z } from 'zod';
+
+export const MACHINES_KEY = 'clawser_remote_machines';
+/** The name of a machine's key in the key store. @param {string} id */
+export const keyNameOf = (id) => `clawser-remote:${id}`;
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$/;
+
+export const MachineNameSchema = z
+  .string()
+  .regex(NAME, 'A machine name is 1–32 letters, digits, dots, dashes or underscores, starting with a letter or digit.');
+
+export const MachineUrlSchema = z
+  .string()
+  .max(2048)
+  .refine((url) => {
+    try {
+      return ['ws:', 'wss:'].includes(new URL(url).protocol);
+    } catch {
+      return false;
+    }
+  }, 'A wsh address starts with ws:// or wss:// — the first line wsh-server prints, such as ws://127.0.0.1:40211/wsh.');
+
+export const MachineSchema = z.object({
+  id: z.string().min(1).max(64),
+  name: MachineNameSchema,
+  url: MachineUrlSchema,
+  createdAt: z.number(),
+  lastUsed: z.number().nullable().default(null),
+});
+/** @typedef {z.infer<typeof MachineSchema>} Machine */
+
+const MachinesSchema = z.array(MachineSchema).max(100);
+
+/** A machine refused or not reachable, with what to do. */
+export class RemoteError extends Error {
+  /**
+   * @param {'invalid' | 'taken' | 'not_found' | 'no_key' | 'unavailable' | 'connect_failed'} code
+   * @param {string} message @param {{cause?: unknown}} [options]
+   */
+  constructor(code, message, options) {
+    super(message, options);
+    this.name = 'RemoteError';
+    this.code = code;
+  }
+}
+
+/**
+ * The wsh client module, loaded the first time a machine is used (the page's start does not load it).
+ * @typedef {typeof import('../packages/wsh/index.js')} WshModule
+ * @typedef {import('../packages/wsh/index.js').WshClient} WshClient
+ */
+
+export class RemoteMachines {
+  /** @type {ConfigStore} */
+  #config;
+  /** @type {() => Promise<WshModule>} */
+  #wsh;
+  /** @type {KeyStore | null} */
+  #keys = null;
+  /** Signed-in clients by machine id (reused across calls; dropped when they end). @type {Map<string, Promise<WshClient>>} */
+  #clients = new Map();
+  /** @type {Set<() => void>} */
+  #listeners = new Set();
+  /** How a dropped connection is made again: a few tries, then calls fail (a tool call must not wait for ever). */
+  #reconnect;
+
+  /**
+   * @param {{config: ConfigStore, wsh?: () => Promise<WshModule>, keys?: KeyStore, reconnect?: {minDelayMs?: number,
+   *   maxAttempts?: number}}} deps
+   *   wsh: loads the client (default: the package's browser entry); keys: where keys live (default: IndexedDB);
+   *   reconnect: the client's back-off (default: 5 tries from 250 ms, about 6 s in all)
+   */
+  constructor(deps) {
+    this.#reconnect = deps.reconnect ?? { maxAttempts: 5 };
+    this.#config = deps.config;
+    this.#wsh = deps.wsh ?? (() => import('../packages/wsh/index.js'));
+    this.#keys = deps.keys ?? null;
+  }
+
+  /** @returns {Promise<KeyStore>} */
+  async #keyStore() {
+    if (this.#keys) return this.#keys;
+    const store = (await this.#wsh()).defaultKeyStore();
+    if (!store) throw new RemoteError('unavailable', 'This browser has no IndexedDB, where a machine’s key is kept.');
+    this.#keys = store;
+    return store;
+  }
+
+  /** Every machine, in the order they were added. @returns {Machine[]} */
+  list() {
+    const parsed = MachinesSchema.safeParse(this.#config.get(MACHINES_KEY, []));
+    return parsed.success ? parsed.data : [];
+  }
+
+  /** @param {Machine[]} machines */
+  #save(machines) {
+    this.#config.set(MACHINES_KEY, machines);
+    for (const fn of this.#listeners) fn();
+  }
+
+  /** Called after every change. @param {() => void} fn @returns {() => void} stops it */
+  onChange(fn) {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+
+  /** @param {string} name @returns {Machine} */
+  get(name) {
+    const machine = this.list().find((m) => m.name === name);
+    if (!machine) {
+      const known = this.list().map((m) => m.name);
+      throw new RemoteError(
+        'not_found',
+        `No machine is named “${name}”. ${known.length ? `The machines: ${known.join(', ')}.` : 'Add one in the Remote panel.'}`,
+      );
+    }
+    return machine;
+  }
+
+  /**
+   * Adds a machine and makes its key (kept in IndexedDB, the private half not extractable).
+   * @param {{name: string, url: string}} input @returns {Promise<Machine>}
+   */
+  async add(input) {
+    const name = MachineNameSchema.safeParse(input.name.trim());
+    if (!name.success) throw new RemoteError('invalid', name.error.issues[0].message);
+    const url = MachineUrlSchema.safeParse(input.url.trim());
+    if (!url.success) throw new RemoteError('invalid', url.error.issues[0].message);
+    if (this.list().some((m) => m.name === name.data)) {
+      throw new RemoteError('taken', `A machine is already named “${name.data}”: choose another name, or remove it first.`);
+    }
+    const machine = MachineSchema.parse({ id: crypto.randomUUID(), name: name.data, url: url.data, createdAt: Date.now(), lastUsed: null });
+    const wsh = await this.#wsh();
+    await wsh.generateKey({ name: keyNameOf(machine.id), store: await this.#keyStore() });
+    this.#save([...this.list(), machine]);
+    return machine;
+  }
+
+  /** Removes a machine, its key and its connection. @param {string} name */
+  async remove(name) {
+    const machine = this.get(name);
+    this.#drop(machine.id);
+    await (await this.#keyStore()).delete(keyNameOf(machine.id));
+    this.#save(this.list().filter((m) => m.id !== machine.id));
+  }
+
+  /** @param {string} id */
+  #drop(id) {
+    const client = this.#clients.get(id);
+    this.#clients.delete(id);
+    client?.then((c) => c.close()).catch(() => {});
+  }
+
+  /** @param {Machine} machine */
+  async #key(machine) {
+    const key = await (await this.#keyStore()).get(keyNameOf(machine.id));
+    if (!key)
+      throw new RemoteError('no_key', `The key of “${machine.name}” is gone from this browser: remove the machine and add it again.`);
+    return key;
+  }
+
+  /** The line to paste into the server's keys file. @param {string} name @returns {Promise<string>} */
+  async publicKeyLine(name) {
+    const machine = this.get(name);
+    return (await this.#wsh()).publicKeyLine(await this.#key(machine), `clawser-${machine.name}`);
+  }
+
+  /**
+   * Connects and signs in once, to say whether the machine is reachable (a connection of its own, closed after).
+   * @param {string} name @param {AbortSignal} [signal]
+   * @returns {Promise<{ok: true, pty: boolean, key: string} | {ok: false, code: string, message: string}>}
+   */
+  async test(name, signal) {
+    const machine = this.get(name);
+    try {
+      const wsh = await this.#wsh();
+      const client = await wsh.WshClient.connect(machine.url, { key: await this.#key(machine), signal, reconnect: false });
+      const pty = client.server?.pty ?? false;
+      const key = client.server?.key ?? '';
+      client.close();
+      this.#touch(machine.id);
+      return { ok: true, pty, key };
+    } catch (err) {
+      const e = /** @type {{code?: string, message?: string}} */ (err);
+      return { ok: false, code: String(e.code ?? 'connect_failed'), message: String(e.message ?? err) };
+    }
+  }
+
+  /**
+   * The signed-in client of a machine (made once, reused; it reconnects by itself), and marks it used.
+   * @param {string} name @param {AbortSignal} [signal] @returns {Promise<WshClient>}
+   */
+  async client(name, signal) {
+    const machine = this.get(name);
+    let client = this.#clients.get(machine.id);
+    if (!client) {
+      client = (async () => {
+        const wsh = await this.#wsh();
+        return wsh.WshClient.connect(machine.url, { key: await this.#key(machine), signal, reconnect: this.#reconnect });
+      })();
+      this.#clients.set(machine.id, client);
+      client
+        .then((c) =>
+          c.addEventListener('status', () => {
+            if (c.status === 'closed' && this.#clients.get(machine.id) === client) this.#clients.delete(machine.id);
+          }),
+        )
+        .catch(() => {
+          if (this.#clients.get(machine.id) === client) this.#clients.delete(machine.id);
+        });
+    }
+    const connected = await client;
+    this.#touch(machine.id);
+    return connected;
+  }
+
+  /** @param {string} id */
+  #touch(id) {
+    const now = Date.now();
+    this.#save(this.list().map((m) => (m.id === id ? { ...m, lastUsed: now } : m)));
+  }
+
+  /** Closes every connection (the page goes). */
+  closeAll() {
+    for (const id of [...this.#clients.keys()]) this.#drop(id);
+  }
+}

@@ -1,0 +1,145 @@
+/** @import { RemoteMachines, Machine } from '../stores/remote-machines.js' */
+import { h, clear, guard, formatTime } from './dom.js';
+import { confirmDialog } from './dialogs.js';
+
+/**
+ * The Remote panel: the user's own machines reached through wsh — add one (a name and the URL
+ * `wsh-server` prints; its key is made here, the private half never leaves the browser), the
+ * public key line to paste into the server's keys file (with Copy), a connection test, when it
+ * was last used; remove a machine and its key.
+ * @param {{machines: RemoteMachines, onError: (err: unknown) => void, onBack: () => void}} props
+ */
+export function RemotePanel(props) {
+  const { machines } = props;
+  const guarded = guard(props.onError);
+  const status = h('p', { class: 'small', role: 'status', 'aria-live': 'polite' });
+  const list = h('ul', { class: 'remote-list', 'aria-label': 'Machines' });
+  /** Connection tests' results by machine id, kept when the list is drawn again. @type {Map<string, string>} */
+  const tested = new Map();
+
+  const nameInput = /** @type {HTMLInputElement} */ (
+    h('input', { id: 'remote-name', name: 'name', required: true, maxLength: 32, placeholder: 'laptop', autocomplete: 'off' })
+  );
+  const urlInput = /** @type {HTMLInputElement} */ (
+    h('input', { id: 'remote-url', name: 'url', required: true, placeholder: 'ws://127.0.0.1:40211/wsh', autocomplete: 'off' })
+  );
+  const form = h(
+    'form',
+    {
+      class: 'remote-add',
+      'aria-label': 'Add a machine',
+      on: {
+        submit: (e) => {
+          e.preventDefault();
+          void guarded(async () => {
+            const machine = await machines.add({ name: nameInput.value, url: urlInput.value });
+            nameInput.value = '';
+            urlInput.value = '';
+            status.textContent = `Added “${machine.name}”: paste its key line into the server’s keys file, then test it.`;
+          });
+        },
+      },
+    },
+    h('label', { for: 'remote-name' }, 'Name'),
+    nameInput,
+    h('label', { for: 'remote-url' }, 'wsh URL (the first line wsh-server prints)'),
+    urlInput,
+    h('button', { type: 'submit' }, 'Add machine'),
+  );
+
+  /** @param {Machine} m */
+  const row = (m) => {
+    const keyLine = /** @type {HTMLInputElement} */ (
+      h('input', { readOnly: true, class: 'remote-key', id: `remote-key-${m.id}`, 'aria-label': `Public key line of ${m.name}`, value: '' })
+    );
+    void machines.publicKeyLine(m.name).then(
+      (line) => {
+        keyLine.value = line;
+      },
+      (err) => {
+        keyLine.value = '';
+        keyLine.placeholder = /** @type {Error} */ (err).message;
+      },
+    );
+    const result = h('p', { class: 'small remote-status', role: 'status' }, tested.get(m.id) ?? 'Not tested yet.');
+    const copy = () =>
+      guarded(async () => {
+        await navigator.clipboard.writeText(keyLine.value);
+        status.textContent = `Copied the key line of “${m.name}”.`;
+      });
+    const test = () =>
+      guarded(async () => {
+        result.textContent = 'Connecting…';
+        const r = await machines.test(m.name);
+        const text = r.ok
+          ? `Connected: signed in as “${r.key}”, ${r.pty ? 'with a real terminal (PTY)' : 'with pipes (no PTY on the server)'}.`
+          : `Not connected (${r.code}): ${r.message}`;
+        tested.set(m.id, text);
+        result.textContent = text;
+        draw(); // a test that signed in changed "last used" (the list may have been drawn anew meanwhile)
+      });
+    const remove = () =>
+      guarded(async () => {
+        const yes = await confirmDialog({
+          title: `Remove “${m.name}”?`,
+          message: 'Its key is deleted from this browser: adding the machine again makes a new key to paste into the keys file.',
+          confirmLabel: 'Remove',
+        });
+        if (!yes) return;
+        await machines.remove(m.name);
+        status.textContent = `Removed “${m.name}” and its key.`;
+      });
+    return h(
+      'li',
+      { class: 'remote-machine', 'aria-label': m.name },
+      h('h3', null, m.name),
+      h('p', { class: 'small' }, h('code', null, m.url), ' · ', m.lastUsed ? `last used ${formatTime(m.lastUsed)}` : 'never used'),
+      h('label', { for: keyLine.id, class: 'small' }, 'Key line for the server’s keys file'),
+      h(
+        'div',
+        { class: 'row' },
+        keyLine,
+        h('button', { type: 'button', class: 'secondary', 'aria-label': `Copy the key line of ${m.name}`, on: { click: copy } }, 'Copy'),
+      ),
+      result,
+      h(
+        'div',
+        { class: 'row' },
+        h('button', { type: 'button', 'aria-label': `Test the connection to ${m.name}`, on: { click: test } }, 'Test connection'),
+        h('button', { type: 'button', class: 'danger', 'aria-label': `Remove ${m.name}`, on: { click: remove } }, 'Remove'),
+      ),
+    );
+  };
+
+  const draw = () => {
+    const all = machines.list();
+    clear(list).append(...(all.length ? all.map(row) : [h('li', { class: 'small' }, 'No machines yet.')]));
+  };
+  const stop = machines.onChange(draw);
+  draw();
+
+  const root = h(
+    'section',
+    { class: 'panel remote-panel', 'aria-labelledby': 'remote-title' },
+    h(
+      'div',
+      { class: 'panel-head row' },
+      h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
+      h('h2', { id: 'remote-title' }, 'Remote'),
+    ),
+    h(
+      'p',
+      { class: 'small' },
+      'Your own computers, through wsh: run ',
+      h('code', null, 'npx wsh-server --keys FILE'),
+      ' there, add it here with the URL it prints, and paste the key line into FILE. The agent’s remote_exec, ',
+      'remote_put and remote_get then reach it (each call asks you first), and the Terminal’s ',
+      h('code', null, 'wsh connect NAME'),
+      ' opens a shell there.',
+    ),
+    form,
+    status,
+    list,
+  );
+  return { root, destroy: stop };
+}
