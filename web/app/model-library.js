@@ -144,7 +144,7 @@ export class ModelLibrary {
   #models = [];
   /** The model loaded in this page now and the backend it runs on. @type {{id: string, label: string} | null} */
   #runsOn = null;
-  /** What a load would run on in this page (the Models list says it before any load). @type {string | null} */
+  /** What a load would run on in this page, chosen as a load chooses (shown before any load). @type {string | null} */
   #willRunOn = null;
   /** Downloads and imports, in the order they began. @type {Map<string, ModelTransfer & {stop?: () => void}>} */
   #transfers = new Map();
@@ -246,7 +246,6 @@ export class ModelLibrary {
     this.#models = models;
     this.#background = background;
     const running = await loadedLocalModel();
-    // What a load would run on here, chosen as the load chooses (a GPU adapter, isolation, cores).
     const choice = await chooseBackend().catch(() => null);
     this.#willRunOn = choice ? backendOf(choice, choice.gpu, choice.threads).label : null;
     this.#runsOn = running ? { id: running.id, label: running.backend.label } : null;
