@@ -77,6 +77,16 @@ test('offline, a whole agent turn: the model calls a tool, reads its result and 
   assert.deepEqual(order, ['user_message', 'agent_message', 'tool_call', 'tool_result', 'agent_message'], types.join(', '));
 });
 
+/** Settings, opened at "Models on this computer". */
+async function openModels() {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: /Settings/ });
+  const section = dialog.locator('details.local-models');
+  await section.waitFor();
+  if (!(await section.evaluate((d) => /** @type {HTMLDetailsElement} */ (d).open)))
+    await section.locator('summary', { hasText: 'Models on this computer' }).click();
+  return { dialog, section };
+}
 test("Settings shows the backend the loaded model runs on; deleting it there unloads it from the page's memory", async () => {
   const loaded = () =>
     page.evaluate(async () => {
@@ -85,12 +95,7 @@ test("Settings shows the backend the loaded model runs on; deleting it there unl
     });
   const backend = await loaded();
   assert.match(String(backend), /^WebAssembly, \d+ threads?/, 'control: the turn left the model loaded');
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  const dialog = page.getByRole('dialog', { name: /Settings/ });
-  const section = dialog.locator('details.local-models');
-  await section.waitFor();
-  if (!(await section.evaluate((d) => /** @type {HTMLDetailsElement} */ (d).open)))
-    await section.locator('summary', { hasText: 'Models on this computer' }).click();
+  const { dialog, section } = await openModels();
   const row = section.locator('li.local-model', { has: page.locator('.model-name', { hasText: 'Scripted' }) });
   await row.getByText(`${backend} (loaded now)`).waitFor();
   await row.getByRole('button', { name: 'Delete Scripted' }).click();
@@ -121,12 +126,7 @@ test('control: the random test model under the same turn calls no tool', async (
 
 /** Chooses the imported model `name` for this workspace in Settings → Models on this computer. @param {string} name */
 const useInWorkspace = async (name) => {
-  await page.getByRole('button', { name: 'Settings', exact: true }).click();
-  const dialog = page.getByRole('dialog', { name: /Settings/ });
-  const section = dialog.locator('details.local-models');
-  await section.waitFor();
-  if (!(await section.evaluate((d) => /** @type {HTMLDetailsElement} */ (d).open)))
-    await section.locator('summary', { hasText: 'Models on this computer' }).click();
+  const { dialog, section } = await openModels();
   const row = section.locator('li.local-model', { has: page.locator('.model-name', { hasText: name }) });
   await row.getByRole('button', { name: `Use in this workspace: ${name}` }).click();
   await row.getByRole('button', { name: `Used here: ${name}` }).waitFor();

@@ -9,7 +9,17 @@
 // fails with `disconnected`, and new calls wait for the connection to come back.
 import { WshError } from './errors.js';
 import { publicKeyBlob, sign, toBase64 } from './keys.js';
-import { CHUNK_BYTES, PROTOCOL_VERSION, authMessage, chunks, decodeFrame, encodeFrame, errorFromHeader, sha256Hex } from './protocol.js';
+import {
+  CHUNK_BYTES,
+  PROTOCOL_VERSION,
+  authMessage,
+  chunks,
+  concatBytes,
+  decodeFrame,
+  encodeFrame,
+  errorFromHeader,
+  sha256Hex,
+} from './protocol.js';
 import { chooseTransport, openWebSocket, openWebTransport } from './transport.js';
 
 /** @import { Frame, FrameType, FRAME_SCHEMAS } from './protocol.js' */
@@ -547,8 +557,8 @@ export class WshClient extends EventTarget {
       throw e;
     }
     const { exitCode, signal: killedBy } = await proc.exited;
-    const stdout = join(out);
-    const stderr = join(err);
+    const stdout = concatBytes(out);
+    const stderr = concatBytes(err);
     if (encoding === 'binary') return { stdout, stderr, exitCode, signal: killedBy };
     const text = new TextDecoder();
     return { stdout: text.decode(stdout), stderr: text.decode(stderr), exitCode, signal: killedBy };
@@ -617,7 +627,7 @@ export class WshClient extends EventTarget {
       signal,
     );
     const end = /** @type {{sha256?: string, size?: number}} */ (await ended);
-    const bytes = join(parts);
+    const bytes = concatBytes(parts);
     const got = await sha256Hex(bytes);
     if (got !== end.sha256 || bytes.byteLength !== end.size)
       throw new WshError('checksum_mismatch', `"${path}" arrived damaged (${bytes.byteLength} of ${end.size} bytes); try again.`);
@@ -716,17 +726,4 @@ export class WshClient extends EventTarget {
     this.#failers.clear();
     transport?.close(1000, 'client closed');
   }
-}
-
-/** @param {Uint8Array[]} parts */
-function join(parts) {
-  let total = 0;
-  for (const p of parts) total += p.byteLength;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
 }

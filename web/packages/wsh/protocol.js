@@ -285,6 +285,19 @@ export function* chunks(bytes, size = CHUNK_BYTES) {
   for (let i = 0; i < bytes.byteLength; i += size) yield bytes.subarray(i, Math.min(i + size, bytes.byteLength));
 }
 
+/** Pieces of bytes one after another, in one array. @param {Uint8Array[]} parts */
+export function concatBytes(parts) {
+  let total = 0;
+  for (const p of parts) total += p.byteLength;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
 /** Lower-case hex of bytes. @param {ArrayBuffer | Uint8Array} bytes */
 export function hex(bytes) {
   return Array.from(toBytes(bytes), (b) => b.toString(16).padStart(2, '0')).join('');

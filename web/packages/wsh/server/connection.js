@@ -12,7 +12,7 @@ import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { WshError, WshProtocolError, WshRefusedError } from '../errors.js';
 import { rawFromBlob, toBase64, fromBase64, verify } from '../keys.js';
-import { CHUNK_BYTES, PROTOCOL_VERSION, authMessage, chunks, decodeFrame, encodeFrame, errorHeader } from '../protocol.js';
+import { CHUNK_BYTES, PROTOCOL_VERSION, authMessage, chunks, concatBytes, decodeFrame, encodeFrame, errorHeader } from '../protocol.js';
 import { allowedPath, planCommand, planEnv } from './limits.js';
 import { startProcess } from './processes.js';
 import { checkRelayUrl, relayRequest } from './relay.js';
@@ -581,7 +581,7 @@ export class Connection {
     this.#send('open', id, { mode: 'relay' });
     if (!frame.header.body) bodyDone();
     await bodyReady;
-    const body = frame.header.body ? concat(parts, total) : null;
+    const body = frame.header.body ? concatBytes(parts) : null;
     const { response, url, headers } = await relayRequest({
       url: frame.header.url,
       method: frame.header.method,
@@ -613,15 +613,4 @@ export class Connection {
     this.#send('close', id, {});
     this.#release(id);
   }
-}
-
-/** @param {Uint8Array[]} parts @param {number} total */
-function concat(parts, total) {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
 }
