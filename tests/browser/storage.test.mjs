@@ -428,6 +428,8 @@ test('events persist line by line on OPFS and a torn last line is recovered with
   }, where);
   await page.reload();
   await page.getByRole('status').filter({ hasText: 'its last entry was incomplete' }).waitFor();
+  // The notice can show a moment before the conversation is drawn: wait for its messages, then count them.
+  await page.locator('.msg.assistant', { hasText: 'Echo: keep me' }).first().waitFor();
   assert.equal(await page.locator('.msg.user', { hasText: 'keep me' }).count(), 1);
   assert.equal(await page.locator('.msg.assistant', { hasText: 'Echo: keep me' }).count(), 1);
   await page.getByRole('textbox', { name: 'Message' }).fill('after repair');
