@@ -221,6 +221,43 @@ function pageEngine() {
       return { ms: stoppedAt ? ms : Number.NaN, end };
     },
     /**
+     * The page while a model loads and writes, through the provider as the chat uses it: every
+     * long task (the main thread busy ≥ 50 ms at a stretch, so a click or a frame waits) from the
+     * request, which loads the model, to the reply's end. The modules are loaded before, so only
+     * the model's work is watched.
+     * @param {string} id
+     */
+    async mainThreadWhileBusy(id) {
+      const { createProvider } = await import('/web/providers/index.js');
+      const { unloadLocalModel } = await import('/web/providers/local-engine.js');
+      await unloadLocalModel();
+      const provider = createProvider({ provider: 'local', model: id });
+      /** @type {number[]} */
+      const tasks = [];
+      const observer = new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) tasks.push(entry.duration);
+      });
+      observer.observe({ type: 'longtask' });
+      const t = performance.now();
+      let pieces = 0;
+      try {
+        for await (const part of provider.chatStream(
+          { messages: [{ role: 'user', content: 'Write a long story.' }], maxTokens: 64, temperature: 1 },
+          {},
+        )) {
+          if (part.type === 'text') pieces++;
+          if (part.type === 'error') throw new Error(`bench: the reply failed: ${part.error.message}`);
+        }
+      } finally {
+        // Entries still queued are delivered to takeRecords, not lost.
+        for (const entry of observer.takeRecords()) tasks.push(entry.duration);
+        observer.disconnect();
+      }
+      const ms = performance.now() - t;
+      await unloadLocalModel(id);
+      return { ms, pieces, longTasks: tasks.length, longestTaskMs: Math.max(0, ...tasks) };
+    },
+    /**
      * Stop while the runtime is busy in its worker: as it is sent the model to load (`load`), or
      * the first step of a reply to a long prompt, the step that reads the prompt (`prefill`). From
      * abort() to the end of the stream, through the provider.
@@ -426,6 +463,9 @@ async function wasmRuns({ isolated, threads, files, native }) {
           busyStops[at].push(stop.ms);
         }
       }
+      const smooth = [];
+      for (let i = 0; i < RUNS; i++) smooth.push(await inPage(page, (e, id) => e.mainThreadWhileBusy(id), imported.id));
+      if (smooth.some((r) => r.pieces === 0)) throw new Error('bench: a reply watched for long tasks wrote nothing');
       out[model] = {
         importMs: imported.ms,
         bytes: imported.bytes,
@@ -442,6 +482,8 @@ async function wasmRuns({ isolated, threads, files, native }) {
         stopMs: median(stops),
         stopDuringPrefillMs: median(busyStops.prefill),
         stopDuringLoadMs: median(busyStops.load),
+        longestTaskMs: median(smooth.map((r) => r.longestTaskMs)),
+        longTasks: median(smooth.map((r) => r.longTasks)),
       };
     }
     return out;
@@ -499,6 +541,10 @@ export async function localModelBench() {
         // Stop while the runtime cannot look at the signal: reading a long prompt, loading the model.
         localStopDuringPrefillMs: round(s.stopDuringPrefillMs),
         localStopDuringLoadMs: round(s.stopDuringLoadMs),
+        // The page while the model loads and writes (its own worker does the work): the longest
+        // main-thread task and how many ≥ 50 ms there were, medians of the runs.
+        localMainThreadLongestTaskMs: round(Math.max(s.longestTaskMs, m.longestTaskMs)),
+        localMainThreadLongTasks: Math.max(s.longTasks, m.longTasks),
       };
     };
     return {
@@ -525,6 +571,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
           localStopMs: 100,
           localStopDuringPrefillMs: 100,
           localStopDuringLoadMs: 100,
+          localMainThreadLongestTaskMs: 100,
         },
       },
       null,

@@ -233,8 +233,11 @@ export interface LocalModelRow {
   runsOn: string | null;
   /** What it would run on in this page, chosen as a load chooses (null: not known yet). */
   willRunOn: string | null;
-  /** The file has a chat template; `callsTools`: the template renders tools (the model was trained to call them). */
-  chatTemplate: boolean;
+  /**
+   * The file's chat template, by its family ("ChatML", "Llama 3"; "Custom": none known; null: the
+   * file has none); `callsTools`: the template renders tools (the model was trained to call them).
+   */
+  chatTemplate: string | null;
   callsTools: boolean;
   /** Where it was downloaded from. */
   source: string | null;
