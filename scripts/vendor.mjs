@@ -150,6 +150,9 @@ const packages = [
   { specifier: 'mammoth', file: 'mammoth.js', entry: "export { extractRawText } from 'mammoth';" },
   { specifier: 'read-excel-file', file: 'read-excel-file.js', entry: "export { default } from 'read-excel-file/browser';" },
   { specifier: 'papaparse', file: 'papaparse.js', entry: "export { default } from 'papaparse';" },
+  // Mermaid diagrams of artifacts (issue 37): never run on the app's page. The app reads this file as text and hands it
+  // to the artifact frame (web/ui/artifact-frame.html, an opaque origin), which imports it from a blob: URL.
+  { specifier: 'mermaid', file: 'mermaid.js', entry: "export { default } from 'mermaid';" },
   {
     specifier: '@xenova/transformers',
     file: 'transformers.js',

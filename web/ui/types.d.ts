@@ -390,3 +390,36 @@ export interface ArtifactSource {
   readonly html: string;
   subscribe(fn: (html: string) => void): () => unknown;
 }
+
+/** What the model made, by the language of its fenced block. */
+export type ArtifactKind = 'html' | 'svg' | 'mermaid' | 'csv';
+
+/** An artifact version on screen: its file (artifacts/…/v<N>.<ext>), what it holds, and the page the frame shows. */
+export interface ArtifactShown {
+  name: string;
+  kind: ArtifactKind;
+  version: number;
+  /** How many versions it has. */
+  versions: number;
+  path: string;
+  content: string;
+  /** What the frame renders: the HTML page (SVG and CSV made into one), or the Mermaid source. */
+  page: string;
+  mediaType: string;
+  /** The name an export downloads as ("html-1-v2.html"). */
+  fileName: string;
+}
+
+/** The workspace's artifacts as the pane beside the chat shows them (the app's ArtifactShelf). */
+export interface ArtifactShelfSource {
+  readonly current: ArtifactShown | null;
+  subscribe(fn: () => void): () => unknown;
+  /** Shows the version before (-1) or after (1) the one on screen. */
+  step(step: -1 | 1): Promise<void>;
+  /** The names of the artifacts of the same conversation, and showing one of them (its latest version). */
+  others(): Promise<string[]>;
+  open(name: string): Promise<void>;
+  /** Mermaid's source, for the frame to import. */
+  library(): Promise<string>;
+  close(): void;
+}
