@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { sendMessage, readWorkspaceFile } from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
 
@@ -13,6 +14,20 @@ const fx = await useFixture({
   settings: ({ llm }) => ({ provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` }),
 });
 const { llm, page } = fx;
+
+const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe's serious and critical findings in `selector` (injected over CDP: the app's CSP does not apply). @param {string} selector */
+async function violations(selector) {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
+  return page.evaluate(async (sel) => {
+    const axe = /** @type {any} */ (window).axe; // any: axe-core's global, injected above
+    const r = await axe.run(sel, { resultTypes: ['violations'] });
+    return r.violations
+      .filter((/** @type {any} */ v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((/** @type {any} */ v) => `${v.id}: ${v.help}`);
+  }, selector);
+}
 
 /** What the probe says where it runs: the app's localStorage read or refused, and the origin. */
 const PROBE =
@@ -96,6 +111,8 @@ test('an SVG, a Mermaid diagram and a CSV table with its chart from one reply: e
   assert.equal(await readWorkspaceFile(page, `artifacts/${conv}/csv-1/v1.csv`), csv);
 
   const pick = pane().getByRole('combobox', { name: 'Artifact to show' });
+  await pick.waitFor();
+  assert.deepEqual(await violations('.artifacts-pane'), [], 'the pane has no serious or critical axe finding');
   await pick.selectOption('svg-1');
   await pane().getByText('svg-1 · version 1 of 1').waitFor();
   await page.frameLocator('iframe[title="Artifact svg-1"]').locator('circle[fill="teal"]').waitFor();

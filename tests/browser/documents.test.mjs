@@ -7,6 +7,8 @@
 // text is untrusted content: the turn it goes with is tainted (control: the same call without it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { sendMessage, readWorkspaceFile } from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
 import { makePdf, makeDocx, makeXlsx } from '../fixtures/documents.mjs';
@@ -16,6 +18,20 @@ const fx = await useFixture({
   settings: ({ llm }) => ({ provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` }),
 });
 const { llm, page } = fx;
+
+const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe's serious and critical findings in `selector` (injected over CDP: the app's CSP does not apply). @param {string} selector */
+async function violations(selector) {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
+  return page.evaluate(async (sel) => {
+    const axe = /** @type {any} */ (window).axe; // any: axe-core's global, injected above
+    const r = await axe.run(sel, { resultTypes: ['violations'] });
+    return r.violations
+      .filter((/** @type {any} */ v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((/** @type {any} */ v) => `${v.id}: ${v.help}`);
+  }, selector);
+}
 
 /** @typedef {{name: string, mimeType: string, buffer: Buffer}} FilePayload */
 
@@ -96,6 +112,7 @@ size; the files kept under uploads/; their text in the message the model receive
     ],
   );
   assert.equal(await note().innerText(), '', 'nothing was refused');
+  assert.deepEqual(await violations('form.composer'), [], 'the chips have no serious or critical axe finding');
   await list.getByRole('button', { name: 'Remove the attachment notes.md' }).click();
   await list.getByText('📎 notes.md').waitFor({ state: 'detached' });
 
