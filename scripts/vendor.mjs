@@ -139,6 +139,20 @@ const packages = [
     entry: "import './scripts/shims/csp-style.mjs'; export { Terminal } from '@xterm/xterm'; export { FitAddon } from '@xterm/addon-fit';",
     options: { plugins: [patchXtermStyles()] },
   },
+  // Documents attached to a message (issue 37): read in a worker of the page (web/files/document-worker.js), which
+  // imports these by path (an import map does not reach a worker). pdf.js runs its own worker code in that same worker
+  // (pdf.worker.js, copied as it is below), so nothing starts a second one.
+  {
+    specifier: 'pdfjs-dist',
+    file: 'pdfjs.js',
+    entry: "export { getDocument, PasswordException, InvalidPDFException, GlobalWorkerOptions } from 'pdfjs-dist';",
+  },
+  { specifier: 'mammoth', file: 'mammoth.js', entry: "export { extractRawText } from 'mammoth';" },
+  { specifier: 'read-excel-file', file: 'read-excel-file.js', entry: "export { default } from 'read-excel-file/browser';" },
+  { specifier: 'papaparse', file: 'papaparse.js', entry: "export { default } from 'papaparse';" },
+  // Mermaid diagrams of artifacts (issue 37): never run on the app's page. The app reads this file as text and hands it
+  // to the artifact frame (web/ui/artifact-frame.html, an opaque origin), which imports it from a blob: URL.
+  { specifier: 'mermaid', file: 'mermaid.js', entry: "export { default } from 'mermaid';" },
   {
     specifier: '@xenova/transformers',
     file: 'transformers.js',
@@ -202,6 +216,7 @@ const assets = [
   ['@wllama/wllama/esm/wasm/wllama.wasm', 'wllama/wllama.wasm'],
   ['uplot/dist/uPlot.min.css', 'uplot.css'],
   ['@xterm/xterm/css/xterm.css', 'xterm.css'],
+  ['pdfjs-dist/build/pdf.worker.min.mjs', 'pdf.worker.js'],
 ];
 
 /** onnxruntime-web's wasm: without COOP/COEP only the SIMD build is fetched, so only it is precached. */

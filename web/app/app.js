@@ -408,11 +408,18 @@ export class ClawserApp {
     return this.agents().then((f) => (this.#loadedFactory = f));
   }
 
-  /** When the page is idle, keeps one sandbox frame ready (and cached by the browser for offline use). */
+  /**
+   * When the page is idle, keeps one sandbox frame ready (and cached by the browser for offline
+   * use), and loads the artifact frame once (cached the same way).
+   */
   #prewarmSandbox() {
     if (this.#sandboxWarmed) return;
     this.#sandboxWarmed = true;
-    const warm = () => import('../packages/andbox/index.js').then((m) => m.prewarmSandbox()).catch(() => {});
+    const warm = () => {
+      import('../packages/andbox/index.js').then((m) => m.prewarmSandbox()).catch(() => {});
+      // The artifact frame too: cached by the browser, so an artifact opens offline.
+      import('../ui/artifacts-pane.js').then((m) => m.prewarmArtifactFrame()).catch(() => {});
+    };
     if ('requestIdleCallback' in globalThis) requestIdleCallback(warm, { timeout: 5000 });
     else setTimeout(warm, 1000);
   }
@@ -656,7 +663,12 @@ export class ClawserApp {
     const chat = ChatView(chatProps);
     const layouts = new LayoutPreference(/** @type {DurableConfig} */ (this.config));
     const layout = layouts.load();
-    const side = artifactSlot({ artifact: services.artifact, share: layout.artifact, onShare: (v) => layouts.save({ artifact: v }) });
+    const side = artifactSlot({
+      artifact: services.artifact,
+      shelf: services.artifacts,
+      share: layout.artifact,
+      onShare: (v) => layouts.save({ artifact: v }),
+    });
     const panelEntry = panel === 'chat' ? undefined : this.panels.get(panel);
     /** @type {import('./panels.js').PanelView | null} */
     const sub = panelEntry ? await panelEntry.open(this.#panelContext(workspaceId)) : null;
