@@ -692,7 +692,7 @@ export class ClawserApp {
       panels: [
         {
           label: 'Chat',
-          icon: '💬',
+          icon: 'messages-square',
           shortcut: 'Alt+0',
           current: panel === 'chat',
           onOpen: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),

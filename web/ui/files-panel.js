@@ -1,5 +1,6 @@
 /** @import { FilesPanelController } from './types.d.ts' */
 import { h, clear, downloadBlob } from './dom.js';
+import { icon } from './icon.js';
 import { confirmDialog, promptDialog } from './dialogs.js';
 import { renderMarkdown } from '../safety/markdown.js';
 import { loadEditor, languageFor } from './editor-module.js';
@@ -128,7 +129,7 @@ export function FilesPanel(props) {
               }),
           },
         },
-        h('span', { 'aria-hidden': 'true', class: 'file-icon' }, isDir ? (open ? '▾ ' : '▸ ') : '· '),
+        icon(isDir ? (open ? 'chevron-down' : 'chevron-right') : 'file', 'file-icon'),
         e.name,
       );
       const actions = h(
@@ -144,7 +145,7 @@ export function FilesPanel(props) {
                 title: 'Download',
                 on: { click: () => guarded(() => downloadFile(e.path)) },
               },
-              '⤓',
+              icon('download'),
             )
           : null,
         isDir
@@ -157,7 +158,7 @@ export function FilesPanel(props) {
                 title: 'Export as ZIP',
                 on: { click: () => guarded(() => downloadZip(e.path)) },
               },
-              '⇩',
+              icon('download'),
             )
           : null,
         h(
@@ -169,7 +170,7 @@ export function FilesPanel(props) {
             title: 'Rename / move',
             on: { click: () => guarded(() => renameEntry(e.path)) },
           },
-          '✎',
+          icon('pencil'),
         ),
         h(
           'button',
@@ -180,7 +181,7 @@ export function FilesPanel(props) {
             title: 'Delete',
             on: { click: () => guarded(() => deleteEntry(e.path, isDir)) },
           },
-          '×',
+          icon('x'),
         ),
       );
       const li = h(

@@ -1,6 +1,7 @@
 /** @import { MemoryStore, MemoryEntry } from '../memory/store.js' */
 /** @import { MemorySummaries, SummaryMode, SummariesState } from '../memory/summaries.js' */
 import { h, clear, downloadBlob, guard } from './dom.js';
+import { icon } from './icon.js';
 import { confirmDialog, formDialog } from './dialogs.js';
 
 /** Entries drawn at once; "Show more" adds as many again (100,000 entries stay responsive). */
@@ -69,7 +70,14 @@ export function MemoryPanel(props) {
       h(
         'div',
         { class: 'row memory-head' },
-        h('h4', null, m.pinned ? h('span', { 'aria-label': 'Pinned', title: 'Pinned: always given to the agent' }, '📌 ') : null, m.key),
+        h(
+          'h4',
+          null,
+          m.pinned
+            ? h('span', { class: 'pin-mark', role: 'img', 'aria-label': 'Pinned', title: 'Pinned: always given to the agent' }, icon('pin'))
+            : null,
+          m.key,
+        ),
         h(
           'span',
           { class: 'small muted' },

@@ -3,6 +3,7 @@
 /** @import { LineEditor } from '../shell/line-editor.js' */
 import { Terminal, FitAddon } from '@clawser/terminal';
 import { h } from './dom.js';
+import { icon } from './icon.js';
 
 /**
  * What the panel gets: the workspace's sessions and history, and completion. No shell logic
@@ -390,8 +391,8 @@ export function TerminalPanel(props) {
           views.length > 1
             ? h(
                 'button',
-                { type: 'button', class: 'secondary icon', 'aria-label': `Close session ${i + 1}`, on: { click: () => close(v) } },
-                '✕',
+                { type: 'button', class: 'secondary icon-only', 'aria-label': `Close session ${i + 1}`, on: { click: () => close(v) } },
+                icon('x'),
               )
             : null,
         ),

@@ -1,5 +1,6 @@
 /** @import { ChatViewController } from '../types.d.ts' */
 import { h, clear } from '../dom.js';
+import { icon } from '../icon.js';
 import { ImageAttachments } from '../image-attach.js';
 
 /**
@@ -175,7 +176,8 @@ export function Composer({ controller, needsSetup, onDraft }) {
           h(
             'li',
             { class: 'small' },
-            `📎 ${a.label} `,
+            icon('paperclip'),
+            `${a.label} `,
             h(
               'button',
               {
@@ -184,7 +186,7 @@ export function Composer({ controller, needsSetup, onDraft }) {
                 'aria-label': `Remove the attachment ${a.label}`,
                 on: { click: () => controller.detach(i) },
               },
-              '×',
+              icon('x'),
             ),
           ),
         ),
