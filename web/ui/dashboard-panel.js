@@ -1,5 +1,6 @@
 /** @import uPlot from 'uplot' */
 import { h, clear, formatTime, guard } from './dom.js';
+import { panelLayout } from './panel-layout.js';
 
 /** @typedef {ReturnType<typeof import('../stores/usage-ledger.js').summarizeLedger>} UsageSummary */
 /**
@@ -412,16 +413,8 @@ export function DashboardPanel(props) {
   });
   resize.observe(tokenChart);
 
-  const root = h(
-    'section',
-    { class: 'dashboard-panel', 'aria-label': 'Dashboard' },
-    h(
-      'div',
-      { class: 'panel-head row' },
-      h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
-      h('h2', null, 'Dashboard'),
-      range,
-    ),
+  const root = panelLayout(
+    { name: 'dashboard', title: 'Dashboard', onBack: props.onBack, actions: [range] },
     h(
       'section',
       { class: 'card', 'aria-labelledby': 'dash-usage-h' },

@@ -1,5 +1,6 @@
 /** @import { ClawserEvent, ConversationMeta } from '../agent/types.d.ts' */
 import { h, clear, formatTime, guard } from './dom.js';
+import { panelLayout } from './panel-layout.js';
 import { icon } from './icon.js';
 
 /** Event types by what they are about, for the filters. */
@@ -293,16 +294,8 @@ export function EventsPanel(props) {
   });
   load();
 
-  const root = h(
-    'section',
-    { class: 'events-panel', 'aria-label': 'Events' },
-    h(
-      'div',
-      { class: 'panel-head row' },
-      h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
-      h('h2', null, 'Events'),
-      picker,
-    ),
+  const root = panelLayout(
+    { name: 'events', title: 'Events', onBack: props.onBack, actions: [picker] },
     h(
       'div',
       { class: 'row' },

@@ -1,5 +1,6 @@
 /** @import { FilesPanelController } from './types.d.ts' */
 import { h, clear, downloadBlob } from './dom.js';
+import { emptyState, panelLayout } from './panel-layout.js';
 import { icon } from './icon.js';
 import { confirmDialog, promptDialog } from './dialogs.js';
 import { renderMarkdown } from '../safety/markdown.js';
@@ -103,8 +104,7 @@ export function FilesPanel(props) {
   /** @param {string} dir @param {HTMLElement} into @param {number} depth */
   async function drawDir(dir, into, depth) {
     const entries = await files.list(dir);
-    if (!entries.length && depth === 0)
-      into.append(h('li', { class: 'muted small empty' }, 'No files yet. Create one, upload, or drop files here.'));
+    if (!entries.length && depth === 0) into.append(emptyState('No files yet. Create one, upload, or drop files here.', { tag: 'li' }));
     for (const e of entries) {
       const isDir = e.kind === 'directory';
       const open = expanded.has(e.path);
@@ -467,15 +467,8 @@ export function FilesPanel(props) {
     zipPicker,
   );
 
-  const root = h(
-    'section',
-    { class: 'files-panel', 'aria-label': 'Files' },
-    h(
-      'div',
-      { class: 'panel-head row' },
-      h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
-      h('h2', null, 'Files'),
-    ),
+  const root = panelLayout(
+    { name: 'files', title: 'Files', onBack: props.onBack },
     mountControls,
     toolbar,
     status,

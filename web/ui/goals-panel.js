@@ -1,5 +1,6 @@
 /** @import { GoalStore, Goal } from '../stores/goals.js' */
 import { h, clear, formatTime, guard } from './dom.js';
+import { emptyState, panelLayout } from './panel-layout.js';
 import { formDialog } from './dialogs.js';
 
 /**
@@ -155,31 +156,14 @@ export function GoalsPanel(props) {
     clear(list).append(
       roots.length
         ? h('ul', { class: 'goals' }, ...roots.map((g) => goalItem(g, shown)))
-        : h(
-            'p',
-            { class: 'muted small' },
-            all.length ? 'No goals with this status.' : 'No goals yet. Add one here, or ask the agent to pursue something.',
-          ),
+        : emptyState(all.length ? 'No goals with this status.' : 'No goals yet. Add one here, or ask the agent to pursue something.'),
     );
   };
   filter.addEventListener('change', () => guarded(draw));
   const unsubscribe = goals.subscribe(() => guarded(draw));
   guarded(draw);
 
-  const root = h(
-    'section',
-    { class: 'goals-panel', 'aria-label': 'Goals' },
-    h(
-      'div',
-      { class: 'panel-head row' },
-      h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
-      h('h2', null, 'Goals'),
-      filter,
-    ),
-    status,
-    form,
-    list,
-  );
+  const root = panelLayout({ name: 'goals', title: 'Goals', onBack: props.onBack, actions: [filter] }, status, form, list);
   return {
     root,
     destroy: () => {

@@ -1,6 +1,7 @@
 /** @import { MemoryStore, MemoryEntry } from '../memory/store.js' */
 /** @import { MemorySummaries, SummaryMode, SummariesState } from '../memory/summaries.js' */
 import { h, clear, downloadBlob, guard } from './dom.js';
+import { emptyState, panelLayout } from './panel-layout.js';
 import { icon } from './icon.js';
 import { confirmDialog, formDialog } from './dialogs.js';
 
@@ -174,11 +175,7 @@ export function MemoryPanel(props) {
       ),
       page.length
         ? h('ul', { class: 'memories' }, ...page.map(item))
-        : h(
-            'p',
-            { class: 'muted small' },
-            query ? 'No memory matches.' : 'No memories yet. The agent stores what it learns; you can add memories here too.',
-          ),
+        : emptyState(query ? 'No memory matches.' : 'No memories yet. The agent stores what it learns; you can add memories here too.'),
       !query && entries.length > shown
         ? h(
             'button',
@@ -329,15 +326,8 @@ export function MemoryPanel(props) {
       )
     : null;
 
-  const root = h(
-    'section',
-    { class: 'memory-panel', 'aria-label': 'Memory' },
-    h(
-      'div',
-      { class: 'panel-head row' },
-      h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
-      h('h2', null, 'Memory'),
-    ),
+  const root = panelLayout(
+    { name: 'memory', title: 'Memory', onBack: props.onBack },
     h(
       'div',
       { class: 'row memory-tools' },

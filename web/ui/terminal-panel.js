@@ -3,6 +3,7 @@
 /** @import { LineEditor } from '../shell/line-editor.js' */
 import { Terminal, FitAddon } from '@clawser/terminal';
 import { h } from './dom.js';
+import { panelLayout } from './panel-layout.js';
 import { icon } from './icon.js';
 
 /**
@@ -426,20 +427,13 @@ export function TerminalPanel(props) {
     for (const v of views) v.setScreenReader(on);
     props.onPreferences({ screenReader: on });
   });
-  const root = h(
-    'section',
-    { class: 'terminal-panel', 'aria-labelledby': 'terminal-title' },
-    h(
-      'div',
-      { class: 'row spread' },
-      h('h2', { id: 'terminal-title' }, 'Terminal'),
-      h(
-        'div',
-        { class: 'row' },
-        h('label', { class: 'row small', for: 'terminal-sr' }, sr, 'Screen reader mode'),
-        h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
-      ),
-    ),
+  const root = panelLayout(
+    {
+      name: 'terminal',
+      title: 'Terminal',
+      onBack: props.onBack,
+      actions: [h('label', { class: 'row small', for: 'terminal-sr' }, sr, 'Screen reader mode')],
+    },
     tabs,
     screen,
     h(
