@@ -376,7 +376,7 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
           'button',
           {
             type: 'button',
-            class: 'copy-btn',
+            class: 'copy-btn call-to-action',
             'aria-label': 'Continue this reply',
             title: 'Ask the model to go on from where you stopped it',
             on: { click: () => controller.continueReply() },
