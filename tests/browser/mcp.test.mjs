@@ -117,7 +117,7 @@ after a reload the server connects again', async () => {
   await page.locator('.msg.assistant', { hasText: 'Read the architecture.' }).waitFor();
   const user = llm.requests.at(-1)?.body.messages.findLast((/** @type {any} */ m) => m.role === 'user');
   assert.match(user.content, /^summarize the attachment\n\n<attachment label="architecture\.md \(everything\)">\n# Everything Server/);
-  await page.locator('.msg.user', { hasText: 'summarize the attachment' }).getByText('📎 architecture.md (everything)').waitFor();
+  await page.locator('.msg.user', { hasText: 'summarize the attachment' }).getByText('architecture.md (everything)').waitFor();
   assert.equal(await page.getByRole('list', { name: 'Attachments' }).isHidden(), true, 'sent: the composer has no attachment left');
 
   llm.enqueue({ text: 'Weather noted.' });

@@ -50,7 +50,7 @@ import {
 } from './page-notices.js';
 import { DamageReport } from './damage-report.js';
 import { checkWorkspace } from './workspace-check.js';
-import { recoverRestore, restoreMarker } from './restore-recovery.js';
+import { recoverRestore, restoreMarker, takeRestoreDone } from './restore-recovery.js';
 import { openConfig, reportConfigDamage, STATE_CHECKED_MARK, WORKSPACES_FILE } from './config-files.js';
 import { createWorkspace, renameWorkspace, deleteWorkspace } from './workspace-actions.js';
 import {
@@ -172,6 +172,9 @@ export class ClawserApp {
       ]);
       const outcome = await recoverRestore({ fs, config: opened, marker });
       if (outcome) this.banners.show('restore', outcome.text, { kind: outcome.kind });
+      // A restore that finished just before the reload that opened this page says so.
+      const restored = takeRestoreDone();
+      if (restored && !outcome) this.banners.show('restore', restored);
       return opened;
     });
     this.config = config;
@@ -704,7 +707,7 @@ export class ClawserApp {
       panels: [
         {
           label: 'Chat',
-          icon: '💬',
+          icon: 'messages-square',
           shortcut: 'Alt+0',
           current: panel === 'chat',
           onOpen: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),

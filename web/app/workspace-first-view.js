@@ -264,7 +264,7 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
     onConversationChange: () => {}, // the app's view puts it in the address
     onSaveCode: (code, ext) => later((t) => t.chat.onSaveCode?.(code, ext) ?? null),
   });
-  const nav = [{ name: 'chat', label: 'Chat', icon: '💬', shortcut: 'Alt+0' }, ...PANEL_NAV];
+  const nav = [{ name: 'chat', label: 'Chat', icon: 'messages-square', shortcut: 'Alt+0' }, ...PANEL_NAV];
   const screen = WorkspaceView({
     workspace,
     controller,

@@ -1,4 +1,5 @@
 import { h } from './dom.js';
+import { icon } from './icon.js';
 
 /** The image types every provider takes. */
 const TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
@@ -99,7 +100,7 @@ export function ImageAttachments(props) {
                 },
               },
             },
-            '×',
+            icon('x'),
           ),
         ),
       ),

@@ -1,5 +1,6 @@
 /** @import { ChatViewController } from '../types.d.ts' */
 import { h, clear } from '../dom.js';
+import { icon } from '../icon.js';
 import { ImageAttachments } from '../image-attach.js';
 
 /**
@@ -200,7 +201,8 @@ export function Composer({ controller, needsSetup, onDraft }) {
           h(
             'li',
             { class: 'small attachment-chip' },
-            h('span', { class: 'chip-name' }, `📎 ${a.label}`),
+            icon('paperclip'),
+            h('span', { class: 'chip-name' }, a.label),
             a.detail ? h('span', { class: 'chip-detail muted' }, ` · ${a.detail}`) : '',
             ' ',
             h(
@@ -211,7 +213,7 @@ export function Composer({ controller, needsSetup, onDraft }) {
                 'aria-label': `Remove the attachment ${a.label}`,
                 on: { click: () => controller.detach(i) },
               },
-              '×',
+              icon('x'),
             ),
           ),
         ),
