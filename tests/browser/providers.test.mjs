@@ -251,10 +251,13 @@ and still there after a reload", async () => {
     .locator('form.composer input[type=file]')
     .setInputFiles({ name: 'wide.png', mimeType: 'image/png', buffer: Buffer.from(png, 'base64') });
   await page.getByRole('img', { name: 'Attached image 1' }).waitFor();
-  // Control: a text file is not an image and is not attached.
+  // Control: a text file is not an image: it is attached as a document, not among the images (and taken off again).
   await page
     .locator('form.composer input[type=file]')
     .setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') });
+  const documents = page.getByRole('list', { name: 'Attachments' });
+  await documents.getByRole('button', { name: 'Remove the attachment notes.txt' }).click();
+  await documents.waitFor({ state: 'hidden' });
   assert.equal(await page.getByRole('list', { name: 'Attached images' }).getByRole('listitem').count(), 1);
   await send('what is in this picture?');
   await page.locator('.msg.assistant:not(.streaming)', { hasText: 'You said: what is in this picture?' }).waitFor();

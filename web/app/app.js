@@ -977,6 +977,9 @@ export class ClawserApp {
   async #openSettings(workspaceId) {
     const saved = await /** @type {SettingsFlow} */ (this.#settingsFlow).open(workspaceId);
     if (saved === null) return;
+    // A panel chosen as the dialog closed (Alt+5 at once) stands: its route draws the workspace anew.
+    const now = this.router.current;
+    if (now.name !== 'workspace' || now.workspaceId !== workspaceId || now.panel !== 'settings') return;
     const convId = this.#view?.controller.state.activeId ?? undefined;
     if (saved) await this.#renderWorkspace(workspaceId, convId);
     this.router.go({ name: 'workspace', workspaceId, panel: 'chat', conversationId: convId }, { replace: true });
