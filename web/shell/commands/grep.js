@@ -502,10 +502,8 @@ async function literalSearch(ctx, o, collect, operands) {
     const texts = await Promise.all(
       batch.map(async (file) => {
         if (file === '-') return stdinBytes(ctx);
-        const path = resolveShellPath(ctx.cwd, file);
-        const stat = await ctx.fs.stat(path).catch(() => null);
-        if (!stat?.isFile) return null;
-        const bytes = await ctx.fs.readFileBuffer(path).catch(() => null);
+        // No stat first (a storage round trip per file): a folder or a missing file fails to read.
+        const bytes = await ctx.fs.readFileBuffer(resolveShellPath(ctx.cwd, file)).catch(() => null);
         return bytes ? latin1(bytes) : null;
       }),
     );

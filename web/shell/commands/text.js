@@ -524,7 +524,29 @@ export function awkCommand() {
   });
 }
 
+// ——— yes ———
+
+/**
+ * `yes [STRING]`: its line again and again. Before `head` (`yes | head -n 3`) it writes what head
+ * takes and ends as bash's does when head closes the pipe (status 141): the interpreter's bound
+ * on the stage (scripts/just-bash-patches.mjs, patchPipeStreaming). Anywhere else it writes until
+ * the output limit stops the line, as a loop stops at its iteration limit.
+ * @returns {Command}
+ */
+export function yesCommand() {
+  return defineCommand('yes', async (args, ctx) => {
+    const words = args[0] === '--' ? args.slice(1) : args;
+    const line = `${utf8Bytes(words.length ? words.join(' ') : 'y')}\n`;
+    const scope = /** @type {{__clawserPipe?: {lines: number, bytes: number, applies(): boolean} | null} | undefined} */ (
+      /** @type {unknown} */ (ctx.executionScope)
+    );
+    const bound = scope?.__clawserPipe;
+    if (bound?.applies()) return bytesResult(line.repeat(Math.min(bound.lines, Math.ceil(bound.bytes / line.length))), '', 141);
+    return bytesResult(line.repeat(Math.floor(ctx.limits.maxOutputSize / line.length) + 1));
+  });
+}
+
 /** The text commands above, for the shell's table (shell.js). */
 export function textCommands() {
-  return [trCommand(), cutCommand(), uniqCommand(), sedCommand(), awkCommand()];
+  return [trCommand(), cutCommand(), uniqCommand(), sedCommand(), awkCommand(), yesCommand()];
 }
