@@ -155,7 +155,8 @@ function globRegExp(glob) {
 /**
  * Where the shell's file system counts reads of files holding a NUL byte (bash-fs.js): grep's
  * cue that a search met a binary file, without reading every file twice.
- * @typedef {{watchBinary: number, binaryReads: number}} BinaryWatch
+ * `batchReads` turns its read-ahead off while grep reads files in batches of its own.
+ * @typedef {{watchBinary: number, binaryReads: number, batchReads?: number}} BinaryWatch
  */
 
 /** @param {BinaryWatch} [watch] the shell's file system @returns {Command} */
@@ -273,7 +274,10 @@ export function grepCommand(watch = { watchBinary: 0, binaryReads: 0 }) {
       }
       return { files, sawFolder, failed: trouble };
     };
-    const fast = await literalSearch(ctx, o, collect, operands);
+    watch.batchReads = (watch.batchReads ?? 0) + 1;
+    const fast = await literalSearch(ctx, o, collect, operands).finally(() => {
+      watch.batchReads = (watch.batchReads ?? 1) - 1;
+    });
     if (fast) return fast;
     const { files, sawFolder } = await collect(false);
     const withName = o.withName ?? (operands.length > 1 || sawFolder);

@@ -131,6 +131,9 @@ export function trSet(spec) {
   return out;
 }
 
+/** A byte as a regular-expression escape. @param {number} b */
+const hex = (b) => `\\x${b.toString(16).padStart(2, '0')}`;
+
 /** @returns {Command} */
 export function trCommand() {
   return defineCommand('tr', async (args, ctx) => {
@@ -175,6 +178,18 @@ export function trCommand() {
     const squeezeSet = new Uint8Array(256);
     if (squeeze) for (const b of (translating || del ? set2 : set1) ?? []) squeezeSet[b] = 1;
     const input = stdinBytes(ctx);
+    /** @type {number[]} */
+    const changed = [];
+    for (let b = 0; b < 256; b++) if (map[b] !== b) changed.push(b);
+    // Deleting only: one native replace. ASCII case only, over ASCII text: the string's own case.
+    if (!squeeze && changed.every((b) => map[b] < 0))
+      return bytesResult(changed.length ? input.replace(new RegExp(`[${changed.map(hex).join('')}]+`, 'g'), '') : input);
+    if (!squeeze && !/[\x80-\xff]/.test(input)) {
+      const asciiCase = (/** @type {number} */ from, /** @type {number} */ to) =>
+        changed.length === 26 && changed.every((b, i) => b === from + i && map[b] === to + i);
+      if (asciiCase(65, 97)) return bytesResult(input.toLowerCase());
+      if (asciiCase(97, 65)) return bytesResult(input.toUpperCase());
+    }
     const out = new Uint8Array(input.length);
     let n = 0;
     let last = -1;
@@ -274,6 +289,48 @@ export function cutCommand() {
     };
     /** @type {string[]} */
     const out = [];
+    // One run of fields (`-f2`, `-f1-5`, `-f3-`): sliced out of the line where the delimiters are.
+    if (mode === 'f' && !complement && ranges.length === 1 && outDelim === null) {
+      const [lo, hi] = ranges[0];
+      for (const text of texts) {
+        forEachLine(text, (start, end) => {
+          let from = start;
+          for (let k = 1; k < lo && from >= 0; k++) {
+            const d = text.indexOf(delimBytes, from);
+            from = d >= 0 && d < end ? d + 1 : -1;
+          }
+          if (from === start && lo === 1 && hi === Infinity) {
+            const d = text.indexOf(delimBytes, start);
+            if (!(onlyDelimited && (d < 0 || d >= end))) out.push(text.slice(start, end));
+            return;
+          }
+          const first = text.indexOf(delimBytes, start);
+          if (first < 0 || first >= end) {
+            if (!onlyDelimited) out.push(text.slice(start, end));
+            return;
+          }
+          if (from < 0) {
+            out.push('');
+            return;
+          }
+          let to = end;
+          if (hi !== Infinity) {
+            let at = from;
+            for (let k = lo; k <= hi; k++) {
+              const d = text.indexOf(delimBytes, at);
+              if (d < 0 || d >= end) {
+                at = -1;
+                break;
+              }
+              at = d + 1;
+            }
+            if (at >= 0) to = at - 1;
+          }
+          out.push(text.slice(from, to));
+        });
+      }
+      return bytesResult(out.length ? `${out.join('\n')}\n` : '', stderr, stderr ? 1 : 0);
+    }
     for (const text of texts) {
       forEachLine(text, (start, end) => {
         const line = text.slice(start, end);
