@@ -604,18 +604,23 @@ function patchEvalDepth(source, path) {
 function patchPipeStreaming(source, path) {
   const stage = new RegExp(
     String.raw`for\(let (\w)=0;\1<(\w)\.commands\.length;\1\+\+\)\{let (\w)=\2\.commands\[\1\],([^]{0,700}?)(\w)\.executionScope\.` +
-      String.raw`chargeCommand\(\),(\w)=await (\w)\(\3,(\w)\)\}catch\((\w)\)\{if\(\9 instanceof (\w+)\)\6=\{stdout:\9\.stdout,stderr:\9\.stderr,` +
+      String.raw`chargeCommand\(\),(\w)=await (\w)\(\3,(\w)\)\}catch\((\w)\)\{` +
+      String.raw`if\(\9 instanceof (\w+)\)\6=\{stdout:\9\.stdout,stderr:\9\.stderr,` +
       String.raw`exitCode:1\};else if\(\9 instanceof ([\w$]+)&&\2\.commands\.length>1\)`,
   );
   const loops = new RegExp(
     String.raw`(\w+)\+\+,\1>(\w)\.limits\.maxLoopIterations&&(\w+)\(\`(for|while|until) loop: too many iterations ` +
-      String.raw`\(\$\{\2\.limits\.maxLoopIterations\}\), increase executionLimits\.maxLoopIterations\`,"iterations",(\w+)\.stdout,\5\.stderr\)`,
+      String.raw`\(\$\{\2\.limits\.maxLoopIterations\}\), increase executionLimits\.maxLoopIterations\`,` +
+      String.raw`"iterations",(\w+)\.stdout,\5\.stderr\)`,
     'g',
   );
   const redirected = /try\{let (\w)=await (\w)\((\w)\);return await ([\w$]+)\((\w),\1,(\w),\3\.targets,/g;
   // The scope's view handed to commands: the bound, for `yes`.
-  const view =
-    /(function \w+\((\w)\)\{let (\w)=Object\.create\(null\);return Object\.defineProperties\(\3,\{)(remainingLiveBytes:\{enumerable:!0,get:\(\)=>\2\.remainingLiveBytes\})/g;
+  const view = new RegExp(
+    String.raw`(function \w+\((\w)\)\{let (\w)=Object\.create\(null\);return Object\.defineProperties\(\3,\{)` +
+      String.raw`(remainingLiveBytes:\{enumerable:!0,get:\(\)=>\2\.remainingLiveBytes\})`,
+    'g',
+  );
   const found = [source.match(stage) ? 1 : 0, ...[loops, redirected, view].map((re) => source.match(re)?.length ?? 0)];
   if (found.join() !== '1,4,1,1')
     throw new Error(`just-bash's pipeline or loops changed (${found.join()} found); update patchPipeStreaming (${path})`);
