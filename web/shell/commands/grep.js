@@ -380,8 +380,8 @@ function isUtf8(bytes) {
   }
 }
 
-/** Files read at once by a literal search. */
-const READ_BATCH = 64;
+/** Files a literal search keeps reading at once. */
+const READ_AHEAD = 256;
 
 /**
  * A pattern that matches only its own text — with `^` or `$` at an end as an anchor, except
@@ -501,44 +501,47 @@ async function literalSearch(ctx, o, collect, operands) {
   /** @type {string[]} */
   const out = [];
   let found = false;
-  for (let b = 0; b < files.length; b += READ_BATCH) {
-    const batch = files.slice(b, b + READ_BATCH);
-    const texts = await Promise.all(
-      batch.map(async (file) => {
-        if (file === '-') return stdinBytes(ctx);
-        // No stat first (a storage round trip per file): a folder or a missing file fails to read.
-        const bytes = await ctx.fs.readFileBuffer(resolveShellPath(ctx.cwd, file)).catch(() => null);
-        return bytes ? latin1(bytes) : null;
-      }),
-    );
-    if (texts.some((t) => t === null || !readable(t))) return null;
-    for (let k = 0; k < batch.length; k++) {
-      const text = /** @type {string} */ (texts[k]);
-      const shown = batch[k] === '-' ? '(standard input)' : utf8Bytes(batch[k]);
-      const { starts, ends } = literalLines(text, pattern, invert, quiet || listing ? 1 : Infinity);
-      if (starts.length) found = true;
-      if (quiet) {
-        if (found) return bytesResult('', '', 0);
-        continue;
+  /** @param {string} file @returns {Promise<string | null>} */
+  const read = async (file) => {
+    if (file === '-') return stdinBytes(ctx);
+    // No stat first (a storage round trip per file): a folder or a missing file fails to read.
+    const bytes = await ctx.fs.readFileBuffer(resolveShellPath(ctx.cwd, file)).catch(() => null);
+    return bytes ? latin1(bytes) : null;
+  };
+  // READ_AHEAD reads in flight at all times, taken in order: the storage answers many reads at
+  // once far faster than one batch after another (each batch waits for its slowest read).
+  /** @type {(Promise<string | null> | undefined)[]} */
+  const pending = [];
+  for (let i = 0; i < Math.min(READ_AHEAD, files.length); i++) pending[i] = read(files[i]);
+  for (let k = 0; k < files.length; k++) {
+    const text = await pending[k];
+    pending[k] = undefined;
+    if (k + READ_AHEAD < files.length) pending[k + READ_AHEAD] = read(files[k + READ_AHEAD]);
+    if (text === null || text === undefined || !readable(text)) return null;
+    const shown = files[k] === '-' ? '(standard input)' : utf8Bytes(files[k]);
+    const { starts, ends } = literalLines(text, pattern, invert, quiet || listing ? 1 : Infinity);
+    if (starts.length) found = true;
+    if (quiet) {
+      if (found) return bytesResult('', '', 0);
+      continue;
+    }
+    if (listing) {
+      if (starts.length) out.push(`${shown}\n`);
+      continue;
+    }
+    if (counting) {
+      out.push(withName ? `${shown}:${starts.length}\n` : `${starts.length}\n`);
+      continue;
+    }
+    const prefix = withName ? `${shown}:` : '';
+    let line = 1;
+    let at = 0;
+    for (let i = 0; i < starts.length; i++) {
+      if (numbers) {
+        for (let nl = text.indexOf('\n', at); nl >= 0 && nl < starts[i]; nl = text.indexOf('\n', nl + 1)) line++;
+        at = starts[i];
       }
-      if (listing) {
-        if (starts.length) out.push(`${shown}\n`);
-        continue;
-      }
-      if (counting) {
-        out.push(withName ? `${shown}:${starts.length}\n` : `${starts.length}\n`);
-        continue;
-      }
-      const prefix = withName ? `${shown}:` : '';
-      let line = 1;
-      let at = 0;
-      for (let i = 0; i < starts.length; i++) {
-        if (numbers) {
-          for (let nl = text.indexOf('\n', at); nl >= 0 && nl < starts[i]; nl = text.indexOf('\n', nl + 1)) line++;
-          at = starts[i];
-        }
-        out.push(`${prefix}${numbers ? `${line}:` : ''}${text.slice(starts[i], ends[i])}\n`);
-      }
+      out.push(`${prefix}${numbers ? `${line}:` : ''}${text.slice(starts[i], ends[i])}\n`);
     }
   }
   return bytesResult(out.join(''), '', found ? 0 : 1);
