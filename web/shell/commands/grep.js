@@ -234,12 +234,20 @@ export function grepCommand(watch = { watchBinary: 0, binaryReads: 0 }) {
       let clean = !each && base !== '' && base !== '.' && base !== '/' && !base.endsWith('/.');
       /** @type {string[]} */
       const operands = [];
-      for (const { name, isDirectory } of entries) {
+      // The subfolders listed at once (a storage round trip each), their names kept in order.
+      const inners = await Promise.all(
+        entries.map(({ name, isDirectory }) =>
+          isDirectory && !excludeDir.some((r) => r.test(name))
+            ? split(under(base, name), `${path === '/' ? '' : path}/${name}`, each)
+            : null,
+        ),
+      );
+      for (const [k, { name, isDirectory }] of entries.entries()) {
         const shown = under(base, name);
         if (name.startsWith('.')) clean = false;
         if (isDirectory) {
-          if (excludeDir.some((r) => r.test(name))) continue;
-          const inner = await split(shown, `${path === '/' ? '' : path}/${name}`, each);
+          const inner = inners[k];
+          if (!inner) continue;
           if (!inner.clean) clean = false;
           operands.push(...(inner.clean ? [shown] : inner.operands));
         } else if (wanted(name)) operands.push(shown);
