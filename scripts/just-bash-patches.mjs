@@ -587,6 +587,83 @@ function patchEvalDepth(source, path) {
 }
 
 /**
+ * A pipeline's stage stops once the stage after it has what it reads (issue 36 §2): just-bash
+ * runs a pipeline's stages one after another, each to its end, so `while :; do echo; done | head`
+ * ran the loop to its iteration limit and `yes | head` could not end. bash ends both at once:
+ * `head` exits after its lines and the writer dies of SIGPIPE. Here, when the next stage is
+ * `head` reading the pipe (`head`, `-n N`, `-N`, `-c N`, `--lines=N`, `--bytes=N`; literal words,
+ * no file, no redirection), the stage runs with a bound on the scope — the lines or bytes head
+ * takes — and every loop (for, C-style for, while, until) checks its own output against it before
+ * each round: once it holds enough, the stage ends as bash's writer does, status 141 (128 + SIGPIPE)
+ * with the output it wrote. The bound holds only where output flows into that pipe: a nested
+ * pipeline's earlier stages set their own, a command substitution (another depth) and a compound
+ * command's redirection (`done > file`) are out of it. The shell's `yes` reads it too
+ * (web/shell/commands/text.js).
+ * @param {string} source @param {string} path
+ */
+function patchPipeStreaming(source, path) {
+  const stage = new RegExp(
+    String.raw`for\(let (\w)=0;\1<(\w)\.commands\.length;\1\+\+\)\{let (\w)=\2\.commands\[\1\],([^]{0,700}?)(\w)\.executionScope\.` +
+      String.raw`chargeCommand\(\),(\w)=await (\w)\(\3,(\w)\)\}catch\((\w)\)\{` +
+      String.raw`if\(\9 instanceof (\w+)\)\6=\{stdout:\9\.stdout,stderr:\9\.stderr,` +
+      String.raw`exitCode:1\};else if\(\9 instanceof ([\w$]+)&&\2\.commands\.length>1\)`,
+  );
+  const loops = new RegExp(
+    String.raw`(\w+)\+\+,\1>(\w)\.limits\.maxLoopIterations&&(\w+)\(\`(for|while|until) loop: too many iterations ` +
+      String.raw`\(\$\{\2\.limits\.maxLoopIterations\}\), increase executionLimits\.maxLoopIterations\`,` +
+      String.raw`"iterations",(\w+)\.stdout,\5\.stderr\)`,
+    'g',
+  );
+  const redirected = /try\{let (\w)=await (\w)\((\w)\);return await ([\w$]+)\((\w),\1,(\w),\3\.targets,/g;
+  // The scope's view handed to commands: the bound, for `yes`.
+  const view = new RegExp(
+    String.raw`(function \w+\((\w)\)\{let (\w)=Object\.create\(null\);return Object\.defineProperties\(\3,\{)` +
+      String.raw`(remainingLiveBytes:\{enumerable:!0,get:\(\)=>\2\.remainingLiveBytes\})`,
+    'g',
+  );
+  const found = [source.match(stage) ? 1 : 0, ...[loops, redirected, view].map((re) => source.match(re)?.length ?? 0)];
+  if (found.join() !== '1,4,1,1')
+    throw new Error(`just-bash's pipeline or loops changed (${found.join()} found); update patchPipeStreaming (${path})`);
+  const exitError = /** @type {RegExpMatchArray} */ (source.match(stage))[11];
+  const helper = [
+    '/*! clawser: a pipeline stage stops once `head` after it has its lines (issue 36) */',
+    'function __clawserHeadBound(node,e){if(!node||node.type!=="SimpleCommand"||node.redirections?.length)return null;const ' +
+      'word=w=>w&&w.parts?.length===1&&w.parts[0].type==="Literal"?w.parts[0].value:null;if(word(node.name)!=="head")return null;' +
+      'const args=(node.args??[]).map(word);if(args.some(a=>a===null))return null;let lines=10,bytes=Infinity;for(let i=0;i<' +
+      'args.length;i++){const a=args[i];let m;if(a==="-n"||a==="-c"){const v=args[++i];if(!/^\\d+$/.test(v??""))return null;' +
+      'a==="-n"?(lines=Number(v),bytes=Infinity):(bytes=Number(v),lines=Infinity)}else if(m=/^(?:-n|--lines=|-)(\\d+)$/.exec(a))' +
+      '{lines=Number(m[1]);bytes=Infinity}else if(m=/^(?:-c|--bytes=)(\\d+)$/.exec(a)){bytes=Number(m[1]);lines=Infinity}else ' +
+      'if(!/^-[qvs]+$|^--(quiet|silent|verbose)$|^-$/.test(a))return null}return{lines,bytes,depth:e.substitutionDepth??0,' +
+      'applies(){return(e.substitutionDepth??0)===this.depth}}}',
+    'async function __clawserStage(e,t,w,run){const sc=e.executionScope;if(!sc||t.commands.length<2||w===t.commands.length-1)' +
+      'return run();const prev=sc.__clawserPipe;sc.__clawserPipe=__clawserHeadBound(t.commands[w+1],e);try{return await run()}' +
+      'finally{sc.__clawserPipe=prev}}',
+    'async function __clawserRedirected(e,r,run){const sc=e.executionScope;if(!sc||!r?.length)return run();const prev=sc.' +
+      '__clawserPipe;sc.__clawserPipe=null;try{return await run()}finally{sc.__clawserPipe=prev}}',
+    'const __clawserPipeSeen=new WeakMap();',
+    'function __clawserPipeFull(e,b){const w=e.executionScope?.__clawserPipe;if(!w||!b?.stdoutChunks||!w.applies())return;' +
+      'let st=__clawserPipeSeen.get(b);if(!st){st={i:0,lines:0,bytes:0};__clawserPipeSeen.set(b,st)}const c=b.stdoutChunks;' +
+      'for(;st.i<c.length;st.i++){const x=c[st.i];st.bytes+=x.length;for(let j=x.indexOf("\\n");j>=0;j=x.indexOf("\\n",j+1))' +
+      `st.lines++}if(st.lines>=w.lines||st.bytes>=w.bytes)throw new ${exitError}(141,b.stdout,b.stderr)}`,
+    '',
+  ].join('\n');
+  return (
+    helper +
+    source
+      .replace(stage, (m, w, t, y, between, e, r, n, s) =>
+        m.replace(`${r}=await ${n}(${y},${s})}`, `${r}=await __clawserStage(${e},${t},${w},()=>${n}(${y},${s}))}`),
+      )
+      .replace(loops, (m, _i, e, _os, _kind, b) => `__clawserPipeFull(${e},${b}),${m}`)
+      .replace(
+        redirected,
+        (_m, l, r, i, fs, e, t) =>
+          `try{let ${l}=await __clawserRedirected(${e},${t},()=>${r}(${i}));return await ${fs}(${e},${l},${t},${i}.targets,`,
+      )
+      .replace(view, (_m, head, e, _t, first) => `${head}__clawserPipe:{enumerable:!0,get:()=>${e}.__clawserPipe},${first}`)
+  );
+}
+
+/**
  * The vendored interpreter's patches, as an esbuild plugin.
  * @returns {import('esbuild').Plugin}
  */
@@ -597,11 +674,14 @@ export function patchJustBash() {
       b.onLoad({ filter: /just-bash[\\/]dist[\\/]bundle[\\/]browser\.js$/ }, async (args) => {
         const source = await readFile(args.path, 'utf8');
         return {
-          contents: patchEvalDepth(
-            patchDoubleParens(
-              patchControlFlowRedirections(
-                patchArithmeticMessages(
-                  patchArithmetic(patchRgArchives(patchGlobs(patchByteStrings(source, args.path), args.path), args.path), args.path),
+          contents: patchPipeStreaming(
+            patchEvalDepth(
+              patchDoubleParens(
+                patchControlFlowRedirections(
+                  patchArithmeticMessages(
+                    patchArithmetic(patchRgArchives(patchGlobs(patchByteStrings(source, args.path), args.path), args.path), args.path),
+                    args.path,
+                  ),
                   args.path,
                 ),
                 args.path,

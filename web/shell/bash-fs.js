@@ -128,6 +128,8 @@ export class BashFileSystem {
      */
     this.watchBinary = 0;
     this.binaryReads = 0;
+    /** While above 0, a command reads its files in batches of its own (grep): no read-ahead. */
+    this.batchReads = 0;
   }
 
   /**
@@ -261,7 +263,7 @@ export class BashFileSystem {
   #readAhead(p) {
     const dir = p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '';
     const files = this.#listed.get(dir);
-    if (!files) return;
+    if (!files || this.batchReads > 0) return;
     const count = (this.#reads.get(dir) ?? 0) + 1;
     this.#reads.set(dir, count);
     if (count < 2) return;

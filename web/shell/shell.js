@@ -15,6 +15,7 @@ import { markStdinFiles, wcCommand } from './commands/wc.js';
 import { diffCommand } from './commands/diff.js';
 import { grepCommand } from './commands/grep.js';
 import { lsCommand } from './commands/ls.js';
+import { textCommands } from './commands/text.js';
 import { posixLocale } from './commands/collate.js';
 import {
   PREAMBLE_TRACE,
@@ -147,7 +148,6 @@ export class Shell {
       defineCommand(STATUS_COMMAND, async (args) => ({ stdout: '', stderr: '', exitCode: Number(args[0]) || 0 })),
       protectedRm(() => this.fs.permit?.('delete') ?? null),
       xargsOptions(),
-      uniqCounts(),
       // just-bash's `which` looks for files under /usr/bin, which the workspace does not have.
       defineCommand('which', async (args) => {
         const names = new Set(this.commandNames());
@@ -167,6 +167,7 @@ export class Shell {
       diffCommand(),
       grepCommand(this.fs),
       lsCommand(),
+      ...textCommands(),
     ];
     /** The commands Clawser adds to just-bash's (tar, zip, realpath…), for `which`, `help` and completion. */
     this.ownCommands = hidden.map((c) => c.name).filter((n) => n !== YIELD_COMMAND && n !== STATUS_COMMAND);
@@ -675,20 +676,6 @@ function xargsOptions() {
       if (/^-[nLPsdIaE]$/.test(args[i])) out.push(args[++i] ?? '');
     }
     return /** @type {NonNullable<typeof ctx.origCommand>} */ (ctx.origCommand)([...out, ...args.slice(i)]);
-  });
-}
-
-/**
- * `uniq -c` with GNU's count column (7 wide), so `sort | uniq -c | sort -rn` reads as in bash.
- * @returns {Command}
- */
-function uniqCounts() {
-  return defineCommand('uniq', async (args, ctx) => {
-    const result = await /** @type {NonNullable<typeof ctx.origCommand>} */ (ctx.origCommand)(args);
-    const counting = args.some((a) => a === '--count' || /^-[a-zA-Z]*c/.test(a));
-    // The count and its padding are ASCII: the same edit holds for text and byte output.
-    if (!counting) return result;
-    return { ...result, stdout: result.stdout.replace(/^ *(\d+) /gm, (_m, n) => `${String(n).padStart(7)} `) };
   });
 }
 

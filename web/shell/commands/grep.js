@@ -8,7 +8,8 @@
 // matches` instead of printing raw bytes, -a (--text) reads it as text and -I skips it
 // (--binary-files=TYPE). Any other line goes to just-bash's grep unchanged.
 import { defineCommand } from 'just-bash';
-import { resolveShellPath } from '../bash-fs.js';
+import { fromLatin1, latin1, resolveShellPath } from '../bash-fs.js';
+import { bytesResult, stdinBytes, utf8Bytes } from './text.js';
 
 /** Options whose value is the next word (or the rest of the word). */
 const VALUED = 'efmABCdD';
@@ -154,7 +155,8 @@ function globRegExp(glob) {
 /**
  * Where the shell's file system counts reads of files holding a NUL byte (bash-fs.js): grep's
  * cue that a search met a binary file, without reading every file twice.
- * @typedef {{watchBinary: number, binaryReads: number}} BinaryWatch
+ * `batchReads` turns its read-ahead off while grep reads files in batches of its own.
+ * @typedef {{watchBinary: number, binaryReads: number, batchReads?: number}} BinaryWatch
  */
 
 /** @param {BinaryWatch} [watch] the shell's file system @returns {Command} */
@@ -191,7 +193,8 @@ export function grepCommand(watch = { watchBinary: 0, binaryReads: 0 }) {
     const binaryMatters = (/** @type {boolean} */ sawBinary) =>
       sawBinary && (binary === 'without-match' || (binary === 'binary' && !counting && !listing && !listingMissing && !quietMode));
     // What just-bash's grep already does as GNU's: left to it as written.
-    if (!o || (!o.recursive && o.withName === null && !o.quietErrors && o.patterns.length <= 1 && !o.stripped)) {
+    // (Unless the pattern is a literal text: literalSearch below is faster.)
+    if (!o || (!o.recursive && o.withName === null && !o.quietErrors && o.patterns.length <= 1 && !o.stripped && !literalOptions(o))) {
       const r = await search(args);
       if (!o || !binaryMatters(r.sawBinary)) return { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode };
     }
@@ -231,12 +234,20 @@ export function grepCommand(watch = { watchBinary: 0, binaryReads: 0 }) {
       let clean = !each && base !== '' && base !== '.' && base !== '/' && !base.endsWith('/.');
       /** @type {string[]} */
       const operands = [];
-      for (const { name, isDirectory } of entries) {
+      // The subfolders listed at once (a storage round trip each), their names kept in order.
+      const inners = await Promise.all(
+        entries.map(({ name, isDirectory }) =>
+          isDirectory && !excludeDir.some((r) => r.test(name))
+            ? split(under(base, name), `${path === '/' ? '' : path}/${name}`, each)
+            : null,
+        ),
+      );
+      for (const [k, { name, isDirectory }] of entries.entries()) {
         const shown = under(base, name);
         if (name.startsWith('.')) clean = false;
         if (isDirectory) {
-          if (excludeDir.some((r) => r.test(name))) continue;
-          const inner = await split(shown, `${path === '/' ? '' : path}/${name}`, each);
+          const inner = inners[k];
+          if (!inner) continue;
           if (!inner.clean) clean = false;
           operands.push(...(inner.clean ? [shown] : inner.operands));
         } else if (wanted(name)) operands.push(shown);
@@ -269,8 +280,13 @@ export function grepCommand(watch = { watchBinary: 0, binaryReads: 0 }) {
           files.push(...(await split(operand === '/' ? '/' : operand.replace(/\/+$/, ''), path, each)).operands);
         } else if (!o.recursive || wanted(operand.split('/').pop() ?? operand)) files.push(operand);
       }
-      return { files, sawFolder };
+      return { files, sawFolder, failed: trouble };
     };
+    watch.batchReads = (watch.batchReads ?? 0) + 1;
+    const fast = await literalSearch(ctx, o, collect, operands).finally(() => {
+      watch.batchReads = (watch.batchReads ?? 1) - 1;
+    });
+    if (fast) return fast;
     const { files, sawFolder } = await collect(false);
     const withName = o.withName ?? (operands.length > 1 || sawFolder);
     if (!files.length && operands.length) return { stdout: '', stderr, exitCode: trouble ? 2 : 1 };
@@ -337,4 +353,204 @@ export function grepCommand(watch = { watchBinary: 0, binaryReads: 0 }) {
     }
     return { stdout: quietMode ? '' : stdout, stderr, exitCode: found && quietMode ? 0 : trouble ? 2 : found ? 0 : 1 };
   });
+}
+
+/** The options a literal search handles itself (literalSearch). */
+const LITERAL_OPTIONS = new Map([
+  ['-v', 'v'],
+  ['--invert-match', 'v'],
+  ['-c', 'c'],
+  ['--count', 'c'],
+  ['-n', 'n'],
+  ['--line-number', 'n'],
+  ['-l', 'l'],
+  ['--files-with-matches', 'l'],
+  ['-q', 'q'],
+  ['--quiet', 'q'],
+  ['--silent', 'q'],
+  ['-F', 'F'],
+  ['--fixed-strings', 'F'],
+  ['-E', 'E'],
+  ['--extended-regexp', 'E'],
+  ['-G', 'G'],
+  ['--basic-regexp', 'G'],
+]);
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Whether a byte string is valid UTF-8. @param {string} bytes */
+function isUtf8(bytes) {
+  try {
+    strictUtf8.decode(fromLatin1(bytes));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Files a literal search keeps reading at once. */
+const READ_AHEAD = 256;
+
+/**
+ * A pattern that matches only its own text — with `^` or `$` at an end as an anchor, except
+ * under -F — as that text and its anchors; null for a regular expression.
+ * @param {string} pattern @param {Set<string>} flags
+ * @returns {{text: string, start: boolean, end: boolean} | null}
+ */
+export function literalPattern(pattern, flags) {
+  if (pattern.includes('\n')) return null;
+  if (flags.has('F')) return { text: utf8Bytes(pattern), start: false, end: false };
+  const start = pattern.startsWith('^');
+  const end = pattern.length > (start ? 1 : 0) && pattern.endsWith('$') && !pattern.endsWith('\\$');
+  const body = pattern.slice(start ? 1 : 0, end ? -1 : undefined);
+  const special = flags.has('E') ? /[\\.[\]*^$+?(){}|]/ : /[\\.[\]*^$]/;
+  // A BRE starting with `*` reads it as a literal star; left to the regular path, as any other star.
+  if (special.test(body)) return null;
+  return { text: utf8Bytes(body), start, end };
+}
+
+/**
+ * The lines of a byte string a literal pattern selects: their start and end offsets (end
+ * before the newline) and 1-based numbers. Found by indexOf over the whole text, not a match
+ * per line: a line is looked at only where the text occurs in it (or, inverted or anchored,
+ * once per line).
+ * @param {string} text @param {{text: string, start: boolean, end: boolean}} pattern @param {boolean} invert
+ * @param {number} limit stop after this many lines
+ * @returns {{starts: number[], ends: number[]}}
+ */
+export function literalLines(text, pattern, invert, limit) {
+  /** @type {number[]} */
+  const starts = [];
+  /** @type {number[]} */
+  const ends = [];
+  const p = pattern.text;
+  const n = text.length;
+  if (!invert && !pattern.start && !pattern.end && p !== '') {
+    for (let hit = text.indexOf(p); hit >= 0 && starts.length < limit; ) {
+      const s = hit === 0 ? 0 : text.lastIndexOf('\n', hit - 1) + 1;
+      let e = text.indexOf('\n', hit + p.length);
+      if (e < 0) e = n;
+      starts.push(s);
+      ends.push(e);
+      hit = e >= n ? -1 : text.indexOf(p, e + 1);
+    }
+    return { starts, ends };
+  }
+  let next = -2;
+  let start = 0;
+  while (start < n && starts.length < limit) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = n;
+    let match;
+    if (pattern.start && pattern.end) match = end - start === p.length && text.startsWith(p, start);
+    else if (pattern.start) match = end - start >= p.length && text.startsWith(p, start);
+    else if (pattern.end) match = end - start >= p.length && text.startsWith(p, end - p.length);
+    else {
+      if (next !== -1 && next < start) next = text.indexOf(p, start);
+      match = next >= 0 && next + p.length <= end;
+    }
+    if (match !== invert) {
+      starts.push(start);
+      ends.push(end);
+    }
+    start = end + 1;
+  }
+  return { starts, ends };
+}
+
+/**
+ * The options and pattern of a search literalSearch can do, or null.
+ * @param {NonNullable<ReturnType<typeof parseGrepArgs>>} o
+ */
+function literalOptions(o) {
+  if (o.patterns.length !== 1 || o.stripped || o.include.length || o.exclude.length || o.excludeDir.length) return null;
+  /** @type {Set<string>} */
+  const flags = new Set();
+  for (const a of o.pass) {
+    const f = LITERAL_OPTIONS.get(a);
+    if (!f) return null;
+    flags.add(f);
+  }
+  if ((flags.has('E') && flags.has('F')) || (flags.has('c') && flags.has('l'))) return null;
+  const pattern = literalPattern(o.patterns[0], flags);
+  return pattern ? { flags, pattern } : null;
+}
+
+/**
+ * grep with one literal pattern and options that only choose what is printed (-v -c -n -l -q
+ * -h -H -r -s -F -E -G): each file read once, in batches read at once, and searched with
+ * indexOf (literalLines). Null — the regular path then runs — for anything else: another
+ * option, a regular expression, a file that cannot be read, is not a regular file or holds a
+ * NUL byte (GNU's binary files).
+ * @param {import('just-bash').CommandContext} ctx
+ * @param {NonNullable<ReturnType<typeof parseGrepArgs>>} o
+ * @param {(each: boolean) => Promise<{files: string[], sawFolder: boolean, failed: boolean}>} collect
+ * @param {string[]} operands
+ * @returns {Promise<import('just-bash').ExecResult | null>}
+ */
+async function literalSearch(ctx, o, collect, operands) {
+  const literal = literalOptions(o);
+  if (!literal) return null;
+  const { flags, pattern } = literal;
+  const { files, sawFolder, failed } = operands.length ? await collect(true) : { files: ['-'], sawFolder: false, failed: false };
+  if (failed) return null;
+  const withName = o.withName ?? (operands.length > 1 || sawFolder);
+  const invert = flags.has('v');
+  const quiet = flags.has('q');
+  const listing = flags.has('l');
+  const counting = flags.has('c');
+  const numbers = flags.has('n');
+  // In a UTF-8 locale GNU grep takes a file that is not UTF-8 for binary: such files are left
+  // to the regular path (as before), which decides.
+  const ctype = ctx.env.get('LC_ALL') || ctx.env.get('LC_CTYPE') || ctx.env.get('LANG') || '';
+  const utf8Locale = !/^(C|POSIX)$/i.test(ctype);
+  /** @param {string} text */
+  const readable = (text) => !text.includes('\0') && !(utf8Locale && /[\x80-\xff]/.test(text) && !isUtf8(text));
+  /** @type {string[]} */
+  const out = [];
+  let found = false;
+  /** @param {string} file @returns {Promise<string | null>} */
+  const read = async (file) => {
+    if (file === '-') return stdinBytes(ctx);
+    // No stat first (a storage round trip per file): a folder or a missing file fails to read.
+    const bytes = await ctx.fs.readFileBuffer(resolveShellPath(ctx.cwd, file)).catch(() => null);
+    return bytes ? latin1(bytes) : null;
+  };
+  // READ_AHEAD reads in flight at all times, taken in order: the storage answers many reads at
+  // once far faster than one batch after another (each batch waits for its slowest read).
+  /** @type {(Promise<string | null> | undefined)[]} */
+  const pending = [];
+  for (let i = 0; i < Math.min(READ_AHEAD, files.length); i++) pending[i] = read(files[i]);
+  for (let k = 0; k < files.length; k++) {
+    const text = await pending[k];
+    pending[k] = undefined;
+    if (k + READ_AHEAD < files.length) pending[k + READ_AHEAD] = read(files[k + READ_AHEAD]);
+    if (text === null || text === undefined || !readable(text)) return null;
+    const shown = files[k] === '-' ? '(standard input)' : utf8Bytes(files[k]);
+    const { starts, ends } = literalLines(text, pattern, invert, quiet || listing ? 1 : Infinity);
+    if (starts.length) found = true;
+    if (quiet) {
+      if (found) return bytesResult('', '', 0);
+      continue;
+    }
+    if (listing) {
+      if (starts.length) out.push(`${shown}\n`);
+      continue;
+    }
+    if (counting) {
+      out.push(withName ? `${shown}:${starts.length}\n` : `${starts.length}\n`);
+      continue;
+    }
+    const prefix = withName ? `${shown}:` : '';
+    let line = 1;
+    let at = 0;
+    for (let i = 0; i < starts.length; i++) {
+      if (numbers) {
+        for (let nl = text.indexOf('\n', at); nl >= 0 && nl < starts[i]; nl = text.indexOf('\n', nl + 1)) line++;
+        at = starts[i];
+      }
+      out.push(`${prefix}${numbers ? `${line}:` : ''}${text.slice(starts[i], ends[i])}\n`);
+    }
+  }
+  return bytesResult(out.join(''), '', found ? 0 : 1);
 }
