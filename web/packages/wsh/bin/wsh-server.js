@@ -66,7 +66,7 @@ try {
   process.stderr.write(
     `wsh-server: listening on ${server.url}; keys from ${values.keys}; ` +
       `terminals: ${server.pty ? 'PTY (node-pty)' : 'pipes (install node-pty for a real terminal)'}; ` +
-      `relay: ${relay.length ? relay.join(', ') : 'off'}\n`,
+      `relay: ${relay.length ? relay.join(', ') : 'off'}; MCP for a workspace Clawser exposes: ${server.mcpUrl}\n`,
   );
   const stop = () => server.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
