@@ -20,6 +20,8 @@ export const MCP_AGENT = 'mcp-client';
 /** The conversation id MCP calls run under (their shell session and sandbox are their own, apart from every chat's). */
 export const MCP_CONVERSATION = 'mcp-serve';
 const TOKEN_PREFIX = 'clawser_mcp_';
+/** The `_meta` key of a tools/call result that says how long the call took in the tab (ms). */
+export const TOOL_MS_META = 'dev.clawser/toolMs';
 
 const TokenSchema = z.object({
   id: z.string().min(1).max(64),
@@ -283,6 +285,7 @@ export class McpServe {
         signal: both,
       },
     );
-    return { content: [{ type: 'text', text: outcome.output }], isError: !outcome.ok };
+    // The call's own time (its checks and the tool's run, not the wait for approval): what the overhead is measured above.
+    return { content: [{ type: 'text', text: outcome.output }], isError: !outcome.ok, _meta: { [TOOL_MS_META]: outcome.durationMs } };
   }
 }

@@ -264,7 +264,14 @@ export class McpGateway {
         );
     }
     /** @param {Record<string, unknown>} result */
-    const complete = (result) => (modern ? { ...result, resultType: 'complete', _meta: { [`${META}serverInfo`]: SERVER_INFO } } : result);
+    const complete = (result) =>
+      modern
+        ? {
+            ...result,
+            resultType: 'complete',
+            _meta: { .../** @type {Record<string, unknown>} */ (result._meta ?? {}), [`${META}serverInfo`]: SERVER_INFO },
+          }
+        : result;
     if (!exposure) {
       const what = /** @type {Gone} */ (gone);
       return fail(
