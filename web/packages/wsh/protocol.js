@@ -172,20 +172,24 @@ function bareType(bytes, start, length) {
  * @param {number} channel
  * @param {z.input<(typeof FRAME_SCHEMAS)[T]>} header
  * @param {Uint8Array} [payload]
+ * @param {(size: number) => Uint8Array} [alloc] where the frame's bytes go (a sender's pool of buffers; default: new ones)
  * @returns {Uint8Array}
  */
-export function encodeFrame(t, channel, header, payload = EMPTY) {
+export function encodeFrame(t, channel, header, payload = EMPTY, alloc = newBytes) {
   const bare = BARE_HEADERS.get(t);
-  if (bare && Object.keys(header).length === 0) return assemble(bare, channel, payload);
+  if (bare && Object.keys(header).length === 0) return assemble(bare, channel, payload, alloc);
   const schema = FRAME_SCHEMAS[t];
   if (!schema) throw new WshProtocolError('malformed_frame', `Unknown frame type "${String(t)}".`);
   const checked = schema.safeParse(header);
   if (!checked.success) throw new WshProtocolError('malformed_frame', `A "${t}" frame's header is invalid: ${issueText(checked.error)}`);
-  return assemble(encoder.encode(JSON.stringify({ ...checked.data, t })), channel, payload);
+  return assemble(encoder.encode(JSON.stringify({ ...checked.data, t })), channel, payload, alloc);
 }
 
-/** @param {Uint8Array} json @param {number} channel @param {Uint8Array} payload */
-function assemble(json, channel, payload) {
+/** @param {number} size */
+const newBytes = (size) => new Uint8Array(size);
+
+/** @param {Uint8Array} json @param {number} channel @param {Uint8Array} payload @param {(size: number) => Uint8Array} alloc */
+function assemble(json, channel, payload, alloc) {
   if (!Number.isInteger(channel) || channel < 0 || channel > 0xffffffff)
     throw new WshProtocolError('malformed_frame', `Bad channel ${channel}.`);
   if (payload.byteLength > MAX_PAYLOAD_BYTES)
@@ -193,8 +197,8 @@ function assemble(json, channel, payload) {
       'frame_too_large',
       `A payload of ${payload.byteLength} bytes is over ${MAX_PAYLOAD_BYTES}: send it in chunks.`,
     );
-  const out = new Uint8Array(PREFIX_BYTES + json.byteLength + payload.byteLength);
-  const view = new DataView(out.buffer);
+  const out = alloc(PREFIX_BYTES + json.byteLength + payload.byteLength);
+  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
   out[0] = MAGIC;
   out[1] = PROTOCOL_VERSION;
   view.setUint32(2, channel);

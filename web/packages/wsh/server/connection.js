@@ -25,6 +25,33 @@ import { replyError } from './mcp.js';
 /** Output waiting in the socket above this pauses the producers (processes, file reads, relay bodies). */
 const HIGH_WATER = 4 * 1024 * 1024;
 const LOW_WATER = 1024 * 1024;
+/**
+ * Buffers for outgoing data frames, used again once the socket has written them: streamed output
+ * (a frame per 64 KiB read from a pipe) then costs a copy into a buffer that exists already instead
+ * of a new 64 KiB allocation each, which the garbage collector had to reclaim (issue 35's
+ * throughput). A frame larger than a slab gets a buffer of its own.
+ */
+class FramePool {
+  static SLAB = CHUNK_BYTES + 1024;
+  /** @type {ArrayBuffer[]} */ #free = [];
+  /** Slabs lent out now, by the views handed out. @type {WeakSet<Uint8Array>} */ #lent = new WeakSet();
+
+  /** @param {number} size */
+  take = (size) => {
+    if (size > FramePool.SLAB) return new Uint8Array(size);
+    const view = new Uint8Array(this.#free.pop() ?? new ArrayBuffer(FramePool.SLAB), 0, size);
+    this.#lent.add(view);
+    return view;
+  };
+
+  /** A frame the socket has written (or dropped): its slab can hold another. @param {Uint8Array} view */
+  give = (view) => {
+    if (!this.#lent.delete(view)) return;
+    if (this.#free.length < 128) this.#free.push(/** @type {ArrayBuffer} */ (view.buffer));
+  };
+}
+const framePool = new FramePool();
+
 /** The most a relayed request's body may hold (prompts, MCP messages). */
 const MAX_RELAY_BODY = 32 * 1024 * 1024;
 
@@ -120,9 +147,10 @@ export class Connection {
    */
   #send(t, channel, header, payload) {
     if (this.#closed) return;
-    const frame = encodeFrame(t, channel, header, payload);
+    const frame = encodeFrame(t, channel, header, payload, framePool.take);
     this.#pending += frame.byteLength;
     this.socket.send(frame, () => {
+      framePool.give(frame);
       this.#pending -= frame.byteLength;
       if (this.#pending < LOW_WATER && this.#drainWaiters.size) {
         const waiters = [...this.#drainWaiters];
