@@ -7,7 +7,7 @@
 // then runs commands, terminals, file transfers and relayed HTTP requests on numbered channels
 // of one connection. A dropped connection is retried with back-off; what was running on it
 // fails with `disconnected`, and new calls wait for the connection to come back.
-import { WshError, WshMcpError } from './errors.js';
+import { WshError, WshMcpError, WshRefusedError } from './errors.js';
 import { publicKeyBlob, sign, toBase64 } from './keys.js';
 import {
   CHUNK_BYTES,
@@ -204,6 +204,8 @@ export class WshClient extends EventTarget {
   #attempts = 0;
   #pingId = 0;
   /** @type {Welcome | null} */ #welcome = null;
+  /** What the server's hello offered beyond the basics (an older server offers no MCP). */
+  #serves = { mcp: false };
 
   /** @param {string} url @param {ConnectOptions} options */
   constructor(url, options) {
@@ -288,6 +290,7 @@ export class WshClient extends EventTarget {
     );
     const welcome = await this.#nextFrame(transport, 'welcome');
     this.#welcome = welcome;
+    this.#serves = { mcp: hello.mcp === true };
     this.#transport = transport;
     this.#attempts = 0;
     this.#setStatus('open');
@@ -722,6 +725,12 @@ export class WshClient extends EventTarget {
    * @returns {Promise<McpExposure>}
    */
   async expose({ name, tokens, onCall, signal }) {
+    await this.#ready();
+    if (!this.#serves.mcp)
+      throw new WshRefusedError(
+        'mcp_unsupported',
+        'This wsh server serves no MCP (an older version): update it (npx wsh-server@latest) to expose tools.',
+      );
     const hashes = await Promise.all(tokens.map((t) => (/^[0-9a-f]{64}$/.test(t) ? t : sha256Hex(new TextEncoder().encode(t)))));
     /** @type {Map<number, AbortController>} */
     const running = new Map();

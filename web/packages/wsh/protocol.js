@@ -287,6 +287,7 @@ const REFUSAL_CODES = new Set([
   'relay_host_not_allowed',
   'relay_disabled',
   'mcp_token_in_use',
+  'mcp_unsupported',
 ]);
 
 /**

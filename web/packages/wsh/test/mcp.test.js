@@ -271,6 +271,47 @@ says so', async () => {
   assert.match(gone?.body.error.message, /tab exposing “other” is not connected/);
 });
 
+test('a server whose hello offers no MCP (an older one) is never sent an expose frame: mcp_unsupported', async () => {
+  const { WebSocketServer } = await import('ws');
+  const { createServer } = await import('node:http');
+  const { decodeFrame, encodeFrame } = await import('../protocol.js');
+  const wss = new WebSocketServer({ noServer: true });
+  const old = createServer();
+  /** @type {string[]} */
+  const received = [];
+  old.on('upgrade', (req, socket, head) =>
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const hello = { versions: [1], nonce: 'n'.repeat(32), server: 'old', pty: false, relay: false, transports: ['websocket'] };
+      ws.send(encodeFrame('hello', 0, hello));
+      ws.on('message', (data) => {
+        const frame = decodeFrame(data);
+        received.push(frame.t);
+        if (frame.t !== 'auth') return;
+        const limits = {
+          commands: /** @type {'*'} */ ('*'),
+          dirs: /** @type {'*'} */ ('*'),
+          sessions: 8,
+          outputBytes: 0,
+          idleTimeoutMs: 60_000,
+        };
+        ws.send(encodeFrame('welcome', 0, { session: 's', key: 'k', pty: false, relay: false, limits }));
+      });
+    }),
+  );
+  await new Promise((resolve) => old.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const port = /** @type {import('node:net').AddressInfo} */ (old.address()).port;
+  const client = await WshClient.connect(`ws://127.0.0.1:${port}/wsh`, { key: key.pair, reconnect: false });
+  await assert.rejects(client.expose({ name: 'notes', tokens: [TOKEN], onCall }), { code: 'mcp_unsupported' });
+  assert.deepEqual(received, ['auth'], 'nothing but the sign-in reached the older server');
+  assert.equal(client.status, 'open', 'and the connection goes on');
+  // Control: the current server offers it, and the same call exposes.
+  const live = await wsh.expose({ name: 'notes', tokens: [TOKEN], onCall });
+  await live.stop();
+  client.close();
+  old.closeAllConnections();
+  await new Promise((resolve) => old.close(() => resolve(undefined)));
+});
+
 test('after all', () => {
   wsh.close();
 });
