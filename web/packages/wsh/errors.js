@@ -7,8 +7,9 @@
  * `host_refused`. Limits: `command_not_allowed`, `shell_syntax_not_allowed`, `env_not_allowed`,
  * `dir_not_allowed`, `too_many_sessions`, `output_limit`, `output_too_large`. Files:
  * `not_found`, `not_a_file`, `checksum_mismatch`, `io_error`. Relay: `relay_host_not_allowed`,
- * `relay_failed`, `relay_disabled`. MCP: `mcp_token_in_use`, `mcp_unsupported`, `mcp_error`. Connection: `connect_failed`, `disconnected`, `closed`,
- * `idle_timeout`, `aborted`, `spawn_failed`, `timeout`, `server_error`.
+ * `relay_failed`, `relay_disabled`. MCP: `mcp_token_in_use`, `mcp_unsupported`, `mcp_error`.
+ * Connection: `connect_failed`, `disconnected`, `closed`, `idle_timeout`, `aborted`,
+ * `spawn_failed`, `timeout`, `server_error`.
  * @typedef {'malformed_frame' | 'version_mismatch' | 'frame_too_large' | 'unknown_channel' | 'channel_in_use'
  *   | 'auth_failed' | 'auth_timeout' | 'origin_refused' | 'host_refused'
  *   | 'command_not_allowed' | 'shell_syntax_not_allowed' | 'env_not_allowed' | 'dir_not_allowed'
