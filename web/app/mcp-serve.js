@@ -191,6 +191,7 @@ export class McpServe {
 
   /** Starts exposing (the machine and a token must be set). */
   async start() {
+    if (this.#live) return; // exposed already
     const s = this.settings();
     if (!s.machine) throw new McpServeError('no_machine', 'Choose the machine whose wsh server serves MCP first (add one above).');
     if (!s.tokens.length) throw new McpServeError('no_token', 'Create a token first: outside MCP clients sign in with it.');

@@ -17,6 +17,9 @@ const HELP = `Usage: wsh-server --keys FILE [options]
   --no-pty              never use a PTY, even if node-pty is installed
   --webtransport URL    advertise a WebTransport endpoint (served by a front end)
   --help                this text
+
+The same port also serves MCP (Streamable HTTP) at /mcp for the tools a signed-in client exposes
+(Clawser's "Expose this workspace over MCP"), to outside MCP clients holding a token it made.
 `;
 
 /** @param {string | undefined} value */
