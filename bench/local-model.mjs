@@ -221,6 +221,58 @@ function pageEngine() {
       return { ms: stoppedAt ? ms : Number.NaN, end };
     },
     /**
+     * The page while a model loads and writes, through the provider as the chat uses it: every
+     * long task (the main thread busy ≥ 50 ms at a stretch, so a click or a frame waits) from the
+     * request, which loads the model, to the reply's end. The modules are loaded before, so only
+     * the model's work is watched.
+     * @param {string} id
+     */
+    async mainThreadWhileBusy(id) {
+      const { createProvider } = await import('/web/providers/index.js');
+      const { unloadLocalModel } = await import('/web/providers/local-engine.js');
+      await unloadLocalModel();
+      const provider = createProvider({ provider: 'local', model: id });
+      /** @type {number[]} */
+      const tasks = [];
+      const observer = new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) tasks.push(entry.duration);
+      });
+      observer.observe({ type: 'longtask' });
+      // The control: a task this page makes long on purpose is seen (so 0 means none, not blindness).
+      // A timer's task: what the bench itself evaluates in the page is not one the observer reports.
+      await new Promise((resolve) =>
+        setTimeout(() => {
+          const busyUntil = performance.now() + 120;
+          while (performance.now() < busyUntil) {
+            // the main thread held, as a long task would hold it
+          }
+          resolve(null);
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const seen = [...tasks, ...observer.takeRecords().map((entry) => entry.duration)];
+      if (!seen.some((ms) => ms >= 100)) throw new Error('bench: the long-task observer missed a 120 ms task made on purpose');
+      tasks.length = 0;
+      const t = performance.now();
+      let pieces = 0;
+      try {
+        for await (const part of provider.chatStream(
+          { messages: [{ role: 'user', content: 'Write a long story.' }], maxTokens: 64, temperature: 1 },
+          {},
+        )) {
+          if (part.type === 'text') pieces++;
+          if (part.type === 'error') throw new Error(`bench: the reply failed: ${part.error.message}`);
+        }
+      } finally {
+        // Entries still queued are delivered to takeRecords, not lost.
+        for (const entry of observer.takeRecords()) tasks.push(entry.duration);
+        observer.disconnect();
+      }
+      const ms = performance.now() - t;
+      await unloadLocalModel(id);
+      return { ms, pieces, longTasks: tasks.length, longestTaskMs: Math.max(0, ...tasks) };
+    },
+    /**
      * Stop while the runtime is busy in its worker: as it is sent the model to load (`load`), or
      * the first step of a reply to a long prompt, the step that reads the prompt (`prefill`). From
      * abort() to the end of the stream, through the provider.
@@ -426,6 +478,9 @@ async function wasmRuns({ isolated, threads, files, native }) {
           busyStops[at].push(stop.ms);
         }
       }
+      const smooth = [];
+      for (let i = 0; i < RUNS; i++) smooth.push(await inPage(page, (e, id) => e.mainThreadWhileBusy(id), imported.id));
+      if (smooth.some((r) => r.pieces === 0)) throw new Error('bench: a reply watched for long tasks wrote nothing');
       out[model] = {
         importMs: imported.ms,
         bytes: imported.bytes,
@@ -442,6 +497,8 @@ async function wasmRuns({ isolated, threads, files, native }) {
         stopMs: median(stops),
         stopDuringPrefillMs: median(busyStops.prefill),
         stopDuringLoadMs: median(busyStops.load),
+        longestTaskMs: median(smooth.map((r) => r.longestTaskMs)),
+        longTasks: median(smooth.map((r) => r.longTasks)),
       };
     }
     return out;
@@ -499,6 +556,10 @@ export async function localModelBench() {
         // Stop while the runtime cannot look at the signal: reading a long prompt, loading the model.
         localStopDuringPrefillMs: round(s.stopDuringPrefillMs),
         localStopDuringLoadMs: round(s.stopDuringLoadMs),
+        // The page while the model loads and writes (its own worker does the work): the longest
+        // main-thread task and how many ≥ 50 ms there were, medians of the runs.
+        localMainThreadLongestTaskMs: round(Math.max(s.longestTaskMs, m.longestTaskMs)),
+        localMainThreadLongTasks: Math.max(s.longTasks, m.longTasks),
       };
     };
     return {
@@ -525,6 +586,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
           localStopMs: 100,
           localStopDuringPrefillMs: 100,
           localStopDuringLoadMs: 100,
+          localMainThreadLongestTaskMs: 100,
         },
       },
       null,

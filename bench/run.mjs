@@ -205,6 +205,7 @@ const result = {
     localStopMs: 100,
     localStopDuringPrefillMs: 100,
     localStopDuringLoadMs: 100,
+    localMainThreadLongestTaskMs: 100,
   },
   // Detection rates must reach their floor; false-positive rates stay under their ceiling.
   floors: {

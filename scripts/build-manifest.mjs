@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeArtifactFrameVersion } from './artifact-frame.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -82,6 +83,8 @@ export async function precacheManifestSource(appRoot = root) {
 }
 
 export async function writePrecacheManifest() {
+  // The artifact frame's version first: the list hashes that file too.
+  await writeArtifactFrameVersion();
   await writeFile(join(root, 'precache-manifest.js'), await precacheManifestSource());
 }
 

@@ -35,6 +35,8 @@ export const FRAMING_HEADERS = Object.freeze({ 'content-security-policy': "frame
 
 /** The sandbox frame's document: never isolated (code of the model gets no shared memory). */
 const SANDBOX_FRAME = '/andbox/frame.html';
+/** The artifact frame's document (web/ui/artifact-frame.html): an opaque origin too, never isolated. */
+const ARTIFACT_FRAME = '/ui/artifact-frame.html';
 
 /**
  * How the server isolates: true (every response but the sandbox frame's carries
@@ -55,7 +57,7 @@ const SANDBOX_FRAME = '/andbox/frame.html';
  */
 export function isolationHeaders(urlPath, isolation) {
   if (isolation === 'coop-coep') return { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'credentialless' };
-  if (!isolation || (urlPath.endsWith(SANDBOX_FRAME) && isolation !== 'sandbox-too')) return {};
+  if (!isolation || ((urlPath.endsWith(SANDBOX_FRAME) || urlPath.endsWith(ARTIFACT_FRAME)) && isolation !== 'sandbox-too')) return {};
   return { [ISOLATION_HEADER]: ISOLATION_VALUE };
 }
 
@@ -124,7 +126,9 @@ export function startServer({ host = '127.0.0.1', port = 0, root = appRoot, fram
     // The sandbox frame's navigation never reaches the service worker (its origin is opaque), so
     // the versioned frame (frame.html?v=<hash>) is kept by the browser's own cache instead: its
     // URL changes with every new version, so a cached copy is never stale.
-    const immutable = urlPath.endsWith('/andbox/frame.html') && new URL(req.url || '/', 'http://x').searchParams.has('v');
+    // The artifact frame likewise (artifact-frame.html?v=<hash>).
+    const immutable =
+      (urlPath.endsWith(SANDBOX_FRAME) || urlPath.endsWith(ARTIFACT_FRAME)) && new URL(req.url || '/', 'http://x').searchParams.has('v');
     res.writeHead(200, {
       'content-type': MIME[extname(file)] || 'application/octet-stream',
       'content-length': body.length,

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { writePrecacheManifest } from './build-manifest.mjs';
 import { writeIndexHtml } from './index-html.mjs';
 import { patchJustBash } from './just-bash-patches.mjs';
+import { ICON_NAMES } from '../web/ui/icon-names.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const vendorDir = join(root, 'web', 'vendor');
@@ -139,12 +140,42 @@ const packages = [
     entry: "import './scripts/shims/csp-style.mjs'; export { Terminal } from '@xterm/xterm'; export { FitAddon } from '@xterm/addon-fit';",
     options: { plugins: [patchXtermStyles()] },
   },
+  // Documents attached to a message (issue 37): read in a worker of the page (web/files/document-worker.js), which
+  // imports these by path (an import map does not reach a worker). pdf.js runs its own worker code in that same worker
+  // (pdf.worker.js, copied as it is below), so nothing starts a second one.
+  {
+    specifier: 'pdfjs-dist',
+    file: 'pdfjs.js',
+    entry: "export { getDocument, PasswordException, InvalidPDFException, GlobalWorkerOptions } from 'pdfjs-dist';",
+  },
+  { specifier: 'mammoth', file: 'mammoth.js', entry: "export { extractRawText } from 'mammoth';" },
+  { specifier: 'read-excel-file', file: 'read-excel-file.js', entry: "export { default } from 'read-excel-file/browser';" },
+  { specifier: 'papaparse', file: 'papaparse.js', entry: "export { default } from 'papaparse';" },
+  // Mermaid diagrams of artifacts (issue 37): never run on the app's page. The app reads this file as text and hands it
+  // to the artifact frame (web/ui/artifact-frame.html, an opaque origin), which imports it from a blob: URL.
+  { specifier: 'mermaid', file: 'mermaid.js', entry: "export { default } from 'mermaid';" },
   {
     specifier: '@xenova/transformers',
     file: 'transformers.js',
     entry: "export * from '@xenova/transformers'; export * as ort from 'onnxruntime-web';",
   },
 ];
+
+/**
+ * The icons the app draws (web/ui/icon-names.js), each as Lucide's drawing: a module of their data
+ * alone, not the 2,000 icons of the package (web/ui/icon.js makes the SVG). Vendoring fails
+ * loudly on a name Lucide lacks (renamed in an update).
+ * @param {string} [iconsFile] lucide-static's drawings, by name
+ */
+export async function iconsModule(iconsFile = join(root, 'node_modules', 'lucide-static', 'icon-nodes.json')) {
+  /** @type {Record<string, [string, Record<string, string>][]>} */
+  const all = JSON.parse(await readFile(iconsFile, 'utf8'));
+  const missing = ICON_NAMES.filter((name) => !all[name]);
+  if (missing.length) throw new Error(`lucide-static has no icon named ${missing.join(', ')} (web/ui/icon-names.js)`);
+  const icons = Object.fromEntries(ICON_NAMES.map((name) => [name, all[name]]));
+  const licence = '/*! Lucide icons (lucide-static), ISC licence: https://lucide.dev/license */';
+  return `${licence}\nexport const ICONS = Object.freeze(${JSON.stringify(icons)});\n`;
+}
 
 /**
  * isomorphic-git compresses each object through `new Blob([buffer]).stream()`: creating a
@@ -202,6 +233,7 @@ const assets = [
   ['@wllama/wllama/esm/wasm/wllama.wasm', 'wllama/wllama.wasm'],
   ['uplot/dist/uPlot.min.css', 'uplot.css'],
   ['@xterm/xterm/css/xterm.css', 'xterm.css'],
+  ['pdfjs-dist/build/pdf.worker.min.mjs', 'pdf.worker.js'],
 ];
 
 /** onnxruntime-web's wasm: without COOP/COEP only the SIMD build is fetched, so only it is precached. */
@@ -213,7 +245,9 @@ async function main() {
   await mkdir(join(vendorDir, 'wllama'), { recursive: true });
   /** @type {Record<string, string>} */
   const imports = {};
-  for (const pkg of packages) {
+  // The icon set: its entry is made from the list of icons used (see iconsModule).
+  const all = [...packages, { specifier: '@clawser/icons', file: 'icons.js', entry: await iconsModule() }];
+  for (const pkg of all) {
     await build({
       stdin: { contents: pkg.entry, resolveDir: root, loader: 'js', sourcefile: `${pkg.file}-entry.js` },
       bundle: true,
@@ -234,10 +268,12 @@ async function main() {
   for (const [from, to] of assets) await copyFile(join(root, 'node_modules', from), join(vendorDir, to));
   await writeIndexHtml(imports);
   await writePrecacheManifest();
-  console.log(`vendored ${packages.length} packages into web/vendor/`);
+  console.log(`vendored ${all.length} packages into web/vendor/`);
 }
 
-main().catch((err) => {
-  console.error('vendoring failed:', err);
-  process.exit(1);
-});
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main().catch((err) => {
+    console.error('vendoring failed:', err);
+    process.exit(1);
+  });
+}

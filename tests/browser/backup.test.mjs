@@ -225,6 +225,12 @@ test('export everything, wipe the site, restore: files, conversations, git and s
     'reloaded',
   );
   await page.getByRole('link', { name: /Second/ }).waitFor();
+  // The restore ends with a success message on the page it reloads to, said once.
+  const done = page
+    .getByRole('status')
+    .filter({ hasText: /^Backup restored: 2 workspace\(s\) \(My workspace, Second\), \d+ files, 1 API key\(s\)/ });
+  await done.waitFor();
+  assert.equal(await page.evaluate(() => localStorage.getItem('clawser_restore_done')), null, 'said once: the hint is gone');
   const restored = await snapshot(page);
   assert.deepEqual(restored.files, beforeBackup.files);
   assert.deepEqual(restored.config, beforeBackup.config);

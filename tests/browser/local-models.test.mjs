@@ -125,7 +125,7 @@ test('a GGUF file imported with the file picker is stored in OPFS and listed wit
     Size: '424 KB',
     Quantisation: 'F32',
     'Context length': '2,048 tokens',
-    'Chat template': 'Yes, with tools (calls them natively)',
+    'Chat template': 'ChatML, with tools (calls them natively)',
     'Runs on': `${wouldRun}, when it loads`,
     Model: 'llama, 104 K parameters',
     'Used by': 'No workspace',

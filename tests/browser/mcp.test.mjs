@@ -111,14 +111,14 @@ after a reload the server connects again', async () => {
   await card.getByRole('button', { name: 'Attach architecture.md to the next message' }).click();
   await page.getByText('“architecture.md” will go with your next message', { exact: false }).waitFor();
   await page.getByRole('button', { name: 'Back to chat' }).click();
-  await page.getByRole('list', { name: 'Attached resources' }).getByText('architecture.md (everything)').waitFor();
+  await page.getByRole('list', { name: 'Attachments' }).getByText('architecture.md (everything)').waitFor();
   llm.enqueue({ text: 'Read the architecture.' });
   await sendMessage(page, 'summarize the attachment');
   await page.locator('.msg.assistant', { hasText: 'Read the architecture.' }).waitFor();
   const user = llm.requests.at(-1)?.body.messages.findLast((/** @type {any} */ m) => m.role === 'user');
   assert.match(user.content, /^summarize the attachment\n\n<attachment label="architecture\.md \(everything\)">\n# Everything Server/);
-  await page.locator('.msg.user', { hasText: 'summarize the attachment' }).getByText('📎 architecture.md (everything)').waitFor();
-  assert.equal(await page.getByRole('list', { name: 'Attached resources' }).isHidden(), true, 'sent: the composer has no attachment left');
+  await page.locator('.msg.user', { hasText: 'summarize the attachment' }).getByText('architecture.md (everything)').waitFor();
+  assert.equal(await page.getByRole('list', { name: 'Attachments' }).isHidden(), true, 'sent: the composer has no attachment left');
 
   llm.enqueue({ text: 'Weather noted.' });
   await sendMessage(page, '/mcp__everything__args_prompt "New York" NY');

@@ -130,6 +130,39 @@ all survives a reload", async () => {
   await page.close();
 });
 
+test('goals panel: a goal is deleted with its sub-goals after a confirmation (control: Cancel keeps it)', async () => {
+  const page = await openWorkspace(browser.context, app.url);
+  await page.getByRole('button', { name: 'Goals', exact: true }).click();
+  await page.getByLabel('New goal').fill('Tidy the backlog');
+  await page.getByRole('button', { name: 'Add goal' }).click();
+  const goal = page.locator('.goal', { hasText: 'Tidy the backlog' });
+  await goal.waitFor();
+  await page.getByLabel('New goal').fill('Close stale issues');
+  await page.getByLabel('Part of').selectOption({ label: 'Tidy the backlog' });
+  await page.getByRole('button', { name: 'Add goal' }).click();
+  await page.getByRole('list', { name: 'Sub-goals of Tidy the backlog' }).getByText('Close stale issues').waitFor();
+  // Cancel: nothing goes.
+  await page.getByRole('button', { name: 'Delete Tidy the backlog' }).click();
+  let dialog = page.getByRole('dialog', { name: 'Delete goal' });
+  await dialog.getByText('and its 1 sub-goal?').waitFor();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  assert.equal(await goal.count(), 1, 'control: kept');
+  await page.getByRole('button', { name: 'Delete Tidy the backlog' }).click();
+  dialog = page.getByRole('dialog', { name: 'Delete goal' });
+  await dialog.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('status').filter({ hasText: 'Deleted “Tidy the backlog” and 1 sub-goal(s).' }).waitFor();
+  await page
+    .locator('.goal', { hasText: /Tidy the backlog|Close stale issues/ })
+    .first()
+    .waitFor({ state: 'detached' });
+  // Gone from the store too: after a reload it stays gone, the other goals stay.
+  await page.reload();
+  await page.locator('.goal', { hasText: 'Write the launch blog post' }).first().waitFor();
+  assert.equal(await page.locator('.goal', { hasText: /Tidy the backlog|Close stale issues/ }).count(), 0);
+  await page.close();
+});
+
 test('memory panel: search, filter, add, edit, pin, delete, export and import', async () => {
   const page = await openWorkspace(browser.context, app.url);
   await page.getByRole('button', { name: 'Memory', exact: true }).click();

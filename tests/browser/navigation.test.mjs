@@ -24,6 +24,25 @@ test('the rail lists every panel with its label; collapsing keeps the names for 
   assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
   const narrow = /** @type {{width: number}} */ (await rail.boundingBox()).width;
   assert.ok(narrow < wide / 2, `collapsed to icons (${narrow} < ${wide} / 2)`);
+  // Folded, each button is its own drawn icon (an SVG of the vendored set, hidden from assistive
+  // technology), not an emoji that a machine without a colour emoji font draws as an empty box.
+  const icons = await rail.locator('.rail-btn').evaluateAll((buttons) =>
+    buttons.map((b) => {
+      const svg = b.querySelector('svg.icon');
+      const box = svg?.getBoundingClientRect();
+      return {
+        icon: svg?.getAttribute('data-icon'),
+        hidden: svg?.getAttribute('aria-hidden'),
+        drawn: !!box && box.width > 8 && box.height > 8,
+      };
+    }),
+  );
+  assert.ok(icons.length >= 14, `every panel (${icons.length})`);
+  assert.ok(
+    icons.every((i) => i.icon && i.hidden === 'true' && i.drawn),
+    JSON.stringify(icons),
+  );
+  assert.equal(new Set(icons.map((i) => i.icon)).size, icons.length, 'each panel has an icon of its own');
   await page.reload();
   await page.getByRole('textbox', { name: 'Message' }).waitFor();
   assert.equal(await page.getByRole('button', { name: 'Show panel names' }).getAttribute('aria-expanded'), 'false', 'remembered');

@@ -66,6 +66,8 @@ test('installable; after one visit the app loads and chats offline, every file f
   const { browser } = fx;
   try {
     const page = await fx.newPage(browser.context);
+    // The idle page loads the artifact frame once (the browser keeps it for offline use): its load is awaited below.
+    const artifactFrameCached = page.waitForEvent('requestfinished', (r) => /\/web\/ui\/artifact-frame\.html\?v=/.test(r.url()));
     await page.goto(fx.url);
     await waitForServiceWorkerControl(page);
     // Chrome's own installability check: manifest, icons, service worker, standalone.
@@ -84,6 +86,7 @@ test('installable; after one visit the app loads and chats offline, every file f
     await page.getByText('Echo: online hello').waitFor();
     // The idle page loads the sandbox frame once (the browser keeps it for offline use).
     await page.waitForFunction(() => document.querySelector('iframe[title="andbox sandbox"]') !== null);
+    await artifactFrameCached;
 
     await browser.context.setOffline(true);
     /** @type {{url: string, fromSW: boolean}[]} */
@@ -99,6 +102,13 @@ test('installable; after one visit the app loads and chats offline, every file f
     await page.getByText('Echo: offline hello').waitFor();
     // Code runs offline too — in the sandbox, calling a tool (a Codex turn: Echo has no native tools).
     await runCodeTurn(page, 'offline');
+    // An artifact shows offline, none having been shown before: Echo repeats a Mermaid block, whose diagram is drawn in
+    // the artifact frame (from the browser's cache) with Mermaid (from the service worker).
+    await page.getByRole('textbox', { name: 'Message' }).fill('```mermaid\nflowchart LR\n  Offline --> Drawn\n```');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const diagram = page.frameLocator('iframe[title="Artifact mermaid-1"]');
+    await diagram.locator('svg').getByText('Drawn', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Close artifact' }).click();
     // Every panel opens and shows its content offline, with no error.
     await everyPanel(page);
     const local = responses.filter((r) => r.url.startsWith(fx.url));
@@ -120,11 +130,16 @@ test('installable; after one visit the app loads and chats offline, every file f
       [],
       'no request of the app failed',
     );
-    // Every app file came from the service worker, but the sandbox frame: a sandboxed frame's
-    // navigation never reaches it, so the browser's cache serves the versioned frame.
+    // Every app file came from the service worker, but the sandbox and artifact frames: a sandboxed frame's
+    // navigation never reaches it, so the browser's cache serves the versioned frames.
+    const frames = ['/web/packages/andbox/frame.html', '/web/ui/artifact-frame.html'];
     assert.deepEqual(
-      local.filter((r) => !r.fromSW).map((r) => new URL(r.url).pathname),
-      local.filter((r) => !r.fromSW).map(() => '/web/packages/andbox/frame.html'),
+      local.filter((r) => !r.fromSW && !frames.includes(new URL(r.url).pathname)).map((r) => r.url),
+      [],
+    );
+    assert.ok(
+      local.some((r) => !r.fromSW && new URL(r.url).pathname === frames[1]),
+      'the artifact frame came from the cache',
     );
     assert.ok(local.every((r) => r.fromSW || /frame\.html\?v=[0-9a-f]{16}$/.test(r.url)));
 

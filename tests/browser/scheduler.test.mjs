@@ -57,7 +57,7 @@ test('a job from the Schedule panel fires at its time: a turn in its conversatio
     .getByRole('button', { name: 'Open' })
     .click();
   await page.locator('.msg.assistant', { hasText: 'Sunny all day, 21 °C.' }).waitFor();
-  await page.getByText('⏰ Scheduled job “Give me the weather summary” ran.').waitFor();
+  await page.getByText('Scheduled job “Give me the weather summary” ran.').waitFor();
   // by text content: innerText is empty until laid out (content-visibility: auto)
   await page.locator('.conv-item.active', { hasText: /⏰ Give me the weather summary/ }).waitFor();
 

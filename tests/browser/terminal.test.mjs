@@ -217,6 +217,19 @@ a read-only line does not ask', async () => {
   const again = page.getByRole('dialog', { name: 'Allow “shell”?' });
   await again.waitFor();
   await again.locator('.approval-args', { hasText: 'rm notes/agent2.txt' }).waitFor();
+  // What will run comes first — the command, as written —, the tool's description after it.
+  const order = await again.evaluate((d) =>
+    [...d.querySelectorAll('h2, .approval-what, .approval-args, .approval-description')].map(
+      (el) => `${el.className || el.tagName}: ${(el.textContent ?? '').slice(0, 60)}`,
+    ),
+  );
+  assert.deepEqual(
+    order.map((o) => o.split(':')[0]),
+    ['H2', 'approval-what', 'approval-args', 'approval-description small'],
+    order.join('\n'),
+  );
+  assert.equal(await again.locator('.approval-what dd').innerText(), 'cp readme.txt notes/y.txt && rm notes/agent2.txt');
+  assert.equal(await again.locator('.approval-what dt').innerText(), 'Command');
   await again.getByRole('button', { name: 'Deny' }).click();
   await page.locator('.msg.assistant', { hasText: 'Done.' }).waitFor();
   assert.equal(await readWorkspaceFile(page, 'notes/agent2.txt'), 'hello\n', 'covered by the rule, not removed (denied)');

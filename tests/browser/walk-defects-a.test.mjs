@@ -113,7 +113,7 @@ test('the model list and the Events filters: radio buttons and checkboxes keep t
   await page.setViewportSize(DESKTOP);
 });
 
-test('360 px: the message box gets the composer\'s width; at 1280 px it shares the row with "Attach image" and "Send"', async () => {
+test('360 px: the message box gets the composer\'s width; at 1280 px it shares the row with "Attach file" and "Send"', async () => {
   const box = page.getByRole('textbox', { name: 'Message', exact: true });
   const measure = async () => {
     const form = await page.getByRole('form', { name: 'Send a message' }).evaluate((f) => {
@@ -126,7 +126,7 @@ test('360 px: the message box gets the composer\'s width; at 1280 px it shares t
       await page.getByRole('button', { name: 'Send', exact: true }).boundingBox()
     );
     const attach = /** @type {{x: number, y: number, width: number, height: number}} */ (
-      await page.getByRole('button', { name: 'Attach image' }).boundingBox()
+      await page.getByRole('button', { name: 'Attach file' }).boundingBox()
     );
     return { share: input.width / form.width, input, send, attach };
   };

@@ -26,3 +26,22 @@ test('ranking: a word prefix beats a scattered match; word starts beat inner let
     'an empty query lists everything in order',
   );
 });
+
+test('ranking: typed words that each start a word of the text, in order, come before letters scattered or inside words', () => {
+  const items = ['Reconnect the history server', 'Go to conversation: Chores list', 'Export conversation history', 'Open config history'];
+  const ranked = fuzzyRank('con hist', items, (x) => x);
+  assert.deepEqual(ranked.slice(0, 2), ['Open config history', 'Export conversation history']);
+  assert.deepEqual(ranked.slice(2).sort(), ['Go to conversation: Chores list', 'Reconnect the history server']);
+  // Letters found early inside words ("Icons") no longer outrank the words typed ("Accounts: conversation history").
+  assert.deepEqual(
+    fuzzyRank('con hist', ['Icons: history', 'Accounts: conversation history'], (x) => x),
+    ['Accounts: conversation history', 'Icons: history'],
+  );
+  // Control: out of order, the words are not a word-start match.
+  assert.ok((fuzzyScore('hist con', 'Export conversation history') ?? 0) < 1000);
+  // A prefix of the whole text still comes first, then a word's prefix.
+  assert.deepEqual(
+    fuzzyRank('git', ['Open the digit list', 'Show Git status', 'Git: commit'], (x) => x),
+    ['Git: commit', 'Show Git status', 'Open the digit list'],
+  );
+});

@@ -2,8 +2,8 @@
 // scripts/make-test-gguf.mjs writes; damaged files give a clear error.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeTestGguf, SHAPE, CHAT_TEMPLATE } from '../../scripts/make-test-gguf.mjs';
-import { GgufError, readGgufInfo } from '../../web/providers/gguf-info.js';
+import { makeTestGguf, SHAPE, CHAT_TEMPLATE, PLAIN_CHAT_TEMPLATE } from '../../scripts/make-test-gguf.mjs';
+import { GgufError, chatTemplateFamily, readGgufInfo } from '../../web/providers/gguf-info.js';
 
 const bytes = makeTestGguf({ seed: 7 });
 
@@ -67,4 +67,23 @@ of padding less than the last tensor's end", async () => {
   }
   // Control: the data ends where the last tensor ends; the file may end there.
   assert.equal((await readGgufInfo(new Blob([bytes.subarray(0, dataBytes)]))).architecture, 'llama');
+});
+
+test('a chat template is named by its family, as model cards name it; one matching none is "Custom"', () => {
+  /** @type {[string, string][]} */
+  const cases = [
+    ['ChatML', PLAIN_CHAT_TEMPLATE],
+    ['ChatML', CHAT_TEMPLATE],
+    ['Llama 3', "{{ '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n' }}"],
+    ['Gemma', "{{ '<start_of_turn>' + role + '\\n' + message['content'] | trim + '<end_of_turn>\\n' }}"],
+    ['Mistral / Llama 2', "{{ '[INST] ' + message['content'] + ' [/INST]' }}"],
+    ['Phi-3', "{{'<|user|>' + '\\n' + message['content'] + '<|end|>' + '\\n'}}"],
+    ['Zephyr', "{{ '<|user|>\\n' + message['content'] + eos_token }}"],
+    ['Granite', "{{- '<|start_of_role|>user<|end_of_role|>' + message['content'] }}"],
+    ['Harmony (gpt-oss)', "{{- '<|start|>' + role + '<|message|>' + content + '<|end|>' }}"],
+    ['DeepSeek', "{{'<｜User｜>' + message['content']}}"],
+    ['Command R', "{{ '<|START_OF_TURN_TOKEN|><|USER_TOKEN|>' + content }}"],
+    ['Custom', '{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}'],
+  ];
+  for (const [family, template] of cases) assert.equal(chatTemplateFamily(template), family, template);
 });

@@ -61,3 +61,36 @@ test('goal tools: add, update, list through the tool interface; the summary stay
   assert.ok(summary.length < 1100);
   assert.match(summary, /…and \d+ more \(goal_list shows all\)/);
 });
+
+test('goals can be deleted: the goal and its sub-goals go, with their Markdown mirrors; the parent mirror drops it', async () => {
+  const fs = new MemoryFileSystem();
+  let clock = Date.UTC(2026, 10, 21, 9, 0);
+  const store = new GoalStore({ fs, now: () => (clock += 60_000) });
+  const top = await store.add({ description: 'Plan the offsite' });
+  const mid = await store.add({ description: 'Book the venue', parentId: top.id });
+  const leaf = await store.add({ description: 'Compare three quotes', parentId: mid.id });
+  const other = await store.add({ description: 'Renew the domain' });
+  let told = 0;
+  store.subscribe(() => told++);
+  assert.match(await fs.readText(`goals/active/${goalFileName(top)}`), /Book the venue/);
+  const deleted = await store.delete(mid.id);
+  assert.deepEqual(
+    deleted.map((g) => g.description),
+    ['Book the venue', 'Compare three quotes'],
+  );
+  assert.deepEqual(
+    (await store.list()).map((g) => g.description),
+    ['Plan the offsite', 'Renew the domain'],
+  );
+  assert.equal(await fs.stat(`goals/active/${goalFileName(mid)}`), null);
+  assert.equal(await fs.stat(`goals/active/${goalFileName(leaf)}`), null);
+  assert.doesNotMatch(await fs.readText(`goals/active/${goalFileName(top)}`), /Book the venue/, 'the parent mirror drops it');
+  assert.ok(await fs.stat(`goals/active/${goalFileName(other)}`), 'control: another goal is untouched');
+  assert.equal(told, 1, 'the panel is told');
+  // Stored: a store reading the same files again sees the same.
+  assert.deepEqual(
+    (await new GoalStore({ fs }).list()).map((g) => g.id),
+    [top.id, other.id],
+  );
+  await assert.rejects(store.delete('nope'), /no goal with the id "nope"/);
+});

@@ -85,7 +85,7 @@ test('the library’s state: an import, then who uses the model', async () => {
   const [row] = lib.state().models;
   assert.equal(row.name, 'clawser-test-tiny');
   assert.equal(row.callsTools, true);
-  assert.equal(row.chatTemplate, true);
+  assert.equal(row.chatTemplate, 'ChatML');
   assert.equal(row.contextLength, 2048);
   assert.deepEqual(row.usedBy, []);
   assert.match(String(lib.state().notice), /Imported “clawser-test-tiny”/);

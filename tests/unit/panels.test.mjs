@@ -21,7 +21,7 @@ const PANELS_DIR = join(WEB, 'app/panels');
 const complete = () => ({
   name: 'probe',
   label: 'Probe',
-  icon: '🔎',
+  icon: 'search',
   shortcut: 'Alt+Q',
   split: false,
   open: () => ({ root: /** @type {any} */ ({}) }), // any: a stand-in element, never rendered here
@@ -52,6 +52,8 @@ test("an entry's fields have their form: a route name, words, Alt+digit or Alt+l
   refused({ ...complete(), label: '' }, /label/);
   refused({ ...complete(), label: 42 }, /label/);
   refused({ ...complete(), icon: '' }, /icon/);
+  // An icon is named, never a character (an emoji is an empty box without a colour emoji font).
+  for (const icon of ['🔎', '📁', '⚙', 'Search', 'two words', 'x-']) refused({ ...complete(), icon }, /icon/);
   // Alt+0 is the chat; Alt+Z undoes a turn; Alt+B and Alt+F move by words in the Terminal.
   for (const shortcut of ['Ctrl+Q', 'alt+q', 'Alt+q', 'Alt+QQ', 'Alt+0', 'Alt+Z', 'Alt+B', 'Alt+F', 'Alt+Shift+Q', 'Q']) {
     refused({ ...complete(), shortcut }, /shortcut/);
@@ -165,7 +167,7 @@ test("panel-nav.js (what the first view draws) is the registry's navigation: run
   // Control: a registry with one more panel renders one more line, with its facts.
   const more = await renderPanelNav(undefined, [...BUILTIN_PANELS, complete()]);
   assert.equal(more.split('\n').length, onDisk.split('\n').length + 1);
-  assert.match(more, /\{ name: 'probe', label: 'Probe', icon: '🔎', shortcut: 'Alt\+Q', split: false \},\n/);
+  assert.match(more, /\{ name: 'probe', label: 'Probe', icon: 'search', shortcut: 'Alt\+Q', split: false \},\n/);
 });
 
 test('the app registers the built-in panels from panel-nav.js without loading their files; opening one loads its entry', async () => {
@@ -176,10 +178,11 @@ test('the app registers the built-in panels from panel-nav.js without loading th
   );
   const registry = new PanelRegistry();
   for (const p of lazy) registry.register(p);
-  // Opening loads the entry and runs its open(): the Files entry's view needs a page, so its failure
-  // (a DOM missing in Node) shows the entry's own open ran, not a stale-copy refusal.
+  // Opening loads the entry and runs its open(): the Files entry's view needs a page (its icons come
+  // through the page's import map), so its failure in Node shows the entry's own open ran, not a
+  // stale-copy refusal.
   const files = /** @type {import('../../web/app/panels.js').PanelEntry} */ (registry.get('files'));
-  const ctx = /** @type {any} */ ({}); // any: only reached as far as the entry's own open
+  const ctx = /** @type {any} */ ({ services: { files: async () => ({}) } }); // any: only reached as far as the entry's own open
   await assert.rejects(
     Promise.resolve().then(() => files.open(ctx)),
     (err) => !(err instanceof PanelError),

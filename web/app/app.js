@@ -50,7 +50,7 @@ import {
 } from './page-notices.js';
 import { DamageReport } from './damage-report.js';
 import { checkWorkspace } from './workspace-check.js';
-import { recoverRestore, restoreMarker } from './restore-recovery.js';
+import { recoverRestore, restoreMarker, takeRestoreDone } from './restore-recovery.js';
 import { openConfig, reportConfigDamage, STATE_CHECKED_MARK, WORKSPACES_FILE } from './config-files.js';
 import { createWorkspace, renameWorkspace, deleteWorkspace } from './workspace-actions.js';
 import {
@@ -172,6 +172,9 @@ export class ClawserApp {
       ]);
       const outcome = await recoverRestore({ fs, config: opened, marker });
       if (outcome) this.banners.show('restore', outcome.text, { kind: outcome.kind });
+      // A restore that finished just before the reload that opened this page says so.
+      const restored = takeRestoreDone();
+      if (restored && !outcome) this.banners.show('restore', restored);
       return opened;
     });
     this.config = config;
@@ -411,11 +414,18 @@ export class ClawserApp {
     return this.agents().then((f) => (this.#loadedFactory = f));
   }
 
-  /** When the page is idle, keeps one sandbox frame ready (and cached by the browser for offline use). */
+  /**
+   * When the page is idle, keeps one sandbox frame ready (and cached by the browser for offline
+   * use), and loads the artifact frame once (cached the same way).
+   */
   #prewarmSandbox() {
     if (this.#sandboxWarmed) return;
     this.#sandboxWarmed = true;
-    const warm = () => import('../packages/andbox/index.js').then((m) => m.prewarmSandbox()).catch(() => {});
+    const warm = () => {
+      import('../packages/andbox/index.js').then((m) => m.prewarmSandbox()).catch(() => {});
+      // The artifact frame too: cached by the browser, so an artifact opens offline.
+      import('../ui/artifacts-pane.js').then((m) => m.prewarmArtifactFrame()).catch(() => {});
+    };
     if ('requestIdleCallback' in globalThis) requestIdleCallback(warm, { timeout: 5000 });
     else setTimeout(warm, 1000);
   }
@@ -659,7 +669,12 @@ export class ClawserApp {
     const chat = ChatView(chatProps);
     const layouts = new LayoutPreference(/** @type {DurableConfig} */ (this.config));
     const layout = layouts.load();
-    const side = artifactSlot({ artifact: services.artifact, share: layout.artifact, onShare: (v) => layouts.save({ artifact: v }) });
+    const side = artifactSlot({
+      artifact: services.artifact,
+      shelf: services.artifacts,
+      share: layout.artifact,
+      onShare: (v) => layouts.save({ artifact: v }),
+    });
     const panelEntry = panel === 'chat' ? undefined : this.panels.get(panel);
     /** @type {import('./panels.js').PanelView | null} */
     const sub = panelEntry ? await panelEntry.open(this.#panelContext(workspaceId)) : null;
@@ -695,7 +710,7 @@ export class ClawserApp {
       panels: [
         {
           label: 'Chat',
-          icon: '💬',
+          icon: 'messages-square',
           shortcut: 'Alt+0',
           current: panel === 'chat',
           onOpen: () => this.router.go({ name: 'workspace', workspaceId, panel: 'chat' }),

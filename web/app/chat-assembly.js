@@ -72,7 +72,17 @@ export function createChatController({
       redactOn = turnSettings.safetyEnabled;
       return agent;
     },
-    afterTurn: (agent, turn) => services.autoCommit(workspaceId, agent, turn),
+    afterTurn: async (agent, turn) => {
+      // What the reply made (its HTML, SVG, Mermaid and CSV blocks) is kept under artifacts/ and shown beside the chat.
+      const events = agent.conversation.events;
+      const reply = events.findLast((e) => e.type === 'agent_message' || e.type === 'user_message');
+      if (reply?.type === 'agent_message' && typeof reply.data.text === 'string')
+        await services
+          .of(workspaceId)
+          .artifacts.fromReply(turn.conversationId, reply.data.text)
+          .catch(() => {});
+      return services.autoCommit(workspaceId, agent, turn);
+    },
     // An undo or redo of a turn is its own commit (none when the turn was not committed).
     afterTakeBack: (change) => services.commitTakeBack(workspaceId, change),
     // A title request's tokens count like a turn's: in the Dashboard and toward today's cost limit.

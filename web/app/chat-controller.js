@@ -9,7 +9,9 @@ import { ConversationSearch } from '../agent/conversation/conversation-search.js
 import * as conversationRules from './conversation-rules.js';
 import { ChatCore } from './chat/core.js';
 import { chatMeter, draftTokens } from './chat/meter.js';
-import { imageLimits, agentCompletions } from './chat/model-choice.js';
+import { imageLimits, agentCompletions, documentBudget } from './chat/model-choice.js';
+import { documentAttachment } from './chat/documents.js';
+import { ScopedFileSystem } from '../storage/scoped-fs.js';
 import { Titles } from './chat/titles.js';
 import { InterruptedTurns } from './chat/interrupted.js';
 import { TakeBack } from './chat/take-back.js';
@@ -57,6 +59,8 @@ export class ChatController {
     const { fs, workspaceId, settings, coordination, onDamage } = deps;
     this.workspaceId = workspaceId;
     this.settings = settings;
+    /** The workspace's own files (attached documents are kept under uploads/). */
+    this.files = new ScopedFileSystem(fs, `clawser_workspaces/${workspaceId}`);
     /** Where damaged files of this workspace's conversations are reported. */
     this.onDamage = onDamage;
     this.store = new ConversationStore(fs, workspaceId, coordination, onDamage ? { onDamage } : {});
@@ -304,6 +308,24 @@ export class ChatController {
    */
   attach(attachment) {
     this.#turns.attach(attachment);
+  }
+
+  /**
+   * Reads a document (PDF, Word, Excel, CSV, Markdown, code, text) in a worker, keeps the file in
+   * the workspace's uploads/ folder and attaches its text to the next message, within the share
+   * of the model's context an attachment gets (the rest left out with a note saying so). Its
+   * text is outside content: the turn it goes with is tainted, as by a tool's output.
+   * Rejects with a DocumentError saying why a file was not attached.
+   * @param {Blob & {name: string}} file
+   */
+  async attachDocument(file) {
+    const budget = documentBudget(
+      { settings: this.settings, workspaceId: this.workspaceId, routes: this.routes },
+      this.#core.conversation?.meta.route,
+    );
+    const doc = await documentAttachment(file, { fs: this.files, budget });
+    this.#turns.attach({ label: `${doc.label} (${doc.detail})`, text: doc.text, untrusted: doc.untrusted }, doc);
+    return { label: doc.label, detail: doc.detail, ...(doc.note ? { note: doc.note } : {}), path: doc.path };
   }
 
   /** Takes an attachment off the next message. @param {number} index */

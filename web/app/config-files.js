@@ -8,7 +8,7 @@ import { LocalConfig } from '../storage/local-config.js';
 import { RestoreInProgressError } from '../agent/coordination/restore-gate.js';
 import { WORKSPACES_KEY, DELETING_KEY, WORKSPACE_LIST_SCHEMAS } from './workspaces.js';
 import { readJson } from '../storage/damage.js';
-import { RAIL_COLLAPSED_KEY, RESTORE_FLAG } from './flags.js';
+import { RAIL_COLLAPSED_KEY, RESTORE_DONE_FLAG, RESTORE_FLAG } from './flags.js';
 
 /** Where each page keeps, in localStorage, the settings changes it has not written yet (followed by the page's own id). */
 export const UNSAVED_CHANGES_PREFIX = 'clawser_unsaved_changes.';
@@ -71,8 +71,9 @@ export async function openConfig({ fs, tabs, gate, onError }) {
     channel: tabs,
     cache: localStorageCache(),
     cached: firstViewKey,
-    // A hint for the first view only; the restore's own marker file is what recovery reads.
-    ignoreLegacy: (key) => key === RESTORE_FLAG,
+    // Hints for the next page only (a restore running, one that finished); the restore's own marker
+    // file is what recovery reads.
+    ignoreLegacy: (key) => key === RESTORE_FLAG || key === RESTORE_DONE_FLAG,
     // A change made just before the page is reloaded, closed or killed is made again by the next page.
     journal: UNSAVED_CHANGES_PREFIX,
     writable: () => {

@@ -7,7 +7,7 @@ import { skippedNote } from '../git/errors.js';
 import { formDialog, confirmDialog } from '../ui/dialogs.js';
 import { downloadBlob } from '../ui/dom.js';
 import { APP_VERSION } from './version.js';
-import { markRestoreRunning } from './restore-recovery.js';
+import { markRestoreDone, markRestoreRunning } from './restore-recovery.js';
 
 /** @param {number} n */
 const sizeText = (n) => (n < 1024 * 1024 ? `${Math.max(1, Math.round(n / 1024))} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
@@ -187,6 +187,11 @@ export class DataActions {
       markRestoreRunning(true);
       await restoreBackup(contents, { fs: this.deps.fs, config: this.deps.config, secrets: this.deps.secrets });
       markRestoreRunning(false);
+      // Said by the next page, which the reload opens on the restored data.
+      markRestoreDone(
+        `Backup restored: ${s.workspaces.length} workspace(s)${names ? ` (${names})` : ''}, ${s.files} files` +
+          `${s.secretsIncluded ? `, ${s.secretCount} API key(s)` : ''}, from ${new Date(s.createdAt).toLocaleString()}.`,
+      );
     };
     // Exclusive across tabs: the others stop writing and wait (see RestoreGate).
     await this.deps.exclusive(run);

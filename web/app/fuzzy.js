@@ -1,7 +1,9 @@
 /**
  * Fuzzy matching for the command palette: the query's characters in order, anywhere in the
- * text, ranked so that what people type first wins — a whole-word prefix, then letters starting
- * words ("ns" → "New Schedule"), then letters close together. Pure logic.
+ * text, ranked so that what people type first wins — a prefix of the text, then a word's prefix,
+ * then letters starting words ("ns" → "New Schedule"), then each typed word starting a word ("con
+ * hist" → "Export conversation history"), then the letters inside a word, then letters close together.
+ * Pure logic.
  */
 
 /**
@@ -22,6 +24,8 @@ export function fuzzyScore(query, text) {
   let wi = 0;
   for (let i = 0; i < t.length && wi < letters.length; i++) if (boundary(i) && t[i] === letters[wi]) wi++;
   if (wi === letters.length) return 1500 - t.length / 100;
+  // Each word typed starts a word of the text, in order ("con hist": "Export conversation history").
+  if (q.includes(' ') && wordPrefixes(q.split(' '), t, boundary)) return 1400 - t.length / 100;
   if (at !== -1) return 1000 - at - t.length / 100;
   let score = 0;
   let ti = 0;
@@ -36,6 +40,21 @@ export function fuzzyScore(query, text) {
     ti = found + 1;
   }
   return Math.min(900, score) - t.length / 100;
+}
+
+/**
+ * Whether each of `words` begins a word of `t` (lower case), in order, each after the last.
+ * @param {string[]} words @param {string} t @param {(i: number) => boolean} boundary
+ */
+function wordPrefixes(words, t, boundary) {
+  let from = 0;
+  for (const w of words) {
+    let i = t.indexOf(w, from);
+    while (i !== -1 && !boundary(i)) i = t.indexOf(w, i + 1);
+    if (i === -1) return false;
+    from = i + w.length;
+  }
+  return true;
 }
 
 /**

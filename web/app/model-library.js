@@ -3,7 +3,7 @@
 /** @import { DownloadProgress } from '../providers/local-model-download.js' */
 /** @import { LocalModelsController, LocalModelsState, ModelTransfer } from '../ui/types.d.ts' */
 /** @import { LocalModelStore } from '../providers/local-models.js' */
-import { LocalModelError } from '../providers/local-models.js';
+import { LocalModelError, chatTemplateFamily } from '../providers/local-models.js';
 import { backendOf, chooseBackend, loadedLocalModel, localContextTokens, unloadLocalModel } from '../providers/local-engine.js';
 import { ModelDownloads } from '../providers/local-model-download.js';
 
@@ -188,7 +188,7 @@ export class ModelLibrary {
         loadedContext: localContextTokens(m),
         runsOn: this.#runsOn?.id === m.id ? this.#runsOn.label : null,
         willRunOn: this.#willRunOn,
-        chatTemplate: m.chatTemplate !== null,
+        chatTemplate: m.chatTemplate === null ? null : chatTemplateFamily(m.chatTemplate),
         callsTools: m.callsTools,
         source: m.source ?? null,
         usedBy: providerId

@@ -9,20 +9,20 @@
 /** @type {readonly PanelNavEntry[]} */
 export const PANEL_NAV = [
   // panel-nav:start (generated from web/app/panels.js)
-  { name: 'files', label: 'Files', icon: '📁', shortcut: 'Alt+1', split: true },
-  { name: 'git', label: 'Git', icon: '🌿', shortcut: 'Alt+2', split: true },
-  { name: 'memory', label: 'Memory', icon: '🧠', shortcut: 'Alt+3', split: false },
-  { name: 'goals', label: 'Goals', icon: '🎯', shortcut: 'Alt+4', split: false },
-  { name: 'schedule', label: 'Schedule', icon: '⏰', shortcut: 'Alt+5', split: false },
-  { name: 'tools', label: 'Tools', icon: '🛠️', shortcut: 'Alt+6', split: false },
-  { name: 'events', label: 'Events', icon: '📜', shortcut: 'Alt+7', split: false },
-  { name: 'dashboard', label: 'Dashboard', icon: '📊', shortcut: 'Alt+8', split: false },
-  { name: 'skills', label: 'Skills', icon: '🧩', shortcut: 'Alt+S', split: false },
-  { name: 'servers', label: 'Servers', icon: '🔌', shortcut: 'Alt+M', split: false },
-  { name: 'remote', label: 'Remote', icon: '🖥️', shortcut: 'Alt+R', split: false },
-  { name: 'terminal', label: 'Terminal', icon: '⌨️', shortcut: 'Alt+T', split: false },
-  { name: 'agents', label: 'Agents', icon: '🤖', shortcut: 'Alt+A', split: false },
-  { name: 'config', label: 'Config', icon: '🧾', shortcut: 'Alt+9', split: false },
+  { name: 'files', label: 'Files', icon: 'folder', shortcut: 'Alt+1', split: true },
+  { name: 'git', label: 'Git', icon: 'git-branch', shortcut: 'Alt+2', split: true },
+  { name: 'memory', label: 'Memory', icon: 'brain', shortcut: 'Alt+3', split: false },
+  { name: 'goals', label: 'Goals', icon: 'target', shortcut: 'Alt+4', split: false },
+  { name: 'schedule', label: 'Schedule', icon: 'alarm-clock', shortcut: 'Alt+5', split: false },
+  { name: 'tools', label: 'Tools', icon: 'wrench', shortcut: 'Alt+6', split: false },
+  { name: 'events', label: 'Events', icon: 'scroll-text', shortcut: 'Alt+7', split: false },
+  { name: 'dashboard', label: 'Dashboard', icon: 'chart-column', shortcut: 'Alt+8', split: false },
+  { name: 'skills', label: 'Skills', icon: 'puzzle', shortcut: 'Alt+S', split: false },
+  { name: 'servers', label: 'Servers', icon: 'plug', shortcut: 'Alt+M', split: false },
+  { name: 'remote', label: 'Remote', icon: 'monitor', shortcut: 'Alt+R', split: false },
+  { name: 'terminal', label: 'Terminal', icon: 'square-terminal', shortcut: 'Alt+T', split: false },
+  { name: 'agents', label: 'Agents', icon: 'bot', shortcut: 'Alt+A', split: false },
+  { name: 'config', label: 'Config', icon: 'braces', shortcut: 'Alt+9', split: false },
   // panel-nav:end
 ];
 

@@ -61,6 +61,11 @@ export class PanelError extends Error {
 
 /** A route name: lower case, digits and dashes, starting with a letter. */
 const NAME = /^[a-z][a-z0-9-]{0,31}$/;
+/**
+ * An icon's name (a Lucide icon, drawn as SVG: web/ui/icon.js), never a character: an emoji is an
+ * empty box on a machine without a colour emoji font.
+ */
+const ICON_NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 /** The workspace's routes that are not panels. */
 const RESERVED_NAMES = ['chat', 'settings'];
 /**
@@ -86,7 +91,11 @@ export function checkPanelEntry(entry) {
     problems.push(`name: "${String(e.name)}" is not a route name (1–32 lower-case letters, digits and dashes, not "chat" or "settings")`);
   }
   if (typeof e.label !== 'string' || !e.label.trim()) problems.push('label: the words on its button');
-  if (typeof e.icon !== 'string' || !e.icon.trim()) problems.push('icon: the character beside its label');
+  if (typeof e.icon !== 'string' || !ICON_NAME.test(e.icon)) {
+    problems.push(
+      `icon: "${String(e.icon)}" is not an icon name: a Lucide icon's name, as 'folder' (web/ui/icon-names.js), not a character`,
+    );
+  }
   if (typeof e.shortcut !== 'string' || (e.shortcut !== '' && !SHORTCUT.test(e.shortcut))) {
     problems.push(`shortcut: "${String(e.shortcut)}" is not Alt+1…9 or Alt+<letter> (not B, F or Z), or '' for none`);
   }

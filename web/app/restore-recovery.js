@@ -1,6 +1,6 @@
 /** @import { FileSystem, ConfigStore } from '../storage/types.d.ts' */
 import { LocalConfig } from '../storage/local-config.js';
-import { RESTORE_FLAG } from './flags.js';
+import { RESTORE_DONE_FLAG, RESTORE_FLAG } from './flags.js';
 
 /** The restore's marker file at the storage root (web/backup/restore.js writes it atomically before each phase). */
 const MARKER = '.restore-state.json';
@@ -18,6 +18,32 @@ export function markRestoreRunning(running) {
     else hint.remove(RESTORE_FLAG);
   } catch {
     // No localStorage: the first view paints from nothing anyway.
+  }
+}
+
+/**
+ * Leaves the next page the message that the restore succeeded (the page reloads right after it).
+ * @param {string} text
+ */
+export function markRestoreDone(text) {
+  try {
+    new LocalConfig().setRaw(RESTORE_DONE_FLAG, JSON.stringify(text));
+  } catch {
+    // No localStorage: the restored data shows, without the message.
+  }
+}
+
+/** The message a restore left for this page (once: it is removed), or null. @returns {string | null} */
+export function takeRestoreDone() {
+  try {
+    const hint = new LocalConfig();
+    const raw = hint.getRaw(RESTORE_DONE_FLAG);
+    if (raw === null || raw === undefined) return null;
+    hint.remove(RESTORE_DONE_FLAG);
+    const text = JSON.parse(raw);
+    return typeof text === 'string' && text ? text : null;
+  } catch {
+    return null;
   }
 }
 

@@ -245,6 +245,7 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
     pinRoute: (hint) => later((t) => t.controller.pinRoute(hint)),
     cancelDelegation: (id) => call((t) => t.controller.cancelDelegation(id)),
     detach: (index) => call((t) => t.controller.detach(index)),
+    attachDocument: () => Promise.reject(new Error('Clawser is still starting: attach the file again in a moment')),
   };
   const needsSetup = !parseSettings(config.get(settingsKey(workspace.id), null));
   const chat = ChatView({
@@ -263,7 +264,7 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
     onConversationChange: () => {}, // the app's view puts it in the address
     onSaveCode: (code, ext) => later((t) => t.chat.onSaveCode?.(code, ext) ?? null),
   });
-  const nav = [{ name: 'chat', label: 'Chat', icon: '💬', shortcut: 'Alt+0' }, ...PANEL_NAV];
+  const nav = [{ name: 'chat', label: 'Chat', icon: 'messages-square', shortcut: 'Alt+0' }, ...PANEL_NAV];
   const screen = WorkspaceView({
     workspace,
     controller,

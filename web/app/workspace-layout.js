@@ -5,8 +5,10 @@
  */
 /** @import { ConfigStore } from '../storage/types.d.ts' */
 /** @import { ArtifactDocument } from './artifact.js' */
+/** @import { ArtifactShelf } from './artifacts.js' */
 import { h } from '../ui/dom.js';
 import { ArtifactView } from '../ui/artifact-view.js';
+import { ArtifactsPane } from '../ui/artifacts-pane.js';
 import { ResizeHandle } from '../ui/split-view.js';
 
 /** The split view's state: chat beside Files or Git, the chat's share, the artifact pane's share. */
@@ -42,28 +44,34 @@ export class LayoutPreference {
 
 /**
  * The slot beside the chat where the workspace's artifact shows (with a handle to resize it
- * against the chat), filled when the artifact has something to show.
- * @param {{artifact: ArtifactDocument, share: number, onShare: (share: number) => void}} deps
+ * against the chat), filled when the artifact has something to show: the page the agent's
+ * browser tools write (`artifact`), or what a reply made (`shelf`: HTML, SVG, Mermaid, CSV) —
+ * one at a time, the newest.
+ * @param {{artifact: ArtifactDocument, shelf?: ArtifactShelf, share: number, onShare: (share: number) => void}} deps
  *   share: the pane's width in percent; onShare: the user resized it
  * @returns {{root: HTMLElement, destroy: () => void}}
  */
-export function artifactSlot({ artifact, share, onShare }) {
+export function artifactSlot({ artifact, shelf, share, onShare }) {
   const side = h('div', { class: 'artifact-slot' });
-  /** @type {{root: HTMLElement, destroy: () => void} | null} */
+  /** @type {{root: HTMLElement, destroy: () => void, kind: 'page' | 'shelf'} | null} */
   let artifactView = null;
   /** @type {HTMLElement | null} */
   let artifactHandle = null;
-  const showArtifact = () => {
-    if (artifactView || !artifact.html) return;
-    const pane = ArtifactView({
-      artifact,
-      onClose: () => {
-        pane.destroy();
-        pane.root.remove();
-        artifactHandle?.remove();
-        artifactView = null;
-      },
-    });
+  const closeView = () => {
+    artifactView?.destroy();
+    artifactView?.root.remove();
+    artifactHandle?.remove();
+    artifactView = null;
+  };
+  /** @param {'page' | 'shelf'} kind */
+  const showArtifact = (kind = 'page') => {
+    if (artifactView?.kind === kind) return;
+    if (kind === 'page' ? !artifact.html : !shelf?.current) return;
+    closeView();
+    const pane =
+      kind === 'shelf' && shelf
+        ? { ...ArtifactsPane({ shelf, onClose: () => shelf.close() }), kind }
+        : { ...ArtifactView({ artifact, onClose: closeView }), kind };
     artifactView = pane;
     // Resizable against the chat, the width remembered.
     artifactHandle = ResizeHandle({
@@ -77,12 +85,19 @@ export function artifactSlot({ artifact, share, onShare }) {
     artifactHandle.classList.add('artifact-handle');
     side.append(artifactHandle, pane.root);
   };
-  const unsubscribe = artifact.subscribe(showArtifact);
-  showArtifact();
+  const unsubscribe = artifact.subscribe(() => showArtifact('page'));
+  // The shelf closed (its Close button) or showing something: the pane follows.
+  const unsubscribeShelf = shelf?.subscribe(() => {
+    if (shelf.current) showArtifact('shelf');
+    else if (artifactView?.kind === 'shelf') closeView();
+  });
+  if (shelf?.current) showArtifact('shelf');
+  else showArtifact('page');
   return {
     root: side,
     destroy: () => {
       unsubscribe();
+      unsubscribeShelf?.();
       artifactView?.destroy();
     },
   };

@@ -2,6 +2,7 @@
 /** @import { ClawserAgent } from '../agent/runtime/agent.js' */
 /** @import { Coordination } from '../agent/types.d.ts' */
 import { ArtifactDocument } from './artifact.js';
+import { ArtifactShelf } from './artifacts.js';
 import { AppToolUi } from './tool-ui.js';
 import { GoalStore } from '../stores/goals.js';
 import { Scheduler } from '../stores/scheduler.js';
@@ -16,7 +17,7 @@ import { commitTurn, commitTakeBack } from './turn-commit.js';
 
 /**
  * What one workspace has besides its conversations, made once per page.
- * @typedef {{registry: ReturnType<typeof createBuiltinRegistry>, artifact: ArtifactDocument, toolUi: AppToolUi,
+ * @typedef {{registry: ReturnType<typeof createBuiltinRegistry>, artifact: ArtifactDocument, artifacts: ArtifactShelf, toolUi: AppToolUi,
  *   files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>,
  *   memory: () => Promise<import('../memory/store.js').MemoryStore>, summaries: () =>
  *   Promise<import('../memory/summaries.js').MemorySummaries>,
@@ -194,6 +195,8 @@ export class WorkspaceServices {
       s = {
         registry,
         artifact,
+        // What replies made (HTML, SVG, Mermaid, CSV), versioned under the workspace's artifacts/.
+        artifacts: new ArtifactShelf(this.workspaceFs(workspaceId)),
         toolUi: new AppToolUi({ artifact, askUser: askUserDialog, screenshotTarget: d.screenshotTarget }),
         ...this.#fileServices(workspaceId),
         memory: () => memoryParts().then((m) => m.store),

@@ -216,6 +216,29 @@ async function readValue(r, type) {
  */
 
 /**
+ * The conversation format a chat template writes, by the markers each family uses (what a person
+ * compares with a model card: "ChatML", "Llama 3"); "Custom" when it matches none known here.
+ * @type {[name: string, marker: RegExp][]}
+ */
+const TEMPLATE_FAMILIES = [
+  ['Harmony (gpt-oss)', /<\|start\|>[\s\S]*<\|message\|>/],
+  ['ChatML', /<\|im_start\|>/],
+  ['Llama 3', /<\|start_header_id\|>/],
+  ['Gemma', /<start_of_turn>/],
+  ['Granite', /<\|start_of_role\|>/],
+  ['Command R', /<\|START_OF_TURN_TOKEN\|>/],
+  ['DeepSeek', /<｜User｜>/],
+  ['Phi-3', /<\|user\|>[\s\S]*<\|end\|>/],
+  ['Zephyr', /<\|user\|>/],
+  ['Mistral / Llama 2', /\[INST\]/],
+];
+
+/** @param {string} template a GGUF file's `tokenizer.chat_template` */
+export function chatTemplateFamily(template) {
+  return TEMPLATE_FAMILIES.find(([, marker]) => marker.test(template))?.[0] ?? 'Custom';
+}
+
+/**
  * Reads a GGUF file's header.
  * @param {Blob} file
  * @returns {Promise<GgufInfo>}

@@ -8,6 +8,9 @@
 // stopped import leaves nothing behind.
 import { z } from 'zod';
 import { GgufError, readGgufInfo } from './gguf-info.js';
+
+// What the Models list says of a stored model's template (the store keeps the template itself).
+export { chatTemplateFamily } from './gguf-info.js';
 import { OpfsFileSystem } from '../storage/opfs-fs.js';
 
 export const MODELS_FOLDER = 'clawser_models';

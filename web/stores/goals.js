@@ -202,6 +202,37 @@ export class GoalStore {
     for (const fn of this.#listeners) fn();
   }
 
+  /**
+   * Deletes a goal and its sub-goals (theirs too): the file, then their Markdown mirrors; the
+   * parent's mirror no longer lists it. Returns the goals deleted (the goal first).
+   * @param {string} id
+   * @returns {Promise<Goal[]>}
+   */
+  async delete(id) {
+    const deleted = await this.#file.update((stored) => {
+      const target = stored.goals.find((g) => g.id === id);
+      if (!target) throw new Error(`There is no goal with the id "${id}". Use goal_list to see them.`);
+      /** @type {Goal[]} */
+      const gone = [target];
+      for (let i = 0; i < gone.length; i++) gone.push(...stored.goals.filter((g) => g.parentId === gone[i].id));
+      const ids = new Set(gone.map((g) => g.id));
+      const goals = stored.goals.filter((g) => !ids.has(g.id));
+      const parent = goals.find((g) => g.id === target.parentId);
+      return {
+        result: gone,
+        changed: true,
+        value: { version: /** @type {const} */ (1), goals },
+        afterWrite: async () => {
+          this.#goals = goals;
+          for (const g of gone) await this.fs.delete(goalPath(g)).catch(() => {});
+          if (parent) await this.fs.write(goalPath(parent), goalMarkdown(parent, goals));
+        },
+      };
+    });
+    for (const fn of this.#listeners) fn();
+    return deleted.result;
+  }
+
   /** @param {{description: string, parentId?: string}} input */
   add(input) {
     return this.#change((goals) => this.#add(input, goals));

@@ -1,6 +1,7 @@
 /** @import { ScopedAgent, AgentDefinition } from '../agent/runtime/agent-definitions.js' */
 /** @import { IdentitySource } from '../agent/runtime/identity.js' */
 import { h, clear, downloadBlob, guard } from './dom.js';
+import { panelLayout } from './panel-layout.js';
 import { confirmDialog } from './dialogs.js';
 
 /**
@@ -552,15 +553,8 @@ export function AgentsPanel(props) {
   const off = props.agents.subscribe(() => {
     guarded(draw);
   });
-  const root = h(
-    'section',
-    { class: 'agents-panel', 'aria-label': 'Agents' },
-    h(
-      'div',
-      { class: 'panel-head row' },
-      h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
-      h('h2', null, 'Agents'),
-    ),
+  const root = panelLayout(
+    { name: 'agents', title: 'Agents', onBack: props.onBack },
     h(
       'p',
       { class: 'small muted' },

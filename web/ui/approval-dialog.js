@@ -1,7 +1,35 @@
 import { h } from './dom.js';
 
+/** The arguments that say what a call will do, in the order they are shown first: the command, the URL, the path… */
+const WHAT = /** @type {const} */ ([
+  ['command', 'Command'],
+  ['cmd', 'Command'],
+  ['url', 'URL'],
+  ['path', 'Path'],
+  ['from', 'From'],
+  ['to', 'To'],
+  ['code', 'Code'],
+  ['query', 'Query'],
+]);
+
 /**
- * Asks the user whether a tool call may run, showing exactly what will run.
+ * What a call will run, from its arguments: the command, URL and path (and the like), each as
+ * written, for the top of the approval dialog. Empty when none of them is there.
+ * @param {unknown} args
+ * @returns {{label: string, value: string}[]}
+ */
+export function whatWillRun(args) {
+  if (!args || typeof args !== 'object' || Array.isArray(args)) return [];
+  const a = /** @type {Record<string, unknown>} */ (args);
+  return WHAT.filter(([key]) => typeof a[key] === 'string' && String(a[key]).trim()).map(([key, label]) => ({
+    label,
+    value: String(a[key]),
+  }));
+}
+
+/**
+ * Asks the user whether a tool call may run, showing exactly what will run: first the command, URL
+ * or path it acts on, then all its arguments, then what the tool is (its description).
  * Escape or closing the dialog counts as Deny. A scheduled job's request names the job and its
  * workspace, says how long it waits, and closes itself (Deny) when `signal` aborts; several
  * waiting jobs stack their dialogs, the newest on top, each answerable in turn.
@@ -13,9 +41,14 @@ export function approvalDialog(request) {
     if (request.signal?.aborted) return resolve('deny');
     const titleId = `appr-${Math.random().toString(36).slice(2)}`;
     const mins = request.timeoutMs ? Math.round(request.timeoutMs / 60_000) : 0;
+    const what = whatWillRun(request.args);
     const dialog = h(
       'dialog',
-      { class: 'dialog approval-dialog', 'aria-labelledby': titleId, 'aria-describedby': `${titleId}-d` },
+      {
+        class: 'dialog approval-dialog',
+        'aria-labelledby': titleId,
+        'aria-describedby': what.length ? `${titleId}-w ${titleId}-d` : `${titleId}-d`,
+      },
       h(
         'form',
         { method: 'dialog' },
@@ -35,13 +68,22 @@ export function approvalDialog(request) {
               ? `Allow “${request.tool}” for @${request.agent}?`
               : `Allow “${request.tool}”?`,
         ),
-        h('p', { id: `${titleId}-d` }, request.description),
+        // What will run first (the command, the URL, the path), then the rest of the arguments, then what the tool is.
+        what.length
+          ? h(
+              'dl',
+              { class: 'approval-what', id: `${titleId}-w` },
+              ...what.flatMap((w) => [h('dt', null, w.label), h('dd', null, h('code', null, w.value))]),
+            )
+          : null,
         request.taint?.length
           ? h('p', { class: 'approval-taint', role: 'note' }, h('strong', null, 'Untrusted content. '), request.reason)
-          : h('p', { class: 'small muted' }, `Permission: ${request.permission}. ${request.reason}`),
-        h('div', { class: 'small muted' }, 'It will run with these arguments:'),
-        h('pre', { class: 'approval-args' }, JSON.stringify(request.args, null, 2)),
+          : null,
         request.preview ? h('p', { class: 'approval-preview plain' }, request.preview) : null,
+        h('div', { class: 'small muted' }, what.length ? 'All its arguments:' : 'It will run with these arguments:'),
+        h('pre', { class: 'approval-args' }, JSON.stringify(request.args, null, 2)),
+        h('p', { class: 'approval-description small', id: `${titleId}-d` }, h('strong', null, `${request.tool}: `), request.description),
+        request.taint?.length ? null : h('p', { class: 'small muted' }, `Permission: ${request.permission}. ${request.reason}`),
         request.job && mins
           ? h(
               'p',

@@ -1,4 +1,5 @@
 import { h } from './dom.js';
+import { icon } from './icon.js';
 
 /** The strip at the top of the page for app-wide messages (update ready, insecure context, storage). */
 export function BannerArea() {
@@ -20,7 +21,7 @@ export function BannerArea() {
       el.append(h('button', { type: 'button', on: { click: run } }, label));
     }
     if (options.dismissible !== false)
-      el.append(h('button', { type: 'button', class: 'secondary', 'aria-label': 'Dismiss', on: { click: () => el.remove() } }, '×'));
+      el.append(h('button', { type: 'button', class: 'secondary', 'aria-label': 'Dismiss', on: { click: () => el.remove() } }, icon('x')));
     root.append(el);
   };
   /** @param {string} id */

@@ -1,5 +1,6 @@
 /** @import { ConfigProblem } from './types.d.ts' */
 import { h, clear, downloadBlob, guard } from './dom.js';
+import { panelLayout } from './panel-layout.js';
 import { confirmDialog } from './dialogs.js';
 
 /**
@@ -180,15 +181,8 @@ export function ConfigPanel(props) {
     }),
   );
 
-  const root = h(
-    'section',
-    { class: 'config-panel', 'aria-label': 'Config' },
-    h(
-      'div',
-      { class: 'panel-head row' },
-      h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
-      h('h2', null, 'Config'),
-    ),
+  const root = panelLayout(
+    { name: 'config', title: 'Config', onBack: props.onBack },
     h(
       'p',
       { id: 'config-help', class: 'small muted' },

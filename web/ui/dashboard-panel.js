@@ -1,5 +1,6 @@
 /** @import uPlot from 'uplot' */
 import { h, clear, formatTime, guard } from './dom.js';
+import { panelLayout } from './panel-layout.js';
 
 /** @typedef {ReturnType<typeof import('../stores/usage-ledger.js').summarizeLedger>} UsageSummary */
 /**
@@ -119,8 +120,9 @@ export function DashboardPanel(props) {
     ...RANGES.map((d) => h('option', { value: String(d), selected: d === 30 }, d === 365 ? 'Last year' : `Last ${d} days`)),
   );
   const totals = h('p', { class: 'dash-totals', role: 'status', 'aria-live': 'polite' });
-  const tokenChart = h('div', { class: 'dash-chart', role: 'img' });
-  const costChart = h('div', { class: 'dash-chart', role: 'img' });
+  // Named from the start (the name says the period once the usage is read): an image without one fails axe meanwhile.
+  const tokenChart = h('div', { class: 'dash-chart', role: 'img', 'aria-label': 'Chart of tokens per day by model (loading)' });
+  const costChart = h('div', { class: 'dash-chart', role: 'img', 'aria-label': 'Chart of estimated cost per day by model (loading)' });
   // Wide tables scroll sideways on phones: focusable, so the keyboard can scroll them too.
   const modelTable = h('div', { class: 'table-wrap', tabindex: 0, role: 'group', 'aria-label': 'Model calls (scrolls sideways)' });
   const toolTable = h('div', { class: 'table-wrap', tabindex: 0, role: 'group', 'aria-label': 'Tool calls (scrolls sideways)' });
@@ -412,16 +414,8 @@ export function DashboardPanel(props) {
   });
   resize.observe(tokenChart);
 
-  const root = h(
-    'section',
-    { class: 'dashboard-panel', 'aria-label': 'Dashboard' },
-    h(
-      'div',
-      { class: 'panel-head row' },
-      h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
-      h('h2', null, 'Dashboard'),
-      range,
-    ),
+  const root = panelLayout(
+    { name: 'dashboard', title: 'Dashboard', onBack: props.onBack, actions: [range] },
     h(
       'section',
       { class: 'card', 'aria-labelledby': 'dash-usage-h' },

@@ -1,5 +1,7 @@
 /** @import { ClawserEvent, ConversationMeta } from '../agent/types.d.ts' */
 import { h, clear, formatTime, guard } from './dom.js';
+import { panelLayout } from './panel-layout.js';
+import { icon } from './icon.js';
 
 /** Event types by what they are about, for the filters. */
 export const EVENT_GROUPS = /** @type {const} */ ([
@@ -134,20 +136,25 @@ export function EventsPanel(props) {
     h(
       'button',
       { type: 'button', class: 'secondary', on: { click: () => step(-Infinity) } },
-      '⏮',
+      icon('skip-back'),
       h('span', { class: 'sr-only' }, 'First event'),
     ),
     h(
       'button',
       { type: 'button', class: 'secondary', on: { click: () => step(-1) } },
-      '◀',
+      icon('chevron-left'),
       h('span', { class: 'sr-only' }, 'Previous event'),
     ),
-    h('button', { type: 'button', class: 'secondary', on: { click: () => step(1) } }, '▶', h('span', { class: 'sr-only' }, 'Next event')),
+    h(
+      'button',
+      { type: 'button', class: 'secondary', on: { click: () => step(1) } },
+      icon('chevron-right'),
+      h('span', { class: 'sr-only' }, 'Next event'),
+    ),
     h(
       'button',
       { type: 'button', class: 'secondary', on: { click: () => step(Infinity) } },
-      '⏭',
+      icon('skip-forward'),
       h('span', { class: 'sr-only' }, 'Last event'),
     ),
     position,
@@ -287,16 +294,8 @@ export function EventsPanel(props) {
   });
   load();
 
-  const root = h(
-    'section',
-    { class: 'events-panel', 'aria-label': 'Events' },
-    h(
-      'div',
-      { class: 'panel-head row' },
-      h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
-      h('h2', null, 'Events'),
-      picker,
-    ),
+  const root = panelLayout(
+    { name: 'events', title: 'Events', onBack: props.onBack, actions: [picker] },
     h(
       'div',
       { class: 'row' },

@@ -1,5 +1,7 @@
 /** @import { FilesPanelController } from './types.d.ts' */
 import { h, clear, downloadBlob } from './dom.js';
+import { emptyState, panelLayout } from './panel-layout.js';
+import { icon } from './icon.js';
 import { confirmDialog, promptDialog } from './dialogs.js';
 import { renderMarkdown } from '../safety/markdown.js';
 import { loadEditor, languageFor } from './editor-module.js';
@@ -102,8 +104,7 @@ export function FilesPanel(props) {
   /** @param {string} dir @param {HTMLElement} into @param {number} depth */
   async function drawDir(dir, into, depth) {
     const entries = await files.list(dir);
-    if (!entries.length && depth === 0)
-      into.append(h('li', { class: 'muted small empty' }, 'No files yet. Create one, upload, or drop files here.'));
+    if (!entries.length && depth === 0) into.append(emptyState('No files yet. Create one, upload, or drop files here.', { tag: 'li' }));
     for (const e of entries) {
       const isDir = e.kind === 'directory';
       const open = expanded.has(e.path);
@@ -128,7 +129,7 @@ export function FilesPanel(props) {
               }),
           },
         },
-        h('span', { 'aria-hidden': 'true', class: 'file-icon' }, isDir ? (open ? '▾ ' : '▸ ') : '· '),
+        icon(isDir ? (open ? 'chevron-down' : 'chevron-right') : 'file', 'file-icon'),
         e.name,
       );
       const actions = h(
@@ -144,7 +145,7 @@ export function FilesPanel(props) {
                 title: 'Download',
                 on: { click: () => guarded(() => downloadFile(e.path)) },
               },
-              '⤓',
+              icon('download'),
             )
           : null,
         isDir
@@ -157,7 +158,7 @@ export function FilesPanel(props) {
                 title: 'Export as ZIP',
                 on: { click: () => guarded(() => downloadZip(e.path)) },
               },
-              '⇩',
+              icon('download'),
             )
           : null,
         h(
@@ -169,7 +170,7 @@ export function FilesPanel(props) {
             title: 'Rename / move',
             on: { click: () => guarded(() => renameEntry(e.path)) },
           },
-          '✎',
+          icon('pencil'),
         ),
         h(
           'button',
@@ -180,7 +181,7 @@ export function FilesPanel(props) {
             title: 'Delete',
             on: { click: () => guarded(() => deleteEntry(e.path, isDir)) },
           },
-          '×',
+          icon('x'),
         ),
       );
       const li = h(
@@ -466,15 +467,8 @@ export function FilesPanel(props) {
     zipPicker,
   );
 
-  const root = h(
-    'section',
-    { class: 'files-panel', 'aria-label': 'Files' },
-    h(
-      'div',
-      { class: 'panel-head row' },
-      h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
-      h('h2', null, 'Files'),
-    ),
+  const root = panelLayout(
+    { name: 'files', title: 'Files', onBack: props.onBack },
     mountControls,
     toolbar,
     status,

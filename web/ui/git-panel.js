@@ -1,6 +1,7 @@
 /** @import { GitPanelController, GitState } from './types.d.ts' */
 /** @import { FileDiff } from '../git/git.js' */
 import { h, clear, formatTime, guard } from './dom.js';
+import { panelLayout } from './panel-layout.js';
 import { confirmDialog, promptDialog } from './dialogs.js';
 
 /**
@@ -396,16 +397,13 @@ export function GitPanel(props) {
     );
   }
 
-  const root = h(
-    'section',
-    { class: 'git-panel', 'aria-label': 'Git' },
-    h(
-      'div',
-      { class: 'panel-head row' },
-      h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
-      h('h2', null, 'Git'),
-      h('button', { type: 'button', class: 'secondary', on: { click: () => guarded(() => git.refresh()) } }, 'Refresh'),
-    ),
+  const root = panelLayout(
+    {
+      name: 'git',
+      title: 'Git',
+      onBack: props.onBack,
+      actions: [h('button', { type: 'button', class: 'secondary', on: { click: () => guarded(() => git.refresh()) } }, 'Refresh')],
+    },
     status,
     h('div', { class: 'git-layout' }, body, detail),
   );

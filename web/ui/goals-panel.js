@@ -1,10 +1,14 @@
 /** @import { GoalStore, Goal } from '../stores/goals.js' */
 import { h, clear, formatTime, guard } from './dom.js';
-import { formDialog } from './dialogs.js';
+import { emptyState, panelLayout } from './panel-layout.js';
+import { confirmDialog, formDialog } from './dialogs.js';
+
+/** How many goals sit under `id`, at any depth. @param {string} id @param {Goal[]} all @returns {number} */
+const countSubGoals = (id, all) => all.filter((g) => g.parentId === id).reduce((n, g) => n + 1 + countSubGoals(g.id, all), 0);
 
 /**
  * The Goals panel: the same store the agent's goal tools use. Add goals and sub-goals, change
- * status, note progress, link files; each goal's Markdown mirror path is shown.
+ * status, note progress, link files, delete; each goal's Markdown mirror path is shown.
  * @param {{goals: GoalStore, onError: (err: unknown) => void, onBack: () => void}} props
  */
 export function GoalsPanel(props) {
@@ -124,6 +128,31 @@ export function GoalsPanel(props) {
           },
           'Edit',
         ),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary small-btn danger-text',
+            'aria-label': `Delete ${g.description}`,
+            on: {
+              click: () =>
+                guarded(async () => {
+                  const subCount = countSubGoals(g.id, await goals.list());
+                  const ok = await confirmDialog({
+                    title: 'Delete goal',
+                    message: subCount
+                      ? `Delete “${g.description}” and its ${subCount} sub-goal${subCount === 1 ? '' : 's'}? Their Markdown files go too.`
+                      : `Delete “${g.description}”? Its Markdown file goes too.`,
+                    confirmLabel: 'Delete',
+                  });
+                  if (!ok) return;
+                  const gone = await goals.delete(g.id);
+                  status.textContent = `Deleted “${g.description}”${gone.length > 1 ? ` and ${gone.length - 1} sub-goal(s)` : ''}.`;
+                }),
+            },
+          },
+          'Delete',
+        ),
       ),
       g.progress.length > 1
         ? h(
@@ -155,31 +184,14 @@ export function GoalsPanel(props) {
     clear(list).append(
       roots.length
         ? h('ul', { class: 'goals' }, ...roots.map((g) => goalItem(g, shown)))
-        : h(
-            'p',
-            { class: 'muted small' },
-            all.length ? 'No goals with this status.' : 'No goals yet. Add one here, or ask the agent to pursue something.',
-          ),
+        : emptyState(all.length ? 'No goals with this status.' : 'No goals yet. Add one here, or ask the agent to pursue something.'),
     );
   };
   filter.addEventListener('change', () => guarded(draw));
   const unsubscribe = goals.subscribe(() => guarded(draw));
   guarded(draw);
 
-  const root = h(
-    'section',
-    { class: 'goals-panel', 'aria-label': 'Goals' },
-    h(
-      'div',
-      { class: 'panel-head row' },
-      h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
-      h('h2', null, 'Goals'),
-      filter,
-    ),
-    status,
-    form,
-    list,
-  );
+  const root = panelLayout({ name: 'goals', title: 'Goals', onBack: props.onBack, actions: [filter] }, status, form, list);
   return {
     root,
     destroy: () => {

@@ -1,4 +1,5 @@
 import { h } from './dom.js';
+import { icon } from './icon.js';
 
 /** The image types every provider takes. */
 const TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
@@ -41,22 +42,38 @@ export async function fitImage(file, limits) {
 }
 
 /**
- * The composer's attachments: a button that picks images, pasting or dropping them on the
- * composer, thumbnails with a remove button each, and a line that says why an image was not
- * taken. `take()` hands the fitted images over (and empties the tray).
+ * The composer's attachments: a button that picks files, pasting or dropping them on the
+ * composer, thumbnails of images with a remove button each, and a line that says why a file
+ * was not taken. Images stay here; any other file goes to `documents` (read as a document).
+ * `take()` hands the fitted images over (and empties the tray).
  * @param {{limits: () => {accepts: boolean, maxEdge: number, maxBytes: number, why?: string}, dropTarget: HTMLElement,
- *   pasteTarget: HTMLElement, onChange?: () => void}} props
+ *   pasteTarget: HTMLElement, onChange?: () => void, documents?: (files: File[]) => void}} props
  */
 export function ImageAttachments(props) {
   /** @type {{bytes: Uint8Array, mediaType: string, url: string}[]} */
   let items = [];
+  const docs = props.documents;
   const input = /** @type {HTMLInputElement} */ (
-    h('input', { type: 'file', accept: TYPES.join(','), multiple: true, hidden: true, 'aria-hidden': 'true', tabIndex: -1 })
+    h('input', {
+      type: 'file',
+      // With documents any file may be picked: one that has no text to read is refused with a reason.
+      ...(docs ? {} : { accept: TYPES.join(',') }),
+      multiple: true,
+      hidden: true,
+      'aria-hidden': 'true',
+      tabIndex: -1,
+    })
   );
   const button = h(
     'button',
-    { type: 'button', class: 'secondary attach-btn', title: 'Attach images (or paste or drop them on the message box)' },
-    'Attach image',
+    {
+      type: 'button',
+      class: 'secondary attach-btn',
+      title: docs
+        ? 'Attach images or documents: PDF, Word, Excel, CSV, Markdown, code, text (or paste or drop them on the message box)'
+        : 'Attach images (or paste or drop them on the message box)',
+    },
+    docs ? 'Attach file' : 'Attach image',
   );
   const tray = h('ul', { class: 'attachments', 'aria-label': 'Attached images', hidden: true });
   const note = h('p', { class: 'small muted attach-note', role: 'status' });
@@ -83,7 +100,7 @@ export function ImageAttachments(props) {
                 },
               },
             },
-            '×',
+            icon('x'),
           ),
         ),
       ),
@@ -94,8 +111,11 @@ export function ImageAttachments(props) {
 
   /** @param {Iterable<File>} files */
   const add = async (files) => {
-    const images = [...files].filter((f) => f.type.startsWith('image/'));
-    if (!images.length) return false;
+    const isImage = (/** @type {File} */ f) => TYPES.includes(f.type) || (!docs && f.type.startsWith('image/'));
+    const others = docs ? [...files].filter((f) => !isImage(f)) : [];
+    if (others.length) docs?.(others);
+    const images = [...files].filter(isImage);
+    if (!images.length) return others.length > 0;
     const limits = props.limits();
     if (!limits.accepts) {
       note.textContent = `Images not attached: ${limits.why ?? 'this model does not accept images.'}`;
@@ -130,7 +150,8 @@ export function ImageAttachments(props) {
   });
   props.pasteTarget.addEventListener('paste', (e) => {
     const files = /** @type {ClipboardEvent} */ (e).clipboardData?.files;
-    if (files && [...files].some((f) => f.type.startsWith('image/'))) {
+    // Pasted text is the message box's; pasted files are attached.
+    if (files && [...files].some((f) => f.type.startsWith('image/') || (docs && f.name))) {
       e.preventDefault();
       add(files);
     }

@@ -19,9 +19,9 @@ function parameters(n) {
 
 /** @param {LocalModelRow} m */
 function templateText(m) {
-  if (m.callsTools) return 'Yes, with tools (calls them natively)';
-  if (m.chatTemplate) return 'Yes, without tools (tool calls are constrained JSON)';
-  return 'None in the file';
+  if (m.chatTemplate === null) return 'None in the file (tool calls are constrained JSON)';
+  if (m.callsTools) return `${m.chatTemplate}, with tools (calls them natively)`;
+  return `${m.chatTemplate}, without tools (tool calls are constrained JSON)`;
 }
 
 /** "Second", "First (fallback)", "Third (fast route)": how a workspace uses the model. @param {LocalModelRow['usedBy'][number]} w */

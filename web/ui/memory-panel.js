@@ -1,6 +1,8 @@
 /** @import { MemoryStore, MemoryEntry } from '../memory/store.js' */
 /** @import { MemorySummaries, SummaryMode, SummariesState } from '../memory/summaries.js' */
 import { h, clear, downloadBlob, guard } from './dom.js';
+import { emptyState, panelLayout } from './panel-layout.js';
+import { icon } from './icon.js';
 import { confirmDialog, formDialog } from './dialogs.js';
 
 /** Entries drawn at once; "Show more" adds as many again (100,000 entries stay responsive). */
@@ -69,7 +71,14 @@ export function MemoryPanel(props) {
       h(
         'div',
         { class: 'row memory-head' },
-        h('h4', null, m.pinned ? h('span', { 'aria-label': 'Pinned', title: 'Pinned: always given to the agent' }, '📌 ') : null, m.key),
+        h(
+          'h4',
+          null,
+          m.pinned
+            ? h('span', { class: 'pin-mark', role: 'img', 'aria-label': 'Pinned', title: 'Pinned: always given to the agent' }, icon('pin'))
+            : null,
+          m.key,
+        ),
         h(
           'span',
           { class: 'small muted' },
@@ -166,11 +175,7 @@ export function MemoryPanel(props) {
       ),
       page.length
         ? h('ul', { class: 'memories' }, ...page.map(item))
-        : h(
-            'p',
-            { class: 'muted small' },
-            query ? 'No memory matches.' : 'No memories yet. The agent stores what it learns; you can add memories here too.',
-          ),
+        : emptyState(query ? 'No memory matches.' : 'No memories yet. The agent stores what it learns; you can add memories here too.'),
       !query && entries.length > shown
         ? h(
             'button',
@@ -321,15 +326,8 @@ export function MemoryPanel(props) {
       )
     : null;
 
-  const root = h(
-    'section',
-    { class: 'memory-panel', 'aria-label': 'Memory' },
-    h(
-      'div',
-      { class: 'panel-head row' },
-      h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
-      h('h2', null, 'Memory'),
-    ),
+  const root = panelLayout(
+    { name: 'memory', title: 'Memory', onBack: props.onBack },
     h(
       'div',
       { class: 'row memory-tools' },

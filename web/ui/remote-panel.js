@@ -1,6 +1,7 @@
 /** @import { RemoteMachines, Machine } from '../stores/remote-machines.js' */
 /** @import { McpExposureControl } from './types.d.ts' */
 import { h, clear, guard, formatTime } from './dom.js';
+import { emptyState, panelLayout } from './panel-layout.js';
 import { confirmDialog } from './dialogs.js';
 import { McpExposeSection } from './mcp-expose-section.js';
 
@@ -116,20 +117,13 @@ export function RemotePanel(props) {
 
   const draw = () => {
     const all = machines.list();
-    clear(list).append(...(all.length ? all.map(row) : [h('li', { class: 'small' }, 'No machines yet.')]));
+    clear(list).append(...(all.length ? all.map(row) : [emptyState('No machines yet. Add one of your computers above.', { tag: 'li' })]));
   };
   const stop = machines.onChange(draw);
   draw();
 
-  const root = h(
-    'section',
-    { class: 'panel remote-panel', 'aria-labelledby': 'remote-title' },
-    h(
-      'div',
-      { class: 'panel-head row' },
-      h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
-      h('h2', { id: 'remote-title' }, 'Remote'),
-    ),
+  const root = panelLayout(
+    { name: 'remote', title: 'Remote', onBack: props.onBack },
     h(
       'p',
       { class: 'small' },

@@ -1,6 +1,7 @@
 /** @import { Scheduler, Job } from '../stores/scheduler.js' */
 /** @import { ConversationMeta } from '../agent/types.d.ts' */
 import { h, clear, guard } from './dom.js';
+import { emptyState, panelLayout } from './panel-layout.js';
 import { confirmDialog } from './dialogs.js';
 
 /** @param {number} t */
@@ -391,21 +392,14 @@ export function SchedulePanel(props) {
       h('h3', null, `Jobs (${jobs.length})`),
       jobs.length
         ? h('ul', { class: 'jobs' }, ...jobs.map(jobItem))
-        : h('p', { class: 'muted small' }, 'No scheduled jobs yet. Create one here, or ask the agent (it asks you to approve each job).'),
+        : emptyState('No scheduled jobs yet. Create one here, or ask the agent (it asks you to approve each job).'),
     );
   };
   const unsubscribe = scheduler.subscribe(() => guarded(draw));
   guarded(draw);
 
-  const root = h(
-    'section',
-    { class: 'schedule-panel', 'aria-label': 'Schedule' },
-    h(
-      'div',
-      { class: 'panel-head row' },
-      h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
-      h('h2', null, 'Schedule'),
-    ),
+  const root = panelLayout(
+    { name: 'schedule', title: 'Schedule', onBack: props.onBack },
     status,
     settings,
     h('div', { class: 'schedule-layout' }, form, list),

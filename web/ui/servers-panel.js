@@ -1,5 +1,6 @@
 /** @import { McpManager, McpServerConfig } from '../mcp/manager.js' */
 import { h, clear, guard } from './dom.js';
+import { emptyState, panelLayout } from './panel-layout.js';
 import { confirmDialog, formDialog } from './dialogs.js';
 
 const STATUS_WORDS = { disconnected: 'Not connected', connecting: 'Connecting…', connected: 'Connected', error: 'Failed' };
@@ -356,25 +357,14 @@ export function ServersPanel(props) {
     clear(list).append(
       servers.length
         ? h('ul', { class: 'servers' }, ...servers.map(card))
-        : h(
-            'p',
-            { class: 'muted small' },
-            'No MCP servers yet. Add one to give the agent its tools; Clawser talks to it straight from this page.',
-          ),
+        : emptyState('No MCP servers yet. Add one to give the agent its tools; Clawser talks to it straight from this page.'),
     );
   };
   const unsubscribe = mcp.subscribe(() => draw());
   draw();
 
-  const root = h(
-    'section',
-    { class: 'servers-panel', 'aria-label': 'Servers' },
-    h(
-      'div',
-      { class: 'panel-head row' },
-      h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
-      h('h2', null, 'Servers'),
-    ),
+  const root = panelLayout(
+    { name: 'servers', title: 'Servers', onBack: props.onBack },
     h(
       'p',
       { class: 'small muted' },

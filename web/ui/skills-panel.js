@@ -1,6 +1,7 @@
 /** @import { SkillStore, SkillEntry, SkillScope } from '../skills/store.js' */
 /** @import { SkillSource } from '../skills/sources.js' */
 import { h, clear, downloadBlob, guard } from './dom.js';
+import { emptyState, panelLayout } from './panel-layout.js';
 import { confirmDialog, formDialog } from './dialogs.js';
 
 /**
@@ -329,9 +330,7 @@ export function SkillsPanel(props) {
       h('p', { class: 'small muted' }, `${all.length} skill${all.length === 1 ? '' : 's'} installed${q ? `, ${shown.length} shown` : ''}`),
       shown.length
         ? h('ul', { class: 'skills' }, ...shown.map(item))
-        : h(
-            'p',
-            { class: 'muted small' },
+        : emptyState(
             q
               ? 'No skill matches.'
               : 'No skills yet. Write one, or install one from a ZIP, a folder or a URL (Agent Skills format: a folder with a SKILL.md).',
@@ -417,15 +416,8 @@ export function SkillsPanel(props) {
   regUrl.addEventListener('change', saveRegistry);
   checkNow.disabled = !reg.enabled || !reg.url;
 
-  const root = h(
-    'section',
-    { class: 'skills-panel', 'aria-label': 'Skills' },
-    h(
-      'div',
-      { class: 'panel-head row' },
-      h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
-      h('h2', null, 'Skills'),
-    ),
+  const root = panelLayout(
+    { name: 'skills', title: 'Skills', onBack: props.onBack },
     h(
       'div',
       { class: 'row skill-tools' },

@@ -3,6 +3,8 @@
 /** @import { LineEditor } from '../shell/line-editor.js' */
 import { Terminal, FitAddon } from '@clawser/terminal';
 import { h } from './dom.js';
+import { panelLayout } from './panel-layout.js';
+import { icon } from './icon.js';
 
 /**
  * What the panel gets: the workspace's sessions and history, and completion. No shell logic
@@ -390,8 +392,8 @@ export function TerminalPanel(props) {
           views.length > 1
             ? h(
                 'button',
-                { type: 'button', class: 'secondary icon', 'aria-label': `Close session ${i + 1}`, on: { click: () => close(v) } },
-                '✕',
+                { type: 'button', class: 'secondary icon-only', 'aria-label': `Close session ${i + 1}`, on: { click: () => close(v) } },
+                icon('x'),
               )
             : null,
         ),
@@ -425,20 +427,13 @@ export function TerminalPanel(props) {
     for (const v of views) v.setScreenReader(on);
     props.onPreferences({ screenReader: on });
   });
-  const root = h(
-    'section',
-    { class: 'terminal-panel', 'aria-labelledby': 'terminal-title' },
-    h(
-      'div',
-      { class: 'row spread' },
-      h('h2', { id: 'terminal-title' }, 'Terminal'),
-      h(
-        'div',
-        { class: 'row' },
-        h('label', { class: 'row small', for: 'terminal-sr' }, sr, 'Screen reader mode'),
-        h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
-      ),
-    ),
+  const root = panelLayout(
+    {
+      name: 'terminal',
+      title: 'Terminal',
+      onBack: props.onBack,
+      actions: [h('label', { class: 'row small', for: 'terminal-sr' }, sr, 'Screen reader mode')],
+    },
     tabs,
     screen,
     h(

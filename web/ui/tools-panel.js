@@ -2,6 +2,7 @@
 /** @import { ToolSettingsView } from './types.d.ts' */
 /** @import { ApprovalRule } from '../tools/approval-rules.js' */
 import { h } from './dom.js';
+import { panelLayout } from './panel-layout.js';
 
 /**
  * The Tools panel: every tool with its description, permission level and this workspace's
@@ -110,15 +111,8 @@ export function ToolsPanel(props) {
     }
   });
   const rulesSection = RulesSection(props);
-  return h(
-    'section',
-    { class: 'tools-panel', 'aria-labelledby': 'tools-title' },
-    h(
-      'div',
-      { class: 'row spread' },
-      h('h2', { id: 'tools-title' }, 'Tools'),
-      h('button', { type: 'button', class: 'secondary', on: { click: props.onBack } }, 'Back to chat'),
-    ),
+  return panelLayout(
+    { name: 'tools', title: 'Tools', onBack: props.onBack },
     h(
       'p',
       { class: 'muted' },

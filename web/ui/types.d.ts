@@ -35,8 +35,8 @@ export interface ChatState {
   focus?: string | null;
   /** The cost and token meter of the active conversation. */
   meter?: ChatMeter | null;
-  /** Texts waiting to go with the next message (MCP resources). */
-  attachments?: { label: string }[];
+  /** Texts waiting to go with the next message (MCP resources, documents). */
+  attachments?: AttachmentChip[];
   /** The turn "Undo" reverts (its last event carries the button). */
   undo?: { turnId: string; last: string; summary: string; changes: number } | null;
   /** The undone turn "Redo" re-applies (its turn_undone notice carries the button). */
@@ -60,6 +60,20 @@ export interface ChatMeter {
   routes?: { hint: RouteHint; label: string; model: string }[];
   /** The hint this conversation is pinned to. */
   route?: RouteHint | null;
+}
+
+/** A text waiting to go with the next message, as its chip shows it: its name, and for a document its kind, pages and size. */
+export interface AttachmentChip {
+  label: string;
+  detail?: string;
+}
+
+/** A document attached to the next message: its name, what the chip says of it, a note (its text truncated), where it is kept. */
+export interface AttachedDocument {
+  label: string;
+  detail: string;
+  note?: string;
+  path: string;
 }
 
 /** An image the user attached to a message (fitted to the model's limits). */
@@ -141,6 +155,11 @@ export interface ChatViewController extends ChatStateSource {
   pinRoute(hint: RouteHint | null): Promise<void>;
   cancelDelegation(id: string): void;
   detach(index: number): void;
+  /**
+   * Reads a document and attaches its text to the next message (kept in the workspace's
+   * uploads/ folder); rejects with an error whose message says why not ("it is protected by a password").
+   */
+  attachDocument(file: Blob & { name: string }): Promise<AttachedDocument>;
 }
 
 // ── The home screen and the workspace view ──────────────────────────────────────────────────
@@ -233,8 +252,11 @@ export interface LocalModelRow {
   runsOn: string | null;
   /** What it would run on in this page, chosen as a load chooses (null: not known yet). */
   willRunOn: string | null;
-  /** The file has a chat template; `callsTools`: the template renders tools (the model was trained to call them). */
-  chatTemplate: boolean;
+  /**
+   * The file's chat template, by its family ("ChatML", "Llama 3"; "Custom": none known; null: the
+   * file has none); `callsTools`: the template renders tools (the model was trained to call them).
+   */
+  chatTemplate: string | null;
   callsTools: boolean;
   /** Where it was downloaded from. */
   source: string | null;
@@ -370,6 +392,39 @@ export interface GitPanelController {
 export interface ArtifactSource {
   readonly html: string;
   subscribe(fn: (html: string) => void): () => unknown;
+}
+
+/** What the model made, by the language of its fenced block. */
+export type ArtifactKind = 'html' | 'svg' | 'mermaid' | 'csv';
+
+/** An artifact version on screen: its file (artifacts/…/v<N>.<ext>), what it holds, and the page the frame shows. */
+export interface ArtifactShown {
+  name: string;
+  kind: ArtifactKind;
+  version: number;
+  /** How many versions it has. */
+  versions: number;
+  path: string;
+  content: string;
+  /** What the frame renders: the HTML page (SVG and CSV made into one), or the Mermaid source. */
+  page: string;
+  mediaType: string;
+  /** The name an export downloads as ("html-1-v2.html"). */
+  fileName: string;
+}
+
+/** The workspace's artifacts as the pane beside the chat shows them (the app's ArtifactShelf). */
+export interface ArtifactShelfSource {
+  readonly current: ArtifactShown | null;
+  subscribe(fn: () => void): () => unknown;
+  /** Shows the version before (-1) or after (1) the one on screen. */
+  step(step: -1 | 1): Promise<void>;
+  /** The names of the artifacts of the same conversation, and showing one of them (its latest version). */
+  others(): Promise<string[]>;
+  open(name: string): Promise<void>;
+  /** Mermaid's source, for the frame to import. */
+  library(): Promise<string>;
+  close(): void;
 }
 
 // ── The Remote panel: a workspace exposed over MCP ───────────────────────────────────────────

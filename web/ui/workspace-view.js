@@ -1,6 +1,7 @@
 /** @import { ChatState, ChatStateSource, WorkspaceSummary } from './types.d.ts' */
 /** @import { SearchHit } from '../agent/conversation/conversation-search.js' */
 import { h, clear, formatTime } from './dom.js';
+import { icon } from './icon.js';
 
 /**
  * The workspace screen: a compact top bar, the panel navigation (a labelled icon rail on wide
@@ -29,7 +30,7 @@ export function WorkspaceView(props) {
       'aria-controls': 'conv-drawer',
       title: 'Conversations',
     },
-    h('span', { 'aria-hidden': 'true' }, '💬'),
+    icon('messages-square'),
     h('span', { class: 'sr-only' }, 'Conversations'),
   );
   const menuToggle = h(
@@ -41,7 +42,7 @@ export function WorkspaceView(props) {
       'aria-controls': 'ws-rail',
       title: 'Menu: panels and workspaces',
     },
-    h('span', { 'aria-hidden': 'true' }, '☰'),
+    icon('menu'),
     h('span', { class: 'sr-only' }, 'Menu'),
   );
   let collapsed = props.railCollapsed;
@@ -55,7 +56,7 @@ export function WorkspaceView(props) {
       'aria-label': 'Show panel names',
       title: 'Show or hide the panel names',
     },
-    h('span', { 'aria-hidden': 'true' }, collapsed ? '»' : '«'),
+    icon(collapsed ? 'panel-left-open' : 'panel-left-close'),
   );
   const rail = h(
     'nav',
@@ -72,7 +73,7 @@ export function WorkspaceView(props) {
           },
         },
       },
-      h('span', { 'aria-hidden': 'true' }, '‹ '),
+      icon('chevron-left'),
       'All workspaces',
     ),
     // The same badge as the top bar's (hidden on phones), drawn by CSS from the attribute so the
@@ -104,7 +105,7 @@ export function WorkspaceView(props) {
                 },
               },
             },
-            h('span', { class: 'rail-icon', 'aria-hidden': 'true' }, p.icon),
+            icon(p.icon, 'rail-icon'),
             h('span', { class: 'rail-label' }, p.label),
           ),
         ),
@@ -118,7 +119,7 @@ export function WorkspaceView(props) {
     collapsed = !collapsed;
     root.classList.toggle('rail-collapsed', collapsed);
     railToggle.setAttribute('aria-expanded', String(!collapsed));
-    /** @type {HTMLElement} */ (railToggle.firstElementChild).textContent = collapsed ? '»' : '«';
+    railToggle.replaceChildren(icon(collapsed ? 'panel-left-open' : 'panel-left-close'));
     props.onRailToggle(collapsed);
   };
   railToggle.addEventListener('click', toggleRail);
@@ -346,7 +347,7 @@ export function WorkspaceView(props) {
                 title: 'Rename',
                 on: { click: () => props.onRename(c.id, c.title) },
               },
-              '✎',
+              icon('pencil'),
             ),
             h(
               'button',
@@ -357,7 +358,7 @@ export function WorkspaceView(props) {
                 title: 'Export',
                 on: { click: () => props.onExport(c.id, c.title) },
               },
-              '⤓',
+              icon('download'),
             ),
             h(
               'button',
@@ -368,7 +369,7 @@ export function WorkspaceView(props) {
                 title: 'Delete',
                 on: { click: () => props.onDelete(c.id, c.title) },
               },
-              '×',
+              icon('x'),
             ),
           ),
         ),
@@ -410,7 +411,7 @@ export function WorkspaceView(props) {
             },
           },
         },
-        h('span', { 'aria-hidden': 'true' }, '‹ '),
+        icon('chevron-left'),
         'Workspaces',
       ),
       title,
@@ -426,7 +427,7 @@ export function WorkspaceView(props) {
               title: 'Show the chat beside this panel',
               on: { click: props.split.onToggle },
             },
-            h('span', { 'aria-hidden': 'true' }, '◫'),
+            icon('columns-2'),
             h('span', { class: 'sr-only' }, 'Chat beside this panel'),
           )
         : null,
@@ -445,7 +446,7 @@ export function WorkspaceView(props) {
       h(
         'button',
         { type: 'button', class: 'secondary settings-btn', title: 'Settings', on: { click: props.onSettings } },
-        h('span', { class: 'settings-icon', 'aria-hidden': 'true' }, '⚙'),
+        icon('settings', 'settings-icon'),
         h('span', { class: 'settings-label' }, 'Settings'),
       ),
     ),

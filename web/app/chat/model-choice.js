@@ -12,6 +12,8 @@
 /** @import { AgentDirectory, RouteTarget } from './types.d.ts' */
 import { catalogEntry } from '../../providers/catalog.js';
 import { imageLimitsFor } from '../../providers/images.js';
+import { modelFacts } from '../../providers/model-facts.js';
+import { tokenFamily } from '../../providers/tokens.js';
 import { parseMention, mentionCompletions, DEFAULT_AGENT_NAME } from '../../agent/conversation/mentions.js';
 import { ProviderError } from '../../providers/errors.js';
 import { ChatError } from './errors.js';
@@ -116,6 +118,27 @@ export function imageLimits({ settings, workspaceId, routes }, pinned) {
     if (v.accepts) return v;
   }
   return own;
+}
+
+/** What an attached document may take of a model whose context is not known, in tokens (2/3 of the default compaction point). */
+export const UNKNOWN_CONTEXT_DOCUMENT_TOKENS = 8_000;
+
+/**
+ * How much of the model's context one attached document's text may take, in tokens, and the
+ * tokenizer family it is counted in: a quarter of the model's context where its facts say
+ * (at most 100,000), else UNKNOWN_CONTEXT_DOCUMENT_TOKENS.
+ * @param {Pick<ModelSources, 'settings' | 'workspaceId' | 'routes'>} sources @param {RouteHint | null | undefined} pinned
+ */
+export function documentBudget({ settings, workspaceId, routes }, pinned) {
+  const s = settings.load?.(workspaceId) ?? null;
+  const routed = pinned ? routes()[pinned] : undefined;
+  const provider = routed?.provider ?? s?.provider ?? '';
+  const model = routed?.model ?? s?.model ?? '';
+  const context = model ? modelFacts(model)?.context : undefined;
+  return {
+    tokens: context ? Math.min(100_000, Math.floor(context / 4)) : UNKNOWN_CONTEXT_DOCUMENT_TOKENS,
+    family: tokenFamily(provider, model),
+  };
 }
 
 /**

@@ -4,7 +4,7 @@
 /** @import { ScopedAgent } from '../../agent/runtime/agent-definitions.js' */
 /** @import { ApproveFn } from '../../agent/runtime/tool-runner.js' */
 /** @import { Provider } from '../../providers/types.d.ts' */
-/** @import { AttachedImage, ChatState } from '../../ui/types.d.ts' */
+/** @import { AttachedImage, AttachmentChip, ChatState } from '../../ui/types.d.ts' */
 /** @import { ChatCore } from './core.js' */
 /** @import { Conversations } from './conversations.js' */
 /** @import { TakeBack } from './take-back.js' */
@@ -62,6 +62,8 @@ function turnFailure(conv, storageError, message, profile) {
 export class Turns {
   /** Texts waiting to go with the next message. @type {{label: string, text: string, untrusted?: string}[]} */
   #attachments = [];
+  /** How the composer shows each of them (a document's name, kind, pages and size). @type {AttachmentChip[]} */
+  #chips = [];
   /** The last message sent with images, so a Retry re-sends them too. @type {{text: string, images: AttachedImage[]} | null} */
   #lastImages = null;
 
@@ -84,8 +86,10 @@ export class Turns {
   send(text, images = []) {
     const message = text.trim();
     const attachments = this.#attachments.splice(0);
+    const chips = this.#chips.splice(0);
     if ((!message && !images.length && !attachments.length) || this.deps.busy()) {
       this.#attachments.unshift(...attachments);
+      this.#chips.unshift(...chips);
       return Promise.resolve();
     }
     if (attachments.length) this.core.set({ attachments: [] });
@@ -98,16 +102,21 @@ export class Turns {
     );
   }
 
-  /** @param {{label: string, text: string, untrusted?: string}} attachment */
-  attach(attachment) {
+  /**
+   * @param {{label: string, text: string, untrusted?: string}} attachment
+   * @param {AttachmentChip} [chip] how the composer shows it (default: its label)
+   */
+  attach(attachment, chip) {
     this.#attachments.push(attachment);
-    this.core.set({ attachments: this.#attachments.map((a) => ({ label: a.label })) });
+    this.#chips.push(chip ? { label: chip.label, ...(chip.detail ? { detail: chip.detail } : {}) } : { label: attachment.label });
+    this.core.set({ attachments: [...this.#chips] });
   }
 
   /** @param {number} index */
   detach(index) {
     this.#attachments.splice(index, 1);
-    this.core.set({ attachments: this.#attachments.map((a) => ({ label: a.label })) });
+    this.#chips.splice(index, 1);
+    this.core.set({ attachments: [...this.#chips] });
   }
 
   /** @param {string} eventId @param {string} text */

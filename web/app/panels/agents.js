@@ -6,7 +6,7 @@
 const panel = {
   name: 'agents',
   label: 'Agents',
-  icon: '🤖',
+  icon: 'bot',
   shortcut: 'Alt+A',
   split: false,
   async open(ctx) {

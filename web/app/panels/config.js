@@ -6,7 +6,7 @@
 const panel = {
   name: 'config',
   label: 'Config',
-  icon: '🧾',
+  icon: 'braces',
   shortcut: 'Alt+9',
   split: false,
   async open(ctx) {

@@ -6,7 +6,7 @@
 const panel = {
   name: 'dashboard',
   label: 'Dashboard',
-  icon: '📊',
+  icon: 'chart-column',
   shortcut: 'Alt+8',
   split: false,
   async open(ctx) {

@@ -5,7 +5,7 @@
 const panel = {
   name: 'events',
   label: 'Events',
-  icon: '📜',
+  icon: 'scroll-text',
   shortcut: 'Alt+7',
   split: false,
   async open(ctx) {

@@ -5,7 +5,7 @@
 const panel = {
   name: 'files',
   label: 'Files',
-  icon: '📁',
+  icon: 'folder',
   shortcut: 'Alt+1',
   split: true,
   async open(ctx) {

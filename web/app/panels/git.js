@@ -5,7 +5,7 @@
 const panel = {
   name: 'git',
   label: 'Git',
-  icon: '🌿',
+  icon: 'git-branch',
   shortcut: 'Alt+2',
   split: true,
   async open(ctx) {

@@ -5,7 +5,7 @@
 const panel = {
   name: 'goals',
   label: 'Goals',
-  icon: '🎯',
+  icon: 'target',
   shortcut: 'Alt+4',
   split: false,
   async open(ctx) {

@@ -5,7 +5,7 @@
 const panel = {
   name: 'memory',
   label: 'Memory',
-  icon: '🧠',
+  icon: 'brain',
   shortcut: 'Alt+3',
   split: false,
   async open(ctx) {

@@ -6,7 +6,7 @@
 const panel = {
   name: 'remote',
   label: 'Remote',
-  icon: '🖥️',
+  icon: 'monitor',
   shortcut: 'Alt+R',
   split: false,
   async open(ctx) {

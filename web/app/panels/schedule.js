@@ -5,7 +5,7 @@
 const panel = {
   name: 'schedule',
   label: 'Schedule',
-  icon: '⏰',
+  icon: 'alarm-clock',
   shortcut: 'Alt+5',
   split: false,
   async open(ctx) {

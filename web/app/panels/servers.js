@@ -5,7 +5,7 @@
 const panel = {
   name: 'servers',
   label: 'Servers',
-  icon: '🔌',
+  icon: 'plug',
   shortcut: 'Alt+M',
   split: false,
   async open(ctx) {

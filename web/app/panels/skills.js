@@ -5,7 +5,7 @@
 const panel = {
   name: 'skills',
   label: 'Skills',
-  icon: '🧩',
+  icon: 'puzzle',
   shortcut: 'Alt+S',
   split: false,
   async open(ctx) {

@@ -8,7 +8,7 @@ const SCREEN_READER_KEY = 'clawser_terminal_screen_reader';
 const panel = {
   name: 'terminal',
   label: 'Terminal',
-  icon: '⌨️',
+  icon: 'square-terminal',
   shortcut: 'Alt+T',
   split: false,
   async open(ctx) {

@@ -21,7 +21,7 @@ function defaultBehaviour(tool, level, policies) {
 const panel = {
   name: 'tools',
   label: 'Tools',
-  icon: '🛠️',
+  icon: 'wrench',
   shortcut: 'Alt+6',
   split: false,
   async open(ctx) {

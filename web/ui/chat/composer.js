@@ -1,10 +1,11 @@
 /** @import { ChatViewController } from '../types.d.ts' */
 import { h, clear } from '../dom.js';
+import { icon } from '../icon.js';
 import { ImageAttachments } from '../image-attach.js';
 
 /**
- * The chat's composer: the message box (Enter sends, Shift+Enter a new line), attached images
- * and texts (MCP resources), "@" completing to the named agents, Send and Stop.
+ * The chat's composer: the message box (Enter sends, Shift+Enter a new line), attached images,
+ * documents and texts (MCP resources), "@" completing to the named agents, Send and Stop.
  * @param {{controller: ChatViewController, needsSetup: boolean, onDraft: () => void}} props
  *   onDraft: the draft or its images changed (the meter's estimate follows)
  */
@@ -24,14 +25,36 @@ export function Composer({ controller, needsSetup, onDraft }) {
     'Stop',
   );
   const form = h('form', { class: 'composer', 'aria-label': 'Send a message' });
+  /** Documents being read: Send waits for them (their text goes with the message). */
+  let reading = 0;
   const images = ImageAttachments({
     limits: () => controller.imageLimits(),
     dropTarget: form,
     pasteTarget: input,
     onChange: () => onDraft(),
+    // Read one after the other, each said in the note: reading, then why one was not attached or that it was cut.
+    documents: async (files) => {
+      reading++;
+      /** @type {string[]} */
+      const said = [];
+      try {
+        for (const file of files) {
+          images.note.textContent = `Reading ${file.name}…`;
+          try {
+            const doc = await controller.attachDocument(file);
+            if (doc.note) said.push(`${doc.label}: ${doc.note}`);
+          } catch (err) {
+            said.push(`${file.name} was not attached: ${/** @type {Error} */ (err).message}.`);
+          }
+        }
+      } finally {
+        reading--;
+        images.note.textContent = said.join(' ');
+      }
+    },
   });
-  // Texts attached to the next message (MCP resources), each removable.
-  const texts = h('ul', { class: 'attachments text-attachments', 'aria-label': 'Attached resources', hidden: true });
+  // Texts attached to the next message (documents, MCP resources), each removable.
+  const texts = h('ul', { class: 'attachments text-attachments', 'aria-label': 'Attachments', hidden: true });
   /** How many texts wait to go with the next message. */
   let textCount = 0;
   // "@" at the start of a message completes to the named agents (arrows, Enter or Tab, Esc).
@@ -57,7 +80,7 @@ export function Composer({ controller, needsSetup, onDraft }) {
 
   const submit = () => {
     const text = input.value;
-    if ((!text.trim() && !images.count && !textCount) || controller.busy || needsSetup) return;
+    if ((!text.trim() && !images.count && !textCount) || controller.busy || needsSetup || reading) return;
     input.value = '';
     const taken = images.take();
     onDraft();
@@ -167,15 +190,21 @@ export function Composer({ controller, needsSetup, onDraft }) {
       stop.hidden = !busy;
       send.disabled = busy || needsSetup;
     },
-    /** The texts waiting to go with the next message, each with its remove button. @param {{label: string}[]} items */
+    /**
+     * The texts waiting to go with the next message, each a chip (a document's kind, pages and size) with its remove button.
+     * @param {{label: string, detail?: string}[]} items
+     */
     showTexts(items) {
       textCount = items.length;
       texts.replaceChildren(
         ...items.map((a, i) =>
           h(
             'li',
-            { class: 'small' },
-            `📎 ${a.label} `,
+            { class: 'small attachment-chip' },
+            icon('paperclip'),
+            h('span', { class: 'chip-name' }, a.label),
+            a.detail ? h('span', { class: 'chip-detail muted' }, ` · ${a.detail}`) : '',
+            ' ',
             h(
               'button',
               {
@@ -184,7 +213,7 @@ export function Composer({ controller, needsSetup, onDraft }) {
                 'aria-label': `Remove the attachment ${a.label}`,
                 on: { click: () => controller.detach(i) },
               },
-              '×',
+              icon('x'),
             ),
           ),
         ),

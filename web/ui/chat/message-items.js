@@ -5,6 +5,7 @@
 /** @import { ImageRef } from '../../providers/types.d.ts' */
 /** @import { ChatState, ChatViewController } from '../types.d.ts' */
 import { h, formatTime } from '../dom.js';
+import { icon } from '../icon.js';
 import { renderMarkdown } from '../../safety/markdown.js';
 
 /** Shows a short result on a button, then its label again. @param {HTMLElement} button @param {string} text @param {string} label */
@@ -259,7 +260,7 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
           disabled: v.index === 0,
           on: { click: () => controller.switchVersion(eventId, -1) },
         },
-        '‹',
+        icon('chevron-left'),
       ),
       h('span', { class: 'small', 'aria-live': 'polite' }, `${v.index + 1}/${v.count}`),
       h(
@@ -271,7 +272,7 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
           disabled: v.index === v.count - 1,
           on: { click: () => controller.switchVersion(eventId, 1) },
         },
-        '›',
+        icon('chevron-right'),
       ),
     );
 
@@ -318,7 +319,7 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
         h(
           'details',
           { class: 'msg-attachment' },
-          h('summary', null, `📎 ${String(a?.label ?? 'attachment')}`),
+          h('summary', null, icon('paperclip'), String(a?.label ?? 'attachment')),
           h('pre', null, String(a?.text ?? '')),
         ),
       );
@@ -375,7 +376,7 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
           'button',
           {
             type: 'button',
-            class: 'copy-btn',
+            class: 'copy-btn call-to-action',
             'aria-label': 'Continue this reply',
             title: 'Ask the model to go on from where you stopped it',
             on: { click: () => controller.continueReply() },
@@ -575,11 +576,11 @@ function recordNotice(e, controller) {
       e.data.missed ? ` (it was due ` + `while Clawser was closed; ${Number(e.data.missed) + 1} runs were missed, run once)` : ''
     }`;
     if ((e.data.kind === 'prompt' || e.data.kind === 'heartbeat') && e.data.ok === undefined)
-      return h('li', { class: 'notice small muted scheduled' }, `⏰ ${head}.`);
+      return h('li', { class: 'notice small muted scheduled' }, icon('clock'), `${head}.`);
     return h(
       'li',
       { class: `notice scheduled${e.data.ok === false ? ' warn' : ''}`, role: 'status' },
-      h('div', null, `⏰ ${head}: ${e.data.ok ? 'done' : 'failed'}.`),
+      h('div', null, icon('clock'), `${head}: ${e.data.ok ? 'done' : 'failed'}.`),
       e.data.summary ? h('pre', { class: 'tool-output' }, String(e.data.summary)) : '',
     );
   }
