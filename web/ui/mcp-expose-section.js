@@ -1,5 +1,6 @@
 /** @import { McpExposureControl } from './types.d.ts' */
 import { h, clear, guard, formatTime } from './dom.js';
+import { emptyState } from './panel-layout.js';
 
 /**
  * The Remote panel's "Expose this workspace over MCP": which machine's wsh server serves it,
@@ -106,7 +107,7 @@ export function McpExposeSection(props) {
               ),
             ),
           )
-        : [h('li', { class: 'small' }, 'No tokens yet.')]),
+        : [emptyState('No tokens yet. Create one below; an outside client sends it to reach this workspace.', { tag: 'li' })]),
     );
     const st = exposure.status();
     status.textContent = st.message;
