@@ -9,6 +9,7 @@ import { searchBench } from './search.mjs';
 import { providersBench } from './providers.mjs';
 import { mcpBench } from './mcp.mjs';
 import { wshBench } from './wsh.mjs';
+import { mcpServeBench } from './mcp-serve.mjs';
 import { shellBench } from './shell.mjs';
 import { sanitizerBench, injectionBench } from './injection.mjs';
 import { performance } from 'node:perf_hooks';
@@ -151,6 +152,9 @@ const result = {
   // wsh (issue 35): an exec of `true` and stdout throughput against the real wsh-server bin on 127.0.0.1, beside the
   // same machine's bare spawn and pipe (bench/wsh.mjs).
   ...(await wshBench()),
+  // Clawser as an MCP server (issue 35 §4): an outside client's tools/call through the wsh server's /mcp and a real tab in
+  // Chromium that exposes its workspace, above the call's own time in the tab (bench/mcp-serve.mjs).
+  ...(await mcpServeBench()),
   // The shell (web/shell/): grep -r over 1,000 files and a 10-stage pipeline over 10 MB, in the page (OPFS), in Node and in real bash.
   ...(await shellBench()),
   // Memory search (web/memory/search.js) in Node; the page runs the same code and WebAssembly kernel.
@@ -195,6 +199,7 @@ const result = {
     reliabilityOverheadPerRequestMs: 1,
     mcpToolCallOverheadMs: 2,
     wshExecRoundTripMs: 5,
+    mcpServeCallOverheadMs: 20,
     localVsNativeSpeedRatio: 3,
     localFirstToolCallTokenMs: 300,
     localStopMs: 100,

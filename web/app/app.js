@@ -198,6 +198,9 @@ export class ClawserApp {
       secrets,
       toolContext: async (workspaceId) => (await this.#agentFactory()).toolContext(workspaceId, undefined),
       chat: (workspaceId) => this.#controller(workspaceId),
+      // MCP calls from outside run as a turn's calls do: the factory's gated runner of the workspace.
+      mcpRunner: async (workspaceId, o) => (await (await this.#agentFactory()).parts(workspaceId, 'mcp-serve', o)).tools,
+      workspaceName: (id) => this.workspaces?.list().find((w) => w.id === id)?.name ?? id,
       whenIdle: (fn) => this.#whenIdle(fn),
       quiet: () => this.#quiet,
       guard: (p) => this.#guard(p),

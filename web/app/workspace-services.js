@@ -26,11 +26,13 @@ import { commitTurn, commitTakeBack } from './turn-commit.js';
  *   goals: GoalStore, scheduler: Scheduler, usage: UsageLedger,
  *   terminal: () => Promise<import('./terminal-host.js').TerminalHost>, mcpAuth: () => Promise<import('./mcp-auth.js').McpAuth>,
  *   remote: () => Promise<import('../stores/remote-machines.js').RemoteMachines>,
+ *   mcpServe: () => Promise<import('./mcp-serve.js').McpServe>,
  *   mount: WorkspaceMount, semantic: import('./semantic.js').SemanticSearch, tabs: import('../agent/coordination/tabs.js').TabCoordinator,
  *   measureWorkspace: (workspaceId: string, signal: AbortSignal) => Promise<{bytes: number, files: number}>}} Services
  *   terminal: the workspace's shell sessions and history (loads the shell); mcpAuth: OAuth sign-in for MCP servers (the
  *   page's); semantic: search by meaning (the page's); remote: the user's machines through wsh (the page's: every
- *   workspace reaches the same machines); tabs: this browser's tabs of Clawser; measureWorkspace: the bytes a
+ *   workspace reaches the same machines); mcpServe: this workspace exposed to outside MCP clients through a machine's wsh
+ *   server (made on first use); tabs: this browser's tabs of Clawser; measureWorkspace: the bytes a
  *   workspace's folder holds (any workspace of this browser: the Dashboard compares them)
  */
 
@@ -97,12 +99,16 @@ export class WorkspaceServices {
    *   secrets: import('../storage/secrets.js').SecretBox,
    *   toolContext: (workspaceId: string) => Promise<import('../tools/types.d.ts').ToolContext>,
    *   chat: (workspaceId: string) => import('./chat-controller.js').ChatController,
+   *   mcpRunner?: (workspaceId: string, o: {profile: {name: string, tools: string[]}, approve?:
+   *   import('../agent/runtime/tool-runner.js').ApproveFn}) => Promise<import('../agent/runtime/tool-runner.js').ToolRunner>,
+   *   workspaceName?: (workspaceId: string) => string,
    *   quiet: () => boolean, guard: (p: Promise<unknown>) => void,
    *   damage?: (workspaceId: string, place: {fs: FileSystem, prefix: string, global?: boolean}) =>
    *   import('../storage/damage.js').DamageSink}} deps
    *   runJob: runs one occurrence of a scheduled job (job delivery); summaryModel: the chat model that summarizes long
    *   memories when the device cannot; toolContext: what the terminal's `clawser` command's tools get; chat: the
-   *   workspace's conversations; quiet: a restore runs, background writers must not start;
+   *   workspace's conversations; mcpRunner: a gated ToolRunner of the workspace as a turn gets one (for MCP calls);
+   *   workspaceName: a workspace's name as the user sees it; quiet: a restore runs, background writers must not start;
    *   damage: where the stores of a workspace report damaged files (`prefix`: where `fs` is in the page's storage;
    *   `global`: files every workspace shares)
    */
@@ -259,6 +265,7 @@ export class WorkspaceServices {
         terminal: () => this.#terminal(workspaceId),
         mcpAuth: () => this.mcpAuth(),
         remote: () => this.remote(),
+        mcpServe: () => this.#mcpServe(workspaceId),
         mount: {
           workspaceId,
           current: () => this.mountOf(workspaceId),
@@ -303,6 +310,35 @@ export class WorkspaceServices {
     made.catch(() => {
       if (this.#remote === made) this.#remote = null;
     });
+    return made;
+  }
+
+  /**
+   * Each workspace's MCP exposure, made on first use (its module is loaded then).
+   * @type {Map<string, Promise<import('./mcp-serve.js').McpServe>>}
+   */
+  #exposures = new Map();
+  /** @param {string} workspaceId */
+  #mcpServe(workspaceId) {
+    const d = this.deps;
+    let made = this.#exposures.get(workspaceId);
+    if (!made) {
+      made = Promise.all([import('./mcp-serve.js'), import('../ui/approval-dialog.js')]).then(([{ McpServe }, { approvalDialog }]) => {
+        const runner = d.mcpRunner;
+        if (!runner) throw new Error('Exposing over MCP is not available here (no tool runner).');
+        return new McpServe({
+          workspaceId,
+          config: d.config,
+          registry: this.of(workspaceId).registry,
+          remote: () => this.remote(),
+          name: () => d.workspaceName?.(workspaceId) ?? workspaceId,
+          runner: (o) => runner(workspaceId, o),
+          approve: approvalDialog,
+        });
+      });
+      this.#exposures.set(workspaceId, made);
+      made.catch(() => this.#exposures.delete(workspaceId));
+    }
     return made;
   }
 

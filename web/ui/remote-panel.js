@@ -1,14 +1,17 @@
 /** @import { RemoteMachines, Machine } from '../stores/remote-machines.js' */
+/** @import { McpExposureControl } from './types.d.ts' */
 import { h, clear, guard, formatTime } from './dom.js';
 import { emptyState, panelLayout } from './panel-layout.js';
 import { confirmDialog } from './dialogs.js';
+import { McpExposeSection } from './mcp-expose-section.js';
 
 /**
  * The Remote panel: the user's own machines reached through wsh — add one (a name and the URL
  * `wsh-server` prints; its key is made here, the private half never leaves the browser), the
  * public key line to paste into the server's keys file (with Copy), a connection test, when it
- * was last used; remove a machine and its key.
- * @param {{machines: RemoteMachines, onError: (err: unknown) => void, onBack: () => void}} props
+ * was last used; remove a machine and its key. With `exposure`: this workspace exposed to outside
+ * MCP clients through one of the machines (mcp-expose-section.js).
+ * @param {{machines: RemoteMachines, exposure?: McpExposureControl, onError: (err: unknown) => void, onBack: () => void}} props
  */
 export function RemotePanel(props) {
   const { machines } = props;
@@ -135,5 +138,17 @@ export function RemotePanel(props) {
     status,
     list,
   );
-  return { root, destroy: stop };
+  const expose = props.exposure
+    ? McpExposeSection({ exposure: props.exposure, machines: () => machines.list().map((m) => m.name), onError: props.onError })
+    : null;
+  if (expose) root.append(expose.root);
+  const stopMachines = expose ? machines.onChange(() => props.exposure && expose.redraw()) : () => {};
+  return {
+    root,
+    destroy: () => {
+      stop();
+      stopMachines();
+      expose?.destroy();
+    },
+  };
 }

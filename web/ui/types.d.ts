@@ -426,3 +426,27 @@ export interface ArtifactShelfSource {
   library(): Promise<string>;
   close(): void;
 }
+
+// ── The Remote panel: a workspace exposed over MCP ───────────────────────────────────────────
+
+/** Whether the workspace is exposed now, in words, and the MCP address outside clients use. */
+export interface McpExposureStatus {
+  state: 'off' | 'starting' | 'on' | 'error';
+  message: string;
+  url: string | null;
+}
+
+/** What the Remote panel needs to expose its workspace over MCP (the app's McpServe satisfies it). */
+export interface McpExposureControl {
+  settings(): { machine: string | null; tools: string[]; tokens: { id: string; label: string; createdAt: number }[] };
+  availableTools(): { name: string; description: string; permission: string }[];
+  setMachine(machine: string | null): void;
+  setTools(tools: string[]): void;
+  /** The token itself, returned once (only its SHA-256 is kept). */
+  createToken(label: string): Promise<string>;
+  revokeToken(id: string): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  status(): McpExposureStatus;
+  onChange(fn: () => void): () => void;
+}

@@ -7,10 +7,11 @@
 // then runs commands, terminals, file transfers and relayed HTTP requests on numbered channels
 // of one connection. A dropped connection is retried with back-off; what was running on it
 // fails with `disconnected`, and new calls wait for the connection to come back.
-import { WshError } from './errors.js';
+import { WshError, WshMcpError, WshRefusedError } from './errors.js';
 import { publicKeyBlob, sign, toBase64 } from './keys.js';
 import {
   CHUNK_BYTES,
+  MAX_PAYLOAD_BYTES,
   PROTOCOL_VERSION,
   authMessage,
   chunks,
@@ -58,6 +59,16 @@ export function setDefaultWebSocket(impl) {
 /** @typedef {{exitCode: number, signal: string | null}} ExitStatus */
 /** @typedef {z.infer<typeof FRAME_SCHEMAS.welcome>} Welcome */
 /** @import { z } from 'zod' */
+/**
+ * Answers one forwarded MCP request: resolves with its result object, or throws (an `rpcCode` on
+ * the error sets the JSON-RPC error code; else -32603).
+ * @typedef {(method: 'tools/list' | 'tools/call', params: Record<string, unknown>, signal: AbortSignal) => Promise<object>} McpCallHandler
+ */
+/**
+ * A live exposure: `stop()` ends it (the server then answers its tokens with a clear error);
+ * `ended` resolves with `{stopped: true}` after stop, or `{stopped: false, error}` when the connection dropped.
+ * @typedef {{channel: number, ended: Promise<{stopped: boolean, error?: unknown}>, stop: () => Promise<void>}} McpExposure
+ */
 
 /**
  * A queue read as an async iterable: one producer (frames), one reader.
@@ -193,6 +204,8 @@ export class WshClient extends EventTarget {
   #attempts = 0;
   #pingId = 0;
   /** @type {Welcome | null} */ #welcome = null;
+  /** What the server's hello offered beyond the basics (an older server offers no MCP). */
+  #serves = { mcp: false };
 
   /** @param {string} url @param {ConnectOptions} options */
   constructor(url, options) {
@@ -277,6 +290,7 @@ export class WshClient extends EventTarget {
     );
     const welcome = await this.#nextFrame(transport, 'welcome');
     this.#welcome = welcome;
+    this.#serves = { mcp: hello.mcp === true };
     this.#transport = transport;
     this.#attempts = 0;
     this.#setStatus('open');
@@ -699,6 +713,99 @@ export class WshClient extends EventTarget {
     });
     Object.defineProperty(response, 'url', { value: head.url });
     return response;
+  }
+
+  /**
+   * Exposes tools to outside MCP clients: the server's /mcp forwards `tools/list` and
+   * `tools/call` requests that carry one of `tokens` (their SHA-256 is all the server gets) to
+   * `onCall`, whose result (an MCP result object) or thrown error (`rpcCode`, `message`) is the
+   * answer. Ends when `stop()` is called or the connection drops (`ended` says which).
+   * @param {{name: string, tokens: string[], onCall: McpCallHandler, signal?: AbortSignal}} options
+   *   tokens: the tokens themselves or their SHA-256 in hex (64 characters)
+   * @returns {Promise<McpExposure>}
+   */
+  async expose({ name, tokens, onCall, signal }) {
+    await this.#ready();
+    if (!this.#serves.mcp)
+      throw new WshRefusedError(
+        'mcp_unsupported',
+        'This wsh server serves no MCP (an older version): update it (npx wsh-server@latest) to expose tools.',
+      );
+    const hashes = await Promise.all(tokens.map((t) => (/^[0-9a-f]{64}$/.test(t) ? t : sha256Hex(new TextEncoder().encode(t)))));
+    /** @type {Map<number, AbortController>} */
+    const running = new Map();
+    /** @type {(reason: {stopped: boolean, error?: unknown}) => void} */
+    let finish = () => {};
+    const ended = /** @type {Promise<{stopped: boolean, error?: unknown}>} */ (
+      new Promise((resolve) => {
+        finish = resolve;
+      })
+    );
+    let channelId = 0;
+    /** @param {number} id @param {boolean} ok @param {unknown} body */
+    const reply = (id, ok, body) => {
+      let bytes = new TextEncoder().encode(JSON.stringify(body));
+      if (bytes.byteLength > MAX_PAYLOAD_BYTES) {
+        ok = false;
+        bytes = new TextEncoder().encode(
+          JSON.stringify({ code: -32603, message: `The result is over ${MAX_PAYLOAD_BYTES} bytes, more than one answer carries.` }),
+        );
+      }
+      this.#send('reply', channelId, { id, ok }, bytes).catch(() => {});
+    };
+    /** @param {Frame} frame */
+    const onFrame = (frame) => {
+      if (frame.t === 'cancel') running.get(/** @type {Frame<'cancel'>} */ (frame).header.id)?.abort();
+      else if (frame.t === 'close') {
+        for (const c of running.values()) c.abort();
+        finish({ stopped: true });
+      } else if (frame.t === 'call') {
+        const { id, method } = /** @type {Frame<'call'>} */ (frame).header;
+        const abort = new AbortController();
+        running.set(id, abort);
+        (async () => {
+          /** @type {unknown} */
+          let params;
+          try {
+            params = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(frame.payload));
+          } catch {
+            throw new WshMcpError(-32700, 'The request’s params are not JSON.');
+          }
+          if (!params || typeof params !== 'object' || Array.isArray(params))
+            throw new WshMcpError(-32602, 'The request’s params are not an object.');
+          return onCall(method, /** @type {Record<string, unknown>} */ (params), abort.signal);
+        })()
+          .then(
+            (result) => reply(id, true, result),
+            (err) => {
+              const e = /** @type {{rpcCode?: unknown, message?: unknown}} */ (err);
+              const code = typeof e?.rpcCode === 'number' && Number.isInteger(e.rpcCode) ? e.rpcCode : -32603;
+              reply(id, false, { code, message: String(e?.message ?? err).slice(0, 4000) });
+            },
+          )
+          .finally(() => running.delete(id));
+      }
+    };
+    const { channel } = await this.#openChannel(
+      'expose',
+      { name, tokens: hashes },
+      onFrame,
+      (error) => {
+        for (const c of running.values()) c.abort();
+        finish({ stopped: false, error });
+      },
+      signal,
+    );
+    channelId = channel;
+    return {
+      channel,
+      ended,
+      stop: async () => {
+        await this.#send('close', channel, {}).catch(() => {});
+        for (const c of running.values()) c.abort();
+        finish({ stopped: true });
+      },
+    };
   }
 
   /** A round trip to the server, in milliseconds. */

@@ -7,14 +7,15 @@
  * `host_refused`. Limits: `command_not_allowed`, `shell_syntax_not_allowed`, `env_not_allowed`,
  * `dir_not_allowed`, `too_many_sessions`, `output_limit`, `output_too_large`. Files:
  * `not_found`, `not_a_file`, `checksum_mismatch`, `io_error`. Relay: `relay_host_not_allowed`,
- * `relay_failed`, `relay_disabled`. Connection: `connect_failed`, `disconnected`, `closed`,
- * `idle_timeout`, `aborted`, `spawn_failed`, `timeout`, `server_error`.
+ * `relay_failed`, `relay_disabled`. MCP: `mcp_token_in_use`, `mcp_unsupported`, `mcp_error`.
+ * Connection: `connect_failed`, `disconnected`, `closed`, `idle_timeout`, `aborted`,
+ * `spawn_failed`, `timeout`, `server_error`.
  * @typedef {'malformed_frame' | 'version_mismatch' | 'frame_too_large' | 'unknown_channel' | 'channel_in_use'
  *   | 'auth_failed' | 'auth_timeout' | 'origin_refused' | 'host_refused'
  *   | 'command_not_allowed' | 'shell_syntax_not_allowed' | 'env_not_allowed' | 'dir_not_allowed'
  *   | 'too_many_sessions' | 'output_limit' | 'output_too_large'
  *   | 'not_found' | 'not_a_file' | 'checksum_mismatch' | 'io_error'
- *   | 'relay_host_not_allowed' | 'relay_failed' | 'relay_disabled'
+ *   | 'relay_host_not_allowed' | 'relay_failed' | 'relay_disabled' | 'mcp_token_in_use' | 'mcp_unsupported' | 'mcp_error'
  *   | 'connect_failed' | 'disconnected' | 'closed' | 'idle_timeout' | 'aborted' | 'spawn_failed' | 'timeout'
  *   | 'server_error'} WshErrorCode
  */
@@ -44,6 +45,9 @@ export const ERROR_CODES = /** @type {const} */ ([
   'relay_host_not_allowed',
   'relay_failed',
   'relay_disabled',
+  'mcp_token_in_use',
+  'mcp_unsupported',
+  'mcp_error',
   'connect_failed',
   'disconnected',
   'closed',
@@ -86,5 +90,18 @@ export class WshRefusedError extends WshError {
   constructor(code, message) {
     super(code, message);
     this.name = 'WshRefusedError';
+  }
+}
+
+/**
+ * The JSON-RPC error an exposed tool handler answers an MCP request with (`rpcCode`, e.g. -32602
+ * for bad params); the server passes it to the outside MCP client as it is.
+ */
+export class WshMcpError extends WshError {
+  /** @param {number} rpcCode @param {string} message */
+  constructor(rpcCode, message) {
+    super('mcp_error', message);
+    this.name = 'WshMcpError';
+    this.rpcCode = rpcCode;
   }
 }

@@ -14,6 +14,6 @@ export {
   IndexedDbKeyStore,
   defaultKeyStore,
 } from './keys.js';
-export { WshError, WshProtocolError, WshRefusedError, ERROR_CODES } from './errors.js';
-export { PROTOCOL_VERSION, encodeFrame, decodeFrame, FRAME_TYPES, SIGNALS } from './protocol.js';
+export { WshError, WshProtocolError, WshRefusedError, WshMcpError, ERROR_CODES } from './errors.js';
+export { PROTOCOL_VERSION, encodeFrame, decodeFrame, FRAME_TYPES, SIGNALS, MCP_METHODS } from './protocol.js';
 export { chooseTransport } from './transport.js';

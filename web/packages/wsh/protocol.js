@@ -30,6 +30,9 @@ export const MAX_FRAME_BYTES = PREFIX_BYTES + MAX_HEADER_BYTES + MAX_PAYLOAD_BYT
 /** The signals a client may send to a process group. */
 export const SIGNALS = /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGKILL', 'SIGHUP', 'SIGQUIT', 'SIGTSTP', 'SIGCONT', 'SIGWINCH']);
 
+/** The MCP methods a server forwards to the client that exposes tools (the rest it answers itself). */
+export const MCP_METHODS = /** @type {const} */ (['tools/list', 'tools/call']);
+
 const channelText = z.string().max(4096);
 const command = z.union([z.string().min(1).max(65536), z.array(z.string().max(65536)).min(1).max(4096)]);
 const env = z.record(z.string().max(256), z.string().max(65536));
@@ -49,6 +52,8 @@ export const FRAME_SCHEMAS = {
     relay: z.boolean(),
     transports: z.array(z.string().max(32)).max(8),
     webtransport: z.string().max(2048).optional(),
+    /** Whether the server serves MCP at /mcp for a client that exposes tools (`expose`); absent: an older server. */
+    mcp: z.boolean().optional(),
   }),
   /** client → server: the public key and the signature of the challenge. */
   auth: z.object({
@@ -80,7 +85,11 @@ export const FRAME_SCHEMAS = {
   /** client → server: run a command (or the login shell) on a terminal; pipes when the server has no PTY. */
   pty: z.object({ cmd: command.optional(), cwd: channelText.optional(), env: env.optional(), ...dims }),
   /** server → client: the channel is open; for a process, how it runs. */
-  open: z.object({ mode: z.enum(['pty', 'pipe', 'file', 'relay']), pid: z.number().int().optional(), size: z.number().int().optional() }),
+  open: z.object({
+    mode: z.enum(['pty', 'pipe', 'file', 'relay', 'mcp']),
+    pid: z.number().int().optional(),
+    size: z.number().int().optional(),
+  }),
   stdin: z.object({ eof: z.boolean().optional() }),
   stdout: z.object({}),
   stderr: z.object({}),
@@ -108,6 +117,18 @@ export const FRAME_SCHEMAS = {
     headers: headerList,
     url: z.string().max(8192),
   }),
+  // MCP exposure: the client offers tools that outside MCP clients reach through the server's /mcp.
+  /**
+   * client → server, opens a channel: serve MCP requests that carry one of these bearer tokens
+   * (their SHA-256, hex: the server never learns a token itself) to this client, under `name`.
+   */
+  expose: z.object({ name: z.string().min(1).max(256), tokens: z.array(sha256).min(1).max(32) }),
+  /** server → client on an expose channel: an MCP request; the payload is its `params` as UTF-8 JSON. */
+  call: z.object({ id: z.number().int().min(1), method: z.enum(MCP_METHODS) }),
+  /** client → server: the answer to a `call`; the payload is the result (ok) or the error `{code, message}` as UTF-8 JSON. */
+  reply: z.object({ id: z.number().int().min(1), ok: z.boolean() }),
+  /** server → client: the MCP client of a `call` went away; stop working on it. */
+  cancel: z.object({ id: z.number().int().min(1) }),
 };
 
 /** @typedef {keyof typeof FRAME_SCHEMAS} FrameType */
@@ -151,20 +172,24 @@ function bareType(bytes, start, length) {
  * @param {number} channel
  * @param {z.input<(typeof FRAME_SCHEMAS)[T]>} header
  * @param {Uint8Array} [payload]
+ * @param {(size: number) => Uint8Array} [alloc] where the frame's bytes go (a sender's pool of buffers; default: new ones)
  * @returns {Uint8Array}
  */
-export function encodeFrame(t, channel, header, payload = EMPTY) {
+export function encodeFrame(t, channel, header, payload = EMPTY, alloc = newBytes) {
   const bare = BARE_HEADERS.get(t);
-  if (bare && Object.keys(header).length === 0) return assemble(bare, channel, payload);
+  if (bare && Object.keys(header).length === 0) return assemble(bare, channel, payload, alloc);
   const schema = FRAME_SCHEMAS[t];
   if (!schema) throw new WshProtocolError('malformed_frame', `Unknown frame type "${String(t)}".`);
   const checked = schema.safeParse(header);
   if (!checked.success) throw new WshProtocolError('malformed_frame', `A "${t}" frame's header is invalid: ${issueText(checked.error)}`);
-  return assemble(encoder.encode(JSON.stringify({ ...checked.data, t })), channel, payload);
+  return assemble(encoder.encode(JSON.stringify({ ...checked.data, t })), channel, payload, alloc);
 }
 
-/** @param {Uint8Array} json @param {number} channel @param {Uint8Array} payload */
-function assemble(json, channel, payload) {
+/** @param {number} size */
+const newBytes = (size) => new Uint8Array(size);
+
+/** @param {Uint8Array} json @param {number} channel @param {Uint8Array} payload @param {(size: number) => Uint8Array} alloc */
+function assemble(json, channel, payload, alloc) {
   if (!Number.isInteger(channel) || channel < 0 || channel > 0xffffffff)
     throw new WshProtocolError('malformed_frame', `Bad channel ${channel}.`);
   if (payload.byteLength > MAX_PAYLOAD_BYTES)
@@ -172,8 +197,8 @@ function assemble(json, channel, payload) {
       'frame_too_large',
       `A payload of ${payload.byteLength} bytes is over ${MAX_PAYLOAD_BYTES}: send it in chunks.`,
     );
-  const out = new Uint8Array(PREFIX_BYTES + json.byteLength + payload.byteLength);
-  const view = new DataView(out.buffer);
+  const out = alloc(PREFIX_BYTES + json.byteLength + payload.byteLength);
+  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
   out[0] = MAGIC;
   out[1] = PROTOCOL_VERSION;
   view.setUint32(2, channel);
@@ -261,6 +286,8 @@ const REFUSAL_CODES = new Set([
   'output_limit',
   'relay_host_not_allowed',
   'relay_disabled',
+  'mcp_token_in_use',
+  'mcp_unsupported',
 ]);
 
 /**

@@ -68,7 +68,14 @@ export function openWebSocket(url, WebSocketImpl, signal) {
       reject(new WshError('connect_failed', `Cannot connect to ${url}: ${/** @type {Error} */ (err).message}`));
       return;
     }
-    socket.binaryType = 'arraybuffer';
+    // Node's `ws` hands a message over as a Buffer without copying it ('nodebuffer'); a browser ignores that value
+    // (not one of its own) and takes 'arraybuffer'.
+    try {
+      /** @type {{binaryType: string}} */ (socket).binaryType = 'nodebuffer';
+    } catch {
+      // a WebSocket that throws on an unknown value
+    }
+    if (socket.binaryType !== /** @type {string} */ ('nodebuffer')) socket.binaryType = 'arraybuffer';
     let opened = false;
     let closed = false;
     const incoming = receiver();
@@ -92,7 +99,13 @@ export function openWebSocket(url, WebSocketImpl, signal) {
     };
     socket.onmessage = (event) => {
       const data = event.data;
-      incoming.frame(data instanceof ArrayBuffer ? new Uint8Array(data) : new TextEncoder().encode(String(data)));
+      incoming.frame(
+        data instanceof ArrayBuffer
+          ? new Uint8Array(data)
+          : ArrayBuffer.isView(data)
+            ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+            : new TextEncoder().encode(String(data)),
+      );
     };
     socket.onerror = () => {
       if (!opened) {

@@ -17,6 +17,9 @@ const HELP = `Usage: wsh-server --keys FILE [options]
   --no-pty              never use a PTY, even if node-pty is installed
   --webtransport URL    advertise a WebTransport endpoint (served by a front end)
   --help                this text
+
+The same port also serves MCP (Streamable HTTP) at /mcp for the tools a signed-in client exposes
+(Clawser's "Expose this workspace over MCP"), to outside MCP clients holding a token it made.
 `;
 
 /** @param {string | undefined} value */
@@ -66,7 +69,7 @@ try {
   process.stderr.write(
     `wsh-server: listening on ${server.url}; keys from ${values.keys}; ` +
       `terminals: ${server.pty ? 'PTY (node-pty)' : 'pipes (install node-pty for a real terminal)'}; ` +
-      `relay: ${relay.length ? relay.join(', ') : 'off'}\n`,
+      `relay: ${relay.length ? relay.join(', ') : 'off'}; MCP for a workspace Clawser exposes: ${server.mcpUrl}\n`,
   );
   const stop = () => server.close().then(() => process.exit(0));
   process.on('SIGINT', stop);

@@ -16,6 +16,7 @@ import { CHUNK_BYTES, PROTOCOL_VERSION, authMessage, chunks, concatBytes, decode
 import { allowedPath, planCommand, planEnv } from './limits.js';
 import { startProcess } from './processes.js';
 import { checkRelayUrl, relayRequest } from './relay.js';
+import { replyError } from './mcp.js';
 
 /** @import { Frame, FrameType } from '../protocol.js' */
 /** @import { KeyEntry } from './keys-file.js' */
@@ -24,6 +25,33 @@ import { checkRelayUrl, relayRequest } from './relay.js';
 /** Output waiting in the socket above this pauses the producers (processes, file reads, relay bodies). */
 const HIGH_WATER = 4 * 1024 * 1024;
 const LOW_WATER = 1024 * 1024;
+/**
+ * Buffers for outgoing data frames, used again once the socket has written them: streamed output
+ * (a frame per 64 KiB read from a pipe) then costs a copy into a buffer that exists already instead
+ * of a new 64 KiB allocation each, which the garbage collector had to reclaim (issue 35's
+ * throughput). A frame larger than a slab gets a buffer of its own.
+ */
+class FramePool {
+  static SLAB = CHUNK_BYTES + 1024;
+  /** @type {ArrayBuffer[]} */ #free = [];
+  /** Slabs lent out now, by the views handed out. @type {WeakSet<Uint8Array>} */ #lent = new WeakSet();
+
+  /** @param {number} size */
+  take = (size) => {
+    if (size > FramePool.SLAB) return new Uint8Array(size);
+    const view = new Uint8Array(this.#free.pop() ?? new ArrayBuffer(FramePool.SLAB), 0, size);
+    this.#lent.add(view);
+    return view;
+  };
+
+  /** A frame the socket has written (or dropped): its slab can hold another. @param {Uint8Array} view */
+  give = (view) => {
+    if (!this.#lent.delete(view)) return;
+    if (this.#free.length < 128) this.#free.push(/** @type {ArrayBuffer} */ (view.buffer));
+  };
+}
+const framePool = new FramePool();
+
 /** The most a relayed request's body may hold (prompts, MCP messages). */
 const MAX_RELAY_BODY = 32 * 1024 * 1024;
 
@@ -39,6 +67,7 @@ const MAX_RELAY_BODY = 32 * 1024 * 1024;
  * @property {number} authTimeoutMs
  * @property {Map<string, number>} sessions open channels by key blob, across connections
  * @property {(line: string) => void} log
+ * @property {import('./mcp.js').McpGateway} mcp where exposures are registered (the /mcp endpoint)
  */
 
 /**
@@ -52,7 +81,7 @@ const MAX_RELAY_BODY = 32 * 1024 * 1024;
 
 /**
  * @typedef {object} Channel
- * @property {'process' | 'put' | 'get' | 'fetch'} kind
+ * @property {'process' | 'put' | 'get' | 'fetch' | 'expose'} kind
  * @property {RunningProcess} [process]
  * @property {number} [outputBytes]
  * @property {(frame: Frame) => void} [onFrame] put and fetch: their data frames
@@ -92,6 +121,7 @@ export class Connection {
       relay: server.relayEnabled,
       transports: server.webtransport ? ['websocket', 'webtransport'] : ['websocket'],
       webtransport: server.webtransport,
+      mcp: true,
     });
     this.#timer = setTimeout(
       () => this.fail(new WshRefusedError('auth_timeout', 'No authentication in time: connection closed.')),
@@ -117,9 +147,10 @@ export class Connection {
    */
   #send(t, channel, header, payload) {
     if (this.#closed) return;
-    const frame = encodeFrame(t, channel, header, payload);
+    const frame = encodeFrame(t, channel, header, payload, framePool.take);
     this.#pending += frame.byteLength;
     this.socket.send(frame, () => {
+      framePool.give(frame);
       this.#pending -= frame.byteLength;
       if (this.#pending < LOW_WATER && this.#drainWaiters.size) {
         const waiters = [...this.#drainWaiters];
@@ -273,7 +304,8 @@ export class Connection {
       else throw new WshProtocolError('malformed_frame', `A "${frame.t}" frame cannot go on channel 0.`);
       return;
     }
-    const opening = frame.t === 'exec' || frame.t === 'pty' || frame.t === 'put' || frame.t === 'get' || frame.t === 'fetch';
+    const opening =
+      frame.t === 'exec' || frame.t === 'pty' || frame.t === 'put' || frame.t === 'get' || frame.t === 'fetch' || frame.t === 'expose';
     if (opening) {
       if (id <= this.#highest) throw new WshProtocolError('channel_in_use', `Channel ${id} was used already: channel ids only go up.`);
       this.#highest = id;
@@ -362,6 +394,81 @@ export class Connection {
     else if (frame.t === 'put') guard(this.#put(/** @type {Frame<'put'>} */ (frame)));
     else if (frame.t === 'get') guard(this.#get(/** @type {Frame<'get'>} */ (frame)));
     else if (frame.t === 'fetch') guard(this.#fetch(/** @type {Frame<'fetch'>} */ (frame)));
+    else if (frame.t === 'expose') this.#expose(/** @type {Frame<'expose'>} */ (frame));
+  }
+
+  /**
+   * The client exposes tools: MCP requests to /mcp with one of its tokens come to it as `call`
+   * frames on this channel, and its `reply` frames answer them. Closing the channel (or the
+   * connection) ends the exposure; the endpoint then tells those clients why.
+   * @param {Frame<'expose'>} frame
+   */
+  #expose(frame) {
+    const id = frame.channel;
+    /** @typedef {Awaited<ReturnType<import('./mcp.js').Exposure['call']>>} Reply */
+    /** @type {Map<number, {resolve: (r: Reply) => void, reject: (e: unknown) => void}>} */
+    const pending = new Map();
+    let next = 0;
+    /** @type {import('./mcp.js').Exposure} */
+    const exposure = {
+      name: frame.header.name,
+      tokens: [...new Set(frame.header.tokens)],
+      call: (method, params, signal) =>
+        new Promise((resolve, reject) => {
+          if (!this.channels.has(id)) {
+            reject(new WshError('closed', 'The exposure ended.'));
+            return;
+          }
+          const callId = ++next;
+          pending.set(callId, { resolve, reject });
+          signal.addEventListener(
+            'abort',
+            () => {
+              if (!pending.delete(callId)) return;
+              reject(new WshError('aborted', 'The MCP client went away.'));
+              this.#send('cancel', id, { id: callId });
+            },
+            { once: true },
+          );
+          const payload = new TextEncoder().encode(JSON.stringify(params));
+          this.#send('call', id, { id: callId, method }, payload);
+        }),
+    };
+    /** @type {Channel} */
+    const channel = {
+      kind: 'expose',
+      onFrame: (f) => {
+        if (f.t !== 'reply') throw new WshProtocolError('malformed_frame', `A "${f.t}" frame does not belong on an expose channel.`);
+        const { id: callId, ok } = /** @type {Frame<'reply'>} */ (f).header;
+        const waiting = pending.get(callId);
+        if (!waiting) return; // cancelled meanwhile
+        pending.delete(callId);
+        /** @type {unknown} */
+        let value;
+        try {
+          value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(f.payload));
+        } catch {
+          waiting.resolve({ ok: false, error: replyError(null) });
+          return;
+        }
+        if (ok && value && typeof value === 'object' && !Array.isArray(value))
+          waiting.resolve({ ok: true, result: /** @type {Record<string, unknown>} */ (value) });
+        else waiting.resolve({ ok: false, error: replyError(ok ? null : value) });
+      },
+      close: () => {
+        this.server.mcp.unregister(exposure, this.#closed ? 'disconnected' : 'stopped');
+        for (const w of pending.values()) w.reject(new WshError('closed', 'The exposure ended.'));
+        pending.clear();
+      },
+    };
+    this.#register(id, channel);
+    try {
+      this.server.mcp.register(exposure);
+    } catch (err) {
+      this.#release(id);
+      throw err;
+    }
+    this.#send('open', id, { mode: 'mcp' });
   }
 
   /** @param {Frame<'exec'> | Frame<'pty'>} frame */

@@ -2,13 +2,15 @@
 // /wsh path upgrades to the wsh protocol. Before a connection is accepted, its Host header must
 // name this server (a DNS-rebinding defence: a page on another name that resolves here is
 // refused) and its Origin, when a browser sends one, must be on the list. Keys are read from
-// the keys file at every sign-in, so a key added or removed there counts at once.
+// the keys file at every sign-in, so a key added or removed there counts at once. /mcp serves
+// MCP (Streamable HTTP) for the tools a signed-in client exposes (server/mcp.js).
 import { createServer } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { readKeysFile } from './keys-file.js';
 import { Connection } from './connection.js';
 import { loadNodePty } from './processes.js';
 import { relayMatcher } from './relay.js';
+import { MCP_PATH, McpGateway } from './mcp.js';
 import { MAX_FRAME_BYTES } from '../protocol.js';
 
 /** @import { KeyEntry } from './keys-file.js' */
@@ -45,6 +47,7 @@ export const WSH_PATH = '/wsh';
  * @property {string} host
  * @property {boolean} pty whether terminals get a real PTY
  * @property {import('node:http').Server} http
+ * @property {string} mcpUrl the MCP endpoint (Streamable HTTP) outside MCP clients use, with a token an exposing client gave
  * @property {() => number} connections how many are open
  * @property {() => void} disconnectAll drops every connection (their processes are stopped)
  * @property {() => Promise<void>} close
@@ -83,6 +86,7 @@ export async function createWshServer(options = {}) {
     authTimeoutMs: options.authTimeoutMs ?? 10 * 1000,
     sessions: new Map(),
     log,
+    mcp: new McpGateway(log),
   };
   /** @type {Set<Connection>} */
   const open = new Set();
@@ -109,11 +113,17 @@ export async function createWshServer(options = {}) {
       res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' }).end(`${why}\n`);
       return;
     }
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path === MCP_PATH) {
+      context.mcp.handle(req, res).catch(() => {
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+      return;
+    }
     if (options.httpHandler) {
       options.httpHandler(req, res);
       return;
     }
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (path === WSH_PATH || path === '/') {
       res
         .writeHead(426, { 'content-type': 'text/plain; charset=utf-8', upgrade: 'websocket' })
@@ -155,6 +165,7 @@ export async function createWshServer(options = {}) {
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   return {
     url: `ws://${urlHost}:${port}${WSH_PATH}`,
+    mcpUrl: `http://${urlHost}:${port}${MCP_PATH}`,
     port,
     host,
     pty: Boolean(pty),

@@ -126,3 +126,19 @@ test('an error frame becomes an Error subclass with its code; an unknown code re
   assert.equal(e.code, 'dir_not_allowed');
   assert.equal(errorFromHeader({ code: 'something-new', message: 'x' }).code, 'server_error');
 });
+
+test('a frame encoded into a buffer the sender gives (a view at an offset of a larger one) decodes the same as a new one', () => {
+  const payload = new Uint8Array(70_000).map((_, i) => i % 251);
+  const slab = new ArrayBuffer(200_000);
+  const made = encodeFrame('stdout', 9, {}, payload, (size) => new Uint8Array(slab, 7, size));
+  assert.equal(made.buffer, slab, 'written where the sender said');
+  assert.equal(made.byteOffset, 7);
+  const plain = encodeFrame('stdout', 9, {}, payload);
+  assert.deepEqual([...made], [...plain]);
+  const decoded = decodeFrame(made);
+  assert.equal(decoded.channel, 9);
+  assert.deepEqual(decoded.payload, payload);
+  // A header that is not bare goes the same way.
+  const exit = decodeFrame(encodeFrame('exit', 3, { code: 0, signal: null }, undefined, (size) => new Uint8Array(slab, 100_001, size)));
+  assert.deepEqual(exit.header, { code: 0, signal: null });
+});
