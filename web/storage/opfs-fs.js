@@ -5,6 +5,7 @@ import { ReadCache, cacheable, touchesCacheable } from './read-cache.js';
 import { CacheChannel } from './cache-channel.js';
 
 const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 
 /**
  * One answer of the worker's `batch`: a read's bytes, size and time, a stat, or that item's error.
@@ -166,15 +167,20 @@ export class OpfsFileSystem {
    * Forgets what a change makes old before it starts, runs it, then tells the other members of
    * the origin (also when it failed: a failed move or non-atomic write may have changed part).
    * @param {string} op @param {unknown[]} args @param {{files?: string[], trees?: string[]}} paths as given
+   * @param {{key: string, bytes: Uint8Array} | null} [written] a whole file's new content, kept once it is stored
    */
-  async #change(op, args, { files = [], trees = [] }) {
+  async #change(op, args, { files = [], trees = [] }, written = null) {
     const norm = (/** @type {string[]} */ ps) => ps.map((p) => splitPath(p).join('/')).filter(touchesCacheable);
     /** @type {Change} */
     const change = { files: norm(files), trees: norm(trees) };
     const relevant = !!(change.files?.length || change.trees?.length);
     if (relevant) this.#cache.invalidate(change);
+    const ticket = this.#cache.ticket();
     try {
-      return await this.#call(op, args);
+      const result = await this.#call(op, args);
+      // What was written is what a read would give now — unless anything changed since (another write, another tab's).
+      if (written) this.#cache.put(written.key, written.bytes, ticket);
+      return result;
     } finally {
       if (relevant) await this.#channel.announce(change);
     }
@@ -212,7 +218,11 @@ export class OpfsFileSystem {
    * @returns {Promise<void>}
    */
   async write(path, data, options) {
-    return this.#change('write', [path, data, options], { files: [path] });
+    const key = splitPath(path).join('/');
+    // A workspace file's new content is kept as a read would keep it (a copy: the caller may change its array).
+    const kept = cacheable(key) && data.length <= this.#cache.maxFileBytes;
+    const bytes = kept ? (typeof data === 'string' ? encoder.encode(data) : data.slice()) : null;
+    return this.#change('write', [path, bytes ?? data, options], { files: [path] }, bytes && { key, bytes });
   }
   /** @param {string} path @param {string | Uint8Array} data @returns {Promise<void>} */
   async append(path, data) {

@@ -349,7 +349,7 @@ async function statOf(path) {
 }
 
 /** Operations whose first argument is their Closers (see runOp). */
-const CLOSING_AFTER = new Set(['readTail', 'readFiles', 'batch']);
+const CLOSING_AFTER = new Set(['readTail', 'readFiles', 'batch', 'write']);
 /** How many items of a batch are under way at once (opens overlap; a thousand at once only queue in the browser). */
 const BATCH_PARALLEL = 64;
 
@@ -426,6 +426,7 @@ const ops = {
     return decoder.decode(/** @type {Uint8Array} */ (await ops.readBytes(path)));
   },
   async write(
+    /** @type {Closers} */ after,
     /** @type {string} */ path,
     /** @type {string | Uint8Array} */ data,
     /** @type {import('./types.d.ts').WriteOptions | undefined} */ options,
@@ -439,9 +440,13 @@ const ops = {
       try {
         h.truncate(0);
         writeAll(h, bytesOf(data), 0);
-      } finally {
+      } catch (err) {
         h.close();
+        throw err;
       }
+      // The bytes are in the file: the handle is closed once the answer is posted (see Closers),
+      // a round trip to the browser the caller need not wait for (git writes a hundred objects so).
+      after.push(() => h.close());
       return;
     }
     // Our own replacement: look the file up afresh next time rather than trust an old handle.
