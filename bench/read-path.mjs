@@ -205,7 +205,8 @@ export function readPathBench(page) {
         .map(([, v]) => v),
     );
     const best = Object.entries(medians).find(([k, v]) => v === raw && k !== 'cold' && k !== 'warm')?.[0] ?? '';
-    console.log(`bench: read path medians ${JSON.stringify(medians)} (best raw: ${best})`);
+    const shown = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, v.map((x) => Math.round(x))]));
+    console.log(`bench: read path runs ${JSON.stringify(shown)} (best raw: ${best})`);
     return {
       opfsRawRead1000FilesMs: raw,
       opfsRead1000FilesColdMs: medians.cold,
