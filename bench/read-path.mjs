@@ -53,14 +53,13 @@ export function readPathBench(page) {
       /** @type {Map<string, Promise<FileSystemDirectoryHandle>>} */
       const dirs = new Map();
       const opfs = await navigator.storage.getDirectory();
-      /** @param {string} path */
+      /** @param {string} path @returns {Promise<FileSystemDirectoryHandle>} */
       const dirOf = (path) => {
-        let p = dirs.get(path);
-        if (!p) {
-          const i = path.lastIndexOf('/');
-          p = (i < 0 ? Promise.resolve(opfs) : dirOf(path.slice(0, i))).then((d) => d.getDirectoryHandle(path.slice(i + 1)));
-          dirs.set(path, p);
-        }
+        const known = dirs.get(path);
+        if (known) return known;
+        const i = path.lastIndexOf('/');
+        const p = (i < 0 ? Promise.resolve(opfs) : dirOf(path.slice(0, i))).then((d) => d.getDirectoryHandle(path.slice(i + 1)));
+        dirs.set(path, p);
         return p;
       };
       let bytes = 0;

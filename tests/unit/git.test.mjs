@@ -310,9 +310,9 @@ test('a command that changes the index many times stores it once: unstaging, sta
   /** @type {string[]} */
   const writes = [];
   const write = mem.write.bind(mem);
-  mem.write = async (path, data, options) => {
+  mem.write = async (/** @type {string} */ path, /** @type {string | Uint8Array} */ data) => {
     writes.push(path);
-    return write(path, data, options);
+    return write(path, data);
   };
   const indexWrites = () => writes.filter((p) => p.endsWith('.git/index')).length;
   const paths = Array.from({ length: 30 }, (_, i) => `f/${i}.txt`);
