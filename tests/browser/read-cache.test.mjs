@@ -32,7 +32,7 @@ function openFs(page, names) {
 
 /**
  * Runs one call of a named file system in `page`: read (text, or null when missing), stat size,
- * write, delete, or the cache's size; `deaf` closes its channel to other members (the control).
+ * write, delete, list (names), or the cache's size; `deaf` closes its channel to other members (the control).
  * @param {import('playwright-core').Page} page @param {string} name
  * @param {'read' | 'size' | 'write' | 'delete' | 'kept' | 'deaf'} op @param {string} [path] @param {string} [text]
  */
@@ -46,6 +46,7 @@ function call(page, name, op, path = '', text = '') {
       if (op === 'write') return fs.write(path, text);
       if (op === 'delete') return fs.delete(path);
       if (op === 'kept') return fs.cacheInfo().entries;
+      if (op === 'list') return (await fs.list(path)).map((/** @type {{name: string}} */ e) => e.name);
       // Leaves the channel but keeps reading through its cache: it no longer hears of others' writes.
       fs.close();
       return null;
@@ -54,7 +55,7 @@ function call(page, name, op, path = '', text = '') {
   );
 }
 
-test("tab A reads, tab B writes, tab A reads B's content: contents, sizes and deletes, never the kept copy", async () => {
+test("tab A reads, tab B writes, tab A reads B's content: contents, sizes, listings and deletes, never the kept copy", async () => {
   await openFs(tabA, ['a', 'deaf']);
   await openFs(tabB, ['b']);
   const file = `${DIR}/tabs/notes.txt`;
@@ -66,6 +67,12 @@ test("tab A reads, tab B writes, tab A reads B's content: contents, sizes and de
   assert.equal(await call(tabA, 'deaf', 'read', file), 'one');
   await call(tabA, 'deaf', 'deaf');
   assert.equal(await call(tabA, 'deaf', 'read', file), 'one');
+  assert.deepEqual(await call(tabA, 'a', 'list', `${DIR}/tabs`), ['notes.txt']);
+  assert.deepEqual(await call(tabA, 'deaf', 'list', `${DIR}/tabs`), ['notes.txt']);
+  // A new file in the folder, from tab B: A's listing has it.
+  await call(tabB, 'b', 'write', `${DIR}/tabs/second.txt`, '2');
+  assert.deepEqual(await call(tabA, 'a', 'list', `${DIR}/tabs`), ['notes.txt', 'second.txt']);
+  assert.deepEqual(await call(tabA, 'deaf', 'list', `${DIR}/tabs`), ['notes.txt'], 'control: the deaf one kept its listing');
 
   await call(tabB, 'b', 'write', file, 'two, longer');
   assert.equal(await call(tabA, 'a', 'read', file), 'two, longer');

@@ -130,3 +130,33 @@ test('a stat that disagrees with the kept bytes (size or time) drops them; one t
   c.putStat(`${W}/d`, { kind: 'directory', size: 0 }, c.ticket());
   assert.equal(c.get(`${W}/d`), undefined, 'a folder there now');
 });
+
+test("a folder's listing is kept until something inside it changes; it counts in the bytes bound", () => {
+  const c = new ReadCache();
+  const list = [
+    { name: 'a.txt', kind: /** @type {const} */ ('file') },
+    { name: 'sub', kind: /** @type {const} */ ('directory') },
+  ];
+  assert.equal(c.putList(`${W}/src`, list, c.ticket()), true);
+  const got = /** @type {import('../../web/storage/types.d.ts').DirEntry[]} */ (c.getList(`${W}/src`));
+  got[0].name = 'changed';
+  assert.deepEqual(c.getList(`${W}/src`), list, 'a copy each time');
+  assert.ok(c.bytes > 0);
+  // A change to a file in it (created, written, deleted) or deeper forgets the listing.
+  c.invalidate({ files: [`${W}/src/sub/deep/new.txt`] });
+  assert.equal(c.getList(`${W}/src`), undefined);
+  assert.equal(c.bytes, 0);
+  c.putList(`${W}/src`, list, c.ticket());
+  c.invalidate({ trees: [`${W}/src/sub`] });
+  assert.equal(c.getList(`${W}/src`), undefined, 'a folder inside it deleted or moved');
+  // Control: a change beside it leaves it.
+  c.putList(`${W}/src`, list, c.ticket());
+  c.invalidate({ files: [`${W}/other/x.txt`] });
+  assert.deepEqual(c.getList(`${W}/src`), list);
+  // A file where the folder was: the listing goes.
+  c.putStat(`${W}/src`, { kind: 'file', size: 1, mtimeMs: 1 }, c.ticket());
+  assert.equal(c.getList(`${W}/src`), undefined);
+  // Never a store's folder, nor a workspace's top (Clawser's own folders are made there unannounced).
+  assert.equal(c.putList(`${W}/.conversations`, list, c.ticket()), false);
+  assert.equal(c.putList(W, list, c.ticket()), false);
+});

@@ -233,8 +233,16 @@ export class OpfsFileSystem {
     return this.#change('truncate', [path, size], { files: [path] });
   }
   /** @param {string} path @returns {Promise<DirEntry[]>} */
-  list(path) {
-    return this.#call('list', [path]);
+  async list(path) {
+    const key = splitPath(path).join('/');
+    if (!cacheable(key)) return this.#call('list', [path]);
+    const kept = this.#cache.getList(key);
+    if (kept) return kept;
+    const ticket = this.#cache.ticket();
+    /** @type {DirEntry[]} */
+    const entries = await this.#call('list', [path]);
+    this.#cache.putList(key, entries, ticket);
+    return entries;
   }
   /** @param {string} path @returns {Promise<FileStat | null>} */
   async stat(path) {
@@ -247,8 +255,9 @@ export class OpfsFileSystem {
     return stat;
   }
   /** @param {string} path @returns {Promise<void>} */
-  mkdir(path) {
-    return this.#call('mkdir', [path]);
+  async mkdir(path) {
+    // A new folder changes its parent's listing.
+    return this.#change('mkdir', [path], { files: [path] });
   }
   /** @param {string} path @returns {Promise<void>} */
   async delete(path) {

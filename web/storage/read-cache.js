@@ -1,8 +1,8 @@
-/** @import { FileStat } from './types.d.ts' */
+/** @import { DirEntry, FileStat } from './types.d.ts' */
 import { INTERNAL_FOLDERS } from './workspace-folders.js';
 
 /**
- * The read cache's pure part: file contents and stats by path, bounded, in least-recently-used
+ * The read cache's pure part: file contents, stats and folder listings by path, bounded, in least-recently-used
  * order, and the rules that keep it correct. `OpfsFileSystem` fills it from its reads and empties
  * it through its own write path and other tabs' messages (cache-channel.js); nothing here talks
  * to storage.
@@ -42,6 +42,8 @@ export function touchesCacheable(path) {
  * @typedef {object} CacheEntry
  * @property {Uint8Array} [bytes] the whole file
  * @property {FileStat} [stat] what `stat` answered
+ * @property {DirEntry[]} [list] a folder's entries, as `list` answered
+ * @property {number} [listBytes] what the list counts for in `bytes` (its names)
  */
 
 /**
@@ -151,7 +153,34 @@ export class ReadCache {
       this.#bytes -= e.bytes.length;
       delete e.bytes;
     }
+    if (e.list && stat.kind !== 'directory') {
+      this.#bytes -= e.listBytes ?? 0;
+      delete e.list;
+      delete e.listBytes;
+    }
     e.stat = { ...stat };
+    this.#entries.set(path, e);
+    this.#evict();
+    return true;
+  }
+
+  /** A copy of a folder's entries as kept, or undefined. @param {string} path @returns {DirEntry[] | undefined} */
+  getList(path) {
+    return this.#touch(path)?.list?.map((e) => ({ ...e }));
+  }
+
+  /**
+   * Keeps a folder's entries. A change inside the folder (a file written, created, deleted or
+   * moved there, a folder made) forgets them, as it forgets the folder's stat.
+   * @param {string} path @param {DirEntry[]} list @param {number} ticket @returns {boolean} whether it was kept
+   */
+  putList(path, list, ticket) {
+    if (!this.#accepts(path, ticket)) return false;
+    const e = this.#take(path);
+    const size = list.reduce((n, d) => n + d.name.length * 2 + 16, 0);
+    this.#bytes += size - (e.listBytes ?? 0);
+    e.list = list.map((d) => ({ ...d }));
+    e.listBytes = size;
     this.#entries.set(path, e);
     this.#evict();
     return true;
@@ -173,7 +202,7 @@ export class ReadCache {
     for (const [path, e] of this.#entries) {
       if (this.#bytes <= this.maxBytes && this.#entries.size <= this.maxEntries) return;
       this.#entries.delete(path);
-      if (e.bytes) this.#bytes -= e.bytes.length;
+      this.#bytes -= (e.bytes?.length ?? 0) + (e.listBytes ?? 0);
     }
   }
 
@@ -198,7 +227,7 @@ export class ReadCache {
   #drop(path) {
     const e = this.#entries.get(path);
     if (!e) return;
-    if (e.bytes) this.#bytes -= e.bytes.length;
+    this.#bytes -= (e.bytes?.length ?? 0) + (e.listBytes ?? 0);
     this.#entries.delete(path);
   }
 
