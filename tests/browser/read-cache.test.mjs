@@ -34,7 +34,7 @@ function openFs(page, names) {
  * Runs one call of a named file system in `page`: read (text, or null when missing), stat size,
  * write, delete, list (names), or the cache's size; `deaf` closes its channel to other members (the control).
  * @param {import('playwright-core').Page} page @param {string} name
- * @param {'read' | 'size' | 'write' | 'delete' | 'kept' | 'deaf'} op @param {string} [path] @param {string} [text]
+ * @param {'read' | 'size' | 'write' | 'delete' | 'kept' | 'deaf' | 'list'} op @param {string} [path] @param {string} [text]
  */
 function call(page, name, op, path = '', text = '') {
   return page.evaluate(
