@@ -11,6 +11,7 @@ import { mcpBench } from './mcp.mjs';
 import { wshBench } from './wsh.mjs';
 import { mcpServeBench } from './mcp-serve.mjs';
 import { shellBench } from './shell.mjs';
+import { readPathBenchAlone } from './read-path.mjs';
 import { sanitizerBench, injectionBench } from './injection.mjs';
 import { performance } from 'node:perf_hooks';
 import { launchBrowser, startApp } from '../tests/browser/helpers.mjs';
@@ -157,6 +158,8 @@ const result = {
   ...(await mcpServeBench()),
   // The shell (web/shell/): grep -r over 1,000 files and a 10-stage pipeline over 10 MB, in the page (OPFS), in Node and in real bash.
   ...(await shellBench()),
+  // The storage read path (issue 36): 1,000 OPFS files read raw (the platform's floor) and by Clawser, cold and warm (bench/read-path.mjs).
+  ...(await readPathBenchAlone()),
   // Memory search (web/memory/search.js) in Node; the page runs the same code and WebAssembly kernel.
   ...(await memoryBench()),
   // Storing 100k memories, and the vector file (.memory/vectors.bin), in Node.
@@ -184,8 +187,10 @@ const result = {
     andboxColdStartMs: 50,
     andboxWarmEvaluateMs: 2,
     andboxHostCallRoundTripMs: 0.5,
-    gitInitAdd100CommitMs: 600,
-    gitStatus1000FilesMs: 1000,
+    gitInitAdd100CommitMs: 200,
+    gitStatus1000FilesMs: 100,
+    opfsReadOverheadRatio: 1.3,
+    opfsRead1000FilesWarmMs: 40,
     memoryRecall10kMs: 5,
     memoryRecall10kHybridMs: 5,
     memoryRecall100kMs: 30,

@@ -300,3 +300,60 @@ a single-file restore is asked for and overwrites (control)', async () => {
   assert.deepEqual((await repo.restore(v1, { filepath: 'b.txt' })).changed, ['b.txt']);
   assert.equal(await ws.readText('b.txt'), 'b1\n');
 });
+
+test('a command that changes the index many times stores it once: unstaging, staging deletions, a stat refresh (issue 36 §3)', async () => {
+  const mem = new MemoryFileSystem();
+  const ws = new ScopedFileSystem(mem, 'clawser_workspaces/w');
+  for (let i = 0; i < 30; i++) await ws.write(`f/${i}.txt`, `file ${i}\n`);
+  const repo = new WorkspaceGit(ws);
+  await repo.commitAll({ message: 'first' });
+  /** @type {string[]} */
+  const writes = [];
+  const write = mem.write.bind(mem);
+  mem.write = async (/** @type {string} */ path, /** @type {string | Uint8Array} */ data) => {
+    writes.push(path);
+    return write(path, data);
+  };
+  const indexWrites = () => writes.filter((p) => p.endsWith('.git/index')).length;
+  const paths = Array.from({ length: 30 }, (_, i) => `f/${i}.txt`);
+  for (const p of paths) await ws.write(p, `changed ${p}\n`);
+  await repo.stage(paths);
+  writes.length = 0;
+  await repo.unstage(paths);
+  assert.equal(indexWrites(), 1, 'thirty paths unstaged, the index stored once');
+  assert.ok((await repo.status()).every((s) => s.state === 'modified' && !s.staged && s.unstaged));
+  for (const p of paths) await ws.delete(p);
+  writes.length = 0;
+  await repo.stage(paths);
+  assert.equal(indexWrites(), 1, 'thirty deletions staged, the index stored once');
+  assert.ok((await repo.status()).every((s) => s.state === 'deleted' && s.staged));
+  await repo.commit({ message: 'gone' });
+
+  // Every file touched (same content, a later time, as after a copy back): the status refreshes
+  // the stats in the index once, and the next status reads no file.
+  for (let i = 0; i < 30; i++) await ws.write(`g/${i}.txt`, `file ${i}\n`);
+  await repo.commitAll({ message: 'again' });
+  let shift = 0;
+  const stat = mem.stat.bind(mem);
+  mem.stat = async (path) => {
+    const s = await stat(path);
+    return s && s.kind === 'file' && path.includes('/g/') ? { ...s, mtimeMs: (s.mtimeMs ?? 0) + shift } : s;
+  };
+  /** @type {string[]} */
+  const reads = [];
+  const readBytes = mem.readBytes.bind(mem);
+  mem.readBytes = async (path, range) => {
+    if (path.includes('/g/')) reads.push(path);
+    return readBytes(path, range);
+  };
+  shift = 5000;
+  writes.length = 0;
+  assert.ok((await repo.status()).every((s) => s.state === 'unchanged'));
+  assert.equal(reads.length, 30, 'touched files are read once to check them');
+  assert.equal(indexWrites(), 1);
+  reads.length = 0;
+  writes.length = 0;
+  await repo.status();
+  assert.deepEqual(reads, [], 'their stats now match the index');
+  assert.equal(indexWrites(), 0);
+});

@@ -14,11 +14,11 @@ let shared = null;
  * `git.log({ fs: workspaceFs(id), dir: '/' })`.
  * @param {string} workspaceId
  * @param {{fs?: FileSystem}} [options] the storage root (default: this page's OPFS)
- * @returns {ScopedFileSystem & ReturnType<typeof createGitFs>}
+ * @returns {ScopedFileSystem & {promises: ReturnType<typeof createGitFs>['promises']}}
  */
 export function workspaceFs(workspaceId, options = {}) {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(workspaceId)) throw new TypeError(`"${workspaceId}" is not a workspace id.`);
   const root = options.fs ?? (shared ??= new OpfsFileSystem());
   const scoped = new ScopedFileSystem(root, `clawser_workspaces/${workspaceId}`);
-  return Object.assign(scoped, createGitFs(scoped));
+  return Object.assign(scoped, { promises: createGitFs(scoped).promises });
 }

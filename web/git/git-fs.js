@@ -89,8 +89,21 @@ export function createGitFs(fs, adapterOptions = {}) {
   /** @param {string} p */
   const shared = (p) =>
     commandCache && (p === '.gitignore' || p.endsWith('/.gitignore') || (p.startsWith('.git/') && !p.startsWith('.git/objects/')));
+  /**
+   * The index as the command last wrote it, not yet stored (commandCache only): isomorphic-git
+   * writes `.git/index` after each change it makes under its index lock — during a status, once
+   * per file whose stats it refreshes — so the command's writes are kept here and stored once,
+   * by `flush()` when it ends. The command reads its own writes; nobody else reads meanwhile
+   * (commands on one repository run one at a time).
+   * @type {Map<string, Uint8Array>}
+   */
+  const deferred = new Map();
+  /** @param {string} p */
+  const defers = (p) => commandCache && p === '.git/index';
   /** @param {string} p */
   const readBytes = (p) => {
+    const own = deferred.get(p);
+    if (own) return Promise.resolve(own.slice());
     if (!shared(p)) return fs.readBytes(p);
     let r = reads.get(p);
     if (!r) {
@@ -137,6 +150,14 @@ export function createGitFs(fs, adapterOptions = {}) {
     },
     async writeFile(/** @type {string} */ path, /** @type {string | Uint8Array} */ data) {
       const p = clean(path);
+      if (defers(p)) {
+        // Its stat stays the stored file's (or none) until flush: isomorphic-git compares the
+        // index file's stats before and after its own write, and the same answer means "not changed by others".
+        deferred.set(p, typeof data === 'string' ? new TextEncoder().encode(data) : new Uint8Array(data));
+        reads.delete(p);
+        missing.delete(p);
+        return;
+      }
       changed(p);
       try {
         // Objects are content-addressed and isomorphic-git checks their hash when reading them,
@@ -151,6 +172,7 @@ export function createGitFs(fs, adapterOptions = {}) {
     },
     async unlink(/** @type {string} */ path) {
       const p = clean(path);
+      if (deferred.delete(p)) await flush();
       const s = await statOf(p);
       if (!s) throw coded('ENOENT', path);
       if (s.kind === 'directory') throw coded('EISDIR', path);
@@ -206,5 +228,19 @@ export function createGitFs(fs, adapterOptions = {}) {
     },
     async chmod() {},
   };
-  return { promises };
+  /** Stores what the command wrote and kept (the index), once. Rejects as the write would have. */
+  async function flush() {
+    for (const [p, bytes] of deferred) {
+      deferred.delete(p);
+      changed(p);
+      try {
+        await fs.write(p, bytes);
+      } catch (err) {
+        throw nodeError(err, p);
+      } finally {
+        changed(p);
+      }
+    }
+  }
+  return { promises, flush };
 }

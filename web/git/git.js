@@ -116,12 +116,21 @@ export class WorkspaceGit {
   }
 
   /**
-   * Runs one git command with a fresh per-command adapter and cache, after the previous one.
+   * Runs one git command with a fresh per-command adapter and cache, after the previous one; its
+   * writes of the index are stored once at its end (git-fs.js).
    * @template T @param {(ctx: {fs: ReturnType<typeof createGitFs>, cache: object}) => Promise<T>} fn @returns {Promise<T>}
    */
   #run(fn) {
     const run = this.#queue
-      .then(() => fn({ fs: createGitFs(this.raw, { commandCache: true }), cache: {} }))
+      .then(async () => {
+        const fs = createGitFs(this.raw, { commandCache: true });
+        // The index the command wrote is stored once, when it ends — also when it fails (as far as it got).
+        try {
+          return await fn({ fs, cache: {} });
+        } finally {
+          await fs.flush();
+        }
+      })
       .catch((err) => {
         throw this.#damagedIndex(err) ?? toGitError(err);
       });

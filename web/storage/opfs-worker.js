@@ -232,7 +232,8 @@ function writeAll(h, bytes, at) {
 /**
  * Bytes of a file, the range chosen from its size (clamped to the file), and that size.
  * @param {string} path @param {(size: number) => [number, number]} rangeOf
- * @returns {Promise<{bytes: Uint8Array, size: number}>}
+ * @returns {Promise<{bytes: Uint8Array, size: number, mtimeMs?: number}>} mtimeMs: when read through a File
+ *   snapshot (not while this tab has the file open for writing)
  */
 async function readRange(path, rangeOf) {
   const key = splitPath(path).join('/');
@@ -251,7 +252,7 @@ async function readRange(path, rangeOf) {
         const [start, end] = clamp(file.size);
         // A whole file is read without slicing it (a slice is one more blob for the browser to set up).
         const blob = start === 0 && end === file.size ? file : file.slice(start, end);
-        return { bytes: new Uint8Array(await blob.arrayBuffer()), size: file.size };
+        return { bytes: new Uint8Array(await blob.arrayBuffer()), size: file.size, mtimeMs: file.lastModified };
       } catch (err) {
         if (/** @type {Error} */ (err).name !== 'NotReadableError' || attempt >= 5) throw err;
         await new Promise((r) => setTimeout(r, 10 * (attempt + 1)));
@@ -313,8 +314,44 @@ async function readTail(after, path, maxBytes) {
   return readRange(path, (size) => [size - maxBytes, size]);
 }
 
+/**
+ * What is at a path: a file (size, modification time), a folder, or nothing (null). `live`: this
+ * tab has the file open for writing, which hides its modification time (now is given instead).
+ * @param {string} path @returns {Promise<{stat: import('./types.d.ts').FileStat | null, live?: boolean}>}
+ */
+async function statOf(path) {
+  const parts = splitPath(path);
+  const name = parts.pop();
+  if (!name) return { stat: { kind: 'directory', size: 0 } };
+  let dir;
+  try {
+    dir = await dirAt(parts, false);
+  } catch {
+    return { stat: null };
+  }
+  const key = splitPath(path).join('/');
+  const h = open.get(key);
+  // An open handle hides lastModified; it is being written right now.
+  if (h) return { stat: { kind: 'file', size: h.getSize(), mtimeMs: Date.now() }, live: true };
+  try {
+    const file = await (await fileAt(key)).getFile();
+    return { stat: { kind: 'file', size: file.size, mtimeMs: file.lastModified } };
+  } catch (err) {
+    if (/** @type {Error} */ (err).name !== 'TypeMismatchError' && /** @type {Error} */ (err).name !== 'NotFoundError') throw err;
+    fileCache.delete(key);
+  }
+  try {
+    await dir.getDirectoryHandle(name);
+    return { stat: { kind: 'directory', size: 0 } };
+  } catch {
+    return { stat: null };
+  }
+}
+
 /** Operations whose first argument is their Closers (see runOp). */
-const CLOSING_AFTER = new Set(['readTail', 'readFiles']);
+const CLOSING_AFTER = new Set(['readTail', 'readFiles', 'batch', 'write']);
+/** How many items of a batch are under way at once (opens overlap; a thousand at once only queue in the browser). */
+const BATCH_PARALLEL = 64;
 
 /** @type {Record<string, (...args: any[]) => Promise<unknown>>} */ // args arrive as structured clones checked by each op
 const ops = {
@@ -356,10 +393,40 @@ const ops = {
     if (failed) throw /** @type {PromiseRejectedResult} */ (failed).reason;
     return settled.map((r) => /** @type {PromiseFulfilledResult<unknown>} */ (r).value);
   },
+  /**
+   * Whole files and stats the page asked for in the same moment (its read path batches them):
+   * one message each way, BATCH_PARALLEL at a time. A read opens a read-only access handle, as
+   * readTail does (far cheaper than a File snapshot for a small file; closed once the answer is
+   * posted) and gives the bytes and size; a stat its result, `live` when this tab has the file open
+   * for writing (its time is then now, not worth keeping). A failure is that item's (`error`).
+   */
+  async batch(/** @type {Closers} */ after, /** @type {{op: 'read' | 'stat', path: string}[]} */ items) {
+    /** @type {unknown[]} */
+    const answers = new Array(items.length);
+    let next = 0;
+    const lane = async () => {
+      while (next < items.length) {
+        const i = next++;
+        const { op, path } = items[i];
+        try {
+          answers[i] =
+            op === 'stat'
+              ? await withFreshFolders(() => statOf(path), [path])
+              : await withFreshFolders(() => readTail(after, path, Number.MAX_SAFE_INTEGER), [path]);
+        } catch (err) {
+          const e = toStorageError(err, path);
+          answers[i] = { error: { code: e.code, message: e.message } };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(BATCH_PARALLEL, items.length) }, lane));
+    return answers;
+  },
   async readText(/** @type {string} */ path) {
     return decoder.decode(/** @type {Uint8Array} */ (await ops.readBytes(path)));
   },
   async write(
+    /** @type {Closers} */ after,
     /** @type {string} */ path,
     /** @type {string | Uint8Array} */ data,
     /** @type {import('./types.d.ts').WriteOptions | undefined} */ options,
@@ -373,9 +440,13 @@ const ops = {
       try {
         h.truncate(0);
         writeAll(h, bytesOf(data), 0);
-      } finally {
+      } catch (err) {
         h.close();
+        throw err;
       }
+      // The bytes are in the file: the handle is closed once the answer is posted (see Closers),
+      // a round trip to the browser the caller need not wait for (git writes a hundred objects so).
+      after.push(() => h.close());
       return;
     }
     // Our own replacement: look the file up afresh next time rather than trust an old handle.
@@ -423,32 +494,7 @@ const ops = {
     return out.sort((a, b) => a.name.localeCompare(b.name));
   },
   async stat(/** @type {string} */ path) {
-    const parts = splitPath(path);
-    const name = parts.pop();
-    if (!name) return { kind: 'directory', size: 0 };
-    let dir;
-    try {
-      dir = await dirAt(parts, false);
-    } catch {
-      return null;
-    }
-    const key = splitPath(path).join('/');
-    const h = open.get(key);
-    // An open handle hides lastModified; it is being written right now.
-    if (h) return { kind: 'file', size: h.getSize(), mtimeMs: Date.now() };
-    try {
-      const file = await (await fileAt(key)).getFile();
-      return { kind: 'file', size: file.size, mtimeMs: file.lastModified };
-    } catch (err) {
-      if (/** @type {Error} */ (err).name !== 'TypeMismatchError' && /** @type {Error} */ (err).name !== 'NotFoundError') throw err;
-      fileCache.delete(key);
-    }
-    try {
-      await dir.getDirectoryHandle(name);
-      return { kind: 'directory', size: 0 };
-    } catch {
-      return null;
-    }
+    return (await statOf(path)).stat;
   },
   async mkdir(/** @type {string} */ path) {
     await dirAt(splitPath(path), true);
@@ -527,7 +573,7 @@ async function copyTree(from, to) {
  */
 function pathsOf(op, args) {
   const norm = (/** @type {unknown} */ p) => splitPath(String(p ?? '')).join('/');
-  if (op === 'readFiles') return /** @type {{path: unknown}[]} */ (args[0]).map((r) => norm(r.path));
+  if (op === 'readFiles' || op === 'batch') return /** @type {{path: unknown}[]} */ (args[0]).map((r) => norm(r.path));
   return op === 'move' ? [norm(args[0]), norm(args[1])] : [norm(args[0])];
 }
 
@@ -535,7 +581,7 @@ function pathsOf(op, args) {
 const overlaps = (a, b) => a === '' || b === '' || a === b || a.startsWith(b + '/') || b.startsWith(a + '/');
 
 /** Operations that change nothing: they may overlap one another, never a change. */
-const READS = new Set(['openFile', 'readBytes', 'readTail', 'readFiles', 'readText', 'list', 'stat']);
+const READS = new Set(['openFile', 'readBytes', 'readTail', 'readFiles', 'readText', 'list', 'stat', 'batch']);
 
 /** @type {{paths: string[], read: boolean, done: Promise<void>}[]} operations not finished yet, in arrival order */
 const active = [];
@@ -578,7 +624,7 @@ async function runOp(id, op, args) {
     const result = await withFreshFolders(() => (CLOSING_AFTER.has(op) ? fn(after, ...args) : fn(...args)), pathsOf(op, args));
     scope.postMessage({ id, ok: true, result }, transferables(result));
   } catch (err) {
-    const e = toStorageError(err, op === 'readFiles' ? 'the files read together' : String(args[0]));
+    const e = toStorageError(err, op === 'readFiles' || op === 'batch' ? 'the files read together' : String(args[0]));
     scope.postMessage({ id, ok: false, error: { code: e.code, message: e.message } });
   } finally {
     for (const close of after) {
