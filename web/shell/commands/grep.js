@@ -9,7 +9,7 @@
 // (--binary-files=TYPE). Any other line goes to just-bash's grep unchanged.
 import { defineCommand } from 'just-bash';
 import { fromLatin1, latin1, resolveShellPath } from '../bash-fs.js';
-import { bytesResult, stdinBytes, utf8Bytes } from './text.js';
+import { bytesResult, stdinBytes, utf8Bytes } from './byte-text.js';
 
 /** Options whose value is the next word (or the rest of the word). */
 const VALUED = 'efmABCdD';
