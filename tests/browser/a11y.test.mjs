@@ -10,7 +10,9 @@
 //   the Config panel with a problem, the home view and the panels' inner states (a file in the
 //   editor, a Markdown preview, a Git diff, an open event and the replay bar, a schedule phrase's
 //   preview, the Skills registry and install-from-URL forms, the Add server form, the New agent
-//   form, the Add memory form and a listed memory) at 1280 and 360 px;
+//   form, the Add memory form and a listed memory) at 1280 and 360 px; and on issue 37's surfaces
+//   (document chips in the composer, the artifacts pane beside the chat and full screen, the
+//   goal delete confirmation, the restore success message) at 1280 and 360 px;
 // - in all of those, no option of a visible select is cut (a select cannot wrap);
 // - keyboard: from each panel's heading, Tab reaches every control of the panel in document
 //   order, each with a visible focus indicator, and then leaves the panel (no trap; the
@@ -623,5 +625,62 @@ add forms, a memory), light and dark, 360 and 1280 px", async () => {
   await newMemory.getByRole('button', { name: 'Remember' }).click();
   await page.locator('.memory', { hasText: 'deploy day' }).waitFor();
   await scanEach('memory: a memory listed');
+  assert.deepEqual(found, []);
+});
+
+test('no serious or critical violation and no cut option on the surfaces of issue 37 (document chips in the composer, the \
+artifacts pane beside the chat and full screen, the goal delete confirmation, the restore success message), light and dark, \
+360 and 1280 px', async () => {
+  found.length = 0;
+  await look('light', WIDTHS[0]);
+  await page.keyboard.press('Alt+0');
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  // Two documents picked through the composer's own file input (what "Attach file" opens).
+  await page.locator('form.composer input[type=file]').setInputFiles([
+    { name: 'orders.md', mimeType: 'text/markdown', buffer: Buffer.from('# Orders\n\n- 12 apples\n- 7 pears\n') },
+    { name: 'counts.csv', mimeType: 'text/csv', buffer: Buffer.from('fruit,count\napples,12\npears,7\n') },
+  ]);
+  const chips = page.getByRole('list', { name: 'Attachments' });
+  await chips.getByText('orders.md').waitFor();
+  await chips.getByText('counts.csv').waitFor();
+  await scanEach('composer: two document chips');
+
+  // An artifact the reply makes, beside the chat, then full screen.
+  const svg =
+    '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="60"><circle cx="30" cy="30" r="20" fill="teal"/>' +
+    '<text x="60" y="35">Dot</text></svg>';
+  llm.enqueue({ text: `A drawing of the orders:\n\n\`\`\`svg\n${svg}\n\`\`\`\n` });
+  await sendMessage(page, 'draw the orders');
+  const pane = page.getByRole('complementary', { name: 'Artifact' });
+  await pane.locator('iframe[title="Artifact svg-1"]').and(page.locator('[data-state="rendered"]')).waitFor();
+  await pane.getByText('svg-1 · version 1 of 1').waitFor();
+  await scanEach('the artifacts pane beside the chat');
+  await pane.getByRole('button', { name: 'Full screen' }).click();
+  await pane.getByRole('button', { name: 'Full screen', pressed: true }).waitFor();
+  await scanEach('an artifact full screen');
+  await page.keyboard.press('Escape');
+  await pane.getByRole('button', { name: 'Full screen', pressed: false }).waitFor();
+  await pane.getByRole('button', { name: 'Close artifact' }).click();
+  await pane.waitFor({ state: 'detached' });
+
+  // Goals: the confirmation before a goal and its sub-goals are deleted.
+  await openPanel('Goals');
+  await page.getByLabel('New goal').fill('Tidy the backlog');
+  await page.getByRole('button', { name: 'Add goal' }).click();
+  await page.locator('.goal', { hasText: 'Tidy the backlog' }).waitFor();
+  await page.getByRole('button', { name: 'Delete Tidy the backlog' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Delete goal' });
+  await confirm.getByRole('button', { name: 'Delete' }).waitFor();
+  await scanEach('goals: the delete confirmation');
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  await confirm.waitFor({ state: 'detached' });
+
+  // The message a finished restore leaves for the page it reloads to (the restore itself is
+  // backup.test's: here its message, as that page shows it).
+  const said = 'Backup restored: 1 workspace(s) (My workspace), 12 files, 1 API key(s).';
+  await page.evaluate((text) => localStorage.setItem('clawser_restore_done', JSON.stringify(text)), said);
+  await page.reload();
+  await page.getByRole('status').filter({ hasText: said }).waitFor();
+  await scanEach('the restore success message');
   assert.deepEqual(found, []);
 });

@@ -70,6 +70,8 @@ function enhanceCodeBlocks(container, { highlight, onSave }) {
     );
     pre.replaceWith(wrapper);
     wrapper.append(pre);
+    // A long line scrolls the block sideways: reachable by keyboard (Tab, then the arrow keys).
+    pre.tabIndex = 0;
     // Plain text stays when the bundle cannot load.
     if (highlight && code)
       editorModule()
