@@ -26,11 +26,12 @@ const importModel = (bytes, name) =>
 
 test('the first-run card offers a model on this computer once one is imported, and says how to get one before', async () => {
   const card = page.getByRole('region', { name: 'Choose how Clawser thinks' });
-  await card.getByText(/Bring a GGUF model file/).waitFor();
+  // The honest note, before a model and after one: its size, then what speed to expect.
+  await card.getByText(/Bring a GGUF model file \(a 0\.5–1\.5 B model at Q4 is 0\.4–1 GB\).*a few words a second/).waitFor();
   assert.equal(await card.getByRole('button', { name: 'Use a model on this computer' }).count(), 0, 'nothing to use yet');
   const id = await importModel(makeScriptedGguf({ toolCall: { name: 'fs_list', arguments: { path: '/' } }, finalText: FINAL }), 'Scripted');
   await page.reload();
-  await card.getByText(/Imported: 1 model/).waitFor();
+  await card.getByText(/Imported: 1 model\. Runs in this page, offline, with no key: a few words a second/).waitFor();
   await card.getByRole('button', { name: 'Use a model on this computer' }).click();
   await storedConfigUntil(page, (e) => Object.values(e).some((v) => v.includes('"provider":"local"') && v.includes(id)), 'local chosen');
 });

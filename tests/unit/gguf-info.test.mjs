@@ -87,3 +87,33 @@ test('a chat template is named by its family, as model cards name it; one matchi
   ];
   for (const [family, template] of cases) assert.equal(chatTemplateFamily(template), family, template);
 });
+
+/**
+ * The test model with its header damaged as a bad copy or a disk error would; `damage` gets the
+ * first metadata key's length (the u64 at byte 24; the key's value type follows the key, at 32 + it).
+ * @param {(view: DataView, keyLength: number) => void} damage
+ */
+function damaged(damage) {
+  const copy = bytes.slice();
+  const view = new DataView(copy.buffer, copy.byteOffset, copy.byteLength);
+  damage(view, Number(view.getBigUint64(24, true)));
+  return new Blob([copy]);
+}
+
+test('a GGUF file damaged in its header (a length or a value type no writer makes) is refused as damaged, with a clear \
+message', async () => {
+  /** @type {[string, Blob, RegExp][]} */
+  const cases = [
+    ['a text longer than any header', damaged((v) => v.setBigUint64(24, 1n << 40n, true)), /impossibly long text: it is damaged/],
+    ['a length past any number', damaged((v) => v.setBigUint64(24, 1n << 62n, true)), /impossible length: it is damaged/],
+    ['a value of an unknown type', damaged((v, key) => v.setUint32(32 + key, 99, true)), /unknown type 99: it is damaged/],
+  ];
+  for (const [what, file, message] of cases)
+    await assert.rejects(
+      readGgufInfo(file),
+      (err) => err instanceof GgufError && err.code === 'invalid' && message.test(err.message),
+      what,
+    );
+  // Control: the same bytes undamaged are read.
+  assert.equal((await readGgufInfo(damaged(() => {}))).architecture, 'llama');
+});

@@ -41,8 +41,8 @@ test('an imported model is stored whole, described by its header, listed, read b
   await assert.rejects(store.get(model.id), (err) => err instanceof LocalModelError && err.code === 'not_found');
 });
 
-test('a file that is not a GGUF model, one cut short, and one too big for the space left are refused before anything is \
-written', async () => {
+test('a file that is not a GGUF model, one cut short, one corrupt, and one too big for the space left are refused before \
+anything is written', async () => {
   const fs = new MemoryFileSystem();
   const store = new LocalModelStore(fs, roomy);
   const refused = async (/** @type {Promise<unknown>} */ p, /** @type {string} */ code) =>
@@ -51,6 +51,11 @@ written', async () => {
   await refused(store.import([gguf.slice(0, 3000)]), 'not_gguf');
   // Cut in its tensors' data, the header whole: a copy or download stopped short.
   await refused(store.import([gguf.slice(0, gguf.size - 1000)]), 'not_gguf');
+  // Whole but corrupt: a value type no writer makes, in its first metadata entry.
+  const corrupt = new Uint8Array(await gguf.arrayBuffer());
+  const view = new DataView(corrupt.buffer);
+  view.setUint32(32 + Number(view.getBigUint64(24, true)), 99, true);
+  await refused(store.import([new Blob([corrupt])]), 'not_gguf');
   const full = new LocalModelStore(fs, { estimate: async () => ({ quota: 100e6, usage: 99e6 }) });
   await refused(full.import([gguf]), 'quota');
   assert.deepEqual(await tree(fs), []);

@@ -167,7 +167,9 @@ export const PROVIDERS = [
       checking: 'Looking for models imported into this browser…',
       action: 'Use a model on this computer',
       setUpAction: 'Import a model…',
-      found: (models) => `Imported: ${models.length} model${models.length === 1 ? '' : 's'}. Runs in this page, offline.`,
+      found: (models) =>
+        `Imported: ${models.length} model${models.length === 1 ? '' : 's'}. Runs in this page, offline, with no key: ` +
+        'a few words a second on a Chromebook-class CPU, more on a fast laptop or with WebGPU; slower than a cloud model.',
       missing:
         'Bring a GGUF model file (a 0.5–1.5 B model at Q4 is 0.4–1 GB) and import it in Settings → Models on this computer. ' +
         'It runs in this page with no key and no network: a few words a second on a Chromebook-class CPU, ' +
