@@ -44,12 +44,18 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   let editor = null;
   /** @type {Promise<ReturnType<typeof MessageEditor>> | null} */
   let editorLoaded = null;
-  /** Turns a sent message's bubble into the editor, focused (not while a reply is written). @param {EventOf<'user_message'>} e */
-  const startEdit = (e) =>
+  const loadEditor = () =>
     (editorLoaded ??= import('./chat/message-editor.js').then(
       ({ MessageEditor }) =>
         (editor = MessageEditor({ controller, list, redraw: () => renderTranscript(/** @type {ChatState} */ (last)) })),
-    )).then(
+      (err) => {
+        editorLoaded = null; // asked for again with the next Edit
+        throw err;
+      },
+    ));
+  /** Turns a sent message's bubble into the editor, focused (not while a reply is written). @param {EventOf<'user_message'>} e */
+  const startEdit = (e) =>
+    loadEditor().then(
       (ed) => {
         const li = /** @type {HTMLElement | null} */ (list.querySelector(`li[data-event-id="${CSS.escape(e.id)}"]`));
         if (li && !last?.streaming) ed.start(e, li);

@@ -1,6 +1,6 @@
-// Why this file is long: how every event type of the conversation looks (messages, tool calls and
-//  results, failures, approvals, notices); each renderer is short, and one file keeps the list of
-//  event looks complete next to each other.
+// Why this file is long: how every item of the message list looks (messages, tool calls and
+//  results, failures, approvals, notices, and the notices the transcript opens with); each renderer
+//  is short, and one file keeps the list of looks complete next to each other.
 /** @import { ClawserEvent, EventOf } from '../../agent/types.d.ts' */
 /** @import { ImageRef } from '../../providers/types.d.ts' */
 /** @import { ChatState, ChatViewController } from '../types.d.ts' */
