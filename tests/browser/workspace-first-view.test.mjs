@@ -340,6 +340,11 @@ test('a workspace without a provider: the first view paints the provider card ab
     assert.equal(await waitUntil(() => asked(), 'app.js asked for'), true, 'app.js was asked for');
     assert.equal(await appStarted(page), false, 'painted without the app');
     assert.equal(await page.locator('.workspace[data-first-view] .messages li.setup').count(), 1, 'the card is in the painted list');
+    assert.equal(
+      await page.evaluate(() => document.querySelector('.workspace[data-first-view] .messages > li')?.classList.contains('setup')),
+      true,
+      'above the messages',
+    );
     assert.equal(await page.getByRole('textbox', { name: 'Message' }).isDisabled(), true, 'nothing to send with yet');
     release();
     await appView(page);
