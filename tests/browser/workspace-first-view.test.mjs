@@ -19,18 +19,18 @@ const HOUR = 3_600_000;
  * A fresh profile holding what a previous visit leaves: workspace Alpha (provider Echo) with three
  * conversations and their saved list, Beta with none. app.js is answered only once `release`
  * is called.
- * @param {{tornLine?: boolean, files?: Record<string, string>}} [options] tornLine: the newest conversation's log ends with half a line (a
- *   tab closed mid-write);
+ * @param {{tornLine?: boolean, files?: Record<string, string>, provider?: boolean}} [options] tornLine: the newest conversation's log
+ *   ends with half a line (a tab closed mid-write); provider: false leaves Alpha without a provider chosen;
  *   files: written over the others afterwards (a path in Alpha's conversations folder → its text), e.g. a damaged one
  */
-async function heldPage({ tornLine = false, files = {} } = {}) {
+async function heldPage({ tornLine = false, files = {}, provider = true } = {}) {
   const own = await fx.launchBrowser();
   const page = await fx.newPage(own.context);
   const errors = /** @type {string[]} */ ([]);
   page.on('pageerror', (err) => errors.push(err.message));
   await page.goto(`${app.url}manifest.webmanifest`);
   await page.evaluate(
-    async ({ HOUR, tornLine, files }) => {
+    async ({ HOUR, tornLine, files, provider }) => {
       const now = Date.now();
       localStorage.setItem(
         'clawser_workspaces',
@@ -39,7 +39,7 @@ async function heldPage({ tornLine = false, files = {} } = {}) {
           { id: 'wbeta', name: 'Beta', createdAt: now - 24 * HOUR },
         ]),
       );
-      localStorage.setItem('clawser_config_walpha', JSON.stringify({ provider: 'echo', model: '', baseUrl: '' }));
+      if (provider) localStorage.setItem('clawser_config_walpha', JSON.stringify({ provider: 'echo', model: '', baseUrl: '' }));
       const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('clawser_workspaces', { create: true });
       await root.getDirectoryHandle('wbeta', { create: true });
       const conversations = await (await root.getDirectoryHandle('walpha', { create: true })).getDirectoryHandle('.conversations', {
@@ -83,7 +83,7 @@ async function heldPage({ tornLine = false, files = {} } = {}) {
         await write(dir, name, text);
       }
     },
-    { HOUR, tornLine, files },
+    { HOUR, tornLine, files, provider },
   );
   /** @type {() => void} */
   let release = () => {};
@@ -327,6 +327,32 @@ a damaged list is left to the app; the app then says what it found', async () =>
     } finally {
       await close();
     }
+  }
+});
+
+test('a workspace without a provider: the first view paints the provider card above its messages, then the app its own', async () => {
+  const { page, close, release, asked, errors } = await heldPage({ provider: false });
+  try {
+    await page.goto(`${app.url}#workspace/walpha`);
+    const card = page.getByRole('heading', { name: 'Choose how Clawser thinks' });
+    await card.waitFor();
+    await messages(page).getByText('The origin private file system.').waitFor();
+    assert.equal(await waitUntil(() => asked(), 'app.js asked for'), true, 'app.js was asked for');
+    assert.equal(await appStarted(page), false, 'painted without the app');
+    assert.equal(await page.locator('.workspace[data-first-view] .messages li.setup').count(), 1, 'the card is in the painted list');
+    assert.equal(
+      await page.evaluate(() => document.querySelector('.workspace[data-first-view] .messages > li')?.classList.contains('setup')),
+      true,
+      'above the messages',
+    );
+    assert.equal(await page.getByRole('textbox', { name: 'Message' }).isDisabled(), true, 'nothing to send with yet');
+    release();
+    await appView(page);
+    await card.waitFor();
+    assert.equal(await page.locator('.messages li.setup').count(), 1, "the app's card, once");
+    assert.deepEqual(errors, []);
+  } finally {
+    await close();
   }
 });
 

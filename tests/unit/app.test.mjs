@@ -220,6 +220,11 @@ test("index.html is current: import map, its CSP hash, modulepreload of the firs
     './web/app/first-view.js',
   ])
     assert.ok(!workspace.includes(f), f);
+  // What the first paint never needs loads when first used: a message's editor, a failure's
+  // alert, the provider card (painted only in a workspace without a provider).
+  for (const f of ['./web/ui/chat/reading-place.js', './web/ui/chat/versions.js']) assert.ok(workspace.includes(f), `control: ${f} is`);
+  for (const f of ['./web/ui/chat/message-editor.js', './web/ui/chat/failure.js', './web/ui/first-run.js'])
+    assert.ok(!workspace.includes(f), `${f} is not on the first view's list`);
   // 24 before the icons; the rail draws SVG icons (web/ui/icon.js and the vendored web/vendor/icons.js).
   assert.ok(workspace.length < 27, `a short list: ${workspace.length}`);
 });

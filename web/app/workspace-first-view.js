@@ -19,7 +19,6 @@ import { Conversation } from '../agent/conversation/conversation.js';
 import { LIST_FILE, parseConversationList, byActivity } from '../agent/conversation/conversation-list.js';
 import { WorkspaceView } from '../ui/workspace-view.js';
 import { ChatView } from '../ui/chat-view.js';
-import { FirstRunCard } from '../ui/first-run.js';
 import { h } from '../ui/dom.js';
 
 /**
@@ -248,12 +247,15 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
     attachDocument: () => Promise.reject(new Error('Clawser is still starting: attach the file again in a moment')),
   };
   const needsSetup = !parseSettings(config.get(settingsKey(workspace.id), null));
+  // The provider card shows only in a workspace without a provider: loaded then, not with every chat.
+  const { FirstRunCard } = needsSetup ? await import('../ui/first-run.js') : { FirstRunCard: null };
+  if (!root.isConnected || signal?.aborted) return null;
   const chat = ChatView({
     controller,
     needsSetup,
     // Still "checking" what this machine offers: the app's card finds out.
     setupCard: () =>
-      FirstRunCard({
+      /** @type {NonNullable<typeof FirstRunCard>} */ (FirstRunCard)({
         choices: setupChoices(null),
         checking: true,
         keyProviders: keyProviderNames(),

@@ -1,12 +1,13 @@
-// Why this file is long: how every event type of the conversation looks (messages, tool calls and
-//  results, failures, approvals, notices); each renderer is short, and one file keeps the list of
-//  event looks complete next to each other.
+// Why this file is long: how every item of the message list looks (messages, tool calls and
+//  results, failures, approvals, notices, and the notices the transcript opens with); each renderer
+//  is short, and one file keeps the list of looks complete next to each other.
 /** @import { ClawserEvent, EventOf } from '../../agent/types.d.ts' */
 /** @import { ImageRef } from '../../providers/types.d.ts' */
 /** @import { ChatState, ChatViewController } from '../types.d.ts' */
 import { h, formatTime } from '../dom.js';
 import { icon } from '../icon.js';
 import { renderMarkdown } from '../../safety/markdown.js';
+import { versionSwitcher } from './versions.js';
 
 /** Shows a short result on a button, then its label again. @param {HTMLElement} button @param {string} text @param {string} label */
 function flash(button, text, label) {
@@ -168,7 +169,8 @@ export function bubble(kind, who, ts) {
  * How each event of a transcript looks in the chat's message list: the user's messages (images,
  * attachments, Copy, Edit), replies (Markdown with code bars, Copy, Regenerate, Continue), the
  * versions of either (‹ 1/2 ›), tool cards ("Run again" for code), provider tries, errors and the
- * notices of what the agent did. Thumbnails of attached images are kept for the view's lifetime.
+ * notices of what the agent did, and what the transcript opens with (`opening`). Thumbnails of attached
+ * images are kept for the view's lifetime.
  * @param {{controller: ChatViewController, list: HTMLElement, onEdit: (e: EventOf<'user_message'>, li: HTMLElement) => void,
  *   onSaveCode?: (code: string, ext: string) => Promise<string | null>}} props
  *   list: the message list (a tool result completes its call's card there); onEdit: a message's Edit button
@@ -245,39 +247,6 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
     return h('div', { class: 'run-again' }, button, stop, out);
   };
 
-  /**
-   * ‹ 2/3 ›: which version of a message or reply is shown, and the way to the others.
-   * @param {string} eventId @param {{index: number, count: number}} v @param {string} what "message" or "reply"
-   */
-  const versionSwitcher = (eventId, v, what) =>
-    h(
-      'span',
-      { class: 'row versions', role: 'group', 'aria-label': `Versions of this ${what}` },
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'icon-btn',
-          'aria-label': `Previous version of this ${what}`,
-          disabled: v.index === 0,
-          on: { click: () => controller.switchVersion(eventId, -1) },
-        },
-        icon('chevron-left'),
-      ),
-      h('span', { class: 'small', 'aria-live': 'polite' }, `${v.index + 1}/${v.count}`),
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'icon-btn',
-          'aria-label': `Next version of this ${what}`,
-          disabled: v.index === v.count - 1,
-          on: { click: () => controller.switchVersion(eventId, 1) },
-        },
-        icon('chevron-right'),
-      ),
-    );
-
   /** @param {EventOf<'user_message'>} e @param {{index: number, count: number} | undefined} versions @param {boolean} idle */
   const userMessage = (e, versions, idle) => {
     if (e.data.continues) {
@@ -285,7 +254,7 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
         'li',
         { class: 'notice small muted' },
         'You asked the model to continue its stopped reply.',
-        versions ? versionSwitcher(e.id, versions, 'message') : '',
+        versions ? versionSwitcher(controller, e.id, versions, 'message') : '',
       );
     }
     const { li, body } = bubble('user', 'You', e.timestamp);
@@ -341,7 +310,7 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
           'Edit',
         ),
       );
-    if (versions) actions.append(versionSwitcher(e.id, versions, 'message'));
+    if (versions) actions.append(versionSwitcher(controller, e.id, versions, 'message'));
     li.append(actions);
     return li;
   };
@@ -501,7 +470,9 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
     const versions = s.versions.get(e.id);
     if (e.type === 'user_message') return userMessage(e, versions, idle);
     // Another version of a reply starts here (whatever the turn shows first).
-    const replyVersions = versions ? h('li', { class: 'notice small muted versions-row' }, versionSwitcher(e.id, versions, 'reply')) : null;
+    const replyVersions = versions
+      ? h('li', { class: 'notice small muted versions-row' }, versionSwitcher(controller, e.id, versions, 'reply'))
+      : null;
     const run = e.type === 'provider_attempt' ? tries.get(e.id) : undefined;
     const shown =
       e.type === 'provider_attempt'
@@ -529,7 +500,66 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
         () => {},
       );
   };
-  return { item, setMarkdown, destroy };
+  return { item, opening: (/** @type {ChatState} */ s) => opening(s, controller), setMarkdown, destroy };
+}
+
+/**
+ * What the transcript opens with: whose task a sub-agent's conversation is and which
+ * conversation a fork came from (each with the way back), and "Show earlier messages".
+ * @param {ChatState} s @param {Pick<ChatViewController, 'select' | 'loadEarlier' | 'busy'>} controller
+ * @returns {HTMLElement[]}
+ */
+function opening(s, controller) {
+  const items = [];
+  // A sub-agent's conversation says whose task it is, with the way back.
+  const parent = s.conversations.find((c) => c.id === s.activeId)?.parent;
+  if (parent) {
+    const from = s.conversations.find((c) => c.id === parent.conversationId);
+    items.push(
+      h(
+        'li',
+        { class: 'notice small muted sub-agent-of' },
+        `Sub-agent @${parent.agent}'s conversation: a task delegated from “${from?.title ?? 'a deleted conversation'}”` +
+          `${controller.busy ? ' — it is working here now ' + '(messages can be ' + 'sent once it is done)' : ''}. `,
+        from
+          ? h(
+              'button',
+              { type: 'button', class: 'secondary small-btn', on: { click: () => controller.select(parent.conversationId) } },
+              'Open the delegating conversation',
+            )
+          : '',
+      ),
+    );
+  }
+  // A fork says which conversation it came from, with the way back while that one exists.
+  const forkOf = s.conversations.find((c) => c.id === s.activeId)?.forkOf;
+  if (forkOf) {
+    const from = s.conversations.find((c) => c.id === forkOf.conversationId);
+    items.push(
+      h(
+        'li',
+        { class: 'notice small muted fork-of' },
+        `A fork of “${from?.title ?? forkOf.title}”${from ? '' : ' (since deleted)'}: its messages up to the fork, continued here. `,
+        from
+          ? h(
+              'button',
+              { type: 'button', class: 'secondary small-btn', on: { click: () => controller.select(forkOf.conversationId) } },
+              'Open the original conversation',
+            )
+          : '',
+      ),
+    );
+  }
+  if (s.hasEarlier) {
+    items.push(
+      h(
+        'li',
+        { class: 'earlier' },
+        h('button', { type: 'button', class: 'secondary', on: { click: () => controller.loadEarlier() } }, 'Show earlier messages'),
+      ),
+    );
+  }
+  return items;
 }
 
 /**
