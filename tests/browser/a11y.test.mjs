@@ -564,6 +564,8 @@ add forms, a memory), light and dark, 360 and 1280 px", async () => {
   // of its own (this test runs alone too).
   await page.keyboard.press('Alt+0');
   await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  // The new conversation on screen first: else the wait below may read the earlier one's replies.
+  await page.getByText('Start the conversation: type a message below.').waitFor();
   await sendMessage(page, 'a turn for the events panel');
   await page.locator('.msg.assistant:not(.streaming)').waitFor();
   await openPanel('Events');
