@@ -49,7 +49,7 @@ a fix saves and survives a reload', async () => {
   });
   await panel().getByText('1 problem: nothing is saved until they are fixed.').waitFor();
   const problem = panel().getByRole('list', { name: 'Problems' }).getByRole('listitem');
-  assert.match(await problem.innerText(), /^agent\.maxIterations: /);
+  assert.match(await problem.innerText(), /^agent\.maxIterations \(line \d+\): /);
   assert.equal(await editor().getAttribute('aria-invalid'), 'true');
   assert.equal(await panel().getByRole('button', { name: 'Save configuration' }).isDisabled(), true);
   await problem.getByRole('button').click();
@@ -65,7 +65,7 @@ a fix saves and survives a reload', async () => {
   await editConfig((c) => {
     c.agent.maxIterations = 7;
   });
-  await problem.filter({ hasText: /^agent\.autonomy\.levle: not a setting here/ }).waitFor();
+  await problem.filter({ hasText: /^agent\.autonomy\.levle \(line \d+\): not a setting here/ }).waitFor();
   assert.equal(await stored(), before, 'nothing was saved while invalid');
   await editConfig((c) => {
     delete c.agent.autonomy.levle;
@@ -214,7 +214,7 @@ and a bad rule changes nothing', async () => {
   const before = await stored();
   await panel().locator('input[type=file]').setInputFiles(bad);
   await panel().getByText('“bad-rule.json” was not applied: nothing was changed. Fix the problems below and save, or discard.').waitFor();
-  assert.match(await panel().getByRole('list', { name: 'Problems' }).innerText(), /^approvalRules\[0\]\.kind: /);
+  assert.match(await panel().getByRole('list', { name: 'Problems' }).innerText(), /^approvalRules\[0\]\.kind \(line \d+\): /);
   assert.equal(await stored(), before, 'nothing changed');
   await panel().getByRole('button', { name: 'Discard changes' }).click();
 
