@@ -70,6 +70,33 @@ test('broken JSON: the problem names its line; choosing it puts the cursor on th
   assert.equal(c.line, at, 'the cursor is on the broken line');
   assert.equal(c.focused, true);
   assert.equal(c.shown, true, 'the line is scrolled into view');
+  // The gutter numbers the lines, marks the broken one, and scrolls with the text.
+  const gutter = panel.locator('.config-gutter');
+  assert.equal(await gutter.locator('span').count(), lines.length);
+  assert.deepEqual(await gutter.locator('span.bad').allTextContents(), [String(at)]);
+  const tops = await page.evaluate(() => {
+    const text = /** @type {HTMLElement} */ (document.querySelector('.config-text'));
+    const mark = /** @type {HTMLElement} */ (document.querySelector('.config-gutter span.bad'));
+    const line = Number(mark.textContent);
+    const lineHeight = Number.parseFloat(getComputedStyle(text).lineHeight);
+    // Where the line's number is drawn and where the line is, both relative to the editor box.
+    const box = /** @type {HTMLElement} */ (text.parentElement).getBoundingClientRect();
+    return {
+      mark: mark.getBoundingClientRect().top - box.top,
+      line:
+        text.getBoundingClientRect().top -
+        box.top +
+        Number.parseFloat(getComputedStyle(text).paddingTop) +
+        (line - 1) * lineHeight -
+        text.scrollTop,
+    };
+  });
+  assert.ok(Math.abs(tops.mark - tops.line) <= 2, `the number is beside its line: ${JSON.stringify(tops)}`);
+  const heights = await page.evaluate(() => [
+    /** @type {HTMLElement} */ (document.querySelector('.config-gutter')).clientHeight,
+    /** @type {HTMLElement} */ (document.querySelector('.config-text')).clientHeight,
+  ]);
+  assert.ok(heights[0] >= heights[1], `the gutter runs the text's height (${heights})`);
   assert.deepEqual(await violations(), []);
 });
 

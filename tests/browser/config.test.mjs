@@ -129,7 +129,7 @@ test('export has no secret and imports back; an import with a secret or a wrong 
   await panel().getByText('“with-key.json” was not applied: nothing was changed. Fix the problems below and save, or discard.').waitFor();
   assert.match(
     await panel().getByRole('list', { name: 'Problems' }).innerText(),
-    /provider\.apiKey: secrets are never imported or exported/,
+    /provider\.apiKey \(line \d+\): secrets are never imported or exported/,
   );
   assert.equal(await stored(), before, 'nothing changed');
 
@@ -137,7 +137,7 @@ test('export has no secret and imports back; an import with a secret or a wrong 
   await writeFile(wrong, JSON.stringify({ ...doc, agent: { ...doc.agent, autonomy: { ...doc.agent.autonomy, level: 'reckless' } } }));
   await panel().locator('input[type=file]').setInputFiles(wrong);
   await panel().getByText('“wrong.json” was not applied: nothing was changed. Fix the problems below and save, or discard.').waitFor();
-  assert.match(await panel().getByRole('list', { name: 'Problems' }).innerText(), /agent\.autonomy\.level: /);
+  assert.match(await panel().getByRole('list', { name: 'Problems' }).innerText(), /agent\.autonomy\.level \(line \d+\): /);
   assert.equal(await stored(), before, 'nothing changed');
   await panel().getByRole('button', { name: 'Discard changes' }).click();
   assert.deepEqual(JSON.parse(await editor().inputValue()), doc);

@@ -69,10 +69,26 @@ export function ConfigPanel(props) {
       spellcheck: false,
       autocomplete: 'off',
       rows: 24,
+      // Lines are not wrapped, so each has its number in the gutter beside it.
+      wrap: 'off',
       'aria-describedby': 'config-help config-problems-h',
     })
   );
   editor.value = saved;
+  // The line numbers (for sight: the problems name their lines in text), a line with a problem marked.
+  const gutter = h('div', { class: 'config-gutter', 'aria-hidden': 'true' });
+  /** @type {Set<number>} */
+  let badLines = new Set();
+  const drawGutter = () => {
+    const count = lineAt(editor.value, editor.value.length);
+    gutter.replaceChildren(
+      ...Array.from({ length: count }, (_, i) => h('span', { class: badLines.has(i + 1) ? 'bad' : undefined }, String(i + 1))),
+    );
+    gutter.scrollTop = editor.scrollTop;
+  };
+  editor.addEventListener('scroll', () => {
+    gutter.scrollTop = editor.scrollTop;
+  });
   const status = h('p', { role: 'status', 'aria-live': 'polite', class: 'small' });
   const problemsHeading = h('p', { id: 'config-problems-h', class: 'config-check' });
   const problemList = h('ul', { class: 'config-problems', 'aria-label': 'Problems' });
@@ -103,6 +119,7 @@ export function ConfigPanel(props) {
     const r = props.check(editor.value);
     const changed = editor.value !== saved;
     clear(problemList);
+    badLines = new Set();
     if (r.ok) {
       problemsHeading.textContent = changed ? 'Valid: ready to save.' : 'Valid. This is the saved configuration.';
       problemsHeading.className = 'config-check ok';
@@ -115,6 +132,8 @@ export function ConfigPanel(props) {
       // Each problem names its field and the line it is on; its button puts the cursor there.
       problemList.append(
         ...r.problems.map((p) => {
+          const where = locateField(editor.value, p.path);
+          if (where) badLines.add(lineAt(editor.value, where.start));
           const line = lineOf(p);
           return h(
             'li',
@@ -130,6 +149,7 @@ export function ConfigPanel(props) {
         }),
       );
     }
+    drawGutter();
     saveBtn.disabled = !r.ok || !changed;
     discardBtn.disabled = !changed;
     return r;
@@ -139,6 +159,7 @@ export function ConfigPanel(props) {
   let timer = null;
   editor.addEventListener('input', () => {
     status.textContent = '';
+    drawGutter();
     if (timer) clearTimeout(timer);
     timer = setTimeout(check, 250);
   });
@@ -225,7 +246,7 @@ export function ConfigPanel(props) {
         'Servers panel). Everything is checked before anything is saved.',
     ),
     h('label', { for: 'config-text' }, 'Configuration (JSON)'),
-    editor,
+    h('div', { class: 'config-editor' }, gutter, editor),
     problemsHeading,
     problemList,
     h('div', { class: 'row' }, saveBtn, discardBtn, exportBtn, importBtn, picker),
