@@ -185,7 +185,10 @@ export class Conversations {
   /** Pins a conversation (the list's Pinned group) or unpins it. @param {string} id @param {boolean} pinned */
   async setPinned(id, pinned) {
     const { core } = this;
-    if (core.conversation?.id === id) await core.conversation.setPinned(pinned);
+    // Through the instance open in this page when there is one (on screen, a turn running in the
+    // background, a sub-agent's): its next write of meta.json then keeps the pin.
+    const open = core.conversation?.id === id ? core.conversation : (core.runs.get(id)?.conversation ?? core.children.get(id));
+    if (open) await open.setPinned(pinned);
     else await this.deps.store.setPinned(id, pinned);
     core.set({
       conversations: core.state.conversations.map((c) => {
