@@ -135,6 +135,7 @@ a rename wins over both', async () => {
   llm.enqueue({ text: 'Slow answer.', pauseAfter: 1 });
   await send('name me');
   await page.getByRole('link', { name: 'name me' }).waitFor();
+  await page.getByRole('button', { name: 'More actions for name me' }).click();
   await page.getByRole('button', { name: 'Rename conversation name me' }).click();
   const dialog = page.getByRole('dialog', { name: 'Rename conversation' });
   await dialog.getByLabel('Conversation title').fill('My own name');
@@ -206,6 +207,7 @@ test('export a conversation as Markdown, JSONL and HTML; the JSONL imports back 
   await page.locator('.msg.assistant:not(.streaming) .msg-body', { hasText: 'You said: export me please' }).waitFor();
   /** @param {string} format @returns {Promise<{name: string, text: string}>} */
   const exportAs = async (format) => {
+    await page.getByRole('button', { name: 'More actions for export me please' }).click();
     await page.getByRole('button', { name: 'Export conversation export me please' }).click();
     const dialog = page.getByRole('dialog', { name: /Export/ });
     await dialog.getByLabel('Format').selectOption(format);
@@ -356,10 +358,9 @@ exported and imported, the versions stay', async () => {
   // is the same conversation with the same versions switchable.
   /** @param {string} format @returns {Promise<string>} */
   const exportAs = async (format) => {
-    await page
-      .locator('.conv-item.active')
-      .getByRole('button', { name: /^Export conversation/ })
-      .click();
+    const row = page.locator('.conv-item.active');
+    await row.getByRole('button', { name: /^More actions for/ }).click();
+    await row.getByRole('button', { name: /^Export conversation/ }).click();
     const dialog = page.getByRole('dialog', { name: /Export/ });
     await dialog.getByLabel('Format').selectOption(format);
     const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Export' }).click()]);

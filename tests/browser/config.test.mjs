@@ -49,7 +49,7 @@ a fix saves and survives a reload', async () => {
   });
   await panel().getByText('1 problem: nothing is saved until they are fixed.').waitFor();
   const problem = panel().getByRole('list', { name: 'Problems' }).getByRole('listitem');
-  assert.match(await problem.innerText(), /^agent\.maxIterations: /);
+  assert.match(await problem.innerText(), /^agent\.maxIterations \(line \d+\): /);
   assert.equal(await editor().getAttribute('aria-invalid'), 'true');
   assert.equal(await panel().getByRole('button', { name: 'Save configuration' }).isDisabled(), true);
   await problem.getByRole('button').click();
@@ -65,7 +65,7 @@ a fix saves and survives a reload', async () => {
   await editConfig((c) => {
     c.agent.maxIterations = 7;
   });
-  await problem.filter({ hasText: /^agent\.autonomy\.levle: not a setting here/ }).waitFor();
+  await problem.filter({ hasText: /^agent\.autonomy\.levle \(line \d+\): not a setting here/ }).waitFor();
   assert.equal(await stored(), before, 'nothing was saved while invalid');
   await editConfig((c) => {
     delete c.agent.autonomy.levle;
@@ -129,7 +129,7 @@ test('export has no secret and imports back; an import with a secret or a wrong 
   await panel().getByText('“with-key.json” was not applied: nothing was changed. Fix the problems below and save, or discard.').waitFor();
   assert.match(
     await panel().getByRole('list', { name: 'Problems' }).innerText(),
-    /provider\.apiKey: secrets are never imported or exported/,
+    /provider\.apiKey \(line \d+\): secrets are never imported or exported/,
   );
   assert.equal(await stored(), before, 'nothing changed');
 
@@ -137,7 +137,7 @@ test('export has no secret and imports back; an import with a secret or a wrong 
   await writeFile(wrong, JSON.stringify({ ...doc, agent: { ...doc.agent, autonomy: { ...doc.agent.autonomy, level: 'reckless' } } }));
   await panel().locator('input[type=file]').setInputFiles(wrong);
   await panel().getByText('“wrong.json” was not applied: nothing was changed. Fix the problems below and save, or discard.').waitFor();
-  assert.match(await panel().getByRole('list', { name: 'Problems' }).innerText(), /agent\.autonomy\.level: /);
+  assert.match(await panel().getByRole('list', { name: 'Problems' }).innerText(), /agent\.autonomy\.level \(line \d+\): /);
   assert.equal(await stored(), before, 'nothing changed');
   await panel().getByRole('button', { name: 'Discard changes' }).click();
   assert.deepEqual(JSON.parse(await editor().inputValue()), doc);
@@ -214,7 +214,7 @@ and a bad rule changes nothing', async () => {
   const before = await stored();
   await panel().locator('input[type=file]').setInputFiles(bad);
   await panel().getByText('“bad-rule.json” was not applied: nothing was changed. Fix the problems below and save, or discard.').waitFor();
-  assert.match(await panel().getByRole('list', { name: 'Problems' }).innerText(), /^approvalRules\[0\]\.kind: /);
+  assert.match(await panel().getByRole('list', { name: 'Problems' }).innerText(), /^approvalRules\[0\]\.kind \(line \d+\): /);
   assert.equal(await stored(), before, 'nothing changed');
   await panel().getByRole('button', { name: 'Discard changes' }).click();
 

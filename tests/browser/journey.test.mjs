@@ -209,12 +209,14 @@ test('conversations: new, switch, rename, delete; Anthropic works the same', asy
   await page.locator('.msg.user', { hasText: 'Hello Clawser' }).waitFor();
   assert.equal(await page.locator('.msg.user', { hasText: 'Second chat via Anthropic' }).count(), 0);
   // Rename and delete the second one.
+  await page.getByRole('button', { name: 'More actions for Second chat via Anthropic' }).click();
   await page.getByRole('button', { name: 'Rename conversation Second chat via Anthropic' }).click();
   await page.getByRole('dialog').getByLabel('Conversation title').fill('Renamed chat');
   await page.getByRole('dialog').getByRole('button', { name: 'Rename', exact: true }).click();
   await page.getByRole('link', { name: /Renamed chat/ }).waitFor();
   await page.reload();
   await page.getByRole('link', { name: /Renamed chat/ }).waitFor();
+  await page.getByRole('button', { name: 'More actions for Renamed chat' }).click();
   await page.getByRole('button', { name: 'Delete conversation Renamed chat' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Delete conversation' }).click();
   await page.getByRole('link', { name: /Renamed chat/ }).waitFor({ state: 'detached' });

@@ -108,9 +108,10 @@ test('deleting a conversation deletes every copy of it: a backup exported afterw
   await openLlmWorkspace(page);
   await sendMessage(page, 'delta words to keep');
   await page.getByText('You said: delta words to keep').waitFor();
+  await page.getByRole('button', { name: /^More actions for gamma words/ }).click();
   await page.getByRole('button', { name: /^Delete conversation gamma words/ }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Delete conversation' }).click();
-  await page.getByRole('button', { name: /^Delete conversation gamma words/ }).waitFor({ state: 'detached' });
+  await page.getByRole('button', { name: /^More actions for gamma words/ }).waitFor({ state: 'detached' });
 
   await page.goto(`${app.url}#home`);
   await page.getByRole('button', { name: 'Export everything' }).click();
@@ -150,9 +151,10 @@ test('deleting a conversation while its turn streams waits for the turn to end: 
       .sort(),
     ['events.jsonl', 'meta.json'],
   );
+  await page.getByRole('button', { name: /^More actions for epsilon/ }).click();
   await page.getByRole('button', { name: /^Delete conversation epsilon/ }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Delete conversation' }).click();
-  await page.getByRole('button', { name: /^Delete conversation epsilon/ }).waitFor({ state: 'detached' });
+  await page.getByRole('button', { name: /^More actions for epsilon/ }).waitFor({ state: 'detached' });
   // The turn has ended when the daemon checkpointed its end (after the turn's last append).
   await waitInPage(
     page,

@@ -151,3 +151,26 @@ test("a setting the provider left unapplied is said in the chat's notice, not dr
   const plain = await chatWith(new EchoProvider({ delayMs: 0 }));
   assert.equal(plain.state.notice, null, 'control: no warning, no notice');
 });
+
+test('a pin survives the open conversation writing its details (control: written past the open instance, it is lost)', async () => {
+  const { ConversationStore } = await import('../../web/agent/conversation/conversation-store.js');
+  // any: only providerConfig is used
+  const settings = /** @type {any} */ ({ providerConfig: async () => ({ provider: 'echo', model: 'echo' }) });
+  const fs = new MemoryFileSystem();
+  const chat = new ChatController({ fs, workspaceId: 'w', settings, providerFactory: () => new EchoProvider({ delayMs: 0 }) });
+  await chat.init();
+  const other = await chat.newConversation();
+  const open = await chat.newConversation();
+  await chat.setPinned(open.id, true);
+  await chat.setPinned(other.id, true); // not on screen: through the store
+  assert.equal(chat.state.conversations.find((c) => c.id === open.id)?.pinned, true, 'the list shows it at once');
+  await chat.send('first words give the title'); // the title changes: meta.json is written again
+  const listed = await new ConversationStore(fs, 'w').list();
+  assert.equal(listed.find((c) => c.id === open.id)?.pinned, true);
+  assert.equal(listed.find((c) => c.id === other.id)?.pinned, true);
+  // Control: pinned behind the open instance's back, its next write drops the pin.
+  const third = await chat.newConversation();
+  await new ConversationStore(fs, 'w').setPinned(third.id, true);
+  await chat.send('another title');
+  assert.equal((await new ConversationStore(fs, 'w').list()).find((c) => c.id === third.id)?.pinned, undefined);
+});

@@ -47,6 +47,8 @@ test("the list's fast check of an entry and the zod schema of meta.json agree", 
       route: 'code',
       parent: { conversationId: 'p', toolCallId: 't', agent: 'w' },
       forkOf: { conversationId: 'p', title: 'Plans' },
+      pinned: true,
+      job: { id: 'j1', name: 'Weather' },
       extra: 'kept',
     },
     null,
@@ -68,6 +70,9 @@ test("the list's fast check of an entry and the zod schema of meta.json agree", 
     { ...good, forkOf: null },
     { ...good, forkOf: { conversationId: 'p', title: 1 } },
     { ...good, createdAt: Infinity },
+    { ...good, pinned: 'yes' },
+    { ...good, job: { id: 'j1' } },
+    { ...good, job: null },
   ];
   for (const s of samples) assert.equal(isConversationMeta(s), ConversationMetaSchema.safeParse(s).success, JSON.stringify(s));
 });

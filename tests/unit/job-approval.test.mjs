@@ -133,6 +133,8 @@ a plain prompt has no flags', async () => {
     now: () => Date.UTC(2026, 10, 24, 9, 0),
   });
   const text = String(calls[0].text);
+  // A conversation made for the job is marked as the job's (the list shows it apart).
+  assert.deepEqual(calls[0].job, { id: 'j2', name: 'Inbox digest' });
   assert.match(
     text,
     /^\[Scheduled task “Inbox digest”, set up by the user on 2026-11-01T09:00:00\.000Z; it runs now \(2026-11-24T09:00:00\.000Z\)/,

@@ -23,6 +23,10 @@ export interface ConversationMeta {
   parent?: { conversationId: string; toolCallId: string; agent: string };
   /** A fork ("Fork here" in the Events panel): the conversation it was forked from and that one's title then. */
   forkOf?: { conversationId: string; title: string };
+  /** Pinned by the user: listed in the Pinned group, above the dated ones. */
+  pinned?: boolean;
+  /** A scheduled job's conversation: the job's id and name (listed apart from the person's own). */
+  job?: { id: string; name: string };
   /** The routing hint this conversation is pinned to (its model comes from the workspace's routes). */
   route?: RouteHint;
 }

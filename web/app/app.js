@@ -751,6 +751,7 @@ export class ClawserApp {
         chat.focusComposer();
       },
       onRename: (id) => this.#guard(renameConversation(controller, id)),
+      onPin: (id, pinned) => this.#guard(controller.setPinned(id, pinned)),
       onExport: (id) => this.#guard(exportConversation(controller, id)),
       onImport: (file) => this.#guard(this.#importConversation(workspaceId, file)),
       onDelete: (id, title) => this.#guard(this.#deleteConversation(workspaceId, controller, id, title)),

@@ -178,6 +178,11 @@ export class ChatController {
     return this.#conversations.rename(id, title);
   }
 
+  /** Pins a conversation to the top of the list, or unpins it. @param {string} id @param {boolean} pinned */
+  setPinned(id, pinned) {
+    return this.#conversations.setPinned(id, pinned);
+  }
+
   /** A conversation as a file to download. @param {string} id @param {'markdown' | 'jsonl' | 'html'} format */
   exportConversation(id, format) {
     return this.#conversations.export(id, format);
@@ -233,9 +238,10 @@ export class ChatController {
    * @template {EventType} T
    * @param {T} type
    * @param {EventData<T>} data
+   * @param {{id: string, name: string}} [job] the scheduled job it comes from (a new conversation is marked as its)
    */
-  record(conversationId, title, type, data) {
-    return this.#conversations.record(conversationId, title, type, data);
+  record(conversationId, title, type, data, job) {
+    return this.#conversations.record(conversationId, title, type, data, job);
   }
 
   /** @param {ImageRef} ref @returns {Promise<string>} */
@@ -295,8 +301,9 @@ export class ChatController {
    * Runs a scheduled prompt as a turn in `conversationId` (made when absent or deleted), on
    * screen or not; it waits for a turn already running there.
    * @param {{conversationId?: string, title: string, text: string, before?: (conversation: Conversation) => Promise<unknown>,
-   *   approve?: ApproveFn}} job
-   *   before: records what introduces the turn (the "scheduled job ran" line); approve: the job's approval function
+   *   approve?: ApproveFn, job?: {id: string, name: string}}} job
+   *   job: the scheduled job (a conversation made for it is marked as its); before: records what introduces the turn (the
+   *   "scheduled job ran" line); approve: the job's approval function
    */
   runScheduled(job) {
     return this.#turns.runScheduled(job);

@@ -44,6 +44,8 @@ export function scheduledPromptText(job, now) {
  */
 export async function runJob({ job, run, controller, tools, approver, now = Date.now, checklist }) {
   const title = `⏰ ${job.name}`;
+  // A conversation made for the job says whose it is: the list shows it apart from the person's own.
+  const marker = { id: job.id, name: job.name };
   const fired = {
     jobId: job.id,
     name: job.name,
@@ -62,6 +64,7 @@ export async function runJob({ job, run, controller, tools, approver, now = Date
         title,
         text,
         approve: approver?.approve,
+        job: marker,
         before: async (conv) => {
           await conv.append('scheduler_fired', fired, 'system');
           if (flags.length) await conv.append('safety_input_flag', { where: 'scheduled_task', jobId: job.id, flags }, 'system');
@@ -79,6 +82,7 @@ export async function runJob({ job, run, controller, tools, approver, now = Date
       title: '💓 Heartbeat',
       text,
       approve: approver?.approve,
+      job: marker,
       before: async (conv) => {
         await conv.append('scheduler_fired', fired, 'system');
         if (flags.length) await conv.append('safety_input_flag', { where: 'heartbeat', jobId: job.id, flags }, 'system');
@@ -110,11 +114,17 @@ export async function runJob({ job, run, controller, tools, approver, now = Date
           `${describeProblem(`The job “${job.name}”`, problem)} It did not run: schedule it again to call the tool of that name ` + `now.`,
       };
       if (shouldDeliver(job.delivery, false))
-        result.conversationId = await controller.record(job.conversationId, title, 'scheduler_fired', {
-          ...fired,
-          ok: false,
-          summary: result.summary,
-        });
+        result.conversationId = await controller.record(
+          job.conversationId,
+          title,
+          'scheduler_fired',
+          {
+            ...fired,
+            ok: false,
+            summary: result.summary,
+          },
+          marker,
+        );
       return result;
     }
     // Not connected now: the runner says there is no such tool.
@@ -130,11 +140,17 @@ export async function runJob({ job, run, controller, tools, approver, now = Date
   /** @type {JobOutcome} */
   const result = settle({ ok: outcome.ok, summary: outcome.output });
   if (shouldDeliver(job.delivery, result.ok)) {
-    result.conversationId = await controller.record(job.conversationId, title, 'scheduler_fired', {
-      ...fired,
-      ok: result.ok,
-      summary: result.summary.slice(0, 4000),
-    });
+    result.conversationId = await controller.record(
+      job.conversationId,
+      title,
+      'scheduler_fired',
+      {
+        ...fired,
+        ok: result.ok,
+        summary: result.summary.slice(0, 4000),
+      },
+      marker,
+    );
   }
   return result;
 }

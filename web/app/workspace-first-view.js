@@ -298,6 +298,7 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
     onSelect: (id) => call((t) => t.workspace.onSelect(id)),
     onNew: () => call((t) => t.workspace.onNew()),
     onRename: (id, title) => call((t) => t.workspace.onRename(id, title)),
+    onPin: (id, pinned) => call((t) => t.workspace.onPin(id, pinned)),
     onDelete: (id, title) => call((t) => t.workspace.onDelete(id, title)),
     onExport: (id, title) => call((t) => t.workspace.onExport(id, title)),
     onImport: (file) => call((t) => t.workspace.onImport(file)),

@@ -18,13 +18,30 @@ export function locateField(text, path) {
   }
   let at = 0;
   let found = null;
+  // An index ([2]) is counted on the key after it: the third "kind" after "rules" is rules[2].kind.
+  let nth = 1;
   for (const key of path.split(/\.|\[(\d+)\]/).filter(Boolean)) {
-    const i = text.indexOf(`"${key}"`, at);
-    if (i < 0) return found;
+    if (/^\d+$/.test(key)) {
+      nth = Number(key) + 1;
+      continue;
+    }
+    let i = at - 1;
+    for (let n = 0; n < nth; n++) {
+      i = text.indexOf(`"${key}"`, i + 1);
+      if (i < 0) return found;
+    }
+    nth = 1;
     found = { start: i, end: i + key.length + 2 };
     at = found.end;
   }
   return found;
+}
+
+/** The line (from 1) an offset of the text is on. @param {string} text @param {number} offset */
+export function lineAt(text, offset) {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
 }
 
 /**
@@ -52,10 +69,26 @@ export function ConfigPanel(props) {
       spellcheck: false,
       autocomplete: 'off',
       rows: 24,
+      // Lines are not wrapped, so each has its number in the gutter beside it.
+      wrap: 'off',
       'aria-describedby': 'config-help config-problems-h',
     })
   );
   editor.value = saved;
+  // The line numbers (for sight: the problems name their lines in text), a line with a problem marked.
+  const gutter = h('div', { class: 'config-gutter', 'aria-hidden': 'true' });
+  /** @type {Set<number>} */
+  let badLines = new Set();
+  const drawGutter = () => {
+    const count = lineAt(editor.value, editor.value.length);
+    gutter.replaceChildren(
+      ...Array.from({ length: count }, (_, i) => h('span', { class: badLines.has(i + 1) ? 'bad' : undefined }, String(i + 1))),
+    );
+    gutter.scrollTop = editor.scrollTop;
+  };
+  editor.addEventListener('scroll', () => {
+    gutter.scrollTop = editor.scrollTop;
+  });
   const status = h('p', { role: 'status', 'aria-live': 'polite', class: 'small' });
   const problemsHeading = h('p', { id: 'config-problems-h', class: 'config-check' });
   const problemList = h('ul', { class: 'config-problems', 'aria-label': 'Problems' });
@@ -65,11 +98,20 @@ export function ConfigPanel(props) {
     h('input', { type: 'file', accept: '.json,application/json', hidden: true, 'aria-label': 'Configuration file to import' })
   );
 
-  /** @param {ConfigProblem} p */
+  /** Puts the cursor on a problem's field (or its broken character), scrolled into view. @param {ConfigProblem} p */
   const jump = (p) => {
     const where = locateField(editor.value, p.path);
     editor.focus();
-    if (where) editor.setSelectionRange(where.start, where.end);
+    if (!where) return;
+    editor.setSelectionRange(where.start, where.end);
+    const lineHeight = Number.parseFloat(getComputedStyle(editor).lineHeight) || 20;
+    editor.scrollTop = Math.max(0, (lineAt(editor.value, where.start) - 1) * lineHeight - editor.clientHeight / 3);
+  };
+  /** The line a problem is on, to say so ('' when its path already names it or it is not found). @param {ConfigProblem} p */
+  const lineOf = (p) => {
+    if (/^line \d+, column \d+$/.test(p.path)) return '';
+    const where = locateField(editor.value, p.path);
+    return where ? `line ${lineAt(editor.value, where.start)}` : '';
   };
 
   /** Validates what the editor holds and shows the result. */
@@ -77,6 +119,7 @@ export function ConfigPanel(props) {
     const r = props.check(editor.value);
     const changed = editor.value !== saved;
     clear(problemList);
+    badLines = new Set();
     if (r.ok) {
       problemsHeading.textContent = changed ? 'Valid: ready to save.' : 'Valid. This is the saved configuration.';
       problemsHeading.className = 'config-check ok';
@@ -86,17 +129,27 @@ export function ConfigPanel(props) {
         `${r.problems.length === 1 ? '1 problem' : `${r.problems.length} problems`}: nothing is saved until ` + `they are fixed.`;
       problemsHeading.className = 'config-check bad';
       editor.setAttribute('aria-invalid', 'true');
+      // Each problem names its field and the line it is on; its button puts the cursor there.
       problemList.append(
-        ...r.problems.map((p) =>
-          h(
+        ...r.problems.map((p) => {
+          const where = locateField(editor.value, p.path);
+          if (where) badLines.add(lineAt(editor.value, where.start));
+          const line = lineOf(p);
+          return h(
             'li',
             null,
-            h('button', { type: 'button', class: 'link-btn', on: { click: () => jump(p) } }, h('code', null, p.path)),
+            h(
+              'button',
+              { type: 'button', class: 'link-btn', title: 'Go to this line', on: { click: () => jump(p) } },
+              h('code', null, p.path),
+              line ? h('span', { class: 'config-line' }, ` (${line})`) : null,
+            ),
             `: ${p.message}`,
-          ),
-        ),
+          );
+        }),
       );
     }
+    drawGutter();
     saveBtn.disabled = !r.ok || !changed;
     discardBtn.disabled = !changed;
     return r;
@@ -106,6 +159,7 @@ export function ConfigPanel(props) {
   let timer = null;
   editor.addEventListener('input', () => {
     status.textContent = '';
+    drawGutter();
     if (timer) clearTimeout(timer);
     timer = setTimeout(check, 250);
   });
@@ -192,7 +246,7 @@ export function ConfigPanel(props) {
         'Servers panel). Everything is checked before anything is saved.',
     ),
     h('label', { for: 'config-text' }, 'Configuration (JSON)'),
-    editor,
+    h('div', { class: 'config-editor' }, gutter, editor),
     problemsHeading,
     problemList,
     h('div', { class: 'row' }, saveBtn, discardBtn, exportBtn, importBtn, picker),

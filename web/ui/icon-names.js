@@ -32,6 +32,7 @@ export const ICON_NAMES = Object.freeze([
   'download',
   'x',
   'pin',
+  'ellipsis',
   'paperclip',
   'clock',
   'chevron-right',

@@ -38,7 +38,8 @@ import { LocalModelsSection } from './local-models-section.js';
  */
 
 /**
- * The workspace settings dialog: provider, model, API key, base URL, test connection.
+ * The workspace settings dialog, in sections named at its top (provider and model, agent, fallbacks,
+ * this browser, scheduled jobs), with Save and Cancel kept in view at its bottom.
  * Resolves when closed (true when saved).
  * @template {AgentSettingsFields} Agent
  * @param {SettingsDialogProps<Agent>} props
@@ -364,10 +365,18 @@ export function openSettingsDialog(props) {
       backgroundLine.textContent = '';
     },
   );
-  const form = h(
-    'form',
-    { method: 'dialog', class: 'settings-form' },
-    h('h2', { id: ids.title }, `Settings — ${props.workspaceName}`),
+  const jobsSection = props.describeBackground
+    ? h(
+        'section',
+        { class: 'small', 'aria-labelledby': 'set-jobs-title' },
+        h('h3', { id: 'set-jobs-title' }, 'Scheduled jobs'),
+        backgroundLine,
+      )
+    : null;
+  const providerSection = h(
+    'section',
+    { class: 'settings-section', 'aria-labelledby': 'set-provider-title' },
+    h('h3', { id: 'set-provider-title' }, 'Provider and model'),
     h('div', { class: 'field' }, h('label', { for: ids.provider }, 'Provider'), providerSelect, providerNote, availability),
     h(
       'div',
@@ -385,20 +394,56 @@ export function openSettingsDialog(props) {
     baseRow,
     h('div', { class: 'row' }, testBtn),
     result,
+  );
+  // The sections, named in a row of buttons at the top: a long dialog is read by its parts, and
+  // each is a click away (buttons, not links: the address is the app's route).
+  /** @type {[string, HTMLElement | null][]} */
+  const sections = [
+    ['Provider and model', providerSection],
+    ['Agent', agentFields],
+    ['Fallbacks', fallbacks.element],
+    ['This browser', isolationSection],
+    ['Scheduled jobs', jobsSection],
+  ];
+  const sectionNav = h(
+    'nav',
+    { class: 'settings-nav', 'aria-label': 'Settings sections' },
+    ...sections.flatMap(([label, el]) =>
+      el
+        ? [
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'secondary small-btn',
+                on: {
+                  click: () => {
+                    el.scrollIntoView({ block: 'start' });
+                    const first = /** @type {HTMLElement | null} */ (el.querySelector('input, select, textarea, button, summary'));
+                    first?.focus({ preventScroll: true });
+                  },
+                },
+              },
+              label,
+            ),
+          ]
+        : [],
+    ),
+  );
+  const form = h(
+    'form',
+    { method: 'dialog', class: 'settings-form' },
+    h('h2', { id: ids.title }, `Settings — ${props.workspaceName}`),
+    sectionNav,
+    providerSection,
     agentFields,
     fallbacks.element,
     isolationSection,
-    props.describeBackground
-      ? h(
-          'section',
-          { class: 'small', 'aria-labelledby': 'set-jobs-title' },
-          h('h3', { id: 'set-jobs-title' }, 'Scheduled jobs'),
-          backgroundLine,
-        )
-      : null,
+    jobsSection,
+    // Always in view at the bottom of the dialog, however far it is scrolled.
     h(
       'div',
-      { class: 'dialog-actions' },
+      { class: 'dialog-actions settings-actions' },
       h('button', { type: 'submit', value: 'cancel', class: 'secondary', formNoValidate: true }, 'Cancel'),
       h('button', { type: 'submit', value: 'save' }, 'Save'),
     ),

@@ -1,6 +1,7 @@
-/** @import { ChatState, ChatStateSource, WorkspaceSummary } from './types.d.ts' */
+/** @import { ChatStateSource, WorkspaceSummary } from './types.d.ts' */
 /** @import { SearchHit } from '../agent/conversation/conversation-search.js' */
 import { h, clear, formatTime } from './dom.js';
+import { ConversationList } from './conversation-list-view.js';
 import { icon } from './icon.js';
 
 /**
@@ -13,14 +14,24 @@ import { icon } from './icon.js';
  *   panels: {label: string, icon: string, shortcut?: string, current: boolean, onOpen: () => void}[], railCollapsed: boolean, onRailToggle:
  *   (collapsed: boolean) => void,
  *   onSearch: (query: string) => Promise<SearchHit[]>, onOpenHit: (hit: SearchHit) => void,
- *   onSelect: (id: string) => void, onNew: () => void, onRename: (id: string, title: string) => void, onDelete: (id: string, title: string)
+ *   onSelect: (id: string) => void, onNew: () => void, onRename: (id: string, title: string) => void,
+ *   onPin: (id: string, pinned: boolean) => void, onDelete: (id: string, title: string)
  *   => void, onExport: (id: string, title: string) => void, onImport: (file: File) => void}} props
  *   panels: Chat first, in the navigation's order; split: the panel on screen can show beside the chat (wide screens);
  *   paletteKeys: the command palette's keys as this keyboard writes them (⌘K, Ctrl+K)
  */
 export function WorkspaceView(props) {
   const { workspace, controller } = props;
-  const convList = h('ul', { class: 'conv-list' });
+  const conversations = ConversationList({
+    workspaceId: workspace.id,
+    onSelect: props.onSelect,
+    onPin: props.onPin,
+    onRename: props.onRename,
+    onExport: props.onExport,
+    onDelete: props.onDelete,
+    beforeSelect: () => closeDrawer(),
+  });
+  const convList = conversations.root;
   const drawerToggle = h(
     'button',
     {
@@ -286,112 +297,7 @@ export function WorkspaceView(props) {
     if (open) closeMenu();
   });
 
-  // A long list is drawn a page at a time (more as it scrolls into view): opening a workspace
-  // with a thousand conversations costs what opening one with a hundred does. The palette and the
-  // search reach every conversation.
-  const PAGE = 100;
-  let shownCount = PAGE;
-  /** @type {ChatState | null} */
-  let drawn = null;
-  let drawnCount = 0;
-  /** @type {IntersectionObserver | null} */
-  let moreObserver = null;
-  const showMore = () => {
-    shownCount += PAGE * 2;
-    if (drawn) renderList(drawn, true);
-  };
-  const renderList = (/** @type {ChatState} */ s, force = false) => {
-    // The list changes with the conversations, not with each streamed word.
-    if (!force && drawn && s.conversations === drawn.conversations && s.activeId === drawn.activeId && drawnCount === shownCount) return;
-    drawn = s;
-    drawnCount = shownCount;
-    const activeAt = s.conversations.findIndex((c) => c.id === s.activeId);
-    if (activeAt >= shownCount) shownCount = drawnCount = activeAt + 1;
-    moreObserver?.disconnect();
-    clear(convList);
-    if (s.conversations.length === 0) convList.append(h('li', { class: 'muted small empty' }, 'No conversations yet.'));
-    for (const c of s.conversations.slice(0, shownCount)) {
-      const active = c.id === s.activeId;
-      convList.append(
-        h(
-          'li',
-          { class: `conv-item${active ? ' active' : ''}` },
-          h(
-            'a',
-            {
-              href: `#workspace/${encodeURIComponent(workspace.id)}/conversation/${encodeURIComponent(c.id)}`,
-              'aria-current': active ? 'page' : undefined,
-              class: 'conv-open',
-              on: {
-                click: (/** @type {MouseEvent} */ e) => {
-                  e.preventDefault();
-                  closeDrawer();
-                  props.onSelect(c.id);
-                },
-              },
-            },
-            h('span', { class: 'conv-title', title: c.title }, c.title),
-            // A fork says so, and of what, on a line of its own that wraps rather than being cut off.
-            c.forkOf ? h('span', { class: 'conv-fork small' }, `Fork of “${c.forkOf.title}”`) : null,
-            h('span', { class: 'small muted' }, formatTime(c.updatedAt)),
-          ),
-          h(
-            'div',
-            { class: 'conv-actions' },
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'icon-btn',
-                'aria-label': `Rename conversation ${c.title}`,
-                title: 'Rename',
-                on: { click: () => props.onRename(c.id, c.title) },
-              },
-              icon('pencil'),
-            ),
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'icon-btn',
-                'aria-label': `Export conversation ${c.title}`,
-                title: 'Export',
-                on: { click: () => props.onExport(c.id, c.title) },
-              },
-              icon('download'),
-            ),
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'icon-btn',
-                'aria-label': `Delete conversation ${c.title}`,
-                title: 'Delete',
-                on: { click: () => props.onDelete(c.id, c.title) },
-              },
-              icon('x'),
-            ),
-          ),
-        ),
-      );
-    }
-    const rest = s.conversations.length - shownCount;
-    if (rest > 0) {
-      const more = h(
-        'button',
-        { type: 'button', class: 'secondary', on: { click: showMore } },
-        `Show ${Math.min(rest, PAGE * 2)} more of ${rest} older conversations`,
-      );
-      convList.append(h('li', { class: 'more' }, more));
-      if (typeof IntersectionObserver !== 'undefined') {
-        moreObserver = new IntersectionObserver((entries) => {
-          if (entries.some((e) => e.isIntersecting)) showMore();
-        });
-        moreObserver.observe(more);
-      }
-    }
-  };
-  const unsubscribe = controller.subscribe((s) => renderList(s));
+  const unsubscribe = controller.subscribe((s) => conversations.render(s));
 
   const title = h('h1', { class: 'ws-title' }, workspace.name);
   root.append(
@@ -456,7 +362,7 @@ export function WorkspaceView(props) {
     root,
     destroy: () => {
       clearTimeout(searchTimer);
-      moreObserver?.disconnect();
+      conversations.destroy();
       unsubscribe();
     },
     toggleRail,

@@ -25,6 +25,8 @@ export const ConversationMetaSchema = z.looseObject({
   parent: z.looseObject({ conversationId: z.string(), toolCallId: z.string(), agent: z.string() }).optional(),
   forkOf: z.looseObject({ conversationId: z.string(), title: z.string() }).optional(),
   route: z.enum(['fast', 'smart', 'code', 'vision']).optional(),
+  pinned: z.boolean().optional(),
+  job: z.looseObject({ id: z.string(), name: z.string() }).optional(),
 });
 
 const ROUTES = new Set(['fast', 'smart', 'code', 'vision']);
@@ -43,7 +45,7 @@ export function isConversationMeta(value) {
   if (!m || typeof m !== 'object' || Array.isArray(m)) return false;
   if (typeof m.id !== 'string' || !m.id || m.id.length > 200 || typeof m.title !== 'string') return false;
   if (!Number.isFinite(m.createdAt) || !Number.isFinite(m.updatedAt)) return false;
-  if (!optionalFlag(m.titleSet) || !optionalFlag(m.titleGenerated) || !optionalFlag(m.branched)) return false;
+  if (!optionalFlag(m.titleSet) || !optionalFlag(m.titleGenerated) || !optionalFlag(m.branched) || !optionalFlag(m.pinned)) return false;
   if (m.route !== undefined && !ROUTES.has(m.route)) return false;
   const p = m.parent;
   if (
@@ -53,6 +55,8 @@ export function isConversationMeta(value) {
     return false;
   const f = m.forkOf;
   if (f !== undefined && (!f || typeof f !== 'object' || typeof f.conversationId !== 'string' || typeof f.title !== 'string')) return false;
+  const j = m.job;
+  if (j !== undefined && (!j || typeof j !== 'object' || typeof j.id !== 'string' || typeof j.name !== 'string')) return false;
   return true;
 }
 

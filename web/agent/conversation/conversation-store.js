@@ -172,15 +172,22 @@ export class ConversationStore {
   }
 
   /**
-   * @param {string} [title] @param {{parent?: ConversationMeta['parent']}} [options] parent: a sub-agent's conversation names its caller's
-   *   (and keeps its title)
+   * @param {string} [title] @param {{parent?: ConversationMeta['parent'], job?: ConversationMeta['job']}} [options] parent: a sub-agent's
+   *   conversation names its caller's (and keeps its title); job: a scheduled job's names the job
    * @returns {Promise<ConversationMeta>}
    */
   async create(title = 'New conversation', options = {}) {
     const now = Date.now();
     const id = newConversationId(now);
     /** @type {ConversationMeta} */
-    const meta = { id, title, createdAt: now, updatedAt: now, ...(options.parent ? { parent: options.parent, titleSet: true } : {}) };
+    const meta = {
+      id,
+      title,
+      createdAt: now,
+      updatedAt: now,
+      ...(options.parent ? { parent: options.parent, titleSet: true } : {}),
+      ...(options.job ? { job: options.job } : {}),
+    };
     await writeJson(this.#fs, `${this.dirOf(id)}/meta.json`, meta);
     await this.#listed(meta);
     return meta;
@@ -464,6 +471,21 @@ export class ConversationStore {
         `This conversation was not renamed: its details (meta.json) are damaged (${checked.problem}). ${SET_ASIDE_HINT}`,
       );
     const meta = { ...checked.value, title, titleSet: true };
+    await writeJson(this.#fs, path, meta);
+    await this.#listed(meta);
+    return /** @type {ConversationMeta} */ (meta);
+  }
+
+  /** Pins a conversation (listed above the others) or unpins it. @param {string} id @param {boolean} pinned */
+  async setPinned(id, pinned) {
+    const path = `${this.dirOf(id)}/meta.json`;
+    const checked = parseMeta(await this.#fs.readText(path));
+    if (!checked.ok)
+      throw new DamagedFileError(
+        `This conversation was not pinned: its details (meta.json) are damaged (${checked.problem}). ${SET_ASIDE_HINT}`,
+      );
+    const { pinned: _old, ...rest } = checked.value;
+    const meta = pinned ? { ...rest, pinned: true } : rest;
     await writeJson(this.#fs, path, meta);
     await this.#listed(meta);
     return /** @type {ConversationMeta} */ (meta);

@@ -786,6 +786,16 @@ export class Conversation {
     });
   }
 
+  /** Pins the conversation to the top of the list, or unpins it (its activity time unchanged). @param {boolean} pinned */
+  async setPinned(pinned) {
+    this.#refuseWhileMetaDamaged('The conversation was not pinned');
+    await this.#enqueue(async () => {
+      const { pinned: _old, ...rest } = this.#meta;
+      this.#meta = pinned ? { ...rest, pinned: true } : rest;
+      await this.#writeMeta();
+    });
+  }
+
   /** Waits until every queued write has reached storage. */
   async flush() {
     await this.#queue;

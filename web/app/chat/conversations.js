@@ -182,6 +182,24 @@ export class Conversations {
     return opening;
   }
 
+  /** Pins a conversation (the list's Pinned group) or unpins it. @param {string} id @param {boolean} pinned */
+  async setPinned(id, pinned) {
+    const { core } = this;
+    // Through the instance open in this page when there is one (on screen, a turn running in the
+    // background, a sub-agent's): its next write of meta.json then keeps the pin.
+    const open = core.conversation?.id === id ? core.conversation : (core.runs.get(id)?.conversation ?? core.children.get(id));
+    if (open) await open.setPinned(pinned);
+    else await this.deps.store.setPinned(id, pinned);
+    core.set({
+      conversations: core.state.conversations.map((c) => {
+        if (c.id !== id) return c;
+        const { pinned: _old, ...rest } = c;
+        return pinned ? { ...rest, pinned: true } : rest;
+      }),
+    });
+    core.announceList();
+  }
+
   /** @param {string} id @param {string} title */
   async rename(id, title) {
     const t = title.replace(/\s+/g, ' ').trim().slice(0, 120);
@@ -293,16 +311,16 @@ export class Conversations {
 
   /**
    * The one open instance of a conversation for work in the background (a scheduled job's),
-   * created when absent or deleted.
-   * @param {string | undefined} id @param {string} title
+   * created when absent or deleted (marked as the job's, so the list shows it apart).
+   * @param {string | undefined} id @param {string} title @param {{id: string, name: string}} [job]
    */
-  async openForBackground(id, title) {
+  async openForBackground(id, title, job) {
     const { core } = this;
     if (id && core.conversation?.id === id) return core.conversation;
     const running = id ? core.runs.get(id)?.conversation : undefined;
     if (running) return running;
     if (id && (await this.deps.store.list()).some((c) => c.id === id)) return this.deps.store.open(id);
-    const meta = await this.deps.store.create(title.slice(0, 120));
+    const meta = await this.deps.store.create(title.slice(0, 120), job ? { job } : {});
     core.listed(meta);
     return this.deps.store.open(meta.id);
   }
@@ -312,11 +330,11 @@ export class Conversations {
    * instance, and shows it when the conversation is on screen.
    * @param {string | undefined} conversationId @param {string} title for a new conversation
    * @template {EventType} T
-   * @param {T} type @param {EventData<T>} data
+   * @param {T} type @param {EventData<T>} data @param {{id: string, name: string}} [job] the scheduled job it comes from
    */
-  async record(conversationId, title, type, data) {
+  async record(conversationId, title, type, data, job) {
     const { core } = this;
-    const conv = await this.openForBackground(conversationId, title);
+    const conv = await this.openForBackground(conversationId, title, job);
     await conv.append(type, data, 'system');
     this.deps.search.touch(conv.id);
     if (core.state.activeId === conv.id) {

@@ -174,12 +174,12 @@ export class Turns {
 
   /**
    * @param {{conversationId?: string, title: string, text: string, before?: (conversation: Conversation) => Promise<unknown>,
-   *   approve?: ApproveFn}} job
+   *   approve?: ApproveFn, job?: {id: string, name: string}}} job job: the scheduled job (a new conversation is marked as its)
    * @returns {Promise<{ok: boolean, summary: string, conversationId: string, acted?: boolean}>}
    */
   async runScheduled(job) {
     const { runs } = this.core;
-    const conv = await this.deps.conversations.openForBackground(job.conversationId, job.title);
+    const conv = await this.deps.conversations.openForBackground(job.conversationId, job.title, job.job);
     // An undo being applied there finishes first (it moves the conversation's head).
     if (this.deps.takeBack.taking) await this.deps.takeBack.taking.catch(() => {});
     while (runs.has(conv.id)) await runs.get(conv.id)?.done;
