@@ -37,7 +37,7 @@ test('the bin prints its URL first; the listed key runs a command there, a key a
   const first = await makeKey();
   const later = await makeKey();
   await writeFile(keysFile, `# my keys\n${first.line}\n`);
-  const server = run(['--keys', keysFile, '--port', '0']);
+  const server = run(['--keys', keysFile, '--port', '0', '--no-pty']);
   const url = await server.firstLine;
   assert.match(url, /^ws:\/\/127\.0\.0\.1:\d+\/wsh$/);
   const client = await WshClient.connect(url, { key: first.pair });
