@@ -41,7 +41,8 @@ test('the tarball holds the bin, the server and the client modules, and no tests
   );
 });
 
-test('unpacked beside its dependencies, `wsh-server --key LINE` runs with no keys file: that key signs in, another is refused', async () => {
+test('unpacked beside its dependencies, `wsh-server --key LINE` runs with no keys file: that key signs in, another is \
+refused', async () => {
   const app = join(dir, 'run');
   await mkdir(app);
   await run('tar', ['xzf', tgz, '-C', app]);

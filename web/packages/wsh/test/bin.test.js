@@ -59,13 +59,13 @@ test('--key LINE: no keys file needed; the given key (with its options) signs in
   const given = await makeKey();
   const limited = await makeKey();
   const stranger = await makeKey();
-  const server = run(['--key', given.line, '--key', `commands=echo dirs=${dir} ${limited.line}`, '--port', '0', '--no-pty']);
+  const server = run(['--key', given.line, '--key', `commands=printf dirs=${dir} ${limited.line}`, '--port', '0', '--no-pty']);
   const url = await server.firstLine;
   const client = await WshClient.connect(url, { key: given.pair });
   assert.equal((await client.exec('echo inline')).stdout, 'inline\n', 'control: the given key runs a command');
   client.close();
   const second = await WshClient.connect(url, { key: limited.pair });
-  assert.equal((await second.exec(['echo', 'limited'])).stdout, 'limited\n');
+  assert.equal((await second.exec(['printf', 'limited'])).stdout, 'limited');
   await assert.rejects(second.exec(['ls']), { code: 'command_not_allowed' }, 'its options apply');
   second.close();
   await assert.rejects(WshClient.connect(url, { key: stranger.pair }), { code: 'auth_failed' });

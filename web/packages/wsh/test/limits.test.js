@@ -65,7 +65,8 @@ test('put and get: inside works; outside, .., a symlink out or a dangling link i
   await assert.rejects(dirs.get('sub'), { code: 'not_a_file' });
 });
 
-test('get with maxSize: a bigger file is refused with file_too_large before any byte is sent; control: at the size it arrives', async () => {
+test('get with maxSize: a bigger file is refused with file_too_large before any byte is sent; control: at the size it \
+arrives', async () => {
   const big = join(inside, 'big.bin');
   await writeFile(big, '');
   await truncate(big, 3 * 1024 * 1024); // sparse: 3 MB of zeros that cost nothing
