@@ -23,6 +23,7 @@ const MIME = {
   '.ico': 'image/x-icon',
   '.md': 'text/markdown; charset=utf-8',
   '.txt': 'text/plain; charset=utf-8',
+  '.tgz': 'application/gzip', // web/vendor/wsh-server.tgz, for npx on the user's machine
 };
 
 /**

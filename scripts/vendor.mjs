@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writePrecacheManifest } from './build-manifest.mjs';
 import { writeIndexHtml } from './index-html.mjs';
+import { packWsh } from './pack-wsh.mjs';
 import { patchJustBash } from './just-bash-patches.mjs';
 import { ICON_NAMES } from '../web/ui/icon-names.js';
 
@@ -266,6 +267,8 @@ async function main() {
     await copyFile(join(root, 'node_modules', 'onnxruntime-web', 'dist', wasm), join(vendorDir, 'ort', wasm));
   }
   for (const [from, to] of assets) await copyFile(join(root, 'node_modules', from), join(vendorDir, to));
+  // The wsh server as an npm tarball the app serves, for `npx --package=<origin>/web/vendor/wsh-server.tgz wsh-server`.
+  await packWsh(vendorDir);
   await writeIndexHtml(imports);
   await writePrecacheManifest();
   console.log(`vendored ${all.length} packages into web/vendor/`);

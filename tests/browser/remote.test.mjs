@@ -73,6 +73,16 @@ listed', async () => {
   await page.getByRole('button', { name: 'Copy the key line of laptop' }).click();
   await page.getByText('Copied the key line of “laptop”.').waitFor();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), line);
+  // The command to run on the machine: npx with this app's tarball, the URL's port, this key.
+  const command = await machine('laptop').getByRole('textbox', { name: 'Command to run on laptop' }).inputValue();
+  const port = new URL(url).port;
+  const tgz = `${new URL(app.url).origin}/web/vendor/wsh-server.tgz`;
+  assert.equal(command, `npx --yes --package=${tgz} wsh-server --port ${port} --key "${line}"`);
+  await page.getByRole('button', { name: 'Copy the command to run on laptop' }).click();
+  await page.getByText('Copied the command to run on “laptop”.').waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), command);
+  const served = await fetch(tgz);
+  assert.equal(served.status, 200, 'the app serves the tarball the command names');
 
   // The private key stays in IndexedDB, not extractable.
   const stored = await page.evaluate(async () => {

@@ -74,6 +74,13 @@ export const ALLOWED = [
     why: 'the pause between two checks of a condition, bounded by a number of checks: the one poll of the tests',
   },
   {
+    file: 'web/packages/wsh/test/helpers.js',
+    match: 'everyMs',
+    why:
+      "processGone's pause between two looks at another process (which announces no exit to the test), bounded by a number " +
+      'of looks: the package stands alone, so it cannot import waitUntil of tests/fixtures/wait.mjs',
+  },
+  {
     file: 'tests/fixtures/llm-server.mjs',
     match: 'state.pullDelayMs',
     why: "the scripted model server's pace (a slow model download): part of the world a test scripts, not a wait of the test",

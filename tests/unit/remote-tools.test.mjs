@@ -5,10 +5,10 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { family, formatExec, REMOTE_OUTPUT_CAP, sizeText } from '../../web/tools/remote.js';
+import { family, formatExec, MAX_TRANSFER_BYTES, REMOTE_OUTPUT_CAP, sizeText } from '../../web/tools/remote.js';
 import { familyProblems, onlyReads } from '../../web/tools/families.js';
 import { scopeOf, suggestRule } from '../../web/tools/approval-rules.js';
 import { RemoteMachines, RemoteError, MACHINES_KEY, keyNameOf } from '../../web/stores/remote-machines.js';
@@ -151,6 +151,57 @@ test('the tools against the real server: a listed key runs and copies; an unlist
       `^Running the command on “mine” failed \\((connect_failed|disconnected|closed)\\): .* Is wsh-server running at ${server.url}\\?$`,
     ),
   );
+  machines.closeAll();
+});
+
+test('remote_get refuses a file over the 100 MB cap before downloading it: the cap goes with the request and the machine sends \
+nothing (control: a file at the cap is asked the same way and copied)', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'clawser-remote-cap-'));
+  after(() => rm(dir, { recursive: true, force: true }));
+  const machines = new RemoteMachines({ config: new LocalConfig(memoryStorage()), keys: new MemoryKeyStore(), wsh });
+  /** @type {import('../../web/packages/wsh/server/keys-file.js').KeyEntry[]} */
+  const listed = [];
+  const server = await createWshServer({ keys: listed, pty: null, log: () => {} });
+  after(() => server.close());
+  await machines.add({ name: 'mine', url: server.url });
+  listed.push(await parseKeyLine(await machines.publicKeyLine('mine')));
+  // What the machine's client was asked and what it handed back.
+  /** @type {{path: string, maxSize?: number, bytes?: number, code?: string}[]} */
+  const asked = [];
+  const client = await machines.client('mine');
+  const realGet = client.get.bind(client);
+  client.get = async (path, options = {}) => {
+    const entry = { path, maxSize: options.maxSize };
+    asked.push(entry);
+    try {
+      const blob = await realGet(path, options);
+      Object.assign(entry, { bytes: blob.size });
+      return blob;
+    } catch (err) {
+      Object.assign(entry, { code: /** @type {{code: string}} */ (err).code });
+      throw err;
+    }
+  };
+  const fs = new MemoryFileSystem();
+  const ctx = /** @type {import('../../web/tools/types.d.ts').ToolContext} */ (
+    /** @type {unknown} */ ({ workspaceId: 'w', fs, remote: async () => machines })
+  );
+  const over = join(dir, 'over.bin');
+  await writeFile(over, '');
+  await truncate(over, MAX_TRANSFER_BYTES + 1); // sparse: the disk holds none of it
+  const refused = await tool('remote_get').run({ machine: 'mine', from: over, to: 'over.bin' }, ctx);
+  assert.deepEqual(refused, {
+    ok: false,
+    output: `${over} on “mine” is over the 100.0 MB a copy moves; nothing was copied.`,
+  });
+  assert.deepEqual(asked, [{ path: over, maxSize: MAX_TRANSFER_BYTES, code: 'file_too_large' }], 'refused before any byte arrived');
+  assert.equal(await fs.stat('over.bin').catch(() => null), null, 'nothing was written');
+  // Control: a small file, asked with the same cap, is copied.
+  await writeFile(join(dir, 'small.txt'), 'fits');
+  const ok = await tool('remote_get').run({ machine: 'mine', from: join(dir, 'small.txt'), to: 'small.txt' }, ctx);
+  assert.equal(ok.ok, true, ok.output);
+  assert.deepEqual(asked[1], { path: join(dir, 'small.txt'), maxSize: MAX_TRANSFER_BYTES, bytes: 4 });
+  assert.equal(await fs.readText('small.txt'), 'fits');
   machines.closeAll();
 });
 

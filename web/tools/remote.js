@@ -168,12 +168,19 @@ const remoteGet = {
     let bytes;
     try {
       const client = await remote.client(args.machine, ctx.signal);
-      const blob = await client.get(args.from, { signal: ctx.signal });
+      // The cap travels with the request: the machine refuses a bigger file before sending any of it.
+      const blob = await client.get(args.from, { signal: ctx.signal, maxSize: MAX_TRANSFER_BYTES });
       if (blob.size > MAX_TRANSFER_BYTES) {
         return { ok: false, output: `${args.from} is ${sizeText(blob.size)}: a copy moves at most ${sizeText(MAX_TRANSFER_BYTES)}.` };
       }
       bytes = new Uint8Array(await blob.arrayBuffer());
     } catch (err) {
+      if (/** @type {{code?: string}} */ (err)?.code === 'file_too_large') {
+        return {
+          ok: false,
+          output: `${args.from} on “${args.machine}” is over the ${sizeText(MAX_TRANSFER_BYTES)} a copy moves; nothing was copied.`,
+        };
+      }
       return failed(`Copying ${args.from} from “${args.machine}”`, err, known(remote, args.machine));
     }
     await ctx.fs.write(args.to, bytes);

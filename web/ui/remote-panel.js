@@ -4,6 +4,7 @@ import { h, clear, guard, formatTime } from './dom.js';
 import { emptyState, panelLayout } from './panel-layout.js';
 import { confirmDialog } from './dialogs.js';
 import { McpExposeSection } from './mcp-expose-section.js';
+import { serverCommand } from './wsh-command.js';
 
 /**
  * The Remote panel: the user's own machines reached through wsh — add one (a name and the URL
@@ -39,7 +40,7 @@ export function RemotePanel(props) {
             const machine = await machines.add({ name: nameInput.value, url: urlInput.value });
             nameInput.value = '';
             urlInput.value = '';
-            status.textContent = `Added “${machine.name}”: paste its key line into the server’s keys file, then test it.`;
+            status.textContent = `Added “${machine.name}”: run the command shown for it on that machine, then test it.`;
           });
         },
       },
@@ -56,9 +57,13 @@ export function RemotePanel(props) {
     const keyLine = /** @type {HTMLInputElement} */ (
       h('input', { readOnly: true, class: 'remote-key', id: `remote-key-${m.id}`, 'aria-label': `Public key line of ${m.name}`, value: '' })
     );
+    const command = /** @type {HTMLInputElement} */ (
+      h('input', { readOnly: true, class: 'remote-key', id: `remote-cmd-${m.id}`, 'aria-label': `Command to run on ${m.name}`, value: '' })
+    );
     void machines.publicKeyLine(m.name).then(
       (line) => {
         keyLine.value = line;
+        command.value = serverCommand({ appUrl: document.baseURI, keyLine: line, machineUrl: m.url });
       },
       (err) => {
         keyLine.value = '';
@@ -70,6 +75,11 @@ export function RemotePanel(props) {
       guarded(async () => {
         await navigator.clipboard.writeText(keyLine.value);
         status.textContent = `Copied the key line of “${m.name}”.`;
+      });
+    const copyCommand = () =>
+      guarded(async () => {
+        await navigator.clipboard.writeText(command.value);
+        status.textContent = `Copied the command to run on “${m.name}”.`;
       });
     const test = () =>
       guarded(async () => {
@@ -98,7 +108,18 @@ export function RemotePanel(props) {
       { class: 'remote-machine', 'aria-label': m.name },
       h('h3', null, m.name),
       h('p', { class: 'small' }, h('code', null, m.url), ' · ', m.lastUsed ? `last used ${formatTime(m.lastUsed)}` : 'never used'),
-      h('label', { for: keyLine.id, class: 'small' }, 'Key line for the server’s keys file'),
+      h('label', { for: command.id, class: 'small' }, 'Run this on the machine (Node 20 or later; no clone of Clawser needed)'),
+      h(
+        'div',
+        { class: 'row' },
+        command,
+        h(
+          'button',
+          { type: 'button', class: 'secondary', 'aria-label': `Copy the command to run on ${m.name}`, on: { click: copyCommand } },
+          'Copy',
+        ),
+      ),
+      h('label', { for: keyLine.id, class: 'small' }, 'Or its key line, for a keys file (--keys FILE)'),
       h(
         'div',
         { class: 'row' },
@@ -127,9 +148,10 @@ export function RemotePanel(props) {
     h(
       'p',
       { class: 'small' },
-      'Your own computers, through wsh: run ',
-      h('code', null, 'npx wsh-server --keys FILE'),
-      ' there, add it here with the URL it prints, and paste the key line into FILE. The agent’s remote_exec, ',
+      'Your own computers, through wsh: add one here (a name and a ws://127.0.0.1:PORT/wsh URL), run the command shown ',
+      'for it on that machine (it starts ',
+      h('code', null, 'wsh-server'),
+      ' with this browser’s key for it), then test the connection. The agent’s remote_exec, ',
       'remote_put and remote_get then reach it (each call asks you first), and the Terminal’s ',
       h('code', null, 'wsh connect NAME'),
       ' opens a shell there.',

@@ -614,12 +614,14 @@ export class WshClient extends EventTarget {
   }
 
   /**
-   * Reads a file from the server (within the key's directories), checked by SHA-256.
+   * Reads a file from the server (within the key's directories), checked by SHA-256. With
+   * `maxSize`, a bigger file is refused with `file_too_large` before any of it is sent (an older
+   * server that does not know `maxSize` announces the size as it opens: the client closes then).
    * @param {string} path
-   * @param {{signal?: AbortSignal}} [options]
+   * @param {{signal?: AbortSignal, maxSize?: number}} [options]
    * @returns {Promise<Blob>}
    */
-  async get(path, { signal } = {}) {
+  async get(path, { signal, maxSize } = {}) {
     /** @type {Uint8Array[]} */
     const parts = [];
     /** @type {(v: {sha256?: string, size?: number}) => void} */
@@ -630,9 +632,10 @@ export class WshClient extends EventTarget {
       done = resolve;
       failed = reject;
     });
-    await this.#openChannel(
+    ended.catch(() => {}); // awaited below, unless the size check refuses first
+    const { channel, opened } = await this.#openChannel(
       'get',
-      { path },
+      maxSize === undefined ? { path } : { path, maxSize },
       (frame) => {
         if (frame.t === 'chunk') parts.push(frame.payload);
         else if (frame.t === 'end') done(/** @type {Frame<'end'>} */ (frame).header);
@@ -640,6 +643,12 @@ export class WshClient extends EventTarget {
       (error) => failed(error),
       signal,
     );
+    if (maxSize !== undefined && opened.size !== undefined && opened.size > maxSize) {
+      this.#channels.delete(channel);
+      this.#failers.delete(channel);
+      this.#send('close', channel, {}).catch(() => {});
+      throw new WshError('file_too_large', `"${path}" is ${opened.size} bytes, over the ${maxSize} asked for at most.`);
+    }
     const end = /** @type {{sha256?: string, size?: number}} */ (await ended);
     const bytes = concatBytes(parts);
     const got = await sha256Hex(bytes);

@@ -6,7 +6,7 @@
  * `unknown_channel`, `channel_in_use`. Auth: `auth_failed`, `auth_timeout`, `origin_refused`,
  * `host_refused`. Limits: `command_not_allowed`, `shell_syntax_not_allowed`, `env_not_allowed`,
  * `dir_not_allowed`, `too_many_sessions`, `output_limit`, `output_too_large`. Files:
- * `not_found`, `not_a_file`, `checksum_mismatch`, `io_error`. Relay: `relay_host_not_allowed`,
+ * `not_found`, `not_a_file`, `file_too_large`, `checksum_mismatch`, `io_error`. Relay: `relay_host_not_allowed`,
  * `relay_failed`, `relay_disabled`. MCP: `mcp_token_in_use`, `mcp_unsupported`, `mcp_error`.
  * Connection: `connect_failed`, `disconnected`, `closed`, `idle_timeout`, `aborted`,
  * `spawn_failed`, `timeout`, `server_error`.
@@ -14,7 +14,7 @@
  *   | 'auth_failed' | 'auth_timeout' | 'origin_refused' | 'host_refused'
  *   | 'command_not_allowed' | 'shell_syntax_not_allowed' | 'env_not_allowed' | 'dir_not_allowed'
  *   | 'too_many_sessions' | 'output_limit' | 'output_too_large'
- *   | 'not_found' | 'not_a_file' | 'checksum_mismatch' | 'io_error'
+ *   | 'not_found' | 'not_a_file' | 'file_too_large' | 'checksum_mismatch' | 'io_error'
  *   | 'relay_host_not_allowed' | 'relay_failed' | 'relay_disabled' | 'mcp_token_in_use' | 'mcp_unsupported' | 'mcp_error'
  *   | 'connect_failed' | 'disconnected' | 'closed' | 'idle_timeout' | 'aborted' | 'spawn_failed' | 'timeout'
  *   | 'server_error'} WshErrorCode
@@ -40,6 +40,7 @@ export const ERROR_CODES = /** @type {const} */ ([
   'output_too_large',
   'not_found',
   'not_a_file',
+  'file_too_large',
   'checksum_mismatch',
   'io_error',
   'relay_host_not_allowed',

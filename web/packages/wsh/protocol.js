@@ -99,7 +99,8 @@ export const FRAME_SCHEMAS = {
   close: z.object({}),
   // Files: `put` then `chunk`s then `end` (with the SHA-256 of all the bytes); `get` is answered the same way.
   put: z.object({ path: channelText.min(1), size: z.number().int().min(0), mode: z.number().int().min(0).max(0o7777).optional() }),
-  get: z.object({ path: channelText.min(1) }),
+  /** `maxSize` (optional, since 0.2.0): the server refuses a bigger file with `file_too_large` before sending any of it. */
+  get: z.object({ path: channelText.min(1), maxSize: z.number().int().min(0).optional() }),
   chunk: z.object({}),
   end: z.object({ sha256: sha256.optional(), size: z.number().int().min(0).optional() }),
   /** server → client: a put was written and checked. */

@@ -1,12 +1,17 @@
 #!/usr/bin/env node
-// `npx wsh-server --keys FILE`: the wsh server on this machine. Its first line on stdout is the
+// `npx wsh-server --key "ssh-ed25519 …"` (or `--keys FILE`): the wsh server on this machine. Its first line on stdout is the
 // URL to connect to; everything else (who signed in, refusals, relay requests) goes to stderr.
 import { parseArgs } from 'node:util';
-import { createWshServer } from '../server/index.js';
+import { NO_KEYS_MESSAGE, createWshServer } from '../server/index.js';
+import { parseKeyLine } from '../server/keys-file.js';
 
-const HELP = `Usage: wsh-server --keys FILE [options]
+const HELP = `Usage: wsh-server --key "ssh-ed25519 AAAA… name" [options]
+       wsh-server --keys FILE [options]
 
-  --keys FILE           public keys allowed in, one a line, with what each may do (see README)
+  --key LINE            a public key allowed in, as Clawser's Remote panel shows it (repeatable); its options
+                        go first, as in a keys file: --key "dirs=~/code commands=git,ls ssh-ed25519 AAAA… name"
+  --keys FILE           public keys allowed in, one a line, with what each may do (see README); re-read at every
+                        sign-in, so a key added there counts at once
   --port N              port to listen on (default 0: any free port; the URL says which)
   --host ADDR           address to bind (default 127.0.0.1: this machine only)
   --relay-allow H,...   hosts the HTTP relay may forward to (host, host:port, *.domain); none: no relay
@@ -33,6 +38,7 @@ try {
   const { values } = parseArgs({
     options: {
       keys: { type: 'string' },
+      key: { type: 'string', multiple: true },
       port: { type: 'string', default: '0' },
       host: { type: 'string', default: '127.0.0.1' },
       'relay-allow': { type: 'string' },
@@ -48,7 +54,15 @@ try {
     process.stdout.write(HELP);
     process.exit(0);
   }
-  if (!values.keys) throw new Error('--keys FILE is required: a file with the public key line(s) allowed in.');
+  const inline = [];
+  for (const line of values.key ?? []) {
+    try {
+      inline.push(await parseKeyLine(line.trim()));
+    } catch (err) {
+      throw new Error(`--key "${line}": ${/** @type {Error} */ (err).message}`);
+    }
+  }
+  if (!values.keys && inline.length === 0) throw new Error(NO_KEYS_MESSAGE);
   const port = Number(values.port);
   const idle = Number(values['idle-timeout']);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${values.port} is not a port number.`);
@@ -57,6 +71,7 @@ try {
     host: values.host,
     port,
     keysFile: values.keys,
+    keys: inline,
     relayAllow: list(values['relay-allow']),
     origins: values.origins === undefined ? undefined : list(values.origins),
     allowedHosts: list(values['allowed-hosts']),
@@ -65,9 +80,10 @@ try {
     webtransport: values.webtransport,
   });
   process.stdout.write(`${server.url}\n`);
+  const keySources = [inline.length ? `${inline.length} given with --key` : '', values.keys ? `from ${values.keys}` : ''];
   const relay = list(values['relay-allow']);
   process.stderr.write(
-    `wsh-server: listening on ${server.url}; keys from ${values.keys}; ` +
+    `wsh-server: listening on ${server.url}; keys: ${keySources.filter(Boolean).join(' and ')}; ` +
       `terminals: ${server.pty ? 'PTY (node-pty)' : 'pipes (install node-pty for a real terminal)'}; ` +
       `relay: ${relay.length ? relay.join(', ') : 'off'}; MCP for a workspace Clawser exposes: ${server.mcpUrl}\n`,
   );

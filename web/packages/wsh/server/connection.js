@@ -629,6 +629,9 @@ export class Connection {
     const info = await stat(target).catch(() => null);
     if (!info) throw new WshError('not_found', `"${path}" does not exist.`);
     if (!info.isFile()) throw new WshError('not_a_file', `"${path}" is not a file.`);
+    const { maxSize } = frame.header;
+    if (maxSize !== undefined && info.size > maxSize)
+      throw new WshError('file_too_large', `"${path}" is ${info.size} bytes, over the ${maxSize} asked for at most; nothing was sent.`);
     const stream = createReadStream(target, { highWaterMark: CHUNK_BYTES });
     channel.close = () => stream.destroy();
     this.#send('open', id, { mode: 'file', size: info.size });

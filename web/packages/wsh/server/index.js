@@ -21,13 +21,18 @@ import { MAX_FRAME_BYTES } from '../protocol.js';
 /** Browser origins accepted without --origins: pages served from this machine. */
 export const DEFAULT_ORIGINS = ['http://localhost:*', 'http://127.0.0.1:*', 'http://[::1]:*', 'https://localhost:*', 'https://127.0.0.1:*'];
 export const WSH_PATH = '/wsh';
+/** What a server started without any key says: exactly what to pass. */
+export const NO_KEYS_MESSAGE =
+  'wsh-server needs at least one public key: pass --key "ssh-ed25519 AAAA… name" (the line Clawser\'s Remote panel shows ' +
+  'for a machine; repeat --key for more; options go first, as in a keys file: --key "dirs=~/code ssh-ed25519 AAAA… name") ' +
+  'or --keys FILE (one such line a line).';
 
 /**
  * @typedef {object} WshServerOptions
  * @property {string} [host] the address to bind (127.0.0.1)
  * @property {number} [port] 0: any free port (the default)
  * @property {string} [keysFile] the keys file, read at every sign-in
- * @property {KeyEntry[]} [keys] keys given directly (tests, embedding), instead of a file
+ * @property {KeyEntry[]} [keys] keys given directly (--key, tests, embedding); with a keys file, both count
  * @property {string[]} [relayAllow] hosts the relay forwards to (none: no relay)
  * @property {string[]} [origins] allowed browser Origins (exact, or with `:*` for any port; `*` for any)
  * @property {string[]} [allowedHosts] more Host header names this server answers to (the bound address and loopback names always)
@@ -65,15 +70,14 @@ export async function createWshServer(options = {}) {
   const relayAllow = options.relayAllow ?? [];
   const origins = options.origins ?? DEFAULT_ORIGINS;
   const { keysFile, keys } = options;
-  if (!keysFile && !keys) throw new Error('wsh-server needs keys: --keys FILE (one public key a line)');
+  if (!keysFile && !keys) throw new Error(NO_KEYS_MESSAGE);
   /** @type {() => Promise<KeyEntry[]>} */
-  const currentKeys = keysFile
-    ? async () => {
-        const { keys: found, problems } = await readKeysFile(keysFile);
-        for (const p of problems) log(`keys file ${keysFile}, line ${p.line}: ${p.message} (line skipped)`);
-        return found;
-      }
-    : async () => keys ?? [];
+  const currentKeys = async () => {
+    if (!keysFile) return keys ?? [];
+    const { keys: found, problems } = await readKeysFile(keysFile);
+    for (const p of problems) log(`keys file ${keysFile}, line ${p.line}: ${p.message} (line skipped)`);
+    return [...(keys ?? []), ...found]; // keys given inline (--key) and the file's, read at every sign-in
+  };
   if (keysFile) await currentKeys(); // a missing or unreadable file fails now, not at the first sign-in
   /** @type {import('./connection.js').ServerContext} */
   const context = {

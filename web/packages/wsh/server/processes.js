@@ -23,11 +23,14 @@ import { WshError } from '../errors.js';
  * @property {() => void} [resume]
  */
 
-/** Loads node-pty when it is installed; null when not (the usual case: it needs a native build). */
-export async function loadNodePty() {
+/**
+ * Loads node-pty when it is installed; null when not (the usual case: it needs a native build).
+ * @param {(name: string) => Promise<any>} [importModule] how to import it (tests force it off or on); any: an optional module
+ */
+export async function loadNodePty(importModule = (/** @type {string} */ name) => import(name)) {
   try {
     const name = 'node-pty'; // a variable, so bundlers and type checkers leave the optional module alone
-    const mod = await import(name);
+    const mod = await importModule(name);
     return /** @type {PtyModule} */ (mod.default ?? mod);
   } catch {
     return null;

@@ -37,7 +37,7 @@ test('the bin prints its URL first; the listed key runs a command there, a key a
   const first = await makeKey();
   const later = await makeKey();
   await writeFile(keysFile, `# my keys\n${first.line}\n`);
-  const server = run(['--keys', keysFile, '--port', '0']);
+  const server = run(['--keys', keysFile, '--port', '0', '--no-pty']);
   const url = await server.firstLine;
   assert.match(url, /^ws:\/\/127\.0\.0\.1:\d+\/wsh$/);
   const client = await WshClient.connect(url, { key: first.pair });
@@ -54,11 +54,34 @@ test('the bin prints its URL first; the listed key runs a command there, a key a
   assert.equal(code, 0);
 });
 
+test('--key LINE: no keys file needed; the given key (with its options) signs in, another is refused; repeatable', async () => {
+  const dir = await tempDir();
+  const given = await makeKey();
+  const limited = await makeKey();
+  const stranger = await makeKey();
+  const server = run(['--key', given.line, '--key', `commands=printf dirs=${dir} ${limited.line}`, '--port', '0', '--no-pty']);
+  const url = await server.firstLine;
+  const client = await WshClient.connect(url, { key: given.pair });
+  assert.equal((await client.exec('echo inline')).stdout, 'inline\n', 'control: the given key runs a command');
+  client.close();
+  const second = await WshClient.connect(url, { key: limited.pair });
+  assert.equal((await second.exec(['printf', 'limited'])).stdout, 'limited');
+  await assert.rejects(second.exec(['ls']), { code: 'command_not_allowed' }, 'its options apply');
+  second.close();
+  await assert.rejects(WshClient.connect(url, { key: stranger.pair }), { code: 'auth_failed' });
+  assert.match(server.stderr(), /keys: 2 given with --key;/);
+  server.child.kill('SIGTERM');
+  assert.equal((await once(server.child, 'exit'))[0], 0);
+});
+
 test('bad usage fails with a message and exit code 2; --help prints the options', async () => {
   const noKeys = run([]);
   const [code] = await once(noKeys.child, 'exit');
   assert.equal(code, 2);
-  assert.match(noKeys.stderr(), /--keys FILE is required/);
+  assert.match(noKeys.stderr(), /needs at least one public key: pass --key "ssh-ed25519 AAAA… name" .* or --keys FILE/);
+  const badKey = run(['--key', 'ssh-rsa AAAA nope']);
+  assert.equal((await once(badKey.child, 'exit'))[0], 2);
+  assert.match(badKey.stderr(), /--key "ssh-rsa AAAA nope": no "ssh-ed25519 <key>"/);
   const missing = run(['--keys', '/nonexistent/keys']);
   assert.equal((await once(missing.child, 'exit'))[0], 2);
   assert.match(missing.stderr(), /no such file|ENOENT/);

@@ -51,6 +51,34 @@ test('every import stays in the package or names zod, ws or a node: module (test
   assert.deepEqual(importsOf("import { x } from '../../app/app.js';\nawait import('node:fs');"), ['../../app/app.js', 'node:fs']);
 });
 
+test("package.json declares every package its files import (tests: devDependencies, at the root's ranges)", () => {
+  const own = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const root = JSON.parse(readFileSync(join(ROOT, '../../../package.json'), 'utf8'));
+  /** @param {string} spec the package a specifier names (@scope/name or name) */
+  const packageOf = (spec) =>
+    spec
+      .split('/')
+      .slice(0, spec.startsWith('@') ? 2 : 1)
+      .join('/');
+  /** @type {string[]} */
+  const undeclared = [];
+  for (const file of modules(ROOT)) {
+    for (const spec of importsOf(readFileSync(file, 'utf8'))) {
+      if (spec.startsWith('.') || spec.startsWith('node:')) continue;
+      const name = packageOf(spec);
+      const declared = inTests(file) ? (own.dependencies[name] ?? own.devDependencies?.[name]) : own.dependencies[name];
+      if (!declared) undeclared.push(`${relative(ROOT, file)} → ${name}`);
+    }
+  }
+  assert.deepEqual(undeclared, []);
+  for (const [name, range] of Object.entries(own.devDependencies ?? {})) {
+    assert.equal(range, root.devDependencies[name], `${name}: the same range as the repository's`);
+  }
+  // Control: the check sees a test import that is not declared.
+  assert.equal(own.devDependencies['left-pad'], undefined);
+  assert.equal(packageOf('@modelcontextprotocol/client/sub'), '@modelcontextprotocol/client');
+});
+
 test('the browser modules import nothing of Node (no node:, no ws)', () => {
   for (const name of BROWSER) {
     const specs = importsOf(readFileSync(join(ROOT, name), 'utf8'));

@@ -1,7 +1,6 @@
 // Shared set-up of the wsh tests: a real server on 127.0.0.1 (in-process, or the bin), keys,
 // and a raw WebSocket for sending frames a well-behaved client never would. Waits are on
 // events (a frame, a status, a process's exit), never on time.
-import { execFile } from 'node:child_process';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -95,11 +94,17 @@ export function rawSocket(url, options = {}) {
   return { ws, frames, next, closed, refused, opened, outcome };
 }
 
-/** Resolves when the process with this pid has exited (GNU tail --pid waits for it). @param {number} pid */
-export function processGone(pid) {
-  return new Promise((resolve, reject) => {
-    execFile('tail', [`--pid=${pid}`, '-f', '/dev/null'], (err) => (err ? reject(err) : resolve(undefined)));
-  });
+/**
+ * Resolves when the process with this pid has exited; fails naming it after `tries` looks. Portable
+ * (no GNU `tail --pid`): it asks the system with signal 0, a bounded number of times, because the
+ * process is not always a child of the test (an exec's command is the server's, or its shell's).
+ * @param {number} pid @param {{tries?: number, everyMs?: number}} [options]
+ */
+export async function processGone(pid, { tries = 400, everyMs = 25 } = {}) {
+  for (let i = 1; processExists(pid); i++) {
+    if (i >= tries) throw new Error(`process ${pid} still runs after ${tries} checks`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
 }
 
 /** Whether a process exists. @param {number} pid */

@@ -3,11 +3,13 @@
 // sessions and output. Each refusal has its control: the allowed case works.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { WshClient } from '../node.js';
-import { makeKey, startServer, tempDir } from './helpers.js';
+import { toBase64, sign } from '../keys.js';
+import { WshClient, publicKeyBlob } from '../node.js';
+import { PROTOCOL_VERSION, authMessage, encodeFrame } from '../protocol.js';
+import { makeKey, rawSocket, startServer, tempDir } from './helpers.js';
 
 const root = await tempDir();
 const inside = join(root, 'allowed');
@@ -61,6 +63,47 @@ test('put and get: inside works; outside, .., a symlink out or a dangling link i
   }
   await assert.rejects(dirs.get('missing.txt'), { code: 'not_found' });
   await assert.rejects(dirs.get('sub'), { code: 'not_a_file' });
+});
+
+test('get with maxSize: a bigger file is refused with file_too_large before any byte is sent; control: at the size it \
+arrives', async () => {
+  const big = join(inside, 'big.bin');
+  await writeFile(big, '');
+  await truncate(big, 3 * 1024 * 1024); // sparse: 3 MB of zeros that cost nothing
+  const raw = rawSocket(server.url);
+  const hello = await raw.next('hello');
+  const host = new URL(server.url).host;
+  const signature = await sign(dirsKey.pair, authMessage(/** @type {{nonce: string}} */ (hello.header).nonce, host));
+  raw.ws.send(
+    encodeFrame('auth', 0, {
+      version: PROTOCOL_VERSION,
+      publicKey: await publicKeyBlob(dirsKey.pair),
+      signature: toBase64(signature),
+      host,
+    }),
+  );
+  await raw.next('welcome');
+  raw.ws.send(encodeFrame('get', 1, { path: 'big.bin', maxSize: 1024 * 1024 }));
+  const refused = await raw.next('error');
+  assert.equal(refused.channel, 1);
+  assert.equal(/** @type {{code: string}} */ (refused.header).code, 'file_too_large');
+  assert.match(
+    /** @type {{message: string}} */ (refused.header).message,
+    /3145728 bytes, over the 1048576 asked for at most; nothing was sent/,
+  );
+  // Control, on the same connection: the same file with a cap it fits arrives, and only now do chunks come.
+  assert.deepEqual(
+    raw.frames.filter((f) => f.t === 'open' || f.t === 'chunk'),
+    [],
+    'nothing of the refused file was sent',
+  );
+  raw.ws.send(encodeFrame('get', 3, { path: 'big.bin', maxSize: 3 * 1024 * 1024 }));
+  assert.equal(/** @type {{size: number}} */ ((await raw.next('end')).header).size, 3 * 1024 * 1024);
+  assert.ok(raw.frames.some((f) => f.t === 'chunk' && f.channel === 3));
+  raw.ws.close();
+  // Through the client: refused with the code, and the file fits a cap of its size.
+  await assert.rejects(dirs.get('big.bin', { maxSize: 1024 }), { code: 'file_too_large' });
+  assert.equal((await dirs.get('mine.txt', { maxSize: 5 })).size, 5, 'control: a file at the cap arrives');
 });
 
 test('put replaces a file only once all of it arrived and checked; a binary file round-trips', async () => {

@@ -4,6 +4,7 @@
 // repository) as the outside MCP client; raw HTTP for what a well-behaved client never sends.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { WshClient } from '../node.js';
 import { makeKey, startServer } from './helpers.js';
@@ -95,6 +96,69 @@ test('a missing or wrong token is refused with 401 and says what to send; contro
     }
     assert.deepEqual(seen.at(-1), { method: 'tools/call', params: { name: 'read_note', arguments: { id: 7 } } }, 'no _meta is forwarded');
     assert.ok(!logs.join('\n').includes(TOKEN), 'the token is never logged');
+  } finally {
+    await exposure.stop();
+  }
+});
+
+/**
+ * One raw POST through node:http, which sends the Host and Origin it is given (fetch does not let
+ * a test set Host). @param {Record<string, string>} headers
+ * @returns {Promise<{status: number, text: string}>}
+ */
+function rawPost(headers) {
+  const url = new URL(server.mcpUrl);
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...bearer, ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (b) => {
+          text += b;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+test('a foreign Origin and a foreign Host (DNS rebinding) are refused at /mcp before any tool is asked; control: the allowed ones \
+list the tools', async () => {
+  const exposure = await wsh.expose({ name: 'notes', tokens: [TOKEN], onCall });
+  try {
+    const own = new URL(server.mcpUrl).host; // 127.0.0.1:PORT
+    const before = seen.length;
+    const origin = await rawPost({ host: own, origin: 'https://evil.example' });
+    assert.equal(origin.status, 403);
+    assert.match(origin.text, /Origin "https:\/\/evil\.example" is not allowed; start the server with --origins/);
+    const port = new URL(server.mcpUrl).port;
+    const rebound = await rawPost({ host: `evil.example:${port}` });
+    assert.equal(rebound.status, 403);
+    assert.match(rebound.text, /DNS-rebinding/);
+    const rebound2 = await rawPost({ host: `evil.example:${port}`, origin: `http://evil.example:${port}` });
+    assert.equal(rebound2.status, 403, 'a rebound page: foreign Host and its own Origin');
+    assert.equal(seen.length, before, 'nothing reached the exposing client');
+    // Controls: the server's own Host, without an Origin (a terminal client) and with a localhost page's Origin.
+    /** @type {Record<string, string>[]} */
+    const allowed = [{ host: own }, { host: own, origin: 'http://localhost:5173' }, { host: `localhost:${port}` }];
+    for (const headers of allowed) {
+      const ok = await rawPost(headers);
+      assert.equal(ok.status, 200, JSON.stringify(headers));
+      assert.deepEqual(
+        JSON.parse(ok.text).result.tools.map((/** @type {{name: string}} */ t) => t.name),
+        ['read_note'],
+      );
+    }
+    assert.equal(seen.length, before + 3);
   } finally {
     await exposure.stop();
   }

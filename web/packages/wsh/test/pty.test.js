@@ -1,6 +1,6 @@
 // Terminals: with node-pty installed the server runs a terminal on a PTY and says so ('pty');
-// without it, on pipes ('pipe'), also said. node-pty cannot be built here, so the PTY path runs
-// against a stand-in with node-pty's API; the pipe path runs for real (the control).
+// without it, on pipes ('pipe'), also said. The PTY path runs against a stand-in with node-pty's API
+// and the pipe path with node-pty forced off, so the tests hold whether node-pty is installed or not.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
@@ -63,8 +63,22 @@ async function readUntil(parts, text) {
   return seen;
 }
 
-test('node-pty is not installed here: loadNodePty answers null, and the server runs terminals on pipes', async () => {
-  assert.equal(await loadNodePty(), null);
+test('loadNodePty: node-pty missing (its import forced to fail) answers null; present, its module', async () => {
+  /** @type {string[]} */
+  const asked = [];
+  const missing = async (/** @type {string} */ name) => {
+    asked.push(name);
+    throw new Error(`Cannot find package '${name}'`); // what import() says when it is not installed
+  };
+  assert.equal(await loadNodePty(missing), null);
+  assert.deepEqual(asked, ['node-pty']);
+  // Control: the same loader with node-pty importable hands its module over (default export or not).
+  const fake = fakeNodePty();
+  assert.equal(await loadNodePty(async () => ({ default: fake })), fake);
+  assert.equal(await loadNodePty(async () => fake), fake);
+  // Whatever this machine has: the real loader answers null or a module with spawn, never throws.
+  const real = await loadNodePty();
+  assert.ok(real === null || typeof real.spawn === 'function');
 });
 
 test('with node-pty, a terminal runs on a PTY: mode "pty", its size, resize and input reach it', async () => {

@@ -9,12 +9,20 @@ import { makeKey, startServer } from './helpers.js';
 
 /** @type {() => void} */
 let releaseSecond = () => {};
+/** @type {() => void} */
+let releaseSecondLine = () => {};
 const upstream = createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://x');
   if (url.pathname === '/sse') {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     res.write('data: one\n\n');
     releaseSecond = () => res.end('data: two\n\n');
+    return;
+  }
+  if (url.pathname === '/ndjson') {
+    res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+    res.write('{"n":1}\n');
+    releaseSecondLine = () => res.end('{"n":2}\n{"done":true}\n');
     return;
   }
   if (url.pathname === '/echo') {
@@ -75,6 +83,25 @@ test('an SSE stream arrives event by event: the first is read before the server 
   let rest = '';
   for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
   assert.equal(rest, 'data: two\n\n');
+});
+
+test('an NDJSON stream (as Ollama streams) arrives line by line: the first is read before the server sends the rest', async () => {
+  const res = await client.fetch(`${listedBase}/ndjson`, { method: 'POST', body: '{"stream":true}' });
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get('content-type'), 'application/x-ndjson');
+  const reader = /** @type {ReadableStream<Uint8Array>} */ (res.body).getReader();
+  const first = await reader.read();
+  assert.deepEqual(JSON.parse(new TextDecoder().decode(first.value)), { n: 1 });
+  releaseSecondLine(); // only now does the upstream send the rest
+  let rest = '';
+  for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
+  assert.deepEqual(
+    rest
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l)),
+    [{ n: 2 }, { done: true }],
+  );
 });
 
 test('an unlisted host is refused with a message naming the fix (control: the same server by its listed name works)', async () => {
