@@ -5,9 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { sendMessage, readWorkspaceFile } from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
+import { seriousViolations } from './axe.mjs';
 
 const fx = await useFixture({
   llm: {},
@@ -15,19 +15,8 @@ const fx = await useFixture({
 });
 const { llm, page } = fx;
 
-const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** axe's serious and critical findings in `selector` (injected over CDP: the app's CSP does not apply). @param {string} selector */
-async function violations(selector) {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
-  return page.evaluate(async (sel) => {
-    const axe = /** @type {any} */ (window).axe; // any: axe-core's global, injected above
-    const r = await axe.run(sel, { resultTypes: ['violations'] });
-    return r.violations
-      .filter((/** @type {any} */ v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((/** @type {any} */ v) => `${v.id}: ${v.help}`);
-  }, selector);
-}
+/** axe's serious and critical findings in `selector`. @param {string} selector */
+const violations = (selector) => seriousViolations(page, selector);
 
 /** What the probe says where it runs: the app's localStorage read or refused, and the origin. */
 const PROBE =

@@ -3,11 +3,9 @@
 // that line, scrolled into view. Axe finds no serious violation in the panel with problems.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { useFixture } from './fixture.mjs';
+import { seriousViolations } from './axe.mjs';
 
-const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const { page } = await useFixture({ settings: { provider: 'echo' }, browser: { viewport: { width: 1280, height: 720 } } });
 
 const panel = page.getByRole('region', { name: 'Config' });
@@ -15,16 +13,7 @@ const editor = panel.getByRole('textbox', { name: 'Configuration (JSON)' });
 const problems = panel.getByRole('list', { name: 'Problems' }).getByRole('listitem');
 
 /** Serious or critical axe violations in the Config panel. */
-async function violations() {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
-  return page.evaluate(async () => {
-    const axe = /** @type {any} */ (window).axe; // any: axe-core's global, injected above
-    const r = await axe.run({ include: [['section.panel-layout[data-panel="config"]']] }, { resultTypes: ['violations'] });
-    return r.violations
-      .filter((/** @type {any} */ v) => v.impact === 'serious' || v.impact === 'critical')
-      .flatMap((/** @type {any} */ v) => v.nodes.map((/** @type {any} */ n) => `${v.id}: ${n.target.join(' ')} — ${v.help}`));
-  });
-}
+const violations = () => seriousViolations(page, 'section.panel-layout[data-panel="config"]');
 
 /** The cursor's line (from 1), whether the editor has the focus, and whether that line is scrolled into view. */
 const cursor = () =>

@@ -5,11 +5,9 @@
 // focus, reachable and usable by keyboard; axe finds no serious violation, at 1280 and 360 px.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { useFixture } from './fixture.mjs';
+import { seriousViolations } from './axe.mjs';
 
-const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const { page } = await useFixture({ settings: { provider: 'echo' }, browser: { viewport: { width: 1280, height: 800 } } });
 
 const LONG = 'Planning the autumn walking route along the Cornish coast path';
@@ -58,16 +56,7 @@ const titlesIn = (label) =>
     .allInnerTexts();
 
 /** Serious or critical axe violations in the conversation list. */
-async function violations() {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
-  return page.evaluate(async () => {
-    const axe = /** @type {any} */ (window).axe; // any: axe-core's global, injected above
-    const r = await axe.run({ include: [['#conv-drawer']] }, { resultTypes: ['violations'] });
-    return r.violations
-      .filter((/** @type {any} */ v) => v.impact === 'serious' || v.impact === 'critical')
-      .flatMap((/** @type {any} */ v) => v.nodes.map((/** @type {any} */ n) => `${v.id}: ${n.target.join(' ')} — ${v.help}`));
-  });
-}
+const violations = () => seriousViolations(page, '#conv-drawer');
 
 /** How much of a title the row shows: its box, whether its text is cut, how many lines. @param {string} title */
 const titleBox = (title) =>

@@ -3,24 +3,13 @@
 // Save works from there. At 1280×720 and 360×740, axe finds no serious violation in the dialog.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { useFixture } from './fixture.mjs';
+import { seriousViolations } from './axe.mjs';
 
-const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const { page } = await useFixture({ settings: { provider: 'echo' }, browser: { viewport: { width: 1280, height: 720 } } });
 
 /** Serious or critical axe violations in the open dialog. */
-async function violations() {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
-  return page.evaluate(async () => {
-    const axe = /** @type {any} */ (window).axe; // any: axe-core's global, injected above
-    const r = await axe.run({ include: [['dialog[open]']] }, { resultTypes: ['violations'] });
-    return r.violations
-      .filter((/** @type {any} */ v) => v.impact === 'serious' || v.impact === 'critical')
-      .flatMap((/** @type {any} */ v) => v.nodes.map((/** @type {any} */ n) => `${v.id}: ${n.target.join(' ')} — ${v.help}`));
-  });
-}
+const violations = () => seriousViolations(page, 'dialog[open]');
 
 /** Whether an element lies wholly in the viewport and in its dialog's visible box. @param {import('playwright-core').Locator} el */
 const inView = (el) =>
