@@ -170,3 +170,32 @@ test('360 px: in the drawer the long title is readable and the actions are reach
   await dialog.getByRole('button', { name: 'Rename' }).click();
   await list.getByRole('link', { name: /Tides for Tuesday/ }).waitFor();
 });
+
+test('a redraw while a row menu is open (a title changed elsewhere) keeps it open with the same item focused; \
+control: a row gone takes its menu', async () => {
+  const result = await page.evaluate(async () => {
+    const { ConversationList } = await import('/web/ui/conversation-list-view.js');
+    const noop = () => {};
+    const list = ConversationList({ workspaceId: 'w', onSelect: noop, onPin: noop, onRename: noop, onExport: noop, onDelete: noop });
+    document.body.append(list.root);
+    const at = Date.now();
+    const a = { id: 'a', title: 'Alpha', createdAt: at, updatedAt: at };
+    const b = { id: 'b', title: 'Beta', createdAt: at - 1, updatedAt: at - 1 };
+    // any: only the fields the list reads
+    const state = (/** @type {object[]} */ conversations) => /** @type {any} */ ({ conversations, activeId: 'a' });
+    const label = () => document.activeElement?.getAttribute('aria-label');
+    const open = () => list.root.querySelector('.conv-more[aria-expanded="true"]')?.getAttribute('aria-label') ?? null;
+    list.render(state([a, b]));
+    /** @type {HTMLElement} */ (list.root.querySelector('[aria-label="More actions for Beta"]')).click();
+    /** @type {HTMLElement} */ (list.root.querySelector('[aria-label="Rename conversation Beta"]')).focus();
+    list.render(state([{ ...a, title: 'Alpha, renamed' }, b]));
+    const kept = { open: open(), focused: label() };
+    list.render(state([a]));
+    const gone = { open: open() };
+    list.root.remove();
+    list.destroy();
+    return { kept, gone };
+  });
+  assert.deepEqual(result.kept, { open: 'More actions for Beta', focused: 'Rename conversation Beta' });
+  assert.deepEqual(result.gone, { open: null });
+});

@@ -241,6 +241,35 @@ test('a message sent and a conversation chosen before the app is in are run once
   }
 });
 
+test("a conversation's row menu opened before the app is in stays open, its focused item focused, \
+and acts once the app is in", async () => {
+  const { page, close, release } = await heldPage();
+  try {
+    await page.goto(`${app.url}#workspace/walpha`);
+    const list = page.getByRole('navigation', { name: 'Conversations' });
+    await list.getByRole('link', { name: /Oldest talk/ }).waitFor();
+    const more = list.getByRole('button', { name: 'More actions for Oldest talk' });
+    await more.click();
+    await page.keyboard.press('ArrowDown');
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label'));
+    assert.equal(await focused(), 'Rename conversation Oldest talk');
+    assert.equal(await appStarted(page), false);
+    release();
+    await page.locator('.banners').waitFor({ state: 'attached' });
+    // The app's own list (the painted one is gone): its menu is the one open.
+    await page.waitForFunction(() => performance.getEntriesByName('clawser-app-ready').length > 0);
+    assert.equal(await more.getAttribute('aria-expanded'), 'true', 'still open');
+    assert.equal(await focused(), 'Rename conversation Oldest talk', 'the same item has the focus');
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Rename conversation' });
+    await dialog.getByLabel('Conversation title').fill('Oldest, renamed');
+    await dialog.getByRole('button', { name: 'Rename' }).click();
+    await list.getByRole('link', { name: /Oldest, renamed/ }).waitFor();
+  } finally {
+    await close();
+  }
+});
+
 test("a panel's keyboard shortcut pressed before the app is in opens the panel once it is", async () => {
   const { page, close, release } = await heldPage();
   try {

@@ -347,6 +347,11 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
       const messages = find(painted, '.scroller');
       const readingEarlier = !!messages && messages.scrollHeight - messages.scrollTop - messages.clientHeight >= 80;
       const messagesTop = messages?.scrollTop ?? 0;
+      // A conversation's row menu open on the painted list stays open, its focused item focused.
+      const openMenu = find(painted, '.conv-more[aria-expanded="true"]');
+      const menuId = openMenu?.getAttribute('aria-controls') ?? '';
+      const menuItems = (/** @type {ParentNode} */ at) => [...at.querySelectorAll(`#${CSS.escape(menuId)} button`)];
+      const menuAt = openMenu && focused ? menuItems(painted).indexOf(focused) : -1;
       removeEventListener('keydown', onKey);
       screen.destroy();
       chat.destroy();
@@ -372,6 +377,12 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
         if (el && !el.disabled) {
           el.focus();
           if (f && f.start !== null) el.setSelectionRange(f.start, f.end);
+        }
+        const more = menuId ? find(next, `.conv-more[aria-controls="${CSS.escape(menuId)}"]`) : null;
+        if (more instanceof HTMLElement && more.getAttribute('aria-expanded') !== 'true') {
+          more.click();
+          const item = menuItems(next)[menuAt];
+          if (item instanceof HTMLElement) item.focus();
         }
       });
       if (readingEarlier) {

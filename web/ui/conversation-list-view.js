@@ -34,6 +34,14 @@ export function ConversationList(props) {
   let moreObserver = null;
   /** The open row menu's closer. @type {(() => void) | null} */
   let closeOpenMenu = null;
+  /**
+   * The row whose menu is open, and the place of the item that has the focus: a redraw (a title
+   * changed, the app taking over from the first view) opens it again, so it never closes under the person.
+   * @type {{id: string, at: number} | null}
+   */
+  let openMenu = null;
+  /** Reopens a row's menu after a redraw, with the focus on the item at `at`. @type {Map<string, (at: number) => void>} */
+  let reopeners = new Map();
 
   const showMore = () => {
     shownCount += PAGE * 2;
@@ -113,17 +121,22 @@ export function ConversationList(props) {
       more.setAttribute('aria-expanded', 'false');
       li.classList.remove('menu-open');
       if (closeOpenMenu === closer) closeOpenMenu = null;
+      if (openMenu?.id === c.id) openMenu = null;
       if (refocus) more.focus();
     };
     const closer = () => close(false);
-    const open = () => {
+    const open = (at = 0) => {
       closeOpenMenu?.();
       menu.hidden = false;
       more.setAttribute('aria-expanded', 'true');
       li.classList.add('menu-open');
       closeOpenMenu = closer;
-      items()[0]?.focus();
+      openMenu = { id: c.id, at };
+      (items()[at] ?? items()[0])?.focus();
     };
+    reopeners.set(c.id, (at) => {
+      if (!li.closest('[hidden]')) open(at);
+    });
     more.addEventListener('click', () => (menu.hidden ? open() : close(true)));
     menu.addEventListener('keydown', (e) => {
       const list = items();
@@ -140,6 +153,9 @@ export function ConversationList(props) {
         e.preventDefault();
         (e.key === 'Home' ? list[0] : list.at(-1))?.focus();
       }
+    });
+    menu.addEventListener('focusin', () => {
+      if (openMenu?.id === c.id) openMenu.at = Math.max(0, items().indexOf(/** @type {HTMLElement} */ (document.activeElement)));
     });
     // Focus or a click elsewhere closes it.
     li.addEventListener('focusout', (e) => {
@@ -160,6 +176,9 @@ export function ConversationList(props) {
     drawnCount = shownCount;
     moreObserver?.disconnect();
     closeOpenMenu = null;
+    const keep = openMenu;
+    openMenu = null;
+    reopeners = new Map();
     clear(root);
     if (s.conversations.length === 0) root.append(h('p', { class: 'muted small empty' }, 'No conversations yet.'));
     let budget = shownCount;
@@ -211,6 +230,7 @@ export function ConversationList(props) {
         moreObserver.observe(more);
       }
     }
+    if (keep) reopeners.get(keep.id)?.(keep.at);
   };
 
   return {
