@@ -2,12 +2,14 @@
 // tool (approved in the dialog) and calls it in the next turn; a built tool's code reaches only
 // what it declares (control: a declared host is fetched); defining a tool after reading a web
 // page asks even when always allowed (control: a clean turn does not); a built-in's name is
-// refused; removing a tool in the Tools panel unregisters it and deletes its skill.
+// refused; removing a tool in the Tools panel unregisters it and deletes its skill; an earlier
+// version is made current again from the panel.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { readWorkspaceFile, sendMessage, storedConfig, changeStoredConfig, appView, panelSays } from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
+import { seriousViolations } from './axe.mjs';
 
 const fx = await useFixture({
   llm: {},
@@ -186,4 +188,27 @@ test('removing a built tool in the Tools panel unregisters it and deletes its sk
   await turn('listed', []);
   assert.ok(!offered().includes('add_numbers'), 'no longer offered to the model');
   assert.ok(offered().includes('say_hello'), 'control: the other built tool still is');
+});
+
+test('versions: defining a tool again keeps the earlier version, which the Tools panel makes current again', async () => {
+  await toolsPanel();
+  await page.getByLabel('Name (lowercase words joined by _)').fill('say_hello');
+  await page.getByLabel('What it does (the model reads this)').fill('Greets someone, briefly.');
+  await page.getByLabel('Parameters (JSON Schema of an object)').fill('{"type": "object", "properties": {"who": {"type": "string"}}}');
+  await page.getByLabel('JavaScript (args holds the arguments; return the result)').fill('return "hi " + (args.who ?? "you");');
+  await page.getByRole('button', { name: 'Save and register' }).click();
+  await page.locator('li[data-tool="say_hello"]', { hasText: 'say_hello v2 — Registered' }).waitFor();
+  assert.deepEqual(await seriousViolations(page, 'section[aria-labelledby="built-tools-title"]'), [], 'no serious axe finding');
+  // Version 1 (the agent's) is still there: made current again, as version 3 with its code.
+  await page.getByRole('combobox', { name: 'Earlier version of say_hello' }).selectOption('1');
+  await page.getByRole('button', { name: 'Use this version of say_hello' }).click();
+  await page.locator('li[data-tool="say_hello"]', { hasText: 'say_hello v3 — Registered' }).waitFor();
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  await turn('greeted', [{ id: 'g1', name: 'say_hello', arguments: { who: 'Ada' } }]);
+  // Version 1's code and parameters (none: `who` is not one of them, so it is dropped), not version 2's "hi Ada".
+  assert.equal((await resultOf('g1'))?.result, 'hello you');
+  const versions = await Promise.all([1, 2, 3].map((n) => readWorkspaceFile(page, `.skills/tool-say-hello/versions/${n}.json`)));
+  assert.match(String(versions[0]), /"by": "agent"/);
+  assert.match(String(versions[1]), /"by": "user"[\s\S]*return \\"hi \\"/);
+  assert.match(String(versions[2]), /"by": "user"[\s\S]*return \\"hello \\"/);
 });

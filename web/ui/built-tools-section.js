@@ -129,7 +129,7 @@ function BuiltToolItem(row, builder, act) {
             {
               type: 'button',
               class: 'secondary',
-              'aria-label': `Make the chosen version of ${row.name} current again`,
+              'aria-label': `Use this version of ${row.name}`,
               on: {
                 click: () => {
                   const v = Number(/** @type {HTMLSelectElement} */ (versionPick).value);
