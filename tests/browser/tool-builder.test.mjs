@@ -3,11 +3,11 @@
 // what it declares (control: a declared host is fetched); defining a tool after reading a web
 // page asks even when always allowed (control: a clean turn does not); a built-in's name is
 // refused; removing a tool in the Tools panel unregisters it and deletes its skill; an earlier
-// version is made current again from the panel.
+// version is made current again from the panel; a definition changed on disk waits for approval.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { readWorkspaceFile, sendMessage, storedConfig, changeStoredConfig, appView, panelSays } from './helpers.mjs';
+import { readWorkspaceFile, writeWorkspaceFile, sendMessage, storedConfig, changeStoredConfig, appView, panelSays } from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
 import { seriousViolations } from './axe.mjs';
 
@@ -211,4 +211,24 @@ test('versions: defining a tool again keeps the earlier version, which the Tools
   assert.match(String(versions[0]), /"by": "agent"/);
   assert.match(String(versions[1]), /"by": "user"[\s\S]*return \\"hi \\"/);
   assert.match(String(versions[2]), /"by": "user"[\s\S]*return \\"hello \\"/);
+});
+
+test('a definition changed on disk is not registered until the user approves it in the Tools panel (control: the others stay)', async () => {
+  const path = '.skills/tool-say-hello/tool.json';
+  const current = JSON.parse(String(await readWorkspaceFile(page, path)));
+  current.spec.code = 'return "changed on disk";';
+  await writeWorkspaceFile(page, path, JSON.stringify(current));
+  await page.reload();
+  await appView(page);
+  await turn('listed again', []);
+  assert.ok(!offered().includes('say_hello'), 'the changed definition is not offered');
+  assert.ok(offered().includes('peek_plain'), 'control: an unchanged built tool is');
+  await toolsPanel();
+  await page.locator('li[data-tool="say_hello"]', { hasText: 'Waiting for your approval' }).waitFor();
+  assert.equal(await page.getByRole('combobox', { name: 'Policy for say_hello' }).count(), 0);
+  await page.getByRole('button', { name: 'Approve say_hello' }).click();
+  await page.locator('li[data-tool="say_hello"]', { hasText: 'Registered' }).waitFor();
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  await turn('greeted again', [{ id: 'g2', name: 'say_hello', arguments: {} }]);
+  assert.equal((await resultOf('g2'))?.result, 'changed on disk');
 });
