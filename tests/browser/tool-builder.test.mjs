@@ -213,7 +213,7 @@ test('versions: defining a tool again keeps the earlier version, which the Tools
   assert.match(String(versions[2]), /"by": "user"[\s\S]*return \\"hello \\"/);
 });
 
-test('a definition changed on disk is not registered until the user approves it in the Tools panel (control: the others stay)', async () => {
+test('a definition changed on disk waits for the user’s approval in the Tools panel (control: the others stay)', async () => {
   const path = '.skills/tool-say-hello/tool.json';
   const current = JSON.parse(String(await readWorkspaceFile(page, path)));
   current.spec.code = 'return "changed on disk";';
