@@ -243,7 +243,7 @@ ask; a plain file does not", async () => {
       .filter((t) => t.standing)
       .map((t) => t.name)
       .sort(),
-    ['goal_add', 'goal_update', 'memory_store', 'schedule_add', 'skill_install'],
+    ['goal_add', 'goal_update', 'memory_store', 'schedule_add', 'skill_install', 'tool_define'],
   );
   const clip = await workspace({ level: 'full', clipboard: 'some copied text' });
   clip.registry.setPolicy('clipboard_read', 'auto');

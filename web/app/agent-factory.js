@@ -46,7 +46,8 @@ import { recordingContext, TurnPaths } from './turn-undo.js';
  * @property {HookPipeline} hooks
  * @property {(workspaceId: string) => {registry: BrowserToolRegistry, git: () => Promise<import('../git/git.js').WorkspaceGit>,
  *   memory: () => Promise<import('../memory/store.js').MemoryStore>, skills: () => Promise<import('../skills/store.js').SkillStore>,
- *   mcp: () => Promise<import('../mcp/manager.js').McpManager>, agents: () =>
+ *   mcp: () => Promise<import('../mcp/manager.js').McpManager>, builtTools?: () =>
+ *   Promise<import('../tools/builder/store.js').BuiltToolStore>, agents: () =>
  *   Promise<import('../agent/runtime/agent-store.js').AgentStore>, remote?: () =>
  *   Promise<import('../stores/remote-machines.js').RemoteMachines>, goals: GoalStore, scheduler: Scheduler, toolUi: AppToolUi,
  *   usage: import('../stores/usage-ledger.js').UsageLedger}} services
@@ -389,6 +390,8 @@ export class AgentFactory {
     const s = agentSettings.load(workspaceId);
     // The MCP servers of the workspace exist (their tools are in the registry while connected).
     const mcp = await services.mcp().catch(() => undefined);
+    // The approved built tools are in the registry before its tools are listed (a named agent's subset too).
+    await services.builtTools?.().catch(() => undefined);
     const safety = new SafetyPipeline({ leakAction: s.leakAction, allowedPrivateHosts: s.allowedPrivateHosts });
     if (!s.safetyEnabled) {
       // The user confirmed this in the Settings dialog; the pipeline still needs both steps.
@@ -484,6 +487,8 @@ export class AgentFactory {
       git: await services.git(),
       memory: await services.memory(),
       skills: await services.skills(),
+      // Loaded before the tools are listed: the approved built tools are registered by then.
+      builtTools: await services.builtTools?.().catch(() => undefined),
       mcp: mcp ?? (await services.mcp().catch(() => undefined)),
       remote: services.remote,
       goals: services.goals,

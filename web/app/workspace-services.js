@@ -22,6 +22,7 @@ import { commitTurn, commitTakeBack } from './turn-commit.js';
  *   memory: () => Promise<import('../memory/store.js').MemoryStore>, summaries: () =>
  *   Promise<import('../memory/summaries.js').MemorySummaries>,
  *   skills: () => Promise<import('../skills/store.js').SkillStore>, mcp: () => Promise<import('../mcp/manager.js').McpManager>,
+ *   builtTools: () => Promise<import('../tools/builder/store.js').BuiltToolStore>,
  *   agents: () => Promise<import('../agent/runtime/agent-store.js').AgentStore>,
  *   goals: GoalStore, scheduler: Scheduler, usage: UsageLedger,
  *   terminal: () => Promise<import('./terminal-host.js').TerminalHost>, mcpAuth: () => Promise<import('./mcp-auth.js').McpAuth>,
@@ -32,7 +33,8 @@ import { commitTurn, commitTakeBack } from './turn-commit.js';
  *   terminal: the workspace's shell sessions and history (loads the shell); mcpAuth: OAuth sign-in for MCP servers (the
  *   page's); semantic: search by meaning (the page's); remote: the user's machines through wsh (the page's: every
  *   workspace reaches the same machines); mcpServe: this workspace exposed to outside MCP clients through a machine's wsh
- *   server (made on first use); tabs: this browser's tabs of Clawser; measureWorkspace: the bytes a
+ *   server (made on first use); builtTools: the tools defined with the tool builder (registered once loaded);
+ *   tabs: this browser's tabs of Clawser; measureWorkspace: the bytes a
  *   workspace's folder holds (any workspace of this browser: the Dashboard compares them)
  */
 
@@ -143,6 +145,8 @@ export class WorkspaceServices {
       let mcp = null;
       /** @type {Promise<import('../agent/runtime/agent-store.js').AgentStore> | null} */
       let agents = null;
+      /** @type {Promise<import('../tools/builder/store.js').BuiltToolStore> | null} */
+      let built = null;
       const registry = createBuiltinRegistry({ config: d.config, workspaceId });
       // Saved lists of tools (agents', skills') bind the MCP tools they name to their servers (web/mcp/tool-lists.js).
       /** @type {import('../mcp/tool-lists.js').ToolListBinder} */
@@ -226,6 +230,28 @@ export class WorkspaceServices {
                 ...renameSink(this.#damage(workspaceId, true, 'clawser_skills')),
               }),
           )),
+        // Tools defined with the tool builder: kept as workspace skills, registered once approved (web/tools/builder/).
+        builtTools: () => {
+          const made = (built ??= Promise.all([import('../tools/builder/store.js'), import('../packages/andbox/index.js')]).then(
+            async ([{ BuiltToolStore }, { createSandbox }]) => {
+              const store = new BuiltToolStore({
+                registry,
+                skills: () => this.of(workspaceId).skills(),
+                config: d.config,
+                workspaceId,
+                // Each call a sandbox of its own, with only the tool's declared capabilities.
+                createSandbox: (o) => createSandbox({ capabilities: o.capabilities, timeoutMs: o.timeoutMs }),
+              });
+              // A skill that cannot be read never stops the workspace: the Tools panel says what is wrong.
+              await store.sync().catch(() => {});
+              return store;
+            },
+          ));
+          made.catch(() => {
+            if (built === made) built = null;
+          });
+          return made;
+        },
         // Named agents (the workspace's and the global ones) and the workspace's identity; the only writer of `.agents/`.
         agents: () =>
           (agents ??= import('../agent/runtime/agent-store.js').then(

@@ -10,6 +10,7 @@ import { family as memory } from './memory.js';
 import { family as goals } from './goals.js';
 import { family as scheduler } from './scheduler.js';
 import { family as skills } from './skills.js';
+import { family as builder } from './tool-builder.js';
 import { family as shell } from './shell.js';
 import { family as agents } from './agents.js';
 import { family as remote } from './remote.js';
@@ -20,7 +21,22 @@ import { family as remote } from './remote.js';
  * and its name below (CONTRIBUTING.md, "A tool family").
  * @type {readonly ToolFamily[]}
  */
-export const TOOL_FAMILIES = Object.freeze([fs, web, storage, browser, code, git, memory, goals, scheduler, skills, shell, agents, remote]);
+export const TOOL_FAMILIES = Object.freeze([
+  fs,
+  web,
+  storage,
+  browser,
+  code,
+  git,
+  memory,
+  goals,
+  scheduler,
+  skills,
+  builder,
+  shell,
+  agents,
+  remote,
+]);
 
 /** A tool family that does not declare what it must (see familyProblems). */
 export class ToolFamilyError extends Error {

@@ -37,6 +37,8 @@ async function activeSkill(ctx, name) {
  * @param {import('../skills/format.js').Skill[]} skills
  */
 export function skillsPrompt(skills) {
+  // A built tool's skill holds a tool (registered on its own once approved), not instructions to follow.
+  skills = skills.filter((s) => !s.metadata?.['clawser-tool']);
   if (!skills.length) return '';
   // A description cannot open or close a tag of the prompt: no "<" goes through.
   const clean = (/** @type {string} */ s) => stripInvisible(s).replace(/</g, '‹').replace(/\s+/g, ' ').trim();

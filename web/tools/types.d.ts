@@ -98,6 +98,8 @@ export interface ToolContext {
   mcp?: import('../mcp/manager.js').McpManager;
   /** The workspace's installed skills (skill_* tools), shared with the Skills panel. */
   skills?: import('../skills/store.js').SkillStore;
+  /** The workspace's built tools (tool_define), shared with the Tools panel. */
+  builtTools?: import('./builder/store.js').BuiltToolStore;
   /** The user's own machines reached through wsh (remote_* tools), shared with the Remote panel; loaded on first use. */
   remote?: () => Promise<import('../stores/remote-machines.js').RemoteMachines>;
 }

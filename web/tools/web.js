@@ -49,7 +49,7 @@ export function htmlToText(html) {
 }
 
 /** @param {string} host @param {string[]} allowlist */
-function hostAllowed(host, allowlist) {
+export function hostAllowed(host, allowlist) {
   if (allowlist.length === 0) return true;
   const h = host.toLowerCase();
   return allowlist.some((d) => {

@@ -1,8 +1,9 @@
 /** @import { ToolDefinition, ToolPolicy } from '../tools/types.d.ts' */
-/** @import { ToolSettingsView } from './types.d.ts' */
+/** @import { ToolSettingsView, BuiltToolsControl } from './types.d.ts' */
 /** @import { ApprovalRule } from '../tools/approval-rules.js' */
 import { h } from './dom.js';
 import { panelLayout } from './panel-layout.js';
+import { BuiltToolsSection } from './built-tools-section.js';
 
 /**
  * The Tools panel: every tool with its description, permission level and this workspace's
@@ -15,7 +16,8 @@ import { panelLayout } from './panel-layout.js';
  *   ApprovalRule) => void, onAddRule: (rule: ApprovalRule) => void,
  *   storedChoices?: () => {key: string, label: string, policy: ToolPolicy}[], onForget?: (key: string) => void,
  *   settings: ToolSettingsView, hasSearchKey: boolean, onSaveSettings: (s: {fetchAllowlist: string[], searchEndpoint: string,
- *   searchApiKey?: string | null}) => Promise<void>, onBack: () => void}} props
+ *   searchApiKey?: string | null}) => Promise<void>, onBack: () => void, builder?: BuiltToolsControl, onBuilderChanged?: () => void}} props
+ *   builder: the built tools and the form that defines one (absent: not shown); onBuilderChanged: after one changed;
  *   storedChoices: the user's choices for tools not in the table (an MCP server's while it is not connected), in words; onForget removes
  *   one
  */
@@ -131,6 +133,7 @@ export function ToolsPanel(props) {
       h('tbody', null, rows),
     ),
     StoredChoices(props),
+    props.builder ? BuiltToolsSection({ builder: props.builder, onChanged: props.onBuilderChanged ?? (() => {}) }) : null,
     rulesSection,
     form,
   );

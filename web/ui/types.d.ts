@@ -311,6 +311,32 @@ export interface ToolSettingsView {
   tools: { fetchAllowlist: string[]; searchEndpoint: string };
 }
 
+/** One built tool as the Tools panel lists it (web/tools/builder/store.js). */
+export interface BuiltToolRow {
+  name: string;
+  /** registered: approved and callable; pending: waits for the user's approval; problem: cannot be registered; off: its skill is off */
+  state: 'registered' | 'pending' | 'problem' | 'off';
+  problem?: string;
+  description?: string;
+  /** What it may reach, in words. */
+  reaches?: string;
+  permission?: string;
+  /** The current version. */
+  version?: number;
+  code?: string;
+  versions: { version: number; createdAt: number; by: 'agent' | 'user' }[];
+}
+
+/** The tool builder as the Tools panel uses it. */
+export interface BuiltToolsControl {
+  rows(): BuiltToolRow[];
+  /** Defines a tool (or a new version of one) from the panel's form: the user's own, so it is approved as saved. */
+  define(input: Record<string, unknown>): Promise<{ name: string; version: number }>;
+  approve(name: string): Promise<void>;
+  restore(name: string, version: number): Promise<unknown>;
+  remove(name: string): Promise<void>;
+}
+
 /** A problem of the Config panel's document: the field it is about, and what to do. */
 export interface ConfigProblem {
   path: string;

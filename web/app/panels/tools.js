@@ -36,6 +36,8 @@ const panel = {
     const mcpChoices =
       registry.rules().some((r) => r.tool.startsWith('mcp:')) || Object.keys(registry.overrides()).some((k) => k.startsWith('mcp:'));
     const mcp = mcpChoices ? await ctx.services.mcp() : null;
+    // The built tools are loaded (and the approved ones registered) before the table is drawn.
+    const built = await ctx.services.builtTools().catch(() => null);
     const tools = registry.list();
     // Each row's choice goes to the tool it shows (its identity as the panel opened), even if its
     // MCP server disconnects, or another server's tool takes its name, while the panel is open.
@@ -66,6 +68,27 @@ const panel = {
         if (searchApiKey !== undefined) await agentSettings.setSearchApiKey(workspaceId, searchApiKey);
       },
       onBack: ctx.back,
+      ...(built
+        ? {
+            builder: {
+              rows: () =>
+                built.entries().map((e) => ({
+                  name: e.name,
+                  state: e.state,
+                  versions: e.versions,
+                  ...(e.problem ? { problem: e.problem } : {}),
+                  ...(e.reaches ? { reaches: e.reaches, permission: e.permission } : {}),
+                  ...(e.current ? { description: e.current.spec.description, version: e.current.version, code: e.current.spec.code } : {}),
+                })),
+              define: (input) => built.define(input, 'user'),
+              approve: (name) => built.approve(name),
+              restore: (name, version) => built.restore(name, version),
+              remove: (name) => built.remove(name),
+            },
+            // The table lists the registry's tools: drawn anew with the change.
+            onBuilderChanged: () => void ctx.refresh(),
+          }
+        : {}),
     });
     return { root };
   },
