@@ -1,5 +1,6 @@
 // Defects the screenshots showed (issue 37 §4, docs/screenshots.md), each measured in the real page
-// with its control: the workspace's name whole (or its full name at hand) in the header at 360 px.
+// with its control: the workspace's name whole (or its full name at hand) in the header at 360 px;
+// the Files panel's tree as tall as the panel lets it be.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useFixture } from './fixture.mjs';
@@ -70,4 +71,83 @@ as the heading's name and title; the home screen shows it whole (control: 1280 p
   } finally {
     await home.close();
   }
+});
+
+/**
+ * Writes files of the workspace on screen straight to OPFS, in one go.
+ * @param {import('playwright-core').Page} p @param {Record<string, string>} files paths relative to the workspace
+ */
+const writeFiles = (p, files) =>
+  p.evaluate(async (entries) => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const fs = new OpfsFileSystem();
+    try {
+      for (const [path, text] of entries) await fs.write(`clawser_workspaces/${location.hash.split('/')[1]}/${path}`, text);
+    } finally {
+      fs.terminate();
+    }
+  }, Object.entries(files));
+
+/** The Files panel's tree: its box, how much it holds, and the panel around it. */
+const treeBox = () =>
+  page.locator('.file-tree-wrap').evaluate((tree) => {
+    const panel = /** @type {HTMLElement} */ (tree.closest('.panel-layout'));
+    const r = tree.getBoundingClientRect();
+    const p = panel.getBoundingClientRect();
+    const names = [...tree.querySelectorAll(':scope > ul > li > .file-line > .file-name .file-icon')].map(
+      (i) => i.getBoundingClientRect().left - r.left,
+    );
+    return {
+      height: tree.clientHeight,
+      content: tree.scrollHeight,
+      bottom: r.bottom,
+      panelBottom: p.bottom - parseFloat(getComputedStyle(panel).paddingBottom),
+      panelScrolls: panel.scrollHeight > panel.clientHeight,
+      indent: Math.max(...names),
+    };
+  });
+
+/** Back to the chat, then the Files panel again (drawn afresh: what is on disk now, its folders closed). */
+async function reopenFiles() {
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
+  await page.keyboard.press('Alt+1');
+  await page.getByRole('heading', { name: 'Files', exact: true }).waitFor();
+}
+
+test("the Files panel's tree takes the panel's height and scrolls inside it; its names start at its left edge \
+(360 px and 1280 px, a few files and many)", async () => {
+  await page.setViewportSize(PHONE);
+  await writeFiles(page, { 'notes/x.md': '# X\nX is the 24th letter.\n', 'readme.md': 'hello\n', 'src/app.js': 'export {};\n' });
+  await page.keyboard.press('Alt+1');
+  await page.getByRole('heading', { name: 'Files', exact: true }).waitFor();
+  const tree = page.getByRole('navigation', { name: 'Workspace files' });
+  await tree.getByRole('button', { name: 'notes', exact: true }).click();
+  await tree.getByRole('button', { name: 'x.md', exact: true }).click();
+  await page.getByRole('textbox', { name: 'Contents of notes/x.md' }).waitFor();
+  // A few files, one open on a phone: the tree shows them all (it was squeezed to two rows beside the editor).
+  let box = await treeBox();
+  assert.ok(box.content - box.height <= 1, `360 px: the tree shows ${box.height} of its ${box.content} px`);
+  assert.ok(box.indent <= 24, `the names start at the tree's edge (the first icon is ${box.indent} px in)`);
+
+  // Many files: the tree scrolls inside, taller than half the screen (or as tall as the panel).
+  const many = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`many/file-${String(i).padStart(2, '0')}.md`, `${i}\n`]));
+  await writeFiles(page, many);
+  await reopenFiles();
+  await tree.getByRole('button', { name: 'many', exact: true }).click();
+  await tree.getByRole('button', { name: 'file-59.md', exact: true }).waitFor({ state: 'attached' });
+  box = await treeBox();
+  assert.ok(box.content > box.height, 'control: the tree holds more than it shows');
+  assert.ok(box.height >= PHONE.height / 2, `360 px: the tree is ${box.height} px tall`);
+  // Nothing open on a wide screen: the tree reaches the panel's bottom and scrolls inside; the panel does not scroll.
+  await page.setViewportSize(DESKTOP);
+  await reopenFiles();
+  await tree.getByRole('button', { name: 'many', exact: true }).click();
+  await tree.getByRole('button', { name: 'file-59.md', exact: true }).waitFor({ state: 'attached' });
+  box = await treeBox();
+  assert.ok(box.content > box.height, 'control: the tree holds more than it shows (1280 px)');
+  assert.ok(Math.abs(box.panelBottom - box.bottom) <= 2, `1280 px: the tree ends at ${box.bottom}, the panel at ${box.panelBottom}`);
+  assert.equal(box.panelScrolls, false, '1280 px: the panel itself does not scroll');
+  assert.deepEqual(await seriousViolations(page, '.files-panel'), [], 'no serious or critical axe finding in the Files panel');
+  await page.getByRole('button', { name: 'Back to chat' }).click();
 });
