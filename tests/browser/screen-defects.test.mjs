@@ -1,6 +1,6 @@
 // Defects the screenshots showed (issue 37 §4, docs/screenshots.md), each measured in the real page
 // with its control: the workspace's name whole (or its full name at hand) in the header at 360 px;
-// the Files panel's tree as tall as the panel lets it be.
+// the Files panel's tree as tall as the panel lets it be; a long terminal line printed once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useFixture } from './fixture.mjs';
@@ -150,4 +150,48 @@ test("the Files panel's tree takes the panel's height and scrolls inside it; its
   assert.equal(box.panelScrolls, false, '1280 px: the panel itself does not scroll');
   assert.deepEqual(await seriousViolations(page, '.files-panel'), [], 'no serious or critical axe finding in the Files panel');
   await page.getByRole('button', { name: 'Back to chat' }).click();
+});
+
+/** The terminal's rows as shown (xterm's DOM renderer: one element a row). */
+const terminalRows = () =>
+  page
+    .locator('.terminal-host:visible .xterm-rows > div')
+    .evaluateAll((rows) => rows.map((r) => (r.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd()));
+
+test('the Terminal prints a long (wrapped) line once, while it is typed, edited across its rows and run (360 px)', async () => {
+  await page.setViewportSize(PHONE);
+  await page.keyboard.press('Alt+KeyT');
+  const input = page.locator('.terminal-host:visible .xterm-helper-textarea');
+  await input.waitFor();
+  await page.locator('.terminal-host:visible:not([aria-busy])').waitFor();
+  const words = 'alpha bravo charlie delta echo foxtrot golf hotel india juliett kilo lima mike november oscar papa';
+  const line = `echo ${words}`;
+  await input.focus();
+  await page.keyboard.type(line);
+  /** The rows holding the prompt of the line typed. */
+  const prompts = async () => (await terminalRows()).filter((r) => r.startsWith('clawser:/$ echo alpha'));
+  const typed = await prompts();
+  assert.equal(typed.length, 1, `typed: the line is shown once\n${(await terminalRows()).join('\n')}`);
+  assert.ok(!typed[0].includes('papa'), 'control: the line wraps (its end is on a later row)');
+  // Edited on its first row (Home, then a word inserted): still once, the cursor where the word goes.
+  await page.keyboard.press('Home');
+  for (let i = 0; i < 'echo '.length; i++) await page.keyboard.press('ArrowRight');
+  await page.keyboard.type('zulu ');
+  const rows = await terminalRows();
+  assert.equal((await prompts()).length, 0, 'the old text is gone');
+  const drawn = rows.filter((r) => r.startsWith('clawser:/$ echo zulu alpha'));
+  assert.equal(drawn.length, 1, `edited: the line is shown once\n${rows.join('\n')}`);
+  const start = rows.indexOf(drawn[0]);
+  // (Compared without spaces: a row's trailing space is not told apart from an empty cell.)
+  const joined = rows.slice(start).join('').replace(/\s+/g, '');
+  assert.ok(joined.startsWith(`clawser:/$echozulu${words.replace(/\s+/g, '')}`), `its rows hold it in order\n${rows.join('\n')}`);
+  await page.keyboard.press('Enter');
+  await page.locator('.terminal-host:visible:not([aria-busy])').waitFor();
+  await page.locator('.terminal-host:visible .xterm-rows', { hasText: 'zulu alpha bravo' }).waitFor();
+  const after = await terminalRows();
+  const ran = after.filter((r) => r.startsWith('clawser:/$ echo zulu alpha'));
+  assert.equal(ran.length, 1, `run: the line is shown once\n${after.join('\n')}`);
+  assert.equal(after.filter((r) => r.startsWith('zulu alpha bravo')).length, 1, 'its output once, on a row of its own');
+  assert.equal(after.filter((r) => r === 'clawser:/$').length, 1, 'and a new prompt');
+  await page.keyboard.press('Alt+0');
 });
