@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useFixture } from './fixture.mjs';
 import { seriousViolations } from './axe.mjs';
+import { waitUntil } from '../fixtures/wait.mjs';
 
 const fx = await useFixture({
   llm: {},
@@ -158,6 +159,17 @@ const terminalRows = () =>
     .locator('.terminal-host:visible .xterm-rows > div')
     .evaluateAll((rows) => rows.map((r) => (r.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd()));
 
+/**
+ * Waits until the terminal's rows show `text` (spaces aside: a row's trailing space is not told apart from an empty
+ * cell), as drawn once what was typed has been written.
+ * @param {string} text
+ */
+const terminalShows = (text) =>
+  waitUntil(
+    async () => (await terminalRows()).join('').replace(/\s+/g, '').includes(text.replace(/\s+/g, '')),
+    `the terminal to show ${text}`,
+  );
+
 test('the Terminal prints a long (wrapped) line once, while it is typed, edited across its rows and run (360 px)', async () => {
   await page.setViewportSize(PHONE);
   await page.keyboard.press('Alt+KeyT');
@@ -168,6 +180,7 @@ test('the Terminal prints a long (wrapped) line once, while it is typed, edited 
   const line = `echo ${words}`;
   await input.focus();
   await page.keyboard.type(line);
+  await terminalShows(`clawser:/$ ${line}`);
   /** The rows holding the prompt of the line typed. */
   const prompts = async () => (await terminalRows()).filter((r) => r.startsWith('clawser:/$ echo alpha'));
   const typed = await prompts();
@@ -177,6 +190,7 @@ test('the Terminal prints a long (wrapped) line once, while it is typed, edited 
   await page.keyboard.press('Home');
   for (let i = 0; i < 'echo '.length; i++) await page.keyboard.press('ArrowRight');
   await page.keyboard.type('zulu ');
+  await terminalShows(`clawser:/$ echo zulu ${words}`);
   const rows = await terminalRows();
   assert.equal((await prompts()).length, 0, 'the old text is gone');
   const drawn = rows.filter((r) => r.startsWith('clawser:/$ echo zulu alpha'));
