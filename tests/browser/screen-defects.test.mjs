@@ -1,6 +1,7 @@
 // Defects the screenshots showed (issue 37 §4, docs/screenshots.md), each measured in the real page
 // with its control: the workspace's name whole (or its full name at hand) in the header at 360 px;
-// the Files panel's tree as tall as the panel lets it be; a long terminal line printed once.
+// the Files panel's tree as tall as the panel lets it be; a long terminal line printed once; an
+// artifact's chart within its pane.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useFixture } from './fixture.mjs';
@@ -208,4 +209,70 @@ test('the Terminal prints a long (wrapped) line once, while it is typed, edited 
   assert.equal(after.filter((r) => r.startsWith('zulu alpha bravo')).length, 1, 'its output once, on a row of its own');
   assert.equal(after.filter((r) => r === 'clawser:/$').length, 1, 'and a new prompt');
   await page.keyboard.press('Alt+0');
+});
+
+const pane = () => page.getByRole('complementary', { name: 'Artifact' });
+/** @param {string} name */
+const artifactFrame = (name) => page.frameLocator(`iframe[title="Artifact ${name}"]`);
+/** Shows one of the conversation's artifacts, drawn. @param {string} name */
+async function showArtifact(name) {
+  const pick = pane().getByRole('combobox', { name: 'Artifact to show' });
+  if ((await pane().locator(`iframe[title="Artifact ${name}"]`).count()) === 0) await pick.selectOption(name);
+  await pane().locator(`iframe[title="Artifact ${name}"][data-state="rendered"]`).waitFor();
+}
+/**
+ * How far an artifact's drawing reaches past its frame's right edge, and whether the frame's page scrolls sideways.
+ * @param {string} name @param {string} marks the drawn parts (a selector)
+ */
+const reach = (name, marks) =>
+  artifactFrame(name)
+    .locator('html')
+    .evaluate((root, sel) => {
+      const rights = [...document.querySelectorAll(sel)].map((e) => e.getBoundingClientRect().right);
+      const svg = document.querySelector('svg');
+      return {
+        marks: rights.length,
+        past: Math.max(...rights) - root.clientWidth,
+        scroll: root.scrollWidth - root.clientWidth,
+        svgWidth: svg ? svg.getBoundingClientRect().width : 0,
+      };
+    }, marks);
+
+const WIDE_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="900" height="200"><rect x="0" y="20" width="880" height="40" fill="teal"/>' +
+  '<circle cx="870" cy="150" r="20" fill="orange"/><text x="700" y="120">far right</text></svg>';
+const MERMAID = 'flowchart LR\n  Alpha --> Bravo --> Charlie --> Delta --> Echo --> Foxtrot --> Golf --> Hotel --> India';
+const CSV = 'fruit,count\napples,12\npears,7\nplums,3';
+const PLAIN_HTML = '<!doctype html><html><body><h1>Plain page</h1><p>No colours of its own.</p></body></html>';
+
+test("an artifact's chart fits its pane at 360 and 1280 px: a CSV's bar chart and an SVG without a viewBox scale down, \
+a Mermaid diagram fits; the page never scrolls sideways", async () => {
+  await page.setViewportSize(DESKTOP);
+  await page.keyboard.press('Alt+0');
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  fx.llm.enqueue({
+    text:
+      `Four things:\n\n\`\`\`html\n${PLAIN_HTML}\n\`\`\`\n\n\`\`\`svg\n${WIDE_SVG}\n\`\`\`\n\n` +
+      `\`\`\`mermaid\n${MERMAID}\n\`\`\`\n\n\`\`\`csv\n${CSV}\n\`\`\`\n`,
+  });
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill('draw things');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await pane().getByText('csv-1 · version 1 of 1').waitFor();
+  for (const size of [PHONE, DESKTOP]) {
+    await page.setViewportSize(size);
+    for (const [name, marks] of [
+      ['csv-1', 'svg rect, svg text'],
+      ['svg-1', 'svg rect, svg circle, svg text'],
+      ['mermaid-1', 'svg .node'],
+    ]) {
+      await showArtifact(name);
+      const r = await reach(name, marks);
+      assert.ok(r.marks > 0, `control: ${name} is drawn`);
+      assert.ok(r.past <= 1, `${size.width} px: ${name} reaches ${r.past} px past its frame`);
+      assert.ok(r.scroll <= 0, `${size.width} px: ${name}'s frame scrolls sideways by ${r.scroll} px`);
+      assert.ok((await pageOverflow(page)) <= 0, `${size.width} px: the page scrolls sideways with ${name} shown`);
+      // Control: on the phone the chart is made smaller than it is drawn (480 px), not cut.
+      if (name === 'csv-1' && size === PHONE) assert.ok(r.svgWidth < 480, `the CSV chart is ${r.svgWidth} px wide at 360 px`);
+    }
+  }
 });
