@@ -1,7 +1,7 @@
 // Defects the screenshots showed (issue 37 §4, docs/screenshots.md), each measured in the real page
 // with its control: the workspace's name whole (or its full name at hand) in the header at 360 px;
 // the Files panel's tree as tall as the panel lets it be; a long terminal line printed once; an
-// artifact's chart within its pane.
+// artifact's chart within its pane; an artifact in the app's dark theme.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useFixture } from './fixture.mjs';
@@ -275,4 +275,79 @@ a Mermaid diagram fits; the page never scrolls sideways", async () => {
       if (name === 'csv-1' && size === PHONE) assert.ok(r.svgWidth < 480, `the CSV chart is ${r.svgWidth} px wide at 360 px`);
     }
   }
+});
+
+/**
+ * The median lightness (0 black … 1 white) of what an element shows on screen: its screenshot, decoded in the page.
+ * @param {import('playwright-core').Locator} el
+ */
+async function lightness(el) {
+  const png = (await el.screenshot()).toString('base64');
+  return page.evaluate(async (b64) => {
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const bitmap = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
+    const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+    const ctx = /** @type {OffscreenCanvasRenderingContext2D} */ (canvas.getContext('2d'));
+    ctx.drawImage(bitmap, 0, 0);
+    const data = ctx.getImageData(0, 0, bitmap.width, bitmap.height).data;
+    const values = [];
+    for (let i = 0; i < data.length; i += 4 * 7) values.push((0.2126 * data[i] + 0.7152 * data[i + 1] + 0.0722 * data[i + 2]) / 255);
+    values.sort((a, b) => a - b);
+    return values[Math.floor(values.length / 2)];
+  }, png);
+}
+
+/**
+ * The lightness (0 … 1) of a CSS colour as computed in a frame.
+ * @param {string} name @param {string} selector @param {'color' | 'fill'} prop
+ */
+const colourIn = (name, selector, prop) =>
+  artifactFrame(name)
+    .locator(selector)
+    .first()
+    .evaluate((el, p) => {
+      const [r, g, b] = (getComputedStyle(el)[p].match(/[\d.]+/g) ?? []).map(Number);
+      return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+    }, prop);
+
+/**
+ * The app in a theme, the page told of it: after two frames its media queries' change events have been dispatched.
+ * @param {'light' | 'dark'} colorScheme
+ */
+async function look(colorScheme) {
+  await page.emulateMedia({ colorScheme });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}
+
+test("an artifact follows the app's theme: in the dark its page is dark with light text (a CSV's table and chart, a plain \
+HTML page, a Mermaid diagram), in the light it is light; the frame stays sandboxed", async () => {
+  await page.setViewportSize(DESKTOP);
+  try {
+    for (const scheme of /** @type {const} */ (['dark', 'light'])) {
+      await look(scheme);
+      for (const name of ['html-1', 'mermaid-1', 'csv-1']) {
+        // Shown afresh in this theme (another artifact first).
+        await showArtifact(name === 'csv-1' ? 'svg-1' : 'csv-1');
+        await showArtifact(name);
+        const frame = pane().locator(`iframe[title="Artifact ${name}"]`);
+        assert.equal(await frame.getAttribute('sandbox'), 'allow-scripts', 'scripts, never the app’s origin');
+        const light = await lightness(frame);
+        if (scheme === 'dark') assert.ok(light < 0.3, `dark: ${name}'s page is ${light.toFixed(2)} light`);
+        else assert.ok(light > 0.85, `light: ${name}'s page is ${light.toFixed(2)} light`);
+      }
+      const text = await colourIn('csv-1', 'td', 'color');
+      const label = await colourIn('csv-1', 'svg text', 'fill');
+      for (const [what, l] of /** @type {[string, number][]} */ ([
+        ['the table', text],
+        ["the chart's labels", label],
+      ]))
+        assert.ok(scheme === 'dark' ? l > 0.7 : l < 0.3, `${scheme}: ${what} text is ${l.toFixed(2)} light`);
+    }
+    // The theme changing while an artifact is shown: it is drawn again in the new one.
+    await look('dark');
+    await waitUntil(async () => (await colourIn('csv-1', 'td', 'color').catch(() => 0)) > 0.7, 'the shown artifact to take the dark theme');
+  } finally {
+    await page.emulateMedia({ colorScheme: 'light' });
+  }
+  assert.deepEqual(await seriousViolations(page, '.artifacts-pane'), [], 'no serious or critical axe finding in the pane');
 });
