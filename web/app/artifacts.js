@@ -72,14 +72,18 @@ export function csvPage(csv, Papa) {
     chart =
       `<figure><figcaption>${escapeHtml(head[numeric])} by ${escapeHtml(head[0] ?? '')}</figcaption>` +
       `<svg role="img" aria-label="Bar chart of ${escapeHtml(head[numeric])}" width="${width}" ` +
-      `height="${values.length * (bar + 6)}" font-family="sans-serif" font-size="13">${bars}</svg></figure>`;
+      `height="${values.length * (bar + 6)}" viewBox="0 0 ${width} ${values.length * (bar + 6)}" font-family="sans-serif" ` +
+      `font-size="13">${bars}</svg></figure>`;
   }
   const cells = (/** @type {string[]} */ r, /** @type {string} */ tag) => r.map((c) => `<${tag}>${escapeHtml(c)}</${tag}>`).join('');
+  // The chart scales down to the frame's width (its viewBox); a table wider than the frame scrolls in its own box. The
+  // labels take the text's colour, which follows the app's theme (the frame gives the page its colour scheme).
   return (
     '<!doctype html><meta charset="utf-8"><style>body{font:14px sans-serif;margin:12px}table{border-collapse:collapse}' +
-    'th,td{border:1px solid #8886;padding:4px 8px;text-align:left}figure{margin:16px 0}</style>' +
-    `<table><thead><tr>${cells(head, 'th')}</tr></thead><tbody>${body.map((r) => `<tr>${cells(r, 'td')}</tr>`).join('')}</tbody>` +
-    `</table>${chart}`
+    'th,td{border:1px solid #8886;padding:4px 8px;text-align:left}figure{margin:16px 0}.table{overflow-x:auto}' +
+    'svg{max-width:100%;height:auto}svg text{fill:currentColor}</style>' +
+    `<div class="table" tabindex="0" role="region" aria-label="Table"><table><thead><tr>${cells(head, 'th')}</tr></thead>` +
+    `<tbody>${body.map((r) => `<tr>${cells(r, 'td')}</tr>`).join('')}</tbody></table></div>${chart}`
   );
 }
 
@@ -90,6 +94,7 @@ export function csvPage(csv, Papa) {
  * @returns {Promise<string>}
  */
 export async function framePage(kind, content) {
+  // The frame gives an SVG without a viewBox one from its width and height, so it scales down rather than being cut off.
   if (kind === 'svg') return `<!doctype html><meta charset="utf-8"><style>body{margin:0}svg{max-width:100%;height:auto}</style>${content}`;
   // Loaded with the first table, not on the app's start-up path.
   if (kind === 'csv') return csvPage(content, (await import('papaparse')).default);

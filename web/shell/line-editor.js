@@ -17,6 +17,41 @@ const CSI = '\x1b[';
 /** Characters (code points) of a string, so the cursor never splits a surrogate pair. @param {string} s */
 const chars = (s) => Array.from(s);
 
+/** What a prompt shows: its colour and style sequences take no cells. @param {string} s */
+const visible = (s) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+
+/** East Asian wide characters and emoji: two cells of a terminal. */
+const WIDE = new RegExp(
+  '[\\u1100-\\u115f\\u2e80-\\u303e\\u3041-\\ua4cf\\uac00-\\ud7a3\\uf900-\\ufaff\\ufe30-\\ufe4f\\uff00-\\uff60\\uffe0-\\uffe6' +
+    '\\u{1f300}-\\u{1f64f}\\u{1f900}-\\u{1faff}\\u{20000}-\\u{3fffd}]',
+  'u',
+);
+/** The cells a character takes: 2 when wide, 0 for a combining mark or a zero-width one, else 1. @param {string} c */
+const cells = (c) => (WIDE.test(c) ? 2 : /^[\p{Mn}\p{Me}\u200b-\u200f]$/u.test(c) ? 0 : 1);
+
+/**
+ * Where each character of a row starts, and where the text ends, on a terminal `columns` wide that wraps
+ * at the edge (a wide character that does not fit on a row's end starts the next row).
+ * @param {string[]} text @param {number} columns
+ * @returns {{starts: {row: number, col: number}[], end: {row: number, col: number}}} end: a column of `columns` is the
+ *   "wrap pending" place after a full row (the terminal's cursor stays on that row until the next character)
+ */
+function layout(text, columns) {
+  let row = 0;
+  let col = 0;
+  const starts = [];
+  for (const c of text) {
+    const w = cells(c);
+    if (col + w > columns) {
+      row++;
+      col = 0;
+    }
+    starts.push({ row, col });
+    col += w;
+  }
+  return { starts, end: { row, col } };
+}
+
 export class LineEditor {
   /** @param {{prompt?: string, history?: string[]}} [options] */
   constructor(options = {}) {
@@ -34,6 +69,14 @@ export class LineEditor {
     this.draft = '';
     /** @type {{query: string, match: number} | null} reverse search state */
     this.search = null;
+    /**
+     * The terminal's width in cells: a line longer than a row wraps, and a redraw goes back up to its first row
+     * (the panel keeps it in step with the terminal). Infinity: never wraps.
+     */
+    this.columns = Infinity;
+    /** Where the terminal's cursor is on the drawn line: its row counted from the prompt's (0), and its column. */
+    this.drawnRow = 0;
+    this.drawnCol = 0;
   }
 
   get line() {
@@ -46,11 +89,54 @@ export class LineEditor {
     return this.pending.length ? '> ' : this.prompt;
   }
 
-  /** The whole row redrawn: prompt, text, cursor placed. */
+  /**
+   * The line redrawn: back up to its first row (a long line wraps onto several), everything from there cleared,
+   * the prompt and the text written again, the cursor placed. Going back only to the start of the cursor's row
+   * left a wrapped line's first rows on screen, so each key press printed the line again.
+   */
   render() {
     const shown = this.search ? (this.search.match >= 0 ? this.history[this.search.match] : '') : this.line;
-    const back = this.search ? 0 : this.buffer.length - this.cursor;
-    return `\r${CSI}2K${this.currentPrompt}${shown}${back ? `${CSI}${back}D` : ''}`;
+    const prompt = chars(visible(this.currentPrompt));
+    const { starts, end } = this.#layout(shown);
+    const at = prompt.length + (this.search ? chars(shown).length : this.cursor);
+    let out = `${this.drawnRow > 0 ? `${CSI}${this.drawnRow}A` : ''}\r${CSI}J${this.currentPrompt}${shown}`;
+    // A line that ends at the right edge: the cursor goes on to the next row's start, where the next character goes.
+    if (end.wrapped) out += '\r\n';
+    const target = at < starts.length ? starts[at] : end;
+    if (target.row !== end.row || target.col !== end.col) {
+      out += `${end.row > target.row ? `${CSI}${end.row - target.row}A` : ''}\r${target.col ? `${CSI}${target.col}C` : ''}`;
+    }
+    this.drawnRow = target.row;
+    this.drawnCol = target.col;
+    return out;
+  }
+
+  /**
+   * Takes the cursor past the drawn line's end onto a new row and forgets the line (what is written next, output
+   * or a prompt, starts there): what Enter, Ctrl-C and a list of completions write first.
+   * @param {string} [before] written at the line's end first (^C)
+   */
+  leave(before = '') {
+    const { end } = this.#layout(this.search ? '' : this.line);
+    let out = '';
+    if (end.row !== this.drawnRow || end.col !== this.drawnCol) {
+      const down = end.row - this.drawnRow;
+      out += `${down > 0 ? `${CSI}${down}B` : ''}\r${end.col ? `${CSI}${end.col}C` : ''}`;
+    }
+    this.drawnRow = 0;
+    this.drawnCol = 0;
+    // At the start of a row the line's end wrapped onto: already on a new row.
+    return end.wrapped && !before ? out : `${out}${before}\r\n`;
+  }
+
+  /**
+   * Where each character of the prompt and `text` starts, and where the line ends, on this terminal.
+   * @param {string} text
+   */
+  #layout(text) {
+    const { starts, end } = layout([...chars(visible(this.currentPrompt)), ...chars(text)], this.columns);
+    const wrapped = end.col >= this.columns;
+    return { starts, end: wrapped ? { row: end.row + 1, col: 0, wrapped } : { ...end, wrapped } };
   }
 
   /** @param {string} text */
@@ -63,6 +149,8 @@ export class LineEditor {
   reset() {
     this.buffer = [];
     this.cursor = 0;
+    this.drawnRow = 0;
+    this.drawnCol = 0;
     this.pending = [];
     this.search = null;
     this.historyIndex = this.history.length;
@@ -112,7 +200,7 @@ export class LineEditor {
       parts.forEach((part, i) => {
         this.insert(part.replace(/\x1b(\[[0-9;?]*[A-Za-z~]|O.|.)?/g, '').replace(/[\x00-\x08\x0b-\x1f\x7f]/g, ''));
         if (i < parts.length - 1) {
-          output += `${this.render()}\r\n`;
+          output += this.render() + this.leave();
           actions.push({ type: 'submit', line: this.command });
           this.remember(this.command);
           this.pending = [];
@@ -126,7 +214,7 @@ export class LineEditor {
     switch (data) {
       case '\r':
       case '\n':
-        return { output: '\r\n', actions: [{ type: 'submit', line: this.command }] };
+        return { output: this.leave(), actions: [{ type: 'submit', line: this.command }] };
       case '\x7f':
       case '\b':
         if (this.cursor > 0) {
@@ -190,7 +278,7 @@ export class LineEditor {
       case '\t':
         return { output: '', actions: [{ type: 'complete', line: this.line, cursor: this.cursor }] };
       case '\x03':
-        return { output: '^C\r\n', actions: [{ type: 'interrupt' }] };
+        return { output: this.leave('^C'), actions: [{ type: 'interrupt' }] };
       case '\x0c':
         return { output: '', actions: [{ type: 'clear' }] };
       case '\x04':
@@ -258,7 +346,7 @@ export class LineEditor {
       this.search = null;
     } else if (data === '\r' || data === '\n') {
       accept();
-      return { output: `${this.render()}\r\n`, actions: [{ type: 'submit', line: this.command }] };
+      return { output: this.render() + this.leave(), actions: [{ type: 'submit', line: this.command }] };
     } else if (data.startsWith('\x1b')) {
       accept();
     } else if (!/[\x00-\x1f]/.test(data)) {

@@ -27,7 +27,8 @@ export function prewarmArtifactFrame() {
  * The artifact the model made (HTML, SVG, a Mermaid diagram, a CSV table and chart), beside the
  * chat: shown in a frame of an opaque origin (sandbox="allow-scripts" without allow-same-origin,
  * web/ui/artifact-frame.html), so its scripts run but never reach Clawser's page, storage or
- * network. Its versions (‹ ›), full screen (Esc leaves it) and a download of the file.
+ * network. Its versions (‹ ›), full screen (Esc leaves it) and a download of the file. It is drawn in the app's light or
+ * dark theme, and fitted to the pane's width (web/ui/artifact-frame.html).
  * @param {{shelf: ArtifactShelfSource, onClose: () => void}} props
  */
 export function ArtifactsPane({ shelf, onClose }) {
@@ -82,6 +83,8 @@ export function ArtifactsPane({ shelf, onClose }) {
     setTimeout(() => URL.revokeObjectURL(url), 0);
   });
 
+  /** The app's theme (the system's): the artifact is drawn again in the new one when it changes. */
+  const scheme = matchMedia('(prefers-color-scheme: dark)');
   /** @type {((e: MessageEvent) => void) | null} */
   let listening = null;
   /** A fresh frame per version: the artifact's document replaces the frame's own, which then takes no more messages. */
@@ -104,7 +107,8 @@ export function ArtifactsPane({ shelf, onClose }) {
       if (e.source !== frame.contentWindow) return;
       const m = e.data ?? {};
       if (m.type === 'ready') {
-        const dark = matchMedia('(prefers-color-scheme: dark)').matches;
+        // The theme goes in the message (the frame is told nothing else of the app): the page drawn there takes it.
+        const dark = scheme.matches;
         (a.kind === 'mermaid' ? shelf.library() : Promise.resolve(undefined)).then(
           (library) => frame.contentWindow?.postMessage({ type: 'render', kind: a.kind, content: a.page, library, dark }, '*'),
           (err) => {
@@ -124,6 +128,11 @@ export function ArtifactsPane({ shelf, onClose }) {
     body.replaceChildren(frame);
   };
 
+  const redraw = () => {
+    if (shelf.current) render(shelf.current);
+  };
+  scheme.addEventListener('change', redraw);
+
   /** The version on screen (told again of it, the frame is not reloaded). */
   let shown = '';
   const draw = () => {
@@ -138,6 +147,7 @@ export function ArtifactsPane({ shelf, onClose }) {
     root,
     destroy() {
       unsubscribe();
+      scheme.removeEventListener('change', redraw);
       if (listening) removeEventListener('message', listening);
     },
   };

@@ -240,7 +240,7 @@ function SessionView(session, props, dark, reducedMotion) {
       editor.cursor = c.start + Array.from(c.common).length;
     } else {
       // Nothing more in common: list the choices under the line, then the line again.
-      term.write(`\r\n${c.matches.map((m) => m.replace(/^.*\/(?=.)/, '')).join('  ')}\r\n`);
+      term.write(`${editor.leave()}${c.matches.map((m) => m.replace(/^.*\/(?=.)/, '')).join('  ')}\r\n`);
     }
     term.write(editor.render());
   };
@@ -283,7 +283,7 @@ function SessionView(session, props, dark, reducedMotion) {
         term.clear();
         term.write(editor.render());
       } else if (action.type === 'complete') void tabComplete(action.cursor);
-      else if (action.type === 'eof') term.write('\r\n(Close the session with its ✕ button.)\r\n' + editor.render());
+      else if (action.type === 'eof') term.write(`${editor.leave()}(Close the session with its ✕ button.)\r\n${editor.render()}`);
     }
   };
   term.onData(handle);
@@ -325,7 +325,11 @@ function SessionView(session, props, dark, reducedMotion) {
   const resize = new ResizeObserver(() => {
     if (opened && element.offsetParent) fit.fit();
   });
-  term.onResize(({ cols, rows }) => remote?.resize(cols, rows).catch(quietly));
+  // The line editor wraps a long line as the terminal does, so a redraw goes back to its first row.
+  term.onResize(({ cols, rows }) => {
+    editor.columns = cols;
+    remote?.resize(cols, rows).catch(quietly);
+  });
   resize.observe(element);
 
   return {
@@ -337,6 +341,7 @@ function SessionView(session, props, dark, reducedMotion) {
       opened = true;
       term.open(element);
       fit.fit();
+      editor.columns = term.cols;
       term.write(
         `Clawser shell — bash over this workspace's files. Type \x1b[1mhelp\x1b[0m for the commands, \x1b[1mclawser help\x1b[0m for the ` +
           `app's.\r\n`,

@@ -299,7 +299,8 @@ export function WorkspaceView(props) {
 
   const unsubscribe = controller.subscribe((s) => conversations.render(s));
 
-  const title = h('h1', { class: 'ws-title' }, workspace.name);
+  // Two lines of it at most on a narrow screen (styles.css): the title attribute shows the rest.
+  const title = h('h1', { class: 'ws-title', title: workspace.name }, workspace.name);
   root.append(
     h(
       'header',
@@ -369,6 +370,7 @@ export function WorkspaceView(props) {
     /** Shows the workspace's new name (after a rename). @param {string} name */
     showName: (name) => {
       title.textContent = name;
+      title.title = name;
     },
     /** Whether the rail shows icons only. */
     railCollapsed: () => collapsed,
