@@ -92,11 +92,13 @@ test('a package the npm distribution does not ship gives a clear message (numpy,
   }
 });
 
-test('Stop ends a running Python block; the next block runs', async () => {
+test('output streams to the chat while Python runs; Stop ends the run; the next block runs', async () => {
   await sendMessage(page, '```python\nprint("looping")\nwhile True:\n    pass\n```');
   await page.getByRole('dialog', { name: 'Allow “run_python”?' }).getByRole('button', { name: 'Allow once' }).click();
   const card = page.locator('.code-card', { hasText: 'while True' }).last();
   await card.waitFor();
+  // The printed line is in the chat's status while the loop still runs (it never ends by itself).
+  await page.getByText('run_python: looping').waitFor();
   await page.getByRole('button', { name: 'Stop', exact: true }).click();
   await card.locator('.tool-state', { hasText: '✗' }).waitFor();
   const reply = await runBlock('print("after stop", 1 + 1)');
