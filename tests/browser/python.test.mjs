@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { offMachine, readWorkspaceFile, sendMessage, writeWorkspaceFile } from './helpers.mjs';
+import { offMachine, readWorkspaceFile, sendMessage, waitInPage, writeWorkspaceFile } from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
 
 const fx = await useFixture({ page: 'workspace' });
@@ -111,8 +111,9 @@ const py = (code, options = {}) =>
   page.evaluate(
     async ([c, o]) => {
       const w = /** @type {any} */ (window);
-      const { createPythonSandbox } = await import('/web/packages/andbox/python.js');
-      w.__py ??= await createPythonSandbox();
+      const { createPythonSandbox, pyodideSnapshotUrl } = await import('/web/packages/andbox/python.js');
+      const { RuntimeCache } = await import('/web/storage/runtime-cache.js');
+      w.__py ??= await createPythonSandbox({ snapshots: new RuntimeCache(pyodideSnapshotUrl()) });
       return w.__py.run(c, o);
     },
     /** @type {const} */ ([code, options]),
@@ -181,6 +182,31 @@ test('Python reaches no network: fetch and urllib fail inside; control: the page
   assert.equal(probeHits, 1);
 });
 
+test('a damaged memory snapshot is not used: Python starts from scratch and replaces it', async () => {
+  const r = await page.evaluate(async () => {
+    const { createPythonSandbox, pyodideSnapshotUrl } = await import('/web/packages/andbox/python.js');
+    const { RuntimeCache } = await import('/web/storage/runtime-cache.js');
+    const store = new RuntimeCache(pyodideSnapshotUrl());
+    await store.put(new Uint8Array(4096).fill(7).buffer);
+    const sb = await createPythonSandbox({ snapshots: store });
+    const run = await sb.run('print(sum(range(10)))');
+    sb.dispose();
+    return { logs: run.logs };
+  });
+  assert.deepEqual(r.logs, ['45']);
+  // The fresh start's snapshot is stored as it arrives (not awaited by the run): a real one replaces the damaged one.
+  await waitInPage(
+    page,
+    async () => {
+      const { pyodideSnapshotUrl } = await import('/web/packages/andbox/python.js');
+      const { RuntimeCache } = await import('/web/storage/runtime-cache.js');
+      return ((await new RuntimeCache(pyodideSnapshotUrl()).get())?.byteLength ?? 0) > 1_000_000;
+    },
+    undefined,
+    { what: 'a real snapshot in place of the damaged one' },
+  );
+});
+
 test('once Python has run, the service worker keeps its runtime: Python runs offline', async () => {
   // The page is the service worker's (clients.claim): the runtime's files go through it.
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
@@ -193,14 +219,23 @@ test('once Python has run, the service worker keeps its runtime: Python runs off
     return { logs: r.logs, kept: kept.map((k) => new URL(k.url).pathname.split('/').pop()).sort() };
   });
   assert.deepEqual(first.logs, ['online']);
-  assert.deepEqual(first.kept, ['pyodide-lock.json', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'pyodide.mjs', 'python_stdlib.zip']);
+  // The runtime's files, and the memory snapshot the first start made (later starts skip initialising Python).
+  assert.deepEqual(first.kept, [
+    'memory-snapshot',
+    'pyodide-lock.json',
+    'pyodide.asm.mjs',
+    'pyodide.asm.wasm',
+    'pyodide.mjs',
+    'python_stdlib.zip',
+  ]);
   await fx.context.setOffline(true);
   try {
     const offline = await fx.newPage();
     await offline.goto(`${fx.url}#home`);
     const logs = await offline.evaluate(async () => {
-      const { createPythonSandbox } = await import('/web/packages/andbox/python.js');
-      const sb = await createPythonSandbox();
+      const { createPythonSandbox, pyodideSnapshotUrl } = await import('/web/packages/andbox/python.js');
+      const { RuntimeCache } = await import('/web/storage/runtime-cache.js');
+      const sb = await createPythonSandbox({ snapshots: new RuntimeCache(pyodideSnapshotUrl()) });
       const r = await sb.run('import json\nprint(json.dumps({"offline": True}))');
       sb.dispose();
       return r.logs;

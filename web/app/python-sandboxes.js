@@ -1,4 +1,5 @@
 /** @import { PythonSandbox } from '../packages/andbox/python.js' */
+import { RuntimeCache } from '../storage/runtime-cache.js';
 
 /**
  * The conversations' Python sandboxes (run_python and Python code blocks): one warm sandbox per
@@ -24,7 +25,9 @@ export class PythonSandboxes {
           () => {},
         );
       }
-      py = import('../packages/andbox/python.js').then(({ createPythonSandbox }) => createPythonSandbox());
+      py = import('../packages/andbox/python.js').then(({ createPythonSandbox, pyodideSnapshotUrl }) =>
+        createPythonSandbox({ snapshots: new RuntimeCache(pyodideSnapshotUrl()) }),
+      );
       const mine = py;
       py.catch(() => {
         if (this.#warm.get(conversationId) === mine) this.#warm.delete(conversationId);

@@ -254,6 +254,9 @@ export function discardSpareSandbox() {
  * @param {HTMLElement} [options.container] where the hidden iframe goes (document.body)
  * @param {SandboxPool} [options.pool] shares the runtime and a spare frame (default: the page's)
  * @param {Record<string, string>} [options.binaries] name → URL of a file handed to the runtime as bytes (Python's runtime files)
+ * @param {Record<string, ArrayBuffer>} [options.buffers] name → bytes already at hand, handed over the same way
+ * @param {(message: Record<string, unknown>) => void} [options.onMessage] messages of the runtime that andbox does not know
+ *   (Python's memory snapshot)
  */
 export async function createSandbox(options = {}) {
   const sandbox = new Sandbox(options);
@@ -291,6 +294,8 @@ export class Sandbox {
     this.container = options.container;
     this.pool = options.pool ?? defaultPool;
     this.binaries = options.binaries ?? {};
+    this.buffers = options.buffers ?? {};
+    this.onMessage = options.onMessage;
   }
 
   async start() {
@@ -316,7 +321,16 @@ export class Sandbox {
       ...Object.entries(this.imports).map(([name, url]) => load(name, url, false)),
       ...Object.entries(this.binaries).map(([name, url]) => load(name, url, true)),
     ]);
-    this.#modules = Object.fromEntries(entries);
+    this.#modules = { ...Object.fromEntries(entries), ...this.buffers };
+  }
+
+  /**
+   * Adds (or replaces) a file handed to the runtime from the next worker start on (a restart after
+   * a limit or Stop included).
+   * @param {string} name @param {ArrayBuffer} bytes
+   */
+  setBuffer(name, bytes) {
+    this.#modules = { ...this.#modules, [name]: bytes };
   }
 
   #startWorker() {
@@ -330,6 +344,7 @@ export class Sandbox {
         else if (m.type === 'output') this.#outputs.get(m.id)?.(m.stream === 'stderr' ? 'stderr' : 'stdout', String(m.text));
         else if (m.type === 'limit') this.#stops.get(m.id)?.(String(m.name), String(m.message));
         else if (m.type === 'call') this.#handleCall(channel.port1, m);
+        else this.onMessage?.(m);
       };
     });
     /** @type {MessagePort} */ (this.#control).postMessage({ type: 'start', source: this.source, modules: this.#modules }, [channel.port2]);

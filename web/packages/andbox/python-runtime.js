@@ -82,18 +82,51 @@
   /** @param {string} name */
   const moduleUrl = (name) => URL.createObjectURL(new Blob([files[name]], { type: 'text/javascript' }));
 
+  /**
+   * Whether a snapshot was made by this very build of Pyodide and is whole: Pyodide checks its magic
+   * number and build only after it has instantiated WebAssembly with the snapshot's memory size, and
+   * a memory too small for the module never settles. Checked here first (its header: magic, header
+   * length, the 256-bit build id; then whole pages of memory).
+   * @param {ArrayBuffer} bytes
+   */
+  function usableSnapshot(bytes) {
+    if (bytes.byteLength < 48 || bytes.byteLength % 4) return false;
+    const head = new Uint32Array(bytes, 0, 12);
+    const loader = files['pyodide.mjs'];
+    const build = /BUILD_ID:"([0-9a-f]{64})"/.exec(typeof loader === 'string' ? loader : new TextDecoder().decode(loader))?.[1];
+    const id = Array.from(head.subarray(4, 12), (x) => x.toString(16).padStart(8, '0')).join('');
+    const memory = bytes.byteLength - head[1];
+    return head[0] === 1886286592 && head[1] >= 48 && head[1] % 16 === 0 && id === build && memory > 0 && memory % 65536 === 0;
+  }
+
+  /**
+   * Starts Python: from the host's memory snapshot when it has one (an interpreter already
+   * initialised — most of a start saved), else from scratch, and then the snapshot is made and sent
+   * to the host (before any code has run) for the next starts.
+   */
   async function boot() {
     const { loadPyodide } = await import(moduleUrl('pyodide.mjs'));
     const createPyodideModule = (await import(moduleUrl('pyodide.asm.mjs'))).default;
     const lock = files['pyodide-lock.json'];
-    const py = await loadPyodide({
+    const options = {
       indexURL: INDEX,
       packageBaseUrl: INDEX,
       createPyodideModule,
       lockFileContents: typeof lock === 'string' ? lock : new TextDecoder().decode(lock),
       stdin: () => null,
       env: { HOME: '/home/pyodide' },
-    });
+    };
+    const snapshot = files.snapshot;
+    /** @type {any} */
+    let py = null;
+    if (snapshot instanceof ArrayBuffer && usableSnapshot(snapshot))
+      py = await loadPyodide({ ...options, _loadSnapshot: new Uint8Array(snapshot) }).catch(() => null);
+    if (!py) {
+      py = await loadPyodide({ ...options, _makeSnapshot: true });
+      const made = /** @type {Uint8Array} */ (py.makeMemorySnapshot());
+      const bytes = made.byteOffset === 0 && made.byteLength === made.buffer.byteLength ? made.buffer : made.slice().buffer;
+      port?.postMessage({ type: 'snapshot', bytes }, [bytes]);
+    }
     py.setStdout({ batched: (/** @type {string} */ t) => emit('stdout', t) });
     py.setStderr({ batched: (/** @type {string} */ t) => emit('stderr', t) });
     py.FS.mkdirTree(WORKSPACE);

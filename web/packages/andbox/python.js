@@ -26,6 +26,11 @@ export function pyodideUrls(base = new URL('../../vendor/pyodide/', import.meta.
   return Object.fromEntries(PYODIDE_FILES.map((f) => [f, `${base}${f}?v=${PYODIDE_VERSION}`]));
 }
 
+/** Where the memory snapshot of this Pyodide version is kept (a key; never fetched). */
+export function pyodideSnapshotUrl(base = new URL('../../vendor/pyodide/', import.meta.url).href) {
+  return `${base}memory-snapshot?v=${PYODIDE_VERSION}`;
+}
+
 /**
  * A traceback as the user's code sees it: Pyodide's own frames (its loader, `_pyodide`) left out.
  * @param {string} text
@@ -125,17 +130,37 @@ export class PythonSandbox {
 let pool = /** @type {SandboxPool | null} */ (null);
 
 /**
+ * Where a Python sandbox keeps the interpreter's memory snapshot between starts (the app's is in
+ * Cache Storage, web/storage/runtime-cache.js): made by the first start, it lets the next ones skip
+ * initialising Python. Keyed by the Pyodide version by whoever stores it.
+ * @typedef {{get(): Promise<ArrayBuffer | null>, put(bytes: ArrayBuffer): Promise<void>}} SnapshotStore
+ */
+
+/**
  * Starts a Python sandbox: the frame loads and Pyodide's files are fetched; Python itself starts
- * in the worker right away (the first run waits for the rest of it).
- * @param {{timeoutMs?: number, memoryLimitBytes?: number, container?: HTMLElement, baseUrl?: string}} [options]
+ * in the worker right away (the first run waits for the rest of it) — from the snapshot in
+ * `snapshots` when there is one, else from scratch, and then the snapshot is made and kept there.
+ * The snapshot is taken before any code runs: nothing a run does reaches later sandboxes.
+ * @param {{timeoutMs?: number, memoryLimitBytes?: number, container?: HTMLElement, baseUrl?: string, snapshots?: SnapshotStore}} [options]
  */
 export async function createPythonSandbox(options = {}) {
   pool ??= new SandboxPool({ runtimeUrl: new URL('python-runtime.js', import.meta.url) });
+  const kept = (await options.snapshots?.get().catch(() => null)) ?? null;
+  /** @type {Sandbox | null} */
+  let started = null;
   const sandbox = await createSandbox({
     pool,
     timeoutMs: options.timeoutMs ?? 300_000,
     binaries: pyodideUrls(options.baseUrl),
+    ...(kept ? { buffers: { snapshot: kept } } : {}),
+    onMessage: (m) => {
+      if (m.type !== 'snapshot' || !(m.bytes instanceof ArrayBuffer)) return;
+      // A restart (after Stop or a limit) starts from it too.
+      started?.setBuffer('snapshot', m.bytes);
+      options.snapshots?.put(m.bytes).catch(() => {});
+    },
     ...(options.container ? { container: options.container } : {}),
   });
+  started = sandbox;
   return new PythonSandbox(sandbox, options);
 }
