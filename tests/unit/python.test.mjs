@@ -22,6 +22,8 @@ import { SafetyPipeline } from '../../web/safety/pipeline.js';
 import { createBuiltinRegistry, toolSettings } from '../../web/tools/index.js';
 import { PYODIDE_FILES as VENDORED } from '../../scripts/vendor.mjs';
 import { buildPrecacheManifest, notForTheBrowser } from '../../scripts/build-manifest.mjs';
+import { RuntimeCache } from '../../web/storage/runtime-cache.js';
+import { pyodideSnapshotUrl } from '../../web/packages/andbox/python.js';
 
 const TRACEBACK = [
   'Traceback (most recent call last):',
@@ -208,4 +210,40 @@ test('run_python write: a run that failed saves nothing (its files may be half w
   assert.deepEqual(asked, ['run_python']);
   assert.equal(await mem.stat('clawser_workspaces/w/out.txt'), null);
   assert.equal(await mem.readText('clawser_workspaces/w/in.txt'), 'input');
+});
+
+/** Cache Storage as far as RuntimeCache uses it (Node has none), one cache per name. */
+function memoryCaches() {
+  /** @type {Map<string, Map<string, Response>>} */
+  const all = new Map();
+  const open = async (/** @type {string} */ name) => {
+    const entries = all.get(name) ?? new Map();
+    all.set(name, entries);
+    return {
+      match: async (/** @type {string} */ url) => entries.get(url)?.clone(),
+      keys: async () => [...entries.keys()].map((url) => ({ url })),
+      delete: async (/** @type {{url: string}} */ r) => entries.delete(r.url),
+      put: async (/** @type {string} */ url, /** @type {Response} */ res) => void entries.set(url, res),
+    };
+  };
+  return { all, caches: /** @type {CacheStorage} */ (/** @type {unknown} */ ({ open })) };
+}
+
+test("the memory snapshot's cache: kept by version, an older version's copy removed, nothing on failure", async () => {
+  const { all, caches } = memoryCaches();
+  const old = new RuntimeCache('https://app.test/web/vendor/pyodide/memory-snapshot?v=1', { caches });
+  assert.equal(await old.get(), null);
+  await old.put(new Uint8Array([1, 2]).buffer);
+  assert.deepEqual([...new Uint8Array(/** @type {ArrayBuffer} */ (await old.get()))], [1, 2]);
+  const next = new RuntimeCache(pyodideSnapshotUrl('https://app.test/web/vendor/pyodide/'), { caches });
+  assert.match(next.url, /memory-snapshot\?v=314\./);
+  assert.equal(await next.get(), null, 'another version is another entry');
+  await next.put(new Uint8Array([3]).buffer);
+  assert.deepEqual([...(all.get('clawser-runtime-pyodide')?.keys() ?? [])], [next.url]);
+  // Cache Storage unavailable or failing: no snapshot, no error (Python starts from scratch).
+  const broken = new RuntimeCache(next.url, {
+    caches: /** @type {CacheStorage} */ (/** @type {unknown} */ ({ open: () => Promise.reject(new Error('no')) })),
+  });
+  assert.equal(await broken.get(), null);
+  await broken.put(new Uint8Array([4]).buffer);
 });
