@@ -119,6 +119,21 @@ const py = (code, options = {}) =>
     /** @type {const} */ ([code, options]),
   );
 
+test('what the npm distribution ships loads offline: the standard library, sqlite3, zlib and hashlib included', async () => {
+  const code = [
+    'import sqlite3, zlib, hashlib, decimal, datetime',
+    'db = sqlite3.connect(":memory:")',
+    'db.execute("create table t (n)")',
+    'db.executemany("insert into t values (?)", [(1,), (2,), (3,)])',
+    'print(db.execute("select sum(n) from t").fetchone()[0])',
+    'print(len(zlib.compress(b"a" * 1000)) < 100, hashlib.sha256(b"x").hexdigest()[:8])',
+    'print(decimal.Decimal("0.1") + decimal.Decimal("0.2"), datetime.date(2026, 1, 1).isoformat())',
+  ].join('\n');
+  const r = await py(code);
+  assert.equal(r.ok, true, JSON.stringify(r.error));
+  assert.deepEqual(r.logs, ['6', 'True 2d711642', '0.3 2026-01-01']);
+});
+
 test('the time limit kills an infinite loop; the sandbox runs again afterwards', async () => {
   const r = await py('while True:\n    pass', { timeoutMs: 1500 });
   assert.equal(r.ok, false);
