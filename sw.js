@@ -25,6 +25,8 @@ sw.addEventListener('install', (event) => {
     event.waitUntil(
       routes
         .addRoutes([
+          // Python's runtime is not precached: the fetch handler keeps it on first use (see RUNTIME_ON_USE).
+          { condition: { urlPattern: new URLPattern({ pathname: `${scopePath}web/vendor/pyodide/*` }) }, source: 'fetch-event' },
           {
             // Module scripts and fetches (mode cors); navigations (the sandbox frame) keep the handler.
             condition: { urlPattern: new URLPattern({ pathname: `${scopePath}web/*` }), requestMethod: 'GET', requestMode: 'cors' },
@@ -116,6 +118,10 @@ sw.addEventListener('fetch', (event) => {
   if (url.origin !== sw.location.origin) return; // provider APIs etc. go straight to the network
   url.hash = '';
   const path = url.origin + url.pathname;
+  if (path.startsWith(RUNTIME_ON_USE)) {
+    event.respondWith(onUse(request));
+    return;
+  }
   // Navigations get their own precached document (e.g. the sandbox frame), else the app shell.
   const key = request.mode === 'navigate' ? (PRECACHED.has(path) && path.endsWith('.html') ? path : SHELL_URL) : path;
   if (!PRECACHED.has(key) && request.mode !== 'navigate') return;
@@ -128,6 +134,28 @@ sw.addEventListener('fetch', (event) => {
     })(),
   );
 });
+
+// ── Python's runtime, kept on first use ──
+// web/vendor/pyodide/ (~13.5 MB) is left out of the precache (scripts/build-manifest.mjs): the first
+// Python run fetches it and this worker keeps each file, so Python works offline once it has run.
+// Its URLs carry the Pyodide version (?v=), so a new version is fetched anew; older copies are
+// removed when a new copy is stored.
+const RUNTIME_ON_USE = new URL('./web/vendor/pyodide/', sw.registration.scope).href;
+const RUNTIME_CACHE = 'clawser-runtime-pyodide'; // outside the clawser-app- prefix: an app update keeps it
+
+/** @param {Request} request */
+async function onUse(request) {
+  const cache = await caches.open(RUNTIME_CACHE);
+  const hit = await cache.match(request.url);
+  if (hit) return hit;
+  const response = await fetch(request);
+  if (response.ok && response.type === 'basic') {
+    const path = request.url.split('?')[0];
+    for (const old of await cache.keys()) if (old.url.split('?')[0] === path && old.url !== request.url) await cache.delete(old);
+    await cache.put(request.url, response.clone());
+  }
+  return response;
+}
 
 /** @type {Promise<Cache> | null} the opened cache, kept for the worker's life */
 let openedCache = null;

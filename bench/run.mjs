@@ -11,6 +11,7 @@ import { mcpBench } from './mcp.mjs';
 import { wshBench } from './wsh.mjs';
 import { mcpServeBench } from './mcp-serve.mjs';
 import { shellBench } from './shell.mjs';
+import { pythonBench } from './python.mjs';
 import { readPathBenchAlone } from './read-path.mjs';
 import { sanitizerBench, injectionBench } from './injection.mjs';
 import { performance } from 'node:perf_hooks';
@@ -158,6 +159,8 @@ const result = {
   ...(await mcpServeBench()),
   // The shell (web/shell/): grep -r over 1,000 files and a 10-stage pipeline over 10 MB, in the page (OPFS), in Node and in real bash.
   ...(await shellBench()),
+  // Python (issue 39 §4): Pyodide in andbox's sandbox frame, its runtime cached; a print(1) cold and warm (bench/python.mjs).
+  ...(await pythonBench()),
   // The storage read path (issue 36): 1,000 OPFS files read raw (the platform's floor) and by Clawser, cold and warm (bench/read-path.mjs).
   ...(await readPathBenchAlone()),
   // Memory search (web/memory/search.js) in Node; the page runs the same code and WebAssembly kernel.
@@ -187,6 +190,8 @@ const result = {
     andboxColdStartMs: 50,
     andboxWarmEvaluateMs: 2,
     andboxHostCallRoundTripMs: 0.5,
+    pythonColdStartMs: 3000,
+    pythonWarmRunMs: 20,
     gitInitAdd100CommitMs: 200,
     gitStatus1000FilesMs: 100,
     opfsReadOverheadRatio: 1.3,

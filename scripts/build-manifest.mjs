@@ -27,6 +27,9 @@ export const NOT_FOR_THE_BROWSER = [
   'web/packages/wsh/package.json',
   'web/packages/wsh/README.md',
   'web/packages/wsh/API.md',
+  // Python's runtime (~13.5 MB, issue 39): too large to make every install download it for a feature most
+  // sessions never use. The service worker keeps it on first use instead (sw.js, RUNTIME_ON_USE).
+  'web/vendor/pyodide/',
 ];
 
 /** @param {string} rel a root-relative path with `/` separators */

@@ -237,6 +237,13 @@ const assets = [
   ['pdfjs-dist/build/pdf.worker.min.mjs', 'pdf.worker.js'],
 ];
 
+/**
+ * Python (issue 39): Pyodide's runtime from its npm package, copied as it is into web/vendor/pyodide/. The npm
+ * distribution ships the interpreter and the standard library only (no wheels: numpy, matplotlib… are not in it).
+ * These ~13.5 MB are not precached (scripts/build-manifest.mjs): the service worker keeps them on first use.
+ */
+export const PYODIDE_FILES = ['pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'];
+
 /** onnxruntime-web's wasm: without COOP/COEP only the SIMD build is fetched, so only it is precached. */
 const wasmFiles = ['ort-wasm-simd.wasm'];
 
@@ -244,6 +251,7 @@ async function main() {
   await rm(vendorDir, { recursive: true, force: true });
   await mkdir(join(vendorDir, 'ort'), { recursive: true });
   await mkdir(join(vendorDir, 'wllama'), { recursive: true });
+  await mkdir(join(vendorDir, 'pyodide'), { recursive: true });
   /** @type {Record<string, string>} */
   const imports = {};
   // The icon set: its entry is made from the list of icons used (see iconsModule).
@@ -267,6 +275,7 @@ async function main() {
     await copyFile(join(root, 'node_modules', 'onnxruntime-web', 'dist', wasm), join(vendorDir, 'ort', wasm));
   }
   for (const [from, to] of assets) await copyFile(join(root, 'node_modules', from), join(vendorDir, to));
+  for (const file of PYODIDE_FILES) await copyFile(join(root, 'node_modules', 'pyodide', file), join(vendorDir, 'pyodide', file));
   // The wsh server as an npm tarball the app serves, for `npx --package=<origin>/web/vendor/wsh-server.tgz wsh-server`.
   await packWsh(vendorDir);
   await writeIndexHtml(imports);

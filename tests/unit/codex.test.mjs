@@ -17,7 +17,7 @@ test('extracts js blocks from real-looking replies', () => {
   const cases = [
     ['Sure!\n```js\nprint(1)\n```\nDone.', ['print(1)']],
     ['```javascript\nconst a = 1;\n```\ntext\n```JS\na + 1\n```', ['const a = 1;', 'a + 1']],
-    ['Python first:\n```python\nprint(1)\n```\nthen\n```js\nprint(2)\n```', ['print(2)']],
+    ['Python first:\n```python\nprint(1)\n```\nthen\n```js\nprint(2)\n```', ['print(1)', 'print(2)']],
     ['No code here, just `inline()` code.', []],
     ['```\nplain fence without language\n```', []],
     ['Start:\n```js\nawait fs_list({})\nprint("unterminated")', ['await fs_list({})\nprint("unterminated")']],

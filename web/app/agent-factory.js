@@ -13,6 +13,7 @@ import { AutonomyController } from '../agent/runtime/autonomy.js';
 import { catalogEntry } from '../providers/catalog.js';
 import { ToolRunner } from '../agent/runtime/tool-runner.js';
 import { Codex } from '../agent/runtime/codex.js';
+import { PythonSandboxes } from './python-sandboxes.js';
 import { SafetyPipeline } from '../safety/pipeline.js';
 import { ProtectedFileSystem } from '../storage/protected-fs.js';
 import { toolSettings } from '../tools/index.js';
@@ -466,6 +467,8 @@ export class AgentFactory {
       o?.isolated
         ? this.#runIsolated(code, tools, signal, o)
         : codex.run(code, { tools, signal, ...(o?.only ? { only: o.only } : {}), ...(o?.adapt === false ? { adapt: false } : {}) });
+    // Python (run_python and ```python blocks): the conversation's own Python sandbox.
+    tools.context.runPython = async (code, o) => (await this.#pythons.for(conversationId, o.signal)).run(code, o);
     return { settings: s, safety, autonomy, tools, codex };
   }
 
@@ -564,6 +567,9 @@ export class AgentFactory {
     }
     return sb;
   }
+
+  /** The conversations' Python sandboxes (run_python). */
+  #pythons = new PythonSandboxes();
 }
 
 /** A provider's own context, where it sets one (never fails a turn). @param {Provider} provider */

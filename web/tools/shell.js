@@ -230,7 +230,7 @@ async function agentShell(session, options = {}) {
                 `${name} is not among the tools this script may use ` +
                 `(${options.only.filter((n) => !n.includes(':')).join(', ') || 'none'}).`,
             });
-          if (name === 'shell' || name === 'run_js' || name === 'skill_run_script')
+          if (name === 'shell' || name === 'run_js' || name === 'run_python' || name === 'skill_run_script')
             return Promise.resolve({ ok: false, output: `${name} cannot be called from inside the shell.` });
           // A read-only line may only read, whatever its hidden parts try: it calls only the tools
           // that declare it (permission "read" and readOnly).

@@ -49,6 +49,29 @@ export interface ToolContext {
     options?: { only?: string[]; isolated?: boolean; adapt?: boolean },
   ) => Promise<{ ok: boolean; output: string }>;
   /**
+   * Runs Python in the conversation's Python sandbox (run_python): `files` mounted at /workspace,
+   * read-only unless `writable`; a writable run returns the files it wrote (the tool saves them
+   * through `callTool`). `onOutput` gets printed lines as they come.
+   */
+  runPython?: (
+    code: string,
+    options: {
+      files: { path: string; data: Uint8Array }[];
+      writable: boolean;
+      signal?: AbortSignal;
+      timeoutMs?: number;
+      onOutput?: (stream: 'stdout' | 'stderr', text: string) => void;
+    },
+  ) => Promise<{
+    ok: boolean;
+    logs: string[];
+    value: unknown;
+    error: { name: string; message: string } | null;
+    written: { path: string; data: Uint8Array }[];
+    deleted: string[];
+    durationMs: number;
+  }>;
+  /**
    * Calls another tool through the same gates as this call (the shell's `clawser` command, its
    * `curl`): autonomy, policy, approval, taint, and this call's bound — a skill script's
    * allowed-tools — narrowed further by `options.only`. Absent: such commands are not available.

@@ -14,7 +14,7 @@ import { tokenFamily, estimateTextTokens, estimateMessagesTokens } from '../../p
 import { AttachedImages } from './attached-images.js';
 import { withStatus } from '../../providers/status.js';
 import { DEFAULT_COMPACTION, planCompaction, summarize } from '../conversation/compaction.js';
-import { codexPrompt, codexTools, codeCalls } from './codex.js';
+import { codexPrompt, codexTools, codeCalls, codexPython } from './codex.js';
 import { describeTaint } from './tool-runner.js';
 import { frameStandingData } from '../../safety/standing-data.js';
 import { slashPrompt, slashSkill } from './slash-commands.js';
@@ -418,7 +418,7 @@ export class ClawserAgent {
     const toolsSection = !this.tools
       ? ''
       : codexMode
-        ? `\n\n${TOOLS_PROMPT}\n\n${codexPrompt(codexTools(this.tools.registry))}`
+        ? `\n\n${TOOLS_PROMPT}\n\n${codexPrompt(codexTools(this.tools.registry), { python: codexPython(this.tools.registry) })}`
         : this.codex || this.provider.supportsNativeTools
           ? `\n\n${TOOLS_PROMPT}`
           : '';

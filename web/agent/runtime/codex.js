@@ -12,7 +12,7 @@ import { toJsonSchema } from '../../tools/registry.js';
  * native tool call. Printed output and the final value go back to the model.
  */
 
-/** @typedef {{lang: string, code: string, closed: boolean}} CodeBlock */
+/** @typedef {{lang: string, code: string, closed: boolean, write?: true}} CodeBlock  write: a Python fence tagged "python write" */
 /**
  * What the Codex needs of a sandbox (andbox's Sandbox, or a stand-in in tests). Capability
  * arguments are structured clones coming from sandboxed code, hence `any`.
@@ -22,10 +22,15 @@ import { toJsonSchema } from '../../tools/registry.js';
  */
 
 const RUNNABLE = new Set(['js', 'javascript', 'mjs', 'node', 'jsx', 'ts', 'typescript']);
+/** Python blocks: each runs as a run_python call (Pyodide, in a sandbox of its own). */
+const PYTHON = new Set(['python', 'py', 'python3']);
+/** The tool a Python block is a call of. */
+export const PYTHON_TOOL = 'run_python';
 
 /**
- * Extracts fenced JavaScript blocks (backtick or tilde fences; tags js, javascript and friends, any case).
- * An unterminated fence at the end of a reply counts as a block that runs to the end.
+ * Extracts fenced JavaScript and Python blocks (backtick or tilde fences; tags js, javascript, python and
+ * friends, any case). An unterminated fence at the end of a reply counts as a block that runs to the end.
+ * A Python fence with the word "write" after its tag (a python-write fence) asks to save the files it writes.
  * @param {string} text
  * @returns {CodeBlock[]}
  */
@@ -34,7 +39,7 @@ export function extractCodeBlocks(text) {
   const blocks = [];
   const lines = String(text ?? '').split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
-    const open = /^\s{0,3}(`{3,}|~{3,})\s*([\w+#.-]*)[^\n]*$/.exec(lines[i]);
+    const open = /^\s{0,3}(`{3,}|~{3,})\s*([\w+#.-]*)([^\n]*)$/.exec(lines[i]);
     if (!open) continue;
     const fence = open[1];
     const lang = open[2].toLowerCase();
@@ -50,7 +55,18 @@ export function extractCodeBlocks(text) {
       }
       body.push(lines[j]);
     }
-    if (RUNNABLE.has(lang) && body.join('').trim()) blocks.push({ lang, code: body.join('\n'), closed });
+    if (!body.join('').trim()) {
+      i = j;
+      continue;
+    }
+    if (RUNNABLE.has(lang)) blocks.push({ lang, code: body.join('\n'), closed });
+    else if (PYTHON.has(lang))
+      blocks.push({
+        lang,
+        code: body.join('\n'),
+        closed,
+        ...(/(^|\s)write(\s|$)/.test(open[3]) ? { write: /** @type {const} */ (true) } : {}),
+      });
     i = j;
   }
   return blocks;
@@ -190,23 +206,36 @@ export const CODE_TOOL = 'run_js';
  * @returns {ToolCall[]}
  */
 export function codeCalls(text, idPrefix) {
-  return extractCodeBlocks(text).map((block, i) => ({ id: `${idPrefix}_${i}`, name: CODE_TOOL, arguments: { code: block.code } }));
+  return extractCodeBlocks(text).map((block, i) =>
+    PYTHON.has(block.lang)
+      ? { id: `${idPrefix}_${i}`, name: PYTHON_TOOL, arguments: { code: block.code, ...(block.write ? { write: true } : {}) } }
+      : { id: `${idPrefix}_${i}`, name: CODE_TOOL, arguments: { code: block.code } },
+  );
 }
 
 /**
  * The tools code may call, as the system prompt lists them: every tool the workspace has not
- * turned off, but the code tool itself.
+ * turned off, but the code tools themselves.
  * @param {BrowserToolRegistry} registry
  */
 export function codexTools(registry) {
-  return registry.list().filter((t) => t.name !== CODE_TOOL && registry.policyOf(t.name) !== 'denied');
+  return registry.list().filter((t) => t.name !== CODE_TOOL && t.name !== PYTHON_TOOL && registry.policyOf(t.name) !== 'denied');
+}
+
+/**
+ * Whether Python blocks can run: run_python is there and not turned off.
+ * @param {BrowserToolRegistry} registry
+ */
+export function codexPython(registry) {
+  return !!registry.get(PYTHON_TOOL) && registry.policyOf(PYTHON_TOOL) !== 'denied';
 }
 
 /**
  * The system-prompt section that presents tools as async functions.
  * @param {ToolDefinition[]} tools
+ * @param {{python?: boolean}} [options] python: Python blocks can run too (run_python)
  */
-export function codexPrompt(tools) {
+export function codexPrompt(tools, options = {}) {
   const lines = tools.map((t) => {
     const schema = /** @type {{properties?: Record<string, {type?: string, description?: string}>, required?: string[]}} */ (
       toJsonSchema(t.schema)
@@ -220,6 +249,13 @@ export function codexPrompt(tools) {
     'You can act by writing JavaScript in a ```js code block. It runs in a sandbox with top-level await;',
     'use print(...) to show results. These async functions are available (each returns a string):',
     ...lines,
+    ...(options.python
+      ? [
+          'You can also write Python in a ```python block: it runs in a sandbox of its own with the standard library only (no',
+          'numpy, pandas or matplotlib; nothing can be installed) and cannot call the functions above. The workspace files are in',
+          'the current folder, read-only; start the fence with ```python write to save the files the code writes (each save asks).',
+        ]
+      : []),
     'After the code runs you receive its output and can continue. When you have the answer, reply without code.',
   ].join('\n');
 }
@@ -259,7 +295,7 @@ export class Codex {
     this.timeoutMs = deps.timeoutMs ?? 300_000;
     this.maxOutputChars = deps.maxOutputChars ?? 20_000;
     // Code does not start more code (a skill script is code too).
-    this.exclude = new Set(deps.exclude ?? [CODE_TOOL, 'skill_run_script']);
+    this.exclude = new Set(deps.exclude ?? [CODE_TOOL, PYTHON_TOOL, 'skill_run_script']);
   }
 
   /**

@@ -334,7 +334,7 @@ export class ToolRunner {
    * The context a tool runs with: the runner's, this call's additions, its signal, `taint` for
    * outside content it takes in, and `callTool`/`authorizeTool` that come back through this
    * runner within the call's bound (`only`). A bounded call (a skill script's) sees only its
-   * tools in `toolNames`, and has no `delegate` or `runCode`: what it starts stays in bounds.
+   * tools in `toolNames`, and has no `delegate`, `runCode` or `runPython`: what it starts stays in bounds.
    * @param {string} toolName @param {RunOptions} options
    * @returns {ToolContext}
    */
@@ -365,6 +365,7 @@ export class ToolRunner {
       ctx.toolNames = ctx.toolNames.filter((n) => only.includes(n));
       delete ctx.delegate;
       delete ctx.runCode;
+      delete ctx.runPython;
     }
     return ctx;
   }

@@ -9,15 +9,27 @@
 
 /** @typedef {(args: any) => unknown | Promise<unknown>} Capability  args are whatever the sandboxed code passed (structured clone) */
 /** @typedef {{name: string, message: string, stack: string}} SandboxError */
-/** @typedef {{value: unknown, logs: string[], error: SandboxError | null, durationMs: number}} EvaluateResult */
+/**
+ * @typedef {{value: unknown, logs: string[], error: SandboxError | null, durationMs: number, extra?: unknown}} EvaluateResult
+ *   extra: what a runtime other than JavaScript's returns besides (the Python runtime's changed files)
+ */
+/**
+ * @typedef {object} EvaluateOptions
+ * @property {number} [timeoutMs] wall-clock limit of this evaluation
+ * @property {AbortSignal} [signal] aborting it stops the run (the worker is terminated)
+ * @property {(stream: 'stdout' | 'stderr', text: string) => void} [onOutput] output as it comes (runtimes that stream it)
+ * @property {Record<string, unknown>} [data] more for the runtime (the Python runtime's files), sent with the code
+ * @property {number} [memoryLimitBytes] a runtime that can enforce it (Python's) ends the run past it
+ */
 /** @typedef {{name: string, args: unknown, ok: boolean, durationMs: number, error?: string}} CapabilityCall */
 
 import { FRAME_VERSION } from './frame-version.js';
 
 const here = new URL('.', import.meta.url);
 
-function fetchRuntime() {
-  return fetch(new URL('runtime.js', here)).then((r) => {
+/** @param {URL | string} url */
+function fetchRuntime(url) {
+  return fetch(url).then((r) => {
     if (!r.ok) throw new Error(`Could not load the sandbox runtime (HTTP ${r.status}).`);
     return r.text();
   });
@@ -135,11 +147,17 @@ export class SandboxPool {
   #runtime = null;
   /** One loaded, unused frame kept ready. @type {Promise<ReadyFrame> | null} */
   #spare = null;
+  #runtimeUrl;
+
+  /** @param {{runtimeUrl?: URL | string}} [options] runtimeUrl: another worker runtime (the Python one) */
+  constructor(options = {}) {
+    this.#runtimeUrl = options.runtimeUrl ?? new URL('runtime.js', here);
+  }
 
   /** The worker runtime's source (fetched once; a failed fetch is tried again next time). */
   runtime() {
     if (!this.#runtime) {
-      const p = fetchRuntime();
+      const p = fetchRuntime(this.#runtimeUrl);
       p.catch(() => {
         if (this.#runtime === p) this.#runtime = null;
       });
@@ -235,6 +253,10 @@ export function discardSpareSandbox() {
  * @param {(call: CapabilityCall) => void} [options.onCall] log of every capability call
  * @param {HTMLElement} [options.container] where the hidden iframe goes (document.body)
  * @param {SandboxPool} [options.pool] shares the runtime and a spare frame (default: the page's)
+ * @param {Record<string, string>} [options.binaries] name → URL of a file handed to the runtime as bytes (Python's runtime files)
+ * @param {Record<string, ArrayBuffer>} [options.buffers] name → bytes already at hand, handed over the same way
+ * @param {(message: Record<string, unknown>) => void} [options.onMessage] messages of the runtime that andbox does not know
+ *   (Python's memory snapshot)
  */
 export async function createSandbox(options = {}) {
   const sandbox = new Sandbox(options);
@@ -247,9 +269,15 @@ export class Sandbox {
   /** @type {MessagePort | null} */ #control = null;
   /** @type {MessagePort | null} */ #data = null;
   /** @type {Promise<void> | null} */ #workerReady = null;
-  /** @type {Record<string, string>} */ #modules = {};
+  /** @type {Record<string, string | ArrayBuffer>} */ #modules = {};
   #nextId = 1;
   /** @type {Map<number, (r: EvaluateResult) => void>} */ #waiting = new Map();
+  /**
+   * How each running evaluation is stopped early (a limit the runtime reports).
+   * @type {Map<number, (name: string, message: string) => void>}
+   */
+  #stops = new Map();
+  /** @type {Map<number, NonNullable<EvaluateOptions['onOutput']>>} */ #outputs = new Map();
   /** @type {Promise<unknown>} */ #queue = Promise.resolve();
   #disposed = false;
   /** Capability calls, newest last (bounded). @type {CapabilityCall[]} */
@@ -265,6 +293,9 @@ export class Sandbox {
     this.onCall = options.onCall;
     this.container = options.container;
     this.pool = options.pool ?? defaultPool;
+    this.binaries = options.binaries ?? {};
+    this.buffers = options.buffers ?? {};
+    this.onMessage = options.onMessage;
   }
 
   async start() {
@@ -280,14 +311,26 @@ export class Sandbox {
   }
 
   async #loadModules() {
-    const entries = await Promise.all(
-      Object.entries(this.imports).map(async ([name, url]) => {
-        const r = await fetch(url);
-        if (!r.ok) throw new Error(`Could not load module "${name}" for the sandbox (HTTP ${r.status}).`);
-        return [name, await r.text()];
-      }),
-    );
-    this.#modules = Object.fromEntries(entries);
+    /** @param {string} name @param {string} url @param {boolean} binary @returns {Promise<[string, string | ArrayBuffer]>} */
+    const load = async (name, url, binary) => {
+      const r = await fetch(url);
+      if (!r.ok) throw new Error(`Could not load ${binary ? 'file' : 'module'} "${name}" for the sandbox (HTTP ${r.status}).`);
+      return [name, binary ? await r.arrayBuffer() : await r.text()];
+    };
+    const entries = await Promise.all([
+      ...Object.entries(this.imports).map(([name, url]) => load(name, url, false)),
+      ...Object.entries(this.binaries).map(([name, url]) => load(name, url, true)),
+    ]);
+    this.#modules = { ...Object.fromEntries(entries), ...this.buffers };
+  }
+
+  /**
+   * Adds (or replaces) a file handed to the runtime from the next worker start on (a restart after
+   * a limit or Stop included).
+   * @param {string} name @param {ArrayBuffer} bytes
+   */
+  setBuffer(name, bytes) {
+    this.#modules = { ...this.#modules, [name]: bytes };
   }
 
   #startWorker() {
@@ -298,7 +341,10 @@ export class Sandbox {
         const m = e.data;
         if (m.type === 'ready') resolve();
         else if (m.type === 'result') this.#waiting.get(m.id)?.(m);
+        else if (m.type === 'output') this.#outputs.get(m.id)?.(m.stream === 'stderr' ? 'stderr' : 'stdout', String(m.text));
+        else if (m.type === 'limit') this.#stops.get(m.id)?.(String(m.name), String(m.message));
         else if (m.type === 'call') this.#handleCall(channel.port1, m);
+        else this.onMessage?.(m);
       };
     });
     /** @type {MessagePort} */ (this.#control).postMessage({ type: 'start', source: this.source, modules: this.#modules }, [channel.port2]);
@@ -344,7 +390,7 @@ export class Sandbox {
    * Evaluates code. The value of a final expression is returned; `print()` / `console.log()`
    * output is collected. Never rejects for errors in the code: they come back in `error`.
    * @param {string} code
-   * @param {{timeoutMs?: number, signal?: AbortSignal}} [options]
+   * @param {EvaluateOptions} [options]
    * @returns {Promise<EvaluateResult>}
    */
   evaluate(code, options = {}) {
@@ -353,7 +399,7 @@ export class Sandbox {
     return run;
   }
 
-  /** @param {string} code @param {{timeoutMs?: number, signal?: AbortSignal}} options @returns {Promise<EvaluateResult>} */
+  /** @param {string} code @param {EvaluateOptions} options @returns {Promise<EvaluateResult>} */
   async #evaluate(code, options) {
     if (this.#disposed) throw new Error('This sandbox was disposed.');
     await this.#workerReady;
@@ -369,20 +415,39 @@ export class Sandbox {
       const stop = (/** @type {string} */ name, /** @type {string} */ message) => {
         // Terminating the worker is the only way to stop a loop; a fresh one takes its place.
         this.#waiting.delete(id);
+        this.#stops.delete(id);
+        this.#outputs.delete(id);
         this.#restartWorker();
         resolve({ value: undefined, logs: [], error: { name, message, stack: '' }, durationMs: performance.now() - started });
       };
       timer = setTimeout(() => stop('TimeoutError', `The code ran longer than ${limit} ms and was stopped.`), limit);
+      this.#stops.set(id, stop);
+      if (options.onOutput) this.#outputs.set(id, options.onOutput);
       onAbort = () => stop('AbortError', 'The run was cancelled.');
       if (options.signal?.aborted) return onAbort();
       options.signal?.addEventListener('abort', onAbort, { once: true });
-      /** @type {MessagePort} */ (this.#data).postMessage({ type: 'eval', id, code, capabilities: Object.keys(this.capabilities) });
+      /** @type {MessagePort} */ (this.#data).postMessage({
+        type: 'eval',
+        id,
+        code,
+        capabilities: Object.keys(this.capabilities),
+        ...(options.data ? { data: options.data } : {}),
+        ...(options.memoryLimitBytes ? { memoryLimitBytes: options.memoryLimitBytes } : {}),
+      });
     });
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
     this.#waiting.delete(id);
+    this.#stops.delete(id);
+    this.#outputs.delete(id);
     const r = /** @type {EvaluateResult} */ (result);
-    return { value: r.value, logs: r.logs ?? [], error: r.error ?? null, durationMs: r.durationMs ?? performance.now() - started };
+    return {
+      value: r.value,
+      logs: r.logs ?? [],
+      error: r.error ?? null,
+      durationMs: r.durationMs ?? performance.now() - started,
+      ...(r.extra !== undefined ? { extra: r.extra } : {}),
+    };
   }
 
   /** The hidden iframe this sandbox runs in (null once disposed). */

@@ -372,22 +372,29 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
   /** A tool call's card; its result completes the card already in the list. @param {EventOf<'tool_call'> | EventOf<'tool_result'>} e */
   const toolCard = (e) => {
     if (e.type === 'tool_call') {
-      const isCode = e.data.name === 'run_js' && typeof e.data.arguments?.code === 'string';
+      const isPython = e.data.name === 'run_python';
+      const isCode = (e.data.name === 'run_js' || isPython) && typeof e.data.arguments?.code === 'string';
+      const codeName = isPython ? (e.data.codex ? 'python' : 'run_python') : e.data.codex ? 'code' : 'run_js';
       const card = h(
         'details',
         { class: `tool-card${isCode ? ' code-card' : ''}`, 'data-tool-call': String(e.data.id ?? ''), open: isCode },
         h(
           'summary',
           null,
-          h('span', { class: 'tool-name' }, isCode ? (e.data.codex ? 'code' : 'run_js') : String(e.data.name ?? 'tool')),
+          h('span', { class: 'tool-name' }, isCode ? codeName : String(e.data.name ?? 'tool')),
           h('span', { class: 'tool-state small muted' }, 'running…'),
         ),
         isCode
           ? h(
               'div',
               { class: 'tool-section' },
-              h('pre', { class: 'tool-code' }, h('code', { class: 'language-js' }, String(e.data.arguments.code))),
-              runAgainButton(String(e.data.arguments.code)),
+              h(
+                'pre',
+                { class: 'tool-code' },
+                h('code', { class: `language-${isPython ? 'python' : 'js'}` }, String(e.data.arguments.code)),
+              ),
+              // "Run again" reruns JavaScript (a Python block is run again by asking the agent).
+              isPython ? null : runAgainButton(String(e.data.arguments.code)),
             )
           : h(
               'div',
