@@ -638,12 +638,15 @@ function recordNotice(e, controller) {
     );
   }
   if (e.type === 'turn_undone' || e.type === 'turn_redone') {
+    const summary = String(e.data.summary ?? '');
+    // A turn that changed nothing has nothing put back to name.
+    const changed = !!summary && !summary.startsWith('no files');
     return h(
       'li',
       { class: 'notice small muted turn-undone', 'data-event-id': e.id },
       e.type === 'turn_undone'
-        ? `Turn undone: ${String(e.data.summary ?? '')} put back; its messages are hidden from the model (kept in the event log).`
-        : `Turn redone: ${String(e.data.summary ?? '')}.`,
+        ? `Turn undone: ${changed ? `${summary} put back; its` : 'its'} messages are hidden from the model (kept in the event log).`
+        : `Turn redone${changed ? `: ${summary}` : ''}.`,
       Array.isArray(e.data.kept) && e.data.kept.length ? ` Kept as changed since: ${e.data.kept.join(', ')}.` : '',
       Array.isArray(e.data.failed) && e.data.failed.length ? ` Could not put back: ${e.data.failed.join('; ')}.` : '',
     );
