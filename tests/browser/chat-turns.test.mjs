@@ -1,6 +1,7 @@
 // Less noise around turns (issue 37 §2): the "This turn changed …; Undo turn" row only after a turn
 // that changed something (a turn that changed nothing keeps Undo among its reply's actions); a redo
-// is said once, by its line in the transcript.
+// is said once, by its line in the transcript; Continue extends the stopped reply instead of adding
+// a step, streamed into it, kept as one message across a reload, undone as its own turn.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sendMessage } from './helpers.mjs';
@@ -59,4 +60,75 @@ test('undo, then redo: each is said once, by its line in the transcript', async 
   assert.equal(await page.locator('li.turn-undo').count(), 0);
   assert.equal(await page.getByRole('button', { name: 'Undo turn' }).count(), 1);
   assert.deepEqual(await seriousViolations(page, '.messages'), []);
+});
+
+test('Continue extends the stopped reply: one message, streamed into it, one after a reload; \
+undo takes the continuation back', async () => {
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  llm.enqueue({ text: 'The first half of a long', dropAfter: 3, holdOpen: true });
+  await sendMessage(page, 'tell me a long story');
+  await page.locator('.msg.streaming .msg-body', { hasText: 'first' }).waitFor();
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await page.getByText('Stopped — the reply above is incomplete.').waitFor();
+  llm.dropOpen();
+  const stopped = page.locator('.msg.assistant:not(.streaming)');
+  assert.equal(await stopped.count(), 1);
+  const partial = (await stopped.locator('.msg-body').innerText()).trim();
+  assert.match(partial, /^The first/);
+
+  // The continuation streams into the stopped message, not into a bubble of its own.
+  llm.enqueue({ text: 'story, and its second half.', pauseAfter: 3 });
+  await page.getByRole('button', { name: 'Continue this reply' }).click();
+  await stopped.locator('.msg-body', { hasText: 'story,' }).waitFor();
+  assert.equal(await page.locator('.msg.streaming').count(), 0, 'no second bubble while it streams');
+  assert.equal(await page.getByText('Stopped — the reply above is incomplete.').count(), 0, 'it is being continued');
+  llm.resume();
+  await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' });
+  const whole = stopped.locator('.msg-body', { hasText: 'its second half.' });
+  await whole.waitFor();
+  const joined = `${partial} story, and its second half.`;
+  assert.equal((await whole.innerText()).trim(), joined);
+  assert.equal(await page.locator('.msg.assistant').count(), 1, 'one message');
+  assert.equal(await page.getByText('You asked the model to continue its stopped reply.').count(), 0);
+  assert.equal(await page.getByText('Stopped — the reply above is incomplete.').count(), 0);
+  assert.equal(await page.getByRole('button', { name: 'Continue this reply' }).count(), 0);
+  // The model was asked to go on after its stopped reply.
+  const req = llm.requests.at(-1)?.body.messages;
+  assert.match(req.at(-2).content, /^The first/);
+  assert.match(req.at(-1).content, /^Continue your previous reply/);
+
+  // Stored as such: a reload shows one message, whose Copy takes the whole text.
+  await page.reload();
+  await page.locator('.msg.assistant .msg-body', { hasText: 'its second half.' }).waitFor();
+  assert.equal(await page.locator('.msg.assistant').count(), 1);
+  assert.equal((await page.locator('.msg.assistant .msg-body').innerText()).trim(), joined);
+  assert.deepEqual(await seriousViolations(page, '.messages'), []);
+
+  // Undo takes the continuation back: the stopped reply again, with Continue.
+  await page.locator('.msg.assistant').getByRole('button', { name: 'Undo turn' }).waitFor();
+  await page.getByRole('textbox', { name: 'Message', exact: true }).blur();
+  await page.keyboard.press('Alt+Z');
+  await page.getByRole('button', { name: 'Continue this reply' }).waitFor();
+  assert.equal((await page.locator('.msg.assistant .msg-body').innerText()).trim(), partial);
+  await page.getByText('Stopped — the reply above is incomplete.').waitFor();
+});
+
+test('Regenerate on a continued reply answers the whole question again, the continued one kept as a version', async () => {
+  // Redo the continuation first (the undo of the last test), then regenerate the joined message.
+  await page.getByRole('textbox', { name: 'Message', exact: true }).blur();
+  await page.keyboard.press('Alt+Shift+Z');
+  await page.locator('.msg.assistant .msg-body', { hasText: 'its second half.' }).waitFor();
+  llm.enqueue({ text: 'A short story, whole.' });
+  await page
+    .locator('.msg.assistant')
+    .getByRole('button', { name: /Regenerate this reply/ })
+    .click();
+  await page.locator('.msg.assistant .msg-body', { hasText: 'A short story, whole.' }).waitFor();
+  assert.equal(await page.locator('.msg.assistant').count(), 1);
+  assert.match(JSON.stringify(llm.requests.at(-1)?.body.messages.at(-1)), /tell me a long story/, 'the question, not "continue"');
+  const versions = page.getByRole('group', { name: 'Versions of this reply' });
+  assert.equal((await versions.innerText()).replace(/\s+/g, ''), '2/2');
+  await versions.getByRole('button', { name: 'Previous version of this reply' }).click();
+  await page.locator('.msg.assistant .msg-body', { hasText: 'its second half.' }).waitFor();
+  assert.equal(await page.locator('.msg.assistant').count(), 1, 'the continued version is one message still');
 });

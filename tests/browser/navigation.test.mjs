@@ -230,8 +230,12 @@ restore a backup", async () => {
   await page.getByText('Stopped — the reply above is incomplete.').waitFor();
   await page.getByRole('button', { name: 'Continue this reply' }).waitFor(); // the chat offers it too
   await run('continue', /^Continue the stopped reply$/);
-  await page.getByText('You asked the model to continue its stopped reply.').waitFor();
-  await page.locator('.msg.assistant:not(.streaming)', { hasText: 'Echo: Continue your previous reply' }).waitFor();
+  // The continuation joins the stopped reply: one message.
+  await page
+    .locator('.msg.assistant:not(.streaming)', { hasText: 'w1' })
+    .filter({ hasText: 'Echo: Continue your previous reply' })
+    .waitFor();
+  assert.equal(await page.getByText('You asked the model to continue its stopped reply.').count(), 0);
   await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' });
   assert.equal(await page.getByRole('button', { name: 'Continue this reply' }).count(), 0);
   assert.ok(!(await offered('continue')).includes('Continue the stopped reply'), 'continued: not offered again');

@@ -102,13 +102,21 @@ export type ConflictChoice = 'ask' | 'overwrite' | 'keep';
 
 /**
  * The conversation rules the chat draws by (web/app/conversation-rules.js): which events the
- * transcript leaves out or folds, which reply offers Regenerate and which Continue.
+ * transcript leaves out or folds or joins, which reply offers Regenerate and which Continue.
  */
 export interface TranscriptRules {
   retriedAttempts(events: readonly ClawserEvent[]): Set<string>;
   providerAttemptRuns(events: readonly ClawserEvent[]): Map<string, EventOf<'provider_attempt'>[]>;
   stoppedLastReply(events: readonly ClawserEvent[]): string | null;
   regenerable(event: ClawserEvent): boolean;
+  /** Stopped replies and their continuations, shown as one message each. */
+  continuedReplies(events: readonly ClawserEvent[]): {
+    joined: Map<string, EventOf<'agent_message'>[]>;
+    hidden: Set<string>;
+    open: string | null;
+  };
+  joinedInto(joined: Map<string, EventOf<'agent_message'>[]>, id: string | null): string | null;
+  joinReplyText(texts: string[]): string;
 }
 
 /** The live sub-agents the chat shows as cards (the workspace's delegation board). */
