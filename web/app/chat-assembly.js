@@ -65,6 +65,11 @@ export function createChatController({
       };
     },
     routes: () => agentSettings.load(workspaceId).providers.routes,
+    fallbacks: () => agentSettings.load(workspaceId).providers.fallbacks,
+    saveFallbacks: (fallbacks) => {
+      const a = agentSettings.load(workspaceId);
+      agentSettings.save(workspaceId, { ...a, providers: { ...a.providers, fallbacks } });
+    },
     // Every turn's provider goes through the reliability layer (retries, fallbacks, time-outs).
     providerFactory: async (config) => (await agents()).provider(workspaceId, config),
     buildAgent: async (provider, conversation, secrets, options) => {

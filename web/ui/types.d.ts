@@ -60,6 +60,15 @@ export interface ChatMeter {
   routes?: { hint: RouteHint; label: string; model: string }[];
   /** The hint this conversation is pinned to. */
   route?: RouteHint | null;
+  /** The chat header's menu of the workspace's model (its provider's models, its fallbacks); null without a provider. */
+  models?: { choices: ModelMenuChoice[]; current: string } | null;
+}
+
+/** A choice of the chat header's model menu: its id (for `setModel`), what it says, the group it is listed under. */
+export interface ModelMenuChoice {
+  id: string;
+  label: string;
+  group: string;
 }
 
 /** A text waiting to go with the next message, as its chip shows it: its name, and for a document its kind, pages and size. */
@@ -141,6 +150,8 @@ export interface ChatViewController extends ChatStateSource {
   readonly delegations: DelegationCardsSource | undefined;
   readonly rules: TranscriptRules;
   imageLimits(): ImageLimits;
+  /** Makes a choice of the chat header's model menu the workspace's model (through its settings). */
+  setModel(id: string): Promise<void>;
   /** An attached image of the conversation on screen, as a blob: URL (the caller revokes it). */
   imageUrl(ref: ImageRef): Promise<string>;
   /** A draft's size in tokens for the workspace's model. */

@@ -126,6 +126,9 @@ export interface ChatDeps {
   };
   /** The workspace's routing hints (a kind of work → provider and model). */
   routes?: () => Partial<Record<RouteHint, RouteTarget>>;
+  /** The workspace's fallback chain (its agent settings), and how a changed one is saved (the chat header's model menu swaps). */
+  fallbacks?: () => RouteTarget[];
+  saveFallbacks?: (fallbacks: RouteTarget[]) => void;
   /** Other tabs of this workspace (their appends show live; conversation list changes too). */
   coordination?: Coordination;
   /** The named agents a message may address with "@name". */
