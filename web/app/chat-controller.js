@@ -55,6 +55,8 @@ export class ChatController {
   #agents;
   /** @type {() => import('./chat/types.d.ts').RouteTarget[]} */
   #fallbacks;
+  /** @type {ChatDeps['slashCommands']} */
+  #slashCommands;
   /** @type {ChatDeps['saveFallbacks']} */
   #saveFallbacks;
 
@@ -86,6 +88,7 @@ export class ChatController {
     this.#agents = deps.agents;
     this.#fallbacks = deps.fallbacks ?? (() => []);
     this.#saveFallbacks = deps.saveFallbacks;
+    this.#slashCommands = deps.slashCommands;
     const core = new ChatCore({
       workspaceId,
       coordination,
@@ -366,6 +369,17 @@ export class ChatController {
   /** The agents the composer's "@…" completes to. @param {string} text */
   mentionCompletions(text) {
     return agentCompletions(text, this.#agents);
+  }
+
+  /**
+   * The commands the composer's "/…" completes to: the workspace's skills and its connected MCP
+   * servers' prompts (what is looked up, and the matching, load with the first "/").
+   * @param {string} text
+   */
+  async slashCompletions(text) {
+    if (!this.#slashCommands || !/^\/[\p{L}\p{N}_-]*$/u.test(text)) return [];
+    const [{ slashCompletions }, commands] = await Promise.all([import('../agent/runtime/slash-commands.js'), this.#slashCommands()]);
+    return slashCompletions(text, commands);
   }
 
   /** What this workspace's model (or the conversation's pinned one) takes as images. @returns {ImageLimits} */

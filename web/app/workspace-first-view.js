@@ -225,6 +225,7 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
     },
     estimateTokens: () => 0,
     mentionCompletions: (text) => later((t) => t.controller.mentionCompletions(text)),
+    slashCompletions: (text) => later((t) => t.controller.slashCompletions(text)),
     send: (text, images) => {
       if (!turnQueued) sentText = text;
       return /** @type {ReturnType<ChatViewController['send']>} */ (turn((t) => t.controller.send(text, images)));

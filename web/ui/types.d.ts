@@ -64,6 +64,14 @@ export interface ChatMeter {
   models?: { choices: ModelMenuChoice[]; current: string } | null;
 }
 
+/** A command the composer's "/" offers: a skill ("/name") or an MCP server's prompt (its arguments in `args`). */
+export interface SlashCompletion {
+  command: string;
+  description: string;
+  kind: 'skill' | 'prompt';
+  args?: string;
+}
+
 /** A choice of the chat header's model menu: its id (for `setModel`), what it says, the group it is listed under. */
 export interface ModelMenuChoice {
   id: string;
@@ -150,6 +158,8 @@ export interface ChatViewController extends ChatStateSource {
   readonly delegations: DelegationCardsSource | undefined;
   readonly rules: TranscriptRules;
   imageLimits(): ImageLimits;
+  /** The commands the composer's "/…" completes to (skills, MCP prompts). */
+  slashCompletions(text: string): Promise<SlashCompletion[]>;
   /** Makes a choice of the chat header's model menu the workspace's model (through its settings). */
   setModel(id: string): Promise<void>;
   /** An attached image of the conversation on screen, as a blob: URL (the caller revokes it). */
