@@ -53,6 +53,8 @@ used by the next turn", async () => {
   const chosen = (await selectedText()).trim();
   assert.equal(chosen, labels[1]);
   // Saved the way the Settings dialog saves: it shows the new model (the provider unchanged), and the next turn uses it.
+  // The top bar's badge says the new model too (without waiting for the view to be built again).
+  await page.locator('.provider-badge.wide-only', { hasText: `OpenAI · ${chosen}` }).waitFor({ state: 'attached' });
   assert.deepEqual(await inSettings(), { provider: 'openai', model: chosen });
   assert.deepEqual(await turnModel('and now?'), { model: chosen, path: '/v1/chat/completions' });
   // And back, by pointer.

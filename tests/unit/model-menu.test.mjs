@@ -13,6 +13,7 @@ none without a provider", () => {
     { provider: 'ollama', model: '', baseUrl: '' },
   ]);
   assert.equal(menu?.current, 'model:my-model');
+  assert.equal(menu?.label, 'OpenAI · my-model', "the workspace's provider and model in words (the top bar's badge)");
   assert.deepEqual(menu?.choices.slice(0, 3), [
     { id: 'model:my-model', label: 'my-model', group: 'OpenAI' },
     { id: 'model:gpt-4.1-mini', label: 'gpt-4.1-mini', group: 'OpenAI' },

@@ -61,7 +61,7 @@ export interface ChatMeter {
   /** The hint this conversation is pinned to. */
   route?: RouteHint | null;
   /** The chat header's menu of the workspace's model (its provider's models, its fallbacks); null without a provider. */
-  models?: { choices: ModelMenuChoice[]; current: string } | null;
+  models?: { choices: ModelMenuChoice[]; current: string; label: string } | null;
 }
 
 /** A command the composer's "/" offers: a skill ("/name") or an MCP server's prompt (its arguments in `args`). */

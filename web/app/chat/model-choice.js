@@ -11,6 +11,7 @@
 /** @import { SettingsStore, WorkspaceSettings } from '../settings.js' */
 /** @import { ModelMenuChoice } from '../../ui/types.d.ts' */
 /** @import { AgentDirectory, RouteTarget } from './types.d.ts' */
+import { providerLabel } from '../settings.js';
 import { catalogEntry } from '../../providers/catalog.js';
 import { imageLimitsFor } from '../../providers/images.js';
 import { modelFacts } from '../../providers/model-facts.js';
@@ -149,7 +150,7 @@ export function documentBudget({ settings, workspaceId, routes }, pinned) {
  * `switchModel` takes. Null without a provider.
  * @param {WorkspaceSettings | null} s @param {RouteTarget[]} fallbacks
  * @param {{provider: string, model: string}[]} [answered] who answered the conversation's replies
- * @returns {{choices: ModelMenuChoice[], current: string} | null}
+ * @returns {{choices: ModelMenuChoice[], current: string, label: string} | null} label: the workspace's provider and model, in words
  */
 export function modelMenu(s, fallbacks, answered = []) {
   const entry = s ? catalogEntry(s.provider) : undefined;
@@ -166,7 +167,7 @@ export function modelMenu(s, fallbacks, answered = []) {
     const e = catalogEntry(f.provider);
     if (e) choices.push({ id: `fallback:${i}`, label: `${e.label} · ${f.model || 'its default model'}`, group: 'Fallbacks' });
   });
-  return { choices, current: `model:${s.model}` };
+  return { choices, current: `model:${s.model}`, label: providerLabel(s) };
 }
 
 /**
