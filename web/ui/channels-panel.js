@@ -163,7 +163,9 @@ export function ChannelsPanel(props) {
         } catch (err) {
           tested.set(c.id, `Not working: ${/** @type {Error} */ (err).message}`);
         }
-        result.textContent = tested.get(c.id) ?? '';
+        // A test may change the channel (its label), so the list may have been drawn anew meanwhile; the focus stays on Test.
+        draw();
+        [...list.querySelectorAll('button')].find((b) => b.getAttribute('aria-label') === `Test ${c.name}`)?.focus();
       });
     const pause = () => guarded(() => channels.setPaused(c.id, !c.paused));
     const remove = () =>
