@@ -36,7 +36,7 @@ export function ChannelsPanel(props) {
       { id: 'channel-kind', name: 'kind' },
       h('option', { value: 'telegram' }, 'Telegram bot'),
       h('option', { value: 'webhook' }, 'Outgoing webhook'),
-      h('option', { value: 'hook' }, 'Incoming webhook (through a wsh machine)'),
+      h('option', { value: 'hook' }, 'Incoming webhook'),
     )
   );
   const machine = /** @type {HTMLSelectElement} */ (
@@ -81,8 +81,8 @@ export function ChannelsPanel(props) {
       'select',
       { id: 'channel-autonomy', name: 'autonomy' },
       h('option', { value: 'readonly' }, 'Read only'),
-      h('option', { value: 'supervised' }, 'Supervised (changes ask you)'),
-      h('option', { value: 'full' }, 'Full (the workspace’s limit still applies)'),
+      h('option', { value: 'supervised' }, 'Supervised'),
+      h('option', { value: 'full' }, 'Full'),
     )
   );
   const tools = /** @type {HTMLSelectElement} */ (
@@ -140,13 +140,25 @@ export function ChannelsPanel(props) {
       },
     },
     h('h3', { id: 'channel-form-title' }, 'Add a channel'),
-    h('div', { class: 'field' }, h('label', { for: 'channel-kind' }, 'Kind'), kind),
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: 'channel-kind' }, 'Kind'),
+      kind,
+      h('p', { class: 'small muted' }, 'An incoming webhook takes POSTs at one of your machines’ wsh server (Remote panel).'),
+    ),
     h('div', { class: 'field' }, h('label', { for: 'channel-name' }, 'Name'), name),
     secretField,
     machineField,
     sendersField,
     h('div', { class: 'field' }, h('label', { for: 'channel-agent' }, 'Answered by'), agent),
-    h('div', { class: 'field' }, h('label', { for: 'channel-autonomy' }, 'Autonomy'), autonomy),
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: 'channel-autonomy' }, 'Autonomy'),
+      autonomy,
+      h('p', { class: 'small muted' }, 'Never more than the workspace’s own; supervised asks you before changes.'),
+    ),
     h('div', { class: 'field' }, h('label', { for: 'channel-tools' }, 'Tools it may use (none chosen: it only talks)'), tools),
     h('div', { class: 'row' }, h('button', { type: 'submit' }, 'Add channel')),
   );
