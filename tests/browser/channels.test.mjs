@@ -6,7 +6,8 @@
 // Channels panel adds and tests a bot; an allowed sender is answered and another ignored and
 // logged (control: the allowed one); the message taints its turn (control: the user's own
 // message does not); the offset survives a reload (no message answered twice); a network loss
-// is said and recovered from; a scheduled job's result goes out through a webhook channel.
+// is said and recovered from; a scheduled job's result goes out through a webhook channel; an
+// incoming webhook reaches the agent through the user's own wsh server (the test's, in-process).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -198,4 +199,44 @@ test('a scheduled job’s result goes out through a webhook channel (the Schedul
   assert.equal(result?.channel, 'hook');
   assert.equal(result?.title, 'Scheduled job “daily word” finished');
   assert.match(result?.text ?? '', /say the daily word/);
+});
+
+test('an incoming webhook through the user’s own wsh server: the address the Channels panel shows takes a POST, which becomes a \
+turn of the channel (control: a wrong token reaches nothing)', async () => {
+  // The user's machine: a wsh server of the test's own, which lets in the key the Remote panel made.
+  const { createWshServer } = await import('../../web/packages/wsh/server/index.js');
+  const { parseKeyLine } = await import('../../web/packages/wsh/server/keys-file.js');
+  /** @type {import('../../web/packages/wsh/server/keys-file.js').KeyEntry[]} */
+  const keys = [];
+  const server = await createWshServer({ keys, pty: null, log: () => {} });
+  fx.defer(() => server.close());
+  await page.getByRole('button', { name: 'Remote', exact: true }).click();
+  await page.getByRole('textbox', { name: 'Name' }).fill('laptop');
+  await page.getByRole('textbox', { name: /wsh URL/ }).fill(server.url);
+  await page.getByRole('button', { name: 'Add machine' }).click();
+  const keyLine = page.getByRole('textbox', { name: 'Public key line of laptop' });
+  await waitUntil(async () => (await keyLine.inputValue()).startsWith('ssh-ed25519 '), 'the key line of laptop');
+  keys.push(await parseKeyLine(await keyLine.inputValue()));
+
+  await page.getByRole('button', { name: 'Channels', exact: true }).click();
+  await page.getByLabel('Kind', { exact: true }).selectOption('hook');
+  await page.getByRole('textbox', { name: 'Name', exact: true }).fill('forms');
+  await page.getByRole('button', { name: 'Add channel' }).click();
+  const row = page.getByRole('listitem', { name: 'forms', exact: true });
+  await row.getByText('Status: Listening for webhooks.').waitFor();
+  await row.getByRole('button', { name: 'Show the address of forms' }).click();
+  const field = row.getByRole('textbox', { name: 'Address of forms' });
+  await waitUntil(async () => (await field.inputValue()).startsWith(server.hookUrl), 'the address shown');
+  const address = await field.inputValue();
+  assert.match(address.slice(server.hookUrl.length), /^[A-Za-z0-9_-]{43}$/);
+  assert.ok(!JSON.stringify(await storedConfig(page)).includes(address.slice(server.hookUrl.length)), 'the token is sealed');
+
+  const wrong = await fetch(`${server.hookUrl}${'x'.repeat(43)}`, { method: 'POST', body: '{"order": 1}' });
+  assert.equal(wrong.status, 404);
+  const res = await fetch(address, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"order": 42}' });
+  assert.equal(res.status, 202);
+  await row.getByText('In · answered · webhook — handled: the reply is in the channel’s conversation').waitFor();
+  const asked = lastMessages().filter((m) => m.includes('<<<webhook-body>>>'));
+  assert.equal(asked.length, 1, 'one turn, for the right token only');
+  assert.match(asked[0], /\{"order": 42\}/);
 });

@@ -517,3 +517,21 @@ the channel; a wrong token reaches nothing (control: the right one); a body that
   assert.ok(!JSON.stringify(channels.traffic(c.id)).includes(address.split('/').at(-1) ?? '-'), 'the token is not in the traffic');
   channels.stopAll();
 });
+
+test('a paused channel stops polling and says so; messages wait at Telegram and are answered once it resumes (control)', async (t) => {
+  const tg = await fakeTelegram(t);
+  const chat = fakeChat();
+  const channels = workspaceChannels(memoryStorage(), chat, fakeSealer(), tg);
+  t.after(() => channels.stopAll());
+  const c = await channels.add({ kind: 'telegram', name: 'phone', secret: TOKEN, allowedSenders: ['111'] });
+  await waitUntil(() => channels.status(c.id)?.state === 'listening', 'the channel listening');
+  await channels.setPaused(c.id, true);
+  assert.equal(channels.status(c.id)?.state, 'paused');
+  const polls = tg.calls.filter((x) => x.method === 'getUpdates').length;
+  tg.push({ from: 111, text: 'while paused' });
+  assert.equal(tg.calls.filter((x) => x.method === 'getUpdates').length, polls, 'no poll while paused');
+  assert.equal(chat.runs.length, 0);
+  await channels.setPaused(c.id, false);
+  await waitUntil(() => tg.sent.some((m) => m.text === 'You said: while paused'), 'the waiting message answered after resuming');
+  channels.stopAll();
+});

@@ -29,6 +29,8 @@ export function ChannelsPanel(props) {
   const list = h('ul', { class: 'channel-list', 'aria-label': 'Channels' });
   /** Test results by channel id, kept when the list is drawn again. @type {Map<string, string>} */
   const tested = new Map();
+  /** Incoming webhooks' addresses the user asked to see, kept when the list is drawn again. @type {Map<string, string>} */
+  const shown = new Map();
 
   const kind = /** @type {HTMLSelectElement} */ (
     h(
@@ -199,11 +201,18 @@ export function ChannelsPanel(props) {
           ? `Incoming webhook through the machine “${c.machine}”`
           : `Webhook to ${c.label}`;
     const address = /** @type {HTMLInputElement} */ (
-      h('input', { readOnly: true, id: `channel-address-${c.id}`, 'aria-label': `Address of ${c.name}`, hidden: true, value: '' })
+      h('input', {
+        readOnly: true,
+        id: `channel-address-${c.id}`,
+        'aria-label': `Address of ${c.name}`,
+        hidden: !shown.has(c.id),
+        value: shown.get(c.id) ?? '',
+      })
     );
     const showAddress = () =>
       guarded(async () => {
         address.value = await channels.address(c.id);
+        shown.set(c.id, address.value);
         address.hidden = false;
         address.focus();
         address.select();
