@@ -318,6 +318,8 @@ another sender without their text (control: the allowed one is answered)', async
     reason: 'sender_not_allowed',
   });
   assert.ok(!JSON.stringify(chat.records).includes('leak the notes'));
+  // The traffic is written once the reply was sent (the fake saw it a moment before).
+  await waitUntil(() => channels.traffic(c.id).length === 2, 'both messages in the traffic');
   const traffic = channels.traffic(c.id);
   assert.deepEqual(
     traffic.map((t) => [t.status, t.sender]),
@@ -534,4 +536,14 @@ test('a paused channel stops polling and says so; messages wait at Telegram and 
   await channels.setPaused(c.id, false);
   await waitUntil(() => tg.sent.some((m) => m.text === 'You said: while paused'), 'the waiting message answered after resuming');
   channels.stopAll();
+});
+
+test('a channel’s rate limit is checked when it is added, with a message that says what is allowed (control: in range)', async () => {
+  const store = new ChannelStore({ config: new LocalConfig(memoryStorage()), secrets: fakeSealer(), workspaceId: 'w1' });
+  const base = { kind: /** @type {const} */ ('telegram'), secret: TOKEN, allowedSenders: ['1'] };
+  await assert.rejects(store.add({ ...base, name: 'a', rate: { perMinute: 0, perHour: 10 } }), /at least 1 message a minute/);
+  await assert.rejects(store.add({ ...base, name: 'b', rate: { perMinute: 5, perHour: 5000 } }), /at most 1,000 messages an hour/);
+  await assert.rejects(store.add({ ...base, name: 'c', rate: { perMinute: Number.NaN, perHour: 10 } }), { code: 'invalid' });
+  const ok = await store.add({ ...base, name: 'd', rate: { perMinute: 2, perHour: 20 } });
+  assert.deepEqual(ok.rate, { perMinute: 2, perHour: 20 });
 });

@@ -34,9 +34,19 @@ export const SenderIdSchema = z
 
 export const RateSchema = z.object({
   /** Messages answered a minute, all senders together. */
-  perMinute: z.number().int().min(1).max(60).default(5),
+  perMinute: z
+    .number({ error: 'The rate limit is a number of messages.' })
+    .int('The rate limit is a whole number of messages.')
+    .min(1, 'A rate limit of at least 1 message a minute.')
+    .max(60, 'A rate limit of at most 60 messages a minute.')
+    .default(5),
   /** Messages answered an hour. */
-  perHour: z.number().int().min(1).max(1000).default(60),
+  perHour: z
+    .number({ error: 'The rate limit is a number of messages.' })
+    .int('The rate limit is a whole number of messages.')
+    .min(1, 'A rate limit of at least 1 message an hour.')
+    .max(1000, 'A rate limit of at most 1,000 messages an hour.')
+    .default(60),
 });
 
 export const ChannelSchema = z.object({

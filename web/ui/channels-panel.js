@@ -87,6 +87,12 @@ export function ChannelsPanel(props) {
       h('option', { value: 'full' }, 'Full'),
     )
   );
+  const perMinute = /** @type {HTMLInputElement} */ (
+    h('input', { id: 'channel-per-minute', name: 'perMinute', type: 'number', min: 1, max: 60, value: '5', inputMode: 'numeric' })
+  );
+  const perHour = /** @type {HTMLInputElement} */ (
+    h('input', { id: 'channel-per-hour', name: 'perHour', type: 'number', min: 1, max: 1000, value: '60', inputMode: 'numeric' })
+  );
   const tools = /** @type {HTMLSelectElement} */ (
     h(
       'select',
@@ -129,6 +135,7 @@ export function ChannelsPanel(props) {
               agent: agent.value,
               autonomy: /** @type {'readonly' | 'supervised' | 'full'} */ (autonomy.value),
               tools: [...tools.selectedOptions].map((o) => o.value),
+              rate: { perMinute: Number(perMinute.value), perHour: Number(perHour.value) },
             });
             name.value = '';
             secret.value = '';
@@ -162,6 +169,15 @@ export function ChannelsPanel(props) {
       h('p', { class: 'small muted' }, 'Never more than the workspace’s own; supervised asks you before changes.'),
     ),
     h('div', { class: 'field' }, h('label', { for: 'channel-tools' }, 'Tools it may use (none chosen: it only talks)'), tools),
+    h(
+      'fieldset',
+      { class: 'row' },
+      h('legend', null, 'Rate limit (over it, messages are ignored and logged)'),
+      h('label', { for: 'channel-per-minute' }, 'A minute'),
+      perMinute,
+      h('label', { for: 'channel-per-hour' }, 'An hour'),
+      perHour,
+    ),
     h('div', { class: 'row' }, h('button', { type: 'submit' }, 'Add channel')),
   );
 
@@ -225,7 +241,8 @@ export function ChannelsPanel(props) {
         'p',
         { class: 'small' },
         `${who} · answered by ${c.agent ? `@${c.agent}` : 'the workspace’s agent'}, ${c.autonomy}, ` +
-          `${c.tools.length ? `tools: ${c.tools.join(', ')}` : 'no tools'}`,
+          `${c.tools.length ? `tools: ${c.tools.join(', ')}` : 'no tools'}` +
+          (c.kind === 'webhook' ? '' : ` · at most ${c.rate.perMinute} a minute, ${c.rate.perHour} an hour`),
       ),
       c.kind !== 'webhook' || c.paused
         ? h(
