@@ -547,3 +547,32 @@ test('a channel’s rate limit is checked when it is added, with a message that 
   const ok = await store.add({ ...base, name: 'd', rate: { perMinute: 2, perHour: 20 } });
   assert.deepEqual(ok.rate, { perMinute: 2, perHour: 20 });
 });
+
+test('a channel paused (or removed) elsewhere stops taking updates: the rest wait at Telegram (control: taken while active)', async (t) => {
+  const tg = await fakeTelegram(t);
+  let paused = false;
+  /** @type {number[]} */
+  const handled = [];
+  /** @type {import('../../web/channels/poller.js').PollStatus[]} */
+  const statuses = [];
+  let offset = 0;
+  const first = tg.push({ from: 111, text: 'one' });
+  const second = tg.push({ from: 111, text: 'two' });
+  await pollTelegram(
+    {
+      api: new TelegramApi({ token: TOKEN, fetch: via(tg) }),
+      offset: { get: () => offset, set: async (n) => void (offset = n) },
+      handle: async (u) => {
+        handled.push(u.update_id);
+        paused = true; // another tab pauses the channel while the first message is handled
+      },
+      onStatus: (s) => statuses.push(s),
+      paused: () => paused,
+    },
+    new AbortController().signal,
+  );
+  assert.deepEqual(handled, [first], 'the first was taken, the second was not');
+  assert.equal(offset, first + 1, 'so Telegram still holds the second');
+  assert.ok(tg.pending.includes(second));
+  assert.equal(statuses.at(-1)?.state, 'paused');
+});

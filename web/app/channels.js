@@ -221,6 +221,8 @@ export class WorkspaceChannels {
           offset: { get: () => this.store.offset(id), set: (next) => this.store.setOffset(id, next) },
           handle: (update) => this.#handle(id, api, update),
           onStatus: (s) => this.#setStatus(id, s),
+          // Paused or removed in another tab: this one stops taking messages.
+          paused: () => this.store.list().find((x) => x.id === id)?.paused !== false,
         },
         stop.signal,
       );

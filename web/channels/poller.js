@@ -21,10 +21,11 @@ export const MAX_BACKOFF_MS = 15_000;
 
 /**
  * @param {{api: Pick<TelegramApi, 'getUpdates'>, offset: {get: () => number, set: (next: number) => Promise<void>},
- *   handle: (update: TelegramUpdate) => Promise<void>, onStatus: (s: PollStatus) => void,
+ *   handle: (update: TelegramUpdate) => Promise<void>, onStatus: (s: PollStatus) => void, paused?: () => boolean,
  *   wait?: (ms: number, signal: AbortSignal) => Promise<void>, now?: () => number, timeoutSeconds?: number}} deps
  *   offset: the stored offset (set: stored durably before it resolves); handle: one update, in order (its failure is its own);
- *   wait: the back-off's pause (ends early when the signal aborts)
+ *   wait: the back-off's pause (ends early when the signal aborts); paused: the channel was paused or removed (another tab may
+ *   do it): the loop ends before it takes another update, which waits at Telegram
  * @param {AbortSignal} signal stops the loop
  */
 export async function pollTelegram(deps, signal) {
@@ -34,7 +35,13 @@ export async function pollTelegram(deps, signal) {
   let backoff = MIN_BACKOFF_MS;
   let listening = false;
   deps.onStatus({ state: 'starting', message: 'Connecting to Telegram…', at: now() });
+  const stopped = () => {
+    if (!deps.paused?.()) return false;
+    deps.onStatus({ state: 'paused', message: 'Paused: messages wait at Telegram until it is resumed.', at: now() });
+    return true;
+  };
   while (!signal.aborted) {
+    if (stopped()) return;
     /** @type {TelegramUpdate[]} */
     let updates;
     // The first call after a start or a failure answers at once (timeout 0): the status says "listening" only once
@@ -63,7 +70,7 @@ export async function pollTelegram(deps, signal) {
       deps.onStatus({ state: 'listening', message: 'Listening for messages.', at: now() });
     }
     for (const update of [...updates].sort((a, b) => a.update_id - b.update_id)) {
-      if (signal.aborted) return;
+      if (signal.aborted || stopped()) return;
       if (update.update_id < deps.offset.get()) continue; // already taken (an answer Telegram repeated)
       // Taken first, handled second: a message is never handled twice.
       await deps.offset.set(update.update_id + 1);
