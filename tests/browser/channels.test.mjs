@@ -177,8 +177,9 @@ test('a scheduled job’s result goes out through a webhook channel (the Schedul
   const url = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (hook.address()).port}/secret-path`;
 
   await page.getByRole('button', { name: 'Channels', exact: true }).click();
-  await page.getByRole('combobox', { name: 'Kind' }).selectOption('webhook');
-  await page.getByRole('textbox', { name: 'Name' }).fill('hook');
+  const addChannel = page.getByRole('form', { name: 'Add a channel' });
+  await addChannel.getByRole('combobox', { name: 'Kind' }).selectOption('webhook');
+  await addChannel.getByRole('textbox', { name: 'Name' }).fill('hook');
   await page.getByLabel('Webhook address (https://…; kept sealed)').fill(url);
   await page.getByRole('button', { name: 'Add channel' }).click();
   const row = page.getByRole('listitem', { name: 'hook', exact: true });
@@ -188,10 +189,11 @@ test('a scheduled job’s result goes out through a webhook channel (the Schedul
   assert.ok(!JSON.stringify(await storedConfig(page)).includes('secret-path'), 'the address is sealed');
 
   await page.getByRole('button', { name: 'Schedule', exact: true }).click();
-  await page.getByRole('textbox', { name: 'When' }).fill('every day at 9am');
+  const newJob = page.getByRole('form', { name: 'New scheduled job' });
+  await newJob.getByRole('textbox', { name: 'When' }).fill('every day at 9am');
   await page.getByRole('textbox', { name: 'Prompt for the agent' }).fill('say the daily word');
   await page.getByRole('combobox', { name: /Also send the result to a channel/ }).selectOption({ label: 'hook' });
-  await page.getByRole('textbox', { name: 'Name' }).fill('daily word');
+  await newJob.getByRole('textbox', { name: 'Name' }).fill('daily word');
   await page.getByRole('button', { name: 'Create job' }).click();
   await page.getByRole('button', { name: 'Run now: daily word' }).click();
   await waitUntil(() => received.some((r) => r.kind === 'job_result'), 'the job’s result at the webhook');
@@ -211,16 +213,19 @@ turn of the channel (control: a wrong token reaches nothing)', async () => {
   const server = await createWshServer({ keys, pty: null, log: () => {} });
   fx.defer(() => server.close());
   await page.getByRole('button', { name: 'Remote', exact: true }).click();
-  await page.getByRole('textbox', { name: 'Name' }).fill('laptop');
-  await page.getByRole('textbox', { name: /wsh URL/ }).fill(server.url);
-  await page.getByRole('button', { name: 'Add machine' }).click();
+  // The form of the Remote panel itself (the panel before it had a "Name" field too).
+  const addMachine = page.getByRole('form', { name: 'Add a machine' });
+  await addMachine.getByRole('textbox', { name: 'Name' }).fill('laptop');
+  await addMachine.getByRole('textbox', { name: /wsh URL/ }).fill(server.url);
+  await addMachine.getByRole('button', { name: 'Add machine' }).click();
   const keyLine = page.getByRole('textbox', { name: 'Public key line of laptop' });
   await waitUntil(async () => (await keyLine.inputValue()).startsWith('ssh-ed25519 '), 'the key line of laptop');
   keys.push(await parseKeyLine(await keyLine.inputValue()));
 
   await page.getByRole('button', { name: 'Channels', exact: true }).click();
-  await page.getByLabel('Kind', { exact: true }).selectOption('hook');
-  await page.getByRole('textbox', { name: 'Name', exact: true }).fill('forms');
+  const addChannel = page.getByRole('form', { name: 'Add a channel' });
+  await addChannel.getByLabel('Kind', { exact: true }).selectOption('hook');
+  await addChannel.getByRole('textbox', { name: 'Name', exact: true }).fill('forms');
   await page.getByRole('button', { name: 'Add channel' }).click();
   const row = page.getByRole('listitem', { name: 'forms', exact: true });
   await row.getByText('Status: Listening for webhooks.').waitFor();
