@@ -576,3 +576,23 @@ test('a channel paused (or removed) elsewhere stops taking updates: the rest wai
   assert.ok(tg.pending.includes(second));
   assert.equal(statuses.at(-1)?.state, 'paused');
 });
+
+test('a job’s result through a Telegram channel goes to each allowed sender’s chat with the bot, and is in the traffic; an \
+incoming webhook carries none (it only receives)', async (t) => {
+  const tg = await fakeTelegram(t);
+  const channels = workspaceChannels(memoryStorage(), fakeChat(), fakeSealer(), tg);
+  t.after(() => channels.stopAll());
+  const c = await channels.add({ kind: 'telegram', name: 'phone', secret: TOKEN, allowedSenders: ['111', '333'] });
+  await channels.setPaused(c.id, true); // delivering needs no polling
+  await channels.deliver(c.id, { title: 'Scheduled job “daily” finished', text: 'All good.' });
+  assert.deepEqual(tg.sent, [
+    { chat_id: 111, text: 'Scheduled job “daily” finished\n\nAll good.' },
+    { chat_id: 333, text: 'Scheduled job “daily” finished\n\nAll good.' },
+  ]);
+  assert.deepEqual(
+    channels.traffic(c.id).map((x) => [x.direction, x.status, x.note]),
+    [['out', 'sent', 'Scheduled job “daily” finished']],
+  );
+  const incoming = await channels.add({ kind: 'hook', name: 'forms', machine: 'laptop' });
+  await assert.rejects(channels.deliver(incoming.id, { title: 'x', text: 'y' }), /only receives/);
+});
