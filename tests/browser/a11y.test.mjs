@@ -526,7 +526,7 @@ async function openPanel(label) {
 }
 
 test("no serious or critical violation and no cut option in the panels' inner states (editor, preview, diff, replay, schedule preview, \
-add forms, a memory), light and dark, 360 and 1280 px", async () => {
+add forms, a memory, a channel), light and dark, 360 and 1280 px", async () => {
   found.length = 0;
   await look('light', WIDTHS[0]);
   await writeWorkspaceFile(page, 'inner.js', '// the answer\nexport const answer = 42;\nfunction twice(n) { return `${n * 2}`; }\n');
@@ -616,6 +616,16 @@ add forms, a memory), light and dark, 360 and 1280 px", async () => {
     .getByText(/^name: /)
     .waitFor();
   await scanEach('agents: the New agent form with a problem');
+
+  // Channels: a webhook channel listed (its buttons and traffic), and the form switched to an incoming webhook.
+  await openPanel('Channels');
+  await page.getByLabel('Kind', { exact: true }).selectOption('webhook');
+  await page.getByRole('textbox', { name: 'Name', exact: true }).fill('results');
+  await page.getByLabel('Webhook address (https://…; kept sealed)').fill('https://hooks.example.com/x');
+  await page.getByRole('button', { name: 'Add channel' }).click();
+  await page.getByRole('listitem', { name: 'results', exact: true }).waitFor();
+  await page.getByLabel('Kind', { exact: true }).selectOption('hook');
+  await scanEach('channels: a channel listed, the incoming webhook form');
 
   // Memory: its add form (a dialog), then the memory listed.
   await openPanel('Memory');

@@ -285,6 +285,7 @@ test('panel registry: a panel is one entry (name, label, icon, shortcut, view); 
       'skills',
       'servers',
       'remote',
+      'channels',
       'terminal',
       'agents',
       'config',
@@ -292,7 +293,7 @@ test('panel registry: a panel is one entry (name, label, icon, shortcut, view); 
   );
   assert.deepEqual(
     registry.list().map((p) => p.shortcut),
-    ['Alt+1', 'Alt+2', 'Alt+3', 'Alt+4', 'Alt+5', 'Alt+6', 'Alt+7', 'Alt+8', 'Alt+S', 'Alt+M', 'Alt+R', 'Alt+T', 'Alt+A', 'Alt+9'],
+    ['Alt+1', 'Alt+2', 'Alt+3', 'Alt+4', 'Alt+5', 'Alt+6', 'Alt+7', 'Alt+8', 'Alt+S', 'Alt+M', 'Alt+R', 'Alt+C', 'Alt+T', 'Alt+A', 'Alt+9'],
   );
   for (const p of registry.list()) assert.ok(p.label && p.icon && typeof p.open === 'function', p.name);
   const view = { root: /** @type {any} */ ({}) }; // any: a stand-in element, never rendered here

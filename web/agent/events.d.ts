@@ -195,6 +195,22 @@ export interface SchedulerFiredData {
   summary?: string;
 }
 
+/** A message that came through a channel (web/channels/): its turn follows. Never a token or a webhook's address. */
+export interface ChannelMessageData {
+  channelId: string;
+  channel: string;
+  /** The sender's Telegram user id and name. */
+  sender: { id: string; name: string };
+}
+
+/** A message a channel did not answer (a sender not allowed, not text, a group, over the rate limit): logged, not shown to the agent. */
+export interface ChannelIgnoredData {
+  channelId: string;
+  channel: string;
+  sender: { id: string; name: string } | null;
+  reason: 'not_text' | 'from_bot' | 'not_private' | 'sender_not_allowed' | 'rate';
+}
+
 export interface SafetyInputFlagData {
   where: 'user' | 'tool' | 'scheduled_task' | 'heartbeat';
   flags: InputFlagData[];
@@ -294,6 +310,8 @@ export interface EventDataMap {
   scheduler_added: SchedulerAddedData;
   scheduler_fired: SchedulerFiredData;
   scheduler_removed: SchedulerRemovedData;
+  channel_message: ChannelMessageData;
+  channel_ignored: ChannelIgnoredData;
   safety_input_flag: SafetyInputFlagData;
   safety_tool_blocked: SafetyToolBlockedData;
   safety_output_blocked: SafetyOutputData;

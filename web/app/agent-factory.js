@@ -152,7 +152,8 @@ export class AgentFactory {
    * automatic recall when on.
    * @param {string} workspaceId @param {Provider} provider @param {Conversation} conversation @param {string[]} secrets
    * @param {{approve?: import('../agent/runtime/tool-runner.js').ApproveFn, profile?: AgentProfile, depth?: number,
-   *   recorder?: import('../agent/runtime/undo.js').TurnRecorder, callerPaths?: Set<string>}} [options] profile: a named agent answers;
+   *   recorder?: import('../agent/runtime/undo.js').TurnRecorder, callerPaths?: Set<string>,
+   *   limits?: import('./chat/types.d.ts').TurnLimits}} [options] profile: a named agent answers; limits: a channel's tools and autonomy;
    *   depth: how deep a sub-agent is (0: the user's agent); recorder: the undo recorder of the turn this one belongs to (a sub-agent's
    *   caller);
    *   callerPaths: the paths the caller's turn changed (a sub-agent's are added to them)
@@ -379,7 +380,8 @@ export class AgentFactory {
    * @param {string} workspaceId
    * @param {string} conversationId
    * @param {{approve?: import('../agent/runtime/tool-runner.js').ApproveFn, profile?: AgentProfile,
-   *   recorder?: import('../agent/runtime/undo.js').TurnRecorder, callerPaths?: Set<string>}} [options] approve: a scheduled job's (names
+   *   recorder?: import('../agent/runtime/undo.js').TurnRecorder, callerPaths?: Set<string>,
+   *   limits?: import('./chat/types.d.ts').TurnLimits}} [options] limits: a channel's tools and autonomy; approve: a scheduled job's (names
    *   the job, times out);
    *   profile: a named agent or sub-agent (its tools and autonomy narrow the workspace's); recorder: the turn's undo recorder when it has
    *   one already;
@@ -400,22 +402,28 @@ export class AgentFactory {
       safety.setEnabled(false);
     }
     const profile = options.profile;
+    // A channel's turn: its own tools and autonomy narrow the agent's (never widen them).
+    const limits = options.limits;
     // Usage is the workspace's: a named agent's or sub-agent's actions and cost count toward its limits.
     const autonomy = new AutonomyController({
-      config: { ...s.autonomy, level: lowerAutonomy(s.autonomy.level, profile?.autonomy) },
+      config: { ...s.autonomy, level: lowerAutonomy(lowerAutonomy(s.autonomy.level, profile?.autonomy), limits?.autonomy) },
       ...agentSettings.usageStore(workspaceId),
     });
-    const registry = profile?.tools
+    const subset = profile?.tools || limits;
+    const registry = subset
       ? new ToolSubset(
           services.registry,
           allowedTools(
-            services.registry.list().map((t) => t.name),
-            profile.tools,
+            allowedTools(
+              services.registry.list().map((t) => t.name),
+              profile?.tools,
+            ),
+            limits?.tools,
           ),
         )
       : services.registry;
     const context = await this.toolContext(workspaceId, conversationId, mcp);
-    if (profile?.tools) context.toolNames = registry.list().map((t) => t.name);
+    if (subset) context.toolNames = registry.list().map((t) => t.name);
     if (profile) context.agentName = profile.name;
     // What the turn's tools change is noted for undo: before the first change, and at the end.
     // The paths they change — through files, the shell, code, goals' mirrors, a git restore —

@@ -310,9 +310,11 @@ export class ChatController {
    * Runs a scheduled prompt as a turn in `conversationId` (made when absent or deleted), on
    * screen or not; it waits for a turn already running there.
    * @param {{conversationId?: string, title: string, text: string, before?: (conversation: Conversation) => Promise<unknown>,
-   *   approve?: ApproveFn, job?: {id: string, name: string}}} job
+   *   approve?: ApproveFn, job?: {id: string, name: string}, untrusted?: string, agent?: string,
+   *   limits?: import('./chat/types.d.ts').TurnLimits}} job
    *   job: the scheduled job (a conversation made for it is marked as its); before: records what introduces the turn (the
-   *   "scheduled job ran" line); approve: the job's approval function
+   *   "scheduled job ran" line); approve: the job's approval function; untrusted, agent, limits: a channel's turn (its text
+   *   from outside, its named agent, its tools and autonomy at most)
    */
   runScheduled(job) {
     return this.#turns.runScheduled(job);

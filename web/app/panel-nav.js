@@ -20,6 +20,7 @@ export const PANEL_NAV = [
   { name: 'skills', label: 'Skills', icon: 'puzzle', shortcut: 'Alt+S', split: false },
   { name: 'servers', label: 'Servers', icon: 'plug', shortcut: 'Alt+M', split: false },
   { name: 'remote', label: 'Remote', icon: 'monitor', shortcut: 'Alt+R', split: false },
+  { name: 'channels', label: 'Channels', icon: 'send', shortcut: 'Alt+C', split: false },
   { name: 'terminal', label: 'Terminal', icon: 'square-terminal', shortcut: 'Alt+T', split: false },
   { name: 'agents', label: 'Agents', icon: 'bot', shortcut: 'Alt+A', split: false },
   { name: 'config', label: 'Config', icon: 'braces', shortcut: 'Alt+9', split: false },

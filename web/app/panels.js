@@ -161,6 +161,7 @@ export const BUILTIN_PANELS = [
   () => import('./panels/skills.js'),
   () => import('./panels/servers.js'),
   () => import('./panels/remote.js'),
+  () => import('./panels/channels.js'),
   () => import('./panels/terminal.js'),
   () => import('./panels/agents.js'),
   () => import('./panels/config.js'),

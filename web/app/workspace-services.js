@@ -5,7 +5,7 @@ import { ArtifactDocument } from './artifact.js';
 import { ArtifactShelf } from './artifacts.js';
 import { AppToolUi } from './tool-ui.js';
 import { GoalStore } from '../stores/goals.js';
-import { Scheduler } from '../stores/scheduler.js';
+import { Scheduler, shouldDeliver } from '../stores/scheduler.js';
 import { UsageLedger } from '../stores/usage-ledger.js';
 import { createBuiltinRegistry } from '../tools/index.js';
 import { ScopedFileSystem } from '../storage/scoped-fs.js';
@@ -27,13 +27,14 @@ import { commitTurn, commitTakeBack } from './turn-commit.js';
  *   goals: GoalStore, scheduler: Scheduler, usage: UsageLedger,
  *   terminal: () => Promise<import('./terminal-host.js').TerminalHost>, mcpAuth: () => Promise<import('./mcp-auth.js').McpAuth>,
  *   remote: () => Promise<import('../stores/remote-machines.js').RemoteMachines>,
- *   mcpServe: () => Promise<import('./mcp-serve.js').McpServe>,
+ *   mcpServe: () => Promise<import('./mcp-serve.js').McpServe>, channels: () => Promise<import('./channels.js').WorkspaceChannels>,
  *   mount: WorkspaceMount, semantic: import('./semantic.js').SemanticSearch, tabs: import('../agent/coordination/tabs.js').TabCoordinator,
  *   measureWorkspace: (workspaceId: string, signal: AbortSignal) => Promise<{bytes: number, files: number}>}} Services
  *   terminal: the workspace's shell sessions and history (loads the shell); mcpAuth: OAuth sign-in for MCP servers (the
  *   page's); semantic: search by meaning (the page's); remote: the user's machines through wsh (the page's: every
  *   workspace reaches the same machines); mcpServe: this workspace exposed to outside MCP clients through a machine's wsh
  *   server (made on first use); builtTools: the tools defined with the tool builder (registered once loaded);
+ *   channels: the workspace's channels (Telegram, webhooks; web/app/channels.js);
  *   tabs: this browser's tabs of Clawser; measureWorkspace: the bytes a
  *   workspace's folder holds (any workspace of this browser: the Dashboard compares them)
  */
@@ -280,7 +281,7 @@ export class WorkspaceServices {
         }),
         scheduler: new Scheduler({
           fs: this.workspaceFs(workspaceId),
-          execute: (job, run) => d.runJob(workspaceId, job, run),
+          execute: (job, run) => d.runJob(workspaceId, job, run).then((result) => this.#toChannel(workspaceId, job, result)),
           missedPolicy: () => d.agentSettings.load(workspaceId).scheduler.missedPolicy,
           // Jobs are claimed under a cross-tab lock, so an occurrence runs once however many tabs are open.
           lock: (name, fn) => d.restoreGate.write(() => d.tabs.withLock(`sched:${workspaceId}:${name}`, fn)),
@@ -292,6 +293,7 @@ export class WorkspaceServices {
         mcpAuth: () => this.mcpAuth(),
         remote: () => this.remote(),
         mcpServe: () => this.#mcpServe(workspaceId),
+        channels: () => this.#channelHost().then((host) => host.of(workspaceId)),
         mount: {
           workspaceId,
           current: () => this.mountOf(workspaceId),
@@ -369,6 +371,47 @@ export class WorkspaceServices {
   }
 
   /**
+   * Every workspace's channels, made on first use (a page whose workspaces have none never loads them).
+   * @type {Promise<import('./channels.js').ChannelHost> | null}
+   */
+  #channels = null;
+  #channelHost() {
+    const d = this.deps;
+    const made = (this.#channels ??= Promise.all([import('./channels.js'), import('../ui/approval-dialog.js')]).then(
+      ([{ ChannelHost }, { approvalDialog }]) =>
+        new ChannelHost({
+          config: d.config,
+          secrets: d.secrets,
+          chat: d.chat,
+          agentSettings: d.agentSettings,
+          workspaceName: (id) => d.workspaceName?.(id) ?? id,
+          approve: approvalDialog,
+          // Incoming webhooks reach the page through the user's own wsh server (the Remote panel's machines).
+          remote: () => this.remote(),
+        }),
+    ));
+    made.catch(() => {
+      if (this.#channels === made) this.#channels = null;
+    });
+    return made;
+  }
+
+  /**
+   * A job's result also goes out through the channel it names, when its delivery setting says
+   * so (a failure to send is in the channel's traffic; the job's own result is unchanged).
+   * @param {string} workspaceId @param {import('../stores/scheduler.js').Job} job @param {any} result
+   */
+  async #toChannel(workspaceId, job, result) {
+    const r = /** @type {import('../stores/scheduler.js').JobOutcome | undefined} */ (result);
+    if (!job.channel || !r || r.quiet || r.needsApproval || !shouldDeliver(job.delivery, r.ok)) return result;
+    const title = `Scheduled job “${job.name}” ${r.ok ? 'finished' : 'failed'}`;
+    await this.#channelHost()
+      .then((host) => host.of(workspaceId).deliver(/** @type {string} */ (job.channel), { title, text: r.summary.slice(0, 8000) }))
+      .catch(() => {});
+    return result;
+  }
+
+  /**
    * Each workspace's terminal sessions (they outlive the panel's view), made on first use.
    * @type {Promise<import('./terminal-actions.js').TerminalHosts> | null}
    */
@@ -398,6 +441,7 @@ export class WorkspaceServices {
   forget(workspaceId) {
     const s = this.#services.get(workspaceId);
     s?.scheduler.stop();
+    this.#channels?.then((host) => host.forget(workspaceId)).catch(() => {});
     this.#stopMemory.get(workspaceId)?.();
     this.#stopMemory.delete(workspaceId);
     this.#stopMcp.get(workspaceId)?.();
@@ -555,6 +599,9 @@ export class WorkspaceServices {
     for (const p of started) this.deps.guard(p);
     // Every workspace's jobs were read (a damaged file is on the notice by now).
     void Promise.allSettled(started).then(() => performance.mark(SCHEDULERS_STARTED_MARK));
+    // Channels run in the same tab as the jobs; their module loads only when a workspace has one.
+    const withChannels = workspaceIds.filter((id) => this.deps.config.keys(`clawser_channels_${id}`).length);
+    if (withChannels.length) this.deps.guard(this.#channelHost().then((host) => this.#schedulersOn && host.start(withChannels)));
   }
 
   /** Writes the usage statistics gathered but not written yet (the page is going away). */
@@ -565,5 +612,6 @@ export class WorkspaceServices {
   stopSchedulers() {
     this.#schedulersOn = false;
     for (const s of this.#services.values()) s.scheduler.stop();
+    this.#channels?.then((host) => host.stop()).catch(() => {});
   }
 }

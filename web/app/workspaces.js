@@ -46,7 +46,7 @@ export const FIRST_WORKSPACE_NAME = 'My workspace';
 /**
  * Removes what the workspace's tools keep in config: tool policies and "Always allow" rules,
  * skills choices, the built tools approved, MCP servers with their sealed tokens and the lists
- * of tools bound to them. Its provider and agent settings go through their own stores
+ * of tools bound to them, channels. Its provider and agent settings go through their own stores
  * (SettingsStore.forget, AgentSettingsStore.forget).
  * @param {ConfigStore} config @param {string} id
  */
@@ -58,6 +58,9 @@ function forgetWorkspaceConfig(config, id) {
   for (const prefix of [`clawser_mcp_secret_${id}_`, `clawser_mcp_oauth_${id}_`]) for (const k of config.keys(prefix)) config.remove(k);
   config.remove(`clawser_mcp_servers_${id}`);
   config.remove(`clawser_mcp_tool_lists_${id}`);
+  // Its channels (web/channels/store.js): their records, sealed tokens and addresses, offsets and traffic.
+  config.remove(`clawser_channels_${id}`);
+  for (const part of ['secret', 'offset', 'traffic']) for (const k of config.keys(`clawser_channel_${part}_${id}_`)) config.remove(k);
 }
 
 /** A workspace's own record beside the list (its name when the list is lost or damaged). @param {string} id */

@@ -44,6 +44,8 @@ export const JobSchema = z.object({
   trigger: TriggerSchema,
   action: ActionSchema,
   delivery: z.enum(DELIVERY).default('always'),
+  /** A channel of the workspace (web/channels/) its result also goes out through, as `delivery` says; set by the user only. */
+  channel: z.string().min(1).max(64).optional(),
   /** Where prompts run and results are posted; created on the first run when absent. */
   conversationId: z.string().max(64).optional(),
   paused: z.boolean().default(false),
@@ -72,6 +74,7 @@ const STORE = '.scheduler/jobs.json';
  * @property {string} [when]
  * @property {JobAction} action
  * @property {Job['delivery']} [delivery]
+ * @property {string} [channel] the id of a channel the result also goes out through (the Schedule panel's form)
  * @property {string} [conversationId]
  * @property {'user' | 'agent'} [createdBy]
  * @property {string} [timezone] for phrases and cron (default: the browser's)
@@ -265,6 +268,7 @@ export class Scheduler {
       trigger,
       action,
       delivery: input.delivery ?? 'always',
+      ...(input.channel ? { channel: input.channel } : {}),
       conversationId: input.conversationId,
       createdAt: now,
       createdBy: input.createdBy ?? 'user',

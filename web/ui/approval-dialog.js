@@ -56,14 +56,17 @@ export function approvalDialog(request) {
           ? h(
               'p',
               { class: 'approval-job' },
-              `Scheduled job “${request.job.name}” in workspace “${request.workspace?.name ?? ''}” wants to run this.`,
+              request.job.viaChannel
+                ? `A message through the channel “${request.job.name}” in workspace “${request.workspace?.name ?? ''}” ` +
+                    'has the agent ask to run this.'
+                : `Scheduled job “${request.job.name}” in workspace “${request.workspace?.name ?? ''}” wants to run this.`,
             )
           : null,
         h(
           'h2',
           { id: titleId },
           request.job
-            ? `Allow “${request.tool}” for job “${request.job.name}”?`
+            ? `Allow “${request.tool}” for ${request.job.viaChannel ? 'channel' : 'job'} “${request.job.name}”?`
             : request.agent
               ? `Allow “${request.tool}” for @${request.agent}?`
               : `Allow “${request.tool}”?`,
@@ -88,7 +91,8 @@ export function approvalDialog(request) {
           ? h(
               'p',
               { class: 'small muted' },
-              `Unanswered within ${mins} minute${mins === 1 ? '' : 's'}, the call is refused and the run is marked “needs approval”.`,
+              `Unanswered within ${mins} minute${mins === 1 ? '' : 's'}, the call is refused` +
+                (request.job.viaChannel ? '.' : ' and the run is marked “needs approval”.'),
             )
           : null,
         h(

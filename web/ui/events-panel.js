@@ -22,6 +22,8 @@ export const EVENT_GROUPS = /** @type {const} */ ([
       'scheduler_added',
       'scheduler_fired',
       'scheduler_removed',
+      'channel_message',
+      'channel_ignored',
     ],
   ],
   ['Skills and agents', ['skill_activated', 'skill_installed', 'agent_delegated']],
@@ -72,6 +74,10 @@ export function summarize(e) {
     case 'scheduler_removed':
     case 'scheduler_fired':
       return clip(d.name);
+    case 'channel_message':
+      return `${clip(d.channel)}: from ${clip(d.sender.name)} (${clip(d.sender.id)})`;
+    case 'channel_ignored':
+      return `${clip(d.channel)}: ignored ${d.sender ? `${clip(d.sender.name)} (${clip(d.sender.id)})` : 'a message'}: ${clip(d.reason)}`;
     case 'agent_delegated':
       return `@${clip(d.agent)} ${clip(d.status)}: ${clip(d.title)}`;
     case 'turn_undone':

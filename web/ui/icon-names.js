@@ -21,6 +21,7 @@ export const ICON_NAMES = Object.freeze([
   'square-terminal',
   'bot',
   'braces',
+  'send',
   // The workspace's header and rail.
   'menu',
   'panel-left-close',

@@ -25,7 +25,9 @@ const dateTime = (t) =>
  *   background: {mode: 'background' | 'foreground', text: string}, watchBackground?: (fn: (b: {mode: 'background' | 'foreground', text:
  *   string}) => void) => () => void,
  *   notifications: NotificationPermission | 'unsupported', onAllowNotifications: () => Promise<NotificationPermission | 'unsupported'>,
- *   onOpenConversation: (id: string) => void, onError: (err: unknown) => void, onBack: () => void}} props
+ *   onOpenConversation: (id: string) => void, onError: (err: unknown) => void, onBack: () => void,
+ *   channels?: {id: string, name: string}[]}} props
+ *   channels: the workspace's channels, one of which a job's result can also go out through (Telegram, a webhook)
  */
 export function SchedulePanel(props) {
   const { scheduler } = props;
@@ -62,6 +64,13 @@ export function SchedulePanel(props) {
     { id: 'job-conv' },
     h('option', { value: '' }, 'A new conversation for this job'),
     ...props.conversations.map((c) => h('option', { value: c.id }, c.title)),
+  );
+  const channels = props.channels ?? [];
+  const channel = h(
+    'select',
+    { id: 'job-channel' },
+    h('option', { value: '' }, 'No channel'),
+    ...channels.map((c) => h('option', { value: c.id }, c.name)),
   );
   const promptField = h('div', { class: 'field' }, h('label', { for: 'job-prompt' }, 'Prompt for the agent'), prompt);
   const toolFields = h(
@@ -126,6 +135,9 @@ export function SchedulePanel(props) {
     toolFields,
     h('div', { class: 'field' }, h('label', { for: 'job-conv' }, 'Conversation (where it runs and reports)'), conversation),
     h('div', { class: 'field' }, h('label', { for: 'job-delivery' }, 'Notify me'), delivery),
+    channels.length
+      ? h('div', { class: 'field' }, h('label', { for: 'job-channel' }, 'Also send the result to a channel (when notified)'), channel)
+      : '',
     h('div', { class: 'field' }, h('label', { for: 'job-name' }, 'Name'), name),
     h('div', { class: 'row' }, create),
   );
@@ -157,6 +169,7 @@ export function SchedulePanel(props) {
         name: name.value,
         delivery: /** @type {Job['delivery']} */ (delivery.value),
         conversationId: conversation.value || undefined,
+        ...(channel.value ? { channel: channel.value } : {}),
       });
       status.textContent = `Created “${job.name}”.`;
       when.value = '';

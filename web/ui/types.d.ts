@@ -505,3 +505,18 @@ export interface McpExposureControl {
   status(): McpExposureStatus;
   onChange(fn: () => void): () => void;
 }
+
+/** A workspace's channels as the Channels panel works them (web/app/channels.js satisfies it). */
+export interface ChannelsControl {
+  list(): import('../channels/channel.js').Channel[];
+  status(id: string): import('../channels/poller.js').PollStatus | null;
+  traffic(id: string): import('../channels/channel.js').Traffic[];
+  add(input: import('../channels/store.js').ChannelInput): Promise<import('../channels/channel.js').Channel>;
+  remove(id: string): Promise<void>;
+  setPaused(id: string, paused: boolean): Promise<void>;
+  /** What to tell the user when it works; throws with a message to show when not. */
+  test(id: string): Promise<string>;
+  /** An incoming webhook's address (its token in it: shown on request only). */
+  address(id: string): Promise<string>;
+  onChange(fn: () => void): () => void;
+}

@@ -25,6 +25,8 @@ export const EVENT_TYPES = /** @satisfies {readonly EventType[]} */ (
     'scheduler_added',
     'scheduler_fired',
     'scheduler_removed',
+    'channel_message',
+    'channel_ignored',
     'safety_input_flag',
     'safety_tool_blocked',
     'safety_output_blocked',

@@ -22,10 +22,12 @@ import { scopeOf, suggestRule, describeRule } from '../../tools/approval-rules.j
  * set when a standing-state tool asks because the conversation took in untrusted content: the
  * dialog says so, and `allowAlways` is false (the answer counts once, whatever it is).
  * @typedef {{tool: string, description: string, permission: string, args: Record<string, unknown>, reason: string, preview?: string,
- *   job?: {id: string, name: string}, workspace?: {id: string, name: string}, timeoutMs?: number, signal?: AbortSignal,
+ *   job?: {id: string, name: string, viaChannel?: boolean}, workspace?: {id: string, name: string}, timeoutMs?: number,
+ *   signal?: AbortSignal,
  *   taint?: TaintSource[], allowAlways?: boolean, rule?: import('../../tools/approval-rules.js').ApprovalRule, ruleText?: string, agent?:
  *   string}} ApprovalRequest
- *   agent: the named agent or sub-agent asking (the dialog names it)
+ *   agent: the named agent or sub-agent asking (the dialog names it); job.viaChannel: a channel's turn asks (a message from
+ *   outside), not a job
  *   rule: the narrow "Always allow" the dialog offers for this call (absent when it has nothing to narrow to), ruleText: it in words
  */
 /** @typedef {(request: ApprovalRequest) => Promise<ApprovalAnswer>} ApproveFn */

@@ -7,8 +7,10 @@ export const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;
  * The approval function of one scheduled job run. Nobody may be watching when a job runs, so
  * each request names the job and its workspace (the dialog says who is asking) and carries a
  * signal that closes the dialog when the time-out passes; an unanswered request is refused
- * ('deny') and `timedOut` tells the caller to mark the run "needs approval".
- * @param {{approve?: ApproveFn, job: {id: string, name: string}, workspace: {id: string, name: string}, timeoutMs?: number,
+ * ('deny') and `timedOut` tells the caller to mark the run "needs approval". A channel's turn
+ * (`job.viaChannel`: a message from outside, web/app/channels.js) asks the same way, named as the channel.
+ * @param {{approve?: ApproveFn, job: {id: string, name: string, viaChannel?: boolean}, workspace: {id: string, name: string},
+ *   timeoutMs?: number,
  *   timers?: {set: (fn: () => void, ms: number) => ReturnType<typeof setTimeout>, clear: (t: ReturnType<typeof setTimeout>) => void}}} deps
  */
 export function jobApprover(deps) {
@@ -34,7 +36,7 @@ export function jobApprover(deps) {
       try {
         const asked = /** @type {ApproveFn} */ (deps.approve)({
           ...request,
-          job: { id: deps.job.id, name: deps.job.name },
+          job: { id: deps.job.id, name: deps.job.name, ...(deps.job.viaChannel ? { viaChannel: true } : {}) },
           workspace: { ...deps.workspace },
           timeoutMs,
           signal: closer.signal,

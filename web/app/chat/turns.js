@@ -174,7 +174,10 @@ export class Turns {
 
   /**
    * @param {{conversationId?: string, title: string, text: string, before?: (conversation: Conversation) => Promise<unknown>,
-   *   approve?: ApproveFn, job?: {id: string, name: string}}} job job: the scheduled job (a new conversation is marked as its)
+   *   approve?: ApproveFn, job?: {id: string, name: string}, untrusted?: string, agent?: string,
+   *   limits?: import('./types.d.ts').TurnLimits}} job job: the scheduled job (a new conversation is marked as its);
+   *   untrusted: the text came from outside (a channel's message: it taints the turn); agent: the named agent that answers;
+   *   limits: the tools and autonomy the turn may use at most
    * @returns {Promise<{ok: boolean, summary: string, conversationId: string, acted?: boolean}>}
    */
   async runScheduled(job) {
@@ -184,10 +187,13 @@ export class Turns {
     if (this.deps.takeBack.taking) await this.deps.takeBack.taking.catch(() => {});
     while (runs.has(conv.id)) await runs.get(conv.id)?.done;
     if (job.before) await job.before(conv);
-    const r = await this.run(job.text, (agent, signal) => agent.runStream(job.text, { signal }), {
+    const untrusted = job.untrusted;
+    const r = await this.run(job.text, (agent, signal) => agent.runStream(job.text, untrusted ? { signal, untrusted } : { signal }), {
       conversation: conv,
       scheduled: true,
       approve: job.approve,
+      ...(job.agent ? { agent: job.agent } : {}),
+      ...(job.limits ? { limits: job.limits } : {}),
     });
     return { ...r, conversationId: conv.id };
   }
@@ -267,7 +273,13 @@ export class Turns {
         provider,
         conv,
         apiKey ? [apiKey] : [],
-        target.approve || profile ? { ...(target.approve ? { approve: target.approve } : {}), ...(profile ? { profile } : {}) } : undefined,
+        target.approve || profile || target.limits
+          ? {
+              ...(target.approve ? { approve: target.approve } : {}),
+              ...(profile ? { profile } : {}),
+              ...(target.limits ? { limits: target.limits } : {}),
+            }
+          : undefined,
       );
     } catch (err) {
       core.runs.delete(conv.id);

@@ -16,14 +16,21 @@ import type { SettingsStore } from '../settings.js';
 /**
  * Builds a turn's agent. options.approve: the approval function of a scheduled job's turn (names
  * the job, times out) instead of the dialog's default; options.profile: the named agent a message
- * "@name …" addressed.
+ * "@name …" addressed; options.limits: what a channel's turn may use at most (its tools and autonomy,
+ * narrowing the agent's and the workspace's).
  */
 export type AgentBuilder = (
   provider: Provider,
   conversation: Conversation,
   secrets: string[],
-  options?: { approve?: ApproveFn; profile?: AgentDefinition },
+  options?: { approve?: ApproveFn; profile?: AgentDefinition; limits?: TurnLimits },
 ) => ClawserAgent | Promise<ClawserAgent>;
+
+/** At most these tools and this autonomy (a channel's turn): they only narrow what the agent and workspace allow. */
+export interface TurnLimits {
+  tools: string[];
+  autonomy: 'readonly' | 'supervised' | 'full';
+}
 
 /** A routing hint's model. */
 export interface RouteTarget {
@@ -86,6 +93,8 @@ export interface TurnTarget {
   approve?: ApproveFn;
   needsVision?: boolean;
   agent?: string;
+  /** A channel's turn: the tools and autonomy it may use at most. */
+  limits?: TurnLimits;
 }
 
 /** The start of a turn's stream, given its agent. */

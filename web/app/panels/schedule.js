@@ -11,7 +11,15 @@ const panel = {
   async open(ctx) {
     const { workspaceId, agentSettings } = ctx;
     const { scheduler, registry, tabs } = ctx.services;
-    const [{ SchedulePanel }, { backgroundMode }] = await Promise.all([import('../../ui/schedule-panel.js'), import('../background.js')]);
+    const [{ SchedulePanel }, { backgroundMode }, channels] = await Promise.all([
+      import('../../ui/schedule-panel.js'),
+      import('../background.js'),
+      // The channels a job's result can go out through (the form leaves the choice out without them).
+      ctx.services
+        .channels()
+        .then((c) => c.list().map(({ id, name }) => ({ id, name })))
+        .catch(() => []),
+    ]);
     const settings = agentSettings.load(workspaceId).scheduler;
     return SchedulePanel({
       scheduler,
@@ -33,6 +41,7 @@ const panel = {
       },
       notifications: typeof Notification === 'undefined' ? 'unsupported' : Notification.permission,
       onAllowNotifications: async () => (typeof Notification === 'undefined' ? 'unsupported' : Notification.requestPermission()),
+      channels,
       onOpenConversation: ctx.openConversation,
       onError: ctx.showError,
       onBack: ctx.back,

@@ -205,7 +205,7 @@ export class WshClient extends EventTarget {
   #pingId = 0;
   /** @type {Welcome | null} */ #welcome = null;
   /** What the server's hello offered beyond the basics (an older server offers no MCP). */
-  #serves = { mcp: false };
+  #serves = { mcp: false, hooks: false };
 
   /** @param {string} url @param {ConnectOptions} options */
   constructor(url, options) {
@@ -290,7 +290,7 @@ export class WshClient extends EventTarget {
     );
     const welcome = await this.#nextFrame(transport, 'welcome');
     this.#welcome = welcome;
-    this.#serves = { mcp: hello.mcp === true };
+    this.#serves = { mcp: hello.mcp === true, hooks: hello.hooks === true };
     this.#transport = transport;
     this.#attempts = 0;
     this.#setStatus('open');
@@ -812,6 +812,65 @@ export class WshClient extends EventTarget {
       stop: async () => {
         await this.#send('close', channel, {}).catch(() => {});
         for (const c of running.values()) c.abort();
+        finish({ stopped: true });
+      },
+    };
+  }
+
+  /**
+   * Takes incoming webhooks: the server's /hook/TOKEN (TOKEN one of `tokens`, of which the server
+   * gets only the SHA-256) hands each POST's body to `onHook`; the sender is answered 202 once
+   * `onHook` resolves true (503 when it resolves false or throws). Ends when `stop()` is called or
+   * the connection drops (`ended` says which).
+   * @param {{name: string, tokens: string[], onHook: (request: {contentType: string, body: Uint8Array}) => boolean | Promise<boolean>,
+   *   signal?: AbortSignal}} options tokens: each at least 16 letters, digits, `-` or `_` (they are part of a URL)
+   * @returns {Promise<{channel: number, ended: Promise<{stopped: boolean, error?: unknown}>, stop: () => Promise<void>}>}
+   */
+  async listenHooks({ name, tokens, onHook, signal }) {
+    await this.#ready();
+    if (!this.#serves.hooks)
+      throw new WshRefusedError(
+        'hook_unsupported',
+        'This wsh server takes no incoming webhooks (an older version): update it (the Remote panel shows the command).',
+      );
+    if (tokens.some((t) => !/^[A-Za-z0-9_-]{16,256}$/.test(t)))
+      throw new WshError('server_error', 'A webhook token is 16–256 letters, digits, - or _ (it is part of the address).');
+    const hashes = await Promise.all(tokens.map((t) => sha256Hex(new TextEncoder().encode(t))));
+    /** @type {(reason: {stopped: boolean, error?: unknown}) => void} */
+    let finish = () => {};
+    const ended = /** @type {Promise<{stopped: boolean, error?: unknown}>} */ (
+      new Promise((resolve) => {
+        finish = resolve;
+      })
+    );
+    let channelId = 0;
+    /** @param {Frame} frame */
+    const onFrame = (frame) => {
+      if (frame.t === 'close') finish({ stopped: true });
+      else if (frame.t === 'hook') {
+        const { id, contentType } = /** @type {Frame<'hook'>} */ (frame).header;
+        Promise.resolve()
+          .then(() => onHook({ contentType, body: frame.payload }))
+          .then(
+            (taken) => taken === true,
+            () => false,
+          )
+          .then((ok) => this.#send('reply', channelId, { id, ok }, new TextEncoder().encode('{}')).catch(() => {}));
+      }
+    };
+    const { channel } = await this.#openChannel(
+      'listen',
+      { name, tokens: hashes },
+      onFrame,
+      (error) => finish({ stopped: false, error }),
+      signal,
+    );
+    channelId = channel;
+    return {
+      channel,
+      ended,
+      stop: async () => {
+        await this.#send('close', channel, {}).catch(() => {});
         finish({ stopped: true });
       },
     };

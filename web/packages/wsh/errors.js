@@ -7,7 +7,8 @@
  * `host_refused`. Limits: `command_not_allowed`, `shell_syntax_not_allowed`, `env_not_allowed`,
  * `dir_not_allowed`, `too_many_sessions`, `output_limit`, `output_too_large`. Files:
  * `not_found`, `not_a_file`, `file_too_large`, `checksum_mismatch`, `io_error`. Relay: `relay_host_not_allowed`,
- * `relay_failed`, `relay_disabled`. MCP: `mcp_token_in_use`, `mcp_unsupported`, `mcp_error`.
+ * `relay_failed`, `relay_disabled`. MCP: `mcp_token_in_use`, `mcp_unsupported`, `mcp_error`. Incoming webhooks:
+ * `hook_token_in_use`, `hook_unsupported`.
  * Connection: `connect_failed`, `disconnected`, `closed`, `idle_timeout`, `aborted`,
  * `spawn_failed`, `timeout`, `server_error`.
  * @typedef {'malformed_frame' | 'version_mismatch' | 'frame_too_large' | 'unknown_channel' | 'channel_in_use'
@@ -16,6 +17,7 @@
  *   | 'too_many_sessions' | 'output_limit' | 'output_too_large'
  *   | 'not_found' | 'not_a_file' | 'file_too_large' | 'checksum_mismatch' | 'io_error'
  *   | 'relay_host_not_allowed' | 'relay_failed' | 'relay_disabled' | 'mcp_token_in_use' | 'mcp_unsupported' | 'mcp_error'
+ *   | 'hook_token_in_use' | 'hook_unsupported'
  *   | 'connect_failed' | 'disconnected' | 'closed' | 'idle_timeout' | 'aborted' | 'spawn_failed' | 'timeout'
  *   | 'server_error'} WshErrorCode
  */
@@ -49,6 +51,8 @@ export const ERROR_CODES = /** @type {const} */ ([
   'mcp_token_in_use',
   'mcp_unsupported',
   'mcp_error',
+  'hook_token_in_use',
+  'hook_unsupported',
   'connect_failed',
   'disconnected',
   'closed',

@@ -54,6 +54,8 @@ export const FRAME_SCHEMAS = {
     webtransport: z.string().max(2048).optional(),
     /** Whether the server serves MCP at /mcp for a client that exposes tools (`expose`); absent: an older server. */
     mcp: z.boolean().optional(),
+    /** Whether the server takes incoming webhooks at /hook/<token> for a client that listens (`listen`); absent: an older server. */
+    hooks: z.boolean().optional(),
   }),
   /** client → server: the public key and the signature of the challenge. */
   auth: z.object({
@@ -86,7 +88,7 @@ export const FRAME_SCHEMAS = {
   pty: z.object({ cmd: command.optional(), cwd: channelText.optional(), env: env.optional(), ...dims }),
   /** server → client: the channel is open; for a process, how it runs. */
   open: z.object({
-    mode: z.enum(['pty', 'pipe', 'file', 'relay', 'mcp']),
+    mode: z.enum(['pty', 'pipe', 'file', 'relay', 'mcp', 'hook']),
     pid: z.number().int().optional(),
     size: z.number().int().optional(),
   }),
@@ -130,6 +132,11 @@ export const FRAME_SCHEMAS = {
   reply: z.object({ id: z.number().int().min(1), ok: z.boolean() }),
   /** server → client: the MCP client of a `call` went away; stop working on it. */
   cancel: z.object({ id: z.number().int().min(1) }),
+  // Incoming webhooks: POSTs to the server's /hook/<token> travel to the client that listens with that token.
+  /** client → server, opens a channel: take webhooks that carry one of these tokens (their SHA-256, hex). */
+  listen: z.object({ name: z.string().min(1).max(256), tokens: z.array(sha256).min(1).max(32) }),
+  /** server → client on a listen channel: one request; the payload is its body. The client answers with `reply` (ok: taken). */
+  hook: z.object({ id: z.number().int().min(1), contentType: z.string().max(256) }),
 };
 
 /** @typedef {keyof typeof FRAME_SCHEMAS} FrameType */
@@ -289,6 +296,8 @@ const REFUSAL_CODES = new Set([
   'relay_disabled',
   'mcp_token_in_use',
   'mcp_unsupported',
+  'hook_token_in_use',
+  'hook_unsupported',
 ]);
 
 /**

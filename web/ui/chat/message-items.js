@@ -628,6 +628,16 @@ function recordNotice(e, controller) {
       `${e.type === 'scheduler_added' ? 'Scheduled' : 'Deleted the scheduled job'}: ${String(e.data.name ?? '')}`,
     );
   }
+  if (e.type === 'channel_message' || e.type === 'channel_ignored') {
+    const who = e.data.sender ? `${e.data.sender.name} (${e.data.sender.id})` : 'someone';
+    return h(
+      'li',
+      { class: 'notice small muted' },
+      e.type === 'channel_message'
+        ? `Through the channel “${e.data.channel}”, from ${who}:`
+        : `The channel “${e.data.channel}” ignored a message from ${who} (${e.data.reason.replaceAll('_', ' ')}).`,
+    );
+  }
   if (e.type === 'scheduler_fired') {
     const head = `Scheduled job “${String(e.data.name ?? '')}” ${e.data.manual ? 'run now' : 'ran'}${
       e.data.missed ? ` (it was due ` + `while Clawser was closed; ${Number(e.data.missed) + 1} runs were missed, run once)` : ''

@@ -68,6 +68,7 @@ const MAX_RELAY_BODY = 32 * 1024 * 1024;
  * @property {Map<string, number>} sessions open channels by key blob, across connections
  * @property {(line: string) => void} log
  * @property {import('./mcp.js').McpGateway} mcp where exposures are registered (the /mcp endpoint)
+ * @property {import('./hooks.js').HookGateway} hooks where webhook listeners are registered (the /hook/<token> endpoint)
  */
 
 /**
@@ -81,7 +82,7 @@ const MAX_RELAY_BODY = 32 * 1024 * 1024;
 
 /**
  * @typedef {object} Channel
- * @property {'process' | 'put' | 'get' | 'fetch' | 'expose'} kind
+ * @property {'process' | 'put' | 'get' | 'fetch' | 'expose' | 'listen'} kind
  * @property {RunningProcess} [process]
  * @property {number} [outputBytes]
  * @property {(frame: Frame) => void} [onFrame] put and fetch: their data frames
@@ -122,6 +123,7 @@ export class Connection {
       transports: server.webtransport ? ['websocket', 'webtransport'] : ['websocket'],
       webtransport: server.webtransport,
       mcp: true,
+      hooks: true,
     });
     this.#timer = setTimeout(
       () => this.fail(new WshRefusedError('auth_timeout', 'No authentication in time: connection closed.')),
@@ -305,7 +307,13 @@ export class Connection {
       return;
     }
     const opening =
-      frame.t === 'exec' || frame.t === 'pty' || frame.t === 'put' || frame.t === 'get' || frame.t === 'fetch' || frame.t === 'expose';
+      frame.t === 'exec' ||
+      frame.t === 'pty' ||
+      frame.t === 'put' ||
+      frame.t === 'get' ||
+      frame.t === 'fetch' ||
+      frame.t === 'expose' ||
+      frame.t === 'listen';
     if (opening) {
       if (id <= this.#highest) throw new WshProtocolError('channel_in_use', `Channel ${id} was used already: channel ids only go up.`);
       this.#highest = id;
@@ -395,6 +403,67 @@ export class Connection {
     else if (frame.t === 'get') guard(this.#get(/** @type {Frame<'get'>} */ (frame)));
     else if (frame.t === 'fetch') guard(this.#fetch(/** @type {Frame<'fetch'>} */ (frame)));
     else if (frame.t === 'expose') this.#expose(/** @type {Frame<'expose'>} */ (frame));
+    else if (frame.t === 'listen') this.#listen(/** @type {Frame<'listen'>} */ (frame));
+  }
+
+  /**
+   * The client takes incoming webhooks: a POST to /hook/<token> with one of its tokens comes to
+   * it as a `hook` frame (the body its payload), and its `reply` says it took it. Closing the
+   * channel (or the connection) ends it; the endpoint then answers 404.
+   * @param {Frame<'listen'>} frame
+   */
+  #listen(frame) {
+    const id = frame.channel;
+    /** @type {Map<number, (taken: boolean) => void>} */
+    const pending = new Map();
+    let next = 0;
+    /** @type {import('./hooks.js').HookListener} */
+    const listener = {
+      name: frame.header.name,
+      tokens: [...new Set(frame.header.tokens)],
+      deliver: (request, signal) =>
+        new Promise((resolve, reject) => {
+          if (!this.channels.has(id)) {
+            reject(new WshError('closed', 'The listener ended.'));
+            return;
+          }
+          const hookId = ++next;
+          pending.set(hookId, resolve);
+          signal.addEventListener(
+            'abort',
+            () => {
+              if (pending.delete(hookId)) reject(new WshError('timeout', 'The listener did not answer in time.'));
+            },
+            { once: true },
+          );
+          this.#send('hook', id, { id: hookId, contentType: request.contentType }, request.body);
+        }),
+    };
+    /** @type {Channel} */
+    const channel = {
+      kind: 'listen',
+      onFrame: (f) => {
+        if (f.t !== 'reply') throw new WshProtocolError('malformed_frame', `A "${f.t}" frame does not belong on a listen channel.`);
+        const { id: hookId, ok } = /** @type {Frame<'reply'>} */ (f).header;
+        const taken = pending.get(hookId);
+        if (!taken) return; // timed out meanwhile
+        pending.delete(hookId);
+        taken(ok);
+      },
+      close: () => {
+        this.server.hooks.unregister(listener);
+        for (const taken of pending.values()) taken(false);
+        pending.clear();
+      },
+    };
+    this.#register(id, channel);
+    try {
+      this.server.hooks.register(listener);
+    } catch (err) {
+      this.#release(id);
+      throw err;
+    }
+    this.#send('open', id, { mode: 'hook' });
   }
 
   /**

@@ -3,7 +3,8 @@
 // name this server (a DNS-rebinding defence: a page on another name that resolves here is
 // refused) and its Origin, when a browser sends one, must be on the list. Keys are read from
 // the keys file at every sign-in, so a key added or removed there counts at once. /mcp serves
-// MCP (Streamable HTTP) for the tools a signed-in client exposes (server/mcp.js).
+// MCP (Streamable HTTP) for the tools a signed-in client exposes (server/mcp.js); /hook/<token>
+// takes incoming webhooks for a client that listens with that token (server/hooks.js).
 import { createServer } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { readKeysFile } from './keys-file.js';
@@ -11,6 +12,7 @@ import { Connection } from './connection.js';
 import { loadNodePty } from './processes.js';
 import { relayMatcher } from './relay.js';
 import { MCP_PATH, McpGateway } from './mcp.js';
+import { HOOK_PREFIX, HookGateway } from './hooks.js';
 import { MAX_FRAME_BYTES } from '../protocol.js';
 
 /** @import { KeyEntry } from './keys-file.js' */
@@ -53,6 +55,7 @@ export const NO_KEYS_MESSAGE =
  * @property {boolean} pty whether terminals get a real PTY
  * @property {import('node:http').Server} http
  * @property {string} mcpUrl the MCP endpoint (Streamable HTTP) outside MCP clients use, with a token an exposing client gave
+ * @property {string} hookUrl where incoming webhooks go: this, then a token a listening client gave (`/hook/TOKEN`)
  * @property {() => number} connections how many are open
  * @property {() => void} disconnectAll drops every connection (their processes are stopped)
  * @property {() => Promise<void>} close
@@ -91,6 +94,7 @@ export async function createWshServer(options = {}) {
     sessions: new Map(),
     log,
     mcp: new McpGateway(log),
+    hooks: new HookGateway(log),
   };
   /** @type {Set<Connection>} */
   const open = new Set();
@@ -120,6 +124,12 @@ export async function createWshServer(options = {}) {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (path === MCP_PATH) {
       context.mcp.handle(req, res).catch(() => {
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+      return;
+    }
+    if (path.startsWith(HOOK_PREFIX)) {
+      context.hooks.handle(req, res, path.slice(HOOK_PREFIX.length)).catch(() => {
         if (!res.headersSent) res.writeHead(500).end();
       });
       return;
@@ -170,6 +180,7 @@ export async function createWshServer(options = {}) {
   return {
     url: `ws://${urlHost}:${port}${WSH_PATH}`,
     mcpUrl: `http://${urlHost}:${port}${MCP_PATH}`,
+    hookUrl: `http://${urlHost}:${port}${HOOK_PREFIX}`,
     port,
     host,
     pty: Boolean(pty),
