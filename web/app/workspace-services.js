@@ -15,42 +15,9 @@ import { ProtectedFileSystem } from '../storage/protected-fs.js';
 import { askUserDialog } from '../ui/approval-dialog.js';
 import { commitTurn, commitTakeBack } from './turn-commit.js';
 
-/**
- * What one workspace has besides its conversations, made once per page.
- * @typedef {{registry: ReturnType<typeof createBuiltinRegistry>, artifact: ArtifactDocument, artifacts: ArtifactShelf, toolUi: AppToolUi,
- *   files: () => Promise<import('./files-controller.js').FilesController>, git: () => Promise<import('../git/git.js').WorkspaceGit>,
- *   memory: () => Promise<import('../memory/store.js').MemoryStore>, summaries: () =>
- *   Promise<import('../memory/summaries.js').MemorySummaries>,
- *   skills: () => Promise<import('../skills/store.js').SkillStore>, mcp: () => Promise<import('../mcp/manager.js').McpManager>,
- *   builtTools: () => Promise<import('../tools/builder/store.js').BuiltToolStore>,
- *   agents: () => Promise<import('../agent/runtime/agent-store.js').AgentStore>,
- *   goals: GoalStore, scheduler: Scheduler, usage: UsageLedger,
- *   terminal: () => Promise<import('./terminal-host.js').TerminalHost>, mcpAuth: () => Promise<import('./mcp-auth.js').McpAuth>,
- *   remote: () => Promise<import('../stores/remote-machines.js').RemoteMachines>,
- *   mcpServe: () => Promise<import('./mcp-serve.js').McpServe>, channels: () => Promise<import('./channels.js').WorkspaceChannels>,
- *   mount: WorkspaceMount, semantic: import('./semantic.js').SemanticSearch, tabs: import('../agent/coordination/tabs.js').TabCoordinator,
- *   measureWorkspace: (workspaceId: string, signal: AbortSignal) => Promise<{bytes: number, files: number}>}} Services
- *   terminal: the workspace's shell sessions and history (loads the shell); mcpAuth: OAuth sign-in for MCP servers (the
- *   page's); semantic: search by meaning (the page's); remote: the user's machines through wsh (the page's: every
- *   workspace reaches the same machines); mcpServe: this workspace exposed to outside MCP clients through a machine's wsh
- *   server (made on first use); builtTools: the tools defined with the tool builder (registered once loaded);
- *   channels: the workspace's channels (Telegram, webhooks; web/app/channels.js);
- *   tabs: this browser's tabs of Clawser; measureWorkspace: the bytes a
- *   workspace's folder holds (any workspace of this browser: the Dashboard compares them)
- */
-
-/**
- * The folder from the computer a workspace works in: `current()` (null: none; undefined: not
- * loaded yet), `set` another (null: the workspace's own files again), `permissionChanged` after
- * the browser's permission for it changed (its files are read anew).
- * @typedef {{workspaceId: string, current: () => Mount | null | undefined, set: (mount: Mount | null) => Promise<void>,
- *   permissionChanged: () => void}} WorkspaceMount
- */
-
-/**
- * A folder opened from the computer for a workspace, and whether the page may use it now.
- * @typedef {{handle: FileSystemDirectoryHandle, granted: boolean}} Mount
- */
+/** @typedef {import('./services.d.ts').Services} Services */
+/** @typedef {import('./services.d.ts').WorkspaceMount} WorkspaceMount */
+/** @typedef {import('./services.d.ts').Mount} Mount */
 
 /** Set once this tab's schedulers have read every workspace's jobs (tests wait for it). */
 export const SCHEDULERS_STARTED_MARK = 'clawser-schedulers-started';
