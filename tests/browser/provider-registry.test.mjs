@@ -114,7 +114,8 @@ test("a turn's stream: its text, then exactly one finish with the stop reason an
   assert.deepEqual(finish?.type === 'finish' && [finish.stopReason, finish.usage], ['end_turn', { inputTokens: 4, outputTokens: 70 }]);
 });
 
-test('Settings offers it with the fields its capabilities declare: a key (optional) and a base URL (its default); both reach the wire', async () => {
+test('Settings offers it with the fields its capabilities declare: a key (optional) and a base URL (its default); \
+both reach the wire', async () => {
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: /Settings/ });
   const provider = dialog.getByLabel('Provider', { exact: true });
