@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { WEB } from '../fixtures/web-modules.mjs';
-import { TOOL_FAMILIES, familyProblems, onlyReads, readOnlyTools } from '../../web/tools/families.js';
+import { MUST_DECLARE, TOOL_FAMILIES, familyProblems, onlyReads, readOnlyTools } from '../../web/tools/families.js';
 import { builtinTools } from '../../web/tools/index.js';
 import { BrowserToolRegistry } from '../../web/tools/registry.js';
 import { clawserCli, clawserCommand, CLAWSER_SUBCOMMANDS } from '../../web/shell/commands/clawser.js';
@@ -16,13 +16,6 @@ import { READ_ONLY_COMMANDS, readOnlyVerdict } from '../../web/shell/read-only.j
 import { createShell } from '../../web/shell/shell.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { shellWorkspace } from '../fixtures/shell-workspace.mjs';
-
-/** What a registry entry must declare (CONTRIBUTING.md, "A tool family", lists the same). */
-const MUST_DECLARE = {
-  family: ['id', 'tools'],
-  tool: ['name', 'description', 'permission', 'schema', 'run'],
-  verb: ['verb', 'tool', 'usage'],
-};
 
 /**
  * The `clawser` verbs a read-only line may run: the set before the families declared them. It
