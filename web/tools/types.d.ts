@@ -100,6 +100,15 @@ export interface ToolContext {
   skills?: import('../skills/store.js').SkillStore;
   /** The user's own machines reached through wsh (remote_* tools), shared with the Remote panel; loaded on first use. */
   remote?: () => Promise<import('../stores/remote-machines.js').RemoteMachines>;
+  /**
+   * The workspace's services, the same object every panel gets (web/app/workspace-services.js:
+   * its stores, files, git, MCP servers, terminal, search by meaning…). A tool that needs a
+   * service reads it here: a new service is added there once, never mapped into this context by
+   * hand. The fields above (git, memory, goals…) are the services tools took before, kept as they
+   * were. Absent in headless use (the public API's agent, tests), where a tool says what it lacks.
+   * A type only: the app's Services satisfy it, nothing here loads the app.
+   */
+  services?: import('../app/workspace-services.js').Services;
 }
 
 export interface ToolUi {
