@@ -11,7 +11,8 @@ test("the tool context carries the workspace's own services object, a service it
   const { AgentFactory } = await import('../../web/app/agent-factory.js');
   const { AgentSettingsStore } = await import('../../web/app/agent-settings.js');
   const { LocalConfig } = await import('../../web/storage/local-config.js');
-  const agentSettings = new AgentSettingsStore({ config: new LocalConfig(memoryStorage()), secrets: /** @type {any} */ ({}) }); // any: unused
+  const secrets = /** @type {any} */ ({}); // any: not used by toolContext
+  const agentSettings = new AgentSettingsStore({ config: new LocalConfig(memoryStorage()), secrets });
   const ledger = { recordTurn() {} };
   const brandNew = { answer: 42 };
   const services = {

@@ -5,9 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { z } from 'zod';
-import { WEB } from '../fixtures/web-modules.mjs';
+import { WEB, webModules } from '../fixtures/web-modules.mjs';
 import { MUST_DECLARE, TOOL_FAMILIES, familyProblems, onlyReads, readOnlyTools } from '../../web/tools/families.js';
 import { builtinTools } from '../../web/tools/index.js';
 import { BrowserToolRegistry } from '../../web/tools/registry.js';
@@ -274,4 +274,78 @@ test('docs/shell.md shows `clawser help` and the read-only `clawser` verbs as th
   const paragraph = docs.slice(docs.indexOf('The read-only list ('), docs.indexOf('## Approval rules'));
   const documented = [...paragraph.matchAll(/`clawser (\w+ \w+)`/g)].map((m) => m[1]);
   assert.deepEqual(documented, clawserCli().readOnly);
+});
+
+test('the tools that run code declare it (runsCode): the shell, run_js and skill_run_script; a new one is held off by it alone', () => {
+  const declared = Object.fromEntries(builtinTools().flatMap((t) => (t.runsCode ? [[t.name, t.runsCode]] : [])));
+  assert.deepEqual(declared, { run_js: 'sandbox', skill_run_script: 'sandbox', shell: 'shell' });
+  assert.deepEqual(clawserCli().runsCode.toSorted(), ['run_js', 'shell', 'skill_run_script']);
+  // A family's new code runner is refused by the shell's clawser because it says so, not by its name.
+  const family = notesFamily();
+  const runner = { ...family.tools[1], name: 'notes_run', runsCode: /** @type {const} */ ('sandbox') };
+  const cli = clawserCli([...TOOL_FAMILIES, { ...family, tools: [...family.tools, runner] }]);
+  assert.ok(cli.runsCode.includes('notes_run'));
+  assert.ok(!cli.runsCode.includes('notes_add'), 'control: a tool that runs no code');
+});
+
+/**
+ * Where a web module names a tool of another file: a string literal equal to a tool's name, in
+ * code (not comments), outside the file declaring that tool. Each exception says why.
+ * @type {Record<string, string[]>}
+ */
+const TOOL_NAME_ALLOWED = {
+  // The Codex's code blocks are run_js calls: the wire of code a model writes (CODE_TOOL).
+  'agent/runtime/codex.js': ['run_js'],
+  // Sub-agents: a child at the depth limit loses agent_delegate (its own logic, by the tool it runs).
+  'agent/coordination/delegation.js': ['agent_delegate'],
+  // A skill's script never delegates (a bound it keeps whatever its allowed-tools say).
+  'tools/skills.js': ['agent_delegate', 'shell'],
+  // The shell's commands are checked as the tools they stand for (git as git_*, files as fs_*, curl
+  // as web_fetch, clawser's calls), for a skill script's bound and the read-only gate.
+  'tools/shell.js': [
+    'fs_read',
+    'fs_list',
+    'fs_write',
+    'fs_delete',
+    'git_status',
+    'git_log',
+    'git_diff',
+    'git_commit',
+    'git_branch',
+    'git_checkout',
+    'web_fetch',
+    'memory_recall',
+    'skill_activate',
+  ],
+  // 'shell' there is a script's language (a .sh file), not the tool.
+  'skills/format.js': ['shell'],
+  'ui/skills-panel.js': ['shell'],
+  // Not yet declared: the validator reads the shell's `input` as a shell line, the chat draws a
+  // run_js call as code, the Tools panel's try-it form starts on the shell.
+  'safety/tool-call-validator.js': ['shell'],
+  'ui/chat/message-items.js': ['run_js'],
+  'ui/tools-panel.js': ['shell'],
+};
+
+test('no module names a tool declared in another file, but the exceptions listed with their reasons', () => {
+  const names = builtinTools().map((t) => t.name);
+  /** @type {Record<string, string[]>} */
+  const found = {};
+  for (const path of webModules()) {
+    const source = readFileSync(path, 'utf8');
+    const own = [...source.matchAll(/\bname: '([a-z][a-z0-9_]*)'/g)].map((m) => m[1]);
+    const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
+    for (const m of code.matchAll(/(['"`])([a-z][a-z0-9_]*)\1/g)) {
+      if (names.includes(m[2]) && !own.includes(m[2])) (found[relative(WEB, path)] ??= []).push(m[2]);
+    }
+  }
+  const unexpected = Object.entries(found).flatMap(([path, used]) =>
+    [...new Set(used)].filter((n) => !(TOOL_NAME_ALLOWED[path] ?? []).includes(n)).map((n) => `${path}: ${n}`),
+  );
+  assert.deepEqual(unexpected, [], 'ask what the tool declares (permission, readOnly, runsCode…), not its name');
+  // Every exception is still needed (one that is not is removed from the list).
+  const stale = Object.entries(TOOL_NAME_ALLOWED).flatMap(([path, allowed]) =>
+    allowed.filter((n) => !(found[path] ?? []).includes(n)).map((n) => `${path}: ${n}`),
+  );
+  assert.deepEqual(stale, []);
 });

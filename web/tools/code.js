@@ -9,6 +9,7 @@ export const runJs = {
     'await works; print() shows output; the final expression is returned. The other tools are available ' +
     'inside as async functions, e.g. await fs_read({ path: "a.md" }).',
   permission: 'write',
+  runsCode: 'sandbox',
   schema: z.object({ code: z.string().min(1).max(200_000) }),
   async run({ code }, /** @type {ToolContext} */ ctx) {
     if (!ctx.runCode) return { ok: false, output: 'The code sandbox is not available here.' };

@@ -196,6 +196,13 @@ export interface ToolDefinition {
    * command. Only a tool whose permission is 'read' may say so (families.js refuses it otherwise).
    */
   readOnly?: boolean;
+  /**
+   * The tool runs code it is given: 'sandbox' JavaScript in the sandbox (run_js, a skill's
+   * script), 'shell' command lines (the shell). Code never starts more code in the sandbox (the
+   * Codex leaves out every 'sandbox' tool) and a shell line calls none of them (its `clawser`
+   * refuses each), whatever their names; and the chat shows a 'sandbox' call's code as code.
+   */
+  runsCode?: 'sandbox' | 'shell';
   /** Arguments schema; its JSON Schema is what providers see. */
   schema: ZodType;
   /** The JSON Schema providers see, when the tool brings its own (an MCP server's tool); `schema` then only checks it is an object. */
