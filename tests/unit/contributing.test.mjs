@@ -94,3 +94,18 @@ test("A tool family: CONTRIBUTING.md's family, tool and verb fields are MUST_DEC
   assert.deepEqual(namesAfter(text, '`ToolDefinition` (`web/tools/types.d.ts`) that declares', ' using only what'), [...MUST_DECLARE.tool]);
   assert.deepEqual(namesAfter(text, 'A verb declares', ';'), [...MUST_DECLARE.verb]);
 });
+
+test('A shell command: CONTRIBUTING.md names the places a command goes, and they are there', () => {
+  const text = section('A shell command');
+  for (const path of [
+    'web/shell/commands/<name>.js',
+    'web/shell/shell.js',
+    'web/shell/read-only.js',
+    'tests/unit/shell-read-only.test.mjs',
+  ])
+    assert.ok(text.includes(`\`${path}\``), path);
+  const shell = readFileSync(join(appRoot, 'web/shell/shell.js'), 'utf8');
+  assert.ok(shell.includes('wcCommand(),'), 'the example line is in shell.js');
+  const readOnly = readFileSync(join(appRoot, 'web/shell/read-only.js'), 'utf8');
+  assert.match(readOnly, /export const READ_ONLY_COMMANDS = /);
+});
