@@ -39,6 +39,7 @@ const ENTRY = `  {
         availability: false,
         test: false,
         background: true,
+        modelFiles: false,
       },
     },
     setup: {
