@@ -319,10 +319,11 @@ const TOOL_NAME_ALLOWED = {
   ],
   // 'shell' there is a script's language (a .sh file), not the tool.
   'skills/format.js': ['shell'],
+  // 'shell' there is a kind of runsCode (the tool runs shell lines), not the tool's name.
+  'agent/runtime/tool-runner.js': ['shell'],
   'ui/skills-panel.js': ['shell'],
-  // Not yet declared: the validator reads the shell's `input` as a shell line, the chat draws a
-  // run_js call as code, the Tools panel's try-it form starts on the shell.
-  'safety/tool-call-validator.js': ['shell'],
+  // Not yet declared: the chat draws a run_js call as code (the first view draws transcripts
+  // before any tool is loaded), the Tools panel's try-it form starts on the shell.
   'ui/chat/message-items.js': ['run_js'],
   'ui/tools-panel.js': ['shell'],
 };
