@@ -633,7 +633,7 @@ not by its name", async () => {
       name: 'notes_sh',
       description: 'Runs a line of notes commands.',
       permission: 'read',
-      ...(declares ? { runsCode: /** @type {const} */ ('shell') } : {}),
+      ...(declares ? { runsCode: /** @type {const} */ ('bash') } : {}),
       schema: z.object({ input: z.string() }),
       run: async ({ input }) => ({ ok: true, output: `ran ${input}` }),
     });

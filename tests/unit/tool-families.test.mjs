@@ -278,7 +278,7 @@ test('docs/shell.md shows `clawser help` and the read-only `clawser` verbs as th
 
 test('the tools that run code declare it (runsCode): the shell, run_js and skill_run_script; a new one is held off by it alone', () => {
   const declared = Object.fromEntries(builtinTools().flatMap((t) => (t.runsCode ? [[t.name, t.runsCode]] : [])));
-  assert.deepEqual(declared, { run_js: 'sandbox', skill_run_script: 'sandbox', shell: 'shell' });
+  assert.deepEqual(declared, { run_js: 'sandbox', skill_run_script: 'sandbox', shell: 'bash' });
   assert.deepEqual(clawserCli().runsCode.toSorted(), ['run_js', 'shell', 'skill_run_script']);
   // A family's new code runner is refused by the shell's clawser because it says so, not by its name.
   const family = notesFamily();
@@ -319,13 +319,10 @@ const TOOL_NAME_ALLOWED = {
   ],
   // 'shell' there is a script's language (a .sh file), not the tool.
   'skills/format.js': ['shell'],
-  // 'shell' there is a kind of runsCode (the tool runs shell lines), not the tool's name.
-  'agent/runtime/tool-runner.js': ['shell'],
   'ui/skills-panel.js': ['shell'],
-  // Not yet declared: the chat draws a run_js call as code (the first view draws transcripts
-  // before any tool is loaded), the Tools panel's try-it form starts on the shell.
+  // Not yet declared: the chat draws a run_js call as code (the first view draws stored
+  // transcripts before any tool is loaded, and calls recorded before carry no declaration).
   'ui/chat/message-items.js': ['run_js'],
-  'ui/tools-panel.js': ['shell'],
 };
 
 test('no module names a tool declared in another file, but the exceptions listed with their reasons', () => {

@@ -209,7 +209,7 @@ export class ToolCallValidator {
    * @param {string} toolName
    * @param {Record<string, unknown>} args
    * @param {{shell?: boolean}} [tool] shell: the tool runs lines of Clawser's shell (it declares
-   *   `runsCode: 'shell'`): its `input` is a line too, checked as the virtual shell's
+   *   `runsCode: 'bash'`): its `input` is a line too, checked as the virtual shell's
    * @returns {{ok: true} | {ok: false, reason: string}}
    */
   validate(toolName, args, tool = {}) {

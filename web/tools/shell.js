@@ -334,7 +334,7 @@ export function createShellTool() {
       `status…) run like read tools; others need approval. A word that expands where an option could stand keeps a line from being ` +
       `read-only: write \`cat -- "$f"\`, \`wc -l ./*.md\`, \`printf '%s\\n' "$x"\`.`,
     permission: 'write',
-    runsCode: 'shell',
+    runsCode: 'bash',
     schema: z.object({
       command: z.string().min(1).max(20_000).describe('The bash command line (several lines allowed)'),
       stdin: z.string().max(1_000_000).optional().describe('Text given to the command on standard input'),

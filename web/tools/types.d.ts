@@ -198,11 +198,12 @@ export interface ToolDefinition {
   readOnly?: boolean;
   /**
    * The tool runs code it is given: 'sandbox' JavaScript in the sandbox (run_js, a skill's
-   * script), 'shell' command lines (the shell). Code never starts more code in the sandbox (the
-   * Codex leaves out every 'sandbox' tool) and a shell line calls none of them (its `clawser`
-   * refuses each), whatever their names; and the chat shows a 'sandbox' call's code as code.
+   * script), 'bash' lines of the workspace's virtual bash (the shell). Code never starts more code
+   * in the sandbox (the Codex leaves out every 'sandbox' tool), a shell line calls none of them
+   * (its `clawser` refuses each), and a 'bash' tool's `input` is checked as a line of the virtual
+   * bash (the safety check), whatever their names.
    */
-  runsCode?: 'sandbox' | 'shell';
+  runsCode?: 'sandbox' | 'bash';
   /** Arguments schema; its JSON Schema is what providers see. */
   schema: ZodType;
   /** The JSON Schema providers see, when the tool brings its own (an MCP server's tool); `schema` then only checks it is an object. */
