@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { sendMessage, recordNotifications } from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
 import { waitUntil } from '../fixtures/wait.mjs';
+import { CATALOG } from '../../web/providers/catalog.js';
 
 const { llm, page } = await useFixture({
   llm: {},
@@ -53,6 +54,12 @@ with only its tools', async () => {
     .waitFor();
   await editor.getByLabel('Name (what you type after @)').fill('writer');
   await editor.getByLabel('Description').fill('Drafts prose');
+  // The examples in a model of its own's empty fields are a provider of the registry and its default model.
+  const example = CATALOG.find((e) => e.capabilities.key === 'required');
+  await editor.locator('#agent-edit-model-kind').selectOption('own');
+  assert.equal(await editor.locator('#agent-edit-provider').getAttribute('placeholder'), example?.id);
+  assert.equal(await editor.locator('#agent-edit-model').getAttribute('placeholder'), example?.defaultModel);
+  await editor.locator('#agent-edit-model-kind').selectOption('');
   await editor.getByLabel('System prompt', { exact: true }).fill('You are the writer agent. Write vividly.');
   await editor.getByLabel("All the workspace's tools").uncheck();
   for (const box of await editor.locator('.agent-tool-grid input').all()) await box.uncheck();

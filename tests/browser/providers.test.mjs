@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { saveSettings, readWorkspaceFile, appView } from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
+import { CATALOG } from '../../web/providers/catalog.js';
 
 const PRIMARY_KEY = 'sk-primary-0123456789abcdef';
 const BACKUP_KEY = 'sk-ant-backup-0123456789abcdef';
@@ -325,7 +326,9 @@ test("the model picker lists a scripted server's models with their badges; Ollam
     await models.getByRole('listitem').filter({ hasText: 'primary-model' }).innerText(),
     /tools[\s\S]*131.1K context[\s\S]*2.0 GB on disk/,
   );
-  await dialog.getByLabel('Download to Ollama (name)').fill('qwen-new');
+  // The download names the host as the registry labels it.
+  const puller = /** @type {import('../../web/providers/types.d.ts').CatalogEntry} */ (CATALOG.find((e) => e.capabilities.pullsModels));
+  await dialog.getByLabel(`Download to ${puller.label}: model name`, { exact: true }).fill('qwen-new');
   await dialog.getByRole('button', { name: 'Download model' }).click();
   await dialog.getByText('Downloaded qwen-new.').waitFor();
   assert.equal(await dialog.getByLabel('Model', { exact: true }).inputValue(), 'qwen-new');

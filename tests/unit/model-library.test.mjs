@@ -62,7 +62,8 @@ test('files picked or dropped become models: a split model’s parts together an
   assert.deepEqual(groupModelFiles([f('notes.txt')]), { models: [], incomplete: [] });
 });
 
-test('the provider that runs the models is found by what it declares (runs in the page, needs a model), not by its name', () => {
+test('the provider that runs the models is found by what it declares (modelFiles: it runs in the page, needs a model), \
+not by its name', () => {
   const id = localModelProvider(CATALOG);
   const entry = CATALOG.find((e) => e.id === id);
   assert.ok(entry, 'the catalog has one');
@@ -72,6 +73,16 @@ test('the provider that runs the models is found by what it declares (runs in th
   for (const other of CATALOG.filter((e) => e.capabilities.runs === 'browser' && e.id !== id))
     assert.equal(other.capabilities.needsModel, false, other.id);
   assert.equal(localModelProvider(CATALOG.filter((e) => e.id !== id)), null);
+});
+
+test('another provider that runs in the page and needs a model, listed first, does not take over the imported model files', () => {
+  const id = localModelProvider(CATALOG);
+  const local = /** @type {(typeof CATALOG)[number]} */ (CATALOG.find((e) => e.id === id));
+  // A wire of the same shape that brings its own models (the probe of tests/browser/provider-registry.test.mjs).
+  const probe = { ...local, id: 'probe', capabilities: { ...local.capabilities, modelFiles: false } };
+  assert.equal(localModelProvider([probe, ...CATALOG]), id);
+  assert.equal(local.capabilities.modelFiles, true, 'it says it runs the model files imported into this browser');
+  assert.equal(localModelProvider([probe]), null, 'control: the probe alone runs none');
 });
 
 test('the library’s state: an import, then who uses the model', async () => {

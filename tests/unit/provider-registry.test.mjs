@@ -9,37 +9,10 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { WEB, webModules } from '../fixtures/web-modules.mjs';
+import { CAPABILITIES, HOST_FIELDS } from '../fixtures/provider-declaration.mjs';
 
 const { CATALOG, WIRES } = await import('../../web/providers/catalog.js');
 const { createProvider } = await import('../../web/providers/index.js');
-
-/** What each wire must declare about itself, with the values each capability may take. */
-const CAPABILITIES = {
-  tools: (/** @type {unknown} */ v) => v === 'native' || v === 'codex',
-  images: (/** @type {any} */ v) => v === null || (v?.maxEdge > 0 && v.maxBytes > 0 && ['host', 'model'].includes(v.decidedBy)),
-  reasoning: (/** @type {unknown} */ v) => typeof v === 'boolean',
-  tokenFamily: (/** @type {unknown} */ v) => ['openai', 'anthropic', 'gemini', 'llama', 'default'].includes(/** @type {string} */ (v)),
-  key: (/** @type {unknown} */ v) => v === 'none' || v === 'accepted',
-  baseUrl: (/** @type {unknown} */ v) => v === 'none' || v === 'accepted',
-  runs: (/** @type {unknown} */ v) => v === 'browser' || v === 'http',
-  needsModel: (/** @type {unknown} */ v) => typeof v === 'boolean',
-  listsModels: (/** @type {unknown} */ v) => typeof v === 'boolean',
-  pullsModels: (/** @type {unknown} */ v) => typeof v === 'boolean',
-  availability: (/** @type {unknown} */ v) => typeof v === 'boolean',
-  test: (/** @type {unknown} */ v) => typeof v === 'boolean',
-  background: (/** @type {unknown} */ v) => typeof v === 'boolean',
-};
-
-/** What each provider (host) must declare. */
-const HOST_FIELDS = {
-  id: (/** @type {unknown} */ v) => typeof v === 'string' && /^[a-z][a-z0-9-]*$/.test(v),
-  label: (/** @type {unknown} */ v) => typeof v === 'string' && v.length > 0,
-  wire: (/** @type {unknown} */ v) => typeof v === 'string' && WIRES.some((w) => w.id === v),
-  needsKey: (/** @type {unknown} */ v) => typeof v === 'boolean',
-  local: (/** @type {unknown} */ v) => typeof v === 'boolean',
-  defaultModel: (/** @type {unknown} */ v) => typeof v === 'string',
-  models: (/** @type {unknown} */ v) => Array.isArray(v) && v.every((m) => typeof m === 'string'),
-};
 
 /** What a provider offered on the first-run card (a local one) says there. */
 const SETUP_FIELDS = ['title', 'checking', 'action'];

@@ -214,6 +214,17 @@ test('ToolCallValidator checks the arguments of the built-in tools at any depth'
   assert.deepEqual(v.validate('web_fetch', { url: 'https://example.com' }), { ok: true });
 });
 
+test("a tool that declares it runs shell lines gets its input checked as the shell's, whatever its name (control: the same call \
+of a tool that does not)", () => {
+  const v = new ToolCallValidator();
+  const shellLike = { shell: true };
+  assert.equal(v.validate('notes_sh', { input: 'curl x | sh' }, shellLike).ok, false, 'its input is a shell line');
+  assert.deepEqual(v.validate('notes_sh', { command: 'echo $(date)' }, shellLike), { ok: true }, "the virtual shell's exemptions apply");
+  // Controls: a tool that runs no shell lines: its `input` is text; a command of it is a real shell's.
+  assert.deepEqual(v.validate('notes_sh', { input: 'curl x | sh' }), { ok: true });
+  assert.equal(v.validate('notes_sh', { command: 'echo $(date)' }).ok, false);
+});
+
 test('LeakDetector finds and redacts secrets of the major providers (positives)', () => {
   const d = new LeakDetector();
   const samples = {

@@ -5,10 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { z } from 'zod';
-import { WEB } from '../fixtures/web-modules.mjs';
-import { TOOL_FAMILIES, familyProblems, onlyReads, readOnlyTools } from '../../web/tools/families.js';
+import { WEB, webModules } from '../fixtures/web-modules.mjs';
+import { MUST_DECLARE, TOOL_FAMILIES, familyProblems, onlyReads, readOnlyTools } from '../../web/tools/families.js';
 import { builtinTools } from '../../web/tools/index.js';
 import { BrowserToolRegistry } from '../../web/tools/registry.js';
 import { clawserCli, clawserCommand, CLAWSER_SUBCOMMANDS } from '../../web/shell/commands/clawser.js';
@@ -16,13 +16,6 @@ import { READ_ONLY_COMMANDS, readOnlyVerdict } from '../../web/shell/read-only.j
 import { createShell } from '../../web/shell/shell.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
 import { shellWorkspace } from '../fixtures/shell-workspace.mjs';
-
-/** What a registry entry must declare (CONTRIBUTING.md, "A tool family", lists the same). */
-const MUST_DECLARE = {
-  family: ['id', 'tools'],
-  tool: ['name', 'description', 'permission', 'schema', 'run'],
-  verb: ['verb', 'tool', 'usage'],
-};
 
 /**
  * The `clawser` verbs a read-only line may run: the set before the families declared them. It
@@ -281,4 +274,80 @@ test('docs/shell.md shows `clawser help` and the read-only `clawser` verbs as th
   const paragraph = docs.slice(docs.indexOf('The read-only list ('), docs.indexOf('## Approval rules'));
   const documented = [...paragraph.matchAll(/`clawser (\w+ \w+)`/g)].map((m) => m[1]);
   assert.deepEqual(documented, clawserCli().readOnly);
+});
+
+test('the tools that run code declare it (runsCode): shell, run_js, run_python, skill_run_script; a new one is held off by it', () => {
+  const declared = Object.fromEntries(builtinTools().flatMap((t) => (t.runsCode ? [[t.name, t.runsCode]] : [])));
+  assert.deepEqual(declared, { run_js: 'sandbox', run_python: 'sandbox', skill_run_script: 'sandbox', shell: 'bash' });
+  assert.deepEqual(clawserCli().runsCode.toSorted(), ['run_js', 'run_python', 'shell', 'skill_run_script']);
+  // A family's new code runner is refused by the shell's clawser because it says so, not by its name.
+  const family = notesFamily();
+  const runner = { ...family.tools[1], name: 'notes_run', runsCode: /** @type {const} */ ('sandbox') };
+  const cli = clawserCli([...TOOL_FAMILIES, { ...family, tools: [...family.tools, runner] }]);
+  assert.ok(cli.runsCode.includes('notes_run'));
+  assert.ok(!cli.runsCode.includes('notes_add'), 'control: a tool that runs no code');
+});
+
+/**
+ * Where a web module names a tool of another file: a string literal equal to a tool's name, in
+ * code (not comments), outside the file declaring that tool. Each exception says why.
+ * @type {Record<string, string[]>}
+ */
+const TOOL_NAME_ALLOWED = {
+  // The Codex's code blocks are run_js / run_python calls: the wire of code a model writes (CODE_TOOL, PYTHON_TOOL).
+  'agent/runtime/codex.js': ['run_js', 'run_python'],
+  // A built tool's capabilities are these tools' calls, through their gates (readFiles, writeFiles).
+  'tools/builder/sandboxed.js': ['fs_read', 'fs_list', 'fs_write'],
+  // What a Python run wrote is saved as these tools' calls, through their gates.
+  'tools/code.js': ['fs_write', 'fs_delete'],
+  // Sub-agents: a child at the depth limit loses agent_delegate (its own logic, by the tool it runs).
+  'agent/coordination/delegation.js': ['agent_delegate'],
+  // A skill's script never delegates (a bound it keeps whatever its allowed-tools say).
+  'tools/skills.js': ['agent_delegate', 'shell'],
+  // The shell's commands are checked as the tools they stand for (git as git_*, files as fs_*, curl
+  // as web_fetch, clawser's calls), for a skill script's bound and the read-only gate.
+  'tools/shell.js': [
+    'fs_read',
+    'fs_list',
+    'fs_write',
+    'fs_delete',
+    'git_status',
+    'git_log',
+    'git_diff',
+    'git_commit',
+    'git_branch',
+    'git_checkout',
+    'web_fetch',
+    'memory_recall',
+    'skill_activate',
+  ],
+  // 'shell' there is a script's language (a .sh file), not the tool.
+  'skills/format.js': ['shell'],
+  'ui/skills-panel.js': ['shell'],
+  // Not yet declared: the chat draws a run_js call as code (the first view draws stored
+  // transcripts before any tool is loaded, and calls recorded before carry no declaration).
+  'ui/chat/message-items.js': ['run_js', 'run_python'],
+};
+
+test('no module names a tool declared in another file, but the exceptions listed with their reasons', () => {
+  const names = builtinTools().map((t) => t.name);
+  /** @type {Record<string, string[]>} */
+  const found = {};
+  for (const path of webModules()) {
+    const source = readFileSync(path, 'utf8');
+    const own = [...source.matchAll(/\bname: '([a-z][a-z0-9_]*)'/g)].map((m) => m[1]);
+    const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
+    for (const m of code.matchAll(/(['"`])([a-z][a-z0-9_]*)\1/g)) {
+      if (names.includes(m[2]) && !own.includes(m[2])) (found[relative(WEB, path)] ??= []).push(m[2]);
+    }
+  }
+  const unexpected = Object.entries(found).flatMap(([path, used]) =>
+    [...new Set(used)].filter((n) => !(TOOL_NAME_ALLOWED[path] ?? []).includes(n)).map((n) => `${path}: ${n}`),
+  );
+  assert.deepEqual(unexpected, [], 'ask what the tool declares (permission, readOnly, runsCode…), not its name');
+  // Every exception is still needed (one that is not is removed from the list).
+  const stale = Object.entries(TOOL_NAME_ALLOWED).flatMap(([path, allowed]) =>
+    allowed.filter((n) => !(found[path] ?? []).includes(n)).map((n) => `${path}: ${n}`),
+  );
+  assert.deepEqual(stale, []);
 });

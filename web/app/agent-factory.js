@@ -1,10 +1,6 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
 /** @import { AgentSettingsStore } from './agent-settings.js' */
 /** @import { HookPipeline } from '../agent/runtime/hooks.js' */
-/** @import { BrowserToolRegistry } from '../tools/registry.js' */
-/** @import { GoalStore } from '../stores/goals.js' */
-/** @import { Scheduler } from '../stores/scheduler.js' */
-/** @import { AppToolUi } from './tool-ui.js' */
 /** @import { Provider } from '../providers/types.d.ts' */
 /** @import { Conversation } from '../agent/conversation/conversation.js' */
 /** @import { ClawserAgent as ClawserAgentType } from '../agent/runtime/agent.js' */
@@ -45,13 +41,8 @@ import { recordingContext, TurnPaths } from './turn-undo.js';
  * @typedef {object} AgentFactoryDeps
  * @property {AgentSettingsStore} agentSettings
  * @property {HookPipeline} hooks
- * @property {(workspaceId: string) => {registry: BrowserToolRegistry, git: () => Promise<import('../git/git.js').WorkspaceGit>,
- *   memory: () => Promise<import('../memory/store.js').MemoryStore>, skills: () => Promise<import('../skills/store.js').SkillStore>,
- *   mcp: () => Promise<import('../mcp/manager.js').McpManager>, builtTools?: () =>
- *   Promise<import('../tools/builder/store.js').BuiltToolStore>, agents: () =>
- *   Promise<import('../agent/runtime/agent-store.js').AgentStore>, remote?: () =>
- *   Promise<import('../stores/remote-machines.js').RemoteMachines>, goals: GoalStore, scheduler: Scheduler, toolUi: AppToolUi,
- *   usage: import('../stores/usage-ledger.js').UsageLedger}} services
+ * @property {(workspaceId: string) => import('./workspace-services.js').Services} services the workspace's services (tools get
+ *   them whole, as panels do)
  * @property {(workspaceId: string) => FileSystem} workspaceFs the workspace's files
  * @property {(workspaceId: string) => string | null} mountedFolder the name of the folder opened from the computer, if any
  * @property {import('./settings.js').SettingsStore} [providerSettings] the saved provider keys (for the fallback chain)
@@ -514,6 +505,8 @@ export class AgentFactory {
       }),
       fetch: globalThis.fetch.bind(globalThis),
       ui: services.toolUi,
+      // Every service of the workspace, as panels get them: a tool's new service needs no line here.
+      services,
     };
   }
 

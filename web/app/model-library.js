@@ -40,13 +40,13 @@ const BACKGROUND_FAILURES = /** @type {Record<string, string>} */ ({
 });
 
 /**
- * The provider that runs a model file the user brought in the page: the one that runs in the
- * browser and needs a model chosen (Echo and Chrome's built-in AI need none). Null when the
+ * The provider that runs a model file the user brought in the page: the one that declares it
+ * (`modelFiles`; another provider running in the page brings models of its own). Null when the
  * catalog has none.
  * @param {readonly CatalogEntry[]} catalog
  */
 export function localModelProvider(catalog) {
-  return catalog.find((e) => e.capabilities.runs === 'browser' && e.capabilities.needsModel && !e.capabilities.test)?.id ?? null;
+  return catalog.find((e) => e.capabilities.modelFiles)?.id ?? null;
 }
 
 /**

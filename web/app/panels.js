@@ -75,6 +75,12 @@ const RESERVED_NAMES = ['chat', 'settings'];
 const SHORTCUT = /^Alt\+([1-9]|[AC-EG-Y])$/;
 
 /**
+ * What a panel entry declares, each checked in its form by checkPanelEntry: CONTRIBUTING.md,
+ * "A panel", lists the same (tests/unit/contributing.test.mjs).
+ */
+export const PANEL_ENTRY_FIELDS = Object.freeze(['name', 'label', 'icon', 'shortcut', 'split', 'open']);
+
+/**
  * Checks that a panel entry declares all it must, in its form; returns it, or throws a
  * PanelError (code `invalid`) naming each field that is missing or wrong.
  * @param {PanelEntry} entry
@@ -82,7 +88,7 @@ const SHORTCUT = /^Alt\+([1-9]|[AC-EG-Y])$/;
  */
 export function checkPanelEntry(entry) {
   if (!entry || typeof entry !== 'object') {
-    throw new PanelError('invalid', 'A panel entry is an object: name, label, icon, shortcut, split and open.');
+    throw new PanelError('invalid', `A panel entry is an object: ${PANEL_ENTRY_FIELDS.join(', ')}.`);
   }
   const e = /** @type {Record<string, unknown>} */ (entry);
   /** @type {string[]} */

@@ -25,6 +25,7 @@ const HTTP = /** @type {const} */ ({
   availability: false,
   test: false,
   background: true,
+  modelFiles: false,
 });
 
 /** Chat Completions, spoken by OpenAI and by every OpenAI-compatible host below. */
@@ -90,6 +91,7 @@ export const PROVIDERS = [
         availability: false,
         test: true,
         background: true,
+        modelFiles: false,
       },
     },
     setup: {
@@ -124,6 +126,7 @@ export const PROVIDERS = [
         availability: true,
         test: false,
         background: true,
+        modelFiles: false,
       },
     },
     // Found or not, what the browser says is shown; `missing` is for a browser that could not be asked.
@@ -160,6 +163,8 @@ export const PROVIDERS = [
         test: false,
         // Every request takes the computer's CPU from the user's turns: titles and summaries are not asked of it.
         background: false,
+        // Its models are the GGUF files imported into this browser (the model library's).
+        modelFiles: true,
       },
     },
     setup: {

@@ -218,6 +218,11 @@ export interface WireCapabilities {
    * user's own turns (the title stays the first words; summaries go to the Fast hint's model, if set).
    */
   background: boolean;
+  /**
+   * Runs the model files the user imports into this browser (Settings → Models on this computer:
+   * the model library attaches to the provider that says so), rather than models of its own.
+   */
+  modelFiles: boolean;
 }
 
 /** What a provider (a host of a wire) can do and needs: its wire's capabilities as the host narrows them. */

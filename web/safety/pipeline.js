@@ -55,10 +55,13 @@ export class SafetyPipeline {
     return { text: leaks.findings.length ? leaks.redacted : cleaned.text, flags: cleaned.flags };
   }
 
-  /** @param {string} toolName @param {Record<string, unknown>} args */
-  checkToolCall(toolName, args) {
+  /**
+   * @param {string} toolName @param {Record<string, unknown>} args
+   * @param {{shell?: boolean}} [tool] what the tool declares that the checks depend on (ToolCallValidator.validate)
+   */
+  checkToolCall(toolName, args, tool) {
     if (!this.#enabled) return /** @type {{ok: true}} */ ({ ok: true });
-    return this.validator.validate(toolName, args);
+    return this.validator.validate(toolName, args, tool);
   }
 
   /**

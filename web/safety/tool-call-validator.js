@@ -208,9 +208,12 @@ export class ToolCallValidator {
    * Checks every path-, URL- and command-like argument of a call, at any depth.
    * @param {string} toolName
    * @param {Record<string, unknown>} args
+   * @param {{shell?: boolean}} [tool] shell: the tool runs lines of Clawser's shell (it declares
+   *   `runsCode: 'bash'`): its `input` is a line too, checked as the virtual shell's
    * @returns {{ok: true} | {ok: false, reason: string}}
    */
-  validate(toolName, args) {
+  validate(toolName, args, tool = {}) {
+    const shell = tool.shell === true;
     /** @type {string | null} */
     let reason = null;
     /** @param {unknown} value @param {string} key */
@@ -219,8 +222,7 @@ export class ToolCallValidator {
       if (typeof value === 'string') {
         if (PATH_KEYS.has(key) || (toolName.startsWith('fs_') && key === 'name')) reason = checkPath(value);
         else if (URL_KEYS.has(key)) reason = checkUrl(value, this.options);
-        else if (SHELL_KEYS.has(key) || (toolName === 'shell' && key === 'input'))
-          reason = checkShell(value, { virtual: toolName === 'shell' });
+        else if (SHELL_KEYS.has(key) || (shell && key === 'input')) reason = checkShell(value, { virtual: shell });
       } else if (Array.isArray(value)) {
         for (const v of value) visit(v, key);
       } else if (value && typeof value === 'object') {

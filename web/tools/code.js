@@ -10,6 +10,7 @@ export const runJs = {
     'await works; print() shows output; the final expression is returned. The other tools are available ' +
     'inside as async functions, e.g. await fs_read({ path: "a.md" }).',
   permission: 'write',
+  runsCode: 'sandbox',
   schema: z.object({ code: z.string().min(1).max(200_000) }),
   async run({ code }, /** @type {ToolContext} */ ctx) {
     if (!ctx.runCode) return { ok: false, output: 'The code sandbox is not available here.' };
@@ -68,6 +69,7 @@ export const runPython = {
     'removes there are saved back through fs_write / fs_delete (each asks like any write). print() output streams; the ' +
     'value of a final expression is shown. Variables persist between runs of a conversation.',
   permission: 'write',
+  runsCode: 'sandbox',
   schema: z.object({
     code: z.string().min(1).max(200_000),
     write: z.boolean().optional().describe('Save the files the code writes under /workspace back to the workspace'),

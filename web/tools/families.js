@@ -77,6 +77,16 @@ function toolsOf(family) {
   }
 }
 
+/**
+ * What a registry entry must declare, each a problem when missing (familyProblems):
+ * CONTRIBUTING.md, "A tool family", lists the same (tests/unit/contributing.test.mjs).
+ */
+export const MUST_DECLARE = Object.freeze({
+  family: Object.freeze(['id', 'tools']),
+  tool: Object.freeze(['name', 'description', 'permission', 'schema', 'run']),
+  verb: Object.freeze(['verb', 'tool', 'usage']),
+});
+
 /** @param {ToolDefinition} tool @param {string} where @returns {string[]} */
 function toolProblems(tool, where) {
   if (!tool || typeof tool !== 'object') return [`${where}: a tool is not an object`];

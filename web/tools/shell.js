@@ -230,7 +230,7 @@ async function agentShell(session, options = {}) {
                 `${name} is not among the tools this script may use ` +
                 `(${options.only.filter((n) => !n.includes(':')).join(', ') || 'none'}).`,
             });
-          if (name === 'shell' || name === 'run_js' || name === 'run_python' || name === 'skill_run_script')
+          if (clawserCli().runsCode.includes(name))
             return Promise.resolve({ ok: false, output: `${name} cannot be called from inside the shell.` });
           // A read-only line may only read, whatever its hidden parts try: it calls only the tools
           // that declare it (permission "read" and readOnly).
@@ -334,6 +334,7 @@ export function createShellTool() {
       `status…) run like read tools; others need approval. A word that expands where an option could stand keeps a line from being ` +
       `read-only: write \`cat -- "$f"\`, \`wc -l ./*.md\`, \`printf '%s\\n' "$x"\`.`,
     permission: 'write',
+    runsCode: 'bash',
     schema: z.object({
       command: z.string().min(1).max(20_000).describe('The bash command line (several lines allowed)'),
       stdin: z.string().max(1_000_000).optional().describe('Text given to the command on standard input'),

@@ -137,6 +137,7 @@ export const skillRunScript = {
     'tools its skill allows as async functions (print() output and its final value come back); a shell script (.sh) runs in the ' +
     'workspace shell with $ARGS (JSON) and each argument as a variable (exit code, stdout, stderr come back).',
   permission: 'write',
+  runsCode: 'sandbox',
   untrusted: 'the output of a skill script',
   taintsBeforeRun: true,
   schema: z.object({

@@ -125,6 +125,15 @@ export interface ToolContext {
   builtTools?: import('./builder/store.js').BuiltToolStore;
   /** The user's own machines reached through wsh (remote_* tools), shared with the Remote panel; loaded on first use. */
   remote?: () => Promise<import('../stores/remote-machines.js').RemoteMachines>;
+  /**
+   * The workspace's services, the same object every panel gets (web/app/workspace-services.js:
+   * its stores, files, git, MCP servers, terminal, search by meaning…). A tool that needs a
+   * service reads it here: a new service is added there once, never mapped into this context by
+   * hand. The fields above (git, memory, goals…) are the services tools took before, kept as they
+   * were. Absent in headless use (the public API's agent, tests), where a tool says what it lacks.
+   * A type only: the app's Services satisfy it, nothing here loads the app.
+   */
+  services?: import('../app/workspace-services.js').Services;
 }
 
 export interface ToolUi {
@@ -212,6 +221,14 @@ export interface ToolDefinition {
    * command. Only a tool whose permission is 'read' may say so (families.js refuses it otherwise).
    */
   readOnly?: boolean;
+  /**
+   * The tool runs code it is given: 'sandbox' JavaScript in the sandbox (run_js, a skill's
+   * script), 'bash' lines of the workspace's virtual bash (the shell). Code never starts more code
+   * in the sandbox (the Codex leaves out every 'sandbox' tool), a shell line calls none of them
+   * (its `clawser` refuses each), and a 'bash' tool's `input` is checked as a line of the virtual
+   * bash (the safety check), whatever their names.
+   */
+  runsCode?: 'sandbox' | 'bash';
   /** Arguments schema; its JSON Schema is what providers see. */
   schema: ZodType;
   /** The JSON Schema providers see, when the tool brings its own (an MCP server's tool); `schema` then only checks it is an object. */

@@ -24,7 +24,7 @@ import { confirmDialog } from './dialogs.js';
  *     preview: (a: {systemPrompt?: string, identity?: IdentitySource}) => string, identityTemplate: string},
  *   heartbeat: {load: () => Promise<{enabled: boolean, when: string, checklist: string, next: string | null}>, save: (h: {enabled: boolean,
  *   when: string, checklist: string}) => Promise<string>},
- *   toolNames: string[], routes: string[], defaultName: string, providerExample?: string,
+ *   toolNames: string[], routes: string[], defaultName: string, providerExample?: string, modelExample?: string,
  *   onError: (err: unknown) => void, onBack: () => void}} props
  */
 export function AgentsPanel(props) {
@@ -91,7 +91,7 @@ export function AgentsPanel(props) {
       h('input', { id: id('provider'), value: agent?.model?.provider ?? '', autocomplete: 'off', placeholder: props.providerExample ?? '' })
     );
     const model = /** @type {HTMLInputElement} */ (
-      h('input', { id: id('model'), value: agent?.model?.model ?? '', autocomplete: 'off', placeholder: 'gpt-4o-mini' })
+      h('input', { id: id('model'), value: agent?.model?.model ?? '', autocomplete: 'off', placeholder: props.modelExample ?? '' })
     );
     const ownModel = h(
       'div',

@@ -4,7 +4,7 @@ import { h } from './dom.js';
 /**
  * The Settings dialog's model picker: the models the provider offers, each with its badges
  * (tools, images, reasoning, context size), filtered as you type; choosing one fills the Model
- * field. For Ollama, a model can also be downloaded, with its progress.
+ * field. From a provider that pulls models (its capabilities say), a model can also be downloaded, with its progress.
  * @param {{
  *   load: () => Promise<{models: (ModelInfo & {badges: string[]})[], source: 'provider' | 'catalog'}>,
  *   onChoose: (id: string) => void,
@@ -79,6 +79,8 @@ export function ModelPicker(props) {
 
   /** @type {HTMLElement | null} */
   let pullRow = null;
+  /** The download field's label, which names the host the model goes to (setPullHost). */
+  const pullLabel = h('label', { for: 'set-pull-name' }, 'Download to the server: model name');
   if (props.pull) {
     const pull = props.pull;
     const name = h('input', {
@@ -120,20 +122,17 @@ export function ModelPicker(props) {
         progress.hidden = true;
       }
     });
-    pullRow = h(
-      'div',
-      { class: 'field' },
-      h('label', { for: name.id }, 'Download to Ollama (name)'),
-      h('div', { class: 'row' }, name, go),
-      progress,
-      pullStatus,
-    );
+    pullRow = h('div', { class: 'field' }, pullLabel, h('div', { class: 'row' }, name, go), progress, pullStatus);
   }
   return {
     button: open,
     status,
     panel,
     pullRow,
+    /** Names the host a download goes to, as the registry labels it. @param {string} label */
+    setPullHost: (label) => {
+      pullLabel.textContent = `Download to ${label}: model name`;
+    },
     hide: () => {
       panel.hidden = true;
       status.textContent = '';

@@ -317,6 +317,7 @@ export function openSettingsDialog(props) {
     if (picker) {
       if (!initial) picker.hide();
       if (picker.pullRow) picker.pullRow.hidden = !entry.capabilities.pullsModels;
+      picker.setPullHost(entry.label);
     }
     providerNote.textContent = entry.note ? `${entry.label}: ${entry.note}.` : '';
     if (initial || !same) localModels?.setOpen(!!local?.providerId && entry.id === local.providerId);

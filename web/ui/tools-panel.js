@@ -192,7 +192,9 @@ function RulesSection(props) {
   );
   const pattern = h('input', { id: 'rule-pattern', type: 'text', required: true, placeholder: 'git status · docs.python.org · notes/**' });
   const status = h('p', { role: 'status', class: 'small' });
-  /** @type {HTMLSelectElement} */ (tool).value = props.tools.some((t) => t.name === 'shell') ? 'shell' : (props.tools[0]?.name ?? '');
+  // A rule starts on the tool that runs shell lines (a command prefix is the common rule).
+  const select = /** @type {HTMLSelectElement} */ (tool);
+  select.value = props.tools.find((t) => t.runsCode === 'bash')?.name ?? props.tools[0]?.name ?? '';
   const form = h(
     'form',
     { class: 'row wrap' },

@@ -294,8 +294,8 @@ export class Codex {
     this.getSandbox = deps.getSandbox;
     this.timeoutMs = deps.timeoutMs ?? 300_000;
     this.maxOutputChars = deps.maxOutputChars ?? 20_000;
-    // Code does not start more code (a skill script is code too).
-    this.exclude = new Set(deps.exclude ?? [CODE_TOOL, PYTHON_TOOL, 'skill_run_script']);
+    // Code does not start more code: every tool that runs it in the sandbox (declared runsCode) is left out.
+    this.exclude = new Set(deps.exclude ?? []);
   }
 
   /**
@@ -351,7 +351,7 @@ export class Codex {
     let n = 0;
     if (runner) {
       for (const tool of runner.registry.list()) {
-        if (this.exclude.has(tool.name) || (options.only && !options.only.includes(tool.name))) continue;
+        if (tool.runsCode === 'sandbox' || this.exclude.has(tool.name) || (options.only && !options.only.includes(tool.name))) continue;
         caps[tool.name] = async (args) => {
           // `only` goes with the call: the tools it reaches in turn (a shell's clawser) stay within it.
           const outcome = await runner.run(

@@ -263,7 +263,7 @@ export class ToolRunner {
         args = checked.value;
       }
     }
-    const verdict = this.safety?.checkToolCall(call.name, args);
+    const verdict = this.safety?.checkToolCall(call.name, args, { shell: tool.runsCode === 'bash' });
     if (verdict && !verdict.ok) return refuse({ kind: 'safety', reason: `Blocked by the safety check: ${verdict.reason}` }, args);
     // The shell's permission depends on its line: read-only commands are a read. A bounded
     // call is judged in its own context (the shell: its own session).

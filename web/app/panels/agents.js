@@ -19,8 +19,11 @@ const panel = {
       import('../../agent/runtime/agent.js'),
       ctx.services.agents(),
     ]);
+    // The examples in the empty Provider and Model fields: a provider of the registry and its default model.
+    const example = (await import('../../providers/catalog.js')).CATALOG.find((e) => e.capabilities.key === 'required');
     return AgentsPanel({
-      providerExample: (await import('../../providers/catalog.js')).CATALOG.find((e) => e.capabilities.key === 'required')?.id,
+      providerExample: example?.id,
+      modelExample: example?.defaultModel,
       agents: store,
       format: {
         toJson: defs.agentToJson,

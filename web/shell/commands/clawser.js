@@ -256,7 +256,8 @@ function ownVerb(entry) {
  * The `clawser` command the families make: its verbs (its own and the families'), its help, its
  * areas and their actions (tab completion), the verbs a read-only line may run and the tools it
  * may then call. A family verb that takes one of the command's own or another's throws.
- * @typedef {{verbs: Verb[], usage: string, subcommands: Record<string, string[]>, readOnly: string[], readOnlyTools: string[]}} ClawserCli
+ * @typedef {{verbs: Verb[], usage: string, subcommands: Record<string, string[]>, readOnly: string[], readOnlyTools: string[],
+ *   runsCode: string[]}} ClawserCli
  * @param {readonly ToolFamily[]} [families]
  * @returns {ClawserCli}
  * @throws {ToolFamilyError}
@@ -293,6 +294,8 @@ export function clawserCli(families = TOOL_FAMILIES) {
     subcommands: Object.fromEntries(areas.map((area) => [area, ofArea(area).map((v) => v.action)])),
     readOnly: verbs.filter((v) => v.readOnly).map((v) => v.verb),
     readOnlyTools: tools.filter(onlyReads).map((t) => t.name),
+    // A shell line starts no code: not the shell again, not the sandbox (each declares runsCode).
+    runsCode: tools.filter((t) => t.runsCode).map((t) => t.name),
   };
   if (families === TOOL_FAMILIES) builtin = cli;
   return cli;
