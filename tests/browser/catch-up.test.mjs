@@ -3,7 +3,8 @@
 // policy (run once; skip; run each missed time, up to 2); Clawser is closed; the clock moves
 // 12½ hours; Clawser opens again and, as it starts, finds the 12 missed times of each job and
 // runs them by policy: once (one turn), none (recorded as skipped), the 2 most recent (two
-// turns, the cap). The panel says when each run was due and why it ran late.
+// turns, the cap). The panel says when each run was due and why it ran late. Then the tab goes
+// unwatched for three hours and becomes visible again: the times missed meanwhile are found then.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useFixture } from './fixture.mjs';
@@ -83,6 +84,26 @@ test('jobs missed overnight are found when Clawser opens and run by each policy:
   // One turn for "once", none for "skip", two for "each" (in the job's one conversation).
   assert.deepEqual(scheduledTurns(), ['Each of them', 'Each of them', 'Run once']);
   assert.equal(await again.locator('.conv-item', { hasText: /⏰ Each of them/ }).count(), 1);
+
+  // The tab goes unwatched for three hours (the clock jumps; no timer fires) and becomes visible
+  // again: the missed times are found at once, with that reason.
+  await browser.context.clock.setSystemTime(EVENING + 15 * HOUR + 40 * 60_000);
+  await again.evaluate(() => document.dispatchEvent(new Event('visibilitychange')));
+  const hidden = 'ran late: missed while the tab was in the background or the computer slept';
+  // The two most recent of the three missed times, one after the other: the last one done means both are.
+  await each.getByText(new RegExp(String.raw`Last run .*: succeeded \(due .+, ${hidden}\)`)).waitFor();
+  const newer = (await each.locator('.job-history li').allInnerTexts()).slice(0, 2);
+  assert.equal(newer.length, 2);
+  assert.match(newer[0], new RegExp(String.raw` — ok \(due .+, ${hidden}\)`));
+  assert.match(newer[1], new RegExp(String.raw` — ok \(due .+, ${hidden}; 1 older missed time not run \(over its limit\)\)`));
+  await jobNow('Run once')
+    .getByText(new RegExp(String.raw`Last run .*: succeeded \(due .+, ${hidden}; 2 more missed times not run separately\)`))
+    .waitFor();
+  await jobNow('Skip them')
+    .getByText(/Last run .*: skipped \(the newest due .+; missed while the tab was in the background or the computer slept\)/)
+    .waitFor();
+  assert.deepEqual(scheduledTurns(), ['Each of them', 'Each of them', 'Each of them', 'Each of them', 'Run once', 'Run once']);
+
   // The probes for local model servers (none run here) are the only errors.
   assert.deepEqual(
     browser.errors.filter((e) => !e.startsWith('Failed to load resource: net::ERR_CONNECTION_REFUSED')),
