@@ -76,7 +76,7 @@ export function SchedulePanel(props) {
     { id: 'job-catchup', 'aria-describedby': 'job-catchup-d' },
     h('option', { value: 'once', selected: props.missedPolicy === 'once' }, 'Run it once'),
     h('option', { value: 'skip', selected: props.missedPolicy === 'skip' }, 'Skip the missed times'),
-    h('option', { value: 'each' }, 'Run each missed time, up to a limit'),
+    h('option', { value: 'each' }, 'Run each, up to a limit'),
   );
   const catchUpLimit = h('input', {
     id: 'job-catchup-limit',
