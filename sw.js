@@ -59,6 +59,8 @@ sw.addEventListener('activate', (event) => {
 sw.addEventListener('message', (event) => {
   if (event.data && event.data.type === 'SKIP_WAITING') sw.skipWaiting();
   if (event.data && event.data.type === 'GET_VERSION') event.ports[0]?.postMessage({ version: manifest.version });
+  // A tab kept the time of a snooze (this worker cannot wake itself): show what is due again.
+  if (event.data && event.data.type === 'clawser-snooze-check') event.waitUntil(resurfaceSnoozed(Date.now()).catch(() => 0));
   if (event.data && event.data.type === 'SET_ISOLATION' && typeof event.data.on === 'boolean') {
     const on = event.data.on;
     event.waitUntil(saveIsolation(on).then(() => event.ports[0]?.postMessage({ on })));
@@ -162,9 +164,14 @@ let openedCache = null;
 const appCache = () => (openedCache ??= caches.open(CACHE_NAME));
 
 // ── Background check for due scheduled jobs ──
-// The agent cannot run here (provider keys are sealed by a key the page holds, storage needs a
-// dedicated worker, tools need the page), so when the browser grants Periodic Background Sync
-// this worker only looks for due jobs and notifies; the jobs run when Clawser is opened.
+// The agent cannot run here: its loop, providers and tools are ES modules loaded through the
+// page's import map (this is a classic worker script), conversations are written through the
+// storage worker (OPFS sync access handles; a service worker cannot start one) and the tools
+// need the page. So when the browser grants Periodic Background Sync this worker finds the due
+// jobs, queues them (the check state's `queued`: the Schedule panel's tab runs them when
+// Clawser opens, by each job's catch-up policy) and asks the user, in a notification with
+// "Open Clawser" and "Snooze", to open it; with a Clawser window open it asks that tab to look
+// for missed jobs now.
 const JOBS_SYNC_TAG = 'clawser-jobs'; // registered by web/app/background.js
 const DUE_NOTIFICATION_TAG = 'clawser-due';
 // Outside the clawser-app- prefix so a new version's activate keeps it.
@@ -177,9 +184,12 @@ const MAX_NAMES = 5;
 /**
  * What the last check found; `notified` holds the occurrences already announced, so a job that
  * stays due is not announced again on every check.
+ * `queued`: the jobs waiting for a Clawser tab to run them, and why they could not run here.
  * @typedef {{version: 1, at: number, outcome: 'app-open' | 'nothing-due' | 'notified' | 'already-notified' | 'cannot-notify', due: number,
- *   notified: string[]}} CheckState
+ *   notified: string[], queued?: (DueJob & {why: string})[]}} CheckState
  */
+/** Why a due job waits for a tab (the queue's `why`). */
+const NEEDS_TAB = 'Jobs run in a Clawser tab: the agent, its providers and tools cannot run in the background.';
 
 /** @param {DueJob} j an occurrence: a job and the time it fell due */
 const occurrence = (j) => `${j.wsId}/${j.id}@${j.dueAt}`;
@@ -256,11 +266,15 @@ async function closeDueNotifications() {
 async function checkDueJobs(now) {
   /** @param {Omit<CheckState, 'version' | 'at'>} s */
   const save = (s) => writeCheckState({ version: 1, at: now, ...s });
+  await resurfaceSnoozed(now).catch(() => {});
   const windows = await sw.clients.matchAll({ type: 'window', includeUncontrolled: true });
   if (windows.length) {
     // The open tab handles due jobs, so an earlier reminder is stale; a job still due once
     // that tab has closed (it closed too soon to run it) is announced again.
     await closeDueNotifications().catch(() => {});
+    // Woken: the tab that runs the jobs looks for missed ones now (its timers may have been held
+    // back while it was in the background).
+    for (const w of windows) w.postMessage({ type: 'clawser-jobs-check' });
     return save({ outcome: 'app-open', due: 0, notified: [] });
   }
   const due = await findDueJobs(now);
@@ -268,9 +282,10 @@ async function checkDueJobs(now) {
     await closeDueNotifications().catch(() => {});
     return save({ outcome: 'nothing-due', due: 0, notified: [] });
   }
+  const queued = due.map((j) => ({ ...j, why: NEEDS_TAB }));
   const keys = due.map(occurrence);
   const known = new Set((await readCheckState())?.notified ?? []);
-  if (keys.every((k) => known.has(k))) return save({ outcome: 'already-notified', due: due.length, notified: keys });
+  if (keys.every((k) => known.has(k))) return save({ outcome: 'already-notified', due: due.length, notified: keys, queued });
   const names = due.slice(0, MAX_NAMES).map((j) => `• ${j.name}`);
   if (due.length > MAX_NAMES) names.push(`…and ${due.length - MAX_NAMES} more`);
   const workspaces = [...new Set(due.map((j) => j.wsId))];
@@ -279,13 +294,134 @@ async function checkDueJobs(now) {
       body: `${names.join('\n')}\nThey run when you open Clawser (unless you chose to skip missed jobs).`,
       tag: DUE_NOTIFICATION_TAG,
       icon: new URL('./icons/icon-192.png', sw.registration.scope).href,
-      data: { checkedAt: now, occurrences: keys, workspaces },
+      data: { kind: DUE_KIND, checkedAt: now, occurrences: keys, workspaces },
+      // any: `actions` is not in TypeScript's NotificationOptions
+      .../** @type {any} */ ({
+        actions: [
+          { action: 'open', title: 'Open Clawser' },
+          { action: 'snooze', title: 'Remind me in an hour' },
+        ],
+      }),
     });
   } catch {
     // Notifications not allowed: nothing was announced, so a later check tries again.
-    return save({ outcome: 'cannot-notify', due: due.length, notified: [] });
+    return save({ outcome: 'cannot-notify', due: due.length, notified: [], queued });
   }
-  return save({ outcome: 'notified', due: due.length, notified: keys });
+  return save({ outcome: 'notified', due: due.length, notified: keys, queued });
+}
+
+// ── Notifications with actions ──
+// The due-jobs notification above, and the ones a Clawser tab shows while it is not visible
+// (web/app/job-notifications.js): a job's result (open its conversation, snooze) and an approval
+// a job waits for (Allow once, Deny). An approval's answer goes to the tab as a message, where it
+// answers the same request as the approval dialog (the ToolRunner's gate): nothing runs here.
+const DUE_KIND = 'clawser-jobs-due';
+const RESULT_KIND = 'clawser-job-result'; // JOB_NOTIFICATION of web/app/job-notifications.js
+const APPROVAL_KIND = 'clawser-job-approval';
+const SNOOZE_MS = 60 * 60 * 1000;
+const SNOOZED_URL = new URL('./clawser-snoozed.json', sw.registration.scope).href;
+
+/** @typedef {{until: number, title: string, options: NotificationOptions}} Snoozed */
+
+/** @returns {Promise<Snoozed[]>} */
+async function readSnoozed() {
+  try {
+    const hit = await (await caches.open(CHECK_CACHE)).match(SNOOZED_URL);
+    const list = hit ? await hit.json() : [];
+    return Array.isArray(list) ? list : [];
+  } catch {
+    return [];
+  }
+}
+
+/** @param {Snoozed[]} list */
+async function writeSnoozed(list) {
+  const cache = await caches.open(CHECK_CACHE);
+  await cache.put(SNOOZED_URL, new Response(JSON.stringify(list), { headers: { 'content-type': 'application/json' } }));
+}
+
+/**
+ * Shows again the snoozed notifications whose hour has passed (at each wake: a periodic sync, or
+ * a tab that kept the time). A due-jobs reminder is dropped when a Clawser window is open (that
+ * tab runs the jobs).
+ * @param {number} now
+ */
+async function resurfaceSnoozed(now) {
+  const list = await readSnoozed();
+  const ready = list.filter((s) => s.until <= now);
+  if (!ready.length) return 0;
+  await writeSnoozed(list.filter((s) => s.until > now));
+  const open = (await sw.clients.matchAll({ type: 'window', includeUncontrolled: true })).length > 0;
+  let shown = 0;
+  for (const s of ready) {
+    if (open && s.options.data?.kind === DUE_KIND) continue;
+    await sw.registration.showNotification(s.title, s.options).catch(() => {});
+    shown++;
+  }
+  return shown;
+}
+
+/** A window of the app: focused, told the route to show; or opened on it. @param {string} hash */
+async function openApp(hash) {
+  const windows = await sw.clients.matchAll({ type: 'window', includeUncontrolled: true });
+  // Focusing or opening needs the click's permission: a call without it is refused (and ignored).
+  if (windows.length) {
+    if (hash) windows[0].postMessage({ type: 'clawser-open', hash });
+    await windows[0].focus().catch(() => {});
+  } else await sw.clients.openWindow(new URL(`./${hash}`, sw.registration.scope).href).catch(() => {});
+}
+
+/**
+ * What a click on a job notification (or one of its actions) does. A function of its own so a
+ * test can call it with no page open (a notification click cannot be made through the DevTools
+ * protocol, and a script's NotificationEvent cannot be waited on).
+ * @param {Notification} notification @param {string} action '' for the notification itself
+ */
+async function jobNotificationClick(notification, action) {
+  const data = notification.data ?? {};
+  const kind = notification.tag === DUE_NOTIFICATION_TAG ? DUE_KIND : data.kind;
+  if (kind !== DUE_KIND && kind !== RESULT_KIND && kind !== APPROVAL_KIND) return 'not-ours';
+  notification.close();
+  if (action === 'snooze' && kind !== APPROVAL_KIND) {
+    const list = await readSnoozed();
+    // any: `actions` is not in TypeScript's Notification type
+    const actions = /** @type {any} */ (notification).actions;
+    list.push({
+      until: Date.now() + SNOOZE_MS,
+      title: notification.title,
+      options: /** @type {NotificationOptions} */ ({
+        body: notification.body,
+        tag: notification.tag,
+        icon: notification.icon,
+        data,
+        actions,
+      }),
+    });
+    await writeSnoozed(list.slice(-50));
+    // An open tab keeps the time (a timer here would not outlive this worker); else the next periodic sync shows it.
+    for (const w of await sw.clients.matchAll({ type: 'window' }))
+      w.postMessage({ type: 'clawser-snoozed', until: Date.now() + SNOOZE_MS });
+    return 'snoozed';
+  }
+  if (kind === APPROVAL_KIND) {
+    if (action === 'approve' || action === 'deny') {
+      // To the tab whose job asked; it answers only the request with this id, if it still waits.
+      const answer = { type: 'clawser-approval-answer', id: String(data.id ?? ''), answer: action === 'approve' ? 'once' : 'deny' };
+      for (const w of await sw.clients.matchAll({ type: 'window' })) w.postMessage(answer);
+      return action;
+    }
+    await openApp('');
+    return 'opened';
+  }
+  if (kind === DUE_KIND) {
+    /** @type {string[]} */
+    const workspaces = Array.isArray(data.workspaces) ? data.workspaces : [];
+    // One workspace: straight to its Schedule panel; several: the workspace list.
+    await openApp(workspaces.length === 1 ? `#workspace/${encodeURIComponent(workspaces[0])}/schedule` : '');
+    return 'opened';
+  }
+  await openApp(typeof data.hash === 'string' && data.hash.startsWith('#workspace/') ? data.hash : '');
+  return 'opened';
 }
 
 sw.addEventListener('periodicsync', (event) => {
@@ -296,20 +432,7 @@ sw.addEventListener('periodicsync', (event) => {
 });
 
 sw.addEventListener('notificationclick', (event) => {
-  if (event.notification.tag !== DUE_NOTIFICATION_TAG) return;
-  event.notification.close();
-  /** @type {string[]} */
-  const workspaces = Array.isArray(event.notification.data?.workspaces) ? event.notification.data.workspaces : [];
-  // One workspace: straight to its Schedule panel; several: the workspace list.
-  const url = new URL(workspaces.length === 1 ? `./#workspace/${encodeURIComponent(workspaces[0])}/schedule` : './', sw.registration.scope)
-    .href;
-  event.waitUntil(
-    (async () => {
-      const windows = await sw.clients.matchAll({ type: 'window', includeUncontrolled: true });
-      if (windows.length) await windows[0].focus();
-      else await sw.clients.openWindow(url);
-    })().catch(() => {}),
-  );
+  event.waitUntil(jobNotificationClick(event.notification, event.action ?? '').catch(() => {}));
 });
 
 // ── Models downloaded by the browser in the background (Background Fetch) ──

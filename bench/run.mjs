@@ -3,6 +3,7 @@
 // real OPFS in Chromium, and SSE parsing in Node. Prints one JSON object.
 import { memoryBench } from './memory.mjs';
 import { checkpointBench } from './checkpoint.mjs';
+import { catchUpBench } from './catch-up.mjs';
 import { localModelBench } from './local-model.mjs';
 import { embeddingsBench } from './embeddings.mjs';
 import { searchBench } from './search.mjs';
@@ -169,6 +170,8 @@ const result = {
   ...(await embeddingsBench()),
   // Agent checkpoints (web/agent/coordination/checkpoint.js) on OPFS in Chromium.
   ...(await checkpointBench()),
+  // Scheduled jobs missed while Clawser was closed, found at launch (issue 38 §2; bench/catch-up.mjs).
+  ...(await catchUpBench()),
   // The model on this computer (issue 34): a generated GGUF from OPFS into wllama in the page, offline,
   // single- and multi-threaded, against node-llama-cpp (native llama.cpp) on the same file (bench/local-model.mjs).
   ...(await localModelBench()),
@@ -205,6 +208,7 @@ const result = {
     memoryStore100kMs: 5000,
     checkpointSave50Ms: 20,
     checkpointRestore50Ms: 40,
+    jobCatchUpFoundMs: 5000,
     sanitizer50KBMs: 100,
     reliabilityOverheadPerRequestMs: 1,
     mcpToolCallOverheadMs: 2,

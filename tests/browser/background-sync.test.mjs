@@ -90,7 +90,12 @@ async function checkState() {
 async function dueNotifications() {
   // any: `self` is the service worker here
   const list = await /** @type {any} */ (self).registration.getNotifications({ tag: 'clawser-due' });
-  return list.map((/** @type {Notification} */ n) => ({ title: n.title, body: n.body, data: n.data }));
+  return list.map((/** @type {any} */ n) => ({
+    title: n.title,
+    body: n.body,
+    data: n.data,
+    actions: n.actions.map((/** @type {{action: string}} */ a) => a.action),
+  })); // any: `actions` is not in the DOM types
 }
 
 /**
@@ -247,6 +252,15 @@ test('granted: the service worker notifies of due jobs while no Clawser window i
       '• Water the plants\n• Backup the notes\nThey run when you open Clawser (unless you chose to skip missed jobs).',
     );
     assert.equal(note.data.workspaces.length, 2);
+    assert.deepEqual(note.actions, ['open', 'snooze'], 'Open Clawser, Remind me in an hour');
+    // Queued for the next Clawser tab, with why they could not run here.
+    assert.deepEqual(
+      second.queued.map((/** @type {{name: string, why: string}} */ j) => [j.name, j.why]),
+      ['Water the plants', 'Backup the notes'].map((name) => [
+        name,
+        'Jobs run in a Clawser tab: the agent, its providers and tools cannot run in the background.',
+      ]),
+    );
 
     // The same due jobs are not announced again.
     await fire();
@@ -254,6 +268,26 @@ test('granted: the service worker notifies of due jobs while no Clawser window i
     assert.equal(third.outcome, 'already-notified');
     const [same] = await inServiceWorker(browser.context, app.url, dueNotifications, () => true, 'the notification');
     assert.equal(same.data.checkedAt, note.data.checkedAt, 'the notification was not shown again');
+
+    // Snoozed with no page open: gone, and shown again by the first wake after the hour (not before).
+    const snoozed = await inServiceWorker(
+      browser.context,
+      app.url,
+      async () => {
+        const sw = /** @type {any} */ (self); // any: the service worker's global, with sw.js's functions
+        const [n] = await sw.registration.getNotifications({ tag: 'clawser-due' });
+        const clicked = await sw.jobNotificationClick(n, 'snooze');
+        const gone = (await sw.registration.getNotifications({ tag: 'clawser-due' })).length === 0;
+        const early = await sw.resurfaceSnoozed(Date.now() + 30 * 60_000);
+        const due = await sw.resurfaceSnoozed(Date.now() + 61 * 60_000);
+        return { clicked, gone, early, due };
+      },
+      () => true,
+      'the snoozed reminder',
+    );
+    assert.deepEqual(snoozed, { clicked: 'snoozed', gone: true, early: 0, due: 1 });
+    const [back] = await inServiceWorker(browser.context, app.url, dueNotifications, (n) => n.length > 0, 'the reminder again');
+    assert.equal(back.title, note.title);
 
     // Opening Clawser: the panel reports the last check; a check now removes the stale reminder.
     const again = await fx.newPage(browser.context);

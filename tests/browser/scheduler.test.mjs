@@ -42,7 +42,9 @@ test('a job from the Schedule panel fires at its time: a turn in its conversatio
 
   llm.enqueue({ text: 'Sunny all day, 21 °C.' });
   const before = llm.requests.length;
-  await browser.context.clock.fastForward('16:00');
+  // A jump fires the armed timer once, at its end: 30 s past the job's time is on time (a minute or more
+  // would be a run late, 'the computer was asleep or busy', which the chat would say).
+  await browser.context.clock.fastForward('15:30');
   await job.getByText(/Last run .*: succeeded/).waitFor();
   assert.equal(llm.requests.length, before + 1, 'the job ran exactly one turn');
   // The prompt reaches the model as a task the user set up earlier, not as a message of this moment.

@@ -16,7 +16,7 @@ function setup({
   policy = /** @type {'once' | 'skip'} */ ('once'),
 } = {}) {
   const clock = { now: start };
-  /** @type {{job: string, scheduledFor: number, missed: number, manual: boolean}[]} */
+  /** @type {{job: string, scheduledFor: number, missed: number, manual: boolean, late?: string}[]} */
   const ran = [];
   /** @type {number[]} */
   const waits = [];
@@ -272,4 +272,98 @@ a refused-by-error run is "error"', async () => {
   await scheduler.runNow(b.id);
   assert.equal((await scheduler.get(a.id))?.runs.at(-1)?.status, 'needs_approval');
   assert.equal((await scheduler.get(b.id))?.runs.at(-1)?.status, 'error');
+});
+
+test("scheduler: catch-up by each job's policy after an overnight gap (the clock moved): once, skip, each up to its limit; \
+late runs say when they were due and why", async () => {
+  const fs = new MemoryFileSystem();
+  const evening = Date.UTC(2026, 10, 20, 20, 0);
+  const first = setup({ fs, start: evening });
+  /** @param {string} name @param {import('../../web/stores/schedule.js').CatchUp} [catchUp] */
+  const add = (name, catchUp) =>
+    first.scheduler.add({ name, when: 'every 1 hour', action: { kind: 'prompt', prompt: name }, ...(catchUp ? { catchUp } : {}) });
+  await add('once', { policy: 'once' });
+  await add('skip', { policy: 'skip' });
+  await add('each', { policy: 'each', limit: 3 });
+  const old = await add('old');
+  assert.equal(old.catchUp, undefined, 'a job without a choice keeps none (it follows the default, run once)');
+  await assert.rejects(add('bad', { policy: 'each', limit: 0 }), { code: 'invalid_job', message: /catchUp/ });
+  await assert.rejects(
+    first.scheduler.add({
+      name: 'bad',
+      when: 'every 1 hour',
+      action: { kind: 'prompt', prompt: 'x' },
+      catchUp: /** @type {any} */ ({ policy: 'x' }),
+    }),
+    { code: 'invalid_job' },
+  ); // any: a value a caller could pass
+  // Closed overnight: 12 hourly times pass (21:00 … 08:00); Clawser opens at 08:30.
+  /** @type {import('../../web/stores/scheduler.js').CatchUpFound[]} */
+  const found = [];
+  const later = setup({ fs, start: Date.UTC(2026, 10, 21, 8, 30) });
+  later.scheduler.onFound = (f) => found.push(f);
+  await later.scheduler.start();
+  const at = (/** @type {number} */ h) => Date.UTC(2026, 10, 21, h, 0);
+  const ran = (/** @type {string} */ name) => later.ran.filter((r) => r.job === name).map((r) => [r.scheduledFor, r.missed, r.late]);
+  assert.deepEqual(ran('once'), [[at(8), 11, 'closed']]);
+  assert.deepEqual(ran('skip'), []);
+  assert.deepEqual(
+    ran('each'),
+    [
+      [at(6), 9, 'closed'],
+      [at(7), 0, 'closed'],
+      [at(8), 0, 'closed'],
+    ],
+    'the three most recent, oldest first; the first says 9 were dropped',
+  );
+  assert.deepEqual(ran('old'), [[at(8), 11, 'closed']], 'an old job runs once');
+  assert.deepEqual(found, [{ reason: 'closed', runs: 5, late: 5, skipped: 11 + 12 + 9 + 11 }]);
+  const jobs = Object.fromEntries((await later.scheduler.list()).map((j) => [j.name, j]));
+  assert.deepEqual(
+    jobs.skip.runs.map((r) => [r.status, r.scheduledFor, r.missed, r.late, r.summary]),
+    [['skipped', at(8), 11, 'closed', 'Skipped 12 missed times (this job skips missed times).']],
+  );
+  assert.deepEqual(
+    jobs.each.runs.map((r) => [r.status, r.scheduledFor, r.late]),
+    [at(6), at(7), at(8)].map((t) => ['ok', t, 'closed']),
+  );
+  assert.equal(jobs.each.conversationId, 'c1');
+  // Nothing more until 09:00; then on time (no reason recorded), whatever the policy.
+  await later.scheduler.tick();
+  assert.equal(later.ran.length, 5);
+  later.clock.now = at(9) + 5000;
+  await later.scheduler.tick();
+  assert.deepEqual(
+    later.ran
+      .slice(5)
+      .map((r) => [r.job, r.late])
+      .sort(),
+    [
+      ['each', undefined],
+      ['old', undefined],
+      ['once', undefined],
+      ['skip', undefined],
+    ],
+  );
+  // Hidden for three hours (a laptop lid closed): found when the tab is visible again, with that reason.
+  later.clock.now = at(12) + 20 * MIN;
+  await later.scheduler.catchUp('hidden');
+  assert.deepEqual(ran('each').slice(-3), [
+    [at(10), 0, 'hidden'],
+    [at(11), 0, 'hidden'],
+    [at(12), 0, 'hidden'],
+  ]);
+  assert.deepEqual(found.at(-1), { reason: 'hidden', runs: 5, late: 5, skipped: 2 + 3 + 0 + 2 });
+  assert.equal(found.length, 2, 'the on-time run at 09:00 found nothing missed');
+  // The choice changes later (validated); stopped, a catch-up does nothing (another tab leads).
+  await later.scheduler.update(jobs.once.id, { catchUp: { policy: 'each', limit: 2 } });
+  assert.deepEqual((await later.scheduler.get(jobs.once.id))?.catchUp, { policy: 'each', limit: 2 });
+  await assert.rejects(later.scheduler.update(jobs.once.id, { catchUp: /** @type {any} */ ({ policy: 'each', limit: 99 }) }), {
+    code: 'invalid_job',
+  }); // any: a value a caller could pass
+  later.scheduler.stop();
+  later.clock.now = at(15) + 20 * MIN;
+  const before = later.ran.length;
+  await later.scheduler.catchUp('hidden');
+  assert.equal(later.ran.length, before);
 });

@@ -187,9 +187,12 @@ export interface SchedulerFiredData {
   name: string;
   kind: import('../stores/scheduler.js').JobAction['kind'];
   scheduledFor: number;
-  /** Runs missed while no tab was open. */
+  /** Missed times this run stands for besides its own (run once), or that its limit dropped (each). */
   missed: number;
   manual?: true;
+  /** Why it ran after scheduledFor, and that in words (absent: on time). */
+  late?: import('../stores/schedule.js').LateReason;
+  why?: string;
   /** A tool job's outcome. */
   ok?: boolean;
   summary?: string;

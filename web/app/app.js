@@ -297,8 +297,23 @@ export class ClawserApp {
     // Usage statistics are written a second after each call: what is left goes as the page does.
     addEventListener('pagehide', () => this.services?.flushUsage());
     // Hidden is the last moment a page is sure to run (a phone may discard it afterwards).
+    // Visible again (the tab was in the background, the computer slept): jobs missed meanwhile
+    // are found and run by their policy; so when the service worker woke and asks (sw.js).
     document.addEventListener('visibilitychange', () => {
       if (document.visibilityState === 'hidden') this.services?.flushUsage();
+      else this.services?.catchUpSchedulers('hidden');
+    });
+    // A job notification's "Open" (sw.js): the route it names, in this tab.
+    navigator.serviceWorker?.addEventListener('message', (e) => {
+      if (e.data?.type === 'clawser-jobs-check') this.services?.catchUpSchedulers('hidden');
+      if (e.data?.type === 'clawser-open' && typeof e.data.hash === 'string' && /^#workspace\/[^/]+(\/[^/]+){0,2}$/.test(e.data.hash))
+        location.hash = e.data.hash;
+      // A notification snoozed: this tab keeps the time and asks the service worker to show it again then.
+      if (e.data?.type === 'clawser-snoozed' && typeof e.data.until === 'number')
+        setTimeout(
+          () => navigator.serviceWorker.controller?.postMessage({ type: 'clawser-snooze-check' }),
+          Math.max(0, e.data.until - Date.now()),
+        );
     });
     noticeConnectivity(this.banners);
     listenForShortcuts({

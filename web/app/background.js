@@ -2,8 +2,9 @@
  * How scheduled jobs can run in this browser, said honestly. Jobs run in an open Clawser tab
  * (one tab leads; others stand by). They never run in the background: the agent needs the
  * page (sealed provider keys, the storage worker, the tools), which a service worker cannot
- * host. Where the browser grants Periodic Background Sync, the service worker (sw.js) checks for
- * due jobs now and then while no tab is open and notifies; the jobs run when Clawser opens.
+ * host (docs/background.md says exactly what it lacks). Where the browser grants Periodic
+ * Background Sync, the service worker (sw.js) checks for due jobs now and then while no tab is
+ * open, queues them and notifies; the jobs run when Clawser opens, by each job's catch-up policy.
  */
 
 /** The periodic sync tag sw.js checks for due jobs on. */

@@ -1,8 +1,9 @@
 /** @import { ChatController } from './chat-controller.js' */
 /** @import { ToolRunner } from '../agent/runtime/tool-runner.js' */
-/** @import { Job, JobOutcome } from '../stores/scheduler.js' */
+/** @import { Job, JobOutcome, JobRunInfo } from '../stores/scheduler.js' */
 /** @import { JobApprover } from '../agent/scheduling/job-approval.js' */
 import { shouldDeliver } from '../stores/scheduler.js';
+import { LATE_WORDS } from '../stores/schedule.js';
 import { InputSanitizer } from '../safety/input-sanitizer.js';
 import { isMcpName, describeProblem } from '../mcp/tool-lists.js';
 
@@ -35,7 +36,7 @@ export function scheduledPromptText(job, now) {
  * a run refused that way comes back with `needsApproval`.
  * A heartbeat runs its turn in a conversation of its own: when the reply says all is well the
  * conversation is deleted and nothing is delivered (`quiet`); otherwise it stays, like a prompt job's.
- * @param {{job: Job, run: {scheduledFor: number, missed: number, manual: boolean}, controller: ChatController, tools: () =>
+ * @param {{job: Job, run: JobRunInfo, controller: ChatController, tools: () =>
  *   Promise<ToolRunner>, approver?: JobApprover, now?: () => number,
  *   checklist?: () => Promise<string | null>}} deps
  *   controller: the chat of the job's workspace; tools: the workspace's gated tool runner (its approvals through approver);
@@ -53,6 +54,7 @@ export async function runJob({ job, run, controller, tools, approver, now = Date
     scheduledFor: run.scheduledFor,
     missed: run.missed,
     manual: run.manual || undefined,
+    ...(run.late ? { late: run.late, why: LATE_WORDS[run.late] } : {}),
   };
   /** @param {JobOutcome} r @returns {JobOutcome} */
   const settle = (r) => (approver?.timedOut ? { ...r, ok: false, needsApproval: true, summary: approver.summary } : r);

@@ -21,6 +21,11 @@ import { commitTurn, commitTakeBack } from './turn-commit.js';
 
 /** Set once this tab's schedulers have read every workspace's jobs (tests wait for it). */
 export const SCHEDULERS_STARTED_MARK = 'clawser-schedulers-started';
+/**
+ * Set each time a workspace's scheduler found missed times (detail: the workspace and what it
+ * found), before they run; the bench times the first after launch (jobCatchUpFoundMs).
+ */
+export const MISSED_JOBS_FOUND_MARK = 'clawser-missed-jobs-found';
 
 /**
  * A global folder's sink, as the stores name it (`onGlobalDamage`).
@@ -62,8 +67,8 @@ export class WorkspaceServices {
    *   import('../agent/coordination/restore-gate.js').RestoreGate,
    *   agentSettings: import('./agent-settings.js').AgentSettingsStore, semantic: import('./semantic.js').SemanticSearch,
    *   mounts: MountStore, screenshotTarget: () => HTMLElement,
-   *   runJob: (workspaceId: string, job: import('../stores/scheduler.js').Job, run: {scheduledFor: number, missed: number, manual:
-   *   boolean}) => Promise<any>,
+   *   runJob: (workspaceId: string, job: import('../stores/scheduler.js').Job, run: import('../stores/scheduler.js').JobRunInfo)
+   *   => Promise<any>,
    *   summaryModel: (workspaceId: string) => Promise<import('../memory/summaries.js').ModelSummarizer | null>, whenIdle: (fn: () => void)
    *   => void,
    *   secrets: import('../storage/secrets.js').SecretBox,
@@ -254,6 +259,7 @@ export class WorkspaceServices {
           lock: (name, fn) => d.restoreGate.write(() => d.tabs.withLock(`sched:${workspaceId}:${name}`, fn)),
           onChange: () => d.tabs.publish(`scheduler:${workspaceId}`, {}),
           bindTool: async (name) => (await this.of(workspaceId).mcp()).bindingsOf([name]).bound[name],
+          onFound: (found) => performance.mark(MISSED_JOBS_FOUND_MARK, { detail: { workspaceId, ...found } }),
           ...this.#damage(workspaceId),
         }),
         terminal: () => this.#terminal(workspaceId),
@@ -574,6 +580,16 @@ export class WorkspaceServices {
   /** Writes the usage statistics gathered but not written yet (the page is going away). */
   flushUsage() {
     for (const s of this.#services.values()) s.usage.flush().catch(() => {});
+  }
+
+  /**
+   * Looks for missed jobs in every workspace now (the tab became visible, the service worker woke
+   * and asked): they run by each job's policy. Only where the schedulers run (the leader tab).
+   * @param {import('../stores/schedule.js').LateReason} reason
+   */
+  catchUpSchedulers(reason) {
+    if (!this.#schedulersOn) return;
+    for (const s of this.#services.values()) this.deps.guard(s.scheduler.catchUp(reason));
   }
 
   stopSchedulers() {

@@ -3,8 +3,9 @@ import { z } from 'zod';
 
 /**
  * The scheduler's pure core (no timers, no storage): when a job runs next, which jobs are due
- * after the app was closed (each missed job once, never once per missed slot), and turning a
- * phrase like "every weekday at 9am" into a job spec. The clock is always passed in.
+ * after the app was closed and which of their missed times run (a job's catch-up policy: once,
+ * skip, or each up to a limit), and turning a phrase like "every weekday at 9am" into a job
+ * spec. The clock is always passed in.
  */
 
 export const TriggerSchema = z.discriminatedUnion('kind', [
@@ -73,36 +74,168 @@ export function nextRuns(trigger, after, count = 5) {
   return out;
 }
 
+/** The most missed times a job set to "run each missed time" runs on catch-up. */
+export const CATCH_UP_LIMIT_MAX = 12;
+
 /**
- * Which jobs are due at `now`. A job whose last check was before one or more scheduled times
- * is due ONCE (policy 'once') or skipped (policy 'skip', only its next slot counts), however
- * many slots were missed while the app was closed.
- * @template {{id: string, trigger: Trigger, lastCheckedAt: number, paused?: boolean}} J
- * @param {J[]} jobs @param {number} now @param {'once' | 'skip'} [missedPolicy]
- * @returns {{job: J, scheduledFor: number, missed: number}[]}
+ * What a job does about times it missed (Clawser closed, the tab hidden, the computer asleep):
+ * once: run once for all of them; skip: run none (a time that is due right now still runs);
+ * each: run each missed time, oldest first, but at most `limit` of them (the most recent ones).
  */
-export function dueJobs(jobs, now, missedPolicy = 'once') {
-  /** @type {{job: J, scheduledFor: number, missed: number}[]} */
+export const CatchUpSchema = z.discriminatedUnion('policy', [
+  z.object({ policy: z.literal('once') }),
+  z.object({ policy: z.literal('skip') }),
+  z.object({ policy: z.literal('each'), limit: z.number().int().min(1).max(CATCH_UP_LIMIT_MAX) }),
+]);
+/** @typedef {z.infer<typeof CatchUpSchema>} CatchUp */
+
+/**
+ * Why a run started after its time: closed (Clawser was not open), hidden (the tab was in the
+ * background or the computer slept, found when it became visible), asleep (the timer fired late).
+ */
+export const LATE_REASONS = /** @type {const} */ (['closed', 'hidden', 'asleep']);
+/** @typedef {typeof LATE_REASONS[number]} LateReason */
+
+/** How a late run's reason reads in the Schedule panel and the chat. @type {Record<LateReason, string>} */
+export const LATE_WORDS = {
+  closed: 'missed while Clawser was closed',
+  hidden: 'missed while the tab was in the background or the computer slept',
+  asleep: 'the computer was asleep or busy when it was due',
+};
+
+/** A time that passed less than this long ago is on time, not missed. */
+export const LATE_AFTER_MS = 60_000;
+/** The most missed times counted one by one (a cron job every minute, closed for a week, is 10 080). */
+const MAX_SLOTS = 10_000;
+
+/**
+ * The times a trigger fell due in (after, now], counted, keeping the `keep` most recent.
+ * @param {Trigger} trigger @param {number} first the first time after the last check @param {number} now @param {number} keep
+ */
+function passedSlots(trigger, first, now, keep) {
+  if (trigger.kind === 'interval') {
+    const count = Math.floor((now - first) / trigger.everyMs) + 1;
+    const last = first + (count - 1) * trigger.everyMs;
+    /** @type {number[]} */
+    const recent = [];
+    for (let i = Math.min(keep, count) - 1; i >= 0; i--) recent.push(last - i * trigger.everyMs);
+    return { count, recent };
+  }
+  /** @param {number} from */
+  const scan = (from) => {
+    /** @type {number[]} */
+    const recent = [];
+    let count = 0;
+    /** @type {number | null} */
+    let t = from;
+    while (t !== null && t <= now && count < MAX_SLOTS) {
+      count++;
+      recent.push(t);
+      if (recent.length > keep) recent.shift();
+      t = nextRun(trigger, t);
+    }
+    return { count, recent, capped: t !== null && t <= now };
+  };
+  const all = scan(first);
+  if (!all.capped) return all;
+  // Too many to count: the most recent ones are found by scanning the last day alone.
+  const day = nextRun(trigger, now - 86_400_000);
+  const tail = day !== null && day <= now ? scan(day) : all;
+  return { count: all.count, recent: tail.recent };
+}
+
+/**
+ * A job with times due; scheduledFor and missed: the newest time, and how many passed before it.
+ * @template J
+ * @typedef {{job: J, policy: CatchUp['policy'], slots: number[], passed: number, skipped: number, late: boolean, scheduledFor: number,
+ *   missed: number}} DueJob
+ */
+
+/**
+ * Which jobs have times due at `now`, and which of those times run by each job's catch-up
+ * policy (its own `catchUp`, else `defaultPolicy`: jobs saved before a job had one).
+ * slots: the times to run now, oldest first (empty: all were skipped); passed: how many times
+ * passed since the last check; skipped: how many of them will not run; late: the newest time
+ * passed more than LATE_AFTER_MS ago (it was missed, not just reached).
+ * @template {{id: string, trigger: Trigger, lastCheckedAt: number, paused?: boolean, catchUp?: CatchUp}} J
+ * @param {J[]} jobs @param {number} now @param {'once' | 'skip'} [defaultPolicy]
+ * @returns {DueJob<J>[]}
+ */
+export function dueJobs(jobs, now, defaultPolicy = 'once') {
+  /** @type {DueJob<J>[]} */
   const due = [];
   for (const job of jobs) {
     if (job.paused) continue;
     const first = nextRun(job.trigger, job.lastCheckedAt);
     if (first === null || first > now) continue;
-    // Count the slots that passed (bounded: only for the message "missed 3 runs").
-    let missed = 0;
-    let last = first;
-    /** @type {number | null} */
-    let t = first;
-    while (t !== null && t <= now && missed < 1000) {
-      missed++;
-      last = t;
-      t = nextRun(job.trigger, t);
-    }
-    const onTime = now - last < 60_000;
-    if (missedPolicy === 'skip' && !onTime) continue;
-    due.push({ job, scheduledFor: last, missed: missed - 1 });
+    const catchUp = /** @type {CatchUp} */ (job.catchUp ?? { policy: defaultPolicy });
+    const { count, recent } = passedSlots(job.trigger, first, now, catchUp.policy === 'each' ? catchUp.limit : 1);
+    const last = /** @type {number} */ (recent.at(-1));
+    const late = now - last >= LATE_AFTER_MS;
+    const slots = catchUp.policy === 'skip' ? (late ? [] : [last]) : recent;
+    due.push({
+      job,
+      policy: catchUp.policy,
+      slots,
+      passed: count,
+      skipped: count - slots.length,
+      late,
+      scheduledFor: last,
+      missed: count - 1,
+    });
   }
   return due;
+}
+
+/**
+ * The run records a check writes for a due job and the occurrences it runs now: one `running`
+ * record per time to run (late ones say why), or one `skipped` record when none runs.
+ * @param {DueJob<unknown>} d @param {number} now @param {LateReason} reason what made the check look
+ */
+export function catchUpRuns(d, now, reason) {
+  const lateBy = (/** @type {number} */ t) => (now - t >= LATE_AFTER_MS ? { late: reason } : {});
+  const occurrences = d.slots.map((t, i) => ({
+    scheduledFor: t,
+    // Run once: it stands for every time that passed; each: the first says how many the limit dropped.
+    missed: d.policy === 'each' ? (i === 0 ? d.skipped : 0) : d.missed,
+    manual: false,
+    ...lateBy(t),
+  }));
+  const records = occurrences.map((o) => ({
+    at: now,
+    scheduledFor: o.scheduledFor,
+    status: /** @type {'running' | 'skipped'} */ ('running'),
+    summary: '',
+    missed: o.missed,
+    ...lateBy(o.scheduledFor),
+  }));
+  // Skipped by its policy: the history says which times and why they were missed.
+  if (!records.length)
+    records.push({
+      at: now,
+      scheduledFor: d.scheduledFor,
+      status: 'skipped',
+      summary: `Skipped ${d.passed === 1 ? 'the missed time' : `${d.passed} missed times`} (this job skips missed times).`,
+      missed: d.missed,
+      late: reason,
+    });
+  return { occurrences, records };
+}
+
+/** What a job does about missed times, in words. @param {CatchUp} c */
+export function describeCatchUp(c) {
+  if (c.policy === 'each') return `missed times: each runs, up to ${c.limit}`;
+  return c.policy === 'skip' ? 'missed times: skipped' : 'missed times: run once';
+}
+
+/** A short human description of a trigger ("cron 0 9 * * 1-5 (Europe/Berlin)"). @param {Trigger} t */
+export function describeTrigger(t) {
+  if (t.kind === 'once') return `once, ${new Date(t.at).toLocaleString()}`;
+  if (t.kind === 'interval') {
+    const mins = Math.round(t.everyMs / 60_000);
+    return mins % 1440 === 0 ? `every ${mins / 1440} day(s)` : mins % 60 === 0 ? `every ${mins / 60} hour(s)` : `every ${mins} minute(s)`;
+  }
+  return `cron ${t.expression}${t.timezone ? ` (${t.timezone})` : ''}`;
 }
 
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];

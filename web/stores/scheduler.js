@@ -1,9 +1,10 @@
 /** @import { FileSystem } from '../storage/types.d.ts' */
-/** @import { Trigger } from './schedule.js' */
+/** @import { Trigger, LateReason } from './schedule.js' */
 import { z } from 'zod';
 import { LockedJsonFile } from '../storage/locked-json.js';
 import { LocalLocks } from '../storage/local-locks.js';
-import { TriggerSchema, ScheduleError, dueJobs, nextRun, nextRuns, parseSchedulePhrase } from './schedule.js';
+import { TriggerSchema, CatchUpSchema, LATE_REASONS, ScheduleError, catchUpRuns, dueJobs, nextRun, nextRuns } from './schedule.js';
+import { parseSchedulePhrase, describeTrigger, describeCatchUp, LATE_WORDS, CATCH_UP_LIMIT_MAX } from './schedule.js';
 import { isMcpName } from '../mcp/tool-lists.js';
 
 export const DELIVERY = /** @type {const} */ (['always', 'success', 'error', 'never']);
@@ -28,11 +29,17 @@ const ActionSchema = z.discriminatedUnion('kind', [
 const RunSchema = z.object({
   at: z.number(),
   scheduledFor: z.number(),
-  /** needs_approval: an approval the run asked for was not answered in time, so it was refused. */
-  status: z.enum(['running', 'ok', 'error', 'interrupted', 'needs_approval']),
+  /**
+   * needs_approval: an approval the run asked for was not answered in time, so it was refused;
+   * skipped: missed times the job's catch-up policy did not run (scheduledFor: the newest, missed: how many before it).
+   */
+  status: z.enum(['running', 'ok', 'error', 'interrupted', 'needs_approval', 'skipped']),
   /** What the run produced (reply or tool output), shortened. */
   summary: z.string().max(2000).default(''),
+  /** Missed times this run stands for besides its own (run once), or that were dropped (each, over the limit). */
   missed: z.number().int().min(0).default(0),
+  /** Why it started after scheduledFor (absent: on time, or run now). */
+  late: z.enum(LATE_REASONS).optional(),
   manual: z.boolean().optional(),
   durationMs: z.number().optional(),
 });
@@ -46,6 +53,8 @@ export const JobSchema = z.object({
   delivery: z.enum(DELIVERY).default('always'),
   /** A channel of the workspace (web/channels/) its result also goes out through, as `delivery` says; set by the user only. */
   channel: z.string().min(1).max(64).optional(),
+  /** What it does about times it missed; absent (jobs saved before the choice): the workspace's default, 'once' unless changed. */
+  catchUp: CatchUpSchema.optional(),
   /** Where prompts run and results are posted; created on the first run when absent. */
   conversationId: z.string().max(64).optional(),
   paused: z.boolean().default(false),
@@ -75,6 +84,7 @@ const STORE = '.scheduler/jobs.json';
  * @property {JobAction} action
  * @property {Job['delivery']} [delivery]
  * @property {string} [channel] the id of a channel the result also goes out through (the Schedule panel's form)
+ * @property {import('./schedule.js').CatchUp} [catchUp] what it does about missed times (default: run once)
  * @property {string} [conversationId]
  * @property {'user' | 'agent'} [createdBy]
  * @property {string} [timezone] for phrases and cron (default: the browser's)
@@ -85,7 +95,15 @@ const STORE = '.scheduler/jobs.json';
  * quiet: nothing to tell (a heartbeat that found all well): no message, no notification.
  * @typedef {{ok: boolean, summary: string, conversationId?: string, needsApproval?: boolean, quiet?: boolean}} JobOutcome
  */
-/** @typedef {(job: Job, run: {scheduledFor: number, missed: number, manual: boolean}) => Promise<JobOutcome>} JobExecutor */
+/**
+ * One occurrence to run: when it was due, how many missed times it stands for, whether the user asked for it now, and why it is late.
+ * @typedef {{scheduledFor: number, missed: number, manual: boolean, late?: LateReason}} JobRunInfo
+ */
+/** @typedef {(job: Job, run: JobRunInfo) => Promise<JobOutcome>} JobExecutor */
+/**
+ * What a check found: the times it runs now and the ones skipped (reason: what made it check).
+ * @typedef {{reason: LateReason, runs: number, late: number, skipped: number}} CatchUpFound
+ */
 /** @typedef {(name: string, fn: () => Promise<any>) => Promise<any>} LockFn */
 
 export class SchedulerError extends Error {
@@ -116,6 +134,21 @@ export class Scheduler {
     return describeTrigger(t);
   }
 
+  /** What a job does about missed times, in words (a job without a choice: the default). @param {Job['catchUp']} c */
+  describeCatchUp(c) {
+    return describeCatchUp(c ?? { policy: this.missedPolicy() });
+  }
+
+  /** Why a run started late, in words ("missed while Clawser was closed"). @param {LateReason} reason */
+  lateWords(reason) {
+    return LATE_WORDS[reason];
+  }
+
+  /** The most times "each" may run on catch-up. */
+  get catchUpLimitMax() {
+    return CATCH_UP_LIMIT_MAX;
+  }
+
   /** @type {Job[]} */
   #jobs = [];
   #loaded = false;
@@ -133,11 +166,12 @@ export class Scheduler {
    * @param {{fs: FileSystem, execute: JobExecutor, now?: () => number, lock?: LockFn, missedPolicy?: () => 'once' | 'skip',
    *   timers?: {set: (fn: () => void, ms: number) => ReturnType<typeof setTimeout>, clear: (t: ReturnType<typeof setTimeout>) => void},
    *   timezone?: string, maxDelayMs?: number, onChange?: () => void, onDamage?: import('../storage/damage.js').DamageSink,
-   *   bindTool?: (name: string) => Promise<string | undefined>}} deps
+   *   bindTool?: (name: string) => Promise<string | undefined>, onFound?: (found: CatchUpFound) => void}} deps
    *   lock: cross-tab lock (TabCoordinator.withLock); onChange: after this tab changed jobs (e.g. tell other tabs);
    *   bindTool: what an MCP tool a new job calls is bound to now (see web/mcp/tool-lists.js); absent: such a job reaches only servers saved
    *   before bindings;
-   *   onDamage: told when jobs.json is damaged (no job runs and changes are refused until it is set aside)
+   *   onDamage: told when jobs.json is damaged (no job runs and changes are refused until it is set aside);
+   *   onFound: after each check that found due times (what it found), before they run
    */
   constructor(deps) {
     this.fs = deps.fs;
@@ -152,6 +186,7 @@ export class Scheduler {
     this.maxDelayMs = deps.maxDelayMs ?? 60_000;
     this.onChange = deps.onChange;
     this.bindTool = deps.bindTool;
+    this.onFound = deps.onFound;
   }
 
   get running() {
@@ -269,6 +304,7 @@ export class Scheduler {
       action,
       delivery: input.delivery ?? 'always',
       ...(input.channel ? { channel: input.channel } : {}),
+      ...(input.catchUp ? { catchUp: input.catchUp } : {}),
       conversationId: input.conversationId,
       createdAt: now,
       createdBy: input.createdBy ?? 'user',
@@ -317,10 +353,17 @@ export class Scheduler {
     });
   }
 
-  /** @param {string} id @param {{name?: string, delivery?: Job['delivery'], conversationId?: string}} patch */
-  update(id, patch) {
+  /**
+   * @param {string} id
+   * @param {{name?: string, delivery?: Job['delivery'], conversationId?: string, catchUp?: import('./schedule.js').CatchUp}} patch
+   */
+  async update(id, patch) {
+    const catchUp = patch.catchUp ? CatchUpSchema.safeParse(patch.catchUp) : null;
+    if (catchUp && !catchUp.success)
+      throw new SchedulerError('invalid_job', `The catch-up choice is not valid: ${catchUp.error.issues.map((i) => i.message).join('; ')}`);
     return this.#change(id, (j) => {
       if (patch.name?.trim()) j.name = patch.name.trim().slice(0, 200);
+      if (catchUp?.success) j.catchUp = catchUp.data;
       if (patch.delivery) j.delivery = z.enum(DELIVERY).parse(patch.delivery);
       if (patch.conversationId) j.conversationId = patch.conversationId;
     });
@@ -356,8 +399,8 @@ export class Scheduler {
 
   /**
    * Starts the clock: runs left "running" by a closed tab are marked interrupted, jobs missed
-   * while the app was closed run (once each, or are skipped, per the policy), then a timer
-   * waits for the next one. Call in one tab only (the leader).
+   * while the app was closed run by each job's catch-up policy (once, skipped, or each missed
+   * time up to its limit), then a timer waits for the next one. Call in one tab only (the leader).
    */
   async start() {
     if (this.#running) return;
@@ -381,7 +424,16 @@ export class Scheduler {
       }
       return { result: null, changed };
     }).catch(damaged);
-    await this.tick().catch(damaged);
+    await this.tick({ reason: 'closed' }).catch(damaged);
+  }
+
+  /**
+   * Looks for missed times now (the tab became visible again, the service worker woke): they run
+   * by policy, recorded with `reason`. Nothing while the clock is stopped (another tab leads).
+   * @param {LateReason} reason
+   */
+  async catchUp(reason) {
+    if (this.#running) await this.tick({ reason });
   }
 
   stop() {
@@ -409,8 +461,13 @@ export class Scheduler {
     );
   }
 
-  /** Runs whatever is due now (the timer calls this; tests call it with an injected clock). */
-  async tick() {
+  /**
+   * Runs whatever is due now (the timer calls this; tests call it with an injected clock).
+   * @param {{reason?: LateReason}} [options] why a time found late was missed (default: the timer
+   *   fired late, the computer was asleep or busy)
+   */
+  async tick(options = {}) {
+    const reason = options.reason ?? 'asleep';
     try {
       const now = this.now();
       const policy = this.missedPolicy();
@@ -428,19 +485,38 @@ export class Scheduler {
             changed = true;
           }
         }
-        /** @type {{job: Job, scheduledFor: number, missed: number}[]} */
+        /** @type {{job: Job, occurrences: JobRunInfo[]}[]} */
         const out = [];
+        let skipped = 0;
         for (const d of due) {
-          d.job.runs.push({ at: now, scheduledFor: d.scheduledFor, status: 'running', summary: '', missed: d.missed });
+          skipped += d.skipped;
+          const { occurrences, records } = catchUpRuns(d, now, reason);
+          d.job.runs.push(...records);
           d.job.runs = d.job.runs.slice(-RUN_HISTORY);
+          if (!occurrences.length) continue;
           this.#busy.add(d.job.id);
-          out.push({ job: { ...d.job }, scheduledFor: d.scheduledFor, missed: d.missed });
+          out.push({ job: { ...d.job }, occurrences });
         }
-        return { result: out, changed };
+        return { result: { out, skipped }, changed };
       });
+      const found = claimed.out.flatMap((c) => c.occurrences);
+      const late = found.filter((o) => o.late).length;
+      if (late || claimed.skipped) this.onFound?.({ reason, runs: found.length, late, skipped: claimed.skipped });
       // Due jobs run side by side, and the clock is re-armed before they finish: a job waiting
-      // for an approval (up to its time-out) must not hold back the workspace's other jobs.
-      const runs = claimed.map((c) => this.#execute(c.job, c.scheduledFor, c.missed, false));
+      // for an approval (up to its time-out) must not hold back the workspace's other jobs. One
+      // job's missed times run one after another, oldest first.
+      const runs = claimed.out.map(async (c) => {
+        try {
+          let job = c.job;
+          for (const o of c.occurrences) {
+            const r = await this.#execute(job, o);
+            // The first run made the job's conversation: the next ones run there too.
+            if (r.conversationId && !job.conversationId) job = { ...job, conversationId: r.conversationId };
+          }
+        } finally {
+          this.#busy.delete(c.job.id);
+        }
+      });
       this.#arm();
       await Promise.all(runs);
     } finally {
@@ -461,20 +537,23 @@ export class Scheduler {
     });
     if (!job) throw new SchedulerError('not_found', `There is no scheduled job with the id "${id}".`);
     if (job.busy) return null;
-    return this.#execute(job, now, 0, true);
+    try {
+      return await this.#execute(job, { scheduledFor: now, missed: 0, manual: true });
+    } finally {
+      this.#busy.delete(id);
+    }
   }
 
-  /** @param {Job} job @param {number} scheduledFor @param {number} missed @param {boolean} manual */
-  async #execute(job, scheduledFor, missed, manual) {
+  /** @param {Job} job @param {JobRunInfo} run */
+  async #execute(job, run) {
+    const { scheduledFor } = run;
     const started = this.now();
     /** @type {JobOutcome} */
     let outcome;
     try {
-      outcome = await this.execute(job, { scheduledFor, missed, manual });
+      outcome = await this.execute(job, run);
     } catch (err) {
       outcome = { ok: false, summary: /** @type {Error} */ (err)?.message ?? String(err) };
-    } finally {
-      this.#busy.delete(job.id);
     }
     const status = outcome.ok ? 'ok' : outcome.needsApproval ? 'needs_approval' : 'error';
     await this.#mutate((jobs) => {
@@ -485,7 +564,12 @@ export class Scheduler {
       if (outcome.conversationId && !j.conversationId) j.conversationId = outcome.conversationId;
       return { result: null, changed: true };
     });
-    return { ok: outcome.ok, summary: outcome.summary, ...(outcome.needsApproval ? { needsApproval: true } : {}) };
+    return {
+      ok: outcome.ok,
+      summary: outcome.summary,
+      ...(outcome.needsApproval ? { needsApproval: true } : {}),
+      ...(outcome.conversationId ? { conversationId: outcome.conversationId } : {}),
+    };
   }
 }
 
@@ -501,12 +585,5 @@ function defaultName(action) {
   return line.length > 60 ? `${line.slice(0, 57)}…` : line;
 }
 
-/** A short human description of a trigger ("cron 0 9 * * 1-5 (Europe/Berlin)"). @param {Trigger} t */
-export function describeTrigger(t) {
-  if (t.kind === 'once') return `once, ${new Date(t.at).toLocaleString()}`;
-  if (t.kind === 'interval') {
-    const mins = Math.round(t.everyMs / 60_000);
-    return mins % 1440 === 0 ? `every ${mins / 1440} day(s)` : mins % 60 === 0 ? `every ${mins / 60} hour(s)` : `every ${mins} minute(s)`;
-  }
-  return `cron ${t.expression}${t.timezone ? ` (${t.timezone})` : ''}`;
-}
+/** A short human description of a trigger (public, from here as before; it lives in schedule.js). */
+export { describeTrigger };

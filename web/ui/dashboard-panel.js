@@ -477,4 +477,5 @@ const STATUS = {
   running: 'Running',
   interrupted: 'Interrupted (tab closed)',
   needs_approval: 'Waited for approval',
+  skipped: 'Missed times skipped',
 };

@@ -79,6 +79,31 @@ export function SchedulePanel(props) {
     h('div', { class: 'field' }, h('label', { for: 'job-tool' }, 'Tool'), tool),
     h('div', { class: 'field' }, h('label', { for: 'job-args' }, 'Arguments (JSON)'), args),
   );
+  // What the job does about times it missed (Clawser closed, the tab hidden, the computer asleep).
+  const catchUp = h(
+    'select',
+    { id: 'job-catchup', 'aria-describedby': 'job-catchup-d' },
+    h('option', { value: 'once', selected: props.missedPolicy === 'once' }, 'Run it once'),
+    h('option', { value: 'skip', selected: props.missedPolicy === 'skip' }, 'Skip the missed times'),
+    h('option', { value: 'each' }, 'Run each, up to a limit'),
+  );
+  const catchUpLimit = h('input', {
+    id: 'job-catchup-limit',
+    type: 'number',
+    min: '1',
+    max: String(scheduler.catchUpLimitMax),
+    step: '1',
+    value: '3',
+  });
+  const limitField = h(
+    'div',
+    { class: 'field', hidden: true },
+    h('label', { for: 'job-catchup-limit' }, `At most this many missed times (1–${scheduler.catchUpLimitMax})`),
+    catchUpLimit,
+  );
+  catchUp.addEventListener('change', () => {
+    limitField.hidden = catchUp.value !== 'each';
+  });
   const preview = h('div', { class: 'job-preview', 'aria-live': 'polite', id: 'job-preview' });
   const create = h('button', { type: 'submit', disabled: true }, 'Create job');
   const syncKind = () => {
@@ -138,6 +163,18 @@ export function SchedulePanel(props) {
     channels.length
       ? h('div', { class: 'field' }, h('label', { for: 'job-channel' }, 'Also send the result to a channel (when notified)'), channel)
       : '',
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: 'job-catchup' }, 'If it was due while Clawser was closed'),
+      catchUp,
+      h(
+        'p',
+        { class: 'small muted', id: 'job-catchup-d' },
+        'Also when the tab was in the background or the computer slept. Each runs oldest first; over the limit, the most recent run.',
+      ),
+    ),
+    limitField,
     h('div', { class: 'field' }, h('label', { for: 'job-name' }, 'Name'), name),
     h('div', { class: 'row' }, create),
   );
@@ -168,6 +205,11 @@ export function SchedulePanel(props) {
         action,
         name: name.value,
         delivery: /** @type {Job['delivery']} */ (delivery.value),
+        // Checked by the scheduler (a limit out of range is refused with the reason).
+        catchUp:
+          catchUp.value === 'each'
+            ? { policy: 'each', limit: Number(catchUpLimit.value) }
+            : { policy: /** @type {'once' | 'skip'} */ (catchUp.value) },
         conversationId: conversation.value || undefined,
         ...(channel.value ? { channel: channel.value } : {}),
       });
@@ -234,7 +276,13 @@ export function SchedulePanel(props) {
     'section',
     { class: 'card job-settings', 'aria-label': 'How jobs run' },
     mode,
-    h('div', { class: 'field' }, h('label', { for: 'job-missed' }, 'When a job was due while Clawser was closed'), missed),
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: 'job-missed' }, 'When a job was due while Clawser was closed'),
+      missed,
+      h('p', { class: 'small muted' }, 'The default for new jobs, and what jobs saved before each job had its own choice do.'),
+    ),
     h(
       'div',
       { class: 'field' },
@@ -251,6 +299,31 @@ export function SchedulePanel(props) {
   );
 
   // ── Jobs ──
+  /**
+   * When a late run was due and why it ran late, or what a catch-up skipped ('' for a run on time).
+   * @param {Job} j @param {Job['runs'][number]} r
+   */
+  const lateness = (j, r) => {
+    // A run recorded before runs said why they were late.
+    if (!r.late) return r.missed ? ` (caught up; ${r.missed + 1} times missed)` : '';
+    const due = h('time', { dateTime: new Date(r.scheduledFor).toISOString() }, dateTime(r.scheduledFor));
+    const why = scheduler.lateWords(r.late);
+    if (r.status === 'skipped') return [` (the newest due `, due, `; ${why})`];
+    const times = `${r.missed} ${j.catchUp?.policy === 'each' ? 'older ' : 'more '}missed time${r.missed === 1 ? '' : 's'}`;
+    const also = r.missed ? `; ${times} ${j.catchUp?.policy === 'each' ? 'not run (over its limit)' : 'not run separately'}` : '';
+    return [' (due ', due, `, ran late: ${why}${also})`];
+  };
+  /** @param {Job['runs'][number]['status']} status */
+  const statusWords = (status) =>
+    status === 'ok'
+      ? 'succeeded'
+      : status === 'error'
+        ? 'failed'
+        : status === 'needs_approval'
+          ? 'needs approval (nobody answered in time)'
+          : status === 'skipped'
+            ? 'skipped'
+            : status;
   /** Histories the user opened stay open when the list redraws. */
   const openHistories = new Set();
   /** @param {Job & {nextRunAt: number | null}} j */
@@ -336,25 +409,15 @@ export function SchedulePanel(props) {
           'span',
           { class: 'small muted' },
           `${j.action.kind === 'prompt' ? 'Prompt' : j.action.kind === 'heartbeat' ? 'Heartbeat checklist' : `Tool ${j.action.tool}`} ` +
-            `· ${props.scheduler.describe(j.trigger)}${j.createdBy === 'agent' ? ' · created by the agent' : ''}`,
+            `· ${props.scheduler.describe(j.trigger)} · ${scheduler.describeCatchUp(j.catchUp)}` +
+            `${j.createdBy === 'agent' ? ' · created by the agent' : ''}`,
         ),
       ),
       h(
         'p',
         { class: 'small job-state' },
         state,
-        last
-          ? ` · Last run ${dateTime(last.at)}: ` +
-              `${
-                last.status === 'ok'
-                  ? 'succeeded'
-                  : last.status === 'error'
-                    ? 'failed'
-                    : last.status === 'needs_approval'
-                      ? 'needs approval (nobody answered ' + 'in time)'
-                      : last.status
-              }`
-          : ' · Not run yet',
+        ...(last ? [` · Last run ${dateTime(last.at)}: ${statusWords(last.status)}`, lateness(j, last)].flat() : [' · Not run yet']),
       ),
       last?.summary
         ? h(
@@ -388,10 +451,10 @@ export function SchedulePanel(props) {
                   h(
                     'li',
                     null,
-                    `${dateTime(r.at)} — ${r.status === 'needs_approval' ? 'needs approval' : r.status}${r.manual ? ' (run now)' : ''}` +
-                      `${r.missed ? ` (caught up; ${r.missed + 1} slots missed)` : ''}${
-                        r.durationMs !== undefined ? ` ` + `· ${Math.round(r.durationMs / 100) / 10} s` : ''
-                      }${r.summary ? `: ${r.summary.slice(0, 200)}` : ''}`,
+                    `${dateTime(r.at)} — ${r.status === 'needs_approval' ? 'needs approval' : r.status}${r.manual ? ' (run now)' : ''}`,
+                    ...[lateness(j, r)].flat(),
+                    `${r.durationMs !== undefined ? ` · ${Math.round(r.durationMs / 100) / 10} s` : ''}` +
+                      `${r.summary ? `: ${r.summary.slice(0, 200)}` : ''}`,
                   ),
                 ),
             ),

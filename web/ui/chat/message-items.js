@@ -639,9 +639,14 @@ function recordNotice(e, controller) {
     );
   }
   if (e.type === 'scheduler_fired') {
-    const head = `Scheduled job “${String(e.data.name ?? '')}” ${e.data.manual ? 'run now' : 'ran'}${
-      e.data.missed ? ` (it was due ` + `while Clawser was closed; ${Number(e.data.missed) + 1} runs were missed, run once)` : ''
-    }`;
+    const missed = Number(e.data.missed) || 0;
+    const late = e.data.why
+      ? ` (due ${new Date(Number(e.data.scheduledFor)).toLocaleString()}, ran late: ${String(e.data.why)}` +
+        `${missed ? `; ${missed} more missed time${missed === 1 ? '' : 's'} not run separately` : ''})`
+      : missed
+        ? ` (it was due ` + `while Clawser was closed; ${missed + 1} runs were missed, run once)`
+        : '';
+    const head = `Scheduled job “${String(e.data.name ?? '')}” ${e.data.manual ? 'run now' : 'ran'}${late}`;
     if ((e.data.kind === 'prompt' || e.data.kind === 'heartbeat') && e.data.ok === undefined)
       return h('li', { class: 'notice small muted scheduled' }, icon('clock'), `${head}.`);
     return h(
