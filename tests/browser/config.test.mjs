@@ -17,8 +17,20 @@ const panel = () => page.getByRole('region', { name: 'Config' });
 const editor = () => panel().getByRole('textbox', { name: 'Configuration (JSON)' });
 /** The open workspace's id. */
 const workspaceId = () => decodeURIComponent(new URL(page.url()).hash.split('/')[1] ?? '');
-/** Every stored setting of the page, to prove a refused change changed nothing. */
-const stored = async () => JSON.stringify(Object.entries(await storedConfig(page)).sort(([a], [b]) => a.localeCompare(b)));
+/**
+ * Every stored setting of the page, to prove a refused change changed nothing. The workspaces'
+ * `lastUsedAt` is left out: opening a panel marks the workspace used, a moment after it shows.
+ */
+const stored = async () =>
+  JSON.stringify(
+    Object.entries(await storedConfig(page))
+      .map(([k, v]) =>
+        k === 'clawser_workspaces'
+          ? [k, JSON.stringify(JSON.parse(v).map((/** @type {{lastUsedAt?: number}} */ w) => ({ ...w, lastUsedAt: undefined })))]
+          : [k, v],
+      )
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
 /** @param {string} key */
 const storedValue = async (key) => JSON.parse((await storedConfig(page))[key] ?? 'null');
 const agentSettings = async () => (await storedValue(`clawser_agent_${workspaceId()}`)) ?? {};
