@@ -32,7 +32,17 @@ export const PAGE_TIMEOUT_MS = 30_000;
  * @property {'light' | 'dark'} [colorScheme] default light
  * @property {boolean} [offline] start with the network off
  * @property {string[]} [args] Chromium flags on top of CHROMIUM_ARGS
+ * @property {string[]} [extensions] unpacked extensions to load (folders); Playwright's `--disable-extensions` is then left out
  */
+
+/**
+ * The flags that load unpacked extensions (and only those) into the browser.
+ * @param {string[] | undefined} folders
+ */
+function extensionArgs(folders) {
+  if (!folders?.length) return [];
+  return [`--disable-extensions-except=${folders.join(',')}`, `--load-extension=${folders.join(',')}`];
+}
 
 /**
  * A Chromium on a profile folder of its own. Browser tests get it through tests/browser/fixture.mjs,
@@ -48,7 +58,8 @@ export async function launchBrowser(options = {}) {
     context = await chromium.launchPersistentContext(profileDir, {
       executablePath: path,
       headless: true,
-      args: [...CHROMIUM_ARGS, ...(options.args ?? [])],
+      args: [...CHROMIUM_ARGS, ...extensionArgs(options.extensions), ...(options.args ?? [])],
+      ...(options.extensions?.length ? { ignoreDefaultArgs: ['--disable-extensions'] } : {}),
       viewport: options.viewport ?? { width: 1280, height: 800 },
       offline: options.offline ?? false,
       // The same language whatever browser runs the tests (the npm-provided build reports "en-US@posix" under LANG=C).

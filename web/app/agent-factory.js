@@ -48,7 +48,8 @@ import { recordingContext, TurnPaths } from './turn-undo.js';
  *   memory: () => Promise<import('../memory/store.js').MemoryStore>, skills: () => Promise<import('../skills/store.js').SkillStore>,
  *   mcp: () => Promise<import('../mcp/manager.js').McpManager>, agents: () =>
  *   Promise<import('../agent/runtime/agent-store.js').AgentStore>, remote?: () =>
- *   Promise<import('../stores/remote-machines.js').RemoteMachines>, goals: GoalStore, scheduler: Scheduler, toolUi: AppToolUi,
+ *   Promise<import('../stores/remote-machines.js').RemoteMachines>,
+ *   companion?: () => Promise<import('../net/companion.js').CompanionClient>, goals: GoalStore, scheduler: Scheduler, toolUi: AppToolUi,
  *   usage: import('../stores/usage-ledger.js').UsageLedger}} services
  * @property {(workspaceId: string) => FileSystem} workspaceFs the workspace's files
  * @property {(workspaceId: string) => string | null} mountedFolder the name of the folder opened from the computer, if any
@@ -486,6 +487,7 @@ export class AgentFactory {
       skills: await services.skills(),
       mcp: mcp ?? (await services.mcp().catch(() => undefined)),
       remote: services.remote,
+      companion: await services.companion?.().catch(() => undefined),
       goals: services.goals,
       scheduler: services.scheduler,
       conversationId,

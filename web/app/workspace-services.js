@@ -26,14 +26,16 @@ import { commitTurn, commitTakeBack } from './turn-commit.js';
  *   goals: GoalStore, scheduler: Scheduler, usage: UsageLedger,
  *   terminal: () => Promise<import('./terminal-host.js').TerminalHost>, mcpAuth: () => Promise<import('./mcp-auth.js').McpAuth>,
  *   remote: () => Promise<import('../stores/remote-machines.js').RemoteMachines>,
+ *   companion: () => Promise<import('../net/companion.js').CompanionClient>,
  *   mcpServe: () => Promise<import('./mcp-serve.js').McpServe>,
  *   mount: WorkspaceMount, semantic: import('./semantic.js').SemanticSearch, tabs: import('../agent/coordination/tabs.js').TabCoordinator,
  *   measureWorkspace: (workspaceId: string, signal: AbortSignal) => Promise<{bytes: number, files: number}>}} Services
  *   terminal: the workspace's shell sessions and history (loads the shell); mcpAuth: OAuth sign-in for MCP servers (the
  *   page's); semantic: search by meaning (the page's); remote: the user's machines through wsh (the page's: every
- *   workspace reaches the same machines); mcpServe: this workspace exposed to outside MCP clients through a machine's wsh
- *   server (made on first use); tabs: this browser's tabs of Clawser; measureWorkspace: the bytes a
- *   workspace's folder holds (any workspace of this browser: the Dashboard compares them)
+ *   workspace reaches the same machines); companion: the companion extension that reaches the browser's other tabs (the
+ *   workspace's: its own session with the extension, and the extension's id from its tool settings); mcpServe: this
+ *   workspace exposed to outside MCP clients through a machine's wsh server (made on first use); tabs: this browser's
+ *   tabs of Clawser; measureWorkspace: the bytes a workspace's folder holds (any workspace of this browser: the Dashboard compares them)
  */
 
 /**
@@ -265,6 +267,7 @@ export class WorkspaceServices {
         terminal: () => this.#terminal(workspaceId),
         mcpAuth: () => this.mcpAuth(),
         remote: () => this.remote(),
+        companion: () => this.#companion(workspaceId),
         mcpServe: () => this.#mcpServe(workspaceId),
         mount: {
           workspaceId,
@@ -310,6 +313,29 @@ export class WorkspaceServices {
     made.catch(() => {
       if (this.#remote === made) this.#remote = null;
     });
+    return made;
+  }
+
+  /**
+   * Each workspace's client of the companion extension, made on first use (its module is loaded then).
+   * @type {Map<string, Promise<import('../net/companion.js').CompanionClient>>}
+   */
+  #companions = new Map();
+  /** @param {string} workspaceId */
+  #companion(workspaceId) {
+    let made = this.#companions.get(workspaceId);
+    if (!made) {
+      made = import('../net/companion.js').then(
+        ({ CompanionClient }) =>
+          new CompanionClient({
+            // `chrome` is Chrome's, on a page only when an installed extension lists the page's origin: untyped here on purpose.
+            runtime: () => /** @type {any} */ (globalThis).chrome?.runtime,
+            extensionId: () => this.deps.agentSettings.load(workspaceId).tools.companionId,
+          }),
+      );
+      this.#companions.set(workspaceId, made);
+      made.catch(() => this.#companions.delete(workspaceId));
+    }
     return made;
   }
 

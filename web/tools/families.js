@@ -13,6 +13,7 @@ import { family as skills } from './skills.js';
 import { family as shell } from './shell.js';
 import { family as agents } from './agents.js';
 import { family as remote } from './remote.js';
+import { family as tabs } from './tabs.js';
 
 /**
  * Every built-in tool family, in the order their tools are listed (to the model, in the Tools
@@ -20,7 +21,22 @@ import { family as remote } from './remote.js';
  * and its name below (CONTRIBUTING.md, "A tool family").
  * @type {readonly ToolFamily[]}
  */
-export const TOOL_FAMILIES = Object.freeze([fs, web, storage, browser, code, git, memory, goals, scheduler, skills, shell, agents, remote]);
+export const TOOL_FAMILIES = Object.freeze([
+  fs,
+  web,
+  storage,
+  browser,
+  code,
+  git,
+  memory,
+  goals,
+  scheduler,
+  skills,
+  shell,
+  agents,
+  remote,
+  tabs,
+]);
 
 /** A tool family that does not declare what it must (see familyProblems). */
 export class ToolFamilyError extends Error {

@@ -100,6 +100,8 @@ export interface ToolContext {
   skills?: import('../skills/store.js').SkillStore;
   /** The user's own machines reached through wsh (remote_* tools), shared with the Remote panel; loaded on first use. */
   remote?: () => Promise<import('../stores/remote-machines.js').RemoteMachines>;
+  /** The companion extension that reaches the browser's other tabs (tab_* tools); absent where no page can reach it. */
+  companion?: import('../net/companion.js').CompanionClient;
 }
 
 export interface ToolUi {
@@ -133,6 +135,12 @@ export interface ToolSettings {
   allowedPrivateHosts: string[];
   searchEndpoint: string;
   searchApiKey: string;
+  /** Sites (hosts, with their subdomains) the tab_* tools may use; empty: any not denied. */
+  tabSitesAllow: string[];
+  /** Sites the tab_* tools never read or act on, whatever the allow list says. */
+  tabSitesDeny: string[];
+  /** The companion extension's id when it is not the repository's (a Web Store or an organization's copy); '' for the default. */
+  companionId: string;
 }
 
 export interface ToolResult {

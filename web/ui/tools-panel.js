@@ -1,21 +1,22 @@
 /** @import { ToolDefinition, ToolPolicy } from '../tools/types.d.ts' */
-/** @import { ToolSettingsView } from './types.d.ts' */
+/** @import { ToolSettingsView, CompanionControl } from './types.d.ts' */
 /** @import { ApprovalRule } from '../tools/approval-rules.js' */
 import { h } from './dom.js';
 import { panelLayout } from './panel-layout.js';
+import { CompanionSection } from './companion-section.js';
 
 /**
  * The Tools panel: every tool with its description, permission level and this workspace's
  * policy — the default (what the autonomy level does with it, in words) or the user's own
  * choice ("Always allow" from a dialog lands here) — plus the tool settings (fetch allowlist,
- * web search service).
+ * web search service) and the companion extension's (whether it is there, the sites the tab tools may use).
  * @param {{tools: ToolDefinition[], userPolicyOf: (name: string) => ToolPolicy | null, defaultOf: (name: string) => string, onPolicy:
  *   (name: string, policy: ToolPolicy | null) => void,
  *   rules: () => ApprovalRule[], toolLabel: (key: string) => string, describeRule: (rule: ApprovalRule) => string, onRemoveRule: (rule:
  *   ApprovalRule) => void, onAddRule: (rule: ApprovalRule) => void,
  *   storedChoices?: () => {key: string, label: string, policy: ToolPolicy}[], onForget?: (key: string) => void,
  *   settings: ToolSettingsView, hasSearchKey: boolean, onSaveSettings: (s: {fetchAllowlist: string[], searchEndpoint: string,
- *   searchApiKey?: string | null}) => Promise<void>, onBack: () => void}} props
+ *   searchApiKey?: string | null}) => Promise<void>, onBack: () => void, companion?: CompanionControl}} props
  *   storedChoices: the user's choices for tools not in the table (an MCP server's while it is not connected), in words; onForget removes
  *   one
  */
@@ -133,6 +134,7 @@ export function ToolsPanel(props) {
     StoredChoices(props),
     rulesSection,
     form,
+    props.companion ? CompanionSection(props.companion) : null,
   );
 }
 
