@@ -51,6 +51,12 @@ function extensionArgs(folders) {
  */
 export async function launchBrowser(options = {}) {
   const { path, source } = await locateChromium();
+  // The npm-provided build (@sparticuz/chromium) is a headless shell: it has no extension system at all.
+  if (options.extensions?.length && source === 'provided')
+    throw new BrowserUnavailableError(
+      `Chromium (provided: ${path}) cannot load extensions: the npm-provided build is a headless shell without them. Run this ` +
+        'test with the system’s Chromium (Debian: `apt-get install -y chromium`) or CHROME_PATH set to a Chromium or Chrome.',
+    );
   const profileDir = options.profileDir ?? (await mkdtemp(join(tmpdir(), 'clawser-profile-')));
   /** @type {import('playwright-core').BrowserContext} */
   let context;
