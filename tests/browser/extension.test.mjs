@@ -7,15 +7,16 @@
 // tries prompt injection taints the turn (control: the same question before any read names no
 // untrusted content); read, type, click, screenshot and navigate in a second tab; a password
 // field is refused (control: the text field of the same form is typed into); tab_close closes
-// the tab the agent opened and refuses the user's.
+// the tab the agent opened and refuses the user's. Without the extension (a browser of its own), the
+// Tools panel says it is not installed and a tab tool tells the model how to install it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { readWorkspaceFile, saveSettings, sendMessage } from './helpers.mjs';
-import { useFixture } from './fixture.mjs';
+import { openFixture, useFixture } from './fixture.mjs';
 import { waitUntil } from '../fixtures/wait.mjs';
-import { COMPANION_ID } from '../../web/net/companion.js';
+import { COMPANION_ID, INSTALL_HELP } from '../../web/net/companion.js';
 
 const EXTENSION = fileURLToPath(new URL('../../extension', import.meta.url));
 
@@ -275,4 +276,25 @@ test('tab_close closes the tab the agent opened, and refuses one the user opened
   );
   assert.equal(mine.tab.isClosed(), false, 'the user’s tab is still open');
   await mine.tab.close();
+});
+
+test('without the extension, the Tools panel says it is not installed and a tab tool explains how to install it', async (t) => {
+  const bare = await openFixture(
+    { llm: {}, settings: ({ llm }) => ({ provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` }) },
+    t,
+  );
+  assert.equal(await bare.page.evaluate(() => typeof (/** @type {any} */ (globalThis).chrome?.runtime?.sendMessage)), 'undefined');
+  await bare.page.getByRole('button', { name: 'Tools', exact: true }).click();
+  await bare.page.getByText('Not installed: the tab tools cannot reach your other tabs.').waitFor();
+  await bare.page.locator('#companion-detail', { hasText: 'Load unpacked' }).waitFor();
+  await bare.page.getByRole('button', { name: 'Back to chat' }).click();
+  bare.llm.enqueue({ toolCalls: [{ id: 'b1', name: 'tabs_list', arguments: {} }] }, { text: 'It is not there.' });
+  await sendMessage(bare.page, 'list my tabs');
+  const ask = bare.page.getByRole('dialog', { name: 'Allow “tabs_list”?' });
+  await ask.getByRole('button', { name: 'Allow once' }).click();
+  await bare.page.locator('.msg.assistant', { hasText: 'It is not there.' }).waitFor();
+  const told = bare.llm.requests
+    .at(-1)
+    ?.body.messages.find((/** @type {any} */ m) => m.role === 'tool' && m.tool_call_id === 'b1')?.content;
+  assert.equal(told, INSTALL_HELP);
 });

@@ -9,6 +9,7 @@ import { family, siteOf, siteRefusal } from '../../web/tools/tabs.js';
 import { familyProblems, TOOL_FAMILIES } from '../../web/tools/families.js';
 import { toolSettings } from '../../web/tools/index.js';
 import { MemoryFileSystem } from '../../web/storage/memory-fs.js';
+import { SafetyPipeline } from '../../web/safety/pipeline.js';
 
 /**
  * A stand-in for the page's `chrome.runtime`: answers each message with `answer(message)`, or sets
@@ -109,6 +110,8 @@ test('the client: no chrome.runtime, or no extension with the id, is not_install
   await assert.rejects(missing.call('hello'), (/** @type {any} */ e) => e.code === 'not_installed' && e.message === INSTALL_HELP);
   assert.match(INSTALL_HELP, /Load unpacked/);
   assert.match(INSTALL_HELP, /docs\/extension\.md/);
+  // Clawser's own words reach the model as they are: nothing in them looks like an injected instruction.
+  assert.deepEqual(new SafetyPipeline({}).checkToolResult(INSTALL_HELP, 'tabs_list').flags, []);
   assert.deepEqual(await none.status(), { state: 'missing', id: COMPANION_ID, message: INSTALL_HELP });
 });
 

@@ -20,9 +20,9 @@ export const HEARTBEAT_MS = 60_000;
 /** What the user reads when the extension is not there: what it is, and how to install it. */
 export const INSTALL_HELP =
   'The Clawser companion extension is not installed in this browser (or does not list this address as Clawser). It lets the ' +
-  'agent see and act in your other tabs. To install it: open chrome://extensions, turn on Developer mode, choose “Load ' +
-  'unpacked” and pick the extension/ folder of Clawser’s repository (an organization can install it for everyone by policy), ' +
-  'then reload Clawser. docs/extension.md says more, and how to add your own address.';
+  'agent see and act in your other tabs. To install it: open chrome://extensions, use the Developer mode switch at the top right, ' +
+  'choose “Load unpacked” and pick the extension/ folder of Clawser’s repository (an organization can install it for everyone ' +
+  'by policy), then reload Clawser. docs/extension.md says more, and how to add your own address.';
 
 /** A request the extension refused or could not answer, or no extension: a stable `code`, and a hint for the agent. */
 export class CompanionError extends Error {
