@@ -22,8 +22,8 @@
 //            scripts/static-server.mjs)
 //   llm      true or {apiKey, models, cors, script}: a scripted model server; `script`: replies
 //            queued at once (ScriptedResponse[]); none by default
-//   browser  {viewport, colorScheme, offline, args, profileDir}; false: none (the test launches
-//            its own with fx.launchBrowser)
+//   browser  {viewport, colorScheme, offline, args, profileDir, extensions}; false: none (the test
+//            launches its own with fx.launchBrowser); extensions: unpacked extension folders to load
 //   page     'blank' (a new tab), 'home' (the workspace list shown), 'workspace' (the default
 //            workspace open); none by default; `settings` implies 'workspace'
 //   settings provider settings saved through the Settings dialog ({provider, model, apiKey,

@@ -32,7 +32,17 @@ export const PAGE_TIMEOUT_MS = 30_000;
  * @property {'light' | 'dark'} [colorScheme] default light
  * @property {boolean} [offline] start with the network off
  * @property {string[]} [args] Chromium flags on top of CHROMIUM_ARGS
+ * @property {string[]} [extensions] unpacked extensions to load (folders); Playwright's `--disable-extensions` is then left out
  */
+
+/**
+ * The flags that load unpacked extensions (and only those) into the browser.
+ * @param {string[] | undefined} folders
+ */
+function extensionArgs(folders) {
+  if (!folders?.length) return [];
+  return [`--disable-extensions-except=${folders.join(',')}`, `--load-extension=${folders.join(',')}`];
+}
 
 /**
  * A Chromium on a profile folder of its own. Browser tests get it through tests/browser/fixture.mjs,
@@ -41,6 +51,12 @@ export const PAGE_TIMEOUT_MS = 30_000;
  */
 export async function launchBrowser(options = {}) {
   const { path, source } = await locateChromium();
+  // The npm-provided build (@sparticuz/chromium) is a headless shell: it has no extension system at all.
+  if (options.extensions?.length && source === 'provided')
+    throw new BrowserUnavailableError(
+      `Chromium (provided: ${path}) cannot load extensions: the npm-provided build is a headless shell without them. Run this ` +
+        'test with the system’s Chromium (Debian: `apt-get install -y chromium`) or CHROME_PATH set to a Chromium or Chrome.',
+    );
   const profileDir = options.profileDir ?? (await mkdtemp(join(tmpdir(), 'clawser-profile-')));
   /** @type {import('playwright-core').BrowserContext} */
   let context;
@@ -48,7 +64,8 @@ export async function launchBrowser(options = {}) {
     context = await chromium.launchPersistentContext(profileDir, {
       executablePath: path,
       headless: true,
-      args: [...CHROMIUM_ARGS, ...(options.args ?? [])],
+      args: [...CHROMIUM_ARGS, ...extensionArgs(options.extensions), ...(options.args ?? [])],
+      ...(options.extensions?.length ? { ignoreDefaultArgs: ['--disable-extensions'] } : {}),
       viewport: options.viewport ?? { width: 1280, height: 800 },
       offline: options.offline ?? false,
       // The same language whatever browser runs the tests (the npm-provided build reports "en-US@posix" under LANG=C).

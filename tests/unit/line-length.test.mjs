@@ -52,10 +52,21 @@ test('every file listed as generated exists (or is written by a build step), so 
   assert.deepEqual(missing, []);
 });
 
+/**
+ * Lines that cannot be wrapped, by file, each with why: the companion extension's public key is
+ * one base64 string that Chrome reads whole (JSON has no concatenation).
+ * @type {Map<string, RegExp>}
+ */
+export const UNWRAPPABLE = new Map([['extension/manifest.json', /^ {2}"key": "[A-Za-z0-9+/=]+",$/]]);
+
 test('no line of a hand-written file is longer than 140 characters', () => {
-  const found = handWrittenFiles().flatMap((file) =>
-    longLines(readFileSync(join(ROOT, file), 'utf8')).map((l) => `${file}:${l.line} (${l.length} characters)`),
-  );
+  const found = handWrittenFiles().flatMap((file) => {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    const lines = text.split('\n');
+    return longLines(text)
+      .filter((l) => !UNWRAPPABLE.get(file)?.test(lines[l.line - 1]))
+      .map((l) => `${file}:${l.line} (${l.length} characters)`);
+  });
   assert.equal(
     found.length,
     0,

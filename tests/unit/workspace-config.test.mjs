@@ -463,3 +463,37 @@ at a new address it is a loosening, an Off given up is too; unchanged, nothing',
     ['lets search of the MCP server “Docs” run without asking for addresses on docs.example'],
   );
 });
+
+test('config: lifting a denied site of the tab tools, clearing or widening their allow list, or another extension id are \
+loosenings (control: denying one more site is not)', () => {
+  const base = JSON.parse(
+    edit((c) => {
+      c.agent.tools.tabSitesDeny = ['mybank.com', 'mail.example.com'];
+      c.agent.tools.tabSitesAllow = ['example.com'];
+    }),
+  );
+  const next = JSON.parse(JSON.stringify(base));
+  next.agent.tools.tabSitesDeny = ['mail.example.com'];
+  next.agent.tools.tabSitesAllow = [];
+  next.agent.tools.companionId = 'a'.repeat(32);
+  assert.deepEqual(
+    loosenedProtections(base, next, () => 'approve'),
+    [
+      'lets the agent read and act on these sites in other tabs again: mybank.com',
+      'clears the list of sites the agent may use in other tabs (any site not denied becomes usable)',
+      `reaches your other tabs through another extension (id ${'a'.repeat(32)})`,
+    ],
+  );
+  const widened = JSON.parse(JSON.stringify(base));
+  widened.agent.tools.tabSitesAllow = ['example.com', 'other.org'];
+  assert.deepEqual(
+    loosenedProtections(base, widened, () => 'approve'),
+    ['adds sites the agent may use in other tabs: other.org'],
+  );
+  const tighter = JSON.parse(JSON.stringify(base));
+  tighter.agent.tools.tabSitesDeny = ['mybank.com', 'mail.example.com', 'news.example.com'];
+  assert.deepEqual(
+    loosenedProtections(base, tighter, () => 'approve'),
+    [],
+  );
+});

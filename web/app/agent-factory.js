@@ -493,6 +493,7 @@ export class AgentFactory {
       builtTools: await services.builtTools?.().catch(() => undefined),
       mcp: mcp ?? (await services.mcp().catch(() => undefined)),
       remote: services.remote,
+      companion: await services.companion?.().catch(() => undefined),
       goals: services.goals,
       scheduler: services.scheduler,
       conversationId,

@@ -22,6 +22,9 @@ export const AgentSettingsSchema = z.object({
     maxFetchChars: 40_000,
     fetchAllowlist: [],
     searchEndpoint: '',
+    tabSitesAllow: [],
+    tabSitesDeny: [],
+    companionId: '',
   }),
   leakAction: z.enum(['redact', 'warn', 'block']).default('redact'),
   /** Off only after the user confirmed it in a dialog (see SafetyPipeline.confirmDisable). */

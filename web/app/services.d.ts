@@ -49,6 +49,11 @@ export interface Services {
   mcpAuth: () => Promise<import('./mcp-auth.js').McpAuth>;
   /** The user's machines through wsh (the page's: every workspace reaches the same machines). */
   remote: () => Promise<import('../stores/remote-machines.js').RemoteMachines>;
+  /**
+   * The companion extension that reaches the browser's other tabs (the workspace's: its own
+   * session with the extension, and the extension's id from its tool settings).
+   */
+  companion: () => Promise<import('../net/companion.js').CompanionClient>;
   /** This workspace exposed to outside MCP clients through a machine's wsh server (made on first use). */
   mcpServe: () => Promise<import('./mcp-serve.js').McpServe>;
   /** The workspace's channels (Telegram, webhooks; web/app/channels.js). */

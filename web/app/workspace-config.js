@@ -448,6 +448,15 @@ export function loosenedProtections(before, after, defaultPolicyOf, secrets = {}
     out.push('clears the web fetch allow-list (any public host becomes reachable)');
   const newFetch = a.tools.fetchAllowlist.length ? b.tools.fetchAllowlist.filter((h) => !a.tools.fetchAllowlist.includes(h)) : [];
   if (newFetch.length) out.push(`adds to the web fetch allow-list: ${newFetch.join(', ')}`);
+  // The tab tools' site lists (the companion extension): a site no longer denied, an allow list cleared or widened.
+  const undenied = a.tools.tabSitesDeny.filter((site) => !b.tools.tabSitesDeny.includes(site));
+  if (undenied.length) out.push(`lets the agent read and act on these sites in other tabs again: ${undenied.join(', ')}`);
+  if (a.tools.tabSitesAllow.length && !b.tools.tabSitesAllow.length)
+    out.push('clears the list of sites the agent may use in other tabs (any site not denied becomes usable)');
+  const newTabSites = a.tools.tabSitesAllow.length ? b.tools.tabSitesAllow.filter((site) => !a.tools.tabSitesAllow.includes(site)) : [];
+  if (newTabSites.length) out.push(`adds sites the agent may use in other tabs: ${newTabSites.join(', ')}`);
+  if (b.tools.companionId !== a.tools.companionId)
+    out.push(`reaches your other tabs through another extension (id ${b.tools.companionId || 'the repository’s'})`);
   if (a.git.autoCommit && !b.git.autoCommit)
     out.push("stops committing the agent's file changes (they can no longer be rolled back in the Git panel)");
   const strict = { denied: 0, approve: 1, auto: 2 };

@@ -14,6 +14,7 @@ import { MountedFileSystem } from '../storage/mounted-fs.js';
 import { ProtectedFileSystem } from '../storage/protected-fs.js';
 import { askUserDialog } from '../ui/approval-dialog.js';
 import { commitTurn, commitTakeBack } from './turn-commit.js';
+import { madeOnFirstUse } from './made-on-first-use.js';
 
 /** @typedef {import('./services.d.ts').Services} Services */
 /** @typedef {import('./services.d.ts').WorkspaceMount} WorkspaceMount */
@@ -265,6 +266,7 @@ export class WorkspaceServices {
         terminal: () => this.#terminal(workspaceId),
         mcpAuth: () => this.mcpAuth(),
         remote: () => this.remote(),
+        companion: () => this.#companion(workspaceId),
         mcpServe: () => this.#mcpServe(workspaceId),
         channels: () => this.#channelHost().then((host) => host.of(workspaceId)),
         mount: {
@@ -299,74 +301,62 @@ export class WorkspaceServices {
     return (this.#mcpAuth ??= import('./mcp-auth.js').then(({ McpAuth }) => new McpAuth({ config, secrets })));
   }
 
-  /**
-   * The user's machines through wsh (the page's), loaded with the first tool call or panel that needs them.
-   * @type {Promise<import('../stores/remote-machines.js').RemoteMachines> | null}
-   */
-  #remote = null;
+  /** The user's machines through wsh (the page's), loaded with the first tool call or panel that needs them. */
+  #remote = madeOnFirstUse(() =>
+    import('../stores/remote-machines.js').then(({ RemoteMachines }) => new RemoteMachines({ config: this.deps.config })),
+  );
   remote() {
-    const { config } = this.deps;
-    const made = (this.#remote ??= import('../stores/remote-machines.js').then(({ RemoteMachines }) => new RemoteMachines({ config })));
-    // A module that failed to load is asked for again next time.
-    made.catch(() => {
-      if (this.#remote === made) this.#remote = null;
-    });
-    return made;
+    return this.#remote('');
   }
 
-  /**
-   * Each workspace's MCP exposure, made on first use (its module is loaded then).
-   * @type {Map<string, Promise<import('./mcp-serve.js').McpServe>>}
-   */
-  #exposures = new Map();
-  /** @param {string} workspaceId */
-  #mcpServe(workspaceId) {
-    const d = this.deps;
-    let made = this.#exposures.get(workspaceId);
-    if (!made) {
-      made = Promise.all([import('./mcp-serve.js'), import('../ui/approval-dialog.js')]).then(([{ McpServe }, { approvalDialog }]) => {
-        const runner = d.mcpRunner;
-        if (!runner) throw new Error('Exposing over MCP is not available here (no tool runner).');
-        return new McpServe({
-          workspaceId,
-          config: d.config,
-          registry: this.of(workspaceId).registry,
-          remote: () => this.remote(),
-          name: () => d.workspaceName?.(workspaceId) ?? workspaceId,
-          runner: (o) => runner(workspaceId, o),
-          approve: approvalDialog,
-        });
-      });
-      this.#exposures.set(workspaceId, made);
-      made.catch(() => this.#exposures.delete(workspaceId));
-    }
-    return made;
-  }
-
-  /**
-   * Every workspace's channels, made on first use (a page whose workspaces have none never loads them).
-   * @type {Promise<import('./channels.js').ChannelHost> | null}
-   */
-  #channels = null;
-  #channelHost() {
-    const d = this.deps;
-    const made = (this.#channels ??= Promise.all([import('./channels.js'), import('../ui/approval-dialog.js')]).then(
-      ([{ ChannelHost }, { approvalDialog }]) =>
-        new ChannelHost({
-          config: d.config,
-          secrets: d.secrets,
-          chat: d.chat,
-          agentSettings: d.agentSettings,
-          workspaceName: (id) => d.workspaceName?.(id) ?? id,
-          approve: approvalDialog,
-          // Incoming webhooks reach the page through the user's own wsh server (the Remote panel's machines).
-          remote: () => this.remote(),
+  /** Each workspace's client of the companion extension, made on first use. */
+  #companion = madeOnFirstUse((workspaceId) =>
+    import('../net/companion.js').then(
+      ({ CompanionClient }) =>
+        new CompanionClient({
+          // `chrome` is Chrome's, on a page only when an installed extension lists the page's origin: untyped here on purpose.
+          runtime: () => /** @type {any} */ (globalThis).chrome?.runtime,
+          extensionId: () => this.deps.agentSettings.load(workspaceId).tools.companionId,
         }),
-    ));
-    made.catch(() => {
-      if (this.#channels === made) this.#channels = null;
-    });
-    return made;
+    ),
+  );
+
+  /** Each workspace's MCP exposure, made on first use. */
+  #mcpServe = madeOnFirstUse((workspaceId) =>
+    Promise.all([import('./mcp-serve.js'), import('../ui/approval-dialog.js')]).then(([{ McpServe }, { approvalDialog }]) => {
+      const d = this.deps;
+      const runner = d.mcpRunner;
+      if (!runner) throw new Error('Exposing over MCP is not available here (no tool runner).');
+      return new McpServe({
+        workspaceId,
+        config: d.config,
+        registry: this.of(workspaceId).registry,
+        remote: () => this.remote(),
+        name: () => d.workspaceName?.(workspaceId) ?? workspaceId,
+        runner: (o) => runner(workspaceId, o),
+        approve: approvalDialog,
+      });
+    }),
+  );
+
+  /** Every workspace's channels, made on first use (a page whose workspaces have none never loads them). */
+  #channelHosts = madeOnFirstUse(() =>
+    Promise.all([import('./channels.js'), import('../ui/approval-dialog.js')]).then(([{ ChannelHost }, { approvalDialog }]) => {
+      const d = this.deps;
+      return new ChannelHost({
+        config: d.config,
+        secrets: d.secrets,
+        chat: d.chat,
+        agentSettings: d.agentSettings,
+        workspaceName: (id) => d.workspaceName?.(id) ?? id,
+        approve: approvalDialog,
+        // Incoming webhooks reach the page through the user's own wsh server (the Remote panel's machines).
+        remote: () => this.remote(),
+      });
+    }),
+  );
+  #channelHost() {
+    return this.#channelHosts('');
   }
 
   /**
@@ -414,7 +404,10 @@ export class WorkspaceServices {
   forget(workspaceId) {
     const s = this.#services.get(workspaceId);
     s?.scheduler.stop();
-    this.#channels?.then((host) => host.forget(workspaceId)).catch(() => {});
+    this.#channelHosts
+      .peek('')
+      ?.then((host) => host.forget(workspaceId))
+      .catch(() => {});
     this.#stopMemory.get(workspaceId)?.();
     this.#stopMemory.delete(workspaceId);
     this.#stopMcp.get(workspaceId)?.();
@@ -595,6 +588,9 @@ export class WorkspaceServices {
   stopSchedulers() {
     this.#schedulersOn = false;
     for (const s of this.#services.values()) s.scheduler.stop();
-    this.#channels?.then((host) => host.stop()).catch(() => {});
+    this.#channelHosts
+      .peek('')
+      ?.then((host) => host.stop())
+      .catch(() => {});
   }
 }

@@ -14,6 +14,7 @@ import { family as builder } from './tool-builder.js';
 import { family as shell } from './shell.js';
 import { family as agents } from './agents.js';
 import { family as remote } from './remote.js';
+import { family as tabs } from './tabs.js';
 
 /**
  * Every built-in tool family, in the order their tools are listed (to the model, in the Tools
@@ -36,6 +37,7 @@ export const TOOL_FAMILIES = Object.freeze([
   shell,
   agents,
   remote,
+  tabs,
 ]);
 
 /** A tool family that does not declare what it must (see familyProblems). */

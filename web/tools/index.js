@@ -33,6 +33,12 @@ export const ToolSettingsSchema = z.object({
   allowedPrivateHosts: z.array(z.string()).default([]),
   searchEndpoint: z.string().default(''),
   searchApiKey: z.string().default(''),
+  tabSitesAllow: z.array(z.string().max(253)).max(500).default([]),
+  tabSitesDeny: z.array(z.string().max(253)).max(500).default([]),
+  companionId: z
+    .string()
+    .regex(/^([a-p]{32})?$/, 'an extension id is 32 letters a–p')
+    .default(''),
 });
 
 /** @param {Partial<ToolSettings>} [partial] @returns {ToolSettings} */

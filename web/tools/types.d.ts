@@ -134,6 +134,8 @@ export interface ToolContext {
    * A type only: the app's Services satisfy it, nothing here loads the app.
    */
   services?: import('../app/workspace-services.js').Services;
+  /** The companion extension that reaches the browser's other tabs (tab_* tools); absent where no page can reach it. */
+  companion?: import('../net/companion.js').CompanionClient;
 }
 
 export interface ToolUi {
@@ -167,6 +169,12 @@ export interface ToolSettings {
   allowedPrivateHosts: string[];
   searchEndpoint: string;
   searchApiKey: string;
+  /** Sites (hosts, with their subdomains) the tab_* tools may use; empty: any not denied. */
+  tabSitesAllow: string[];
+  /** Sites the tab_* tools never read or act on, whatever the allow list says. */
+  tabSitesDeny: string[];
+  /** The companion extension's id when it is not the repository's (a Web Store or an organization's copy); '' for the default. */
+  companionId: string;
 }
 
 export interface ToolResult {

@@ -1,23 +1,26 @@
 /** @import { ToolDefinition, ToolPolicy } from '../tools/types.d.ts' */
-/** @import { ToolSettingsView, BuiltToolsControl } from './types.d.ts' */
+/** @import { ToolSettingsView, BuiltToolsControl, CompanionControl } from './types.d.ts' */
 /** @import { ApprovalRule } from '../tools/approval-rules.js' */
 import { h } from './dom.js';
 import { panelLayout } from './panel-layout.js';
 import { BuiltToolsSection } from './built-tools-section.js';
+import { CompanionSection } from './companion-section.js';
 
 /**
  * The Tools panel: every tool with its description, permission level and this workspace's
  * policy — the default (what the autonomy level does with it, in words) or the user's own
  * choice ("Always allow" from a dialog lands here) — plus the tool settings (fetch allowlist,
- * web search service).
+ * web search service) and the companion extension's (whether it is there, the sites the tab tools may use).
  * @param {{tools: ToolDefinition[], userPolicyOf: (name: string) => ToolPolicy | null, defaultOf: (name: string) => string, onPolicy:
  *   (name: string, policy: ToolPolicy | null) => void,
  *   rules: () => ApprovalRule[], toolLabel: (key: string) => string, describeRule: (rule: ApprovalRule) => string, onRemoveRule: (rule:
  *   ApprovalRule) => void, onAddRule: (rule: ApprovalRule) => void,
  *   storedChoices?: () => {key: string, label: string, policy: ToolPolicy}[], onForget?: (key: string) => void,
  *   settings: ToolSettingsView, hasSearchKey: boolean, onSaveSettings: (s: {fetchAllowlist: string[], searchEndpoint: string,
- *   searchApiKey?: string | null}) => Promise<void>, onBack: () => void, builder?: BuiltToolsControl, onBuilderChanged?: () => void}} props
+ *   searchApiKey?: string | null}) => Promise<void>, onBack: () => void, builder?: BuiltToolsControl, onBuilderChanged?: () => void,
+ *   companion?: CompanionControl}} props
  *   builder: the built tools and the form that defines one (absent: not shown); onBuilderChanged: after one changed;
+ *   companion: the companion extension's status and site lists (absent: not shown);
  *   storedChoices: the user's choices for tools not in the table (an MCP server's while it is not connected), in words; onForget removes
  *   one
  */
@@ -136,6 +139,7 @@ export function ToolsPanel(props) {
     props.builder ? BuiltToolsSection({ builder: props.builder, onChanged: props.onBuilderChanged ?? (() => {}) }) : null,
     rulesSection,
     form,
+    props.companion ? CompanionSection(props.companion) : null,
   );
 }
 

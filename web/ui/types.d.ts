@@ -366,6 +366,18 @@ export interface BuiltToolsControl {
   remove(name: string): Promise<void>;
 }
 
+/** Whether the companion extension (the browser's other tabs) is there, as the Tools panel shows it. */
+export type CompanionStatusView =
+  | { state: 'connected'; id: string; version: string; commands: string[]; clawserOrigins: string[] }
+  | { state: 'missing' | 'error'; id: string; message: string };
+
+/** The Tools panel's section for the companion extension: its status, and the sites the tab tools may use. */
+export interface CompanionControl {
+  status: () => Promise<CompanionStatusView>;
+  lists: { tabSitesAllow: string[]; tabSitesDeny: string[]; companionId: string };
+  onSave: (lists: { tabSitesAllow: string[]; tabSitesDeny: string[]; companionId: string }) => Promise<void>;
+}
+
 /** A problem of the Config panel's document: the field it is about, and what to do. */
 export interface ConfigProblem {
   path: string;

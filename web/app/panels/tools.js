@@ -1,5 +1,5 @@
 // The Tools panel: every tool with its policy, the approval rules, choices kept for MCP servers not
-// connected, and the tools' settings (fetch allowlist, search endpoint and key).
+// connected, the tools' settings (fetch allowlist, search endpoint and key) and the companion extension's.
 /** @import { PanelEntry } from '../panels.js' */
 /** @import { ToolDefinition } from '../../tools/types.d.ts' */
 
@@ -66,6 +66,16 @@ const panel = {
         const s = agentSettings.load(workspaceId);
         agentSettings.save(workspaceId, { ...s, tools: { ...s.tools, fetchAllowlist, searchEndpoint } });
         if (searchApiKey !== undefined) await agentSettings.setSearchApiKey(workspaceId, searchApiKey);
+      },
+      companion: {
+        status: async () => (await ctx.services.companion()).status(),
+        lists: (({ tabSitesAllow, tabSitesDeny, companionId }) => ({ tabSitesAllow, tabSitesDeny, companionId }))(
+          agentSettings.load(workspaceId).tools,
+        ),
+        onSave: async (lists) => {
+          const s = agentSettings.load(workspaceId);
+          agentSettings.save(workspaceId, { ...s, tools: { ...s.tools, ...lists } });
+        },
       },
       onBack: ctx.back,
       ...(built
