@@ -141,9 +141,21 @@ test('git panel: status, stage, commit, history, diff, branches, restore', async
     await page.getByRole('button', { name: 'Stage plan.md' }).click();
     await page.getByRole('heading', { name: 'Staged (1)' }).waitFor();
     await page.getByLabel(/Commit message/).fill('Add the plan');
+    // A Git panel drawn again (another panel and back: a new panel) keeps what was typed.
+    await page.getByRole('button', { name: 'Files', exact: true }).click();
+    await page.getByRole('heading', { name: 'Files', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Git', exact: true }).click();
+    await page.getByRole('heading', { name: 'Staged (1)' }).waitFor();
+    assert.equal(await page.getByLabel(/Commit message/).inputValue(), 'Add the plan', 'the message typed is still there');
     await page.getByRole('button', { name: 'Commit', exact: true }).click();
     await page.getByText(/Committed [0-9a-f]{7}\./).waitFor();
     await page.getByRole('heading', { name: 'Changes (1)' }).waitFor();
+    // Committed: a panel drawn again starts empty (control: the draft is gone with the commit).
+    await page.getByRole('button', { name: 'Files', exact: true }).click();
+    await page.getByRole('heading', { name: 'Files', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Git', exact: true }).click();
+    await page.getByRole('heading', { name: 'Changes (1)' }).waitFor();
+    assert.equal(await page.getByLabel(/Commit message/).inputValue(), '');
     await page.getByRole('button', { name: /Add the plan/ }).click();
     await page.locator('.diff-table tr.add', { hasText: 'step one' }).waitFor();
 

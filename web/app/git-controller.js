@@ -7,6 +7,13 @@ import { skippedNote, keptNote } from '../git/errors.js';
 const withSkipped = (text, skipped) => (skipped ? `${text} ${skippedNote(skipped)}` : text);
 
 /**
+ * The commit message being written, per workspace: kept beyond one Git panel, so a panel drawn
+ * again (the workspace re-rendered, the panel reopened) shows what the person had typed.
+ * @type {Map<string, string>}
+ */
+const drafts = new Map();
+
+/**
  * The git panel's logic: the workspace repository's state and every action, with the remote
  * credentials (token sealed at rest) and CORS proxy taken from the workspace settings.
  * @implements {GitPanelController}
@@ -35,6 +42,16 @@ export class GitController {
   #set(patch) {
     this.state = { ...this.state, ...patch };
     for (const fn of this.#listeners) fn(this.state);
+  }
+
+  /** The commit message typed and not committed yet. */
+  get draft() {
+    return drafts.get(this.workspaceId) ?? '';
+  }
+
+  set draft(text) {
+    if (text) drafts.set(this.workspaceId, text);
+    else drafts.delete(this.workspaceId);
   }
 
   get author() {

@@ -78,6 +78,11 @@ export function GitPanel(props) {
   const body = h('div', { class: 'git-body' });
   const detail = h('section', { class: 'git-detail', 'aria-label': 'Diff', tabIndex: -1 });
   const message = h('textarea', { id: 'commit-message', rows: 3, placeholder: 'Describe the change' });
+  // What was typed in a panel drawn before this one (the workspace re-rendered meanwhile) is not lost.
+  message.value = git.draft;
+  message.addEventListener('input', () => {
+    git.draft = message.value;
+  });
 
   const guarded = guard(props.onError);
 
@@ -214,6 +219,7 @@ export function GitPanel(props) {
         }
         await git.commit(message.value.trim());
         message.value = '';
+        git.draft = '';
       });
     });
     const remoteUrl = h('input', {

@@ -443,6 +443,8 @@ export interface GitPanelController {
   stage(paths: string[]): Promise<unknown>;
   unstage(paths: string[]): Promise<unknown>;
   commit(message: string): Promise<unknown>;
+  /** The commit message typed and not committed yet (kept while the workspace is open, beyond one panel). */
+  draft: string;
   diffFile(path: string): Promise<FileDiff>;
   diffCommit(oid: string): Promise<FileDiff[]>;
   createBranch(name: string, checkout: boolean): Promise<unknown>;
