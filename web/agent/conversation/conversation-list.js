@@ -10,6 +10,44 @@ export const LIST_VERSION = 1;
 /** Its name in a workspace's conversations folder. */
 export const LIST_FILE = 'list.json';
 
+/** Tags a conversation holds at most, and the characters of each. */
+export const MAX_TAGS = 8;
+export const MAX_TAG_LENGTH = 32;
+
+/** A list of tags refused (too many, too long, not a list): says which bound, with a stable code. */
+export class TagsError extends Error {
+  /** @param {string} message */
+  constructor(message) {
+    super(message);
+    this.name = 'TagsError';
+    this.code = 'invalid_tags';
+  }
+}
+
+/** A conversation's tags as saved: trimmed, not empty, bounded; zod for the saved files, normalizeTags for what the person typed. */
+const TagsSchema = z.array(z.string().min(1).max(MAX_TAG_LENGTH)).max(MAX_TAGS);
+
+/**
+ * The tags the person gave, as they are kept: each trimmed (inner spaces made one), empty ones
+ * dropped, once whatever its case (the first spelling kept); refused when more than MAX_TAGS or
+ * one is longer than MAX_TAG_LENGTH.
+ * @param {unknown} tags @returns {{ok: true, tags: string[]} | {ok: false, problem: string}}
+ */
+export function normalizeTags(tags) {
+  if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string')) return { ok: false, problem: 'Tags are a list of words.' };
+  /** @type {Map<string, string>} */
+  const seen = new Map();
+  for (const raw of tags) {
+    const tag = String(raw).replace(/\s+/g, ' ').trim();
+    if (!tag) continue;
+    if (tag.length > MAX_TAG_LENGTH)
+      return { ok: false, problem: `A tag has at most ${MAX_TAG_LENGTH} characters (“${tag.slice(0, 40)}…”).` };
+    if (!seen.has(tag.toLowerCase())) seen.set(tag.toLowerCase(), tag);
+  }
+  if (seen.size > MAX_TAGS) return { ok: false, problem: `A conversation has at most ${MAX_TAGS} tags (${seen.size} given).` };
+  return { ok: true, tags: [...seen.values()] };
+}
+
 /**
  * A conversation's `meta.json` (and its copy in `list.json`), checked before use: a damaged one
  * costs that conversation's details, never the list or the app. Fields of a newer version are kept.
@@ -27,6 +65,7 @@ export const ConversationMetaSchema = z.looseObject({
   route: z.enum(['fast', 'smart', 'code', 'vision']).optional(),
   pinned: z.boolean().optional(),
   job: z.looseObject({ id: z.string(), name: z.string() }).optional(),
+  tags: TagsSchema.optional(),
 });
 
 const ROUTES = new Set(['fast', 'smart', 'code', 'vision']);
@@ -55,6 +94,12 @@ export function isConversationMeta(value) {
     return false;
   const f = m.forkOf;
   if (f !== undefined && (!f || typeof f !== 'object' || typeof f.conversationId !== 'string' || typeof f.title !== 'string')) return false;
+  const t = m.tags;
+  if (
+    t !== undefined &&
+    !(Array.isArray(t) && t.length <= MAX_TAGS && t.every((x) => typeof x === 'string' && x && x.length <= MAX_TAG_LENGTH))
+  )
+    return false;
   const j = m.job;
   if (j !== undefined && (!j || typeof j !== 'object' || typeof j.id !== 'string' || typeof j.name !== 'string')) return false;
   return true;
