@@ -121,6 +121,8 @@ test('keyboard: Tab reaches a row’s More button, its menu pins the conversatio
   await page.keyboard.press('ArrowDown');
   assert.equal(await focused(), 'Rename conversation Bread starter notes');
   await page.keyboard.press('ArrowDown');
+  assert.equal(await focused(), 'Tags of conversation Bread starter notes');
+  await page.keyboard.press('ArrowDown');
   assert.equal(await focused(), 'Export conversation Bread starter notes');
   await page.keyboard.press('ArrowDown');
   assert.equal(await focused(), 'Delete conversation Bread starter notes');

@@ -15,7 +15,7 @@ const LEVELS = /** @type {const} */ ([
  * @param {object} ctx
  * @param {{id: string, name: string}[]} ctx.workspaces
  * @param {{id: string, name: string} | null} ctx.workspace the open one
- * @param {{id: string, title: string}[]} ctx.conversations of the open workspace
+ * @param {{id: string, title: string, tags?: string[]}[]} ctx.conversations of the open workspace
  * @param {string | null} ctx.conversationId the one on screen
  * @param {{name: string, label: string, shortcut?: string}[]} ctx.panels besides the chat
  * @param {string} ctx.panel the one on screen
@@ -161,7 +161,8 @@ export function buildCommands(ctx) {
           id: `conversation:${c.id}`,
           label: c.title,
           group: 'Conversation',
-          keywords: 'switch open',
+          // Found by its tags too.
+          keywords: c.tags?.length ? `switch open ${c.tags.join(' ')}` : 'switch open',
           run: () => act.openConversation(c.id),
         });
     }
