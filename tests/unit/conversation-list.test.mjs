@@ -10,6 +10,7 @@ import {
   isConversationMeta,
   ConversationMetaSchema,
   normalizeTags,
+  parseMeta,
   MAX_TAGS,
   MAX_TAG_LENGTH,
 } from '../../web/agent/conversation/conversation-list.js';
@@ -104,4 +105,22 @@ test('tags are trimmed, unique whatever their case (the first spelling kept), bo
   const eight = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'x'.repeat(32), 'A'];
   assert.deepEqual(normalizeTags(eight), { ok: true, tags: eight.slice(0, 8) });
   assert.equal(normalizeTags(/** @type {any} */ ('work')).ok, false, 'not a list');
+});
+
+test('a title stored with an emoji mark of old (a job, a sub-agent, a channel, the heartbeat) reads without it; control: others kept', () => {
+  const read = (/** @type {string} */ title) => {
+    const m = parseMeta(JSON.stringify({ ...meta('a', 1), title }));
+    const listed = parseConversationList(conversationListText({ a: { ...meta('a', 1), title } })).conversations.a;
+    assert.equal(listed?.title, m.ok ? m.value.title : null, 'the list and meta.json agree');
+    return m.ok ? m.value.title : null;
+  };
+  assert.equal(read('⏰ Morning weather'), 'Morning weather');
+  assert.equal(read('⏰\uFE0F Morning weather'), 'Morning weather');
+  assert.equal(read('↳ @helper: Summarise tides'), '@helper: Summarise tides');
+  assert.equal(read('✉ Team chat'), 'Team chat');
+  assert.equal(read('💓 Heartbeat'), 'Heartbeat');
+  // Control: a mark elsewhere, a title that is only the mark, and an ordinary title are kept.
+  assert.equal(read('Alarm ⏰ set'), 'Alarm ⏰ set');
+  assert.equal(read('⏰'), '⏰');
+  assert.equal(read('Plans'), 'Plans');
 });

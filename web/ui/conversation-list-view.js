@@ -111,7 +111,14 @@ export function ConversationList(props) {
             },
           },
         },
-        h('span', { class: 'conv-title', title: c.title }, c.pinned ? icon('pin') : null, c.title),
+        h(
+          'span',
+          { class: 'conv-title', title: c.title },
+          // Icons, never emoji in the title: pinned, a sub-agent's, a scheduled job's.
+          c.pinned ? icon('pin') : null,
+          c.parent ? icon('corner-down-right') : c.job ? icon('alarm-clock') : null,
+          c.title,
+        ),
         // A fork says so, and of what, on a line of its own that wraps rather than being cut off.
         c.forkOf ? h('span', { class: 'conv-fork small' }, `Fork of “${c.forkOf.title}”`) : null,
         // Tags on a line of their own, under the title (never taking its width).

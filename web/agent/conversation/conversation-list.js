@@ -106,7 +106,21 @@ export function isConversationMeta(value) {
 }
 
 /**
- * Reads a conversation's meta.json.
+ * The marks titles were once written with (a job's alarm clock, a sub-agent's arrow, a channel's
+ * envelope, the heartbeat's heart) and a space: the list now draws an icon from the details.
+ */
+const OLD_TITLE_MARK = /^(?:\u23F0|\u21B3|\u2709|\u{1F493})\uFE0F?\s+(?=\S)/u;
+
+/**
+ * A title as shown: without a mark of old in front (see OLD_TITLE_MARK); a new one is written without.
+ * @template {{title: string}} M @param {M} meta @returns {M}
+ */
+export function withoutOldMark(meta) {
+  return OLD_TITLE_MARK.test(meta.title) ? { ...meta, title: meta.title.replace(OLD_TITLE_MARK, '') } : meta;
+}
+
+/**
+ * Reads a conversation's meta.json (a title's mark of old left out).
  * @param {string} text @returns {import('../../storage/damage.js').Checked<ConversationMeta>}
  */
 export function parseMeta(text) {
@@ -114,11 +128,12 @@ export function parseMeta(text) {
   // schema says what is wrong.
   try {
     const value = JSON.parse(text);
-    if (isConversationMeta(value)) return { ok: true, value };
+    if (isConversationMeta(value)) return { ok: true, value: withoutOldMark(value) };
   } catch {
     // said below
   }
-  return /** @type {import('../../storage/damage.js').Checked<ConversationMeta>} */ (readJson(text, ConversationMetaSchema));
+  const checked = /** @type {import('../../storage/damage.js').Checked<ConversationMeta>} */ (readJson(text, ConversationMetaSchema));
+  return checked.ok ? { ok: true, value: withoutOldMark(checked.value) } : checked;
 }
 
 /**
@@ -152,7 +167,7 @@ export function parseConversationList(text) {
         : ConversationMetaSchema.safeParse(value).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`)[0];
       return { conversations: {}, problem: `not in the expected shape (conversation ${JSON.stringify(id).slice(0, 80)}: ${why})` };
     }
-    conversations[id] = value;
+    conversations[id] = withoutOldMark(value);
   }
   return { conversations, problem: null };
 }
