@@ -100,3 +100,14 @@ test('the store keeps tags in meta.json and the saved list, checked (a reload re
   await store.setTags(a.id, []);
   assert.equal((await new ConversationStore(fs, 'w').list())[0].tags, undefined);
 });
+
+test('the tag filter is remembered per workspace under a key the first view reads, and a saved value is checked before use', async () => {
+  const { tagFilterKey, tagFilterOf } = await import('../../web/app/flags.js');
+  const { firstViewKey } = await import('../../web/app/config-files.js');
+  assert.equal(tagFilterKey('w1'), 'clawser_ui_tag_filter_w1');
+  assert.notEqual(tagFilterKey('w1'), tagFilterKey('w2'));
+  assert.equal(firstViewKey(tagFilterKey('w1')), true, 'the first view paints the list already filtered');
+  assert.equal(firstViewKey('clawser_ui_layout'), false, 'control: not every UI key');
+  assert.equal(tagFilterOf('Travel'), 'Travel');
+  for (const bad of [null, 3, '', '   ', 'x'.repeat(33), ['Travel']]) assert.equal(tagFilterOf(bad), null, JSON.stringify(bad));
+});

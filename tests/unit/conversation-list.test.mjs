@@ -117,7 +117,7 @@ test('a title stored with an emoji mark of old (a job, a sub-agent, a channel, t
   assert.equal(read('⏰ Morning weather'), 'Morning weather');
   assert.equal(read('⏰\uFE0F Morning weather'), 'Morning weather');
   assert.equal(read('↳ @helper: Summarise tides'), '@helper: Summarise tides');
-  assert.equal(read('✉ Team chat'), 'Team chat');
+  assert.equal(read('✉ Team chat'), 'Channel: Team chat', 'as a channel’s conversation is titled now');
   assert.equal(read('💓 Heartbeat'), 'Heartbeat');
   // Control: a mark elsewhere, a title that is only the mark, and an ordinary title are kept.
   assert.equal(read('Alarm ⏰ set'), 'Alarm ⏰ set');

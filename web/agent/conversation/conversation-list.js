@@ -112,11 +112,16 @@ export function isConversationMeta(value) {
 const OLD_TITLE_MARK = /^(?:\u23F0|\u21B3|\u2709|\u{1F493})\uFE0F?\s+(?=\S)/u;
 
 /**
- * A title as shown: without a mark of old in front (see OLD_TITLE_MARK); a new one is written without.
+ * A title as shown: without a mark of old in front (see OLD_TITLE_MARK; a channel's envelope becomes
+ * "Channel: "); a new one is written without.
  * @template {{title: string}} M @param {M} meta @returns {M}
  */
 export function withoutOldMark(meta) {
-  return OLD_TITLE_MARK.test(meta.title) ? { ...meta, title: meta.title.replace(OLD_TITLE_MARK, '') } : meta;
+  const mark = OLD_TITLE_MARK.exec(meta.title);
+  if (!mark) return meta;
+  // A channel's conversation says so in words (as a new one is titled, "Channel: name").
+  const rest = meta.title.slice(mark[0].length);
+  return { ...meta, title: mark[0].startsWith('\u2709') ? `Channel: ${rest}` : rest };
 }
 
 /**
