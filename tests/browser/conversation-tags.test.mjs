@@ -124,6 +124,20 @@ test('the list search and the command palette find a conversation by its tag', a
   await options.filter({ hasText: 'Bread starter notes' }).waitFor();
   await page.keyboard.press('Escape');
   await page.getByRole('dialog', { name: 'Command palette' }).waitFor({ state: 'detached' });
+
+  // The palette edits the tags of the conversation on screen too (cancelled: nothing changes).
+  await page.keyboard.press('Control+k');
+  await search.fill('tags of this');
+  await options.filter({ hasText: 'Tags of this conversation…' }).first().waitFor();
+  await page.keyboard.press('Enter');
+  const dialog = page.getByRole('dialog', { name: /^Tags of/ });
+  await dialog.getByRole('button', { name: 'Remove tag Travel' }).waitFor();
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
+  assert.deepEqual(
+    await list.locator('.conv-item', { hasText: 'Packing list for the long autumn walk' }).locator('.conv-tag').allInnerTexts(),
+    ['Travel'],
+  );
 });
 
 test('360 px: the filter and the chips in the drawer, usable by keyboard, no serious axe violation', async () => {

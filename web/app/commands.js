@@ -39,6 +39,7 @@ const LEVELS = /** @type {const} */ ([
  * @param {(conversationId: string) => void} ctx.act.exportConversation
  * @param {() => void} ctx.act.importConversation
  * @param {(conversationId: string) => void} ctx.act.renameConversation
+ * @param {(conversationId: string) => void} ctx.act.editTags
  * @param {(conversationId: string) => void} ctx.act.deleteConversation asks for confirmation first
  * @param {() => void} ctx.act.undoTurn
  * @param {() => void} ctx.act.redoTurn
@@ -111,6 +112,7 @@ export function buildCommands(ctx) {
         run: () => act.exportConversation(current),
       });
       out.push({ id: 'rename', label: 'Rename this conversation…', keywords: 'title', run: () => act.renameConversation(current) });
+      out.push({ id: 'tags', label: 'Tags of this conversation…', keywords: 'tag label folder', run: () => act.editTags(current) });
       out.push({ id: 'delete', label: 'Delete this conversation…', keywords: 'remove trash', run: () => act.deleteConversation(current) });
     }
     const turn = ctx.turn;
