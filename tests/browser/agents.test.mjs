@@ -147,9 +147,9 @@ its child conversation holds its work and is linked from the parent', async () =
   await done.getByRole('button', { name: 'Open the conversation of @clawser-sub' }).click();
   await page.getByText('Wrote tides.md with three facts.').waitFor();
   // By its text content: a list item's innerText is empty until a frame has laid it out (content-visibility: auto).
-  await page.locator('.conv-item.active', { hasText: /↳ @clawser-sub: Write tides\.md/ }).waitFor();
+  await page.locator('.conv-item.active', { hasText: /@clawser-sub: Write tides\.md/ }).waitFor();
   await page
-    .getByRole('link', { name: /↳ @clawser-sub: Write tides\.md/ })
+    .getByRole('link', { name: /@clawser-sub: Write tides\.md/ })
     .first()
     .waitFor();
   // …and leads back to the conversation that delegated.
@@ -320,7 +320,7 @@ a finding arrives like a job result', async () => {
   );
   assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__notifications), [], 'all well: no notification');
   assert.equal(await page.locator('.banner', { hasText: 'Heartbeat' }).count(), 0, 'and no banner');
-  await page.getByRole('link', { name: /💓 Heartbeat/ }).waitFor({ state: 'detached' });
+  await page.locator('.conv-title', { hasText: /^Heartbeat$/ }).waitFor({ state: 'detached' });
 
   llm.enqueue({ text: 'Two new files arrived in inbox/.' });
   await job.getByRole('button', { name: 'Run now: Heartbeat' }).click();
@@ -330,7 +330,7 @@ a finding arrives like a job result', async () => {
     { title: 'Scheduled job “Heartbeat” finished', body: 'Two new files arrived in inbox/.' },
   ]);
   await page
-    .getByRole('link', { name: /💓 Heartbeat/ })
+    .locator('.conv-title', { hasText: /^Heartbeat$/ })
     .first()
     .waitFor();
 });

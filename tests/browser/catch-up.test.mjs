@@ -83,7 +83,7 @@ test('jobs missed overnight are found when Clawser opens and run by each policy:
   assert.match(history[1], new RegExp(String.raw` — ok \(due .+, ${late}; 10 older missed times not run \(over its limit\)\)`));
   // One turn for "once", none for "skip", two for "each" (in the job's one conversation).
   assert.deepEqual(scheduledTurns(), ['Each of them', 'Each of them', 'Run once']);
-  assert.equal(await again.locator('.conv-item', { hasText: /⏰ Each of them/ }).count(), 1);
+  assert.equal(await again.locator('.conv-item', { hasText: /Each of them/ }).count(), 1);
 
   // The tab goes unwatched for three hours (the clock jumps; no timer fires) and becomes visible
   // again: the missed times are found at once, with that reason.

@@ -104,4 +104,7 @@ test('remote images become links (no request to any server); inline data images 
     `remote src survived: ${r.srcs}`,
   );
   assert.ok(r.hrefs.includes('https://evil.example/p.png?d=secret'), 'offered as a link instead');
+  // Named in words, not by an emoji (which is an empty box without a colour emoji font).
+  assert.match(html, /<a [^>]*href="https:\/\/evil\.example\/p\.png\?d=secret"[^>]*>Image: tracker<\/a>/);
+  assert.doesNotMatch(html, /\p{Extended_Pictographic}/u);
 });

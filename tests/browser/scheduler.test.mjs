@@ -61,7 +61,7 @@ test('a job from the Schedule panel fires at its time: a turn in its conversatio
   await page.locator('.msg.assistant', { hasText: 'Sunny all day, 21 °C.' }).waitFor();
   await page.getByText('Scheduled job “Give me the weather summary” ran.').waitFor();
   // by text content: innerText is empty until laid out (content-visibility: auto)
-  await page.locator('.conv-item.active', { hasText: /⏰ Give me the weather summary/ }).waitFor();
+  await page.locator('.conv-item.active', { hasText: /Give me the weather summary/ }).waitFor();
 
   // Pause: its time passes without a run. Resume and "Run now" work from the panel.
   await page.getByRole('button', { name: 'Schedule', exact: true }).click();

@@ -157,3 +157,17 @@ test('commands: Edit opens the last message sent, when the chat is on screen and
   );
   assert.ok(!context({ turn: null }).ids.includes('edit'), 'the chat is not on screen');
 });
+
+test("commands: the conversation on screen's tags are edited from the palette; another conversation is found by its tags", () => {
+  const { run, commands } = context({
+    conversations: [
+      { id: 'c1', title: 'Garden' },
+      { id: 'c2', title: 'Taxes', tags: ['money', 'Q3'] },
+    ],
+  });
+  assert.equal(run('tags'), 'editTags:c1');
+  assert.match(commands.find((c) => c.id === 'conversation:c2')?.keywords ?? '', /\bmoney\b.*\bQ3\b/);
+  // Control: an untagged conversation has only the usual words; no conversation on screen, no tags command.
+  assert.equal(context().commands.find((c) => c.id === 'conversation:c2')?.keywords, 'switch open');
+  assert.ok(!context({ conversationId: null }).ids.includes('tags'));
+});

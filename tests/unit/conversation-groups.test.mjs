@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { groupConversations } from '../../web/ui/conversation-groups.js';
+import { groupConversations, workspaceTags, withTag } from '../../web/ui/conversation-groups.js';
 
 const now = new Date(2026, 10, 29, 15, 0);
 const at = (/** @type {number} */ days, /** @type {number} */ hour = 12) =>
@@ -61,4 +61,53 @@ test('the store keeps a pin in meta.json and the saved list (a reload reads it),
   assert.deepEqual(listed.find((c) => c.id === b.id)?.job, { id: 'j1', name: 'Weather' });
   await again.setPinned(a.id, false);
   assert.equal((await new ConversationStore(fs, 'w').list()).find((c) => c.id === a.id)?.pinned, undefined);
+});
+
+test("the workspace's tags (each once, in the case first met, sorted) and the conversations with one of them", () => {
+  const list = [conv('a', at(0), { tags: ['work', 'Plans'] }), conv('b', at(1), { tags: ['plans'] }), conv('c', at(2))];
+  assert.deepEqual(workspaceTags(list), ['Plans', 'work']);
+  assert.deepEqual(
+    withTag(list, 'PLANS').map((c) => c.id),
+    ['a', 'b'],
+  );
+  assert.deepEqual(
+    withTag(list, 'work').map((c) => c.id),
+    ['a'],
+  );
+  // Control: no filter shows every conversation; a tag no conversation has shows none.
+  assert.deepEqual(
+    withTag(list, null).map((c) => c.id),
+    ['a', 'b', 'c'],
+  );
+  assert.deepEqual(withTag(list, 'gone'), []);
+});
+
+test('the store keeps tags in meta.json and the saved list, checked (a reload reads them), and an empty list removes them', async () => {
+  const { ConversationStore } = await import('../../web/agent/conversation/conversation-store.js');
+  const { MemoryFileSystem } = await import('../../web/storage/memory-fs.js');
+  const fs = new MemoryFileSystem();
+  const store = new ConversationStore(fs, 'w');
+  const a = await store.create('Alpha');
+  assert.equal((await store.list())[0].tags, undefined, 'control: no tags');
+  await store.setTags(a.id, [' work', 'Work', 'plans ']);
+  const listed = await new ConversationStore(fs, 'w').list();
+  assert.deepEqual(listed[0].tags, ['work', 'plans']);
+  assert.equal(listed[0].updatedAt, a.updatedAt, 'tagging is not activity');
+  const meta = JSON.parse(await fs.readText(`clawser_workspaces/w/.conversations/${a.id}/meta.json`));
+  assert.deepEqual(meta.tags, ['work', 'plans']);
+  await assert.rejects(store.setTags(a.id, ['x'.repeat(40)]), (/** @type {any} */ e) => e.code === 'invalid_tags');
+  assert.deepEqual((await new ConversationStore(fs, 'w').list())[0].tags, ['work', 'plans'], 'a refused change changes nothing');
+  await store.setTags(a.id, []);
+  assert.equal((await new ConversationStore(fs, 'w').list())[0].tags, undefined);
+});
+
+test('the tag filter is remembered per workspace under a key the first view reads, and a saved value is checked before use', async () => {
+  const { tagFilterKey, tagFilterOf } = await import('../../web/app/flags.js');
+  const { firstViewKey } = await import('../../web/app/config-files.js');
+  assert.equal(tagFilterKey('w1'), 'clawser_ui_tag_filter_w1');
+  assert.notEqual(tagFilterKey('w1'), tagFilterKey('w2'));
+  assert.equal(firstViewKey(tagFilterKey('w1')), true, 'the first view paints the list already filtered');
+  assert.equal(firstViewKey('clawser_ui_layout'), false, 'control: not every UI key');
+  assert.equal(tagFilterOf('Travel'), 'Travel');
+  for (const bad of [null, 3, '', '   ', 'x'.repeat(33), ['Travel']]) assert.equal(tagFilterOf(bad), null, JSON.stringify(bad));
 });

@@ -136,3 +136,26 @@ test('searches typed while the index is being built wait for that build instead 
   await Promise.all([search.update(metas), search.update(metas), search.update(metas)]);
   assert.equal(reads, 5);
 });
+
+test('a conversation is found by its tags (a title hit, the tag marked); a tag changed is searched at the next update', async () => {
+  const fs = new MemoryFileSystem();
+  const store = new ConversationStore(fs, 'w');
+  const trip = await conversation(store, ['What should I pack?', 'Boots and a map.']);
+  await conversation(store, ['Electricity bill', 'Paid.']);
+  const search = new ConversationSearch(fs, 'w');
+  await search.update(await store.list());
+  assert.deepEqual(await search.search('holiday'), [], 'control: not tagged yet');
+  await store.setTags(trip.id, ['Holiday', 'Cornwall']);
+  await search.update(await store.list());
+  const hits = await search.search('holiday');
+  assert.equal(hits.length, 1);
+  assert.equal(hits[0].conversationId, trip.id);
+  assert.equal(hits[0].role, 'title');
+  assert.deepEqual(
+    hits[0].snippet.marks.map(([a, b]) => hits[0].snippet.text.slice(a, b)),
+    ['Holiday'],
+  );
+  await store.setTags(trip.id, []);
+  await search.update(await store.list());
+  assert.deepEqual(await search.search('holiday'), [], 'untagged: no longer found');
+});

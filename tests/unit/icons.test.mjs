@@ -113,3 +113,34 @@ test('the vendored icon module holds exactly the listed icons, as Lucide draws t
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+/** The app's and the agent's modules and the Markdown renderer: where conversation titles and placeholders are written. */
+const titleSources = () =>
+  webModules()
+    .filter((p) => {
+      const rel = relative(WEB, p);
+      return rel.startsWith('app/') || rel.startsWith('agent/') || rel === 'safety/markdown.js';
+    })
+    .map((path) => ({ path: relative(WEB, path), source: readFileSync(path, 'utf8') }));
+
+/** A title written with a mark in front: an emoji, or the "↳" arrow once used for sub-agents. */
+const MARKED_TITLE = /\btitle\b\s*[:=]\s*[`'"](?:\p{Extended_Pictographic}|↳)/u;
+
+test('no emoji in the app, the agent or the Markdown renderer (conversation titles, placeholders); no arrow mark in a title \
+(control: the checks catch one)', () => {
+  const files = titleSources();
+  assert.ok(files.some((f) => f.path === 'app/job-runner.js') && files.some((f) => f.path === 'agent/coordination/delegation.js'), 'read');
+  assert.deepEqual(emojiUses(files), []);
+  const marked = files.flatMap(({ path, source }) =>
+    source.split('\n').flatMap((line, i) => (MARKED_TITLE.test(line) ? [`${path}:${i + 1}`] : [])),
+  );
+  assert.deepEqual(marked, []);
+  // Control: a job's title of old and a sub-agent's are caught; a title without a mark is not.
+  assert.ok(MARKED_TITLE.test('  const title = `⏰ ${job.name}`;'));
+  assert.ok(MARKED_TITLE.test('    const title = `↳ @${name}: task`;'));
+  assert.ok(MARKED_TITLE.test("      title: '💓 Heartbeat',"));
+  assert.ok(!MARKED_TITLE.test('  const title = job.name;'));
+  assert.deepEqual(emojiUses([{ path: 'safety/markdown.js', source: '(_m, alt, url) => `[🖼 ${alt}](${url})`,' }]), [
+    'safety/markdown.js:1: 🖼',
+  ]);
+});

@@ -27,6 +27,8 @@ export interface ConversationMeta {
   pinned?: boolean;
   /** A scheduled job's conversation: the job's id and name (listed apart from the person's own). */
   job?: { id: string; name: string };
+  /** The person's tags (at most 8, each at most 32 characters, unique whatever their case). */
+  tags?: string[];
   /** The routing hint this conversation is pinned to (its model comes from the workspace's routes). */
   route?: RouteHint;
 }

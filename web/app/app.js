@@ -23,7 +23,7 @@ import { startWorkspaceDaemon } from './daemon-wiring.js';
 import { DelegationBoard } from '../agent/coordination/delegation-board.js';
 import { SemanticSearch } from './semantic.js';
 import { IsolationSetting } from './isolation.js';
-import { RAIL_COLLAPSED_KEY } from './flags.js';
+import { RAIL_COLLAPSED_KEY, tagFilterKey, tagFilterOf } from './flags.js';
 import { MountStore } from '../storage/mounts.js';
 import { h, clear, pickFile } from '../ui/dom.js';
 import { HomeView, BACKUP_FILE_TYPES } from '../ui/home-view.js';
@@ -55,6 +55,7 @@ import { openConfig, reportConfigDamage, STATE_CHECKED_MARK, WORKSPACES_FILE } f
 import { createWorkspace, renameWorkspace, deleteWorkspace } from './workspace-actions.js';
 import {
   renameConversation,
+  editTags,
   exportConversation,
   importConversation,
   deleteConversation,
@@ -767,6 +768,9 @@ export class ClawserApp {
       },
       onRename: (id) => this.#guard(renameConversation(controller, id)),
       onPin: (id, pinned) => this.#guard(controller.setPinned(id, pinned)),
+      onTags: (id) => this.#guard(editTags(controller, id)),
+      tagFilter: tagFilterOf(this.config?.get(tagFilterKey(workspaceId), null)),
+      onTagFilter: (tag) => this.#guard((async () => this.config?.set(tagFilterKey(workspaceId), tag))()),
       onExport: (id) => this.#guard(exportConversation(controller, id)),
       onImport: (file) => this.#guard(this.#importConversation(workspaceId, file)),
       onDelete: (id, title) => this.#guard(this.#deleteConversation(workspaceId, controller, id, title)),

@@ -192,6 +192,11 @@ export class ChatController {
     return this.#conversations.setPinned(id, pinned);
   }
 
+  /** Sets a conversation's tags (an empty list removes them). @param {string} id @param {string[]} tags */
+  setTags(id, tags) {
+    return this.#conversations.setTags(id, tags);
+  }
+
   /** A conversation as a file to download. @param {string} id @param {'markdown' | 'jsonl' | 'html'} format */
   exportConversation(id, format) {
     return this.#conversations.export(id, format);

@@ -15,7 +15,7 @@ const LEVELS = /** @type {const} */ ([
  * @param {object} ctx
  * @param {{id: string, name: string}[]} ctx.workspaces
  * @param {{id: string, name: string} | null} ctx.workspace the open one
- * @param {{id: string, title: string}[]} ctx.conversations of the open workspace
+ * @param {{id: string, title: string, tags?: string[]}[]} ctx.conversations of the open workspace
  * @param {string | null} ctx.conversationId the one on screen
  * @param {{name: string, label: string, shortcut?: string}[]} ctx.panels besides the chat
  * @param {string} ctx.panel the one on screen
@@ -39,6 +39,7 @@ const LEVELS = /** @type {const} */ ([
  * @param {(conversationId: string) => void} ctx.act.exportConversation
  * @param {() => void} ctx.act.importConversation
  * @param {(conversationId: string) => void} ctx.act.renameConversation
+ * @param {(conversationId: string) => void} ctx.act.editTags
  * @param {(conversationId: string) => void} ctx.act.deleteConversation asks for confirmation first
  * @param {() => void} ctx.act.undoTurn
  * @param {() => void} ctx.act.redoTurn
@@ -111,6 +112,7 @@ export function buildCommands(ctx) {
         run: () => act.exportConversation(current),
       });
       out.push({ id: 'rename', label: 'Rename this conversation…', keywords: 'title', run: () => act.renameConversation(current) });
+      out.push({ id: 'tags', label: 'Tags of this conversation…', keywords: 'tag label folder', run: () => act.editTags(current) });
       out.push({ id: 'delete', label: 'Delete this conversation…', keywords: 'remove trash', run: () => act.deleteConversation(current) });
     }
     const turn = ctx.turn;
@@ -161,7 +163,8 @@ export function buildCommands(ctx) {
           id: `conversation:${c.id}`,
           label: c.title,
           group: 'Conversation',
-          keywords: 'switch open',
+          // Found by its tags too.
+          keywords: c.tags?.length ? `switch open ${c.tags.join(' ')}` : 'switch open',
           run: () => act.openConversation(c.id),
         });
     }

@@ -1,6 +1,6 @@
 /**
  * What the user does to a conversation from the rail, the chat and the command palette, with
- * the dialogs that ask for what is missing: rename it, export it (the format asked for, the
+ * the dialogs that ask for what is missing: rename it, tag it, export it (the format asked for, the
  * file downloaded), import one from a file, delete it, save one of its code blocks as a
  * workspace file.
  */
@@ -14,6 +14,27 @@ export async function renameConversation(controller, id) {
   const title = controller.state.conversations.find((c) => c.id === id)?.title ?? '';
   const next = await promptDialog({ title: 'Rename conversation', label: 'Conversation title', value: title, submitLabel: 'Rename' });
   if (next) await controller.rename(id, next);
+}
+
+/**
+ * Opens the tags dialog (loaded on first use), suggesting the workspace's other tags, and saves
+ * what the person chose. @param {ChatController} controller @param {string} id
+ */
+export async function editTags(controller, id) {
+  const [{ tagsDialog }, { workspaceTags }, { normalizeTags }] = await Promise.all([
+    import('../ui/tags-dialog.js'),
+    import('../ui/conversation-groups.js'),
+    import('../agent/conversation/conversation-list.js'),
+  ]);
+  const conversations = controller.state.conversations;
+  const c = conversations.find((x) => x.id === id);
+  const tags = await tagsDialog({
+    title: `Tags of “${c?.title ?? 'this conversation'}”`,
+    tags: c?.tags ?? [],
+    suggestions: workspaceTags(conversations),
+    check: normalizeTags,
+  });
+  if (tags) await controller.setTags(id, tags);
 }
 
 /** Asks for the format and downloads the file. @param {ChatController} controller @param {string} id */

@@ -44,7 +44,8 @@ export function scheduledPromptText(job, now) {
  * @returns {Promise<JobOutcome>}
  */
 export async function runJob({ job, run, controller, tools, approver, now = Date.now, checklist }) {
-  const title = `⏰ ${job.name}`;
+  // The title is the job's name (no emoji): the list draws the job's icon from the marker.
+  const title = job.name;
   // A conversation made for the job says whose it is: the list shows it apart from the person's own.
   const marker = { id: job.id, name: job.name };
   const fired = {
@@ -81,7 +82,7 @@ export async function runJob({ job, run, controller, tools, approver, now = Date
     const { heartbeatText, isHeartbeatOk, HEARTBEAT_OK } = await import('../agent/scheduling/heartbeat.js');
     const { text, flags } = heartbeatText(list, { now: now() });
     const ran = await controller.runScheduled({
-      title: '💓 Heartbeat',
+      title: 'Heartbeat',
       text,
       approve: approver?.approve,
       job: marker,

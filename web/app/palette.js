@@ -7,7 +7,7 @@
 /** @import { ChatController } from './chat-controller.js' */
 /** @import { AgentSettingsStore } from './agent-settings.js' */
 /** @import { WorkspaceStore } from './workspaces.js' */
-import { renameConversation, exportConversation } from './conversation-actions.js';
+import { renameConversation, exportConversation, editTags } from './conversation-actions.js';
 import { lastRegenerableReply, stoppedLastReply, lastOwnMessage } from './conversation-rules.js';
 
 /**
@@ -120,6 +120,7 @@ export async function openPalette({
       },
       exportConversation: (id) => controller && guard(exportConversation(controller, id)),
       renameConversation: (id) => controller && guard(renameConversation(controller, id)),
+      editTags: (id) => controller && guard(editTags(controller, id)),
       importConversation: () => workspaceId && pickImport(workspaceId),
       stop: () => controller?.stop(),
       deleteConversation: (id) => {

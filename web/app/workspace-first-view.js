@@ -11,7 +11,7 @@ import { DirectoryHandleFileSystem } from '../storage/handle-fs.js';
 import { StorageError, splitPath, toStorageError } from '../storage/errors.js';
 import { parseWorkspaceList, WORKSPACES_KEY } from './workspaces.js';
 import { keyProviderNames, parseSettings, providerLabel, settingsKey, setupChoices } from './settings.js';
-import { RAIL_COLLAPSED_KEY } from './flags.js';
+import { RAIL_COLLAPSED_KEY, tagFilterKey, tagFilterOf } from './flags.js';
 import { PANEL_NAV, panelOfShortcut, hasCommandKey, paletteKeys } from './panel-nav.js';
 import { markInteractive, savedConfig } from './first-view.js';
 import * as conversationRules from './conversation-rules.js';
@@ -301,6 +301,15 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
     onNew: () => call((t) => t.workspace.onNew()),
     onRename: (id, title) => call((t) => t.workspace.onRename(id, title)),
     onPin: (id, pinned) => call((t) => t.workspace.onPin(id, pinned)),
+    onTags: (id, title) => call((t) => t.workspace.onTags?.(id, title)),
+    tagFilter: tagFilterOf(config.get(tagFilterKey(workspace.id), null)),
+    onTagFilter: (tag) => {
+      try {
+        config.set(tagFilterKey(workspace.id), tag);
+      } catch {
+        /* a preference only */
+      }
+    },
     onDelete: (id, title) => call((t) => t.workspace.onDelete(id, title)),
     onExport: (id, title) => call((t) => t.workspace.onExport(id, title)),
     onImport: (file) => call((t) => t.workspace.onImport(file)),

@@ -49,3 +49,25 @@ export function groupConversations(conversations, now = new Date()) {
   }
   return GROUPS.filter((g) => by.has(g.key)).map((g) => ({ key: g.key, label: g.label, conversations: by.get(g.key) ?? [] }));
 }
+
+/**
+ * Every tag of the workspace's conversations, once whatever its case (the spelling met first),
+ * sorted: the tag filter's choices and the tag dialog's suggestions.
+ * @param {ConversationMeta[]} conversations @returns {string[]}
+ */
+export function workspaceTags(conversations) {
+  /** @type {Map<string, string>} */
+  const seen = new Map();
+  for (const c of conversations) for (const t of c.tags ?? []) if (!seen.has(t.toLowerCase())) seen.set(t.toLowerCase(), t);
+  return [...seen.values()].sort((a, b) => a.localeCompare(b, undefined, { sensitivity: 'base' }));
+}
+
+/**
+ * The conversations holding `tag` (whatever its case); all of them when no tag is chosen.
+ * @param {ConversationMeta[]} conversations @param {string | null} tag
+ */
+export function withTag(conversations, tag) {
+  if (!tag) return conversations;
+  const want = tag.toLowerCase();
+  return conversations.filter((c) => c.tags?.some((t) => t.toLowerCase() === want));
+}

@@ -1,7 +1,7 @@
 /** @import { ChatState } from './types.d.ts' */
 import { h, clear, formatTime } from './dom.js';
 import { icon } from './icon.js';
-import { groupConversations } from './conversation-groups.js';
+import { groupConversations, workspaceTags, withTag } from './conversation-groups.js';
 
 /** @typedef {ChatState['conversations'][number]} ConversationMeta */
 
@@ -12,15 +12,20 @@ const PAGE = 100;
  * The workspace's conversation list: in groups (Pinned, Today, Yesterday, Previous 7 days,
  * Older, then sub-agents' and scheduled jobs' conversations apart), each group folded or unfolded
  * by its heading. A row is its title (wrapping to three lines, never cut by buttons) and a "More"
- * button, shown on hover and focus (always on touch screens), whose menu pins, renames, exports
- * and deletes it.
+ * button, shown on hover and focus (always on touch screens), whose menu pins, renames, tags,
+ * exports and deletes it. Its tags show as chips under the title; once the workspace has tags, a
+ * filter above the groups shows only the conversations with the tag chosen.
  * @param {{workspaceId: string, onSelect: (id: string) => void, onPin: (id: string, pinned: boolean) => void,
  *   onRename: (id: string, title: string) => void, onExport: (id: string, title: string) => void,
- *   onDelete: (id: string, title: string) => void, beforeSelect?: () => void}} props
- *   beforeSelect: run before a conversation is opened (the phone drawer closes)
+ *   onDelete: (id: string, title: string) => void, beforeSelect?: () => void,
+ *   onTags?: (id: string, title: string) => void, tagFilter?: string | null, onTagFilter?: (tag: string | null) => void}} props
+ *   beforeSelect: run before a conversation is opened (the phone drawer closes); tagFilter: the tag chosen
+ *   when the list is made (remembered by the caller, told of each choice through onTagFilter)
  */
 export function ConversationList(props) {
   const root = h('div', { class: 'conv-list' });
+  /** The tag whose conversations are shown (null: all). */
+  let tagFilter = props.tagFilter || null;
   /** Groups the person folded (kept while the workspace is open). @type {Set<string>} */
   const folded = new Set();
   // A long list is drawn a page at a time (more as it scrolls into view): opening a workspace
@@ -85,6 +90,7 @@ export function ConversationList(props) {
       { class: 'conv-menu', id: menuId, hidden: true },
       item(c.pinned ? 'Unpin' : 'Pin', c.pinned ? 'Unpin conversation' : 'Pin conversation', () => props.onPin(c.id, !c.pinned)),
       item('Rename…', 'Rename conversation', () => props.onRename(c.id, c.title)),
+      props.onTags ? item('Tags…', 'Tags of conversation', () => props.onTags?.(c.id, c.title)) : null,
       item('Export…', 'Export conversation', () => props.onExport(c.id, c.title)),
       item('Delete…', 'Delete conversation', () => props.onDelete(c.id, c.title)),
     );
@@ -105,9 +111,18 @@ export function ConversationList(props) {
             },
           },
         },
-        h('span', { class: 'conv-title', title: c.title }, c.pinned ? icon('pin') : null, c.title),
+        h(
+          'span',
+          { class: 'conv-title', title: c.title },
+          // Icons, never emoji in the title: pinned, a sub-agent's, a scheduled job's.
+          c.pinned ? icon('pin') : null,
+          c.parent ? icon('corner-down-right') : c.job ? icon('alarm-clock') : null,
+          c.title,
+        ),
         // A fork says so, and of what, on a line of its own that wraps rather than being cut off.
         c.forkOf ? h('span', { class: 'conv-fork small' }, `Fork of “${c.forkOf.title}”`) : null,
+        // Tags on a line of their own, under the title (never taking its width).
+        c.tags?.length ? h('span', { class: 'conv-tags' }, ...c.tags.map((t) => h('span', { class: 'conv-tag small' }, t))) : null,
         h('span', { class: 'small muted' }, formatTime(c.updatedAt)),
       ),
       more,
@@ -164,12 +179,41 @@ export function ConversationList(props) {
     return li;
   };
 
+  /**
+   * The tag filter (once the workspace has tags, or one is chosen): a select of the tags, "All
+   * conversations" first. @param {ChatState} s
+   */
+  const tagFilterBar = (s) => {
+    const tags = workspaceTags(s.conversations);
+    if (tagFilter && !tags.some((t) => t.toLowerCase() === tagFilter?.toLowerCase())) tags.push(tagFilter);
+    if (tags.length === 0) return null;
+    const id = `conv-tag-filter-${props.workspaceId}`;
+    const select = h(
+      'select',
+      {
+        id,
+        class: 'conv-tag-filter',
+        on: {
+          change: () => {
+            tagFilter = select.value || null;
+            props.onTagFilter?.(tagFilter);
+            if (drawn) render(drawn, true);
+            /** @type {HTMLElement | null} */ (root.querySelector('select.conv-tag-filter'))?.focus();
+          },
+        },
+      },
+      h('option', { value: '', selected: !tagFilter }, 'All conversations'),
+      ...tags.map((t) => h('option', { value: t, selected: t.toLowerCase() === tagFilter?.toLowerCase() }, t)),
+    );
+    return h('div', { class: 'conv-filter' }, icon('tag'), h('label', { for: id, class: 'sr-only' }, 'Show conversations tagged'), select);
+  };
+
   /** @param {ChatState} s @param {boolean} [force] */
   const render = (s, force = false) => {
     // The list changes with the conversations, not with each streamed word.
     if (!force && drawn && s.conversations === drawn.conversations && s.activeId === drawn.activeId && drawnCount === shownCount) return;
     drawn = s;
-    const groups = groupConversations(s.conversations);
+    const groups = groupConversations(withTag(s.conversations, tagFilter));
     const order = groups.flatMap((g) => g.conversations);
     const activeAt = order.findIndex((c) => c.id === s.activeId);
     if (activeAt >= shownCount) shownCount = activeAt + 1;
@@ -180,7 +224,10 @@ export function ConversationList(props) {
     openMenu = null;
     reopeners = new Map();
     clear(root);
+    const filterBar = tagFilterBar(s);
+    if (filterBar) root.append(filterBar);
     if (s.conversations.length === 0) root.append(h('p', { class: 'muted small empty' }, 'No conversations yet.'));
+    else if (groups.length === 0) root.append(h('p', { class: 'muted small empty' }, `No conversation is tagged “${tagFilter}”.`));
     let budget = shownCount;
     for (const g of groups) {
       if (budget <= 0) break;

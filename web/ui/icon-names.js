@@ -44,4 +44,7 @@ export const ICON_NAMES = Object.freeze([
   'file',
   'search',
   'inbox',
+  // The conversation list: tags, a sub-agent's conversation (a scheduled job's is the alarm clock above).
+  'tag',
+  'corner-down-right',
 ]);

@@ -16,7 +16,8 @@ import { icon } from './icon.js';
  *   onSearch: (query: string) => Promise<SearchHit[]>, onOpenHit: (hit: SearchHit) => void,
  *   onSelect: (id: string) => void, onNew: () => void, onRename: (id: string, title: string) => void,
  *   onPin: (id: string, pinned: boolean) => void, onDelete: (id: string, title: string)
- *   => void, onExport: (id: string, title: string) => void, onImport: (file: File) => void}} props
+ *   => void, onExport: (id: string, title: string) => void, onImport: (file: File) => void,
+ *   onTags?: (id: string, title: string) => void, tagFilter?: string | null, onTagFilter?: (tag: string | null) => void}} props
  *   panels: Chat first, in the navigation's order; split: the panel on screen can show beside the chat (wide screens);
  *   paletteKeys: the command palette's keys as this keyboard writes them (⌘K, Ctrl+K)
  */
@@ -29,6 +30,9 @@ export function WorkspaceView(props) {
     onRename: props.onRename,
     onExport: props.onExport,
     onDelete: props.onDelete,
+    onTags: props.onTags,
+    tagFilter: props.tagFilter ?? null,
+    onTagFilter: props.onTagFilter,
     beforeSelect: () => closeDrawer(),
   });
   const convList = conversations.root;

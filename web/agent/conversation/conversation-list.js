@@ -10,6 +10,44 @@ export const LIST_VERSION = 1;
 /** Its name in a workspace's conversations folder. */
 export const LIST_FILE = 'list.json';
 
+/** Tags a conversation holds at most, and the characters of each. */
+export const MAX_TAGS = 8;
+export const MAX_TAG_LENGTH = 32;
+
+/** A list of tags refused (too many, too long, not a list): says which bound, with a stable code. */
+export class TagsError extends Error {
+  /** @param {string} message */
+  constructor(message) {
+    super(message);
+    this.name = 'TagsError';
+    this.code = 'invalid_tags';
+  }
+}
+
+/** A conversation's tags as saved: trimmed, not empty, bounded; zod for the saved files, normalizeTags for what the person typed. */
+const TagsSchema = z.array(z.string().min(1).max(MAX_TAG_LENGTH)).max(MAX_TAGS);
+
+/**
+ * The tags the person gave, as they are kept: each trimmed (inner spaces made one), empty ones
+ * dropped, once whatever its case (the first spelling kept); refused when more than MAX_TAGS or
+ * one is longer than MAX_TAG_LENGTH.
+ * @param {unknown} tags @returns {{ok: true, tags: string[]} | {ok: false, problem: string}}
+ */
+export function normalizeTags(tags) {
+  if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string')) return { ok: false, problem: 'Tags are a list of words.' };
+  /** @type {Map<string, string>} */
+  const seen = new Map();
+  for (const raw of tags) {
+    const tag = String(raw).replace(/\s+/g, ' ').trim();
+    if (!tag) continue;
+    if (tag.length > MAX_TAG_LENGTH)
+      return { ok: false, problem: `A tag has at most ${MAX_TAG_LENGTH} characters (“${tag.slice(0, 40)}…”).` };
+    if (!seen.has(tag.toLowerCase())) seen.set(tag.toLowerCase(), tag);
+  }
+  if (seen.size > MAX_TAGS) return { ok: false, problem: `A conversation has at most ${MAX_TAGS} tags (${seen.size} given).` };
+  return { ok: true, tags: [...seen.values()] };
+}
+
 /**
  * A conversation's `meta.json` (and its copy in `list.json`), checked before use: a damaged one
  * costs that conversation's details, never the list or the app. Fields of a newer version are kept.
@@ -27,6 +65,7 @@ export const ConversationMetaSchema = z.looseObject({
   route: z.enum(['fast', 'smart', 'code', 'vision']).optional(),
   pinned: z.boolean().optional(),
   job: z.looseObject({ id: z.string(), name: z.string() }).optional(),
+  tags: TagsSchema.optional(),
 });
 
 const ROUTES = new Set(['fast', 'smart', 'code', 'vision']);
@@ -55,13 +94,38 @@ export function isConversationMeta(value) {
     return false;
   const f = m.forkOf;
   if (f !== undefined && (!f || typeof f !== 'object' || typeof f.conversationId !== 'string' || typeof f.title !== 'string')) return false;
+  const t = m.tags;
+  if (
+    t !== undefined &&
+    !(Array.isArray(t) && t.length <= MAX_TAGS && t.every((x) => typeof x === 'string' && x && x.length <= MAX_TAG_LENGTH))
+  )
+    return false;
   const j = m.job;
   if (j !== undefined && (!j || typeof j !== 'object' || typeof j.id !== 'string' || typeof j.name !== 'string')) return false;
   return true;
 }
 
 /**
- * Reads a conversation's meta.json.
+ * The marks titles were once written with (a job's alarm clock, a sub-agent's arrow, a channel's
+ * envelope, the heartbeat's heart) and a space: the list now draws an icon from the details.
+ */
+const OLD_TITLE_MARK = /^(?:\u23F0|\u21B3|\u2709|\u{1F493})\uFE0F?\s+(?=\S)/u;
+
+/**
+ * A title as shown: without a mark of old in front (see OLD_TITLE_MARK; a channel's envelope becomes
+ * "Channel: "); a new one is written without.
+ * @template {{title: string}} M @param {M} meta @returns {M}
+ */
+export function withoutOldMark(meta) {
+  const mark = OLD_TITLE_MARK.exec(meta.title);
+  if (!mark) return meta;
+  // A channel's conversation says so in words (as a new one is titled, "Channel: name").
+  const rest = meta.title.slice(mark[0].length);
+  return { ...meta, title: mark[0].startsWith('\u2709') ? `Channel: ${rest}` : rest };
+}
+
+/**
+ * Reads a conversation's meta.json (a title's mark of old left out).
  * @param {string} text @returns {import('../../storage/damage.js').Checked<ConversationMeta>}
  */
 export function parseMeta(text) {
@@ -69,11 +133,12 @@ export function parseMeta(text) {
   // schema says what is wrong.
   try {
     const value = JSON.parse(text);
-    if (isConversationMeta(value)) return { ok: true, value };
+    if (isConversationMeta(value)) return { ok: true, value: withoutOldMark(value) };
   } catch {
     // said below
   }
-  return /** @type {import('../../storage/damage.js').Checked<ConversationMeta>} */ (readJson(text, ConversationMetaSchema));
+  const checked = /** @type {import('../../storage/damage.js').Checked<ConversationMeta>} */ (readJson(text, ConversationMetaSchema));
+  return checked.ok ? { ok: true, value: withoutOldMark(checked.value) } : checked;
 }
 
 /**
@@ -107,7 +172,7 @@ export function parseConversationList(text) {
         : ConversationMetaSchema.safeParse(value).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`)[0];
       return { conversations: {}, problem: `not in the expected shape (conversation ${JSON.stringify(id).slice(0, 80)}: ${why})` };
     }
-    conversations[id] = value;
+    conversations[id] = withoutOldMark(value);
   }
   return { conversations, problem: null };
 }

@@ -12,7 +12,7 @@ import { readTextIfExists } from '../../storage/index.js';
 import { splitLines } from '../../storage/append-log.js';
 import { isEvent } from './event-log.js';
 
-const INDEX_VERSION = 1;
+const INDEX_VERSION = 2;
 
 /**
  * @typedef {object} SearchHit
@@ -25,11 +25,11 @@ const INDEX_VERSION = 1;
  * @property {{text: string, marks: [number, number][]}} snippet marks: [start, end) of matched words in text
  */
 
-/** @typedef {{id: string, title: string, text: string}} Doc */
-/** @typedef {{bytes: number, title: string, updatedAt: number}} Indexed */
+/** @typedef {{id: string, title: string, tags: string, text: string}} Doc */
+/** @typedef {{bytes: number, title: string, tags?: string, updatedAt: number}} Indexed */
 
 /**
- * One document per conversation (its title and every message of every version): posting lists
+ * One document per conversation (its title, its tags and every message of every version): posting lists
  * stay as long as the number of conversations, not of messages, which keeps the index small and
  * a query fast; the messages that match are then found in the few best conversations' logs.
  * Only the last word of a query matches as a prefix (the one still being typed, as search-as-you-
@@ -38,17 +38,20 @@ const INDEX_VERSION = 1;
  * @type {import('minisearch').Options<Doc>}
  */
 const OPTIONS = {
-  fields: ['title', 'text'],
+  fields: ['title', 'tags', 'text'],
   searchOptions: {
     prefix: (_term, i, terms) => i === terms.length - 1,
     fuzzy: (term) => (term.length > 5 ? 0.15 : false),
     combineWith: 'AND',
-    boost: { title: 2 },
+    boost: { title: 2, tags: 2 },
   },
 };
 /** Conversations whose messages are shown per query, and hits per conversation. */
 const TOP_CONVERSATIONS = 20;
 const HITS_PER_CONVERSATION = 3;
+
+/** A conversation's tags as one searchable text (empty without tags). @param {ConversationMeta} meta */
+const tagText = (meta) => (meta.tags ?? []).join(', ');
 
 /** A message's searchable text, or null for events that are not messages. @param {ClawserEvent} e */
 function messageText(e) {
@@ -226,7 +229,14 @@ export class ConversationSearch {
     let reindexed = 0;
     for (const meta of conversations) {
       const known = this.#indexed.get(meta.id);
-      if (known && !this.#dirty.has(meta.id) && known.updatedAt >= meta.updatedAt && known.title === meta.title) continue;
+      if (
+        known &&
+        !this.#dirty.has(meta.id) &&
+        known.updatedAt >= meta.updatedAt &&
+        known.title === meta.title &&
+        (known.tags ?? '') === tagText(meta)
+      )
+        continue;
       await this.#reindex(index, meta);
       this.#dirty.delete(meta.id);
       reindexed++;
@@ -269,10 +279,11 @@ export class ConversationSearch {
   /** @param {MiniSearch<Doc>} index @param {ConversationMeta} meta */
   async #reindex(index, meta) {
     const { messages, bytes } = await this.#messages(meta.id);
-    const doc = { id: meta.id, title: meta.title, text: messages.map((m) => m.text).join('\n') };
+    const tags = tagText(meta);
+    const doc = { id: meta.id, title: meta.title, tags, text: messages.map((m) => m.text).join('\n') };
     if (index.has(meta.id)) index.replace(doc);
     else index.add(doc);
-    this.#indexed.set(meta.id, { bytes, title: meta.title, updatedAt: meta.updatedAt });
+    this.#indexed.set(meta.id, { bytes, title: meta.title, ...(tags ? { tags } : {}), updatedAt: meta.updatedAt });
     this.#changed = true;
   }
 
@@ -289,11 +300,13 @@ export class ConversationSearch {
     const perConversation = await Promise.all(
       results.map(async (r) => {
         const conversationId = String(r.id);
-        const title = this.#indexed.get(conversationId)?.title ?? '';
+        const indexed = this.#indexed.get(conversationId);
+        const title = indexed?.title ?? '';
         const terms = r.terms.map((t) => t.toLowerCase());
         /** @type {SearchHit[]} */
         const hits = [];
-        if (r.match && Object.values(r.match).some((fields) => fields.includes('title'))) {
+        const byTag = !!r.match && Object.values(r.match).some((fields) => fields.includes('tags'));
+        if (byTag || (r.match && Object.values(r.match).some((fields) => fields.includes('title')))) {
           hits.push({
             conversationId,
             title,
@@ -301,7 +314,8 @@ export class ConversationSearch {
             role: 'title',
             timestamp: 0,
             score: r.score,
-            snippet: makeSnippet(title, terms),
+            // Found by a tag: the title, then its tags (the matched one marked).
+            snippet: makeSnippet(byTag ? `${title} · ${indexed?.tags ?? ''}` : title, terms),
           });
         }
         const { messages } = await this.#messages(conversationId);

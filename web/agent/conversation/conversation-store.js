@@ -5,7 +5,15 @@ import { readFiles } from '../../storage/read-files.js';
 import { Conversation, damagedLogLines, snapshotProblem } from './conversation.js';
 import { parseEventLines } from './event-log.js';
 import { toJsonl } from './conversation-export.js';
-import { LIST_FILE, parseConversationList, conversationListText, byActivity, parseMeta } from './conversation-list.js';
+import {
+  LIST_FILE,
+  parseConversationList,
+  conversationListText,
+  byActivity,
+  parseMeta,
+  normalizeTags,
+  TagsError,
+} from './conversation-list.js';
 import {
   ignoreDamage,
   setAsideFile,
@@ -486,6 +494,27 @@ export class ConversationStore {
       );
     const { pinned: _old, ...rest } = checked.value;
     const meta = pinned ? { ...rest, pinned: true } : rest;
+    await writeJson(this.#fs, path, meta);
+    await this.#listed(meta);
+    return /** @type {ConversationMeta} */ (meta);
+  }
+
+  /**
+   * Sets a conversation's tags (an empty list removes them); what the person typed is trimmed and
+   * made unique (normalizeTags), too many or too long ones are refused with a TagsError.
+   * @param {string} id @param {string[]} tags
+   */
+  async setTags(id, tags) {
+    const checkedTags = normalizeTags(tags);
+    if (!checkedTags.ok) throw new TagsError(checkedTags.problem);
+    const path = `${this.dirOf(id)}/meta.json`;
+    const checked = parseMeta(await this.#fs.readText(path));
+    if (!checked.ok)
+      throw new DamagedFileError(
+        `This conversation's tags were not changed: its details (meta.json) are damaged (${checked.problem}). ${SET_ASIDE_HINT}`,
+      );
+    const { tags: _old, ...rest } = checked.value;
+    const meta = checkedTags.tags.length ? { ...rest, tags: checkedTags.tags } : rest;
     await writeJson(this.#fs, path, meta);
     await this.#listed(meta);
     return /** @type {ConversationMeta} */ (meta);

@@ -796,6 +796,19 @@ export class Conversation {
     });
   }
 
+  /**
+   * Sets the conversation's tags (an empty list removes them); its activity time unchanged.
+   * @param {string[]} tags already checked (normalizeTags)
+   */
+  async setTags(tags) {
+    this.#refuseWhileMetaDamaged("The conversation's tags were not changed");
+    await this.#enqueue(async () => {
+      const { tags: _old, ...rest } = this.#meta;
+      this.#meta = tags.length ? { ...rest, tags: [...tags] } : rest;
+      await this.#writeMeta();
+    });
+  }
+
   /** Waits until every queued write has reached storage. */
   async flush() {
     await this.#queue;

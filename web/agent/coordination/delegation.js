@@ -142,7 +142,8 @@ export async function runDelegation(args, call, deps) {
     return { ok: false, output: 'Cancelled before it started.' };
   }
   try {
-    const title = `↳ @${name}: ${args.task.replace(/\s+/g, ' ').slice(0, 60)}`;
+    // No mark in front: the list draws the sub-agent's icon from `parent`.
+    const title = `@${name}: ${args.task.replace(/\s+/g, ' ').slice(0, 60)}`;
     const conversation = await deps.createConversation(title, {
       conversationId: deps.parentConversationId,
       toolCallId: call.callId,

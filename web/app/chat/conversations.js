@@ -9,6 +9,7 @@
 import { Conversation } from '../../agent/conversation/conversation.js';
 import { toHtml, toJsonl, toMarkdown, parseImport, markImported } from '../../agent/conversation/conversation-export.js';
 import { plainTitle } from '../../agent/conversation/title.js';
+import { normalizeTags, TagsError } from '../../agent/conversation/conversation-list.js';
 import { activePath, BranchTree } from '../../agent/conversation/branches.js';
 import { withoutOpenToolRound } from '../conversation-rules.js';
 import { ChatError } from './errors.js';
@@ -198,6 +199,28 @@ export class Conversations {
         if (c.id !== id) return c;
         const { pinned: _old, ...rest } = c;
         return pinned ? { ...rest, pinned: true } : rest;
+      }),
+    });
+    core.announceList();
+  }
+
+  /**
+   * Sets a conversation's tags (trimmed, unique whatever the case; an empty list removes them),
+   * through the instance open in this page when there is one, as a pin is.
+   * @param {string} id @param {string[]} tags
+   */
+  async setTags(id, tags) {
+    const checked = normalizeTags(tags);
+    if (!checked.ok) throw new TagsError(checked.problem);
+    const { core } = this;
+    const open = core.conversation?.id === id ? core.conversation : (core.runs.get(id)?.conversation ?? core.children.get(id));
+    if (open) await open.setTags(checked.tags);
+    else await this.deps.store.setTags(id, checked.tags);
+    core.set({
+      conversations: core.state.conversations.map((c) => {
+        if (c.id !== id) return c;
+        const { tags: _old, ...rest } = c;
+        return checked.tags.length ? { ...rest, tags: checked.tags } : rest;
       }),
     });
     core.announceList();
