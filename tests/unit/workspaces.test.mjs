@@ -11,6 +11,7 @@ const toolKeys = (id) => [
   `clawser_tool_rules_${id}`,
   `clawser_skills_enabled_${id}`,
   `clawser_built_tools_${id}`,
+  `clawser_ui_tag_filter_${id}`,
   `clawser_mcp_servers_${id}`,
   `clawser_mcp_tool_lists_${id}`,
   `clawser_mcp_secret_${id}_abcd1234`,

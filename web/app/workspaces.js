@@ -45,7 +45,7 @@ export const FIRST_WORKSPACE_NAME = 'My workspace';
 
 /**
  * Removes what the workspace's tools keep in config: tool policies and "Always allow" rules,
- * skills choices, the built tools approved, MCP servers with their sealed tokens and the lists
+ * skills choices, the built tools approved, the tag filter, MCP servers with their sealed tokens and the lists
  * of tools bound to them, channels. Its provider and agent settings go through their own stores
  * (SettingsStore.forget, AgentSettingsStore.forget).
  * @param {ConfigStore} config @param {string} id
@@ -55,6 +55,7 @@ function forgetWorkspaceConfig(config, id) {
   config.remove(`clawser_tool_rules_${id}`);
   config.remove(`clawser_skills_enabled_${id}`);
   config.remove(`clawser_built_tools_${id}`);
+  config.remove(`clawser_ui_tag_filter_${id}`);
   for (const prefix of [`clawser_mcp_secret_${id}_`, `clawser_mcp_oauth_${id}_`]) for (const k of config.keys(prefix)) config.remove(k);
   config.remove(`clawser_mcp_servers_${id}`);
   config.remove(`clawser_mcp_tool_lists_${id}`);
