@@ -107,7 +107,7 @@ test('tags are trimmed, unique whatever their case (the first spelling kept), bo
   assert.equal(normalizeTags(/** @type {any} */ ('work')).ok, false, 'not a list');
 });
 
-test('a title stored with an emoji mark of old (a job, a sub-agent, a channel, the heartbeat) reads without it; control: others kept', () => {
+test('a title stored with an emoji mark of old (job, sub-agent, channel, heartbeat) reads without it; control: others kept', () => {
   const read = (/** @type {string} */ title) => {
     const m = parseMeta(JSON.stringify({ ...meta('a', 1), title }));
     const listed = parseConversationList(conversationListText({ a: { ...meta('a', 1), title } })).conversations.a;
