@@ -1,5 +1,6 @@
 // The Tools panel: every tool with its policy, the approval rules, choices kept for MCP servers not
-// connected, the tools' settings (fetch allowlist, search endpoint and key) and the companion extension's.
+// connected, the tools' settings (fetch allowlist, search endpoint and key), the companion extension's and the
+// devices picked for the hardware tools (revocable).
 /** @import { PanelEntry } from '../panels.js' */
 /** @import { ToolDefinition } from '../../tools/types.d.ts' */
 
@@ -25,11 +26,13 @@ const panel = {
   shortcut: 'Alt+6',
   split: false,
   async open(ctx) {
-    const [{ ToolsPanel }, { DEFAULT_POLICY }, { describeRule }] = await Promise.all([
+    const [{ ToolsPanel }, { DEFAULT_POLICY }, { describeRule }, { serialDevices }] = await Promise.all([
       import('../../ui/tools-panel.js'),
       import('../../tools/index.js'),
       import('../../tools/approval-rules.js'),
+      import('../../hardware/devices.js'),
     ]);
+    const serial = serialDevices();
     const { registry } = ctx.services;
     const { agentSettings, workspaceId } = ctx;
     // A choice for an MCP server's tool is kept under the server's identity: named by the manager when its server is not connected.
@@ -77,6 +80,7 @@ const panel = {
           agentSettings.save(workspaceId, { ...s, tools: { ...s.tools, ...lists } });
         },
       },
+      devices: { supported: serial.supported, list: () => serial.list(), forget: (id) => serial.forget(id) },
       onBack: ctx.back,
       ...(built
         ? {

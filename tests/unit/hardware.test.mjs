@@ -1,0 +1,154 @@
+// Issue 39 §3: the hardware tools' pure parts (hex both ways, the byte and time bounds, device
+// identities that cannot collide) and the serial device registry against the fake Web Serial of
+// tests/fixtures/fake-serial.mjs (echo ports): only a picked port is reachable, a write comes back
+// on a read as hex, sizes over the cap and reads past the time limit fail with their codes, and a
+// revoked port is gone. The browser test (tests/browser/hardware.test.mjs) runs the same through
+// the agent and the dialogs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  HARDWARE_LIMITS,
+  HardwareError,
+  SerialDevices,
+  asciiOf,
+  checkSize,
+  fromHex,
+  serialIdentity,
+  serialLabel,
+  timeLimit,
+  toHex,
+} from '../../web/hardware/devices.js';
+import { ruleMatches, rulesCover, suggestRule, describeRule, ApprovalRuleSchema } from '../../web/tools/approval-rules.js';
+import { installFakeSerial } from '../fixtures/fake-serial.mjs';
+
+const PORTS = [
+  { label: 'echo', usbVendorId: 0x2341, usbProductId: 0x0043 },
+  { label: 'other', usbVendorId: 0x2341, usbProductId: 0x0043 },
+];
+
+/** A registry over a fresh fake, with the port labelled `pick` picked. @param {string} [pick] */
+async function picked(pick = 'echo') {
+  const fake = installFakeSerial({ ports: PORTS }, { navigator: {} });
+  const devices = new SerialDevices(fake);
+  fake.nextPick = pick;
+  const view = await devices.request();
+  return { fake, devices, id: view.id };
+}
+
+/** @param {() => Promise<unknown>} fn @param {string} code */
+async function failsWith(fn, code) {
+  await assert.rejects(fn, (/** @type {HardwareError} */ err) => {
+    assert.ok(err instanceof HardwareError, String(err));
+    assert.equal(err.code, code, err.message);
+    return true;
+  });
+}
+
+test('hex: bytes as spaced pairs and back; separators and 0x allowed; odd or non-hex input refused (bad_hex)', () => {
+  assert.equal(toHex(new Uint8Array([0x48, 0x69, 0x0a, 0x00, 0xff])), '48 69 0a 00 ff');
+  assert.deepEqual([...fromHex('48 69 0a')], [0x48, 0x69, 0x0a]);
+  assert.deepEqual([...fromHex('0x48,0x69:0A')], [0x48, 0x69, 0x0a]);
+  assert.deepEqual([...fromHex('')], []);
+  assert.throws(
+    () => fromHex('486'),
+    (/** @type {HardwareError} */ e) => e.code === 'bad_hex',
+  );
+  assert.throws(
+    () => fromHex('zz'),
+    (/** @type {HardwareError} */ e) => e.code === 'bad_hex',
+  );
+  assert.equal(asciiOf(new Uint8Array([0x48, 0x69, 0x0a, 0x7f])), 'Hi..');
+});
+
+test('bounds: a size over its cap is refused (too_large), at the cap it passes; time limits are clamped', () => {
+  assert.doesNotThrow(() => checkSize(HARDWARE_LIMITS.maxWriteBytes, HARDWARE_LIMITS.maxWriteBytes, 'A write'));
+  assert.throws(
+    () => checkSize(HARDWARE_LIMITS.maxWriteBytes + 1, HARDWARE_LIMITS.maxWriteBytes, 'A write'),
+    (/** @type {HardwareError} */ e) => e.code === 'too_large' && /4097 bytes is over the limit of 4096/.test(e.message),
+  );
+  assert.equal(timeLimit(undefined), HARDWARE_LIMITS.defaultTimeoutMs);
+  assert.equal(timeLimit(10 ** 9), HARDWARE_LIMITS.maxTimeoutMs);
+  assert.equal(timeLimit(0), 1);
+});
+
+test('identity: vendor and product ids plus a random part, never a display name; two adapters of one model differ', async () => {
+  assert.equal(serialIdentity({ usbVendorId: 0x2341, usbProductId: 0x43 }, 'ab12cd34'), 'serial:2341:0043:ab12cd34');
+  assert.equal(serialIdentity({}, 'ab12cd34'), 'serial:none:none:ab12cd34');
+  assert.equal(serialIdentity({ bluetoothServiceClassId: 0x1101 }, 'x'), 'serial:bt-4353:x');
+  assert.match(serialLabel({ usbVendorId: 0x2341, usbProductId: 0x43 }), /vendor 2341 product 0043/);
+  // Both fake ports are the same model: once both are picked they still have distinct ids, stable per port.
+  const { fake, devices, id } = await picked('echo');
+  fake.nextPick = 'other';
+  const other = await devices.request();
+  assert.notEqual(other.id, id);
+  assert.match(id, /^serial:2341:0043:[0-9a-f]{8}$/);
+  assert.deepEqual((await devices.list()).map((d) => d.id).toSorted(), [id, other.id].toSorted());
+});
+
+test('a picked echo port: a write comes back on a read, bounded by maxBytes (the rest waits for the next read)', async () => {
+  const { devices, id } = await picked();
+  assert.equal(await devices.write(id, fromHex('68 65 6c 6c 6f')), 5);
+  assert.equal(toHex(await devices.read(id, { maxBytes: 3 })), '68 65 6c');
+  assert.equal(toHex(await devices.read(id, { maxBytes: 3 })), '6c 6f');
+  assert.deepEqual((await devices.list())[0].open, true);
+  await devices.close(id);
+  assert.deepEqual((await devices.list())[0].open, false, 'closed, still picked');
+});
+
+test('a port not picked is refused (not_picked); control: the picked one works', async () => {
+  const { devices, id } = await picked('echo');
+  const guess = id.replace(/:[0-9a-f]{8}$/, ':00000000');
+  await failsWith(() => devices.write(guess, fromHex('01')), 'not_picked');
+  await failsWith(() => devices.read(guess), 'not_picked');
+  assert.equal(await devices.write(id, fromHex('01')), 1);
+});
+
+test('the chooser cancelled: no port (cancelled), nothing listed', async () => {
+  const fake = installFakeSerial({ ports: PORTS }, { navigator: {} });
+  fake.nextPick = null;
+  const devices = new SerialDevices(fake);
+  await failsWith(() => devices.request(), 'cancelled');
+  assert.deepEqual(await devices.list(), []);
+});
+
+test('a read past the time limit ends with a timeout; the port still works after it (control)', async () => {
+  const { devices, id } = await picked();
+  await failsWith(() => devices.read(id, { timeoutMs: 30 }), 'timeout');
+  await devices.write(id, fromHex('2a'));
+  assert.equal(toHex(await devices.read(id, { timeoutMs: 2000 })), '2a');
+});
+
+test('sizes over the cap are refused before anything is sent or read (too_large); at the cap they pass', async () => {
+  const { devices, id } = await picked();
+  await failsWith(() => devices.write(id, new Uint8Array(HARDWARE_LIMITS.maxWriteBytes + 1)), 'too_large');
+  await failsWith(() => devices.read(id, { maxBytes: HARDWARE_LIMITS.maxReadBytes + 1 }), 'too_large');
+  assert.equal(await devices.write(id, new Uint8Array(HARDWARE_LIMITS.maxWriteBytes)), HARDWARE_LIMITS.maxWriteBytes);
+  assert.equal((await devices.read(id, { maxBytes: HARDWARE_LIMITS.maxReadBytes })).length, HARDWARE_LIMITS.maxWriteBytes);
+});
+
+test('revoke: a forgotten port is no longer listed nor reachable (not_picked)', async () => {
+  const { devices, id } = await picked();
+  await devices.write(id, fromHex('01'));
+  await devices.forget(id);
+  assert.deepEqual(await devices.list(), []);
+  await failsWith(() => devices.write(id, fromHex('01')), 'not_picked');
+});
+
+test('no Web Serial: nothing listed, and a use says so (unsupported)', async () => {
+  const devices = new SerialDevices(undefined);
+  assert.equal(devices.supported, false);
+  assert.deepEqual(await devices.list(), []);
+  await failsWith(() => devices.request(), 'unsupported');
+});
+
+test('approval rules per device: exactly that identity, never another device of the same model', () => {
+  const rule = suggestRule('serial_write', { kind: 'device', targets: ['serial:2341:0043:ab12cd34'] });
+  assert.deepEqual(rule, { tool: 'serial_write', kind: 'device', pattern: 'serial:2341:0043:ab12cd34' });
+  assert.ok(rule && ApprovalRuleSchema.safeParse(rule).success);
+  assert.ok(rule && ruleMatches(rule, 'serial:2341:0043:ab12cd34'));
+  assert.ok(rule && !ruleMatches(rule, 'serial:2341:0043:ffffffff'));
+  assert.ok(rule && !ruleMatches(rule, 'serial:2341:0043'));
+  assert.ok(rule && rulesCover([rule], 'serial_write', { kind: 'device', targets: ['serial:2341:0043:ab12cd34'] }));
+  assert.ok(rule && !rulesCover([rule], 'serial_read', { kind: 'device', targets: ['serial:2341:0043:ab12cd34'] }), 'one tool’s rule');
+  assert.equal(rule && describeRule(rule), 'the device serial:2341:0043:ab12cd34');
+});

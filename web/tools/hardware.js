@@ -1,0 +1,142 @@
+/** @import { ToolDefinition, ToolContext, ToolFamily, ToolResult } from './types.d.ts' */
+// Devices the user picked in the browser's own chooser, Web Serial first (docs/security.md,
+// "Hardware"). serial_request asks the user through Clawser's dialog, whose button opens the
+// browser's chooser (it needs the user's click); only ports picked there are reachable, by the id
+// serial_list gives. Reads and writes are bounded in bytes and in time, and bytes are shown as
+// hex. serial_read, serial_write and serial_close go through the ToolRunner's gates with the
+// device as what the call touches: "Always allow" is offered for that one device, never for all.
+import { z } from 'zod';
+import { HARDWARE_LIMITS, HardwareError, asciiOf, fromHex, serialDevices, toHex } from '../hardware/devices.js';
+
+/**
+ * Runs a tool's body, turning a device's failures into results the model can act on.
+ * @param {ToolContext} ctx @param {() => Promise<ToolResult>} body
+ */
+async function guarded(ctx, body) {
+  try {
+    return await body();
+  } catch (err) {
+    if (ctx.signal?.aborted) throw err;
+    const e = /** @type {Error & {code?: string}} */ (err);
+    return { ok: false, output: `${e?.message ?? String(err)}${e instanceof HardwareError ? ` (${e.code})` : ''}` };
+  }
+}
+
+const device = z.string().min(1).max(200).describe('The device’s id, from serial_list');
+const baudRate = z.number().int().min(50).max(4_000_000).optional().describe('Bits per second (default 9600), used when the port opens');
+const timeoutMs = z
+  .number()
+  .int()
+  .min(1)
+  .max(HARDWARE_LIMITS.maxTimeoutMs)
+  .optional()
+  .describe(`How long to wait, in milliseconds (default ${HARDWARE_LIMITS.defaultTimeoutMs})`);
+/** What a call touches, for the approval rules: the one device. @param {{device: string}} args */
+const theDevice = (args) => ({ kind: /** @type {const} */ ('device'), targets: [args.device] });
+
+/** @type {ToolDefinition} */
+const serialList = {
+  name: 'serial_list',
+  description: 'List the serial ports the user picked for Clawser (only those can be used): each one’s id, what it is, whether it is open.',
+  permission: 'read',
+  schema: z.object({}),
+  run: (_args, ctx) =>
+    guarded(ctx, async () => {
+      const devices = serialDevices();
+      if (!devices.supported) return { ok: false, output: 'This browser has no Web Serial (Chromium-based browsers on desktop have it).' };
+      const ports = await devices.list();
+      if (!ports.length) return { ok: true, output: 'The user has picked no serial port. serial_request asks them to pick one.' };
+      return { ok: true, output: ports.map((p) => `${p.id}: ${p.label}${p.open ? ' [open]' : ''}`).join('\n') };
+    }),
+};
+
+/** @type {ToolDefinition} */
+const serialRequest = {
+  name: 'serial_request',
+  description:
+    'Ask the user to pick a serial port in the browser’s chooser (say why in reason). Only the user can pick; the port picked is ' +
+    'then listed by serial_list and usable by its id.',
+  permission: 'read',
+  schema: z.object({ reason: z.string().min(1).max(500).describe('Why the agent needs the device, shown to the user') }),
+  run: (args, ctx) =>
+    guarded(ctx, async () => {
+      const devices = serialDevices();
+      if (!devices.supported) return { ok: false, output: 'This browser has no Web Serial (Chromium-based browsers on desktop have it).' };
+      if (!ctx.ui?.pickDevice) return { ok: false, output: 'No one can pick a device here (no Clawser window to ask in).' };
+      const picked = await ctx.ui.pickDevice(`The agent asks to use a serial port: ${args.reason}`, () => devices.request());
+      if (!picked) return { ok: false, output: 'The user picked no serial port.' };
+      return { ok: true, output: `The user picked ${picked.id}: ${picked.label}.` };
+    }),
+};
+
+/** @type {ToolDefinition} */
+const serialWrite = {
+  name: 'serial_write',
+  description:
+    `Write bytes to a serial port the user picked: hex ("48 69 0a") or text (sent as UTF-8), at most ${HARDWARE_LIMITS.maxWriteBytes} ` +
+    'bytes. Opens the port at baudRate if it is not open.',
+  permission: 'browser',
+  schema: z
+    .object({
+      device,
+      hex: z
+        .string()
+        .max(HARDWARE_LIMITS.maxWriteBytes * 5)
+        .optional(),
+      text: z
+        .string()
+        .max(HARDWARE_LIMITS.maxWriteBytes * 4)
+        .optional(),
+      baudRate,
+      timeoutMs,
+    })
+    .refine((a) => (a.hex === undefined) !== (a.text === undefined), { message: 'Give either hex or text (one of them).' }),
+  scopeTargets: theDevice,
+  preview: (args) =>
+    `Write ${args.hex !== undefined ? `the bytes ${args.hex.slice(0, 200)}` : `the text “${args.text.slice(0, 200)}”`} to ${args.device}.`,
+  run: (args, ctx) =>
+    guarded(ctx, async () => {
+      const bytes = args.hex !== undefined ? fromHex(args.hex) : new TextEncoder().encode(args.text);
+      const n = await serialDevices().write(args.device, bytes, { baudRate: args.baudRate, timeoutMs: args.timeoutMs });
+      return { ok: true, output: `Wrote ${n} bytes to ${args.device}: ${toHex(bytes)}` };
+    }),
+};
+
+/** @type {ToolDefinition} */
+const serialRead = {
+  name: 'serial_read',
+  description:
+    `Read what a serial port the user picked sends: up to maxBytes (default ${HARDWARE_LIMITS.defaultReadBytes}, at most ` +
+    `${HARDWARE_LIMITS.maxReadBytes}), returning once bytes come, or a timeout after timeoutMs. Shown as hex, with printable ASCII.`,
+  permission: 'browser',
+  untrusted: 'bytes a serial device sent',
+  schema: z.object({
+    device,
+    maxBytes: z.number().int().min(1).optional().describe(`At most ${HARDWARE_LIMITS.maxReadBytes}`),
+    baudRate,
+    timeoutMs,
+  }),
+  scopeTargets: theDevice,
+  run: (args, ctx) =>
+    guarded(ctx, async () => {
+      const bytes = await serialDevices().read(args.device, args);
+      return { ok: true, output: `Read ${bytes.length} bytes from ${args.device}: ${toHex(bytes)}\nAs text: ${asciiOf(bytes)}` };
+    }),
+};
+
+/** @type {ToolDefinition} */
+const serialClose = {
+  name: 'serial_close',
+  description: 'Close a serial port the agent opened (it stays picked; the user revokes it in the Tools panel’s Devices).',
+  permission: 'browser',
+  schema: z.object({ device }),
+  scopeTargets: theDevice,
+  run: (args, ctx) =>
+    guarded(ctx, async () => {
+      await serialDevices().close(args.device);
+      return { ok: true, output: `Closed ${args.device}.` };
+    }),
+};
+
+/** @type {ToolFamily} */
+export const family = { id: 'hardware', tools: [serialList, serialRequest, serialWrite, serialRead, serialClose] };
