@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { sendMessage } from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
 import { installFakeSerial } from '../fixtures/fake-serial.mjs';
+import { installFakeHid } from '../fixtures/fake-hid.mjs';
 
 const PORTS = [
   { label: 'echo', usbVendorId: 0x2341, usbProductId: 0x0043 },
@@ -20,7 +21,10 @@ const PORTS = [
 const fx = await useFixture({
   llm: {},
   settings: ({ llm }) => ({ provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` }),
-  beforePage: (f) => f.browser.context.addInitScript(installFakeSerial, { ports: PORTS }),
+  beforePage: async (f) => {
+    await f.browser.context.addInitScript(installFakeSerial, { ports: PORTS });
+    await f.browser.context.addInitScript(installFakeHid, { devices: [{ productName: 'Pad', vendorId: 0x046d, productId: 0xc216 }] });
+  },
 });
 const { llm, page } = fx;
 
@@ -158,4 +162,38 @@ test('Revoke in the Tools panel’s Devices section: the port is gone for the ag
   );
   assert.equal(listed, 'The user has picked no serial port. serial_request asks them to pick one.');
   assert.equal(refused, `No serial port "${id}" was picked by the user (serial_list lists those that were). (not_picked)`);
+});
+
+test('HID: the user picks a device in Clawser’s dialog; a report sent comes back as hex; Revoke removes it', async () => {
+  const [picked] = await turn(
+    'use my pad',
+    [{ id: 'h1', name: 'hid_request', arguments: { reason: 'to light the pad' } }],
+    'Pad picked.',
+    () => page.getByRole('dialog', { name: 'The agent asks to use a device' }).getByRole('button', { name: 'Choose a device…' }).click(),
+  );
+  const m = /^The user picked (hid:046d:c216:[0-9a-f]{8}): HID device “Pad”, vendor 046d product c216\.$/.exec(picked);
+  assert.ok(m, picked);
+  const hid = m[1];
+  const [sent, got] = await turn(
+    'light it',
+    [
+      { id: 'h2', name: 'hid_send', arguments: { device: hid, reportId: 2, hex: '0a 0b' } },
+      { id: 'h3', name: 'hid_receive', arguments: { device: hid } },
+    ],
+    'Pad answered.',
+    async () => {
+      await answer('hid_send', 'Allow once');
+      await answer('hid_receive', 'Allow once');
+    },
+  );
+  assert.equal(sent, `Sent report 2 of 2 bytes to ${hid}: 0a 0b`);
+  assert.equal(got, `Report 2 of 2 bytes from ${hid}: 0a 0b`);
+
+  await page.getByRole('button', { name: 'Tools', exact: true }).click();
+  const devices = page.getByRole('list', { name: 'Devices' });
+  await devices.getByRole('button', { name: `Revoke ${hid}` }).click();
+  await devices.getByText('No device picked.').waitFor();
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  const [listed] = await turn('list pads', [{ id: 'h4', name: 'hid_list', arguments: {} }], 'No pads.');
+  assert.equal(listed, 'The user has picked no HID device. hid_request asks them to pick one.');
 });

@@ -20,6 +20,8 @@ import {
 } from '../../web/hardware/devices.js';
 import { ruleMatches, rulesCover, suggestRule, describeRule, ApprovalRuleSchema } from '../../web/tools/approval-rules.js';
 import { installFakeSerial } from '../fixtures/fake-serial.mjs';
+import { installFakeHid } from '../fixtures/fake-hid.mjs';
+import { HidDevices, MAX_REPORT_BYTES, hidIdentity } from '../../web/hardware/hid.js';
 
 const PORTS = [
   { label: 'echo', usbVendorId: 0x2341, usbProductId: 0x0043 },
@@ -151,4 +153,28 @@ test('approval rules per device: exactly that identity, never another device of 
   assert.ok(rule && rulesCover([rule], 'serial_write', { kind: 'device', targets: ['serial:2341:0043:ab12cd34'] }));
   assert.ok(rule && !rulesCover([rule], 'serial_read', { kind: 'device', targets: ['serial:2341:0043:ab12cd34'] }), 'one tool’s rule');
   assert.equal(rule && describeRule(rule), 'the device serial:2341:0043:ab12cd34');
+});
+
+test('HID: a picked device echoes a report back as hex; not picked refused (control); timeout; over the cap; revoke', async () => {
+  const fake = installFakeHid({ devices: [{ productName: 'Pad', vendorId: 0x046d, productId: 0xc216 }] }, { navigator: {} });
+  const hid = new HidDevices(fake);
+  fake.nextPick = null;
+  await failsWith(() => hid.request(), 'cancelled');
+  fake.nextPick = 'Pad';
+  const { id, label } = await hid.request();
+  assert.match(id, /^hid:046d:c216:[0-9a-f]{8}$/);
+  assert.equal(hidIdentity({ vendorId: 0x46d, productId: 0xc216 }, 'n'), 'hid:046d:c216:n');
+  assert.equal(label, 'HID device “Pad”, vendor 046d product c216');
+  await failsWith(() => hid.send(id.replace(/:[0-9a-f]{8}$/, ':00000000'), 0, fromHex('01')), 'not_picked');
+  // Nothing sent: the wait ends with a timeout (and opens the device).
+  await failsWith(() => hid.receive(id, { timeoutMs: 30 }), 'timeout');
+  // Reports are kept from the moment the device opened: one that came before the receive is not lost.
+  await hid.send(id, 2, fromHex('0a 0b'));
+  const r = await hid.receive(id, { timeoutMs: 2000 });
+  assert.equal(r.reportId, 2);
+  assert.equal(toHex(r.data), '0a 0b');
+  await failsWith(() => hid.send(id, 0, new Uint8Array(MAX_REPORT_BYTES + 1)), 'too_large');
+  await hid.forget(id);
+  assert.deepEqual(await hid.list(), []);
+  await failsWith(() => hid.send(id, 0, fromHex('01')), 'not_picked');
 });

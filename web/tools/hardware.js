@@ -7,6 +7,7 @@
 // device as what the call touches: "Always allow" is offered for that one device, never for all.
 import { z } from 'zod';
 import { HARDWARE_LIMITS, HardwareError, asciiOf, fromHex, serialDevices, toHex } from '../hardware/devices.js';
+import { MAX_REPORT_BYTES, hidDevices } from '../hardware/hid.js';
 
 /**
  * Runs a tool's body, turning a device's failures into results the model can act on.
@@ -138,5 +139,93 @@ const serialClose = {
     }),
 };
 
+const NO_HID = 'This browser has no WebHID (Chromium-based browsers on desktop have it).';
+const hidDevice = z.string().min(1).max(200).describe('The device’s id, from hid_list');
+
+/** @type {ToolDefinition} */
+const hidList = {
+  name: 'hid_list',
+  description: 'List the HID devices the user picked for Clawser (only those can be used): each one’s id, name and ids, whether open.',
+  permission: 'read',
+  schema: z.object({}),
+  run: (_args, ctx) =>
+    guarded(ctx, async () => {
+      const devices = hidDevices();
+      if (!devices.supported) return { ok: false, output: NO_HID };
+      const all = await devices.list();
+      if (!all.length) return { ok: true, output: 'The user has picked no HID device. hid_request asks them to pick one.' };
+      return { ok: true, output: all.map((d) => `${d.id}: ${d.label}${d.open ? ' [open]' : ''}`).join('\n') };
+    }),
+};
+
+/** @type {ToolDefinition} */
+const hidRequest = {
+  name: 'hid_request',
+  description: 'Ask the user to pick a HID device in the browser’s chooser (say why in reason). Only the user can pick.',
+  permission: 'read',
+  schema: z.object({ reason: z.string().min(1).max(500).describe('Why the agent needs the device, shown to the user') }),
+  run: (args, ctx) =>
+    guarded(ctx, async () => {
+      const devices = hidDevices();
+      if (!devices.supported) return { ok: false, output: NO_HID };
+      if (!ctx.ui?.pickDevice) return { ok: false, output: 'No one can pick a device here (no Clawser window to ask in).' };
+      const picked = await ctx.ui.pickDevice(`The agent asks to use a HID device: ${args.reason}`, () => devices.request());
+      if (!picked) return { ok: false, output: 'The user picked no HID device.' };
+      return { ok: true, output: `The user picked ${picked.id}: ${picked.label}.` };
+    }),
+};
+
+/** @type {ToolDefinition} */
+const hidSend = {
+  name: 'hid_send',
+  description: `Send an output report (hex bytes, at most ${MAX_REPORT_BYTES}) to a HID device the user picked.`,
+  permission: 'browser',
+  schema: z.object({
+    device: hidDevice,
+    reportId: z.number().int().min(0).max(255).optional().describe('The report id (0 when the device uses none)'),
+    hex: z.string().max(MAX_REPORT_BYTES * 5),
+  }),
+  scopeTargets: theDevice,
+  preview: (args) => `Send report ${args.reportId ?? 0} (${args.hex.slice(0, 200)}) to ${args.device}.`,
+  run: (args, ctx) =>
+    guarded(ctx, async () => {
+      const bytes = fromHex(args.hex);
+      await hidDevices().send(args.device, args.reportId ?? 0, bytes);
+      return { ok: true, output: `Sent report ${args.reportId ?? 0} of ${bytes.length} bytes to ${args.device}: ${toHex(bytes)}` };
+    }),
+};
+
+/** @type {ToolDefinition} */
+const hidReceive = {
+  name: 'hid_receive',
+  description: 'Wait for the next input report of a HID device the user picked, or a timeout after timeoutMs. Shown as hex.',
+  permission: 'browser',
+  untrusted: 'reports a HID device sent',
+  schema: z.object({ device: hidDevice, timeoutMs }),
+  scopeTargets: theDevice,
+  run: (args, ctx) =>
+    guarded(ctx, async () => {
+      const r = await hidDevices().receive(args.device, args);
+      return { ok: true, output: `Report ${r.reportId} of ${r.data.length} bytes from ${args.device}: ${toHex(r.data)}` };
+    }),
+};
+
+/** @type {ToolDefinition} */
+const hidClose = {
+  name: 'hid_close',
+  description: 'Close a HID device the agent opened (it stays picked; the user revokes it in the Tools panel’s Devices).',
+  permission: 'browser',
+  schema: z.object({ device: hidDevice }),
+  scopeTargets: theDevice,
+  run: (args, ctx) =>
+    guarded(ctx, async () => {
+      await hidDevices().close(args.device);
+      return { ok: true, output: `Closed ${args.device}.` };
+    }),
+};
+
 /** @type {ToolFamily} */
-export const family = { id: 'hardware', tools: [serialList, serialRequest, serialWrite, serialRead, serialClose] };
+export const family = {
+  id: 'hardware',
+  tools: [serialList, serialRequest, serialWrite, serialRead, serialClose, hidList, hidRequest, hidSend, hidReceive, hidClose],
+};

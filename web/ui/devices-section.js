@@ -3,7 +3,7 @@ import { h } from './dom.js';
 
 /**
  * The Tools panel's Devices section: the devices the user picked in the browser's chooser for the
- * hardware tools (serial ports), each with Revoke (the browser forgets the pick: the agent can no
+ * hardware tools (serial ports, HID devices), each with Revoke (the browser forgets the pick: the agent can no
  * longer reach it until the user picks it again).
  * @param {DevicesControl} props
  */
@@ -43,7 +43,7 @@ export function DevicesSection(props) {
         ),
       ),
     );
-    if (!rows.length) list.append(h('li', null, props.supported ? 'No device picked.' : 'This browser has no Web Serial.'));
+    if (!rows.length) list.append(h('li', null, props.supported ? 'No device picked.' : 'This browser has no Web Serial nor WebHID.'));
   };
   const refresh = () => {
     props.list().then(show, (err) => {
@@ -58,7 +58,7 @@ export function DevicesSection(props) {
     h(
       'p',
       { class: 'small muted' },
-      'The devices you picked in the browser’s list when the agent asked (serial_request). The agent can use only these, each ' +
+      'The devices you picked in the browser’s list when the agent asked. The agent can use only these, each ' +
         'read and write asking first unless you choose “Always allow” for that device. Revoke makes the browser forget one.',
     ),
     list,

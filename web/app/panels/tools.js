@@ -32,7 +32,9 @@ const panel = {
       import('../../tools/approval-rules.js'),
       import('../../hardware/devices.js'),
     ]);
+    const { hidDevices } = await import('../../hardware/hid.js');
     const serial = serialDevices();
+    const hid = hidDevices();
     const { registry } = ctx.services;
     const { agentSettings, workspaceId } = ctx;
     // A choice for an MCP server's tool is kept under the server's identity: named by the manager when its server is not connected.
@@ -80,7 +82,11 @@ const panel = {
           agentSettings.save(workspaceId, { ...s, tools: { ...s.tools, ...lists } });
         },
       },
-      devices: { supported: serial.supported, list: () => serial.list(), forget: (id) => serial.forget(id) },
+      devices: {
+        supported: serial.supported || hid.supported,
+        list: async () => [...(await serial.list()), ...(await hid.list())],
+        forget: (id) => (id.startsWith('hid:') ? hid.forget(id) : serial.forget(id)),
+      },
       onBack: ctx.back,
       ...(built
         ? {
