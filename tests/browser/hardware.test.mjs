@@ -12,6 +12,7 @@ import { sendMessage } from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
 import { installFakeSerial } from '../fixtures/fake-serial.mjs';
 import { installFakeHid } from '../fixtures/fake-hid.mjs';
+import { installFakeUsb } from '../fixtures/fake-usb.mjs';
 
 const PORTS = [
   { label: 'echo', usbVendorId: 0x2341, usbProductId: 0x0043 },
@@ -24,6 +25,9 @@ const fx = await useFixture({
   beforePage: async (f) => {
     await f.browser.context.addInitScript(installFakeSerial, { ports: PORTS });
     await f.browser.context.addInitScript(installFakeHid, { devices: [{ productName: 'Pad', vendorId: 0x046d, productId: 0xc216 }] });
+    await f.browser.context.addInitScript(installFakeUsb, {
+      devices: [{ productName: 'Loop', vendorId: 0x1209, productId: 0x0001, serialNumber: 'L1' }],
+    });
   },
 });
 const { llm, page } = fx;
@@ -196,4 +200,41 @@ test('HID: the user picks a device in Clawser’s dialog; a report sent comes ba
   await page.getByRole('button', { name: 'Back to chat' }).click();
   const [listed] = await turn('list pads', [{ id: 'h4', name: 'hid_list', arguments: {} }], 'No pads.');
   assert.equal(listed, 'The user has picked no HID device. hid_request asks them to pick one.');
+});
+
+test('USB: the user picks a device in Clawser’s dialog; bytes sent to an OUT endpoint come back IN as hex; a read with nothing \
+there times out; Revoke removes it', async () => {
+  const [picked] = await turn(
+    'use my usb loop',
+    [{ id: 'u1', name: 'usb_request', arguments: { reason: 'to test the loop' } }],
+    'Loop picked.',
+    () => page.getByRole('dialog', { name: 'The agent asks to use a device' }).getByRole('button', { name: 'Choose a device…' }).click(),
+  );
+  const m = /^The user picked (usb:1209:0001:L1:[0-9a-f]{8}): USB device “Loop”, vendor 1209 product 0001\.$/.exec(picked);
+  assert.ok(m, picked);
+  const usb = m[1];
+  const [late, sent, got] = await turn(
+    'loop it',
+    [
+      { id: 'u2', name: 'usb_transfer_in', arguments: { device: usb, endpoint: 1, length: 8, timeoutMs: 200 } },
+      { id: 'u3', name: 'usb_transfer_out', arguments: { device: usb, endpoint: 1, hex: 'de ad be ef' } },
+      { id: 'u4', name: 'usb_transfer_in', arguments: { device: usb, endpoint: 1, length: 8 } },
+    ],
+    'Looped.',
+    async () => {
+      await answer('usb_transfer_in', `Allow always: only the device ${usb}`);
+      await answer('usb_transfer_out', 'Allow once');
+    },
+  );
+  assert.equal(late, 'Timed out after 200 ms: no bytes came from the device. (timeout)');
+  assert.equal(sent, `Sent 4 bytes to endpoint 1 of ${usb}: de ad be ef`);
+  assert.equal(got, `Read 4 bytes from endpoint 1 of ${usb}: de ad be ef`, 'the read that timed out did not swallow them');
+
+  await page.getByRole('button', { name: 'Tools', exact: true }).click();
+  const devices = page.getByRole('list', { name: 'Devices' });
+  await devices.getByRole('button', { name: `Revoke ${usb}` }).click();
+  await devices.getByText('No device picked.').waitFor();
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  const [listed] = await turn('list usb', [{ id: 'u5', name: 'usb_list', arguments: {} }], 'No usb.');
+  assert.equal(listed, 'The user has picked no USB device. usb_request asks them to pick one.');
 });

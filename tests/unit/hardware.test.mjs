@@ -21,6 +21,8 @@ import {
 import { ruleMatches, rulesCover, suggestRule, describeRule, ApprovalRuleSchema } from '../../web/tools/approval-rules.js';
 import { installFakeSerial } from '../fixtures/fake-serial.mjs';
 import { installFakeHid } from '../fixtures/fake-hid.mjs';
+import { installFakeUsb } from '../fixtures/fake-usb.mjs';
+import { UsbDevices, usbIdentity } from '../../web/hardware/usb.js';
 import { HidDevices, MAX_REPORT_BYTES, hidIdentity } from '../../web/hardware/hid.js';
 
 const PORTS = [
@@ -177,4 +179,38 @@ test('HID: a picked device echoes a report back as hex; not picked refused (cont
   await hid.forget(id);
   assert.deepEqual(await hid.list(), []);
   await failsWith(() => hid.send(id, 0, fromHex('01')), 'not_picked');
+});
+
+test('USB: ids keep clones apart (same serial number); loopback round trip as hex; not picked refused (control); timeout; cap; revoke', async () => {
+  const spec = { vendorId: 0x1209, productId: 0x0001, serialNumber: 'CLONE' };
+  const fake = installFakeUsb(
+    {
+      devices: [
+        { productName: 'A', ...spec },
+        { productName: 'B', ...spec },
+      ],
+    },
+    { navigator: {} },
+  );
+  const usb = new UsbDevices(fake);
+  fake.nextPick = null;
+  await failsWith(() => usb.request(), 'cancelled');
+  assert.equal(usbIdentity({ ...spec, serialNumber: 'a b/c' }, 'n'), 'usb:1209:0001:a_b_c:n');
+  assert.equal(usbIdentity({ vendorId: 1, productId: 2 }, 'n'), 'usb:0001:0002:none:n');
+  fake.nextPick = 'A';
+  const a = await usb.request();
+  fake.nextPick = 'B';
+  const b = await usb.request();
+  assert.match(a.id, /^usb:1209:0001:CLONE:[0-9a-f]{8}$/);
+  assert.notEqual(a.id, b.id, 'two devices reporting one serial number still differ');
+  await usb.forget(b.id);
+  await failsWith(() => usb.transferOut(b.id, { iface: 0, endpoint: 1, data: fromHex('01') }), 'not_picked');
+  await failsWith(() => usb.transferIn(a.id, { iface: 0, endpoint: 1, length: 8, timeoutMs: 30 }), 'timeout');
+  assert.equal(await usb.transferOut(a.id, { iface: 0, endpoint: 1, data: fromHex('de ad be ef') }), 4);
+  assert.equal(toHex(await usb.transferIn(a.id, { iface: 0, endpoint: 1, length: 2 })), 'de ad');
+  assert.equal(toHex(await usb.transferIn(a.id, { iface: 0, endpoint: 1, length: 8 })), 'be ef');
+  await failsWith(() => usb.transferOut(a.id, { iface: 0, endpoint: 1, data: new Uint8Array(4097) }), 'too_large');
+  await failsWith(() => usb.transferIn(a.id, { iface: 0, endpoint: 1, length: 4097 }), 'too_large');
+  await usb.forget(a.id);
+  assert.deepEqual(await usb.list(), []);
 });

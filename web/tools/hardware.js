@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { HARDWARE_LIMITS, HardwareError, asciiOf, fromHex, serialDevices, toHex } from '../hardware/devices.js';
 import { MAX_REPORT_BYTES, hidDevices } from '../hardware/hid.js';
+import { usbDevices } from '../hardware/usb.js';
 
 /**
  * Runs a tool's body, turning a device's failures into results the model can act on.
@@ -224,8 +225,101 @@ const hidClose = {
     }),
 };
 
+const NO_USB = 'This browser has no WebUSB (Chromium-based browsers on desktop have it).';
+const usbDevice = z.string().min(1).max(300).describe('The device’s id, from usb_list');
+const endpointArgs = {
+  device: usbDevice,
+  iface: z.number().int().min(0).max(255).optional().describe('The interface number (default 0), claimed on first use'),
+  endpoint: z.number().int().min(1).max(15).describe('The endpoint number'),
+  timeoutMs,
+};
+
+/** @type {ToolDefinition} */
+const usbList = {
+  name: 'usb_list',
+  description: 'List the USB devices the user picked for Clawser (only those can be used): each one’s id, name and ids, whether open.',
+  permission: 'read',
+  schema: z.object({}),
+  run: (_args, ctx) =>
+    guarded(ctx, async () => {
+      const devices = usbDevices();
+      if (!devices.supported) return { ok: false, output: NO_USB };
+      const all = await devices.list();
+      if (!all.length) return { ok: true, output: 'The user has picked no USB device. usb_request asks them to pick one.' };
+      return { ok: true, output: all.map((d) => `${d.id}: ${d.label}${d.open ? ' [open]' : ''}`).join('\n') };
+    }),
+};
+
+/** @type {ToolDefinition} */
+const usbRequest = {
+  name: 'usb_request',
+  description: 'Ask the user to pick a USB device in the browser’s chooser (say why in reason). Only the user can pick.',
+  permission: 'read',
+  schema: z.object({ reason: z.string().min(1).max(500).describe('Why the agent needs the device, shown to the user') }),
+  run: (args, ctx) =>
+    guarded(ctx, async () => {
+      const devices = usbDevices();
+      if (!devices.supported) return { ok: false, output: NO_USB };
+      if (!ctx.ui?.pickDevice) return { ok: false, output: 'No one can pick a device here (no Clawser window to ask in).' };
+      const picked = await ctx.ui.pickDevice(`The agent asks to use a USB device: ${args.reason}`, () => devices.request());
+      if (!picked) return { ok: false, output: 'The user picked no USB device.' };
+      return { ok: true, output: `The user picked ${picked.id}: ${picked.label}.` };
+    }),
+};
+
+/** @type {ToolDefinition} */
+const usbTransferOut = {
+  name: 'usb_transfer_out',
+  description: `Send bytes (hex, at most ${HARDWARE_LIMITS.maxWriteBytes}) to an OUT endpoint of a USB device the user picked.`,
+  permission: 'browser',
+  schema: z.object({ ...endpointArgs, hex: z.string().max(HARDWARE_LIMITS.maxWriteBytes * 5) }),
+  scopeTargets: theDevice,
+  preview: (args) => `Send ${args.hex.slice(0, 200)} to endpoint ${args.endpoint} of ${args.device}.`,
+  run: (args, ctx) =>
+    guarded(ctx, async () => {
+      const data = fromHex(args.hex);
+      const n = await usbDevices().transferOut(args.device, { ...args, iface: args.iface ?? 0, data });
+      return { ok: true, output: `Sent ${n} bytes to endpoint ${args.endpoint} of ${args.device}: ${toHex(data)}` };
+    }),
+};
+
+/** @type {ToolDefinition} */
+const usbTransferIn = {
+  name: 'usb_transfer_in',
+  description:
+    `Read up to length bytes (at most ${HARDWARE_LIMITS.maxReadBytes}) from an IN endpoint of a USB device the user picked, ` +
+    'or a timeout after timeoutMs. Shown as hex.',
+  permission: 'browser',
+  untrusted: 'bytes a USB device sent',
+  schema: z.object({ ...endpointArgs, length: z.number().int().min(1) }),
+  scopeTargets: theDevice,
+  run: (args, ctx) =>
+    guarded(ctx, async () => {
+      const data = await usbDevices().transferIn(args.device, { ...args, iface: args.iface ?? 0 });
+      return { ok: true, output: `Read ${data.length} bytes from endpoint ${args.endpoint} of ${args.device}: ${toHex(data)}` };
+    }),
+};
+
+/** @type {ToolDefinition} */
+const usbClose = {
+  name: 'usb_close',
+  description: 'Close a USB device the agent opened (it stays picked; the user revokes it in the Tools panel’s Devices).',
+  permission: 'browser',
+  schema: z.object({ device: usbDevice }),
+  scopeTargets: theDevice,
+  run: (args, ctx) =>
+    guarded(ctx, async () => {
+      await usbDevices().close(args.device);
+      return { ok: true, output: `Closed ${args.device}.` };
+    }),
+};
+
 /** @type {ToolFamily} */
 export const family = {
   id: 'hardware',
-  tools: [serialList, serialRequest, serialWrite, serialRead, serialClose, hidList, hidRequest, hidSend, hidReceive, hidClose],
+  tools: [
+    ...[serialList, serialRequest, serialWrite, serialRead, serialClose],
+    ...[hidList, hidRequest, hidSend, hidReceive, hidClose],
+    ...[usbList, usbRequest, usbTransferOut, usbTransferIn, usbClose],
+  ],
 };

@@ -3,7 +3,7 @@ import { h } from './dom.js';
 
 /**
  * The Tools panel's Devices section: the devices the user picked in the browser's chooser for the
- * hardware tools (serial ports, HID devices), each with Revoke (the browser forgets the pick: the agent can no
+ * hardware tools (serial ports, HID and USB devices), each with Revoke (the browser forgets the pick: the agent can no
  * longer reach it until the user picks it again).
  * @param {DevicesControl} props
  */
@@ -43,7 +43,8 @@ export function DevicesSection(props) {
         ),
       ),
     );
-    if (!rows.length) list.append(h('li', null, props.supported ? 'No device picked.' : 'This browser has no Web Serial nor WebHID.'));
+    if (!rows.length)
+      list.append(h('li', null, props.supported ? 'No device picked.' : 'This browser has no Web Serial, WebHID nor WebUSB.'));
   };
   const refresh = () => {
     props.list().then(show, (err) => {

@@ -32,9 +32,10 @@ const panel = {
       import('../../tools/approval-rules.js'),
       import('../../hardware/devices.js'),
     ]);
-    const { hidDevices } = await import('../../hardware/hid.js');
+    const [{ hidDevices }, { usbDevices }] = await Promise.all([import('../../hardware/hid.js'), import('../../hardware/usb.js')]);
     const serial = serialDevices();
     const hid = hidDevices();
+    const usb = usbDevices();
     const { registry } = ctx.services;
     const { agentSettings, workspaceId } = ctx;
     // A choice for an MCP server's tool is kept under the server's identity: named by the manager when its server is not connected.
@@ -83,9 +84,9 @@ const panel = {
         },
       },
       devices: {
-        supported: serial.supported || hid.supported,
-        list: async () => [...(await serial.list()), ...(await hid.list())],
-        forget: (id) => (id.startsWith('hid:') ? hid.forget(id) : serial.forget(id)),
+        supported: serial.supported || hid.supported || usb.supported,
+        list: async () => [...(await serial.list()), ...(await hid.list()), ...(await usb.list())],
+        forget: (id) => (id.startsWith('hid:') ? hid.forget(id) : id.startsWith('usb:') ? usb.forget(id) : serial.forget(id)),
       },
       onBack: ctx.back,
       ...(built
