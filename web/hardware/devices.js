@@ -84,7 +84,10 @@ export function serialIdentity(info, nonce) {
   return `serial:${hex4(info.usbVendorId)}:${hex4(info.usbProductId)}:${nonce}`;
 }
 
-/** What the user and the model read for a port. @param {{usbVendorId?: number, usbProductId?: number, bluetoothServiceClassId?: number | string}} info */
+/**
+ * What the user and the model read for a port.
+ * @param {{usbVendorId?: number, usbProductId?: number, bluetoothServiceClassId?: number | string}} info
+ */
 export function serialLabel(info) {
   if (info.bluetoothServiceClassId !== undefined) return `Bluetooth serial port (service ${info.bluetoothServiceClassId})`;
   if (info.usbVendorId === undefined) return 'Serial port (no USB ids)';
