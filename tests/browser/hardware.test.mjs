@@ -13,6 +13,7 @@ import { useFixture } from './fixture.mjs';
 import { installFakeSerial } from '../fixtures/fake-serial.mjs';
 import { installFakeHid } from '../fixtures/fake-hid.mjs';
 import { installFakeUsb } from '../fixtures/fake-usb.mjs';
+import { installFakeBluetooth } from '../fixtures/fake-bluetooth.mjs';
 
 const PORTS = [
   { label: 'echo', usbVendorId: 0x2341, usbProductId: 0x0043 },
@@ -27,6 +28,9 @@ const fx = await useFixture({
     await f.browser.context.addInitScript(installFakeHid, { devices: [{ productName: 'Pad', vendorId: 0x046d, productId: 0xc216 }] });
     await f.browser.context.addInitScript(installFakeUsb, {
       devices: [{ productName: 'Loop', vendorId: 0x1209, productId: 0x0001, serialNumber: 'L1' }],
+    });
+    await f.browser.context.addInitScript(installFakeBluetooth, {
+      devices: [{ id: 'band-1', name: 'Band', service: 'heart_rate', characteristic: 'heart_rate_control_point', value: [0x5a] }],
     });
   },
 });
@@ -237,4 +241,41 @@ there times out; Revoke removes it', async () => {
   await page.getByRole('button', { name: 'Back to chat' }).click();
   const [listed] = await turn('list usb', [{ id: 'u5', name: 'usb_list', arguments: {} }], 'No usb.');
   assert.equal(listed, 'The user has picked no USB device. usb_request asks them to pick one.');
+});
+
+test('Bluetooth: the user picks a device in Clawser’s dialog (the services named); a value written is read back as hex; a \
+service not named is refused; Revoke removes it', async () => {
+  const [picked] = await turn(
+    'use my band',
+    [{ id: 'b1', name: 'bluetooth_request', arguments: { reason: 'to reset the band', services: ['heart_rate'] } }],
+    'Band picked.',
+    () => page.getByRole('dialog', { name: 'The agent asks to use a device' }).getByRole('button', { name: 'Choose a device…' }).click(),
+  );
+  assert.equal(picked, 'The user picked bluetooth:band-1: Bluetooth device “Band”.');
+  const band = 'bluetooth:band-1';
+  const gatt = { device: band, service: 'heart_rate', characteristic: 'heart_rate_control_point' };
+  const [wrote, read, other] = await turn(
+    'reset it',
+    [
+      { id: 'b2', name: 'bluetooth_write', arguments: { ...gatt, hex: '01' } },
+      { id: 'b3', name: 'bluetooth_read', arguments: gatt },
+      { id: 'b4', name: 'bluetooth_read', arguments: { ...gatt, service: 'battery_service' } },
+    ],
+    'Band reset.',
+    async () => {
+      await answer('bluetooth_write', 'Allow once');
+      await answer('bluetooth_read', `Allow always: only the device ${band}`);
+    },
+  );
+  assert.equal(wrote, `Wrote 1 bytes to heart_rate_control_point of ${band}: 01`);
+  assert.equal(read, `Read 1 bytes of heart_rate_control_point from ${band}: 01\nAs text: .`);
+  assert.equal(other, 'Origin is not allowed to access the service battery_service.');
+
+  await page.getByRole('button', { name: 'Tools', exact: true }).click();
+  const devices = page.getByRole('list', { name: 'Devices' });
+  await devices.getByRole('button', { name: `Revoke ${band}` }).click();
+  await devices.getByText('No device picked.').waitFor();
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+  const [listed] = await turn('list bands', [{ id: 'b5', name: 'bluetooth_list', arguments: {} }], 'No bands.');
+  assert.equal(listed, 'The user has picked no Bluetooth device. bluetooth_request asks them to pick one.');
 });

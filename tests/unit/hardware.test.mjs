@@ -22,6 +22,8 @@ import { ruleMatches, rulesCover, suggestRule, describeRule, ApprovalRuleSchema 
 import { installFakeSerial } from '../fixtures/fake-serial.mjs';
 import { installFakeHid } from '../fixtures/fake-hid.mjs';
 import { installFakeUsb } from '../fixtures/fake-usb.mjs';
+import { installFakeBluetooth } from '../fixtures/fake-bluetooth.mjs';
+import { BluetoothDevices, MAX_GATT_BYTES } from '../../web/hardware/bluetooth.js';
 import { UsbDevices, usbIdentity } from '../../web/hardware/usb.js';
 import { HidDevices, MAX_REPORT_BYTES, hidIdentity } from '../../web/hardware/hid.js';
 
@@ -213,4 +215,35 @@ test('USB: ids keep clones apart (one serial number); loopback round trip as hex
   await failsWith(() => usb.transferIn(a.id, { iface: 0, endpoint: 1, length: 4097 }), 'too_large');
   await usb.forget(a.id);
   assert.deepEqual(await usb.list(), []);
+});
+
+test('Bluetooth: the browser’s device id as identity; a value written comes back on read; only the services named at the pick; \
+not picked refused (control); cap; revoke', async () => {
+  const spec = { service: 'heart_rate', characteristic: 'heart_rate_control_point', value: [0x5a] };
+  const fake = installFakeBluetooth(
+    {
+      devices: [
+        { id: 'AbC+1/x==', name: 'Band', ...spec },
+        { id: 'other==', name: 'Band', ...spec },
+      ],
+    },
+    { navigator: {} },
+  );
+  const bt = new BluetoothDevices(fake);
+  fake.nextPick = null;
+  await failsWith(() => bt.request(['heart_rate']), 'cancelled');
+  fake.nextPick = 'Band';
+  const { id, label } = await bt.request(['heart_rate']);
+  assert.equal(id, 'bluetooth:AbC+1/x==');
+  assert.equal(label, 'Bluetooth device “Band”');
+  const t = { service: 'heart_rate', characteristic: 'heart_rate_control_point' };
+  assert.equal(toHex(await bt.read(id, t)), '5a');
+  assert.equal(await bt.write(id, { ...t, data: fromHex('01 02') }), 2);
+  assert.equal(toHex(await bt.read(id, t)), '01 02');
+  await failsWith(() => bt.read('bluetooth:other==', t), 'not_picked');
+  await assert.rejects(() => bt.read(id, { ...t, service: 'battery_service' }), { name: 'SecurityError' });
+  await failsWith(() => bt.write(id, { ...t, data: new Uint8Array(MAX_GATT_BYTES + 1) }), 'too_large');
+  await bt.forget(id);
+  assert.deepEqual(await bt.list(), []);
+  await failsWith(() => bt.read(id, t), 'not_picked');
 });

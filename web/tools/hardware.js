@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { HARDWARE_LIMITS, HardwareError, asciiOf, fromHex, serialDevices, toHex } from '../hardware/devices.js';
 import { MAX_REPORT_BYTES, hidDevices } from '../hardware/hid.js';
 import { usbDevices } from '../hardware/usb.js';
+import { MAX_GATT_BYTES, bluetoothDevices } from '../hardware/bluetooth.js';
 
 /**
  * Runs a tool's body, turning a device's failures into results the model can act on.
@@ -314,6 +315,110 @@ const usbClose = {
     }),
 };
 
+const NO_BLUETOOTH = 'This browser has no Web Bluetooth (Chrome and Edge on desktop and Android have it).';
+const uuid = z
+  .string()
+  .regex(/^(0x[0-9a-f]{4}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[a-z_]{3,60})$/i)
+  .describe('A GATT UUID (full, 0x180d) or its name (heart_rate)');
+/** A 16-bit UUID as Web Bluetooth takes it (a number), else the text. @param {string} u */
+const uuidArg = (u) => (/^0x[0-9a-f]{4}$/i.test(u) ? /** @type {any} */ (Number.parseInt(u, 16)) : u.toLowerCase());
+const gattArgs = {
+  device: z.string().min(1).max(300).describe('The device’s id, from bluetooth_list'),
+  service: uuid,
+  characteristic: uuid,
+  timeoutMs,
+};
+
+/** @type {ToolDefinition} */
+const bluetoothList = {
+  name: 'bluetooth_list',
+  description: 'List the Bluetooth devices the user picked for Clawser (only those can be used): each one’s id, name, whether connected.',
+  permission: 'read',
+  schema: z.object({}),
+  run: (_args, ctx) =>
+    guarded(ctx, async () => {
+      const devices = bluetoothDevices();
+      if (!devices.supported) return { ok: false, output: NO_BLUETOOTH };
+      const all = await devices.list();
+      if (!all.length) return { ok: true, output: 'The user has picked no Bluetooth device. bluetooth_request asks them to pick one.' };
+      return { ok: true, output: all.map((d) => `${d.id}: ${d.label}${d.open ? ' [connected]' : ''}`).join('\n') };
+    }),
+};
+
+/** @type {ToolDefinition} */
+const bluetoothRequest = {
+  name: 'bluetooth_request',
+  description:
+    'Ask the user to pick a Bluetooth device in the browser’s chooser (say why in reason), naming the GATT services the agent ' +
+    'will use (only those are reachable). Only the user can pick.',
+  permission: 'read',
+  schema: z.object({
+    reason: z.string().min(1).max(500).describe('Why the agent needs the device, shown to the user'),
+    services: z.array(uuid).min(1).max(10),
+  }),
+  run: (args, ctx) =>
+    guarded(ctx, async () => {
+      const devices = bluetoothDevices();
+      if (!devices.supported) return { ok: false, output: NO_BLUETOOTH };
+      if (!ctx.ui?.pickDevice) return { ok: false, output: 'No one can pick a device here (no Clawser window to ask in).' };
+      const picked = await ctx.ui.pickDevice(`The agent asks to use a Bluetooth device: ${args.reason}`, () =>
+        devices.request(args.services.map(uuidArg)),
+      );
+      if (!picked) return { ok: false, output: 'The user picked no Bluetooth device.' };
+      return { ok: true, output: `The user picked ${picked.id}: ${picked.label}.` };
+    }),
+};
+
+/** @type {ToolDefinition} */
+const bluetoothRead = {
+  name: 'bluetooth_read',
+  description: 'Read a GATT characteristic’s value of a Bluetooth device the user picked (connects if needed). Shown as hex.',
+  permission: 'browser',
+  untrusted: 'a value a Bluetooth device sent',
+  schema: z.object(gattArgs),
+  scopeTargets: theDevice,
+  run: (args, ctx) =>
+    guarded(ctx, async () => {
+      const t = { service: uuidArg(args.service), characteristic: uuidArg(args.characteristic), timeoutMs: args.timeoutMs };
+      const v = await bluetoothDevices().read(args.device, t);
+      return {
+        ok: true,
+        output: `Read ${v.length} bytes of ${args.characteristic} from ${args.device}: ${toHex(v)}\nAs text: ${asciiOf(v)}`,
+      };
+    }),
+};
+
+/** @type {ToolDefinition} */
+const bluetoothWrite = {
+  name: 'bluetooth_write',
+  description: `Write a GATT characteristic’s value (hex, at most ${MAX_GATT_BYTES} bytes) of a Bluetooth device the user picked.`,
+  permission: 'browser',
+  schema: z.object({ ...gattArgs, hex: z.string().max(MAX_GATT_BYTES * 5) }),
+  scopeTargets: theDevice,
+  preview: (args) => `Write ${args.hex.slice(0, 200)} to ${args.characteristic} of ${args.device}.`,
+  run: (args, ctx) =>
+    guarded(ctx, async () => {
+      const data = fromHex(args.hex);
+      const t = { service: uuidArg(args.service), characteristic: uuidArg(args.characteristic), timeoutMs: args.timeoutMs, data };
+      const n = await bluetoothDevices().write(args.device, t);
+      return { ok: true, output: `Wrote ${n} bytes to ${args.characteristic} of ${args.device}: ${toHex(data)}` };
+    }),
+};
+
+/** @type {ToolDefinition} */
+const bluetoothDisconnect = {
+  name: 'bluetooth_disconnect',
+  description: 'Disconnect a Bluetooth device (it stays picked; the user revokes it in the Tools panel’s Devices).',
+  permission: 'browser',
+  schema: z.object({ device: gattArgs.device }),
+  scopeTargets: theDevice,
+  run: (args, ctx) =>
+    guarded(ctx, async () => {
+      await bluetoothDevices().disconnect(args.device);
+      return { ok: true, output: `Disconnected ${args.device}.` };
+    }),
+};
+
 /** @type {ToolFamily} */
 export const family = {
   id: 'hardware',
@@ -321,5 +426,6 @@ export const family = {
     ...[serialList, serialRequest, serialWrite, serialRead, serialClose],
     ...[hidList, hidRequest, hidSend, hidReceive, hidClose],
     ...[usbList, usbRequest, usbTransferOut, usbTransferIn, usbClose],
+    ...[bluetoothList, bluetoothRequest, bluetoothRead, bluetoothWrite, bluetoothDisconnect],
   ],
 };

@@ -3,7 +3,7 @@ import { h } from './dom.js';
 
 /**
  * The Tools panel's Devices section: the devices the user picked in the browser's chooser for the
- * hardware tools (serial ports, HID and USB devices), each with Revoke (the browser forgets the pick: the agent can no
+ * hardware tools (serial ports, HID, USB and Bluetooth devices), each with Revoke (the browser forgets the pick: the agent can no
  * longer reach it until the user picks it again).
  * @param {DevicesControl} props
  */
@@ -44,7 +44,9 @@ export function DevicesSection(props) {
       ),
     );
     if (!rows.length)
-      list.append(h('li', null, props.supported ? 'No device picked.' : 'This browser has no Web Serial, WebHID nor WebUSB.'));
+      list.append(
+        h('li', null, props.supported ? 'No device picked.' : 'This browser has no Web Serial, WebHID, WebUSB nor Web Bluetooth.'),
+      );
   };
   const refresh = () => {
     props.list().then(show, (err) => {

@@ -32,10 +32,18 @@ const panel = {
       import('../../tools/approval-rules.js'),
       import('../../hardware/devices.js'),
     ]);
-    const [{ hidDevices }, { usbDevices }] = await Promise.all([import('../../hardware/hid.js'), import('../../hardware/usb.js')]);
+    const [{ hidDevices }, { usbDevices }, { bluetoothDevices }] = await Promise.all([
+      import('../../hardware/hid.js'),
+      import('../../hardware/usb.js'),
+      import('../../hardware/bluetooth.js'),
+    ]);
     const serial = serialDevices();
     const hid = hidDevices();
     const usb = usbDevices();
+    const bluetooth = bluetoothDevices();
+    /** The registry a device id belongs to, by its prefix. @param {string} id */
+    const registryOf = (id) =>
+      id.startsWith('hid:') ? hid : id.startsWith('usb:') ? usb : id.startsWith('bluetooth:') ? bluetooth : serial;
     const { registry } = ctx.services;
     const { agentSettings, workspaceId } = ctx;
     // A choice for an MCP server's tool is kept under the server's identity: named by the manager when its server is not connected.
@@ -84,9 +92,9 @@ const panel = {
         },
       },
       devices: {
-        supported: serial.supported || hid.supported || usb.supported,
-        list: async () => [...(await serial.list()), ...(await hid.list()), ...(await usb.list())],
-        forget: (id) => (id.startsWith('hid:') ? hid.forget(id) : id.startsWith('usb:') ? usb.forget(id) : serial.forget(id)),
+        supported: serial.supported || hid.supported || usb.supported || bluetooth.supported,
+        list: async () => (await Promise.all([serial, hid, usb, bluetooth].map((r) => r.list()))).flat(),
+        forget: (id) => registryOf(id).forget(id),
       },
       onBack: ctx.back,
       ...(built
