@@ -5,11 +5,14 @@
 // The scripted model asks for a port; the user picks it in Clawser's dialog; a write comes back
 // on a read shown as hex; "Always allow" covers that one device only; a port not picked is
 // refused (control: the picked one works); a read past the time limit ends with a timeout; sizes
-// over the cap are refused; Revoke in the Tools panel's Devices section removes the port.
+// over the cap are refused; Revoke in the Tools panel's Devices section removes the port. Then the
+// same for WebHID, WebUSB and Web Bluetooth (fakes of tests/fixtures/fake-hid.mjs, fake-usb.mjs,
+// fake-bluetooth.mjs: Chromium 156 here has no virtual device for them either, nor navigator.bluetooth).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sendMessage } from './helpers.mjs';
 import { useFixture } from './fixture.mjs';
+import { seriousViolations } from './axe.mjs';
 import { installFakeSerial } from '../fixtures/fake-serial.mjs';
 import { installFakeHid } from '../fixtures/fake-hid.mjs';
 import { installFakeUsb } from '../fixtures/fake-usb.mjs';
@@ -74,6 +77,7 @@ test('the agent asks for a serial port; the user declines (nothing picked, no ch
     async () => {
       const dialog = page.getByRole('dialog', { name: 'The agent asks to use a device' });
       await dialog.getByText('The agent asks to use a serial port: to talk to the board').waitFor();
+      assert.deepEqual(await seriousViolations(page, 'dialog[open]'), []);
       await dialog.getByRole('button', { name: 'Not now' }).click();
     },
   );
@@ -155,6 +159,7 @@ test('Revoke in the Tools panel’s Devices section: the port is gone for the ag
   await page.getByRole('button', { name: 'Tools', exact: true }).click();
   const devices = page.getByRole('list', { name: 'Devices' });
   await devices.getByRole('listitem', { name: id }).waitFor();
+  assert.deepEqual(await seriousViolations(page, 'section[aria-labelledby="devices-title"]'), []);
   await devices.getByRole('button', { name: `Revoke ${id}` }).click();
   await page.getByText(`Revoked ${id}: the agent can no longer use it.`).waitFor();
   await devices.getByText('No device picked.').waitFor();
