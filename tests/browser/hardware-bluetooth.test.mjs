@@ -3,7 +3,9 @@
 // domain (on a browser-level session) simulates an adapter and a peripheral, and the DeviceAccess
 // domain (on the page's session) sees the chooser and picks in it. The scripted model asks for a
 // device; the user clicks Clawser's dialog; the real requestDevice() resolves with the emulated
-// peripheral; bluetooth_list lists it under the browser's own device id; Revoke forgets it.
+// peripheral; bluetooth_list lists it under the browser's own device id; a value written to its
+// characteristic is read back as hex (the emulated peripheral answers each GATT operation); Revoke
+// forgets it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sendMessage } from './helpers.mjs';
@@ -25,6 +27,37 @@ await emulation.send('BluetoothEmulation.simulatePreconnectedPeripheral', {
   name: 'Band',
   manufacturerData: [],
   knownServiceUuids: ['0000180d-0000-1000-8000-00805f9b34fb'],
+});
+// Its heart-rate service, with the control point the agent writes and reads back (the peripheral keeps the value).
+const { serviceId } = await emulation.send('BluetoothEmulation.addService', {
+  address: '09:09:09:09:09:01',
+  serviceUuid: '0000180d-0000-1000-8000-00805f9b34fb',
+});
+const { characteristicId } = await emulation.send('BluetoothEmulation.addCharacteristic', {
+  serviceId,
+  characteristicUuid: '00002a39-0000-1000-8000-00805f9b34fb',
+  properties: { read: true, write: true },
+});
+let kept = Buffer.from([0x5a]);
+/** The GATT operations the peripheral answered, in order. @type {string[]} */
+const operations = [];
+emulation.on('BluetoothEmulation.gattOperationReceived', (e) => {
+  operations.push(e.type);
+  emulation.send('BluetoothEmulation.simulateGATTOperationResponse', { address: e.address, type: e.type, code: 0 }).catch(() => {});
+});
+emulation.on('BluetoothEmulation.characteristicOperationReceived', (e) => {
+  if (e.characteristicId !== characteristicId) return;
+  operations.push(`characteristic ${e.type}`);
+  if (e.type === 'write') kept = Buffer.from(e.data ?? '', 'base64');
+  const data = e.type === 'read' ? { data: kept.toString('base64') } : {};
+  emulation
+    .send('BluetoothEmulation.simulateCharacteristicOperationResponse', {
+      characteristicId: e.characteristicId,
+      type: e.type,
+      code: 0,
+      ...data,
+    })
+    .catch(() => {});
 });
 const chooser = await browser.context.newCDPSession(page);
 await chooser.send('DeviceAccess.enable');
@@ -55,8 +88,8 @@ async function turn(prompt, calls, done, during) {
   return toolResults().slice(-calls.length);
 }
 
-test('the user picks the emulated band through Clawser’s dialog and the browser’s chooser; listed by the browser’s id; Revoke \
-forgets it', async () => {
+test('the user picks the emulated band through Clawser’s dialog and the browser’s chooser; listed by the browser’s id; a GATT \
+write read back as hex; Revoke forgets it', async () => {
   const [picked] = await turn(
     'use my band',
     [{ id: 'b1', name: 'bluetooth_request', arguments: { reason: 'to read the heart rate', services: ['heart_rate'] } }],
@@ -73,6 +106,26 @@ forgets it', async () => {
   );
   const [listed] = await turn('list bands', [{ id: 'b2', name: 'bluetooth_list', arguments: {} }], 'Listed.');
   assert.equal(listed, `${id}: Bluetooth device “Band”`);
+
+  const gatt = { device: id, service: 'heart_rate', characteristic: 'heart_rate_control_point' };
+  const [wrote, read] = await turn(
+    'reset it',
+    [
+      { id: 'b4', name: 'bluetooth_write', arguments: { ...gatt, hex: '01' } },
+      { id: 'b5', name: 'bluetooth_read', arguments: gatt },
+    ],
+    'Reset.',
+    async () => {
+      for (const tool of ['bluetooth_write', 'bluetooth_read']) {
+        const ask = page.getByRole('dialog', { name: `Allow “${tool}”?` });
+        await ask.getByRole('button', { name: 'Allow once' }).click();
+        await ask.waitFor({ state: 'detached' });
+      }
+    },
+  );
+  assert.equal(wrote, `Wrote 1 bytes to heart_rate_control_point of ${id}: 01`);
+  assert.equal(read, `Read 1 bytes of heart_rate_control_point from ${id}: 01\nAs text: .`);
+  assert.ok(operations.includes('characteristic write') && operations.includes('characteristic read'), operations.join(', '));
 
   await page.getByRole('button', { name: 'Tools', exact: true }).click();
   const devices = page.getByRole('list', { name: 'Devices' });
