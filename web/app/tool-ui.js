@@ -10,11 +10,12 @@
 export class AppToolUi {
   /**
    * @param {{artifact: ArtifactDocument, askUser: (question: string, choices?: string[]) => Promise<string | null>, screenshotTarget: () =>
-   *   HTMLElement}} deps
+   *   HTMLElement, pickDevice?: <T>(question: string, request: () => Promise<T>) => Promise<T | null>}} deps
    */
   constructor(deps) {
     this.artifact = deps.artifact;
     this.askUserDialog = deps.askUser;
+    if (deps.pickDevice) this.pickDevice = deps.pickDevice;
     this.screenshotTarget = deps.screenshotTarget;
   }
 

@@ -12,7 +12,7 @@ import { ScopedFileSystem } from '../storage/scoped-fs.js';
 import { MountStore } from '../storage/mounts.js';
 import { MountedFileSystem } from '../storage/mounted-fs.js';
 import { ProtectedFileSystem } from '../storage/protected-fs.js';
-import { askUserDialog } from '../ui/approval-dialog.js';
+import { askUserDialog, pickDeviceDialog } from '../ui/approval-dialog.js';
 import { commitTurn, commitTakeBack } from './turn-commit.js';
 import { madeOnFirstUse } from './made-on-first-use.js';
 
@@ -175,7 +175,7 @@ export class WorkspaceServices {
         artifact,
         // What replies made (HTML, SVG, Mermaid, CSV), versioned under the workspace's artifacts/.
         artifacts: new ArtifactShelf(this.workspaceFs(workspaceId)),
-        toolUi: new AppToolUi({ artifact, askUser: askUserDialog, screenshotTarget: d.screenshotTarget }),
+        toolUi: new AppToolUi({ artifact, askUser: askUserDialog, pickDevice: pickDeviceDialog, screenshotTarget: d.screenshotTarget }),
         ...this.#fileServices(workspaceId),
         memory: () => memoryParts().then((m) => m.store),
         summaries: () => memoryParts().then((m) => m.summaries),

@@ -23,7 +23,13 @@ const LegacyChoiceSchema = z.object({
   name: z.string().min(1).max(200),
   policy: POLICY.optional(),
   rules: z
-    .array(z.object({ kind: z.enum(['command', 'domain', 'path']), pattern: z.string().min(1).max(500), createdAt: z.number().optional() }))
+    .array(
+      z.object({
+        kind: z.enum(['command', 'domain', 'path', 'device']),
+        pattern: z.string().min(1).max(500),
+        createdAt: z.number().optional(),
+      }),
+    )
     .max(500)
     .default([]),
   sole: z.boolean(),

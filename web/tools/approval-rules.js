@@ -1,12 +1,13 @@
 /**
  * "Always allow", narrowed to what a call touches: a command prefix for the shell
  * (`git status`), a domain for anything that fetches a URL (`web_fetch` of docs.python.org),
- * a path glob for anything that writes a file (`fs_write notes/**`). Pure logic: the registry
+ * a path glob for anything that writes a file (`fs_write notes/**`), one device the user picked
+ * for the hardware tools (its identity exactly: `serial:2341:0043:1a2b3c4d`). Pure logic: the registry
  * stores the rules, the ToolRunner asks `covers` before it would ask the user.
  */
 import { z } from 'zod';
 
-/** @typedef {'command' | 'domain' | 'path'} ScopeKind */
+/** @typedef {'command' | 'domain' | 'path' | 'device'} ScopeKind */
 /**
  * @typedef {{tool: string, kind: ScopeKind, pattern: string, createdAt?: number}} ApprovalRule
  *   tool: the tool's name, or its identity when it has one (an MCP server's tool: see `policyKey`)
@@ -14,7 +15,7 @@ import { z } from 'zod';
 
 export const ApprovalRuleSchema = z.object({
   tool: z.string().min(1).max(400),
-  kind: z.enum(['command', 'domain', 'path']),
+  kind: z.enum(['command', 'domain', 'path', 'device']),
   pattern: z.string().min(1).max(500),
   createdAt: z.number().optional(),
 });
@@ -80,6 +81,7 @@ export function globToRegExp(glob) {
 
 /** @param {ApprovalRule} rule @param {string} target */
 export function ruleMatches(rule, target) {
+  if (rule.kind === 'device') return rule.pattern === target;
   if (rule.kind === 'command') {
     const t = target.trim().replace(/\s+/g, ' ');
     const p = rule.pattern.trim().replace(/\s+/g, ' ');
@@ -118,6 +120,7 @@ export function suggestRule(toolName, scope) {
   if (!scope || scope.targets.length !== 1) return null;
   const [target] = scope.targets;
   if (scope.kind === 'domain') return { tool: toolName, kind: 'domain', pattern: target };
+  if (scope.kind === 'device') return { tool: toolName, kind: 'device', pattern: target };
   if (scope.kind === 'path') {
     const dir = target.split('/').slice(0, -1).join('/');
     return { tool: toolName, kind: 'path', pattern: dir ? `${dir}/**` : target };
@@ -135,5 +138,6 @@ export function suggestRule(toolName, scope) {
 export function describeRule(rule) {
   if (rule.kind === 'command') return `commands starting with “${rule.pattern}”`;
   if (rule.kind === 'domain') return `addresses on ${rule.pattern}`;
+  if (rule.kind === 'device') return `the device ${rule.pattern}`;
   return `paths matching ${rule.pattern}`;
 }

@@ -15,6 +15,7 @@ import { family as shell } from './shell.js';
 import { family as agents } from './agents.js';
 import { family as remote } from './remote.js';
 import { family as tabs } from './tabs.js';
+import { family as hardware } from './hardware.js';
 
 /**
  * Every built-in tool family, in the order their tools are listed (to the model, in the Tools
@@ -38,6 +39,7 @@ export const TOOL_FAMILIES = Object.freeze([
   agents,
   remote,
   tabs,
+  hardware,
 ]);
 
 /** A tool family that does not declare what it must (see familyProblems). */

@@ -146,6 +146,12 @@ export interface ToolUi {
   clipboardWrite(text: string): Promise<void>;
   screenInfo(): Record<string, unknown>;
   screenshot(): Promise<{ dataUrl: string; width: number; height: number }>;
+  /**
+   * Asks the user, in Clawser's dialog, to pick a device: the dialog's button calls `request`
+   * (which opens the browser's own chooser) from the user's click. The device picked, or null
+   * when the user declined or picked none. Absent: no one can be asked (headless use).
+   */
+  pickDevice?<T>(question: string, request: () => Promise<T>): Promise<T | null>;
   artifact: ArtifactPane;
 }
 
@@ -255,7 +261,7 @@ export interface ToolDefinition {
    * glob (see approval-rules.js); null: nothing a rule can cover. Default: a `url` or `path` argument.
    */
   // args were validated against `schema`
-  scopeTargets?(args: any, ctx?: ToolContext): { kind: 'command' | 'domain' | 'path'; targets: string[] } | null;
+  scopeTargets?(args: any, ctx?: ToolContext): { kind: 'command' | 'domain' | 'path' | 'device'; targets: string[] } | null;
   /** Asked for on every call, whatever the policy, and "Always allow" is not offered (an MCP tool its server marks destructive). */
   alwaysAsk?: string;
   /** Calls of this tool next to each other in one reply run at the same time (sub-agents). */

@@ -191,3 +191,60 @@ export function askUserDialog(question, choices) {
     input.focus();
   });
 }
+
+/**
+ * The agent asks the user to pick a device (serial_request): the button "Choose a device…" calls
+ * `request` from the user's click (the browser's chooser needs one); "Not now" declines.
+ * @template T
+ * @param {string} question @param {() => Promise<T>} request
+ * @returns {Promise<T | null>} the device picked, or null (declined, or none picked in the chooser)
+ */
+export function pickDeviceDialog(question, request) {
+  return new Promise((resolve, reject) => {
+    const titleId = `pick-${Math.random().toString(36).slice(2)}`;
+    const state = h('p', { role: 'status', class: 'small muted' });
+    /** @type {{value: T | null} | {error: unknown}} */
+    let outcome = { value: null };
+    const choose = h('button', { type: 'button' }, 'Choose a device…');
+    const dialog = h(
+      'dialog',
+      { class: 'dialog', 'aria-labelledby': titleId },
+      h(
+        'form',
+        { method: 'dialog' },
+        h('h2', { id: titleId }, 'The agent asks to use a device'),
+        h('p', { class: 'plain' }, question),
+        h(
+          'p',
+          { class: 'small muted' },
+          'Only the device you pick in the browser’s list can be used; you can revoke it in Tools → Devices.',
+        ),
+        state,
+        h('div', { class: 'dialog-actions' }, h('button', { type: 'submit', value: 'decline', class: 'secondary' }, 'Not now'), choose),
+      ),
+    );
+    choose.addEventListener('click', () => {
+      choose.disabled = true;
+      state.textContent = 'Pick the device in the browser’s list…';
+      request().then(
+        (value) => {
+          outcome = { value };
+          dialog.close('picked');
+        },
+        (error) => {
+          if (/** @type {{code?: string}} */ (error)?.code === 'cancelled') outcome = { value: null };
+          else outcome = { error };
+          dialog.close('picked');
+        },
+      );
+    });
+    dialog.addEventListener('close', () => {
+      dialog.remove();
+      if ('error' in outcome) reject(outcome.error);
+      else resolve(outcome.value);
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    choose.focus();
+  });
+}

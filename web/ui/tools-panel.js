@@ -1,10 +1,11 @@
 /** @import { ToolDefinition, ToolPolicy } from '../tools/types.d.ts' */
-/** @import { ToolSettingsView, BuiltToolsControl, CompanionControl } from './types.d.ts' */
+/** @import { ToolSettingsView, BuiltToolsControl, CompanionControl, DevicesControl } from './types.d.ts' */
 /** @import { ApprovalRule } from '../tools/approval-rules.js' */
 import { h } from './dom.js';
 import { panelLayout } from './panel-layout.js';
 import { BuiltToolsSection } from './built-tools-section.js';
 import { CompanionSection } from './companion-section.js';
+import { DevicesSection } from './devices-section.js';
 
 /**
  * The Tools panel: every tool with its description, permission level and this workspace's
@@ -18,7 +19,8 @@ import { CompanionSection } from './companion-section.js';
  *   storedChoices?: () => {key: string, label: string, policy: ToolPolicy}[], onForget?: (key: string) => void,
  *   settings: ToolSettingsView, hasSearchKey: boolean, onSaveSettings: (s: {fetchAllowlist: string[], searchEndpoint: string,
  *   searchApiKey?: string | null}) => Promise<void>, onBack: () => void, builder?: BuiltToolsControl, onBuilderChanged?: () => void,
- *   companion?: CompanionControl}} props
+ *   companion?: CompanionControl, devices?: DevicesControl}} props
+ *   devices: the devices picked for the hardware tools, with Revoke (absent: not shown);
  *   builder: the built tools and the form that defines one (absent: not shown); onBuilderChanged: after one changed;
  *   companion: the companion extension's status and site lists (absent: not shown);
  *   storedChoices: the user's choices for tools not in the table (an MCP server's while it is not connected), in words; onForget removes
@@ -140,6 +142,7 @@ export function ToolsPanel(props) {
     rulesSection,
     form,
     props.companion ? CompanionSection(props.companion) : null,
+    props.devices ? DevicesSection(props.devices) : null,
   );
 }
 

@@ -534,3 +534,17 @@ export interface ChannelsControl {
   address(id: string): Promise<string>;
   onChange(fn: () => void): () => void;
 }
+
+/** A device the user picked for the hardware tools, as the Devices section shows it. */
+export interface DeviceRowView {
+  id: string;
+  label: string;
+  open: boolean;
+}
+
+/** The Tools panel's Devices section: the devices picked, and revoking one. */
+export interface DevicesControl {
+  supported: boolean;
+  list: () => Promise<DeviceRowView[]>;
+  forget: (id: string) => Promise<void>;
+}

@@ -1,5 +1,6 @@
 // The Tools panel: every tool with its policy, the approval rules, choices kept for MCP servers not
-// connected, the tools' settings (fetch allowlist, search endpoint and key) and the companion extension's.
+// connected, the tools' settings (fetch allowlist, search endpoint and key), the companion extension's and the
+// devices picked for the hardware tools (revocable).
 /** @import { PanelEntry } from '../panels.js' */
 /** @import { ToolDefinition } from '../../tools/types.d.ts' */
 
@@ -25,11 +26,24 @@ const panel = {
   shortcut: 'Alt+6',
   split: false,
   async open(ctx) {
-    const [{ ToolsPanel }, { DEFAULT_POLICY }, { describeRule }] = await Promise.all([
+    const [{ ToolsPanel }, { DEFAULT_POLICY }, { describeRule }, { serialDevices }] = await Promise.all([
       import('../../ui/tools-panel.js'),
       import('../../tools/index.js'),
       import('../../tools/approval-rules.js'),
+      import('../../hardware/devices.js'),
     ]);
+    const [{ hidDevices }, { usbDevices }, { bluetoothDevices }] = await Promise.all([
+      import('../../hardware/hid.js'),
+      import('../../hardware/usb.js'),
+      import('../../hardware/bluetooth.js'),
+    ]);
+    const serial = serialDevices();
+    const hid = hidDevices();
+    const usb = usbDevices();
+    const bluetooth = bluetoothDevices();
+    /** The registry a device id belongs to, by its prefix. @param {string} id */
+    const registryOf = (id) =>
+      id.startsWith('hid:') ? hid : id.startsWith('usb:') ? usb : id.startsWith('bluetooth:') ? bluetooth : serial;
     const { registry } = ctx.services;
     const { agentSettings, workspaceId } = ctx;
     // A choice for an MCP server's tool is kept under the server's identity: named by the manager when its server is not connected.
@@ -76,6 +90,11 @@ const panel = {
           const s = agentSettings.load(workspaceId);
           agentSettings.save(workspaceId, { ...s, tools: { ...s.tools, ...lists } });
         },
+      },
+      devices: {
+        supported: serial.supported || hid.supported || usb.supported || bluetooth.supported,
+        list: async () => (await Promise.all([serial, hid, usb, bluetooth].map((r) => r.list()))).flat(),
+        forget: (id) => registryOf(id).forget(id),
       },
       onBack: ctx.back,
       ...(built
