@@ -345,7 +345,7 @@ export class WorkspaceChannels {
       .chat(this.workspaceId)
       .runScheduled({
         ...(channel.conversationId ? { conversationId: channel.conversationId } : {}),
-        title: `✉ ${channel.name}`,
+        title: channel.name,
         text,
         untrusted,
         ...(channel.agent ? { agent: channel.agent } : {}),
@@ -410,7 +410,7 @@ export class WorkspaceChannels {
     });
     const conversationId = await this.deps
       .chat(this.workspaceId)
-      .record(channel.conversationId, `✉ ${channel.name}`, 'channel_ignored', {
+      .record(channel.conversationId, channel.name, 'channel_ignored', {
         channelId: channel.id,
         channel: channel.name,
         sender,
