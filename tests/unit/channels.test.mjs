@@ -305,6 +305,7 @@ another sender without their text (control: the allowed one is answered)', async
   assert.deepEqual(run.limits, { tools: ['fs_read'], autonomy: 'supervised' });
   assert.equal(run.agent, undefined, 'the workspace’s own agent');
   assert.equal(run.title, 'phone', 'the channel’s conversation is titled with its name, no emoji');
+  assert.deepEqual(run.job, { id: `channel-${c.id}`, name: 'phone', viaChannel: true }, 'its conversation is listed under Channels');
   // Its approvals name the channel and its workspace, and are refused when nobody answers in time (as a job's).
   assert.equal(await run.approve({ tool: 'memory_store', description: '', permission: 'write', args: {}, reason: '' }), 'deny');
   assert.deepEqual(chat.asked[0].job, { id: `channel-${c.id}`, name: 'phone', viaChannel: true });
@@ -313,6 +314,7 @@ another sender without their text (control: the allowed one is answered)', async
   // The other sender: in the channel's conversation log and traffic, who and why — never what they wrote.
   const ignored = chat.records.find((r) => r[2] === 'channel_ignored');
   assert.equal(ignored?.[1], 'phone', 'the same title for a conversation the ignored message starts');
+  assert.deepEqual(ignored?.[4], { id: `channel-${c.id}`, name: 'phone', viaChannel: true });
   assert.deepEqual(ignored?.[3], {
     channelId: c.id,
     channel: 'phone',

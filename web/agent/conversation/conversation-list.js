@@ -26,7 +26,7 @@ export const ConversationMetaSchema = z.looseObject({
   forkOf: z.looseObject({ conversationId: z.string(), title: z.string() }).optional(),
   route: z.enum(['fast', 'smart', 'code', 'vision']).optional(),
   pinned: z.boolean().optional(),
-  job: z.looseObject({ id: z.string(), name: z.string() }).optional(),
+  job: z.looseObject({ id: z.string(), name: z.string(), viaChannel: z.boolean().optional() }).optional(),
 });
 
 const ROUTES = new Set(['fast', 'smart', 'code', 'vision']);
