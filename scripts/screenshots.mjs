@@ -259,17 +259,18 @@ try {
   await page.locator('.schedule-panel [role=status]', { hasText: /” finished\./ }).waitFor();
   // A channel (an outgoing webhook, never called here) and one of the user's machines.
   await page.getByRole('button', { name: 'Channels', exact: true }).click();
-  const addChannel = page.getByRole('form', { name: 'Add a channel' });
+  const addChannel = page.locator('section.panel-layout[data-panel="channels"]').getByRole('form', { name: 'Add a channel' });
   await addChannel.getByRole('combobox', { name: 'Kind' }).selectOption('webhook');
   await addChannel.getByRole('textbox', { name: 'Name' }).fill('team-updates');
   await page.getByLabel('Webhook address (https://…; kept sealed)').fill('https://hooks.example.com/clawser/team-updates');
   await page.getByRole('button', { name: 'Add channel' }).click();
   await page.getByRole('listitem', { name: 'team-updates', exact: true }).waitFor();
   await page.getByRole('button', { name: 'Remote', exact: true }).click();
-  await page.getByRole('textbox', { name: 'Name' }).fill('laptop');
-  await page.getByRole('textbox', { name: /wsh URL/ }).fill('wss://laptop.example.net:8443/wsh');
-  await page.getByRole('button', { name: 'Add machine' }).click();
-  await page.getByRole('button', { name: 'Copy the key line of laptop' }).waitFor();
+  const remote = page.locator('section.panel-layout[data-panel="remote"]');
+  await remote.getByRole('textbox', { name: 'Name' }).fill('laptop');
+  await remote.getByRole('textbox', { name: /wsh URL/ }).fill('wss://laptop.example.net:8443/wsh');
+  await remote.getByRole('button', { name: 'Add machine' }).click();
+  await remote.getByRole('button', { name: 'Copy the key line of laptop' }).waitFor();
   await seedConversations();
 
   // The matrix: the chat and every panel, both themes, three widths; Settings, the palette and the split view.
