@@ -333,7 +333,8 @@ export class Conversations {
    * instance, and shows it when the conversation is on screen.
    * @param {string | undefined} conversationId @param {string} title for a new conversation
    * @template {EventType} T
-   * @param {T} type @param {EventData<T>} data @param {{id: string, name: string, viaChannel?: boolean}} [job] the scheduled job it comes from
+   * @param {T} type @param {EventData<T>} data
+   * @param {{id: string, name: string, viaChannel?: boolean}} [job] the scheduled job (or channel) it comes from
    */
   async record(conversationId, title, type, data, job) {
     const { core } = this;
