@@ -7,19 +7,29 @@
 // <panel>-<theme>-<width>.png; at each size too: documents attached in the composer (attach-),
 // an artifact beside the chat (artifact-), Settings, the command palette and the chat beside
 // Files (split-); at 1280 px light: the first run (first-run-) and the approval dialog (approval-).
-import { readdir, rm } from 'node:fs/promises';
+// The workspace is seeded as one in use: dated, pinned, scheduled-job and sub-agent conversations,
+// memories, goals, a job, a webhook channel and a remote machine.
+// To check one shot without rewriting the others: node scripts/screenshots.mjs --only <chat|panel name> --out <folder>
+// (light, 1280 px only; docs/screenshots/ and the gallery are left alone).
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
 import { launchBrowser, startApp, saveSettings } from '../tests/browser/helpers.mjs';
 import { startLlmServer } from '../tests/fixtures/llm-server.mjs';
 import { PANEL_NAV } from '../web/app/panel-nav.js';
 import { writeGallery } from './screenshots-gallery.mjs';
 
-const OUT = 'docs/screenshots';
-const THEMES = /** @type {const} */ (['light', 'dark']);
-const SIZES = [
+const { values: args } = parseArgs({ options: { only: { type: 'string' }, out: { type: 'string' } } });
+const ONLY = args.only;
+const OUT = args.out ?? 'docs/screenshots';
+if (ONLY && !args.out) throw new Error('--only writes to a folder of its own: give --out <folder>.');
+/** @type {('light' | 'dark')[]} */
+const THEMES = ONLY ? ['light'] : ['light', 'dark'];
+const ALL_SIZES = [
   { width: 360, height: 740 },
   { width: 1280, height: 720 },
   { width: 1920, height: 1080 },
 ];
+const SIZES = ONLY ? [ALL_SIZES[1]] : ALL_SIZES;
 
 const app = await startApp();
 const llm = await startLlmServer();
@@ -94,17 +104,84 @@ async function dress(name) {
   }
 }
 
+/**
+ * Conversations of a workspace in use, written through the app's conversation store: one pinned, one
+ * from yesterday, one from last month and a sub-agent's (its caller's and the tool call's ids in its
+ * details); then the page is loaded again to list them.
+ */
+async function seedConversations() {
+  await page.evaluate(async () => {
+    const { OpfsFileSystem } = await import('/web/storage/opfs-fs.js');
+    const { ConversationStore } = await import('/web/agent/conversation/conversation-store.js');
+    const ws = location.hash.split('/')[1];
+    const fs = new OpfsFileSystem();
+    try {
+      const store = new ConversationStore(fs, ws);
+      const day = 24 * 60 * 60 * 1000;
+      const start = Date.now() - 60 * 60 * 1000;
+      /** @param {string} title @param {number} daysAgo @param {string} user @param {string} agent */
+      const talk = (title, daysAgo, user, agent) => {
+        const at = start - daysAgo * day;
+        const id = (/** @type {number} */ n) => `seed-${daysAgo}-${n}-${Math.random().toString(36).slice(2, 8)}`;
+        return store.createFrom(title, [
+          { id: id(1), type: 'user_message', source: 'user', timestamp: at, data: { text: user } },
+          { id: id(2), type: 'agent_message', source: 'agent', timestamp: at + 4000, data: { text: agent } },
+        ]);
+      };
+      const pinned = await talk(
+        'Release checklist',
+        12,
+        'What do we check before a release?',
+        'Tests green, changelog written, the version bumped, then tag and publish.',
+      );
+      await store.setPinned(pinned.id, true);
+      await talk('Trip to Lisbon', 1, 'Plan two days in Lisbon', 'Day one: Alfama and the castle; day two: Belém and the LX Factory.');
+      await talk(
+        'Sourdough starter',
+        34,
+        'How often do I feed a sourdough starter?',
+        'Once a day at room temperature, once a week in the fridge.',
+      );
+      const caller = await talk('Research: PWA storage', 0, 'Ask the researcher about OPFS quotas', 'The researcher found the quotas.');
+      const sub = await talk(
+        '@researcher: OPFS quotas',
+        0,
+        'How much can a PWA store in OPFS?',
+        'Up to a share of the free disk, per origin.',
+      );
+      // A sub-agent's conversation names its caller (the store writes this when an agent delegates).
+      const path = `clawser_workspaces/${ws}/.conversations/${sub.id}/meta.json`;
+      const meta = JSON.parse(await fs.readText(path));
+      await fs.write(
+        path,
+        JSON.stringify({ ...meta, parent: { conversationId: caller.id, toolCallId: 'seed-call', agent: 'researcher' } }),
+      );
+      await store.rename(sub.id, sub.title); // the list picks the details up
+    } finally {
+      fs.terminate();
+    }
+  });
+  await page.reload();
+  await page.getByRole('heading', { name: 'Remote', exact: true }).waitFor();
+  // The job's run was the last opened: the chat shots show the person's own conversation.
+  await openChat();
+  await page.locator('.conv-open', { hasText: 'Save a note about X' }).click();
+  await page.getByText('It waits').waitFor();
+  await page.mouse.move(0, 0); // no row left in its hover state
+}
+
 const reply =
   'Here is a small function that debounces calls:\n\n```js\nexport function debounce(fn, ms) {\n  let t;\n  ' +
   'return (...args) => {\n    clearTimeout(t);\n    t = setTimeout(() => fn(...args), ms);\n  ' +
   '};\n}\n```\n\nIt waits **ms** milliseconds after the last call before running `fn`.';
 try {
-  for (const f of await readdir(OUT)) if (f.endsWith('.png')) await rm(`${OUT}/${f}`);
-  await look('light', SIZES[1]);
+  await mkdir(OUT, { recursive: true });
+  if (!ONLY) for (const f of await readdir(OUT)) if (f.endsWith('.png')) await rm(`${OUT}/${f}`);
+  await look('light', ALL_SIZES[1]);
   await page.goto(app.url);
   await page.getByRole('link', { name: /My workspace/ }).click();
   await page.waitForURL(/#workspace\//);
-  await shoot('first-run', 'light', 1280);
+  if (!ONLY) await shoot('first-run', 'light', 1280);
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: /Settings/ });
   await dialog.getByLabel('Provider', { exact: true }).selectOption('ollama');
@@ -126,7 +203,7 @@ try {
   await page.getByRole('textbox', { name: 'Message' }).fill('Save a note about X to notes/x.md, then list my files');
   await page.getByRole('button', { name: 'Send' }).click();
   await page.getByRole('dialog', { name: /Allow/ }).waitFor();
-  await shoot('approval', 'light', 1280);
+  if (!ONLY) await shoot('approval', 'light', 1280);
   await page.getByRole('button', { name: 'Allow once' }).click();
   await page.getByText('Your workspace now has one note.').waitFor();
   llm.enqueue({ text: reply });
@@ -173,14 +250,36 @@ try {
   await page.getByLabel('Prompt for the agent').fill('Summarize what changed in my notes yesterday');
   await page.getByRole('button', { name: 'Create job' }).click();
   await page.locator('.job', { hasText: 'Summarize what changed' }).waitFor();
+  // The job run once: its conversation is listed under Scheduled jobs.
+  llm.enqueue({ text: 'Yesterday notes/x.md gained a line on the Latin alphabet; nothing else changed.' });
+  await page
+    .getByRole('button', { name: /^Run now: / })
+    .first()
+    .click();
+  await page.locator('.schedule-panel [role=status]', { hasText: /” finished\./ }).waitFor();
+  // A channel (an outgoing webhook, never called here) and one of the user's machines.
+  await page.getByRole('button', { name: 'Channels', exact: true }).click();
+  const addChannel = page.locator('section.panel-layout[data-panel="channels"]').getByRole('form', { name: 'Add a channel' });
+  await addChannel.getByRole('combobox', { name: 'Kind' }).selectOption('webhook');
+  await addChannel.getByRole('textbox', { name: 'Name' }).fill('team-updates');
+  await page.getByLabel('Webhook address (https://…; kept sealed)').fill('https://hooks.example.com/clawser/team-updates');
+  await page.getByRole('button', { name: 'Add channel' }).click();
+  await page.getByRole('listitem', { name: 'team-updates', exact: true }).waitFor();
+  await page.getByRole('button', { name: 'Remote', exact: true }).click();
+  const remote = page.locator('section.panel-layout[data-panel="remote"]');
+  await remote.getByRole('textbox', { name: 'Name' }).fill('laptop');
+  await remote.getByRole('textbox', { name: /wsh URL/ }).fill('wss://laptop.example.net:8443/wsh');
+  await remote.getByRole('button', { name: 'Add machine' }).click();
+  await remote.getByRole('button', { name: 'Copy the key line of laptop' }).waitFor();
+  await seedConversations();
 
   // The matrix: the chat and every panel, both themes, three widths; Settings, the palette and the split view.
   for (const theme of THEMES) {
     for (const size of SIZES) {
       await look(theme, size);
       await openChat();
-      await shoot('chat', theme, size.width);
-      for (const p of PANEL_NAV) {
+      if (!ONLY || ONLY === 'chat') await shoot('chat', theme, size.width);
+      for (const p of PANEL_NAV.filter((n) => !ONLY || n.name === ONLY)) {
         await openPanel(p);
         await dress(p.name);
         // Its top in view (opening a diff scrolls the panel down to it).
@@ -189,6 +288,7 @@ try {
         });
         await shoot(p.name, theme, size.width);
       }
+      if (ONLY) continue;
       await openChat();
       await page.getByRole('button', { name: 'Settings', exact: true }).click();
       await page.getByRole('dialog', { name: /Settings/ }).waitFor();
@@ -210,43 +310,46 @@ try {
     }
   }
 
-  // Documents attached in the composer of a new conversation, then the artifact its reply draws.
-  await look('light', SIZES[1]);
-  await openChat();
-  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
-  await page.locator('form.composer input[type=file]').setInputFiles([
-    { name: 'q3-orders.csv', mimeType: 'text/csv', buffer: Buffer.from('fruit,count\napples,12\npears,7\nplums,3\n') },
-    { name: 'launch-plan.md', mimeType: 'text/markdown', buffer: Buffer.from('# Launch plan\n\n- Blog post on Thursday\n') },
-  ]);
-  const chips = page.getByRole('list', { name: 'Attachments' });
-  await chips.getByText('launch-plan.md').waitFor();
-  await page.getByRole('textbox', { name: 'Message' }).fill('Chart the orders and tell me which fruit sells least');
-  for (const theme of THEMES) {
-    for (const size of SIZES) {
-      await look(theme, size);
-      await shoot('attach', theme, size.width);
+  if (ONLY) console.log(`${ONLY} shot to ${OUT}/`);
+  else {
+    // Documents attached in the composer of a new conversation, then the artifact its reply draws.
+    await look('light', SIZES[1]);
+    await openChat();
+    await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+    await page.locator('form.composer input[type=file]').setInputFiles([
+      { name: 'q3-orders.csv', mimeType: 'text/csv', buffer: Buffer.from('fruit,count\napples,12\npears,7\nplums,3\n') },
+      { name: 'launch-plan.md', mimeType: 'text/markdown', buffer: Buffer.from('# Launch plan\n\n- Blog post on Thursday\n') },
+    ]);
+    const chips = page.getByRole('list', { name: 'Attachments' });
+    await chips.getByText('launch-plan.md').waitFor();
+    await page.getByRole('textbox', { name: 'Message' }).fill('Chart the orders and tell me which fruit sells least');
+    for (const theme of THEMES) {
+      for (const size of SIZES) {
+        await look(theme, size);
+        await shoot('attach', theme, size.width);
+      }
     }
-  }
-  await look('light', SIZES[1]);
-  llm.enqueue({
-    text:
-      'Plums sell least (3). Here are the orders as a table with a chart:\n\n```csv\nfruit,count\napples,12\npears,7\nplums,3\n```\n\n' +
-      'The chart opens beside the chat; it is saved under `artifacts/`.',
-  });
-  await page.getByRole('button', { name: 'Send' }).click();
-  const pane = page.getByRole('complementary', { name: 'Artifact' });
-  await pane.getByText('csv-1 · version 1 of 1').waitFor();
-  await page.frameLocator('iframe[title="Artifact csv-1"]').getByRole('img', { name: 'Bar chart of count' }).waitFor();
-  for (const theme of THEMES) {
-    for (const size of SIZES) {
-      await look(theme, size);
-      await page.frameLocator('iframe[title="Artifact csv-1"]').getByRole('img', { name: 'Bar chart of count' }).waitFor();
-      await shoot('artifact', theme, size.width);
+    await look('light', SIZES[1]);
+    llm.enqueue({
+      text:
+        'Plums sell least (3). Here are the orders as a table with a chart:\n\n```csv\nfruit,count\napples,12\npears,7\nplums,3\n```\n\n' +
+        'The chart opens beside the chat; it is saved under `artifacts/`.',
+    });
+    await page.getByRole('button', { name: 'Send' }).click();
+    const pane = page.getByRole('complementary', { name: 'Artifact' });
+    await pane.getByText('csv-1 · version 1 of 1').waitFor();
+    await page.frameLocator('iframe[title="Artifact csv-1"]').getByRole('img', { name: 'Bar chart of count' }).waitFor();
+    for (const theme of THEMES) {
+      for (const size of SIZES) {
+        await look(theme, size);
+        await page.frameLocator('iframe[title="Artifact csv-1"]').getByRole('img', { name: 'Bar chart of count' }).waitFor();
+        await shoot('artifact', theme, size.width);
+      }
     }
+    const total = (await readdir(OUT)).filter((f) => f.endsWith('.png')).length;
+    await writeGallery();
+    console.log(`${total} screenshots written to ${OUT}/, their gallery to docs/screenshots.md`);
   }
-  const total = (await readdir(OUT)).filter((f) => f.endsWith('.png')).length;
-  await writeGallery();
-  console.log(`${total} screenshots written to ${OUT}/, their gallery to docs/screenshots.md`);
 } finally {
   await browser.close();
   await app.close();

@@ -104,7 +104,8 @@ test('remote images become links (no request to any server); inline data images 
     `remote src survived: ${r.srcs}`,
   );
   assert.ok(r.hrefs.includes('https://evil.example/p.png?d=secret'), 'offered as a link instead');
-  // Named in words, not by an emoji (which is an empty box without a colour emoji font).
+  // The link says in words what it is (no emoji: a machine without a colour emoji font shows a box).
   assert.match(html, /<a [^>]*href="https:\/\/evil\.example\/p\.png\?d=secret"[^>]*>Image: tracker<\/a>/);
+  assert.match(await render('![](https://evil.example/q.png)'), />Image<\/a>/, 'no alt text: just "Image"');
   assert.doesNotMatch(html, /\p{Extended_Pictographic}/u);
 });

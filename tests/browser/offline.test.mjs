@@ -10,6 +10,7 @@ import { offMachine, waitInPage } from './helpers.mjs';
 import { openFixture } from './fixture.mjs';
 import { startModelServer } from '../fixtures/tiny-model.mjs';
 import { PANEL_NAV } from '../../web/app/panel-nav.js';
+import { makePdf, makeDocx } from '../fixtures/documents.mjs';
 
 /**
  * A Codex turn with Echo: the message is a code block that calls a tool; its run is approved
@@ -102,6 +103,35 @@ test('installable; after one visit the app loads and chats offline, every file f
     await page.getByText('Echo: offline hello').waitFor();
     // Code runs offline too — in the sandbox, calling a tool (a Codex turn: Echo has no native tools).
     await runCodeTurn(page, 'offline');
+    // Documents are read offline: a PDF and a DOCX attached through the composer's file input are read in the
+    // document worker (pdf.js and mammoth from the service worker), shown as chips, and their text reaches Echo.
+    await page.locator('form.composer input[type=file]').setInputFiles([
+      { name: 'offline.pdf', mimeType: 'application/pdf', buffer: makePdf(['Read with the network off']) },
+      {
+        name: 'offline.docx',
+        mimeType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+        buffer: makeDocx(['A Word paragraph offline']),
+      },
+    ]);
+    const attached = page.getByRole('list', { name: 'Attachments' });
+    await attached
+      .getByRole('listitem')
+      .filter({ hasText: /offline\.pdf · PDF · 1 page · \d+ B/ })
+      .waitFor();
+    await attached
+      .getByRole('listitem')
+      .filter({ hasText: /offline\.docx · Word · [\d.]+ K?B/ })
+      .waitFor();
+    await page.getByRole('textbox', { name: 'Message' }).fill('read these offline');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const echoed = page.locator('.msg.assistant', { hasText: 'read these offline' });
+    await echoed.getByText('Read with the network off', { exact: false }).waitFor();
+    await echoed.getByText('A Word paragraph offline', { exact: false }).waitFor();
+    for (const file of ['/web/files/document-worker.js', '/web/vendor/pdfjs.js', '/web/vendor/pdf.worker.js', '/web/vendor/mammoth.js'])
+      assert.ok(
+        responses.some((r) => new URL(r.url).pathname === file && r.fromSW),
+        `${file} came from the service worker`,
+      );
     // An artifact shows offline, none having been shown before: Echo repeats a Mermaid block, whose diagram is drawn in
     // the artifact frame (from the browser's cache) with Mermaid (from the service worker).
     await page.getByRole('textbox', { name: 'Message' }).fill('```mermaid\nflowchart LR\n  Offline --> Drawn\n```');

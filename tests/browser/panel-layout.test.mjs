@@ -103,3 +103,18 @@ test('the focus ring is blue in light and dark, never the red or orange of an er
   }
   await page.emulateMedia({ colorScheme: 'light' });
 });
+
+test('a fresh workspace’s panels that have nothing yet say so with the shared empty state (emptyState(), .empty-state)', async () => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  // The panels with a list that a fresh workspace leaves empty (Files, Config and Terminal always have content).
+  const empty = ['agents', 'dashboard', 'events', 'git', 'tools', 'schedule', 'goals', 'memory', 'servers', 'channels', 'remote'];
+  for (const name of empty) {
+    await open(name);
+    // A panel fills its lists after it shows: its empty state is waited for (the locator names the panel when it fails).
+    await page.locator(`section.panel-layout[data-panel="${name}"] .empty-state`).first().waitFor();
+  }
+  // The texts the panels had made up each on their own are gone: the Git panel's says what to do.
+  await open('git');
+  await page.locator('section.panel-layout[data-panel="git"] .empty-state', { hasText: 'No commits yet.' }).waitFor();
+  assert.equal(await page.locator('section.panel-layout[data-panel="git"] p.muted', { hasText: 'No commits yet.' }).count(), 0);
+});

@@ -90,6 +90,25 @@ test('the Terminal panel runs a pipeline over the workspace’s OPFS files and c
   assert.equal(await readWorkspaceFile(page, '.scheduler/jobs.json'), null);
 });
 
+test('git diff A B and --name-status A B between two commits made in the terminal; working-tree git diff as before', async () => {
+  await page.keyboard.press('Alt+KeyT');
+  await page.getByRole('heading', { name: 'Terminal' }).waitFor();
+  await page.locator('.terminal-host:visible .xterm-helper-textarea').waitFor();
+  await idle();
+  // The ids in variables: each line is its own shell run, so the diffs are on the same line.
+  await typeLine(
+    'echo one > d.txt && git add d.txt && git commit -q -m d1 && a=$(git log --format=%h -n 1) && ' +
+      'echo two > d.txt && git commit -q -a -m d2 && b=$(git log --format=%h -n 1) && ' +
+      'echo "== full" && git diff $a $b && echo "== status" && git diff --name-status $a $b && echo "== end"',
+  );
+  await shows(/== full\ndiff --git a\/d\.txt b\/d\.txt\n--- a\/d\.txt\n\+\+\+ b\/d\.txt\n@@ -1 \+1 @@\n-one\n\+two\n== status\n/);
+  await shows(/== status\nM\s+d\.txt\n== end/);
+  // Control: the working tree's change against the index prints as it did.
+  await idle();
+  await typeLine('echo three > d.txt && git diff d.txt');
+  await shows(/\n@@ -1 \+1 @@\n-two\n\+three\n/);
+});
+
 test('in the page (the vendored interpreter, over OPFS): globs ending in / name folders and never ./ or ../, \
 diff prints its normal format, a usr/bin/ folder leaves commands alone, a zip bomb is refused, LANG is set, \
 an arithmetic error ends its line (issue 32 §5 §8)', async () => {

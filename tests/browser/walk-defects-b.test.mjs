@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { PANEL_NAV } from '../../web/app/panel-nav.js';
 import { useFixture } from './fixture.mjs';
+import { seriousViolations } from './axe.mjs';
 import { startGitServer } from '../fixtures/git-http-server.mjs';
 
 const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -47,6 +48,7 @@ control: the corrected URL clones and opens the new workspace', async () => {
   assert.ok(await proxy.evaluate((el) => el === document.activeElement), 'the proxy field has the focus');
   assert.equal(await proxy.getAttribute('aria-invalid'), 'true');
   assert.equal(await home.getByRole('link', { name: /notes/ }).count(), 0, 'the failed clone left no workspace');
+  assert.deepEqual(await seriousViolations(home, 'dialog.dialog[open]'), [], 'the dialog with its error: no serious axe finding');
 
   // Control: corrected in the same dialog, the clone goes through.
   await dialog.getByLabel('Repository URL').fill(good);
@@ -66,6 +68,7 @@ test('a workspace name of only spaces is refused in the dialog, which stays open
   await dialog.getByRole('alert').filter({ hasText: 'Workspace name cannot be only spaces' }).waitFor();
   assert.ok(await dialog.isVisible(), 'the dialog stays open');
   assert.equal(await dialog.getByLabel('Workspace name').getAttribute('aria-invalid'), 'true');
+  assert.deepEqual(await seriousViolations(home, 'dialog.dialog[open]'), [], 'the dialog with its error: no serious axe finding');
   await dialog.getByLabel('Workspace name').fill('Walk notes');
   await dialog.getByRole('alert').waitFor({ state: 'detached' }); // typing clears the message
   await dialog.getByRole('button', { name: 'Create' }).click();
@@ -133,6 +136,7 @@ control: the original says nothing of the kind', async () => {
     return { overflows: el.scrollWidth > el.clientWidth + 1, outside: box.right > list.right + 1, hidden: box.width === 0 };
   });
   assert.deepEqual(cut, { overflows: false, outside: false, hidden: false }, 'the whole line is visible');
+  assert.deepEqual(await seriousViolations(page, '.conv-list'), [], 'the list with its fork line: no serious axe finding');
   // The chat says it too, with the way back to the original.
   const notice = page.locator('.fork-of');
   await notice.waitFor();

@@ -3,6 +3,7 @@
 // kept across a reload, and a network loss — against tests/fixtures/telegram-server.mjs, a local
 // fake of Telegram's Bot API on 127.0.0.1 speaking its wire format. The Bot API's address is one
 // constant; these tests hand TelegramApi a fetch that sends its requests to the fake instead.
+// Why this file is long: one fake server and one set of stores serve every channel rule, from sender to reload.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -304,6 +305,8 @@ another sender without their text (control: the allowed one is answered)', async
   assert.match(run.untrusted, /a Telegram message from @ann \(Telegram user 111\)/);
   assert.deepEqual(run.limits, { tools: ['fs_read'], autonomy: 'supervised' });
   assert.equal(run.agent, undefined, 'the workspace’s own agent');
+  assert.equal(run.title, 'phone', 'the channel’s conversation is titled with its name, no emoji');
+  assert.deepEqual(run.job, { id: `channel-${c.id}`, name: 'phone', viaChannel: true }, 'its conversation is listed under Channels');
   // Its approvals name the channel and its workspace, and are refused when nobody answers in time (as a job's).
   assert.equal(await run.approve({ tool: 'memory_store', description: '', permission: 'write', args: {}, reason: '' }), 'deny');
   assert.deepEqual(chat.asked[0].job, { id: `channel-${c.id}`, name: 'phone', viaChannel: true });
@@ -311,6 +314,8 @@ another sender without their text (control: the allowed one is answered)', async
   assert.equal(chat.asked[0].timeoutMs, 600_000);
   // The other sender: in the channel's conversation log and traffic, who and why — never what they wrote.
   const ignored = chat.records.find((r) => r[2] === 'channel_ignored');
+  assert.equal(ignored?.[1], 'phone', 'the same title for a conversation the ignored message starts');
+  assert.deepEqual(ignored?.[4], { id: `channel-${c.id}`, name: 'phone', viaChannel: true });
   assert.deepEqual(ignored?.[3], {
     channelId: c.id,
     channel: 'phone',

@@ -111,3 +111,24 @@ test('the tag filter is remembered per workspace under a key the first view read
   assert.equal(tagFilterOf('Travel'), 'Travel');
   for (const bad of [null, 3, '', '   ', 'x'.repeat(33), ['Travel']]) assert.equal(tagFilterOf(bad), null, JSON.stringify(bad));
 });
+
+test('a channel’s conversation (its job marked viaChannel) is listed under Channels, not Scheduled jobs; control: a job’s stays \
+there; the store keeps the mark', async () => {
+  const channel = { id: 'channel-c1', name: 'phone', viaChannel: true };
+  const groups = groupConversations(
+    [conv('from-phone', at(0), { job: channel }), conv('weather', at(0), { job: { id: 'j1', name: 'Weather' } })],
+    now,
+  );
+  assert.deepEqual(
+    groups.map((g) => [g.label, g.conversations.map((c) => c.id)]),
+    [
+      ['Scheduled jobs', ['weather']],
+      ['Channels', ['from-phone']],
+    ],
+  );
+  const { ConversationStore } = await import('../../web/agent/conversation/conversation-store.js');
+  const { MemoryFileSystem } = await import('../../web/storage/memory-fs.js');
+  const fs = new MemoryFileSystem();
+  const made = await new ConversationStore(fs, 'w').create('phone', { job: channel });
+  assert.deepEqual((await new ConversationStore(fs, 'w').list()).find((c) => c.id === made.id)?.job, channel);
+});

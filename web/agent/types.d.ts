@@ -25,8 +25,8 @@ export interface ConversationMeta {
   forkOf?: { conversationId: string; title: string };
   /** Pinned by the user: listed in the Pinned group, above the dated ones. */
   pinned?: boolean;
-  /** A scheduled job's conversation: the job's id and name (listed apart from the person's own). */
-  job?: { id: string; name: string };
+  /** A scheduled job's (or, viaChannel, a channel's) conversation: its id and name (listed apart from the person's own). */
+  job?: { id: string; name: string; viaChannel?: boolean };
   /** The person's tags (at most 8, each at most 32 characters, unique whatever their case). */
   tags?: string[];
   /** The routing hint this conversation is pinned to (its model comes from the workspace's routes). */

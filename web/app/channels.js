@@ -41,6 +41,12 @@ export const FAILED_REPLY = 'Sorry — I could not answer this message. The owne
  *   signal?: AbortSignal}) => Promise<{ended: Promise<{stopped: boolean, error?: unknown}>, stop: () => Promise<void>}>}>}} HookMachines
  */
 
+/**
+ * A channel as the job its turns run for: its approvals name it, and its conversation is listed under Channels.
+ * @param {{id: string, name: string}} channel
+ */
+const channelJob = (channel) => ({ id: `channel-${channel.id}`, name: channel.name, viaChannel: true });
+
 /** @implements {ChannelsControl} */
 export class WorkspaceChannels {
   /** @type {Map<string, PollStatus>} */
@@ -337,7 +343,7 @@ export class WorkspaceChannels {
     const timeoutMs = d.agentSettings.load(this.workspaceId).scheduler.approvalTimeoutMinutes * 60_000;
     const approver = jobApprover({
       ...(d.approve ? { approve: d.approve } : {}),
-      job: { id: `channel-${channel.id}`, name: channel.name, viaChannel: true },
+      job: channelJob(channel),
       workspace: { id: this.workspaceId, name: d.workspaceName(this.workspaceId) },
       timeoutMs,
     });
@@ -345,7 +351,8 @@ export class WorkspaceChannels {
       .chat(this.workspaceId)
       .runScheduled({
         ...(channel.conversationId ? { conversationId: channel.conversationId } : {}),
-        title: `Channel: ${channel.name}`,
+        title: channel.name,
+        job: channelJob(channel),
         text,
         untrusted,
         ...(channel.agent ? { agent: channel.agent } : {}),
@@ -410,12 +417,18 @@ export class WorkspaceChannels {
     });
     const conversationId = await this.deps
       .chat(this.workspaceId)
-      .record(channel.conversationId, `Channel: ${channel.name}`, 'channel_ignored', {
-        channelId: channel.id,
-        channel: channel.name,
-        sender,
-        reason,
-      })
+      .record(
+        channel.conversationId,
+        channel.name,
+        'channel_ignored',
+        {
+          channelId: channel.id,
+          channel: channel.name,
+          sender,
+          reason,
+        },
+        channelJob(channel),
+      )
       .catch(() => null);
     if (conversationId && conversationId !== channel.conversationId)
       await this.store.update(channel.id, { conversationId }).catch(() => {});

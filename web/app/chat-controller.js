@@ -252,7 +252,7 @@ export class ChatController {
    * @template {EventType} T
    * @param {T} type
    * @param {EventData<T>} data
-   * @param {{id: string, name: string}} [job] the scheduled job it comes from (a new conversation is marked as its)
+   * @param {{id: string, name: string, viaChannel?: boolean}} [job] the scheduled job it comes from (a new conversation is marked as its)
    */
   record(conversationId, title, type, data, job) {
     return this.#conversations.record(conversationId, title, type, data, job);
@@ -315,7 +315,7 @@ export class ChatController {
    * Runs a scheduled prompt as a turn in `conversationId` (made when absent or deleted), on
    * screen or not; it waits for a turn already running there.
    * @param {{conversationId?: string, title: string, text: string, before?: (conversation: Conversation) => Promise<unknown>,
-   *   approve?: ApproveFn, job?: {id: string, name: string}, untrusted?: string, agent?: string,
+   *   approve?: ApproveFn, job?: {id: string, name: string, viaChannel?: boolean}, untrusted?: string, agent?: string,
    *   limits?: import('./chat/types.d.ts').TurnLimits}} job
    *   job: the scheduled job (a conversation made for it is marked as its); before: records what introduces the turn (the
    *   "scheduled job ran" line); approve: the job's approval function; untrusted, agent, limits: a channel's turn (its text

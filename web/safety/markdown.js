@@ -126,7 +126,7 @@ function escapeHtml(text) {
 export function renderMarkdown(markdown) {
   const source = String(markdown ?? '').replace(
     /!\[([^\]]*)\]\(\s*<?(https?:[^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/gi,
-    (_m, alt, url) => `[Image: ${alt || 'untitled'}](${url})`,
+    (_m, alt, url) => `[${alt ? `Image: ${alt}` : 'Image'}](${url})`,
   );
   let html;
   try {

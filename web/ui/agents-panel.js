@@ -1,7 +1,7 @@
 /** @import { ScopedAgent, AgentDefinition } from '../agent/runtime/agent-definitions.js' */
 /** @import { IdentitySource } from '../agent/runtime/identity.js' */
 import { h, clear, downloadBlob, guard } from './dom.js';
-import { panelLayout } from './panel-layout.js';
+import { emptyState, panelLayout } from './panel-layout.js';
 import { confirmDialog } from './dialogs.js';
 
 /**
@@ -478,7 +478,15 @@ export function AgentsPanel(props) {
             : '',
         ),
       ),
-      h('ul', { class: 'agents', 'aria-label': 'Agents' }, ...all.map((a, i) => item(a, leftOut[i]))),
+      h(
+        'ul',
+        { class: 'agents', 'aria-label': 'Agents' },
+        ...all.map((a, i) => item(a, leftOut[i])),
+        // The workspace's own agent is always listed: the empty state says none of the person's own is.
+        all.some((a) => a.scope !== 'builtin')
+          ? null
+          : emptyState('No agents of your own yet. Create one here, or import one; call it in the chat with @name.', { tag: 'li' }),
+      ),
     );
   };
 

@@ -10,6 +10,7 @@ export const GROUPS = /** @type {const} */ ([
   { key: 'older', label: 'Older' },
   { key: 'agents', label: 'Sub-agents' },
   { key: 'jobs', label: 'Scheduled jobs' },
+  { key: 'channels', label: 'Channels' },
 ]);
 /** @typedef {(typeof GROUPS)[number]['key']} GroupKey */
 
@@ -17,13 +18,14 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Where a conversation is listed: pinned first (whatever it is), then a sub-agent's or a
- * scheduled job's apart from the person's own, which go by the local day of their last activity.
+ * scheduled job's or a channel's apart from the person's own, which go by the local day of their last activity.
  * @param {ConversationMeta} c @param {number} startOfToday local midnight, in ms
  * @returns {GroupKey}
  */
 export function groupOf(c, startOfToday) {
   if (c.pinned) return 'pinned';
   if (c.parent) return 'agents';
+  if (c.job?.viaChannel) return 'channels';
   if (c.job) return 'jobs';
   if (c.updatedAt >= startOfToday) return 'today';
   if (c.updatedAt >= startOfToday - DAY_MS) return 'yesterday';

@@ -116,7 +116,7 @@ export function ConversationList(props) {
           { class: 'conv-title', title: c.title },
           // Icons, never emoji in the title: pinned, a sub-agent's, a scheduled job's.
           c.pinned ? icon('pin') : null,
-          c.parent ? icon('corner-down-right') : c.job ? icon('alarm-clock') : null,
+          c.parent ? icon('corner-down-right') : c.job ? icon(c.job.viaChannel ? 'send' : 'alarm-clock') : null,
           c.title,
         ),
         // A fork says so, and of what, on a line of its own that wraps rather than being cut off.

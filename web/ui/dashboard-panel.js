@@ -1,6 +1,6 @@
 /** @import uPlot from 'uplot' */
 import { h, clear, formatTime, guard } from './dom.js';
-import { panelLayout } from './panel-layout.js';
+import { emptyState, panelLayout } from './panel-layout.js';
 
 /** @typedef {ReturnType<typeof import('../stores/usage-ledger.js').summarizeLedger>} UsageSummary */
 /**
@@ -255,7 +255,7 @@ export function DashboardPanel(props) {
               ),
             ),
           )
-        : h('p', { class: 'muted small' }, 'No tool calls in this period.'),
+        : emptyState('No tool calls in this period.'),
     );
   };
 
@@ -272,16 +272,16 @@ export function DashboardPanel(props) {
       .sort((a, b) => /** @type {number} */ (a.at) - /** @type {number} */ (b.at))[0];
     const failed = runs.filter((r) => r.status === 'error' || r.status === 'needs_approval' || r.status === 'interrupted').length;
     clear(jobsBox).append(
-      h(
-        'p',
-        null,
-        jobs.length
-          ? `${active.length} active, ${jobs.filter((j) => j.paused).length} paused, ${jobs.filter((j) => j.done).length} ` +
+      jobs.length
+        ? h(
+            'p',
+            null,
+            `${active.length} active, ${jobs.filter((j) => j.paused).length} paused, ${jobs.filter((j) => j.done).length} ` +
               `done.${next ? ` Next: “${next.j.name}” ${formatTime(/** @type {number} */ (next.at))}.` : ''}${
                 failed ? ` ${failed} of the ` + `last ${runs.length} runs did not finish well.` : ''
-              }`
-          : 'No scheduled jobs in this workspace.',
-      ),
+              }`,
+          )
+        : emptyState('No scheduled jobs in this workspace. Create one in the Schedule panel.'),
       runs.length
         ? h(
             'div',

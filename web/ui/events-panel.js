@@ -1,6 +1,6 @@
 /** @import { ClawserEvent, ConversationMeta } from '../agent/types.d.ts' */
 import { h, clear, formatTime, guard } from './dom.js';
-import { panelLayout } from './panel-layout.js';
+import { emptyState, panelLayout } from './panel-layout.js';
 import { icon } from './icon.js';
 
 /** Event types by what they are about, for the filters. */
@@ -283,8 +283,8 @@ export function EventsPanel(props) {
     guarded(async () => {
       if (!picker.value) {
         events = [];
-        status.textContent = 'No conversation yet.';
-        clear(list);
+        status.textContent = '';
+        clear(list).append(emptyState('No conversation yet. Each turn of a conversation is listed here, step by step.', { tag: 'li' }));
         return;
       }
       events = await props.load(picker.value);

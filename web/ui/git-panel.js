@@ -1,7 +1,7 @@
 /** @import { GitPanelController, GitState } from './types.d.ts' */
 /** @import { FileDiff } from '../git/git.js' */
 import { h, clear, formatTime, guard } from './dom.js';
-import { panelLayout } from './panel-layout.js';
+import { emptyState, panelLayout } from './panel-layout.js';
 import { confirmDialog, promptDialog } from './dialogs.js';
 
 /**
@@ -397,7 +397,7 @@ export function GitPanel(props) {
                 ),
               ),
             )
-          : h('p', { class: 'muted small' }, 'No commits yet.'),
+          : emptyState('No commits yet. Stage the changes above and commit them.'),
       ),
       remoteForm,
     );

@@ -2,7 +2,7 @@
 /** @import { ToolSettingsView, BuiltToolsControl, CompanionControl, DevicesControl } from './types.d.ts' */
 /** @import { ApprovalRule } from '../tools/approval-rules.js' */
 import { h } from './dom.js';
-import { panelLayout } from './panel-layout.js';
+import { emptyState, panelLayout } from './panel-layout.js';
 import { BuiltToolsSection } from './built-tools-section.js';
 import { CompanionSection } from './companion-section.js';
 import { DevicesSection } from './devices-section.js';
@@ -181,7 +181,7 @@ function RulesSection(props) {
               ),
             ),
           )
-        : [h('li', { class: 'muted' }, 'No rules yet. Choose “Always allow …” in an approval dialog, or add one here.')]),
+        : [emptyState('No rules yet. Choose “Always allow …” in an approval dialog, or add one here.', { tag: 'li' })]),
     );
   };
   draw();

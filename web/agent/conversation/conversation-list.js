@@ -64,7 +64,7 @@ export const ConversationMetaSchema = z.looseObject({
   forkOf: z.looseObject({ conversationId: z.string(), title: z.string() }).optional(),
   route: z.enum(['fast', 'smart', 'code', 'vision']).optional(),
   pinned: z.boolean().optional(),
-  job: z.looseObject({ id: z.string(), name: z.string() }).optional(),
+  job: z.looseObject({ id: z.string(), name: z.string(), viaChannel: z.boolean().optional() }).optional(),
   tags: TagsSchema.optional(),
 });
 
@@ -119,7 +119,7 @@ const OLD_TITLE_MARK = /^(?:\u23F0|\u21B3|\u2709|\u{1F493})\uFE0F?\s+(?=\S)/u;
 export function withoutOldMark(meta) {
   const mark = OLD_TITLE_MARK.exec(meta.title);
   if (!mark) return meta;
-  // A channel's conversation says so in words (as a new one is titled, "Channel: name").
+  // An old channel conversation says so in words (it has no viaChannel mark for the list to group and draw it by).
   const rest = meta.title.slice(mark[0].length);
   return { ...meta, title: mark[0].startsWith('\u2709') ? `Channel: ${rest}` : rest };
 }

@@ -338,7 +338,7 @@ export class Conversations {
   /**
    * The one open instance of a conversation for work in the background (a scheduled job's),
    * created when absent or deleted (marked as the job's, so the list shows it apart).
-   * @param {string | undefined} id @param {string} title @param {{id: string, name: string}} [job]
+   * @param {string | undefined} id @param {string} title @param {{id: string, name: string, viaChannel?: boolean}} [job]
    */
   async openForBackground(id, title, job) {
     const { core } = this;
@@ -356,7 +356,8 @@ export class Conversations {
    * instance, and shows it when the conversation is on screen.
    * @param {string | undefined} conversationId @param {string} title for a new conversation
    * @template {EventType} T
-   * @param {T} type @param {EventData<T>} data @param {{id: string, name: string}} [job] the scheduled job it comes from
+   * @param {T} type @param {EventData<T>} data
+   * @param {{id: string, name: string, viaChannel?: boolean}} [job] the scheduled job (or channel) it comes from
    */
   async record(conversationId, title, type, data, job) {
     const { core } = this;

@@ -174,7 +174,7 @@ export class Turns {
 
   /**
    * @param {{conversationId?: string, title: string, text: string, before?: (conversation: Conversation) => Promise<unknown>,
-   *   approve?: ApproveFn, job?: {id: string, name: string}, untrusted?: string, agent?: string,
+   *   approve?: ApproveFn, job?: {id: string, name: string, viaChannel?: boolean}, untrusted?: string, agent?: string,
    *   limits?: import('./types.d.ts').TurnLimits}} job job: the scheduled job (a new conversation is marked as its);
    *   untrusted: the text came from outside (a channel's message: it taints the turn); agent: the named agent that answers;
    *   limits: the tools and autonomy the turn may use at most
