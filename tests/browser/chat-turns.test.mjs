@@ -124,10 +124,14 @@ test('Regenerate on a continued reply answers the whole question again, the cont
     .getByRole('button', { name: /Regenerate this reply/ })
     .click();
   await page.locator('.msg.assistant .msg-body', { hasText: 'A short story, whole.' }).waitFor();
+  // The turn's end redraws the message with its versions: counted once that is on screen.
+  const versions = page.getByRole('group', { name: 'Versions of this reply' });
+  await versions.waitFor();
+  await page.waitForFunction(
+    () => document.querySelector('[aria-label="Versions of this reply"]')?.textContent?.replace(/\s+/g, '') === '2/2',
+  );
   assert.equal(await page.locator('.msg.assistant').count(), 1);
   assert.match(JSON.stringify(llm.requests.at(-1)?.body.messages.at(-1)), /tell me a long story/, 'the question, not "continue"');
-  const versions = page.getByRole('group', { name: 'Versions of this reply' });
-  assert.equal((await versions.innerText()).replace(/\s+/g, ''), '2/2');
   await versions.getByRole('button', { name: 'Previous version of this reply' }).click();
   await page.locator('.msg.assistant .msg-body', { hasText: 'its second half.' }).waitFor();
   assert.equal(await page.locator('.msg.assistant').count(), 1, 'the continued version is one message still');
