@@ -8,7 +8,7 @@
 // over the cap are refused; Revoke in the Tools panel's Devices section removes the port. Then the
 // same for WebHID, WebUSB and Web Bluetooth (fakes of tests/fixtures/fake-hid.mjs, fake-usb.mjs,
 // fake-bluetooth.mjs: no virtual HID or USB device in Chromium; its Bluetooth emulation, which
-// needs a browser flag, is tested in hardware-bluetooth.test.mjs).
+// needs a browser flag, closed the browser now and then inside the suite: docs/security.md).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sendMessage } from './helpers.mjs';
