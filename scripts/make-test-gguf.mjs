@@ -38,11 +38,12 @@ export const BENCH_SHAPE = { embedding: 384, layers: 6, heads: 6, kvHeads: 2, fe
 
 /**
  * The scripted model's shape: one layer with one head of 16 (all it needs), so a long prompt
- * costs an eighth of the random model's attention work, and a context of 32768 tokens (its
- * vocabulary is mostly single characters: a prompt takes about a token per character).
+ * costs an eighth of the random model's attention work, and a context of 131072 tokens (its
+ * vocabulary is mostly single characters: a prompt takes about a token per character, and the
+ * agent's prompt with every tool's schema is over 32k).
  * @type {Shape}
  */
-export const SCRIPTED_SHAPE = { embedding: 64, layers: 1, heads: 1, kvHeads: 1, headDim: 16, feedForward: 16, context: 32768 };
+export const SCRIPTED_SHAPE = { embedding: 64, layers: 1, heads: 1, kvHeads: 1, headDim: 16, feedForward: 16, context: 131072 };
 
 /** The chat template's markers, as control tokens. */
 const SPECIAL = ['<|im_start|>', '<|im_end|>', '<tool_call>', '</tool_call>', '<tool_response>', '</tool_response>'];
