@@ -16,6 +16,9 @@ export const HARDWARE_LIMITS = Object.freeze({
 });
 
 /** A device the tools cannot use, or a read or write that did not happen, with a stable code. */
+/** Eight hex digits that tell apart two devices reporting the same identity (clones, no serial number). */
+export const randomSuffix = () => Array.from(crypto.getRandomValues(new Uint8Array(4)), (b) => b.toString(16).padStart(2, '0')).join('');
+
 export class HardwareError extends Error {
   /**
    * @param {'unsupported' | 'not_picked' | 'bad_hex' | 'too_large' | 'timeout' | 'device_failed' | 'cancelled'} code
@@ -133,7 +136,7 @@ export class SerialDevices {
   #idOf(port) {
     let id = this.#ids.get(port);
     if (!id) {
-      const nonce = Array.from(crypto.getRandomValues(new Uint8Array(4)), (b) => b.toString(16).padStart(2, '0')).join('');
+      const nonce = randomSuffix();
       id = serialIdentity(port.getInfo(), nonce);
       this.#ids.set(port, id);
     }

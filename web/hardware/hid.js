@@ -2,7 +2,7 @@
 // Devices section use them: the same rules as the serial ports (devices.js) — only a device in
 // navigator.hid.getDevices() is reachable, its identity its vendor and product ids plus a random
 // part per device object (WebHID has no serial number), reports bounded in bytes and time.
-import { HardwareError, checkSize, timeLimit } from './devices.js';
+import { HardwareError, checkSize, timeLimit, randomSuffix } from './devices.js';
 
 /** The largest report sent or received (a HID report is at most 64 bytes on full-speed USB; larger on others). */
 export const MAX_REPORT_BYTES = 1024;
@@ -54,7 +54,7 @@ export class HidDevices {
   #idOf(d) {
     let id = this.#ids.get(d);
     if (!id) {
-      id = hidIdentity(d, Array.from(crypto.getRandomValues(new Uint8Array(4)), (b) => b.toString(16).padStart(2, '0')).join(''));
+      id = hidIdentity(d, randomSuffix());
       this.#ids.set(d, id);
     }
     return id;

@@ -3,7 +3,7 @@
 // navigator.usb.getDevices() is reachable; its identity is its vendor and product ids, its serial
 // number when it reports one, and a random part per device object (a serial number is the
 // device's own word, and clones share one); bulk/interrupt transfers bounded in bytes and time.
-import { HARDWARE_LIMITS, HardwareError, checkSize, timeLimit } from './devices.js';
+import { HARDWARE_LIMITS, HardwareError, checkSize, timeLimit, randomSuffix } from './devices.js';
 
 /** @param {number} n */
 const hex4 = (n) => n.toString(16).padStart(4, '0');
@@ -79,7 +79,7 @@ export class UsbDevices {
   #idOf(d) {
     let id = this.#ids.get(d);
     if (!id) {
-      id = usbIdentity(d, Array.from(crypto.getRandomValues(new Uint8Array(4)), (b) => b.toString(16).padStart(2, '0')).join(''));
+      id = usbIdentity(d, randomSuffix());
       this.#ids.set(d, id);
     }
     return id;
