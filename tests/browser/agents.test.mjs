@@ -254,7 +254,7 @@ the undone turn leaves the model's context", async () => {
   assert.doesNotMatch(sent, /lighthouse project|All set for the lighthouses/);
   // Redo is gone once the conversation went on.
   await page.getByRole('button', { name: 'Redo turn' }).waitFor({ state: 'detached' });
-  await page.locator('li.turn-undo').getByRole('button', { name: 'Undo turn' }).waitFor();
+  await page.locator('.msg.assistant').last().getByRole('button', { name: 'Undo turn' }).waitFor();
 });
 
 test("undo asks when a file the turn wrote was changed since: keeping the user's edit undoes the rest", async () => {

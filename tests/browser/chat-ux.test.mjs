@@ -431,23 +431,6 @@ an edit's draft survives the transcript being drawn again", async () => {
   await editor.press('Escape');
 });
 
-test('continue after Stop: the model is asked to go on and the reply continues below', async () => {
-  llm.enqueue({ text: 'The first half of a long', dropAfter: 3, holdOpen: true });
-  await send('tell me a long story');
-  await page.locator('.msg.streaming .msg-body', { hasText: 'first' }).waitFor();
-  await page.getByRole('button', { name: 'Stop' }).click();
-  await page.getByText('Stopped — the reply above is incomplete.').waitFor();
-  llm.dropOpen();
-  llm.enqueue({ text: 'story, and its second half.' });
-  await page.getByRole('button', { name: 'Continue this reply' }).click();
-  await page.locator('.msg.assistant', { hasText: 'its second half' }).waitFor();
-  await page.getByText('You asked the model to continue its stopped reply.').waitFor();
-  const req = llm.requests.at(-1)?.body.messages;
-  assert.match(req.at(-2).content, /^The first/);
-  assert.match(req.at(-1).content, /^Continue your previous reply/);
-  assert.equal(await page.getByRole('button', { name: 'Continue this reply' }).count(), 0, 'only the last stopped reply offers it');
-});
-
 test('an offline indicator appears with the network gone and leaves when it is back', async () => {
   const banner = page.getByRole('status').filter({ hasText: 'You are offline' });
   assert.equal(await banner.count(), 0, 'control: online, no indicator');

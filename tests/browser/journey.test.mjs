@@ -226,8 +226,9 @@ test('conversations: new, switch, rename, delete; Anthropic works the same', asy
 });
 
 test('everything is back after a browser restart; back/forward work; nothing left 127.0.0.1', async () => {
-  // The latest turn's Undo row comes once the conversation's undo records are read: part of what must come back.
-  await page.locator('.messages li.turn-undo').waitFor();
+  // The latest turn's Undo (among its reply's actions: the turn changed nothing) comes once the conversation's undo
+  // records are read: part of what must come back.
+  await page.locator('.msg.assistant').last().getByRole('button', { name: 'Undo turn' }).waitFor();
   const transcript = await page.locator('.messages').innerText();
   const url = page.url();
   browser = await fx.relaunch();
@@ -235,7 +236,7 @@ test('everything is back after a browser restart; back/forward work; nothing lef
   await page.goto(url);
   await page.locator('.msg.user', { hasText: 'Hello Clawser' }).waitFor();
   await lastAssistant().waitFor();
-  await page.locator('.messages li.turn-undo').waitFor();
+  await page.locator('.msg.assistant').last().getByRole('button', { name: 'Undo turn' }).waitFor();
   assert.equal(await page.locator('.messages').innerText(), transcript);
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: /Settings/ });

@@ -149,7 +149,8 @@ delete the conversation', async () => {
   await replyVersions.getByText('2/2').waitFor();
   await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' });
 
-  await page.locator('li.turn-undo').getByRole('button', { name: 'Undo turn' }).waitFor();
+  // The regenerated reply changed nothing: its Undo is among its actions (there once the turn is kept).
+  await page.locator('.msg.assistant').last().getByRole('button', { name: 'Undo turn' }).waitFor();
   await run('undo turn', /^Undo the latest turn$/, 'Alt+Z');
   await page.locator('li.turn-undone').last().getByRole('button', { name: 'Redo turn' }).waitFor();
   await run('redo', /^Redo the turn undone last$/, 'Alt+Shift+Z');
@@ -229,8 +230,12 @@ restore a backup", async () => {
   await page.getByText('Stopped — the reply above is incomplete.').waitFor();
   await page.getByRole('button', { name: 'Continue this reply' }).waitFor(); // the chat offers it too
   await run('continue', /^Continue the stopped reply$/);
-  await page.getByText('You asked the model to continue its stopped reply.').waitFor();
-  await page.locator('.msg.assistant:not(.streaming)', { hasText: 'Echo: Continue your previous reply' }).waitFor();
+  // The continuation joins the stopped reply: one message.
+  await page
+    .locator('.msg.assistant:not(.streaming)', { hasText: 'w1' })
+    .filter({ hasText: 'Echo: Continue your previous reply' })
+    .waitFor();
+  assert.equal(await page.getByText('You asked the model to continue its stopped reply.').count(), 0);
   await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' });
   assert.equal(await page.getByRole('button', { name: 'Continue this reply' }).count(), 0);
   assert.ok(!(await offered('continue')).includes('Continue the stopped reply'), 'continued: not offered again');

@@ -199,7 +199,7 @@ a regenerated reply still has one', async () => {
   await sendMessage(page, 'the turn to undo');
   await page.locator('.msg.assistant:not(.streaming)', { hasText: 'You said: the turn to undo' }).waitFor();
   const versions = page.getByRole('group', { name: /^Versions of this/ });
-  await page.locator('li.turn-undo').getByRole('button', { name: 'Undo turn' }).click();
+  await page.locator('.msg.assistant').last().getByRole('button', { name: 'Undo turn' }).click();
   const redo = page.locator('li.turn-undone').getByRole('button', { name: 'Redo turn' });
   await redo.waitFor();
   assert.equal(await page.getByText('You said: the turn to undo').count(), 0, 'the undone turn left the transcript');
@@ -208,7 +208,7 @@ a regenerated reply still has one', async () => {
   await page.getByRole('textbox', { name: 'Message', exact: true }).blur();
   await page.keyboard.press('Alt+Shift+Z');
   await page.locator('.msg.assistant', { hasText: 'You said: the turn to undo' }).waitFor();
-  await page.getByText(/Redid the turn/).waitFor();
+  await page.getByText(/Turn redone/).waitFor();
   assert.equal(await page.getByText(/the conversation went on/i).count(), 0);
   assert.equal(await versions.count(), 0, 'no stray switcher after a clean redo');
   // Undo and redo once more: still none.

@@ -10,6 +10,9 @@ import {
   regenerable,
   retriedAttempts,
   providerAttemptRuns,
+  continuedReplies,
+  joinedInto,
+  joinReplyText,
 } from '../../web/app/conversation-rules.js';
 
 /** A test event. @param {string} id @param {string} type @param {Record<string, unknown>} [data] */
@@ -111,4 +114,61 @@ test("provider tries are folded by run: more than one try or one that did not an
     ev('a2', 'agent_message', { text: 'tia', stopped: true }),
   ]);
   assert.deepEqual([...stopped.keys()], ['s3']);
+});
+
+test('Continue extends the stopped reply: the continuations join it (stopped and continued again too); the requests are left out', () => {
+  const events = [
+    ev('u', 'user_message', { text: 'story' }),
+    ev('a', 'agent_message', { text: 'Once upon', stopped: true }),
+    ev('c1', 'user_message', { text: 'Continue…', continues: true }),
+    ev('p1', 'provider_attempt', { outcome: 'ok' }),
+    ev('b', 'agent_message', { text: 'a time there', stopped: true }),
+    ev('c2', 'user_message', { text: 'Continue…', continues: true }),
+    ev('d', 'agent_message', { text: 'was a fox.' }),
+  ];
+  const r = continuedReplies(events);
+  assert.deepEqual(
+    [...r.joined].map(([k, v]) => [k, v.map((x) => x.id)]),
+    [['a', ['b', 'd']]],
+  );
+  assert.deepEqual([...r.hidden].sort(), ['b', 'c1', 'c2', 'd']);
+  assert.equal(r.open, null);
+  assert.equal(joinedInto(r.joined, 'd'), 'a');
+  assert.equal(joinedInto(r.joined, 'a'), null);
+  // Regenerate on a continued reply answers the question again, whole.
+  assert.equal(lastRegenerableReply(events), 'a');
+  // While the continuation is written, its request is left out and the stopped reply is where it goes.
+  const writing = continuedReplies(events.slice(0, 6));
+  assert.equal(writing.open, 'a');
+  assert.ok(writing.hidden.has('c2'));
+  // Controls: a failed continuation keeps its request said; a message of the user's own ends the reply; a reply that
+  // was not stopped, or a step of tool calls, is not extended.
+  const failed = continuedReplies([...events.slice(0, 3), ev('e', 'provider_error', { message: 'boom' })]);
+  assert.equal(failed.open, null);
+  assert.equal(failed.hidden.has('c1'), false);
+  const own = continuedReplies([
+    ...events.slice(0, 2),
+    ev('u2', 'user_message', { text: 'stop there' }),
+    ev('x', 'agent_message', { text: 'ok' }),
+  ]);
+  assert.equal(own.joined.size, 0);
+  assert.equal(own.hidden.size, 0);
+  const done = continuedReplies([
+    ev('a', 'agent_message', { text: 'all' }),
+    ev('c', 'user_message', { text: 'Continue…', continues: true }),
+    ev('b', 'agent_message', { text: 'more' }),
+  ]);
+  assert.equal(done.joined.size, 0);
+});
+
+test('the joined text: a space between words the stop split, none before punctuation or next to white space', () => {
+  assert.equal(
+    joinReplyText(['The first half of a long', 'story, and its second half.']),
+    'The first half of a long story, and its second half.',
+  );
+  assert.equal(joinReplyText(['It was', ', indeed.']), 'It was, indeed.');
+  assert.equal(joinReplyText(['Line one\n', 'Line two']), 'Line one\nLine two');
+  assert.equal(joinReplyText(['ends ', 'here']), 'ends here');
+  assert.equal(joinReplyText(['```js\nconst a = 1;', '\nconst b = 2;\n```']), '```js\nconst a = 1;\nconst b = 2;\n```');
+  assert.equal(joinReplyText(['only']), 'only');
 });

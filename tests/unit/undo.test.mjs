@@ -281,12 +281,14 @@ a memory keeps who wrote it", async () => {
   assert.equal(chat.state.undo?.summary, '1 memory');
 
   assert.equal((await chat.undoTurn()).ok, true);
+  assert.equal(chat.state.notice, null, "a done undo is said by its line in the transcript, not again in the chat's notice");
   assert.deepEqual(await stores.memory.list(), []);
   assert.equal(chat.state.undo?.summary, '1 file', 'the turn before is next');
   assert.equal((await chat.undoTurn()).ok, true);
   assert.equal(await ws.stat('one.txt'), null);
   assert.equal(chat.state.undo, null);
   assert.match((await chat.undoTurn()).message, /no turn to undo/);
+  assert.match(String(chat.state.notice), /no turn to undo/, 'control: a refusal is said in the notice');
   assert.deepEqual(
     chat.state.events.map((e) => e.type),
     ['turn_undone'],
@@ -294,6 +296,7 @@ a memory keeps who wrote it", async () => {
   );
 
   assert.equal((await chat.redoTurn()).ok, true);
+  assert.equal(chat.state.notice, null, 'a done redo too');
   assert.equal(await ws.readText('one.txt'), '1');
   assert.equal((await chat.redoTurn()).ok, true, 'the second turn comes back after the first');
   const back = (await stores.memory.list())[0];

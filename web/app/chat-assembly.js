@@ -65,6 +65,11 @@ export function createChatController({
       };
     },
     routes: () => agentSettings.load(workspaceId).providers.routes,
+    fallbacks: () => agentSettings.load(workspaceId).providers.fallbacks,
+    saveFallbacks: (fallbacks) => {
+      const a = agentSettings.load(workspaceId);
+      agentSettings.save(workspaceId, { ...a, providers: { ...a.providers, fallbacks } });
+    },
     // Every turn's provider goes through the reliability layer (retries, fallbacks, time-outs).
     providerFactory: async (config) => (await agents()).provider(workspaceId, config),
     buildAgent: async (provider, conversation, secrets, options) => {
@@ -89,6 +94,33 @@ export function createChatController({
     onSideUsage: (provider, usage) => guard(agents().then((f) => f.recordSideUsage(workspaceId, provider, usage))),
     runCode: (conversationId, code, signal, taint) => agents().then((f) => f.runAgain(workspaceId, conversationId, code, signal, taint)),
     agents: () => services.of(workspaceId).agents(),
+    // What "/" completes to in the composer: the skills the agent is offered, the prompts of the connected MCP servers.
+    slashCommands: async () => {
+      const s = services.of(workspaceId);
+      const [skills, mcp] = await Promise.all([
+        s
+          .skills()
+          .then((k) => k.active())
+          .catch(() => []),
+        s.mcp().catch(() => null),
+      ]);
+      /** @type {import('../ui/types.d.ts').SlashCompletion[]} */
+      const out = skills.map((k) => ({ command: `/${k.name}`, description: k.description, kind: 'skill' }));
+      for (const server of mcp?.servers() ?? []) {
+        const st = /** @type {import('../mcp/manager.js').McpManager} */ (mcp).state(server.id);
+        if (st.status !== 'connected') continue;
+        for (const p of st.prompts) {
+          const args = (p.arguments ?? []).map((a) => (a.required ? a.name : `[${a.name}]`)).join(' ');
+          out.push({
+            command: /** @type {import('../mcp/manager.js').McpManager} */ (mcp).promptCommand(server.name, p.name),
+            description: p.description ?? p.title ?? `A prompt of the MCP server “${server.name}”`,
+            kind: 'prompt',
+            ...(args ? { args } : {}),
+          });
+        }
+      }
+      return out;
+    },
     delegations,
     // Undo puts back what a turn changed, through the same protected view the tools had.
     undoDomains: async () => {

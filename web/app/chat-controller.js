@@ -9,7 +9,7 @@ import { ConversationSearch } from '../agent/conversation/conversation-search.js
 import * as conversationRules from './conversation-rules.js';
 import { ChatCore } from './chat/core.js';
 import { chatMeter, draftTokens } from './chat/meter.js';
-import { imageLimits, agentCompletions, documentBudget } from './chat/model-choice.js';
+import { imageLimits, agentCompletions, documentBudget, switchModel } from './chat/model-choice.js';
 import { documentAttachment } from './chat/documents.js';
 import { ScopedFileSystem } from '../storage/scoped-fs.js';
 import { Titles } from './chat/titles.js';
@@ -53,6 +53,12 @@ export class ChatController {
   #runCode;
   /** @type {ChatDeps['agents']} */
   #agents;
+  /** @type {() => import('./chat/types.d.ts').RouteTarget[]} */
+  #fallbacks;
+  /** @type {ChatDeps['slashCommands']} */
+  #slashCommands;
+  /** @type {ChatDeps['saveFallbacks']} */
+  #saveFallbacks;
 
   /** @param {ChatDeps} deps */
   constructor(deps) {
@@ -80,10 +86,13 @@ export class ChatController {
     const busy = () => this.busy;
     this.#runCode = deps.runCode;
     this.#agents = deps.agents;
+    this.#fallbacks = deps.fallbacks ?? (() => []);
+    this.#saveFallbacks = deps.saveFallbacks;
+    this.#slashCommands = deps.slashCommands;
     const core = new ChatCore({
       workspaceId,
       coordination,
-      meter: (conv) => chatMeter(conv, { ...sources, spendStatus: deps.spendStatus }),
+      meter: (conv) => chatMeter(conv, { ...sources, spendStatus: deps.spendStatus, fallbacks: this.#fallbacks }),
     });
     this.#core = core;
     this.#takeBack = new TakeBack(core, {
@@ -369,12 +378,39 @@ export class ChatController {
     return agentCompletions(text, this.#agents);
   }
 
+  /**
+   * The commands the composer's "/…" completes to: the workspace's skills and its connected MCP
+   * servers' prompts (what is looked up, and the matching, load with the first "/").
+   * @param {string} text
+   */
+  async slashCompletions(text) {
+    if (!this.#slashCommands || !/^\/[\p{L}\p{N}_-]*$/u.test(text)) return [];
+    const [{ slashCompletions }, commands] = await Promise.all([import('../agent/runtime/slash-commands.js'), this.#slashCommands()]);
+    return slashCompletions(text, commands);
+  }
+
   /** What this workspace's model (or the conversation's pinned one) takes as images. @returns {ImageLimits} */
   imageLimits() {
     return imageLimits(
       { settings: this.settings, workspaceId: this.workspaceId, routes: this.routes },
       this.#core.conversation?.meta.route,
     );
+  }
+
+  /**
+   * Makes a choice of the chat header's model menu the workspace's model, through the workspace's
+   * settings (a fallback chosen swaps places with it); the menu shows it at once.
+   * @param {string} id
+   */
+  async setModel(id) {
+    await switchModel(id, {
+      settings: this.settings,
+      workspaceId: this.workspaceId,
+      fallbacks: this.#fallbacks,
+      saveFallbacks: this.#saveFallbacks ?? (() => {}),
+    });
+    const conv = this.#core.conversation;
+    if (conv) this.#core.set({ meter: this.#core.meter(conv) });
   }
 
   /** The composer's pre-send estimate: a draft's size in tokens for this workspace's provider. @param {string} text */

@@ -14,13 +14,78 @@ export const regenerable = (e) => e.type === 'agent_message' && !e.data.toolCall
 
 /**
  * The reply "Regenerate" of the command palette acts on: the transcript's last reply when it
- * carries the button (null: none, or the last one is a tool step).
+ * carries the button (null: none, or the last one is a tool step). A continued reply is one
+ * message: its start is regenerated whole.
  * @param {readonly ClawserEvent[]} events
  * @returns {string | null}
  */
 export function lastRegenerableReply(events) {
   const last = events.findLast((e) => e.type === 'agent_message');
-  return last && regenerable(last) ? last.id : null;
+  if (!last) return null;
+  const head = joinedInto(continuedReplies(events).joined, last.id);
+  return head ?? (regenerable(last) ? last.id : null);
+}
+
+/**
+ * Replies the user stopped and then continued, each shown as one message: a stopped reply (no
+ * tool calls) followed by a "continue" request and the reply to it, which may be stopped and
+ * continued in turn. joined: each stopped reply's continuations, in order, whose text joins it;
+ * hidden: the requests and continuations the transcript leaves out (drawn in the reply they
+ * join); open: the reply a continuation being written now joins (the transcript ends with its
+ * request, no failure after it), else null. The log keeps every event as it was recorded (the
+ * model's context too); this is how the transcript shows them.
+ * @param {readonly ClawserEvent[]} events
+ * @returns {{joined: Map<string, EventOf<'agent_message'>[]>, hidden: Set<string>, open: string | null}}
+ */
+export function continuedReplies(events) {
+  /** @type {Map<string, EventOf<'agent_message'>[]>} */
+  const joined = new Map();
+  /** @type {Set<string>} */
+  const hidden = new Set();
+  /** The reply shown, and the last part of it. @type {EventOf<'agent_message'> | null} */
+  let head = null;
+  /** @type {EventOf<'agent_message'> | null} */
+  let tail = null;
+  /** @type {EventOf<'user_message'> | null} a "continue" request waiting for its reply */
+  let request = null;
+  for (const e of events) {
+    if (e.type === 'user_message') {
+      if (e.data.continues && head && tail?.data.stopped && !tail.data.toolCalls?.length) request = e;
+      else head = tail = request = null;
+    } else if (e.type === 'provider_error' || e.type === 'stream_error') {
+      request = null; // the continuation failed: its request stays said, a retry asks again
+    } else if (e.type === 'agent_message') {
+      if (request && head && e.data.text) {
+        joined.set(head.id, [...(joined.get(head.id) ?? []), e]);
+        hidden.add(request.id).add(e.id);
+        tail = e;
+      } else head = tail = e;
+      request = null;
+    }
+  }
+  if (request && head) hidden.add(request.id);
+  return { joined, hidden, open: request && head ? head.id : null };
+}
+
+/**
+ * The reply a continuation `id` joins (null: it joins none).
+ * @param {Map<string, EventOf<'agent_message'>[]>} joined @param {string | null} id
+ */
+export function joinedInto(joined, id) {
+  for (const [head, parts] of joined) if (parts.some((p) => p.id === id)) return head;
+  return null;
+}
+
+/**
+ * A stopped reply's text and its continuations' as one: a space between two words the stop
+ * split (the model starts its continuation afresh), none before punctuation or where either
+ * side has white space already.
+ * @param {string[]} texts
+ */
+export function joinReplyText(texts) {
+  let out = '';
+  for (const next of texts) out = !out || !next || /\s$/.test(out) || /^[\s,.;:!?)\]}'"’”…]/.test(next) ? out + next : `${out} ${next}`;
+  return out;
 }
 
 /**

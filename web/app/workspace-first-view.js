@@ -225,6 +225,7 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
     },
     estimateTokens: () => 0,
     mentionCompletions: (text) => later((t) => t.controller.mentionCompletions(text)),
+    slashCompletions: (text) => later((t) => t.controller.slashCompletions(text)),
     send: (text, images) => {
       if (!turnQueued) sentText = text;
       return /** @type {ReturnType<ChatViewController['send']>} */ (turn((t) => t.controller.send(text, images)));
@@ -242,6 +243,7 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
     // Its output would go to this view's card, which the app's replaces.
     runAgain: () => Promise.reject(new Error('Clawser is still starting: run it again in a moment.')),
     pinRoute: (hint) => later((t) => t.controller.pinRoute(hint)),
+    setModel: (id) => later((t) => t.controller.setModel(id)),
     cancelDelegation: (id) => call((t) => t.controller.cancelDelegation(id)),
     detach: (index) => call((t) => t.controller.detach(index)),
     attachDocument: () => Promise.reject(new Error('Clawser is still starting: attach the file again in a moment')),

@@ -35,6 +35,11 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
 
   /** @type {HTMLElement | null} */ let streamBody = null;
   /** @type {HTMLElement | null} */ let streamStatus = null;
+  /**
+   * The stopped reply a continuation streams into, with its text so far.
+   * @type {{li: HTMLElement, body: HTMLElement, parts: string[]} | null}
+   */
+  let joining = null;
   let renderQueued = false;
   /** @type {ChatState | null} */ let last = null;
   let lastEvents = /** @type {readonly ClawserEvent[] | null} */ (null);
@@ -76,13 +81,30 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
     list.append(...items.opening(s));
     const { rules } = controller;
     const retried = rules.retriedAttempts(s.events);
-    const continuable = rules.stoppedLastReply(s.events);
+    // A stopped reply and its continuations are one message (Continue extends it).
+    const joins = rules.continuedReplies(s.events);
+    const stopped = rules.stoppedLastReply(s.events);
+    const continuable = rules.joinedInto(joins.joined, stopped) ?? stopped;
     const tries = rules.providerAttemptRuns(s.events);
     for (const e of s.events) {
       if (retried.has(e.id)) continue;
-      const el = items.item(e, s, { continuable: e.id === continuable, tries });
+      if (joins.hidden.has(e.id)) {
+        const versions = s.versions.get(e.id);
+        if (versions) list.append(items.versionsRow(e.id, versions));
+        continue;
+      }
+      const el = items.item(e, s, { continuable: e.id === continuable, tries, joined: joins.joined.get(e.id) });
       if (el) list.append(el);
     }
+    // A continuation being written streams into the reply it joins.
+    const open = s.streaming && joins.open ? s.events.find((x) => x.id === joins.open) : undefined;
+    const into = open ? list.querySelector(`li[data-event-id="${CSS.escape(open.id)}"]`) : null;
+    const intoBody = into?.querySelector('.msg-body');
+    joining =
+      open?.type === 'agent_message' && into instanceof HTMLElement && intoBody instanceof HTMLElement
+        ? { li: into, body: intoBody, parts: [open, ...(joins.joined.get(open.id) ?? [])].map((p) => String(p.data.text ?? '')) }
+        : null;
+    into?.querySelector('.stopped-note')?.remove(); // it is being continued
     // Cards whose call never got a result (the tab closed mid-tool) must not spin forever.
     for (const st of list.querySelectorAll('.tool-state'))
       if (st.textContent === 'running…' && !s.streaming) st.textContent = 'no result recorded';
@@ -95,6 +117,15 @@ export function ChatView({ controller, needsSetup, setupCard, onOpenSettings, on
   };
 
   const renderStreaming = (/** @type {ChatState} */ s) => {
+    if (s.streaming && joining?.li.isConnected) {
+      const stick = place.nearBottom();
+      items.setMarkdown(joining.body, controller.rules.joinReplyText([...joining.parts, s.streaming.text || '']), false);
+      let status = joining.li.querySelector('p.status');
+      if (!status) joining.li.append((status = h('p', { class: 'small muted status' })));
+      status.textContent = s.streaming.status || (s.streaming.text ? '' : 'Thinking…');
+      if (stick) place.toBottom();
+      return;
+    }
     if (!s.streaming) {
       streamBody?.closest('li')?.remove();
       streamBody = null;

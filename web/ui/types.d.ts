@@ -60,6 +60,23 @@ export interface ChatMeter {
   routes?: { hint: RouteHint; label: string; model: string }[];
   /** The hint this conversation is pinned to. */
   route?: RouteHint | null;
+  /** The chat header's menu of the workspace's model (its provider's models, its fallbacks); null without a provider. */
+  models?: { choices: ModelMenuChoice[]; current: string; label: string } | null;
+}
+
+/** A command the composer's "/" offers: a skill ("/name") or an MCP server's prompt (its arguments in `args`). */
+export interface SlashCompletion {
+  command: string;
+  description: string;
+  kind: 'skill' | 'prompt';
+  args?: string;
+}
+
+/** A choice of the chat header's model menu: its id (for `setModel`), what it says, the group it is listed under. */
+export interface ModelMenuChoice {
+  id: string;
+  label: string;
+  group: string;
 }
 
 /** A text waiting to go with the next message, as its chip shows it: its name, and for a document its kind, pages and size. */
@@ -102,13 +119,21 @@ export type ConflictChoice = 'ask' | 'overwrite' | 'keep';
 
 /**
  * The conversation rules the chat draws by (web/app/conversation-rules.js): which events the
- * transcript leaves out or folds, which reply offers Regenerate and which Continue.
+ * transcript leaves out or folds or joins, which reply offers Regenerate and which Continue.
  */
 export interface TranscriptRules {
   retriedAttempts(events: readonly ClawserEvent[]): Set<string>;
   providerAttemptRuns(events: readonly ClawserEvent[]): Map<string, EventOf<'provider_attempt'>[]>;
   stoppedLastReply(events: readonly ClawserEvent[]): string | null;
   regenerable(event: ClawserEvent): boolean;
+  /** Stopped replies and their continuations, shown as one message each. */
+  continuedReplies(events: readonly ClawserEvent[]): {
+    joined: Map<string, EventOf<'agent_message'>[]>;
+    hidden: Set<string>;
+    open: string | null;
+  };
+  joinedInto(joined: Map<string, EventOf<'agent_message'>[]>, id: string | null): string | null;
+  joinReplyText(texts: string[]): string;
 }
 
 /** The live sub-agents the chat shows as cards (the workspace's delegation board). */
@@ -133,6 +158,10 @@ export interface ChatViewController extends ChatStateSource {
   readonly delegations: DelegationCardsSource | undefined;
   readonly rules: TranscriptRules;
   imageLimits(): ImageLimits;
+  /** The commands the composer's "/…" completes to (skills, MCP prompts). */
+  slashCompletions(text: string): Promise<SlashCompletion[]>;
+  /** Makes a choice of the chat header's model menu the workspace's model (through its settings). */
+  setModel(id: string): Promise<void>;
   /** An attached image of the conversation on screen, as a blob: URL (the caller revokes it). */
   imageUrl(ref: ImageRef): Promise<string>;
   /** A draft's size in tokens for the workspace's model. */

@@ -301,7 +301,17 @@ export function WorkspaceView(props) {
     if (open) closeMenu();
   });
 
-  const unsubscribe = controller.subscribe((s) => conversations.render(s));
+  let providerShown = props.providerLabel;
+  const unsubscribe = controller.subscribe((s) => {
+    conversations.render(s);
+    // The chat header's model menu changed the workspace's model: the badges say so.
+    const label = s.meter?.models?.label;
+    if (!label || label === providerShown) return;
+    providerShown = label;
+    for (const b of root.querySelectorAll('.provider-badge'))
+      if (b.hasAttribute('data-provider')) b.setAttribute('data-provider', label);
+      else b.textContent = label;
+  });
 
   // Two lines of it at most on a narrow screen (styles.css): the title attribute shows the rest.
   const title = h('h1', { class: 'ws-title', title: workspace.name }, workspace.name);

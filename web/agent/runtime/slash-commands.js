@@ -3,8 +3,36 @@ import { skillInstructions, skillTaint } from '../../tools/skills.js';
 /**
  * What a user message starting with "/" asks for: an MCP server's prompt
  * ("/mcp__{server}__{prompt} arg…") or one of the workspace's skills ("/name …"). The agent
- * looks here before it records the message.
+ * looks here before it records the message; the composer's "/" completes to the same commands
+ * (`slashCompletions`).
  */
+
+/** @typedef {import('../../ui/types.d.ts').SlashCompletion} SlashCommand a command the composer's "/" offers */
+
+/** The most the "/" list shows. */
+export const SLASH_LIMIT = 20;
+
+/**
+ * The commands the composer's "/…" completes to: its whole text is "/" and the start of a
+ * command (none once a space follows). Those whose name starts with what was typed come first,
+ * then those with a word of it starting so (after "-", "_" or "__"), each group in order; at
+ * most SLASH_LIMIT.
+ * @param {string} text @param {SlashCommand[]} commands
+ * @returns {SlashCommand[]}
+ */
+export function slashCompletions(text, commands) {
+  if (!/^\/[\p{L}\p{N}_-]*$/u.test(text)) return [];
+  const typed = text.slice(1).toLowerCase();
+  const name = (/** @type {SlashCommand} */ c) => c.command.slice(1).toLowerCase();
+  const first = commands.filter((c) => name(c).startsWith(typed));
+  /** @param {SlashCommand} c */
+  const wordStarts = (c) =>
+    name(c)
+      .split(/[-_]+/)
+      .some((w) => w.startsWith(typed));
+  const words = typed ? commands.filter((c) => !first.includes(c) && wordStarts(c)) : [];
+  return [...first, ...words].slice(0, SLASH_LIMIT);
+}
 
 /**
  * The MCP prompt a message "/mcp__{server}__{prompt} arg…" asks for: its text, or why not.

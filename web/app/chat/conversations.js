@@ -82,6 +82,9 @@ export class Conversations {
     const target = conversationId && conversations.some((c) => c.id === conversationId) ? conversationId : conversations[0]?.id;
     if (target) await this.select(target);
     else this.core.set({ activeId: null, events: [], versions: new Map(), hasEarlier: false });
+    // The view is built again (e.g. after Settings were saved): the bar reads the settings again (its model menus).
+    const conv = this.core.conversation;
+    if (conv && this.core.state.activeId === conv.id) this.core.set({ meter: this.core.meter(conv) });
   }
 
   /** @param {string} id */

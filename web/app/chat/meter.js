@@ -5,17 +5,18 @@
 /** @import { ChatDeps, RouteTarget } from './types.d.ts' */
 import { estimateTextTokens, tokenFamily } from '../../providers/tokens.js';
 import { catalogEntry } from '../../providers/catalog.js';
+import { modelMenu } from './model-choice.js';
 
 /**
  * The chat's cost and token meter: this conversation's spend, the workspace's today and this
- * month, a cost limit near, providers paused; and the model menu (the routing hints, the one the
- * conversation is pinned to). Drawn on every transcript update.
+ * month, a cost limit near, providers paused; the model menus (the workspace's model among its
+ * provider's and its fallbacks; the routing hints, the one the conversation is pinned to). Drawn on every transcript update.
  * @param {Conversation} conv
  * @param {{settings: SettingsStore, workspaceId: string, spendStatus?: ChatDeps['spendStatus'],
- *   routes: () => Partial<Record<RouteHint, RouteTarget>>}} deps
+ *   routes: () => Partial<Record<RouteHint, RouteTarget>>, fallbacks?: () => RouteTarget[]}} deps
  * @returns {ChatMeter}
  */
-export function chatMeter(conv, { settings, workspaceId, spendStatus, routes }) {
+export function chatMeter(conv, { settings, workspaceId, spendStatus, routes, fallbacks }) {
   const s = settings.load?.(workspaceId) ?? null;
   let status = null;
   try {
@@ -32,6 +33,15 @@ export function chatMeter(conv, { settings, workspaceId, spendStatus, routes }) 
       label: `${hint[0].toUpperCase()}${hint.slice(1)}`,
       model: `${catalogEntry(r?.provider ?? '')?.label ?? r?.provider}${r?.model ? ` · ${r.model}` : ''}`,
     }));
+  // The models that answered here (newest first): one the user typed in Settings stays in the menu after switching away.
+  /** @type {{provider: string, model: string}[]} */
+  const answered = [];
+  for (let i = conv.events.length - 1; i >= 0 && answered.length < 20; i--) {
+    const e = conv.events[i];
+    if (e.type === 'agent_message' && typeof e.data.provider === 'string' && typeof e.data.model === 'string')
+      answered.push({ provider: e.data.provider, model: e.data.model });
+  }
+  const models = modelMenu(s, fallbacks?.() ?? [], answered);
   const pinned = conv.meta.route ?? null;
   const routed = pinned ? hints[pinned] : undefined;
   return {
@@ -39,6 +49,7 @@ export function chatMeter(conv, { settings, workspaceId, spendStatus, routes }) 
     family: tokenFamily(routed?.provider ?? s?.provider ?? '', routed?.model ?? s?.model ?? ''),
     routes: menu,
     route: pinned,
+    models,
     ...(status ?? {}),
   };
 }

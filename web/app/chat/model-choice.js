@@ -2,14 +2,16 @@
  * Which model answers a turn: the workspace's, the routing hint its conversation is pinned to,
  * the named agent a message "@name …" addresses (its own model or hint), and for a message with
  * images on a model without them, the Vision hint. Also what the composer takes as images and
- * which agents "@…" completes to, by the same choice.
+ * which agents "@…" completes to, by the same choice, and the chat header's model menu.
  */
 /** @import { RouteHint } from '../../agent/types.d.ts' */
 /** @import { ScopedAgent } from '../../agent/runtime/agent-definitions.js' */
 /** @import { ProviderConfig } from '../../providers/types.d.ts' */
 /** @import { ImageLimits } from '../../ui/types.d.ts' */
-/** @import { SettingsStore } from '../settings.js' */
+/** @import { SettingsStore, WorkspaceSettings } from '../settings.js' */
+/** @import { ModelMenuChoice } from '../../ui/types.d.ts' */
 /** @import { AgentDirectory, RouteTarget } from './types.d.ts' */
+import { providerLabel } from '../settings.js';
 import { catalogEntry } from '../../providers/catalog.js';
 import { imageLimitsFor } from '../../providers/images.js';
 import { modelFacts } from '../../providers/model-facts.js';
@@ -139,6 +141,53 @@ export function documentBudget({ settings, workspaceId, routes }, pinned) {
     tokens: context ? Math.min(100_000, Math.floor(context / 4)) : UNKNOWN_CONTEXT_DOCUMENT_TOKENS,
     family: tokenFamily(provider, model),
   };
+}
+
+/**
+ * The chat header's model menu: the workspace provider's models (the one chosen, those of the
+ * provider that answered in the conversation — a model typed in Settings stays to go back to —,
+ * the catalog's), then its fallbacks; `current` is the workspace's. Each choice's id is what
+ * `switchModel` takes. Null without a provider.
+ * @param {WorkspaceSettings | null} s @param {RouteTarget[]} fallbacks
+ * @param {{provider: string, model: string}[]} [answered] who answered the conversation's replies
+ * @returns {{choices: ModelMenuChoice[], current: string, label: string} | null} label: the workspace's provider and model, in words
+ */
+export function modelMenu(s, fallbacks, answered = []) {
+  const entry = s ? catalogEntry(s.provider) : undefined;
+  if (!s || !entry) return null;
+  const used = answered.filter((a) => a.provider === s.provider).map((a) => a.model);
+  /** @type {ModelMenuChoice[]} */
+  const choices = [...new Set([s.model, ...used, ...entry.models].filter(Boolean))].map((m) => ({
+    id: `model:${m}`,
+    label: m,
+    group: entry.label,
+  }));
+  if (!s.model) choices.unshift({ id: 'model:', label: `${entry.label}'s default model`, group: entry.label });
+  fallbacks.forEach((f, i) => {
+    const e = catalogEntry(f.provider);
+    if (e) choices.push({ id: `fallback:${i}`, label: `${e.label} · ${f.model || 'its default model'}`, group: 'Fallbacks' });
+  });
+  return { choices, current: `model:${s.model}`, label: providerLabel(s) };
+}
+
+/**
+ * Makes a choice of the model menu the workspace's model, through the workspace's settings (as
+ * the Settings dialog saves them; its key stays). A fallback chosen swaps places with the model
+ * it replaces, so the chain loses nothing and choosing that one swaps back.
+ * @param {string} id @param {{settings: SettingsStore, workspaceId: string, fallbacks: () => RouteTarget[],
+ *   saveFallbacks: (fallbacks: RouteTarget[]) => void}} deps
+ */
+export async function switchModel(id, { settings, workspaceId, fallbacks, saveFallbacks }) {
+  const s = settings.load(workspaceId);
+  if (!s) throw new ChatError('client', 'Choose a provider in Settings first.');
+  const own = /^model:(.*)$/s.exec(id);
+  if (own) return settings.save(workspaceId, { ...s, model: own[1] });
+  const i = Number(/^fallback:(\d+)$/.exec(id)?.[1] ?? -1);
+  const chain = fallbacks();
+  const chosen = chain[i];
+  if (!chosen || !catalogEntry(chosen.provider)) throw new ChatError('not_found', 'That model is no longer among the fallbacks.');
+  saveFallbacks(chain.map((f, j) => (j === i ? { provider: s.provider, model: s.model, baseUrl: s.baseUrl } : f)));
+  await settings.save(workspaceId, { provider: chosen.provider, model: chosen.model, baseUrl: chosen.baseUrl });
 }
 
 /**

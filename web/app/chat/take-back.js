@@ -104,8 +104,9 @@ export class TakeBack {
   }
 
   /**
-   * Undoes or redoes the latest turn of the conversation on screen; every outcome but a conflict
-   * is said as the chat's notice (a conflict is the caller's question to ask).
+   * Undoes or redoes the latest turn of the conversation on screen. A done one is said by its
+   * line in the transcript (the chat's notice says only its commit); a failure or refusal is the
+   * chat's notice; a conflict is the caller's question to ask.
    * @param {'undo' | 'redo'} direction @param {{conflicts?: ConflictChoice}} options
    * @returns {Promise<TakeBackResult>}
    */
@@ -130,6 +131,8 @@ export class TakeBack {
       this.#taking = null;
     }
     const { commit, ...outcome } = r;
+    /** What the transcript's "Turn undone" / "Turn redone" line does not say (its commit); a failure is said whole. */
+    let notice = outcome.ok ? '' : outcome.message;
     // Its own commit, so a later turn's commit never carries what it changed. Made once the
     // undo is done (the next Alt+Z may start meanwhile: it waits for this commit first).
     const afterTakeBack = this.deps.afterTakeBack;
@@ -137,13 +140,19 @@ export class TakeBack {
       const made = Promise.resolve().then(() => afterTakeBack(commit));
       this.committing = made.catch(() => null);
       try {
-        const notice = await made;
-        if (notice) outcome.message += ` ${notice}`;
+        const committed = await made;
+        if (committed) {
+          outcome.message += ` ${committed}`;
+          notice = `${notice} ${committed}`.trim();
+        }
       } catch (err) {
-        outcome.message += ` It could not be committed: ${/** @type {Error} */ (err).message}`;
+        const failed = `It could not be committed: ${/** @type {Error} */ (err).message}`;
+        outcome.message += ` ${failed}`;
+        notice = `${notice} ${failed}`.trim();
       }
     }
-    if (!outcome.conflicts) this.core.set({ notice: outcome.message });
+    // A done undo or redo is said once, by its line in the transcript (which carries Redo or Undo).
+    if (!outcome.conflicts) this.core.set({ notice: notice || null });
     return outcome;
   }
 

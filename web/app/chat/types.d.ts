@@ -10,6 +10,7 @@ import type { Coordination, RouteHint } from '../../agent/types.d.ts';
 import type { Provider, ProviderConfig, Usage } from '../../providers/types.d.ts';
 import type { FileSystem } from '../../storage/types.d.ts';
 import type { DamageSink } from '../../storage/damage.js';
+import type { SlashCompletion } from '../../ui/types.d.ts';
 import type { SettingsStore } from '../settings.js';
 
 /**
@@ -135,6 +136,11 @@ export interface ChatDeps {
   };
   /** The workspace's routing hints (a kind of work → provider and model). */
   routes?: () => Partial<Record<RouteHint, RouteTarget>>;
+  /** The commands the composer's "/" completes to: the workspace's skills and its connected MCP servers' prompts. */
+  slashCommands?: () => Promise<SlashCompletion[]>;
+  /** The workspace's fallback chain (its agent settings), and how a changed one is saved (the chat header's model menu swaps). */
+  fallbacks?: () => RouteTarget[];
+  saveFallbacks?: (fallbacks: RouteTarget[]) => void;
   /** Other tabs of this workspace (their appends show live; conversation list changes too). */
   coordination?: Coordination;
   /** The named agents a message may address with "@name". */

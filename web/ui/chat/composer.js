@@ -4,7 +4,8 @@ import { icon } from '../icon.js';
 
 /**
  * The chat's composer: the message box (Enter sends, Shift+Enter a new line), attached images,
- * documents and texts (MCP resources), "@" completing to the named agents, Send and Stop.
+ * documents and texts (MCP resources), "@" completing to the named agents and "/" to the skills and
+ * MCP prompts (a listbox the message box points into with aria-activedescendant), Send and Stop.
  * @param {{controller: ChatViewController, needsSetup: boolean, onDraft: () => void}} props
  *   onDraft: the draft or its images changed (the meter's estimate follows)
  */
@@ -56,7 +57,8 @@ export function Composer({ controller, needsSetup, onDraft }) {
   const texts = h('ul', { class: 'attachments text-attachments', 'aria-label': 'Attachments', hidden: true });
   /** How many texts wait to go with the next message. */
   let textCount = 0;
-  // "@" at the start of a message completes to the named agents (arrows, Enter or Tab, Esc).
+  // "@" at the start of a message completes to the named agents, "/" to the skills and MCP prompts
+  // (arrows, Enter or Tab, Esc, or the pointer).
   const mentionList = h('ul', {
     id: 'mention-list',
     role: 'listbox',
@@ -90,17 +92,21 @@ export function Composer({ controller, needsSetup, onDraft }) {
     submit();
   });
 
-  /** @type {{name: string, description: string}[]} */
+  /** What the list offers now: the text shown, a description, what choosing it puts in the message box. */
+  /** @type {{label: string, description: string, insert: string}[]} */
   let mentionOptions = [];
   let mentionActive = 0;
+  /** Agents ("@") or commands ("/"): the list's name says which. */
+  let completing = '@';
   const drawMentions = () => {
     mentionList.hidden = !mentionOptions.length;
+    mentionList.setAttribute('aria-label', completing === '/' ? 'Commands: skills and MCP prompts' : 'Agents to address');
     clear(mentionList).append(
-      ...mentionOptions.map((a, i) =>
+      ...mentionOptions.map((o, i) =>
         h(
           'li',
           {
-            id: `mention-${a.name}`,
+            id: `completion-${i}`,
             role: 'option',
             'aria-selected': String(i === mentionActive),
             class: i === mentionActive ? 'active' : '',
@@ -111,27 +117,33 @@ export function Composer({ controller, needsSetup, onDraft }) {
               },
             },
           },
-          h('strong', null, `@${a.name}`),
-          a.description ? h('span', { class: 'small muted' }, ` — ${a.description.slice(0, 80)}`) : '',
+          h('strong', null, o.label),
+          o.description ? h('span', { class: 'small muted' }, ` — ${o.description.slice(0, 80)}`) : '',
         ),
       ),
     );
-    if (mentionOptions.length) input.setAttribute('aria-activedescendant', `mention-${mentionOptions[mentionActive].name}`);
-    else input.removeAttribute('aria-activedescendant');
+    if (mentionOptions.length) {
+      input.setAttribute('aria-activedescendant', `completion-${mentionActive}`);
+      mentionList.children[mentionActive]?.scrollIntoView?.({ block: 'nearest' });
+    } else input.removeAttribute('aria-activedescendant');
   };
   /** @param {number} i */
   const acceptMention = (i) => {
-    const a = mentionOptions[i];
-    if (!a) return;
-    input.value = `@${a.name} `;
+    const o = mentionOptions[i];
+    if (!o) return;
+    input.value = o.insert;
     mentionOptions = [];
     drawMentions();
     input.focus();
+    input.setSelectionRange(input.value.length, input.value.length);
+    onDraft();
   };
   let mentionAsked = 0;
   input.addEventListener('input', () => {
     const text = input.value;
-    if (!text.startsWith('@') || /\s/.test(text)) {
+    const kind = text[0];
+    if ((kind !== '@' && kind !== '/') || /\s/.test(text)) {
+      mentionAsked++; // an answer still on its way is not shown
       if (mentionOptions.length) {
         mentionOptions = [];
         drawMentions();
@@ -139,10 +151,24 @@ export function Composer({ controller, needsSetup, onDraft }) {
       return;
     }
     const asked = ++mentionAsked;
-    controller.mentionCompletions(text).then(
-      (found) => {
+    /** @type {Promise<{label: string, description: string, insert: string}[]>} */
+    const found =
+      kind === '@'
+        ? controller
+            .mentionCompletions(text)
+            .then((agents) => agents.map((a) => ({ label: `@${a.name}`, description: a.description, insert: `@${a.name} ` })))
+        : controller.slashCompletions(text).then((commands) =>
+            commands.map((c) => ({
+              label: c.args ? `${c.command} ${c.args}` : c.command,
+              description: `${c.kind === 'skill' ? 'Skill' : 'MCP prompt'}${c.description ? `: ${c.description}` : ''}`,
+              insert: `${c.command} `,
+            })),
+          );
+    found.then(
+      (options) => {
         if (asked !== mentionAsked) return;
-        mentionOptions = found;
+        completing = kind;
+        mentionOptions = options;
         mentionActive = 0;
         drawMentions();
       },

@@ -167,7 +167,8 @@ export function bubble(kind, who, ts) {
 
 /**
  * How each event of a transcript looks in the chat's message list: the user's messages (images,
- * attachments, Copy, Edit), replies (Markdown with code bars, Copy, Regenerate, Continue), the
+ * attachments, Copy, Edit), replies (Markdown with code bars, Copy, Regenerate, Continue; a
+ * continued reply is one message), the
  * versions of either (‹ 1/2 ›), tool cards ("Run again" for code), provider tries, errors and the
  * notices of what the agent did, and what the transcript opens with (`opening`). Thumbnails of attached
  * images are kept for the view's lifetime.
@@ -315,9 +316,18 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
     return li;
   };
 
-  /** @param {EventOf<'agent_message'>} e @param {boolean} idle @param {boolean} continuable */
-  const reply = (e, idle, continuable) => {
+  /**
+   * A reply, with the continuations that join it (the user stopped it and asked the model to go
+   * on): one message of their text, saying what its last part says (stopped, refused, cached).
+   * @param {EventOf<'agent_message'>} e @param {boolean} idle @param {boolean} continuable
+   * @param {EventOf<'agent_message'>[]} parts
+   */
+  const reply = (e, idle, continuable, parts) => {
     if (!e.data.text && e.data.toolCalls?.length) return null; // only tool calls: their cards follow
+    const text = parts.length
+      ? controller.rules.joinReplyText([e, ...parts].map((p) => String(p.data.text ?? '')))
+      : String(e.data.text ?? '');
+    const end = parts.at(-1) ?? e;
     // A named agent's reply carries its name (and the model that wrote it).
     const { li, body } = bubble(
       'assistant',
@@ -326,8 +336,9 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
     );
     if (e.data.agent) li.dataset.agent = String(e.data.agent);
     li.dataset.eventId = e.id;
-    setMarkdown(body, String(e.data.text ?? ''));
-    const actions = messageActions(String(e.data.text ?? ''), body);
+    if (parts.length) li.dataset.continued = String(parts.length);
+    setMarkdown(body, text);
+    const actions = messageActions(text, body);
     if (idle && controller.rules.regenerable(e))
       actions.append(
         h(
@@ -356,9 +367,9 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
         ),
       );
     li.append(actions);
-    if (e.data.stopped) li.append(h('p', { class: 'small muted' }, 'Stopped — the reply above is incomplete.'));
-    if (e.data.stopReason === 'refusal') li.append(h('p', { class: 'small muted' }, 'Refusal — the model declined this request.'));
-    if (e.data.cached)
+    if (end.data.stopped) li.append(h('p', { class: 'small muted stopped-note' }, 'Stopped — the reply above is incomplete.'));
+    if (end.data.stopReason === 'refusal') li.append(h('p', { class: 'small muted' }, 'Refusal — the model declined this request.'));
+    if (end.data.cached)
       li.append(
         h(
           'p',
@@ -468,11 +479,12 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
    * The list item of one event (null: nothing of its own to show). A reply's other versions
    * start above it.
    * @param {ClawserEvent} e @param {ChatState} s
-   * @param {{continuable: boolean, tries: Map<string, EventOf<'provider_attempt'>[]>}} transcript continuable: the stopped reply the
-   *   transcript ends with; tries: the runs of provider tries worth showing
+   * @param {{continuable: boolean, tries: Map<string, EventOf<'provider_attempt'>[]>, joined?: EventOf<'agent_message'>[]}} transcript
+   *   continuable: the stopped reply the transcript ends with; tries: the runs of provider tries worth showing; joined: a
+   *   reply's continuations, drawn in it
    * @returns {Node | null}
    */
-  const item = (e, s, { continuable, tries }) => {
+  const item = (e, s, { continuable, tries, joined = [] }) => {
     const idle = !s.streaming;
     const versions = s.versions.get(e.id);
     if (e.type === 'user_message') return userMessage(e, versions, idle);
@@ -487,7 +499,7 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
           ? attemptsNotice(run)
           : null
         : e.type === 'agent_message'
-          ? reply(e, idle, continuable)
+          ? reply(e, idle, continuable, joined)
           : e.type === 'tool_call' || e.type === 'tool_result'
             ? toolCard(e)
             : e.type === 'self_repair' || e.type === 'provider_error' || e.type === 'stream_error'
@@ -507,7 +519,13 @@ export function MessageItems({ controller, list, onEdit, onSaveCode }) {
         () => {},
       );
   };
-  return { item, opening: (/** @type {ChatState} */ s) => opening(s, controller), setMarkdown, destroy };
+  /**
+   * The versions of an event the transcript draws inside another (a continuation).
+   * @param {string} id @param {{index: number, count: number}} versions
+   */
+  const versionsRow = (id, versions) =>
+    h('li', { class: 'notice small muted versions-row' }, versionSwitcher(controller, id, versions, 'reply'));
+  return { item, versionsRow, opening: (/** @type {ChatState} */ s) => opening(s, controller), setMarkdown, destroy };
 }
 
 /**
@@ -660,12 +678,15 @@ function recordNotice(e, controller) {
     );
   }
   if (e.type === 'turn_undone' || e.type === 'turn_redone') {
+    const summary = String(e.data.summary ?? '');
+    // A turn that changed nothing has nothing put back to name.
+    const changed = !!summary && !summary.startsWith('no files');
     return h(
       'li',
       { class: 'notice small muted turn-undone', 'data-event-id': e.id },
       e.type === 'turn_undone'
-        ? `Turn undone: ${String(e.data.summary ?? '')} put back; its messages are hidden from the model (kept in the event log).`
-        : `Turn redone: ${String(e.data.summary ?? '')}.`,
+        ? `Turn undone: ${changed ? `${summary} put back; its` : 'its'} messages are hidden from the model (kept in the event log).`
+        : `Turn redone${changed ? `: ${summary}` : ''}.`,
       Array.isArray(e.data.kept) && e.data.kept.length ? ` Kept as changed since: ${e.data.kept.join(', ')}.` : '',
       Array.isArray(e.data.failed) && e.data.failed.length ? ` Could not put back: ${e.data.failed.join('; ')}.` : '',
     );

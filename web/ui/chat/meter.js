@@ -19,11 +19,13 @@ const usd = (cents) =>
           : `$${(cents / 100).toFixed(2)}`;
 
 /**
- * The chat's bar and the notices under it: the cost and token meter (the context size with the
+ * The chat's bar and the notices under it: the workspace's model (a menu of its provider's models
+ * and its fallbacks, saved in its settings), the cost and token meter (the context size with the
  * draft, this conversation, the workspace today and this month), the conversation's model (the
  * workspace's, or one of its routing hints: shown when any is set), a cost limit near, and the
  * providers the circuit breaker skips for now.
- * @param {{controller: Pick<ChatViewController, 'estimateTokens' | 'pinRoute'>, draft: () => string}} props draft: the composer's text
+ * @param {{controller: Pick<ChatViewController, 'estimateTokens' | 'pinRoute' | 'setModel'>, draft: () => string}} props
+ *   draft: the composer's text
  */
 export function MeterBar({ controller, draft }) {
   const meter = h('p', { class: 'chat-meter small muted', role: 'group', 'aria-label': 'Cost and tokens' });
@@ -37,6 +39,29 @@ export function MeterBar({ controller, draft }) {
     routeSelect,
     routeModel,
   );
+  // The workspace's model, among its provider's models and its fallbacks (saved in its settings).
+  const modelSelect = /** @type {HTMLSelectElement} */ (
+    h('select', { id: 'chat-model', title: "The workspace's model (saved in Settings)" })
+  );
+  const modelNote = h('span', { class: 'small bad', role: 'status' });
+  const modelRow = h(
+    'div',
+    { class: 'chat-model row small', hidden: true },
+    h('label', { for: modelSelect.id }, 'Model'),
+    modelSelect,
+    modelNote,
+  );
+  /** The menu drawn now (its choices' ids and labels), to draw again only when it changed. */
+  let modelMenu = '';
+  modelSelect.addEventListener('change', () => {
+    const id = modelSelect.value;
+    modelNote.textContent = '';
+    controller.setModel(id).catch((/** @type {Error} */ err) => {
+      modelNote.textContent = `Not changed: ${err.message}`;
+      modelMenu = ''; // drawn again with the model still saved
+      draw();
+    });
+  });
   routeSelect.addEventListener('change', () => {
     controller.pinRoute(/** @type {RouteHint | null} */ (routeSelect.value || null)).catch(() => {});
   });
@@ -51,7 +76,25 @@ export function MeterBar({ controller, draft }) {
     const m = current;
     if (!m) {
       meter.hidden = true;
+      modelRow.hidden = true;
       return;
+    }
+    const models = m.models;
+    modelRow.hidden = !models;
+    if (models) {
+      const key = JSON.stringify(models.choices);
+      if (key !== modelMenu) {
+        modelMenu = key;
+        /** @type {Map<string, HTMLElement>} */
+        const groups = new Map();
+        for (const c of models.choices) {
+          let group = groups.get(c.group);
+          if (!group) groups.set(c.group, (group = h('optgroup', { label: c.group })));
+          group.append(h('option', { value: c.id }, c.label));
+        }
+        modelSelect.replaceChildren(...groups.values());
+      }
+      modelSelect.value = models.current;
     }
     const tokens = controller.estimateTokens(draft());
     const context = m.spend.contextTokens + tokens;
@@ -98,7 +141,7 @@ export function MeterBar({ controller, draft }) {
 
   return {
     /** The bar above the transcript: the model menu and the meter. */
-    bar: h('div', { class: 'chat-bar' }, routeRow, meter),
+    bar: h('div', { class: 'chat-bar' }, modelRow, routeRow, meter),
     /** Under the bar: a cost limit near, providers paused. */
     notices: [costWarning, pausedNotice],
     /** Shows the meter of the conversation on screen. @param {ChatMeter | null | undefined} m */
