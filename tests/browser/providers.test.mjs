@@ -350,10 +350,11 @@ back to the workspace default', async () => {
   await page.getByRole('button', { name: 'New conversation', exact: true }).click();
   const menu = page.getByLabel('Model for this conversation');
   assert.equal(await menu.inputValue(), '', 'the workspace default');
-  await menu.selectOption('fast');
-  await page.getByText('Anthropic · backup-model').waitFor();
   backup.enqueue({ text: 'Quick answer.' });
+  // Sent at once: a pin still being saved applies to the message sent after it.
+  await menu.selectOption('fast');
   await send('a quick one');
+  await page.locator('#chat-route-model', { hasText: 'Anthropic · backup-model' }).waitFor();
   await page.locator('.msg.assistant:not(.streaming)', { hasText: 'Quick answer.' }).waitFor();
   assert.equal(
     await page.locator('.msg.assistant:not(.streaming)', { hasText: 'Quick answer.' }).locator('.who').innerText(),

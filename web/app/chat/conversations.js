@@ -159,6 +159,8 @@ export class Conversations {
    * @param {RouteHint | null} hint
    */
   async pinRoute(hint) {
+    // Chosen while a new conversation is being made: it is for that one (as a message sent then is).
+    if (this.opening) await this.opening;
     const conv = this.core.conversation;
     if (!conv) return;
     await conv.setRoute(hint);

@@ -229,6 +229,8 @@ export class Turns {
     /** @type {string[]} */
     let leftOut = [];
     try {
+      // A model chosen for the conversation just before sending is still being saved: it applies.
+      await (target.conversation ?? core.conversation)?.flush();
       const pinned = () => (target.conversation ?? core.conversation)?.meta.route;
       const chosen = await chooseModel(deps.sources, { message, pinned, agent: target.agent, needsVision: target.needsVision });
       ({ profile, leftOut } = chosen);
