@@ -5,12 +5,13 @@
 // stays non-extractable in IndexedDB (the package's IndexedDbKeyStore). Page-wide, like the keys:
 // every workspace reaches the same machines. The remote_* tools and the Remote panel use it.
 import { z } from 'zod';
+import { MACHINE_NAME, RelayError } from '../net/relay.js';
 
 export const MACHINES_KEY = 'clawser_remote_machines';
 /** The name of a machine's key in the key store. @param {string} id */
 export const keyNameOf = (id) => `clawser-remote:${id}`;
 
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$/;
+const NAME = MACHINE_NAME;
 
 export const MachineNameSchema = z
   .string()
@@ -219,6 +220,42 @@ export class RemoteMachines {
     const connected = await client;
     this.#touch(machine.id);
     return connected;
+  }
+
+  /**
+   * A fetch whose requests the machine's wsh server makes (its HTTP relay, to the hosts its
+   * --relay-allow lists), for a provider or MCP server marked "through my relay". The response
+   * streams as it arrives. The relay sees the request as sent (its own headers, a key among them),
+   * nothing else of the page's. A failure is a RelayError naming the machine.
+   * @param {string} name @returns {typeof fetch}
+   */
+  relayFetch(name) {
+    return async (input, init = {}) => {
+      const signal = init.signal ?? (input instanceof Request ? input.signal : undefined);
+      /** @param {unknown} err @param {string} what */
+      const failed = (err, what) => {
+        if (signal?.aborted) return err;
+        const e = /** @type {{message?: string}} */ (err);
+        return new RelayError(`${what}: ${e?.message ?? String(err)}`, { cause: err });
+      };
+      let client;
+      try {
+        client = await this.client(name, signal ?? undefined);
+      } catch (err) {
+        throw failed(err, `The relay on “${name}” is not reachable`);
+      }
+      const request = input instanceof Request ? new Request(input, init) : null;
+      const url = request ? request.url : String(input);
+      /** @type {RequestInit} */
+      const options = request
+        ? { method: request.method, headers: request.headers, body: request.body ? await request.arrayBuffer() : null, signal }
+        : init;
+      try {
+        return await client.fetch(url, options);
+      } catch (err) {
+        throw failed(err, `Through the relay on “${name}”`);
+      }
+    };
   }
 
   /** @param {string} id */

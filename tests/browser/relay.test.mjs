@@ -1,0 +1,125 @@
+// Issue 35 §2: "through my relay". A provider server and an MCP server (Streamable HTTP) on
+// 127.0.0.1 that send NO CORS headers cannot be used from the page directly — each fails with a
+// clear error (the control) — and both answer once marked "Through my relay" with the user's
+// machine: the REAL wsh server (web/packages/wsh/bin/wsh-server.js), started here with both
+// hosts on --relay-allow, makes their requests; the provider's reply streams through it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { appendFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { saveSettings, sendMessage } from './helpers.mjs';
+import { useFixture } from './fixture.mjs';
+import { startScriptedMcpServers } from '../fixtures/mcp-scripted.mjs';
+import { waitUntil } from '../fixtures/wait.mjs';
+
+const fx = await useFixture({
+  llm: { cors: false },
+  settings: ({ llm }) => ({ provider: 'openai-compatible', model: 'test-model', baseUrl: `${llm.url}/v1` }),
+});
+const { llm, page } = fx;
+const mcp = await startScriptedMcpServers({ '/tools': [{ name: 'lookup', annotations: { readOnlyHint: true } }] }, { cors: false });
+fx.defer(() => mcp.close());
+
+const dir = await fx.tempDir('clawser-relay-');
+const keysFile = join(dir, 'keys');
+await writeFile(keysFile, '# the key the test pastes from the Remote panel\n');
+const BIN = fileURLToPath(new URL('../../web/packages/wsh/bin/wsh-server.js', import.meta.url));
+const allow = [new URL(llm.url).host, new URL(mcp.origin).host].join(',');
+
+/**
+ * Starts the real wsh server (on `port`, 0: any free one) with the two hosts on its relay list.
+ * @param {number} port @returns {Promise<{url: string, stop: () => Promise<void>}>}
+ */
+async function startWsh(port) {
+  const child = spawn(process.execPath, [BIN, '--port', String(port), '--keys', keysFile, '--no-pty', '--relay-allow', allow], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  /** @type {string[]} */
+  const log = [];
+  child.stderr.setEncoding('utf8').on('data', (d) => log.push(d));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  fx.defer(() => {
+    child.kill();
+  });
+  const url = await new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`wsh-server exited (${code}): ${log.join('')}`)));
+    createInterface({ input: child.stdout }).once('line', resolve);
+  });
+  return {
+    url,
+    stop: async () => {
+      child.kill();
+      await exited;
+    },
+  };
+}
+
+const wsh = await startWsh(0);
+
+test('control: the provider server sends no CORS headers, so the page cannot reach it directly — a clear error, nothing sent', async () => {
+  await sendMessage(page, 'hello directly');
+  const failed = page.getByRole('alert').filter({ hasText: 'The reply failed' });
+  await failed.waitFor();
+  assert.match(await failed.innerText(), new RegExp(`${llm.url.replace(/[.]/g, '\\.')}`));
+  assert.equal(llm.requests.length, 0, 'the browser sent no request past the refused preflight');
+});
+
+test('marked "Through my relay" with a machine of the Remote panel, the same provider answers through the real wsh server, \
+streaming', async () => {
+  await page.getByRole('button', { name: 'Remote', exact: true }).click();
+  await page.getByRole('textbox', { name: 'Name' }).fill('laptop');
+  await page.getByRole('textbox', { name: /wsh URL/ }).fill(wsh.url);
+  await page.getByRole('button', { name: 'Add machine' }).click();
+  const field = page.getByRole('textbox', { name: 'Public key line of laptop' });
+  await waitUntil(async () => (await field.inputValue()).startsWith('ssh-ed25519 '), 'the key line of laptop');
+  await appendFile(keysFile, `${await field.inputValue()}\n`);
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: /Settings/ });
+  const relay = dialog.getByLabel('Through my relay', { exact: true });
+  assert.deepEqual(await relay.locator('option').allInnerTexts(), ['Direct', 'laptop']);
+  await relay.selectOption('laptop');
+  await saveSettings(page);
+
+  llm.enqueue({ text: 'Hello from behind the relay, word by word.' });
+  await sendMessage(page, 'hello through the relay');
+  await page.locator('.msg.assistant', { hasText: 'Hello from behind the relay, word by word.' }).waitFor();
+  assert.equal(llm.requests.at(-1)?.path, '/v1/chat/completions');
+  assert.equal(llm.requests.at(-1)?.body.stream, true, 'a streamed request, streamed back through the relay');
+  assert.equal(llm.requests.at(-1)?.headers.origin, undefined, 'made by the relay, not by the page');
+
+  // Saved with the workspace's configuration: the Settings dialog shows it again.
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  assert.equal(await dialog.getByLabel('Through my relay', { exact: true }).inputValue(), 'laptop');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+});
+
+test('an MCP server without CORS: refused directly with a clear error (control); through the relay it connects and lists its \
+tools', async () => {
+  await page.getByRole('button', { name: 'Servers', exact: true }).click();
+  /** @param {string} name @param {string} relay */
+  const add = async (name, relay) => {
+    await page.getByRole('button', { name: 'Add server' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add an MCP server' });
+    await dialog.getByLabel(/^Name/).fill(name);
+    await dialog.getByLabel('Server URL').fill(mcp.url('/tools'));
+    await dialog.getByLabel('Through my relay').selectOption(relay);
+    await dialog.getByRole('button', { name: 'Add server' }).click();
+  };
+  const cardOf = (/** @type {string} */ name) => page.locator('.server').filter({ has: page.getByRole('heading', { name, exact: true }) });
+  await add('direct', 'direct');
+  await cardOf('direct')
+    .getByText(/does not let this page .* use it: CORS/)
+    .waitFor();
+
+  await add('relayed', 'laptop');
+  const card = cardOf('relayed');
+  await card.locator('.server-status', { hasText: 'Connected' }).waitFor();
+  await card.getByText(/1 tools?, 0 resources, 0 prompts of relayed/).waitFor();
+  assert.ok(!(await page.getByText('mcp__direct__lookup').count()), 'the direct one has no tools');
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+});
