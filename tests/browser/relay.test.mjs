@@ -3,6 +3,8 @@
 // clear error (the control) — and both answer once marked "Through my relay" with the user's
 // machine: the REAL wsh server (web/packages/wsh/bin/wsh-server.js), started here with both
 // hosts on --relay-allow, makes their requests; the provider's reply streams through it.
+// Issue 35 §3: the Remote panel shows that machine's live connection (a polite live region): the
+// server killed, it says reconnecting or disconnected with the reason; restarted, connected again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -121,5 +123,21 @@ tools', async () => {
   await card.locator('.server-status', { hasText: 'Connected' }).waitFor();
   await card.getByText(/1 tools?, 0 resources, 0 prompts of relayed/).waitFor();
   assert.ok(!(await page.getByText('mcp__direct__lookup').count()), 'the direct one has no tools');
+  await page.getByRole('button', { name: 'Back to chat' }).click();
+});
+
+test('the Remote panel shows the machine’s live connection: the server killed, it says so with the reason; restarted on its port, \
+connected again by itself', async () => {
+  await page.getByRole('button', { name: 'Remote', exact: true }).click();
+  const status = page.getByRole('status', { name: 'Connection of laptop' });
+  await status.filter({ hasText: 'Connection: connected.' }).waitFor();
+  assert.equal(await status.getAttribute('aria-live'), 'polite', 'a live region: the change is announced');
+  const port = Number(new URL(wsh.url).port);
+  await wsh.stop();
+  await status.filter({ hasText: /^Connection: (reconnecting|disconnected) — \S/ }).waitFor();
+  await status.filter({ hasText: /^Connection: disconnected — (connect_failed|disconnected|closed)\b/ }).waitFor();
+  const again = await startWsh(port);
+  assert.equal(again.url, wsh.url, 'the same address');
+  await status.filter({ hasText: 'Connection: connected.' }).waitFor();
   await page.getByRole('button', { name: 'Back to chat' }).click();
 });
