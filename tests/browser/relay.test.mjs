@@ -84,7 +84,12 @@ streaming', async () => {
   const dialog = page.getByRole('dialog', { name: /Settings/ });
   const relay = dialog.getByLabel('Through my relay', { exact: true });
   assert.deepEqual(await relay.locator('option').allInnerTexts(), ['Direct', 'laptop']);
+  // "Test connection" goes the way the turns will: refused directly (control), answered through the relay.
+  await dialog.getByRole('button', { name: 'Test connection' }).click();
+  await dialog.getByText(/^✗ /).waitFor();
   await relay.selectOption('laptop');
+  await dialog.getByRole('button', { name: 'Test connection' }).click();
+  await dialog.getByText(/^✓ /).waitFor();
   await saveSettings(page);
 
   llm.enqueue({ text: 'Hello from behind the relay, word by word.' });
@@ -122,6 +127,7 @@ tools', async () => {
   const card = cardOf('relayed');
   await card.locator('.server-status', { hasText: 'Connected' }).waitFor();
   await card.getByText(/1 tools?, 0 resources, 0 prompts of relayed/).waitFor();
+  await card.getByText(`${mcp.url('/tools')} · through the relay on “laptop”`).waitFor();
   assert.ok(!(await page.getByText('mcp__direct__lookup').count()), 'the direct one has no tools');
   await page.getByRole('button', { name: 'Back to chat' }).click();
 });

@@ -239,7 +239,7 @@ export function ServersPanel(props) {
             s.auth !== 'none'
               ? ` · ${s.auth === 'oauth' ? 'OAuth' : s.auth === 'bearer' ? 'bearer token' : `header ` + `${s.headerName}`}`
               : ''
-          }`,
+          }${s.relay ? ` · through the relay on “${s.relay}”` : ''}`,
         ),
       ),
       st.serverInfo
