@@ -175,3 +175,50 @@ test('the MCP manager connects a relayed server with that machine’s fetch, and
   );
   await manager.closeAll();
 });
+
+test('the agent factory gives a provider marked with a relay, and a fallback marked with another, that machine’s fetch; a direct \
+one gets none (control)', async () => {
+  const { AgentFactory } = await import('../../web/app/agent-factory.js');
+  const { AgentSettingsStore } = await import('../../web/app/agent-settings.js');
+  const agentSettings = new AgentSettingsStore({ config: new LocalConfig(memoryStorage()), secrets });
+  agentSettings.save('w', {
+    ...agentSettings.load('w'),
+    providers: {
+      ...agentSettings.load('w').providers,
+      retries: 0,
+      fallbacks: [{ provider: 'openai-compatible', model: 'm', baseUrl: 'http://fallback.invalid/v1', relay: 'desk' }],
+    },
+  });
+  /** @type {string[]} */
+  const calls = [];
+  /** What each machine's relay answers: the laptop's upstream fails (retryable), the desk's streams a reply. */
+  const remote = {
+    /** @param {string} machine @returns {typeof fetch} */
+    relayFetch: (machine) => async (input) => {
+      calls.push(`${machine} ${String(input)}`);
+      if (machine === 'laptop') return new Response('busy', { status: 503 });
+      const sse = 'data: {"choices":[{"delta":{"content":"from the desk"}}]}\n\ndata: [DONE]\n\n';
+      return new Response(sse, { headers: { 'content-type': 'text/event-stream' } });
+    },
+  };
+  const factory = new AgentFactory({
+    agentSettings,
+    hooks: /** @type {any} */ ({}), // not used here
+    services: () => /** @type {any} */ ({ remote: async () => remote }), // any: the one service provider() reads
+    workspaceFs: () => {
+      throw new Error('not used');
+    },
+    mountedFolder: () => null,
+  });
+  const primary = { provider: 'openai-compatible', model: 'm', baseUrl: 'http://primary.invalid/v1', relay: 'laptop' };
+  const provider = await factory.provider('w', primary);
+  const result = await provider.chat({ messages: [{ role: 'user', content: 'hi' }] });
+  assert.equal(result.content, 'from the desk');
+  assert.deepEqual(calls, ['laptop http://primary.invalid/v1/chat/completions', 'desk http://fallback.invalid/v1/chat/completions']);
+  // Control: a direct provider is made without the machines (its fetch is the page's: the .invalid host fails).
+  calls.length = 0;
+  agentSettings.save('w', { ...agentSettings.load('w'), providers: { ...agentSettings.load('w').providers, fallbacks: [] } });
+  const direct = await factory.provider('w', { ...primary, relay: undefined });
+  await assert.rejects(direct.chat({ messages: [{ role: 'user', content: 'hi' }] }));
+  assert.deepEqual(calls, []);
+});
