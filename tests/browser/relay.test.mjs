@@ -2,7 +2,8 @@
 // 127.0.0.1 that send NO CORS headers cannot be used from the page directly — each fails with a
 // clear error (the control) — and both answer once marked "Through my relay" with the user's
 // machine: the REAL wsh server (web/packages/wsh/bin/wsh-server.js), started here with both
-// hosts on --relay-allow, makes their requests; the provider's reply streams through it.
+// hosts on --relay-allow, makes their requests; the provider's reply streams through it, and a
+// fallback marked so answers when the direct provider cannot be reached.
 // Issue 35 §3: the Remote panel shows that machine's live connection (a polite live region): the
 // server killed, it says reconnecting or disconnected with the reason; restarted, connected again.
 import { test } from 'node:test';
@@ -102,6 +103,31 @@ streaming', async () => {
   // Saved with the workspace's configuration: the Settings dialog shows it again.
   await page.getByRole('button', { name: 'Settings', exact: true }).click();
   assert.equal(await dialog.getByLabel('Through my relay', { exact: true }).inputValue(), 'laptop');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+});
+
+test('a fallback marked "through my relay" answers when the direct provider cannot be reached', async () => {
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: /Settings/ });
+  await dialog.getByLabel('Through my relay', { exact: true }).selectOption('');
+  await dialog.getByRole('button', { name: 'Add a fallback provider' }).click();
+  const row = dialog.getByRole('group', { name: 'Fallback 1' });
+  await row.getByLabel('Fallback 1 provider').selectOption('openai-compatible');
+  await row.getByLabel('Fallback 1 model').fill('test-model');
+  await row.getByLabel('Fallback 1 base URL (optional)').fill(`${llm.url}/v1`);
+  await row.getByLabel('Fallback 1 through my relay').selectOption('laptop');
+  await dialog.getByLabel(/Retries before the next fallback/).fill('0');
+  await saveSettings(page);
+
+  const before = llm.requests.length;
+  llm.enqueue({ text: 'The fallback answered through the relay.' });
+  await sendMessage(page, 'who answers?');
+  await page.locator('.msg.assistant:not(.streaming)', { hasText: 'The fallback answered through the relay.' }).waitFor();
+  assert.equal(llm.requests.length, before + 1, 'one request reached the server: the fallback’s, through the relay');
+
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
+  assert.equal(await dialog.getByLabel('Fallback 1 through my relay').inputValue(), 'laptop', 'kept');
+  assert.equal(await dialog.getByLabel('Through my relay', { exact: true }).inputValue(), '', 'the provider itself: direct');
   await dialog.getByRole('button', { name: 'Cancel' }).click();
 });
 
