@@ -173,6 +173,21 @@ test('the MCP manager connects a relayed server with that machine’s fetch, and
     manager.settings().map((s) => s.relay),
     ['laptop', undefined],
   );
+  // The configuration document moves A to direct and B behind the desk's relay: the same servers (ids kept), reached anew.
+  const [a, b] = manager.settings();
+  await manager.replaceServers(
+    manager.planServers([
+      { ...a, relay: undefined },
+      { ...b, relay: 'desk' },
+    ]),
+  );
+  assert.deepEqual(
+    manager.servers().map((s) => [s.id, s.relay]),
+    [
+      [relayed.id, undefined],
+      [direct.id, 'desk'],
+    ],
+  );
   await manager.closeAll();
 });
 
