@@ -84,5 +84,13 @@ port: connected again by itself; unwatched: nothing more is tried', async () => 
   // Used again (a tool call): connected, and said so.
   await machines.client('laptop');
   assert.equal(machines.connection('laptop').state, 'connected');
+  assert.notEqual(machines.get('laptop').lastUsed, null, 'using is using');
+  // A relayed provider uses it for every request: "last used" is not written again within the minute.
+  let writes = 0;
+  const stopWrites = machines.onChange(() => writes++);
+  await machines.client('laptop');
+  await machines.client('laptop');
+  assert.equal(writes, 0);
+  stopWrites();
   stopSeeing();
 });

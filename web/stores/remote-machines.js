@@ -384,6 +384,9 @@ export class RemoteMachines {
   /** @param {string} id */
   #touch(id) {
     const now = Date.now();
+    // A relayed provider or MCP server uses the machine for every request: "last used" is written at most once a minute.
+    const last = this.list().find((m) => m.id === id)?.lastUsed;
+    if (last && now - last < 60_000 && now >= last) return;
     this.#save(this.list().map((m) => (m.id === id ? { ...m, lastUsed: now } : m)));
   }
 
