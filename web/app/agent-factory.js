@@ -76,8 +76,10 @@ export class AgentFactory {
     // A routing hint has the user's own base URL; a definition has none: the workspace's for that provider, else the catalog's.
     const workspace = await settings?.providerConfig(workspaceId).catch(() => null);
     const baseUrl = route ? route.baseUrl || undefined : workspace?.provider === provider ? workspace.baseUrl : undefined;
+    const relay = route ? route.relay : workspace?.provider === provider ? workspace.relay : undefined;
+    const model = (own?.model ?? route?.model) || undefined;
     return {
-      provider: await this.provider(workspaceId, { provider, model: (own?.model ?? route?.model) || undefined, baseUrl, apiKey }),
+      provider: await this.provider(workspaceId, { provider, model, baseUrl, apiKey, ...(relay ? { relay } : {}) }),
       apiKey,
     };
   }
@@ -103,14 +105,20 @@ export class AgentFactory {
       import('../providers/cache.js'),
     ]);
     const s = this.#deps.agentSettings.load(workspaceId).providers;
-    const first = createProvider(primary);
+    // "Through my relay": that machine's wsh relay makes the requests (the machines are loaded only then).
+    const remote = primary.relay || s.fallbacks.some((f) => f.relay) ? await this.#deps.services(workspaceId).remote() : null;
+    const viaRelay = (/** @type {string | undefined} */ relay) => (relay && remote ? { fetchImpl: remote.relayFetch(relay) } : {});
+    const first = createProvider(primary, viaRelay(primary.relay));
     const chain = [first];
     const labels = new Map([[first, catalogEntry(primary.provider)?.label ?? primary.provider]]);
     const secrets = primary.apiKey ? [primary.apiKey] : [];
     for (const f of s.fallbacks) {
       const apiKey = await this.#deps.providerSettings?.apiKey(workspaceId, f.provider).catch(() => undefined);
       try {
-        const p = createProvider({ provider: f.provider, model: f.model || undefined, baseUrl: f.baseUrl || undefined, apiKey });
+        const p = createProvider(
+          { provider: f.provider, model: f.model || undefined, baseUrl: f.baseUrl || undefined, apiKey },
+          viaRelay(f.relay),
+        );
         chain.push(p);
         labels.set(p, catalogEntry(f.provider)?.label ?? f.provider);
         if (apiKey) secrets.push(apiKey);

@@ -4,11 +4,14 @@ import { z } from 'zod';
 import { AutonomySchema, mergeUsage, normalizeUsage } from '../agent/runtime/autonomy.js';
 import { ToolSettingsSchema } from '../tools/index.js';
 import { SelfRepairSchema, DEFAULT_SELF_REPAIR } from '../agent/runtime/self-repair.js';
+import { RelaySchema } from '../net/relay.js';
 
 const RouteSchema = z.object({
   provider: z.string().min(1),
   model: z.string().max(300).default(''),
   baseUrl: z.string().max(2000).default(''),
+  /** "Through my relay": the machine whose wsh relay its requests go through; absent: direct. */
+  relay: RelaySchema.optional(),
 });
 
 export const AgentSettingsSchema = z.object({
@@ -53,16 +56,7 @@ export const AgentSettingsSchema = z.object({
   providers: z
     .object({
       /** Tried in order when the workspace's provider fails with a retryable error (never on auth or client errors). */
-      fallbacks: z
-        .array(
-          z.object({
-            provider: z.string().min(1),
-            model: z.string().max(300).default(''),
-            baseUrl: z.string().max(2000).default(''),
-          }),
-        )
-        .max(4)
-        .default([]),
+      fallbacks: z.array(RouteSchema).max(4).default([]),
       /** Routing hints: a kind of work mapped to a provider and model; a conversation can pin one. */
       routes: z
         .object({

@@ -247,6 +247,7 @@ export class ClawserApp {
       goSettings: (workspaceId) => this.#goSettings(workspaceId),
       showWorkspace: (workspaceId) => this.#renderWorkspace(workspaceId),
       guard: (p) => this.#guard(p),
+      remote: () => /** @type {WorkspaceServices} */ (this.services).remote(),
       isolation: this.isolation,
       onIsolationChanged: (on) =>
         this.banners.show('isolation', `Cross-origin isolation turns ${on ? 'on' : 'off'} when Clawser is next loaded.`, {

@@ -39,6 +39,7 @@ export class SettingsFlow {
    * @param {(p: Promise<unknown>) => void} deps.guard
    * @param {IsolationSetting} [deps.isolation] cross-origin isolation in this browser
    * @param {(on: boolean) => void} [deps.onIsolationChanged] after the setting changed (it shows from the next load)
+   * @param {() => Promise<import('../stores/remote-machines.js').RemoteMachines>} [deps.remote] the user's machines ("through my relay")
    */
   constructor(deps) {
     this.deps = deps;
@@ -157,7 +158,11 @@ export class SettingsFlow {
     try {
       const library = await this.localModels().catch(() => null);
       const providerId = library?.providerId ?? null;
+      const remote = await this.deps.remote?.().catch(() => undefined);
+      /** A provider marked "through my relay" is tested and listed through it too. @param {string | undefined} relay */
+      const via = (relay) => (relay && remote ? { fetchImpl: remote.relayFetch(relay) } : {});
       return await openSettingsDialog({
+        machines: remote?.list().map((m) => m.name) ?? [],
         ...(library
           ? {
               localModels: {
@@ -205,7 +210,7 @@ export class SettingsFlow {
           const apiKey =
             config.apiKey ?? (useSavedKey ? await settings.apiKey(workspaceId, config.provider).catch(() => undefined) : undefined);
           const { listModelInfo, modelBadges } = await import('../providers/models.js');
-          const r = await listModelInfo({ ...config, apiKey });
+          const r = await listModelInfo({ ...config, apiKey }, via(config.relay));
           return { source: r.source, models: r.models.map((m) => ({ ...m, badges: modelBadges(m) })) };
         },
         pullModel: async (config, model, onProgress) => {
@@ -220,7 +225,7 @@ export class SettingsFlow {
           const apiKey =
             config.apiKey ?? (useSavedKey ? await settings.apiKey(workspaceId, config.provider).catch(() => undefined) : undefined);
           const { testConnection } = await import('../providers/connection.js');
-          return testConnection({ ...config, apiKey });
+          return testConnection({ ...config, apiKey }, via(config.relay));
         },
         onSave: async (next, agent, fallbackKeys) => {
           agentSettings.save(workspaceId, agent);

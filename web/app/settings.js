@@ -4,11 +4,14 @@
 /** @import { SetupChoice } from '../ui/types.d.ts' */
 import { z } from 'zod';
 import { CATALOG, alwaysThere, catalogEntry, wireDeclaration } from '../providers/catalog.js';
+import { RelaySchema } from '../net/relay.js';
 
 const SettingsSchema = z.object({
   provider: z.string(),
   model: z.string().default(''),
   baseUrl: z.string().default(''),
+  /** "Through my relay": the machine whose wsh relay the provider's requests go through; absent: direct. */
+  relay: RelaySchema.optional(),
 });
 /** @typedef {z.infer<typeof SettingsSchema>} WorkspaceSettings */
 
@@ -147,6 +150,7 @@ export class SettingsStore {
       model: s.model || undefined,
       baseUrl: s.baseUrl || undefined,
       apiKey: await this.apiKey(workspaceId, s.provider),
+      ...(s.relay ? { relay: s.relay } : {}),
     };
   }
 

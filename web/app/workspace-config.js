@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AgentSettingsSchema, HOST_RE } from './agent-settings.js';
 import { catalogEntry } from '../providers/catalog.js';
+import { RelaySchema } from '../net/relay.js';
 import { ApprovalRuleSchema, describeRule } from '../tools/approval-rules.js';
 import { ToolChoiceError } from '../tools/registry.js';
 import { McpServerSettingSchema } from '../mcp/manager.js';
@@ -31,6 +32,8 @@ const ProviderSchema = z.object({
     })
     .refine((u) => !hasCredentials(u), { error: 'must not carry a user name, password or key: set keys in Settings' })
     .default(''),
+  /** "Through my relay": one of the user's machines (the Remote panel); absent: direct. */
+  relay: RelaySchema.optional(),
 });
 
 const GIB = 1024 * 1024 * 1024;
@@ -163,7 +166,8 @@ const SECRET_FIELD = /^(api[_-]?key|apikey|token|access[_-]?token|secret|passwor
 /**
  * The document of the current settings (`toolPolicies`, `approvalRules` and `mcpToolPolicies`
  * as configToolChoices gives them).
- * @param {{provider: {provider: string, model: string, baseUrl: string} | null, agent: import('./agent-settings.js').AgentSettings,
+ * @param {{provider: {provider: string, model: string, baseUrl: string, relay?: string} | null,
+ *   agent: import('./agent-settings.js').AgentSettings,
  *   toolPolicies: Record<string, string>,
  *   approvalRules: ConfigRule[], mcpToolPolicies?: McpToolPolicy[], skills: Record<string, boolean>, mcpServers:
  *   import('../mcp/manager.js').McpServerSetting[]}} parts
@@ -172,7 +176,14 @@ const SECRET_FIELD = /^(api[_-]?key|apikey|token|access[_-]?token|secret|passwor
 export function buildConfig(parts) {
   return WorkspaceConfigSchema.parse({
     version: CONFIG_VERSION,
-    provider: parts.provider ? { id: parts.provider.provider, model: parts.provider.model, baseUrl: parts.provider.baseUrl } : null,
+    provider: parts.provider
+      ? {
+          id: parts.provider.provider,
+          model: parts.provider.model,
+          baseUrl: parts.provider.baseUrl,
+          ...(parts.provider.relay ? { relay: parts.provider.relay } : {}),
+        }
+      : null,
     agent: parts.agent,
     toolPolicies: parts.toolPolicies,
     approvalRules: parts.approvalRules,

@@ -186,7 +186,10 @@ export class WorkspaceServices {
             // OAuth-signed servers: their access token (refreshed when it expires) on every request.
             /** @param {import('../mcp/manager.js').McpServerConfig} server */
             const authHeaders = (server) => this.mcpAuth().then((a) => a.oauth.headers(workspaceId, server));
-            const manager = new McpManager({ config: d.config, secrets: d.secrets, registry, workspaceId, authHeaders });
+            // A server marked "through my relay": that machine's wsh relay makes its requests.
+            /** @param {string} machine @returns {typeof fetch} */
+            const relayFetch = (machine) => async (input, init) => (await this.remote()).relayFetch(machine)(input, init);
+            const manager = new McpManager({ config: d.config, secrets: d.secrets, registry, workspaceId, authHeaders, relayFetch });
             this.#stopMcp.set(workspaceId, () => manager.closeAll());
             return manager;
           })),

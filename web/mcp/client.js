@@ -767,7 +767,7 @@ export class McpClient {
       });
     } catch (err) {
       if (signal?.aborted || /** @type {Error} */ (err).name === 'AbortError') throw err;
-      throw await unreachable(this.fetch, this.url, this.options.origin);
+      throw await unreachable(this.fetch, this.url, this.options.origin, err);
     }
   }
 

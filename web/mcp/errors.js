@@ -5,6 +5,7 @@
  */
 import { parseSSE } from '../net/sse.js';
 import { offlineExplains, offlineMessage } from '../net/offline.js';
+import { RelayError } from '../net/relay.js';
 
 export class McpError extends Error {
   /**
@@ -71,10 +72,13 @@ export async function httpError(res, host) {
 }
 
 /**
- * The request did not get through: offline, CORS (a `no-cors` request gets an answer), or nothing there.
+ * The request did not get through: offline, CORS (a `no-cors` request gets an answer), or nothing
+ * there; through a machine's relay, the relay's own words.
  * @param {typeof globalThis.fetch} fetch @param {string} url @param {string | undefined} pageOrigin this page's origin, for the message
+ * @param {unknown} [cause] what the request threw
  */
-export async function unreachable(fetch, url, pageOrigin) {
+export async function unreachable(fetch, url, pageOrigin, cause) {
+  if (cause instanceof RelayError) return new McpError('unreachable', cause.message);
   const host = hostOf(url);
   if (offlineExplains(url)) return new McpError('unreachable', offlineMessage(host));
   let answered = false;

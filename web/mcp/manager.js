@@ -10,6 +10,7 @@ import { McpClient, McpError } from './client.js';
 import { mcpToolDefinition, mcpToolKey, parseMcpToolKey, isKeyOfServer, legacyMcpToolName, serverSlug, slug } from './tools.js';
 import { oauthKey } from './oauth.js';
 import { bindNames, resolveNames } from './tool-lists.js';
+import { RelaySchema, RelayError } from '../net/relay.js';
 
 const POLICY = z.enum(['auto', 'approve', 'denied']);
 
@@ -50,6 +51,8 @@ export const McpServerSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9-]{1,100}$/, { message: 'A header name is letters, digits and hyphens.' })
     .optional(),
+  /** "Through my relay": the user's machine whose wsh relay its requests go through; absent: direct. */
+  relay: RelaySchema.optional(),
   /** Connected when the workspace opens (it was connected when the page closed). */
   autoConnect: z.boolean().default(false),
   /** Choices an older version stored under flat tool names that this server's tools can have had (see LegacyChoiceSchema). */
@@ -63,8 +66,18 @@ export const McpServerSchema = z.object({
 });
 /** @typedef {z.infer<typeof McpServerSchema>} McpServerConfig */
 /** A server as the workspace's configuration document holds it: what the user chose (no id, no secret, no session state). */
-export const McpServerSettingSchema = McpServerSchema.pick({ name: true, url: true, auth: true, headerName: true });
+export const McpServerSettingSchema = McpServerSchema.pick({ name: true, url: true, auth: true, headerName: true, relay: true });
 /** @typedef {z.infer<typeof McpServerSettingSchema>} McpServerSetting */
+
+/**
+ * A server reached through `relay`'s machine, or direct when it is absent.
+ * @param {McpServerConfig} server @param {string | undefined} relay @returns {McpServerConfig}
+ */
+function withRelay(server, relay) {
+  const copy = { ...server };
+  delete copy.relay;
+  return relay ? { ...copy, relay } : copy;
+}
 
 /** A server id no saved server has. @param {{id: string}[]} taken */
 function newServerId(taken) {
@@ -85,7 +98,8 @@ const isLegacyKey = (key) => /^mcp_[a-z0-9]/.test(key);
 const ToolListsSchema = z.record(z.string().max(200), z.record(z.string().max(200), z.string().max(600)));
 
 /**
- * The Config document's part of a server: how two lists of servers are compared.
+ * The Config document's part of a server that makes it the same server: how two lists of
+ * servers are compared (the way it is reached, direct or through a relay, is not part of it).
  * @param {McpServerSetting} a
  * @param {McpServerSetting} b
  */
@@ -135,8 +149,9 @@ export class McpManager {
 
   /**
    * @param {{config: ConfigStore, secrets: SecretBox, registry: BrowserToolRegistry, workspaceId: string, fetch?: typeof fetch,
-   *   authHeaders?: (server: McpServerConfig) => Promise<Record<string, string>>}} deps
-   *   authHeaders: OAuth's access token for a server (see oauth.js)
+   *   relayFetch?: (machine: string) => typeof fetch, authHeaders?: (server: McpServerConfig) => Promise<Record<string, string>>}} deps
+   *   authHeaders: OAuth's access token for a server (see oauth.js); relayFetch: the fetch through a machine's wsh relay (a
+   *   server marked "through my relay")
    */
   constructor(deps) {
     this.deps = deps;
@@ -236,7 +251,8 @@ export class McpManager {
 
   /**
    * Adds a server (validated; its name unique in the workspace); the secret is sealed.
-   * @param {{name: string, url: string, auth?: McpServerConfig['auth'], headerName?: string, secret?: string}} input
+   * @param {{name: string, url: string, auth?: McpServerConfig['auth'], headerName?: string, secret?: string, relay?: string}} input
+   *   relay: the machine whose wsh relay its requests go through (absent: direct)
    */
   async add(input) {
     const list = this.servers();
@@ -244,6 +260,7 @@ export class McpManager {
       id: newServerId(list),
       name: input.name,
       url: input.url.trim(),
+      ...(input.relay ? { relay: input.relay } : {}),
       auth: input.auth ?? 'none',
       headerName: input.auth === 'header' ? input.headerName : undefined,
       listsBound: true,
@@ -308,7 +325,9 @@ export class McpManager {
     /** @type {McpServerConfig[]} */
     const next = [];
     for (const s of settings) {
-      const same = old.find((o) => sameSetting(o, s) && !next.some((n) => n.id === o.id));
+      const found = old.find((o) => sameSetting(o, s) && !next.some((n) => n.id === o.id));
+      // Reached as the document says (direct or through a relay): the same server all the same.
+      const same = found && withRelay(found, s.relay);
       // The document is the whole of the user's choices: an "Always allow" of an older version
       // still waiting for its tool goes; an Off stays.
       if (same)
@@ -372,6 +391,19 @@ export class McpManager {
     this.#changed();
   }
 
+  /**
+   * How a server's requests go: through its machine's relay when it is marked so, else the page's fetch.
+   * @param {McpServerConfig} server @returns {typeof fetch | undefined}
+   */
+  #fetchFor(server) {
+    if (!server.relay) return this.deps.fetch;
+    if (this.deps.relayFetch) return this.deps.relayFetch(server.relay);
+    const machine = server.relay;
+    return async () => {
+      throw new RelayError(`“${server.name}” goes through the relay on “${machine}”, which this page cannot reach.`);
+    };
+  }
+
   /** The headers a server's requests carry (its sealed secret opened). @param {McpServerConfig} server */
   async #headers(server) {
     if (server.auth !== 'bearer' && server.auth !== 'header') return {};
@@ -431,7 +463,7 @@ export class McpManager {
         server.auth === 'oauth' && this.deps.authHeaders
           ? () => /** @type {NonNullable<typeof this.deps.authHeaders>} */ (this.deps.authHeaders)(server)
           : undefined,
-      fetch: this.deps.fetch,
+      fetch: this.#fetchFor(server),
       onLog: (level, data, logger) =>
         this.#log(id, level, `${logger ? `${logger}: ` : ''}${typeof data === 'string' ? data : JSON.stringify(data)}`),
       onToolsChanged: () => {

@@ -1,6 +1,7 @@
 /** @import { ProviderErrorCode, ProviderErrorShape } from './types.d.ts' */
 import { LeakDetector } from '../safety/leak-detector.js';
 import { isLocalAddress, offlineExplains, offlineMessage } from '../net/offline.js';
+import { RelayError } from '../net/relay.js';
 
 // The key shapes live in one place (the LeakDetector's rules), shared with the safety pipeline.
 const detector = new LeakDetector();
@@ -150,6 +151,8 @@ export function fetchError(err, { label, url, signal, online }) {
   if (signal?.aborted || /** @type {Error} */ (err)?.name === 'AbortError') {
     return new ProviderError('aborted', 'Stopped.', { retryable: false, cause: err });
   }
+  // Through a machine's relay: its words say which machine and why (not this page's reach).
+  if (err instanceof RelayError) return new ProviderError('network', err.message, { cause: err });
   const host = originOf(url);
   if (isLocalAddress(url)) {
     return new ProviderError(

@@ -362,6 +362,8 @@ export interface ProviderConfig {
   model?: string;
   apiKey?: string;
   baseUrl?: string;
+  /** The user's machine whose wsh relay its requests go through ("through my relay"); absent: direct. */
+  relay?: string;
 }
 
 /** A model a provider offers, with what it accepts (for the model picker's badges). */

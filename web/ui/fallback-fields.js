@@ -1,14 +1,16 @@
 /** @import { CatalogEntry } from '../providers/types.d.ts' */
 /** @import { ProviderChain } from './types.d.ts' */
 import { h } from './dom.js';
+import { relayField } from './relay-field.js';
 
 const MAX_FALLBACKS = 4;
 
 /**
  * The Settings dialog's "When the provider fails" section: the fallback chain (provider, model,
- * optional base URL and key per entry, in order), retries, and the stream time-outs by state.
+ * optional base URL, key and relay per entry, in order), retries, and the stream time-outs by state.
  * `read()` returns what to save, or the first problem (shown next to its field).
- * @param {{catalog: CatalogEntry[], providers: ProviderChain, hasKey: (provider: string) => boolean}} props
+ * @param {{catalog: CatalogEntry[], providers: ProviderChain, hasKey: (provider: string) => boolean, machines?: string[]}} props
+ *   machines: the user's machines, for each entry's "through my relay"
  */
 export function FallbackFields(props) {
   const list = h('ol', { class: 'fallback-list' });
@@ -34,8 +36,8 @@ export function FallbackFields(props) {
   /**
    * Provider, model, base URL and key fields of one entry (a fallback or a route).
    * Each label names its entry ("Fallback 1 provider"), so no two fields of the dialog share one.
-   * @param {string} id @param {string} name @param {{provider: string, model: string, baseUrl: string} | undefined} value @param {boolean}
-   *   [optional] offers "Not set"
+   * @param {string} id @param {string} name @param {{provider: string, model: string, baseUrl: string, relay?: string} | undefined} value
+   * @param {boolean} [optional] offers "Not set"
    */
   const providerFields = (id, name, value, optional = false) => {
     const provider = h(
@@ -50,7 +52,8 @@ export function FallbackFields(props) {
     const key = h('input', { id: `${id}-key`, type: 'password', autocomplete: 'off', spellcheck: false });
     const note = h('p', { class: 'muted small', id: `${id}-note` });
     key.setAttribute('aria-describedby', note.id);
-    const rest = [model, base, key];
+    const relay = relayField({ id: `${id}-relay`, label: '', machines: props.machines ?? [], value: value?.relay, note: false });
+    const rest = [model, base, key, relay.select];
     const sync = () => {
       const entry = props.catalog.find((e) => e.id === provider.value);
       for (const el of rest) el.disabled = !entry;
@@ -72,19 +75,23 @@ export function FallbackFields(props) {
       h('label', { for: base.id }),
       h('label', { for: key.id }),
     ];
+    labels.push(relay.label);
     const rename = (/** @type {string} */ n) =>
-      ['provider', 'model', 'base URL (optional)', 'API key'].forEach((what, i) => labels[i].replaceChildren(`${n} ${what}`));
+      ['provider', 'model', 'base URL (optional)', 'API key', 'through my relay'].forEach((what, i) =>
+        labels[i].replaceChildren(`${n} ${what}`),
+      );
     rename(name);
     const fields = [
       h('div', { class: 'field' }, labels[0], provider),
       h('div', { class: 'field' }, labels[1], model),
       h('div', { class: 'field' }, labels[2], base),
       h('div', { class: 'field' }, labels[3], key, note),
+      relay.field,
     ];
-    return { provider, model, base, key, note, fields, rename };
+    return { provider, model, base, key, note, relay, fields, rename };
   };
 
-  /** @param {{provider: string, model: string, baseUrl: string}} [value] */
+  /** @param {{provider: string, model: string, baseUrl: string, relay?: string}} [value] */
   const addRow = (value) => {
     const n = rows.length + 1;
     const f = providerFields(`set-fb-${Date.now().toString(36)}-${n}`, `Fallback ${n}`, value);
@@ -235,7 +242,7 @@ export function FallbackFields(props) {
     /**
      * @param {ReturnType<typeof providerFields>} r
      * @param {string} name
-     * @returns {{provider: string, model: string, baseUrl: string} | null} null: a problem, shown
+     * @returns {{provider: string, model: string, baseUrl: string, relay?: string} | null} null: a problem, shown
      */
     const entryOf = (r, name) => {
       const baseUrl = r.base.value.trim();
@@ -252,7 +259,8 @@ export function FallbackFields(props) {
         return null;
       }
       if (key) keys[r.provider.value] = key;
-      return { provider: r.provider.value, model: r.model.value.trim(), baseUrl };
+      const relay = r.relay.read();
+      return { provider: r.provider.value, model: r.model.value.trim(), baseUrl, ...(relay ? { relay } : {}) };
     };
     const fallbacks = [];
     for (const r of rows) {

@@ -1,4 +1,4 @@
-/** @import { RemoteMachines, Machine } from '../stores/remote-machines.js' */
+/** @import { RemoteMachines, Machine, ConnectionStatus } from '../stores/remote-machines.js' */
 /** @import { McpExposureControl } from './types.d.ts' */
 import { h, clear, guard, formatTime } from './dom.js';
 import { emptyState, panelLayout } from './panel-layout.js';
@@ -10,7 +10,8 @@ import { serverCommand } from './wsh-command.js';
  * The Remote panel: the user's own machines reached through wsh — add one (a name and the URL
  * `wsh-server` prints; its key is made here, the private half never leaves the browser), the
  * public key line to paste into the server's keys file (with Copy), a connection test, when it
- * was last used; remove a machine and its key. With `exposure`: this workspace exposed to outside
+ * was last used, and its live connection status (kept connected while the panel is open: a
+ * dropped connection is tried again until it is back); remove a machine and its key. With `exposure`: this workspace exposed to outside
  * MCP clients through one of the machines (mcp-expose-section.js).
  * @param {{machines: RemoteMachines, exposure?: McpExposureControl, onError: (err: unknown) => void, onBack: () => void}} props
  */
@@ -21,6 +22,10 @@ export function RemotePanel(props) {
   const list = h('ul', { class: 'remote-list', 'aria-label': 'Machines' });
   /** Connection tests' results by machine id, kept when the list is drawn again. @type {Map<string, string>} */
   const tested = new Map();
+  /** Each drawn machine's live status line, by name. @type {Map<string, HTMLElement>} */
+  const live = new Map();
+  /** The machines this panel watches (kept connected while it is open), by name. @type {Map<string, () => void>} */
+  const watching = new Map();
 
   const nameInput = /** @type {HTMLInputElement} */ (
     h('input', { id: 'remote-name', name: 'name', required: true, maxLength: 32, placeholder: 'laptop', autocomplete: 'off' })
@@ -71,6 +76,12 @@ export function RemotePanel(props) {
       },
     );
     const result = h('p', { class: 'small remote-status', role: 'status' }, tested.get(m.id) ?? 'Not tested yet.');
+    const connection = h(
+      'p',
+      { class: 'small remote-live', role: 'status', 'aria-live': 'polite', 'aria-label': `Connection of ${m.name}` },
+      statusText(machines.connection(m.name)),
+    );
+    live.set(m.name, connection);
     const copy = () =>
       guarded(async () => {
         await navigator.clipboard.writeText(keyLine.value);
@@ -108,6 +119,7 @@ export function RemotePanel(props) {
       { class: 'remote-machine', 'aria-label': m.name },
       h('h3', null, m.name),
       h('p', { class: 'small' }, h('code', null, m.url), ' · ', m.lastUsed ? `last used ${formatTime(m.lastUsed)}` : 'never used'),
+      connection,
       h('label', { for: command.id, class: 'small' }, 'Run this on the machine (Node 20 or later; no clone of Clawser needed)'),
       h(
         'div',
@@ -138,9 +150,21 @@ export function RemotePanel(props) {
 
   const draw = () => {
     const all = machines.list();
+    live.clear();
     clear(list).append(...(all.length ? all.map(row) : [emptyState('No machines yet. Add one of your computers above.', { tag: 'li' })]));
+    // Every machine listed is watched (connected, and connected again when it drops) while the panel is open.
+    for (const [name, unwatch] of watching) {
+      if (all.some((m) => m.name === name)) continue;
+      unwatch();
+      watching.delete(name);
+    }
+    for (const m of all) if (!watching.has(m.name)) watching.set(m.name, machines.watch(m.name));
   };
   const stop = machines.onChange(draw);
+  const stopStatus = machines.onStatus((name) => {
+    const el = live.get(name);
+    if (el) el.textContent = statusText(machines.connection(name));
+  });
   draw();
 
   const root = panelLayout(
@@ -169,8 +193,17 @@ export function RemotePanel(props) {
     root,
     destroy: () => {
       stop();
+      stopStatus();
+      for (const unwatch of watching.values()) unwatch();
       stopMachines();
       expose?.destroy();
     },
   };
+}
+
+/** What the live status line says. @param {ConnectionStatus} s */
+function statusText(s) {
+  if (s.state === 'connected') return 'Connection: connected.';
+  if (s.state === 'connecting') return 'Connection: connecting…';
+  return `Connection: ${s.state}${s.reason ? ` — ${s.reason.replace(/\.$/, '')}` : ''}.`;
 }

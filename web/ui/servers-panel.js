@@ -11,8 +11,9 @@ const STATUS_WORDS = { disconnected: 'Not connected', connecting: 'Connecting…
  * version, tools with their annotations, resources (attached to the next message), prompts (as
  * "/mcp__server__prompt" in the composer), log messages and last error.
  * @param {{mcp: McpManager, signIn: (server: McpServerConfig, authenticate: string | null) => Promise<void>,
- *   attach: (attachment: {label: string, text: string, untrusted: string}) => void, onError: (err: unknown) => void, onBack: () => void}}
- *   props
+ *   attach: (attachment: {label: string, text: string, untrusted: string}) => void, onError: (err: unknown) => void, onBack: () => void,
+ *   machines?: string[]}} props
+ *   machines: the user's machines (the Remote panel's), whose wsh relay a server's requests may go through
  *   signIn: must be called in the click's turn (it opens the sign-in window)
  */
 export function ServersPanel(props) {
@@ -42,7 +43,9 @@ export function ServersPanel(props) {
     guarded(async () => {
       const r = await formDialog({
         title: 'Add an MCP server',
-        description: 'Its Streamable HTTP endpoint (often ending in /mcp). The server must allow this page (CORS).',
+        description:
+          'Its Streamable HTTP endpoint (often ending in /mcp). The server must allow this page (CORS), ' +
+          "or its requests go through one of your machines' wsh relay.",
         fields: [
           { name: 'name', label: 'Name (tools are called mcp__{name}__…)', required: true, placeholder: 'github' },
           { name: 'url', label: 'Server URL', type: 'url', required: true, placeholder: 'https://example.com/mcp' },
@@ -57,6 +60,15 @@ export function ServersPanel(props) {
           },
           { name: 'headerName', label: 'Header name (for "header")', placeholder: 'X-API-Key' },
           { name: 'secret', label: 'Token or header value (kept encrypted)', type: 'password' },
+          {
+            name: 'relay',
+            label: 'Through my relay',
+            value: 'direct',
+            options: ['direct', ...(props.machines ?? [])],
+            hint: props.machines?.length
+              ? "direct; or a machine of yours whose wsh relay makes the requests (its --relay-allow lists this server's host)"
+              : 'direct (add a machine in the Remote panel to go through its wsh relay)',
+          },
         ],
         submitLabel: 'Add server',
       });
@@ -68,6 +80,7 @@ export function ServersPanel(props) {
         auth,
         headerName: String(r.headerName || '') || undefined,
         secret: String(r.secret || '') || undefined,
+        ...(r.relay && r.relay !== 'direct' ? { relay: String(r.relay) } : {}),
       });
       status.textContent = `Added “${server.name}”. Connecting…`;
       await mcp.connect(server.id).then(
@@ -226,7 +239,7 @@ export function ServersPanel(props) {
             s.auth !== 'none'
               ? ` · ${s.auth === 'oauth' ? 'OAuth' : s.auth === 'bearer' ? 'bearer token' : `header ` + `${s.headerName}`}`
               : ''
-          }`,
+          }${s.relay ? ` · through the relay on “${s.relay}”` : ''}`,
         ),
       ),
       st.serverInfo

@@ -6,6 +6,7 @@ import { confirmDialog } from './dialogs.js';
 import { FallbackFields } from './fallback-fields.js';
 import { ModelPicker } from './model-picker.js';
 import { LocalModelsSection } from './local-models-section.js';
+import { relayField } from './relay-field.js';
 
 /**
  * The agent's settings are the app's record (`Agent`): the dialog changes the fields it shows
@@ -33,6 +34,7 @@ import { LocalModelsSection } from './local-models-section.js';
  *   openFirst?: boolean}} [localModels] openFirst: the dialog opens at this section (the first-run card's "Import a model…")
  *   the models on this computer; providerId: the provider that runs them; onUse: saves that provider and the model as the
  *   workspace's
+ * @property {string[]} [machines] the user's machines (the Remote panel's), for "Through my relay"
  * @property {{on: boolean, text: string, save: (on: boolean) => Promise<void>}} [isolation] cross-origin isolation in this browser:
  *   the setting, what this page is (a sentence), and how a change is saved (with the dialog's Save)
  */
@@ -241,12 +243,16 @@ export function openSettingsDialog(props) {
       h('label', { for: 'set-safety' }, 'Safety checks (input sanitizer, tool-call validator, leak detector)'),
     ),
   );
-  const fallbacks = FallbackFields({ catalog, providers: a.providers, hasKey: props.hasKey });
+  const machines = props.machines ?? [];
+  const fallbacks = FallbackFields({ catalog, providers: a.providers, hasKey: props.hasKey, machines });
+  const relay = relayField({ id: 'set-relay', label: 'Through my relay', machines, value: current?.relay });
+  const relayOf = () => (relay.read() ? { relay: relay.read() } : {});
   const dialogConfig = () => ({
     provider: providerSelect.value,
     model: modelInput.value.trim() || undefined,
     baseUrl: baseInput.value.trim() || undefined,
     apiKey: keyInput.value.trim() || undefined,
+    ...relayOf(),
   });
   const listModels = props.listModels;
   const pullModel = props.pullModel;
@@ -312,6 +318,8 @@ export function openSettingsDialog(props) {
     removeKey.hidden = !saved;
     // Every HTTP format: a proxy or gateway in front of the API is a common setup.
     baseRow.hidden = entry.capabilities.baseUrl === 'none';
+    // A provider in the page makes no HTTP requests to relay.
+    relay.field.hidden = entry.capabilities.baseUrl === 'none';
     baseInput.required = entry.capabilities.baseUrl === 'required';
     result.textContent = '';
     if (picker) {
@@ -393,6 +401,7 @@ export function openSettingsDialog(props) {
     localModels?.root,
     keyRow,
     baseRow,
+    relay.field,
     h('div', { class: 'row' }, testBtn),
     result,
   );
@@ -461,6 +470,7 @@ export function openSettingsDialog(props) {
         model: modelInput.value.trim() || undefined,
         baseUrl: baseInput.value.trim() || undefined,
         apiKey: keyInput.value.trim() || undefined,
+        ...relayOf(),
         useSavedKey: !removeRequested,
       });
       result.className = `test-result ${report.ok ? 'ok' : 'bad'}`;
@@ -492,6 +502,7 @@ export function openSettingsDialog(props) {
             provider: providerSelect.value,
             model: modelInput.value.trim(),
             baseUrl: baseInput.value.trim(),
+            ...(relay.field.hidden ? {} : relayOf()),
             apiKey: key ? key : removeRequested ? null : undefined,
           },
           {

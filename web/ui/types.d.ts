@@ -225,6 +225,8 @@ export interface ProviderChoice {
   provider: string;
   model: string;
   baseUrl: string;
+  /** "Through my relay": the user's machine whose wsh relay its requests go through; absent: direct. */
+  relay?: string;
 }
 
 /** The fallback chain, routing hints, retries, cache and time-outs ("When the provider fails"). */

@@ -39,6 +39,7 @@ export async function routeConfig(hint, { settings, workspaceId, routes }) {
     model: r.model || undefined,
     baseUrl: r.baseUrl || undefined,
     apiKey: await settings.apiKey(workspaceId, r.provider).catch(() => undefined),
+    ...(r.relay ? { relay: r.relay } : {}),
   };
 }
 
@@ -90,6 +91,8 @@ export async function chooseModel(sources, { message, pinned, agent, needsVision
         model: own.model || undefined,
         baseUrl: config?.provider === own.provider ? config.baseUrl : undefined,
         apiKey: await settings.apiKey(workspaceId, own.provider).catch(() => undefined),
+        // The same server as the workspace's, reached the same way.
+        ...(config?.provider === own.provider && config.relay ? { relay: config.relay } : {}),
       };
     else if (profile?.route) config = (await routeConfig(profile.route, sources)) ?? config;
   }

@@ -37,6 +37,8 @@ export interface RouteTarget {
   provider: string;
   model: string;
   baseUrl: string;
+  /** The machine whose wsh relay its requests go through; absent: direct. */
+  relay?: string;
 }
 
 /** The named agents a message may address with "@name". */

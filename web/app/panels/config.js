@@ -53,7 +53,12 @@ const panel = {
           rules: registry.rules(),
           skills: skills.choices(),
         };
-        const was = before.provider && { id: before.provider.provider, model: before.provider.model, baseUrl: before.provider.baseUrl };
+        const was = before.provider && {
+          id: before.provider.provider,
+          model: before.provider.model,
+          baseUrl: before.provider.baseUrl,
+          ...(before.provider.relay ? { relay: before.provider.relay } : {}),
+        };
         const providerChanged = !!next.provider && JSON.stringify(next.provider) !== JSON.stringify(was);
         // Each server's tool choices go under the identity it will have (a server at a new address is a new one).
         const servers = mcp.planServers(next.mcpServers);
@@ -65,7 +70,8 @@ const panel = {
           skills.replaceChoices(next.skills);
           // The key stays where it is (sealed, per provider); null keeps the current provider.
           if (next.provider && providerChanged) {
-            await providerSettings.save(ws, { provider: next.provider.id, model: next.provider.model, baseUrl: next.provider.baseUrl });
+            const { id, model, baseUrl, relay } = next.provider;
+            await providerSettings.save(ws, { provider: id, model, baseUrl, ...(relay ? { relay } : {}) });
           }
           // Last: a server it forgets takes its sealed token along, which no rollback could bring back.
           await mcp.replaceServers(servers);

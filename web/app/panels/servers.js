@@ -10,13 +10,16 @@ const panel = {
   split: false,
   async open(ctx) {
     // The sign-in helper is loaded now: a click must open its window without waiting.
-    const [{ ServersPanel }, mcp, auth] = await Promise.all([
+    const [{ ServersPanel }, mcp, auth, remote] = await Promise.all([
       import('../../ui/servers-panel.js'),
       ctx.services.mcp(),
       ctx.services.mcpAuth(),
+      // The user's machines, for "through my relay" (the panel opens without them if they cannot load).
+      ctx.services.remote().catch(() => undefined),
     ]);
     return ServersPanel({
       mcp,
+      machines: remote?.list().map((m) => m.name) ?? [],
       signIn: (server, authenticate) => auth.signIn(ctx.workspaceId, server, authenticate),
       attach: (a) => ctx.chat.attach(a),
       onError: ctx.showError,
