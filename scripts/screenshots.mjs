@@ -10,7 +10,7 @@
 // The workspace is seeded as one in use: dated, pinned, scheduled-job and sub-agent conversations,
 // memories, goals, a job, a webhook channel and a remote machine.
 // To check one shot without rewriting the others: node scripts/screenshots.mjs --only <chat|panel name> --out <folder>
-// (light, 1280 px only; docs/screenshots/ and the gallery are left alone).
+// (light, 1280 px only — `--theme dark` for the dark one; docs/screenshots/ and the gallery are left alone).
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { launchBrowser, startApp, saveSettings } from '../tests/browser/helpers.mjs';
@@ -18,12 +18,14 @@ import { startLlmServer } from '../tests/fixtures/llm-server.mjs';
 import { PANEL_NAV } from '../web/app/panel-nav.js';
 import { writeGallery } from './screenshots-gallery.mjs';
 
-const { values: args } = parseArgs({ options: { only: { type: 'string' }, out: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { only: { type: 'string' }, out: { type: 'string' }, theme: { type: 'string' } } });
 const ONLY = args.only;
 const OUT = args.out ?? 'docs/screenshots';
 if (ONLY && !args.out) throw new Error('--only writes to a folder of its own: give --out <folder>.');
 /** @type {('light' | 'dark')[]} */
-const THEMES = ONLY ? ['light'] : ['light', 'dark'];
+if (args.theme && (!ONLY || !['light', 'dark'].includes(args.theme))) throw new Error('--theme light|dark goes with --only.');
+/** @type {('light' | 'dark')[]} */
+const THEMES = ONLY ? [args.theme === 'dark' ? 'dark' : 'light'] : ['light', 'dark'];
 const ALL_SIZES = [
   { width: 360, height: 740 },
   { width: 1280, height: 720 },

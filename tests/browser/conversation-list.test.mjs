@@ -48,12 +48,15 @@ await list.getByRole('link', { name: /Old tax questions/ }).waitFor();
 
 /** The group headings, in order. */
 const headings = () => list.locator('.conv-group-toggle > span:not(.conv-group-count)').allInnerTexts();
-/** The titles listed under a group's heading. @param {string} label */
+/**
+ * The titles listed under a group's heading: their text, which a row just drawn has before it is laid out (its
+ * `content-visibility: auto` leaves innerText empty until then). @param {string} label
+ */
 const titlesIn = (label) =>
   list
     .locator('section.conv-group', { has: page.getByRole('button', { name: new RegExp(`^${label} \\d+$`) }) })
     .locator('.conv-title')
-    .allInnerTexts();
+    .allTextContents();
 
 /** Serious or critical axe violations in the conversation list. */
 const violations = () => seriousViolations(page, '#conv-drawer');

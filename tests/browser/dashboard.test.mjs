@@ -102,6 +102,40 @@ test('model calls and tool calls of real turns are counted per model and per too
   await other.close();
 });
 
+test("the chart draws its series in the design tokens' colours and draws again in the other theme", async () => {
+  if (!(await dashboard().isVisible())) {
+    llm.enqueue({ text: 'Counted.' });
+    await sendMessage(page, 'count this');
+    await page.locator('.msg.assistant:not(.streaming) .msg-body', { hasText: 'Counted.' }).waitFor();
+    await page.keyboard.press('Alt+8');
+  }
+  const chart = dashboard().getByRole('img', { name: /tokens per day by model/ });
+  await chart.locator('canvas').waitFor();
+  /** The first series' legend marker and the token --chart-1, as rgb(). */
+  const colours = () =>
+    chart.evaluate((holder) => {
+      const probe = document.createElement('span');
+      probe.style.color = 'var(--chart-1, transparent)';
+      holder.append(probe);
+      const token = getComputedStyle(probe).color;
+      probe.remove();
+      const marker = holder.querySelectorAll('.u-legend tr.u-series .u-marker')[1];
+      return { marker: marker ? getComputedStyle(marker).borderTopColor : null, token };
+    });
+  const light = await colours();
+  assert.equal(light.marker, light.token, 'the series is --chart-1');
+  // A change of theme draws the chart again, with the axes in the dark theme's text colour.
+  await chart.locator('.uplot').evaluate((el) => el.setAttribute('data-drawn-before', ''));
+  await page.emulateMedia({ colorScheme: 'dark' });
+  try {
+    await chart.locator('.uplot:not([data-drawn-before])').waitFor();
+    const dark = await colours();
+    assert.equal(dark.marker, dark.token);
+  } finally {
+    await page.emulateMedia({ colorScheme: 'light' });
+  }
+});
+
 test('scheduled jobs: counts, the next run and recent runs with their result', async () => {
   await page.keyboard.press('Alt+5');
   await page.getByRole('heading', { name: 'Schedule', exact: true }).waitFor();

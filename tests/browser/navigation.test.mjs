@@ -83,6 +83,39 @@ test('Ctrl+K opens the palette; typing filters fuzzily; Enter runs the action; E
   await page.getByRole('button', { name: 'Back to chat' }).click();
 });
 
+test('the palette ranks prefix and word-start matches first, before matches inside a word that come earlier in its list', async () => {
+  for (const message of ['Lighthouse keepers', 'Spotlight review', 'Something else']) {
+    await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+    await page.getByText('Start the conversation: type a message below.').waitFor();
+    await page.getByRole('textbox', { name: 'Message' }).fill(message);
+    await page.keyboard.press('Enter');
+    await page.locator('.msg.assistant:not(.streaming)', { hasText: `Echo: ${message}` }).waitFor();
+  }
+  // Control: unranked, the palette lists conversations as the list does, the newest first — "light"
+  // inside "Spotlight" before "Lighthouse".
+  const titles = await page.locator('.conv-list .conv-title').allInnerTexts();
+  assert.ok(titles.indexOf('Spotlight review') < titles.indexOf('Lighthouse keepers'), JSON.stringify(titles));
+  /** The labels the palette shows for `query`, in order. @param {string} query */
+  const shown = async (query) => {
+    await search().fill(query);
+    await palette().getByRole('option').first().waitFor();
+    return (await palette().getByRole('option').allInnerTexts()).map((t) => t.split('\n')[0]);
+  };
+  await page.keyboard.press('Control+k');
+  const light = await shown('light');
+  assert.deepEqual(light.slice(0, 2), ['Lighthouse keepers', 'Spotlight review'], 'the prefix first');
+  // "key" starts "Keyboard shortcuts" and a word of "Change provider or model…" (its keywords: "api key"), which comes earlier.
+  const key = await shown('key');
+  assert.equal(key[0], 'Keyboard shortcuts', JSON.stringify(key));
+  assert.ok(key.includes('Change provider or model…'), `control: the word start matches too (${JSON.stringify(key)})`);
+  // Control: a match inside a word is still found.
+  assert.equal((await shown('house'))[0], 'Lighthouse keepers');
+  await page.keyboard.press('Escape');
+  await palette().waitFor({ state: 'detached' });
+  await page.getByRole('button', { name: 'New conversation', exact: true }).click();
+  await page.getByText('Start the conversation: type a message below.').waitFor();
+});
+
 test('the palette switches conversations, starts a new one and sets the autonomy; arrows choose', async () => {
   await page.getByRole('textbox', { name: 'Message' }).fill('Plan the garden party');
   await page.keyboard.press('Enter');

@@ -90,6 +90,58 @@ test('the Terminal panel runs a pipeline over the workspace’s OPFS files and c
   assert.equal(await readWorkspaceFile(page, '.scheduler/jobs.json'), null);
 });
 
+test('the terminal takes its colours from the design tokens, light and dark, and follows a change of theme', async () => {
+  if (!(await page.getByRole('heading', { name: 'Terminal' }).isVisible())) await page.keyboard.press('Alt+KeyT');
+  await page.locator('.terminal-host .xterm-helper-textarea').waitFor();
+  await shows('clawser:');
+  /** The terminal's background and its prompt's colour as drawn, and the tokens' values, each as rgb(). */
+  const read = () =>
+    page.evaluate(() => {
+      /** @param {string} token */
+      const rgb = (token) => {
+        const probe = document.createElement('span');
+        probe.style.color = `var(${token}, transparent)`;
+        document.body.append(probe);
+        const colour = getComputedStyle(probe).color;
+        probe.remove();
+        return colour;
+      };
+      const screen = document.querySelector('.terminal-host .xterm-scrollable-element');
+      const prompt = [...document.querySelectorAll('.terminal-host .xterm-rows span')].find((el) => el.textContent === 'clawser');
+      return {
+        background: screen ? getComputedStyle(screen).backgroundColor : null,
+        prompt: prompt ? getComputedStyle(prompt).color : null,
+        bg: rgb('--terminal-bg'),
+        greens: [rgb('--terminal-green'), rgb('--terminal-bright-green')],
+      };
+    });
+  const light = await read();
+  assert.equal(light.background, light.bg, 'the background is --terminal-bg');
+  assert.ok(
+    light.greens.includes(/** @type {string} */ (light.prompt)),
+    `the green prompt is a --terminal-*green token (${JSON.stringify(light)})`,
+  );
+  await page.emulateMedia({ colorScheme: 'dark' });
+  try {
+    await waitInPage(
+      page,
+      (bg) =>
+        Promise.resolve(
+          getComputedStyle(/** @type {Element} */ (document.querySelector('.terminal-host .xterm-scrollable-element'))).backgroundColor !==
+            bg,
+        ),
+      light.background,
+      { what: 'the terminal to redraw in the dark theme' },
+    );
+    const dark = await read();
+    assert.notEqual(dark.bg, light.bg, 'control: the themes differ');
+    assert.equal(dark.background, dark.bg);
+    assert.ok(dark.greens.includes(/** @type {string} */ (dark.prompt)), JSON.stringify(dark));
+  } finally {
+    await page.emulateMedia({ colorScheme: 'light' });
+  }
+});
+
 test('git diff A B and --name-status A B between two commits made in the terminal; working-tree git diff as before', async () => {
   await page.keyboard.press('Alt+KeyT');
   await page.getByRole('heading', { name: 'Terminal' }).waitFor();

@@ -42,6 +42,7 @@ const context = (over = {}) => {
     turn: { undo: true, redo: true, regenerate: 'e9' },
     split: null,
     railCollapsed: false,
+    listHidden: false,
     ...over,
     act,
   });
@@ -63,6 +64,7 @@ test('commands: the conversation on screen can be deleted, renamed, regenerated,
   assert.equal(run('undo'), 'undoTurn');
   assert.equal(run('redo'), 'redoTurn');
   assert.equal(run('rail'), 'toggleRail');
+  assert.equal(run('conversation-list'), 'toggleList');
   assert.equal(run('new-workspace'), 'newWorkspace');
   assert.equal(run('import'), 'importConversation');
   const shortcut = (/** @type {string} */ id) => commands.find((c) => c.id === id)?.shortcut;
@@ -85,13 +87,17 @@ test('commands: only what applies is offered', () => {
   const none = context({ conversationId: null }).ids;
   assert.ok(!none.includes('delete') && !none.includes('rename'), 'no conversation on screen');
   assert.ok(!context({ railCollapsed: null }).ids.includes('rail'), 'no rail to fold on a phone');
+  assert.ok(context().ids.includes('conversation-list'), 'control: the list can be hidden on a wide screen');
+  assert.ok(!context({ listHidden: null }).ids.includes('conversation-list'), 'a phone keeps its drawer');
   assert.ok(!context().ids.includes('split'), 'the chat panel has no split');
 });
 
-test('commands: the rail and the split say which way they toggle', () => {
+test('commands: the rail, the conversation list and the split say which way they toggle', () => {
   const label = (/** @type {ReturnType<typeof context>} */ c, /** @type {string} */ id) => c.commands.find((x) => x.id === id)?.label;
   assert.match(String(label(context({ railCollapsed: false }), 'rail')), /^Fold/);
   assert.match(String(label(context({ railCollapsed: true }), 'rail')), /^Unfold/);
+  assert.equal(label(context({ listHidden: false }), 'conversation-list'), 'Hide the conversation list');
+  assert.equal(label(context({ listHidden: true }), 'conversation-list'), 'Show the conversation list');
   const off = context({ panel: 'files', split: { on: false } });
   assert.match(String(label(off, 'split')), /^Show the chat beside/);
   assert.equal(off.run('split'), 'toggleSplit');

@@ -1,10 +1,12 @@
 // The design tokens (issue 37, docs/design.md): web/ui/styles.css defines spacing, a type scale,
 // radii, colours and elevation once, as custom properties of :root with a light and a dark value,
 // and every other rule — every panel's — takes them from there. These tests fail on a literal
-// value where a token belongs, and on a colour the dark theme forgets.
+// value where a token belongs, and on a colour the dark theme forgets. The views' scripts too: the
+// Terminal's xterm theme and the Dashboard's chart colours are tokens (`--terminal-*`, `--chart-*`)
+// read at run time, and no script under web/ui/ writes a colour of its own.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 
 const CSS = readFileSync(new URL('../../web/ui/styles.css', import.meta.url), 'utf8');
 
@@ -105,4 +107,59 @@ test('the tokens are defined, the dark theme gives every colour its own value, a
       max === b ? 60 * ((r - g) / (max - min)) + 240 : max === g ? 60 * ((b - r) / (max - min)) + 120 : 60 * (((g - b) / (max - min)) % 6);
     assert.ok(hue >= 190 && hue <= 260, `${hex}: hue ${hue}`);
   }
+});
+
+const UI = new URL('../../web/ui/', import.meta.url);
+/** Every script of the views (web/ui/, its folders included), by path. */
+const UI_SCRIPTS = readdirSync(UI, { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.js'))
+  .map((f) => ({ file: f, text: readFileSync(new URL(f, UI), 'utf8') }));
+
+/**
+ * The colours a script writes out (#hex, rgb(), hsl()) in its strings: "file:line: literal". Comments are skipped.
+ * @param {string} file @param {string} text
+ */
+export function scriptColours(file, text) {
+  /** @type {string[]} */
+  const bad = [];
+  text.split('\n').forEach((line, i) => {
+    const code = line.replace(/^\s*(?:\/\/|\*|\/\*).*$/, '');
+    for (const m of code.matchAll(/['"`][^'"`]*?(#[0-9a-f]{3,8}\b|\b(?:rgba?|hsla?)\()[^'"`]*['"`]/gi))
+      bad.push(`${file}:${i + 1}: ${m[1]}`);
+  });
+  return bad;
+}
+
+test('no script of the views writes a colour: the Terminal and the Dashboard take theirs from tokens (control: literals caught)', () => {
+  assert.ok(UI_SCRIPTS.length > 30 && UI_SCRIPTS.some((s) => s.file === 'terminal-panel.js'), 'control: the scripts were read');
+  assert.deepEqual(
+    UI_SCRIPTS.flatMap((s) => scriptColours(s.file, s.text)),
+    [],
+  );
+  assert.deepEqual(scriptColours('x.js', "const a = { background: '#ffffff' };\n// #fff in a comment\nconst b = `rgb(1 2 3)`;"), [
+    'x.js:1: #ffffff',
+    'x.js:3: rgb(',
+  ]);
+});
+
+test('the tokens the Terminal and the Dashboard read are defined, with a light and a dark value', () => {
+  const darkBlock = /@media \(prefers-color-scheme: dark\) \{\s*:root \{([^}]*)\}/.exec(CSS)?.[1] ?? '';
+  const lightBlock = /:root\s*\{([^}]*)\}/.exec(CSS)?.[1] ?? '';
+  const named = (/** @type {string} */ file) =>
+    [...(UI_SCRIPTS.find((s) => s.file === file)?.text ?? '').matchAll(/'(--(?:terminal|chart)-[\w-]+)'/g)].map((m) => m[1]);
+  const terminal = named('terminal-panel.js');
+  assert.equal(terminal.length, 21, `xterm's theme: background, text, cursor and its text, selection, 16 colours (${terminal})`);
+  const chart = [...named('dashboard-panel.js'), ...Array.from({ length: 8 }, (_, i) => `--chart-${i + 1}`)];
+  for (const token of [...terminal, ...chart]) {
+    assert.match(lightBlock, new RegExp(`${token}:`), `${token} is defined`);
+    if (/#/.test(new RegExp(`${token}:\\s*([^;]+);`).exec(lightBlock)?.[1] ?? ''))
+      assert.match(darkBlock, new RegExp(`${token}:`), `${token} has a dark value`);
+  }
+  // Every token a view reads at run time is defined.
+  const read = UI_SCRIPTS.flatMap((s) => [...s.text.matchAll(/getPropertyValue\('(--[\w-]+)'\)/g)].map((m) => m[1]));
+  assert.ok(read.includes('--chart-grid'), `control: ${read}`);
+  assert.deepEqual(
+    read.filter((t) => !new RegExp(`${t}:`).test(lightBlock)),
+    [],
+  );
 });

@@ -12,6 +12,7 @@ const toolKeys = (id) => [
   `clawser_skills_enabled_${id}`,
   `clawser_built_tools_${id}`,
   `clawser_ui_tag_filter_${id}`,
+  `clawser_ui_list_hidden_${id}`,
   `clawser_mcp_servers_${id}`,
   `clawser_mcp_tool_lists_${id}`,
   `clawser_mcp_secret_${id}_abcd1234`,

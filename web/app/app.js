@@ -23,7 +23,7 @@ import { startWorkspaceDaemon } from './daemon-wiring.js';
 import { DelegationBoard } from '../agent/coordination/delegation-board.js';
 import { SemanticSearch } from './semantic.js';
 import { IsolationSetting } from './isolation.js';
-import { RAIL_COLLAPSED_KEY, tagFilterKey, tagFilterOf } from './flags.js';
+import { RAIL_COLLAPSED_KEY, listHiddenKey, tagFilterKey, tagFilterOf } from './flags.js';
 import { MountStore } from '../storage/mounts.js';
 import { h, clear, pickFile } from '../ui/dom.js';
 import { HomeView, BACKUP_FILE_TYPES } from '../ui/home-view.js';
@@ -742,6 +742,8 @@ export class ClawserApp {
       ],
       railCollapsed: this.config?.get(RAIL_COLLAPSED_KEY, false) === true,
       onRailToggle: (collapsed) => this.#guard((async () => this.config?.set(RAIL_COLLAPSED_KEY, collapsed))()),
+      listHidden: this.config?.get(listHiddenKey(workspaceId), false) === true,
+      onListToggle: (hidden) => this.#guard((async () => this.config?.set(listHiddenKey(workspaceId), hidden))()),
       onPalette: () => this.#guard(this.#openPalette()),
       paletteKeys: paletteKeys(hasCommandKey()),
       onSearch: (query) => controller.searchConversations(query),
@@ -791,6 +793,8 @@ export class ClawserApp {
         focusSearch: view.focusSearch,
         toggleRail: view.toggleRail,
         railCollapsed: view.railCollapsed,
+        toggleList: view.toggleList,
+        listHidden: view.listHidden,
         undoTurn: chat.undoTurn,
         redoTurn: chat.redoTurn,
         editMessage: chat.editMessage,

@@ -27,6 +27,7 @@ const LEVELS = /** @type {const} */ ([
  *   continued), the last message the user sent (that can be edited) (null: the chat is not on screen)
  * @param {{on: boolean} | null} [ctx.split] the panel on screen can show beside the chat (null: it cannot, or the window is too narrow)
  * @param {boolean | null} [ctx.railCollapsed] the panel rail shows icons only (null: no rail to fold, e.g. on a phone)
+ * @param {boolean | null} [ctx.listHidden] the conversation list is hidden (null: no list to hide, e.g. on a phone, where it is a drawer)
  * @param {boolean} [ctx.canRestore] a backup can be restored from here (the home screen: nothing is open that it would replace)
  * @param {object} ctx.act
  * @param {() => void} ctx.act.home
@@ -53,6 +54,7 @@ const LEVELS = /** @type {const} */ ([
  * @param {() => void} ctx.act.restoreBackup asks for the backup file
  * @param {() => void} ctx.act.toggleSplit
  * @param {() => void} ctx.act.toggleRail
+ * @param {() => void} ctx.act.toggleList hides or shows the conversation list
  * @param {() => void} ctx.act.stop
  * @param {() => void} ctx.act.search puts the focus in the conversation search
  * @param {() => void} ctx.act.shortcuts
@@ -155,6 +157,14 @@ export function buildCommands(ctx) {
         group: 'View',
         keywords: 'collapse expand sidebar navigation labels',
         run: act.toggleRail,
+      });
+    if (ctx.listHidden != null)
+      out.push({
+        id: 'conversation-list',
+        label: ctx.listHidden ? 'Show the conversation list' : 'Hide the conversation list',
+        group: 'View',
+        keywords: 'sidebar conversations collapse expand fold',
+        run: act.toggleList,
       });
     out.push({ id: 'import', label: 'Import a conversation (JSONL)…', keywords: 'upload open file', run: act.importConversation });
     for (const c of ctx.conversations) {

@@ -8,7 +8,7 @@ import { LocalConfig } from '../storage/local-config.js';
 import { RestoreInProgressError } from '../agent/coordination/restore-gate.js';
 import { WORKSPACES_KEY, DELETING_KEY, WORKSPACE_LIST_SCHEMAS } from './workspaces.js';
 import { readJson } from '../storage/damage.js';
-import { RAIL_COLLAPSED_KEY, RESTORE_DONE_FLAG, RESTORE_FLAG, TAG_FILTER_KEY_PREFIX } from './flags.js';
+import { LIST_HIDDEN_KEY_PREFIX, RAIL_COLLAPSED_KEY, RESTORE_DONE_FLAG, RESTORE_FLAG, TAG_FILTER_KEY_PREFIX } from './flags.js';
 
 /** Where each page keeps, in localStorage, the settings changes it has not written yet (followed by the page's own id). */
 export const UNSAVED_CHANGES_PREFIX = 'clawser_unsaved_changes.';
@@ -23,11 +23,15 @@ export const configFileOf = (key) => (key === WORKSPACES_KEY || key.startsWith(`
 
 /**
  * What the first views read from localStorage (first-view.js, workspace-first-view.js): the list, each workspace's provider, the rail,
- * each workspace's tag filter.
+ * each workspace's tag filter and whether its conversation list is hidden.
  * @param {string} key
  */
 export const firstViewKey = (key) =>
-  key === WORKSPACES_KEY || key.startsWith('clawser_config_') || key === RAIL_COLLAPSED_KEY || key.startsWith(TAG_FILTER_KEY_PREFIX);
+  key === WORKSPACES_KEY ||
+  key.startsWith('clawser_config_') ||
+  key === RAIL_COLLAPSED_KEY ||
+  key.startsWith(TAG_FILTER_KEY_PREFIX) ||
+  key.startsWith(LIST_HIDDEN_KEY_PREFIX);
 
 /**
  * What is wrong with the stored list and deletes (raw JSON, as DurableConfig keeps them), or

@@ -14,5 +14,9 @@ export const RAIL_COLLAPSED_KEY = 'clawser_ui_rail_collapsed';
 export const TAG_FILTER_KEY_PREFIX = 'clawser_ui_tag_filter_';
 /** @param {string} workspaceId */
 export const tagFilterKey = (workspaceId) => `${TAG_FILTER_KEY_PREFIX}${workspaceId}`;
+/** Whether the conversation list of a workspace is hidden on wide screens (remembered across visits), by workspace. */
+export const LIST_HIDDEN_KEY_PREFIX = 'clawser_ui_list_hidden_';
+/** @param {string} workspaceId */
+export const listHiddenKey = (workspaceId) => `${LIST_HIDDEN_KEY_PREFIX}${workspaceId}`;
 /** The saved tag filter, checked (a tag's bounds), or null. @param {unknown} value @returns {string | null} */
 export const tagFilterOf = (value) => (typeof value === 'string' && value.trim() && value.length <= 32 ? value : null);

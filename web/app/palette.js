@@ -17,6 +17,8 @@ import { lastRegenerableReply, stoppedLastReply, lastOwnMessage } from './conver
  * @property {() => void} focusSearch
  * @property {() => void} toggleRail
  * @property {() => boolean} railCollapsed
+ * @property {(hide?: boolean) => void} toggleList hides or shows the conversation list (wide screens)
+ * @property {() => boolean} listHidden
  * @property {() => Promise<void>} undoTurn Alt+Z
  * @property {() => Promise<void>} redoTurn Alt+Shift+Z
  * @property {(eventId: string) => void} editMessage a sent message's Edit button
@@ -97,6 +99,8 @@ export async function openPalette({
     // The rail's button is hidden on a phone's width (CSS: max-width 720px), the split's up to 900 px.
     split: actions?.split && splitWide ? { on: actions.split.on } : null,
     railCollapsed: actions && wide ? actions.railCollapsed() : null,
+    // Its toggle is hidden on a phone's width too, where the list is a drawer.
+    listHidden: actions && wide ? actions.listHidden() : null,
     canRestore: !!pickBackup,
     act: {
       home: () => go({ name: 'home' }),
@@ -139,6 +143,7 @@ export async function openPalette({
       restoreBackup: () => pickBackup?.(),
       toggleSplit: () => actions?.split?.toggle(),
       toggleRail: () => actions?.toggleRail(),
+      toggleList: () => actions?.toggleList(),
       search: () => actions?.focusSearch(),
       shortcuts: showShortcuts,
     },

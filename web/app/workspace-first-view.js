@@ -11,7 +11,7 @@ import { DirectoryHandleFileSystem } from '../storage/handle-fs.js';
 import { StorageError, splitPath, toStorageError } from '../storage/errors.js';
 import { parseWorkspaceList, WORKSPACES_KEY } from './workspaces.js';
 import { keyProviderNames, parseSettings, providerLabel, settingsKey, setupChoices } from './settings.js';
-import { RAIL_COLLAPSED_KEY, tagFilterKey, tagFilterOf } from './flags.js';
+import { RAIL_COLLAPSED_KEY, listHiddenKey, tagFilterKey, tagFilterOf } from './flags.js';
 import { PANEL_NAV, panelOfShortcut, hasCommandKey, paletteKeys } from './panel-nav.js';
 import { markInteractive, savedConfig } from './first-view.js';
 import * as conversationRules from './conversation-rules.js';
@@ -285,6 +285,14 @@ export async function paintWorkspaceFirstView(root, route, folder, signal) {
     onRailToggle: (collapsed) => {
       try {
         config.set(RAIL_COLLAPSED_KEY, collapsed);
+      } catch {
+        /* a preference only */
+      }
+    },
+    listHidden: config.get(listHiddenKey(workspace.id), false) === true,
+    onListToggle: (hidden) => {
+      try {
+        config.set(listHiddenKey(workspace.id), hidden);
       } catch {
         /* a preference only */
       }

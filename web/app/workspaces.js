@@ -56,6 +56,7 @@ function forgetWorkspaceConfig(config, id) {
   config.remove(`clawser_skills_enabled_${id}`);
   config.remove(`clawser_built_tools_${id}`);
   config.remove(`clawser_ui_tag_filter_${id}`);
+  config.remove(`clawser_ui_list_hidden_${id}`);
   for (const prefix of [`clawser_mcp_secret_${id}_`, `clawser_mcp_oauth_${id}_`]) for (const k of config.keys(prefix)) config.remove(k);
   config.remove(`clawser_mcp_servers_${id}`);
   config.remove(`clawser_mcp_tool_lists_${id}`);

@@ -10,8 +10,12 @@ import { emptyState, panelLayout } from './panel-layout.js';
 /** @typedef {{id: string, name: string, current: boolean}} WorkspaceRow */
 
 const RANGES = [7, 30, 90, 365];
-/** Distinct in light and dark, and for common colour blindness (Okabe–Ito). */
-const COLOURS = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00', '#a08c00', '#777777'];
+/**
+ * The chart's series colours: design tokens of styles.css (`--chart-1` … `--chart-8`, told apart in
+ * light and dark and with common colour blindness), read as the page has them now — the chart
+ * draws on a canvas and needs the values, not `var()`.
+ */
+const SERIES = 8;
 
 const numbers = new Intl.NumberFormat();
 const usd = new Intl.NumberFormat(undefined, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 4 });
@@ -56,19 +60,20 @@ const loadCharts = () =>
  */
 function drawChart(UPlot, holder, s, what) {
   const style = getComputedStyle(holder);
-  const fg = style.getPropertyValue('color') || '#333';
-  const grid = style.getPropertyValue('--border').trim() || 'rgba(128,128,128,.3)';
+  const fg = style.getPropertyValue('--chart-axis').trim();
+  const grid = style.getPropertyValue('--chart-grid').trim();
+  const colours = Array.from({ length: SERIES }, (_, i) => style.getPropertyValue(`--chart-${i + 1}`).trim());
   const xs = s.days.map((d) => new Date(`${d}T12:00:00`).getTime() / 1000);
-  const series = s.models.slice(0, COLOURS.length).map((m, i) => ({
+  const series = s.models.slice(0, SERIES).map((m, i) => ({
     label: `${m.model} (${m.provider})`,
-    stroke: COLOURS[i],
+    stroke: colours[i],
     width: 2,
     points: { show: s.days.length <= 14 },
     value: (/** @type {uPlot} */ _u, /** @type {number | null} */ v) => (v === null ? '–' : what === 'cost' ? money(v) : numbers.format(v)),
   }));
   const data = /** @type {uPlot.AlignedData} */ ([
     xs,
-    ...s.models.slice(0, COLOURS.length).map((m) => (what === 'cost' ? m.centsPerDay : m.tokensPerDay)),
+    ...s.models.slice(0, SERIES).map((m) => (what === 'cost' ? m.centsPerDay : m.tokensPerDay)),
   ]);
   const width = Math.max(240, holder.clientWidth || 600);
   const chart = new UPlot(
@@ -406,6 +411,10 @@ export function DashboardPanel(props) {
   const offUsage = props.watchUsage(later);
   const offJobs = props.watchJobs(() => guarded(drawJobs));
   range.addEventListener('change', () => guarded(drawUsage));
+  // The charts take their colours from the theme's tokens: a change of theme draws them again.
+  const theme = window.matchMedia('(prefers-color-scheme: dark)');
+  const onTheme = () => guarded(drawUsage);
+  theme.addEventListener('change', onTheme);
   const resize = new ResizeObserver(() => {
     for (const c of charts) {
       const holder = /** @type {HTMLElement} */ (c.root.parentElement);
@@ -463,6 +472,7 @@ export function DashboardPanel(props) {
       abort.abort();
       offUsage();
       offJobs();
+      theme.removeEventListener('change', onTheme);
       resize.disconnect();
       if (pending) clearTimeout(pending);
       for (const c of charts) c.destroy();

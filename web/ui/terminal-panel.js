@@ -45,55 +45,42 @@ import { icon } from './icon.js';
 
 /** @typedef {{id: number, shell: Shell, remote?: RemoteSession | null}} TerminalSession */
 
-/** The colours of the app's light and dark themes (every text colour meets WCAG AA on its background). */
-const THEMES = {
-  light: {
-    background: '#ffffff',
-    foreground: '#17172b',
-    cursor: '#4f46e5',
-    cursorAccent: '#ffffff',
-    selectionBackground: '#c7d2fe',
-    black: '#17172b',
-    blue: '#4338ca',
-    green: '#15803d',
-    red: '#b91c1c',
-    yellow: '#a16207',
-    magenta: '#a21caf',
-    cyan: '#0e7490',
-    white: '#d9dbe6',
-    brightBlack: '#5b5e73',
-    brightBlue: '#4338ca',
-    brightGreen: '#166534',
-    brightRed: '#b91c1c',
-    brightYellow: '#854d0e',
-    brightMagenta: '#86198f',
-    brightCyan: '#155e75',
-    brightWhite: '#f7f7fb',
-  },
-  dark: {
-    background: '#0c0c16',
-    foreground: '#ececf6',
-    cursor: '#818cf8',
-    cursorAccent: '#0b0b18',
-    selectionBackground: '#3730a3',
-    black: '#10101c',
-    blue: '#818cf8',
-    green: '#4ade80',
-    red: '#f87171',
-    yellow: '#facc15',
-    magenta: '#e879f9',
-    cyan: '#22d3ee',
-    white: '#ececf6',
-    brightBlack: '#a3a6bd',
-    brightBlue: '#a5b4fc',
-    brightGreen: '#86efac',
-    brightRed: '#fca5a5',
-    brightYellow: '#fde047',
-    brightMagenta: '#f0abfc',
-    brightCyan: '#67e8f9',
-    brightWhite: '#ffffff',
-  },
-};
+/**
+ * xterm's theme: each colour is a design token of styles.css (`--terminal-*`, a light and a dark
+ * value), read as the page has it now — xterm draws on its own and needs the values, not `var()`.
+ */
+const THEME_TOKENS = /** @type {const} */ ({
+  background: '--terminal-bg',
+  foreground: '--terminal-fg',
+  cursor: '--terminal-cursor',
+  cursorAccent: '--terminal-cursor-text',
+  selectionBackground: '--terminal-selection',
+  black: '--terminal-black',
+  red: '--terminal-red',
+  green: '--terminal-green',
+  yellow: '--terminal-yellow',
+  blue: '--terminal-blue',
+  magenta: '--terminal-magenta',
+  cyan: '--terminal-cyan',
+  white: '--terminal-white',
+  brightBlack: '--terminal-bright-black',
+  brightRed: '--terminal-bright-red',
+  brightGreen: '--terminal-bright-green',
+  brightYellow: '--terminal-bright-yellow',
+  brightBlue: '--terminal-bright-blue',
+  brightMagenta: '--terminal-bright-magenta',
+  brightCyan: '--terminal-bright-cyan',
+  brightWhite: '--terminal-bright-white',
+});
+
+/** The theme's colours from the tokens in the page's current theme (light or dark). */
+function themeFromTokens() {
+  const style = getComputedStyle(document.documentElement);
+  /** @type {Record<string, string>} */
+  const theme = {};
+  for (const [key, token] of Object.entries(THEME_TOKENS)) theme[key] = style.getPropertyValue(token).trim();
+  return theme;
+}
 
 /** xterm's stylesheet, added once with the first terminal. */
 function ensureTerminalStyles() {
@@ -106,7 +93,8 @@ const promptFor = (cwd) => `\x1b[1;32mclawser\x1b[0m:\x1b[1;34m${cwd}\x1b[0m$ `;
 
 /**
  * One session's view: its xterm, line editor, and the run in progress.
- * @param {TerminalSession} session @param {TerminalPanelProps} props @param {MediaQueryList} dark
+ * @param {TerminalSession} session @param {TerminalPanelProps} props
+ * @param {MediaQueryList} dark the theme: a change reads the tokens again
  * @param {MediaQueryList} reducedMotion the cursor blinks only when motion is welcome
  */
 function SessionView(session, props, dark, reducedMotion) {
@@ -119,7 +107,7 @@ function SessionView(session, props, dark, reducedMotion) {
     fontSize: 14,
     scrollback: 5000,
     screenReaderMode: props.preferences.screenReader,
-    theme: dark.matches ? THEMES.dark : THEMES.light,
+    theme: themeFromTokens(),
   });
   const fit = new FitAddon();
   term.loadAddon(fit);
@@ -315,7 +303,7 @@ function SessionView(session, props, dark, reducedMotion) {
     return true;
   });
   const onTheme = () => {
-    term.options.theme = dark.matches ? THEMES.dark : THEMES.light;
+    term.options.theme = themeFromTokens();
   };
   dark.addEventListener('change', onTheme);
   const onMotion = () => {

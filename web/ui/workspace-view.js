@@ -7,19 +7,21 @@ import { icon } from './icon.js';
 /**
  * The workspace screen: a compact top bar, the panel navigation (a labelled icon rail on wide
  * screens, collapsible and remembered; a drawer behind the Menu button on phones), the
- * conversation list (a drawer on phones) and the panel passed in.
+ * conversation list (hidden and shown whole by the top bar's "Conversation list" toggle on wide
+ * screens, remembered by the caller; a drawer on phones) and the panel passed in.
  * @param {{workspace: WorkspaceSummary, controller: ChatStateSource, chat: HTMLElement, side?: HTMLElement, providerLabel: string, onHome:
  *   () => void, onSettings: () => void, onPalette: () => void, paletteKeys: string,
  *   split?: {on: boolean, onToggle: () => void},
  *   panels: {label: string, icon: string, shortcut?: string, current: boolean, onOpen: () => void}[], railCollapsed: boolean, onRailToggle:
- *   (collapsed: boolean) => void,
+ *   (collapsed: boolean) => void, listHidden?: boolean, onListToggle?: (hidden: boolean) => void,
  *   onSearch: (query: string) => Promise<SearchHit[]>, onOpenHit: (hit: SearchHit) => void,
  *   onSelect: (id: string) => void, onNew: () => void, onRename: (id: string, title: string) => void,
  *   onPin: (id: string, pinned: boolean) => void, onDelete: (id: string, title: string)
  *   => void, onExport: (id: string, title: string) => void, onImport: (file: File) => void,
  *   onTags?: (id: string, title: string) => void, tagFilter?: string | null, onTagFilter?: (tag: string | null) => void}} props
  *   panels: Chat first, in the navigation's order; split: the panel on screen can show beside the chat (wide screens);
- *   paletteKeys: the command palette's keys as this keyboard writes them (⌘K, Ctrl+K)
+ *   paletteKeys: the command palette's keys as this keyboard writes them (⌘K, Ctrl+K); listHidden: the conversation list is hidden on
+ *   wide screens (the workspace's choice, told of each change through onListToggle)
  */
 export function WorkspaceView(props) {
   const { workspace, controller } = props;
@@ -128,7 +130,21 @@ export function WorkspaceView(props) {
     ),
     railToggle,
   );
-  const root = h('div', { class: `workspace${collapsed ? ' rail-collapsed' : ''}` });
+  let listHidden = props.listHidden === true;
+  const listToggle = h('button', {
+    type: 'button',
+    class: 'secondary icon-only conv-list-toggle wide-only',
+    'aria-expanded': String(!listHidden),
+    'aria-controls': 'conv-drawer',
+    title: 'Show or hide the conversation list',
+  });
+  const drawListToggle = () =>
+    listToggle.replaceChildren(
+      icon(listHidden ? 'panel-left-open' : 'panel-left-close'),
+      h('span', { class: 'sr-only' }, 'Conversation list'),
+    );
+  drawListToggle();
+  const root = h('div', { class: `workspace${collapsed ? ' rail-collapsed' : ''}${listHidden ? ' list-hidden' : ''}` });
   /** Folds the rail to icons, or unfolds it to icons and names (its button, and the command palette). */
   const toggleRail = () => {
     collapsed = !collapsed;
@@ -295,6 +311,22 @@ export function WorkspaceView(props) {
     convList,
   );
   const closeDrawer = () => setDrawer(sidebar, drawerToggle, false);
+  /**
+   * Hides or shows the whole conversation list on wide screens (its toggle, the command palette);
+   * a phone keeps its drawer. The focus never stays in the hidden list: it goes to the toggle.
+   * @param {boolean} [hide] the other way from now when left out
+   */
+  const toggleList = (hide = !listHidden) => {
+    if (hide === listHidden) return;
+    listHidden = hide;
+    const focusInside = sidebar.contains(document.activeElement);
+    root.classList.toggle('list-hidden', hide);
+    listToggle.setAttribute('aria-expanded', String(!hide));
+    drawListToggle();
+    if (hide && focusInside) listToggle.focus();
+    props.onListToggle?.(hide);
+  };
+  listToggle.addEventListener('click', () => toggleList());
   drawerToggle.addEventListener('click', () => {
     const open = !sidebar.classList.contains('open');
     setDrawer(sidebar, drawerToggle, open);
@@ -335,6 +367,7 @@ export function WorkspaceView(props) {
         icon('chevron-left'),
         'Workspaces',
       ),
+      listToggle,
       title,
       h('span', { class: 'provider-badge small wide-only', title: 'Current provider' }, props.providerLabel),
       drawerToggle,
@@ -388,8 +421,12 @@ export function WorkspaceView(props) {
     },
     /** Whether the rail shows icons only. */
     railCollapsed: () => collapsed,
-    /** Puts the focus in the search box (opening the drawer on phones). */
+    toggleList,
+    /** Whether the conversation list is hidden on wide screens. */
+    listHidden: () => listHidden,
+    /** Puts the focus in the search box (showing the list, or opening the drawer on phones). */
     focusSearch: () => {
+      toggleList(false);
       setDrawer(sidebar, drawerToggle, true);
       searchBox.focus();
       searchBox.select();
