@@ -146,6 +146,8 @@ export class ClawserApp {
       return;
     }
     this.fs = fs;
+    // Opened on a workspace (or a panel): its machinery loads (main.js preloaded it) while the settings are read.
+    if (this.router.current.name !== 'home') this.#machineryModule().catch(() => {});
     const storageAnswered = noticeStorageStall(this.banners);
     // Damaged files found anywhere (a conversation's details, the goals, …): one notice, wherever the person is.
     this.damage = new DamageReport({ fs, banners: this.banners, onError: (err) => this.#showError(err) });
@@ -390,7 +392,16 @@ export class ClawserApp {
   /** The workspace machinery's module, once loaded (see #machinery). @type {Machinery | null} */
   #loadedMachinery = null;
   /** @type {Promise<Machinery> | null} */
-  #machineryLoad = null;
+  #machineryImport = null;
+
+  /** The workspace machinery's module (its services are not made yet); a module that failed to load is asked for again. */
+  #machineryModule() {
+    const loading = (this.#machineryImport ??= import('./workspace-machinery.js'));
+    loading.catch(() => {
+      if (this.#machineryImport === loading) this.#machineryImport = null;
+    });
+    return loading;
+  }
 
   /**
    * What a workspace needs (its services and tools, its chat, its views, the daemon, job delivery,
@@ -401,14 +412,10 @@ export class ClawserApp {
    */
   #machinery() {
     if (this.#loadedMachinery) return Promise.resolve(this.#loadedMachinery);
-    const loading = (this.#machineryLoad ??= import('./workspace-machinery.js').then((m) => {
+    return this.#machineryModule().then((m) => {
       if (!this.#loadedMachinery) this.#makeMachinery(m);
-      return m;
-    }));
-    loading.catch(() => {
-      if (this.#machineryLoad === loading) this.#machineryLoad = null;
+      return /** @type {Machinery} */ (this.#loadedMachinery);
     });
-    return loading;
   }
 
   /** The workspace services, which the caller knows are made (a workspace is open, a job runs). */
